@@ -1,0 +1,12 @@
+/* check.c: placeholder until its owner lands it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_check(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "banklab: 'check' is not built yet\n");
+    return EXIT_USAGE;
+}

@@ -1,0 +1,19 @@
+/* cli.h: the subcommands behind `banklab`. Each takes argv after the subcommand name
+ * (argv[0] is the subcommand) and returns the exit status: 0 success, 1 a failed check,
+ * 2 bad usage or bad input (message on stderr), 3 no GPU where one is required. */
+#ifndef BANKLAB_CLI_H
+#define BANKLAB_CLI_H
+
+#define EXIT_CHECK 1
+#define EXIT_USAGE 2
+#define EXIT_NOGPU 3
+
+int cmd_sim(int argc, char **argv);      /* sim.c: one warp access through the model */
+int cmd_check(int argc, char **argv);    /* check.c: validate lesson files */
+int cmd_bench(int argc, char **argv);    /* bench.c: GPU measurements vs the model */
+int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters */
+int cmd_report(int argc, char **argv);   /* report.c: lab report from saved progress */
+int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
+int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
+
+#endif

@@ -1,0 +1,12 @@
+/* lab.c: placeholder until its owner lands it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_lab(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "banklab: 'lab' is not built yet\n");
+    return EXIT_USAGE;
+}

@@ -1,0 +1,69 @@
+/* main.c: `banklab` entry point. Dispatches to a subcommand, or starts the tutorial when the
+ * first argument is not one. Only wiring lives here. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    {"sim", cmd_sim, "one warp access through the bank model: grid, summary, --json"},
+    {"check", cmd_check, "validate lesson files (schema, scenes, expectations, quizzes)"},
+    {"bench", cmd_bench, "run kernels on the GPU: predicted vs measured (--json, --csv)"},
+    {"verify", cmd_verify, "model vs hardware counters for every lesson scene and case"},
+    {"lab", cmd_lab, "run a graded workshop lab and print a score"},
+    {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
+            "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
+            "\n"
+            "banklab teaches and measures CUDA shared-memory bank conflicts.\n"
+            "\n"
+            "Commands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "Tutorial options (see also man banklab):\n"
+            "  --lessons DIR        lesson directory (default: $BANKLAB_LESSONS, installed, ./lessons)\n"
+            "  --lang zh|en         language (default: from the locale)\n"
+            "  --chapter N --step M start at chapter N, step M\n"
+            "  --reset              forget saved progress\n"
+            "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
+            "  --replay FILE        show measurements recorded by bench/verify --json\n"
+            "  --device N           use CUDA device N\n"
+            "  --present            presenter mode for a projector\n"
+            "  -h, --help           this help\n"
+            "  -V, --version        version\n"
+            "\n"
+            "Exit status: 0 success, 1 a failed check, 2 bad usage or input, 3 no GPU.\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc >= 2) {
+        if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+            usage(stdout);
+            return 0;
+        }
+        if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
+            printf("banklab %s\n", BANKLAB_VERSION);
+            return 0;
+        }
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(argv[1], commands[i].name))
+                return commands[i].run(argc - 1, argv + 1);
+        if (argv[1][0] != '-') {
+            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them)\n", argv[1]);
+            return EXIT_USAGE;
+        }
+    }
+    return cmd_tutorial(argc, argv);
+}

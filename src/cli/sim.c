@@ -1,0 +1,12 @@
+/* sim.c: placeholder until its owner lands it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_sim(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "banklab: 'sim' is not built yet\n");
+    return EXIT_USAGE;
+}

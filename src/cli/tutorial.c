@@ -1,0 +1,12 @@
+/* tutorial.c: placeholder until its owner lands it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_tutorial(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "banklab: 'tutorial' is not built yet\n");
+    return EXIT_USAGE;
+}

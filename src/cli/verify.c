@@ -1,0 +1,12 @@
+/* verify.c: placeholder until its owner lands it. */
+#include <stdio.h>
+
+#include "cli.h"
+
+int cmd_verify(int argc, char **argv)
+{
+    (void)argc;
+    (void)argv;
+    fprintf(stderr, "banklab: 'verify' is not built yet\n");
+    return EXIT_USAGE;
+}

@@ -1,0 +1,102 @@
+/* gpu.h: the one interface to real hardware. Implementations: CUDA (cudart + CUPTI, built
+ * when nvcc is present), none (no toolkit, no device, no driver), and replay (results recorded
+ * by `banklab bench/verify --json`). Callers never block: requests run on a worker thread.
+ * Depends on the model (bank.h) only; no curses, no cJSON in this header. */
+#ifndef BANKLAB_GPU_H
+#define BANKLAB_GPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "../model/bank.h"
+
+#define GPU_TEXT_MAX 256
+#define GPU_CASE_MAX_PARAMS 8
+
+enum gpu_backend { GPU_BACKEND_NONE = 0, GPU_BACKEND_CUDA = 1, GPU_BACKEND_REPLAY = 2 };
+
+struct gpu_info {
+    enum gpu_backend backend;     /* which implementation answers */
+    int available;                /* 1 when requests can produce measurements */
+    char reason[GPU_TEXT_MAX];    /* one line: why not available (or "" when available) */
+    char device[GPU_TEXT_MAX];    /* e.g. "NVIDIA H200 (sm_90)" or "recorded on ..., <date>" */
+    int cc_major, cc_minor;
+    int sm_count;
+    int clock_khz;                /* SM clock the timings are converted with */
+    int counters;                 /* 1 when hardware counters can be read */
+    char counters_reason[GPU_TEXT_MAX]; /* one line: why not, when counters == 0 */
+};
+
+enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };
+
+struct gpu_request {
+    uint64_t id;                  /* caller's id, echoed in the result */
+    enum gpu_req_kind kind;
+    struct bank_access access;    /* GPU_REQ_PATTERN: the model's per-lane offsets */
+    char case_name[64];           /* GPU_REQ_CASE: e.g. "transpose_padded" */
+    int nparams;
+    char param_name[GPU_CASE_MAX_PARAMS][32];
+    long long param_value[GPU_CASE_MAX_PARAMS];
+    int want_timing;              /* all-SM throughput launch */
+    int want_counters;            /* one-warp CUPTI launch */
+};
+
+enum gpu_status {
+    GPU_OK = 0,
+    GPU_EUNAVAILABLE = 1,         /* no device (info.reason says why) */
+    GPU_EBUSY = 2,                /* queue full: try again after a poll */
+    GPU_EINVAL = 3,               /* bad request (unknown case, bad width) */
+    GPU_EFAILED = 4,              /* a CUDA call failed: error says file:line, call, reason */
+    GPU_EVERIFY = 5,              /* kernel output differed from the CPU reference */
+    GPU_ENOTRECORDED = 6,         /* replay: no recorded result for this request */
+};
+
+struct gpu_result {
+    uint64_t id;
+    enum gpu_status status;
+    char error[GPU_TEXT_MAX];
+    char provenance[GPU_TEXT_MAX];/* device, clock, method, or "recorded on <device>, <date>" */
+    /* timing (valid when has_timing) */
+    int has_timing;
+    double ms_median, ms_min, ms_max;  /* per launch, after warm-up */
+    int launches;
+    double clk_per_request;       /* SM cycles per warp instruction per SM */
+    double bytes_per_clk_per_sm;  /* achieved shared bandwidth (limit 128) */
+    double gbps;                  /* case kernels: global GB/s (read + write) */
+    int verified;                 /* case kernels: 1 when output matched the CPU reference */
+    /* counters per warp instruction (valid when has_counters) */
+    int has_counters;
+    double wavefronts_ld, wavefronts_st;
+    double conflicts_ld, conflicts_st;
+    double inst_ld, inst_st;      /* shared instructions executed (raw) */
+    char counters_note[GPU_TEXT_MAX]; /* why counters are missing, when has_counters == 0 */
+};
+
+struct gpu;
+
+/* gpu_open: open device `device` (index) with the built-in implementation (CUDA if built
+ * and usable, else none). Always returns a handle (NULL only when out of memory); info tells
+ * what answers. Starts the worker thread when a device is there. */
+struct gpu *gpu_open(int device, struct gpu_info *info);
+
+/* gpu_open_replay: a handle that answers from a file written by bench/verify --json.
+ * Returns NULL with err (one line) filled on a missing, truncated or unknown-format file. */
+struct gpu *gpu_open_replay(const char *path, struct gpu_info *info, char *err, size_t errsz);
+
+/* gpu_submit: queue a request; never blocks. GPU_OK, GPU_EBUSY or GPU_EUNAVAILABLE. */
+enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req);
+
+/* gpu_poll: 1 and *out filled when a result is ready, 0 when none. Never blocks. */
+int gpu_poll(struct gpu *g, struct gpu_result *out);
+
+/* gpu_wait: block until a result is ready or timeout_ms passes (CLI use only).
+ * 1 with *out filled, 0 on timeout. */
+int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms);
+
+/* gpu_close: stop the worker (waits for the running request) and free. NULL is fine. */
+void gpu_close(struct gpu *g);
+
+/* gpu_backend_name: "cuda", "none" or "replay". */
+const char *gpu_backend_name(enum gpu_backend b);
+
+#endif

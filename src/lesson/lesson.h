@@ -1,0 +1,167 @@
+/* lesson.h: lessons as C structs, loaded from lessons/*.json (format in docs/lessons.md and
+ * assets/lesson.schema.json). The only module that includes cJSON.h is lesson.c; nothing in
+ * this header exposes cJSON. Depends on the model (pattern.h) for checking scenes. */
+#ifndef BANKLAB_LESSON_H
+#define BANKLAB_LESSON_H
+
+#include <stddef.h>
+
+#include "../model/pattern.h"
+
+#define LESSON_FORMAT 1
+#define LESSON_MSG_MAX 512
+
+enum lesson_lang { LANG_ZH = 0, LANG_EN = 1 };
+
+/* A text in both languages; both are required by the loader (non-empty UTF-8). */
+struct lesson_text {
+    char *zh;
+    char *en;
+};
+
+/* lesson_tr: the text in lang (falls back to the other language if that one is NULL). */
+const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang);
+
+/* A named integer parameter the learner changes with keys. */
+struct lesson_param {
+    char *name;                  /* identifier used in the scene code, e.g. "PAD" */
+    struct lesson_text label;    /* optional; zh/en NULL when absent */
+    long long def, min, max, step;
+    int key_inc, key_dec;        /* keys that raise/lower it, e.g. 'p' / 'P'; 0 if none */
+};
+
+/* One assignment of parameter values (and optionally the element type). */
+struct lesson_binding {
+    int nvalues;
+    char **names;                /* parameter names */
+    long long *values;
+    char *type;                  /* value for typedef T, or NULL */
+};
+
+struct lesson_scene {
+    char *code;                  /* pattern text (pattern.h); may use T when types given */
+    unsigned block[3];           /* default 32 x 1 x 1 */
+    unsigned warp;               /* default 0 */
+    int access;                  /* access drawn first (0-based) */
+    unsigned long long dyn_bytes;/* dynamic shared memory bytes */
+    int ntypes;
+    char **types;                /* element types cycled for T ("float", "float2", ...) */
+    int nparams;
+    struct lesson_param *params;
+    char *kernel;                /* kernel to launch: "pattern" or a case kernel name */
+    char *sweep;                 /* parameter name for the sweep view, or NULL */
+    int line, col;               /* where the scene object starts in its file */
+};
+
+enum lesson_quiz_kind { QUIZ_CHOICE = 0, QUIZ_NUMBER = 1 };
+enum lesson_field { FIELD_NONE = 0, FIELD_WAVEFRONTS, FIELD_CONFLICTS, FIELD_WAYS, FIELD_PASSES };
+
+/* Ties a quiz answer to the model: the answer must equal this model result. */
+struct lesson_check {
+    enum lesson_field field;     /* FIELD_NONE when the quiz is not a model fact */
+    int access;
+    struct lesson_binding bind;
+};
+
+struct lesson_quiz {
+    enum lesson_quiz_kind kind;
+    int predict;                 /* 1: hide grid and results until answered */
+    struct lesson_text question;
+    int nchoices;
+    struct lesson_text *choices;
+    double *choice_values;       /* per choice numeric value or NAN (for check) */
+    int answer;                  /* choice: 0-based index */
+    double number;               /* number: the answer */
+    double tolerance;            /* number: accepted |given - number| */
+    struct lesson_text explanation;
+    struct lesson_check check;
+    int line, col;
+};
+
+/* A model result that must hold for given parameter values. -1 = not checked. */
+struct lesson_expect {
+    struct lesson_binding bind;
+    int access;
+    int wavefronts, conflicts, ways, passes;
+    int line, col;
+};
+
+/* A graded workshop task: the learner finds parameter values meeting a requirement. */
+struct lesson_task {
+    struct lesson_text goal;
+    int access;
+    int max_wavefronts, max_conflicts, max_ways;  /* requirements, -1 = none */
+    int points;
+    int line, col;
+};
+
+struct lesson_step {
+    char *id;
+    struct lesson_text title;
+    struct lesson_text text;     /* paragraphs separated by blank lines */
+    struct lesson_text key;      /* one key sentence (presenter mode); NULL fields if absent */
+    struct lesson_scene *scene;  /* NULL when the step has none */
+    int nhints;
+    struct lesson_text *hints;
+    struct lesson_quiz *quiz;    /* NULL when none */
+    int nexpects;
+    struct lesson_expect *expects;
+    struct lesson_task *task;    /* NULL when not graded */
+    int line, col;
+};
+
+struct lesson {
+    char *path;                  /* file it came from */
+    char *id;
+    int chapter;
+    struct lesson_text title;
+    int nsteps;
+    struct lesson_step *steps;
+};
+
+struct lesson_set {
+    int nlessons;
+    struct lesson *lessons;      /* sorted by chapter, then path */
+};
+
+/* A problem found while loading or checking: file:line:col: message. */
+struct lesson_error {
+    char file[256];
+    int line, col;               /* 1-based; 0 when unknown */
+    char msg[LESSON_MSG_MAX];
+};
+
+/* lesson_load_file: parse and validate one file (types, ranges, both languages, scene syntax).
+ * Returns a new lesson (free with lesson_free) or NULL with err filled (first error wins). */
+struct lesson *lesson_load_file(const char *path, struct lesson_error *err);
+
+/* lesson_load_buffer: the same from memory; name is used in messages. */
+struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *err);
+
+void lesson_free(struct lesson *l);
+
+/* lesson_check: run every expectation and quiz check of l through the model. Calls report
+ * once per problem (if not NULL) and returns the number of problems (0 = all hold). */
+int lesson_check(const struct lesson *l,
+                 void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
+
+/* lesson_set_load_dir: load every *.json in dir (sorted). Files that fail are reported via
+ * report and skipped. Returns 0 if at least one lesson loaded, -1 otherwise. */
+int lesson_set_load_dir(struct lesson_set *set, const char *dir,
+                        void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
+
+void lesson_set_done(struct lesson_set *set);
+
+/* lesson_find_dir: the lessons directory: explicit (from --lessons) if not NULL, else
+ * $BANKLAB_LESSONS, else the installed share directory (BANKLAB_SHARE_DIR "/lessons"),
+ * else ./lessons. Writes into buf; returns buf or NULL if none exists. */
+const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size);
+
+/* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).
+ * Fills code_buf with the code to parse (with "typedef <type> T; " prefixed when the scene
+ * has types). Returns 0, or -1 when the code does not fit. */
+int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
+                     int type_index, struct pattern_env *env, char *code_buf, size_t size);
+
+#endif
