@@ -1,0 +1,79 @@
+/* progress.h: the learner's saved state (position, language, quiz results, patterns explored,
+ * measurements seen) under $XDG_STATE_HOME/banklab/progress.json (fallback
+ * ~/.local/state/banklab). Written atomically (temp file, fsync, rename). A corrupt file is moved
+ * aside (progress.json.corrupt-<unix time>) with a warning and the learner starts fresh.
+ * Uses cJSON internally; nothing here exposes it. No curses, no CUDA. */
+#ifndef BANKLAB_PROGRESS_H
+#define BANKLAB_PROGRESS_H
+
+#include <stddef.h>
+
+#define PROGRESS_ID_MAX 64
+#define PROGRESS_CODE_MAX 512
+#define PROGRESS_MAX_QUIZ 256
+#define PROGRESS_MAX_EXPLORED 64   /* most recent patterns kept */
+
+struct progress_quiz {
+    char lesson_id[PROGRESS_ID_MAX];
+    char step_id[PROGRESS_ID_MAX];
+    int attempts;                  /* answers given */
+    int correct;                   /* 1 when the last answer was right */
+    int first_correct;             /* 1 when the first answer was right (the grade) */
+    char given[64];                /* last answer as text */
+};
+
+/* One pattern the learner looked at, with what the model predicted and what was measured. */
+struct progress_explored {
+    char code[PROGRESS_CODE_MAX];  /* pattern text with parameter values filled in */
+    char where[2 * PROGRESS_ID_MAX]; /* "lesson/step" or "playground" */
+    int wavefronts, conflicts, ways;  /* model */
+    int has_measured;
+    double measured_wavefronts, measured_conflicts; /* counters per instruction */
+    double ms;                     /* timing launch median, 0 if none */
+    char device[128];              /* "" when nothing was measured */
+    long long when;                /* unix time */
+};
+
+struct progress {
+    char lesson_id[PROGRESS_ID_MAX];  /* last position */
+    char step_id[PROGRESS_ID_MAX];
+    char lang[8];                  /* "zh", "en" or "" (from locale) */
+    int nquiz;
+    struct progress_quiz quiz[PROGRESS_MAX_QUIZ];
+    int nexplored;                 /* ring: oldest dropped when full */
+    struct progress_explored explored[PROGRESS_MAX_EXPLORED];
+    int nhistory;                  /* playground history, most recent last */
+    char history[16][PROGRESS_CODE_MAX];
+    int task_score, task_max;      /* graded tasks solved (points) */
+};
+
+/* progress_default_path: $XDG_STATE_HOME/banklab/progress.json or
+ * $HOME/.local/state/banklab/progress.json into buf. Returns buf, or NULL when neither
+ * variable is set or it does not fit. Creates nothing. */
+const char *progress_default_path(char *buf, size_t size);
+
+/* progress_init: an empty state. */
+void progress_init(struct progress *p);
+
+/* progress_load: read path into *p. A missing file gives an empty state and returns 0.
+ * A corrupt or unreadable file is renamed aside, *p is empty, warn (if not NULL) gets one line
+ * naming the kept copy, and it returns 1. Returns -1 only when the file could not be renamed
+ * either (warn says why); *p is still usable. */
+int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz);
+
+/* progress_save: write *p to path atomically, creating parent directories (0700).
+ * Returns 0, or -1 with err filled. Safe to call after a signal was caught (from the main loop),
+ * not from inside a signal handler. */
+int progress_save(const char *path, const struct progress *p, char *err, size_t errsz);
+
+/* progress_record_quiz: add or update the result for lesson_id/step_id. */
+void progress_record_quiz(struct progress *p, const char *lesson_id, const char *step_id,
+                          int correct, const char *given);
+
+/* progress_record_explored: append (dropping the oldest when full). */
+void progress_record_explored(struct progress *p, const struct progress_explored *e);
+
+/* progress_push_history: add a playground pattern (moved to the end if already present). */
+void progress_push_history(struct progress *p, const char *code);
+
+#endif

@@ -1,0 +1,28 @@
+/* svg.h: the bank grid of one warp access as an SVG picture, for slides and handouts.
+ * Same information as the screen (lanes per bank and word, passes, broadcast, conflicts,
+ * worst bank, summary), readable in black and white (conflicts carry a glyph and hatching,
+ * not only colour). Pure C: libc and the model only. */
+#ifndef BANKLAB_SVG_H
+#define BANKLAB_SVG_H
+
+#include <stdio.h>
+
+#include "bank.h"
+
+struct svg_options {
+    const char *title;      /* heading line (e.g. the pattern text), may be NULL; XML-escaped */
+    const char *subtitle;   /* second line (e.g. "block 32x8, warp 0, PAD=1"), may be NULL */
+    int monochrome;         /* 1: black and white only */
+};
+
+/* svg_write: write a complete, well-formed SVG document for res to f.
+ * Returns 0, or -1 when a write failed (errno from stdio). */
+int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
+              const struct svg_options *opt);
+
+/* svg_write_file: the same into path (written to a temp file then renamed).
+ * Returns 0, or -1 with errno set. */
+int svg_write_file(const char *path, const struct bank_result *res, unsigned width,
+                   enum bank_op op, const struct svg_options *opt);
+
+#endif
