@@ -79,9 +79,20 @@ struct gpu;
  * what answers. Starts the worker thread when a device is there. */
 struct gpu *gpu_open(int device, struct gpu_info *info);
 
-/* gpu_open_replay: a handle that answers from a file written by bench/verify --json.
- * Returns NULL with err (one line) filled on a missing, truncated or unknown-format file. */
-struct gpu *gpu_open_replay(const char *path, struct gpu_info *info, char *err, size_t errsz);
+/* A recorded measurement: the request it answers and the result. Files of these are written by
+ * `banklab bench/verify --json` and read by src/lesson/recording.c (the JSON side lives there,
+ * since only src/lesson uses cJSON). Replay matches a request by kind and, for patterns, width,
+ * op, mask and the 32 offsets; for cases, case_name and parameter values. */
+struct gpu_record {
+    struct gpu_request req;
+    struct gpu_result res;
+};
+
+/* gpu_open_replay: a handle that answers from n recorded results (copied; recs may be freed
+ * after the call). device and date name the recording ("recorded on <device>, <date>").
+ * Returns NULL only when out of memory. Requests with no recording answer GPU_ENOTRECORDED. */
+struct gpu *gpu_open_replay(const struct gpu_record *recs, int n, const char *device,
+                            const char *date, struct gpu_info *info);
 
 /* gpu_submit: queue a request; never blocks. GPU_OK, GPU_EBUSY or GPU_EUNAVAILABLE. */
 enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req);
