@@ -1,0 +1,15 @@
+/* none_gpu.c: the built-in runner when banklab is built without the CUDA toolkit (GPU=none).
+ * Every request answers GPU_EUNAVAILABLE with one reason line. No CUDA, no curses. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu.h"
+#include "gpu_impl.h"
+
+struct gpu *gpu_open(int device, struct gpu_info *info)
+{
+    (void)device;
+    struct gpu *g = gpu_unavailable_new(
+        "built without CUDA (GPU=none): showing the model only", info);
+    return g;
+}
