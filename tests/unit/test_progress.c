@@ -1,0 +1,495 @@
+/* test_progress.c: learner progress (src/lesson/progress.c): XDG paths, record/update rules,
+ * save/load round trip, atomic save (no temp files left, 0700 directories), and loading any
+ * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../src/lesson/progress.h"
+
+struct tmp {
+    char dir[256];
+    char path[512];
+};
+
+static int setup(void **state)
+{
+    struct tmp *t = calloc(1, sizeof *t);
+    if (!t)
+        return -1;
+    const char *base = getenv("TMPDIR");
+    snprintf(t->dir, sizeof t->dir, "%s/banklab-progress-XXXXXX", base && base[0] ? base : "/tmp");
+    if (!mkdtemp(t->dir)) {
+        free(t);
+        return -1;
+    }
+    snprintf(t->path, sizeof t->path, "%s/state/banklab/progress.json", t->dir);
+    *state = t;
+    return 0;
+}
+
+static void rm_rf(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) < 0)
+        return;
+    if (S_ISDIR(st.st_mode)) {
+        DIR *d = opendir(path);
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+                continue;
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", path, e->d_name);
+            rm_rf(sub);
+        }
+        if (d)
+            closedir(d);
+        rmdir(path);
+    } else {
+        unlink(path);
+    }
+}
+
+static int teardown(void **state)
+{
+    struct tmp *t = *state;
+    rm_rf(t->dir);
+    free(t);
+    return 0;
+}
+
+static void write_file(const char *path, const char *data, size_t len)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *s = strrchr(dir, '/');
+    *s = 0;
+    char *p = strrchr(dir, '/');
+    *p = 0;
+    mkdir(dir, 0700);
+    *p = '/';
+    mkdir(dir, 0700);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+}
+
+/* Number of entries in the progress file's directory whose name starts with prefix. */
+static int count_prefix(const char *path, const char *prefix)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    DIR *d = opendir(dir);
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (!strncmp(e->d_name, prefix, strlen(prefix)))
+            n++;
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void remove_prefix(const char *path, const char *prefix)
+{
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s", path);
+    *strrchr(dir, '/') = 0;
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (!strncmp(e->d_name, prefix, strlen(prefix))) {
+            char sub[1024];
+            snprintf(sub, sizeof sub, "%s/%s", dir, e->d_name);
+            unlink(sub);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
+static struct progress *new_progress(void)
+{
+    struct progress *p = malloc(sizeof *p);
+    assert_non_null(p);
+    progress_init(p);
+    return p;
+}
+
+static void test_default_path(void **state)
+{
+    (void)state;
+    char buf[512];
+    char *old_xdg = getenv("XDG_STATE_HOME") ? strdup(getenv("XDG_STATE_HOME")) : NULL;
+    char *old_home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+
+    setenv("XDG_STATE_HOME", "/x/state", 1);
+    setenv("HOME", "/home/u", 1);
+    assert_string_equal(progress_default_path(buf, sizeof buf), "/x/state/banklab/progress.json");
+    setenv("XDG_STATE_HOME", "relative/dir", 1);  /* invalid per the XDG spec: ignored */
+    assert_string_equal(progress_default_path(buf, sizeof buf),
+                        "/home/u/.local/state/banklab/progress.json");
+    unsetenv("XDG_STATE_HOME");
+    assert_string_equal(progress_default_path(buf, sizeof buf),
+                        "/home/u/.local/state/banklab/progress.json");
+    assert_null(progress_default_path(buf, 10));  /* does not fit */
+    unsetenv("HOME");
+    assert_null(progress_default_path(buf, sizeof buf));
+
+    if (old_xdg)
+        setenv("XDG_STATE_HOME", old_xdg, 1);
+    if (old_home)
+        setenv("HOME", old_home, 1);
+    free(old_xdg);
+    free(old_home);
+}
+
+static void test_record_quiz(void **state)
+{
+    (void)state;
+    struct progress *p = new_progress();
+    progress_record_quiz(p, "mapping", "q1", 0, "32");
+    progress_record_quiz(p, "mapping", "q1", 1, "1");
+    progress_record_quiz(p, "mapping", "q2", 1, "4");
+    assert_int_equal(p->nquiz, 2);
+    assert_string_equal(p->quiz[0].lesson_id, "mapping");
+    assert_string_equal(p->quiz[0].step_id, "q1");
+    assert_int_equal(p->quiz[0].attempts, 2);
+    assert_int_equal(p->quiz[0].correct, 1);
+    assert_int_equal(p->quiz[0].first_correct, 0);  /* the grade is the first answer */
+    assert_string_equal(p->quiz[0].given, "1");
+    assert_int_equal(p->quiz[1].first_correct, 1);
+    /* long ids and answers are cut, never overflow */
+    char big[1000];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = 0;
+    progress_record_quiz(p, big, big, 7, big);
+    assert_int_equal(p->nquiz, 3);
+    assert_int_equal(strlen(p->quiz[2].lesson_id), PROGRESS_ID_MAX - 1);
+    assert_int_equal(strlen(p->quiz[2].given), sizeof p->quiz[2].given - 1);
+    assert_int_equal(p->quiz[2].correct, 1);
+    /* full table: new entries are dropped, existing ones still update */
+    for (int i = 0; i < PROGRESS_MAX_QUIZ + 10; i++) {
+        char id[16];
+        snprintf(id, sizeof id, "s%d", i);
+        progress_record_quiz(p, "fill", id, 1, NULL);
+    }
+    assert_int_equal(p->nquiz, PROGRESS_MAX_QUIZ);
+    progress_record_quiz(p, "mapping", "q2", 0, "5");
+    assert_int_equal(p->quiz[1].attempts, 2);
+    assert_int_equal(p->quiz[1].first_correct, 1);
+    free(p);
+}
+
+static void test_record_explored_ring(void **state)
+{
+    (void)state;
+    struct progress *p = new_progress();
+    for (int i = 0; i < PROGRESS_MAX_EXPLORED + 5; i++) {
+        struct progress_explored e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.code, sizeof e.code, "s[lane * %d]", i);
+        e.wavefronts = i;
+        progress_record_explored(p, &e);
+    }
+    assert_int_equal(p->nexplored, PROGRESS_MAX_EXPLORED);
+    assert_int_equal(p->explored[0].wavefronts, 5);  /* the 5 oldest were dropped */
+    assert_string_equal(p->explored[PROGRESS_MAX_EXPLORED - 1].code, "s[lane * 68]");
+    free(p);
+}
+
+static void test_history(void **state)
+{
+    (void)state;
+    struct progress *p = new_progress();
+    progress_push_history(p, "a");
+    progress_push_history(p, "b");
+    progress_push_history(p, "c");
+    progress_push_history(p, "a");  /* moves to the end */
+    progress_push_history(p, "");   /* ignored */
+    progress_push_history(p, NULL);
+    assert_int_equal(p->nhistory, 3);
+    assert_string_equal(p->history[0], "b");
+    assert_string_equal(p->history[1], "c");
+    assert_string_equal(p->history[2], "a");
+    for (int i = 0; i < 40; i++) {
+        char c[16];
+        snprintf(c, sizeof c, "x%d", i);
+        progress_push_history(p, c);
+    }
+    assert_int_equal(p->nhistory, 16);
+    assert_string_equal(p->history[0], "x24");
+    assert_string_equal(p->history[15], "x39");
+    free(p);
+}
+
+static void fill(struct progress *p)
+{
+    snprintf(p->lesson_id, sizeof p->lesson_id, "padding");
+    snprintf(p->step_id, sizeof p->step_id, "pad-one");
+    snprintf(p->lang, sizeof p->lang, "zh");
+    progress_record_quiz(p, "mapping", "q1", 0, "32");
+    progress_record_quiz(p, "mapping", "q1", 1, "1");
+    progress_record_quiz(p, "common", "中文步骤", 1, "二");
+    struct progress_explored e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.code, sizeof e.code, "__shared__ float t[32][33]; t[lane][0] \"quoted\"\\");
+    snprintf(e.where, sizeof e.where, "padding/pad-one");
+    e.wavefronts = 1;
+    e.conflicts = 0;
+    e.ways = 1;
+    e.has_measured = 1;
+    e.measured_wavefronts = 1.0;
+    e.measured_conflicts = 0.25;
+    e.ms = 0.0123;
+    snprintf(e.device, sizeof e.device, "NVIDIA H200 (sm_90)");
+    e.when = 1790000000LL;
+    progress_record_explored(p, &e);
+    memset(&e, 0, sizeof e);
+    snprintf(e.code, sizeof e.code, "s[lane*32]");
+    snprintf(e.where, sizeof e.where, "playground");
+    e.wavefronts = 32;
+    e.conflicts = 31;
+    e.ways = 32;
+    progress_record_explored(p, &e);
+    progress_push_history(p, "s[lane*2]");
+    progress_push_history(p, "s[lane*32]");
+    p->task_score = 3;
+    p->task_max = 5;
+}
+
+static void test_roundtrip(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress(), *q = new_progress();
+    fill(p);
+    char err[256] = "";
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    /* parent directories are created private */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/state/banklab", t->dir);
+    struct stat st;
+    assert_int_equal(stat(dir, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0700);
+    assert_int_equal(stat(t->path, &st), 0);
+    assert_int_equal(st.st_mode & 0777, 0600);
+    assert_int_equal(count_prefix(t->path, "progress.json.tmp"), 0);
+
+    char warn[512] = "x";
+    assert_int_equal(progress_load(t->path, q, warn, sizeof warn), 0);
+    assert_string_equal(warn, "");
+    assert_string_equal(q->lesson_id, "padding");
+    assert_string_equal(q->step_id, "pad-one");
+    assert_string_equal(q->lang, "zh");
+    assert_int_equal(q->nquiz, 2);
+    assert_int_equal(q->quiz[0].attempts, 2);
+    assert_int_equal(q->quiz[0].correct, 1);
+    assert_int_equal(q->quiz[0].first_correct, 0);
+    assert_string_equal(q->quiz[1].step_id, "中文步骤");
+    assert_string_equal(q->quiz[1].given, "二");
+    assert_int_equal(q->nexplored, 2);
+    assert_string_equal(q->explored[0].code, p->explored[0].code);
+    assert_int_equal(q->explored[0].has_measured, 1);
+    assert_true(q->explored[0].measured_conflicts == 0.25);
+    assert_true(q->explored[0].ms > 0.0122 && q->explored[0].ms < 0.0124);
+    assert_string_equal(q->explored[0].device, "NVIDIA H200 (sm_90)");
+    assert_int_equal(q->explored[0].when, 1790000000LL);
+    assert_int_equal(q->explored[1].has_measured, 0);
+    assert_int_equal(q->explored[1].ways, 32);
+    assert_int_equal(q->nhistory, 2);
+    assert_string_equal(q->history[1], "s[lane*32]");
+    assert_int_equal(q->task_score, 3);
+    assert_int_equal(q->task_max, 5);
+
+    /* saving again replaces the file in place */
+    q->task_score = 4;
+    assert_int_equal(progress_save(t->path, q, err, sizeof err), 0);
+    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
+    assert_int_equal(p->task_score, 4);
+    assert_int_equal(count_prefix(t->path, "progress.json"), 1);
+    free(p);
+    free(q);
+}
+
+static void test_missing_is_fresh(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    p->nquiz = 5;
+    char warn[256] = "x";
+    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
+    assert_int_equal(p->nquiz, 0);
+    assert_string_equal(warn, "");
+    assert_int_equal(progress_load(NULL, p, NULL, 0), 0);
+    free(p);
+}
+
+/* Each content must be rejected: renamed aside, warning, empty state, no crash. */
+static void expect_corrupt(struct tmp *t, const char *data, size_t len, const char *why)
+{
+    struct progress *p = new_progress();
+    write_file(t->path, data, len);
+    char warn[1024] = "";
+    int rc = progress_load(t->path, p, warn, sizeof warn);
+    if (rc != 1)
+        fail_msg("expected corrupt for %s, got %d (%s)", why, rc, warn);
+    assert_int_equal(p->nquiz, 0);
+    assert_int_equal(p->nexplored, 0);
+    assert_string_equal(p->lesson_id, "");
+    assert_non_null(strstr(warn, ".corrupt-"));
+    assert_null(strchr(warn, '\n'));  /* one line */
+    assert_int_equal(access(t->path, F_OK), -1);  /* moved away */
+    assert_int_equal(count_prefix(t->path, "progress.json.corrupt-"), 1);
+    remove_prefix(t->path, "progress.json.corrupt-");
+    free(p);
+}
+
+static void test_corrupt_files(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    fill(p);
+    char err[256];
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    FILE *f = fopen(t->path, "rb");
+    assert_non_null(f);
+    char good[65536];
+    size_t n = fread(good, 1, sizeof good, f);
+    fclose(f);
+    assert_true(n > 100);
+
+    /* every truncation of a valid file */
+    for (size_t cut = 0; cut < n; cut += (cut < 40 ? 1 : 37)) {
+        if (cut == 0)
+            continue;  /* empty: checked below */
+        expect_corrupt(t, good, cut, "truncated");
+    }
+    expect_corrupt(t, "", 0, "empty");
+    expect_corrupt(t, "\x00\x01\x02garbage\xff\xfe", 12, "binary garbage");
+    expect_corrupt(t, "[1,2,3]", 7, "array");
+    expect_corrupt(t, "\"text\"", 6, "string");
+    expect_corrupt(t, "{} {}", 5, "trailing");
+    expect_corrupt(t, "{\"format\": 99}", 14, "newer format");
+    expect_corrupt(t, "{\"format\": \"1\"}", 15, "format string");
+    const char *wrong[] = {
+        "{\"lesson\": 5}",
+        "{\"quiz\": {}}",
+        "{\"quiz\": [1]}",
+        "{\"quiz\": [{\"lesson\":\"a\",\"step\":\"b\",\"attempts\":\"many\"}]}",
+        "{\"quiz\": [{\"lesson\":\"a\",\"step\":\"b\",\"correct\":\"yes\"}]}",
+        "{\"explored\": [{\"code\": []}]}",
+        "{\"explored\": [{\"code\": \"x\", \"measured\": 3}]}",
+        "{\"explored\": [{\"code\": \"x\", \"measured\": {\"ms\": \"fast\"}}]}",
+        "{\"history\": [\"a\", 2]}",
+        "{\"history\": \"a\"}",
+        "{\"task_score\": true}",
+    };
+    for (size_t i = 0; i < sizeof wrong / sizeof wrong[0]; i++)
+        expect_corrupt(t, wrong[i], strlen(wrong[i]), wrong[i]);
+    /* deep nesting must not crash the parser */
+    char deep[20000];
+    memset(deep, '[', sizeof deep);
+    expect_corrupt(t, deep, sizeof deep, "deep");
+    free(p);
+}
+
+static void test_lenient_values(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    /* out-of-range numbers are clamped, unknown keys and nulls ignored, long strings cut,
+     * an unknown language is dropped, more entries than fit are dropped */
+    char buf[200000];
+    int n = snprintf(buf, sizeof buf,
+                     "{\"format\":1,\"future\":{\"x\":1},\"lang\":\"fr\",\"lesson\":null,"
+                     "\"task_score\":1e300,\"task_max\":-5,\"history\":[],"
+                     "\"explored\":[{\"code\":\"s[lane]\",\"wavefronts\":-3,\"when\":-1}],"
+                     "\"quiz\":[{\"lesson\":\"%0300d\",\"step\":\"s\",\"attempts\":2.9}",
+                     7);
+    for (int i = 0; i < PROGRESS_MAX_QUIZ + 20; i++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, ",{\"lesson\":\"l\",\"step\":\"%d\"}", i);
+    n += snprintf(buf + n, sizeof buf - (size_t)n, "]}\n");
+    write_file(t->path, buf, (size_t)n);
+    char warn[512] = "";
+    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
+    assert_string_equal(warn, "");
+    assert_string_equal(p->lang, "");
+    assert_int_equal(p->task_max, 0);
+    assert_true(p->task_score > 1000000);
+    assert_int_equal(p->nexplored, 1);
+    assert_int_equal(p->explored[0].wavefronts, 0);
+    assert_int_equal(p->explored[0].when, 0);
+    assert_int_equal(p->nquiz, PROGRESS_MAX_QUIZ);
+    assert_int_equal(strlen(p->quiz[0].lesson_id), PROGRESS_ID_MAX - 1);
+    assert_int_equal(p->quiz[0].attempts, 2);
+    free(p);
+}
+
+static void test_unreadable_and_directory(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    /* a directory where the file should be: moved aside, fresh start */
+    char dir[512];
+    snprintf(dir, sizeof dir, "%s/state", t->dir);
+    mkdir(dir, 0700);
+    snprintf(dir, sizeof dir, "%s/state/banklab", t->dir);
+    mkdir(dir, 0700);
+    assert_int_equal(mkdir(t->path, 0700), 0);
+    char warn[1024] = "";
+    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 1);
+    assert_non_null(strstr(warn, "corrupt"));
+    /* saving where a parent is a regular file fails with a message */
+    char bad[600];
+    snprintf(bad, sizeof bad, "%s/state/banklab/file", t->dir);
+    write_file(bad, "x", 1);
+    snprintf(bad, sizeof bad, "%s/state/banklab/file/sub/progress.json", t->dir);
+    char err[256] = "";
+    assert_int_equal(progress_save(bad, p, err, sizeof err), -1);
+    assert_true(err[0] != 0);
+    assert_int_equal(progress_save("", p, err, sizeof err), -1);
+    free(p);
+}
+
+static void test_oversized(void **state)
+{
+    struct tmp *t = *state;
+    size_t n = (9u << 20);
+    char *big = malloc(n);
+    assert_non_null(big);
+    memset(big, ' ', n);
+    big[0] = '{';
+    big[n - 1] = '}';
+    expect_corrupt(t, big, n, "oversized");
+    free(big);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_default_path),
+        cmocka_unit_test(test_record_quiz),
+        cmocka_unit_test(test_record_explored_ring),
+        cmocka_unit_test(test_history),
+        cmocka_unit_test_setup_teardown(test_roundtrip, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_is_fresh, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_corrupt_files, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lenient_values, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unreadable_and_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_oversized, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
