@@ -1,0 +1,520 @@
+/* recording.c: recorded GPU measurements <-> JSON (format in docs/gpu.md). The only GPU code
+ * that sees cJSON. Never prints, never exits: errors come back as one line in msg. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "recording.h"
+
+static const char *status_names[] = {"ok", "unavailable", "busy", "invalid", "failed",
+                                     "verify", "not-recorded"};
+#define NSTATUS (int)(sizeof status_names / sizeof status_names[0])
+
+void recording_init(struct recording *r)
+{
+    memset(r, 0, sizeof *r);
+    r->version = RECORDING_VERSION;
+}
+
+void recording_done(struct recording *r)
+{
+    if (!r)
+        return;
+    free(r->rows);
+    recording_init(r);
+}
+
+int recording_add(struct recording *r, const struct recording_row *row)
+{
+    if (r->nrows % 64 == 0) {
+        struct recording_row *n = realloc(r->rows, (size_t)(r->nrows + 64) * sizeof *n);
+        if (!n)
+            return -1;
+        r->rows = n;
+    }
+    r->rows[r->nrows++] = *row;
+    return 0;
+}
+
+int recording_merge(struct recording *dst, const struct recording *src)
+{
+    for (int i = 0; i < src->nrows; i++)
+        if (recording_add(dst, &src->rows[i]))
+            return -1;
+    if (!dst->device[0])
+        snprintf(dst->device, sizeof dst->device, "%s", src->device);
+    if (!dst->date[0])
+        snprintf(dst->date, sizeof dst->date, "%s", src->date);
+    if (src->command[0]) {
+        size_t n = strlen(dst->command);
+        if (n)
+            snprintf(dst->command + n, sizeof dst->command - n, "; %s", src->command);
+        else
+            snprintf(dst->command, sizeof dst->command, "%s", src->command);
+    }
+    return 0;
+}
+
+struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *info)
+{
+    struct gpu_record *recs = calloc((size_t)(r->nrows ? r->nrows : 1), sizeof *recs);
+    if (!recs)
+        return NULL;
+    for (int i = 0; i < r->nrows; i++)
+        recs[i] = r->rows[i].rec;
+    struct gpu *g = gpu_open_replay(recs, r->nrows, r->device, r->date, info);
+    free(recs);
+    return g;
+}
+
+/* ---- writing ---- */
+
+static cJSON *num(double v) { return cJSON_CreateNumber(v); }
+
+static cJSON *request_json(const struct gpu_request *q)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    if (q->kind == GPU_REQ_PATTERN) {
+        char mask[16];
+        snprintf(mask, sizeof mask, "%08" PRIx32, q->access.mask);
+        cJSON_AddStringToObject(o, "kind", "pattern");
+        cJSON_AddNumberToObject(o, "width", q->access.width);
+        cJSON_AddStringToObject(o, "op", q->access.op == BANK_STORE ? "st" : "ld");
+        cJSON_AddStringToObject(o, "mask", mask);
+        cJSON *offs = cJSON_AddArrayToObject(o, "offsets");
+        for (int i = 0; offs && i < BANK_LANES; i++)
+            cJSON_AddItemToArray(offs, num((double)q->access.offset[i]));
+    } else {
+        cJSON_AddStringToObject(o, "kind", "case");
+        cJSON_AddStringToObject(o, "case", q->case_name);
+        cJSON *p = cJSON_AddObjectToObject(o, "params");
+        for (int i = 0; p && i < q->nparams; i++)
+            cJSON_AddItemToObject(p, q->param_name[i], num((double)q->param_value[i]));
+    }
+    cJSON_AddBoolToObject(o, "timing", q->want_timing != 0);
+    cJSON_AddBoolToObject(o, "counters", q->want_counters != 0);
+    return o;
+}
+
+static cJSON *result_json(const struct gpu_result *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o)
+        return NULL;
+    int st = (int)s->status;
+    cJSON_AddStringToObject(o, "status", st >= 0 && st < NSTATUS ? status_names[st] : "failed");
+    cJSON_AddStringToObject(o, "error", s->error);
+    cJSON_AddStringToObject(o, "provenance", s->provenance);
+    if (s->has_timing) {
+        cJSON *t = cJSON_AddObjectToObject(o, "timing");
+        if (t) {
+            cJSON_AddNumberToObject(t, "ms_median", s->ms_median);
+            cJSON_AddNumberToObject(t, "ms_min", s->ms_min);
+            cJSON_AddNumberToObject(t, "ms_max", s->ms_max);
+            cJSON_AddNumberToObject(t, "launches", s->launches);
+            cJSON_AddNumberToObject(t, "clk_per_request", s->clk_per_request);
+            cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", s->bytes_per_clk_per_sm);
+            cJSON_AddNumberToObject(t, "gbps", s->gbps);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "timing");
+    }
+    cJSON_AddBoolToObject(o, "verified", s->verified != 0);
+    if (s->has_counters) {
+        cJSON *c = cJSON_AddObjectToObject(o, "counters");
+        if (c) {
+            cJSON_AddNumberToObject(c, "wavefronts_ld", s->wavefronts_ld);
+            cJSON_AddNumberToObject(c, "wavefronts_st", s->wavefronts_st);
+            cJSON_AddNumberToObject(c, "conflicts_ld", s->conflicts_ld);
+            cJSON_AddNumberToObject(c, "conflicts_st", s->conflicts_st);
+            cJSON_AddNumberToObject(c, "inst_ld", s->inst_ld);
+            cJSON_AddNumberToObject(c, "inst_st", s->inst_st);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "counters");
+    }
+    cJSON_AddStringToObject(o, "counters_note", s->counters_note);
+    return o;
+}
+
+int recording_write(FILE *f, const struct recording *r)
+{
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return -1;
+    cJSON_AddStringToObject(root, "format", RECORDING_FORMAT);
+    cJSON_AddNumberToObject(root, "version", RECORDING_VERSION);
+    cJSON_AddStringToObject(root, "device", r->device);
+    cJSON_AddStringToObject(root, "date", r->date);
+    cJSON_AddStringToObject(root, "command", r->command);
+    cJSON *rows = cJSON_AddArrayToObject(root, "records");
+    int bad = rows == NULL;
+    for (int i = 0; !bad && i < r->nrows; i++) {
+        const struct recording_row *w = &r->rows[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(rows, o)) {
+            cJSON_Delete(o);
+            bad = 1;
+            break;
+        }
+        cJSON_AddStringToObject(o, "group", w->group);
+        cJSON_AddStringToObject(o, "label", w->label);
+        cJSON *m = cJSON_AddObjectToObject(o, "model");
+        if (m) {
+            if (w->model_wavefronts >= 0)
+                cJSON_AddNumberToObject(m, "wavefronts", w->model_wavefronts);
+            if (w->model_conflicts >= 0)
+                cJSON_AddNumberToObject(m, "conflicts", w->model_conflicts);
+        }
+        if (w->agree < 0)
+            cJSON_AddNullToObject(o, "agree");
+        else
+            cJSON_AddBoolToObject(o, "agree", w->agree != 0);
+        cJSON *q = request_json(&w->rec.req), *s = result_json(&w->rec.res);
+        if (!q || !s) {
+            cJSON_Delete(q);
+            cJSON_Delete(s);
+            bad = 1;
+            break;
+        }
+        cJSON_AddItemToObject(o, "request", q);
+        cJSON_AddItemToObject(o, "result", s);
+    }
+    char *text = bad ? NULL : cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return -1;
+    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+    free(text);
+    return rc;
+}
+
+/* ---- reading ---- */
+
+struct rd {
+    const char *name;
+    char *msg;
+    size_t msgsize;
+    int failed;
+};
+
+static void fail(struct rd *d, const char *fmt, ...)
+{
+    if (d->failed)
+        return; /* first error wins */
+    d->failed = 1;
+    char what[RECORDING_MSG_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    if (d->msg && d->msgsize)
+        snprintf(d->msg, d->msgsize, "%s: %s", d->name, what);
+}
+
+static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, size_t size,
+                    int required, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v)) {
+        if (required)
+            fail(d, "%s: missing \"%s\"", where, key);
+        return;
+    }
+    if (!cJSON_IsString(v)) {
+        fail(d, "%s: \"%s\" must be a string", where, key);
+        return;
+    }
+    snprintf(dst, size, "%s", v->valuestring);
+}
+
+static double get_num(struct rd *d, const cJSON *o, const char *key, double def, int required,
+                      const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v)) {
+        if (required)
+            fail(d, "%s: missing \"%s\"", where, key);
+        return def;
+    }
+    if (cJSON_IsBool(v))
+        return cJSON_IsTrue(v) ? 1 : 0;
+    if (!cJSON_IsNumber(v)) {
+        fail(d, "%s: \"%s\" must be a number", where, key);
+        return def;
+    }
+    return v->valuedouble;
+}
+
+static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, const char *where)
+{
+    char kind[16] = "";
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsObject(q)) {
+        fail(d, "%s: \"request\" must be an object", where);
+        return;
+    }
+    get_str(d, q, "kind", kind, sizeof kind, 1, where);
+    out->want_timing = (int)get_num(d, q, "timing", 0, 0, where);
+    out->want_counters = (int)get_num(d, q, "counters", 0, 0, where);
+    if (!strcmp(kind, "pattern")) {
+        char op[8] = "", mask[16] = "";
+        out->kind = GPU_REQ_PATTERN;
+        out->access.width = (unsigned)get_num(d, q, "width", 0, 1, where);
+        get_str(d, q, "op", op, sizeof op, 1, where);
+        get_str(d, q, "mask", mask, sizeof mask, 1, where);
+        if (d->failed)
+            return;
+        if (strcmp(op, "ld") && strcmp(op, "st"))
+            fail(d, "%s: \"op\" must be \"ld\" or \"st\"", where);
+        out->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
+        char *end;
+        out->access.mask = (uint32_t)strtoul(mask, &end, 16);
+        if (!mask[0] || *end)
+            fail(d, "%s: \"mask\" must be hexadecimal", where);
+        const cJSON *offs = cJSON_GetObjectItemCaseSensitive(q, "offsets");
+        if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
+            fail(d, "%s: \"offsets\" must be an array of 32 numbers", where);
+            return;
+        }
+        int i = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, offs)
+        {
+            if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
+                fail(d, "%s: offsets[%d] must be a non-negative number", where, i);
+                return;
+            }
+            out->access.offset[i++] = (uint64_t)v->valuedouble;
+        }
+    } else if (!strcmp(kind, "case")) {
+        out->kind = GPU_REQ_CASE;
+        get_str(d, q, "case", out->case_name, sizeof out->case_name, 1, where);
+        const cJSON *p = cJSON_GetObjectItemCaseSensitive(q, "params");
+        if (p && !cJSON_IsNull(p)) {
+            if (!cJSON_IsObject(p)) {
+                fail(d, "%s: \"params\" must be an object", where);
+                return;
+            }
+            const cJSON *v;
+            cJSON_ArrayForEach(v, p)
+            {
+                if (out->nparams == GPU_CASE_MAX_PARAMS) {
+                    fail(d, "%s: more than %d params", where, GPU_CASE_MAX_PARAMS);
+                    return;
+                }
+                if (!cJSON_IsNumber(v)) {
+                    fail(d, "%s: param \"%s\" must be a number", where, v->string);
+                    return;
+                }
+                snprintf(out->param_name[out->nparams], sizeof out->param_name[0], "%s",
+                         v->string);
+                out->param_value[out->nparams++] = (long long)v->valuedouble;
+            }
+        }
+    } else if (!d->failed) {
+        fail(d, "%s: request \"kind\" must be \"pattern\" or \"case\"", where);
+    }
+}
+
+static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, const char *where)
+{
+    char status[32] = "";
+    memset(out, 0, sizeof *out);
+    if (!cJSON_IsObject(s)) {
+        fail(d, "%s: \"result\" must be an object", where);
+        return;
+    }
+    get_str(d, s, "status", status, sizeof status, 1, where);
+    int st = -1;
+    for (int i = 0; i < NSTATUS; i++)
+        if (!strcmp(status, status_names[i]))
+            st = i;
+    if (st < 0 && !d->failed)
+        fail(d, "%s: unknown result status \"%s\"", where, status);
+    out->status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
+    get_str(d, s, "error", out->error, sizeof out->error, 0, where);
+    get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
+    get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
+    out->verified = (int)get_num(d, s, "verified", 0, 0, where);
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "timing");
+    if (t && !cJSON_IsNull(t)) {
+        if (!cJSON_IsObject(t)) {
+            fail(d, "%s: \"timing\" must be an object or null", where);
+            return;
+        }
+        out->has_timing = 1;
+        out->ms_median = get_num(d, t, "ms_median", 0, 1, where);
+        out->ms_min = get_num(d, t, "ms_min", 0, 0, where);
+        out->ms_max = get_num(d, t, "ms_max", 0, 0, where);
+        out->launches = (int)get_num(d, t, "launches", 0, 0, where);
+        out->clk_per_request = get_num(d, t, "clk_per_request", 0, 0, where);
+        out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where);
+        out->gbps = get_num(d, t, "gbps", 0, 0, where);
+    }
+    const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "counters");
+    if (c && !cJSON_IsNull(c)) {
+        if (!cJSON_IsObject(c)) {
+            fail(d, "%s: \"counters\" must be an object or null", where);
+            return;
+        }
+        out->has_counters = 1;
+        out->wavefronts_ld = get_num(d, c, "wavefronts_ld", 0, 1, where);
+        out->wavefronts_st = get_num(d, c, "wavefronts_st", 0, 1, where);
+        out->conflicts_ld = get_num(d, c, "conflicts_ld", 0, 1, where);
+        out->conflicts_st = get_num(d, c, "conflicts_st", 0, 1, where);
+        out->inst_ld = get_num(d, c, "inst_ld", 0, 0, where);
+        out->inst_st = get_num(d, c, "inst_st", 0, 0, where);
+    }
+}
+
+/* 1-based line and column of byte pos in data. */
+static void line_col(const char *data, size_t pos, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < pos; i++) {
+        if (data[i] == '\n') {
+            (*line)++;
+            *col = 1;
+        } else {
+            (*col)++;
+        }
+    }
+}
+
+int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
+                          char *msg, size_t msgsize)
+{
+    struct rd d = {name ? name : "recording", msg, msgsize, 0};
+    if (msg && msgsize)
+        msg[0] = '\0';
+    recording_init(r);
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!root) {
+        int line, col;
+        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
+        if (pos > len)
+            pos = len;
+        line_col(data, pos, &line, &col);
+        if (pos >= len)
+            fail(&d, "%d:%d: not valid JSON: the file ends early (truncated?)", line, col);
+        else
+            fail(&d, "%d:%d: not valid JSON", line, col);
+        return -1;
+    }
+    char fmt[64] = "";
+    if (!cJSON_IsObject(root)) {
+        fail(&d, "not a banklab recording (top level is not an object)");
+        goto out;
+    }
+    get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
+    if (d.failed || strcmp(fmt, RECORDING_FORMAT)) {
+        d.failed = 0;
+        fail(&d, "not a banklab recording (\"format\" is not \"%s\")", RECORDING_FORMAT);
+        goto out;
+    }
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (!cJSON_IsNumber(ver)) {
+        fail(&d, "recording has no numeric \"version\"");
+        goto out;
+    }
+    if (ver->valueint != RECORDING_VERSION) {
+        fail(&d, "recording format version %d, this banklab reads version %d: record it again",
+             ver->valueint, RECORDING_VERSION);
+        goto out;
+    }
+    get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
+    get_str(&d, root, "date", r->date, sizeof r->date, 1, "top level");
+    get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
+    if (!d.failed && !cJSON_IsArray(rows))
+        fail(&d, "top level: \"records\" must be an array");
+    const cJSON *o;
+    int i = 0;
+    if (!d.failed) {
+        cJSON_ArrayForEach(o, rows)
+        {
+            struct recording_row w;
+            char where[48];
+            memset(&w, 0, sizeof w);
+            snprintf(where, sizeof where, "records[%d]", i++);
+            if (!cJSON_IsObject(o)) {
+                fail(&d, "%s must be an object", where);
+                break;
+            }
+            get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
+            get_str(&d, o, "label", w.label, sizeof w.label, 0, where);
+            w.model_wavefronts = w.model_conflicts = -1;
+            const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+            if (cJSON_IsObject(m)) {
+                w.model_wavefronts = (int)get_num(&d, m, "wavefronts", -1, 0, where);
+                w.model_conflicts = (int)get_num(&d, m, "conflicts", -1, 0, where);
+            }
+            const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
+            w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
+            read_request(&d, cJSON_GetObjectItemCaseSensitive(o, "request"), &w.rec.req, where);
+            read_result(&d, cJSON_GetObjectItemCaseSensitive(o, "result"), &w.rec.res, where);
+            if (d.failed)
+                break;
+            if (recording_add(r, &w)) {
+                fail(&d, "out of memory");
+                break;
+            }
+        }
+    }
+out:
+    cJSON_Delete(root);
+    if (d.failed) {
+        recording_done(r);
+        return -1;
+    }
+    return 0;
+}
+
+int recording_load_file(const char *path, struct recording *r, char *msg, size_t msgsize)
+{
+    recording_init(r);
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (msg && msgsize)
+            snprintf(msg, msgsize, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t n = fread(buf + len, 1, cap - len, f);
+        len += n;
+        if (len < cap)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        const char *why = buf ? "read error" : "out of memory";
+        free(buf);
+        if (msg && msgsize)
+            snprintf(msg, msgsize, "%s: %s", path, why);
+        return -1;
+    }
+    int rc = recording_load_buffer(path, buf, len, r, msg, msgsize);
+    free(buf);
+    return rc;
+}

@@ -1,0 +1,63 @@
+/* recording.h: recorded GPU measurements (the output of `banklab bench --json` and
+ * `banklab verify --json`, format in docs/gpu.md) read into struct gpu_record for replay, and
+ * written back. The JSON side lives in recording.c (src/lesson is the only place with cJSON);
+ * this header exposes no cJSON. Depends on gpu.h (structs only; no CUDA). */
+#ifndef BANKLAB_RECORDING_H
+#define BANKLAB_RECORDING_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../gpu/gpu.h"
+
+#define RECORDING_FORMAT "banklab-recording"
+#define RECORDING_VERSION 1          /* files with another version are refused */
+#define RECORDING_MSG_MAX 512
+
+/* One row: a request, its result, and what the model predicted for it. */
+struct recording_row {
+    struct gpu_record rec;
+    char group[32];              /* "sweep", "transpose", "case", "lesson", "h200" */
+    char label[128];             /* e.g. "4 B stride 32", "lesson3/column: PAD=1 access 0" */
+    int model_wavefronts;        /* model prediction per warp instruction; -1 when none */
+    int model_conflicts;         /* -1 when none */
+    int agree;                   /* verify: 1 model == counters, 0 not, -1 not compared */
+};
+
+struct recording {
+    int version;                 /* RECORDING_VERSION */
+    char device[GPU_TEXT_MAX];   /* e.g. "NVIDIA H200 (sm_90), 132 SMs, 1980 MHz" */
+    char date[64];               /* UTC, ISO 8601 */
+    char command[GPU_TEXT_MAX];  /* the command(s) that produced it */
+    int nrows;
+    struct recording_row *rows;  /* owned */
+};
+
+/* recording_init: an empty recording (version set, no rows). */
+void recording_init(struct recording *r);
+
+/* recording_add: append a row (copied). Returns 0, or -1 when out of memory. */
+int recording_add(struct recording *r, const struct recording_row *row);
+
+/* recording_load_file / _buffer: parse a recording. On success returns 0 and fills *r (free
+ * with recording_done). On failure returns -1, *r is empty and msg (msgsize bytes) holds one
+ * line naming the file and the problem: not JSON (with line:col, e.g. a truncated file), not a
+ * banklab recording, a version other than RECORDING_VERSION, a field of the wrong type. */
+int recording_load_file(const char *path, struct recording *r, char *msg, size_t msgsize);
+int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
+                          char *msg, size_t msgsize);
+
+/* recording_write: write r as JSON to f. Returns 0, or -1 on a write error or out of memory. */
+int recording_write(FILE *f, const struct recording *r);
+
+/* recording_merge: append every row of src to dst and join the commands with "; ".
+ * Returns 0, or -1 when out of memory. */
+int recording_merge(struct recording *dst, const struct recording *src);
+
+/* recording_open_replay: a replay handle (gpu.h) answering from r's rows; r may be freed
+ * afterwards. NULL only when out of memory. */
+struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *info);
+
+void recording_done(struct recording *r);
+
+#endif
