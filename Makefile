@@ -18,6 +18,12 @@ CC        ?= cc
 FUZZ_CC   ?= clang
 FUZZ_SECONDS ?= 60
 VERSION   := 0.1.0
+V         ?= 0
+ifeq ($(V),1)
+  Q :=
+else
+  Q := @
+endif
 
 ifeq ($(GPU),auto)
   NVCC := $(shell command -v nvcc 2>/dev/null || { test -x $(CUDA_HOME)/bin/nvcc && echo $(CUDA_HOME)/bin/nvcc; })
@@ -92,23 +98,28 @@ help:
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  CC      $<")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/%.cu.o: %.cu
 	@mkdir -p $(dir $@)
-	$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
+	@$(if $(Q),echo "  NVCC    $<")
+	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
 
 $(LIB): $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	@$(if $(Q),echo "  AR      $@")
+	$(Q)ar rcs $@ $^
 
 $(BIN): $(MAIN_OBJ) $(LIB)
-	$(CC) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $(MAIN_OBJ) $(LIB) $(GPU_LIBS) $(LDLIBS)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $(MAIN_OBJ) $(LIB) $(GPU_LIBS) $(LDLIBS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DTEST_DATA_DIR='"tests/data"' $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $< $(LIB) $(GPU_LIBS) $(LDLIBS) -lcmocka
+	@$(if $(Q),echo "  TEST    $@")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DTEST_DATA_DIR='"tests/data"' $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $< $(LIB) $(GPU_LIBS) $(LDLIBS) -lcmocka
 
 $(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB)
 	@mkdir -p $(dir $@)
