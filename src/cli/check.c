@@ -1,12 +1,262 @@
-/* check.c: placeholder until its owner lands it. */
+/* check.c: `banklab check`: loads lesson files, validates them completely (lesson.h) and
+ * runs every expectation, quiz check and task through the model. Problems go to stdout as
+ * file:line:col: message, then one summary line; usage errors go to stderr.
+ * Depends on the lesson loader only (no curses, no GPU). */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 
+#include "../lesson/lesson.h"
 #include "cli.h"
+
+struct check_run {
+    int problems;
+    int unreadable;            /* files that could not be read: exit 2 */
+    int lessons, steps, expects, quizzes, tasks;
+    struct {
+        char *id, *path;
+        struct lesson_pos at;
+    } *ids;
+    int nids;
+};
+
+static void print_problem(const struct lesson_error *e, void *ctx)
+{
+    struct check_run *r = ctx;
+    r->problems++;
+    if (e->line > 0)
+        printf("%s:%d:%d: %s\n", e->file, e->line, e->col, e->msg);
+    else
+        printf("%s: %s\n", e->file, e->msg);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: banklab check [--quiet] [--lessons DIR] [FILE|DIR]...\n"
+            "\n"
+            "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
+            "languages (zh and en), every scene's code through the pattern language, and every\n"
+            "expectation, quiz check and graded task through the bank model.\n"
+            "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
+            "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
+            "*.json in it.\n"
+            "\n"
+            "Output (stdout): one line per problem, file:line:col: message (columns count\n"
+            "characters), then a summary line:\n"
+            "  checked N lessons, M steps, K expectations, Q quizzes: all hold\n"
+            "  checked N lessons, M steps, K expectations, Q quizzes: P problems\n"
+            "\n"
+            "Options:\n"
+            "  -q, --quiet          no summary line; only problems are printed\n"
+            "      --lessons DIR    the lessons directory to check when no FILE is given\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Exit status: 0 everything holds, 1 a problem was found, 2 bad usage or a file or\n"
+            "directory that does not exist or cannot be read (message on stderr).\n");
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Appends path to the list; returns -1 when out of memory. */
+static int add_path(char ***list, int *n, const char *path)
+{
+    char **nl = realloc(*list, (size_t)(*n + 1) * sizeof *nl);
+    if (!nl)
+        return -1;
+    *list = nl;
+    nl[*n] = strdup(path);
+    if (!nl[*n])
+        return -1;
+    (*n)++;
+    return 0;
+}
+
+/* Every *.json in dir, sorted. Returns the number added, or -1 if dir cannot be read. */
+static int add_dir(char ***list, int *n, const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return -1;
+    int first = *n, added = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t ln = strlen(de->d_name);
+        if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
+            continue;
+        size_t need = strlen(dir) + ln + 2;
+        char *p = malloc(need);
+        if (!p)
+            break;
+        snprintf(p, need, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+        int rc = add_path(list, n, p);
+        free(p);
+        if (rc)
+            break;
+        added++;
+    }
+    closedir(d);
+    if (added > 1)
+        qsort(*list + first, (size_t)added, sizeof **list, cmp_str);
+    return added;
+}
+
+static void check_one(struct check_run *r, const char *path)
+{
+    int np = 0;
+    r->lessons++;
+    struct lesson *l = lesson_load_report(path, NULL, 0, print_problem, r, &np);
+    if (np < 0) {
+        r->unreadable++;
+        return;
+    }
+    if (!l)
+        return;
+    for (int i = 0; i < l->nsteps; i++) {
+        r->steps++;
+        r->expects += l->steps[i].nexpects;
+        r->quizzes += l->steps[i].quiz != NULL;
+        r->tasks += l->steps[i].task != NULL;
+    }
+    lesson_check(l, print_problem, r);
+    for (int k = 0; k < r->nids; k++)
+        if (!strcmp(r->ids[k].id, l->id)) {
+            struct lesson_error e;
+            memset(&e, 0, sizeof e);
+            snprintf(e.file, sizeof e.file, "%s", path);
+            e.line = l->id_at.line;
+            e.col = l->id_at.col;
+            snprintf(e.msg, sizeof e.msg, "id: \"%s\" is also the id of %s; lesson ids are "
+                     "unique", l->id, r->ids[k].path);
+            print_problem(&e, r);
+            break;
+        }
+    void *nid = realloc(r->ids, (size_t)(r->nids + 1) * sizeof *r->ids);
+    if (nid) {
+        r->ids = nid;
+        r->ids[r->nids].id = strdup(l->id);
+        r->ids[r->nids].path = strdup(path);
+        r->ids[r->nids].at = l->id_at;
+        if (r->ids[r->nids].id && r->ids[r->nids].path)
+            r->nids++;
+        else {
+            free(r->ids[r->nids].id);
+            free(r->ids[r->nids].path);
+        }
+    }
+    lesson_free(l);
+}
 
 int cmd_check(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "banklab: 'check' is not built yet\n");
-    return EXIT_USAGE;
+    int quiet = 0, status = 0;
+    const char *lessons_dir = NULL;
+    char **targets = NULL;
+    int ntargets = 0, only_files = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
+            targets = realloc(targets, (size_t)(ntargets + 1) * sizeof *targets);
+            if (!targets) {
+                fprintf(stderr, "banklab check: out of memory\n");
+                return EXIT_USAGE;
+            }
+            targets[ntargets++] = argv[i];
+        } else if (!strcmp(a, "--")) {
+            only_files = 1;
+        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            free(targets);
+            return 0;
+        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+            quiet = 1;
+        } else if (!strcmp(a, "--lessons") || !strncmp(a, "--lessons=", 10)) {
+            if (a[9] == '=')
+                lessons_dir = a + 10;
+            else if (i + 1 < argc)
+                lessons_dir = argv[++i];
+            else {
+                fprintf(stderr, "banklab check: --lessons needs a directory\n");
+                free(targets);
+                return EXIT_USAGE;
+            }
+        } else {
+            fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n", a);
+            free(targets);
+            return EXIT_USAGE;
+        }
+    }
+
+    char **files = NULL;
+    int nfiles = 0;
+    char dirbuf[4096];
+    if (ntargets == 0) {
+        const char *dir = lesson_find_dir(lessons_dir, dirbuf, sizeof dirbuf);
+        if (!dir) {
+            if (lessons_dir)
+                fprintf(stderr, "banklab check: %s: not a directory\n", lessons_dir);
+            else
+                fprintf(stderr, "banklab check: no lessons directory found (tried "
+                        "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
+                        BANKLAB_SHARE_DIR);
+            return EXIT_USAGE;
+        }
+        int n = add_dir(&files, &nfiles, dir);
+        if (n <= 0) {
+            fprintf(stderr, "banklab check: %s: %s\n", dir, n < 0 ? "cannot read the directory"
+                                                                : "no lesson files (*.json)");
+            status = EXIT_USAGE;
+        }
+    }
+    for (int i = 0; i < ntargets; i++) {
+        struct stat sb;
+        if (stat(targets[i], &sb) != 0) {
+            fprintf(stderr, "banklab check: %s: no such file or directory\n", targets[i]);
+            status = EXIT_USAGE;
+        } else if (S_ISDIR(sb.st_mode)) {
+            int n = add_dir(&files, &nfiles, targets[i]);
+            if (n <= 0) {
+                fprintf(stderr, "banklab check: %s: %s\n", targets[i],
+                        n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
+                status = EXIT_USAGE;
+            }
+        } else if (add_path(&files, &nfiles, targets[i])) {
+            fprintf(stderr, "banklab check: out of memory\n");
+            status = EXIT_USAGE;
+        }
+    }
+    free(targets);
+
+    struct check_run r;
+    memset(&r, 0, sizeof r);
+    for (int i = 0; i < nfiles; i++)
+        check_one(&r, files[i]);
+    if (!quiet) {
+        printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r.lessons,
+               r.lessons == 1 ? "" : "s", r.steps, r.steps == 1 ? "" : "s", r.expects,
+               r.expects == 1 ? "" : "s", r.quizzes, r.quizzes == 1 ? "" : "zes");
+        if (r.problems)
+            printf(": %d problem%s\n", r.problems, r.problems == 1 ? "" : "s");
+        else
+            printf(": all hold\n");
+    }
+    fflush(stdout);
+    for (int i = 0; i < nfiles; i++)
+        free(files[i]);
+    free(files);
+    for (int k = 0; k < r.nids; k++) {
+        free(r.ids[k].id);
+        free(r.ids[k].path);
+    }
+    free(r.ids);
+    if (r.unreadable || nfiles == 0)
+        status = EXIT_USAGE;
+    if (status)
+        return status;
+    return r.problems ? EXIT_CHECK : 0;
 }

@@ -1,5 +1,5 @@
-/* lesson.h: lessons as C structs, loaded from lessons/*.json (format in docs/lessons.md and
- * assets/lesson.schema.json). The only module that includes cJSON.h is lesson.c; nothing in
+/* lesson.h: lessons as C structs, loaded from the JSON files in lessons/ (format in
+ * docs/lessons.md and assets/lesson.schema.json). Only src/lesson includes cJSON.h; nothing in
  * this header exposes cJSON. Depends on the model (pattern.h) for checking scenes. */
 #ifndef BANKLAB_LESSON_H
 #define BANKLAB_LESSON_H
@@ -17,6 +17,11 @@ enum lesson_lang { LANG_ZH = 0, LANG_EN = 1 };
 struct lesson_text {
     char *zh;
     char *en;
+};
+
+/* Where a field stands in its file (1-based; 0 when absent). */
+struct lesson_pos {
+    int line, col;
 };
 
 /* lesson_tr: the text in lang (falls back to the other language if that one is NULL). */
@@ -76,6 +81,7 @@ struct lesson_quiz {
     struct lesson_text explanation;
     struct lesson_check check;
     int line, col;
+    struct lesson_pos answer_at; /* where "answer" stands */
 };
 
 /* A model result that must hold for given parameter values. -1 = not checked. */
@@ -84,6 +90,7 @@ struct lesson_expect {
     int access;
     int wavefronts, conflicts, ways, passes;
     int line, col;
+    struct lesson_pos at[5];     /* where each stated field stands, indexed by enum lesson_field */
 };
 
 /* A graded workshop task: the learner finds parameter values meeting a requirement. */
@@ -113,6 +120,7 @@ struct lesson_step {
 struct lesson {
     char *path;                  /* file it came from */
     char *id;
+    struct lesson_pos id_at;     /* where "id" stands (for cross-file messages) */
     int chapter;
     struct lesson_text title;
     int nsteps;
@@ -139,6 +147,15 @@ struct lesson *lesson_load_file(const char *path, struct lesson_error *err);
 struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
                                   struct lesson_error *err);
 
+/* lesson_load_report: like lesson_load_buffer (data NULL: read the file name), but goes on
+ * after a problem and calls report once per problem (the loader's first error wins only
+ * within one field). Returns the lesson when there was no problem, else NULL; *nproblems
+ * (if not NULL) receives the number of problems reported. A file that cannot be read is
+ * reported with line 0 and *nproblems = -1. */
+struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
+                                  void (*report)(const struct lesson_error *e, void *ctx),
+                                  void *ctx, int *nproblems);
+
 void lesson_free(struct lesson *l);
 
 /* lesson_check: run every expectation and quiz check of l through the model. Calls report
@@ -160,7 +177,9 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size);
 
 /* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).
  * Fills code_buf with the code to parse (with "typedef <type> T; " prefixed when the scene
- * has types). Returns 0, or -1 when the code does not fit. */
+ * has types). The type is bind->type when bind gives one, else types[type_index] (index
+ * taken modulo ntypes; negative means 0). Returns 0, or -1 when the code does not fit or a
+ * binding name is not a parameter of the scene. */
 int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
                      int type_index, struct pattern_env *env, char *code_buf, size_t size);
 
