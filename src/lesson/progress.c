@@ -347,11 +347,11 @@ static int move_aside(const char *path, char *kept, size_t size)
     return -1;
 }
 
-int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz)
+int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
 {
     progress_init(p);
-    if (warn && warnsz)
-        warn[0] = 0;
+    if (err && errsz)
+        err[0] = 0;
     if (!path || !path[0])
         return 0;
     size_t len = 0;
@@ -392,14 +392,25 @@ int progress_load(const char *path, struct progress *p, char *warn, size_t warns
     if (!r.why[0])
         return 0;
     progress_init(p);
+    fmt(err, errsz, "%s", r.why);
+    return -1;
+}
+
+int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz)
+{
+    char why[160];
+    if (warn && warnsz)
+        warn[0] = 0;
+    if (progress_read(path, p, why, sizeof why) == 0)
+        return 0;
     char kept[4096 + 64];
     if (move_aside(path, kept, sizeof kept) < 0) {
         fmt(warn, warnsz, "progress file %s is unusable (%s) and could not be moved aside: %s; "
-                          "starting fresh", path, r.why, strerror(errno));
+                          "starting fresh", path, why, strerror(errno));
         return -1;
     }
     fmt(warn, warnsz, "progress file %s was unusable (%s); kept it as %s and started fresh",
-        path, r.why, kept);
+        path, why, kept);
     return 1;
 }
 

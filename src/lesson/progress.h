@@ -61,6 +61,11 @@ void progress_init(struct progress *p);
  * either (warn says why); *p is still usable. */
 int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz);
 
+/* progress_read: read path into *p without touching the file (for reports and tools).
+ * A missing file gives an empty state and returns 0. Returns -1 when the file is unreadable
+ * or not a valid progress file: *p is then empty and err (if not NULL) says why. */
+int progress_read(const char *path, struct progress *p, char *err, size_t errsz);
+
 /* progress_save: write *p to path atomically, creating parent directories (0700).
  * Returns 0, or -1 with err filled. Safe to call after a signal was caught (from the main loop),
  * not from inside a signal handler. */

@@ -464,6 +464,25 @@ static void test_unreadable_and_directory(void **state)
     free(p);
 }
 
+static void test_read_leaves_file(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    char err[256] = "";
+    write_file(t->path, "{\"quiz\": [", 10);
+    assert_int_equal(progress_read(t->path, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "syntax"));
+    assert_int_equal(access(t->path, F_OK), 0);  /* still there, nothing renamed */
+    assert_int_equal(count_prefix(t->path, "progress.json.corrupt-"), 0);
+    write_file(t->path, "{\"lesson\": \"mapping\"}", 21);
+    assert_int_equal(progress_read(t->path, p, err, sizeof err), 0);
+    assert_string_equal(p->lesson_id, "mapping");
+    unlink(t->path);
+    assert_int_equal(progress_read(t->path, p, err, sizeof err), 0);
+    assert_string_equal(p->lesson_id, "");
+    free(p);
+}
+
 static void test_oversized(void **state)
 {
     struct tmp *t = *state;
@@ -489,6 +508,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_corrupt_files, setup, teardown),
         cmocka_unit_test_setup_teardown(test_lenient_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_and_directory, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_read_leaves_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
