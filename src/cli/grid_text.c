@@ -260,11 +260,11 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
                 fputs("  broadcast (", f);
                 fputc(c.mark, f);
                 fputs("): ", f);
-                col = 16;
+                col = 17;
             } else if (col + 2 + k > cols) {
                 fputs(";\n", f);
-                put_n(f, " ", 16);
-                col = 16;
+                put_n(f, " ", 17);
+                col = 17;
             } else {
                 fputs("; ", f);
                 col += 2;
@@ -373,11 +373,11 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
                 seen[2] |= c.mark == GRID_MARK_BOTH;
             }
     }
-    fputs("cells: lowest lane asking for the word", f);
+    fputs("cell = lowest lane on the word", f);
     if (seen[0])
-        fprintf(f, "; %c broadcast (several lanes, one word)", GRID_MARK_BROADCAST);
+        fprintf(f, "; %c broadcast", GRID_MARK_BROADCAST);
     if (seen[1])
-        fprintf(f, "; %c conflict (bank serves >1 word)", GRID_MARK_CONFLICT);
+        fprintf(f, "; %c conflict", GRID_MARK_CONFLICT);
     if (seen[2])
         fprintf(f, "; %c both", GRID_MARK_BOTH);
     if (seen[3])

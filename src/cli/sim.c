@@ -1,12 +1,791 @@
-/* sim.c: placeholder until its owner lands it. */
+/* sim.c: `banklab sim`: one warp access (a pattern, or raw per-lane offsets) through the bank
+ * model; prints the bank grid and a summary as text, or one JSON object (--json), or an SVG.
+ * Uses the model (bank, pattern, svg) and grid_text only: no curses, no cJSON, no GPU. */
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include "../model/bank.h"
+#include "../model/pattern.h"
+#include "../model/svg.h"
 #include "cli.h"
+#include "grid_text.h"
+
+struct sim_args {
+    const char *pattern;         /* PATTERN, or NULL for the raw form */
+    struct pattern_env env;
+    int block_set, warp_set, params_set, dyn_set;
+    int access;                  /* 1-based access to show, 0 = all */
+    int have_offsets;
+    uint64_t offset[BANK_LANES];
+    unsigned width;
+    int width_set;
+    int store;
+    uint32_t mask;
+    int mask_set;
+    int json, ascii, no_color, lanes, cols;
+    const char *svg;
+};
+
+static void short_usage(FILE *f)
+{
+    fputs("usage: banklab sim PATTERN [--block XxYxZ] [--warp N] [--param NAME=VALUE]...\n"
+          "                  [--access N] [--dynamic BYTES] [--mask HEX] [OUTPUT OPTIONS]\n"
+          "       banklab sim --offsets LIST [--width 1|2|4|8|16] [--store] [--mask HEX]\n"
+          "                  [OUTPUT OPTIONS]\n"
+          "output options: --json --ascii --no-color --lanes --columns N --svg FILE\n"
+          "banklab sim --help explains everything, with examples.\n",
+          f);
+}
+
+static void help(FILE *f)
+{
+    fputs(
+        "banklab sim: run one warp's shared-memory access through the bank model.\n"
+        "\n"
+        "usage: banklab sim PATTERN [OPTIONS]\n"
+        "       banklab sim --offsets LIST [--width N] [--store] [--mask HEX] [OPTIONS]\n"
+        "\n"
+        "PATTERN is one argument in CUDA-like text: declarations, then one or more accesses,\n"
+        "separated by ';'. An expression alone is a load; 'x[...] = value' is a store.\n"
+        "  types: char short int unsigned float double half float2 float4 int2 int4,\n"
+        "         struct { float x, y, z; }; arrays of 1-3 dimensions; extern __shared__ arrays\n"
+        "  names: threadIdx.x/y/z blockDim.x/y/z lane warp tid, locals, and parameters\n"
+        "  operators: + - * / % << >> & | ^ ~ ! comparisons && || ?: () min() max()\n"
+        "\n"
+        "Pattern options:\n"
+        "  --block XxYxZ | XxY | X   block shape (default 32); lanes of warp w are the threads\n"
+        "                            with tid = x + y*X + z*X*Y in 32w .. 32w+31\n"
+        "  --warp N                  which warp of the block (default 0)\n"
+        "  --param NAME=VALUE        give a parameter a value (repeatable), e.g. PAD=1\n"
+        "  --access N                show only access N (1-based) of a pattern with several\n"
+        "  --dynamic BYTES           dynamic shared memory size (the launch's third parameter)\n"
+        "\n"
+        "Raw form (no pattern):\n"
+        "  --offsets LIST            exactly 32 byte offsets, comma-separated, decimal or 0x hex\n"
+        "  --width N                 bytes per lane: 1, 2, 4, 8 or 16 (default 4)\n"
+        "  --store                   a store (default: a load; stores never fuse passes)\n"
+        "Both forms:\n"
+        "  --mask HEX                active lanes, bit n = lane n (default ffffffff); with a\n"
+        "                            pattern it further restricts the lanes the pattern uses\n"
+        "\n"
+        "Output options:\n"
+        "  --json                    one JSON object instead of text (see below)\n"
+        "  --ascii                   ASCII characters only (no box drawing)\n"
+        "  --no-color                no colour (also when NO_COLOR is set or not a terminal)\n"
+        "  --lanes                   always print the per-lane table (lane, offset, word, bank,\n"
+        "                            pass); by default it is printed for a single access\n"
+        "  --columns N               layout width (default: the terminal's, else 80); 143 or\n"
+        "                            more puts all 32 banks in one band, else two bands of 16\n"
+        "  --svg FILE                also write the grid as an SVG picture (one access)\n"
+        "  -h, --help                this help\n"
+        "\n"
+        "The grid: a column per bank, a row per distinct 4-byte word the bank must serve in the\n"
+        "pass (row 2 and below are extra wavefronts). A cell shows the lowest lane asking for\n"
+        "the word, with a mark: * broadcast (several lanes, one word: free), ! conflict (the\n"
+        "bank serves more than one word), # both. The 'words' row counts each bank's words;\n"
+        "the worst bank is marked ^ (ASCII) or a triangle. 8-byte accesses run in 2 passes of\n"
+        "16 lanes and 16-byte ones in 4 passes of 8, unless neighbouring lanes (n^1 or n^2)\n"
+        "load the same address: then passes fuse in pairs ('paired'). Summary: wavefronts\n"
+        "(sum of pass costs), passes, conflicts = wavefronts - passes (what Nsight Compute's\n"
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared counter reports), ways (worst pass).\n"
+        "\n"
+        "JSON (--json): one object with integer fields wavefronts, passes, conflicts, ways,\n"
+        "npasses, width; paired (bool); op (\"load\"/\"store\"); mask (hex string);\n"
+        "conflict_lanes [lane...]; lanes: 32 x {lane, active, offset, banks:[...], words:[...],\n"
+        "pass (0-based), conflict}; pass_detail: npasses x {pass, lanes:[...], cost, worst_bank,\n"
+        "banks: 32 x {bank, words: [{word, lanes:[...]}...]}}. With a pattern also: pattern\n"
+        "(text), params {NAME: value}, block [x,y,z], warp, dynamic, arrays [{name, type,\n"
+        "elem_size, dims, base, bytes, dynamic}], access {index (1-based), kind, array, type,\n"
+        "text}. When a pattern has several accesses and --access is not given, the access\n"
+        "fields move into an \"accesses\" array, one object per access, in pattern order.\n"
+        "\n"
+        "Examples:\n"
+        "  banklab sim '__shared__ float data[32][32]; data[threadIdx.x][0]'\n"
+        "      column access: 32 lanes in bank 0, 32 wavefronts\n"
+        "  banklab sim '__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]' \\\n"
+        "      --block 32x8 --param PAD=1          padding by one float: 1 wavefront\n"
+        "  banklab sim '__shared__ struct { float x, y, z; } p[256]; p[lane].x'\n"
+        "      stride 3 words: conflict-free\n"
+        "  banklab sim '__shared__ float4 v[64]; v[lane * 2]'   8 wavefronts, 4 conflicts\n"
+        "  banklab sim '__shared__ float s[1024]; s[lane * 32] = 1.0f'   a 32-way store\n"
+        "  banklab sim '__shared__ float s[64]; s[0]' --json     broadcast, as JSON\n"
+        "  banklab sim --offsets 0,8,16,24,32,40,48,56,64,72,80,88,96,104,112,120,128,136,\\\n"
+        "144,152,160,168,176,184,192,200,208,216,224,232,240,248 --width 8\n"
+        "  banklab sim --offsets 0x0,0x80,... --store --mask 0000ffff\n"
+        "\n"
+        "Exit status: 0 success; 2 bad usage or a pattern error (message, the pattern and a\n"
+        "caret under the place on stderr).\n",
+        f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("banklab sim: ", stderr);
+    fprintf(stderr, fmt, arg ? arg : "");
+    fputc('\n', stderr);
+    short_usage(stderr);
+    return EXIT_USAGE;
+}
+
+/* Strict unsigned parse: decimal or 0x hex, the whole string, no sign. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+    if (!s || !*s || *s == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 0);
+    if (errno || *end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    uint64_t v;
+    if (parse_u64(s, &v) || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_offsets(const char *s, uint64_t *off)
+{
+    int n = 0;
+    const char *p = s;
+    char tok[40];
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (len == 0 || len >= sizeof tok || n >= BANK_LANES)
+            return n >= BANK_LANES ? BANK_LANES + 1 : -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (parse_u64(tok, &off[n]))
+            return -1;
+        n++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+static int parse_mask(const char *s, uint32_t *out)
+{
+    if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+        s += 2;
+    size_t n = strlen(s);
+    if (n == 0 || n > 8 || strspn(s, "0123456789abcdefABCDEF") != n)
+        return -1;
+    *out = (uint32_t)strtoul(s, NULL, 16);
+    return 0;
+}
+
+static int parse_block(const char *s, unsigned block[3])
+{
+    unsigned v[3] = {1, 1, 1};
+    int n = 0;
+    const char *p = s;
+    char tok[16];
+    for (;;) {
+        const char *x = strpbrk(p, "xX");
+        size_t len = x ? (size_t)(x - p) : strlen(p);
+        if (n >= 3 || len == 0 || len >= sizeof tok)
+            return -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (parse_small(tok, 1, 1024, &v[n]))
+            return -1;
+        n++;
+        if (!x)
+            break;
+        p = x + 1;
+    }
+    if (v[2] > 64 || (uint64_t)v[0] * v[1] * v[2] > 1024)
+        return -1;
+    memcpy(block, v, sizeof v);
+    return 0;
+}
+
+/* Returns the value of --opt=VALUE or --opt VALUE (advancing *i), NULL when it is missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    *matched = 0;
+    if (strncmp(a, name, n))
+        return NULL;
+    if (a[n] == '=') {
+        *matched = 1;
+        return a + n + 1;
+    }
+    if (a[n] != 0)
+        return NULL;
+    *matched = 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+static int parse_args(int argc, char **argv, struct sim_args *a)
+{
+    memset(a, 0, sizeof *a);
+    pattern_env_init(&a->env);
+    a->width = 4;
+    a->mask = 0xffffffffu;
+    a->lanes = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *v;
+        int m;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            help(stdout);
+            return -1;
+        } else if (!strcmp(arg, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(arg, "--ascii")) {
+            a->ascii = 1;
+        } else if (!strcmp(arg, "--no-color") || !strcmp(arg, "--no-colour")) {
+            a->no_color = 1;
+        } else if (!strcmp(arg, "--store")) {
+            a->store = 1;
+        } else if (!strcmp(arg, "--lanes")) {
+            a->lanes = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--block", &m)) || m) {
+            if (!v || parse_block(v, a->env.block))
+                return usage_error("--block wants XxYxZ, XxY or X with at most 1024 threads "
+                                   "(z <= 64), got '%s'", v);
+            a->block_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--warp", &m)) || m) {
+            if (!v || parse_small(v, 0, 31, &a->env.warp))
+                return usage_error("--warp wants a warp number 0..31, got '%s'", v);
+            a->warp_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--param", &m)) || m) {
+            const char *eq = v ? strchr(v, '=') : NULL;
+            char name[PATTERN_NAME_MAX];
+            long long val;
+            size_t len = eq ? (size_t)(eq - v) : 0;
+            if (!eq || len == 0 || len >= sizeof name)
+                return usage_error("--param wants NAME=VALUE, got '%s'", v);
+            memcpy(name, v, len);
+            name[len] = 0;
+            if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+                    != len || (name[0] >= '0' && name[0] <= '9'))
+                return usage_error("--param: '%s' is not a name", name);
+            if (parse_ll(eq + 1, &val))
+                return usage_error("--param wants an integer value, got '%s'", v);
+            if (pattern_env_set(&a->env, name, val))
+                return usage_error("--param: too many parameters (at '%s')", v);
+            a->params_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--access", &m)) || m) {
+            unsigned n;
+            if (!v || parse_small(v, 1, PATTERN_MAX_ACCESSES, &n))
+                return usage_error("--access wants an access number from 1, got '%s'", v);
+            a->access = (int)n;
+        } else if ((v = opt_value(argc, argv, &i, "--dynamic", &m)) || m) {
+            if (!v || parse_u64(v, &a->env.dyn_bytes))
+                return usage_error("--dynamic wants a byte count, got '%s'", v);
+            a->dyn_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--offsets", &m)) || m) {
+            int n = v ? parse_offsets(v, a->offset) : -1;
+            if (n < 0)
+                return usage_error("--offsets wants 32 byte offsets separated by commas "
+                                   "(decimal or 0x hex), got '%s'", v);
+            if (n != BANK_LANES) {
+                char msg[64];
+                snprintf(msg, sizeof msg, "%s%d", n > BANK_LANES ? "more than " : "",
+                         n > BANK_LANES ? BANK_LANES : n);
+                return usage_error("--offsets wants exactly 32 offsets, one per lane; got %s",
+                                   msg);
+            }
+            a->have_offsets = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--width", &m)) || m) {
+            if (!v || parse_small(v, 1, 16, &a->width) ||
+                (a->width != 1 && a->width != 2 && a->width != 4 && a->width != 8 &&
+                 a->width != 16))
+                return usage_error("--width wants 1, 2, 4, 8 or 16 (bytes per lane), got '%s'",
+                                   v);
+            a->width_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--mask", &m)) || m) {
+            if (!v || parse_mask(v, &a->mask))
+                return usage_error("--mask wants up to 8 hex digits (bit n = lane n), got '%s'",
+                                   v);
+            a->mask_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--columns", &m)) || m) {
+            unsigned c;
+            if (!v || parse_small(v, 40, 1000, &c))
+                return usage_error("--columns wants a width of 40..1000, got '%s'", v);
+            a->cols = (int)c;
+        } else if ((v = opt_value(argc, argv, &i, "--svg", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--svg wants a file name%s", "");
+            a->svg = v;
+        } else if (!strcmp(arg, "--")) {
+            if (i + 1 < argc && !a->pattern) {
+                a->pattern = argv[++i];
+            }
+            if (i + 1 < argc)
+                return usage_error("unexpected argument '%s' (one pattern only)", argv[i + 1]);
+        } else if (arg[0] == '-' && arg[1] != 0) {
+            return usage_error("unknown option '%s'", arg);
+        } else if (a->pattern) {
+            return usage_error("unexpected argument '%s': the pattern is one argument "
+                               "(quote it)", arg);
+        } else {
+            a->pattern = arg;
+        }
+    }
+    if (a->pattern && a->have_offsets)
+        return usage_error("give a PATTERN or --offsets, not both%s", "");
+    if (!a->pattern && !a->have_offsets)
+        return usage_error("nothing to simulate: give a PATTERN or --offsets LIST%s", "");
+    if (a->pattern) {
+        if (a->width_set)
+            return usage_error("--width belongs to --offsets; a pattern's types set the "
+                               "width%s", "");
+        if (a->store)
+            return usage_error("--store belongs to --offsets; a pattern stores with "
+                               "'a[i] = value'%s", "");
+    } else {
+        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
+                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
+                          : a->access ? "--access" : NULL;
+        if (bad)
+            return usage_error("%s needs a PATTERN (it means nothing for --offsets)", bad);
+    }
+    return 0;
+}
+
+/* ---- JSON: a small writer with its own escaper (cJSON stays in src/lesson). ---- */
+
+/* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters;
+ * invalid UTF-8 (stray bytes, overlong forms, surrogates) becomes '?' so the output parses. */
+static void json_str_n(FILE *f, const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    fputc('"', f);
+    for (size_t i = 0; i < n && u[i];) {
+        unsigned char c = u[i];
+        int extra = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
+                    : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
+        int ok = extra >= 0;
+        for (int j = 1; ok && j <= extra; j++)
+            ok = i + (size_t)j < n && (u[i + j] & 0xc0) == 0x80;
+        if (ok && extra >= 2) {
+            unsigned char d = u[i + 1];
+            ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0) &&
+                 !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
+        }
+        if (!ok) {
+            fputc('?', f);
+            i++;
+            continue;
+        }
+        if (extra) {
+            fwrite(u + i, 1, (size_t)extra + 1, f);
+            i += (size_t)extra + 1;
+            continue;
+        }
+        switch (c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (c < 0x20 || c == 0x7f)
+                fprintf(f, "\\u%04x", c);
+            else
+                fputc(c, f);
+        }
+        i++;
+    }
+    fputc('"', f);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+    json_str_n(f, s, strlen(s));
+}
+
+static void json_lane_list(FILE *f, uint32_t lanes)
+{
+    int first = 1;
+    fputc('[', f);
+    for (int n = 0; n < BANK_LANES; n++)
+        if (lanes >> n & 1u) {
+            fprintf(f, "%s%d", first ? "" : ",", n);
+            first = 0;
+        }
+    fputc(']', f);
+}
+
+/* The fields of one access result (no braces), so they can sit at the top level. */
+static void json_result_fields(FILE *f, const struct bank_result *r, const struct bank_access *acc)
+{
+    fprintf(f, "\"op\":\"%s\",\"width\":%u,\"mask\":\"%08" PRIx32 "\",",
+            acc->op == BANK_STORE ? "store" : "load", acc->width, acc->mask);
+    fprintf(f, "\"wavefronts\":%d,\"passes\":%d,\"conflicts\":%d,\"ways\":%d,\"paired\":%s,"
+               "\"npasses\":%d,\"conflict_lanes\":",
+            r->wavefronts, r->passes, r->conflicts, r->ways, r->paired ? "true" : "false",
+            r->npasses);
+    json_lane_list(f, r->conflict_lanes);
+    fputs(",\"lanes\":[", f);
+    for (int n = 0; n < BANK_LANES; n++) {
+        const struct bank_lane *l = &r->lane[n];
+        int nw = l->nwords > 0 && l->nwords <= BANK_MAX_LANE_WORDS ? l->nwords : 1;
+        fprintf(f, "%s{\"lane\":%d,\"active\":%s,\"offset\":%" PRIu64 ",\"banks\":[", n ? "," : "",
+                n, l->active ? "true" : "false", l->offset);
+        for (int k = 0; k < nw; k++)
+            fprintf(f, "%s%u", k ? "," : "", l->bank[k]);
+        fputs("],\"words\":[", f);
+        for (int k = 0; k < nw; k++)
+            fprintf(f, "%s%" PRIu64, k ? "," : "", l->word[k]);
+        fprintf(f, "],\"pass\":%d,\"conflict\":%s}", l->pass, l->conflict ? "true" : "false");
+    }
+    fputs("],\"pass_detail\":[", f);
+    for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++) {
+        const struct bank_pass *ps = &r->pass[p];
+        fprintf(f, "%s{\"pass\":%d,\"lanes\":", p ? "," : "", p);
+        json_lane_list(f, ps->lanes);
+        fprintf(f, ",\"cost\":%d,\"worst_bank\":%d,\"banks\":[", ps->cost, ps->worst_bank);
+        for (int b = 0; b < BANK_COUNT; b++) {
+            const struct bank_cell *c = &ps->cell[b];
+            fprintf(f, "%s{\"bank\":%d,\"words\":[", b ? "," : "", b);
+            for (int k = 0; k < c->nwords && k < BANK_MAX_CELL_WORDS; k++) {
+                fprintf(f, "%s{\"word\":%" PRIu64 ",\"lanes\":", k ? "," : "", c->word[k]);
+                json_lane_list(f, c->lanes[k]);
+                fputc('}', f);
+            }
+            fputs("]}", f);
+        }
+        fputs("]}", f);
+    }
+    fputc(']', f);
+}
+
+/* ---- one evaluated access ---- */
+
+struct sim_one {
+    struct bank_access acc;
+    struct bank_result res;
+    const struct pattern_access_info *info;  /* NULL for the raw form */
+    int index;                               /* 1-based */
+};
+
+static void print_pattern_error(const char *text, const struct pattern_error *err)
+{
+    char caret[2048];
+    fprintf(stderr, "banklab sim: %s\n", err->msg);
+    if (err->col > 0 && text && strlen(text) < sizeof caret / 2)
+        fputs(pattern_error_caret(text, err, caret, sizeof caret), stderr);
+}
+
+/* The text of an access statement, for headings. */
+static void access_text(const char *pattern, const struct pattern_access_info *info, char *buf,
+                        size_t size)
+{
+    size_t len = strlen(pattern);
+    buf[0] = 0;
+    if (!info || info->col < 1 || (size_t)info->col > len || info->len < 1)
+        return;
+    size_t start = (size_t)info->col - 1, n = (size_t)info->len;
+    if (n > len - start)
+        n = len - start;
+    if (n >= size)
+        n = size - 1;
+    memcpy(buf, pattern + start, n);
+    buf[n] = 0;
+}
+
+static int term_columns(void)
+{
+    struct winsize ws;
+    if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 80;
+}
+
+static void print_pattern_head(FILE *f, const struct sim_args *a, struct pattern *p)
+{
+    char buf[4096];
+    fprintf(f, "pattern: %s\n", a->pattern);
+    if (a->env.nparams > 0 && pattern_substitute(a->pattern, &a->env, buf, sizeof buf) >= 0 &&
+        strcmp(buf, a->pattern)) {
+        fputs("   with", f);
+        for (int i = 0; i < a->env.nparams; i++)
+            fprintf(f, "%s %s=%lld", i ? "," : "", a->env.param[i].name, a->env.param[i].value);
+        fprintf(f, ": %s\n", buf);
+    }
+    unsigned t0 = a->env.warp * 32;
+    fprintf(f, "block %ux%ux%u, warp %u (threads %u-%u)", a->env.block[0], a->env.block[1],
+            a->env.block[2], a->env.warp, t0, t0 + 31);
+    if (a->env.dyn_bytes)
+        fprintf(f, ", dynamic shared memory %" PRIu64 " bytes", a->env.dyn_bytes);
+    fputc('\n', f);
+    for (int i = 0; i < pattern_array_count(p); i++) {
+        const struct pattern_array_info *ai = pattern_array(p, i);
+        if (!ai)
+            continue;
+        fprintf(f, "array %s: %s", ai->name, ai->type);
+        if (ai->ndims > 0)
+            for (int d = 0; d < ai->ndims && d < 3; d++)
+                fprintf(f, "[%lld]", ai->dims[d]);
+        else
+            fputs(ai->dynamic ? " (dynamic)" : "", f);
+        fprintf(f, ", %u bytes per element, at byte %" PRIu64, ai->elem_size, ai->base);
+        if (ai->bytes)
+            fprintf(f, ", %" PRIu64 " bytes", ai->bytes);
+        fputc('\n', f);
+    }
+}
+
+static void json_pattern_fields(FILE *f, const struct sim_args *a, struct pattern *p)
+{
+    fputs("\"pattern\":", f);
+    json_str_n(f, a->pattern, strlen(a->pattern));
+    fputs(",\"params\":{", f);
+    for (int i = 0; i < a->env.nparams; i++) {
+        if (i)
+            fputc(',', f);
+        json_str(f, a->env.param[i].name);
+        fprintf(f, ":%lld", a->env.param[i].value);
+    }
+    fprintf(f, "},\"block\":[%u,%u,%u],\"warp\":%u,\"dynamic\":%" PRIu64 ",\"arrays\":[",
+            a->env.block[0], a->env.block[1], a->env.block[2], a->env.warp, a->env.dyn_bytes);
+    for (int i = 0; i < pattern_array_count(p); i++) {
+        const struct pattern_array_info *ai = pattern_array(p, i);
+        if (!ai)
+            continue;
+        fprintf(f, "%s{\"name\":", i ? "," : "");
+        json_str_n(f, ai->name, sizeof ai->name);
+        fputs(",\"type\":", f);
+        json_str_n(f, ai->type, sizeof ai->type);
+        fprintf(f, ",\"elem_size\":%u,\"dims\":[", ai->elem_size);
+        for (int d = 0; d < ai->ndims && d < 3; d++)
+            fprintf(f, "%s%lld", d ? "," : "", ai->dims[d]);
+        fprintf(f, "],\"base\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dynamic\":%s}", ai->base,
+                ai->bytes, ai->dynamic ? "true" : "false");
+    }
+    fputc(']', f);
+}
+
+static void json_access_info(FILE *f, const struct sim_args *a, const struct sim_one *o)
+{
+    char text[1024];
+    access_text(a->pattern, o->info, text, sizeof text);
+    fprintf(f, "\"access\":{\"index\":%d,\"kind\":\"%s\",\"array\":", o->index,
+            o->info->kind == PATTERN_STORE ? "store" : "load");
+    json_str_n(f, o->info->array, sizeof o->info->array);
+    fputs(",\"type\":", f);
+    json_str_n(f, o->info->type, sizeof o->info->type);
+    fputs(",\"text\":", f);
+    json_str_n(f, text, strlen(text));
+    fputc('}', f);
+}
+
+static int write_svg(const struct sim_args *a, const struct sim_one *o)
+{
+    char title[1024], sub[512];
+    struct svg_options so = {0};
+    if (a->pattern) {
+        access_text(a->pattern, o->info, title, sizeof title);
+        int k = snprintf(sub, sizeof sub, "block %ux%ux%u, warp %u", a->env.block[0],
+                         a->env.block[1], a->env.block[2], a->env.warp);
+        for (int i = 0; i < a->env.nparams && k > 0 && (size_t)k < sizeof sub; i++)
+            k += snprintf(sub + k, sizeof sub - (size_t)k, ", %s=%lld", a->env.param[i].name,
+                          a->env.param[i].value);
+        so.title = title[0] ? title : a->pattern;
+        so.subtitle = sub;
+    } else {
+        snprintf(title, sizeof title, "%s of %u bytes per lane, mask %08" PRIx32,
+                 o->acc.op == BANK_STORE ? "store" : "load", o->acc.width, o->acc.mask);
+        so.title = title;
+    }
+    if (svg_write_file(a->svg, &o->res, o->acc.width, o->acc.op, &so)) {
+        fprintf(stderr, "banklab sim: cannot write %s: %s\n", a->svg, strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+static int simulate(struct sim_one *o, int *bad_lane)
+{
+    return (int)bank_simulate(&o->acc, &o->res, bad_lane);
+}
 
 int cmd_sim(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "banklab: 'sim' is not built yet\n");
-    return EXIT_USAGE;
+    static struct sim_args a;         /* large: keep it off the stack */
+    static struct sim_one one[PATTERN_MAX_ACCESSES];
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0)
+        return 0;  /* --help */
+    if (rc)
+        return rc;
+
+    struct pattern *p = NULL;
+    int n = 0;
+    if (a.pattern) {
+        struct pattern_error err;
+        memset(&err, 0, sizeof err);
+        if (pattern_parse(a.pattern, &p, &err)) {
+            print_pattern_error(a.pattern, &err);
+            return EXIT_USAGE;
+        }
+        int count = pattern_access_count(p);
+        if (a.access > count) {
+            fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a.access,
+                    count, count == 1 ? "" : "es");
+            pattern_free(p);
+            return EXIT_USAGE;
+        }
+        unsigned threads = a.env.block[0] * a.env.block[1] * a.env.block[2];
+        if (a.env.warp * 32 >= threads) {
+            fprintf(stderr, "banklab sim: --warp %u: a block of %u threads has %u warp%s\n",
+                    a.env.warp, threads, (threads + 31) / 32, threads > 32 ? "s" : "");
+            pattern_free(p);
+            return EXIT_USAGE;
+        }
+        for (int i = 0; i < count && i < PATTERN_MAX_ACCESSES; i++) {
+            if (a.access && i + 1 != a.access)
+                continue;
+            struct sim_one *o = &one[n];
+            memset(&err, 0, sizeof err);
+            if (pattern_eval(p, &a.env, i, &o->acc, &err)) {
+                print_pattern_error(a.pattern, &err);
+                pattern_free(p);
+                return EXIT_USAGE;
+            }
+            o->acc.mask &= a.mask;
+            o->info = pattern_access(p, i);
+            o->index = i + 1;
+            int bad = -1;
+            int st = simulate(o, &bad);
+            if (st) {
+                fprintf(stderr, "banklab sim: access %d: %s (lane %d)\n", i + 1,
+                        bank_status_str((enum bank_status)st), bad);
+                pattern_free(p);
+                return EXIT_USAGE;
+            }
+            n++;
+        }
+    } else {
+        struct sim_one *o = &one[0];
+        memset(o, 0, sizeof *o);
+        o->acc.width = a.width;
+        o->acc.op = a.store ? BANK_STORE : BANK_LOAD;
+        o->acc.mask = a.mask;
+        memcpy(o->acc.offset, a.offset, sizeof a.offset);
+        o->index = 1;
+        int bad = -1;
+        int st = simulate(o, &bad);
+        if (st == BANK_EALIGN) {
+            fprintf(stderr, "banklab sim: lane %d: offset %" PRIu64 " is not a multiple of the "
+                            "width (%u bytes)\n", bad, a.offset[bad >= 0 && bad < 32 ? bad : 0],
+                    a.width);
+            short_usage(stderr);
+            return EXIT_USAGE;
+        } else if (st) {
+            fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
+            return EXIT_USAGE;
+        }
+        n = 1;
+    }
+
+    if (a.svg) {
+        if (n != 1) {
+            fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
+                            "(the pattern has %d)\n", n);
+            pattern_free(p);
+            return EXIT_USAGE;
+        }
+        rc = write_svg(&a, &one[0]);
+        if (rc) {
+            pattern_free(p);
+            return rc;
+        }
+    }
+
+    if (a.json) {
+        FILE *f = stdout;
+        fputc('{', f);
+        if (p) {
+            json_pattern_fields(f, &a, p);
+            fputc(',', f);
+        }
+        if (n == 1) {
+            if (p) {
+                json_access_info(f, &a, &one[0]);
+                fputc(',', f);
+            }
+            json_result_fields(f, &one[0].res, &one[0].acc);
+        } else {
+            fputs("\"accesses\":[", f);
+            for (int i = 0; i < n; i++) {
+                fputs(i ? ",{" : "{", f);
+                json_access_info(f, &a, &one[i]);
+                fputc(',', f);
+                json_result_fields(f, &one[i].res, &one[i].acc);
+                fputc('}', f);
+            }
+            fputc(']', f);
+        }
+        fputs("}\n", f);
+    } else {
+        struct grid_text_options go;
+        grid_text_options_init(&go);
+        go.ascii = a.ascii;
+        const char *nc = getenv("NO_COLOR");
+        go.color = !a.no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+        go.cols = a.cols ? a.cols : term_columns();
+        go.lanes = a.lanes == 1 ? 1 : n == 1 ? -1 : 0;
+        if (p)
+            print_pattern_head(stdout, &a, p);
+        for (int i = 0; i < n; i++) {
+            if (p) {
+                char text[1024];
+                access_text(a.pattern, one[i].info, text, sizeof text);
+                fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
+                        one[i].index, pattern_access_count(p), text,
+                        one[i].info->kind == PATTERN_STORE ? "store" : "load",
+                        one[i].info->type);
+            }
+            grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op,
+                            one[i].acc.mask, &go);
+        }
+    }
+    pattern_free(p);
+    if (fflush(stdout) || ferror(stdout)) {
+        fprintf(stderr, "banklab sim: write error: %s\n", strerror(errno));
+        return EXIT_USAGE;
+    }
+    return 0;
 }
