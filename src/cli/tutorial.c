@@ -1,12 +1,130 @@
-/* tutorial.c: placeholder until its owner lands it. */
+/* tutorial.c: `banklab [OPTIONS]` with no subcommand: parses the tutorial's options, opens the
+ * GPU runner (a device, or a recording for --replay) and hands over to the UI (src/ui/ui.h).
+ * No curses here: the terminal belongs to src/ui. */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../gpu/gpu.h"
+#include "../lesson/lesson.h"
+#include "../lesson/recording.h"
+#include "../ui/ui.h"
 #include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: banklab [OPTIONS]\n"
+            "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts.\n"
+            "\n"
+            "  --lessons DIR        lesson directory (default: $BANKLAB_LESSONS, installed, ./lessons)\n"
+            "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
+            "                       starts with zh, else en; English when the locale is not UTF-8)\n"
+            "  --chapter N          start at chapter N ...\n"
+            "  --step M             ... step M (1-based; with --chapter)\n"
+            "  --reset              forget saved progress (the file is rewritten on quit)\n"
+            "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
+            "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
+            "  --device N           use CUDA device N (default 0)\n"
+            "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
+            "  --present            presenter mode: large cells, key sentences, e reveals\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Keys: n/Space/Right next, b/Left back, c contents, g playground, s sweep, i inspect,\n"
+            "t type, w/W warp, a/Tab access, h hint, l language, e reveal, x SVG, r report, ? help,\n"
+            "q quit. Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
+            "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n");
+}
+
+static int int_arg(const char *opt, const char *v, int lo, int hi, int *out)
+{
+    char *end;
+    long x = v ? strtol(v, &end, 10) : 0;
+    if (!v || !*v || *end || x < lo || x > hi) {
+        fprintf(stderr, "banklab: %s needs an integer in %d..%d\n", opt, lo, hi);
+        return -1;
+    }
+    *out = (int)x;
+    return 0;
+}
 
 int cmd_tutorial(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "banklab: 'tutorial' is not built yet\n");
-    return EXIT_USAGE;
+    struct ui_options o;
+    memset(&o, 0, sizeof o);
+    o.t_start = ui_now();
+    o.lang = -1;
+    int device = 0;
+    const char *replay = NULL;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--lessons")) {
+            if (!v) { fprintf(stderr, "banklab: --lessons needs a directory\n"); return EXIT_USAGE; }
+            o.lessons_dir = v;
+            i++;
+        } else if (!strcmp(a, "--lang")) {
+            if (v && !strcmp(v, "zh"))
+                o.lang = LANG_ZH;
+            else if (v && !strcmp(v, "en"))
+                o.lang = LANG_EN;
+            else {
+                fprintf(stderr, "banklab: --lang takes zh or en\n");
+                return EXIT_USAGE;
+            }
+            i++;
+        } else if (!strcmp(a, "--chapter")) {
+            if (int_arg(a, v, 1, 99, &o.chapter)) return EXIT_USAGE;
+            i++;
+        } else if (!strcmp(a, "--step")) {
+            if (int_arg(a, v, 1, 1000, &o.step)) return EXIT_USAGE;
+            i++;
+        } else if (!strcmp(a, "--device")) {
+            if (int_arg(a, v, 0, 63, &device)) return EXIT_USAGE;
+            i++;
+        } else if (!strcmp(a, "--replay")) {
+            if (!v) { fprintf(stderr, "banklab: --replay needs a file\n"); return EXIT_USAGE; }
+            replay = v;
+            i++;
+        } else if (!strcmp(a, "--reset")) {
+            o.reset = 1;
+        } else if (!strcmp(a, "--ascii")) {
+            o.ascii = 1;
+        } else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
+            o.no_color = 1;
+        } else if (!strcmp(a, "--present")) {
+            o.present = 1;
+        } else {
+            fprintf(stderr, "banklab: unknown option '%s' (banklab --help lists them)\n", a);
+            return EXIT_USAGE;
+        }
+    }
+    if (o.step && !o.chapter) {
+        fprintf(stderr, "banklab: --step needs --chapter\n");
+        return EXIT_USAGE;
+    }
+    struct gpu_info info;
+    struct gpu *g;
+    if (replay) {
+        struct recording rec;
+        char msg[RECORDING_MSG_MAX];
+        if (recording_load_file(replay, &rec, msg, sizeof msg) != 0) {
+            fprintf(stderr, "banklab: %s\n", msg);
+            return EXIT_USAGE;
+        }
+        g = recording_open_replay(&rec, &info);
+        recording_done(&rec);
+    } else {
+        g = gpu_open(device, &info);
+    }
+    if (!g) {
+        fprintf(stderr, "banklab: out of memory\n");
+        return EXIT_USAGE;
+    }
+    int rc = ui_run(&o, g, &info);
+    gpu_close(g);
+    return rc;
 }

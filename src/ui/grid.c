@@ -1,0 +1,420 @@
+/* grid.c: the 32-bank grid of one warp access (columns = banks, rows = the distinct words a
+ * bank serves in a pass, cells = the lanes asking for each word), the inspect cursor, the
+ * results panel and the parameter line. Broadcast, conflict and the worst bank carry glyphs
+ * as well as colour. Draws straight into curses; no allocation. */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+
+#define LABEL 4
+
+static const char base32[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVW";
+
+static int cell_w(int w, int big)
+{
+    int c = (w - LABEL) / BANK_COUNT;
+    int max = big ? 4 : 3;
+    if (c > max)
+        c = max;
+    if (c < 2)
+        c = 2;
+    return c;
+}
+
+static int lowest(uint32_t m)
+{
+    for (int i = 0; i < 32; i++)
+        if (m >> i & 1u)
+            return i;
+    return -1;
+}
+
+static int popc(uint32_t m)
+{
+    int n = 0;
+    while (m) {
+        m &= m - 1;
+        n++;
+    }
+    return n;
+}
+
+static int pass_rows(const struct bank_result *r, int p)
+{
+    int c = r->pass[p].cost;
+    return c > 0 ? c : 1;
+}
+
+int grid_rows_wanted(const struct app *a, const struct ui_scene *s)
+{
+    (void)a;
+    if (!s->ok)
+        return 3;
+    int rows = 1;
+    for (int p = 0; p < s->res.npasses && p < BANK_MAX_PASSES; p++)
+        rows += pass_rows(&s->res, p) + 1;
+    return rows;
+}
+
+/* rows shown per pass when h rows are available (header included) */
+static void allot(const struct bank_result *r, int h, int *shown)
+{
+    int np = r->npasses;
+    int budget = h - 1 - np;
+    for (int p = 0; p < np; p++) {
+        shown[p] = 1;
+        budget--;
+    }
+    int more = 1;
+    while (budget > 0 && more) {
+        more = 0;
+        for (int p = 0; p < np && budget > 0; p++)
+            if (shown[p] < pass_rows(r, p)) {
+                shown[p]++;
+                budget--;
+                more = 1;
+            }
+    }
+}
+
+static void put_cell(const struct app *a, int y, int x, int cw, const char *txt, attr_t at)
+{
+    attrset(at);
+    mvaddnstr(y, x, txt, -1);
+    (void)cw;
+    attrset(A_NORMAL);
+}
+
+void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
+               const struct ui_inspect *in, int big)
+{
+    const struct bank_result *r = &s->res;
+    int cw = cell_w(w, big);
+    char buf[64];
+    if (h < 3)
+        return;
+    /* header */
+    attrset(theme_attr(a, UIC_HEADER));
+    mvaddstr(y, x, "bank");
+    for (int b = 0; b < BANK_COUNT; b++) {
+        int cx = x + LABEL + b * cw;
+        if (cw == 2) {
+            if (b % 4 == 0)
+                snprintf(buf, sizeof buf, "%2d", b);
+            else
+                snprintf(buf, sizeof buf, " %s", a->g->dot);
+        } else {
+            snprintf(buf, sizeof buf, "%*d%*s", cw - 1, b, 1, "");
+        }
+        mvaddstr(y, cx, buf);
+    }
+    attrset(A_NORMAL);
+    int shown[BANK_MAX_PASSES] = {0};
+    allot(r, h, shown);
+    int row = y + 1;
+    for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++) {
+        const struct bank_pass *ps = &r->pass[p];
+        int total = pass_rows(r, p);
+        int off = 0;
+        if (in && in->on && in->pass == p && in->row >= shown[p])
+            off = in->row - shown[p] + 1;
+        for (int k = 0; k < shown[p]; k++) {
+            int wr = k + off;           /* word row */
+            if (k == shown[p] - 1 && off + shown[p] < total) {
+                snprintf(buf, sizeof buf, "+%d", total - off - shown[p]);
+                attrset(theme_attr(a, UIC_DIM));
+                mvaddstr(row, x, buf);
+                attrset(A_NORMAL);
+            }
+            for (int b = 0; b < BANK_COUNT; b++) {
+                int cx = x + LABEL + b * cw;
+                const struct bank_cell *c = &ps->cell[b];
+                int cursor = in && in->on && in->pass == p && in->bank == b && in->row == wr;
+                if (wr >= c->nwords) {
+                    if (wr == 0 && ps->lanes) {
+                        snprintf(buf, sizeof buf, "%*s%s%*s", cw - 2, "", a->g->dot, 1, "");
+                        put_cell(a, row, cx, cw, buf,
+                                 cursor ? theme_attr(a, UIC_CURSOR) : theme_attr(a, UIC_DIM));
+                    } else if (cursor) {
+                        snprintf(buf, sizeof buf, "%*s", cw, "");
+                        put_cell(a, row, cx, cw, buf, theme_attr(a, UIC_CURSOR));
+                    }
+                    continue;
+                }
+                uint32_t lanes = c->lanes[wr];
+                int lane = lowest(lanes);
+                int bc = popc(lanes) > 1, cf = c->nwords > 1;
+                const char *mk = cf && bc ? a->g->both : cf ? a->g->conflict
+                               : bc ? a->g->broadcast : " ";
+                if (cw == 2)
+                    snprintf(buf, sizeof buf, "%c%s", base32[lane & 31], mk);
+                else
+                    snprintf(buf, sizeof buf, "%*d%s", cw - 1, lane, mk);
+                enum ui_role role = UIC_LANE;
+                if (cf)
+                    role = (b == ps->worst_bank && ps->cost > 1) ? UIC_WORST : UIC_CONFLICT;
+                else if (bc)
+                    role = UIC_BROADCAST;
+                if (cursor)
+                    role = UIC_CURSOR;
+                put_cell(a, row, cx, cw, buf, theme_attr(a, role));
+            }
+            row++;
+        }
+        /* footer: the pass label and the words each bank serves */
+        if (r->npasses > 1)
+            snprintf(buf, sizeof buf, "p%d", p + 1);
+        else
+            snprintf(buf, sizeof buf, "wds");
+        attrset(theme_attr(a, UIC_HEADER));
+        mvaddstr(row, x, buf);
+        attrset(A_NORMAL);
+        for (int b = 0; b < BANK_COUNT; b++) {
+            int n = ps->cell[b].nwords;
+            int worst = b == ps->worst_bank && ps->cost > 1;
+            const char *mk = worst ? a->g->worst : " ";
+            if (n == 0)
+                snprintf(buf, sizeof buf, "%*s", cw, "");
+            else if (n == 1)
+                snprintf(buf, sizeof buf, "%*s%s ", cw - 2, "", a->g->dot);
+            else if (cw == 2)
+                snprintf(buf, sizeof buf, "%c%s", n < 10 ? '0' + n : '+', mk);
+            else
+                snprintf(buf, sizeof buf, "%*d%s", cw - 1, n, mk);
+            enum ui_role role = worst ? UIC_WORST : n > 1 ? UIC_CONFLICT : UIC_DIM;
+            put_cell(a, row, x + LABEL + b * cw, cw, buf, theme_attr(a, role));
+        }
+        row++;
+        if (row >= y + h)
+            break;
+    }
+}
+
+void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in)
+{
+    const struct bank_result *r = &s->res;
+    if (r->npasses < 1) {
+        in->pass = in->row = in->bank = 0;
+        return;
+    }
+    if (in->pass >= r->npasses)
+        in->pass = r->npasses - 1;
+    if (in->pass < 0)
+        in->pass = 0;
+    if (in->bank < 0)
+        in->bank = BANK_COUNT - 1;
+    if (in->bank >= BANK_COUNT)
+        in->bank = 0;
+    int rows = pass_rows(r, in->pass);
+    if (in->row >= rows)
+        in->row = rows - 1;
+    if (in->row < 0)
+        in->row = 0;
+}
+
+void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key)
+{
+    const struct bank_result *r = &s->res;
+    switch (key) {
+    case KEY_LEFT: in->bank--; break;
+    case KEY_RIGHT: in->bank++; break;
+    case KEY_HOME: in->bank = 0; break;
+    case KEY_END: in->bank = BANK_COUNT - 1; break;
+    case KEY_UP:
+        if (in->row > 0)
+            in->row--;
+        else if (in->pass > 0) {
+            in->pass--;
+            in->row = pass_rows(r, in->pass) - 1;
+        }
+        break;
+    case KEY_DOWN:
+        if (in->row + 1 < pass_rows(r, in->pass))
+            in->row++;
+        else if (in->pass + 1 < r->npasses) {
+            in->pass++;
+            in->row = 0;
+        }
+        break;
+    }
+    grid_inspect_clamp(s, in);
+}
+
+int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
+                      char *l1, char *l2, size_t size)
+{
+    (void)a;
+    const struct bank_result *r = &s->res;
+    l1[0] = l2[0] = 0;
+    if (!s->ok)
+        return 0;
+    const struct bank_pass *ps = &r->pass[in->pass];
+    const struct bank_cell *c = &ps->cell[in->bank];
+    char lanes[160], others[160];
+    if (in->row >= c->nwords) {
+        if (c->nwords == 0)
+            snprintf(l1, size, "bank %d, pass %d: idle (no lane asks it for a word)", in->bank,
+                     in->pass + 1);
+        else
+            snprintf(l1, size, "bank %d, pass %d: serves %d word%s (%d wavefront%s for this bank)",
+                     in->bank, in->pass + 1, c->nwords, c->nwords > 1 ? "s" : "", c->nwords,
+                     c->nwords > 1 ? "s" : "");
+        return 1;
+    }
+    uint64_t word = c->word[in->row];
+    uint32_t m = c->lanes[in->row];
+    text_lanes(m, lanes, sizeof lanes);
+    int lane = lowest(m);
+    const struct bank_lane *ln = &r->lane[lane];
+    snprintf(l1, size,
+             "bank %d, pass %d, word %llu (byte %llu): lane%s %s%s; lane %d: offset %llu B, "
+             "%d word%s",
+             in->bank, in->pass + 1, (unsigned long long)word,
+             (unsigned long long)(word * BANK_WORD_BYTES), popc(m) > 1 ? "s" : "", lanes,
+             popc(m) > 1 ? " (broadcast: one word, free)" : "", lane,
+             (unsigned long long)ln->offset, ln->nwords, ln->nwords > 1 ? "s" : "");
+    if (c->nwords <= 1) {
+        snprintf(l2, size, "no conflict: bank %d serves only this word in pass %d", in->bank,
+                 in->pass + 1);
+        return 2;
+    }
+    uint32_t om = 0;
+    for (int k = 0; k < c->nwords; k++)
+        if (k != in->row)
+            om |= c->lanes[k];
+    text_lanes(om, others, sizeof others);
+    snprintf(l2, size, "conflicts with lane%s %s: bank %d serves %d different words in pass %d "
+             "(%d wavefronts)",
+             popc(om) > 1 ? "s" : "", others, in->bank, c->nwords, in->pass + 1, c->nwords);
+    return 2;
+}
+
+void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = 0;
+#define ADD(...)                                                                          \
+    do {                                                                                  \
+        int k_ = snprintf(buf + o, size - o, __VA_ARGS__);                                \
+        if (k_ > 0)                                                                       \
+            o += (size_t)k_;                                                              \
+        if (o >= size)                                                                    \
+            o = size - 1;                                                                 \
+    } while (0)
+    if (s->ls) {
+        for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
+            const struct lesson_param *p = &s->ls->params[i];
+            ADD("%s%s=%lld", o ? a->g->sep : "", p->name, s->value[i]);
+            if (p->key_inc && p->key_dec)
+                ADD(" [%c/%c]", p->key_inc, p->key_dec);
+        }
+        if (s->ls->ntypes > 1)
+            ADD("%stype %s [t]", o ? a->g->sep : "", s->ls->types[s->type_index]);
+    } else if (s->env.nparams) {
+        for (int i = 0; i < s->env.nparams; i++)
+            ADD("%s%s=%lld", o ? a->g->sep : "", s->env.param[i].name, s->env.param[i].value);
+    }
+    if (s->nwarps > 1)
+        ADD("%swarp %u/%u [w/W]", o ? a->g->sep : "", s->warp, s->nwarps);
+    if (s->parsed && s->pat) {
+        const struct pattern_access_info *ai = pattern_access(s->pat, s->access);
+        if (ai)
+            ADD("%saccess %d/%d: %s %s (%s, %u B)%s", o ? a->g->sep : "", s->access + 1,
+                s->naccess, ai->kind == PATTERN_STORE ? "store" : "load", ai->array, ai->type,
+                ai->width, s->naccess > 1 ? " [a]" : "");
+    }
+#undef ADD
+}
+
+static const char *plural(int n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
+                 int big)
+{
+    char buf[UI_MSG_MAX];
+    const struct bank_result *r = &s->res;
+    if (h < 1)
+        return 0;
+    int lab = big ? 0 : 10;
+    attr_t la = theme_attr(a, UIC_HEADER);
+    if (!big)
+        text_puts(a, y, x, w, "model", la);
+    if (s->ok) {
+        snprintf(buf, sizeof buf, "%d %s%s%d %s%s%d-way%s%d %s%s", r->wavefronts,
+                 plural(r->wavefronts, "wavefront", "wavefronts"), a->g->sep, r->conflicts,
+                 plural(r->conflicts, "conflict", "conflicts"), a->g->sep, r->ways, a->g->sep,
+                 r->passes, plural(r->passes, "pass", "passes"),
+                 r->paired ? " (8/16-byte pairs fused)" : "");
+        if (big) {
+            char b2[UI_MSG_MAX];
+            snprintf(b2, sizeof b2, "model: %s", buf);
+            text_puts(a, y, x, w, b2, theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK));
+        } else {
+            text_puts(a, y, x + lab, w - lab, buf,
+                      theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK));
+        }
+    } else {
+        text_puts(a, y, x + lab, w - lab, s->errtext[0] ? s->errtext : "-",
+                  theme_attr(a, UIC_ERROR));
+    }
+    if (h < 2)
+        return 1;
+    /* measured */
+    const char *label;
+    char labbuf[GPU_TEXT_MAX + 16];
+    buf[0] = 0;
+    attr_t at = theme_attr(a, UIC_MEASURED);
+    if (!a->gpu || !a->info.available) {
+        snprintf(buf, sizeof buf, "no GPU: %s",
+                 a->info.reason[0] ? a->info.reason : "no runner (model only)");
+        text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
+        return 2;
+    }
+    if (a->info.backend == GPU_BACKEND_REPLAY) {
+        label = a->info.device;
+    } else {
+        snprintf(labbuf, sizeof labbuf, "%s counters", a->info.device);
+        label = labbuf;
+    }
+    if (a->pending && !a->has_last) {
+        snprintf(buf, sizeof buf, "%s: measuring%s", label, a->g->ellipsis);
+    } else if (a->has_last) {
+        const struct gpu_result *g = &a->last;
+        if (g->status != GPU_OK) {
+            snprintf(buf, sizeof buf, "%s: %s", label, g->error[0] ? g->error : "no result");
+            at = theme_attr(a, UIC_DIM);
+        } else {
+            size_t o = 0;
+            int k = snprintf(buf, sizeof buf, "%s:", label);
+            o = k > 0 ? (size_t)k : 0;
+            if (g->has_counters) {
+                int st = s->acc.op == BANK_STORE;
+                k = snprintf(buf + o, sizeof buf - o, " %.1f wavefronts, %.1f conflicts per instr",
+                             st ? g->wavefronts_st : g->wavefronts_ld,
+                             st ? g->conflicts_st : g->conflicts_ld);
+                if (k > 0 && (size_t)k < sizeof buf - o)
+                    o += (size_t)k;
+            }
+            if (g->has_timing && o < sizeof buf) {
+                if (g->gbps > 0)
+                    k = snprintf(buf + o, sizeof buf - o, "%s%.0f GB/s%s", a->g->sep, g->gbps,
+                                 g->verified ? " (verified)" : "");
+                else
+                    k = snprintf(buf + o, sizeof buf - o, "%s%.1f clk/request%s%.3f ms",
+                                 a->g->sep, g->clk_per_request, a->g->sep, g->ms_median);
+                if (k > 0 && (size_t)k < sizeof buf - o)
+                    o += (size_t)k;
+            }
+            if (!g->has_counters && g->counters_note[0] && o < sizeof buf)
+                snprintf(buf + o, sizeof buf - o, "%s%s", a->g->sep, g->counters_note);
+        }
+    } else {
+        snprintf(buf, sizeof buf, "%s: -", label);
+    }
+    text_puts(a, y + 1, x, w, buf, at);
+    return 2;
+}

@@ -1,0 +1,248 @@
+/* scene.c: a lesson scene (or the playground's text) evaluated for the screen: parameters and
+ * type through lesson_scene_env, the text through the pattern language, the chosen access of
+ * the chosen warp through the bank model; and the GPU request for that state. No curses calls
+ * here and no allocation besides the parsed pattern (rebuilt only when the text changes). */
+#include <stdio.h>
+#include <string.h>
+
+#include "app.h"
+
+void scene_clear(struct ui_scene *s)
+{
+    if (s->pat)
+        pattern_free(s->pat);
+    memset(s, 0, sizeof *s);
+}
+
+static unsigned warps_of(const struct pattern_env *env)
+{
+    unsigned long long t = (unsigned long long)env->block[0] * env->block[1] * env->block[2];
+    unsigned long long w = (t + 31) / 32;
+    return w ? (unsigned)(w > 1024 ? 1024 : w) : 1;
+}
+
+/* binding for the scene's current values, plus one override (param index, value) */
+static void make_bind(struct ui_scene *s, struct lesson_binding *b, long long *vals, int param,
+                      long long v)
+{
+    memset(b, 0, sizeof *b);
+    if (!s->ls)
+        return;
+    int n = s->ls->nparams < PATTERN_MAX_PARAMS ? s->ls->nparams : PATTERN_MAX_PARAMS;
+    for (int i = 0; i < n; i++) {
+        s->bind_name[i] = s->ls->params[i].name;
+        vals[i] = i == param ? v : s->value[i];
+    }
+    b->nvalues = n;
+    b->names = (char **)s->bind_name;
+    b->values = vals;
+    b->type = NULL;
+}
+
+/* parse s->code if it changed since the last parse */
+static int reparse(struct ui_scene *s, const char *code)
+{
+    if (s->parsed && !strcmp(code, s->code))
+        return 0;
+    if (s->pat)
+        pattern_free(s->pat);
+    s->pat = NULL;
+    s->parsed = 0;
+    snprintf(s->code, sizeof s->code, "%s", code);
+    memset(&s->err, 0, sizeof s->err);
+    if (pattern_parse(s->code, &s->pat, &s->err) != 0) {
+        s->pat = NULL;
+        snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
+        return -1;
+    }
+    s->parsed = 1;
+    s->naccess = pattern_access_count(s->pat);
+    return 0;
+}
+
+void scene_eval(struct app *a, struct ui_scene *s)
+{
+    (void)a;
+    s->ok = 0;
+    s->errtext[0] = 0;
+    if (s->ls) {
+        struct lesson_binding b;
+        long long vals[PATTERN_MAX_PARAMS];
+        char code[UI_CODE_MAX];
+        make_bind(s, &b, vals, -1, 0);
+        if (lesson_scene_env(s->ls, &b, s->type_index, &s->env, code, sizeof code) != 0) {
+            snprintf(s->errtext, sizeof s->errtext, "scene code does not fit or a parameter is unknown");
+            return;
+        }
+        if (reparse(s, code) != 0)
+            return;
+        if (pattern_substitute(s->ls->code, &s->env, s->shown, sizeof s->shown) < 0)
+            snprintf(s->shown, sizeof s->shown, "%s", s->ls->code);
+    } else {
+        if (!s->parsed)
+            return;
+    }
+    s->nwarps = warps_of(&s->env);
+    if (s->warp >= s->nwarps)
+        s->warp = s->nwarps - 1;
+    s->env.warp = s->warp;
+    if (s->naccess < 1)
+        s->naccess = 1;
+    if (s->access >= s->naccess || s->access < 0)
+        s->access = 0;
+    memset(&s->err, 0, sizeof s->err);
+    if (pattern_eval(s->pat, &s->env, s->access, &s->acc, &s->err) != 0) {
+        snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
+        return;
+    }
+    int bad = -1;
+    enum bank_status st = bank_simulate(&s->acc, &s->res, &bad);
+    if (st != BANK_OK) {
+        if (st == BANK_EALIGN)
+            snprintf(s->errtext, sizeof s->errtext, "%s (lane %d)", bank_status_str(st), bad);
+        else
+            snprintf(s->errtext, sizeof s->errtext, "%s", bank_status_str(st));
+        return;
+    }
+    s->ok = 1;
+}
+
+int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long long v,
+                      struct bank_result *res, struct bank_access *acc_out)
+{
+    (void)a;
+    struct ui_scene *s = (struct ui_scene *)cs;  /* only bind_name is written */
+    if (!s->ls || !s->parsed)
+        return -1;
+    struct lesson_binding b;
+    long long vals[PATTERN_MAX_PARAMS];
+    char code[UI_CODE_MAX];
+    struct pattern_env env;
+    make_bind(s, &b, vals, param, v);
+    if (lesson_scene_env(s->ls, &b, s->type_index, &env, code, sizeof code) != 0)
+        return -1;
+    if (strcmp(code, s->code))
+        return -1;                       /* the type is part of the code, not swept */
+    env.warp = s->warp;
+    struct bank_access acc;
+    struct pattern_error err;
+    if (pattern_eval(s->pat, &env, s->access, &acc, &err) != 0)
+        return -1;
+    if (bank_simulate(&acc, res, NULL) != BANK_OK)
+        return -1;
+    if (acc_out)
+        *acc_out = acc;
+    return 0;
+}
+
+int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls)
+{
+    scene_clear(s);
+    s->ls = ls;
+    if (!ls)
+        return 0;
+    for (int i = 0; i < ls->nparams && i < PATTERN_MAX_PARAMS; i++)
+        s->value[i] = ls->params[i].def;
+    s->access = ls->access;
+    s->warp = ls->warp;
+    scene_eval(a, s);
+    return s->ok ? 0 : -1;
+}
+
+/* the request that measures what is drawn */
+void scene_submit(struct app *a, struct ui_scene *s)
+{
+    a->has_last = 0;
+    a->pending = 0;
+    if (!a->gpu || !a->info.available || !s->ok)
+        return;
+    struct gpu_request rq;
+    memset(&rq, 0, sizeof rq);
+    rq.id = ++a->next_id;
+    rq.want_timing = 1;
+    rq.want_counters = 1;
+    const char *k = s->ls ? s->ls->kernel : NULL;
+    if (k && *k && strcmp(k, "pattern")) {
+        rq.kind = GPU_REQ_CASE;
+        snprintf(rq.case_name, sizeof rq.case_name, "%s", k);
+        for (int i = 0; i < s->ls->nparams && rq.nparams < GPU_CASE_MAX_PARAMS; i++) {
+            snprintf(rq.param_name[rq.nparams], sizeof rq.param_name[0], "%s",
+                     s->ls->params[i].name);
+            rq.param_value[rq.nparams++] = s->value[i];
+        }
+    } else {
+        rq.kind = GPU_REQ_PATTERN;
+        rq.access = s->acc;
+    }
+    enum gpu_status st = gpu_submit(a->gpu, &rq);
+    if (st == GPU_OK) {
+        s->req_id = rq.id;
+        a->pending = 1;
+    } else {
+        s->req_id = 0;
+    }
+}
+
+int scene_param_key(struct app *a, struct ui_scene *s, int ch)
+{
+    if (!s->ls)
+        return 0;
+    for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
+        const struct lesson_param *p = &s->ls->params[i];
+        int d = 0;
+        if (p->key_inc && ch == p->key_inc)
+            d = 1;
+        else if (p->key_dec && ch == p->key_dec)
+            d = -1;
+        if (!d)
+            continue;
+        long long step = p->step > 0 ? p->step : 1;
+        long long v = s->value[i] + d * step;
+        if (v > p->max)
+            v = p->max;
+        if (v < p->min)
+            v = p->min;
+        if (v == s->value[i]) {
+            app_msg(a, 0, "%s stays in %lld..%lld", p->name, p->min, p->max);
+            return 1;
+        }
+        s->value[i] = v;
+        scene_eval(a, s);
+        scene_submit(a, s);
+        return 1;
+    }
+    return 0;
+}
+
+void scene_cycle_type(struct app *a, struct ui_scene *s)
+{
+    if (!s->ls || s->ls->ntypes < 2) {
+        app_msg(a, 0, "this scene has one element type");
+        return;
+    }
+    s->type_index = (s->type_index + 1) % s->ls->ntypes;
+    scene_eval(a, s);
+    scene_submit(a, s);
+}
+
+void scene_warp(struct app *a, struct ui_scene *s, int delta)
+{
+    if (s->nwarps <= 1) {
+        app_msg(a, 0, "the block has one warp");
+        return;
+    }
+    s->warp = (s->warp + s->nwarps + (unsigned)(delta < 0 ? -1 : 1)) % s->nwarps;
+    scene_eval(a, s);
+    scene_submit(a, s);
+}
+
+void scene_next_access(struct app *a, struct ui_scene *s)
+{
+    if (s->naccess <= 1) {
+        app_msg(a, 0, "this code has one access");
+        return;
+    }
+    s->access = (s->access + 1) % s->naccess;
+    scene_eval(a, s);
+    scene_submit(a, s);
+}

@@ -1,0 +1,233 @@
+/* text.c: UTF-8 text measured in display columns (mbrtowc + wcwidth: CJK is two columns),
+ * word wrapping that also breaks between wide characters, and clipped drawing. No allocation.
+ * Backticks in lesson text mark `code`: zero width, drawn as an attribute change. */
+#include <string.h>
+#include <wchar.h>
+
+#include "app.h"
+
+/* next character at s (n bytes left): bytes used, *w its columns (invalid byte: 1 byte, 1 col) */
+static size_t next_char(const char *s, size_t n, wchar_t *wc, int *w)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t k = mbrtowc(wc, s, n, &st);
+    if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+        *wc = L'?';
+        *w = 1;
+        return 1;
+    }
+    int cw = wcwidth(*wc);
+    *w = cw < 0 ? 1 : cw;
+    return k;
+}
+
+int text_width_n(const char *s, size_t n)
+{
+    int cols = 0;
+    size_t i = 0;
+    while (i < n && s[i]) {
+        wchar_t wc;
+        int w;
+        i += next_char(s + i, n - i, &wc, &w);
+        cols += w;
+    }
+    return cols;
+}
+
+int text_width(const char *s)
+{
+    return text_width_n(s, strlen(s));
+}
+
+size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
+{
+    int c = 0;
+    size_t i = 0;
+    while (i < n && s[i]) {
+        wchar_t wc;
+        int w;
+        size_t k = next_char(s + i, n - i, &wc, &w);
+        if (c + w > maxcols)
+            break;
+        c += w;
+        i += k;
+    }
+    if (cols)
+        *cols = c;
+    return i;
+}
+
+size_t text_line(const char *s, size_t n, int width, size_t *next)
+{
+    int cols = 0;
+    size_t i = 0, brk = 0, brk_next = 0;
+    int have_brk = 0;
+    if (width < 1)
+        width = 1;
+    while (i < n && s[i]) {
+        if (s[i] == '\n') {
+            *next = i + 1;
+            return i;
+        }
+        if (s[i] == '`') {
+            i++;
+            continue;
+        }
+        wchar_t wc;
+        int w;
+        size_t k = next_char(s + i, n - i, &wc, &w);
+        if (wc == L' ') {
+            brk = i;
+            brk_next = i + 1;
+            have_brk = 1;
+        } else if (w == 2) {
+            brk = i;                         /* may break before a wide character */
+            brk_next = i;
+            have_brk = i > 0;
+        }
+        if (cols + w > width && wc != L' ') {
+            if (have_brk) {
+                *next = brk_next;
+                return brk;
+            }
+            *next = i > 0 ? i : k;
+            return i > 0 ? i : k;
+        }
+        cols += w;
+        i += k;
+        if (w == 2) {                        /* and after it */
+            brk = i;
+            brk_next = i;
+            have_brk = 1;
+        }
+    }
+    *next = i;
+    return i;
+}
+
+int text_count(const char *s, int width)
+{
+    size_t n = strlen(s), pos = 0;
+    int lines = 0;
+    while (pos < n) {
+        size_t nx;
+        text_line(s + pos, n - pos, width, &nx);
+        pos += nx;
+        lines++;
+        if (nx == 0)
+            break;
+    }
+    return lines;
+}
+
+int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size_t n,
+             attr_t at, int rich)
+{
+    int cols = 0;
+    size_t i = 0;
+    int code = 0;
+    move(y, x);
+    while (i < n && s[i] && cols < maxcols) {
+        if (rich && s[i] == '`') {
+            code = !code;
+            i++;
+            continue;
+        }
+        /* the longest run up to the next backtick or newline */
+        size_t j = i;
+        while (j < n && s[j] && s[j] != '\n' && !(rich && s[j] == '`'))
+            j++;
+        int c;
+        size_t k = text_fit(s + i, j - i, maxcols - cols, &c);
+        if (k == 0)
+            break;
+        attrset(code ? theme_attr(a, UIC_TEXTCODE) : at);
+        addnstr(s + i, (int)k);
+        cols += c;
+        i += k;
+        if (i < j)
+            break;
+        if (i < n && s[i] == '\n')
+            break;
+    }
+    attrset(A_NORMAL);
+    return cols;
+}
+
+int text_puts(const struct app *a, int y, int x, int maxcols, const char *s, attr_t at)
+{
+    return text_put(a, y, x, maxcols, s, strlen(s), at, 0);
+}
+
+int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
+              attr_t at)
+{
+    size_t n = strlen(s), pos = 0;
+    int line = 0, drawn = 0;
+    int code = 0;   /* a code span may continue over a line break */
+    while (pos < n && drawn < h) {
+        size_t nx;
+        size_t len = text_line(s + pos, n - pos, w, &nx);
+        if (line >= skip) {
+            if (code) {
+                /* reopen the span: draw the line as if it started with a backtick */
+                int cols = 0;
+                size_t i = 0;
+                while (i < len && s[pos + i] != '`')
+                    i++;
+                int c;
+                size_t k = text_fit(s + pos, i, w, &c);
+                attrset(theme_attr(a, UIC_TEXTCODE));
+                mvaddnstr(y + drawn, x, s + pos, (int)k);
+                attrset(A_NORMAL);
+                cols = c;
+                if (i < len)
+                    text_put(a, y + drawn, x + cols, w - cols, s + pos + i + 1, len - i - 1, at,
+                             1);
+            } else {
+                text_put(a, y + drawn, x, w, s + pos, len, at, 1);
+            }
+            drawn++;
+        }
+        for (size_t i = 0; i < len; i++)
+            if (s[pos + i] == '`')
+                code = !code;
+        line++;
+        if (nx == 0)
+            break;
+        pos += nx;
+    }
+    return drawn;
+}
+
+void text_fill(int y, int x, int w, attr_t at)
+{
+    attrset(at);
+    mvhline(y, x, ' ', w);
+    attrset(A_NORMAL);
+}
+
+void text_lanes(uint32_t mask, char *buf, size_t size)
+{
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < 32 && o + 8 < size; i++) {
+        if (!(mask >> i & 1u))
+            continue;
+        int j = i;
+        while (j + 1 < 32 && (mask >> (j + 1) & 1u))
+            j++;
+        int k;
+        if (j == i)
+            k = snprintf(buf + o, size - o, "%s%d", o ? "," : "", i);
+        else
+            k = snprintf(buf + o, size - o, "%s%d-%d", o ? "," : "", i, j);
+        if (k < 0)
+            break;
+        o += (size_t)k;
+        i = j;
+    }
+    if (o >= size)
+        buf[size - 1] = 0;
+}

@@ -1,0 +1,31 @@
+/* ui.h: the interactive tutorial (ncursesw). The command line (src/cli/tutorial.c) parses
+ * options and opens the GPU runner; everything on the screen lives behind ui_run.
+ * This header exposes no curses: callers need only the lesson and gpu headers. */
+#ifndef BANKLAB_UI_H
+#define BANKLAB_UI_H
+
+#include "../gpu/gpu.h"
+
+struct ui_options {
+    const char *lessons_dir;   /* --lessons DIR, or NULL: lesson_find_dir decides */
+    int lang;                  /* -1: saved choice, else the locale; LANG_ZH or LANG_EN */
+    int chapter, step;         /* --chapter N --step M (1-based), 0 when not given */
+    int reset;                 /* --reset: forget saved progress */
+    int ascii;                 /* --ascii: ASCII glyphs even in a UTF-8 locale */
+    int no_color;              /* --no-color (NO_COLOR in the environment does the same) */
+    int present;               /* --present: presenter mode */
+    double t_start;            /* CLOCK_MONOTONIC seconds when the program started (timing) */
+};
+
+/* ui_run: run the tutorial until the learner quits or a signal (SIGINT, SIGTERM, SIGHUP)
+ * arrives; progress is saved on quit, on step changes and on signals, and the terminal is
+ * restored in every case. gpu (may be NULL: model only) and info describe the runner; the UI
+ * polls it and never blocks on it; the caller keeps ownership and closes it afterwards.
+ * Returns the exit status: 0 after q, 128+signal after a signal, 2 when the terminal could
+ * not be used (message on stderr). */
+int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info);
+
+/* ui_now: CLOCK_MONOTONIC in seconds (for ui_options.t_start). */
+double ui_now(void);
+
+#endif
