@@ -1024,7 +1024,14 @@ static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
         off = off_of(C->L, C->code, 0);
         snprintf(where, sizeof where, "%s.code", C->path);
     }
-    problem_off(C->L, off, where, "%s%s", pe->msg, extra);
+    /* the pattern language words this for the command line; a lesson declares params */
+    char msg[PATTERN_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", pe->msg);
+    char *cli = strstr(msg, " (give it a value");
+    if (cli && !strncmp(msg, "unknown name", 12))
+        snprintf(cli, sizeof msg - (size_t)(cli - msg), ": not a parameter of the scene (add it "
+                 "to \"params\" or write a number)");
+    problem_off(C->L, off, where, "%s%s", msg, extra);
 }
 
 static void binding_text(const struct pattern_env *env, const char *type, int access,
@@ -1543,10 +1550,16 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
         char what[48];
         snprintf(what, sizeof what, "in 0..%d (a 0-based choice index)",
                  q->nchoices > 0 ? q->nchoices - 1 : 0);
-        if (get_int(L, j, "answer", path, 1, 0, q->nchoices > 0 ? q->nchoices - 1 : 0, what, &a))
+        if (q->nchoices == 0) {
+            if (!aj) {
+                missing(L, j, path, "answer");
+                bad++;
+            }
+        } else if (get_int(L, j, "answer", path, 1, 0, q->nchoices - 1, what, &a)) {
             bad++;
-        else
+        } else {
             q->answer = (int)a;
+        }
     } else {
         if (cj) {
             PROBLEM(L, cj, 1, sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
@@ -1791,11 +1804,12 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
         return;
     check_keys(L, root, "", lesson_keys);
     long long v;
-    int rc = get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
-    if (rc < 0 && get(root, "format") && cJSON_IsNumber(get(root, "format")) &&
-        get(root, "format")->valuedouble > LESSON_FORMAT)
-        PROBLEM(L, get(root, "format"), 1, "format", "this banklab reads format %d; the file "
-                "needs a newer banklab", LESSON_FORMAT);
+    const cJSON *fj = get(root, "format");
+    if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
+        PROBLEM(L, fj, 1, "format", "this banklab reads format %d; the file needs a newer "
+                "banklab", LESSON_FORMAT);
+    else
+        get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
     get_id(L, root, "", &l->id);
     set_pos(L, get(root, "id"), 1, &l->id_at.line, &l->id_at.col);
     if (get_int(L, root, "chapter", "", 1, 1, 99, "in 1..99", &v) == 0)

@@ -208,13 +208,14 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     if (q->answer < 0 || q->answer >= q->nchoices || !q->choice_values)
         return;
     double v = q->choice_values[q->answer];
-    if (isnan(v) || v != (double)got) {
+    int right = !isnan(v) && v == (double)got;
+    if (!right) {
         fmt_num(v, a, sizeof a);
         chk_problem(C, line, col, "steps[%d].quiz.answer: choice %d (\"%s\") has value %s, the "
                     "model's %s is %d (%s)", si, q->answer, q->choices[q->answer].en ?
                     q->choices[q->answer].en : "", isnan(v) ? "none" : a, fname, got, desc);
     }
-    for (int k = 0; k < q->nchoices; k++)
+    for (int k = 0; k < q->nchoices && right; k++)
         if (k != q->answer && q->choice_values[k] == (double)got) {
             snprintf(m, sizeof m, "%d", got);
             chk_problem(C, line, col, "steps[%d].quiz.choices[%d]: its value %s is also the "
