@@ -1,12 +1,192 @@
-/* report.c: placeholder until its owner lands it. */
+/* report.c: `banklab report`: the learner's lab report (Markdown and/or JSON) from saved
+ * progress, the lessons and the device, written into one directory (default: the current one).
+ * Reads the progress file without changing it. Uses lesson/report, lesson/progress, gpu.h. */
+#include <errno.h>
+#include <locale.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "../gpu/gpu.h"
+#include "../lesson/lesson.h"
+#include "../lesson/progress.h"
+#include "../lesson/report.h"
 #include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: banklab report [--out DIR] [--format md|json|both] [OPTIONS]\n"
+            "\n"
+            "Write the lab report banklab-report-<date>.md and/or .json: quiz results, graded\n"
+            "task score, the patterns explored with predicted vs measured numbers, the device.\n"
+            "Nothing is written outside DIR.\n"
+            "\n"
+            "  --out DIR            directory for the report (default: the current directory)\n"
+            "  --format md|json|both  which files (default: both)\n"
+            "  --progress FILE      progress file (default: $XDG_STATE_HOME/banklab/progress.json)\n"
+            "  --lessons DIR        lessons, for titles and totals (default: as the tutorial)\n"
+            "  --lang zh|en         language of lesson titles (default: saved, else the locale)\n"
+            "  --learner NAME       name to put on the report (default: none)\n"
+            "  --no-gpu             do not look for a GPU (device: model only)\n"
+            "  --device N           CUDA device to name (default 0)\n"
+            "  -h, --help           this help\n"
+            "\n"
+            "Prints the paths written. Exit status: 0 written, 2 bad usage, unreadable progress\n"
+            "or a directory that cannot be written.\n");
+}
+
+static void lesson_report(const struct lesson_error *e, void *ctx)
+{
+    (void)ctx;
+    fprintf(stderr, "banklab report: warning: %s:%d:%d: %s (skipped)\n", e->file, e->line,
+            e->col, e->msg);
+}
+
+static enum lesson_lang pick_lang(const char *opt, const char *saved)
+{
+    if (opt)
+        return strcmp(opt, "zh") ? LANG_EN : LANG_ZH;
+    if (saved && !strcmp(saved, "zh"))
+        return LANG_ZH;
+    if (saved && !strcmp(saved, "en"))
+        return LANG_EN;
+    const char *loc = setlocale(LC_MESSAGES, NULL);
+    const char *env = getenv("LC_ALL");
+    if (!env || !env[0])
+        env = getenv("LC_MESSAGES");
+    if (!env || !env[0])
+        env = getenv("LANG");
+    if (env && !strncmp(env, "zh", 2))
+        return LANG_ZH;
+    if (loc && !strncmp(loc, "zh", 2))
+        return LANG_ZH;
+    return LANG_EN;
+}
 
 int cmd_report(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "banklab: 'report' is not built yet\n");
-    return EXIT_USAGE;
+    const char *out = ".", *format = "both", *progress_path = NULL, *lessons = NULL;
+    const char *lang_opt = NULL, *learner = NULL;
+    int no_gpu = 0, device = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = NULL;
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--no-gpu")) {
+            no_gpu = 1;
+            continue;
+        } else if (!strcmp(a, "--out")) {
+            dst = &out;
+        } else if (!strcmp(a, "--format")) {
+            dst = &format;
+        } else if (!strcmp(a, "--progress")) {
+            dst = &progress_path;
+        } else if (!strcmp(a, "--lessons")) {
+            dst = &lessons;
+        } else if (!strcmp(a, "--lang")) {
+            dst = &lang_opt;
+        } else if (!strcmp(a, "--learner")) {
+            dst = &learner;
+        } else if (!strcmp(a, "--device")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "banklab report: --device wants a number\n");
+                return EXIT_USAGE;
+            }
+            char *end;
+            errno = 0;
+            long v = strtol(argv[++i], &end, 10);
+            if (errno || *end || end == argv[i] || v < 0 || v > 64) {
+                fprintf(stderr, "banklab report: --device wants a number 0..64, not '%s'\n", argv[i]);
+                return EXIT_USAGE;
+            }
+            device = (int)v;
+            continue;
+        } else {
+            fprintf(stderr, "banklab report: unknown option '%s' (banklab report --help)\n", a);
+            return EXIT_USAGE;
+        }
+        if (i + 1 >= argc || !argv[i + 1][0]) {
+            fprintf(stderr, "banklab report: %s wants a value\n", a);
+            return EXIT_USAGE;
+        }
+        *dst = argv[++i];
+    }
+    int formats;
+    if (!strcmp(format, "md"))
+        formats = REPORT_MD;
+    else if (!strcmp(format, "json"))
+        formats = REPORT_JSON;
+    else if (!strcmp(format, "both"))
+        formats = REPORT_BOTH;
+    else {
+        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n", format);
+        return EXIT_USAGE;
+    }
+    if (lang_opt && strcmp(lang_opt, "zh") && strcmp(lang_opt, "en")) {
+        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", lang_opt);
+        return EXIT_USAGE;
+    }
+
+    char pbuf[4096];
+    if (!progress_path && !(progress_path = progress_default_path(pbuf, sizeof pbuf))) {
+        fprintf(stderr, "banklab report: neither XDG_STATE_HOME nor HOME is set; "
+                        "name the progress file with --progress\n");
+        return EXIT_USAGE;
+    }
+    struct progress *p = malloc(sizeof *p);
+    if (!p) {
+        fprintf(stderr, "banklab report: out of memory\n");
+        return EXIT_USAGE;
+    }
+    char err[512];
+    if (progress_read(progress_path, p, err, sizeof err) < 0) {
+        fprintf(stderr, "banklab report: progress file %s is unusable (%s); the tutorial moves it "
+                        "aside at its next start\n", progress_path, err);
+        free(p);
+        return EXIT_USAGE;
+    }
+
+    /* lessons give titles and totals; without them the report still lists what was saved */
+    struct lesson_set set = {0};
+    int have_set = 0;
+    char dbuf[4096];
+    const char *dir = lesson_find_dir(lessons, dbuf, sizeof dbuf);
+    if (lessons && !dir) {
+        fprintf(stderr, "banklab report: lesson directory %s not found\n", lessons);
+        free(p);
+        return EXIT_USAGE;
+    }
+    if (dir)
+        have_set = lesson_set_load_dir(&set, dir, lesson_report, NULL) == 0;
+
+    struct gpu_info info;
+    memset(&info, 0, sizeof info);
+    struct report_meta meta = {0};
+    meta.learner = learner;
+    if (!no_gpu) {
+        struct gpu *g = gpu_open(device, &info);
+        if (info.available) {
+            meta.device = info.device;
+            meta.backend = gpu_backend_name(info.backend);
+        }
+        gpu_close(g);
+    }
+    if (!meta.backend)
+        meta.backend = "none";
+
+    char written[8400];
+    int rc = report_write_dir(out, formats, p, have_set ? &set : NULL,
+                              pick_lang(lang_opt, p->lang), &meta, written, sizeof written, err,
+                              sizeof err);
+    if (rc < 0)
+        fprintf(stderr, "banklab report: %s\n", err);
+    else
+        printf("%s\n", written);
+    if (have_set)
+        lesson_set_done(&set);
+    free(p);
+    return rc < 0 ? EXIT_USAGE : 0;
 }

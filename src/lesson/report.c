@@ -1,0 +1,531 @@
+/* report.c: the lab report (report.h): Markdown for the learner and the teacher, JSON (via
+ * cJSON) for graders' scripts. Reads progress and the lesson set; writes only into the one
+ * directory it is given, through temp files that are renamed into place.
+ * No curses, no CUDA; never prints, never exits. */
+#include "report.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#ifndef BANKLAB_VERSION
+#define BANKLAB_VERSION "dev"
+#endif
+
+static void fmt(char *buf, size_t size, const char *f, ...)
+{
+    if (!buf || !size)
+        return;
+    va_list ap;
+    va_start(ap, f);
+    vsnprintf(buf, size, f, ap);
+    va_end(ap);
+}
+
+static long long now_of(const struct report_meta *meta)
+{
+    return meta && meta->now > 0 ? meta->now : (long long)time(NULL);
+}
+
+static const char *text_in(const struct lesson_text *t, enum lesson_lang lang)
+{
+    const char *s = lang == LANG_ZH ? t->zh : t->en;
+    if (!s || !s[0])
+        s = lang == LANG_ZH ? t->en : t->zh;
+    return s ? s : "";
+}
+
+static const char *device_of(const struct report_meta *meta)
+{
+    return meta && meta->device && meta->device[0] ? meta->device : "no GPU (model only)";
+}
+
+/* The lesson and step a quiz result belongs to, or NULLs. */
+static void find_step(const struct lesson_set *set, const char *lesson_id, const char *step_id,
+                      const struct lesson **lo, const struct lesson_step **st)
+{
+    *lo = NULL;
+    *st = NULL;
+    for (int i = 0; set && i < set->nlessons; i++) {
+        const struct lesson *l = &set->lessons[i];
+        if (!l->id || strcmp(l->id, lesson_id))
+            continue;
+        *lo = l;
+        for (int j = 0; j < l->nsteps; j++)
+            if (l->steps[j].id && !strcmp(l->steps[j].id, step_id))
+                *st = &l->steps[j];
+        return;
+    }
+}
+
+struct totals {
+    int answered, first_right, right_now;  /* from progress */
+    int known;                             /* answers for quiz steps in the lesson set */
+    int quizzes;                           /* quiz steps in the lesson set */
+    int tasks, task_points;                /* graded steps in the lesson set */
+};
+
+static void count(const struct progress *p, const struct lesson_set *set, struct totals *t)
+{
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        t->answered++;
+        t->first_right += p->quiz[i].first_correct != 0;
+        t->right_now += p->quiz[i].correct != 0;
+        const struct lesson *lo;
+        const struct lesson_step *st;
+        find_step(set, p->quiz[i].lesson_id, p->quiz[i].step_id, &lo, &st);
+        t->known += st && st->quiz;
+    }
+    for (int i = 0; set && i < set->nlessons; i++)
+        for (int j = 0; j < set->lessons[i].nsteps; j++) {
+            const struct lesson_step *s = &set->lessons[i].steps[j];
+            t->quizzes += s->quiz != NULL;
+            if (s->task) {
+                t->tasks++;
+                t->task_points += s->task->points;
+            }
+        }
+}
+
+/* 1 when the counters agree with the model (to the nearest whole wavefront/conflict). */
+static int agrees(const struct progress_explored *e)
+{
+    return lround(e->measured_wavefronts) == e->wavefronts &&
+           lround(e->measured_conflicts) == e->conflicts;
+}
+
+static void date_str(long long t, int utc, const char *f, char *buf, size_t size)
+{
+    time_t tt = (time_t)t;
+    struct tm tm;
+    if (!(utc ? gmtime_r(&tt, &tm) : localtime_r(&tt, &tm)) || !strftime(buf, size, f, &tm))
+        snprintf(buf, size, "%lld", t);
+}
+
+/* ---- Markdown --------------------------------------------------------------------------- */
+
+/* Text for a table cell: one line, '|' escaped, HTML-significant characters neutralised. */
+static void md_cell(FILE *f, const char *s)
+{
+    for (; s && *s; s++) {
+        switch (*s) {
+        case '|': fputs("\\|", f); break;
+        case '\n': case '\r': case '\t': fputc(' ', f); break;
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+/* Code in a table cell: a backtick span long enough not to clash with the code's own. */
+static void md_code(FILE *f, const char *s)
+{
+    int run = 0, longest = 0;
+    for (const char *q = s; *q; q++) {
+        run = *q == '`' ? run + 1 : 0;
+        if (run > longest)
+            longest = run;
+    }
+    for (int i = 0; i <= longest; i++)
+        fputc('`', f);
+    fputc(' ', f);
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n' || *s == '\r' || *s == '\t')
+            fputc(' ', f);
+        else
+            fputc(*s, f);
+    }
+    fputc(' ', f);
+    for (int i = 0; i <= longest; i++)
+        fputc('`', f);
+}
+
+int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *set,
+                    enum lesson_lang lang, const struct report_meta *meta)
+{
+    struct totals t;
+    char date[64];
+    count(p, set, &t);
+    long long now = now_of(meta);
+    clearerr(f);
+
+    fprintf(f, "# banklab lab report\n\n");
+    date_str(now, 0, "%Y-%m-%d %H:%M %Z", date, sizeof date);
+    fprintf(f, "- Date: %s\n", date);
+    if (meta && meta->learner && meta->learner[0]) {
+        fputs("- Learner: ", f);
+        md_cell(f, meta->learner);
+        fputc('\n', f);
+    }
+    fputs("- Device: ", f);
+    md_cell(f, device_of(meta));
+    if (meta && meta->device && meta->device[0] && meta->backend && meta->backend[0])
+        fprintf(f, " (%s)", meta->backend);
+    fputc('\n', f);
+    if (p->lesson_id[0]) {
+        fputs("- Last position: ", f);
+        md_cell(f, p->lesson_id);
+        fputc('/', f);
+        md_cell(f, p->step_id);
+        fputc('\n', f);
+    }
+    fprintf(f, "- banklab %s\n\n", BANKLAB_VERSION);
+
+    fprintf(f, "## Quiz results\n\n");
+    if (t.quizzes) {
+        fprintf(f, "Answered %d of %d quizzes", t.known, t.quizzes);
+        if (t.answered > t.known)
+            fprintf(f, " (and %d answer%s for steps not in these lessons)", t.answered - t.known,
+                    t.answered - t.known == 1 ? "" : "s");
+        fprintf(f, "; right at the first try: %d; right now: %d.\n\n", t.first_right,
+                t.right_now);
+    } else
+        fprintf(f, "Answered %d quizzes; right at the first try: %d; right now: %d.\n\n",
+                t.answered, t.first_right, t.right_now);
+    if (t.answered) {
+        fprintf(f, "| Chapter | Lesson | Step | Attempts | First try | Now | Last answer |\n");
+        fprintf(f, "|---:|---|---|---:|:---:|:---:|---|\n");
+        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+            const struct progress_quiz *q = &p->quiz[i];
+            const struct lesson *lo;
+            const struct lesson_step *st;
+            find_step(set, q->lesson_id, q->step_id, &lo, &st);
+            if (lo)
+                fprintf(f, "| %d | ", lo->chapter);
+            else
+                fprintf(f, "| | ");
+            md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
+            fputs(" | ", f);
+            md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
+            fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
+                    q->correct ? "yes" : "no");
+            md_cell(f, q->given);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
+
+    fprintf(f, "## Graded tasks\n\n");
+    int max = p->task_max > 0 ? p->task_max : t.task_points;
+    fprintf(f, "Score: %d of %d points", p->task_score, max);
+    if (t.tasks)
+        fprintf(f, " (%d graded task%s in the lessons)", t.tasks, t.tasks == 1 ? "" : "s");
+    fprintf(f, ".\n\n");
+
+    fprintf(f, "## Patterns explored: predicted vs measured\n\n");
+    if (!p->nexplored) {
+        fprintf(f, "None yet.\n");
+    } else {
+        fprintf(f, "Wavefronts and conflicts per warp instruction. \"Predicted\" is the bank model;"
+                   " \"measured\" is the GPU's counters.\n\n");
+        fprintf(f, "| When | Where | Pattern | Predicted wavefronts | Predicted conflicts | Ways | "
+                   "Measured wavefronts | Measured conflicts | Time (ms) | Agrees | Device |\n");
+        fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|---|\n");
+        for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
+            const struct progress_explored *e = &p->explored[i];
+            if (e->when > 0)
+                date_str(e->when, 0, "%Y-%m-%d %H:%M", date, sizeof date);
+            else
+                snprintf(date, sizeof date, "-");
+            fprintf(f, "| %s | ", date);
+            md_cell(f, e->where);
+            fputs(" | ", f);
+            md_code(f, e->code);
+            fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);
+            if (e->has_measured) {
+                fprintf(f, "%.2f | %.2f | ", e->measured_wavefronts, e->measured_conflicts);
+                if (e->ms > 0)
+                    fprintf(f, "%.4f", e->ms);
+                else
+                    fputc('-', f);
+                fprintf(f, " | %s | ", agrees(e) ? "yes" : "**no**");
+                md_cell(f, e->device);
+                fputs(" |\n", f);
+            } else {
+                fputs("- | - | - | - | not measured |\n", f);
+            }
+        }
+    }
+    fflush(f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- JSON ------------------------------------------------------------------------------- */
+
+static cJSON *json_report(const struct progress *p, const struct lesson_set *set,
+                          enum lesson_lang lang, const struct report_meta *meta)
+{
+    struct totals t;
+    char date[64];
+    count(p, set, &t);
+    long long now = now_of(meta);
+    cJSON *root = cJSON_CreateObject();
+    if (!root)
+        return NULL;
+    date_str(now, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
+    int ok = cJSON_AddNumberToObject(root, "format", REPORT_FORMAT) &&
+             cJSON_AddStringToObject(root, "generator", "banklab " BANKLAB_VERSION) &&
+             cJSON_AddStringToObject(root, "date", date) &&
+             cJSON_AddNumberToObject(root, "time", (double)now) &&
+             cJSON_AddStringToObject(root, "lang", lang == LANG_ZH ? "zh" : "en");
+    if (ok && meta && meta->learner && meta->learner[0])
+        ok = cJSON_AddStringToObject(root, "learner", meta->learner) != NULL;
+    else if (ok)
+        ok = cJSON_AddNullToObject(root, "learner") != NULL;
+    cJSON *dev = ok ? cJSON_AddObjectToObject(root, "device") : NULL;
+    ok = ok && dev && cJSON_AddStringToObject(dev, "name", device_of(meta)) &&
+         (meta && meta->backend ? cJSON_AddStringToObject(dev, "backend", meta->backend)
+                                : cJSON_AddNullToObject(dev, "backend")) &&
+         cJSON_AddBoolToObject(dev, "measured", meta && meta->device && meta->device[0]);
+    cJSON *pos = ok ? cJSON_AddObjectToObject(root, "position") : NULL;
+    ok = ok && pos && cJSON_AddStringToObject(pos, "lesson", p->lesson_id) &&
+         cJSON_AddStringToObject(pos, "step", p->step_id);
+
+    cJSON *qz = ok ? cJSON_AddObjectToObject(root, "quiz") : NULL;
+    ok = ok && qz && cJSON_AddNumberToObject(qz, "answered", t.answered) &&
+         cJSON_AddNumberToObject(qz, "first_try_correct", t.first_right) &&
+         cJSON_AddNumberToObject(qz, "correct_now", t.right_now) &&
+         cJSON_AddNumberToObject(qz, "answered_in_lessons", t.known) &&
+         cJSON_AddNumberToObject(qz, "total", t.quizzes);
+    cJSON *items = ok ? cJSON_AddArrayToObject(qz, "items") : NULL;
+    ok = ok && items;
+    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        const struct progress_quiz *q = &p->quiz[i];
+        const struct lesson *lo;
+        const struct lesson_step *st;
+        find_step(set, q->lesson_id, q->step_id, &lo, &st);
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(items, o)) {
+            cJSON_Delete(o);
+            ok = 0;
+            break;
+        }
+        ok = cJSON_AddStringToObject(o, "lesson", q->lesson_id) &&
+             cJSON_AddStringToObject(o, "step", q->step_id) &&
+             (lo ? cJSON_AddNumberToObject(o, "chapter", lo->chapter)
+                 : cJSON_AddNullToObject(o, "chapter")) &&
+             (lo ? cJSON_AddStringToObject(o, "lesson_title", text_in(&lo->title, lang))
+                 : cJSON_AddNullToObject(o, "lesson_title")) &&
+             (st ? cJSON_AddStringToObject(o, "step_title", text_in(&st->title, lang))
+                 : cJSON_AddNullToObject(o, "step_title")) &&
+             cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
+             cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
+             cJSON_AddBoolToObject(o, "correct", q->correct) &&
+             cJSON_AddStringToObject(o, "given", q->given);
+    }
+
+    cJSON *tk = ok ? cJSON_AddObjectToObject(root, "tasks") : NULL;
+    ok = ok && tk && cJSON_AddNumberToObject(tk, "score", p->task_score) &&
+         cJSON_AddNumberToObject(tk, "max", p->task_max > 0 ? p->task_max : t.task_points) &&
+         cJSON_AddNumberToObject(tk, "graded_steps", t.tasks);
+
+    cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
+    ok = ok && ex;
+    for (int i = 0; ok && i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
+        const struct progress_explored *e = &p->explored[i];
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(ex, o)) {
+            cJSON_Delete(o);
+            ok = 0;
+            break;
+        }
+        if (e->when > 0)
+            date_str(e->when, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
+        ok = cJSON_AddStringToObject(o, "where", e->where) &&
+             cJSON_AddStringToObject(o, "code", e->code) &&
+             (e->when > 0 ? cJSON_AddStringToObject(o, "when", date)
+                          : cJSON_AddNullToObject(o, "when"));
+        cJSON *pr = ok ? cJSON_AddObjectToObject(o, "predicted") : NULL;
+        ok = ok && pr && cJSON_AddNumberToObject(pr, "wavefronts", e->wavefronts) &&
+             cJSON_AddNumberToObject(pr, "conflicts", e->conflicts) &&
+             cJSON_AddNumberToObject(pr, "ways", e->ways);
+        if (ok && e->has_measured) {
+            cJSON *m = cJSON_AddObjectToObject(o, "measured");
+            ok = m && cJSON_AddNumberToObject(m, "wavefronts", e->measured_wavefronts) &&
+                 cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
+                 (e->ms > 0 ? cJSON_AddNumberToObject(m, "ms", e->ms)
+                            : cJSON_AddNullToObject(m, "ms")) &&
+                 cJSON_AddStringToObject(m, "device", e->device) &&
+                 cJSON_AddBoolToObject(o, "agrees", agrees(e));
+        } else if (ok) {
+            ok = cJSON_AddNullToObject(o, "measured") && cJSON_AddNullToObject(o, "agrees");
+        }
+    }
+    if (!ok) {
+        cJSON_Delete(root);
+        return NULL;
+    }
+    return root;
+}
+
+int report_write_json(FILE *f, const struct progress *p, const struct lesson_set *set,
+                      enum lesson_lang lang, const struct report_meta *meta)
+{
+    cJSON *root = json_report(p, set, lang, meta);
+    char *text = root ? cJSON_Print(root) : NULL;
+    cJSON_Delete(root);
+    if (!text) {
+        errno = ENOMEM;
+        return -1;
+    }
+    clearerr(f);
+    fputs(text, f);
+    fputc('\n', f);
+    free(text);
+    fflush(f);
+    return ferror(f) ? -1 : 0;
+}
+
+/* ---- files ------------------------------------------------------------------------------ */
+
+char *report_file_name(long long now, const char *ext, char *buf, size_t size)
+{
+    char date[32];
+    if (now <= 0)
+        now = (long long)time(NULL);
+    date_str(now, 0, "%Y-%m-%d", date, sizeof date);
+    int n = snprintf(buf, size, "banklab-report-%s.%s", date, ext ? ext : "md");
+    return n < 0 || (size_t)n >= size ? NULL : buf;
+}
+
+const char *report_data_dir(char *buf, size_t size, int create)
+{
+    const char *xdg = getenv("XDG_DATA_HOME");
+    const char *home = getenv("HOME");
+    int n;
+    if (!buf || !size)
+        return NULL;
+    if (xdg && xdg[0] == '/')
+        n = snprintf(buf, size, "%s/banklab/reports", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, size, "%s/.local/share/banklab/reports", home);
+    else
+        return NULL;
+    if (n < 0 || (size_t)n >= size)
+        return NULL;
+    if (create) {
+        for (char *s = buf + 1;; s++) {
+            if (*s == '/' || !*s) {
+                char c = *s;
+                *s = 0;
+                int bad = mkdir(buf, 0700) < 0 && errno != EEXIST;
+                *s = c;
+                if (bad)
+                    return NULL;
+                if (!c)
+                    break;
+            }
+        }
+    }
+    return buf;
+}
+
+/* One report file: temp file in dir, write, fsync, rename. */
+static int write_one(const char *dir, const char *name, int json, const struct progress *p,
+                     const struct lesson_set *set, enum lesson_lang lang,
+                     const struct report_meta *meta, char *path, size_t pathsz, char *err,
+                     size_t errsz)
+{
+    int n = snprintf(path, pathsz, "%s/%s", dir, name);
+    char tmp[4200];
+    if (n < 0 || (size_t)n >= pathsz || snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >=
+                                            (int)sizeof tmp) {
+        fmt(err, errsz, "report path too long in %s", dir);
+        return -1;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        fmt(err, errsz, "cannot write in %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    (void)fchmod(fd, 0644);  /* a report is meant to be handed in */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        return -1;
+    }
+    int rc = json ? report_write_json(f, p, set, lang, meta) : report_write_md(f, p, set, lang, meta);
+    if (rc == 0 && fsync(fd) < 0)
+        rc = -1;
+    if (rc < 0)
+        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+    if (fclose(f) != 0 && rc == 0) {
+        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc == 0 && rename(tmp, path) < 0) {
+        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        rc = -1;
+    }
+    if (rc < 0)
+        unlink(tmp);
+    return rc;
+}
+
+int report_write_dir(const char *dir, int formats, const struct progress *p,
+                     const struct lesson_set *set, enum lesson_lang lang,
+                     const struct report_meta *meta, char *written, size_t writtensz,
+                     char *err, size_t errsz)
+{
+    struct stat st;
+    if (written && writtensz)
+        written[0] = 0;
+    if (!dir || !dir[0])
+        dir = ".";
+    if (!(formats & REPORT_BOTH)) {
+        fmt(err, errsz, "no report format chosen");
+        return -1;
+    }
+    if (stat(dir, &st) < 0) {
+        fmt(err, errsz, "report directory %s: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        fmt(err, errsz, "report directory %s is not a directory", dir);
+        return -1;
+    }
+    long long now = now_of(meta);
+    struct report_meta m = meta ? *meta : (struct report_meta){0};
+    m.now = now;  /* one date for both files even across midnight */
+    static const struct {
+        int bit;
+        const char *ext;
+    } kinds[] = {{REPORT_MD, "md"}, {REPORT_JSON, "json"}};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        if (!(formats & kinds[i].bit))
+            continue;
+        char name[64], path[4096];
+        if (!report_file_name(now, kinds[i].ext, name, sizeof name)) {
+            fmt(err, errsz, "cannot name the report");
+            return -1;
+        }
+        if (write_one(dir, name, kinds[i].bit == REPORT_JSON, p, set, lang, &m, path, sizeof path,
+                      err, errsz) < 0)
+            return -1;
+        if (written && writtensz) {
+            size_t len = strlen(written);
+            snprintf(written + len, writtensz - len, "%s%s", len ? "\n" : "", path);
+        }
+    }
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        fsync(fd);  /* best effort: make the renames durable */
+        close(fd);
+    }
+    return 0;
+}
