@@ -242,36 +242,65 @@ static uint32_t pass_span(const struct bank_result *res, int pass)
     return span;
 }
 
-/* Broadcast words of one pass, packed into lines of at most cols columns. */
+/* Broadcast words of one pass, packed into lines of at most cols columns. Neighbouring banks
+ * holding consecutive words for the same lanes (8- and 16-byte accesses) are merged into one
+ * item: "banks 0-3 words 0-3: lanes 0-1". */
+struct bc_run {
+    int bank0, bank1;
+    uint64_t word0, word1;
+    uint32_t lanes;
+    char mark;
+};
+
 static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, int cols)
 {
-    int col = 0;
+    /* A pass serves at most 32 lanes x 4 words = 128 requests, so at most 64 broadcast words. */
+    struct bc_run run[64];
+    int nrun = 0;
     for (int b = 0; b < BANK_COUNT; b++) {
         for (int row = 0; row < res->pass[pass].cell[b].nwords; row++) {
             struct grid_cell c;
             grid_cell_get(res, pass, b, row, &c);
             if (!c.broadcast)
                 continue;
-            char lanes[128], item[192];
-            grid_lanes_str(c.lanes, lanes, sizeof lanes);
-            int k = snprintf(item, sizeof item, "bank %d word %" PRIu64 ": lanes %s", b, c.word,
-                             lanes);
-            if (col == 0) {
-                fputs("  broadcast (", f);
-                fputc(c.mark, f);
-                fputs("): ", f);
-                col = 17;
-            } else if (col + 2 + k > cols) {
-                fputs(";\n", f);
-                put_n(f, " ", 17);
-                col = 17;
-            } else {
-                fputs("; ", f);
-                col += 2;
+            int k;
+            for (k = 0; k < nrun; k++)
+                if (run[k].bank1 + 1 == b && run[k].word1 + 1 == c.word &&
+                    run[k].lanes == c.lanes && run[k].mark == c.mark)
+                    break;
+            if (k < nrun) {
+                run[k].bank1 = b;
+                run[k].word1 = c.word;
+            } else if (nrun < (int)(sizeof run / sizeof run[0])) {
+                run[nrun++] = (struct bc_run){b, b, c.word, c.word, c.lanes, c.mark};
             }
-            fputs(item, f);
-            col += k;
         }
+    }
+    int col = 0;
+    for (int k = 0; k < nrun; k++) {
+        char lanes[128], item[256];
+        grid_lanes_str(run[k].lanes, lanes, sizeof lanes);
+        int n;
+        if (run[k].bank0 == run[k].bank1)
+            n = snprintf(item, sizeof item, "bank %d word %" PRIu64 ": lanes %s", run[k].bank0,
+                         run[k].word0, lanes);
+        else
+            n = snprintf(item, sizeof item, "banks %d-%d words %" PRIu64 "-%" PRIu64
+                         ": lanes %s", run[k].bank0, run[k].bank1, run[k].word0, run[k].word1,
+                         lanes);
+        if (col == 0) {
+            fputs("  broadcast: ", f);
+            col = 13;
+        } else if (col + 2 + n > cols) {
+            fputs(";\n", f);
+            put_n(f, " ", 13);
+            col = 13;
+        } else {
+            fputs("; ", f);
+            col += 2;
+        }
+        fputs(item, f);
+        col += n;
     }
     if (col)
         fputc('\n', f);

@@ -135,7 +135,7 @@ grep -q ' lane  offset' "$tmp/t" && ok || fail "text lane table"
 if python3 -c 'import sys; sys.exit(any(len(l) > 80 for l in open(sys.argv[1], encoding="utf-8").read().split("\n")))' "$tmp/t"
 then ok; else fail "text wider than 80 columns"; fi
 "$BANKLAB" sim '__shared__ float s[64]; s[0]' >"$tmp/bc" 2>&1
-grep -q ' 0\*' "$tmp/bc" && grep -q 'broadcast (\*): bank 0 word 0: lanes 0-31' "$tmp/bc" && ok || fail "broadcast glyph and legend"
+grep -q ' 0\*' "$tmp/bc" && grep -q 'broadcast: bank 0 word 0: lanes 0-31' "$tmp/bc" && ok || fail "broadcast glyph and legend"
 if LC_ALL=C grep -q "$(printf '\033')" "$tmp/t"; then fail "colour escapes when not a terminal"; else ok; fi
 "$BANKLAB" sim '__shared__ float4 v[64]; v[lane * 2]' --ascii >"$tmp/a" 2>&1
 if LC_ALL=C grep -q '[^ -~]' "$tmp/a"; then fail "--ascii printed non-ASCII bytes"; else ok; fi
