@@ -168,9 +168,10 @@ static void title_for(struct app *a, char *left, size_t ls, char *right, size_t 
 {
     const struct lesson_step *st = app_step(a);
     const struct lesson *l = &a->set.lessons[a->li];
-    snprintf(left, ls, " banklab %s%d %s %s%d/%d %s", a->g->sep + 1, l->chapter,
-             tr(a, &l->title), a->g->sep + 1, a->si + 1, l->nsteps, tr(a, &st->title));
-    snprintf(right, rs, "%s%s%s ", a->opt.present ? "" : gpu_backend_name(a->info.backend),
+    snprintf(left, ls, " %d.%d/%d %s%s%s", l->chapter, a->si + 1, l->nsteps, tr(a, &l->title),
+             a->g->sep, tr(a, &st->title));
+    snprintf(right, rs, "banklab%s%s%s%s ", a->g->sep,
+             a->opt.present ? "" : gpu_backend_name(a->info.backend),
              a->opt.present ? "" : a->g->sep, a->lang == LANG_ZH ? "zh" : "en");
 }
 
@@ -254,13 +255,17 @@ void tutor_draw(struct app *a)
     int quiz_need = st->quiz ? quiz_lines(a, st->quiz, W - 2, 0) : 0;
 
     int code = min_i(code_need, 2);
-    int hint = min_i(hint_need, 4);
-    int quiz = min_i(quiz_need, max_i(0, rem - code - hint - (grid_need ? 3 : 0) - 3));
-    int text_min = min_i(text_need, max_i(3, (H - 2) / 4));
-    int grid = grid_need ? max_i(0, min_i(grid_need, rem - code - hint - quiz - text_min)) : 0;
-    if (grid_need && grid < 3)
-        grid = 0;
-    int text = rem - code - hint - quiz - grid;
+    int hint = min_i(hint_need, 3);
+    int room = rem - code - hint;
+    int grid_min = grid_need ? min_i(grid_need, 3) : 0;
+    int text_min = min_i(text_need, max_i(2, (H - 2) / 4));
+    int quiz = min_i(quiz_need, max_i(0, room - grid_min - text_min));
+    int grid = grid_need ? max_i(grid_min, min_i(grid_need, room - quiz - text_min)) : 0;
+    int text = room - quiz - grid;
+    if (text < 0) {
+        hint = max_i(0, hint + text);
+        text = 0;
+    }
     if (text > text_need) {
         int spare = text - text_need;
         text = text_need;

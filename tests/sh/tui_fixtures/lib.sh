@@ -1,0 +1,75 @@
+# lib.sh: shared helpers for the tmux end-to-end suites tests/sh/tui_*.sh (sourced, not a suite).
+# A private tmux server (tmux -L banklab-test-$$) killed on exit; HOME and XDG_STATE_HOME in a
+# temp dir; waits poll capture-pane for expected text with a timeout instead of fixed sleeps.
+set -u
+: "${BANKLAB:=build/banklab}"
+command -v tmux >/dev/null 2>&1 || { echo "SKIP: tmux is not installed"; exit 77; }
+command -v jq >/dev/null 2>&1 || { echo "SKIP: jq is not installed (tests/deps.sh installs it)"; exit 77; }
+case $BANKLAB in /*) ;; *) BANKLAB=$PWD/$BANKLAB ;; esac
+[ -x "$BANKLAB" ] || { echo "FAIL: $BANKLAB is not built"; exit 1; }
+ROOT=$PWD
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/banklab-tui.XXXXXX")
+SOCK=banklab-test-$$
+TM="tmux -L $SOCK -f /dev/null"
+export HOME="$TMP/home" XDG_STATE_HOME="$TMP/state" LANG=C.UTF-8 LC_ALL= LC_MESSAGES= TERM=xterm-256color
+unset NO_COLOR BANKLAB_LESSONS BANKLAB_TIMING 2>/dev/null || true
+mkdir -p "$HOME"
+PROGRESS="$XDG_STATE_HOME/banklab/progress.json"
+tui_cleanup() { $TM kill-server >/dev/null 2>&1; sleep 0.3; rm -rf "$TMP"; }
+trap tui_cleanup EXIT
+trap 'exit 1' INT TERM
+
+now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
+screen() { $TM capture-pane -p -t t 2>/dev/null; }
+keys() { $TM send-keys -t t "$@"; }
+lit() { $TM send-keys -t t -l "$1"; }
+fail() {
+    echo "FAIL: $*"
+    echo "--- screen:"
+    screen
+    exit 1
+}
+
+# start W H [ENV=VALUE ...] -- ARGS...: run banklab in a fresh session "t"
+start() {
+    w=$1; h=$2; shift 2
+    envs=""
+    while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
+    [ $# -gt 0 ] && shift
+    $TM kill-session -t t >/dev/null 2>&1
+    $TM new-session -d -s t -x "$w" -y "$h" \
+        "cd '$ROOT' && env $envs '$BANKLAB' $*; echo EXITED rc=\$?; sleep 600" || fail "tmux new-session"
+    $TM set-option -t t status off >/dev/null
+}
+
+# wait_for REGEX [SECONDS]: poll the screen until REGEX (grep -E) matches
+wait_for() {
+    end=$(( $(now_ms) + ${2:-5} * 1000 ))
+    while :; do
+        screen >"$TMP/screen.txt"
+        grep -qE -- "$1" "$TMP/screen.txt" && return 0
+        [ "$(now_ms)" -gt "$end" ] && return 1
+        sleep 0.02
+    done
+}
+
+# wait_gone REGEX [SECONDS]: poll until REGEX no longer matches
+wait_gone() {
+    end=$(( $(now_ms) + ${2:-5} * 1000 ))
+    while :; do
+        screen >"$TMP/screen.txt"
+        grep -qE -- "$1" "$TMP/screen.txt" || return 0
+        [ "$(now_ms)" -gt "$end" ] && return 1
+        sleep 0.02
+    done
+}
+
+expect() { wait_for "$1" "${2:-5}" || fail "did not see /$1/"; }
+
+# the pid of banklab inside the session (a child of the pane's shell)
+banklab_pid() {
+    sh_pid=$($TM display-message -p -t t '#{pane_pid}')
+    ps -o pid= --ppid "$sh_pid" | head -n 1 | tr -d ' '
+}
+
+GRID_HEADER='bank +0 +(1 |[·.] )'

@@ -1,0 +1,42 @@
+#!/bin/sh
+# tui_walk.sh: at 80x24 and 120x40, walk every step of every lesson in lessons/ with n,
+# answering each quiz with the answer from the lesson file (checked: "right" appears), checking
+# that predict steps hide the grid until answered and that every step with a scene draws the
+# bank grid. The step list comes from the JSON (jq), not from the program.
+. tests/sh/tui_fixtures/lib.sh
+
+jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
+  [$c, .key + 1, $n, (if .value.scene then 1 else 0 end), (.value.quiz.kind // "-"),
+   (if .value.quiz.predict then 1 else 0 end), (.value.quiz.answer // 0 | tostring)] | @tsv' \
+   lessons/*.json >"$TMP/steps.tsv" || fail "jq could not read lessons/*.json"
+total=$(wc -l <"$TMP/steps.tsv")
+[ "$total" -gt 0 ] || fail "no steps in lessons/"
+
+walk() { # W H
+    start "$1" "$2" -- --lessons lessons --lang en --reset
+    n=0
+    while IFS="$(printf '\t')" read -r ch st ns scene kind predict answer; do
+        n=$((n + 1))
+        expect " $ch\\.$st/$ns " 5
+        if [ "$predict" = 1 ] && grep -qE "$GRID_HEADER" "$TMP/screen.txt"; then
+            fail "$1x$2 step $ch.$st: predict step shows the grid before an answer"
+        fi
+        case $kind in
+            choice) keys "$((answer + 1))"; expect "right \\(answer" 5 ;;
+            number) lit "$answer"; keys Enter; expect "right \\(answer" 5 ;;
+        esac
+        if [ "$scene" = 1 ]; then
+            wait_for "$GRID_HEADER" 5 || fail "$1x$2 step $ch.$st: no bank grid"
+        fi
+        [ "$n" -lt "$total" ] && keys n
+    done <"$TMP/steps.tsv"
+    keys n
+    expect "last step of the last chapter" 5
+    keys q
+    expect "EXITED rc=0" 5
+    echo "$1x$2: walked $n steps"
+}
+
+walk 80 24
+walk 120 40
+exit 0
