@@ -1461,13 +1461,15 @@ static int parse_struct(struct parser *ps, int *type)
     st.align = 1;
     st.field0 = p->nfields;
     if (tag[0]) {
-        if (strlen(tag) + 7 >= sizeof st.name) {
+        size_t tl = strlen(tag);
+        if (tl + 7 >= sizeof st.name) {
             err_set(ps->err, t->pos, t->len, -1, "struct tag '%s' is too long", tag);
             return -1;
         }
-        snprintf(st.name, sizeof st.name, "struct %s", tag);
+        memcpy(st.name, "struct ", 7);
+        memcpy(st.name + 7, tag, tl + 1);
     } else {
-        snprintf(st.name, sizeof st.name, "struct");
+        memcpy(st.name, "struct", 7);
     }
     unsigned long long off = 0;
     while (!is_punct(peek(ps, 0), '}')) {
@@ -2579,9 +2581,9 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
     const struct array *r = &p->arr[v.region];
     const struct ctype *t = &p->type[type];
     uint64_t size = r->is_extern ? e->dyn_bytes : r->info.bytes;
-    if (v.i < 0)
-        return ev_fail(e, n, "'%s' is at byte offset %lld, before the start of '%s'", name, v.i,
-                       r->info.name);
+    if (!is_ptr && v.i < 0)
+        return ev_fail(e, n, "'%s' is at byte offset %lld, before the start of %s", name, v.i,
+                       r->is_extern ? "dynamic shared memory" : r->info.name);
     if (!is_ptr && (uint64_t)v.i + t->size > size) {
         if (r->is_extern)
             return ev_fail(e, n, "'%s' accesses bytes %lld..%lld of dynamic shared memory, past "
@@ -2590,10 +2592,7 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
         return ev_fail(e, n, "'%s' accesses bytes %lld..%lld of '%s', past its %llu bytes", name,
                        v.i, v.i + (long long)t->size - 1, r->info.name, (unsigned long long)size);
     }
-    if (is_ptr && (uint64_t)v.i > size)
-        return ev_fail(e, n, "'%s' points to byte offset %lld, past the %llu bytes of %s", name,
-                       v.i, (unsigned long long)size,
-                       r->is_extern ? "dynamic shared memory" : r->info.name);
+    /* pointers may point anywhere (only accesses must be inside); they must be aligned */
     uint64_t abs = r->info.base + (uint64_t)v.i;
     if (abs % t->align) {
         if (is_ptr)

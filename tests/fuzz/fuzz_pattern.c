@@ -1,0 +1,83 @@
+/* fuzz_pattern.c: libFuzzer target for the access-pattern language (src/model/pattern.h).
+ * Parses the input, then evaluates every access under a few environments, runs the result
+ * through the bank model, and exercises substitution and the caret line. Model code only. */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/model/bank.h"
+#include "../../src/model/pattern.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size > 70000)
+        return 0;
+    char *text = malloc(size + 1);
+    if (!text)
+        return 0;
+    memcpy(text, data, size);
+    text[size] = 0;
+
+    struct pattern_env env[3];
+    pattern_env_init(&env[0]);
+    pattern_env_set(&env[0], "PAD", 1);
+    pattern_env_set(&env[0], "N", 33);
+    pattern_env_set(&env[0], "STRIDE", 2);
+    env[0].dyn_bytes = 4096;
+    pattern_env_init(&env[1]);
+    env[1].block[0] = 48;
+    env[1].block[1] = 3;
+    env[1].warp = 2;
+    pattern_env_set(&env[1], "PAD", 0);
+    pattern_env_set(&env[1], "N", -1);
+    pattern_env_set(&env[1], "STRIDE", 0x7fffffffffffffffLL);
+    env[1].dyn_bytes = 100;
+    pattern_env_init(&env[2]);
+    env[2].block[0] = 7;
+    env[2].block[1] = 0; /* an empty block: no active lane */
+    env[2].warp = 0xffffffffu;
+    env[2].smem_limit = 0;
+
+    struct pattern *p = NULL;
+    struct pattern_error err;
+    char buf[512];
+    if (pattern_parse(text, &p, &err) == 0) {
+        int n = pattern_access_count(p);
+        if (n < 1 || n > PATTERN_MAX_ACCESSES)
+            abort();
+        for (int e = 0; e < 3; e++)
+            for (int i = 0; i < n; i++) {
+                struct bank_access acc;
+                if (pattern_eval(p, &env[e], i, &acc, &err) == 0) {
+                    struct bank_result r;
+                    int bad;
+                    enum bank_status st = bank_simulate(&acc, &r, &bad);
+                    /* the pattern checks alignment itself: the model must accept it */
+                    if (st != BANK_OK)
+                        abort();
+                    for (int k = 0; k < pattern_array_count(p); k++)
+                        if (!pattern_array(p, k))
+                            abort();
+                } else {
+                    if (!err.msg[0] || (err.col > 0 && err.len < 1) ||
+                        err.col > (int)size + 1)
+                        abort();
+                    pattern_error_caret(text, &err, buf, sizeof buf);
+                }
+            }
+        for (int i = 0; i < pattern_param_count(p); i++)
+            if (!pattern_param_name(p, i))
+                abort();
+        pattern_free(p);
+    } else {
+        if (p || !err.msg[0] || (err.col > 0 && err.len < 1) || err.col > (int)size + 1)
+            abort();
+        pattern_error_caret(text, &err, buf, sizeof buf);
+    }
+    pattern_substitute(text, &env[0], buf, sizeof buf);
+    free(text);
+    return 0;
+}
