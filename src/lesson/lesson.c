@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cJSON.h"
 #include "lesson.h"
@@ -616,8 +617,9 @@ static int check_keys(struct ld *L, const cJSON *obj, const char *path, const ch
         for (int k = 0; allowed[k]; k++) {
             if (!strcmp(key, allowed[k]))
                 known = 1;
-            size_t dist = edit_distance(key, allowed[k]);
-            if (dist < best) {
+            /* suggest only near names: a case slip, or at most a third of the letters */
+            size_t dist = strcasecmp(key, allowed[k]) ? edit_distance(key, allowed[k]) : 0;
+            if (dist < best && dist * 3 <= strlen(key) + 2) {
                 best = dist;
                 near = allowed[k];
             }

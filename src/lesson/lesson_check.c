@@ -275,7 +275,8 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
         n += (size_t)snprintf(req + n, sizeof req - n, "conflicts <= %d ", t->max_conflicts);
     if (t->max_ways >= 0 && n < sizeof req)
         snprintf(req + n, sizeof req - n, "ways <= %d ", t->max_ways);
-    if (n > 0 && n < sizeof req)
+    n = strlen(req);
+    if (n > 0)
         req[n - 1] = 0;
     size_t size = strlen(s->code) + 128;
     char *code = malloc(size);
