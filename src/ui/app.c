@@ -324,7 +324,16 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     else
         snprintf(a->info.reason, sizeof a->info.reason, "no GPU runner");
 
-    setlocale(LC_ALL, "");
+    if (!setlocale(LC_ALL, "")) {
+        /* a UTF-8 locale that is not installed (e.g. zh_CN.UTF-8): keep UTF-8 through C.UTF-8 */
+        const char *v[] = {getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG")};
+        for (int i = 0; i < 3; i++)
+            if (v[i] && *v[i]) {
+                if (strstr(v[i], "UTF-8") || strstr(v[i], "utf8") || strstr(v[i], "UTF8"))
+                    setlocale(LC_ALL, "C.UTF-8");
+                break;
+            }
+    }
     const char *cs = nl_langinfo(CODESET);
     a->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
 

@@ -256,8 +256,7 @@ void play_draw(struct app *a)
         y += gh > 0 ? gh : 0;
         results_draw(a, y, 1, W - 2, 2, sc, 0);
     }
-    app_keybar(a, "type  Left/Right Home/End edit  Up/Down history  Enter save  Tab access  "
-                  "^X svg  F1 help  Esc back");
+    app_keybar(a, "Up/Down history  Enter save  Tab access  ^U clear  ^X svg  F1 help  Esc back");
 }
 
 int play_key(struct app *a, int ch)
