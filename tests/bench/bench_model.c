@@ -1,6 +1,7 @@
 /* bench_model.c: how fast the bank model is (design.md section 2: a full sweep of strides
  * 1..1024 x widths {1,2,4,8,16} must take well under 10 ms). Measures bank_simulate accesses
- * per second and the full sweep in ms with clock_gettime, many repetitions, median of runs.
+ * per second, the full sweep in ms, and pattern parse+eval per second (the five patterns of
+ * `banklab sim --help`), with clock_gettime, many repetitions, median of runs.
  * Prints one line per figure; exits 1 when the sweep takes 10 ms or more. Model only. */
 #include <stdint.h>
 #include <stdio.h>
@@ -9,6 +10,7 @@
 #include <time.h>
 
 #include "../../src/model/bank.h"
+#include "../../src/model/pattern.h"
 
 #define NSTRIDES 1024
 #define NWIDTHS 5
@@ -147,5 +149,56 @@ int main(int argc, char **argv)
            NSTRIDES, NACC, ms_med, RUNS, reps, ms[0], ms[RUNS - 1], SWEEP_LIMIT_MS,
            ok ? "ok" : "TOO SLOW");
     printf("model: sweep checksum %ld wavefronts\n", expect);
+
+    /* 3. Pattern text -> offsets -> model, as the playground does on every key press. */
+    static const struct { const char *text, *param; unsigned by; int wavefronts; } pats[] = {
+        {"__shared__ float data[32][32]; data[threadIdx.x][0]", NULL, 1, 32},
+        {"__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]", "PAD", 8, 1},
+        {"__shared__ struct { float x, y, z; } p[256]; p[lane].x", NULL, 1, 1},
+        {"__shared__ float4 v[64]; v[lane * 2]", NULL, 1, 8},
+        {"__shared__ float s[1024]; s[lane * 32] = 1.0f", NULL, 1, 32},
+    };
+    int npat = (int)(sizeof pats / sizeof pats[0]);
+    int preps = quick ? 200 : 4000;
+    double prate[RUNS], erate[RUNS];
+    for (int r = 0; r < RUNS; r++) {
+        double t_parse = 0, t0;
+        long n = 0;
+        double tall0 = now_s();
+        for (int k = 0; k < preps; k++) {
+            for (int i = 0; i < npat; i++) {
+                struct pattern *pt = NULL;
+                struct pattern_error err;
+                struct pattern_env env;
+                struct bank_access acc;
+                t0 = now_s();
+                if (pattern_parse(pats[i].text, &pt, &err)) {
+                    fprintf(stderr, "bench_model: pattern %d: %s\n", i, err.msg);
+                    return 1;
+                }
+                t_parse += now_s() - t0;
+                pattern_env_init(&env);
+                env.block[1] = pats[i].by;
+                if (pats[i].param)
+                    pattern_env_set(&env, pats[i].param, 1);
+                if (pattern_eval(pt, &env, 0, &acc, &err) ||
+                    bank_simulate(&acc, &res, NULL) != BANK_OK ||
+                    res.wavefronts != pats[i].wavefronts) {
+                    fprintf(stderr, "bench_model: pattern %d: wrong result (%s)\n", i, err.msg);
+                    pattern_free(pt);
+                    return 1;
+                }
+                pattern_free(pt);
+                n++;
+            }
+        }
+        double all = now_s() - tall0;
+        erate[r] = n / all;
+        prate[r] = n / t_parse;
+    }
+    double e_med = median(erate, RUNS), p_med = median(prate, RUNS);
+    printf("model: pattern parse+eval+simulate %.0f k patterns/s (%.1f us each; parse alone "
+           "%.1f us), median of %d runs x %d, the 5 patterns of banklab sim --help\n",
+           e_med / 1e3, 1e6 / e_med, 1e6 / p_med, RUNS, preps * npat);
     return ok ? 0 : 1;
 }
