@@ -19,6 +19,9 @@ tui_cleanup() { $TM kill-server >/dev/null 2>&1; sleep 0.3; rm -rf "$TMP"; }
 trap tui_cleanup EXIT
 trap 'exit 1' INT TERM
 
+# a session that keeps the private server alive between test sessions
+$TM new-session -d -s keep -x 80 -y 24 "sleep 3600" || { echo "FAIL: tmux cannot start"; exit 1; }
+
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 screen() { $TM capture-pane -p -t t 2>/dev/null; }
 keys() { $TM send-keys -t t "$@"; }
