@@ -203,10 +203,9 @@ static void draw_present(struct app *a, const struct lesson_step *st)
                       theme_attr(a, UIC_QUIZ) | A_BOLD);
             y += 3;
         } else if (a->sc.ok) {
-            int gw = W - 2;
             int need = grid_rows_wanted(a, &a->sc);
             gh = min_i(need, max_i(gh, 3));
-            int cw = (gw - 4) / 32 > 4 ? 4 : (gw - 4) / 32;
+            int cw = (W - 4) / 32 > 4 ? 4 : (W - 4) / 32;
             int gx = max_i(0, (W - (4 + 32 * cw)) / 2);
             grid_draw(a, y, gx, W - gx, gh, &a->sc, NULL, 1);
             y += gh + 1;
