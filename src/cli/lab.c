@@ -1,12 +1,901 @@
-/* lab.c: placeholder until its owner lands it. */
+/* lab.c: `banklab lab FILE`: a graded workshop lab. For each step with a "task" it prints the
+ * goal and the scene, asks for parameter values one line at a time (any terminal, screen
+ * readers, pipes), grades them with the model (and the GPU's counters where a GPU answers),
+ * allows retries and prints a score. --answers makes it non-interactive for scripts and CI.
+ * Uses lesson, model, gpu and progress; no curses, no cJSON here. */
+#include <ctype.h>
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "../gpu/gpu.h"
+#include "../lesson/lesson.h"
+#include "../lesson/progress.h"
+#include "../lesson/recording.h"
+#include "../lesson/report.h"
 #include "cli.h"
+
+#define LAB_MAX_ANSWERS 64
+#define LAB_MAX_PARAMS 16
+#define LAB_SEARCH_LIMIT 20000   /* parameter combinations tried when showing a solution */
+#define LAB_GPU_TIMEOUT_MS 30000
+
+/* One NAME=V from --answers; step is "" when it applies to every task. */
+struct lab_answer {
+    char step[PROGRESS_ID_MAX];
+    char name[PATTERN_NAME_MAX];
+    char text[64];               /* the value as given (a number, or a type name for T) */
+    int used;
+};
+
+struct lab {
+    const struct lesson *l;
+    enum lesson_lang lang;
+    int tries;
+    int scripted;                /* --answers given: no prompts, one try per task */
+    int nanswers;
+    struct lab_answer answers[LAB_MAX_ANSWERS];
+    struct gpu *gpu;
+    struct gpu_info info;
+    int quit;                    /* learner typed q, or input ended */
+    uint64_t next_id;
+    struct progress *prog;       /* NULL when not saving */
+};
+
+/* The value of a task's parameters (and type) for one try. */
+struct lab_values {
+    long long v[LAB_MAX_PARAMS];
+    int type;                    /* index into scene->types, 0 when none */
+};
+
+/* Strings in the learner's language. */
+#define TR(lab, en, zh) ((lab)->lang == LANG_ZH ? (zh) : (en))
+
+static const char *tr(const struct lab *lab, const struct lesson_text *t)
+{
+    const char *s = lab->lang == LANG_ZH ? t->zh : t->en;
+    if (!s || !s[0])
+        s = lab->lang == LANG_ZH ? t->en : t->zh;
+    return s ? s : "";
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: banklab lab FILE [--answers NAME=V,...] [--lang zh|en] [OPTIONS]\n"
+            "\n"
+            "Run the graded tasks of a lab (a lesson file whose steps have a \"task\"): for each\n"
+            "task it shows the goal and the scene, asks for parameter values (one line each),\n"
+            "grades them with the bank model (and the GPU's counters when a GPU is present),\n"
+            "allows retries and prints a score.\n"
+            "\n"
+            "  --answers LIST   NAME=V,... answers instead of prompts (one try per task);\n"
+            "                   STEP.NAME=V answers for one step only; T=TYPE picks the element\n"
+            "                   type where the scene has types. May be given more than once.\n"
+            "  --lang zh|en     language (default: from the locale)\n"
+            "  --tries N        tries per task, 1..20 (default 3)\n"
+            "  --no-gpu         grade with the model only\n"
+            "  --device N       CUDA device (default 0)\n"
+            "  --replay FILE    grade against counters recorded by bench/verify --json\n"
+            "  --no-save        do not record the results in the saved progress\n"
+            "  -h, --help       this help\n"
+            "\n"
+            "At a prompt: a value and Enter; Enter alone keeps the value shown; ? shows a hint;\n"
+            "q stops the lab (the score so far is printed).\n"
+            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers.\n");
+}
+
+static enum lesson_lang locale_lang(void)
+{
+    const char *env = getenv("LC_ALL");
+    if (!env || !env[0])
+        env = getenv("LC_MESSAGES");
+    if (!env || !env[0])
+        env = getenv("LANG");
+    return env && !strncmp(env, "zh", 2) ? LANG_ZH : LANG_EN;
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+    char *end;
+    while (isspace((unsigned char)*s))
+        s++;
+    if (!*s)
+        return -1;
+    errno = 0;
+    long long v = strtoll(s, &end, 10);
+    while (isspace((unsigned char)*end))
+        end++;
+    if (errno || *end)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+/* Splits "A=1,B=2,step.C=3" into lab->answers. Returns 0, or -1 with a message on stderr. */
+static int parse_answers(struct lab *lab, const char *list)
+{
+    char buf[4096];
+    if (strlen(list) >= sizeof buf) {
+        fprintf(stderr, "banklab lab: --answers is too long\n");
+        return -1;
+    }
+    strcpy(buf, list);
+    for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
+         item = strtok_r(NULL, ",", &save)) {
+        while (isspace((unsigned char)*item))
+            item++;
+        if (!*item)
+            continue;
+        char *eq = strchr(item, '=');
+        if (!eq || eq == item || !eq[1]) {
+            fprintf(stderr, "banklab lab: --answers wants NAME=VALUE items, not '%s'\n", item);
+            return -1;
+        }
+        *eq = 0;
+        if (lab->nanswers == LAB_MAX_ANSWERS) {
+            fprintf(stderr, "banklab lab: more than %d answers\n", LAB_MAX_ANSWERS);
+            return -1;
+        }
+        struct lab_answer *a = &lab->answers[lab->nanswers];
+        memset(a, 0, sizeof *a);
+        char *dot = strrchr(item, '.');
+        const char *name = item;
+        if (dot) {
+            *dot = 0;
+            name = dot + 1;
+            if (strlen(item) >= sizeof a->step || !*item) {
+                fprintf(stderr, "banklab lab: bad step name in --answers: '%s'\n", item);
+                return -1;
+            }
+            strcpy(a->step, item);
+        }
+        char *end = eq - 1;
+        while (end > name && isspace((unsigned char)*end))
+            *end-- = 0;
+        const char *val = eq + 1;
+        while (isspace((unsigned char)*val))
+            val++;
+        if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text) {
+            fprintf(stderr, "banklab lab: bad item in --answers: '%s=%s'\n", name, val);
+            return -1;
+        }
+        strcpy(a->name, name);
+        strcpy(a->text, val);
+        lab->nanswers++;
+    }
+    return 0;
+}
+
+static int value_ok(const struct lesson_param *p, long long v)
+{
+    long long step = p->step > 0 ? p->step : 1;
+    return v >= p->min && v <= p->max && (v - p->min) % step == 0;
+}
+
+static void range_text(const struct lesson_param *p, char *buf, size_t size)
+{
+    if (p->step > 1)
+        snprintf(buf, size, "%lld..%lld, step %lld", p->min, p->max, p->step);
+    else
+        snprintf(buf, size, "%lld..%lld", p->min, p->max);
+}
+
+/* "PAD=1, T=float2" */
+static void values_text(const struct lesson_scene *s, const struct lab_values *v, char *buf,
+                        size_t size)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS && len < size; i++)
+        len += (size_t)snprintf(buf + len, size - len, "%s%s=%lld", i ? ", " : "",
+                                s->params[i].name, v->v[i]);
+    if (s->ntypes > 0 && len < size)
+        snprintf(buf + len, size - len, "%sT=%s", len ? ", " : "", s->types[v->type]);
+}
+
+static int task_access(const struct lesson_step *st)
+{
+    return st->task->access >= 0 ? st->task->access : st->scene->access;
+}
+
+/* The model's result for these values. Returns 0, or -1 with a message (and caret) in err. */
+static int evaluate(const struct lesson_step *st, const struct lab_values *v,
+                    struct bank_access *acc, struct bank_result *res, char *err, size_t errsz)
+{
+    const struct lesson_scene *s = st->scene;
+    char *names[LAB_MAX_PARAMS];
+    long long vals[LAB_MAX_PARAMS];
+    int n = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
+    for (int i = 0; i < n; i++) {
+        names[i] = s->params[i].name;
+        vals[i] = v->v[i];
+    }
+    struct lesson_binding bind = {n, names, vals, NULL};
+    struct pattern_env env;
+    char code[8192];
+    if (lesson_scene_env(s, &bind, v->type, &env, code, sizeof code) < 0) {
+        snprintf(err, errsz, "the scene's code or parameters do not fit");
+        return -1;
+    }
+    struct pattern *pat = NULL;
+    struct pattern_error pe;
+    memset(&pe, 0, sizeof pe);
+    if (pattern_parse(code, &pat, &pe) < 0) {
+        snprintf(err, errsz, "%s", pe.msg);
+        return -1;
+    }
+    int rc = 0;
+    if (pattern_eval(pat, &env, task_access(st), acc, &pe) < 0) {
+        char caret[1024];
+        if (pe.col > 0 && strlen(code) < 400)
+            snprintf(err, errsz, "%s\n%s", pe.msg, pattern_error_caret(code, &pe, caret, sizeof caret));
+        else
+            snprintf(err, errsz, "%s", pe.msg);
+        rc = -1;
+    } else {
+        int bad_lane = -1;
+        enum bank_status bs = bank_simulate(acc, res, &bad_lane);
+        if (bs != BANK_OK) {
+            snprintf(err, errsz, "%s (lane %d)", bank_status_str(bs), bad_lane);
+            rc = -1;
+        }
+    }
+    pattern_free(pat);
+    return rc;
+}
+
+/* 1 when every bound of the task holds for (wavefronts, conflicts, ways). */
+static int meets(const struct lesson_task *t, long wf, long cf, long ways)
+{
+    return (t->max_wavefronts < 0 || wf <= t->max_wavefronts) &&
+           (t->max_conflicts < 0 || cf <= t->max_conflicts) &&
+           (t->max_ways < 0 || ways <= t->max_ways);
+}
+
+static void print_requirement(const struct lab *lab, const struct lesson_task *t)
+{
+    const char *sep = "";
+    printf("%s", TR(lab, "Required: ", "要求："));
+    if (t->max_wavefronts >= 0) {
+        printf("wavefronts <= %d", t->max_wavefronts);
+        sep = ", ";
+    }
+    if (t->max_conflicts >= 0) {
+        printf("%sconflicts <= %d", sep, t->max_conflicts);
+        sep = ", ";
+    }
+    if (t->max_ways >= 0)
+        printf("%sways <= %d", sep, t->max_ways);
+    printf("\n");
+}
+
+/* Prints each bound with the model's number and whether it is met. */
+static void print_bounds(const struct lab *lab, const struct lesson_task *t,
+                         const struct bank_result *r)
+{
+    const struct {
+        const char *name;
+        int bound, got;
+    } b[] = {{"wavefronts", t->max_wavefronts, r->wavefronts},
+             {"conflicts", t->max_conflicts, r->conflicts},
+             {"ways", t->max_ways, r->ways}};
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
+        if (b[i].bound < 0)
+            continue;
+        int ok = b[i].got <= b[i].bound;
+        printf("  %s %d %s %d: %s\n", b[i].name, b[i].got, ok ? "<=" : ">", b[i].bound,
+               ok ? TR(lab, "met", "满足") : TR(lab, "not met", "未满足"));
+    }
+}
+
+static void print_result(const struct lab *lab, const char *what, const struct bank_result *r)
+{
+    printf("%s: wavefronts %d, passes %d, conflicts %d, ways %d", what, r->wavefronts, r->passes,
+           r->conflicts, r->ways);
+    int worst = -1, cost = 0;
+    for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++)
+        if (r->pass[p].cost > cost) {
+            cost = r->pass[p].cost;
+            worst = r->pass[p].worst_bank;
+        }
+    if (worst >= 0 && cost > 1)
+        printf(TR(lab, " (worst: bank %d serves %d words)", "（最忙的 bank %d 要服务 %d 个字）"),
+               worst, cost);
+    printf("\n");
+}
+
+/* Asks the GPU for the counters of acc. Returns 1 with *wf, *cf set when measured. */
+static int measure(struct lab *lab, const struct lesson_step *st, const struct bank_access *acc,
+                   double *wf, double *cf)
+{
+    if (!lab->gpu || !lab->info.available)
+        return 0;
+    if (st->scene->kernel && strcmp(st->scene->kernel, "pattern")) {
+        printf(TR(lab, "  GPU: this scene runs the case kernel %s; graded by the model\n",
+                  "  GPU：此场景运行案例内核 %s；按模型评分\n"), st->scene->kernel);
+        return 0;
+    }
+    struct gpu_request req;
+    memset(&req, 0, sizeof req);
+    req.id = ++lab->next_id;
+    req.kind = GPU_REQ_PATTERN;
+    req.access = *acc;
+    req.want_counters = 1;
+    struct gpu_result res;
+    memset(&res, 0, sizeof res);
+    enum gpu_status s = gpu_submit(lab->gpu, &req);
+    int got = 0;
+    if (s == GPU_OK) {
+        time_t start = time(NULL);
+        while (!got && time(NULL) - start < LAB_GPU_TIMEOUT_MS / 1000 + 1) {
+            if (!gpu_wait(lab->gpu, &res, 1000))
+                continue;
+            got = res.id == req.id;
+        }
+    }
+    if (!got) {
+        printf(TR(lab, "  GPU: no answer (%s); graded by the model\n",
+                  "  GPU：没有结果（%s）；按模型评分\n"),
+               s == GPU_OK ? "timeout" : "busy or unavailable");
+        return 0;
+    }
+    if (res.status != GPU_OK || !res.has_counters) {
+        printf(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
+               res.status != GPU_OK ? res.error : (res.counters_note[0] ? res.counters_note
+                                                                         : "no counters"));
+        return 0;
+    }
+    *wf = acc->op == BANK_STORE ? res.wavefronts_st : res.wavefronts_ld;
+    *cf = acc->op == BANK_STORE ? res.conflicts_st : res.conflicts_ld;
+    printf(TR(lab, "Measured (%s): wavefronts %.2f, conflicts %.2f per instruction\n",
+              "实测（%s）：每条指令 wavefronts %.2f，conflicts %.2f\n"),
+           res.provenance[0] ? res.provenance : lab->info.device, *wf, *cf);
+    return 1;
+}
+
+/* Reads one line from stdin into buf (newline removed). Returns 0, or -1 at end of input. */
+static int read_line(char *buf, size_t size)
+{
+    fflush(stdout);
+    if (!fgets(buf, (int)size, stdin))
+        return -1;
+    size_t n = strlen(buf);
+    if (n && buf[n - 1] == '\n') {
+        buf[--n] = 0;
+    } else if (n == size - 1) {  /* longer than the buffer: drop the rest of the line */
+        int c;
+        while ((c = getchar()) != EOF && c != '\n')
+            ;
+    }
+    while (n && (buf[n - 1] == '\r' || isspace((unsigned char)buf[n - 1])))
+        buf[--n] = 0;
+    return 0;
+}
+
+static void show_hint(struct lab *lab, const struct lesson_step *st, int *next_hint)
+{
+    if (!st->nhints) {
+        printf("%s\n", TR(lab, "(no hint for this task)", "（此任务没有提示）"));
+        return;
+    }
+    int i = *next_hint < st->nhints ? *next_hint : st->nhints - 1;
+    printf("%s %d/%d: %s\n", TR(lab, "Hint", "提示"), i + 1, st->nhints, tr(lab, &st->hints[i]));
+    if (*next_hint < st->nhints)
+        (*next_hint)++;
+}
+
+/* Interactive: asks for each parameter (and the type). Returns 0, or -1 when the learner
+ * stopped (q or end of input). */
+static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values *v, int *next_hint)
+{
+    const struct lesson_scene *s = st->scene;
+    char line[256], range[96];
+    for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
+        const struct lesson_param *p = &s->params[i];
+        range_text(p, range, sizeof range);
+        for (int bad = 0;; bad++) {
+            if (bad >= 20) {
+                printf("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
+                return -1;
+            }
+            printf(TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "), p->name, range, v->v[i]);
+            if (read_line(line, sizeof line) < 0) {
+                printf("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+                return -1;
+            }
+            if (!line[0])
+                break;  /* keep */
+            if (!strcmp(line, "q") || !strcmp(line, "quit"))
+                return -1;
+            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
+                show_hint(lab, st, next_hint);
+                continue;
+            }
+            long long x;
+            if (parse_ll(line, &x) < 0) {
+                printf(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
+                               "q to stop.\n",
+                          "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
+                       line, range);
+                continue;
+            }
+            if (!value_ok(p, x)) {
+                printf(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"),
+                       x, range);
+                continue;
+            }
+            v->v[i] = x;
+            break;
+        }
+    }
+    if (s->ntypes > 1) {
+        char list[256];
+        size_t len = 0;
+        list[0] = 0;
+        for (int k = 0; k < s->ntypes && len < sizeof list; k++)
+            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? "|" : "", s->types[k]);
+        for (int bad = 0;; bad++) {
+            if (bad >= 20)
+                return -1;
+            printf(TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), list, s->types[v->type]);
+            if (read_line(line, sizeof line) < 0) {
+                printf("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+                return -1;
+            }
+            if (!line[0])
+                break;
+            if (!strcmp(line, "q") || !strcmp(line, "quit"))
+                return -1;
+            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
+                show_hint(lab, st, next_hint);
+                continue;
+            }
+            int found = -1;
+            for (int k = 0; k < s->ntypes; k++)
+                if (!strcmp(line, s->types[k]))
+                    found = k;
+            if (found < 0) {
+                printf(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), line, list);
+                continue;
+            }
+            v->type = found;
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Scripted: applies --answers to the task's values. Returns 0, or -1 (message on stderr)
+ * when an answer is out of range or not a number or type. */
+static int apply_answers(struct lab *lab, const struct lesson_step *st, struct lab_values *v)
+{
+    const struct lesson_scene *s = st->scene;
+    /* general answers first, then step-specific ones win */
+    for (int pass = 0; pass < 2; pass++) {
+        for (int k = 0; k < lab->nanswers; k++) {
+            struct lab_answer *a = &lab->answers[k];
+            if (pass == 0 ? a->step[0] != 0 : strcmp(a->step, st->id) != 0)
+                continue;
+            if (!strcmp(a->name, "T") && s->ntypes > 0) {
+                int found = -1;
+                for (int t = 0; t < s->ntypes; t++)
+                    if (!strcmp(a->text, s->types[t]))
+                        found = t;
+                if (found < 0) {
+                    fprintf(stderr, "banklab lab: step %s: T=%s is not one of the scene's types\n",
+                            st->id, a->text);
+                    return -1;
+                }
+                v->type = found;
+                a->used = 1;
+                continue;
+            }
+            for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
+                const struct lesson_param *p = &s->params[i];
+                if (strcmp(p->name, a->name))
+                    continue;
+                long long x;
+                char range[96];
+                range_text(p, range, sizeof range);
+                if (parse_ll(a->text, &x) < 0) {
+                    fprintf(stderr, "banklab lab: step %s: %s=%s is not a whole number\n", st->id,
+                            a->name, a->text);
+                    return -1;
+                }
+                if (!value_ok(p, x)) {
+                    fprintf(stderr, "banklab lab: step %s: %s=%lld is outside %s\n", st->id,
+                            a->name, x, range);
+                    return -1;
+                }
+                v->v[i] = x;
+                a->used = 1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* Looks for parameter values that solve the task (model only), to show after the last try. */
+static int find_solution(const struct lesson_step *st, struct lab_values *out)
+{
+    const struct lesson_scene *s = st->scene;
+    int n = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
+    double combos = s->ntypes > 0 ? s->ntypes : 1;
+    for (int i = 0; i < n; i++) {
+        long long step = s->params[i].step > 0 ? s->params[i].step : 1;
+        combos *= (double)((s->params[i].max - s->params[i].min) / step + 1);
+    }
+    if (combos > LAB_SEARCH_LIMIT)
+        return 0;
+    struct lab_values v;
+    memset(&v, 0, sizeof v);
+    for (int t = 0; t < (s->ntypes > 0 ? s->ntypes : 1); t++) {
+        v.type = t;
+        for (int i = 0; i < n; i++)
+            v.v[i] = s->params[i].min;
+        for (;;) {
+            struct bank_access acc;
+            struct bank_result res;
+            char err[512];
+            if (evaluate(st, &v, &acc, &res, err, sizeof err) == 0 &&
+                meets(st->task, res.wavefronts, res.conflicts, res.ways)) {
+                *out = v;
+                return 1;
+            }
+            int i = 0;
+            for (; i < n; i++) {  /* next combination, odometer style */
+                long long step = s->params[i].step > 0 ? s->params[i].step : 1;
+                if (v.v[i] + step <= s->params[i].max) {
+                    v.v[i] += step;
+                    break;
+                }
+                v.v[i] = s->params[i].min;
+            }
+            if (i == n)
+                break;
+        }
+    }
+    return 0;
+}
+
+static void record(struct lab *lab, const struct lesson_step *st, const char *given, int solved,
+                   const struct bank_result *res, int measured, double mwf, double mcf,
+                   const char *code)
+{
+    if (!lab->prog)
+        return;
+    char lid[PROGRESS_ID_MAX];
+    snprintf(lid, sizeof lid, REPORT_TASK_PREFIX "%s", lab->l->id ? lab->l->id : "lab");
+    progress_record_quiz(lab->prog, lid, st->id, solved, given);
+    if (!res)
+        return;
+    struct progress_explored e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.code, sizeof e.code, "%s", code);
+    snprintf(e.where, sizeof e.where, "%s/%s", lab->l->id ? lab->l->id : "lab", st->id);
+    e.wavefronts = res->wavefronts;
+    e.conflicts = res->conflicts;
+    e.ways = res->ways;
+    e.has_measured = measured;
+    e.measured_wavefronts = mwf;
+    e.measured_conflicts = mcf;
+    if (measured)
+        snprintf(e.device, sizeof e.device, "%.127s", lab->info.device);
+    e.when = (long long)time(NULL);
+    progress_record_explored(lab->prog, &e);
+}
+
+/* Runs one task. Returns 1 when solved. */
+static int run_task(struct lab *lab, const struct lesson_step *st, int k, int ntasks)
+{
+    const struct lesson_scene *s = st->scene;
+    const struct lesson_task *t = st->task;
+    printf("\n== %s %d/%d: %s (%d %s)\n", TR(lab, "Task", "任务"), k, ntasks, tr(lab, &st->title),
+           t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
+    printf("%s%s\n", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
+    if (st->text.en || st->text.zh)
+        printf("%s\n", tr(lab, &st->text));
+    printf("%s%s\n", TR(lab, "Scene: ", "场景："), s->code);
+    printf("  block %ux%ux%u, warp %u, access %d\n", s->block[0] ? s->block[0] : 1,
+           s->block[1] ? s->block[1] : 1, s->block[2] ? s->block[2] : 1, s->warp, task_access(st));
+    struct lab_values v;
+    memset(&v, 0, sizeof v);
+    for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
+        const struct lesson_param *p = &s->params[i];
+        char range[96];
+        range_text(p, range, sizeof range);
+        v.v[i] = p->def;
+        const char *label = p->label.en || p->label.zh ? tr(lab, &p->label) : "";
+        printf("  %s%s%s: %s, %s %lld\n", p->name, label[0] ? " - " : "", label, range,
+               TR(lab, "default", "默认"), p->def);
+    }
+    if (s->ntypes > 0) {
+        printf("  T:");
+        for (int i = 0; i < s->ntypes; i++)
+            printf(" %s", s->types[i]);
+        printf(" (%s %s)\n", TR(lab, "default", "默认"), s->types[0]);
+    }
+    print_requirement(lab, t);
+
+    struct bank_access acc;
+    struct bank_result res;
+    char err[1536], vt[512], what[640];
+    values_text(s, &v, vt, sizeof vt);
+    if (evaluate(st, &v, &acc, &res, err, sizeof err) == 0) {
+        snprintf(what, sizeof what, TR(lab, "Now (%s)", "当前（%s）"), vt);
+        print_result(lab, what, &res);
+    }
+
+    int tries = lab->scripted ? 1 : lab->tries;
+    int next_hint = 0;
+    for (int n = 1; n <= tries; n++) {
+        if (lab->scripted) {
+            if (apply_answers(lab, st, &v) < 0)
+                return -1;
+        } else {
+            printf("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
+            if (ask(lab, st, &v, &next_hint) < 0) {
+                lab->quit = 1;
+                return 0;
+            }
+        }
+        values_text(s, &v, vt, sizeof vt);
+        if (lab->scripted)
+            printf("%s%s\n", TR(lab, "Answer: ", "答案："), vt);
+        if (evaluate(st, &v, &acc, &res, err, sizeof err) < 0) {
+            printf(TR(lab, "The pattern fails with %s: %s\n", "%s 时访问模式出错：%s\n"), vt, err);
+            printf("%s\n", TR(lab, "Not solved.", "未解决。"));
+            record(lab, st, vt, 0, NULL, 0, 0, 0, "");
+            continue;
+        }
+        snprintf(what, sizeof what, TR(lab, "Model (%s)", "模型（%s）"), vt);
+        print_result(lab, what, &res);
+        print_bounds(lab, t, &res);
+        int ok = meets(t, res.wavefronts, res.conflicts, res.ways);
+        double mwf = 0, mcf = 0;
+        int measured = measure(lab, st, &acc, &mwf, &mcf);
+        if (measured) {
+            /* the hardware must meet the requirement too (whole wavefronts/conflicts) */
+            long lw = lround(mwf), lc = lround(mcf);
+            int hw_ok = meets(t, lw, lc, res.ways);
+            if (ok && !hw_ok)
+                printf("%s\n", TR(lab, "  The counters do not meet the requirement.",
+                                  "  硬件计数器不满足要求。"));
+            ok = ok && hw_ok;
+        }
+        char code[PROGRESS_CODE_MAX];
+        {
+            struct pattern_env env;
+            char *names[LAB_MAX_PARAMS];
+            long long vals[LAB_MAX_PARAMS];
+            int np = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
+            for (int i = 0; i < np; i++) {
+                names[i] = s->params[i].name;
+                vals[i] = v.v[i];
+            }
+            struct lesson_binding bind = {np, names, vals, NULL};
+            char full[8192];
+            if (lesson_scene_env(s, &bind, v.type, &env, full, sizeof full) < 0 ||
+                pattern_substitute(full, &env, code, sizeof code) < 0)
+                snprintf(code, sizeof code, "%s", s->code);
+        }
+        record(lab, st, vt, ok, &res, measured, mwf, mcf, code);
+        if (ok) {
+            printf(TR(lab, "Solved: +%d %s.\n", "已解决：+%d %s。\n"), t->points,
+                   TR(lab, t->points == 1 ? "point" : "points", "分"));
+            return 1;
+        }
+        printf("%s", TR(lab, "Not solved", "未解决"));
+        if (n < tries)
+            printf(TR(lab, "; %d %s left. Type ? at a prompt for a hint.\n",
+                      "；还剩 %d 次%s。在提示符处输入 ? 查看提示。\n"),
+                   tries - n, TR(lab, tries - n == 1 ? "try" : "tries", ""));
+        else
+            printf("%s\n", TR(lab, ".", "。"));
+    }
+    struct lab_values sol;
+    if (find_solution(st, &sol)) {
+        values_text(s, &sol, vt, sizeof vt);
+        printf(TR(lab, "One solution: %s.\n", "一个答案：%s。\n"), vt);
+    }
+    return 0;
+}
 
 int cmd_lab(int argc, char **argv)
 {
-    (void)argc;
-    (void)argv;
-    fprintf(stderr, "banklab: 'lab' is not built yet\n");
-    return EXIT_USAGE;
+    static struct lab lab;  /* large: keep it off the stack */
+    memset(&lab, 0, sizeof lab);
+    lab.tries = 3;
+    lab.lang = locale_lang();
+    const char *file = NULL, *replay = NULL;
+    int no_gpu = 0, device = 0, save = 1, have_answers = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--no-gpu")) {
+            no_gpu = 1;
+        } else if (!strcmp(a, "--no-save")) {
+            save = 0;
+        } else if (!strcmp(a, "--answers") || !strcmp(a, "--lang") || !strcmp(a, "--tries") ||
+                   !strcmp(a, "--device") || !strcmp(a, "--replay")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "banklab lab: %s wants a value\n", a);
+                return EXIT_USAGE;
+            }
+            const char *v = argv[++i];
+            long long x;
+            if (!strcmp(a, "--answers")) {
+                if (parse_answers(&lab, v) < 0)
+                    return EXIT_USAGE;
+                have_answers = 1;
+            } else if (!strcmp(a, "--lang")) {
+                if (strcmp(v, "zh") && strcmp(v, "en")) {
+                    fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", v);
+                    return EXIT_USAGE;
+                }
+                lab.lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
+            } else if (!strcmp(a, "--replay")) {
+                replay = v;
+            } else if (parse_ll(v, &x) < 0 || x < (a[2] == 't' ? 1 : 0) || x > (a[2] == 't' ? 20 : 64)) {
+                fprintf(stderr, "banklab lab: %s wants a number (%s), not '%s'\n", a,
+                        a[2] == 't' ? "1..20" : "0..64", v);
+                return EXIT_USAGE;
+            } else if (a[2] == 't') {
+                lab.tries = (int)x;
+            } else {
+                device = (int)x;
+            }
+        } else if (a[0] == '-' && a[1]) {
+            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n", a);
+            return EXIT_USAGE;
+        } else if (file) {
+            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n", file, a);
+            return EXIT_USAGE;
+        } else {
+            file = a;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "banklab lab: which lab? usage: banklab lab FILE (banklab lab --help)\n");
+        return EXIT_USAGE;
+    }
+    lab.scripted = have_answers;
+
+    struct lesson_error lerr;
+    memset(&lerr, 0, sizeof lerr);
+    struct lesson *l = lesson_load_file(file, &lerr);
+    if (!l) {
+        fprintf(stderr, "%s:%d:%d: %s\n", lerr.file[0] ? lerr.file : file, lerr.line, lerr.col,
+                lerr.msg);
+        return EXIT_USAGE;
+    }
+    lab.l = l;
+    int ntasks = 0, max_points = 0;
+    for (int i = 0; i < l->nsteps; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        if (st->task && st->scene) {
+            ntasks++;
+            max_points += st->task->points;
+        }
+    }
+    if (!ntasks) {
+        fprintf(stderr, "banklab lab: %s has no graded task (a step with \"task\"; see docs/lessons.md)\n",
+                file);
+        lesson_free(l);
+        return EXIT_USAGE;
+    }
+    /* every --answers item must name a parameter (or T) of some task: a typo is bad input */
+    for (int k = 0; k < lab.nanswers; k++) {
+        const struct lab_answer *a = &lab.answers[k];
+        int found = 0, step_found = !a->step[0];
+        for (int i = 0; i < l->nsteps; i++) {
+            const struct lesson_step *st = &l->steps[i];
+            if (!st->task || !st->scene || (a->step[0] && strcmp(a->step, st->id)))
+                continue;
+            step_found = 1;
+            found |= !strcmp(a->name, "T") && st->scene->ntypes > 0;
+            for (int q = 0; q < st->scene->nparams; q++)
+                found |= !strcmp(st->scene->params[q].name, a->name);
+        }
+        if (!step_found || !found) {
+            fprintf(stderr, "banklab lab: --answers: %s%s%s is not a parameter of %s\n",
+                    a->step, a->step[0] ? "." : "", a->name,
+                    a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
+            lesson_free(l);
+            return EXIT_USAGE;
+        }
+    }
+
+    struct recording rec;
+    int have_rec = 0;
+    if (replay) {
+        char msg[RECORDING_MSG_MAX];
+        if (recording_load_file(replay, &rec, msg, sizeof msg) < 0) {
+            fprintf(stderr, "banklab lab: %s\n", msg);
+            lesson_free(l);
+            return EXIT_USAGE;
+        }
+        have_rec = 1;
+        lab.gpu = recording_open_replay(&rec, &lab.info);
+    } else if (!no_gpu) {
+        lab.gpu = gpu_open(device, &lab.info);
+    }
+
+    struct progress *prog = NULL;
+    char ppath[4096];
+    if (save && progress_default_path(ppath, sizeof ppath)) {
+        prog = malloc(sizeof *prog);
+        if (prog) {
+            char warn[1024];
+            if (progress_load(ppath, prog, warn, sizeof warn) != 0)
+                fprintf(stderr, "banklab lab: %s\n", warn);
+            lab.prog = prog;
+        }
+    }
+
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("banklab lab: %s (%s)\n", tr(&lab, &l->title), file);
+    printf(TR(&lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
+           TR(&lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
+    if (!lab.scripted)
+        printf(TR(&lab, " Up to %d tries per task.", " 每个任务最多尝试 %d 次。"), lab.tries);
+    printf("\n");
+    if (lab.gpu && lab.info.available)
+        printf(TR(&lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
+                  "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
+               lab.info.device);
+    else if (no_gpu)
+        printf("%s\n", TR(&lab, "GPU: not used (--no-gpu); graded by the model.",
+                          "GPU：未使用（--no-gpu）；按模型评分。"));
+    else
+        printf(TR(&lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
+               lab.info.reason[0] ? lab.info.reason : "not available");
+    if (!lab.scripted)
+        printf("%s\n", TR(&lab, "Type a value and Enter; Enter alone keeps the value shown; "
+                                "? shows a hint; q stops.",
+                          "输入数值后按回车；直接回车保留当前值；? 查看提示；q 停止。"));
+
+    int score = 0, solved = 0, k = 0, rc = 0;
+    for (int i = 0; i < l->nsteps && !lab.quit; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        if (!st->task || !st->scene)
+            continue;
+        int r = run_task(&lab, st, ++k, ntasks);
+        if (r < 0) {
+            rc = EXIT_USAGE;
+            break;
+        }
+        if (r > 0) {
+            score += st->task->points;
+            solved++;
+        }
+    }
+    if (rc == 0) {
+        if (lab.quit)
+            printf("\n%s\n", TR(&lab, "Stopped early; the remaining tasks count as not solved.",
+                                "提前停止；其余任务按未解决计。"));
+        printf(TR(&lab, "\n== Score: %d of %d points (%d of %d tasks solved)\n",
+                  "\n== 得分：%d / %d 分（解决 %d / %d 个任务）\n"),
+               score, max_points, solved, ntasks);
+        if (prog) {
+            prog->task_score = score;
+            prog->task_max = max_points;
+            char err[512];
+            if (progress_save(ppath, prog, err, sizeof err) < 0)
+                fprintf(stderr, "banklab lab: could not save progress: %s\n", err);
+        }
+    }
+    free(prog);
+    gpu_close(lab.gpu);
+    if (have_rec)
+        recording_done(&rec);
+    lesson_free(l);
+    return rc;
 }

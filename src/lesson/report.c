@@ -54,6 +54,8 @@ static void find_step(const struct lesson_set *set, const char *lesson_id, const
 {
     *lo = NULL;
     *st = NULL;
+    if (!strncmp(lesson_id, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
+        lesson_id += strlen(REPORT_TASK_PREFIX);
     for (int i = 0; set && i < set->nlessons; i++) {
         const struct lesson *l = &set->lessons[i];
         if (!l->id || strcmp(l->id, lesson_id))
@@ -66,9 +68,18 @@ static void find_step(const struct lesson_set *set, const char *lesson_id, const
     }
 }
 
+/* 1 when a progress entry is a graded task's result rather than a quiz answer. */
+static int is_task(const struct progress_quiz *q, const struct lesson_step *st)
+{
+    if (!strncmp(q->lesson_id, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
+        return 1;
+    return st && st->task && !st->quiz;
+}
+
 struct totals {
     int answered, first_right, right_now;  /* from progress */
     int known;                             /* answers for quiz steps in the lesson set */
+    int tried, solved_first, solved;       /* graded task entries in progress */
     int quizzes;                           /* quiz steps in the lesson set */
     int tasks, task_points;                /* graded steps in the lesson set */
 };
@@ -77,12 +88,19 @@ static void count(const struct progress *p, const struct lesson_set *set, struct
 {
     memset(t, 0, sizeof *t);
     for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        t->answered++;
-        t->first_right += p->quiz[i].first_correct != 0;
-        t->right_now += p->quiz[i].correct != 0;
+        const struct progress_quiz *q = &p->quiz[i];
         const struct lesson *lo;
         const struct lesson_step *st;
-        find_step(set, p->quiz[i].lesson_id, p->quiz[i].step_id, &lo, &st);
+        find_step(set, q->lesson_id, q->step_id, &lo, &st);
+        if (is_task(q, st)) {
+            t->tried++;
+            t->solved_first += q->first_correct != 0;
+            t->solved += q->correct != 0;
+            continue;
+        }
+        t->answered++;
+        t->first_right += q->first_correct != 0;
+        t->right_now += q->correct != 0;
         t->known += st && st->quiz;
     }
     for (int i = 0; set && i < set->nlessons; i++)
@@ -203,6 +221,8 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
             const struct lesson *lo;
             const struct lesson_step *st;
             find_step(set, q->lesson_id, q->step_id, &lo, &st);
+            if (is_task(q, st))
+                continue;
             if (lo)
                 fprintf(f, "| %d | ", lo->chapter);
             else
@@ -224,6 +244,29 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
     if (t.tasks)
         fprintf(f, " (%d graded task%s in the lessons)", t.tasks, t.tasks == 1 ? "" : "s");
     fprintf(f, ".\n\n");
+    if (t.tried) {
+        fprintf(f, "Tasks tried: %d; solved: %d (at the first try: %d).\n\n", t.tried, t.solved,
+                t.solved_first);
+        fprintf(f, "| Lab | Task | Tries | Solved at first try | Solved | Last answer |\n");
+        fprintf(f, "|---|---|---:|:---:|:---:|---|\n");
+        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+            const struct progress_quiz *q = &p->quiz[i];
+            const struct lesson *lo;
+            const struct lesson_step *st;
+            find_step(set, q->lesson_id, q->step_id, &lo, &st);
+            if (!is_task(q, st))
+                continue;
+            fputs("| ", f);
+            md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
+            fputs(" | ", f);
+            md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
+            fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
+                    q->correct ? "yes" : "no");
+            md_cell(f, q->given);
+            fputs(" |\n", f);
+        }
+        fputc('\n', f);
+    }
 
     fprintf(f, "## Patterns explored: predicted vs measured\n\n");
     if (!p->nexplored) {
@@ -307,6 +350,8 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
         const struct lesson *lo;
         const struct lesson_step *st;
         find_step(set, q->lesson_id, q->step_id, &lo, &st);
+        if (is_task(q, st))
+            continue;
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(items, o)) {
             cJSON_Delete(o);
@@ -330,7 +375,38 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
     cJSON *tk = ok ? cJSON_AddObjectToObject(root, "tasks") : NULL;
     ok = ok && tk && cJSON_AddNumberToObject(tk, "score", p->task_score) &&
          cJSON_AddNumberToObject(tk, "max", p->task_max > 0 ? p->task_max : t.task_points) &&
-         cJSON_AddNumberToObject(tk, "graded_steps", t.tasks);
+         cJSON_AddNumberToObject(tk, "graded_steps", t.tasks) &&
+         cJSON_AddNumberToObject(tk, "tried", t.tried) &&
+         cJSON_AddNumberToObject(tk, "solved", t.solved);
+    cJSON *titems = ok ? cJSON_AddArrayToObject(tk, "items") : NULL;
+    ok = ok && titems;
+    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        const struct progress_quiz *q = &p->quiz[i];
+        const struct lesson *lo;
+        const struct lesson_step *st;
+        find_step(set, q->lesson_id, q->step_id, &lo, &st);
+        if (!is_task(q, st))
+            continue;
+        const char *lid = q->lesson_id;
+        if (!strncmp(lid, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
+            lid += strlen(REPORT_TASK_PREFIX);
+        cJSON *o = cJSON_CreateObject();
+        if (!o || !cJSON_AddItemToArray(titems, o)) {
+            cJSON_Delete(o);
+            ok = 0;
+            break;
+        }
+        ok = cJSON_AddStringToObject(o, "lesson", lid) &&
+             cJSON_AddStringToObject(o, "step", q->step_id) &&
+             (st ? cJSON_AddStringToObject(o, "step_title", text_in(&st->title, lang))
+                 : cJSON_AddNullToObject(o, "step_title")) &&
+             (st && st->task ? cJSON_AddNumberToObject(o, "points", st->task->points)
+                             : cJSON_AddNullToObject(o, "points")) &&
+             cJSON_AddNumberToObject(o, "tries", q->attempts) &&
+             cJSON_AddBoolToObject(o, "solved_first_try", q->first_correct) &&
+             cJSON_AddBoolToObject(o, "solved", q->correct) &&
+             cJSON_AddStringToObject(o, "given", q->given);
+    }
 
     cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
     ok = ok && ex;

@@ -14,6 +14,12 @@
 
 #define REPORT_FORMAT 1          /* "format" field of the JSON report */
 
+/* Graded task results are kept in progress as quiz entries whose lesson id is
+ * "lab:<lesson id>" (progress_record_quiz(p, "lab:lab-padding", step, solved, "PAD=1")); the
+ * report lists them under graded tasks, not quizzes. Steps with a task and no quiz in the
+ * lesson set are treated the same way. */
+#define REPORT_TASK_PREFIX "lab:"
+
 enum report_formats { REPORT_MD = 1, REPORT_JSON = 2, REPORT_BOTH = 3 };
 
 /* What the report says about where it was made. Every pointer may be NULL. */

@@ -71,6 +71,9 @@ static struct fixture *make_fixture(void)
     progress_record_quiz(p, "mapping", "bank-of", 1, "1");
     progress_record_quiz(p, "mapping", "rows", 1, "4");
     progress_record_quiz(p, "gone", "a|b", 1, "<x>");  /* not in the lessons any more */
+    progress_record_quiz(p, "lab:lab", "t1", 0, "PAD=2");  /* graded tasks, as banklab lab saves */
+    progress_record_quiz(p, "lab:lab", "t1", 1, "PAD=1");
+    progress_record_quiz(p, "lab", "t2", 1, "S=1");       /* a task step known from the set */
     struct progress_explored e;
     memset(&e, 0, sizeof e);
     snprintf(e.code, sizeof e.code, "__shared__ float t[32][32]; t[lane][0]");
@@ -192,6 +195,17 @@ static void test_json_fields(void **state)
     assert_int_equal(num(j, "tasks.score"), 2);
     assert_int_equal(num(j, "tasks.max"), 5);  /* task_max unset: points in the lessons */
     assert_int_equal(num(j, "tasks.graded_steps"), 2);
+    assert_int_equal(num(j, "tasks.tried"), 2);
+    assert_int_equal(num(j, "tasks.solved"), 2);
+    assert_int_equal(cJSON_GetArraySize(at(j, "tasks.items")), 2);
+    assert_string_equal(str(j, "tasks.items.0.lesson"), "lab");
+    assert_string_equal(str(j, "tasks.items.0.step_title"), "Task one");
+    assert_int_equal(num(j, "tasks.items.0.points"), 2);
+    assert_int_equal(num(j, "tasks.items.0.tries"), 2);
+    assert_true(cJSON_IsFalse(at(j, "tasks.items.0.solved_first_try")));
+    assert_true(cJSON_IsTrue(at(j, "tasks.items.0.solved")));
+    assert_string_equal(str(j, "tasks.items.0.given"), "PAD=1");
+    assert_string_equal(str(j, "tasks.items.1.step"), "t2");
     assert_int_equal(cJSON_GetArraySize(at(j, "explored")), 3);
     assert_string_equal(str(j, "explored.0.where"), "common/column");
     assert_string_equal(str(j, "explored.0.when"), "2026-09-21T14:13:20Z");
@@ -248,6 +262,9 @@ static void test_markdown(void **state)
     assert_non_null(strstr(md, "`` s[lane * 2] \\| `tick` ``"));
     assert_non_null(strstr(md, "| 32 | 31 | 32 | 32.00 | 31.00 | 0.5000 | yes | NVIDIA H200 (sm_90) |"));
     assert_non_null(strstr(md, "| **no** |"));
+    assert_non_null(strstr(md, "Tasks tried: 2; solved: 2 (at the first try: 1)."));
+    assert_non_null(strstr(md, "| Lab | Task one | 2 | no | yes | PAD=1 |"));
+    assert_null(strstr(md, "| 10 |"));  /* tasks are not in the quiz table */
     assert_non_null(strstr(md, "| - | - | - | - | not measured |"));
     free(md);
     struct progress *empty = malloc(sizeof *empty);
