@@ -20,6 +20,7 @@ shot() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do ks="$ks $1"; shift; done
     shift
     start "$w" "$h" -- --lessons $FIX --reset "$@"
+    [ -n "$ks" ] && expect "banklab"   # keys typed before curses starts may be flushed
     for k in $ks; do
         case $k in
             TEXT) lit "$TEXT" ;;   # literal text from $TEXT (tmux would parse ';')
