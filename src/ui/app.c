@@ -84,6 +84,11 @@ void app_save(struct app *a)
         app_msg(a, 1, "progress not saved: %s", err);
 }
 
+void app_save_soon(struct app *a)
+{
+    a->save_due = 1;
+}
+
 void app_goto(struct app *a, int li, int si)
 {
     if (!a->have_lessons)
@@ -108,7 +113,7 @@ void app_goto(struct app *a, int li, int si)
     a->li = li;
     a->si = si;
     tutor_enter_step(a);
-    app_save(a);
+    app_save_soon(a);
 }
 
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
@@ -255,7 +260,7 @@ static void key(struct app *a, int ch)
         }
         a->lang = a->lang == LANG_ZH ? LANG_EN : LANG_ZH;
         snprintf(a->prog.lang, sizeof a->prog.lang, "%s", a->lang == LANG_ZH ? "zh" : "en");
-        app_save(a);
+        app_save_soon(a);
         break;
     case 'r':
         app_export_report(a);
@@ -422,6 +427,12 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         a->dirty = 0;
         if (ch == ERR) {
             poll_gpu(a);
+            if (a->save_due) {      /* idle: nothing typed for a tick */
+                a->save_due = 0;
+                app_save(a);
+                if (a->msg[0])
+                    a->dirty = 1;
+            }
         } else if (ch == KEY_RESIZE) {
             getmaxyx(stdscr, a->H, a->W);
             a->dirty = 1;

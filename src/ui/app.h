@@ -151,6 +151,7 @@ struct app {
     char msg[UI_MSG_MAX];                 /* one-line message over the key bar until a key */
     int msg_warn;
     int dirty;                            /* redraw needed */
+    int save_due;                         /* progress changed: saved when the input is idle */
     int quit;
 
     FILE *timing;                         /* BANKLAB_TIMING */
@@ -234,6 +235,7 @@ void play_close(struct app *a);
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void app_save(struct app *a);
+void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_goto(struct app *a, int li, int si);
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);

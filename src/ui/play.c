@@ -330,7 +330,7 @@ int play_key(struct app *a, int ch)
             e.when = (long long)time(NULL);
             progress_record_explored(&a->prog, &e);
         }
-        app_save(a);
+        app_save_soon(a);
         app_msg(a, 0, "saved to the playground history (Up/Down)");
         return 1;
     case 24: /* ^X */

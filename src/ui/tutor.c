@@ -66,7 +66,7 @@ static void record(struct app *a, int correct, const char *given)
     a->quiz.correct = correct;
     if (was_hidden && st->scene)
         scene_submit(a, &a->sc);
-    app_save(a);
+    app_save_soon(a);
 }
 
 static void answer_choice(struct app *a, int k)
