@@ -149,7 +149,7 @@ test-gpu: $(BIN)
 
 # libFuzzer targets: model/lesson sources built with clang, one binary per tests/fuzz/fuzz_*.c.
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(MODEL_SRC) $(LESSON_SRC)
+FUZZ_LIB_C = $(MODEL_SRC) $(LESSON_SRC) $(GPU_COMMON)  # src/lesson/recording.c replays through gpu_common.c
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \
