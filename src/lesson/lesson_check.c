@@ -12,6 +12,7 @@
 #include "lesson.h"
 
 #define TASK_SEARCH_MAX 4096   /* parameter combinations tried to show a task is solvable */
+#define TASK_BUDGET 65536      /* task evaluations per lesson_check (bounds hostile input) */
 
 int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
                      int type_index, struct pattern_env *env, char *code_buf, size_t size)
@@ -52,6 +53,7 @@ int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *
 /* ---------------------------------------------------------------- check */
 
 struct chk {
+    long budget;               /* task evaluations left */
     const struct lesson *l;
     void (*report)(const struct lesson_error *e, void *ctx);
     void *ctx;
@@ -232,9 +234,12 @@ static int task_met(const struct lesson_task *t, const struct bank_result *r)
 
 /* Evaluates the task's access with parameters vals and type index t on parsed pattern p.
  * Returns 1 met, 0 not met, -1 the code fails there (such points are skipped). */
-static int task_try(const struct lesson_scene *s, const struct lesson_task *task,
+static int task_try(struct chk *C, const struct lesson_scene *s, const struct lesson_task *task,
                     struct pattern *p, const long long *vals)
 {
+    if (C->budget <= 0)
+        return -1;
+    C->budget--;
     struct pattern_env env;
     pattern_env_init(&env);
     for (int k = 0; k < 3; k++)
@@ -296,7 +301,7 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
         }
         for (int k = 0; k < s->nparams; k++)
             vals[k] = s->params[k].def;
-        if (ti == 0 && task_try(s, t, p, vals) == 1)
+        if (ti == 0 && task_try(C, s, t, p, vals) == 1)
             solved_default = 1;
         if (searched_all) {
             /* every combination: an odometer over the parameters */
@@ -304,7 +309,7 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
             for (;;) {
                 for (int k = 0; k < s->nparams; k++)
                     vals[k] = s->params[k].min + idx[k] * s->params[k].step;
-                if (task_try(s, t, p, vals) == 1) {
+                if (task_try(C, s, t, p, vals) == 1) {
                     solvable = 1;
                     break;
                 }
@@ -322,13 +327,15 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
                     for (int q = 0; q < s->nparams; q++)
                         vals[q] = s->params[q].def;
                     vals[k] = s->params[k].min + i * s->params[k].step;
-                    solvable = task_try(s, t, p, vals) == 1;
+                    solvable = task_try(C, s, t, p, vals) == 1;
                 }
             }
         }
         pattern_free(p);
     }
     free(code);
+    if (!solvable && C->budget <= 0)
+        return;   /* not searched to the end: no verdict */
     if (solved_default)
         chk_problem(C, t->line, t->col, "steps[%d].task: already solved at the defaults "
                     "(%s); nothing to find", si, req);
@@ -342,7 +349,7 @@ int lesson_check(const struct lesson *l,
 {
     if (!l)
         return 0;
-    struct chk C = {l, report, ctx, 0};
+    struct chk C = {TASK_BUDGET, l, report, ctx, 0};
     for (int i = 0; i < l->nsteps; i++) {
         const struct lesson_step *st = &l->steps[i];
         if (!st->scene || !st->scene->code)

@@ -1,0 +1,41 @@
+/* fuzz_lesson.c: libFuzzer target for the lesson loader: any bytes through
+ * lesson_load_report (every problem reported), then lesson_check on what loads, then free.
+ * Must never crash, hang, leak or trip a sanitizer. Links src/lesson and src/model only. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "../../src/lesson/lesson.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void count(const struct lesson_error *e, void *ctx)
+{
+    /* touch the message: it must be a terminated string */
+    *(size_t *)ctx += strlen(e->msg) + strlen(e->file);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    size_t sink = 0;
+    int np = 0;
+    struct lesson *l = lesson_load_report("fuzz.json", (const char *)data, size, count, &sink,
+                                          &np);
+    if (l) {
+        lesson_check(l, count, &sink);
+        for (int i = 0; i < l->nsteps; i++) {
+            const struct lesson_step *st = &l->steps[i];
+            if (!st->scene)
+                continue;
+            struct pattern_env env;
+            char code[256];
+            lesson_scene_env(st->scene, NULL, i, &env, code, sizeof code);
+            (void)lesson_tr(&st->title, LANG_ZH);
+        }
+        lesson_free(l);
+    }
+    struct lesson_error e;
+    l = lesson_load_buffer("fuzz.json", (const char *)data, size, &e);
+    lesson_free(l);
+    return 0;
+}
