@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEXT_MAX 65536          /* input length cap in bytes */
 #define MAX_NODES 16384         /* AST nodes per pattern */
 #define MAX_TREE_DEPTH (4 * PATTERN_MAX_DEPTH) /* AST depth (bounds the evaluator's recursion) */
 #define MAX_ARRAYS 16           /* shared arrays + carved pointers */
@@ -975,6 +974,12 @@ static int parse_primary(struct parser *ps)
     }
     if (strcmp(name, "sizeof") == 0)
         return parse_sizeof(ps, t);
+    if (strcmp(name, "blockIdx") == 0 || strcmp(name, "gridDim") == 0) {
+        err_set(ps->err, t->pos, t->len, -1,
+                "'%s' is not modelled: banklab shows one block (use threadIdx, lane, warp, tid)",
+                name);
+        return -1;
+    }
     if (is_reserved(name) || find_type(p, name) >= 0 || find_typedef(p, name) >= 0) {
         err_set(ps->err, t->pos, t->len, -1, "'%s' cannot be used here", name);
         return -1;
@@ -1003,8 +1008,10 @@ static int parse_primary(struct parser *ps)
         p->param[pi].len = t->len;
     }
     int id = new_node(ps, N_PARAM, VK_INT, t->pos, end);
-    if (id >= 0)
+    if (id >= 0) {
         p->node[id].arr = pi;
+        p->node[id].v = t->pos; /* the name itself, even if parentheses widen the node */
+    }
     return id;
 }
 
@@ -2207,9 +2214,9 @@ int pattern_parse(const char *text, struct pattern **out, struct pattern_error *
         err_set(err, -1, 0, -1, "no pattern");
         return -1;
     }
-    size_t n = bounded_len(text, TEXT_MAX + 1);
-    if (n > TEXT_MAX) {
-        err_set(err, -1, 0, -1, "pattern is longer than %d bytes", TEXT_MAX);
+    size_t n = bounded_len(text, PATTERN_TEXT_MAX + 1);
+    if (n > PATTERN_TEXT_MAX) {
+        err_set(err, -1, 0, -1, "pattern is longer than %d bytes", PATTERN_TEXT_MAX);
         return -1;
     }
     struct pattern *p = calloc(1, sizeof *p);
@@ -2404,7 +2411,7 @@ static int eval(struct ev *e, int n, struct val *out)
     case N_PARAM:
         if (!e->pset[nd->arr]) {
             const char *name = p->param[nd->arr].name;
-            err_set(e->err, nd->pos, nd->end - nd->pos, e->lane,
+            err_set(e->err, (int)nd->v, (int)strlen(name), e->lane,
                     "unknown name '%s' (give it a value, e.g. --param %s=1)", name, name);
             return -1;
         }
@@ -2620,11 +2627,9 @@ int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
         err_set(err, -1, 0, -1, "no access number %d (the pattern has %d)", which, p->naccs);
         return -1;
     }
-    struct ev *e = calloc(1, sizeof *e);
-    if (!e) {
-        err_set(err, -1, 0, -1, "out of memory");
-        return -1;
-    }
+    struct ev ev_storage;
+    struct ev *e = &ev_storage;
+    memset(e, 0, sizeof *e);
     e->p = p;
     e->err = err;
     e->lane = -1;
@@ -2638,7 +2643,6 @@ int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
                 break;
             }
     int rc = -1;
-    p->narr_info = 0;
     e->b[B_BX] = env->block[0];
     e->b[B_BY] = env->block[1];
     e->b[B_BZ] = env->block[2];
@@ -2713,7 +2717,6 @@ int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
     p->narr_info = p->narrays;
     rc = 0;
 out:
-    free(e);
     return rc;
 }
 

@@ -490,6 +490,8 @@ static void test_parse_errors(void **state)
     parse_err(t, "too large", col_of(t, "0x"));
     t = "__shared__ float s[32]; s[09]";
     parse_err(t, "malformed number", col_of(t, "09"));
+    t = "__shared__ float s[32]; s[blockIdx.x]";
+    parse_err(t, "not modelled", col_of(t, "blockIdx"));
     t = "__shared__ float s[32]; s[foo(1)]";
     parse_err(t, "unknown function 'foo'", col_of(t, "foo"));
     t = "__shared__ float s[32]; s[lane] /* open";
@@ -547,6 +549,8 @@ static void test_eval_errors(void **state)
     eval_err(t, &env, "unknown name 'PAD' (give it a value, e.g. --param PAD=1)", col_of(t, "PAD"),
              -1);
     t = "__shared__ float s[64]; s[lane * STRIDE]";
+    eval_err(t, &env, "unknown name 'STRIDE'", col_of(t, "STRIDE"), 0);
+    t = "__shared__ float s[64]; s[lane * ((STRIDE))]";
     eval_err(t, &env, "unknown name 'STRIDE'", col_of(t, "STRIDE"), 0);
     pattern_env_set(&env, "N", 1);
     t = "__shared__ float s[64]; s[lane / (N - 1)]";
@@ -695,7 +699,10 @@ static void test_speed(void **state)
     double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / 1e3 /
                 iters;
     print_message("parse + 2 evals: %.2f us\n", us);
-    assert_true(us < 500.0); /* generous for sanitizer/valgrind builds */
+    const char *preload = getenv("LD_PRELOAD");
+    if (preload && strstr(preload, "vgpreload"))
+        return; /* under valgrind: no timing */
+    assert_true(us < 500.0); /* typically ~20 us at -O2; generous for sanitizer builds */
 }
 
 int main(void)
