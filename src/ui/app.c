@@ -371,6 +371,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
 
     /* lessons */
+    double t_load = ui_now();
     if (lesson_find_dir(opt->lessons_dir, a->lessons_dir, sizeof a->lessons_dir)) {
         if (lesson_set_load_dir(&a->set, a->lessons_dir, load_report, a) == 0 &&
             a->set.nlessons > 0)
@@ -384,6 +385,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     if (a->have_lessons && a->nload_errors && !a->msg[0])
         app_msg(a, 1, "%d problem%s in the lessons (skipped): %.200s", a->nload_errors,
                 a->nload_errors > 1 ? "s" : "", a->load_errors);
+    t_load = ui_now() - t_load;
     find_start(a);
     a->screen = a->have_lessons ? SCR_TUTOR : SCR_ERROR;
 
@@ -418,7 +420,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
 
     draw(a);
     if (a->timing) {
-        fprintf(a->timing, "first_frame_ms %.3f\n", (ui_now() - opt->t_start) * 1e3);
+        fprintf(a->timing, "first_frame_ms %.3f\nlessons_ms %.3f\n",
+                (ui_now() - opt->t_start) * 1e3, t_load * 1e3);
         fflush(a->timing);
     }
     while (!a->quit && !ui_signal) {
