@@ -595,8 +595,8 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 {
     const struct lesson_scene *s = st->scene;
     const struct lesson_task *t = st->task;
-    printf("\n== %s %d/%d: %s (%d %s)\n", TR(lab, "Task", "任务"), k, ntasks, tr(lab, &st->title),
-           t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
+    printf("\n== %s %d/%d [%s]: %s (%d %s)\n", TR(lab, "Task", "任务"), k, ntasks, st->id,
+           tr(lab, &st->title), t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
     printf("%s%s\n", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
     if (st->text.en || st->text.zh)
         printf("%s\n", tr(lab, &st->text));
