@@ -92,5 +92,25 @@ if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "${ASAN_BANKLAB:-}" ]; then
     fi
 fi
 
+# 7. the schema accepts every lesson that banklab check accepts (when python3-jsonschema is here)
+if python3 -c 'import jsonschema' 2>/dev/null; then
+    python3 - tests/fuzz/corpus/lesson/valid-*.json lessons/*.json <<'PY' || bad "schema"
+import glob, json, sys, jsonschema
+schema = json.load(open("assets/lesson.schema.json"))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+bad = 0
+for f in sys.argv[1:]:
+    if "*" in f:
+        continue
+    for e in v.iter_errors(json.load(open(f, encoding="utf-8"))):
+        print("%s: %s: %s" % (f, "/".join(map(str, e.absolute_path)), e.message[:200]))
+        bad = 1
+sys.exit(bad)
+PY
+else
+    echo "note: python3 jsonschema missing; schema not checked"
+fi
+
 [ $fail -eq 0 ] && echo "check.sh: all passed ($n bad lessons)"
 exit $fail
