@@ -845,7 +845,8 @@ int cmd_lab(int argc, char **argv)
     printf(TR(&lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
            TR(&lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
     if (!lab.scripted)
-        printf(TR(&lab, " Up to %d tries per task.", " 每个任务最多尝试 %d 次。"), lab.tries);
+        printf(TR(&lab, " Up to %d %s per task.", " 每个任务最多尝试 %d 次%s。"), lab.tries,
+               TR(&lab, lab.tries == 1 ? "try" : "tries", ""));
     printf("\n");
     if (lab.gpu && lab.info.available)
         printf(TR(&lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
