@@ -2,6 +2,7 @@
  * Pure C, no allocation: one call fills one struct bank_result. */
 #include "bank.h"
 
+#include <stddef.h>
 #include <string.h>
 
 const char *bank_status_str(enum bank_status st)
@@ -59,7 +60,17 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
         }
     }
 
-    memset(res, 0, sizeof *res);
+    /* Clear everything but the cells' word/lane tables (48 KB): only the first nwords entries
+     * of a cell are ever read, so resetting the counts is enough and keeps a sweep fast. */
+    memset(res, 0, offsetof(struct bank_result, pass));
+    for (int i = 0; i < BANK_MAX_PASSES; i++) {
+        struct bank_pass *p = &res->pass[i];
+        p->lanes = 0;
+        p->cost = 0;
+        p->worst_bank = -1;
+        for (int b = 0; b < BANK_COUNT; b++)
+            p->cell[b].nwords = 0;
+    }
     int paired = 0;
     if (acc->op == BANK_LOAD && w >= 8)
         paired = pairs_with(acc, 1) || pairs_with(acc, 2);
@@ -93,7 +104,6 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
 
     for (int i = 0; i < res->npasses; i++) {
         struct bank_pass *p = &res->pass[i];
-        p->worst_bank = -1;
         if (!p->lanes)
             continue;
         for (int b = 0; b < BANK_COUNT; b++) {
@@ -114,8 +124,6 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
                     res->conflict_lanes |= c->lanes[j];
         }
     }
-    for (int i = res->npasses; i < BANK_MAX_PASSES; i++)
-        res->pass[i].worst_bank = -1;
     res->conflicts = res->wavefronts - res->passes;
     for (unsigned n = 0; n < BANK_LANES; n++)
         res->lane[n].conflict = (uint8_t)(res->conflict_lanes >> n & 1u);

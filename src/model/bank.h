@@ -35,7 +35,8 @@ struct bank_lane {
 
 /* What one bank serves in one pass: the distinct words and who asked for each. */
 struct bank_cell {
-    int nwords;                            /* distinct words = the cost of this bank in the pass */
+    int nwords;                            /* distinct words = the cost of this bank in the pass;
+                                              only word[0..nwords-1] and lanes[..] are defined */
     uint64_t word[BANK_MAX_CELL_WORDS];    /* in order of first request (lowest lane first) */
     uint32_t lanes[BANK_MAX_CELL_WORDS];   /* lanes behind each word (bit n = lane n) */
 };
