@@ -162,6 +162,15 @@ fi
 expect_exit "--help" 0 --help
 grep -q -- '--offsets' "$tmp/out" && grep -q 'Examples' "$tmp/out" && grep -q 'accesses' "$tmp/out" && ok \
     || fail "--help documents options, JSON and examples"
+if python3 -c 'import sys; sys.exit(any(len(l) > 80 for l in open(sys.argv[1]).read().split("\n")))' "$tmp/out"
+then ok; else fail "--help wider than 80 columns"; fi
+# Every example in --help runs (continuation lines joined; the binary under test replaces banklab).
+"$BANKLAB" sim --help | sed -n '/^Examples/,/^$/p' | sed -e ':a' -e '/\\$/N; s/\\\n  */ /; ta' |
+    grep '^  banklab sim' | sed 's/^  banklab //; s/   .*$//' >"$tmp/examples"
+[ "$(wc -l <"$tmp/examples")" -ge 8 ] && ok || fail "--help: examples not found"
+while IFS= read -r ex; do
+    eval "\"\$BANKLAB\" $ex" >/dev/null 2>"$tmp/err" && ok || fail "--help example fails: $ex ($(head -c 200 "$tmp/err"))"
+done <"$tmp/examples"
 expect_exit "-h" 0 -h
 expect_exit "no arguments" 2
 grep -q 'usage:' "$tmp/err" && ok || fail "no arguments: usage on stderr"
