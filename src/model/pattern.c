@@ -1466,7 +1466,8 @@ static int parse_struct(struct parser *ps, int *type)
     memset(&st, 0, sizeof st);
     st.kind = TY_STRUCT;
     st.align = 1;
-    st.field0 = p->nfields;
+    /* members are collected here and appended after '}': nested structs add theirs first */
+    struct field fl[MAX_STRUCT_FIELDS];
     if (tag[0]) {
         size_t tl = strlen(tag);
         if (tl + 7 >= sizeof st.name) {
@@ -1503,11 +1504,11 @@ static int parse_struct(struct parser *ps, int *type)
             }
             tok_name(ps, nt, fname);
             for (int k = 0; k < st.nfields; k++)
-                if (strcmp(p->field[st.field0 + k].name, fname) == 0) {
+                if (strcmp(fl[k].name, fname) == 0) {
                     err_set(ps->err, nt->pos, nt->len, -1, "duplicate member '%s'", fname);
                     return -1;
                 }
-            if (st.nfields >= MAX_STRUCT_FIELDS || p->nfields >= MAX_FIELDS) {
+            if (st.nfields >= MAX_STRUCT_FIELDS) {
                 err_set(ps->err, nt->pos, nt->len, -1, "too many struct members (at most %d)",
                         MAX_STRUCT_FIELDS);
                 return -1;
@@ -1515,7 +1516,7 @@ static int parse_struct(struct parser *ps, int *type)
             ps->i++;
             const struct ctype *ftp = &p->type[ft];
             off = (off + ftp->align - 1) / ftp->align * ftp->align;
-            struct field *f = &p->field[p->nfields++];
+            struct field *f = &fl[st.nfields];
             copy_name(f->name, fname);
             f->type = ft;
             f->off = (unsigned)off;
@@ -1541,6 +1542,18 @@ static int parse_struct(struct parser *ps, int *type)
         err_set(ps->err, kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1, "empty struct");
         return -1;
     }
+    if (p->nfields + st.nfields > MAX_FIELDS || p->ntypes >= MAX_TYPES) {
+        err_set(ps->err, kw->pos, kw->len, -1, "too many struct types or members");
+        return -1;
+    }
+    if (off > PATTERN_STATIC_LIMIT) {
+        err_set(ps->err, kw->pos, kw->len, -1, "struct is larger than %d bytes",
+                PATTERN_STATIC_LIMIT);
+        return -1;
+    }
+    st.field0 = p->nfields;
+    memcpy(&p->field[p->nfields], fl, sizeof fl[0] * (size_t)st.nfields);
+    p->nfields += st.nfields;
     st.size = (unsigned)((off + st.align - 1) / st.align * st.align);
     p->type[p->ntypes] = st;
     *type = p->ntypes++;

@@ -223,6 +223,13 @@ static void test_types_and_widths(void **state)
     sim("__shared__ struct { float x, y, z; } p[256]; struct { float x, y, z; } *q = p + 1;"
         " q->y", &env, 0, &acc);
     assert_int_equal(acc.offset[0], 12 + 4);
+    /* nested structs: C layout (in: float, pad, double = 16 bytes, then c: 24 in all) */
+    struct pattern *p = eval_ok("__shared__ struct { struct { float a; double b; } in; int c; }"
+                                " s[4]; s[lane % 4].in.b", &env, 0, &acc);
+    assert_int_equal(acc.width, 8);
+    assert_int_equal(acc.offset[1], 24 + 8);
+    assert_int_equal(pattern_array(p, 0)->bytes, 96);
+    pattern_free(p);
 }
 
 static void test_typedef_cycling(void **state)
