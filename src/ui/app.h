@@ -202,6 +202,7 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
                       char *l1, char *l2, size_t size);
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
+int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big);
 void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_t size);

@@ -332,6 +332,11 @@ static const char *plural(int n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+int results_rows(const struct app *a)
+{
+    return a->gpu && a->info.available ? 3 : 2;
+}
+
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big)
 {
@@ -363,9 +368,8 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     }
     if (h < 2)
         return 1;
-    /* measured */
-    const char *label;
-    char labbuf[GPU_TEXT_MAX + 16];
+    /* measured: the numbers on one line, where they come from on the next */
+    char src[GPU_TEXT_MAX + 32];
     buf[0] = 0;
     attr_t at = theme_attr(a, UIC_MEASURED);
     if (!a->gpu || !a->info.available) {
@@ -374,26 +378,27 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }
-    if (a->info.backend == GPU_BACKEND_REPLAY) {
-        label = a->info.device;
-    } else {
-        snprintf(labbuf, sizeof labbuf, "%s counters", a->info.device);
-        label = labbuf;
-    }
+    if (a->info.backend == GPU_BACKEND_REPLAY)
+        snprintf(src, sizeof src, "%s", a->info.device);
+    else if (a->has_last && a->last.status == GPU_OK && !a->last.has_counters)
+        snprintf(src, sizeof src, "%s timing (no counters: %s)", a->info.device,
+                 a->last.counters_note[0] ? a->last.counters_note : a->info.counters_reason);
+    else
+        snprintf(src, sizeof src, "%s counters", a->info.device);
     if (a->pending && !a->has_last) {
-        snprintf(buf, sizeof buf, "%s: measuring%s", label, a->g->ellipsis);
+        snprintf(buf, sizeof buf, "measuring%s", a->g->ellipsis);
+        at = theme_attr(a, UIC_DIM);
     } else if (a->has_last) {
         const struct gpu_result *g = &a->last;
         if (g->status != GPU_OK) {
-            snprintf(buf, sizeof buf, "%s: %s", label, g->error[0] ? g->error : "no result");
+            snprintf(buf, sizeof buf, "- (%s)", g->error[0] ? g->error : "no result");
             at = theme_attr(a, UIC_DIM);
         } else {
             size_t o = 0;
-            int k = snprintf(buf, sizeof buf, "%s:", label);
-            o = k > 0 ? (size_t)k : 0;
+            int k;
             if (g->has_counters) {
                 int st = s->acc.op == BANK_STORE;
-                k = snprintf(buf + o, sizeof buf - o, " %.1f wavefronts, %.1f conflicts per instr",
+                k = snprintf(buf + o, sizeof buf - o, "%.1f wavefronts, %.1f conflicts per instr",
                              st ? g->wavefronts_st : g->wavefronts_ld,
                              st ? g->conflicts_st : g->conflicts_ld);
                 if (k > 0 && (size_t)k < sizeof buf - o)
@@ -401,20 +406,25 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
             }
             if (g->has_timing && o < sizeof buf) {
                 if (g->gbps > 0)
-                    k = snprintf(buf + o, sizeof buf - o, "%s%.0f GB/s%s", a->g->sep, g->gbps,
-                                 g->verified ? " (verified)" : "");
+                    snprintf(buf + o, sizeof buf - o, "%s%.0f GB/s%s", o ? a->g->sep : "",
+                             g->gbps, g->verified ? " (verified)" : "");
                 else
-                    k = snprintf(buf + o, sizeof buf - o, "%s%.1f clk/request%s%.3f ms",
-                                 a->g->sep, g->clk_per_request, a->g->sep, g->ms_median);
-                if (k > 0 && (size_t)k < sizeof buf - o)
-                    o += (size_t)k;
+                    snprintf(buf + o, sizeof buf - o, "%s%.1f clk/request%s%.3f ms",
+                             o ? a->g->sep : "", g->clk_per_request, a->g->sep, g->ms_median);
             }
-            if (!g->has_counters && g->counters_note[0] && o < sizeof buf)
-                snprintf(buf + o, sizeof buf - o, "%s%s", a->g->sep, g->counters_note);
         }
     } else {
-        snprintf(buf, sizeof buf, "%s: -", label);
+        snprintf(buf, sizeof buf, "-");
     }
-    text_puts(a, y + 1, x, w, buf, at);
-    return 2;
+    if (big) {
+        char b2[UI_MSG_MAX];
+        snprintf(b2, sizeof b2, "measured: %s", buf);
+        text_puts(a, y + 1, x, w, b2, at);
+    } else {
+        text_puts(a, y + 1, x, 10, "measured", la);
+        text_puts(a, y + 1, x + lab, w - lab, buf, at);
+    }
+    if (h >= 3)
+        text_puts(a, y + 2, x + lab, w - lab, src, theme_attr(a, UIC_DIM));
+    return h >= 3 ? 3 : 2;
 }

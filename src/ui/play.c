@@ -243,7 +243,7 @@ void play_draw(struct app *a)
         y++;
         params_line(a, sc, buf, sizeof buf);
         text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
-        int gh = H - y - 4;
+        int gh = H - y - 2 - results_rows(a);
         int need = grid_rows_wanted(a, sc);
         if (gh > need)
             gh = need;
@@ -254,7 +254,7 @@ void play_draw(struct app *a)
         if (gh >= 3)
             grid_draw(a, y, gx, W - gx, gh, sc, NULL, 0);
         y += gh > 0 ? gh : 0;
-        results_draw(a, y, 1, W - 2, 2, sc, 0);
+        results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
     }
     app_keybar(a, "Up/Down history  Enter save  Tab access  ^U clear  ^X svg  F1 help  Esc back");
 }

@@ -197,7 +197,7 @@ static void draw_present(struct app *a, const struct lesson_step *st)
         params_line(a, &a->sc, buf, sizeof buf);
         text_puts(a, y++, 2, W - 4, buf, A_BOLD);
         int qh = (st->quiz && (hid || a->quiz.answered)) ? min_i(quiz_lines(a, st->quiz, W - 2, 1), 8) : 0;
-        int gh = H - y - 3 - qh - 1;
+        int gh = H - y - 1 - results_rows(a) - qh - 1;
         if (hid) {
             text_puts(a, y + 1, 2, W - 4, "Predict first.  Press e (or Enter) to reveal.",
                       theme_attr(a, UIC_QUIZ) | A_BOLD);
@@ -209,7 +209,7 @@ static void draw_present(struct app *a, const struct lesson_step *st)
             int gx = max_i(0, (W - (4 + 32 * cw)) / 2);
             grid_draw(a, y, gx, W - gx, gh, &a->sc, NULL, 1);
             y += gh + 1;
-            y += results_draw(a, y, 2, W - 4, 2, &a->sc, 1);
+            y += results_draw(a, y, 2, W - 4, results_rows(a), &a->sc, 1);
         } else {
             text_puts(a, y++, 2, W - 4, a->sc.errtext, theme_attr(a, UIC_ERROR));
         }
@@ -243,7 +243,7 @@ void tutor_draw(struct app *a)
     int has_scene = a->sc.ls != NULL;
     int fixed = 0;
     if (has_scene)
-        fixed += 1 + (hid ? 1 : 2) + (a->insp.on && !hid ? 2 : 0);
+        fixed += 1 + (hid ? 1 : results_rows(a)) + (a->insp.on && !hid ? 2 : 0);
     int rem = H - 2 - fixed;
     int text_need = text_count(body, tw);
     int hint_need = 0;
@@ -330,8 +330,7 @@ void tutor_draw(struct app *a)
                 text_puts(a, y + 1, 1, tw, l2, A_NORMAL);
                 y += 2;
             }
-            results_draw(a, y, 1, tw, 2, &a->sc, 0);
-            y += 2;
+            y += results_draw(a, y, 1, tw, results_rows(a), &a->sc, 0);
         }
     }
     if (st->quiz && quiz > 0)

@@ -1,0 +1,63 @@
+#!/bin/sh
+# tui_replay.sh: --replay FILE. Measurements recorded by bench/verify --json are shown next to
+# the model, labelled "recorded on <device>, <date>"; changing the parameter asks for the new
+# access (recorded: its numbers; not recorded: says so); the sweep view draws the measured
+# series; a broken recording is refused with a message and exit status 2.
+. tests/sh/tui_fixtures/lib.sh
+FIX=tests/sh/tui_fixtures/lessons
+
+# the fixture's step 1.2: s[lane][0] of float s[32][32 + PAD]: lane n at n*(32+PAD)*4 bytes
+row() { # PAD wavefronts conflicts clk
+    offs=$(i=0; while [ $i -lt 32 ]; do printf '%s%d' "$( [ $i -gt 0 ] && echo ,)" $((i * (32 + $1) * 4)); i=$((i + 1)); done)
+    cat <<ROW
+    {"group": "lesson", "label": "tui-fixture/column PAD=$1", "model": {"wavefronts": $2, "conflicts": $3},
+     "agree": true,
+     "request": {"kind": "pattern", "width": 4, "op": "ld", "mask": "ffffffff", "offsets": [$offs],
+                 "timing": true, "counters": true},
+     "result": {"status": "ok", "error": "", "provenance": "test recording",
+                "timing": {"ms_median": 0.5, "ms_min": 0.4, "ms_max": 0.6, "launches": 9,
+                           "clk_per_request": $4, "bytes_per_clk_per_sm": 2.0, "gbps": 0},
+                "verified": false,
+                "counters": {"wavefronts_ld": $2, "wavefronts_st": 0, "conflicts_ld": $3,
+                             "conflicts_st": 0, "inst_ld": 1024, "inst_st": 0},
+                "counters_note": ""}}
+ROW
+}
+{
+    echo '{"format": "banklab-recording", "version": 1, "device": "NVIDIA H200 (sm_90)",'
+    echo ' "date": "2026-11-29T12:00:00Z", "command": "hand-written for tui_replay.sh", "records": ['
+    row 0 32 31 64.5; echo ,
+    row 1 1 0 2.25; echo ,
+    row 3 1 0 2.5
+    echo ']}'
+} >"$TMP/rec.json"
+
+start 100 30 -- --lessons $FIX --lang en --reset --replay "$TMP/rec.json" --chapter 1 --step 2
+expect " 1\\.2/5 "
+expect "banklab · replay · en"
+expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr · 64\\.5 clk/request · 0\\.500 ms"
+expect "^ +recorded on NVIDIA H200 \\(sm_90\\), 2026-11-29T12:00:00Z"
+keys p
+expect "PAD=1 "
+expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 2\\.2[0-9]? clk/request"
+keys p
+expect "PAD=2 "
+expect "measured +- \\(no recorded measurement"
+# the sweep draws the measured series under the model's
+keys s
+expect "clk/request \\(measured\\) against PAD"
+expect "PAD=2: 2 wavefronts \\(model\\)"
+keys Left
+expect "PAD=1: 1 wavefront \\(model\\) · 2\\.2 clk/request measured"
+keys Escape q
+expect "EXITED rc=0"
+jq -e '.explored[] | select(.device != "" and .wavefronts == 32)' "$PROGRESS" >/dev/null ||
+    fail "the measured access is not in progress.json's explored list"
+
+# a broken recording: refused before the screen starts
+printf '{"format": "banklab-recording", "version": 1, "records": [' >"$TMP/bad.json"
+"$BANKLAB" --lessons $FIX --replay "$TMP/bad.json" </dev/null >"$TMP/out.txt" 2>&1
+rc=$?
+[ $rc = 2 ] || fail "broken recording: exit $rc, want 2"
+grep -q "bad.json" "$TMP/out.txt" || fail "broken recording: message does not name the file: $(cat "$TMP/out.txt")"
+exit 0
