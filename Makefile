@@ -67,11 +67,17 @@ ifeq ($(GPU),cuda)
   GPU_C   := $(GPU_COMMON) $(wildcard src/gpu/cuda_*.c)
   GPU_CU  := $(wildcard src/gpu/*.cu) $(wildcard kernels/*.cu)
   CPPFLAGS += -DBANKLAB_GPU_CUDA=1 -I$(CUDA_HOME)/include
-  NVCC_ARCH ?= -gencode arch=compute_70,code=sm_70 -gencode arch=compute_80,code=sm_80 \
-               -gencode arch=compute_90,code=[sm_90,compute_90]
+  # Default: sm_90 machine code (H100/H200, where the project measures) plus compute_75 PTX
+  # that the driver compiles once for any other sm_75+ GPU (CUDA 13 dropped sm_70): one
+  # ptxas pass per file keeps CI's 2-core build short. Device bundles: sm_90 only.
+  NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
   NVCCFLAGS ?= -O3 -lineinfo -std=c++17 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-fPIC
   # cudart static: the binary starts (and says "no driver") where libcuda is absent.
-  GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lstdc++
+  # No -lcuda, no -lcupti: both are dlopen'ed (src/gpu/cuda_counters.cu). $ORIGIN: a device
+  # bundle carries libcjson.so.1 beside the binary.
+  CPPFLAGS += -DBANKLAB_CUDA_HOME='"$(CUDA_HOME)"'
+  GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,'$$ORIGIN' \
+              -lcudart_static -ldl -lrt -lstdc++
 else
   GPU_C   := $(GPU_COMMON) $(wildcard src/gpu/none_*.c)
   GPU_CU  :=
@@ -90,7 +96,7 @@ BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
-.PHONY: all run test test-unit test-gpu unit-bins asan fuzz bench install uninstall clean deps help
+.PHONY: all run test test-unit test-gpu unit-bins asan fuzz bench install uninstall clean deps help device-bundle
 all: $(BIN)
 
 help:
@@ -173,6 +179,12 @@ install: $(BIN)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
+
+# A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson beside the binary.
+device-bundle:
+	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
+	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab
+	cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* $(BUILD)/
 
 clean:
 	rm -rf $(BUILD)

@@ -104,6 +104,12 @@ int gpu_poll(struct gpu *g, struct gpu_result *out);
  * 1 with *out filled, 0 on timeout. */
 int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms);
 
+/* gpu_run: submit req and wait up to timeout_ms for its result (CLI use only: assumes no
+ * other request of this caller is outstanding). Returns out->status; GPU_EBUSY when the queue
+ * stayed full, GPU_EFAILED with out->error set on a timeout. */
+enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu_result *out,
+                        int timeout_ms);
+
 /* gpu_close: stop the worker (waits for the running request) and free. NULL is fine. */
 void gpu_close(struct gpu *g);
 

@@ -1,6 +1,7 @@
 /* gpu_common.c: the parts of the runner every build has: the unavailable handle (used by the
- * none build and by the CUDA build when no device or driver is there) and the replay handle
- * (answers from recorded results). Requests are answered at submit time: nothing here blocks.
+ * none build and by the CUDA build when no device or driver is there), the replay handle
+ * (answers from recorded results; answered at submit time, nothing blocks) and the forwarding
+ * to another implementation (the CUDA runner's worker thread, through struct gpu_ops).
  * No CUDA, no curses, no cJSON. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,8 @@
 /* The unavailable and replay handles: a small ring of answers waiting to be polled. */
 struct gpu {
     enum gpu_backend backend;
+    const struct gpu_ops *ops;   /* set: forward everything to ops with impl */
+    void *impl;
     char reason[GPU_TEXT_MAX];
     char provenance[GPU_TEXT_MAX];
     struct gpu_record *recs;     /* replay only */
@@ -45,6 +48,19 @@ struct gpu *gpu_unavailable_new(const char *reason, struct gpu_info *info)
         snprintf(info->reason, sizeof info->reason, "%s", reason);
         snprintf(info->counters_reason, sizeof info->counters_reason, "%s", reason);
     }
+    return g;
+}
+
+struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend backend)
+{
+    struct gpu *g = calloc(1, sizeof *g);
+    if (!g) {
+        ops->close(impl);
+        return NULL;
+    }
+    g->backend = backend;
+    g->ops = ops;
+    g->impl = impl;
     return g;
 }
 
@@ -107,6 +123,8 @@ enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req)
 {
     if (!g)
         return GPU_EUNAVAILABLE;
+    if (g->ops)
+        return g->ops->submit(g->impl, req);
     if (g->backend == GPU_BACKEND_NONE)
         return GPU_EUNAVAILABLE;
     if (g->count == GPU_QUEUE)
@@ -129,6 +147,8 @@ enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req)
 
 int gpu_poll(struct gpu *g, struct gpu_result *out)
 {
+    if (g && g->ops)
+        return g->ops->poll(g->impl, out);
     if (!g || g->count == 0)
         return 0;
     *out = g->ready[g->head];
@@ -139,6 +159,8 @@ int gpu_poll(struct gpu *g, struct gpu_result *out)
 
 int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms)
 {
+    if (g && g->ops)
+        return g->ops->wait(g->impl, out, timeout_ms);
     (void)timeout_ms; /* answers are ready at submit time */
     return gpu_poll(g, out);
 }
@@ -147,6 +169,31 @@ void gpu_close(struct gpu *g)
 {
     if (!g)
         return;
+    if (g->ops)
+        g->ops->close(g->impl);
     free(g->recs);
     free(g);
+}
+
+enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu_result *out,
+                        int timeout_ms)
+{
+    memset(out, 0, sizeof *out);
+    out->id = req->id;
+    enum gpu_status st = gpu_submit(g, req);
+    if (st != GPU_OK) {
+        out->status = st;
+        snprintf(out->error, sizeof out->error, "%s",
+                 st == GPU_EBUSY ? "GPU queue full" : "no GPU available");
+        return st;
+    }
+    while (gpu_wait(g, out, timeout_ms)) {
+        if (out->id == req->id)
+            return out->status;
+    }
+    memset(out, 0, sizeof *out);
+    out->id = req->id;
+    out->status = GPU_EFAILED;
+    snprintf(out->error, sizeof out->error, "no result within %d ms", timeout_ms);
+    return GPU_EFAILED;
 }

@@ -9,4 +9,17 @@
  * Returns NULL only when out of memory. */
 struct gpu *gpu_unavailable_new(const char *reason, struct gpu_info *info);
 
+/* A handle backed by another implementation (the CUDA runner): gpu_submit/poll/wait/close
+ * forward to ops with impl. */
+struct gpu_ops {
+    enum gpu_status (*submit)(void *impl, const struct gpu_request *req);
+    int (*poll)(void *impl, struct gpu_result *out);
+    int (*wait)(void *impl, struct gpu_result *out, int timeout_ms);
+    void (*close)(void *impl);
+};
+
+/* gpu_wrap_new: a handle forwarding to ops/impl (impl is closed by gpu_close). NULL when out
+ * of memory (impl is then closed too). */
+struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend backend);
+
 #endif

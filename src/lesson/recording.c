@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cjson/cJSON.h>
 
@@ -517,4 +518,146 @@ int recording_load_file(const char *path, struct recording *r, char *msg, size_t
     int rc = recording_load_buffer(path, buf, len, r, msg, msgsize);
     free(buf);
     return rc;
+}
+
+static char *slurp(const char *path, size_t *len, char *msg, size_t msgsize)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        if (msg && msgsize)
+            snprintf(msg, msgsize, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n, f);
+        if (n < cap)
+            break;
+        char *nb = realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int err = ferror(f);
+    fclose(f);
+    if (!buf || err) {
+        const char *why = buf ? "read error" : "out of memory";
+        free(buf);
+        if (msg && msgsize)
+            snprintf(msg, msgsize, "%s: %s", path, why);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
+int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, char *msg,
+                            size_t msgsize)
+{
+    *cases = NULL;
+    *n = 0;
+    size_t len;
+    char *data = slurp(path, &len, msg, msgsize);
+    if (!data)
+        return -1;
+    struct rd d = {path, msg, msgsize, 0};
+    const char *end = NULL;
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    struct hw_case *out = NULL;
+    int count = 0;
+    if (!root) {
+        int line, col;
+        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
+        line_col(data, pos > len ? len : pos, &line, &col);
+        fail(&d, "%d:%d: not valid JSON", line, col);
+        goto done;
+    }
+    const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
+    if (!cJSON_IsArray(arr)) {
+        fail(&d, "\"cases\" must be an array");
+        goto done;
+    }
+    out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *out);
+    if (!out) {
+        fail(&d, "out of memory");
+        goto done;
+    }
+    const cJSON *o;
+    cJSON_ArrayForEach(o, arr)
+    {
+        char where[48], op[8] = "", mask[16] = "";
+        struct hw_case *c = &out[count];
+        snprintf(where, sizeof where, "cases[%d]", count);
+        if (!cJSON_IsObject(o)) {
+            fail(&d, "%s must be an object", where);
+            break;
+        }
+        get_str(&d, o, "name", c->name, sizeof c->name, 1, where);
+        c->access.width = (unsigned)get_num(&d, o, "width", 0, 1, where);
+        get_str(&d, o, "op", op, sizeof op, 1, where);
+        get_str(&d, o, "mask", mask, sizeof mask, 1, where);
+        c->wavefronts = (int)get_num(&d, o, "wavefronts", 0, 1, where);
+        c->conflicts = (int)get_num(&d, o, "conflicts", 0, 1, where);
+        if (d.failed)
+            break;
+        c->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
+        char *e;
+        c->access.mask = (uint32_t)strtoul(mask, &e, 16);
+        if (*e || !mask[0] || (strcmp(op, "ld") && strcmp(op, "st"))) {
+            fail(&d, "%s: bad \"op\" or \"mask\"", where);
+            break;
+        }
+        const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
+        if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
+            fail(&d, "%s: \"offsets\" must be an array of 32 numbers", where);
+            break;
+        }
+        int i = 0;
+        const cJSON *v;
+        cJSON_ArrayForEach(v, offs)
+        {
+            if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
+                fail(&d, "%s: offsets[%d] must be a non-negative number", where, i);
+                break;
+            }
+            c->access.offset[i++] = (uint64_t)v->valuedouble;
+        }
+        if (d.failed)
+            break;
+        count++;
+    }
+done:
+    cJSON_Delete(root);
+    free(data);
+    if (d.failed) {
+        free(out);
+        return -1;
+    }
+    *cases = out;
+    *n = count;
+    return 0;
+}
+
+const char *recording_find_asset(const char *name, char *buf, size_t size)
+{
+    const char *env = getenv("BANKLAB_ASSETS");
+    if (env && *env) {
+        snprintf(buf, size, "%s/%s", env, name);
+        if (access(buf, R_OK) == 0)
+            return buf;
+    }
+#ifdef BANKLAB_SHARE_DIR
+    snprintf(buf, size, "%s/assets/%s", BANKLAB_SHARE_DIR, name);
+    if (access(buf, R_OK) == 0)
+        return buf;
+#endif
+    snprintf(buf, size, "assets/%s", name);
+    if (access(buf, R_OK) == 0)
+        return buf;
+    return NULL;
 }

@@ -60,4 +60,21 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
 
 void recording_done(struct recording *r);
 
+/* One measured warp access of tests/data/h200-wavefronts.json (installed as
+ * assets/h200-wavefronts.json): what the H200's counters reported. */
+struct hw_case {
+    char name[64];
+    struct bank_access access;
+    int wavefronts, conflicts;   /* per warp instruction */
+};
+
+/* recording_load_hw_cases: read such a file into a new array (*cases, free with free()).
+ * Returns 0, or -1 with one line in msg (file, and which case and field is wrong). */
+int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, char *msg,
+                            size_t msgsize);
+
+/* recording_find_asset: the path of assets file `name`: $BANKLAB_ASSETS/name, else the
+ * installed share directory, else ./assets/name. Returns buf, or NULL when none exists. */
+const char *recording_find_asset(const char *name, char *buf, size_t size);
+
 #endif

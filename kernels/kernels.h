@@ -1,0 +1,55 @@
+/* kernels.h: the extern "C" launchers of the kernels/ .cu files, for the CUDA runner (src/gpu).
+ * Every launcher returns a cudaError_t value (0 = cudaSuccess) from the launch itself
+ * (cudaGetLastError right after it); it never synchronises. */
+#ifndef BANKLAB_KERNELS_H
+#define BANKLAB_KERNELS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BL_BLOCK_THREADS 256   /* threads per block of every timing launch */
+
+/* pattern.cu: one warp access (model offsets) run as real shared-memory instructions. */
+struct bl_pattern_args {
+    uint32_t off[32];          /* byte offset of each lane (from the model) */
+    uint32_t mask;             /* active lanes */
+    uint32_t region;           /* bytes between the regions of the warps of a block (0: shared) */
+    int width;                 /* 1, 2, 4, 8 or 16 */
+    int store;                 /* 1: st.volatile.shared, 0: ld.volatile.shared */
+};
+#define BL_PATTERN_UNROLL 32   /* accesses per loop trip: a launch does iters * 32 per lane */
+/* bl_pattern_smem: dynamic shared bytes a launch with `threads` threads needs. */
+size_t bl_pattern_smem(const struct bl_pattern_args *a, int threads);
+/* bl_pattern_attr: allow `smem` bytes of dynamic shared memory (above 48 KB needs opt-in). */
+int bl_pattern_attr(const struct bl_pattern_args *a, size_t smem);
+int bl_pattern_launch(const struct bl_pattern_args *a, int blocks, int threads, int iters,
+                      size_t smem, unsigned *sink);
+/* bl_clock_probe: one thread spins for `cycles` SM clocks (clock64); time it to read the clock. */
+int bl_clock_probe(long long cycles, unsigned *sink);
+
+/* transpose.cu: n x n floats (n a multiple of 32), 32 x 8 threads per block, 32 x 32 tiles. */
+enum bl_transpose { BL_COPY = 0, BL_T_NAIVE, BL_T_TILE32, BL_T_PADDED, BL_T_SWIZZLED };
+int bl_transpose_launch(int kind, float *out, const float *in, int n, int pad);
+
+/* Shared-memory case kernels: `blocks` blocks of 256 threads; `rounds` repeats of the access
+ * loop so shared memory dominates the time. in/out sizes: see each file. */
+int bl_row_col_launch(float *out, const float *in, int blocks, int pad, int column, int rounds);
+int bl_vector_width_launch(float *out, const float *in, int blocks, int vec, int pad, int rounds);
+int bl_aos_soa_launch(float *out, const float *in, int blocks, int fields, int soa, int rounds);
+int bl_remap_launch(float *out, const float *in, int blocks, int remap, int rounds);
+int bl_broadcast_launch(float *out, const float *in, int blocks, int group, int stride,
+                        int rounds);
+/* dynamic_carve: smem = 16 * n + pad_bytes; returns cudaErrorInvalidValue when the double
+ * array would be misaligned (the caller checks first and explains). */
+int bl_dynamic_carve_launch(float *out, const float *in, int blocks, int n, int pad_bytes);
+size_t bl_dynamic_carve_smem(int n, int pad_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
