@@ -77,6 +77,36 @@ printf 'x\n2\n' | "$BANKLAB" lab "$LAB" --no-gpu --no-save >"$tmp/out" 2>&1; rc=
     || fail "piped EOF: exit $rc, $(tail -n 3 "$tmp/out")"
 grep -q "'x' is not a whole number" "$tmp/out" && ok || fail "piped: bad number not explained"
 
+# graded against counters (a recording stands in for the GPU): the counters must meet the
+# requirement too. PAD=1 reads t[n][0] at byte n*132.
+if command -v python3 >/dev/null; then
+    for c in 0 3; do
+        python3 - "$tmp/rec$c.json" "$c" <<'EOF'
+import json, sys
+c = int(sys.argv[2])
+rec = {"format": "banklab-recording", "version": 1, "device": "Test GPU", "date": "2026-01-02",
+       "command": "lab.sh", "records": [{"group": "lab", "label": "PAD=1",
+       "model": {"wavefronts": 1, "conflicts": 0}, "agree": c == 0,
+       "request": {"kind": "pattern", "width": 4, "op": "ld", "mask": "ffffffff",
+                   "offsets": [n * 132 for n in range(32)], "timing": False, "counters": True},
+       "result": {"status": "ok", "error": "", "provenance": "", "verified": False, "timing": None,
+                  "counters": {"wavefronts_ld": 1.0 + c, "wavefronts_st": 0, "conflicts_ld": float(c),
+                               "conflicts_st": 0, "inst_ld": 1, "inst_st": 0}, "counters_note": ""}}]}
+json.dump(rec, open(sys.argv[1], "w"))
+EOF
+    done
+    "$BANKLAB" lab "$LAB" --no-save --replay "$tmp/rec0.json" --answers PAD=1,STRIDE=1 >"$tmp/out" 2>&1; rc=$?
+    [ $rc -eq 0 ] && grep -q "Measured (recorded on Test GPU, 2026-01-02): wavefronts 1.00, conflicts 0.00" "$tmp/out" \
+        && grep -q "Score: 3 of 3" "$tmp/out" && ok || fail "replay-graded, counters agree: exit $rc, $(grep -E 'Measured|GPU|Score' "$tmp/out")"
+    # STRIDE=1 is not in the recording: graded by the model, and says so
+    grep -q "GPU: no recorded measurement" "$tmp/out" && ok || fail "replay-graded: unrecorded access not explained: $(grep GPU "$tmp/out")"
+    "$BANKLAB" lab "$LAB" --no-save --replay "$tmp/rec3.json" --answers PAD=1,STRIDE=1 >"$tmp/out" 2>&1
+    grep -q "The counters do not meet the requirement" "$tmp/out" && grep -q "Score: 1 of 3" "$tmp/out" \
+        && ok || fail "replay-graded, counters disagree: $(grep -E 'Measured|counters|Score' "$tmp/out")"
+    head -c 100 "$tmp/rec0.json" >"$tmp/rec-trunc.json"
+    expect2 "truncated recording" "$LAB" --replay "$tmp/rec-trunc.json" --answers PAD=1
+fi
+
 # the sample lab in lessons/: fail once to learn the solutions, then solve them all
 sample=$(ls lessons/10-lab-*.json 2>/dev/null | head -n 1)
 if [ -n "$sample" ]; then
