@@ -37,11 +37,16 @@ static void usage(FILE *f)
             "  --chapter N --step M start at chapter N, step M\n"
             "  --reset              forget saved progress\n"
             "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
+            "  --no-color           no colours (also NO_COLOR=1); glyphs still mark conflicts\n"
             "  --replay FILE        show measurements recorded by bench/verify --json\n"
             "  --device N           use CUDA device N\n"
             "  --present            presenter mode for a projector\n"
             "  -h, --help           this help\n"
             "  -V, --version        version\n"
+            "\n"
+            "Tutorial keys: n/Space/Right next, b/Left back, c contents, g playground, s sweep,\n"
+            "i inspect, t type, w/W warp, a/Tab access, h hint, l zh/en, e reveal, x SVG,\n"
+            "r report, ? all keys, q quit. Lessons add their parameter keys (e.g. p/P).\n"
             "\n"
             "Exit status: 0 success, 1 a failed check, 2 bad usage or input, 3 no GPU.\n");
 }

@@ -149,8 +149,8 @@ static const char *const help_lines[] = {
     "",
     "Grid: columns are banks 0-31, rows the distinct words a bank serves,",
     "cells the lowest lane asking for that word (A-V = lanes 10-31 when narrow).",
-    "= broadcast (several lanes, one word: free)   ! conflict (bank serves more",
-    "than one word)   * both   ^/\u25b2 worst bank of the pass   p1..p4 passes",
+    "* broadcast (several lanes, one word: free)   ! conflict (bank serves more",
+    "than one word)   # both   ^/\u25b2 worst bank of the pass   p1..p4 passes",
 };
 
 void help_draw(struct app *a)
@@ -179,7 +179,7 @@ void help_draw(struct app *a)
     for (int i = 0; i < n && i < h - 2; i++) {
         const char *s = help_lines[i];
         if (!a->g->utf8 && strstr(s, "\u25b2"))
-            s = "than one word)   * both   ^ worst bank of the pass   p1..p4 passes";
+            s = "than one word)   # both   ^ worst bank of the pass   p1..p4 passes";
         text_puts(a, y + 1 + i, x + 2, w - 4, s, A_NORMAL);
     }
 }
