@@ -202,18 +202,36 @@ expect_exit "two patterns" 2 '__shared__ float s[64]; s[lane]' 's[0]'
 expect_exit "missing value" 2 --offsets
 
 # ---- never crash: odd input exits 0 or 2, and --json output always parses ----
-for p in '' ';' ';;;;' '__shared__' 's[' '__shared__ float s[0]; s[0]' \
-    '__shared__ float s[4294967296]; s[lane]' '__shared__ float s[64]; s[9223372036854775807 * 2]' \
-    '__shared__ float s[64]; s["\\"]' "$(printf '__shared__ float s[64]; s[lane]\377\376')" \
-    "$(python3 -c "print('(' * 5000)")" '__shared__ double d[64]; d[lane * 3 / 2]'; do
-    "$BANKLAB" sim "$p" --json >"$tmp/o" 2>"$tmp/e"
-    rc=$?
-    if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then fail "input '$(printf %.40s "$p")': exit $rc"; continue; fi
-    if [ $rc -eq 0 ] && ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o" 2>/dev/null; then
-        fail "input '$(printf %.40s "$p")': invalid JSON"; continue
-    fi
-    ok
-done
+# (also under ASan+UBSan when the driver built that binary: $ASAN_BANKLAB)
+never_crash() { # binary label
+    for p in '' ';' ';;;;' '__shared__' 's[' '__shared__ float s[0]; s[0]' \
+        '__shared__ float s[4294967296]; s[lane]' '__shared__ float s[64]; s[9223372036854775807 * 2]' \
+        '__shared__ float s[64]; s["\\"]' "$(printf '__shared__ float s[64]; s[lane]\377\376')" \
+        "$(python3 -c "print('(' * 5000)")" '__shared__ double d[64]; d[lane * 3 / 2]' \
+        '__shared__ float4 v[64]; v[lane / 2]; v[lane] = 0; v[0]'; do
+        for extra in --json --lanes; do
+            "$1" sim "$p" $extra --columns 200 >"$tmp/o" 2>"$tmp/e"
+            rc=$?
+            if [ $rc -ne 0 ] && [ $rc -ne 2 ]; then
+                fail "$2: input '$(printf %.40s "$p")' $extra: exit $rc ($(tail -c 300 "$tmp/e"))"; continue
+            fi
+            if [ $extra = --json ] && [ $rc -eq 0 ] && \
+                ! python3 -c 'import json,sys; json.load(open(sys.argv[1]))' "$tmp/o" 2>/dev/null; then
+                fail "$2: input '$(printf %.40s "$p")': invalid JSON"; continue
+            fi
+            ok
+        done
+    done
+    "$1" sim --offsets "$(offsets 16)" --width 16 --mask 0f0f0f0f --lanes >"$tmp/o" 2>"$tmp/e" && ok \
+        || fail "$2: raw float4 with a mask"
+}
+never_crash "$BANKLAB" plain
+if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
+    never_crash "$ASAN_BANKLAB" asan
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} "$ASAN_BANKLAB" sim \
+        '__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]' --block 32x8 \
+        --param PAD=1 --json >"$tmp/o" 2>"$tmp/e" && ok || fail "asan: padded tile"
+fi
 
 # ---- --svg (when the SVG writer is in the build) ----
 "$BANKLAB" sim '__shared__ float4 v[64]; v[lane * 2]' --svg "$tmp/g.svg" >"$tmp/o" 2>"$tmp/e"
