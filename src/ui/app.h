@@ -52,6 +52,17 @@ struct ui_glyphs {
     const char *sep;          /* between items of a status line */
 };
 
+struct app;
+
+/* The screen's own words, in the current language (strings.c). */
+enum ui_str {
+    UIS_NEXTBACK = 0, UIS_KEYS, UIS_INSPECT_KEYS, UIS_HIDDEN, UIS_PRESENT_HIDDEN,
+    UIS_CHOICE_PREDICT, UIS_CHOICE, UIS_NUMBER_PREDICT, UIS_NUMBER, UIS_ANSWER_PROMPT, UIS_RIGHT,
+    UIS_WRONG, UIS_ANSWER, UIS_REVEALED, UIS_HINT, UIS_CODE, UIS_MODEL, UIS_MEASURED, UIS_NO_GPU,
+    UIS_COUNT
+};
+const char *ui_str(const struct app *a, enum ui_str s);
+
 enum ui_screen { SCR_TUTOR = 0, SCR_TOC, SCR_PLAY, SCR_SWEEP, SCR_ERROR };
 
 /* The drawn access: a lesson scene or the playground's text, evaluated through the model. */

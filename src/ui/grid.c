@@ -347,7 +347,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     int lab = big ? 0 : 10;
     attr_t la = theme_attr(a, UIC_HEADER);
     if (!big)
-        text_puts(a, y, x, w, "model", la);
+        text_puts(a, y, x, w, ui_str(a, UIS_MODEL), la);
     if (s->ok) {
         snprintf(buf, sizeof buf, "%d %s%s%d %s%s%d-way%s%d %s%s", r->wavefronts,
                  plural(r->wavefronts, "wavefront", "wavefronts"), a->g->sep, r->conflicts,
@@ -356,7 +356,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
                  r->paired ? " (8/16-byte pairs fused)" : "");
         if (big) {
             char b2[UI_MSG_MAX];
-            snprintf(b2, sizeof b2, "model: %s", buf);
+            snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MODEL), buf);
             text_puts(a, y, x, w, b2, theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK));
         } else {
             text_puts(a, y, x + lab, w - lab, buf,
@@ -373,7 +373,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     buf[0] = 0;
     attr_t at = theme_attr(a, UIC_MEASURED);
     if (!a->gpu || !a->info.available) {
-        snprintf(buf, sizeof buf, "no GPU: %s",
+        snprintf(buf, sizeof buf, "%s: %s", ui_str(a, UIS_NO_GPU),
                  a->info.reason[0] ? a->info.reason : "no runner (model only)");
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
@@ -418,10 +418,10 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     }
     if (big) {
         char b2[UI_MSG_MAX];
-        snprintf(b2, sizeof b2, "measured: %s", buf);
+        snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MEASURED), buf);
         text_puts(a, y + 1, x, w, b2, at);
     } else {
-        text_puts(a, y + 1, x, 10, "measured", la);
+        text_puts(a, y + 1, x, 10, ui_str(a, UIS_MEASURED), la);
         text_puts(a, y + 1, x + lab, w - lab, buf, at);
     }
     if (h >= 3)

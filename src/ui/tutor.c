@@ -132,7 +132,7 @@ static int quiz_draw(struct app *a, int y, int x, int w, int h, const struct les
                                theme_attr(a, role));
             }
         } else if (r < h) {
-            snprintf(buf, sizeof buf, "answer: %s_   (type a number, then Enter)", a->quiz.input);
+            snprintf(buf, sizeof buf, "%s%s_", ui_str(a, UIS_ANSWER_PROMPT), a->quiz.input);
             text_puts(a, y + r, x + 2, w - 2, buf, theme_attr(a, UIC_KEY));
             r++;
         }
@@ -141,21 +141,23 @@ static int quiz_draw(struct app *a, int y, int x, int w, int h, const struct les
         return r;
     if (a->quiz.answered || a->quiz.revealed) {
         if (!a->quiz.answered)
-            snprintf(buf, sizeof buf, "revealed without an answer");
+            snprintf(buf, sizeof buf, "%s", ui_str(a, UIS_REVEALED));
         else if (q->kind == QUIZ_CHOICE)
-            snprintf(buf, sizeof buf, "%s %s (answer %d)", a->quiz.correct ? a->g->right : a->g->wrong,
-                     a->quiz.correct ? "right" : "not quite", q->answer + 1);
+            snprintf(buf, sizeof buf, "%s %s (%s %d)", a->quiz.correct ? a->g->right : a->g->wrong,
+                     ui_str(a, a->quiz.correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_ANSWER),
+                     q->answer + 1);
         else
-            snprintf(buf, sizeof buf, "%s %s (answer %g)", a->quiz.correct ? a->g->right : a->g->wrong,
-                     a->quiz.correct ? "right" : "not quite", q->number);
+            snprintf(buf, sizeof buf, "%s %s (%s %g)", a->quiz.correct ? a->g->right : a->g->wrong,
+                     ui_str(a, a->quiz.correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_ANSWER),
+                     q->number);
         text_puts(a, y + r, x, w, buf,
                   theme_attr(a, !a->quiz.answered ? UIC_DIM : a->quiz.correct ? UIC_RIGHT : UIC_WRONG));
         r++;
         r += text_draw(a, y + r, x + 2, w - 2, h - r, tr(a, &q->explanation), 0, A_NORMAL);
     } else {
         text_puts(a, y + r, x, w,
-                  q->kind == QUIZ_CHOICE ? (q->predict ? "press 1-9 to predict (e: reveal)" : "press 1-9 to answer")
-                                         : (q->predict ? "type your prediction, Enter (e: reveal)" : "type the number, Enter"),
+                  ui_str(a, q->kind == QUIZ_CHOICE ? (q->predict ? UIS_CHOICE_PREDICT : UIS_CHOICE)
+                                                   : (q->predict ? UIS_NUMBER_PREDICT : UIS_NUMBER)),
                   theme_attr(a, UIC_DIM));
         r++;
     }
@@ -185,8 +187,25 @@ static void draw_present(struct app *a, const struct lesson_step *st)
     app_title(a, left, right);
     int W = a->W, H = a->H, y = 2;
     const char *key = tr(a, &st->key);
-    if (!*key)
-        key = tr(a, &st->text);
+    char first[UI_MSG_MAX];
+    if (!*key) {   /* the key sentence defaults to the first sentence of the text */
+        const char *t = tr(a, &st->text);
+        size_t n = 0;
+        while (t[n] && t[n] != '\n' && n + 4 < sizeof first) {
+            if ((t[n] == '.' || t[n] == '!' || t[n] == '?') && (t[n + 1] == ' ' || !t[n + 1])) {
+                n++;
+                break;
+            }
+            if (!strncmp(t + n, "\xe3\x80\x82", 3)) {   /* 。 */
+                n += 3;
+                break;
+            }
+            n++;
+        }
+        memcpy(first, t, n);
+        first[n] = 0;
+        key = first;
+    }
     int kl = min_i(text_count(key, W - 4), 3);
     y += text_draw(a, y, 2, W - 4, kl, key, 0, A_BOLD);
     y++;
@@ -199,7 +218,7 @@ static void draw_present(struct app *a, const struct lesson_step *st)
         int qh = (st->quiz && (hid || a->quiz.answered)) ? min_i(quiz_lines(a, st->quiz, W - 2, 1), 8) : 0;
         int gh = H - y - 1 - results_rows(a) - qh - 1;
         if (hid) {
-            text_puts(a, y + 1, 2, W - 4, "Predict first.  Press e (or Enter) to reveal.",
+            text_puts(a, y + 1, 2, W - 4, ui_str(a, UIS_PRESENT_HIDDEN),
                       theme_attr(a, UIC_QUIZ) | A_BOLD);
             y += 3;
         } else if (a->sc.ok) {
@@ -292,20 +311,20 @@ void tutor_draw(struct app *a)
     y += text;
     /* hints */
     for (int i = 0, r = 0; i < a->hints_shown && i < st->nhints && r < hint; i++) {
-        snprintf(buf, sizeof buf, "hint %d", i + 1);
+        snprintf(buf, sizeof buf, "%s %d", ui_str(a, UIS_HINT), i + 1);
         text_puts(a, y + r, 1, 7, buf, theme_attr(a, UIC_KEY));
         r += text_draw(a, y + r, 9, tw - 8, hint - r, tr(a, &st->hints[i]), 0, A_NORMAL);
     }
     y += hint;
     if (has_scene) {
-        text_puts(a, y, 1, 5, "code", theme_attr(a, UIC_HEADER));
+        text_puts(a, y, 1, 5, ui_str(a, UIS_CODE), theme_attr(a, UIC_HEADER));
         text_draw(a, y, 7, tw - 6, code, a->sc.shown, 0, theme_attr(a, UIC_CODE));
         y += code;
         params_line(a, &a->sc, buf, sizeof buf);
         text_puts(a, y++, 1, tw, buf, A_NORMAL);
         if (hid) {
             text_puts(a, y++, 1, tw,
-                      "Grid and numbers hidden until you answer (e reveals).",
+                      ui_str(a, UIS_HIDDEN),
                       theme_attr(a, UIC_QUIZ));
         } else {
             if (grid > 0) {
@@ -340,13 +359,12 @@ void tutor_draw(struct app *a)
     size_t o = 0;
     buf[0] = 0;
     if (a->insp.on)
-        o += (size_t)snprintf(buf, sizeof buf, "arrows move  i/Esc leave inspect  ");
-    o += (size_t)snprintf(buf + o, sizeof buf - o, "n next  b back  ");
+        o += (size_t)snprintf(buf, sizeof buf, "%s", ui_str(a, UIS_INSPECT_KEYS));
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "%s", ui_str(a, UIS_NEXTBACK));
     if (has_scene && a->sc.ls->nparams > 0 && a->sc.ls->params[0].key_inc)
         o += (size_t)snprintf(buf + o, sizeof buf - o, "%c/%c %s  ", a->sc.ls->params[0].key_inc,
                               a->sc.ls->params[0].key_dec, a->sc.ls->params[0].name);
-    snprintf(buf + o, sizeof buf - o,
-             "c contents  g playground  s sweep  i inspect  h hint  l lang  ? help  q quit");
+    snprintf(buf + o, sizeof buf - o, "%s", ui_str(a, UIS_KEYS));
     app_keybar(a, buf);
 }
 

@@ -104,6 +104,11 @@ grep -qE "$GRID_HEADER" "$TMP/screen.txt" && fail "presenter shows the grid befo
 keys e
 expect 'bank +0 +1 +2 '
 expect "model: 1 wavefront"
+# a step without "key": its first sentence
+keys b b
+expect " 1\\.2/5 "
+expect "Lane n reads s\\[n\\]\\[0\\]\\."
+grep -q "Press p to add padding" "$TMP/screen.txt" && fail "presenter shows more than the first sentence"
 keys q
 expect "EXITED rc=0"
 exit 0
