@@ -144,7 +144,9 @@ static int parse_u64(const char *s, uint64_t *out)
         return -1;
     errno = 0;
     char *end;
-    unsigned long long v = strtoull(s, &end, 0);
+    /* Decimal or 0x hex; a leading 0 is not octal ("010" is ten). */
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
     if (errno || *end || end == s)
         return -1;
     *out = v;
@@ -157,7 +159,9 @@ static int parse_ll(const char *s, long long *out)
         return -1;
     errno = 0;
     char *end;
-    long long v = strtoll(s, &end, 0);
+    const char *d = *s == '-' || *s == '+' ? s + 1 : s;
+    int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+    long long v = strtoll(s, &end, hex ? 16 : 10);
     if (errno || *end || end == s)
         return -1;
     *out = v;
@@ -504,12 +508,29 @@ struct sim_one {
     int index;                               /* 1-based */
 };
 
+/* The message, then the line of the pattern holding the error with a caret under it (a
+ * pattern given on several lines shows only the line that matters). */
 static void print_pattern_error(const char *text, const struct pattern_error *err)
 {
-    char caret[2048];
+    static char line[4096], caret[3 * 4096];
     fprintf(stderr, "banklab sim: %s\n", err->msg);
-    if (err->col > 0 && text && strlen(text) < sizeof caret / 2)
-        fputs(pattern_error_caret(text, err, caret, sizeof caret), stderr);
+    size_t len = text ? strlen(text) : 0;
+    if (err->col <= 0 || (size_t)err->col > len + 1)
+        return;
+    size_t at = (size_t)err->col - 1, start = at, end = at;
+    while (start > 0 && text[start - 1] != '\n')
+        start--;
+    while (end < len && text[end] != '\n')
+        end++;
+    if (end - start >= sizeof line)
+        return;
+    memcpy(line, text + start, end - start);
+    line[end - start] = 0;
+    struct pattern_error e = *err;
+    e.col = (int)(at - start) + 1;
+    if (e.len < 1)
+        e.len = 1;
+    fputs(pattern_error_caret(line, &e, caret, sizeof caret), stderr);
 }
 
 /* The text of an access statement, for headings. */

@@ -181,6 +181,13 @@ expect_exit "out of bounds" 2 '__shared__ float s[32]; s[lane * 2]'
 grep -q 'lane 16' "$tmp/err" && grep -q '\^' "$tmp/err" && ok || fail "out of bounds names the lane, with a caret"
 expect_exit "missing parameter" 2 '__shared__ float s[64]; s[lane * PAD]'
 grep -q 'PAD' "$tmp/err" && grep -q '\^' "$tmp/err" && ok || fail "missing parameter: name and caret"
+expect_exit "error on the second line of a pattern" 2 "$(printf '__shared__ float s[64];\ns[lane * 3]')"
+[ "$(sed -n 2p "$tmp/err")" = "  s[lane * 3]" ] && [ "$(sed -n 3p "$tmp/err")" = "    ^~~~~~~~" ] && ok \
+    || fail "multi-line pattern: the caret goes under the right line ($(cat "$tmp/err"))"
+expect_json "leading zero is decimal, not octal" 'lanes.2.offset=24 params.P=10' \
+    '__shared__ float s[512]; s[lane * P / 10 + lane * 2]' --param P=010
+expect_json "raw: leading zero is decimal" 'lanes.2.offset=16' \
+    --offsets "$(offsets 4 | sed 's/^0,4,8,/0,4,016,/')"
 expect_exit "division by zero" 2 '__shared__ float s[64]; s[lane / 0]'
 expect_exit "31 offsets" 2 --offsets "$(offsets 4 | cut -d, -f1-31)"
 expect_exit "33 offsets" 2 --offsets "$(offsets 4),4"
