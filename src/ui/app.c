@@ -280,6 +280,8 @@ static void poll_gpu(struct app *a)
     if (!a->gpu)
         return;
     while (gpu_poll(a->gpu, &r)) {
+        if (a->inflight > 0)
+            a->inflight--;
         struct ui_scene *s = a->screen == SCR_PLAY ? &a->play.sc : &a->sc;
         if (r.id && r.id == s->req_id) {
             a->last = r;
@@ -310,6 +312,12 @@ static void poll_gpu(struct app *a)
         } else {
             sweep_result(a, &r);
         }
+    }
+    if (a->submit_due && a->inflight == 0) {
+        struct ui_scene *s = a->submit_due;
+        a->submit_due = NULL;
+        if (s->ok)
+            scene_submit(a, s);
     }
     if (a->screen == SCR_SWEEP)
         sweep_pump(a);

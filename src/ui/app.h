@@ -147,6 +147,8 @@ struct app {
     uint64_t next_id;
     struct gpu_result last;               /* result for the current scene state */
     int has_last, pending;
+    int inflight;                         /* requests submitted and not yet polled */
+    struct ui_scene *submit_due;          /* scene whose request waits for a free runner */
 
     /* screens */
     enum ui_screen screen, back;          /* back: where Esc returns from TOC/sweep/play */

@@ -154,8 +154,17 @@ void scene_submit(struct app *a, struct ui_scene *s)
 {
     a->has_last = 0;
     a->pending = 0;
+    s->req_id = 0;
     if (!a->gpu || !a->info.available || !s->ok)
         return;
+    a->pending = 1;
+    if (a->inflight > 0) {
+        /* one request at a time for the drawn access: a key held down must not queue a
+         * measurement per value; the latest state is sent when the runner is free */
+        a->submit_due = s;
+        return;
+    }
+    a->submit_due = NULL;
     struct gpu_request rq;
     memset(&rq, 0, sizeof rq);
     rq.id = ++a->next_id;
@@ -177,9 +186,11 @@ void scene_submit(struct app *a, struct ui_scene *s)
     enum gpu_status st = gpu_submit(a->gpu, &rq);
     if (st == GPU_OK) {
         s->req_id = rq.id;
-        a->pending = 1;
+        a->inflight++;
+    } else if (st == GPU_EBUSY) {
+        a->submit_due = s;                /* try again after the next result */
     } else {
-        s->req_id = 0;
+        a->pending = 0;
     }
 }
 

@@ -261,6 +261,7 @@ void sweep_pump(struct app *a)
         }
         if (gpu_submit(a->gpu, &rq) != GPU_OK)
             break;
+        a->inflight++;
         sw->next_submit++;
     }
 }
