@@ -134,6 +134,27 @@ else
     echo "note: no lessons/10-lab-*.json yet; only the fixture lab was run"
 fi
 
+# ---- the same runs under ASan+UBSan when the test driver provides that binary --------------
+if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
+    case $ASAN_BANKLAB in /*) A=$ASAN_BANKLAB ;; *) A=$(pwd)/$ASAN_BANKLAB ;; esac
+    asan_run() { # what want-exit args... (stdin from $tmp/in)
+        what=$1 want=$2; shift 2
+        "$A" "$@" <"$tmp/in" >"$tmp/aout" 2>&1; rc=$?
+        [ $rc -eq "$want" ] && ok || { fail "asan $what: exit $rc, want $want"; tail -n 20 "$tmp/aout"; }
+    }
+    : >"$tmp/in"
+    asan_run "answers" 0 lab "$LAB" --no-gpu --answers PAD=1,STRIDE=1
+    asan_run "bad answer" 2 lab "$LAB" --no-gpu --no-save --answers PADD=1
+    asan_run "truncated lab" 2 lab "$tmp/trunc.json" --no-gpu
+    asan_run "no task" 2 lab "$tmp/notask.json" --no-gpu
+    [ -f "$tmp/rec3.json" ] && asan_run "replay-graded" 0 lab "$LAB" --no-save --replay "$tmp/rec3.json" --answers PAD=1,STRIDE=1
+    printf 'x\n99\n2\n?\n1\n1\nfloat2\n' >"$tmp/in"
+    asan_run "interactive" 0 lab "$LAB" --no-gpu --no-save
+    grep -q "Score: 3 of 3" "$tmp/aout" && ok || fail "asan interactive: $(tail -n 2 "$tmp/aout")"
+    head -c 3000 /dev/urandom | tr -d '\000' >"$tmp/in"
+    asan_run "random input" 0 lab "$LAB" --no-gpu --no-save
+fi
+
 # ---- in a real terminal ------------------------------------------------------------------
 if ! command -v tmux >/dev/null; then
     echo "lab.sh: $npass passed, $nfail failed; SKIP: tmux is not installed (terminal part)"

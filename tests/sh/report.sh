@@ -122,6 +122,18 @@ mkdir -p "$tmp/empty"
 "$BANKLAB" report --progress "$tmp/none.json" --out "$tmp/empty" --no-gpu >/dev/null 2>"$tmp/err" && ok || fail "no progress: exit $?"
 grep -q "None yet" "$tmp/empty"/*.md 2>/dev/null && ok || fail "no progress: report lacks 'None yet'"
 
+# the same under ASan+UBSan when the test driver provides that binary
+if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
+    case $ASAN_BANKLAB in /*) A=$ASAN_BANKLAB ;; *) A=$root/$ASAN_BANKLAB ;; esac
+    mkdir -p "$tmp/asan"
+    "$A" report --lessons "$root/tests/labs" --no-gpu --learner x --out "$tmp/asan" >/dev/null 2>"$tmp/err" \
+        && [ "$(ls "$tmp/asan" | wc -l)" -eq 2 ] && ok || { fail "asan report: $(tail -n 20 "$tmp/err")"; }
+    "$A" report --progress "$tmp/bad.json" --out "$tmp/asan" --no-gpu >/dev/null 2>&1
+    [ $? -eq 2 ] && ok || fail "asan report: bad progress not exit 2"
+    head -c 5000 /dev/urandom >"$tmp/rand.json"
+    "$A" report --progress "$tmp/rand.json" --out "$tmp/asan" --no-gpu >/dev/null 2>&1
+    [ $? -eq 2 ] && ok || fail "asan report: random progress not exit 2"
+fi
 "$BANKLAB" report --help | grep -q -- "--format" && ok || fail "--help"
 echo "report.sh: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]
