@@ -19,7 +19,10 @@ __global__ void aos_soa(float *out, const float *in, int fields, int soa, int ro
     }
     __syncthreads();
     float acc = 0;
+    /* No unrolling of the runtime-length field loop: an unrolled copy runs predicated-off
+     * loads, which smsp__inst_executed counts and which make no wavefronts. */
     for (int r = 0; r < rounds; r++)
+#pragma unroll 1
         for (int f = 0; f < fields; f++)
             acc += lds_f32(soa ? &s[f * blockDim.x + threadIdx.x] : &s[threadIdx.x * fields + f]);
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;

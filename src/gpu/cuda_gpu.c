@@ -739,7 +739,7 @@ static void probe(int device, char *why, size_t n, struct cudaDeviceProp *prop)
 {
     void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!libcuda) {
-        fmt_line(why, n, "no CUDA driver (libcuda.so.1 not found): showing the model only");
+        fmt_line(why, n, "no CUDA driver (libcuda.so.1 not found)");
         return;
     }
     dlclose(libcuda);

@@ -10,6 +10,6 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
 {
     (void)device;
     struct gpu *g = gpu_unavailable_new(
-        "built without CUDA (GPU=none): showing the model only", info);
+        "built without CUDA (GPU=none)", info);
     return g;
 }

@@ -391,6 +391,28 @@ static void line_col(const char *data, size_t pos, int *line, int *col)
     }
 }
 
+/* 1 when data ends inside a string or with an object or array still open. */
+static int unclosed(const char *data, size_t len)
+{
+    int depth = 0, in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = data[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if (c == '{' || c == '[') {
+            depth++;
+        } else if (c == '}' || c == ']') {
+            depth--;
+        }
+    }
+    return in_str || depth > 0;
+}
+
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
                           char *msg, size_t msgsize)
 {
@@ -406,7 +428,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
         if (pos > len)
             pos = len;
         line_col(data, pos, &line, &col);
-        if (pos >= len)
+        if (pos >= len || unclosed(data, len))
             fail(&d, "%d:%d: not valid JSON: the file ends early (truncated?)", line, col);
         else
             fail(&d, "%d:%d: not valid JSON", line, col);

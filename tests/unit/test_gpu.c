@@ -1,0 +1,149 @@
+/* test_gpu.c: the runner interface (src/gpu): the unavailable handle, gpu_open in whatever
+ * build this is (without a device it must say why in one line and refuse work; with one, a
+ * 32-way access must show 32 wavefronts and a bad request must be refused), the replay handle's
+ * queue, and gpu_run. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "../../src/gpu/gpu.h"
+#include "../../src/gpu/gpu_impl.h"
+
+static void stride(struct gpu_request *q, unsigned width, unsigned s)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = GPU_REQ_PATTERN;
+    q->access.width = width;
+    q->access.mask = 0xffffffffu;
+    for (int l = 0; l < BANK_LANES; l++)
+        q->access.offset[l] = (uint64_t)l * s * width;
+}
+
+static void test_unavailable(void **state)
+{
+    (void)state;
+    struct gpu_info info;
+    struct gpu *g = gpu_unavailable_new("no CUDA device", &info);
+    assert_non_null(g);
+    assert_int_equal(info.available, 0);
+    assert_int_equal(info.backend, GPU_BACKEND_NONE);
+    assert_string_equal(info.reason, "no CUDA device");
+    struct gpu_request q;
+    struct gpu_result r;
+    stride(&q, 4, 1);
+    assert_int_equal(gpu_submit(g, &q), GPU_EUNAVAILABLE);
+    assert_int_equal(gpu_poll(g, &r), 0);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_EUNAVAILABLE);
+    gpu_close(g);
+    gpu_close(NULL);
+    assert_string_equal(gpu_backend_name(GPU_BACKEND_CUDA), "cuda");
+    assert_string_equal(gpu_backend_name(GPU_BACKEND_REPLAY), "replay");
+}
+
+static void test_open(void **state)
+{
+    (void)state;
+    struct gpu_info info;
+    struct gpu *g = gpu_open(0, &info);
+    assert_non_null(g);
+    struct gpu_request q;
+    struct gpu_result r;
+    stride(&q, 4, 32);
+    q.want_counters = 1;
+    q.want_timing = 1;
+    if (!info.available) {
+        /* No device, driver or toolkit: one line saying which. */
+        assert_true(strlen(info.reason) > 0);
+        assert_null(strchr(info.reason, '\n'));
+        assert_int_equal(gpu_submit(g, &q), GPU_EUNAVAILABLE);
+        gpu_close(g);
+        return;
+    }
+    assert_int_equal(info.backend, GPU_BACKEND_CUDA);
+    assert_true(info.sm_count > 0 && info.clock_khz > 0);
+    q.id = 5;
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_OK);
+    assert_int_equal(r.id, 5);
+    assert_true(r.has_timing && r.ms_median > 0 && r.clk_per_request > 16);
+    assert_true(strlen(r.provenance) > 0);
+    if (info.counters) {
+        assert_true(r.has_counters);
+        assert_true(fabs(r.wavefronts_ld - 32) < 0.005);
+        assert_true(fabs(r.conflicts_ld - 31) < 0.005);
+    }
+    /* Misaligned lane: refused before any launch. */
+    stride(&q, 8, 1);
+    q.access.offset[3] = 4;
+    q.want_counters = 1;
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
+    assert_non_null(strstr(r.error, "lane 3"));
+    /* Unknown case kernel, and a misaligned dynamic carve. */
+    memset(&q, 0, sizeof q);
+    q.kind = GPU_REQ_CASE;
+    snprintf(q.case_name, sizeof q.case_name, "transpose_quantum");
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
+    snprintf(q.case_name, sizeof q.case_name, "dynamic_carve");
+    q.nparams = 1;
+    snprintf(q.param_name[0], sizeof q.param_name[0], "PAD_BYTES");
+    q.param_value[0] = 4;
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
+    assert_non_null(strstr(r.error, "multiple of 8"));
+    /* A case kernel: output checked against the CPU reference. */
+    q.param_value[0] = 0;
+    q.want_timing = 1;
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_OK);
+    assert_int_equal(r.verified, 1);
+    gpu_close(g);
+    /* A device index that does not exist. */
+    g = gpu_open(999, &info);
+    assert_non_null(g);
+    assert_int_equal(info.available, 0);
+    assert_non_null(strstr(info.reason, "999"));
+    gpu_close(g);
+}
+
+static void test_replay_queue(void **state)
+{
+    (void)state;
+    struct gpu_record rec;
+    memset(&rec, 0, sizeof rec);
+    stride(&rec.req, 4, 2);
+    rec.res.status = GPU_OK;
+    rec.res.has_counters = 1;
+    rec.res.wavefronts_ld = 2;
+    struct gpu_info info;
+    struct gpu *g = gpu_open_replay(&rec, 1, "H200", "2026-11-29", &info);
+    assert_non_null(g);
+    assert_int_equal(info.available, 1);
+    struct gpu_request q = rec.req;
+    int n = 0;
+    while (gpu_submit(g, &q) == GPU_OK)
+        n++;
+    assert_int_equal(n, 16);
+    assert_int_equal(gpu_submit(g, &q), GPU_EBUSY);
+    struct gpu_result r;
+    for (int i = 0; i < n; i++) {
+        assert_int_equal(gpu_poll(g, &r), 1);
+        assert_int_equal(r.status, GPU_OK);
+        assert_true(fabs(r.wavefronts_ld - 2) < 1e-9);
+        assert_string_equal(r.provenance, "recorded on H200, 2026-11-29");
+    }
+    assert_int_equal(gpu_poll(g, &r), 0);
+    gpu_close(g);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_unavailable),
+        cmocka_unit_test(test_open),
+        cmocka_unit_test(test_replay_queue),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,270 @@
+/* test_recording.c: recorded GPU results (src/lesson/recording.c): write/load round trip,
+ * one-line errors for truncated, older-version, foreign and wrong-typed files, the H200 case
+ * file, and the shipped assets/h200-recording.json through the replay handle. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../../src/gpu/gpu.h"
+#include "../../src/lesson/recording.h"
+#include "../../src/model/bank.h"
+
+static void sample(struct recording *r)
+{
+    struct recording_row w;
+    recording_init(r);
+    snprintf(r->device, sizeof r->device, "Test GPU (sm_90), 2 SMs, SM clock 1000 MHz");
+    snprintf(r->date, sizeof r->date, "2026-11-29T00:00:00Z");
+    snprintf(r->command, sizeof r->command, "banklab bench --json");
+    memset(&w, 0, sizeof w);
+    snprintf(w.group, sizeof w.group, "sweep");
+    snprintf(w.label, sizeof w.label, "4 B ld stride 32");
+    w.model_wavefronts = 32;
+    w.model_conflicts = 31;
+    w.agree = 1;
+    w.rec.req.kind = GPU_REQ_PATTERN;
+    w.rec.req.access.width = 4;
+    w.rec.req.access.mask = 0xffff0000u;
+    for (int l = 0; l < BANK_LANES; l++)
+        w.rec.req.access.offset[l] = (uint64_t)l * 128;
+    w.rec.req.want_counters = 1;
+    w.rec.req.want_timing = 1;
+    w.rec.res.status = GPU_OK;
+    w.rec.res.has_timing = 1;
+    w.rec.res.ms_median = 2.125;
+    w.rec.res.ms_min = 2.0;
+    w.rec.res.ms_max = 2.5;
+    w.rec.res.launches = 15;
+    w.rec.res.clk_per_request = 32.11;
+    w.rec.res.bytes_per_clk_per_sm = 3.98;
+    w.rec.res.has_counters = 1;
+    w.rec.res.wavefronts_ld = 16;
+    w.rec.res.conflicts_ld = 15;
+    w.rec.res.inst_ld = 128;
+    snprintf(w.rec.res.provenance, sizeof w.rec.res.provenance, "Test GPU; median of 15");
+    assert_int_equal(recording_add(r, &w), 0);
+    memset(&w, 0, sizeof w);
+    snprintf(w.group, sizeof w.group, "case");
+    snprintf(w.label, sizeof w.label, "transpose_padded PAD=1");
+    w.model_wavefronts = 1;
+    w.model_conflicts = 0;
+    w.agree = -1;
+    w.rec.req.kind = GPU_REQ_CASE;
+    snprintf(w.rec.req.case_name, sizeof w.rec.req.case_name, "transpose_padded");
+    w.rec.req.nparams = 1;
+    snprintf(w.rec.req.param_name[0], sizeof w.rec.req.param_name[0], "PAD");
+    w.rec.req.param_value[0] = 1;
+    w.rec.res.status = GPU_OK;
+    w.rec.res.has_timing = 1;
+    w.rec.res.ms_median = 0.15;
+    w.rec.res.gbps = 3535.5;
+    w.rec.res.verified = 1;
+    assert_int_equal(recording_add(r, &w), 0);
+}
+
+static char *write_tmp(const struct recording *r, size_t *len)
+{
+    char *buf = NULL;
+    FILE *f = open_memstream(&buf, len);
+    assert_non_null(f);
+    assert_int_equal(recording_write(f, r), 0);
+    fclose(f);
+    return buf;
+}
+
+static void test_round_trip(void **state)
+{
+    (void)state;
+    struct recording r, back;
+    char msg[RECORDING_MSG_MAX];
+    size_t len;
+    sample(&r);
+    char *text = write_tmp(&r, &len);
+    assert_int_equal(recording_load_buffer("mem", text, len, &back, msg, sizeof msg), 0);
+    assert_int_equal(back.nrows, 2);
+    assert_string_equal(back.device, r.device);
+    assert_string_equal(back.date, r.date);
+    assert_string_equal(back.command, r.command);
+    const struct recording_row *a = &back.rows[0], *b = &back.rows[1];
+    assert_string_equal(a->label, "4 B ld stride 32");
+    assert_int_equal(a->rec.req.kind, GPU_REQ_PATTERN);
+    assert_int_equal(a->rec.req.access.mask, 0xffff0000u);
+    assert_int_equal(a->rec.req.access.offset[31], 31 * 128);
+    assert_int_equal(a->model_wavefronts, 32);
+    assert_int_equal(a->agree, 1);
+    assert_true(a->rec.res.has_timing && a->rec.res.has_counters);
+    assert_true(fabs(a->rec.res.ms_median - 2.125) < 1e-9);
+    assert_true(fabs(a->rec.res.wavefronts_ld - 16) < 1e-9);
+    assert_int_equal(a->rec.res.launches, 15);
+    assert_int_equal(b->rec.req.kind, GPU_REQ_CASE);
+    assert_string_equal(b->rec.req.case_name, "transpose_padded");
+    assert_int_equal(b->rec.req.nparams, 1);
+    assert_int_equal(b->rec.req.param_value[0], 1);
+    assert_int_equal(b->agree, -1);
+    assert_false(b->rec.res.has_counters);
+    assert_int_equal(b->rec.res.verified, 1);
+
+    /* The replay handle answers the recorded request, and only that one. */
+    struct gpu_info info;
+    struct gpu *g = recording_open_replay(&back, &info);
+    assert_non_null(g);
+    assert_int_equal(info.backend, GPU_BACKEND_REPLAY);
+    assert_non_null(strstr(info.device, "recorded on Test GPU"));
+    struct gpu_result res;
+    struct gpu_request q = a->rec.req;
+    q.id = 77;
+    assert_int_equal(gpu_run(g, &q, &res, 10), GPU_OK);
+    assert_int_equal(res.id, 77);
+    assert_true(fabs(res.wavefronts_ld - 16) < 1e-9);
+    assert_non_null(strstr(res.provenance, "2026-11-29"));
+    q.access.offset[20] += 4;
+    assert_int_equal(gpu_run(g, &q, &res, 10), GPU_ENOTRECORDED);
+    q = a->rec.req;
+    q.access.offset[3] += 4; /* lane 3 is inactive: still the same access */
+    assert_int_equal(gpu_run(g, &q, &res, 10), GPU_OK);
+    gpu_close(g);
+    free(text);
+    recording_done(&r);
+    recording_done(&back);
+}
+
+static void expect_error(const char *text, const char *needle)
+{
+    struct recording r;
+    char msg[RECORDING_MSG_MAX];
+    assert_int_equal(recording_load_buffer("bad.json", text, strlen(text), &r, msg, sizeof msg), -1);
+    assert_int_equal(r.nrows, 0);
+    assert_null(strchr(msg, '\n'));
+    assert_non_null(strstr(msg, "bad.json"));
+    if (!strstr(msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct recording r;
+    size_t len;
+    sample(&r);
+    char *text = write_tmp(&r, &len);
+    /* Truncated: every prefix fails with one line; cut mid-file it says it ends early. */
+    for (size_t cut = 0; cut < len - 2; cut += 97) {
+        char *part = strndup(text, cut);
+        struct recording back;
+        char msg[RECORDING_MSG_MAX];
+        assert_int_equal(recording_load_buffer("bad.json", part, cut, &back, msg, sizeof msg), -1);
+        assert_null(strchr(msg, '\n'));
+        free(part);
+    }
+    char *half = strndup(text, len / 2);
+    expect_error(half, "truncated");
+    free(half);
+    free(text);
+    recording_done(&r);
+    expect_error("{\"format\": \"banklab-recording\", \"version\": 0, \"device\": \"x\", "
+                 "\"date\": \"y\", \"records\": []}", "version 0");
+    expect_error("{\"lessons\": []}", "not a banklab recording");
+    expect_error("[1, 2]", "not a banklab recording");
+    expect_error("{\"format\": \"banklab-recording\", \"version\": 1, \"device\": \"x\", "
+                 "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"pattern\", "
+                 "\"width\": \"four\", \"op\": \"ld\", \"mask\": \"ffffffff\"}}]}",
+                 "records[0]");
+    expect_error("{\"format\": \"banklab-recording\", \"version\": 1, \"device\": \"x\", "
+                 "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"pattern\", "
+                 "\"width\": 4, \"op\": \"ld\", \"mask\": \"ffffffff\", \"offsets\": [1]}, "
+                 "\"result\": {\"status\": \"ok\"}}]}", "32 numbers");
+    expect_error("{\"format\": \"banklab-recording\", \"version\": 1, \"device\": \"x\", "
+                 "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"case\", \"case\": "
+                 "\"copy\"}, \"result\": {\"status\": \"melted\"}}]}", "melted");
+    struct recording none;
+    char msg[RECORDING_MSG_MAX];
+    assert_int_equal(recording_load_file("/nonexistent/rec.json", &none, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "/nonexistent/rec.json"));
+}
+
+static void test_hw_cases(void **state)
+{
+    (void)state;
+    struct hw_case *c;
+    int n;
+    char msg[RECORDING_MSG_MAX];
+    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-wavefronts.json", &c, &n, msg,
+                                             sizeof msg), 0);
+    assert_int_equal(n, 63);
+    assert_string_equal(c[1].name, "f32_stride32");
+    assert_int_equal(c[1].access.width, 4);
+    assert_int_equal(c[1].access.offset[31], 3968);
+    assert_int_equal(c[1].wavefronts, 32);
+    for (int i = 0; i < n; i++) {
+        struct bank_result r;
+        assert_int_equal(bank_simulate(&c[i].access, &r, NULL), BANK_OK);
+        assert_int_equal(r.wavefronts, c[i].wavefronts);
+    }
+    free(c);
+    assert_int_equal(recording_load_hw_cases("/nonexistent.json", &c, &n, msg, sizeof msg), -1);
+}
+
+/* The shipped recording: loads, was made by `banklab verify --json` and `bench --json` on a
+ * GPU, every verify row agrees, and each row replays to its own result. */
+static void test_shipped(void **state)
+{
+    (void)state;
+    const char *path = "assets/h200-recording.json";
+    if (access(path, R_OK) != 0)
+        skip();
+    struct recording r;
+    char msg[RECORDING_MSG_MAX];
+    if (recording_load_file(path, &r, msg, sizeof msg))
+        fail_msg("%s", msg);
+    assert_non_null(strstr(r.command, "banklab verify --json"));
+    assert_non_null(strstr(r.command, "banklab bench --json"));
+    int h200 = 0, lesson = 0, sweep = 0, transpose = 0;
+    for (int i = 0; i < r.nrows; i++) {
+        const struct recording_row *w = &r.rows[i];
+        if (!strcmp(w->group, "h200") || !strcmp(w->group, "lesson")) {
+            h200 += !strcmp(w->group, "h200");
+            lesson += !strcmp(w->group, "lesson");
+            assert_int_equal(w->agree, 1);
+            assert_true(w->rec.res.has_counters);
+            struct bank_result m;
+            assert_int_equal(bank_simulate(&w->rec.req.access, &m, NULL), BANK_OK);
+            double got = w->rec.req.access.op == BANK_STORE ? w->rec.res.wavefronts_st
+                                                             : w->rec.res.wavefronts_ld;
+            assert_true(fabs(got - m.wavefronts) < 0.005);
+        }
+        sweep += !strcmp(w->group, "sweep");
+        transpose += !strcmp(w->group, "transpose") && w->rec.res.verified;
+    }
+    assert_int_equal(h200, 63);
+    assert_true(lesson > 0);
+    assert_true(sweep >= 33);
+    assert_int_equal(transpose, 5);
+    struct gpu_info info;
+    struct gpu *g = recording_open_replay(&r, &info);
+    assert_non_null(g);
+    for (int i = 0; i < r.nrows; i += 7) {
+        struct gpu_result res;
+        assert_int_equal(gpu_run(g, &r.rows[i].rec.req, &res, 10), r.rows[i].rec.res.status);
+    }
+    gpu_close(g);
+    recording_done(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_round_trip),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_hw_cases),
+        cmocka_unit_test(test_shipped),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
