@@ -483,6 +483,60 @@ static void test_read_leaves_file(void **state)
     free(p);
 }
 
+/* Deterministic mutations of a valid file (byte changes, JSON punctuation, deletions): every
+ * one loads or is refused, never crashes, and what loads is terminated and in range. */
+static void test_mutations(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    fill(p);
+    char err[256];
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    FILE *f = fopen(t->path, "rb");
+    assert_non_null(f);
+    static char good[65536], buf[65536];
+    size_t n = fread(good, 1, sizeof good, f);
+    fclose(f);
+    static const char punct[] = "{}[]\",:0-9eE.tfn\\ \n\x80\xff";
+    uint32_t seed = 12345;
+    int loaded = 0, refused = 0;
+    for (int it = 0; it < 600; it++) {
+        memcpy(buf, good, n);
+        size_t len = n;
+        int edits = 1 + it % 4;
+        for (int e = 0; e < edits && len > 1; e++) {
+            seed = seed * 1103515245u + 12345u;
+            size_t pos = (seed >> 8) % len;
+            seed = seed * 1103515245u + 12345u;
+            switch ((seed >> 16) % 3) {
+            case 0: buf[pos] = (char)(seed >> 4); break;
+            case 1: buf[pos] = punct[(seed >> 9) % (sizeof punct - 1)]; break;
+            default: memmove(buf + pos, buf + pos + 1, len - pos - 1); len--; break;
+            }
+        }
+        write_file(t->path, buf, len);
+        int rc = progress_read(t->path, p, err, sizeof err);
+        assert_true(rc == 0 || rc == -1);
+        if (rc == 0) {
+            loaded++;
+            assert_true(p->nquiz >= 0 && p->nquiz <= PROGRESS_MAX_QUIZ);
+            assert_true(p->nexplored >= 0 && p->nexplored <= PROGRESS_MAX_EXPLORED);
+            assert_true(p->nhistory >= 0 && p->nhistory <= 16);
+            assert_true(strlen(p->lesson_id) < sizeof p->lesson_id);
+            for (int i = 0; i < p->nquiz; i++)
+                assert_true(strlen(p->quiz[i].given) < sizeof p->quiz[i].given &&
+                            p->quiz[i].attempts >= 0);
+            for (int i = 0; i < p->nexplored; i++)
+                assert_true(strlen(p->explored[i].code) < sizeof p->explored[i].code);
+        } else {
+            refused++;
+            assert_true(err[0] != 0);
+        }
+    }
+    assert_true(loaded > 0 && refused > 0);  /* both paths were taken */
+    free(p);
+}
+
 static void test_oversized(void **state)
 {
     struct tmp *t = *state;
@@ -509,6 +563,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_lenient_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unreadable_and_directory, setup, teardown),
         cmocka_unit_test_setup_teardown(test_read_leaves_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
