@@ -308,7 +308,7 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
 
 /* Text of one lane for the table; returns the columns of each field through w[]. */
 struct lane_row {
-    char lane[4], offset[24], word[48], bank[8], pass[4];
+    char lane[12], offset[24], word[48], bank[8], pass[12];
     char mark;
 };
 
