@@ -2370,12 +2370,15 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
             *r = a >> b;
             return 0;
         }
-        if (a < 0)
-            return ev_fail(e, n, "left shift of the negative value %lld in '%s'", a,
-                           node_text(e, n, t, sizeof t));
-        if (b > 0 && a > (LLONG_MAX >> b))
+        /* a << b is a * 2^b (negative values too, as on the GPU), overflow reported */
+        if (b == 63) {
+            if (a != 0 && a != -1)
+                goto overflow;
+            *r = a ? LLONG_MIN : 0;
+            return 0;
+        }
+        if (__builtin_mul_overflow(a, (long long)1 << b, r))
             goto overflow;
-        *r = a << b;
         return 0;
     case '&': *r = a & b; return 0;
     case '|': *r = a | b; return 0;

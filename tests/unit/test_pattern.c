@@ -285,6 +285,82 @@ static void test_locals_minmax(void **state)
     assert_int_equal(acc.offset[3], 24);
 }
 
+/* ---------------------------------------------------------------- against the C compiler */
+
+/* The compiler lays out the same declarations (a struct with the arrays as members is laid
+ * out like our static shared memory) and computes the same addresses. */
+typedef struct __attribute__((aligned(16))) { float x, y, z, w; } c_float4;
+typedef struct __attribute__((aligned(8))) { float x, y; } c_float2;
+typedef struct { float x, y, z; } c_s3;
+typedef struct { float a; double b; int c; } c_sm;
+
+static void test_c_reference(void **state)
+{
+    (void)state;
+    struct pattern_env env;
+    pattern_env_init(&env);
+    env.block[0] = 16;
+    env.block[1] = 4;
+    env.warp = 1;
+    env.dyn_bytes = 8192;
+    pattern_env_set(&env, "P", -5);
+    struct bank_access acc;
+    struct c_shared {
+        char a0[5];
+        c_sm a1[3][4];
+        short a2[7];
+        c_float4 a3[2][3];
+        c_s3 a4[9];
+    };
+    static union {
+        struct c_shared s;
+        c_float4 align;
+        char bytes[sizeof(struct c_shared) + 16 + 64 * sizeof(c_sm)];
+    } mem;
+    struct c_shared *S = &mem.s;
+    const char *decl = "typedef struct { float a; double b; int c; } SM; __shared__ char a0[5];"
+                       " __shared__ SM a1[3][4]; __shared__ short a2[7];"
+                       " __shared__ float4 a3[2][3]; __shared__ struct { float x, y, z; } a4[9];";
+    char text[1024];
+    /* every array's base, a struct member in a 2-D array, a vector member, shifts of negatives */
+    snprintf(text, sizeof text, "%s a1[(threadIdx.y + P + 8) %% 3][lane %% 4].c; a3[lane %% 2]"
+             "[((-8 << 3) + lane) & 1].z; a4[(lane * 5 + P + 9) %% 9 + 1 - 1].y; a2[lane %% 7];"
+             " a0[4 - lane %% 5]", decl);
+    for (int which = 0; which < 5; which++) {
+        struct pattern *p = eval_ok(text, &env, which, &acc);
+        for (int n = 0; n < 32; n++) {
+            long long tid = 32 + n, lane = tid % 32, y = tid / 16, P = -5;
+            const char *addr;
+            switch (which) {
+            case 0: addr = (const char *)&S->a1[(y + P + 8) % 3][lane % 4].c; break;
+            case 1: addr = (const char *)&S->a3[lane % 2][((-8 * 8) + lane) & 1].z; break;
+            case 2: addr = (const char *)&S->a4[(lane * 5 + P + 9) % 9].y; break;
+            case 3: addr = (const char *)&S->a2[lane % 7]; break;
+            default: addr = (const char *)&S->a0[4 - lane % 5]; break;
+            }
+            assert_int_equal(acc.offset[n], (uint64_t)(addr - (const char *)S));
+        }
+        pattern_free(p);
+    }
+    /* carving: the dynamic base is the static size rounded up to 16 */
+    uint64_t dyn = (sizeof(struct c_shared) + 15) / 16 * 16;
+    snprintf(text, sizeof text, "%s extern __shared__ char smem[]; c_float2_t *p = (float2 *)smem;"
+             " SM *q = (SM *)(p + 3); q[lane].b", decl);
+    /* c_float2_t is not a type: the first error names it */
+    struct pattern *p = NULL;
+    struct pattern_error err;
+    assert_int_equal(pattern_parse(text, &p, &err), -1);
+    assert_non_null(strstr(err.msg, "unknown type 'c_float2_t'"));
+    snprintf(text, sizeof text, "%s extern __shared__ char smem[]; float2 *p = (float2 *)smem;"
+             " SM *q = (SM *)(p + 3); q[lane].b", decl);
+    p = eval_ok(text, &env, 0, &acc);
+    const char *smem = mem.bytes + dyn;
+    c_sm *q = (c_sm *)(void *)((c_float2 *)(void *)smem + 3);
+    for (int n = 0; n < 32; n++)
+        assert_int_equal(acc.offset[n], (uint64_t)((const char *)&q[n].b - (const char *)S));
+    pattern_free(p);
+}
+
 /* ---------------------------------------------------------------- layout and carving */
 
 static void test_layout(void **state)
@@ -720,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_types_and_widths),
         cmocka_unit_test(test_typedef_cycling),
         cmocka_unit_test(test_locals_minmax),
+        cmocka_unit_test(test_c_reference),
         cmocka_unit_test(test_layout),
         cmocka_unit_test(test_carving),
         cmocka_unit_test(test_dynamic_bounds),
