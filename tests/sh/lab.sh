@@ -130,6 +130,14 @@ if [ -n "$sample" ]; then
     score=$(sed -n 's/^== Score: \([0-9]*\) of \([0-9]*\) points.*/\1 \2/p' "$tmp/s2")
     set -- $score
     [ $rc -eq 0 ] && [ $# -eq 2 ] && [ "$1" = "$2" ] && ok || fail "sample lab with its solutions: exit $rc, score '$score' ($answers)"
+    # graded against the shipped H200 recording: the counters recorded there agree
+    if [ -f assets/h200-recording.json ]; then
+        "$BANKLAB" lab "$sample" --no-save --replay assets/h200-recording.json --answers "$answers" >"$tmp/s3" 2>&1; rc=$?
+        score3=$(sed -n 's/^== Score: \([0-9]*\) of \([0-9]*\) points.*/\1 \2/p' "$tmp/s3")
+        [ $rc -eq 0 ] && [ "$score3" = "$score" ] && ok || fail "sample lab, H200 recording: exit $rc, score '$score3'"
+        n=$(grep -c "^Measured (recorded on" "$tmp/s3")
+        echo "note: $n of $ntask sample-lab answers were graded against recorded H200 counters"
+    fi
 else
     echo "note: no lessons/10-lab-*.json yet; only the fixture lab was run"
 fi
