@@ -107,7 +107,9 @@ int cmd_tutorial(int argc, char **argv)
         return EXIT_USAGE;
     }
     struct gpu_info info;
-    struct gpu *g;
+    struct gpu *g = NULL;
+    memset(&info, 0, sizeof info);
+    o.device = device;
     if (replay) {
         struct recording rec;
         char msg[RECORDING_MSG_MAX];
@@ -117,13 +119,12 @@ int cmd_tutorial(int argc, char **argv)
         }
         g = recording_open_replay(&rec, &info);
         recording_done(&rec);
-    } else {
-        g = gpu_open(device, &info);
+        if (!g) {
+            fprintf(stderr, "banklab: out of memory\n");
+            return EXIT_USAGE;
+        }
     }
-    if (!g) {
-        fprintf(stderr, "banklab: out of memory\n");
-        return EXIT_USAGE;
-    }
+    /* without --replay the UI opens the device itself, after its first frame */
     int rc = ui_run(&o, g, &info);
     gpu_close(g);
     return rc;

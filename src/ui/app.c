@@ -5,7 +5,9 @@
 #include <errno.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,23 @@
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal;
+
+/* gpu_open on a thread: the first frame and the keys do not wait for CUDA's start-up */
+struct opener {
+    pthread_t thread;
+    int device;
+    struct gpu *gpu;
+    struct gpu_info info;
+    atomic_int done;
+};
+
+static void *opener_main(void *arg)
+{
+    struct opener *o = arg;
+    o->gpu = gpu_open(o->device, &o->info);
+    atomic_store(&o->done, 1);
+    return NULL;
+}
 
 static void on_signal(int sig)
 {
@@ -332,10 +351,10 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     a->opt = *opt;
     a->gpu = gpu;
-    if (info)
+    if (gpu && info)
         a->info = *info;
-    else
-        snprintf(a->info.reason, sizeof a->info.reason, "no GPU runner");
+    else if (!gpu)
+        snprintf(a->info.reason, sizeof a->info.reason, "looking for a GPU%s", "...");
 
     if (!setlocale(LC_ALL, "")) {
         /* a UTF-8 locale that is not installed (e.g. zh_CN.UTF-8): keep UTF-8 through C.UTF-8 */
@@ -427,6 +446,16 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         tutor_enter_step(a);
 
     draw(a);
+    struct opener op;
+    memset(&op, 0, sizeof op);
+    if (!a->gpu) {
+        op.device = opt->device;
+        atomic_init(&op.done, 0);
+        if (pthread_create(&op.thread, NULL, opener_main, &op) == 0)
+            a->opening = 1;
+        else
+            snprintf(a->info.reason, sizeof a->info.reason, "could not start the GPU thread");
+    }
     if (a->timing) {
         fprintf(a->timing, "first_frame_ms %.3f\nlessons_ms %.3f\n",
                 (ui_now() - opt->t_start) * 1e3, t_load * 1e3);
@@ -436,6 +465,19 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         int ch = getch();
         double t0 = ui_now();
         a->dirty = 0;
+        if (a->opening && atomic_load(&op.done)) {
+            pthread_join(op.thread, NULL);
+            a->opening = 0;
+            a->gpu = op.gpu;
+            a->own_gpu = 1;
+            a->info = op.info;
+            a->dirty = 1;
+            struct ui_scene *s = a->screen == SCR_PLAY ? &a->play.sc : &a->sc;
+            const struct lesson_step *st = app_step(a);
+            int hid = st && st->quiz && st->quiz->predict && !a->quiz.answered && !a->quiz.revealed;
+            if (s->ok && !(s == &a->sc && hid))
+                scene_submit(a, s);
+        }
         if (ch == ERR) {
             poll_gpu(a);
             if (a->save_due) {      /* idle: nothing typed for a tick */
@@ -462,6 +504,13 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     endwin();
     delscreen(scr);
+    if (a->opening) {          /* quit while CUDA was starting: wait for it, then close */
+        pthread_join(op.thread, NULL);
+        a->gpu = op.gpu;
+        a->own_gpu = 1;
+    }
+    if (a->own_gpu)
+        gpu_close(a->gpu);
     app_save(a);
     int sig = ui_signal;
     if (a->timing)

@@ -143,6 +143,8 @@ struct app {
 
     /* GPU */
     struct gpu *gpu;
+    int own_gpu;                          /* opened here (closed by ui_run) */
+    int opening;                          /* the background gpu_open is running */
     struct gpu_info info;
     uint64_t next_id;
     struct gpu_result last;               /* result for the current scene state */

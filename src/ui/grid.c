@@ -372,6 +372,11 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     char src[GPU_TEXT_MAX + 32];
     buf[0] = 0;
     attr_t at = theme_attr(a, UIC_MEASURED);
+    if (a->opening) {
+        snprintf(buf, sizeof buf, "GPU: looking for a device%s", a->g->ellipsis);
+        text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
+        return 2;
+    }
     if (!a->gpu || !a->info.available) {
         snprintf(buf, sizeof buf, "%s: %s", ui_str(a, UIS_NO_GPU),
                  a->info.reason[0] ? a->info.reason : "no runner (model only)");

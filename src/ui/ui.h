@@ -15,12 +15,16 @@ struct ui_options {
     int no_color;              /* --no-color (NO_COLOR in the environment does the same) */
     int present;               /* --present: presenter mode */
     double t_start;            /* CLOCK_MONOTONIC seconds when the program started (timing) */
+    int device;                /* CUDA device to open in the background when gpu is NULL */
 };
 
 /* ui_run: run the tutorial until the learner quits or a signal (SIGINT, SIGTERM, SIGHUP)
  * arrives; progress is saved on quit, on step changes and on signals, and the terminal is
- * restored in every case. gpu (may be NULL: model only) and info describe the runner; the UI
- * polls it and never blocks on it; the caller keeps ownership and closes it afterwards.
+ * restored in every case. gpu and info describe the runner (e.g. a replay handle); the UI polls
+ * it and never blocks on it; the caller keeps ownership and closes it afterwards. When gpu is
+ * NULL the UI opens device opt->device itself on a background thread after the first frame
+ * (finding a device and creating a context can take a second) and closes it before returning;
+ * until it answers, the results panel says it is looking for a GPU.
  * Returns the exit status: 0 after q, 128+signal after a signal, 2 when the terminal could
  * not be used (message on stderr). */
 int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info);
