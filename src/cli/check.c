@@ -42,7 +42,7 @@ static void usage(FILE *f)
             "expectation, quiz check and graded task through the bank model.\n"
             "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
             "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
-            "*.json in it.\n"
+            "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
             "\n"
             "Output (stdout): one line per problem, file:line:col: message (columns count\n"
             "characters), then a summary line:\n"
@@ -106,11 +106,53 @@ static int add_dir(char ***list, int *n, const char *dir)
     return added;
 }
 
+/* Reads all of stdin; NULL when it cannot (or it is larger than 16 MiB). */
+static char *read_stdin(size_t *len)
+{
+    size_t cap = 65536, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        if (n == cap) {
+            char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
+            if (!nb) {
+                free(buf);
+                return NULL;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        size_t got = fread(buf + n, 1, cap - n, stdin);
+        n += got;
+        if (got == 0)
+            break;
+    }
+    if (buf && ferror(stdin)) {
+        free(buf);
+        return NULL;
+    }
+    *len = n;
+    return buf;
+}
+
 static void check_one(struct check_run *r, const char *path)
 {
     int np = 0;
     r->lessons++;
-    struct lesson *l = lesson_load_report(path, NULL, 0, print_problem, r, &np);
+    struct lesson *l;
+    if (!strcmp(path, "-")) {
+        size_t len = 0;
+        char *data = read_stdin(&len);
+        if (!data) {
+            fprintf(stderr, "banklab check: cannot read standard input\n");
+            r->unreadable++;
+            return;
+        }
+        l = lesson_load_report("<stdin>", data, len, print_problem, r, &np);
+        free(data);
+        path = "<stdin>";
+    } else {
+        l = lesson_load_report(path, NULL, 0, print_problem, r, &np);
+    }
     if (np < 0) {
         r->unreadable++;
         return;
@@ -215,7 +257,12 @@ int cmd_check(int argc, char **argv)
     }
     for (int i = 0; i < ntargets; i++) {
         struct stat sb;
-        if (stat(targets[i], &sb) != 0) {
+        if (!strcmp(targets[i], "-")) {
+            if (add_path(&files, &nfiles, "-")) {
+                fprintf(stderr, "banklab check: out of memory\n");
+                status = EXIT_USAGE;
+            }
+        } else if (stat(targets[i], &sb) != 0) {
             fprintf(stderr, "banklab check: %s: no such file or directory\n", targets[i]);
             status = EXIT_USAGE;
         } else if (S_ISDIR(sb.st_mode)) {

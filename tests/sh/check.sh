@@ -61,6 +61,12 @@ rm "$t/dir/b.json"
 [ $rc -eq 1 ] || bad "duplicate lesson id: exit $rc"
 grep -q "c.json:3:3: id: \"bad\" is also the id of $t/dir/a.json" "$t/out" || bad "dup id: $(cat "$t/out")"
 
+# 4b. a lesson on standard input is named <stdin>
+"$BANKLAB" check -q - <tests/lessons_bad/expect-wrong.json >"$t/out" 2>&1; rc=$?
+[ $rc -eq 1 ] || bad "stdin: exit $rc"
+sed 's|^tests/lessons_bad/expect-wrong.json:|<stdin>:|' tests/lessons_bad/expect-wrong.expect | cmp -s - "$t/out" ||
+    bad "stdin: $(cat "$t/out")"
+
 # 5. usage errors and missing files: exit 2, message on stderr
 "$BANKLAB" check "$t/nonexistent.json" >"$t/out" 2>"$t/err"; rc=$?
 [ $rc -eq 2 ] || bad "missing file: exit $rc, want 2"
