@@ -119,5 +119,14 @@ fi
 rc=$?
 [ $rc -eq 2 ] && grep -q "nonexistent-banklab-dir" "$tmp/err" && ok || fail "unwritable path: exit $rc, stderr: $(head -c 200 "$tmp/err")"
 
+# the SVG writer under ASan+UBSan when the test driver provides that binary
+if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
+    for pat in '__shared__ float4 v[64]; v[lane]' '__shared__ float s[32]; s[0]' \
+               '__shared__ double d[64][33]; d[lane][0] = 1.0' '__shared__ float s[128]; if (lane < 3) s[lane * 32]'; do
+        "$ASAN_BANKLAB" sim "$pat" --svg "$tmp/asan.svg" >/dev/null 2>"$tmp/err"; rc=$?
+        [ $rc -eq 0 ] && xmllint --noout "$tmp/asan.svg" 2>/dev/null && ok || { fail "asan sim --svg '$pat': exit $rc"; tail -n 20 "$tmp/err"; }
+    done
+fi
+
 echo "svg.sh: $npass passed, $nfail failed"
 [ $nfail -eq 0 ]
