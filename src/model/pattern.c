@@ -96,6 +96,7 @@ struct array {
     int is_extern;
     int ndims;
     int dim_node[3];         /* dimension expressions (static arrays) */
+    int align_node;          /* __align__(N) expression or -1 */
     long long stride[3];     /* bytes per index step of each dimension, from the layout */
     int pos, len;            /* where it is declared */
 };
@@ -1837,6 +1838,7 @@ static int add_array(struct parser *ps, const char *name, int elem, const struct
     a->pos = t->pos;
     a->len = t->len;
     a->dim_node[0] = a->dim_node[1] = a->dim_node[2] = -1;
+    a->align_node = -1;
     return p->narrays++;
 }
 
@@ -1844,7 +1846,7 @@ static int add_array(struct parser *ps, const char *name, int elem, const struct
 static int parse_shared_decl(struct parser *ps)
 {
     struct pattern *p = ps->p;
-    int is_extern = 0, shared = 0;
+    int is_extern = 0, shared = 0, align_node = -1;
     const struct token *first = peek(ps, 0);
     for (;;) {
         const struct token *t = peek(ps, 0);
@@ -1855,8 +1857,8 @@ static int parse_shared_decl(struct parser *ps)
             ps->i++;
             if (expect(ps, '(', "after __align__") < 0)
                 return -1;
-            int e = parse_const(ps);
-            if (e < 0 || expect(ps, ')', "after the alignment") < 0)
+            align_node = parse_const(ps);
+            if (align_node < 0 || expect(ps, ')', "after the alignment") < 0)
                 return -1;
             continue;
         } else break;
@@ -1886,6 +1888,7 @@ static int parse_shared_decl(struct parser *ps)
         if (ai < 0)
             return -1;
         struct array *a = &p->arr[ai];
+        a->align_node = align_node;
         if (is_extern) {
             a->is_extern = 1;
             a->info.dynamic = 1;
@@ -2012,9 +2015,7 @@ static int parse_local_decl(struct parser *ps)
                     snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
             return -1;
         }
-        if (p->node[e].type != type && p->type[p->node[e].type].size != p->type[type].size) {
-            /* C would want a cast; accept it as one but keep the declared type */
-        }
+        /* a pointer of another type is taken as if cast (C would want the cast) */
         int ai = add_array(ps, name, type, nt);
         if (ai < 0)
             return -1;
@@ -2558,7 +2559,21 @@ static int layout(struct ev *e, const struct pattern_env *env)
         for (int d = a->ndims - 1; d >= 0; d--)
             a->stride[d] = d == a->ndims - 1 ? (long long)t->size
                                              : a->stride[d + 1] * a->info.dims[d + 1];
-        off = (off + t->align - 1) / t->align * t->align;
+        unsigned long long align = t->align;
+        if (a->align_node >= 0) {
+            long long v;
+            if (eval_int(e, a->align_node, &v) < 0)
+                return -1;
+            if (v <= 0 || v > 4096 || (v & (v - 1))) {
+                const struct node *an = &p->node[a->align_node];
+                err_set(e->err, an->pos, an->end - an->pos, -1,
+                        "__align__(%lld): the alignment must be a power of two up to 4096", v);
+                return -1;
+            }
+            if ((unsigned long long)v > align)
+                align = (unsigned long long)v;
+        }
+        off = (off + align - 1) / align * align;
         a->info.base = off;
         a->info.bytes = bytes;
         off += bytes;
@@ -2572,7 +2587,13 @@ static int layout(struct ev *e, const struct pattern_env *env)
     uint64_t dyn_base = (off + 15) / 16 * 16;
     uint64_t limit = env->smem_limit ? env->smem_limit : PATTERN_DEFAULT_SMEM_LIMIT;
     if (env->dyn_bytes > limit || off + env->dyn_bytes > limit) {
-        err_set(e->err, -1, 0, -1,
+        int at = -1, len = 0; /* point at the first extern array, if any */
+        for (int i = 0; i < p->narrays && at < 0; i++)
+            if (p->arr[i].is_extern) {
+                at = p->arr[i].pos;
+                len = p->arr[i].len;
+            }
+        err_set(e->err, at, len, -1,
                 "shared memory per block is %llu bytes static + %llu bytes dynamic, more than "
                 "the device limit of %llu bytes", (unsigned long long)off,
                 (unsigned long long)env->dyn_bytes, (unsigned long long)limit);

@@ -42,7 +42,8 @@
  *   an index. Array dimensions take numbers, parameters, blockDim, warpSize and sizeof only.
  * - Layout: static arrays in declaration order, each at the next multiple of its alignment
  *   from byte 0; dynamic (extern) memory starts at the first multiple of 16 at or after the
- *   end of static memory (every extern array starts there). Static bytes > 48 KB
+ *   end of static memory (every extern array starts there). `__align__(N)` raises a static
+ *   array's alignment (N a power of two up to 4096; ignored on extern). Static bytes > 48 KB
  *   (PATTERN_STATIC_LIMIT) or static + dyn_bytes > env.smem_limit (0 means the default) is an
  *   error.
  * - Limits: PATTERN_TEXT_MAX bytes of text, PATTERN_MAX_DEPTH levels of nesting, 256 levels

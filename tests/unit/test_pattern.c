@@ -390,6 +390,14 @@ static void test_layout(void **state)
     assert_int_equal(pattern_array(p, 0)->ndims, 1);
     assert_int_equal(pattern_array(p, 0)->dims[0], 3);
     pattern_free(p);
+    p = eval_ok("__shared__ char c[3]; __shared__ __align__(64) float a[4]; a[lane % 4]", &env, 0,
+                &acc);
+    assert_int_equal(pattern_array(p, 1)->base, 64);
+    assert_int_equal(acc.offset[1], 68);
+    pattern_free(p);
+    const char *t = "__shared__ __align__(A) float a[4]; a[0]";
+    pattern_env_set(&env, "A", 24);
+    eval_err(t, &env, "power of two", col_of(t, "A)"), -1);
     p = eval_ok("__shared__ float a[2][3][4]; a[1][2][lane % 4]", &env, 0, &acc);
     assert_int_equal(acc.offset[3], (1 * 12 + 2 * 4 + 3) * 4);
     assert_int_equal(pattern_array(p, 0)->ndims, 3);
@@ -673,7 +681,7 @@ static void test_eval_errors(void **state)
              col_of(t, "b[8192]"), -1);
     t = "__shared__ float a[1024]; extern __shared__ float d[]; d[lane]";
     env.dyn_bytes = 230000;
-    eval_err(t, &env, "4096 bytes static + 230000 bytes dynamic", 0, -1);
+    eval_err(t, &env, "4096 bytes static + 230000 bytes dynamic", col_of(t, "d[]"), -1);
     env.smem_limit = 300000;
     struct bank_access acc;
     pattern_free(eval_ok(t, &env, 0, &acc));
