@@ -7,6 +7,7 @@
 . tests/sh/tui_fixtures/lib.sh
 
 first=$(ls lessons/*.json | head -n 1)
+FIX=tests/sh/tui_fixtures/lessons
 zh_title=$(jq -r -s 'sort_by(.chapter)[0].steps[0].title.zh' lessons/*.json)
 en_title=$(jq -r -s 'sort_by(.chapter)[0].steps[0].title.en' lessons/*.json)
 [ -n "$zh_title" ] && [ "$zh_title" != null ] || fail "no zh title in $first"
@@ -63,11 +64,19 @@ grep -qE "$colour_re" "$TMP/mono.txt" && fail "colour escapes with NO_COLOR=1"
 keys q
 expect "EXITED rc=0"
 # the same with --no-color on a step with a conflict: the cells carry '!'
-start 120 40 -- --lessons tests/sh/tui_fixtures/lessons --lang en --reset --no-color --chapter 1 --step 2
+start 120 40 -- --lessons $FIX --lang en --reset --no-color --chapter 1 --step 2
 expect "$GRID_HEADER"
 expect " 0! "
 $TM capture-pane -e -p -t t >"$TMP/mono.txt"
 grep -qE "$colour_re" "$TMP/mono.txt" && fail "colour escapes with --no-color"
+keys q
+expect "EXITED rc=0"
+
+# a monochrome terminal (vt100 has no colours): no colour escapes either
+start 80 24 TERM=vt100 -- --lessons $FIX --lang en --reset --chapter 1 --step 2
+expect " 0! "
+$TM capture-pane -e -p -t t >"$TMP/mono.txt"
+grep -qE "$colour_re" "$TMP/mono.txt" && fail "colour escapes on a vt100"
 keys q
 expect "EXITED rc=0"
 

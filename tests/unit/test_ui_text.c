@@ -1,0 +1,97 @@
+/* test_ui_text.c: the tutorial's text measuring and wrapping (src/ui/text.c): display columns
+ * by wcwidth (Chinese is two columns), breaks at spaces and between wide characters, never
+ * inside a UTF-8 sequence, backticks zero-width, paragraphs, lane lists. No terminal needed. */
+#include <locale.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/ui/app.h"
+
+static int setup(void **state)
+{
+    (void)state;
+    if (!setlocale(LC_ALL, "C.UTF-8") && !setlocale(LC_ALL, "en_US.UTF-8"))
+        return -1;
+    return 0;
+}
+
+static void test_width(void **state)
+{
+    (void)state;
+    assert_int_equal(text_width("abc"), 3);
+    assert_int_equal(text_width("中文"), 4);
+    assert_int_equal(text_width("a中b"), 4);
+    assert_int_equal(text_width("\u00b7\u2588"), 2);   /* middle dot, full block: one each */
+    int cols;
+    assert_int_equal(text_fit("中文", strlen("中文"), 3, &cols), 3);  /* one character fits */
+    assert_int_equal(cols, 2);
+    assert_int_equal(text_fit("abc", 3, 10, &cols), 3);
+    assert_int_equal(cols, 3);
+}
+
+static void test_wrap_english(void **state)
+{
+    (void)state;
+    const char *s = "hello world foo";
+    size_t next;
+    size_t n = text_line(s, strlen(s), 11, &next);
+    assert_int_equal(n, 11);
+    assert_string_equal(s + next, "foo");
+    n = text_line("abcdefghij", 10, 4, &next);   /* no space: hard break */
+    assert_int_equal(n, 4);
+    assert_int_equal(next, 4);
+    n = text_line("`ab` cd", 7, 5, &next);        /* backticks take no room */
+    assert_int_equal(n, 7);
+    assert_int_equal(text_count("a\n\nb", 10), 3);  /* a paragraph break is an empty line */
+    assert_int_equal(text_count("one two three four", 9), 3);  /* "one two", "three", "four" */
+}
+
+static void test_wrap_chinese(void **state)
+{
+    (void)state;
+    const char *s = "通道读取同一个字，这是广播。";   /* 14 characters, 28 columns */
+    size_t next;
+    size_t n = text_line(s, strlen(s), 10, &next);
+    assert_int_equal(n, 15);                       /* 5 characters = 10 columns, 15 bytes */
+    assert_int_equal(next, 15);
+    n = text_line(s, strlen(s), 9, &next);         /* an odd width: 4 characters, not 4.5 */
+    assert_int_equal(n, 12);
+    assert_int_equal(text_width_n(s, n), 8);
+    assert_int_equal(text_count(s, 10), 3);       /* 10 + 10 + 8 columns */
+    /* mixed: a break may fall between wide characters as well as at a space */
+    const char *m = "lane n 读取 s[n][0]";
+    n = text_line(m, strlen(m), 9, &next);
+    assert_int_equal(n, strlen("lane n 读"));
+    assert_int_equal(text_width_n(m, n), 9);
+    assert_string_equal(m + next, "取 s[n][0]");
+}
+
+static void test_lanes(void **state)
+{
+    (void)state;
+    char buf[64];
+    text_lanes(0x10Fu, buf, sizeof buf);
+    assert_string_equal(buf, "0-3,8");
+    text_lanes(0xFFFFFFFFu, buf, sizeof buf);
+    assert_string_equal(buf, "0-31");
+    text_lanes(0x80000001u, buf, sizeof buf);
+    assert_string_equal(buf, "0,31");
+    text_lanes(0, buf, sizeof buf);
+    assert_string_equal(buf, "");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_width),
+        cmocka_unit_test(test_wrap_english),
+        cmocka_unit_test(test_wrap_chinese),
+        cmocka_unit_test(test_lanes),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
