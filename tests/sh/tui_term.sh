@@ -74,7 +74,7 @@ expect "EXITED rc=0"
 
 # a monochrome terminal (vt100 has no colours): no colour escapes either
 start 80 24 TERM=vt100 -- --lessons $FIX --lang en --reset --chapter 1 --step 2
-expect " 0! "
+expect "^ +0!"
 $TM capture-pane -e -p -t t >"$TMP/mono.txt"
 grep -qE "$colour_re" "$TMP/mono.txt" && fail "colour escapes on a vt100"
 keys q
