@@ -2,7 +2,7 @@
 # deps.sh: make sure the packages banklab builds and tests with are installed (Debian/Ubuntu).
 # As root it installs what is missing with apt-get; otherwise it prints the exact command.
 set -u
-PKGS="make gcc pkg-config libncurses-dev libcjson-dev libcmocka-dev tmux clang libclang-rt-14-dev libxml2-utils librsvg2-bin"
+PKGS="make gcc pkg-config libncurses-dev libcjson-dev libcmocka-dev tmux jq clang libclang-rt-14-dev libxml2-utils librsvg2-bin"
 missing=""
 for p in $PKGS; do
     case $p in
