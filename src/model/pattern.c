@@ -62,7 +62,7 @@ struct typedef_ent {
 
 enum node_kind {
     N_NUM, N_FLT, N_BUILTIN, N_PARAM, N_LOCAL, N_ARRAY, N_UN, N_BIN, N_COND, N_MIN, N_MAX,
-    N_INDEX, N_MEMBER, N_DEREF, N_ADDR, N_PCAST, N_PADD, N_READ, N_OPQ
+    N_INDEX, N_MEMBER, N_DEREF, N_ADDR, N_PCAST, N_PADD, N_READ, N_OPQ, N_ALIAS
 };
 
 /* What a node's value is, decided at parse time. */
@@ -108,6 +108,8 @@ struct local {
     int kind;                /* enum local_kind */
     int type;                /* L_PTR: element type */
     int array;               /* L_PTR: its entry in the array table */
+    int const_init;          /* `const` integer with a constant initializer: that node, else -1 */
+    int is_const;            /* declared const: cannot be assigned */
 };
 
 enum stmt_kind { S_LOCAL, S_PTR, S_ACCESS };
@@ -814,7 +816,8 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
 static int const_ctx_error(struct parser *ps, int pos, int len, const char *name)
 {
     err_set(ps->err, pos, len, -1,
-            "array dimensions must be constants (numbers and parameters); '%s' is not", name);
+            "array dimensions must be constants (numbers, parameters, const locals); '%s' "
+            "is not", name);
     return -1;
 }
 
@@ -905,9 +908,14 @@ static int parse_primary(struct parser *ps)
     int end = t->pos + t->len;
     int li = find_local(p, name);
     if (li >= 0) {
+        const struct local *l = &p->loc[li];
+        if (ps->const_ctx && l->const_init >= 0) {
+            /* a const local with a constant value: its initializer, evaluated in place */
+            int id = new_node(ps, N_ALIAS, VK_INT, t->pos, end);
+            return id < 0 ? -1 : link(ps, id, l->const_init, -1, -1);
+        }
         if (ps->const_ctx)
             return const_ctx_error(ps, t->pos, t->len, name);
-        const struct local *l = &p->loc[li];
         int vk = l->kind == L_INT ? VK_INT : l->kind == L_OPQ ? VK_OPQ : VK_PTR;
         int id = new_node(ps, N_LOCAL, vk, t->pos, end);
         if (id >= 0) {
@@ -1659,6 +1667,7 @@ static int add_local(struct parser *ps, const char *name, int kind, int type, co
     l->kind = kind;
     l->type = type;
     l->array = -1;
+    l->const_init = -1;
     return p->nlocals++;
 }
 
@@ -1767,6 +1776,11 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
         }
         if (ln->kind == N_LOCAL && p->loc[ln->arr].kind != L_PTR) {
             int slot = ln->arr;
+            if (p->loc[slot].is_const) {
+                err_set(ps->err, ln->pos, ln->end - ln->pos, -1, "'%s' is const",
+                        p->loc[slot].name);
+                return -1;
+            }
             if (guard >= 0) {
                 err_set(ps->err, ln->pos, ln->end - ln->pos, -1,
                         "only a shared memory access can follow 'if (...)'");
@@ -1956,14 +1970,77 @@ static int parse_typedef(struct parser *ps)
     return 0;
 }
 
+/* Is node n a constant: numbers, parameters, blockDim, warpSize and const locals only? */
+static int is_constant(const struct pattern *p, int n)
+{
+    if (n < 0)
+        return 1;
+    const struct node *nd = &p->node[n];
+    if (nd->vk != VK_INT)
+        return 0;
+    switch (nd->kind) {
+    case N_NUM:
+    case N_PARAM:
+        return 1;
+    case N_BUILTIN:
+        return nd->op == B_BX || nd->op == B_BY || nd->op == B_BZ || nd->op == B_WARPSIZE;
+    case N_LOCAL:
+        return p->loc[nd->arr].const_init >= 0;
+    case N_UN:
+    case N_BIN:
+    case N_COND:
+    case N_MIN:
+    case N_MAX:
+    case N_ALIAS:
+        /* depth is bounded by MAX_TREE_DEPTH (link() checks it) */
+        return is_constant(p, nd->a) && is_constant(p, nd->b) && is_constant(p, nd->c);
+    default:
+        return 0;
+    }
+}
+
+/* A copy of constant node n where const locals are replaced by their initializers, so that it
+ * can be evaluated without per-lane state (array dimensions). Returns the node or -1. */
+static int const_copy(struct parser *ps, int n)
+{
+    struct pattern *p = ps->p;
+    if (n < 0)
+        return -1;
+    const struct node *nd = &p->node[n];
+    if (nd->kind == N_LOCAL) {
+        int id = new_node(ps, N_ALIAS, VK_INT, nd->pos, nd->end);
+        return id < 0 ? -1 : link(ps, id, p->loc[nd->arr].const_init, -1, -1);
+    }
+    if (nd->a < 0 && nd->b < 0 && nd->c < 0)
+        return n;
+    int a = nd->a >= 0 ? const_copy(ps, nd->a) : -1;
+    int b = p->node[n].b >= 0 ? const_copy(ps, p->node[n].b) : -1;
+    int c = p->node[n].c >= 0 ? const_copy(ps, p->node[n].c) : -1;
+    if ((p->node[n].a >= 0 && a < 0) || (p->node[n].b >= 0 && b < 0) ||
+        (p->node[n].c >= 0 && c < 0))
+        return -1;
+    int id = new_node(ps, p->node[n].kind, VK_INT, p->node[n].pos, p->node[n].end);
+    if (id < 0)
+        return -1;
+    struct node *cp = &p->node[id];
+    cp->op = p->node[n].op;
+    cp->v = p->node[n].v;
+    cp->arr = p->node[n].arr;
+    return link(ps, id, a, b, c);
+}
+
 /* TYPE name = EXPR | TYPE *name = POINTER-EXPR */
 static int parse_local_decl(struct parser *ps)
 {
     struct pattern *p = ps->p;
-    int stmt_pos = peek(ps, 0)->pos;
+    int stmt_pos = peek(ps, 0)->pos, first_tok = ps->i;
     int type;
     if (parse_type(ps, &type) < 0)
         return -1;
+    int is_const = 0;
+    for (int k = first_tok; k < ps->i; k++)
+        if (tok_is(ps, &ps->tok[k], "const"))
+            is_const = 1;
     int ptr = 0;
     while (is_punct(peek(ps, 0), '*')) {
         if (ptr) {
@@ -2046,9 +2123,14 @@ static int parse_local_decl(struct parser *ps)
         return add_access(ps, ps->read_node, 0, -1, stmt_pos, end);
     }
     if (is_int && p->node[e].vk == VK_INT) {
+        int cinit = -1;
+        if (is_const && is_constant(p, e) && (cinit = const_copy(ps, e)) < 0)
+            return -1;
         int slot = add_local(ps, name, L_INT, type, nt);
         if (slot < 0)
             return -1;
+        p->loc[slot].const_init = cinit;
+        p->loc[slot].is_const = is_const;
         return add_stmt(ps, S_LOCAL, e, slot, stmt_pos, end) < 0 ? -1 : 0;
     }
     return add_local(ps, name, L_OPQ, type, nt) < 0 ? -1 : 0;
@@ -2506,6 +2588,7 @@ static int eval(struct ev *e, int n, struct val *out)
     case N_DEREF:
     case N_ADDR:
     case N_PCAST:
+    case N_ALIAS:
         return eval(e, nd->a, out);
     case N_PADD: {
         long long k;

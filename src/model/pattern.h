@@ -39,7 +39,8 @@
  * - Locals: `int|unsigned|... name = EXPR;` evaluated per lane, reassignable (`name = EXPR;`);
  *   they may shadow lane, warp and tid (`int lane = threadIdx.x % 32;`). Float locals and
  *   locals loaded from shared memory hold no value the model knows: they cannot be used in
- *   an index. Array dimensions take numbers, parameters, blockDim, warpSize and sizeof only.
+ *   an index. Array dimensions take numbers, parameters, blockDim, warpSize, sizeof and
+ *   `const` integer locals with such values (`const int TILE = 32;`) only.
  * - Layout: static arrays in declaration order, each at the next multiple of its alignment
  *   from byte 0; dynamic (extern) memory starts at the first multiple of 16 at or after the
  *   end of static memory (every extern array starts there). `__align__(N)` raises a static

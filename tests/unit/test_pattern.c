@@ -268,6 +268,18 @@ static void test_locals_minmax(void **state)
     assert_int_equal(acc.offset[4], 8 * 4);
     assert_int_equal(acc.offset[20], 40 * 4);
     assert_int_equal(acc.offset[31], (40 + 1) * 4);
+    /* const locals are constants: they can size arrays */
+    pattern_env_init(&env);
+    pattern_env_set(&env, "PAD", 1);
+    struct pattern *p = eval_ok("const int TILE = 32; const int W = TILE + PAD; __shared__ float"
+                                " t[TILE][W]; t[lane][lane % TILE]", &env, 0, &acc);
+    assert_int_equal(pattern_array(p, 0)->dims[1], 33);
+    assert_int_equal(acc.offset[2], (2 * 33 + 2) * 4);
+    pattern_free(p);
+    const char *t = "const int TILE = 32; TILE = 3; __shared__ float s[TILE]; s[lane]";
+    parse_err(t, "'TILE' is const", col_of(t, "; TILE") + 2);
+    t = "const int K = lane; __shared__ float s[K]; s[lane]";
+    parse_err(t, "array dimensions must be constants", col_of(t, "K]"));
     /* operators */
     pattern_env_init(&env);
     sim("__shared__ char c[4096]; c[(((lane << 3) >> 1) ^ 5 | 2) & ~1 % 7 + (!0) * -(-3)"
