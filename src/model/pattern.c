@@ -2029,10 +2029,11 @@ static int const_copy(struct parser *ps, int n)
     return link(ps, id, a, b, c);
 }
 
-/* TYPE name = EXPR | TYPE *name = POINTER-EXPR */
+static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_pos);
+
+/* TYPE name = EXPR | TYPE *name = POINTER-EXPR, several separated by ',' */
 static int parse_local_decl(struct parser *ps)
 {
-    struct pattern *p = ps->p;
     int stmt_pos = peek(ps, 0)->pos, first_tok = ps->i;
     int type;
     if (parse_type(ps, &type) < 0)
@@ -2041,6 +2042,20 @@ static int parse_local_decl(struct parser *ps)
     for (int k = first_tok; k < ps->i; k++)
         if (tok_is(ps, &ps->tok[k], "const"))
             is_const = 1;
+    for (;;) {
+        if (parse_declarator(ps, type, is_const, stmt_pos) < 0)
+            return -1;
+        if (!is_punct(peek(ps, 0), ','))
+            return 0;
+        ps->i++;
+        stmt_pos = peek(ps, 0)->pos;
+    }
+}
+
+/* One declarator of a local declaration: [*]name [= EXPR]. */
+static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_pos)
+{
+    struct pattern *p = ps->p;
     int ptr = 0;
     while (is_punct(peek(ps, 0), '*')) {
         if (ptr) {
@@ -2073,6 +2088,9 @@ static int parse_local_decl(struct parser *ps)
                 "local arrays are not shared memory; declare it __shared__");
         return -1;
     }
+    if (!ptr && !is_const && (is_punct(peek(ps, 0), ';') || is_punct(peek(ps, 0), ',') ||
+                              peek(ps, 0)->kind == TK_EOF))
+        return add_local(ps, name, L_OPQ, type, nt) < 0 ? -1 : 0; /* no value: unknown */
     if (expect(ps, '=', ptr ? "(a pointer needs a value, e.g. = (float *)smem)"
                             : "(a local needs a value)") < 0)
         return -1;

@@ -36,7 +36,8 @@
  *   `p[i]`, `*p`, casts between pointer types; an array name decays to a pointer to its
  *   first element. A pointer may point anywhere; its ACCESSES are bounds-checked against the
  *   array (static) or dyn_bytes (extern). A pointer declaration must be aligned to its type.
- * - Locals: `int|unsigned|... name = EXPR;` evaluated per lane, reassignable (`name = EXPR;`);
+ * - Locals: `int|unsigned|... name = EXPR;` evaluated per lane, reassignable (`name = EXPR;`),
+ *   several per statement (`int a = 1, b = a * 2;`); `TYPE name;` declares an unknown value;
  *   they may shadow lane, warp and tid (`int lane = threadIdx.x % 32;`). Float locals and
  *   locals loaded from shared memory hold no value the model knows: they cannot be used in
  *   an index. Array dimensions take numbers, parameters, blockDim, warpSize, sizeof and

@@ -276,7 +276,19 @@ static void test_locals_minmax(void **state)
     assert_int_equal(pattern_array(p, 0)->dims[1], 33);
     assert_int_equal(acc.offset[2], (2 * 33 + 2) * 4);
     pattern_free(p);
-    const char *t = "const int TILE = 32; TILE = 3; __shared__ float s[TILE]; s[lane]";
+    /* several declarators; a local without a value is unknown (fine until used in an index) */
+    p = eval_ok("__shared__ float s[64]; float sum; int a = lane, b = a * 2; float *c = s + 1;"
+                " float v = s[b], w = s[a]; c[b]", &env, 2, &acc);
+    assert_int_equal(acc.offset[3], (6 + 1) * 4);
+    pattern_free(p);
+    p = eval_ok("__shared__ float s[64]; float sum; int a = lane, b = a * 2;"
+                " float v = s[b], w = s[a]; s[b + 1]", &env, 1, &acc);
+    assert_int_equal(pattern_access_count(p), 3);
+    assert_int_equal(acc.offset[3], 3 * 4);
+    pattern_free(p);
+    const char *t = "__shared__ float s[64]; int k; s[k]";
+    parse_err(t, "'k' is not an integer the model can compute", col_of(t, "k]"));
+    t = "const int TILE = 32; TILE = 3; __shared__ float s[TILE]; s[lane]";
     parse_err(t, "'TILE' is const", col_of(t, "; TILE") + 2);
     t = "const int K = lane; __shared__ float s[K]; s[lane]";
     parse_err(t, "array dimensions must be constants", col_of(t, "K]"));
