@@ -1781,11 +1781,7 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
                         p->loc[slot].name);
                 return -1;
             }
-            if (guard >= 0) {
-                err_set(ps->err, ln->pos, ln->end - ln->pos, -1,
-                        "only a shared memory access can follow 'if (...)'");
-                return -1;
-            }
+            int lpos = ln->pos, lend = ln->end;
             int rhs = parse_expr(ps);
             if (rhs < 0 || (rhs = rvalue(ps, rhs)) < 0)
                 return -1;
@@ -1801,7 +1797,12 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             }
             if (ps->reads == 1) {
                 p->loc[slot].kind = L_OPQ;
-                return add_access(ps, ps->read_node, 0, -1, stmt_pos, p->node[rhs].end);
+                return add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[rhs].end);
+            }
+            if (guard >= 0) {
+                err_set(ps->err, lpos, lend - lpos, -1,
+                        "only a shared memory access can follow 'if (...)'");
+                return -1;
             }
             if (p->loc[slot].kind == L_INT && p->node[rhs].vk == VK_INT)
                 return add_stmt(ps, S_LOCAL, rhs, slot, stmt_pos, p->node[rhs].end) < 0 ? -1 : 0;

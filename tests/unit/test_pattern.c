@@ -558,6 +558,9 @@ static void test_guard(void **state)
     sim("__shared__ float s[16]; if (lane < 16) { s[lane] = 0.5f; }", &env, 0, &acc);
     assert_int_equal(acc.mask, 0x0000ffffu);
     assert_int_equal(acc.op, BANK_STORE);
+    sim("__shared__ float s[64]; float v; if (lane >= 8) v = s[lane - 8]", &env, 0, &acc);
+    assert_int_equal(acc.mask, 0xffffff00u);
+    assert_int_equal(acc.offset[8], 0);
     sim("__shared__ float s[64]; if (lane % 2) s[lane]; s[lane * 2]", &env, 1, &acc);
     assert_int_equal(acc.mask, 0xffffffffu);
     sim("__shared__ float s[64]; if (lane % 2) s[lane]; s[lane * 2]", &env, 0, &acc);
