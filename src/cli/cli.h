@@ -12,7 +12,7 @@ int cmd_sim(int argc, char **argv);      /* sim.c: one warp access through the m
 int cmd_check(int argc, char **argv);    /* check.c: validate lesson files */
 int cmd_bench(int argc, char **argv);    /* bench.c: GPU measurements vs the model */
 int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters */
-int cmd_report(int argc, char **argv);   /* report.c: lab report from saved progress */
+int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved progress */
 int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
 

@@ -1,4 +1,4 @@
-/* report.c: `banklab report`: the learner's lab report (Markdown and/or JSON) from saved
+/* report_cmd.c: `banklab report`: the learner's lab report (Markdown and/or JSON) from saved
  * progress, the lessons and the device, written into one directory (default: the current one).
  * Reads the progress file without changing it. Uses lesson/report, lesson/progress, gpu.h. */
 #include <errno.h>
