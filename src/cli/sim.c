@@ -78,7 +78,8 @@ static void help(FILE *f)
         "  --json               one JSON object instead of text (see below)\n"
         "  --ascii              ASCII characters only (no box drawing)\n"
         "  --no-color           no colour (there is none either with NO_COLOR set or\n"
-        "                       when the output is not a terminal)\n"
+        "                       when the output is not a terminal); with --svg,\n"
+        "                       a black-and-white picture\n"
         "  --lanes              always print the per-lane table (lane, offset, word,\n"
         "                       bank, pass); by default only for a single access\n"
         "  --columns N          layout width (default: the terminal's, else 80); from\n"
@@ -641,6 +642,8 @@ static int write_svg(const struct sim_args *a, const struct sim_one *o)
 {
     char title[1024], sub[512];
     struct svg_options so = {0};
+    const char *nc = getenv("NO_COLOR");
+    so.monochrome = a->no_color || (nc && *nc); /* black-and-white handouts */
     if (a->pattern) {
         access_text(a->pattern, o->info, title, sizeof title);
         int k = snprintf(sub, sizeof sub, "block %ux%ux%u, warp %u", a->env.block[0],
