@@ -21,6 +21,8 @@
 struct vitem {
     struct recording_row row;
     int dup_of;                  /* index of the identical access measured first, or -1 */
+    int is_case;                 /* a case-kernel scene setting (not compared with the model) */
+    char key[160];               /* case: name and the parameters the kernel reads */
 };
 
 struct vlist {
@@ -71,6 +73,130 @@ static int vlist_add(struct vlist *L, const char *group, const char *label,
             break;
         }
     L->n++;
+    return 0;
+}
+
+/* A case kernel scene at one setting of its parameters, as the tutorial sends it (every scene
+ * parameter, in order), so a recording replays it. Settings that differ only in parameters
+ * the kernel ignores are run once. */
+static int vlist_add_case(struct vlist *L, const char *label, const struct gpu_request *q)
+{
+    if (L->n == L->cap) {
+        int nc = L->cap ? L->cap * 2 : 128;
+        struct vitem *nv = realloc(L->v, (size_t)nc * sizeof *nv);
+        if (!nv)
+            return -1;
+        L->v = nv;
+        L->cap = nc;
+    }
+    struct vitem *it = &L->v[L->n];
+    memset(it, 0, sizeof *it);
+    it->is_case = 1;
+    snprintf(it->row.group, sizeof it->row.group, "lesson-case");
+    snprintf(it->row.label, sizeof it->row.label, "%s", label);
+    it->row.model_wavefronts = it->row.model_conflicts = it->row.agree = -1;
+    it->row.rec.req = *q;
+    it->row.rec.req.id = (uint64_t)L->n + 1;
+    const char *const *known = gpu_case_params(q->case_name);
+    size_t kl = (size_t)snprintf(it->key, sizeof it->key, "%s", q->case_name);
+    for (int i = 0; known && i < q->nparams; i++)
+        for (int k = 0; known[k]; k++)
+            if (!strcmp(known[k], q->param_name[i]) && kl < sizeof it->key)
+                kl += (size_t)snprintf(it->key + kl, sizeof it->key - kl, " %s=%lld",
+                                       q->param_name[i], q->param_value[i]);
+    it->dup_of = -1;
+    for (int i = 0; i < L->n; i++)
+        if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key)) {
+            it->dup_of = i;
+            break;
+        }
+    L->n++;
+    return 0;
+}
+
+#define CASE_SETTINGS_MAX 512
+
+/* Every setting of a case scene's parameters (min..max by step; when there are more than
+ * CASE_SETTINGS_MAX, the defaults and each parameter swept alone), plus each expectation's. */
+static int add_case_scene(struct vlist *L, const struct lesson *les, const struct lesson_step *st)
+{
+    const struct lesson_scene *s = st->scene;
+    int np = s->nparams < GPU_CASE_MAX_PARAMS ? s->nparams : GPU_CASE_MAX_PARAMS;
+    long long n[GPU_CASE_MAX_PARAMS], idx[GPU_CASE_MAX_PARAMS];
+    double total = 1;
+    for (int p = 0; p < np; p++) {
+        const struct lesson_param *lp = &s->params[p];
+        long long step = lp->step > 0 ? lp->step : 1;
+        n[p] = lp->max >= lp->min ? (lp->max - lp->min) / step + 1 : 1;
+        total *= (double)n[p];
+        idx[p] = 0;
+    }
+    struct gpu_request q;
+    char label[128];
+    int full = total <= CASE_SETTINGS_MAX;
+    int nbind = st->nexpects;
+    for (int pass = 0;; pass++) {
+        memset(&q, 0, sizeof q);
+        q.kind = GPU_REQ_CASE;
+        q.want_timing = q.want_counters = 1;
+        snprintf(q.case_name, sizeof q.case_name, "%s", s->kernel);
+        for (int p = 0; p < np; p++) {
+            const struct lesson_param *lp = &s->params[p];
+            long long step = lp->step > 0 ? lp->step : 1;
+            snprintf(q.param_name[p], sizeof q.param_name[0], "%s", lp->name);
+            q.param_value[p] = full ? lp->min + idx[p] * step : lp->def;
+        }
+        q.nparams = np;
+        int done = 0;
+        if (full) {
+            int p = 0;
+            while (p < np && ++idx[p] >= n[p])
+                idx[p++] = 0;
+            done = p == np;
+        } else {
+            /* pass 0: defaults; then parameter p at each of its values */
+            int k = pass - 1;
+            for (int p = 0; k >= 0 && p < np; p++) {
+                if (k < n[p]) {
+                    long long step = s->params[p].step > 0 ? s->params[p].step : 1;
+                    q.param_value[p] = s->params[p].min + k * step;
+                    break;
+                }
+                k -= (int)n[p];
+                if (p == np - 1)
+                    done = 2;
+            }
+            if (np == 0 && pass > 0)
+                done = 2;
+        }
+        if (done == 2)
+            break;
+        size_t ll = (size_t)snprintf(label, sizeof label, "%s/%s %s", les->id ? les->id : "?",
+                                     st->id ? st->id : "?", s->kernel);
+        for (int p = 0; p < np && ll < sizeof label; p++)
+            ll += (size_t)snprintf(label + ll, sizeof label - ll, " %s=%lld", q.param_name[p],
+                                   q.param_value[p]);
+        if (vlist_add_case(L, label, &q))
+            return -1;
+        if (done || np == 0)
+            break;
+    }
+    for (int e = 0; e < nbind; e++) {
+        const struct lesson_binding *b = &st->expects[e].bind;
+        for (int p = 0; p < np; p++) {
+            q.param_value[p] = s->params[p].def;
+            for (int v = 0; v < b->nvalues; v++)
+                if (!strcmp(b->names[v], s->params[p].name))
+                    q.param_value[p] = b->values[v];
+        }
+        size_t ll = (size_t)snprintf(label, sizeof label, "%s/%s %s (expectation)",
+                                     les->id ? les->id : "?", st->id ? st->id : "?", s->kernel);
+        for (int p = 0; p < np && ll < sizeof label; p++)
+            ll += (size_t)snprintf(label + ll, sizeof label - ll, " %s=%lld", q.param_name[p],
+                                   q.param_value[p]);
+        if (vlist_add_case(L, label, &q))
+            return -1;
+    }
     return 0;
 }
 
@@ -126,6 +252,18 @@ static int add_scene(struct vlist *L, const struct lesson *les, const struct les
         pattern_free(p);
     }
     return 0;
+}
+
+static void case_line(const struct vitem *it)
+{
+    const struct gpu_result *r = &it->row.rec.res;
+    if (r->status == GPU_OK && r->verified)
+        printf("%-60.60s  checked, %.4f ms, ld %.2f wf/instr\n", it->row.label, r->ms_median,
+               r->wavefronts_ld);
+    else if (r->status == GPU_EINVAL)
+        printf("%-60.60s  refused: %s\n", it->row.label, r->error);
+    else
+        printf("%-60.60s  FAILED: %s\n", it->row.label, r->error);
 }
 
 static void usage(FILE *f)
@@ -186,6 +324,9 @@ int cmd_verify(int argc, char **argv)
                     if (!st->scene)
                         continue;
                     int rc = add_scene(&L, les, st, NULL);
+                    if (!rc && st->scene->kernel && *st->scene->kernel &&
+                        strcmp(st->scene->kernel, "pattern"))
+                        rc = add_case_scene(&L, les, st);
                     for (int e = 0; !rc && e < st->nexpects; e++)
                         rc = add_scene(&L, les, st, &st->expects[e].bind);
                     if (rc) {
@@ -206,7 +347,9 @@ int cmd_verify(int argc, char **argv)
                             "explains them\n", lc.problems);
         lesson_set_done(&set);
     }
-    int nlesson_items = L.n;
+    int nlesson_items = L.n, ncase_items = 0;
+    for (int i = 0; i < L.n; i++)
+        ncase_items += L.v[i].is_case;
     struct hw_case *cases = NULL;
     int ncases = 0;
     const char *cpath = recording_find_asset("h200-wavefronts.json", pathbuf, sizeof pathbuf);
@@ -247,17 +390,27 @@ int cmd_verify(int argc, char **argv)
         return g ? EXIT_NOGPU : EXIT_USAGE;
     }
 
-    int failed = 0, disagree = 0, agree = 0, distinct = 0;
+    int failed = 0, disagree = 0, agree = 0, distinct = 0, case_runs = 0, case_refused = 0,
+        case_failed = 0;
     for (int i = 0; i < L.n; i++) {
         struct vitem *it = &L.v[i];
         struct gpu_result *r = &it->row.rec.res;
         if (it->dup_of >= 0) {
-            uint64_t id = r->id;
             *r = L.v[it->dup_of].row.rec.res;
-            r->id = id;
+            r->id = it->row.rec.req.id;
         } else {
-            distinct++;
-            gpu_run(g, &it->row.rec.req, r, VERIFY_TIMEOUT_MS);
+            distinct += !it->is_case;
+            case_runs += it->is_case;
+            gpu_run(g, &it->row.rec.req, r, it->is_case ? 2 * VERIFY_TIMEOUT_MS : VERIFY_TIMEOUT_MS);
+        }
+        if (it->is_case) {
+            /* A refused setting (misaligned carve, out of range) is the lesson's point: its
+             * one-line reason is recorded. A failed run or a wrong output is not. */
+            if (r->status == GPU_EINVAL)
+                case_refused += it->dup_of < 0;
+            else if (r->status != GPU_OK || !r->verified)
+                case_failed += it->dup_of < 0;
+            continue;
         }
         if (r->status != GPU_OK || !r->has_counters) {
             failed++;
@@ -284,7 +437,8 @@ int cmd_verify(int argc, char **argv)
             file_mismatch++;
     }
 
-    int rc = (failed || disagree || file_mismatch) ? EXIT_CHECK : 0;
+    int rc = (failed || disagree || file_mismatch || case_failed) ? EXIT_CHECK : 0;
+    int npattern = L.n - ncase_items;
     if (json) {
         struct recording rec;
         recording_init(&rec);
@@ -309,6 +463,11 @@ int cmd_verify(int argc, char **argv)
             const struct vitem *it = &L.v[i];
             const struct gpu_result *r = &it->row.rec.res;
             int st = it->row.rec.req.access.op == BANK_STORE;
+            if (it->is_case) {
+                if (it->dup_of < 0)
+                    case_line(it);
+                continue;
+            }
             char meas[40];
             if (r->status == GPU_OK && r->has_counters)
                 snprintf(meas, sizeof meas, "%.2f/%.2f", st ? r->wavefronts_st : r->wavefronts_ld,
@@ -321,9 +480,13 @@ int cmd_verify(int argc, char **argv)
                 printf("    %s\n", r->status != GPU_OK ? r->error : r->counters_note);
         }
         printf("\n%d lesson(s): %d lesson accesses; %d H200 reference cases; %d distinct "
-               "accesses measured\n", nlessons_loaded, nlesson_items, ncases, distinct);
+               "accesses measured\n", nlessons_loaded, nlesson_items - ncase_items, ncases,
+               distinct);
         printf("model vs counters: %d of %d agree (%.1f %%), %d differ, %d failed to run\n", agree,
-               L.n, L.n ? 100.0 * agree / L.n : 0.0, disagree, failed);
+               npattern, npattern ? 100.0 * agree / npattern : 0.0, disagree, failed);
+        printf("case kernel scenes: %d settings, %d distinct runs: %d outputs checked against the "
+               "CPU reference, %d refused as the lesson expects, %d failed\n", ncase_items,
+               case_runs, case_runs - case_refused - case_failed, case_refused, case_failed);
         if (file_mismatch)
             printf("model vs %s: %d case(s) differ\n", cpath, file_mismatch);
     }

@@ -113,6 +113,10 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
 /* gpu_close: stop the worker (waits for the running request) and free. NULL is fine. */
 void gpu_close(struct gpu *g);
 
+/* gpu_case_params: the parameter names case kernel `name` reads (aliases included),
+ * NULL-terminated; NULL for an unknown case. Other parameters of a request are ignored. */
+const char *const *gpu_case_params(const char *name);
+
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);
 

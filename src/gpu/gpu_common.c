@@ -197,3 +197,28 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     snprintf(out->error, sizeof out->error, "no result within %d ms", timeout_ms);
     return GPU_EFAILED;
 }
+
+const char *const *gpu_case_params(const char *name)
+{
+    static const char *const none[] = {NULL};
+    static const char *const pad[] = {"PAD", NULL};
+    static const char *const row_col[] = {"PAD", "COLUMN", "COL", NULL};
+    static const char *const vec[] = {"VEC", "PAD", NULL};
+    static const char *const aos[] = {"FIELDS", "SOA", "LAYOUT", NULL};
+    static const char *const remap[] = {"REMAP", NULL};
+    static const char *const bcast[] = {"GROUP", "STRIDE", NULL};
+    static const char *const carve[] = {"N", "PAD_BYTES", "PAD", NULL};
+    static const struct {
+        const char *name;
+        const char *const *params;
+    } table[] = {
+        {"copy", none}, {"transpose_naive", none}, {"transpose_tile32", none},
+        {"transpose_padded", pad}, {"transpose_swizzled", none}, {"row_col", row_col},
+        {"vector_width", vec}, {"aos_soa", aos}, {"remap", remap}, {"broadcast", bcast},
+        {"dynamic_carve", carve},
+    };
+    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)
+        if (!strcmp(table[i].name, name))
+            return table[i].params;
+    return NULL;
+}
