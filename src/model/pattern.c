@@ -525,6 +525,7 @@ struct parser {
     int const_ctx;           /* parsing array dimensions: constants and parameters only */
     int reads;               /* shared reads (N_READ) in the current statement */
     int read_node;           /* the first one */
+    int last_if;             /* after if/else if: "some branch so far was taken", else -1 */
     struct pattern_error *err;
 };
 
@@ -2155,12 +2156,11 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
     return add_local(ps, name, L_OPQ, type, nt) < 0 ? -1 : 0;
 }
 
-static int parse_statement(struct parser *ps);
+static int parse_guarded(struct parser *ps, int c, int stmt_pos);
 
 /* if (COND) ACCESS   or   if (COND) { ACCESS; } */
 static int parse_if(struct parser *ps)
 {
-    struct pattern *p = ps->p;
     int stmt_pos = peek(ps, 0)->pos;
     ps->i++;
     if (expect(ps, '(', "after 'if'") < 0)
@@ -2171,6 +2171,61 @@ static int parse_if(struct parser *ps)
         return -1;
     if (expect(ps, ')', "after the condition") < 0)
         return -1;
+    if (parse_guarded(ps, c, stmt_pos) < 0)
+        return -1;
+    ps->last_if = c;
+    return 0;
+}
+
+/* A node for `a OP b` (OP is '!' with b < 0) built by the parser itself. */
+static int logic_node(struct parser *ps, int op, int a, int b, int pos, int end)
+{
+    int id = new_node(ps, b < 0 ? N_UN : N_BIN, VK_INT, pos, end);
+    if (id < 0)
+        return -1;
+    ps->p->node[id].op = (short)op;
+    return link(ps, id, a, b, -1);
+}
+
+/* else ACCESS | else if (COND) ACCESS, after an if: the guard is "no earlier branch taken". */
+static int parse_else(struct parser *ps, int taken)
+{
+    const struct token *t = peek(ps, 0);
+    if (taken < 0) {
+        err_set(ps->err, t->pos, t->len, -1, "'else' without 'if' before it");
+        return -1;
+    }
+    ps->i++;
+    int not_taken = logic_node(ps, '!', taken, -1, t->pos, t->pos + t->len);
+    if (not_taken < 0)
+        return -1;
+    if (!tok_is(ps, peek(ps, 0), "if"))
+        return parse_guarded(ps, not_taken, t->pos);
+    ps->i++;
+    if (expect(ps, '(', "after 'if'") < 0)
+        return -1;
+    ps->reads = 0;
+    int c = parse_expr(ps);
+    if (c < 0 || (c = int_value(ps, c, "condition")) < 0)
+        return -1;
+    if (expect(ps, ')', "after the condition") < 0)
+        return -1;
+    const struct node *cn = &ps->p->node[c];
+    int guard = logic_node(ps, P_ANDAND, not_taken, c, cn->pos, cn->end);
+    if (guard < 0 || parse_guarded(ps, guard, t->pos) < 0)
+        return -1;
+    cn = &ps->p->node[c];
+    int any = logic_node(ps, P_OROR, taken, c, cn->pos, cn->end);
+    if (any < 0)
+        return -1;
+    ps->last_if = any;
+    return 0;
+}
+
+/* The access after if (...) or else: ACCESS or { ACCESS; } */
+static int parse_guarded(struct parser *ps, int c, int stmt_pos)
+{
+    struct pattern *p = ps->p;
     int brace = is_punct(peek(ps, 0), '{');
     if (brace)
         ps->i++;
@@ -2213,8 +2268,12 @@ static int parse_statement(struct parser *ps)
         tok_is(ps, t, "__align__") ||
         (tok_is(ps, t, "volatile") && tok_is(ps, peek(ps, 1), "__shared__")))
         return parse_shared_decl(ps);
+    int taken = ps->last_if;
+    ps->last_if = -1;
     if (tok_is(ps, t, "if"))
         return parse_if(ps);
+    if (tok_is(ps, t, "else"))
+        return parse_else(ps, taken);
     if (tok_is(ps, t, "__syncthreads") || tok_is(ps, t, "__syncwarp")) {
         ps->i++;
         if (expect(ps, '(', "after the barrier") < 0)
@@ -2258,6 +2317,9 @@ static int parse_program(struct parser *ps)
         const struct token *nt = peek(ps, 0);
         if (nt->kind == TK_EOF)
             break;
+        /* a block needs no ';' after it, nor does a statement before 'else' */
+        if (is_punct(peek(ps, -1), '}') || tok_is(ps, nt, "else"))
+            continue;
         if (!is_punct(nt, ';')) {
             char b[40];
             err_set(ps->err, nt->pos, nt->len, -1, "expected ';' but found %s",
@@ -2343,7 +2405,7 @@ int pattern_parse(const char *text, struct pattern **out, struct pattern_error *
     memcpy(p->text, text, n + 1);
     p->text_len = n;
     init_types(p);
-    struct parser ps = {.p = p, .s = p->text, .n = n, .err = err, .read_node = -1};
+    struct parser ps = {.p = p, .s = p->text, .n = n, .err = err, .read_node = -1, .last_if = -1};
     ps.ntok = lex(p->text, n, &ps.tok, err);
     if (ps.ntok < 0 || parse_program(&ps) < 0) {
         free(ps.tok);

@@ -30,7 +30,9 @@
  * - One statement is one access: a bare lvalue or an expression with ONE shared read (load),
  *   `TYPE v = EXPR-with-one-read;` (load), `LVALUE = EXPR;` (store; reads on the right side
  *   are not evaluated), `if (COND) ACCESS` or `if (COND) { ACCESS; }` (lanes where COND is 0
- *   are inactive and not evaluated). `x op= y` and ++/-- are rejected (two accesses).
+ *   are inactive and not evaluated), followed optionally by `else if (COND) ACCESS` and
+ *   `else ACCESS` (each branch is its own access, its lanes those no earlier branch took).
+ *   `x op= y` and ++/-- are rejected (two accesses).
  *   `__syncthreads();` is accepted and ignored. Comments (slash-star and //) are allowed.
  * - Pointers: `T *p = (T *)smem;`, `p + n`, `p - n` (in elements of p's type), `&a[i][j]`,
  *   `p[i]`, `*p`, casts between pointer types; an array name decays to a pointer to its

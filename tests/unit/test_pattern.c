@@ -561,6 +561,19 @@ static void test_guard(void **state)
     sim("__shared__ float s[64]; float v; if (lane >= 8) v = s[lane - 8]", &env, 0, &acc);
     assert_int_equal(acc.mask, 0xffffff00u);
     assert_int_equal(acc.offset[8], 0);
+    /* else and else if: one access per branch, guarded by "no earlier branch taken" */
+    const char *t = "__shared__ float s[64]; if (lane < 8) s[lane]; else if (lane < 20) {"
+                    " s[lane * 2] = 1.0f; } else s[0]";
+    sim(t, &env, 0, &acc);
+    assert_int_equal(acc.mask, 0x000000ffu);
+    sim(t, &env, 1, &acc);
+    assert_int_equal(acc.mask, 0x000fff00u);
+    assert_int_equal(acc.op, BANK_STORE);
+    sim(t, &env, 2, &acc);
+    assert_int_equal(acc.mask, 0xfff00000u);
+    sim("__shared__ float s[64]; if (lane & 1) { s[lane]; } else { s[lane + 1]; }", &env, 1, &acc);
+    assert_int_equal(acc.mask, 0x55555555u);
+    parse_err("__shared__ float s[64]; s[0]; else s[1]", "'else' without 'if'", 31);
     sim("__shared__ float s[64]; if (lane % 2) s[lane]; s[lane * 2]", &env, 1, &acc);
     assert_int_equal(acc.mask, 0xffffffffu);
     sim("__shared__ float s[64]; if (lane % 2) s[lane]; s[lane * 2]", &env, 0, &acc);
