@@ -204,6 +204,9 @@ void scene_eval(struct app *a, struct ui_scene *s);
 int scene_eval_values(struct app *a, const struct ui_scene *s, int param, long long v,
                       struct bank_result *res, struct bank_access *acc_out);
 void scene_submit(struct app *a, struct ui_scene *s);
+/* scene_case_request: the case-kernel request for s (kernel parameters only, defaults filled
+ * in), with parameter index param set to v (param -1: the current values). */
+void scene_case_request(const struct ui_scene *s, int param, long long v, struct gpu_request *rq);
 int scene_param_key(struct app *a, struct ui_scene *s, int ch);
 void scene_cycle_type(struct app *a, struct ui_scene *s);
 void scene_warp(struct app *a, struct ui_scene *s, int delta);

@@ -245,13 +245,7 @@ void sweep_pump(struct app *a)
         rq.want_counters = 1;
         const struct lesson_scene *ls = a->sc.ls;
         if (ls->kernel && *ls->kernel && strcmp(ls->kernel, "pattern")) {
-            rq.kind = GPU_REQ_CASE;
-            snprintf(rq.case_name, sizeof rq.case_name, "%s", ls->kernel);
-            for (int k = 0; k < ls->nparams && rq.nparams < GPU_CASE_MAX_PARAMS; k++) {
-                snprintf(rq.param_name[rq.nparams], sizeof rq.param_name[0], "%s",
-                         ls->params[k].name);
-                rq.param_value[rq.nparams++] = k == sw->param ? sw->value[i] : a->sc.value[k];
-            }
+            scene_case_request(&a->sc, sw->param, sw->value[i], &rq);
         } else {
             rq.kind = GPU_REQ_PATTERN;
             if (scene_eval_values(a, &a->sc, sw->param, sw->value[i], &res, &rq.access) != 0) {

@@ -23,12 +23,29 @@ row() { # PAD wavefronts conflicts clk
                 "counters_note": ""}}
 ROW
 }
+case_row() { # PAD gbps wavefronts conflicts: the transpose_padded case kernel
+    cat <<ROW
+    {"group": "transpose", "label": "transpose_padded PAD=$1", "model": {"wavefronts": $3, "conflicts": $4},
+     "agree": true,
+     "request": {"kind": "case", "case": "transpose_padded", "params": {"PAD": $1},
+                 "timing": true, "counters": true},
+     "result": {"status": "ok", "error": "", "provenance": "test recording",
+                "timing": {"ms_median": 1.0, "ms_min": 0.9, "ms_max": 1.1, "launches": 9,
+                           "clk_per_request": 0, "bytes_per_clk_per_sm": 0, "gbps": $2},
+                "verified": true,
+                "counters": {"wavefronts_ld": $3, "wavefronts_st": 1, "conflicts_ld": $4,
+                             "conflicts_st": 0, "inst_ld": 1024, "inst_st": 1024},
+                "counters_note": ""}}
+ROW
+}
 {
     echo '{"format": "banklab-recording", "version": 1, "device": "NVIDIA H200 (sm_90)",'
     echo ' "date": "2026-11-29T12:00:00Z", "command": "hand-written for tui_replay.sh", "records": ['
     row 0 32 31 64.5; echo ,
     row 1 1 0 2.25; echo ,
-    row 3 1 0 2.5
+    row 3 1 0 2.5; echo ,
+    case_row 0 1601 32 31; echo ,
+    case_row 1 3500 1 0
     echo ']}'
 } >"$TMP/rec.json"
 
@@ -49,7 +66,18 @@ expect "clk/request \\(measured\\) against PAD"
 expect "PAD=2: 2 wavefronts \\(model\\)"
 keys Left
 expect "PAD=1: 1 wavefront \\(model\\) · 2\\.2 clk/request measured"
-keys Escape q
+# a case kernel: the request carries the kernel's parameters (PAD) and the GB/s come back
+keys Escape c
+expect "contents"
+keys Down Down Down Enter
+expect " 1\\.5/5 "
+expect "access 1/2: store tile"
+expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 1601 GB/s \\(verified\\)"
+keys a
+expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr · 1601 GB/s"
+keys p
+expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 3500 GB/s \\(verified\\)"
+keys q
 expect "EXITED rc=0"
 jq -e '.explored[] | select(.device != "" and .wavefronts == 32)' "$PROGRESS" >/dev/null ||
     fail "the measured access is not in progress.json's explored list"
