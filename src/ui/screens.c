@@ -130,27 +130,46 @@ int toc_key(struct app *a, int ch)
 
 /* --- help ------------------------------------------------------------------------------- */
 
-static const char *const help_lines[] = {
-    "n Space Right  next step            b Left      previous step",
-    "Enter          reveal a hidden grid (predict steps), else next step",
-    "e              reveal without answering (presenter: e or Enter)",
-    "1-9            answer a choice quiz   0-9 . -  type a number, Enter",
-    "PgDn PgUp      scroll the step's text",
-    "lesson keys    change a parameter (shown as [p/P] in the parameter line)",
-    "t              cycle the element type    w W  next / previous warp",
-    "a Tab          next access of the kernel (e.g. the store, then the load)",
-    "i              inspect: arrows move over banks and words; i or Esc leaves",
-    "c              contents: jump to any chapter or step",
-    "g              playground: type a declaration and an access (Esc back)",
-    "s              sweep: wavefronts against a parameter (Left/Right move)",
-    "h              next hint             l  language zh / en",
-    "x              export the grid as SVG   r  write a lab report",
-    "?              this help             q  quit (progress is saved)",
-    "",
-    "Grid: columns are banks 0-31, rows the distinct words a bank serves,",
-    "cells the lowest lane asking for that word (A-V = lanes 10-31 when narrow).",
-    "* broadcast (several lanes, one word: free)   ! conflict (bank serves more",
-    "than one word)   # both   ^/\u25b2 worst bank of the pass   p1..p4 passes",
+static const char *const help_lines[][2] = {
+    {"n Space Right  next step            b Left      previous step",
+     "n 空格 Right   下一步               b Left      上一步"},
+    {"Enter          reveal a hidden grid (predict steps), else next step",
+     "Enter          显示隐藏的网格（预测题），否则下一步"},
+    {"e              reveal without answering (presenter: e or Enter)",
+     "e              不作答直接显示（演示模式：e 或 Enter）"},
+    {"1-9            answer a choice quiz   0-9 . -  type a number, Enter",
+     "1-9            回答选择题            0-9 . -  输入数字，Enter 提交"},
+    {"PgDn PgUp      scroll the step's text",
+     "PgDn PgUp      滚动本步的说明文字"},
+    {"lesson keys    change a parameter (shown as [p/P] in the parameter line)",
+     "课程按键       改变参数（参数行里显示为 [p/P]）"},
+    {"t              cycle the element type    w W  next / previous warp",
+     "t              切换元素类型              w W  下一个 / 上一个 warp"},
+    {"a Tab          next access of the kernel (e.g. the store, then the load)",
+     "a Tab          内核的下一次访问（例如先写入，再读出）"},
+    {"i              inspect: arrows move over banks and words; i or Esc leaves",
+     "i              检查：方向键在 bank 和字之间移动；i 或 Esc 退出"},
+    {"c              contents: jump to any chapter or step",
+     "c              目录：跳到任意章节或步骤"},
+    {"g              playground: type a declaration and an access (Esc back)",
+     "g              练习场：输入声明和访问（Esc 返回）"},
+    {"s              sweep: wavefronts against a parameter (Left/Right move)",
+     "s              扫描：wavefront 随参数的变化（Left/Right 移动）"},
+    {"h              next hint             l  language zh / en",
+     "h              下一条提示            l  语言 中文 / 英文"},
+    {"x              export the grid as SVG   r  write a lab report",
+     "x              把网格导出为 SVG        r  生成实验报告"},
+    {"?              this help             q  quit (progress is saved)",
+     "?              本帮助                q  退出（进度会保存）"},
+    {"", ""},
+    {"Grid: columns are banks 0-31, rows the distinct words a bank serves,",
+     "网格：列是 bank 0-31，行是一个 bank 要提供的不同的字，"},
+    {"cells the lowest lane asking for that word (A-V = lanes 10-31 when narrow).",
+     "格子里是请求该字的最小 lane 号（窄屏时 A-V 表示 lane 10-31）。"},
+    {"* broadcast (several lanes, one word: free)   ! conflict (bank serves more",
+     "* 广播（多个 lane 读同一个字：免费）   ! 冲突（该 bank 在本趟要提供"},
+    {"than one word)   # both   ^/\u25b2 worst bank of the pass   p1..p4 passes",
+     "不止一个字）   # 两者   ^/\u25b2 本趟最忙的 bank   p1..p4 各趟"},
 };
 
 void help_draw(struct app *a)
@@ -175,9 +194,11 @@ void help_draw(struct app *a)
     mvaddstr(y + h - 1, x, a->g->bl);
     mvaddstr(y + h - 1, x + w - 1, a->g->br);
     attrset(A_NORMAL);
-    text_puts(a, y, x + 2, w - 4, " banklab keys (any key closes) ", theme_attr(a, UIC_KEY));
+    int zh = a->lang == LANG_ZH;
+    text_puts(a, y, x + 2, w - 4, zh ? " banklab 按键（任意键关闭） " : " banklab keys (any key closes) ",
+              theme_attr(a, UIC_KEY));
     for (int i = 0; i < n && i < h - 2; i++) {
-        const char *s = help_lines[i];
+        const char *s = help_lines[i][zh];
         if (!a->g->utf8 && strstr(s, "\u25b2"))
             s = "than one word)   # both   ^ worst bank of the pass   p1..p4 passes";
         text_puts(a, y + 1 + i, x + 2, w - 4, s, A_NORMAL);

@@ -51,4 +51,5 @@ TEXT='__shared__ int q[8]; q[lane]'
 shot 80x24_playground_error 80 24 "error: " g C-u TEXT -- --lang en
 shot 60x16_too_small 60 16 "terminal too small" -- --lang en
 shot 80x24_contents 80 24 "contents" c -- --lang en --chapter 1 --step 3
+shot 80x24_help_zh 80 24 "banklab 按键" '?' -- --lang zh --chapter 1 --step 2
 [ $failed = 0 ]
