@@ -4,6 +4,7 @@
 # names the GPU (or why there is none) and the backend in the title are normalised, so the
 # files hold for every build. A difference prints a diff.
 . tests/sh/tui_fixtures/lib.sh
+set -f   # keys such as ? must not glob
 FIX=tests/sh/tui_fixtures/lessons
 GOLD=tests/golden
 failed=0
