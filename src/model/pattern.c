@@ -1123,10 +1123,32 @@ static int parse_postfix(struct parser *ps)
         } else if (is_punct(t, P_INCDEC)) {
             err_set(ps->err, t->pos, t->len, -1, "'%.2s' is not supported", ps->s + t->pos);
             return -1;
+        } else if (is_punct(t, '(')) {
+            char b[SNIP_MAX];
+            const struct node *bn = &p->node[e];
+            err_set(ps->err, t->pos, 1, -1, "'%s' is not a function (index arrays with [ ])",
+                    snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
+            return -1;
         } else {
             return e;
         }
     }
+}
+
+/* Error for node e where a shared memory pointer or array is needed. */
+static int not_pointer_error(struct parser *ps, int e, const char *what)
+{
+    const struct node *nd = &ps->p->node[e];
+    char b[SNIP_MAX];
+    snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
+    if (nd->kind == N_PARAM)
+        err_set(ps->err, (int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1,
+                "unknown name '%s' (declare it first, e.g. extern __shared__ char %s[];)",
+                ps->p->param[nd->arr].name, ps->p->param[nd->arr].name);
+    else
+        err_set(ps->err, nd->pos, nd->end - nd->pos, -1,
+                "'%s' is not a shared memory pointer or array, %s", b, what);
+    return -1;
 }
 
 /* (TYPE) or (TYPE *) cast: at '(' with a type start after it. */
@@ -1158,13 +1180,8 @@ static int parse_cast(struct parser *ps)
             e = rvalue(ps, e);
         if (e < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR) {
-            char b[SNIP_MAX];
-            err_set(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                    "'%s' is not a shared memory pointer or array, so it cannot be cast to a "
-                    "pointer", snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
-            return -1;
-        }
+        if (p->node[e].vk != VK_PTR)
+            return not_pointer_error(ps, e, "so it cannot be cast to a pointer");
         int id = new_node(ps, N_PCAST, VK_PTR, open->pos, end);
         if (id < 0)
             return -1;
@@ -2105,13 +2122,8 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
     if (ptr) {
         if (p->node[e].vk == VK_ARR && (e = rvalue(ps, e)) < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR) {
-            char b[SNIP_MAX];
-            err_set(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                    "'%s' is not a shared memory pointer",
-                    snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
-            return -1;
-        }
+        if (p->node[e].vk != VK_PTR)
+            return not_pointer_error(ps, e, "so it cannot initialize a pointer");
         /* a pointer of another type is taken as if cast (C would want the cast) */
         int ai = add_array(ps, name, type, nt);
         if (ai < 0)

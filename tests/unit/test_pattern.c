@@ -621,6 +621,10 @@ static void test_parse_errors(void **state)
     parse_err(t, "too large", col_of(t, "0x"));
     t = "__shared__ float s[32]; s[09]";
     parse_err(t, "malformed number", col_of(t, "09"));
+    t = "float *p = (float *)smem; p[lane]";
+    parse_err(t, "unknown name 'smem' (declare it first", col_of(t, "smem"));
+    t = "__shared__ float s[32]; s(lane)";
+    parse_err(t, "'s' is not a function", col_of(t, "(lane"));
     t = "__shared__ float s[32]; s[blockIdx.x]";
     parse_err(t, "not modelled", col_of(t, "blockIdx"));
     t = "__shared__ float s[32]; s[foo(1)]";
