@@ -214,6 +214,7 @@ void scene_next_access(struct app *a, struct ui_scene *s);
 
 /* grid.c */
 int grid_rows_wanted(const struct app *a, const struct ui_scene *s);
+int grid_rows_min(const struct ui_scene *s);   /* every pass with one row and its footer */
 void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                const struct ui_inspect *in, int big);
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,

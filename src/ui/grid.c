@@ -57,25 +57,36 @@ int grid_rows_wanted(const struct app *a, const struct ui_scene *s)
     return rows;
 }
 
-/* rows shown per pass when h rows are available (header included) */
-static void allot(const struct bank_result *r, int h, int *shown)
+/* rows shown per pass when h rows are available (header included); returns how many passes
+ * fit (each needs a row and its footer; a last row says what did not fit) */
+static int allot(const struct bank_result *r, int h, int *shown)
 {
     int np = r->npasses;
-    int budget = h - 1 - np;
-    for (int p = 0; p < np; p++) {
-        shown[p] = 1;
-        budget--;
+    int k = np;
+    if (1 + 2 * np > h) {
+        k = (h - 2) / 2;
+        if (k < 0)
+            k = 0;
     }
+    int budget = h - 1 - 2 * k - (k < np ? 1 : 0);
+    for (int p = 0; p < np; p++)
+        shown[p] = p < k ? 1 : 0;
     int more = 1;
     while (budget > 0 && more) {
         more = 0;
-        for (int p = 0; p < np && budget > 0; p++)
+        for (int p = 0; p < k && budget > 0; p++)
             if (shown[p] < pass_rows(r, p)) {
                 shown[p]++;
                 budget--;
                 more = 1;
             }
     }
+    return k;
+}
+
+int grid_rows_min(const struct ui_scene *s)
+{
+    return s->ok ? 1 + 2 * s->res.npasses : 3;
 }
 
 static void put_cell(const struct app *a, int y, int x, int cw, const char *txt, attr_t at)
@@ -111,9 +122,9 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
     }
     attrset(A_NORMAL);
     int shown[BANK_MAX_PASSES] = {0};
-    allot(r, h, shown);
+    int fit = allot(r, h, shown);
     int row = y + 1;
-    for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++) {
+    for (int p = 0; p < fit && p < BANK_MAX_PASSES; p++) {
         const struct bank_pass *ps = &r->pass[p];
         int total = pass_rows(r, p);
         int off = 0;
@@ -186,8 +197,11 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
             put_cell(a, row, x + LABEL + b * cw, cw, buf, theme_attr(a, role));
         }
         row++;
-        if (row >= y + h)
-            break;
+    }
+    if (fit < r->npasses && row < y + h) {
+        snprintf(buf, sizeof buf, "p%d-p%d: %d more pass%s not shown (a taller terminal shows them)",
+                 fit + 1, r->npasses, r->npasses - fit, r->npasses - fit > 1 ? "es" : "");
+        text_puts(a, row, x, w, buf, theme_attr(a, UIC_DIM));
     }
 }
 

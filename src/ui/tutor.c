@@ -275,7 +275,7 @@ void tutor_draw(struct app *a)
     int code = min_i(code_need, 2);
     int hint = min_i(hint_need, 3);
     int room = rem - code - hint;
-    int grid_min = grid_need ? min_i(grid_need, 3) : 0;
+    int grid_min = grid_need ? min_i(grid_need, grid_rows_min(&a->sc)) : 0;
     int text_min = min_i(text_need, max_i(2, (H - 2) / 4));
     int quiz = min_i(quiz_need, max_i(0, room - grid_min - text_min));
     int grid = grid_need ? max_i(grid_min, min_i(grid_need, room - quiz - text_min)) : 0;

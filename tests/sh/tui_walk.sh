@@ -2,7 +2,7 @@
 # tui_walk.sh: at 80x24 and 120x40, walk every step of every lesson in lessons/ with n,
 # answering each quiz with the answer from the lesson file (checked: "right" appears), checking
 # that predict steps hide the grid until answered and that every step with a scene draws the
-# bank grid. The step list comes from the JSON (jq), not from the program.
+# bank grid with the results panel intact below it. The step list comes from the JSON (jq), not from the program.
 . tests/sh/tui_fixtures/lib.sh
 
 jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
@@ -27,6 +27,10 @@ walk() { # W H
         esac
         if [ "$scene" = 1 ]; then
             wait_for "$GRID_HEADER" 5 || fail "$1x$2 step $ch.$st: no bank grid"
+            # the results panel is intact under the grid (nothing drawn over it)
+            grep -qE "^ model +[0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way · [0-9]+ pass" \
+                "$TMP/screen.txt" || fail "$1x$2 step $ch.$st: no intact model line"
+            grep -qE "^ (no GPU: |measured )" "$TMP/screen.txt" || fail "$1x$2 step $ch.$st: no GPU line"
         fi
         [ "$n" -lt "$total" ] && keys n
     done <"$TMP/steps.tsv"
