@@ -216,14 +216,17 @@ static void draw_present(struct app *a, const struct lesson_step *st)
         params_line(a, &a->sc, buf, sizeof buf);
         text_puts(a, y++, 2, W - 4, buf, A_BOLD);
         int qh = (st->quiz && (hid || a->quiz.answered)) ? min_i(quiz_lines(a, st->quiz, W - 2, 1), 8) : 0;
-        int gh = H - y - 1 - results_rows(a) - qh - 1;
+        int room = H - y - 1 - results_rows(a) - 1;   /* grid + quiz */
+        int gh = room - qh;
+        if (a->sc.ok && gh < grid_rows_min(&a->sc))   /* the grid first, the quiz gets the rest */
+            gh = min_i(grid_rows_min(&a->sc), room);
         if (hid) {
             text_puts(a, y + 1, 2, W - 4, ui_str(a, UIS_PRESENT_HIDDEN),
                       theme_attr(a, UIC_QUIZ) | A_BOLD);
             y += 3;
         } else if (a->sc.ok) {
             int need = grid_rows_wanted(a, &a->sc);
-            gh = min_i(need, max_i(gh, 3));
+            gh = min_i(need, gh);
             int cw = (W - 4) / 32 > 4 ? 4 : (W - 4) / 32;
             int gx = max_i(0, (W - (4 + 32 * cw)) / 2);
             grid_draw(a, y, gx, W - gx, gh, &a->sc, NULL, 1);

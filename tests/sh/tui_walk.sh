@@ -2,7 +2,7 @@
 # tui_walk.sh: at 80x24 and 120x40, walk every step of every lesson in lessons/ with n,
 # answering each quiz with the answer from the lesson file (checked: "right" appears), checking
 # that predict steps hide the grid until answered and that every step with a scene draws the
-# bank grid with the results panel intact below it. The step list comes from the JSON (jq), not from the program.
+# bank grid with the results panel intact below it; then the same in presenter mode at 100x30. The step list comes from the JSON (jq), not from the program.
 . tests/sh/tui_fixtures/lib.sh
 
 jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
@@ -41,6 +41,28 @@ walk() { # W H
     echo "$1x$2: walked $n steps"
 }
 
+# presenter mode at 100x30: e reveals predict steps; the grid and the model line fit
+present_walk() {
+    start 100 30 -- --lessons lessons --lang en --reset --present
+    n=0
+    while IFS="$(printf '\t')" read -r ch st ns scene kind predict answer; do
+        n=$((n + 1))
+        expect " $ch\\.$st/$ns " 5
+        if [ "$scene" = 1 ]; then
+            [ "$predict" = 1 ] && keys e
+            wait_for "$GRID_HEADER" 5 || fail "present step $ch.$st: no bank grid"
+            grep -qE "^  model: [0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way" "$TMP/screen.txt" ||
+                fail "present step $ch.$st: no intact model line"
+            grep -q "n next" "$TMP/screen.txt" && fail "present step $ch.$st: key bar shown"
+        fi
+        [ "$n" -lt "$total" ] && keys n
+    done <"$TMP/steps.tsv"
+    keys q
+    expect "EXITED rc=0" 5
+    echo "100x30 presenter: walked $n steps"
+}
+
 walk 80 24
 walk 120 40
+present_walk
 exit 0
