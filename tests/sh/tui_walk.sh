@@ -2,7 +2,8 @@
 # tui_walk.sh: at 80x24 and 120x40, walk every step of every lesson in lessons/ with n,
 # answering each quiz with the answer from the lesson file (checked: "right" appears), checking
 # that predict steps hide the grid until answered and that every step with a scene draws the
-# bank grid with the results panel intact below it; then the same in presenter mode at 100x30. The step list comes from the JSON (jq), not from the program.
+# bank grid with the results panel intact below it; again at 80x24 in Chinese (text wrapped
+# by display width), then in presenter mode at 100x30. The step list comes from the JSON (jq), not from the program.
 . tests/sh/tui_fixtures/lib.sh
 
 jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
@@ -12,8 +13,10 @@ jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .step
 total=$(wc -l <"$TMP/steps.tsv")
 [ "$total" -gt 0 ] || fail "no steps in lessons/"
 
-walk() { # W H
-    start "$1" "$2" -- --lessons lessons --lang en --reset
+walk() { # W H [LANG]
+    lang=${3:-en}
+    if [ "$lang" = zh ]; then right="正确 \\(答案"; model="模型"; else right="right \\(answer"; model="model"; fi
+    start "$1" "$2" -- --lessons lessons --lang "$lang" --reset
     n=0
     while IFS="$(printf '\t')" read -r ch st ns scene kind predict answer; do
         n=$((n + 1))
@@ -22,15 +25,15 @@ walk() { # W H
             fail "$1x$2 step $ch.$st: predict step shows the grid before an answer"
         fi
         case $kind in
-            choice) keys "$((answer + 1))"; expect "right \\(answer" 5 ;;
-            number) lit "$answer"; keys Enter; expect "right \\(answer" 5 ;;
+            choice) keys "$((answer + 1))"; expect "$right" 5 ;;
+            number) lit "$answer"; keys Enter; expect "$right" 5 ;;
         esac
         if [ "$scene" = 1 ]; then
             wait_for "$GRID_HEADER" 5 || fail "$1x$2 step $ch.$st: no bank grid"
             # the results panel is intact under the grid (nothing drawn over it)
-            grep -qE "^ model +[0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way · [0-9]+ pass" \
+            grep -qE "^ $model +[0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way · [0-9]+ pass" \
                 "$TMP/screen.txt" || fail "$1x$2 step $ch.$st: no intact model line"
-            grep -qE "^ (no GPU: |measured )" "$TMP/screen.txt" || fail "$1x$2 step $ch.$st: no GPU line"
+            grep -qE "^ (no GPU: |measured |无 GPU: |实测 )" "$TMP/screen.txt" || fail "$1x$2 step $ch.$st: no GPU line"
         fi
         [ "$n" -lt "$total" ] && keys n
     done <"$TMP/steps.tsv"
@@ -38,7 +41,7 @@ walk() { # W H
     expect "last step of the last chapter" 5
     keys q
     expect "EXITED rc=0" 5
-    echo "$1x$2: walked $n steps"
+    echo "$1x$2 $lang: walked $n steps"
 }
 
 # presenter mode at 100x30: e reveals predict steps; the grid and the model line fit
@@ -64,5 +67,6 @@ present_walk() {
 
 walk 80 24
 walk 120 40
+walk 80 24 zh
 present_walk
 exit 0
