@@ -480,7 +480,7 @@ static const struct builtin_type builtin_types[] = {
 static int find_type(const struct pattern *p, const char *name)
 {
     for (int i = 0; i < NBUILTIN_TYPES && i < p->ntypes; i++)
-        if (strcmp(p->type[i].name, name) == 0)
+        if (p->type[i].name[0] == name[0] && strcmp(p->type[i].name, name) == 0)
             return i;
     return -1;
 }
@@ -707,7 +707,7 @@ static const char *const reserved[] = {
 static int is_reserved(const char *name)
 {
     for (int i = 0; reserved[i]; i++)
-        if (strcmp(reserved[i], name) == 0)
+        if (reserved[i][0] == name[0] && strcmp(reserved[i], name) == 0)
             return 1;
     return 0;
 }
@@ -2873,21 +2873,31 @@ int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
     if (__builtin_mul_overflow(bxy, bz, &nthreads))
         nthreads = ULLONG_MAX;
     int ptr_seen[MAX_ARRAYS] = {0};
+    unsigned long long tid0 = (unsigned long long)env->warp * 32u;
+    unsigned long long x = 0, y = 0, z = 0;
+    if (tid0 < nthreads) { /* then bx, by, bz > 0 */
+        x = tid0 % bx;
+        y = tid0 / bx % by;
+        z = tid0 / bxy;
+    }
+    e->b[B_WARP] = (long long)env->warp;
     for (int lane = 0; lane < BANK_LANES; lane++) {
-        unsigned long long tid = (unsigned long long)env->warp * 32u + (unsigned)lane;
+        unsigned long long tid = tid0 + (unsigned)lane;
         if (tid >= nthreads)
-            continue;
+            break; /* the lanes after are past the block too */
         e->lane = lane;
-        e->b[B_TX] = (long long)(tid % bx);
-        e->b[B_TY] = (long long)(tid / bx % by);
-        e->b[B_TZ] = (long long)(tid / bxy);
-        e->b[B_BX] = (long long)bx;
-        e->b[B_BY] = (long long)by;
-        e->b[B_BZ] = (long long)bz;
-        e->b[B_LANE] = (long long)(tid % 32);
-        e->b[B_WARP] = (long long)(tid / 32);
+        e->b[B_TX] = (long long)x;
+        e->b[B_TY] = (long long)y;
+        e->b[B_TZ] = (long long)z;
+        e->b[B_LANE] = lane;
         e->b[B_TID] = (long long)tid;
-        e->b[B_WARPSIZE] = 32;
+        if (++x == bx) { /* the next thread's index */
+            x = 0;
+            if (++y == by) {
+                y = 0;
+                z++;
+            }
+        }
         for (int si = 0; si <= last; si++) {
             const struct stmt *s = &p->stmt[si];
             struct val v;
