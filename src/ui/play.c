@@ -199,12 +199,9 @@ void play_draw(struct app *a)
     struct ui_scene *sc = &p->sc;
     int W = a->W, H = a->H;
     char buf[UI_MSG_MAX];
-    app_title(a, " banklab: playground", a->lang == LANG_ZH ? "zh " : "en ");
+    app_title(a, ui_str(a, UIS_PLAY_TITLE), a->lang == LANG_ZH ? "zh " : "en ");
     int y = 1;
-    y += text_draw(a, y, 1, W - 2, 2,
-                   "Type declarations and an access, `;` between statements. NAME=VALUE sets a "
-                   "parameter; block=32x8 and warp=N set the launch.",
-                   0, theme_attr(a, UIC_DIM));
+    y += text_draw(a, y, 1, W - 2, 2, ui_str(a, UIS_PLAY_INTRO), 0, theme_attr(a, UIC_DIM));
     /* the input line, scrolled so the cursor shows */
     int iw = W - 4;
     int start = 0;
@@ -256,7 +253,7 @@ void play_draw(struct app *a)
         y += gh > 0 ? gh : 0;
         results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
     }
-    app_keybar(a, "Up/Down history  Enter save  Tab access  ^U clear  ^X svg  F1 help  Esc back");
+    app_keybar(a, ui_str(a, UIS_PLAY_KEYS));
 }
 
 int play_key(struct app *a, int ch)

@@ -66,7 +66,7 @@ static const struct progress_quiz *quiz_of(const struct app *a, const char *lid,
 void toc_draw(struct app *a)
 {
     int W = a->W, H = a->H;
-    app_title(a, " banklab: contents", "");
+    app_title(a, ui_str(a, UIS_TOC_TITLE), "");
     int n = toc_count(a);
     int rows = H - 3;
     if (a->toc_cursor < a->toc_top)
@@ -95,7 +95,7 @@ void toc_draw(struct app *a)
         }
         text_puts(a, 1 + r, 1, W - 2, buf, at);
     }
-    app_keybar(a, "Up/Down PgUp/PgDn move  Enter go  Esc/c back  (? = quiz not answered yet)  q quit");
+    app_keybar(a, ui_str(a, UIS_TOC_KEYS));
 }
 
 int toc_key(struct app *a, int ch)
@@ -407,7 +407,7 @@ void sweep_draw(struct app *a)
         snprintf(buf + o, sizeof buf - o, "%sno GPU: %s", a->g->sep, a->info.reason);
     }
     text_puts(a, H - 2, 1, W - 2, buf, A_BOLD);
-    app_keybar(a, "Left/Right change the value  lesson keys too  Esc/s back  g playground  ? help  q quit");
+    app_keybar(a, ui_str(a, UIS_SWEEP_KEYS));
 }
 
 int sweep_key(struct app *a, int ch)

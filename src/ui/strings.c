@@ -27,6 +27,18 @@ static const char *const table[UIS_COUNT][2] = {
     [UIS_MODEL]         = {"model", "模型"},
     [UIS_MEASURED]      = {"measured", "实测"},
     [UIS_NO_GPU]        = {"no GPU", "无 GPU"},
+    [UIS_TOC_TITLE]     = {" banklab: contents", " banklab：目录"},
+    [UIS_TOC_KEYS]      = {"Up/Down PgUp/PgDn move  Enter go  Esc/c back  (? = quiz not answered yet)  q quit",
+                           "Up/Down PgUp/PgDn 移动  Enter 跳转  Esc/c 返回（? = 测验未答）  q 退出"},
+    [UIS_SWEEP_KEYS]    = {"Left/Right change the value  lesson keys too  Esc/s back  g playground  ? help  q quit",
+                           "Left/Right 改变取值  课程按键也可用  Esc/s 返回  g 练习场  ? 帮助  q 退出"},
+    [UIS_PLAY_TITLE]    = {" banklab: playground", " banklab：练习场"},
+    [UIS_PLAY_INTRO]    = {"Type declarations and an access, `;` between statements. NAME=VALUE sets a "
+                           "parameter; block=32x8 and warp=N set the launch.",
+                           "输入声明和一次访问，语句之间用 `;` 分隔。NAME=VALUE 设置参数；"
+                           "block=32x8 和 warp=N 设置启动配置。"},
+    [UIS_PLAY_KEYS]     = {"Up/Down history  Enter save  Tab access  ^U clear  ^X svg  F1 help  Esc back",
+                           "Up/Down 历史  Enter 保存  Tab 访问  ^U 清空  ^X svg  F1 帮助  Esc 返回"},
 };
 
 const char *ui_str(const struct app *a, enum ui_str s)
