@@ -664,6 +664,15 @@ static void test_parse_errors(void **state)
     for (int i = 0; i < 40; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "int v%d = %d; ", i, i);
     parse_err(buf, "too many names", col_of(buf, "v32"));
+    n = 0;
+    for (int i = 0; i < 17; i++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "__shared__ char a%d[4]; ", i);
+    snprintf(buf + n, sizeof buf - (size_t)n, "a0[0]");
+    parse_err(buf, "too many shared arrays and pointers (at most 16)", col_of(buf, "a16"));
+    n = snprintf(buf, sizeof buf, "__shared__ ");
+    for (int i = 0; i < PATTERN_MAX_DEPTH + 2; i++)
+        n += snprintf(buf + n, sizeof buf - (size_t)n, "struct { ");
+    parse_err(buf, "structs nested too deeply", 0);
     char *big = malloc(70000);
     assert_non_null(big);
     memset(big, ' ', 69999);
