@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "../lesson/report.h"
 #include "../model/svg.h"
@@ -344,6 +345,11 @@ static void poll_gpu(struct app *a)
 
 int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info)
 {
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "banklab: the tutorial needs a terminal on stdin and stdout "
+                        "(for scripts: banklab sim, check, report)\n");
+        return 2;
+    }
     struct app *a = calloc(1, sizeof *a);
     if (!a) {
         fprintf(stderr, "banklab: out of memory\n");

@@ -25,8 +25,8 @@ struct ui_options {
  * NULL the UI opens device opt->device itself on a background thread after the first frame
  * (finding a device and creating a context can take a second) and closes it before returning;
  * until it answers, the results panel says it is looking for a GPU.
- * Returns the exit status: 0 after q, 128+signal after a signal, 2 when the terminal could
- * not be used (message on stderr). */
+ * Returns the exit status: 0 after q, 128+signal after a signal, 2 when stdin or stdout is
+ * not a terminal or the terminal could not be used (message on stderr). */
 int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info);
 
 /* ui_now: CLOCK_MONOTONIC in seconds (for ui_options.t_start). */

@@ -94,4 +94,10 @@ expect "No lessons could be loaded"
 expect "01-bad.json:[0-9]+:[0-9]+"
 keys q
 expect "EXITED rc=0"
+# --- not a terminal: a message and exit status 2, no escape codes
+"$BANKLAB" --lessons $FIX </dev/null >"$TMP/notty.out" 2>"$TMP/notty.err"
+rc=$?
+[ $rc = 2 ] || fail "without a terminal: exit $rc, want 2"
+grep -q "needs a terminal" "$TMP/notty.err" || fail "without a terminal: $(cat "$TMP/notty.err")"
+[ -s "$TMP/notty.out" ] && fail "without a terminal: wrote to stdout"
 exit 0
