@@ -281,13 +281,20 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     text_lanes(m, lanes, sizeof lanes);
     int lane = lowest(m);
     const struct bank_lane *ln = &r->lane[lane];
-    snprintf(l1, size,
-             "bank %d, pass %d, word %llu (byte %llu): lane%s %s%s; lane %d: offset %llu B, "
-             "%d word%s",
-             in->bank, in->pass + 1, (unsigned long long)word,
-             (unsigned long long)(word * BANK_WORD_BYTES), popc(m) > 1 ? "s" : "", lanes,
-             popc(m) > 1 ? " (broadcast: one word, free)" : "", lane,
-             (unsigned long long)ln->offset, ln->nwords, ln->nwords > 1 ? "s" : "");
+    char banks[32] = "";
+    if (ln->nwords > 1)      /* an 8/16-byte lane spans consecutive banks */
+        snprintf(banks, sizeof banks, " over banks %d-%d", ln->bank[0], ln->bank[ln->nwords - 1]);
+    if (popc(m) > 1)
+        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lanes %s (broadcast, free); "
+                 "lane %d at offset %llu B%s",
+                 in->bank, in->pass + 1, (unsigned long long)word,
+                 (unsigned long long)(word * BANK_WORD_BYTES), lanes, lane,
+                 (unsigned long long)ln->offset, banks);
+    else
+        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lane %d at offset %llu B%s",
+                 in->bank, in->pass + 1, (unsigned long long)word,
+                 (unsigned long long)(word * BANK_WORD_BYTES), lane,
+                 (unsigned long long)ln->offset, banks);
     if (c->nwords <= 1) {
         snprintf(l2, size, "no conflict: bank %d serves only this word in pass %d", in->bank,
                  in->pass + 1);

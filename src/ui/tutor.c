@@ -35,7 +35,7 @@ void tutor_enter_step(struct app *a)
     const struct lesson_step *st = app_step(a);
     memset(&a->quiz, 0, sizeof a->quiz);
     a->quiz.choice = -1;
-    a->insp.on = 0;
+    memset(&a->insp, 0, sizeof a->insp);
     a->hints_shown = 0;
     a->text_scroll = 0;
     a->has_last = a->pending = 0;
@@ -458,6 +458,8 @@ int tutor_key(struct app *a, int ch)
             return 1;
         }
         a->insp.on = 1;
+        a->insp.pass = a->insp.row = 0;   /* start on the worst bank: the interesting one */
+        a->insp.bank = a->sc.res.pass[0].worst_bank > 0 ? a->sc.res.pass[0].worst_bank : 0;
         grid_inspect_clamp(&a->sc, &a->insp);
         return 1;
     case 't':

@@ -19,6 +19,13 @@ expect "contents"
 expect ">  1\\.2 "
 keys Down Down Enter
 expect " 1\\.4/5 "
+lit 1
+keys Enter
+expect "right \\(answer 1\\)"
+keys i
+expect "bank 3, pass 1, word 3 \\(byte 12\\): lanes 0-31 \\(broadcast, free\\)"
+expect "no conflict: bank 3 serves only this word"
+keys i
 keys c Up Up Enter
 expect " 1\\.2/5 "
 
@@ -37,10 +44,10 @@ expect "model +32 wavefronts"
 
 # inspect: bank 0, first word: lane 0; the next word down: lane 1 at byte 128; conflicts named
 keys i
-expect "bank 0, pass 1, word 0 \\(byte 0\\): lane 0"
+expect "bank 0, pass 1, word 0 \\(byte 0\\): lane 0 at offset 0 B"
 expect "conflicts with lanes 1-31"
 keys Down
-expect "word 32 \\(byte 128\\): lane 1; lane 1: offset 128 B"
+expect "word 32 \\(byte 128\\): lane 1 at offset 128 B"
 keys Right
 expect "bank 1, pass 1: idle"
 keys Escape
@@ -76,6 +83,10 @@ expect "^ *p2 "
 keys t
 expect "store v \\(float4, 16 B\\)"
 expect "^ *p4 "
+# inspect a 16-byte lane: it spans four banks
+keys i
+expect "bank 0, pass 1, word 0 \\(byte 0\\): lane 0 at offset 0 B over banks 0-3"
+keys i
 
 # warp and access of a two-access kernel
 keys n n

@@ -72,7 +72,8 @@ expect() { wait_for "$1" "${2:-5}" || fail "did not see /$1/"; }
 # the pid of banklab inside the session (a child of the pane's shell)
 banklab_pid() {
     sh_pid=$($TM display-message -p -t t '#{pane_pid}')
-    ps -o pid= --ppid "$sh_pid" | head -n 1 | tr -d ' '
+    # from /proc, not ps: procps is not in every minimal image
+    awk -v p="$sh_pid" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null | head -n 1
 }
 
 GRID_HEADER='bank +0 +(1 |[·.] )'
