@@ -48,6 +48,8 @@ void tutor_enter_step(struct app *a)
         if (!strcmp(q->lesson_id, l->id) && !strcmp(q->step_id, st->id) && q->attempts > 0) {
             a->quiz.answered = 1;
             a->quiz.correct = q->correct;
+            if (st->quiz && st->quiz->kind == QUIZ_CHOICE)   /* mark the choice given then */
+                a->quiz.choice = atoi(q->given) - 1;
         }
     }
     if (st->scene && !hidden(a))
@@ -97,7 +99,7 @@ static void answer_number(struct app *a)
 static int quiz_lines(const struct app *a, const struct lesson_quiz *q, int w, int full)
 {
     int n = text_count(tr(a, &q->question), w - 2);
-    if (!full && a->quiz.answered) {
+    if (!full && a->quiz.answered && a->quiz.correct) {   /* right: only the explanation */
         n = 0;
     } else if (q->kind == QUIZ_CHOICE) {
         for (int i = 0; i < q->nchoices; i++)
@@ -118,7 +120,7 @@ static int quiz_draw(struct app *a, int y, int x, int w, int h, const struct les
     int r = 0;
     char buf[UI_MSG_MAX];
     attr_t qa = theme_attr(a, UIC_QUIZ);
-    if (full || !a->quiz.answered) {
+    if (full || !a->quiz.answered || !a->quiz.correct) {
         text_puts(a, y, x, 2, "?", qa);
         r += text_draw(a, y + r, x + 2, w - 2, h - r, tr(a, &q->question), 0, qa);
         if (q->kind == QUIZ_CHOICE) {

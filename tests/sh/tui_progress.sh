@@ -38,6 +38,18 @@ keys q
 expect "EXITED rc=0"
 jq -e '.quiz[] | select(.step == "predict" and (.correct == 0 or .correct == false))' "$PROGRESS" >/dev/null ||
     fail "wrong answer not recorded: $(cat "$PROGRESS")"
+# back on the step: the grid stays visible, the question is still there to try again
+start 80 24 -- --lessons $FIX --lang en --chapter 1 --step 4
+expect "not quite \\(answer 1\\)"
+expect "$GRID_HEADER"
+expect "How many wavefronts\\?"
+lit 1
+keys Enter
+expect "right \\(answer 1\\)"
+keys q
+expect "EXITED rc=0"
+jq -e '.quiz[] | select(.step == "predict" and .attempts == 2 and .correct == true and .first_correct == false)' \
+    "$PROGRESS" >/dev/null || fail "second answer not recorded: $(cat "$PROGRESS")"
 
 # --- signals: the terminal comes back and the position is saved
 for sig in TERM HUP INT; do
