@@ -229,6 +229,7 @@ void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_
 
 /* tutor.c: the main screen */
 void tutor_enter_step(struct app *a);
+void tutor_resubmit(struct app *a);   /* measure the step's access again (back from elsewhere) */
 void tutor_draw(struct app *a);
 int tutor_key(struct app *a, int ch);
 const struct lesson_step *app_step(const struct app *a);

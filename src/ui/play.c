@@ -262,6 +262,8 @@ int play_key(struct app *a, int ch)
     switch (ch) {
     case 27:
         a->screen = a->back == SCR_ERROR ? SCR_ERROR : SCR_TUTOR;
+        if (a->screen == SCR_TUTOR)       /* the measurement shown is the step's again */
+            tutor_resubmit(a);
         return 1;
     case KEY_LEFT: if (p->cursor > 0) p->cursor--; return 1;
     case KEY_RIGHT: if (p->cursor < p->len) p->cursor++; return 1;

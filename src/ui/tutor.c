@@ -56,6 +56,13 @@ void tutor_enter_step(struct app *a)
         scene_submit(a, &a->sc);
 }
 
+void tutor_resubmit(struct app *a)
+{
+    a->has_last = a->pending = 0;
+    if (a->sc.ls && !hidden(a))
+        scene_submit(a, &a->sc);
+}
+
 /* --- quiz ------------------------------------------------------------------------------- */
 
 static void record(struct app *a, int correct, const char *given)

@@ -54,6 +54,15 @@ expect " 1\\.2/5 "
 expect "banklab · replay · en"
 expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr · 64\\.5 clk/request · 0\\.500 ms"
 expect "^ +recorded on NVIDIA H200 \\(sm_90\\), 2026-11-29T12:00:00Z"
+# the playground measures its own access; back on the step, the step's numbers return
+keys g
+expect "playground"
+keys C-u
+lit '__shared__ float q[64]; q[lane]'
+expect "measured +- \\(no recorded measurement"
+keys Escape
+expect " 1\\.2/5 "
+expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr"
 keys p
 expect "PAD=1 "
 expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 2\\.2[0-9]? clk/request"
