@@ -58,9 +58,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     /* the pattern checks alignment itself: the model must accept it */
                     if (st != BANK_OK)
                         abort();
-                    for (int k = 0; k < pattern_array_count(p); k++)
-                        if (!pattern_array(p, k))
+                    /* every active lane is inside some array (static) or inside the
+                     * dynamic memory: the bounds checks held */
+                    for (int l = 0; l < 32; l++) {
+                        if (!(acc.mask >> l & 1))
+                            continue;
+                        int inside = 0;
+                        for (int k = 0; k < pattern_array_count(p); k++) {
+                            const struct pattern_array_info *ai = pattern_array(p, k);
+                            if (!ai)
+                                abort();
+                            uint64_t lo = ai->base, hi = ai->base + ai->bytes;
+                            if (ai->dynamic && ai->ndims == 0 && ai->bytes == 0)
+                                hi = ai->base + env[e].dyn_bytes;
+                            if (acc.offset[l] >= lo && acc.offset[l] + acc.width <= hi)
+                                inside = 1;
+                        }
+                        if (!inside)
                             abort();
+                    }
                 } else {
                     if (!err.msg[0] || (err.col > 0 && err.len < 1) ||
                         err.col > (int)size + 1)
