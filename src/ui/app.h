@@ -220,6 +220,7 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
                const struct ui_inspect *in, int big);
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
                       char *l1, char *l2, size_t size);
+void grid_legend(const struct app *a, char *buf, size_t size);  /* one line: what marks mean */
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
 int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */

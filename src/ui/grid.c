@@ -205,6 +205,14 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
     }
 }
 
+void grid_legend(const struct app *a, char *buf, size_t size)
+{
+    int narrow = cell_w(a->W, a->opt.present) == 2;
+    snprintf(buf, size, "%s broadcast  %s conflict  %s both  %s worst bank  %s",
+             a->g->broadcast, a->g->conflict, a->g->both, a->g->worst,
+             narrow ? "A-V = lanes 10-31" : "wds, p1-p4: words per bank (per pass)");
+}
+
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in)
 {
     const struct bank_result *r = &s->res;

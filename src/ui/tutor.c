@@ -292,6 +292,7 @@ void tutor_draw(struct app *a)
     int quiz = min_i(quiz_need, max_i(0, room - grid_min - text_min));
     int grid = grid_need ? max_i(grid_min, min_i(grid_need, room - quiz - text_min)) : 0;
     int text = room - quiz - grid;
+    int legend = 0;
     if (text < 0) {
         hint = max_i(0, hint + text);
         text = 0;
@@ -303,7 +304,9 @@ void tutor_draw(struct app *a)
         g = min_i(spare, code_need - code); code += g; spare -= g;
         g = min_i(spare, quiz_need - quiz); quiz += g; spare -= g;
         g = min_i(spare, hint_need - hint); hint += g; spare -= g;
-        (void)spare;     /* blank rows stay at the bottom */
+        if (spare > 0 && grid > 0 && a->sc.ok)
+            legend = 1;  /* a row to spare: explain the marks under the grid */
+        /* other blank rows stay at the bottom */
     }
     if (text < 0)
         text = 0;
@@ -354,6 +357,10 @@ void tutor_draw(struct app *a)
                 }
             }
             y += grid;
+            if (legend) {
+                grid_legend(a, buf, sizeof buf);
+                text_puts(a, y++, 1, tw, buf, theme_attr(a, UIC_DIM));
+            }
             if (a->insp.on) {
                 char l1[UI_MSG_MAX], l2[UI_MSG_MAX];
                 grid_inspect_text(a, &a->sc, &a->insp, l1, l2, sizeof l1);
