@@ -347,6 +347,11 @@ static void chart(struct app *a, int y, int x, int w, int h, const double *v, in
             for (int c = 0; c < (colw > 1 ? colw - 1 : 1); c++)
                 mvaddstr(y + ch - r, cx + c, a->g->bar);
         attrset(A_NORMAL);
+        if (bh < ch) {   /* the value on top of its bar, where it fits */
+            snprintf(buf, sizeof buf, "%.3g", v[i]);
+            if (colw >= 2 && (int)strlen(buf) <= colw)
+                text_puts(a, y + ch - bh, cx, colw, buf, theme_attr(a, UIC_DIM));
+        }
     }
     /* value labels every few columns, the current one marked */
     int every = max_i(1, (6 + colw - 1) / colw);
