@@ -10,7 +10,8 @@ sim_line() { # PATTERN [sim args]: the model line the UI should show
     jq -r '"\(.wavefronts) wavefronts? · \(.conflicts) conflicts? · \(.ways)-way"' "$TMP/sim.json"
 }
 
-start 80 24 -- --lessons lessons --lang en --reset
+mkdir -p "$TMP/out"
+start 80 24 BANKLAB_EXPORT_DIR="$TMP/out" -- --lessons lessons --lang en --reset
 expect " 1\\.1/"
 keys g
 expect "playground"
@@ -25,6 +26,10 @@ expect "PAD=1"
 expect "model +$(sim_line '__shared__ float s[32][32 + PAD]; s[lane][0]' --param PAD=1)"
 keys Enter
 expect "saved to the playground history"
+# ^X writes the grid as SVG into $BANKLAB_EXPORT_DIR
+keys C-x
+expect "grid written to .*banklab-playground\\.svg"
+grep -q "<svg" "$TMP/out/banklab-playground.svg" || fail "no SVG from the playground"
 
 # a syntax error: caret under the column the parser names, no crash
 keys C-u
