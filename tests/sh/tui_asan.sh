@@ -36,6 +36,21 @@ keys Tab Tab Home Right Right End Left BSpace BSpace BSpace
 lit '1/0]'
 keys Enter Up Down Escape
 expect " 1\\.[45]/5 "
+# random typing in the playground (fixed seed): the parser and the screen take anything
+keys g C-u
+awk 'BEGIN { srand(7); tokens = "s[ ] ( ) + - * / % << >> & | ^ ~ ? : , . 0 1 32 33 1024 lane tid warp threadIdx.x threadIdx.y blockDim.x float float4 char short struct { } __shared__ extern int PAD = == min( max( PAD=3 block=32x8 warp=9 ! && || -1 99999999999999999999";
+    n = split(tokens, t, " ");
+    for (c = 0; c < 25; c++) { line = ""; for (i = 0; i < 12; i++) line = line t[int(rand() * n) + 1] (rand() < 0.3 ? " " : "");
+        if (rand() < 0.5) line = line ";"; print line "x" } }' >"$TMP/random.txt"
+while IFS= read -r chunk; do
+    lit "$chunk"
+    keys Left Left BSpace Home Right DC End Tab
+done <"$TMP/random.txt"
+keys C-u
+lit '__shared__ float s[32][33]; s[lane][0]'
+expect "model +1 wavefront"
+keys Escape
+expect " 1\\.[45]/5 "
 keys q
 expect "EXITED rc=0" 20
 exit 0

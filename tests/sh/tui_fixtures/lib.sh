@@ -25,7 +25,7 @@ $TM new-session -d -s keep -x 80 -y 24 "sleep 3600" || { echo "FAIL: tmux cannot
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 screen() { $TM capture-pane -p -t t 2>/dev/null; }
 keys() { $TM send-keys -t t "$@"; }
-lit() { $TM send-keys -t t -l "$1"; }
+lit() { $TM send-keys -t t -l -- "$1"; }
 fail() {
     echo "FAIL: $*"
     echo "--- screen:"
