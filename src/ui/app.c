@@ -510,6 +510,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     endwin();
     delscreen(scr);
+    app_save(a);               /* first: closing the runner may wait for a measurement */
     if (a->opening) {          /* quit while CUDA was starting: wait for it, then close */
         pthread_join(op.thread, NULL);
         a->gpu = op.gpu;
@@ -517,7 +518,6 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     if (a->own_gpu)
         gpu_close(a->gpu);
-    app_save(a);
     int sig = ui_signal;
     if (a->timing)
         fclose(a->timing);
