@@ -261,7 +261,7 @@ static void key(struct app *a, int ch)
     if (handled)
         return;
     switch (ch) {
-    case 'q': case 'Q':
+    case 'q':
         a->quit = 1;
         break;
     case '?':

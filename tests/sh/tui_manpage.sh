@@ -24,7 +24,7 @@ for k in "Ctrl-U" "Ctrl-X" "PgDn" "Tab" "Esc" "Enter" "Space" "F1" "SIGTERM" "SI
 done
 # every one-letter key has a tagged entry: a .B/.BR line whose words include it
 keytags=$(printf '%s\n' "$plain" | grep -E '^\.BR? ' | sed -E 's/^\.BR? //; s/"//g; s/,/ /g; s#/# #g' | tr ' ' '\n' | grep -v '^$' | sort -u)
-for k in n b c g s i t w W a h l e x r q Q '?'; do
+for k in n b c g s i t w W a h l e x r q '?'; do
     printf '%s\n' "$keytags" | grep -qxF -- "$k" || { echo "FAIL: key $k has no entry in $MAN"; missing=1; }
 done
 [ $missing = 0 ] && echo "man page mentions every option, command and key"
