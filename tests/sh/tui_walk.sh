@@ -68,5 +68,6 @@ present_walk() {
 walk 80 24
 walk 120 40
 walk 80 24 zh
+walk 72 20
 present_walk
 exit 0
