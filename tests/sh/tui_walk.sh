@@ -3,7 +3,8 @@
 # answering each quiz with the answer from the lesson file (checked: "right" appears), checking
 # that predict steps hide the grid until answered and that every step with a scene draws the
 # bank grid with the results panel intact below it; again at 80x24 in Chinese (text wrapped
-# by display width), then in presenter mode at 100x30. The step list comes from the JSON (jq), not from the program.
+# by display width), at the minimum size 72x20, then in presenter mode at 100x30.
+# The step list comes from the JSON (jq), not from the program.
 . tests/sh/tui_fixtures/lib.sh
 
 jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
