@@ -106,6 +106,16 @@ expect "No lessons could be loaded"
 expect "01-bad.json:[0-9]+:[0-9]+"
 keys q
 expect "EXITED rc=0"
+# --- one good lesson and one broken: the good one runs, a warning names the broken one
+mkdir -p "$TMP/mixed"
+cp $FIX/01-fixture.json "$TMP/mixed/"
+printf '{"format": 1, "id": "y", "chapter": 2, "title": {"zh": "y", "en": "y"}, "steps": [' >"$TMP/mixed/02-bad.json"
+start 100 24 -- --lessons "$TMP/mixed" --lang en --reset
+expect "1 problem in the lessons \\(skipped\\): .*02-bad\\.json"
+expect " 1\\.1/5 "
+keys q
+expect "EXITED rc=0"
+
 # --- not a terminal: a message and exit status 2, no escape codes
 "$BANKLAB" --lessons $FIX </dev/null >"$TMP/notty.out" 2>"$TMP/notty.err"
 rc=$?
