@@ -98,6 +98,7 @@ struct ui_quiz_state {
 struct ui_inspect {
     int on;
     int pass, row, bank;
+    int k;                    /* which lane of the cell is detailed (Enter cycles) */
 };
 
 struct ui_sweep {

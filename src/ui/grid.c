@@ -238,6 +238,11 @@ void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in)
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key)
 {
     const struct bank_result *r = &s->res;
+    if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+        in->k++;
+        return;
+    }
+    in->k = 0;
     switch (key) {
     case KEY_LEFT: in->bank--; break;
     case KEY_RIGHT: in->bank++; break;
@@ -288,13 +293,16 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     uint32_t m = c->lanes[in->row];
     text_lanes(m, lanes, sizeof lanes);
     int lane = lowest(m);
+    for (int k = in->k % popc(m); k > 0; k--)   /* the k-th lane of the cell */
+        for (lane++; lane < 32 && !(m >> lane & 1u); lane++)
+            ;
     const struct bank_lane *ln = &r->lane[lane];
     char banks[32] = "";
     if (ln->nwords > 1)      /* an 8/16-byte lane spans consecutive banks */
         snprintf(banks, sizeof banks, " over banks %d-%d", ln->bank[0], ln->bank[ln->nwords - 1]);
     if (popc(m) > 1)
-        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lanes %s (broadcast, free); "
-                 "lane %d at offset %llu B%s",
+        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lanes %s share it (free); "
+                 "lane %d at %llu B%s",
                  in->bank, in->pass + 1, (unsigned long long)word,
                  (unsigned long long)(word * BANK_WORD_BYTES), lanes, lane,
                  (unsigned long long)ln->offset, banks);

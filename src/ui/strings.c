@@ -8,7 +8,7 @@ static const char *const table[UIS_COUNT][2] = {
     [UIS_NEXTBACK]      = {"n next  b back  ", "n 下一步  b 上一步  "},
     [UIS_KEYS]          = {"c contents  g playground  s sweep  i inspect  h hint  l lang  ? help  q quit",
                            "c 目录  g 练习场  s 扫描  i 检查  h 提示  l 语言  ? 帮助  q 退出"},
-    [UIS_INSPECT_KEYS]  = {"arrows move  i/Esc leave inspect  ", "方向键移动  i/Esc 退出检查  "},
+    [UIS_INSPECT_KEYS]  = {"arrows move  Enter next lane  i/Esc leave  ", "方向键移动  Enter 下一个 lane  i/Esc 退出  "},
     [UIS_HIDDEN]        = {"Grid and numbers hidden until you answer (e reveals).",
                            "先回答，再看网格和数字（e 直接显示）。"},
     [UIS_PRESENT_HIDDEN]= {"Predict first.  Press e (or Enter) to reveal.",

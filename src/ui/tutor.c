@@ -398,7 +398,7 @@ int tutor_key(struct app *a, int ch)
     int hid = hidden(a);
     if (a->insp.on) {
         if (ch == KEY_LEFT || ch == KEY_RIGHT || ch == KEY_UP || ch == KEY_DOWN || ch == KEY_HOME ||
-            ch == KEY_END) {
+            ch == KEY_END || ch == '\r' || ch == '\n' || ch == KEY_ENTER) {
             grid_inspect_move(&a->sc, &a->insp, ch);
             return 1;
         }

@@ -23,8 +23,10 @@ lit 1
 keys Enter
 expect "right \\(answer 1\\)"
 keys i
-expect "bank 3, pass 1, word 3 \\(byte 12\\): lanes 0-31 \\(broadcast, free\\)"
+expect "bank 3, pass 1, word 3 \\(byte 12\\): lanes 0-31 share it \\(free\\); lane 0 at 12 B"
 expect "no conflict: bank 3 serves only this word"
+keys Enter Enter
+expect "lanes 0-31 share it \\(free\\); lane 2 at 12 B"
 keys i
 keys c Up Up Enter
 expect " 1\\.2/5 "
