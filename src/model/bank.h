@@ -57,7 +57,7 @@ struct bank_result {
     int npasses;        /* passes the instruction is split into (1, 2 or 4), active or not */
     uint32_t conflict_lanes;            /* lanes marked conflict in lane[] */
     struct bank_lane lane[BANK_LANES];
-    struct bank_pass pass[BANK_MAX_PASSES];
+    struct bank_pass pass[BANK_MAX_PASSES];  /* cells defined for pass < npasses only */
 };
 
 enum bank_status {
