@@ -119,6 +119,7 @@ struct ui_play {
     char filtered[PROGRESS_CODE_MAX];     /* text without NAME=VALUE statements */
     int colmap[PROGRESS_CODE_MAX];        /* filtered column -> text column */
     char params[UI_MSG_MAX];              /* "PAD=1 block=32x8" */
+    char unset[UI_MSG_MAX];               /* parameters the text uses but nobody set (0) */
     struct ui_scene sc;
 };
 

@@ -144,14 +144,18 @@ static void play_eval(struct app *a)
         return;
     }
     /* parameters the text uses but nobody set: 0, and say so */
+    p->unset[0] = 0;
     for (int k = 0; k < pattern_param_count(sc->pat); k++) {
         const char *nm = pattern_param_name(sc->pat, k);
         int found = 0;
         for (int m = 0; m < env.nparams; m++)
             if (!strcmp(env.param[m].name, nm))
                 found = 1;
-        if (!found)
+        if (!found) {
             pattern_env_set(&env, nm, 0);
+            size_t u = strlen(p->unset);
+            snprintf(p->unset + u, sizeof p->unset - u, "%s%s", u ? ", " : "", nm);
+        }
     }
     sc->env = env;
     scene_eval(a, sc);
@@ -239,6 +243,10 @@ void play_draw(struct app *a)
     } else {
         y++;
         params_line(a, sc, buf, sizeof buf);
+        if (p->unset[0]) {
+            size_t o = strlen(buf);
+            snprintf(buf + o, sizeof buf - o, "%s%s unset: 0 (type NAME=VALUE)", a->g->sep, p->unset);
+        }
         text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
         int gh = H - y - 2 - results_rows(a);
         int need = grid_rows_wanted(a, sc);

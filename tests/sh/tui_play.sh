@@ -47,6 +47,11 @@ expect "error: .*lane"
 # fix it: the grid comes back
 keys Left BSpace BSpace BSpace BSpace
 expect "model +$(sim_line '__shared__ float s[32][33]; s[lane][lane]')"
+# a parameter nobody set is 0, and the screen says so
+keys C-u
+lit '__shared__ float s[32][32 + PAD]; s[lane][0]'
+expect "PAD unset: 0 \\(type NAME=VALUE\\)"
+expect "model +32 wavefronts"
 # unknown name, division by zero: messages, never a crash
 keys C-u
 lit '__shared__ int q[64]; q[lane / 0]'
