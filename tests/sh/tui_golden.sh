@@ -10,7 +10,7 @@ GOLD=tests/golden
 failed=0
 
 normalise() {
-    sed -E -e 's/^( *)no GPU: .*/\1no GPU: <reason>/' \
+    sed -E -e 's/^( *)(no GPU|无 GPU): .*/\1\2: <reason>/' \
            -e 's/banklab (·|\|) (none|cuda|replay) (·|\|)/banklab \1 <backend> \3/'
 }
 

@@ -22,7 +22,9 @@ walk() { # W H [LANG]
     while IFS="$(printf '\t')" read -r ch st ns scene kind predict answer; do
         n=$((n + 1))
         expect " $ch\\.$st/$ns " 5
-        if [ "$predict" = 1 ] && grep -qE "$GRID_HEADER" "$TMP/screen.txt"; then
+        # a capture can catch the new header before the old grid is erased: the grid must be
+        # gone within 2 s, not at the first capture
+        if [ "$predict" = 1 ] && ! wait_gone "$GRID_HEADER" 2; then
             fail "$1x$2 step $ch.$st: predict step shows the grid before an answer"
         fi
         case $kind in
