@@ -97,13 +97,11 @@ static int vlist_add_case(struct vlist *L, const char *label, const struct gpu_r
     it->row.model_wavefronts = it->row.model_conflicts = it->row.agree = -1;
     it->row.rec.req = *q;
     it->row.rec.req.id = (uint64_t)L->n + 1;
-    const char *const *known = gpu_case_params(q->case_name);
     size_t kl = (size_t)snprintf(it->key, sizeof it->key, "%s", q->case_name);
-    for (int i = 0; known && i < q->nparams; i++)
-        for (int k = 0; known[k]; k++)
-            if (!strcmp(known[k], q->param_name[i]) && kl < sizeof it->key)
-                kl += (size_t)snprintf(it->key + kl, sizeof it->key - kl, " %s=%lld",
-                                       q->param_name[i], q->param_value[i]);
+    for (int i = 0; i < q->nparams; i++)
+        if (gpu_case_param_index(q->case_name, q->param_name[i]) >= 0 && kl < sizeof it->key)
+            kl += (size_t)snprintf(it->key + kl, sizeof it->key - kl, " %s=%lld",
+                                   q->param_name[i], q->param_value[i]);
     it->dup_of = -1;
     for (int i = 0; i < L->n; i++)
         if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key)) {

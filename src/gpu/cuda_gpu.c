@@ -35,7 +35,7 @@
 #define COUNT_ITERS 4                                /* counter launch: 4 x 32 instructions */
 #define COUNT_INSTR (COUNT_ITERS * BL_PATTERN_UNROLL)
 #define CASE_ROUNDS 64
-#define SMALL_PER_BLOCK 4096                         /* floats of input per block, at most */
+#define SMALL_PER_BLOCK 4096  /* floats of input per block, at most: dynamic_carve's N max in gpu_case_info */
 #define TRANSPOSE_N 8192
 
 struct runner {
@@ -316,20 +316,26 @@ static int l_remap(struct case_run *c) { return bl_remap_launch(c->out, c->in, c
 static int l_bcast(struct case_run *c) { return bl_broadcast_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS); }
 static int l_carve(struct case_run *c) { return bl_dynamic_carve_launch(c->out, c->in, c->blocks, c->a, c->b); }
 
-/* Parameter `name` (or alias) of the request, else def; *bad set when outside lo..hi. */
-static long long param(const struct gpu_request *req, const char *name, const char *alias,
-                       long long def, long long lo, long long hi, struct gpu_result *res)
+/* Parameter i of the request's case kernel (gpu_case_info: by name or alias), else its
+ * default; the result fails when the value is outside the kernel's range. */
+static long long case_arg(const struct gpu_request *req, int i, struct gpu_result *res)
 {
-    for (int i = 0; i < req->nparams && i < GPU_CASE_MAX_PARAMS; i++) {
-        if (!strcmp(req->param_name[i], name) || (alias && !strcmp(req->param_name[i], alias))) {
-            long long v = req->param_value[i];
-            if (v < lo || v > hi)
+    int n;
+    const struct gpu_case_param *p = gpu_case_info(req->case_name, &n);
+    if (!p || i >= n)
+        return 0;
+    p += i;
+    for (int k = 0; k < req->nparams && k < GPU_CASE_MAX_PARAMS; k++) {
+        if (!strcmp(req->param_name[k], p->name) ||
+            (p->alias && !strcmp(req->param_name[k], p->alias))) {
+            long long v = req->param_value[k];
+            if (v < p->min || v > p->max)
                 res_fail(res, GPU_EINVAL, "%s: %s = %lld is outside %lld..%lld", req->case_name,
-                         name, v, lo, hi);
+                         p->name, v, p->min, p->max);
             return v;
         }
     }
-    return def;
+    return p->def;
 }
 
 static int ensure_big(struct runner *R, struct gpu_result *res)
@@ -436,7 +442,7 @@ static int run_case(struct runner *R, const struct gpu_request *req, struct gpu_
             c.kind = BL_T_TILE32;
         else if (!strcmp(name, "transpose_padded")) {
             c.kind = BL_T_PADDED;
-            c.a = (int)param(req, "PAD", NULL, 1, 0, 32, res);
+            c.a = (int)case_arg(req, 0, res);
         } else if (!strcmp(name, "transpose_swizzled"))
             c.kind = BL_T_SWIZZLED;
         else
@@ -445,34 +451,34 @@ static int run_case(struct runner *R, const struct gpu_request *req, struct gpu_
         shared_ld_per_launch = c.kind >= BL_T_TILE32 ? (double)c.n * c.n / 32 : 0;
     } else if (!strcmp(name, "row_col")) {
         c.launch = l_row_col;
-        c.a = (int)param(req, "PAD", NULL, 0, 0, 32, res);
-        c.b = (int)param(req, "COLUMN", "COL", 1, 0, 1, res);
+        c.a = (int)case_arg(req, 0, res);
+        c.b = (int)case_arg(req, 1, res);
         shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "vector_width")) {
         c.launch = l_vector;
-        c.a = (int)param(req, "VEC", NULL, 4, 1, 4, res);
+        c.a = (int)case_arg(req, 0, res);
         if (c.a == 3)
             res_fail(res, GPU_EINVAL, "vector_width: VEC must be 1, 2 or 4");
-        c.b = (int)param(req, "PAD", NULL, 0, 0, 8, res);
+        c.b = (int)case_arg(req, 1, res);
         shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * (32 / (c.a ? c.a : 1));
     } else if (!strcmp(name, "aos_soa")) {
         c.launch = l_aos;
-        c.a = (int)param(req, "FIELDS", NULL, 4, 1, 8, res);
-        c.b = (int)param(req, "SOA", "LAYOUT", 0, 0, 1, res);
+        c.a = (int)case_arg(req, 0, res);
+        c.b = (int)case_arg(req, 1, res);
         shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * c.a;
     } else if (!strcmp(name, "remap")) {
         c.launch = l_remap;
-        c.a = (int)param(req, "REMAP", NULL, 1, 0, 1, res);
+        c.a = (int)case_arg(req, 0, res);
         shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "broadcast")) {
         c.launch = l_bcast;
-        c.a = (int)param(req, "GROUP", NULL, 32, 1, 32, res);
-        c.b = (int)param(req, "STRIDE", NULL, 1, 0, 1024, res);
+        c.a = (int)case_arg(req, 0, res);
+        c.b = (int)case_arg(req, 1, res);
         shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "dynamic_carve")) {
         c.launch = l_carve;
-        c.a = (int)param(req, "N", NULL, 1024, 32, SMALL_PER_BLOCK, res);
-        c.b = (int)param(req, "PAD_BYTES", "PAD", 0, 0, 64, res);
+        c.a = (int)case_arg(req, 0, res);
+        c.b = (int)case_arg(req, 1, res);
         per_block_out = c.a;
         if (res->status == GPU_OK && (c.a * 4 + c.b) % 8)
             res_fail(res, GPU_EINVAL,

@@ -113,9 +113,23 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
 /* gpu_close: stop the worker (waits for the running request) and free. NULL is fine. */
 void gpu_close(struct gpu *g);
 
-/* gpu_case_params: the parameter names case kernel `name` reads (aliases included),
- * NULL-terminated; NULL for an unknown case. Other parameters of a request are ignored. */
-const char *const *gpu_case_params(const char *name);
+/* One parameter a case kernel reads: its name, another scene name that stands for it, the
+ * value used when a request does not give it, and the range the kernel accepts. */
+struct gpu_case_param {
+    const char *name;             /* e.g. "PAD" */
+    const char *alias;            /* e.g. "COL" for "COLUMN", or NULL */
+    long long def, min, max;
+};
+
+/* gpu_case_info: the parameters case kernel `name` reads, in a fixed order; *n receives
+ * their number (0 for a case without parameters). NULL (and *n = 0) for an unknown case.
+ * The one table the runner, `banklab verify` and the tutorial build case requests from;
+ * other parameters of a request are ignored. The pointer is static. */
+const struct gpu_case_param *gpu_case_info(const char *name, int *n);
+
+/* gpu_case_param_index: index in gpu_case_info(case) of the parameter a scene names
+ * `scene_name` (by name or alias), or -1. */
+int gpu_case_param_index(const char *case_name, const char *scene_name);
 
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);

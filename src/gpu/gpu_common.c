@@ -198,27 +198,50 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     return GPU_EFAILED;
 }
 
-const char *const *gpu_case_params(const char *name)
+/* The parameters of every case kernel: name, alias, default, range (see kernels/). */
+static const struct gpu_case_param cp_pad1[] = {{"PAD", NULL, 1, 0, 32}};
+static const struct gpu_case_param cp_row_col[] = {{"PAD", NULL, 0, 0, 32},
+                                                   {"COLUMN", "COL", 1, 0, 1}};
+static const struct gpu_case_param cp_vector[] = {{"VEC", NULL, 4, 1, 4}, {"PAD", NULL, 0, 0, 8}};
+static const struct gpu_case_param cp_aos[] = {{"FIELDS", NULL, 4, 1, 8},
+                                               {"SOA", "LAYOUT", 0, 0, 1}};
+static const struct gpu_case_param cp_remap[] = {{"REMAP", NULL, 1, 0, 1}};
+static const struct gpu_case_param cp_bcast[] = {{"GROUP", NULL, 32, 1, 32},
+                                                 {"STRIDE", NULL, 1, 0, 1024}};
+static const struct gpu_case_param cp_carve[] = {{"N", NULL, 1024, 32, 4096},
+                                                 {"PAD_BYTES", "PAD", 0, 0, 64}};
+
+#define CASE(name, t) {name, t, (int)(sizeof t / sizeof t[0])}
+static const struct {
+    const char *name;
+    const struct gpu_case_param *params;
+    int n;
+} case_table[] = {
+    {"copy", cp_pad1, 0}, {"transpose_naive", cp_pad1, 0}, {"transpose_tile32", cp_pad1, 0},
+    CASE("transpose_padded", cp_pad1), {"transpose_swizzled", cp_pad1, 0},
+    CASE("row_col", cp_row_col), CASE("vector_width", cp_vector), CASE("aos_soa", cp_aos),
+    CASE("remap", cp_remap), CASE("broadcast", cp_bcast), CASE("dynamic_carve", cp_carve),
+};
+#undef CASE
+
+const struct gpu_case_param *gpu_case_info(const char *name, int *n)
 {
-    static const char *const none[] = {NULL};
-    static const char *const pad[] = {"PAD", NULL};
-    static const char *const row_col[] = {"PAD", "COLUMN", "COL", NULL};
-    static const char *const vec[] = {"VEC", "PAD", NULL};
-    static const char *const aos[] = {"FIELDS", "SOA", "LAYOUT", NULL};
-    static const char *const remap[] = {"REMAP", NULL};
-    static const char *const bcast[] = {"GROUP", "STRIDE", NULL};
-    static const char *const carve[] = {"N", "PAD_BYTES", "PAD", NULL};
-    static const struct {
-        const char *name;
-        const char *const *params;
-    } table[] = {
-        {"copy", none}, {"transpose_naive", none}, {"transpose_tile32", none},
-        {"transpose_padded", pad}, {"transpose_swizzled", none}, {"row_col", row_col},
-        {"vector_width", vec}, {"aos_soa", aos}, {"remap", remap}, {"broadcast", bcast},
-        {"dynamic_carve", carve},
-    };
-    for (size_t i = 0; name && i < sizeof table / sizeof table[0]; i++)
-        if (!strcmp(table[i].name, name))
-            return table[i].params;
+    *n = 0;
+    for (size_t i = 0; name && i < sizeof case_table / sizeof case_table[0]; i++) {
+        if (!strcmp(case_table[i].name, name)) {
+            *n = case_table[i].n;
+            return case_table[i].params;
+        }
+    }
     return NULL;
+}
+
+int gpu_case_param_index(const char *case_name, const char *scene_name)
+{
+    int n;
+    const struct gpu_case_param *t = gpu_case_info(case_name, &n);
+    for (int i = 0; t && i < n; i++)
+        if (!strcmp(t[i].name, scene_name) || (t[i].alias && !strcmp(t[i].alias, scene_name)))
+            return i;
+    return -1;
 }

@@ -149,46 +149,23 @@ int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls)
     return s->ok ? 0 : -1;
 }
 
-/* the request that measures what is drawn */
-/* The parameters each case kernel takes: name, the scene name that may stand for it, default.
- * Mirrors the runner (src/gpu/cuda_gpu.c, where each case reads its parameters) so that a request carries exactly the
- * kernel's parameters: a live run ignores others anyway, and a recording (replay) matches a
- * request by case name and the full parameter set. */
-static const struct {
-    const char *kernel, *name, *alias;
-    long long def;
-} case_params[] = {
-    {"transpose_padded", "PAD", NULL, 1},
-    {"row_col", "PAD", NULL, 0},
-    {"row_col", "COLUMN", "COL", 1},
-    {"vector_width", "VEC", NULL, 4},
-    {"vector_width", "PAD", NULL, 0},
-    {"aos_soa", "FIELDS", NULL, 4},
-    {"aos_soa", "SOA", "LAYOUT", 0},
-    {"remap", "REMAP", NULL, 1},
-    {"broadcast", "GROUP", NULL, 32},
-    {"broadcast", "STRIDE", NULL, 1},
-    {"dynamic_carve", "N", NULL, 1024},
-    {"dynamic_carve", "PAD_BYTES", "PAD", 0},
-};
-
+/* A case request carries every parameter the kernel reads (gpu_case_info), the scene's value
+ * where the scene has it, else the kernel's default: a live run ignores other parameters,
+ * and a recording (replay) matches a request by case name and the full parameter set. */
 void scene_case_request(const struct ui_scene *s, int param, long long v, struct gpu_request *rq)
 {
     const char *k = s->ls->kernel;
+    int n;
+    const struct gpu_case_param *cp = gpu_case_info(k, &n);
     rq->kind = GPU_REQ_CASE;
     snprintf(rq->case_name, sizeof rq->case_name, "%s", k);
     rq->nparams = 0;
-    for (size_t c = 0; c < sizeof case_params / sizeof case_params[0]; c++) {
-        if (strcmp(case_params[c].kernel, k) || rq->nparams >= GPU_CASE_MAX_PARAMS)
-            continue;
-        long long val = case_params[c].def;
-        for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
-            const char *n = s->ls->params[i].name;
-            if (!strcmp(n, case_params[c].name) ||
-                (case_params[c].alias && !strcmp(n, case_params[c].alias)))
+    for (int c = 0; cp && c < n && rq->nparams < GPU_CASE_MAX_PARAMS; c++) {
+        long long val = cp[c].def;
+        for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++)
+            if (gpu_case_param_index(k, s->ls->params[i].name) == c)
                 val = i == param ? v : s->value[i];
-        }
-        snprintf(rq->param_name[rq->nparams], sizeof rq->param_name[0], "%s", case_params[c].name);
+        snprintf(rq->param_name[rq->nparams], sizeof rq->param_name[0], "%s", cp[c].name);
         rq->param_value[rq->nparams++] = val;
     }
 }
