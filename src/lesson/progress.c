@@ -3,6 +3,7 @@
  * starts fresh. Saving is atomic (temp file in the same directory, fsync, rename, fsync dir).
  * No curses, no CUDA; never prints, never exits. */
 #include "progress.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -50,21 +51,7 @@ static void copy_str(char *dst, size_t size, const char *src)
 
 const char *progress_default_path(char *buf, size_t size)
 {
-    const char *xdg = getenv("XDG_STATE_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (!buf || !size)
-        return NULL;
-    /* XDG base directory spec: a relative XDG_STATE_HOME is invalid and must be ignored. */
-    if (xdg && xdg[0] == '/')
-        n = snprintf(buf, size, "%s/banklab/progress.json", xdg);
-    else if (home && home[0])
-        n = snprintf(buf, size, "%s/.local/state/banklab/progress.json", home);
-    else
-        return NULL;
-    if (n < 0 || (size_t)n >= size)
-        return NULL;
-    return buf;
+    return files_xdg_path("XDG_STATE_HOME", ".local/state", "banklab/progress.json", buf, size);
 }
 
 void progress_init(struct progress *p)
@@ -488,70 +475,21 @@ static cJSON *to_json(const struct progress *p)
 /* mkdir -p for the directory part of path (mode 0700 for what it creates). */
 static int make_parents(const char *path, char *err, size_t errsz)
 {
+    const char *slash = strrchr(path, '/');
     char dir[4096];
-    if (strlen(path) >= sizeof dir) {
+    if (!slash || slash == path)
+        return 0;
+    if ((size_t)(slash - path) >= sizeof dir) {
         fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (!slash || slash == dir)
-        return 0;
-    *slash = 0;
-    for (char *s = dir + 1;; s++) {
-        if (*s == '/' || *s == 0) {
-            char c = *s;
-            *s = 0;
-            if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
-                fmt(err, errsz, "cannot create %s: %s", dir, strerror(errno));
-                return -1;
-            }
-            struct stat st;
-            if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                fmt(err, errsz, "%s is not a directory", dir);
-                return -1;
-            }
-            *s = c;
-            if (!c)
-                break;
-        }
-    }
-    return 0;
+    snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+    return files_mkdirs(dir, 0700, err, errsz);
 }
 
-static int write_all(int fd, const char *s, size_t n)
+static int emit_text(FILE *f, void *text)
 {
-    while (n) {
-        ssize_t k = write(fd, s, n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            return -1;
-        }
-        s += k;
-        n -= (size_t)k;
-    }
-    return 0;
-}
-
-static void fsync_dir_of(const char *path)
-{
-    char dir[4096];
-    if (strlen(path) >= sizeof dir)
-        return;
-    strcpy(dir, path);
-    char *slash = strrchr(dir, '/');
-    if (!slash)
-        strcpy(dir, ".");
-    else if (slash == dir)
-        dir[1] = 0;
-    else
-        *slash = 0;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        fsync(fd);  /* best effort: some file systems refuse fsync on directories */
-        close(fd);
-    }
+    return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
 }
 
 int progress_save(const char *path, const struct progress *p, char *err, size_t errsz)
@@ -569,41 +507,7 @@ int progress_save(const char *path, const struct progress *p, char *err, size_t 
         fmt(err, errsz, "out of memory writing %s", path);
         return -1;
     }
-    size_t plen = strlen(path);
-    char *tmp = malloc(plen + 16);
-    if (!tmp) {
-        free(text);
-        fmt(err, errsz, "out of memory writing %s", path);
-        return -1;
-    }
-    memcpy(tmp, path, plen);
-    memcpy(tmp + plen, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
-        free(tmp);
-        free(text);
-        return -1;
-    }
-    int rc = 0;
-    if (fchmod(fd, 0600) < 0 || write_all(fd, text, strlen(text)) < 0 || write_all(fd, "\n", 1) < 0 ||
-        fsync(fd) < 0) {
-        fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
-        rc = -1;
-    }
-    if (close(fd) < 0 && rc == 0) {
-        fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) < 0) {
-        fmt(err, errsz, "cannot replace %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc < 0)
-        unlink(tmp);
-    else
-        fsync_dir_of(path);
-    free(tmp);
+    int rc = files_write_atomic(path, 0600, emit_text, text, err, errsz);
     free(text);
     return rc;
 }

@@ -3,6 +3,7 @@
  * directory it is given, through temp files that are renamed into place.
  * No curses, no CUDA; never prints, never exits. */
 #include "report.h"
+#include "files.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -479,78 +480,42 @@ char *report_file_name(long long now, const char *ext, char *buf, size_t size)
 
 const char *report_data_dir(char *buf, size_t size, int create)
 {
-    const char *xdg = getenv("XDG_DATA_HOME");
-    const char *home = getenv("HOME");
-    int n;
-    if (!buf || !size)
+    if (!files_xdg_path("XDG_DATA_HOME", ".local/share", "banklab/reports", buf, size))
         return NULL;
-    if (xdg && xdg[0] == '/')
-        n = snprintf(buf, size, "%s/banklab/reports", xdg);
-    else if (home && home[0])
-        n = snprintf(buf, size, "%s/.local/share/banklab/reports", home);
-    else
+    if (create && files_mkdirs(buf, 0700, NULL, 0) < 0)
         return NULL;
-    if (n < 0 || (size_t)n >= size)
-        return NULL;
-    if (create) {
-        for (char *s = buf + 1;; s++) {
-            if (*s == '/' || !*s) {
-                char c = *s;
-                *s = 0;
-                int bad = mkdir(buf, 0700) < 0 && errno != EEXIST;
-                *s = c;
-                if (bad)
-                    return NULL;
-                if (!c)
-                    break;
-            }
-        }
-    }
     return buf;
 }
 
-/* One report file: temp file in dir, write, fsync, rename. */
+/* What one report file holds, for files_write_atomic. */
+struct report_job {
+    int json;
+    const struct progress *p;
+    const struct lesson_set *set;
+    enum lesson_lang lang;
+    const struct report_meta *meta;
+};
+
+static int emit_report(FILE *f, void *ctx)
+{
+    const struct report_job *j = ctx;
+    return j->json ? report_write_json(f, j->p, j->set, j->lang, j->meta)
+                   : report_write_md(f, j->p, j->set, j->lang, j->meta);
+}
+
+/* One report file, replaced atomically (0644: a report is meant to be handed in). */
 static int write_one(const char *dir, const char *name, int json, const struct progress *p,
                      const struct lesson_set *set, enum lesson_lang lang,
                      const struct report_meta *meta, char *path, size_t pathsz, char *err,
                      size_t errsz)
 {
     int n = snprintf(path, pathsz, "%s/%s", dir, name);
-    char tmp[4200];
-    if (n < 0 || (size_t)n >= pathsz || snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >=
-                                            (int)sizeof tmp) {
+    if (n < 0 || (size_t)n >= pathsz) {
         fmt(err, errsz, "report path too long in %s", dir);
         return -1;
     }
-    int fd = mkstemp(tmp);
-    if (fd < 0) {
-        fmt(err, errsz, "cannot write in %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    (void)fchmod(fd, 0644);  /* a report is meant to be handed in */
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
-        close(fd);
-        unlink(tmp);
-        return -1;
-    }
-    int rc = json ? report_write_json(f, p, set, lang, meta) : report_write_md(f, p, set, lang, meta);
-    if (rc == 0 && fsync(fd) < 0)
-        rc = -1;
-    if (rc < 0)
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
-    if (fclose(f) != 0 && rc == 0) {
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc == 0 && rename(tmp, path) < 0) {
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
-        rc = -1;
-    }
-    if (rc < 0)
-        unlink(tmp);
-    return rc;
+    struct report_job job = {json, p, set, lang, meta};
+    return files_write_atomic(path, 0644, emit_report, &job, err, errsz);
 }
 
 int report_write_dir(const char *dir, int formats, const struct progress *p,

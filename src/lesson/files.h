@@ -1,0 +1,28 @@
+/* files.h: the file-system steps behind what banklab saves (progress, reports): XDG
+ * directories, mkdir -p, and atomic replacement of a file. Never prints, never exits; errors
+ * come back as one line in err. No curses, no CUDA, no cJSON. */
+#ifndef BANKLAB_FILES_H
+#define BANKLAB_FILES_H
+
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+/* files_xdg_path: "$XDG_VAR/suffix" when the variable xdg_var holds an absolute path (the XDG
+ * base directory spec ignores relative ones), else "$HOME/home_rel/suffix". Writes into buf;
+ * returns buf, or NULL when neither variable is usable or the path does not fit. */
+const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char *suffix,
+                           char *buf, size_t size);
+
+/* files_mkdirs: create dir and its missing parents with mode; each must end up a directory.
+ * Returns 0, or -1 with err filled. */
+int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz);
+
+/* files_write_atomic: replace path with what emit(f, ctx) writes: a temp file in the same
+ * directory (created with mode), fsync, rename over path, then fsync of the directory (best
+ * effort). emit returns 0, or -1 on failure. On any failure the temp file is removed, path
+ * is untouched, and -1 comes back with err filled. */
+int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
+                       char *err, size_t errsz);
+
+#endif
