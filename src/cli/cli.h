@@ -4,6 +4,8 @@
 #ifndef BANKLAB_CLI_H
 #define BANKLAB_CLI_H
 
+#include "../gpu/gpu.h"
+
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
 #define EXIT_NOGPU 3
@@ -15,5 +17,19 @@ int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters
 int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved progress */
 int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
+
+/* Largest device index --device accepts. */
+#define CLI_DEVICE_MAX 63
+
+/* cli_int_arg (args.c): val as a decimal integer in lo..hi into *out. On a missing or bad
+ * value prints "banklab CMD: OPT takes an integer in LO..HI, not 'VAL'" on stderr and
+ * returns -1 (the caller exits with EXIT_USAGE). cmd NULL: the tutorial ("banklab: ..."). */
+int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
+                long long *out);
+
+/* cli_open_replay (args.c): load the recording at path and open it as the GPU (--replay).
+ * Returns the handle (gpu_close it), or NULL after printing one line on stderr (a missing,
+ * truncated or foreign file, or out of memory). info is filled on success. */
+struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info);
 
 #endif

@@ -15,7 +15,6 @@
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
 #include "../lesson/progress.h"
-#include "../lesson/recording.h"
 #include "../lesson/report.h"
 #include "cli.h"
 
@@ -743,13 +742,13 @@ int cmd_lab(int argc, char **argv)
                 lab.lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
             } else if (!strcmp(a, "--replay")) {
                 replay = v;
-            } else if (parse_ll(v, &x) < 0 || x < (a[2] == 't' ? 1 : 0) || x > (a[2] == 't' ? 20 : 64)) {
-                fprintf(stderr, "banklab lab: %s wants a number (%s), not '%s'\n", a,
-                        a[2] == 't' ? "1..20" : "0..64", v);
-                return EXIT_USAGE;
-            } else if (a[2] == 't') {
+            } else if (!strcmp(a, "--tries")) {
+                if (cli_int_arg("lab", a, v, 1, 20, &x))
+                    return EXIT_USAGE;
                 lab.tries = (int)x;
             } else {
+                if (cli_int_arg("lab", a, v, 0, CLI_DEVICE_MAX, &x))
+                    return EXIT_USAGE;
                 device = (int)x;
             }
         } else if (a[0] == '-' && a[1]) {
@@ -813,17 +812,11 @@ int cmd_lab(int argc, char **argv)
         }
     }
 
-    struct recording rec;
-    int have_rec = 0;
     if (replay) {
-        char msg[RECORDING_MSG_MAX];
-        if (recording_load_file(replay, &rec, msg, sizeof msg) < 0) {
-            fprintf(stderr, "banklab lab: %s\n", msg);
+        if (!(lab.gpu = cli_open_replay("lab", replay, &lab.info))) {
             lesson_free(l);
             return EXIT_USAGE;
         }
-        have_rec = 1;
-        lab.gpu = recording_open_replay(&rec, &lab.info);
     } else if (!no_gpu) {
         lab.gpu = gpu_open(device, &lab.info);
     }
@@ -895,8 +888,6 @@ int cmd_lab(int argc, char **argv)
     }
     free(prog);
     gpu_close(lab.gpu);
-    if (have_rec)
-        recording_done(&rec);
     lesson_free(l);
     return rc;
 }

@@ -91,17 +91,10 @@ int cmd_report(int argc, char **argv)
         } else if (!strcmp(a, "--learner")) {
             dst = &learner;
         } else if (!strcmp(a, "--device")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "banklab report: --device wants a number\n");
+            long long v;
+            if (cli_int_arg("report", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
+                            CLI_DEVICE_MAX, &v))
                 return EXIT_USAGE;
-            }
-            char *end;
-            errno = 0;
-            long v = strtol(argv[++i], &end, 10);
-            if (errno || *end || end == argv[i] || v < 0 || v > 64) {
-                fprintf(stderr, "banklab report: --device wants a number 0..64, not '%s'\n", argv[i]);
-                return EXIT_USAGE;
-            }
             device = (int)v;
             continue;
         } else {

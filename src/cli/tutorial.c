@@ -7,7 +7,6 @@
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
-#include "../lesson/recording.h"
 #include "../ui/ui.h"
 #include "cli.h"
 
@@ -38,12 +37,9 @@ static void usage(FILE *f)
 
 static int int_arg(const char *opt, const char *v, int lo, int hi, int *out)
 {
-    char *end;
-    long x = v ? strtol(v, &end, 10) : 0;
-    if (!v || !*v || *end || x < lo || x > hi) {
-        fprintf(stderr, "banklab: %s needs an integer in %d..%d\n", opt, lo, hi);
+    long long x;
+    if (cli_int_arg(NULL, opt, v, lo, hi, &x))
         return -1;
-    }
     *out = (int)x;
     return 0;
 }
@@ -83,7 +79,7 @@ int cmd_tutorial(int argc, char **argv)
             if (int_arg(a, v, 1, 1000, &o.step)) return EXIT_USAGE;
             i++;
         } else if (!strcmp(a, "--device")) {
-            if (int_arg(a, v, 0, 63, &device)) return EXIT_USAGE;
+            if (int_arg(a, v, 0, CLI_DEVICE_MAX, &device)) return EXIT_USAGE;
             i++;
         } else if (!strcmp(a, "--replay")) {
             if (!v) { fprintf(stderr, "banklab: --replay needs a file\n"); return EXIT_USAGE; }
@@ -110,20 +106,8 @@ int cmd_tutorial(int argc, char **argv)
     struct gpu *g = NULL;
     memset(&info, 0, sizeof info);
     o.device = device;
-    if (replay) {
-        struct recording rec;
-        char msg[RECORDING_MSG_MAX];
-        if (recording_load_file(replay, &rec, msg, sizeof msg) != 0) {
-            fprintf(stderr, "banklab: %s\n", msg);
-            return EXIT_USAGE;
-        }
-        g = recording_open_replay(&rec, &info);
-        recording_done(&rec);
-        if (!g) {
-            fprintf(stderr, "banklab: out of memory\n");
-            return EXIT_USAGE;
-        }
-    }
+    if (replay && !(g = cli_open_replay(NULL, replay, &info)))
+        return EXIT_USAGE;
     /* without --replay the UI opens the device itself, after its first frame */
     int rc = ui_run(&o, g, &info);
     gpu_close(g);

@@ -280,13 +280,11 @@ int cmd_verify(int argc, char **argv)
             json = 1;
         else if (!strcmp(argv[i], "--lessons") && i + 1 < argc)
             lessons_opt = argv[++i];
-        else if (!strcmp(argv[i], "--device") && i + 1 < argc) {
-            char *e;
-            long v = strtol(argv[++i], &e, 10);
-            if (*e || v < 0 || v > 64) {
-                fprintf(stderr, "banklab verify: --device takes a device index\n");
+        else if (!strcmp(argv[i], "--device")) {
+            long long v;
+            if (cli_int_arg("verify", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
+                            &v))
                 return EXIT_USAGE;
-            }
             device = (int)v;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
