@@ -58,11 +58,25 @@ size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
     return i;
 }
 
+/* Chinese line-breaking rules: closing punctuation never starts a line (also ASCII , . ; : ! ?
+ * and ')' after a wide character), an opening bracket never ends one. */
+static int no_line_start(wchar_t c)
+{
+    return c && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b"
+                       L"\u3011\u3009\u201d\u2019\u2026\uff05,.;:!?)", c) != NULL;
+}
+
+static int no_line_end(wchar_t c)
+{
+    return c && wcschr(L"\uff08\u300c\u300e\u300a\u3010\u3008\u201c\u2018", c) != NULL;
+}
+
 size_t text_line(const char *s, size_t n, int width, size_t *next)
 {
     int cols = 0;
-    size_t i = 0, brk = 0, brk_next = 0;
-    int have_brk = 0;
+    size_t i = 0, brk = 0, brk_next = 0, pbrk = 0, pbrk_next = 0;
+    int have_brk = 0, have_pbrk = 0;
+    wchar_t prev = 0;
     if (width < 1)
         width = 1;
     while (i < n && s[i]) {
@@ -77,16 +91,24 @@ size_t text_line(const char *s, size_t n, int width, size_t *next)
         wchar_t wc;
         int w;
         size_t k = next_char(s + i, n - i, &wc, &w);
-        if (wc == L' ') {
-            brk = i;
-            brk_next = i + 1;
-            have_brk = 1;
-        } else if (w == 2) {
-            brk = i;                         /* may break before a wide character */
-            brk_next = i;
-            have_brk = i > 0;
+        if (wc == L' ' || (w == 2 && !no_line_start(wc) && !no_line_end(prev))) {
+            if (have_brk && brk != i) {      /* keep the one before, for closing punctuation */
+                pbrk = brk;
+                pbrk_next = brk_next;
+                have_pbrk = 1;
+            }
+            brk = i;                         /* at a space, or before a wide character */
+            brk_next = wc == L' ' ? i + 1 : i;
+            have_brk = wc == L' ' || i > 0;
         }
         if (cols + w > width && wc != L' ') {
+            /* a break right before closing punctuation would start a line with it: take the
+             * break before that one */
+            if (have_brk && brk == i && brk_next == i && no_line_start(wc)) {
+                brk = pbrk;
+                brk_next = pbrk_next;
+                have_brk = have_pbrk && pbrk > 0;
+            }
             if (have_brk) {
                 *next = brk_next;
                 return brk;
@@ -96,11 +118,17 @@ size_t text_line(const char *s, size_t n, int width, size_t *next)
         }
         cols += w;
         i += k;
-        if (w == 2) {                        /* and after it */
+        if (w == 2 && !no_line_end(wc)) {    /* and after it */
+            if (have_brk && brk != i) {
+                pbrk = brk;
+                pbrk_next = brk_next;
+                have_pbrk = 1;
+            }
             brk = i;
             brk_next = i;
             have_brk = 1;
         }
+        prev = wc;
     }
     *next = i;
     return i;

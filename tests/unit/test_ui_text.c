@@ -71,6 +71,26 @@ static void test_wrap_chinese(void **state)
     assert_string_equal(m + next, "取 s[n][0]");
 }
 
+/* Chinese line-breaking rules: no closing punctuation at a line start, no opening bracket at a
+ * line end, even when the width would fall right there. */
+static void test_wrap_punctuation(void **state)
+{
+    (void)state;
+    size_t next;
+    const char *s = "\u5468\u671f\uff0c\u8fd9\u91cc";   /* 周期，这里: 10 columns */
+    size_t n = text_line(s, strlen(s), 4, &next);       /* 周期 fits; ， must not start line 2 */
+    assert_int_equal(n, strlen("\u5468"));              /* so 周 alone, then 期， */
+    assert_int_equal(next, n);
+    n = text_line(s + next, strlen(s + next), 4, &next);
+    assert_int_equal(n, strlen("\u671f\uff0c"));
+    const char *t = "\u4e2d\u6587, ok";                  /* 中文, ok: the comma stays with 文 */
+    n = text_line(t, strlen(t), 4, &next);
+    assert_int_equal(n, strlen("\u4e2d"));
+    const char *o = "\u4e2d\uff08\u6587\uff09";          /* 中（文）: （ never ends a line */
+    n = text_line(o, strlen(o), 4, &next);
+    assert_int_equal(n, strlen("\u4e2d"));
+}
+
 static void test_lanes(void **state)
 {
     (void)state;
@@ -91,6 +111,7 @@ int main(void)
         cmocka_unit_test(test_width),
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_chinese),
+        cmocka_unit_test(test_wrap_punctuation),
         cmocka_unit_test(test_lanes),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
