@@ -90,6 +90,15 @@ MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
 LIB      := $(BUILD)/libbanklab.a
 BIN      := $(BUILD)/banklab
 
+# Objects depend on a stamp of the flags they were built with, so `make PREFIX=... install`,
+# GPU=none or other CFLAGS rebuild what they change instead of linking stale objects.
+FLAGS_STAMP := $(BUILD)/flags.stamp
+FLAGS_NOW   := $(GPU) | $(CC) $(CPPFLAGS) $(ALL_CFLAGS) | $(NVCC) $(NVCCFLAGS) | $(LDFLAGS_EXTRA)
+ifneq ($(file <$(FLAGS_STAMP)),$(FLAGS_NOW))
+  $(shell mkdir -p $(BUILD))
+  $(file >$(FLAGS_STAMP),$(FLAGS_NOW))
+endif
+
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
@@ -102,12 +111,12 @@ all: $(BIN)
 help:
 	@sed -n '2,11p' Makefile
 
-$(BUILD)/obj/%.o: %.c
+$(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $<")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/%.cu.o: %.cu
+$(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
