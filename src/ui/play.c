@@ -350,7 +350,13 @@ int play_key(struct app *a, int ch)
         a->help = 1;
         return 1;
     }
-    if (ch >= 32 && ch < 127 && p->len + 1 < (int)sizeof p->text) {
+    if (ch >= 32 && ch < 127) {
+        /* a printable key is always text here: with a full line it must not fall through to
+         * the tutorial's keys (s would open the sweep, q would quit) */
+        if (p->len + 1 >= (int)sizeof p->text) {
+            app_msg(a, 1, "the pattern is at its length limit");
+            return 1;
+        }
         memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
         p->text[p->cursor++] = (char)ch;
         p->len++;

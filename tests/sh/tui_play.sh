@@ -59,6 +59,16 @@ expect "error: "
 keys C-u
 lit '__shared__ int q[64]; q[nosuchname]'
 expect "(error: |NOSUCH|nosuchname)"
+# a full line swallows further keys: s and q stay text, no sweep, no quit
+keys C-u
+lit "$(printf '%0600d' 0 | tr 0 s)"
+expect "length limit"
+lit 'sq'
+sleep 0.3
+screen | grep -q "sweep" && fail "a key on a full playground line opened the sweep"
+keys C-u
+lit '__shared__ float s[32][33]; s[lane][0]'
+expect "model +1 wavefront"
 # history: Up brings back the saved pattern
 keys C-u Up
 expect "> __shared__ float s\\[32\\]\\[32 \\+ PAD\\]; PAD=1; s\\[lane\\]\\[0\\]"
