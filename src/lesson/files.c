@@ -123,3 +123,67 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     }
     return 0;
 }
+
+char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        int e = errno;
+        fmt(why, whysz, "cannot open: %s", strerror(e));
+        errno = e;
+        return NULL;
+    }
+    struct stat st;
+    char *buf = NULL;
+    size_t cap = 4096, n = 0;
+    int e = 0;
+    if (fstat(fd, &st) < 0)
+        e = errno;
+    else if (S_ISDIR(st.st_mode))
+        e = EISDIR;
+    else if (!(buf = malloc(cap)))
+        e = ENOMEM;
+    while (!e) {
+        if (n + 1 >= cap) {
+            if (cap > max) {
+                e = EFBIG;
+                break;
+            }
+            char *nb = realloc(buf, cap * 2);
+            if (!nb) {
+                e = ENOMEM;
+                break;
+            }
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t k = read(fd, buf + n, cap - 1 - n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0)
+            e = errno;
+        else if (k == 0)
+            break;
+        else
+            n += (size_t)k;
+    }
+    if (!e && n > max)
+        e = EFBIG;
+    close(fd);
+    if (e) {
+        free(buf);
+        if (e == EISDIR)
+            fmt(why, whysz, "is a directory");
+        else if (e == EFBIG)
+            fmt(why, whysz, "larger than %zu bytes", max);
+        else if (e == ENOMEM)
+            fmt(why, whysz, "out of memory");
+        else
+            fmt(why, whysz, "read error: %s", strerror(e));
+        errno = e;
+        return NULL;
+    }
+    buf[n] = 0;
+    *len = n;
+    return buf;
+}

@@ -25,4 +25,10 @@ int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz);
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
                        char *err, size_t errsz);
 
+/* files_read: the whole regular file at path, at most max bytes, into a new NUL-terminated
+ * buffer (the caller frees it); *len gets its length. On failure returns NULL with errno set
+ * (from open/read, EISDIR for a directory, EFBIG past max, ENOMEM) and why (if not NULL)
+ * holding one line without the path, e.g. "cannot open: No such file or directory". */
+char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz);
+
 #endif

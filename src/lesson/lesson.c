@@ -15,6 +15,7 @@
 
 #include "cJSON.h"
 #include "lesson.h"
+#include "files.h"
 
 #define LESSON_FILE_MAX (8u << 20)    /* larger files are refused */
 #define PATH_BUF 192                  /* "steps[12].scene.params[3].keys" */
@@ -1944,49 +1945,8 @@ void lesson_set_done(struct lesson_set *set)
 
 static int read_file(const char *path, char **data, size_t *len, char *why, size_t wsz)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        snprintf(why, wsz, "cannot open: %s", strerror(errno));
-        return -1;
-    }
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            if (cap >= LESSON_FILE_MAX) {
-                snprintf(why, wsz, "file larger than %u bytes", LESSON_FILE_MAX);
-                free(buf);
-                fclose(f);
-                return -1;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf) {
-        snprintf(why, wsz, "out of memory");
-        return -1;
-    }
-    if (err) {
-        snprintf(why, wsz, "read error (is it a directory?)");
-        free(buf);
-        return -1;
-    }
-    *data = buf;
-    *len = n;
-    return 0;
+    *data = files_read(path, LESSON_FILE_MAX, len, why, wsz);
+    return *data ? 0 : -1;
 }
 
 struct lesson *lesson_load_report(const char *name, const char *data, size_t len,

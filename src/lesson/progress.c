@@ -253,64 +253,6 @@ static int from_json(const cJSON *root, struct progress *p, struct rd *r)
 
 /* Reads the whole file; returns a NUL-terminated buffer (free it) or NULL with errno set
  * (EFBIG when too large, EISDIR for a directory). */
-static char *slurp(const char *path, size_t *len)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return NULL;
-    struct stat st;
-    char *buf = NULL;
-    int e = 0;
-    if (fstat(fd, &st) < 0) {
-        e = errno;
-        goto out;
-    }
-    if (S_ISDIR(st.st_mode)) {
-        e = EISDIR;
-        goto out;
-    }
-    size_t cap = 4096, n = 0;
-    buf = malloc(cap);
-    if (!buf) {
-        e = ENOMEM;
-        goto out;
-    }
-    for (;;) {
-        if (n + 1 >= cap) {
-            if (cap >= PROGRESS_FILE_MAX) {
-                e = EFBIG;
-                goto out;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                e = ENOMEM;
-                goto out;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t k = read(fd, buf + n, cap - 1 - n);
-        if (k < 0) {
-            if (errno == EINTR)
-                continue;
-            e = errno;
-            goto out;
-        }
-        if (k == 0)
-            break;
-        n += (size_t)k;
-    }
-    buf[n] = 0;
-    *len = n;
-out:
-    close(fd);
-    if (e) {
-        free(buf);
-        errno = e;
-        return NULL;
-    }
-    return buf;
-}
 
 /* Renames path to path.corrupt-<time>[-N] (never over an existing file). Fills kept. */
 static int move_aside(const char *path, char *kept, size_t size)
@@ -344,7 +286,7 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
     size_t len = 0;
     struct rd r;
     memset(&r, 0, sizeof r);
-    char *data = slurp(path, &len);
+    char *data = files_read(path, PROGRESS_FILE_MAX, &len, NULL, 0);
     if (!data) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;  /* first run */

@@ -11,10 +11,12 @@
 #include <cjson/cJSON.h>
 
 #include "recording.h"
+#include "files.h"
 
 static const char *status_names[] = {"ok", "unavailable", "busy", "invalid", "failed",
                                      "verify", "not-recorded"};
 #define NSTATUS (int)(sizeof status_names / sizeof status_names[0])
+#define RECORDING_FILE_MAX (256u << 20)  /* a recording of every lesson is well under 1 MB */
 
 void recording_init(struct recording *r)
 {
@@ -503,79 +505,26 @@ out:
     return 0;
 }
 
+/* The file at path in a new buffer, or NULL with "PATH: why" in msg. */
+static char *slurp(const char *path, size_t *len, char *msg, size_t msgsize)
+{
+    char why[160];
+    char *buf = files_read(path, RECORDING_FILE_MAX, len, why, sizeof why);
+    if (!buf && msg && msgsize)
+        snprintf(msg, msgsize, "%s: %s", path, why);
+    return buf;
+}
+
 int recording_load_file(const char *path, struct recording *r, char *msg, size_t msgsize)
 {
     recording_init(r);
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *buf = slurp(path, &len, msg, msgsize);
+    if (!buf)
         return -1;
-    }
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        size_t n = fread(buf + len, 1, cap - len, f);
-        len += n;
-        if (len < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        const char *why = buf ? "read error" : "out of memory";
-        free(buf);
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "%s: %s", path, why);
-        return -1;
-    }
     int rc = recording_load_buffer(path, buf, len, r, msg, msgsize);
     free(buf);
     return rc;
-}
-
-static char *slurp(const char *path, size_t *len, char *msg, size_t msgsize)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n, f);
-        if (n < cap)
-            break;
-        char *nb = realloc(buf, cap * 2);
-        if (!nb) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = nb;
-        cap *= 2;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (!buf || err) {
-        const char *why = buf ? "read error" : "out of memory";
-        free(buf);
-        if (msg && msgsize)
-            snprintf(msg, msgsize, "%s: %s", path, why);
-        return NULL;
-    }
-    *len = n;
-    return buf;
 }
 
 int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, char *msg,
