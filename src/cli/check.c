@@ -289,6 +289,8 @@ int cmd_check(int argc, char **argv)
                r.expects == 1 ? "" : "s", r.quizzes, r.quizzes == 1 ? "" : "zes");
         if (r.problems)
             printf(": %d problem%s\n", r.problems, r.problems == 1 ? "" : "s");
+        else if (status != 0 || r.unreadable || nfiles == 0)
+            printf(": not every file was read\n");  /* never "all hold" next to an error */
         else
             printf(": all hold\n");
     }
