@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "../../src/gpu/gpu.h"
+#include "../../src/lesson/lesson.h"
 #include "../../src/lesson/recording.h"
 #include "../../src/model/bank.h"
 
@@ -258,6 +259,78 @@ static void test_shipped(void **state)
     recording_done(&r);
 }
 
+static int same_access(const struct bank_access *a, const struct bank_access *b)
+{
+    if (a->width != b->width || a->op != b->op || a->mask != b->mask)
+        return 0;
+    for (int i = 0; i < BANK_LANES; i++)
+        if ((a->mask >> i & 1u) && a->offset[i] != b->offset[i])
+            return 0;
+    return 1;
+}
+
+/* The shipped recording covers every access of every lesson scene at its defaults (the first
+ * element type), with counters equal to the model: a lesson changed after the recording was
+ * made fails here until the recording is made again (tests/gpu/record.sh on a GPU). */
+static void test_shipped_covers_lessons(void **state)
+{
+    (void)state;
+    const char *path = "assets/h200-recording.json";
+    if (access(path, R_OK) != 0 || access("lessons", R_OK) != 0)
+        skip();
+    struct recording r;
+    char msg[RECORDING_MSG_MAX];
+    if (recording_load_file(path, &r, msg, sizeof msg))
+        fail_msg("%s", msg);
+    struct lesson_set set;
+    memset(&set, 0, sizeof set);
+    assert_int_equal(lesson_set_load_dir(&set, "lessons", NULL, NULL), 0);
+    int checked = 0, missing = 0;
+    for (int li = 0; li < set.nlessons; li++) {
+        const struct lesson *l = &set.lessons[li];
+        for (int si = 0; si < l->nsteps; si++) {
+            const struct lesson_scene *sc = l->steps[si].scene;
+            if (!sc)
+                continue;
+            struct pattern_env env;
+            char code[8192];
+            assert_int_equal(lesson_scene_env(sc, NULL, 0, &env, code, sizeof code), 0);
+            struct pattern *pat = NULL;
+            struct pattern_error perr;
+            assert_int_equal(pattern_parse(code, &pat, &perr), 0);
+            for (int a = 0; a < pattern_access_count(pat); a++) {
+                struct bank_access acc;
+                if (pattern_eval(pat, &env, a, &acc, &perr))
+                    continue; /* a scene may show an error on purpose at some values */
+                struct bank_result m;
+                assert_int_equal(bank_simulate(&acc, &m, NULL), BANK_OK);
+                int found = 0;
+                for (int i = 0; i < r.nrows && !found; i++) {
+                    const struct gpu_record *rec = &r.rows[i].rec;
+                    if (rec->req.kind != GPU_REQ_PATTERN || !rec->res.has_counters ||
+                        !same_access(&rec->req.access, &acc))
+                        continue;
+                    double wf = acc.op == BANK_STORE ? rec->res.wavefronts_st
+                                                     : rec->res.wavefronts_ld;
+                    assert_true(fabs(wf - m.wavefronts) < 0.005);
+                    found = 1;
+                }
+                if (!found) {
+                    print_error("%s step %s access %d: not in %s\n", l->id, l->steps[si].id, a,
+                                path);
+                    missing++;
+                }
+                checked++;
+            }
+            pattern_free(pat);
+        }
+    }
+    lesson_set_done(&set);
+    recording_done(&r);
+    assert_true(checked > 50);
+    assert_int_equal(missing, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -265,6 +338,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_hw_cases),
         cmocka_unit_test(test_shipped),
+        cmocka_unit_test(test_shipped_covers_lessons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
