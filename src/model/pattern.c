@@ -2170,11 +2170,9 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
 
 static int parse_guarded(struct parser *ps, int c, int stmt_pos);
 
-/* if (COND) ACCESS   or   if (COND) { ACCESS; } */
-static int parse_if(struct parser *ps)
+/* "(COND)" after an 'if': the condition's node, or -1 with the error set. */
+static int parse_condition(struct parser *ps)
 {
-    int stmt_pos = peek(ps, 0)->pos;
-    ps->i++;
     if (expect(ps, '(', "after 'if'") < 0)
         return -1;
     ps->reads = 0;
@@ -2182,6 +2180,17 @@ static int parse_if(struct parser *ps)
     if (c < 0 || (c = int_value(ps, c, "condition")) < 0)
         return -1;
     if (expect(ps, ')', "after the condition") < 0)
+        return -1;
+    return c;
+}
+
+/* if (COND) ACCESS   or   if (COND) { ACCESS; } */
+static int parse_if(struct parser *ps)
+{
+    int stmt_pos = peek(ps, 0)->pos;
+    ps->i++;
+    int c = parse_condition(ps);
+    if (c < 0)
         return -1;
     if (parse_guarded(ps, c, stmt_pos) < 0)
         return -1;
@@ -2214,13 +2223,8 @@ static int parse_else(struct parser *ps, int taken)
     if (!tok_is(ps, peek(ps, 0), "if"))
         return parse_guarded(ps, not_taken, t->pos);
     ps->i++;
-    if (expect(ps, '(', "after 'if'") < 0)
-        return -1;
-    ps->reads = 0;
-    int c = parse_expr(ps);
-    if (c < 0 || (c = int_value(ps, c, "condition")) < 0)
-        return -1;
-    if (expect(ps, ')', "after the condition") < 0)
+    int c = parse_condition(ps);
+    if (c < 0)
         return -1;
     const struct node *cn = &ps->p->node[c];
     int guard = logic_node(ps, P_ANDAND, not_taken, c, cn->pos, cn->end);
