@@ -172,6 +172,20 @@ static void md_code(FILE *f, const char *s)
         fputc('`', f);
 }
 
+/* The rest of a quiz or task row after its first cells: lesson, step, attempts, first try,
+ * now, last answer. */
+static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_step *st,
+                          const struct progress_quiz *q, enum lesson_lang lang)
+{
+    md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
+    fputs(" | ", f);
+    md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
+    fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
+            q->correct ? "yes" : "no");
+    md_cell(f, q->given);
+    fputs(" |\n", f);
+}
+
 int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *set,
                     enum lesson_lang lang, const struct report_meta *meta)
 {
@@ -228,13 +242,7 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
                 fprintf(f, "| %d | ", lo->chapter);
             else
                 fprintf(f, "| | ");
-            md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
-            fputs(" | ", f);
-            md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
-            fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
-                    q->correct ? "yes" : "no");
-            md_cell(f, q->given);
-            fputs(" |\n", f);
+            md_answer_row(f, lo, st, q, lang);
         }
         fputc('\n', f);
     }
@@ -258,13 +266,7 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
             if (!is_task(q, st))
                 continue;
             fputs("| ", f);
-            md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
-            fputs(" | ", f);
-            md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
-            fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
-                    q->correct ? "yes" : "no");
-            md_cell(f, q->given);
-            fputs(" |\n", f);
+            md_answer_row(f, lo, st, q, lang);
         }
         fputc('\n', f);
     }
