@@ -2,7 +2,7 @@
 #   make                build $(BUILD)/banklab (GPU=auto: CUDA kernels when nvcc is found)
 #   make GPU=none       build without the CUDA toolkit
 #   make run            start the tutorial
-#   make test           every test (unit, sanitizers, golden, lessons, tmux end-to-end)
+#   make test           install what is missing, then every test (unit, sanitizers, golden, tmux)
 #   make test-gpu       GPU tests (needs a device; SKIP without one)
 #   make fuzz           run the fuzz targets for FUZZ_SECONDS each (clang + libFuzzer)
 #   make bench          model, screen and GPU benchmarks (docs/benchmarks.md)
@@ -50,22 +50,29 @@ CFLAGS_EXTRA ?=
 ifeq ($(WERROR),1)
   CFLAGS_WARN += -Werror
 endif
-PKG_CFLAGS  := $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(shell pkg-config --cflags ncursesw libcjson 2>/dev/null))
-PKG_LIBS    := $(shell pkg-config --libs ncursesw libcjson 2>/dev/null || echo -lncursesw -ltinfo -lcjson)
+# Package flags, one library at a time. `make run`, `make test` and `make bench` install missing
+# packages first (tests/deps.sh) and then re-run make, so these are read after the install.
+# Without a pkg-config answer the fallbacks still build: the sources include <cjson/cJSON.h>
+# and <curses.h>, found in the compiler's default include path.
+pkg_cflags = $(filter-out -D_XOPEN_SOURCE% -D_DEFAULT_SOURCE,$(shell pkg-config --cflags $(1) 2>/dev/null))
+pkg_libs   = $(or $(shell pkg-config --libs $(1) 2>/dev/null),$(2))
+CURSES_CFLAGS := $(call pkg_cflags,ncursesw)
+CURSES_LIBS   := $(call pkg_libs,ncursesw,-lncursesw -ltinfo)
+CJSON_CFLAGS  := $(call pkg_cflags,libcjson)
+CJSON_LIBS    := $(call pkg_libs,libcjson,-lcjson)
+PKG_CFLAGS    := $(CURSES_CFLAGS) $(CJSON_CFLAGS)
+PKG_LIBS      := $(CURSES_LIBS) $(CJSON_LIBS)
 CPPFLAGS    += -DBANKLAB_VERSION='"$(VERSION)"' -DBANKLAB_SHARE_DIR='"$(SHARE_DIR)"' -DNCURSES_WIDECHAR=1
 ALL_CFLAGS   = $(CFLAGS_STD) $(CFLAGS_WARN) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS_EXTRA ?=
 LDLIBS      = $(PKG_LIBS) -lpthread -lm
 
-# Sources. src/gpu: cuda_*.c/.cu only with GPU=cuda, none_*.c only with GPU=none, rest always.
-MODEL_SRC  := $(wildcard src/model/*.c)
-LESSON_SRC := $(wildcard src/lesson/*.c)
-UI_SRC     := $(wildcard src/ui/*.c)
-CLI_SRC    := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c))
-GPU_COMMON := $(filter-out src/gpu/cuda_% src/gpu/none_%,$(wildcard src/gpu/*.c))
+# Rooms: every folder src/ROOM is one archive, $(BUILD)/lib/ROOM.a. In any room, cuda_*.c and
+# *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to src/gpu.
+# The binary links every room; a unit test links only the rooms its `link:` line names.
+ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
 ifeq ($(GPU),cuda)
-  GPU_C   := $(GPU_COMMON) $(wildcard src/gpu/cuda_*.c)
-  GPU_CU  := $(wildcard src/gpu/*.cu) $(wildcard kernels/*.cu)
+  GPU_SKIP := none_%
   CPPFLAGS += -DBANKLAB_GPU_CUDA=1 -I$(CUDA_HOME)/include
   # Default: sm_90 machine code (H100/H200, where the project measures) plus compute_75 PTX
   # that the driver compiles once for any other sm_75+ GPU (CUDA 13 dropped sm_70): one
@@ -79,15 +86,28 @@ ifeq ($(GPU),cuda)
   GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,'$$ORIGIN' \
               -lcudart_static -ldl -lrt -lstdc++
 else
-  GPU_C   := $(GPU_COMMON) $(wildcard src/gpu/none_*.c)
-  GPU_CU  :=
+  GPU_SKIP := cuda_%
   GPU_LIBS :=
 endif
+# room_c, room_cu: the sources of room $(1) in this build; room_obj: its objects.
+room_c   = $(filter-out src/cli/main.c,$(foreach f,$(wildcard src/$(1)/*.c),$(if $(filter $(GPU_SKIP),$(notdir $(f))),,$(f))))
+room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter gpu,$(1)),$(wildcard kernels/*.cu)))
+room_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_c,$(1))) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(call room_cu,$(1)))
+room_lib = $(BUILD)/lib/$(1).a
+# External libraries a room needs when it is linked.
+LIBS_lesson = $(CJSON_LIBS)
+LIBS_store  = $(CJSON_LIBS)
+LIBS_ui     = $(CURSES_LIBS)
+LIBS_gpu    = $(GPU_LIBS)
+LIBS_cjson  = $(CJSON_LIBS)
+LIBS_curses = $(CURSES_LIBS)
+# link_libs: archives (in a group: order-free) and libraries for a list of rooms and names.
+link_libs = -Wl,--start-group $(foreach r,$(filter $(ROOMS),$(1)),$(call room_lib,$(r))) -Wl,--end-group \
+            $(foreach r,$(1),$(LIBS_$(r))) -lpthread -lm
 
-LIB_C    := $(MODEL_SRC) $(LESSON_SRC) $(UI_SRC) $(CLI_SRC) $(GPU_C)
-LIB_OBJ  := $(LIB_C:%.c=$(BUILD)/obj/%.o) $(GPU_CU:%.cu=$(BUILD)/obj/%.cu.o)
+LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
-LIB      := $(BUILD)/libbanklab.a
+ROOM_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
 BIN      := $(BUILD)/banklab
 
 # Objects depend on a stamp of the flags they were built with, so `make PREFIX=... install`,
@@ -104,12 +124,24 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+# A unit test or benchmark names what it links on a line "link: ROOM ... [cjson] [curses]"
+# near its top (src/base, the room below all others, is always linked): LINK_test_bank etc.
+$(foreach t,$(UNIT_SRC) $(BENCH_SRC),$(eval LINK_$(basename $(notdir $(t))) := \
+  $(shell sed -n '1,30s/^.*[[:space:]]link:[[:space:]]*\([a-z0-9 ]*\).*$$/\1/p' $(t) | head -n 1)))
+link_of = $(LINK_$(1)) base
 
-.PHONY: all run test test-unit test-gpu unit-bins asan fuzz bench install uninstall clean deps help device-bundle
+.PHONY: all run test test-built test-unit test-gpu unit-bins asan fuzz bench bench-built install \
+        uninstall clean deps flags help device-bundle
 all: $(BIN)
 
 help:
 	@sed -n '2,11p' Makefile
+
+# flags: what this make computed (tests/sh/build.sh checks the pkg-config fallback with it).
+flags:
+	@echo "CURSES_CFLAGS=$(CURSES_CFLAGS)"; echo "CURSES_LIBS=$(CURSES_LIBS)"
+	@echo "CJSON_CFLAGS=$(CJSON_CFLAGS)"; echo "CJSON_LIBS=$(CJSON_LIBS)"; echo "ROOMS=$(ROOMS)"
+	@echo "GPU=$(GPU)"
 
 $(BUILD)/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
@@ -121,39 +153,58 @@ $(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
 
-$(LIB): $(LIB_OBJ)
-	@mkdir -p $(dir $@)
-	$(Q)rm -f $@
-	@$(if $(Q),echo "  AR      $@")
-	$(Q)ar rcs $@ $^
+define ROOM_RULE
+$(call room_lib,$(1)): $(call room_obj,$(1))
+	@mkdir -p $$(dir $$@)
+	$(Q)rm -f $$@
+	@$$(if $(Q),echo "  AR      $$@")
+	$(Q)ar rcs $$@ $$^
+endef
+$(foreach r,$(ROOMS),$(eval $(call ROOM_RULE,$(r))))
 
-$(BIN): $(MAIN_OBJ) $(LIB)
+$(BIN): $(MAIN_OBJ) $(ROOM_LIBS)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $(MAIN_OBJ) $(LIB) $(GPU_LIBS) $(LDLIBS)
+	$(Q)$(CC) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $(MAIN_OBJ) \
+	  $(call link_libs,$(ROOMS))
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+.SECONDEXPANSION:
+$(BUILD)/tests/%: tests/unit/%.c $$(foreach r,$$(filter $$(ROOMS),$$(call link_of,$$*)),$$(call room_lib,$$(r))) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
+	@$(if $(LINK_$*),,echo "$<: no 'link:' line naming the rooms it links" >&2; exit 1)
 	@$(if $(Q),echo "  TEST    $@")
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DTEST_DATA_DIR='"tests/data"' $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $< $(LIB) $(GPU_LIBS) $(LDLIBS) -lcmocka
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DTEST_DATA_DIR='"tests/data"' $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $< \
+	  $(call link_libs,$(call link_of,$*)) -lcmocka
 
-$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(LIB)
+$(BUILD)/tests/bench_%: tests/bench/bench_%.c $$(foreach r,$$(filter $$(ROOMS),$$(call link_of,bench_$$*)),$$(call room_lib,$$(r))) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(LIB) $(GPU_LIBS) $(LDLIBS)
+	@$(if $(LINK_bench_$*),,echo "$<: no 'link:' line naming the rooms it links" >&2; exit 1)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(call link_libs,$(call link_of,bench_$*))
 
 unit-bins: $(UNIT_BIN)
 
 # Packages the build and tests need; installs them when root, else prints the command.
+DEPS ?= sh tests/deps.sh
 deps:
-	@sh tests/deps.sh
+	@$(DEPS)
 
-run: deps $(BIN)
+# run, test and bench install missing packages first, then start a new make: its pkg-config
+# answers (read while the Makefile is parsed) see the packages just installed.
+run: deps
+	@$(MAKE) --no-print-directory $(BIN)
 	$(BIN) $(ARGS)
 
-# Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
-test: deps $(BIN) unit-bins
+# The same build under ASan+UBSan, in $(BUILD)/asan (no CUDA: the sanitizers and cudart's
+# static runtime do not mix).
+asan:
 	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan GPU=none CFLAGS_OPT='-O1 -g' \
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(BUILD)/asan/banklab unit-bins
+
+# Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
+test: deps
+	@$(MAKE) --no-print-directory test-built
+
+test-built: $(BIN) unit-bins asan
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
 
 test-unit: $(BIN) unit-bins
@@ -162,9 +213,10 @@ test-unit: $(BIN) unit-bins
 test-gpu: $(BIN)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/gpu/run.sh
 
-# libFuzzer targets: model/lesson sources built with clang, one binary per tests/fuzz/fuzz_*.c.
+# libFuzzer targets: every room but the screens and the command line, built with clang and
+# without CUDA, one binary per tests/fuzz/fuzz_*.c.
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(MODEL_SRC) $(LESSON_SRC) $(GPU_COMMON)  # src/lesson/recording.c replays through gpu_common.c
+FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_% none_%,$(notdir $(f))),,$(f))))
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \
@@ -173,9 +225,12 @@ fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_C)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CFLAGS_STD) $(CPPFLAGS) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(FUZZ_CC) $(CFLAGS_STD) $(filter-out -DBANKLAB_GPU_CUDA=1,$(CPPFLAGS)) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
 
-bench: deps $(BIN) $(BENCH_BIN)
+bench: deps
+	@$(MAKE) --no-print-directory bench-built
+
+bench-built: $(BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/bench/run.sh
 
 install: $(BIN)
@@ -189,11 +244,14 @@ install: $(BIN)
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
 
-# A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson beside the binary.
+# A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 beside the
+# binary (found where the compiler's linker finds it, whatever the architecture).
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
 	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab
-	cp -P /usr/lib/x86_64-linux-gnu/libcjson.so.1* $(BUILD)/
+	@lib=$$($(CC) -print-file-name=libcjson.so.1); case $$lib in \
+	  /*) cp -L "$$lib" $(BUILD)/libcjson.so.1 && echo "  BUNDLE  $(BUILD)/banklab + libcjson.so.1 ($$lib)" ;; \
+	  *) echo "device-bundle: $(CC) finds no libcjson.so.1 (make deps)" >&2; exit 1 ;; esac
 
 clean:
 	rm -rf $(BUILD)

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cJSON.h"
+#include <cjson/cJSON.h>
 #include "lesson.h"
 #include "files.h"
 

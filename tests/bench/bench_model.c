@@ -2,7 +2,9 @@
  * 1..1024 x widths {1,2,4,8,16} must take well under 10 ms). Measures bank_simulate accesses
  * per second, the full sweep in ms, and pattern parse+eval per second (the five patterns of
  * `banklab sim --help`), with clock_gettime, many repetitions, median of runs.
- * Prints one line per figure; exits 1 when the sweep takes 10 ms or more. Model only. */
+ * Prints one line per figure; exits 1 when the sweep takes 10 ms or more. Model only.
+ * link: model
+ */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,5 +1,7 @@
 /* test_bank.c: the bank model against the H200 truth table (tests/data/h200-wavefronts.json)
- * and against the consequences design.md lists. The table is read at run time, not copied. */
+ * and against the consequences design.md lists. The table is read at run time, not copied.
+ * link: model cjson
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

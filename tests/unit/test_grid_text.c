@@ -1,7 +1,9 @@
 /* test_grid_text.c: the text grid's helpers (lane sets, cell classification, band width) and
  * the renderer's rules: ASCII means ASCII, colour only when asked, 80 columns, the summary.
  * Renders into open_memstream; the model computes the results (no hard-coded grids here:
- * the exact renders are golden files, tests/sh/golden.sh). */
+ * the exact renders are golden files, tests/sh/golden.sh).
+ * link: cli model
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

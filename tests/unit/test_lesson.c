@@ -1,6 +1,8 @@
 /* test_lesson.c: the lesson loader (lesson.h): fields and defaults, file:line:col of problems
  * (syntax, nested fields, code columns through escapes, CRLF, BOM, wide characters), the
- * model checks, scene environments, directory search and sets, and no crash on truncations. */
+ * model checks, scene environments, directory search and sets, and no crash on truncations.
+ * link: lesson gpu model
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

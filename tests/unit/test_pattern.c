@@ -1,6 +1,8 @@
 /* test_pattern.c: the access-pattern language (src/model/pattern.h): the issue's five patterns
  * through bank_simulate, layout and carving, warps and guards, every error kind with its
- * column, substitution and the caret line. Pure model: no curses, no GPU. */
+ * column, substitution and the caret line. Pure model: no curses, no GPU.
+ * link: model
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -1,7 +1,9 @@
 /* test_report.c: lab reports (src/lesson/report.c): the JSON fields (parsed back with cJSON),
  * the Markdown tables and escaping, file names, writing into exactly one directory (no temp
  * files left, only the chosen formats), errors, and the XDG data directory. The lesson set is
- * built in memory, so this does not depend on the lesson files. */
+ * built in memory, so this does not depend on the lesson files.
+ * link: lesson gpu model
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -2,7 +2,9 @@
  * per active lane, rows per wavefront, marks and patterns for broadcast/conflict/worst bank,
  * the summary, escaping of titles, monochrome, and write errors. Accesses are built directly
  * (no pattern language) and run through bank_simulate. With SVG_OUT_DIR set, the pictures are
- * also written there (tests/sh/svg.sh validates and renders them). */
+ * also written there (tests/sh/svg.sh validates and renders them).
+ * link: model
+ */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

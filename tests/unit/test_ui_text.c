@@ -1,6 +1,8 @@
 /* test_ui_text.c: the tutorial's text measuring and wrapping (src/ui/text.c): display columns
  * by wcwidth (Chinese is two columns), breaks at spaces and between wide characters, never
- * inside a UTF-8 sequence, backticks zero-width, paragraphs, lane lists. No terminal needed. */
+ * inside a UTF-8 sequence, backticks zero-width, paragraphs, lane lists. No terminal needed.
+ * link: ui
+ */
 #include <locale.h>
 #include <setjmp.h>
 #include <stdarg.h>
