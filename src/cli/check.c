@@ -39,7 +39,8 @@ static void usage(FILE *f)
             "\n"
             "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
             "languages (zh and en), every scene's code through the pattern language, and every\n"
-            "expectation, quiz check and graded task through the bank model.\n"
+            "expectation, quiz check and graded task through the bank model. A problem does\n"
+            "not stop the check: every problem in a file is listed.\n"
             "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
             "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
             "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
@@ -147,11 +148,11 @@ static void check_one(struct check_run *r, const char *path)
             r->unreadable++;
             return;
         }
-        l = lesson_load_report("<stdin>", data, len, print_problem, r, &np);
+        l = lesson_load_partial("<stdin>", data, len, print_problem, r, &np);
         free(data);
         path = "<stdin>";
     } else {
-        l = lesson_load_report(path, NULL, 0, print_problem, r, &np);
+        l = lesson_load_partial(path, NULL, 0, print_problem, r, &np);
     }
     if (np < 0) {
         r->unreadable++;
@@ -159,6 +160,8 @@ static void check_one(struct check_run *r, const char *path)
     }
     if (!l)
         return;
+    /* a lesson with problems comes back without the broken parts: the model still checks
+     * the rest, so one run reports every problem in the file */
     for (int i = 0; i < l->nsteps; i++) {
         r->steps++;
         r->expects += l->steps[i].nexpects;
@@ -166,6 +169,10 @@ static void check_one(struct check_run *r, const char *path)
         r->tasks += l->steps[i].task != NULL;
     }
     lesson_check(l, print_problem, r);
+    if (!l->id) {
+        lesson_free(l);
+        return;
+    }
     for (int k = 0; k < r->nids; k++)
         if (!strcmp(r->ids[k].id, l->id)) {
             struct lesson_error e;

@@ -658,6 +658,31 @@ static int expect_object(struct ld *L, const cJSON *j, const char *path)
     return -1;
 }
 
+/* The number at j as written in the file ("1.0", "-3", "1e2"), at most size - 1 characters;
+ * "" when its place is unknown. */
+static const char *literal_of(const struct ld *L, const cJSON *j, char *buf, size_t size)
+{
+    size_t off = off_of(L, j, 0), n = 0;
+    buf[0] = 0;
+    if (off == SIZE_MAX || size == 0)
+        return buf;
+    while (off + n < L->len && n + 1 < size && strchr("+-0123456789.eE", L->text[off + n]) &&
+           L->text[off + n])
+        n++;
+    memcpy(buf, L->text + off, n);
+    buf[n] = 0;
+    return buf;
+}
+
+/* 1 when the number at j is written as an integer: no fraction, no exponent ("32", not
+ * "32.0" or "3.2e1"); the guide asks for that wherever a field is an integer. */
+static int int_literal(const struct ld *L, const cJSON *j)
+{
+    char lit[64];
+    literal_of(L, j, lit, sizeof lit);
+    return !strpbrk(lit, ".eE");
+}
+
 /* A required field that is missing: reported at the parent object's opening brace. */
 static void missing(struct ld *L, const cJSON *obj, const char *path, const char *name)
 {
@@ -688,6 +713,12 @@ static int get_int(struct ld *L, const cJSON *obj, const char *name, const char 
             PROBLEM(L, j, 0, p, "expected an integer %s, found %g", what, v);
         else
             PROBLEM(L, j, 0, p, "expected an integer %s, found %s", what, jtype(j));
+        return -1;
+    }
+    if (!int_literal(L, j)) {
+        char lit[64];
+        PROBLEM(L, j, 0, p, "expected an integer %s, found %s (write integers without a "
+                "fraction or exponent)", what, literal_of(L, j, lit, sizeof lit));
         return -1;
     }
     long long iv = (long long)v;
@@ -1196,9 +1227,12 @@ static int read_scene(struct ld *L, const cJSON *j, const char *path, struct les
             for (const cJSON *d = bj->child; d; d = d->next, k++) {
                 double v = d->valuedouble;
                 long long hi = k == 2 ? 64 : 1024;
-                if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi) {
-                    PROBLEM(L, d, 0, subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c)",
-                            hi, "xyz"[k]);
+                if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi ||
+                    !int_literal(L, d)) {
+                    char lit[64];
+                    PROBLEM(L, d, 0, subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c), "
+                            "found %s", hi, "xyz"[k], cJSON_IsNumber(d) ?
+                            literal_of(L, d, lit, sizeof lit) : jtype(d));
                     okb = 0;
                 } else {
                     s->block[k] = (unsigned)v;
@@ -1348,6 +1382,10 @@ static int read_scene(struct ld *L, const cJSON *j, const char *path, struct les
 
 /* ---------------------------------------------------------------- bindings, quiz, expect, task */
 
+static void text_free(struct lesson_text *t);
+static void binding_free(struct lesson_binding *b);
+static void scene_free(struct lesson_scene *s);
+
 /* Reads "params" (and "type") of obj into b, checked against scene s. */
 static int read_binding(struct ld *L, const cJSON *obj, const char *path,
                         const struct lesson_scene *s, struct lesson_binding *b)
@@ -1399,10 +1437,12 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
                 PROBLEM(L, d, 1, p2, "given twice");
                 bad++;
             } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
-                       v > (double)prm->max) {
+                       v > (double)prm->max || !int_literal(L, d)) {
+                char lit[64];
                 if (cJSON_IsNumber(d))
                     PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld (the parameter's "
-                            "range), found %g", prm->min, prm->max, v);
+                            "range), found %s", prm->min, prm->max,
+                            literal_of(L, d, lit, sizeof lit));
                 else
                     PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld, found %s",
                             prm->min, prm->max, jtype(d));
@@ -1437,6 +1477,17 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
 
 static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes"};
 
+/* "access" of obj: below naccess, the scene's number of accesses; when the scene is broken
+ * (naccess < 0) any index a scene may have. Returns as get_int. */
+static int get_access(struct ld *L, const cJSON *obj, const char *path, int naccess,
+                      long long *out)
+{
+    char what[48];
+    int hi = naccess < 0 ? PATTERN_MAX_ACCESSES - 1 : naccess - 1;
+    snprintf(what, sizeof what, "in 0..%d%s", hi, naccess < 0 ? "" : " (the scene's accesses)");
+    return get_int(L, obj, "access", path, 0, 0, hi, what, out);
+}
+
 static const char *const expect_keys[] = {"params", "type", "access", "wavefronts",
                                           "conflicts", "ways", "passes", NULL};
 
@@ -1452,12 +1503,11 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
         PROBLEM(L, j, 0, path, "an expectation needs a scene in its step");
         return -1;
     }
-    if (read_binding(L, j, path, s, &e->bind))
+    /* a broken scene (naccess < 0): only what does not depend on it */
+    if (naccess >= 0 && read_binding(L, j, path, s, &e->bind))
         bad++;
     long long v;
-    char what[48];
-    snprintf(what, sizeof what, "in 0..%d (the scene's accesses)", naccess - 1);
-    int rc = get_int(L, j, "access", path, 0, 0, naccess - 1, what, &v);
+    int rc = get_access(L, j, path, naccess, &v);
     if (rc < 0)
         bad++;
     e->access = rc == 0 ? (int)v : s->access;
@@ -1613,13 +1663,11 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
             }
         }
         long long v;
-        char what[48];
-        snprintf(what, sizeof what, "in 0..%d (the scene's accesses)", naccess - 1);
-        rc = get_int(L, ck, "access", p, 0, 0, naccess - 1, what, &v);
+        rc = get_access(L, ck, p, naccess, &v);
         if (rc < 0)
             bad++;
         q->check.access = rc == 0 ? (int)v : s->access;
-        if (read_binding(L, ck, p, s, &q->check.bind))
+        if (naccess >= 0 && read_binding(L, ck, p, s, &q->check.bind))
             bad++;
         if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
             q->choice_values && isnan(q->choice_values[q->answer]) && !bad) {
@@ -1644,16 +1692,14 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
     if (expect_object(L, j, path))
         return -1;
     int bad = check_keys(L, j, path, task_keys);
-    if (!s || s->nparams == 0) {
+    if (!s || (s->nparams == 0 && naccess >= 0)) {
         PROBLEM(L, j, 1, path, "a task needs a scene with at least one parameter to change");
         return -1;
     }
     if (get_text(L, j, "goal", path, 1, &t->goal))
         bad++;
     long long v;
-    char what[48];
-    snprintf(what, sizeof what, "in 0..%d (the scene's accesses)", naccess - 1);
-    int rc = get_int(L, j, "access", path, 0, 0, naccess - 1, what, &v);
+    int rc = get_access(L, j, path, naccess, &v);
     if (rc < 0)
         bad++;
     t->access = rc == 0 ? (int)v : s->access;
@@ -1754,7 +1800,8 @@ static int read_step(struct ld *L, const cJSON *j, const char *path, struct less
             scene_ok = 0;
         }
     }
-    /* Parts that refer to the scene are only checked against a valid one. */
+    /* Parts that refer to a broken scene (naccess < 0) are checked only for what does not
+     * depend on it, and left out of the lesson (a partial load goes on without them). */
     const struct lesson_scene *scene = sj ? st->scene : NULL;
     const cJSON *qj = get(j, "quiz");
     if (qj) {
@@ -1763,8 +1810,12 @@ static int read_step(struct ld *L, const cJSON *j, const char *path, struct less
             L->oom = 1;
             return -1;
         }
-        if (scene_ok && read_quiz(L, qj, sub(p, path, "quiz"), scene, naccess, st->quiz))
+        if (read_quiz(L, qj, sub(p, path, "quiz"), scene, naccess, st->quiz)) {
             bad++;
+            st->quiz->check.field = FIELD_NONE;
+        }
+        if (!scene_ok)
+            st->quiz->check.field = FIELD_NONE;
     }
     const cJSON *ej = get(j, "expect");
     if (ej) {
@@ -1779,11 +1830,18 @@ static int read_step(struct ld *L, const cJSON *j, const char *path, struct less
                 L->oom = 1;
                 return -1;
             }
-            st->nexpects = n;
             int k = 0;
-            for (const cJSON *d = ej->child; d && scene_ok; d = d->next, k++)
-                if (read_expect(L, d, subi(p2, p, k), scene, naccess, &st->expects[k]))
-                    bad++;
+            for (const cJSON *d = ej->child; d; d = d->next, k++) {
+                struct lesson_expect *e = &st->expects[st->nexpects];
+                int rc = read_expect(L, d, subi(p2, p, k), scene, naccess, e);
+                bad += rc != 0;
+                if (rc || !scene_ok) {
+                    binding_free(&e->bind);
+                    memset(e, 0, sizeof *e);
+                } else {
+                    st->nexpects++;
+                }
+            }
         }
     }
     const cJSON *tj = get(j, "task");
@@ -1793,8 +1851,17 @@ static int read_step(struct ld *L, const cJSON *j, const char *path, struct less
             L->oom = 1;
             return -1;
         }
-        if (scene_ok && read_task(L, tj, sub(p, path, "task"), scene, naccess, st->task))
-            bad++;
+        int rc = read_task(L, tj, sub(p, path, "task"), scene, naccess, st->task);
+        bad += rc != 0;
+        if (rc || !scene_ok) {
+            text_free(&st->task->goal);
+            free(st->task);
+            st->task = NULL;
+        }
+    }
+    if (!scene_ok) {
+        scene_free(st->scene);
+        st->scene = NULL;
     }
     return bad ? -1 : 0;
 }
@@ -1949,9 +2016,9 @@ static int read_file(const char *path, char **data, size_t *len, char *why, size
     return *data ? 0 : -1;
 }
 
-struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
-                                  void (*report)(const struct lesson_error *e, void *ctx),
-                                  void *ctx, int *nproblems)
+static struct lesson *load(const char *name, const char *data, size_t len,
+                           void (*report)(const struct lesson_error *e, void *ctx), void *ctx,
+                           int *nproblems, int partial)
 {
     struct ld L;
     memset(&L, 0, sizeof L);
@@ -2029,7 +2096,7 @@ struct lesson *lesson_load_report(const char *name, const char *data, size_t len
 done:
     if (L.oom)
         problem_off(&L, SIZE_MAX, "", "out of memory");
-    if (L.nproblems) {
+    if (L.oom || (L.nproblems && !partial)) {
         lesson_free(l);
         l = NULL;
     }
@@ -2041,6 +2108,20 @@ done:
     free(L.lines);
     free(text);
     return l;
+}
+
+struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
+                                  void (*report)(const struct lesson_error *e, void *ctx),
+                                  void *ctx, int *nproblems)
+{
+    return load(name, data, len, report, ctx, nproblems, 0);
+}
+
+struct lesson *lesson_load_partial(const char *name, const char *data, size_t len,
+                                   void (*report)(const struct lesson_error *e, void *ctx),
+                                   void *ctx, int *nproblems)
+{
+    return load(name, data, len, report, ctx, nproblems, 1);
 }
 
 static void keep_first(const struct lesson_error *e, void *ctx)

@@ -156,6 +156,16 @@ struct lesson *lesson_load_report(const char *name, const char *data, size_t len
                                   void (*report)(const struct lesson_error *e, void *ctx),
                                   void *ctx, int *nproblems);
 
+/* lesson_load_partial: like lesson_load_report, but when the file is JSON and only some parts
+ * have problems, returns what could be read anyway, with those parts left out (a broken
+ * scene, with the quiz check, expectations and task that depend on it; an expectation or task
+ * with a problem; a quiz check with a problem), so that lesson_check can go on over the rest.
+ * NULL when the file cannot be read, is not JSON, or memory ran out. For `banklab check`:
+ * such a lesson is never shown to a learner. */
+struct lesson *lesson_load_partial(const char *name, const char *data, size_t len,
+                                   void (*report)(const struct lesson_error *e, void *ctx),
+                                   void *ctx, int *nproblems);
+
 void lesson_free(struct lesson *l);
 
 /* lesson_check: run every expectation and quiz check of l through the model. Calls report

@@ -1,5 +1,6 @@
 /* fuzz_lesson.c: libFuzzer target for the lesson loader: any bytes through
- * lesson_load_report (every problem reported), then lesson_check on what loads, then free.
+ * lesson_load_report (every problem reported), then lesson_check on what loads, then free;
+ * the same through lesson_load_partial (what `banklab check` runs).
  * Must never crash, hang, leak or trip a sanitizer. Links src/lesson and src/model only. */
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             lesson_scene_env(st->scene, NULL, i, &env, code, sizeof code);
             (void)lesson_tr(&st->title, LANG_ZH);
         }
+        lesson_free(l);
+    }
+    /* what `banklab check` does: the parts that hold, checked after a problem */
+    l = lesson_load_partial("fuzz.json", (const char *)data, size, count, &sink, &np);
+    if (l) {
+        lesson_check(l, count, &sink);
         lesson_free(l);
     }
     struct lesson_error e;

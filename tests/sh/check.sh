@@ -50,8 +50,11 @@ cp tests/lessons_bad/expect-wrong.json "$t/dir/a.json"
 cp tests/lessons_bad/key-clash.json "$t/dir/b.json"
 "$BANKLAB" check "$t/dir" >"$t/out" 2>&1; rc=$?
 [ $rc -eq 1 ] || bad "directory with 2 bad files: exit $rc"
-tail -n 1 "$t/out" | grep -q '^checked 2 lessons, 1 step, 1 expectation, 1 quiz: 2 problems$' ||
+# (b.json has a problem, yet its id is read: both files are "bad", which is a third problem)
+tail -n 1 "$t/out" | grep -q '^checked 2 lessons, 2 steps, 1 expectation, 2 quizzes: 3 problems$' ||
     bad "summary: $(tail -n 1 "$t/out")"
+grep -q "b.json:3:3: id: \"bad\" is also the id of $t/dir/a.json" "$t/out" ||
+    bad "a broken file's id is not compared: $(cat "$t/out")"
 
 # 4. two files with one id: the second is reported at its "id"
 sed 's/"conflicts": 2}/"conflicts": 1}/' tests/lessons_bad/expect-wrong.json >"$t/dir/a.json"

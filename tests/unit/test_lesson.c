@@ -203,7 +203,7 @@ static void test_field_errors(void **state)
     expect_error(edit("\"scene\": {\n", "\"scene\": {\"block\": [32, 33],\n"), 12, 26,
                  "steps[0].scene.block: 32 x 33 x 1 = 1056 threads; a block has at most 1024");
     expect_error(edit("\"scene\": {\n", "\"scene\": {\"block\": [0],\n"), 12, 27,
-                 "steps[0].scene.block[0]: expected an integer in 1..1024 (blockDim.x)");
+                 "steps[0].scene.block[0]: expected an integer in 1..1024 (blockDim.x), found 0");
     expect_error(edit("\"scene\": {\n", "\"scene\": {\"warp\": 1,\n"), 12, 25,
                  "steps[0].scene.warp: expected an integer in 0..0 (the block has 1 warp), found 1");
 }
@@ -360,6 +360,63 @@ static void test_report_all(void **state)
     assert_int_equal(c.n, 1);
     assert_int_equal(c.e[0].line, 0);
     assert_string_equal(c.e[0].file, "/nonexistent/x.json");
+}
+
+/* lesson_load_partial returns what holds after a problem, without the broken parts, so that
+ * lesson_check goes on over the rest: a bad hint and a wrong expectation are both found. */
+static void test_partial(void **state)
+{
+    (void)state;
+    char text[8192];
+    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
+                                           "\"wavefronts\": 3, \"conflicts\": 1.0}"));
+    char *at = strstr(text, "\"en\": \"Hint\"");
+    assert_non_null(at);
+    memcpy(at, "\"EN\"", 4);
+    struct collect c = {0};
+    int np = 0;
+    struct lesson *l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
+    assert_non_null(l);
+    assert_int_equal(np, 3);   /* EN, missing en, 1.0 */
+    assert_string_equal(c.e[2].msg, "steps[0].expect[0].conflicts: expected an integer in "
+                                    "0..1024, found 1.0 (write integers without a fraction or "
+                                    "exponent)");
+    assert_int_equal(l->nsteps, 1);
+    assert_non_null(l->steps[0].scene);
+    assert_int_equal(l->steps[0].nexpects, 1);   /* the broken one is left out */
+    assert_int_equal(lesson_check(l, collect, &c), 0);
+    lesson_free(l);
+    /* the same with a scene that fails: its quiz check, expectations and task go too */
+    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
+                                           "\"wavefronts\": 3, \"conflicts\": 1}"));
+    at = strstr(text, "\"jJ\"");
+    memcpy(at, "\"qQ\"", 4);
+    memset(&c, 0, sizeof c);
+    l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
+    assert_non_null(l);
+    assert_int_equal(np, 1);
+    assert_null(l->steps[0].scene);
+    assert_int_equal(l->steps[0].nexpects, 0);
+    assert_null(l->steps[0].task);
+    assert_int_equal(lesson_check(l, collect, &c), 0);
+    lesson_free(l);
+    /* the wrong expectation alone: found by the check of the partial lesson */
+    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
+                                           "\"wavefronts\": 3, \"conflicts\": 1}"));
+    at = strstr(text, "\"en\": \"Hint\"");
+    memcpy(at, "\"EN\"", 4);
+    memset(&c, 0, sizeof c);
+    l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
+    assert_non_null(l);
+    assert_int_equal(np, 2);
+    assert_int_equal(lesson_check(l, collect, &c), 1);
+    assert_string_equal(c.e[2].msg, "steps[0].expect[0]: wavefronts is 2 by the model, the "
+                                    "lesson says 3 (STRIDE=2, access 0)");
+    lesson_free(l);
+    /* not JSON: nothing to go on with */
+    l = lesson_load_partial("t.json", "{\"format\": ", 12, collect, &c, &np);
+    assert_null(l);
+    assert_int_equal(np, 1);
 }
 
 static void test_check(void **state)
@@ -563,6 +620,7 @@ int main(void)
         cmocka_unit_test(test_columns),
         cmocka_unit_test(test_code_columns),
         cmocka_unit_test(test_report_all),
+        cmocka_unit_test(test_partial),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_scene_env),
         cmocka_unit_test(test_dirs),
