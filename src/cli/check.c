@@ -9,12 +9,14 @@
 #include <sys/stat.h>
 
 #include "../lesson/lesson.h"
+#include "../lesson/recording.h"
 #include "cli.h"
 
 struct check_run {
     int problems;
     int unreadable;            /* files that could not be read: exit 2 */
-    int lessons, steps, expects, quizzes, tasks;
+    int lessons, steps, expects, quizzes, tasks, figures;
+    const struct recording *rec;   /* --recording: quoted figures are checked against it */
     struct {
         char *id, *path;
         struct lesson_pos at;
@@ -35,7 +37,7 @@ static void print_problem(const struct lesson_error *e, void *ctx)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: banklab check [--quiet] [--lessons DIR] [FILE|DIR]...\n"
+            "usage: banklab check [--quiet] [--lessons DIR] [--recording FILE] [FILE|DIR]...\n"
             "\n"
             "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
             "languages (zh and en), every scene's code through the pattern language, and every\n"
@@ -49,10 +51,14 @@ static void usage(FILE *f)
             "characters), then a summary line:\n"
             "  checked N lessons, M steps, K expectations, Q quizzes: all hold\n"
             "  checked N lessons, M steps, K expectations, Q quizzes: P problems\n"
+            "(with --recording: \", F figures\" before the colon).\n"
             "\n"
             "Options:\n"
             "  -q, --quiet          no summary line; only problems are printed\n"
             "      --lessons DIR    the lessons directory to check when no FILE is given\n"
+            "      --recording FILE also compare every figure the lessons quote (a step's\n"
+            "                       \"figures\") with this recording, e.g. the shipped\n"
+            "                       assets/h200-recording.json\n"
             "  -h, --help           this help\n"
             "\n"
             "Exit status: 0 everything holds, 1 a problem was found, 2 bad usage or a file or\n"
@@ -167,8 +173,11 @@ static void check_one(struct check_run *r, const char *path)
         r->expects += l->steps[i].nexpects;
         r->quizzes += l->steps[i].quiz != NULL;
         r->tasks += l->steps[i].task != NULL;
+        r->figures += l->steps[i].nfigures;
     }
     lesson_check(l, print_problem, r);
+    if (r->rec)
+        lesson_check_figures(l, r->rec, print_problem, r);
     if (!l->id) {
         lesson_free(l);
         return;
@@ -204,7 +213,7 @@ static void check_one(struct check_run *r, const char *path)
 int cmd_check(int argc, char **argv)
 {
     int quiet = 0, status = 0;
-    const char *lessons_dir = NULL;
+    const char *lessons_dir = NULL, *rec_path = NULL;
     char **targets = NULL;
     int ntargets = 0, only_files = 0;
     for (int i = 1; i < argc; i++) {
@@ -231,6 +240,16 @@ int cmd_check(int argc, char **argv)
                 lessons_dir = argv[++i];
             else {
                 fprintf(stderr, "banklab check: --lessons needs a directory\n");
+                free(targets);
+                return EXIT_USAGE;
+            }
+        } else if (!strcmp(a, "--recording") || !strncmp(a, "--recording=", 12)) {
+            if (a[11] == '=' && a[12])
+                rec_path = a + 12;
+            else if (a[11] == 0 && i + 1 < argc && argv[i + 1][0])
+                rec_path = argv[++i];
+            else {
+                fprintf(stderr, "banklab check: --recording needs a file\n");
                 free(targets);
                 return EXIT_USAGE;
             }
@@ -288,12 +307,29 @@ int cmd_check(int argc, char **argv)
 
     struct check_run r;
     memset(&r, 0, sizeof r);
+    struct recording rec;
+    memset(&rec, 0, sizeof rec);
+    if (rec_path) {
+        char msg[RECORDING_MSG_MAX];
+        if (recording_load_file(rec_path, &rec, msg, sizeof msg)) {
+            fprintf(stderr, "banklab check: %s\n", msg);
+            for (int i = 0; i < nfiles; i++)
+                free(files[i]);
+            free(files);
+            return EXIT_USAGE;
+        }
+        r.rec = &rec;
+    }
     for (int i = 0; i < nfiles; i++)
         check_one(&r, files[i]);
+    if (rec_path)
+        recording_done(&rec);
     if (!quiet) {
         printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r.lessons,
                r.lessons == 1 ? "" : "s", r.steps, r.steps == 1 ? "" : "s", r.expects,
                r.expects == 1 ? "" : "s", r.quizzes, r.quizzes == 1 ? "" : "zes");
+        if (rec_path)
+            printf(", %d figure%s", r.figures, r.figures == 1 ? "" : "s");
         if (r.problems)
             printf(": %d problem%s\n", r.problems, r.problems == 1 ? "" : "s");
         else if (status != 0 || r.unreadable || nfiles == 0)

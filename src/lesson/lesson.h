@@ -102,6 +102,27 @@ struct lesson_task {
     int line, col;
 };
 
+/* The result fields a figure may quote: struct gpu_result's names, which are also the
+ * recording's (docs/gpu.md). Space-separated. */
+#define LESSON_FIGURE_FIELDS "ms_median ms_min ms_max clk_per_request bytes_per_clk_per_sm " \
+                             "gbps wavefronts_ld wavefronts_st conflicts_ld conflicts_st"
+
+/* A measured figure the step's text quotes, tied to a recording row so that a new recording
+ * cannot leave stale prose (lesson_check_figures). The value is field of the row with this
+ * group and label; with over, that divided by the same field of row over (same group); with
+ * percent, 100 * (that ratio - 1). */
+struct lesson_figure {
+    char *group;                 /* the row's group, e.g. "transpose" */
+    char *label;                 /* the row's label, e.g. "transpose_padded PAD=1" */
+    char *field;                 /* one of LESSON_FIGURE_FIELDS */
+    char *over;                  /* label of the row it is divided by, or NULL */
+    int percent;                 /* 1: quoted as a percentage above (below: negative) over */
+    double value;                /* as quoted */
+    int decimals;                /* digits after the point in the quote: its precision */
+    char text[32];               /* the quote as written in the file, e.g. "3495", "2.2" */
+    int line, col;
+};
+
 struct lesson_step {
     char *id;
     struct lesson_text title;
@@ -114,6 +135,8 @@ struct lesson_step {
     int nexpects;
     struct lesson_expect *expects;
     struct lesson_task *task;    /* NULL when not graded */
+    int nfigures;
+    struct lesson_figure *figures;
     int line, col;
 };
 
@@ -172,6 +195,15 @@ void lesson_free(struct lesson *l);
  * once per problem (if not NULL) and returns the number of problems (0 = all hold). */
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
+
+struct recording;
+
+/* lesson_check_figures: compare every quoted figure of l with recording r (recording.h): the
+ * rows must exist, hold the field, and give the quoted value at its precision (3495 holds
+ * 3494.5..3495.5; 2.2 holds 2.15..2.25). Calls report once per problem and returns the
+ * number of problems. */
+int lesson_check_figures(const struct lesson *l, const struct recording *r,
+                         void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
 /* lesson_set_load_dir: load every *.json in dir (sorted). Files that fail are reported via
  * report and skipped. Returns 0 if at least one lesson loaded, -1 otherwise. */

@@ -3,6 +3,7 @@
  * lessons directory. Never prints, never exits. No cJSON here: it works on lesson.h structs. */
 #include <dirent.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <sys/stat.h>
 
 #include "lesson.h"
+#include "recording.h"
 
 #define TASK_SEARCH_MAX 4096   /* parameter combinations tried to show a task is solvable */
 #define TASK_BUDGET 65536      /* task evaluations per lesson_check (bounds hostile input) */
@@ -361,6 +363,113 @@ int lesson_check(const struct lesson *l,
         if (st->task)
             check_task(&C, i, st->scene, st->task);
     }
+    return C.problems;
+}
+
+/* ---------------------------------------------------------------- quoted figures */
+
+/* Field f (a word of LESSON_FIGURE_FIELDS) of a recorded result; NAN when it was not measured
+ * (the request failed, or the field is a timing or counter the row has none of). */
+static double result_field(const struct gpu_result *r, const char *f)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+        int counter;
+    } tab[] = {
+        {"ms_median", offsetof(struct gpu_result, ms_median), 0},
+        {"ms_min", offsetof(struct gpu_result, ms_min), 0},
+        {"ms_max", offsetof(struct gpu_result, ms_max), 0},
+        {"clk_per_request", offsetof(struct gpu_result, clk_per_request), 0},
+        {"bytes_per_clk_per_sm", offsetof(struct gpu_result, bytes_per_clk_per_sm), 0},
+        {"gbps", offsetof(struct gpu_result, gbps), 0},
+        {"wavefronts_ld", offsetof(struct gpu_result, wavefronts_ld), 1},
+        {"wavefronts_st", offsetof(struct gpu_result, wavefronts_st), 1},
+        {"conflicts_ld", offsetof(struct gpu_result, conflicts_ld), 1},
+        {"conflicts_st", offsetof(struct gpu_result, conflicts_st), 1},
+    };
+    if (r->status != GPU_OK)
+        return NAN;
+    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
+        if (!strcmp(tab[k].name, f)) {
+            if (tab[k].counter ? !r->has_counters : !r->has_timing)
+                return NAN;
+            double v;
+            memcpy(&v, (const char *)r + tab[k].off, sizeof v);
+            return v;
+        }
+    return NAN;
+}
+
+/* Checks figure f against every pair of rows it names. Returns the number of problems. */
+static int check_figure(struct chk *C, int si, int fi, const struct lesson_figure *f,
+                        const struct recording *r)
+{
+    int na = 0, nb = 0, problems = 0;
+    for (int a = 0; a < r->nrows; a++) {
+        const struct recording_row *ra = &r->rows[a];
+        if (strcmp(ra->group, f->group) || strcmp(ra->label, f->label))
+            continue;
+        na++;
+        double x = result_field(&ra->rec.res, f->field);
+        if (isnan(x)) {
+            chk_problem(C, f->line, f->col, "steps[%d].figures[%d]: %s \"%s\" has no %s in the "
+                        "recording (not measured)", si, fi, f->group, f->label, f->field);
+            problems++;
+            continue;
+        }
+        for (int b = 0; f->over && b < r->nrows; b++) {
+            const struct recording_row *rb = &r->rows[b];
+            if (strcmp(rb->group, f->group) || strcmp(rb->label, f->over))
+                continue;
+            nb++;
+            double y = result_field(&rb->rec.res, f->field);
+            if (isnan(y) || y == 0) {
+                chk_problem(C, f->line, f->col, "steps[%d].figures[%d]: %s \"%s\" has no %s "
+                            "to divide by in the recording", si, fi, f->group, f->over, f->field);
+                problems++;
+                x = NAN;
+                break;
+            }
+            x = f->percent ? 100.0 * (x / y - 1.0) : x / y;
+            break;   /* the first row with that label */
+        }
+        if (isnan(x) || (f->over && nb == 0))
+            continue;
+        double half = 0.5 * pow(10.0, -f->decimals);
+        if (fabs(x - f->value) > half * (1 + 1e-9)) {
+            char how[200];
+            if (f->over)
+                snprintf(how, sizeof how, "%s \"%s\" %s over \"%s\"%s", f->group, f->label,
+                         f->field, f->over, f->percent ? ", as a percentage above" : "");
+            else
+                snprintf(how, sizeof how, "%s \"%s\" %s", f->group, f->label, f->field);
+            chk_problem(C, f->line, f->col, "steps[%d].figures[%d]: the recording gives %.*f "
+                        "(%s); the lesson quotes %s", si, fi, f->decimals, x, how, f->text);
+            problems++;
+        }
+    }
+    if (na == 0) {
+        chk_problem(C, f->line, f->col, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+                    "recording", si, fi, f->group, f->label);
+        problems++;
+    } else if (f->over && nb == 0 && problems == 0) {
+        chk_problem(C, f->line, f->col, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+                    "recording", si, fi, f->group, f->over);
+        problems++;
+    }
+    return problems;
+}
+
+int lesson_check_figures(const struct lesson *l, const struct recording *r,
+                         void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    if (!l || !r)
+        return 0;
+    struct chk C = {0, l, report, ctx, 0};
+    for (int i = 0; i < l->nsteps; i++)
+        for (int k = 0; k < l->steps[i].nfigures; k++)
+            check_figure(&C, i, k, &l->steps[i].figures[k], r);
     return C.problems;
 }
 

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "../../src/lesson/lesson.h"
+#include "../../src/lesson/recording.h"
 
 static const char good[] =
     "{\n"                                                                       /* 1 */
@@ -186,7 +187,7 @@ static void test_field_errors(void **state)
                  "steps[0].scene.params[0].max: expected an integer >= min (1), found -1");
     expect_error(edit("\"text\":", "\"txet\":"), 10, 7,
                  "steps[0].txet: unknown field (did you mean \"text\"?); valid fields: id, title, "
-                 "text, key, scene, hints, quiz, expect, task");
+                 "text, key, scene, hints, quiz, expect, task, figures");
     expect_error(edit(", \"en\": \"Stride\"", ""), 9, 16,
                  "steps[0].title: missing required field \"en\"");
     expect_error(edit("\"chapter\": 3", "\"chapter\": 3.5"), 4, 14,
@@ -455,6 +456,104 @@ static void test_check(void **state)
     assert_int_equal(lesson_check(NULL, NULL, NULL), 0);
 }
 
+/* Quoted figures: each must be quoted by its step's text (zh and en) as written, and
+ * lesson_check_figures compares it with a recording at the quoted precision. */
+static void test_figures(void **state)
+{
+    (void)state;
+    static const char head[] =
+        "{\"format\": 1, \"id\": \"fig\", \"chapter\": 6, \"title\": {\"zh\": \"图\", \"en\": \"Fig\"},\n"
+        " \"steps\": [{\"id\": \"m\", \"title\": {\"zh\": \"实测\", \"en\": \"Measured\"},\n"
+        "  \"text\": {\"zh\": \"填充版本 3495 GB/s，是 tile32 的 2.2 倍，比拷贝高 16 %。\",\n"
+        "           \"en\": \"Padded: 3495 GB/s, 2.2 times tile32, 16 % above the copy.\"},\n"
+        "  \"figures\": [\n";
+    static const char tail[] = "]}]}\n";
+    const char *figs =
+        "   {\"group\": \"transpose\", \"label\": \"padded\", \"field\": \"gbps\", \"value\": 3495},\n"
+        "   {\"group\": \"transpose\", \"label\": \"padded\", \"field\": \"gbps\", \"over\": \"tile32\", \"value\": 2.2},\n"
+        "   {\"group\": \"transpose\", \"label\": \"padded\", \"field\": \"gbps\", \"over\": \"copy\", \"percent\": true, \"value\": 16}\n";
+    char text[4096];
+    snprintf(text, sizeof text, "%s%s%s", head, figs, tail);
+    struct lesson_error e;
+    struct lesson *l = load(text, &e);
+    if (!l)
+        fail_msg("%d:%d: %s", e.line, e.col, e.msg);
+    assert_int_equal(l->steps[0].nfigures, 3);
+    assert_string_equal(l->steps[0].figures[1].text, "2.2");
+    assert_int_equal(l->steps[0].figures[1].decimals, 1);
+
+    struct recording r;
+    recording_init(&r);
+    const char *labels[] = {"padded", "tile32", "copy"};
+    const double gbps[] = {3494.53, 1594.64, 3024.01};
+    for (int k = 0; k < 3; k++) {
+        struct recording_row w;
+        memset(&w, 0, sizeof w);
+        snprintf(w.group, sizeof w.group, "transpose");
+        snprintf(w.label, sizeof w.label, "%s", labels[k]);
+        w.rec.req.kind = GPU_REQ_CASE;
+        w.rec.res.status = GPU_OK;
+        w.rec.res.has_timing = 1;
+        w.rec.res.gbps = gbps[k];
+        assert_int_equal(recording_add(&r, &w), 0);
+    }
+    struct collect c = {0};
+    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 0);
+    /* a new recording: the padded kernel at 3000 GB/s; every figure built on it is stale */
+    r.rows[0].rec.res.gbps = 3000.2;
+    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 3);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[0]: the recording gives 3000 (transpose "
+                                    "\"padded\" gbps); the lesson quotes 3495");
+    assert_int_equal(c.e[0].line, 6);
+    assert_string_equal(c.e[1].msg, "steps[0].figures[1]: the recording gives 1.9 (transpose "
+                                    "\"padded\" gbps over \"tile32\"); the lesson quotes 2.2");
+    assert_string_equal(c.e[2].msg, "steps[0].figures[2]: the recording gives -1 (transpose "
+                                    "\"padded\" gbps over \"copy\", as a percentage above); the "
+                                    "lesson quotes 16");
+    /* rows that are gone, or not measured */
+    snprintf(r.rows[2].label, sizeof r.rows[2].label, "copy2");
+    r.rows[0].rec.res.has_timing = 0;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 3);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[0]: transpose \"padded\" has no gbps in "
+                                    "the recording (not measured)");
+    r.rows[0].rec.res.has_timing = 1;
+    r.rows[0].rec.res.gbps = 3494.53;
+    memset(&c, 0, sizeof c);
+    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 1);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[2]: no row transpose \"copy\" in the "
+                                    "recording");
+    recording_done(&r);
+    lesson_free(l);
+
+    /* the loader: a figure its text does not quote (3500 is not "3495"; 22 is not 2.2) */
+    snprintf(text, sizeof text, "%s%s%s", head,
+             "{\"group\": \"t\", \"label\": \"p\", \"field\": \"gbps\", \"value\": 3500},"
+             "{\"group\": \"t\", \"label\": \"p\", \"field\": \"gbps\", \"value\": 95},"
+             "{\"group\": \"t\", \"label\": \"p\", \"field\": \"speed\", \"value\": 2.2},"
+             "{\"group\": \"t\", \"label\": \"p\", \"field\": \"gbps\", \"value\": 2.2e0},"
+             "{\"group\": \"t\", \"label\": \"p\", \"field\": \"gbps\", \"percent\": true, \"value\": 16}",
+             tail);
+    memset(&c, 0, sizeof c);
+    int np = 0;
+    l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
+    assert_non_null(l);
+    assert_int_equal(np, 5);
+    assert_int_equal(l->steps[0].nfigures, 0);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[0].value: no zh text of this step quotes "
+                                    "3500 (a figure is a number its text quotes, as written "
+                                    "there)");
+    assert_string_equal(c.e[1].msg, "steps[0].figures[1].value: no zh text of this step quotes "
+                                    "95 (a figure is a number its text quotes, as written there)");
+    assert_non_null(strstr(c.e[2].msg, "steps[0].figures[2].field: \"speed\": expected one of "
+                                       "ms_median"));
+    assert_string_equal(c.e[3].msg, "steps[0].figures[3].value: 2.2e0: write the figure as the "
+                                    "text quotes it (no exponent, at most 31 characters)");
+    assert_string_equal(c.e[4].msg, "steps[0].figures[4].percent: a percentage needs \"over\" "
+                                    "(the label of the row it is a percentage of)");
+    lesson_free(l);
+}
+
 static void test_scene_env(void **state)
 {
     (void)state;
@@ -622,6 +721,7 @@ int main(void)
         cmocka_unit_test(test_report_all),
         cmocka_unit_test(test_partial),
         cmocka_unit_test(test_check),
+        cmocka_unit_test(test_figures),
         cmocka_unit_test(test_scene_env),
         cmocka_unit_test(test_dirs),
         cmocka_unit_test(test_truncations),
