@@ -1,0 +1,60 @@
+#!/bin/sh
+# lessons.sh: the shipped curriculum's own rules, beyond what `banklab check` requires of any
+# lesson file: every figure a lesson quotes holds against the shipped recording (and a recording
+# with that figure changed fails), and every step with a scene names its keys in its text, in
+# both languages: each parameter's keys, t when the scene cycles types, a when it has several
+# accesses.
+set -u
+: "${BANKLAB:=build/banklab}"
+fail=0
+t=$(mktemp -d) || exit 1
+trap 'rm -rf "$t"' EXIT
+bad() { echo "FAIL: $*"; fail=1; }
+[ -x "$BANKLAB" ] || { echo "no binary $BANKLAB"; exit 1; }
+command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
+rec=assets/h200-recording.json
+[ -f "$rec" ] || { echo "SKIP: no $rec"; exit 77; }
+
+# 1. quoted figures against the shipped recording
+"$BANKLAB" check --recording "$rec" lessons/ >"$t/out" 2>&1 || { bad "figures do not hold"; cat "$t/out"; }
+n=$(sed -n 's/.* \([0-9][0-9]*\) figures: all hold$/\1/p' "$t/out")
+[ "${n:-0}" -ge 40 ] || bad "only ${n:-0} quoted figures: $(tail -n 1 "$t/out")"
+
+# 2. a re-made recording in which the first quoted figure's row measured 1000 times more: the
+#    check names that figure and fails
+first=$(jq -r -s '[.[] | .steps[] | (.figures // [])[]] | .[0] | [.group, .label, .field] | @tsv' lessons/*.json)
+group=$(printf '%s' "$first" | cut -f1)
+label=$(printf '%s' "$first" | cut -f2)
+field=$(printf '%s' "$first" | cut -f3)
+jq --arg g "$group" --arg l "$label" --arg f "$field" \
+   '(.records[] | select(.group == $g and .label == $l) | .result | (.timing // {}), (.counters // {})
+     | select(has($f)) | .[$f]) |= . * 1000 + 1' "$rec" >"$t/stale.json" || bad "jq could not edit $rec"
+"$BANKLAB" check --quiet --recording "$t/stale.json" lessons/ >"$t/out" 2>&1; rc=$?
+[ $rc -eq 1 ] || bad "a stale figure: exit $rc, want 1"
+grep -q "figures\[[0-9]*\]: the recording gives .*($group \"$label\" $field" "$t/out" ||
+    bad "the stale figure is not named: $(head -n 3 "$t/out")"
+
+# 3. keys named in every scene step's text
+jq -r '
+  def plain: gsub("`[^`]*`"; " ");
+  def named($s; $k): ($s | plain) | test("(?<![A-Za-z_\u0027’])" + $k + "(?![A-Za-z_])");
+  input_filename as $f | .steps[] | select(.scene) | . as $st |
+  ( [.text.zh, (.task.goal.zh // "")] | join(" ") ) as $zh |
+  ( [.text.en, (.task.goal.en // "")] | join(" ") ) as $en |
+  ( (.scene.params // [])[] | .keys as $k |
+      select((named($zh; $k[0:1]) or named($zh; $k[1:2])) and (named($en; $k[0:1]) or named($en; $k[1:2])) | not) |
+      "\($f) \($st.id): the keys \($k) of \(.name) are not named in the text (zh and en)" ),
+  ( select(.scene.types) | select((named($zh; "t") and named($en; "t")) | not) |
+      "\($f) \($st.id): the text does not say that t cycles the types" ),
+  ( select([.scene.code | split(";")[] |
+            select(test("^\\s*(__shared__|extern|typedef)|^\\s*[A-Za-z_][A-Za-z0-9_ ]*\\*\\s*[A-Za-z_][A-Za-z0-9_]*\\s*=") | not)] | length > 1) |
+      select((named($zh; "a") and ($en | plain | test("press a\\b|\\(a switches\\)"; "i"))) | not) |
+      "\($f) \($st.id): several accesses, but the text does not name the key a" )
+' lessons/*.json >"$t/keys" || bad "jq could not read lessons/*.json"
+if [ -s "$t/keys" ]; then
+    bad "keys not named:"
+    sed 's/^/    /' "$t/keys"
+fi
+
+[ $fail -eq 0 ] && echo "lessons.sh: all passed ($n figures)"
+exit $fail
