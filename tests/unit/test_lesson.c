@@ -363,19 +363,26 @@ static void test_report_all(void **state)
     assert_string_equal(c.e[0].file, "/nonexistent/x.json");
 }
 
+/* good with the first expectation's results replaced by expect, and old replaced by new. */
+static void two_edits(char *text, size_t size, const char *expect, const char *old, const char *new)
+{
+    snprintf(text, size, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}", expect));
+    char *at = strstr(text, old);
+    assert_non_null(at);
+    assert_int_equal(strlen(old), strlen(new));
+    memcpy(at, new, strlen(new));
+}
+
 /* lesson_load_partial returns what holds after a problem, without the broken parts, so that
  * lesson_check goes on over the rest: a bad hint and a wrong expectation are both found. */
 static void test_partial(void **state)
 {
     (void)state;
     char text[8192];
-    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
-                                           "\"wavefronts\": 3, \"conflicts\": 1.0}"));
-    char *at = strstr(text, "\"en\": \"Hint\"");
-    assert_non_null(at);
-    memcpy(at, "\"EN\"", 4);
     struct collect c = {0};
     int np = 0;
+    two_edits(text, sizeof text, "\"wavefronts\": 3, \"conflicts\": 1.0}", "\"en\": \"Hint\"",
+              "\"EN\": \"Hint\"");
     struct lesson *l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
     assert_non_null(l);
     assert_int_equal(np, 3);   /* EN, missing en, 1.0 */
@@ -387,11 +394,8 @@ static void test_partial(void **state)
     assert_int_equal(l->steps[0].nexpects, 1);   /* the broken one is left out */
     assert_int_equal(lesson_check(l, collect, &c), 0);
     lesson_free(l);
-    /* the same with a scene that fails: its quiz check, expectations and task go too */
-    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
-                                           "\"wavefronts\": 3, \"conflicts\": 1}"));
-    at = strstr(text, "\"jJ\"");
-    memcpy(at, "\"qQ\"", 4);
+    /* a scene that fails: its quiz check, expectations and task go too */
+    two_edits(text, sizeof text, "\"wavefronts\": 3, \"conflicts\": 1}", "\"jJ\"", "\"qQ\"");
     memset(&c, 0, sizeof c);
     l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
     assert_non_null(l);
@@ -401,11 +405,9 @@ static void test_partial(void **state)
     assert_null(l->steps[0].task);
     assert_int_equal(lesson_check(l, collect, &c), 0);
     lesson_free(l);
-    /* the wrong expectation alone: found by the check of the partial lesson */
-    snprintf(text, sizeof text, "%s", edit("\"wavefronts\": 2, \"conflicts\": 1}",
-                                           "\"wavefronts\": 3, \"conflicts\": 1}"));
-    at = strstr(text, "\"en\": \"Hint\"");
-    memcpy(at, "\"EN\"", 4);
+    /* the wrong expectation next to a bad hint: found by the check of the partial lesson */
+    two_edits(text, sizeof text, "\"wavefronts\": 3, \"conflicts\": 1}", "\"en\": \"Hint\"",
+              "\"EN\": \"Hint\"");
     memset(&c, 0, sizeof c);
     l = lesson_load_partial("t.json", text, strlen(text), collect, &c, &np);
     assert_non_null(l);
