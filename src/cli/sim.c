@@ -1,6 +1,7 @@
 /* sim.c: `banklab sim`: one warp access (a pattern, or raw per-lane offsets) through the bank
  * model; prints the bank grid and a summary as text, or one JSON object (--json), or an SVG.
- * Uses the model (bank, pattern, svg) and grid_text only: no curses, no cJSON, no GPU. */
+ * Uses the model (bank, pattern) and src/render (text grid, svg) only: no curses, no cJSON, no
+ * GPU. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -12,9 +13,9 @@
 
 #include "../model/bank.h"
 #include "../model/pattern.h"
-#include "../model/svg.h"
+#include "../render/grid_text.h"
+#include "../render/svg.h"
 #include "cli.h"
-#include "grid_text.h"
 
 struct sim_args {
     const char *pattern;         /* PATTERN, or NULL for the raw form */

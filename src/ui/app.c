@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../lesson/report.h"
-#include "../model/svg.h"
+#include "../render/svg.h"
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal;

@@ -198,7 +198,6 @@ int text_count(const char *s, int width);
 int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
               attr_t at);
 void text_fill(int y, int x, int w, attr_t at);
-void text_lanes(uint32_t mask, char *buf, size_t size);  /* "0-3,8,12" */
 
 /* scene.c: evaluate scenes through the lesson layer, the pattern language and the model. */
 void scene_clear(struct ui_scene *s);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../render/grid_text.h"
 #include "app.h"
 
 #define LABEL 4
@@ -20,24 +21,6 @@ static int cell_w(int w, int big)
     if (c < 2)
         c = 2;
     return c;
-}
-
-static int lowest(uint32_t m)
-{
-    for (int i = 0; i < 32; i++)
-        if (m >> i & 1u)
-            return i;
-    return -1;
-}
-
-static int popc(uint32_t m)
-{
-    int n = 0;
-    while (m) {
-        m &= m - 1;
-        n++;
-    }
-    return n;
 }
 
 static int pass_rows(const struct bank_result *r, int p)
@@ -153,9 +136,9 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
                     }
                     continue;
                 }
-                uint32_t lanes = c->lanes[wr];
-                int lane = lowest(lanes);
-                int bc = popc(lanes) > 1, cf = c->nwords > 1;
+                struct grid_cell gc;
+                grid_cell_get(r, p, b, wr, &gc);
+                int lane = gc.first_lane, bc = gc.broadcast, cf = gc.conflict;
                 const char *mk = cf && bc ? a->g->both : cf ? a->g->conflict
                                : bc ? a->g->broadcast : " ";
                 if (cw == 2)
@@ -291,16 +274,16 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     }
     uint64_t word = c->word[in->row];
     uint32_t m = c->lanes[in->row];
-    text_lanes(m, lanes, sizeof lanes);
-    int lane = lowest(m);
-    for (int k = in->k % popc(m); k > 0; k--)   /* the k-th lane of the cell */
+    grid_lanes_str(m, lanes, sizeof lanes);
+    int lane = grid_lane_first(m);
+    for (int k = in->k % grid_lane_count(m); k > 0; k--)   /* the k-th lane of the cell */
         for (lane++; lane < 32 && !(m >> lane & 1u); lane++)
             ;
     const struct bank_lane *ln = &r->lane[lane];
     char banks[32] = "";
     if (ln->nwords > 1)      /* an 8/16-byte lane spans consecutive banks */
         snprintf(banks, sizeof banks, " over banks %d-%d", ln->bank[0], ln->bank[ln->nwords - 1]);
-    if (popc(m) > 1)
+    if (grid_lane_count(m) > 1)
         snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lanes %s share it (free); "
                  "lane %d at %llu B%s",
                  in->bank, in->pass + 1, (unsigned long long)word,
@@ -320,10 +303,10 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     for (int k = 0; k < c->nwords; k++)
         if (k != in->row)
             om |= c->lanes[k];
-    text_lanes(om, others, sizeof others);
+    grid_lanes_str(om, others, sizeof others);
     snprintf(l2, size, "conflicts with lane%s %s: bank %d serves %d different words in pass %d "
              "(%d wavefronts)",
-             popc(om) > 1 ? "s" : "", others, in->bank, c->nwords, in->pass + 1, c->nwords);
+             grid_lane_count(om) > 1 ? "s" : "", others, in->bank, c->nwords, in->pass + 1, c->nwords);
     return 2;
 }
 

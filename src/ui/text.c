@@ -235,27 +235,3 @@ void text_fill(int y, int x, int w, attr_t at)
     mvhline(y, x, ' ', w);
     attrset(A_NORMAL);
 }
-
-void text_lanes(uint32_t mask, char *buf, size_t size)
-{
-    size_t o = 0;
-    buf[0] = 0;
-    for (int i = 0; i < 32 && o + 8 < size; i++) {
-        if (!(mask >> i & 1u))
-            continue;
-        int j = i;
-        while (j + 1 < 32 && (mask >> (j + 1) & 1u))
-            j++;
-        int k;
-        if (j == i)
-            k = snprintf(buf + o, size - o, "%s%d", o ? "," : "", i);
-        else
-            k = snprintf(buf + o, size - o, "%s%d-%d", o ? "," : "", i, j);
-        if (k < 0)
-            break;
-        o += (size_t)k;
-        i = j;
-    }
-    if (o >= size)
-        buf[size - 1] = 0;
-}

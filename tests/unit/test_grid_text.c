@@ -2,7 +2,7 @@
  * the renderer's rules: ASCII means ASCII, colour only when asked, 80 columns, the summary.
  * Renders into open_memstream; the model computes the results (no hard-coded grids here:
  * the exact renders are golden files, tests/sh/golden.sh).
- * link: cli model
+ * link: render model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/cli/grid_text.h"
+#include "../../src/render/grid_text.h"
 #include "../../src/model/bank.h"
 
 static void stride_access(struct bank_access *acc, unsigned width, uint64_t stride_bytes)
@@ -73,6 +73,11 @@ static void test_lanes_str(void **state)
     assert_string_equal(buf, "0,31");
     grid_lanes_str(0x0000ff0fu, buf, sizeof buf);
     assert_string_equal(buf, "0-3,8-15");
+    grid_lanes_str(0x10Fu, buf, sizeof buf);   /* the inspect line's lane lists */
+    assert_string_equal(buf, "0-3,8");
+    assert_int_equal(grid_lane_count(0x10Fu), 5);
+    assert_int_equal(grid_lane_first(0x100u), 8);
+    assert_int_equal(grid_lane_first(0), -1);
     /* Truncation: NUL-terminated, returns what it needed. */
     char small[4];
     int need = grid_lanes_str(0x55555555u, small, sizeof small);

@@ -1,9 +1,9 @@
-/* test_svg.c: the SVG picture of one access (src/model/svg.c): 32 bank columns, one lane text
+/* test_svg.c: the SVG picture of one access (src/render/svg.c): 32 bank columns, one lane text
  * per active lane, rows per wavefront, marks and patterns for broadcast/conflict/worst bank,
  * the summary, escaping of titles, monochrome, and write errors. Accesses are built directly
  * (no pattern language) and run through bank_simulate. With SVG_OUT_DIR set, the pictures are
  * also written there (tests/sh/svg.sh validates and renders them).
- * link: model
+ * link: render model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/model/svg.h"
+#include "../../src/render/svg.h"
 
 static struct bank_result *run(unsigned width, enum bank_op op, uint32_t mask, unsigned stride_elems,
                                int same)

@@ -1,6 +1,7 @@
 /* test_ui_text.c: the tutorial's text measuring and wrapping (src/ui/text.c): display columns
  * by wcwidth (Chinese is two columns), breaks at spaces and between wide characters, never
- * inside a UTF-8 sequence, backticks zero-width, paragraphs, lane lists. No terminal needed.
+ * inside a UTF-8 sequence, backticks zero-width, paragraphs. No terminal needed. (Lane lists:
+ * test_grid_text.c, src/render/grid_text.c formats them for the screen too.)
  * link: ui
  */
 #include <locale.h>
@@ -93,20 +94,6 @@ static void test_wrap_punctuation(void **state)
     assert_int_equal(n, strlen("\u4e2d"));
 }
 
-static void test_lanes(void **state)
-{
-    (void)state;
-    char buf[64];
-    text_lanes(0x10Fu, buf, sizeof buf);
-    assert_string_equal(buf, "0-3,8");
-    text_lanes(0xFFFFFFFFu, buf, sizeof buf);
-    assert_string_equal(buf, "0-31");
-    text_lanes(0x80000001u, buf, sizeof buf);
-    assert_string_equal(buf, "0,31");
-    text_lanes(0, buf, sizeof buf);
-    assert_string_equal(buf, "");
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -114,7 +101,6 @@ int main(void)
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_punctuation),
-        cmocka_unit_test(test_lanes),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

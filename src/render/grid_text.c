@@ -44,18 +44,18 @@ int grid_banks_per_band(int cols)
     return cols >= GRID_WIDE_COLS ? 32 : 16;
 }
 
-static int popcount32(uint32_t x)
+int grid_lane_count(uint32_t lanes)
 {
     int n = 0;
-    for (; x; x &= x - 1)
+    for (; lanes; lanes &= lanes - 1)
         n++;
     return n;
 }
 
-static int lowest_lane(uint32_t x)
+int grid_lane_first(uint32_t lanes)
 {
     for (int n = 0; n < 32; n++)
-        if (x >> n & 1u)
+        if (lanes >> n & 1u)
             return n;
     return -1;
 }
@@ -78,8 +78,8 @@ void grid_cell_get(const struct bank_result *res, int pass, int bank, int row,
     out->used = 1;
     out->word = c->word[row];
     out->lanes = c->lanes[row];
-    out->nlanes = popcount32(out->lanes);
-    out->first_lane = lowest_lane(out->lanes);
+    out->nlanes = grid_lane_count(out->lanes);
+    out->first_lane = grid_lane_first(out->lanes);
     out->broadcast = out->nlanes > 1;
     if (out->broadcast && out->conflict)
         out->mark = GRID_MARK_BOTH;
@@ -387,7 +387,7 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
     grid_lanes_str(res->conflict_lanes, lanes, sizeof lanes);
     fprintf(f, "conflicting lanes: %s", lanes);
     if (res->conflict_lanes)
-        fprintf(f, " (%d)", popcount32(res->conflict_lanes));
+        fprintf(f, " (%d)", grid_lane_count(res->conflict_lanes));
     fputc('\n', f);
     int seen[4] = {0};  /* broadcast, conflict, both, worst */
     for (int p = 0; p < res->npasses && p < BANK_MAX_PASSES; p++) {
@@ -431,7 +431,7 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
 
     fprintf(f, "%s of %u byte%s per lane, mask %08" PRIx32 " (%d active lane%s)",
             op == BANK_STORE ? "store" : "load", width, width == 1 ? "" : "s", mask,
-            popcount32(mask), popcount32(mask) == 1 ? "" : "s");
+            grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s");
     if (width >= 8) {
         if (res->paired)
             fprintf(f, ",\n  neighbour lanes share addresses: passes fused into %d of %d lanes",

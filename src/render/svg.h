@@ -1,13 +1,13 @@
 /* svg.h: the bank grid of one warp access as an SVG picture, for slides and handouts.
  * Same information as the screen (lanes per bank and word, passes, broadcast, conflicts,
  * worst bank, summary), readable in black and white (conflicts carry a glyph and hatching,
- * not only colour). Pure C: libc and the model only. */
+ * not only colour). Pure C: libc and the model only (src/render: shared by cli and ui). */
 #ifndef BANKLAB_SVG_H
 #define BANKLAB_SVG_H
 
 #include <stdio.h>
 
-#include "bank.h"
+#include "../model/bank.h"
 
 struct svg_options {
     const char *title;      /* heading line (e.g. the pattern text), may be NULL; XML-escaped */

@@ -2,7 +2,7 @@
  * each pass is a block of rows, one row per wavefront (the distinct words a bank serves);
  * cells carry the lane numbers. Broadcast, conflict and the worst bank each have a glyph and
  * a fill pattern as well as a colour, so the picture survives black-and-white printing.
- * Pure C: libc and bank.h only; no allocation. */
+ * Pure C: libc, the model and the text grid's lane helpers; no allocation. */
 #include "svg.h"
 
 #include <errno.h>
@@ -11,6 +11,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+
+#include "grid_text.h"
 
 /* Geometry in SVG user units (px). */
 #define MARGIN 20
@@ -45,14 +47,6 @@ static const struct palette mono = {
 };
 
 static const char mark_of[5] = {0, 0, '*', '!', '#'};  /* the same marks as the text grid */
-
-static int popcount32(uint32_t x)
-{
-    int n = 0;
-    for (; x; x &= x - 1)
-        n++;
-    return n;
-}
 
 /* Writes s XML-escaped; bytes that are not valid UTF-8 or are control characters become '?'. */
 static void put_escaped(FILE *f, const char *s)
@@ -105,7 +99,7 @@ static enum kind cell_kind(const struct bank_cell *c, int row)
 {
     if (row >= c->nwords)
         return K_IDLE;
-    int bc = popcount32(c->lanes[row]) > 1;
+    int bc = grid_lane_count(c->lanes[row]) > 1;
     int cf = c->nwords > 1;
     return bc && cf ? K_BOTH : bc ? K_BROADCAST : cf ? K_CONFLICT : K_SINGLE;
 }
@@ -115,7 +109,7 @@ static int cell_lines(const struct bank_cell *c, int row)
 {
     if (row >= c->nwords)
         return 1;
-    int slots = popcount32(c->lanes[row]) + (mark_of[cell_kind(c, row)] ? 1 : 0);
+    int slots = grid_lane_count(c->lanes[row]) + (mark_of[cell_kind(c, row)] ? 1 : 0);
     return (slots + LANES_PER_LINE - 1) / LANES_PER_LINE;
 }
 
@@ -138,26 +132,6 @@ static int pass_height(const struct bank_pass *p)
     for (int r = 0; r < p->cost; r++)
         h += row_height(p, r);
     return h + TALLY_H;
-}
-
-static void lanes_range(uint32_t lanes, char *buf, size_t size)
-{
-    size_t len = 0;
-    buf[0] = 0;
-    for (int n = 0; n < 32 && len + 12 < size;) {
-        if (!(lanes >> n & 1u)) {
-            n++;
-            continue;
-        }
-        int m = n;
-        while (m + 1 < 32 && (lanes >> (m + 1) & 1u))
-            m++;
-        len += (size_t)snprintf(buf + len, size - len, m == n ? "%s%d" : "%s%d-%d",
-                                len ? "," : "", n, m);
-        n = m + 1;
-    }
-    if (!len)
-        snprintf(buf, size, "none");
 }
 
 static void defs(FILE *f, const struct palette *pal)
@@ -215,7 +189,7 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
         return;
     }
     char lanes[160];
-    lanes_range(c->lanes[row], lanes, sizeof lanes);
+    grid_lanes_str(c->lanes[row], lanes, sizeof lanes);
     fprintf(f, "<title>bank %d, word %" PRIu64 " (byte %" PRIu64 "): lanes %s</title>", b,
             c->word[row], c->word[row] * BANK_WORD_BYTES, lanes);
     int slot = 0;
@@ -246,7 +220,7 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     const struct bank_pass *p = &res->pass[pi];
     const int gx = MARGIN + LABEL_W;
     char lanes[160];
-    lanes_range(p->lanes, lanes, sizeof lanes);
+    grid_lanes_str(p->lanes, lanes, sizeof lanes);
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
     if (!p->lanes) {
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">pass %d</text>", MARGIN, y + 12,
@@ -360,11 +334,11 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
                "wavefronts %d, passes %d, conflicts %d, ways %d</text>\n",
             MARGIN, y + 14, res->wavefronts, res->passes, res->conflicts, res->ways);
     char lanes[160];
-    lanes_range(active, lanes, sizeof lanes);
+    grid_lanes_str(active, lanes, sizeof lanes);
     fprintf(f, "<text id=\"detail\" x=\"%d\" y=\"%d\" font-size=\"11\">%u-byte %s, %d active "
                "lane%s (%s), %d pass%s%s</text>\n",
-            MARGIN, y + 28, width, op == BANK_STORE ? "store" : "load", popcount32(active),
-            popcount32(active) == 1 ? "" : "s", lanes, npasses, npasses == 1 ? "" : "es",
+            MARGIN, y + 28, width, op == BANK_STORE ? "store" : "load", grid_lane_count(active),
+            grid_lane_count(active) == 1 ? "" : "s", lanes, npasses, npasses == 1 ? "" : "es",
             res->paired ? ", neighbouring lanes paired (passes fused)" : "");
 
     /* bank numbers */
