@@ -2,7 +2,8 @@
  * syntax, every field's type and range, both languages, and runs every scene through the
  * pattern language at its defaults, with file:line:col for each problem. Positions come
  * from a strict JSON scanner that walks the text beside the cJSON tree (cJSON keeps none).
- * Never prints, never exits. Uses cJSON and the model (pattern.h, bank.h); no curses, no GPU. */
+ * Never prints, never exits. Uses cJSON, the model (pattern.h, bank.h) and the key table
+ * (the keys a parameter may not take); no curses, no GPU. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -14,6 +15,8 @@
 #include <strings.h>
 
 #include <cjson/cJSON.h>
+
+#include "../keys/keys.h"
 #include "lesson.h"
 #include "files.h"
 
@@ -865,8 +868,6 @@ static int get_text(struct ld *L, const cJSON *obj, const char *name, const char
 
 /* ---------------------------------------------------------------- scene */
 
-static const char *const reserved_keys = "q?nbtwWacgslxrhie0123456789 ";
-
 static const char *const kernel_names[] = {
     "pattern", "transpose_naive", "transpose_tile32", "transpose_padded", "transpose_swizzled",
     "copy", "aos_soa", "row_col", "vector_width", "remap", "dynamic_carve", "broadcast", NULL,
@@ -970,9 +971,10 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
             PROBLEM(L, kj, 0, pb, "\"%s\": expected two different printable ASCII characters "
                     "(raise, lower), e.g. \"pP\"", keys);
             bad++;
-        } else if (strchr(reserved_keys, a) || strchr(reserved_keys, b)) {
-            PROBLEM(L, kj, 0, pb, "'%c' is reserved by the program (reserved: q ? n b t w W a c "
-                    "g s l x r h i e, digits, space)", strchr(reserved_keys, a) ? a : b);
+        } else if (keys_reserved(a) || keys_reserved(b)) {
+            char reserved[128];
+            PROBLEM(L, kj, 0, pb, "'%c' is reserved by the program (reserved: %s)",
+                    keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
             bad++;
         } else {
             int clash = 0;

@@ -1,0 +1,282 @@
+/* keys.c: the one table of key bindings (keys.h) and what is derived from it: the action of a
+ * key on a screen, key names, key bars, the reserved keys of lessons. Rows are in the order
+ * of the help screen and the key bars; rows without help text (the contents, sweep,
+ * playground and inspect keys, described under the key that opens them) may stand anywhere,
+ * so they stand first, before the global keys their bars end with. No allocation. */
+#include "keys.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define K(k, act) {(k), 0, (act)}
+#define RANGE(lo, hi, act) {(lo), (hi), (act)}
+#define EN_ZH(en, zh) {(en), (zh)}
+
+static const struct key_row rows[] = {
+    /* the contents */
+    {.keys = {K(K_UP, ACT_UP), K('k', ACT_UP), K(K_DOWN, ACT_DOWN), K('j', ACT_DOWN),
+              K(K_PGUP, ACT_PGUP), K(K_PGDN, ACT_PGDN), K(K_HOME, ACT_HOME), K(K_END, ACT_END)},
+     .screens = KS_TOC, .bar = KS_TOC, .bar_keys = "Up/Down PgUp/PgDn",
+     .bar_text = EN_ZH("move", "移动")},
+    {.keys = {K(K_ENTER, ACT_GO), K(' ', ACT_GO)}, .screens = KS_TOC, .bar = KS_TOC,
+     .bar_text = EN_ZH("go", "跳转")},
+    {.keys = {K(K_ESC, ACT_BACK), K('c', ACT_BACK)}, .screens = KS_TOC, .bar = KS_TOC,
+     .bar_keys = "Esc/c", .bar_text = EN_ZH("back", "返回")},
+    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = quiz not answered yet)", "（? = 测验未答）")},
+    /* the sweep */
+    {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
+     .bar_keys = "Left/Right", .bar_text = EN_ZH("change the value", "改变取值")},
+    {.bar = KS_SWEEP, .bar_keys = "", .bar_text = EN_ZH("lesson keys too", "课程按键也可用")},
+    {.keys = {K(K_ESC, ACT_BACK), K('s', ACT_BACK)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
+     .bar_keys = "Esc/s", .bar_text = EN_ZH("back", "返回")},
+    /* the playground: printable keys are text */
+    {.keys = {K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_keys = "Up/Down", .bar_text = EN_ZH("history", "历史")},
+    {.keys = {K(K_ENTER, ACT_SAVE)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("save", "保存")},
+    {.keys = {K(K_TAB, ACT_ACCESS)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("access", "访问")},
+    {.keys = {K(K_CTRL_U, ACT_CLEAR)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^U",
+     .bar_text = EN_ZH("clear", "清空")},
+    {.keys = {K(K_CTRL_X, ACT_SVG)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^X",
+     .bar_text = EN_ZH("svg", "svg")},
+    {.keys = {K(K_F1, ACT_HELP)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("help", "帮助")},
+    {.keys = {K(K_ESC, ACT_BACK)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("back", "返回")},
+    {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT), K(K_HOME, ACT_HOME),
+              K(K_CTRL_A, ACT_HOME), K(K_END, ACT_END), K(K_CTRL_E, ACT_END)},
+     .screens = KS_PLAY},
+    {.keys = {K(K_BACKSPACE, ACT_RUBOUT), K(K_DELETE, ACT_DELETE)}, .screens = KS_PLAY},
+    {.keys = {RANGE(' ', '~', ACT_INSERT)}, .screens = KS_PLAY},
+    /* the step's modes: inspect, quizzes */
+    {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT), K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN),
+              K(K_HOME, ACT_HOME), K(K_END, ACT_END)},
+     .screens = KS_INSPECT, .bar = KS_INSPECT, .bar_keys = "",
+     .bar_text = EN_ZH("arrows move", "方向键移动")},
+    {.keys = {K(K_ENTER, ACT_LANE)}, .screens = KS_INSPECT, .bar = KS_INSPECT,
+     .bar_text = EN_ZH("next lane", "下一个 lane")},
+    {.keys = {K('i', ACT_LEAVE), K(K_ESC, ACT_LEAVE)}, .screens = KS_INSPECT, .bar = KS_INSPECT,
+     .bar_keys = "i/Esc", .bar_text = EN_ZH("leave", "退出")},
+    {.keys = {K(K_BACKSPACE, ACT_RUBOUT)}, .screens = KS_NUMBER},
+    /* the step, and the keys that work everywhere but in the playground */
+    {.keys = {K('n', ACT_NEXT), K(' ', ACT_NEXT), K(K_RIGHT, ACT_NEXT)}, .screens = KS_STEP,
+     .bar = KS_TUTOR, .bar_text = EN_ZH("next", "下一步"),
+     .help = EN_ZH("next step", "下一步"), .pair = 1},
+    {.keys = {K('b', ACT_PREV), K(K_LEFT, ACT_PREV)}, .screens = KS_STEP, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("back", "上一步"), .help = EN_ZH("previous step", "上一步")},
+    {.keys = {K(K_ENTER, ACT_ENTER)}, .screens = KS_STEP,
+     .help = EN_ZH("reveal a hidden grid (predict steps), else next step",
+                   "显示隐藏的网格（预测题），否则下一步")},
+    {.keys = {K('e', ACT_REVEAL)}, .screens = KS_STEP,
+     .help = EN_ZH("reveal without answering (presenter: e or Enter)",
+                   "不作答直接显示（演示模式：e 或 Enter）")},
+    {.keys = {RANGE('1', '9', ACT_CHOICE)}, .screens = KS_CHOICE,
+     .help = EN_ZH("answer a choice quiz", "回答选择题"), .pair = 1},
+    {.keys = {RANGE('0', '9', ACT_DIGIT), K('.', ACT_DIGIT), K('-', ACT_DIGIT)},
+     .screens = KS_NUMBER, .help = EN_ZH("type a number, Enter", "输入数字，Enter 提交")},
+    {.keys = {K(K_PGDN, ACT_PGDN), K(K_PGUP, ACT_PGUP)}, .screens = KS_STEP,
+     .help = EN_ZH("scroll the step's text", "滚动本步的说明文字")},
+    {.screens = KS_STEP | KS_SWEEP, .bar = KS_TUTOR, .lesson = 1,
+     .help_keys = EN_ZH("lesson keys", "课程按键"),
+     .help = EN_ZH("change a parameter (shown as [p/P] in the parameter line)",
+                   "改变参数（参数行里显示为 [p/P]）")},
+    {.keys = {K('t', ACT_TYPE)}, .screens = KS_STEP,
+     .help = EN_ZH("cycle the element type", "切换元素类型"), .pair = 1},
+    {.keys = {K('w', ACT_WARP_NEXT), K('W', ACT_WARP_PREV)}, .screens = KS_STEP,
+     .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
+    {.keys = {K('a', ACT_ACCESS), K(K_TAB, ACT_ACCESS)}, .screens = KS_STEP,
+     .help = EN_ZH("next access of the kernel (e.g. the store, then the load)",
+                   "内核的下一次访问（例如先写入，再读出）")},
+    {.keys = {K('c', ACT_CONTENTS)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("contents", "目录"),
+     .help = EN_ZH("contents: jump to any chapter or step", "目录：跳到任意章节或步骤")},
+    {.keys = {K('g', ACT_PLAYGROUND)}, .screens = KS_GLOBAL, .bar = KS_TUTOR | KS_SWEEP | KS_ERROR,
+     .bar_text = EN_ZH("playground", "练习场"),
+     .help = EN_ZH("playground: type a declaration and an access (Esc back)",
+                   "练习场：输入声明和访问（Esc 返回）")},
+    {.keys = {K('s', ACT_SWEEP)}, .screens = KS_STEP, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("sweep", "扫描"),
+     .help = EN_ZH("sweep: wavefronts against a parameter (Left/Right move)",
+                   "扫描：wavefront 随参数的变化（Left/Right 移动）")},
+    {.keys = {K('i', ACT_INSPECT)}, .screens = KS_STEP, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("inspect", "检查"),
+     .help = EN_ZH("inspect: arrows move, Enter next lane of a cell; i/Esc leaves",
+                   "检查：方向键移动，Enter 看格子里的下一个 lane；i/Esc 退出")},
+    {.keys = {K('h', ACT_HINT)}, .screens = KS_STEP, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("hint", "提示"), .help = EN_ZH("next hint", "下一条提示"), .pair = 1},
+    {.keys = {K('l', ACT_LANG)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
+     .bar_text = EN_ZH("lang", "语言"), .help = EN_ZH("language zh / en", "语言 中文 / 英文")},
+    {.keys = {K('x', ACT_SVG)}, .screens = KS_STEP,
+     .help = EN_ZH("export the grid as SVG", "把网格导出为 SVG"), .pair = 1},
+    {.keys = {K('r', ACT_REPORT)}, .screens = KS_GLOBAL,
+     .help = EN_ZH("write a lab report", "生成实验报告")},
+    {.keys = {K('?', ACT_HELP)}, .screens = KS_GLOBAL, .bar = KS_TUTOR | KS_SWEEP | KS_ERROR,
+     .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1},
+    {.keys = {K('q', ACT_QUIT)}, .screens = KS_GLOBAL,
+     .bar = KS_TUTOR | KS_TOC | KS_SWEEP | KS_ERROR, .bar_text = EN_ZH("quit", "退出"),
+     .help = EN_ZH("quit (progress is saved)", "退出（进度会保存）")},
+};
+
+#define NROWS ((int)(sizeof rows / sizeof rows[0]))
+
+const struct key_row *keys_rows(int *n)
+{
+    *n = NROWS;
+    return rows;
+}
+
+static int binds(const struct key_bind *b, int key)
+{
+    return b->last ? key >= b->key && key <= b->last : key == b->key;
+}
+
+enum key_action keys_action(unsigned screens, int key)
+{
+    if (key == K_NONE)
+        return ACT_NONE;
+    for (int pass = 0; pass < 2; pass++) {
+        unsigned want = pass == 0 ? screens & KS_MODES : screens;
+        for (int r = 0; r < NROWS && want; r++) {
+            if (!(rows[r].screens & want))
+                continue;
+            for (const struct key_bind *b = rows[r].keys; b->key; b++)
+                if (binds(b, key))
+                    return b->action;
+        }
+    }
+    return ACT_NONE;
+}
+
+static const struct {
+    int key;
+    const char *name;
+} names[] = {
+    {K_CTRL_A, "Ctrl-A"}, {K_CTRL_E, "Ctrl-E"}, {K_TAB, "Tab"}, {K_CTRL_U, "Ctrl-U"},
+    {K_CTRL_X, "Ctrl-X"}, {K_ESC, "Esc"}, {K_SPACE, "Space"}, {K_ENTER, "Enter"},
+    {K_BACKSPACE, "Backspace"}, {K_DELETE, "Delete"}, {K_LEFT, "Left"}, {K_RIGHT, "Right"},
+    {K_UP, "Up"}, {K_DOWN, "Down"}, {K_HOME, "Home"}, {K_END, "End"}, {K_PGUP, "PgUp"},
+    {K_PGDN, "PgDn"}, {K_F1, "F1"},
+};
+
+const char *keys_name(int key, int zh, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    if (key == K_SPACE && zh) {
+        snprintf(buf, size, "空格");
+        return buf;
+    }
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (names[i].key == key) {
+            snprintf(buf, size, "%s", names[i].name);
+            return buf;
+        }
+    if (key > ' ' && key <= '~')
+        snprintf(buf, size, "%c", key);
+    else
+        snprintf(buf, size, "key %d", key);
+    return buf;
+}
+
+const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = 0;
+    if (r->help_keys[zh ? 1 : 0]) {
+        snprintf(buf, size, "%s", r->help_keys[zh ? 1 : 0]);
+        return buf;
+    }
+    size_t o = 0;
+    for (const struct key_bind *b = r->keys; b->key && o < size; b++) {
+        char one[40], lo[16], hi[16];
+        if (b->key == ' ' && b->last == '~')
+            snprintf(one, sizeof one, "%s", zh ? "可打印字符" : "printable keys");
+        else if (b->last)
+            snprintf(one, sizeof one, "%s-%s", keys_name(b->key, zh, lo, sizeof lo),
+                     keys_name(b->last, zh, hi, sizeof hi));
+        else
+            keys_name(b->key, zh, one, sizeof one);
+        int k = snprintf(buf + o, size - o, "%s%s", o ? " " : "", one);
+        if (k < 0)
+            break;
+        o += (size_t)k;
+    }
+    return buf;
+}
+
+size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size)
+{
+    size_t o = 0;
+    if (!size)
+        return 0;
+    buf[0] = 0;
+    for (int i = 0; i < NROWS && o < size; i++) {
+        const struct key_row *r = &rows[i];
+        if (!(r->bar & screens))
+            continue;
+        char name[16];
+        int k;
+        if (r->lesson) {
+            if (!lesson || !*lesson)
+                continue;
+            k = snprintf(buf + o, size - o, "%s  ", lesson);
+        } else if (r->bar_keys && !*r->bar_keys) {
+            k = snprintf(buf + o, size - o, "%s  ", r->bar_text[zh ? 1 : 0]);
+        } else {
+            const char *keys = r->bar_keys ? r->bar_keys
+                                           : keys_name(r->keys[0].key, zh, name, sizeof name);
+            k = snprintf(buf + o, size - o, "%s %s  ", keys, r->bar_text[zh ? 1 : 0]);
+        }
+        if (k < 0)
+            break;
+        o += (size_t)k;
+    }
+    return o < size ? o : size - 1;
+}
+
+/* the screens where the lesson's parameter keys act */
+static unsigned lesson_screens(void)
+{
+    unsigned s = 0;
+    for (int i = 0; i < NROWS; i++)
+        if (rows[i].lesson)
+            s |= rows[i].screens;
+    return s;
+}
+
+int keys_reserved(int ch)
+{
+    unsigned where = lesson_screens();
+    for (int i = 0; i < NROWS; i++) {
+        if (!(rows[i].screens & where))
+            continue;
+        for (const struct key_bind *b = rows[i].keys; b->key; b++)
+            if (binds(b, ch))
+                return 1;
+    }
+    return 0;
+}
+
+const char *keys_reserved_text(char *buf, size_t size)
+{
+    size_t o = 0;
+    if (!size)
+        return buf;
+    buf[0] = 0;
+    for (int ch = '!'; ch <= '~' && o + 4 < size; ch++) {
+        if ((ch >= '0' && ch <= '9') || !keys_reserved(ch))
+            continue;
+        buf[o++] = (char)ch;
+        buf[o++] = ' ';
+        buf[o] = 0;
+    }
+    int digits = 1;
+    for (int ch = '0'; ch <= '9'; ch++)
+        digits &= keys_reserved(ch);
+    if (o)
+        o--;   /* the last space */
+    snprintf(buf + o, size - o, "%s%s", digits ? ", digits" : "", keys_reserved(' ') ? ", space" : "");
+    return buf;
+}

@@ -1,0 +1,108 @@
+/* keys.h: every key binding of the tutorial in one table: which keys do what on which screen,
+ * and the words the key bars, the help screen and the man page use for them, in English and
+ * Chinese. The UI dispatches through it (keys_action) and derives its key bars and help
+ * screen from it; the lesson checker derives the keys a lesson parameter may not take
+ * (keys_reserved); a unit test holds the man page to it. Pure C with no other room below it:
+ * no curses (src/ui/input.c turns the terminal's key codes into the names below). */
+#ifndef BANKLAB_KEYS_H
+#define BANKLAB_KEYS_H
+
+#include <stddef.h>
+
+/* Named keys. A printable ASCII key is its own character ('a', '?', ' '); control keys keep
+ * their code; keys without one are numbered above 0xff. Enter is one key whether the terminal
+ * sends CR, LF or KEY_ENTER; Backspace likewise for DEL, Ctrl-H and KEY_BACKSPACE. */
+enum key {
+    K_NONE = 0,
+    K_CTRL_A = 1, K_CTRL_E = 5, K_TAB = 9, K_CTRL_U = 21, K_CTRL_X = 24, K_ESC = 27,
+    K_SPACE = ' ',
+    K_ENTER = 0x100, K_BACKSPACE, K_DELETE, K_LEFT, K_RIGHT, K_UP, K_DOWN, K_HOME, K_END,
+    K_PGUP, K_PGDN, K_F1,
+};
+
+/* Where a binding acts. A screen (or a mode of one) asks with the set that is true now; the
+ * rows of a mode (KS_MODES) win over the rows of its screen (Enter in inspect mode steps
+ * through a cell's lanes, elsewhere on the step it goes on). */
+enum key_screen {
+    KS_TUTOR = 1u << 0,    /* a lesson step */
+    KS_INSPECT = 1u << 1,  /* mode: the step's inspect cursor is on */
+    KS_CHOICE = 1u << 2,   /* mode: the step asks a choice quiz */
+    KS_NUMBER = 1u << 3,   /* mode: the step asks for a number not yet given right */
+    KS_TOC = 1u << 4,      /* the contents */
+    KS_SWEEP = 1u << 5,    /* the sweep chart */
+    KS_PLAY = 1u << 6,     /* the playground: printable keys are text there */
+    KS_ERROR = 1u << 7,    /* no lessons could be loaded */
+};
+#define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER)
+#define KS_STEP (KS_TUTOR | KS_MODES)
+#define KS_GLOBAL (KS_STEP | KS_TOC | KS_SWEEP | KS_ERROR)   /* everywhere but the playground */
+
+/* What a key does. The first group is the loop's own (a screen that leaves the key to the loop
+ * gets them); the rest mean what the screen that receives them says. */
+enum key_action {
+    ACT_NONE = 0,
+    ACT_QUIT, ACT_HELP, ACT_CONTENTS, ACT_PLAYGROUND, ACT_LANG, ACT_REPORT, ACT_BACK,
+    ACT_LEFT, ACT_RIGHT, ACT_UP, ACT_DOWN, ACT_HOME, ACT_END, ACT_PGUP, ACT_PGDN,
+    ACT_NEXT, ACT_PREV, ACT_ENTER, ACT_REVEAL, ACT_CHOICE, ACT_DIGIT, ACT_RUBOUT, ACT_HINT,
+    ACT_INSPECT, ACT_LEAVE, ACT_LANE, ACT_TYPE, ACT_WARP_NEXT, ACT_WARP_PREV, ACT_ACCESS,
+    ACT_SWEEP, ACT_SVG, ACT_GO, ACT_INSERT, ACT_DELETE, ACT_CLEAR, ACT_SAVE,
+};
+
+#define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */
+
+/* One key (or a range of keys) and what it does. */
+struct key_bind {
+    int key;                      /* enum key or a printable character; 0 ends a row's list */
+    int last;                     /* a range key..last (e.g. '1'..'9'); 0: just key */
+    enum key_action action;
+};
+
+/* One row of the table: keys that belong together on the help screen and the key bar. A row
+ * with no keys and only bar text is a note of a key bar; a row with `lesson` set stands for
+ * the lesson's parameter keys (they act where its screens say). */
+struct key_row {
+    struct key_bind keys[KEYS_PER_ROW];
+    unsigned screens;             /* where the keys act (KS_*) */
+    unsigned bar;                 /* the key bars that show the row (KS_*) */
+    const char *bar_keys;         /* how the bar names the keys ("Esc/c"); NULL: the first
+                                   * key's name; "": no keys, the text alone */
+    const char *bar_text[2];      /* en, zh: the word after the keys */
+    const char *help_keys[2];     /* en, zh: keys column of the help screen; NULL: the names */
+    const char *help[2];          /* en, zh: the help line; NULL: not on the help screen */
+    int pair;                     /* the help screen puts the next row on the same line */
+    int lesson;                   /* stands for the lesson's parameter keys */
+};
+
+/* keys_rows: the table, in the order of the help screen and the key bars; *n its length.
+ * The pointer is static. */
+const struct key_row *keys_rows(int *n);
+
+/* keys_action: what key does on a screen whose bindings are `screens` (a KS_* set, e.g.
+ * KS_TUTOR | KS_INSPECT): the rows of a mode in that set first, then the rest, in table order.
+ * ACT_NONE when no row binds it there (a lesson key, or nothing). */
+enum key_action keys_action(unsigned screens, int key);
+
+/* keys_name: the name of one key as the help screen and the man page write it ("Esc",
+ * "Ctrl-U", "PgDn", "Space", "?"); zh only changes Space (空格). Writes into buf (always
+ * terminated) and returns buf. */
+const char *keys_name(int key, int zh, char *buf, size_t size);
+
+/* keys_label: a row's keys for the help screen: help_keys when the row has them, else the
+ * names of its keys joined by spaces, ranges as "1-9" ("printable keys" for all of them). */
+const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size);
+
+/* keys_bar: the key bar of the screens in `screens`: "KEYS WORD" for every row whose bar
+ * includes one of them, in table order, each followed by two spaces. lesson: the item that
+ * stands for the lesson's keys on a bar whose lesson row it shows (e.g. "p/P PAD"); NULL or
+ * "" leaves it out. Writes into buf (always terminated); returns the length. */
+size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size);
+
+/* keys_reserved: 1 when the program binds printable key ch on a screen where the lesson's
+ * parameter keys act, so a lesson may not take it; else 0. */
+int keys_reserved(int ch);
+
+/* keys_reserved_text: the reserved keys for a message, e.g. "- . ? W a b ..., digits, space".
+ * Writes into buf (always terminated) and returns buf. */
+const char *keys_reserved_text(char *buf, size_t size);
+
+#endif
