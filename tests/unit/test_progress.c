@@ -1,7 +1,7 @@
 /* test_progress.c: learner progress (src/lesson/progress.c): XDG paths, record/update rules,
  * save/load round trip, atomic save (no temp files left, 0700 directories), and loading any
  * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning.
- * link: lesson
+ * link: lesson keys
  */
 #include <stdarg.h>
 #include <stddef.h>

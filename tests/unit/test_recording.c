@@ -1,7 +1,7 @@
 /* test_recording.c: recorded GPU results (src/lesson/recording.c): write/load round trip,
  * one-line errors for truncated, older-version, foreign and wrong-typed files, the H200 case
  * file, and the shipped assets/h200-recording.json through the replay handle.
- * link: lesson gpu model
+ * link: lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
