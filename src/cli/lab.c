@@ -56,10 +56,7 @@ struct lab_values {
 
 static const char *tr(const struct lab *lab, const struct lesson_text *t)
 {
-    const char *s = lab->lang == LANG_ZH ? t->zh : t->en;
-    if (!s || !s[0])
-        s = lab->lang == LANG_ZH ? t->en : t->zh;
-    return s ? s : "";
+    return lesson_tr(t, lab->lang);
 }
 
 static void usage(FILE *f)
@@ -86,16 +83,6 @@ static void usage(FILE *f)
             "At a prompt: a value and Enter; Enter alone keeps the value shown; ? shows a hint;\n"
             "q stops the lab (the score so far is printed).\n"
             "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers.\n");
-}
-
-static enum lesson_lang locale_lang(void)
-{
-    const char *env = getenv("LC_ALL");
-    if (!env || !env[0])
-        env = getenv("LC_MESSAGES");
-    if (!env || !env[0])
-        env = getenv("LANG");
-    return env && !strncmp(env, "zh", 2) ? LANG_ZH : LANG_EN;
 }
 
 static int parse_ll(const char *s, long long *out)
@@ -710,7 +697,7 @@ int cmd_lab(int argc, char **argv)
     static struct lab lab;  /* large: keep it off the stack */
     memset(&lab, 0, sizeof lab);
     lab.tries = 3;
-    lab.lang = locale_lang();
+    lab.lang = lesson_lang_from_env();
     const char *file = NULL, *replay = NULL;
     int no_gpu = 0, device = 0, save = 1, have_answers = 0;
     for (int i = 1; i < argc; i++) {

@@ -51,14 +51,9 @@ static enum lesson_lang pick_lang(const char *opt, const char *saved)
         return LANG_ZH;
     if (saved && !strcmp(saved, "en"))
         return LANG_EN;
-    const char *loc = setlocale(LC_MESSAGES, NULL);
-    const char *env = getenv("LC_ALL");
-    if (!env || !env[0])
-        env = getenv("LC_MESSAGES");
-    if (!env || !env[0])
-        env = getenv("LANG");
-    if (env && !strncmp(env, "zh", 2))
+    if (lesson_lang_from_env() == LANG_ZH)
         return LANG_ZH;
+    const char *loc = setlocale(LC_MESSAGES, NULL);
     if (loc && !strncmp(loc, "zh", 2))
         return LANG_ZH;
     return LANG_EN;

@@ -14,8 +14,8 @@
  * sends CR, LF or KEY_ENTER; Backspace likewise for DEL, Ctrl-H and KEY_BACKSPACE. */
 enum key {
     K_NONE = 0,
-    K_CTRL_A = 1, K_CTRL_E = 5, K_TAB = 9, K_CTRL_U = 21, K_CTRL_X = 24, K_ESC = 27,
-    K_SPACE = ' ',
+    K_CTRL_A = 1, K_CTRL_E = 5, K_CTRL_H = 8, K_TAB = 9, K_CTRL_U = 21, K_CTRL_X = 24,
+    K_ESC = 27, K_SPACE = ' ', K_DEL = 127,   /* Ctrl-H and DEL: what terminals send for Backspace */
     K_ENTER = 0x100, K_BACKSPACE, K_DELETE, K_LEFT, K_RIGHT, K_UP, K_DOWN, K_HOME, K_END,
     K_PGUP, K_PGDN, K_F1,
 };

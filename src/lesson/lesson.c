@@ -2085,7 +2085,18 @@ const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
         return "";
     const char *a = lang == LANG_ZH ? t->zh : t->en;
     const char *b = lang == LANG_ZH ? t->en : t->zh;
-    return a ? a : b ? b : "";
+    return a && a[0] ? a : b ? b : "";
+}
+
+enum lesson_lang lesson_lang_from_env(void)
+{
+    const char *v[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *s = getenv(v[i]);
+        if (s && *s)
+            return !strncmp(s, "zh", 2) ? LANG_ZH : LANG_EN;
+    }
+    return LANG_EN;
 }
 
 static void text_free(struct lesson_text *t)

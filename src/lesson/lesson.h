@@ -24,8 +24,13 @@ struct lesson_pos {
     int line, col;
 };
 
-/* lesson_tr: the text in lang (falls back to the other language if that one is NULL). */
+/* lesson_tr: the text in lang, else in the other language (when lang's is NULL or empty),
+ * else "". Never NULL: the one zh/en picker for lesson text (screen, lab, reports). */
 const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang);
+
+/* lesson_lang_from_env: LANG_ZH when the first of LC_ALL, LC_MESSAGES, LANG that is set and
+ * not empty starts with "zh", else LANG_EN. */
+enum lesson_lang lesson_lang_from_env(void);
 
 /* A named integer parameter the learner changes with keys. */
 struct lesson_param {

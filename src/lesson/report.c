@@ -36,14 +36,6 @@ static long long now_of(const struct report_meta *meta)
     return meta && meta->now > 0 ? meta->now : (long long)time(NULL);
 }
 
-static const char *text_in(const struct lesson_text *t, enum lesson_lang lang)
-{
-    const char *s = lang == LANG_ZH ? t->zh : t->en;
-    if (!s || !s[0])
-        s = lang == LANG_ZH ? t->en : t->zh;
-    return s ? s : "";
-}
-
 static const char *device_of(const struct report_meta *meta)
 {
     return meta && meta->device && meta->device[0] ? meta->device : "no GPU (model only)";
@@ -177,9 +169,9 @@ static void md_code(FILE *f, const char *s)
 static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_step *st,
                           const struct progress_quiz *q, enum lesson_lang lang)
 {
-    md_cell(f, lo ? text_in(&lo->title, lang) : q->lesson_id);
+    md_cell(f, lo ? lesson_tr(&lo->title, lang) : q->lesson_id);
     fputs(" | ", f);
-    md_cell(f, st ? text_in(&st->title, lang) : q->step_id);
+    md_cell(f, st ? lesson_tr(&st->title, lang) : q->step_id);
     fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
             q->correct ? "yes" : "no");
     md_cell(f, q->given);
@@ -365,9 +357,9 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddStringToObject(o, "step", q->step_id) &&
              (lo ? cJSON_AddNumberToObject(o, "chapter", lo->chapter)
                  : cJSON_AddNullToObject(o, "chapter")) &&
-             (lo ? cJSON_AddStringToObject(o, "lesson_title", text_in(&lo->title, lang))
+             (lo ? cJSON_AddStringToObject(o, "lesson_title", lesson_tr(&lo->title, lang))
                  : cJSON_AddNullToObject(o, "lesson_title")) &&
-             (st ? cJSON_AddStringToObject(o, "step_title", text_in(&st->title, lang))
+             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
                  : cJSON_AddNullToObject(o, "step_title")) &&
              cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
              cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
@@ -401,7 +393,7 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
         }
         ok = cJSON_AddStringToObject(o, "lesson", lid) &&
              cJSON_AddStringToObject(o, "step", q->step_id) &&
-             (st ? cJSON_AddStringToObject(o, "step_title", text_in(&st->title, lang))
+             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
                  : cJSON_AddNullToObject(o, "step_title")) &&
              (st && st->task ? cJSON_AddNumberToObject(o, "points", st->task->points)
                              : cJSON_AddNullToObject(o, "points")) &&

@@ -1,6 +1,8 @@
-/* app.h: the tutorial's internal state (one struct app passed everywhere), colour roles,
- * glyph tables and the helpers the screens share. Only src/ui includes this header and curses.
- * Screens are init/draw/key; one input loop in app.c dispatches and redraws once per event. */
+/* app.h: what the tutorial's screens share (one struct app passed everywhere): options,
+ * terminal, the lessons and the current step, progress, the GPU request hub, the screen stack,
+ * the message line; colour roles, glyph tables and the helpers the screens use. A screen's
+ * own state is not here: it lives in the screen's file (screen.h). Only src/ui includes this
+ * header and curses. */
 #ifndef BANKLAB_UI_APP_H
 #define BANKLAB_UI_APP_H
 
@@ -9,10 +11,13 @@
 #include <stdio.h>
 
 #include "../gpu/gpu.h"
+#include "../keys/keys.h"
 #include "../lesson/lesson.h"
 #include "../lesson/progress.h"
 #include "../model/bank.h"
 #include "../model/pattern.h"
+#include "requests.h"
+#include "screen.h"
 #include "ui.h"
 
 /* Display lines are clipped to the screen anyway: a truncated snprintf is intended here. */
@@ -23,7 +28,6 @@
 #define UI_CODE_MAX 2048
 #define UI_MSG_MAX 512
 #define UI_PATH_MAX 1024
-#define UI_SWEEP_MAX 128
 #define UI_MIN_W 72               /* below this the compact grid does not fit */
 #define UI_MIN_H 20
 #define UI_PRESENT_MIN_W 100
@@ -54,19 +58,17 @@ struct ui_glyphs {
 
 struct app;
 
-/* The screen's own words, in the current language (strings.c). */
+/* The screen's own words, in the current language: one line each in strings.def. */
 enum ui_str {
-    UIS_NEXTBACK = 0, UIS_KEYS, UIS_INSPECT_KEYS, UIS_HIDDEN, UIS_PRESENT_HIDDEN,
-    UIS_CHOICE_PREDICT, UIS_CHOICE, UIS_NUMBER_PREDICT, UIS_NUMBER, UIS_ANSWER_PROMPT, UIS_RIGHT,
-    UIS_WRONG, UIS_ANSWER, UIS_REVEALED, UIS_HINT, UIS_CODE, UIS_MODEL, UIS_MEASURED, UIS_NO_GPU,
-    UIS_TOC_TITLE, UIS_TOC_KEYS, UIS_SWEEP_KEYS, UIS_PLAY_TITLE, UIS_PLAY_INTRO, UIS_PLAY_KEYS,
+#define S(name, en, zh) name,
+#include "strings.def"
+#undef S
     UIS_COUNT
 };
 const char *ui_str(const struct app *a, enum ui_str s);
 
-enum ui_screen { SCR_TUTOR = 0, SCR_TOC, SCR_PLAY, SCR_SWEEP, SCR_ERROR };
-
-/* The drawn access: a lesson scene or the playground's text, evaluated through the model. */
+/* The drawn access: a lesson scene or the playground's text, evaluated through the model, and
+ * the measurement of it that the screen shows. */
 struct ui_scene {
     const struct lesson_scene *ls;        /* NULL in the playground */
     struct pattern *pat;                  /* parsed code, owned */
@@ -84,43 +86,14 @@ struct ui_scene {
     char errtext[UI_MSG_MAX];             /* one line: what went wrong */
     struct bank_access acc;
     struct bank_result res;
-    uint64_t req_id;                      /* GPU request for this state (0: none) */
+    struct req_slot slot;                 /* its measurement (requests.h) */
 };
 
-struct ui_quiz_state {
-    int answered;             /* answered in this visit (or earlier, from progress) */
-    int correct;
-    int choice;               /* chosen index, -1 */
-    char input[32];           /* number being typed */
-    int revealed;             /* predict step shown without an answer (e, Enter) */
-};
-
+/* The inspect cursor on the grid (the step's; grid.c draws and moves it). */
 struct ui_inspect {
     int on;
     int pass, row, bank;
     int k;                    /* which lane of the cell is detailed (Enter cycles) */
-};
-
-struct ui_sweep {
-    int n;
-    int param;                            /* index in ls->params, -1 none */
-    long long value[UI_SWEEP_MAX];
-    int wavefronts[UI_SWEEP_MAX];         /* -1 when the model failed */
-    double measured[UI_SWEEP_MAX];        /* clk/request or ms; <0 when not (yet) measured */
-    int measured_is_clk;
-    uint64_t req_base;                    /* ids req_base+i belong to value i */
-    int next_submit;                      /* next value to submit */
-};
-
-struct ui_play {
-    char text[PROGRESS_CODE_MAX];
-    int len, cursor;
-    int hist;                             /* browsing history index, -1 none */
-    char filtered[PROGRESS_CODE_MAX];     /* text without NAME=VALUE statements */
-    int colmap[PROGRESS_CODE_MAX];        /* filtered column -> text column */
-    char params[UI_MSG_MAX];              /* "PAD=1 block=32x8" */
-    char unset[UI_MSG_MAX];               /* parameters the text uses but nobody set (0) */
-    struct ui_scene sc;
 };
 
 struct app {
@@ -131,45 +104,28 @@ struct app {
     enum lesson_lang lang;
     int W, H;
 
-    /* lessons */
+    /* lessons and the current step */
     struct lesson_set set;
     int have_lessons;
     char lessons_dir[UI_PATH_MAX];
     char load_errors[UI_MSG_MAX * 2];     /* what failed to load (first few) */
     int nload_errors;
     int li, si;                           /* current lesson, step */
+    struct ui_scene sc;                   /* the step's scene: the tutor draws it, the sweep
+                                           * moves its parameter */
 
     /* progress */
     struct progress prog;
     char prog_path[UI_PATH_MAX];
     int have_prog_path;
+    int save_due;                         /* progress changed: saved when the input is idle */
 
-    /* GPU */
-    struct gpu *gpu;
-    int own_gpu;                          /* opened here (closed by ui_run) */
-    int opening;                          /* the background gpu_open is running */
-    struct gpu_info info;
-    uint64_t next_id;
-    struct gpu_result last;               /* result for the current scene state */
-    int has_last, pending;
-    int inflight;                         /* requests submitted and not yet polled */
-    struct ui_scene *submit_due;          /* scene whose request waits for a free runner */
+    struct req_hub hub;                   /* the GPU: every request goes through it */
+    struct ui_stack stack;                /* the screens (screen.h) */
 
-    /* screens */
-    enum ui_screen screen, back;          /* back: where Esc returns from TOC/sweep/play */
-    int help;                             /* help overlay on top */
-    struct ui_scene sc;                   /* the current step's scene */
-    struct ui_quiz_state quiz;
-    struct ui_inspect insp;
-    struct ui_sweep sweep;
-    struct ui_play play;
-    int hints_shown;
-    int text_scroll;
-    int toc_cursor, toc_top;
     char msg[UI_MSG_MAX];                 /* one-line message over the key bar until a key */
     int msg_warn;
     int dirty;                            /* redraw needed */
-    int save_due;                         /* progress changed: saved when the input is idle */
     int quit;
 
     FILE *timing;                         /* BANKLAB_TIMING */
@@ -199,16 +155,26 @@ int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, in
               attr_t at);
 void text_fill(int y, int x, int w, attr_t at);
 
-/* scene.c: evaluate scenes through the lesson layer, the pattern language and the model. */
-void scene_clear(struct ui_scene *s);
+/* scene.c: evaluate scenes through the lesson layer, the pattern language and the model, and
+ * ask the hub to measure them. */
+void scene_init(struct ui_scene *s, req_answer_fn measured, void *ctx);  /* once */
+void scene_clear(struct app *a, struct ui_scene *s);  /* frees; the slot's callback stays */
 int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls);
+/* scene_set_code: parse code into s unless it is what s holds already; 0, or -1 with errtext */
+int scene_set_code(struct ui_scene *s, const char *code);
 void scene_eval(struct app *a, struct ui_scene *s);
 int scene_eval_values(struct app *a, const struct ui_scene *s, int param, long long v,
                       struct bank_result *res, struct bank_access *acc_out);
-void scene_submit(struct app *a, struct ui_scene *s);
-/* scene_case_request: the case-kernel request for s (kernel parameters only, defaults filled
- * in), with parameter index param set to v (param -1: the current values). */
-void scene_case_request(const struct ui_scene *s, int param, long long v, struct gpu_request *rq);
+/* scene_request: the GPU request for s with parameter index param set to v (param -1: the
+ * current values): the case kernel's parameters for a case scene, else the access's offsets.
+ * 0, or -1 when the model cannot evaluate that value. */
+int scene_request(struct app *a, const struct ui_scene *s, int param, long long v,
+                  struct gpu_request *rq);
+void scene_measure(struct app *a, struct ui_scene *s);   /* ask the hub for the current state */
+/* scene_record: an answer for s goes into the progress's explored list (where: "LESSON/STEP"
+ * or "playground"). */
+void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_result *r,
+                  const char *where);
 int scene_param_key(struct app *a, struct ui_scene *s, int ch);
 void scene_cycle_type(struct app *a, struct ui_scene *s);
 void scene_warp(struct app *a, struct ui_scene *s, int delta);
@@ -222,49 +188,39 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
                       char *l1, char *l2, size_t size);
 void grid_legend(const struct app *a, char *buf, size_t size);  /* one line: what marks mean */
-void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key);
+void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key_action act);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
 int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big);
 void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_t size);
 
-/* tutor.c: the main screen */
-void tutor_enter_step(struct app *a);
-void tutor_resubmit(struct app *a);   /* measure the step's access again (back from elsewhere) */
-void tutor_draw(struct app *a);
-int tutor_key(struct app *a, int ch);
-const struct lesson_step *app_step(const struct app *a);
+/* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
+int ui_key_name(int ch);
 
-/* screens.c: contents, help, sweep, error, too small */
-void toc_open(struct app *a);
-void toc_draw(struct app *a);
-int toc_key(struct app *a, int ch);
-void help_draw(struct app *a);
-void sweep_open(struct app *a);
-void sweep_draw(struct app *a);
-int sweep_key(struct app *a, int ch);
-void sweep_result(struct app *a, const struct gpu_result *r);
-void sweep_pump(struct app *a);
-void error_draw(struct app *a);
-void small_draw(struct app *a, int need_w, int need_h);
-
-/* play.c: the playground */
-void play_open(struct app *a);
-void play_draw(struct app *a);
-int play_key(struct app *a, int ch);
-void play_close(struct app *a);
+/* error.c: the "terminal too small" screen */
+void small_draw(const struct app *a, int need_w, int need_h);
 
 /* app.c */
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
 void app_save(struct app *a);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
-void app_goto(struct app *a, int li, int si);
+void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);
-void app_keybar(struct app *a, const char *keys);
-void app_title(struct app *a, const char *left, const char *right);
+/* app_keybar: the key bar (or the message over it) on the last line; keys from keys_bar */
+void app_keybar(const struct app *a, const char *keys);
+/* app_keybar_for: the key bar of key-table screens `screens`, with lesson standing for the
+ * lesson's keys (NULL: none) */
+void app_keybar_for(const struct app *a, unsigned screens, const char *lesson);
+void app_title(const struct app *a, const char *left, const char *right);
 const char *app_export_dir(void);
+
+/* start.c: what ui_run does before the first frame */
+void app_start_locale(struct app *a);       /* locale, UTF-8, BANKLAB_TIMING */
+void app_start_progress(struct app *a);     /* progress file and the language */
+double app_start_lessons(struct app *a);    /* lessons, start step; returns seconds taken */
 
 #endif

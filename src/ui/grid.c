@@ -218,20 +218,20 @@ void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in)
         in->row = 0;
 }
 
-void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key)
+void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key_action act)
 {
     const struct bank_result *r = &s->res;
-    if (key == '\r' || key == '\n' || key == KEY_ENTER) {
+    if (act == ACT_LANE) {
         in->k++;
         return;
     }
     in->k = 0;
-    switch (key) {
-    case KEY_LEFT: in->bank--; break;
-    case KEY_RIGHT: in->bank++; break;
-    case KEY_HOME: in->bank = 0; break;
-    case KEY_END: in->bank = BANK_COUNT - 1; break;
-    case KEY_UP:
+    switch (act) {
+    case ACT_LEFT: in->bank--; break;
+    case ACT_RIGHT: in->bank++; break;
+    case ACT_HOME: in->bank = 0; break;
+    case ACT_END: in->bank = BANK_COUNT - 1; break;
+    case ACT_UP:
         if (in->row > 0)
             in->row--;
         else if (in->pass > 0) {
@@ -239,13 +239,15 @@ void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, int key)
             in->row = pass_rows(r, in->pass) - 1;
         }
         break;
-    case KEY_DOWN:
+    case ACT_DOWN:
         if (in->row + 1 < pass_rows(r, in->pass))
             in->row++;
         else if (in->pass + 1 < r->npasses) {
             in->pass++;
             in->row = 0;
         }
+        break;
+    default:
         break;
     }
     grid_inspect_clamp(s, in);
@@ -354,99 +356,118 @@ static const char *plural(int n, const char *one, const char *many)
 
 int results_rows(const struct app *a)
 {
-    return a->gpu && a->info.available ? 3 : 2;
+    return req_hub_ready(&a->hub) ? 3 : 2;
+}
+
+/* the measured numbers of s's answer, or why there are none; *dim when not a measurement */
+static void measured_text(const struct app *a, const struct ui_scene *s, char *buf, size_t size,
+                          int *dim)
+{
+    const struct req_slot *m = &s->slot;
+    *dim = 1;
+    if (m->state == REQ_WAITING || m->state == REQ_RUNNING) {
+        snprintf(buf, size, "measuring%s", a->g->ellipsis);
+        return;
+    }
+    if (m->state != REQ_DONE) {
+        snprintf(buf, size, "-");
+        *dim = 0;
+        return;
+    }
+    const struct gpu_result *g = &m->result;
+    if (g->status != GPU_OK) {
+        snprintf(buf, size, "- (%s)", g->error[0] ? g->error : "no result");
+        return;
+    }
+    *dim = 0;
+    size_t o = 0;
+    buf[0] = 0;
+    if (g->has_counters) {
+        int st = s->acc.op == BANK_STORE;
+        int k = snprintf(buf, size, "%.1f wavefronts, %.1f conflicts per instr",
+                         st ? g->wavefronts_st : g->wavefronts_ld,
+                         st ? g->conflicts_st : g->conflicts_ld);
+        if (k > 0 && (size_t)k < size)
+            o += (size_t)k;
+    }
+    if (g->has_timing && o < size) {
+        if (g->gbps > 0)
+            snprintf(buf + o, size - o, "%s%.0f GB/s%s", o ? a->g->sep : "", g->gbps,
+                     g->verified ? " (verified)" : "");
+        else
+            snprintf(buf + o, size - o, "%s%.1f clk/request%s%.3f ms", o ? a->g->sep : "",
+                     g->clk_per_request, a->g->sep, g->ms_median);
+    }
+}
+
+/* the model's line: wavefronts, conflicts, ways, passes, or why the model has none */
+static void model_line(const struct app *a, int y, int x, int w, const struct ui_scene *s,
+                       int big)
+{
+    char buf[UI_MSG_MAX], b2[UI_MSG_MAX];
+    const struct bank_result *r = &s->res;
+    int lab = big ? 0 : 10;
+    if (!big)
+        text_puts(a, y, x, w, ui_str(a, UIS_MODEL), theme_attr(a, UIC_HEADER));
+    if (!s->ok) {
+        text_puts(a, y, x + lab, w - lab, s->errtext[0] ? s->errtext : "-",
+                  theme_attr(a, UIC_ERROR));
+        return;
+    }
+    snprintf(buf, sizeof buf, "%d %s%s%d %s%s%d-way%s%d %s%s", r->wavefronts,
+             plural(r->wavefronts, "wavefront", "wavefronts"), a->g->sep, r->conflicts,
+             plural(r->conflicts, "conflict", "conflicts"), a->g->sep, r->ways, a->g->sep,
+             r->passes, plural(r->passes, "pass", "passes"),
+             r->paired ? " (8/16-byte pairs fused)" : "");
+    attr_t at = theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK);
+    if (big) {
+        snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MODEL), buf);
+        text_puts(a, y, x, w, b2, at);
+    } else {
+        text_puts(a, y, x + lab, w - lab, buf, at);
+    }
 }
 
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big)
 {
     char buf[UI_MSG_MAX];
-    const struct bank_result *r = &s->res;
     if (h < 1)
         return 0;
-    int lab = big ? 0 : 10;
-    attr_t la = theme_attr(a, UIC_HEADER);
-    if (!big)
-        text_puts(a, y, x, w, ui_str(a, UIS_MODEL), la);
-    if (s->ok) {
-        snprintf(buf, sizeof buf, "%d %s%s%d %s%s%d-way%s%d %s%s", r->wavefronts,
-                 plural(r->wavefronts, "wavefront", "wavefronts"), a->g->sep, r->conflicts,
-                 plural(r->conflicts, "conflict", "conflicts"), a->g->sep, r->ways, a->g->sep,
-                 r->passes, plural(r->passes, "pass", "passes"),
-                 r->paired ? " (8/16-byte pairs fused)" : "");
-        if (big) {
-            char b2[UI_MSG_MAX];
-            snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MODEL), buf);
-            text_puts(a, y, x, w, b2, theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK));
-        } else {
-            text_puts(a, y, x + lab, w - lab, buf,
-                      theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK));
-        }
-    } else {
-        text_puts(a, y, x + lab, w - lab, s->errtext[0] ? s->errtext : "-",
-                  theme_attr(a, UIC_ERROR));
-    }
+    model_line(a, y, x, w, s, big);
     if (h < 2)
         return 1;
     /* measured: the numbers on one line, where they come from on the next */
-    char src[GPU_TEXT_MAX + 32];
-    buf[0] = 0;
-    attr_t at = theme_attr(a, UIC_MEASURED);
-    if (a->opening) {
+    const struct gpu_info *info = req_hub_info(&a->hub);
+    if (req_hub_opening(&a->hub)) {
         snprintf(buf, sizeof buf, "GPU: looking for a device%s", a->g->ellipsis);
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }
-    if (!a->gpu || !a->info.available) {
+    if (!req_hub_ready(&a->hub)) {
         snprintf(buf, sizeof buf, "%s: %s", ui_str(a, UIS_NO_GPU),
-                 a->info.reason[0] ? a->info.reason : "no runner (model only)");
+                 info->reason[0] ? info->reason : "no runner (model only)");
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }
-    if (a->info.backend == GPU_BACKEND_REPLAY)
-        snprintf(src, sizeof src, "%s", a->info.device);
-    else if (a->has_last && a->last.status == GPU_OK && !a->last.has_counters)
-        snprintf(src, sizeof src, "%s timing (no counters: %s)", a->info.device,
-                 a->last.counters_note[0] ? a->last.counters_note : a->info.counters_reason);
+    char src[GPU_TEXT_MAX + 32];
+    const struct gpu_result *g = s->slot.state == REQ_DONE ? &s->slot.result : NULL;
+    if (info->backend == GPU_BACKEND_REPLAY)
+        snprintf(src, sizeof src, "%s", info->device);
+    else if (g && g->status == GPU_OK && !g->has_counters)
+        snprintf(src, sizeof src, "%s timing (no counters: %s)", info->device,
+                 g->counters_note[0] ? g->counters_note : info->counters_reason);
     else
-        snprintf(src, sizeof src, "%s counters", a->info.device);
-    if (a->pending && !a->has_last) {
-        snprintf(buf, sizeof buf, "measuring%s", a->g->ellipsis);
-        at = theme_attr(a, UIC_DIM);
-    } else if (a->has_last) {
-        const struct gpu_result *g = &a->last;
-        if (g->status != GPU_OK) {
-            snprintf(buf, sizeof buf, "- (%s)", g->error[0] ? g->error : "no result");
-            at = theme_attr(a, UIC_DIM);
-        } else {
-            size_t o = 0;
-            int k;
-            if (g->has_counters) {
-                int st = s->acc.op == BANK_STORE;
-                k = snprintf(buf + o, sizeof buf - o, "%.1f wavefronts, %.1f conflicts per instr",
-                             st ? g->wavefronts_st : g->wavefronts_ld,
-                             st ? g->conflicts_st : g->conflicts_ld);
-                if (k > 0 && (size_t)k < sizeof buf - o)
-                    o += (size_t)k;
-            }
-            if (g->has_timing && o < sizeof buf) {
-                if (g->gbps > 0)
-                    snprintf(buf + o, sizeof buf - o, "%s%.0f GB/s%s", o ? a->g->sep : "",
-                             g->gbps, g->verified ? " (verified)" : "");
-                else
-                    snprintf(buf + o, sizeof buf - o, "%s%.1f clk/request%s%.3f ms",
-                             o ? a->g->sep : "", g->clk_per_request, a->g->sep, g->ms_median);
-            }
-        }
-    } else {
-        snprintf(buf, sizeof buf, "-");
-    }
+        snprintf(src, sizeof src, "%s counters", info->device);
+    int dim, lab = big ? 0 : 10;
+    measured_text(a, s, buf, sizeof buf, &dim);
+    attr_t at = theme_attr(a, dim ? UIC_DIM : UIC_MEASURED);
     if (big) {
         char b2[UI_MSG_MAX];
         snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MEASURED), buf);
         text_puts(a, y + 1, x, w, b2, at);
     } else {
-        text_puts(a, y + 1, x, 10, ui_str(a, UIS_MEASURED), la);
+        text_puts(a, y + 1, x, 10, ui_str(a, UIS_MEASURED), theme_attr(a, UIC_HEADER));
         text_puts(a, y + 1, x + lab, w - lab, buf, at);
     }
     if (h >= 3)

@@ -1,7 +1,8 @@
 /* play.c: the playground (g): the learner types declarations and an access; every keystroke
  * re-parses and redraws the grid; errors show inline with a caret and never stop the program.
  * Statements NAME=VALUE set parameters (block=32x8 and warp=N too); Up/Down walk the history
- * kept in progress; Enter saves the pattern there. */
+ * kept in progress; Enter saves the pattern there. Its state (the line, the cursor, its own
+ * scene and measurement) is private to this file and lasts the whole run. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,6 +12,18 @@
 #include "app.h"
 
 static const char *const play_example = "__shared__ float s[32][32 + PAD]; PAD=0; s[lane][0]";
+
+struct play {
+    struct app *app;                      /* for the measurement callback */
+    char text[PROGRESS_CODE_MAX];
+    int len, cursor;
+    int hist;                             /* browsing history index, -1 none */
+    char filtered[PROGRESS_CODE_MAX];     /* text without NAME=VALUE statements */
+    int colmap[PROGRESS_CODE_MAX];        /* filtered column -> text column */
+    char params[UI_MSG_MAX];              /* "PAD=1 block=32x8" */
+    char unset[UI_MSG_MAX];               /* parameters the text uses but nobody set (0) */
+    struct ui_scene sc;
+};
 
 static int is_ident(const char *s, size_t n)
 {
@@ -51,44 +64,47 @@ static int param_stmt(const char *s, size_t n, char *name, size_t nsz, char *val
     return 1;
 }
 
-static void play_eval(struct app *a)
+/* one NAME=VALUE statement into env (block and warp set the launch); 0, or -1 when bad */
+static int apply_setting(struct play *p, struct pattern_env *env, const char *name,
+                         const char *val)
 {
-    struct ui_play *p = &a->play;
-    struct ui_scene *sc = &p->sc;
-    struct pattern_env env;
-    pattern_env_init(&env);
-    sc->warp = 0;
-    /* split off NAME=VALUE statements, keeping a column map for error carets */
+    if (!strcmp(name, "block")) {
+        unsigned bx = 1, by = 1, bz = 1;
+        int k = sscanf(val, "%ux%ux%u", &bx, &by, &bz);
+        if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024)
+            return -1;
+        env->block[0] = bx;
+        env->block[1] = k > 1 ? by : 1;
+        env->block[2] = k > 2 ? bz : 1;
+        return 0;
+    }
+    if (!strcmp(name, "warp")) {
+        p->sc.warp = (unsigned)strtoul(val, NULL, 10);
+        return 0;
+    }
+    if (strchr(val, 'x') || pattern_env_set(env, name, strtoll(val, NULL, 10)) != 0)
+        return -1;
+    return 0;
+}
+
+/* p->filtered: the text without its NAME=VALUE statements (applied to env, listed in
+ * p->params), with a column map back into the text for error carets; errbuf: the first bad
+ * setting */
+static void split_settings(struct play *p, struct pattern_env *env, char *errbuf, size_t esz)
+{
     size_t o = 0, params_o = 0;
-    p->params[0] = 0;
     const char *t = p->text;
     size_t i = 0, n = (size_t)p->len;
-    char errbuf[UI_MSG_MAX] = "";
+    p->params[0] = 0;
     while (i <= n) {
         size_t j = i;
         while (j < n && t[j] != ';')
             j++;
         char name[PATTERN_NAME_MAX], val[32];
         if (param_stmt(t + i, j - i, name, sizeof name, val, sizeof val)) {
-            int ok = 1;
-            if (!strcmp(name, "block")) {
-                unsigned bx = 1, by = 1, bz = 1;
-                int k = sscanf(val, "%ux%ux%u", &bx, &by, &bz);
-                if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024)
-                    ok = 0;
-                else {
-                    env.block[0] = bx;
-                    env.block[1] = k > 1 ? by : 1;
-                    env.block[2] = k > 2 ? bz : 1;
-                }
-            } else if (!strcmp(name, "warp")) {
-                sc->warp = (unsigned)strtoul(val, NULL, 10);
-            } else if (strchr(val, 'x') || pattern_env_set(&env, name, strtoll(val, NULL, 10)) != 0) {
-                ok = 0;
-            }
-            if (!ok && !errbuf[0])
-                snprintf(errbuf, sizeof errbuf, "bad setting %s=%s (block=XxYxZ up to 1024 threads)",
-                         name, val);
+            if (apply_setting(p, env, name, val) != 0 && !errbuf[0])
+                snprintf(errbuf, esz, "bad setting %s=%s (block=XxYxZ up to 1024 threads)", name,
+                         val);
             int k = snprintf(p->params + params_o, sizeof p->params - params_o, "%s%s=%s",
                              params_o ? " " : "", name, val);
             if (k > 0 && params_o + (size_t)k < sizeof p->params)
@@ -115,71 +131,87 @@ static void play_eval(struct app *a)
     }
     p->filtered[o] = 0;
     p->colmap[o] = (int)n;
-    /* parse when the text changed */
+}
+
+/* parameters the text uses but nobody set: 0, and p->unset says so */
+static void default_unset(struct play *p, struct pattern_env *env)
+{
+    p->unset[0] = 0;
+    for (int k = 0; k < pattern_param_count(p->sc.pat); k++) {
+        const char *nm = pattern_param_name(p->sc.pat, k);
+        int found = 0;
+        for (int m = 0; m < env->nparams; m++)
+            if (!strcmp(env->param[m].name, nm))
+                found = 1;
+        if (!found) {
+            pattern_env_set(env, nm, 0);
+            size_t u = strlen(p->unset);
+            snprintf(p->unset + u, sizeof p->unset - u, "%s%s", u ? ", " : "", nm);
+        }
+    }
+}
+
+static void play_eval(struct app *a, struct play *p)
+{
+    struct ui_scene *sc = &p->sc;
+    struct pattern_env env;
+    char errbuf[UI_MSG_MAX] = "";
+    pattern_env_init(&env);
+    sc->warp = 0;
+    split_settings(p, &env, errbuf, sizeof errbuf);
     sc->ok = 0;
     sc->errtext[0] = 0;
-    if (!sc->parsed || strcmp(sc->code, p->filtered)) {
-        if (sc->pat)
-            pattern_free(sc->pat);
-        sc->pat = NULL;
-        sc->parsed = 0;
-        snprintf(sc->code, sizeof sc->code, "%s", p->filtered);
-        memset(&sc->err, 0, sizeof sc->err);
-        if (!p->filtered[0]) {
+    if (scene_set_code(sc, p->filtered) != 0) {
+        if (!p->filtered[0])
             snprintf(sc->errtext, sizeof sc->errtext, "type a declaration and an access, e.g. %s",
                      play_example);
-            return;
-        }
-        if (pattern_parse(sc->code, &sc->pat, &sc->err) != 0) {
-            sc->pat = NULL;
-            snprintf(sc->errtext, sizeof sc->errtext, "%s", sc->err.msg);
-            return;
-        }
-        sc->parsed = 1;
-        sc->naccess = pattern_access_count(sc->pat);
+        return;
     }
     if (errbuf[0]) {
         memset(&sc->err, 0, sizeof sc->err);
         snprintf(sc->errtext, sizeof sc->errtext, "%s", errbuf);
         return;
     }
-    /* parameters the text uses but nobody set: 0, and say so */
-    p->unset[0] = 0;
-    for (int k = 0; k < pattern_param_count(sc->pat); k++) {
-        const char *nm = pattern_param_name(sc->pat, k);
-        int found = 0;
-        for (int m = 0; m < env.nparams; m++)
-            if (!strcmp(env.param[m].name, nm))
-                found = 1;
-        if (!found) {
-            pattern_env_set(&env, nm, 0);
-            size_t u = strlen(p->unset);
-            snprintf(p->unset + u, sizeof p->unset - u, "%s%s", u ? ", " : "", nm);
-        }
-    }
+    default_unset(p, &env);
     sc->env = env;
     scene_eval(a, sc);
     if (sc->ok) {
         if (pattern_substitute(sc->code, &sc->env, sc->shown, sizeof sc->shown) < 0)
             snprintf(sc->shown, sizeof sc->shown, "%s", sc->code);
-        scene_submit(a, sc);
+        scene_measure(a, sc);
     }
 }
 
-static void set_text(struct ui_play *p, const char *s)
+static void set_text(struct play *p, const char *s)
 {
     snprintf(p->text, sizeof p->text, "%s", s);
     p->len = (int)strlen(p->text);
     p->cursor = p->len;
 }
 
-void play_open(struct app *a)
+static void measured(void *ctx, const struct gpu_result *r)
 {
-    struct ui_play *p = &a->play;
-    if (a->screen == SCR_PLAY)
-        return;
-    a->back = (a->screen == SCR_ERROR) ? SCR_ERROR : SCR_TUTOR;
-    a->screen = SCR_PLAY;
+    struct play *p = ctx;
+    scene_record(p->app, &p->sc, r, "playground");
+}
+
+static void play_init(struct app *a, void *st)
+{
+    struct play *p = st;
+    p->app = a;
+    p->hist = -1;
+    scene_init(&p->sc, measured, p);
+}
+
+static void play_done(struct app *a, void *st)
+{
+    struct play *p = st;
+    scene_clear(a, &p->sc);
+}
+
+static int play_enter(struct app *a, void *st)
+{
+    struct play *p = st;
     if (!p->len) {
         if (a->prog.nhistory > 0)
             set_text(p, a->prog.history[a->prog.nhistory - 1]);
@@ -189,25 +221,14 @@ void play_open(struct app *a)
             set_text(p, play_example);
         p->hist = -1;
     }
-    play_eval(a);
+    play_eval(a, p);
+    return 0;
 }
 
-void play_close(struct app *a)
+/* the input line, scrolled so the cursor shows; returns the first column shown */
+static int draw_input(const struct app *a, const struct play *p, int y)
 {
-    scene_clear(&a->play.sc);
-}
-
-void play_draw(struct app *a)
-{
-    struct ui_play *p = &a->play;
-    struct ui_scene *sc = &p->sc;
-    int W = a->W, H = a->H;
-    char buf[UI_MSG_MAX];
-    app_title(a, ui_str(a, UIS_PLAY_TITLE), a->lang == LANG_ZH ? "zh " : "en ");
-    int y = 1;
-    y += text_draw(a, y, 1, W - 2, 2, ui_str(a, UIS_PLAY_INTRO), 0, theme_attr(a, UIC_DIM));
-    /* the input line, scrolled so the cursor shows */
-    int iw = W - 4;
+    int iw = a->W - 4;
     int start = 0;
     if (p->cursor > iw - 1)
         start = p->cursor - (iw - 1);
@@ -218,150 +239,187 @@ void play_draw(struct app *a)
     char cc[2] = {p->cursor < p->len ? p->text[p->cursor] : ' ', 0};
     mvaddstr(y, 2 + p->cursor - start, cc);
     attrset(A_NORMAL);
-    y++;
-    /* error with a caret under the input, or the parameter line */
-    if (!sc->ok) {
-        if (sc->err.col > 0 && sc->parsed == 0 && sc->err.col <= (int)strlen(sc->code) + 1) {
-            int col = p->colmap[sc->err.col - 1] + 1;
-            int cx = 2 + (col - 1) - start;
-            if (cx >= 2 && cx < W) {
-                attrset(theme_attr(a, UIC_ERROR));
-                mvaddstr(y, cx, "^");
-                for (int k = 1; k < sc->err.len && cx + k < W; k++)
-                    mvaddstr(y, cx + k, "~");
-                attrset(A_NORMAL);
-            }
-        } else if (sc->err.col > 0 && sc->err.col <= (int)strlen(sc->code) + 1) {
-            int col = p->colmap[sc->err.col - 1] + 1;
-            int cx = 2 + (col - 1) - start;
-            if (cx >= 2 && cx < W)
-                text_puts(a, y, cx, 1, "^", theme_attr(a, UIC_ERROR));
-        }
-        y++;
-        snprintf(buf, sizeof buf, "error: %s", sc->errtext);
-        y += text_draw(a, y, 1, W - 2, 2, buf, 0, theme_attr(a, UIC_ERROR));
-    } else {
-        y++;
-        params_line(a, sc, buf, sizeof buf);
-        if (p->unset[0]) {
-            size_t o = strlen(buf);
-            snprintf(buf + o, sizeof buf - o, "%s%s unset: 0 (type NAME=VALUE)", a->g->sep, p->unset);
-        }
-        text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
-        int gh = H - y - 2 - results_rows(a);
-        int need = grid_rows_wanted(a, sc);
-        if (gh > need)
-            gh = need;
-        int cw = (W - 4) / 32 > 3 ? 3 : (W - 4) / 32;
-        int gx = (W - (4 + 32 * cw)) / 2;
-        if (gx < 0)
-            gx = 0;
-        if (gh >= 3)
-            grid_draw(a, y, gx, W - gx, gh, sc, NULL, 0);
-        y += gh > 0 ? gh : 0;
-        results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
-    }
-    app_keybar(a, ui_str(a, UIS_PLAY_KEYS));
+    return start;
 }
 
-int play_key(struct app *a, int ch)
+/* the error: a caret (and ~ under the rest of a parse error) under the input, the message */
+static int draw_error(const struct app *a, const struct play *p, int y, int start)
 {
-    struct ui_play *p = &a->play;
-    switch (ch) {
-    case 27:
-        a->screen = a->back == SCR_ERROR ? SCR_ERROR : SCR_TUTOR;
-        if (a->screen == SCR_TUTOR)       /* the measurement shown is the step's again */
-            tutor_resubmit(a);
-        return 1;
-    case KEY_LEFT: if (p->cursor > 0) p->cursor--; return 1;
-    case KEY_RIGHT: if (p->cursor < p->len) p->cursor++; return 1;
-    case KEY_HOME: case 1: p->cursor = 0; return 1;
-    case KEY_END: case 5: p->cursor = p->len; return 1;
-    case KEY_BACKSPACE: case 127: case 8:
+    const struct ui_scene *sc = &p->sc;
+    char buf[UI_MSG_MAX];
+    int W = a->W;
+    if (sc->err.col > 0 && sc->err.col <= (int)strlen(sc->code) + 1) {
+        int col = p->colmap[sc->err.col - 1] + 1;
+        int cx = 2 + (col - 1) - start;
+        if (cx >= 2 && cx < W && sc->parsed == 0) {
+            attrset(theme_attr(a, UIC_ERROR));
+            mvaddstr(y, cx, "^");
+            for (int k = 1; k < sc->err.len && cx + k < W; k++)
+                mvaddstr(y, cx + k, "~");
+            attrset(A_NORMAL);
+        } else if (cx >= 2 && cx < W) {
+            text_puts(a, y, cx, 1, "^", theme_attr(a, UIC_ERROR));
+        }
+    }
+    y++;
+    snprintf(buf, sizeof buf, "error: %s", sc->errtext);
+    return y + text_draw(a, y, 1, W - 2, 2, buf, 0, theme_attr(a, UIC_ERROR));
+}
+
+static void draw_grid(const struct app *a, const struct play *p, int y)
+{
+    const struct ui_scene *sc = &p->sc;
+    char buf[UI_MSG_MAX];
+    int W = a->W, H = a->H;
+    params_line(a, sc, buf, sizeof buf);
+    if (p->unset[0]) {
+        size_t o = strlen(buf);
+        snprintf(buf + o, sizeof buf - o, "%s%s unset: 0 (type NAME=VALUE)", a->g->sep, p->unset);
+    }
+    text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
+    int gh = H - y - 2 - results_rows(a);
+    int need = grid_rows_wanted(a, sc);
+    if (gh > need)
+        gh = need;
+    int cw = (W - 4) / 32 > 3 ? 3 : (W - 4) / 32;
+    int gx = (W - (4 + 32 * cw)) / 2;
+    if (gx < 0)
+        gx = 0;
+    if (gh >= 3)
+        grid_draw(a, y, gx, W - gx, gh, sc, NULL, 0);
+    y += gh > 0 ? gh : 0;
+    results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
+}
+
+static void play_draw(const struct app *a, const void *st)
+{
+    const struct play *p = st;
+    app_title(a, ui_str(a, UIS_PLAY_TITLE), a->lang == LANG_ZH ? "zh " : "en ");
+    int y = 1;
+    y += text_draw(a, y, 1, a->W - 2, 2, ui_str(a, UIS_PLAY_INTRO), 0, theme_attr(a, UIC_DIM));
+    int start = draw_input(a, p, y);
+    y++;
+    if (!p->sc.ok)
+        draw_error(a, p, y, start);
+    else
+        draw_grid(a, p, y + 1);
+    app_keybar_for(a, KS_PLAY, NULL);
+}
+
+static void history(struct app *a, struct play *p, int delta)
+{
+    int nh = a->prog.nhistory;
+    if (nh == 0) {
+        app_msg(a, 0, "no history yet: Enter saves a pattern");
+        return;
+    }
+    if (p->hist < 0)
+        p->hist = nh;
+    p->hist += delta;
+    if (p->hist < 0)
+        p->hist = 0;
+    if (p->hist >= nh)
+        p->hist = nh - 1;
+    set_text(p, a->prog.history[p->hist]);
+    play_eval(a, p);
+}
+
+static void save(struct app *a, struct play *p)
+{
+    if (!p->len)
+        return;
+    progress_push_history(&a->prog, p->text);
+    p->hist = -1;
+    if (p->sc.ok) {
+        struct progress_explored e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.code, sizeof e.code, "%s", p->sc.shown);
+        snprintf(e.where, sizeof e.where, "playground");
+        e.wavefronts = p->sc.res.wavefronts;
+        e.conflicts = p->sc.res.conflicts;
+        e.ways = p->sc.res.ways;
+        e.when = (long long)time(NULL);
+        progress_record_explored(&a->prog, &e);
+    }
+    app_save_soon(a);
+    app_msg(a, 0, "saved to the playground history (Up/Down)");
+}
+
+/* a printable key is always text here: with a full line it must not fall through to the
+ * tutorial's keys (s would open the sweep, q would quit) */
+static void insert(struct app *a, struct play *p, int ch)
+{
+    if (p->len + 1 >= (int)sizeof p->text) {
+        app_msg(a, 1, "the pattern is at its length limit");
+        return;
+    }
+    memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
+    p->text[p->cursor++] = (char)ch;
+    p->len++;
+    play_eval(a, p);
+}
+
+static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
+{
+    struct play *p = st;
+    switch (k->action) {
+    case ACT_LEFT: if (p->cursor > 0) p->cursor--; return UI_HANDLED;
+    case ACT_RIGHT: if (p->cursor < p->len) p->cursor++; return UI_HANDLED;
+    case ACT_HOME: p->cursor = 0; return UI_HANDLED;
+    case ACT_END: p->cursor = p->len; return UI_HANDLED;
+    case ACT_RUBOUT:
         if (p->cursor > 0) {
             memmove(p->text + p->cursor - 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
             p->cursor--;
             p->len--;
-            play_eval(a);
+            play_eval(a, p);
         }
-        return 1;
-    case KEY_DC:
+        return UI_HANDLED;
+    case ACT_DELETE:
         if (p->cursor < p->len) {
             memmove(p->text + p->cursor, p->text + p->cursor + 1, (size_t)(p->len - p->cursor));
             p->len--;
-            play_eval(a);
+            play_eval(a, p);
         }
-        return 1;
-    case 21: /* ^U */
+        return UI_HANDLED;
+    case ACT_CLEAR:
         p->text[0] = 0;
         p->len = p->cursor = 0;
-        play_eval(a);
-        return 1;
-    case KEY_UP: case KEY_DOWN: {
-        int nh = a->prog.nhistory;
-        if (nh == 0) {
-            app_msg(a, 0, "no history yet: Enter saves a pattern");
-            return 1;
-        }
-        if (p->hist < 0)
-            p->hist = nh;
-        p->hist += ch == KEY_UP ? -1 : 1;
-        if (p->hist < 0)
-            p->hist = 0;
-        if (p->hist >= nh) {
-            p->hist = nh - 1;
-        }
-        set_text(p, a->prog.history[p->hist]);
-        play_eval(a);
-        return 1;
-    }
-    case '\t':
+        play_eval(a, p);
+        return UI_HANDLED;
+    case ACT_UP: history(a, p, -1); return UI_HANDLED;
+    case ACT_DOWN: history(a, p, 1); return UI_HANDLED;
+    case ACT_ACCESS:
         if (p->sc.ok || p->sc.parsed) {
             scene_next_access(a, &p->sc);
-            play_eval(a);
+            play_eval(a, p);
         }
-        return 1;
-    case '\n': case '\r': case KEY_ENTER:
-        if (!p->len)
-            return 1;
-        progress_push_history(&a->prog, p->text);
-        p->hist = -1;
-        if (p->sc.ok) {
-            struct progress_explored e;
-            memset(&e, 0, sizeof e);
-            snprintf(e.code, sizeof e.code, "%s", p->sc.shown);
-            snprintf(e.where, sizeof e.where, "playground");
-            e.wavefronts = p->sc.res.wavefronts;
-            e.conflicts = p->sc.res.conflicts;
-            e.ways = p->sc.res.ways;
-            e.when = (long long)time(NULL);
-            progress_record_explored(&a->prog, &e);
-        }
-        app_save_soon(a);
-        app_msg(a, 0, "saved to the playground history (Up/Down)");
-        return 1;
-    case 24: /* ^X */
+        return UI_HANDLED;
+    case ACT_SAVE: save(a, p); return UI_HANDLED;
+    case ACT_SVG:
         if (p->sc.ok)
             app_export_svg(a, &p->sc, "banklab-playground.svg");
         else
             app_msg(a, 1, "fix the pattern first");
-        return 1;
-    case KEY_F(1):
-        a->help = 1;
-        return 1;
+        return UI_HANDLED;
+    case ACT_INSERT: insert(a, p, k->key); return UI_HANDLED;
+    default:
+        return UI_IGNORED;    /* Esc (back) and F1 (help) are the loop's */
     }
-    if (ch >= 32 && ch < 127) {
-        /* a printable key is always text here: with a full line it must not fall through to
-         * the tutorial's keys (s would open the sweep, q would quit) */
-        if (p->len + 1 >= (int)sizeof p->text) {
-            app_msg(a, 1, "the pattern is at its length limit");
-            return 1;
-        }
-        memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
-        p->text[p->cursor++] = (char)ch;
-        p->len++;
-        play_eval(a);
-        return 1;
-    }
-    return 0;
 }
+
+static unsigned play_keyset(const struct app *a, const void *st)
+{
+    return KS_PLAY;
+}
+
+const struct ui_screen screen_play = {
+    .name = "playground",
+    .state_size = sizeof(struct play),
+    .init = play_init,
+    .done = play_done,
+    .enter = play_enter,
+    .draw = play_draw,
+    .key = play_key,
+    .keyset = play_keyset,
+};

@@ -1,17 +1,28 @@
 /* scene.c: a lesson scene (or the playground's text) evaluated for the screen: parameters and
  * type through lesson_scene_env, the text through the pattern language, the chosen access of
- * the chosen warp through the bank model; and the GPU request for that state. No curses calls
- * here and no allocation besides the parsed pattern (rebuilt only when the text changes). */
+ * the chosen warp through the bank model; the GPU request for that state, asked through the
+ * hub (requests.h), and its answer recorded in the progress. No curses calls here and no
+ * allocation besides the parsed pattern (rebuilt only when the text changes). */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "app.h"
 
-void scene_clear(struct ui_scene *s)
+void scene_init(struct ui_scene *s, req_answer_fn measured, void *ctx)
 {
+    memset(s, 0, sizeof *s);
+    req_slot_init(&s->slot, measured, ctx);
+}
+
+void scene_clear(struct app *a, struct ui_scene *s)
+{
+    req_forget(&a->hub, &s->slot);
     if (s->pat)
         pattern_free(s->pat);
+    struct req_slot slot = s->slot;   /* idle now; its owner's callback stays */
     memset(s, 0, sizeof *s);
+    s->slot = slot;
 }
 
 static unsigned warps_of(const struct pattern_env *env)
@@ -39,8 +50,7 @@ static void make_bind(struct ui_scene *s, struct lesson_binding *b, long long *v
     b->type = NULL;
 }
 
-/* parse s->code if it changed since the last parse */
-static int reparse(struct ui_scene *s, const char *code)
+int scene_set_code(struct ui_scene *s, const char *code)
 {
     if (s->parsed && !strcmp(code, s->code))
         return 0;
@@ -50,6 +60,9 @@ static int reparse(struct ui_scene *s, const char *code)
     s->parsed = 0;
     snprintf(s->code, sizeof s->code, "%s", code);
     memset(&s->err, 0, sizeof s->err);
+    s->errtext[0] = 0;
+    if (!code[0])
+        return -1;                  /* nothing to parse: the caller says what to type */
     if (pattern_parse(s->code, &s->pat, &s->err) != 0) {
         s->pat = NULL;
         snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
@@ -74,7 +87,7 @@ void scene_eval(struct app *a, struct ui_scene *s)
             snprintf(s->errtext, sizeof s->errtext, "scene code does not fit or a parameter is unknown");
             return;
         }
-        if (reparse(s, code) != 0)
+        if (scene_set_code(s, code) != 0)
             return;
         if (pattern_substitute(s->ls->code, &s->env, s->shown, sizeof s->shown) < 0)
             snprintf(s->shown, sizeof s->shown, "%s", s->ls->code);
@@ -137,7 +150,7 @@ int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long 
 
 int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls)
 {
-    scene_clear(s);
+    scene_clear(a, s);
     s->ls = ls;
     if (!ls)
         return 0;
@@ -152,7 +165,7 @@ int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls)
 /* A case request carries every parameter the kernel reads (gpu_case_info), the scene's value
  * where the scene has it, else the kernel's default: a live run ignores other parameters,
  * and a recording (replay) matches a request by case name and the full parameter set. */
-void scene_case_request(const struct ui_scene *s, int param, long long v, struct gpu_request *rq)
+static void case_request(const struct ui_scene *s, int param, long long v, struct gpu_request *rq)
 {
     const char *k = s->ls->kernel;
     int n;
@@ -170,42 +183,58 @@ void scene_case_request(const struct ui_scene *s, int param, long long v, struct
     }
 }
 
-void scene_submit(struct app *a, struct ui_scene *s)
+int scene_request(struct app *a, const struct ui_scene *s, int param, long long v,
+                  struct gpu_request *rq)
 {
-    a->has_last = 0;
-    a->pending = 0;
-    s->req_id = 0;
-    if (!a->gpu || !a->info.available || !s->ok)
-        return;
-    a->pending = 1;
-    if (a->inflight > 0) {
-        /* one request at a time for the drawn access: a key held down must not queue a
-         * measurement per value; the latest state is sent when the runner is free */
-        a->submit_due = s;
-        return;
-    }
-    a->submit_due = NULL;
-    struct gpu_request rq;
-    memset(&rq, 0, sizeof rq);
-    rq.id = ++a->next_id;
-    rq.want_timing = 1;
-    rq.want_counters = 1;
+    memset(rq, 0, sizeof *rq);
+    rq->want_timing = 1;
+    rq->want_counters = 1;
     const char *k = s->ls ? s->ls->kernel : NULL;
     if (k && *k && strcmp(k, "pattern")) {
-        scene_case_request(s, -1, 0, &rq);
-    } else {
-        rq.kind = GPU_REQ_PATTERN;
-        rq.access = s->acc;
+        case_request(s, param, v, rq);
+        return 0;
     }
-    enum gpu_status st = gpu_submit(a->gpu, &rq);
-    if (st == GPU_OK) {
-        s->req_id = rq.id;
-        a->inflight++;
-    } else if (st == GPU_EBUSY) {
-        a->submit_due = s;                /* try again after the next result */
-    } else {
-        a->pending = 0;
+    rq->kind = GPU_REQ_PATTERN;
+    if (param < 0) {
+        if (!s->ok)
+            return -1;
+        rq->access = s->acc;
+        return 0;
     }
+    struct bank_result res;
+    return scene_eval_values(a, s, param, v, &res, &rq->access);
+}
+
+void scene_measure(struct app *a, struct ui_scene *s)
+{
+    struct gpu_request rq;
+    if (!s->ok || scene_request(a, s, -1, 0, &rq) != 0) {
+        req_forget(&a->hub, &s->slot);
+        return;
+    }
+    req_ask(&a->hub, &s->slot, &rq);
+}
+
+void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_result *r,
+                  const char *where)
+{
+    if (r->status != GPU_OK || !s->ok)
+        return;
+    struct progress_explored e;
+    memset(&e, 0, sizeof e);
+    snprintf(e.code, sizeof e.code, "%s", s->shown);
+    snprintf(e.where, sizeof e.where, "%s", where);
+    e.wavefronts = s->res.wavefronts;
+    e.conflicts = s->res.conflicts;
+    e.ways = s->res.ways;
+    e.has_measured = r->has_counters || r->has_timing;
+    int st = s->acc.op == BANK_STORE;
+    e.measured_wavefronts = st ? r->wavefronts_st : r->wavefronts_ld;
+    e.measured_conflicts = st ? r->conflicts_st : r->conflicts_ld;
+    e.ms = r->has_timing ? r->ms_median : 0;
+    snprintf(e.device, sizeof e.device, "%s", req_hub_info(&a->hub)->device);
+    e.when = (long long)time(NULL);
+    progress_record_explored(&a->prog, &e);
 }
 
 int scene_param_key(struct app *a, struct ui_scene *s, int ch)
@@ -233,7 +262,7 @@ int scene_param_key(struct app *a, struct ui_scene *s, int ch)
         }
         s->value[i] = v;
         scene_eval(a, s);
-        scene_submit(a, s);
+        scene_measure(a, s);
         return 1;
     }
     return 0;
@@ -247,7 +276,7 @@ void scene_cycle_type(struct app *a, struct ui_scene *s)
     }
     s->type_index = (s->type_index + 1) % s->ls->ntypes;
     scene_eval(a, s);
-    scene_submit(a, s);
+    scene_measure(a, s);
 }
 
 void scene_warp(struct app *a, struct ui_scene *s, int delta)
@@ -258,7 +287,7 @@ void scene_warp(struct app *a, struct ui_scene *s, int delta)
     }
     s->warp = (s->warp + s->nwarps + (unsigned)(delta < 0 ? -1 : 1)) % s->nwarps;
     scene_eval(a, s);
-    scene_submit(a, s);
+    scene_measure(a, s);
 }
 
 void scene_next_access(struct app *a, struct ui_scene *s)
@@ -269,5 +298,5 @@ void scene_next_access(struct app *a, struct ui_scene *s)
     }
     s->access = (s->access + 1) % s->naccess;
     scene_eval(a, s);
-    scene_submit(a, s);
+    scene_measure(a, s);
 }

@@ -1,0 +1,117 @@
+/* start.c: what the tutorial sets up before its first frame: the locale (UTF-8 or not, which
+ * decides glyphs and whether Chinese can be shown), the timing log, saved progress and the
+ * language, the lessons and the step to start at. Messages go to the message line; nothing
+ * here touches the terminal. */
+#include <langinfo.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+void app_start_locale(struct app *a)
+{
+    if (!setlocale(LC_ALL, "")) {
+        /* a UTF-8 locale that is not installed (e.g. zh_CN.UTF-8): keep UTF-8 through C.UTF-8 */
+        const char *v[] = {getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG")};
+        for (int i = 0; i < 3; i++)
+            if (v[i] && *v[i]) {
+                if (strstr(v[i], "UTF-8") || strstr(v[i], "utf8") || strstr(v[i], "UTF8"))
+                    setlocale(LC_ALL, "C.UTF-8");
+                break;
+            }
+    }
+    const char *cs = nl_langinfo(CODESET);
+    a->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
+    const char *tf = getenv("BANKLAB_TIMING");
+    if (tf && *tf)
+        a->timing = fopen(tf, "a");
+}
+
+void app_start_progress(struct app *a)
+{
+    char warn[UI_MSG_MAX] = "";
+    progress_init(&a->prog);
+    if (progress_default_path(a->prog_path, sizeof a->prog_path)) {
+        a->have_prog_path = 1;
+        if (!a->opt.reset && progress_load(a->prog_path, &a->prog, warn, sizeof warn) != 0)
+            app_msg(a, 1, "%s", warn[0] ? warn : "progress could not be read; starting fresh");
+    }
+    /* language: --lang, then the saved choice, then the locale; English without UTF-8 */
+    if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN)
+        a->lang = (enum lesson_lang)a->opt.lang;
+    else if (!strcmp(a->prog.lang, "zh"))
+        a->lang = LANG_ZH;
+    else if (!strcmp(a->prog.lang, "en"))
+        a->lang = LANG_EN;
+    else
+        a->lang = lesson_lang_from_env();
+    if (!a->utf8 && a->lang == LANG_ZH) {
+        a->lang = LANG_EN;
+        if (!a->msg[0])
+            app_msg(a, 1, "the locale is not UTF-8: showing English with ASCII glyphs");
+    }
+}
+
+static void load_report(const struct lesson_error *e, void *ctx)
+{
+    struct app *a = ctx;
+    size_t o = strlen(a->load_errors);
+    a->nload_errors++;
+    if (a->nload_errors > 4 || o + 8 >= sizeof a->load_errors)
+        return;
+    snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
+             e->file, e->line, e->col, e->msg);
+}
+
+/* the step to start at: --chapter/--step, else where the learner left off */
+static void find_start(struct app *a)
+{
+    a->li = a->si = 0;
+    if (!a->have_lessons)
+        return;
+    if (a->opt.chapter > 0) {
+        for (int i = 0; i < a->set.nlessons; i++)
+            if (a->set.lessons[i].chapter == a->opt.chapter) {
+                a->li = i;
+                int s = a->opt.step > 0 ? a->opt.step - 1 : 0;
+                a->si = s < a->set.lessons[i].nsteps ? s : a->set.lessons[i].nsteps - 1;
+                return;
+            }
+        app_msg(a, 1, "no chapter %d: starting at the beginning", a->opt.chapter);
+        return;
+    }
+    if (!a->prog.lesson_id[0])
+        return;
+    for (int i = 0; i < a->set.nlessons; i++) {
+        const struct lesson *l = &a->set.lessons[i];
+        if (strcmp(l->id, a->prog.lesson_id))
+            continue;
+        a->li = i;
+        for (int s = 0; s < l->nsteps; s++)
+            if (!strcmp(l->steps[s].id, a->prog.step_id))
+                a->si = s;
+        return;
+    }
+}
+
+double app_start_lessons(struct app *a)
+{
+    double t = ui_now();
+    const char *dir = a->opt.lessons_dir;
+    if (lesson_find_dir(dir, a->lessons_dir, sizeof a->lessons_dir)) {
+        if (lesson_set_load_dir(&a->set, a->lessons_dir, load_report, a) == 0 &&
+            a->set.nlessons > 0)
+            a->have_lessons = 1;
+    } else {
+        a->lessons_dir[0] = 0;
+        if (dir)
+            snprintf(a->load_errors, sizeof a->load_errors, "%s: no such directory", dir);
+    }
+    if (a->have_lessons && a->nload_errors && !a->msg[0])
+        app_msg(a, 1, "%d problem%s in the lessons (skipped): %.200s", a->nload_errors,
+                a->nload_errors > 1 ? "s" : "", a->load_errors);
+    t = ui_now() - t;
+    find_start(a);
+    return t;
+}

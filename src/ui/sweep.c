@@ -1,0 +1,247 @@
+/* sweep.c: the sweep chart (s): the model's wavefronts for every value of one parameter of
+ * the step's scene (its "sweep", else its first), and below them what the GPU measured for
+ * each, asked through the hub as one series. Left/Right (and the lesson's keys) move the
+ * step's value; the scene follows. Its state is private to this file; drawing does not
+ * allocate. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "app.h"
+
+#define SWEEP_MAX 128
+
+struct sweep {
+    struct app *app;                      /* for the hub's callbacks */
+    int n;
+    int param;                            /* index in ls->params */
+    long long value[SWEEP_MAX];
+    int wavefronts[SWEEP_MAX];            /* -1 when the model failed */
+    double measured[SWEEP_MAX];           /* clk/request or wavefronts; <0 when not (yet) */
+    int measured_is_clk;
+};
+
+static int min_i(int x, int y) { return x < y ? x : y; }
+static int max_i(int x, int y) { return x > y ? x : y; }
+
+static int sweep_param(const struct app *a)
+{
+    const struct lesson_scene *ls = a->sc.ls;
+    if (!ls || ls->nparams == 0)
+        return -1;
+    if (ls->sweep)
+        for (int i = 0; i < ls->nparams; i++)
+            if (!strcmp(ls->params[i].name, ls->sweep))
+                return i;
+    return 0;
+}
+
+/* the hub asks for value i's request when the runner can take it */
+static int fill(void *ctx, int i, struct gpu_request *rq)
+{
+    struct sweep *sw = ctx;
+    return scene_request(sw->app, &sw->app->sc, sw->param, sw->value[i], rq);
+}
+
+static void answer(void *ctx, int i, const struct gpu_result *r)
+{
+    struct sweep *sw = ctx;
+    if (i < 0 || i >= sw->n || r->status != GPU_OK)
+        return;
+    if (r->has_timing && r->clk_per_request > 0) {
+        sw->measured[i] = r->clk_per_request;
+        sw->measured_is_clk = 1;
+    } else if (r->has_counters) {
+        sw->measured[i] = r->wavefronts_ld > 0 ? r->wavefronts_ld : r->wavefronts_st;
+    }
+}
+
+static void sweep_init(struct app *a, void *st)
+{
+    struct sweep *sw = st;
+    sw->app = a;
+}
+
+static int sweep_enter(struct app *a, void *st)
+{
+    struct sweep *sw = st;
+    int p = sweep_param(a);
+    if (p < 0)
+        return -1;
+    const struct lesson_param *lp = &a->sc.ls->params[p];
+    long long step = lp->step > 0 ? lp->step : 1;
+    long long count = (lp->max - lp->min) / step + 1;
+    while (count > SWEEP_MAX) {
+        step *= 2;
+        count = (lp->max - lp->min) / step + 1;
+    }
+    memset(sw, 0, sizeof *sw);
+    sw->app = a;
+    sw->param = p;
+    struct bank_result res;
+    for (long long v = lp->min; v <= lp->max && sw->n < SWEEP_MAX; v += step) {
+        sw->value[sw->n] = v;
+        sw->wavefronts[sw->n] = scene_eval_values(a, &a->sc, p, v, &res, NULL) == 0
+                                    ? res.wavefronts : -1;
+        sw->measured[sw->n] = -1;
+        sw->n++;
+    }
+    req_series_start(&a->hub, sw, sw->n, fill, answer);
+    return 0;
+}
+
+static void sweep_leave(struct app *a, void *st)
+{
+    req_series_stop(&a->hub, st);
+}
+
+static int sweep_cur(const struct app *a, const struct sweep *sw)
+{
+    long long v = a->sc.value[sw->param];
+    int best = 0;
+    for (int i = 0; i < sw->n; i++)
+        if (llabs(sw->value[i] - v) < llabs(sw->value[best] - v))
+            best = i;
+    return best;
+}
+
+/* one bar chart: label row, bars (the current value marked), value labels under them */
+static void chart(const struct app *a, const struct sweep *sw, int y, int x, int w, int h,
+                  const double *v, const char *label, enum ui_role role)
+{
+    int n = sw->n, cur = sweep_cur(a, sw);
+    double maxv = 0;
+    for (int i = 0; i < n; i++)
+        if (v[i] > maxv)
+            maxv = v[i];
+    if (maxv <= 0)
+        maxv = 1;
+    char buf[64];
+    int axis = 7;
+    int colw = max_i(1, min_i(4, (w - axis) / (n > 0 ? n : 1)));
+    int shown = min_i(n, (w - axis) / colw);
+    text_puts(a, y, x, w, label, theme_attr(a, UIC_HEADER));
+    int ch = h - 3;  /* label row, axis row, value row */
+    if (ch < 1)
+        return;
+    snprintf(buf, sizeof buf, "%6.4g", maxv);
+    text_puts(a, y + 1, x, axis, buf, theme_attr(a, UIC_DIM));
+    text_puts(a, y + ch, x, axis, "     0", theme_attr(a, UIC_DIM));
+    for (int i = 0; i < shown; i++) {
+        int cx = x + axis + i * colw;
+        if (v[i] < 0) {
+            text_puts(a, y + ch, cx, colw, "?", theme_attr(a, UIC_DIM));
+            continue;
+        }
+        int bh = (int)(v[i] / maxv * ch + 0.5);
+        if (v[i] > 0 && bh == 0)
+            bh = 1;
+        attrset(theme_attr(a, i == cur ? UIC_MARK : role));
+        for (int r = 0; r < bh; r++)
+            for (int c = 0; c < (colw > 1 ? colw - 1 : 1); c++)
+                mvaddstr(y + ch - r, cx + c, a->g->bar);
+        attrset(A_NORMAL);
+        if (bh < ch) {   /* the value on top of its bar, where it fits */
+            snprintf(buf, sizeof buf, "%.3g", v[i]);
+            if (colw >= 2 && (int)strlen(buf) <= colw)
+                text_puts(a, y + ch - bh, cx, colw, buf, theme_attr(a, UIC_DIM));
+        }
+    }
+    /* value labels every few columns, the current one marked */
+    int every = max_i(1, (6 + colw - 1) / colw);
+    for (int i = 0; i < shown; i++) {
+        int cx = x + axis + i * colw;
+        if (i == cur)
+            text_puts(a, y + ch + 1, cx, 1, a->g->mark, theme_attr(a, UIC_MARK));
+        if (i % every == 0) {
+            snprintf(buf, sizeof buf, "%lld", sw->value[i]);
+            text_puts(a, y + ch + 2, cx, x + w - cx, buf, theme_attr(a, UIC_DIM));
+        }
+    }
+}
+
+/* the line under the charts: the current value, the model's and the GPU's numbers */
+static void status_line(const struct app *a, const struct sweep *sw, char *buf, size_t size)
+{
+    const struct lesson_param *lp = &a->sc.ls->params[sw->param];
+    const struct gpu_info *info = req_hub_info(&a->hub);
+    int cur = sweep_cur(a, sw), wf = sw->wavefronts[cur];
+    if (wf >= 0)
+        snprintf(buf, size, "%s=%lld: %d wavefront%s (model)", lp->name, sw->value[cur], wf,
+                 wf == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "%s=%lld: the model cannot evaluate this value", lp->name,
+                 sw->value[cur]);
+    size_t o = strlen(buf);
+    if (sw->measured[cur] >= 0)
+        snprintf(buf + o, size - o, "%s%.1f %s", a->g->sep, sw->measured[cur],
+                 sw->measured_is_clk ? "clk/request measured" : "wavefronts counted");
+    else if (!req_hub_ready(&a->hub))
+        snprintf(buf + o, size - o, "%sno GPU: %s", a->g->sep, info->reason);
+}
+
+static void sweep_draw(const struct app *a, const void *st)
+{
+    const struct sweep *sw = st;
+    const struct lesson_param *lp = &a->sc.ls->params[sw->param];
+    char buf[UI_MSG_MAX];
+    snprintf(buf, sizeof buf, " banklab: sweep %s over %lld..%lld", lp->name, lp->min, lp->max);
+    app_title(a, buf, "");
+    int W = a->W, H = a->H;
+    double model[SWEEP_MAX];
+    int any_measured = 0;
+    for (int i = 0; i < sw->n; i++) {
+        model[i] = sw->wavefronts[i];
+        if (sw->measured[i] >= 0)
+            any_measured = 1;
+    }
+    int y = 1;
+    text_draw(a, y, 1, W - 2, 1, a->sc.shown, 0, theme_attr(a, UIC_CODE));
+    y += 2;
+    int avail = H - y - 3;
+    int mh = any_measured ? avail / 2 : 0;
+    snprintf(buf, sizeof buf, "model: wavefronts per warp instruction against %s", lp->name);
+    chart(a, sw, y, 1, W - 2, avail - mh, model, buf, UIC_BAR);
+    y += avail - mh;
+    if (any_measured) {
+        snprintf(buf, sizeof buf, "%s: %s against %s", req_hub_info(&a->hub)->device,
+                 sw->measured_is_clk ? "clk/request (measured)" : "wavefronts (counters)", lp->name);
+        chart(a, sw, y, 1, W - 2, mh, sw->measured, buf, UIC_MEASURED);
+    }
+    status_line(a, sw, buf, sizeof buf);
+    text_puts(a, H - 2, 1, W - 2, buf, A_BOLD);
+    app_keybar_for(a, KS_SWEEP, NULL);
+}
+
+static enum ui_result sweep_key(struct app *a, void *st, const struct ui_key *k)
+{
+    struct sweep *sw = st;
+    if (k->action == ACT_LEFT || k->action == ACT_RIGHT) {
+        int cur = sweep_cur(a, sw) + (k->action == ACT_LEFT ? -1 : 1);
+        if (cur < 0 || cur >= sw->n)
+            return UI_HANDLED;
+        a->sc.value[sw->param] = sw->value[cur];
+        scene_eval(a, &a->sc);
+        scene_measure(a, &a->sc);
+        return UI_HANDLED;
+    }
+    if (k->action == ACT_NONE && scene_param_key(a, &a->sc, k->key))
+        return UI_HANDLED;
+    return UI_IGNORED;        /* Esc and s (back) are the loop's */
+}
+
+static unsigned sweep_keyset(const struct app *a, const void *st)
+{
+    return KS_SWEEP;
+}
+
+const struct ui_screen screen_sweep = {
+    .name = "sweep",
+    .state_size = sizeof(struct sweep),
+    .init = sweep_init,
+    .enter = sweep_enter,
+    .leave = sweep_leave,
+    .draw = sweep_draw,
+    .key = sweep_key,
+    .keyset = sweep_keyset,
+};

@@ -1,0 +1,30 @@
+/* tutor.h: the tutor screen's private state and layout, shared by its two files only: tutor.c
+ * (enter, keys) and tutor_draw.c (layout, drawing, presenter mode). */
+#ifndef BANKLAB_UI_TUTOR_H
+#define BANKLAB_UI_TUTOR_H
+
+#include "app.h"
+#include "quiz.h"
+
+struct tutor {
+    struct app *app;          /* for the measurement callback */
+    struct quiz quiz;
+    struct ui_inspect insp;
+    int hints_shown;
+    int text_scroll;          /* lines of the text scrolled away (clamped by the layout) */
+};
+
+/* Rows of each part of the normal (not presenter) layout at the terminal's size. */
+struct tutor_layout {
+    int text, hint, code, grid, quiz;
+    int legend;               /* a spare row under the grid explains the marks */
+    int text_need;            /* rows the whole text wants */
+    int maxscroll;            /* the text scrolls 0..maxscroll */
+};
+
+int tutor_hidden(const struct tutor *t, const struct lesson_step *st);
+void tutor_layout(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                  struct tutor_layout *L);
+void tutor_draw(const struct app *a, const void *st);
+
+#endif
