@@ -1,9 +1,12 @@
-/* args.c: option values shared by the subcommands: integers with a range, and --replay
- * (a recording loaded and opened as the GPU). Messages go to stderr as "banklab CMD: ...". */
+/* args.c: what the subcommands share: integer option values with a range, --replay (a
+ * recording loaded and opened as the GPU), and the tutorial's keys for --help texts (from the
+ * key table). Messages go to stderr as "banklab CMD: ...". */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "../keys/keys.h"
 #include "../lesson/recording.h"
 #include "cli.h"
 
@@ -36,4 +39,29 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
         fprintf(stderr, "banklab%s%s: out of memory opening %s\n", cmd ? " " : "", cmd ? cmd : "",
                 path);
     return g;
+}
+
+void cli_print_keys(FILE *f, const char *lead, const char *tail)
+{
+    char text[2048];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s", lead);
+    if (n < sizeof text)
+        n += keys_summary(0, text + n, sizeof text - n);
+    if (n < sizeof text)
+        snprintf(text + n, sizeof text - n, "%s", tail);
+    /* lines of at most 90 columns, broken after a comma (a key stays with its word) */
+    const char *p = text;
+    while (*p) {
+        size_t len = strlen(p);
+        if (len > 90) {
+            len = 89;
+            while (len > 0 && !(p[len] == ',' && p[len + 1] == ' '))
+                len--;
+            len = len ? len + 1 : strcspn(p, " ");
+        }
+        fprintf(f, "%.*s\n", (int)len, p);
+        p += len;
+        while (*p == ' ')
+            p++;
+    }
 }

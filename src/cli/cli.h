@@ -4,6 +4,8 @@
 #ifndef BANKLAB_CLI_H
 #define BANKLAB_CLI_H
 
+#include <stdio.h>
+
 #include "../gpu/gpu.h"
 
 #define EXIT_CHECK 1
@@ -31,5 +33,9 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
  * Returns the handle (gpu_close it), or NULL after printing one line on stderr (a missing,
  * truncated or foreign file, or out of memory). info is filled on success. */
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info);
+
+/* cli_print_keys (args.c): lead, the tutorial's keys from the key table ("n/Space/Right next,
+ * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
+void cli_print_keys(FILE *f, const char *lead, const char *tail);
 
 #endif

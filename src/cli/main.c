@@ -43,12 +43,9 @@ static void usage(FILE *f)
             "  --present            presenter mode for a projector\n"
             "  -h, --help           this help\n"
             "  -V, --version        version\n"
-            "\n"
-            "Tutorial keys: n/Space/Right next, b/Left back, c contents, g playground, s sweep,\n"
-            "i inspect, t type, w/W warp, a/Tab access, h hint, l zh/en, e reveal, x SVG,\n"
-            "r report, ? all keys, q quit. Lessons add their parameter keys (e.g. p/P).\n"
-            "\n"
-            "Exit status: 0 success, 1 a failed check, 2 bad usage or input, 3 no GPU.\n");
+            "\n");
+    cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
+    fprintf(f, "\nExit status: 0 success, 1 a failed check, 2 bad usage or input, 3 no GPU.\n");
 }
 
 int main(int argc, char **argv)

@@ -28,11 +28,10 @@ static void usage(FILE *f)
             "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
             "  --present            presenter mode: large cells, key sentences, e reveals\n"
             "  -h, --help           this help\n"
-            "\n"
-            "Keys: n/Space/Right next, b/Left back, c contents, g playground, s sweep, i inspect,\n"
-            "t type, w/W warp, a/Tab access, h hint, l language, e reveal, x SVG, r report, ? help,\n"
-            "q quit. Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
-            "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n");
+            "\n");
+    cli_print_keys(f, "Keys: ", ". Lessons add their parameter keys (e.g. p/P).");
+    fprintf(f, "Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
+               "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n");
 }
 
 static int int_arg(const char *opt, const char *v, int lo, int hi, int *out)

@@ -66,27 +66,29 @@ static const struct key_row rows[] = {
     {.keys = {K('b', ACT_PREV), K(K_LEFT, ACT_PREV)}, .screens = KS_STEP, .bar = KS_TUTOR,
      .bar_text = EN_ZH("back", "上一步"), .help = EN_ZH("previous step", "上一步")},
     {.keys = {K(K_ENTER, ACT_ENTER)}, .screens = KS_STEP,
+     .bar_text = EN_ZH("reveal or next", "显示或下一步"),
      .help = EN_ZH("reveal a hidden grid (predict steps), else next step",
                    "显示隐藏的网格（预测题），否则下一步")},
-    {.keys = {K('e', ACT_REVEAL)}, .screens = KS_STEP,
+    {.keys = {K('e', ACT_REVEAL)}, .screens = KS_STEP, .bar_text = EN_ZH("reveal", "显示"),
      .help = EN_ZH("reveal without answering (presenter: e or Enter)",
                    "不作答直接显示（演示模式：e 或 Enter）")},
     {.keys = {RANGE('1', '9', ACT_CHOICE)}, .screens = KS_CHOICE,
-     .help = EN_ZH("answer a choice quiz", "回答选择题"), .pair = 1},
+     .bar_text = EN_ZH("answer", "作答"), .help = EN_ZH("answer a choice quiz", "回答选择题"), .pair = 1},
     {.keys = {RANGE('0', '9', ACT_DIGIT), K('.', ACT_DIGIT), K('-', ACT_DIGIT)},
-     .screens = KS_NUMBER, .help = EN_ZH("type a number, Enter", "输入数字，Enter 提交")},
+     .screens = KS_NUMBER, .bar_text = EN_ZH("a number", "输入数字"),
+     .help = EN_ZH("type a number, Enter", "输入数字，Enter 提交")},
     {.keys = {K(K_PGDN, ACT_PGDN), K(K_PGUP, ACT_PGUP)}, .screens = KS_STEP,
-     .help = EN_ZH("scroll the step's text", "滚动本步的说明文字")},
+     .bar_text = EN_ZH("scroll", "滚动"), .help = EN_ZH("scroll the step's text", "滚动本步的说明文字")},
     {.screens = KS_STEP | KS_SWEEP, .bar = KS_TUTOR, .lesson = 1,
      .help_keys = EN_ZH("lesson keys", "课程按键"),
      .help = EN_ZH("change a parameter (shown as [p/P] in the parameter line)",
                    "改变参数（参数行里显示为 [p/P]）")},
-    {.keys = {K('t', ACT_TYPE)}, .screens = KS_STEP,
+    {.keys = {K('t', ACT_TYPE)}, .screens = KS_STEP, .bar_text = EN_ZH("type", "类型"),
      .help = EN_ZH("cycle the element type", "切换元素类型"), .pair = 1},
     {.keys = {K('w', ACT_WARP_NEXT), K('W', ACT_WARP_PREV)}, .screens = KS_STEP,
-     .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
+     .bar_text = EN_ZH("warp", "warp"), .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
     {.keys = {K('a', ACT_ACCESS), K(K_TAB, ACT_ACCESS)}, .screens = KS_STEP,
-     .help = EN_ZH("next access of the kernel (e.g. the store, then the load)",
+     .bar_text = EN_ZH("access", "访问"), .help = EN_ZH("next access of the kernel (e.g. the store, then the load)",
                    "内核的下一次访问（例如先写入，再读出）")},
     {.keys = {K('c', ACT_CONTENTS)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
      .bar_text = EN_ZH("contents", "目录"),
@@ -107,9 +109,9 @@ static const struct key_row rows[] = {
      .bar_text = EN_ZH("hint", "提示"), .help = EN_ZH("next hint", "下一条提示"), .pair = 1},
     {.keys = {K('l', ACT_LANG)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
      .bar_text = EN_ZH("lang", "语言"), .help = EN_ZH("language zh / en", "语言 中文 / 英文")},
-    {.keys = {K('x', ACT_SVG)}, .screens = KS_STEP,
+    {.keys = {K('x', ACT_SVG)}, .screens = KS_STEP, .bar_text = EN_ZH("SVG", "SVG"),
      .help = EN_ZH("export the grid as SVG", "把网格导出为 SVG"), .pair = 1},
-    {.keys = {K('r', ACT_REPORT)}, .screens = KS_GLOBAL,
+    {.keys = {K('r', ACT_REPORT)}, .screens = KS_GLOBAL, .bar_text = EN_ZH("report", "报告"),
      .help = EN_ZH("write a lab report", "生成实验报告")},
     {.keys = {K('?', ACT_HELP)}, .screens = KS_GLOBAL, .bar = KS_TUTOR | KS_SWEEP | KS_ERROR,
      .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1},
@@ -179,16 +181,12 @@ const char *keys_name(int key, int zh, char *buf, size_t size)
     return buf;
 }
 
-const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
+/* a row's keys named and joined by sep ("n Space Right", "n/Space/Right"), ranges as "1-9" */
+static const char *join_keys(const struct key_row *r, int zh, const char *sep, char *buf,
+                             size_t size)
 {
-    if (!size)
-        return buf;
-    buf[0] = 0;
-    if (r->help_keys[zh ? 1 : 0]) {
-        snprintf(buf, size, "%s", r->help_keys[zh ? 1 : 0]);
-        return buf;
-    }
     size_t o = 0;
+    buf[0] = 0;
     for (const struct key_bind *b = r->keys; b->key && o < size; b++) {
         char one[40], lo[16], hi[16];
         if (b->key == ' ' && b->last == '~')
@@ -198,12 +196,43 @@ const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
                      keys_name(b->last, zh, hi, sizeof hi));
         else
             keys_name(b->key, zh, one, sizeof one);
-        int k = snprintf(buf + o, size - o, "%s%s", o ? " " : "", one);
+        int k = snprintf(buf + o, size - o, "%s%s", o ? sep : "", one);
         if (k < 0)
             break;
         o += (size_t)k;
     }
     return buf;
+}
+
+const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    if (r->help_keys[zh ? 1 : 0]) {
+        snprintf(buf, size, "%s", r->help_keys[zh ? 1 : 0]);
+        return buf;
+    }
+    return join_keys(r, zh, " ", buf, size);
+}
+
+size_t keys_summary(int zh, char *buf, size_t size)
+{
+    size_t o = 0;
+    if (!size)
+        return 0;
+    buf[0] = 0;
+    for (int i = 0; i < NROWS && o < size; i++) {
+        const struct key_row *r = &rows[i];
+        if (!r->help[0] || r->lesson || !r->bar_text[0])
+            continue;
+        char keys[64];
+        int k = snprintf(buf + o, size - o, "%s%s %s", o ? ", " : "",
+                         join_keys(r, zh, "/", keys, sizeof keys), r->bar_text[zh ? 1 : 0]);
+        if (k < 0)
+            break;
+        o += (size_t)k;
+    }
+    return o < size ? o : size - 1;
 }
 
 size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size)

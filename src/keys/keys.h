@@ -66,7 +66,8 @@ struct key_row {
     unsigned bar;                 /* the key bars that show the row (KS_*) */
     const char *bar_keys;         /* how the bar names the keys ("Esc/c"); NULL: the first
                                    * key's name; "": no keys, the text alone */
-    const char *bar_text[2];      /* en, zh: the word after the keys */
+    const char *bar_text[2];      /* en, zh: the word after the keys (in key bars, and in the
+                                   * summary of --help) */
     const char *help_keys[2];     /* en, zh: keys column of the help screen; NULL: the names */
     const char *help[2];          /* en, zh: the help line; NULL: not on the help screen */
     int pair;                     /* the help screen puts the next row on the same line */
@@ -96,6 +97,11 @@ const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size);
  * stands for the lesson's keys on a bar whose lesson row it shows (e.g. "p/P PAD"); NULL or
  * "" leaves it out. Writes into buf (always terminated); returns the length. */
 size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size);
+
+/* keys_summary: every key of the help screen as "KEYS WORD" joined by ", " ("n/Space/Right
+ * next, b/Left back, ...") for --help texts. Writes into buf (always terminated); returns
+ * the length. */
+size_t keys_summary(int zh, char *buf, size_t size);
 
 /* keys_reserved: 1 when the program binds printable key ch on a screen where the lesson's
  * parameter keys act, so a lesson may not take it; else 0. */

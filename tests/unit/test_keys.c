@@ -106,6 +106,13 @@ static void test_names(void **state)
         k++;
     }
     assert_int_equal(k, (int)(sizeof want / sizeof want[0]));
+    /* the --help summary */
+    char sum[1024];
+    keys_summary(0, sum, sizeof sum);
+    assert_true(!strncmp(sum, "n/Space/Right next, b/Left back, Enter reveal or next, ", 55));
+    assert_non_null(strstr(sum, ", 0-9/./- a number, "));
+    assert_non_null(strstr(sum, ", w/W warp, a/Tab access, "));
+    assert_true(strlen(sum) > 8 && !strcmp(sum + strlen(sum) - 8, ", q quit"));
 }
 
 static void test_reserved(void **state)
