@@ -80,40 +80,105 @@ static void put_cell(const struct app *a, int y, int x, int cw, const char *txt,
     attrset(A_NORMAL);
 }
 
+/* the header row: bank numbers (every fourth when the cells are narrow) */
+static void draw_header(const struct app *a, int y, int x, int cw)
+{
+    char buf[64];
+    attrset(theme_attr(a, UIC_HEADER));
+    mvaddstr(y, x, "bank");
+    for (int b = 0; b < BANK_COUNT; b++) {
+        if (cw == 2 && b % 4 == 0)
+            snprintf(buf, sizeof buf, "%2d", b);
+        else if (cw == 2)
+            snprintf(buf, sizeof buf, " %s", a->g->dot);
+        else
+            snprintf(buf, sizeof buf, "%*d%*s", cw - 1, b, 1, "");
+        mvaddstr(y, x + LABEL + b * cw, buf);
+    }
+    attrset(A_NORMAL);
+}
+
+/* one cell: the lowest lane asking for word row wr of bank b in pass p, and its mark */
+static void draw_cell(const struct app *a, const struct bank_result *r, int p, int b, int wr,
+                      int cursor, int y, int cx, int cw)
+{
+    char buf[64];
+    const struct bank_pass *ps = &r->pass[p];
+    const struct bank_cell *c = &ps->cell[b];
+    if (wr >= c->nwords) {
+        if (wr == 0 && ps->lanes) {
+            snprintf(buf, sizeof buf, "%*s%s%*s", cw - 2, "", a->g->dot, 1, "");
+            put_cell(a, y, cx, cw, buf, theme_attr(a, cursor ? UIC_CURSOR : UIC_DIM));
+        } else if (cursor) {
+            snprintf(buf, sizeof buf, "%*s", cw, "");
+            put_cell(a, y, cx, cw, buf, theme_attr(a, UIC_CURSOR));
+        }
+        return;
+    }
+    struct grid_cell gc;
+    grid_cell_get(r, p, b, wr, &gc);
+    int lane = gc.first_lane, bc = gc.broadcast, cf = gc.conflict;
+    const char *mk = cf && bc ? a->g->both : cf ? a->g->conflict : bc ? a->g->broadcast : " ";
+    if (cw == 2)
+        snprintf(buf, sizeof buf, "%c%s", base32[lane & 31], mk);
+    else
+        snprintf(buf, sizeof buf, "%*d%s", cw - 1, lane, mk);
+    enum ui_role role = UIC_LANE;
+    if (cf)
+        role = (b == ps->worst_bank && ps->cost > 1) ? UIC_WORST : UIC_CONFLICT;
+    else if (bc)
+        role = UIC_BROADCAST;
+    put_cell(a, y, cx, cw, buf, theme_attr(a, cursor ? UIC_CURSOR : role));
+}
+
+/* a pass's footer: its label and the words each bank serves, the worst bank marked */
+static void draw_footer(const struct app *a, const struct bank_result *r, int p, int y, int x,
+                        int cw)
+{
+    char buf[64];
+    const struct bank_pass *ps = &r->pass[p];
+    if (r->npasses > 1)
+        snprintf(buf, sizeof buf, "p%d", p + 1);
+    else
+        snprintf(buf, sizeof buf, "wds");
+    attrset(theme_attr(a, UIC_HEADER));
+    mvaddstr(y, x, buf);
+    attrset(A_NORMAL);
+    for (int b = 0; b < BANK_COUNT; b++) {
+        int n = ps->cell[b].nwords;
+        int worst = b == ps->worst_bank && ps->cost > 1;
+        const char *mk = worst ? a->g->worst : " ";
+        if (n == 0)
+            snprintf(buf, sizeof buf, "%*s", cw, "");
+        else if (n == 1)
+            snprintf(buf, sizeof buf, "%*s%s ", cw - 2, "", a->g->dot);
+        else if (cw == 2)
+            snprintf(buf, sizeof buf, "%c%s", n < 10 ? '0' + n : '+', mk);
+        else
+            snprintf(buf, sizeof buf, "%*d%s", cw - 1, n, mk);
+        enum ui_role role = worst ? UIC_WORST : n > 1 ? UIC_CONFLICT : UIC_DIM;
+        put_cell(a, y, x + LABEL + b * cw, cw, buf, theme_attr(a, role));
+    }
+}
+
 void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                const struct ui_inspect *in, int big)
 {
     const struct bank_result *r = &s->res;
     int cw = cell_w(w, big);
-    char buf[64];
+    char buf[96];
     if (h < 3)
         return;
-    /* header */
-    attrset(theme_attr(a, UIC_HEADER));
-    mvaddstr(y, x, "bank");
-    for (int b = 0; b < BANK_COUNT; b++) {
-        int cx = x + LABEL + b * cw;
-        if (cw == 2) {
-            if (b % 4 == 0)
-                snprintf(buf, sizeof buf, "%2d", b);
-            else
-                snprintf(buf, sizeof buf, " %s", a->g->dot);
-        } else {
-            snprintf(buf, sizeof buf, "%*d%*s", cw - 1, b, 1, "");
-        }
-        mvaddstr(y, cx, buf);
-    }
-    attrset(A_NORMAL);
+    draw_header(a, y, x, cw);
     int shown[BANK_MAX_PASSES] = {0};
     int fit = allot(r, h, shown);
     int row = y + 1;
     for (int p = 0; p < fit && p < BANK_MAX_PASSES; p++) {
-        const struct bank_pass *ps = &r->pass[p];
         int total = pass_rows(r, p);
-        int off = 0;
+        int off = 0;                    /* rows scrolled so the inspect cursor shows */
         if (in && in->on && in->pass == p && in->row >= shown[p])
             off = in->row - shown[p] + 1;
-        for (int k = 0; k < shown[p]; k++) {
+        for (int k = 0; k < shown[p]; k++, row++) {
             int wr = k + off;           /* word row */
             if (k == shown[p] - 1 && off + shown[p] < total) {
                 snprintf(buf, sizeof buf, "+%d", total - off - shown[p]);
@@ -122,64 +187,11 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
                 attrset(A_NORMAL);
             }
             for (int b = 0; b < BANK_COUNT; b++) {
-                int cx = x + LABEL + b * cw;
-                const struct bank_cell *c = &ps->cell[b];
                 int cursor = in && in->on && in->pass == p && in->bank == b && in->row == wr;
-                if (wr >= c->nwords) {
-                    if (wr == 0 && ps->lanes) {
-                        snprintf(buf, sizeof buf, "%*s%s%*s", cw - 2, "", a->g->dot, 1, "");
-                        put_cell(a, row, cx, cw, buf,
-                                 cursor ? theme_attr(a, UIC_CURSOR) : theme_attr(a, UIC_DIM));
-                    } else if (cursor) {
-                        snprintf(buf, sizeof buf, "%*s", cw, "");
-                        put_cell(a, row, cx, cw, buf, theme_attr(a, UIC_CURSOR));
-                    }
-                    continue;
-                }
-                struct grid_cell gc;
-                grid_cell_get(r, p, b, wr, &gc);
-                int lane = gc.first_lane, bc = gc.broadcast, cf = gc.conflict;
-                const char *mk = cf && bc ? a->g->both : cf ? a->g->conflict
-                               : bc ? a->g->broadcast : " ";
-                if (cw == 2)
-                    snprintf(buf, sizeof buf, "%c%s", base32[lane & 31], mk);
-                else
-                    snprintf(buf, sizeof buf, "%*d%s", cw - 1, lane, mk);
-                enum ui_role role = UIC_LANE;
-                if (cf)
-                    role = (b == ps->worst_bank && ps->cost > 1) ? UIC_WORST : UIC_CONFLICT;
-                else if (bc)
-                    role = UIC_BROADCAST;
-                if (cursor)
-                    role = UIC_CURSOR;
-                put_cell(a, row, cx, cw, buf, theme_attr(a, role));
+                draw_cell(a, r, p, b, wr, cursor, row, x + LABEL + b * cw, cw);
             }
-            row++;
         }
-        /* footer: the pass label and the words each bank serves */
-        if (r->npasses > 1)
-            snprintf(buf, sizeof buf, "p%d", p + 1);
-        else
-            snprintf(buf, sizeof buf, "wds");
-        attrset(theme_attr(a, UIC_HEADER));
-        mvaddstr(row, x, buf);
-        attrset(A_NORMAL);
-        for (int b = 0; b < BANK_COUNT; b++) {
-            int n = ps->cell[b].nwords;
-            int worst = b == ps->worst_bank && ps->cost > 1;
-            const char *mk = worst ? a->g->worst : " ";
-            if (n == 0)
-                snprintf(buf, sizeof buf, "%*s", cw, "");
-            else if (n == 1)
-                snprintf(buf, sizeof buf, "%*s%s ", cw - 2, "", a->g->dot);
-            else if (cw == 2)
-                snprintf(buf, sizeof buf, "%c%s", n < 10 ? '0' + n : '+', mk);
-            else
-                snprintf(buf, sizeof buf, "%*d%s", cw - 1, n, mk);
-            enum ui_role role = worst ? UIC_WORST : n > 1 ? UIC_CONFLICT : UIC_DIM;
-            put_cell(a, row, x + LABEL + b * cw, cw, buf, theme_attr(a, role));
-        }
-        row++;
+        draw_footer(a, r, p, row++, x, cw);
     }
     if (fit < r->npasses && row < y + h) {
         snprintf(buf, sizeof buf, "p%d-p%d: %d more pass%s not shown (a taller terminal shows them)",
