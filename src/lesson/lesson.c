@@ -1070,20 +1070,6 @@ static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
     problem_off(C->L, off, where, "%s%s", msg, extra);
 }
 
-static void binding_text(const struct pattern_env *env, const char *type, int access,
-                         char *buf, size_t size)
-{
-    size_t n = 0;
-    buf[0] = 0;
-    for (int k = 0; k < env->nparams && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s=%lld, ", env->param[k].name,
-                              env->param[k].value);
-    if (type && n < size)
-        n += (size_t)snprintf(buf + n, size - n, "T=%s, ", type);
-    if (n < size)
-        snprintf(buf + n, size - n, "access %d", access);
-}
-
 /* Parses and evaluates the scene's code at its defaults (every type) and at each parameter's
  * min and max. Returns the number of accesses, or -1 after a problem. */
 static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *sj,
@@ -1148,7 +1134,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     struct bank_result res;
                     int bad_lane = -1;
                     char bt[200];
-                    binding_text(&e2, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
+                    lesson_binding_text(&e2, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
                     memset(&pe, 0, sizeof pe);
                     if (pattern_eval(pat, &e2, a, &acc, &pe)) {
                         if (q < 0) {

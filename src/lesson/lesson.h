@@ -230,4 +230,9 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size);
 int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
                      int type_index, struct pattern_env *env, char *code_buf, size_t size);
 
+/* lesson_binding_text: an env's parameter values, the element type (NULL: none) and the access
+ * for a message: "PAD=0, T=float2, access 1". Writes into buf (always terminated). */
+void lesson_binding_text(const struct pattern_env *env, const char *type, int access,
+                         char *buf, size_t size);
+
 #endif

@@ -78,9 +78,8 @@ static void chk_problem(struct chk *C, int line, int col, const char *fmt, ...)
         C->report(&e, C->ctx);
 }
 
-/* "PAD=0, T=float2, access 1" */
-static void describe(const struct pattern_env *env, const char *type, int access, char *buf,
-                     size_t size)
+void lesson_binding_text(const struct pattern_env *env, const char *type, int access,
+                         char *buf, size_t size)
 {
     size_t n = 0;
     buf[0] = 0;
@@ -119,7 +118,7 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
         free(code);
         return -1;
     }
-    describe(&env, type_of(s, b), access, desc, dsz);
+    lesson_binding_text(&env, type_of(s, b), access, desc, dsz);
     struct pattern *p = NULL;
     struct pattern_error pe;
     memset(&pe, 0, sizeof pe);
