@@ -5,6 +5,7 @@
  * so they stand first, before the global keys their bars end with. No allocation. */
 #include "keys.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -181,13 +182,28 @@ const char *keys_name(int key, int zh, char *buf, size_t size)
     return buf;
 }
 
+/* append to buf (size bytes, *o used so far); the text is cut, never overrun */
+static void add(char *buf, size_t size, size_t *o, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static void add(char *buf, size_t size, size_t *o, const char *fmt, ...)
+{
+    if (*o + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    int k = vsnprintf(buf + *o, size - *o, fmt, ap);
+    va_end(ap);
+    if (k > 0)
+        *o = *o + (size_t)k < size ? *o + (size_t)k : size - 1;
+}
+
 /* a row's keys named and joined by sep ("n Space Right", "n/Space/Right"), ranges as "1-9" */
 static const char *join_keys(const struct key_row *r, int zh, const char *sep, char *buf,
                              size_t size)
 {
     size_t o = 0;
     buf[0] = 0;
-    for (const struct key_bind *b = r->keys; b->key && o < size; b++) {
+    for (const struct key_bind *b = r->keys; b->key; b++) {
         char one[40], lo[16], hi[16];
         if (b->key == ' ' && b->last == '~')
             snprintf(one, sizeof one, "%s", zh ? "可打印字符" : "printable keys");
@@ -196,10 +212,7 @@ static const char *join_keys(const struct key_row *r, int zh, const char *sep, c
                      keys_name(b->last, zh, hi, sizeof hi));
         else
             keys_name(b->key, zh, one, sizeof one);
-        int k = snprintf(buf + o, size - o, "%s%s", o ? sep : "", one);
-        if (k < 0)
-            break;
-        o += (size_t)k;
+        add(buf, size, &o, "%s%s", o ? sep : "", one);
     }
     return buf;
 }
@@ -218,21 +231,15 @@ const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
 size_t keys_summary(int zh, char *buf, size_t size)
 {
     size_t o = 0;
-    if (!size)
-        return 0;
-    buf[0] = 0;
-    for (int i = 0; i < NROWS && o < size; i++) {
-        const struct key_row *r = &rows[i];
-        if (!r->help[0] || r->lesson || !r->bar_text[0])
-            continue;
+    if (size)
+        buf[0] = 0;
+    for (const struct key_row *r = rows; r < rows + NROWS; r++) {
         char keys[64];
-        int k = snprintf(buf + o, size - o, "%s%s %s", o ? ", " : "",
-                         join_keys(r, zh, "/", keys, sizeof keys), r->bar_text[zh ? 1 : 0]);
-        if (k < 0)
-            break;
-        o += (size_t)k;
+        if (r->help[0] && !r->lesson && r->bar_text[0])
+            add(buf, size, &o, "%s%s %s", o ? ", " : "", join_keys(r, zh, "/", keys, sizeof keys),
+                r->bar_text[zh ? 1 : 0]);
     }
-    return o < size ? o : size - 1;
+    return o;
 }
 
 size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size)
@@ -241,28 +248,23 @@ size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t 
     if (!size)
         return 0;
     buf[0] = 0;
-    for (int i = 0; i < NROWS && o < size; i++) {
+    for (int i = 0; i < NROWS; i++) {
         const struct key_row *r = &rows[i];
+        char name[16];
         if (!(r->bar & screens))
             continue;
-        char name[16];
-        int k;
         if (r->lesson) {
-            if (!lesson || !*lesson)
-                continue;
-            k = snprintf(buf + o, size - o, "%s  ", lesson);
+            if (lesson && *lesson)
+                add(buf, size, &o, "%s  ", lesson);
         } else if (r->bar_keys && !*r->bar_keys) {
-            k = snprintf(buf + o, size - o, "%s  ", r->bar_text[zh ? 1 : 0]);
+            add(buf, size, &o, "%s  ", r->bar_text[zh ? 1 : 0]);
         } else {
             const char *keys = r->bar_keys ? r->bar_keys
                                            : keys_name(r->keys[0].key, zh, name, sizeof name);
-            k = snprintf(buf + o, size - o, "%s %s  ", keys, r->bar_text[zh ? 1 : 0]);
+            add(buf, size, &o, "%s %s  ", keys, r->bar_text[zh ? 1 : 0]);
         }
-        if (k < 0)
-            break;
-        o += (size_t)k;
     }
-    return o < size ? o : size - 1;
+    return o;
 }
 
 /* the screens where the lesson's parameter keys act */

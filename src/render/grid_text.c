@@ -129,6 +129,15 @@ static void put_n(FILE *f, const char *s, int n)
         fputs(s, f);
 }
 
+/* after the last bank of a group of 8: the group's right border */
+static void group_end(FILE *f, const struct glyphs *g, int k)
+{
+    if (k % 8 == 7) {
+        fputc(' ', f);
+        fputs(g->v, f);
+    }
+}
+
 /* A horizontal rule of one band: left, middle and right junctions. */
 static void rule(FILE *f, const struct glyphs *g, int banks, const char *l, const char *m,
                  const char *r)
@@ -162,10 +171,7 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
     fputs(g->v, f);
     for (int b = b0; b < b0 + banks; b++) {
         fprintf(f, " %2d ", b);
-        if ((b - b0) % 8 == 7) {
-            fputc(' ', f);
-            fputs(g->v, f);
-        }
+        group_end(f, g, b - b0);
     }
     fputc('\n', f);
     rule(f, g, banks, g->ml, g->mm, g->mr);
@@ -188,10 +194,7 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
                 fputs("   ", f);
             if (sgr)
                 fputs(SGR_RESET, f);
-            if ((b - b0) % 8 == 7) {
-                fputc(' ', f);
-                fputs(g->v, f);
-            }
+            group_end(f, g, b - b0);
         }
         fputc('\n', f);
     }
@@ -223,10 +226,7 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
         } else {
             fprintf(f, "%2d ", n);
         }
-        if ((b - b0) % 8 == 7) {
-            fputc(' ', f);
-            fputs(g->v, f);
-        }
+        group_end(f, g, b - b0);
     }
     fputc('\n', f);
     rule(f, g, banks, g->bl, g->bm, g->br);

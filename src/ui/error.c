@@ -28,15 +28,8 @@ static void error_draw(const struct app *a, const void *st)
     app_keybar_for(a, KS_ERROR, NULL);
 }
 
-static unsigned error_keyset(const struct app *a, const void *st)
-{
-    return KS_ERROR;
-}
-
 const struct ui_screen screen_error = {
-    .name = "no lessons",
-    .draw = error_draw,
-    .keyset = error_keyset,
+    .name = "no lessons", .draw = error_draw, .keys = KS_ERROR,
 };
 
 void small_draw(const struct app *a, int need_w, int need_h)

@@ -125,8 +125,5 @@ static enum ui_result help_key(struct app *a, void *st, const struct ui_key *k)
 }
 
 const struct ui_screen screen_help = {
-    .name = "help",
-    .overlay = 1,
-    .draw = help_draw,
-    .key = help_key,
+    .name = "help", .overlay = 1, .draw = help_draw, .key = help_key,
 };

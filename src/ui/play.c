@@ -408,18 +408,7 @@ static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
     }
 }
 
-static unsigned play_keyset(const struct app *a, const void *st)
-{
-    return KS_PLAY;
-}
-
 const struct ui_screen screen_play = {
-    .name = "playground",
-    .state_size = sizeof(struct play),
-    .init = play_init,
-    .done = play_done,
-    .enter = play_enter,
-    .draw = play_draw,
-    .key = play_key,
-    .keyset = play_keyset,
+    .name = "playground", .state_size = sizeof(struct play), .init = play_init, .done = play_done,
+    .enter = play_enter, .draw = play_draw, .key = play_key, .keys = KS_PLAY,
 };

@@ -31,7 +31,7 @@ int quiz_hidden(const struct quiz *q, const struct lesson_step *st)
     return st && st->quiz && st->quiz->predict && !q->answered && !q->revealed;
 }
 
-unsigned quiz_keyset(const struct quiz *q, const struct lesson_step *st)
+unsigned quiz_modes(const struct quiz *q, const struct lesson_step *st)
 {
     if (!st || !st->quiz)
         return 0;
@@ -96,7 +96,7 @@ int quiz_key(struct app *a, struct quiz *q, const struct lesson *l, const struct
         q->input[n - 1] = 0;
         return 1;
     case ACT_ENTER:
-        if (n == 0 || !(quiz_keyset(q, st) & KS_NUMBER))
+        if (n == 0 || !(quiz_modes(q, st) & KS_NUMBER))
             return 0;              /* Enter's other meanings: reveal, next */
         answer_number(a, q, l, st);
         q->input[0] = 0;

@@ -21,8 +21,8 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
 /* quiz_hidden: st is a predict step whose grid and numbers wait for an answer. */
 int quiz_hidden(const struct quiz *q, const struct lesson_step *st);
 
-/* quiz_keyset: the key table's modes of the quiz now (KS_CHOICE, KS_NUMBER or 0). */
-unsigned quiz_keyset(const struct quiz *q, const struct lesson_step *st);
+/* quiz_modes: the key table's modes of the quiz now (KS_CHOICE, KS_NUMBER or 0). */
+unsigned quiz_modes(const struct quiz *q, const struct lesson_step *st);
 
 /* quiz_key: answer keys (a choice, digits of a number, Backspace, Enter after a number).
  * Records an answer in the progress. 1 when the key was the quiz's, else 0. */

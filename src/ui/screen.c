@@ -103,7 +103,8 @@ void ui_reset(struct app *a, enum ui_screen_id base)
 unsigned ui_keyset(const struct app *a)
 {
     enum ui_screen_id top = ui_top(a);
-    return table[top]->keyset ? table[top]->keyset(a, a->stack.state[top]) : 0;
+    const struct ui_screen *s = table[top];
+    return s->keys | (s->modes ? s->modes(a, a->stack.state[top]) : 0);
 }
 
 enum ui_result ui_key(struct app *a, const struct ui_key *k)

@@ -52,8 +52,9 @@ struct ui_screen {
     void (*leave)(struct app *a, void *st);       /* popped (NULL: none) */
     void (*draw)(const struct app *a, const void *st);
     enum ui_result (*key)(struct app *a, void *st, const struct ui_key *k);
-    /* the key table's screens (KS_*) its keys act on now, modes included */
-    unsigned (*keyset)(const struct app *a, const void *st);
+    unsigned keys;            /* the key table's screens (KS_*) its keys act on */
+    /* ... and the modes on now (the tutor's inspect and quiz); NULL: keys alone */
+    unsigned (*modes)(const struct app *a, const void *st);
 };
 
 extern const struct ui_screen screen_tutor, screen_error, screen_toc, screen_sweep, screen_play,

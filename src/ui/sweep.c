@@ -230,18 +230,7 @@ static enum ui_result sweep_key(struct app *a, void *st, const struct ui_key *k)
     return UI_IGNORED;        /* Esc and s (back) are the loop's */
 }
 
-static unsigned sweep_keyset(const struct app *a, const void *st)
-{
-    return KS_SWEEP;
-}
-
 const struct ui_screen screen_sweep = {
-    .name = "sweep",
-    .state_size = sizeof(struct sweep),
-    .init = sweep_init,
-    .enter = sweep_enter,
-    .leave = sweep_leave,
-    .draw = sweep_draw,
-    .key = sweep_key,
-    .keyset = sweep_keyset,
+    .name = "sweep", .state_size = sizeof(struct sweep), .init = sweep_init, .enter = sweep_enter,
+    .leave = sweep_leave, .draw = sweep_draw, .key = sweep_key, .keys = KS_SWEEP,
 };

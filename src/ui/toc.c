@@ -137,16 +137,7 @@ static enum ui_result toc_key(struct app *a, void *st, const struct ui_key *k)
     return UI_HANDLED;
 }
 
-static unsigned toc_keyset(const struct app *a, const void *st)
-{
-    return KS_TOC;
-}
-
 const struct ui_screen screen_toc = {
-    .name = "contents",
-    .state_size = sizeof(struct toc),
-    .enter = toc_enter,
-    .draw = toc_draw,
-    .key = toc_key,
-    .keyset = toc_keyset,
+    .name = "contents", .state_size = sizeof(struct toc), .enter = toc_enter, .draw = toc_draw,
+    .key = toc_key, .keys = KS_TOC,
 };

@@ -198,20 +198,14 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
     return step_key(a, t, step, k);
 }
 
-static unsigned tutor_keyset(const struct app *a, const void *st)
+static unsigned tutor_modes(const struct app *a, const void *st)
 {
     const struct tutor *t = st;
-    return KS_TUTOR | (t->insp.on ? KS_INSPECT : 0) | quiz_keyset(&t->quiz, app_step(a));
+    return (t->insp.on ? KS_INSPECT : 0) | quiz_modes(&t->quiz, app_step(a));
 }
 
 const struct ui_screen screen_tutor = {
-    .name = "tutor",
-    .state_size = sizeof(struct tutor),
-    .init = tutor_init,
-    .done = tutor_done,
-    .enter = tutor_enter,
-    .resume = tutor_resume,
-    .draw = tutor_draw,
-    .key = tutor_key,
-    .keyset = tutor_keyset,
+    .name = "tutor", .state_size = sizeof(struct tutor), .init = tutor_init, .done = tutor_done,
+    .enter = tutor_enter, .resume = tutor_resume, .draw = tutor_draw, .key = tutor_key,
+    .keys = KS_TUTOR, .modes = tutor_modes,
 };

@@ -71,14 +71,31 @@ static void fake_close(void *impl)
 
 static const struct gpu_ops fake_ops = {fake_submit, fake_poll, fake_wait, fake_close};
 
-static struct gpu *fake_gpu(struct fake *f, int cap, struct gpu_info *info)
+/* a hub over a fake runner that takes cap requests at a time */
+struct rig {
+    struct fake f;
+    struct gpu *g;
+    struct req_hub h;
+};
+
+static void rig_open(struct rig *r, int cap, int available)
 {
-    memset(f, 0, sizeof *f);
-    f->cap = cap;
-    memset(info, 0, sizeof *info);
-    info->backend = GPU_BACKEND_CUDA;
-    info->available = 1;
-    return gpu_wrap_new(&fake_ops, f, GPU_BACKEND_CUDA);
+    memset(r, 0, sizeof *r);
+    r->f.cap = cap;
+    struct gpu_info info;
+    memset(&info, 0, sizeof info);
+    info.backend = GPU_BACKEND_CUDA;
+    info.available = available;
+    snprintf(info.reason, sizeof info.reason, "%s", available ? "" : "no device");
+    r->g = gpu_wrap_new(&fake_ops, &r->f, GPU_BACKEND_CUDA);
+    assert_non_null(r->g);
+    req_hub_init(&r->h, r->g, &info);
+}
+
+static void rig_close(struct rig *r)
+{
+    req_hub_done(&r->h);
+    gpu_close(r->g);
 }
 
 static struct gpu_request question(long long v)
@@ -116,76 +133,68 @@ static void on_answer(void *ctx, const struct gpu_result *r)
 static void test_slot_latest_wins(void **state)
 {
     (void)state;
-    struct fake f;
-    struct gpu_info info;
-    struct gpu *g = fake_gpu(&f, 16, &info);
-    struct req_hub h;
-    req_hub_init(&h, g, &info);
+    static struct rig r;
+    rig_open(&r, 16, 1);
     struct req_slot s;
     req_slot_init(&s, on_answer, NULL);
     answers = 0;
 
     struct gpu_request q1 = question(1);
-    req_ask(&h, &s, &q1);
+    req_ask(&r.h, &s, &q1);
     assert_int_equal(s.state, REQ_RUNNING);      /* nothing in flight: sent at once */
-    assert_int_equal(f.submitted, 1);
+    assert_int_equal(r.f.submitted, 1);
     /* a key held down: three more questions while the first runs; only the last is sent */
     for (long long v = 2; v <= 4; v++) {
         struct gpu_request q = question(v);
-        req_ask(&h, &s, &q);
+        req_ask(&r.h, &s, &q);
         assert_int_equal(s.state, REQ_WAITING);
     }
-    assert_int_equal(f.submitted, 1);
-    f.release = 1;                               /* the answer to 1 arrives: it no longer counts */
-    assert_int_equal(req_hub_poll(&h), 1);
+    assert_int_equal(r.f.submitted, 1);
+    r.f.release = 1;                               /* the answer to 1 arrives: it no longer counts */
+    assert_int_equal(req_hub_poll(&r.h), 1);
     assert_int_equal(answers, 0);
     assert_int_equal(s.state, REQ_RUNNING);      /* and 4 went out */
-    assert_int_equal(f.submitted, 2);
-    assert_int_equal(f.last_value, 4);
-    f.release = 1;
-    req_hub_poll(&h);
+    assert_int_equal(r.f.submitted, 2);
+    assert_int_equal(r.f.last_value, 4);
+    r.f.release = 1;
+    req_hub_poll(&r.h);
     assert_int_equal(s.state, REQ_DONE);
     assert_int_equal(answers, 1);
     assert_true(s.result.clk_per_request == 4.0);
     assert_true(last_answer == 4.0);
-    req_hub_done(&h);
-    gpu_close(g);
+    rig_close(&r);
 }
 
 static void test_two_slots_and_forget(void **state)
 {
     (void)state;
-    struct fake f;
-    struct gpu_info info;
-    struct gpu *g = fake_gpu(&f, 16, &info);
-    struct req_hub h;
-    req_hub_init(&h, g, &info);
+    static struct rig r;
+    rig_open(&r, 16, 1);
     struct req_slot a, b;
     req_slot_init(&a, on_answer, NULL);
     req_slot_init(&b, on_answer, NULL);
     answers = 0;
     struct gpu_request qa = question(10), qb = question(20);
-    req_ask(&h, &a, &qa);
-    req_ask(&h, &b, &qb);                        /* waits for a's */
+    req_ask(&r.h, &a, &qa);
+    req_ask(&r.h, &b, &qb);                        /* waits for a's */
     assert_int_equal(a.state, REQ_RUNNING);
     assert_int_equal(b.state, REQ_WAITING);
-    answer_all(&h, &f);
+    answer_all(&r.h, &r.f);
     assert_int_equal(a.state, REQ_DONE);
     assert_int_equal(b.state, REQ_DONE);
     assert_true(a.result.clk_per_request == 10.0);
     assert_true(b.result.clk_per_request == 20.0);
     assert_int_equal(answers, 2);
     /* forgotten while running: the answer is dropped, the slot stays idle */
-    req_ask(&h, &a, &qb);
+    req_ask(&r.h, &a, &qb);
     assert_int_equal(a.state, REQ_RUNNING);
-    req_forget(&h, &a);
+    req_forget(&r.h, &a);
     assert_int_equal(a.state, REQ_IDLE);
-    answer_all(&h, &f);
+    answer_all(&r.h, &r.f);
     assert_int_equal(a.state, REQ_IDLE);
     assert_int_equal(answers, 2);
-    assert_int_equal(h.inflight, 0);             /* but it was counted and answered */
-    req_hub_done(&h);
-    gpu_close(g);
+    assert_int_equal(r.h.inflight, 0);             /* but it was counted and answered */
+    rig_close(&r);
 }
 
 static int series_seen[40];
@@ -208,87 +217,77 @@ static void series_answer(void *ctx, int i, const struct gpu_result *r)
     series_seen[i]++;
 }
 
+/* a runner taking 4 at a time, nothing seen yet, every skip-th value not measurable */
+static void series_rig(struct rig *r, int skip)
+{
+    rig_open(r, 4, 1);
+    memset(series_seen, 0, sizeof series_seen);
+    skip_every = skip;
+}
+
 static void test_series_fills_queue(void **state)
 {
     (void)state;
-    struct fake f;
-    struct gpu_info info;
-    struct gpu *g = fake_gpu(&f, 4, &info);
-    struct req_hub h;
-    req_hub_init(&h, g, &info);
-    memset(series_seen, 0, sizeof series_seen);
-    skip_every = 5;
+    static struct rig r;
     int ctx;
-    assert_int_equal(req_series_start(&h, &ctx, 40, fill, series_answer), 0);
-    assert_int_equal(f.n, 4);                    /* the runner's queue is full */
+    series_rig(&r, 5);
+    assert_int_equal(req_series_start(&r.h, &ctx, 40, fill, series_answer), 0);
+    assert_int_equal(r.f.n, 4);                    /* the runner's queue is full */
     /* a slot asked now waits for the series: the series keeps the queue busy */
     struct req_slot s;
     req_slot_init(&s, NULL, NULL);
     struct gpu_request q = question(7);
-    req_ask(&h, &s, &q);
+    req_ask(&r.h, &s, &q);
     assert_int_equal(s.state, REQ_WAITING);
-    answer_all(&h, &f);
+    answer_all(&r.h, &r.f);
     for (int i = 0; i < 40; i++)
         assert_int_equal(series_seen[i], i % 5 == 0 ? 0 : 1);
     assert_int_equal(s.state, REQ_DONE);
     assert_true(s.result.clk_per_request == 7.0);
-    req_hub_done(&h);
-    gpu_close(g);
+    rig_close(&r);
 }
 
 static void test_series_stop(void **state)
 {
     (void)state;
-    struct fake f;
-    struct gpu_info info;
-    struct gpu *g = fake_gpu(&f, 4, &info);
-    struct req_hub h;
-    req_hub_init(&h, g, &info);
-    memset(series_seen, 0, sizeof series_seen);
-    skip_every = 0;
+    static struct rig r;
     int ctx;
-    req_series_start(&h, &ctx, 40, fill, series_answer);
-    assert_int_equal(f.submitted, 4);
-    req_series_stop(&h, &ctx);                   /* the sweep closed */
-    answer_all(&h, &f);
-    assert_int_equal(f.submitted, 4);            /* nothing more was sent */
+    series_rig(&r, 0);
+    req_series_start(&r.h, &ctx, 40, fill, series_answer);
+    assert_int_equal(r.f.submitted, 4);
+    req_series_stop(&r.h, &ctx);                   /* the sweep closed */
+    answer_all(&r.h, &r.f);
+    assert_int_equal(r.f.submitted, 4);            /* nothing more was sent */
     for (int i = 0; i < 40; i++)
         assert_int_equal(series_seen[i], 0);     /* and the late answers went nowhere */
     /* open again with the same ctx: old answers never reach the new series */
-    req_series_start(&h, &ctx, 2, fill, series_answer);
-    answer_all(&h, &f);
+    req_series_start(&r.h, &ctx, 2, fill, series_answer);
+    answer_all(&r.h, &r.f);
     assert_int_equal(series_seen[0], 1);
     assert_int_equal(series_seen[1], 1);
     assert_int_equal(series_seen[2], 0);
-    req_hub_done(&h);
-    gpu_close(g);
+    rig_close(&r);
 }
 
 static void test_no_gpu(void **state)
 {
     (void)state;
-    struct req_hub h;
-    struct gpu_info info;
-    memset(&info, 0, sizeof info);
-    snprintf(info.reason, sizeof info.reason, "no device");
-    struct fake f;
-    struct gpu *g = fake_gpu(&f, 4, &info);
-    info.available = 0;
-    req_hub_init(&h, g, &info);
-    assert_false(req_hub_ready(&h));
+    static struct rig r;
+    rig_open(&r, 4, 0);
+    assert_false(req_hub_ready(&r.h));
     struct req_slot s;
     req_slot_init(&s, NULL, NULL);
     struct gpu_request q = question(1);
-    req_ask(&h, &s, &q);
+    req_ask(&r.h, &s, &q);
     assert_int_equal(s.state, REQ_IDLE);         /* nothing to wait for */
     int ctx;
-    req_series_start(&h, &ctx, 10, fill, series_answer);
-    assert_int_equal(f.submitted, 0);
-    req_hub_done(&h);
-    gpu_close(g);
+    req_series_start(&r.h, &ctx, 10, fill, series_answer);
+    assert_int_equal(r.f.submitted, 0);
+    rig_close(&r);
 
     /* no runner yet: the background open finds out (a device here or not); a question asked
      * meanwhile waits and is then sent or dropped, never left waiting */
+    struct req_hub h;
     req_hub_init(&h, NULL, NULL);
     assert_int_equal(req_hub_open(&h, 0), 0);
     req_ask(&h, &s, &q);
