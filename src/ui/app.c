@@ -1,18 +1,13 @@
-/* app.c: the tutorial's one input loop and what all screens share: curses setup, signals (the
- * handler only sets a flag), resize, GPU polling through the hub (never blocking), one key at
- * a time to the screen on top with the global keys as the fall-back, one redraw per event,
- * the title and key bar, going to a step, saving, exports, and the BANKLAB_TIMING
- * measurements. The only mutable global is the signal flag. */
-#include <errno.h>
+/* app.c: ui_run and the tutorial's one input loop: curses setup, signals (the handler only
+ * sets a flag), resize, GPU polling through the hub (never blocking), one key at a time to the
+ * screen on top with the global keys as the fall-back, one redraw per event, and the
+ * BANKLAB_TIMING measurements. The only mutable global is the signal flag. Nothing in src/ui
+ * calls into this file: the screens share frame.c and session.c. */
 #include <signal.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "../lesson/report.h"
-#include "../render/svg.h"
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal;
@@ -21,152 +16,6 @@ static void on_signal(int sig)
 {
     ui_signal = sig;
 }
-
-double ui_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-void app_msg(struct app *a, int warn, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
-    va_end(ap);
-    a->msg_warn = warn;
-}
-
-const struct lesson_step *app_step(const struct app *a)
-{
-    if (!a->have_lessons || a->li < 0 || a->li >= a->set.nlessons)
-        return NULL;
-    const struct lesson *l = &a->set.lessons[a->li];
-    if (a->si < 0 || a->si >= l->nsteps)
-        return NULL;
-    return &l->steps[a->si];
-}
-
-void app_title(const struct app *a, const char *left, const char *right)
-{
-    attr_t at = theme_attr(a, UIC_TITLE);
-    text_fill(0, 0, a->W, at);
-    int rw = text_width(right);
-    text_puts(a, 0, 0, a->W - rw - 1, left, at);
-    if (rw < a->W)
-        text_puts(a, 0, a->W - rw, rw, right, at);
-}
-
-void app_keybar(const struct app *a, const char *keys)
-{
-    int y = a->H - 1;
-    if (a->msg[0]) {
-        attr_t at = theme_attr(a, a->msg_warn ? UIC_WARN : UIC_MSG);
-        text_fill(y, 0, a->W, at);
-        text_puts(a, y, 1, a->W - 2, a->msg, at);
-        return;
-    }
-    if (a->opt.present || !keys[0])
-        return;
-    attr_t at = theme_attr(a, UIC_KEYBAR);
-    text_fill(y, 0, a->W, at);
-    text_puts(a, y, 1, a->W - 2, keys, at);
-}
-
-void app_keybar_for(const struct app *a, unsigned screens, const char *lesson)
-{
-    char bar[UI_MSG_MAX];
-    keys_bar(screens, a->lang == LANG_ZH, lesson, bar, sizeof bar);
-    app_keybar(a, bar);
-}
-
-const char *app_export_dir(void)
-{
-    const char *d = getenv("BANKLAB_EXPORT_DIR");
-    return d && *d ? d : ".";
-}
-
-void app_save(struct app *a)
-{
-    if (!a->have_prog_path)
-        return;
-    const struct lesson_step *st = app_step(a);
-    if (st) {
-        snprintf(a->prog.lesson_id, sizeof a->prog.lesson_id, "%s", a->set.lessons[a->li].id);
-        snprintf(a->prog.step_id, sizeof a->prog.step_id, "%s", st->id);
-    }
-    char err[UI_MSG_MAX];
-    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
-        app_msg(a, 1, "progress not saved: %s", err);
-}
-
-void app_save_soon(struct app *a)
-{
-    a->save_due = 1;
-}
-
-void app_goto(struct app *a, int li, int si)
-{
-    if (!a->have_lessons)
-        return;
-    if (li < 0 || li >= a->set.nlessons)
-        return;
-    if (si >= a->set.lessons[li].nsteps) {
-        if (li + 1 >= a->set.nlessons) {
-            app_msg(a, 0, "this is the last step of the last chapter (c: contents, q: quit)");
-            return;
-        }
-        li++;
-        si = 0;
-    } else if (si < 0) {
-        if (li == 0) {
-            app_msg(a, 0, "this is the first step");
-            return;
-        }
-        li--;
-        si = a->set.lessons[li].nsteps - 1;
-    }
-    a->li = li;
-    a->si = si;
-    ui_reset(a, UI_TUTOR);
-    app_save_soon(a);
-}
-
-void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
-{
-    char path[UI_PATH_MAX], sub[UI_MSG_MAX];
-    snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
-    params_line(a, s, sub, sizeof sub);
-    struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
-    if (svg_write_file(path, &s->res, s->acc.width, s->acc.op, &o) != 0)
-        app_msg(a, 1, "could not write %s: %s", path, strerror(errno));
-    else
-        app_msg(a, 0, "grid written to %s", path);
-}
-
-void app_export_report(struct app *a)
-{
-    char written[UI_PATH_MAX * 2], err[UI_MSG_MAX];
-    const struct gpu_info *info = req_hub_info(&a->hub);
-    struct report_meta meta = {
-        .device = info->available ? info->device : NULL,
-        .backend = gpu_backend_name(info->backend),
-        .learner = getenv("USER"),
-        .now = 0,
-    };
-    if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,
-                         a->lang, &meta, written, sizeof written, err, sizeof err) != 0) {
-        app_msg(a, 1, "report not written: %s", err);
-        return;
-    }
-    for (char *p = written; *p; p++)
-        if (*p == '\n')
-            *p = ' ';
-    app_msg(a, 0, "report written: %s", written);
-}
-
-/* --- the loop --------------------------------------------------------------------------- */
 
 static void draw(const struct app *a)
 {

@@ -198,24 +198,24 @@ void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_
 /* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
 int ui_key_name(int ch);
 
-/* error.c: the "terminal too small" screen */
-void small_draw(const struct app *a, int need_w, int need_h);
-
-/* app.c */
+/* frame.c: around every screen */
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+void app_title(const struct app *a, const char *left, const char *right);
+/* app_keybar: the key bar (or the message over it) on the last line */
+void app_keybar(const struct app *a, const char *keys);
+/* app_keybar_for: the key bar of key-table screens `screens` (keys_bar), with lesson standing
+ * for the lesson's keys (NULL: none) */
+void app_keybar_for(const struct app *a, unsigned screens, const char *lesson);
+void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too small" */
+
+/* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
+void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
 void app_save(struct app *a);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
-void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);
-/* app_keybar: the key bar (or the message over it) on the last line; keys from keys_bar */
-void app_keybar(const struct app *a, const char *keys);
-/* app_keybar_for: the key bar of key-table screens `screens`, with lesson standing for the
- * lesson's keys (NULL: none) */
-void app_keybar_for(const struct app *a, unsigned screens, const char *lesson);
-void app_title(const struct app *a, const char *left, const char *right);
 const char *app_export_dir(void);
 
 /* start.c: what ui_run does before the first frame */

@@ -1,6 +1,5 @@
-/* error.c: the screen shown instead of a step when no lessons could be loaded (what failed
- * and what to do; the playground still works), and the "terminal too small" screen. Neither
- * has state; drawing does not allocate. */
+/* error.c: the screen shown instead of a step when no lessons could be loaded: what failed
+ * and what to do (the playground still works). No state; drawing does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,20 +30,3 @@ static void error_draw(const struct app *a, const void *st)
 const struct ui_screen screen_error = {
     .name = "no lessons", .draw = error_draw, .keys = KS_ERROR,
 };
-
-void small_draw(const struct app *a, int need_w, int need_h)
-{
-    char buf[128];
-    erase();
-    snprintf(buf, sizeof buf, "terminal too small: need %dx%d (now %dx%d)", need_w, need_h, a->W,
-             a->H);
-    int y = a->H / 2;
-    int x = (a->W - (int)strlen(buf)) / 2;
-    attrset(A_BOLD);
-    mvaddnstr(y, x > 0 ? x : 0, buf, a->W);
-    attrset(A_NORMAL);
-    if (y + 1 < a->H) {
-        x = (a->W - 21) / 2;
-        mvaddnstr(y + 1, x > 0 ? x : 0, "enlarge it, or q quits", a->W);
-    }
-}

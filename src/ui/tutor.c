@@ -7,7 +7,7 @@
 
 #include "tutor.h"
 
-int tutor_hidden(const struct tutor *t, const struct lesson_step *st)
+static int tutor_hidden(const struct tutor *t, const struct lesson_step *st)
 {
     return quiz_hidden(&t->quiz, st);
 }

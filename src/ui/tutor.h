@@ -22,7 +22,6 @@ struct tutor_layout {
     int maxscroll;            /* the text scrolls 0..maxscroll */
 };
 
-int tutor_hidden(const struct tutor *t, const struct lesson_step *st);
 void tutor_layout(const struct app *a, const struct tutor *t, const struct lesson_step *st,
                   struct tutor_layout *L);
 void tutor_draw(const struct app *a, const void *st);

@@ -55,7 +55,7 @@ static int present_scene(const struct app *a, const struct tutor *t, const struc
 {
     char buf[UI_MSG_MAX];
     int W = a->W, H = a->H;
-    int hid = tutor_hidden(t, st);
+    int hid = quiz_hidden(&t->quiz, st);
     int cl = min_i(text_count(a->sc.shown, W - 4), 2);
     y += text_draw(a, y, 2, W - 4, cl, a->sc.shown, 0, theme_attr(a, UIC_CODE) | A_BOLD);
     params_line(a, &a->sc, buf, sizeof buf);
@@ -107,7 +107,7 @@ void tutor_layout(const struct app *a, const struct tutor *t, const struct lesso
                   struct tutor_layout *L)
 {
     int W = a->W, H = a->H, tw = W - 2;
-    int hid = tutor_hidden(t, st);
+    int hid = quiz_hidden(&t->quiz, st);
     int has_scene = a->sc.ls != NULL;
     int fixed = has_scene ? 1 + (hid ? 1 : results_rows(a)) + (t->insp.on && !hid ? 2 : 0) : 0;
     int rem = H - 2 - fixed;
@@ -206,7 +206,7 @@ static int draw_scene(const struct app *a, const struct tutor *t, const struct l
     y += L->code;
     params_line(a, &a->sc, buf, sizeof buf);
     text_puts(a, y++, 1, tw, buf, A_NORMAL);
-    if (tutor_hidden(t, st)) {
+    if (quiz_hidden(&t->quiz, st)) {
         text_puts(a, y++, 1, tw, ui_str(a, UIS_HIDDEN), theme_attr(a, UIC_QUIZ));
         return y;
     }

@@ -1,0 +1,113 @@
+/* session.c: the learner's place and what leaves the program: the current step, going to
+ * another (the screen stack back to the tutor), saving progress, exports (SVG, reports). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../lesson/report.h"
+#include "../render/svg.h"
+#include "app.h"
+
+double ui_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+const struct lesson_step *app_step(const struct app *a)
+{
+    if (!a->have_lessons || a->li < 0 || a->li >= a->set.nlessons)
+        return NULL;
+    const struct lesson *l = &a->set.lessons[a->li];
+    if (a->si < 0 || a->si >= l->nsteps)
+        return NULL;
+    return &l->steps[a->si];
+}
+
+const char *app_export_dir(void)
+{
+    const char *d = getenv("BANKLAB_EXPORT_DIR");
+    return d && *d ? d : ".";
+}
+
+void app_save(struct app *a)
+{
+    if (!a->have_prog_path)
+        return;
+    const struct lesson_step *st = app_step(a);
+    if (st) {
+        snprintf(a->prog.lesson_id, sizeof a->prog.lesson_id, "%s", a->set.lessons[a->li].id);
+        snprintf(a->prog.step_id, sizeof a->prog.step_id, "%s", st->id);
+    }
+    char err[UI_MSG_MAX];
+    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
+        app_msg(a, 1, "progress not saved: %s", err);
+}
+
+void app_save_soon(struct app *a)
+{
+    a->save_due = 1;
+}
+
+void app_goto(struct app *a, int li, int si)
+{
+    if (!a->have_lessons)
+        return;
+    if (li < 0 || li >= a->set.nlessons)
+        return;
+    if (si >= a->set.lessons[li].nsteps) {
+        if (li + 1 >= a->set.nlessons) {
+            app_msg(a, 0, "this is the last step of the last chapter (c: contents, q: quit)");
+            return;
+        }
+        li++;
+        si = 0;
+    } else if (si < 0) {
+        if (li == 0) {
+            app_msg(a, 0, "this is the first step");
+            return;
+        }
+        li--;
+        si = a->set.lessons[li].nsteps - 1;
+    }
+    a->li = li;
+    a->si = si;
+    ui_reset(a, UI_TUTOR);
+    app_save_soon(a);
+}
+
+void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
+{
+    char path[UI_PATH_MAX], sub[UI_MSG_MAX];
+    snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
+    params_line(a, s, sub, sizeof sub);
+    struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
+    if (svg_write_file(path, &s->res, s->acc.width, s->acc.op, &o) != 0)
+        app_msg(a, 1, "could not write %s: %s", path, strerror(errno));
+    else
+        app_msg(a, 0, "grid written to %s", path);
+}
+
+void app_export_report(struct app *a)
+{
+    char written[UI_PATH_MAX * 2], err[UI_MSG_MAX];
+    const struct gpu_info *info = req_hub_info(&a->hub);
+    struct report_meta meta = {
+        .device = info->available ? info->device : NULL,
+        .backend = gpu_backend_name(info->backend),
+        .learner = getenv("USER"),
+        .now = 0,
+    };
+    if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,
+                         a->lang, &meta, written, sizeof written, err, sizeof err) != 0) {
+        app_msg(a, 1, "report not written: %s", err);
+        return;
+    }
+    for (char *p = written; *p; p++)
+        if (*p == '\n')
+            *p = ' ';
+    app_msg(a, 0, "report written: %s", written);
+}
