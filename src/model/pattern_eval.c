@@ -1,0 +1,485 @@
+/* pattern_eval.c: the evaluator of the pattern language: lays out the arrays for an
+ * environment, then runs the statements up to one access for each lane of a warp (64-bit
+ * arithmetic, overflow, bounds and alignment checked) into a struct bank_access. Reads the
+ * parsed pattern only. Depends on pattern_text.c (messages); not on the parser. */
+#include "pattern_internal.h"
+
+#include <limits.h>
+#include <string.h>
+
+struct val {
+    long long i;     /* integer, or byte offset in the region */
+    int region;      /* array index for pointers and lvalues */
+};
+
+struct ev {
+    struct pattern *p;
+    struct pattern_error *err;
+    int lane;                        /* -1 while laying out */
+    long long b[B_COUNT];            /* builtins of the current lane */
+    long long pval[PATTERN_MAX_PARAMS];
+    int pset[PATTERN_MAX_PARAMS];
+    struct val loc[MAX_LOCALS];
+    uint64_t dyn_bytes;
+};
+
+static const char *node_text(struct ev *e, int n, char *buf, size_t size)
+{
+    const struct node *nd = &e->p->node[n];
+    return pat_snip(e->p->text, e->p->text_len, nd->pos, nd->end, buf, size);
+}
+
+static int eval(struct ev *e, int n, struct val *out);
+
+static int eval_int(struct ev *e, int n, long long *out)
+{
+    struct val v;
+    if (eval(e, n, &v) < 0)
+        return -1;
+    *out = v.i;
+    return 0;
+}
+
+static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
+{
+    const struct node *nd = &e->p->node[n];
+    char t[SNIP_MAX];
+    switch (nd->op) {
+    case '+':
+        if (__builtin_add_overflow(a, b, r))
+            goto overflow;
+        return 0;
+    case '-':
+        if (__builtin_sub_overflow(a, b, r))
+            goto overflow;
+        return 0;
+    case '*':
+        if (__builtin_mul_overflow(a, b, r))
+            goto overflow;
+        return 0;
+    case '/':
+    case '%':
+        if (b == 0)
+            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, "division by zero in '%s'",
+                            node_text(e, n, t, sizeof t));
+        if (a == LLONG_MIN && b == -1)
+            goto overflow;
+        *r = nd->op == '/' ? a / b : a % b;
+        return 0;
+    case P_SHL:
+    case P_SHR:
+        if (b < 0 || b > 63)
+            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                            "shift count %lld is out of range 0..63 in '%s'", b,
+                            node_text(e, n, t, sizeof t));
+        if (nd->op == P_SHR) {
+            *r = a >> b;
+            return 0;
+        }
+        /* a << b is a * 2^b (negative values too, as on the GPU), overflow reported */
+        if (b == 63) {
+            if (a != 0 && a != -1)
+                goto overflow;
+            *r = a ? LLONG_MIN : 0;
+            return 0;
+        }
+        if (__builtin_mul_overflow(a, (long long)1 << b, r))
+            goto overflow;
+        return 0;
+    case '&': *r = a & b; return 0;
+    case '|': *r = a | b; return 0;
+    case '^': *r = a ^ b; return 0;
+    case '<': *r = a < b; return 0;
+    case '>': *r = a > b; return 0;
+    case P_LE: *r = a <= b; return 0;
+    case P_GE: *r = a >= b; return 0;
+    case P_EQ: *r = a == b; return 0;
+    case P_NE: *r = a != b; return 0;
+    default:
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, "internal error: operator %d",
+                        nd->op);
+    }
+overflow:
+    return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                    "integer overflow in '%s' (%lld and %lld)", node_text(e, n, t, sizeof t), a, b);
+}
+
+/* Adds idx * size to a byte offset, with overflow checks. */
+static int add_scaled(struct ev *e, int n, long long off, long long idx, long long size,
+                      long long *out)
+{
+    long long d;
+    if (__builtin_mul_overflow(idx, size, &d) || __builtin_add_overflow(off, d, out)) {
+        const struct node *nd = &e->p->node[n];
+        char t[SNIP_MAX];
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                        "integer overflow computing the address of '%s'",
+                        node_text(e, n, t, sizeof t));
+    }
+    return 0;
+}
+
+static int eval(struct ev *e, int n, struct val *out)
+{
+    struct pattern *p = e->p;
+    const struct node *nd = &p->node[n];
+    struct val a, b;
+    out->region = -1;
+    out->i = 0;
+    switch (nd->kind) {
+    case N_NUM:
+        out->i = nd->v;
+        return 0;
+    case N_BUILTIN:
+        out->i = e->b[nd->op];
+        return 0;
+    case N_PARAM:
+        if (!e->pset[nd->arr]) {
+            /* not the lane's fault: no "lane N:" before it (callers match "unknown name"), but
+             * the lane that met it is recorded */
+            const char *name = p->param[nd->arr].name;
+            pat_fail(e->err, (int)nd->v, (int)strlen(name), -1,
+                     "unknown name '%s' (give it a value, e.g. --param %s=1)", name, name);
+            e->err->lane = e->lane;
+            return -1;
+        }
+        out->i = e->pval[nd->arr];
+        return 0;
+    case N_LOCAL:
+        *out = e->loc[nd->arr];
+        return 0;
+    case N_ARRAY:
+        out->region = nd->arr;
+        return 0;
+    case N_UN:
+        if (eval(e, nd->a, &a) < 0)
+            return -1;
+        if (nd->op == '-') {
+            if (a.i == LLONG_MIN) {
+                char t[SNIP_MAX];
+                return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                                "integer overflow in '%s'", node_text(e, n, t, sizeof t));
+            }
+            out->i = -a.i;
+        } else if (nd->op == '~') {
+            out->i = ~a.i;
+        } else {
+            out->i = !a.i;
+        }
+        return 0;
+    case N_BIN:
+        if (nd->op == P_ANDAND || nd->op == P_OROR) {
+            if (eval(e, nd->a, &a) < 0)
+                return -1;
+            if ((nd->op == P_ANDAND) == (a.i == 0)) {
+                out->i = nd->op == P_OROR;
+                return 0;
+            }
+            if (eval(e, nd->b, &b) < 0)
+                return -1;
+            out->i = b.i != 0;
+            return 0;
+        }
+        if (eval(e, nd->a, &a) < 0 || eval(e, nd->b, &b) < 0)
+            return -1;
+        return eval_bin(e, n, a.i, b.i, &out->i);
+    case N_COND:
+        if (eval(e, nd->a, &a) < 0)
+            return -1;
+        return eval(e, a.i ? nd->b : nd->c, out);
+    case N_MIN:
+    case N_MAX:
+        if (eval(e, nd->a, &a) < 0 || eval(e, nd->b, &b) < 0)
+            return -1;
+        out->i = nd->kind == N_MIN ? (a.i < b.i ? a.i : b.i) : (a.i > b.i ? a.i : b.i);
+        return 0;
+    case N_INDEX: {
+        long long idx;
+        if (eval(e, nd->a, &a) < 0 || eval_int(e, nd->b, &idx) < 0)
+            return -1;
+        const struct node *base = &p->node[nd->a];
+        *out = a;
+        if (base->vk == VK_ARR) {
+            const struct array *ar = &p->arr[base->arr];
+            if (!ar->is_extern) {
+                long long dim = ar->info.dims[base->level];
+                const struct node *in = &p->node[nd->b];
+                if (idx < 0 || idx >= dim)
+                    return pat_fail(e->err, in->pos, in->end - in->pos, e->lane,
+                                    "index %lld is out of bounds for dimension %d of '%s' (size "
+                                    "%lld)", idx, base->level + 1, ar->info.name, dim);
+                return add_scaled(e, n, a.i, idx, ar->stride[base->level], &out->i);
+            }
+        }
+        return add_scaled(e, n, a.i, idx, nd->v, &out->i);
+    }
+    case N_MEMBER:
+        if (eval(e, nd->a, out) < 0)
+            return -1;
+        return add_scaled(e, n, out->i, 1, nd->v, &out->i);
+    case N_DEREF:
+    case N_ADDR:
+    case N_PCAST:
+    case N_ALIAS:
+        return eval(e, nd->a, out);
+    case N_PADD: {
+        long long k;
+        if (eval(e, nd->a, out) < 0 || eval_int(e, nd->b, &k) < 0)
+            return -1;
+        if (nd->op == '-') {
+            if (k == LLONG_MIN) {
+                char t[SNIP_MAX];
+                return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                                "integer overflow in '%s'", node_text(e, n, t, sizeof t));
+            }
+            k = -k;
+        }
+        return add_scaled(e, n, out->i, k, nd->v, &out->i);
+    }
+    default:
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                        "internal error: this value cannot be evaluated");
+    }
+}
+
+/* Lays out the arrays: static in declaration order, dynamic at the first multiple of 16 after. */
+static int layout(struct ev *e, const struct pattern_env *env)
+{
+    struct pattern *p = e->p;
+    uint64_t off = 0;
+    for (int i = 0; i < p->narrays; i++) {
+        struct array *a = &p->arr[i];
+        if (a->is_ptr || a->is_extern)
+            continue;
+        const struct ctype *t = &p->type[a->elem];
+        unsigned long long bytes = t->size;
+        for (int d = 0; d < a->ndims; d++) {
+            long long v;
+            if (eval_int(e, a->dim_node[d], &v) < 0)
+                return -1;
+            if (v <= 0) {
+                const struct node *dn = &p->node[a->dim_node[d]];
+                return pat_fail(e->err, dn->pos, dn->end - dn->pos, -1,
+                                "dimension %d of '%s' is %lld; it must be positive", d + 1,
+                                a->info.name, v);
+            }
+            a->info.dims[d] = v;
+            if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
+                bytes > PATTERN_STATIC_LIMIT) {
+                return pat_fail(e->err, a->pos, a->len, -1, "__shared__ array '%s' is larger "
+                                "than the 48 KB (%d bytes) static shared memory limit",
+                                a->info.name, PATTERN_STATIC_LIMIT);
+            }
+        }
+        for (int d = a->ndims - 1; d >= 0; d--)
+            a->stride[d] = d == a->ndims - 1 ? (long long)t->size
+                                             : a->stride[d + 1] * a->info.dims[d + 1];
+        unsigned long long align = t->align;
+        if (a->align_node >= 0) {
+            long long v;
+            if (eval_int(e, a->align_node, &v) < 0)
+                return -1;
+            if (v <= 0 || v > 4096 || (v & (v - 1))) {
+                const struct node *an = &p->node[a->align_node];
+                return pat_fail(e->err, an->pos, an->end - an->pos, -1,
+                                "__align__(%lld): the alignment must be a power of two up to 4096",
+                                v);
+            }
+            if ((unsigned long long)v > align)
+                align = (unsigned long long)v;
+        }
+        off = (off + align - 1) / align * align;
+        a->info.base = off;
+        a->info.bytes = bytes;
+        off += bytes;
+        if (off > PATTERN_STATIC_LIMIT) {
+            return pat_fail(e->err, a->pos, a->len, -1,
+                            "static shared memory (%llu bytes) exceeds the 48 KB limit (%d bytes)",
+                            (unsigned long long)off, PATTERN_STATIC_LIMIT);
+        }
+    }
+    uint64_t dyn_base = (off + 15) / 16 * 16;
+    uint64_t limit = env->smem_limit ? env->smem_limit : PATTERN_DEFAULT_SMEM_LIMIT;
+    if (env->dyn_bytes > limit || off + env->dyn_bytes > limit) {
+        int at = -1, len = 0; /* point at the first extern array, if any */
+        for (int i = 0; i < p->narrays && at < 0; i++)
+            if (p->arr[i].is_extern) {
+                at = p->arr[i].pos;
+                len = p->arr[i].len;
+            }
+        return pat_fail(e->err, at, len, -1, "shared memory per block is %llu bytes static + "
+                        "%llu bytes dynamic, more than the device limit of %llu bytes",
+                        (unsigned long long)off, (unsigned long long)env->dyn_bytes,
+                        (unsigned long long)limit);
+    }
+    for (int i = 0; i < p->narrays; i++) {
+        struct array *a = &p->arr[i];
+        if (a->is_extern) {
+            a->info.base = dyn_base;
+            a->info.bytes = 0;
+        }
+        if (a->is_ptr) {
+            a->info.base = 0;
+            a->info.bytes = 0;
+        }
+    }
+    e->dyn_bytes = env->dyn_bytes;
+    return 0;
+}
+
+/* Checks that a pointer/lvalue at v of type `type` is inside its region and aligned. `what`
+ * names it for messages. */
+static int check_place(struct ev *e, int n, struct val v, int type, const char *name,
+                       int is_ptr)
+{
+    struct pattern *p = e->p;
+    const struct node *nd = &p->node[n];
+    int pos = nd->pos, len = nd->end - nd->pos;
+    if (v.region < 0 || v.region >= p->narrays)
+        return pat_fail(e->err, pos, len, e->lane, "internal error: no region");
+    const struct array *r = &p->arr[v.region];
+    const struct ctype *t = &p->type[type];
+    uint64_t size = r->is_extern ? e->dyn_bytes : r->info.bytes;
+    if (!is_ptr && v.i < 0)
+        return pat_fail(e->err, pos, len, e->lane, "'%s' is at byte offset %lld, before the start "
+                        "of %s", name, v.i, r->is_extern ? "dynamic shared memory" : r->info.name);
+    if (!is_ptr && (uint64_t)v.i + t->size > size) {
+        if (r->is_extern)
+            return pat_fail(e->err, pos, len, e->lane, "'%s' accesses bytes %lld..%lld of dynamic "
+                            "shared memory, past its %llu bytes (dyn_bytes)", name, v.i,
+                            v.i + (long long)t->size - 1, (unsigned long long)size);
+        return pat_fail(e->err, pos, len, e->lane, "'%s' accesses bytes %lld..%lld of '%s', past "
+                        "its %llu bytes", name, v.i, v.i + (long long)t->size - 1, r->info.name,
+                        (unsigned long long)size);
+    }
+    /* pointers may point anywhere (only accesses must be inside); they must be aligned */
+    uint64_t abs = r->info.base + (uint64_t)v.i;
+    if (abs % t->align) {
+        if (is_ptr)
+            return pat_fail(e->err, pos, len, e->lane, "'%s' is a %s pointer at byte offset %lld, "
+                            "not a multiple of %u", name, t->name,
+                            r->is_extern ? v.i : (long long)abs, t->align);
+        return pat_fail(e->err, pos, len, e->lane, "misaligned %u-byte %s access at byte offset "
+                        "%lld (not a multiple of %u)", t->size, t->name,
+                        r->is_extern ? v.i : (long long)abs, t->align);
+    }
+    return 0;
+}
+
+int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
+                 struct bank_access *acc, struct pattern_error *err)
+{
+    struct pattern_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof *err);
+    err->lane = -1;
+    if (!p || !env || !acc) {
+        return pat_fail(err, -1, 0, -1, "no pattern or environment");
+    }
+    if (which < 0 || which >= p->naccs) {
+        return pat_fail(err, -1, 0, -1, "no access number %d (the pattern has %d)", which,
+                        p->naccs);
+    }
+    struct ev ev_storage;
+    struct ev *e = &ev_storage;
+    memset(e, 0, sizeof *e);
+    e->p = p;
+    e->err = err;
+    e->lane = -1;
+    int nenv = env->nparams < 0 ? 0 : env->nparams > PATTERN_MAX_PARAMS ? PATTERN_MAX_PARAMS
+                                                                         : env->nparams;
+    for (int i = 0; i < p->nparams; i++)
+        for (int k = 0; k < nenv; k++)
+            if (strncmp(env->param[k].name, p->param[i].name, PATTERN_NAME_MAX) == 0) {
+                e->pval[i] = env->param[k].value;
+                e->pset[i] = 1;
+                break;
+            }
+    int rc = -1;
+    e->b[B_BX] = env->block[0];
+    e->b[B_BY] = env->block[1];
+    e->b[B_BZ] = env->block[2];
+    e->b[B_WARPSIZE] = 32;
+    if (layout(e, env) < 0)
+        goto out;
+    const struct pattern_access_info *ai = &p->acc[which];
+    memset(acc, 0, sizeof *acc);
+    acc->width = ai->width;
+    acc->op = ai->kind == PATTERN_STORE ? BANK_STORE : BANK_LOAD;
+    int last = p->acc_stmt[which];
+    unsigned long long bx = env->block[0], by = env->block[1], bz = env->block[2], nthreads, bxy;
+    if (__builtin_mul_overflow(bx, by, &bxy))
+        bxy = ULLONG_MAX;
+    if (__builtin_mul_overflow(bxy, bz, &nthreads))
+        nthreads = ULLONG_MAX;
+    int ptr_seen[MAX_ARRAYS] = {0};
+    unsigned long long tid0 = (unsigned long long)env->warp * 32u;
+    unsigned long long x = 0, y = 0, z = 0;
+    if (tid0 < nthreads) { /* then bx, by, bz > 0 */
+        x = tid0 % bx;
+        y = tid0 / bx % by;
+        z = tid0 / bxy;
+    }
+    e->b[B_WARP] = (long long)env->warp;
+    for (int lane = 0; lane < BANK_LANES; lane++) {
+        unsigned long long tid = tid0 + (unsigned)lane;
+        if (tid >= nthreads)
+            break; /* the lanes after are past the block too */
+        e->lane = lane;
+        e->b[B_TX] = (long long)x;
+        e->b[B_TY] = (long long)y;
+        e->b[B_TZ] = (long long)z;
+        e->b[B_LANE] = lane;
+        e->b[B_TID] = (long long)tid;
+        if (++x == bx) { /* the next thread's index */
+            x = 0;
+            if (++y == by) {
+                y = 0;
+                z++;
+            }
+        }
+        for (int si = 0; si <= last; si++) {
+            const struct stmt *s = &p->stmt[si];
+            struct val v;
+            if (s->kind == S_LOCAL) {
+                if (eval(e, s->node, &v) < 0)
+                    goto out;
+                e->loc[s->slot] = v;
+            } else if (s->kind == S_PTR) {
+                if (eval(e, s->node, &v) < 0)
+                    goto out;
+                const struct local *l = &p->loc[s->slot];
+                if (check_place(e, s->node, v, l->type, l->name, 1) < 0)
+                    goto out;
+                e->loc[s->slot] = v;
+                struct array *pa = &p->arr[l->array];
+                if (!ptr_seen[l->array]) {
+                    ptr_seen[l->array] = 1;
+                    pa->info.base = p->arr[v.region].info.base + (uint64_t)v.i;
+                    pa->info.dynamic = p->arr[v.region].is_extern;
+                }
+            } else if (si == last) {
+                if (s->guard >= 0) {
+                    long long g;
+                    if (eval_int(e, s->guard, &g) < 0)
+                        goto out;
+                    if (!g)
+                        break;
+                }
+                if (eval(e, s->node, &v) < 0)
+                    goto out;
+                if (check_place(e, s->node, v, p->node[s->node].type, ai->array, 0) < 0)
+                    goto out;
+                acc->mask |= 1u << lane;
+                acc->offset[lane] = p->arr[v.region].info.base + (uint64_t)v.i;
+            }
+        }
+    }
+    for (int i = 0; i < p->narrays; i++)
+        p->arr_info[i] = p->arr[i].info;
+    p->narr_info = p->narrays;
+    rc = 0;
+out:
+    return rc;
+}

@@ -1,0 +1,223 @@
+/* pattern_lex.c: the lexer of the pattern language: text -> tokens (identifiers, integer and
+ * float literals, punctuation), skipping whitespace and comments; malformed numbers, stray
+ * bytes and overlong names are errors with their column. Depends on pattern_text.c only. */
+#include "pattern_internal.h"
+
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int digit_val(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return 99;
+}
+
+/* Scans a number at s[i]; fills t. Returns 0 or -1 with err. */
+static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct pattern_error *err)
+{
+    size_t j = i;
+    int is_float = 0;
+    /* the extent: alnum, '.', and a sign right after an exponent letter of a decimal */
+    int hex = s[i] == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X');
+    while (j < n) {
+        char c = s[j];
+        if (is_alnum(c)) {
+            j++;
+        } else if (c == '.') {
+            is_float = 1;
+            j++;
+        } else if ((c == '+' || c == '-') && !hex && (s[j - 1] == 'e' || s[j - 1] == 'E')) {
+            is_float = 1;
+            j++;
+        } else {
+            break;
+        }
+    }
+    t->pos = (int)i;
+    t->len = (int)(j - i);
+    if (!hex)
+        for (size_t k = i; k < j; k++)
+            if (s[k] == 'e' || s[k] == 'E' || s[k] == 'f' || s[k] == 'F')
+                is_float = 1;
+    if (is_float) {
+        /* validate loosely: digits, at most one '.', an optional exponent, an optional f */
+        size_t k = i;
+        int digits = 0;
+        while (k < j && is_digit(s[k])) { k++; digits++; }
+        if (k < j && s[k] == '.') {
+            k++;
+            while (k < j && is_digit(s[k])) { k++; digits++; }
+        }
+        if (digits > 0 && k < j && (s[k] == 'e' || s[k] == 'E')) {
+            k++;
+            if (k < j && (s[k] == '+' || s[k] == '-'))
+                k++;
+            int ed = 0;
+            while (k < j && is_digit(s[k])) { k++; ed++; }
+            if (!ed)
+                digits = 0;
+        }
+        if (k < j && (s[k] == 'f' || s[k] == 'F' || s[k] == 'l' || s[k] == 'L'))
+            k++;
+        if (!digits || k != j) {
+            return pat_fail(err, t->pos, t->len, -1, "malformed number '%.*s'",
+                            t->len > 40 ? 40 : t->len, s + i);
+        }
+        t->kind = TK_FLOAT;
+        return 0;
+    }
+    unsigned base = 10;
+    size_t k = i;
+    if (hex) {
+        base = 16;
+        k += 2;
+    } else if (s[i] == '0' && i + 1 < n && (s[i + 1] == 'b' || s[i + 1] == 'B')) {
+        base = 2;
+        k += 2;
+    } else if (s[i] == '0') {
+        base = 8;
+    }
+    unsigned long long v = 0;
+    int nd = 0, too_big = 0;
+    while (k < j && digit_val(s[k]) < (int)base) {
+        unsigned d = (unsigned)digit_val(s[k]);
+        if (v > (ULLONG_MAX - d) / base)
+            too_big = 1;
+        else
+            v = v * base + d;
+        k++;
+        nd++;
+    }
+    while (k < j && (s[k] == 'u' || s[k] == 'U' || s[k] == 'l' || s[k] == 'L'))
+        k++;
+    if (k != j || (nd == 0 && base != 8)) {
+        return pat_fail(err, t->pos, t->len, -1, "malformed number '%.*s'",
+                        t->len > 40 ? 40 : t->len, s + i);
+    }
+    if (too_big || v > (unsigned long long)LLONG_MAX) {
+        return pat_fail(err, t->pos, t->len, -1,
+                        "integer literal '%.*s' is too large (64-bit signed)",
+                        t->len > 40 ? 40 : t->len, s + i);
+    }
+    t->kind = TK_INT;
+    t->ival = (long long)v;
+    return 0;
+}
+
+/* Tokenizes text[0..n). Returns the token count (last one TK_EOF) or -1 with err. */
+int pat_lex(const char *s, size_t n, struct token **out, struct pattern_error *err)
+{
+    int cap = 64, cnt = 0;
+    struct token *t = malloc(sizeof *t * (size_t)cap);
+    if (!t) {
+        return pat_fail(err, -1, 0, -1, "out of memory");
+    }
+    size_t i = 0;
+    for (;;) {
+        /* whitespace and comments */
+        while (i < n) {
+            char c = s[i];
+            if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+                i++;
+            } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
+                while (i < n && s[i] != '\n')
+                    i++;
+            } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
+                size_t start = i;
+                i += 2;
+                while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
+                    i++;
+                if (i + 1 >= n) {
+                    pat_fail(err, (int)start, 2, -1, "unterminated comment");
+                    free(t);
+                    return -1;
+                }
+                i += 2;
+            } else {
+                break;
+            }
+        }
+        if (cnt + 1 >= cap) {
+            cap *= 2;
+            struct token *nt = realloc(t, sizeof *t * (size_t)cap);
+            if (!nt) {
+                free(t);
+                return pat_fail(err, -1, 0, -1, "out of memory");
+            }
+            t = nt;
+        }
+        struct token *tk = &t[cnt];
+        memset(tk, 0, sizeof *tk);
+        tk->pos = (int)i;
+        if (i >= n) {
+            tk->kind = TK_EOF;
+            tk->len = 0;
+            cnt++;
+            break;
+        }
+        unsigned char c = (unsigned char)s[i];
+        if (is_alpha(c)) {
+            size_t j = i;
+            while (j < n && is_alnum(s[j]))
+                j++;
+            tk->kind = TK_IDENT;
+            tk->len = (int)(j - i);
+            if (tk->len >= PATTERN_NAME_MAX) {
+                pat_fail(err, tk->pos, tk->len, -1, "name '%.20s...' is longer than %d characters",
+                         s + i, PATTERN_NAME_MAX - 1);
+                free(t);
+                return -1;
+            }
+            i = j;
+        } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1]))) {
+            if (lex_number(s, n, i, tk, err) < 0) {
+                free(t);
+                return -1;
+            }
+            i += (size_t)tk->len;
+        } else {
+            char c1 = i + 1 < n ? s[i + 1] : 0;
+            char c2 = i + 2 < n ? s[i + 2] : 0;
+            int p = 0, len = 1;
+            if ((c == '<' && c1 == '<') || (c == '>' && c1 == '>')) {
+                if (c2 == '=') { p = P_OPASSIGN; len = 3; }
+                else { p = c == '<' ? P_SHL : P_SHR; len = 2; }
+            } else if (c1 == '=' && (c == '<' || c == '>' || c == '=' || c == '!')) {
+                p = c == '<' ? P_LE : c == '>' ? P_GE : c == '=' ? P_EQ : P_NE;
+                len = 2;
+            } else if (c == '&' && c1 == '&') {
+                p = P_ANDAND; len = 2;
+            } else if (c == '|' && c1 == '|') {
+                p = P_OROR; len = 2;
+            } else if (c == '-' && c1 == '>') {
+                p = P_ARROW; len = 2;
+            } else if ((c == '+' && c1 == '+') || (c == '-' && c1 == '-')) {
+                p = P_INCDEC; len = 2;
+            } else if (c1 == '=' && strchr("+-*/%&|^", c)) {
+                p = P_OPASSIGN; len = 2;
+            } else if (strchr("[](){};,.*+-/%&|^~!<>=?:", c)) {
+                p = c;
+            } else {
+                if (c >= 0x20 && c < 0x7f)
+                    pat_fail(err, (int)i, 1, -1, "unexpected character '%c'", c);
+                else
+                    pat_fail(err, (int)i, 1, -1, "unexpected byte 0x%02x", c);
+                free(t);
+                return -1;
+            }
+            tk->kind = TK_PUNCT;
+            tk->punct = p;
+            tk->len = len;
+            i += (size_t)len;
+        }
+        cnt++;
+    }
+    *out = t;
+    return cnt;
+}

@@ -1,0 +1,246 @@
+/* pattern_parse.c: the parser's plumbing, shared by the grammar files: token descriptions
+ * and `expect`, AST node allocation with the depth check, and the tables the grammar fills
+ * (arrays, locals, parameters, statements, accesses) with their lookups. No grammar here;
+ * depends on pattern_text.c only. */
+#include "pattern_internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Describes a token for "expected X but found Y". */
+const char *pat_tok_desc(const struct parser *ps, const struct token *t, char *buf,
+                         size_t size)
+{
+    if (t->kind == TK_EOF)
+        return "the end of the pattern";
+    snprintf(buf, size, "'%.*s'", t->len > 24 ? 24 : t->len, ps->s + t->pos);
+    return buf;
+}
+
+int pat_expect(struct parser *ps, int c, const char *what)
+{
+    const struct token *t = peek(ps, 0);
+    if (is_punct(t, c)) {
+        ps->i++;
+        return 0;
+    }
+    char b[40];
+    return pat_fail(ps->err, t->pos, t->len, -1, "expected '%c' %s but found %s", c, what,
+                    pat_tok_desc(ps, t, b, sizeof b));
+}
+
+int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end)
+{
+    struct pattern *p = ps->p;
+    if (p->nnodes >= MAX_NODES) {
+        return pat_fail(ps->err, pos, end - pos, -1,
+                        "pattern is too complex (more than %d expression nodes)", MAX_NODES);
+    }
+    if (p->nnodes >= p->node_cap) {
+        int cap = p->node_cap ? p->node_cap * 2 : 64;
+        struct node *nn = realloc(p->node, sizeof *nn * (size_t)cap);
+        if (!nn) {
+            return pat_fail(ps->err, -1, 0, -1, "out of memory");
+        }
+        p->node = nn;
+        p->node_cap = cap;
+    }
+    int id = p->nnodes++;
+    struct node *nd = &p->node[id];
+    memset(nd, 0, sizeof *nd);
+    nd->kind = (unsigned char)kind;
+    nd->vk = (unsigned char)vk;
+    nd->a = nd->b = nd->c = -1;
+    nd->type = -1;
+    nd->arr = -1;
+    nd->pos = pos;
+    nd->end = end;
+    nd->depth = 1;
+    return id;
+}
+
+/* Sets children and checks the tree depth (the evaluator recurses along it). */
+int pat_link(struct parser *ps, int id, int a, int b, int c)
+{
+    struct node *nd = &ps->p->node[id];
+    nd->a = a;
+    nd->b = b;
+    nd->c = c;
+    int d = 0;
+    if (a >= 0 && ps->p->node[a].depth > d) d = ps->p->node[a].depth;
+    if (b >= 0 && ps->p->node[b].depth > d) d = ps->p->node[b].depth;
+    if (c >= 0 && ps->p->node[c].depth > d) d = ps->p->node[c].depth;
+    nd->depth = d + 1;
+    if (nd->depth > MAX_TREE_DEPTH) {
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+                        "expression is too long or nested too deeply (more than %d levels)",
+                        MAX_TREE_DEPTH);
+    }
+    return id;
+}
+
+int pat_find_local(const struct pattern *p, const char *name)
+{
+    for (int i = p->nlocals - 1; i >= 0; i--)
+        if (strcmp(p->loc[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int pat_find_array(const struct pattern *p, const char *name)
+{
+    for (int i = 0; i < p->narrays; i++)
+        if (!p->arr[i].is_ptr && strcmp(p->arr[i].info.name, name) == 0)
+            return i;
+    return -1;
+}
+
+int pat_find_typedef(const struct pattern *p, const char *name)
+{
+    for (int i = 0; i < p->ntdefs; i++)
+        if (strcmp(p->tdef[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int pat_find_param(const struct pattern *p, const char *name)
+{
+    for (int i = 0; i < p->nparams; i++)
+        if (strcmp(p->param[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+static const char *const reserved[] = {
+    "threadIdx", "blockDim", "blockIdx", "gridDim", "warpSize", "min", "max", "sizeof", "if",
+    "else", "typedef", "struct", "extern", "static", "__shared__", "const", "volatile",
+    "unsigned", "signed", "char", "short", "int", "long", "__syncthreads", "return", "for",
+    "while", "__align__", "__restrict__", NULL};
+
+int pat_is_reserved(const char *name)
+{
+    for (int i = 0; reserved[i]; i++)
+        if (reserved[i][0] == name[0] && strcmp(reserved[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+int pat_add_stmt(struct parser *ps, int kind, int node, int slot, int pos, int end)
+{
+    struct pattern *p = ps->p;
+    if (p->nstmts >= MAX_STMTS) {
+        return pat_fail(ps->err, pos, end - pos, -1, "too many statements (at most %d)", MAX_STMTS);
+    }
+    struct stmt *s = &p->stmt[p->nstmts++];
+    memset(s, 0, sizeof *s);
+    s->kind = kind;
+    s->node = node;
+    s->slot = slot;
+    s->guard = -1;
+    s->access = -1;
+    s->pos = pos;
+    s->end = end;
+    return p->nstmts - 1;
+}
+
+int pat_add_local(struct parser *ps, const char *name, int kind, int type,
+                  const struct token *t)
+{
+    struct pattern *p = ps->p;
+    if (p->nlocals >= MAX_LOCALS) {
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "too many names (at most %d locals and pointers)", MAX_LOCALS);
+    }
+    struct local *l = &p->loc[p->nlocals];
+    memset(l, 0, sizeof *l);
+    pat_copy_name(l->name, name);
+    l->kind = kind;
+    l->type = type;
+    l->array = -1;
+    l->const_init = -1;
+    return p->nlocals++;
+}
+
+/* The root array or pointer name of an lvalue, for display. */
+static void lvalue_root(const struct pattern *p, int n, char *buf)
+{
+    for (int guard = 0; n >= 0 && guard < MAX_NODES; guard++) {
+        const struct node *nd = &p->node[n];
+        if (nd->kind == N_ARRAY) {
+            pat_copy_name(buf, p->arr[nd->arr].info.name);
+            return;
+        }
+        if (nd->kind == N_LOCAL) {
+            pat_copy_name(buf, p->loc[nd->arr].name);
+            return;
+        }
+        n = nd->a;
+    }
+    buf[0] = 0;
+}
+
+/* Registers access statement for lvalue node lv. */
+int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int end)
+{
+    struct pattern *p = ps->p;
+    const struct node *nd = &p->node[lv];
+    const struct ctype *t = &p->type[nd->type];
+    if (p->naccs >= PATTERN_MAX_ACCESSES) {
+        return pat_fail(ps->err, pos, end - pos, -1, "too many accesses (at most %d)",
+                        PATTERN_MAX_ACCESSES);
+    }
+    if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16) {
+        char b[SNIP_MAX];
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+                        "'%s' is a %u-byte %s, which is not one shared memory instruction; "
+                        "access a member (e.g. .x)",
+                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->size, t->name);
+    }
+    if (t->kind == TY_STRUCT && t->size != t->align) {
+        char b[SNIP_MAX];
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+                        "'%s' is a whole %s (%u bytes, aligned to %u), which the compiler splits "
+                        "into several instructions; access a member (e.g. .x)",
+                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->name, t->size,
+                        t->align);
+    }
+    int si = pat_add_stmt(ps, S_ACCESS, lv, -1, pos, end);
+    if (si < 0)
+        return -1;
+    struct stmt *s = &p->stmt[si];
+    s->guard = guard;
+    s->access = p->naccs;
+    struct pattern_access_info *ai = &p->acc[p->naccs];
+    memset(ai, 0, sizeof *ai);
+    ai->kind = kind ? PATTERN_STORE : PATTERN_LOAD;
+    ai->width = t->size;
+    lvalue_root(p, lv, ai->array);
+    pat_copy_name(ai->type, t->name);
+    ai->col = pos + 1;
+    ai->len = end - pos > 0 ? end - pos : 1;
+    p->acc_stmt[p->naccs] = si;
+    p->naccs++;
+    return 0;
+}
+
+/* Adds an array-table entry. */
+int pat_add_array(struct parser *ps, const char *name, int elem, const struct token *t)
+{
+    struct pattern *p = ps->p;
+    if (p->narrays >= MAX_ARRAYS) {
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "too many shared arrays and pointers (at most %d)", MAX_ARRAYS);
+    }
+    struct array *a = &p->arr[p->narrays];
+    memset(a, 0, sizeof *a);
+    pat_copy_name(a->info.name, name);
+    pat_copy_name(a->info.type, p->type[elem].name);
+    a->info.elem_size = p->type[elem].size;
+    a->elem = elem;
+    a->pos = t->pos;
+    a->len = t->len;
+    a->dim_node[0] = a->dim_node[1] = a->dim_node[2] = -1;
+    a->align_node = -1;
+    return p->narrays++;
+}

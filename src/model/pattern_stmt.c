@@ -1,0 +1,275 @@
+/* pattern_stmt.c: statements of the pattern language and the program: accesses (load, store),
+ * local assignments, if / else if / else guards, barriers, and the checks that a pattern has
+ * one access per statement and at least one access. Depends on pattern_decl.c and below. */
+#include "pattern_internal.h"
+
+/* An access or a local assignment: EXPR | LVAL = EXPR | local = EXPR. guard: -1 or condition. */
+static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
+{
+    struct pattern *p = ps->p;
+    ps->reads = 0;
+    ps->read_node = -1;
+    int lhs = pat_parse_expr(ps);
+    if (lhs < 0)
+        return -1;
+    const struct token *t = peek(ps, 0);
+    if (is_punct(t, P_OPASSIGN)) {
+        return pat_fail(ps->err, t->pos, t->len, -1, "compound assignment '%.*s' is a load and "
+                        "a store; write them as two statements", t->len, ps->s + t->pos);
+    }
+    if (is_punct(t, '=')) {
+        ps->i++;
+        const struct node *ln = &p->node[lhs];
+        if (ln->vk == VK_LVAL) {
+            int lhs_reads = ps->reads;
+            int rhs = pat_parse_expr(ps);
+            if (rhs < 0 || (rhs = pat_rvalue(ps, rhs)) < 0)
+                return -1;
+            if (lhs_reads) {
+                char b[SNIP_MAX];
+                const struct node *rn = &p->node[ps->read_node];
+                return pat_fail(ps->err, rn->pos, rn->end - rn->pos, -1,
+                                "the stored-to index reads shared memory ('%s'); one access per "
+                                "statement", pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
+            }
+            if (p->node[rhs].vk > VK_OPQ) {
+                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                                "cannot store a pointer in shared memory");
+            }
+            return pat_add_access(ps, lhs, 1, guard, stmt_pos, p->node[rhs].end);
+        }
+        if (ln->kind == N_LOCAL && p->loc[ln->arr].kind != L_PTR) {
+            int slot = ln->arr;
+            if (p->loc[slot].is_const) {
+                return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, "'%s' is const",
+                                p->loc[slot].name);
+            }
+            int lpos = ln->pos, lend = ln->end;
+            int rhs = pat_parse_expr(ps);
+            if (rhs < 0 || (rhs = pat_rvalue(ps, rhs)) < 0)
+                return -1;
+            if (p->node[rhs].vk > VK_OPQ) {
+                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                                "cannot assign a pointer to '%s'", p->loc[slot].name);
+            }
+            if (ps->reads > 1) {
+                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                                "more than one shared memory read in one statement; split it");
+            }
+            if (ps->reads == 1) {
+                p->loc[slot].kind = L_OPQ;
+                return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[rhs].end);
+            }
+            if (guard >= 0) {
+                return pat_fail(ps->err, lpos, lend - lpos, -1,
+                                "only a shared memory access can follow 'if (...)'");
+            }
+            int rend = p->node[rhs].end;
+            if (p->loc[slot].kind == L_INT && p->node[rhs].vk == VK_INT)
+                return pat_add_stmt(ps, S_LOCAL, rhs, slot, stmt_pos, rend) < 0 ? -1 : 0;
+            p->loc[slot].kind = L_OPQ; /* a float value: nothing to evaluate */
+            return 0;
+        }
+        char b[SNIP_MAX];
+        return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, "cannot assign to '%s' (assign "
+                        "to a shared memory element or an integer local)",
+                        pat_snip(ps->s, ps->n, ln->pos, ln->end, b, sizeof b));
+    }
+    int e = pat_rvalue(ps, lhs);
+    if (e < 0)
+        return -1;
+    if (ps->reads == 0) {
+        const struct node *nd = &p->node[e];
+        char b[SNIP_MAX];
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+                        "'%s' does not access shared memory",
+                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
+    }
+    if (ps->reads > 1) {
+        const struct node *nd = &p->node[e];
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+                        "more than one shared memory read in one statement; split it");
+    }
+    return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[e].end);
+}
+
+static int parse_guarded(struct parser *ps, int c, int stmt_pos);
+
+/* "(COND)" after an 'if': the condition's node, or -1 with the error set. */
+static int parse_condition(struct parser *ps)
+{
+    if (pat_expect(ps, '(', "after 'if'") < 0)
+        return -1;
+    ps->reads = 0;
+    int c = pat_parse_expr(ps);
+    if (c < 0 || (c = pat_int_value(ps, c, "condition")) < 0)
+        return -1;
+    if (pat_expect(ps, ')', "after the condition") < 0)
+        return -1;
+    return c;
+}
+
+/* if (COND) ACCESS   or   if (COND) { ACCESS; } */
+static int parse_if(struct parser *ps)
+{
+    int stmt_pos = peek(ps, 0)->pos;
+    ps->i++;
+    int c = parse_condition(ps);
+    if (c < 0)
+        return -1;
+    if (parse_guarded(ps, c, stmt_pos) < 0)
+        return -1;
+    ps->last_if = c;
+    return 0;
+}
+
+/* A node for `a OP b` (OP is '!' with b < 0) built by the parser itself. */
+static int logic_node(struct parser *ps, int op, int a, int b, int pos, int end)
+{
+    int id = pat_new_node(ps, b < 0 ? N_UN : N_BIN, VK_INT, pos, end);
+    if (id < 0)
+        return -1;
+    ps->p->node[id].op = (short)op;
+    return pat_link(ps, id, a, b, -1);
+}
+
+/* else ACCESS | else if (COND) ACCESS, after an if: the guard is "no earlier branch taken". */
+static int parse_else(struct parser *ps, int taken)
+{
+    const struct token *t = peek(ps, 0);
+    if (taken < 0) {
+        return pat_fail(ps->err, t->pos, t->len, -1, "'else' without 'if' before it");
+    }
+    ps->i++;
+    int not_taken = logic_node(ps, '!', taken, -1, t->pos, t->pos + t->len);
+    if (not_taken < 0)
+        return -1;
+    if (!tok_is(ps, peek(ps, 0), "if"))
+        return parse_guarded(ps, not_taken, t->pos);
+    ps->i++;
+    int c = parse_condition(ps);
+    if (c < 0)
+        return -1;
+    const struct node *cn = &ps->p->node[c];
+    int guard = logic_node(ps, P_ANDAND, not_taken, c, cn->pos, cn->end);
+    if (guard < 0 || parse_guarded(ps, guard, t->pos) < 0)
+        return -1;
+    cn = &ps->p->node[c];
+    int any = logic_node(ps, P_OROR, taken, c, cn->pos, cn->end);
+    if (any < 0)
+        return -1;
+    ps->last_if = any;
+    return 0;
+}
+
+/* The access after if (...) or else: ACCESS or { ACCESS; } */
+static int parse_guarded(struct parser *ps, int c, int stmt_pos)
+{
+    struct pattern *p = ps->p;
+    int brace = is_punct(peek(ps, 0), '{');
+    if (brace)
+        ps->i++;
+    const struct token *t = peek(ps, 0);
+    if (t->kind == TK_EOF || is_punct(t, ';') || is_punct(t, '}')) {
+        char b[40];
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "expected an access after 'if (...)' but found %s",
+                        pat_tok_desc(ps, t, b, sizeof b));
+    }
+    if (pat_is_type_start(ps, t) || tok_is(ps, t, "if") || tok_is(ps, t, "__shared__") ||
+        tok_is(ps, t, "extern") || tok_is(ps, t, "typedef")) {
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "only a shared memory access can follow 'if (...)' (no declarations)");
+    }
+    int before = p->naccs;
+    if (parse_expr_stmt(ps, c, stmt_pos) < 0)
+        return -1;
+    if (p->naccs == before) {
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "only a shared memory access can follow 'if (...)'");
+    }
+    if (brace) {
+        if (is_punct(peek(ps, 0), ';'))
+            ps->i++;
+        if (pat_expect(ps, '}', "to close the 'if' block") < 0)
+            return -1;
+    }
+    return 0;
+}
+
+static int parse_statement(struct parser *ps)
+{
+    struct pattern *p = ps->p;
+    const struct token *t = peek(ps, 0);
+    if (tok_is(ps, t, "typedef"))
+        return pat_parse_typedef(ps);
+    if (tok_is(ps, t, "__shared__") || tok_is(ps, t, "extern") || tok_is(ps, t, "static") ||
+        tok_is(ps, t, "__align__") ||
+        (tok_is(ps, t, "volatile") && tok_is(ps, peek(ps, 1), "__shared__")))
+        return pat_parse_shared_decl(ps);
+    int taken = ps->last_if;
+    ps->last_if = -1;
+    if (tok_is(ps, t, "if"))
+        return parse_if(ps);
+    if (tok_is(ps, t, "else"))
+        return parse_else(ps, taken);
+    if (tok_is(ps, t, "__syncthreads") || tok_is(ps, t, "__syncwarp")) {
+        ps->i++;
+        if (pat_expect(ps, '(', "after the barrier") < 0)
+            return -1;
+        while (!is_punct(peek(ps, 0), ')') && peek(ps, 0)->kind != TK_EOF &&
+               !is_punct(peek(ps, 0), ';'))
+            ps->i++;
+        return pat_expect(ps, ')', "after the barrier");
+    }
+    if (pat_is_type_start(ps, t))
+        return pat_parse_local_decl(ps);
+    if (t->kind == TK_IDENT) {
+        char name[PATTERN_NAME_MAX];
+        tok_name(ps, t, name);
+        const struct token *t1 = peek(ps, 1), *t2 = peek(ps, 2);
+        int declared = pat_find_local(p, name) >= 0 || pat_find_array(p, name) >= 0;
+        if (!declared && !pat_is_reserved(name) &&
+            (t1->kind == TK_IDENT ||
+             (is_punct(t1, '*') && t2->kind == TK_IDENT && is_punct(peek(ps, 3), '=')))) {
+            return pat_fail(ps->err, t->pos, t->len, -1, "unknown type '%s'", name);
+        }
+    }
+    return parse_expr_stmt(ps, -1, t->pos);
+}
+
+int pat_parse_program(struct parser *ps)
+{
+    struct pattern *p = ps->p;
+    int any = 0;
+    for (;;) {
+        while (is_punct(peek(ps, 0), ';'))
+            ps->i++;
+        const struct token *t = peek(ps, 0);
+        if (t->kind == TK_EOF)
+            break;
+        any = 1;
+        ps->depth = 0;
+        if (parse_statement(ps) < 0)
+            return -1;
+        const struct token *nt = peek(ps, 0);
+        if (nt->kind == TK_EOF)
+            break;
+        /* a block needs no ';' after it, nor does a statement before 'else' */
+        if (is_punct(peek(ps, -1), '}') || tok_is(ps, nt, "else"))
+            continue;
+        if (!is_punct(nt, ';')) {
+            char b[40];
+            return pat_fail(ps->err, nt->pos, nt->len, -1, "expected ';' but found %s",
+                            pat_tok_desc(ps, nt, b, sizeof b));
+        }
+    }
+    if (!any) {
+        return pat_fail(ps->err, -1, 0, -1, "empty pattern");
+    }
+    if (p->naccs == 0) {
+        return pat_fail(ps->err, -1, 0, -1,
+                        "the pattern has no access (add one, e.g. 'tile[threadIdx.x][0]')");
+    }
+    return 0;
+}
