@@ -216,7 +216,7 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
         return -1;
     }
     int rc = 0;
-    if (pattern_eval(pat, &env, task_access(st), acc, &pe) < 0) {
+    if (pattern_eval(pat, &env, task_access(st), acc, NULL, &pe) < 0) {
         char caret[1024];
         if (pe.col > 0 && strlen(code) < 400)
             snprintf(err, errsz, "%s\n%s", pe.msg, pattern_error_caret(code, &pe, caret, sizeof caret));

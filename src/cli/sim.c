@@ -561,7 +561,8 @@ static int term_columns(void)
     return 80;
 }
 
-static void print_pattern_head(FILE *f, const struct sim_args *a, struct pattern *p)
+static void print_pattern_head(FILE *f, const struct sim_args *a,
+                               const struct pattern_layout *lay)
 {
     char buf[4096];
     fprintf(f, "pattern: %s\n", a->pattern);
@@ -578,10 +579,8 @@ static void print_pattern_head(FILE *f, const struct sim_args *a, struct pattern
     if (a->env.dyn_bytes)
         fprintf(f, ", dynamic shared memory %" PRIu64 " bytes", a->env.dyn_bytes);
     fputc('\n', f);
-    for (int i = 0; i < pattern_array_count(p); i++) {
-        const struct pattern_array_info *ai = pattern_array(p, i);
-        if (!ai)
-            continue;
+    for (int i = 0; i < lay->narrays; i++) {
+        const struct pattern_array_info *ai = &lay->array[i];
         fprintf(f, "array %s: %s", ai->name, ai->type);
         if (ai->ndims > 0)
             for (int d = 0; d < ai->ndims && d < 3; d++)
@@ -595,7 +594,8 @@ static void print_pattern_head(FILE *f, const struct sim_args *a, struct pattern
     }
 }
 
-static void json_pattern_fields(FILE *f, const struct sim_args *a, struct pattern *p)
+static void json_pattern_fields(FILE *f, const struct sim_args *a,
+                                const struct pattern_layout *lay)
 {
     fputs("\"pattern\":", f);
     json_str_n(f, a->pattern, strlen(a->pattern));
@@ -608,10 +608,8 @@ static void json_pattern_fields(FILE *f, const struct sim_args *a, struct patter
     }
     fprintf(f, "},\"block\":[%u,%u,%u],\"warp\":%u,\"dynamic\":%" PRIu64 ",\"arrays\":[",
             a->env.block[0], a->env.block[1], a->env.block[2], a->env.warp, a->env.dyn_bytes);
-    for (int i = 0; i < pattern_array_count(p); i++) {
-        const struct pattern_array_info *ai = pattern_array(p, i);
-        if (!ai)
-            continue;
+    for (int i = 0; i < lay->narrays; i++) {
+        const struct pattern_array_info *ai = &lay->array[i];
         fprintf(f, "%s{\"name\":", i ? "," : "");
         json_str_n(f, ai->name, sizeof ai->name);
         fputs(",\"type\":", f);
@@ -675,6 +673,7 @@ int cmd_sim(int argc, char **argv)
 {
     static struct sim_args a;         /* large: keep it off the stack */
     static struct sim_one one[PATTERN_MAX_ACCESSES];
+    static struct pattern_layout lay;  /* as laid out for the last access evaluated */
     int rc = parse_args(argc, argv, &a);
     if (rc < 0)
         return 0;  /* --help */
@@ -709,7 +708,7 @@ int cmd_sim(int argc, char **argv)
                 continue;
             struct sim_one *o = &one[n];
             memset(&err, 0, sizeof err);
-            if (pattern_eval(p, &a.env, i, &o->acc, &err)) {
+            if (pattern_eval(p, &a.env, i, &o->acc, &lay, &err)) {
                 print_pattern_error(a.pattern, &err);
                 pattern_free(p);
                 return EXIT_USAGE;
@@ -768,7 +767,7 @@ int cmd_sim(int argc, char **argv)
         FILE *f = stdout;
         fputc('{', f);
         if (p) {
-            json_pattern_fields(f, &a, p);
+            json_pattern_fields(f, &a, &lay);
             fputc(',', f);
         }
         if (n == 1) {
@@ -798,7 +797,7 @@ int cmd_sim(int argc, char **argv)
         go.cols = a.cols ? a.cols : term_columns();
         go.lanes = a.lanes == 1 ? 1 : n == 1 ? -1 : 0;
         if (p)
-            print_pattern_head(stdout, &a, p);
+            print_pattern_head(stdout, &a, &lay);
         for (int i = 0; i < n; i++) {
             if (p) {
                 char text[1024];

@@ -238,7 +238,7 @@ static int add_scene(struct vlist *L, const struct lesson *les, const struct les
         int n = pattern_access_count(p);
         for (int a = 0; a < n; a++) {
             struct bank_access acc;
-            if (pattern_eval(p, &env, a, &acc, &err))
+            if (pattern_eval(p, &env, a, &acc, NULL, &err))
                 continue;
             snprintf(label, sizeof label, "%s/%s%s%s access %d", les->id ? les->id : "?",
                      st->id ? st->id : "?", bind ? "" : " (defaults)", params, a);

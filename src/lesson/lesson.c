@@ -1136,7 +1136,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     char bt[200];
                     lesson_binding_text(&e2, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
                     memset(&pe, 0, sizeof pe);
-                    if (pattern_eval(pat, &e2, a, &acc, &pe)) {
+                    if (pattern_eval(pat, &e2, a, &acc, NULL, &pe)) {
                         if (q < 0) {
                             code_problem(&C, prefix, t, &pe, " (%s)", bt);
                         } else {

@@ -129,7 +129,7 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
     } else {
         struct bank_access acc;
         int bad_lane = -1;
-        if (pattern_eval(p, &env, access, &acc, &pe))
+        if (pattern_eval(p, &env, access, &acc, NULL, &pe))
             snprintf(why, wsz, "%s", pe.msg);
         else if (bank_simulate(&acc, res, &bad_lane) != BANK_OK)
             snprintf(why, wsz, "the model refuses the access (lane %d misaligned or bad width)",
@@ -252,7 +252,7 @@ static int task_try(struct chk *C, const struct lesson_scene *s, const struct le
     struct bank_access acc;
     struct bank_result res;
     struct pattern_error pe;
-    if (pattern_eval(p, &env, task->access, &acc, &pe))
+    if (pattern_eval(p, &env, task->access, &acc, NULL, &pe))
         return -1;
     if (bank_simulate(&acc, &res, NULL) != BANK_OK)
         return -1;

@@ -54,13 +54,11 @@ int pattern_parse(const char *text, struct pattern **out, struct pattern_error *
     err->lane = -1;
     if (out)
         *out = NULL;
-    if (!text || !out) {
+    if (!text || !out)
         return pat_fail(err, -1, 0, -1, "no pattern");
-    }
     size_t n = pat_bounded_len(text, PATTERN_TEXT_MAX + 1);
-    if (n > PATTERN_TEXT_MAX) {
+    if (n > PATTERN_TEXT_MAX)
         return pat_fail(err, -1, 0, -1, "pattern is longer than %d bytes", PATTERN_TEXT_MAX);
-    }
     struct pattern *p = calloc(1, sizeof *p);
     if (!p || !(p->text = malloc(n + 1))) {
         free(p);
@@ -99,14 +97,4 @@ int pattern_param_count(const struct pattern *p)
 const char *pattern_param_name(const struct pattern *p, int i)
 {
     return p && i >= 0 && i < p->nparams ? p->param[i].name : NULL;
-}
-
-int pattern_array_count(const struct pattern *p)
-{
-    return p ? p->narr_info : 0;
-}
-
-const struct pattern_array_info *pattern_array(const struct pattern *p, int i)
-{
-    return p && i >= 0 && i < p->narr_info ? &p->arr_info[i] : NULL;
 }

@@ -18,7 +18,7 @@
  * locals. Integer expressions: + - * / % << >> & | ^ ~ ! comparisons && || ?: () min() max(),
  * in 64-bit signed arithmetic with overflow, division by zero and bad shifts reported.
  *
- * Details of the implementation (pattern.c):
+ * Details of the implementation (pattern*.c, over pattern_internal.h):
  * - Element types: char, unsigned char, short, unsigned short, int, unsigned, long, long long
  *   (and unsigned forms), float, double, half/__half, half2, float2, float3, float4, int2,
  *   int3, int4, uint2, uint4, double2, longlong2, typedef names, and structs
@@ -63,6 +63,7 @@
 
 #define PATTERN_MAX_ACCESSES 8
 #define PATTERN_MAX_PARAMS 16
+#define PATTERN_MAX_ARRAYS 16          /* shared arrays + carved pointers */
 #define PATTERN_NAME_MAX 32
 #define PATTERN_MSG_MAX 256
 #define PATTERN_MAX_DEPTH 64           /* expression nesting limit ("nesting too deep") */
@@ -117,6 +118,15 @@ struct pattern_array_info {
     int dynamic;                     /* 1 for extern arrays and pointers carved from them */
 };
 
+/* The arrays of a pattern as laid out for one environment and access (pattern_eval fills it),
+ * in declaration order: static arrays each at the next multiple of its alignment, extern
+ * arrays where dynamic memory starts, carved pointers where lane 0 first carved them (base 0
+ * when the access comes before their declaration). */
+struct pattern_layout {
+    int narrays;
+    struct pattern_array_info array[PATTERN_MAX_ARRAYS];
+};
+
 struct pattern;  /* opaque: a parsed pattern */
 
 /* pattern_env_init: block 32x1x1, warp 0, no params, dyn_bytes 0, default smem limit. */
@@ -145,17 +155,15 @@ const char *pattern_param_name(const struct pattern *p, int i);
 
 /* pattern_eval: compute access number `which` of warp env->warp into *acc (width, op, mask,
  * offsets). Lanes whose tid is outside the block, or whose guard is false, are inactive.
- * Also lays out the arrays (pattern_arrays below reads that layout afterwards).
+ * When layout is not NULL, the arrays as laid out for env are written there (on success only;
+ * on failure it is left as it was). Reads p only: one pattern may be evaluated for any envs
+ * and accesses in any order, and results do not depend on earlier calls.
  * Returns 0, or -1 with err filled: unknown name (a parameter missing from env), division
  * by zero, overflow, index out of bounds (names lane, index, dimension and bound), misaligned
  * access or carved pointer, array larger than the device limit, dynamic access past dyn_bytes. */
-int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
-                 struct bank_access *acc, struct pattern_error *err);
-
-/* Arrays as laid out by the last successful pattern_eval (static arrays in declaration
- * order, each aligned to its element's alignment; dynamic memory after static). */
-int pattern_array_count(const struct pattern *p);
-const struct pattern_array_info *pattern_array(const struct pattern *p, int i);
+int pattern_eval(const struct pattern *p, const struct pattern_env *env, int which,
+                 struct bank_access *acc, struct pattern_layout *layout,
+                 struct pattern_error *err);
 
 /* pattern_substitute: copy text into buf (size bytes, always NUL-terminated) with each
  * parameter name that env defines replaced by its value, e.g. "32 + PAD" -> "32 + 1".

@@ -22,15 +22,12 @@ static int check_new_name(struct parser *ps, const struct token *t, char *name)
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     tok_name(ps, t, name);
-    if (pat_is_reserved(name)) {
+    if (pat_is_reserved(name))
         return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is a reserved word, not a name", name);
-    }
-    if (name_taken(ps, name)) {
+    if (name_taken(ps, name))
         return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is already declared", name);
-    }
-    if (pat_find_param(ps->p, name) >= 0) {
+    if (pat_find_param(ps->p, name) >= 0)
         return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is declared after its first use", name);
-    }
     return 0;
 }
 
@@ -66,11 +63,10 @@ int pat_parse_shared_decl(struct parser *ps)
         return -1;
     for (;;) {
         const struct token *nt = peek(ps, 0);
-        if (is_punct(nt, '*')) {
+        if (is_punct(nt, '*'))
             return pat_fail(ps->err, nt->pos, 1, -1,
                             "a __shared__ pointer is not supported; declare a "
                             "local pointer such as 'float *p = (float *)smem;'");
-        }
         char name[PATTERN_NAME_MAX];
         if (check_new_name(ps, nt, name) < 0)
             return -1;
@@ -89,14 +85,12 @@ int pat_parse_shared_decl(struct parser *ps)
         } else {
             while (is_punct(peek(ps, 0), '[')) {
                 const struct token *ob = peek(ps, 0);
-                if (a->ndims >= 3) {
+                if (a->ndims >= 3)
                     return pat_fail(ps->err, ob->pos, 1, -1, "more than 3 dimensions");
-                }
                 ps->i++;
-                if (is_punct(peek(ps, 0), ']')) {
+                if (is_punct(peek(ps, 0), ']'))
                     return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, "a static __shared__ "
                                     "array needs a size (or use extern __shared__)");
-                }
                 int e = pat_parse_const(ps);
                 if (e < 0)
                     return -1;
@@ -107,10 +101,9 @@ int pat_parse_shared_decl(struct parser *ps)
             }
             a->info.ndims = a->ndims;
         }
-        if (is_punct(peek(ps, 0), '=')) {
+        if (is_punct(peek(ps, 0), '='))
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
                             "__shared__ variables cannot be initialized");
-        }
         if (!is_punct(peek(ps, 0), ','))
             break;
         ps->i++;
@@ -127,16 +120,14 @@ int pat_parse_typedef(struct parser *ps)
     if (pat_parse_type(ps, &type) < 0)
         return -1;
     const struct token *nt = peek(ps, 0);
-    if (is_punct(nt, '*')) {
+    if (is_punct(nt, '*'))
         return pat_fail(ps->err, nt->pos, 1, -1, "pointer typedefs are not supported");
-    }
     char name[PATTERN_NAME_MAX];
     if (check_new_name(ps, nt, name) < 0)
         return -1;
-    if (p->ntdefs >= MAX_TYPEDEFS) {
+    if (p->ntdefs >= MAX_TYPEDEFS)
         return pat_fail(ps->err, nt->pos, nt->len, -1, "too many typedefs (at most %d)",
                         MAX_TYPEDEFS);
-    }
     ps->i++;
     pat_copy_name(p->tdef[p->ntdefs].name, name);
     p->tdef[p->ntdefs].type = type;
@@ -232,10 +223,9 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
     struct pattern *p = ps->p;
     int ptr = 0;
     while (is_punct(peek(ps, 0), '*')) {
-        if (ptr) {
+        if (ptr)
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
                             "pointers to pointers are not supported");
-        }
         ptr = 1;
         ps->i++;
         while (tok_is(ps, peek(ps, 0), "__restrict__") || tok_is(ps, peek(ps, 0), "const"))
@@ -249,17 +239,15 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
         if (strcmp(name, "lane") != 0 && strcmp(name, "warp") != 0 && strcmp(name, "tid") != 0)
             if (check_new_name(ps, nt, name) < 0)
                 return -1;
-        if (pat_find_local(p, name) >= 0) {
+        if (pat_find_local(p, name) >= 0)
             return pat_fail(ps->err, nt->pos, nt->len, -1, "'%s' is already declared", name);
-        }
     } else if (check_new_name(ps, nt, name) < 0) {
         return -1;
     }
     ps->i++;
-    if (is_punct(peek(ps, 0), '[')) {
+    if (is_punct(peek(ps, 0), '['))
         return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
                         "local arrays are not shared memory; declare it __shared__");
-    }
     if (!ptr && !is_const && (is_punct(peek(ps, 0), ';') || is_punct(peek(ps, 0), ',') ||
                               peek(ps, 0)->kind == TK_EOF))
         return pat_add_local(ps, name, L_OPQ, type, nt) < 0 ? -1 : 0; /* no value: unknown */
@@ -291,15 +279,13 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
     e = pat_rvalue(ps, e);
     if (e < 0)
         return -1;
-    if (p->node[e].vk > VK_OPQ) {
+    if (p->node[e].vk > VK_OPQ)
         return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
                         "'%s' is not a pointer; declare it as '%s *%s'", name, p->type[type].name,
                         name);
-    }
-    if (ps->reads > 1) {
+    if (ps->reads > 1)
         return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
                         "more than one shared memory read in one statement; split it");
-    }
     int is_int = p->type[type].kind == TY_INT;
     if (ps->reads == 1) {
         if (pat_add_local(ps, name, L_OPQ, type, nt) < 0)

@@ -1,7 +1,8 @@
 /* pattern_eval.c: the evaluator of the pattern language: lays out the arrays for an
  * environment, then runs the statements up to one access for each lane of a warp (64-bit
- * arithmetic, overflow, bounds and alignment checked) into a struct bank_access. Reads the
- * parsed pattern only. Depends on pattern_text.c (messages); not on the parser. */
+ * arithmetic, overflow, bounds and alignment checked) into a struct bank_access and the
+ * caller's struct pattern_layout. Never writes into the parsed pattern. Depends on
+ * pattern_text.c (messages); not on the parser. */
 #include "pattern_internal.h"
 
 #include <limits.h>
@@ -12,8 +13,9 @@ struct val {
     int region;      /* array index for pointers and lvalues */
 };
 
+/* One evaluation: the environment's values, the current lane, and the layout being built. */
 struct ev {
-    struct pattern *p;
+    const struct pattern *p;
     struct pattern_error *err;
     int lane;                        /* -1 while laying out */
     long long b[B_COUNT];            /* builtins of the current lane */
@@ -21,9 +23,13 @@ struct ev {
     int pset[PATTERN_MAX_PARAMS];
     struct val loc[MAX_LOCALS];
     uint64_t dyn_bytes;
+    int ptr_seen[MAX_ARRAYS];        /* a carved pointer's base is where lane 0 points it */
+    /* not cleared: filled by layout() before they are read */
+    struct pattern_layout lay;       /* parse-time names and types, then dims, bases, sizes */
+    long long stride[MAX_ARRAYS][3]; /* static arrays: bytes per index step of each dimension */
 };
 
-static const char *node_text(struct ev *e, int n, char *buf, size_t size)
+static const char *node_text(const struct ev *e, int n, char *buf, size_t size)
 {
     const struct node *nd = &e->p->node[n];
     return pat_snip(e->p->text, e->p->text_len, nd->pos, nd->end, buf, size);
@@ -119,9 +125,54 @@ static int add_scaled(struct ev *e, int n, long long off, long long idx, long lo
     return 0;
 }
 
+/* a[idx] (node n): an element of a static array (bounds-checked, its dimension's stride) or
+ * of a pointer or extern array (the element size). */
+static int eval_index(struct ev *e, int n, struct val *out)
+{
+    const struct pattern *p = e->p;
+    const struct node *nd = &p->node[n];
+    long long idx;
+    if (eval(e, nd->a, out) < 0 || eval_int(e, nd->b, &idx) < 0)
+        return -1;
+    const struct node *base = &p->node[nd->a];
+    if (base->vk == VK_ARR && !p->arr[base->arr].is_extern) {
+        const struct pattern_array_info *ai = &e->lay.array[base->arr];
+        long long dim = ai->dims[base->level];
+        const struct node *in = &p->node[nd->b];
+        if (idx < 0 || idx >= dim)
+            return pat_fail(e->err, in->pos, in->end - in->pos, e->lane,
+                            "index %lld is out of bounds for dimension %d of '%s' (size %lld)",
+                            idx, base->level + 1, ai->name, dim);
+        return add_scaled(e, n, out->i, idx, e->stride[base->arr][base->level], &out->i);
+    }
+    return add_scaled(e, n, out->i, idx, nd->v, &out->i);
+}
+
+/* -a, ~a, !a (node n). */
+static int eval_unary(struct ev *e, int n, struct val *out)
+{
+    const struct node *nd = &e->p->node[n];
+    struct val a;
+    if (eval(e, nd->a, &a) < 0)
+        return -1;
+    if (nd->op == '-') {
+        if (a.i == LLONG_MIN) {
+            char t[SNIP_MAX];
+            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                            "integer overflow in '%s'", node_text(e, n, t, sizeof t));
+        }
+        out->i = -a.i;
+    } else if (nd->op == '~') {
+        out->i = ~a.i;
+    } else {
+        out->i = !a.i;
+    }
+    return 0;
+}
+
 static int eval(struct ev *e, int n, struct val *out)
 {
-    struct pattern *p = e->p;
+    const struct pattern *p = e->p;
     const struct node *nd = &p->node[n];
     struct val a, b;
     out->region = -1;
@@ -152,21 +203,7 @@ static int eval(struct ev *e, int n, struct val *out)
         out->region = nd->arr;
         return 0;
     case N_UN:
-        if (eval(e, nd->a, &a) < 0)
-            return -1;
-        if (nd->op == '-') {
-            if (a.i == LLONG_MIN) {
-                char t[SNIP_MAX];
-                return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                                "integer overflow in '%s'", node_text(e, n, t, sizeof t));
-            }
-            out->i = -a.i;
-        } else if (nd->op == '~') {
-            out->i = ~a.i;
-        } else {
-            out->i = !a.i;
-        }
-        return 0;
+        return eval_unary(e, n, out);
     case N_BIN:
         if (nd->op == P_ANDAND || nd->op == P_OROR) {
             if (eval(e, nd->a, &a) < 0)
@@ -193,26 +230,8 @@ static int eval(struct ev *e, int n, struct val *out)
             return -1;
         out->i = nd->kind == N_MIN ? (a.i < b.i ? a.i : b.i) : (a.i > b.i ? a.i : b.i);
         return 0;
-    case N_INDEX: {
-        long long idx;
-        if (eval(e, nd->a, &a) < 0 || eval_int(e, nd->b, &idx) < 0)
-            return -1;
-        const struct node *base = &p->node[nd->a];
-        *out = a;
-        if (base->vk == VK_ARR) {
-            const struct array *ar = &p->arr[base->arr];
-            if (!ar->is_extern) {
-                long long dim = ar->info.dims[base->level];
-                const struct node *in = &p->node[nd->b];
-                if (idx < 0 || idx >= dim)
-                    return pat_fail(e->err, in->pos, in->end - in->pos, e->lane,
-                                    "index %lld is out of bounds for dimension %d of '%s' (size "
-                                    "%lld)", idx, base->level + 1, ar->info.name, dim);
-                return add_scaled(e, n, a.i, idx, ar->stride[base->level], &out->i);
-            }
-        }
-        return add_scaled(e, n, a.i, idx, nd->v, &out->i);
-    }
+    case N_INDEX:
+        return eval_index(e, n, out);
     case N_MEMBER:
         if (eval(e, nd->a, out) < 0)
             return -1;
@@ -242,62 +261,72 @@ static int eval(struct ev *e, int n, struct val *out)
     }
 }
 
-/* Lays out the arrays: static in declaration order, dynamic at the first multiple of 16 after. */
+/* Places static array i at the next multiple of its alignment from *off: its dimensions,
+ * strides and size, each checked against the 48 KB static limit. */
+static int place_static(struct ev *e, int i, uint64_t *off)
+{
+    const struct pattern *p = e->p;
+    const struct array *a = &p->arr[i];
+    struct pattern_array_info *ai = &e->lay.array[i];
+    const struct ctype *t = &p->type[a->elem];
+    unsigned long long bytes = t->size;
+    for (int d = 0; d < a->ndims; d++) {
+        long long v;
+        if (eval_int(e, a->dim_node[d], &v) < 0)
+            return -1;
+        if (v <= 0) {
+            const struct node *dn = &p->node[a->dim_node[d]];
+            return pat_fail(e->err, dn->pos, dn->end - dn->pos, -1,
+                            "dimension %d of '%s' is %lld; it must be positive", d + 1, ai->name,
+                            v);
+        }
+        ai->dims[d] = v;
+        if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
+            bytes > PATTERN_STATIC_LIMIT)
+            return pat_fail(e->err, a->pos, a->len, -1, "__shared__ array '%s' is larger than "
+                            "the 48 KB (%d bytes) static shared memory limit", ai->name,
+                            PATTERN_STATIC_LIMIT);
+    }
+    long long *stride = e->stride[i];
+    for (int d = a->ndims - 1; d >= 0; d--)
+        stride[d] = d == a->ndims - 1 ? (long long)t->size : stride[d + 1] * ai->dims[d + 1];
+    unsigned long long align = t->align;
+    if (a->align_node >= 0) {
+        long long v;
+        if (eval_int(e, a->align_node, &v) < 0)
+            return -1;
+        if (v <= 0 || v > 4096 || (v & (v - 1))) {
+            const struct node *an = &p->node[a->align_node];
+            return pat_fail(e->err, an->pos, an->end - an->pos, -1,
+                            "__align__(%lld): the alignment must be a power of two up to 4096",
+                            v);
+        }
+        if ((unsigned long long)v > align)
+            align = (unsigned long long)v;
+    }
+    *off = (*off + align - 1) / align * align;
+    ai->base = *off;
+    ai->bytes = bytes;
+    *off += bytes;
+    if (*off > PATTERN_STATIC_LIMIT)
+        return pat_fail(e->err, a->pos, a->len, -1,
+                        "static shared memory (%llu bytes) exceeds the 48 KB limit (%d bytes)",
+                        (unsigned long long)*off, PATTERN_STATIC_LIMIT);
+    return 0;
+}
+
+/* Lays out the arrays into e->lay: static in declaration order, dynamic at the first multiple
+ * of 16 after; carved pointers at 0 until a lane carves them. */
 static int layout(struct ev *e, const struct pattern_env *env)
 {
-    struct pattern *p = e->p;
+    const struct pattern *p = e->p;
+    e->lay.narrays = p->narrays;
+    for (int i = 0; i < p->narrays; i++)
+        e->lay.array[i] = p->arr[i].info;
     uint64_t off = 0;
-    for (int i = 0; i < p->narrays; i++) {
-        struct array *a = &p->arr[i];
-        if (a->is_ptr || a->is_extern)
-            continue;
-        const struct ctype *t = &p->type[a->elem];
-        unsigned long long bytes = t->size;
-        for (int d = 0; d < a->ndims; d++) {
-            long long v;
-            if (eval_int(e, a->dim_node[d], &v) < 0)
-                return -1;
-            if (v <= 0) {
-                const struct node *dn = &p->node[a->dim_node[d]];
-                return pat_fail(e->err, dn->pos, dn->end - dn->pos, -1,
-                                "dimension %d of '%s' is %lld; it must be positive", d + 1,
-                                a->info.name, v);
-            }
-            a->info.dims[d] = v;
-            if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
-                bytes > PATTERN_STATIC_LIMIT) {
-                return pat_fail(e->err, a->pos, a->len, -1, "__shared__ array '%s' is larger "
-                                "than the 48 KB (%d bytes) static shared memory limit",
-                                a->info.name, PATTERN_STATIC_LIMIT);
-            }
-        }
-        for (int d = a->ndims - 1; d >= 0; d--)
-            a->stride[d] = d == a->ndims - 1 ? (long long)t->size
-                                             : a->stride[d + 1] * a->info.dims[d + 1];
-        unsigned long long align = t->align;
-        if (a->align_node >= 0) {
-            long long v;
-            if (eval_int(e, a->align_node, &v) < 0)
-                return -1;
-            if (v <= 0 || v > 4096 || (v & (v - 1))) {
-                const struct node *an = &p->node[a->align_node];
-                return pat_fail(e->err, an->pos, an->end - an->pos, -1,
-                                "__align__(%lld): the alignment must be a power of two up to 4096",
-                                v);
-            }
-            if ((unsigned long long)v > align)
-                align = (unsigned long long)v;
-        }
-        off = (off + align - 1) / align * align;
-        a->info.base = off;
-        a->info.bytes = bytes;
-        off += bytes;
-        if (off > PATTERN_STATIC_LIMIT) {
-            return pat_fail(e->err, a->pos, a->len, -1,
-                            "static shared memory (%llu bytes) exceeds the 48 KB limit (%d bytes)",
-                            (unsigned long long)off, PATTERN_STATIC_LIMIT);
-        }
-    }
+    for (int i = 0; i < p->narrays; i++)
+        if (!p->arr[i].is_ptr && !p->arr[i].is_extern && place_static(e, i, &off) < 0)
+            return -1;
     uint64_t dyn_base = (off + 15) / 16 * 16;
     uint64_t limit = env->smem_limit ? env->smem_limit : PATTERN_DEFAULT_SMEM_LIMIT;
     if (env->dyn_bytes > limit || off + env->dyn_bytes > limit) {
@@ -313,33 +342,29 @@ static int layout(struct ev *e, const struct pattern_env *env)
                         (unsigned long long)limit);
     }
     for (int i = 0; i < p->narrays; i++) {
-        struct array *a = &p->arr[i];
-        if (a->is_extern) {
-            a->info.base = dyn_base;
-            a->info.bytes = 0;
-        }
-        if (a->is_ptr) {
-            a->info.base = 0;
-            a->info.bytes = 0;
-        }
+        if (p->arr[i].is_extern)
+            e->lay.array[i].base = dyn_base;
+        if (p->arr[i].is_extern || p->arr[i].is_ptr)
+            e->lay.array[i].bytes = 0;
     }
     e->dyn_bytes = env->dyn_bytes;
     return 0;
 }
 
-/* Checks that a pointer/lvalue at v of type `type` is inside its region and aligned. `what`
+/* Checks that a pointer/lvalue at v of type `type` is inside its region and aligned. `name`
  * names it for messages. */
 static int check_place(struct ev *e, int n, struct val v, int type, const char *name,
                        int is_ptr)
 {
-    struct pattern *p = e->p;
+    const struct pattern *p = e->p;
     const struct node *nd = &p->node[n];
     int pos = nd->pos, len = nd->end - nd->pos;
     if (v.region < 0 || v.region >= p->narrays)
         return pat_fail(e->err, pos, len, e->lane, "internal error: no region");
     const struct array *r = &p->arr[v.region];
+    const struct pattern_array_info *ri = &e->lay.array[v.region];
     const struct ctype *t = &p->type[type];
-    uint64_t size = r->is_extern ? e->dyn_bytes : r->info.bytes;
+    uint64_t size = r->is_extern ? e->dyn_bytes : ri->bytes;
     if (!is_ptr && v.i < 0)
         return pat_fail(e->err, pos, len, e->lane, "'%s' is at byte offset %lld, before the start "
                         "of %s", name, v.i, r->is_extern ? "dynamic shared memory" : r->info.name);
@@ -353,7 +378,7 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
                         (unsigned long long)size);
     }
     /* pointers may point anywhere (only accesses must be inside); they must be aligned */
-    uint64_t abs = r->info.base + (uint64_t)v.i;
+    uint64_t abs = ri->base + (uint64_t)v.i;
     if (abs % t->align) {
         if (is_ptr)
             return pat_fail(e->err, pos, len, e->lane, "'%s' is a %s pointer at byte offset %lld, "
@@ -366,54 +391,60 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
     return 0;
 }
 
-int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
-                 struct bank_access *acc, struct pattern_error *err)
+/* Runs statements 0..last for the current lane: locals, carved pointers, and the access
+ * (statement `last`) into acc unless its guard is false. */
+static int run_lane(struct ev *e, int which, struct bank_access *acc)
 {
-    struct pattern_error dummy;
-    if (!err)
-        err = &dummy;
-    memset(err, 0, sizeof *err);
-    err->lane = -1;
-    if (!p || !env || !acc) {
-        return pat_fail(err, -1, 0, -1, "no pattern or environment");
-    }
-    if (which < 0 || which >= p->naccs) {
-        return pat_fail(err, -1, 0, -1, "no access number %d (the pattern has %d)", which,
-                        p->naccs);
-    }
-    struct ev ev_storage;
-    struct ev *e = &ev_storage;
-    memset(e, 0, sizeof *e);
-    e->p = p;
-    e->err = err;
-    e->lane = -1;
-    int nenv = env->nparams < 0 ? 0 : env->nparams > PATTERN_MAX_PARAMS ? PATTERN_MAX_PARAMS
-                                                                         : env->nparams;
-    for (int i = 0; i < p->nparams; i++)
-        for (int k = 0; k < nenv; k++)
-            if (strncmp(env->param[k].name, p->param[i].name, PATTERN_NAME_MAX) == 0) {
-                e->pval[i] = env->param[k].value;
-                e->pset[i] = 1;
-                break;
-            }
-    int rc = -1;
-    e->b[B_BX] = env->block[0];
-    e->b[B_BY] = env->block[1];
-    e->b[B_BZ] = env->block[2];
-    e->b[B_WARPSIZE] = 32;
-    if (layout(e, env) < 0)
-        goto out;
-    const struct pattern_access_info *ai = &p->acc[which];
-    memset(acc, 0, sizeof *acc);
-    acc->width = ai->width;
-    acc->op = ai->kind == PATTERN_STORE ? BANK_STORE : BANK_LOAD;
+    const struct pattern *p = e->p;
     int last = p->acc_stmt[which];
+    for (int si = 0; si <= last; si++) {
+        const struct stmt *s = &p->stmt[si];
+        struct val v;
+        if (s->kind == S_LOCAL) {
+            if (eval(e, s->node, &v) < 0)
+                return -1;
+            e->loc[s->slot] = v;
+        } else if (s->kind == S_PTR) {
+            if (eval(e, s->node, &v) < 0)
+                return -1;
+            const struct local *l = &p->loc[s->slot];
+            if (check_place(e, s->node, v, l->type, l->name, 1) < 0)
+                return -1;
+            e->loc[s->slot] = v;
+            if (!e->ptr_seen[l->array]) {
+                struct pattern_array_info *pa = &e->lay.array[l->array];
+                e->ptr_seen[l->array] = 1;
+                pa->base = e->lay.array[v.region].base + (uint64_t)v.i;
+                pa->dynamic = p->arr[v.region].is_extern;
+            }
+        } else if (si == last) {
+            if (s->guard >= 0) {
+                long long g;
+                if (eval_int(e, s->guard, &g) < 0)
+                    return -1;
+                if (!g)
+                    return 0;
+            }
+            if (eval(e, s->node, &v) < 0)
+                return -1;
+            if (check_place(e, s->node, v, p->node[s->node].type, p->acc[which].array, 0) < 0)
+                return -1;
+            acc->mask |= 1u << e->lane;
+            acc->offset[e->lane] = e->lay.array[v.region].base + (uint64_t)v.i;
+        }
+    }
+    return 0;
+}
+
+/* Runs access `which` for each lane of warp env->warp that is inside the block. */
+static int run_warp(struct ev *e, const struct pattern_env *env, int which,
+                    struct bank_access *acc)
+{
     unsigned long long bx = env->block[0], by = env->block[1], bz = env->block[2], nthreads, bxy;
     if (__builtin_mul_overflow(bx, by, &bxy))
         bxy = ULLONG_MAX;
     if (__builtin_mul_overflow(bxy, bz, &nthreads))
         nthreads = ULLONG_MAX;
-    int ptr_seen[MAX_ARRAYS] = {0};
     unsigned long long tid0 = (unsigned long long)env->warp * 32u;
     unsigned long long x = 0, y = 0, z = 0;
     if (tid0 < nthreads) { /* then bx, by, bz > 0 */
@@ -439,47 +470,56 @@ int pattern_eval(struct pattern *p, const struct pattern_env *env, int which,
                 z++;
             }
         }
-        for (int si = 0; si <= last; si++) {
-            const struct stmt *s = &p->stmt[si];
-            struct val v;
-            if (s->kind == S_LOCAL) {
-                if (eval(e, s->node, &v) < 0)
-                    goto out;
-                e->loc[s->slot] = v;
-            } else if (s->kind == S_PTR) {
-                if (eval(e, s->node, &v) < 0)
-                    goto out;
-                const struct local *l = &p->loc[s->slot];
-                if (check_place(e, s->node, v, l->type, l->name, 1) < 0)
-                    goto out;
-                e->loc[s->slot] = v;
-                struct array *pa = &p->arr[l->array];
-                if (!ptr_seen[l->array]) {
-                    ptr_seen[l->array] = 1;
-                    pa->info.base = p->arr[v.region].info.base + (uint64_t)v.i;
-                    pa->info.dynamic = p->arr[v.region].is_extern;
-                }
-            } else if (si == last) {
-                if (s->guard >= 0) {
-                    long long g;
-                    if (eval_int(e, s->guard, &g) < 0)
-                        goto out;
-                    if (!g)
-                        break;
-                }
-                if (eval(e, s->node, &v) < 0)
-                    goto out;
-                if (check_place(e, s->node, v, p->node[s->node].type, ai->array, 0) < 0)
-                    goto out;
-                acc->mask |= 1u << lane;
-                acc->offset[lane] = p->arr[v.region].info.base + (uint64_t)v.i;
-            }
-        }
+        if (run_lane(e, which, acc) < 0)
+            return -1;
     }
-    for (int i = 0; i < p->narrays; i++)
-        p->arr_info[i] = p->arr[i].info;
-    p->narr_info = p->narrays;
-    rc = 0;
-out:
-    return rc;
+    return 0;
+}
+
+int pattern_eval(const struct pattern *p, const struct pattern_env *env, int which,
+                 struct bank_access *acc, struct pattern_layout *layout_out,
+                 struct pattern_error *err)
+{
+    struct pattern_error dummy;
+    if (!err)
+        err = &dummy;
+    memset(err, 0, sizeof *err);
+    err->lane = -1;
+    if (!p || !env || !acc)
+        return pat_fail(err, -1, 0, -1, "no pattern or environment");
+    if (which < 0 || which >= p->naccs)
+        return pat_fail(err, -1, 0, -1, "no access number %d (the pattern has %d)", which,
+                        p->naccs);
+    struct ev ev_storage;
+    struct ev *e = &ev_storage;
+    memset(e, 0, offsetof(struct ev, lay));
+    e->p = p;
+    e->err = err;
+    e->lane = -1;
+    int nenv = env->nparams < 0 ? 0 : env->nparams > PATTERN_MAX_PARAMS ? PATTERN_MAX_PARAMS
+                                                                         : env->nparams;
+    for (int i = 0; i < p->nparams; i++)
+        for (int k = 0; k < nenv; k++)
+            if (strncmp(env->param[k].name, p->param[i].name, PATTERN_NAME_MAX) == 0) {
+                e->pval[i] = env->param[k].value;
+                e->pset[i] = 1;
+                break;
+            }
+    e->b[B_BX] = env->block[0];
+    e->b[B_BY] = env->block[1];
+    e->b[B_BZ] = env->block[2];
+    e->b[B_WARPSIZE] = 32;
+    if (layout(e, env) < 0)
+        return -1;
+    const struct pattern_access_info *ai = &p->acc[which];
+    memset(acc, 0, sizeof *acc);
+    acc->width = ai->width;
+    acc->op = ai->kind == PATTERN_STORE ? BANK_STORE : BANK_LOAD;
+    if (run_warp(e, env, which, acc) < 0)
+        return -1;
+    if (layout_out) {
+        layout_out->narrays = e->lay.narrays;
+        memcpy(layout_out->array, e->lay.array, sizeof e->lay.array[0] * (size_t)e->lay.narrays);
+    }
+    return 0;
 }

@@ -101,10 +101,9 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         ps->i++;
         if (pat_parse_type(ps, &type) < 0)
             return -1;
-        if (is_punct(peek(ps, 0), '*')) {
+        if (is_punct(peek(ps, 0), '*'))
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
                             "sizeof of a pointer is not supported");
-        }
         if (pat_expect(ps, ')', "after the type in sizeof") < 0)
             return -1;
     } else {
@@ -118,14 +117,12 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         if (nd->vk == VK_LVAL || nd->vk == VK_PTR) {
             type = nd->vk == VK_LVAL ? nd->type : -1;
         }
-        if (nd->vk == VK_PTR) {
+        if (nd->vk == VK_PTR)
             return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
                             "sizeof of a pointer is not supported");
-        }
-        if (type < 0) {
+        if (type < 0)
             return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
                             "sizeof needs a type or a shared element, e.g. sizeof(float)");
-        }
     }
     int id = pat_new_node(ps, N_NUM, VK_INT, t->pos, peek(ps, -1)->pos + peek(ps, -1)->len);
     if (id < 0)
@@ -134,6 +131,147 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
     return id;
 }
 
+/* A local in an expression: its value node, or in a constant context a const local's
+ * initializer (evaluated in place); other locals are not constants. */
+static int local_ref(struct parser *ps, const struct token *t, int li, const char *name)
+{
+    struct pattern *p = ps->p;
+    const struct local *l = &p->loc[li];
+    int end = t->pos + t->len;
+    if (ps->const_ctx && l->const_init >= 0) {
+        int id = pat_new_node(ps, N_ALIAS, VK_INT, t->pos, end);
+        return id < 0 ? -1 : pat_link(ps, id, l->const_init, -1, -1);
+    }
+    if (ps->const_ctx)
+        return const_ctx_error(ps, t->pos, t->len, name);
+    int vk = l->kind == L_INT ? VK_INT : l->kind == L_OPQ ? VK_OPQ : VK_PTR;
+    int id = pat_new_node(ps, N_LOCAL, vk, t->pos, end);
+    if (id >= 0) {
+        p->node[id].arr = li;
+        p->node[id].type = l->type;
+    }
+    return id;
+}
+
+/* A shared array in an expression: an array to index, or the element of a scalar one. */
+static int array_ref(struct parser *ps, const struct token *t, int ai, const char *name)
+{
+    struct pattern *p = ps->p;
+    if (ps->const_ctx)
+        return const_ctx_error(ps, t->pos, t->len, name);
+    const struct array *a = &p->arr[ai];
+    int scalar = !a->is_extern && a->ndims == 0;
+    int id = pat_new_node(ps, N_ARRAY, scalar ? VK_LVAL : VK_ARR, t->pos, t->pos + t->len);
+    if (id >= 0) {
+        p->node[id].arr = ai;
+        p->node[id].level = 0;
+        p->node[id].type = a->elem;
+    }
+    return id;
+}
+
+/* min(a, b) or max(a, b), t the name: integer, or opaque when an argument is. */
+static int parse_min_max(struct parser *ps, const struct token *t, const char *name)
+{
+    struct pattern *p = ps->p;
+    if (pat_expect(ps, '(', name[1] == 'i' ? "after 'min'" : "after 'max'") < 0)
+        return -1;
+    int a = parse_cond(ps);
+    if (a < 0 || (a = pat_rvalue(ps, a)) < 0)
+        return -1;
+    if (pat_expect(ps, ',', "between the arguments") < 0)
+        return -1;
+    int b = parse_cond(ps);
+    if (b < 0 || (b = pat_rvalue(ps, b)) < 0)
+        return -1;
+    if (pat_expect(ps, ')', "after the arguments") < 0)
+        return -1;
+    int end = peek(ps, -1)->pos + 1;
+    int opq = p->node[a].vk == VK_OPQ || p->node[b].vk == VK_OPQ;
+    if (!opq) {
+        if ((a = pat_int_value(ps, a, "argument")) < 0 ||
+            (b = pat_int_value(ps, b, "argument")) < 0)
+            return -1;
+    } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
+        return pat_fail(ps->err, t->pos, end - t->pos, -1, "%s() of a pointer", name);
+    }
+    int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
+                          opq ? VK_OPQ : VK_INT, t->pos, end);
+    return id < 0 ? -1 : pat_link(ps, id, a, b, -1);
+}
+
+/* A name nothing declared: an error where it cannot be a parameter (blockIdx, a reserved word
+ * or a type, a call, a member or an index), else a parameter, registered at its first use. */
+static int parse_param(struct parser *ps, const struct token *t, const char *name)
+{
+    struct pattern *p = ps->p;
+    if (strcmp(name, "blockIdx") == 0 || strcmp(name, "gridDim") == 0)
+        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is not modelled: banklab shows one "
+                        "block (use threadIdx, lane, warp, tid)", name);
+    if (pat_is_reserved(name) || pat_find_type(p, name) >= 0 || pat_find_typedef(p, name) >= 0)
+        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' cannot be used here", name);
+    const struct token *nx = peek(ps, 0);
+    if (is_punct(nx, '('))
+        return pat_fail(ps->err, t->pos, t->len, -1, "unknown function '%s' (only min and max)",
+                        name);
+    if (is_punct(nx, '.') || is_punct(nx, '[') || is_punct(nx, P_ARROW))
+        return pat_fail(ps->err, t->pos, t->len, -1,
+                        "unknown name '%s' (declare it before its use)", name);
+    int pi = pat_find_param(p, name);
+    if (pi < 0) {
+        if (p->nparams >= PATTERN_MAX_PARAMS)
+            return pat_fail(ps->err, t->pos, t->len, -1, "too many parameters (at most %d)",
+                            PATTERN_MAX_PARAMS);
+        pi = p->nparams++;
+        pat_copy_name(p->param[pi].name, name);
+        p->param[pi].pos = t->pos;
+        p->param[pi].len = t->len;
+    }
+    int id = pat_new_node(ps, N_PARAM, VK_INT, t->pos, t->pos + t->len);
+    if (id >= 0) {
+        p->node[id].arr = pi;
+        p->node[id].v = t->pos; /* the name itself, even if parentheses widen the node */
+    }
+    return id;
+}
+
+/* An identifier t (consumed) in an expression: a local, an array, a builtin, min/max, sizeof,
+ * or else a parameter. */
+static int parse_name(struct parser *ps, const struct token *t)
+{
+    struct pattern *p = ps->p;
+    char name[PATTERN_NAME_MAX];
+    tok_name(ps, t, name);
+    int k = pat_find_local(p, name);
+    if (k >= 0)
+        return local_ref(ps, t, k, name);
+    if ((k = pat_find_array(p, name)) >= 0)
+        return array_ref(ps, t, k, name);
+    if (strcmp(name, "threadIdx") == 0 || strcmp(name, "blockDim") == 0) {
+        if (ps->const_ctx && name[0] == 't')
+            return const_ctx_error(ps, t->pos, t->len, name);
+        return parse_builtin_member(ps, t, name[0] == 't' ? B_TX : B_BX);
+    }
+    static const char *const simple[] = {"lane", "warp", "tid", "warpSize"};
+    static const int simple_b[] = {B_LANE, B_WARP, B_TID, B_WARPSIZE};
+    for (k = 0; k < 4; k++) {
+        if (strcmp(name, simple[k]) == 0) {
+            if (ps->const_ctx && k < 3)  /* warpSize is a constant */
+                return const_ctx_error(ps, t->pos, t->len, name);
+            int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, t->pos + t->len);
+            if (id >= 0)
+                p->node[id].op = (short)simple_b[k];
+            return id;
+        }
+    }
+    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
+        return parse_min_max(ps, t, name);
+    if (strcmp(name, "sizeof") == 0)
+        return parse_sizeof(ps, t);
+    return parse_param(ps, t, name);
+}
+
+/* A number, a parenthesized expression or a name. */
 static int parse_primary(struct parser *ps)
 {
     const struct token *t = peek(ps, 0);
@@ -146,9 +284,8 @@ static int parse_primary(struct parser *ps)
         return id;
     }
     if (t->kind == TK_FLOAT) {
-        if (ps->const_ctx) {
+        if (ps->const_ctx)
             return pat_fail(ps->err, t->pos, t->len, -1, "array dimensions must be integers");
-        }
         ps->i++;
         return pat_new_node(ps, N_FLT, VK_OPQ, t->pos, t->pos + t->len);
     }
@@ -169,121 +306,8 @@ static int parse_primary(struct parser *ps)
         return pat_fail(ps->err, t->pos, t->len, -1, "expected an expression but found %s",
                         pat_tok_desc(ps, t, b, sizeof b));
     }
-    char name[PATTERN_NAME_MAX];
-    tok_name(ps, t, name);
     ps->i++;
-    int end = t->pos + t->len;
-    int li = pat_find_local(p, name);
-    if (li >= 0) {
-        const struct local *l = &p->loc[li];
-        if (ps->const_ctx && l->const_init >= 0) {
-            /* a const local with a constant value: its initializer, evaluated in place */
-            int id = pat_new_node(ps, N_ALIAS, VK_INT, t->pos, end);
-            return id < 0 ? -1 : pat_link(ps, id, l->const_init, -1, -1);
-        }
-        if (ps->const_ctx)
-            return const_ctx_error(ps, t->pos, t->len, name);
-        int vk = l->kind == L_INT ? VK_INT : l->kind == L_OPQ ? VK_OPQ : VK_PTR;
-        int id = pat_new_node(ps, N_LOCAL, vk, t->pos, end);
-        if (id >= 0) {
-            p->node[id].arr = li;
-            p->node[id].type = l->type;
-        }
-        return id;
-    }
-    int ai = pat_find_array(p, name);
-    if (ai >= 0) {
-        if (ps->const_ctx)
-            return const_ctx_error(ps, t->pos, t->len, name);
-        const struct array *a = &p->arr[ai];
-        int scalar = !a->is_extern && a->ndims == 0;
-        int id = pat_new_node(ps, N_ARRAY, scalar ? VK_LVAL : VK_ARR, t->pos, end);
-        if (id >= 0) {
-            p->node[id].arr = ai;
-            p->node[id].level = 0;
-            p->node[id].type = a->elem;
-        }
-        return id;
-    }
-    if (strcmp(name, "threadIdx") == 0 || strcmp(name, "blockDim") == 0) {
-        if (ps->const_ctx && name[0] == 't')
-            return const_ctx_error(ps, t->pos, t->len, name);
-        return parse_builtin_member(ps, t, name[0] == 't' ? B_TX : B_BX);
-    }
-    static const char *const simple[] = {"lane", "warp", "tid", "warpSize"};
-    static const int simple_b[] = {B_LANE, B_WARP, B_TID, B_WARPSIZE};
-    for (int k = 0; k < 4; k++) {
-        if (strcmp(name, simple[k]) == 0) {
-            if (ps->const_ctx && k < 3)
-                return const_ctx_error(ps, t->pos, t->len, name);
-            int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, end);
-            if (id >= 0)
-                p->node[id].op = (short)simple_b[k];
-            return id;
-        }
-    }
-    if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0) {
-        if (pat_expect(ps, '(', name[1] == 'i' ? "after 'min'" : "after 'max'") < 0)
-            return -1;
-        int a = parse_cond(ps);
-        if (a < 0 || (a = pat_rvalue(ps, a)) < 0)
-            return -1;
-        if (pat_expect(ps, ',', "between the arguments") < 0)
-            return -1;
-        int b = parse_cond(ps);
-        if (b < 0 || (b = pat_rvalue(ps, b)) < 0)
-            return -1;
-        if (pat_expect(ps, ')', "after the arguments") < 0)
-            return -1;
-        end = peek(ps, -1)->pos + 1;
-        int opq = p->node[a].vk == VK_OPQ || p->node[b].vk == VK_OPQ;
-        if (!opq) {
-            if ((a = pat_int_value(ps, a, "argument")) < 0 ||
-                (b = pat_int_value(ps, b, "argument")) < 0)
-                return -1;
-        } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
-            return pat_fail(ps->err, t->pos, end - t->pos, -1, "%s() of a pointer", name);
-        }
-        int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
-                              opq ? VK_OPQ : VK_INT, t->pos, end);
-        return id < 0 ? -1 : pat_link(ps, id, a, b, -1);
-    }
-    if (strcmp(name, "sizeof") == 0)
-        return parse_sizeof(ps, t);
-    if (strcmp(name, "blockIdx") == 0 || strcmp(name, "gridDim") == 0) {
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is not modelled: banklab shows one "
-                        "block (use threadIdx, lane, warp, tid)", name);
-    }
-    if (pat_is_reserved(name) || pat_find_type(p, name) >= 0 || pat_find_typedef(p, name) >= 0) {
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' cannot be used here", name);
-    }
-    const struct token *nx = peek(ps, 0);
-    if (is_punct(nx, '(')) {
-        return pat_fail(ps->err, t->pos, t->len, -1, "unknown function '%s' (only min and max)",
-                        name);
-    }
-    if (is_punct(nx, '.') || is_punct(nx, '[') || is_punct(nx, P_ARROW)) {
-        return pat_fail(ps->err, t->pos, t->len, -1,
-                        "unknown name '%s' (declare it before its use)", name);
-    }
-    /* a parameter */
-    int pi = pat_find_param(p, name);
-    if (pi < 0) {
-        if (p->nparams >= PATTERN_MAX_PARAMS) {
-            return pat_fail(ps->err, t->pos, t->len, -1, "too many parameters (at most %d)",
-                            PATTERN_MAX_PARAMS);
-        }
-        pi = p->nparams++;
-        pat_copy_name(p->param[pi].name, name);
-        p->param[pi].pos = t->pos;
-        p->param[pi].len = t->len;
-    }
-    int id = pat_new_node(ps, N_PARAM, VK_INT, t->pos, end);
-    if (id >= 0) {
-        p->node[id].arr = pi;
-        p->node[id].v = t->pos; /* the name itself, even if parentheses widen the node */
-    }
-    return id;
+    return parse_name(ps, t);
 }
 
 static int parse_postfix(struct parser *ps)
@@ -334,12 +358,11 @@ static int parse_postfix(struct parser *ps)
             const struct token *m = peek(ps, 1);
             struct node *bn = &p->node[e];
             char b[SNIP_MAX];
-            if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL) {
+            if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL)
                 return pat_fail(ps->err, t->pos, t->len, -1, "'%s' has no members (%s needs %s)",
                                 pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b),
                                 arrow ? "->" : ".", arrow ? "a pointer to a struct or vector"
                                                           : "a struct or vector element");
-            }
             if (m->kind != TK_IDENT) {
                 char bb[40];
                 return pat_fail(ps->err, m->pos, m->len, -1, "expected a member name but found %s",
@@ -348,11 +371,10 @@ static int parse_postfix(struct parser *ps)
             char name[PATTERN_NAME_MAX];
             tok_name(ps, m, name);
             int f = pat_find_field(p, bn->type, name);
-            if (f < 0) {
+            if (f < 0)
                 return pat_fail(ps->err, m->pos, m->len, -1, "%s '%s' has no member '%s'",
                                 p->type[bn->type].nfields ? "type" : "scalar type",
                                 p->type[bn->type].name, name);
-            }
             ps->i += 2;
             int base = e;
             if (arrow) {
@@ -410,10 +432,9 @@ static int parse_cast(struct parser *ps)
         return -1;
     int ptr = 0;
     while (is_punct(peek(ps, 0), '*')) {
-        if (ptr) {
+        if (ptr)
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
                             "pointers to pointers are not supported");
-        }
         ptr = 1;
         ps->i++;
     }
@@ -457,10 +478,9 @@ static int parse_unary(struct parser *ps)
 {
     struct pattern *p = ps->p;
     const struct token *t = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH) {
+    if (++ps->depth > PATTERN_MAX_DEPTH)
         return pat_fail(ps->err, t->pos, t->len, -1,
                         "expression nested too deeply (more than %d levels)", PATTERN_MAX_DEPTH);
-    }
     int r;
     if (t->kind == TK_PUNCT && (t->punct == '-' || t->punct == '+' || t->punct == '!' ||
                                 t->punct == '~')) {
@@ -646,10 +666,9 @@ static int parse_cond(struct parser *ps)
 {
     struct pattern *p = ps->p;
     const struct token *t0 = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH) {
+    if (++ps->depth > PATTERN_MAX_DEPTH)
         return pat_fail(ps->err, t0->pos, t0->len, -1,
                         "expression nested too deeply (more than %d levels)", PATTERN_MAX_DEPTH);
-    }
     int c = parse_binary(ps, 1);
     int r = c;
     if (c >= 0 && is_punct(peek(ps, 0), '?')) {

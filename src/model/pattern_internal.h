@@ -11,11 +11,12 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "../base/fmt.h"
 #include "pattern.h"
 
 #define MAX_NODES 16384         /* AST nodes per pattern */
 #define MAX_TREE_DEPTH (4 * PATTERN_MAX_DEPTH) /* AST depth (bounds the evaluator's recursion) */
-#define MAX_ARRAYS 16           /* shared arrays + carved pointers */
+#define MAX_ARRAYS PATTERN_MAX_ARRAYS /* shared arrays + carved pointers */
 #define MAX_LOCALS 32           /* integer/float/pointer locals */
 #define MAX_TYPES 64            /* builtin + struct types */
 #define MAX_TYPEDEFS 32
@@ -93,14 +94,14 @@ struct node {
 /* ---------------------------------------------------------------- declarations */
 
 struct array {
-    struct pattern_array_info info;
+    struct pattern_array_info info; /* as parsed: name, type, sizes, ndims, dynamic (extern);
+                                     * pattern_eval copies it into the layout and fills the rest */
     int elem;                /* element type */
     int is_ptr;              /* carved pointer (a local slot holds its value) */
     int is_extern;
     int ndims;
     int dim_node[3];         /* dimension expressions (static arrays) */
     int align_node;          /* __align__(N) expression or -1 */
-    long long stride[3];     /* bytes per index step of each dimension, from the layout */
     int pos, len;            /* where it is declared */
 };
 
@@ -144,8 +145,6 @@ struct pattern {
     int ntdefs;
     struct array arr[MAX_ARRAYS];
     int narrays;
-    struct pattern_array_info arr_info[MAX_ARRAYS]; /* layout of the last successful eval */
-    int narr_info;
     struct local loc[MAX_LOCALS];
     int nlocals;
     struct param_ent param[PATTERN_MAX_PARAMS];

@@ -65,10 +65,9 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         }
         if (k < j && (s[k] == 'f' || s[k] == 'F' || s[k] == 'l' || s[k] == 'L'))
             k++;
-        if (!digits || k != j) {
+        if (!digits || k != j)
             return pat_fail(err, t->pos, t->len, -1, "malformed number '%.*s'",
                             t->len > 40 ? 40 : t->len, s + i);
-        }
         t->kind = TK_FLOAT;
         return 0;
     }
@@ -96,17 +95,97 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
     }
     while (k < j && (s[k] == 'u' || s[k] == 'U' || s[k] == 'l' || s[k] == 'L'))
         k++;
-    if (k != j || (nd == 0 && base != 8)) {
+    if (k != j || (nd == 0 && base != 8))
         return pat_fail(err, t->pos, t->len, -1, "malformed number '%.*s'",
                         t->len > 40 ? 40 : t->len, s + i);
-    }
-    if (too_big || v > (unsigned long long)LLONG_MAX) {
+    if (too_big || v > (unsigned long long)LLONG_MAX)
         return pat_fail(err, t->pos, t->len, -1,
                         "integer literal '%.*s' is too large (64-bit signed)",
                         t->len > 40 ? 40 : t->len, s + i);
-    }
     t->kind = TK_INT;
     t->ival = (long long)v;
+    return 0;
+}
+
+/* Skips whitespace and comments from *i. Returns 0, or -1 with err for an open comment. */
+static int skip_blank(const char *s, size_t n, size_t *i, struct pattern_error *err)
+{
+    while (*i < n) {
+        char c = s[*i];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
+            (*i)++;
+        } else if (c == '/' && *i + 1 < n && s[*i + 1] == '/') {
+            while (*i < n && s[*i] != '\n')
+                (*i)++;
+        } else if (c == '/' && *i + 1 < n && s[*i + 1] == '*') {
+            size_t start = *i;
+            *i += 2;
+            while (*i + 1 < n && !(s[*i] == '*' && s[*i + 1] == '/'))
+                (*i)++;
+            if (*i + 1 >= n)
+                return pat_fail(err, (int)start, 2, -1, "unterminated comment");
+            *i += 2;
+        } else {
+            break;
+        }
+    }
+    return 0;
+}
+
+/* Scans punctuation at s[i] (one to three characters) into t. Returns 0 or -1 with err. */
+static int lex_punct(const char *s, size_t n, size_t i, struct token *t,
+                     struct pattern_error *err)
+{
+    unsigned char c = (unsigned char)s[i];
+    char c1 = i + 1 < n ? s[i + 1] : 0;
+    char c2 = i + 2 < n ? s[i + 2] : 0;
+    int p = 0, len = 1;
+    if ((c == '<' && c1 == '<') || (c == '>' && c1 == '>')) {
+        if (c2 == '=') { p = P_OPASSIGN; len = 3; }
+        else { p = c == '<' ? P_SHL : P_SHR; len = 2; }
+    } else if (c1 == '=' && (c == '<' || c == '>' || c == '=' || c == '!')) {
+        p = c == '<' ? P_LE : c == '>' ? P_GE : c == '=' ? P_EQ : P_NE;
+        len = 2;
+    } else if (c == '&' && c1 == '&') {
+        p = P_ANDAND; len = 2;
+    } else if (c == '|' && c1 == '|') {
+        p = P_OROR; len = 2;
+    } else if (c == '-' && c1 == '>') {
+        p = P_ARROW; len = 2;
+    } else if ((c == '+' && c1 == '+') || (c == '-' && c1 == '-')) {
+        p = P_INCDEC; len = 2;
+    } else if (c1 == '=' && strchr("+-*/%&|^", c)) {
+        p = P_OPASSIGN; len = 2;
+    } else if (strchr("[](){};,.*+-/%&|^~!<>=?:", c)) {
+        p = c;
+    } else if (c >= 0x20 && c < 0x7f) {
+        return pat_fail(err, (int)i, 1, -1, "unexpected character '%c'", c);
+    } else {
+        return pat_fail(err, (int)i, 1, -1, "unexpected byte 0x%02x", c);
+    }
+    t->kind = TK_PUNCT;
+    t->punct = p;
+    t->len = len;
+    return 0;
+}
+
+/* Scans the token at s[i] (not blank, i < n) into t. Returns 0 or -1 with err. */
+static int lex_token(const char *s, size_t n, size_t i, struct token *t,
+                     struct pattern_error *err)
+{
+    unsigned char c = (unsigned char)s[i];
+    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1])))
+        return lex_number(s, n, i, t, err);
+    if (!is_alpha(c))
+        return lex_punct(s, n, i, t, err);
+    size_t j = i;
+    while (j < n && is_alnum(s[j]))
+        j++;
+    t->kind = TK_IDENT;
+    t->len = (int)(j - i);
+    if (t->len >= PATTERN_NAME_MAX)
+        return pat_fail(err, t->pos, t->len, -1, "name '%.20s...' is longer than %d characters",
+                        s + i, PATTERN_NAME_MAX - 1);
     return 0;
 }
 
@@ -115,109 +194,35 @@ int pat_lex(const char *s, size_t n, struct token **out, struct pattern_error *e
 {
     int cap = 64, cnt = 0;
     struct token *t = malloc(sizeof *t * (size_t)cap);
-    if (!t) {
+    if (!t)
         return pat_fail(err, -1, 0, -1, "out of memory");
-    }
     size_t i = 0;
     for (;;) {
-        /* whitespace and comments */
-        while (i < n) {
-            char c = s[i];
-            if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-                i++;
-            } else if (c == '/' && i + 1 < n && s[i + 1] == '/') {
-                while (i < n && s[i] != '\n')
-                    i++;
-            } else if (c == '/' && i + 1 < n && s[i + 1] == '*') {
-                size_t start = i;
-                i += 2;
-                while (i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'))
-                    i++;
-                if (i + 1 >= n) {
-                    pat_fail(err, (int)start, 2, -1, "unterminated comment");
-                    free(t);
-                    return -1;
-                }
-                i += 2;
-            } else {
-                break;
-            }
-        }
+        if (skip_blank(s, n, &i, err) < 0)
+            goto fail;
         if (cnt + 1 >= cap) {
             cap *= 2;
             struct token *nt = realloc(t, sizeof *t * (size_t)cap);
             if (!nt) {
-                free(t);
-                return pat_fail(err, -1, 0, -1, "out of memory");
+                pat_fail(err, -1, 0, -1, "out of memory");
+                goto fail;
             }
             t = nt;
         }
-        struct token *tk = &t[cnt];
+        struct token *tk = &t[cnt++];
         memset(tk, 0, sizeof *tk);
         tk->pos = (int)i;
         if (i >= n) {
             tk->kind = TK_EOF;
-            tk->len = 0;
-            cnt++;
             break;
         }
-        unsigned char c = (unsigned char)s[i];
-        if (is_alpha(c)) {
-            size_t j = i;
-            while (j < n && is_alnum(s[j]))
-                j++;
-            tk->kind = TK_IDENT;
-            tk->len = (int)(j - i);
-            if (tk->len >= PATTERN_NAME_MAX) {
-                pat_fail(err, tk->pos, tk->len, -1, "name '%.20s...' is longer than %d characters",
-                         s + i, PATTERN_NAME_MAX - 1);
-                free(t);
-                return -1;
-            }
-            i = j;
-        } else if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1]))) {
-            if (lex_number(s, n, i, tk, err) < 0) {
-                free(t);
-                return -1;
-            }
-            i += (size_t)tk->len;
-        } else {
-            char c1 = i + 1 < n ? s[i + 1] : 0;
-            char c2 = i + 2 < n ? s[i + 2] : 0;
-            int p = 0, len = 1;
-            if ((c == '<' && c1 == '<') || (c == '>' && c1 == '>')) {
-                if (c2 == '=') { p = P_OPASSIGN; len = 3; }
-                else { p = c == '<' ? P_SHL : P_SHR; len = 2; }
-            } else if (c1 == '=' && (c == '<' || c == '>' || c == '=' || c == '!')) {
-                p = c == '<' ? P_LE : c == '>' ? P_GE : c == '=' ? P_EQ : P_NE;
-                len = 2;
-            } else if (c == '&' && c1 == '&') {
-                p = P_ANDAND; len = 2;
-            } else if (c == '|' && c1 == '|') {
-                p = P_OROR; len = 2;
-            } else if (c == '-' && c1 == '>') {
-                p = P_ARROW; len = 2;
-            } else if ((c == '+' && c1 == '+') || (c == '-' && c1 == '-')) {
-                p = P_INCDEC; len = 2;
-            } else if (c1 == '=' && strchr("+-*/%&|^", c)) {
-                p = P_OPASSIGN; len = 2;
-            } else if (strchr("[](){};,.*+-/%&|^~!<>=?:", c)) {
-                p = c;
-            } else {
-                if (c >= 0x20 && c < 0x7f)
-                    pat_fail(err, (int)i, 1, -1, "unexpected character '%c'", c);
-                else
-                    pat_fail(err, (int)i, 1, -1, "unexpected byte 0x%02x", c);
-                free(t);
-                return -1;
-            }
-            tk->kind = TK_PUNCT;
-            tk->punct = p;
-            tk->len = len;
-            i += (size_t)len;
-        }
-        cnt++;
+        if (lex_token(s, n, i, tk, err) < 0)
+            goto fail;
+        i += (size_t)tk->len;
     }
     *out = t;
     return cnt;
+fail:
+    free(t);
+    return -1;
 }

@@ -4,7 +4,6 @@
  * depends on pattern_text.c only. */
 #include "pattern_internal.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,7 +13,7 @@ const char *pat_tok_desc(const struct parser *ps, const struct token *t, char *b
 {
     if (t->kind == TK_EOF)
         return "the end of the pattern";
-    snprintf(buf, size, "'%.*s'", t->len > 24 ? 24 : t->len, ps->s + t->pos);
+    bl_fmt(buf, size, "'%.*s'", t->len > 24 ? 24 : t->len, ps->s + t->pos);
     return buf;
 }
 
@@ -33,16 +32,14 @@ int pat_expect(struct parser *ps, int c, const char *what)
 int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end)
 {
     struct pattern *p = ps->p;
-    if (p->nnodes >= MAX_NODES) {
+    if (p->nnodes >= MAX_NODES)
         return pat_fail(ps->err, pos, end - pos, -1,
                         "pattern is too complex (more than %d expression nodes)", MAX_NODES);
-    }
     if (p->nnodes >= p->node_cap) {
         int cap = p->node_cap ? p->node_cap * 2 : 64;
         struct node *nn = realloc(p->node, sizeof *nn * (size_t)cap);
-        if (!nn) {
+        if (!nn)
             return pat_fail(ps->err, -1, 0, -1, "out of memory");
-        }
         p->node = nn;
         p->node_cap = cap;
     }
@@ -72,11 +69,10 @@ int pat_link(struct parser *ps, int id, int a, int b, int c)
     if (b >= 0 && ps->p->node[b].depth > d) d = ps->p->node[b].depth;
     if (c >= 0 && ps->p->node[c].depth > d) d = ps->p->node[c].depth;
     nd->depth = d + 1;
-    if (nd->depth > MAX_TREE_DEPTH) {
+    if (nd->depth > MAX_TREE_DEPTH)
         return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
                         "expression is too long or nested too deeply (more than %d levels)",
                         MAX_TREE_DEPTH);
-    }
     return id;
 }
 
@@ -129,9 +125,8 @@ int pat_is_reserved(const char *name)
 int pat_add_stmt(struct parser *ps, int kind, int node, int slot, int pos, int end)
 {
     struct pattern *p = ps->p;
-    if (p->nstmts >= MAX_STMTS) {
+    if (p->nstmts >= MAX_STMTS)
         return pat_fail(ps->err, pos, end - pos, -1, "too many statements (at most %d)", MAX_STMTS);
-    }
     struct stmt *s = &p->stmt[p->nstmts++];
     memset(s, 0, sizeof *s);
     s->kind = kind;
@@ -148,10 +143,9 @@ int pat_add_local(struct parser *ps, const char *name, int kind, int type,
                   const struct token *t)
 {
     struct pattern *p = ps->p;
-    if (p->nlocals >= MAX_LOCALS) {
+    if (p->nlocals >= MAX_LOCALS)
         return pat_fail(ps->err, t->pos, t->len, -1,
                         "too many names (at most %d locals and pointers)", MAX_LOCALS);
-    }
     struct local *l = &p->loc[p->nlocals];
     memset(l, 0, sizeof *l);
     pat_copy_name(l->name, name);
@@ -186,10 +180,9 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
     struct pattern *p = ps->p;
     const struct node *nd = &p->node[lv];
     const struct ctype *t = &p->type[nd->type];
-    if (p->naccs >= PATTERN_MAX_ACCESSES) {
+    if (p->naccs >= PATTERN_MAX_ACCESSES)
         return pat_fail(ps->err, pos, end - pos, -1, "too many accesses (at most %d)",
                         PATTERN_MAX_ACCESSES);
-    }
     if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16) {
         char b[SNIP_MAX];
         return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
@@ -228,10 +221,9 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
 int pat_add_array(struct parser *ps, const char *name, int elem, const struct token *t)
 {
     struct pattern *p = ps->p;
-    if (p->narrays >= MAX_ARRAYS) {
+    if (p->narrays >= MAX_ARRAYS)
         return pat_fail(ps->err, t->pos, t->len, -1,
                         "too many shared arrays and pointers (at most %d)", MAX_ARRAYS);
-    }
     struct array *a = &p->arr[p->narrays];
     memset(a, 0, sizeof *a);
     pat_copy_name(a->info.name, name);

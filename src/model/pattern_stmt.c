@@ -13,10 +13,9 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
     if (lhs < 0)
         return -1;
     const struct token *t = peek(ps, 0);
-    if (is_punct(t, P_OPASSIGN)) {
+    if (is_punct(t, P_OPASSIGN))
         return pat_fail(ps->err, t->pos, t->len, -1, "compound assignment '%.*s' is a load and "
                         "a store; write them as two statements", t->len, ps->s + t->pos);
-    }
     if (is_punct(t, '=')) {
         ps->i++;
         const struct node *ln = &p->node[lhs];
@@ -32,38 +31,33 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
                                 "the stored-to index reads shared memory ('%s'); one access per "
                                 "statement", pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
             }
-            if (p->node[rhs].vk > VK_OPQ) {
+            if (p->node[rhs].vk > VK_OPQ)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
                                 "cannot store a pointer in shared memory");
-            }
             return pat_add_access(ps, lhs, 1, guard, stmt_pos, p->node[rhs].end);
         }
         if (ln->kind == N_LOCAL && p->loc[ln->arr].kind != L_PTR) {
             int slot = ln->arr;
-            if (p->loc[slot].is_const) {
+            if (p->loc[slot].is_const)
                 return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, "'%s' is const",
                                 p->loc[slot].name);
-            }
             int lpos = ln->pos, lend = ln->end;
             int rhs = pat_parse_expr(ps);
             if (rhs < 0 || (rhs = pat_rvalue(ps, rhs)) < 0)
                 return -1;
-            if (p->node[rhs].vk > VK_OPQ) {
+            if (p->node[rhs].vk > VK_OPQ)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
                                 "cannot assign a pointer to '%s'", p->loc[slot].name);
-            }
-            if (ps->reads > 1) {
+            if (ps->reads > 1)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
                                 "more than one shared memory read in one statement; split it");
-            }
             if (ps->reads == 1) {
                 p->loc[slot].kind = L_OPQ;
                 return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[rhs].end);
             }
-            if (guard >= 0) {
+            if (guard >= 0)
                 return pat_fail(ps->err, lpos, lend - lpos, -1,
                                 "only a shared memory access can follow 'if (...)'");
-            }
             int rend = p->node[rhs].end;
             if (p->loc[slot].kind == L_INT && p->node[rhs].vk == VK_INT)
                 return pat_add_stmt(ps, S_LOCAL, rhs, slot, stmt_pos, rend) < 0 ? -1 : 0;
@@ -137,9 +131,8 @@ static int logic_node(struct parser *ps, int op, int a, int b, int pos, int end)
 static int parse_else(struct parser *ps, int taken)
 {
     const struct token *t = peek(ps, 0);
-    if (taken < 0) {
+    if (taken < 0)
         return pat_fail(ps->err, t->pos, t->len, -1, "'else' without 'if' before it");
-    }
     ps->i++;
     int not_taken = logic_node(ps, '!', taken, -1, t->pos, t->pos + t->len);
     if (not_taken < 0)
@@ -184,10 +177,9 @@ static int parse_guarded(struct parser *ps, int c, int stmt_pos)
     int before = p->naccs;
     if (parse_expr_stmt(ps, c, stmt_pos) < 0)
         return -1;
-    if (p->naccs == before) {
+    if (p->naccs == before)
         return pat_fail(ps->err, t->pos, t->len, -1,
                         "only a shared memory access can follow 'if (...)'");
-    }
     if (brace) {
         if (is_punct(peek(ps, 0), ';'))
             ps->i++;
@@ -264,12 +256,10 @@ int pat_parse_program(struct parser *ps)
                             pat_tok_desc(ps, nt, b, sizeof b));
         }
     }
-    if (!any) {
+    if (!any)
         return pat_fail(ps->err, -1, 0, -1, "empty pattern");
-    }
-    if (p->naccs == 0) {
+    if (p->naccs == 0)
         return pat_fail(ps->err, -1, 0, -1,
                         "the pattern has no access (add one, e.g. 'tile[threadIdx.x][0]')");
-    }
     return 0;
 }

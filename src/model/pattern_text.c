@@ -6,10 +6,7 @@
 
 #include <limits.h>
 #include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
-
-#include "../base/fmt.h"
 
 /* The one error helper of the pattern language: fills err (when not NULL) with the message, the
  * place (pos: 0-based byte offset in the text, or -1 when not tied to a place; len: bytes to
@@ -103,7 +100,7 @@ int pattern_substitute(const char *text, const struct pattern_env *env, char *bu
                 for (int k = 0; k < nenv; k++)
                     if (pat_bounded_len(env->param[k].name, PATTERN_NAME_MAX) == tok_len &&
                         memcmp(env->param[k].name, text + i, tok_len) == 0) {
-                        snprintf(num, sizeof num, "%lld", env->param[k].value);
+                        bl_fmt(num, sizeof num, "%lld", env->param[k].value);
                         rep = num;
                         rep_len = strlen(num);
                         break;

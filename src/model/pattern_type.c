@@ -3,7 +3,6 @@
  * pat_parse_type. Depends on pattern_parse.c and pattern_text.c; not on expressions. */
 #include "pattern_internal.h"
 
-#include <stdio.h>
 #include <string.h>
 
 struct builtin_type {
@@ -114,38 +113,94 @@ int pat_find_field(const struct pattern *p, int type, const char *name)
     return -1;
 }
 
-/* struct [TAG] { fields } */
+/* `struct TAG` without a body: a struct declared before. */
+static int struct_by_tag(struct parser *ps, const struct token *t, const char *tag, int *type)
+{
+    const struct pattern *p = ps->p;
+    char full[PATTERN_NAME_MAX + 8];
+    bl_fmt(full, sizeof full, "struct %s", tag);
+    for (int k = NBUILTIN_TYPES; k < p->ntypes; k++)
+        if (strcmp(p->type[k].name, full) == 0) {
+            *type = k;
+            return 0;
+        }
+    return pat_fail(ps->err, t->pos, t->len, -1, "unknown type 'struct %s'", tag);
+}
+
+/* One member declaration of a struct body, `TYPE a, b;`: appends its members to fl (st holds
+ * the count so far), each laid out C-style at *off, and raises st's alignment. */
+static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *fl,
+                             unsigned long long *off)
+{
+    struct pattern *p = ps->p;
+    int ft;
+    if (!pat_is_type_start(ps, peek(ps, 0))) {
+        char b[40];
+        return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
+                        "expected a member type but found %s",
+                        pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
+    }
+    ps->depth++;
+    int rt = pat_parse_type(ps, &ft);
+    ps->depth--;
+    if (rt < 0)
+        return -1;
+    for (;;) {
+        const struct token *nt = peek(ps, 0);
+        char fname[PATTERN_NAME_MAX];
+        if (nt->kind != TK_IDENT) {
+            char b[40];
+            return pat_fail(ps->err, nt->pos, nt->len, -1, "expected a member name but found %s",
+                            pat_tok_desc(ps, nt, b, sizeof b));
+        }
+        tok_name(ps, nt, fname);
+        for (int k = 0; k < st->nfields; k++)
+            if (strcmp(fl[k].name, fname) == 0)
+                return pat_fail(ps->err, nt->pos, nt->len, -1, "duplicate member '%s'", fname);
+        if (st->nfields >= MAX_STRUCT_FIELDS)
+            return pat_fail(ps->err, nt->pos, nt->len, -1,
+                            "too many struct members (at most %d)", MAX_STRUCT_FIELDS);
+        ps->i++;
+        const struct ctype *ftp = &p->type[ft];
+        *off = (*off + ftp->align - 1) / ftp->align * ftp->align;
+        struct field *f = &fl[st->nfields];
+        pat_copy_name(f->name, fname);
+        f->type = ft;
+        f->off = (unsigned)*off;
+        *off += ftp->size;
+        if (ftp->align > st->align)
+            st->align = ftp->align;
+        st->nfields++;
+        if (is_punct(peek(ps, 0), '['))
+            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, "array members are not supported");
+        if (!is_punct(peek(ps, 0), ','))
+            break;
+        ps->i++;
+    }
+    return pat_expect(ps, ';', "after the member");
+}
+
+/* struct [TAG] { members } or struct TAG: the type's index in *type. */
 static int parse_struct(struct parser *ps, int *type)
 {
     struct pattern *p = ps->p;
     const struct token *kw = peek(ps, 0);
-    if (ps->depth + 1 > PATTERN_MAX_DEPTH) {
+    if (ps->depth + 1 > PATTERN_MAX_DEPTH)
         return pat_fail(ps->err, kw->pos, kw->len, -1, "structs nested too deeply");
-    }
     ps->i++;
     char tag[PATTERN_NAME_MAX] = "";
     const struct token *t = peek(ps, 0);
     if (t->kind == TK_IDENT) {
         tok_name(ps, t, tag);
         ps->i++;
-        if (!is_punct(peek(ps, 0), '{')) {
-            /* a reference to a declared struct */
-            char full[PATTERN_NAME_MAX + 8];
-            snprintf(full, sizeof full, "struct %s", tag);
-            for (int k = NBUILTIN_TYPES; k < p->ntypes; k++)
-                if (strcmp(p->type[k].name, full) == 0) {
-                    *type = k;
-                    return 0;
-                }
-            return pat_fail(ps->err, t->pos, t->len, -1, "unknown type 'struct %s'", tag);
-        }
+        if (!is_punct(peek(ps, 0), '{'))
+            return struct_by_tag(ps, t, tag, type);
     }
     if (pat_expect(ps, '{', "after 'struct'") < 0)
         return -1;
-    if (p->ntypes >= MAX_TYPES) {
+    if (p->ntypes >= MAX_TYPES)
         return pat_fail(ps->err, kw->pos, kw->len, -1, "too many struct types (at most %d)",
                         MAX_TYPES - NBUILTIN_TYPES);
-    }
     struct ctype st;
     memset(&st, 0, sizeof st);
     st.kind = TY_STRUCT;
@@ -154,81 +209,25 @@ static int parse_struct(struct parser *ps, int *type)
     struct field fl[MAX_STRUCT_FIELDS];
     if (tag[0]) {
         size_t tl = strlen(tag);
-        if (tl + 7 >= sizeof st.name) {
+        if (tl + 7 >= sizeof st.name)
             return pat_fail(ps->err, t->pos, t->len, -1, "struct tag '%s' is too long", tag);
-        }
         memcpy(st.name, "struct ", 7);
         memcpy(st.name + 7, tag, tl + 1);
     } else {
         memcpy(st.name, "struct", 7);
     }
     unsigned long long off = 0;
-    while (!is_punct(peek(ps, 0), '}')) {
-        int ft;
-        if (!pat_is_type_start(ps, peek(ps, 0))) {
-            char b[40];
-            return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
-                            "expected a member type but found %s",
-                            pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-        }
-        ps->depth++;
-        int rt = pat_parse_type(ps, &ft);
-        ps->depth--;
-        if (rt < 0)
+    while (!is_punct(peek(ps, 0), '}'))
+        if (parse_member_decl(ps, &st, fl, &off) < 0)
             return -1;
-        for (;;) {
-            const struct token *nt = peek(ps, 0);
-            char fname[PATTERN_NAME_MAX];
-            if (nt->kind != TK_IDENT) {
-                char b[40];
-                return pat_fail(ps->err, nt->pos, nt->len, -1,
-                                "expected a member name but found %s",
-                                pat_tok_desc(ps, nt, b, sizeof b));
-            }
-            tok_name(ps, nt, fname);
-            for (int k = 0; k < st.nfields; k++)
-                if (strcmp(fl[k].name, fname) == 0) {
-                    return pat_fail(ps->err, nt->pos, nt->len, -1, "duplicate member '%s'", fname);
-                }
-            if (st.nfields >= MAX_STRUCT_FIELDS) {
-                return pat_fail(ps->err, nt->pos, nt->len, -1,
-                                "too many struct members (at most %d)", MAX_STRUCT_FIELDS);
-            }
-            ps->i++;
-            const struct ctype *ftp = &p->type[ft];
-            off = (off + ftp->align - 1) / ftp->align * ftp->align;
-            struct field *f = &fl[st.nfields];
-            pat_copy_name(f->name, fname);
-            f->type = ft;
-            f->off = (unsigned)off;
-            off += ftp->size;
-            if (ftp->align > st.align)
-                st.align = ftp->align;
-            st.nfields++;
-            if (is_punct(peek(ps, 0), '[')) {
-                return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                                "array members are not supported");
-            }
-            if (is_punct(peek(ps, 0), ',')) {
-                ps->i++;
-                continue;
-            }
-            break;
-        }
-        if (pat_expect(ps, ';', "after the member") < 0)
-            return -1;
-    }
     ps->i++; /* '}' */
-    if (st.nfields == 0) {
+    if (st.nfields == 0)
         return pat_fail(ps->err, kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1, "empty struct");
-    }
-    if (p->nfields + st.nfields > MAX_FIELDS || p->ntypes >= MAX_TYPES) {
+    if (p->nfields + st.nfields > MAX_FIELDS || p->ntypes >= MAX_TYPES)
         return pat_fail(ps->err, kw->pos, kw->len, -1, "too many struct types or members");
-    }
-    if (off > PATTERN_STATIC_LIMIT) {
+    if (off > PATTERN_STATIC_LIMIT)
         return pat_fail(ps->err, kw->pos, kw->len, -1, "struct is larger than %d bytes",
                         PATTERN_STATIC_LIMIT);
-    }
     st.field0 = p->nfields;
     memcpy(&p->field[p->nfields], fl, sizeof fl[0] * (size_t)st.nfields);
     p->nfields += st.nfields;
@@ -272,10 +271,9 @@ int pat_parse_type(struct parser *ps, int *type)
             else if (nlong == 1) name = nunsigned ? "unsigned long" : "long";
             else name = nunsigned ? "unsigned" : "int";
         }
-        if (!name) {
+        if (!name)
             return pat_fail(ps->err, first->pos, last->pos + last->len - first->pos, -1,
                             "invalid combination of type words");
-        }
         *type = pat_find_type(p, name);
         return 0;
     }

@@ -104,7 +104,7 @@ void scene_eval(struct app *a, struct ui_scene *s)
     if (s->access >= s->naccess || s->access < 0)
         s->access = 0;
     memset(&s->err, 0, sizeof s->err);
-    if (pattern_eval(s->pat, &s->env, s->access, &s->acc, &s->err) != 0) {
+    if (pattern_eval(s->pat, &s->env, s->access, &s->acc, NULL, &s->err) != 0) {
         snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
         return;
     }
@@ -139,7 +139,7 @@ int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long 
     env.warp = s->warp;
     struct bank_access acc;
     struct pattern_error err;
-    if (pattern_eval(s->pat, &env, s->access, &acc, &err) != 0)
+    if (pattern_eval(s->pat, &env, s->access, &acc, NULL, &err) != 0)
         return -1;
     if (bank_simulate(&acc, res, NULL) != BANK_OK)
         return -1;

@@ -183,7 +183,7 @@ int main(int argc, char **argv)
                 env.block[1] = pats[i].by;
                 if (pats[i].param)
                     pattern_env_set(&env, pats[i].param, 1);
-                if (pattern_eval(pt, &env, 0, &acc, &err) ||
+                if (pattern_eval(pt, &env, 0, &acc, NULL, &err) ||
                     bank_simulate(&acc, &res, NULL) != BANK_OK ||
                     res.wavefronts != pats[i].wavefronts) {
                     fprintf(stderr, "bench_model: pattern %d: wrong result (%s)\n", i, err.msg);

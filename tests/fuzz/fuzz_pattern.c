@@ -1,6 +1,7 @@
 /* fuzz_pattern.c: libFuzzer target for the access-pattern language (src/model/pattern.h).
  * Parses the input, then evaluates every access under a few environments, runs the result
- * through the bank model, and exercises substitution and the caret line. Model code only. */
+ * through the bank model, checks that evaluating again (after the others) gives the same
+ * result, and exercises substitution and the caret line. Model code only. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,10 +49,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         int n = pattern_access_count(p);
         if (n < 1 || n > PATTERN_MAX_ACCESSES)
             abort();
+        struct bank_access first;
+        int first_rc = pattern_eval(p, &env[0], 0, &first, NULL, &err);
         for (int e = 0; e < 3; e++)
             for (int i = 0; i < n; i++) {
                 struct bank_access acc;
-                if (pattern_eval(p, &env[e], i, &acc, &err) == 0) {
+                struct pattern_layout lay;
+                if (pattern_eval(p, &env[e], i, &acc, &lay, &err) == 0) {
                     struct bank_result r;
                     int bad;
                     enum bank_status st = bank_simulate(&acc, &r, &bad);
@@ -64,10 +68,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                         if (!(acc.mask >> l & 1))
                             continue;
                         int inside = 0;
-                        for (int k = 0; k < pattern_array_count(p); k++) {
-                            const struct pattern_array_info *ai = pattern_array(p, k);
-                            if (!ai)
-                                abort();
+                        if (lay.narrays < 1 || lay.narrays > PATTERN_MAX_ARRAYS)
+                            abort();
+                        for (int k = 0; k < lay.narrays; k++) {
+                            const struct pattern_array_info *ai = &lay.array[k];
                             uint64_t lo = ai->base, hi = ai->base + ai->bytes;
                             if (ai->dynamic && ai->ndims == 0 && ai->bytes == 0)
                                 hi = ai->base + env[e].dyn_bytes;
@@ -84,6 +88,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                     pattern_error_caret(text, &err, buf, sizeof buf);
                 }
             }
+        /* evaluation keeps no state: the first evaluation again, after all the others */
+        struct bank_access again;
+        if (pattern_eval(p, &env[0], 0, &again, NULL, &err) != first_rc)
+            abort();
+        if (first_rc == 0) {
+            if (again.mask != first.mask || again.width != first.width || again.op != first.op)
+                abort();
+            for (int l = 0; l < 32; l++)
+                if ((first.mask >> l & 1) && again.offset[l] != first.offset[l])
+                    abort();
+        }
         for (int i = 0; i < pattern_param_count(p); i++)
             if (!pattern_param_name(p, i))
                 abort();

@@ -302,7 +302,7 @@ static void test_shipped_covers_lessons(void **state)
             assert_int_equal(pattern_parse(code, &pat, &perr), 0);
             for (int a = 0; a < pattern_access_count(pat); a++) {
                 struct bank_access acc;
-                if (pattern_eval(pat, &env, a, &acc, &perr))
+                if (pattern_eval(pat, &env, a, &acc, NULL, &perr))
                     continue; /* a scene may show an error on purpose at some values */
                 struct bank_result m;
                 assert_int_equal(bank_simulate(&acc, &m, NULL), BANK_OK);
