@@ -221,16 +221,9 @@ int pat_parse_local_decl(struct parser *ps)
 static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_pos)
 {
     struct pattern *p = ps->p;
-    int ptr = 0;
-    while (is_punct(peek(ps, 0), '*')) {
-        if (ptr)
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                            "pointers to pointers are not supported");
-        ptr = 1;
-        ps->i++;
-        while (tok_is(ps, peek(ps, 0), "__restrict__") || tok_is(ps, peek(ps, 0), "const"))
-            ps->i++;
-    }
+    int ptr = pat_parse_pointer(ps, 1);
+    if (ptr < 0)
+        return -1;
     const struct token *nt = peek(ps, 0);
     char name[PATTERN_NAME_MAX];
     if (nt->kind == TK_IDENT) {

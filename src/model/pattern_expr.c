@@ -430,14 +430,9 @@ static int parse_cast(struct parser *ps)
     int type;
     if (pat_parse_type(ps, &type) < 0)
         return -1;
-    int ptr = 0;
-    while (is_punct(peek(ps, 0), '*')) {
-        if (ptr)
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                            "pointers to pointers are not supported");
-        ptr = 1;
-        ps->i++;
-    }
+    int ptr = pat_parse_pointer(ps, 0);
+    if (ptr < 0)
+        return -1;
     if (pat_expect(ps, ')', "to close the cast") < 0)
         return -1;
     int e = parse_unary(ps);

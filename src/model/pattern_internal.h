@@ -264,6 +264,8 @@ int pat_find_field(const struct pattern *p, int type, const char *name);
 int pat_is_type_start(const struct parser *ps, const struct token *t);
 /* A type at the cursor (qualifiers, integer words, names, typedefs, structs): 0 or -1. */
 int pat_parse_type(struct parser *ps, int *type);
+/* The '*' after a type: 1, 0 when none, -1 for '**'; qualifiers: skip const/__restrict__. */
+int pat_parse_pointer(struct parser *ps, int qualifiers);
 
 /* ---------------------------------------------------------------- pattern_expr.c */
 

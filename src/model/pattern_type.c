@@ -297,3 +297,22 @@ int pat_parse_type(struct parser *ps, int *type)
         ps->i++;
     return 0;
 }
+
+/* The '*' after a type, if any: 1 when there is one, 0 when not, -1 for a second one (no
+ * pointers to pointers). qualifiers: also skip `__restrict__` and `const` after it (a
+ * declarator; a cast takes none). */
+int pat_parse_pointer(struct parser *ps, int qualifiers)
+{
+    int ptr = 0;
+    while (is_punct(peek(ps, 0), '*')) {
+        if (ptr)
+            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
+                            "pointers to pointers are not supported");
+        ptr = 1;
+        ps->i++;
+        while (qualifiers &&
+               (tok_is(ps, peek(ps, 0), "__restrict__") || tok_is(ps, peek(ps, 0), "const")))
+            ps->i++;
+    }
+    return ptr;
+}

@@ -112,4 +112,29 @@ static inline int col_of(const char *text, const char *needle)
     return (int)(s - text) + 1;
 }
 
+/* An error case: the pattern, a part of the expected message, where the error points (the
+ * column of the first `at` in the text; NULL: not checked) and, for evaluation errors, the
+ * lane that failed (-1: none; -2: not checked). */
+struct error_case {
+    const char *text, *want, *at;
+    int lane;
+};
+
+#define NCASES(a) (sizeof(a) / sizeof((a)[0]))
+
+/* parse_err for each of n cases. */
+static inline void parse_errs(const struct error_case *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        parse_err(c[i].text, c[i].want, c[i].at ? col_of(c[i].text, c[i].at) : 0);
+}
+
+/* eval_err under env for each of n cases. */
+static inline void eval_errs(const struct error_case *c, size_t n, const struct pattern_env *env)
+{
+    for (size_t i = 0; i < n; i++)
+        eval_err(c[i].text, env, c[i].want, c[i].at ? col_of(c[i].text, c[i].at) : 0,
+                 c[i].lane);
+}
+
 #endif

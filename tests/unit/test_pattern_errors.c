@@ -11,51 +11,47 @@ static void test_eval_errors(void **state)
     (void)state;
     struct pattern_env env;
     pattern_env_init(&env);
-    const char *t;
-    t = "__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][0]";
-    eval_err(t, &env, "unknown name 'PAD' (give it a value, e.g. --param PAD=1)", col_of(t, "PAD"),
-             -1);
-    t = "__shared__ float s[64]; s[lane * STRIDE]";
-    eval_err(t, &env, "unknown name 'STRIDE'", col_of(t, "STRIDE"), 0);
-    t = "__shared__ float s[64]; s[lane * ((STRIDE))]";
-    eval_err(t, &env, "unknown name 'STRIDE'", col_of(t, "STRIDE"), 0);
+    /* a parameter without a value: the lane that met it, but no "lane N:" */
+    static const struct error_case unset[] = {
+        {"__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][0]",
+         "unknown name 'PAD' (give it a value, e.g. --param PAD=1)", "PAD", -1},
+        {"__shared__ float s[64]; s[lane * STRIDE]", "unknown name 'STRIDE'", "STRIDE", 0},
+        {"__shared__ float s[64]; s[lane * ((STRIDE))]", "unknown name 'STRIDE'", "STRIDE", 0},
+    };
+    eval_errs(unset, NCASES(unset), &env);
     pattern_env_set(&env, "N", 1);
-    t = "__shared__ float s[64]; s[lane / (N - 1)]";
-    eval_err(t, &env, "division by zero", col_of(t, "lane /"), 0);
-    t = "__shared__ float s[64]; s[lane % (lane - 3)]";
-    eval_err(t, &env, "lane 3: division by zero", col_of(t, "lane %"), 3);
-    t = "__shared__ float s[64]; s[(lane + 2) * 0x4000000000000000]";
-    eval_err(t, &env, "lane 0: integer overflow in '(lane + 2) * 0x4000000000000000'",
-             col_of(t, "(lane"), 0);
-    t = "__shared__ float s[64]; s[(lane + 9223372036854775807) % 64]";
-    eval_err(t, &env, "lane 1: integer overflow", col_of(t, "(lane +"), 1);
-    t = "__shared__ float s[64]; s[-(lane - 9223372036854775807 - 1)]";
-    eval_err(t, &env, "overflow", col_of(t, "-(lane"), 0);
-    t = "__shared__ float s[64]; s[lane >> (lane + 40)]";
-    eval_err(t, &env, "lane 24: shift count 64", col_of(t, "lane >>"), 24);
-    t = "__shared__ float s[64]; s[(1 << (lane + 40)) & 63]";
-    eval_err(t, &env, "lane 23: integer overflow", col_of(t, "(1 <<"), 23);
-    t = "__shared__ float s[64]; s[1 << (lane - 1)]";
-    eval_err(t, &env, "shift count -1", col_of(t, "1 <<"), 0);
-    t = "__shared__ float tile[32][33]; tile[lane][lane + 2]";
-    eval_err(t, &env, "lane 31: index 33 is out of bounds for dimension 2 of 'tile' (size 33)",
-             col_of(t, "lane + 2"), 31);
-    t = "__shared__ float tile[32][33]; tile[lane - 1][0]";
-    eval_err(t, &env, "lane 0: index -1 is out of bounds for dimension 1", col_of(t, "lane - 1"),
-             0);
-    t = "__shared__ float s[16]; float *q = s; q[lane]";
-    eval_err(t, &env, "lane 16: 'q' accesses bytes 64..67 of 's', past its 64 bytes",
-             col_of(t, "q[lane]"), 16);
-    t = "__shared__ float s[0]; s[0]";
-    eval_err(t, &env, "must be positive", col_of(t, "0]"), -1);
-    t = "__shared__ float s[20000]; s[lane]";
-    eval_err(t, &env, "larger than the 48 KB", col_of(t, "s[2"), -1);
-    t = "__shared__ float s[0x7fffffffffffffff][2]; s[lane][0]";
-    eval_err(t, &env, "larger than the 48 KB", col_of(t, "s[0x"), -1);
-    t = "__shared__ float a[8192]; __shared__ float b[8192]; a[lane]";
-    eval_err(t, &env, "static shared memory (65536 bytes) exceeds the 48 KB limit",
-             col_of(t, "b[8192]"), -1);
-    t = "__shared__ float a[1024]; extern __shared__ float d[]; d[lane]";
+    static const struct error_case bad[] = {
+        {"__shared__ float s[64]; s[lane / (N - 1)]", "division by zero", "lane /", 0},
+        {"__shared__ float s[64]; s[lane % (lane - 3)]", "lane 3: division by zero", "lane %",
+         3},
+        {"__shared__ float s[64]; s[(lane + 2) * 0x4000000000000000]",
+         "lane 0: integer overflow in '(lane + 2) * 0x4000000000000000'", "(lane", 0},
+        {"__shared__ float s[64]; s[(lane + 9223372036854775807) % 64]",
+         "lane 1: integer overflow", "(lane +", 1},
+        {"__shared__ float s[64]; s[-(lane - 9223372036854775807 - 1)]", "overflow", "-(lane",
+         0},
+        {"__shared__ float s[64]; s[lane >> (lane + 40)]", "lane 24: shift count 64", "lane >>",
+         24},
+        {"__shared__ float s[64]; s[(1 << (lane + 40)) & 63]", "lane 23: integer overflow",
+         "(1 <<", 23},
+        {"__shared__ float s[64]; s[1 << (lane - 1)]", "shift count -1", "1 <<", 0},
+        {"__shared__ float tile[32][33]; tile[lane][lane + 2]",
+         "lane 31: index 33 is out of bounds for dimension 2 of 'tile' (size 33)", "lane + 2",
+         31},
+        {"__shared__ float tile[32][33]; tile[lane - 1][0]",
+         "lane 0: index -1 is out of bounds for dimension 1", "lane - 1", 0},
+        {"__shared__ float s[16]; float *q = s; q[lane]",
+         "lane 16: 'q' accesses bytes 64..67 of 's', past its 64 bytes", "q[lane]", 16},
+        /* the layout's errors belong to no lane */
+        {"__shared__ float s[0]; s[0]", "must be positive", "0]", -1},
+        {"__shared__ float s[20000]; s[lane]", "larger than the 48 KB", "s[2", -1},
+        {"__shared__ float s[0x7fffffffffffffff][2]; s[lane][0]", "larger than the 48 KB",
+         "s[0x", -1},
+        {"__shared__ float a[8192]; __shared__ float b[8192]; a[lane]",
+         "static shared memory (65536 bytes) exceeds the 48 KB limit", "b[8192]", -1},
+    };
+    eval_errs(bad, NCASES(bad), &env);
+    const char *t = "__shared__ float a[1024]; extern __shared__ float d[]; d[lane]";
     env.dyn_bytes = 230000;
     eval_err(t, &env, "4096 bytes static + 230000 bytes dynamic", col_of(t, "d[]"), -1);
     env.smem_limit = 300000;

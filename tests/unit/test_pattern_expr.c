@@ -30,23 +30,18 @@ static void test_operators(void **state)
 static void test_expr_errors(void **state)
 {
     (void)state;
-    const char *t;
-    t = "__shared__ float s[32]; s[lane";
+    const char *t = "__shared__ float s[32]; s[lane";
     parse_err(t, "expected ']'", (int)strlen(t) + 1);
-    t = "__shared__ float s[32; s[lane]";
-    parse_err(t, "expected ']'", col_of(t, ";"));
-    t = "__shared__ float s[32]; s[0.5f]";
-    parse_err(t, "not an integer", col_of(t, "0.5f"));
-    t = "__shared__ float s[32]; s[s[lane]]";
-    parse_err(t, "not an integer", col_of(t, "s[lane]"));
-    t = "__shared__ float s[lane]; s[0]";
-    parse_err(t, "constants", col_of(t, "lane"));
-    t = "__shared__ float s[32]; s(lane)";
-    parse_err(t, "'s' is not a function", col_of(t, "(lane"));
-    t = "__shared__ float s[32]; s[blockIdx.x]";
-    parse_err(t, "not modelled", col_of(t, "blockIdx"));
-    t = "__shared__ float s[32]; s[foo(1)]";
-    parse_err(t, "unknown function 'foo'", col_of(t, "foo"));
+    static const struct error_case bad[] = {
+        {"__shared__ float s[32; s[lane]", "expected ']'", ";", -1},
+        {"__shared__ float s[32]; s[0.5f]", "not an integer", "0.5f", -1},
+        {"__shared__ float s[32]; s[s[lane]]", "not an integer", "s[lane]", -1},
+        {"__shared__ float s[lane]; s[0]", "constants", "lane", -1},
+        {"__shared__ float s[32]; s(lane)", "'s' is not a function", "(lane", -1},
+        {"__shared__ float s[32]; s[blockIdx.x]", "not modelled", "blockIdx", -1},
+        {"__shared__ float s[32]; s[foo(1)]", "unknown function 'foo'", "foo", -1},
+    };
+    parse_errs(bad, NCASES(bad));
 }
 
 /* nesting too deep, a long expression, too many parameters */

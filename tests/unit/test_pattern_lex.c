@@ -16,27 +16,24 @@ static void test_numbers(void **state)
     assert_int_equal(acc.offset[1], 16 + 3 + 8 + 5 + 6 + 7 + 1);
     sim("__shared__ float s[64]; float f = 1.5e-3f + .25 + 2.f; s[lane]", &env, 0, &acc);
     assert_int_equal(acc.offset[2], 8);
-    const char *t;
-    t = "__shared__ float s[32]; s[0x123456789abcdef01]";
-    parse_err(t, "too large", col_of(t, "0x"));
-    t = "__shared__ float s[32]; s[09]";
-    parse_err(t, "malformed number", col_of(t, "09"));
-    t = "__shared__ float s[32]; float f = 1.5e; s[0]";
-    parse_err(t, "malformed number '1.5e'", col_of(t, "1.5e"));
-    t = "__shared__ float s[32]; s[0x]";
-    parse_err(t, "malformed number '0x'", col_of(t, "0x"));
+    static const struct error_case bad[] = {
+        {"__shared__ float s[32]; s[0x123456789abcdef01]", "too large", "0x", -1},
+        {"__shared__ float s[32]; s[09]", "malformed number", "09", -1},
+        {"__shared__ float s[32]; float f = 1.5e; s[0]", "malformed number '1.5e'", "1.5e", -1},
+        {"__shared__ float s[32]; s[0x]", "malformed number '0x'", "0x", -1},
+    };
+    parse_errs(bad, NCASES(bad));
 }
 
 static void test_characters(void **state)
 {
     (void)state;
-    const char *t;
-    t = "__shared__ float s[32]; s[lane] @";
-    parse_err(t, "unexpected character '@'", col_of(t, "@"));
-    t = "__shared__ float s[32]; s[lane] \x01";
-    parse_err(t, "unexpected byte 0x01", col_of(t, "\x01"));
-    t = "__shared__ float s[32]; s[lane] /* open";
-    parse_err(t, "unterminated comment", col_of(t, "/*"));
+    static const struct error_case bad[] = {
+        {"__shared__ float s[32]; s[lane] @", "unexpected character '@'", "@", -1},
+        {"__shared__ float s[32]; s[lane] \x01", "unexpected byte 0x01", "\x01", -1},
+        {"__shared__ float s[32]; s[lane] /* open", "unterminated comment", "/*", -1},
+    };
+    parse_errs(bad, NCASES(bad));
     struct pattern_env env;
     pattern_env_init(&env);
     struct bank_access acc;

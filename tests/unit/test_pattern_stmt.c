@@ -122,28 +122,25 @@ static void test_guard(void **state)
 static void test_stmt_errors(void **state)
 {
     (void)state;
-    const char *t;
-    parse_err("", "empty pattern", 0);
-    parse_err(" ; ;\n", "empty pattern", 0);
-    parse_err("__shared__ float s[32];", "no access", 0);
-    t = "__shared__ float s[32]; s[lane] += 1";
-    parse_err(t, "compound assignment", col_of(t, "+="));
-    t = "__shared__ float s[32]; lane * 2";
-    parse_err(t, "does not access shared memory", col_of(t, "lane"));
-    t = "__shared__ float s[32]; __shared__ float s[4]; s[0]";
-    parse_err(t, "already declared", col_of(t, "s[4]"));
-    t = "__shared__ float s[32]; s[lane] + s[0]";
-    parse_err(t, "more than one shared memory read", col_of(t, "s[lane]"));
-    t = "float *p = (float *)smem; p[lane]";
-    parse_err(t, "unknown name 'smem' (declare it first", col_of(t, "smem"));
-    t = "int x = 1; x = s[0]; __shared__ float s[4]; s[0]";
-    parse_err(t, "unknown name 's'", col_of(t, "s[0]"));
-    t = "__shared__ float s[32]; s[ROW]; int ROW = 1; s[ROW]";
-    parse_err(t, "declared after its first use", col_of(t, "ROW = 1"));
-    t = "__shared__ float s[32]; if (lane) int k = 1";
-    parse_err(t, "only a shared memory access", col_of(t, "int"));
-    t = "__shared__ float s[32][2][2][2]; s[0][0][0][0]";
-    parse_err(t, "more than 3 dimensions", col_of(t, "[2]; s"));
+    static const struct error_case bad[] = {
+        {"", "empty pattern", NULL, -1},
+        {" ; ;\n", "empty pattern", NULL, -1},
+        {"__shared__ float s[32];", "no access", NULL, -1},
+        {"__shared__ float s[32]; s[lane] += 1", "compound assignment", "+=", -1},
+        {"__shared__ float s[32]; lane * 2", "does not access shared memory", "lane", -1},
+        {"__shared__ float s[32]; __shared__ float s[4]; s[0]", "already declared", "s[4]", -1},
+        {"__shared__ float s[32]; s[lane] + s[0]", "more than one shared memory read", "s[lane]",
+         -1},
+        {"float *p = (float *)smem; p[lane]", "unknown name 'smem' (declare it first", "smem",
+         -1},
+        {"int x = 1; x = s[0]; __shared__ float s[4]; s[0]", "unknown name 's'", "s[0]", -1},
+        {"__shared__ float s[32]; s[ROW]; int ROW = 1; s[ROW]", "declared after its first use",
+         "ROW = 1", -1},
+        {"__shared__ float s[32]; if (lane) int k = 1", "only a shared memory access", "int", -1},
+        {"__shared__ float s[32][2][2][2]; s[0][0][0][0]", "more than 3 dimensions", "[2]; s",
+         -1},
+    };
+    parse_errs(bad, NCASES(bad));
 }
 
 /* too many accesses, names, arrays */

@@ -1,6 +1,6 @@
 /* test_pattern_types.c: the type table of the pattern language (src/model/pattern_type.c):
  * every builtin scalar and vector type with its width, members of vectors and structs, C
- * struct layout, typedefs, and the type errors.
+ * struct layout, typedefs, pointer types, and the type errors.
  * link: model
  */
 #include "pattern_test.h"
@@ -80,20 +80,40 @@ static void test_typedef_cycling(void **state)
 static void test_type_errors(void **state)
 {
     (void)state;
-    const char *t;
-    t = "__shared__ foo s[32]; s[lane]";
-    parse_err(t, "unknown type 'foo'", col_of(t, "foo"));
-    t = "__shared__ float s[32]; (bar *)s";
-    parse_err(t, "unknown type 'bar'", col_of(t, "bar"));
-    t = "__shared__ float3 v[32]; v[lane]";
-    parse_err(t, "12-byte", col_of(t, "v[lane]"));
-    t = "__shared__ struct { float x, y, z; } p[32]; p[lane].q";
-    parse_err(t, "no member 'q'", col_of(t, "q"));
+    static const struct error_case bad[] = {
+        {"__shared__ foo s[32]; s[lane]", "unknown type 'foo'", "foo", -1},
+        {"__shared__ float s[32]; (bar *)s", "unknown type 'bar'", "bar", -1},
+        {"__shared__ float3 v[32]; v[lane]", "12-byte", "v[lane]", -1},
+        {"__shared__ struct { float x, y, z; } p[32]; p[lane].q", "no member 'q'", "q", -1},
+    };
+    parse_errs(bad, NCASES(bad));
     char buf[4096];
     int n = snprintf(buf, sizeof buf, "__shared__ ");
     for (int i = 0; i < PATTERN_MAX_DEPTH + 2; i++)
         n += snprintf(buf + n, sizeof buf - (size_t)n, "struct { ");
     parse_err(buf, "structs nested too deeply", 0);
+}
+
+/* Pointer types: one '*', qualifiers after it in a declarator, no pointers to pointers. */
+static void test_pointer_types(void **state)
+{
+    (void)state;
+    struct pattern_env env;
+    pattern_env_init(&env);
+    env.dyn_bytes = 256;
+    struct bank_access acc;
+    sim("extern __shared__ char smem[]; float * __restrict__ const p = (float *)smem; p[lane]",
+        &env, 0, &acc);
+    assert_int_equal(acc.offset[3], 12);
+    static const struct error_case bad[] = {
+        {"extern __shared__ char smem[]; float **p = (float *)smem; p[0]",
+         "pointers to pointers are not supported", "*p", -1},
+        {"extern __shared__ char smem[]; float *p = (float **)smem; p[0]",
+         "pointers to pointers are not supported", "*)", -1},
+        {"extern __shared__ char smem[]; float *p = (float *const)smem; p[0]",
+         "expected ')' to close the cast", "const", -1},
+    };
+    parse_errs(bad, NCASES(bad));
 }
 
 int main(void)
@@ -102,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_types_and_widths),
         cmocka_unit_test(test_typedef_cycling),
         cmocka_unit_test(test_type_errors),
+        cmocka_unit_test(test_pointer_types),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
