@@ -1,8 +1,8 @@
 /* pattern.c: the public entry points of the access-pattern language (pattern.h): the
  * environment, pattern_parse (text -> tokens -> struct pattern), pattern_free and the
  * accessors. The parts live beside it over pattern_internal.h (lexer, type table, parser,
- * evaluator, text helpers). Pure C11 + libc: no curses, no CUDA, no cJSON; never prints, never
- * exits. */
+ * evaluator, text helpers). Pure C11, libc and src/base: no curses, no CUDA, no cJSON; never
+ * prints, never exits. */
 #include "pattern_internal.h"
 
 #include <stdlib.h>
