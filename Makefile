@@ -210,8 +210,16 @@ test-built: $(BIN) unit-bins asan
 test-unit: $(BIN) unit-bins
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=unit sh tests/run.sh
 
-test-gpu: $(BIN)
+test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/gpu/run.sh
+
+# The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
+# the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_counters.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $@")
+	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
+	  src/gpu/cuda_counters.cu -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang and
 # without CUDA, one binary per tests/fuzz/fuzz_*.c.
@@ -248,7 +256,7 @@ uninstall:
 # binary (found where the compiler's linker finds it, whatever the architecture).
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
-	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab
+	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/tests/gpu_probe
 	@lib=$$($(CC) -print-file-name=libcjson.so.1); case $$lib in \
 	  /*) cp -L "$$lib" $(BUILD)/libcjson.so.1 && echo "  BUNDLE  $(BUILD)/banklab + libcjson.so.1 ($$lib)" ;; \
 	  *) echo "device-bundle: $(CC) finds no libcjson.so.1 (make deps)" >&2; exit 1 ;; esac

@@ -1,6 +1,6 @@
 /* transpose.cu: matrix transpose of n x n floats, the classic case study (32 x 32 tiles,
- * 32 x 8 threads, each thread moves 4 elements), and a copy with the same access shape as
- * the bandwidth baseline. */
+ * 32 x 8 threads, each thread moves 4 elements), a copy with the same access shape, and the
+ * copy that reaches the device's bandwidth (the ceiling the transposes are compared with). */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
@@ -8,8 +8,8 @@
 #define TILE 32
 #define ROWS 8
 
-/* copy: coalesced read and write, no shared memory: the GB/s a transpose should approach. */
-__global__ void copy(float *out, const float *in, int n)
+/* copy_tile32: coalesced read and write in the transposes' shape, no shared memory. */
+__global__ void copy_tile32(float *out, const float *in, int n)
 {
     int x = blockIdx.x * TILE + threadIdx.x, y = blockIdx.y * TILE + threadIdx.y;
     for (int j = 0; j < TILE; j += ROWS)
@@ -81,7 +81,7 @@ extern "C" int bl_transpose_launch(int kind, float *out, const float *in, int n,
 {
     dim3 grid(n / TILE, n / TILE), block(TILE, ROWS);
     switch (kind) {
-    case BL_COPY: copy<<<grid, block>>>(out, in, n); break;
+    case BL_COPY_TILE: copy_tile32<<<grid, block>>>(out, in, n); break;
     case BL_T_NAIVE: transpose_naive<<<grid, block>>>(out, in, n); break;
     case BL_T_TILE32: transpose_tile32<<<grid, block>>>(out, in, n); break;
     case BL_T_PADDED:
@@ -91,5 +91,33 @@ extern "C" int bl_transpose_launch(int kind, float *out, const float *in, int n,
     case BL_T_SWIZZLED: transpose_swizzled<<<grid, block>>>(out, in, n); break;
     default: return (int)cudaErrorInvalidValue;
     }
+    return (int)cudaGetLastError();
+}
+
+/* copy_vec4: 16-byte loads, four in flight per thread before the first store, grid-stride: as
+ * fast as cudaMemcpy device to device (measured: docs/gpu.md). */
+#define COPY_U 4
+__global__ void copy_vec4(float4 *out, const float4 *in, size_t n4)
+{
+    size_t i = (size_t)blockIdx.x * blockDim.x * COPY_U + threadIdx.x;
+    size_t stride = (size_t)gridDim.x * blockDim.x * COPY_U;
+    for (; i + (size_t)(COPY_U - 1) * blockDim.x < n4; i += stride) {
+        float4 v[COPY_U];
+#pragma unroll
+        for (int u = 0; u < COPY_U; u++)
+            v[u] = in[i + (size_t)u * blockDim.x];
+#pragma unroll
+        for (int u = 0; u < COPY_U; u++)
+            out[i + (size_t)u * blockDim.x] = v[u];
+    }
+    for (; i < n4; i += blockDim.x) /* the tail: fewer than COPY_U x 256 vectors */
+        out[i] = in[i];
+}
+
+extern "C" int bl_copy_launch(float *out, const float *in, size_t n, int blocks)
+{
+    if (n % 4 || ((uintptr_t)out | (uintptr_t)in) % 16 || blocks < 1)
+        return (int)cudaErrorInvalidValue;
+    copy_vec4<<<blocks, 256>>>((float4 *)out, (const float4 *)in, n / 4);
     return (int)cudaGetLastError();
 }

@@ -1,7 +1,9 @@
 /* bench.c: `banklab bench`: GPU measurements against the model. A stride sweep of the pattern
- * kernel (4-byte strides 1..32, 8- and 16-byte cases, a few stores), the transpose family and
- * the case kernels; a table of predicted vs measured with ratios, or the recording format
- * (--json, docs/gpu.md) or CSV. No curses. */
+ * kernel (every width, loads and stores) with the time of one warp access and its slowdown
+ * against the conflict-free access; the copy ceiling (cudaMemcpy device to device and a copy
+ * kernel that reaches it) and the transpose family as a share of it; the case kernels; a
+ * table of predicted vs measured, or the recording format (--json, docs/gpu.md) or CSV.
+ * No curses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,19 +17,67 @@
 #include "cli.h"
 
 #define BENCH_TIMEOUT_MS 120000
+#define BENCH_LATENCY_RUNS 7
 
 struct bench_row {
     struct recording_row row;
-    double pred_ratio;       /* predicted time ratio to the reference row (sweep) */
-    double meas_ratio;       /* measured */
-    int ref;                 /* index of the reference row (-1: none) */
+    double pred_slowdown;    /* model wavefronts / those of the conflict-free access (sweep) */
+};
+
+struct bench_opts {
+    int json, csv, quick, device;
+};
+
+struct bench {
+    struct bench_opts o;
+    struct gpu_info info;
+    struct bench_row *rows;
+    int n, cap, failures;
+    uint64_t id;
+    double lat[BENCH_LATENCY_RUNS];
+    int nlat;
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick]\n"
-               "  GPU measurements vs the bank model: stride sweep, transpose, case kernels.\n"
-               "  --json writes the recording format (docs/gpu.md) that --replay reads.\n");
+               "  GPU measurements vs the bank model: a stride sweep of every width (time per\n"
+               "  warp access, slowdown against the conflict-free access), the copy ceiling and\n"
+               "  the transposes as a share of it, the case kernels.\n"
+               "  --json writes the recording format (docs/gpu.md) that --replay reads.\n"
+               "  --quick: fewer strides, no case kernels.\n");
+}
+
+static int parse_args(int argc, char **argv, struct bench_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--json"))
+            o->json = 1;
+        else if (!strcmp(argv[i], "--csv"))
+            o->csv = 1;
+        else if (!strcmp(argv[i], "--quick"))
+            o->quick = 1;
+        else if (!strcmp(argv[i], "--device")) {
+            long long v;
+            if (cli_int_arg("bench", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
+                            CLI_DEVICE_MAX, &v))
+                return EXIT_USAGE;
+            o->device = (int)v;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return -1;
+        } else {
+            fprintf(stderr, "banklab bench: unknown argument '%s'\n", argv[i]);
+            usage(stderr);
+            return EXIT_USAGE;
+        }
+    }
+    if (o->json && o->csv) {
+        fprintf(stderr, "banklab bench: --json and --csv exclude each other\n");
+        return EXIT_USAGE;
+    }
+    return 0;
 }
 
 static void now_utc(char *buf, size_t n)
@@ -106,12 +156,78 @@ static int case_model(const struct gpu_request *q, int *conf)
     return wf;
 }
 
-static void add_param(struct gpu_request *q, const char *name, long long v)
+/* ---- the requests ---- */
+
+static struct bench_row *new_row(struct bench *B, const char *group)
 {
-    if (q->nparams >= GPU_CASE_MAX_PARAMS)
-        return;
-    snprintf(q->param_name[q->nparams], sizeof q->param_name[0], "%s", name);
-    q->param_value[q->nparams++] = v;
+    if (B->n == B->cap) {
+        int nc = B->cap ? B->cap * 2 : 128;
+        struct bench_row *nr = realloc(B->rows, (size_t)nc * sizeof *nr);
+        if (!nr)
+            return NULL;
+        B->rows = nr;
+        B->cap = nc;
+    }
+    struct bench_row *b = &B->rows[B->n++];
+    memset(b, 0, sizeof *b);
+    b->row.rec.req.id = B->id++;
+    b->row.agree = -1;
+    b->pred_slowdown = NAN;
+    snprintf(b->row.group, sizeof b->row.group, "%s", group);
+    return b;
+}
+
+static int add_stride(struct bench *B, unsigned width, unsigned stride, int store)
+{
+    struct bench_row *b = new_row(B, "sweep");
+    if (!b)
+        return -1;
+    struct gpu_request *q = &b->row.rec.req;
+    q->kind = GPU_REQ_PATTERN;
+    stride_access(&q->access, width, stride, store);
+    q->want_timing = q->want_counters = 1;
+    snprintf(b->row.label, sizeof b->row.label, "%u B %s stride %u", width, store ? "st" : "ld",
+             stride);
+    model_of(&q->access, &b->row.model_wavefronts, &b->row.model_conflicts);
+    struct bank_access ref;
+    int rwf, rcf;
+    stride_access(&ref, width, 1, store);
+    if (model_of(&ref, &rwf, &rcf) == 0 && rwf > 0)
+        b->pred_slowdown = (double)b->row.model_wavefronts / rwf;
+    return 0;
+}
+
+/* The stride sweep: every width, loads and stores (--quick: a few strides). */
+static int add_sweep(struct bench *B)
+{
+    static const unsigned quick4[] = {1, 2, 3, 4, 8, 16, 17, 32, 33};
+    static const unsigned few[] = {1, 2, 4, 8, 16, 32, 33}, narrow[] = {64, 128};
+    static const unsigned widths[] = {1, 2, 4, 8, 16};
+    int rc = 0;
+    if (B->o.quick) {
+        static const unsigned s8[] = {1, 2, 16, 32}, s16[] = {1, 2, 8, 33}, st4[] = {1, 2, 32};
+        for (size_t i = 0; i < sizeof quick4 / sizeof quick4[0]; i++)
+            rc |= add_stride(B, 4, quick4[i], 0);
+        for (int i = 0; i < 4; i++)
+            rc |= add_stride(B, 8, s8[i], 0) | add_stride(B, 16, s16[i], 0);
+        for (int i = 0; i < 3; i++)
+            rc |= add_stride(B, 4, st4[i], 1);
+        return rc;
+    }
+    for (int st = 0; st <= 1; st++)
+        for (size_t w = 0; w < sizeof widths / sizeof widths[0]; w++) {
+            unsigned width = widths[w];
+            if (!st || width == 4) /* loads of every width and 4-byte stores: 1..33 */
+                for (unsigned s = 1; s <= 33; s++)
+                    rc |= add_stride(B, width, s, st);
+            else
+                for (size_t i = 0; i < sizeof few / sizeof few[0]; i++)
+                    rc |= add_stride(B, width, few[i], st);
+            if (width < 4 && !st)
+                for (size_t i = 0; i < sizeof narrow / sizeof narrow[0]; i++)
+                    rc |= add_stride(B, width, narrow[i], st);
+        }
+    return rc;
 }
 
 struct case_spec {
@@ -122,7 +238,9 @@ struct case_spec {
 };
 
 static const struct case_spec transpose_cases[] = {
+    {"transpose", "memcpy", NULL, 0, NULL, 0},
     {"transpose", "copy", NULL, 0, NULL, 0},
+    {"transpose", "copy_tile32", NULL, 0, NULL, 0},
     {"transpose", "transpose_naive", NULL, 0, NULL, 0},
     {"transpose", "transpose_tile32", NULL, 0, NULL, 0},
     {"transpose", "transpose_padded", "PAD", 1, NULL, 0},
@@ -152,168 +270,82 @@ static const struct case_spec other_cases[] = {
     {"case", "dynamic_carve", "N", 1000, "PAD_BYTES", 0},
 };
 
-int cmd_bench(int argc, char **argv)
+static void add_param(struct gpu_request *q, const char *name, long long v)
 {
-    int json = 0, csv = 0, quick = 0, device = 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            json = 1;
-        else if (!strcmp(argv[i], "--csv"))
-            csv = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            quick = 1;
-        else if (!strcmp(argv[i], "--device")) {
-            long long v;
-            if (cli_int_arg("bench", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
-                            &v))
-                return EXIT_USAGE;
-            device = (int)v;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return 0;
-        } else {
-            fprintf(stderr, "banklab bench: unknown argument '%s'\n", argv[i]);
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (json && csv) {
-        fprintf(stderr, "banklab bench: --json and --csv exclude each other\n");
-        return EXIT_USAGE;
-    }
-    struct gpu_info info;
-    struct gpu *g = gpu_open(device, &info);
-    if (!g) {
-        fprintf(stderr, "banklab bench: out of memory\n");
-        return EXIT_USAGE;
-    }
-    if (!info.available) {
-        fprintf(stderr, "banklab bench: no GPU: %s\n", info.reason);
-        gpu_close(g);
-        return EXIT_NOGPU;
-    }
-    if (!info.counters && !json && !csv)
-        printf("counters: %s (timings and the model are still shown)\n", info.counters_reason);
+    if (q->nparams >= GPU_CASE_MAX_PARAMS)
+        return;
+    snprintf(q->param_name[q->nparams], sizeof q->param_name[0], "%s", name);
+    q->param_value[q->nparams++] = v;
+}
 
-    struct bench_row *rows = NULL;
-    int nrows = 0, cap = 0, failures = 0;
-    uint64_t id = 1;
-
-    /* Requests: sweep first, then transposes and cases. */
-    struct sweep_item {
-        unsigned width, stride;
-        int store;
-    } sweep[64];
-    int nsweep = 0;
-    static const unsigned quick4[] = {1, 2, 3, 4, 8, 16, 17, 32, 33};
-    if (quick) {
-        for (size_t i = 0; i < sizeof quick4 / sizeof quick4[0]; i++)
-            sweep[nsweep++] = (struct sweep_item){4, quick4[i], 0};
-    } else {
-        for (unsigned s = 1; s <= 32; s++)
-            sweep[nsweep++] = (struct sweep_item){4, s, 0};
-        sweep[nsweep++] = (struct sweep_item){4, 33, 0};
-    }
-    static const unsigned s8[] = {1, 2, 16, 32}, s16[] = {1, 2, 8, 33};
-    for (int i = 0; i < 4; i++)
-        sweep[nsweep++] = (struct sweep_item){8, s8[i], 0};
-    for (int i = 0; i < 4; i++)
-        sweep[nsweep++] = (struct sweep_item){16, s16[i], 0};
-    sweep[nsweep++] = (struct sweep_item){4, 1, 1};
-    sweep[nsweep++] = (struct sweep_item){4, 2, 1};
-    sweep[nsweep++] = (struct sweep_item){4, 32, 1};
-
-    int total = nsweep + (int)(sizeof transpose_cases / sizeof transpose_cases[0]) +
-                (quick ? 0 : (int)(sizeof other_cases / sizeof other_cases[0]));
-    rows = calloc((size_t)total, sizeof *rows);
-    if (!rows) {
-        gpu_close(g);
-        fprintf(stderr, "banklab bench: out of memory\n");
-        return EXIT_USAGE;
-    }
-    cap = total;
-    int ref_of_width[17] = {0};
-    for (int i = 0; i < 17; i++)
-        ref_of_width[i] = -1;
-    for (int i = 0; i < nsweep && nrows < cap; i++) {
-        struct bench_row *b = &rows[nrows];
+static int add_cases(struct bench *B, const struct case_spec *list, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const struct case_spec *c = &list[i];
+        struct bench_row *b = new_row(B, c->group);
+        if (!b)
+            return -1;
         struct gpu_request *q = &b->row.rec.req;
-        q->id = id++;
-        q->kind = GPU_REQ_PATTERN;
-        stride_access(&q->access, sweep[i].width, sweep[i].stride, sweep[i].store);
+        q->kind = GPU_REQ_CASE;
+        snprintf(q->case_name, sizeof q->case_name, "%s", c->name);
+        if (c->p1)
+            add_param(q, c->p1, c->v1);
+        if (c->p2)
+            add_param(q, c->p2, c->v2);
         q->want_timing = 1;
-        q->want_counters = 1;
-        snprintf(b->row.group, sizeof b->row.group, "sweep");
-        snprintf(b->row.label, sizeof b->row.label, "%u B %s stride %u", sweep[i].width,
-                 sweep[i].store ? "st" : "ld", sweep[i].stride);
-        model_of(&q->access, &b->row.model_wavefronts, &b->row.model_conflicts);
-        b->row.agree = -1;
-        b->ref = -1;
-        if (!sweep[i].store) {
-            if (sweep[i].stride == 1)
-                ref_of_width[sweep[i].width] = nrows;
-            b->ref = ref_of_width[sweep[i].width];
-        } else {
-            b->ref = sweep[i].stride == 1 ? nrows : nrows - (sweep[i].stride == 2 ? 1 : 2);
-        }
-        nrows++;
+        q->want_counters = strcmp(c->name, "memcpy") != 0; /* no kernel to count */
+        size_t l = (size_t)snprintf(b->row.label, sizeof b->row.label, "%s", c->name);
+        for (int k = 0; k < q->nparams && l < sizeof b->row.label; k++)
+            l += (size_t)snprintf(b->row.label + l, sizeof b->row.label - l, " %s=%lld",
+                                  q->param_name[k], q->param_value[k]);
+        int conf = -1, wf = case_model(q, &conf);
+        b->row.model_wavefronts = wf;
+        b->row.model_conflicts = wf >= 0 ? conf : -1;
     }
-    const struct case_spec *lists[2] = {transpose_cases, other_cases};
-    int lens[2] = {(int)(sizeof transpose_cases / sizeof transpose_cases[0]),
-                   quick ? 0 : (int)(sizeof other_cases / sizeof other_cases[0])};
-    for (int li = 0; li < 2; li++) {
-        for (int i = 0; i < lens[li] && nrows < cap; i++) {
-            const struct case_spec *c = &lists[li][i];
-            struct bench_row *b = &rows[nrows];
-            struct gpu_request *q = &b->row.rec.req;
-            q->id = id++;
-            q->kind = GPU_REQ_CASE;
-            snprintf(q->case_name, sizeof q->case_name, "%s", c->name);
-            if (c->p1)
-                add_param(q, c->p1, c->v1);
-            if (c->p2)
-                add_param(q, c->p2, c->v2);
-            q->want_timing = 1;
-            q->want_counters = 1;
-            snprintf(b->row.group, sizeof b->row.group, "%s", c->group);
-            if (c->p2)
-                snprintf(b->row.label, sizeof b->row.label, "%s %s=%lld %s=%lld", c->name, c->p1,
-                         c->v1, c->p2, c->v2);
-            else if (c->p1)
-                snprintf(b->row.label, sizeof b->row.label, "%s %s=%lld", c->name, c->p1, c->v1);
-            else
-                snprintf(b->row.label, sizeof b->row.label, "%s", c->name);
-            int conf = -1, wf = case_model(q, &conf);
-            b->row.model_wavefronts = wf;
-            b->row.model_conflicts = wf >= 0 ? conf : -1;
-            b->row.agree = -1;
-            b->ref = -1;
-            nrows++;
-        }
-    }
+    return 0;
+}
 
-    for (int i = 0; i < nrows; i++) {
-        struct gpu_result *r = &rows[i].row.rec.res;
-        gpu_run(g, &rows[i].row.rec.req, r, BENCH_TIMEOUT_MS);
+/* ---- running ---- */
+
+static void run_rows(struct gpu *g, struct bench *B)
+{
+    int tty = !B->o.json && !B->o.csv && isatty(2);
+    for (int i = 0; i < B->n; i++) {
+        struct bench_row *b = &B->rows[i];
+        struct gpu_result *r = &b->row.rec.res;
+        gpu_run(g, &b->row.rec.req, r, BENCH_TIMEOUT_MS);
         if (r->status != GPU_OK) {
-            failures++;
-            fprintf(stderr, "banklab bench: %s: %s\n", rows[i].row.label, r->error);
+            B->failures++;
+            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, r->error);
         }
-        if (!json && !csv && isatty(2))
-            fprintf(stderr, "\r%d/%d", i + 1, nrows);
+        if (b->row.rec.req.kind == GPU_REQ_PATTERN && r->has_counters &&
+            b->row.model_wavefronts >= 0) {
+            double w = b->row.rec.req.access.op == BANK_STORE ? r->wavefronts_st : r->wavefronts_ld;
+            b->row.agree = fabs(w - b->row.model_wavefronts) < 0.01;
+        }
+        if (tty)
+            fprintf(stderr, "\r%d/%d", i + 1, B->n);
     }
-    if (!json && !csv && isatty(2))
+    if (tty)
         fprintf(stderr, "\r");
-    /* What a learner waits for after changing a parameter: one new access, timed on all SMs
-     * and counted on one warp (warm: the context, buffers and CUPTI are set up). */
-    double lat[7];
-    int nlat = 0;
-    for (unsigned s = 5; s < 12; s++) {
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* What a learner waits for after changing a parameter: one new access, timed on all SMs
+ * (with its conflict-free reference already measured) and counted on one warp. */
+static void measure_latency(struct gpu *g, struct bench *B)
+{
+    for (unsigned s = 5; s < 5 + BENCH_LATENCY_RUNS; s++) {
         struct gpu_request q;
         struct gpu_result r;
         struct timespec t0, t1;
         memset(&q, 0, sizeof q);
-        q.id = id++;
+        q.id = B->id++;
         q.kind = GPU_REQ_PATTERN;
         stride_access(&q.access, 4, s, 0);
         q.want_timing = q.want_counters = 1;
@@ -321,127 +353,122 @@ int cmd_bench(int argc, char **argv)
         gpu_run(g, &q, &r, BENCH_TIMEOUT_MS);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (r.status == GPU_OK)
-            lat[nlat++] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+            B->lat[B->nlat++] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
     }
-    gpu_close(g);
-    double lat_med = 0;
-    if (nlat) {
-        for (int i = 0; i < nlat; i++)
-            for (int j = i + 1; j < nlat; j++)
-                if (lat[j] < lat[i]) {
-                    double t = lat[i];
-                    lat[i] = lat[j];
-                    lat[j] = t;
-                }
-        lat_med = lat[nlat / 2];
-    }
+    qsort(B->lat, (size_t)B->nlat, sizeof B->lat[0], cmp_double);
+}
 
-    for (int i = 0; i < nrows; i++) {
-        struct bench_row *b = &rows[i];
-        int ref = b->ref;
-        b->pred_ratio = b->meas_ratio = NAN;
-        if (ref >= 0 && rows[ref].row.rec.res.has_timing && b->row.rec.res.has_timing &&
-            rows[ref].row.model_wavefronts > 0) {
-            /* Launches differ in accesses per thread (about the same time each), so compare
-             * time per request: clk/request. */
-            b->pred_ratio = (double)b->row.model_wavefronts / rows[ref].row.model_wavefronts;
-            if (rows[ref].row.rec.res.clk_per_request > 0)
-                b->meas_ratio = b->row.rec.res.clk_per_request /
-                                rows[ref].row.rec.res.clk_per_request;
-        }
-        if (b->row.rec.res.has_counters && b->row.model_wavefronts >= 0 &&
-            !strcmp(b->row.group, "sweep")) {
-            double w = b->row.rec.req.access.op == BANK_STORE ? b->row.rec.res.wavefronts_st
-                                                               : b->row.rec.res.wavefronts_ld;
-            b->row.agree = fabs(w - b->row.model_wavefronts) < 0.01;
-        }
-    }
+/* ---- output ---- */
 
-    if (json) {
-        struct recording rec;
-        recording_init(&rec);
-        snprintf(rec.device, sizeof rec.device, "%s", info.device);
-        now_utc(rec.date, sizeof rec.date);
-        snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", quick ? " --quick" : "");
-        for (int i = 0; i < nrows; i++)
-            if (recording_add(&rec, &rows[i].row)) {
-                fprintf(stderr, "banklab bench: out of memory\n");
-                failures++;
-                break;
-            }
-        if (nlat)
-            fprintf(stderr, "parameter change -> timing + counters: median %.1f ms\n", lat_med);
-        if (recording_write(stdout, &rec)) {
-            fprintf(stderr, "banklab bench: cannot write the recording\n");
-            failures++;
+static int write_json(struct bench *B)
+{
+    struct recording rec;
+    recording_init(&rec);
+    snprintf(rec.device, sizeof rec.device, "%s", B->info.device);
+    now_utc(rec.date, sizeof rec.date);
+    snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", B->o.quick ? " --quick" : "");
+    for (int i = 0; i < B->n; i++)
+        if (recording_add(&rec, &B->rows[i].row)) {
+            fprintf(stderr, "banklab bench: out of memory\n");
+            B->failures++;
+            break;
         }
-        recording_done(&rec);
-        free(rows);
-        return failures ? EXIT_CHECK : 0;
+    if (B->nlat)
+        fprintf(stderr, "parameter change -> timing + counters: median %.1f ms\n",
+                B->lat[B->nlat / 2]);
+    if (recording_write(stdout, &rec)) {
+        fprintf(stderr, "banklab bench: cannot write the recording\n");
+        B->failures++;
     }
-    if (csv) {
-        printf("group,label,model_wavefronts,counter_wavefronts_ld,counter_wavefronts_st,"
-               "counter_conflicts_ld,counter_conflicts_st,ms_median,ms_min,ms_max,"
-               "predicted_ratio,measured_ratio,clk_per_request,bytes_per_clk_per_sm,gbps,"
-               "verified,status\n");
-        for (int i = 0; i < nrows; i++) {
-            const struct bench_row *b = &rows[i];
-            const struct gpu_result *r = &b->row.rec.res;
-            printf("%s,\"%s\",%d,%.3f,%.3f,%.3f,%.3f,%.5f,%.5f,%.5f,%.4f,%.4f,%.3f,%.2f,%.1f,%d,%s\n",
-                   b->row.group, b->row.label, b->row.model_wavefronts, r->wavefronts_ld,
-                   r->wavefronts_st, r->conflicts_ld, r->conflicts_st, r->ms_median, r->ms_min,
-                   r->ms_max, b->pred_ratio, b->meas_ratio, r->clk_per_request,
-                   r->bytes_per_clk_per_sm, r->gbps, r->verified,
-                   r->status == GPU_OK ? "ok" : r->error);
-        }
-        free(rows);
-        return failures ? EXIT_CHECK : 0;
-    }
+    recording_done(&rec);
+    return 0;
+}
 
-    printf("device: %s\n", info.device);
-    printf("\nStride sweep (pattern kernel, all SMs; ratio = time per request / that of stride 1 "
-           "of the same width and op;\n pred = model wavefronts / those of stride 1)\n");
+static void write_csv(const struct bench *B)
+{
+    printf("group,label,model_wavefronts,counter_wavefronts_ld,counter_wavefronts_st,"
+           "counter_conflicts_ld,counter_conflicts_st,ns_per_access,clk_per_access,slowdown,"
+           "predicted_slowdown,ms_median,ms_min,ms_max,bytes_per_clk_per_sm,gbps,verified,"
+           "status\n");
+    for (int i = 0; i < B->n; i++) {
+        const struct bench_row *b = &B->rows[i];
+        const struct gpu_result *r = &b->row.rec.res;
+        printf("%s,\"%s\",%d,%.3f,%.3f,%.3f,%.3f,%.4f,%.3f,%.4f,%.4f,%.5f,%.5f,%.5f,%.2f,%.1f,%d,"
+               "%s\n", b->row.group, b->row.label, b->row.model_wavefronts, r->wavefronts_ld,
+               r->wavefronts_st, r->conflicts_ld, r->conflicts_st, r->ns_per_access,
+               r->clk_per_access, r->slowdown, b->pred_slowdown, r->ms_median, r->ms_min,
+               r->ms_max, r->bytes_per_clk_per_sm, r->gbps, r->verified,
+               r->status == GPU_OK ? "ok" : r->error);
+    }
+}
+
+static void print_sweep(const struct bench *B)
+{
+    printf("\nStride sweep (pattern kernel on all SMs). Time per warp access = SM clocks one warp\n"
+           "instruction costs while every SM runs 64 warps of it (docs/gpu.md); slowdown = that\n"
+           "time / the time of the conflict-free access of the same width and kind, measured by\n"
+           "this process; pred = model wavefronts / those of the conflict-free access\n");
     printf("%-18s %5s %9s %9s %8s %8s %8s %7s %7s %9s\n", "access", "model", "counters",
-           "conflicts", "clk/req", "spread%", "ratio", "pred", "err%", "B/clk/SM");
-    double worst = 0, best_bw = 0;
-    for (int i = 0; i < nrows; i++) {
-        const struct bench_row *b = &rows[i];
+           "conflicts", "ns/acc", "clk/acc", "slowdown", "pred", "err%", "B/clk/SM");
+    double worst[17] = {0}, best_bw = 0;
+    for (int i = 0; i < B->n; i++) {
+        const struct bench_row *b = &B->rows[i];
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "sweep"))
             continue;
         int st = b->row.rec.req.access.op == BANK_STORE;
-        double err = isnan(b->meas_ratio) ? NAN : (b->meas_ratio / b->pred_ratio - 1) * 100;
-        if (!isnan(err) && b->row.rec.req.access.width == 4 && !st && fabs(err) > worst)
-            worst = fabs(err);
-        if (b->row.rec.req.access.width == 4 && !st && r->bytes_per_clk_per_sm > best_bw)
+        unsigned w = b->row.rec.req.access.width;
+        double err = r->has_access_timing && b->pred_slowdown > 0
+                         ? (r->slowdown / b->pred_slowdown - 1) * 100 : NAN;
+        if (!isnan(err) && !st && w <= 16 && fabs(err) > worst[w])
+            worst[w] = fabs(err);
+        if (w == 4 && !st && r->bytes_per_clk_per_sm > best_bw)
             best_bw = r->bytes_per_clk_per_sm;
         char cw[16] = "-", cc[16] = "-";
         if (r->has_counters) {
             snprintf(cw, sizeof cw, "%.2f", st ? r->wavefronts_st : r->wavefronts_ld);
             snprintf(cc, sizeof cc, "%.2f", st ? r->conflicts_st : r->conflicts_ld);
         }
-        printf("%-18s %5d %9s %9s %8.2f %8.1f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
-               b->row.model_wavefronts, cw, cc, r->clk_per_request,
-               r->ms_median > 0 ? (r->ms_max - r->ms_min) / r->ms_median * 100 : 0,
-               b->meas_ratio, b->pred_ratio, err, r->bytes_per_clk_per_sm,
+        printf("%-18s %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
+               b->row.model_wavefronts, cw, cc, r->ns_per_access, r->clk_per_access, r->slowdown,
+               b->pred_slowdown, err, r->bytes_per_clk_per_sm,
                r->status == GPU_OK ? "" : "  FAILED");
     }
-    double limit = 128.0 * info.sm_count * info.clock_khz * 1e3 / 1e12;
-    printf("4-byte loads: worst |measured/predicted ratio - 1| = %.1f %% (goal <= 5 %%)\n", worst);
+    double limit = 128.0 * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12;
+    printf("4-byte loads: worst |measured/predicted ratio - 1| = %.1f %% (goal <= 5 %%)\n", worst[4]);
+    printf("other loads, worst |slowdown / predicted - 1|: 1 B %.1f %%, 2 B %.1f %%, 8 B %.1f %%, "
+           "16 B %.1f %%\n", worst[1], worst[2], worst[8], worst[16]);
     printf("conflict-free 4-byte load: %.1f B/clk/SM = %.1f %% of 128 B/clk/SM "
            "(%.2f of %.2f TB/s at %.0f MHz x %d SMs)\n", best_bw, best_bw / 128 * 100,
-           best_bw * info.sm_count * info.clock_khz * 1e3 / 1e12, limit, info.clock_khz / 1e3,
-           info.sm_count);
+           best_bw * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12, limit,
+           B->info.clock_khz / 1e3, B->info.sm_count);
+}
 
-    printf("\nTranspose 8192 x 8192 float (GB/s = read + write)\n");
-    printf("%-22s %10s %9s %8s %6s %9s %9s %8s\n", "kernel", "ms median", "GB/s", "of copy",
+static const struct gpu_result *find_case(const struct bench *B, const char *name)
+{
+    for (int i = 0; i < B->n; i++)
+        if (B->rows[i].row.rec.req.kind == GPU_REQ_CASE &&
+            !strcmp(B->rows[i].row.rec.req.case_name, name) &&
+            B->rows[i].row.rec.res.status == GPU_OK)
+            return &B->rows[i].row.rec.res;
+    return NULL;
+}
+
+static void print_transposes(const struct bench *B)
+{
+    const struct gpu_result *mc = find_case(B, "memcpy"), *ck = find_case(B, "copy");
+    double ceiling = 0;
+    if (mc && mc->gbps > ceiling)
+        ceiling = mc->gbps;
+    if (ck && ck->gbps > ceiling)
+        ceiling = ck->gbps;
+    printf("\nCopy ceiling and transposes, 8192 x 8192 float (GB/s = bytes read + written)\n");
+    printf("copy ceiling: %.0f GB/s (cudaMemcpy device to device %.0f, copy kernel %.0f)\n",
+           ceiling, mc ? mc->gbps : 0, ck ? ck->gbps : 0);
+    printf("%-22s %10s %9s %10s %6s %9s %9s %8s\n", "kernel", "ms median", "GB/s", "of ceiling",
            "model", "ld wf/in", "ld cf/in", "checked");
-    double copy_gbps = 0;
-    for (int i = 0; i < nrows; i++)
-        if (!strcmp(rows[i].row.rec.req.case_name, "copy"))
-            copy_gbps = rows[i].row.rec.res.gbps;
-    for (int i = 0; i < nrows; i++) {
-        const struct bench_row *b = &rows[i];
+    for (int i = 0; i < B->n; i++) {
+        const struct bench_row *b = &B->rows[i];
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "transpose"))
             continue;
@@ -452,38 +479,89 @@ int cmd_bench(int argc, char **argv)
         }
         if (b->row.model_wavefronts >= 0)
             snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
-        printf("%-22s %10.4f %9.0f %7.0f%% %6s %9s %9s %8s\n", b->row.label, r->ms_median,
-               r->gbps, copy_gbps > 0 ? r->gbps / copy_gbps * 100 : 0, mw, cw, cc,
+        printf("%-22s %10.4f %9.0f %9.0f%% %6s %9s %9s %8s\n", b->row.rec.req.case_name,
+               r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, mw, cw, cc,
                r->verified ? "yes" : (r->status == GPU_OK ? "-" : "FAILED"));
     }
+}
 
-    if (!quick) {
-        printf("\nCase kernels (per shared load instruction; model = the taught access)\n");
-        printf("%-36s %6s %9s %9s %9s %9s %10s %8s\n", "case", "model", "ld wf/in", "ld cf/in",
-               "st wf/in", "clk/req", "ms median", "checked");
-        for (int i = 0; i < nrows; i++) {
-            const struct bench_row *b = &rows[i];
-            const struct gpu_result *r = &b->row.rec.res;
-            if (strcmp(b->row.group, "case"))
-                continue;
-            char cw[16] = "-", cc[16] = "-", sw[16] = "-", mw[16] = "-";
-            if (r->has_counters) {
-                snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
-                snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
-                snprintf(sw, sizeof sw, "%.2f", r->wavefronts_st);
-            }
-            if (b->row.model_wavefronts >= 0)
-                snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
-            printf("%-36s %6s %9s %9s %9s %9.2f %10.4f %8s\n", b->row.label, mw, cw, cc, sw,
-                   r->clk_per_request, r->ms_median,
-                   r->verified ? "yes" : (r->status == GPU_OK ? "-" : "FAILED"));
+static void print_cases(const struct bench *B)
+{
+    printf("\nCase kernels (counters per shared instruction of the whole kernel; model = the "
+           "taught access; ms = kernel time)\n");
+    printf("%-36s %6s %9s %9s %9s %10s %8s\n", "case", "model", "ld wf/in", "ld cf/in",
+           "st wf/in", "ms median", "checked");
+    for (int i = 0; i < B->n; i++) {
+        const struct bench_row *b = &B->rows[i];
+        const struct gpu_result *r = &b->row.rec.res;
+        if (strcmp(b->row.group, "case"))
+            continue;
+        char cw[16] = "-", cc[16] = "-", sw[16] = "-", mw[16] = "-";
+        if (r->has_counters) {
+            snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
+            snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
+            snprintf(sw, sizeof sw, "%.2f", r->wavefronts_st);
         }
+        if (b->row.model_wavefronts >= 0)
+            snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
+        printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, mw, cw, cc, sw, r->ms_median,
+               r->verified ? "yes" : (r->status == GPU_OK ? "-" : "FAILED"));
     }
-    if (nlat)
+}
+
+static void print_text(const struct bench *B)
+{
+    printf("device: %s\n", B->info.device);
+    print_sweep(B);
+    print_transposes(B);
+    if (!B->o.quick)
+        print_cases(B);
+    if (B->nlat)
         printf("\nparameter change -> new timing + counters (warm, 4-byte strides 5..11): median "
-               "%.1f ms, min %.1f, max %.1f (aim < 150 ms)\n", lat_med, lat[0], lat[nlat - 1]);
-    if (!info.counters)
-        printf("\ncounters: %s\n", info.counters_reason);
-    free(rows);
-    return failures ? EXIT_CHECK : 0;
+               "%.1f ms, min %.1f, max %.1f (aim < 150 ms)\n", B->lat[B->nlat / 2], B->lat[0],
+               B->lat[B->nlat - 1]);
+    if (!B->info.counters)
+        printf("\ncounters: %s\n", B->info.counters_reason);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+    static struct bench B;
+    memset(&B, 0, sizeof B);
+    B.id = 1;
+    int rc = parse_args(argc, argv, &B.o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    struct gpu *g = gpu_open(B.o.device, &B.info);
+    if (!g) {
+        fprintf(stderr, "banklab bench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    if (!B.info.available) {
+        fprintf(stderr, "banklab bench: no GPU: %s\n", B.info.reason);
+        gpu_close(g);
+        return EXIT_NOGPU;
+    }
+    if (!B.info.counters && !B.o.json && !B.o.csv)
+        printf("counters: %s (timings and the model are still shown)\n", B.info.counters_reason);
+    if (add_sweep(&B) ||
+        add_cases(&B, transpose_cases, (int)(sizeof transpose_cases / sizeof transpose_cases[0])) ||
+        (!B.o.quick &&
+         add_cases(&B, other_cases, (int)(sizeof other_cases / sizeof other_cases[0])))) {
+        gpu_close(g);
+        free(B.rows);
+        fprintf(stderr, "banklab bench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    run_rows(g, &B);
+    measure_latency(g, &B);
+    gpu_close(g);
+    if (B.o.json)
+        write_json(&B);
+    else if (B.o.csv)
+        write_csv(&B);
+    else
+        print_text(&B);
+    free(B.rows);
+    return B.failures ? EXIT_CHECK : 0;
 }

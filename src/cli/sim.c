@@ -1,7 +1,8 @@
 /* sim.c: `banklab sim`: one warp access (a pattern, or raw per-lane offsets) through the bank
  * model; prints the bank grid and a summary as text, or one JSON object (--json), or an SVG.
- * Uses the model (bank, pattern) and src/render (text grid, svg) only: no curses, no cJSON, no
- * GPU. */
+ * Uses the model (bank, pattern) and src/render (text grid, svg); with --gpu (measured
+ * now) or --replay FILE (a recording) also the measurement of that access through gpu.h,
+ * printed by measured.c. No curses, no cJSON. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -16,6 +17,8 @@
 #include "../render/grid_text.h"
 #include "../render/svg.h"
 #include "cli.h"
+#include "json_out.h"
+#include "measured.h"
 
 struct sim_args {
     const char *pattern;         /* PATTERN, or NULL for the raw form */
@@ -31,6 +34,8 @@ struct sim_args {
     int mask_set;
     int json, ascii, no_color, lanes, cols;
     const char *svg;
+    int gpu, device, device_set;             /* --gpu, --device N */
+    const char *replay;                      /* --replay FILE */
 };
 
 static void short_usage(FILE *f)
@@ -40,6 +45,7 @@ static void short_usage(FILE *f)
           "       banklab sim --offsets LIST [--width 1|2|4|8|16] [--store] [--mask HEX]\n"
           "                  [OUTPUT OPTIONS]\n"
           "output options: --json --ascii --no-color --lanes --columns N --svg FILE\n"
+          "measure it:     --gpu [--device N] | --replay FILE\n"
           "banklab sim --help explains everything, with examples.\n",
           f);
 }
@@ -88,6 +94,17 @@ static void help(FILE *f)
         "  --svg FILE           also write the grid as an SVG picture (one access)\n"
         "  -h, --help           this help\n"
         "\n"
+        "Measuring (the same request the tutorial sends):\n"
+        "  --gpu                also run the access on the GPU now: hardware counters on one\n"
+        "                       warp, and the time of one warp access with every SM busy\n"
+        "  --device N           which GPU (default 0)\n"
+        "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
+        "                       --json; the shipped one is assets/h200-recording.json)\n"
+        "  The time of one warp access is the SM time one warp instruction of it costs while\n"
+        "  every SM runs many warps of it (ns, and SM clocks: clk); the slowdown compares it\n"
+        "  with the conflict-free access of the same width and kind (lane l at l x width)\n"
+        "  measured by the same run, so a 32-way conflict reads about 32x.\n"
+        "\n"
         "The grid: a column per bank, a row per distinct 4-byte word the bank must serve\n"
         "in the pass (rows 2 and below are extra wavefronts). A cell shows the lowest\n"
         "lane asking for the word, and a mark: * broadcast (several lanes, one word:\n"
@@ -111,6 +128,11 @@ static void help(FILE *f)
         "access {index (from 1), kind, array, type, text}. When a pattern has several\n"
         "accesses and --access is not given, the per-access fields move into an\n"
         "\"accesses\" array, one object per access in pattern order.\n"
+        "With --gpu or --replay each access also has measured {status (\"ok\",\n"
+        "\"not-recorded\", \"unavailable\", \"failed\", ...), wavefronts, conflicts,\n"
+        "ns_per_access, clk_per_access, ref_ns_per_access, slowdown (numbers, or null\n"
+        "when not measured), source (\"measured now on <device>\" or \"recorded on\n"
+        "<device>, <date>\"), provenance, error}.\n"
         "\n"
         "Examples:\n"
         "  banklab sim '__shared__ float data[32][32]; data[threadIdx.x][0]'\n"
@@ -126,8 +148,13 @@ static void help(FILE *f)
         "  banklab sim --offsets $(seq -s, 0 8 248) --width 8      float2, 2 wavefronts\n"
         "  banklab sim --offsets $(seq -s, 0 128 3968) --store --mask 0000ffff   16-way\n"
         "\n"
-        "Exit status: 0 success; 2 bad usage or bad input: a pattern error prints the\n"
-        "message, the pattern and a caret under the place on stderr.\n"
+        "  banklab sim '__shared__ float s[1024]; s[lane * 32]' \\\n"
+        "      --replay assets/h200-recording.json   the H200's 32-way time: about 32x\n"
+        "\n"
+        "Exit status: 0 success (also when a recording has no measurement of the access:\n"
+        "it says so); 1 a measurement failed on the GPU; 2 bad usage or bad input (a\n"
+        "pattern error prints the message, the pattern and a caret under the place on\n"
+        "stderr; an unreadable recording names the file); 3 --gpu without a usable GPU.\n"
         , f);
 }
 
@@ -354,6 +381,18 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
             if (!v || parse_small(v, 40, 1000, &c))
                 return usage_error("--columns wants a width of 40..1000, got '%s'", v);
             a->cols = (int)c;
+        } else if (!strcmp(arg, "--gpu")) {
+            a->gpu = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--replay", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--replay wants a recording file%s", "");
+            a->replay = v;
+        } else if ((v = opt_value(argc, argv, &i, "--device", &m)) || m) {
+            long long d;
+            if (cli_int_arg("sim", "--device", v, 0, CLI_DEVICE_MAX, &d))
+                return EXIT_USAGE;
+            a->device = (int)d;
+            a->device_set = 1;
         } else if ((v = opt_value(argc, argv, &i, "--svg", &m)) || m) {
             if (!v || !*v)
                 return usage_error("--svg wants a file name%s", "");
@@ -375,6 +414,10 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
     }
     if (a->pattern && a->have_offsets)
         return usage_error("give a PATTERN or --offsets, not both%s", "");
+    if (a->gpu && a->replay)
+        return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
+    if (a->device_set && !a->gpu)
+        return usage_error("--device picks the GPU of --gpu%s", "");
     if (!a->pattern && !a->have_offsets)
         return usage_error("nothing to simulate: give a PATTERN or --offsets LIST%s", "");
     if (a->pattern) {
@@ -394,57 +437,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
     return 0;
 }
 
-/* ---- JSON: a small writer with its own escaper (cJSON stays in src/lesson). ---- */
-
-/* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters;
- * invalid UTF-8 (stray bytes, overlong forms, surrogates) becomes '?' so the output parses. */
-static void json_str_n(FILE *f, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    fputc('"', f);
-    for (size_t i = 0; i < n && u[i];) {
-        unsigned char c = u[i];
-        int extra = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
-                    : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
-        int ok = extra >= 0;
-        for (int j = 1; ok && j <= extra; j++)
-            ok = i + (size_t)j < n && (u[i + j] & 0xc0) == 0x80;
-        if (ok && extra >= 2) {
-            unsigned char d = u[i + 1];
-            ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0) &&
-                 !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
-        }
-        if (!ok) {
-            fputc('?', f);
-            i++;
-            continue;
-        }
-        if (extra) {
-            fwrite(u + i, 1, (size_t)extra + 1, f);
-            i += (size_t)extra + 1;
-            continue;
-        }
-        switch (c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\u%04x", c);
-            else
-                fputc(c, f);
-        }
-        i++;
-    }
-    fputc('"', f);
-}
-
-static void json_str(FILE *f, const char *s)
-{
-    json_str_n(f, s, strlen(s));
-}
+/* ---- JSON (json_out.h: cJSON stays in src/lesson) ---- */
 
 static void json_lane_list(FILE *f, uint32_t lanes)
 {
@@ -669,6 +662,41 @@ static int simulate(struct sim_one *o, int *bad_lane)
     return (int)bank_simulate(&o->acc, &o->res, bad_lane);
 }
 
+#define SIM_GPU_TIMEOUT_MS 120000
+
+/* --gpu / --replay: each access through gpu.h (the CUDA runner or the recording), as the
+ * tutorial sends it. Returns 0, or the exit status after one line on stderr. */
+static int measure(const struct sim_args *a, const struct sim_one *one, int n,
+                   struct gpu_result *out, char *source, size_t size)
+{
+    struct gpu_info info;
+    struct gpu *g = a->replay ? cli_open_replay("sim", a->replay, &info) : gpu_open(a->device, &info);
+    if (!g) {
+        if (!a->replay)
+            fprintf(stderr, "banklab sim: out of memory\n");
+        return EXIT_USAGE;
+    }
+    if (!info.available) {
+        fprintf(stderr, "banklab sim: no GPU: %s\n", info.reason);
+        gpu_close(g);
+        return EXIT_NOGPU;
+    }
+    measured_source(&info, source, size);
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        struct gpu_request q;
+        memset(&q, 0, sizeof q);
+        q.id = (uint64_t)i + 1;
+        q.kind = GPU_REQ_PATTERN;
+        q.access = one[i].acc;
+        q.want_timing = q.want_counters = 1;
+        enum gpu_status st = gpu_run(g, &q, &out[i], SIM_GPU_TIMEOUT_MS);
+        failed |= st != GPU_OK && st != GPU_ENOTRECORDED && st != GPU_EINVAL;
+    }
+    gpu_close(g);
+    return failed ? EXIT_CHECK : 0;
+}
+
 int cmd_sim(int argc, char **argv)
 {
     static struct sim_args a;         /* large: keep it off the stack */
@@ -749,6 +777,17 @@ int cmd_sim(int argc, char **argv)
         n = 1;
     }
 
+    static struct gpu_result meas[PATTERN_MAX_ACCESSES];
+    char source[GPU_TEXT_MAX + 32] = "";
+    int measured = a.gpu || a.replay, mrc = 0;
+    if (measured) {
+        mrc = measure(&a, one, n, meas, source, sizeof source);
+        if (mrc && mrc != EXIT_CHECK) {
+            pattern_free(p);
+            return mrc;
+        }
+    }
+
     if (a.svg) {
         if (n != 1) {
             fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
@@ -776,6 +815,10 @@ int cmd_sim(int argc, char **argv)
                 fputc(',', f);
             }
             json_result_fields(f, &one[0].res, &one[0].acc);
+            if (measured) {
+                fputc(',', f);
+                measured_json(f, &meas[0], &one[0].acc, source);
+            }
         } else {
             fputs("\"accesses\":[", f);
             for (int i = 0; i < n; i++) {
@@ -783,6 +826,10 @@ int cmd_sim(int argc, char **argv)
                 json_access_info(f, &a, &one[i]);
                 fputc(',', f);
                 json_result_fields(f, &one[i].res, &one[i].acc);
+                if (measured) {
+                    fputc(',', f);
+                    measured_json(f, &meas[i], &one[i].acc, source);
+                }
                 fputc('}', f);
             }
             fputc(']', f);
@@ -809,6 +856,8 @@ int cmd_sim(int argc, char **argv)
             }
             grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op,
                             one[i].acc.mask, &go);
+            if (measured)
+                measured_text(stdout, &meas[i], &one[i].acc, source);
         }
     }
     pattern_free(p);
@@ -816,5 +865,5 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, "banklab sim: write error: %s\n", strerror(errno));
         return EXIT_USAGE;
     }
-    return 0;
+    return mrc;
 }

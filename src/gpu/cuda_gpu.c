@@ -30,8 +30,10 @@
 #endif
 
 #define RUNNER_QUEUE 16
-#define WARMUP 3
-#define LAUNCHES 15
+#define WARMUP 2
+#define LAUNCHES 11
+#define PATTERN_TRIPS 1024   /* loop trips x predicted wavefronts per launch: about 1 ms */
+#define REF_CACHE 16         /* conflict-free references kept per runner */
 #define COUNT_ITERS 4                                /* counter launch: 4 x 32 instructions */
 #define COUNT_INSTR (COUNT_ITERS * BL_PATTERN_UNROLL)
 #define CASE_ROUNDS 64
@@ -65,6 +67,13 @@ struct runner {
     int sms, cc_major, cc_minor;
     int light;                  /* BANKLAB_LIGHT: tiny launches (for compute-sanitizer runs) */
     size_t smem_optin, smem_per_sm;
+    struct {                    /* clk per access of the conflict-free access of a width, op, mask */
+        unsigned width;
+        enum bank_op op;
+        uint32_t mask;
+        double clk;
+    } ref[REF_CACHE];
+    int nref, ref_next;
 };
 
 /* ---- error plumbing: record file:line, the call and cudaGetErrorString, then return ---- */
@@ -178,36 +187,38 @@ static void counters_to_result(struct runner *R, struct gpu_result *res, const d
     (void)R;
 }
 
-static int run_pattern(struct runner *R, const struct gpu_request *req, struct gpu_result *res)
+/* pattern_setup: the launch of access acc (offsets checked against the model and the
+ * device's shared memory); *wf gets the predicted wavefronts. 0, or -1 with res failed. */
+static int pattern_setup(struct runner *R, const struct bank_access *acc, struct pattern_run *p,
+                         int *wf, struct gpu_result *res)
 {
     struct bank_result model;
     int bad_lane = -1;
-    enum bank_status bs = bank_simulate(&req->access, &model, &bad_lane);
+    enum bank_status bs = bank_simulate(acc, &model, &bad_lane);
     if (bs != BANK_OK) {
         if (bs == BANK_EALIGN)
             res_fail(res, GPU_EINVAL, "lane %d: offset is not a multiple of the width %u",
-                     bad_lane, req->access.width);
+                     bad_lane, acc->width);
         else
             res_fail(res, GPU_EINVAL, "%s", bank_status_str(bs));
         return -1;
     }
-    struct pattern_run p;
-    memset(&p, 0, sizeof p);
-    p.a.mask = req->access.mask;
-    p.a.width = (int)req->access.width;
-    p.a.store = req->access.op == BANK_STORE;
+    memset(p, 0, sizeof *p);
+    p->a.mask = acc->mask;
+    p->a.width = (int)acc->width;
+    p->a.store = acc->op == BANK_STORE;
     uint64_t span = 0;
     for (int l = 0; l < BANK_LANES; l++) {
-        if (!(req->access.mask >> l & 1u))
+        if (!(acc->mask >> l & 1u))
             continue;
-        if (req->access.offset[l] > 0x7fffffffu) {
+        if (acc->offset[l] > 0x7fffffffu) {
             res_fail(res, GPU_EINVAL, "lane %d: offset %llu is beyond shared memory", l,
-                     (unsigned long long)req->access.offset[l]);
+                     (unsigned long long)acc->offset[l]);
             return -1;
         }
-        p.a.off[l] = (uint32_t)req->access.offset[l];
-        if (req->access.offset[l] + req->access.width > span)
-            span = req->access.offset[l] + req->access.width;
+        p->a.off[l] = (uint32_t)acc->offset[l];
+        if (acc->offset[l] + acc->width > span)
+            span = acc->offset[l] + acc->width;
     }
     if (span + 256 > R->smem_optin) {
         res_fail(res, GPU_EINVAL,
@@ -215,75 +226,157 @@ static int run_pattern(struct runner *R, const struct gpu_request *req, struct g
                  "block", (unsigned long long)span, R->smem_optin);
         return -1;
     }
-    p.threads = BL_BLOCK_THREADS;
-    p.sink = R->d_sink;
+    p->threads = BL_BLOCK_THREADS;
+    p->sink = R->d_sink;
     /* Stores: each warp writes its own copy (128-byte aligned, so banks are unchanged), so
      * warps never race. Loads share one copy. */
     uint32_t region = (uint32_t)((span + 127) & ~(uint64_t)127);
-    p.a.region = p.a.store ? region : 0;
-    p.smem = bl_pattern_smem(&p.a, p.threads);
-    if (p.smem > R->smem_optin) { /* stores of a large span: one copy, warps overlap */
-        p.a.region = 0;
-        p.smem = bl_pattern_smem(&p.a, p.threads);
+    p->a.region = p->a.store ? region : 0;
+    p->smem = bl_pattern_smem(&p->a, p->threads);
+    if (p->smem > R->smem_optin) { /* stores of a large span: one copy, warps overlap */
+        p->a.region = 0;
+        p->smem = bl_pattern_smem(&p->a, p->threads);
     }
-    CK(res, bl_pattern_attr(&p.a, p.smem));
-    int wf = model.wavefronts > 0 ? model.wavefronts : 1;
-    int nactive = __builtin_popcount(req->access.mask);
-    char timing_note[96] = "", counter_note[64] = "";
+    CK(res, bl_pattern_attr(&p->a, p->smem));
+    *wf = model.wavefronts > 0 ? model.wavefronts : 1;
+    return 0;
+}
 
+/* pattern_time: the timing launch of p on all SMs (up to 8 blocks of 256 threads per SM,
+ * about PATTERN_TRIPS / wf loop trips); res gets the launch timing and clk_per_request: the
+ * SM clocks one warp instruction costs while every SM runs many warps of it. */
+static int pattern_time(struct runner *R, struct pattern_run *p, int wf, struct gpu_result *res)
+{
+    int per_sm = (int)(R->smem_per_sm / (p->smem + 1024));
+    per_sm = per_sm > 8 ? 8 : per_sm < 1 ? 1 : per_sm;
+    p->blocks = R->sms * per_sm;
+    p->iters = PATTERN_TRIPS / wf;
+    if (p->iters < 32)
+        p->iters = 32;
+    if (R->light) {
+        p->blocks = 2;
+        p->iters = 2;
+    }
+    if (time_launches(R, res, pattern_launch, p))
+        return -1;
+    double warps_per_sm = (double)p->blocks * (p->threads / 32) / R->sms;
+    double requests = warps_per_sm * p->iters * BL_PATTERN_UNROLL;
+    double clk = res->ms_median * 1e-3 * R->clock_mhz * 1e6;
+    int nactive = __builtin_popcount(p->a.mask);
+    res->clk_per_request = nactive ? clk / requests : 0;
+    res->bytes_per_clk_per_sm = res->clk_per_request > 0
+                                    ? nactive * (double)p->a.width / res->clk_per_request : 0;
+    return 0;
+}
+
+/* ref_clk: clk per access of the conflict-free access of acc's width, op and mask (lane l at
+ * byte l * width), measured once per runner (process) and kept. */
+static int ref_clk(struct runner *R, const struct bank_access *acc, double *clk,
+                   struct gpu_result *res)
+{
+    for (int i = 0; i < R->nref; i++)
+        if (R->ref[i].width == acc->width && R->ref[i].op == acc->op && R->ref[i].mask == acc->mask) {
+            *clk = R->ref[i].clk;
+            return 0;
+        }
+    struct bank_access ra;
+    memset(&ra, 0, sizeof ra);
+    ra.width = acc->width;
+    ra.op = acc->op;
+    ra.mask = acc->mask;
+    for (int l = 0; l < BANK_LANES; l++)
+        ra.offset[l] = (uint64_t)l * acc->width;
+    struct pattern_run p;
+    struct gpu_result rr;
+    int wf;
+    memset(&rr, 0, sizeof rr);
+    if (pattern_setup(R, &ra, &p, &wf, &rr) || pattern_time(R, &p, wf, &rr)) {
+        res_fail(res, rr.status, "conflict-free reference: %s", rr.error);
+        return -1;
+    }
+    int k = R->nref < REF_CACHE ? R->nref++ : (R->ref_next++ % REF_CACHE);
+    R->ref[k].width = acc->width;
+    R->ref[k].op = acc->op;
+    R->ref[k].mask = acc->mask;
+    R->ref[k].clk = rr.clk_per_request;
+    *clk = rr.clk_per_request;
+    return 0;
+}
+
+/* access_timing: the time of one warp access of acc (clk_per_access from a timing launch
+ * whose clk_per_request is clk) and its slowdown against the conflict-free reference. */
+static int access_timing(struct runner *R, const struct bank_access *acc, double clk,
+                         struct gpu_result *res)
+{
+    double ref;
+    if (ref_clk(R, acc, &ref, res))
+        return -1;
+    res->has_access_timing = 1;
+    res->clk_per_access = clk;
+    res->ns_per_access = R->clock_mhz > 0 ? clk / R->clock_mhz * 1e3 : 0;
+    res->ref_clk_per_access = ref;
+    res->slowdown = ref > 0 ? clk / ref : 0;
+    return 0;
+}
+
+static void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src)
+{
+    dst->has_access_timing = src->has_access_timing;
+    dst->clk_per_access = src->clk_per_access;
+    dst->ns_per_access = src->ns_per_access;
+    dst->ref_clk_per_access = src->ref_clk_per_access;
+    dst->slowdown = src->slowdown;
+}
+
+/* pattern_counters: the counter launch (one warp, COUNT_INSTR instructions) of p. */
+static int pattern_counters(struct runner *R, const struct pattern_run *p, char *note,
+                            size_t notesize, struct gpu_result *res)
+{
+    if (!R->ctr) {
+        fmt_line(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
+        return 0;
+    }
+    struct pattern_run c = *p;
+    double v[BL_NMETRICS];
+    char why[GPU_TEXT_MAX];
+    c.blocks = 1;
+    c.threads = 32;
+    c.iters = COUNT_ITERS;
+    c.a.region = 0;
+    c.smem = bl_pattern_smem(&c.a, c.threads);
+    CK(res, bl_pattern_attr(&c.a, c.smem)); /* a reference timed since may have lowered it */
+    if (bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, why, sizeof why)) {
+        CK(res, cudaGetLastError());
+        fmt_line(res->counters_note, sizeof res->counters_note, "%s", why);
+        return 0;
+    }
+    double n = COUNT_INSTR;
+    counters_to_result(R, res, v, n, n);
+    double got = p->a.store ? v[BL_INST_ST] : v[BL_INST_LD];
+    if (p->a.mask && fabs(got - n) > 0.5)
+        fmt_line(res->counters_note, sizeof res->counters_note,
+                 "warning: %.0f shared instructions counted, %d launched", got, COUNT_INSTR);
+    fmt_line(note, notesize, "CUPTI range profiler, 1 warp x %d instructions", COUNT_INSTR);
+    return 0;
+}
+
+static int run_pattern(struct runner *R, const struct gpu_request *req, struct gpu_result *res)
+{
+    struct pattern_run p;
+    int wf;
+    if (pattern_setup(R, &req->access, &p, &wf, res))
+        return -1;
+    char timing_note[128] = "", counter_note[64] = "";
     if (req->want_timing) {
-        int per_sm = (int)(R->smem_per_sm / (p.smem + 1024));
-        if (per_sm > 8)
-            per_sm = 8;
-        if (per_sm < 1)
-            per_sm = 1;
-        p.blocks = R->sms * per_sm;
-        p.iters = 2048 / wf;
-        if (p.iters < 64)
-            p.iters = 64;
-        if (R->light) {
-            p.blocks = 2;
-            p.iters = 2;
-        }
-        if (time_launches(R, res, pattern_launch, &p))
+        if (pattern_time(R, &p, wf, res) ||
+            access_timing(R, &req->access, res->clk_per_request, res))
             return -1;
-        double warps_per_sm = (double)p.blocks * (p.threads / 32) / R->sms;
-        double requests = warps_per_sm * p.iters * BL_PATTERN_UNROLL;
-        double clk = res->ms_median * 1e-3 * R->clock_mhz * 1e6;
-        res->clk_per_request = nactive ? clk / requests : 0;
-        res->bytes_per_clk_per_sm =
-            res->clk_per_request > 0 ? nactive * (double)req->access.width / res->clk_per_request : 0;
-        fmt_line(timing_note, sizeof timing_note, "median of %d launches, %d blocks x %d threads, "
-                 "%d accesses/thread", res->launches, p.blocks, p.threads, p.iters * BL_PATTERN_UNROLL);
+        fmt_line(timing_note, sizeof timing_note, "time per access: median of %d launches, %d "
+                 "blocks x %d threads, %d accesses/thread", res->launches, p.blocks, p.threads,
+                 p.iters * BL_PATTERN_UNROLL);
     }
-    if (req->want_counters) {
-        if (!R->ctr) {
-            fmt_line(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
-        } else {
-            struct pattern_run c = p;
-            double v[BL_NMETRICS];
-            char why[GPU_TEXT_MAX];
-            c.blocks = 1;
-            c.threads = 32;
-            c.iters = COUNT_ITERS;
-            c.a.region = 0;
-            c.smem = bl_pattern_smem(&c.a, c.threads);
-            if (bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, why, sizeof why)) {
-                CK(res, cudaGetLastError());
-                fmt_line(res->counters_note, sizeof res->counters_note, "%s", why);
-            } else {
-                double n = COUNT_INSTR;
-                counters_to_result(R, res, v, n, n);
-                double got = p.a.store ? v[BL_INST_ST] : v[BL_INST_LD];
-                if (nactive && fabs(got - n) > 0.5)
-                    fmt_line(res->counters_note, sizeof res->counters_note,
-                             "warning: %.0f shared instructions counted, %d launched", got,
-                             COUNT_INSTR);
-                fmt_line(counter_note, sizeof counter_note, "CUPTI range profiler, 1 warp x %d "
-                         "instructions", COUNT_INSTR);
-            }
-        }
-    }
+    if (req->want_counters && pattern_counters(R, &p, counter_note, sizeof counter_note, res))
+        return -1;
     fmt_line(res->provenance, sizeof res->provenance, "%s; %s%s%s", R->info.device, timing_note,
              timing_note[0] && counter_note[0] ? "; " : "", counter_note);
     return 0;
@@ -309,6 +402,12 @@ static int case_launch(void *arg)
 static int case_launch_sync(void *arg) { return sync_launch(arg, case_launch); }
 
 static int l_transpose(struct case_run *c) { return bl_transpose_launch(c->kind, c->out, c->in, c->n, c->a); }
+static int l_copy(struct case_run *c) { return bl_copy_launch(c->out, c->in, (size_t)c->n * c->n, c->blocks); }
+static int l_memcpy(struct case_run *c)
+{
+    return (int)cudaMemcpyAsync(c->out, c->in, (size_t)c->n * c->n * sizeof(float),
+                                cudaMemcpyDeviceToDevice, 0);
+}
 static int l_row_col(struct case_run *c) { return bl_row_col_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS); }
 static int l_vector(struct case_run *c) { return bl_vector_width_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS); }
 static int l_aos(struct case_run *c) { return bl_aos_soa_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS); }
@@ -369,7 +468,7 @@ static long check_transpose(struct runner *R, int kind, int n)
     const float *in = R->h_big_in, *out = R->h_big_out;
     for (long y = 0; y < n; y++)
         for (long x = 0; x < n; x++) {
-            float want = kind == BL_COPY ? in[y * n + x] : in[x * n + y];
+            float want = kind == BL_COPY_TILE ? in[y * n + x] : in[x * n + y];
             if (out[y * n + x] != want)
                 return y * n + x;
         }
@@ -420,82 +519,150 @@ static long check_small(struct runner *R, const char *name, const struct case_ru
     return -1;
 }
 
-static int run_case(struct runner *R, const struct gpu_request *req, struct gpu_result *res)
+/* What run_case needs to know about a case beyond its launch. */
+struct case_plan {
+    int big;                      /* the n x n matrices (copies, transposes) */
+    double shared_ld_per_launch;  /* warp-level shared loads of the taught access */
+    double global_bytes;          /* bytes read + written per launch (GB/s), 0: not shown */
+    int per_block_out;            /* floats of output per block (small cases) */
+};
+
+/* case_select: c's launch and parameters for req, and its plan; 0, or -1 with res failed. */
+static int case_select(struct runner *R, const struct gpu_request *req, struct case_run *c,
+                       struct case_plan *pl, struct gpu_result *res)
 {
-    struct case_run c;
-    memset(&c, 0, sizeof c);
     const char *name = req->case_name;
-    int big = 0;
-    double shared_ld_per_launch = 0; /* warp-level shared loads of the taught access */
-    double global_bytes = 0;
-    int T = BL_BLOCK_THREADS, per_block_out = T;
-    c.blocks = R->light ? 4 : R->sms * 8;
-    c.n = R->light ? 512 : TRANSPOSE_N;
-    if (!strcmp(name, "copy") || !strncmp(name, "transpose_", 10)) {
-        big = 1;
-        c.launch = l_transpose;
-        if (!strcmp(name, "copy"))
-            c.kind = BL_COPY;
-        else if (!strcmp(name, "transpose_naive"))
-            c.kind = BL_T_NAIVE;
-        else if (!strcmp(name, "transpose_tile32"))
-            c.kind = BL_T_TILE32;
-        else if (!strcmp(name, "transpose_padded")) {
-            c.kind = BL_T_PADDED;
-            c.a = (int)case_arg(req, 0, res);
-        } else if (!strcmp(name, "transpose_swizzled"))
-            c.kind = BL_T_SWIZZLED;
-        else
-            c.launch = NULL;
-        global_bytes = 2.0 * c.n * (double)c.n * sizeof(float);
-        shared_ld_per_launch = c.kind >= BL_T_TILE32 ? (double)c.n * c.n / 32 : 0;
+    int T = BL_BLOCK_THREADS;
+    memset(pl, 0, sizeof *pl);
+    pl->per_block_out = T;
+    c->blocks = R->light ? 4 : R->sms * 8;
+    c->n = R->light ? 512 : TRANSPOSE_N;
+    if (!strcmp(name, "memcpy") || !strcmp(name, "copy") || !strcmp(name, "copy_tile32") ||
+        !strncmp(name, "transpose_", 10)) {
+        pl->big = 1;
+        c->launch = l_transpose;
+        if (!strcmp(name, "memcpy")) {
+            c->launch = l_memcpy;
+        } else if (!strcmp(name, "copy")) {
+            c->launch = l_copy;
+            c->blocks = R->light ? 4 : R->sms * 16;
+        } else if (!strcmp(name, "copy_tile32")) {
+            c->kind = BL_COPY_TILE;
+        } else if (!strcmp(name, "transpose_naive")) {
+            c->kind = BL_T_NAIVE;
+        } else if (!strcmp(name, "transpose_tile32")) {
+            c->kind = BL_T_TILE32;
+        } else if (!strcmp(name, "transpose_padded")) {
+            c->kind = BL_T_PADDED;
+            c->a = (int)case_arg(req, 0, res);
+        } else if (!strcmp(name, "transpose_swizzled")) {
+            c->kind = BL_T_SWIZZLED;
+        } else {
+            c->launch = NULL;
+        }
+        pl->global_bytes = 2.0 * c->n * (double)c->n * sizeof(float);
+        if (c->launch == l_transpose && c->kind >= BL_T_TILE32)
+            pl->shared_ld_per_launch = (double)c->n * c->n / 32;
     } else if (!strcmp(name, "row_col")) {
-        c.launch = l_row_col;
-        c.a = (int)case_arg(req, 0, res);
-        c.b = (int)case_arg(req, 1, res);
-        shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
+        c->launch = l_row_col;
+        c->a = (int)case_arg(req, 0, res);
+        c->b = (int)case_arg(req, 1, res);
+        pl->shared_ld_per_launch = (double)c->blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "vector_width")) {
-        c.launch = l_vector;
-        c.a = (int)case_arg(req, 0, res);
-        if (c.a == 3)
+        c->launch = l_vector;
+        c->a = (int)case_arg(req, 0, res);
+        if (c->a == 3)
             res_fail(res, GPU_EINVAL, "vector_width: VEC must be 1, 2 or 4");
-        c.b = (int)case_arg(req, 1, res);
-        shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * (32 / (c.a ? c.a : 1));
+        c->b = (int)case_arg(req, 1, res);
+        pl->shared_ld_per_launch = (double)c->blocks * (T / 32) * CASE_ROUNDS * (32 / (c->a ? c->a : 1));
     } else if (!strcmp(name, "aos_soa")) {
-        c.launch = l_aos;
-        c.a = (int)case_arg(req, 0, res);
-        c.b = (int)case_arg(req, 1, res);
-        shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * c.a;
+        c->launch = l_aos;
+        c->a = (int)case_arg(req, 0, res);
+        c->b = (int)case_arg(req, 1, res);
+        pl->shared_ld_per_launch = (double)c->blocks * (T / 32) * CASE_ROUNDS * c->a;
     } else if (!strcmp(name, "remap")) {
-        c.launch = l_remap;
-        c.a = (int)case_arg(req, 0, res);
-        shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
+        c->launch = l_remap;
+        c->a = (int)case_arg(req, 0, res);
+        pl->shared_ld_per_launch = (double)c->blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "broadcast")) {
-        c.launch = l_bcast;
-        c.a = (int)case_arg(req, 0, res);
-        c.b = (int)case_arg(req, 1, res);
-        shared_ld_per_launch = (double)c.blocks * (T / 32) * CASE_ROUNDS * 32;
+        c->launch = l_bcast;
+        c->a = (int)case_arg(req, 0, res);
+        c->b = (int)case_arg(req, 1, res);
+        pl->shared_ld_per_launch = (double)c->blocks * (T / 32) * CASE_ROUNDS * 32;
     } else if (!strcmp(name, "dynamic_carve")) {
-        c.launch = l_carve;
-        c.a = (int)case_arg(req, 0, res);
-        c.b = (int)case_arg(req, 1, res);
-        per_block_out = c.a;
-        if (res->status == GPU_OK && (c.a * 4 + c.b) % 8)
+        c->launch = l_carve;
+        c->a = (int)case_arg(req, 0, res);
+        c->b = (int)case_arg(req, 1, res);
+        pl->per_block_out = c->a;
+        if (res->status == GPU_OK && (c->a * 4 + c->b) % 8)
             res_fail(res, GPU_EINVAL,
                      "dynamic_carve: the double array would start at byte %d, not a multiple of "
-                     "8 (misaligned address); make 4*N + PAD_BYTES a multiple of 8", c.a * 4 + c.b);
-        if (res->status == GPU_OK && bl_dynamic_carve_smem(c.a, c.b) > R->smem_optin)
+                     "8 (misaligned address); make 4*N + PAD_BYTES a multiple of 8", c->a * 4 + c->b);
+        if (res->status == GPU_OK && bl_dynamic_carve_smem(c->a, c->b) > R->smem_optin)
             res_fail(res, GPU_EINVAL, "dynamic_carve: %zu bytes of shared memory per block, the "
-                     "device allows %zu", bl_dynamic_carve_smem(c.a, c.b), R->smem_optin);
+                     "device allows %zu", bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
     }
-    if (!c.launch) {
+    if (!c->launch) {
         res_fail(res, GPU_EINVAL, "unknown case kernel \"%s\"", name);
         return -1;
     }
-    if (res->status != GPU_OK)
+    return res->status == GPU_OK ? 0 : -1;
+}
+
+/* case_counters: the whole kernel once under the profiler, per executed shared instruction. */
+static int case_counters(struct runner *R, struct case_run *c, char *note, size_t notesize,
+                         struct gpu_result *res)
+{
+    if (!R->ctr) {
+        fmt_line(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
+        return 0;
+    }
+    double v[BL_NMETRICS];
+    char why[GPU_TEXT_MAX];
+    if (bl_counters_measure(R->ctr, case_launch_sync, c, v, why, sizeof why)) {
+        CK(res, cudaGetLastError());
+        fmt_line(res->counters_note, sizeof res->counters_note, "%s", why);
+        return 0;
+    }
+    counters_to_result(R, res, v, v[BL_INST_LD], v[BL_INST_ST]);
+    fmt_line(note, notesize, "CUPTI range profiler, per executed shared instruction");
+    return 0;
+}
+
+/* case_access_timing: the time per access of the scene's drawn access (a case request's
+ * access, when it has one), measured as a pattern; a refused access is noted, not fatal. */
+static int case_access_timing(struct runner *R, const struct gpu_request *req, char *note,
+                              size_t notesize, struct gpu_result *res)
+{
+    struct pattern_run p;
+    struct gpu_result pr;
+    int wf;
+    memset(&pr, 0, sizeof pr);
+    if (pattern_setup(R, &req->access, &p, &wf, &pr) || pattern_time(R, &p, wf, &pr) ||
+        access_timing(R, &req->access, pr.clk_per_request, &pr)) {
+        if (pr.status == GPU_EFAILED) {
+            res_fail(res, GPU_EFAILED, "%s", pr.error);
+            return -1;
+        }
+        fmt_line(note, notesize, "time per access not measured: %s", pr.error);
+        return 0;
+    }
+    copy_access_timing(res, &pr);
+    fmt_line(note, notesize, "time per access of the drawn access: median of %d launches",
+             pr.launches);
+    return 0;
+}
+
+static int run_case(struct runner *R, const struct gpu_request *req, struct gpu_result *res)
+{
+    struct case_run c;
+    struct case_plan pl;
+    memset(&c, 0, sizeof c);
+    const char *name = req->case_name;
+    if (case_select(R, req, &c, &pl, res))
         return -1;
     size_t out_floats;
-    if (big) {
+    if (pl.big) {
         if (ensure_big(R, res))
             return -1;
         c.in = R->d_big_in;
@@ -504,51 +671,43 @@ static int run_case(struct runner *R, const struct gpu_request *req, struct gpu_
     } else {
         c.in = R->d_small_in;
         c.out = R->d_small_out;
-        out_floats = (size_t)c.blocks * per_block_out;
+        out_floats = (size_t)c.blocks * pl.per_block_out;
     }
     /* Zero the output so a kernel that writes nothing cannot pass on the last one's data. */
     CK(res, cudaMemset(c.out, 0, out_floats * sizeof(float)));
-    char timing_note[96] = "", counter_note[64] = "";
+    char timing_note[96] = "", counter_note[64] = "", access_note[96] = "";
     if (req->want_timing || !req->want_counters) {
         if (time_launches(R, res, case_launch, &c))
             return -1;
-        if (global_bytes > 0)
-            res->gbps = global_bytes / (res->ms_median * 1e-3) / 1e9;
-        if (shared_ld_per_launch > 0)
+        if (pl.global_bytes > 0)
+            res->gbps = pl.global_bytes / (res->ms_median * 1e-3) / 1e9;
+        if (pl.shared_ld_per_launch > 0)
             res->clk_per_request = res->ms_median * 1e-3 * R->clock_mhz * 1e6 /
-                                   (shared_ld_per_launch / R->sms);
-        fmt_line(timing_note, sizeof timing_note, "median of %d launches", res->launches);
+                                   (pl.shared_ld_per_launch / R->sms);
+        fmt_line(timing_note, sizeof timing_note, "kernel time: median of %d launches",
+                 res->launches);
     } else {
         CK(res, case_launch(&c));
     }
     CK(res, cudaDeviceSynchronize());
-    float *host = big ? R->h_big_out : R->h_small_out;
+    float *host = pl.big ? R->h_big_out : R->h_small_out;
     CK(res, cudaMemcpy(host, c.out, out_floats * sizeof(float), cudaMemcpyDeviceToHost));
-    long bad = big ? check_transpose(R, c.kind, c.n) : check_small(R, name, &c);
+    long bad = pl.big ? check_transpose(R, c.launch == l_transpose ? c.kind : BL_COPY_TILE, c.n)
+                      : check_small(R, name, &c);
     if (bad >= 0) {
         res_fail(res, GPU_EVERIFY, "%s: output element %ld differs from the CPU reference (%g)",
                  name, bad, (double)host[bad]);
         return -1;
     }
     res->verified = 1;
-    if (req->want_counters) {
-        if (!R->ctr) {
-            fmt_line(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
-        } else {
-            double v[BL_NMETRICS];
-            char why[GPU_TEXT_MAX];
-            if (bl_counters_measure(R->ctr, case_launch_sync, &c, v, why, sizeof why)) {
-                CK(res, cudaGetLastError());
-                fmt_line(res->counters_note, sizeof res->counters_note, "%s", why);
-            } else {
-                counters_to_result(R, res, v, v[BL_INST_LD], v[BL_INST_ST]);
-                fmt_line(counter_note, sizeof counter_note,
-                         "CUPTI range profiler, per executed shared instruction");
-            }
-        }
-    }
-    fmt_line(res->provenance, sizeof res->provenance, "%s; %s: %s%s%s", R->info.device, name,
-             timing_note, timing_note[0] && counter_note[0] ? "; " : "", counter_note);
+    if (req->want_counters && case_counters(R, &c, counter_note, sizeof counter_note, res))
+        return -1;
+    if (req->want_timing && req->access.mask &&
+        case_access_timing(R, req, access_note, sizeof access_note, res))
+        return -1;
+    fmt_line(res->provenance, sizeof res->provenance, "%s; %s: %s%s%s%s%s", R->info.device, name,
+             timing_note, timing_note[0] && counter_note[0] ? "; " : "", counter_note,
+             access_note[0] ? "; " : "", access_note);
     return 0;
 }
 

@@ -32,12 +32,15 @@ enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };
 struct gpu_request {
     uint64_t id;                  /* caller's id, echoed in the result */
     enum gpu_req_kind kind;
-    struct bank_access access;    /* GPU_REQ_PATTERN: the model's per-lane offsets */
+    struct bank_access access;    /* GPU_REQ_PATTERN: the model's per-lane offsets.
+                                   * GPU_REQ_CASE: the scene's drawn access (the one the kernel
+                                   * teaches), or mask 0 for none; with want_timing it is timed
+                                   * as a pattern too (the access_timing fields of the result) */
     char case_name[64];           /* GPU_REQ_CASE: e.g. "transpose_padded" */
     int nparams;
     char param_name[GPU_CASE_MAX_PARAMS][32];
     long long param_value[GPU_CASE_MAX_PARAMS];
-    int want_timing;              /* all-SM throughput launch */
+    int want_timing;              /* all-SM throughput launch (pattern: time per access) */
     int want_counters;            /* one-warp CUPTI launch */
 };
 
@@ -56,14 +59,26 @@ struct gpu_result {
     enum gpu_status status;
     char error[GPU_TEXT_MAX];
     char provenance[GPU_TEXT_MAX];/* device, clock, method, or "recorded on <device>, <date>" */
-    /* timing (valid when has_timing) */
+    /* timing of the launch (valid when has_timing): for a pattern the launch is sized to a
+     * fixed duration, so ms means nothing to a learner; clk_per_request and the access
+     * timing below do. For a case kernel ms and gbps are the kernel's time and bandwidth. */
     int has_timing;
     double ms_median, ms_min, ms_max;  /* per launch, after warm-up */
     int launches;
-    double clk_per_request;       /* SM cycles per warp instruction per SM */
+    double clk_per_request;       /* SM cycles per warp instruction per SM (case kernels: per
+                                   * shared load of the taught access, whole kernel) */
     double bytes_per_clk_per_sm;  /* achieved shared bandwidth (limit 128) */
     double gbps;                  /* case kernels: global GB/s (read + write) */
     int verified;                 /* case kernels: 1 when output matched the CPU reference */
+    /* time of one warp access (valid when has_access_timing; docs/gpu.md "Time per warp
+     * access"): the SM time one warp instruction of this access costs while every SM runs
+     * many warps of it, and the same for the conflict-free access of the same width, kind
+     * (load/store) and mask, measured by the same process */
+    int has_access_timing;
+    double clk_per_access;        /* SM clocks per warp access */
+    double ns_per_access;         /* the same in ns at the SM clock read at start-up */
+    double ref_clk_per_access;    /* the conflict-free access (lane l at l * width) */
+    double slowdown;              /* clk_per_access / ref_clk_per_access */
     /* counters per warp instruction (valid when has_counters) */
     int has_counters;
     double wavefronts_ld, wavefronts_st;
@@ -81,8 +96,11 @@ struct gpu *gpu_open(int device, struct gpu_info *info);
 
 /* A recorded measurement: the request it answers and the result. Files of these are written by
  * `banklab bench/verify --json` and read by src/lesson/recording.c (the JSON side lives there,
- * since only src/lesson uses cJSON). Replay matches a request by kind and, for patterns, width,
- * op, mask and the 32 offsets; for cases, case_name and parameter values. */
+ * since only src/lesson uses cJSON). Replay finds results by what was measured: a pattern by
+ * width, op, mask and the offsets of the active lanes (counters and access timing may come
+ * from different records of the same access); a case by name and the values of the
+ * parameters the kernel reads (gpu_case_info: aliases and defaults resolved), plus the access
+ * timing of its drawn access from that access's pattern records. */
 struct gpu_record {
     struct gpu_request req;
     struct gpu_result res;
@@ -130,6 +148,16 @@ const struct gpu_case_param *gpu_case_info(const char *name, int *n);
 /* gpu_case_param_index: index in gpu_case_info(case) of the parameter a scene names
  * `scene_name` (by name or alias), or -1. */
 int gpu_case_param_index(const char *case_name, const char *scene_name);
+
+/* gpu_case_values: the value of every parameter case kernel q->case_name reads, in
+ * gpu_case_info's order, into v (the request's value by name or alias, else the default).
+ * Returns their number, or -1 for an unknown case. Two case requests run the same kernel
+ * setting exactly when their names and these values are equal. */
+int gpu_case_values(const struct gpu_request *q, long long v[GPU_CASE_MAX_PARAMS]);
+
+/* gpu_same_access: 1 when a and b are the same warp access (width, op, mask and the offsets
+ * of the active lanes; inactive lanes' offsets do not matter). */
+int gpu_same_access(const struct bank_access *a, const struct bank_access *b);
 
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);

@@ -235,4 +235,30 @@ int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *
 void lesson_binding_text(const struct pattern_env *env, const char *type, int access,
                          char *buf, size_t size);
 
+/* ---- every setting of a scene (settings.c): what `banklab verify` measures and the shipped
+ * recording covers, so replay has a measurement for every value a learner can choose. ---- */
+
+#define LESSON_SETTINGS_MAX 1024  /* scenes with more parameter combinations are thinned */
+#define LESSON_SWEEP_MAX 128      /* values of one parameter at most, as in the sweep view */
+
+/* lesson_scene_settings: call fn once per parameter setting of scene s: every combination of
+ * its parameters' values (min..max by step) when there are at most LESSON_SETTINGS_MAX;
+ * otherwise the defaults, then each parameter alone over its values (others at their
+ * defaults), its step doubled until it has at most LESSON_SWEEP_MAX values as the sweep view
+ * does. The binding passed to fn names every parameter (type NULL) and lives for the call
+ * only. fn returns nonzero to stop. Returns the number of settings visited, or -1 when fn
+ * stopped. */
+int lesson_scene_settings(const struct lesson_scene *s,
+                          int (*fn)(const struct lesson_binding *bind, void *ctx), void *ctx);
+
+/* lesson_scene_accesses: call fn for every access the learner can draw at one setting (bind,
+ * NULL for the defaults): each element type (only bind->type when it names one), each warp of
+ * the block, each access of the code that the model evaluates (an access that fails, e.g.
+ * out of bounds at that value, is skipped). fn returns nonzero to stop. Returns the number of
+ * accesses visited, or -1 when fn stopped or the code does not parse. */
+int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_binding *bind,
+                          int (*fn)(const struct bank_access *acc, int type_index,
+                                    unsigned warp, int access, void *ctx),
+                          void *ctx);
+
 #endif

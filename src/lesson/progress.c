@@ -202,6 +202,8 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
             get_double(r, m, "wavefronts", &e.measured_wavefronts);
             get_double(r, m, "conflicts", &e.measured_conflicts);
             get_double(r, m, "ms", &e.ms);
+            get_double(r, m, "ns_per_access", &e.ns_per_access);
+            get_double(r, m, "slowdown", &e.slowdown);
             get_str(r, m, "device", e.device, sizeof e.device);
         }
         if (r->why[0])
@@ -394,6 +396,8 @@ static cJSON *to_json(const struct progress *p)
             ok = m && cJSON_AddNumberToObject(m, "wavefronts", e->measured_wavefronts) &&
                  cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
                  cJSON_AddNumberToObject(m, "ms", e->ms) &&
+                 cJSON_AddNumberToObject(m, "ns_per_access", e->ns_per_access) &&
+                 cJSON_AddNumberToObject(m, "slowdown", e->slowdown) &&
                  cJSON_AddStringToObject(m, "device", e->device);
         } else if (ok) {
             ok = cJSON_AddNullToObject(o, "measured") != NULL;

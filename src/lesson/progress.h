@@ -29,7 +29,9 @@ struct progress_explored {
     int wavefronts, conflicts, ways;  /* model */
     int has_measured;
     double measured_wavefronts, measured_conflicts; /* counters per instruction */
-    double ms;                     /* timing launch median, 0 if none */
+    double ms;                     /* case kernel: kernel time (median), 0 if none */
+    double ns_per_access;          /* time of one warp access (docs/gpu.md), 0 if none */
+    double slowdown;               /* against the conflict-free access, 0 if none */
     char device[128];              /* "" when nothing was measured */
     long long when;                /* unix time */
 };

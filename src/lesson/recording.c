@@ -129,6 +129,17 @@ static cJSON *result_json(const struct gpu_result *s)
     } else {
         cJSON_AddNullToObject(o, "timing");
     }
+    if (s->has_access_timing) {
+        cJSON *a = cJSON_AddObjectToObject(o, "access_timing");
+        if (a) {
+            cJSON_AddNumberToObject(a, "clk_per_access", s->clk_per_access);
+            cJSON_AddNumberToObject(a, "ns_per_access", s->ns_per_access);
+            cJSON_AddNumberToObject(a, "ref_clk_per_access", s->ref_clk_per_access);
+            cJSON_AddNumberToObject(a, "slowdown", s->slowdown);
+        }
+    } else {
+        cJSON_AddNullToObject(o, "access_timing");
+    }
     cJSON_AddBoolToObject(o, "verified", s->verified != 0);
     if (s->has_counters) {
         cJSON *c = cJSON_AddObjectToObject(o, "counters");
@@ -361,6 +372,18 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
         out->clk_per_request = get_num(d, t, "clk_per_request", 0, 0, where);
         out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where);
         out->gbps = get_num(d, t, "gbps", 0, 0, where);
+    }
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "access_timing");
+    if (a && !cJSON_IsNull(a)) {
+        if (!cJSON_IsObject(a)) {
+            fail(d, "%s: \"access_timing\" must be an object or null", where);
+            return;
+        }
+        out->has_access_timing = 1;
+        out->clk_per_access = get_num(d, a, "clk_per_access", 0, 1, where);
+        out->ns_per_access = get_num(d, a, "ns_per_access", 0, 1, where);
+        out->ref_clk_per_access = get_num(d, a, "ref_clk_per_access", 0, 0, where);
+        out->slowdown = get_num(d, a, "slowdown", 0, 1, where);
     }
     const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "counters");
     if (c && !cJSON_IsNull(c)) {

@@ -268,10 +268,14 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
         fprintf(f, "None yet.\n");
     } else {
         fprintf(f, "Wavefronts and conflicts per warp instruction. \"Predicted\" is the bank model;"
-                   " \"measured\" is the GPU's counters.\n\n");
+                   " \"measured\" is the GPU's counters. \"Time per access\" is the time one "
+                   "warp access costs an SM while every SM runs many warps of it; \"slowdown\" "
+                   "compares it with the conflict-free access of the same width and kind "
+                   "measured alongside. \"Kernel\" is a case kernel's own time.\n\n");
         fprintf(f, "| When | Where | Pattern | Predicted wavefronts | Predicted conflicts | Ways | "
-                   "Measured wavefronts | Measured conflicts | Time (ms) | Agrees | Device |\n");
-        fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|:---:|---|\n");
+                   "Measured wavefronts | Measured conflicts | Time per access (ns) | Slowdown | "
+                   "Kernel (ms) | Agrees | Device |\n");
+        fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|\n");
         for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
             const struct progress_explored *e = &p->explored[i];
             if (e->when > 0)
@@ -285,6 +289,10 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
             fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);
             if (e->has_measured) {
                 fprintf(f, "%.2f | %.2f | ", e->measured_wavefronts, e->measured_conflicts);
+                if (e->ns_per_access > 0 && e->slowdown > 0)
+                    fprintf(f, "%.2f | %.1fx | ", e->ns_per_access, e->slowdown);
+                else
+                    fputs("- | - | ", f);
                 if (e->ms > 0)
                     fprintf(f, "%.4f", e->ms);
                 else
@@ -293,7 +301,7 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
                 md_cell(f, e->device);
                 fputs(" |\n", f);
             } else {
-                fputs("- | - | - | - | not measured |\n", f);
+                fputs("- | - | - | - | - | - | not measured |\n", f);
             }
         }
     }
@@ -429,6 +437,10 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
                  cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
                  (e->ms > 0 ? cJSON_AddNumberToObject(m, "ms", e->ms)
                             : cJSON_AddNullToObject(m, "ms")) &&
+                 (e->ns_per_access > 0 ? cJSON_AddNumberToObject(m, "ns_per_access", e->ns_per_access)
+                                       : cJSON_AddNullToObject(m, "ns_per_access")) &&
+                 (e->slowdown > 0 ? cJSON_AddNumberToObject(m, "slowdown", e->slowdown)
+                                  : cJSON_AddNullToObject(m, "slowdown")) &&
                  cJSON_AddStringToObject(m, "device", e->device) &&
                  cJSON_AddBoolToObject(o, "agrees", agrees(e));
         } else if (ok) {

@@ -75,6 +75,15 @@ static void test_open(void **state)
     assert_int_equal(r.id, 5);
     assert_true(r.has_timing && r.ms_median > 0 && r.clk_per_request > 16);
     assert_true(strlen(r.provenance) > 0);
+    /* time per access: the 32-way column costs about 32 conflict-free loads */
+    assert_true(r.has_access_timing && r.ns_per_access > 0 && r.clk_per_access > 16);
+    assert_true(r.slowdown > 28 && r.slowdown < 34);
+    struct gpu_request q1;
+    struct gpu_result r1;
+    stride(&q1, 4, 1);
+    q1.want_timing = 1;
+    assert_int_equal(gpu_run(g, &q1, &r1, 60000), GPU_OK);
+    assert_true(r1.has_access_timing && r1.slowdown > 0.9 && r1.slowdown < 1.1);
     if (info.counters) {
         assert_true(r.has_counters);
         assert_true(fabs(r.wavefronts_ld - 32) < 0.005);
@@ -97,11 +106,25 @@ static void test_open(void **state)
     q.param_value[0] = 4;
     assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
     assert_non_null(strstr(r.error, "multiple of 8"));
-    /* A case kernel: output checked against the CPU reference. */
+    /* A case kernel: output checked against the CPU reference; with the scene's drawn
+     * access in the request, that access's time per access comes back too. */
     q.param_value[0] = 0;
     q.want_timing = 1;
+    stride(&q1, 4, 32);
+    q.access = q1.access;
     assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_OK);
     assert_int_equal(r.verified, 1);
+    assert_true(r.has_access_timing && r.slowdown > 28 && r.slowdown < 34);
+    /* The copy ceiling: cudaMemcpy and the copy kernel, both checked. */
+    memset(&q, 0, sizeof q);
+    q.kind = GPU_REQ_CASE;
+    q.want_timing = 1;
+    snprintf(q.case_name, sizeof q.case_name, "memcpy");
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_OK);
+    assert_true(r.verified && r.gbps > 0);
+    snprintf(q.case_name, sizeof q.case_name, "copy");
+    assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_OK);
+    assert_true(r.verified && r.gbps > 0);
     gpu_close(g);
     /* A device index that does not exist. */
     g = gpu_open(999, &info);

@@ -86,7 +86,8 @@ static struct fixture *make_fixture(void)
     e.has_measured = 1;
     e.measured_wavefronts = 32;
     e.measured_conflicts = 31;
-    e.ms = 0.5;
+    e.ns_per_access = 16.27;
+    e.slowdown = 31.9;
     snprintf(e.device, sizeof e.device, "NVIDIA H200 (sm_90)");
     e.when = T0;
     progress_record_explored(p, &e);
@@ -215,11 +216,14 @@ static void test_json_fields(void **state)
     assert_int_equal(num(j, "explored.0.predicted.conflicts"), 31);
     assert_int_equal(num(j, "explored.0.predicted.ways"), 32);
     assert_int_equal(num(j, "explored.0.measured.wavefronts"), 32);
-    assert_true(num(j, "explored.0.measured.ms") == 0.5);
+    assert_true(cJSON_IsNull(at(j, "explored.0.measured.ms")));  /* a pattern: no kernel time */
+    assert_true(num(j, "explored.0.measured.ns_per_access") == 16.27);
+    assert_true(num(j, "explored.0.measured.slowdown") == 31.9);
     assert_string_equal(str(j, "explored.0.measured.device"), "NVIDIA H200 (sm_90)");
     assert_true(cJSON_IsTrue(at(j, "explored.0.agrees")));
     assert_true(cJSON_IsFalse(at(j, "explored.1.agrees")));
     assert_true(cJSON_IsNull(at(j, "explored.1.measured.ms")));
+    assert_true(cJSON_IsNull(at(j, "explored.1.measured.slowdown")));
     assert_true(cJSON_IsNull(at(j, "explored.2.measured")));
     assert_true(cJSON_IsNull(at(j, "explored.2.agrees")));
     assert_true(cJSON_IsNull(at(j, "explored.2.when")));
@@ -262,12 +266,12 @@ static void test_markdown(void **state)
     assert_non_null(strstr(md, "| | gone | a\\|b | 1 | yes | yes | &lt;x&gt; |"));
     assert_non_null(strstr(md, "Score: 2 of 5 points (2 graded tasks in the lessons)."));
     assert_non_null(strstr(md, "`` s[lane * 2] \\| `tick` ``"));
-    assert_non_null(strstr(md, "| 32 | 31 | 32 | 32.00 | 31.00 | 0.5000 | yes | NVIDIA H200 (sm_90) |"));
+    assert_non_null(strstr(md, "| 32 | 31 | 32 | 32.00 | 31.00 | 16.27 | 31.9x | - | yes | NVIDIA H200 (sm_90) |"));
     assert_non_null(strstr(md, "| **no** |"));
     assert_non_null(strstr(md, "Tasks tried: 2; solved: 2 (at the first try: 1)."));
     assert_non_null(strstr(md, "| Lab | Task one | 2 | no | yes | PAD=1 |"));
     assert_null(strstr(md, "| 10 |"));  /* tasks are not in the quiz table */
-    assert_non_null(strstr(md, "| - | - | - | - | not measured |"));
+    assert_non_null(strstr(md, "| - | - | - | - | - | - | not measured |"));
     free(md);
     struct progress *empty = malloc(sizeof *empty);
     assert_non_null(empty);

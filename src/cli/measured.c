@@ -1,0 +1,83 @@
+/* measured.c: the printer of `banklab sim --gpu` and `sim --replay` (measured.h). */
+#include <stdio.h>
+#include <string.h>
+
+#include "json_out.h"
+#include "measured.h"
+
+void measured_source(const struct gpu_info *info, char *buf, size_t size)
+{
+    if (info->backend == GPU_BACKEND_REPLAY)
+        snprintf(buf, size, "%s", info->device);  /* "recorded on <device>, <date>" */
+    else
+        snprintf(buf, size, "measured now on %s", info->device);
+}
+
+static const char *status_word(enum gpu_status st)
+{
+    switch (st) {
+    case GPU_OK: return "ok";
+    case GPU_EUNAVAILABLE: return "unavailable";
+    case GPU_EBUSY: return "busy";
+    case GPU_EINVAL: return "invalid";
+    case GPU_EFAILED: return "failed";
+    case GPU_EVERIFY: return "verify";
+    case GPU_ENOTRECORDED: return "not-recorded";
+    }
+    return "failed";
+}
+
+void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+                   const char *source)
+{
+    int st = acc->op == BANK_STORE;
+    if (r->status != GPU_OK) {
+        fprintf(f, "measured: none: %s (%s)\n", r->error[0] ? r->error : status_word(r->status),
+                source);
+        return;
+    }
+    fprintf(f, "measured (%s):\n", source);
+    if (r->has_counters)
+        fprintf(f, "  %.2f wavefronts, %.2f conflicts per warp instruction (hardware counters)\n",
+                st ? r->wavefronts_st : r->wavefronts_ld, st ? r->conflicts_st : r->conflicts_ld);
+    else
+        fprintf(f, "  counters: %s\n", r->counters_note[0] ? r->counters_note : "not measured");
+    if (r->has_access_timing) {
+        double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;
+        fprintf(f, "  %.2f ns per warp access (%.2f clk), %.1fx the conflict-free %u-byte %s "
+                   "(%.2f ns)\n", r->ns_per_access, r->clk_per_access, r->slowdown, acc->width,
+                st ? "store" : "load", ref_ns);
+    } else {
+        fprintf(f, "  time per access: not measured\n");
+    }
+}
+
+static void num_or_null(FILE *f, const char *key, int have, double v)
+{
+    if (have)
+        fprintf(f, ",\"%s\":%.6g", key, v);
+    else
+        fprintf(f, ",\"%s\":null", key);
+}
+
+void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+                   const char *source)
+{
+    int st = acc->op == BANK_STORE, ok = r->status == GPU_OK;
+    int c = ok && r->has_counters, t = ok && r->has_access_timing;
+    fprintf(f, "\"measured\":{\"status\":\"%s\"", status_word(r->status));
+    num_or_null(f, "wavefronts", c, st ? r->wavefronts_st : r->wavefronts_ld);
+    num_or_null(f, "conflicts", c, st ? r->conflicts_st : r->conflicts_ld);
+    num_or_null(f, "ns_per_access", t, r->ns_per_access);
+    num_or_null(f, "clk_per_access", t, r->clk_per_access);
+    num_or_null(f, "ref_ns_per_access", t && r->slowdown > 0,
+                r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0);
+    num_or_null(f, "slowdown", t, r->slowdown);
+    fputs(",\"source\":", f);
+    json_str(f, source);
+    fputs(",\"provenance\":", f);
+    json_str(f, r->provenance);
+    fputs(",\"error\":", f);
+    json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->error);
+    fputc('}', f);
+}

@@ -1,0 +1,29 @@
+/* measured.h: one access measured on the GPU (`banklab sim --gpu`) or found in a recording
+ * (`banklab sim --replay FILE`), printed for people and for scripts. One code path for both:
+ * the caller runs the request through gpu.h (the CUDA runner or the replay handle) and hands
+ * the result here. No curses, no cJSON. */
+#ifndef BANKLAB_MEASURED_H
+#define BANKLAB_MEASURED_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../gpu/gpu.h"
+
+/* measured_source: where results of this handle come from: "measured now on <device>" or
+ * (replay) "recorded on <device>, <date>". */
+void measured_source(const struct gpu_info *info, char *buf, size_t size);
+
+/* measured_text: "measured (SOURCE):" and one or two lines: wavefronts and conflicts per warp
+ * instruction (counters), the time of one warp access in ns and clk and its slowdown against
+ * the conflict-free access of the same width and kind; or why there is no measurement. */
+void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+                   const char *source);
+
+/* measured_json: "measured":{...} (no surrounding braces or comma): status ("ok",
+ * "not-recorded", "unavailable", "failed", ...), wavefronts, conflicts, ns_per_access,
+ * clk_per_access, ref_ns_per_access, slowdown (numbers or null), source, provenance, error. */
+void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+                   const char *source);
+
+#endif

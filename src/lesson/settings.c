@@ -1,0 +1,110 @@
+/* settings.c: every parameter setting of a lesson scene, and every access a learner can draw
+ * at one setting (types, warps, accesses): what `banklab verify` measures and what the shipped
+ * recording must cover (tests/unit/test_recording.c). Through the pattern language and the
+ * model only: no cJSON, no GPU, never prints. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/bank.h"
+#include "lesson.h"
+
+static long long param_count(const struct lesson_param *p, long long step)
+{
+    return p->max >= p->min ? (p->max - p->min) / step + 1 : 1;
+}
+
+/* The step that leaves at most LESSON_SWEEP_MAX values (the sweep view's thinning). */
+static long long thinned_step(const struct lesson_param *p)
+{
+    long long step = p->step > 0 ? p->step : 1;
+    while (param_count(p, step) > LESSON_SWEEP_MAX)
+        step *= 2;
+    return step;
+}
+
+int lesson_scene_settings(const struct lesson_scene *s,
+                          int (*fn)(const struct lesson_binding *bind, void *ctx), void *ctx)
+{
+    int np = s->nparams < PATTERN_MAX_PARAMS ? s->nparams : PATTERN_MAX_PARAMS;
+    char *names[PATTERN_MAX_PARAMS];
+    long long values[PATTERN_MAX_PARAMS], n[PATTERN_MAX_PARAMS], idx[PATTERN_MAX_PARAMS];
+    struct lesson_binding b = {np, names, values, NULL};
+    double total = 1;
+    for (int p = 0; p < np; p++) {
+        names[p] = s->params[p].name;
+        n[p] = param_count(&s->params[p], s->params[p].step > 0 ? s->params[p].step : 1);
+        total *= (double)n[p];
+        idx[p] = 0;
+        values[p] = s->params[p].def;
+    }
+    int visited = 0;
+    if (total <= LESSON_SETTINGS_MAX) {
+        for (;;) {
+            for (int p = 0; p < np; p++)
+                values[p] = s->params[p].min + idx[p] * (s->params[p].step > 0 ? s->params[p].step : 1);
+            if (fn(&b, ctx))
+                return -1;
+            visited++;
+            int p = 0;
+            while (p < np && ++idx[p] >= n[p])
+                idx[p++] = 0;
+            if (p == np)
+                return visited;
+        }
+    }
+    if (fn(&b, ctx)) /* the defaults */
+        return -1;
+    visited++;
+    for (int p = 0; p < np; p++) {
+        long long step = thinned_step(&s->params[p]);
+        for (long long v = s->params[p].min; v <= s->params[p].max; v += step) {
+            if (v == s->params[p].def)
+                continue;
+            values[p] = v;
+            if (fn(&b, ctx))
+                return -1;
+            visited++;
+        }
+        values[p] = s->params[p].def;
+    }
+    return visited;
+}
+
+int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_binding *bind,
+                          int (*fn)(const struct bank_access *acc, int type_index,
+                                    unsigned warp, int access, void *ctx),
+                          void *ctx)
+{
+    char code[8192];
+    int ntypes = s->ntypes > 0 ? s->ntypes : 1, visited = 0;
+    for (int t = 0; t < ntypes; t++) {
+        if (bind && bind->type && t > 0)
+            break; /* the binding fixes the type */
+        struct pattern_env env;
+        if (lesson_scene_env(s, bind, t, &env, code, sizeof code))
+            return -1;
+        struct pattern *pat = NULL;
+        struct pattern_error err;
+        if (pattern_parse(code, &pat, &err))
+            return -1;
+        unsigned threads = env.block[0] * env.block[1] * env.block[2];
+        unsigned nwarps = (threads + 31) / 32;
+        int na = pattern_access_count(pat);
+        for (unsigned w = 0; w < nwarps; w++) {
+            env.warp = w;
+            for (int a = 0; a < na; a++) {
+                struct bank_access acc;
+                struct bank_result r;
+                if (pattern_eval(pat, &env, a, &acc, NULL, &err) || bank_simulate(&acc, &r, NULL))
+                    continue;
+                if (fn(&acc, t, w, a, ctx)) {
+                    pattern_free(pat);
+                    return -1;
+                }
+                visited++;
+            }
+        }
+        pattern_free(pat);
+    }
+    return visited;
+}
