@@ -31,8 +31,9 @@ int bl_pattern_launch(const struct bl_pattern_args *a, int blocks, int threads, 
 /* bl_clock_probe: one thread spins for `cycles` SM clocks (clock64); time it to read the clock. */
 int bl_clock_probe(long long cycles, unsigned *sink);
 
-/* transpose.cu: n x n floats (n a multiple of 32), 32 x 8 threads per block, 32 x 32 tiles;
- * BL_COPY_TILE copies with the same shape (no shared memory). */
+/* transpose.cu: n x n floats (n a multiple of 64), 32 x 8 threads per block, 32 x 32 tiles
+ * (the shared-memory transposes: two tiles per block); BL_COPY_TILE copies with the same shape
+ * (no shared memory). */
 enum bl_transpose { BL_COPY_TILE = 0, BL_T_NAIVE, BL_T_TILE32, BL_T_PADDED, BL_T_SWIZZLED };
 int bl_transpose_launch(int kind, float *out, const float *in, int n, int pad);
 /* bl_copy_launch: copy n floats (n a multiple of 4, 16-byte aligned) with float4 loads, four

@@ -356,7 +356,7 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
     if (p->a.mask && fabs(got - n) > 0.5)
         fmt_line(res->counters_note, sizeof res->counters_note,
                  "warning: %.0f shared instructions counted, %d launched", got, COUNT_INSTR);
-    fmt_line(note, notesize, "CUPTI range profiler, 1 warp x %d instructions", COUNT_INSTR);
+    fmt_line(note, notesize, "counters: CUPTI, 1 warp x %d instructions", COUNT_INSTR);
     return 0;
 }
 
@@ -371,8 +371,8 @@ static int run_pattern(struct runner *R, const struct gpu_request *req, struct g
         if (pattern_time(R, &p, wf, res) ||
             access_timing(R, &req->access, res->clk_per_request, res))
             return -1;
-        fmt_line(timing_note, sizeof timing_note, "time per access: median of %d launches, %d "
-                 "blocks x %d threads, %d accesses/thread", res->launches, p.blocks, p.threads,
+        fmt_line(timing_note, sizeof timing_note, "timing: median of %d launches x %d x %d "
+                 "threads x %d accesses", res->launches, p.blocks, p.threads,
                  p.iters * BL_PATTERN_UNROLL);
     }
     if (req->want_counters && pattern_counters(R, &p, counter_note, sizeof counter_note, res))

@@ -2,6 +2,7 @@
  * that sees cJSON. Never prints, never exits: errors come back as one line in msg. */
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +80,18 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
 
 static cJSON *num(double v) { return cJSON_CreateNumber(v); }
 
+/* v to n significant digits: measured times carry no more, and a recording of every lesson
+ * setting stays a few MB instead of twice that with 17 digits a number. */
+static double sig(double v, int n)
+{
+    if (v == 0 || !isfinite(v))
+        return v;
+    double p = pow(10, n - 1 - (int)floor(log10(fabs(v))));
+    return round(v * p) / p;
+}
+
+#define SIG 6
+
 static cJSON *request_json(const struct gpu_request *q)
 {
     cJSON *o = cJSON_CreateObject();
@@ -118,13 +131,13 @@ static cJSON *result_json(const struct gpu_result *s)
     if (s->has_timing) {
         cJSON *t = cJSON_AddObjectToObject(o, "timing");
         if (t) {
-            cJSON_AddNumberToObject(t, "ms_median", s->ms_median);
-            cJSON_AddNumberToObject(t, "ms_min", s->ms_min);
-            cJSON_AddNumberToObject(t, "ms_max", s->ms_max);
+            cJSON_AddNumberToObject(t, "ms_median", sig(s->ms_median, SIG));
+            cJSON_AddNumberToObject(t, "ms_min", sig(s->ms_min, SIG));
+            cJSON_AddNumberToObject(t, "ms_max", sig(s->ms_max, SIG));
             cJSON_AddNumberToObject(t, "launches", s->launches);
-            cJSON_AddNumberToObject(t, "clk_per_request", s->clk_per_request);
-            cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", s->bytes_per_clk_per_sm);
-            cJSON_AddNumberToObject(t, "gbps", s->gbps);
+            cJSON_AddNumberToObject(t, "clk_per_request", sig(s->clk_per_request, SIG));
+            cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", sig(s->bytes_per_clk_per_sm, SIG));
+            cJSON_AddNumberToObject(t, "gbps", sig(s->gbps, SIG));
         }
     } else {
         cJSON_AddNullToObject(o, "timing");
@@ -132,10 +145,10 @@ static cJSON *result_json(const struct gpu_result *s)
     if (s->has_access_timing) {
         cJSON *a = cJSON_AddObjectToObject(o, "access_timing");
         if (a) {
-            cJSON_AddNumberToObject(a, "clk_per_access", s->clk_per_access);
-            cJSON_AddNumberToObject(a, "ns_per_access", s->ns_per_access);
-            cJSON_AddNumberToObject(a, "ref_clk_per_access", s->ref_clk_per_access);
-            cJSON_AddNumberToObject(a, "slowdown", s->slowdown);
+            cJSON_AddNumberToObject(a, "clk_per_access", sig(s->clk_per_access, SIG));
+            cJSON_AddNumberToObject(a, "ns_per_access", sig(s->ns_per_access, SIG));
+            cJSON_AddNumberToObject(a, "ref_clk_per_access", sig(s->ref_clk_per_access, SIG));
+            cJSON_AddNumberToObject(a, "slowdown", sig(s->slowdown, SIG));
         }
     } else {
         cJSON_AddNullToObject(o, "access_timing");
@@ -144,10 +157,10 @@ static cJSON *result_json(const struct gpu_result *s)
     if (s->has_counters) {
         cJSON *c = cJSON_AddObjectToObject(o, "counters");
         if (c) {
-            cJSON_AddNumberToObject(c, "wavefronts_ld", s->wavefronts_ld);
-            cJSON_AddNumberToObject(c, "wavefronts_st", s->wavefronts_st);
-            cJSON_AddNumberToObject(c, "conflicts_ld", s->conflicts_ld);
-            cJSON_AddNumberToObject(c, "conflicts_st", s->conflicts_st);
+            cJSON_AddNumberToObject(c, "wavefronts_ld", sig(s->wavefronts_ld, SIG));
+            cJSON_AddNumberToObject(c, "wavefronts_st", sig(s->wavefronts_st, SIG));
+            cJSON_AddNumberToObject(c, "conflicts_ld", sig(s->conflicts_ld, SIG));
+            cJSON_AddNumberToObject(c, "conflicts_st", sig(s->conflicts_st, SIG));
             cJSON_AddNumberToObject(c, "inst_ld", s->inst_ld);
             cJSON_AddNumberToObject(c, "inst_st", s->inst_st);
         }

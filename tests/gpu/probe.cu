@@ -99,17 +99,10 @@ template <int ROWS, int K, bool SWZ> __global__ void transpose_k(float *out, con
 
 /* ---- the counter-offset variants of the padded transpose (32 x 8 threads, PAD 1) ---- */
 
-enum { G_L1 = 0, G_CG, G_NC, G_NONE, G_CPASYNC };                  /* global loads */
+enum { G_L1 = 0, G_CG, G_NC, G_NONE };                             /* global loads */
 enum { S_EACH = 0, S_CG, S_ONE };                                     /* global stores */
 
 __device__ __forceinline__ float gen(size_t i) { return (float)(i % 251); }
-
-/* cp.async of 4 bytes (only .ca exists for 4 bytes; .cg needs 16) */
-__device__ __forceinline__ void cp_async4(float *dst, const float *src)
-{
-    unsigned d = (unsigned)__cvta_generic_to_shared(dst);
-    asm volatile("cp.async.ca.shared.global [%0], [%1], 4;" ::"r"(d), "l"(src) : "memory");
-}
 
 /* The shared load of the lesson: ld.volatile.shared so nothing is merged or hoisted. */
 __device__ __forceinline__ float lds(const float *p)
@@ -138,13 +131,9 @@ __global__ void offset_k(float *out, const float *in, int n, int tiles_per_block
                 *s = __ldcg(in + g);
             else if (LD == G_NC)
                 *s = __ldg(in + g);
-            else if (LD == G_NONE)
-                *s = gen(g);
             else
-                cp_async4(s, in + g);
+                *s = gen(g);
         }
-        if (LD == G_CPASYNC)
-            asm volatile("cp.async.wait_all;" ::: "memory");
         __syncthreads();
         x = ty * TILE + threadIdx.x;
         y = tx * TILE + threadIdx.y;
@@ -163,6 +152,48 @@ __global__ void offset_k(float *out, const float *in, int n, int tiles_per_block
             out[(size_t)id * 256 + threadIdx.y * 32 + threadIdx.x] = sum;
         __syncthreads();
     }
+}
+
+/* ---- interference: what other traffic on the SM adds to a conflict-free load's counters ----
+ * Warps 0..3 of each block read the columns of a padded tile[32][33] (one wavefront per load,
+ * nothing else: no global access, no shared store) ROUNDS x 32 times; warps 4..7 meanwhile do
+ * the same number of OTHER operations. 8 blocks of 256 threads per SM. Only warps 0..3 load
+ * from shared memory, so the load counters are theirs alone. */
+enum { O_NONE = 0, O_SHARED_ST, O_GLOBAL_LD, O_GLOBAL_LD_CG, O_GLOBAL_ST };
+#define I_ROUNDS 64
+
+template <int OTHER>
+__global__ void interfere(float *out, float *scratch, const float *in, size_t n_in)
+{
+    __shared__ float tile[TILE][TILE + 1];
+    __shared__ float other[8][TILE];
+    int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
+    for (int i = threadIdx.x; i < TILE * (TILE + 1); i += blockDim.x)
+        (&tile[0][0])[i] = (float)(i % 7);
+    __syncthreads();
+    float acc = 0;
+    if (warp < 4) {
+        for (int r = 0; r < I_ROUNDS; r++)
+            for (int k = 0; k < TILE; k++)
+                acc += lds(&tile[lane][k]);
+    } else if (OTHER != O_NONE) {
+        size_t stride = (size_t)gridDim.x * 4 * 32;
+        size_t base = ((size_t)blockIdx.x * 4 + (warp - 4)) * 32 + lane;
+        for (int r = 0; r < I_ROUNDS; r++)
+#pragma unroll 8
+            for (int k = 0; k < TILE; k++) {
+                size_t g = (base + (size_t)(r * TILE + k) * stride) % n_in;
+                if (OTHER == O_SHARED_ST)
+                    asm volatile("st.volatile.shared.f32 [%0], %1;" ::"r"((unsigned)__cvta_generic_to_shared(&other[warp][lane])), "f"((float)k) : "memory");
+                else if (OTHER == O_GLOBAL_LD)
+                    acc += in[g];
+                else if (OTHER == O_GLOBAL_LD_CG)
+                    acc += __ldcg(in + g);
+                else
+                    scratch[g] = (float)k;
+            }
+    }
+    out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
 /* ---- helpers ---- */
@@ -256,14 +287,14 @@ static void run_copy(int sms)
     report_copy("copy_tile 32x8 (the transposes' shape)", 0,
                 [&] { copy_tile<8><<<grid, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
     report_copy("copy_tile 32x4", 0, [&] { copy_tile<4><<<grid, dim3(TILE, 4)>>>(d_out, d_in, N); }, ceiling);
-    report_copy("padded 32x8, 1 tile per block (as shipped)", 1,
+    report_copy("padded 32x8, 1 tile per block (before)", 1,
                 [&] { transpose_k<8, 1, false><<<grid, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
     report_copy("padded 32x4, 1 tile per block", 1,
                 [&] { transpose_k<4, 1, false><<<grid, dim3(TILE, 4)>>>(d_out, d_in, N); }, ceiling);
     report_copy("padded 32x2, 1 tile per block", 1,
                 [&] { transpose_k<2, 1, false><<<grid, dim3(TILE, 2)>>>(d_out, d_in, N); }, ceiling);
     dim3 grid2(N / TILE / 2, N / TILE), grid4(N / TILE / 4, N / TILE);
-    report_copy("padded 32x8, 2 tiles per block", 1,
+    report_copy("padded 32x8, 2 tiles per block (as shipped)", 1,
                 [&] { transpose_k<8, 2, false><<<grid2, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
     report_copy("padded 32x8, 4 tiles per block", 1,
                 [&] { transpose_k<8, 4, false><<<grid4, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
@@ -271,7 +302,7 @@ static void run_copy(int sms)
                 [&] { transpose_k<4, 2, false><<<grid2, dim3(TILE, 4)>>>(d_out, d_in, N); }, ceiling);
     report_copy("swizzled 32x8, 1 tile per block", 1,
                 [&] { transpose_k<8, 1, true><<<grid, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
-    report_copy("swizzled 32x8, 2 tiles per block", 1,
+    report_copy("swizzled 32x8, 2 tiles per block (as shipped)", 1,
                 [&] { transpose_k<8, 2, true><<<grid2, dim3(TILE, 8)>>>(d_out, d_in, N); }, ceiling);
     report_copy("swizzled 32x4, 1 tile per block", 1,
                 [&] { transpose_k<4, 1, true><<<grid, dim3(TILE, 4)>>>(d_out, d_in, N); }, ceiling);
@@ -352,6 +383,88 @@ static void offset_row(struct bl_counters *c, const char *what, struct off_run r
            is > 0 ? v[BL_WAVEFRONTS_ST] / is : 0, is > 0 ? v[BL_CONFLICTS_ST] / is : 0, il, is);
 }
 
+struct int_run {
+    void (*k)(float *, float *, const float *, size_t);
+    int blocks;
+    float *scratch;
+};
+
+static int int_launch(void *arg)
+{
+    struct int_run *r = (struct int_run *)arg;
+    r->k<<<r->blocks, 256>>>(d_out, r->scratch, d_in, (size_t)N * N);
+    if (cudaGetLastError() != cudaSuccess)
+        return -1;
+    return cudaDeviceSynchronize() == cudaSuccess ? 0 : -1;
+}
+
+/* The reading warps' sums (and the global-loading warps' sums) against the CPU. */
+static int int_check(const char *what, int other, int blocks)
+{
+    size_t n_in = (size_t)N * N, stride = (size_t)blocks * 4 * 32;
+    CK(cudaMemcpy(h_out, d_out, (size_t)blocks * 256 * sizeof(float), cudaMemcpyDeviceToHost));
+    for (int b = 0; b < blocks; b++)
+        for (int t = 0; t < 256; t++) {
+            int lane = t & 31, warp = t >> 5;
+            float acc = 0;
+            if (warp < 4) {
+                for (int r = 0; r < I_ROUNDS; r++)
+                    for (int k = 0; k < TILE; k++)
+                        acc += (float)((lane * (TILE + 1) + k) % 7);
+            } else if (other == O_GLOBAL_LD || other == O_GLOBAL_LD_CG) {
+                size_t base = ((size_t)b * 4 + (warp - 4)) * 32 + lane;
+                for (int r = 0; r < I_ROUNDS; r++)
+                    for (int k = 0; k < TILE; k++)
+                        acc += h_in[(base + (size_t)(r * TILE + k) * stride) % n_in];
+            }
+            if (h_out[(size_t)b * 256 + t] != acc) {
+                printf("%-44s WRONG SUM (block %d, thread %d)\n", what, b, t);
+                return 1;
+            }
+        }
+    return 0;
+}
+
+static void int_row(struct bl_counters *c, const char *what, struct int_run r, int other)
+{
+    if (int_launch(&r)) {
+        printf("%-44s LAUNCH FAILED\n", what);
+        fails++;
+        return;
+    }
+    if (int_check(what, other, r.blocks)) {
+        fails++;
+        return;
+    }
+    double ms = time_ms([&] { r.k<<<r.blocks, 256>>>(d_out, r.scratch, d_in, (size_t)N * N); }, 9);
+    double v[BL_NMETRICS];
+    char why[256];
+    if (bl_counters_measure(c, int_launch, &r, v, why, sizeof why)) {
+        printf("%-44s counters failed: %s\n", what, why);
+        fails++;
+        return;
+    }
+    double il = v[BL_INST_LD], is = v[BL_INST_ST];
+    printf("%-44s %8.4f ms  ld %.4f wf %.4f cf  st %.4f wf %.4f cf  (%.0f ld, %.0f st instr)\n",
+           what, ms, il > 0 ? v[BL_WAVEFRONTS_LD] / il : 0, il > 0 ? v[BL_CONFLICTS_LD] / il : 0,
+           is > 0 ? v[BL_WAVEFRONTS_ST] / is : 0, is > 0 ? v[BL_CONFLICTS_ST] / is : 0, il, is);
+}
+
+static void run_interference(struct bl_counters *c, int sms)
+{
+    float *scratch;
+    CK(cudaMalloc((void **)&scratch, (size_t)N * N * sizeof(float)));
+    printf("Interference: warps 0-3 read columns of tile[32][33] (1 wavefront each, no other "
+           "traffic of their own); warps 4-7 meanwhile do (8 blocks of 256 threads per SM):\n");
+    int blocks = sms * 8;
+    int_row(c, "nothing", int_run{interfere<O_NONE>, blocks, scratch}, O_NONE);
+    int_row(c, "shared stores (st.shared, conflict-free)", int_run{interfere<O_SHARED_ST>, blocks, scratch}, O_SHARED_ST);
+    int_row(c, "global loads (ld.global)", int_run{interfere<O_GLOBAL_LD>, blocks, scratch}, O_GLOBAL_LD);
+    int_row(c, "global loads, L2 only (ld.global.cg)", int_run{interfere<O_GLOBAL_LD_CG>, blocks, scratch}, O_GLOBAL_LD_CG);
+    int_row(c, "global stores (st.global)", int_run{interfere<O_GLOBAL_ST>, blocks, scratch}, O_GLOBAL_ST);
+    CK(cudaFree(scratch));
+}
+
 static void run_offset(int sms)
 {
     char why[256];
@@ -369,7 +482,6 @@ static void run_offset(int sms)
     ROW("taught: ld.global, st.global", G_L1, S_EACH, tiles, 1);
     ROW("loads ld.global.cg (L2 only)", G_CG, S_EACH, tiles, 1);
     ROW("loads ld.global.nc (read-only path)", G_NC, S_EACH, tiles, 1);
-    ROW("loads cp.async.ca (global -> shared)", G_CPASYNC, S_EACH, tiles, 1);
     ROW("no global loads (values computed)", G_NONE, S_EACH, tiles, 1);
     ROW("stores st.global.cg", G_L1, S_CG, tiles, 1);
     ROW("loads .cg and stores .cg", G_CG, S_CG, tiles, 1);
@@ -383,6 +495,7 @@ static void run_offset(int sms)
     offset_row(c, "tile32 taught", off_run{offset_k<G_L1, S_EACH, 0>, tiles, 1}, G_L1, S_EACH);
     offset_row(c, "tile32 no global loads, one store", off_run{offset_k<G_NONE, S_ONE, 0>, tiles, 1},
                G_NONE, S_ONE);
+    run_interference(c, sms);
     bl_counters_close(c);
 }
 

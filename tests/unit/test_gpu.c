@@ -164,12 +164,109 @@ static void test_replay_queue(void **state)
     gpu_close(g);
 }
 
+static void case_req(struct gpu_request *q, const char *name, int n, const char *const *names,
+                     const long long *values)
+{
+    memset(q, 0, sizeof *q);
+    q->kind = GPU_REQ_CASE;
+    snprintf(q->case_name, sizeof q->case_name, "%s", name);
+    for (int i = 0; i < n; i++) {
+        snprintf(q->param_name[i], sizeof q->param_name[0], "%s", names[i]);
+        q->param_value[i] = values[i];
+    }
+    q->nparams = n;
+}
+
+/* Replay finds results by what was measured: a case by its name and the values of the
+ * parameters the kernel reads (aliases and defaults resolved, other scene parameters
+ * ignored); a pattern's counters and time per access from any records of that access; a
+ * case request's drawn access from the pattern records. */
+static void test_replay_matching(void **state)
+{
+    (void)state;
+    struct gpu_record rec[6];
+    memset(rec, 0, sizeof rec);
+    /* 0: the stride-32 access, counters only (as verify without --timing records it) */
+    stride(&rec[0].req, 4, 32);
+    rec[0].res.status = GPU_OK;
+    rec[0].res.has_counters = 1;
+    rec[0].res.wavefronts_ld = 32;
+    rec[0].res.conflicts_ld = 31;
+    /* 1: the same access again, timed only */
+    stride(&rec[1].req, 4, 32);
+    rec[1].res.status = GPU_OK;
+    rec[1].res.has_timing = 1;
+    rec[1].res.ms_median = 1.0;
+    rec[1].res.has_access_timing = 1;
+    rec[1].res.ns_per_access = 16.3;
+    rec[1].res.clk_per_access = 32.2;
+    rec[1].res.slowdown = 31.9;
+    /* 2: row_col as a scene sends it: only PAD (COLUMN takes its default 1) */
+    static const char *const pad[] = {"PAD"}, *const padj[] = {"PAD", "j"},
+                             *const carve[] = {"N", "PAD"}, *const carve2[] = {"N", "PAD_BYTES"},
+                             *const rc2[] = {"PAD", "COLUMN"};
+    long long v3[] = {3}, v3j[] = {3, 16}, v3c[] = {3, 1}, v3r[] = {3, 0}, c64[] = {64, 0},
+              c62[] = {62, 4};
+    case_req(&rec[2].req, "row_col", 1, pad, v3);
+    rec[2].res.status = GPU_OK;
+    rec[2].res.has_timing = 1;
+    rec[2].res.ms_median = 0.074;
+    rec[2].res.verified = 1;
+    /* 3: dynamic_carve under the scene's alias PAD */
+    case_req(&rec[3].req, "dynamic_carve", 2, carve, c64);
+    rec[3].res.status = GPU_OK;
+    rec[3].res.verified = 1;
+    /* 4: a setting the runner refused */
+    case_req(&rec[4].req, "dynamic_carve", 2, carve, c62);
+    rec[4].res.status = GPU_EINVAL;
+    snprintf(rec[4].res.error, sizeof rec[4].res.error, "misaligned");
+    struct gpu *g = gpu_open_replay(rec, 5, "H200", "2026-11-29", NULL);
+    assert_non_null(g);
+    struct gpu_request q;
+    struct gpu_result r;
+    /* a pattern: counters from record 0, time per access from record 1 */
+    stride(&q, 4, 32);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    assert_true(r.has_counters && fabs(r.wavefronts_ld - 32) < 1e-9);
+    assert_true(r.has_access_timing && fabs(r.slowdown - 31.9) < 1e-9);
+    q.access.offset[0] = 4; /* another access: not recorded */
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_ENOTRECORDED);
+    /* a case: the kernel's defaults and other scene parameters resolved */
+    case_req(&q, "row_col", 2, rc2, v3c);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    assert_true(r.verified && fabs(r.ms_median - 0.074) < 1e-9);
+    case_req(&q, "row_col", 2, padj, v3j);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    case_req(&q, "row_col", 2, rc2, v3r); /* COLUMN = 0: another setting */
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_ENOTRECORDED);
+    /* with the drawn access, its time per access comes along */
+    case_req(&q, "row_col", 1, pad, v3);
+    stride(&rec[5].req, 4, 32);
+    q.access = rec[5].req.access;
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    assert_true(r.verified && r.has_access_timing && fabs(r.ns_per_access - 16.3) < 1e-9);
+    /* a kernel setting not recorded, its drawn access recorded: the access's numbers */
+    case_req(&q, "row_col", 2, rc2, v3r);
+    q.access = rec[5].req.access;
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    assert_true(!r.has_timing && !r.verified && r.has_counters && r.has_access_timing);
+    /* the alias and the kernel's own name find the same record */
+    case_req(&q, "dynamic_carve", 2, carve2, c64);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_OK);
+    assert_true(r.verified);
+    case_req(&q, "dynamic_carve", 2, carve2, c62);
+    assert_int_equal(gpu_run(g, &q, &r, 10), GPU_EINVAL);
+    assert_string_equal(r.error, "misaligned");
+    gpu_close(g);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_unavailable),
         cmocka_unit_test(test_open),
         cmocka_unit_test(test_replay_queue),
+        cmocka_unit_test(test_replay_matching),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -48,6 +48,11 @@ static void sample(struct recording *r)
     w.rec.res.launches = 15;
     w.rec.res.clk_per_request = 32.11;
     w.rec.res.bytes_per_clk_per_sm = 3.98;
+    w.rec.res.has_access_timing = 1;
+    w.rec.res.clk_per_access = 32.11;
+    w.rec.res.ns_per_access = 16.2228871;   /* written with 6 significant digits */
+    w.rec.res.ref_clk_per_access = 1.005;
+    w.rec.res.slowdown = 31.95;
     w.rec.res.has_counters = 1;
     w.rec.res.wavefronts_ld = 16;
     w.rec.res.conflicts_ld = 15;
@@ -107,12 +112,17 @@ static void test_round_trip(void **state)
     assert_true(fabs(a->rec.res.ms_median - 2.125) < 1e-9);
     assert_true(fabs(a->rec.res.wavefronts_ld - 16) < 1e-9);
     assert_int_equal(a->rec.res.launches, 15);
+    assert_true(a->rec.res.has_access_timing);
+    assert_true(fabs(a->rec.res.ns_per_access - 16.2229) < 1e-9);
+    assert_true(fabs(a->rec.res.slowdown - 31.95) < 1e-9);
+    assert_true(fabs(a->rec.res.ref_clk_per_access - 1.005) < 1e-9);
     assert_int_equal(b->rec.req.kind, GPU_REQ_CASE);
     assert_string_equal(b->rec.req.case_name, "transpose_padded");
     assert_int_equal(b->rec.req.nparams, 1);
     assert_int_equal(b->rec.req.param_value[0], 1);
     assert_int_equal(b->agree, -1);
     assert_false(b->rec.res.has_counters);
+    assert_false(b->rec.res.has_access_timing);
     assert_int_equal(b->rec.res.verified, 1);
 
     /* The replay handle answers the recorded request, and only that one. */
@@ -249,7 +259,7 @@ static void test_shipped(void **state)
     assert_int_equal(h200, 63);
     assert_true(lesson > 0);
     assert_true(sweep >= 33);
-    assert_int_equal(transpose, 5);
+    assert_int_equal(transpose, 7);   /* memcpy, copy, copy_tile32 and the four transposes */
     struct gpu_info info;
     struct gpu *g = recording_open_replay(&r, &info);
     assert_non_null(g);
@@ -261,76 +271,111 @@ static void test_shipped(void **state)
     recording_done(&r);
 }
 
-static int same_access(const struct bank_access *a, const struct bank_access *b)
+struct cover {
+    struct gpu *g;
+    const struct lesson_scene *sc;
+    const char *where;
+    int checked, missing, untimed;
+};
+
+static int cover_access(const struct bank_access *acc, int type_index, unsigned warp, int access,
+                        void *arg)
 {
-    if (a->width != b->width || a->op != b->op || a->mask != b->mask)
+    struct cover *c = arg;
+    struct gpu_request q;
+    struct gpu_result r;
+    struct bank_result m;
+    memset(&q, 0, sizeof q);
+    q.kind = GPU_REQ_PATTERN;
+    q.access = *acc;
+    q.want_counters = q.want_timing = 1;
+    assert_int_equal(bank_simulate(acc, &m, NULL), BANK_OK);
+    c->checked++;
+    if (gpu_run(c->g, &q, &r, 10) != GPU_OK || !r.has_counters) {
+        if (c->missing++ < 5)
+            print_error("%s type %d warp %u access %d: not in the recording\n", c->where,
+                        type_index, warp, access);
         return 0;
-    for (int i = 0; i < BANK_LANES; i++)
-        if ((a->mask >> i & 1u) && a->offset[i] != b->offset[i])
-            return 0;
-    return 1;
+    }
+    double wf = acc->op == BANK_STORE ? r.wavefronts_st : r.wavefronts_ld;
+    assert_true(fabs(wf - m.wavefronts) < 0.005);
+    if (!r.has_access_timing || r.ns_per_access <= 0 || r.slowdown <= 0) {
+        if (c->untimed++ < 5)
+            print_error("%s warp %u access %d: no time per access\n", c->where, warp, access);
+    }
+    return 0;
 }
 
-/* The shipped recording covers every access of every lesson scene at its defaults (the first
- * element type), with counters equal to the model: a lesson changed after the recording was
- * made fails here until the recording is made again (tests/gpu/record.sh on a GPU). */
+static int cover_setting(const struct lesson_binding *b, void *arg)
+{
+    struct cover *c = arg;
+    assert_true(lesson_scene_accesses(c->sc, b, cover_access, c) >= 0);
+    return 0;
+}
+
+/* The shipped recording covers every access a learner can draw in a lesson scene (every
+ * parameter setting of lesson_scene_settings, every type, warp and access), through the replay
+ * handle, with counters equal to the model and a time per access; and every setting of a case
+ * kernel scene (measured or refused). A lesson changed after the recording was made fails here
+ * until the recording is made again (tests/gpu/record.sh on a GPU). */
 static void test_shipped_covers_lessons(void **state)
 {
     (void)state;
     const char *path = "assets/h200-recording.json";
     if (access(path, R_OK) != 0 || access("lessons", R_OK) != 0)
         skip();
-    struct recording r;
+    struct recording rec;
     char msg[RECORDING_MSG_MAX];
-    if (recording_load_file(path, &r, msg, sizeof msg))
+    if (recording_load_file(path, &rec, msg, sizeof msg))
         fail_msg("%s", msg);
+    struct gpu *g = recording_open_replay(&rec, NULL);
+    assert_non_null(g);
+    recording_done(&rec);
     struct lesson_set set;
     memset(&set, 0, sizeof set);
     assert_int_equal(lesson_set_load_dir(&set, "lessons", NULL, NULL), 0);
-    int checked = 0, missing = 0;
+    struct cover c = {g, NULL, "", 0, 0, 0};
+    int kernels = 0, kernels_missing = 0;
     for (int li = 0; li < set.nlessons; li++) {
         const struct lesson *l = &set.lessons[li];
         for (int si = 0; si < l->nsteps; si++) {
             const struct lesson_scene *sc = l->steps[si].scene;
+            char where[128];
             if (!sc)
                 continue;
-            struct pattern_env env;
-            char code[8192];
-            assert_int_equal(lesson_scene_env(sc, NULL, 0, &env, code, sizeof code), 0);
-            struct pattern *pat = NULL;
-            struct pattern_error perr;
-            assert_int_equal(pattern_parse(code, &pat, &perr), 0);
-            for (int a = 0; a < pattern_access_count(pat); a++) {
-                struct bank_access acc;
-                if (pattern_eval(pat, &env, a, &acc, NULL, &perr))
-                    continue; /* a scene may show an error on purpose at some values */
-                struct bank_result m;
-                assert_int_equal(bank_simulate(&acc, &m, NULL), BANK_OK);
-                int found = 0;
-                for (int i = 0; i < r.nrows && !found; i++) {
-                    const struct gpu_record *rec = &r.rows[i].rec;
-                    if (rec->req.kind != GPU_REQ_PATTERN || !rec->res.has_counters ||
-                        !same_access(&rec->req.access, &acc))
-                        continue;
-                    double wf = acc.op == BANK_STORE ? rec->res.wavefronts_st
-                                                     : rec->res.wavefronts_ld;
-                    assert_true(fabs(wf - m.wavefronts) < 0.005);
-                    found = 1;
-                }
-                if (!found) {
-                    print_error("%s step %s access %d: not in %s\n", l->id, l->steps[si].id, a,
-                                path);
-                    missing++;
-                }
-                checked++;
+            snprintf(where, sizeof where, "%s/%s", l->id, l->steps[si].id);
+            c.where = where;
+            c.sc = sc;
+            assert_true(lesson_scene_settings(sc, cover_setting, &c) > 0);
+            if (!sc->kernel || !*sc->kernel || !strcmp(sc->kernel, "pattern"))
+                continue;
+            /* the case kernel at its defaults, as the tutorial sends it */
+            struct gpu_request q;
+            struct gpu_result r;
+            memset(&q, 0, sizeof q);
+            q.kind = GPU_REQ_CASE;
+            snprintf(q.case_name, sizeof q.case_name, "%s", sc->kernel);
+            for (int p = 0; p < sc->nparams && p < GPU_CASE_MAX_PARAMS; p++) {
+                snprintf(q.param_name[p], sizeof q.param_name[0], "%s", sc->params[p].name);
+                q.param_value[p] = sc->params[p].def;
+                q.nparams = p + 1;
             }
-            pattern_free(pat);
+            kernels++;
+            enum gpu_status st = gpu_run(g, &q, &r, 10);
+            if (st != GPU_OK && st != GPU_EINVAL) {
+                print_error("%s: kernel %s at its defaults: not in the recording\n", where,
+                            sc->kernel);
+                kernels_missing++;
+            }
         }
     }
     lesson_set_done(&set);
-    recording_done(&r);
-    assert_true(checked > 50);
-    assert_int_equal(missing, 0);
+    gpu_close(g);
+    assert_true(c.checked > 1000);
+    assert_true(kernels > 0);
+    assert_int_equal(c.missing, 0);
+    assert_int_equal(c.untimed, 0);
+    assert_int_equal(kernels_missing, 0);
 }
 
 int main(void)
