@@ -1,7 +1,7 @@
 #!/bin/sh
 # gpu_nodevice.sh: the no-device path (CI has no GPU). `banklab bench` and `banklab verify`
-# (plain, --json, --csv, --quick, --device N) must print exactly one line on stderr, nothing on
-# stdout, and exit 3; bad options exit 2. On a machine with a usable GPU this suite SKIPs (77):
+# (plain, --json, --csv, --quick, --device N) and `banklab sim ... --gpu` must print exactly one
+# line on stderr, nothing on stdout, and exit 3; bad options exit 2. On a machine with a usable GPU this suite SKIPs (77):
 # `make test-gpu` covers that path. Env: BANKLAB.
 set -u
 : "${BANKLAB:=build/banklab}"
@@ -14,8 +14,11 @@ if [ $? != 3 ]; then
     exit 77
 fi
 fail=0
+offs=$(seq -s, 0 128 3968)
 for args in "bench" "bench --json" "bench --csv" "bench --quick" "bench --device 3" \
-            "verify" "verify --json" "verify --device 1"; do
+            "verify" "verify --json" "verify --device 1" "verify --timing" \
+            "sim --offsets $offs --gpu" "sim --offsets $offs --gpu --json" \
+            "sim --offsets $offs --gpu --device 2"; do
     # shellcheck disable=SC2086
     "$BANKLAB" $args > "$tmp/out" 2> "$tmp/err"
     rc=$?

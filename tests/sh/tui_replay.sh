@@ -1,13 +1,15 @@
 #!/bin/sh
 # tui_replay.sh: --replay FILE. Measurements recorded by bench/verify --json are shown next to
-# the model, labelled "recorded on <device>, <date>"; changing the parameter asks for the new
+# the model, labelled "recorded on <device>, <date>": counters, the time of one warp access and
+# its slowdown against the conflict-free access; changing the parameter asks for the new
 # access (recorded: its numbers; not recorded: says so); the sweep view draws the measured
-# series; a broken recording is refused with a message and exit status 2.
+# series; a case kernel shows its own time and GB/s and its whole-kernel counters; a broken
+# recording is refused with a message and exit status 2.
 . tests/sh/tui_fixtures/lib.sh
 FIX=tests/sh/tui_fixtures/lessons
 
 # the fixture's step 1.2: s[lane][0] of float s[32][32 + PAD]: lane n at n*(32+PAD)*4 bytes
-row() { # PAD wavefronts conflicts clk
+row() { # PAD wavefronts conflicts clk ns slowdown
     offs=$(i=0; while [ $i -lt 32 ]; do printf '%s%d' "$( [ $i -gt 0 ] && echo ,)" $((i * (32 + $1) * 4)); i=$((i + 1)); done)
     cat <<ROW
     {"group": "lesson", "label": "tui-fixture/column PAD=$1", "model": {"wavefronts": $2, "conflicts": $3},
@@ -17,6 +19,8 @@ row() { # PAD wavefronts conflicts clk
      "result": {"status": "ok", "error": "", "provenance": "test recording",
                 "timing": {"ms_median": 0.5, "ms_min": 0.4, "ms_max": 0.6, "launches": 9,
                            "clk_per_request": $4, "bytes_per_clk_per_sm": 2.0, "gbps": 0},
+                "access_timing": {"clk_per_access": $4, "ns_per_access": $5,
+                                  "ref_clk_per_access": 2.02, "slowdown": $6},
                 "verified": false,
                 "counters": {"wavefronts_ld": $2, "wavefronts_st": 0, "conflicts_ld": $3,
                              "conflicts_st": 0, "inst_ld": 1024, "inst_st": 0},
@@ -41,9 +45,9 @@ ROW
 {
     echo '{"format": "banklab-recording", "version": 1, "device": "NVIDIA H200 (sm_90)",'
     echo ' "date": "2026-11-29T12:00:00Z", "command": "hand-written for tui_replay.sh", "records": ['
-    row 0 32 31 64.5; echo ,
-    row 1 1 0 2.25; echo ,
-    row 3 1 0 2.5; echo ,
+    row 0 32 31 64.5 32.58 31.9; echo ,
+    row 1 1 0 2.25 1.14 1.1; echo ,
+    row 3 1 0 2.5 1.26 1.2; echo ,
     case_row 0 1601 32 31; echo ,
     case_row 1 3500 1 0
     echo ']}'
@@ -52,7 +56,7 @@ ROW
 start 100 30 -- --lessons $FIX --lang en --reset --replay "$TMP/rec.json" --chapter 1 --step 2
 expect " 1\\.2/5 "
 expect "banklab · replay · en"
-expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr · 64\\.5 clk/request · 0\\.500 ms"
+expect "measured +32\\.0 wavefronts · 32\\.58 ns/access \\(64\\.5 clk\\) · 31\\.9× conflict-free"
 expect "^ +recorded on NVIDIA H200 \\(sm_90\\), 2026-11-29T12:00:00Z"
 # the playground measures its own access; back on the step, the step's numbers return
 keys g
@@ -62,30 +66,32 @@ lit '__shared__ float q[64]; q[lane]'
 expect "measured +- \\(no recorded measurement"
 keys Escape
 expect " 1\\.2/5 "
-expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr"
+expect "measured +32\\.0 wavefronts · 32\\.58 ns"
 keys p
 expect "PAD=1 "
-expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 2\\.2[0-9]? clk/request"
+expect "measured +1\\.0 wavefronts · 1\\.14 ns/access \\(2\\.2 clk\\) · 1\\.1× conflict-free"
 keys p
 expect "PAD=2 "
 expect "measured +- \\(no recorded measurement"
 # the sweep draws the measured series under the model's
 keys s
-expect "clk/request \\(measured\\) against PAD"
+expect "measured: ns per warp access against PAD"
 expect "PAD=2: 2 wavefronts \\(model\\)"
 keys Left
-expect "PAD=1: 1 wavefront \\(model\\) · 2\\.2 clk/request measured"
+expect "PAD=1: 1 wavefront \\(model\\) · 1\\.14 ns per access, 1\\.1× conflict-free"
 # a case kernel: the request carries the kernel's parameters (PAD) and the GB/s come back
 keys Escape c
 expect "contents"
 keys Down Down Down Enter
 expect " 1\\.5/5 "
 expect "access 1/2: store tile"
-expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 1601 GB/s \\(verified\\)"
+expect "measured +kernel 1\\.000 ms, 1601 GB/s"
+expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per store · recorded on"
 keys a
-expect "measured +32\\.0 wavefronts, 31\\.0 conflicts per instr · 1601 GB/s"
-keys p
-expect "measured +1\\.0 wavefronts, 0\\.0 conflicts per instr · 3500 GB/s \\(verified\\)"
+expect "whole kernel: 32\\.00 wavefronts, 31\\.00 conflicts per load"
+keys p   # PAD=1: the drawn column is the recorded PAD=1 column: its time per access too
+expect "measured +1\\.14 ns per access \\(2\\.2 clk\\) · 1\\.1× the conflict-free load · kernel 1\\.000 ms, 3500 GB/s"
+expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per load"
 keys q
 expect "EXITED rc=0"
 jq -e '.explored[] | select(.device != "" and .wavefronts == 32)' "$PROGRESS" >/dev/null ||
