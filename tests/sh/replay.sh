@@ -62,6 +62,8 @@ rec = {
     "result": {"status": "ok", "error": "", "provenance": "Test GPU", "verified": False,
                "timing": {"ms_median": 0.125, "ms_min": 0.12, "ms_max": 0.13, "launches": 5,
                           "clk_per_request": 64.5, "bytes_per_clk_per_sm": 4.0, "gbps": 0},
+               "access_timing": {"clk_per_access": 64.5, "ns_per_access": 32.58,
+                                 "ref_clk_per_access": 2.02, "slowdown": 31.9},
                "counters": {"wavefronts_ld": 33.0, "wavefronts_st": 0, "conflicts_ld": 29.0,
                             "conflicts_st": 0, "inst_ld": 1, "inst_st": 0},
                "counters_note": ""}
@@ -72,8 +74,9 @@ EOF
 start --lessons "$FIXDIR" --replay "$tmp/rec.json"
 if wait_for "recorded on Test GPU (sm_90), 2026-01-02"; then ok; else fail "own recording: no 'recorded on' label"; show; fi
 # the recorded numbers differ from the model on purpose: they can only come from the file
-if wait_for "33.0 wavefronts, 29.0 conflicts per instr"; then ok; else fail "own recording: recorded counters not shown"; show; fi
-wait_for "64.5 clk/request" && ok || fail "own recording: recorded timing not shown"
+if wait_for "33.0 wavefronts, 29.0 conflicts"; then ok; else fail "own recording: recorded counters not shown"; show; fi
+wait_for "32.58 ns per access (64.5 clk)" && ok || fail "own recording: recorded time per access not shown"
+wait_for "31.9× the conflict-free load" && ok || fail "own recording: recorded slowdown not shown"
 tmux -L "$SOCK" send-keys -t rp q
 wait_for "EXIT=0" 50 && ok || { fail "own recording: q did not exit 0"; show; }
 
@@ -109,7 +112,7 @@ if wait_for "recorded on"; then ok; else fail "H200 recording: no 'recorded on' 
 found=0 i=0
 while [ $i -lt 80 ] && [ $found -eq 0 ]; do
     tmux -L "$SOCK" send-keys -t rp e
-    if wait_for "per instr" 6 || wait_for "clk/request" 2 || wait_for "GB/s" 2; then found=1; break; fi
+    if wait_for "ns/access" 6 || wait_for "ns per access" 2 || wait_for "GB/s" 2; then found=1; break; fi
     tmux -L "$SOCK" send-keys -t rp n
     i=$((i+1))
 done

@@ -30,7 +30,7 @@ cat >"$prog" <<'EOF'
  "explored": [
   {"code": "__shared__ float t[32][32]; t[lane][0]", "where": "common/column", "wavefronts": 32,
    "conflicts": 31, "ways": 32, "when": 1790000000,
-   "measured": {"wavefronts": 32.0, "conflicts": 31.0, "ms": 0.25, "device": "NVIDIA H200 (sm_90)"}},
+   "measured": {"wavefronts": 32.0, "conflicts": 31.0, "ms": 0, "ns_per_access": 16.27, "slowdown": 31.9, "device": "NVIDIA H200 (sm_90)"}},
   {"code": "s[lane * 2]", "where": "playground", "wavefronts": 2, "conflicts": 1, "ways": 2,
    "when": 1790000060, "measured": null}
  ],
@@ -85,7 +85,7 @@ if [ -n "$md" ]; then
     for want in "# banklab lab report" "- Learner: Ada L" "- Device: no GPU (model only)" \
         "| 90 | Test lab: padding and stride | Warm-up | 2 | no | yes | 5 |" "Answered 1 of 1 quizzes (and 1 answer for steps not in these lessons)" "| Test lab: padding and stride | Pad the column access | 1 | yes | yes | PAD=1 |" "a\\|b" \
         "Score: 2 of 3 points" "| PAD=1 |" \
-        "| 32 | 31 | 32 | 32.00 | 31.00 | 0.2500 | yes | NVIDIA H200 (sm_90) |" "not measured"; do
+        "| 32 | 31 | 32 | 32.00 | 31.00 | 16.27 | 31.9x | - | yes | NVIDIA H200 (sm_90) |" "not measured"; do
         grep -qF -- "$want" "$md" && ok || fail "Markdown lacks: $want"
     done
 fi
