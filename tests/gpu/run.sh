@@ -1,7 +1,8 @@
 #!/bin/sh
 # GPU tests (`make test-gpu`): the measurements behind docs/gpu.md, checked against their goals.
 # Needs a CUDA device; without one prints SKIP and exits 77. Env: BANKLAB (binary), BUILD.
-# Also runs tests/gpu/sanitize.sh (compute-sanitizer memcheck + racecheck on every kernel).
+# Also runs `banklab sim --gpu`, tests/gpu/probe.sh (the copy ceiling and counter-offset
+# experiments) and tests/gpu/sanitize.sh (compute-sanitizer memcheck + racecheck on every kernel).
 B=${BANKLAB:-build/banklab}
 dir=$(dirname "$0")
 out=$(mktemp -d)
@@ -26,13 +27,25 @@ check "stride sweep: time ratio within 5 % of predicted wavefronts (worst $worst
 pct=$(sed -n 's/.*B\/clk\/SM = \([0-9.]*\) % of 128.*/\1/p' "$out/bench.txt")
 check "conflict-free pattern reaches >= 90 % of 128 B/clk/SM ($pct %)" \
     awk -v p="$pct" 'BEGIN { exit !(p != "" && p >= 90) }'
+ceiling=$(sed -n 's/^copy ceiling: \([0-9]*\) GB\/s.*/\1/p' "$out/bench.txt")
+check "copy ceiling measured: cudaMemcpy device to device and the copy kernel ($ceiling GB/s)" \
+    awk -v c="$ceiling" 'BEGIN { exit !(c != "" && c > 0) }'
 for k in transpose_padded transpose_swizzled; do
     p=$(awk -v k="$k" '$1 == k { for (i = 1; i <= NF; i++) if ($i ~ /%$/) { sub("%", "", $i); print $i; exit } }' "$out/bench.txt")
-    check "$k >= 85 % of copy GB/s ($p %)" awk -v p="$p" 'BEGIN { exit !(p != "" && p >= 85) }'
+    if awk -v p="$p" 'BEGIN { exit !(p != "" && p >= 85) }'; then
+        ok "$k >= 85 % of the copy ceiling ($p %)"
+    else
+        bad "$k >= 85 % of the copy ceiling: $p %, short by $(awk -v p="$p" 'BEGIN { print 85 - p }') points (global memory, not shared memory, sets a conflict-free transpose's time: see docs/gpu.md)"
+    fi
 done
+s32=$(awk '$1 == "4" && $2 == "B" && $3 == "ld" && $5 == "32" { print $11; exit }' "$out/bench.txt")
+s1=$(awk '$1 == "4" && $2 == "B" && $3 == "ld" && $5 == "1" { print $11; exit }' "$out/bench.txt")
+check "time per access: 32-way column 28..34 x the conflict-free load ($s32 x), stride 1 0.9..1.1 ($s1 x)" \
+    awk -v a="$s32" -v b="$s1" 'BEGIN { exit !(a != "" && a >= 28 && a <= 34 && b >= 0.9 && b <= 1.1) }'
 wf=$(awk '$1 == "transpose_tile32" { print $6; exit }' "$out/bench.txt")
-# Whole-kernel counters (8 warps per block, all SMs) add about 1 % to the one-warp figure
-# (padded shows 1.04 where one warp shows 1.00), so accept 31.5..33.
+# Whole-kernel counters read a little above the one-warp figure (other traffic on the SM in
+# the same cycle is counted too: docs/gpu.md, "The whole-kernel counter offset"), so accept
+# 31.5..33.
 check "tile[32][32] shows its 32-way conflict in the counters ($wf wavefronts per load)" \
     awk -v w="$wf" 'BEGIN { exit !(w != "" && w >= 31.5 && w <= 33) }'
 lat=$(sed -n 's/.*counters (warm.*median \([0-9.]*\) ms.*/\1/p' "$out/bench.txt")
@@ -45,9 +58,20 @@ grep -E "^model vs|lesson\(s\)" "$out/verify.txt"
 grep DIFFERS "$out/verify.txt" | head -20
 check "verify: 100 % agreement between model and counters" test $rc = 0
 
+"$B" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --json > "$out/sim.json" 2> "$out/sim.err"
+check "sim --gpu measures the 32-way column (exit $?)" python3 -c "
+import json, sys
+m = json.load(open('$out/sim.json'))['measured']
+print('     sim --gpu:', m['wavefronts'], 'wavefronts,', m['ns_per_access'], 'ns per access,', m['slowdown'], 'x;', m['source'])
+sys.exit(0 if m['status'] == 'ok' and m['wavefronts'] == 32 and 28 <= m['slowdown'] <= 34 else 1)"
+
 "$B" bench --json --quick > "$out/rec.json" 2> "$out/rec.err"
 check "bench --json exits 0" test $? = 0
 check "bench --json is a banklab recording" grep -q '"format":[[:space:]]*"banklab-recording"' "$out/rec.json"
+
+sh "$dir/probe.sh"
+rc=$?
+[ $rc = 77 ] || check "probe: copy ceiling and counter-offset experiments ran, every output checked" test $rc = 0
 
 if command -v compute-sanitizer > /dev/null 2>&1; then
     BANKLAB="$B" sh "$dir/sanitize.sh" || fail=1
