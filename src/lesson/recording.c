@@ -119,6 +119,15 @@ static cJSON *request_json(const struct gpu_request *q)
     return o;
 }
 
+/* A new object member key of o when have, else a null member (and NULL). */
+static cJSON *object_or_null(cJSON *o, const char *key, int have)
+{
+    if (have)
+        return cJSON_AddObjectToObject(o, key);
+    cJSON_AddNullToObject(o, key);
+    return NULL;
+}
+
 static cJSON *result_json(const struct gpu_result *s)
 {
     cJSON *o = cJSON_CreateObject();
@@ -128,44 +137,32 @@ static cJSON *result_json(const struct gpu_result *s)
     cJSON_AddStringToObject(o, "status", st >= 0 && st < NSTATUS ? status_names[st] : "failed");
     cJSON_AddStringToObject(o, "error", s->error);
     cJSON_AddStringToObject(o, "provenance", s->provenance);
-    if (s->has_timing) {
-        cJSON *t = cJSON_AddObjectToObject(o, "timing");
-        if (t) {
-            cJSON_AddNumberToObject(t, "ms_median", sig(s->ms_median, SIG));
-            cJSON_AddNumberToObject(t, "ms_min", sig(s->ms_min, SIG));
-            cJSON_AddNumberToObject(t, "ms_max", sig(s->ms_max, SIG));
-            cJSON_AddNumberToObject(t, "launches", s->launches);
-            cJSON_AddNumberToObject(t, "clk_per_request", sig(s->clk_per_request, SIG));
-            cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", sig(s->bytes_per_clk_per_sm, SIG));
-            cJSON_AddNumberToObject(t, "gbps", sig(s->gbps, SIG));
-        }
-    } else {
-        cJSON_AddNullToObject(o, "timing");
+    cJSON *t = object_or_null(o, "timing", s->has_timing);
+    if (t) {
+        cJSON_AddNumberToObject(t, "ms_median", sig(s->ms_median, SIG));
+        cJSON_AddNumberToObject(t, "ms_min", sig(s->ms_min, SIG));
+        cJSON_AddNumberToObject(t, "ms_max", sig(s->ms_max, SIG));
+        cJSON_AddNumberToObject(t, "launches", s->launches);
+        cJSON_AddNumberToObject(t, "clk_per_request", sig(s->clk_per_request, SIG));
+        cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", sig(s->bytes_per_clk_per_sm, SIG));
+        cJSON_AddNumberToObject(t, "gbps", sig(s->gbps, SIG));
     }
-    if (s->has_access_timing) {
-        cJSON *a = cJSON_AddObjectToObject(o, "access_timing");
-        if (a) {
-            cJSON_AddNumberToObject(a, "clk_per_access", sig(s->clk_per_access, SIG));
-            cJSON_AddNumberToObject(a, "ns_per_access", sig(s->ns_per_access, SIG));
-            cJSON_AddNumberToObject(a, "ref_clk_per_access", sig(s->ref_clk_per_access, SIG));
-            cJSON_AddNumberToObject(a, "slowdown", sig(s->slowdown, SIG));
-        }
-    } else {
-        cJSON_AddNullToObject(o, "access_timing");
+    cJSON *a = object_or_null(o, "access_timing", s->has_access_timing);
+    if (a) {
+        cJSON_AddNumberToObject(a, "clk_per_access", sig(s->clk_per_access, SIG));
+        cJSON_AddNumberToObject(a, "ns_per_access", sig(s->ns_per_access, SIG));
+        cJSON_AddNumberToObject(a, "ref_clk_per_access", sig(s->ref_clk_per_access, SIG));
+        cJSON_AddNumberToObject(a, "slowdown", sig(s->slowdown, SIG));
     }
     cJSON_AddBoolToObject(o, "verified", s->verified != 0);
-    if (s->has_counters) {
-        cJSON *c = cJSON_AddObjectToObject(o, "counters");
-        if (c) {
-            cJSON_AddNumberToObject(c, "wavefronts_ld", sig(s->wavefronts_ld, SIG));
-            cJSON_AddNumberToObject(c, "wavefronts_st", sig(s->wavefronts_st, SIG));
-            cJSON_AddNumberToObject(c, "conflicts_ld", sig(s->conflicts_ld, SIG));
-            cJSON_AddNumberToObject(c, "conflicts_st", sig(s->conflicts_st, SIG));
-            cJSON_AddNumberToObject(c, "inst_ld", s->inst_ld);
-            cJSON_AddNumberToObject(c, "inst_st", s->inst_st);
-        }
-    } else {
-        cJSON_AddNullToObject(o, "counters");
+    cJSON *c = object_or_null(o, "counters", s->has_counters);
+    if (c) {
+        cJSON_AddNumberToObject(c, "wavefronts_ld", sig(s->wavefronts_ld, SIG));
+        cJSON_AddNumberToObject(c, "wavefronts_st", sig(s->wavefronts_st, SIG));
+        cJSON_AddNumberToObject(c, "conflicts_ld", sig(s->conflicts_ld, SIG));
+        cJSON_AddNumberToObject(c, "conflicts_st", sig(s->conflicts_st, SIG));
+        cJSON_AddNumberToObject(c, "inst_ld", s->inst_ld);
+        cJSON_AddNumberToObject(c, "inst_st", s->inst_st);
     }
     cJSON_AddStringToObject(o, "counters_note", s->counters_note);
     return o;
@@ -351,6 +348,20 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
     }
 }
 
+/* Member key of o when it is an object; NULL when absent or null, and when it is something
+ * else (then d fails: "... must be an object or null"). */
+static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, const char *where)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    if (!v || cJSON_IsNull(v))
+        return NULL;
+    if (!cJSON_IsObject(v)) {
+        fail(d, "%s: \"%s\" must be an object or null", where, key);
+        return NULL;
+    }
+    return v;
+}
+
 static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, const char *where)
 {
     char status[32] = "";
@@ -371,12 +382,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
     get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
     out->verified = (int)get_num(d, s, "verified", 0, 0, where);
-    const cJSON *t = cJSON_GetObjectItemCaseSensitive(s, "timing");
-    if (t && !cJSON_IsNull(t)) {
-        if (!cJSON_IsObject(t)) {
-            fail(d, "%s: \"timing\" must be an object or null", where);
-            return;
-        }
+    const cJSON *t = opt_object(d, s, "timing", where);
+    if (t) {
         out->has_timing = 1;
         out->ms_median = get_num(d, t, "ms_median", 0, 1, where);
         out->ms_min = get_num(d, t, "ms_min", 0, 0, where);
@@ -386,24 +393,16 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
         out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where);
         out->gbps = get_num(d, t, "gbps", 0, 0, where);
     }
-    const cJSON *a = cJSON_GetObjectItemCaseSensitive(s, "access_timing");
-    if (a && !cJSON_IsNull(a)) {
-        if (!cJSON_IsObject(a)) {
-            fail(d, "%s: \"access_timing\" must be an object or null", where);
-            return;
-        }
+    const cJSON *a = opt_object(d, s, "access_timing", where);
+    if (a) {
         out->has_access_timing = 1;
         out->clk_per_access = get_num(d, a, "clk_per_access", 0, 1, where);
         out->ns_per_access = get_num(d, a, "ns_per_access", 0, 1, where);
         out->ref_clk_per_access = get_num(d, a, "ref_clk_per_access", 0, 0, where);
         out->slowdown = get_num(d, a, "slowdown", 0, 1, where);
     }
-    const cJSON *c = cJSON_GetObjectItemCaseSensitive(s, "counters");
-    if (c && !cJSON_IsNull(c)) {
-        if (!cJSON_IsObject(c)) {
-            fail(d, "%s: \"counters\" must be an object or null", where);
-            return;
-        }
+    const cJSON *c = opt_object(d, s, "counters", where);
+    if (c) {
         out->has_counters = 1;
         out->wavefronts_ld = get_num(d, c, "wavefronts_ld", 0, 1, where);
         out->wavefronts_st = get_num(d, c, "wavefronts_st", 0, 1, where);

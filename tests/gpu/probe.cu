@@ -357,6 +357,23 @@ static int off_check(const char *what, int ld, int st, int blocks, int tiles)
     return 0;
 }
 
+/* One row of the counter tables: launch(arg) once under the profiler, per shared instruction. */
+static void count_row(struct bl_counters *c, const char *what, double ms, int (*launch)(void *),
+                      void *arg)
+{
+    double v[BL_NMETRICS];
+    char why[256];
+    if (bl_counters_measure(c, launch, arg, v, why, sizeof why)) {
+        printf("%-44s counters failed: %s\n", what, why);
+        fails++;
+        return;
+    }
+    double il = v[BL_INST_LD], is = v[BL_INST_ST];
+    printf("%-44s %8.4f ms  ld %.4f wf %.4f cf  st %.4f wf %.4f cf  (%.0f ld, %.0f st instr)\n",
+           what, ms, il > 0 ? v[BL_WAVEFRONTS_LD] / il : 0, il > 0 ? v[BL_CONFLICTS_LD] / il : 0,
+           is > 0 ? v[BL_WAVEFRONTS_ST] / is : 0, is > 0 ? v[BL_CONFLICTS_ST] / is : 0, il, is);
+}
+
 static void offset_row(struct bl_counters *c, const char *what, struct off_run r, int ld, int st)
 {
     CK(cudaMemset(d_out, 0, (size_t)N * N * sizeof(float)));
@@ -370,17 +387,7 @@ static void offset_row(struct bl_counters *c, const char *what, struct off_run r
         return;
     }
     double ms = time_ms([&] { r.k<<<r.blocks, dim3(TILE, 8)>>>(d_out, d_in, N, r.tiles); }, 9);
-    double v[BL_NMETRICS];
-    char why[256];
-    if (bl_counters_measure(c, off_launch, &r, v, why, sizeof why)) {
-        printf("%-44s counters failed: %s\n", what, why);
-        fails++;
-        return;
-    }
-    double il = v[BL_INST_LD], is = v[BL_INST_ST];
-    printf("%-44s %8.4f ms  ld %.4f wf %.4f cf  st %.4f wf %.4f cf  (%.0f ld, %.0f st instr)\n",
-           what, ms, il > 0 ? v[BL_WAVEFRONTS_LD] / il : 0, il > 0 ? v[BL_CONFLICTS_LD] / il : 0,
-           is > 0 ? v[BL_WAVEFRONTS_ST] / is : 0, is > 0 ? v[BL_CONFLICTS_ST] / is : 0, il, is);
+    count_row(c, what, ms, off_launch, &r);
 }
 
 struct int_run {
@@ -437,17 +444,7 @@ static void int_row(struct bl_counters *c, const char *what, struct int_run r, i
         return;
     }
     double ms = time_ms([&] { r.k<<<r.blocks, 256>>>(d_out, r.scratch, d_in, (size_t)N * N); }, 9);
-    double v[BL_NMETRICS];
-    char why[256];
-    if (bl_counters_measure(c, int_launch, &r, v, why, sizeof why)) {
-        printf("%-44s counters failed: %s\n", what, why);
-        fails++;
-        return;
-    }
-    double il = v[BL_INST_LD], is = v[BL_INST_ST];
-    printf("%-44s %8.4f ms  ld %.4f wf %.4f cf  st %.4f wf %.4f cf  (%.0f ld, %.0f st instr)\n",
-           what, ms, il > 0 ? v[BL_WAVEFRONTS_LD] / il : 0, il > 0 ? v[BL_CONFLICTS_LD] / il : 0,
-           is > 0 ? v[BL_WAVEFRONTS_ST] / is : 0, is > 0 ? v[BL_CONFLICTS_ST] / is : 0, il, is);
+    count_row(c, what, ms, int_launch, &r);
 }
 
 static void run_interference(struct bl_counters *c, int sms)
