@@ -110,7 +110,8 @@ struct lesson_task {
 /* The result fields a figure may quote: struct gpu_result's names, which are also the
  * recording's (docs/gpu.md). Space-separated. */
 #define LESSON_FIGURE_FIELDS "ms_median ms_min ms_max clk_per_request bytes_per_clk_per_sm " \
-                             "gbps wavefronts_ld wavefronts_st conflicts_ld conflicts_st"
+                             "gbps wavefronts_ld wavefronts_st conflicts_ld conflicts_st " \
+                             "clk_per_access ns_per_access slowdown"
 
 /* A measured figure the step's text quotes, tied to a recording row so that a new recording
  * cannot leave stale prose (lesson_check_figures). The value is field of the row with this

@@ -368,30 +368,37 @@ int lesson_check(const struct lesson *l,
 /* ---------------------------------------------------------------- quoted figures */
 
 /* Field f (a word of LESSON_FIGURE_FIELDS) of a recorded result; NAN when it was not measured
- * (the request failed, or the field is a timing or counter the row has none of). */
+ * (the request failed, or the field is a timing, counter or time per access the row has none
+ * of). */
 static double result_field(const struct gpu_result *r, const char *f)
 {
+    enum { TIMING, COUNTER, ACCESS };
     static const struct {
         const char *name;
         size_t off;
-        int counter;
+        int kind;
     } tab[] = {
-        {"ms_median", offsetof(struct gpu_result, ms_median), 0},
-        {"ms_min", offsetof(struct gpu_result, ms_min), 0},
-        {"ms_max", offsetof(struct gpu_result, ms_max), 0},
-        {"clk_per_request", offsetof(struct gpu_result, clk_per_request), 0},
-        {"bytes_per_clk_per_sm", offsetof(struct gpu_result, bytes_per_clk_per_sm), 0},
-        {"gbps", offsetof(struct gpu_result, gbps), 0},
-        {"wavefronts_ld", offsetof(struct gpu_result, wavefronts_ld), 1},
-        {"wavefronts_st", offsetof(struct gpu_result, wavefronts_st), 1},
-        {"conflicts_ld", offsetof(struct gpu_result, conflicts_ld), 1},
-        {"conflicts_st", offsetof(struct gpu_result, conflicts_st), 1},
+        {"ms_median", offsetof(struct gpu_result, ms_median), TIMING},
+        {"ms_min", offsetof(struct gpu_result, ms_min), TIMING},
+        {"ms_max", offsetof(struct gpu_result, ms_max), TIMING},
+        {"clk_per_request", offsetof(struct gpu_result, clk_per_request), TIMING},
+        {"bytes_per_clk_per_sm", offsetof(struct gpu_result, bytes_per_clk_per_sm), TIMING},
+        {"gbps", offsetof(struct gpu_result, gbps), TIMING},
+        {"wavefronts_ld", offsetof(struct gpu_result, wavefronts_ld), COUNTER},
+        {"wavefronts_st", offsetof(struct gpu_result, wavefronts_st), COUNTER},
+        {"conflicts_ld", offsetof(struct gpu_result, conflicts_ld), COUNTER},
+        {"conflicts_st", offsetof(struct gpu_result, conflicts_st), COUNTER},
+        {"clk_per_access", offsetof(struct gpu_result, clk_per_access), ACCESS},
+        {"ns_per_access", offsetof(struct gpu_result, ns_per_access), ACCESS},
+        {"slowdown", offsetof(struct gpu_result, slowdown), ACCESS},
     };
     if (r->status != GPU_OK)
         return NAN;
     for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
         if (!strcmp(tab[k].name, f)) {
-            if (tab[k].counter ? !r->has_counters : !r->has_timing)
+            int have = tab[k].kind == COUNTER ? r->has_counters
+                       : tab[k].kind == ACCESS ? r->has_access_timing : r->has_timing;
+            if (!have)
                 return NAN;
             double v;
             memcpy(&v, (const char *)r + tab[k].off, sizeof v);
