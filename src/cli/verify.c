@@ -302,7 +302,7 @@ int cmd_verify(int argc, char **argv)
     struct vlist L;
     memset(&L, 0, sizeof L);
     L.timing = timing;
-    char dirbuf[1024], pathbuf[1024], msg[RECORDING_MSG_MAX];
+    char dirbuf[1024], pathbuf[1024], msg[RECORDING_MSG_MAX], scenes[17] = "";
     const char *dir = lesson_find_dir(lessons_opt, dirbuf, sizeof dirbuf);
     struct lesson_set set;
     memset(&set, 0, sizeof set);
@@ -317,6 +317,7 @@ int cmd_verify(int argc, char **argv)
         struct lctx lc = {0};
         if (lesson_set_load_dir(&set, dir, report_load, &lc) == 0) {
             nlessons_loaded = set.nlessons;
+            lesson_scenes_digest(&set, scenes);
             for (int li = 0; li < set.nlessons; li++) {
                 const struct lesson *les = &set.lessons[li];
                 for (int si = 0; si < les->nsteps; si++) {
@@ -336,9 +337,11 @@ int cmd_verify(int argc, char **argv)
             vlist_free(&L);
             return EXIT_USAGE;
         }
-        if (lc.problems)
+        if (lc.problems) {
+            scenes[0] = '\0'; /* a file left out: the digest would not be the lessons' */
             fprintf(stderr, "banklab verify: %d lesson problem(s) above; `banklab check` "
                             "explains them\n", lc.problems);
+        }
         lesson_set_done(&set);
     }
     int nlesson_items = L.n, ncase_items = 0;
@@ -443,6 +446,7 @@ int cmd_verify(int argc, char **argv)
         strftime(rec.date, sizeof rec.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
         snprintf(rec.command, sizeof rec.command, "banklab verify --json%s",
                  timing ? " --timing" : "");
+        snprintf(rec.scenes, sizeof rec.scenes, "%s", scenes);
         /* Replay finds a result by the access or kernel setting, so a repeat adds nothing;
          * the 63 H200 reference rows stay whole (tests check them as a set). */
         for (int i = 0; i < L.n; i++)

@@ -262,4 +262,11 @@ int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_bind
                                     unsigned warp, int access, void *ctx),
                           void *ctx);
 
+/* lesson_scenes_digest: a 64-bit hash of what decides which accesses a learner can draw in
+ * set (lesson and step ids, every scene's code, block, warp, access, dynamic bytes, types,
+ * parameters and kernel, every expectation's binding), as 16 hex digits in buf (17 bytes).
+ * `banklab verify --json` writes it into the recording; a recording whose digest equals the
+ * lessons' covers every setting of every scene. Text changes leave it unchanged. */
+void lesson_scenes_digest(const struct lesson_set *set, char buf[17]);
+
 #endif

@@ -54,6 +54,8 @@ int recording_merge(struct recording *dst, const struct recording *src)
         snprintf(dst->device, sizeof dst->device, "%s", src->device);
     if (!dst->date[0])
         snprintf(dst->date, sizeof dst->date, "%s", src->date);
+    if (!dst->scenes[0])
+        snprintf(dst->scenes, sizeof dst->scenes, "%s", src->scenes);
     if (src->command[0]) {
         size_t n = strlen(dst->command);
         if (n)
@@ -178,6 +180,8 @@ int recording_write(FILE *f, const struct recording *r)
     cJSON_AddStringToObject(root, "device", r->device);
     cJSON_AddStringToObject(root, "date", r->date);
     cJSON_AddStringToObject(root, "command", r->command);
+    if (r->scenes[0])
+        cJSON_AddStringToObject(root, "lesson_scenes", r->scenes);
     cJSON *rows = cJSON_AddArrayToObject(root, "records");
     int bad = rows == NULL;
     for (int i = 0; !bad && i < r->nrows; i++) {
@@ -495,6 +499,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
     get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
     get_str(&d, root, "date", r->date, sizeof r->date, 1, "top level");
     get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
+    get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
     if (!d.failed && !cJSON_IsArray(rows))
         fail(&d, "top level: \"records\" must be an array");

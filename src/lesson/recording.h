@@ -29,6 +29,7 @@ struct recording {
     char device[GPU_TEXT_MAX];   /* e.g. "NVIDIA H200 (sm_90), 132 SMs, 1980 MHz" */
     char date[64];               /* UTC, ISO 8601 */
     char command[GPU_TEXT_MAX];  /* the command(s) that produced it */
+    char scenes[24];             /* lesson_scenes_digest of the lessons verify measured, or "" */
     int nrows;
     struct recording_row *rows;  /* owned */
 };

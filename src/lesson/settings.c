@@ -2,6 +2,8 @@
  * at one setting (types, warps, accesses): what `banklab verify` measures and what the shipped
  * recording must cover (tests/unit/test_recording.c). Through the pattern language and the
  * model only: no cJSON, no GPU, never prints. */
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -107,4 +109,61 @@ int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_bind
         pattern_free(pat);
     }
     return visited;
+}
+
+/* FNV-1a over the bytes of p (n bytes), continuing from h. */
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ b[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint64_t fnv_str(uint64_t h, const char *s)
+{
+    return fnv(h, s ? s : "", (s ? strlen(s) : 0) + 1);  /* the NUL separates fields */
+}
+
+static uint64_t fnv_ll(uint64_t h, long long v)
+{
+    return fnv(h, &v, sizeof v);
+}
+
+static uint64_t digest_binding(uint64_t h, const struct lesson_binding *b)
+{
+    h = fnv_ll(h, b->nvalues);
+    for (int i = 0; i < b->nvalues; i++)
+        h = fnv_ll(fnv_str(h, b->names[i]), b->values[i]);
+    return fnv_str(h, b->type);
+}
+
+void lesson_scenes_digest(const struct lesson_set *set, char buf[17])
+{
+    uint64_t h = 1469598103934665603ull;
+    for (int li = 0; set && li < set->nlessons; li++) {
+        const struct lesson *l = &set->lessons[li];
+        h = fnv_str(h, l->id);
+        for (int si = 0; si < l->nsteps; si++) {
+            const struct lesson_step *st = &l->steps[si];
+            const struct lesson_scene *s = st->scene;
+            if (!s)
+                continue;
+            h = fnv_str(fnv_str(h, st->id), s->code);
+            for (int k = 0; k < 3; k++)
+                h = fnv_ll(h, s->block[k]);
+            h = fnv_ll(fnv_ll(fnv_ll(h, s->warp), s->access), (long long)s->dyn_bytes);
+            h = fnv_str(h, s->kernel);
+            for (int k = 0; k < s->ntypes; k++)
+                h = fnv_str(h, s->types[k]);
+            for (int k = 0; k < s->nparams; k++) {
+                const struct lesson_param *p = &s->params[k];
+                h = fnv_ll(fnv_ll(fnv_ll(fnv_ll(fnv_str(h, p->name), p->def), p->min), p->max),
+                           p->step);
+            }
+            for (int e = 0; e < st->nexpects; e++)
+                h = digest_binding(h, &st->expects[e].bind);
+        }
+    }
+    snprintf(buf, 17, "%016" PRIx64, h);
 }
