@@ -1805,7 +1805,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
                     "most %d characters)", lit, (int)sizeof f->text - 1);
             bad++;
         } else {
-            snprintf(f->text, sizeof f->text, "%s", lit);
+            snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1, lit); /* fits: checked above */
             f->value = vj->valuedouble;
             const char *dot = strchr(lit, '.');
             f->decimals = dot ? (int)strlen(dot + 1) : 0;

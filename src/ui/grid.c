@@ -371,9 +371,57 @@ int results_rows(const struct app *a)
     return req_hub_ready(&a->hub) ? 3 : 2;
 }
 
-/* the measured numbers of s's answer, or why there are none; *dim when not a measurement */
-static void measured_text(const struct app *a, const struct ui_scene *s, char *buf, size_t size,
-                          int *dim)
+static int is_case(const struct ui_scene *s)
+{
+    const char *k = s->ls ? s->ls->kernel : NULL;
+    return k && *k && strcmp(k, "pattern");
+}
+
+/* The measured numbers of r in at most w columns: for a pattern the counters (one warp), the
+ * time of one warp access and its slowdown against the conflict-free access (docs/gpu.md);
+ * for a case kernel the drawn access's time and slowdown and the kernel's own time (its
+ * counters go on the source line). Shortened until they fit. */
+static void measured_numbers(const struct app *a, const struct gpu_result *r,
+                             const struct ui_scene *s, int w, char *buf, size_t size)
+{
+    int st = s->acc.op == BANK_STORE, kcase = is_case(s);
+    double wf = st ? r->wavefronts_st : r->wavefronts_ld, cf = st ? r->conflicts_st : r->conflicts_ld;
+    const char *sep = a->g->sep, *x = a->g->utf8 ? "\u00d7" : "x";
+    char c[4][96] = {"", "", "", ""}, t[4][128] = {"", "", "", ""}, k[96] = "";
+    if (r->has_counters && !kcase) {
+        snprintf(c[0], sizeof c[0], "%.1f wavefronts, %.1f conflicts", wf, cf);
+        snprintf(c[1], sizeof c[1], "%.1f wavefronts", wf);
+        snprintf(c[2], sizeof c[2], "%.1f wf", wf);
+    }
+    if (kcase && r->has_timing) {
+        int n = snprintf(k, sizeof k, "kernel %.3f ms", r->ms_median);
+        if (r->gbps > 0 && n > 0 && (size_t)n < sizeof k)
+            snprintf(k + n, sizeof k - (size_t)n, ", %.0f GB/s", r->gbps);
+    }
+    if (r->has_access_timing) {
+        snprintf(t[0], sizeof t[0], "%.2f ns per access (%.1f clk)%s%.1f%s the conflict-free %s",
+                 r->ns_per_access, r->clk_per_access, sep, r->slowdown, x, st ? "store" : "load");
+        snprintf(t[1], sizeof t[1], "%.2f ns/access (%.1f clk)%s%.1f%s conflict-free",
+                 r->ns_per_access, r->clk_per_access, sep, r->slowdown, x);
+        snprintf(t[2], sizeof t[2], "%.2f ns/access%s%.1f%s conflict-free", r->ns_per_access, sep,
+                 r->slowdown, x);
+        snprintf(t[3], sizeof t[3], "%.2f ns/access%s%.1f%s", r->ns_per_access, sep, r->slowdown, x);
+    }
+    for (int i = 0; i < 4; i++) {
+        int n = snprintf(buf, size, "%s%s%s", c[i], c[i][0] && t[i][0] ? sep : "", t[i]);
+        if (k[0] && n >= 0 && (size_t)n < size)
+            snprintf(buf + n, size - (size_t)n, "%s%s", buf[0] ? sep : "", k);
+        if (text_width(buf) <= w)
+            return;
+    }
+    /* nothing fits whole: the time per access matters most */
+    snprintf(buf, size, "%s", t[3][0] ? t[3] : k[0] ? k : c[2][0] ? c[2] : "-");
+}
+
+/* the measured numbers of s's answer in w columns, or why there are none; *dim when not a
+ * measurement */
+static void measured_text(const struct app *a, const struct ui_scene *s, int w, char *buf,
+                          size_t size, int *dim)
 {
     const struct req_slot *m = &s->slot;
     *dim = 1;
@@ -392,24 +440,7 @@ static void measured_text(const struct app *a, const struct ui_scene *s, char *b
         return;
     }
     *dim = 0;
-    size_t o = 0;
-    buf[0] = 0;
-    if (g->has_counters) {
-        int st = s->acc.op == BANK_STORE;
-        int k = snprintf(buf, size, "%.1f wavefronts, %.1f conflicts per instr",
-                         st ? g->wavefronts_st : g->wavefronts_ld,
-                         st ? g->conflicts_st : g->conflicts_ld);
-        if (k > 0 && (size_t)k < size)
-            o += (size_t)k;
-    }
-    if (g->has_timing && o < size) {
-        if (g->gbps > 0)
-            snprintf(buf + o, size - o, "%s%.0f GB/s%s", o ? a->g->sep : "", g->gbps,
-                     g->verified ? " (verified)" : "");
-        else
-            snprintf(buf + o, size - o, "%s%.1f clk/request%s%.3f ms", o ? a->g->sep : "",
-                     g->clk_per_request, a->g->sep, g->ms_median);
-    }
+    measured_numbers(a, g, s, w, buf, size);
 }
 
 /* the model's line: wavefronts, conflicts, ways, passes, or why the model has none */
@@ -467,12 +498,22 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     if (info->backend == GPU_BACKEND_REPLAY)
         snprintf(src, sizeof src, "%s", info->device);
     else if (g && g->status == GPU_OK && !g->has_counters)
-        snprintf(src, sizeof src, "%s timing (no counters: %s)", info->device,
+        snprintf(src, sizeof src, "measured now on %s (no counters: %s)", info->device,
                  g->counters_note[0] ? g->counters_note : info->counters_reason);
     else
-        snprintf(src, sizeof src, "%s counters", info->device);
+        snprintf(src, sizeof src, "measured now on %s", info->device);
+    if (g && g->status == GPU_OK && g->has_counters && is_case(s)) {
+        /* a case kernel's counters are the whole kernel's (docs/gpu.md: the offset) */
+        int st = s->acc.op == BANK_STORE;
+        char kt[UI_MSG_MAX];
+        snprintf(kt, sizeof kt, "whole kernel: %.2f wavefronts, %.2f conflicts per %s%s%s",
+                 st ? g->wavefronts_st : g->wavefronts_ld, st ? g->conflicts_st : g->conflicts_ld,
+                 st ? "store" : "load", a->g->sep, src);
+        snprintf(src, sizeof src, "%s", kt);
+    }
     int dim, lab = big ? 0 : 10;
-    measured_text(a, s, buf, sizeof buf, &dim);
+    measured_text(a, s, w - (big ? text_width(ui_str(a, UIS_MEASURED)) + 2 : lab), buf,
+                  sizeof buf, &dim);
     attr_t at = theme_attr(a, dim ? UIC_DIM : UIC_MEASURED);
     if (big) {
         char b2[UI_MSG_MAX];

@@ -191,7 +191,14 @@ int scene_request(struct app *a, const struct ui_scene *s, int param, long long 
     rq->want_counters = 1;
     const char *k = s->ls ? s->ls->kernel : NULL;
     if (k && *k && strcmp(k, "pattern")) {
+        /* the kernel, and the drawn access at that value: its time per access is measured
+         * too (a value the model cannot evaluate sends the kernel alone) */
         case_request(s, param, v, rq);
+        struct bank_result res;
+        if (param < 0 && s->ok)
+            rq->access = s->acc;
+        else if (param >= 0 && scene_eval_values(a, s, param, v, &res, &rq->access) != 0)
+            memset(&rq->access, 0, sizeof rq->access);
         return 0;
     }
     rq->kind = GPU_REQ_PATTERN;
@@ -227,11 +234,15 @@ void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_resu
     e.wavefronts = s->res.wavefronts;
     e.conflicts = s->res.conflicts;
     e.ways = s->res.ways;
-    e.has_measured = r->has_counters || r->has_timing;
+    e.has_measured = r->has_counters || r->has_timing || r->has_access_timing;
     int st = s->acc.op == BANK_STORE;
+    const char *k = s->ls ? s->ls->kernel : NULL;
     e.measured_wavefronts = st ? r->wavefronts_st : r->wavefronts_ld;
     e.measured_conflicts = st ? r->conflicts_st : r->conflicts_ld;
-    e.ms = r->has_timing ? r->ms_median : 0;
+    /* a pattern launch's ms is fixed by design: only a case kernel's own time is kept */
+    e.ms = r->has_timing && k && *k && strcmp(k, "pattern") ? r->ms_median : 0;
+    e.ns_per_access = r->has_access_timing ? r->ns_per_access : 0;
+    e.slowdown = r->has_access_timing ? r->slowdown : 0;
     snprintf(e.device, sizeof e.device, "%s", req_hub_info(&a->hub)->device);
     e.when = (long long)time(NULL);
     progress_record_explored(&a->prog, &e);

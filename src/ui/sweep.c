@@ -17,8 +17,9 @@ struct sweep {
     int param;                            /* index in ls->params */
     long long value[SWEEP_MAX];
     int wavefronts[SWEEP_MAX];            /* -1 when the model failed */
-    double measured[SWEEP_MAX];           /* clk/request or wavefronts; <0 when not (yet) */
-    int measured_is_clk;
+    double measured[SWEEP_MAX];           /* in unit; <0 when not (yet) */
+    double slowdown[SWEEP_MAX];           /* SW_NS: against the conflict-free access */
+    enum { SW_NONE = 0, SW_NS, SW_WAVEFRONTS } unit;  /* one unit for the whole chart */
 };
 
 static int min_i(int x, int y) { return x < y ? x : y; }
@@ -48,11 +49,15 @@ static void answer(void *ctx, int i, const struct gpu_result *r)
     struct sweep *sw = ctx;
     if (i < 0 || i >= sw->n || r->status != GPU_OK)
         return;
-    if (r->has_timing && r->clk_per_request > 0) {
-        sw->measured[i] = r->clk_per_request;
-        sw->measured_is_clk = 1;
-    } else if (r->has_counters) {
+    /* the time of one warp access where the runner or the recording has it, else the
+     * counters; never two units in one chart (a value in the other unit is left out) */
+    if (r->has_access_timing && r->ns_per_access > 0 && sw->unit != SW_WAVEFRONTS) {
+        sw->measured[i] = r->ns_per_access;
+        sw->slowdown[i] = r->slowdown;
+        sw->unit = SW_NS;
+    } else if (r->has_counters && sw->unit != SW_NS) {
         sw->measured[i] = r->wavefronts_ld > 0 ? r->wavefronts_ld : r->wavefronts_st;
+        sw->unit = SW_WAVEFRONTS;
     }
 }
 
@@ -173,9 +178,11 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
         snprintf(buf, size, "%s=%lld: the model cannot evaluate this value", lp->name,
                  sw->value[cur]);
     size_t o = strlen(buf);
-    if (sw->measured[cur] >= 0)
-        snprintf(buf + o, size - o, "%s%.1f %s", a->g->sep, sw->measured[cur],
-                 sw->measured_is_clk ? "clk/request measured" : "wavefronts counted");
+    if (sw->measured[cur] >= 0 && sw->unit == SW_NS)
+        snprintf(buf + o, size - o, "%s%.2f ns per access, %.1f%s conflict-free", a->g->sep,
+                 sw->measured[cur], sw->slowdown[cur], a->g->utf8 ? "\u00d7" : "x");
+    else if (sw->measured[cur] >= 0)
+        snprintf(buf + o, size - o, "%s%.1f wavefronts counted", a->g->sep, sw->measured[cur]);
     else if (!req_hub_ready(&a->hub))
         snprintf(buf + o, size - o, "%sno GPU: %s", a->g->sep, info->reason);
 }
@@ -204,8 +211,9 @@ static void sweep_draw(const struct app *a, const void *st)
     chart(a, sw, y, 1, W - 2, avail - mh, model, buf, UIC_BAR);
     y += avail - mh;
     if (any_measured) {
-        snprintf(buf, sizeof buf, "%s: %s against %s", req_hub_info(&a->hub)->device,
-                 sw->measured_is_clk ? "clk/request (measured)" : "wavefronts (counters)", lp->name);
+        snprintf(buf, sizeof buf, "%s against %s%s%s",
+                 sw->unit == SW_NS ? "measured: ns per warp access" : "counters: wavefronts",
+                 lp->name, a->g->sep, req_hub_info(&a->hub)->device);
         chart(a, sw, y, 1, W - 2, mh, sw->measured, buf, UIC_MEASURED);
     }
     status_line(a, sw, buf, sizeof buf);
