@@ -1,9 +1,11 @@
 /* aos_soa.cu: 256 structs of FIELDS floats per block, stored as an array of structs or as a
  * structure of arrays; thread t sums the fields of struct t. in: 256 * FIELDS floats per block
  * (struct-major); out: 256 floats per block. */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 #include "lds.cuh"
 
 /* aos_soa: AoS reads p[t].f: lanes FIELDS words apart, gcd(FIELDS, 32)-way (2 floats: 2-way,
@@ -28,6 +30,7 @@ __global__ void aos_soa(float *out, const float *in, int fields, int soa, int ro
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_aos_soa_launch(float *out, const float *in, int blocks, int fields, int soa,
                                  int rounds)
 {
@@ -35,3 +38,4 @@ extern "C" int bl_aos_soa_launch(float *out, const float *in, int blocks, int fi
     aos_soa<<<blocks, BL_BLOCK_THREADS, smem>>>(out, in, fields, soa, rounds);
     return (int)cudaGetLastError();
 }
+#endif

@@ -1,8 +1,10 @@
 /* broadcast.cu: lanes that read the same word are served together (broadcast / multicast).
  * in: 1024 floats per block; out: 256 floats per block. */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 #include "lds.cuh"
 
 /* broadcast: lane l reads s[((l / GROUP) * STRIDE + k) % 1024]. GROUP = 32: one word for the
@@ -23,9 +25,11 @@ __global__ void broadcast(float *out, const float *in, int group, int stride, in
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_broadcast_launch(float *out, const float *in, int blocks, int group,
                                    int stride, int rounds)
 {
     broadcast<<<blocks, BL_BLOCK_THREADS>>>(out, in, group, stride, rounds);
     return (int)cudaGetLastError();
 }
+#endif

@@ -2,9 +2,11 @@
  * parameter): float a[N], then PAD_BYTES, then double b[N], then int c[N]. The double array
  * must start on an 8-byte boundary: the runner refuses other PAD_BYTES before launching.
  * in: N floats per block; out: N floats per block. */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 
 /* dynamic_carve: stores a[i], b[i], c[i] and loads a[N-1-i], b[i], c[3i % N]: float and int
  * accesses one word per lane (conflict free, the 3i stride is odd), double accesses two passes
@@ -27,6 +29,7 @@ __global__ void dynamic_carve(float *out, const float *in, int n, int pad_bytes)
         out[(size_t)blockIdx.x * n + i] = a[n - 1 - i] + (float)b[i] + (float)c[(3 * i) % n];
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" size_t bl_dynamic_carve_smem(int n, int pad_bytes)
 {
     return (size_t)n * (sizeof(float) + sizeof(double) + sizeof(int)) + (size_t)pad_bytes;
@@ -45,3 +48,4 @@ extern "C" int bl_dynamic_carve_launch(float *out, const float *in, int blocks, 
     dynamic_carve<<<blocks, BL_BLOCK_THREADS, smem>>>(out, in, n, pad_bytes);
     return (int)cudaGetLastError();
 }
+#endif

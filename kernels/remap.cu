@@ -1,9 +1,11 @@
 /* remap.cu: thread remapping. Lane l sums row l of a 32 x 32 float matrix either in column
  * order (all lanes on column k at step k) or skewed (lane l on column (l + k) % 32 at step k).
  * Same results, different banks. in: 1024 floats per block; out: 256 floats per block. */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 #include "lds.cuh"
 
 /* remap: REMAP = 0 reads m[l][k]: 32 words apart, one bank, 32-way. REMAP = 1 reads
@@ -23,8 +25,10 @@ __global__ void remap(float *out, const float *in, int skew, int rounds)
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_remap_launch(float *out, const float *in, int blocks, int skew, int rounds)
 {
     remap<<<blocks, BL_BLOCK_THREADS>>>(out, in, skew, rounds);
     return (int)cudaGetLastError();
 }
+#endif

@@ -1,8 +1,10 @@
 /* row_col.cu: a 32 x (32 + PAD) float matrix in shared memory, read along rows or columns.
  * in: 1024 floats per block; out: 256 floats per block (each thread's sum). */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 #include "lds.cuh"
 
 /* row_col: lane l reads m[k][l] (row access: 32 consecutive words, conflict free) or m[l][k]
@@ -24,6 +26,7 @@ __global__ void row_col(float *out, const float *in, int pad, int column, int ro
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_row_col_launch(float *out, const float *in, int blocks, int pad, int column,
                                  int rounds)
 {
@@ -31,3 +34,4 @@ extern "C" int bl_row_col_launch(float *out, const float *in, int blocks, int pa
                                                                                  column, rounds);
     return (int)cudaGetLastError();
 }
+#endif

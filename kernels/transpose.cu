@@ -2,9 +2,11 @@
  * 32 x 8 threads, each thread moves 4 elements per tile), a copy with the same access shape,
  * and the copy that reaches the device's bandwidth (the ceiling the transposes are compared
  * with). */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 
 #define TILE 32
 #define ROWS 8
@@ -78,6 +80,7 @@ template <int MODE> __global__ void transpose_shared(float *out, const float *in
     }
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_transpose_launch(int kind, float *out, const float *in, int n, int pad)
 {
     dim3 grid(n / TILE, n / TILE), block(TILE, ROWS), tgrid(n / TILE / TILES, n / TILE);
@@ -97,6 +100,7 @@ extern "C" int bl_transpose_launch(int kind, float *out, const float *in, int n,
     }
     return (int)cudaGetLastError();
 }
+#endif
 
 /* copy_vec4: 16-byte loads, four in flight per thread before the first store, grid-stride: as
  * fast as cudaMemcpy device to device (measured: docs/gpu.md). */
@@ -118,6 +122,7 @@ __global__ void copy_vec4(float4 *out, const float4 *in, size_t n4)
         out[i] = in[i];
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_copy_launch(float *out, const float *in, size_t n, int blocks)
 {
     if (n % 4 || ((uintptr_t)out | (uintptr_t)in) % 16 || blocks < 1)
@@ -125,3 +130,4 @@ extern "C" int bl_copy_launch(float *out, const float *in, size_t n, int blocks)
     copy_vec4<<<blocks, 256>>>((float4 *)out, (const float4 *)in, n / 4);
     return (int)cudaGetLastError();
 }
+#endif

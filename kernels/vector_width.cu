@@ -1,8 +1,10 @@
 /* vector_width.cu: float, float2 and float4 column reads of a 32-row tile whose rows are 128
  * bytes plus PAD vectors. in: 1024 floats per block; out: 256 floats per block. */
+#ifndef __CUDACC_RTC__ /* NVRTC (banklab kernel FILE.cu) compiles the kernels alone */
 #include <cuda_runtime.h>
 
 #include "kernels.h"
+#endif
 
 /* vector_width<T>: lane l reads tile[l][k] as one T (k over the 32 / (sizeof T / 4) vectors
  * of its row). PAD = 0: every lane's row starts in bank 0: float 32-way (32 wavefronts),
@@ -42,6 +44,7 @@ __global__ void vector_width(float *out, const float *in, int pad, int rounds)
     out[(size_t)blockIdx.x * blockDim.x + threadIdx.x] = acc;
 }
 
+#ifndef __CUDACC_RTC__
 extern "C" int bl_vector_width_launch(float *out, const float *in, int blocks, int vec, int pad,
                                       int rounds)
 {
@@ -54,3 +57,4 @@ extern "C" int bl_vector_width_launch(float *out, const float *in, int blocks, i
     }
     return (int)cudaGetLastError();
 }
+#endif

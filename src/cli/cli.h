@@ -18,6 +18,7 @@ int cmd_bench(int argc, char **argv);    /* bench.c: GPU measurements vs the mod
 int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters */
 int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved progress */
 int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
+int cmd_kernel(int argc, char **argv);   /* kernel.c: measure a learner's .cu file per line */
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
 
 /* Largest device index --device accepts. */
@@ -37,5 +38,11 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
 /* cli_print_keys (args.c): lead, the tutorial's keys from the key table ("n/Space/Right next,
  * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
 void cli_print_keys(FILE *f, const char *lead, const char *tail);
+
+/* cli_json_str_n (args.c): s (at most n bytes) as a JSON string on f: quotes, backslashes and
+ * control characters escaped; invalid UTF-8 becomes '?' so the output always parses.
+ * cli_json_str: the same for a NUL-terminated s. */
+void cli_json_str_n(FILE *f, const char *s, size_t n);
+void cli_json_str(FILE *f, const char *s);
 
 #endif

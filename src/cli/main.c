@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../gpu/gpu_kernel.h"
 #include "cli.h"
 
 static const struct {
@@ -16,6 +17,7 @@ static const struct {
     {"verify", cmd_verify, "model vs hardware counters for every lesson scene and case"},
     {"lab", cmd_lab, "run a graded workshop lab and print a score"},
     {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
+    {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
 };
 
 static void usage(FILE *f)
@@ -59,6 +61,8 @@ int main(int argc, char **argv)
             printf("banklab %s\n", BANKLAB_VERSION);
             return 0;
         }
+        if (!strcmp(argv[1], "__kernel-child")) /* banklab kernel's measuring process */
+            return gpu_kernel_child_main();
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))
                 return commands[i].run(argc - 1, argv + 1);

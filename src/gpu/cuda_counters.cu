@@ -122,7 +122,7 @@ static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, c
         }                                                                                      \
     } while (0)
 
-static void *open_cupti(void)
+extern "C" void *bl_cupti_open(void)
 {
     static const char *names[] = {
         "libcupti.so.13", "libcupti.so",
@@ -148,7 +148,7 @@ static void *open_cupti(void)
 
 static int load(struct bl_counters *c, char *why, size_t n)
 {
-    c->lib = open_cupti();
+    c->lib = bl_cupti_open();
     if (!c->lib) {
         say(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;

@@ -37,6 +37,10 @@ int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *a
 
 void bl_counters_close(struct bl_counters *c);
 
+/* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
+ * one place that knows where it lives. NULL when not found. Never unloaded. */
+void *bl_cupti_open(void);
+
 #ifdef __cplusplus
 }
 #endif

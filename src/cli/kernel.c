@@ -1,0 +1,671 @@
+/* kernel.c: `banklab kernel FILE.cu`: compile a learner's kernel, run it in a child process
+ * and print, next to the source, per line: shared-memory instructions executed, wavefronts,
+ * the ideal wavefronts for the instructions' width, the excess (bank conflicts) and the
+ * average ways; or one JSON object (--json). The measuring lives behind src/gpu/gpu_kernel.h;
+ * this file reads options, prints and picks the exit status. No curses, no cJSON. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../gpu/gpu_kernel.h"
+#include "../lesson/files.h"
+#include "cli.h"
+
+#define MAX_CLI_OPTS 96
+
+struct kernel_args {
+    const char *file;
+    const char *opt[MAX_CLI_OPTS], *val[MAX_CLI_OPTS]; /* launch options, applied after the file's */
+    int nopts;
+    int json, sass, sort_excess, timings, no_cache, counters, launch_only;
+};
+
+static void short_usage(FILE *f)
+{
+    fputs("usage: banklab kernel FILE.cu [--name K] [--grid G] [--block B] [--smem BYTES]\n"
+          "                      [--arg NAME=VALUE]... [--buffer-size [NAME=]BYTES]...\n"
+          "                      [--fill float|int|zero] [--sort line|excess] [--json] [--sass]\n"
+          "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
+          "                      [--launch-only] [--timings]\n"
+          "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
+          f);
+}
+
+static void help(FILE *f)
+{
+    fputs(
+        "banklab kernel: measure the shared-memory wavefronts and bank conflicts of your own\n"
+        "kernel, per source line, on the GPU.\n"
+        "\n"
+        "usage: banklab kernel FILE.cu [OPTIONS]\n"
+        "\n"
+        "FILE.cu is compiled at run time with NVRTC (line info, the GPU's architecture; with\n"
+        "no GPU, sm_90, so compile errors still show as FILE:LINE:COL). The kernel runs once in\n"
+        "a child process: a fault, a hang or too much shared memory is reported in one line.\n"
+        "\n"
+        "Launch (also from comments at the top of FILE.cu, before the first line of code:\n"
+        "  // banklab: --grid 32x32 --block 32x32 --arg n=1024\n"
+        "options on the command line win):\n"
+        "  --name K               the kernel (a template instance: 'k<float4>'); default: the\n"
+        "                         only __global__ function of the file\n"
+        "  --grid X[xY[xZ]]       blocks (default 1)\n"
+        "  --block X[xY[xZ]]      threads per block (default 256)\n"
+        "  --smem BYTES           dynamic shared memory per block (default 0; e.g. 4352, 48K)\n"
+        "  --arg NAME=VALUE       a scalar parameter's value (repeatable); every scalar\n"
+        "                         parameter needs one\n"
+        "  --buffer-size BYTES    each pointer parameter gets a device buffer of this size\n"
+        "                         (default 16M); NAME=BYTES sizes one parameter's buffer\n"
+        "  --fill float|int|zero  buffer contents before the launch: float (default): 4-byte\n"
+        "                         word k holds the float k mod 1024; int: the int k; zero\n"
+        "\n"
+        "Measurement:\n"
+        "  --device N             CUDA device (default 0)\n"
+        "  --time-limit S         stop the kernel (and compiling) after S seconds (default 10)\n"
+        "  --counters             also read the whole-kernel counters of the range profiler\n"
+        "                         (what banklab bench reads) to compare with the sums\n"
+        "  --no-cache             compile again (compiled kernels are kept in\n"
+        "                         $XDG_CACHE_HOME/banklab/kernels, keyed by source and options)\n"
+        "  --launch-only          run the kernel once and measure nothing (to profile the same\n"
+        "                         launch with another tool, e.g. ncu)\n"
+        "\n"
+        "Output:\n"
+        "  --sort line|excess     line (default): the whole file in order; excess: only lines\n"
+        "                         with shared-memory instructions, most excess first\n"
+        "  --sass                 under each line, its SASS instructions\n"
+        "  --json                 one JSON object (fields as the columns, per line and total)\n"
+        "  --timings              how long each step took (ms)\n"
+        "\n"
+        "Columns (CUPTI's SASS metrics, summed over the whole launch):\n"
+        "  inst        shared-memory warp instructions executed on the line\n"
+        "  wavefronts  shared-memory wavefronts they took (one per bank pass)\n"
+        "  ideal       wavefronts the same instructions need without a conflict: 1 per\n"
+        "              instruction up to 4 bytes per thread, 2 for 8 bytes, 4 for 16 bytes,\n"
+        "              1 per matrix of ldmatrix/stmatrix, 1 per atomic ('-': width unknown)\n"
+        "  excess      wavefronts - ideal: the bank conflicts (negative when lanes sharing\n"
+        "              8-byte words let passes fuse)\n"
+        "  ways        wavefronts / ideal: 1.0 conflict free, 32.0 a 32-way conflict\n"
+        "\n"
+        "Exit status: 0 measured; 1 the kernel failed at run time (fault, time limit, launch\n"
+        "refused) or the measurement failed; 2 bad usage, a compile error or a kernel that\n"
+        "cannot be launched as asked; 3 no GPU (or counters not allowed).\n"
+        "\n"
+        "Examples:\n"
+        "  banklab kernel assets/kernels/transpose_seed.cu\n"
+        "  banklab kernel my.cu --name 'tile<float4>' --grid 64 --block 32x8 --arg n=4096\n"
+        "  banklab kernel my.cu --sort excess --sass\n",
+        f);
+}
+
+static int usage_error(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "banklab kernel: ");
+    fprintf(stderr, fmt, a, b);
+    fputc('\n', stderr);
+    short_usage(stderr);
+    return EXIT_USAGE;
+}
+
+static int parse_args(int argc, char **argv, struct kernel_args *a)
+{
+    static const char *launch_opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
+                                        "--buffer-size", "--fill", "--device", "--time-limit"};
+    memset(a, 0, sizeof *a);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        size_t k;
+        for (k = 0; k < sizeof launch_opts / sizeof launch_opts[0]; k++)
+            if (!strcmp(arg, launch_opts[k]))
+                break;
+        if (k < sizeof launch_opts / sizeof launch_opts[0]) {
+            if (i + 1 >= argc)
+                return usage_error("%s needs a value%s", arg, "");
+            if (a->nopts == MAX_CLI_OPTS)
+                return usage_error("too many options%s%s", "", "");
+            a->opt[a->nopts] = arg;
+            a->val[a->nopts++] = argv[++i];
+        } else if (!strcmp(arg, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(arg, "--sass")) {
+            a->sass = 1;
+        } else if (!strcmp(arg, "--timings")) {
+            a->timings = 1;
+        } else if (!strcmp(arg, "--no-cache")) {
+            a->no_cache = 1;
+        } else if (!strcmp(arg, "--counters")) {
+            a->counters = 1;
+        } else if (!strcmp(arg, "--launch-only")) {
+            a->launch_only = 1;
+        } else if (!strcmp(arg, "--sort")) {
+            if (i + 1 >= argc)
+                return usage_error("--sort needs a value (line or excess)%s%s", "", "");
+            const char *v = argv[++i];
+            if (!strcmp(v, "excess"))
+                a->sort_excess = 1;
+            else if (strcmp(v, "line"))
+                return usage_error("--sort takes line or excess, not '%s'%s", v, "");
+        } else if (arg[0] == '-' && arg[1]) {
+            return usage_error("unknown option '%s'%s", arg, "");
+        } else if (a->file) {
+            return usage_error("one file at a time ('%s', then '%s')", a->file, arg);
+        } else {
+            a->file = arg;
+        }
+    }
+    if (!a->file)
+        return usage_error("which file? (banklab kernel FILE.cu)%s%s", "", "");
+    if (a->json && (a->sass || a->sort_excess || a->timings))
+        return usage_error("--json holds everything: no --sass, --sort or --timings with it%s%s",
+                           "", "");
+    return 0;
+}
+
+/* ---- printing ---- */
+
+/* The lines of a text (pointers into it, not NUL-terminated: use lens). */
+struct text_lines {
+    const char **at;
+    int *len;
+    int n;
+};
+
+static int split_lines(const char *s, size_t n, struct text_lines *t)
+{
+    int cap = 64;
+    t->n = 0;
+    t->at = malloc((size_t)cap * sizeof *t->at);
+    t->len = malloc((size_t)cap * sizeof *t->len);
+    if (!t->at || !t->len)
+        return -1;
+    const char *p = s, *end = s + n;
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (t->n == cap) {
+            cap *= 2;
+            const char **w = realloc(t->at, (size_t)cap * sizeof *w);
+            int *l = w ? realloc(t->len, (size_t)cap * sizeof *l) : NULL;
+            if (w)
+                t->at = w;
+            if (!l)
+                return -1;
+            t->len = l;
+        }
+        int ln = (int)(e - p);
+        if (ln && p[ln - 1] == '\r')
+            ln--;
+        t->at[t->n] = p;
+        t->len[t->n++] = ln;
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void lines_free(struct text_lines *t)
+{
+    free(t->at);
+    free(t->len);
+    memset(t, 0, sizeof *t);
+}
+
+/* A source line with tabs expanded (stops every 8 columns). */
+static void put_source(FILE *f, const char *s, int n)
+{
+    int col = 0;
+    for (int i = 0; i < n; i++) {
+        if (s[i] == '\t') {
+            do
+                fputc(' ', f);
+            while (++col % 8);
+        } else {
+            fputc(s[i], f);
+            col++;
+        }
+    }
+}
+
+static void put_num(FILE *f, double v, int width)
+{
+    fprintf(f, " %*.0f", width, v);
+}
+
+static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l)
+{
+    fprintf(f, "%6s", label);
+    if (!l) {
+        fprintf(f, "%*s | ", 12 * 5 + 8 - 1, "");
+        return;
+    }
+    put_num(f, l->inst, 11);
+    put_num(f, l->wavefronts, 12);
+    if (l->ideal_known) {
+        put_num(f, l->ideal, 11);
+        put_num(f, l->excess, 11);
+        fprintf(f, " %7.2f", l->ways);
+    } else {
+        fprintf(f, " %11s %11s %7s", "-", "-", "-");
+    }
+    fputs(" | ", f);
+}
+
+static void put_insts(FILE *f, const struct gpu_kernel_result *r, const struct gpu_kernel_line *l)
+{
+    for (int i = 0; i < r->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &r->insts[i];
+        if (in->file != l->file || in->line != l->line)
+            continue;
+        fprintf(f, "%6s", "");
+        put_num(f, in->inst, 11);
+        put_num(f, in->wavefronts, 12);
+        if (in->ideal_per_inst)
+            put_num(f, in->ideal, 11);
+        else
+            fprintf(f, " %11s", "-");
+        fprintf(f, "%20s |   pc 0x%04x  %-12s %s\n", "", in->pc, in->sass,
+                gpu_kernel_op_name(in->op));
+    }
+}
+
+static const struct gpu_kernel_line *line_of(const struct gpu_kernel_result *r, int file, int line)
+{
+    for (int i = 0; i < r->nlines; i++)
+        if (r->lines[i].file == file && r->lines[i].line == line)
+            return &r->lines[i];
+    return NULL;
+}
+
+static int cmp_excess(const void *a, const void *b)
+{
+    const struct gpu_kernel_line *x = *(const struct gpu_kernel_line *const *)a;
+    const struct gpu_kernel_line *y = *(const struct gpu_kernel_line *const *)b;
+    if (x->excess != y->excess)
+        return x->excess > y->excess ? -1 : 1;
+    if (x->file != y->file)
+        return x->file - y->file;
+    return x->line - y->line;
+}
+
+/* The text of line `line` of file index `file` ("" when unknown); other files are read once. */
+struct sources {
+    struct text_lines main;
+    char *other_text[16];
+    struct text_lines other[16];
+};
+
+static void source_text(struct sources *s, const struct gpu_kernel_result *r, const char *dir,
+                        int file, int line, const char **at, int *len)
+{
+    *at = "";
+    *len = 0;
+    struct text_lines *t = NULL;
+    if (file == 0) {
+        t = &s->main;
+    } else if (file < 16) {
+        if (!s->other_text[file]) {
+            char path[4096];
+            const char *name = r->files[file];
+            if (name[0] == '/')
+                snprintf(path, sizeof path, "%s", name);
+            else
+                snprintf(path, sizeof path, "%s/%s", dir, name);
+            size_t n = 0;
+            s->other_text[file] = files_read(path, 4u << 20, &n, NULL, 0);
+            if (!s->other_text[file] || split_lines(s->other_text[file], n, &s->other[file]))
+                return;
+        }
+        t = &s->other[file];
+    }
+    if (t && line >= 1 && line <= t->n) {
+        *at = t->at[line - 1];
+        *len = t->len[line - 1];
+    }
+}
+
+static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
+                       const char *src, size_t srclen)
+{
+    FILE *f = stdout;
+    struct sources s;
+    memset(&s, 0, sizeof s);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", a->file);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    split_lines(src, srclen, &s.main);
+
+    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", a->file, r->kernel, r->grid[0],
+            r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem, r->device);
+    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s\n\n", r->regs,
+            r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "");
+    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
+            "excess", "ways", "source");
+    char label[32];
+    if (a->sort_excess) {
+        const struct gpu_kernel_line **order = malloc((size_t)(r->nlines ? r->nlines : 1) *
+                                                      sizeof *order);
+        if (order) {
+            for (int i = 0; i < r->nlines; i++)
+                order[i] = &r->lines[i];
+            qsort(order, (size_t)r->nlines, sizeof *order, cmp_excess);
+            for (int i = 0; i < r->nlines; i++) {
+                const struct gpu_kernel_line *l = order[i];
+                const char *at;
+                int len;
+                if (l->file)
+                    snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
+                else
+                    snprintf(label, sizeof label, "%d", l->line);
+                put_row(f, label, l);
+                source_text(&s, r, dir, l->file, l->line, &at, &len);
+                put_source(f, at, len);
+                fputc('\n', f);
+                if (a->sass)
+                    put_insts(f, r, l);
+            }
+            free(order);
+        }
+    } else {
+        for (int ln = 1; ln <= s.main.n; ln++) {
+            const struct gpu_kernel_line *l = line_of(r, 0, ln);
+            snprintf(label, sizeof label, "%d", ln);
+            put_row(f, label, l);
+            put_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
+            fputc('\n', f);
+            if (l && a->sass)
+                put_insts(f, r, l);
+        }
+        /* lines the file does not have (line 0: no line info) and other files (headers) */
+        for (int i = 0; i < r->nlines; i++) {
+            const struct gpu_kernel_line *l = &r->lines[i];
+            if (l->file == 0 && l->line >= 1 && l->line <= s.main.n)
+                continue;
+            const char *at;
+            int len;
+            if (l->file)
+                snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
+            else
+                snprintf(label, sizeof label, "%s", l->line ? "?" : "(none)");
+            put_row(f, label, l);
+            source_text(&s, r, dir, l->file, l->line, &at, &len);
+            put_source(f, at, len);
+            fputc('\n', f);
+            if (a->sass)
+                put_insts(f, r, l);
+        }
+    }
+    struct gpu_kernel_line tot;
+    memset(&tot, 0, sizeof tot);
+    tot.inst = r->totals.inst;
+    tot.wavefronts = r->totals.wavefronts;
+    tot.ideal = r->totals.ideal;
+    tot.excess = r->totals.excess;
+    tot.ways = tot.ideal > 0 ? tot.wavefronts / tot.ideal : 0;
+    tot.ideal_known = 1;
+    for (int i = 0; i < r->nlines; i++)
+        if (!r->lines[i].ideal_known)
+            tot.ideal_known = 0;
+    put_row(f, "total", &tot);
+    fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
+    fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts they need "
+          "without a\nconflict at their width; excess = wavefronts - ideal (bank conflicts); "
+          "ways = wavefronts / ideal.\n", f);
+    if (a->counters) {
+        if (r->has_counters) {
+            const struct gpu_kernel_counters *c = &r->counters;
+            fprintf(f, "range profiler, whole kernel: wavefronts ld %.0f st %.0f (sum %.0f; the "
+                    "lines above: %.0f), conflicts ld %.0f st %.0f, instructions ld %.0f st %.0f\n",
+                    c->wavefronts_ld, c->wavefronts_st, c->wavefronts_ld + c->wavefronts_st,
+                    r->totals.op_wavefronts[GPU_KOP_LD] + r->totals.op_wavefronts[GPU_KOP_ST],
+                    c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
+        } else {
+            fprintf(f, "range profiler: %s\n", r->counters_note[0] ? r->counters_note : "no figures");
+        }
+    }
+    if (a->timings) {
+        const struct gpu_kernel_timing *t = &r->timing;
+        fprintf(f, "timings (ms): child start %.1f, cuInit %.1f, context %.1f, compile %.1f%s, "
+                "load %.1f, CUPTI setup %.1f, run %.1f, collect %.1f, counters %.1f, total %.1f\n",
+                t->start, t->init, t->context, t->compile, t->cache_hit ? " (cache)" : "", t->load,
+                t->cupti, t->run, t->collect, t->counters, t->total);
+    }
+    lines_free(&s.main);
+    for (int i = 0; i < 16; i++) {
+        free(s.other_text[i]);
+        lines_free(&s.other[i]);
+    }
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
+}
+
+static void print_json(const struct kernel_args *a, const struct gpu_kernel_result *r,
+                       const char *src, size_t srclen)
+{
+    FILE *f = stdout;
+    struct text_lines t;
+    memset(&t, 0, sizeof t);
+    split_lines(src, srclen, &t);
+    fputs("{\"file\": ", f);
+    cli_json_str(f, a->file);
+    fputs(", \"kernel\": ", f);
+    cli_json_str(f, r->kernel);
+    fputs(", \"symbol\": ", f);
+    cli_json_str(f, r->lowered);
+    fputs(", \"device\": ", f);
+    cli_json_str(f, r->device);
+    fputs(", \"arch\": ", f);
+    cli_json_str(f, r->arch);
+    fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
+            "\"static_smem\": %d, \"registers\": %d, \"cached\": %s,\n \"lines\": [",
+            r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
+            r->static_smem, r->regs, r->timing.cache_hit ? "true" : "false");
+    for (int i = 0; i < r->nlines; i++) {
+        const struct gpu_kernel_line *l = &r->lines[i];
+        fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", f);
+        cli_json_str(f, r->files[l->file]);
+        fprintf(f, ", \"line\": %d, \"source\": ", l->line);
+        if (l->file == 0 && l->line >= 1 && l->line <= t.n)
+            cli_json_str_n(f, t.at[l->line - 1], (size_t)t.len[l->line - 1]);
+        else
+            fputs("null", f);
+        fputs(", ", f);
+        json_num(f, "inst", l->inst, 1);
+        json_num(f, "wavefronts", l->wavefronts, 1);
+        if (l->ideal_known) {
+            json_num(f, "ideal", l->ideal, 1);
+            json_num(f, "excess", l->excess, 1);
+            json_num(f, "ways", l->ways, 1);
+        } else {
+            fputs("\"ideal\": null, \"excess\": null, \"ways\": null, ", f);
+        }
+        fputs("\"instructions\": [", f);
+        int first = 1;
+        for (int k = 0; k < r->ninsts; k++) {
+            const struct gpu_kernel_inst *in = &r->insts[k];
+            if (in->file != l->file || in->line != l->line)
+                continue;
+            fprintf(f, "%s{\"pc\": %u, \"sass\": ", first ? "" : ", ", in->pc);
+            cli_json_str(f, in->sass);
+            fprintf(f, ", \"op\": \"%s\", ", gpu_kernel_op_name(in->op));
+            json_num(f, "inst", in->inst, 1);
+            json_num(f, "wavefronts", in->wavefronts, 1);
+            if (in->ideal_per_inst)
+                json_num(f, "ideal", in->ideal, 0);
+            else
+                fputs("\"ideal\": null", f);
+            fputc('}', f);
+            first = 0;
+        }
+        fputs("]}", f);
+    }
+    fputs("],\n \"totals\": {", f);
+    json_num(f, "inst", r->totals.inst, 1);
+    json_num(f, "wavefronts", r->totals.wavefronts, 1);
+    json_num(f, "ideal", r->totals.ideal, 1);
+    json_num(f, "excess", r->totals.excess, 1);
+    for (int o = 0; o < GPU_KOP_COUNT; o++) {
+        char key[32];
+        snprintf(key, sizeof key, "wavefronts_%s", gpu_kernel_op_name(o));
+        json_num(f, key, r->totals.op_wavefronts[o], 1);
+        snprintf(key, sizeof key, "inst_%s", gpu_kernel_op_name(o));
+        json_num(f, key, r->totals.op_inst[o], o + 1 < GPU_KOP_COUNT);
+    }
+    fputs("},\n \"counters\": ", f);
+    if (r->has_counters) {
+        const struct gpu_kernel_counters *c = &r->counters;
+        fputc('{', f);
+        json_num(f, "wavefronts_ld", c->wavefronts_ld, 1);
+        json_num(f, "wavefronts_st", c->wavefronts_st, 1);
+        json_num(f, "conflicts_ld", c->conflicts_ld, 1);
+        json_num(f, "conflicts_st", c->conflicts_st, 1);
+        json_num(f, "inst_ld", c->inst_ld, 1);
+        json_num(f, "inst_st", c->inst_st, 0);
+        fputc('}', f);
+    } else {
+        fputs("null", f);
+    }
+    const struct gpu_kernel_timing *tm = &r->timing;
+    fputs(",\n \"timing_ms\": {", f);
+    json_num(f, "start", tm->start, 1);
+    json_num(f, "init", tm->init, 1);
+    json_num(f, "context", tm->context, 1);
+    json_num(f, "compile", tm->compile, 1);
+    json_num(f, "load", tm->load, 1);
+    json_num(f, "cupti", tm->cupti, 1);
+    json_num(f, "run", tm->run, 1);
+    json_num(f, "collect", tm->collect, 1);
+    json_num(f, "counters", tm->counters, 1);
+    json_num(f, "total", tm->total, 0);
+    fputs("}}\n", f);
+    lines_free(&t);
+}
+
+/* Compile errors as FILE:LINE:COL: error: message, with the line and a caret. */
+static void print_diags(const struct gpu_kernel_result *r, const char *file, const char *src,
+                        size_t srclen)
+{
+    struct text_lines t;
+    memset(&t, 0, sizeof t);
+    split_lines(src, srclen, &t);
+    for (int i = 0; i < r->ndiags; i++) {
+        const struct gpu_kernel_diag *d = &r->diags[i];
+        if (d->line > 0 && d->col > 0)
+            fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col,
+                    d->error ? "error" : "warning", d->message);
+        else if (d->line > 0)
+            fprintf(stderr, "%s:%d: %s: %s\n", d->file, d->line, d->error ? "error" : "warning",
+                    d->message);
+        else
+            fprintf(stderr, "%s: %s: %s\n", d->file, d->error ? "error" : "warning", d->message);
+        if (!strcmp(d->file, file) && d->line >= 1 && d->line <= t.n) {
+            fputs("  ", stderr);
+            fwrite(t.at[d->line - 1], 1, (size_t)t.len[d->line - 1], stderr);
+            fputc('\n', stderr);
+            if (d->col > 0 && d->col <= t.len[d->line - 1] + 1) {
+                fputs("  ", stderr);
+                for (int c = 0; c < d->col - 1; c++)
+                    fputc(t.at[d->line - 1][c] == '\t' ? '\t' : ' ', stderr);
+                fputs("^\n", stderr);
+            }
+        }
+    }
+    lines_free(&t);
+}
+
+int cmd_kernel(int argc, char **argv)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            help(stdout);
+            return 0;
+        }
+    struct kernel_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    char why[256];
+    size_t len = 0;
+    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    if (!src) {
+        fprintf(stderr, "banklab kernel: %s: %s\n", a.file, why);
+        return EXIT_USAGE;
+    }
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    char err[512];
+    if (strlen(a.file) >= sizeof req.path) {
+        fprintf(stderr, "banklab kernel: %s: path too long\n", a.file);
+        free(src);
+        return EXIT_USAGE;
+    }
+    snprintf(req.path, sizeof req.path, "%s", a.file);
+    if (gpu_kernel_file_options(&req, src, len, err, sizeof err)) {
+        fprintf(stderr, "%s:%s\n", a.file, err);
+        free(src);
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < a.nopts; i++) {
+        if (gpu_kernel_option(&req, a.opt[i], a.val[i], err, sizeof err) != 1) {
+            fprintf(stderr, "banklab kernel: %s\n", err);
+            free(src);
+            return EXIT_USAGE;
+        }
+    }
+    req.counters = a.counters;
+    req.launch_only = a.launch_only;
+    if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
+                                       req.cache_dir, sizeof req.cache_dir))
+        req.cache_dir[0] = '\0';
+    struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, err, sizeof err);
+    if (!job) {
+        fprintf(stderr, "banklab kernel: %s\n", err);
+        free(src);
+        return 1;
+    }
+    struct gpu_kernel_result r;
+    gpu_kernel_wait(job, &r);
+    if (r.output[0]) {
+        fputs(r.output, stderr);
+        if (r.output[strlen(r.output) - 1] != '\n')
+            fputc('\n', stderr);
+    }
+    switch (r.status) {
+    case GPU_KERNEL_OK:
+        if (a.launch_only)
+            fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
+                    r.kernel, r.device);
+        else if (a.json)
+            print_json(&a, &r, src, len);
+        else
+            print_text(&a, &r, src, len);
+        rc = 0;
+        break;
+    case GPU_KERNEL_ECOMPILE:
+        print_diags(&r, a.file, src, len);
+        rc = EXIT_USAGE;
+        break;
+    case GPU_KERNEL_EINPUT:
+        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        rc = EXIT_USAGE;
+        break;
+    case GPU_KERNEL_ENOGPU:
+    case GPU_KERNEL_ECOUNTERS:
+        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        rc = EXIT_NOGPU;
+        break;
+    default:
+        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        rc = 1;
+    }
+    fflush(stdout);
+    gpu_kernel_result_done(&r);
+    gpu_kernel_free(job);
+    free(src);
+    return rc;
+}

@@ -1,0 +1,215 @@
+/* gpu_kernel.h: measuring a learner's own kernel, per source line (part of the GPU interface,
+ * beside gpu.h). A request names a .cu file, the kernel and its launch; a job compiles it with
+ * NVRTC and runs it in a child process (a fresh exec of banklab, so a fault, a hang or a
+ * crash of the driver cannot take the caller down), reading CUPTI's SASS metrics for every
+ * shared-memory instruction and mapping them to source lines. Callers never block: start a
+ * job, poll it (or wait, from the command line). No curses, no cJSON, no CUDA in this header. */
+#ifndef BANKLAB_GPU_KERNEL_H
+#define BANKLAB_GPU_KERNEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GPU_KERNEL_TEXT 256          /* one line of text: messages, names, paths */
+#define GPU_KERNEL_MAX_ARGS 32       /* --arg NAME=VALUE and --buffer-size NAME=BYTES */
+#define GPU_KERNEL_MAX_SOURCE (4u << 20) /* bytes of source accepted */
+#define GPU_KERNEL_OUTPUT 4096       /* bytes of the kernel's own output kept (printf) */
+
+/* ---- the request: what to compile and how to launch it (docs/kernel.md) ---- */
+
+enum gpu_kernel_fill {
+    GPU_FILL_FLOAT = 0,              /* 4-byte word k holds the float k mod 1024 (0.0, 1.0, ...) */
+    GPU_FILL_INT = 1,                /* 4-byte word k holds the int k */
+    GPU_FILL_ZERO = 2,               /* every byte 0 */
+};
+
+struct gpu_kernel_named {            /* NAME=VALUE from --arg or --buffer-size */
+    char name[64];
+    char value[64];
+};
+
+struct gpu_kernel_request {
+    char path[GPU_KERNEL_TEXT];      /* the .cu file: messages, include directory, line info */
+    char name[GPU_KERNEL_TEXT];      /* --name: kernel (a template instance like k<float4>),
+                                        "" = the only __global__ function of the file */
+    unsigned grid[3], block[3];      /* --grid, --block (defaults 1 and 256) */
+    unsigned long long smem;         /* --smem: dynamic shared memory bytes per block */
+    int nargs;                       /* --arg NAME=VALUE: scalar parameters */
+    struct gpu_kernel_named args[GPU_KERNEL_MAX_ARGS];
+    unsigned long long buffer_size;  /* --buffer-size BYTES: every pointer parameter */
+    int nbufs;                       /* --buffer-size NAME=BYTES: one pointer parameter */
+    struct gpu_kernel_named bufs[GPU_KERNEL_MAX_ARGS];
+    enum gpu_kernel_fill fill;       /* --fill */
+    int device;                      /* --device */
+    double time_limit;               /* --time-limit seconds: the child is killed after it */
+    int counters;                    /* --counters: also the whole-kernel range profiler sums */
+    int launch_only;                 /* --launch-only: run once, measure nothing (for ncu) */
+    char cache_dir[GPU_KERNEL_TEXT]; /* compiled cubins are kept here; "" = no cache */
+    char exe[GPU_KERNEL_TEXT];       /* the banklab binary to exec; "" = /proc/self/exe */
+};
+
+/* gpu_kernel_request_init: the defaults (grid 1, block 256, buffers 16 MiB filled with
+ * GPU_FILL_FLOAT, device 0, time limit 10 s, no cache). */
+void gpu_kernel_request_init(struct gpu_kernel_request *req);
+
+/* gpu_kernel_option: apply one launch option (the same words as on the command line):
+ * opt is "--grid", "--block", "--smem", "--arg", "--buffer-size", "--fill", "--name",
+ * "--time-limit" or "--device", val its value. Returns 1 when applied, 0 when opt is not a
+ * launch option (req untouched), -1 on a bad value with one line in err. */
+int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val,
+                      char *err, size_t errsz);
+
+/* gpu_kernel_file_options: apply the launch comment of a source file: every line comment
+ * (//) before the first line of code whose text starts with "banklab:" holds options as on
+ * the command line, e.g. "// banklab: --grid 32x32 --block 32x32 --arg n=1024". Returns 0,
+ * or -1 with "LINE:COL: message" in err (line and column in the file). */
+int gpu_kernel_file_options(struct gpu_kernel_request *req, const char *src, size_t len,
+                            char *err, size_t errsz);
+
+/* ---- the result ---- */
+
+enum gpu_kernel_status {
+    GPU_KERNEL_OK = 0,
+    GPU_KERNEL_ECOMPILE,             /* the compiler refused the file: diags[] */
+    GPU_KERNEL_EINPUT,               /* cannot run as asked: no such kernel, a missing --arg... */
+    GPU_KERNEL_ENOGPU,               /* compiled, but there is no GPU to measure on */
+    GPU_KERNEL_ECOUNTERS,            /* ran, but CUPTI's SASS metrics could not be read */
+    GPU_KERNEL_ELAUNCH,              /* the launch was refused (shared memory, block size) */
+    GPU_KERNEL_EFAULT,               /* the kernel faulted (illegal address, misaligned, trap) */
+    GPU_KERNEL_ETIMEOUT,             /* killed at the time limit */
+    GPU_KERNEL_ECRASH,               /* the measuring process died or answered nonsense */
+    GPU_KERNEL_ESYSTEM,              /* could not start the measuring process */
+};
+
+/* Where a job is; a time-limit message names it. */
+enum gpu_kernel_phase {
+    GPU_KPHASE_START = 0, GPU_KPHASE_DEVICE, GPU_KPHASE_COMPILE, GPU_KPHASE_SETUP,
+    GPU_KPHASE_RUN, GPU_KPHASE_COLLECT, GPU_KPHASE_DONE,
+};
+
+/* The kinds of shared-memory instruction, each with its CUPTI SASS wavefront metric
+ * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<name>. */
+enum gpu_kernel_op { GPU_KOP_LD = 0, GPU_KOP_ST, GPU_KOP_LDSM, GPU_KOP_STSM, GPU_KOP_LDGSTS,
+                     GPU_KOP_ATOM, GPU_KOP_COUNT };
+
+struct gpu_kernel_diag {             /* one compiler message */
+    char file[GPU_KERNEL_TEXT];
+    int line, col;                   /* 1-based; col 0 when the compiler gave no caret */
+    int error;                       /* 1 error, 0 warning */
+    char message[GPU_KERNEL_TEXT];
+};
+
+/* One SASS instruction that touched shared memory (or that the SASS metrics reported). */
+struct gpu_kernel_inst {
+    uint32_t pc;                     /* byte offset in the kernel's code */
+    int file, line;                  /* index into files[], 1-based line (0: unknown) */
+    int op;                          /* enum gpu_kernel_op */
+    char sass[24];                   /* e.g. "LDS.128", "STS.U8", "LDSM.x4", "?" when unknown */
+    int ideal_per_inst;              /* wavefronts a full warp needs at this width; 0 unknown */
+    double inst;                     /* warp-level executions */
+    double wavefronts;
+    double ideal;                    /* inst * ideal_per_inst */
+};
+
+/* One source line: the sums of its instructions. excess = wavefronts - ideal (the bank
+ * conflicts: negative when lanes sharing 8-byte words fused passes), ways = wavefronts /
+ * ideal (1 = conflict free, 32 = a 32-way conflict). */
+struct gpu_kernel_line {
+    int file, line;
+    int ninst;                       /* SASS instructions behind it */
+    int ideal_known;                 /* 0: an instruction's width is unknown: ideal is partial */
+    double inst, wavefronts, ideal, excess, ways;
+};
+
+struct gpu_kernel_totals {
+    double inst, wavefronts, ideal, excess;
+    double op_inst[GPU_KOP_COUNT], op_wavefronts[GPU_KOP_COUNT];
+};
+
+/* Whole-kernel figures of the range profiler (the counters `banklab bench` reads), --counters. */
+struct gpu_kernel_counters {
+    double wavefronts_ld, wavefronts_st, conflicts_ld, conflicts_st, inst_ld, inst_st;
+};
+
+/* Milliseconds spent in each step of the measuring process (the speed figures). */
+struct gpu_kernel_timing {
+    double start;                    /* exec of the child until it reads the request */
+    double init;                     /* cuInit + device query */
+    double context;                  /* primary context */
+    double compile;                  /* NVRTC, or reading the cache */
+    double load;                     /* module load, buffers */
+    double cupti;                    /* SASS metrics configuration */
+    double run;                      /* the measured launch */
+    double collect;                  /* flush, correlation, decoding */
+    double counters;                 /* --counters: range profiler */
+    double total;                    /* job start until the result was read */
+    int cache_hit;
+};
+
+struct gpu_kernel_result {
+    enum gpu_kernel_status status;
+    enum gpu_kernel_phase phase;     /* where it stopped (or GPU_KPHASE_DONE) */
+    char error[GPU_KERNEL_TEXT];     /* one line when status != OK */
+    char device[GPU_KERNEL_TEXT];    /* "NVIDIA H200 (sm_90)" */
+    char kernel[GPU_KERNEL_TEXT];    /* as named (k or k<float4>) */
+    char lowered[GPU_KERNEL_TEXT];   /* the symbol in the cubin */
+    char arch[16];                   /* "sm_90" */
+    unsigned grid[3], block[3];
+    unsigned long long smem;         /* dynamic */
+    int static_smem, regs;           /* from the compiled kernel */
+    int ndiags;
+    struct gpu_kernel_diag *diags;
+    int nfiles;
+    char (*files)[GPU_KERNEL_TEXT];  /* files[0] is the request's file */
+    int ninsts;
+    struct gpu_kernel_inst *insts;   /* by pc */
+    int nlines;
+    struct gpu_kernel_line *lines;   /* by file, then line */
+    struct gpu_kernel_totals totals;
+    int has_counters;
+    struct gpu_kernel_counters counters;
+    char counters_note[GPU_KERNEL_TEXT]; /* why has_counters is 0 when --counters asked */
+    struct gpu_kernel_timing timing;
+    char output[GPU_KERNEL_OUTPUT];  /* the end of what the kernel and the child printed */
+};
+
+/* gpu_kernel_result_done: free what a result holds (safe on a zeroed or done result). */
+void gpu_kernel_result_done(struct gpu_kernel_result *res);
+
+/* ---- jobs ---- */
+
+struct gpu_kernel_job;
+
+/* gpu_kernel_start: start measuring req: reads nothing from the GPU itself; copies the
+ * source text (src, len) and forks a child that execs req->exe. Returns the job, or NULL with
+ * one line in err (cannot create a pipe or a process, source too large). */
+struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, const char *src,
+                                        size_t len, char *err, size_t errsz);
+
+/* gpu_kernel_poll: never blocks. 0 while the job runs (*phase, if not NULL, says where);
+ * 1 when it ended: *res is filled (free it with gpu_kernel_result_done) and the job may only
+ * be freed. Kills the child at the time limit (GPU_KERNEL_ETIMEOUT). */
+int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
+                    enum gpu_kernel_phase *phase);
+
+/* gpu_kernel_fd: a descriptor that becomes readable when the job has news (for poll(2) in an
+ * input loop); -1 once the job ended. */
+int gpu_kernel_fd(const struct gpu_kernel_job *job);
+
+/* gpu_kernel_wait: block until the job ends (command line only); fills *res like poll. */
+void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res);
+
+/* gpu_kernel_free: stop the child if it still runs (SIGKILL, reaped) and free. NULL is fine. */
+void gpu_kernel_free(struct gpu_kernel_job *job);
+
+/* gpu_kernel_child_main: the child's side (`banklab __kernel-child`): reads a request on
+ * stdin, writes the result to descriptor 3. Returns the exit status. Not for other callers. */
+int gpu_kernel_child_main(void);
+
+/* gpu_kernel_op_name: "ld", "st", "ldsm", "stsm", "ldgsts", "atom". */
+const char *gpu_kernel_op_name(int op);
+
+/* gpu_kernel_phase_name: "starting", "compiling", "running the kernel", ... */
+const char *gpu_kernel_phase_name(enum gpu_kernel_phase phase);
+
+#endif

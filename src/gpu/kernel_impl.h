@@ -1,0 +1,125 @@
+/* kernel_impl.h: what the parts of `banklab kernel` share inside src/gpu: reading kernels and
+ * their parameters out of CUDA source, NVRTC's log as diagnostics, decoding the width of a
+ * shared-memory SASS instruction from a cubin, and the wire format between the job (parent)
+ * and the measuring child. Pure C: no CUDA, no curses. Not for use outside src/gpu. */
+#ifndef BANKLAB_KERNEL_IMPL_H
+#define BANKLAB_KERNEL_IMPL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu_kernel.h"
+
+/* ---- kernel_source.c: __global__ functions and their parameters ---- */
+
+#define KSRC_MAX_PARAMS 32
+#define KSRC_MAX_KERNELS 64
+
+enum ksrc_kind {
+    KSRC_POINTER = 0,    /* gets a device buffer */
+    KSRC_INT,            /* signed integer scalar */
+    KSRC_UINT,           /* unsigned integer scalar (bool too) */
+    KSRC_FLOAT,          /* float or double */
+    KSRC_UNSUPPORTED,    /* a struct, a reference, a template type: cannot be passed */
+};
+
+struct ksrc_param {
+    char name[64];       /* "" when unnamed */
+    char type[64];       /* as written, qualifiers dropped, e.g. "unsigned int", "float *" */
+    enum ksrc_kind kind;
+    int size;            /* bytes (8 for pointers) */
+};
+
+struct ksrc_kernel {
+    char name[GPU_KERNEL_TEXT]; /* with its namespaces, e.g. "ns::k" */
+    int line;                   /* where the name stands */
+    int is_template;
+    int nparams;
+    struct ksrc_param params[KSRC_MAX_PARAMS];
+};
+
+/* ksrc_find_kernels: the __global__ functions of src (definitions and declarations, each
+ * name once) into out[max]; *n their number. Comments, strings and preprocessor lines are
+ * skipped; functions inside `#if 0` are still seen. Returns 0, or -1 when there are more
+ * than max (the first max are filled). */
+int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int max, int *n);
+
+/* ksrc_base_name: name without template arguments: "k<float4>" -> "k" into buf. */
+const char *ksrc_base_name(const char *name, char *buf, size_t size);
+
+/* ksrc_scalar_bytes: parse text as a value of parameter p into out (little endian, p->size
+ * bytes). Returns 0, or -1 with why ("not an integer", "out of range for unsigned char"). */
+int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned char out[8],
+                      char *why, size_t whysz);
+
+/* ksrc_parse_log: NVRTC's log as diagnostics (file, line, column from the caret line,
+ * message). *diags is malloc'ed (free it); *n their number; *nerrors how many are errors.
+ * A log with an error but no recognisable location gives one diagnostic in `path`, line 0.
+ * Returns 0, or -1 when out of memory. */
+int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **diags, int *n,
+                   int *nerrors);
+
+/* ---- sass_decode.c: shared-memory instructions in a cubin (sm_70 .. sm_90 encodings) ---- */
+
+struct sass_insn {
+    int shared;          /* 1: an instruction that moves data through shared memory */
+    int op;              /* enum gpu_kernel_op */
+    int bytes;           /* per thread (LDS/STS/LDGSTS/ATOMS) or 16 per matrix row (LDSM) */
+    int ideal;           /* wavefronts a full warp needs with no conflict */
+    char text[24];       /* "LDS.128", "STS.U8", "LDSM.x4.T", ... */
+};
+
+/* sass_function_code: the machine code of function `symbol` in an ELF cubin: *code points
+ * into cubin, *size its bytes. Returns 0, or -1 when the cubin is not ELF or has no
+ * ".text.<symbol>" section. */
+int sass_function_code(const void *cubin, size_t cubin_size, const char *symbol,
+                       const uint8_t **code, size_t *size);
+
+/* sass_arch_known: 1 when sass_decode knows the encodings of sm_<sm> (70 .. 90). */
+int sass_arch_known(int sm);
+
+/* sass_decode: decode the 16-byte instruction at insn. Returns 1 with *out filled when it is
+ * a known shared-memory instruction, 0 otherwise (out->shared = 0). */
+int sass_decode(const uint8_t insn[16], struct sass_insn *out);
+
+/* ---- kernel_job.c / the child: the wire format ---- */
+
+/* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
+int kreq_bytes(const char *val, unsigned long long *out);
+
+/* Frames the child writes on descriptor 3: a 4-byte tag, a 4-byte length, the payload. */
+#define KWIRE_PHASE 0x50484153u  /* payload: int32 phase */
+#define KWIRE_RESULT 0x52534c54u /* payload: kwire_put_result */
+
+/* kwire_put_request / kwire_get_request: the request and the source, on a descriptor.
+ * get: *src is malloc'ed and NUL-terminated. Return 0, or -1 (short read/write, too big). */
+int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *src, size_t len);
+int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len);
+
+/* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
+void kwire_phase(int fd, enum gpu_kernel_phase phase);
+
+/* kwire_put_result: write the result frame. Returns 0 or -1. */
+int kwire_put_result(int fd, const struct gpu_kernel_result *res);
+
+/* kwire_get_result: decode a result payload into res (arrays malloc'ed). Returns 0, or -1
+ * when the payload is malformed. */
+int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res);
+
+/* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
+int kres_add_file(struct gpu_kernel_result *res, const char *name);
+
+/* kres_fail: set status and the one-line error, first error wins. */
+void kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* kres_build_lines: sort insts by pc, then sum them into lines (by file, line) and totals.
+ * Returns 0, or -1 when out of memory. */
+int kres_build_lines(struct gpu_kernel_result *res);
+
+/* The child's side of a build: cuda_kernel.c (CUDA) or none_kernel.c. Fills res; fd is the
+ * frame descriptor (for phases). */
+void kernel_child_measure(const struct gpu_kernel_request *req, const char *src, size_t len,
+                          struct gpu_kernel_result *res, int fd);
+
+#endif

@@ -1,0 +1,576 @@
+/* kernel_source.c: what `banklab kernel` reads out of CUDA source text without compiling it:
+ * the __global__ functions with their parameters (to bind buffers and --arg values), the
+ * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. A small
+ * tokenizer, not a C++ parser: it knows declarations as people write kernels. Pure C. */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "kernel_impl.h"
+
+enum tok_kind { T_END = 0, T_IDENT, T_NUMBER, T_STRING, T_PUNCT };
+
+struct tok {
+    enum tok_kind kind;
+    const char *s;       /* into the source */
+    int n;               /* length */
+    int line;
+};
+
+struct lexer {
+    const char *p, *end;
+    int line;
+    int bol;             /* at the beginning of a line (only blanks before) */
+};
+
+static void skip_space(struct lexer *L)
+{
+    for (;;) {
+        while (L->p < L->end && (*L->p == ' ' || *L->p == '\t' || *L->p == '\r' ||
+                                 *L->p == '\f' || *L->p == '\v' || *L->p == '\n')) {
+            if (*L->p == '\n') {
+                L->line++;
+                L->bol = 1;
+            }
+            L->p++;
+        }
+        if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '/') {
+            while (L->p < L->end && *L->p != '\n')
+                L->p++;
+        } else if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '*') {
+            L->p += 2;
+            while (L->p + 1 < L->end && !(L->p[0] == '*' && L->p[1] == '/')) {
+                if (*L->p == '\n')
+                    L->line++;
+                L->p++;
+            }
+            L->p = L->p + 1 < L->end ? L->p + 2 : L->end;
+        } else if (L->bol && L->p < L->end && *L->p == '#') {
+            /* a preprocessor line, with its backslash continuations */
+            while (L->p < L->end && *L->p != '\n') {
+                if (*L->p == '\\' && L->p + 1 < L->end && L->p[1] == '\n') {
+                    L->line++;
+                    L->p++;
+                }
+                L->p++;
+            }
+        } else {
+            return;
+        }
+    }
+}
+
+static struct tok next_tok(struct lexer *L)
+{
+    struct tok t = {T_END, L->end, 0, 0};
+    skip_space(L);
+    t.line = L->line;
+    if (L->p >= L->end)
+        return t;
+    L->bol = 0;
+    const char *s = L->p;
+    t.s = s;
+    if (isalpha((unsigned char)*s) || *s == '_') {
+        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '_'))
+            L->p++;
+        t.kind = T_IDENT;
+    } else if (isdigit((unsigned char)*s)) {
+        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '.' || *L->p == '\''))
+            L->p++;
+        t.kind = T_NUMBER;
+    } else if (*s == '"' || *s == '\'') {
+        char q = *s;
+        L->p++;
+        while (L->p < L->end && *L->p != q && *L->p != '\n') {
+            if (*L->p == '\\' && L->p + 1 < L->end)
+                L->p++;
+            L->p++;
+        }
+        if (L->p < L->end && *L->p == q)
+            L->p++;
+        t.kind = T_STRING;
+    } else {
+        L->p++;
+        t.kind = T_PUNCT;
+    }
+    t.n = (int)(L->p - s);
+    return t;
+}
+
+static int is(const struct tok *t, const char *word)
+{
+    return t->kind != T_END && (int)strlen(word) == t->n && !memcmp(t->s, word, (size_t)t->n);
+}
+
+/* All tokens of src in a growing array (ends with T_END). NULL when out of memory. */
+static struct tok *tokenize(const char *src, size_t len, int *count)
+{
+    struct lexer L = {src, src + len, 1, 1};
+    int cap = 1024, n = 0;
+    struct tok *v = malloc((size_t)cap * sizeof *v);
+    if (!v)
+        return NULL;
+    for (;;) {
+        if (n == cap) {
+            struct tok *w = realloc(v, (size_t)cap * 2 * sizeof *v);
+            if (!w) {
+                free(v);
+                return NULL;
+            }
+            v = w;
+            cap *= 2;
+        }
+        v[n] = next_tok(&L);
+        if (v[n++].kind == T_END)
+            break;
+    }
+    *count = n;
+    return v;
+}
+
+/* Attributes that may stand between __global__ and the name, with a parenthesised argument. */
+static int is_attribute(const struct tok *t)
+{
+    static const char *words[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
+                                  "__cluster_dims__", "__declspec", "alignas", "__align__"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (is(t, words[i]))
+            return 1;
+    return 0;
+}
+
+static int is_qualifier(const struct tok *t)
+{
+    static const char *words[] = {"const", "volatile", "__restrict__", "restrict",
+                                  "__restrict", "register", "__grid_constant__", "struct",
+                                  "class", "typename", "enum"};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (is(t, words[i]))
+            return 1;
+    return 0;
+}
+
+/* Index of the token that closes the bracket at v[i] (same kind), or -1. */
+static int closing(const struct tok *v, int n, int i)
+{
+    char open = v[i].s[0], close = open == '(' ? ')' : open == '<' ? '>' : open == '[' ? ']' : '}';
+    int depth = 0;
+    for (int k = i; k < n && v[k].kind != T_END; k++) {
+        if (v[k].kind != T_PUNCT)
+            continue;
+        if (v[k].s[0] == open)
+            depth++;
+        else if (v[k].s[0] == close && --depth == 0)
+            return k;
+        else if (open == '<' && (v[k].s[0] == ';' || v[k].s[0] == '{'))
+            return -1;
+    }
+    return -1;
+}
+
+static void append(char *dst, size_t size, const char *s, int n)
+{
+    size_t len = strlen(dst);
+    if (len && len + 1 < size && n > 0 && (isalnum((unsigned char)s[0]) || s[0] == '_') &&
+        (isalnum((unsigned char)dst[len - 1]) || dst[len - 1] == '_'))
+        dst[len++] = ' ';
+    if (n > 0 && len + (size_t)n < size) {
+        memcpy(dst + len, s, (size_t)n);
+        len += (size_t)n;
+    }
+    dst[len < size ? len : size - 1] = '\0';
+}
+
+static const struct {
+    const char *type;
+    enum ksrc_kind kind;
+    int size;
+} scalar_types[] = {
+    {"bool", KSRC_UINT, 1}, {"char", KSRC_INT, 1}, {"signed char", KSRC_INT, 1},
+    {"unsigned char", KSRC_UINT, 1}, {"int8_t", KSRC_INT, 1}, {"uint8_t", KSRC_UINT, 1},
+    {"short", KSRC_INT, 2}, {"short int", KSRC_INT, 2}, {"signed short", KSRC_INT, 2},
+    {"unsigned short", KSRC_UINT, 2}, {"unsigned short int", KSRC_UINT, 2},
+    {"int16_t", KSRC_INT, 2}, {"uint16_t", KSRC_UINT, 2},
+    {"int", KSRC_INT, 4}, {"signed", KSRC_INT, 4}, {"signed int", KSRC_INT, 4},
+    {"unsigned", KSRC_UINT, 4}, {"unsigned int", KSRC_UINT, 4}, {"int32_t", KSRC_INT, 4},
+    {"uint32_t", KSRC_UINT, 4},
+    {"long", KSRC_INT, 8}, {"long int", KSRC_INT, 8}, {"long long", KSRC_INT, 8},
+    {"long long int", KSRC_INT, 8}, {"unsigned long", KSRC_UINT, 8},
+    {"unsigned long int", KSRC_UINT, 8}, {"unsigned long long", KSRC_UINT, 8},
+    {"unsigned long long int", KSRC_UINT, 8}, {"int64_t", KSRC_INT, 8},
+    {"uint64_t", KSRC_UINT, 8}, {"size_t", KSRC_UINT, 8}, {"ptrdiff_t", KSRC_INT, 8},
+    {"float", KSRC_FLOAT, 4}, {"double", KSRC_FLOAT, 8},
+};
+
+/* One parameter from tokens v[a..b) (top level of the parameter list). */
+static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
+{
+    memset(p, 0, sizeof *p);
+    int pointer = 0, reference = 0, last_ident = -1, idents = 0, depth = 0;
+    for (int k = a; k < b; k++) {
+        if (v[k].kind == T_PUNCT) {
+            char c = v[k].s[0];
+            if (c == '<' || c == '(' || c == '[')
+                depth++;
+            if (c == '>' || c == ')' || c == ']')
+                depth--;
+            if (c == '=' && depth == 0) { /* a default value: the declaration ends here */
+                b = k;
+                break;
+            }
+            if (depth == 0 && c == '*')
+                pointer = 1;
+            if (depth == 0 && c == '&')
+                reference = 1;
+            if (c == '[' && depth == 1)
+                pointer = 1; /* an array parameter decays to a pointer */
+        } else if (v[k].kind == T_IDENT && depth == 0 && !is_qualifier(&v[k])) {
+            last_ident = k;
+            idents++;
+        }
+    }
+    /* "float *" or "unsigned int" alone: no name; "T *p", "int n": the last identifier */
+    static const char *type_words[] = {"int", "char", "short", "long", "float", "double",
+                                       "unsigned", "signed", "bool"};
+    int name_at = idents >= 2 ? last_ident : -1;
+    for (size_t w = 0; name_at >= 0 && w < sizeof type_words / sizeof type_words[0]; w++)
+        if (is(&v[name_at], type_words[w]))
+            name_at = -1;
+    if (name_at >= 0)
+        snprintf(p->name, sizeof p->name, "%.*s", v[name_at].n, v[name_at].s);
+    for (int k = a; k < b; k++) {
+        if (k == name_at || (v[k].kind == T_IDENT && is_qualifier(&v[k])))
+            continue;
+        if (v[k].kind == T_PUNCT && v[k].s[0] == '[')
+            break;
+        append(p->type, sizeof p->type, v[k].s, v[k].n);
+    }
+    if (reference) {
+        p->kind = KSRC_UNSUPPORTED;
+        return;
+    }
+    if (pointer) {
+        p->kind = KSRC_POINTER;
+        p->size = 8;
+        return;
+    }
+    p->kind = KSRC_UNSUPPORTED;
+    const char *t = p->type;
+    if (!strncmp(t, "std::", 5))
+        t += 5;
+    for (size_t i = 0; i < sizeof scalar_types / sizeof scalar_types[0]; i++) {
+        if (!strcmp(t, scalar_types[i].type)) {
+            p->kind = scalar_types[i].kind;
+            p->size = scalar_types[i].size;
+        }
+    }
+}
+
+struct ns_frame {
+    char name[64];
+    int depth;           /* brace depth inside the namespace */
+};
+
+int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int max, int *n)
+{
+    int ntok, found = 0, over = 0;
+    *n = 0;
+    struct tok *v = tokenize(src, len, &ntok);
+    if (!v)
+        return -1;
+    struct ns_frame ns[16];
+    int nns = 0, depth = 0, decl_start = 0;
+    for (int i = 0; i < ntok && v[i].kind != T_END; i++) {
+        if (v[i].kind == T_PUNCT) {
+            char c = v[i].s[0];
+            if (c == '{')
+                depth++;
+            if (c == '}') {
+                depth--;
+                if (nns > 0 && ns[nns - 1].depth == depth + 1)
+                    nns--;
+            }
+            if (c == ';' || c == '{' || c == '}')
+                decl_start = i + 1;
+            continue;
+        }
+        if (is(&v[i], "namespace") && v[i + 1].kind == T_IDENT && is(&v[i + 2], "{")) {
+            if (nns < 16) {
+                snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].n, v[i + 1].s);
+                ns[nns++].depth = depth + 1;
+            }
+            continue;
+        }
+        if (!is(&v[i], "__global__"))
+            continue;
+        int is_template = 0;
+        for (int k = decl_start; k < i; k++)
+            if (is(&v[k], "template"))
+                is_template = 1;
+        /* the name: the first identifier before a '(' that is not an attribute */
+        int k = i + 1, name_at = -1;
+        while (k < ntok && v[k].kind != T_END) {
+            if (v[k].kind == T_IDENT && is_attribute(&v[k]) && is(&v[k + 1], "(")) {
+                k = closing(v, ntok, k + 1);
+                if (k < 0)
+                    break;
+                k++;
+                continue;
+            }
+            if (v[k].kind == T_IDENT && is(&v[k + 1], "(")) {
+                name_at = k;
+                break;
+            }
+            if (is(&v[k], ";") || is(&v[k], "{"))
+                break;
+            k++;
+        }
+        if (name_at < 0)
+            continue;
+        int close = closing(v, ntok, name_at + 1);
+        if (close < 0)
+            continue;
+        char full[GPU_KERNEL_TEXT] = "";
+        for (int f = 0; f < nns; f++) {
+            append(full, sizeof full, ns[f].name, (int)strlen(ns[f].name));
+            append(full, sizeof full, "::", 2);
+        }
+        append(full, sizeof full, v[name_at].s, v[name_at].n);
+        int dup = 0;
+        for (int f = 0; f < found && f < max; f++)
+            if (!strcmp(out[f].name, full))
+                dup = 1;
+        if (dup) {
+            i = close;
+            continue;
+        }
+        if (found >= max) {
+            over = 1;
+            i = close;
+            continue;
+        }
+        struct ksrc_kernel *kk = &out[found++];
+        memset(kk, 0, sizeof *kk);
+        snprintf(kk->name, sizeof kk->name, "%s", full);
+        kk->line = v[name_at].line;
+        kk->is_template = is_template;
+        int a = name_at + 2, pdepth = 0;
+        for (int t = a; t <= close; t++) {
+            char c = v[t].kind == T_PUNCT ? v[t].s[0] : 0;
+            if (c == '(' || c == '<' || c == '[')
+                pdepth++;
+            if ((c == ')' || c == '>' || c == ']') && t < close)
+                pdepth--;
+            if ((c == ',' && pdepth == 0) || t == close) {
+                int empty = t == a || (t == a + 1 && is(&v[a], "void"));
+                if (!empty && kk->nparams < KSRC_MAX_PARAMS)
+                    parse_param(v, a, t, &kk->params[kk->nparams++]);
+                a = t + 1;
+            }
+        }
+        i = close;
+    }
+    free(v);
+    *n = found;
+    return over ? -1 : 0;
+}
+
+const char *ksrc_base_name(const char *name, char *buf, size_t size)
+{
+    const char *lt = strchr(name, '<');
+    size_t n = lt ? (size_t)(lt - name) : strlen(name);
+    while (n > 0 && name[n - 1] == ' ')
+        n--;
+    snprintf(buf, size, "%.*s", (int)n, name);
+    return buf;
+}
+
+int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned char out[8],
+                      char *why, size_t whysz)
+{
+    memset(out, 0, 8);
+    char *end = NULL;
+    errno = 0;
+    if (!text || !*text) {
+        snprintf(why, whysz, "empty value");
+        return -1;
+    }
+    if (p->kind == KSRC_FLOAT) {
+        double d = strtod(text, &end);
+        if (*end || errno == ERANGE || !isfinite(d)) {
+            snprintf(why, whysz, "'%s' is not a number", text);
+            return -1;
+        }
+        if (p->size == 4) {
+            float f = (float)d;
+            memcpy(out, &f, 4);
+        } else {
+            memcpy(out, &d, 8);
+        }
+        return 0;
+    }
+    if (p->kind != KSRC_INT && p->kind != KSRC_UINT) {
+        snprintf(why, whysz, "banklab cannot pass a value of type %s", p->type);
+        return -1;
+    }
+    int bits = p->size * 8;
+    if (p->kind == KSRC_INT) {
+        long long x = strtoll(text, &end, 0);
+        long long lo = bits == 64 ? LLONG_MIN : -(1LL << (bits - 1));
+        long long hi = bits == 64 ? LLONG_MAX : (1LL << (bits - 1)) - 1;
+        if (*end || errno == ERANGE) {
+            snprintf(why, whysz, "'%s' is not an integer", text);
+            return -1;
+        }
+        if (x < lo || x > hi) {
+            snprintf(why, whysz, "%s is out of range for %s (%lld..%lld)", text, p->type, lo, hi);
+            return -1;
+        }
+        unsigned long long u = (unsigned long long)x;
+        for (int b = 0; b < p->size; b++)
+            out[b] = (unsigned char)(u >> (8 * b));
+        return 0;
+    }
+    if (text[0] == '-') {
+        snprintf(why, whysz, "%s is negative; %s is unsigned", text, p->type);
+        return -1;
+    }
+    unsigned long long u = strtoull(text, &end, 0);
+    unsigned long long hi = bits == 64 ? ULLONG_MAX : (1ULL << bits) - 1;
+    if (!strcmp(p->type, "bool"))
+        hi = 1;
+    if (*end || errno == ERANGE) {
+        snprintf(why, whysz, "'%s' is not an integer", text);
+        return -1;
+    }
+    if (u > hi) {
+        snprintf(why, whysz, "%s is out of range for %s (0..%llu)", text, p->type, hi);
+        return -1;
+    }
+    for (int b = 0; b < p->size; b++)
+        out[b] = (unsigned char)(u >> (8 * b));
+    return 0;
+}
+
+/* ---- NVRTC's log ---- */
+
+/* "file(12): error: message" / "file(12): warning #177-D: message" /
+ * "file(3): catastrophic error: message": fills file, line, kind, message; 1 when it matches. */
+static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
+{
+    const char *open = NULL;
+    for (size_t i = 0; i + 2 < n; i++) {
+        if (s[i] == '(' && isdigit((unsigned char)s[i + 1])) {
+            size_t j = i + 1;
+            while (j < n && isdigit((unsigned char)s[j]))
+                j++;
+            if (j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ') {
+                open = s + i;
+                break;
+            }
+        }
+    }
+    if (!open || open == s)
+        return 0;
+    const char *rest = strchr(open, ')') + 3;
+    size_t left = n - (size_t)(rest - s);
+    int error;
+    const char *kinds[] = {"catastrophic error", "error", "warning", "remark"};
+    size_t k;
+    for (k = 0; k < 4; k++) {
+        size_t kl = strlen(kinds[k]);
+        if (left >= kl && !strncmp(rest, kinds[k], kl) && (rest[kl] == ':' || rest[kl] == ' '))
+            break;
+    }
+    if (k == 4)
+        return 0;
+    error = k < 2;
+    const char *colon = memchr(rest, ':', left);
+    if (!colon)
+        return 0;
+    const char *msg = colon + 1;
+    while (msg < s + n && *msg == ' ')
+        msg++;
+    memset(d, 0, sizeof *d);
+    snprintf(d->file, sizeof d->file, "%.*s", (int)(open - s), s);
+    d->line = atoi(open + 1);
+    d->error = error;
+    snprintf(d->message, sizeof d->message, "%.*s", (int)(s + n - msg), msg);
+    return 1;
+}
+
+int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **diags, int *n,
+                   int *nerrors)
+{
+    *diags = NULL;
+    *n = 0;
+    *nerrors = 0;
+    int cap = 0;
+    const char *first_error = NULL;
+    size_t first_error_len = 0;
+    const char *p = log ? log : "";
+    const char *prev = NULL, *prev2 = NULL; /* the two lines before this one */
+    size_t prevn = 0, prev2n = 0;
+    while (*p) {
+        const char *e = strchr(p, '\n');
+        size_t ln = e ? (size_t)(e - p) : strlen(p);
+        struct gpu_kernel_diag d;
+        if (log_head(p, ln, &d)) {
+            if (*n == cap) {
+                int nc = cap ? cap * 2 : 8;
+                struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
+                if (!w) {
+                    free(*diags);
+                    *diags = NULL;
+                    *n = 0;
+                    return -1;
+                }
+                *diags = w;
+                cap = nc;
+            }
+            (*diags)[(*n)++] = d;
+            if (d.error)
+                (*nerrors)++;
+        } else if (*n > 0 && prev && prev2 && ln > 2 && !(*diags)[*n - 1].col) {
+            /* a caret line: two blanks, then blanks and tabs mirroring the echoed line */
+            const char *caret = memchr(p, '^', ln);
+            int blanks = caret != NULL;
+            for (const char *c = p; caret && c < caret; c++)
+                if (*c != ' ' && *c != '\t')
+                    blanks = 0;
+            struct gpu_kernel_diag *last = &(*diags)[*n - 1];
+            if (blanks && caret - p >= 2 && log_head(prev2, prev2n, &d) && d.line == last->line)
+                last->col = (int)(caret - p) - 1;
+        }
+        if (!first_error && ln && strstr(p, "error") && (size_t)(strstr(p, "error") - p) < ln) {
+            first_error = p;
+            first_error_len = ln;
+        }
+        prev2 = prev;
+        prev2n = prevn;
+        prev = p;
+        prevn = ln;
+        p = e ? e + 1 : p + ln;
+    }
+    if (*nerrors == 0 && first_error) {
+        struct gpu_kernel_diag *w = realloc(*diags, (size_t)(*n + 1) * sizeof *w);
+        if (!w) {
+            free(*diags);
+            *diags = NULL;
+            *n = 0;
+            return -1;
+        }
+        *diags = w;
+        struct gpu_kernel_diag *d = &w[(*n)++];
+        memset(d, 0, sizeof *d);
+        snprintf(d->file, sizeof d->file, "%s", path);
+        d->error = 1;
+        snprintf(d->message, sizeof d->message, "%.*s", (int)first_error_len, first_error);
+        *nerrors = 1;
+    }
+    return 0;
+}

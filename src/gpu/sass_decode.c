@@ -1,0 +1,111 @@
+/* sass_decode.c: which shared-memory instruction stands at a pc of a cubin, and how wide it
+ * is, so the per-line table can say how many wavefronts the access would need without a
+ * conflict. Volta to Hopper (sm_70 .. sm_90) use 128-bit instructions with the opcode in the
+ * low 12 bits; the fields below were read off NVRTC's output for ld/st.shared.{u8,u16,b32,
+ * v2,v4}, ldmatrix, stmatrix, atom/red.shared and cp.async, and checked against nvdisasm
+ * (tests/data/sass_widths.cu, tests/unit/test_kernel.c). Pure C: an ELF reader and a table. */
+#include <stdio.h>
+#include <string.h>
+
+#include "kernel_impl.h"
+
+static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
+static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+int sass_function_code(const void *cubin, size_t n, const char *symbol, const uint8_t **code,
+                       size_t *size)
+{
+    const uint8_t *b = cubin;
+    if (!b || n < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 /* 64-bit */ || b[5] != 1)
+        return -1;
+    uint64_t shoff = rd64(b + 0x28);
+    uint16_t shentsize = rd16(b + 0x3a), shnum = rd16(b + 0x3c), shstrndx = rd16(b + 0x3e);
+    if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
+        return -1;
+    const uint8_t *strsh = b + shoff + (size_t)shstrndx * shentsize;
+    uint64_t stroff = rd64(strsh + 0x18), strsize = rd64(strsh + 0x20);
+    if (stroff > n || strsize > n - stroff)
+        return -1;
+    char want[GPU_KERNEL_TEXT + 8];
+    int wl = snprintf(want, sizeof want, ".text.%s", symbol);
+    if (wl < 0 || (size_t)wl >= sizeof want)
+        return -1;
+    for (uint16_t i = 0; i < shnum; i++) {
+        const uint8_t *sh = b + shoff + (size_t)i * shentsize;
+        uint32_t name = rd32(sh);
+        if (name >= strsize || strsize - name < (uint64_t)wl + 1)
+            continue;
+        if (memcmp(b + stroff + name, want, (size_t)wl + 1))
+            continue;
+        uint64_t off = rd64(sh + 0x18), sz = rd64(sh + 0x20);
+        if (off > n || sz > n - off)
+            return -1;
+        *code = b + off;
+        *size = (size_t)sz;
+        return 0;
+    }
+    return -1;
+}
+
+int sass_arch_known(int sm) { return sm >= 70 && sm <= 90; }
+
+static int ideal_for_bytes(int bytes) { return bytes <= 4 ? 1 : bytes / 4; }
+
+/* The 3-bit size field at bits 73..75 of LDS, STS, LD, ST and LDGSTS. */
+static const struct {
+    int bytes;
+    const char *suffix;
+} size_field[8] = {{1, ".U8"}, {1, ".S8"}, {2, ".U16"}, {2, ".S16"},
+                   {4, ""},    {8, ".64"}, {16, ".128"}, {16, ".U.128"}};
+
+int sass_decode(const uint8_t insn[16], struct sass_insn *out)
+{
+    memset(out, 0, sizeof *out);
+    uint64_t lo = rd64(insn), hi = rd64(insn + 8);
+    unsigned opcode = (unsigned)(lo & 0xfff), size = (unsigned)(hi >> 9) & 7;
+    const char *name = NULL;
+    switch (opcode) {
+    case 0x984: name = "LDS"; out->op = GPU_KOP_LD; break;
+    case 0x388: name = "STS"; out->op = GPU_KOP_ST; break;
+    case 0x980: name = "LD"; out->op = GPU_KOP_LD; break;   /* generic: shared when the address is */
+    case 0x385: name = "ST"; out->op = GPU_KOP_ST; break;
+    case 0xfae: name = "LDGSTS"; out->op = GPU_KOP_LDGSTS; break;
+    case 0x83b:
+    case 0x844: {
+        /* LDSM / STSM: .x1 .x2 .x4 matrices of 8 rows x 16 bytes, one wavefront each */
+        unsigned num = (unsigned)(hi >> 8) & 3;
+        if (num == 3)
+            return 0;
+        int mats = 1 << num;
+        out->shared = 1;
+        out->op = opcode == 0x83b ? GPU_KOP_LDSM : GPU_KOP_STSM;
+        out->bytes = 16;
+        out->ideal = mats;
+        snprintf(out->text, sizeof out->text, "%s.x%d%s", opcode == 0x83b ? "LDSM" : "STSM", mats,
+                 (hi >> 14 & 1) ? ".T" : "");
+        return 1;
+    }
+    case 0x38c:
+    case 0x38d:
+        /* ATOMS (and RED on shared): counted as one wavefront per instruction */
+        out->shared = 1;
+        out->op = GPU_KOP_ATOM;
+        out->bytes = 4;
+        out->ideal = 1;
+        snprintf(out->text, sizeof out->text, "%s", opcode == 0x38d ? "ATOMS.CAS" : "ATOMS");
+        return 1;
+    default:
+        return 0;
+    }
+    out->shared = 1;
+    out->bytes = size_field[size].bytes;
+    if (out->op == GPU_KOP_LDGSTS && out->bytes < 4)
+        return out->shared = 0;
+    out->ideal = ideal_for_bytes(out->bytes);
+    const char *suffix = size_field[size].suffix;
+    if (out->op == GPU_KOP_ST && (size == 1 || size == 3))
+        suffix = size == 1 ? ".U8" : ".U16"; /* stores have no sign */
+    snprintf(out->text, sizeof out->text, "%s%s", name, suffix);
+    return 1;
+}
