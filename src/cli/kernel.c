@@ -18,7 +18,7 @@ struct kernel_args {
     const char *file;
     const char *opt[MAX_CLI_OPTS], *val[MAX_CLI_OPTS]; /* launch options, applied after the file's */
     int nopts;
-    int json, sass, sort_excess, timings, no_cache, counters, launch_only;
+    int json, sass, sort_excess, timings, no_cache, no_server, counters, launch_only;
 };
 
 static void short_usage(FILE *f)
@@ -27,7 +27,7 @@ static void short_usage(FILE *f)
           "                      [--arg NAME=VALUE]... [--buffer-size [NAME=]BYTES]...\n"
           "                      [--fill float|int|zero] [--sort line|excess] [--json] [--sass]\n"
           "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
-          "                      [--launch-only] [--timings]\n"
+          "                      [--no-server] [--launch-only] [--timings]\n"
           "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
           f);
 }
@@ -66,6 +66,10 @@ static void help(FILE *f)
         "                         (what banklab bench reads) to compare with the sums\n"
         "  --no-cache             compile again (compiled kernels are kept in\n"
         "                         $XDG_CACHE_HOME/banklab/kernels, keyed by source and options)\n"
+        "  --no-server            measure in a new process and let it end (by default it stays\n"
+        "                         60 s as a measuring server with the GPU's context warm, so the\n"
+        "                         next run starts at once; BANKLAB_KERNEL_SERVER=SECONDS changes\n"
+        "                         the wait, 0 turns servers off)\n"
         "  --launch-only          run the kernel once and measure nothing (to profile the same\n"
         "                         launch with another tool, e.g. ncu)\n"
         "\n"
@@ -132,6 +136,8 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
             a->timings = 1;
         } else if (!strcmp(arg, "--no-cache")) {
             a->no_cache = 1;
+        } else if (!strcmp(arg, "--no-server")) {
+            a->no_server = 1;
         } else if (!strcmp(arg, "--counters")) {
             a->counters = 1;
         } else if (!strcmp(arg, "--launch-only")) {
@@ -258,7 +264,7 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, const struct g
         fprintf(f, "%6s", "");
         put_num(f, in->inst, 11);
         put_num(f, in->wavefronts, 12);
-        if (in->ideal_per_inst)
+        if (in->ideal_known)
             put_num(f, in->ideal, 11);
         else
             fprintf(f, " %11s", "-");
@@ -339,8 +345,9 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
 
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", a->file, r->kernel, r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem, r->device);
-    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s\n\n", r->regs,
-            r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "");
+    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n\n", r->regs,
+            r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "",
+            r->timing.warm ? "; measuring server (warm)" : "");
     fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
             "excess", "ways", "source");
     char label[32];
@@ -416,10 +423,9 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;
-            fprintf(f, "range profiler, whole kernel: wavefronts ld %.0f st %.0f (sum %.0f; the "
-                    "lines above: %.0f), conflicts ld %.0f st %.0f, instructions ld %.0f st %.0f\n",
-                    c->wavefronts_ld, c->wavefronts_st, c->wavefronts_ld + c->wavefronts_st,
-                    r->totals.op_wavefronts[GPU_KOP_LD] + r->totals.op_wavefronts[GPU_KOP_ST],
+            fprintf(f, "range profiler, whole kernel: wavefronts %.0f (the lines above: %.0f), "
+                    "ld %.0f, st %.0f; conflicts ld %.0f, st %.0f; instructions ld %.0f, st %.0f\n",
+                    c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
                     c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
         } else {
             fprintf(f, "range profiler: %s\n", r->counters_note[0] ? r->counters_note : "no figures");
@@ -427,10 +433,11 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     }
     if (a->timings) {
         const struct gpu_kernel_timing *t = &r->timing;
-        fprintf(f, "timings (ms): child start %.1f, cuInit %.1f, context %.1f, compile %.1f%s, "
+        fprintf(f, "timings (ms): %s, process start %.1f, cuInit %.1f, context %.1f, compile %.1f%s, "
                 "load %.1f, CUPTI setup %.1f, run %.1f, collect %.1f, counters %.1f, total %.1f\n",
-                t->start, t->init, t->context, t->compile, t->cache_hit ? " (cache)" : "", t->load,
-                t->cupti, t->run, t->collect, t->counters, t->total);
+                t->warm ? "warm server" : "new process", t->start, t->init, t->context,
+                t->compile, t->cache_hit ? " (cache)" : "", t->load, t->cupti, t->run, t->collect,
+                t->counters, t->total);
     }
     lines_free(&s.main);
     for (int i = 0; i < 16; i++) {
@@ -462,9 +469,9 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     fputs(", \"arch\": ", f);
     cli_json_str(f, r->arch);
     fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
-            "\"static_smem\": %d, \"registers\": %d, \"cached\": %s,\n \"lines\": [",
+            "\"static_smem\": %d, \"registers\": %d,\n \"lines\": [",
             r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
-            r->static_smem, r->regs, r->timing.cache_hit ? "true" : "false");
+            r->static_smem, r->regs);
     for (int i = 0; i < r->nlines; i++) {
         const struct gpu_kernel_line *l = &r->lines[i];
         fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", f);
@@ -495,7 +502,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
             fprintf(f, ", \"op\": \"%s\", ", gpu_kernel_op_name(in->op));
             json_num(f, "inst", in->inst, 1);
             json_num(f, "wavefronts", in->wavefronts, 1);
-            if (in->ideal_per_inst)
+            if (in->ideal_known)
                 json_num(f, "ideal", in->ideal, 0);
             else
                 fputs("\"ideal\": null", f);
@@ -525,7 +532,8 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
         json_num(f, "conflicts_ld", c->conflicts_ld, 1);
         json_num(f, "conflicts_st", c->conflicts_st, 1);
         json_num(f, "inst_ld", c->inst_ld, 1);
-        json_num(f, "inst_st", c->inst_st, 0);
+        json_num(f, "inst_st", c->inst_st, 1);
+        json_num(f, "wavefronts", c->wavefronts, 0);
         fputc('}', f);
     } else {
         fputs("null", f);
@@ -542,7 +550,8 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     json_num(f, "collect", tm->collect, 1);
     json_num(f, "counters", tm->counters, 1);
     json_num(f, "total", tm->total, 0);
-    fputs("}}\n", f);
+    fprintf(f, ", \"cached\": %s, \"warm\": %s}}\n", tm->cache_hit ? "true" : "false",
+            tm->warm ? "true" : "false");
     lines_free(&t);
 }
 
@@ -619,6 +628,7 @@ int cmd_kernel(int argc, char **argv)
     }
     req.counters = a.counters;
     req.launch_only = a.launch_only;
+    req.server_idle = a.no_server || a.launch_only ? 0 : gpu_kernel_server_idle();
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';

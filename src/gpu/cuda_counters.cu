@@ -65,6 +65,8 @@ struct bl_counters {
     size_t data_size;
     uint8_t *avail;              /* the host object keeps pointing at it: free at close */
     int profiler_initialized;
+    const char **names;          /* the metrics read, and how many */
+    size_t n;
 };
 
 static void say(char *why, size_t n, const char *fmt, ...)
@@ -237,8 +239,8 @@ static int setup(struct bl_counters *c, int device, char *why, size_t n)
 
     PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, mp);
     mp.pHostObject = c->host;
-    mp.ppMetricNames = metric_names;
-    mp.numMetrics = BL_NMETRICS;
+    mp.ppMetricNames = c->names;
+    mp.numMetrics = c->n;
     CUPTI_TRY(c, c->f.cuptiProfilerHostConfigAddMetrics_p(&mp), why, n);
 
     PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sp);
@@ -268,8 +270,8 @@ static int setup(struct bl_counters *c, int device, char *why, size_t n)
 
     PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, dp);
     dp.pRangeProfilerObject = c->rp;
-    dp.pMetricNames = metric_names;
-    dp.numMetrics = BL_NMETRICS;
+    dp.pMetricNames = c->names;
+    dp.numMetrics = c->n;
     dp.maxNumOfRanges = 16;
     dp.maxNumRangeTreeNodes = 16;
     CUPTI_TRY(c, c->f.cuptiRangeProfilerGetCounterDataSize_p(&dp), why, n);
@@ -284,11 +286,19 @@ static int setup(struct bl_counters *c, int device, char *why, size_t n)
 
 extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)
 {
+    return bl_counters_open_metrics(device, metric_names, BL_NMETRICS, why, whysize);
+}
+
+extern "C" struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
+                                                        char *why, size_t whysize)
+{
     struct bl_counters *c = (struct bl_counters *)calloc(1, sizeof *c);
     if (!c) {
         say(why, whysize, "counters not available: out of memory");
         return NULL;
     }
+    c->names = names;
+    c->n = n > 0 ? (size_t)n : 0;
     if (setup(c, device, why, whysize)) {
         bl_counters_close(c);
         return NULL;
@@ -299,7 +309,7 @@ extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t wh
 extern "C" int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
                                    double *vals, char *why, size_t n)
 {
-    for (int i = 0; i < BL_NMETRICS; i++)
+    for (size_t i = 0; i < c->n; i++)
         vals[i] = 0;
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ip);
     ip.pRangeProfilerObject = c->rp;
@@ -349,17 +359,21 @@ extern "C" int bl_counters_measure(struct bl_counters *c, int (*launch)(void *ar
         return -1;
     }
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
-        double v[BL_NMETRICS];
+        double v[64];
+        if (c->n > 64) {
+            say(why, n, "counters: at most 64 metrics");
+            return -1;
+        }
         PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
         ev.rangeIndex = r;
-        ev.ppMetricNames = metric_names;
-        ev.numMetrics = BL_NMETRICS;
+        ev.ppMetricNames = c->names;
+        ev.numMetrics = c->n;
         ev.pMetricValues = v;
         CUPTI_TRY(c, c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev), why, n);
-        for (int i = 0; i < BL_NMETRICS; i++)
+        for (size_t i = 0; i < c->n; i++)
             vals[i] += v[i];
     }
     return 0;

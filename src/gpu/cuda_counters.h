@@ -29,9 +29,15 @@ struct bl_counters;
  * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)") when they cannot. */
 struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
 
+/* bl_counters_open_metrics: the same for other metrics: names[n] (at most 64; the array must
+ * outlive the handle). */
+struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n, char *why,
+                                             size_t whysize);
+
 /* bl_counters_measure: profile what launch(arg) launches (one auto range per kernel, kernel
- * replay) and sum the metrics over all ranges into vals[BL_NMETRICS]. launch returns 0 on
- * success. Returns 0, or -1 with one line in why. */
+ * replay) and sum the metrics over all ranges into vals[] (BL_NMETRICS of them, or the n of
+ * bl_counters_open_metrics, in that order). launch returns 0 on success. Returns 0, or -1
+ * with one line in why. */
 int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
                         double *vals, char *why, size_t whysize);
 

@@ -1,21 +1,19 @@
-/* cuda_kernel.c: the measuring child of `banklab kernel` (CUDA build). Compiles the learner's
- * file with NVRTC (line info, the device's architecture; sm_90 without a GPU so compile errors
- * still show), keeps the cubin in a cache keyed by everything that went into it, launches the
- * kernel through the driver API with the documented buffers and arguments, and reads CUPTI's
- * SASS metrics (per instruction: shared instructions executed, wavefronts) which
- * cuptiGetSassToSourceCorrelation maps to source lines. libcuda, libnvrtc and libcupti are all
- * dlopen'ed: the binary starts without them. Runs only in the child process (a fault here
- * ends the child, never the caller). No curses, no cJSON; never prints (except the debug
- * log named by BANKLAB_KERNEL_DEBUG). */
+/* cuda_kernel.c: the measuring process of `banklab kernel` (CUDA build). Opens the driver
+ * and the device once (struct kstate, kept by a measuring server between requests), then per
+ * request: compiles (cuda_kcompile.c), launches the chosen kernel through the driver API with
+ * the documented buffers and arguments, and reads CUPTI's SASS metrics per instruction
+ * (shared instructions executed, smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared and its
+ * _ideal), which cuptiGetSassToSourceCorrelation maps to source lines. libcuda and libcupti
+ * are dlopen'ed: the binary starts without them. A fault ends this process, never the
+ * caller's. No curses, no cJSON; never prints (except the debug log BANKLAB_KERNEL_DEBUG). */
 #include <dlfcn.h>
-#include <stddef.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,10 +22,9 @@
 #include <cupti_profiler_target.h>
 #include <cupti_sass_metrics.h>
 #include <cupti_target.h>
-#include <nvrtc.h>
 
 #include "cuda_counters.h"
-#include "kernel_impl.h"
+#include "cuda_kernel_impl.h"
 
 #define DEFAULT_ARCH 90                  /* compile target without a GPU (the H200's) */
 #define FILL_CHUNK (4u << 20)            /* bytes of fill pattern made at a time */
@@ -39,30 +36,14 @@ static double now_ms(void)
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
 }
 
-/* line: snprintf that truncates silently (every text here is one bounded line) */
-static void line(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void line(char *dst, size_t n, const char *fmt, ...)
+/* kline: snprintf that truncates silently (every text here is one bounded line) */
+static void kline(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void kline(char *dst, size_t n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(dst, n, fmt, ap);
     va_end(ap);
-}
-
-/* ---- the debug log (BANKLAB_KERNEL_DEBUG=FILE) ---- */
-
-static FILE *g_dbg;
-
-static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void dbg(const char *fmt, ...)
-{
-    if (!g_dbg)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(g_dbg, fmt, ap);
-    va_end(ap);
-    fflush(g_dbg);
 }
 
 /* ---- libcuda ---- */
@@ -79,6 +60,7 @@ struct drv {
     CUresult (*ctx_set)(CUcontext);
     CUresult (*ctx_sync)(void);
     CUresult (*module_load)(CUmodule *, const void *);
+    CUresult (*module_unload)(CUmodule);
     CUresult (*module_function)(CUfunction *, CUmodule, const char *);
     CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
     CUresult (*func_set_attr)(CUfunction, CUfunction_attribute, int);
@@ -97,7 +79,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
     memset(d, 0, sizeof *d);
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!d->lib) {
-        snprintf(why, n, "no CUDA driver (libcuda.so.1 not found)");
+        kline(why, n, "no CUDA driver (libcuda.so.1 not found)");
         return -1;
     }
     static const struct {
@@ -111,6 +93,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
         S(device_name, "cuDeviceGetName", 0), S(device_attr, "cuDeviceGetAttribute", 0),
         S(ctx_retain, "cuDevicePrimaryCtxRetain", 0), S(ctx_set, "cuCtxSetCurrent", 0),
         S(ctx_sync, "cuCtxSynchronize", 0), S(module_load, "cuModuleLoadData", 0),
+        S(module_unload, "cuModuleUnload", 0),
         S(module_function, "cuModuleGetFunction", 0), S(func_attr, "cuFuncGetAttribute", 0),
         S(func_set_attr, "cuFuncSetAttribute", 0), S(func_param_info, "cuFuncGetParamInfo", 1),
         S(mem_alloc, "cuMemAlloc_v2", 0), S(mem_free, "cuMemFree_v2", 0),
@@ -121,7 +104,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *f = dlsym(d->lib, syms[i].name);
         if (!f && !syms[i].optional) {
-            snprintf(why, n, "CUDA driver too old: %s missing from libcuda.so.1", syms[i].name);
+            kline(why, n, "CUDA driver too old: %s missing from libcuda.so.1", syms[i].name);
             return -1;
         }
         memcpy((char *)d + syms[i].off, &f, sizeof f);
@@ -143,70 +126,6 @@ static const char *cu_text(const struct drv *d, CUresult r)
     if (d->error_string && d->error_string(r, &s) == CUDA_SUCCESS && s)
         return s;
     return "unknown error";
-}
-
-/* ---- libnvrtc ---- */
-
-struct rtc {
-    void *lib;
-    nvrtcResult (*version)(int *, int *);
-    nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
-                          const char *const *);
-    nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
-    nvrtcResult (*log_size)(nvrtcProgram, size_t *);
-    nvrtcResult (*log)(nvrtcProgram, char *);
-    nvrtcResult (*cubin_size)(nvrtcProgram, size_t *);
-    nvrtcResult (*cubin)(nvrtcProgram, char *);
-    nvrtcResult (*add_name)(nvrtcProgram, const char *);
-    nvrtcResult (*lowered)(nvrtcProgram, const char *, const char **);
-    nvrtcResult (*destroy)(nvrtcProgram *);
-    const char *(*error_string)(nvrtcResult);
-};
-
-static int rtc_load(struct rtc *r, char *why, size_t n)
-{
-    static const char *names[] = {
-        "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/lib64/libnvrtc.so.13", BANKLAB_CUDA_HOME "/lib64/libnvrtc.so.12",
-        BANKLAB_CUDA_HOME "/lib64/libnvrtc.so",
-#endif
-        "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
-        "/usr/local/cuda/lib64/libnvrtc.so",
-    };
-    memset(r, 0, sizeof *r);
-    const char *env = getenv("BANKLAB_NVRTC");
-    if (env && *env)
-        r->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; !r->lib && i < sizeof names / sizeof names[0]; i++)
-        r->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!r->lib) {
-        snprintf(why, n, "cannot compile: libnvrtc not found (install the CUDA toolkit's NVRTC "
-                         "or set BANKLAB_NVRTC)");
-        return -1;
-    }
-    static const struct {
-        size_t off;
-        const char *name;
-    } syms[] = {
-#define S(field, name) {offsetof(struct rtc, field), name}
-        S(version, "nvrtcVersion"), S(create, "nvrtcCreateProgram"),
-        S(compile, "nvrtcCompileProgram"), S(log_size, "nvrtcGetProgramLogSize"),
-        S(log, "nvrtcGetProgramLog"), S(cubin_size, "nvrtcGetCUBINSize"),
-        S(cubin, "nvrtcGetCUBIN"), S(add_name, "nvrtcAddNameExpression"),
-        S(lowered, "nvrtcGetLoweredName"), S(destroy, "nvrtcDestroyProgram"),
-        S(error_string, "nvrtcGetErrorString"),
-#undef S
-    };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(r->lib, syms[i].name);
-        if (!f) {
-            snprintf(why, n, "cannot compile: %s missing from libnvrtc (too old?)", syms[i].name);
-            return -1;
-        }
-        memcpy((char *)r + syms[i].off, &f, sizeof f);
-    }
-    return 0;
 }
 
 /* ---- libcupti: SASS metrics and the SASS-to-source correlation ---- */
@@ -234,7 +153,7 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
     memset(c, 0, sizeof *c);
     c->lib = bl_cupti_open();
     if (!c->lib) {
-        snprintf(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
+        kline(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
     static const struct {
@@ -255,7 +174,7 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
     for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
         void *f = dlsym(c->lib, syms[i].name);
         if (!f) {
-            snprintf(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer "
+            kline(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer "
                              "is needed)", syms[i].name);
             return -1;
         }
@@ -272,222 +191,250 @@ static void cupti_why(const struct cupti *c, CUptiResult r, const char *call, ch
     switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        snprintf(why, n, "counters not allowed: insufficient privileges (%s; run as root or "
+        kline(why, n, "counters not allowed: insufficient privileges (%s; run as root or "
                          "allow profiling for all users)", call);
         return;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        snprintf(why, n, "counters not available: another profiler is active (%s)", call);
+        kline(why, n, "counters not available: another profiler is active (%s)", call);
         return;
     default:
-        snprintf(why, n, "counters not available: %s failed: %s (%d)", call, s, (int)r);
+        kline(why, n, "counters not available: %s failed: %s (%d)", call, s, (int)r);
     }
 }
 
-/* The SASS metrics read, each with what it counts. A metric this CUPTI does not know is left
- * out; the wavefront metrics of loads and stores are required. */
-enum { ROLE_INST, ROLE_WF, ROLE_INST_ALL, ROLE_WF_ALL };
+/* The SASS metrics read per instruction, each with what it counts. One that this CUPTI does
+ * not know is left out; the wavefronts are required. The names are those of CUDA 13's CUPTI
+ * on GH100 (cuptiSassMetricsGetMetrics). */
+enum { ROLE_INST, ROLE_WF, ROLE_IDEAL };
 static const struct {
     const char *name;
     int role, op, required;
 } metric_table[] = {
-    {"smsp__sass_inst_executed_op_shared_ld", ROLE_INST, GPU_KOP_LD, 1},
-    {"smsp__sass_inst_executed_op_shared_st", ROLE_INST, GPU_KOP_ST, 1},
+    {"smsp__sass_inst_executed_op_shared_ld", ROLE_INST, GPU_KOP_LD, 0},
+    {"smsp__sass_inst_executed_op_shared_st", ROLE_INST, GPU_KOP_ST, 0},
     {"smsp__sass_inst_executed_op_shared_atom", ROLE_INST, GPU_KOP_ATOM, 0},
     {"smsp__sass_inst_executed_op_ldsm", ROLE_INST, GPU_KOP_LDSM, 0},
-    {"smsp__sass_inst_executed_op_stsm", ROLE_INST, GPU_KOP_STSM, 0},
+    {"smsp__sass_inst_executed_op_shared_stsm", ROLE_INST, GPU_KOP_STSM, 0},
     {"smsp__sass_inst_executed_op_ldgsts", ROLE_INST, GPU_KOP_LDGSTS, 0},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ld", ROLE_WF, GPU_KOP_LD, 1},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_st", ROLE_WF, GPU_KOP_ST, 1},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldsm", ROLE_WF, GPU_KOP_LDSM, 0},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_stsm", ROLE_WF, GPU_KOP_STSM, 0},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_ldgsts", ROLE_WF, GPU_KOP_LDGSTS, 0},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_atom", ROLE_WF, GPU_KOP_ATOM, 0},
-    {"smsp__sass_inst_executed_op_shared", ROLE_INST_ALL, 0, 0},
-    {"smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared", ROLE_WF_ALL, 0, 0},
+    {"smsp__sass_inst_executed_op_shared_gmma", ROLE_INST, GPU_KOP_GMMA, 0},
+    {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared", ROLE_WF, 0, 1},
+    {"smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared_ideal", ROLE_IDEAL, 0, 0},
 };
 #define NMETRICS (sizeof metric_table / sizeof metric_table[0])
 
-/* ---- the compile cache ---- */
-
-struct compiled {
-    char *log;                   /* NVRTC's log (warnings too) */
-    char lowered[GPU_KERNEL_TEXT];
-    unsigned char *cubin;
-    size_t cubin_size;
-    int ok;                      /* compiled without errors */
+/* The range profiler's figures for --counters: the six `banklab bench` reads, then all kinds
+ * of shared wavefronts together (read with the six when this CUPTI knows it). */
+static const char *range_metrics[BL_NMETRICS + 1] = {
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
+    "smsp__inst_executed_op_shared_ld.sum",
+    "smsp__inst_executed_op_shared_st.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
 
-static void compiled_done(struct compiled *c)
-{
-    free(c->log);
-    free(c->cubin);
-    memset(c, 0, sizeof *c);
-}
+/* ---- what lasts between requests ---- */
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
-struct keybuf {
-    char *s;
-    size_t len, cap;
+struct kstate {
+    int device;
+    struct drv d;
+    int have_gpu;
+    char nogpu[GPU_KERNEL_TEXT];     /* why there is no GPU */
+    CUdevice dev;
+    int sm;                          /* compute capability as 90 */
+    int smem_optin, max_threads, grid_max[3];
+    char name[GPU_KERNEL_TEXT];      /* "NVIDIA H200 (sm_90)" */
+    int ctx_ready;
+    struct cupti c;
+    int cupti_tried, cupti_ok;
+    char cupti_why[GPU_KERNEL_TEXT];
+    char chip[64];
+    struct rtc *rtc;
+    unsigned char *fill;             /* FILL_CHUNK bytes of fill pattern */
+    FILE *dbg;                       /* BANKLAB_KERNEL_DEBUG */
+    char dbgpath[PATH_MAX];
+    int dead;                        /* a sticky CUDA error: no more requests */
 };
 
-static int key_add(struct keybuf *k, const void *p, size_t n)
+static void dbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void dbg(struct kstate *st, const char *fmt, ...)
 {
-    if (k->len + n + 1 > k->cap) {
-        size_t nc = k->cap ? k->cap * 2 : 4096;
-        while (nc < k->len + n + 1)
-            nc *= 2;
-        char *w = realloc(k->s, nc);
-        if (!w)
-            return -1;
-        k->s = w;
-        k->cap = nc;
-    }
-    memcpy(k->s + k->len, p, n);
-    k->len += n;
-    k->s[k->len] = '\0';
-    return 0;
-}
-
-/* Quoted includes next to the file (and theirs, a few levels deep) are part of the key:
- * editing a header must not bring back a stale cubin. */
-static void key_includes(struct keybuf *k, const char *dir, const char *src, size_t len, int depth)
-{
-    if (depth > 6)
+    if (!st->dbg)
         return;
-    const char *p = src, *end = src + len;
-    while (p < end) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        const char *s = p;
-        while (s < e && (*s == ' ' || *s == '\t'))
-            s++;
-        if (s < e && *s == '#') {
-            s++;
-            while (s < e && (*s == ' ' || *s == '\t'))
-                s++;
-            if ((size_t)(e - s) > 8 && !strncmp(s, "include", 7)) {
-                const char *q = memchr(s, '"', (size_t)(e - s));
-                const char *q2 = q ? memchr(q + 1, '"', (size_t)(e - q - 1)) : NULL;
-                if (q && q2) {
-                    char path[PATH_MAX];
-                    int pl = snprintf(path, sizeof path, "%s/%.*s", dir, (int)(q2 - q - 1), q + 1);
-                    FILE *f = pl > 0 && (size_t)pl < sizeof path ? fopen(path, "rb") : NULL;
-                    if (f) {
-                        char *buf = malloc(1 << 20);
-                        size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-                        fclose(f);
-                        if (buf) {
-                            key_add(k, "\ninclude ", 9);
-                            key_add(k, path, strlen(path));
-                            key_add(k, "\n", 1);
-                            key_add(k, buf, n);
-                            char sub[PATH_MAX];
-                            snprintf(sub, sizeof sub, "%s", path);
-                            char *slash = strrchr(sub, '/');
-                            if (slash)
-                                *slash = '\0';
-                            key_includes(k, sub, buf, n, depth + 1);
-                            free(buf);
-                        }
-                    }
-                }
-            }
-        }
-        p = e < end ? e + 1 : end;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(st->dbg, fmt, ap);
+    va_end(ap);
+    fflush(st->dbg);
 }
 
-static int write_u64(FILE *f, uint64_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
-
-static int cache_store(const char *path, const struct keybuf *key, const struct compiled *c)
+static void open_device(struct kstate *st)
 {
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
+    struct drv *d = &st->d;
+    if (drv_load(d, st->nogpu, sizeof st->nogpu))
+        return;
+    CUresult r = d->init(0);
+    int count = 0;
+    if (r == CUDA_SUCCESS)
+        r = d->device_count(&count);
+    if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
+        kline(st->nogpu, sizeof st->nogpu, "no CUDA device");
+        return;
+    }
+    if (r != CUDA_SUCCESS) {
+        kline(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", cu_text(d, r));
+        return;
+    }
+    if (st->device >= count) {
+        kline(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
+              count - 1);
+        return;
+    }
+    char name[128] = "";
+    int major = 0, minor = 0;
+    if (d->device_get(&st->dev, st->device) != CUDA_SUCCESS ||
+        d->device_name(name, sizeof name, st->dev) != CUDA_SUCCESS ||
+        d->device_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, st->dev) ||
+        d->device_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, st->dev) ||
+        d->device_attr(&st->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
+                       st->dev) ||
+        d->device_attr(&st->max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, st->dev) ||
+        d->device_attr(&st->grid_max[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, st->dev) ||
+        d->device_attr(&st->grid_max[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, st->dev) ||
+        d->device_attr(&st->grid_max[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, st->dev)) {
+        kline(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
+        return;
+    }
+    st->sm = major * 10 + minor;
+    kline(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
+    st->have_gpu = 1;
+}
+
+struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
+{
+    struct kstate *st = calloc(1, sizeof *st);
+    if (!st)
+        return NULL;
+    st->rtc = krtc_new();
+    st->fill = malloc(FILL_CHUNK);
+    if (!st->rtc || !st->fill) {
+        kstate_free(st);
+        return NULL;
+    }
+    st->device = device;
+    const char *dbgpath = getenv("BANKLAB_KERNEL_DEBUG");
+    if (dbgpath && *dbgpath) {
+        snprintf(st->dbgpath, sizeof st->dbgpath, "%s", dbgpath);
+        st->dbg = fopen(dbgpath, "a");
+    }
+    double t0 = now_ms();
+    open_device(st);
+    res->timing.init = now_ms() - t0;
+    dbg(st, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu);
+    return st;
+}
+
+int kstate_can_serve(const struct kstate *st)
+{
+    /* without a GPU a server still saves loading NVRTC: compile errors come back sooner */
+    return st && !st->dead;
+}
+
+void kstate_free(struct kstate *st)
+{
+    if (!st)
+        return;
+    if (st->cupti_ok && st->c.prof_deinit) {
+        CUpti_Profiler_DeInitialize_Params p;
+        memset(&p, 0, sizeof p);
+        p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        st->c.prof_deinit(&p);
+    }
+    if (st->dbg)
+        fclose(st->dbg);
+    krtc_free(st->rtc);
+    free(st->fill);
+    free(st); /* the driver keeps the context until the process ends */
+}
+
+/* The primary context, made current once. */
+static int ensure_context(struct kstate *st, struct gpu_kernel_result *res)
+{
+    if (st->ctx_ready)
+        return 0;
+    double t0 = now_ms();
+    CUcontext ctx;
+    CUresult r = st->d.ctx_retain(&ctx, st->dev);
+    if (r == CUDA_SUCCESS)
+        r = st->d.ctx_set(ctx);
+    res->timing.context = now_ms() - t0;
+    if (r != CUDA_SUCCESS) {
+        kres_fail(res, GPU_KERNEL_ENOGPU, "measuring needs a GPU: CUDA device %d: %s", st->device,
+                  cu_text(&st->d, r));
         return -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
+    }
+    st->ctx_ready = 1;
+    return 0;
+}
+
+/* CUPTI, loaded and initialised once; SASS metrics are configured per request. */
+static int ensure_cupti(struct kstate *st)
+{
+    if (st->cupti_tried)
+        return st->cupti_ok ? 0 : -1;
+    st->cupti_tried = 1;
+    if (cupti_load(&st->c, st->cupti_why, sizeof st->cupti_why))
         return -1;
-    size_t loglen = c->log ? strlen(c->log) : 0, lowlen = strlen(c->lowered);
-    int bad = fwrite("BLKC1\n", 6, 1, f) != 1 || write_u64(f, key->len) ||
-              fwrite(key->s, 1, key->len, f) != key->len || write_u64(f, loglen) ||
-              fwrite(c->log ? c->log : "", 1, loglen, f) != loglen || write_u64(f, lowlen) ||
-              fwrite(c->lowered, 1, lowlen, f) != lowlen || write_u64(f, c->cubin_size) ||
-              fwrite(c->cubin, 1, c->cubin_size, f) != c->cubin_size;
-    if (fclose(f) || bad || rename(tmp, path)) {
-        unlink(tmp);
+    CUptiResult r;
+    CUpti_Profiler_Initialize_Params ip;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    if ((r = st->c.prof_init(&ip)) != CUPTI_SUCCESS) {
+        cupti_why(&st->c, r, "cuptiProfilerInitialize", st->cupti_why, sizeof st->cupti_why);
         return -1;
+    }
+    CUpti_Device_GetChipName_Params cp;
+    memset(&cp, 0, sizeof cp);
+    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    cp.deviceIndex = (size_t)st->device;
+    if ((r = st->c.chip_name(&cp)) != CUPTI_SUCCESS) {
+        cupti_why(&st->c, r, "cuptiDeviceGetChipName", st->cupti_why, sizeof st->cupti_why);
+        CUpti_Profiler_DeInitialize_Params dp;
+        memset(&dp, 0, sizeof dp);
+        dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        st->c.prof_deinit(&dp);
+        return -1;
+    }
+    snprintf(st->chip, sizeof st->chip, "%s", cp.pChipName);
+    st->cupti_ok = 1;
+    if (st->dbg) { /* every SASS metric this CUPTI offers on this chip */
+        CUpti_SassMetrics_GetNumOfMetrics_Params np;
+        memset(&np, 0, sizeof np);
+        np.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
+        np.pChipName = st->chip;
+        if (st->c.num_metrics(&np) == CUPTI_SUCCESS && np.numOfMetrics) {
+            CUpti_SassMetrics_MetricDetails *list = calloc(np.numOfMetrics, sizeof *list);
+            CUpti_SassMetrics_GetMetrics_Params mp;
+            memset(&mp, 0, sizeof mp);
+            mp.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE;
+            mp.pChipName = st->chip;
+            mp.numOfMetrics = np.numOfMetrics;
+            mp.pMetricsList = list;
+            if (list && st->c.metrics(&mp) == CUPTI_SUCCESS)
+                for (size_t i = 0; i < np.numOfMetrics; i++)
+                    dbg(st, "sass metric %s: %s\n", list[i].pMetricName,
+                        list[i].pMetricDescription);
+            free(list);
+        }
     }
     return 0;
 }
 
-static void *read_part(FILE *f, uint64_t max, uint64_t *n)
-{
-    if (fread(n, sizeof *n, 1, f) != 1 || *n > max)
-        return NULL;
-    char *p = malloc((size_t)*n + 1);
-    if (!p)
-        return NULL;
-    if (fread(p, 1, (size_t)*n, f) != *n) {
-        free(p);
-        return NULL;
-    }
-    p[*n] = '\0';
-    return p;
-}
-
-static int cache_load(const char *path, const struct keybuf *key, struct compiled *c)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    char magic[6];
-    uint64_t n;
-    int ok = 0;
-    char *k = NULL, *low = NULL;
-    if (fread(magic, 6, 1, f) == 1 && !memcmp(magic, "BLKC1\n", 6) &&
-        (k = read_part(f, 64u << 20, &n)) && n == key->len && !memcmp(k, key->s, n) &&
-        (c->log = read_part(f, 16u << 20, &n)) && (low = read_part(f, GPU_KERNEL_TEXT - 1, &n)) &&
-        (c->cubin = read_part(f, 256u << 20, &n))) {
-        snprintf(c->lowered, sizeof c->lowered, "%s", low);
-        c->cubin_size = (size_t)n;
-        c->ok = 1;
-        ok = 1;
-    }
-    fclose(f);
-    free(k);
-    free(low);
-    if (!ok)
-        compiled_done(c);
-    return ok ? 0 : -1;
-}
-
-static void mkdirs(const char *dir)
-{
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(p, 0700);
-            *s = '/';
-        }
-    }
-    mkdir(p, 0700);
-}
-
-/* ---- the measurement ---- */
+/* ---- one request ---- */
 
 struct child {
+    struct kstate *st;
     const struct gpu_kernel_request *req;
     const char *src;
     size_t len;
@@ -496,13 +443,6 @@ struct child {
     enum gpu_kernel_phase phase; /* the last one sent */
     char realpath[PATH_MAX];     /* the program's name for NVRTC (line info, ncu) */
     char dir[PATH_MAX];          /* its directory: -I */
-    struct drv d;
-    int have_gpu;
-    char nogpu[GPU_KERNEL_TEXT];
-    CUdevice dev;
-    int sm;                      /* compute capability as 90 */
-    int smem_optin, max_threads;
-    int grid_max[3];
     struct ksrc_kernel kernels[KSRC_MAX_KERNELS];
     int nkernels;
     const struct ksrc_kernel *kernel;
@@ -515,7 +455,6 @@ struct child {
     unsigned char scalars[KSRC_MAX_PARAMS][8];
     CUdeviceptr bufs[KSRC_MAX_PARAMS];
     size_t buf_size[KSRC_MAX_PARAMS];
-    unsigned char *fill;         /* FILL_CHUNK bytes */
 };
 
 #define FAIL(ch, st, ...) kres_fail((ch)->res, (st), __VA_ARGS__)
@@ -524,49 +463,6 @@ static void set_phase(struct child *ch, enum gpu_kernel_phase phase)
 {
     ch->phase = phase;
     kwire_phase(ch->fd, phase);
-}
-
-static int open_device(struct child *ch)
-{
-    struct drv *d = &ch->d;
-    if (drv_load(d, ch->nogpu, sizeof ch->nogpu))
-        return -1;
-    CUresult r = d->init(0);
-    int count = 0;
-    if (r == CUDA_SUCCESS)
-        r = d->device_count(&count);
-    if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
-        line(ch->nogpu, sizeof ch->nogpu, "no CUDA device");
-        return -1;
-    }
-    if (r != CUDA_SUCCESS) {
-        line(ch->nogpu, sizeof ch->nogpu, "CUDA unavailable: %s", cu_text(d, r));
-        return -1;
-    }
-    if (ch->req->device >= count) {
-        line(ch->nogpu, sizeof ch->nogpu, "no CUDA device %d (found %d: 0..%d)",
-                 ch->req->device, count, count - 1);
-        return -1;
-    }
-    char name[128] = "";
-    int major = 0, minor = 0;
-    if (d->device_get(&ch->dev, ch->req->device) != CUDA_SUCCESS ||
-        d->device_name(name, sizeof name, ch->dev) != CUDA_SUCCESS ||
-        d->device_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, ch->dev) ||
-        d->device_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, ch->dev) ||
-        d->device_attr(&ch->smem_optin, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN,
-                       ch->dev) ||
-        d->device_attr(&ch->max_threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ch->dev) ||
-        d->device_attr(&ch->grid_max[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, ch->dev) ||
-        d->device_attr(&ch->grid_max[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, ch->dev) ||
-        d->device_attr(&ch->grid_max[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, ch->dev)) {
-        line(ch->nogpu, sizeof ch->nogpu, "CUDA device %d cannot be queried", ch->req->device);
-        return -1;
-    }
-    ch->sm = major * 10 + minor;
-    line(ch->res->device, sizeof ch->res->device, "%s (sm_%d)", name, ch->sm);
-    ch->have_gpu = 1;
-    return 0;
 }
 
 /* Which kernel: --name, or the only __global__ of the file. Sets name_expr or name_error. */
@@ -585,14 +481,14 @@ static void choose_kernel(struct child *ch)
     }
     if (!want[0]) {
         if (ch->nkernels == 0) {
-            line(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
-                     ch->req->path);
+            kline(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
+                  ch->req->path);
             return;
         }
         if (ch->nkernels > 1) {
-            line(ch->name_error, sizeof ch->name_error,
-                     "%s has %d kernels (%s): choose one with --name", ch->req->path,
-                     ch->nkernels, list);
+            kline(ch->name_error, sizeof ch->name_error,
+                  "%s has %d kernels (%s): choose one with --name", ch->req->path, ch->nkernels,
+                  list);
             return;
         }
         ch->kernel = &ch->kernels[0];
@@ -605,16 +501,15 @@ static void choose_kernel(struct child *ch)
                 ch->kernel = &ch->kernels[i];
         }
         if (!ch->kernel) {
-            line(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)",
-                     base, ch->req->path, ch->nkernels ? "kernels: " : "no __global__ function",
-                     list);
+            kline(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
+                  ch->req->path, ch->nkernels ? "kernels: " : "no __global__ function", list);
             return;
         }
     }
     if (ch->kernel->is_template && !strchr(want, '<')) {
-        line(ch->name_error, sizeof ch->name_error,
-                 "%s is a template: name an instance, e.g. --name '%s<float>'", ch->kernel->name,
-                 ch->kernel->name);
+        kline(ch->name_error, sizeof ch->name_error,
+              "%s is a template: name an instance, e.g. --name '%s<float>'", ch->kernel->name,
+              ch->kernel->name);
         ch->kernel = NULL;
         return;
     }
@@ -622,115 +517,12 @@ static void choose_kernel(struct child *ch)
         /* an instance: the file's namespaces, then the name as given (k<float4>) */
         const char *last = strrchr(ch->kernel->name, ':');
         size_t prefix = last ? (size_t)(last + 1 - ch->kernel->name) : 0;
-        line(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name,
-                 want);
+        kline(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name, want);
     } else {
-        line(ch->name_expr, sizeof ch->name_expr, "%s",
-                 strstr(want, "::") ? want : ch->kernel->name);
+        kline(ch->name_expr, sizeof ch->name_expr, "%s",
+              strstr(want, "::") ? want : ch->kernel->name);
     }
-    line(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
-}
-
-static int compile(struct child *ch, int arch)
-{
-    struct rtc r;
-    char why[GPU_KERNEL_TEXT];
-    double t0 = now_ms();
-    const char *name_expr = ch->name_expr[0] ? ch->name_expr : NULL;
-    char opt_arch[32], opt_inc[PATH_MAX + 4], opt_cuda[PATH_MAX + 4];
-    snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=sm_%d", arch);
-    snprintf(opt_inc, sizeof opt_inc, "-I%s", ch->dir);
-    const char *home = getenv("CUDA_HOME");
-#ifdef BANKLAB_CUDA_HOME
-    if (!home || !*home)
-        home = BANKLAB_CUDA_HOME;
-#endif
-    if (!home || !*home)
-        home = "/usr/local/cuda";
-    snprintf(opt_cuda, sizeof opt_cuda, "-I%s/include", home);
-    const char *opts[] = {opt_arch, "-lineinfo", "--std=c++17", opt_inc, opt_cuda};
-    int nopts = (int)(sizeof opts / sizeof opts[0]);
-    line(ch->res->arch, sizeof ch->res->arch, "sm_%d", arch);
-
-    /* the cache key: everything that goes into the cubin */
-    struct keybuf key = {0};
-    struct stat st;
-    int use_cache = ch->req->cache_dir[0] != '\0';
-    int rv = -1;
-    char cpath[PATH_MAX] = "";
-    if (use_cache) {
-        char head[PATH_MAX + 512];
-        int hl = snprintf(head, sizeof head, "banklab kernel cache 1\nname %s\nexpr %s\n",
-                          ch->realpath, name_expr ? name_expr : "");
-        key_add(&key, head, (size_t)hl);
-        for (int i = 0; i < nopts; i++) {
-            key_add(&key, opts[i], strlen(opts[i]));
-            key_add(&key, "\n", 1);
-        }
-        key_add(&key, "source\n", 7);
-        key_add(&key, ch->src, ch->len);
-        key_includes(&key, ch->dir, ch->src, ch->len, 0);
-    }
-    if (rtc_load(&r, why, sizeof why)) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "%s", why);
-        goto out;
-    }
-    int vmaj = 0, vmin = 0;
-    r.version(&vmaj, &vmin);
-    if (use_cache) {
-        char v[64];
-        int vl = snprintf(v, sizeof v, "\nnvrtc %d.%d\n", vmaj, vmin);
-        key_add(&key, v, (size_t)vl);
-        uint64_t h = fnv1a(0xcbf29ce484222325ull, key.s ? key.s : "", key.len);
-        snprintf(cpath, sizeof cpath, "%s/%016llx.cubin", ch->req->cache_dir, (unsigned long long)h);
-        if (key.s && stat(cpath, &st) == 0 && cache_load(cpath, &key, &ch->comp) == 0) {
-            ch->res->timing.cache_hit = 1;
-            rv = 0;
-            goto out;
-        }
-    }
-    nvrtcProgram prog;
-    nvrtcResult nr = r.create(&prog, ch->src, ch->realpath, 0, NULL, NULL);
-    if (nr != NVRTC_SUCCESS) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "NVRTC cannot take the program: %s", r.error_string(nr));
-        goto out;
-    }
-    if (name_expr)
-        r.add_name(prog, name_expr);
-    nvrtcResult cr = r.compile(prog, nopts, opts);
-    size_t ls = 0;
-    r.log_size(prog, &ls);
-    ch->comp.log = malloc(ls + 1);
-    if (ch->comp.log) {
-        ch->comp.log[0] = '\0';
-        if (ls)
-            r.log(prog, ch->comp.log);
-        ch->comp.log[ls] = '\0';
-    }
-    if (cr == NVRTC_SUCCESS) {
-        const char *low = NULL;
-        if (name_expr && r.lowered(prog, name_expr, &low) == NVRTC_SUCCESS && low)
-            snprintf(ch->comp.lowered, sizeof ch->comp.lowered, "%s", low);
-        size_t cs = 0;
-        if (r.cubin_size(prog, &cs) == NVRTC_SUCCESS && cs && (ch->comp.cubin = malloc(cs)) &&
-            r.cubin(prog, (char *)ch->comp.cubin) == NVRTC_SUCCESS) {
-            ch->comp.cubin_size = cs;
-            ch->comp.ok = 1;
-        } else {
-            FAIL(ch, GPU_KERNEL_ESYSTEM, "NVRTC compiled %s but gave no cubin", ch->req->path);
-        }
-    }
-    r.destroy(&prog);
-    if (ch->comp.ok && use_cache && key.s && name_expr) {
-        mkdirs(ch->req->cache_dir);
-        if (cache_store(cpath, &key, &ch->comp))
-            dbg("cache: cannot write %s: %s\n", cpath, strerror(errno));
-    }
-    rv = 0;
-out:
-    free(key.s);
-    ch->res->timing.compile = now_ms() - t0;
-    return rv;
+    kline(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
 }
 
 /* Compile errors and warnings into the result; 1 when there were errors. */
@@ -851,17 +643,19 @@ static void fill_chunk(unsigned char *buf, size_t bytes, size_t offset, enum gpu
 static int fill_buffers(struct child *ch)
 {
     const struct ksrc_kernel *k = ch->kernel;
+    struct kstate *st = ch->st;
     for (int i = 0; i < k->nparams; i++) {
         if (!ch->bufs[i])
             continue;
         for (size_t off = 0; off < ch->buf_size[i]; off += FILL_CHUNK) {
             size_t n = ch->buf_size[i] - off < FILL_CHUNK ? ch->buf_size[i] - off : FILL_CHUNK;
             if (ch->req->fill != GPU_FILL_ZERO || off == 0)
-                fill_chunk(ch->fill, n, off, ch->req->fill);
-            CUresult r = ch->d.htod(ch->bufs[i] + off, ch->fill, n);
+                fill_chunk(st->fill, n, off, ch->req->fill);
+            CUresult r = st->d.htod(ch->bufs[i] + off, st->fill, n);
             if (r != CUDA_SUCCESS) {
                 FAIL(ch, GPU_KERNEL_EFAULT, "filling buffer %s: %s (%s)", k->params[i].name,
-                     cu_name(&ch->d, r), cu_text(&ch->d, r));
+                     cu_name(&st->d, r), cu_text(&st->d, r));
+                st->dead = 1;
                 return -1;
             }
         }
@@ -871,21 +665,11 @@ static int fill_buffers(struct child *ch)
 
 static int setup_launch(struct child *ch)
 {
-    struct drv *d = &ch->d;
+    struct kstate *st = ch->st;
+    struct drv *d = &st->d;
     const struct gpu_kernel_request *req = ch->req;
     double t0 = now_ms();
-    CUcontext ctx;
-    CUresult r = d->ctx_retain(&ctx, ch->dev);
-    if (r == CUDA_SUCCESS)
-        r = d->ctx_set(ctx);
-    ch->res->timing.context = now_ms() - t0;
-    if (r != CUDA_SUCCESS) {
-        FAIL(ch, GPU_KERNEL_ENOGPU, "measuring needs a GPU: CUDA device %d: %s", req->device,
-             cu_text(d, r));
-        return -1;
-    }
-    t0 = now_ms();
-    r = d->module_load(&ch->module, ch->comp.cubin);
+    CUresult r = d->module_load(&ch->module, ch->comp.cubin);
     if (r == CUDA_SUCCESS)
         r = d->module_function(&ch->func, ch->module, ch->comp.lowered);
     if (r != CUDA_SUCCESS) {
@@ -907,16 +691,16 @@ static int setup_launch(struct child *ch)
         return -1;
     }
     for (int i = 0; i < 3; i++)
-        if (ch->grid_max[i] > 0 && req->grid[i] > (unsigned)ch->grid_max[i]) {
+        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i]) {
             FAIL(ch, GPU_KERNEL_ELAUNCH, "--grid: dimension %c is %u; the device allows %d",
-                 "xyz"[i], req->grid[i], ch->grid_max[i]);
+                 "xyz"[i], req->grid[i], st->grid_max[i]);
             return -1;
         }
     unsigned long long total = (unsigned long long)static_smem + req->smem;
-    if (total > (unsigned long long)ch->smem_optin) {
+    if (total > (unsigned long long)st->smem_optin) {
         FAIL(ch, GPU_KERNEL_ELAUNCH, "%s asks for %llu bytes of shared memory per block (static "
              "%d + dynamic %llu); the %s allows at most %d", ch->res->kernel, total, static_smem,
-             req->smem, ch->res->device, ch->smem_optin);
+             req->smem, st->name, st->smem_optin);
         return -1;
     }
     if (req->smem > 48 * 1024 - (unsigned long long)static_smem) {
@@ -949,11 +733,6 @@ static int setup_launch(struct child *ch)
             return -1;
         }
     }
-    ch->fill = malloc(FILL_CHUNK);
-    if (!ch->fill) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
-        return -1;
-    }
     for (int i = 0; i < k->nparams; i++) {
         if (k->params[i].kind == KSRC_POINTER) {
             r = d->mem_alloc(&ch->bufs[i], ch->buf_size[i]);
@@ -983,7 +762,8 @@ static int is_fault(CUresult r)
 /* Fill, launch, wait. 0, or -1 with the reason in the result. */
 static int run_once(struct child *ch)
 {
-    struct drv *d = &ch->d;
+    struct kstate *st = ch->st;
+    struct drv *d = &st->d;
     const struct gpu_kernel_request *req = ch->req;
     if (fill_buffers(ch))
         return -1;
@@ -1000,11 +780,12 @@ static int run_once(struct child *ch)
         r = d->ctx_sync();
     if (r == CUDA_SUCCESS)
         return 0;
+    st->dead = 1; /* a fault is sticky: this context takes no more work */
     const char *hint = "";
     char buf[160];
     if (r == CUDA_ERROR_ILLEGAL_ADDRESS) {
-        snprintf(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
-                 "bytes: --buffer-size) or past shared memory", req->buffer_size);
+        kline(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
+              "bytes: --buffer-size) or past shared memory", req->buffer_size);
         hint = buf;
     } else if (r == CUDA_ERROR_MISALIGNED_ADDRESS) {
         hint = ": a vector access at an address that is not a multiple of its width";
@@ -1017,8 +798,8 @@ static int run_once(struct child *ch)
 /* The per-pc sums of the SASS metrics. */
 struct pc_row {
     uint32_t pc;
-    double inst[GPU_KOP_COUNT], wf[GPU_KOP_COUNT];
-    double inst_all, wf_all;     /* the metrics without an op, when CUPTI has them */
+    double inst[GPU_KOP_COUNT];
+    double wf, ideal;
 };
 
 static struct pc_row *pc_row(struct pc_row **rows, int *n, int *cap, uint32_t pc)
@@ -1041,7 +822,7 @@ static struct pc_row *pc_row(struct pc_row **rows, int *n, int *cap, uint32_t pc
 }
 
 /* pc -> (file, line) through CUPTI's correlation on our cubin. */
-static void correlate(struct child *ch, struct cupti *c, struct gpu_kernel_inst *in)
+static void correlate(struct child *ch, struct gpu_kernel_inst *in)
 {
     CUpti_GetSassToSourceCorrelationParams p;
     memset(&p, 0, sizeof p);
@@ -1052,15 +833,15 @@ static void correlate(struct child *ch, struct cupti *c, struct gpu_kernel_inst 
     p.pcOffset = in->pc;
     in->file = 0;
     in->line = 0;
-    if (c->correlate(&p) != CUPTI_SUCCESS)
+    if (ch->st->c.correlate(&p) != CUPTI_SUCCESS)
         return;
     in->line = (int)p.lineNumber;
     if (p.fileName && strcmp(p.fileName, ch->realpath)) {
         char full[PATH_MAX];
         if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
-            snprintf(full, sizeof full, "%s/%s", p.dirName, p.fileName);
+            kline(full, sizeof full, "%s/%s", p.dirName, p.fileName);
         else
-            snprintf(full, sizeof full, "%s", p.fileName);
+            kline(full, sizeof full, "%s", p.fileName);
         const char *show = full;
         size_t dl = strlen(ch->dir);
         if (!strncmp(full, ch->dir, dl) && full[dl] == '/')
@@ -1072,37 +853,66 @@ static void correlate(struct child *ch, struct cupti *c, struct gpu_kernel_inst 
     free(p.dirName);
 }
 
-static void debug_metric_list(struct cupti *c, const char *chip)
+/* Records -> instructions of res: kind from the instruction metrics, wavefronts and ideal
+ * from theirs, the SASS text (and, without CUPTI's ideal, the width) from the cubin. */
+static int build_insts(struct child *ch, const struct pc_row *rows, int nrows, int have_ideal)
 {
-    if (!g_dbg)
-        return;
-    CUpti_SassMetrics_GetNumOfMetrics_Params np;
-    memset(&np, 0, sizeof np);
-    np.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
-    np.pChipName = chip;
-    if (c->num_metrics(&np) != CUPTI_SUCCESS || !np.numOfMetrics)
-        return;
-    CUpti_SassMetrics_MetricDetails *list = calloc(np.numOfMetrics, sizeof *list);
-    CUpti_SassMetrics_GetMetrics_Params mp;
-    memset(&mp, 0, sizeof mp);
-    mp.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE;
-    mp.pChipName = chip;
-    mp.numOfMetrics = np.numOfMetrics;
-    mp.pMetricsList = list;
-    if (list && c->metrics(&mp) == CUPTI_SUCCESS)
-        for (size_t i = 0; i < np.numOfMetrics; i++)
-            dbg("sass metric %s: %s\n", list[i].pMetricName, list[i].pMetricDescription);
-    free(list);
+    struct kstate *st = ch->st;
+    const uint8_t *code = NULL;
+    size_t code_size = 0;
+    int decode = sass_arch_known(st->sm) &&
+                 sass_function_code(ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, &code,
+                                    &code_size) == 0;
+    ch->res->insts = calloc(nrows ? (size_t)nrows : 1, sizeof *ch->res->insts);
+    if (!ch->res->insts)
+        return -1;
+    for (int i = 0; i < nrows; i++) {
+        struct gpu_kernel_inst *in = &ch->res->insts[ch->res->ninsts++];
+        const struct pc_row *row = &rows[i];
+        in->pc = row->pc;
+        int op = -1;
+        for (int o = 0; o < GPU_KOP_COUNT; o++) /* each metric that counts it counts the same */
+            if (row->inst[o] > in->inst || (op < 0 && row->inst[o] > 0)) {
+                in->inst = row->inst[o];
+                op = o;
+            }
+        in->wavefronts = row->wf;
+        snprintf(in->sass, sizeof in->sass, "?");
+        struct sass_insn si;
+        int decoded = decode && (size_t)row->pc + 16 <= code_size && sass_decode(code + row->pc, &si);
+        if (decoded) {
+            snprintf(in->sass, sizeof in->sass, "%s", si.text);
+            in->bytes = si.bytes;
+            if (op < 0)
+                op = si.op;
+            else if (si.op != op)
+                dbg(st, "pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
+                    gpu_kernel_op_name(si.op), gpu_kernel_op_name(op));
+        }
+        in->op = op < 0 ? GPU_KOP_LD : op;
+        if (have_ideal) {
+            in->ideal = row->ideal;
+            in->ideal_known = 1;
+        } else if (decoded && si.op == in->op) {
+            in->ideal = in->inst * si.ideal;
+            in->ideal_known = 1;
+        }
+        correlate(ch, in);
+        dbg(st, "inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
+            gpu_kernel_op_name(in->op), in->line, in->inst, in->wavefronts, in->ideal);
+    }
+    return kres_build_lines(ch->res);
 }
 
 /* SASS metrics around one run of the kernel, then correlation and decoding into res. */
 static int measure_sass(struct child *ch)
 {
-    struct cupti c;
+    struct kstate *st = ch->st;
+    struct cupti *c = &st->c;
     char why[GPU_KERNEL_TEXT];
     double t0 = now_ms();
-    if (cupti_load(&c, why, sizeof why)) {
-        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
+    if (ensure_cupti(st)) {
+        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", st->cupti_why);
         return -1;
     }
     CUptiResult r;
@@ -1110,71 +920,54 @@ static int measure_sass(struct child *ch)
     do {                                                                                       \
         r = (call);                                                                            \
         if (r != CUPTI_SUCCESS) {                                                              \
-            cupti_why(&c, r, name, why, sizeof why);                                           \
+            cupti_why(c, r, name, why, sizeof why);                                            \
             FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);                                         \
             goto out;                                                                          \
         }                                                                                      \
     } while (0)
-    int configured = 0, enabled = 0, rv = -1;
+    int configured = 0, enabled = 0, rv = -1, have_ideal = 0;
     CUpti_SassMetrics_Config cfg[NMETRICS];
-    int role[NMETRICS], op[NMETRICS], have_all[2] = {0, 0};
-    uint64_t ids[NMETRICS];
-    size_t ncfg = 0;
+    size_t which[NMETRICS], ncfg = 0;
     CUpti_SassMetrics_Data *data = NULL;
     size_t nrec = 0, ninst = 1;
     struct pc_row *rows = NULL;
     int nrows = 0, caprows = 0;
 
-    CUpti_Profiler_Initialize_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    TRY(c.prof_init(&ip), "cuptiProfilerInitialize");
-    CUpti_Device_GetChipName_Params cp;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
-    cp.deviceIndex = (size_t)ch->req->device;
-    TRY(c.chip_name(&cp), "cuptiDeviceGetChipName");
-    debug_metric_list(&c, cp.pChipName);
     for (size_t i = 0; i < NMETRICS; i++) {
         CUpti_SassMetrics_GetProperties_Params pp;
         memset(&pp, 0, sizeof pp);
         pp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
-        pp.pChipName = cp.pChipName;
+        pp.pChipName = st->chip;
         pp.pMetricName = metric_table[i].name;
-        r = c.properties(&pp);
+        r = c->properties(&pp);
         if (r != CUPTI_SUCCESS) {
-            dbg("metric %s: not on %s (%d)\n", metric_table[i].name, cp.pChipName, (int)r);
+            dbg(st, "metric %s: not on %s (%d)\n", metric_table[i].name, st->chip, (int)r);
             if (metric_table[i].required) {
-                cupti_why(&c, r, metric_table[i].name, why, sizeof why);
-                FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
+                FAIL(ch, GPU_KERNEL_ECOUNTERS, "counters not available: this CUPTI has no SASS "
+                     "metric %s on %s", metric_table[i].name, st->chip);
                 goto out;
             }
             continue;
         }
         cfg[ncfg].metricId = pp.metric.metricId;
         cfg[ncfg].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
-        ids[ncfg] = pp.metric.metricId;
-        role[ncfg] = metric_table[i].role;
-        op[ncfg] = metric_table[i].op;
-        if (role[ncfg] == ROLE_INST_ALL)
-            have_all[0] = 1;
-        if (role[ncfg] == ROLE_WF_ALL)
-            have_all[1] = 1;
-        ncfg++;
+        which[ncfg++] = i;
+        if (metric_table[i].role == ROLE_IDEAL)
+            have_ideal = 1;
     }
     CUpti_SassMetricsSetConfig_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
     sp.pConfigs = cfg;
     sp.numOfMetricConfig = ncfg;
-    sp.deviceIndex = (uint32_t)ch->req->device;
-    TRY(c.set_config(&sp), "cuptiSassMetricsSetConfig");
+    sp.deviceIndex = (uint32_t)st->device;
+    TRY(c->set_config(&sp), "cuptiSassMetricsSetConfig");
     configured = 1;
     CUpti_SassMetricsEnable_Params ep;
     memset(&ep, 0, sizeof ep);
     ep.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
     ep.enableLazyPatching = 1;
-    TRY(c.enable(&ep), "cuptiSassMetricsEnable");
+    TRY(c->enable(&ep), "cuptiSassMetricsEnable");
     enabled = 1;
     ch->res->timing.cupti = now_ms() - t0;
 
@@ -1187,10 +980,10 @@ static int measure_sass(struct child *ch)
     CUpti_SassMetricsGetDataProperties_Params dp;
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
-    TRY(c.data_props(&dp), "cuptiSassMetricsGetDataProperties");
+    TRY(c->data_props(&dp), "cuptiSassMetricsGetDataProperties");
     nrec = dp.numOfPatchedInstructionRecords;
     ninst = dp.numOfInstances ? dp.numOfInstances : 1;
-    dbg("records %zu instances %zu\n", nrec, ninst);
+    dbg(st, "records %zu instances %zu\n", nrec, ninst);
     if (nrec) {
         data = calloc(nrec, sizeof *data);
         if (!data) {
@@ -1211,7 +1004,7 @@ static int measure_sass(struct child *ch)
         fp.numOfPatchedInstructionRecords = nrec;
         fp.numOfInstances = ninst;
         fp.pMetricsData = data;
-        TRY(c.flush(&fp), "cuptiSassMetricsFlushData");
+        TRY(c->flush(&fp), "cuptiSassMetricsFlushData");
     }
     for (size_t i = 0; i < nrec; i++) {
         const CUpti_SassMetrics_Data *rec = &data[i];
@@ -1220,9 +1013,10 @@ static int measure_sass(struct child *ch)
         for (size_t k = 0; k < ninst; k++) {
             const CUpti_SassMetrics_InstanceValue *v = &rec->pInstanceValues[k];
             for (size_t m = 0; m < ncfg; m++) {
-                if (ids[m] != v->metricId)
+                if (cfg[m].metricId != v->metricId)
                     continue;
-                dbg("pc %#x %s = %llu\n", rec->pcOffset, metric_table[m].name,
+                int role = metric_table[which[m]].role;
+                dbg(st, "pc %#x %s = %llu\n", rec->pcOffset, metric_table[which[m]].name,
                     (unsigned long long)v->value);
                 if (!v->value)
                     continue;
@@ -1231,73 +1025,16 @@ static int measure_sass(struct child *ch)
                     FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
                     goto out;
                 }
-                if (role[m] == ROLE_INST)
-                    row->inst[op[m]] += (double)v->value;
-                else if (role[m] == ROLE_WF)
-                    row->wf[op[m]] += (double)v->value;
-                else if (role[m] == ROLE_INST_ALL)
-                    row->inst_all += (double)v->value;
+                if (role == ROLE_INST)
+                    row->inst[metric_table[which[m]].op] += (double)v->value;
+                else if (role == ROLE_WF)
+                    row->wf += (double)v->value;
                 else
-                    row->wf_all += (double)v->value;
+                    row->ideal += (double)v->value;
             }
         }
     }
-    /* one instruction per pc: its kind from the metrics, its width from the SASS */
-    const uint8_t *code = NULL;
-    size_t code_size = 0;
-    int decode = sass_arch_known(ch->sm) &&
-                 sass_function_code(ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, &code,
-                                    &code_size) == 0;
-    ch->res->insts = calloc(nrows ? (size_t)nrows : 1, sizeof *ch->res->insts);
-    if (!ch->res->insts) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
-        goto out;
-    }
-    for (int i = 0; i < nrows; i++) {
-        struct gpu_kernel_inst *in = &ch->res->insts[ch->res->ninsts++];
-        const struct pc_row *row = &rows[i];
-        in->pc = row->pc;
-        /* one instruction: each metric that counts it counts the same executions (max);
-         * its wavefronts are the total metric when there is one, else the op's */
-        int best = -1;
-        double inst = 0, wf = 0;
-        for (int o = 0; o < GPU_KOP_COUNT; o++) {
-            if (row->inst[o] > inst)
-                inst = row->inst[o];
-            if (row->wf[o] > wf)
-                wf = row->wf[o];
-            if (row->wf[o] > 0 && (best < 0 || row->wf[o] > row->wf[best]))
-                best = o;
-        }
-        if (have_all[0])
-            inst = row->inst_all > inst ? row->inst_all : inst;
-        if (have_all[1])
-            wf = row->wf_all;
-        for (int o = 0; best < 0 && o < GPU_KOP_COUNT; o++)
-            if (row->inst[o] > 0)
-                best = o;
-        in->op = best < 0 ? GPU_KOP_LD : best;
-        in->inst = inst;
-        in->wavefronts = wf;
-        snprintf(in->sass, sizeof in->sass, "?");
-        struct sass_insn si;
-        if (decode && (size_t)row->pc + 16 <= code_size && sass_decode(code + row->pc, &si)) {
-            snprintf(in->sass, sizeof in->sass, "%s", si.text);
-            /* the width counts only when the SASS and the metrics agree on the kind */
-            if (si.op == in->op)
-                in->ideal_per_inst = si.ideal;
-            else
-                dbg("pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
-                    gpu_kernel_op_name(si.op), gpu_kernel_op_name(in->op));
-        }
-        if (in->inst == 0 && in->wavefronts > 0) /* a kind without an instruction metric */
-            in->ideal_per_inst = 0;
-        in->ideal = in->inst * in->ideal_per_inst;
-        correlate(ch, &c, in);
-        dbg("inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
-            gpu_kernel_op_name(in->op), in->line, in->inst, in->wavefronts, in->ideal);
-    }
-    if (kres_build_lines(ch->res)) {
+    if (build_insts(ch, rows, nrows, have_ideal)) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
         goto out;
     }
@@ -1308,14 +1045,14 @@ out:
         CUpti_SassMetricsDisable_Params xp;
         memset(&xp, 0, sizeof xp);
         xp.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
-        c.disable(&xp);
+        c->disable(&xp);
     }
     if (configured) {
         CUpti_SassMetricsUnsetConfig_Params up;
         memset(&up, 0, sizeof up);
         up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
-        up.deviceIndex = (uint32_t)ch->req->device;
-        c.unset_config(&up);
+        up.deviceIndex = (uint32_t)st->device;
+        c->unset_config(&up);
     }
     for (size_t i = 0; data && i < nrec; i++) {
         free((void *)data[i].functionName);
@@ -1329,20 +1066,25 @@ out:
 
 static int counters_launch(void *arg)
 {
-    struct child *ch = arg;
-    return run_once(ch);
+    return run_once(arg);
 }
 
 static void measure_counters(struct child *ch)
 {
     double t0 = now_ms();
     char why[GPU_KERNEL_TEXT];
-    struct bl_counters *c = bl_counters_open(ch->req->device, why, sizeof why);
+    int n = BL_NMETRICS + 1;
+    struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why,
+                                                     sizeof why);
+    if (!c) { /* a CUPTI without the all-kinds metric: the six alone */
+        n = BL_NMETRICS;
+        c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
+    }
     if (!c) {
-        line(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        kline(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
         return;
     }
-    double v[BL_NMETRICS];
+    double v[BL_NMETRICS + 1];
     if (bl_counters_measure(c, counters_launch, ch, v, why, sizeof why) == 0) {
         struct gpu_kernel_counters *k = &ch->res->counters;
         ch->res->has_counters = 1;
@@ -1352,91 +1094,123 @@ static void measure_counters(struct child *ch)
         k->conflicts_st = v[BL_CONFLICTS_ST];
         k->inst_ld = v[BL_INST_LD];
         k->inst_st = v[BL_INST_ST];
+        k->wavefronts = n > BL_NMETRICS ? v[BL_NMETRICS] : -1;
     } else if (ch->res->status == GPU_KERNEL_OK) {
-        line(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        kline(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);
+    /* closing may have de-initialised the profiler the SASS metrics of a next request need */
+    CUpti_Profiler_Initialize_Params ip;
+    memset(&ip, 0, sizeof ip);
+    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    if (ch->st->c.prof_init(&ip) != CUPTI_SUCCESS)
+        ch->st->dead = 1;
     ch->res->timing.counters = now_ms() - t0;
 }
 
-void kernel_child_measure(const struct gpu_kernel_request *req, const char *src, size_t len,
-                          struct gpu_kernel_result *res, int fd)
+static void dump_cubin(struct child *ch)
+{
+    char cub[PATH_MAX];
+    kline(cub, sizeof cub, "%s.%.64s.cubin", ch->st->dbgpath, ch->comp.lowered);
+    FILE *f = fopen(cub, "wb");
+    if (f) {
+        fwrite(ch->comp.cubin, 1, ch->comp.cubin_size, f);
+        fclose(f);
+    }
+}
+
+static void request(struct child *ch)
+{
+    struct kstate *st = ch->st;
+    const struct gpu_kernel_request *req = ch->req;
+    struct gpu_kernel_result *res = ch->res;
+    memcpy(res->grid, req->grid, sizeof res->grid);
+    memcpy(res->block, req->block, sizeof res->block);
+    res->smem = req->smem;
+    if (st->have_gpu)
+        kline(res->device, sizeof res->device, "%s", st->name);
+    if (!realpath(req->path, ch->realpath))
+        kline(ch->realpath, sizeof ch->realpath, "%s", req->path);
+    kline(ch->dir, sizeof ch->dir, "%s", ch->realpath);
+    char *slash = strrchr(ch->dir, '/');
+    if (slash && slash != ch->dir)
+        *slash = '\0';
+    else
+        kline(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
+    if (req->device != st->device) {
+        FAIL(ch, GPU_KERNEL_ESYSTEM, "a measuring server of device %d was asked for device %d",
+             st->device, req->device);
+        return;
+    }
+
+    set_phase(ch, GPU_KPHASE_COMPILE);
+    choose_kernel(ch);
+    int arch = st->have_gpu ? st->sm : DEFAULT_ARCH;
+    kline(res->arch, sizeof res->arch, "sm_%d", arch);
+    struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
+                             ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg};
+    char why[GPU_KERNEL_TEXT];
+    double t0 = now_ms();
+    int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, why, sizeof why);
+    res->timing.compile = now_ms() - t0;
+    if (rc) {
+        FAIL(ch, GPU_KERNEL_ESYSTEM, "%s", why);
+        return;
+    }
+    if (take_log(ch))
+        return;
+    if (ch->name_error[0]) {
+        FAIL(ch, GPU_KERNEL_EINPUT, "%s", ch->name_error);
+        return;
+    }
+    kline(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
+    if (st->dbg)
+        dump_cubin(ch);
+    if (bind_params(ch))
+        return;
+    if (!st->have_gpu) {
+        FAIL(ch, GPU_KERNEL_ENOGPU, "%s compiles (for sm_%d); measuring it needs a GPU: %s",
+             req->path, DEFAULT_ARCH, st->nogpu);
+        return;
+    }
+    set_phase(ch, GPU_KPHASE_SETUP);
+    if (ensure_context(st, res) || setup_launch(ch))
+        return;
+    if (req->launch_only) {
+        t0 = now_ms();
+        if (run_once(ch) == 0)
+            res->timing.run = now_ms() - t0;
+        return;
+    }
+    if (measure_sass(ch))
+        return;
+    if (req->counters)
+        measure_counters(ch);
+}
+
+void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
+                    size_t len, struct gpu_kernel_result *res, int fd)
 {
     struct child *ch = calloc(1, sizeof *ch);
     if (!ch) {
         kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
         return;
     }
-    const char *dbgpath = getenv("BANKLAB_KERNEL_DEBUG");
-    if (dbgpath && *dbgpath)
-        g_dbg = fopen(dbgpath, "a");
+    ch->st = st;
     ch->req = req;
     ch->src = src;
     ch->len = len;
     ch->res = res;
     ch->fd = fd;
-    memcpy(res->grid, req->grid, sizeof res->grid);
-    memcpy(res->block, req->block, sizeof res->block);
-    res->smem = req->smem;
-    if (!realpath(req->path, ch->realpath))
-        snprintf(ch->realpath, sizeof ch->realpath, "%s", req->path);
-    snprintf(ch->dir, sizeof ch->dir, "%s", ch->realpath);
-    char *slash = strrchr(ch->dir, '/');
-    if (slash && slash != ch->dir)
-        *slash = '\0';
-    else
-        snprintf(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
-
-    set_phase(ch, GPU_KPHASE_DEVICE);
-    double t0 = now_ms();
-    open_device(ch);
-    res->timing.init = now_ms() - t0;
-    dbg("device: %s %s\n", ch->have_gpu ? res->device : "none", ch->nogpu);
-
-    set_phase(ch, GPU_KPHASE_COMPILE);
-    choose_kernel(ch);
-    if (compile(ch, ch->have_gpu ? ch->sm : DEFAULT_ARCH) || take_log(ch))
-        goto out;
-    if (ch->name_error[0]) {
-        kres_fail(res, GPU_KERNEL_EINPUT, "%s", ch->name_error);
-        goto out;
-    }
-    snprintf(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
-    if (g_dbg) { /* the cubin beside the debug log, for nvdisasm */
-        char cub[PATH_MAX];
-        snprintf(cub, sizeof cub, "%s.%.64s.cubin", dbgpath, ch->comp.lowered);
-        FILE *f = fopen(cub, "wb");
-        if (f) {
-            fwrite(ch->comp.cubin, 1, ch->comp.cubin_size, f);
-            fclose(f);
-        }
-    }
-    if (bind_params(ch))
-        goto out;
-    if (!ch->have_gpu) {
-        kres_fail(res, GPU_KERNEL_ENOGPU, "%s compiles (for sm_%d); measuring it needs a GPU: %s",
-                  req->path, DEFAULT_ARCH, ch->nogpu);
-        goto out;
-    }
-    set_phase(ch, GPU_KPHASE_SETUP);
-    if (setup_launch(ch))
-        goto out;
-    if (req->launch_only) {
-        t0 = now_ms();
-        if (run_once(ch) == 0)
-            res->timing.run = now_ms() - t0;
-        goto out;
-    }
-    if (measure_sass(ch))
-        goto out;
-    if (req->counters)
-        measure_counters(ch);
-out:
+    request(ch);
     res->phase = res->status == GPU_KERNEL_OK ? GPU_KPHASE_DONE : ch->phase;
+    if (!st->dead) { /* a server takes the next request in a clean context */
+        for (int i = 0; i < KSRC_MAX_PARAMS; i++)
+            if (ch->bufs[i])
+                st->d.mem_free(ch->bufs[i]);
+        if (ch->module)
+            st->d.module_unload(ch->module);
+    }
     compiled_done(&ch->comp);
-    free(ch->fill);
     free(ch);
-    if (g_dbg)
-        fclose(g_dbg);
-    g_dbg = NULL;
 }

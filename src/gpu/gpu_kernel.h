@@ -1,9 +1,11 @@
 /* gpu_kernel.h: measuring a learner's own kernel, per source line (part of the GPU interface,
  * beside gpu.h). A request names a .cu file, the kernel and its launch; a job compiles it with
- * NVRTC and runs it in a child process (a fresh exec of banklab, so a fault, a hang or a
+ * NVRTC and runs it in another process (a fresh exec of banklab, so a fault, a hang or a
  * crash of the driver cannot take the caller down), reading CUPTI's SASS metrics for every
- * shared-memory instruction and mapping them to source lines. Callers never block: start a
- * job, poll it (or wait, from the command line). No curses, no cJSON, no CUDA in this header. */
+ * shared-memory instruction and mapping them to source lines. That process stays a while as
+ * a measuring server with its CUDA context warm, so the next request skips the driver's
+ * start-up. Callers never block: start a job, poll it (or wait, from the command line).
+ * No curses, no cJSON, no CUDA in this header. */
 #ifndef BANKLAB_GPU_KERNEL_H
 #define BANKLAB_GPU_KERNEL_H
 
@@ -43,13 +45,16 @@ struct gpu_kernel_request {
     int device;                      /* --device */
     double time_limit;               /* --time-limit seconds: the child is killed after it */
     int counters;                    /* --counters: also the whole-kernel range profiler sums */
-    int launch_only;                 /* --launch-only: run once, measure nothing (for ncu) */
+    int launch_only;                 /* --launch-only: run once, measure nothing (for ncu); never
+                                        through a server: the launch is in a new child */
+    int server_idle;                 /* seconds a measuring server waits for the next request
+                                        (0: a one-shot child, no server) */
     char cache_dir[GPU_KERNEL_TEXT]; /* compiled cubins are kept here; "" = no cache */
     char exe[GPU_KERNEL_TEXT];       /* the banklab binary to exec; "" = /proc/self/exe */
 };
 
 /* gpu_kernel_request_init: the defaults (grid 1, block 256, buffers 16 MiB filled with
- * GPU_FILL_FLOAT, device 0, time limit 10 s, no cache). */
+ * GPU_FILL_FLOAT, device 0, time limit 10 s, no cache, no server). */
 void gpu_kernel_request_init(struct gpu_kernel_request *req);
 
 /* gpu_kernel_option: apply one launch option (the same words as on the command line):
@@ -87,10 +92,10 @@ enum gpu_kernel_phase {
     GPU_KPHASE_RUN, GPU_KPHASE_COLLECT, GPU_KPHASE_DONE,
 };
 
-/* The kinds of shared-memory instruction, each with its CUPTI SASS wavefront metric
- * smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared_op_<name>. */
-enum gpu_kernel_op { GPU_KOP_LD = 0, GPU_KOP_ST, GPU_KOP_LDSM, GPU_KOP_STSM, GPU_KOP_LDGSTS,
-                     GPU_KOP_ATOM, GPU_KOP_COUNT };
+/* The kinds of shared-memory instruction, as CUPTI's SASS instruction metrics count them:
+ * smsp__sass_inst_executed_op_shared_{ld,st,atom,stsm,gmma}, _op_ldsm, _op_ldgsts. */
+enum gpu_kernel_op { GPU_KOP_LD = 0, GPU_KOP_ST, GPU_KOP_ATOM, GPU_KOP_LDSM, GPU_KOP_STSM,
+                     GPU_KOP_LDGSTS, GPU_KOP_GMMA, GPU_KOP_COUNT };
 
 struct gpu_kernel_diag {             /* one compiler message */
     char file[GPU_KERNEL_TEXT];
@@ -99,21 +104,24 @@ struct gpu_kernel_diag {             /* one compiler message */
     char message[GPU_KERNEL_TEXT];
 };
 
-/* One SASS instruction that touched shared memory (or that the SASS metrics reported). */
+/* One SASS instruction that touched shared memory, with CUPTI's SASS metrics for it:
+ * smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared and its _ideal (the wavefronts the same
+ * accesses need without a bank conflict, for their width and active lanes). */
 struct gpu_kernel_inst {
     uint32_t pc;                     /* byte offset in the kernel's code */
     int file, line;                  /* index into files[], 1-based line (0: unknown) */
     int op;                          /* enum gpu_kernel_op */
     char sass[24];                   /* e.g. "LDS.128", "STS.U8", "LDSM.x4", "?" when unknown */
-    int ideal_per_inst;              /* wavefronts a full warp needs at this width; 0 unknown */
+    int bytes;                       /* bytes per thread from the SASS (0: not decoded) */
+    int ideal_known;                 /* 0: no ideal (a CUPTI without the _ideal metric and an
+                                        instruction whose width is unknown) */
     double inst;                     /* warp-level executions */
     double wavefronts;
-    double ideal;                    /* inst * ideal_per_inst */
+    double ideal;
 };
 
 /* One source line: the sums of its instructions. excess = wavefronts - ideal (the bank
- * conflicts: negative when lanes sharing 8-byte words fused passes), ways = wavefronts /
- * ideal (1 = conflict free, 32 = a 32-way conflict). */
+ * conflicts), ways = wavefronts / ideal (1 = conflict free, 32 = a 32-way conflict). */
 struct gpu_kernel_line {
     int file, line;
     int ninst;                       /* SASS instructions behind it */
@@ -126,9 +134,11 @@ struct gpu_kernel_totals {
     double op_inst[GPU_KOP_COUNT], op_wavefronts[GPU_KOP_COUNT];
 };
 
-/* Whole-kernel figures of the range profiler (the counters `banklab bench` reads), --counters. */
+/* Whole-kernel figures of the range profiler (the counters `banklab bench` reads), --counters.
+ * wavefronts: l1tex__data_pipe_lsu_wavefronts_mem_shared.sum, every kind (-1: not read). */
 struct gpu_kernel_counters {
     double wavefronts_ld, wavefronts_st, conflicts_ld, conflicts_st, inst_ld, inst_st;
+    double wavefronts;
 };
 
 /* Milliseconds spent in each step of the measuring process (the speed figures). */
@@ -143,7 +153,8 @@ struct gpu_kernel_timing {
     double collect;                  /* flush, correlation, decoding */
     double counters;                 /* --counters: range profiler */
     double total;                    /* job start until the result was read */
-    int cache_hit;
+    int cache_hit;                   /* the cubin came from the cache */
+    int warm;                        /* a measuring server answered: no driver start-up */
 };
 
 struct gpu_kernel_result {
@@ -206,8 +217,12 @@ void gpu_kernel_free(struct gpu_kernel_job *job);
  * stdin, writes the result to descriptor 3. Returns the exit status. Not for other callers. */
 int gpu_kernel_child_main(void);
 
-/* gpu_kernel_op_name: "ld", "st", "ldsm", "stsm", "ldgsts", "atom". */
+/* gpu_kernel_op_name: "ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma". */
 const char *gpu_kernel_op_name(int op);
+
+/* gpu_kernel_server_idle: the default for req->server_idle: $BANKLAB_KERNEL_SERVER seconds
+ * when set (0 turns servers off), else 60. */
+int gpu_kernel_server_idle(void);
 
 /* gpu_kernel_phase_name: "starting", "compiling", "running the kernel", ... */
 const char *gpu_kernel_phase_name(enum gpu_kernel_phase phase);

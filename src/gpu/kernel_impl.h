@@ -87,7 +87,9 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
 int kreq_bytes(const char *val, unsigned long long *out);
 
-/* Frames the child writes on descriptor 3: a 4-byte tag, a 4-byte length, the payload. */
+/* Frames the measuring process writes (descriptor 3, or a server's connection): a 4-byte
+ * tag, a 4-byte length, the payload. HELLO comes first. */
+#define KWIRE_HELLO 0x48454c4fu  /* payload: int32 pid, int32 warm (1: a server answers) */
 #define KWIRE_PHASE 0x50484153u  /* payload: int32 phase */
 #define KWIRE_RESULT 0x52534c54u /* payload: kwire_put_result */
 
@@ -98,6 +100,9 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
 
 /* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
 void kwire_phase(int fd, enum gpu_kernel_phase phase);
+
+/* kwire_hello: write the hello frame (our pid, whether a server answers). */
+void kwire_hello(int fd, int warm);
 
 /* kwire_put_result: write the result frame. Returns 0 or -1. */
 int kwire_put_result(int fd, const struct gpu_kernel_result *res);
@@ -117,9 +122,44 @@ void kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const c
  * Returns 0, or -1 when out of memory. */
 int kres_build_lines(struct gpu_kernel_result *res);
 
-/* The child's side of a build: cuda_kernel.c (CUDA) or none_kernel.c. Fills res; fd is the
- * frame descriptor (for phases). */
-void kernel_child_measure(const struct gpu_kernel_request *req, const char *src, size_t len,
-                          struct gpu_kernel_result *res, int fd);
+/* ---- the measuring process: cuda_kernel.c (CUDA build) or none_kernel.c ---- */
+
+/* What lasts between requests: the driver, the device, its context, CUPTI, NVRTC. */
+struct kstate;
+
+/* kstate_new: open the driver and device `device` (cuInit; the time goes to
+ * res->timing.init). Never fails for want of a GPU: requests then compile and answer
+ * GPU_KERNEL_ENOGPU. NULL only when out of memory. */
+struct kstate *kstate_new(int device, struct gpu_kernel_result *res);
+
+/* kstate_measure: answer one request into res (phases on fd). */
+void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
+                    size_t len, struct gpu_kernel_result *res, int fd);
+
+/* kstate_can_serve: 1 when the state can take more requests as a server (no sticky CUDA
+ * error; with no GPU it still compiles). */
+int kstate_can_serve(const struct kstate *st);
+
+void kstate_free(struct kstate *st);
+
+/* ---- kernel_server.c: the measuring server ---- */
+
+/* kserver_path: the socket of the server for (this binary, $CUDA_VISIBLE_DEVICES, device):
+ * $XDG_RUNTIME_DIR/banklab/ or /tmp/banklab-UID/ (made 0700, refused when not ours), file
+ * kernel-HASH.sock. 0 with the path, -1 when there is no safe place. */
+int kserver_path(int device, char *path, size_t size);
+
+/* kserver_connect: a connected socket to a running server at path, or -1. */
+int kserver_connect(const char *path);
+
+/* kserver_listen: a listening socket at path, or -1 (another server is there, or no socket
+ * can be made). A socket file left by a dead server is replaced. */
+int kserver_listen(const char *path);
+
+/* kserver_loop: serve on lfd: answer requests one at a time (stdout and stderr go to a
+ * temporary file whose end becomes each result's output), until `idle` seconds pass
+ * without one or the state cannot serve any more; then remove path. Returns the exit
+ * status for the process. */
+int kserver_loop(struct kstate *st, int lfd, const char *path, int idle);
 
 #endif

@@ -444,7 +444,7 @@ int kres_build_lines(struct gpu_kernel_result *res)
         l->inst += in->inst;
         l->wavefronts += in->wavefronts;
         l->ideal += in->ideal;
-        if (!in->ideal_per_inst)
+        if (!in->ideal_known)
             l->ideal_known = 0;
         struct gpu_kernel_totals *t = &res->totals;
         t->inst += in->inst;
@@ -467,7 +467,7 @@ int kres_build_lines(struct gpu_kernel_result *res)
 
 const char *gpu_kernel_op_name(int op)
 {
-    static const char *names[GPU_KOP_COUNT] = {"ld", "st", "ldsm", "stsm", "ldgsts", "atom"};
+    static const char *names[GPU_KOP_COUNT] = {"ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma"};
     return op >= 0 && op < GPU_KOP_COUNT ? names[op] : "?";
 }
 
@@ -525,16 +525,31 @@ struct wire_request {
 
 static double g_child_start;     /* the child's: set by kwire_get_request */
 
-int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *src, size_t len)
+/* The request as bytes (for a server's socket, written as it drains). NULL when out of memory. */
+static unsigned char *pack_request(const struct gpu_kernel_request *req, const char *src,
+                                   size_t len, size_t *n)
 {
     struct wire_request w;
     memset(&w, 0, sizeof w);
     w.req = *req;
     w.t_start = now_ms();
     w.len = len;
-    if (write_all(fd, &w, sizeof w) || write_all(fd, src, len))
-        return -1;
-    return 0;
+    unsigned char *b = malloc(sizeof w + len);
+    if (!b)
+        return NULL;
+    memcpy(b, &w, sizeof w);
+    memcpy(b + sizeof w, src, len);
+    *n = sizeof w + len;
+    return b;
+}
+
+int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *src, size_t len)
+{
+    size_t n;
+    unsigned char *b = pack_request(req, src, len, &n);
+    int r = b ? write_all(fd, b, n) : -1;
+    free(b);
+    return r;
 }
 
 int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len)
@@ -566,6 +581,12 @@ static int put_frame(int fd, uint32_t tag, const void *a, size_t an, const void 
     if (an + bn > 0x7fffffffu)
         return -1;
     return write_all(fd, head, sizeof head) || write_all(fd, a, an) || write_all(fd, b, bn) ? -1 : 0;
+}
+
+void kwire_hello(int fd, int warm)
+{
+    int32_t p[2] = {(int32_t)getpid(), warm};
+    (void)put_frame(fd, KWIRE_HELLO, p, sizeof p, NULL, 0);
 }
 
 void kwire_phase(int fd, enum gpu_kernel_phase phase)
@@ -672,7 +693,18 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     return 0;
 }
 
-/* ---- the child ---- */
+/* ---- the measuring process ---- */
+
+int gpu_kernel_server_idle(void)
+{
+    const char *e = getenv("BANKLAB_KERNEL_SERVER");
+    if (e && *e) {
+        char *end;
+        long v = strtol(e, &end, 10);
+        return *end || v < 0 ? 0 : v > 3600 ? 3600 : (int)v;
+    }
+    return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
+}
 
 int gpu_kernel_child_main(void)
 {
@@ -684,68 +716,78 @@ int gpu_kernel_child_main(void)
         fprintf(stderr, "banklab __kernel-child: no request on stdin (an internal command)\n");
         return 2;
     }
+    kwire_hello(3, 0);
     struct gpu_kernel_result *res = calloc(1, sizeof *res);
-    if (!res) {
+    struct kstate *st = res ? kstate_new(req.device, res) : NULL;
+    if (!res || !st) {
+        free(res);
         free(src);
         return 1;
     }
-    res->timing.start = now_ms() - g_child_start;
+    res->timing.start = now_ms() - g_child_start - res->timing.init;
     if (kres_add_file(res, req.path) < 0)
         kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
     else
-        kernel_child_measure(&req, src, len, res, 3);
-    if (res->status == GPU_KERNEL_OK)
-        res->phase = GPU_KPHASE_DONE;
+        kstate_measure(st, &req, src, len, res, 3);
     fflush(stdout);
     fflush(stderr);
+    /* stay as a server? listen before answering, so the caller's next request finds us */
+    char path[108];
+    int lfd = -1;
+    if (req.server_idle > 0 && !req.launch_only && kstate_can_serve(st) &&
+        kserver_path(req.device, path, sizeof path) == 0)
+        lfd = kserver_listen(path);
     int rc = kwire_put_result(3, res) ? 1 : 0;
     gpu_kernel_result_done(res);
     free(res);
     free(src);
+    close(3);
+    if (lfd >= 0)
+        rc = kserver_loop(st, lfd, path, req.server_idle);
+    kstate_free(st);
     return rc;
 }
 
 /* ---- the job ---- */
 
 struct gpu_kernel_job {
-    pid_t pid;
-    int res_fd, out_fd;
+    pid_t pid;                   /* the measuring process (from its hello) */
+    int own_child;               /* pid is our child (one-shot): reap it */
+    int res_fd, out_fd;          /* frames; the child's stdout and stderr (one-shot only) */
     unsigned char *buf;          /* frames read so far */
     size_t len, cap;
+    unsigned char *wbuf;         /* the request, still to be written to a server */
+    size_t wlen, woff;
     char out[GPU_KERNEL_OUTPUT]; /* the last bytes of the child's stdout and stderr */
     size_t outlen;
-    double t0, limit_ms;
+    double t0;                   /* the job's start */
+    double t_hello;              /* when the measuring process took the request (0: not yet) */
+    double limit_ms;
     enum gpu_kernel_phase phase;
+    int via_server, retried;
     int ended;                   /* res is final */
     int reaped;
     struct gpu_kernel_result res;
+    struct gpu_kernel_request req; /* kept to start a fresh child if a server went away */
+    char *src;
+    size_t srclen;
     char exe[GPU_KERNEL_TEXT];
 };
 
-struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, const char *src,
-                                        size_t len, char *err, size_t errsz)
+#define QUEUE_WAIT_MS 120000.0   /* how long a busy server may keep a request waiting */
+
+/* A new measuring process: a child that execs banklab __kernel-child with the request on
+ * stdin. With a server to become, it is started through an intermediate process so that it
+ * is nobody's child once it outlives the request (the caller need not reap it). */
+static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
 {
-    if (len > GPU_KERNEL_MAX_SOURCE) {
-        say(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
-            GPU_KERNEL_MAX_SOURCE);
-        return NULL;
-    }
-    struct gpu_kernel_job *job = calloc(1, sizeof *job);
-    if (!job) {
-        say(err, errsz, "out of memory");
-        return NULL;
-    }
-    job->res_fd = job->out_fd = -1;
-    job->pid = -1;
-    snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
-    job->limit_ms = req->time_limit * 1e3;
     int rp[2] = {-1, -1}, op[2] = {-1, -1};
     FILE *tmp = tmpfile();
     if (!tmp || pipe(rp) || pipe(op)) {
         say(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
-    if (kwire_put_request(fileno(tmp), req, src, len) || fflush(tmp) ||
+    if (kwire_put_request(fileno(tmp), &job->req, job->src, job->srclen) || fflush(tmp) ||
         lseek(fileno(tmp), 0, SEEK_SET) != 0) {
         say(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
         goto fail;
@@ -754,17 +796,25 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
         fcntl(rp[i], F_SETFD, FD_CLOEXEC);
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
-    job->t0 = now_ms();
-    job->pid = fork();
-    if (job->pid < 0) {
+    int detach = job->req.server_idle > 0 && !job->req.launch_only;
+    pid_t pid = fork();
+    if (pid < 0) {
         say(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
-    if (job->pid == 0) {
+    if (pid == 0) {
         /* async-signal-safe calls only until exec */
         int tfd = fileno(tmp);
         if (dup2(tfd, 0) < 0 || dup2(op[1], 1) < 0 || dup2(op[1], 2) < 0 || dup2(rp[1], 3) < 0)
             _exit(127);
+        for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
+            close(fd);
+        if (detach) {
+            setsid();
+            pid_t g = fork();
+            if (g != 0)
+                _exit(g < 0 ? 127 : 0);
+        }
         char *argv[] = {"banklab", "__kernel-child", NULL};
         execv(job->exe, argv);
         static const char msg[] = "exec failed\n";
@@ -775,11 +825,21 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     fclose(tmp);
     close(rp[1]);
     close(op[1]);
+    if (detach) {
+        int ws;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        job->pid = -1; /* the real one says who it is in its hello */
+        job->own_child = 0;
+    } else {
+        job->pid = pid;
+        job->own_child = 1;
+    }
     job->res_fd = rp[0];
     job->out_fd = op[0];
     fcntl(job->res_fd, F_SETFL, fcntl(job->res_fd, F_GETFL) | O_NONBLOCK);
     fcntl(job->out_fd, F_SETFL, fcntl(job->out_fd, F_GETFL) | O_NONBLOCK);
-    return job;
+    return 0;
 fail:
     if (tmp)
         fclose(tmp);
@@ -789,6 +849,63 @@ fail:
         if (op[i] >= 0)
             close(op[i]);
     }
+    return -1;
+}
+
+/* A running server for this request's device, when there is one: the request goes to it. */
+static int try_server(struct gpu_kernel_job *job)
+{
+    char path[108];
+    if (job->req.server_idle <= 0 || job->req.launch_only ||
+        kserver_path(job->req.device, path, sizeof path))
+        return -1;
+    int fd = kserver_connect(path);
+    if (fd < 0)
+        return -1;
+    job->wbuf = pack_request(&job->req, job->src, job->srclen, &job->wlen);
+    if (!job->wbuf) {
+        close(fd);
+        return -1;
+    }
+    job->woff = 0;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+    job->res_fd = fd;
+    job->out_fd = -1;
+    job->via_server = 1;
+    job->pid = -1;
+    job->own_child = 0;
+    return 0;
+}
+
+struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, const char *src,
+                                        size_t len, char *err, size_t errsz)
+{
+    if (len > GPU_KERNEL_MAX_SOURCE) {
+        say(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
+            GPU_KERNEL_MAX_SOURCE);
+        return NULL;
+    }
+    struct gpu_kernel_job *job = calloc(1, sizeof *job);
+    char *copy = malloc(len + 1);
+    if (!job || !copy) {
+        free(job);
+        free(copy);
+        say(err, errsz, "out of memory");
+        return NULL;
+    }
+    memcpy(copy, src, len);
+    copy[len] = '\0';
+    job->src = copy;
+    job->srclen = len;
+    job->req = *req;
+    job->res_fd = job->out_fd = -1;
+    job->pid = -1;
+    snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
+    job->limit_ms = req->time_limit * 1e3;
+    job->t0 = now_ms();
+    if (try_server(job) == 0 || spawn(job, err, errsz) == 0)
+        return job;
+    free(job->src);
     free(job);
     return NULL;
 }
@@ -859,7 +976,13 @@ static int parse_frames(struct gpu_kernel_job *job)
         if (job->len - at - 8 < head[1])
             break;
         const unsigned char *payload = job->buf + at + 8;
-        if (head[0] == KWIRE_PHASE && head[1] == 4) {
+        if (head[0] == KWIRE_HELLO && head[1] == 8) {
+            int32_t h[2];
+            memcpy(h, payload, sizeof h);
+            if (!job->own_child)
+                job->pid = h[0];
+            job->t_hello = now_ms();
+        } else if (head[0] == KWIRE_PHASE && head[1] == 4) {
             int32_t ph;
             memcpy(&ph, payload, 4);
             if (ph >= GPU_KPHASE_START && ph <= GPU_KPHASE_DONE)
@@ -918,47 +1041,96 @@ static void timeout_message(struct gpu_kernel_job *job)
     }
 }
 
+/* Write what the server's socket takes of the request. */
+static void send_request(struct gpu_kernel_job *job)
+{
+    while (job->wbuf && job->woff < job->wlen) {
+        ssize_t w = write(job->res_fd, job->wbuf + job->woff, job->wlen - job->woff);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return; /* full (or gone: the read side sees it) */
+        job->woff += (size_t)w;
+    }
+    free(job->wbuf);
+    job->wbuf = NULL;
+}
+
+/* The end without a result: say how, from what is known of the process. */
+static void lost(struct gpu_kernel_job *job)
+{
+    int ws = 0;
+    if (job->own_child)
+        reap(job, 1, &ws);
+    drain(job, &job->out_fd, 0);
+    gpu_kernel_result_done(&job->res);
+    memset(&job->res, 0, sizeof job->res);
+    job->res.phase = job->phase;
+    if (job->own_child && WIFSIGNALED(ws))
+        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process died (signal %d, %s) "
+                  "while %s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
+                  gpu_kernel_phase_name(job->phase));
+    else if (job->own_child && WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
+        kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "cannot run %s for the measurement", job->exe);
+    else
+        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process ended without a result "
+                  "while %s", gpu_kernel_phase_name(job->phase));
+}
+
 int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
                     enum gpu_kernel_phase *phase)
 {
     if (!job || job->ended)
         return 0;
+    send_request(job);
     drain(job, &job->out_fd, 0);
     int eof = drain(job, &job->res_fd, 1);
     if (parse_frames(job)) {
         drain(job, &job->out_fd, 0);
-        reap(job, 0, NULL);
+        if (job->own_child)
+            reap(job, 0, NULL);
+        finish(job, res);
+        return 1;
+    }
+    if (eof && job->via_server && !job->t_hello && !job->retried) {
+        /* the server left before taking the request (it was going idle): start a new one */
+        job->retried = 1;
+        job->via_server = 0;
+        free(job->wbuf);
+        job->wbuf = NULL;
+        job->len = 0;
+        char err[GPU_KERNEL_TEXT];
+        if (spawn(job, err, sizeof err) == 0)
+            return 0;
+        memset(&job->res, 0, sizeof job->res);
+        kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "%s", err);
         finish(job, res);
         return 1;
     }
     if (eof) {
-        int ws = 0;
-        reap(job, 1, &ws);
-        drain(job, &job->out_fd, 0);
-        memset(&job->res, 0, sizeof job->res);
-        job->res.phase = job->phase;
-        if (WIFSIGNALED(ws))
-            kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process died (signal %d, %s) "
-                      "while %s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
-                      gpu_kernel_phase_name(job->phase));
-        else if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
-            kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "cannot run %s for the measurement",
-                      job->exe);
-        else
-            kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process ended (status %d) "
-                      "without a result while %s", WIFEXITED(ws) ? WEXITSTATUS(ws) : -1,
-                      gpu_kernel_phase_name(job->phase));
+        lost(job);
         finish(job, res);
         return 1;
     }
-    if (now_ms() - job->t0 > job->limit_ms) {
-        kill(job->pid, SIGKILL);
-        reap(job, 1, NULL);
+    /* the time limit runs from when the measuring process took the request; before that a
+     * busy server may keep it waiting a while */
+    double now = now_ms();
+    int over = job->t_hello ? now - job->t_hello > job->limit_ms
+                            : now - job->t0 > job->limit_ms + QUEUE_WAIT_MS;
+    if (over) {
+        if (job->pid > 0)
+            kill(job->pid, SIGKILL);
+        if (job->own_child)
+            reap(job, 1, NULL);
         drain(job, &job->out_fd, 0);
         gpu_kernel_result_done(&job->res);
         memset(&job->res, 0, sizeof job->res);
         job->res.phase = job->phase;
-        timeout_message(job);
+        if (job->t_hello)
+            timeout_message(job);
+        else
+            kres_fail(&job->res, GPU_KERNEL_ETIMEOUT, "the measuring server was busy for %g s; "
+                      "gave up", (job->limit_ms + QUEUE_WAIT_MS) / 1e3);
         finish(job, res);
         return 1;
     }
@@ -975,10 +1147,9 @@ int gpu_kernel_fd(const struct gpu_kernel_job *job)
 void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
     while (!gpu_kernel_poll(job, res, NULL)) {
-        struct pollfd fds[2] = {{job->res_fd, POLLIN, 0}, {job->out_fd, POLLIN, 0}};
-        double left = job->limit_ms - (now_ms() - job->t0);
-        int ms = left < 0 ? 0 : left > 1000 ? 1000 : (int)ceil(left);
-        poll(fds, 2, ms);
+        struct pollfd fds[2] = {{job->res_fd, (short)(POLLIN | (job->wbuf ? POLLOUT : 0)), 0},
+                                {job->out_fd, POLLIN, 0}};
+        poll(fds, 2, 100);
     }
 }
 
@@ -986,18 +1157,17 @@ void gpu_kernel_free(struct gpu_kernel_job *job)
 {
     if (!job)
         return;
-    if (!job->reaped && job->pid > 0) {
-        int ws;
-        reap(job, 0, &ws);
-        if (!job->reaped && !job->ended)
-            kill(job->pid, SIGKILL);
-        reap(job, 1, &ws);
-    }
+    if (!job->ended && job->pid > 0)
+        kill(job->pid, SIGKILL); /* cancelled: whatever it was doing stops */
+    if (job->own_child)
+        reap(job, 1, NULL);
     if (job->res_fd >= 0)
         close(job->res_fd);
     if (job->out_fd >= 0)
         close(job->out_fd);
     gpu_kernel_result_done(&job->res);
+    free(job->wbuf);
     free(job->buf);
+    free(job->src);
     free(job);
 }

@@ -1,0 +1,197 @@
+/* kernel_server.c: the measuring server of `banklab kernel`. After answering its first request
+ * the measuring process stays a while, its CUDA context warm, listening on a Unix socket of
+ * its own (one per binary, $CUDA_VISIBLE_DEVICES and device, in a directory only the user can
+ * enter), and answers the next requests one at a time. It leaves after `idle` seconds
+ * without one, and at once after a fault (a context that faulted takes no more work). The
+ * caller kills it at a request's time limit. No CUDA here: both builds have it. */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "kernel_impl.h"
+
+#define REQUEST_WAIT_MS 10000 /* a client that connects sends its request at once */
+
+static uint64_t mix(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+/* A directory only we can enter: made 0700 when missing, refused when someone else's. */
+static int private_dir(const char *dir)
+{
+    struct stat st;
+    if (mkdir(dir, 0700) && errno != EEXIST)
+        return -1;
+    if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+        (st.st_mode & 077))
+        return -1;
+    return 0;
+}
+
+int kserver_path(int device, char *path, size_t size)
+{
+    char dir[108];
+    const char *rt = getenv("XDG_RUNTIME_DIR");
+    if (rt && rt[0] == '/' && strlen(rt) + 10 < sizeof dir) {
+        snprintf(dir, sizeof dir, "%s/banklab", rt);
+    } else {
+        snprintf(dir, sizeof dir, "/tmp/banklab-%lu", (unsigned long)getuid());
+    }
+    if (private_dir(dir))
+        return -1;
+    /* this binary (a rebuilt one gets its own server), the devices CUDA may see, the device */
+    struct stat self;
+    if (stat("/proc/self/exe", &self))
+        return -1;
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = mix(h, &self.st_dev, sizeof self.st_dev);
+    h = mix(h, &self.st_ino, sizeof self.st_ino);
+    h = mix(h, &self.st_mtime, sizeof self.st_mtime);
+    h = mix(h, &self.st_size, sizeof self.st_size);
+    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    h = mix(h, vis ? vis : "(unset)", strlen(vis ? vis : "(unset)") + 1);
+    h = mix(h, &device, sizeof device);
+    int n = snprintf(path, size, "%s/kernel-%016llx.sock", dir, (unsigned long long)h);
+    struct sockaddr_un a;
+    if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof a.sun_path)
+        return -1;
+    return 0;
+}
+
+int kserver_connect(const char *path)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int kserver_listen(const char *path)
+{
+    struct sockaddr_un a;
+    memset(&a, 0, sizeof a);
+    a.sun_family = AF_UNIX;
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0)
+        return -1;
+    if (bind(fd, (struct sockaddr *)&a, sizeof a)) {
+        /* a socket file is there: a live server keeps it, a dead one left it behind */
+        int other = errno == EADDRINUSE ? kserver_connect(path) : -1;
+        if (other >= 0 || errno != ECONNREFUSED || unlink(path) ||
+            bind(fd, (struct sockaddr *)&a, sizeof a)) {
+            if (other >= 0)
+                close(other);
+            close(fd);
+            return -1;
+        }
+    }
+    if (listen(fd, 8)) {
+        unlink(path);
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The end of what the kernel printed during a request (its stdout and stderr are `out`). */
+static void take_output(int out, struct gpu_kernel_result *res)
+{
+    off_t end = lseek(out, 0, SEEK_END);
+    if (end <= 0)
+        return;
+    size_t keep = sizeof res->output - 1;
+    off_t from = end > (off_t)keep ? end - (off_t)keep : 0;
+    ssize_t n = pread(out, res->output, (size_t)(end - from), from);
+    res->output[n > 0 ? n : 0] = '\0';
+}
+
+static void serve_one(struct kstate *st, int conn, int out)
+{
+    struct pollfd p = {conn, POLLIN, 0};
+    if (poll(&p, 1, REQUEST_WAIT_MS) <= 0)
+        return;
+    struct gpu_kernel_request req;
+    char *src = NULL;
+    size_t len = 0;
+    if (kwire_get_request(conn, &req, &src, &len))
+        return;
+    kwire_hello(conn, 1);
+    struct gpu_kernel_result *res = calloc(1, sizeof *res);
+    if (!res) {
+        free(src);
+        return;
+    }
+    if (ftruncate(out, 0) == 0)
+        lseek(out, 0, SEEK_SET);
+    res->timing.warm = 1;
+    if (kres_add_file(res, req.path) < 0)
+        kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+    else
+        kstate_measure(st, &req, src, len, res, conn);
+    fflush(stdout);
+    fflush(stderr);
+    take_output(out, res);
+    kwire_put_result(conn, res);
+    gpu_kernel_result_done(res);
+    free(res);
+    free(src);
+}
+
+int kserver_loop(struct kstate *st, int lfd, const char *path, int idle)
+{
+    /* the kernel's printf and our stderr go to a file read after each request: a pipe could
+     * fill up while the kernel prints and nobody reads */
+    FILE *out = tmpfile();
+    int nul = open("/dev/null", O_RDONLY);
+    if (!out || nul < 0 || dup2(fileno(out), 1) < 0 || dup2(fileno(out), 2) < 0 || dup2(nul, 0) < 0) {
+        unlink(path);
+        close(lfd);
+        return 1;
+    }
+    close(nul);
+    for (;;) {
+        struct pollfd p = {lfd, POLLIN, 0};
+        int r = poll(&p, 1, idle * 1000);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break; /* idle long enough */
+        int conn = accept(lfd, NULL, NULL);
+        if (conn < 0)
+            continue;
+        fcntl(conn, F_SETFD, FD_CLOEXEC);
+        serve_one(st, conn, fileno(out));
+        close(conn);
+        if (!kstate_can_serve(st))
+            break;
+    }
+    unlink(path);
+    close(lfd);
+    fclose(out);
+    return 0;
+}
