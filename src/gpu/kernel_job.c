@@ -55,8 +55,9 @@ static int parse_dim(const char *val, unsigned out[3], const unsigned long max[3
 {
     unsigned v[3] = {1, 1, 1};
     const char *p = val;
-    int k = 0;
+    int k = 0, dangling = 0;
     while (p && *p && k < 3) {
+        dangling = 0;
         char *end;
         errno = 0;
         if (!isdigit((unsigned char)*p))
@@ -66,12 +67,14 @@ static int parse_dim(const char *val, unsigned out[3], const unsigned long max[3
             break;
         v[k++] = (unsigned)x;
         p = end;
-        if (*p == 'x' || *p == 'X' || *p == ',')
+        if (*p == 'x' || *p == 'X' || *p == ',') {
             p++;
-        else
+            dangling = 1;
+        } else {
             break;
+        }
     }
-    if (k == 0 || *p) {
+    if (k == 0 || *p || dangling) {
         say(err, n, "%s takes X, XxY or XxYxZ (each 1..%lu, %lu, %lu), not '%s'", opt, max[0],
             max[1], max[2], val);
         return -1;
@@ -250,7 +253,8 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     return 1;
 }
 
-/* Split the words of one comment line (quotes group, no escapes) and apply them. */
+/* Split the words of one comment line (quotes group, no escapes) and apply them as
+ * OPTION VALUE pairs. */
 static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, int line,
                        const char *base, char *err, size_t errsz)
 {
@@ -260,39 +264,38 @@ static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, 
     for (;;) {
         while (i < n && (s[i] == ' ' || s[i] == '\t'))
             i++;
-        if (i >= n && have == 0)
-            return 0;
-        if (i < n) {
-            char *w = word[have];
-            size_t wl = 0;
-            col[have] = (int)(s + i - base) + 1;
-            char quote = 0;
-            while (i < n && (quote || (s[i] != ' ' && s[i] != '\t'))) {
-                if (!quote && (s[i] == '\'' || s[i] == '"'))
-                    quote = s[i];
-                else if (quote && s[i] == quote)
-                    quote = 0;
-                else if (wl + 1 < sizeof word[0])
-                    w[wl++] = s[i];
-                i++;
+        if (i >= n) {
+            if (have == 1) {
+                say(err, errsz, "%d:%d: %s needs a value", line, col[0], word[0]);
+                return -1;
             }
-            w[wl] = '\0';
-            have++;
+            return 0;
         }
-        if (have == 1 && i >= n) {
-            say(err, errsz, "%d:%d: %s needs a value", line, col[0], word[0]);
-            return -1;
+        char *w = word[have];
+        size_t wl = 0;
+        col[have] = (int)(s + i - base) + 1;
+        char quote = 0;
+        while (i < n && (quote || (s[i] != ' ' && s[i] != '\t'))) {
+            if (!quote && (s[i] == '\'' || s[i] == '"'))
+                quote = s[i];
+            else if (quote && s[i] == quote)
+                quote = 0;
+            else if (wl + 1 < sizeof word[0])
+                w[wl++] = s[i];
+            i++;
         }
-        if (have < 2)
-            continue;
+        w[wl] = '\0';
         char why[GPU_KERNEL_TEXT];
-        int r = gpu_kernel_option(req, word[0], word[1], why, sizeof why);
-        if (r == 0 || !strcmp(word[0], "--device")) {
+        struct gpu_kernel_request probe;
+        if (have == 0 && (gpu_kernel_option(&probe, w, NULL, why, sizeof why) == 0 ||
+                          !strcmp(w, "--device"))) {
             say(err, errsz, "%d:%d: '%s' is not a launch option (--grid, --block, --smem, --arg, "
-                "--buffer-size, --fill, --name, --time-limit)", line, col[0], word[0]);
+                "--buffer-size, --fill, --name, --time-limit)", line, col[0], w);
             return -1;
         }
-        if (r < 0) {
+        if (++have < 2)
+            continue;
+        if (gpu_kernel_option(req, word[0], word[1], why, sizeof why) < 0) {
             say(err, errsz, "%d:%d: %s", line, col[1], why);
             return -1;
         }

@@ -1,9 +1,10 @@
 /* sass_decode.c: which shared-memory instruction stands at a pc of a cubin, and how wide it
- * is, so the per-line table can say how many wavefronts the access would need without a
- * conflict. Volta to Hopper (sm_70 .. sm_90) use 128-bit instructions with the opcode in the
- * low 12 bits; the fields below were read off NVRTC's output for ld/st.shared.{u8,u16,b32,
- * v2,v4}, ldmatrix, stmatrix, atom/red.shared and cp.async, and checked against nvdisasm
- * (tests/data/sass_widths.cu, tests/unit/test_kernel.c). Pure C: an ELF reader and a table. */
+ * is: the SASS column of `banklab kernel --sass`, and the ideal wavefronts where CUPTI has no
+ * _ideal metric. Volta to Hopper (sm_70 .. sm_90) use 128-bit instructions with the opcode in
+ * the low 12 bits; the fields below were read off NVRTC's output for ld/st.shared.{u8,u16,
+ * b32,v2,v4}, ldmatrix, stmatrix, atom/red.shared and cp.async, and are checked against
+ * nvdisasm's listing of H200 cubins in tests/unit/test_kernel.c. Pure C: an ELF reader and a
+ * table. */
 #include <stdio.h>
 #include <string.h>
 
@@ -88,12 +89,14 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out)
     }
     case 0x38c:
     case 0x38d:
-        /* ATOMS (and RED on shared): counted as one wavefront per instruction */
+    case 0xf8c:
+        /* ATOMS (RED on shared too; 0xf8c: ATOMS.POPC.INC, what atomicAdd(p, 1) becomes) */
         out->shared = 1;
         out->op = GPU_KOP_ATOM;
         out->bytes = 4;
         out->ideal = 1;
-        snprintf(out->text, sizeof out->text, "%s", opcode == 0x38d ? "ATOMS.CAS" : "ATOMS");
+        snprintf(out->text, sizeof out->text, "%s",
+                 opcode == 0x38d ? "ATOMS.CAS" : opcode == 0xf8c ? "ATOMS.POPC.INC" : "ATOMS");
         return 1;
     default:
         return 0;

@@ -1,0 +1,153 @@
+#!/bin/sh
+# kernel.sh: `banklab kernel` without a GPU (CUDA_VISIBLE_DEVICES= hides any): a compile
+# error is FILE:LINE:COL (exit 2); a good file says in one line that measuring needs a GPU
+# (exit 3) -- every shipped example and the case kernels among them; bad options, a bad
+# launch comment, no such kernel, a missing --arg exit 2; the measuring server answers a
+# second run, leaves when idle, and a socket it left behind does not stop the next run.
+# A GPU=none build cannot compile: SKIP (77). Env: BANKLAB.
+set -u
+: "${BANKLAB:=build/banklab}"
+B=$BANKLAB
+[ -x "$B" ] || { echo "kernel.sh: no binary at $B"; exit 1; }
+tmp=$(mktemp -d) || exit 1
+export CUDA_VISIBLE_DEVICES= XDG_CACHE_HOME="$tmp/cache" XDG_RUNTIME_DIR="$tmp/run"
+export BANKLAB_KERNEL_SERVER=5 # servers leave soon after the last run
+mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
+trap 'rm -rf "$tmp"' EXIT
+pass=0 fail=0
+ok() { pass=$((pass+1)); echo "ok   $1"; }
+bad() { fail=$((fail+1)); echo "FAIL $1"; }
+
+"$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
+if grep -q "GPU=none" "$tmp/err"; then
+    echo "SKIP: this banklab is built without CUDA: $(cat "$tmp/err")"
+    exit 77
+fi
+
+# run NAME WANT_RC ARGS...: exit status, then $tmp/out and $tmp/err hold the output
+run() {
+    name=$1 want=$2
+    shift 2
+    "$B" kernel "$@" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    if [ "$rc" = "$want" ]; then ok "$name (exit $rc)"; else
+        bad "$name: exit $rc, want $want"; sed 's/^/    /' "$tmp/err" | head -5; fi
+}
+one_line() { # NAME PATTERN: exactly one line on stderr matching PATTERN, nothing on stdout
+    n=$(wc -l < "$tmp/err")
+    if [ "$n" = 1 ] && [ ! -s "$tmp/out" ] && grep -q -E "$2" "$tmp/err"; then ok "$1"; else
+        bad "$1: $n stderr lines, $(wc -c < "$tmp/out") stdout bytes"; sed 's/^/    /' "$tmp/err" | head -5; fi
+}
+has() { # NAME FILE PATTERN
+    if grep -q -E -- "$3" "$2"; then ok "$1"; else bad "$1: no /$3/ in:"; sed 's/^/    /' "$2" | head -5; fi
+}
+
+# ---- compile errors: FILE:LINE:COL (works without a GPU) ----
+cat > "$tmp/bad.cu" <<'EOF'
+__global__ void k(float *out)
+{
+    int x = threadIdx.x;
+    out[x] = undefined_thing + 1;
+}
+EOF
+run "compile error" 2 "$tmp/bad.cu"
+has "compile error as FILE:LINE:COL: error: message" "$tmp/err" \
+    "^$tmp/bad.cu:4:14: error: identifier \"undefined_thing\" is undefined\$"
+has "the line and a caret under the column" "$tmp/err" '^               \^$'
+printf '#include "missing.h"\n__global__ void k(float *o) { o[0] = 1; }\n' > "$tmp/inc.cu"
+run "missing include" 2 "$tmp/inc.cu"
+has "missing include named at its line and column" "$tmp/err" "^$tmp/inc.cu:1:21: error: cannot open source file \"missing.h\""
+printf '__global__ void k(float *o)\n{\n\tint  q = 3;\tq += zz;\n}\n' > "$tmp/tab.cu"
+run "error after tabs" 2 "$tmp/tab.cu"
+has "tabs count as one column" "$tmp/err" "^$tmp/tab.cu:3:19: error"
+run "compile error with --json" 2 "$tmp/bad.cu" --json
+[ -s "$tmp/out" ] && bad "--json printed on stdout for a compile error" || ok "--json: nothing on stdout"
+
+# ---- a good file: one line, exit 3 ----
+run "good file without a GPU" 3 assets/kernels/transpose_seed.cu
+one_line "one line saying measuring needs a GPU" "transpose_seed.cu compiles \\(for sm_90\\); measuring it needs a GPU: no CUDA (device|driver)"
+run "good file --json without a GPU" 3 assets/kernels/transpose_seed.cu --json
+one_line "--json: the same one line" "measuring it needs a GPU"
+for f in assets/kernels/*.cu; do
+    run "example $(basename "$f") compiles" 3 "$f"
+done
+run "case kernel transpose_padded compiles" 3 kernels/transpose.cu --name transpose_padded \
+    --grid 32x32 --block 32x8 --arg n=1024 --arg pad=1 --smem 4224
+run "case kernel vector_width<float4> compiles" 3 kernels/vector_width.cu \
+    --name 'vector_width<float4>' --arg pad=1 --arg rounds=1
+run "case kernel dynamic_carve compiles" 3 kernels/dynamic_carve.cu --arg n=1024 --arg pad_bytes=0
+
+# ---- bad usage and bad input: exit 2, a message ----
+run "no file" 2
+run "two files" 2 assets/kernels/strided.cu assets/kernels/vectors.cu
+run "unknown option" 2 assets/kernels/strided.cu --frobnicate
+run "option without its value" 2 assets/kernels/strided.cu --grid
+run "--grid 0" 2 assets/kernels/strided.cu --grid 0
+run "--block of 2048 threads" 2 assets/kernels/strided.cu --block 64x32
+has "the block's size is named" "$tmp/err" "2048 threads"
+run "--smem not bytes" 2 assets/kernels/strided.cu --smem lots
+run "--arg without =" 2 assets/kernels/strided.cu --arg stride
+run "--fill unknown" 2 assets/kernels/strided.cu --fill ones
+run "--sort unknown" 2 assets/kernels/strided.cu --sort name
+run "--time-limit 0" 2 assets/kernels/strided.cu --time-limit 0
+run "--json with --sass" 2 assets/kernels/strided.cu --json --sass
+run "no such file" 2 "$tmp/nothing.cu"
+has "the file is named" "$tmp/err" "nothing.cu: cannot open"
+run "a directory" 2 "$tmp"
+printf '// banklab: --grid 4 --block 0\n__global__ void k(int *p) {}\n' > "$tmp/cmt.cu"
+run "bad launch comment" 2 "$tmp/cmt.cu"
+has "launch comment error as FILE:LINE:COL" "$tmp/err" "^$tmp/cmt.cu:1:30: --block takes"
+printf '// banklab: --json\n__global__ void k(int *p) {}\n' > "$tmp/cmt2.cu"
+run "not a launch option in the comment" 2 "$tmp/cmt2.cu"
+has "named as such" "$tmp/err" "'--json' is not a launch option"
+run "several kernels, no --name" 2 kernels/transpose.cu
+has "the kernels are listed" "$tmp/err" "has 5 kernels \\(copy, transpose_naive, transpose_tile32, transpose_padded, transpose_swizzled\\): choose one with --name"
+run "no such kernel" 2 kernels/transpose.cu --name transpose_fast
+has "no such kernel: named, with the file's" "$tmp/err" "no kernel named transpose_fast in kernels/transpose.cu \\(kernels: copy"
+run "a template without an instance" 2 kernels/vector_width.cu --arg pad=0 --arg rounds=1
+has "asks for an instance" "$tmp/err" "vector_width is a template: name an instance"
+run "a scalar parameter without --arg" 2 kernels/row_col.cu --arg pad=1 --arg column=1
+has "says which --arg" "$tmp/err" "add --arg rounds=VALUE"
+run "--arg for no parameter" 2 assets/kernels/strided.cu --arg stide=2
+has "names the parameter" "$tmp/err" "strided has no scalar parameter stide"
+run "--arg out of range" 2 assets/kernels/ldmatrix.cu --arg swizzle=3000000000
+has "says the range" "$tmp/err" "out of range for int"
+run "--buffer-size for no pointer" 2 assets/kernels/strided.cu --buffer-size in=4K
+printf '__global__ void k(float &r) {}\n' > "$tmp/ref.cu"
+run "a parameter banklab cannot pass" 2 "$tmp/ref.cu"
+has "says what it can pass" "$tmp/err" "banklab passes pointers"
+printf '__device__ int x;\n' > "$tmp/none.cu"
+run "no kernel at all" 2 "$tmp/none.cu"
+has "says so" "$tmp/err" "no __global__ function in"
+run "--help" 0 --help
+has "--help explains the columns" "$tmp/out" "^  excess      wavefronts - ideal"
+
+# ---- the measuring server ----
+rm -rf "$tmp/run/banklab"
+"$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
+sock=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
+[ -S "$sock" ] && ok "a measuring server listens after the first run" || bad "no server socket in $tmp/run/banklab"
+perm=$(stat -c %a "$tmp/run/banklab" 2>/dev/null)
+[ "$perm" = 700 ] && ok "its directory is private (700)" || bad "server directory mode $perm"
+run "a second run, answered by the server" 3 assets/kernels/transpose_seed.cu
+one_line "the same one line from the server" "measuring it needs a GPU: no CUDA (device|driver)"
+run "a compile error, from the server" 2 "$tmp/bad.cu"
+has "still FILE:LINE:COL" "$tmp/err" "^$tmp/bad.cu:4:14: error"
+rm -rf "$tmp/run/banklab"
+BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
+sleep 2.5
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "an idle server stayed past BANKLAB_KERNEL_SERVER=1" \
+    || ok "an idle server leaves (and removes its socket)"
+# a socket left by a server that died: the next run replaces it
+python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$sock"
+[ -S "$sock" ] || bad "could not make a stale socket"
+BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc = 3 ] && ok "a stale socket does not stop a run (exit 3)" || bad "with a stale socket: exit $rc"
+rm -rf "$tmp/run/banklab"
+"$B" kernel assets/kernels/strided.cu --no-server > /dev/null 2>&1
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "--no-server left a server" || ok "--no-server leaves no server"
+BANKLAB_KERNEL_SERVER=0 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "BANKLAB_KERNEL_SERVER=0 left a server" || ok "BANKLAB_KERNEL_SERVER=0 starts none"
+echo "kernel.sh: $pass passed, $fail failed"
+[ $fail = 0 ]
