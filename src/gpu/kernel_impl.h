@@ -5,6 +5,7 @@
 #ifndef BANKLAB_KERNEL_IMPL_H
 #define BANKLAB_KERNEL_IMPL_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -93,10 +94,13 @@ int kreq_bytes(const char *val, unsigned long long *out);
 #define KWIRE_PHASE 0x50484153u  /* payload: int32 phase */
 #define KWIRE_RESULT 0x52534c54u /* payload: kwire_put_result */
 
-/* kwire_put_request / kwire_get_request: the request and the source, on a descriptor.
- * get: *src is malloc'ed and NUL-terminated. Return 0, or -1 (short read/write, too big). */
+/* kwire_put_request / kwire_get_request: the request, the source and the caller's working
+ * directory (relative paths in the request are from there), on a descriptor. get: *src is
+ * malloc'ed and NUL-terminated; cwd receives the directory ("" when unknown). Return 0, or
+ * -1 (short read/write, too big). */
 int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *src, size_t len);
-int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len);
+int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len,
+                      char cwd[PATH_MAX]);
 
 /* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
 void kwire_phase(int fd, enum gpu_kernel_phase phase);

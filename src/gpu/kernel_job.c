@@ -5,6 +5,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <math.h>
 #include <poll.h>
 #include <signal.h>
@@ -522,6 +523,7 @@ static int read_all(int fd, void *p, size_t n)
 
 struct wire_request {
     struct gpu_kernel_request req;
+    char cwd[PATH_MAX];          /* the caller's directory: relative paths are from there */
     double t_start;              /* CLOCK_MONOTONIC ms when the job started */
     uint64_t len;
 };
@@ -535,6 +537,8 @@ static unsigned char *pack_request(const struct gpu_kernel_request *req, const c
     struct wire_request w;
     memset(&w, 0, sizeof w);
     w.req = *req;
+    if (!getcwd(w.cwd, sizeof w.cwd))
+        w.cwd[0] = '\0';
     w.t_start = now_ms();
     w.len = len;
     unsigned char *b = malloc(sizeof w + len);
@@ -555,7 +559,8 @@ int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *
     return r;
 }
 
-int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len)
+int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len,
+                      char cwd[PATH_MAX])
 {
     struct wire_request w;
     if (read_all(fd, &w, sizeof w) || w.len > GPU_KERNEL_MAX_SOURCE)
@@ -574,6 +579,8 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
     req->cache_dir[sizeof req->cache_dir - 1] = '\0';
     *src = s;
     *len = (size_t)w.len;
+    w.cwd[sizeof w.cwd - 1] = '\0';
+    memcpy(cwd, w.cwd, PATH_MAX);
     g_child_start = w.t_start;
     return 0;
 }
@@ -714,10 +721,13 @@ int gpu_kernel_child_main(void)
     struct gpu_kernel_request req;
     char *src = NULL;
     size_t len = 0;
+    char cwd[PATH_MAX];
     signal(SIGPIPE, SIG_IGN);
-    if (kwire_get_request(0, &req, &src, &len)) {
+    if (kwire_get_request(0, &req, &src, &len, cwd)) {
         fprintf(stderr, "banklab __kernel-child: no request on stdin (an internal command)\n");
         return 2;
+    }
+    if (cwd[0] && chdir(cwd)) { /* the request's relative paths are the caller's */
     }
     kwire_hello(3, 0);
     struct gpu_kernel_result *res = calloc(1, sizeof *res);

@@ -6,6 +6,7 @@
  * caller kills it at a request's time limit. No CUDA here: both builds have it. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -136,10 +137,12 @@ static void serve_one(struct kstate *st, int conn, int out)
     if (poll(&p, 1, REQUEST_WAIT_MS) <= 0)
         return;
     struct gpu_kernel_request req;
-    char *src = NULL;
+    char *src = NULL, cwd[PATH_MAX];
     size_t len = 0;
-    if (kwire_get_request(conn, &req, &src, &len))
+    if (kwire_get_request(conn, &req, &src, &len, cwd))
         return;
+    if (cwd[0] && chdir(cwd)) { /* the request's relative paths are its caller's */
+    }
     kwire_hello(conn, 1);
     struct gpu_kernel_result *res = calloc(1, sizeof *res);
     if (!res) {

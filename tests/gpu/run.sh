@@ -2,7 +2,9 @@
 # GPU tests (`make test-gpu`): the measurements behind docs/gpu.md, checked against their goals.
 # Needs a CUDA device; without one prints SKIP and exits 77. Env: BANKLAB (binary), BUILD.
 # Also runs `banklab sim --gpu`, tests/gpu/probe.sh (the copy ceiling and counter-offset
-# experiments) and tests/gpu/sanitize.sh (compute-sanitizer memcheck + racecheck on every kernel).
+# experiments), tests/gpu/kernel.sh (banklab kernel against Nsight Compute and the range
+# profiler, faults, time limit, speed) and tests/gpu/sanitize.sh (compute-sanitizer memcheck +
+# racecheck on every kernel).
 B=${BANKLAB:-build/banklab}
 dir=$(dirname "$0")
 out=$(mktemp -d)
@@ -72,6 +74,9 @@ check "bench --json is a banklab recording" grep -q '"format":[[:space:]]*"bankl
 sh "$dir/probe.sh"
 rc=$?
 [ $rc = 77 ] || check "probe: copy ceiling and counter-offset experiments ran, every output checked" test $rc = 0
+
+echo "== banklab kernel (tests/gpu/kernel.sh)"
+BANKLAB="$B" sh "$dir/kernel.sh" || fail=1
 
 if command -v compute-sanitizer > /dev/null 2>&1; then
     BANKLAB="$B" sh "$dir/sanitize.sh" || fail=1

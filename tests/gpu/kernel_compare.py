@@ -1,0 +1,156 @@
+#!/usr/bin/env python3
+"""kernel_compare.py OUT CASES: for each case of CASES (tests/gpu/kernel_cases.txt), compare
+`banklab kernel --json --counters` (OUT/LABEL.json) with Nsight Compute's source page for the
+same kernel and launch (OUT/LABEL.ncu.csv: ncu --page source --csv --print-source cuda,sass):
+
+  * per source line, the shared-memory wavefronts must be equal (ncu's "L1 Wavefronts Shared",
+    i.e. memory_l1_wavefronts_shared, summed over the SASS rows under each line);
+  * the whole-kernel sum must equal the range profiler's l1tex__data_pipe_lsu_wavefronts_mem_shared
+    (the counters path of `banklab bench`), read in the same banklab run (--counters).
+
+The ideal wavefronts are compared too and reported (not a failure: ncu's rounding of derived
+columns is not ours to fix). Prints one ok/FAIL line per check and writes OUT/compare.txt with
+every line's figures. Exit 0 when every check holds."""
+import csv
+import io
+import json
+import os
+import re
+import sys
+
+WF = {"l1 wavefronts shared", "memory_l1_wavefronts_shared"}
+IDEAL = {"l1 wavefronts shared ideal", "memory_l1_wavefronts_shared_ideal"}
+LINE = {"line no", "line", "# line", "line number"}
+ADDRESS = {"address", "# address"}
+
+
+def number(cell):
+    cell = cell.strip().replace(",", "").replace("\u202f", "")
+    try:
+        return float(cell)
+    except ValueError:
+        return None
+
+
+def parse_ncu(text):
+    """{(file basename, line): [wavefronts, ideal]} from ncu's source page (cuda,sass): the SASS
+    rows under each CUDA line are summed; where a page has only line rows, those are taken."""
+    sass = {}
+    direct = {}
+    cur_file, cur_line, hdr = "", None, None
+    for row in csv.reader(io.StringIO(text)):
+        if not row:
+            continue
+        cells = [c.strip() for c in row]
+        low = [c.lower() for c in cells]
+        if len(cells) >= 2 and low[0] in ("file path", "file", "source file", "file name"):
+            cur_file = os.path.basename(cells[1])
+            cur_line = None
+            continue
+        if any(c in WF for c in low):
+            hdr = {}
+            for i, c in enumerate(low):
+                for key, names in (("wf", WF), ("ideal", IDEAL), ("line", LINE), ("addr", ADDRESS)):
+                    if c in names and key not in hdr:
+                        hdr[key] = i
+            hdr["width"] = len(cells)
+            continue
+        if hdr is None:
+            continue
+        li = hdr.get("line")
+        if li is not None and li < len(cells) and cells[li].isdigit():
+            cur_line = int(cells[li])
+            if len(cells) == hdr["width"]:  # a line row whose source text did not break the CSV
+                wf = number(cells[hdr["wf"]])
+                ideal = number(cells[hdr["ideal"]]) if "ideal" in hdr else None
+                if wf is not None:
+                    direct[(cur_file, cur_line)] = [wf, ideal]
+            continue
+        ai = hdr.get("addr")
+        if ai is None or ai >= len(cells) or not re.match(r"^(0x)?[0-9a-fA-F]+$", cells[ai]):
+            continue
+        if len(cells) != hdr["width"]:  # a SASS text with an unquoted comma: align from the right
+            shift = len(cells) - hdr["width"]
+            if shift < 0:
+                continue
+            get = lambda i: cells[i + shift] if i > ai else cells[i]
+        else:
+            get = lambda i: cells[i]
+        wf = number(get(hdr["wf"]))
+        ideal = number(get(hdr["ideal"])) if "ideal" in hdr else None
+        if wf is None:
+            continue
+        key = (cur_file, cur_line if cur_line is not None else 0)
+        acc = sass.setdefault(key, [0.0, 0.0])
+        acc[0] += wf
+        acc[1] += ideal or 0.0
+    return sass if sass else direct
+
+
+def main():
+    out, cases_path = sys.argv[1], sys.argv[2]
+    fail = 0
+    report = []
+
+    def check(ok, text):
+        nonlocal fail
+        print(("ok   " if ok else "FAIL ") + text)
+        if not ok:
+            fail += 1
+
+    for raw in open(cases_path):
+        raw = raw.strip()
+        if not raw or raw.startswith("#"):
+            continue
+        label = raw.split("|")[0]
+        try:
+            res = json.load(open(os.path.join(out, label + ".json")))
+        except (OSError, ValueError) as e:
+            check(False, "%s: no banklab result (%s)" % (label, e))
+            continue
+        ours = {}
+        for l in res["lines"]:
+            key = (os.path.basename(l["file"]), l["line"])
+            ours[key] = [l["wavefronts"], l["ideal"]]
+        try:
+            theirs = parse_ncu(open(os.path.join(out, label + ".ncu.csv"), errors="replace").read())
+        except OSError as e:
+            check(False, "%s: no ncu source page (%s)" % (label, e))
+            theirs = None
+        if theirs is not None:
+            keys = sorted(set(ours) | set(theirs))
+            bad, ideal_bad, lines = [], [], 0
+            for k in keys:
+                a = ours.get(k, [0, 0])
+                b = theirs.get(k, [0, 0])
+                if not a[0] and not b[0]:
+                    continue
+                lines += 1
+                report.append("%-18s %-28s %5d  banklab %12.0f %12s   ncu %12.0f %12s" % (
+                    label, k[0], k[1], a[0], "-" if a[1] is None else "%.0f" % a[1], b[0],
+                    "-" if b[1] is None else "%.0f" % b[1]))
+                if a[0] != b[0]:
+                    bad.append("%s:%d banklab %.0f ncu %.0f" % (k[0], k[1], a[0], b[0]))
+                if a[1] is not None and b[1] is not None and a[1] != b[1]:
+                    ideal_bad.append("%s:%d %.0f/%.0f" % (k[0], k[1], a[1], b[1]))
+            check(lines > 0 and not bad, "%s: per-line wavefronts equal ncu's (%d line%s, %.0f "
+                  "wavefronts)%s" % (label, lines, "" if lines == 1 else "s",
+                                     res["totals"]["wavefronts"],
+                                     "; differ: " + ", ".join(bad[:4]) if bad else ""))
+            if ideal_bad:
+                print("info %s: ideal differs from ncu's on %s" % (label, ", ".join(ideal_bad[:4])))
+        c = res.get("counters")
+        if not c:
+            check(False, "%s: no range profiler figures" % label)
+            continue
+        whole = c["wavefronts"] if c.get("wavefronts", -1) >= 0 else c["wavefronts_ld"] + c["wavefronts_st"]
+        total = res["totals"]["wavefronts"]
+        check(total == whole, "%s: sum of the lines %.0f = range profiler %.0f%s" % (
+            label, total, whole, "" if total == whole else " (differs by %+.0f)" % (total - whole)))
+    with open(os.path.join(out, "compare.txt"), "w") as f:
+        f.write("\n".join(report) + "\n")
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
