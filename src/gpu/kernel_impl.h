@@ -83,10 +83,12 @@ int sass_arch_known(int sm);
  * a known shared-memory instruction, 0 otherwise (out->shared = 0). */
 int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
-/* ---- kernel_job.c / the child: the wire format ---- */
+/* ---- kernel_launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
 int kreq_bytes(const char *val, unsigned long long *out);
+
+/* ---- kernel_wire.c: the wire format and the result helpers ---- */
 
 /* Frames the measuring process writes (descriptor 3, or a server's connection): a 4-byte
  * tag, a 4-byte length, the payload. HELLO comes first. */
@@ -100,7 +102,12 @@ int kreq_bytes(const char *val, unsigned long long *out);
  * -1 (short read/write, too big). */
 int kwire_put_request(int fd, const struct gpu_kernel_request *req, const char *src, size_t len);
 int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t *len,
-                      char cwd[PATH_MAX]);
+                      char cwd[PATH_MAX], double *t_start);
+
+/* kwire_pack_request: the same request as bytes (for a server's socket, written as it
+ * drains); *n its length. NULL when out of memory. */
+unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const char *src,
+                                  size_t len, size_t *n);
 
 /* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
 void kwire_phase(int fd, enum gpu_kernel_phase phase);

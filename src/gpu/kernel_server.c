@@ -139,10 +139,10 @@ static void serve_one(struct kstate *st, int conn, int out)
     struct gpu_kernel_request req;
     char *src = NULL, cwd[PATH_MAX];
     size_t len = 0;
-    if (kwire_get_request(conn, &req, &src, &len, cwd))
+    if (kwire_get_request(conn, &req, &src, &len, cwd, NULL))
         return;
-    if (cwd[0] && chdir(cwd)) { /* the request's relative paths are its caller's */
-    }
+    if (cwd[0] && chdir(cwd) != 0) /* the request's relative paths are its caller's */
+        cwd[0] = '\0';
     kwire_hello(conn, 1);
     struct gpu_kernel_result *res = calloc(1, sizeof *res);
     if (!res) {
