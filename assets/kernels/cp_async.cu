@@ -1,8 +1,9 @@
 // banklab: --block 256 --arg stride=1
 /* cp_async.cu: cp.async (LDGSTS, sm_80 and newer) copies 16 bytes per thread from global
- * to shared memory without passing through registers. The shared side obeys the bank rule
- * of a 16-byte store: four passes of 8 lanes, 4 wavefronts per warp when consecutive;
- * --arg stride=2 puts lane l on vector 2l: a 2-way conflict, 8 wavefronts. */
+ * to shared memory without passing through registers. Its shared side has its own cost:
+ * with --arg stride=2 (lane l writes vector 2l) the H200 took 8 times the ideal wavefronts
+ * on the cp.async line, while the float4 read-back of the same layout is a plain 2-way
+ * conflict (docs/kernel.md has the run). --arg stride=1 is the conflict-free layout. */
 __global__ void cp_async_copy(const float4 *in, float *out, int stride)
 {
     __shared__ __align__(16) float4 s[512];

@@ -62,7 +62,7 @@ int main(int argc, char **argv)
             return 0;
         }
         if (!strcmp(argv[1], "__kernel-child")) /* banklab kernel's measuring process */
-            return gpu_kernel_child_main();
+            return gpu_kernel_child_main(argc - 2, argv + 2);
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))
                 return commands[i].run(argc - 1, argv + 1);

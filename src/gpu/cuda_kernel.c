@@ -255,6 +255,14 @@ struct kstate {
     FILE *dbg;                       /* BANKLAB_KERNEL_DEBUG */
     char dbgpath[PATH_MAX];
     int dead;                        /* a sticky CUDA error: no more requests */
+    int sass_used;                   /* SASS metrics were configured once: CUPTI 13 refuses a
+                                        second cuptiSassMetricsSetConfig in one process
+                                        (CUPTI_ERROR_OUT_OF_MEMORY on the H200), and the range
+                                        profiler after them profiles nothing */
+    int configured;                  /* metric ids below resolved */
+    CUpti_SassMetrics_Config cfg[16];
+    size_t which[16], ncfg;          /* metric_table index of cfg[i] */
+    int have_ideal;
 };
 
 static void dbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -338,7 +346,12 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
 int kstate_can_serve(const struct kstate *st)
 {
     /* without a GPU a server still saves loading NVRTC: compile errors come back sooner */
-    return st && !st->dead;
+    return st && !st->dead && !st->sass_used;
+}
+
+int kstate_has_gpu(const struct kstate *st)
+{
+    return st && st->have_gpu;
 }
 
 void kstate_free(struct kstate *st)
@@ -429,6 +442,46 @@ static int ensure_cupti(struct kstate *st)
         }
     }
     return 0;
+}
+
+/* The SASS metrics' ids on this chip (once per process). 0, or -1 with why. */
+static int sass_resolve(struct kstate *st, char *why, size_t whysz)
+{
+    if (st->configured)
+        return 0;
+    for (size_t i = 0; i < NMETRICS && st->ncfg < sizeof st->cfg / sizeof st->cfg[0]; i++) {
+        CUpti_SassMetrics_GetProperties_Params pp;
+        memset(&pp, 0, sizeof pp);
+        pp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
+        pp.pChipName = st->chip;
+        pp.pMetricName = metric_table[i].name;
+        CUptiResult r = st->c.properties(&pp);
+        if (r != CUPTI_SUCCESS) {
+            dbg(st, "metric %s: not on %s (%d)\n", metric_table[i].name, st->chip, (int)r);
+            if (metric_table[i].required) {
+                kline(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
+                      metric_table[i].name, st->chip);
+                return -1;
+            }
+            continue;
+        }
+        st->cfg[st->ncfg].metricId = pp.metric.metricId;
+        st->cfg[st->ncfg].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
+        st->which[st->ncfg++] = i;
+        if (metric_table[i].role == ROLE_IDEAL)
+            st->have_ideal = 1;
+    }
+    st->configured = 1;
+    return 0;
+}
+
+void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)
+{
+    char why[GPU_KERNEL_TEXT];
+    if (!st->have_gpu || ensure_context(st, res) || ensure_cupti(st))
+        return;
+    if (sass_resolve(st, why, sizeof why))
+        dbg(st, "prepare: %s\n", why);
 }
 
 /* ---- one request ---- */
@@ -925,40 +978,22 @@ static int measure_sass(struct child *ch)
             goto out;                                                                          \
         }                                                                                      \
     } while (0)
-    int configured = 0, enabled = 0, rv = -1, have_ideal = 0;
-    CUpti_SassMetrics_Config cfg[NMETRICS];
-    size_t which[NMETRICS], ncfg = 0;
+    int configured = 0, enabled = 0, rv = -1;
     CUpti_SassMetrics_Data *data = NULL;
     size_t nrec = 0, ninst = 1;
     struct pc_row *rows = NULL;
     int nrows = 0, caprows = 0;
-
-    for (size_t i = 0; i < NMETRICS; i++) {
-        CUpti_SassMetrics_GetProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
-        pp.pChipName = st->chip;
-        pp.pMetricName = metric_table[i].name;
-        r = c->properties(&pp);
-        if (r != CUPTI_SUCCESS) {
-            dbg(st, "metric %s: not on %s (%d)\n", metric_table[i].name, st->chip, (int)r);
-            if (metric_table[i].required) {
-                FAIL(ch, GPU_KERNEL_ECOUNTERS, "counters not available: this CUPTI has no SASS "
-                     "metric %s on %s", metric_table[i].name, st->chip);
-                goto out;
-            }
-            continue;
-        }
-        cfg[ncfg].metricId = pp.metric.metricId;
-        cfg[ncfg].outputGranularity = CUPTI_SASS_METRICS_OUTPUT_GRANULARITY_GPU;
-        which[ncfg++] = i;
-        if (metric_table[i].role == ROLE_IDEAL)
-            have_ideal = 1;
+    if (sass_resolve(st, why, sizeof why)) {
+        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
+        goto out;
     }
+    const CUpti_SassMetrics_Config *cfg = st->cfg;
+    const size_t *which = st->which, ncfg = st->ncfg;
+    st->sass_used = 1; /* whatever happens next, this process configures SASS metrics once */
     CUpti_SassMetricsSetConfig_Params sp;
     memset(&sp, 0, sizeof sp);
     sp.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
-    sp.pConfigs = cfg;
+    sp.pConfigs = st->cfg;
     sp.numOfMetricConfig = ncfg;
     sp.deviceIndex = (uint32_t)st->device;
     TRY(c->set_config(&sp), "cuptiSassMetricsSetConfig");
@@ -1034,7 +1069,7 @@ static int measure_sass(struct child *ch)
             }
         }
     }
-    if (build_insts(ch, rows, nrows, have_ideal)) {
+    if (build_insts(ch, rows, nrows, st->have_ideal)) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
         goto out;
     }
@@ -1099,12 +1134,6 @@ static void measure_counters(struct child *ch)
         kline(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);
-    /* closing may have de-initialised the profiler the SASS metrics of a next request need */
-    CUpti_Profiler_Initialize_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    if (ch->st->c.prof_init(&ip) != CUPTI_SUCCESS)
-        ch->st->dead = 1;
     ch->res->timing.counters = now_ms() - t0;
 }
 
@@ -1182,10 +1211,18 @@ static void request(struct child *ch)
             res->timing.run = now_ms() - t0;
         return;
     }
-    if (measure_sass(ch))
-        return;
-    if (req->counters)
+    if (req->counters_only) { /* --counters: the range profiler, alone in its process */
+        if (st->sass_used) {
+            FAIL(ch, GPU_KERNEL_ESYSTEM, "the range profiler must run in a process of its own");
+            return;
+        }
+        st->sass_used = 1; /* and this process takes no other request */
         measure_counters(ch);
+        if (!ch->res->has_counters && ch->res->status == GPU_KERNEL_OK)
+            FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", ch->res->counters_note);
+        return;
+    }
+    measure_sass(ch);
 }
 
 void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,

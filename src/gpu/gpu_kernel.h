@@ -2,9 +2,10 @@
  * beside gpu.h). A request names a .cu file, the kernel and its launch; a job compiles it with
  * NVRTC and runs it in another process (a fresh exec of banklab, so a fault, a hang or a
  * crash of the driver cannot take the caller down), reading CUPTI's SASS metrics for every
- * shared-memory instruction and mapping them to source lines. That process stays a while as
- * a measuring server with its CUDA context warm, so the next request skips the driver's
- * start-up. Callers never block: start a job, poll it (or wait, from the command line).
+ * shared-memory instruction and mapping them to source lines. Each process measures once
+ * (CUPTI allows one SASS configuration per process) and leaves a successor that opens the
+ * device and CUPTI ahead of the next request, so a re-run skips the driver's start-up.
+ * Callers never block: start a job, poll it (or wait, from the command line).
  * No curses, no cJSON, no CUDA in this header. */
 #ifndef BANKLAB_GPU_KERNEL_H
 #define BANKLAB_GPU_KERNEL_H
@@ -49,6 +50,8 @@ struct gpu_kernel_request {
                                         through a server: the launch is in a new child */
     int server_idle;                 /* seconds a measuring server waits for the next request
                                         (0: a one-shot child, no server) */
+    int counters_only;               /* set by the job: the range profiler's process of
+                                        --counters (never one with SASS metrics) */
     char cache_dir[GPU_KERNEL_TEXT]; /* compiled cubins are kept here; "" = no cache */
     char exe[GPU_KERNEL_TEXT];       /* the banklab binary to exec; "" = /proc/self/exe */
 };
@@ -213,9 +216,11 @@ void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res);
 /* gpu_kernel_free: stop the child if it still runs (SIGKILL, reaped) and free. NULL is fine. */
 void gpu_kernel_free(struct gpu_kernel_job *job);
 
-/* gpu_kernel_child_main: the child's side (`banklab __kernel-child`): reads a request on
- * stdin, writes the result to descriptor 3. Returns the exit status. Not for other callers. */
-int gpu_kernel_child_main(void);
+/* gpu_kernel_child_main: the measuring process (`banklab __kernel-child [--spare ...]`):
+ * argv after the command name. Reads a request on stdin and writes the result to
+ * descriptor 3, or (--spare) serves on an inherited socket. Returns the exit status. Not
+ * for other callers. */
+int gpu_kernel_child_main(int argc, char **argv);
 
 /* gpu_kernel_op_name: "ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma". */
 const char *gpu_kernel_op_name(int op);

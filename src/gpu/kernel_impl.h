@@ -147,9 +147,15 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res);
 void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
                     size_t len, struct gpu_kernel_result *res, int fd);
 
-/* kstate_can_serve: 1 when the state can take more requests as a server (no sticky CUDA
- * error; with no GPU it still compiles). */
+/* kstate_prepare: do now what a request would otherwise wait for: the context, CUPTI, the
+ * SASS metrics' ids (a spare measuring process calls it before it takes a request). */
+void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res);
+
+/* kstate_can_serve: 1 when the state can take another request (no sticky CUDA error, and no
+ * CUPTI measurement made yet: CUPTI 13 allows one per process; with no GPU it only compiles
+ * and takes any number). kstate_has_gpu: 1 when a GPU answered. */
 int kstate_can_serve(const struct kstate *st);
+int kstate_has_gpu(const struct kstate *st);
 
 void kstate_free(struct kstate *st);
 
@@ -168,9 +174,27 @@ int kserver_connect(const char *path);
 int kserver_listen(const char *path);
 
 /* kserver_loop: serve on lfd: answer requests one at a time (stdout and stderr go to a
- * temporary file whose end becomes each result's output), until `idle` seconds pass
- * without one or the state cannot serve any more; then remove path. Returns the exit
- * status for the process. */
-int kserver_loop(struct kstate *st, int lfd, const char *path, int idle);
+ * temporary file whose end becomes each result's output) until `idle` seconds pass without
+ * one (then remove path), or until the state can take no more: then a successor (a fresh
+ * `banklab __kernel-child --spare`) inherits lfd and gets ready for the next request.
+ * Returns the exit status for the process. */
+int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int idle);
+
+/* kserver_can_serve: kstate_can_serve, or 0 when BANKLAB_KERNEL_ONE_REQUEST is set (every
+ * process then takes one request, as on a GPU: the hand-over is tested without one). */
+int kserver_can_serve(const struct kstate *st);
+
+/* kserver_handover: start that successor on lfd now (a process that measured before it
+ * listened), close lfd. 0, or 1 when no successor could start (path is removed). */
+int kserver_handover(int lfd, const char *path, int idle, int device);
+
+/* kserver_spare: the successor's main: open the device, prepare, serve on the inherited
+ * socket. argv: LFD IDLE DEVICE PATH. Returns the exit status. */
+int kserver_spare(int argc, char **argv);
+
+/* kserver_disabled / kserver_disable: the marker beside a server's socket that turns warm
+ * measuring processes off for it (left when a warm one failed where a fresh one did not). */
+int kserver_disabled(const char *path);
+void kserver_disable(const char *path);
 
 #endif

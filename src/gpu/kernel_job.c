@@ -49,8 +49,10 @@ int gpu_kernel_server_idle(void)
     return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
 }
 
-int gpu_kernel_child_main(void)
+int gpu_kernel_child_main(int argc, char **argv)
 {
+    if (argc >= 1 && !strcmp(argv[0], "--spare"))
+        return kserver_spare(argc - 1, argv + 1);
     struct gpu_kernel_request req;
     char *src = NULL;
     size_t len = 0;
@@ -78,19 +80,32 @@ int gpu_kernel_child_main(void)
         kstate_measure(st, &req, src, len, res, 3);
     fflush(stdout);
     fflush(stderr);
-    /* stay as a server? listen before answering, so the caller's next request finds us */
+    /* a warm process for the next request? listen before answering, so the caller's next
+     * request finds the socket */
     char path[108];
     int lfd = -1;
-    if (req.server_idle > 0 && !req.launch_only && kstate_can_serve(st) &&
-        kserver_path(req.device, path, sizeof path) == 0)
+    if (req.server_idle > 0 && !req.launch_only && !req.counters_only &&
+        kserver_path(req.device, path, sizeof path) == 0 && !kserver_disabled(path))
         lfd = kserver_listen(path);
     int rc = kwire_put_result(3, res) ? 1 : 0;
     gpu_kernel_result_done(res);
     free(res);
     free(src);
     close(3);
-    if (lfd >= 0)
-        rc = kserver_loop(st, lfd, path, req.server_idle);
+    if (lfd >= 0) {
+        if (kserver_can_serve(st)) {
+            rc = kserver_loop(st, req.device, lfd, path, req.server_idle);
+        } else { /* measured: a successor takes the socket, this process ends */
+            int nul = open("/dev/null", O_RDWR);
+            if (nul >= 0) { /* let go of the caller's pipes */
+                dup2(nul, 0);
+                dup2(nul, 1);
+                dup2(nul, 2);
+                close(nul);
+            }
+            rc = kserver_handover(lfd, path, req.server_idle, req.device);
+        }
+    }
     kstate_free(st);
     return rc;
 }
@@ -112,6 +127,9 @@ struct gpu_kernel_job {
     double limit_ms;
     enum gpu_kernel_phase phase;
     int via_server, retried;
+    int counters_phase;          /* --counters: the range profiler's process runs now */
+    struct gpu_kernel_result main; /* the SASS result, while that process runs */
+    char path[108];              /* the server socket ("" when none) */
     int ended;                   /* res is final */
     int reaped;
     struct gpu_kernel_result res;
@@ -143,7 +161,7 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
         fcntl(rp[i], F_SETFD, FD_CLOEXEC);
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
-    int detach = job->req.server_idle > 0 && !job->req.launch_only;
+    int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
     pid_t pid = fork();
     if (pid < 0) {
         say(err, errsz, "cannot start the measuring process: %s", strerror(errno));
@@ -202,10 +220,14 @@ fail:
 /* A running server for this request's device, when there is one: the request goes to it. */
 static int try_server(struct gpu_kernel_job *job)
 {
-    char path[108];
-    if (job->req.server_idle <= 0 || job->req.launch_only ||
-        kserver_path(job->req.device, path, sizeof path))
+    char *path = job->path;
+    if (job->req.server_idle <= 0 || job->req.launch_only || job->req.counters_only ||
+        kserver_path(job->req.device, path, sizeof job->path))
         return -1;
+    if (kserver_disabled(path)) {
+        job->req.server_idle = 0; /* warm processes failed here before: fresh ones only */
+        return -1;
+    }
     int fd = kserver_connect(path);
     if (fd < 0)
         return -1;
@@ -424,6 +446,81 @@ static void lost(struct gpu_kernel_job *job)
                   "while %s", gpu_kernel_phase_name(job->phase));
 }
 
+/* Ready for another measuring process of the same job. */
+static int respawn(struct gpu_kernel_job *job)
+{
+    if (job->own_child)
+        reap(job, 1, NULL); /* the last one is done: no zombie is left behind */
+    if (job->res_fd >= 0)
+        close(job->res_fd);
+    if (job->out_fd >= 0)
+        close(job->out_fd);
+    job->res_fd = job->out_fd = -1;
+    free(job->wbuf);
+    job->wbuf = NULL;
+    job->len = 0;
+    job->t_hello = 0;
+    job->via_server = 0;
+    job->reaped = 0;
+    job->pid = -1;
+    char err[GPU_KERNEL_TEXT];
+    if (spawn(job, err, sizeof err) == 0)
+        return 0;
+    gpu_kernel_result_done(&job->res);
+    memset(&job->res, 0, sizeof job->res);
+    kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "%s", err);
+    return -1;
+}
+
+/* A result came: the end, or the next process of the job (a retry in a fresh process when a
+ * warm one failed; the range profiler's for --counters). 1 when *res is final. */
+static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
+{
+    enum gpu_kernel_status st = job->res.status;
+    if (job->via_server && !job->retried &&
+        (st == GPU_KERNEL_ECOUNTERS || st == GPU_KERNEL_ECRASH || st == GPU_KERNEL_ESYSTEM)) {
+        /* a warm process failed where a fresh one may not: turn them off here, retry */
+        job->retried = 1;
+        if (job->path[0])
+            kserver_disable(job->path);
+        job->req.server_idle = 0;
+        gpu_kernel_result_done(&job->res);
+        memset(&job->res, 0, sizeof job->res);
+        if (respawn(job) == 0)
+            return 0;
+    } else if (job->counters_phase) {
+        /* the range profiler's figures go into the SASS result */
+        struct gpu_kernel_result *m = &job->main;
+        if (job->res.status == GPU_KERNEL_OK && job->res.has_counters) {
+            m->has_counters = 1;
+            m->counters = job->res.counters;
+        } else {
+            snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.error);
+        }
+        m->timing.counters = job->res.timing.counters;
+        gpu_kernel_result_done(&job->res);
+        job->res = *m;
+        memset(m, 0, sizeof *m);
+    } else if (st == GPU_KERNEL_OK && job->req.counters && !job->req.launch_only) {
+        /* CUPTI's range profiler profiles nothing in a process that used SASS metrics: it
+         * gets a process of its own */
+        job->main = job->res;
+        memset(&job->res, 0, sizeof job->res);
+        job->counters_phase = 1;
+        job->req.counters_only = 1;
+        job->req.server_idle = 0;
+        if (respawn(job) == 0)
+            return 0;
+        struct gpu_kernel_result *m = &job->main;
+        snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.error);
+        gpu_kernel_result_done(&job->res);
+        job->res = *m;
+        memset(m, 0, sizeof *m);
+    }
+    finish(job, res);
+    return 1;
+}
+
 int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
                     enum gpu_kernel_phase *phase)
 {
@@ -435,22 +532,14 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     if (parse_frames(job)) {
         drain(job, &job->out_fd, 0);
         if (job->own_child)
-            reap(job, 0, NULL);
-        finish(job, res);
-        return 1;
+            reap(job, 0, NULL); /* it may still be tearing its context down: free reaps it */
+        return next_step(job, res);
     }
     if (eof && job->via_server && !job->t_hello && !job->retried) {
         /* the server left before taking the request (it was going idle): start a new one */
         job->retried = 1;
-        job->via_server = 0;
-        free(job->wbuf);
-        job->wbuf = NULL;
-        job->len = 0;
-        char err[GPU_KERNEL_TEXT];
-        if (spawn(job, err, sizeof err) == 0)
+        if (respawn(job) == 0)
             return 0;
-        memset(&job->res, 0, sizeof job->res);
-        kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "%s", err);
         finish(job, res);
         return 1;
     }
@@ -513,6 +602,7 @@ void gpu_kernel_free(struct gpu_kernel_job *job)
     if (job->out_fd >= 0)
         close(job->out_fd);
     gpu_kernel_result_done(&job->res);
+    gpu_kernel_result_done(&job->main);
     free(job->wbuf);
     free(job->buf);
     free(job->src);

@@ -1,9 +1,11 @@
-/* kernel_server.c: the measuring server of `banklab kernel`. After answering its first request
- * the measuring process stays a while, its CUDA context warm, listening on a Unix socket of
- * its own (one per binary, $CUDA_VISIBLE_DEVICES and device, in a directory only the user can
- * enter), and answers the next requests one at a time. It leaves after `idle` seconds
- * without one, and at once after a fault (a context that faulted takes no more work). The
- * caller kills it at a request's time limit. No CUDA here: both builds have it. */
+/* kernel_server.c: warm measuring processes for `banklab kernel`. After answering a request a
+ * measuring process listens on a Unix socket of its own (one per binary,
+ * $CUDA_VISIBLE_DEVICES and device, in a directory only the user can enter). A process that
+ * has measured on the GPU cannot measure again (CUPTI 13 takes one SASS configuration per
+ * process), so it hands the socket to a successor that opens the device and CUPTI at once
+ * and then waits: the next request finds the driver's start-up done. Without a GPU one
+ * process answers any number of requests (they only compile). A waiting process leaves after
+ * `idle` seconds; the caller kills one at a request's time limit. No CUDA here. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -165,7 +167,47 @@ static void serve_one(struct kstate *st, int conn, int out)
     free(src);
 }
 
-int kserver_loop(struct kstate *st, int lfd, const char *path, int idle)
+int kserver_can_serve(const struct kstate *st)
+{
+    /* BANKLAB_KERNEL_ONE_REQUEST: every process takes one request, as on a GPU (tests) */
+    return kstate_can_serve(st) && !getenv("BANKLAB_KERNEL_ONE_REQUEST");
+}
+
+/* A successor for the socket: a fresh measuring process that inherits lfd, opens the
+ * device and CUPTI, and waits for the next request. 0 when it started. */
+static int successor(int lfd, const char *path, int idle, int device)
+{
+    pid_t pid = fork();
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        /* async-signal-safe calls only until exec */
+        int flags = fcntl(lfd, F_GETFD);
+        if (flags < 0 || fcntl(lfd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+            _exit(127);
+        setsid();
+        char a_lfd[16], a_idle[16], a_dev[16];
+        snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
+        snprintf(a_idle, sizeof a_idle, "%d", idle);
+        snprintf(a_dev, sizeof a_dev, "%d", device);
+        char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
+                        (char *)path, NULL};
+        execv("/proc/self/exe", argv);
+        _exit(127);
+    }
+    return 0;
+}
+
+int kserver_handover(int lfd, const char *path, int idle, int device)
+{
+    int ok = successor(lfd, path, idle, device) == 0;
+    if (!ok)
+        unlink(path);
+    close(lfd);
+    return ok ? 0 : 1;
+}
+
+int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int idle)
 {
     /* the kernel's printf and our stderr go to a file read after each request: a pipe could
      * fill up while the kernel prints and nobody reads */
@@ -177,6 +219,7 @@ int kserver_loop(struct kstate *st, int lfd, const char *path, int idle)
         return 1;
     }
     close(nul);
+    int handed = 0;
     for (;;) {
         struct pollfd p = {lfd, POLLIN, 0};
         int r = poll(&p, 1, idle * 1000);
@@ -190,11 +233,59 @@ int kserver_loop(struct kstate *st, int lfd, const char *path, int idle)
         fcntl(conn, F_SETFD, FD_CLOEXEC);
         serve_one(st, conn, fileno(out));
         close(conn);
-        if (!kstate_can_serve(st))
+        if (!kserver_can_serve(st)) {
+            handed = successor(lfd, path, idle, device) == 0;
             break;
+        }
     }
-    unlink(path);
+    if (!handed)
+        unlink(path);
     close(lfd);
     fclose(out);
     return 0;
+}
+
+int kserver_spare(int argc, char **argv)
+{
+    if (argc != 4)
+        return 2;
+    int lfd = atoi(argv[0]), idle = atoi(argv[1]), device = atoi(argv[2]);
+    const char *path = argv[3];
+    if (lfd < 3 || idle <= 0 || device < 0)
+        return 2;
+    fcntl(lfd, F_SETFD, FD_CLOEXEC);
+    struct gpu_kernel_result *res = calloc(1, sizeof *res);
+    struct kstate *st = res ? kstate_new(device, res) : NULL;
+    if (!st) {
+        free(res);
+        unlink(path);
+        return 1;
+    }
+    kstate_prepare(st, res);
+    gpu_kernel_result_done(res);
+    free(res);
+    int rc = kserver_loop(st, device, lfd, path, idle);
+    kstate_free(st);
+    return rc;
+}
+
+static void marker(const char *path, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s.off", path);
+}
+
+int kserver_disabled(const char *path)
+{
+    char m[128];
+    marker(path, m, sizeof m);
+    return access(m, F_OK) == 0;
+}
+
+void kserver_disable(const char *path)
+{
+    char m[128];
+    marker(path, m, sizeof m);
+    int fd = open(m, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
 }

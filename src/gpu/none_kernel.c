@@ -29,7 +29,19 @@ void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, con
               "(this build has GPU=none)", req->path);
 }
 
+void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)
+{
+    (void)st;
+    (void)res;
+}
+
 int kstate_can_serve(const struct kstate *st)
+{
+    (void)st;
+    return 0;
+}
+
+int kstate_has_gpu(const struct kstate *st)
 {
     (void)st;
     return 0;

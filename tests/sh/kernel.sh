@@ -144,6 +144,18 @@ python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[
 BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ $rc = 3 ] && ok "a stale socket does not stop a run (exit 3)" || bad "with a stale socket: exit $rc"
+# one request per process (what a GPU forces): each hands its socket to a successor
+rm -rf "$tmp/run/banklab"
+export BANKLAB_KERNEL_ONE_REQUEST=1
+for i in 1 2 3; do
+    run "one request per process, run $i" 3 assets/kernels/transpose_seed.cu
+done
+one_line "run 3 answered by a successor" "measuring it needs a GPU: no CUDA (device|driver)"
+sock=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
+[ -S "$sock" ] && ok "the socket stays across the hand-overs" || bad "no socket after the hand-overs"
+ps -eo args | grep -q "^banklab __kernel-child --spare [0-9]* [0-9]* 0 $tmp/run/banklab/kernel-" &&
+    ok "a successor (--spare) waits for the next request" || bad "no --spare process"
+unset BANKLAB_KERNEL_ONE_REQUEST
 rm -rf "$tmp/run/banklab"
 "$B" kernel assets/kernels/strided.cu --no-server > /dev/null 2>&1
 ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "--no-server left a server" || ok "--no-server leaves no server"
