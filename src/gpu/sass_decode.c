@@ -68,7 +68,8 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out)
     const char *name = NULL;
     switch (opcode) {
     case 0x984: name = "LDS"; out->op = GPU_KOP_LD; break;
-    case 0x388: name = "STS"; out->op = GPU_KOP_ST; break;
+    case 0x388:
+    case 0x988: name = "STS"; out->op = GPU_KOP_ST; break; /* 0x988: [R+UR] addressing */
     case 0x980: name = "LD"; out->op = GPU_KOP_LD; break;   /* generic: shared when the address is */
     case 0x385: name = "ST"; out->op = GPU_KOP_ST; break;
     case 0xfae: name = "LDGSTS"; out->op = GPU_KOP_LDGSTS; break;
@@ -83,8 +84,8 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out)
         out->op = opcode == 0x83b ? GPU_KOP_LDSM : GPU_KOP_STSM;
         out->bytes = 16;
         out->ideal = mats;
-        snprintf(out->text, sizeof out->text, "%s.x%d%s", opcode == 0x83b ? "LDSM" : "STSM", mats,
-                 (hi >> 14 & 1) ? ".T" : "");
+        snprintf(out->text, sizeof out->text, "%s.16.M%s88.%d", opcode == 0x83b ? "LDSM" : "STSM",
+                 (hi >> 14 & 1) ? "T" : "", mats);
         return 1;
     }
     case 0x38c:

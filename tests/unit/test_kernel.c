@@ -413,6 +413,18 @@ static void check_cubin(const char *cubin, const char *listing, const char *symb
             assert_int_equal(si.op, GPU_KOP_ATOM);
             continue;
         }
+        if (!strncmp(mnem, "LDSM", 4) || !strncmp(mnem, "STSM", 4)) {
+            /* LDSM.16.M88.4: four 8x8 matrices, one wavefront each */
+            assert_string_equal(si.text, mnem);
+            assert_int_equal(si.op, mnem[0] == 'L' ? GPU_KOP_LDSM : GPU_KOP_STSM);
+            assert_int_equal(si.ideal, atoi(strrchr(mnem, '.') + 1));
+            continue;
+        }
+        if (!strncmp(mnem, "LDGSTS", 6)) { /* LDGSTS.E.BYPASS.128: the size is what we read */
+            assert_int_equal(si.op, GPU_KOP_LDGSTS);
+            assert_int_equal(si.bytes, strstr(mnem, ".128") ? 16 : strstr(mnem, ".64") ? 8 : 4);
+            continue;
+        }
         char want[32];
         snprintf(want, sizeof want, "%s", mnem);
         assert_string_equal(si.text, want);
@@ -432,6 +444,12 @@ static void test_sass_decode(void **state)
                 "_Z5carvePfPKfi", 6);
     check_cubin(TEST_DATA_DIR "/kernel/atomics.sm90.cubin",
                 TEST_DATA_DIR "/kernel/atomics.sm90.sass", "_Z9histogramPKiPii", 3);
+    check_cubin(TEST_DATA_DIR "/kernel/stores.sm90.cubin", TEST_DATA_DIR "/kernel/stores.sm90.sass",
+                "_Z6storesPfi", 11);
+    check_cubin(TEST_DATA_DIR "/kernel/ldmatrix.sm90.cubin",
+                TEST_DATA_DIR "/kernel/ldmatrix.sm90.sass", "_Z13ldmatrix_tilePfi", 4);
+    check_cubin(TEST_DATA_DIR "/kernel/cp_async.sm90.cubin",
+                TEST_DATA_DIR "/kernel/cp_async.sm90.sass", "_Z13cp_async_copyPK6float4Pfi", 5);
     assert_int_equal(sass_arch_known(90), 1);
     assert_int_equal(sass_arch_known(100), 0);
     /* encodings read off NVRTC's sm_90 output for ld/st.shared, ldmatrix, stmatrix, cp.async */
@@ -444,8 +462,8 @@ static void test_sass_decode(void **state)
         {0x130c7984ull, 0x0ee40000000a00ull, "LDS.64", GPU_KOP_LD, 2},
         {0x1513007388ull, 0x4fe80000000400ull, "STS.U16", GPU_KOP_ST, 1},
         {0x413007388ull, 0x0fe80000000c00ull, "STS.128", GPU_KOP_ST, 4},
-        {0x1308783bull, 0x0e680000004200ull, "LDSM.x4.T", GPU_KOP_LDSM, 4},
-        {0x813007844ull, 0x23e80000000000ull, "STSM.x1", GPU_KOP_STSM, 1},
+        {0x1308783bull, 0x0e680000004200ull, "LDSM.16.MT88.4", GPU_KOP_LDSM, 4},
+        {0x813007844ull, 0x23e80000000000ull, "STSM.16.M88.1", GPU_KOP_STSM, 1},
         {0x2137faeull, 0x3e8000b921a44ull, "LDGSTS.64", GPU_KOP_LDGSTS, 2},
         {0x981ull, 0x1900ull, NULL, 0, 0}, /* LDG: not shared */
     };
