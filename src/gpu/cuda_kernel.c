@@ -889,18 +889,21 @@ static void correlate(struct child *ch, struct gpu_kernel_inst *in)
     if (ch->st->c.correlate(&p) != CUPTI_SUCCESS)
         return;
     in->line = (int)p.lineNumber;
-    if (p.fileName && strcmp(p.fileName, ch->realpath)) {
+    if (p.fileName) {
+        /* CUPTI splits the program's name into a directory and a file name */
         char full[PATH_MAX];
         if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
             kline(full, sizeof full, "%s/%s", p.dirName, p.fileName);
         else
             kline(full, sizeof full, "%s", p.fileName);
-        const char *show = full;
-        size_t dl = strlen(ch->dir);
-        if (!strncmp(full, ch->dir, dl) && full[dl] == '/')
-            show = full + dl + 1;
-        int f = kres_add_file(ch->res, show);
-        in->file = f < 0 ? 0 : f;
+        if (strcmp(full, ch->realpath) && strcmp(p.fileName, ch->realpath)) {
+            const char *show = full;
+            size_t dl = strlen(ch->dir);
+            if (!strncmp(full, ch->dir, dl) && full[dl] == '/')
+                show = full + dl + 1;
+            int f = kres_add_file(ch->res, show);
+            in->file = f < 0 ? 0 : f;
+        }
     }
     free(p.fileName);
     free(p.dirName);
