@@ -65,6 +65,7 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
         while (*p == ' ')
             p++;
     }
+}
 
 /* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters;
  * invalid UTF-8 (stray bytes, overlong forms, surrogates) becomes '?' so the output parses. */
