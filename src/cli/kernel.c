@@ -4,6 +4,7 @@
  * average ways; or one JSON object (--json). The measuring lives behind src/gpu/gpu_kernel.h;
  * this file reads options, prints and picks the exit status. No curses, no cJSON. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +113,27 @@ static int usage_error(const char *fmt, const char *a, const char *b)
     return EXIT_USAGE;
 }
 
+/* The switch a flag option sets, or NULL. */
+static int *flag_of(struct kernel_args *a, const char *arg)
+{
+    static const struct {
+        const char *name;
+        size_t off;
+    } flags[] = {
+        {"--json", offsetof(struct kernel_args, json)},
+        {"--sass", offsetof(struct kernel_args, sass)},
+        {"--timings", offsetof(struct kernel_args, timings)},
+        {"--no-cache", offsetof(struct kernel_args, no_cache)},
+        {"--no-server", offsetof(struct kernel_args, no_server)},
+        {"--counters", offsetof(struct kernel_args, counters)},
+        {"--launch-only", offsetof(struct kernel_args, launch_only)},
+    };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        if (!strcmp(arg, flags[i].name))
+            return (int *)((char *)a + flags[i].off);
+    return NULL;
+}
+
 static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
     static const char *launch_opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
@@ -130,20 +152,8 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
                 return usage_error("too many options%s%s", "", "");
             a->opt[a->nopts] = arg;
             a->val[a->nopts++] = argv[++i];
-        } else if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--sass")) {
-            a->sass = 1;
-        } else if (!strcmp(arg, "--timings")) {
-            a->timings = 1;
-        } else if (!strcmp(arg, "--no-cache")) {
-            a->no_cache = 1;
-        } else if (!strcmp(arg, "--no-server")) {
-            a->no_server = 1;
-        } else if (!strcmp(arg, "--counters")) {
-            a->counters = 1;
-        } else if (!strcmp(arg, "--launch-only")) {
-            a->launch_only = 1;
+        } else if (flag_of(a, arg)) {
+            *flag_of(a, arg) = 1;
         } else if (!strcmp(arg, "--sort")) {
             if (i + 1 >= argc)
                 return usage_error("--sort needs a value (line or excess)%s%s", "", "");
@@ -330,6 +340,21 @@ static void source_text(struct sources *s, const struct gpu_kernel_result *r, co
     }
 }
 
+/* A measured line out of order (sorted, or in another file): its row, its source, its SASS. */
+static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_kernel_result *r,
+                         struct sources *s, const char *dir, const char *label,
+                         const struct gpu_kernel_line *l)
+{
+    const char *at;
+    int len;
+    put_row(f, label, l);
+    source_text(s, r, dir, l->file, l->line, &at, &len);
+    put_source(f, at, len);
+    fputc('\n', f);
+    if (a->sass)
+        put_insts(f, r, l);
+}
+
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
                        const char *src, size_t srclen)
 {
@@ -362,18 +387,11 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             qsort(order, (size_t)r->nlines, sizeof *order, cmp_excess);
             for (int i = 0; i < r->nlines; i++) {
                 const struct gpu_kernel_line *l = order[i];
-                const char *at;
-                int len;
                 if (l->file)
                     snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
                 else
                     snprintf(label, sizeof label, "%d", l->line);
-                put_row(f, label, l);
-                source_text(&s, r, dir, l->file, l->line, &at, &len);
-                put_source(f, at, len);
-                fputc('\n', f);
-                if (a->sass)
-                    put_insts(f, r, l);
+                put_measured(f, a, r, &s, dir, label, l);
             }
             free(order);
         }
@@ -392,18 +410,11 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             const struct gpu_kernel_line *l = &r->lines[i];
             if (l->file == 0 && l->line >= 1 && l->line <= s.main.n)
                 continue;
-            const char *at;
-            int len;
             if (l->file)
                 snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
             else
                 snprintf(label, sizeof label, "%s", l->line ? "?" : "(none)");
-            put_row(f, label, l);
-            source_text(&s, r, dir, l->file, l->line, &at, &len);
-            put_source(f, at, len);
-            fputc('\n', f);
-            if (a->sass)
-                put_insts(f, r, l);
+            put_measured(f, a, r, &s, dir, label, l);
         }
     }
     struct gpu_kernel_line tot;
@@ -451,6 +462,13 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
 static void json_num(FILE *f, const char *key, double v, int comma)
 {
     fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
+}
+
+/* "name": value pairs, comma-separated. */
+static void json_fields(FILE *f, const char *const *names, const double *v, int n)
+{
+    for (int i = 0; i < n; i++)
+        json_num(f, names[i], v[i], i + 1 < n);
 }
 
 static void print_json(const struct kernel_args *a, const struct gpu_kernel_result *r,
@@ -528,30 +546,23 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     fputs("},\n \"counters\": ", f);
     if (r->has_counters) {
         const struct gpu_kernel_counters *c = &r->counters;
+        static const char *names[] = {"wavefronts_ld", "wavefronts_st", "conflicts_ld",
+                                      "conflicts_st", "inst_ld", "inst_st", "wavefronts"};
+        const double v[] = {c->wavefronts_ld, c->wavefronts_st, c->conflicts_ld, c->conflicts_st,
+                            c->inst_ld, c->inst_st, c->wavefronts};
         fputc('{', f);
-        json_num(f, "wavefronts_ld", c->wavefronts_ld, 1);
-        json_num(f, "wavefronts_st", c->wavefronts_st, 1);
-        json_num(f, "conflicts_ld", c->conflicts_ld, 1);
-        json_num(f, "conflicts_st", c->conflicts_st, 1);
-        json_num(f, "inst_ld", c->inst_ld, 1);
-        json_num(f, "inst_st", c->inst_st, 1);
-        json_num(f, "wavefronts", c->wavefronts, 0);
+        json_fields(f, names, v, (int)(sizeof v / sizeof v[0]));
         fputc('}', f);
     } else {
         fputs("null", f);
     }
     const struct gpu_kernel_timing *tm = &r->timing;
+    static const char *tnames[] = {"start", "init", "context", "compile", "load",
+                                   "cupti", "run", "collect", "counters", "total"};
+    const double tv[] = {tm->start, tm->init, tm->context, tm->compile, tm->load,
+                         tm->cupti, tm->run, tm->collect, tm->counters, tm->total};
     fputs(",\n \"timing_ms\": {", f);
-    json_num(f, "start", tm->start, 1);
-    json_num(f, "init", tm->init, 1);
-    json_num(f, "context", tm->context, 1);
-    json_num(f, "compile", tm->compile, 1);
-    json_num(f, "load", tm->load, 1);
-    json_num(f, "cupti", tm->cupti, 1);
-    json_num(f, "run", tm->run, 1);
-    json_num(f, "collect", tm->collect, 1);
-    json_num(f, "counters", tm->counters, 1);
-    json_num(f, "total", tm->total, 0);
+    json_fields(f, tnames, tv, (int)(sizeof tv / sizeof tv[0]));
     fprintf(f, ", \"cached\": %s, \"warm\": %s}}\n", tm->cache_hit ? "true" : "false",
             tm->warm ? "true" : "false");
     lines_free(&t);

@@ -87,9 +87,7 @@ static const char *result_name(struct bl_counters *c, CUptiResult r)
     return "unknown CUPTI error";
 }
 
-/* One line for a failed CUPTI call; the common "not allowed" cases are named as such. */
-static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, char *why,
-                       size_t n)
+extern "C" void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n)
 {
     switch (r) {
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
@@ -104,9 +102,14 @@ static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, c
         say(why, n, "counters not available on a virtualised GPU (%s)", call);
         return;
     default:
-        say(why, n, "counters not available: %s failed: %s (%d)", call, result_name(c, r),
-            (int)r);
+        say(why, n, "counters not available: %s failed: %s (%d)", call, text, r);
     }
+}
+
+static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, char *why,
+                       size_t n)
+{
+    bl_cupti_why((int)r, result_name(c, r), call, why, n);
 }
 
 /* A CUPTI parameter block: zeroed, with its structSize set. */
@@ -282,6 +285,11 @@ static int setup(struct bl_counters *c, int device, char *why, size_t n)
         return -1;
     }
     return 0;
+}
+
+extern "C" const char *bl_counters_metric(int i)
+{
+    return i >= 0 && i < BL_NMETRICS ? metric_names[i] : NULL;
 }
 
 extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)

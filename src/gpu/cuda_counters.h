@@ -29,6 +29,9 @@ struct bl_counters;
  * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)") when they cannot. */
 struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
 
+/* bl_counters_metric: the name of metric i (BL_WAVEFRONTS_LD ...), or NULL. */
+const char *bl_counters_metric(int i);
+
 /* bl_counters_open_metrics: the same for other metrics: names[n] (at most 64; the array must
  * outlive the handle). */
 struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n, char *why,
@@ -42,6 +45,10 @@ int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *a
                         double *vals, char *why, size_t whysize);
 
 void bl_counters_close(struct bl_counters *c);
+
+/* bl_cupti_why: one line for CUPTI call `call` that failed with result r (text: CUPTI's name
+ * for it); the "not allowed" cases are named as such. */
+void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n);
 
 /* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
  * one place that knows where it lives. NULL when not found. Never unloaded. */

@@ -58,11 +58,8 @@ static int rtc_load(struct rtc_api *r, char *why, size_t n)
                          "or set BANKLAB_NVRTC)");
         return -1;
     }
-    static const struct {
-        size_t off;
-        const char *name;
-    } syms[] = {
-#define S(field, name) {offsetof(struct rtc_api, field), name}
+    static const struct ksym syms[] = {
+#define S(field, name) {offsetof(struct rtc_api, field), name, 0}
         S(version, "nvrtcVersion"), S(create, "nvrtcCreateProgram"),
         S(compile, "nvrtcCompileProgram"), S(log_size, "nvrtcGetProgramLogSize"),
         S(log, "nvrtcGetProgramLog"), S(cubin_size, "nvrtcGetCUBINSize"),
@@ -71,13 +68,10 @@ static int rtc_load(struct rtc_api *r, char *why, size_t n)
         S(error_string, "nvrtcGetErrorString"),
 #undef S
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(r->lib, syms[i].name);
-        if (!f) {
-            snprintf(why, n, "cannot compile: %s missing from libnvrtc (too old?)", syms[i].name);
-            return -1;
-        }
-        memcpy((char *)r + syms[i].off, &f, sizeof f);
+    const char *missing = ksyms(r->lib, syms, sizeof syms / sizeof syms[0], r);
+    if (missing) {
+        snprintf(why, n, "cannot compile: %s missing from libnvrtc (too old?)", missing);
+        return -1;
     }
     return 0;
 }
@@ -106,16 +100,6 @@ void compiled_done(struct compiled *c)
 }
 
 /* ---- the compile cache ---- */
-
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 struct keybuf {
     char *s;
@@ -322,7 +306,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
         key_add(&key, in->src, in->len);
         key_includes(&key, in->dir, in->src, in->len, 0);
         if (key.s) {
-            uint64_t h = fnv1a(0xcbf29ce484222325ull, key.s, key.len);
+            uint64_t h = khash(KHASH_SEED, key.s, key.len);
             snprintf(cpath, sizeof cpath, "%s/%016llx.cubin", in->cache_dir, (unsigned long long)h);
             struct stat st;
             if (stat(cpath, &st) == 0 && cache_load(cpath, &key, out) == 0) {

@@ -29,23 +29,6 @@
 #define DEFAULT_ARCH 90                  /* compile target without a GPU (the H200's) */
 #define FILL_CHUNK (4u << 20)            /* bytes of fill pattern made at a time */
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-/* kline: snprintf that truncates silently (every text here is one bounded line) */
-static void kline(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void kline(char *dst, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(dst, n, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- libcuda ---- */
 
 struct drv {
@@ -79,14 +62,10 @@ static int drv_load(struct drv *d, char *why, size_t n)
     memset(d, 0, sizeof *d);
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!d->lib) {
-        kline(why, n, "no CUDA driver (libcuda.so.1 not found)");
+        kmsg(why, n, "no CUDA driver (libcuda.so.1 not found)");
         return -1;
     }
-    static const struct {
-        size_t off;
-        const char *name;
-        int optional;
-    } syms[] = {
+    static const struct ksym syms[] = {
 #define S(field, name, opt) {offsetof(struct drv, field), name, opt}
         S(init, "cuInit", 0), S(driver_version, "cuDriverGetVersion", 0),
         S(device_count, "cuDeviceGetCount", 0), S(device_get, "cuDeviceGet", 0),
@@ -101,13 +80,10 @@ static int drv_load(struct drv *d, char *why, size_t n)
         S(error_name, "cuGetErrorName", 0), S(error_string, "cuGetErrorString", 0),
 #undef S
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(d->lib, syms[i].name);
-        if (!f && !syms[i].optional) {
-            kline(why, n, "CUDA driver too old: %s missing from libcuda.so.1", syms[i].name);
-            return -1;
-        }
-        memcpy((char *)d + syms[i].off, &f, sizeof f);
+    const char *missing = ksyms(d->lib, syms, sizeof syms / sizeof syms[0], d);
+    if (missing) {
+        kmsg(why, n, "CUDA driver too old: %s missing from libcuda.so.1", missing);
+        return -1;
     }
     return 0;
 }
@@ -153,14 +129,11 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
     memset(c, 0, sizeof *c);
     c->lib = bl_cupti_open();
     if (!c->lib) {
-        kline(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
+        kmsg(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
-    static const struct {
-        size_t off;
-        const char *name;
-    } syms[] = {
-#define S(field, name) {offsetof(struct cupti, field), name}
+    static const struct ksym syms[] = {
+#define S(field, name) {offsetof(struct cupti, field), name, 0}
         S(result_string, "cuptiGetResultString"), S(prof_init, "cuptiProfilerInitialize"),
         S(prof_deinit, "cuptiProfilerDeInitialize"), S(chip_name, "cuptiDeviceGetChipName"),
         S(num_metrics, "cuptiSassMetricsGetNumOfMetrics"),
@@ -171,14 +144,11 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
         S(correlate, "cuptiGetSassToSourceCorrelation"),
 #undef S
     };
-    for (size_t i = 0; i < sizeof syms / sizeof syms[0]; i++) {
-        void *f = dlsym(c->lib, syms[i].name);
-        if (!f) {
-            kline(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer "
-                             "is needed)", syms[i].name);
-            return -1;
-        }
-        memcpy((char *)c + syms[i].off, &f, sizeof f);
+    const char *missing = ksyms(c->lib, syms, sizeof syms / sizeof syms[0], c);
+    if (missing) {
+        kmsg(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer is "
+             "needed)", missing);
+        return -1;
     }
     return 0;
 }
@@ -188,18 +158,7 @@ static void cupti_why(const struct cupti *c, CUptiResult r, const char *call, ch
     const char *s = NULL;
     if (!c->result_string || c->result_string(r, &s) != CUPTI_SUCCESS || !s)
         s = "unknown CUPTI error";
-    switch (r) {
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        kline(why, n, "counters not allowed: insufficient privileges (%s; run as root or "
-                         "allow profiling for all users)", call);
-        return;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        kline(why, n, "counters not available: another profiler is active (%s)", call);
-        return;
-    default:
-        kline(why, n, "counters not available: %s failed: %s (%d)", call, s, (int)r);
-    }
+    bl_cupti_why((int)r, s, call, why, n);
 }
 
 /* The SASS metrics read per instruction, each with what it counts. One that this CUPTI does
@@ -224,15 +183,7 @@ static const struct {
 
 /* The range profiler's figures for --counters: the six `banklab bench` reads, then all kinds
  * of shared wavefronts together (read with the six when this CUPTI knows it). */
-static const char *range_metrics[BL_NMETRICS + 1] = {
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum",
-    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
-    "smsp__inst_executed_op_shared_ld.sum",
-    "smsp__inst_executed_op_shared_st.sum",
-    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
-};
+#define RANGE_ALL_KINDS "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 
 /* ---- what lasts between requests ---- */
 
@@ -287,15 +238,15 @@ static void open_device(struct kstate *st)
     if (r == CUDA_SUCCESS)
         r = d->device_count(&count);
     if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
-        kline(st->nogpu, sizeof st->nogpu, "no CUDA device");
+        kmsg(st->nogpu, sizeof st->nogpu, "no CUDA device");
         return;
     }
     if (r != CUDA_SUCCESS) {
-        kline(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", cu_text(d, r));
+        kmsg(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", cu_text(d, r));
         return;
     }
     if (st->device >= count) {
-        kline(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
+        kmsg(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
               count - 1);
         return;
     }
@@ -311,11 +262,11 @@ static void open_device(struct kstate *st)
         d->device_attr(&st->grid_max[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, st->dev) ||
         d->device_attr(&st->grid_max[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, st->dev) ||
         d->device_attr(&st->grid_max[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, st->dev)) {
-        kline(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
+        kmsg(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
         return;
     }
     st->sm = major * 10 + minor;
-    kline(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
+    kmsg(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
     st->have_gpu = 1;
 }
 
@@ -336,9 +287,9 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
         snprintf(st->dbgpath, sizeof st->dbgpath, "%s", dbgpath);
         st->dbg = fopen(dbgpath, "a");
     }
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     open_device(st);
-    res->timing.init = now_ms() - t0;
+    res->timing.init = kclock_ms() - t0;
     dbg(st, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu);
     return st;
 }
@@ -376,12 +327,12 @@ static int ensure_context(struct kstate *st, struct gpu_kernel_result *res)
 {
     if (st->ctx_ready)
         return 0;
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     CUcontext ctx;
     CUresult r = st->d.ctx_retain(&ctx, st->dev);
     if (r == CUDA_SUCCESS)
         r = st->d.ctx_set(ctx);
-    res->timing.context = now_ms() - t0;
+    res->timing.context = kclock_ms() - t0;
     if (r != CUDA_SUCCESS) {
         kres_fail(res, GPU_KERNEL_ENOGPU, "measuring needs a GPU: CUDA device %d: %s", st->device,
                   cu_text(&st->d, r));
@@ -459,7 +410,7 @@ static int sass_resolve(struct kstate *st, char *why, size_t whysz)
         if (r != CUPTI_SUCCESS) {
             dbg(st, "metric %s: not on %s (%d)\n", metric_table[i].name, st->chip, (int)r);
             if (metric_table[i].required) {
-                kline(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
+                kmsg(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
                       metric_table[i].name, st->chip);
                 return -1;
             }
@@ -534,12 +485,12 @@ static void choose_kernel(struct child *ch)
     }
     if (!want[0]) {
         if (ch->nkernels == 0) {
-            kline(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
+            kmsg(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
                   ch->req->path);
             return;
         }
         if (ch->nkernels > 1) {
-            kline(ch->name_error, sizeof ch->name_error,
+            kmsg(ch->name_error, sizeof ch->name_error,
                   "%s has %d kernels (%s): choose one with --name", ch->req->path, ch->nkernels,
                   list);
             return;
@@ -554,13 +505,13 @@ static void choose_kernel(struct child *ch)
                 ch->kernel = &ch->kernels[i];
         }
         if (!ch->kernel) {
-            kline(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
+            kmsg(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
                   ch->req->path, ch->nkernels ? "kernels: " : "no __global__ function", list);
             return;
         }
     }
     if (ch->kernel->is_template && !strchr(want, '<')) {
-        kline(ch->name_error, sizeof ch->name_error,
+        kmsg(ch->name_error, sizeof ch->name_error,
               "%s is a template: name an instance, e.g. --name '%s<float>'", ch->kernel->name,
               ch->kernel->name);
         ch->kernel = NULL;
@@ -570,12 +521,12 @@ static void choose_kernel(struct child *ch)
         /* an instance: the file's namespaces, then the name as given (k<float4>) */
         const char *last = strrchr(ch->kernel->name, ':');
         size_t prefix = last ? (size_t)(last + 1 - ch->kernel->name) : 0;
-        kline(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name, want);
+        kmsg(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name, want);
     } else {
-        kline(ch->name_expr, sizeof ch->name_expr, "%s",
+        kmsg(ch->name_expr, sizeof ch->name_expr, "%s",
               strstr(want, "::") ? want : ch->kernel->name);
     }
-    kline(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
+    kmsg(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
 }
 
 /* Compile errors and warnings into the result; 1 when there were errors. */
@@ -721,7 +672,7 @@ static int setup_launch(struct child *ch)
     struct kstate *st = ch->st;
     struct drv *d = &st->d;
     const struct gpu_kernel_request *req = ch->req;
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     CUresult r = d->module_load(&ch->module, ch->comp.cubin);
     if (r == CUDA_SUCCESS)
         r = d->module_function(&ch->func, ch->module, ch->comp.lowered);
@@ -799,7 +750,7 @@ static int setup_launch(struct child *ch)
             ch->params[i] = ch->scalars[i];
         }
     }
-    ch->res->timing.load = now_ms() - t0;
+    ch->res->timing.load = kclock_ms() - t0;
     return 0;
 }
 
@@ -837,7 +788,7 @@ static int run_once(struct child *ch)
     const char *hint = "";
     char buf[160];
     if (r == CUDA_ERROR_ILLEGAL_ADDRESS) {
-        kline(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
+        kmsg(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
               "bytes: --buffer-size) or past shared memory", req->buffer_size);
         hint = buf;
     } else if (r == CUDA_ERROR_MISALIGNED_ADDRESS) {
@@ -893,9 +844,9 @@ static void correlate(struct child *ch, struct gpu_kernel_inst *in)
         /* CUPTI splits the program's name into a directory and a file name */
         char full[PATH_MAX];
         if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
-            kline(full, sizeof full, "%s/%s", p.dirName, p.fileName);
+            kmsg(full, sizeof full, "%s/%s", p.dirName, p.fileName);
         else
-            kline(full, sizeof full, "%s", p.fileName);
+            kmsg(full, sizeof full, "%s", p.fileName);
         if (strcmp(full, ch->realpath) && strcmp(p.fileName, ch->realpath)) {
             const char *show = full;
             size_t dl = strlen(ch->dir);
@@ -966,7 +917,7 @@ static int measure_sass(struct child *ch)
     struct kstate *st = ch->st;
     struct cupti *c = &st->c;
     char why[GPU_KERNEL_TEXT];
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     if (ensure_cupti(st)) {
         FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", st->cupti_why);
         return -1;
@@ -1007,14 +958,14 @@ static int measure_sass(struct child *ch)
     ep.enableLazyPatching = 1;
     TRY(c->enable(&ep), "cuptiSassMetricsEnable");
     enabled = 1;
-    ch->res->timing.cupti = now_ms() - t0;
+    ch->res->timing.cupti = kclock_ms() - t0;
 
-    t0 = now_ms();
+    t0 = kclock_ms();
     if (run_once(ch))
         goto out;
-    ch->res->timing.run = now_ms() - t0;
+    ch->res->timing.run = kclock_ms() - t0;
     set_phase(ch, GPU_KPHASE_COLLECT);
-    t0 = now_ms();
+    t0 = kclock_ms();
     CUpti_SassMetricsGetDataProperties_Params dp;
     memset(&dp, 0, sizeof dp);
     dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
@@ -1076,7 +1027,7 @@ static int measure_sass(struct child *ch)
         FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
         goto out;
     }
-    ch->res->timing.collect = now_ms() - t0;
+    ch->res->timing.collect = kclock_ms() - t0;
     rv = 0;
 out:
     if (enabled) {
@@ -1109,8 +1060,12 @@ static int counters_launch(void *arg)
 
 static void measure_counters(struct child *ch)
 {
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     char why[GPU_KERNEL_TEXT];
+    static const char *range_metrics[BL_NMETRICS + 1];
+    for (int i = 0; i < BL_NMETRICS; i++)
+        range_metrics[i] = bl_counters_metric(i);
+    range_metrics[BL_NMETRICS] = RANGE_ALL_KINDS;
     int n = BL_NMETRICS + 1;
     struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why,
                                                      sizeof why);
@@ -1119,7 +1074,7 @@ static void measure_counters(struct child *ch)
         c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
     }
     if (!c) {
-        kline(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        kmsg(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
         return;
     }
     double v[BL_NMETRICS + 1];
@@ -1134,16 +1089,16 @@ static void measure_counters(struct child *ch)
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_NMETRICS ? v[BL_NMETRICS] : -1;
     } else if (ch->res->status == GPU_KERNEL_OK) {
-        kline(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        kmsg(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);
-    ch->res->timing.counters = now_ms() - t0;
+    ch->res->timing.counters = kclock_ms() - t0;
 }
 
 static void dump_cubin(struct child *ch)
 {
     char cub[PATH_MAX];
-    kline(cub, sizeof cub, "%s.%.64s.cubin", ch->st->dbgpath, ch->comp.lowered);
+    kmsg(cub, sizeof cub, "%s.%.64s.cubin", ch->st->dbgpath, ch->comp.lowered);
     FILE *f = fopen(cub, "wb");
     if (f) {
         fwrite(ch->comp.cubin, 1, ch->comp.cubin_size, f);
@@ -1160,15 +1115,15 @@ static void request(struct child *ch)
     memcpy(res->block, req->block, sizeof res->block);
     res->smem = req->smem;
     if (st->have_gpu)
-        kline(res->device, sizeof res->device, "%s", st->name);
+        kmsg(res->device, sizeof res->device, "%s", st->name);
     if (!realpath(req->path, ch->realpath))
-        kline(ch->realpath, sizeof ch->realpath, "%s", req->path);
-    kline(ch->dir, sizeof ch->dir, "%s", ch->realpath);
+        kmsg(ch->realpath, sizeof ch->realpath, "%s", req->path);
+    kmsg(ch->dir, sizeof ch->dir, "%s", ch->realpath);
     char *slash = strrchr(ch->dir, '/');
     if (slash && slash != ch->dir)
         *slash = '\0';
     else
-        kline(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
+        kmsg(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
     if (req->device != st->device) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "a measuring server of device %d was asked for device %d",
              st->device, req->device);
@@ -1178,13 +1133,13 @@ static void request(struct child *ch)
     set_phase(ch, GPU_KPHASE_COMPILE);
     choose_kernel(ch);
     int arch = st->have_gpu ? st->sm : DEFAULT_ARCH;
-    kline(res->arch, sizeof res->arch, "sm_%d", arch);
+    kmsg(res->arch, sizeof res->arch, "sm_%d", arch);
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg};
     char why[GPU_KERNEL_TEXT];
-    double t0 = now_ms();
+    double t0 = kclock_ms();
     int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, why, sizeof why);
-    res->timing.compile = now_ms() - t0;
+    res->timing.compile = kclock_ms() - t0;
     if (rc) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "%s", why);
         return;
@@ -1195,7 +1150,7 @@ static void request(struct child *ch)
         FAIL(ch, GPU_KERNEL_EINPUT, "%s", ch->name_error);
         return;
     }
-    kline(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
+    kmsg(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
     if (st->dbg)
         dump_cubin(ch);
     if (bind_params(ch))
@@ -1209,9 +1164,9 @@ static void request(struct child *ch)
     if (ensure_context(st, res) || setup_launch(ch))
         return;
     if (req->launch_only) {
-        t0 = now_ms();
+        t0 = kclock_ms();
         if (run_once(ch) == 0)
-            res->timing.run = now_ms() - t0;
+            res->timing.run = kclock_ms() - t0;
         return;
     }
     if (req->counters_only) { /* --counters: the range profiler, alone in its process */

@@ -83,6 +83,28 @@ int sass_arch_known(int sm);
  * a known shared-memory instruction, 0 otherwise (out->shared = 0). */
 int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
+/* ---- kernel_wire.c: small helpers every part uses ---- */
+
+/* kclock_ms: CLOCK_MONOTONIC in milliseconds (it means the same in every process). */
+double kclock_ms(void);
+
+/* kmsg: one bounded line into dst (vsnprintf; truncates silently). Nothing when n is 0. */
+void kmsg(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* khash: FNV-1a over p[n], continuing from h (start with KHASH_SEED). */
+#define KHASH_SEED 0xcbf29ce484222325ull
+uint64_t khash(uint64_t h, const void *p, size_t n);
+
+/* ksyms: the entries of a table of function pointers from a dlopen'ed library: each names a
+ * symbol and the byte offset of its pointer in `table`. Returns NULL when all the required
+ * ones were found, else the name of the first one missing. */
+struct ksym {
+    size_t off;
+    const char *name;
+    int optional;
+};
+const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table);
+
 /* ---- kernel_launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */

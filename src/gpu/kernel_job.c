@@ -19,23 +19,6 @@
 
 #include "kernel_impl.h"
 
-static double now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-static void say(char *err, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    if (!err || !n)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- the measuring process ---- */
 
 int gpu_kernel_server_idle(void)
@@ -73,7 +56,7 @@ int gpu_kernel_child_main(int argc, char **argv)
         free(src);
         return 1;
     }
-    res->timing.start = now_ms() - t_start - res->timing.init;
+    res->timing.start = kclock_ms() - t_start - res->timing.init;
     if (kres_add_file(res, req.path) < 0)
         kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
     else
@@ -149,12 +132,12 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
     int rp[2] = {-1, -1}, op[2] = {-1, -1};
     FILE *tmp = tmpfile();
     if (!tmp || pipe(rp) || pipe(op)) {
-        say(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        kmsg(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
     if (kwire_put_request(fileno(tmp), &job->req, job->src, job->srclen) || fflush(tmp) ||
         lseek(fileno(tmp), 0, SEEK_SET) != 0) {
-        say(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
+        kmsg(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
         goto fail;
     }
     for (int i = 0; i < 2; i++) {
@@ -164,7 +147,7 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
     pid_t pid = fork();
     if (pid < 0) {
-        say(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        kmsg(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
     if (pid == 0) {
@@ -250,7 +233,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
                                         size_t len, char *err, size_t errsz)
 {
     if (len > GPU_KERNEL_MAX_SOURCE) {
-        say(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
+        kmsg(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
             GPU_KERNEL_MAX_SOURCE);
         return NULL;
     }
@@ -259,7 +242,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     if (!job || !copy) {
         free(job);
         free(copy);
-        say(err, errsz, "out of memory");
+        kmsg(err, errsz, "out of memory");
         return NULL;
     }
     memcpy(copy, src, len);
@@ -271,7 +254,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     job->pid = -1;
     snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
     job->limit_ms = req->time_limit * 1e3;
-    job->t0 = now_ms();
+    job->t0 = kclock_ms();
     if (try_server(job) == 0 || spawn(job, err, errsz) == 0)
         return job;
     free(job->src);
@@ -350,7 +333,7 @@ static int parse_frames(struct gpu_kernel_job *job)
             memcpy(h, payload, sizeof h);
             if (!job->own_child)
                 job->pid = h[0];
-            job->t_hello = now_ms();
+            job->t_hello = kclock_ms();
         } else if (head[0] == KWIRE_PHASE && head[1] == 4) {
             int32_t ph;
             memcpy(&ph, payload, 4);
@@ -385,7 +368,7 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
     job->ended = 1;
-    job->res.timing.total = now_ms() - job->t0;
+    job->res.timing.total = kclock_ms() - job->t0;
     if (job->outlen && !job->res.output[0])
         snprintf(job->res.output, sizeof job->res.output, "%s", job->out);
     *res = job->res;
@@ -550,7 +533,7 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     }
     /* the time limit runs from when the measuring process took the request; before that a
      * busy server may keep it waiting a while */
-    double now = now_ms();
+    double now = kclock_ms();
     int over = job->t_hello ? now - job->t_hello > job->limit_ms
                             : now - job->t0 > job->limit_ms + QUEUE_WAIT_MS;
     if (over) {

@@ -25,16 +25,6 @@
 
 #define REQUEST_WAIT_MS 10000 /* a client that connects sends its request at once */
 
-static uint64_t mix(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        h ^= b[i];
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
-
 /* A directory only we can enter: made 0700 when missing, refused when someone else's. */
 static int private_dir(const char *dir)
 {
@@ -62,14 +52,14 @@ int kserver_path(int device, char *path, size_t size)
     struct stat self;
     if (stat("/proc/self/exe", &self))
         return -1;
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = mix(h, &self.st_dev, sizeof self.st_dev);
-    h = mix(h, &self.st_ino, sizeof self.st_ino);
-    h = mix(h, &self.st_mtime, sizeof self.st_mtime);
-    h = mix(h, &self.st_size, sizeof self.st_size);
+    uint64_t h = KHASH_SEED;
+    h = khash(h, &self.st_dev, sizeof self.st_dev);
+    h = khash(h, &self.st_ino, sizeof self.st_ino);
+    h = khash(h, &self.st_mtime, sizeof self.st_mtime);
+    h = khash(h, &self.st_size, sizeof self.st_size);
     const char *vis = getenv("CUDA_VISIBLE_DEVICES");
-    h = mix(h, vis ? vis : "(unset)", strlen(vis ? vis : "(unset)") + 1);
-    h = mix(h, &device, sizeof device);
+    h = khash(h, vis ? vis : "(unset)", strlen(vis ? vis : "(unset)") + 1);
+    h = khash(h, &device, sizeof device);
     int n = snprintf(path, size, "%s/kernel-%016llx.sock", dir, (unsigned long long)h);
     struct sockaddr_un a;
     if (n < 0 || (size_t)n >= size || (size_t)n >= sizeof a.sun_path)
@@ -77,13 +67,19 @@ int kserver_path(int device, char *path, size_t size)
     return 0;
 }
 
+/* A Unix stream socket and the address of path. -1 when no socket can be made. */
+static int unix_socket(const char *path, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    snprintf(a->sun_path, sizeof a->sun_path, "%s", path);
+    return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+}
+
 int kserver_connect(const char *path)
 {
     struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
     if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
@@ -96,10 +92,7 @@ int kserver_connect(const char *path)
 int kserver_listen(const char *path)
 {
     struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
     if (bind(fd, (struct sockaddr *)&a, sizeof a)) {

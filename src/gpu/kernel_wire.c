@@ -1,8 +1,10 @@
 /* kernel_wire.c: what the job and the measuring process exchange: the request (with the
  * source and the caller's directory), frames (hello, phase, result) and the result's arrays;
- * and the result helpers both sides use (first error wins, files, per-line sums). The two
- * sides are the same binary, so structs travel as they are, checked for size on arrival.
- * Pure C: no CUDA, no curses; never prints. */
+ * the result helpers both sides use (first error wins, files, per-line sums); and the small
+ * helpers of every part (clock, message, hash, symbol table). The two sides are the same
+ * binary, so structs travel as they are, checked for size on arrival. Pure C: no CUDA, no
+ * curses; never prints. */
+#include <dlfcn.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,11 +16,42 @@
 
 #include "kernel_impl.h"
 
-static double now_ms(void)
+double kclock_ms(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+void kmsg(char *dst, size_t n, const char *fmt, ...)
+{
+    va_list ap;
+    if (!dst || !n)
+        return;
+    va_start(ap, fmt);
+    vsnprintf(dst, n, fmt, ap);
+    va_end(ap);
+}
+
+uint64_t khash(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table)
+{
+    for (size_t i = 0; i < n; i++) {
+        void *f = dlsym(lib, syms[i].name);
+        if (!f && !syms[i].optional)
+            return syms[i].name;
+        memcpy((char *)table + syms[i].off, &f, sizeof f);
+    }
+    return NULL;
 }
 
 /* ---- results ---- */
@@ -192,7 +225,7 @@ unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const ch
     w.req = *req;
     if (!getcwd(w.cwd, sizeof w.cwd))
         w.cwd[0] = '\0';
-    w.t_start = now_ms();
+    w.t_start = kclock_ms();
     w.len = len;
     unsigned char *b = malloc(sizeof w + len);
     if (!b)
