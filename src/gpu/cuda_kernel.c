@@ -62,7 +62,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
     memset(d, 0, sizeof *d);
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!d->lib) {
-        kmsg(why, n, "no CUDA driver (libcuda.so.1 not found)");
+        bl_fmt(why, n, "no CUDA driver (libcuda.so.1 not found)");
         return -1;
     }
     static const struct ksym syms[] = {
@@ -82,7 +82,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
     };
     const char *missing = ksyms(d->lib, syms, sizeof syms / sizeof syms[0], d);
     if (missing) {
-        kmsg(why, n, "CUDA driver too old: %s missing from libcuda.so.1", missing);
+        bl_fmt(why, n, "CUDA driver too old: %s missing from libcuda.so.1", missing);
         return -1;
     }
     return 0;
@@ -129,7 +129,7 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
     memset(c, 0, sizeof *c);
     c->lib = bl_cupti_open();
     if (!c->lib) {
-        kmsg(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
+        bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
     static const struct ksym syms[] = {
@@ -146,7 +146,7 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
     };
     const char *missing = ksyms(c->lib, syms, sizeof syms / sizeof syms[0], c);
     if (missing) {
-        kmsg(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer is "
+        bl_fmt(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer is "
              "needed)", missing);
         return -1;
     }
@@ -238,15 +238,15 @@ static void open_device(struct kstate *st)
     if (r == CUDA_SUCCESS)
         r = d->device_count(&count);
     if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
-        kmsg(st->nogpu, sizeof st->nogpu, "no CUDA device");
+        bl_fmt(st->nogpu, sizeof st->nogpu, "no CUDA device");
         return;
     }
     if (r != CUDA_SUCCESS) {
-        kmsg(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", cu_text(d, r));
+        bl_fmt(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", cu_text(d, r));
         return;
     }
     if (st->device >= count) {
-        kmsg(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
+        bl_fmt(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
               count - 1);
         return;
     }
@@ -262,11 +262,11 @@ static void open_device(struct kstate *st)
         d->device_attr(&st->grid_max[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, st->dev) ||
         d->device_attr(&st->grid_max[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, st->dev) ||
         d->device_attr(&st->grid_max[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, st->dev)) {
-        kmsg(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
+        bl_fmt(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
         return;
     }
     st->sm = major * 10 + minor;
-    kmsg(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
+    bl_fmt(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
     st->have_gpu = 1;
 }
 
@@ -410,7 +410,7 @@ static int sass_resolve(struct kstate *st, char *why, size_t whysz)
         if (r != CUPTI_SUCCESS) {
             dbg(st, "metric %s: not on %s (%d)\n", metric_table[i].name, st->chip, (int)r);
             if (metric_table[i].required) {
-                kmsg(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
+                bl_fmt(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
                       metric_table[i].name, st->chip);
                 return -1;
             }
@@ -485,12 +485,12 @@ static void choose_kernel(struct child *ch)
     }
     if (!want[0]) {
         if (ch->nkernels == 0) {
-            kmsg(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
+            bl_fmt(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
                   ch->req->path);
             return;
         }
         if (ch->nkernels > 1) {
-            kmsg(ch->name_error, sizeof ch->name_error,
+            bl_fmt(ch->name_error, sizeof ch->name_error,
                   "%s has %d kernels (%s): choose one with --name", ch->req->path, ch->nkernels,
                   list);
             return;
@@ -505,13 +505,13 @@ static void choose_kernel(struct child *ch)
                 ch->kernel = &ch->kernels[i];
         }
         if (!ch->kernel) {
-            kmsg(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
+            bl_fmt(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
                   ch->req->path, ch->nkernels ? "kernels: " : "no __global__ function", list);
             return;
         }
     }
     if (ch->kernel->is_template && !strchr(want, '<')) {
-        kmsg(ch->name_error, sizeof ch->name_error,
+        bl_fmt(ch->name_error, sizeof ch->name_error,
               "%s is a template: name an instance, e.g. --name '%s<float>'", ch->kernel->name,
               ch->kernel->name);
         ch->kernel = NULL;
@@ -521,12 +521,12 @@ static void choose_kernel(struct child *ch)
         /* an instance: the file's namespaces, then the name as given (k<float4>) */
         const char *last = strrchr(ch->kernel->name, ':');
         size_t prefix = last ? (size_t)(last + 1 - ch->kernel->name) : 0;
-        kmsg(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name, want);
+        bl_fmt(ch->name_expr, sizeof ch->name_expr, "%.*s%s", (int)prefix, ch->kernel->name, want);
     } else {
-        kmsg(ch->name_expr, sizeof ch->name_expr, "%s",
+        bl_fmt(ch->name_expr, sizeof ch->name_expr, "%s",
               strstr(want, "::") ? want : ch->kernel->name);
     }
-    kmsg(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
+    bl_fmt(ch->res->kernel, sizeof ch->res->kernel, "%s", want[0] ? want : ch->kernel->name);
 }
 
 /* Compile errors and warnings into the result; 1 when there were errors. */
@@ -788,7 +788,7 @@ static int run_once(struct child *ch)
     const char *hint = "";
     char buf[160];
     if (r == CUDA_ERROR_ILLEGAL_ADDRESS) {
-        kmsg(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
+        bl_fmt(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
               "bytes: --buffer-size) or past shared memory", req->buffer_size);
         hint = buf;
     } else if (r == CUDA_ERROR_MISALIGNED_ADDRESS) {
@@ -844,9 +844,9 @@ static void correlate(struct child *ch, struct gpu_kernel_inst *in)
         /* CUPTI splits the program's name into a directory and a file name */
         char full[PATH_MAX];
         if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
-            kmsg(full, sizeof full, "%s/%s", p.dirName, p.fileName);
+            bl_fmt(full, sizeof full, "%s/%s", p.dirName, p.fileName);
         else
-            kmsg(full, sizeof full, "%s", p.fileName);
+            bl_fmt(full, sizeof full, "%s", p.fileName);
         if (strcmp(full, ch->realpath) && strcmp(p.fileName, ch->realpath)) {
             const char *show = full;
             size_t dl = strlen(ch->dir);
@@ -1074,7 +1074,7 @@ static void measure_counters(struct child *ch)
         c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
     }
     if (!c) {
-        kmsg(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
         return;
     }
     double v[BL_NMETRICS + 1];
@@ -1089,7 +1089,7 @@ static void measure_counters(struct child *ch)
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_NMETRICS ? v[BL_NMETRICS] : -1;
     } else if (ch->res->status == GPU_KERNEL_OK) {
-        kmsg(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);
     ch->res->timing.counters = kclock_ms() - t0;
@@ -1098,7 +1098,7 @@ static void measure_counters(struct child *ch)
 static void dump_cubin(struct child *ch)
 {
     char cub[PATH_MAX];
-    kmsg(cub, sizeof cub, "%s.%.64s.cubin", ch->st->dbgpath, ch->comp.lowered);
+    bl_fmt(cub, sizeof cub, "%s.%.64s.cubin", ch->st->dbgpath, ch->comp.lowered);
     FILE *f = fopen(cub, "wb");
     if (f) {
         fwrite(ch->comp.cubin, 1, ch->comp.cubin_size, f);
@@ -1115,15 +1115,15 @@ static void request(struct child *ch)
     memcpy(res->block, req->block, sizeof res->block);
     res->smem = req->smem;
     if (st->have_gpu)
-        kmsg(res->device, sizeof res->device, "%s", st->name);
+        bl_fmt(res->device, sizeof res->device, "%s", st->name);
     if (!realpath(req->path, ch->realpath))
-        kmsg(ch->realpath, sizeof ch->realpath, "%s", req->path);
-    kmsg(ch->dir, sizeof ch->dir, "%s", ch->realpath);
+        bl_fmt(ch->realpath, sizeof ch->realpath, "%s", req->path);
+    bl_fmt(ch->dir, sizeof ch->dir, "%s", ch->realpath);
     char *slash = strrchr(ch->dir, '/');
     if (slash && slash != ch->dir)
         *slash = '\0';
     else
-        kmsg(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
+        bl_fmt(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
     if (req->device != st->device) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "a measuring server of device %d was asked for device %d",
              st->device, req->device);
@@ -1133,7 +1133,7 @@ static void request(struct child *ch)
     set_phase(ch, GPU_KPHASE_COMPILE);
     choose_kernel(ch);
     int arch = st->have_gpu ? st->sm : DEFAULT_ARCH;
-    kmsg(res->arch, sizeof res->arch, "sm_%d", arch);
+    bl_fmt(res->arch, sizeof res->arch, "sm_%d", arch);
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg};
     char why[GPU_KERNEL_TEXT];
@@ -1150,7 +1150,7 @@ static void request(struct child *ch)
         FAIL(ch, GPU_KERNEL_EINPUT, "%s", ch->name_error);
         return;
     }
-    kmsg(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
+    bl_fmt(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
     if (st->dbg)
         dump_cubin(ch);
     if (bind_params(ch))

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/fmt.h"
 #include "gpu_kernel.h"
 
 /* ---- kernel_source.c: __global__ functions and their parameters ---- */
@@ -83,13 +84,10 @@ int sass_arch_known(int sm);
  * a known shared-memory instruction, 0 otherwise (out->shared = 0). */
 int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
-/* ---- kernel_wire.c: small helpers every part uses ---- */
+/* ---- kernel_wire.c: small helpers every part uses (one-line texts: bl_fmt, src/base) ---- */
 
 /* kclock_ms: CLOCK_MONOTONIC in milliseconds (it means the same in every process). */
 double kclock_ms(void);
-
-/* kmsg: one bounded line into dst (vsnprintf; truncates silently). Nothing when n is 0. */
-void kmsg(char *dst, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 /* khash: FNV-1a over p[n], continuing from h (start with KHASH_SEED). */
 #define KHASH_SEED 0xcbf29ce484222325ull

@@ -132,12 +132,12 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
     int rp[2] = {-1, -1}, op[2] = {-1, -1};
     FILE *tmp = tmpfile();
     if (!tmp || pipe(rp) || pipe(op)) {
-        kmsg(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        bl_fmt(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
     if (kwire_put_request(fileno(tmp), &job->req, job->src, job->srclen) || fflush(tmp) ||
         lseek(fileno(tmp), 0, SEEK_SET) != 0) {
-        kmsg(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
+        bl_fmt(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
         goto fail;
     }
     for (int i = 0; i < 2; i++) {
@@ -147,7 +147,7 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
     pid_t pid = fork();
     if (pid < 0) {
-        kmsg(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        bl_fmt(err, errsz, "cannot start the measuring process: %s", strerror(errno));
         goto fail;
     }
     if (pid == 0) {
@@ -233,7 +233,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
                                         size_t len, char *err, size_t errsz)
 {
     if (len > GPU_KERNEL_MAX_SOURCE) {
-        kmsg(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
+        bl_fmt(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
             GPU_KERNEL_MAX_SOURCE);
         return NULL;
     }
@@ -242,7 +242,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     if (!job || !copy) {
         free(job);
         free(copy);
-        kmsg(err, errsz, "out of memory");
+        bl_fmt(err, errsz, "out of memory");
         return NULL;
     }
     memcpy(copy, src, len);

@@ -48,7 +48,7 @@ static int parse_dim(const char *val, unsigned out[3], const unsigned long max[3
         }
     }
     if (k == 0 || *p || dangling) {
-        kmsg(err, n, "%s takes X, XxY or XxYxZ (each 1..%lu, %lu, %lu), not '%s'", opt, max[0],
+        bl_fmt(err, n, "%s takes X, XxY or XxYxZ (each 1..%lu, %lu, %lu), not '%s'", opt, max[0],
             max[1], max[2], val);
         return -1;
     }
@@ -99,17 +99,17 @@ static int put_named(struct gpu_kernel_named *list, int *n, const char *opt, con
 {
     const char *eq = strchr(val, '=');
     if (!eq || eq == val || !eq[1]) {
-        kmsg(err, errsz, "%s takes NAME=VALUE, not '%s'", opt, val);
+        bl_fmt(err, errsz, "%s takes NAME=VALUE, not '%s'", opt, val);
         return -1;
     }
     size_t nl = (size_t)(eq - val);
     if (nl >= sizeof list[0].name || strlen(eq + 1) >= sizeof list[0].value) {
-        kmsg(err, errsz, "%s %s: name or value too long", opt, val);
+        bl_fmt(err, errsz, "%s %s: name or value too long", opt, val);
         return -1;
     }
     for (size_t i = 0; i < nl; i++)
         if (!isalnum((unsigned char)val[i]) && val[i] != '_') {
-            kmsg(err, errsz, "%s %s: '%.*s' is not a parameter name", opt, val, (int)nl, val);
+            bl_fmt(err, errsz, "%s %s: '%.*s' is not a parameter name", opt, val, (int)nl, val);
             return -1;
         }
     int at = *n;
@@ -117,7 +117,7 @@ static int put_named(struct gpu_kernel_named *list, int *n, const char *opt, con
         if (strlen(list[i].name) == nl && !strncmp(list[i].name, val, nl))
             at = i;
     if (at == GPU_KERNEL_MAX_ARGS) {
-        kmsg(err, errsz, "%s: at most %d of them", opt, GPU_KERNEL_MAX_ARGS);
+        bl_fmt(err, errsz, "%s: at most %d of them", opt, GPU_KERNEL_MAX_ARGS);
         return -1;
     }
     snprintf(list[at].name, sizeof list[at].name, "%.*s", (int)nl, val);
@@ -141,7 +141,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     if (k == sizeof known / sizeof known[0])
         return 0;
     if (!val) {
-        kmsg(err, errsz, "%s needs a value", opt);
+        bl_fmt(err, errsz, "%s needs a value", opt);
         return -1;
     }
     if (!strcmp(opt, "--grid"))
@@ -151,7 +151,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
         if (parse_dim(val, b, block_max, opt, err, errsz))
             return -1;
         if ((unsigned long)b[0] * b[1] * b[2] > 1024) {
-            kmsg(err, errsz, "--block %s is %lu threads; a block has at most 1024", val,
+            bl_fmt(err, errsz, "--block %s is %lu threads; a block has at most 1024", val,
                 (unsigned long)b[0] * b[1] * b[2]);
             return -1;
         }
@@ -160,7 +160,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     }
     if (!strcmp(opt, "--smem")) {
         if (parse_bytes(val, 0, 1ull << 30, &req->smem)) {
-            kmsg(err, errsz, "--smem takes bytes (e.g. 4352 or 48K), not '%s'", val);
+            bl_fmt(err, errsz, "--smem takes bytes (e.g. 4352 or 48K), not '%s'", val);
             return -1;
         }
         return 1;
@@ -172,7 +172,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
         const char *bytes = eq ? eq + 1 : val;
         unsigned long long b;
         if (kreq_bytes(bytes, &b)) {
-            kmsg(err, errsz, "--buffer-size takes BYTES or NAME=BYTES (4 .. 64G, e.g. 16M), "
+            bl_fmt(err, errsz, "--buffer-size takes BYTES or NAME=BYTES (4 .. 64G, e.g. 16M), "
                             "not '%s'", val);
             return -1;
         }
@@ -190,14 +190,14 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
         else if (!strcmp(val, "zero"))
             req->fill = GPU_FILL_ZERO;
         else {
-            kmsg(err, errsz, "--fill takes float, int or zero, not '%s'", val);
+            bl_fmt(err, errsz, "--fill takes float, int or zero, not '%s'", val);
             return -1;
         }
         return 1;
     }
     if (!strcmp(opt, "--name")) {
         if (!*val || strlen(val) >= sizeof req->name) {
-            kmsg(err, errsz, "--name takes a kernel name, not '%s'", val);
+            bl_fmt(err, errsz, "--name takes a kernel name, not '%s'", val);
             return -1;
         }
         snprintf(req->name, sizeof req->name, "%s", val);
@@ -208,7 +208,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
         errno = 0;
         double s = strtod(val, &end);
         if (errno || end == val || *end || !(s >= 0.1 && s <= 3600)) {
-            kmsg(err, errsz, "--time-limit takes seconds in 0.1..3600, not '%s'", val);
+            bl_fmt(err, errsz, "--time-limit takes seconds in 0.1..3600, not '%s'", val);
             return -1;
         }
         req->time_limit = s;
@@ -219,7 +219,7 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     errno = 0;
     long d = strtol(val, &end, 10);
     if (errno || end == val || *end || d < 0 || d > 63) {
-        kmsg(err, errsz, "--device takes an integer in 0..63, not '%s'", val);
+        bl_fmt(err, errsz, "--device takes an integer in 0..63, not '%s'", val);
         return -1;
     }
     req->device = (int)d;
@@ -239,7 +239,7 @@ static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, 
             i++;
         if (i >= n) {
             if (have == 1) {
-                kmsg(err, errsz, "%d:%d: %s needs a value", line, col[0], word[0]);
+                bl_fmt(err, errsz, "%d:%d: %s needs a value", line, col[0], word[0]);
                 return -1;
             }
             return 0;
@@ -262,14 +262,14 @@ static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, 
         struct gpu_kernel_request probe;
         if (have == 0 && (gpu_kernel_option(&probe, w, NULL, why, sizeof why) == 0 ||
                           !strcmp(w, "--device"))) {
-            kmsg(err, errsz, "%d:%d: '%s' is not a launch option (--grid, --block, --smem, --arg, "
+            bl_fmt(err, errsz, "%d:%d: '%s' is not a launch option (--grid, --block, --smem, --arg, "
                 "--buffer-size, --fill, --name, --time-limit)", line, col[0], w);
             return -1;
         }
         if (++have < 2)
             continue;
         if (gpu_kernel_option(req, word[0], word[1], why, sizeof why) < 0) {
-            kmsg(err, errsz, "%d:%d: %s", line, col[1], why);
+            bl_fmt(err, errsz, "%d:%d: %s", line, col[1], why);
             return -1;
         }
         have = 0;

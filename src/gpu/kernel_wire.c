@@ -1,7 +1,7 @@
 /* kernel_wire.c: what the job and the measuring process exchange: the request (with the
  * source and the caller's directory), frames (hello, phase, result) and the result's arrays;
  * the result helpers both sides use (first error wins, files, per-line sums); and the small
- * helpers of every part (clock, message, hash, symbol table). The two sides are the same
+ * helpers of every part (clock, hash, symbol table). The two sides are the same
  * binary, so structs travel as they are, checked for size on arrival. Pure C: no CUDA, no
  * curses; never prints. */
 #include <dlfcn.h>
@@ -21,16 +21,6 @@ double kclock_ms(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
-
-void kmsg(char *dst, size_t n, const char *fmt, ...)
-{
-    va_list ap;
-    if (!dst || !n)
-        return;
-    va_start(ap, fmt);
-    vsnprintf(dst, n, fmt, ap);
-    va_end(ap);
 }
 
 uint64_t khash(uint64_t h, const void *p, size_t n)
@@ -78,7 +68,7 @@ void kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const c
     res->status = st;
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(res->error, sizeof res->error, fmt, ap);
+    bl_vfmt(res->error, sizeof res->error, fmt, ap);
     va_end(ap);
 }
 
