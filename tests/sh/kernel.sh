@@ -153,7 +153,8 @@ done
 one_line "run 3 answered by a successor" "measuring it needs a GPU: no CUDA (device|driver)"
 sock=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
 [ -S "$sock" ] && ok "the socket stays across the hand-overs" || bad "no socket after the hand-overs"
-ps -eo args | grep -q "^banklab __kernel-child --spare [0-9]* [0-9]* 0 $tmp/run/banklab/kernel-" &&
+for c in /proc/[0-9]*/cmdline; do tr '\0' ' ' 2>/dev/null < "$c"; echo; done |
+    grep -q "^banklab __kernel-child --spare [0-9]* [0-9]* 0 $tmp/run/banklab/kernel-" &&
     ok "a successor (--spare) waits for the next request" || bad "no --spare process"
 unset BANKLAB_KERNEL_ONE_REQUEST
 rm -rf "$tmp/run/banklab"
