@@ -1,7 +1,6 @@
 /* args.c: what the subcommands share: integer option values with a range, --replay (a
- * recording loaded and opened as the GPU), the tutorial's keys for --help texts (from the key
- * table), and the JSON string escaper of the hand-written --json outputs. Messages go to
- * stderr as "banklab CMD: ...". */
+ * recording loaded and opened as the GPU), and the tutorial's keys for --help texts (from the
+ * key table). Messages go to stderr as "banklab CMD: ...". */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,54 +64,4 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
         while (*p == ' ')
             p++;
     }
-}
-
-/* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters;
- * invalid UTF-8 (stray bytes, overlong forms, surrogates) becomes '?' so the output parses. */
-void cli_json_str_n(FILE *f, const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    fputc('"', f);
-    for (size_t i = 0; i < n && u[i];) {
-        unsigned char c = u[i];
-        int extra = c < 0x80 ? 0 : c >= 0xc2 && c <= 0xdf ? 1 : c >= 0xe0 && c <= 0xef ? 2
-                    : c >= 0xf0 && c <= 0xf4 ? 3 : -1;
-        int ok = extra >= 0;
-        for (int j = 1; ok && j <= extra; j++)
-            ok = i + (size_t)j < n && (u[i + j] & 0xc0) == 0x80;
-        if (ok && extra >= 2) {
-            unsigned char d = u[i + 1];
-            ok = !(c == 0xe0 && d < 0xa0) && !(c == 0xed && d >= 0xa0) &&
-                 !(c == 0xf0 && d < 0x90) && !(c == 0xf4 && d >= 0x90);
-        }
-        if (!ok) {
-            fputc('?', f);
-            i++;
-            continue;
-        }
-        if (extra) {
-            fwrite(u + i, 1, (size_t)extra + 1, f);
-            i += (size_t)extra + 1;
-            continue;
-        }
-        switch (c) {
-        case '"': fputs("\\\"", f); break;
-        case '\\': fputs("\\\\", f); break;
-        case '\n': fputs("\\n", f); break;
-        case '\r': fputs("\\r", f); break;
-        case '\t': fputs("\\t", f); break;
-        default:
-            if (c < 0x20 || c == 0x7f)
-                fprintf(f, "\\u%04x", c);
-            else
-                fputc(c, f);
-        }
-        i++;
-    }
-    fputc('"', f);
-}
-
-void cli_json_str(FILE *f, const char *s)
-{
-    cli_json_str_n(f, s, strlen(s));
 }

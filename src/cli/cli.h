@@ -39,10 +39,4 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
  * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
 void cli_print_keys(FILE *f, const char *lead, const char *tail);
 
-/* cli_json_str_n (args.c): s (at most n bytes) as a JSON string on f: quotes, backslashes and
- * control characters escaped; invalid UTF-8 becomes '?' so the output always parses.
- * cli_json_str: the same for a NUL-terminated s. */
-void cli_json_str_n(FILE *f, const char *s, size_t n);
-void cli_json_str(FILE *f, const char *s);
-
 #endif

@@ -12,6 +12,7 @@
 #include "../gpu/gpu_kernel.h"
 #include "../lesson/files.h"
 #include "cli.h"
+#include "json_out.h"
 
 #define MAX_CLI_OPTS 96
 
@@ -479,15 +480,15 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     memset(&t, 0, sizeof t);
     split_lines(src, srclen, &t);
     fputs("{\"file\": ", f);
-    cli_json_str(f, a->file);
+    json_str(f, a->file);
     fputs(", \"kernel\": ", f);
-    cli_json_str(f, r->kernel);
+    json_str(f, r->kernel);
     fputs(", \"symbol\": ", f);
-    cli_json_str(f, r->lowered);
+    json_str(f, r->lowered);
     fputs(", \"device\": ", f);
-    cli_json_str(f, r->device);
+    json_str(f, r->device);
     fputs(", \"arch\": ", f);
-    cli_json_str(f, r->arch);
+    json_str(f, r->arch);
     fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
             "\"static_smem\": %d, \"registers\": %d,\n \"lines\": [",
             r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
@@ -495,10 +496,10 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     for (int i = 0; i < r->nlines; i++) {
         const struct gpu_kernel_line *l = &r->lines[i];
         fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", f);
-        cli_json_str(f, r->files[l->file]);
+        json_str(f, r->files[l->file]);
         fprintf(f, ", \"line\": %d, \"source\": ", l->line);
         if (l->file == 0 && l->line >= 1 && l->line <= t.n)
-            cli_json_str_n(f, t.at[l->line - 1], (size_t)t.len[l->line - 1]);
+            json_str_n(f, t.at[l->line - 1], (size_t)t.len[l->line - 1]);
         else
             fputs("null", f);
         fputs(", ", f);
@@ -518,7 +519,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
             if (in->file != l->file || in->line != l->line)
                 continue;
             fprintf(f, "%s{\"pc\": %u, \"sass\": ", first ? "" : ", ", in->pc);
-            cli_json_str(f, in->sass);
+            json_str(f, in->sass);
             fprintf(f, ", \"op\": \"%s\", ", gpu_kernel_op_name(in->op));
             json_num(f, "inst", in->inst, 1);
             json_num(f, "wavefronts", in->wavefronts, 1);

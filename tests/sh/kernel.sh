@@ -71,11 +71,12 @@ one_line "--json: the same one line" "measuring it needs a GPU"
 for f in assets/kernels/*.cu; do
     run "example $(basename "$f") compiles" 3 "$f"
 done
-run "case kernel transpose_padded compiles" 3 kernels/transpose.cu --name transpose_padded \
-    --grid 32x32 --block 32x8 --arg n=1024 --arg pad=1 --smem 4224
-run "case kernel vector_width<float4> compiles" 3 kernels/vector_width.cu \
-    --name 'vector_width<float4>' --arg pad=1 --arg rounds=1
-run "case kernel dynamic_carve compiles" 3 kernels/dynamic_carve.cu --arg n=1024 --arg pad_bytes=0
+# every kernel the GPU test measures compiles and takes its options (the list cannot drift)
+grep -v '^#' tests/gpu/kernel_cases.txt | grep . > "$tmp/cases"
+while IFS='|' read -r label file opts; do
+    # shellcheck disable=SC2086
+    run "tests/gpu case $label compiles and binds its options" 3 $file $opts
+done < "$tmp/cases"
 
 # ---- bad usage and bad input: exit 2, a message ----
 run "no file" 2
