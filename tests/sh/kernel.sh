@@ -101,12 +101,19 @@ has "launch comment error as FILE:LINE:COL" "$tmp/err" "^$tmp/cmt.cu:1:30: --blo
 printf '// banklab: --json\n__global__ void k(int *p) {}\n' > "$tmp/cmt2.cu"
 run "not a launch option in the comment" 2 "$tmp/cmt2.cu"
 has "named as such" "$tmp/err" "'--json' is not a launch option"
-run "several kernels, no --name" 2 kernels/transpose.cu
-has "the kernels are listed" "$tmp/err" "has 5 kernels \\(copy, transpose_naive, transpose_tile32, transpose_padded, transpose_swizzled\\): choose one with --name"
-run "no such kernel" 2 kernels/transpose.cu --name transpose_fast
-has "no such kernel: named, with the file's" "$tmp/err" "no kernel named transpose_fast in kernels/transpose.cu \\(kernels: copy"
-run "a template without an instance" 2 kernels/vector_width.cu --arg pad=0 --arg rounds=1
-has "asks for an instance" "$tmp/err" "vector_width is a template: name an instance"
+cat > "$tmp/multi.cu" <<'EOF'
+__global__ void copy(float *o, const float *i) { o[threadIdx.x] = i[threadIdx.x]; }
+namespace lab { __global__ void tile(float *o) { __shared__ float t[32]; t[threadIdx.x] = 1; o[0] = t[0]; } }
+template <typename T> __global__ void vec(T *o) { o[threadIdx.x] = T(); }
+EOF
+run "several kernels, no --name" 2 "$tmp/multi.cu"
+has "the kernels are listed" "$tmp/err" "multi.cu has 3 kernels \\(copy, lab::tile, vec\\): choose one with --name"
+run "no such kernel" 2 "$tmp/multi.cu" --name fast
+has "no such kernel: named, with the file's" "$tmp/err" "no kernel named fast in $tmp/multi.cu \\(kernels: copy, lab::tile, vec\\)"
+run "a kernel in a namespace, by its short name" 3 "$tmp/multi.cu" --name tile
+run "a template instance" 3 "$tmp/multi.cu" --name 'vec<float4>'
+run "a template without an instance" 2 "$tmp/multi.cu" --name vec
+has "asks for an instance" "$tmp/err" "vec is a template: name an instance, e.g. --name 'vec<float>'"
 run "a scalar parameter without --arg" 2 kernels/row_col.cu --arg pad=1 --arg column=1
 has "says which --arg" "$tmp/err" "add --arg rounds=VALUE"
 run "--arg for no parameter" 2 assets/kernels/strided.cu --arg stide=2
