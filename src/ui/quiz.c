@@ -13,15 +13,23 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
 {
     memset(q, 0, sizeof *q);
     q->choice = -1;
-    if (!st)
+    if (!st || !st->quiz)
         return;
     for (int i = 0; i < a->prog.nquiz; i++) {
         const struct progress_quiz *p = &a->prog.quiz[i];
-        if (!strcmp(p->lesson_id, l->id) && !strcmp(p->step_id, st->id) && p->attempts > 0) {
-            q->answered = 1;
-            q->correct = p->correct;
-            if (st->quiz && st->quiz->kind == QUIZ_CHOICE)   /* mark the choice given then */
-                q->choice = atoi(p->given) - 1;
+        if (strcmp(p->lesson_id, l->id) || strcmp(p->step_id, st->id) || p->attempts <= 0)
+            continue;
+        if (!strcmp(p->given, QUIZ_REVEALED)) {   /* seen without an answer: no verdict */
+            q->revealed = 1;
+            continue;
+        }
+        q->answered = 1;
+        q->correct = p->correct;
+        if (st->quiz->kind == QUIZ_CHOICE) {      /* mark the choice given then */
+            q->choice = atoi(p->given) - 1;
+        } else {                                  /* and show the number given then */
+            snprintf(q->input, sizeof q->input, "%s", p->given);
+            q->submitted = 1;
         }
     }
 }
@@ -29,6 +37,11 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
 int quiz_hidden(const struct quiz *q, const struct lesson_step *st)
 {
     return st && st->quiz && st->quiz->predict && !q->answered && !q->revealed;
+}
+
+int quiz_pending(const struct quiz *q)
+{
+    return q->input[0] && !q->submitted;
 }
 
 unsigned quiz_modes(const struct quiz *q, const struct lesson_step *st)
@@ -49,12 +62,22 @@ static void record(struct app *a, struct quiz *q, const struct lesson *l,
     app_save_soon(a);
 }
 
+void quiz_reveal(struct app *a, struct quiz *q, const struct lesson *l,
+                 const struct lesson_step *st)
+{
+    if (st->quiz && !q->answered && !q->revealed) {
+        progress_record_quiz(&a->prog, l->id, st->id, 0, QUIZ_REVEALED);
+        app_save_soon(a);
+    }
+    q->revealed = 1;
+}
+
 static void answer_choice(struct app *a, struct quiz *q, const struct lesson *l,
                           const struct lesson_step *st, int k)
 {
     const struct lesson_quiz *lq = st->quiz;
     if (k < 0 || k >= lq->nchoices) {
-        app_msg(a, 0, "choose 1..%d", lq->nchoices);
+        app_msg(a, 0, "%s 1-%d", ui_str(a, UIS_CHOOSE), lq->nchoices);
         return;
     }
     q->choice = k;
@@ -70,45 +93,103 @@ static void answer_number(struct app *a, struct quiz *q, const struct lesson *l,
     char *end;
     double v = strtod(q->input, &end);
     if (end == q->input || *end) {
-        app_msg(a, 1, "type a number, then Enter");
+        app_msg(a, 1, "%s", ui_str(a, UIS_NUMBER));
         return;
     }
+    q->submitted = 1;
     record(a, q, l, st, fabs(v - lq->number) <= lq->tolerance + 1e-9, q->input);
+}
+
+/* Enter with nothing typed: on a quiz not answered yet it answers nothing and says what to
+ * do (a predict step is revealed only with e; presenter mode reveals with Enter too).
+ * 1 when Enter stops here. */
+static int empty_enter(struct app *a, const struct quiz *q, const struct lesson_step *st)
+{
+    const struct lesson_quiz *lq = st->quiz;
+    if (q->answered || a->opt.present)
+        return 0;
+    if (lq->kind == QUIZ_CHOICE && !quiz_hidden(q, st))
+        return 0;                  /* Enter goes on, as n does */
+    enum ui_str say = lq->kind == QUIZ_CHOICE ? UIS_CHOICE_PREDICT
+                      : quiz_hidden(q, st)    ? UIS_NUMBER_PREDICT
+                                              : UIS_NUMBER;
+    app_msg(a, 0, "%s", ui_str(a, say));
+    return 1;
 }
 
 int quiz_key(struct app *a, struct quiz *q, const struct lesson *l, const struct lesson_step *st,
              const struct ui_key *k)
 {
-    size_t n = strlen(q->input);
+    if (!st->quiz)
+        return 0;
     switch (k->action) {
     case ACT_CHOICE:
         answer_choice(a, q, l, st, k->key - '1');
         return 1;
-    case ACT_DIGIT:
+    case ACT_DIGIT: {
+        if (q->submitted) {        /* a new answer starts over */
+            q->input[0] = 0;
+            q->submitted = 0;
+        }
+        size_t n = strlen(q->input);
         if (n + 1 < sizeof q->input) {
             q->input[n] = (char)k->key;
             q->input[n + 1] = 0;
         }
         return 1;
-    case ACT_RUBOUT:
+    }
+    case ACT_RUBOUT: {
+        size_t n = strlen(q->input);
         if (n == 0)
             return 0;
         q->input[n - 1] = 0;
+        q->submitted = 0;
         return 1;
+    }
     case ACT_ENTER:
-        if (n == 0 || !(quiz_modes(q, st) & KS_NUMBER))
-            return 0;              /* Enter's other meanings: reveal, next */
+        if (!quiz_pending(q))
+            return empty_enter(a, q, st);   /* else Enter's other meanings: reveal, next */
+        if (!(quiz_modes(q, st) & KS_NUMBER))
+            return 0;
         answer_number(a, q, l, st);
-        q->input[0] = 0;
         return 1;
     default:
         return 0;
     }
 }
 
+const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, char *buf,
+                             size_t size)
+{
+    if (lq->kind == QUIZ_CHOICE && lq->answer >= 0 && lq->answer < lq->nchoices)
+        snprintf(buf, size, "%s", lesson_tr(&lq->choices[lq->answer], a->lang));
+    else if (lq->kind == QUIZ_CHOICE)
+        snprintf(buf, size, "?");
+    else if (lq->tolerance > 0)
+        snprintf(buf, size, "%g %s %g", lq->number, a->g->utf8 ? "\u00b1" : "+-", lq->tolerance);
+    else
+        snprintf(buf, size, "%g", lq->number);
+    return buf;
+}
+
+/* the line after the question: the verdict with the answer as a value, or "revealed" */
+static const char *verdict_text(const struct app *a, const struct quiz *q,
+                                const struct lesson_quiz *lq, char *buf, size_t size)
+{
+    char value[UI_MSG_MAX / 2];
+    if (!q->answered)
+        snprintf(buf, size, "%s", ui_str(a, UIS_REVEALED));
+    else
+        snprintf(buf, size, "%s %s (%s%s)", q->correct ? a->g->right : a->g->wrong,
+                 ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_ANSWER),
+                 quiz_answer_text(a, lq, value, sizeof value));
+    return buf;
+}
+
 int quiz_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq, int w,
                int full)
 {
+    char buf[UI_MSG_MAX];
     int n = text_count(lesson_tr(&lq->question, a->lang), w - 2);
     if (!full && q->answered && q->correct) {   /* right: only the explanation */
         n = 0;
@@ -119,7 +200,8 @@ int quiz_lines(const struct app *a, const struct quiz *q, const struct lesson_qu
         n += 1;
     }
     if (q->answered || q->revealed)
-        n += 1 + text_count(lesson_tr(&lq->explanation, a->lang), w - 2);
+        n += text_count(verdict_text(a, q, lq, buf, sizeof buf), w) +
+             text_count(lesson_tr(&lq->explanation, a->lang), w - 2);
     else
         n += 1;
     return n;
@@ -138,14 +220,15 @@ static int draw_question(const struct app *a, const struct quiz *q, int y, int x
         for (int i = 0; i < lq->nchoices && r < h; i++) {
             int chosen = q->answered && q->choice == i;
             int right = (q->answered || q->revealed) && i == lq->answer;
-            snprintf(buf, sizeof buf, "%s%d)", chosen ? ">" : " ", i + 1);
+            snprintf(buf, sizeof buf, "%s%d)", chosen ? ">" : right ? a->g->right : " ", i + 1);
             text_puts(a, y + r, x + 1, 4, buf, theme_attr(a, UIC_KEY));
             enum ui_role role = right ? UIC_RIGHT : chosen ? UIC_WRONG : UIC_NORMAL;
             r += text_draw(a, y + r, x + 5, w - 6, h - r, lesson_tr(&lq->choices[i], a->lang), 0,
                            theme_attr(a, role));
         }
     } else if (r < h) {
-        snprintf(buf, sizeof buf, "%s%s_", ui_str(a, UIS_ANSWER_PROMPT), q->input);
+        snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_ANSWER_PROMPT), q->input,
+                 q->submitted ? "" : "_");
         text_puts(a, y + r, x + 2, w - 2, buf, theme_attr(a, UIC_KEY));
         r++;
     }
@@ -162,19 +245,9 @@ int quiz_draw(const struct app *a, const struct quiz *q, int y, int x, int w, in
     if (r >= h)
         return r;
     if (q->answered || q->revealed) {
-        const char *mark = q->correct ? a->g->right : a->g->wrong;
-        const char *verdict = ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG);
-        if (!q->answered)
-            snprintf(buf, sizeof buf, "%s", ui_str(a, UIS_REVEALED));
-        else if (lq->kind == QUIZ_CHOICE)
-            snprintf(buf, sizeof buf, "%s %s (%s %d)", mark, verdict, ui_str(a, UIS_ANSWER),
-                     lq->answer + 1);
-        else
-            snprintf(buf, sizeof buf, "%s %s (%s %g)", mark, verdict, ui_str(a, UIS_ANSWER),
-                     lq->number);
         enum ui_role role = !q->answered ? UIC_DIM : q->correct ? UIC_RIGHT : UIC_WRONG;
-        text_puts(a, y + r, x, w, buf, theme_attr(a, role));
-        r++;
+        r += text_draw(a, y + r, x, w, h - r, verdict_text(a, q, lq, buf, sizeof buf), 0,
+                       theme_attr(a, role));
         r += text_draw(a, y + r, x + 2, w - 2, h - r, lesson_tr(&lq->explanation, a->lang), 0,
                        A_NORMAL);
     } else {

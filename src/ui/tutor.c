@@ -46,6 +46,7 @@ static int tutor_enter(struct app *a, void *st)
     memset(&t->insp, 0, sizeof t->insp);
     t->hints_shown = 0;
     t->text_scroll = 0;
+    t->leave_warned = ACT_NONE;
     quiz_load(&t->quiz, a, step ? &a->set.lessons[a->li] : NULL, step);
     scene_load(a, &a->sc, step ? step->scene : NULL);
     if (step && step->scene && !tutor_hidden(t, step))
@@ -61,10 +62,20 @@ static void tutor_resume(struct app *a, void *st)
         grid_inspect_clamp(&a->sc, &t->insp);
 }
 
-static void reveal(struct app *a, struct tutor *t)
+static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
-    t->quiz.revealed = 1;
+    quiz_reveal(a, &t->quiz, &a->set.lessons[a->li], st);
     scene_measure(a, &a->sc);
+}
+
+/* n / b with a typed number not answered: say so once; the same key again leaves it */
+static int keep_typed(struct app *a, struct tutor *t, const struct ui_key *k)
+{
+    if (!quiz_pending(&t->quiz) || t->leave_warned == k->action)
+        return 0;
+    t->leave_warned = k->action;
+    app_msg(a, 1, "%s%s%s", ui_str(a, UIS_TYPED_1), t->quiz.input, ui_str(a, UIS_TYPED_2));
+    return 1;
 }
 
 static void hint(struct app *a, struct tutor *t, const struct lesson_step *st)
@@ -134,17 +145,23 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     int hid = tutor_hidden(t, st);
     struct tutor_layout L;
     switch (k->action) {
-    case ACT_NEXT: app_goto(a, a->li, a->si + 1); return UI_HANDLED;
-    case ACT_PREV: app_goto(a, a->li, a->si - 1); return UI_HANDLED;
+    case ACT_NEXT:
+        if (!keep_typed(a, t, k))
+            app_goto(a, a->li, a->si + 1);
+        return UI_HANDLED;
+    case ACT_PREV:
+        if (!keep_typed(a, t, k))
+            app_goto(a, a->li, a->si - 1);
+        return UI_HANDLED;
     case ACT_ENTER:
         if (hid)
-            reveal(a, t);
+            reveal(a, t, st);
         else
             app_goto(a, a->li, a->si + 1);
         return UI_HANDLED;
     case ACT_REVEAL:
         if (hid)
-            reveal(a, t);
+            reveal(a, t, st);
         else
             app_msg(a, 0, "nothing hidden on this step");
         return UI_HANDLED;
@@ -189,6 +206,8 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
             break;
         }
     }
+    if (k->action != ACT_NEXT && k->action != ACT_PREV)
+        t->leave_warned = ACT_NONE;
     int was_hidden = tutor_hidden(t, step);
     if (quiz_key(a, &t->quiz, &a->set.lessons[a->li], step, k)) {
         if (was_hidden && !tutor_hidden(t, step) && step->scene)

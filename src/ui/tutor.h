@@ -12,6 +12,7 @@ struct tutor {
     struct ui_inspect insp;
     int hints_shown;
     int text_scroll;          /* lines of the text scrolled away (clamped by the layout) */
+    enum key_action leave_warned; /* n or b just warned that a typed number is left */
 };
 
 /* Rows of each part of the normal (not presenter) layout at the terminal's size. */

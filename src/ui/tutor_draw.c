@@ -117,7 +117,8 @@ void tutor_layout(const struct app *a, const struct tutor *t, const struct lesso
         hint_need += text_count(lesson_tr(&st->hints[i], a->lang), tw - 8);
     int code_need = has_scene ? text_count(a->sc.shown, tw - 6) : 0;
     int grid_need = has_scene && !hid ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
-    int quiz_need = st->quiz ? quiz_lines(a, &t->quiz, st->quiz, W - 2, 0) : 0;
+    /* after a right answer the grid keeps the rows; without a grid the question stays */
+    int quiz_need = st->quiz ? quiz_lines(a, &t->quiz, st->quiz, W - 2, !has_scene) : 0;
 
     int code = min_i(code_need, 2);
     int hint = min_i(hint_need, 3);
@@ -258,6 +259,6 @@ void tutor_draw(const struct app *a, const void *state)
     if (a->sc.ls)
         y = draw_scene(a, t, st, &L, y);
     if (st->quiz && L.quiz > 0)
-        quiz_draw(a, &t->quiz, y, 1, a->W - 2, L.quiz, st->quiz, 0);
+        quiz_draw(a, &t->quiz, y, 1, a->W - 2, L.quiz, st->quiz, !a->sc.ls);
     draw_keybar(a, t);
 }

@@ -20,7 +20,7 @@ keys t t t k k K w a n
 expect " 1\\.4/5 "
 lit 12
 keys BSpace Enter
-expect "answer 1"
+expect "answer: 1"
 keys n
 expect " 1\\.5/5 "
 keys 1 a Tab w w W p i Down Escape x r n b

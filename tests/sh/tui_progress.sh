@@ -32,7 +32,7 @@ expect "hidden until you answer"
 grep -q "$GRID_HEADER" "$TMP/screen.txt" && fail "predict step shows the grid"
 lit 7
 keys Enter
-expect "not quite \\(answer 1\\)"
+expect "not quite \\(answer: 1\\)"
 expect "$GRID_HEADER"
 keys q
 expect "EXITED rc=0"
@@ -40,12 +40,12 @@ jq -e '.quiz[] | select(.step == "predict" and (.correct == 0 or .correct == fal
     fail "wrong answer not recorded: $(cat "$PROGRESS")"
 # back on the step: the grid stays visible, the question is still there to try again
 start 80 24 -- --lessons $FIX --lang en --chapter 1 --step 4
-expect "not quite \\(answer 1\\)"
+expect "not quite \\(answer: 1\\)"
 expect "$GRID_HEADER"
 expect "How many wavefronts\\?"
 lit 1
 keys Enter
-expect "right \\(answer 1\\)"
+expect "right \\(answer: 1\\)"
 keys q
 expect "EXITED rc=0"
 jq -e '.quiz[] | select(.step == "predict" and .attempts == 2 and .correct == true and .first_correct == false)' \

@@ -21,7 +21,7 @@ keys Down Down Enter
 expect " 1\\.4/5 "
 lit 1
 keys Enter
-expect "right \\(answer 1\\)"
+expect "right \\(answer: 1\\)"
 keys i
 expect "bank 3, pass 1, word 3 \\(byte 12\\): lanes 0-31 share it \\(free\\); lane 0 at 12 B"
 expect "no conflict: bank 3 serves only this word"

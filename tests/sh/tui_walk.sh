@@ -16,7 +16,7 @@ total=$(wc -l <"$TMP/steps.tsv")
 
 walk() { # W H [LANG]
     lang=${3:-en}
-    if [ "$lang" = zh ]; then right="正确 \\(答案"; model="模型"; else right="right \\(answer"; model="model"; fi
+    if [ "$lang" = zh ]; then right="正确 \\(答案"; model="模型"; else right="right \\(answer: "; model="model"; fi
     start "$1" "$2" -- --lessons lessons --lang "$lang" --reset
     n=0
     while IFS="$(printf '\t')" read -r ch st ns scene kind predict answer; do

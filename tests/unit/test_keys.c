@@ -123,7 +123,7 @@ static void test_names(void **state)
     /* the --help summary */
     char sum[1024];
     keys_summary(0, sum, sizeof sum);
-    assert_true(!strncmp(sum, "n/Space/Right next, b/Left back, Enter reveal or next, ", 55));
+    assert_true(!strncmp(sum, "n/Space/Right next, b/Left back, Enter answer or next, ", 55));
     assert_non_null(strstr(sum, ", 0-9/./- a number, "));
     assert_non_null(strstr(sum, ", w/W warp, a/Tab access, "));
     assert_true(strlen(sum) > 8 && !strcmp(sum + strlen(sum) - 8, ", q quit"));
