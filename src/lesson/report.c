@@ -69,13 +69,37 @@ static int is_task(const struct progress_quiz *q, const struct lesson_step *st)
     return st && st->task && !st->quiz;
 }
 
+/* The choice a quiz answer names ("2" for the second choice), as its text in lang; NULL
+ * when the answer is not a choice of a quiz in the lesson set. */
+static const char *choice_given(const struct lesson_step *st, const struct progress_quiz *q,
+                                enum lesson_lang lang)
+{
+    if (!st || !st->quiz || st->quiz->kind != QUIZ_CHOICE)
+        return NULL;
+    char *end;
+    long k = strtol(q->given, &end, 10);
+    if (end == q->given || *end || k < 1 || k > st->quiz->nchoices)
+        return NULL;
+    return lesson_tr(&st->quiz->choices[k - 1], lang);
+}
+
 struct totals {
     int answered, first_right, right_now;  /* from progress */
     int known;                             /* answers for quiz steps in the lesson set */
     int tried, solved_first, solved;       /* graded task entries in progress */
+    int score;                             /* points of the solved tasks in the lesson set */
     int quizzes;                           /* quiz steps in the lesson set */
     int tasks, task_points;                /* graded steps in the lesson set */
 };
+
+/* The score and its maximum: the points of the tasks solved (in the tutorial or with banklab
+ * lab, as progress keeps them) among the lessons' tasks; without lessons that know the tasks,
+ * what the last banklab lab run saved. */
+static void score_of(const struct progress *p, const struct totals *t, int *score, int *max)
+{
+    *score = t->tasks ? t->score : p->task_score;
+    *max = t->tasks ? t->task_points : p->task_max;
+}
 
 static void count(const struct progress *p, const struct lesson_set *set, struct totals *t)
 {
@@ -89,6 +113,8 @@ static void count(const struct progress *p, const struct lesson_set *set, struct
             t->tried++;
             t->solved_first += q->first_correct != 0;
             t->solved += q->correct != 0;
+            if (q->correct && st && st->task)
+                t->score += st->task->points;
             continue;
         }
         t->answered++;
@@ -174,7 +200,13 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
     md_cell(f, st ? lesson_tr(&st->title, lang) : q->step_id);
     fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
             q->correct ? "yes" : "no");
-    md_cell(f, q->given);
+    const char *choice = choice_given(st, q, lang);
+    if (choice) {   /* the value chosen, not only its number */
+        md_cell(f, choice);
+        fprintf(f, " (choice %s)", q->given);
+    } else {
+        md_cell(f, q->given);
+    }
     fputs(" |\n", f);
 }
 
@@ -240,8 +272,9 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
     }
 
     fprintf(f, "## Graded tasks\n\n");
-    int max = p->task_max > 0 ? p->task_max : t.task_points;
-    fprintf(f, "Score: %d of %d points", p->task_score, max);
+    int score, max;
+    score_of(p, &t, &score, &max);
+    fprintf(f, "Score: %d of %d points", score, max);
     if (t.tasks)
         fprintf(f, " (%d graded task%s in the lessons)", t.tasks, t.tasks == 1 ? "" : "s");
     fprintf(f, ".\n\n");
@@ -355,6 +388,7 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
         find_step(set, q->lesson_id, q->step_id, &lo, &st);
         if (is_task(q, st))
             continue;
+        const char *value = choice_given(st, q, lang);
         cJSON *o = cJSON_CreateObject();
         if (!o || !cJSON_AddItemToArray(items, o)) {
             cJSON_Delete(o);
@@ -372,12 +406,15 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
              cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
              cJSON_AddBoolToObject(o, "correct", q->correct) &&
-             cJSON_AddStringToObject(o, "given", q->given);
+             cJSON_AddStringToObject(o, "given", q->given) &&
+             cJSON_AddStringToObject(o, "given_value", value ? value : q->given);
     }
 
+    int score, max;
+    score_of(p, &t, &score, &max);
     cJSON *tk = ok ? cJSON_AddObjectToObject(root, "tasks") : NULL;
-    ok = ok && tk && cJSON_AddNumberToObject(tk, "score", p->task_score) &&
-         cJSON_AddNumberToObject(tk, "max", p->task_max > 0 ? p->task_max : t.task_points) &&
+    ok = ok && tk && cJSON_AddNumberToObject(tk, "score", score) &&
+         cJSON_AddNumberToObject(tk, "max", max) &&
          cJSON_AddNumberToObject(tk, "graded_steps", t.tasks) &&
          cJSON_AddNumberToObject(tk, "tried", t.tried) &&
          cJSON_AddNumberToObject(tk, "solved", t.solved);

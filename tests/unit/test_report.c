@@ -29,6 +29,7 @@ struct fixture {
     struct lesson lessons[2];
     struct lesson_step steps[4];
     struct lesson_quiz quiz;
+    struct lesson_text choices[2];
     struct lesson_task task[2];
     struct lesson_set set;
     struct progress p;
@@ -46,6 +47,11 @@ static struct fixture *make_fixture(void)
     x->steps[0].id = "bank-of";
     x->steps[0].title = (struct lesson_text){"哪个 bank", "Which bank"};
     x->steps[0].quiz = &x->quiz;
+    x->quiz.kind = QUIZ_CHOICE;   /* answers name a choice by its number ... */
+    x->quiz.nchoices = 2;
+    x->quiz.choices = x->choices;
+    x->choices[0] = (struct lesson_text){"一路", "one way"};
+    x->choices[1] = (struct lesson_text){"三十二路", "32 ways"};
     x->steps[1].id = "rows";
     x->steps[1].title = (struct lesson_text){"行", "Rows"};
     x->steps[1].quiz = &x->quiz;
@@ -109,7 +115,7 @@ static struct fixture *make_fixture(void)
     e.wavefronts = 1;
     e.ways = 1;
     progress_record_explored(p, &e);
-    p->task_score = 2;
+    p->task_score = 2;   /* the last banklab lab run: only used without the lessons */
     return x;
 }
 
@@ -192,11 +198,16 @@ static void test_json_fields(void **state)
     assert_true(cJSON_IsFalse(at(j, "quiz.items.0.first_correct")));
     assert_true(cJSON_IsTrue(at(j, "quiz.items.0.correct")));
     assert_string_equal(str(j, "quiz.items.0.given"), "1");
+    /* ... the report states it as its value */
+    assert_string_equal(str(j, "quiz.items.0.given_value"), "one way");
+    assert_string_equal(str(j, "quiz.items.1.given_value"), "4");   /* not one of the choices */
     assert_true(cJSON_IsNull(at(j, "quiz.items.2.lesson_title")));
     assert_true(cJSON_IsNull(at(j, "quiz.items.2.chapter")));
     assert_string_equal(str(j, "quiz.items.2.given"), "<x>");
-    assert_int_equal(num(j, "tasks.score"), 2);
-    assert_int_equal(num(j, "tasks.max"), 5);  /* task_max unset: points in the lessons */
+    /* both tasks solved (in the tutorial or a lab): their points, whatever the last lab run
+     * saved as its score */
+    assert_int_equal(num(j, "tasks.score"), 5);
+    assert_int_equal(num(j, "tasks.max"), 5);
     assert_int_equal(num(j, "tasks.graded_steps"), 2);
     assert_int_equal(num(j, "tasks.tried"), 2);
     assert_int_equal(num(j, "tasks.solved"), 2);
@@ -235,6 +246,7 @@ static void test_json_fields(void **state)
     j = cJSON_Parse(text);
     assert_non_null(j);
     assert_string_equal(str(j, "quiz.items.0.lesson_title"), "地址到 bank 的映射");
+    assert_string_equal(str(j, "quiz.items.0.given_value"), "一路");
     assert_true(cJSON_IsNull(at(j, "learner")));
     assert_string_equal(str(j, "device.name"), "no GPU (model only)");
     assert_true(cJSON_IsFalse(at(j, "device.measured")));
@@ -244,6 +256,7 @@ static void test_json_fields(void **state)
     j = cJSON_Parse(text);
     assert_non_null(j);
     assert_int_equal(num(j, "quiz.total"), 0);
+    assert_int_equal(num(j, "tasks.score"), 2);   /* no lessons: the last lab run's score */
     assert_int_equal(num(j, "tasks.max"), 0);
     assert_true(cJSON_IsNull(at(j, "quiz.items.0.lesson_title")));
     cJSON_Delete(j);
@@ -262,9 +275,9 @@ static void test_markdown(void **state)
     assert_non_null(strstr(md, "- Device: NVIDIA H200 (sm_90) (cuda)\n"));
     assert_non_null(strstr(md, "Answered 2 of 2 quizzes (and 1 answer for steps not in these lessons)"));
     assert_non_null(strstr(md, "right at the first try: 2"));
-    assert_non_null(strstr(md, "| 2 | From address to bank | Which bank | 2 | no | yes | 1 |"));
+    assert_non_null(strstr(md, "| 2 | From address to bank | Which bank | 2 | no | yes | one way (choice 1) |"));
     assert_non_null(strstr(md, "| | gone | a\\|b | 1 | yes | yes | &lt;x&gt; |"));
-    assert_non_null(strstr(md, "Score: 2 of 5 points (2 graded tasks in the lessons)."));
+    assert_non_null(strstr(md, "Score: 5 of 5 points (2 graded tasks in the lessons)."));
     assert_non_null(strstr(md, "`` s[lane * 2] \\| `tick` ``"));
     assert_non_null(strstr(md, "| 32 | 31 | 32 | 32.00 | 31.00 | 16.27 | 31.9x | - | yes | NVIDIA H200 (sm_90) |"));
     assert_non_null(strstr(md, "| **no** |"));
