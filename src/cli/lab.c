@@ -235,14 +235,6 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
     return rc;
 }
 
-/* 1 when every bound of the task holds for (wavefronts, conflicts, ways). */
-static int meets(const struct lesson_task *t, long wf, long cf, long ways)
-{
-    return (t->max_wavefronts < 0 || wf <= t->max_wavefronts) &&
-           (t->max_conflicts < 0 || cf <= t->max_conflicts) &&
-           (t->max_ways < 0 || ways <= t->max_ways);
-}
-
 static void print_requirement(const struct lab *lab, const struct lesson_task *t)
 {
     const char *sep = "";
@@ -529,7 +521,7 @@ static int find_solution(const struct lesson_step *st, struct lab_values *out)
             struct bank_result res;
             char err[512];
             if (evaluate(st, &v, &acc, &res, err, sizeof err) == 0 &&
-                meets(st->task, res.wavefronts, res.conflicts, res.ways)) {
+                lesson_task_met(st->task, res.wavefronts, res.conflicts, res.ways)) {
                 *out = v;
                 return 1;
             }
@@ -642,13 +634,12 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         snprintf(what, sizeof what, TR(lab, "Model (%s)", "模型（%s）"), vt);
         print_result(lab, what, &res);
         print_bounds(lab, t, &res);
-        int ok = meets(t, res.wavefronts, res.conflicts, res.ways);
+        int ok = lesson_task_met(t, res.wavefronts, res.conflicts, res.ways);
         double mwf = 0, mcf = 0;
         int measured = measure(lab, st, &acc, &mwf, &mcf);
         if (measured) {
             /* the hardware must meet the requirement too (whole wavefronts/conflicts) */
-            long lw = lround(mwf), lc = lround(mcf);
-            int hw_ok = meets(t, lw, lc, res.ways);
+            int hw_ok = lesson_task_met(t, lround(mwf), lround(mcf), res.ways);
             if (ok && !hw_ok)
                 printf("%s\n", TR(lab, "  The counters do not meet the requirement.",
                                   "  硬件计数器不满足要求。"));

@@ -23,7 +23,7 @@ static const struct key_row rows[] = {
      .bar_text = EN_ZH("go", "跳转")},
     {.keys = {K(K_ESC, ACT_BACK), K('c', ACT_BACK)}, .screens = KS_TOC, .bar = KS_TOC,
      .bar_keys = "Esc/c", .bar_text = EN_ZH("back", "返回")},
-    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = quiz not answered yet)", "（? = 测验未答）")},
+    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = quiz or task not done yet)", "（? = 测验或任务未完成）")},
     /* the sweep */
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
      .bar_keys = "Left/Right", .bar_text = EN_ZH("change the value", "改变取值")},

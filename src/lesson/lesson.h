@@ -197,6 +197,11 @@ struct lesson *lesson_load_partial(const char *name, const char *data, size_t le
 
 void lesson_free(struct lesson *l);
 
+/* lesson_task_met: 1 when a result (the model's, or counters rounded to whole numbers) is at
+ * or below every bound of task t: the one grading rule of `banklab check`, `banklab lab` and
+ * the tutorial. */
+int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts, long ways);
+
 /* lesson_check: run every expectation and quiz check of l through the model. Calls report
  * once per problem (if not NULL) and returns the number of problems (0 = all hold). */
 int lesson_check(const struct lesson *l,

@@ -226,11 +226,11 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         }
 }
 
-static int task_met(const struct lesson_task *t, const struct bank_result *r)
+int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts, long ways)
 {
-    return (t->max_wavefronts < 0 || r->wavefronts <= t->max_wavefronts) &&
-           (t->max_conflicts < 0 || r->conflicts <= t->max_conflicts) &&
-           (t->max_ways < 0 || r->ways <= t->max_ways);
+    return (t->max_wavefronts < 0 || wavefronts <= t->max_wavefronts) &&
+           (t->max_conflicts < 0 || conflicts <= t->max_conflicts) &&
+           (t->max_ways < 0 || ways <= t->max_ways);
 }
 
 /* Evaluates the task's access with parameters vals and type index t on parsed pattern p.
@@ -256,7 +256,7 @@ static int task_try(struct chk *C, const struct lesson_scene *s, const struct le
         return -1;
     if (bank_simulate(&acc, &res, NULL) != BANK_OK)
         return -1;
-    return task_met(task, &res);
+    return lesson_task_met(task, res.wavefronts, res.conflicts, res.ways);
 }
 
 static void check_task(struct chk *C, int si, const struct lesson_scene *s,

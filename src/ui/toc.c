@@ -6,6 +6,8 @@
 
 #include "app.h"
 
+#include "../lesson/report.h"
+
 struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */
     int top;                  /* first entry shown */
@@ -84,8 +86,15 @@ static attr_t toc_line(const struct app *a, int k, char *buf, size_t size)
         return theme_attr(a, UIC_HEADER) | A_BOLD;
     }
     const struct lesson_step *st = &l->steps[si];
-    const struct progress_quiz *q = st->quiz ? quiz_of(a, l->id, st->id) : NULL;
-    const char *mark = !st->quiz ? " " : !q ? "?" : q->correct ? a->g->right : a->g->wrong;
+    char task_id[PROGRESS_ID_MAX];   /* a task's result is saved as banklab lab saves it */
+    snprintf(task_id, sizeof task_id, "%s%s", REPORT_TASK_PREFIX, l->id);
+    const struct progress_quiz *q = st->quiz   ? quiz_of(a, l->id, st->id)
+                                    : st->task ? quiz_of(a, task_id, st->id)
+                                               : NULL;
+    const char *mark = !st->quiz && !st->task ? " "
+                       : !q                   ? "?"
+                       : q->correct           ? a->g->right
+                                              : a->g->wrong;
     snprintf(buf, size, "%s %2d.%-2d %s %s", li == a->li && si == a->si ? ">" : " ", l->chapter,
              si + 1, mark, lesson_tr(&st->title, a->lang));
     return A_NORMAL;

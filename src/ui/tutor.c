@@ -49,6 +49,7 @@ static int tutor_enter(struct app *a, void *st)
     t->leave_warned = ACT_NONE;
     quiz_load(&t->quiz, a, step ? &a->set.lessons[a->li] : NULL, step);
     scene_load(a, &a->sc, step ? step->scene : NULL);
+    task_update(a, &t->task, &a->set.lessons[a->li], step);
     if (step && step->scene && !tutor_hidden(t, step))
         scene_measure(a, &a->sc);
     return 0;
@@ -60,6 +61,8 @@ static void tutor_resume(struct app *a, void *st)
     struct tutor *t = st;
     if (t->insp.on)
         grid_inspect_clamp(&a->sc, &t->insp);
+    if (app_step(a))
+        task_update(a, &t->task, &a->set.lessons[a->li], app_step(a));
 }
 
 static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
@@ -136,6 +139,7 @@ static int scene_key(struct app *a, struct tutor *t, const struct ui_key *k)
         break;
     }
     grid_inspect_clamp(&a->sc, &t->insp);
+    task_update(a, &t->task, &a->set.lessons[a->li], app_step(a));
     return 1;
 }
 

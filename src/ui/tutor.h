@@ -5,10 +5,12 @@
 
 #include "app.h"
 #include "quiz.h"
+#include "task.h"
 
 struct tutor {
     struct app *app;          /* for the measurement callback */
     struct quiz quiz;
+    struct task_panel task;   /* the step's graded task, if any */
     struct ui_inspect insp;
     int hints_shown;
     int text_scroll;          /* lines of the text scrolled away (clamped by the layout) */
@@ -17,7 +19,8 @@ struct tutor {
 
 /* Rows of each part of the normal (not presenter) layout at the terminal's size. */
 struct tutor_layout {
-    int text, hint, code, grid, quiz;
+    int text, hint, code, grid;
+    int quiz;                 /* the feedback: the task panel, then the quiz */
     int legend;               /* a spare row under the grid explains the marks */
     int text_need;            /* rows the whole text wants */
     int maxscroll;            /* the text scrolls 0..maxscroll */

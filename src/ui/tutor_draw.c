@@ -22,6 +22,23 @@ static void title_for(const struct app *a, char *left, size_t ls, char *right, s
              a->opt.present ? "" : a->g->sep, a->lang == LANG_ZH ? "zh" : "en");
 }
 
+/* the feedback under the scene: the task panel, then the quiz (full: the quiz's question also
+ * after a right answer) */
+static int feedback_lines(const struct app *a, const struct tutor *t,
+                          const struct lesson_step *st, int w, int full)
+{
+    return task_lines(a, &t->task, st, w) +
+           (st->quiz ? quiz_lines(a, &t->quiz, st->quiz, w, full) : 0);
+}
+
+static void feedback_draw(const struct app *a, const struct tutor *t,
+                          const struct lesson_step *st, int y, int x, int w, int h, int full)
+{
+    int r = task_draw(a, &t->task, st, y, x, w, h);
+    if (st->quiz && r < h)
+        quiz_draw(a, &t->quiz, y + r, x, w, h - r, st->quiz, full);
+}
+
 /* --- presenter mode --------------------------------------------------------------------- */
 
 /* the key sentence, or the text's first sentence when the step has none */
@@ -62,6 +79,7 @@ static int present_scene(const struct app *a, const struct tutor *t, const struc
     text_puts(a, y++, 2, W - 4, buf, A_BOLD);
     int qh = (st->quiz && (hid || t->quiz.answered))
                  ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
+    qh += min_i(task_lines(a, &t->task, st, W - 4), 3);
     int room = H - y - 1 - results_rows(a) - 1;   /* grid + quiz */
     int gh = room - qh;
     if (a->sc.ok && gh < grid_rows_min(&a->sc))   /* the grid first, the quiz gets the rest */
@@ -95,8 +113,8 @@ static void draw_present(const struct app *a, const struct tutor *t, const struc
     y++;
     if (a->sc.ls)
         y = present_scene(a, t, st, y);
-    if (st->quiz && y < H - 1)
-        quiz_draw(a, &t->quiz, y, 2, W - 4, H - 1 - y, st->quiz, 1);
+    if (y < H - 1)
+        feedback_draw(a, t, st, y, 2, W - 4, H - 1 - y, 1);
     if (a->msg[0])
         app_keybar(a, "");
 }
@@ -118,7 +136,7 @@ void tutor_layout(const struct app *a, const struct tutor *t, const struct lesso
     int code_need = has_scene ? text_count(a->sc.shown, tw - 6) : 0;
     int grid_need = has_scene && !hid ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
     /* after a right answer the grid keeps the rows; without a grid the question stays */
-    int quiz_need = st->quiz ? quiz_lines(a, &t->quiz, st->quiz, W - 2, !has_scene) : 0;
+    int quiz_need = feedback_lines(a, t, st, W - 2, !has_scene);
 
     int code = min_i(code_need, 2);
     int hint = min_i(hint_need, 3);
@@ -258,7 +276,7 @@ void tutor_draw(const struct app *a, const void *state)
     int y = draw_text(a, t, st, &L, 1);
     if (a->sc.ls)
         y = draw_scene(a, t, st, &L, y);
-    if (st->quiz && L.quiz > 0)
-        quiz_draw(a, &t->quiz, y, 1, a->W - 2, L.quiz, st->quiz, !a->sc.ls);
+    if (L.quiz > 0)
+        feedback_draw(a, t, st, y, 1, a->W - 2, L.quiz, !a->sc.ls);
     draw_keybar(a, t);
 }

@@ -82,7 +82,7 @@ static void test_bars(void **state)
     const char *const inspect[] = {"arrows move", "Enter next lane", "i/Esc leave", NULL};
     bar_is(KS_INSPECT, 0, NULL, inspect);
     const char *const toc[] = {"Up/Down PgUp/PgDn move", "Enter go", "Esc/c back",
-                               "(? = quiz not answered yet)", "q quit", NULL};
+                               "(? = quiz or task not done yet)", "q quit", NULL};
     bar_is(KS_TOC, 0, NULL, toc);
     const char *const sweep[] = {"Left/Right change the value", "lesson keys too", "Esc/s back",
                                  "g playground", "? help", "q quit", NULL};
