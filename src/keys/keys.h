@@ -32,8 +32,9 @@ enum key_screen {
     KS_SWEEP = 1u << 5,    /* the sweep chart */
     KS_PLAY = 1u << 6,     /* the playground: printable keys are text there */
     KS_ERROR = 1u << 7,    /* no lessons could be loaded */
+    KS_VALUE = 1u << 8,    /* mode: a parameter's value is being typed (=) */
 };
-#define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER)
+#define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)
 #define KS_GLOBAL (KS_STEP | KS_TOC | KS_SWEEP | KS_ERROR)   /* everywhere but the playground */
 
@@ -45,7 +46,7 @@ enum key_action {
     ACT_LEFT, ACT_RIGHT, ACT_UP, ACT_DOWN, ACT_HOME, ACT_END, ACT_PGUP, ACT_PGDN,
     ACT_NEXT, ACT_PREV, ACT_ENTER, ACT_REVEAL, ACT_CHOICE, ACT_DIGIT, ACT_RUBOUT, ACT_HINT,
     ACT_INSPECT, ACT_LEAVE, ACT_LANE, ACT_TYPE, ACT_WARP_NEXT, ACT_WARP_PREV, ACT_ACCESS,
-    ACT_SWEEP, ACT_SVG, ACT_GO, ACT_INSERT, ACT_DELETE, ACT_CLEAR, ACT_SAVE,
+    ACT_SWEEP, ACT_SVG, ACT_GO, ACT_INSERT, ACT_DELETE, ACT_CLEAR, ACT_SAVE, ACT_VALUE, ACT_FIELD,
 };
 
 #define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */

@@ -969,7 +969,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         int a = (unsigned char)keys[0], b = a ? (unsigned char)keys[1] : 0;
         if (strlen(keys) != 2 || a < 0x21 || a > 0x7e || b < 0x21 || b > 0x7e || a == b) {
             PROBLEM(L, kj, 0, pb, "\"%s\": expected two different printable ASCII characters "
-                    "(raise, lower), e.g. \"pP\"", keys);
+                    "(lower, raise), e.g. \"pP\"", keys);
             bad++;
         } else if (keys_reserved(a) || keys_reserved(b)) {
             char reserved[128];
@@ -988,9 +988,9 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
                 }
             if (clash)
                 bad++;
-            else {
-                p->key_inc = a;
-                p->key_dec = b;
+            else {            /* "pP": p lowers, P raises (Shift = more) */
+                p->key_dec = a;
+                p->key_inc = b;
             }
         }
     }

@@ -37,7 +37,8 @@ struct lesson_param {
     char *name;                  /* identifier used in the scene code, e.g. "PAD" */
     struct lesson_text label;    /* optional; zh/en NULL when absent */
     long long def, min, max, step;
-    int key_inc, key_dec;        /* keys that raise/lower it, e.g. 'p' / 'P'; 0 if none */
+    int key_dec, key_inc;        /* keys that lower/raise it, e.g. 'p' / 'P' (Shift = more);
+                                  * 0 if none */
 };
 
 /* One assignment of parameter values (and optionally the element type). */

@@ -175,6 +175,8 @@ void scene_measure(struct app *a, struct ui_scene *s);   /* ask the hub for the 
  * or "playground"). */
 void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_result *r,
                   const char *where);
+/* scene_set_param: parameter i to v (the caller keeps it in range), evaluated and measured */
+void scene_set_param(struct app *a, struct ui_scene *s, int i, long long v);
 int scene_param_key(struct app *a, struct ui_scene *s, int ch);
 void scene_cycle_type(struct app *a, struct ui_scene *s);
 void scene_warp(struct app *a, struct ui_scene *s, int delta);

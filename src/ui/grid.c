@@ -341,7 +341,7 @@ void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_
             const struct lesson_param *p = &s->ls->params[i];
             ADD("%s%s=%lld", o ? a->g->sep : "", p->name, s->value[i]);
             if (p->key_inc && p->key_dec)
-                ADD(" [%c/%c]", p->key_inc, p->key_dec);
+                ADD(" [%c/%c]", p->key_dec, p->key_inc);
         }
         if (s->ls->ntypes > 1)
             ADD("%stype %s [t]", o ? a->g->sep : "", s->ls->types[s->type_index]);

@@ -248,6 +248,15 @@ void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_resu
     progress_record_explored(&a->prog, &e);
 }
 
+void scene_set_param(struct app *a, struct ui_scene *s, int i, long long v)
+{
+    if (!s->ls || i < 0 || i >= s->ls->nparams || i >= PATTERN_MAX_PARAMS)
+        return;
+    s->value[i] = v;
+    scene_eval(a, s);
+    scene_measure(a, s);
+}
+
 int scene_param_key(struct app *a, struct ui_scene *s, int ch)
 {
     if (!s->ls)
@@ -271,9 +280,7 @@ int scene_param_key(struct app *a, struct ui_scene *s, int ch)
             app_msg(a, 0, "%s stays in %lld..%lld", p->name, p->min, p->max);
             return 1;
         }
-        s->value[i] = v;
-        scene_eval(a, s);
-        scene_measure(a, s);
+        scene_set_param(a, s, i, v);
         return 1;
     }
     return 0;

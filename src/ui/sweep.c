@@ -228,9 +228,7 @@ static enum ui_result sweep_key(struct app *a, void *st, const struct ui_key *k)
         int cur = sweep_cur(a, sw) + (k->action == ACT_LEFT ? -1 : 1);
         if (cur < 0 || cur >= sw->n)
             return UI_HANDLED;
-        a->sc.value[sw->param] = sw->value[cur];
-        scene_eval(a, &a->sc);
-        scene_measure(a, &a->sc);
+        scene_set_param(a, &a->sc, sw->param, sw->value[cur]);
         return UI_HANDLED;
     }
     if (k->action == ACT_NONE && scene_param_key(a, &a->sc, k->key))

@@ -44,6 +44,7 @@ static int tutor_enter(struct app *a, void *st)
     struct tutor *t = st;
     const struct lesson_step *step = app_step(a);
     memset(&t->insp, 0, sizeof t->insp);
+    memset(&t->entry, 0, sizeof t->entry);
     t->hints_shown = 0;
     t->text_scroll = 0;
     t->leave_warned = ACT_NONE;
@@ -180,6 +181,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_INSPECT: inspect(a, t, hid); return UI_HANDLED;
     case ACT_SWEEP: open_sweep(a); return UI_HANDLED;
     case ACT_SVG: export_svg(a, st, hid); return UI_HANDLED;
+    case ACT_VALUE: entry_open(a, &t->entry, &a->sc); return UI_HANDLED;
     case ACT_TYPE: case ACT_WARP_NEXT: case ACT_WARP_PREV: case ACT_ACCESS:
         if (!a->sc.ls) {
             app_msg(a, 0, "no scene on this step");
@@ -210,6 +212,14 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
             break;
         }
     }
+    if (t->entry.on) {
+        if (entry_key(a, &t->entry, &a->sc, k)) {
+            grid_inspect_clamp(&a->sc, &t->insp);
+            task_update(a, &t->task, &a->set.lessons[a->li], step);
+            return UI_HANDLED;
+        }
+        t->entry.on = 0;          /* another key: the value typed is dropped, the key acts */
+    }
     if (k->action != ACT_NEXT && k->action != ACT_PREV)
         t->leave_warned = ACT_NONE;
     int was_hidden = tutor_hidden(t, step);
@@ -224,6 +234,8 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
 static unsigned tutor_modes(const struct app *a, const void *st)
 {
     const struct tutor *t = st;
+    if (t->entry.on)
+        return KS_VALUE;          /* digits are the value's, not the quiz's */
     return (t->insp.on ? KS_INSPECT : 0) | quiz_modes(&t->quiz, app_step(a));
 }
 

@@ -4,6 +4,7 @@
 #define BANKLAB_UI_TUTOR_H
 
 #include "app.h"
+#include "entry.h"
 #include "quiz.h"
 #include "task.h"
 
@@ -11,6 +12,7 @@ struct tutor {
     struct app *app;          /* for the measurement callback */
     struct quiz quiz;
     struct task_panel task;   /* the step's graded task, if any */
+    struct entry entry;       /* a parameter's value being typed (=) */
     struct ui_inspect insp;
     int hints_shown;
     int text_scroll;          /* lines of the text scrolled away (clamped by the layout) */

@@ -75,7 +75,10 @@ static int present_scene(const struct app *a, const struct tutor *t, const struc
     int hid = quiz_hidden(&t->quiz, st);
     int cl = min_i(text_count(a->sc.shown, W - 4), 2);
     y += text_draw(a, y, 2, W - 4, cl, a->sc.shown, 0, theme_attr(a, UIC_CODE) | A_BOLD);
-    params_line(a, &a->sc, buf, sizeof buf);
+    if (t->entry.on)
+        entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
+    else
+        params_line(a, &a->sc, buf, sizeof buf);
     text_puts(a, y++, 2, W - 4, buf, A_BOLD);
     int qh = (st->quiz && (hid || t->quiz.answered))
                  ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
@@ -223,8 +226,11 @@ static int draw_scene(const struct app *a, const struct tutor *t, const struct l
     text_puts(a, y, 1, 5, ui_str(a, UIS_CODE), theme_attr(a, UIC_HEADER));
     text_draw(a, y, 7, tw - 6, L->code, a->sc.shown, 0, theme_attr(a, UIC_CODE));
     y += L->code;
-    params_line(a, &a->sc, buf, sizeof buf);
-    text_puts(a, y++, 1, tw, buf, A_NORMAL);
+    if (t->entry.on)
+        entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
+    else
+        params_line(a, &a->sc, buf, sizeof buf);
+    text_puts(a, y++, 1, tw, buf, t->entry.on ? theme_attr(a, UIC_KEY) : A_NORMAL);
     if (quiz_hidden(&t->quiz, st)) {
         text_puts(a, y++, 1, tw, ui_str(a, UIS_HIDDEN), theme_attr(a, UIC_QUIZ));
         return y;
@@ -251,9 +257,10 @@ static void draw_keybar(const struct app *a, const struct tutor *t)
     char lesson[64] = "", bar[UI_MSG_MAX];
     const struct lesson_scene *ls = a->sc.ls;
     if (ls && ls->nparams > 0 && ls->params[0].key_inc)
-        snprintf(lesson, sizeof lesson, "%c/%c %s", ls->params[0].key_inc,
-                 ls->params[0].key_dec, ls->params[0].name);
-    size_t o = t->insp.on ? keys_bar(KS_INSPECT, a->lang == LANG_ZH, NULL, bar, sizeof bar) : 0;
+        snprintf(lesson, sizeof lesson, "%c/%c %s", ls->params[0].key_dec,
+                 ls->params[0].key_inc, ls->params[0].name);
+    unsigned mode = t->entry.on ? KS_VALUE : t->insp.on ? KS_INSPECT : 0;
+    size_t o = mode ? keys_bar(mode, a->lang == LANG_ZH, NULL, bar, sizeof bar) : 0;
     keys_bar(KS_TUTOR, a->lang == LANG_ZH, lesson, bar + o, sizeof bar - o);
     app_keybar(a, bar);
 }

@@ -14,16 +14,16 @@ start 80 24 BANKLAB_EXPORT_DIR="$TMP" -- --lessons $FIX --lang en --reset
 expect " 1\\.1/5 " 10
 keys i Right Down Up Left Escape l l '?' z h n
 expect " 1\\.2/5 "
-keys p p P s Right Right Left Escape i Down Down Down Right Escape c Down Enter
+keys P P p s Right Right Left Escape i Down Down Down Right Escape c Down Enter
 expect " 1\\.3/5 "
-keys t t t k k K w a n
+keys t t t K K k w a n
 expect " 1\\.4/5 "
 lit 12
 keys BSpace Enter
 expect "answer: 1"
 keys n
 expect " 1\\.5/5 "
-keys 1 a Tab w w W p i Down Escape x r n b
+keys 1 a Tab w w W P i Down Escape x r n b
 i=0
 while [ $i -lt 20 ]; do $TM resize-window -t t -x $((50 + (i * 29) % 90)) -y $((12 + (i * 7) % 30)); i=$((i + 1)); done
 $TM resize-window -t t -x 100 -y 30

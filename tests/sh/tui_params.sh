@@ -2,7 +2,10 @@
 # tui_params.sh: change a lesson parameter with its key and see the predicted numbers change
 # to the model's values, compared with `banklab sim --json` for the same pattern, block, warp,
 # access and parameter values; the code line shows the new value filled in. Three scenes
-# (the first ones in lessons/ with a keyed parameter and no type list).
+# (the first ones in lessons/ with a keyed parameter and no type list). Then: the capital key
+# raises and the small one lowers (Shift = more); = types a value (refused out of range, kept
+# to correct; Esc cancels; Tab or = moves to the next parameter; its digits never answer a
+# quiz).
 . tests/sh/tui_fixtures/lib.sh
 
 jq -c -s '[sort_by(.chapter)[] | .chapter as $c | .steps | to_entries[] |
@@ -32,8 +35,9 @@ while read -r sc; do
     st=$(echo "$sc" | jq -r '.sc.params[0].step // 1')
     mx=$(echo "$sc" | jq -r '.sc.params[0].max')
     keys2=$(echo "$sc" | jq -r '.sc.params[0].keys')
-    if [ $((d + st)) -le "$mx" ]; then k=$(echo "$keys2" | cut -c1); v=$((d + st))
-    else k=$(echo "$keys2" | cut -c2); v=$((d - st)); fi
+    # "pP": the first key lowers, the second raises (Shift = more)
+    if [ $((d + st)) -le "$mx" ]; then k=$(echo "$keys2" | cut -c2); v=$((d + st))
+    else k=$(echo "$keys2" | cut -c1); v=$((d - st)); fi
 
     start 100 40 -- --lessons lessons --lang en --reset --chapter "$c" --step "$s"
     expect " $c\\.$s/" 5
@@ -62,4 +66,53 @@ while read -r sc; do
     expect "EXITED rc=0" 5
 done <"$TMP/scenes.jsonl"
 [ "$checked" -gt 0 ] || fail "nothing checked"
+
+# --- Shift = more, and typing a value (=) on the fixture lesson
+FIX=tests/sh/tui_fixtures/lessons
+start 80 24 -- --lessons $FIX --lang en --reset --chapter 1 --step 2
+expect "PAD=0 \\[p/P\\]"
+keys P
+expect "PAD=1 \\[p/P\\]"          # the capital raises
+keys p
+expect "PAD=0 \\[p/P\\]"          # the small letter lowers
+keys =
+expect "PAD = _  \\(0\\.\\.8 · now 0\\)"
+lit 12
+keys Enter
+expect "PAD takes a whole number in 0\\.\\.8"
+expect "PAD = 12_"                # still typing: the value is kept to correct
+keys BSpace BSpace
+lit 5
+keys Enter
+expect "PAD=5 \\[p/P\\]"
+expect "model +1 wavefront "      # stride 37: one word per bank
+keys = Escape
+expect "PAD=5 \\[p/P\\]"
+keys q
+expect "EXITED rc=0"
+# a predict step with a number quiz: the digits typed after = are the value's, not the answer
+start 80 24 -- --lessons $FIX --lang en --reset --chapter 1 --step 4
+expect "hidden until you answer"
+keys =
+lit 40
+keys Enter
+expect "IDX=40 \\[y/Y\\]"
+expect "hidden until you answer"
+grep -q "your answer: 4" "$TMP/screen.txt" && fail "the value's digits went to the quiz"
+keys q
+expect "EXITED rc=0"
+# two parameters: Tab (or = again) moves to the next one
+start 80 24 -- --lessons lessons --lang en --reset --chapter 2 --step 3
+expect "ROW=3 \\[j/J\\] · COL=7 \\[u/U\\]"
+keys = Tab
+expect "COL = _"
+lit 39
+keys Enter
+expect "ROW=3 \\[j/J\\] · COL=39 \\[u/U\\]"
+keys = =
+expect "COL = _"
+keys q
+expect "EXITED rc=0"
+[ "$(jq '[.quiz[]?] | length' "$PROGRESS")" = 0 ] || fail "typing values recorded a quiz answer"
+echo "ok: Shift = more, typing values"
 exit 0

@@ -67,10 +67,10 @@ expect "measured +- \\(no recorded measurement"
 keys Escape
 expect " 1\\.2/5 "
 expect "measured +32\\.0 wavefronts · 32\\.58 ns"
-keys p
+keys P
 expect "PAD=1 "
 expect "measured +1\\.0 wavefronts · 1\\.14 ns/access \\(2\\.2 clk\\) · 1\\.1× conflict-free"
-keys p
+keys P
 expect "PAD=2 "
 expect "measured +- \\(no recorded measurement"
 # the sweep draws the measured series under the model's
@@ -89,7 +89,7 @@ expect "measured +kernel 1\\.000 ms, 1601 GB/s"
 expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per store · recorded on"
 keys a
 expect "whole kernel: 32\\.00 wavefronts, 31\\.00 conflicts per load"
-keys p   # PAD=1: the drawn column is the recorded PAD=1 column: its time per access too
+keys P   # PAD=1: the drawn column is the recorded PAD=1 column: its time per access too
 expect "measured +1\\.14 ns per access \\(2\\.2 clk\\) · 1\\.1× the conflict-free load · kernel 1\\.000 ms, 3500 GB/s"
 expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per load"
 keys q

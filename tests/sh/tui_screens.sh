@@ -41,7 +41,7 @@ keys Escape
 expect " 1\\.2/5 "
 expect "PAD=1 \\[p/P\\]"
 expect "model +1 wavefront "
-keys P
+keys p
 expect "model +32 wavefronts"
 
 # inspect: bank 0, first word: lane 0; the next word down: lane 1 at byte 128; conflicts named

@@ -17,8 +17,8 @@ entry() { jq -c --arg s "$1" '.quiz[]? | select(.lesson == "lab:lab-workshop" an
 start 80 24 BANKLAB_EXPORT_DIR="$OUT" -- --lessons lessons --lang en --reset --chapter "$ch" --step 2
 # solve: STEP-ID KEYS VALUES, in lesson order
 score=0 k=0
-for solve in "task-block16 p,p PAD=2" "task-remap k K=1, C=0" "task-float4-rows p,p,p,p PAD=4, C=0" \
-             "task-double-column p PAD=1, C=0"; do
+for solve in "task-block16 P,P PAD=2" "task-remap K K=1, C=0" "task-float4-rows P,P,P,P PAD=4, C=0" \
+             "task-double-column P PAD=1, C=0"; do
     id=${solve%% *}; rest=${solve#* }; ks=${rest%% *}; vals=${rest#* }
     k=$((k + 1))
     s=$(jq -r --arg id "$id" '.steps | map(.id) | index($id) + 1' $L)
@@ -41,7 +41,7 @@ done
 # not met now, solved before, and meeting it again saves nothing new
 keys b n
 expect "✗ not met \\(solved before\\) · score 9 / 9"
-keys p
+keys P
 expect "✓ met · score 9 / 9"
 grep -q "solved: +" "$TMP/screen.txt" && fail "met again: said solved again"
 [ "$(entry task-double-column | jq .attempts)" = 1 ] || fail "saved twice: $(entry task-double-column)"

@@ -34,6 +34,13 @@ static void test_actions(void **state)
     assert_int_equal(keys_action(KS_TUTOR, '-'), ACT_NONE);
     assert_int_equal(keys_action(KS_TUTOR | KS_CHOICE, '3'), ACT_CHOICE);
     assert_int_equal(keys_action(KS_TUTOR | KS_CHOICE, '0'), ACT_NONE);
+    /* typing a parameter's value: its digits, Tab and Esc win over the step's */
+    assert_int_equal(keys_action(KS_TUTOR, '='), ACT_VALUE);
+    assert_int_equal(keys_action(KS_TUTOR | KS_VALUE, '7'), ACT_DIGIT);
+    assert_int_equal(keys_action(KS_TUTOR | KS_VALUE, K_TAB), ACT_FIELD);
+    assert_int_equal(keys_action(KS_TUTOR | KS_VALUE, K_ENTER), ACT_ENTER);
+    assert_int_equal(keys_action(KS_TUTOR | KS_VALUE, K_ESC), ACT_LEAVE);
+    assert_int_equal(keys_action(KS_TUTOR, K_TAB), ACT_ACCESS);
     /* a lesson key is nobody's */
     assert_int_equal(keys_action(KS_TUTOR, 'p'), ACT_NONE);
     /* one key, one meaning per screen */
@@ -109,7 +116,7 @@ static void test_names(void **state)
     int n;
     const struct key_row *r = keys_rows(&n);
     const char *want[] = {"n Space Right", "b Left", "Enter", "e", "1-9", "0-9 . -", "PgDn PgUp",
-                          "lesson keys", "t", "w W", "a Tab", "c", "g", "s", "i", "h", "l", "x",
+                          "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "s", "i", "h", "l", "x",
                           "r", "?", "q"};
     int k = 0;
     for (int i = 0; i < n; i++) {
@@ -136,7 +143,7 @@ static void test_reserved(void **state)
     for (int ch = ' '; ch <= '~'; ch++) {
         int bound = 0;
         unsigned screens[] = {KS_TUTOR, KS_TUTOR | KS_INSPECT, KS_TUTOR | KS_CHOICE,
-                              KS_TUTOR | KS_NUMBER, KS_SWEEP};
+                              KS_TUTOR | KS_NUMBER, KS_TUTOR | KS_VALUE, KS_SWEEP};
         for (size_t s = 0; s < sizeof screens / sizeof screens[0]; s++)
             if (keys_action(screens[s], ch) != ACT_NONE)
                 bound = 1;
@@ -152,7 +159,7 @@ static void test_reserved(void **state)
     assert_false(keys_reserved('k'));   /* the contents' key, not the step's */
     char buf[128];
     assert_string_equal(keys_reserved_text(buf, sizeof buf),
-                        "- . ? W a b c e g h i l n q r s t w x, digits, space");
+                        "- . = ? W a b c e g h i l n q r s t w x, digits, space");
 }
 
 /* --- the man page --------------------------------------------------------------------- */

@@ -129,8 +129,8 @@ static void test_good(void **state)
     assert_int_equal(s->params[0].min, 1);
     assert_int_equal(s->params[0].max, 32);
     assert_int_equal(s->params[0].step, 1);
-    assert_int_equal(s->params[0].key_inc, 'j');
-    assert_int_equal(s->params[0].key_dec, 'J');
+    assert_int_equal(s->params[0].key_dec, 'j');   /* "jJ": Shift = more */
+    assert_int_equal(s->params[0].key_inc, 'J');
     assert_null(s->params[0].label.en);
     const struct lesson_quiz *q = st->quiz;
     assert_non_null(q);
@@ -193,18 +193,18 @@ static void test_field_errors(void **state)
     expect_error(edit("\"chapter\": 3", "\"chapter\": 3.5"), 4, 14,
                  "chapter: expected an integer in 1..99, found 3.5");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"jw\""), 15, 73,
-                 "steps[0].scene.params[0].keys: 'w' is reserved by the program (reserved: - . ? "
+                 "steps[0].scene.params[0].keys: 'w' is reserved by the program (reserved: - . = ? "
                  "W a b c e g h i l n q r s t w x, digits, space)");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"j5\""), 15, 73,
-                 "steps[0].scene.params[0].keys: '5' is reserved by the program (reserved: - . ? "
+                 "steps[0].scene.params[0].keys: '5' is reserved by the program (reserved: - . = ? "
                  "W a b c e g h i l n q r s t w x, digits, space)");
     /* number input's '-' and '.' are the program's too (src/keys/keys.c derives the list) */
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"j-\""), 15, 73,
-                 "steps[0].scene.params[0].keys: '-' is reserved by the program (reserved: - . ? "
+                 "steps[0].scene.params[0].keys: '-' is reserved by the program (reserved: - . = ? "
                  "W a b c e g h i l n q r s t w x, digits, space)");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"jj\""), 15, 73,
                  "steps[0].scene.params[0].keys: \"jj\": expected two different printable ASCII "
-                 "characters (raise, lower), e.g. \"pP\"");
+                 "characters (lower, raise), e.g. \"pP\"");
     expect_error(edit("\"scene\": {\n", "\"scene\": {\"block\": [32, 33],\n"), 12, 26,
                  "steps[0].scene.block: 32 x 33 x 1 = 1056 threads; a block has at most 1024");
     expect_error(edit("\"scene\": {\n", "\"scene\": {\"block\": [0],\n"), 12, 27,
