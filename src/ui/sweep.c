@@ -20,6 +20,7 @@ struct sweep {
     double measured[SWEEP_MAX];           /* in unit; <0 when not (yet) */
     double slowdown[SWEEP_MAX];           /* SW_NS: against the conflict-free access */
     enum { SW_NONE = 0, SW_NS, SW_WAVEFRONTS } unit;  /* one unit for the whole chart */
+    long long step;                       /* between two values (the parameter's, or more) */
 };
 
 static int min_i(int x, int y) { return x < y ? x : y; }
@@ -83,6 +84,7 @@ static int sweep_enter(struct app *a, void *st)
     memset(sw, 0, sizeof *sw);
     sw->app = a;
     sw->param = p;
+    sw->step = step;
     struct bank_result res;
     for (long long v = lp->min; v <= lp->max && sw->n < SWEEP_MAX; v += step) {
         sw->value[sw->n] = v;
@@ -110,11 +112,55 @@ static int sweep_cur(const struct app *a, const struct sweep *sw)
     return best;
 }
 
+/* Which of the n values column c of shown columns draws: all of them when they fit, else an
+ * even sample from the first to the last, so that the axis always spans the whole sweep. */
+static int column_value(int c, int shown, int n)
+{
+    if (shown >= n || shown < 2)
+        return c;
+    return (int)(((long long)c * (n - 1) * 2 + (shown - 1)) / (2 * (shown - 1)));
+}
+
+/* the column nearest to value index cur */
+static int column_of(int cur, int shown, int n)
+{
+    int best = 0;
+    for (int c = 1; c < shown; c++)
+        if (abs(column_value(c, shown, n) - cur) < abs(column_value(best, shown, n) - cur))
+            best = c;
+    return best;
+}
+
+/* the value labels under the chart (columns from x, right edge `right`, exclusive): as many
+ * as fit with a space between them, the first and the last always */
+static void value_labels(const struct app *a, const struct sweep *sw, int y, int x, int right,
+                         int colw, int shown)
+{
+    char buf[32];
+    int widest = 1;
+    for (int c = 0; c < shown; c++) {
+        int len = snprintf(buf, sizeof buf, "%lld", sw->value[column_value(c, shown, sw->n)]);
+        widest = max_i(widest, len);
+    }
+    int every = max_i(1, (widest + 1 + colw - 1) / colw);
+    int last_len = snprintf(buf, sizeof buf, "%lld",
+                            sw->value[column_value(shown - 1, shown, sw->n)]);
+    int last_x = min_i(x + (shown - 1) * colw, right - last_len);
+    text_puts(a, y, last_x, last_len, buf, theme_attr(a, UIC_DIM));
+    for (int c = 0; c + 1 < shown; c += every) {
+        int cx = x + c * colw;
+        int len = snprintf(buf, sizeof buf, "%lld", sw->value[column_value(c, shown, sw->n)]);
+        if (cx + len + 1 > last_x)
+            break;      /* it would run into the last label */
+        text_puts(a, y, cx, len, buf, theme_attr(a, UIC_DIM));
+    }
+}
+
 /* one bar chart: label row, bars (the current value marked), value labels under them */
 static void chart(const struct app *a, const struct sweep *sw, int y, int x, int w, int h,
                   const double *v, const char *label, enum ui_role role)
 {
-    int n = sw->n, cur = sweep_cur(a, sw);
+    int n = sw->n;
     double maxv = 0;
     for (int i = 0; i < n; i++)
         if (v[i] > maxv)
@@ -125,44 +171,37 @@ static void chart(const struct app *a, const struct sweep *sw, int y, int x, int
     int axis = 7;
     int colw = max_i(1, min_i(4, (w - axis) / (n > 0 ? n : 1)));
     int shown = min_i(n, (w - axis) / colw);
+    int cur = column_of(sweep_cur(a, sw), shown, n);
     text_puts(a, y, x, w, label, theme_attr(a, UIC_HEADER));
     int ch = h - 3;  /* label row, axis row, value row */
-    if (ch < 1)
+    if (ch < 1 || shown < 1)
         return;
     snprintf(buf, sizeof buf, "%6.4g", maxv);
     text_puts(a, y + 1, x, axis, buf, theme_attr(a, UIC_DIM));
     text_puts(a, y + ch, x, axis, "     0", theme_attr(a, UIC_DIM));
-    for (int i = 0; i < shown; i++) {
-        int cx = x + axis + i * colw;
-        if (v[i] < 0) {
+    for (int c = 0; c < shown; c++) {
+        int cx = x + axis + c * colw;
+        double val = v[column_value(c, shown, n)];
+        if (val < 0) {
             text_puts(a, y + ch, cx, colw, "?", theme_attr(a, UIC_DIM));
             continue;
         }
-        int bh = (int)(v[i] / maxv * ch + 0.5);
-        if (v[i] > 0 && bh == 0)
+        int bh = (int)(val / maxv * ch + 0.5);
+        if (val > 0 && bh == 0)
             bh = 1;
-        attrset(theme_attr(a, i == cur ? UIC_MARK : role));
+        attrset(theme_attr(a, c == cur ? UIC_MARK : role));
         for (int r = 0; r < bh; r++)
-            for (int c = 0; c < (colw > 1 ? colw - 1 : 1); c++)
-                mvaddstr(y + ch - r, cx + c, a->g->bar);
+            for (int k = 0; k < (colw > 1 ? colw - 1 : 1); k++)
+                mvaddstr(y + ch - r, cx + k, a->g->bar);
         attrset(A_NORMAL);
-        if (bh < ch) {   /* the value on top of its bar, where it fits */
-            snprintf(buf, sizeof buf, "%.3g", v[i]);
-            if (colw >= 2 && (int)strlen(buf) <= colw)
-                text_puts(a, y + ch - bh, cx, colw, buf, theme_attr(a, UIC_DIM));
+        if (bh < ch) {   /* the value on top of its bar, where it fits with a space after it */
+            snprintf(buf, sizeof buf, "%.3g", val);
+            if ((int)strlen(buf) < colw)
+                text_puts(a, y + ch - bh, cx, colw - 1, buf, theme_attr(a, UIC_DIM));
         }
     }
-    /* value labels every few columns, the current one marked */
-    int every = max_i(1, (6 + colw - 1) / colw);
-    for (int i = 0; i < shown; i++) {
-        int cx = x + axis + i * colw;
-        if (i == cur)
-            text_puts(a, y + ch + 1, cx, 1, a->g->mark, theme_attr(a, UIC_MARK));
-        if (i % every == 0) {
-            snprintf(buf, sizeof buf, "%lld", sw->value[i]);
-            text_puts(a, y + ch + 2, cx, x + w - cx, buf, theme_attr(a, UIC_DIM));
-        }
-    }
+    text_puts(a, y + ch + 1, x + axis + cur * colw, 1, a->g->mark, theme_attr(a, UIC_MARK));
+    value_labels(a, sw, y + ch + 2, x + axis, x + w, colw, shown);
 }
 
 /* the line under the charts: the current value, the model's and the GPU's numbers */
@@ -192,7 +231,12 @@ static void sweep_draw(const struct app *a, const void *st)
     const struct sweep *sw = st;
     const struct lesson_param *lp = &a->sc.ls->params[sw->param];
     char buf[UI_MSG_MAX];
-    snprintf(buf, sizeof buf, " banklab: sweep %s over %lld..%lld", lp->name, lp->min, lp->max);
+    snprintf(buf, sizeof buf, " banklab: sweep %s over %lld..%lld", lp->name, sw->value[0],
+             sw->value[sw->n > 0 ? sw->n - 1 : 0]);
+    if (sw->step != (lp->step > 0 ? lp->step : 1)) {   /* more values than the chart holds */
+        size_t o = strlen(buf);
+        snprintf(buf + o, sizeof buf - o, " (%s %lld)", ui_str(a, UIS_EVERY), sw->step);
+    }
     app_title(a, buf, "");
     int W = a->W, H = a->H;
     double model[SWEEP_MAX];
