@@ -1,8 +1,9 @@
 /* keys.c: the one table of key bindings (keys.h) and what is derived from it: the action of a
  * key on a screen, key names, key bars, the reserved keys of lessons. Rows are in the order
- * of the help screen and the key bars; rows without help text (the contents, sweep,
- * playground and inspect keys, described under the key that opens them) may stand anywhere,
- * so they stand first, before the global keys their bars end with. No allocation. */
+ * of the help screen and the key bars; rows without help text (the contents, sweep and
+ * inspect keys, described under the key that opens them) and the playground's (its own help
+ * box lists them) may stand anywhere, so they stand first, before the global keys their bars
+ * end with. No allocation. */
 #include "keys.h"
 
 #include <stdarg.h>
@@ -30,26 +31,33 @@ static const struct key_row rows[] = {
     {.bar = KS_SWEEP, .bar_keys = "", .bar_text = EN_ZH("lesson keys too", "课程按键也可用")},
     {.keys = {K(K_ESC, ACT_BACK), K('s', ACT_BACK)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
      .bar_keys = "Esc/s", .bar_text = EN_ZH("back", "返回")},
-    /* the playground: printable keys are text */
-    {.keys = {K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_keys = "Up/Down", .bar_text = EN_ZH("history", "历史")},
-    {.keys = {K(K_ENTER, ACT_SAVE)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("save", "保存")},
-    {.keys = {K(K_TAB, ACT_ACCESS)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("access", "访问")},
-    {.keys = {K(K_CTRL_U, ACT_CLEAR)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^U",
-     .bar_text = EN_ZH("clear", "清空")},
-    {.keys = {K(K_CTRL_X, ACT_SVG)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^X",
-     .bar_text = EN_ZH("svg", "svg")},
-    {.keys = {K(K_F1, ACT_HELP)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("help", "帮助")},
-    {.keys = {K(K_ESC, ACT_BACK)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("back", "返回")},
+    /* the playground: printable keys are text; its help box lists these rows */
+    {.keys = {RANGE(' ', '~', ACT_INSERT)}, .screens = KS_PLAY,
+     .help = EN_ZH("type the pattern (the grid follows each key)", "输入访问模式（每按一键网格都更新）")},
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT), K(K_HOME, ACT_HOME),
               K(K_CTRL_A, ACT_HOME), K(K_END, ACT_END), K(K_CTRL_E, ACT_END)},
-     .screens = KS_PLAY},
-    {.keys = {K(K_BACKSPACE, ACT_RUBOUT), K(K_DELETE, ACT_DELETE)}, .screens = KS_PLAY},
-    {.keys = {RANGE(' ', '~', ACT_INSERT)}, .screens = KS_PLAY},
+     .screens = KS_PLAY, .help_keys = EN_ZH("Left Right Home End", "Left Right Home End"),
+     .help = EN_ZH("move the cursor (Ctrl-A, Ctrl-E too)", "移动光标（也可用 Ctrl-A、Ctrl-E）")},
+    {.keys = {K(K_BACKSPACE, ACT_RUBOUT), K(K_DELETE, ACT_DELETE)}, .screens = KS_PLAY,
+     .help = EN_ZH("delete before / at the cursor", "删除光标前 / 光标处的字符")},
+    {.keys = {K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_keys = "Up/Down", .bar_text = EN_ZH("history", "历史"),
+     .help = EN_ZH("saved patterns", "保存过的访问模式"), .pair = 1},
+    {.keys = {K(K_ENTER, ACT_SAVE)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("save", "保存"), .help = EN_ZH("save (history, report)", "保存（历史、报告）")},
+    {.keys = {K(K_TAB, ACT_ACCESS)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("access", "访问"), .help = EN_ZH("next access", "下一次访问"), .pair = 1},
+    {.keys = {K(K_PGDN, ACT_WARP_NEXT), K(K_PGUP, ACT_WARP_PREV)}, .screens = KS_PLAY,
+     .bar = KS_PLAY, .bar_keys = "PgDn/PgUp", .bar_text = EN_ZH("warp", "warp"),
+     .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
+    {.keys = {K(K_CTRL_U, ACT_CLEAR)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^U",
+     .bar_text = EN_ZH("clear", "清空"), .help = EN_ZH("clear the line", "清空整行"), .pair = 1},
+    {.keys = {K(K_CTRL_X, ACT_SVG)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^X",
+     .bar_text = EN_ZH("svg", "svg"), .help = EN_ZH("the grid as SVG", "网格导出为 SVG")},
+    {.keys = {K(K_F1, ACT_HELP)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1},
+    {.keys = {K(K_ESC, ACT_BACK)}, .screens = KS_PLAY, .bar = KS_PLAY,
+     .bar_text = EN_ZH("back", "返回"), .help = EN_ZH("back to the tutorial", "返回教程")},
     /* the step's modes: inspect, quizzes */
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT), K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN),
               K(K_HOME, ACT_HOME), K(K_END, ACT_END)},
@@ -245,7 +253,7 @@ size_t keys_summary(int zh, char *buf, size_t size)
         buf[0] = 0;
     for (const struct key_row *r = rows; r < rows + NROWS; r++) {
         char keys[64];
-        if (r->help[0] && !r->lesson && r->bar_text[0])
+        if (r->help[0] && !r->lesson && r->bar_text[0] && (r->screens & KS_GLOBAL))
             add(buf, size, &o, "%s%s %s", o ? ", " : "", join_keys(r, zh, "/", keys, sizeof keys),
                 r->bar_text[zh ? 1 : 0]);
     }
@@ -275,6 +283,21 @@ size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t 
         }
     }
     return o;
+}
+
+const char *keys_first(unsigned screens, enum key_action act, int zh, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = 0;
+    for (int i = 0; i < NROWS; i++) {
+        if (!(rows[i].screens & screens))
+            continue;
+        for (const struct key_bind *b = rows[i].keys; b->key; b++)
+            if (b->action == act && !b->last)
+                return keys_name(b->key, zh, buf, size);
+    }
+    return buf;
 }
 
 /* the screens where the lesson's parameter keys act */

@@ -104,6 +104,10 @@ size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t 
  * the length. */
 size_t keys_summary(int zh, char *buf, size_t size);
 
+/* keys_first: the name of the first key (keys_name) that does act on `screens`, for a hint
+ * such as "[w/W]" or "[PgDn/PgUp]"; "" when no key does. Writes into buf and returns it. */
+const char *keys_first(unsigned screens, enum key_action act, int zh, char *buf, size_t size);
+
 /* keys_reserved: 1 when the program binds printable key ch on a screen where the lesson's
  * parameter keys act, so a lesson may not take it; else 0. */
 int keys_reserved(int ch);

@@ -195,7 +195,11 @@ void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
 int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big);
-void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_t size);
+/* params_line: the parameter line (values, type, warp, access) with the keys that change each
+ * on the key-table screens `keys` ("[w/W]" on a step, "[PgDn/PgUp]" in the playground); keys 0:
+ * values only (an SVG's subtitle). */
+void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, char *buf,
+                 size_t size);
 
 /* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
 int ui_key_name(int ch);

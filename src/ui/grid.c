@@ -324,9 +324,26 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     return 2;
 }
 
-void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_t size)
+/* " [w/W]": the keys of a pair of actions on the screens `keys` (empty without them) */
+static void key_hint(const struct app *a, unsigned keys, enum key_action one,
+                     enum key_action other, char *buf, size_t size)
+{
+    char k1[16], k2[16];
+    int zh = a->lang == LANG_ZH;
+    buf[0] = 0;
+    if (!keys || !*keys_first(keys, one, zh, k1, sizeof k1))
+        return;
+    if (other != ACT_NONE && *keys_first(keys, other, zh, k2, sizeof k2))
+        snprintf(buf, size, " [%s/%s]", k1, k2);
+    else
+        snprintf(buf, size, " [%s]", k1);
+}
+
+void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, char *buf,
+                 size_t size)
 {
     size_t o = 0;
+    char hint[40];
     buf[0] = 0;
 #define ADD(...)                                                                          \
     do {                                                                                  \
@@ -340,23 +357,28 @@ void params_line(const struct app *a, const struct ui_scene *s, char *buf, size_
         for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
             const struct lesson_param *p = &s->ls->params[i];
             ADD("%s%s=%lld", o ? a->g->sep : "", p->name, s->value[i]);
-            if (p->key_inc && p->key_dec)
+            if (keys && p->key_inc && p->key_dec)
                 ADD(" [%c/%c]", p->key_dec, p->key_inc);
         }
-        if (s->ls->ntypes > 1)
-            ADD("%stype %s [t]", o ? a->g->sep : "", s->ls->types[s->type_index]);
+        if (s->ls->ntypes > 1) {
+            key_hint(a, keys, ACT_TYPE, ACT_NONE, hint, sizeof hint);
+            ADD("%stype %s%s", o ? a->g->sep : "", s->ls->types[s->type_index], hint);
+        }
     } else if (s->env.nparams) {
         for (int i = 0; i < s->env.nparams; i++)
             ADD("%s%s=%lld", o ? a->g->sep : "", s->env.param[i].name, s->env.param[i].value);
     }
-    if (s->nwarps > 1)
-        ADD("%swarp %u/%u [w/W]", o ? a->g->sep : "", s->warp, s->nwarps);
+    if (s->nwarps > 1) {
+        key_hint(a, keys, ACT_WARP_NEXT, ACT_WARP_PREV, hint, sizeof hint);
+        ADD("%swarp %u/%u%s", o ? a->g->sep : "", s->warp, s->nwarps, hint);
+    }
     if (s->parsed && s->pat) {
         const struct pattern_access_info *ai = pattern_access(s->pat, s->access);
+        key_hint(a, s->naccess > 1 ? keys : 0, ACT_ACCESS, ACT_NONE, hint, sizeof hint);
         if (ai)
             ADD("%saccess %d/%d: %s %s (%s, %u B)%s", o ? a->g->sep : "", s->access + 1,
                 s->naccess, ai->kind == PATTERN_STORE ? "store" : "load", ai->array, ai->type,
-                ai->width, s->naccess > 1 ? " [a]" : "");
+                ai->width, hint);
     }
 #undef ADD
 }

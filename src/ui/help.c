@@ -1,6 +1,7 @@
 /* help.c: the help box (? or F1) over the screen below it: every binding of the key table
  * that has help text, two to a line where the table pairs them, then what the grid's marks
- * mean. Any key closes it. No state of its own; drawing does not allocate. */
+ * mean; over the playground its own keys and the pattern language's syntax instead. Any key
+ * closes it. No state of its own; drawing does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -16,18 +17,18 @@ struct help_line {
     const struct key_row *left, *right;
 };
 
-static int help_lines(struct help_line *out, int max)
+static int help_lines(struct help_line *out, int max, unsigned screens)
 {
     int n, k = 0;
     const struct key_row *r = keys_rows(&n);
     for (int i = 0; i < n && k < max; i++) {
-        if (!r[i].help[0])
+        if (!r[i].help[0] || !(r[i].screens & screens))
             continue;
         out[k].left = &r[i];
         out[k].right = NULL;
         if (r[i].pair)
             for (int j = i + 1; j < n; j++)
-                if (r[j].help[0]) {
+                if (r[j].help[0] && (r[j].screens & screens)) {
                     out[k].right = &r[j];
                     i = j;
                     break;
@@ -86,10 +87,16 @@ static void frame(const struct app *a, int y, int x, int w, int h)
 static void help_draw(const struct app *a, const void *st)
 {
     struct help_line lines[HELP_LINES];
-    int nb = help_lines(lines, HELP_LINES);
+    /* over the playground: its keys and the pattern syntax; elsewhere the tutorial's keys and
+     * the grid's marks */
+    int play = ui_under(a) == UI_PLAY;
+    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : KS_GLOBAL);
     static const enum ui_str grid[] = {UIS_HELP_GRID1, UIS_HELP_GRID2, UIS_HELP_GRID3,
                                        UIS_HELP_GRID4};
-    int ng = (int)(sizeof grid / sizeof grid[0]);
+    static const enum ui_str syntax[] = {UIS_SYNTAX1, UIS_SYNTAX2, UIS_SYNTAX3, UIS_SYNTAX4,
+                                         UIS_SYNTAX5, UIS_SYNTAX6, UIS_SYNTAX7, UIS_SYNTAX8};
+    const enum ui_str *notes = play ? syntax : grid;
+    int ng = play ? (int)(sizeof syntax / sizeof syntax[0]) : (int)(sizeof grid / sizeof grid[0]);
     int n = nb + 1 + ng;
     int w = min_i(a->W - 2, 78), h = min_i(a->H - 2, n + 3);
     int x = max_i(0, (a->W - w) / 2), y = max_i(0, (a->H - h) / 2);
@@ -113,7 +120,7 @@ static void help_draw(const struct app *a, const void *st)
                       lines[i].right->help[zh], A_NORMAL);
     }
     for (int i = 0; i < ng && nb + 1 + i < h - 2; i++) {
-        enum ui_str s = grid[i] == UIS_HELP_GRID4 && !a->g->utf8 ? UIS_HELP_GRID4_ASCII : grid[i];
+        enum ui_str s = notes[i] == UIS_HELP_GRID4 && !a->g->utf8 ? UIS_HELP_GRID4_ASCII : notes[i];
         text_puts(a, y + 2 + nb + i, in, iw, ui_str(a, s), A_NORMAL);
     }
 }

@@ -1,8 +1,10 @@
 /* play.c: the playground (g): the learner types declarations and an access; every keystroke
  * re-parses and redraws the grid; errors show inline with a caret and never stop the program.
- * Statements NAME=VALUE set parameters (block=32x8 and warp=N too); Up/Down walk the history
- * kept in progress; Enter saves the pattern there. Its state (the line, the cursor, its own
- * scene and measurement) is private to this file and lasts the whole run. */
+ * Statements NAME=VALUE set parameters (block=32x8, warp=N and dynamic=BYTES too); PgDn/PgUp
+ * pick the warp and Tab the access (keys that cannot be text); opened from a step it starts
+ * from that step's scene and values. Up/Down walk the history kept in progress; Enter saves
+ * the pattern there. Its state (the line, the cursor, its own scene and measurement) is
+ * private to this file and lasts the whole run. */
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +24,9 @@ struct play {
     int colmap[PROGRESS_CODE_MAX];        /* filtered column -> text column */
     char params[UI_MSG_MAX];              /* "PAD=1 block=32x8" */
     char unset[UI_MSG_MAX];               /* parameters the text uses but nobody set (0) */
+    unsigned warp;                        /* chosen with PgDn/PgUp (a warp=N statement wins) */
+    int text_warp;                        /* the text has a warp=N statement */
+    char carried[PROGRESS_CODE_MAX + 64]; /* the step state last carried in (see carry) */
     struct ui_scene sc;
 };
 
@@ -80,6 +85,13 @@ static int apply_setting(struct play *p, struct pattern_env *env, const char *na
     }
     if (!strcmp(name, "warp")) {
         p->sc.warp = (unsigned)strtoul(val, NULL, 10);
+        p->text_warp = 1;
+        return 0;
+    }
+    if (!strcmp(name, "dynamic")) {
+        if (strchr(val, 'x') || val[0] == '-')
+            return -1;
+        env->dyn_bytes = strtoull(val, NULL, 10);
         return 0;
     }
     if (strchr(val, 'x') || pattern_env_set(env, name, strtoll(val, NULL, 10)) != 0)
@@ -103,8 +115,8 @@ static void split_settings(struct play *p, struct pattern_env *env, char *errbuf
         char name[PATTERN_NAME_MAX], val[32];
         if (param_stmt(t + i, j - i, name, sizeof name, val, sizeof val)) {
             if (apply_setting(p, env, name, val) != 0 && !errbuf[0])
-                snprintf(errbuf, esz, "bad setting %s=%s (block=XxYxZ up to 1024 threads)", name,
-                         val);
+                snprintf(errbuf, esz, "bad setting %s=%s (block=XxYxZ up to 1024 threads, "
+                         "dynamic=BYTES)", name, val);
             int k = snprintf(p->params + params_o, sizeof p->params - params_o, "%s%s=%s",
                              params_o ? " " : "", name, val);
             if (k > 0 && params_o + (size_t)k < sizeof p->params)
@@ -157,7 +169,8 @@ static void play_eval(struct app *a, struct play *p)
     struct pattern_env env;
     char errbuf[UI_MSG_MAX] = "";
     pattern_env_init(&env);
-    sc->warp = 0;
+    sc->warp = p->warp;
+    p->text_warp = 0;
     split_settings(p, &env, errbuf, sizeof errbuf);
     sc->ok = 0;
     sc->errtext[0] = 0;
@@ -209,14 +222,55 @@ static void play_done(struct app *a, void *st)
     scene_clear(a, &p->sc);
 }
 
+/* The current step's scene as playground text: its code (with the typedef of its element
+ * type) and statements for the values it has now ("...; PAD=1; block=16x16"); its warp and
+ * access are taken over too. 0, or -1 when there is no scene or it does not fit. */
+static int step_text(const struct app *a, char *buf, size_t size)
+{
+    const struct ui_scene *s = &a->sc;
+    if (!s->ls || !s->parsed)
+        return -1;
+    size_t o = (size_t)snprintf(buf, size, "%s", s->code);
+    for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS && o < size; i++)
+        o += (size_t)snprintf(buf + o, size - o, "; %s=%lld", s->ls->params[i].name, s->value[i]);
+    const unsigned *b = s->env.block;
+    if (o < size && (b[0] != 32 || b[1] != 1 || b[2] != 1))
+        o += (size_t)snprintf(buf + o, size - o, "; block=%ux%ux%u", b[0], b[1], b[2]);
+    if (o < size && s->env.dyn_bytes)
+        o += (size_t)snprintf(buf + o, size - o, "; dynamic=%llu",
+                              (unsigned long long)s->env.dyn_bytes);
+    return o < size ? 0 : -1;
+}
+
+/* Opened with a step on the screen: the playground starts from that step as it is now (what
+ * was typed before goes into the history first, so nothing is lost). The same step in the
+ * same state again: the text typed since stays. */
+static int carry(struct app *a, struct play *p)
+{
+    char text[PROGRESS_CODE_MAX], sig[sizeof p->carried];
+    if (step_text(a, text, sizeof text) != 0)
+        return 0;
+    const struct lesson_step *st = app_step(a);
+    snprintf(sig, sizeof sig, "%s/%s %u %d %s", a->set.lessons[a->li].id, st ? st->id : "",
+             a->sc.warp, a->sc.access, text);
+    if (!strcmp(sig, p->carried))
+        return 1;
+    snprintf(p->carried, sizeof p->carried, "%s", sig);
+    if (p->len && strcmp(p->text, text))
+        progress_push_history(&a->prog, p->text);
+    set_text(p, text);
+    p->warp = a->sc.warp;
+    p->sc.access = a->sc.access;
+    p->hist = -1;
+    return 1;
+}
+
 static int play_enter(struct app *a, void *st)
 {
     struct play *p = st;
-    if (!p->len) {
+    if (!carry(a, p) && !p->len) {
         if (a->prog.nhistory > 0)
             set_text(p, a->prog.history[a->prog.nhistory - 1]);
-        else if (a->sc.ls && a->sc.ls->code && strlen(a->sc.ls->code) < sizeof p->text)
-            set_text(p, a->sc.ls->code);
         else
             set_text(p, play_example);
         p->hist = -1;
@@ -271,10 +325,10 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
     const struct ui_scene *sc = &p->sc;
     char buf[UI_MSG_MAX];
     int W = a->W, H = a->H;
-    params_line(a, sc, buf, sizeof buf);
+    params_line(a, sc, KS_PLAY, buf, sizeof buf);
     if (p->unset[0]) {
         size_t o = strlen(buf);
-        snprintf(buf + o, sizeof buf - o, "%s%s unset: 0 (type NAME=VALUE)", a->g->sep, p->unset);
+        snprintf(buf + o, sizeof buf - o, "%s%s%s", a->g->sep, p->unset, ui_str(a, UIS_UNSET));
     }
     text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
     int gh = H - y - 2 - results_rows(a);
@@ -393,6 +447,14 @@ static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
         if (p->sc.ok || p->sc.parsed) {
             scene_next_access(a, &p->sc);
             play_eval(a, p);
+        }
+        return UI_HANDLED;
+    case ACT_WARP_NEXT: case ACT_WARP_PREV:
+        if (p->text_warp) {
+            app_msg(a, 0, "%s", ui_str(a, UIS_TEXT_WARP));
+        } else if (p->sc.ok) {
+            scene_warp(a, &p->sc, k->action == ACT_WARP_NEXT ? 1 : -1);
+            p->warp = p->sc.warp;
         }
         return UI_HANDLED;
     case ACT_SAVE: save(a, p); return UI_HANDLED;

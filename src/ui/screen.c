@@ -49,6 +49,11 @@ enum ui_screen_id ui_top(const struct app *a)
     return a->stack.depth > 0 ? a->stack.id[a->stack.depth - 1] : UI_ERROR;
 }
 
+enum ui_screen_id ui_under(const struct app *a)
+{
+    return a->stack.depth > 1 ? a->stack.id[a->stack.depth - 2] : UI_ERROR;
+}
+
 void *ui_state(const struct app *a, enum ui_screen_id id)
 {
     return a->stack.state[id];

@@ -82,6 +82,9 @@ void ui_pop(struct app *a);
 void ui_reset(struct app *a, enum ui_screen_id base);
 
 enum ui_screen_id ui_top(const struct app *a);
+/* ui_under: the screen below the top one (the one an overlay is drawn over); UI_ERROR when
+ * there is none. */
+enum ui_screen_id ui_under(const struct app *a);
 void *ui_state(const struct app *a, enum ui_screen_id id);
 /* ui_keyset: the key table's screens the top screen's keys act on now. */
 unsigned ui_keyset(const struct app *a);

@@ -83,7 +83,7 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
 {
     char path[UI_PATH_MAX], sub[UI_MSG_MAX];
     snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
-    params_line(a, s, sub, sizeof sub);
+    params_line(a, s, 0, sub, sizeof sub);
     struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
     if (svg_write_file(path, &s->res, s->acc.width, s->acc.op, &o) != 0)
         app_msg(a, 1, "could not write %s: %s", path, strerror(errno));

@@ -78,7 +78,7 @@ static int present_scene(const struct app *a, const struct tutor *t, const struc
     if (t->entry.on)
         entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
     else
-        params_line(a, &a->sc, buf, sizeof buf);
+        params_line(a, &a->sc, KS_TUTOR, buf, sizeof buf);
     text_puts(a, y++, 2, W - 4, buf, A_BOLD);
     int qh = (st->quiz && (hid || t->quiz.answered))
                  ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
@@ -229,7 +229,7 @@ static int draw_scene(const struct app *a, const struct tutor *t, const struct l
     if (t->entry.on)
         entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
     else
-        params_line(a, &a->sc, buf, sizeof buf);
+        params_line(a, &a->sc, KS_TUTOR, buf, sizeof buf);
     text_puts(a, y++, 1, tw, buf, t->entry.on ? theme_attr(a, UIC_KEY) : A_NORMAL);
     if (quiz_hidden(&t->quiz, st)) {
         text_puts(a, y++, 1, tw, ui_str(a, UIS_HIDDEN), theme_attr(a, UIC_QUIZ));

@@ -55,6 +55,9 @@ static void test_actions(void **state)
     assert_int_equal(keys_action(KS_PLAY, K_ESC), ACT_BACK);
     assert_int_equal(keys_action(KS_PLAY, K_CTRL_U), ACT_CLEAR);
     assert_int_equal(keys_action(KS_PLAY, K_F1), ACT_HELP);
+    assert_int_equal(keys_action(KS_PLAY, 'w'), ACT_INSERT);      /* text, not the warp */
+    assert_int_equal(keys_action(KS_PLAY, K_PGDN), ACT_WARP_NEXT);
+    assert_int_equal(keys_action(KS_PLAY, K_PGUP), ACT_WARP_PREV);
     assert_int_equal(keys_action(KS_ERROR, 'g'), ACT_PLAYGROUND);
     assert_int_equal(keys_action(KS_ERROR, 'n'), ACT_NONE);
 }
@@ -94,8 +97,8 @@ static void test_bars(void **state)
     const char *const sweep[] = {"Left/Right change the value", "lesson keys too", "Esc/s back",
                                  "g playground", "? help", "q quit", NULL};
     bar_is(KS_SWEEP, 0, NULL, sweep);
-    const char *const play[] = {"Up/Down history", "Enter save", "Tab access", "^U clear",
-                                "^X svg", "F1 help", "Esc back", NULL};
+    const char *const play[] = {"Up/Down history", "Enter save", "Tab access", "PgDn/PgUp warp",
+                                "^U clear", "^X svg", "F1 help", "Esc back", NULL};
     bar_is(KS_PLAY, 0, NULL, play);
     const char *const error[] = {"g playground", "? help", "q quit", NULL};
     bar_is(KS_ERROR, 0, NULL, error);
@@ -118,15 +121,34 @@ static void test_names(void **state)
     const char *want[] = {"n Space Right", "b Left", "Enter", "e", "1-9", "0-9 . -", "PgDn PgUp",
                           "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "s", "i", "h", "l", "x",
                           "r", "?", "q"};
+    /* the tutorial's help box: rows acting outside the playground */
     int k = 0;
     for (int i = 0; i < n; i++) {
-        if (!r[i].help[0])
+        if (!r[i].help[0] || !(r[i].screens & KS_GLOBAL))
             continue;
         assert_true(k < (int)(sizeof want / sizeof want[0]));
         assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), want[k]);
         k++;
     }
     assert_int_equal(k, (int)(sizeof want / sizeof want[0]));
+    /* the playground's help box: its own rows, keys that cannot be text but for the first */
+    const char *play[] = {"printable keys", "Left Right Home End", "Backspace Delete", "Up Down",
+                          "Enter", "Tab", "PgDn PgUp", "Ctrl-U", "Ctrl-X", "F1", "Esc"};
+    k = 0;
+    for (int i = 0; i < n; i++) {
+        if (!r[i].help[0] || r[i].screens != KS_PLAY)
+            continue;
+        assert_true(k < (int)(sizeof play / sizeof play[0]));
+        assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), play[k]);
+        k++;
+    }
+    assert_int_equal(k, (int)(sizeof play / sizeof play[0]));
+    /* the hints of the parameter line come from the same table */
+    assert_string_equal(keys_first(KS_TUTOR, ACT_WARP_NEXT, 0, buf, sizeof buf), "w");
+    assert_string_equal(keys_first(KS_PLAY, ACT_WARP_NEXT, 0, buf, sizeof buf), "PgDn");
+    assert_string_equal(keys_first(KS_PLAY, ACT_ACCESS, 0, buf, sizeof buf), "Tab");
+    assert_string_equal(keys_first(KS_TUTOR, ACT_ACCESS, 0, buf, sizeof buf), "a");
+    assert_string_equal(keys_first(KS_PLAY, ACT_TYPE, 0, buf, sizeof buf), "");
     /* the --help summary */
     char sum[1024];
     keys_summary(0, sum, sizeof sum);
