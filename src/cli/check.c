@@ -267,14 +267,18 @@ int cmd_check(int argc, char **argv)
         const char *dir = lesson_find_dir(lessons_dir, dirbuf, sizeof dirbuf);
         if (!dir) {
             if (lessons_dir)
-                fprintf(stderr, "banklab check: %s: not a directory\n", lessons_dir);
+                fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
+                        lessons_dir);
             else
                 fprintf(stderr, "banklab check: no lessons directory found (tried "
                         "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
                         BANKLAB_SHARE_DIR);
             return EXIT_USAGE;
         }
-        int n = add_dir(&files, &nfiles, dir);
+        struct stat sb;
+        int n = stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)   /* --lessons FILE.json */
+                    ? (add_path(&files, &nfiles, dir) ? -1 : 1)
+                    : add_dir(&files, &nfiles, dir);
         if (n <= 0) {
             fprintf(stderr, "banklab check: %s: %s\n", dir, n < 0 ? "cannot read the directory"
                                                                 : "no lesson files (*.json)");

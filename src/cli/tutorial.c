@@ -16,7 +16,9 @@ static void usage(FILE *f)
             "usage: banklab [OPTIONS]\n"
             "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts.\n"
             "\n"
-            "  --lessons DIR        lesson directory (default: $BANKLAB_LESSONS, installed, ./lessons)\n"
+            "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
+            "                       installed, ./lessons); lessons that banklab check refuses\n"
+            "                       are listed and not shown\n"
             "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
             "                       starts with zh, else en; English when the locale is not UTF-8)\n"
             "  --chapter N          start at chapter N ...\n"
@@ -58,7 +60,7 @@ int cmd_tutorial(int argc, char **argv)
             usage(stdout);
             return 0;
         } else if (!strcmp(a, "--lessons")) {
-            if (!v) { fprintf(stderr, "banklab: --lessons needs a directory\n"); return EXIT_USAGE; }
+            if (!v) { fprintf(stderr, "banklab: --lessons needs a directory or a file\n"); return EXIT_USAGE; }
             o.lessons_dir = v;
             i++;
         } else if (!strcmp(a, "--lang")) {

@@ -31,6 +31,9 @@ static const struct key_row rows[] = {
     {.bar = KS_SWEEP, .bar_keys = "", .bar_text = EN_ZH("lesson keys too", "课程按键也可用")},
     {.keys = {K(K_ESC, ACT_BACK), K('s', ACT_BACK)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
      .bar_keys = "Esc/s", .bar_text = EN_ZH("back", "返回")},
+    /* the notice of refused lessons (the error screen over the first step) */
+    {.keys = {K(K_ENTER, ACT_BACK), K(K_ESC, ACT_BACK)}, .screens = KS_NOTICE, .bar = KS_NOTICE,
+     .bar_keys = "Enter/Esc", .bar_text = EN_ZH("go on", "继续")},
     /* the playground: printable keys are text; its help box lists these rows */
     {.keys = {RANGE(' ', '~', ACT_INSERT)}, .screens = KS_PLAY,
      .help = EN_ZH("type the pattern (the grid follows each key)", "输入访问模式（每按一键网格都更新）")},

@@ -33,6 +33,7 @@ enum key_screen {
     KS_PLAY = 1u << 6,     /* the playground: printable keys are text there */
     KS_ERROR = 1u << 7,    /* no lessons could be loaded */
     KS_VALUE = 1u << 8,    /* mode: a parameter's value is being typed (=) */
+    KS_NOTICE = 1u << 9,   /* mode of the error screen: lessons were refused, others loaded */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)

@@ -217,8 +217,15 @@ struct recording;
 int lesson_check_figures(const struct lesson *l, const struct recording *r,
                          void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
-/* lesson_set_load_dir: load every *.json in dir (sorted). Files that fail are reported via
- * report and skipped. Returns 0 if at least one lesson loaded, -1 otherwise. */
+/* lesson_set_load: load every *.json in the directory path (sorted), or the one lesson file
+ * path names. Files that fail to load are reported via report and skipped; with checked, so
+ * are lessons that fail lesson_check (its problems are reported, then one line saying the
+ * file was skipped): what `banklab check` refuses is never shown to a learner. Returns 0 if
+ * at least one lesson loaded, -1 otherwise. */
+int lesson_set_load(struct lesson_set *set, const char *path, int checked,
+                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
+
+/* lesson_set_load_dir: lesson_set_load without the model check (reports, verify). */
 int lesson_set_load_dir(struct lesson_set *set, const char *dir,
                         void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
@@ -226,7 +233,8 @@ void lesson_set_done(struct lesson_set *set);
 
 /* lesson_find_dir: the lessons directory: explicit (from --lessons) if not NULL, else
  * $BANKLAB_LESSONS, else the installed share directory (BANKLAB_SHARE_DIR "/lessons"),
- * else ./lessons. Writes into buf; returns buf or NULL if none exists. */
+ * else ./lessons. The first two may name one lesson file instead. Writes into buf; returns
+ * buf or NULL if none exists. */
 const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size);
 
 /* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).

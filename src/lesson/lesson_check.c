@@ -487,6 +487,12 @@ static int is_dir(const char *p)
     return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
 }
 
+static int is_file(const char *p)
+{
+    struct stat sb;
+    return p && *p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
 const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
 {
     const char *cand = NULL;
@@ -504,7 +510,7 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
         if (!cand)
             cand = "lessons";
     }
-    if (!is_dir(cand))
+    if (!is_dir(cand) && !((explicit_dir || getenv("BANKLAB_LESSONS")) && is_file(cand)))
         return NULL;
     int n = snprintf(buf, size, "%s", cand);
     if (n < 0 || (size_t)n >= size)
@@ -536,26 +542,25 @@ static void set_report(void (*report)(const struct lesson_error *e, void *ctx), 
         report(&e, ctx);
 }
 
-int lesson_set_load_dir(struct lesson_set *set, const char *dir,
-                        void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+/* The *.json files of dir, sorted, as malloc'ed paths; *n their number. NULL with *n 0 when
+ * there are none or dir cannot be read (-1 in *err then). */
+static char **dir_files(const char *dir, size_t *n, int *err)
 {
-    if (!set)
-        return -1;
-    memset(set, 0, sizeof *set);
-    DIR *d = dir ? opendir(dir) : NULL;
+    *n = 0;
+    *err = 0;
+    DIR *d = opendir(dir);
     if (!d) {
-        set_report(report, ctx, dir ? dir : "(none)", "cannot open the lessons directory%s%s",
-                   "", "");
-        return -1;
+        *err = -1;
+        return NULL;
     }
     char **names = NULL;
-    size_t nnames = 0, cap = 0;
+    size_t cap = 0;
     struct dirent *de;
     while ((de = readdir(d))) {
         size_t ln = strlen(de->d_name);
         if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
             continue;
-        if (nnames == cap) {
+        if (*n == cap) {
             size_t nc = cap ? cap * 2 : 16;
             char **nn = realloc(names, nc * sizeof *nn);
             if (!nn)
@@ -568,29 +573,68 @@ int lesson_set_load_dir(struct lesson_set *set, const char *dir,
         if (!p)
             break;
         snprintf(p, need, "%s/%s", dir, de->d_name);
-        names[nnames++] = p;
+        names[(*n)++] = p;
     }
     closedir(d);
-    if (nnames)
-        qsort(names, nnames, sizeof *names, cmp_str);
+    if (*n)
+        qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+/* Adds lesson l (loaded from path) to set unless its id is taken or, with checked, it fails
+ * lesson_check; a lesson left out is freed and reported. */
+static void set_add(struct lesson_set *set, struct lesson *l, const char *path, int checked,
+                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    for (int k = 0; k < set->nlessons; k++)
+        if (!strcmp(set->lessons[k].id, l->id)) {
+            set_report(report, ctx, path, "lesson id \"%s\" is also the id of %s; "
+                       "file skipped", l->id, set->lessons[k].path);
+            lesson_free(l);
+            return;
+        }
+    if (checked) {
+        int problems = lesson_check(l, report, ctx);
+        if (problems > 0) {
+            char count[32];
+            snprintf(count, sizeof count, "%d", problems);
+            set_report(report, ctx, path, "file skipped: %s problem%s above (banklab check "
+                       "lists them)", count, problems == 1 ? "" : "s");
+            lesson_free(l);
+            return;
+        }
+    }
+    set->lessons[set->nlessons++] = *l;
+    free(l);  /* the shell only: its contents moved into the set */
+}
+
+int lesson_set_load(struct lesson_set *set, const char *path, int checked,
+                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    if (!set)
+        return -1;
+    memset(set, 0, sizeof *set);
+    size_t nnames = 0;
+    char **names = NULL;
+    int err = 0;
+    if (path && is_file(path)) {           /* one lesson file */
+        names = malloc(sizeof *names);
+        if (names && (names[0] = strdup(path)))
+            nnames = 1;
+    } else {
+        names = path ? dir_files(path, &nnames, &err) : NULL;
+        if (!path || err) {
+            set_report(report, ctx, path ? path : "(none)", "cannot open the lessons "
+                       "directory%s%s", "", "");
+            return -1;
+        }
+    }
     set->lessons = nnames ? calloc(nnames, sizeof *set->lessons) : NULL;
     for (size_t i = 0; i < nnames; i++) {
         struct lesson *l = set->lessons ? lesson_load_report(names[i], NULL, 0, report, ctx,
                                                              NULL) : NULL;
-        if (l) {
-            int dup = -1;
-            for (int k = 0; k < set->nlessons; k++)
-                if (!strcmp(set->lessons[k].id, l->id))
-                    dup = k;
-            if (dup >= 0) {
-                set_report(report, ctx, names[i], "lesson id \"%s\" is also the id of %s; "
-                           "file skipped", l->id, set->lessons[dup].path);
-                lesson_free(l);
-            } else {
-                set->lessons[set->nlessons++] = *l;
-                free(l);  /* the shell only: its contents moved into the set */
-            }
-        }
+        if (l)
+            set_add(set, l, names[i], checked, report, ctx);
         free(names[i]);
     }
     free(names);
@@ -600,8 +644,14 @@ int lesson_set_load_dir(struct lesson_set *set, const char *dir,
         free(set->lessons);
         set->lessons = NULL;
         if (nnames == 0)
-            set_report(report, ctx, dir, "no lesson files (*.json) in the directory%s%s", "", "");
+            set_report(report, ctx, path, "no lesson files (*.json) in the directory%s%s", "", "");
         return -1;
     }
     return 0;
+}
+
+int lesson_set_load_dir(struct lesson_set *set, const char *dir,
+                        void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    return lesson_set_load(set, dir, 0, report, ctx);
 }

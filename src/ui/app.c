@@ -176,6 +176,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         return 2;
     }
     ui_reset(a, a->have_lessons ? UI_TUTOR : UI_ERROR);
+    if (a->have_lessons && a->nload_files)
+        ui_push(a, UI_ERROR);     /* what was refused, before the first step (Esc goes on) */
     draw(a);
     if (!gpu)
         req_hub_open(&a->hub, opt->device);   /* after the first frame: CUDA takes a while */

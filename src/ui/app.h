@@ -32,6 +32,7 @@
 #define UI_MIN_H 20
 #define UI_PRESENT_MIN_W 100
 #define UI_PRESENT_MIN_H 26
+#define UI_LOAD_ERRORS_SHOWN 8    /* problems listed on the error screen */
 
 /* Colour roles: mapped to colour pairs (or monochrome attributes) in theme.c's one table. */
 enum ui_role {
@@ -108,8 +109,10 @@ struct app {
     struct lesson_set set;
     int have_lessons;
     char lessons_dir[UI_PATH_MAX];
-    char load_errors[UI_MSG_MAX * 2];     /* what failed to load (first few) */
-    int nload_errors;
+    char load_errors[UI_MSG_MAX * 4];     /* what failed to load or check (first few) */
+    int nload_errors, nload_shown;        /* problems, and of those in load_errors */
+    int nload_files;                      /* files with a problem (not shown) */
+    char load_last_file[256];
     int li, si;                           /* current lesson, step */
     struct ui_scene sc;                   /* the step's scene: the tutor draws it, the sweep
                                            * moves its parameter */

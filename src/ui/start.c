@@ -57,11 +57,22 @@ static void load_report(const struct lesson_error *e, void *ctx)
 {
     struct app *a = ctx;
     size_t o = strlen(a->load_errors);
-    a->nload_errors++;
-    if (a->nload_errors > 4 || o + 8 >= sizeof a->load_errors)
+    if (strcmp(e->file, a->load_last_file)) {   /* problems come file by file */
+        a->nload_files++;
+        snprintf(a->load_last_file, sizeof a->load_last_file, "%s", e->file);
+    }
+    if (o + 8 >= sizeof a->load_errors || a->nload_errors >= UI_LOAD_ERRORS_SHOWN) {
+        a->nload_errors++;
         return;
-    snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
-             e->file, e->line, e->col, e->msg);
+    }
+    a->nload_errors++;
+    a->nload_shown++;
+    if (e->line > 0)
+        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
+                 e->file, e->line, e->col, e->msg);
+    else
+        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s: %s", o ? "\n" : "",
+                 e->file, e->msg);
 }
 
 /* the step to start at: --chapter/--step, else where the learner left off */
@@ -100,17 +111,16 @@ double app_start_lessons(struct app *a)
     double t = ui_now();
     const char *dir = a->opt.lessons_dir;
     if (lesson_find_dir(dir, a->lessons_dir, sizeof a->lessons_dir)) {
-        if (lesson_set_load_dir(&a->set, a->lessons_dir, load_report, a) == 0 &&
+        /* checked: a lesson `banklab check` refuses is listed (start pushes the error screen
+         * over the first step), never shown */
+        if (lesson_set_load(&a->set, a->lessons_dir, 1, load_report, a) == 0 &&
             a->set.nlessons > 0)
             a->have_lessons = 1;
     } else {
         a->lessons_dir[0] = 0;
         if (dir)
-            snprintf(a->load_errors, sizeof a->load_errors, "%s: no such directory", dir);
+            snprintf(a->load_errors, sizeof a->load_errors, "%s: no such directory or file", dir);
     }
-    if (a->have_lessons && a->nload_errors && !a->msg[0])
-        app_msg(a, 1, "%d problem%s in the lessons (skipped): %.200s", a->nload_errors,
-                a->nload_errors > 1 ? "s" : "", a->load_errors);
     t = ui_now() - t;
     find_start(a);
     return t;

@@ -111,7 +111,9 @@ mkdir -p "$TMP/mixed"
 cp $FIX/01-fixture.json "$TMP/mixed/"
 printf '{"format": 1, "id": "y", "chapter": 2, "title": {"zh": "y", "en": "y"}, "steps": [' >"$TMP/mixed/02-bad.json"
 start 100 24 -- --lessons "$TMP/mixed" --lang en --reset
-expect "1 problem in the lessons \\(skipped\\): .*02-bad\\.json"
+expect "lessons refused"
+expect "02-bad\\.json:[0-9]+:[0-9]+"
+keys Enter
 expect " 1\\.1/5 "
 keys q
 expect "EXITED rc=0"
