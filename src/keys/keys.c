@@ -24,7 +24,7 @@ static const struct key_row rows[] = {
      .bar_text = EN_ZH("go", "跳转")},
     {.keys = {K(K_ESC, ACT_BACK), K('c', ACT_BACK)}, .screens = KS_TOC, .bar = KS_TOC,
      .bar_keys = "Esc/c", .bar_text = EN_ZH("back", "返回")},
-    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = quiz or task not done yet)", "（? = 测验或任务未完成）")},
+    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = not done yet)", "（? = 未完成）")},
     /* the sweep */
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
      .bar_keys = "Left/Right", .bar_text = EN_ZH("change the value", "改变取值")},
@@ -50,8 +50,8 @@ static const struct key_row rows[] = {
      .bar_text = EN_ZH("save", "保存"), .help = EN_ZH("save (history, report)", "保存（历史、报告）")},
     {.keys = {K(K_TAB, ACT_ACCESS)}, .screens = KS_PLAY, .bar = KS_PLAY,
      .bar_text = EN_ZH("access", "访问"), .help = EN_ZH("next access", "下一次访问"), .pair = 1},
+    /* not on the bar (it is full at 80 columns): the parameter line names them by the warp */
     {.keys = {K(K_PGDN, ACT_WARP_NEXT), K(K_PGUP, ACT_WARP_PREV)}, .screens = KS_PLAY,
-     .bar = KS_PLAY, .bar_keys = "PgDn/PgUp", .bar_text = EN_ZH("warp", "warp"),
      .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
     {.keys = {K(K_CTRL_U, ACT_CLEAR)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^U",
      .bar_text = EN_ZH("clear", "清空"), .help = EN_ZH("clear the line", "清空整行"), .pair = 1},

@@ -8,11 +8,12 @@
 REC=assets/h200-recording.json
 [ -r "$REC" ] || { echo "SKIP: $REC not found"; exit 77; }
 
-# where ID: "CHAPTER STEP INC_KEY" of the step with that id (the first parameter's raise key)
+# where ID: "CHAPTER STEP INC_KEY" of the step with that id (the first parameter's raise key:
+# the second of its two, Shift = more)
 where() {
     for f in lessons/*.json; do
         jq -r --arg id "$1" '.chapter as $c | .steps | to_entries[] | select(.value.id == $id) |
-            "\($c) \(.key + 1) \(.value.scene.params[0].keys[0:1])"' "$f"
+            "\($c) \(.key + 1) \(.value.scene.params[0].keys[1:2])"' "$f"
     done | head -n 1
 }
 # the slowdown on the measured line, or "" when none

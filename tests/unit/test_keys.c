@@ -92,13 +92,13 @@ static void test_bars(void **state)
     const char *const inspect[] = {"arrows move", "Enter next lane", "i/Esc leave", NULL};
     bar_is(KS_INSPECT, 0, NULL, inspect);
     const char *const toc[] = {"Up/Down PgUp/PgDn move", "Enter go", "Esc/c back",
-                               "(? = quiz or task not done yet)", "q quit", NULL};
+                               "(? = not done yet)", "q quit", NULL};
     bar_is(KS_TOC, 0, NULL, toc);
     const char *const sweep[] = {"Left/Right change the value", "lesson keys too", "Esc/s back",
                                  "g playground", "? help", "q quit", NULL};
     bar_is(KS_SWEEP, 0, NULL, sweep);
-    const char *const play[] = {"Up/Down history", "Enter save", "Tab access", "PgDn/PgUp warp",
-                                "^U clear", "^X svg", "F1 help", "Esc back", NULL};
+    const char *const play[] = {"Up/Down history", "Enter save", "Tab access", "^U clear",
+                                "^X svg", "F1 help", "Esc back", NULL};
     bar_is(KS_PLAY, 0, NULL, play);
     const char *const error[] = {"g playground", "? help", "q quit", NULL};
     bar_is(KS_ERROR, 0, NULL, error);
