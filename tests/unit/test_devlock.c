@@ -1,0 +1,470 @@
+/* test_devlock.c: the per-device measurement lock (src/gpu/devlock.c) without a GPU: safe
+ * creation (mode 0666 whatever the umask; a planted symlink, FIFO, hard link, foreign or damaged
+ * file refused with a message naming the owner; unsafe directories refused), mutual exclusion
+ * and first-come-first-served fairness between processes (measured: the most turns others took
+ * between two turns of one process, and the longest wait), a dead holder and a stopped waiter
+ * skipped, timeouts, cancelling, and a second user (root only: a child that drops to uid 65534)
+ * sharing a lock root made. Each test works in its own BANKLAB_LOCK_DIR. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../src/gpu/devlock.h"
+
+#define KEY "GPU-00112233-4455-6677-8899-aabbccddeeff"
+
+static char dir[256], path[512], err[DEVLOCK_TEXT_MAX];
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void sleep_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "%s/devlock-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+    if (!mkdtemp(dir))
+        return -1;
+    setenv("BANKLAB_LOCK_DIR", dir, 1);
+    snprintf(path, sizeof path, "%s/banklab-%s.lock", dir, KEY);
+    err[0] = 0;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void test_key(void **state)
+{
+    (void)state;
+    unsigned char u[16];
+    char buf[64];
+    for (int i = 0; i < 16; i++)
+        u[i] = (unsigned char)(0x11 * i);
+    assert_string_equal(devlock_key(u, buf, sizeof buf), "GPU-00112233-4455-6677-8899-aabbccddeeff");
+    struct devlock *l;
+    assert_int_equal(devlock_open("../etc/passwd", &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "bad device key"));
+    assert_int_equal(devlock_open("", &l, err, sizeof err), -1);
+}
+
+static void test_create_mode(void **state)
+{
+    (void)state;
+    mode_t old = umask(077);
+    struct devlock *l;
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    umask(old);
+    struct stat st;
+    assert_int_equal(lstat(path, &st), 0);
+    assert_true(S_ISREG(st.st_mode));
+    assert_int_equal(st.st_mode & 07777, 0666);
+    assert_int_equal(st.st_size, 64);
+    assert_string_equal(devlock_path(l), path);
+    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    devlock_release(l);
+    /* a second handle uses the same file; nothing else was left in the directory */
+    struct devlock *l2;
+    assert_int_equal(devlock_open(KEY, &l2, err, sizeof err), 0);
+    assert_int_equal(devlock_acquire(l2, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    devlock_close(l2);
+    devlock_close(l);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "test $(ls -A '%s' | wc -l) = 1", dir);
+    assert_int_equal(system(cmd), 0);
+}
+
+static void test_planted_symlink(void **state)
+{
+    (void)state;
+    char target[600];
+    snprintf(target, sizeof target, "%s/victim", dir);
+    assert_int_equal(symlink(target, path), 0);
+    struct devlock *l = NULL;
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_null(l);
+    assert_non_null(strstr(err, "symbolic link"));
+    assert_non_null(strstr(err, path));
+    struct stat st;
+    assert_int_equal(lstat(target, &st), -1);           /* never created through the link */
+    assert_int_equal(errno, ENOENT);
+}
+
+static void test_planted_fifo_dir_hardlink(void **state)
+{
+    (void)state;
+    struct devlock *l = NULL;
+    assert_int_equal(mkfifo(path, 0666), 0);
+    double t0 = now_ms();
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_true(now_ms() - t0 < 1000);                 /* a FIFO cannot block the open */
+    assert_non_null(strstr(err, "not a regular file"));
+    unlink(path);
+
+    assert_int_equal(mkdir(path, 0777), 0);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    rmdir(path);
+
+    /* a real lock file with a second name: refused (someone linked it elsewhere) */
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    devlock_close(l);
+    char other[600];
+    snprintf(other, sizeof other, "%s/other-name", dir);
+    assert_int_equal(link(path, other), 0);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "2 names"));
+}
+
+static void write_file(const char *p, const char *text, mode_t mode)
+{
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void test_foreign_and_damaged(void **state)
+{
+    (void)state;
+    struct devlock *l = NULL;
+    write_file(path, "not a lock\n", 0644);
+    if (geteuid() == 0)
+        assert_int_equal(chown(path, 65534, 65534), 0);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "not a banklab lock"));
+    assert_non_null(strstr(err, "remove it"));
+    char uid[32];
+    snprintf(uid, sizeof uid, "uid %u", geteuid() == 0 ? 65534u : (unsigned)geteuid());
+    assert_non_null(strstr(err, uid));                  /* the owner is named */
+    unlink(path);
+
+    /* 64 bytes of the wrong content */
+    write_file(path, "0123456789012345678901234567890123456789012345678901234567890123", 0666);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "wrong content"));
+    unlink(path);
+
+    /* a good lock damaged while in use: acquire says so instead of trusting it */
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    int fd = open(path, O_WRONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(pwrite(fd, "XXXXXXXX", 8, 0), 8);
+    close(fd);
+    assert_int_equal(devlock_acquire(l, 500, NULL, NULL, err, sizeof err), DEVLOCK_ERROR);
+    assert_non_null(strstr(err, "damaged"));
+    devlock_close(l);
+}
+
+static void test_unsafe_dirs(void **state)
+{
+    (void)state;
+    struct devlock *l = NULL;
+    char sub[600], buf[512];
+    snprintf(sub, sizeof sub, "%s/open", dir);
+    assert_int_equal(mkdir(sub, 0777), 0);
+    assert_int_equal(chmod(sub, 0777), 0);              /* world-writable, no sticky bit */
+    setenv("BANKLAB_LOCK_DIR", sub, 1);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "no sticky bit"));
+    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), -1);
+    assert_int_equal(chmod(sub, 01777), 0);
+    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), 0);
+    assert_string_equal(buf, sub);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    devlock_close(l);
+    snprintf(sub, sizeof sub, "%s/missing", dir);
+    setenv("BANKLAB_LOCK_DIR", sub, 1);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_non_null(strstr(err, "BANKLAB_LOCK_DIR"));
+    /* without the variable one of the system's sticky directories is chosen */
+    unsetenv("BANKLAB_LOCK_DIR");
+    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), 0);
+    struct stat st;
+    assert_int_equal(stat(buf, &st), 0);
+    assert_int_equal(st.st_mode & 01777, 01777);
+    setenv("BANKLAB_LOCK_DIR", dir, 1);
+}
+
+/* ---- several processes ---- */
+
+#define NPROC 6
+#define TURNS 10
+
+/* Child: TURNS turns, each 3 ms inside; writes its id at each turn into the pipe; checks that
+ * nobody else is inside (an O_EXCL marker file). Exit 0, 1 on a broken exclusion, 2 on error.
+ * use_flock: plain flock(2) on another file instead, to compare. */
+static void child_turns(int id, int wfd, int go_fd, const char *marker, int use_flock)
+{
+    struct devlock *l = NULL;
+    char e[DEVLOCK_TEXT_MAX], c, fpath[600];
+    int ffd = -1;
+    snprintf(fpath, sizeof fpath, "%s/flock", dir);
+    if (use_flock ? (ffd = open(fpath, O_RDWR | O_CREAT, 0666)) < 0
+                  : devlock_open(KEY, &l, e, sizeof e) != 0)
+        _exit(2);
+    if (read(go_fd, &c, 1) != 1)
+        _exit(2);
+    for (int t = 0; t < TURNS; t++) {
+        if (use_flock ? flock(ffd, LOCK_EX) != 0
+                      : devlock_acquire(l, 30000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+            _exit(2);
+        int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0600);
+        if (fd < 0)
+            _exit(1);
+        unsigned char b = (unsigned char)id;
+        if (write(wfd, &b, 1) != 1)
+            _exit(2);
+        sleep_ms(3);
+        close(fd);
+        unlink(marker);
+        if (use_flock)
+            flock(ffd, LOCK_UN);
+        else
+            devlock_release(l);
+    }
+    devlock_close(l);
+    _exit(0);
+}
+
+/* Runs NPROC children through TURNS turns each; returns the most turns others took between two
+ * turns of one process while all still wanted turns. */
+static int run_turns(int use_flock)
+{
+    int p[2], go[2];
+    char marker[600];
+    snprintf(marker, sizeof marker, "%s/inside", dir);
+    assert_int_equal(pipe(p), 0);
+    assert_int_equal(pipe(go), 0);
+    pid_t pid[NPROC];
+    for (int i = 0; i < NPROC; i++) {
+        pid[i] = fork();
+        assert_true(pid[i] >= 0);
+        if (pid[i] == 0) {
+            close(p[0]);
+            close(go[1]);
+            child_turns(i, p[1], go[0], marker, use_flock);
+        }
+    }
+    close(p[1]);
+    close(go[0]);
+    sleep_ms(50);
+    assert_int_equal(write(go[1], "gggggg", NPROC), NPROC);   /* all start together */
+    close(go[1]);
+    unsigned char seq[NPROC * TURNS];
+    int n = 0;
+    ssize_t k;
+    while (n < NPROC * TURNS && (k = read(p[0], seq + n, sizeof seq - (size_t)n)) > 0)
+        n += (int)k;
+    close(p[0]);
+    for (int i = 0; i < NPROC; i++) {
+        int st;
+        assert_int_equal(waitpid(pid[i], &st, 0), pid[i]);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);          /* 1: two processes were inside at once */
+    }
+    assert_int_equal(n, NPROC * TURNS);
+    /* Fairness: while every process still wants turns, how many turns did the others take
+     * before the first and between two turns of one process? First come first served gives
+     * NPROC - 1. */
+    int last[NPROC], done[NPROC] = {0}, worst = 0;
+    for (int i = 0; i < NPROC; i++)
+        last[i] = -1;
+    for (int j = 0; j < n; j++) {
+        int id = seq[j];
+        int all_active = 1;
+        for (int i = 0; i < NPROC; i++)
+            all_active &= done[i] < TURNS;
+        if (all_active && j - last[id] - 1 > worst)          /* from the start for the first */
+            worst = j - last[id] - 1;
+        last[id] = j;
+        done[id]++;
+    }
+    return worst;
+}
+
+static void test_exclusion_and_fairness(void **state)
+{
+    (void)state;
+    int worst = run_turns(0), worst_flock = run_turns(1);
+    print_message("fairness: %d processes x %d turns of 3 ms, each asking again at once: at most "
+                  "%d turns of others between two turns of one process (first come first served: "
+                  "%d; plain flock on the same machine: %d)\n", NPROC, TURNS, worst, NPROC - 1,
+                  worst_flock);
+    assert_true(worst <= 2 * (NPROC - 1));
+}
+
+static int count_progress(void *arg, const struct devlock_wait *w)
+{
+    int *calls = arg;
+    (*calls)++;
+    return w->ahead >= 1 && *calls >= 5;                /* give up after a few polls */
+}
+
+static void test_timeout_and_cancel(void **state)
+{
+    (void)state;
+    struct devlock *a, *b;
+    assert_int_equal(devlock_open(KEY, &a, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &b, err, sizeof err), 0);
+    assert_int_equal(devlock_acquire(a, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    double t0 = now_ms();
+    assert_int_equal(devlock_acquire(b, 150, NULL, NULL, err, sizeof err), DEVLOCK_TIMEOUT);
+    double dt = now_ms() - t0;
+    assert_true(dt >= 140 && dt < 1000);
+    assert_non_null(strstr(err, "waited"));
+    int calls = 0;
+    assert_int_equal(devlock_acquire(b, 5000, count_progress, &calls, err, sizeof err),
+                     DEVLOCK_CANCELLED);
+    assert_int_equal(calls, 5);
+    /* the abandoned tickets of b do not block: after a's release b gets the next turn at once */
+    devlock_release(a);
+    t0 = now_ms();
+    assert_int_equal(devlock_acquire(b, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_true(now_ms() - t0 < 200);
+    devlock_close(b);
+    devlock_close(a);
+}
+
+static void test_dead_holder_and_stopped_waiter(void **state)
+{
+    (void)state;
+    /* a holder that dies without releasing */
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        struct devlock *l;
+        char e[DEVLOCK_TEXT_MAX];
+        if (devlock_open(KEY, &l, e, sizeof e) || devlock_acquire(l, 1000, NULL, NULL, e, sizeof e))
+            _exit(2);
+        _exit(0);                                       /* "crashes" holding the lock */
+    }
+    int st;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_int_equal(WEXITSTATUS(st), 0);
+    struct devlock *me;
+    assert_int_equal(devlock_open(KEY, &me, err, sizeof err), 0);
+    double t0 = now_ms();
+    assert_int_equal(devlock_acquire(me, 2000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_true(now_ms() - t0 < 200);                   /* the dead turn is skipped at once */
+
+    /* a waiter that is stopped (Ctrl-Z) when its turn comes is skipped after a second */
+    int p[2];
+    assert_int_equal(pipe(p), 0);
+    c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        struct devlock *l;
+        char e[DEVLOCK_TEXT_MAX];
+        close(p[0]);
+        if (devlock_open(KEY, &l, e, sizeof e))
+            _exit(2);
+        if (write(p[1], "q", 1) != 1)
+            _exit(2);
+        if (devlock_acquire(l, 20000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+            _exit(3);
+        devlock_close(l);
+        _exit(0);
+    }
+    close(p[1]);
+    char ch;
+    assert_int_equal(read(p[0], &ch, 1), 1);
+    close(p[0]);
+    sleep_ms(100);                                      /* it queued behind us */
+    kill(c, SIGSTOP);
+    devlock_release(me);
+    struct devlock *third;
+    assert_int_equal(devlock_open(KEY, &third, err, sizeof err), 0);
+    t0 = now_ms();
+    enum devlock_status got = devlock_acquire(third, 5000, NULL, NULL, err, sizeof err);
+    double dt = now_ms() - t0;
+    devlock_release(third);
+    kill(c, SIGCONT);                                   /* it queues again and gets a turn */
+    print_message("a stopped waiter's turn was skipped after %.0f ms\n", dt);
+    assert_int_equal(got, DEVLOCK_OK);
+    assert_true(dt >= 900 && dt < 3000);
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    devlock_close(third);
+    devlock_close(me);
+}
+
+static void test_other_user(void **state)
+{
+    (void)state;
+    if (geteuid() != 0)
+        skip();                                         /* needs root to become another user */
+    assert_int_equal(chmod(dir, 01777), 0);
+    struct devlock *root_lock;
+    assert_int_equal(devlock_open(KEY, &root_lock, err, sizeof err), 0);
+    assert_int_equal(devlock_acquire(root_lock, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        struct devlock *l;
+        char e[DEVLOCK_TEXT_MAX];
+        if (setgid(65534) || setuid(65534))
+            _exit(2);
+        if (devlock_open(KEY, &l, e, sizeof e))
+            _exit(3);
+        if (devlock_acquire(l, 100, NULL, NULL, e, sizeof e) != DEVLOCK_TIMEOUT)
+            _exit(4);                                   /* root holds it: nobody waits */
+        if (devlock_acquire(l, 5000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+            _exit(5);
+        devlock_close(l);
+        _exit(0);
+    }
+    sleep_ms(300);
+    devlock_release(root_lock);
+    int st;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    assert_true(WIFEXITED(st));
+    assert_int_equal(WEXITSTATUS(st), 0);
+    devlock_close(root_lock);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_key, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_create_mode, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_planted_fifo_dir_hardlink, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_foreign_and_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unsafe_dirs, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_exclusion_and_fairness, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_timeout_and_cancel, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_dead_holder_and_stopped_waiter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
