@@ -1,9 +1,8 @@
 /* cuda_counters.cu: the six shared-memory metrics through CUPTI's Range Profiler (auto range,
- * kernel replay). C++ only because cupti_profiler_host.h includes <string>; the interface is
+ * kernel replay); the range profiler is enabled once per process, at the first measurement. C++ only because cupti_profiler_host.h includes <string>; the interface is
  * C (cuda_counters.h). libcupti and libcuda are dlopen'ed: nothing here is linked, so the
  * program starts without them and says why counters are missing. Never prints, never exits. */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +14,9 @@
 #include <cupti_result.h>
 #include <cupti_target.h>
 
+extern "C" {
+#include "../base/fmt.h"
+}
 #include "cuda_counters.h"
 
 static const char *metric_names[BL_NMETRICS] = {
@@ -56,28 +58,18 @@ struct cupti_api {
 struct bl_counters {
     void *lib, *libcuda;
     struct cupti_api f;
+    int device;
     CUcontext ctx;
+    int profiler_initialized;
+    const char *chip;            /* CUPTI's own string */
+    uint8_t *avail;              /* the host object keeps pointing at it: free at close */
     CUpti_Profiler_Host_Object *host;
-    CUpti_RangeProfiler_Object *rp;
     uint8_t *config;
     size_t config_size;
+    CUpti_RangeProfiler_Object *rp; /* enabled once, kept until close */
     uint8_t *data;
     size_t data_size;
-    uint8_t *avail;              /* the host object keeps pointing at it: free at close */
-    int profiler_initialized;
-    const char **names;          /* the metrics read, and how many */
-    size_t n;
 };
-
-static void say(char *why, size_t n, const char *fmt, ...)
-{
-    if (!why || !n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, n, fmt, ap);
-    va_end(ap);
-}
 
 static const char *result_name(struct bl_counters *c, CUptiResult r)
 {
@@ -87,29 +79,39 @@ static const char *result_name(struct bl_counters *c, CUptiResult r)
     return "unknown CUPTI error";
 }
 
-extern "C" void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n)
+/* What a failed CUPTI call means, with one line about it: busy (another profiler holds the
+ * hardware: try again), unavailable (never here), or `other` (a failure of this call). */
+static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const char *call,
+                                  enum ctr_status other, char *why, size_t n)
 {
     switch (r) {
+    case CUPTI_ERROR_HARDWARE_BUSY:
+        bl_fmt(why, n, "%s: CUPTI_ERROR_HARDWARE_BUSY", call);
+        return CTR_BUSY;
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-        say(why, n, "counters not allowed: insufficient privileges (%s; run as root or allow "
+        bl_fmt(why, n, "counters not allowed: insufficient privileges (%s; run as root or allow "
                     "profiling for all users)", call);
-        return;
+        return CTR_UNAVAILABLE;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-        say(why, n, "counters not available: another profiler is active (%s)", call);
-        return;
+        bl_fmt(why, n, "counters not available: another profiler is active in this process (%s)",
+            call);
+        return CTR_UNAVAILABLE;
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-        say(why, n, "counters not available on a virtualised GPU (%s)", call);
-        return;
+        bl_fmt(why, n, "counters not available on a virtualised GPU (%s)", call);
+        return CTR_UNAVAILABLE;
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, result_name(c, r));
+        return CTR_UNAVAILABLE;
     default:
-        say(why, n, "counters not available: %s failed: %s (%d)", call, text, r);
+        bl_fmt(why, n, "counters not available: %s failed: %s (%d)", call, result_name(c, r), (int)r);
+        return other;
     }
-}
-
-static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, char *why,
-                       size_t n)
-{
-    bl_cupti_why((int)r, result_name(c, r), call, why, n);
 }
 
 /* A CUPTI parameter block: zeroed, with its structSize set. */
@@ -118,16 +120,15 @@ static void cupti_fail(struct bl_counters *c, CUptiResult r, const char *call, c
     memset(&v, 0, sizeof v);                                                                   \
     v.structSize = T##_STRUCT_SIZE
 
-#define CUPTI_TRY(c, call, why, n)                                                             \
+/* Call a CUPTI function; on failure return what cupti_fail makes of it. */
+#define CUPTI_TRY(c, name, call, other, why, n)                                                \
     do {                                                                                       \
         CUptiResult r_ = (call);                                                               \
-        if (r_ != CUPTI_SUCCESS) {                                                             \
-            cupti_fail((c), r_, #call, (why), (n));                                            \
-            return -1;                                                                         \
-        }                                                                                      \
+        if (r_ != CUPTI_SUCCESS)                                                               \
+            return cupti_fail((c), r_, (name), (other), (why), (n));                           \
     } while (0)
 
-extern "C" void *bl_cupti_open(void)
+static void *open_cupti(void)
 {
     static const char *names[] = {
         "libcupti.so.13", "libcupti.so",
@@ -153,21 +154,21 @@ extern "C" void *bl_cupti_open(void)
 
 static int load(struct bl_counters *c, char *why, size_t n)
 {
-    c->lib = bl_cupti_open();
+    c->lib = open_cupti();
     if (!c->lib) {
-        say(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
+        bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
     c->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!c->libcuda) {
-        say(why, n, "counters not available: libcuda.so.1 not found");
+        bl_fmt(why, n, "counters not available: libcuda.so.1 not found");
         return -1;
     }
 #define SYM(lib, name)                                                                         \
     do {                                                                                       \
         *(void **)&c->f.name##_p = dlsym((lib), #name);                                            \
         if (!c->f.name##_p) {                                                                      \
-            say(why, n, "counters not available: %s missing from CUPTI (too old?)", #name);    \
+            bl_fmt(why, n, "counters not available: %s missing from CUPTI (too old?)", #name);    \
             return -1;                                                                         \
         }                                                                                      \
     } while (0)
@@ -197,136 +198,188 @@ static int load(struct bl_counters *c, char *why, size_t n)
     return 0;
 }
 
-static int setup(struct bl_counters *c, int device, char *why, size_t n)
-{
-    if (load(c, why, n))
-        return -1;
-    if (c->f.cuCtxGetCurrent_p(&c->ctx) != CUDA_SUCCESS || !c->ctx) {
-        say(why, n, "counters not available: no current CUDA context");
-        return -1;
-    }
-    PARAMS(CUpti_Profiler_Initialize_Params, ip);
-    CUPTI_TRY(c, c->f.cuptiProfilerInitialize_p(&ip), why, n);
-    c->profiler_initialized = 1;
-
-    PARAMS(CUpti_Device_GetChipName_Params, cp);
-    cp.deviceIndex = (size_t)device;
-    CUPTI_TRY(c, c->f.cuptiDeviceGetChipName_p(&cp), why, n);
-
-    PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ap);
-    ap.ctx = c->ctx;
-    CUPTI_TRY(c, c->f.cuptiProfilerGetCounterAvailability_p(&ap), why, n);
-    uint8_t *avail = (uint8_t *)malloc(ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
-    c->avail = avail;
-    if (!avail) {
-        say(why, n, "counters not available: out of memory");
-        return -1;
-    }
-    ap.pCounterAvailabilityImage = avail;
-    CUptiResult r = c->f.cuptiProfilerGetCounterAvailability_p(&ap);
-    if (r != CUPTI_SUCCESS) {
-        cupti_fail(c, r, "cuptiProfilerGetCounterAvailability", why, n);
-        return -1;
-    }
-
-    PARAMS(CUpti_Profiler_Host_Initialize_Params, hp);
-    hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
-    hp.pChipName = cp.pChipName;
-    hp.pCounterAvailabilityImage = avail;
-    r = c->f.cuptiProfilerHostInitialize_p(&hp);
-    if (r != CUPTI_SUCCESS) {
-        cupti_fail(c, r, "cuptiProfilerHostInitialize", why, n);
-        return -1;
-    }
-    c->host = hp.pHostObject;
-
-    PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, mp);
-    mp.pHostObject = c->host;
-    mp.ppMetricNames = c->names;
-    mp.numMetrics = c->n;
-    CUPTI_TRY(c, c->f.cuptiProfilerHostConfigAddMetrics_p(&mp), why, n);
-
-    PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sp);
-    sp.pHostObject = c->host;
-    CUPTI_TRY(c, c->f.cuptiProfilerHostGetConfigImageSize_p(&sp), why, n);
-    c->config_size = sp.configImageSize;
-    c->config = (uint8_t *)malloc(c->config_size);
-    if (!c->config) {
-        say(why, n, "counters not available: out of memory");
-        return -1;
-    }
-    PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, gp);
-    gp.pHostObject = c->host;
-    gp.configImageSize = c->config_size;
-    gp.pConfigImage = c->config;
-    CUPTI_TRY(c, c->f.cuptiProfilerHostGetConfigImage_p(&gp), why, n);
-
-    PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, pp);
-    pp.configImageSize = c->config_size;
-    pp.pConfigImage = c->config;
-    CUPTI_TRY(c, c->f.cuptiProfilerHostGetNumOfPasses_p(&pp), why, n);
-
-    PARAMS(CUpti_RangeProfiler_Enable_Params, ep);
-    ep.ctx = c->ctx;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerEnable_p(&ep), why, n);
-    c->rp = ep.pRangeProfilerObject;
-
-    PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, dp);
-    dp.pRangeProfilerObject = c->rp;
-    dp.pMetricNames = c->names;
-    dp.numMetrics = c->n;
-    dp.maxNumOfRanges = 16;
-    dp.maxNumRangeTreeNodes = 16;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerGetCounterDataSize_p(&dp), why, n);
-    c->data_size = dp.counterDataSize;
-    c->data = (uint8_t *)malloc(c->data_size);
-    if (!c->data) {
-        say(why, n, "counters not available: out of memory");
-        return -1;
-    }
-    return 0;
-}
-
-extern "C" const char *bl_counters_metric(int i)
-{
-    return i >= 0 && i < BL_NMETRICS ? metric_names[i] : NULL;
-}
-
 extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)
-{
-    return bl_counters_open_metrics(device, metric_names, BL_NMETRICS, why, whysize);
-}
-
-extern "C" struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
-                                                        char *why, size_t whysize)
 {
     struct bl_counters *c = (struct bl_counters *)calloc(1, sizeof *c);
     if (!c) {
-        say(why, whysize, "counters not available: out of memory");
+        bl_fmt(why, whysize, "counters not available: out of memory");
         return NULL;
     }
-    c->names = names;
-    c->n = n > 0 ? (size_t)n : 0;
-    if (setup(c, device, why, whysize)) {
+    c->device = device;
+    if (load(c, why, whysize)) {
         bl_counters_close(c);
         return NULL;
     }
     return c;
 }
 
-extern "C" int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
-                                   double *vals, char *why, size_t n)
+/* The host object and the configuration image for the six metrics (all or nothing). */
+static enum ctr_status build_config(struct bl_counters *c, char *why, size_t n)
 {
-    for (size_t i = 0; i < c->n; i++)
-        vals[i] = 0;
+    PARAMS(CUpti_Profiler_Host_Initialize_Params, hp);
+    hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
+    hp.pChipName = c->chip;
+    hp.pCounterAvailabilityImage = c->avail;
+    CUPTI_TRY(c, "cuptiProfilerHostInitialize", c->f.cuptiProfilerHostInitialize_p(&hp),
+              CTR_UNAVAILABLE, why, n);
+    c->host = hp.pHostObject;
+
+    PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, mp);
+    mp.pHostObject = c->host;
+    mp.ppMetricNames = metric_names;
+    mp.numMetrics = BL_NMETRICS;
+    CUPTI_TRY(c, "cuptiProfilerHostConfigAddMetrics", c->f.cuptiProfilerHostConfigAddMetrics_p(&mp),
+              CTR_UNAVAILABLE, why, n);
+
+    PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sp);
+    sp.pHostObject = c->host;
+    CUPTI_TRY(c, "cuptiProfilerHostGetConfigImageSize",
+              c->f.cuptiProfilerHostGetConfigImageSize_p(&sp), CTR_UNAVAILABLE, why, n);
+    c->config_size = sp.configImageSize;
+    c->config = (uint8_t *)malloc(c->config_size ? c->config_size : 1);
+    if (!c->config) {
+        bl_fmt(why, n, "counters not available: out of memory");
+        return CTR_UNAVAILABLE;
+    }
+    PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, gp);
+    gp.pHostObject = c->host;
+    gp.configImageSize = c->config_size;
+    gp.pConfigImage = c->config;
+    CUPTI_TRY(c, "cuptiProfilerHostGetConfigImage", c->f.cuptiProfilerHostGetConfigImage_p(&gp),
+              CTR_UNAVAILABLE, why, n);
+
+    PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, pp);
+    pp.configImageSize = c->config_size;
+    pp.pConfigImage = c->config;
+    CUPTI_TRY(c, "cuptiProfilerHostGetNumOfPasses", c->f.cuptiProfilerHostGetNumOfPasses_p(&pp),
+              CTR_UNAVAILABLE, why, n);
+    return CTR_OK;
+}
+
+static void drop_config(struct bl_counters *c)
+{
+    if (c->host) {
+        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hp);
+        hp.pHostObject = c->host;
+        c->f.cuptiProfilerHostDeinitialize_p(&hp);
+        c->host = NULL;
+    }
+    free(c->config);
+    c->config = NULL;
+}
+
+/* The profiler, the chip, and (only when asked) which counters are available now: that query
+ * fails with HARDWARE_BUSY while another process profiles the device. */
+static enum ctr_status query(struct bl_counters *c, int availability, char *why, size_t n)
+{
+    if (!c->ctx && (c->f.cuCtxGetCurrent_p(&c->ctx) != CUDA_SUCCESS || !c->ctx)) {
+        c->ctx = NULL;
+        bl_fmt(why, n, "counters not available: no current CUDA context");
+        return CTR_UNAVAILABLE;
+    }
+    if (!c->profiler_initialized) {
+        PARAMS(CUpti_Profiler_Initialize_Params, ip);
+        CUPTI_TRY(c, "cuptiProfilerInitialize", c->f.cuptiProfilerInitialize_p(&ip),
+                  CTR_UNAVAILABLE, why, n);
+        c->profiler_initialized = 1;
+    }
+    if (!c->chip) {
+        PARAMS(CUpti_Device_GetChipName_Params, cp);
+        cp.deviceIndex = (size_t)c->device;
+        CUPTI_TRY(c, "cuptiDeviceGetChipName", c->f.cuptiDeviceGetChipName_p(&cp),
+                  CTR_UNAVAILABLE, why, n);
+        c->chip = cp.pChipName;
+    }
+    if (availability && !c->avail) {
+        PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ap);
+        ap.ctx = c->ctx;
+        CUPTI_TRY(c, "cuptiProfilerGetCounterAvailability",
+                  c->f.cuptiProfilerGetCounterAvailability_p(&ap), CTR_UNAVAILABLE, why, n);
+        uint8_t *img = (uint8_t *)malloc(ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
+        if (!img) {
+            bl_fmt(why, n, "counters not available: out of memory");
+            return CTR_UNAVAILABLE;
+        }
+        ap.pCounterAvailabilityImage = img;
+        CUptiResult r = c->f.cuptiProfilerGetCounterAvailability_p(&ap);
+        if (r != CUPTI_SUCCESS) {
+            free(img);
+            return cupti_fail(c, r, "cuptiProfilerGetCounterAvailability", CTR_UNAVAILABLE, why, n);
+        }
+        c->avail = img;
+    }
+    return CTR_OK;
+}
+
+/* Enable the range profiler on the context, once (kept until close), and size the counter
+ * data for it. */
+static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
+{
+    if (c->rp)
+        return CTR_OK;
+    if (!c->config) {
+        bl_fmt(why, n, "counters: not prepared");
+        return CTR_FAILED;
+    }
+    PARAMS(CUpti_RangeProfiler_Enable_Params, ep);
+    ep.ctx = c->ctx;
+    CUPTI_TRY(c, "cuptiRangeProfilerEnable", c->f.cuptiRangeProfilerEnable_p(&ep), CTR_FAILED, why, n);
+    c->rp = ep.pRangeProfilerObject;
+    if (!c->data) {
+        PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, dp);
+        dp.pRangeProfilerObject = c->rp;
+        dp.pMetricNames = metric_names;
+        dp.numMetrics = BL_NMETRICS;
+        dp.maxNumOfRanges = 16;
+        dp.maxNumRangeTreeNodes = 16;
+        CUPTI_TRY(c, "cuptiRangeProfilerGetCounterDataSize",
+                  c->f.cuptiRangeProfilerGetCounterDataSize_p(&dp), CTR_FAILED, why, n);
+        c->data = (uint8_t *)malloc(dp.counterDataSize ? dp.counterDataSize : 1);
+        if (!c->data) {
+            bl_fmt(why, n, "counters: out of memory");
+            return CTR_FAILED;
+        }
+        c->data_size = dp.counterDataSize;
+    }
+    return CTR_OK;
+}
+
+extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t n)
+{
+    if (c->config)
+        return enable(c, why, n);
+    enum ctr_status st = query(c, 0, why, n);
+    if (st != CTR_OK)
+        return st;
+    /* The availability image is "required for future chip support" only (cupti_profiler_host.h):
+     * for chips CUPTI knows the configuration is built without it, so no query of the hardware
+     * (which fails while another process profiles). Else ask, and build again with it. */
+    st = build_config(c, why, n);
+    if (st != CTR_OK) {
+        drop_config(c);
+        st = query(c, 1, why, n);
+        if (st == CTR_OK)
+            st = build_config(c, why, n);
+        if (st != CTR_OK)
+            drop_config(c);
+    }
+    return st == CTR_OK ? enable(c, why, n) : st;
+}
+
+/* With the range profiler enabled: profile launch(arg) and evaluate the metrics. */
+static enum ctr_status session(struct bl_counters *c, CUpti_RangeProfiler_Object *rp,
+                               int (*launch)(void *arg), void *arg, double *vals, char *why,
+                               size_t n)
+{
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ip);
-    ip.pRangeProfilerObject = c->rp;
+    ip.pRangeProfilerObject = rp;
     ip.counterDataSize = c->data_size;
     ip.pCounterData = c->data;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerCounterDataImageInitialize_p(&ip), why, n);
+    CUPTI_TRY(c, "cuptiRangeProfilerCounterDataImageInitialize",
+              c->f.cuptiRangeProfilerCounterDataImageInitialize_p(&ip), CTR_FAILED, why, n);
 
     PARAMS(CUpti_RangeProfiler_SetConfig_Params, sp);
-    sp.pRangeProfilerObject = c->rp;
+    sp.pRangeProfilerObject = rp;
     sp.configSize = c->config_size;
     sp.pConfig = c->config;
     sp.counterDataImageSize = c->data_size;
@@ -338,53 +391,65 @@ extern "C" int bl_counters_measure(struct bl_counters *c, int (*launch)(void *ar
     sp.minNestingLevel = 1;
     sp.passIndex = 0;
     sp.targetNestingLevel = 1;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerSetConfig_p(&sp), why, n);
+    CUPTI_TRY(c, "cuptiRangeProfilerSetConfig", c->f.cuptiRangeProfilerSetConfig_p(&sp),
+              CTR_FAILED, why, n);
 
     PARAMS(CUpti_RangeProfiler_Start_Params, st);
-    st.pRangeProfilerObject = c->rp;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerStart_p(&st), why, n);
+    st.pRangeProfilerObject = rp;
+    CUPTI_TRY(c, "cuptiRangeProfilerStart", c->f.cuptiRangeProfilerStart_p(&st), CTR_FAILED, why, n);
     int lrc = launch(arg);
     PARAMS(CUpti_RangeProfiler_Stop_Params, sq);
-    sq.pRangeProfilerObject = c->rp;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerStop_p(&sq), why, n);
+    sq.pRangeProfilerObject = rp;
+    CUPTI_TRY(c, "cuptiRangeProfilerStop", c->f.cuptiRangeProfilerStop_p(&sq), CTR_FAILED, why, n);
     if (lrc) {
-        say(why, n, "the profiled launch failed");
-        return -1;
+        bl_fmt(why, n, "the profiled launch failed");
+        return CTR_FAILED;
     }
     PARAMS(CUpti_RangeProfiler_DecodeData_Params, dp);
-    dp.pRangeProfilerObject = c->rp;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerDecodeData_p(&dp), why, n);
+    dp.pRangeProfilerObject = rp;
+    CUPTI_TRY(c, "cuptiRangeProfilerDecodeData", c->f.cuptiRangeProfilerDecodeData_p(&dp),
+              CTR_FAILED, why, n);
     if (dp.numOfRangeDropped) {
-        say(why, n, "counters: %zu ranges dropped", dp.numOfRangeDropped);
-        return -1;
+        bl_fmt(why, n, "counters: %zu ranges dropped", dp.numOfRangeDropped);
+        return CTR_FAILED;
     }
     PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, gi);
     gi.pCounterDataImage = c->data;
     gi.counterDataImageSize = c->data_size;
-    CUPTI_TRY(c, c->f.cuptiRangeProfilerGetCounterDataInfo_p(&gi), why, n);
+    CUPTI_TRY(c, "cuptiRangeProfilerGetCounterDataInfo",
+              c->f.cuptiRangeProfilerGetCounterDataInfo_p(&gi), CTR_FAILED, why, n);
     if (gi.numTotalRanges == 0) {
-        say(why, n, "counters: no kernel was profiled");
-        return -1;
+        bl_fmt(why, n, "counters: no kernel was profiled");
+        return CTR_FAILED;
     }
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
-        double v[64];
-        if (c->n > 64) {
-            say(why, n, "counters: at most 64 metrics");
-            return -1;
-        }
+        double v[BL_NMETRICS];
         PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
         ev.rangeIndex = r;
-        ev.ppMetricNames = c->names;
-        ev.numMetrics = c->n;
+        ev.ppMetricNames = metric_names;
+        ev.numMetrics = BL_NMETRICS;
         ev.pMetricValues = v;
-        CUPTI_TRY(c, c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev), why, n);
-        for (size_t i = 0; i < c->n; i++)
+        CUPTI_TRY(c, "cuptiProfilerHostEvaluateToGpuValues",
+                  c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev), CTR_FAILED, why, n);
+        for (int i = 0; i < BL_NMETRICS; i++)
             vals[i] += v[i];
     }
-    return 0;
+    return CTR_OK;
+}
+
+extern "C" enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg),
+                                               void *arg, double *vals, char *why, size_t n)
+{
+    for (int i = 0; i < BL_NMETRICS; i++)
+        vals[i] = 0;
+    if (!c->rp) {
+        bl_fmt(why, n, "counters: not prepared");
+        return CTR_FAILED;
+    }
+    return session(c, c->rp, launch, arg, vals, why, n);
 }
 
 extern "C" void bl_counters_close(struct bl_counters *c)
@@ -396,16 +461,11 @@ extern "C" void bl_counters_close(struct bl_counters *c)
         dp.pRangeProfilerObject = c->rp;
         c->f.cuptiRangeProfilerDisable_p(&dp);
     }
-    if (c->host) {
-        PARAMS(CUpti_Profiler_Host_Deinitialize_Params, hp);
-        hp.pHostObject = c->host;
-        c->f.cuptiProfilerHostDeinitialize_p(&hp);
-    }
+    drop_config(c);
     if (c->profiler_initialized) {
         PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
         c->f.cuptiProfilerDeInitialize_p(&dp);
     }
-    free(c->config);
     free(c->data);
     free(c->avail);
     /* libcupti stays loaded: unloading it under a live context is not safe. */

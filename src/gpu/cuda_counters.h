@@ -1,11 +1,14 @@
 /* cuda_counters.h: hardware counters of the shared-memory pipe through CUPTI's Range Profiler
- * (auto range, kernel replay), behind a C interface. libcupti and libcuda are loaded lazily
- * (dlopen), so the program starts and degrades where they are missing. Not for use outside
- * src/gpu; call from the thread that owns the CUDA context. */
+ * (auto range, kernel replay), behind a C interface: the CUPTI counter layer that counters.h's
+ * retry policy drives. libcupti and libcuda are loaded lazily (dlopen), so the program starts
+ * and degrades where they are missing. Not for use outside src/gpu; call from the thread that
+ * owns the CUDA context, while holding the device lock (devlock.h). */
 #ifndef BANKLAB_CUDA_COUNTERS_H
 #define BANKLAB_CUDA_COUNTERS_H
 
 #include <stddef.h>
+
+#include "counters.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,35 +27,27 @@ enum {
 
 struct bl_counters;
 
-/* bl_counters_open: load CUPTI, check that counters may be read on device `device` (its
- * context must be current). NULL with one line in why (e.g. "counters not allowed:
- * CUPTI_ERROR_INSUFFICIENT_PRIVILEGES (...)") when they cannot. */
+/* bl_counters_open: load CUPTI and libcuda (nothing touches the profiling hardware yet; the
+ * context of device `device` must be current). NULL with one line in why when they cannot be
+ * loaded: counters are then unavailable for good. */
 struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
 
-/* bl_counters_metric: the name of metric i (BL_WAVEFRONTS_LD ...), or NULL. */
-const char *bl_counters_metric(int i);
-
-/* bl_counters_open_metrics: the same for other metrics: names[n] (at most 64; the array must
- * outlive the handle). */
-struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n, char *why,
-                                             size_t whysize);
+/* bl_counters_prepare: initialise the profiler, build the configuration (host work; the
+ * hardware's counter availability is asked only where CUPTI needs it, a query that fails with
+ * HARDWARE_BUSY while another process profiles) and enable the range profiler on the context
+ * (once: kept until close). Each step is done once; a busy try is done again at the next
+ * call. CTR_OK, CTR_BUSY or CTR_UNAVAILABLE (not allowed, a virtualised GPU, ...) with one
+ * line. The ctr_ops prepare of the runner. */
+enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t whysize);
 
 /* bl_counters_measure: profile what launch(arg) launches (one auto range per kernel, kernel
- * replay) and sum the metrics over all ranges into vals[] (BL_NMETRICS of them, or the n of
- * bl_counters_open_metrics, in that order). launch returns 0 on success. Returns 0, or -1
- * with one line in why. */
-int bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
-                        double *vals, char *why, size_t whysize);
+ * replay; after bl_counters_prepare), the metrics summed over all ranges into
+ * vals[BL_NMETRICS]. launch returns 0 on success. CTR_OK, or CTR_BUSY / CTR_FAILED /
+ * CTR_UNAVAILABLE with one line. */
+enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
+                                    double *vals, char *why, size_t whysize);
 
 void bl_counters_close(struct bl_counters *c);
-
-/* bl_cupti_why: one line for CUPTI call `call` that failed with result r (text: CUPTI's name
- * for it); the "not allowed" cases are named as such. */
-void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n);
-
-/* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
- * one place that knows where it lives. NULL when not found. Never unloaded. */
-void *bl_cupti_open(void);
 
 #ifdef __cplusplus
 }

@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/fmt.h"
 #include "devlock.h"
 
 #define DL_MAGIC "BLDLOCK1"
@@ -68,17 +68,6 @@ static void nap_us(long us)
     }
 }
 
-static void say(char *err, size_t n, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *err, size_t n, const char *fmt, ...)
-{
-    if (!err || !n)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, n, fmt, ap);
-    va_end(ap);
-}
-
 /* ---- the directory ---- */
 
 /* Why dfd (at path) is not a safe place for lock files, or NULL. private_ok: a directory of
@@ -112,7 +101,7 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         int fd = open(env, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         const char *p = fd < 0 ? strerror(errno) : dir_problem(fd, 1, why, sizeof why);
         if (p) {
-            say(err, en, "BANKLAB_LOCK_DIR=%s: %s", env, p);
+            bl_fmt(err, en, "BANKLAB_LOCK_DIR=%s: %s", env, p);
             if (fd >= 0)
                 close(fd);
             return -1;
@@ -132,7 +121,7 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         }
         close(fd);
     }
-    say(err, en, "no directory for the GPU lock: none of /run/lock, /var/lock, /dev/shm, /tmp is "
+    bl_fmt(err, en, "no directory for the GPU lock: none of /run/lock, /var/lock, /dev/shm, /tmp is "
                  "a world-writable sticky directory (set BANKLAB_LOCK_DIR)");
     return -1;
 }
@@ -308,12 +297,12 @@ int devlock_open(const char *key, struct devlock **out, char *err, size_t errsiz
     size_t kl = key ? strlen(key) : 0;
     if (kl == 0 || kl > 96 ||
         strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != kl) {
-        say(err, errsize, "GPU lock: bad device key '%.96s'", key ? key : "");
+        bl_fmt(err, errsize, "GPU lock: bad device key '%.96s'", key ? key : "");
         return -1;
     }
     struct devlock *l = calloc(1, sizeof *l);
     if (!l) {
-        say(err, errsize, "GPU lock: out of memory");
+        bl_fmt(err, errsize, "GPU lock: out of memory");
         return -1;
     }
     l->fd = -1;
@@ -350,7 +339,7 @@ int devlock_open(const char *key, struct devlock **out, char *err, size_t errsiz
     }
     if (l->fd < 0) {
         owner_note(dfd, name, owner, sizeof owner);
-        say(err, errsize, "GPU lock %s: %s%s; remove it or set BANKLAB_LOCK_DIR", l->path,
+        bl_fmt(err, errsize, "GPU lock %s: %s%s; remove it or set BANKLAB_LOCK_DIR", l->path,
             problem ? problem : "cannot be opened", owner);
         close(dfd);
         free(l);
@@ -470,7 +459,7 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
         }
         if (s == STEP_DAMAGED || s == STEP_NOLOCK) {
             drop_ticket(l);
-            say(err, errsize, "GPU lock %s: %s", l->path,
+            bl_fmt(err, errsize, "GPU lock %s: %s", l->path,
                 s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
                                  : "damaged (remove it while no banklab runs)");
             return DEVLOCK_ERROR;
@@ -487,7 +476,7 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
         }
         if (deadline >= 0 && now >= deadline) {
             drop_ticket(l);
-            say(err, errsize, "waited %.1f s for the GPU (%d turn%s ahead)", w.waited_ms / 1e3,
+            bl_fmt(err, errsize, "waited %.1f s for the GPU (%d turn%s ahead)", w.waited_ms / 1e3,
                 ahead, ahead == 1 ? "" : "s");
             return DEVLOCK_TIMEOUT;
         }
