@@ -108,50 +108,13 @@ static int model_of(const struct bank_access *a, int *wf, int *cf)
     return 0;
 }
 
-static long long pv(const struct gpu_request *q, const char *name, long long def)
-{
-    for (int i = 0; i < q->nparams; i++)
-        if (!strcmp(q->param_name[i], name))
-            return q->param_value[i];
-    return def;
-}
-
-/* The model's view of a case kernel's taught shared load (lane l's byte offset at the first
- * step of its loop; the other steps shift every lane alike). -1 when not modelled here. */
+/* The model's view of a case kernel's taught shared load (the table's model, gpu.h). -1 when
+ * the kernel has none. */
 static int case_model(const struct gpu_request *q, int *conf)
 {
-    const char *name = q->case_name;
     struct bank_access a;
-    memset(&a, 0, sizeof a);
-    a.width = 4;
-    a.mask = 0xffffffffu;
-    for (int l = 0; l < BANK_LANES; l++) {
-        uint64_t off;
-        if (!strcmp(name, "transpose_tile32"))
-            off = (uint64_t)l * 32 * 4;
-        else if (!strcmp(name, "transpose_padded"))
-            off = (uint64_t)l * (uint64_t)(32 + pv(q, "PAD", 1)) * 4;
-        else if (!strcmp(name, "transpose_swizzled"))
-            off = ((uint64_t)l * 32 + (uint64_t)(0 ^ l)) * 4;
-        else if (!strcmp(name, "row_col"))
-            off = pv(q, "COLUMN", 1) ? (uint64_t)l * (uint64_t)(32 + pv(q, "PAD", 0)) * 4
-                                     : (uint64_t)l * 4;
-        else if (!strcmp(name, "vector_width")) {
-            long long vec = pv(q, "VEC", 4);
-            a.width = (unsigned)(4 * vec);
-            off = (uint64_t)l * (uint64_t)(32 + pv(q, "PAD", 0) * vec) * 4;
-        } else if (!strcmp(name, "aos_soa"))
-            off = pv(q, "SOA", 0) ? (uint64_t)l * 4 : (uint64_t)l * (uint64_t)pv(q, "FIELDS", 4) * 4;
-        else if (!strcmp(name, "remap"))
-            off = (uint64_t)l * 32 * 4 + (pv(q, "REMAP", 1) ? (uint64_t)l * 4 : 0);
-        else if (!strcmp(name, "broadcast"))
-            off = (uint64_t)(((l / pv(q, "GROUP", 32)) * pv(q, "STRIDE", 1)) & 1023) * 4;
-        else
-            return -1;
-        a.offset[l] = off;
-    }
     int wf;
-    if (model_of(&a, &wf, conf))
+    if (gpu_case_model(q, &a) || model_of(&a, &wf, conf))
         return -1;
     return wf;
 }
@@ -230,46 +193,6 @@ static int add_sweep(struct bench *B)
     return rc;
 }
 
-struct case_spec {
-    const char *group, *name, *p1;
-    long long v1;
-    const char *p2;
-    long long v2;
-};
-
-static const struct case_spec transpose_cases[] = {
-    {"transpose", "memcpy", NULL, 0, NULL, 0},
-    {"transpose", "copy", NULL, 0, NULL, 0},
-    {"transpose", "copy_tile32", NULL, 0, NULL, 0},
-    {"transpose", "transpose_naive", NULL, 0, NULL, 0},
-    {"transpose", "transpose_tile32", NULL, 0, NULL, 0},
-    {"transpose", "transpose_padded", "PAD", 1, NULL, 0},
-    {"transpose", "transpose_swizzled", NULL, 0, NULL, 0},
-};
-
-static const struct case_spec other_cases[] = {
-    {"case", "row_col", "PAD", 0, "COLUMN", 0},
-    {"case", "row_col", "PAD", 0, "COLUMN", 1},
-    {"case", "row_col", "PAD", 1, "COLUMN", 1},
-    {"case", "vector_width", "VEC", 1, "PAD", 0},
-    {"case", "vector_width", "VEC", 1, "PAD", 1},
-    {"case", "vector_width", "VEC", 2, "PAD", 0},
-    {"case", "vector_width", "VEC", 2, "PAD", 1},
-    {"case", "vector_width", "VEC", 4, "PAD", 0},
-    {"case", "vector_width", "VEC", 4, "PAD", 1},
-    {"case", "aos_soa", "FIELDS", 2, "SOA", 0},
-    {"case", "aos_soa", "FIELDS", 3, "SOA", 0},
-    {"case", "aos_soa", "FIELDS", 4, "SOA", 0},
-    {"case", "aos_soa", "FIELDS", 4, "SOA", 1},
-    {"case", "remap", "REMAP", 0, NULL, 0},
-    {"case", "remap", "REMAP", 1, NULL, 0},
-    {"case", "broadcast", "GROUP", 32, "STRIDE", 1},
-    {"case", "broadcast", "GROUP", 4, "STRIDE", 1},
-    {"case", "broadcast", "GROUP", 1, "STRIDE", 32},
-    {"case", "dynamic_carve", "N", 1024, "PAD_BYTES", 0},
-    {"case", "dynamic_carve", "N", 1000, "PAD_BYTES", 0},
-};
-
 static void add_param(struct gpu_request *q, const char *name, long long v)
 {
     if (q->nparams >= GPU_CASE_MAX_PARAMS)
@@ -278,29 +201,33 @@ static void add_param(struct gpu_request *q, const char *name, long long v)
     q->param_value[q->nparams++] = v;
 }
 
-static int add_cases(struct bench *B, const struct case_spec *list, int n)
+/* Every setting bench measures of every case kernel of the table (gpu.h), in its order: the
+ * matrix group (copies, transposes) or the others. */
+static int add_cases(struct bench *B, int matrix)
 {
-    for (int i = 0; i < n; i++) {
-        const struct case_spec *c = &list[i];
-        struct bench_row *b = new_row(B, c->group);
-        if (!b)
-            return -1;
-        struct gpu_request *q = &b->row.rec.req;
-        q->kind = GPU_REQ_CASE;
-        snprintf(q->case_name, sizeof q->case_name, "%s", c->name);
-        if (c->p1)
-            add_param(q, c->p1, c->v1);
-        if (c->p2)
-            add_param(q, c->p2, c->v2);
-        q->want_timing = 1;
-        q->want_counters = strcmp(c->name, "memcpy") != 0; /* no kernel to count */
-        size_t l = (size_t)snprintf(b->row.label, sizeof b->row.label, "%s", c->name);
-        for (int k = 0; k < q->nparams && l < sizeof b->row.label; k++)
-            l += (size_t)snprintf(b->row.label + l, sizeof b->row.label - l, " %s=%lld",
-                                  q->param_name[k], q->param_value[k]);
-        int conf = -1, wf = case_model(q, &conf);
-        b->row.model_wavefronts = wf;
-        b->row.model_conflicts = wf >= 0 ? conf : -1;
+    for (int ci = 0; ci < GPU_CASE_COUNT; ci++) {
+        const struct gpu_case *gc = gpu_case_at(ci);
+        if (gc->matrix != matrix)
+            continue;
+        for (int k = 0; k < gc->nbench; k++) {
+            struct bench_row *b = new_row(B, matrix ? "transpose" : "case");
+            if (!b)
+                return -1;
+            struct gpu_request *q = &b->row.rec.req;
+            q->kind = GPU_REQ_CASE;
+            snprintf(q->case_name, sizeof q->case_name, "%s", gc->name);
+            for (int p = 0; p < gc->nparams; p++)
+                add_param(q, gc->params[p].name, gc->bench[k * gc->nparams + p]);
+            q->want_timing = 1;
+            q->want_counters = gc->id != GPU_CASE_MEMCPY; /* no kernel to count */
+            size_t l = (size_t)snprintf(b->row.label, sizeof b->row.label, "%s", gc->name);
+            for (int p = 0; p < q->nparams && l < sizeof b->row.label; p++)
+                l += (size_t)snprintf(b->row.label + l, sizeof b->row.label - l, " %s=%lld",
+                                      q->param_name[p], q->param_value[p]);
+            int conf = -1, wf = case_model(q, &conf);
+            b->row.model_wavefronts = wf;
+            b->row.model_conflicts = wf >= 0 ? conf : -1;
+        }
     }
     return 0;
 }
@@ -544,10 +471,7 @@ int cmd_bench(int argc, char **argv)
     }
     if (!B.info.counters && !B.o.json && !B.o.csv)
         printf("counters: %s (timings and the model are still shown)\n", B.info.counters_reason);
-    if (add_sweep(&B) ||
-        add_cases(&B, transpose_cases, (int)(sizeof transpose_cases / sizeof transpose_cases[0])) ||
-        (!B.o.quick &&
-         add_cases(&B, other_cases, (int)(sizeof other_cases / sizeof other_cases[0])))) {
+    if (add_sweep(&B) || add_cases(&B, 1) || (!B.o.quick && add_cases(&B, 0))) {
         gpu_close(g);
         free(B.rows);
         fprintf(stderr, "banklab bench: out of memory\n");

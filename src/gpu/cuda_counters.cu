@@ -69,6 +69,8 @@ struct bl_counters {
     CUpti_RangeProfiler_Object *rp; /* enabled once, kept until close */
     uint8_t *data;
     size_t data_size;
+    const char **names;          /* the metrics read, and how many (at most BL_MAX_METRICS) */
+    size_t n;
 };
 
 static const char *result_name(struct bl_counters *c, CUptiResult r)
@@ -79,37 +81,59 @@ static const char *result_name(struct bl_counters *c, CUptiResult r)
     return "unknown CUPTI error";
 }
 
-/* What a failed CUPTI call means, with one line about it: busy (another profiler holds the
- * hardware: try again), unavailable (never here), or `other` (a failure of this call). */
-static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const char *call,
-                                  enum ctr_status other, char *why, size_t n)
+extern "C" void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n)
 {
     switch (r) {
     case CUPTI_ERROR_HARDWARE_BUSY:
         bl_fmt(why, n, "%s: CUPTI_ERROR_HARDWARE_BUSY", call);
-        return CTR_BUSY;
+        return;
     case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
         bl_fmt(why, n, "counters not allowed: insufficient privileges (%s; run as root or allow "
-                    "profiling for all users)", call);
-        return CTR_UNAVAILABLE;
+                       "profiling for all users)", call);
+        return;
     case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
         bl_fmt(why, n, "counters not available: another profiler is active in this process (%s)",
-            call);
-        return CTR_UNAVAILABLE;
+               call);
+        return;
     case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
         bl_fmt(why, n, "counters not available on a virtualised GPU (%s)", call);
-        return CTR_UNAVAILABLE;
+        return;
     case CUPTI_ERROR_NOT_SUPPORTED:
     case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
     case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, result_name(c, r));
+        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, text);
+        return;
+    default:
+        bl_fmt(why, n, "counters not available: %s failed: %s (%d)", call, text, r);
+    }
+}
+
+/* What a failed CUPTI call means, with one line about it (bl_cupti_why): busy (another
+ * profiler holds the hardware: try again), unavailable (never here: permission, a virtual or
+ * unsupported device, a profiler in this process), or `other` (a failure of this call). */
+static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const char *call,
+                                  enum ctr_status other, char *why, size_t n)
+{
+    bl_cupti_why((int)r, result_name(c, r), call, why, n);
+    switch (r) {
+    case CUPTI_ERROR_HARDWARE_BUSY:
+        return CTR_BUSY;
+    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_NOT_SUPPORTED:
+    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
+    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
         return CTR_UNAVAILABLE;
     default:
-        bl_fmt(why, n, "counters not available: %s failed: %s (%d)", call, result_name(c, r), (int)r);
         return other;
     }
 }
@@ -128,7 +152,7 @@ static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const ch
             return cupti_fail((c), r_, (name), (other), (why), (n));                           \
     } while (0)
 
-static void *open_cupti(void)
+extern "C" void *bl_cupti_open(void)
 {
     static const char *names[] = {
         "libcupti.so.13", "libcupti.so",
@@ -154,7 +178,7 @@ static void *open_cupti(void)
 
 static int load(struct bl_counters *c, char *why, size_t n)
 {
-    c->lib = open_cupti();
+    c->lib = bl_cupti_open();
     if (!c->lib) {
         bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
@@ -198,19 +222,47 @@ static int load(struct bl_counters *c, char *why, size_t n)
     return 0;
 }
 
-extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)
+extern "C" const char *bl_counters_metric(int i)
 {
+    return i >= 0 && i < BL_NMETRICS ? metric_names[i] : NULL;
+}
+
+extern "C" struct bl_counters *bl_counters_new(int device, const char **names, int n, char *why,
+                                               size_t whysize)
+{
+    if (n > BL_MAX_METRICS) {
+        bl_fmt(why, whysize, "counters: at most %d metrics", BL_MAX_METRICS);
+        return NULL;
+    }
     struct bl_counters *c = (struct bl_counters *)calloc(1, sizeof *c);
     if (!c) {
         bl_fmt(why, whysize, "counters not available: out of memory");
         return NULL;
     }
     c->device = device;
+    c->names = names ? names : metric_names;
+    c->n = names ? (size_t)(n > 0 ? n : 0) : (size_t)BL_NMETRICS;
     if (load(c, why, whysize)) {
         bl_counters_close(c);
         return NULL;
     }
     return c;
+}
+
+extern "C" struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
+                                                        char *why, size_t whysize)
+{
+    struct bl_counters *c = bl_counters_new(device, names, n, why, whysize);
+    if (c && bl_counters_prepare(c, why, whysize) != CTR_OK) {
+        bl_counters_close(c);
+        return NULL;
+    }
+    return c;
+}
+
+extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)
+{
+    return bl_counters_open_metrics(device, NULL, BL_NMETRICS, why, whysize);
 }
 
 /* The host object and the configuration image for the six metrics (all or nothing). */
@@ -226,8 +278,8 @@ static enum ctr_status build_config(struct bl_counters *c, char *why, size_t n)
 
     PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, mp);
     mp.pHostObject = c->host;
-    mp.ppMetricNames = metric_names;
-    mp.numMetrics = BL_NMETRICS;
+    mp.ppMetricNames = c->names;
+    mp.numMetrics = c->n;
     CUPTI_TRY(c, "cuptiProfilerHostConfigAddMetrics", c->f.cuptiProfilerHostConfigAddMetrics_p(&mp),
               CTR_UNAVAILABLE, why, n);
 
@@ -328,8 +380,8 @@ static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
     if (!c->data) {
         PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, dp);
         dp.pRangeProfilerObject = c->rp;
-        dp.pMetricNames = metric_names;
-        dp.numMetrics = BL_NMETRICS;
+        dp.pMetricNames = c->names;
+        dp.numMetrics = c->n;
         dp.maxNumOfRanges = 16;
         dp.maxNumRangeTreeNodes = 16;
         CUPTI_TRY(c, "cuptiRangeProfilerGetCounterDataSize",
@@ -423,18 +475,18 @@ static enum ctr_status session(struct bl_counters *c, CUpti_RangeProfiler_Object
         return CTR_FAILED;
     }
     for (size_t r = 0; r < gi.numTotalRanges; r++) {
-        double v[BL_NMETRICS];
+        double v[BL_MAX_METRICS];
         PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
         ev.rangeIndex = r;
-        ev.ppMetricNames = metric_names;
-        ev.numMetrics = BL_NMETRICS;
+        ev.ppMetricNames = c->names;
+        ev.numMetrics = c->n;
         ev.pMetricValues = v;
         CUPTI_TRY(c, "cuptiProfilerHostEvaluateToGpuValues",
                   c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev), CTR_FAILED, why, n);
-        for (int i = 0; i < BL_NMETRICS; i++)
+        for (size_t i = 0; i < c->n; i++)
             vals[i] += v[i];
     }
     return CTR_OK;
@@ -443,7 +495,7 @@ static enum ctr_status session(struct bl_counters *c, CUpti_RangeProfiler_Object
 extern "C" enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg),
                                                void *arg, double *vals, char *why, size_t n)
 {
-    for (int i = 0; i < BL_NMETRICS; i++)
+    for (size_t i = 0; i < c->n; i++)
         vals[i] = 0;
     if (!c->rp) {
         bl_fmt(why, n, "counters: not prepared");

@@ -25,12 +25,25 @@ enum {
     BL_NMETRICS
 };
 
+#define BL_MAX_METRICS 64     /* metrics one handle reads, at most */
+
 struct bl_counters;
 
-/* bl_counters_open: load CUPTI and libcuda (nothing touches the profiling hardware yet; the
- * context of device `device` must be current). NULL with one line in why when they cannot be
- * loaded: counters are then unavailable for good. */
+/* bl_counters_new: load CUPTI and libcuda for device `device` (its context must be current
+ * when the handle is prepared), to read metrics names[n] (NULL: the six above; the array must
+ * outlive the handle). Nothing touches the profiling hardware yet. NULL with one line in why
+ * when they cannot be loaded: counters are then unavailable for good. */
+struct bl_counters *bl_counters_new(int device, const char **names, int n, char *why,
+                                    size_t whysize);
+
+/* bl_counters_open_metrics: bl_counters_new, then bl_counters_prepare: a handle ready to
+ * measure, or NULL with one line in why (busy included). bl_counters_open: the six metrics. */
+struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n, char *why,
+                                             size_t whysize);
 struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
+
+/* bl_counters_metric: the name of metric i (BL_WAVEFRONTS_LD ...), or NULL. */
+const char *bl_counters_metric(int i);
 
 /* bl_counters_prepare: initialise the profiler, build the configuration (host work; the
  * hardware's counter availability is asked only where CUPTI needs it, a query that fails with
@@ -41,13 +54,21 @@ struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
 enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t whysize);
 
 /* bl_counters_measure: profile what launch(arg) launches (one auto range per kernel, kernel
- * replay; after bl_counters_prepare), the metrics summed over all ranges into
- * vals[BL_NMETRICS]. launch returns 0 on success. CTR_OK, or CTR_BUSY / CTR_FAILED /
- * CTR_UNAVAILABLE with one line. */
+ * replay; after bl_counters_prepare), the metrics summed over all ranges into vals[] (the
+ * handle's metrics, in order). launch returns 0 on success. CTR_OK (0), or CTR_BUSY /
+ * CTR_FAILED / CTR_UNAVAILABLE with one line. */
 enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
                                     double *vals, char *why, size_t whysize);
 
 void bl_counters_close(struct bl_counters *c);
+
+/* bl_cupti_why: one line for CUPTI call `call` that failed with result r (text: CUPTI's name
+ * for it); busy and the "not allowed" cases are named as such. */
+void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n);
+
+/* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
+ * one place that knows where it lives. NULL when not found. Never unloaded. */
+void *bl_cupti_open(void);
 
 #ifdef __cplusplus
 }

@@ -1,7 +1,8 @@
 /* gpu.h: the one interface to real hardware. Implementations: CUDA (cudart + CUPTI, built
  * when nvcc is present), none (no toolkit, no device, no driver), and replay (results recorded
- * by `banklab bench/verify --json`). Callers never block: requests run on a worker thread.
- * Depends on the model (bank.h) only; no curses, no cJSON in this header. */
+ * by `banklab bench/verify --json`). Callers never block: requests run on a worker thread, and
+ * gpu_progress says what the oldest one is doing (it may wait seconds for its turn on a device
+ * shared by a class: devlock.h). Depends on the model (bank.h) only; no curses, no cJSON. */
 #ifndef BANKLAB_GPU_H
 #define BANKLAB_GPU_H
 
@@ -23,8 +24,12 @@ struct gpu_info {
     int cc_major, cc_minor;
     int sm_count;
     int clock_khz;                /* SM clock the timings are converted with */
-    int counters;                 /* 1 when hardware counters can be read */
-    char counters_reason[GPU_TEXT_MAX]; /* one line: why not, when counters == 0 */
+    int counters;                 /* 1 when hardware counters can be read (they may be busy
+                                     for a moment: each result says) */
+    char counters_reason[GPU_TEXT_MAX]; /* one line: why not, when counters == 0; a note when
+                                     they were busy at start */
+    char lock[GPU_TEXT_MAX];      /* how measurements take turns with other processes: "turns
+                                     through <lock file>", or why they cannot (one line) */
 };
 
 enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };
@@ -85,6 +90,25 @@ struct gpu_result {
     double conflicts_ld, conflicts_st;
     double inst_ld, inst_st;      /* shared instructions executed (raw) */
     char counters_note[GPU_TEXT_MAX]; /* why counters are missing, when has_counters == 0 */
+    int counters_busy;            /* counters missing because another profiler held them:
+                                     a later request may have them (not recorded) */
+    double wait_ms;               /* time waiting for the device's turn (not recorded) */
+};
+
+/* What a handle is doing with its oldest unfinished request (gpu_progress). */
+enum gpu_phase {
+    GPU_PHASE_IDLE = 0,           /* nothing submitted is unfinished */
+    GPU_PHASE_QUEUED = 1,         /* behind this handle's own earlier requests */
+    GPU_PHASE_WAITING = 2,        /* waiting for its turn: other processes measure the device */
+    GPU_PHASE_MEASURING = 3,      /* running on the device */
+    GPU_PHASE_COUNTERS_BUSY = 4,  /* another profiler holds the counters: trying again */
+};
+
+struct gpu_progress {
+    enum gpu_phase phase;
+    uint64_t id;                  /* the request (0 when idle) */
+    double seconds;               /* since the request was submitted */
+    int ahead;                    /* GPU_PHASE_WAITING: turns before it on the device, else 0 */
 };
 
 struct gpu;
@@ -128,6 +152,10 @@ int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms);
 enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu_result *out,
                         int timeout_ms);
 
+/* gpu_progress: what the oldest unfinished request is doing, for "waiting for the GPU (3 s)".
+ * Never blocks; replay and unavailable handles are always idle. */
+void gpu_progress(struct gpu *g, struct gpu_progress *out);
+
 /* gpu_close: stop the worker (waits for the running request) and free. NULL is fine. */
 void gpu_close(struct gpu *g);
 
@@ -139,10 +167,49 @@ struct gpu_case_param {
     long long def, min, max;
 };
 
+/* The case kernels, in the order of the table (src/gpu/cases.c). */
+enum gpu_case_id {
+    GPU_CASE_MEMCPY = 0, GPU_CASE_COPY, GPU_CASE_COPY_TILE32, GPU_CASE_TRANSPOSE_NAIVE,
+    GPU_CASE_TRANSPOSE_TILE32, GPU_CASE_TRANSPOSE_PADDED, GPU_CASE_TRANSPOSE_SWIZZLED,
+    GPU_CASE_ROW_COL, GPU_CASE_VECTOR_WIDTH, GPU_CASE_AOS_SOA, GPU_CASE_REMAP,
+    GPU_CASE_BROADCAST, GPU_CASE_DYNAMIC_CARVE, GPU_CASE_COUNT
+};
+
+/* A case kernel: the one table every part reads (the runner, `bench`, `verify`, the lesson
+ * checker, the tutorial). */
+struct gpu_case {
+    enum gpu_case_id id;
+    const char *name;             /* what lessons and requests call it, e.g. "transpose_padded" */
+    int matrix;                   /* 1: works on the 8192 x 8192 matrix (copies, transposes:
+                                     GB/s against the copy ceiling) */
+    const struct gpu_case_param *params; /* the parameters it reads, in a fixed order */
+    int nparams;
+    const char *taught;           /* the taught access, in words and code (docs, bench) */
+    /* the taught shared access of one warp at parameter values v (params order): each lane's
+     * offset at the first step of its loop (the other steps shift every lane alike); NULL
+     * when the kernel has none of its own to model */
+    int (*model)(const long long *v, struct bank_access *acc);
+    const long long *bench;       /* the settings `banklab bench` measures: nbench rows of
+                                     nparams values */
+    int nbench;
+};
+
+/* gpu_case_find: the case kernel called name, or NULL. gpu_case_at: the i-th (0 ..
+ * GPU_CASE_COUNT - 1), or NULL. Pointers into a static table. */
+const struct gpu_case *gpu_case_find(const char *name);
+const struct gpu_case *gpu_case_at(int i);
+
+/* gpu_case_check: the index of the first of c's parameter values v (params order) outside
+ * its range, or -1. */
+int gpu_case_check(const struct gpu_case *c, const long long *v);
+
+/* gpu_case_model: the model's view of the taught access of req's case kernel at req's values
+ * into acc. 0, or -1 (unknown case, nothing to model, a value out of range). */
+int gpu_case_model(const struct gpu_request *req, struct bank_access *acc);
+
 /* gpu_case_info: the parameters case kernel `name` reads, in a fixed order; *n receives
  * their number (0 for a case without parameters). NULL (and *n = 0) for an unknown case.
- * The one table the runner, `banklab verify` and the tutorial build case requests from;
- * other parameters of a request are ignored. The pointer is static. */
+ * The pointer is static. */
 const struct gpu_case_param *gpu_case_info(const char *name, int *n);
 
 /* gpu_case_param_index: index in gpu_case_info(case) of the parameter a scene names
@@ -158,6 +225,10 @@ int gpu_case_values(const struct gpu_request *q, long long v[GPU_CASE_MAX_PARAMS
 /* gpu_same_access: 1 when a and b are the same warp access (width, op, mask and the offsets
  * of the active lanes; inactive lanes' offsets do not matter). */
 int gpu_same_access(const struct bank_access *a, const struct bank_access *b);
+
+/* gpu_status_name: "ok", "unavailable", "busy", "invalid", "failed", "verify" or
+ * "not-recorded" (the recording format's names); NULL for a value outside the enum. */
+const char *gpu_status_name(enum gpu_status st);
 
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);

@@ -35,6 +35,13 @@ const char *gpu_backend_name(enum gpu_backend b)
     return "unknown";
 }
 
+const char *gpu_status_name(enum gpu_status st)
+{
+    static const char *const names[] = {"ok", "unavailable", "busy", "invalid", "failed",
+                                        "verify", "not-recorded"};
+    return (int)st >= 0 && (size_t)st < sizeof names / sizeof names[0] ? names[st] : NULL;
+}
+
 struct gpu *gpu_unavailable_new(const char *reason, struct gpu_info *info)
 {
     struct gpu *g = calloc(1, sizeof *g);
@@ -72,22 +79,6 @@ int gpu_same_access(const struct bank_access *x, const struct bank_access *y)
         if ((x->mask >> i & 1u) && x->offset[i] != y->offset[i])
             return 0;
     return 1;
-}
-
-int gpu_case_values(const struct gpu_request *q, long long v[GPU_CASE_MAX_PARAMS])
-{
-    int n;
-    const struct gpu_case_param *t = gpu_case_info(q->case_name, &n);
-    if (!t)
-        return -1;
-    for (int c = 0; c < n && c < GPU_CASE_MAX_PARAMS; c++) {
-        v[c] = t[c].def;
-        for (int i = 0; i < q->nparams && i < GPU_CASE_MAX_PARAMS; i++)
-            if (!strcmp(q->param_name[i], t[c].name) ||
-                (t[c].alias && !strcmp(q->param_name[i], t[c].alias)))
-                v[c] = q->param_value[i];
-    }
-    return n;
 }
 
 /* Same kernel setting: the name, and the values of the parameters the kernel reads. An
@@ -274,6 +265,13 @@ int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms)
     return gpu_poll(g, out);
 }
 
+void gpu_progress(struct gpu *g, struct gpu_progress *out)
+{
+    memset(out, 0, sizeof *out);
+    if (g && g->ops && g->ops->progress)
+        g->ops->progress(g->impl, out);
+}
+
 void gpu_close(struct gpu *g)
 {
     if (!g)
@@ -305,53 +303,4 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     out->status = GPU_EFAILED;
     snprintf(out->error, sizeof out->error, "no result within %d ms", timeout_ms);
     return GPU_EFAILED;
-}
-
-/* The parameters of every case kernel: name, alias, default, range (see kernels/). */
-static const struct gpu_case_param cp_pad1[] = {{"PAD", NULL, 1, 0, 32}};
-static const struct gpu_case_param cp_row_col[] = {{"PAD", NULL, 0, 0, 32},
-                                                   {"COLUMN", "COL", 1, 0, 1}};
-static const struct gpu_case_param cp_vector[] = {{"VEC", NULL, 4, 1, 4}, {"PAD", NULL, 0, 0, 8}};
-static const struct gpu_case_param cp_aos[] = {{"FIELDS", NULL, 4, 1, 8},
-                                               {"SOA", "LAYOUT", 0, 0, 1}};
-static const struct gpu_case_param cp_remap[] = {{"REMAP", NULL, 1, 0, 1}};
-static const struct gpu_case_param cp_bcast[] = {{"GROUP", NULL, 32, 1, 32},
-                                                 {"STRIDE", NULL, 1, 0, 1024}};
-static const struct gpu_case_param cp_carve[] = {{"N", NULL, 1024, 32, 4096},
-                                                 {"PAD_BYTES", "PAD", 0, 0, 64}};
-
-#define CASE(name, t) {name, t, (int)(sizeof t / sizeof t[0])}
-static const struct {
-    const char *name;
-    const struct gpu_case_param *params;
-    int n;
-} case_table[] = {
-    {"memcpy", cp_pad1, 0}, {"copy", cp_pad1, 0}, {"copy_tile32", cp_pad1, 0},
-    {"transpose_naive", cp_pad1, 0}, {"transpose_tile32", cp_pad1, 0},
-    CASE("transpose_padded", cp_pad1), {"transpose_swizzled", cp_pad1, 0},
-    CASE("row_col", cp_row_col), CASE("vector_width", cp_vector), CASE("aos_soa", cp_aos),
-    CASE("remap", cp_remap), CASE("broadcast", cp_bcast), CASE("dynamic_carve", cp_carve),
-};
-#undef CASE
-
-const struct gpu_case_param *gpu_case_info(const char *name, int *n)
-{
-    *n = 0;
-    for (size_t i = 0; name && i < sizeof case_table / sizeof case_table[0]; i++) {
-        if (!strcmp(case_table[i].name, name)) {
-            *n = case_table[i].n;
-            return case_table[i].params;
-        }
-    }
-    return NULL;
-}
-
-int gpu_case_param_index(const char *case_name, const char *scene_name)
-{
-    int n;
-    const struct gpu_case_param *t = gpu_case_info(case_name, &n);
-    for (int i = 0; t && i < n; i++)
-        if (!strcmp(t[i].name, scene_name) || (t[i].alias && !strcmp(t[i].alias, scene_name)))
-            return i;
-    return -1;
 }

@@ -16,6 +16,7 @@ struct gpu_ops {
     int (*poll)(void *impl, struct gpu_result *out);
     int (*wait)(void *impl, struct gpu_result *out, int timeout_ms);
     void (*close)(void *impl);
+    void (*progress)(void *impl, struct gpu_progress *out); /* may be NULL: always idle */
 };
 
 /* gpu_wrap_new: a handle forwarding to ops/impl (impl is closed by gpu_close). NULL when out

@@ -16,6 +16,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../gpu/gpu.h"
 #include "../keys/keys.h"
 #include "lesson.h"
 #include "files.h"
@@ -868,11 +869,6 @@ static int get_text(struct ld *L, const cJSON *obj, const char *name, const char
 
 /* ---------------------------------------------------------------- scene */
 
-static const char *const kernel_names[] = {
-    "pattern", "transpose_naive", "transpose_tile32", "transpose_padded", "transpose_swizzled",
-    "copy", "aos_soa", "row_col", "vector_width", "remap", "dynamic_carve", "broadcast", NULL,
-};
-
 /* Names a parameter may not take: builtins and words of the pattern language. */
 static const char *const builtin_names[] = {
     "threadIdx", "blockDim", "lane", "warp", "tid", "T", "min", "max", "typedef", "extern",
@@ -1321,12 +1317,12 @@ static int read_scene(struct ld *L, const cJSON *j, const char *path, struct les
     if (rc < 0)
         bad++;
     else if (rc == 0) {
-        int known = 0;
-        char list[256] = "";
-        for (int k = 0; kernel_names[k]; k++) {
-            known |= !strcmp(kernel, kernel_names[k]);
+        /* "pattern", or a case kernel of the runner's table (gpu.h) */
+        int known = !strcmp(kernel, "pattern") || gpu_case_find(kernel);
+        char list[256] = "pattern";
+        for (int k = 0; k < GPU_CASE_COUNT; k++) {
             size_t ln = strlen(list);
-            snprintf(list + ln, sizeof list - ln, "%s%s", k ? ", " : "", kernel_names[k]);
+            snprintf(list + ln, sizeof list - ln, ", %s", gpu_case_at(k)->name);
         }
         if (!known) {
             PROBLEM(L, kj, 0, sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",

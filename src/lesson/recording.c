@@ -14,9 +14,6 @@
 #include "recording.h"
 #include "files.h"
 
-static const char *status_names[] = {"ok", "unavailable", "busy", "invalid", "failed",
-                                     "verify", "not-recorded"};
-#define NSTATUS (int)(sizeof status_names / sizeof status_names[0])
 #define RECORDING_FILE_MAX (256u << 20)  /* a recording of every lesson is well under 1 MB */
 
 void recording_init(struct recording *r)
@@ -136,7 +133,8 @@ static cJSON *result_json(const struct gpu_result *s)
     if (!o)
         return NULL;
     int st = (int)s->status;
-    cJSON_AddStringToObject(o, "status", st >= 0 && st < NSTATUS ? status_names[st] : "failed");
+    const char *sn = gpu_status_name((enum gpu_status)st);
+    cJSON_AddStringToObject(o, "status", sn ? sn : "failed");
     cJSON_AddStringToObject(o, "error", s->error);
     cJSON_AddStringToObject(o, "provenance", s->provenance);
     cJSON *t = object_or_null(o, "timing", s->has_timing);
@@ -376,8 +374,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     }
     get_str(d, s, "status", status, sizeof status, 1, where);
     int st = -1;
-    for (int i = 0; i < NSTATUS; i++)
-        if (!strcmp(status, status_names[i]))
+    for (int i = 0; gpu_status_name((enum gpu_status)i); i++)
+        if (!strcmp(status, gpu_status_name((enum gpu_status)i)))
             st = i;
     if (st < 0 && !d->failed)
         fail(d, "%s: unknown result status \"%s\"", where, status);

@@ -260,6 +260,81 @@ static void test_replay_matching(void **state)
     gpu_close(g);
 }
 
+/* The one table of case kernels: names found, defaults and bench settings in range, and the
+ * taught access of each bench setting modelled as docs/gpu.md's case table says. */
+static void test_case_table(void **state)
+{
+    (void)state;
+    static const int want[] = {-1, -1, -1, -1,          /* memcpy copy copy_tile32 naive */
+                               32, 1, 1,                /* tile32 padded swizzled */
+                               1, 32, 1,                /* row_col */
+                               32, 1, 32, 2, 32, 4,     /* vector_width */
+                               2, 1, 4, 1,              /* aos_soa */
+                               32, 1,                   /* remap */
+                               1, 1, 32,                /* broadcast */
+                               -1, -1};                 /* dynamic_carve */
+    int k = 0;
+    assert_null(gpu_case_at(-1));
+    assert_null(gpu_case_at(GPU_CASE_COUNT));
+    assert_null(gpu_case_find("pattern"));
+    for (int i = 0; i < GPU_CASE_COUNT; i++) {
+        const struct gpu_case *c = gpu_case_at(i);
+        assert_int_equal(c->id, i);
+        assert_ptr_equal(gpu_case_find(c->name), c);
+        assert_true(c->nbench >= 1);
+        assert_true(c->taught && c->taught[0]);
+        for (int p = 0; p < c->nparams; p++)
+            assert_true(c->params[p].def >= c->params[p].min && c->params[p].def <= c->params[p].max);
+        for (int b = 0; b < c->nbench; b++, k++) {
+            struct gpu_request q;
+            memset(&q, 0, sizeof q);
+            q.kind = GPU_REQ_CASE;
+            snprintf(q.case_name, sizeof q.case_name, "%s", c->name);
+            for (int p = 0; p < c->nparams; p++) {
+                snprintf(q.param_name[p], sizeof q.param_name[p], "%s", c->params[p].name);
+                q.param_value[p] = c->bench[b * c->nparams + p];
+            }
+            q.nparams = c->nparams;
+            long long v[GPU_CASE_MAX_PARAMS];
+            assert_int_equal(gpu_case_values(&q, v), c->nparams);
+            assert_int_equal(gpu_case_check(c, v), -1);
+            struct bank_access a;
+            struct bank_result r;
+            int wf = -1;
+            if (gpu_case_model(&q, &a) == 0 && bank_simulate(&a, &r, NULL) == BANK_OK)
+                wf = r.wavefronts;
+            assert_true(k < (int)(sizeof want / sizeof want[0]));
+            assert_int_equal(wf, want[k]);
+        }
+    }
+    assert_int_equal(k, (int)(sizeof want / sizeof want[0]));
+    /* aliases, defaults, ranges */
+    const struct gpu_case *rc = gpu_case_find("row_col");
+    struct gpu_request q;
+    memset(&q, 0, sizeof q);
+    snprintf(q.case_name, sizeof q.case_name, "row_col");
+    snprintf(q.param_name[0], sizeof q.param_name[0], "COL");
+    q.param_value[0] = 0;
+    snprintf(q.param_name[1], sizeof q.param_name[1], "OTHER");
+    q.param_value[1] = 99;
+    q.nparams = 2;
+    long long v[GPU_CASE_MAX_PARAMS];
+    assert_int_equal(gpu_case_values(&q, v), 2);
+    assert_int_equal(gpu_case_check(rc, v), -1);
+    assert_int_equal(v[0], 0);                          /* PAD: its default */
+    assert_int_equal(v[1], 0);                          /* COLUMN through its alias */
+    q.param_value[0] = 2;
+    gpu_case_values(&q, v);
+    assert_int_equal(gpu_case_check(rc, v), 1);         /* COLUMN = 2 is out of range */
+    assert_int_equal(gpu_case_param_index("row_col", "COL"), 1);
+    assert_int_equal(gpu_case_param_index("row_col", "X"), -1);
+    int n;
+    assert_non_null(gpu_case_info("dynamic_carve", &n));
+    assert_int_equal(n, 2);
+    assert_null(gpu_case_info("nope", &n));
+    assert_int_equal(n, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -267,6 +342,7 @@ int main(void)
         cmocka_unit_test(test_open),
         cmocka_unit_test(test_replay_queue),
         cmocka_unit_test(test_replay_matching),
+        cmocka_unit_test(test_case_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

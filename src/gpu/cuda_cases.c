@@ -1,0 +1,345 @@
+/* cuda_cases.c: the case kernels of the table (gpu.h struct gpu_case, src/gpu/cases.c) on the
+ * device: their launch configuration, the inputs, timing and counters, and a CPU reference each
+ * output is compared with before anything is reported (zeroed before the run, so a kernel that
+ * writes nothing cannot pass on old data). Runs on the runner's worker thread; case_measure
+ * while it holds the device lock. No curses, no cJSON; never prints. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../kernels/kernels.h"
+#include "cuda_runner.h"
+
+static int l_case(void *arg)
+{
+    const struct case_run *c = arg;
+    switch (c->gc->id) {
+    case GPU_CASE_ROW_COL:
+        return bl_row_col_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
+    case GPU_CASE_VECTOR_WIDTH:
+        return bl_vector_width_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
+    case GPU_CASE_AOS_SOA:
+        return bl_aos_soa_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
+    case GPU_CASE_REMAP:
+        return bl_remap_launch(c->out, c->in, c->blocks, c->a, CASE_ROUNDS);
+    case GPU_CASE_BROADCAST:
+        return bl_broadcast_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
+    case GPU_CASE_DYNAMIC_CARVE:
+        return bl_dynamic_carve_launch(c->out, c->in, c->blocks, c->a, c->b);
+    case GPU_CASE_MEMCPY:
+        return (int)cudaMemcpyAsync(c->out, c->in, (size_t)c->n * c->n * sizeof(float),
+                                    cudaMemcpyDeviceToDevice, 0);
+    case GPU_CASE_COPY:
+        return bl_copy_launch(c->out, c->in, (size_t)c->n * c->n, c->blocks);
+    default:                       /* copy_tile32 and the transposes */
+        return bl_transpose_launch(c->kind, c->out, c->in, c->n, c->a);
+    }
+}
+
+static int l_case_sync(void *arg) { return sync_launch(arg, l_case); }
+
+/* The inputs on the host, made once (before the device lock: the transposes' take a while). */
+static int host_inputs(struct runner *R, int big, struct gpu_result *res)
+{
+    if (big && !R->h_big_in) {
+        size_t n = (size_t)TRANSPOSE_N * TRANSPOSE_N; /* the light mode uses the top-left part */
+        R->h_big_in = malloc(n * sizeof(float));
+        R->h_big_out = malloc(n * sizeof(float));
+        if (!R->h_big_in || !R->h_big_out) {
+            free(R->h_big_in);
+            free(R->h_big_out);
+            R->h_big_in = R->h_big_out = NULL;
+            res_fail(res, GPU_EFAILED, "out of host memory for the %dx%d transpose", TRANSPOSE_N,
+                     TRANSPOSE_N);
+            return -1;
+        }
+        uint32_t s = 12345u;
+        for (size_t i = 0; i < n; i++) {
+            s = s * 1664525u + 1013904223u;
+            R->h_big_in[i] = (float)(s >> 8) / 16777216.0f - 0.5f;
+        }
+    }
+    if (!big && !R->h_small_in) {
+        R->small_floats = (size_t)R->sms * 8 * SMALL_PER_BLOCK;
+        R->h_small_in = malloc(R->small_floats * sizeof(float));
+        R->h_small_out = malloc(R->small_floats * sizeof(float));
+        if (!R->h_small_in || !R->h_small_out) {
+            free(R->h_small_in);
+            free(R->h_small_out);
+            R->h_small_in = R->h_small_out = NULL;
+            res_fail(res, GPU_EFAILED, "out of host memory");
+            return -1;
+        }
+        for (size_t i = 0; i < R->small_floats; i++)
+            R->h_small_in[i] = (float)(1 + (uint32_t)(i * 2654435761u >> 13) % 7);
+    }
+    return 0;
+}
+
+/* The inputs on the device, copied once. */
+static int device_inputs(struct runner *R, int big, struct gpu_result *res)
+{
+    if (big && !R->d_big_in) {
+        size_t n = (size_t)TRANSPOSE_N * TRANSPOSE_N;
+        CK(res, cudaMalloc((void **)&R->d_big_in, n * sizeof(float)));
+        CK(res, cudaMalloc((void **)&R->d_big_out, n * sizeof(float)));
+        CK(res, cudaMemcpy(R->d_big_in, R->h_big_in, n * sizeof(float), cudaMemcpyHostToDevice));
+        R->big_n = TRANSPOSE_N;
+    }
+    if (!big && !R->d_small_in) {
+        CK(res, cudaMalloc((void **)&R->d_small_in, R->small_floats * sizeof(float)));
+        CK(res, cudaMalloc((void **)&R->d_small_out, R->small_floats * sizeof(float)));
+        CK(res, cudaMemcpy(R->d_small_in, R->h_small_in, R->small_floats * sizeof(float),
+                           cudaMemcpyHostToDevice));
+    }
+    return 0;
+}
+
+void case_free(struct runner *R)
+{
+    cudaFree(R->d_small_in);
+    cudaFree(R->d_small_out);
+    cudaFree(R->d_big_in);
+    cudaFree(R->d_big_out);
+    free(R->h_small_in);
+    free(R->h_small_out);
+    free(R->h_big_in);
+    free(R->h_big_out);
+}
+
+/* The launch shape and what one launch does, from the kernel and its parameter values v. */
+static void case_shape(struct runner *R, struct case_run *c, const long long *v)
+{
+    int T = BL_BLOCK_THREADS;
+    double warp_rounds = (double)c->blocks * (T / 32) * CASE_ROUNDS;
+    c->a = c->gc->nparams > 0 ? (int)v[0] : 0;
+    c->b = c->gc->nparams > 1 ? (int)v[1] : 0;
+    c->per_block_out = T;
+    switch (c->gc->id) {
+    case GPU_CASE_ROW_COL:
+    case GPU_CASE_REMAP:
+    case GPU_CASE_BROADCAST:
+        c->shared_ld_per_launch = warp_rounds * 32;
+        break;
+    case GPU_CASE_VECTOR_WIDTH:
+        c->shared_ld_per_launch = warp_rounds * (32 / (c->a ? c->a : 1));
+        break;
+    case GPU_CASE_AOS_SOA:
+        c->shared_ld_per_launch = warp_rounds * c->a;
+        break;
+    case GPU_CASE_DYNAMIC_CARVE:
+        c->per_block_out = c->a;
+        break;
+    default: {                     /* the matrix cases: n x n floats, read and written */
+        static const int kinds[] = {BL_COPY_TILE, BL_T_NAIVE, BL_T_TILE32, BL_T_PADDED,
+                                    BL_T_SWIZZLED};
+        int shared = c->gc->id >= GPU_CASE_COPY_TILE32;
+        c->kind = shared ? kinds[c->gc->id - GPU_CASE_COPY_TILE32] : BL_COPY_TILE;
+        c->a = c->gc->id == GPU_CASE_TRANSPOSE_PADDED ? (int)v[0] : 0;
+        if (c->gc->id == GPU_CASE_COPY)
+            c->blocks = R->light ? 4 : R->sms * 16;
+        c->global_bytes = 2.0 * c->n * (double)c->n * sizeof(float);
+        c->shared_ld_per_launch = shared && c->kind >= BL_T_TILE32 ? (double)c->n * c->n / 32 : 0;
+    }
+    }
+    c->out_floats = c->gc->matrix ? (size_t)c->n * c->n : (size_t)c->blocks * c->per_block_out;
+    (void)R;
+}
+
+int case_setup(struct runner *R, const struct gpu_request *req, struct case_run *c,
+               struct gpu_result *res)
+{
+    memset(c, 0, sizeof *c);
+    c->gc = gpu_case_find(req->case_name);
+    if (!c->gc) {
+        res_fail(res, GPU_EINVAL, "unknown case kernel \"%s\"", req->case_name);
+        return -1;
+    }
+    long long v[GPU_CASE_MAX_PARAMS];
+    gpu_case_values(req, v);
+    int bad = gpu_case_check(c->gc, v);
+    if (bad >= 0) {
+        const struct gpu_case_param *p = &c->gc->params[bad];
+        res_fail(res, GPU_EINVAL, "%s: %s = %lld is outside %lld..%lld", c->gc->name, p->name,
+                 v[bad], p->min, p->max);
+        return -1;
+    }
+    c->blocks = R->light ? 4 : R->sms * 8;
+    c->n = R->light ? 512 : TRANSPOSE_N;
+    case_shape(R, c, v);
+    if (c->gc->id == GPU_CASE_VECTOR_WIDTH && c->a == 3)
+        res_fail(res, GPU_EINVAL, "vector_width: VEC must be 1, 2 or 4");
+    if (c->gc->id == GPU_CASE_DYNAMIC_CARVE) {
+        if ((c->a * 4 + c->b) % 8)
+            res_fail(res, GPU_EINVAL,
+                     "dynamic_carve: the double array would start at byte %d, not a multiple of "
+                     "8 (misaligned address); make 4*N + PAD_BYTES a multiple of 8", c->a * 4 + c->b);
+        else if (bl_dynamic_carve_smem(c->a, c->b) > R->smem_optin)
+            res_fail(res, GPU_EINVAL, "dynamic_carve: %zu bytes of shared memory per block, the "
+                     "device allows %zu", bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
+    }
+    if (res->status != GPU_OK)
+        return -1;
+    return host_inputs(R, c->gc->matrix, res);
+}
+
+/* The time per access of the scene's drawn access (a case request's access, when it has
+ * one), measured as a pattern; a refused access is noted, not fatal. */
+static int case_access_timing(struct runner *R, const struct gpu_request *req, char *note,
+                              size_t notesize, struct gpu_result *res)
+{
+    struct pattern_run p;
+    struct gpu_result pr;
+    int wf;
+    memset(&pr, 0, sizeof pr);
+    if (pattern_setup(R, &req->access, &p, &wf, &pr) || pattern_time(R, &p, wf, &pr) ||
+        access_timing(R, &req->access, pr.clk_per_request, &pr)) {
+        if (pr.status == GPU_EFAILED) {
+            res_fail(res, GPU_EFAILED, "%s", pr.error);
+            return -1;
+        }
+        bl_fmt(note, notesize, "time per access not measured: %s", pr.error);
+        return 0;
+    }
+    copy_access_timing(res, &pr);
+    bl_fmt(note, notesize, "time per access of the drawn access: median of %d launches",
+           pr.launches);
+    return 0;
+}
+
+int case_measure(struct runner *R, const struct gpu_request *req, struct case_run *c,
+                 struct gpu_result *res)
+{
+    if (device_inputs(R, c->gc->matrix, res))
+        return -1;
+    c->in = c->gc->matrix ? R->d_big_in : R->d_small_in;
+    c->out = c->gc->matrix ? R->d_big_out : R->d_small_out;
+    /* Zero the output so a kernel that writes nothing cannot pass on the last one's data. */
+    CK(res, cudaMemset(c->out, 0, c->out_floats * sizeof(float)));
+    char timing_note[96] = "", counter_note[64] = "", access_note[96] = "";
+    if (req->want_timing || !req->want_counters) {
+        if (time_launches(R, res, l_case, c))
+            return -1;
+        if (c->global_bytes > 0)
+            res->gbps = c->global_bytes / (res->ms_median * 1e-3) / 1e9;
+        if (c->shared_ld_per_launch > 0)
+            res->clk_per_request = res->ms_median * 1e-3 * R->clock_mhz * 1e6 /
+                                   (c->shared_ld_per_launch / R->sms);
+        bl_fmt(timing_note, sizeof timing_note, "kernel time: median of %d launches",
+               res->launches);
+    } else {
+        CK(res, l_case(c));
+    }
+    CK(res, cudaDeviceSynchronize());
+    /* The output before the profiler runs the kernel again (kernel replay restores memory
+     * between its passes, but nothing more is needed of it). */
+    float *host = c->gc->matrix ? R->h_big_out : R->h_small_out;
+    CK(res, cudaMemcpy(host, c->out, c->out_floats * sizeof(float), cudaMemcpyDeviceToHost));
+    if (req->want_counters && c->gc->id != GPU_CASE_MEMCPY) {
+        double v[BL_NMETRICS];
+        if (read_counters(R, res, l_case_sync, c, v) == 0) {
+            counters_to_result(res, v, v[BL_INST_LD], v[BL_INST_ST]);
+            bl_fmt(counter_note, sizeof counter_note,
+                   "CUPTI range profiler, per executed shared instruction");
+        } else if (res->status != GPU_OK) {
+            return -1;
+        }
+    }
+    if (req->want_timing && req->access.mask &&
+        case_access_timing(R, req, access_note, sizeof access_note, res))
+        return -1;
+    bl_fmt(res->provenance, sizeof res->provenance, "%s; %s: %s%s%s%s%s", R->info.device,
+           c->gc->name, timing_note, timing_note[0] && counter_note[0] ? "; " : "", counter_note,
+           access_note[0] ? "; " : "", access_note);
+    return 0;
+}
+
+/* ---- CPU references: compared exactly (inputs are small integers, so every float sum is
+ * exact in any order). Each returns the first bad index or -1. ---- */
+
+static long check_transpose(const struct runner *R, const struct case_run *c)
+{
+    const float *in = R->h_big_in, *out = R->h_big_out;
+    long n = c->n;
+    for (long y = 0; y < n; y++)
+        for (long x = 0; x < n; x++) {
+            float want = c->kind == BL_COPY_TILE ? in[y * n + x] : in[x * n + y];
+            if (out[y * n + x] != want)
+                return y * n + x;
+        }
+    return -1;
+}
+
+static long check_carve(const struct runner *R, const struct case_run *c)
+{
+    const float *in = R->h_small_in, *out = R->h_small_out;
+    int n = c->a;
+    for (long b = 0; b < c->blocks; b++) {
+        const size_t base = (size_t)b * n;
+        for (int i = 0; i < n; i++) {
+            float want = in[base + n - 1 - i] + (float)(2.0 * in[base + i]) + (float)((3 * i) % n);
+            if (out[base + i] != want)
+                return (long)(base + i);
+        }
+    }
+    return -1;
+}
+
+/* Thread t (lane l) of block b: the sum its loop reads once (the kernel repeats it). */
+static double thread_sum(const struct case_run *c, const float *in, long b, int t)
+{
+    int lane = t & 31, T = BL_BLOCK_THREADS;
+    double s = 0;
+    switch (c->gc->id) {
+    case GPU_CASE_ROW_COL:
+        for (int k = 0; k < 32; k++)
+            s += c->b ? in[b * 1024 + lane * 32 + k] : in[b * 1024 + k * 32 + lane];
+        break;
+    case GPU_CASE_VECTOR_WIDTH:
+    case GPU_CASE_REMAP:
+        for (int k = 0; k < 32; k++)
+            s += in[b * 1024 + lane * 32 + k];
+        break;
+    case GPU_CASE_AOS_SOA:
+        for (int f = 0; f < c->a; f++)
+            s += in[(size_t)b * T * c->a + (size_t)t * c->a + f];
+        break;
+    case GPU_CASE_BROADCAST: {
+        int base = (lane / c->a) * c->b;
+        for (int k = 0; k < 32; k++)
+            s += in[b * 1024 + ((base + k) & 1023)];
+        break;
+    }
+    default:
+        break;
+    }
+    return s;
+}
+
+static long check_small(const struct runner *R, const struct case_run *c)
+{
+    if (c->gc->id == GPU_CASE_DYNAMIC_CARVE)
+        return check_carve(R, c);
+    int T = BL_BLOCK_THREADS;
+    for (long b = 0; b < c->blocks; b++)
+        for (int t = 0; t < T; t++) {
+            float want = (float)(thread_sum(c, R->h_small_in, b, t) * CASE_ROUNDS);
+            if (R->h_small_out[b * T + t] != want)
+                return b * T + t;
+        }
+    return -1;
+}
+
+int case_check(struct runner *R, struct case_run *c, struct gpu_result *res)
+{
+    long bad = c->gc->matrix ? check_transpose(R, c) : check_small(R, c);
+    if (bad >= 0) {
+        const float *host = c->gc->matrix ? R->h_big_out : R->h_small_out;
+        res_fail(res, GPU_EVERIFY, "%s: output element %ld differs from the CPU reference (%g)",
+                 c->gc->name, bad, (double)host[bad]);
+        return -1;
+    }
+    res->verified = 1;
+    return 0;
+}
