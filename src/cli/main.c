@@ -42,7 +42,8 @@ static void usage(FILE *f)
             "  --no-color           no colours (also NO_COLOR=1); glyphs still mark conflicts\n"
             "  --replay FILE        show measurements recorded by bench/verify --json\n"
             "  --device N           use CUDA device N\n"
-            "  --present            presenter mode for a projector\n"
+            "  --present            presenter mode for a projector (progress not shown or saved;\n"
+            "                       --keep-progress uses it)\n"
             "  -h, --help           this help\n"
             "  -V, --version        version\n"
             "\n");

@@ -28,7 +28,9 @@ static void usage(FILE *f)
             "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
             "  --device N           use CUDA device N (default 0)\n"
             "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
-            "  --present            presenter mode: large cells, key sentences, e reveals\n"
+            "  --present            presenter mode: large cells, key sentences, e reveals;\n"
+            "                       starts clean: saved progress is neither shown nor changed\n"
+            "  --keep-progress      with --present: use (and save) the saved progress\n"
             "  -h, --help           this help\n"
             "\n");
     cli_print_keys(f, "Keys: ", ". Lessons add their parameter keys (e.g. p/P).");
@@ -94,6 +96,8 @@ int cmd_tutorial(int argc, char **argv)
             o.no_color = 1;
         } else if (!strcmp(a, "--present")) {
             o.present = 1;
+        } else if (!strcmp(a, "--keep-progress")) {
+            o.keep_progress = 1;
         } else {
             fprintf(stderr, "banklab: unknown option '%s' (banklab --help lists them)\n", a);
             return EXIT_USAGE;
@@ -101,6 +105,10 @@ int cmd_tutorial(int argc, char **argv)
     }
     if (o.step && !o.chapter) {
         fprintf(stderr, "banklab: --step needs --chapter\n");
+        return EXIT_USAGE;
+    }
+    if (o.keep_progress && !o.present) {
+        fprintf(stderr, "banklab: --keep-progress goes with --present\n");
         return EXIT_USAGE;
     }
     struct gpu_info info;

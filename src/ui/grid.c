@@ -448,7 +448,15 @@ static void measured_text(const struct app *a, const struct ui_scene *s, int w, 
     const struct req_slot *m = &s->slot;
     *dim = 1;
     if (m->state == REQ_WAITING || m->state == REQ_RUNNING) {
-        snprintf(buf, size, "measuring%s", a->g->ellipsis);
+        /* the device's turn goes to other processes first, or another profiler holds the
+         * counters: say so, with how long (printf formats: seconds, then turns ahead) */
+        const struct gpu_progress *pr = req_hub_progress(&a->hub);
+        if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_WAITING)
+            snprintf(buf, size, ui_str(a, UIS_WAITING_GPU), (int)pr->seconds, pr->ahead);
+        else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_COUNTERS_BUSY)
+            snprintf(buf, size, ui_str(a, UIS_COUNTERS_BUSY), (int)pr->seconds);
+        else
+            snprintf(buf, size, "measuring%s", a->g->ellipsis);
         return;
     }
     if (m->state != REQ_DONE) {

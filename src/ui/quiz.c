@@ -235,21 +235,37 @@ static int draw_question(const struct app *a, const struct quiz *q, int y, int x
     return r;
 }
 
+int quiz_explain_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq,
+                       int w)
+{
+    char buf[UI_MSG_MAX];
+    return text_count(verdict_text(a, q, lq, buf, sizeof buf), w) +
+           text_count(lesson_tr(&lq->explanation, a->lang), w - 2);
+}
+
+int quiz_explain_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
+                      const struct lesson_quiz *lq)
+{
+    char buf[UI_MSG_MAX];
+    if (h < 1)
+        return 0;
+    enum ui_role role = !q->answered ? UIC_DIM : q->correct ? UIC_RIGHT : UIC_WRONG;
+    int r = text_draw(a, y, x, w, h, verdict_text(a, q, lq, buf, sizeof buf), 0,
+                      theme_attr(a, role));
+    return r + text_draw(a, y + r, x + 2, w - 2, h - r, lesson_tr(&lq->explanation, a->lang), 0,
+                         A_NORMAL);
+}
+
 int quiz_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
               const struct lesson_quiz *lq, int full)
 {
     int r = 0;
-    char buf[UI_MSG_MAX];
     if (full || !q->answered || !q->correct)
         r += draw_question(a, q, y, x, w, h, lq);
     if (r >= h)
         return r;
     if (q->answered || q->revealed) {
-        enum ui_role role = !q->answered ? UIC_DIM : q->correct ? UIC_RIGHT : UIC_WRONG;
-        r += text_draw(a, y + r, x, w, h - r, verdict_text(a, q, lq, buf, sizeof buf), 0,
-                       theme_attr(a, role));
-        r += text_draw(a, y + r, x + 2, w - 2, h - r, lesson_tr(&lq->explanation, a->lang), 0,
-                       A_NORMAL);
+        r += quiz_explain_draw(a, q, y + r, x, w, h - r, lq);
     } else {
         enum ui_str prompt = lq->kind == QUIZ_CHOICE
                                  ? (lq->predict ? UIS_CHOICE_PREDICT : UIS_CHOICE)

@@ -62,4 +62,12 @@ int quiz_lines(const struct app *a, const struct quiz *q, const struct lesson_qu
 int quiz_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
               const struct lesson_quiz *lq, int full);
 
+/* quiz_explain_lines / quiz_explain_draw: the verdict ("right (answer 2)", or revealed) and
+ * the explanation alone, once answered or revealed (presenter mode after a reveal); draw
+ * returns rows drawn. */
+int quiz_explain_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq,
+                       int w);
+int quiz_explain_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
+                      const struct lesson_quiz *lq);
+
 #endif

@@ -235,7 +235,18 @@ int req_hub_poll(struct req_hub *h)
         changed = 1;
     }
     pump(h);
+    struct gpu_progress pr;
+    gpu_progress(h->gpu, &pr);
+    if (pr.phase != h->progress.phase || pr.ahead != h->progress.ahead ||
+        (long)pr.seconds != (long)h->progress.seconds)
+        changed = 1;
+    h->progress = pr;
     return changed;
+}
+
+const struct gpu_progress *req_hub_progress(const struct req_hub *h)
+{
+    return &h->progress;
 }
 
 void req_hub_done(struct req_hub *h)

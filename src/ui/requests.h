@@ -71,6 +71,7 @@ struct req_hub {
     struct req_slot *waiting;     /* slots waiting to be sent, oldest first */
     struct req_route route[REQ_ROUTES];
     struct req_series series[REQ_SERIES];
+    struct gpu_progress progress; /* what the runner does with the oldest request (poll) */
 };
 
 /* req_hub_init: a hub over gpu (NULL: none yet; req_hub_open finds one) described by info
@@ -90,6 +91,11 @@ int req_hub_poll(struct req_hub *h);
 /* req_hub_done: wait for the opener, close a runner the hub opened (waits for the running
  * measurement), forget every question. */
 void req_hub_done(struct req_hub *h);
+
+/* req_hub_progress: what the runner was doing at the last poll, for "waiting for the GPU
+ * (3 s, 2 ahead)": a class on one server takes turns on the device (gpu.h gpu_progress).
+ * req_hub_poll reports a change of its phase, its whole seconds or its place. */
+const struct gpu_progress *req_hub_progress(const struct req_hub *h);
 
 const struct gpu_info *req_hub_info(const struct req_hub *h);
 int req_hub_opening(const struct req_hub *h);   /* the background open still runs */

@@ -32,7 +32,9 @@ void app_start_progress(struct app *a)
 {
     char warn[UI_MSG_MAX] = "";
     progress_init(&a->prog);
-    if (progress_default_path(a->prog_path, sizeof a->prog_path)) {
+    /* Presenter mode starts clean: nothing read, nothing saved (unless --keep-progress). */
+    int temporary = a->opt.present && !a->opt.keep_progress;
+    if (!temporary && progress_default_path(a->prog_path, sizeof a->prog_path)) {
         a->have_prog_path = 1;
         if (!a->opt.reset && progress_load(a->prog_path, &a->prog, warn, sizeof warn) != 0)
             app_msg(a, 1, "%s", warn[0] ? warn : "progress could not be read; starting fresh");

@@ -80,10 +80,15 @@ static int present_scene(const struct app *a, const struct tutor *t, const struc
     else
         params_line(a, &a->sc, KS_TUTOR, buf, sizeof buf);
     text_puts(a, y++, 2, W - 4, buf, A_BOLD);
-    int qh = (st->quiz && (hid || t->quiz.answered))
-                 ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
-    qh += min_i(task_lines(a, &t->task, st, W - 4), 3);
+    /* After an answer or a reveal the class reads the explanation: it gets its rows before
+     * the grid's extra rows (the grid keeps its header, a row a pass and the footers). */
+    int after = st->quiz && (t->quiz.answered || t->quiz.revealed);
     int room = H - y - 1 - results_rows(a) - 1;   /* grid + quiz */
+    int qh = after ? quiz_explain_lines(a, &t->quiz, st->quiz, W - 4)
+             : (st->quiz && hid) ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
+    qh += min_i(task_lines(a, &t->task, st, W - 4), 3);
+    if (after && a->sc.ok)
+        qh = max_i(0, min_i(qh, room - grid_rows_min(&a->sc)));
     int gh = room - qh;
     if (a->sc.ok && gh < grid_rows_min(&a->sc))   /* the grid first, the quiz gets the rest */
         gh = min_i(grid_rows_min(&a->sc), room);
@@ -116,8 +121,13 @@ static void draw_present(const struct app *a, const struct tutor *t, const struc
     y++;
     if (a->sc.ls)
         y = present_scene(a, t, st, y);
-    if (y < H - 1)
-        feedback_draw(a, t, st, y, 2, W - 4, H - 1 - y, 1);
+    if (y < H - 1) {
+        y += task_draw(a, &t->task, st, y, 2, W - 4, H - 1 - y);
+        if (st->quiz && y < H - 1 && (t->quiz.answered || t->quiz.revealed))
+            quiz_explain_draw(a, &t->quiz, y, 2, W - 4, H - 1 - y, st->quiz);
+        else if (st->quiz && y < H - 1)
+            quiz_draw(a, &t->quiz, y, 2, W - 4, H - 1 - y, st->quiz, 1);
+    }
     if (a->msg[0])
         app_keybar(a, "");
 }

@@ -13,7 +13,9 @@ struct ui_options {
     int reset;                 /* --reset: forget saved progress */
     int ascii;                 /* --ascii: ASCII glyphs even in a UTF-8 locale */
     int no_color;              /* --no-color (NO_COLOR in the environment does the same) */
-    int present;               /* --present: presenter mode */
+    int present;               /* --present: presenter mode (progress kept in memory only,
+                                  so the presenter's own earlier answers never show) */
+    int keep_progress;         /* --keep-progress: presenter mode with the saved progress */
     double t_start;            /* CLOCK_MONOTONIC seconds when the program started (timing) */
     int device;                /* CUDA device to open in the background when gpu is NULL */
 };

@@ -3,7 +3,8 @@
 # SIGTERM, SIGHUP and Ctrl-C restore the terminal (tmux #{alternate_on} back to 0, the shell
 # line after the program runs) and save progress; --reset starts over; a corrupt progress
 # file is kept aside with a warning in the UI; a missing or broken lessons directory gives a
-# clear message, not a crash; quiz answers are recorded.
+# clear message, not a crash; quiz answers are recorded; presenter mode neither shows nor
+# changes them (unless --keep-progress).
 . tests/sh/tui_fixtures/lib.sh
 FIX=tests/sh/tui_fixtures/lessons
 
@@ -50,6 +51,25 @@ keys q
 expect "EXITED rc=0"
 jq -e '.quiz[] | select(.step == "predict" and .attempts == 2 and .correct == true and .first_correct == false)' \
     "$PROGRESS" >/dev/null || fail "second answer not recorded: $(cat "$PROGRESS")"
+
+# --- presenter mode starts clean: the presenter's own answers are not shown, nothing is saved;
+# --keep-progress uses the saved progress
+cp "$PROGRESS" "$TMP/before.json"
+start 100 30 -- --lessons $FIX --lang en --present --chapter 1 --step 4
+expect "Press e \\(or Enter\\) to reveal"
+grep -q "right \\(answer 1\\)" "$TMP/screen.txt" && fail "presenter shows the saved answer"
+lit 2
+keys Enter
+expect "not quite \\(answer 1\\)"
+keys n
+expect " 1\\.5/5 "
+keys q
+expect "EXITED rc=0"
+cmp -s "$PROGRESS" "$TMP/before.json" || fail "presenter mode changed the saved progress"
+start 100 30 -- --lessons $FIX --lang en --present --keep-progress --chapter 1 --step 4
+expect "right \\(answer 1\\)"
+keys q
+expect "EXITED rc=0"
 
 # --- signals: the terminal comes back and the position is saved
 for sig in TERM HUP INT; do

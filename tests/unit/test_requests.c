@@ -2,7 +2,8 @@
  * whose answers the test releases one by one: a slot's question is sent at once when nothing
  * is in flight, else waits and only the latest is sent; an answer to a replaced or forgotten
  * question is dropped; a series fills the runner's queue and every answer reaches its number;
- * a stopped series gets nothing more; without a GPU nothing waits forever.
+ * a stopped series gets nothing more; without a GPU nothing waits forever; the runner's
+ * waiting for the device's turn reaches the screens (req_hub_progress) with a redraw due.
  * link: ui gpu model keys
  */
 #include <setjmp.h>
@@ -29,6 +30,7 @@ struct fake {
     int release;                      /* answers poll may hand out */
     int submitted;                    /* submissions accepted, in all */
     long long last_value;             /* param_value[0] of the last submission */
+    struct gpu_progress progress;     /* what gpu_progress answers */
 };
 
 static enum gpu_status fake_submit(void *impl, const struct gpu_request *rq)
@@ -69,7 +71,13 @@ static void fake_close(void *impl)
     (void)impl;
 }
 
-static const struct gpu_ops fake_ops = {fake_submit, fake_poll, fake_wait, fake_close};
+static void fake_progress(void *impl, struct gpu_progress *out)
+{
+    *out = ((struct fake *)impl)->progress;
+}
+
+static const struct gpu_ops fake_ops = {fake_submit, fake_poll, fake_wait, fake_close,
+                                        fake_progress};
 
 /* a hub over a fake runner that takes cap requests at a time */
 struct rig {
@@ -305,6 +313,42 @@ static void test_no_gpu(void **state)
     req_hub_done(&h);
 }
 
+/* A class on one server: the runner waits for the device's turn; the hub passes that on,
+ * and asks for a redraw when the seconds or the place change, not otherwise. */
+static void test_waiting_for_turn(void **state)
+{
+    (void)state;
+    static struct rig r;
+    rig_open(&r, 16, 1);
+    struct req_slot s;
+    req_slot_init(&s, NULL, NULL);
+    struct gpu_request rq = question(3);
+    req_ask(&r.h, &s, &rq);
+    assert_int_equal(s.state, REQ_RUNNING);
+    req_hub_poll(&r.h);
+    assert_int_equal(req_hub_progress(&r.h)->phase, GPU_PHASE_IDLE);
+    r.f.progress.phase = GPU_PHASE_WAITING;
+    r.f.progress.id = 1;
+    r.f.progress.seconds = 0.2;
+    r.f.progress.ahead = 3;
+    assert_int_equal(req_hub_poll(&r.h), 1);             /* a redraw: now waiting */
+    assert_int_equal(req_hub_progress(&r.h)->phase, GPU_PHASE_WAITING);
+    assert_int_equal(req_hub_progress(&r.h)->ahead, 3);
+    r.f.progress.seconds = 0.7;
+    assert_int_equal(req_hub_poll(&r.h), 0);             /* same second, same place */
+    r.f.progress.seconds = 1.1;
+    assert_int_equal(req_hub_poll(&r.h), 1);             /* "1 s" */
+    r.f.progress.ahead = 2;
+    assert_int_equal(req_hub_poll(&r.h), 1);             /* one turn closer */
+    r.f.progress.phase = GPU_PHASE_MEASURING;
+    assert_int_equal(req_hub_poll(&r.h), 1);
+    memset(&r.f.progress, 0, sizeof r.f.progress);
+    answer_all(&r.h, &r.f);
+    assert_int_equal(s.state, REQ_DONE);
+    assert_int_equal(req_hub_progress(&r.h)->phase, GPU_PHASE_IDLE);
+    rig_close(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -313,6 +357,7 @@ int main(void)
         cmocka_unit_test(test_series_fills_queue),
         cmocka_unit_test(test_series_stop),
         cmocka_unit_test(test_no_gpu),
+        cmocka_unit_test(test_waiting_for_turn),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
