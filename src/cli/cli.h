@@ -11,6 +11,8 @@
 #define EXIT_CHECK 1
 #define EXIT_USAGE 2
 #define EXIT_NOGPU 3
+#define EXIT_UNMEASURED 4        /* the GPU could not measure (all of) it: busy counters, no
+                                    turn, a failed run (sim --gpu, verify) */
 
 int cmd_sim(int argc, char **argv);      /* sim.c: one warp access through the model */
 int cmd_check(int argc, char **argv);    /* check.c: validate lesson files */

@@ -15,20 +15,17 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size)
 
 static const char *status_word(enum gpu_status st)
 {
-    switch (st) {
-    case GPU_OK: return "ok";
-    case GPU_EUNAVAILABLE: return "unavailable";
-    case GPU_EBUSY: return "busy";
-    case GPU_EINVAL: return "invalid";
-    case GPU_EFAILED: return "failed";
-    case GPU_EVERIFY: return "verify";
-    case GPU_ENOTRECORDED: return "not-recorded";
-    }
-    return "failed";
+    const char *w = gpu_status_name(st);
+    return w ? w : "failed";
+}
+
+int measured_complete(const struct gpu_result *r)
+{
+    return r->status == GPU_OK && r->has_counters && r->has_access_timing;
 }
 
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
-                   const char *source)
+                   const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE;
     if (r->status != GPU_OK) {
@@ -50,6 +47,12 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
     } else {
         fprintf(f, "  time per access: not measured\n");
     }
+    if (run)
+        fprintf(f, "  waited %.2f s for the GPU's turn; %.2f s from request to numbers\n",
+                r->wait_ms / 1e3, run->request_ms / 1e3);
+    if (run && run->open_ms > 0)
+        fprintf(f, "  start-up: %.2f s (its turn for the clock included); %s\n",
+                run->open_ms / 1e3, run->lock && run->lock[0] ? run->lock : "no turns");
 }
 
 static void num_or_null(FILE *f, const char *key, int have, double v)
@@ -61,7 +64,7 @@ static void num_or_null(FILE *f, const char *key, int have, double v)
 }
 
 void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
-                   const char *source)
+                   const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE, ok = r->status == GPU_OK;
     int c = ok && r->has_counters, t = ok && r->has_access_timing;
@@ -79,5 +82,11 @@ void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access
     json_str(f, r->provenance);
     fputs(",\"error\":", f);
     json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->error);
+    fprintf(f, ",\"counters_busy\":%s", r->counters_busy ? "true" : "false");
+    if (run) {
+        fprintf(f, ",\"wait_ms\":%.3f,\"request_ms\":%.3f,\"open_ms\":%.3f,\"lock\":", r->wait_ms,
+                run->request_ms, run->open_ms);
+        json_str(f, run->lock ? run->lock : "");
+    }
     fputc('}', f);
 }

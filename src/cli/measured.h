@@ -10,6 +10,15 @@
 
 #include "../gpu/gpu.h"
 
+/* What a live run adds (sim --gpu; NULL for a recording): how long the request took from
+ * submitting it to its numbers, the start-up before it (opening the GPU, its turn for the
+ * clock included; 0 after the first access), and how turns are taken (gpu_info.lock). */
+struct measured_run {
+    double request_ms;
+    double open_ms;
+    const char *lock;
+};
+
 /* measured_source: where results of this handle come from: "measured now on <device>" or
  * (replay) "recorded on <device>, <date>". */
 void measured_source(const struct gpu_info *info, char *buf, size_t size);
@@ -18,12 +27,17 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size);
  * instruction (counters), the time of one warp access in ns and clk and its slowdown against
  * the conflict-free access of the same width and kind; or why there is no measurement. */
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
-                   const char *source);
+                   const char *source, const struct measured_run *run);
 
 /* measured_json: "measured":{...} (no surrounding braces or comma): status ("ok",
  * "not-recorded", "unavailable", "failed", ...), wavefronts, conflicts, ns_per_access,
- * clk_per_access, ref_ns_per_access, slowdown (numbers or null), source, provenance, error. */
+ * clk_per_access, ref_ns_per_access, slowdown (numbers or null), source, provenance, error,
+ * counters_busy (another profiler held the counters), and with run also wait_ms (the wait
+ * for the GPU's turn), request_ms, open_ms and lock. */
 void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
-                   const char *source);
+                   const char *source, const struct measured_run *run);
+
+/* measured_complete: 1 when r has what --gpu promises (counters and the time per access). */
+int measured_complete(const struct gpu_result *r);
 
 #endif

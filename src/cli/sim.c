@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../model/bank.h"
@@ -96,7 +97,8 @@ static void help(FILE *f)
         "\n"
         "Measuring (the same request the tutorial sends):\n"
         "  --gpu                also run the access on the GPU now: hardware counters on\n"
-        "                       one warp, the time of one warp access with every SM busy\n"
+        "                       one warp, the time of one warp access with every SM busy;\n"
+        "                       it waits its turn while other banklab processes measure\n"
         "  --device N           which GPU (default 0)\n"
         "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
         "                       --json; the shipped one is assets/h200-recording.json)\n"
@@ -132,7 +134,10 @@ static void help(FILE *f)
         "\"not-recorded\", \"unavailable\", \"failed\", ...), wavefronts, conflicts,\n"
         "ns_per_access, clk_per_access, ref_ns_per_access, slowdown (numbers, or null\n"
         "when not measured), source (\"measured now on <device>\" or \"recorded on\n"
-        "<device>, <date>\"), provenance, error}.\n"
+        "<device>, <date>\"), provenance, error, counters_busy (another profiler held\n"
+        "the counters)}; with --gpu also wait_ms (the wait for the GPU's turn),\n"
+        "request_ms (request to numbers), open_ms (start-up, for the first access) and\n"
+        "lock (how turns are taken).\n"
         "\n"
         "Examples:\n"
         "  banklab sim '__shared__ float data[32][32]; data[threadIdx.x][0]'\n"
@@ -152,9 +157,12 @@ static void help(FILE *f)
         "      --replay assets/h200-recording.json   the H200's 32-way time: about 32x\n"
         "\n"
         "Exit status: 0 success (also when a recording has no measurement of the access:\n"
-        "it says so); 1 a measurement failed on the GPU; 2 bad usage or bad input (a\n"
+        "it says so); 1 a recording says a run failed; 2 bad usage or bad input (a\n"
         "pattern error prints the message, the pattern and a caret under the place on\n"
-        "stderr; an unreadable recording names the file); 3 --gpu without a usable GPU.\n"
+        "stderr; an unreadable recording names the file); 3 --gpu without a usable GPU\n"
+        "(one line on stderr, nothing on stdout); 4 --gpu could not measure all of it\n"
+        "(counters busy or not allowed, no turn on the GPU within 30 s, a failed run:\n"
+        "one line on stderr says what and why; what was measured is printed).\n"
         , f);
 }
 
@@ -292,6 +300,34 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name, in
     return argv[++*i];
 }
 
+/* Options that exclude or need each other. 0, or EXIT_USAGE after the message. */
+static int check_args(const struct sim_args *a)
+{
+    if (a->pattern && a->have_offsets)
+        return usage_error("give a PATTERN or --offsets, not both%s", "");
+    if (a->gpu && a->replay)
+        return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
+    if (a->device_set && !a->gpu)
+        return usage_error("--device picks the GPU of --gpu%s", "");
+    if (!a->pattern && !a->have_offsets)
+        return usage_error("nothing to simulate: give a PATTERN or --offsets LIST%s", "");
+    if (a->pattern) {
+        if (a->width_set)
+            return usage_error("--width belongs to --offsets; a pattern's types set the "
+                               "width%s", "");
+        if (a->store)
+            return usage_error("--store belongs to --offsets; a pattern stores with "
+                               "'a[i] = value'%s", "");
+    } else {
+        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
+                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
+                          : a->access ? "--access" : NULL;
+        if (bad)
+            return usage_error("%s needs a PATTERN (it means nothing for --offsets)", bad);
+    }
+    return 0;
+}
+
 static int parse_args(int argc, char **argv, struct sim_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -398,9 +434,8 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
                 return usage_error("--svg wants a file name%s", "");
             a->svg = v;
         } else if (!strcmp(arg, "--")) {
-            if (i + 1 < argc && !a->pattern) {
+            if (i + 1 < argc && !a->pattern)
                 a->pattern = argv[++i];
-            }
             if (i + 1 < argc)
                 return usage_error("unexpected argument '%s' (one pattern only)", argv[i + 1]);
         } else if (arg[0] == '-' && arg[1] != 0) {
@@ -412,29 +447,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
             a->pattern = arg;
         }
     }
-    if (a->pattern && a->have_offsets)
-        return usage_error("give a PATTERN or --offsets, not both%s", "");
-    if (a->gpu && a->replay)
-        return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
-    if (a->device_set && !a->gpu)
-        return usage_error("--device picks the GPU of --gpu%s", "");
-    if (!a->pattern && !a->have_offsets)
-        return usage_error("nothing to simulate: give a PATTERN or --offsets LIST%s", "");
-    if (a->pattern) {
-        if (a->width_set)
-            return usage_error("--width belongs to --offsets; a pattern's types set the "
-                               "width%s", "");
-        if (a->store)
-            return usage_error("--store belongs to --offsets; a pattern stores with "
-                               "'a[i] = value'%s", "");
-    } else {
-        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
-                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
-                          : a->access ? "--access" : NULL;
-        if (bad)
-            return usage_error("%s needs a PATTERN (it means nothing for --offsets)", bad);
-    }
-    return 0;
+    return check_args(a);
 }
 
 /* ---- JSON (json_out.h: cJSON stays in src/lesson) ---- */
@@ -662,14 +675,105 @@ static int simulate(struct sim_one *o, int *bad_lane)
     return (int)bank_simulate(&o->acc, &o->res, bad_lane);
 }
 
-#define SIM_GPU_TIMEOUT_MS 120000
+#define SIM_GPU_TIMEOUT_MS 120000     /* the runner gives up waiting for its turn after 30 s */
+
+/* The accesses of a.pattern (or only --access N) into one[], *n of them; *p the parsed
+ * pattern (free it); lay the arrays as laid out for the last access evaluated. 0, or
+ * EXIT_USAGE after the message. */
+static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct pattern **p, int *n,
+                        struct pattern_layout *lay)
+{
+    struct pattern_error err;
+    memset(&err, 0, sizeof err);
+    *n = 0;
+    if (pattern_parse(a->pattern, p, &err)) {
+        print_pattern_error(a->pattern, &err);
+        return EXIT_USAGE;
+    }
+    int count = pattern_access_count(*p);
+    if (a->access > count) {
+        fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a->access,
+                count, count == 1 ? "" : "es");
+        return EXIT_USAGE;
+    }
+    unsigned threads = a->env.block[0] * a->env.block[1] * a->env.block[2];
+    if (a->env.warp * 32 >= threads) {
+        fprintf(stderr, "banklab sim: --warp %u: a block of %u threads has %u warp%s\n",
+                a->env.warp, threads, (threads + 31) / 32, threads > 32 ? "s" : "");
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < count && i < PATTERN_MAX_ACCESSES; i++) {
+        if (a->access && i + 1 != a->access)
+            continue;
+        struct sim_one *o = &one[*n];
+        memset(&err, 0, sizeof err);
+        if (pattern_eval(*p, &a->env, i, &o->acc, lay, &err)) {
+            print_pattern_error(a->pattern, &err);
+            return EXIT_USAGE;
+        }
+        o->acc.mask &= a->mask;
+        o->info = pattern_access(*p, i);
+        o->index = i + 1;
+        int bad = -1;
+        int st = simulate(o, &bad);
+        if (st) {
+            fprintf(stderr, "banklab sim: access %d: %s (lane %d)\n", i + 1,
+                    bank_status_str((enum bank_status)st), bad);
+            return EXIT_USAGE;
+        }
+        (*n)++;
+    }
+    return 0;
+}
+
+/* The raw form (--offsets) into o. 0, or EXIT_USAGE after the message. */
+static int eval_offsets(const struct sim_args *a, struct sim_one *o)
+{
+    memset(o, 0, sizeof *o);
+    o->acc.width = a->width;
+    o->acc.op = a->store ? BANK_STORE : BANK_LOAD;
+    o->acc.mask = a->mask;
+    memcpy(o->acc.offset, a->offset, sizeof a->offset);
+    o->index = 1;
+    int bad = -1;
+    int st = simulate(o, &bad);
+    if (st == BANK_EALIGN) {
+        fprintf(stderr, "banklab sim: lane %d: offset %" PRIu64 " is not a multiple of the "
+                        "width (%u bytes)\n", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
+                a->width);
+        short_usage(stderr);
+        return EXIT_USAGE;
+    } else if (st) {
+        fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* What --gpu or --replay found for the accesses. */
+struct sim_meas {
+    struct gpu_result res[PATTERN_MAX_ACCESSES];
+    struct measured_run run[PATTERN_MAX_ACCESSES];
+    char source[GPU_TEXT_MAX + 32];
+    char lock[GPU_TEXT_MAX];
+    int live;                     /* --gpu: measured now (run[] is filled) */
+};
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 /* --gpu / --replay: each access through gpu.h (the CUDA runner or the recording), as the
- * tutorial sends it. Returns 0, or the exit status after one line on stderr. */
+ * tutorial sends it. Returns 0, EXIT_CHECK when a recording says a run failed, or the exit
+ * status after one line on stderr. */
 static int measure(const struct sim_args *a, const struct sim_one *one, int n,
-                   struct gpu_result *out, char *source, size_t size)
+                   struct sim_meas *m)
 {
     struct gpu_info info;
+    double t0 = now_ms();
     struct gpu *g = a->replay ? cli_open_replay("sim", a->replay, &info) : gpu_open(a->device, &info);
     if (!g) {
         if (!a->replay)
@@ -681,7 +785,9 @@ static int measure(const struct sim_args *a, const struct sim_one *one, int n,
         gpu_close(g);
         return EXIT_NOGPU;
     }
-    measured_source(&info, source, size);
+    measured_source(&info, m->source, sizeof m->source);
+    snprintf(m->lock, sizeof m->lock, "%s", info.lock);
+    m->live = !a->replay;
     int failed = 0;
     for (int i = 0; i < n; i++) {
         struct gpu_request q;
@@ -690,11 +796,98 @@ static int measure(const struct sim_args *a, const struct sim_one *one, int n,
         q.kind = GPU_REQ_PATTERN;
         q.access = one[i].acc;
         q.want_timing = q.want_counters = 1;
-        enum gpu_status st = gpu_run(g, &q, &out[i], SIM_GPU_TIMEOUT_MS);
+        double t1 = now_ms();
+        enum gpu_status st = gpu_run(g, &q, &m->res[i], SIM_GPU_TIMEOUT_MS);
+        m->run[i].request_ms = now_ms() - t1;
+        m->run[i].open_ms = i ? 0 : t1 - t0;
+        m->run[i].lock = m->lock;
         failed |= st != GPU_OK && st != GPU_ENOTRECORDED && st != GPU_EINVAL;
     }
     gpu_close(g);
-    return failed ? EXIT_CHECK : 0;
+    return failed && a->replay ? EXIT_CHECK : 0;
+}
+
+/* --gpu: 0 when every access has its counters and its time per access; else one line on
+ * stderr (how many, and the first reason) and EXIT_UNMEASURED. */
+static int measured_status(const struct sim_meas *m, int n)
+{
+    int bad = 0, first = -1;
+    for (int i = 0; i < n; i++)
+        if (!measured_complete(&m->res[i])) {
+            bad++;
+            first = first < 0 ? i : first;
+        }
+    if (!bad)
+        return 0;
+    const struct gpu_result *r = &m->res[first];
+    char what[48] = "";
+    if (n > 1)
+        snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
+    if (r->status != GPU_OK)
+        fprintf(stderr, "banklab sim: %snot measured: %s\n", what, r->error[0] ? r->error : "no result");
+    else if (!r->has_counters)
+        fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
+                r->counters_note[0] ? r->counters_note : "not read");
+    else
+        fprintf(stderr, "banklab sim: %smeasured without the time per access\n", what);
+    return EXIT_UNMEASURED;
+}
+
+static void write_json(const struct sim_args *a, struct pattern *p,
+                       const struct pattern_layout *lay, const struct sim_one *one, int n,
+                       const struct sim_meas *m)
+{
+    FILE *f = stdout;
+    fputc('{', f);
+    if (p) {
+        json_pattern_fields(f, a, lay);
+        fputc(',', f);
+    }
+    for (int i = 0; i < n; i++) {
+        if (n > 1)
+            fputs(i ? ",{" : "\"accesses\":[{", f);
+        if (p) {
+            json_access_info(f, a, &one[i]);
+            fputc(',', f);
+        }
+        json_result_fields(f, &one[i].res, &one[i].acc);
+        if (m) {
+            fputc(',', f);
+            measured_json(f, &m->res[i], &one[i].acc, m->source, m->live ? &m->run[i] : NULL);
+        }
+        if (n > 1)
+            fputc('}', f);
+    }
+    fputs(n > 1 ? "]}\n" : "}\n", f);
+}
+
+static void write_text(const struct sim_args *a, struct pattern *p,
+                       const struct pattern_layout *lay, const struct sim_one *one, int n,
+                       const struct sim_meas *m)
+{
+    struct grid_text_options go;
+    grid_text_options_init(&go);
+    go.ascii = a->ascii;
+    const char *nc = getenv("NO_COLOR");
+    go.color = !a->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
+    go.cols = a->cols ? a->cols : term_columns();
+    go.lanes = a->lanes == 1 ? 1 : n == 1 ? -1 : 0;
+    if (p)
+        print_pattern_head(stdout, a, lay);
+    for (int i = 0; i < n; i++) {
+        if (p) {
+            char text[1024];
+            access_text(a->pattern, one[i].info, text, sizeof text);
+            fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
+                    one[i].index, pattern_access_count(p), text,
+                    one[i].info->kind == PATTERN_STORE ? "store" : "load", one[i].info->type);
+        }
+        grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
+                        &go);
+        if (m)
+            measured_text(stdout, &m->res[i], &one[i].acc, m->source,
+                          m->live ? &m->run[i] : NULL);
+    }
 }
 
 int cmd_sim(int argc, char **argv)
@@ -702,168 +895,38 @@ int cmd_sim(int argc, char **argv)
     static struct sim_args a;         /* large: keep it off the stack */
     static struct sim_one one[PATTERN_MAX_ACCESSES];
     static struct pattern_layout lay;  /* as laid out for the last access evaluated */
+    static struct sim_meas meas;
     int rc = parse_args(argc, argv, &a);
     if (rc < 0)
         return 0;  /* --help */
     if (rc)
         return rc;
-
     struct pattern *p = NULL;
-    int n = 0;
-    if (a.pattern) {
-        struct pattern_error err;
-        memset(&err, 0, sizeof err);
-        if (pattern_parse(a.pattern, &p, &err)) {
-            print_pattern_error(a.pattern, &err);
-            return EXIT_USAGE;
-        }
-        int count = pattern_access_count(p);
-        if (a.access > count) {
-            fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a.access,
-                    count, count == 1 ? "" : "es");
-            pattern_free(p);
-            return EXIT_USAGE;
-        }
-        unsigned threads = a.env.block[0] * a.env.block[1] * a.env.block[2];
-        if (a.env.warp * 32 >= threads) {
-            fprintf(stderr, "banklab sim: --warp %u: a block of %u threads has %u warp%s\n",
-                    a.env.warp, threads, (threads + 31) / 32, threads > 32 ? "s" : "");
-            pattern_free(p);
-            return EXIT_USAGE;
-        }
-        for (int i = 0; i < count && i < PATTERN_MAX_ACCESSES; i++) {
-            if (a.access && i + 1 != a.access)
-                continue;
-            struct sim_one *o = &one[n];
-            memset(&err, 0, sizeof err);
-            if (pattern_eval(p, &a.env, i, &o->acc, &lay, &err)) {
-                print_pattern_error(a.pattern, &err);
-                pattern_free(p);
-                return EXIT_USAGE;
-            }
-            o->acc.mask &= a.mask;
-            o->info = pattern_access(p, i);
-            o->index = i + 1;
-            int bad = -1;
-            int st = simulate(o, &bad);
-            if (st) {
-                fprintf(stderr, "banklab sim: access %d: %s (lane %d)\n", i + 1,
-                        bank_status_str((enum bank_status)st), bad);
-                pattern_free(p);
-                return EXIT_USAGE;
-            }
-            n++;
-        }
-    } else {
-        struct sim_one *o = &one[0];
-        memset(o, 0, sizeof *o);
-        o->acc.width = a.width;
-        o->acc.op = a.store ? BANK_STORE : BANK_LOAD;
-        o->acc.mask = a.mask;
-        memcpy(o->acc.offset, a.offset, sizeof a.offset);
-        o->index = 1;
-        int bad = -1;
-        int st = simulate(o, &bad);
-        if (st == BANK_EALIGN) {
-            fprintf(stderr, "banklab sim: lane %d: offset %" PRIu64 " is not a multiple of the "
-                            "width (%u bytes)\n", bad, a.offset[bad >= 0 && bad < 32 ? bad : 0],
-                    a.width);
-            short_usage(stderr);
-            return EXIT_USAGE;
-        } else if (st) {
-            fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
-            return EXIT_USAGE;
-        }
-        n = 1;
-    }
-
-    static struct gpu_result meas[PATTERN_MAX_ACCESSES];
-    char source[GPU_TEXT_MAX + 32] = "";
-    int measured = a.gpu || a.replay, mrc = 0;
-    if (measured) {
-        mrc = measure(&a, one, n, meas, source, sizeof source);
-        if (mrc && mrc != EXIT_CHECK) {
-            pattern_free(p);
-            return mrc;
-        }
-    }
-
-    if (a.svg) {
+    int n = 1, mrc = 0, measured = a.gpu || a.replay;
+    rc = a.pattern ? eval_pattern(&a, one, &p, &n, &lay) : eval_offsets(&a, &one[0]);
+    if (!rc && measured && (mrc = measure(&a, one, n, &meas)) != 0 && mrc != EXIT_CHECK)
+        rc = mrc;
+    if (!rc && a.svg) {
         if (n != 1) {
             fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
                             "(the pattern has %d)\n", n);
-            pattern_free(p);
-            return EXIT_USAGE;
-        }
-        rc = write_svg(&a, &one[0]);
-        if (rc) {
-            pattern_free(p);
-            return rc;
-        }
-    }
-
-    if (a.json) {
-        FILE *f = stdout;
-        fputc('{', f);
-        if (p) {
-            json_pattern_fields(f, &a, &lay);
-            fputc(',', f);
-        }
-        if (n == 1) {
-            if (p) {
-                json_access_info(f, &a, &one[0]);
-                fputc(',', f);
-            }
-            json_result_fields(f, &one[0].res, &one[0].acc);
-            if (measured) {
-                fputc(',', f);
-                measured_json(f, &meas[0], &one[0].acc, source);
-            }
+            rc = EXIT_USAGE;
         } else {
-            fputs("\"accesses\":[", f);
-            for (int i = 0; i < n; i++) {
-                fputs(i ? ",{" : "{", f);
-                json_access_info(f, &a, &one[i]);
-                fputc(',', f);
-                json_result_fields(f, &one[i].res, &one[i].acc);
-                if (measured) {
-                    fputc(',', f);
-                    measured_json(f, &meas[i], &one[i].acc, source);
-                }
-                fputc('}', f);
-            }
-            fputc(']', f);
-        }
-        fputs("}\n", f);
-    } else {
-        struct grid_text_options go;
-        grid_text_options_init(&go);
-        go.ascii = a.ascii;
-        const char *nc = getenv("NO_COLOR");
-        go.color = !a.no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
-        go.cols = a.cols ? a.cols : term_columns();
-        go.lanes = a.lanes == 1 ? 1 : n == 1 ? -1 : 0;
-        if (p)
-            print_pattern_head(stdout, &a, &lay);
-        for (int i = 0; i < n; i++) {
-            if (p) {
-                char text[1024];
-                access_text(a.pattern, one[i].info, text, sizeof text);
-                fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
-                        one[i].index, pattern_access_count(p), text,
-                        one[i].info->kind == PATTERN_STORE ? "store" : "load",
-                        one[i].info->type);
-            }
-            grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op,
-                            one[i].acc.mask, &go);
-            if (measured)
-                measured_text(stdout, &meas[i], &one[i].acc, source);
+            rc = write_svg(&a, &one[0]);
         }
     }
+    if (rc) {
+        pattern_free(p);
+        return rc;
+    }
+    if (a.json)
+        write_json(&a, p, &lay, one, n, measured ? &meas : NULL);
+    else
+        write_text(&a, p, &lay, one, n, measured ? &meas : NULL);
     pattern_free(p);
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "banklab sim: write error: %s\n", strerror(errno));
         return EXIT_USAGE;
     }
-    return mrc;
+    return a.gpu ? measured_status(&meas, n) : mrc;
 }

@@ -1,8 +1,9 @@
 #!/bin/sh
 # gpu_nodevice.sh: the no-device path (CI has no GPU). `banklab bench` and `banklab verify`
-# (plain, --json, --csv, --quick, --device N) and `banklab sim ... --gpu` must print exactly one
-# line on stderr, nothing on stdout, and exit 3; bad options exit 2. On a machine with a usable GPU this suite SKIPs (77):
-# `make test-gpu` covers that path. Env: BANKLAB.
+# (plain, --json, --csv, --quick, --device N) and `banklab sim ... --gpu` (--offsets or a
+# pattern, one access or two, text or --json) must print exactly one line on stderr, nothing
+# on stdout, and exit 3; bad options exit 2 before looking for a GPU. On a machine with a
+# usable GPU this suite SKIPs (77): `make test-gpu` covers that path. Env: BANKLAB.
 set -u
 : "${BANKLAB:=build/banklab}"
 [ -x "$BANKLAB" ] || { echo "gpu_nodevice.sh: no binary at $BANKLAB"; exit 1; }
@@ -15,12 +16,19 @@ if [ $? != 3 ]; then
 fi
 fail=0
 offs=$(seq -s, 0 128 3968)
+pattern='__shared__ float s[1024]; s[lane * 32]'
 for args in "bench" "bench --json" "bench --csv" "bench --quick" "bench --device 3" \
             "verify" "verify --json" "verify --device 1" "verify --timing" \
             "sim --offsets $offs --gpu" "sim --offsets $offs --gpu --json" \
-            "sim --offsets $offs --gpu --device 2"; do
+            "sim --offsets $offs --gpu --device 2" "sim --offsets $offs --store --gpu --json" \
+            "sim PATTERN --gpu" "sim PATTERN --gpu --json" "sim TWO --gpu"; do
     # shellcheck disable=SC2086
-    "$BANKLAB" $args > "$tmp/out" 2> "$tmp/err"
+    set -f; set -- $args; set +f
+    case ${2:-} in     # a pattern is one argument with spaces
+        PATTERN) a1=$1; shift 2; set -- "$a1" "$pattern" "$@" ;;
+        TWO) a1=$1; shift 2; set -- "$a1" '__shared__ float s[64]; s[lane]; s[lane * 2]' "$@" ;;
+    esac
+    "$BANKLAB" "$@" > "$tmp/out" 2> "$tmp/err"
     rc=$?
     lines=$(wc -l < "$tmp/err")
     if [ $rc != 3 ] || [ "$lines" != 1 ] || [ -s "$tmp/out" ]; then
@@ -33,7 +41,8 @@ for args in "bench" "bench --json" "bench --csv" "bench --quick" "bench --device
 done
 grep -q -i -E "no GPU: (no CUDA|built without CUDA|driver too old)" "$tmp/err" ||
     { echo "FAIL: the reason does not say what is missing: $(cat "$tmp/err")"; fail=1; }
-for args in "bench --bogus" "bench --json --csv" "verify --device x" "verify --lessons /nonexistent/dir"; do
+for args in "bench --bogus" "bench --json --csv" "verify --device x" "verify --lessons /nonexistent/dir" \
+            "sim --offsets $offs --device 1" "sim --offsets $offs --gpu --device 99"; do
     # shellcheck disable=SC2086
     "$BANKLAB" $args > /dev/null 2> "$tmp/err"
     rc=$?
