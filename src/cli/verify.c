@@ -2,7 +2,9 @@
  * a learner can draw in a lesson scene (every parameter setting, lesson_scene_settings; every
  * element type, warp and access; each expectation's parameters) and the 63 measured cases of
  * assets/h200-wavefronts.json run on one warp under CUPTI; any difference between model and
- * counters fails (exit 1). --timing also times each access (time per access, slowdown);
+ * counters fails (exit 1); one that could not be measured (counters busy, no turn on the GPU,
+ * a failed run) is counted apart (exit 4). --timing also times each access (time per access,
+ * slowdown);
  * --json writes the recording format (tests/gpu/record.sh). No curses. */
 #include <math.h>
 #include <stdio.h>
@@ -256,8 +258,10 @@ static void case_line(const struct vitem *it)
                r->wavefronts_ld);
     else if (r->status == GPU_EINVAL)
         printf("%-60.60s  refused: %s\n", it->row.label, r->error);
+    else if (r->status == GPU_EVERIFY || r->status == GPU_OK)
+        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, r->error);
     else
-        printf("%-60.60s  FAILED: %s\n", it->row.label, r->error);
+        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, r->error);
 }
 
 static void usage(FILE *f)
@@ -265,153 +269,178 @@ static void usage(FILE *f)
     fprintf(f, "usage: banklab verify [--json] [--timing] [--lessons DIR] [--device N]\n"
                "  Runs every lesson access (every parameter setting, type, warp and access of\n"
                "  every scene) and the 63 H200 reference cases on the GPU and compares the bank\n"
-               "  model with the hardware counters (exit 1 on a difference); case-kernel scenes\n"
-               "  also run their kernel at every setting, checked against a CPU reference.\n"
+               "  model with the hardware counters; case-kernel scenes also run their kernel at\n"
+               "  every setting, checked against a CPU reference.\n"
                "  --timing  also time each access (time per access, slowdown): for recordings\n"
-               "  --json    write the recording format (docs/gpu.md) that --replay reads\n");
+               "  --json    write the recording format (docs/gpu.md) that --replay reads\n"
+               "Exit status: 0 every access agrees and every case output is right; 1 model\n"
+               "and counters differ somewhere, or a case kernel's output is wrong; 4 nothing\n"
+               "differs, but some accesses or case runs could not be measured (counters busy\n"
+               "or not allowed, no turn on the GPU, a failed run: counted apart, never as a\n"
+               "difference); 2 bad usage or input; 3 no GPU or no counters at all.\n");
 }
 
-int cmd_verify(int argc, char **argv)
+struct vopts {
+    int json, timing, device;
+    const char *lessons;
+};
+
+/* Options into o: 0, -1 after --help, or the exit status of a usage error. */
+static int parse_args(int argc, char **argv, struct vopts *o)
 {
-    int json = 0, device = 0, timing = 0;
-    const char *lessons_opt = NULL;
+    memset(o, 0, sizeof *o);
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
-            json = 1;
+            o->json = 1;
         else if (!strcmp(argv[i], "--timing"))
-            timing = 1;
+            o->timing = 1;
         else if (!strcmp(argv[i], "--lessons") && i + 1 < argc)
-            lessons_opt = argv[++i];
+            o->lessons = argv[++i];
         else if (!strcmp(argv[i], "--device")) {
             long long v;
             if (cli_int_arg("verify", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
                             &v))
                 return EXIT_USAGE;
-            device = (int)v;
+            o->device = (int)v;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
-            return 0;
+            return -1;
         } else {
             fprintf(stderr, "banklab verify: unknown argument '%s'\n", argv[i]);
             usage(stderr);
             return EXIT_USAGE;
         }
     }
+    return 0;
+}
 
-    /* Collect the accesses first: bad input is reported before any GPU work. */
-    struct vlist L;
-    memset(&L, 0, sizeof L);
-    L.timing = timing;
-    char dirbuf[1024], pathbuf[1024], msg[RECORDING_MSG_MAX], scenes[17] = "";
+/* Every setting of every lesson scene into L (and its case kernel runs); *nloaded lessons;
+ * scenes: their digest ("" when a file was left out). 0, or the exit status after a message. */
+static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloaded, char *scenes)
+{
+    char dirbuf[1024];
     const char *dir = lesson_find_dir(lessons_opt, dirbuf, sizeof dirbuf);
     struct lesson_set set;
     memset(&set, 0, sizeof set);
-    int nlessons_loaded = 0;
+    *nloaded = 0;
     if (!dir) {
         if (lessons_opt) {
             fprintf(stderr, "banklab verify: %s: no such lessons directory\n", lessons_opt);
             return EXIT_USAGE;
         }
         fprintf(stderr, "banklab verify: no lessons directory found; checking the H200 cases only\n");
-    } else {
-        struct lctx lc = {0};
-        if (lesson_set_load_dir(&set, dir, report_load, &lc) == 0) {
-            nlessons_loaded = set.nlessons;
-            lesson_scenes_digest(&set, scenes);
-            for (int li = 0; li < set.nlessons; li++) {
-                const struct lesson *les = &set.lessons[li];
-                for (int si = 0; si < les->nsteps; si++) {
-                    const struct lesson_step *st = &les->steps[si];
-                    if (!st->scene)
-                        continue;
-                    if (add_step(&L, les, st)) {
-                        fprintf(stderr, "banklab verify: out of memory\n");
-                        lesson_set_done(&set);
-                        vlist_free(&L);
-                        return EXIT_USAGE;
-                    }
+        return 0;
+    }
+    struct lctx lc = {0};
+    if (lesson_set_load_dir(&set, dir, report_load, &lc) == 0) {
+        *nloaded = set.nlessons;
+        lesson_scenes_digest(&set, scenes);
+        for (int li = 0; li < set.nlessons; li++) {
+            const struct lesson *les = &set.lessons[li];
+            for (int si = 0; si < les->nsteps; si++) {
+                const struct lesson_step *st = &les->steps[si];
+                if (st->scene && add_step(L, les, st)) {
+                    fprintf(stderr, "banklab verify: out of memory\n");
+                    lesson_set_done(&set);
+                    return EXIT_USAGE;
                 }
             }
-        } else if (lessons_opt) {
-            fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", dir);
-            vlist_free(&L);
-            return EXIT_USAGE;
         }
-        if (lc.problems) {
-            scenes[0] = '\0'; /* a file left out: the digest would not be the lessons' */
-            fprintf(stderr, "banklab verify: %d lesson problem(s) above; `banklab check` "
-                            "explains them\n", lc.problems);
-        }
-        lesson_set_done(&set);
+    } else if (lessons_opt) {
+        fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", dir);
+        return EXIT_USAGE;
     }
-    int nlesson_items = L.n, ncase_items = 0;
-    for (int i = 0; i < L.n; i++)
-        ncase_items += L.v[i].is_case;
-    struct hw_case *cases = NULL;
-    int ncases = 0;
-    const char *cpath = recording_find_asset("h200-wavefronts.json", pathbuf, sizeof pathbuf);
+    if (lc.problems) {
+        scenes[0] = '\0'; /* a file left out: the digest would not be the lessons' */
+        fprintf(stderr, "banklab verify: %d lesson problem(s) above; `banklab check` "
+                        "explains them\n", lc.problems);
+    }
+    lesson_set_done(&set);
+    return 0;
+}
+
+/* The 63 cases of assets/h200-wavefronts.json into L (and *cases, to compare with their file).
+ * 0, or the exit status after a message. */
+static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncases, char *path,
+                             size_t pn)
+{
+    char msg[RECORDING_MSG_MAX];
+    const char *cpath = recording_find_asset("h200-wavefronts.json", path, pn);
     if (!cpath) {
         fprintf(stderr, "banklab verify: assets/h200-wavefronts.json not found "
                         "(set BANKLAB_ASSETS)\n");
-        vlist_free(&L);
         return EXIT_USAGE;
     }
-    if (recording_load_hw_cases(cpath, &cases, &ncases, msg, sizeof msg)) {
+    if (recording_load_hw_cases(cpath, cases, ncases, msg, sizeof msg)) {
         fprintf(stderr, "banklab verify: %s\n", msg);
-        vlist_free(&L);
         return EXIT_USAGE;
     }
-    for (int i = 0; i < ncases; i++) {
+    for (int i = 0; i < *ncases; i++) {
         char label[128];
-        snprintf(label, sizeof label, "h200/%s", cases[i].name);
-        if (vlist_add(&L, "h200", label, &cases[i].access)) {
+        snprintf(label, sizeof label, "h200/%s", (*cases)[i].name);
+        if (vlist_add(L, "h200", label, &(*cases)[i].access)) {
             fprintf(stderr, "banklab verify: out of memory\n");
-            free(cases);
-            vlist_free(&L);
             return EXIT_USAGE;
         }
     }
+    return 0;
+}
 
-    struct gpu_info info;
-    struct gpu *g = gpu_open(device, &info);
-    if (!g || !info.available || !info.counters) {
-        if (!g)
-            fprintf(stderr, "banklab verify: out of memory\n");
-        else if (!info.available)
-            fprintf(stderr, "banklab verify: no GPU: %s\n", info.reason);
-        else
-            fprintf(stderr, "banklab verify: no hardware counters: %s\n", info.counters_reason);
-        gpu_close(g);
-        free(cases);
-        vlist_free(&L);
-        return g ? EXIT_NOGPU : EXIT_USAGE;
-    }
+/* The GPU, or NULL after one line (*rc: EXIT_NOGPU, or EXIT_USAGE when out of memory). */
+static struct gpu *open_gpu(int device, struct gpu_info *info, int *rc)
+{
+    struct gpu *g = gpu_open(device, info);
+    *rc = g ? EXIT_NOGPU : EXIT_USAGE;
+    if (!g)
+        fprintf(stderr, "banklab verify: out of memory\n");
+    else if (!info->available)
+        fprintf(stderr, "banklab verify: no GPU: %s\n", info->reason);
+    else if (!info->counters)
+        fprintf(stderr, "banklab verify: no hardware counters: %s\n", info->counters_reason);
+    else
+        return g;
+    gpu_close(g);
+    return NULL;
+}
 
-    int failed = 0, disagree = 0, agree = 0, distinct = 0, case_runs = 0, case_refused = 0,
-        case_failed = 0;
-    for (int i = 0; i < L.n; i++) {
-        struct vitem *it = &L.v[i];
+/* What the run found. A measurement that failed is never counted as a difference. */
+struct tally {
+    int agree, differ, unmeasured, busy;      /* pattern accesses (busy: of the unmeasured) */
+    int distinct, case_runs, case_refused, case_wrong, case_unmeasured;
+    int file_mismatch;
+};
+
+/* Measure every item (identical ones once) and sort the results into t. */
+static void measure_all(struct gpu *g, struct vlist *L, struct tally *t)
+{
+    for (int i = 0; i < L->n; i++) {
+        struct vitem *it = &L->v[i];
         struct gpu_result *r = &it->row.rec.res;
-        if (it->dup_of >= 0) {
-            *r = L.v[it->dup_of].row.rec.res;
+        int first = it->dup_of < 0;
+        if (!first) {
+            *r = L->v[it->dup_of].row.rec.res;
             r->id = it->row.rec.req.id;
         } else {
-            distinct += !it->is_case;
-            case_runs += it->is_case;
+            t->distinct += !it->is_case;
+            t->case_runs += it->is_case;
             gpu_run(g, &it->row.rec.req, r, it->is_case ? 2 * VERIFY_TIMEOUT_MS : VERIFY_TIMEOUT_MS);
         }
         if (it->is_case) {
             /* A refused setting (misaligned carve, out of range) is the lesson's point: its
-             * one-line reason is recorded. A failed run or a wrong output is not. */
+             * one-line reason is recorded. A wrong output is a failure; a run that could not
+             * happen (no turn, a failed launch) is counted apart. */
             if (r->status == GPU_EINVAL)
-                case_refused += it->dup_of < 0;
-            else if (r->status != GPU_OK || !r->verified)
-                case_failed += it->dup_of < 0;
+                t->case_refused += first;
+            else if (r->status == GPU_EVERIFY || (r->status == GPU_OK && !r->verified))
+                t->case_wrong += first;
+            else if (r->status != GPU_OK)
+                t->case_unmeasured += first;
             continue;
         }
         if (r->status != GPU_OK || !r->has_counters) {
-            failed++;
-            it->row.agree = 0;
+            t->unmeasured++;
+            t->busy += r->status == GPU_OK && r->counters_busy;
+            it->row.agree = -1;                 /* not compared: null in the recording */
             continue;
         }
         int st = it->row.rec.req.access.op == BANK_STORE;
@@ -420,80 +449,134 @@ int cmd_verify(int argc, char **argv)
         it->row.agree = fabs(w - it->row.model_wavefronts) < 0.005 &&
                         fabs(c - it->row.model_conflicts) < 0.005;
         if (it->row.agree)
-            agree++;
+            t->agree++;
         else
-            disagree++;
+            t->differ++;
     }
+}
+
+static int write_json(const struct vlist *L, const struct gpu_info *info, int timing,
+                      const char *scenes)
+{
+    struct recording rec;
+    recording_init(&rec);
+    snprintf(rec.device, sizeof rec.device, "%s", info->device);
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(rec.date, sizeof rec.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(rec.command, sizeof rec.command, "banklab verify --json%s", timing ? " --timing" : "");
+    snprintf(rec.scenes, sizeof rec.scenes, "%s", scenes);
+    /* Replay finds a result by the access or kernel setting, so a repeat adds nothing; the 63
+     * H200 reference rows stay whole (tests check them as a set). */
+    int bad = 0;
+    for (int i = 0; i < L->n && !bad; i++)
+        if (L->v[i].dup_of < 0 || !strcmp(L->v[i].row.group, "h200"))
+            bad = recording_add(&rec, &L->v[i].row) != 0;
+    if (!bad)
+        bad = recording_write(stdout, &rec) != 0;
+    recording_done(&rec);
+    return bad ? -1 : 0;
+}
+
+static void write_rows(const struct vlist *L)
+{
+    printf("%-60s %11s %13s  %s\n", "access", "model wf/cf", "counters wf/cf", "");
+    for (int i = 0; i < L->n; i++) {
+        const struct vitem *it = &L->v[i];
+        const struct gpu_result *r = &it->row.rec.res;
+        int st = it->row.rec.req.access.op == BANK_STORE;
+        if (it->is_case) {
+            if (it->dup_of < 0)
+                case_line(it);
+            continue;
+        }
+        if (it->dup_of >= 0 && it->row.agree == 1 && strcmp(it->row.group, "h200"))
+            continue; /* a repeat of an access listed above */
+        char meas[40];
+        int measured = r->status == GPU_OK && r->has_counters;
+        if (measured)
+            snprintf(meas, sizeof meas, "%.2f/%.2f", st ? r->wavefronts_st : r->wavefronts_ld,
+                     st ? r->conflicts_st : r->conflicts_ld);
+        else
+            snprintf(meas, sizeof meas, "-");
+        printf("%-60.60s %5d/%-5d %13s  %s\n", it->row.label, it->row.model_wavefronts,
+               it->row.model_conflicts, meas,
+               !measured ? "NOT MEASURED" : it->row.agree == 1 ? "ok" : "DIFFERS");
+        if (!measured)
+            printf("    %s\n", r->status != GPU_OK ? r->error : r->counters_note);
+    }
+}
+
+static void write_summary(const struct tally *t, int nlessons, int nlesson_items, int ncase_items,
+                          int ncases, int npattern, int timing, const char *cpath)
+{
+    printf("\n%d lesson(s): %d lesson accesses (every setting, type, warp and access of every "
+           "scene); %d H200 reference cases; %d distinct accesses measured%s\n", nlessons,
+           nlesson_items - ncase_items, ncases, t->distinct, timing ? " and timed" : "");
+    printf("model vs counters: %d of %d agree (%.1f %%), %d differ, %d could not be measured",
+           t->agree, npattern, npattern ? 100.0 * t->agree / npattern : 0.0, t->differ,
+           t->unmeasured);
+    if (t->busy)
+        printf(" (%d with the counters busy: another profiler)", t->busy);
+    printf("\ncase kernel scenes: %d settings, %d distinct runs: %d outputs checked against the "
+           "CPU reference, %d refused as the lesson expects, %d wrong, %d could not be measured\n",
+           ncase_items, t->case_runs,
+           t->case_runs - t->case_refused - t->case_wrong - t->case_unmeasured, t->case_refused,
+           t->case_wrong, t->case_unmeasured);
+    if (t->file_mismatch)
+        printf("model vs %s: %d case(s) differ\n", cpath, t->file_mismatch);
+    if (t->unmeasured || t->case_unmeasured)
+        printf("not measured is not a difference: run again when the GPU is free (exit 4)\n");
+}
+
+int cmd_verify(int argc, char **argv)
+{
+    struct vopts o;
+    int rc = parse_args(argc, argv, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    /* Collect the accesses first: bad input is reported before any GPU work. */
+    struct vlist L;
+    memset(&L, 0, sizeof L);
+    L.timing = o.timing;
+    struct hw_case *cases = NULL;
+    int ncases = 0, nlessons = 0;
+    char cpath[1024], scenes[17] = "";
+    rc = collect_lessons(&L, o.lessons, &nlessons, scenes);
+    int nlesson_items = L.n, ncase_items = 0;
+    for (int i = 0; i < L.n; i++)
+        ncase_items += L.v[i].is_case;
+    if (!rc)
+        rc = collect_reference(&L, &cases, &ncases, cpath, sizeof cpath);
+    struct gpu_info info;
+    struct gpu *g = rc ? NULL : open_gpu(o.device, &info, &rc);
+    if (!g) {
+        free(cases);
+        vlist_free(&L);
+        return rc;
+    }
+    struct tally t;
+    memset(&t, 0, sizeof t);
+    measure_all(g, &L, &t);
     gpu_close(g);
     /* The H200 file's own numbers: the model must match them too (it does: tests/unit). */
-    int file_mismatch = 0;
     for (int i = 0; i < ncases; i++) {
         const struct vitem *it = &L.v[nlesson_items + i];
         if (it->row.model_wavefronts != cases[i].wavefronts ||
             it->row.model_conflicts != cases[i].conflicts)
-            file_mismatch++;
+            t.file_mismatch++;
     }
-
-    int rc = (failed || disagree || file_mismatch || case_failed) ? EXIT_CHECK : 0;
-    int npattern = L.n - ncase_items;
-    if (json) {
-        struct recording rec;
-        recording_init(&rec);
-        snprintf(rec.device, sizeof rec.device, "%s", info.device);
-        time_t t = time(NULL);
-        struct tm tm;
-        gmtime_r(&t, &tm);
-        strftime(rec.date, sizeof rec.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        snprintf(rec.command, sizeof rec.command, "banklab verify --json%s",
-                 timing ? " --timing" : "");
-        snprintf(rec.scenes, sizeof rec.scenes, "%s", scenes);
-        /* Replay finds a result by the access or kernel setting, so a repeat adds nothing;
-         * the 63 H200 reference rows stay whole (tests check them as a set). */
-        for (int i = 0; i < L.n; i++)
-            if ((L.v[i].dup_of < 0 || !strcmp(L.v[i].row.group, "h200")) &&
-                recording_add(&rec, &L.v[i].row)) {
-                rc = EXIT_CHECK;
-                break;
-            }
-        if (recording_write(stdout, &rec))
+    rc = t.differ || t.file_mismatch || t.case_wrong ? EXIT_CHECK
+         : t.unmeasured || t.case_unmeasured          ? EXIT_UNMEASURED : 0;
+    if (o.json) {
+        if (write_json(&L, &info, o.timing, scenes))
             rc = EXIT_CHECK;
-        recording_done(&rec);
     } else {
         printf("device: %s\n", info.device);
-        printf("%-60s %11s %13s  %s\n", "access", "model wf/cf", "counters wf/cf", "");
-        for (int i = 0; i < L.n; i++) {
-            const struct vitem *it = &L.v[i];
-            const struct gpu_result *r = &it->row.rec.res;
-            int st = it->row.rec.req.access.op == BANK_STORE;
-            if (it->is_case) {
-                if (it->dup_of < 0)
-                    case_line(it);
-                continue;
-            }
-            if (it->dup_of >= 0 && it->row.agree == 1 && strcmp(it->row.group, "h200"))
-                continue; /* a repeat of an access listed above */
-            char meas[40];
-            if (r->status == GPU_OK && r->has_counters)
-                snprintf(meas, sizeof meas, "%.2f/%.2f", st ? r->wavefronts_st : r->wavefronts_ld,
-                         st ? r->conflicts_st : r->conflicts_ld);
-            else
-                snprintf(meas, sizeof meas, "error");
-            printf("%-60.60s %5d/%-5d %13s  %s\n", it->row.label, it->row.model_wavefronts,
-                   it->row.model_conflicts, meas, it->row.agree == 1 ? "ok" : "DIFFERS");
-            if (r->status != GPU_OK || !r->has_counters)
-                printf("    %s\n", r->status != GPU_OK ? r->error : r->counters_note);
-        }
-        printf("\n%d lesson(s): %d lesson accesses (every setting, type, warp and access of every "
-               "scene); %d H200 reference cases; %d distinct accesses measured%s\n",
-               nlessons_loaded, nlesson_items - ncase_items, ncases, distinct,
-               timing ? " and timed" : "");
-        printf("model vs counters: %d of %d agree (%.1f %%), %d differ, %d failed to run\n", agree,
-               npattern, npattern ? 100.0 * agree / npattern : 0.0, disagree, failed);
-        printf("case kernel scenes: %d settings, %d distinct runs: %d outputs checked against the "
-               "CPU reference, %d refused as the lesson expects, %d failed\n", ncase_items,
-               case_runs, case_runs - case_refused - case_failed, case_refused, case_failed);
-        if (file_mismatch)
-            printf("model vs %s: %d case(s) differ\n", cpath, file_mismatch);
+        write_rows(&L);
+        write_summary(&t, nlessons, nlesson_items, ncase_items, ncases, L.n - ncase_items,
+                      o.timing, cpath);
     }
     free(cases);
     vlist_free(&L);
