@@ -1,7 +1,8 @@
 #!/bin/sh
 # GPU tests (`make test-gpu`): the measurements behind docs/gpu.md, checked against their goals.
 # Needs a CUDA device; without one prints SKIP and exits 77. Env: BANKLAB (binary), BUILD.
-# Also runs `banklab sim --gpu`, tests/gpu/probe.sh (the copy ceiling and counter-offset
+# Also runs `banklab sim --gpu`, tests/gpu/lock.sh and tests/gpu/classroom.sh 32 (the
+# measurement lock; a class of 32 learners), tests/gpu/probe.sh (the copy ceiling and counter-offset
 # experiments), tests/gpu/kernel.sh (banklab kernel against Nsight Compute and the range
 # profiler, faults, time limit, speed) and tests/gpu/sanitize.sh (compute-sanitizer memcheck +
 # racecheck on every kernel).
@@ -66,6 +67,11 @@ import json, sys
 m = json.load(open('$out/sim.json'))['measured']
 print('     sim --gpu:', m['wavefronts'], 'wavefronts,', m['ns_per_access'], 'ns per access,', m['slowdown'], 'x;', m['source'])
 sys.exit(0 if m['status'] == 'ok' and m['wavefronts'] == 32 and 28 <= m['slowdown'] <= 34 else 1)"
+
+# a class on one server: the device lock (waiting shown, a planted link refused) and 32
+# learners measuring at once (docs/gpu.md, "A class on one GPU server")
+BANKLAB="$B" sh "$dir/lock.sh" || fail=1
+BANKLAB="$B" sh "$dir/classroom.sh" 32 || fail=1
 
 "$B" bench --json --quick > "$out/rec.json" 2> "$out/rec.err"
 check "bench --json exits 0" test $? = 0
