@@ -60,7 +60,8 @@ present_walk() {
         if [ "$scene" = 1 ]; then
             [ "$predict" = 1 ] && keys e
             wait_for "$GRID_HEADER" 5 || fail "present step $ch.$st: no bank grid"
-            grep -qE "^  model: [0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way" "$TMP/screen.txt" ||
+            # a capture can catch the grid before the lines under it are drawn: wait for them
+            wait_for "^  model: [0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way" 5 ||
                 fail "present step $ch.$st: no intact model line"
             grep -q "n next" "$TMP/screen.txt" && fail "present step $ch.$st: key bar shown"
             if [ "$predict" = 1 ]; then
