@@ -81,35 +81,32 @@ static const char *result_name(struct bl_counters *c, CUptiResult r)
     return "unknown CUPTI error";
 }
 
+/* 1 for a result that says this device cannot be profiled at all. */
+static int device_unsupported(int r)
+{
+    return r == CUPTI_ERROR_NOT_SUPPORTED || r == CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED ||
+           r == CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED || r == CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED ||
+           r == CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED ||
+           r == CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED;
+}
+
 extern "C" void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n)
 {
-    switch (r) {
-    case CUPTI_ERROR_HARDWARE_BUSY:
+    if (device_unsupported(r))
+        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, text);
+    else if (r == CUPTI_ERROR_HARDWARE_BUSY)
         bl_fmt(why, n, "%s: CUPTI_ERROR_HARDWARE_BUSY", call);
-        return;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
+    else if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+             r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
         bl_fmt(why, n, "counters not allowed: insufficient privileges (%s; run as root or allow "
                        "profiling for all users)", call);
-        return;
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
+    else if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
         bl_fmt(why, n, "counters not available: another profiler is active in this process (%s)",
                call);
-        return;
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
+    else if (r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED)
         bl_fmt(why, n, "counters not available on a virtualised GPU (%s)", call);
-        return;
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
-        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, text);
-        return;
-    default:
+    else
         bl_fmt(why, n, "counters not available: %s failed: %s (%d)", call, text, r);
-    }
 }
 
 /* What a failed CUPTI call means, with one line about it (bl_cupti_why): busy (another
@@ -119,23 +116,14 @@ static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const ch
                                   enum ctr_status other, char *why, size_t n)
 {
     bl_cupti_why((int)r, result_name(c, r), call, why, n);
-    switch (r) {
-    case CUPTI_ERROR_HARDWARE_BUSY:
+    if (r == CUPTI_ERROR_HARDWARE_BUSY)
         return CTR_BUSY;
-    case CUPTI_ERROR_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES:
-    case CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED:
-    case CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_NOT_SUPPORTED:
-    case CUPTI_ERROR_MIG_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CMP_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_WSL_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_SLI_DEVICE_NOT_SUPPORTED:
-    case CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED:
+    if (device_unsupported(r) || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES ||
+        r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
+        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED)
         return CTR_UNAVAILABLE;
-    default:
-        return other;
-    }
+    return other;
 }
 
 /* A CUPTI parameter block: zeroed, with its structSize set. */
