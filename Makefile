@@ -221,10 +221,10 @@ $(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cu
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
 	  src/gpu/cuda_counters.cu -L$(CUDA_HOME)/lib64 -ldl
 
-# libFuzzer targets: every room but the screens and the command line, built with clang and
-# without CUDA, one binary per tests/fuzz/fuzz_*.c.
+# libFuzzer targets: every room but the screens and the command line, built with clang as
+# GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_% none_%,$(notdir $(f))),,$(f))))
+FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \

@@ -1,0 +1,16 @@
+#!/bin/sh
+# fuzz_build.sh: the libFuzzer targets (`make fuzz`) still build and run over their seed corpus.
+# A room that gains a source file the GPU=none build does not link breaks them silently
+# otherwise (make test builds no fuzz target). Short: the seeds plus 2,000 inputs each.
+set -u
+: "${BUILD:=build}"
+command -v clang >/dev/null || { echo "fuzz_build.sh: SKIP: clang is not installed (make deps)"; exit 77; }
+out=$(make --no-print-directory -s BUILD="$BUILD" $(ls tests/fuzz/fuzz_*.c | sed "s|tests/fuzz/\(.*\)\.c|$BUILD/fuzz/\1|") 2>&1) ||
+    { echo "FAIL: the fuzz targets do not build:"; echo "$out" | tail -n 20; exit 1; }
+for f in "$BUILD"/fuzz/fuzz_*; do
+    [ -x "$f" ] || continue
+    n=$(basename "$f")
+    "$f" -runs=2000 -timeout=5 -rss_limit_mb=2048 "tests/fuzz/corpus/${n#fuzz_}" > "$BUILD/fuzz/$n.smoke.log" 2>&1 ||
+        { echo "FAIL: $n over its seed corpus:"; tail -n 20 "$BUILD/fuzz/$n.smoke.log"; exit 1; }
+done
+echo "fuzz_build.sh: ok"
