@@ -373,9 +373,15 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
 
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", a->file, r->kernel, r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem, r->device);
-    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n\n", r->regs,
+    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n", r->regs,
             r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "",
             r->timing.warm ? "; measuring server (warm)" : "");
+    if (r->lock_note[0])
+        fprintf(f, "measured %s\n", r->lock_note);
+    else if (r->timing.wait >= 100)
+        fprintf(f, "waited %.1f s for the GPU (other banklab processes were measuring)\n",
+                r->timing.wait / 1e3);
+    fputc('\n', f);
     fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
             "excess", "ways", "source");
     char label[32];
@@ -448,10 +454,11 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     if (a->timings) {
         const struct gpu_kernel_timing *t = &r->timing;
         fprintf(f, "timings (ms): %s, process start %.1f, cuInit %.1f, context %.1f, compile %.1f%s, "
-                "load %.1f, CUPTI setup %.1f, run %.1f, collect %.1f, counters %.1f, total %.1f\n",
+                "load %.1f, CUPTI setup %.1f, wait for the GPU %.1f, run %.1f, collect %.1f, "
+                "counters %.1f, total %.1f\n",
                 t->warm ? "warm server" : "new process", t->start, t->init, t->context,
-                t->compile, t->cache_hit ? " (cache)" : "", t->load, t->cupti, t->run, t->collect,
-                t->counters, t->total);
+                t->compile, t->cache_hit ? " (cache)" : "", t->load, t->cupti, t->wait, t->run,
+                t->collect, t->counters, t->total);
     }
     lines_free(&s.main);
     for (int i = 0; i < 16; i++) {
@@ -559,13 +566,15 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     }
     const struct gpu_kernel_timing *tm = &r->timing;
     static const char *tnames[] = {"start", "init", "context", "compile", "load",
-                                   "cupti", "run", "collect", "counters", "total"};
+                                   "cupti", "wait", "run", "collect", "counters", "total"};
     const double tv[] = {tm->start, tm->init, tm->context, tm->compile, tm->load,
-                         tm->cupti, tm->run, tm->collect, tm->counters, tm->total};
+                         tm->cupti, tm->wait, tm->run, tm->collect, tm->counters, tm->total};
     fputs(",\n \"timing_ms\": {", f);
     json_fields(f, tnames, tv, (int)(sizeof tv / sizeof tv[0]));
-    fprintf(f, ", \"cached\": %s, \"warm\": %s}}\n", tm->cache_hit ? "true" : "false",
+    fprintf(f, ", \"cached\": %s, \"warm\": %s}, \"lock\": ", tm->cache_hit ? "true" : "false",
             tm->warm ? "true" : "false");
+    json_str(f, r->lock_note[0] ? r->lock_note : "measured in the device's turn");
+    fputs("}\n", f);
     lines_free(&t);
 }
 

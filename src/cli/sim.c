@@ -37,6 +37,7 @@ struct sim_args {
     const char *svg;
     int gpu, device, device_set;             /* --gpu, --device N */
     const char *replay;                      /* --replay FILE */
+    const char *script;                      /* --script FILE: a pattern a line, "-" stdin */
 };
 
 static void short_usage(FILE *f)
@@ -47,6 +48,7 @@ static void short_usage(FILE *f)
           "                  [OUTPUT OPTIONS]\n"
           "output options: --json --ascii --no-color --lanes --columns N --svg FILE\n"
           "measure it:     --gpu [--device N] | --replay FILE\n"
+          "many patterns:  --script FILE (one pattern a line; - reads stdin)\n"
           "banklab sim --help explains everything, with examples.\n",
           f);
 }
@@ -102,6 +104,12 @@ static void help(FILE *f)
         "  --device N           which GPU (default 0)\n"
         "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
         "                       --json; the shipped one is assets/h200-recording.json)\n"
+        "  --script FILE        many patterns, one a line (- reads stdin; blank lines and\n"
+        "                       lines starting with # are skipped), each with the options\n"
+        "                       given here; the GPU (or the recording) is opened once, as\n"
+        "                       the tutorial keeps it: a lab's or a class's script of\n"
+        "                       measurements. With --json, one object a line (JSON Lines)\n"
+        "                       with \"line\" (its line number) added\n"
         "  The time of one warp access is the SM time one warp instruction of it costs\n"
         "  while every SM runs many warps of it (ns, and SM clocks: clk); the slowdown\n"
         "  compares it with the conflict-free access of the same width and kind (lane l\n"
@@ -162,7 +170,9 @@ static void help(FILE *f)
         "stderr; an unreadable recording names the file); 3 --gpu without a usable GPU\n"
         "(one line on stderr, nothing on stdout); 4 --gpu could not measure all of it\n"
         "(counters busy or not allowed, no turn on the GPU within 30 s, a failed run:\n"
-        "one line on stderr says what and why; what was measured is printed).\n"
+        "one line on stderr says what and why; what was measured is printed). With\n"
+        "--script every line runs, a line's error names the line, and the exit status is\n"
+        "that of the first line that failed (3 at once when no GPU answers).\n"
         , f);
 }
 
@@ -309,9 +319,15 @@ static int check_args(const struct sim_args *a)
         return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
     if (a->device_set && !a->gpu)
         return usage_error("--device picks the GPU of --gpu%s", "");
-    if (!a->pattern && !a->have_offsets)
-        return usage_error("nothing to simulate: give a PATTERN or --offsets LIST%s", "");
-    if (a->pattern) {
+    if (a->script && (a->pattern || a->have_offsets))
+        return usage_error("--script gives the patterns, one a line: no PATTERN or --offsets "
+                           "beside it%s", "");
+    if (a->script && a->svg)
+        return usage_error("--svg draws one access; --script runs many%s", "");
+    if (!a->pattern && !a->have_offsets && !a->script)
+        return usage_error("nothing to simulate: give a PATTERN, --offsets LIST or --script "
+                           "FILE%s", "");
+    if (a->pattern || a->script) {
         if (a->width_set)
             return usage_error("--width belongs to --offsets; a pattern's types set the "
                                "width%s", "");
@@ -419,6 +435,11 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
             a->cols = (int)c;
         } else if (!strcmp(arg, "--gpu")) {
             a->gpu = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--script", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--script wants a file of patterns, one a line (- for "
+                                   "stdin)%s", "");
+            a->script = v;
         } else if ((v = opt_value(argc, argv, &i, "--replay", &m)) || m) {
             if (!v || !*v)
                 return usage_error("--replay wants a recording file%s", "");
@@ -766,27 +787,41 @@ static double now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* --gpu / --replay: each access through gpu.h (the CUDA runner or the recording), as the
- * tutorial sends it. Returns 0, EXIT_CHECK when a recording says a run failed, or the exit
- * status after one line on stderr. */
-static int measure(const struct sim_args *a, const struct sim_one *one, int n,
-                   struct sim_meas *m)
-{
+/* The GPU runner or the recording, opened once for every pattern of a run. */
+struct sim_meter {
+    struct gpu *g;
     struct gpu_info info;
+    double open_ms;               /* start-up, reported with the first access measured */
+};
+
+/* meter_open: open --gpu's device or --replay's recording. 0, or the exit status after one
+ * line on stderr. */
+static int meter_open(const struct sim_args *a, struct sim_meter *mt)
+{
     double t0 = now_ms();
-    struct gpu *g = a->replay ? cli_open_replay("sim", a->replay, &info) : gpu_open(a->device, &info);
-    if (!g) {
+    mt->g = a->replay ? cli_open_replay("sim", a->replay, &mt->info) : gpu_open(a->device, &mt->info);
+    if (!mt->g) {
         if (!a->replay)
             fprintf(stderr, "banklab sim: out of memory\n");
         return EXIT_USAGE;
     }
-    if (!info.available) {
-        fprintf(stderr, "banklab sim: no GPU: %s\n", info.reason);
-        gpu_close(g);
+    if (!mt->info.available) {
+        fprintf(stderr, "banklab sim: no GPU: %s\n", mt->info.reason);
+        gpu_close(mt->g);
+        mt->g = NULL;
         return EXIT_NOGPU;
     }
-    measured_source(&info, m->source, sizeof m->source);
-    snprintf(m->lock, sizeof m->lock, "%s", info.lock);
+    mt->open_ms = now_ms() - t0;
+    return 0;
+}
+
+/* --gpu / --replay: each access through gpu.h (the CUDA runner or the recording), as the
+ * tutorial sends it. Returns 0, or EXIT_CHECK when a recording says a run failed. */
+static int measure(const struct sim_args *a, struct sim_meter *mt, const struct sim_one *one,
+                   int n, struct sim_meas *m)
+{
+    measured_source(&mt->info, m->source, sizeof m->source);
+    snprintf(m->lock, sizeof m->lock, "%s", mt->info.lock);
     m->live = !a->replay;
     int failed = 0;
     for (int i = 0; i < n; i++) {
@@ -797,13 +832,13 @@ static int measure(const struct sim_args *a, const struct sim_one *one, int n,
         q.access = one[i].acc;
         q.want_timing = q.want_counters = 1;
         double t1 = now_ms();
-        enum gpu_status st = gpu_run(g, &q, &m->res[i], SIM_GPU_TIMEOUT_MS);
+        enum gpu_status st = gpu_run(mt->g, &q, &m->res[i], SIM_GPU_TIMEOUT_MS);
         m->run[i].request_ms = now_ms() - t1;
-        m->run[i].open_ms = i ? 0 : t1 - t0;
+        m->run[i].open_ms = mt->open_ms;
+        mt->open_ms = 0;
         m->run[i].lock = m->lock;
         failed |= st != GPU_OK && st != GPU_ENOTRECORDED && st != GPU_EINVAL;
     }
-    gpu_close(g);
     return failed && a->replay ? EXIT_CHECK : 0;
 }
 
@@ -835,10 +870,12 @@ static int measured_status(const struct sim_meas *m, int n)
 
 static void write_json(const struct sim_args *a, struct pattern *p,
                        const struct pattern_layout *lay, const struct sim_one *one, int n,
-                       const struct sim_meas *m)
+                       const struct sim_meas *m, int line)
 {
     FILE *f = stdout;
     fputc('{', f);
+    if (line)
+        fprintf(f, "\"line\":%d,", line);
     if (p) {
         json_pattern_fields(f, a, lay);
         fputc(',', f);
@@ -890,43 +927,106 @@ static void write_text(const struct sim_args *a, struct pattern *p,
     }
 }
 
-int cmd_sim(int argc, char **argv)
+/* sim_pattern: one PATTERN (or the raw offsets) through the model and, with mt, measured;
+ * printed. line: its line in --script (0 for the command line). Returns the exit status. */
+static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
 {
-    static struct sim_args a;         /* large: keep it off the stack */
     static struct sim_one one[PATTERN_MAX_ACCESSES];
     static struct pattern_layout lay;  /* as laid out for the last access evaluated */
     static struct sim_meas meas;
-    int rc = parse_args(argc, argv, &a);
-    if (rc < 0)
-        return 0;  /* --help */
-    if (rc)
-        return rc;
     struct pattern *p = NULL;
-    int n = 1, mrc = 0, measured = a.gpu || a.replay;
-    rc = a.pattern ? eval_pattern(&a, one, &p, &n, &lay) : eval_offsets(&a, &one[0]);
-    if (!rc && measured && (mrc = measure(&a, one, n, &meas)) != 0 && mrc != EXIT_CHECK)
+    int n = 1, mrc = 0;
+    int rc = a->pattern ? eval_pattern(a, one, &p, &n, &lay) : eval_offsets(a, &one[0]);
+    if (!rc && mt && (mrc = measure(a, mt, one, n, &meas)) != 0 && mrc != EXIT_CHECK)
         rc = mrc;
-    if (!rc && a.svg) {
+    if (!rc && a->svg) {
         if (n != 1) {
             fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
                             "(the pattern has %d)\n", n);
             rc = EXIT_USAGE;
         } else {
-            rc = write_svg(&a, &one[0]);
+            rc = write_svg(a, &one[0]);
         }
     }
     if (rc) {
         pattern_free(p);
         return rc;
     }
-    if (a.json)
-        write_json(&a, p, &lay, one, n, measured ? &meas : NULL);
+    if (a->json)
+        write_json(a, p, &lay, one, n, mt ? &meas : NULL, line);
     else
-        write_text(&a, p, &lay, one, n, measured ? &meas : NULL);
+        write_text(a, p, &lay, one, n, mt ? &meas : NULL);
     pattern_free(p);
+    return a->gpu ? measured_status(&meas, n) : mrc;
+}
+
+/* --script FILE: every pattern line through sim_pattern with one meter. The status of the
+ * first line that failed, or 0. */
+static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
+{
+    char buf[4096];
+    int line = 0, first = 0, ran = 0;
+    while (fgets(buf, sizeof buf, f)) {
+        line++;
+        size_t len = strlen(buf);
+        if (len && buf[len - 1] != '\n' && !feof(f)) {
+            fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n", a->script,
+                    line, sizeof buf - 2);
+            first = first ? first : EXIT_USAGE;
+            int c;
+            while ((c = fgetc(f)) != EOF && c != '\n')
+                ;
+            continue;
+        }
+        buf[strcspn(buf, "\r\n")] = 0;
+        const char *t = buf + strspn(buf, " \t");
+        if (!*t || *t == '#')
+            continue;
+        if (!a->json && ran++)
+            fputc('\n', stdout);
+        if (!a->json)
+            fprintf(stdout, "== %s:%d\n", a->script, line);
+        a->pattern = t;
+        int rc = sim_pattern(a, mt, line);
+        if (rc && rc != EXIT_CHECK)
+            fprintf(stderr, "banklab sim: %s:%d: the line above failed (exit %d)\n", a->script,
+                    line, rc);
+        first = first ? first : rc;
+        fflush(stdout);
+    }
+    if (ferror(f)) {
+        fprintf(stderr, "banklab sim: %s: %s\n", a->script, strerror(errno));
+        first = first ? first : EXIT_USAGE;
+    }
+    return first;
+}
+
+int cmd_sim(int argc, char **argv)
+{
+    static struct sim_args a;         /* large: keep it off the stack */
+    int rc = parse_args(argc, argv, &a);
+    if (rc < 0)
+        return 0;  /* --help */
+    if (rc)
+        return rc;
+    FILE *script = NULL;
+    if (a.script && !(script = strcmp(a.script, "-") ? fopen(a.script, "r") : stdin)) {
+        fprintf(stderr, "banklab sim: %s: %s\n", a.script, strerror(errno));
+        return EXIT_USAGE;
+    }
+    struct sim_meter meter, *mt = NULL;
+    memset(&meter, 0, sizeof meter);
+    if ((a.gpu || a.replay) && (rc = meter_open(&a, &meter)) == 0)
+        mt = &meter;
+    if (!rc)
+        rc = script ? sim_script(&a, script, mt) : sim_pattern(&a, mt, 0);
+    if (script && script != stdin)
+        fclose(script);
+    if (mt)
+        gpu_close(mt->g);
     if (fflush(stdout) || ferror(stdout)) {
         fprintf(stderr, "banklab sim: write error: %s\n", strerror(errno));
         return EXIT_USAGE;
     }
-    return a.gpu ? measured_status(&meas, n) : mrc;
+    return rc;
 }

@@ -25,9 +25,11 @@
 
 #include "cuda_counters.h"
 #include "cuda_kernel_impl.h"
+#include "devlock.h"
 
 #define DEFAULT_ARCH 90                  /* compile target without a GPU (the H200's) */
 #define FILL_CHUNK (4u << 20)            /* bytes of fill pattern made at a time */
+#define TURN_WAIT_MS 30000               /* the longest wait for the device's turn */
 
 /* ---- libcuda ---- */
 
@@ -39,6 +41,7 @@ struct drv {
     CUresult (*device_get)(CUdevice *, int);
     CUresult (*device_name)(char *, int, CUdevice);
     CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*device_uuid)(CUuuid *, CUdevice);                         /* optional */
     CUresult (*ctx_retain)(CUcontext *, CUdevice);
     CUresult (*ctx_set)(CUcontext);
     CUresult (*ctx_sync)(void);
@@ -70,6 +73,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
         S(init, "cuInit", 0), S(driver_version, "cuDriverGetVersion", 0),
         S(device_count, "cuDeviceGetCount", 0), S(device_get, "cuDeviceGet", 0),
         S(device_name, "cuDeviceGetName", 0), S(device_attr, "cuDeviceGetAttribute", 0),
+        S(device_uuid, "cuDeviceGetUuid_v2", 1),
         S(ctx_retain, "cuDevicePrimaryCtxRetain", 0), S(ctx_set, "cuCtxSetCurrent", 0),
         S(ctx_sync, "cuCtxSynchronize", 0), S(module_load, "cuModuleLoadData", 0),
         S(module_unload, "cuModuleUnload", 0),
@@ -214,6 +218,8 @@ struct kstate {
     CUpti_SassMetrics_Config cfg[16];
     size_t which[16], ncfg;          /* metric_table index of cfg[i] */
     int have_ideal;
+    struct devlock *lock;            /* the device's turns (devlock.h), NULL: none to take */
+    char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
 };
 
 static void dbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -226,6 +232,26 @@ static void dbg(struct kstate *st, const char *fmt, ...)
     vfprintf(st->dbg, fmt, ap);
     va_end(ap);
     fflush(st->dbg);
+}
+
+/* The device's turns, shared with every banklab process (devlock.h): measurements of a
+ * learner's kernel take turns with the tutorials and `sim --gpu` of a class. Without a usable
+ * lock file the process measures without turns and the result says so. */
+static void open_turns(struct kstate *st)
+{
+    CUuuid u;
+    char key[64], err[DEVLOCK_TEXT_MAX];
+    if (getenv("BANKLAB_NO_LOCK")) {
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
+        return;
+    }
+    if (!st->d.device_uuid || st->d.device_uuid(&u, st->dev) != CUDA_SUCCESS) {
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: the device's UUID is unknown");
+        return;
+    }
+    devlock_key((const unsigned char *)u.bytes, key, sizeof key);
+    if (devlock_open(key, &st->lock, err, sizeof err))
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
 }
 
 static void open_device(struct kstate *st)
@@ -268,6 +294,7 @@ static void open_device(struct kstate *st)
     st->sm = major * 10 + minor;
     bl_fmt(st->name, sizeof st->name, "%s (sm_%d)", name, st->sm);
     st->have_gpu = 1;
+    open_turns(st);
 }
 
 struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
@@ -315,6 +342,7 @@ void kstate_free(struct kstate *st)
         p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
         st->c.prof_deinit(&p);
     }
+    devlock_close(st->lock);
     if (st->dbg)
         fclose(st->dbg);
     krtc_free(st->rtc);
@@ -1106,6 +1134,47 @@ static void dump_cubin(struct child *ch)
     }
 }
 
+/* take_turn: wait for the device's turn before the kernel runs (the job shows "waiting for
+ * the GPU"); 0 when ours or when there are no turns to take, -1 with the reason in the
+ * result when the turn did not come. */
+static int take_turn(struct child *ch)
+{
+    struct kstate *st = ch->st;
+    if (!st->lock)
+        return 0;
+    set_phase(ch, GPU_KPHASE_WAIT);
+    char err[DEVLOCK_TEXT_MAX];
+    double t0 = kclock_ms();
+    enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err);
+    ch->res->timing.wait = kclock_ms() - t0;
+    if (s == DEVLOCK_OK)
+        return 0;
+    if (s == DEVLOCK_TIMEOUT) {
+        FAIL(ch, GPU_KERNEL_ELAUNCH, "not measured: waited %d s for the GPU; other banklab "
+             "processes kept it busy", TURN_WAIT_MS / 1000);
+        return -1;
+    }
+    devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
+    st->lock = NULL;
+    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    return 0;
+}
+
+/* in_turn: fn(ch) while holding the device's turn. */
+static void in_turn(struct child *ch, int (*fn)(struct child *))
+{
+    if (take_turn(ch))
+        return;
+    fn(ch);
+    devlock_release(ch->st->lock);
+}
+
+static int counters_turn(struct child *ch)
+{
+    measure_counters(ch);
+    return 0;
+}
+
 static void request(struct child *ch)
 {
     struct kstate *st = ch->st;
@@ -1163,9 +1232,12 @@ static void request(struct child *ch)
     set_phase(ch, GPU_KPHASE_SETUP);
     if (ensure_context(st, res) || setup_launch(ch))
         return;
+    if (st->lock_note[0])
+        bl_fmt(res->lock_note, sizeof res->lock_note, "%s", st->lock_note);
     if (req->launch_only) {
         t0 = kclock_ms();
-        if (run_once(ch) == 0)
+        in_turn(ch, run_once);
+        if (res->status == GPU_KERNEL_OK)
             res->timing.run = kclock_ms() - t0;
         return;
     }
@@ -1175,12 +1247,12 @@ static void request(struct child *ch)
             return;
         }
         st->sass_used = 1; /* and this process takes no other request */
-        measure_counters(ch);
+        in_turn(ch, counters_turn);
         if (!ch->res->has_counters && ch->res->status == GPU_KERNEL_OK)
             FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", ch->res->counters_note);
         return;
     }
-    measure_sass(ch);
+    in_turn(ch, measure_sass);
 }
 
 void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,

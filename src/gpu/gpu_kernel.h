@@ -92,6 +92,7 @@ enum gpu_kernel_status {
 /* Where a job is; a time-limit message names it. */
 enum gpu_kernel_phase {
     GPU_KPHASE_START = 0, GPU_KPHASE_DEVICE, GPU_KPHASE_COMPILE, GPU_KPHASE_SETUP,
+    GPU_KPHASE_WAIT,                 /* waiting for the device's turn (devlock.h) */
     GPU_KPHASE_RUN, GPU_KPHASE_COLLECT, GPU_KPHASE_DONE,
 };
 
@@ -151,6 +152,7 @@ struct gpu_kernel_timing {
     double context;                  /* primary context */
     double compile;                  /* NVRTC, or reading the cache */
     double load;                     /* module load, buffers */
+    double wait;                     /* waiting for the device's turn (other processes) */
     double cupti;                    /* SASS metrics configuration */
     double run;                      /* the measured launch */
     double collect;                  /* flush, correlation, decoding */
@@ -183,6 +185,7 @@ struct gpu_kernel_result {
     int has_counters;
     struct gpu_kernel_counters counters;
     char counters_note[GPU_KERNEL_TEXT]; /* why has_counters is 0 when --counters asked */
+    char lock_note[GPU_KERNEL_TEXT]; /* "" when measured in the device's turn, else why not */
     struct gpu_kernel_timing timing;
     char output[GPU_KERNEL_OUTPUT];  /* the end of what the kernel and the child printed */
 };

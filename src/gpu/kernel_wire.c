@@ -161,6 +161,7 @@ const char *gpu_kernel_phase_name(enum gpu_kernel_phase phase)
     case GPU_KPHASE_DEVICE: return "opening the GPU";
     case GPU_KPHASE_COMPILE: return "compiling";
     case GPU_KPHASE_SETUP: return "preparing the launch";
+    case GPU_KPHASE_WAIT: return "waiting for the GPU (other banklab processes are measuring)";
     case GPU_KPHASE_RUN: return "running the kernel";
     case GPU_KPHASE_COLLECT: return "reading the counters";
     case GPU_KPHASE_DONE: return "done";
@@ -364,6 +365,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->lowered[sizeof res->lowered - 1] = '\0';
     res->arch[sizeof res->arch - 1] = '\0';
     res->counters_note[sizeof res->counters_note - 1] = '\0';
+    res->lock_note[sizeof res->lock_note - 1] = '\0';
     res->output[sizeof res->output - 1] = '\0';
     for (int i = 0; i < res->nfiles; i++)
         res->files[i][sizeof res->files[0] - 1] = '\0';

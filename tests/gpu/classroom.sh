@@ -1,21 +1,22 @@
 #!/bin/sh
-# classroom.sh N: a class on one GPU server. N learners at once, each a process running a
-# scripted session of CLASS_STEPS (20) measurements through `banklab sim PATTERN --gpu --json`
-# (the request the tutorial sends: timing on all SMs, counters on one warp), after the same
-# accesses measured alone. Reports how many learners got counters for every request, model vs
+# classroom.sh N: a class on one GPU server. N learners at once, each one process running a
+# scripted session of CLASS_STEPS (20) measurements through `banklab sim --gpu --json --script`
+# (the request the tutorial sends, timing on all SMs and counters on one warp, from a process
+# that keeps the GPU open as the tutorial does), after the same accesses measured alone. Reports how many learners got counters for every request, model vs
 # counter differences, p50/p95/max time from request to numbers (inside banklab, waiting for
 # the GPU's turn included; the whole command's time too) and each access's clk/request (the
 # time of one warp access, clk_per_access) in the class against the same access alone. Goals
 # (issue 12): every learner has counters for every request, 0 differences, p95 < 2 s,
-# clk/request within 3 % of alone.
+# clk/request within 3 % of alone. Learners do not pause between measurements (a class at its
+# busiest: every learner pressing a key the moment the last numbers arrive).
 # CLASS_NCU=1: meanwhile Nsight Compute profiles another process (`banklab bench --quick` with
 # its own lock directory, so it does not take turns: a profiler banklab does not know about).
 # Then the goals are: no differences, every request answered, and each one without counters
 # says the counters were busy.
 # Needs a GPU (SKIP, exit 77, without) and python3. Env: BANKLAB, CLASS_STEPS, CLASS_OUT (a
 # directory to keep the logs and the per-request table in), CLASS_SOLO (an earlier CLASS_OUT
-# whose measurements alone to reuse), CLASS_MAX_S (learners start no new measurement after
-# this many seconds; those cut short count as missing counters).
+# whose measurements alone to reuse), CLASS_MAX_S (a learner's session is stopped after this
+# many seconds; the measurements it did not reach count as missing counters).
 set -u
 N=${1:-4}
 STEPS=${CLASS_STEPS:-20}
@@ -57,22 +58,23 @@ NACC=$(wc -l < "$tmp/accesses")
 
 ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# one measurement: NAME STEP ACCESS -> NAME.STEP.json, and a line "name step access rc ms"
-measure() {
-    pat=$(sed -n "$(( $3 + 1 ))p" "$tmp/accesses")
-    t0=$(ms_now)
-    "$B" sim "$pat" --gpu --json > "$tmp/$1.$2.json" 2> "$tmp/$1.$2.err"
-    rc=$?
-    echo "$1 $2 $3 $rc $(( $(ms_now) - t0 ))" >> "$tmp/$1.runs"
-}
-
-learner() { # ID
-    i=0
-    while [ $i -lt "$STEPS" ]; do
-        [ -n "$deadline" ] && [ "$(date +%s)" -ge "$deadline" ] && break
-        measure "l$1" $i $(( (i + $1) % NACC ))
-        i=$((i + 1))
+# session NAME FIRST COUNT: one process measuring COUNT accesses from access FIRST on (in turn,
+# wrapping) -> NAME.jsonl (a JSON object a measurement, "line" = step + 1), NAME.script (the
+# access of each step), and a line "name rc ms" in NAME.proc
+session() {
+    : > "$tmp/$1.script"
+    j=0
+    while [ "$j" -lt "$3" ]; do
+        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$tmp/$1.script"
+        j=$((j + 1))
     done
+    t0=$(ms_now)
+    if [ -n "${CLASS_MAX_S:-}" ]; then
+        timeout "$CLASS_MAX_S" "$B" sim --gpu --json --script "$tmp/$1.script" > "$tmp/$1.jsonl" 2> "$tmp/$1.err"
+    else
+        "$B" sim --gpu --json --script "$tmp/$1.script" > "$tmp/$1.jsonl" 2> "$tmp/$1.err"
+    fi
+    echo "$1 $? $(( $(ms_now) - t0 ))" > "$tmp/$1.proc"
 }
 
 "$B" sim '__shared__ float s[64]; s[lane]' --gpu --json > "$tmp/probe.json" 2> "$tmp/probe.err"
@@ -84,15 +86,11 @@ fi
 
 # alone: every access once, one process at a time (CLASS_SOLO: the out directory of an earlier
 # run on this machine to take them from)
-if [ -n "${CLASS_SOLO:-}" ] && [ -f "$CLASS_SOLO/solo.runs" ]; then
+if [ -n "${CLASS_SOLO:-}" ] && [ -f "$CLASS_SOLO/solo.jsonl" ]; then
     cp "$CLASS_SOLO"/solo.* "$tmp/"
 else
-    k=0
-    while [ $k -lt "$NACC" ]; do
-        measure solo $k $k
-        k=$((k + 1))
-    done
-    cp "$tmp/solo.runs" "$tmp"/solo.*.json "$out/"
+    session solo 0 "$NACC"
+    cp "$tmp"/solo.* "$out/"
 fi
 
 ncu_pid=
@@ -107,14 +105,11 @@ if [ "$NCU_MODE" = 1 ]; then
     sleep 3                         # ncu is profiling before the class starts
 fi
 
-# CLASS_MAX_S: learners start no new measurement after this many seconds (a bounded run)
-deadline=
-[ -n "${CLASS_MAX_S:-}" ] && deadline=$(( $(date +%s) + CLASS_MAX_S ))
 t0=$(ms_now)
 i=0
 pids=
 while [ $i -lt "$N" ]; do
-    learner $i &
+    session "l$i" "$i" "$STEPS" &
     pids="$pids $!"
     i=$((i + 1))
 done
@@ -127,8 +122,7 @@ if [ -n "$ncu_pid" ]; then
     wait "$ncu_pid" 2>/dev/null
     grep -c "l1tex__data_bank_conflicts" "$out/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
 fi
-cat "$tmp"/l*.runs > "$tmp/class.runs"
-cp "$tmp/class.runs" "$out/"
+cp "$tmp"/l*.jsonl "$tmp"/l*.err "$tmp"/l*.proc "$tmp"/l*.script "$out/" 2>/dev/null
 cp "$tmp/accesses" "$out/accesses"
 
 python3 - "$tmp" "$out" "$N" "$STEPS" "$NCU_MODE" "$wall" <<'PY'
@@ -136,22 +130,31 @@ import json, sys, os
 tmp, out, n, steps, ncu, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1", int(sys.argv[6])
 acc = open(os.path.join(tmp, "accesses")).read().splitlines()
 
-def load(runs):
-    rows = []
-    for line in open(os.path.join(tmp, runs)):
-        name, step, k, rc, cmd_ms = line.split()
-        r = {"who": name, "step": int(step), "k": int(k), "rc": int(rc), "cmd_ms": int(cmd_ms)}
+def load(name):
+    """One session's rows: a row a step of its script, measured or not."""
+    script = open(os.path.join(tmp, name + ".script")).read().splitlines()
+    rc, ms = open(os.path.join(tmp, name + ".proc")).read().split()[1:3]
+    err = open(os.path.join(tmp, name + ".err")).read().strip()
+    got = {}
+    for line in open(os.path.join(tmp, name + ".jsonl")):
         try:
-            j = json.load(open(os.path.join(tmp, "%s.%s.json" % (name, step))))
-            m = j["measured"]
-        except Exception as e:
-            r["bad"] = "no JSON (%s): %s" % (e, open(os.path.join(tmp, "%s.%s.err" % (name, step))).read().strip()[:200])
+            j = json.loads(line)
+            got[j["line"] - 1] = j
+        except Exception:
+            pass
+    rows = []
+    for step, text in enumerate(script):
+        r = {"who": name, "step": step, "k": acc.index(text), "rc": int(rc), "cmd_ms": int(ms)}
+        j = got.get(step)
+        if j is None:
+            r["bad"] = "no result (session exit %s): %s" % (rc, err.splitlines()[-1][:200] if err else "-")
             rows.append(r)
             continue
+        m = j["measured"]
         r.update(model_wf=j["wavefronts"], model_cf=j["conflicts"], status=m["status"],
-                 wf=m["wavefronts"], cf=m["conflicts"], clk=m["clk_per_access"], req_ms=m["request_ms"],
-                 wait_ms=m["wait_ms"], busy=m["counters_busy"], note=m["error"], error=m["error"],
-                 device=m["source"].replace("measured now on ", ""), lock=m["lock"])
+                 wf=m["wavefronts"], cf=m["conflicts"], clk=m["clk_per_access"], req_ms=m.get("request_ms", 0),
+                 wait_ms=m.get("wait_ms", 0), busy=m["counters_busy"], note=m["error"], error=m["error"],
+                 device=m["source"].replace("measured now on ", ""), lock=m.get("lock", "?"))
         rows.append(r)
     return rows
 
@@ -163,8 +166,8 @@ def med(xs):
     xs = sorted(xs)
     return (xs[len(xs) // 2] + xs[(len(xs) - 1) // 2]) / 2 if xs else float("nan")
 
-solo = load("solo.runs")
-cls = [r for r in load("class.runs")]
+solo = load("solo")
+cls = [r for i in range(n) for r in load("l%d" % i)]
 dev = next((r["device"] for r in solo + cls if r.get("device")), "?")
 lock = next((r["lock"] for r in solo + cls if r.get("lock")), "?")
 has = lambda r: r.get("status") == "ok" and r.get("wf") is not None
@@ -175,7 +178,7 @@ learners_full = sum(1 for i in range(n) if all(has(r) for r in cls if r["who"] =
                     and sum(1 for r in cls if r["who"] == "l%d" % i) == steps)
 req = [r["req_ms"] for r in cls if "req_ms" in r]
 waits = [r["wait_ms"] for r in cls if "wait_ms" in r]
-cmd = [r["cmd_ms"] for r in cls]
+cmd = [int(open(os.path.join(tmp, "l%d.proc" % i)).read().split()[2]) for i in range(n)]
 solo_clk = {r["k"]: r["clk"] for r in solo if r.get("clk")}
 lines = []
 worst = (0.0, None)
@@ -185,12 +188,12 @@ for k in range(len(acc)):
         lines.append("  %2d  %-52.52s  alone %8s  class %8s" % (k + 1, acc[k], "%.3f" % solo_clk[k] if k in solo_clk else "-", "-"))
         continue
     d = (med(c) / solo_clk[k] - 1) * 100
-    if abs(d) > abs(worst[0]):
+    if worst[1] is None or abs(d) > abs(worst[0]):
         worst = (d, k)
     lines.append("  %2d  %-52.52s  alone %8.3f  class %8.3f (min %.3f, max %.3f, %d)  %+6.2f %%" % (
         k + 1, acc[k], solo_clk[k], med(c), min(c), max(c), len(c), d))
 bad = [r for r in cls if "bad" in r]
-print("classroom: %d learner%s x %d measurements (banklab sim PATTERN --gpu --json)%s, %.1f s in all"
+print("classroom: %d learner%s x %d measurements (banklab sim --gpu --json --script, one process a learner)%s, %.1f s in all"
       % (n, "s" if n > 1 else "", steps, "; ncu profiling another process meanwhile" if ncu else "", wall / 1e3))
 print("device: %s; %s" % (dev, lock))
 print("counters for every request: %d of %d learners (%d of %d requests had counters; %d without: "
@@ -198,7 +201,7 @@ print("counters for every request: %d of %d learners (%d of %d requests had coun
 print("model vs counters: %d differ (of %d compared)" % (len(differ), len(cls) - len(nocount)))
 print("request to numbers (inside banklab, the wait for the GPU's turn included): p50 %.3f s, p95 %.3f s, max %.3f s"
       % (pct(req, 50) / 1e3, pct(req, 95) / 1e3, max(req) / 1e3 if req else float("nan")))
-print("  of which waiting for the turn: p50 %.3f s, p95 %.3f s; the whole command: p50 %.2f s, p95 %.2f s, max %.2f s"
+print("  of which waiting for the turn: p50 %.3f s, p95 %.3f s; a learner's whole session: p50 %.2f s, p95 %.2f s, max %.2f s"
       % (pct(waits, 50) / 1e3, pct(waits, 95) / 1e3, pct(cmd, 50) / 1e3, pct(cmd, 95) / 1e3, max(cmd) / 1e3))
 print("alone (%d accesses, one process at a time): request to numbers p50 %.3f s" % (len(solo), pct([r["req_ms"] for r in solo if "req_ms" in r], 50) / 1e3))
 print("clk/request, the median in the class against the access alone: worst %+.2f %% (access %s)"
@@ -208,7 +211,7 @@ for r in (differ + [x for x in nocount if x not in busy] + bad)[:10]:
     print("  ! %s step %d access %d rc %d: %s" % (r["who"], r["step"], r["k"] + 1, r["rc"],
           r.get("bad") or r.get("error") or r.get("note") or "model %s/%s, counters %s/%s" % (r.get("model_wf"), r.get("model_cf"), r.get("wf"), r.get("cf"))))
 with open(os.path.join(out, "requests.tsv"), "w") as f:
-    f.write("who\tstep\taccess\trc\tcmd_ms\trequest_ms\twait_ms\tstatus\tmodel_wf\twf\tmodel_cf\tcf\tclk\tcounters_busy\tnote\n")
+    f.write("who\tstep\taccess\trc\tsession_ms\trequest_ms\twait_ms\tstatus\tmodel_wf\twf\tmodel_cf\tcf\tclk\tcounters_busy\tnote\n")
     for r in solo + cls:
         f.write("\t".join(str(r.get(x, "")) for x in ("who", "step", "k", "rc", "cmd_ms", "req_ms", "wait_ms", "status",
                 "model_wf", "wf", "model_cf", "cf", "clk", "busy", "note")) + "\n")
