@@ -86,7 +86,7 @@ ok = read_for(60, b"wavefronts, ")                 # the first measurement arriv
 mark = len(buf)
 h = subprocess.Popen([lh, key, "4"], stdout=subprocess.PIPE, text=True)
 h.stdout.readline()                                # "held"
-os.write(fd, b"p")                                 # PAD + 1: a new measurement
+os.write(fd, b"P")                                 # PAD + 1 (Shift = more): a new measurement
 waiting = read_for(3.5, b"waiting for the GPU (", mark)
 h.wait()
 mark2 = len(buf)
@@ -102,7 +102,20 @@ sys.exit(0 if ok and waiting and after else 1)
 PY
 if [ $? = 0 ]; then ok "the tutorial says 'waiting for the GPU', then shows the numbers"; else bad "the tutorial's waiting state (log: $out/tui.log)"; cp "$tmp/tui.log" "$out/" 2>/dev/null; fi
 
-# 3. a symlink planted at the lock's path: refused, measured without turns, said so
+# 3. banklab kernel measures a learner's kernel in the device's turn too (its measuring process)
+hold 2
+"$B" kernel "$root/assets/kernels/strided.cu" --json --no-server > "$tmp/kernel.json" 2> "$tmp/kernel.err"
+rc=$?
+wait "$hold_pid"
+kw=$(python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(round(j["timing_ms"]["wait"]), j["lock"])' "$tmp/kernel.json" 2>/dev/null)
+case "$rc:$kw" in
+    0:*"measured in the device's turn") w=${kw%% *}
+        check "banklab kernel waited for the turn ($w ms; the holder kept it 2 s)" \
+            awk -v w="$w" 'BEGIN { exit !(w >= 1000 && w < 10000) }' ;;
+    *) bad "banklab kernel behind a held turn: exit $rc, '$kw': $(head -c 300 "$tmp/kernel.err")" ;;
+esac
+
+# 4. a symlink planted at the lock's path: refused, measured without turns, said so
 mkdir -p "$tmp/plant"
 ln -s "$tmp/victim" "$tmp/plant/banklab-$key.lock"
 BANKLAB_LOCK_DIR="$tmp/plant" "$B" sim '__shared__ float s[64]; s[lane]' --gpu --json > "$tmp/plant.json" 2>&1
