@@ -163,10 +163,12 @@ static int value_ok(const struct lesson_param *p, long long v)
     return v >= p->min && v <= p->max && (v - p->min) % step == 0;
 }
 
-static void range_text(const struct lesson_param *p, char *buf, size_t size)
+static void range_text(const struct lab *lab, const struct lesson_param *p, char *buf,
+                       size_t size)
 {
     if (p->step > 1)
-        snprintf(buf, size, "%lld..%lld, step %lld", p->min, p->max, p->step);
+        snprintf(buf, size, TR(lab, "%lld..%lld, step %lld", "%lld..%lld，步长 %lld"), p->min,
+                 p->max, p->step);
     else
         snprintf(buf, size, "%lld..%lld", p->min, p->max);
 }
@@ -240,15 +242,15 @@ static void print_requirement(const struct lab *lab, const struct lesson_task *t
     const char *sep = "";
     printf("%s", TR(lab, "Required: ", "要求："));
     if (t->max_wavefronts >= 0) {
-        printf("wavefronts <= %d", t->max_wavefronts);
-        sep = ", ";
+        printf(TR(lab, "wavefronts <= %d", "wavefront 数 <= %d"), t->max_wavefronts);
+        sep = TR(lab, ", ", "，");
     }
     if (t->max_conflicts >= 0) {
-        printf("%sconflicts <= %d", sep, t->max_conflicts);
-        sep = ", ";
+        printf(TR(lab, "%sconflicts <= %d", "%s冲突数 <= %d"), sep, t->max_conflicts);
+        sep = TR(lab, ", ", "，");
     }
     if (t->max_ways >= 0)
-        printf("%sways <= %d", sep, t->max_ways);
+        printf(TR(lab, "%sways <= %d", "%s路数 <= %d"), sep, t->max_ways);
     printf("\n");
 }
 
@@ -259,22 +261,24 @@ static void print_bounds(const struct lab *lab, const struct lesson_task *t,
     const struct {
         const char *name;
         int bound, got;
-    } b[] = {{"wavefronts", t->max_wavefronts, r->wavefronts},
-             {"conflicts", t->max_conflicts, r->conflicts},
-             {"ways", t->max_ways, r->ways}};
+    } b[] = {{TR(lab, "wavefronts", "wavefront 数"), t->max_wavefronts, r->wavefronts},
+             {TR(lab, "conflicts", "冲突数"), t->max_conflicts, r->conflicts},
+             {TR(lab, "ways", "路数"), t->max_ways, r->ways}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         if (b[i].bound < 0)
             continue;
         int ok = b[i].got <= b[i].bound;
-        printf("  %s %d %s %d: %s\n", b[i].name, b[i].got, ok ? "<=" : ">", b[i].bound,
+        printf(TR(lab, "  %s %d %s %d: %s\n", "  %s %d %s %d：%s\n"), b[i].name, b[i].got,
+               ok ? "<=" : ">", b[i].bound,
                ok ? TR(lab, "met", "满足") : TR(lab, "not met", "未满足"));
     }
 }
 
 static void print_result(const struct lab *lab, const char *what, const struct bank_result *r)
 {
-    printf("%s: wavefronts %d, passes %d, conflicts %d, ways %d", what, r->wavefronts, r->passes,
-           r->conflicts, r->ways);
+    printf(TR(lab, "%s: wavefronts %d, passes %d, conflicts %d, ways %d",
+              "%s：%d 个 wavefront，%d 批，%d 次冲突，%d 路"),
+           what, r->wavefronts, r->passes, r->conflicts, r->ways);
     int worst = -1, cost = 0;
     for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++)
         if (r->pass[p].cost > cost) {
@@ -375,7 +379,7 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
     char line[256], range[96];
     for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
         const struct lesson_param *p = &s->params[i];
-        range_text(p, range, sizeof range);
+        range_text(lab, p, range, sizeof range);
         for (int bad = 0;; bad++) {
             if (bad >= 20) {
                 printf("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
@@ -479,7 +483,7 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                     continue;
                 long long x;
                 char range[96];
-                range_text(p, range, sizeof range);
+                range_text(lab, p, range, sizeof range);
                 if (parse_ll(a->text, &x) < 0) {
                     fprintf(stderr, "banklab lab: step %s: %s=%s is not a whole number\n", st->id,
                             a->name, a->text);
@@ -579,17 +583,19 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     if (st->text.en || st->text.zh)
         printf("%s\n", tr(lab, &st->text));
     printf("%s%s\n", TR(lab, "Scene: ", "场景："), s->code);
-    printf("  block %ux%ux%u, warp %u, access %d\n", s->block[0] ? s->block[0] : 1,
+    printf(TR(lab, "  block %ux%ux%u, warp %u, access %d\n", "  block %ux%ux%u，warp %u，访问 %d\n"),
+           s->block[0] ? s->block[0] : 1,
            s->block[1] ? s->block[1] : 1, s->block[2] ? s->block[2] : 1, s->warp, task_access(st));
     struct lab_values v;
     memset(&v, 0, sizeof v);
     for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
         const struct lesson_param *p = &s->params[i];
         char range[96];
-        range_text(p, range, sizeof range);
+        range_text(lab, p, range, sizeof range);
         v.v[i] = p->def;
         const char *label = p->label.en || p->label.zh ? tr(lab, &p->label) : "";
-        printf("  %s%s%s: %s, %s %lld\n", p->name, label[0] ? " - " : "", label, range,
+        printf(TR(lab, "  %s%s%s: %s, %s %lld\n", "  %s%s%s：%s，%s %lld\n"), p->name,
+               label[0] ? " - " : "", label, range,
                TR(lab, "default", "默认"), p->def);
     }
     if (s->ntypes > 0) {

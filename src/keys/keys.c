@@ -19,21 +19,20 @@ static const struct key_row rows[] = {
     {.keys = {K(K_UP, ACT_UP), K('k', ACT_UP), K(K_DOWN, ACT_DOWN), K('j', ACT_DOWN),
               K(K_PGUP, ACT_PGUP), K(K_PGDN, ACT_PGDN), K(K_HOME, ACT_HOME), K(K_END, ACT_END)},
      .screens = KS_TOC, .bar = KS_TOC, .bar_keys = "Up/Down PgUp/PgDn",
-     .bar_text = EN_ZH("move", "移动")},
+     .bar_text = EN_ZH("move", "移动"), .keep = 5},
     {.keys = {K(K_ENTER, ACT_GO), K(' ', ACT_GO)}, .screens = KS_TOC, .bar = KS_TOC,
-     .bar_text = EN_ZH("go", "跳转")},
+     .bar_text = EN_ZH("go", "跳转"), .keep = 8},
     {.keys = {K(K_ESC, ACT_BACK), K('c', ACT_BACK)}, .screens = KS_TOC, .bar = KS_TOC,
-     .bar_keys = "Esc/c", .bar_text = EN_ZH("back", "返回")},
-    {.bar = KS_TOC, .bar_keys = "", .bar_text = EN_ZH("(? = not done yet)", "（? = 未完成）")},
+     .bar_keys = "Esc/c", .bar_text = EN_ZH("back", "返回"), .keep = KEYS_ALWAYS},
     /* the sweep */
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
-     .bar_keys = "Left/Right", .bar_text = EN_ZH("change the value", "改变取值")},
-    {.bar = KS_SWEEP, .bar_keys = "", .bar_text = EN_ZH("lesson keys too", "课程按键也可用")},
+     .bar_keys = "Left/Right", .bar_text = EN_ZH("change the value", "改变取值"), .keep = 6},
+    {.bar = KS_SWEEP, .bar_keys = "", .bar_text = EN_ZH("lesson keys too", "课程按键也可用"), .keep = 0},
     {.keys = {K(K_ESC, ACT_BACK), K('s', ACT_BACK)}, .screens = KS_SWEEP, .bar = KS_SWEEP,
-     .bar_keys = "Esc/s", .bar_text = EN_ZH("back", "返回")},
+     .bar_keys = "Esc/s", .bar_text = EN_ZH("back", "返回"), .keep = KEYS_ALWAYS},
     /* the notice of refused lessons (the error screen over the first step) */
     {.keys = {K(K_ENTER, ACT_BACK), K(K_ESC, ACT_BACK)}, .screens = KS_NOTICE, .bar = KS_NOTICE,
-     .bar_keys = "Enter/Esc", .bar_text = EN_ZH("go on", "继续")},
+     .bar_keys = "Enter/Esc", .bar_text = EN_ZH("go on", "继续"), .keep = KEYS_ALWAYS},
     /* the playground: printable keys are text; its help box lists these rows */
     {.keys = {RANGE(' ', '~', ACT_INSERT)}, .screens = KS_PLAY,
      .help = EN_ZH("type the pattern (the grid follows each key)", "输入访问模式（每按一键网格都更新）")},
@@ -45,47 +44,56 @@ static const struct key_row rows[] = {
      .help = EN_ZH("delete before / at the cursor", "删除光标前 / 光标处的字符")},
     {.keys = {K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN)}, .screens = KS_PLAY, .bar = KS_PLAY,
      .bar_keys = "Up/Down", .bar_text = EN_ZH("history", "历史"),
-     .help = EN_ZH("saved patterns", "保存过的访问模式"), .pair = 1},
+     .help = EN_ZH("saved patterns", "保存过的访问模式"), .pair = 1, .keep = 3},
     {.keys = {K(K_ENTER, ACT_SAVE)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("save", "保存"), .help = EN_ZH("save (history, report)", "保存（历史、报告）")},
+     .bar_text = EN_ZH("save", "保存"), .help = EN_ZH("save (history, report)", "保存（历史、报告）"),
+     .keep = 5},
     {.keys = {K(K_TAB, ACT_ACCESS)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("access", "访问"), .help = EN_ZH("next access", "下一次访问"), .pair = 1},
+     .bar_text = EN_ZH("access", "访问"), .help = EN_ZH("next access", "下一次访问"), .pair = 1,
+     .keep = 4},
     /* not on the bar (it is full at 80 columns): the parameter line names them by the warp */
     {.keys = {K(K_PGDN, ACT_WARP_NEXT), K(K_PGUP, ACT_WARP_PREV)}, .screens = KS_PLAY,
      .help = EN_ZH("next / previous warp", "下一个 / 上一个 warp")},
     {.keys = {K(K_CTRL_U, ACT_CLEAR)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^U",
-     .bar_text = EN_ZH("clear", "清空"), .help = EN_ZH("clear the line", "清空整行"), .pair = 1},
+     .bar_text = EN_ZH("clear", "清空"), .help = EN_ZH("clear the line", "清空整行"), .pair = 1,
+     .keep = 2},
     {.keys = {K(K_CTRL_X, ACT_SVG)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^X",
-     .bar_text = EN_ZH("svg", "svg"), .help = EN_ZH("the grid as SVG", "网格导出为 SVG")},
+     .bar_text = EN_ZH("svg", "svg"), .help = EN_ZH("the grid as SVG", "网格导出为 SVG"), .keep = 1},
     {.keys = {K(K_F1, ACT_HELP)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1},
+     .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1,
+     .keep = KEYS_ALWAYS},
     {.keys = {K(K_ESC, ACT_BACK)}, .screens = KS_PLAY, .bar = KS_PLAY,
-     .bar_text = EN_ZH("back", "返回"), .help = EN_ZH("back to the tutorial", "返回教程")},
+     .bar_text = EN_ZH("back", "返回"), .help = EN_ZH("back to the tutorial", "返回教程"),
+     .keep = KEYS_ALWAYS},
+    /* the help box */
+    {.keys = {K(K_DOWN, ACT_DOWN), K(K_UP, ACT_UP), K(K_PGDN, ACT_PGDN), K(K_PGUP, ACT_PGUP),
+              K(' ', ACT_PGDN)},
+     .screens = KS_HELP},
     /* the step's modes: inspect, quizzes */
     {.keys = {K(K_LEFT, ACT_LEFT), K(K_RIGHT, ACT_RIGHT), K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN),
               K(K_HOME, ACT_HOME), K(K_END, ACT_END)},
      .screens = KS_INSPECT, .bar = KS_INSPECT, .bar_keys = "",
-     .bar_text = EN_ZH("arrows move", "方向键移动")},
+     .bar_text = EN_ZH("arrows move", "方向键移动"), .keep = 6},
     {.keys = {K(K_ENTER, ACT_LANE)}, .screens = KS_INSPECT, .bar = KS_INSPECT,
-     .bar_text = EN_ZH("next lane", "下一个 lane")},
+     .bar_text = EN_ZH("next lane", "下一个 lane"), .keep = 5},
     {.keys = {K('i', ACT_LEAVE), K(K_ESC, ACT_LEAVE)}, .screens = KS_INSPECT, .bar = KS_INSPECT,
-     .bar_keys = "i/Esc", .bar_text = EN_ZH("leave", "退出")},
+     .bar_keys = "i/Esc", .bar_text = EN_ZH("leave", "退出"), .keep = 8},
     {.keys = {K(K_BACKSPACE, ACT_RUBOUT)}, .screens = KS_NUMBER},
     /* typing a parameter's value (=) */
     {.keys = {RANGE('0', '9', ACT_DIGIT), K('-', ACT_DIGIT), K(K_BACKSPACE, ACT_RUBOUT)},
      .screens = KS_VALUE},
     {.keys = {K(K_ENTER, ACT_ENTER)}, .screens = KS_VALUE, .bar = KS_VALUE,
-     .bar_text = EN_ZH("set", "设定")},
+     .bar_text = EN_ZH("set", "设定"), .keep = 8},
     {.keys = {K(K_TAB, ACT_FIELD), K('=', ACT_FIELD)}, .screens = KS_VALUE, .bar = KS_VALUE,
-     .bar_text = EN_ZH("next parameter", "下一个参数")},
+     .bar_text = EN_ZH("next parameter", "下一个参数"), .keep = 7},
     {.keys = {K(K_ESC, ACT_LEAVE)}, .screens = KS_VALUE, .bar = KS_VALUE,
-     .bar_text = EN_ZH("cancel", "取消")},
+     .bar_text = EN_ZH("cancel", "取消"), .keep = 8},
     /* the step, and the keys that work everywhere but in the playground */
     {.keys = {K('n', ACT_NEXT), K(' ', ACT_NEXT), K(K_RIGHT, ACT_NEXT)}, .screens = KS_STEP,
      .bar = KS_TUTOR, .bar_text = EN_ZH("next", "下一步"),
-     .help = EN_ZH("next step", "下一步"), .pair = 1},
+     .help = EN_ZH("next step", "下一步"), .pair = 1, .keep = 8},
     {.keys = {K('b', ACT_PREV), K(K_LEFT, ACT_PREV)}, .screens = KS_STEP, .bar = KS_TUTOR,
-     .bar_text = EN_ZH("back", "上一步"), .help = EN_ZH("previous step", "上一步")},
+     .bar_text = EN_ZH("back", "上一步"), .help = EN_ZH("previous step", "上一步"), .keep = 5},
     {.keys = {K(K_ENTER, ACT_ENTER)}, .screens = KS_STEP,
      .bar_text = EN_ZH("answer or next", "提交或下一步"),
      .help = EN_ZH("answer, else next step", "提交答案，否则下一步"), .pair = 1},
@@ -96,12 +104,13 @@ static const struct key_row rows[] = {
     {.keys = {RANGE('0', '9', ACT_DIGIT), K('.', ACT_DIGIT), K('-', ACT_DIGIT)},
      .screens = KS_NUMBER, .bar_text = EN_ZH("a number", "输入数字"),
      .help = EN_ZH("type a number, Enter", "输入数字，Enter 提交")},
-    {.keys = {K(K_PGDN, ACT_PGDN), K(K_PGUP, ACT_PGUP)}, .screens = KS_STEP,
-     .bar_text = EN_ZH("scroll", "滚动"), .help = EN_ZH("scroll the step's text", "滚动本步的说明文字")},
+    {.keys = {K(K_PGDN, ACT_PGDN), K(K_PGUP, ACT_PGUP)}, .screens = KS_STEP, .bar = KS_SCROLL,
+     .bar_keys = "PgDn/PgUp", .bar_text = EN_ZH("scroll", "滚动"),
+     .help = EN_ZH("scroll the step's text and quiz", "滚动本步的说明和测验"), .keep = 7},
     {.screens = KS_STEP | KS_SWEEP, .bar = KS_TUTOR, .lesson = 1,
      .help_keys = EN_ZH("lesson keys", "课程按键"),
      .help = EN_ZH("lower / raise a parameter by its step ([p/P]: P raises)",
-                   "按步长减小 / 增大参数（[p/P]：P 增大）")},
+                   "按步长减小 / 增大参数（[p/P]：P 增大）"), .keep = 7},
     {.keys = {K('=', ACT_VALUE)}, .screens = KS_STEP, .bar_text = EN_ZH("value", "输入数值"),
      .help = EN_ZH("type a parameter's value, Enter (Tab: the next parameter)",
                    "输入参数的值，按 Enter（Tab：下一个参数）")},
@@ -114,32 +123,35 @@ static const struct key_row rows[] = {
                    "内核的下一次访问（例如先写入，再读出）")},
     {.keys = {K('c', ACT_CONTENTS)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
      .bar_text = EN_ZH("contents", "目录"),
-     .help = EN_ZH("contents: jump to any chapter or step", "目录：跳到任意章节或步骤")},
+     .help = EN_ZH("contents: jump to any chapter or step", "目录：跳到任意章节或步骤"), .keep = 4},
     {.keys = {K('g', ACT_PLAYGROUND)}, .screens = KS_GLOBAL, .bar = KS_TUTOR | KS_SWEEP | KS_ERROR,
      .bar_text = EN_ZH("playground", "练习场"),
      .help = EN_ZH("playground: type a declaration and an access (Esc back)",
-                   "练习场：输入声明和访问（Esc 返回）")},
+                   "练习场：输入声明和访问（Esc 返回）"), .keep = 1},
     {.keys = {K('s', ACT_SWEEP)}, .screens = KS_STEP, .bar = KS_TUTOR,
      .bar_text = EN_ZH("sweep", "扫描"),
      .help = EN_ZH("sweep: wavefronts against a parameter (Left/Right move)",
-                   "扫描：wavefront 随参数的变化（Left/Right 移动）")},
+                   "扫描：wavefront 随参数的变化（Left/Right 移动）"), .keep = 2},
     {.keys = {K('i', ACT_INSPECT)}, .screens = KS_STEP, .bar = KS_TUTOR,
      .bar_text = EN_ZH("inspect", "检查"),
      .help = EN_ZH("inspect: arrows move, Enter next lane of a cell; i/Esc leaves",
-                   "检查：方向键移动，Enter 看格子里的下一个 lane；i/Esc 退出")},
+                   "检查：方向键移动，Enter 看格子里的下一个 lane；i/Esc 退出"), .keep = 2},
     {.keys = {K('h', ACT_HINT)}, .screens = KS_STEP, .bar = KS_TUTOR,
-     .bar_text = EN_ZH("hint", "提示"), .help = EN_ZH("next hint", "下一条提示"), .pair = 1},
+     .bar_text = EN_ZH("hint", "提示"), .help = EN_ZH("next hint", "下一条提示"), .pair = 1,
+     .keep = 6},
     {.keys = {K('l', ACT_LANG)}, .screens = KS_GLOBAL, .bar = KS_TUTOR,
-     .bar_text = EN_ZH("lang", "语言"), .help = EN_ZH("language zh / en", "语言 中文 / 英文")},
+     .bar_text = EN_ZH("lang", "语言"), .help = EN_ZH("language zh / en", "语言 中文 / 英文"),
+     .keep = 3},
     {.keys = {K('x', ACT_SVG)}, .screens = KS_STEP, .bar_text = EN_ZH("SVG", "SVG"),
      .help = EN_ZH("export the grid as SVG", "把网格导出为 SVG"), .pair = 1},
     {.keys = {K('r', ACT_REPORT)}, .screens = KS_GLOBAL, .bar_text = EN_ZH("report", "报告"),
      .help = EN_ZH("write a lab report", "生成实验报告")},
-    {.keys = {K('?', ACT_HELP)}, .screens = KS_GLOBAL, .bar = KS_TUTOR | KS_SWEEP | KS_ERROR,
-     .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1},
+    {.keys = {K('?', ACT_HELP)}, .screens = KS_GLOBAL,
+     .bar = KS_TUTOR | KS_TOC | KS_SWEEP | KS_ERROR, .bar_text = EN_ZH("help", "帮助"),
+     .help = EN_ZH("this help", "本帮助"), .pair = 1, .keep = KEYS_ALWAYS},
     {.keys = {K('q', ACT_QUIT)}, .screens = KS_GLOBAL,
      .bar = KS_TUTOR | KS_TOC | KS_SWEEP | KS_ERROR, .bar_text = EN_ZH("quit", "退出"),
-     .help = EN_ZH("quit (progress is saved)", "退出（进度会保存）")},
+     .help = EN_ZH("quit (progress is saved)", "退出（进度会保存）"), .keep = KEYS_ALWAYS},
 };
 
 #define NROWS ((int)(sizeof rows / sizeof rows[0]))
@@ -263,28 +275,70 @@ size_t keys_summary(int zh, char *buf, size_t size)
     return o;
 }
 
-size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size)
+#define BAR_ITEMS 48
+
+struct bar_item {
+    char text[80];
+    int keep;
+    int shown;
+};
+
+/* the items of a key bar, in table order; returns how many */
+static int bar_items(unsigned screens, int zh, const char *const *lesson, int nlesson,
+                     struct bar_item *it, int max)
 {
-    size_t o = 0;
-    if (!size)
-        return 0;
-    buf[0] = 0;
+    int k = 0;
     for (int i = 0; i < NROWS; i++) {
         const struct key_row *r = &rows[i];
         char name[16];
         if (!(r->bar & screens))
             continue;
-        if (r->lesson) {
-            if (lesson && *lesson)
-                add(buf, size, &o, "%s  ", lesson);
-        } else if (r->bar_keys && !*r->bar_keys) {
-            add(buf, size, &o, "%s  ", r->bar_text[zh ? 1 : 0]);
-        } else {
-            const char *keys = r->bar_keys ? r->bar_keys
-                                           : keys_name(r->keys[0].key, zh, name, sizeof name);
-            add(buf, size, &o, "%s %s  ", keys, r->bar_text[zh ? 1 : 0]);
-        }
+        for (int j = 0; r->lesson && j < nlesson && k < max; j++)
+            if (lesson[j] && *lesson[j]) {
+                snprintf(it[k].text, sizeof it[k].text, "%s", lesson[j]);
+                it[k++].keep = r->keep;
+            }
+        if (r->lesson || k >= max)
+            continue;
+        if (r->bar_keys && !*r->bar_keys)
+            snprintf(it[k].text, sizeof it[k].text, "%s", r->bar_text[zh ? 1 : 0]);
+        else
+            snprintf(it[k].text, sizeof it[k].text, "%s %s",
+                     r->bar_keys ? r->bar_keys : keys_name(r->keys[0].key, zh, name, sizeof name),
+                     r->bar_text[zh ? 1 : 0]);
+        it[k++].keep = r->keep;
     }
+    return k;
+}
+
+size_t keys_bar(unsigned screens, int zh, const char *const *lesson, int nlesson, int cols,
+                int (*width)(const char *), char *buf, size_t size)
+{
+    struct bar_item it[BAR_ITEMS];
+    int n = bar_items(screens, zh, lesson, nlesson, it, BAR_ITEMS);
+    int total = 0;
+    for (int i = 0; i < n; i++) {
+        it[i].shown = 1;
+        total += width(it[i].text) + (i ? 2 : 0);
+    }
+    while (total > cols) {    /* drop the lowest keep, the rightmost among equals */
+        int drop = -1;
+        for (int i = 0; i < n; i++)
+            if (it[i].shown && it[i].keep < KEYS_ALWAYS &&
+                (drop < 0 || it[i].keep <= it[drop].keep))
+                drop = i;
+        if (drop < 0)
+            break;
+        it[drop].shown = 0;
+        total -= width(it[drop].text) + 2;
+    }
+    size_t o = 0;
+    if (!size)
+        return 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++)
+        if (it[i].shown)
+            add(buf, size, &o, "%s%s", o ? "  " : "", it[i].text);
     return o;
 }
 

@@ -34,6 +34,8 @@ enum key_screen {
     KS_ERROR = 1u << 7,    /* no lessons could be loaded */
     KS_VALUE = 1u << 8,    /* mode: a parameter's value is being typed (=) */
     KS_NOTICE = 1u << 9,   /* mode of the error screen: lessons were refused, others loaded */
+    KS_SCROLL = 1u << 10,  /* key bars only: the step's reading area scrolls (PgDn/PgUp) */
+    KS_HELP = 1u << 11,    /* the help box: its scroll keys; any other key closes it */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)
@@ -51,6 +53,7 @@ enum key_action {
 };
 
 #define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */
+#define KEYS_ALWAYS 9      /* a key-bar item never dropped for room (help, quit, leaving) */
 
 /* One key (or a range of keys) and what it does. */
 struct key_bind {
@@ -74,6 +77,8 @@ struct key_row {
     const char *help[2];          /* en, zh: the help line; NULL: not on the help screen */
     int pair;                     /* the help screen puts the next row on the same line */
     int lesson;                   /* stands for the lesson's parameter keys */
+    int keep;                     /* on a key bar too narrow for all its items, those with the
+                                   * lowest keep go first; KEYS_ALWAYS never goes */
 };
 
 /* keys_rows: the table, in the order of the help screen and the key bars; *n its length.
@@ -94,11 +99,15 @@ const char *keys_name(int key, int zh, char *buf, size_t size);
  * names of its keys joined by spaces, ranges as "1-9" ("printable keys" for all of them). */
 const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size);
 
-/* keys_bar: the key bar of the screens in `screens`: "KEYS WORD" for every row whose bar
- * includes one of them, in table order, each followed by two spaces. lesson: the item that
- * stands for the lesson's keys on a bar whose lesson row it shows (e.g. "p/P PAD"); NULL or
- * "" leaves it out. Writes into buf (always terminated); returns the length. */
-size_t keys_bar(unsigned screens, int zh, const char *lesson, char *buf, size_t size);
+/* keys_bar: the key bar of the screens in `screens` in cols display columns (width(s): the
+ * columns s takes on the screen): "KEYS WORD" for every row whose bar includes one of them,
+ * in table order, two spaces between items. When they do not all fit, items go by their
+ * row's keep, the lowest first and the rightmost first among equals; an item of keep
+ * KEYS_ALWAYS never goes. lesson[0..nlesson): the items that stand for the lesson's keys
+ * ("p/P PAD", one per parameter), shown where the table's lesson row stands, with its keep.
+ * Writes into buf (always terminated); returns the length. */
+size_t keys_bar(unsigned screens, int zh, const char *const *lesson, int nlesson, int cols,
+                int (*width)(const char *), char *buf, size_t size);
 
 /* keys_summary: every key of the help screen as "KEYS WORD" joined by ", " ("n/Space/Right
  * next, b/Left back, ...") for --help texts. Writes into buf (always terminated); returns

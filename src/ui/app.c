@@ -46,7 +46,7 @@ static enum ui_result global_key(struct app *a, const struct ui_key *k)
         break;
     case ACT_LANG:
         if (!a->utf8) {
-            app_msg(a, 1, "Chinese text needs a UTF-8 locale (e.g. LANG=C.UTF-8)");
+            app_msg(a, 1, "%s", ui_str(a, UIS_MSG_NEED_UTF8));
             break;
         }
         a->lang = a->lang == LANG_ZH ? LANG_EN : LANG_ZH;

@@ -54,6 +54,8 @@ struct ui_glyphs {
     const char *mark;         /* current value in the sweep */
     const char *right, *wrong;
     const char *ellipsis;
+    const char *up, *down;    /* a scrolled area has more above, more below */
+    const char *todo;         /* contents: a step whose quiz waits for an answer */
     const char *sep;          /* between items of a status line */
 };
 
@@ -84,7 +86,9 @@ struct ui_scene {
     int parsed;                           /* pat is valid */
     int ok;                               /* acc/res valid */
     struct pattern_error err;
-    char errtext[UI_MSG_MAX];             /* one line: what went wrong */
+    char errtext[UI_MSG_MAX];             /* one line: what went wrong (in English) */
+    enum { SCENE_ERR_TEXT, SCENE_ERR_BIND, SCENE_ERR_WIDTH, SCENE_ERR_ALIGN } err_kind;
+    int bad_lane;                         /* SCENE_ERR_ALIGN: the first misaligned lane */
     struct bank_access acc;
     struct bank_result res;
     struct req_slot slot;                 /* its measurement (requests.h) */
@@ -144,19 +148,70 @@ int text_width_n(const char *s, size_t n);
 size_t text_fit(const char *s, size_t n, int maxcols, int *cols);
 /* text_line: the next wrapped line of s[0..n) at width cols: returns its byte length;
  * *next gets the offset where the following line starts (n at the end). Backticks are
- * zero-width (they mark code). Breaks at spaces, between wide characters, at '\n'. */
+ * zero-width (they mark code). Breaks at spaces, between wide characters, after the comma of
+ * a list written without spaces, at '\n'. */
 size_t text_line(const char *s, size_t n, int width, size_t *next);
+/* text_wrap: text_line, and *cut = 1 when the line had to cut a word wider than the line (it
+ * then leaves a column free for the mark that says so). */
+size_t text_wrap(const char *s, size_t n, int width, size_t *next, int *cut);
 /* text_put: draw s (n bytes, clipped to maxcols) at y,x; returns columns used.
  * rich: backticks toggle UIC_TEXTCODE and are not drawn. */
 int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size_t n,
              attr_t at, int rich);
+/* text_puts: one line of s in maxcols columns; a line that does not fit ends in an ellipsis
+ * (never a silent cut). Returns columns used. */
 int text_puts(const struct app *a, int y, int x, int maxcols, const char *s, attr_t at);
+/* text_clip: s in at most cols columns into buf: whole, or cut and ended by ell. Returns buf. */
+const char *text_clip(const char *s, int cols, const char *ell, char *buf, size_t size);
 /* text_count: lines s wraps into at width. */
 int text_count(const char *s, int width);
-/* text_draw: wrapped s from line skip, at most h lines; returns lines drawn. */
+/* text_draw: wrapped s from line skip, at most h lines; returns lines drawn. A word cut
+ * because it is wider than w, and the last line when more text follows, end in an ellipsis. */
 int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
               attr_t at);
+/* text_draw_ex: text_draw; mark_more 0 leaves the last line unmarked (a scrolled area marks
+ * what follows itself). */
+int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
+                 attr_t at, int mark_more);
 void text_fill(int y, int x, int w, attr_t at);
+
+/* flow.c: a column of wrapped texts that scrolls as one (the step's text, hints and quiz): each
+ * block a text at its own indent and width with an optional label on its first row. A flow
+ * lives on the caller's stack; its texts must outlive it (flow_fmt keeps formatted ones). */
+#define FLOW_BLOCKS 48
+#define FLOW_POOL 2048
+struct flow_block {
+    const char *text;         /* wrapped at x in w columns (backticks mark code) */
+    int x, w;
+    attr_t at;
+    const char *label;        /* drawn at lx in lw columns on the block's first row, or NULL */
+    int lx, lw;
+    attr_t lat;
+    int top, rows;            /* its first row in the flow, rows it takes (at least 1) */
+};
+struct flow {
+    struct flow_block b[FLOW_BLOCKS];
+    int n, rows;              /* blocks, rows of them all */
+    char pool[FLOW_POOL];     /* texts made by flow_fmt */
+    size_t used;
+};
+void flow_init(struct flow *f);
+/* flow_add: a block (text "" is a blank row), measured now; its index, -1 when full */
+int flow_add(struct flow *f, const char *text, int x, int w, attr_t at);
+void flow_label(struct flow *f, int i, const char *label, int lx, int lw, attr_t lat);
+/* flow_fmt: a formatted text kept in f's pool ("" when full); lives as long as f */
+const char *flow_fmt(struct flow *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int flow_top(const struct flow *f, int i);   /* block i's first row (i out of range: the end) */
+int flow_end(const struct flow *f, int i);   /* the row after block i */
+/* flow_draw: rows skip..skip+h-1 of the flow, the first at screen row y */
+void flow_draw(const struct app *a, const struct flow *f, int y, int h, int skip);
+/* flow_scroll_to: the scroll (first row shown, 0..rows-h) that shows row must in h rows,
+ * starting from scroll; with want_end > must, as much of must..want_end-1 as fits, must
+ * first. */
+int flow_scroll_to(const struct flow *f, int h, int scroll, int must, int want_end);
+/* flow_scrollbar: marks in column x of the h rows at y: up when rows above are scrolled
+ * away, down when more follow */
+void flow_scrollbar(const struct app *a, int y, int x, int h, int scroll, int rows);
 
 /* scene.c: evaluate scenes through the lesson layer, the pattern language and the model, and
  * ask the hub to measure them. */
@@ -166,6 +221,9 @@ int scene_load(struct app *a, struct ui_scene *s, const struct lesson_scene *ls)
 /* scene_set_code: parse code into s unless it is what s holds already; 0, or -1 with errtext */
 int scene_set_code(struct ui_scene *s, const char *code);
 void scene_eval(struct app *a, struct ui_scene *s);
+/* scene_error_text: why s has no grid, in the screen's language (the pattern language's
+ * messages stay as the parser wrote them) */
+void scene_error_text(const struct app *a, const struct ui_scene *s, char *buf, size_t size);
 int scene_eval_values(struct app *a, const struct ui_scene *s, int param, long long v,
                       struct bank_result *res, struct bank_access *acc_out);
 /* scene_request: the GPU request for s with parameter index param set to v (param -1: the
@@ -188,11 +246,14 @@ void scene_next_access(struct app *a, struct ui_scene *s);
 /* grid.c */
 int grid_rows_wanted(const struct app *a, const struct ui_scene *s);
 int grid_rows_min(const struct ui_scene *s);   /* every pass with one row and its footer */
+/* grid_draw: the grid of s in h rows, centred in columns x..x+w-1 (cells of up to 3 columns,
+ * 4 when big), the inspect cursor in (NULL: none) */
 void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                const struct ui_inspect *in, int big);
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
                       char *l1, char *l2, size_t size);
-void grid_legend(const struct app *a, char *buf, size_t size);  /* one line: what marks mean */
+/* grid_legend: what the grid's marks mean, in whole items that fit cols columns */
+void grid_legend(const struct app *a, int cols, char *buf, size_t size);
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key_action act);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
 int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */
@@ -211,16 +272,22 @@ int ui_key_name(int ch);
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void app_title(const struct app *a, const char *left, const char *right);
-/* app_keybar: the key bar (or the message over it) on the last line */
-void app_keybar(const struct app *a, const char *keys);
-/* app_keybar_for: the key bar of key-table screens `screens` (keys_bar), with lesson standing
- * for the lesson's keys (NULL: none) */
-void app_keybar_for(const struct app *a, unsigned screens, const char *lesson);
+/* app_keybar: the last line: the key bar of key-table screens `screens` (keys_bar: the items
+ * that fit the width), lesson[0..nlesson) standing for the lesson's keys; or the message
+ * until the next key, with the bar's items that never go (help, quit) beside it where it
+ * leaves room. screens 0 (presenter mode too): the message alone, if any. */
+void app_keybar(const struct app *a, unsigned screens, const char *const *lesson, int nlesson);
 void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too small" */
 
 /* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
 void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
+/* app_step_state: step si of lesson li: 1 when it asks something (a quiz, a task) and that is
+ * done (answered right, met; in the tutorial or in `banklab lab`), 0 while it waits, -1 when
+ * it asks nothing */
+int app_step_state(const struct app *a, int li, int si);
+/* app_progress: over every lesson, the steps that ask something and how many are done */
+void app_progress(const struct app *a, int *done, int *total);
 void app_save(struct app *a);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);

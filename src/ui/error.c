@@ -19,8 +19,7 @@ static void error_draw(const struct app *a, const void *st)
     else if (a->lessons_dir[0])
         snprintf(buf, sizeof buf, "%s %s", ui_str(a, UIS_NO_LESSONS_FROM), a->lessons_dir);
     else
-        snprintf(buf, sizeof buf, "No lessons directory found (tried --lessons, $BANKLAB_LESSONS, "
-                                  "%s/lessons and ./lessons).", BANKLAB_SHARE_DIR);
+        snprintf(buf, sizeof buf, ui_str(a, UIS_ERRSCR_NO_DIR), BANKLAB_SHARE_DIR);
     y += text_draw(a, y, 2, w, 3, buf, 0, theme_attr(a, UIC_ERROR));
     y++;
     if (a->load_errors[0])
@@ -33,7 +32,7 @@ static void error_draw(const struct app *a, const void *st)
     y++;
     text_draw(a, y, 2, w, 3, ui_str(a, a->have_lessons ? UIS_REFUSED_WHAT : UIS_NO_LESSONS_WHAT),
               0, A_NORMAL);
-    app_keybar_for(a, KS_ERROR | (a->have_lessons ? KS_NOTICE : 0), NULL);
+    app_keybar(a, KS_ERROR | (a->have_lessons ? KS_NOTICE : 0), NULL, 0);
 }
 
 /* with lessons loaded, the screen is a notice over the first step: Enter or Esc goes on */

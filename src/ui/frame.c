@@ -25,42 +25,47 @@ void app_title(const struct app *a, const char *left, const char *right)
         text_puts(a, 0, a->W - rw, rw, right, at);
 }
 
-void app_keybar(const struct app *a, const char *keys)
+void app_keybar(const struct app *a, unsigned screens, const char *const *lesson, int nlesson)
 {
-    int y = a->H - 1;
+    int y = a->H - 1, zh = a->lang == LANG_ZH;
+    char bar[UI_MSG_MAX];
+    attr_t kat = theme_attr(a, UIC_KEYBAR);
     if (a->msg[0]) {
+        /* the message, and the bar's items that never go (help, quit) where it leaves room */
         attr_t at = theme_attr(a, a->msg_warn ? UIC_WARN : UIC_MSG);
+        int bw = 0;
+        if (screens && !a->opt.present) {
+            keys_bar(screens, zh, NULL, 0, 0, text_width, bar, sizeof bar);
+            bw = text_width(bar);
+            if (text_width(a->msg) + bw + 4 > a->W)
+                bw = 0;       /* the whole message first */
+        }
         text_fill(y, 0, a->W, at);
-        text_puts(a, y, 1, a->W - 2, a->msg, at);
+        text_puts(a, y, 1, a->W - 2 - (bw ? bw + 2 : 0), a->msg, at);
+        if (bw) {
+            text_fill(y, a->W - bw - 2, bw + 2, kat);
+            text_puts(a, y, a->W - bw - 1, bw, bar, kat);
+        }
         return;
     }
-    if (a->opt.present || !keys[0])
+    if (a->opt.present || !screens)
         return;
-    attr_t at = theme_attr(a, UIC_KEYBAR);
-    text_fill(y, 0, a->W, at);
-    text_puts(a, y, 1, a->W - 2, keys, at);
-}
-
-void app_keybar_for(const struct app *a, unsigned screens, const char *lesson)
-{
-    char bar[UI_MSG_MAX];
-    keys_bar(screens, a->lang == LANG_ZH, lesson, bar, sizeof bar);
-    app_keybar(a, bar);
+    keys_bar(screens, zh, lesson, nlesson, a->W - 2, text_width, bar, sizeof bar);
+    text_fill(y, 0, a->W, kat);
+    text_puts(a, y, 1, a->W - 2, bar, kat);
 }
 
 void small_draw(const struct app *a, int need_w, int need_h)
 {
     char buf[128];
     erase();
-    snprintf(buf, sizeof buf, "terminal too small: need %dx%d (now %dx%d)", need_w, need_h, a->W,
-             a->H);
+    snprintf(buf, sizeof buf, ui_str(a, UIS_TOO_SMALL), need_w, need_h, a->W, a->H);
     int y = a->H / 2;
-    int x = (a->W - (int)strlen(buf)) / 2;
-    attrset(A_BOLD);
-    mvaddnstr(y, x > 0 ? x : 0, buf, a->W);
-    attrset(A_NORMAL);
+    int x = (a->W - text_width(buf)) / 2;
+    text_puts(a, y, x > 0 ? x : 0, a->W, buf, A_BOLD);
     if (y + 1 < a->H) {
-        x = (a->W - 21) / 2;
-        mvaddnstr(y + 1, x > 0 ? x : 0, "enlarge it, or q quits", a->W);
+        const char *hint = ui_str(a, UIS_TOO_SMALL_HINT);
+        x = (a->W - text_width(hint)) / 2;
+        text_puts(a, y + 1, x > 0 ? x : 0, a->W, hint, A_NORMAL);
     }
 }

@@ -8,9 +8,17 @@
 #include "../render/grid_text.h"
 #include "app.h"
 
-#define LABEL 4
+#define LABEL 4           /* the row labels' column ("bank", "+3", "p1") */
 
-static const char base32[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVW";
+/* lanes 0-31 and word counts 0-32 in one column: 0-9, then A-W */
+static const char base32[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVW??????????????????????????????";
+
+/* the labels' columns: one more with narrow cells, where a cell's text starts at its left
+ * edge (a two-column label such as 字数 needs a space after it) */
+static int label_w(int cw)
+{
+    return cw == 2 ? LABEL + 1 : LABEL;
+}
 
 static int cell_w(int w, int big)
 {
@@ -80,20 +88,21 @@ static void put_cell(const struct app *a, int y, int x, int cw, const char *txt,
     attrset(A_NORMAL);
 }
 
-/* the header row: bank numbers (every fourth when the cells are narrow) */
+/* the header row: bank numbers (every fourth when the cells are narrow, nothing between:
+ * a dot in the grid means an idle bank and nothing else) */
 static void draw_header(const struct app *a, int y, int x, int cw)
 {
     char buf[64];
     attrset(theme_attr(a, UIC_HEADER));
-    mvaddstr(y, x, "bank");
+    mvaddstr(y, x, "bank");       /* bank stays bank in Chinese (docs/glossary.md) */
     for (int b = 0; b < BANK_COUNT; b++) {
         if (cw == 2 && b % 4 == 0)
             snprintf(buf, sizeof buf, "%2d", b);
         else if (cw == 2)
-            snprintf(buf, sizeof buf, " %s", a->g->dot);
+            continue;
         else
             snprintf(buf, sizeof buf, "%*d%*s", cw - 1, b, 1, "");
-        mvaddstr(y, x + LABEL + b * cw, buf);
+        mvaddstr(y, x + label_w(cw) + b * cw, buf);
     }
     attrset(A_NORMAL);
 }
@@ -140,24 +149,20 @@ static void draw_footer(const struct app *a, const struct bank_result *r, int p,
     if (r->npasses > 1)
         snprintf(buf, sizeof buf, "p%d", p + 1);
     else
-        snprintf(buf, sizeof buf, "wds");
-    attrset(theme_attr(a, UIC_HEADER));
-    mvaddstr(y, x, buf);
-    attrset(A_NORMAL);
+        snprintf(buf, sizeof buf, "%s", ui_str(a, UIS_GRID_WORDS));
+    text_puts(a, y, x, label_w(cw), buf, theme_attr(a, UIC_HEADER));
     for (int b = 0; b < BANK_COUNT; b++) {
-        int n = ps->cell[b].nwords;
+        int n = ps->cell[b].nwords;   /* 0: idle (a dot, as in the first row), 10-32: A-W */
         int worst = b == ps->worst_bank && ps->cost > 1;
         const char *mk = worst ? a->g->worst : " ";
         if (n == 0)
-            snprintf(buf, sizeof buf, "%*s", cw, "");
-        else if (n == 1)
             snprintf(buf, sizeof buf, "%*s%s ", cw - 2, "", a->g->dot);
         else if (cw == 2)
-            snprintf(buf, sizeof buf, "%c%s", n < 10 ? '0' + n : '+', mk);
+            snprintf(buf, sizeof buf, "%c%s", base32[n & 63], mk);
         else
             snprintf(buf, sizeof buf, "%*d%s", cw - 1, n, mk);
         enum ui_role role = worst ? UIC_WORST : n > 1 ? UIC_CONFLICT : UIC_DIM;
-        put_cell(a, y, x + LABEL + b * cw, cw, buf, theme_attr(a, role));
+        put_cell(a, y, x + label_w(cw) + b * cw, cw, buf, theme_attr(a, role));
     }
 }
 
@@ -169,6 +174,9 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
     char buf[96];
     if (h < 3)
         return;
+    int gw = label_w(cw) + BANK_COUNT * cw;    /* centred in x..x+w */
+    if (gw < w)
+        x += (w - gw) / 2;
     draw_header(a, y, x, cw);
     int shown[BANK_MAX_PASSES] = {0};
     int fit = allot(r, h, shown);
@@ -188,24 +196,53 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
             }
             for (int b = 0; b < BANK_COUNT; b++) {
                 int cursor = in && in->on && in->pass == p && in->bank == b && in->row == wr;
-                draw_cell(a, r, p, b, wr, cursor, row, x + LABEL + b * cw, cw);
+                draw_cell(a, r, p, b, wr, cursor, row, x + label_w(cw) + b * cw, cw);
             }
         }
         draw_footer(a, r, p, row++, x, cw);
     }
     if (fit < r->npasses && row < y + h) {
-        snprintf(buf, sizeof buf, "p%d-p%d: %d more pass%s not shown (a taller terminal shows them)",
-                 fit + 1, r->npasses, r->npasses - fit, r->npasses - fit > 1 ? "es" : "");
+        snprintf(buf, sizeof buf, ui_str(a, UIS_GRID_MORE_PASSES), fit + 1, r->npasses,
+                 r->npasses - fit);
         text_puts(a, row, x, w, buf, theme_attr(a, UIC_DIM));
     }
 }
 
-void grid_legend(const struct app *a, char *buf, size_t size)
+/* the legend's items: with narrow cells (80 columns) each mark stuck to its word, so that
+ * the words row and the A-W digits fit as well */
+static int legend_items(const struct app *a, char item[][64], int narrow)
+{
+    const char *fmt = narrow ? "%s%s" : "%s %s";
+    int n = 0;
+    snprintf(item[n++], 64, fmt, a->g->broadcast, ui_str(a, UIS_LEG_BROADCAST));
+    snprintf(item[n++], 64, fmt, a->g->conflict, ui_str(a, UIS_LEG_CONFLICT));
+    snprintf(item[n++], 64, fmt, a->g->both, ui_str(a, UIS_LEG_BOTH));
+    snprintf(item[n++], 64, fmt, a->g->worst, ui_str(a, narrow ? UIS_LEG_WORST_SHORT : UIS_LEG_WORST));
+    snprintf(item[n++], 64, fmt, a->g->dot, ui_str(a, UIS_LEG_IDLE));
+    snprintf(item[n++], 64, "%s", ui_str(a, narrow ? UIS_LEG_WORDS_SHORT : UIS_LEG_WORDS));
+    if (narrow)
+        snprintf(item[n++], 64, "%s", ui_str(a, UIS_LEG_NARROW));
+    return n;
+}
+
+void grid_legend(const struct app *a, int cols, char *buf, size_t size)
 {
     int narrow = cell_w(a->W, a->opt.present) == 2;
-    snprintf(buf, size, "%s broadcast  %s conflict  %s both  %s worst bank  %s",
-             a->g->broadcast, a->g->conflict, a->g->both, a->g->worst,
-             narrow ? "A-V = lanes 10-31" : "wds, p1-p4: words per bank (per pass)");
+    char item[8][64];
+    int n = legend_items(a, item, narrow), w = 0;
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < n; i++) {   /* whole items only: the last ones go when narrow */
+        /* the marks apart by one space, the rest by two */
+        const char *sep = !o ? "" : (narrow && i < 5) ? " " : "  ";
+        int iw = text_width(item[i]) + (int)strlen(sep);
+        if (w + iw > cols)
+            break;
+        o += (size_t)snprintf(buf + o, size - o, "%s%s", sep, item[i]);
+        w += iw;
+        if (o >= size)
+            break;
+    }
 }
 
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in)
@@ -268,7 +305,6 @@ void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
                       char *l1, char *l2, size_t size)
 {
-    (void)a;
     const struct bank_result *r = &s->res;
     l1[0] = l2[0] = 0;
     if (!s->ok)
@@ -278,12 +314,10 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
     char lanes[160], others[160];
     if (in->row >= c->nwords) {
         if (c->nwords == 0)
-            snprintf(l1, size, "bank %d, pass %d: idle (no lane asks it for a word)", in->bank,
-                     in->pass + 1);
+            snprintf(l1, size, ui_str(a, UIS_INSP_IDLE), in->bank, in->pass + 1);
         else
-            snprintf(l1, size, "bank %d, pass %d: serves %d word%s (%d wavefront%s for this bank)",
-                     in->bank, in->pass + 1, c->nwords, c->nwords > 1 ? "s" : "", c->nwords,
-                     c->nwords > 1 ? "s" : "");
+            snprintf(l1, size, ui_str(a, c->nwords > 1 ? UIS_INSP_SERVES_N : UIS_INSP_SERVES_1),
+                     in->bank, in->pass + 1, c->nwords, c->nwords);
         return 1;
     }
     uint64_t word = c->word[in->row];
@@ -294,23 +328,20 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
         for (lane++; lane < 32 && !(m >> lane & 1u); lane++)
             ;
     const struct bank_lane *ln = &r->lane[lane];
-    char banks[32] = "";
+    char banks[64] = "";
     if (ln->nwords > 1)      /* an 8/16-byte lane spans consecutive banks */
-        snprintf(banks, sizeof banks, " over banks %d-%d", ln->bank[0], ln->bank[ln->nwords - 1]);
+        snprintf(banks, sizeof banks, ui_str(a, UIS_INSP_OVER), ln->bank[0],
+                 ln->bank[ln->nwords - 1]);
     if (grid_lane_count(m) > 1)
-        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lanes %s share it (free); "
-                 "lane %d at %llu B%s",
-                 in->bank, in->pass + 1, (unsigned long long)word,
-                 (unsigned long long)(word * BANK_WORD_BYTES), lanes, lane,
-                 (unsigned long long)ln->offset, banks);
+        snprintf(l1, size, ui_str(a, UIS_INSP_SHARED), in->bank, in->pass + 1,
+                 (unsigned long long)word, (unsigned long long)(word * BANK_WORD_BYTES), lanes,
+                 lane, (unsigned long long)ln->offset, banks);
     else
-        snprintf(l1, size, "bank %d, pass %d, word %llu (byte %llu): lane %d at offset %llu B%s",
-                 in->bank, in->pass + 1, (unsigned long long)word,
-                 (unsigned long long)(word * BANK_WORD_BYTES), lane,
+        snprintf(l1, size, ui_str(a, UIS_INSP_CELL), in->bank, in->pass + 1,
+                 (unsigned long long)word, (unsigned long long)(word * BANK_WORD_BYTES), lane,
                  (unsigned long long)ln->offset, banks);
     if (c->nwords <= 1) {
-        snprintf(l2, size, "no conflict: bank %d serves only this word in pass %d", in->bank,
-                 in->pass + 1);
+        snprintf(l2, size, ui_str(a, UIS_INSP_NO_CONFLICT), in->bank, in->pass + 1);
         return 2;
     }
     uint32_t om = 0;
@@ -318,9 +349,8 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
         if (k != in->row)
             om |= c->lanes[k];
     grid_lanes_str(om, others, sizeof others);
-    snprintf(l2, size, "conflicts with lane%s %s: bank %d serves %d different words in pass %d "
-             "(%d wavefronts)",
-             grid_lane_count(om) > 1 ? "s" : "", others, in->bank, c->nwords, in->pass + 1, c->nwords);
+    snprintf(l2, size, ui_str(a, grid_lane_count(om) > 1 ? UIS_INSP_CONFLICT_N : UIS_INSP_CONFLICT_1),
+             others, in->bank, c->nwords, in->pass + 1, c->nwords);
     return 2;
 }
 
@@ -362,7 +392,7 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
         }
         if (s->ls->ntypes > 1) {
             key_hint(a, keys, ACT_TYPE, ACT_NONE, hint, sizeof hint);
-            ADD("%stype %s%s", o ? a->g->sep : "", s->ls->types[s->type_index], hint);
+            ADD(ui_str(a, UIS_PARAM_TYPE), o ? a->g->sep : "", s->ls->types[s->type_index], hint);
         }
     } else if (s->env.nparams) {
         for (int i = 0; i < s->env.nparams; i++)
@@ -376,16 +406,17 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
         const struct pattern_access_info *ai = pattern_access(s->pat, s->access);
         key_hint(a, s->naccess > 1 ? keys : 0, ACT_ACCESS, ACT_NONE, hint, sizeof hint);
         if (ai)
-            ADD("%saccess %d/%d: %s %s (%s, %u B)%s", o ? a->g->sep : "", s->access + 1,
+            ADD(ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "", s->access + 1,
                 s->naccess, ai->kind == PATTERN_STORE ? "store" : "load", ai->array, ai->type,
                 ai->width, hint);
     }
 #undef ADD
 }
 
-static const char *plural(int n, const char *one, const char *many)
+/* one of a count's two words: the singular string one, or the plural one + 1 */
+static const char *plural(const struct app *a, int n, enum ui_str one)
 {
-    return n == 1 ? one : many;
+    return ui_str(a, n == 1 ? one : one + 1);
 }
 
 int results_rows(const struct app *a)
@@ -409,25 +440,26 @@ static void measured_numbers(const struct app *a, const struct gpu_result *r,
     int st = s->acc.op == BANK_STORE, kcase = is_case(s);
     double wf = st ? r->wavefronts_st : r->wavefronts_ld, cf = st ? r->conflicts_st : r->conflicts_ld;
     const char *sep = a->g->sep, *x = a->g->utf8 ? "\u00d7" : "x";
+    const char *op = st ? "store" : "load";   /* load and store stay English (glossary) */
     char c[4][96] = {"", "", "", ""}, t[4][128] = {"", "", "", ""}, k[96] = "";
     if (r->has_counters && !kcase) {
-        snprintf(c[0], sizeof c[0], "%.1f wavefronts, %.1f conflicts", wf, cf);
-        snprintf(c[1], sizeof c[1], "%.1f wavefronts", wf);
-        snprintf(c[2], sizeof c[2], "%.1f wf", wf);
+        snprintf(c[0], sizeof c[0], ui_str(a, UIS_M_WF_CF), wf, cf);
+        snprintf(c[1], sizeof c[1], ui_str(a, UIS_M_WF), wf);
+        snprintf(c[2], sizeof c[2], ui_str(a, UIS_M_WF_SHORT), wf);
     }
     if (kcase && r->has_timing) {
-        int n = snprintf(k, sizeof k, "kernel %.3f ms", r->ms_median);
+        int n = snprintf(k, sizeof k, ui_str(a, UIS_M_KERNEL_MS), r->ms_median);
         if (r->gbps > 0 && n > 0 && (size_t)n < sizeof k)
-            snprintf(k + n, sizeof k - (size_t)n, ", %.0f GB/s", r->gbps);
+            snprintf(k + n, sizeof k - (size_t)n, ui_str(a, UIS_M_GBPS), r->gbps);
     }
     if (r->has_access_timing) {
-        snprintf(t[0], sizeof t[0], "%.2f ns per access (%.1f clk)%s%.1f%s the conflict-free %s",
-                 r->ns_per_access, r->clk_per_access, sep, r->slowdown, x, st ? "store" : "load");
-        snprintf(t[1], sizeof t[1], "%.2f ns/access (%.1f clk)%s%.1f%s conflict-free",
-                 r->ns_per_access, r->clk_per_access, sep, r->slowdown, x);
-        snprintf(t[2], sizeof t[2], "%.2f ns/access%s%.1f%s conflict-free", r->ns_per_access, sep,
-                 r->slowdown, x);
-        snprintf(t[3], sizeof t[3], "%.2f ns/access%s%.1f%s", r->ns_per_access, sep, r->slowdown, x);
+        snprintf(t[0], sizeof t[0], ui_str(a, UIS_M_NS_LONG), r->ns_per_access,
+                 r->clk_per_access, sep, r->slowdown, x, op);
+        snprintf(t[1], sizeof t[1], ui_str(a, UIS_M_NS_CLK), r->ns_per_access, r->clk_per_access,
+                 sep, r->slowdown, x);
+        snprintf(t[2], sizeof t[2], ui_str(a, UIS_M_NS), r->ns_per_access, sep, r->slowdown, x);
+        snprintf(t[3], sizeof t[3], ui_str(a, UIS_M_NS_SHORT), r->ns_per_access, sep, r->slowdown,
+                 x);
     }
     for (int i = 0; i < 4; i++) {
         int n = snprintf(buf, size, "%s%s%s", c[i], c[i][0] && t[i][0] ? sep : "", t[i]);
@@ -456,7 +488,7 @@ static void measured_text(const struct app *a, const struct ui_scene *s, int w, 
         else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_COUNTERS_BUSY)
             snprintf(buf, size, ui_str(a, UIS_COUNTERS_BUSY), (int)pr->seconds);
         else
-            snprintf(buf, size, "measuring%s", a->g->ellipsis);
+            snprintf(buf, size, "%s%s", ui_str(a, UIS_MEASURING), a->g->ellipsis);
         return;
     }
     if (m->state != REQ_DONE) {
@@ -466,7 +498,7 @@ static void measured_text(const struct app *a, const struct ui_scene *s, int w, 
     }
     const struct gpu_result *g = &m->result;
     if (g->status != GPU_OK) {
-        snprintf(buf, size, "- (%s)", g->error[0] ? g->error : "no result");
+        snprintf(buf, size, "- (%s)", g->error[0] ? g->error : ui_str(a, UIS_NO_RESULT));
         return;
     }
     *dim = 0;
@@ -483,18 +515,20 @@ static void model_line(const struct app *a, int y, int x, int w, const struct ui
     if (!big)
         text_puts(a, y, x, w, ui_str(a, UIS_MODEL), theme_attr(a, UIC_HEADER));
     if (!s->ok) {
-        text_puts(a, y, x + lab, w - lab, s->errtext[0] ? s->errtext : "-",
-                  theme_attr(a, UIC_ERROR));
+        scene_error_text(a, s, buf, sizeof buf);
+        text_puts(a, y, x + lab, w - lab, buf[0] ? buf : "-", theme_attr(a, UIC_ERROR));
         return;
     }
-    snprintf(buf, sizeof buf, "%d %s%s%d %s%s%d-way%s%d %s%s", r->wavefronts,
-             plural(r->wavefronts, "wavefront", "wavefronts"), a->g->sep, r->conflicts,
-             plural(r->conflicts, "conflict", "conflicts"), a->g->sep, r->ways, a->g->sep,
-             r->passes, plural(r->passes, "pass", "passes"),
-             r->paired ? " (8/16-byte pairs fused)" : "");
+    char wf[64], cf[64], ways[64], passes[64];
+    snprintf(wf, sizeof wf, plural(a, r->wavefronts, UIS_N_WAVEFRONT), r->wavefronts);
+    snprintf(cf, sizeof cf, plural(a, r->conflicts, UIS_N_CONFLICT), r->conflicts);
+    snprintf(ways, sizeof ways, ui_str(a, UIS_N_WAY), r->ways);
+    snprintf(passes, sizeof passes, plural(a, r->passes, UIS_N_PASS), r->passes);
+    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s%s", wf, a->g->sep, cf, a->g->sep, ways, a->g->sep,
+             passes, r->paired ? ui_str(a, UIS_PAIRS_FUSED) : "");
     attr_t at = theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK);
     if (big) {
-        snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MODEL), buf);
+        snprintf(b2, sizeof b2, "%s%s%s", ui_str(a, UIS_MODEL), ui_str(a, UIS_COLON), buf);
         text_puts(a, y, x, w, b2, at);
     } else {
         text_puts(a, y, x + lab, w - lab, buf, at);
@@ -513,32 +547,34 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     /* measured: the numbers on one line, where they come from on the next */
     const struct gpu_info *info = req_hub_info(&a->hub);
     if (req_hub_opening(&a->hub)) {
-        snprintf(buf, sizeof buf, "GPU: looking for a device%s", a->g->ellipsis);
+        snprintf(buf, sizeof buf, "%s%s", ui_str(a, UIS_GPU_LOOKING), a->g->ellipsis);
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }
     if (!req_hub_ready(&a->hub)) {
-        snprintf(buf, sizeof buf, "%s: %s", ui_str(a, UIS_NO_GPU),
-                 info->reason[0] ? info->reason : "no runner (model only)");
+        snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
+                 info->reason[0] ? info->reason : ui_str(a, UIS_NO_RUNNER));
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }
     char src[GPU_TEXT_MAX + 32];
     const struct gpu_result *g = s->slot.state == REQ_DONE ? &s->slot.result : NULL;
-    if (info->backend == GPU_BACKEND_REPLAY)
+    if (info->backend == GPU_BACKEND_REPLAY && !strncmp(info->device, "recorded on ", 12))
+        snprintf(src, sizeof src, ui_str(a, UIS_SRC_RECORDED), info->device + 12);
+    else if (info->backend == GPU_BACKEND_REPLAY)
         snprintf(src, sizeof src, "%s", info->device);
     else if (g && g->status == GPU_OK && !g->has_counters)
-        snprintf(src, sizeof src, "measured now on %s (no counters: %s)", info->device,
+        snprintf(src, sizeof src, ui_str(a, UIS_SRC_TIMING), info->device,
                  g->counters_note[0] ? g->counters_note : info->counters_reason);
     else
-        snprintf(src, sizeof src, "measured now on %s", info->device);
+        snprintf(src, sizeof src, ui_str(a, UIS_SRC_COUNTERS), info->device);
     if (g && g->status == GPU_OK && g->has_counters && is_case(s)) {
         /* a case kernel's counters are the whole kernel's (docs/gpu.md: the offset) */
         int st = s->acc.op == BANK_STORE;
         char kt[UI_MSG_MAX];
-        snprintf(kt, sizeof kt, "whole kernel: %.2f wavefronts, %.2f conflicts per %s%s%s",
+        snprintf(kt, sizeof kt, ui_str(a, st ? UIS_SRC_KERNEL_ST : UIS_SRC_KERNEL_LD),
                  st ? g->wavefronts_st : g->wavefronts_ld, st ? g->conflicts_st : g->conflicts_ld,
-                 st ? "store" : "load", a->g->sep, src);
+                 a->g->sep, src);
         snprintf(src, sizeof src, "%s", kt);
     }
     int dim, lab = big ? 0 : 10;
@@ -547,7 +583,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     attr_t at = theme_attr(a, dim ? UIC_DIM : UIC_MEASURED);
     if (big) {
         char b2[UI_MSG_MAX];
-        snprintf(b2, sizeof b2, "%s: %s", ui_str(a, UIS_MEASURED), buf);
+        snprintf(b2, sizeof b2, "%s%s%s", ui_str(a, UIS_MEASURED), ui_str(a, UIS_COLON), buf);
         text_puts(a, y + 1, x, w, b2, at);
     } else {
         text_puts(a, y + 1, x, 10, ui_str(a, UIS_MEASURED), theme_attr(a, UIC_HEADER));

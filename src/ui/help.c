@@ -1,13 +1,18 @@
 /* help.c: the help box (? or F1) over the screen below it: every binding of the key table
- * that has help text, two to a line where the table pairs them, then what the grid's marks
- * mean; over the playground its own keys and the pattern language's syntax instead. Any key
- * closes it. No state of its own; drawing does not allocate. */
+ * that has help text, two to a line where the table pairs them and both fit, then what the
+ * grid's marks mean; over the playground its own keys and the pattern language's syntax
+ * instead. Long lines wrap, and a box taller than the terminal scrolls (Up/Down, PgUp/PgDn,
+ * Space); any other key closes it. Its one state is the scroll; drawing does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
 #include "app.h"
 
 #define HELP_LINES 32
+
+struct help {
+    int scroll;               /* rows of the box's text scrolled away */
+};
 
 static int min_i(int x, int y) { return x < y ? x : y; }
 static int max_i(int x, int y) { return x > y ? x : y; }
@@ -63,6 +68,63 @@ static void help_columns(const struct help_line *l, int n, struct help_cols *c)
     c->right = c->keys + left_text + 3;
 }
 
+/* text padded with spaces to cols display columns, into the flow's pool */
+static const char *padded(struct flow *f, const char *text, int cols)
+{
+    int pad = max_i(0, cols - text_width(text));
+    return flow_fmt(f, "%s%*s", text, pad, "");
+}
+
+/* one binding: its keys as the label, its help wrapped beside them */
+static void add_binding(const struct app *a, struct flow *f, const struct key_row *r, int x,
+                        int w, const struct help_cols *c, const char *text)
+{
+    char buf[64];
+    int zh = a->lang == LANG_ZH;
+    int i = flow_add(f, text ? text : r->help[zh], x + c->keys, w - c->keys, A_NORMAL);
+    flow_label(f, i, flow_fmt(f, "%s", keys_label(r, zh, buf, sizeof buf)), x, c->keys - 1,
+               theme_attr(a, UIC_KEY));
+}
+
+/* the whole box's text at x in w columns: over the playground its keys and the pattern syntax,
+ * elsewhere the tutorial's keys and the grid's marks */
+static void help_flow(const struct app *a, struct flow *f, int x, int w)
+{
+    struct help_line lines[HELP_LINES];
+    int play = ui_under(a) == UI_PLAY;
+    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : KS_GLOBAL), zh = a->lang == LANG_ZH;
+    struct help_cols c;
+    help_columns(lines, nb, &c);
+    char buf[64];
+    flow_init(f);
+    for (int i = 0; i < nb; i++) {
+        const struct key_row *l = lines[i].left, *r = lines[i].right;
+        const char *rk = r ? keys_label(r, zh, buf, sizeof buf) : "";
+        if (r && c.right + c.right_keys + text_width(r->help[zh]) <= w) {
+            /* both on one line: the left help padded to the right binding's column */
+            const char *t = flow_fmt(f, "%s%s%s", padded(f, l->help[zh], c.right - c.keys),
+                                     padded(f, rk, c.right_keys), r->help[zh]);
+            add_binding(a, f, l, x, w, &c, t);
+            continue;
+        }
+        add_binding(a, f, l, x, w, &c, NULL);
+        if (r)
+            add_binding(a, f, r, x, w, &c, NULL);
+    }
+    flow_add(f, "", x, w, A_NORMAL);
+    if (play) {
+        static const enum ui_str syntax[] = {UIS_SYNTAX1, UIS_SYNTAX2, UIS_SYNTAX3, UIS_SYNTAX4,
+                                             UIS_SYNTAX5, UIS_SYNTAX6, UIS_SYNTAX7, UIS_SYNTAX8};
+        for (size_t i = 0; i < sizeof syntax / sizeof syntax[0]; i++)
+            flow_add(f, ui_str(a, syntax[i]), x, w, A_NORMAL);
+        return;
+    }
+    flow_add(f, ui_str(a, UIS_HELP_GRID1), x, w, A_NORMAL);
+    flow_add(f, flow_fmt(f, ui_str(a, UIS_HELP_GRID2), a->g->broadcast, a->g->conflict, a->g->both,
+                         a->g->worst, a->g->dot), x, w, A_NORMAL);
+    flow_add(f, ui_str(a, UIS_HELP_GRID3), x, w, A_NORMAL);
+}
+
 static void frame(const struct app *a, int y, int x, int w, int h)
 {
     attr_t at = theme_attr(a, UIC_NORMAL);
@@ -84,53 +146,63 @@ static void frame(const struct app *a, int y, int x, int w, int h)
     attrset(A_NORMAL);
 }
 
+/* the box at this terminal size: where it stands, its text and the rows of it shown */
+struct help_box {
+    int x, y, w, h, rows;
+    struct flow f;
+};
+
+static void help_box(const struct app *a, struct help_box *b)
+{
+    b->w = min_i(a->W - 2, 78);
+    help_flow(a, &b->f, 0, b->w - 4);
+    b->h = min_i(a->H - 2, b->f.rows + 2);
+    b->rows = b->h - 2;
+    b->x = max_i(0, (a->W - b->w) / 2);
+    b->y = max_i(0, (a->H - b->h) / 2);
+}
+
 static void help_draw(const struct app *a, const void *st)
 {
-    struct help_line lines[HELP_LINES];
-    /* over the playground: its keys and the pattern syntax; elsewhere the tutorial's keys and
-     * the grid's marks */
-    int play = ui_under(a) == UI_PLAY;
-    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : KS_GLOBAL);
-    static const enum ui_str grid[] = {UIS_HELP_GRID1, UIS_HELP_GRID2, UIS_HELP_GRID3,
-                                       UIS_HELP_GRID4};
-    static const enum ui_str syntax[] = {UIS_SYNTAX1, UIS_SYNTAX2, UIS_SYNTAX3, UIS_SYNTAX4,
-                                         UIS_SYNTAX5, UIS_SYNTAX6, UIS_SYNTAX7, UIS_SYNTAX8};
-    const enum ui_str *notes = play ? syntax : grid;
-    int ng = play ? (int)(sizeof syntax / sizeof syntax[0]) : (int)(sizeof grid / sizeof grid[0]);
-    int n = nb + 1 + ng;
-    int w = min_i(a->W - 2, 78), h = min_i(a->H - 2, n + 3);
-    int x = max_i(0, (a->W - w) / 2), y = max_i(0, (a->H - h) / 2);
-    int zh = a->lang == LANG_ZH;
-    frame(a, y, x, w, h);
-    text_puts(a, y, x + 2, w - 4, ui_str(a, UIS_HELP_TITLE), theme_attr(a, UIC_KEY));
-    struct help_cols c;
-    help_columns(lines, nb, &c);
-    char buf[64];
-    int in = x + 2, iw = w - 4;
-    for (int i = 0; i < nb && i < h - 2; i++) {
-        int row = y + 1 + i;
-        text_puts(a, row, in, iw, keys_label(lines[i].left, zh, buf, sizeof buf), A_NORMAL);
-        text_puts(a, row, in + c.keys, iw - c.keys, lines[i].left->help[zh], A_NORMAL);
-        if (!lines[i].right || c.right >= iw)
-            continue;
-        text_puts(a, row, in + c.right, iw - c.right,
-                  keys_label(lines[i].right, zh, buf, sizeof buf), A_NORMAL);
-        if (c.right + c.right_keys < iw)
-            text_puts(a, row, in + c.right + c.right_keys, iw - c.right - c.right_keys,
-                      lines[i].right->help[zh], A_NORMAL);
+    const struct help *hs = st;
+    struct help_box b;
+    help_box(a, &b);
+    for (int i = 0; i < b.f.n; i++) {   /* the flow was made at x 0: move it into the box */
+        b.f.b[i].x += b.x + 2;
+        b.f.b[i].lx += b.x + 2;
     }
-    for (int i = 0; i < ng && nb + 1 + i < h - 2; i++) {
-        enum ui_str s = notes[i] == UIS_HELP_GRID4 && !a->g->utf8 ? UIS_HELP_GRID4_ASCII : notes[i];
-        text_puts(a, y + 2 + nb + i, in, iw, ui_str(a, s), A_NORMAL);
-    }
+    int max = max_i(0, b.f.rows - b.rows), scroll = min_i(hs->scroll, max);
+    frame(a, b.y, b.x, b.w, b.h);
+    text_puts(a, b.y, b.x + 2, b.w - 4, ui_str(a, max ? UIS_HELP_TITLE_MORE : UIS_HELP_TITLE),
+              theme_attr(a, UIC_KEY));
+    flow_draw(a, &b.f, b.y + 1, b.rows, scroll);
+    flow_scrollbar(a, b.y + 1, b.x + b.w - 1, b.rows, scroll, b.f.rows);
+}
+
+static int help_enter(struct app *a, void *st)
+{
+    struct help *hs = st;
+    hs->scroll = 0;
+    return 0;
 }
 
 static enum ui_result help_key(struct app *a, void *st, const struct ui_key *k)
 {
-    ui_pop(a);                /* any key closes the box */
+    struct help *hs = st;
+    struct help_box b;
+    help_box(a, &b);
+    int max = max_i(0, b.f.rows - b.rows), page = max_i(1, b.rows - 1);
+    switch (k->action) {
+    case ACT_DOWN: hs->scroll = min_i(hs->scroll + 1, max); break;
+    case ACT_UP: hs->scroll = max_i(hs->scroll - 1, 0); break;
+    case ACT_PGDN: hs->scroll = min_i(hs->scroll + page, max); break;
+    case ACT_PGUP: hs->scroll = max_i(hs->scroll - page, 0); break;
+    default: ui_pop(a); break;   /* any other key closes the box */
+    }
     return UI_HANDLED;
 }
 
 const struct ui_screen screen_help = {
-    .name = "help", .overlay = 1, .draw = help_draw, .key = help_key,
+    .name = "help", .overlay = 1, .state_size = sizeof(struct help), .enter = help_enter,
+    .draw = help_draw, .key = help_key, .keys = KS_HELP,
 };

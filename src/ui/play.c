@@ -115,8 +115,7 @@ static void split_settings(struct play *p, struct pattern_env *env, char *errbuf
         char name[PATTERN_NAME_MAX], val[32];
         if (param_stmt(t + i, j - i, name, sizeof name, val, sizeof val)) {
             if (apply_setting(p, env, name, val) != 0 && !errbuf[0])
-                snprintf(errbuf, esz, "bad setting %s=%s (block=XxYxZ up to 1024 threads, "
-                         "dynamic=BYTES)", name, val);
+                snprintf(errbuf, esz, ui_str(p->app, UIS_PLAY_BAD_SETTING), name, val);
             int k = snprintf(p->params + params_o, sizeof p->params - params_o, "%s%s=%s",
                              params_o ? " " : "", name, val);
             if (k > 0 && params_o + (size_t)k < sizeof p->params)
@@ -174,10 +173,10 @@ static void play_eval(struct app *a, struct play *p)
     split_settings(p, &env, errbuf, sizeof errbuf);
     sc->ok = 0;
     sc->errtext[0] = 0;
+    sc->err_kind = SCENE_ERR_TEXT;
     if (scene_set_code(sc, p->filtered) != 0) {
         if (!p->filtered[0])
-            snprintf(sc->errtext, sizeof sc->errtext, "type a declaration and an access, e.g. %s",
-                     play_example);
+            snprintf(sc->errtext, sizeof sc->errtext, ui_str(a, UIS_PLAY_TYPE), play_example);
         return;
     }
     if (errbuf[0]) {
@@ -286,9 +285,13 @@ static int draw_input(const struct app *a, const struct play *p, int y)
     int start = 0;
     if (p->cursor > iw - 1)
         start = p->cursor - (iw - 1);
-    text_puts(a, y, 0, 2, "> ", theme_attr(a, UIC_KEY));
+    /* the prompt, or an ellipsis when the line's start is scrolled away; one at the end
+     * when it goes on past the screen */
+    text_puts(a, y, 0, 2, start > 0 ? a->g->ellipsis : "> ", theme_attr(a, UIC_KEY));
     attrset(theme_attr(a, UIC_CODE));
     mvaddnstr(y, 2, p->text + start, iw);
+    if (p->len - start > iw)
+        text_puts(a, y, 2 + iw, 1, a->g->ellipsis, theme_attr(a, UIC_KEY));
     attrset(theme_attr(a, UIC_CURSOR));
     char cc[2] = {p->cursor < p->len ? p->text[p->cursor] : ' ', 0};
     mvaddstr(y, 2 + p->cursor - start, cc);
@@ -316,7 +319,9 @@ static int draw_error(const struct app *a, const struct play *p, int y, int star
         }
     }
     y++;
-    snprintf(buf, sizeof buf, "error: %s", sc->errtext);
+    char why[UI_MSG_MAX];
+    scene_error_text(a, sc, why, sizeof why);
+    snprintf(buf, sizeof buf, ui_str(a, UIS_PLAY_ERROR), why);
     return y + text_draw(a, y, 1, W - 2, 2, buf, 0, theme_attr(a, UIC_ERROR));
 }
 
@@ -335,12 +340,8 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
     int need = grid_rows_wanted(a, sc);
     if (gh > need)
         gh = need;
-    int cw = (W - 4) / 32 > 3 ? 3 : (W - 4) / 32;
-    int gx = (W - (4 + 32 * cw)) / 2;
-    if (gx < 0)
-        gx = 0;
     if (gh >= 3)
-        grid_draw(a, y, gx, W - gx, gh, sc, NULL, 0);
+        grid_draw(a, y, 0, W, gh, sc, NULL, 0);
     y += gh > 0 ? gh : 0;
     results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
 }
@@ -357,14 +358,14 @@ static void play_draw(const struct app *a, const void *st)
         draw_error(a, p, y, start);
     else
         draw_grid(a, p, y + 1);
-    app_keybar_for(a, KS_PLAY, NULL);
+    app_keybar(a, KS_PLAY, NULL, 0);
 }
 
 static void history(struct app *a, struct play *p, int delta)
 {
     int nh = a->prog.nhistory;
     if (nh == 0) {
-        app_msg(a, 0, "no history yet: Enter saves a pattern");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_HISTORY));
         return;
     }
     if (p->hist < 0)
@@ -396,7 +397,7 @@ static void save(struct app *a, struct play *p)
         progress_record_explored(&a->prog, &e);
     }
     app_save_soon(a);
-    app_msg(a, 0, "saved to the playground history (Up/Down)");
+    app_msg(a, 0, "%s", ui_str(a, UIS_MSG_SAVED));
 }
 
 /* a printable key is always text here: with a full line it must not fall through to the
@@ -404,7 +405,7 @@ static void save(struct app *a, struct play *p)
 static void insert(struct app *a, struct play *p, int ch)
 {
     if (p->len + 1 >= (int)sizeof p->text) {
-        app_msg(a, 1, "the pattern is at its length limit");
+        app_msg(a, 1, "%s", ui_str(a, UIS_MSG_TOO_LONG));
         return;
     }
     memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
@@ -462,7 +463,7 @@ static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
         if (p->sc.ok)
             app_export_svg(a, &p->sc, "banklab-playground.svg");
         else
-            app_msg(a, 1, "fix the pattern first");
+            app_msg(a, 1, "%s", ui_str(a, UIS_MSG_FIX_FIRST));
         return UI_HANDLED;
     case ACT_INSERT: insert(a, p, k->key); return UI_HANDLED;
     default:

@@ -1,6 +1,6 @@
 /* quiz.c: the step's quiz (quiz.h): answering a choice (1-9) or a number (digits, '.', '-',
- * Backspace, Enter), recording the answer in the progress, and drawing question, choices,
- * verdict and explanation. The draw path does not allocate. */
+ * Backspace, Enter), recording the answer in the progress, and the question, choices, verdict
+ * and explanation as blocks of the tutor's reading area (flow.c). Does not allocate. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -180,98 +180,58 @@ static const char *verdict_text(const struct app *a, const struct quiz *q,
     if (!q->answered)
         snprintf(buf, size, "%s", ui_str(a, UIS_REVEALED));
     else
-        snprintf(buf, size, "%s %s (%s%s)", q->correct ? a->g->right : a->g->wrong,
-                 ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_ANSWER),
-                 quiz_answer_text(a, lq, value, sizeof value));
+        snprintf(buf, size, "%s %s%s%s%s%s", q->correct ? a->g->right : a->g->wrong,
+                 ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_PAREN),
+                 ui_str(a, UIS_ANSWER), quiz_answer_text(a, lq, value, sizeof value),
+                 ui_str(a, UIS_PAREN_CLOSE));
     return buf;
 }
 
-int quiz_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq, int w,
-               int full)
+/* the question and its choices (the one chosen marked >, the right one once shown), or the
+ * number typed */
+static void flow_question(const struct app *a, const struct quiz *q, struct flow *f, int x,
+                          int w, const struct lesson_quiz *lq)
 {
-    char buf[UI_MSG_MAX];
-    int n = text_count(lesson_tr(&lq->question, a->lang), w - 2);
-    if (!full && q->answered && q->correct) {   /* right: only the explanation */
-        n = 0;
-    } else if (lq->kind == QUIZ_CHOICE) {
-        for (int i = 0; i < lq->nchoices; i++)
-            n += text_count(lesson_tr(&lq->choices[i], a->lang), w - 6);
-    } else {
-        n += 1;
-    }
-    if (q->answered || q->revealed)
-        n += text_count(verdict_text(a, q, lq, buf, sizeof buf), w) +
-             text_count(lesson_tr(&lq->explanation, a->lang), w - 2);
-    else
-        n += 1;
-    return n;
-}
-
-/* the question with its choices or the number prompt; returns rows drawn */
-static int draw_question(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
-                         const struct lesson_quiz *lq)
-{
-    int r = 0;
-    char buf[UI_MSG_MAX];
     attr_t qa = theme_attr(a, UIC_QUIZ);
-    text_puts(a, y, x, 2, "?", qa);
-    r += text_draw(a, y + r, x + 2, w - 2, h - r, lesson_tr(&lq->question, a->lang), 0, qa);
-    if (lq->kind == QUIZ_CHOICE) {
-        for (int i = 0; i < lq->nchoices && r < h; i++) {
-            int chosen = q->answered && q->choice == i;
-            int right = (q->answered || q->revealed) && i == lq->answer;
-            snprintf(buf, sizeof buf, "%s%d)", chosen ? ">" : right ? a->g->right : " ", i + 1);
-            text_puts(a, y + r, x + 1, 4, buf, theme_attr(a, UIC_KEY));
-            enum ui_role role = right ? UIC_RIGHT : chosen ? UIC_WRONG : UIC_NORMAL;
-            r += text_draw(a, y + r, x + 5, w - 6, h - r, lesson_tr(&lq->choices[i], a->lang), 0,
-                           theme_attr(a, role));
-        }
-    } else if (r < h) {
-        snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_ANSWER_PROMPT), q->input,
-                 q->submitted ? "" : "_");
-        text_puts(a, y + r, x + 2, w - 2, buf, theme_attr(a, UIC_KEY));
-        r++;
+    int i = flow_add(f, lesson_tr(&lq->question, a->lang), x + 2, w - 2, qa);
+    flow_label(f, i, "?", x, 2, qa);
+    if (lq->kind != QUIZ_CHOICE) {
+        flow_add(f, flow_fmt(f, "%s%s%s", ui_str(a, UIS_ANSWER_PROMPT), q->input,
+                             q->submitted ? "" : "_"),
+                 x + 2, w - 2, theme_attr(a, UIC_KEY));
+        return;
     }
-    return r;
+    for (int c = 0; c < lq->nchoices; c++) {
+        int chosen = q->answered && q->choice == c;
+        int right = (q->answered || q->revealed) && c == lq->answer;
+        enum ui_role role = right ? UIC_RIGHT : chosen ? UIC_WRONG : UIC_NORMAL;
+        int k = flow_add(f, lesson_tr(&lq->choices[c], a->lang), x + 5, w - 5, theme_attr(a, role));
+        flow_label(f, k, flow_fmt(f, "%s%d)", chosen ? ">" : right ? a->g->right : " ", c + 1),
+                   x + 1, 4, theme_attr(a, UIC_KEY));
+    }
 }
 
-int quiz_explain_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq,
-                       int w)
-{
-    char buf[UI_MSG_MAX];
-    return text_count(verdict_text(a, q, lq, buf, sizeof buf), w) +
-           text_count(lesson_tr(&lq->explanation, a->lang), w - 2);
-}
-
-int quiz_explain_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
+int quiz_flow_verdict(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
                       const struct lesson_quiz *lq)
 {
     char buf[UI_MSG_MAX];
-    if (h < 1)
-        return 0;
+    if (!q->answered && !q->revealed)
+        return -1;
     enum ui_role role = !q->answered ? UIC_DIM : q->correct ? UIC_RIGHT : UIC_WRONG;
-    int r = text_draw(a, y, x, w, h, verdict_text(a, q, lq, buf, sizeof buf), 0,
-                      theme_attr(a, role));
-    return r + text_draw(a, y + r, x + 2, w - 2, h - r, lesson_tr(&lq->explanation, a->lang), 0,
-                         A_NORMAL);
+    int v = flow_add(f, flow_fmt(f, "%s", verdict_text(a, q, lq, buf, sizeof buf)), x, w,
+                     theme_attr(a, role));
+    flow_add(f, lesson_tr(&lq->explanation, a->lang), x + 2, w - 2, A_NORMAL);
+    return v;
 }
 
-int quiz_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
-              const struct lesson_quiz *lq, int full)
+int quiz_flow(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
+              const struct lesson_quiz *lq)
 {
-    int r = 0;
-    if (full || !q->answered || !q->correct)
-        r += draw_question(a, q, y, x, w, h, lq);
-    if (r >= h)
-        return r;
-    if (q->answered || q->revealed) {
-        r += quiz_explain_draw(a, q, y + r, x, w, h - r, lq);
-    } else {
-        enum ui_str prompt = lq->kind == QUIZ_CHOICE
-                                 ? (lq->predict ? UIS_CHOICE_PREDICT : UIS_CHOICE)
-                                 : (lq->predict ? UIS_NUMBER_PREDICT : UIS_NUMBER);
-        text_puts(a, y + r, x, w, ui_str(a, prompt), theme_attr(a, UIC_DIM));
-        r++;
-    }
-    return r;
+    flow_question(a, q, f, x, w, lq);
+    if (q->answered || q->revealed)
+        return quiz_flow_verdict(a, q, f, x, w, lq);
+    enum ui_str prompt = lq->kind == QUIZ_CHOICE
+                             ? (lq->predict ? UIS_CHOICE_PREDICT : UIS_CHOICE)
+                             : (lq->predict ? UIS_NUMBER_PREDICT : UIS_NUMBER);
+    return flow_add(f, ui_str(a, prompt), x, w, theme_attr(a, UIC_DIM));
 }

@@ -1,6 +1,6 @@
 /* quiz.h: a step's quiz on the tutor screen (quiz.c): what the learner answered, the number
- * being typed, whether a predict step's grid was revealed without an answer; its keys, its
- * height and its drawing. Part of the tutor screen (tutor.c owns one).
+ * being typed, whether a predict step's grid was revealed without an answer; its keys and its
+ * blocks in the tutor's reading area. Part of the tutor screen (tutor.c owns one).
  *
  * The rules (tests/sh/tui_quiz.sh): an answer is stated as a value ("answer: 32", the
  * choice's text, never its number); revealing a predict step without answering (e) is
@@ -54,20 +54,17 @@ int quiz_key(struct app *a, struct quiz *q, const struct lesson *l, const struct
 const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, char *buf,
                              size_t size);
 
-/* quiz_lines: rows the quiz wants at width w (full: the question also after a right answer). */
-int quiz_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq, int w,
-               int full);
-/* quiz_draw: question, choices or the number prompt, verdict and explanation in h rows;
- * returns rows drawn. */
-int quiz_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
-              const struct lesson_quiz *lq, int full);
+/* quiz_flow: the quiz as blocks of f at x in w columns: the question, its choices or the
+ * number typed, then the verdict (the answer as a value) and the explanation, or what to
+ * press. Returns the block of the verdict (or of what to press): the row to show after an
+ * answer. */
+int quiz_flow(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
+              const struct lesson_quiz *lq);
 
-/* quiz_explain_lines / quiz_explain_draw: the verdict ("right (answer 2)", or revealed) and
- * the explanation alone, once answered or revealed (presenter mode after a reveal); draw
- * returns rows drawn. */
-int quiz_explain_lines(const struct app *a, const struct quiz *q, const struct lesson_quiz *lq,
-                       int w);
-int quiz_explain_draw(const struct app *a, const struct quiz *q, int y, int x, int w, int h,
+/* quiz_flow_verdict: the verdict ("right (answer: 2)", or revealed) and the explanation
+ * alone, once answered or revealed (presenter mode: the class reads the explanation);
+ * returns the verdict's block, -1 when there is none yet. */
+int quiz_flow_verdict(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
                       const struct lesson_quiz *lq);
 
 #endif

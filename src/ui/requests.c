@@ -34,11 +34,13 @@ void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *inf
         h->info = *info;
     else if (!gpu)
         snprintf(h->info.reason, sizeof h->info.reason, "looking for a GPU...");
+    h->unopened = !gpu;
 }
 
 int req_hub_open(struct req_hub *h, int device)
 {
     struct opener *o = calloc(1, sizeof *o);
+    h->unopened = 0;
     if (!o) {
         snprintf(h->info.reason, sizeof h->info.reason, "out of memory");
         return -1;
@@ -61,7 +63,7 @@ const struct gpu_info *req_hub_info(const struct req_hub *h)
 
 int req_hub_opening(const struct req_hub *h)
 {
-    return h->opener != NULL;
+    return h->opener != NULL || h->unopened;
 }
 
 int req_hub_ready(const struct req_hub *h)
@@ -157,7 +159,7 @@ static struct req_series *series_of(struct req_hub *h, uint64_t gen)
  * runner's queue takes */
 static void pump(struct req_hub *h)
 {
-    if (h->opener)
+    if (req_hub_opening(h))
         return;
     if (!req_hub_ready(h)) {          /* no GPU after all: nothing will be measured */
         while (h->waiting) {
@@ -275,7 +277,7 @@ void req_ask(struct req_hub *h, struct req_slot *s, const struct gpu_request *rq
 {
     s->want = *rq;
     s->id = 0;                         /* an answer to an older question no longer counts */
-    if (h->opener) {
+    if (req_hub_opening(h)) {          /* also before the open starts: asked at the start */
         s->state = REQ_WAITING;
         push_waiting(h, s, 0);
         return;
@@ -315,7 +317,7 @@ int req_series_start(struct req_hub *h, void *ctx, int n, req_fill_fn fill, req_
             continue;
         *se = (struct req_series){.gen = ++h->next_id, .ctx = ctx, .n = n, .fill = fill,
                                   .answer = answer};
-        if (!h->opener && !req_hub_ready(h))
+        if (!req_hub_opening(h) && !req_hub_ready(h))
             memset(se, 0, sizeof *se);   /* no GPU: nothing to send */
         else
             pump(h);

@@ -66,6 +66,7 @@ struct req_hub {
     struct gpu_info info;
     int own;                      /* opened here: req_hub_done closes it */
     void *opener;                 /* the background gpu_open while it runs, else NULL */
+    int unopened;                 /* no gpu given and req_hub_open not called yet */
     uint64_t next_id;
     int inflight;                 /* submitted and not yet answered */
     struct req_slot *waiting;     /* slots waiting to be sent, oldest first */

@@ -78,6 +78,7 @@ void scene_eval(struct app *a, struct ui_scene *s)
     (void)a;
     s->ok = 0;
     s->errtext[0] = 0;
+    s->err_kind = SCENE_ERR_TEXT;
     if (s->ls) {
         struct lesson_binding b;
         long long vals[PATTERN_MAX_PARAMS];
@@ -85,6 +86,7 @@ void scene_eval(struct app *a, struct ui_scene *s)
         make_bind(s, &b, vals, -1, 0);
         if (lesson_scene_env(s->ls, &b, s->type_index, &s->env, code, sizeof code) != 0) {
             snprintf(s->errtext, sizeof s->errtext, "scene code does not fit or a parameter is unknown");
+            s->err_kind = SCENE_ERR_BIND;
             return;
         }
         if (scene_set_code(s, code) != 0)
@@ -115,9 +117,21 @@ void scene_eval(struct app *a, struct ui_scene *s)
             snprintf(s->errtext, sizeof s->errtext, "%s (lane %d)", bank_status_str(st), bad);
         else
             snprintf(s->errtext, sizeof s->errtext, "%s", bank_status_str(st));
+        s->err_kind = st == BANK_EALIGN ? SCENE_ERR_ALIGN : SCENE_ERR_WIDTH;
+        s->bad_lane = bad;
         return;
     }
     s->ok = 1;
+}
+
+void scene_error_text(const struct app *a, const struct ui_scene *s, char *buf, size_t size)
+{
+    switch (s->err_kind) {
+    case SCENE_ERR_BIND: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_BIND)); break;
+    case SCENE_ERR_WIDTH: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_WIDTH)); break;
+    case SCENE_ERR_ALIGN: snprintf(buf, size, ui_str(a, UIS_ERR_ALIGN), s->bad_lane); break;
+    default: snprintf(buf, size, "%s", s->errtext); break;
+    }
 }
 
 int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long long v,
@@ -277,7 +291,7 @@ int scene_param_key(struct app *a, struct ui_scene *s, int ch)
         if (v < p->min)
             v = p->min;
         if (v == s->value[i]) {
-            app_msg(a, 0, "%s stays in %lld..%lld", p->name, p->min, p->max);
+            app_msg(a, 0, ui_str(a, UIS_MSG_STAYS), p->name, p->min, p->max);
             return 1;
         }
         scene_set_param(a, s, i, v);
@@ -289,7 +303,7 @@ int scene_param_key(struct app *a, struct ui_scene *s, int ch)
 void scene_cycle_type(struct app *a, struct ui_scene *s)
 {
     if (!s->ls || s->ls->ntypes < 2) {
-        app_msg(a, 0, "this scene has one element type");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_ONE_TYPE));
         return;
     }
     s->type_index = (s->type_index + 1) % s->ls->ntypes;
@@ -300,7 +314,7 @@ void scene_cycle_type(struct app *a, struct ui_scene *s)
 void scene_warp(struct app *a, struct ui_scene *s, int delta)
 {
     if (s->nwarps <= 1) {
-        app_msg(a, 0, "the block has one warp");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_ONE_WARP));
         return;
     }
     s->warp = (s->warp + s->nwarps + (unsigned)(delta < 0 ? -1 : 1)) % s->nwarps;
@@ -311,7 +325,7 @@ void scene_warp(struct app *a, struct ui_scene *s, int delta)
 void scene_next_access(struct app *a, struct ui_scene *s)
 {
     if (s->naccess <= 1) {
-        app_msg(a, 0, "this code has one access");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_ONE_ACCESS));
         return;
     }
     s->access = (s->access + 1) % s->naccess;

@@ -27,6 +27,42 @@ const struct lesson_step *app_step(const struct app *a)
     return &l->steps[a->si];
 }
 
+static const struct progress_quiz *record_of(const struct app *a, const char *lesson_id,
+                                             const char *step_id)
+{
+    for (int i = 0; i < a->prog.nquiz; i++)
+        if (!strcmp(a->prog.quiz[i].lesson_id, lesson_id) &&
+            !strcmp(a->prog.quiz[i].step_id, step_id))
+            return &a->prog.quiz[i];
+    return NULL;
+}
+
+int app_step_state(const struct app *a, int li, int si)
+{
+    const struct lesson *l = &a->set.lessons[li];
+    const struct lesson_step *st = &l->steps[si];
+    if (!st->quiz && !st->task)
+        return -1;
+    const struct progress_quiz *q = record_of(a, l->id, st->id);
+    if (st->task && !(q && q->correct)) {   /* a task met in `banklab lab` counts too */
+        char lid[PROGRESS_ID_MAX];
+        snprintf(lid, sizeof lid, REPORT_TASK_PREFIX "%s", l->id);
+        q = record_of(a, lid, st->id);
+    }
+    return q && q->correct ? 1 : 0;
+}
+
+void app_progress(const struct app *a, int *done, int *total)
+{
+    *done = *total = 0;
+    for (int li = 0; a->have_lessons && li < a->set.nlessons; li++)
+        for (int si = 0; si < a->set.lessons[li].nsteps; si++) {
+            int s = app_step_state(a, li, si);
+            *total += s >= 0;
+            *done += s > 0;
+        }
+}
+
 const char *app_export_dir(void)
 {
     const char *d = getenv("BANKLAB_EXPORT_DIR");
@@ -44,7 +80,7 @@ void app_save(struct app *a)
     }
     char err[UI_MSG_MAX];
     if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
-        app_msg(a, 1, "progress not saved: %s", err);
+        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
 }
 
 void app_save_soon(struct app *a)
@@ -60,14 +96,14 @@ void app_goto(struct app *a, int li, int si)
         return;
     if (si >= a->set.lessons[li].nsteps) {
         if (li + 1 >= a->set.nlessons) {
-            app_msg(a, 0, "this is the last step of the last chapter (c: contents, q: quit)");
+            app_msg(a, 0, "%s", ui_str(a, UIS_MSG_LAST_STEP));
             return;
         }
         li++;
         si = 0;
     } else if (si < 0) {
         if (li == 0) {
-            app_msg(a, 0, "this is the first step");
+            app_msg(a, 0, "%s", ui_str(a, UIS_MSG_FIRST_STEP));
             return;
         }
         li--;
@@ -86,9 +122,9 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
     params_line(a, s, 0, sub, sizeof sub);
     struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
     if (svg_write_file(path, &s->res, s->acc.width, s->acc.op, &o) != 0)
-        app_msg(a, 1, "could not write %s: %s", path, strerror(errno));
+        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path, strerror(errno));
     else
-        app_msg(a, 0, "grid written to %s", path);
+        app_msg(a, 0, ui_str(a, UIS_MSG_GRID_WRITTEN), path);
 }
 
 void app_export_report(struct app *a)
@@ -103,11 +139,11 @@ void app_export_report(struct app *a)
     };
     if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,
                          a->lang, &meta, written, sizeof written, err, sizeof err) != 0) {
-        app_msg(a, 1, "report not written: %s", err);
+        app_msg(a, 1, ui_str(a, UIS_MSG_REPORT_FAILED), err);
         return;
     }
     for (char *p = written; *p; p++)
         if (*p == '\n')
             *p = ' ';
-    app_msg(a, 0, "report written: %s", written);
+    app_msg(a, 0, ui_str(a, UIS_MSG_REPORT_WRITTEN), written);
 }

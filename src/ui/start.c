@@ -91,7 +91,7 @@ static void find_start(struct app *a)
                 a->si = s < a->set.lessons[i].nsteps ? s : a->set.lessons[i].nsteps - 1;
                 return;
             }
-        app_msg(a, 1, "no chapter %d: starting at the beginning", a->opt.chapter);
+        app_msg(a, 1, ui_str(a, UIS_MSG_NO_CHAPTER), a->opt.chapter);
         return;
     }
     if (!a->prog.lesson_id[0])

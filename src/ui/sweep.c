@@ -211,19 +211,19 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
     const struct gpu_info *info = req_hub_info(&a->hub);
     int cur = sweep_cur(a, sw), wf = sw->wavefronts[cur];
     if (wf >= 0)
-        snprintf(buf, size, "%s=%lld: %d wavefront%s (model)", lp->name, sw->value[cur], wf,
-                 wf == 1 ? "" : "s");
+        snprintf(buf, size, ui_str(a, wf == 1 ? UIS_SWEEP_WF1 : UIS_SWEEP_WFN), lp->name,
+                 sw->value[cur], wf);
     else
-        snprintf(buf, size, "%s=%lld: the model cannot evaluate this value", lp->name,
-                 sw->value[cur]);
+        snprintf(buf, size, ui_str(a, UIS_SWEEP_NO_MODEL), lp->name, sw->value[cur]);
     size_t o = strlen(buf);
     if (sw->measured[cur] >= 0 && sw->unit == SW_NS)
-        snprintf(buf + o, size - o, "%s%.2f ns per access, %.1f%s conflict-free", a->g->sep,
-                 sw->measured[cur], sw->slowdown[cur], a->g->utf8 ? "\u00d7" : "x");
+        snprintf(buf + o, size - o, ui_str(a, UIS_SWEEP_NS_NOW), a->g->sep, sw->measured[cur],
+                 sw->slowdown[cur], a->g->utf8 ? "\u00d7" : "x");
     else if (sw->measured[cur] >= 0)
-        snprintf(buf + o, size - o, "%s%.1f wavefronts counted", a->g->sep, sw->measured[cur]);
+        snprintf(buf + o, size - o, ui_str(a, UIS_SWEEP_WF_NOW), a->g->sep, sw->measured[cur]);
     else if (!req_hub_ready(&a->hub))
-        snprintf(buf + o, size - o, "%sno GPU: %s", a->g->sep, info->reason);
+        snprintf(buf + o, size - o, "%s%s%s%s", a->g->sep, ui_str(a, UIS_NO_GPU),
+                 ui_str(a, UIS_COLON), info->reason);
 }
 
 static void sweep_draw(const struct app *a, const void *st)
@@ -231,11 +231,12 @@ static void sweep_draw(const struct app *a, const void *st)
     const struct sweep *sw = st;
     const struct lesson_param *lp = &a->sc.ls->params[sw->param];
     char buf[UI_MSG_MAX];
-    snprintf(buf, sizeof buf, " banklab: sweep %s over %lld..%lld", lp->name, sw->value[0],
+    snprintf(buf, sizeof buf, ui_str(a, UIS_SWEEP_TITLE), lp->name, sw->value[0],
              sw->value[sw->n > 0 ? sw->n - 1 : 0]);
     if (sw->step != (lp->step > 0 ? lp->step : 1)) {   /* more values than the chart holds */
         size_t o = strlen(buf);
-        snprintf(buf + o, sizeof buf - o, " (%s %lld)", ui_str(a, UIS_EVERY), sw->step);
+        snprintf(buf + o, sizeof buf - o, "%s%s %lld%s", ui_str(a, UIS_PAREN), ui_str(a, UIS_EVERY),
+                 sw->step, ui_str(a, UIS_PAREN_CLOSE));
     }
     app_title(a, buf, "");
     int W = a->W, H = a->H;
@@ -251,18 +252,17 @@ static void sweep_draw(const struct app *a, const void *st)
     y += 2;
     int avail = H - y - 3;
     int mh = any_measured ? avail / 2 : 0;
-    snprintf(buf, sizeof buf, "model: wavefronts per warp instruction against %s", lp->name);
+    snprintf(buf, sizeof buf, ui_str(a, UIS_SWEEP_MODEL), lp->name);
     chart(a, sw, y, 1, W - 2, avail - mh, model, buf, UIC_BAR);
     y += avail - mh;
     if (any_measured) {
-        snprintf(buf, sizeof buf, "%s against %s%s%s",
-                 sw->unit == SW_NS ? "measured: ns per warp access" : "counters: wavefronts",
+        snprintf(buf, sizeof buf, ui_str(a, sw->unit == SW_NS ? UIS_SWEEP_NS : UIS_SWEEP_WF),
                  lp->name, a->g->sep, req_hub_info(&a->hub)->device);
         chart(a, sw, y, 1, W - 2, mh, sw->measured, buf, UIC_MEASURED);
     }
     status_line(a, sw, buf, sizeof buf);
     text_puts(a, H - 2, 1, W - 2, buf, A_BOLD);
-    app_keybar_for(a, KS_SWEEP, NULL);
+    app_keybar(a, KS_SWEEP, NULL, 0);
 }
 
 static enum ui_result sweep_key(struct app *a, void *st, const struct ui_key *k)

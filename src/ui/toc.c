@@ -1,6 +1,8 @@
-/* toc.c: the table of contents (c): every chapter and step with its quiz mark (? not answered
- * yet, right, wrong); the cursor starts on the current step, Enter goes to the step under it.
- * Its state (cursor, first row shown) is private to this file. Drawing does not allocate. */
+/* toc.c: the table of contents (c): every chapter with the steps done of those that ask
+ * something, every step with its mark (done, answered wrong, waiting for an answer), the
+ * overall progress in the title and what the marks mean under the list; the cursor starts on
+ * the current step, Enter goes to the step under it. Its state (cursor, first row shown) is
+ * private to this file. Drawing does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -12,6 +14,12 @@ struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */
     int top;                  /* first entry shown */
 };
+
+/* rows of the list: all but the title, the legend and the key bar */
+static int toc_rows(const struct app *a)
+{
+    return a->H - 3;
+}
 
 static int toc_count(const struct app *a)
 {
@@ -59,63 +67,81 @@ static int toc_enter(struct app *a, void *st)
 {
     struct toc *t = st;
     if (!a->have_lessons) {
-        app_msg(a, 0, "no lessons loaded");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_LESSONS));
         return -1;
     }
     t->cursor = toc_index(a, a->li, a->si);
-    t->top = toc_top(t, a->H - 3);
+    t->top = toc_top(t, toc_rows(a));
     return 0;
 }
 
-static const struct progress_quiz *quiz_of(const struct app *a, const char *lid, const char *sid)
+/* a step's mark: done, answered wrong (a quiz's last answer), waiting, or nothing to do */
+static const char *step_mark(const struct app *a, int li, int si)
 {
-    for (int i = 0; i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, lid) && !strcmp(a->prog.quiz[i].step_id, sid))
-            return &a->prog.quiz[i];
-    return NULL;
+    const struct lesson *l = &a->set.lessons[li];
+    const struct lesson_step *st = &l->steps[si];
+    int state = app_step_state(a, li, si);
+    if (state < 0)
+        return " ";
+    if (state > 0)
+        return a->g->right;
+    for (int i = 0; st->quiz && i < a->prog.nquiz; i++)
+        if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
+            return a->g->wrong;
+    return a->g->todo;
 }
 
-/* one entry's line: a chapter, or a step with the current-step and quiz marks */
-static attr_t toc_line(const struct app *a, int k, char *buf, size_t size)
+/* one entry's line: a chapter with its steps done, or a step with the current-step mark and
+ * its own; *right: what goes at the right end ("" for none) */
+static attr_t toc_line(const struct app *a, int k, char *buf, size_t size, char *right,
+                       size_t rsize)
 {
     int li, si;
     toc_entry(a, k, &li, &si);
     const struct lesson *l = &a->set.lessons[li];
+    right[0] = 0;
     if (si < 0) {
+        int done = 0, total = 0;
+        for (int i = 0; i < l->nsteps; i++) {
+            int s = app_step_state(a, li, i);
+            total += s >= 0;
+            done += s > 0;
+        }
         snprintf(buf, size, "%2d  %s", l->chapter, lesson_tr(&l->title, a->lang));
+        if (total)
+            snprintf(right, rsize, "%d/%d", done, total);
         return theme_attr(a, UIC_HEADER) | A_BOLD;
     }
     const struct lesson_step *st = &l->steps[si];
-    char task_id[PROGRESS_ID_MAX];   /* a task's result is saved as banklab lab saves it */
-    snprintf(task_id, sizeof task_id, "%s%s", REPORT_TASK_PREFIX, l->id);
-    const struct progress_quiz *q = st->quiz   ? quiz_of(a, l->id, st->id)
-                                    : st->task ? quiz_of(a, task_id, st->id)
-                                               : NULL;
-    const char *mark = !st->quiz && !st->task ? " "
-                       : !q                   ? "?"
-                       : q->correct           ? a->g->right
-                                              : a->g->wrong;
     snprintf(buf, size, "%s %2d.%-2d %s %s", li == a->li && si == a->si ? ">" : " ", l->chapter,
-             si + 1, mark, lesson_tr(&st->title, a->lang));
+             si + 1, step_mark(a, li, si), lesson_tr(&st->title, a->lang));
     return A_NORMAL;
 }
 
 static void toc_draw(const struct app *a, const void *st)
 {
     const struct toc *t = st;
-    int W = a->W, rows = a->H - 3;
-    app_title(a, ui_str(a, UIS_TOC_TITLE), "");
+    int W = a->W, rows = toc_rows(a);
+    char buf[UI_MSG_MAX], right[64];
+    int done, total;
+    app_progress(a, &done, &total);
+    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total);
+    app_title(a, ui_str(a, UIS_TOC_TITLE), right);
     int n = toc_count(a), top = toc_top(t, rows);
-    char buf[UI_MSG_MAX];
     for (int r = 0; r < rows && top + r < n; r++) {
-        attr_t at = toc_line(a, top + r, buf, sizeof buf);
+        attr_t at = toc_line(a, top + r, buf, sizeof buf, right, sizeof right);
         if (top + r == t->cursor) {
             text_fill(1 + r, 0, W, theme_attr(a, UIC_CURSOR));
             at = theme_attr(a, UIC_CURSOR);
         }
-        text_puts(a, 1 + r, 1, W - 2, buf, at);
+        int rw = right[0] ? text_width(right) + 2 : 0;
+        text_puts(a, 1 + r, 1, W - 2 - rw, buf, at);
+        if (rw)
+            text_puts(a, 1 + r, W - rw, rw - 1, right, at);
     }
-    app_keybar_for(a, KS_TOC, NULL);
+    snprintf(buf, sizeof buf, ui_str(a, UIS_TOC_LEGEND), a->g->right, a->g->wrong, a->g->todo);
+    text_puts(a, a->H - 2, 1, W - 2, buf, theme_attr(a, UIC_DIM));
+    app_keybar(a, KS_TOC, NULL, 0);
 }
 
 static enum ui_result toc_key(struct app *a, void *st, const struct ui_key *k)
@@ -125,8 +151,8 @@ static enum ui_result toc_key(struct app *a, void *st, const struct ui_key *k)
     switch (k->action) {
     case ACT_UP: t->cursor--; break;
     case ACT_DOWN: t->cursor++; break;
-    case ACT_PGUP: t->cursor -= a->H - 4; break;
-    case ACT_PGDN: t->cursor += a->H - 4; break;
+    case ACT_PGUP: t->cursor -= toc_rows(a) - 1; break;
+    case ACT_PGDN: t->cursor += toc_rows(a) - 1; break;
     case ACT_HOME: t->cursor = 0; break;
     case ACT_END: t->cursor = n - 1; break;
     case ACT_GO: {
@@ -142,7 +168,7 @@ static enum ui_result toc_key(struct app *a, void *st, const struct ui_key *k)
         t->cursor = 0;
     if (t->cursor >= n)
         t->cursor = n - 1;
-    t->top = toc_top(t, a->H - 3);
+    t->top = toc_top(t, toc_rows(a));
     return UI_HANDLED;
 }
 

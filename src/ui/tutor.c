@@ -66,10 +66,36 @@ static void tutor_resume(struct app *a, void *st)
         task_update(a, &t->task, &a->set.lessons[a->li], app_step(a));
 }
 
+/* scroll the reading area to show block `must` and, when the quiz has one, its verdict and
+ * as much of the explanation as fits (end: show up to the flow's end) */
+static void show_block(struct app *a, struct tutor *t, const struct lesson_step *st, int which,
+                       int to_end)
+{
+    struct tutor_layout L;
+    tutor_layout(a, t, st, &L);
+    int must = which == -2 ? L.status : which;
+    if (must < 0)
+        return;
+    t->text_scroll = flow_scroll_to(&L.flow, L.read, t->text_scroll, flow_top(&L.flow, must),
+                                    to_end ? L.flow.rows : 0);
+}
+
+/* page through the reading area: a page is its height less one row kept for context */
+static void scroll_page(struct app *a, struct tutor *t, const struct lesson_step *st, int dir)
+{
+    struct tutor_layout L;
+    tutor_layout(a, t, st, &L);
+    int page = L.read > 2 ? L.read - 1 : 1;
+    int s = t->text_scroll < L.maxscroll ? t->text_scroll : L.maxscroll;
+    s += dir * page;
+    t->text_scroll = s < 0 ? 0 : s > L.maxscroll ? L.maxscroll : s;
+}
+
 static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     quiz_reveal(a, &t->quiz, &a->set.lessons[a->li], st);
     scene_measure(a, &a->sc);
+    show_block(a, t, st, -2, 1);
 }
 
 /* n / b with a typed number not answered: say so once; the same key again leaves it */
@@ -84,18 +110,20 @@ static int keep_typed(struct app *a, struct tutor *t, const struct ui_key *k)
 
 static void hint(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
-    if (st->nhints == 0)
-        app_msg(a, 0, "this step has no hints");
-    else if (t->hints_shown < st->nhints)
+    if (st->nhints == 0) {
+        app_msg(a, 0, "%s", ui_str(a, UIS_NO_HINTS));
+    } else if (t->hints_shown < st->nhints) {
         t->hints_shown++;
-    else
-        app_msg(a, 0, "no more hints (%d shown)", st->nhints);
+        show_block(a, t, st, t->hints_shown, 0);   /* block 0 is the text */
+    } else {
+        app_msg(a, 0, ui_str(a, UIS_NO_MORE_HINTS), st->nhints);
+    }
 }
 
 static void inspect(struct app *a, struct tutor *t, int hid)
 {
     if (!a->sc.ls || !a->sc.ok || hid) {
-        app_msg(a, 0, hid ? "answer first, then inspect" : "nothing to inspect on this step");
+        app_msg(a, 0, "%s", ui_str(a, hid ? UIS_MSG_ANSWER_FIRST : UIS_MSG_NOTHING_TO_INSPECT));
         return;
     }
     t->insp.on = 1;
@@ -107,7 +135,7 @@ static void inspect(struct app *a, struct tutor *t, int hid)
 static void export_svg(struct app *a, const struct lesson_step *st, int hid)
 {
     if (!a->sc.ok || hid) {
-        app_msg(a, 0, "no grid to export");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_GRID));
         return;
     }
     char name[2 * PROGRESS_ID_MAX + 32];
@@ -119,9 +147,9 @@ static void export_svg(struct app *a, const struct lesson_step *st, int hid)
 static void open_sweep(struct app *a)
 {
     if (!a->sc.ls || !a->sc.parsed)
-        app_msg(a, 0, "no scene to sweep on this step");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_SWEEP_SCENE));
     else if (a->sc.ls->nparams == 0)
-        app_msg(a, 0, "this scene has no parameter to sweep");
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_SWEEP_PARAM));
     else
         ui_push(a, UI_SWEEP);
 }
@@ -148,7 +176,6 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
                                const struct ui_key *k)
 {
     int hid = tutor_hidden(t, st);
-    struct tutor_layout L;
     switch (k->action) {
     case ACT_NEXT:
         if (!keep_typed(a, t, k))
@@ -168,15 +195,10 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
         if (hid)
             reveal(a, t, st);
         else
-            app_msg(a, 0, "nothing hidden on this step");
+            app_msg(a, 0, "%s", ui_str(a, UIS_NOTHING_HIDDEN));
         return UI_HANDLED;
-    case ACT_PGDN:
-        tutor_layout(a, t, st, &L);
-        t->text_scroll += 5;
-        if (t->text_scroll > L.maxscroll)
-            t->text_scroll = L.maxscroll;
-        return UI_HANDLED;
-    case ACT_PGUP: t->text_scroll = t->text_scroll > 5 ? t->text_scroll - 5 : 0; return UI_HANDLED;
+    case ACT_PGDN: scroll_page(a, t, st, 1); return UI_HANDLED;
+    case ACT_PGUP: scroll_page(a, t, st, -1); return UI_HANDLED;
     case ACT_HINT: hint(a, t, st); return UI_HANDLED;
     case ACT_INSPECT: inspect(a, t, hid); return UI_HANDLED;
     case ACT_SWEEP: open_sweep(a); return UI_HANDLED;
@@ -184,7 +206,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_VALUE: entry_open(a, &t->entry, &a->sc); return UI_HANDLED;
     case ACT_TYPE: case ACT_WARP_NEXT: case ACT_WARP_PREV: case ACT_ACCESS:
         if (!a->sc.ls) {
-            app_msg(a, 0, "no scene on this step");
+            app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_SCENE));
             return UI_HANDLED;
         }
         /* fall through */
@@ -223,9 +245,14 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
     if (k->action != ACT_NEXT && k->action != ACT_PREV)
         t->leave_warned = ACT_NONE;
     int was_hidden = tutor_hidden(t, step);
+    struct quiz before = t->quiz;
     if (quiz_key(a, &t->quiz, &a->set.lessons[a->li], step, k)) {
         if (was_hidden && !tutor_hidden(t, step) && step->scene)
             scene_measure(a, &a->sc);     /* answered: now measure what was predicted */
+        /* an answer: its verdict and explanation in view; typing: the number in view */
+        int answered = t->quiz.answered != before.answered || t->quiz.correct != before.correct ||
+                       t->quiz.choice != before.choice || t->quiz.submitted > before.submitted;
+        show_block(a, t, step, -2, answered);
         return UI_HANDLED;
     }
     return step_key(a, t, step, k);

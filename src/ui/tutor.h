@@ -15,17 +15,22 @@ struct tutor {
     struct entry entry;       /* a parameter's value being typed (=) */
     struct ui_inspect insp;
     int hints_shown;
-    int text_scroll;          /* lines of the text scrolled away (clamped by the layout) */
+    int text_scroll;          /* rows of the reading area scrolled away (clamped by the layout) */
     enum key_action leave_warned; /* n or b just warned that a typed number is left */
 };
 
-/* Rows of each part of the normal (not presenter) layout at the terminal's size. */
+/* The tutor screen at the terminal's size. The reading area (the text, the hints shown and
+ * the quiz, as one flow) scrolls; under it the scene: code, parameters, the grid (or why
+ * there is none), the legend, the inspect lines, the results, a graded task's panel.
+ * Presenter mode: the key sentence and the scene first, the task and the quiz in what is
+ * left. */
 struct tutor_layout {
-    int text, hint, code, grid;
-    int quiz;                 /* the feedback: the task panel, then the quiz */
-    int legend;               /* a spare row under the grid explains the marks */
-    int text_need;            /* rows the whole text wants */
-    int maxscroll;            /* the text scrolls 0..maxscroll */
+    struct flow flow;         /* the reading area's blocks */
+    int read;                 /* rows shown of it */
+    int maxscroll;            /* it scrolls 0..maxscroll */
+    int quiz, status;         /* blocks: the question, the verdict or prompt; -1: no quiz */
+    int key;                  /* presenter: rows of the key sentence */
+    int code, grid, legend, insp, results, task;   /* rows of the scene's parts */
 };
 
 void tutor_layout(const struct app *a, const struct tutor *t, const struct lesson_step *st,

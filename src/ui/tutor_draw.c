@@ -1,8 +1,9 @@
-/* tutor_draw.c: drawing the tutor screen: the layout (how many rows the text, hints, code,
- * grid and quiz get at this terminal size), the step's text, hints, the simulated code with
- * parameter values filled in, the bank grid or why there is none, the inspect lines, the
- * results panel, the quiz, the key bar; and presenter mode's large layout. Changes nothing and
- * does not allocate. */
+/* tutor_draw.c: drawing the tutor screen: the layout (how many rows the reading area, code,
+ * grid, legend, results and task panel get at this terminal size), the title, the reading
+ * area (text, hints and quiz as one scrolled flow), the simulated code with parameter values
+ * filled in (or the value being typed), the bank grid or why there is none, the inspect lines,
+ * the results panel, a graded task's panel, the key bar; and presenter mode's large layout.
+ * Changes nothing and does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -11,37 +12,41 @@
 static int min_i(int x, int y) { return x < y ? x : y; }
 static int max_i(int x, int y) { return x > y ? x : y; }
 
-static void title_for(const struct app *a, char *left, size_t ls, char *right, size_t rs)
+/* " 2.3/5 chapter · step" and "done 3/56 · none · en": the chapter title shrinks first */
+static void title_draw(const struct app *a)
 {
     const struct lesson_step *st = app_step(a);
     const struct lesson *l = &a->set.lessons[a->li];
-    snprintf(left, ls, " %d.%d/%d %s%s%s", l->chapter, a->si + 1, l->nsteps,
-             lesson_tr(&l->title, a->lang), a->g->sep, lesson_tr(&st->title, a->lang));
-    snprintf(right, rs, "banklab%s%s%s%s ", a->g->sep,
-             a->opt.present ? "" : gpu_backend_name(req_hub_info(&a->hub)->backend),
-             a->opt.present ? "" : a->g->sep, a->lang == LANG_ZH ? "zh" : "en");
+    char place[32], right[128], prog[64], major[UI_MSG_MAX], left[UI_MSG_MAX];
+    int done, total;
+    app_progress(a, &done, &total);
+    snprintf(place, sizeof place, " %d.%d/%d ", l->chapter, a->si + 1, l->nsteps);
+    snprintf(prog, sizeof prog, ui_str(a, UIS_DONE_OF), done, total);
+    const char *lang = a->lang == LANG_ZH ? "zh" : "en";
+    const char *backend = gpu_backend_name(req_hub_info(&a->hub)->backend);
+    const char *chapter = lesson_tr(&l->title, a->lang), *step = lesson_tr(&st->title, a->lang);
+    if (a->opt.present)
+        snprintf(right, sizeof right, "banklab%s%s ", a->g->sep, lang);
+    else
+        snprintf(right, sizeof right, "%s%sbanklab%s%s%s%s ", prog, a->g->sep, a->g->sep,
+                 backend, a->g->sep, lang);
+    int fixed = text_width(place) + text_width(a->g->sep) + text_width(step) + 1;
+    if (fixed + text_width(chapter) + text_width(right) > a->W && !a->opt.present)
+        snprintf(right, sizeof right, "%s%s%s%s%s ", prog, a->g->sep, backend, a->g->sep, lang);
+    int room = a->W - text_width(right) - 1 - fixed;   /* for the chapter title */
+    if (room >= text_width(chapter))
+        snprintf(major, sizeof major, "%s", chapter);
+    else if (room > 8)
+        text_clip(chapter, room, a->g->ellipsis, major, sizeof major);
+    else
+        major[0] = 0;
+    snprintf(left, sizeof left, "%s%s%s%s", place, major, major[0] ? a->g->sep : "", step);
+    app_title(a, left, right);
 }
 
-/* the feedback under the scene: the task panel, then the quiz (full: the quiz's question also
- * after a right answer) */
-static int feedback_lines(const struct app *a, const struct tutor *t,
-                          const struct lesson_step *st, int w, int full)
-{
-    return task_lines(a, &t->task, st, w) +
-           (st->quiz ? quiz_lines(a, &t->quiz, st->quiz, w, full) : 0);
-}
+/* --- layout ----------------------------------------------------------------------------- */
 
-static void feedback_draw(const struct app *a, const struct tutor *t,
-                          const struct lesson_step *st, int y, int x, int w, int h, int full)
-{
-    int r = task_draw(a, &t->task, st, y, x, w, h);
-    if (st->quiz && r < h)
-        quiz_draw(a, &t->quiz, y + r, x, w, h - r, st->quiz, full);
-}
-
-/* --- presenter mode --------------------------------------------------------------------- */
-
-/* the key sentence, or the text's first sentence when the step has none */
+/* presenter mode's sentence: the step's key sentence, or its text's first sentence */
 static const char *key_sentence(const struct app *a, const struct lesson_step *st, char *first,
                                 size_t size)
 {
@@ -66,213 +71,240 @@ static const char *key_sentence(const struct app *a, const struct lesson_step *s
     return first;
 }
 
-/* the scene in large cells, or the prompt to predict first; returns the next free row */
-static int present_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
-                         int y)
+/* the reading area: the text, the hints shown, the quiz */
+static void reading_flow(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                         struct tutor_layout *L, int x, int w)
 {
-    char buf[UI_MSG_MAX];
+    struct flow *f = &L->flow;
+    flow_init(f);
+    L->quiz = L->status = -1;
+    if (!a->opt.present)
+        flow_add(f, lesson_tr(&st->text, a->lang), x, w, A_NORMAL);
+    for (int i = 0; !a->opt.present && i < t->hints_shown && i < st->nhints; i++) {
+        int k = flow_add(f, lesson_tr(&st->hints[i], a->lang), x + 8, w - 8, A_NORMAL);
+        flow_label(f, k, flow_fmt(f, "%s %d", ui_str(a, UIS_HINT), i + 1), x, 7,
+                   theme_attr(a, UIC_KEY));
+    }
+    if (st->quiz) {
+        L->quiz = f->n;
+        /* presenter mode, once answered or revealed: the class reads the explanation */
+        if (a->opt.present && (t->quiz.answered || t->quiz.revealed))
+            L->status = quiz_flow_verdict(a, &t->quiz, f, x, w, st->quiz);
+        else
+            L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz);
+    }
+}
+
+/* presenter mode: the key sentence and the scene in large cells first, the quiz below */
+static void layout_present(const struct app *a, const struct tutor *t,
+                           const struct lesson_step *st, struct tutor_layout *L)
+{
     int W = a->W, H = a->H;
     int hid = quiz_hidden(&t->quiz, st);
-    int cl = min_i(text_count(a->sc.shown, W - 4), 2);
-    y += text_draw(a, y, 2, W - 4, cl, a->sc.shown, 0, theme_attr(a, UIC_CODE) | A_BOLD);
-    if (t->entry.on)
-        entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
-    else
-        params_line(a, &a->sc, KS_TUTOR, buf, sizeof buf);
-    text_puts(a, y++, 2, W - 4, buf, A_BOLD);
-    /* After an answer or a reveal the class reads the explanation: it gets its rows before
-     * the grid's extra rows (the grid keeps its header, a row a pass and the footers). */
-    int after = st->quiz && (t->quiz.answered || t->quiz.revealed);
-    int room = H - y - 1 - results_rows(a) - 1;   /* grid + quiz */
-    int qh = after ? quiz_explain_lines(a, &t->quiz, st->quiz, W - 4)
-             : (st->quiz && hid) ? min_i(quiz_lines(a, &t->quiz, st->quiz, W - 2, 1), 8) : 0;
-    qh += min_i(task_lines(a, &t->task, st, W - 4), 3);
-    if (after && a->sc.ok)
-        qh = max_i(0, min_i(qh, room - grid_rows_min(&a->sc)));
-    int gh = room - qh;
-    if (a->sc.ok && gh < grid_rows_min(&a->sc))   /* the grid first, the quiz gets the rest */
-        gh = min_i(grid_rows_min(&a->sc), room);
-    if (hid) {
-        text_puts(a, y + 1, 2, W - 4, ui_str(a, UIS_PRESENT_HIDDEN),
-                  theme_attr(a, UIC_QUIZ) | A_BOLD);
-        y += 3;
-    } else if (a->sc.ok) {
-        gh = min_i(grid_rows_wanted(a, &a->sc), gh);
-        int cw = (W - 4) / 32 > 4 ? 4 : (W - 4) / 32;
-        int gx = max_i(0, (W - (4 + 32 * cw)) / 2);
-        grid_draw(a, y, gx, W - gx, gh, &a->sc, NULL, 1);
-        y += gh + 1;
-        y += results_draw(a, y, 2, W - 4, results_rows(a), &a->sc, 1);
-    } else {
-        text_puts(a, y++, 2, W - 4, a->sc.errtext, theme_attr(a, UIC_ERROR));
+    char first[UI_MSG_MAX];
+    L->key = min_i(text_count(key_sentence(a, st, first, sizeof first), W - 4), 3);
+    int y = 2 + L->key + 1;
+    if (a->sc.ls) {
+        L->code = min_i(text_count(a->sc.shown, W - 4), 2);
+        y += L->code + 1;
+        if (hid) {
+            y += 3;
+        } else if (a->sc.ok) {
+            L->results = results_rows(a);
+            int room = H - y - 1 - L->results - 1;   /* grid + task + quiz */
+            /* after an answer or a reveal the explanation gets its rows before the grid's
+             * extra rows (the grid keeps its header, a row a pass and the footers) */
+            int after = st->quiz && (t->quiz.answered || t->quiz.revealed);
+            int qh = (after ? L->flow.rows : st->quiz ? min_i(L->flow.rows, 8) : 0) + L->task;
+            if (after)
+                qh = max_i(0, min_i(qh, room - grid_rows_min(&a->sc)));
+            int gh = max_i(room - qh, min_i(grid_rows_min(&a->sc), room));
+            L->grid = min_i(grid_rows_wanted(a, &a->sc), gh);
+            y += L->grid + 1 + L->results;
+        } else {
+            y += 1;
+        }
     }
-    return y;
+    L->read = max_i(0, H - 1 - y - L->task);
 }
 
-static void draw_present(const struct app *a, const struct tutor *t, const struct lesson_step *st)
+/* rows of the normal layout: the scene's parts at their least, the reading area up to half
+ * the screen (all of its need when it fits), then the legend, the grid, the code grow */
+static void layout_normal(const struct app *a, const struct tutor *t,
+                          const struct lesson_step *st, struct tutor_layout *L)
 {
-    char left[UI_MSG_MAX], right[64], first[UI_MSG_MAX];
-    title_for(a, left, sizeof left, right, sizeof right);
-    app_title(a, left, right);
-    int W = a->W, H = a->H, y = 2;
-    const char *key = key_sentence(a, st, first, sizeof first);
-    int kl = min_i(text_count(key, W - 4), 3);
-    y += text_draw(a, y, 2, W - 4, kl, key, 0, A_BOLD);
-    y++;
-    if (a->sc.ls)
-        y = present_scene(a, t, st, y);
-    if (y < H - 1) {
-        y += task_draw(a, &t->task, st, y, 2, W - 4, H - 1 - y);
-        if (st->quiz && y < H - 1 && (t->quiz.answered || t->quiz.revealed))
-            quiz_explain_draw(a, &t->quiz, y, 2, W - 4, H - 1 - y, st->quiz);
-        else if (st->quiz && y < H - 1)
-            quiz_draw(a, &t->quiz, y, 2, W - 4, H - 1 - y, st->quiz, 1);
+    int tw = a->W - 2, avail = a->H - 2;
+    int hid = quiz_hidden(&t->quiz, st);
+    int scene = a->sc.ls != NULL, grid_on = scene && !hid;
+    int code_need = scene ? text_count(a->sc.shown, tw - 6) : 0;
+    L->code = min_i(code_need, 2);
+    L->task = min_i(task_lines(a, &t->task, st, tw), 3);   /* the goal and met / not met */
+    L->results = scene ? (hid ? 1 : results_rows(a)) : 0;   /* hidden: the line saying so */
+    L->insp = grid_on && t->insp.on ? 2 : 0;
+    int grid_need = grid_on ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
+    int grid_min = grid_on ? (a->sc.ok ? min_i(grid_rows_min(&a->sc), grid_need) : 3) : 0;
+    int legend_need = grid_on && a->sc.ok ? 1 : 0;
+    int rest = avail - (scene ? L->code + 1 : 0) - L->results - L->insp - L->task - grid_min;
+    if (legend_need && rest - legend_need >= 5) {   /* the legend unless reading gets cramped */
+        rest -= legend_need;
+        L->legend = legend_need;
+        legend_need = 0;
     }
-    if (a->msg[0])
-        app_keybar(a, "");
+    int need = L->flow.rows;
+    int floor = min_i(need, max_i(3, avail / 2));
+    int read = max_i(0, min_i(need, rest));
+    int more = grid_need - grid_min + legend_need;   /* what the grid and legend would add */
+    if (read > floor && rest - read < more)
+        read = max_i(floor, rest - more);
+    int left = max_i(0, rest - read);
+    L->read = read;
+    L->legend += min_i(left, legend_need);
+    left -= min_i(left, legend_need);
+    L->grid = grid_min + min_i(left, grid_need - grid_min);
+    left -= L->grid - grid_min;
+    L->code += min_i(left, code_need - L->code);
 }
-
-/* --- layout ----------------------------------------------------------------------------- */
 
 void tutor_layout(const struct app *a, const struct tutor *t, const struct lesson_step *st,
                   struct tutor_layout *L)
 {
-    int W = a->W, H = a->H, tw = W - 2;
-    int hid = quiz_hidden(&t->quiz, st);
-    int has_scene = a->sc.ls != NULL;
-    int fixed = has_scene ? 1 + (hid ? 1 : results_rows(a)) + (t->insp.on && !hid ? 2 : 0) : 0;
-    int rem = H - 2 - fixed;
-    int text_need = text_count(lesson_tr(&st->text, a->lang), tw);
-    int hint_need = 0;
-    for (int i = 0; i < t->hints_shown && i < st->nhints; i++)
-        hint_need += text_count(lesson_tr(&st->hints[i], a->lang), tw - 8);
-    int code_need = has_scene ? text_count(a->sc.shown, tw - 6) : 0;
-    int grid_need = has_scene && !hid ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
-    /* after a right answer the grid keeps the rows; without a grid the question stays */
-    int quiz_need = feedback_lines(a, t, st, W - 2, !has_scene);
+    L->key = L->code = L->grid = L->legend = L->insp = L->results = L->task = 0;
+    if (a->opt.present) {
+        L->task = min_i(task_lines(a, &t->task, st, a->W - 4), 3);
+        reading_flow(a, t, st, L, 2, a->W - 4);
+        layout_present(a, t, st, L);
+    } else {
+        reading_flow(a, t, st, L, 1, a->W - 2);
+        layout_normal(a, t, st, L);
+    }
+    L->maxscroll = max_i(0, L->flow.rows - L->read);
+}
 
-    int code = min_i(code_need, 2);
-    int hint = min_i(hint_need, 3);
-    int room = rem - code - hint;
-    int grid_min = grid_need ? min_i(grid_need, grid_rows_min(&a->sc)) : 0;
-    int text_min = min_i(text_need, max_i(2, (H - 2) / 4));
-    int quiz = min_i(quiz_need, max_i(0, room - grid_min - text_min));
-    int grid = grid_need ? max_i(grid_min, min_i(grid_need, room - quiz - text_min)) : 0;
-    int text = room - quiz - grid;
-    L->legend = 0;
-    if (text < 0) {
-        hint = max_i(0, hint + text);
-        text = 0;
+/* --- presenter mode --------------------------------------------------------------------- */
+
+/* the parameter line, or the value being typed (=) in its place */
+static void scene_params(const struct app *a, const struct tutor *t, char *buf, size_t size)
+{
+    if (t->entry.on)
+        entry_text(a, &t->entry, &a->sc, buf, size);
+    else
+        params_line(a, &a->sc, KS_TUTOR, buf, size);
+}
+
+/* the scene in large cells, or the prompt to predict first; returns the next free row */
+static int present_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                         const struct tutor_layout *L, int y)
+{
+    char buf[UI_MSG_MAX];
+    int W = a->W;
+    y += text_draw(a, y, 2, W - 4, L->code, a->sc.shown, 0, theme_attr(a, UIC_CODE) | A_BOLD);
+    scene_params(a, t, buf, sizeof buf);
+    text_puts(a, y++, 2, W - 4, buf, A_BOLD);
+    if (quiz_hidden(&t->quiz, st)) {
+        text_puts(a, y + 1, 2, W - 4, ui_str(a, UIS_PRESENT_HIDDEN),
+                  theme_attr(a, UIC_QUIZ) | A_BOLD);
+        return y + 3;
     }
-    if (text > text_need) {           /* rows to spare: to the grid, code, quiz, hints */
-        int spare = text - text_need;
-        text = text_need;
-        int g = min_i(spare, max_i(0, grid_need - grid)); grid += g; spare -= g;
-        g = min_i(spare, code_need - code); code += g; spare -= g;
-        g = min_i(spare, quiz_need - quiz); quiz += g; spare -= g;
-        g = min_i(spare, hint_need - hint); hint += g; spare -= g;
-        if (spare > 0 && grid > 0 && a->sc.ok)
-            L->legend = 1;  /* a row to spare: explain the marks under the grid */
-        /* other blank rows stay at the bottom */
+    if (!a->sc.ok) {
+        scene_error_text(a, &a->sc, buf, sizeof buf);
+        text_puts(a, y, 2, W - 4, buf, theme_attr(a, UIC_ERROR));
+        return y + 1;
     }
-    L->text = text < 0 ? 0 : text;
-    L->hint = hint;
-    L->code = code;
-    L->grid = grid;
-    L->quiz = quiz;
-    L->text_need = text_need;
-    L->maxscroll = max_i(0, text_need - L->text);
+    grid_draw(a, y, 0, W, L->grid, &a->sc, NULL, 1);
+    y += L->grid + 1;
+    return y + results_draw(a, y, 2, W - 4, L->results, &a->sc, 1);
+}
+
+static void draw_present(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                         const struct tutor_layout *L)
+{
+    char first[UI_MSG_MAX];
+    int W = a->W, y = 2;
+    text_draw(a, y, 2, W - 4, L->key, key_sentence(a, st, first, sizeof first), 0, A_BOLD);
+    y += L->key + 1;
+    if (a->sc.ls)
+        y = present_scene(a, t, st, L, y);
+    y += task_draw(a, &t->task, st, y, 2, W - 4, L->task);
+    if (L->read > 0) {
+        int scroll = min_i(t->text_scroll, L->maxscroll);
+        flow_draw(a, &L->flow, y, L->read, scroll);
+        flow_scrollbar(a, y, W - 1, L->read, scroll, L->flow.rows);
+    }
+    app_keybar(a, 0, NULL, 0);
 }
 
 /* --- the normal screen ------------------------------------------------------------------ */
-
-static int draw_text(const struct app *a, const struct tutor *t, const struct lesson_step *st,
-                     const struct tutor_layout *L, int y)
-{
-    char buf[UI_MSG_MAX];
-    int W = a->W, tw = W - 2;
-    int scroll = min_i(t->text_scroll, L->maxscroll);
-    text_draw(a, y, 1, tw, L->text, lesson_tr(&st->text, a->lang), scroll, A_NORMAL);
-    if (L->maxscroll > 0 && L->text > 0) {
-        snprintf(buf, sizeof buf, " %s PgDn/PgUp %d/%d ", a->g->ellipsis, scroll + L->text,
-                 L->text_need);
-        text_puts(a, y + L->text - 1, W - text_width(buf) - 1, text_width(buf), buf,
-                  theme_attr(a, UIC_KEY));
-    }
-    y += L->text;
-    char label[32];
-    for (int i = 0, r = 0; i < t->hints_shown && i < st->nhints && r < L->hint; i++) {
-        snprintf(label, sizeof label, "%s %d", ui_str(a, UIS_HINT), i + 1);
-        text_puts(a, y + r, 1, 7, label, theme_attr(a, UIC_KEY));
-        r += text_draw(a, y + r, 9, tw - 8, L->hint - r, lesson_tr(&st->hints[i], a->lang), 0,
-                       A_NORMAL);
-    }
-    return y + L->hint;
-}
 
 /* the grid, or why the scene has none (with a caret under the code) */
 static void draw_grid(const struct app *a, const struct tutor *t, int y, int rows)
 {
     int W = a->W, tw = W - 2;
     if (a->sc.ok) {
-        int cw = (W - 4) / 32 > 3 ? 3 : (W - 4) / 32;
-        int gx = max_i(0, (W - (4 + 32 * cw)) / 2);
-        grid_draw(a, y, gx, W - gx, rows, &a->sc, &t->insp, 0);
+        grid_draw(a, y, 0, W, rows, &a->sc, &t->insp, 0);
         return;
     }
-    text_puts(a, y, 1, tw, a->sc.errtext, theme_attr(a, UIC_ERROR));
-    if (a->sc.err.col > 0 && a->sc.code[0]) {
+    char buf[UI_MSG_MAX];
+    scene_error_text(a, &a->sc, buf, sizeof buf);
+    int r = text_draw(a, y, 1, tw, rows, buf, 0, theme_attr(a, UIC_ERROR));
+    if (a->sc.err.col > 0 && a->sc.code[0] && r < rows) {
         char caret[UI_CODE_MAX * 2];
         pattern_error_caret(a->sc.code, &a->sc.err, caret, sizeof caret);
-        text_draw(a, y + 1, 1, tw, rows - 1, caret, 0, A_NORMAL);
+        text_draw(a, y + r, 1, tw, rows - r, caret, 0, A_NORMAL);
     }
 }
 
-static int draw_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
-                      const struct tutor_layout *L, int y)
+static void draw_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                       const struct tutor_layout *L, int y)
 {
     char buf[UI_MSG_MAX];
     int tw = a->W - 2;
     text_puts(a, y, 1, 5, ui_str(a, UIS_CODE), theme_attr(a, UIC_HEADER));
     text_draw(a, y, 7, tw - 6, L->code, a->sc.shown, 0, theme_attr(a, UIC_CODE));
     y += L->code;
-    if (t->entry.on)
-        entry_text(a, &t->entry, &a->sc, buf, sizeof buf);
-    else
-        params_line(a, &a->sc, KS_TUTOR, buf, sizeof buf);
+    scene_params(a, t, buf, sizeof buf);
     text_puts(a, y++, 1, tw, buf, t->entry.on ? theme_attr(a, UIC_KEY) : A_NORMAL);
     if (quiz_hidden(&t->quiz, st)) {
-        text_puts(a, y++, 1, tw, ui_str(a, UIS_HIDDEN), theme_attr(a, UIC_QUIZ));
-        return y;
+        text_puts(a, y, 1, tw, ui_str(a, UIS_HIDDEN), theme_attr(a, UIC_QUIZ));
+        task_draw(a, &t->task, st, y + 1, 1, tw, L->task);
+        return;
     }
     if (L->grid > 0)
         draw_grid(a, t, y, L->grid);
     y += L->grid;
     if (L->legend) {
-        grid_legend(a, buf, sizeof buf);
+        grid_legend(a, tw, buf, sizeof buf);
         text_puts(a, y++, 1, tw, buf, theme_attr(a, UIC_DIM));
     }
-    if (t->insp.on) {
+    if (L->insp) {
         char l1[UI_MSG_MAX], l2[UI_MSG_MAX];
         grid_inspect_text(a, &a->sc, &t->insp, l1, l2, sizeof l1);
         text_puts(a, y, 1, tw, l1, theme_attr(a, UIC_CURSOR));
         text_puts(a, y + 1, 1, tw, l2, A_NORMAL);
         y += 2;
     }
-    return y + results_draw(a, y, 1, tw, results_rows(a), &a->sc, 0);
+    y += results_draw(a, y, 1, tw, L->results, &a->sc, 0);
+    task_draw(a, &t->task, st, y, 1, tw, L->task);
 }
 
-static void draw_keybar(const struct app *a, const struct tutor *t)
+/* the key bar: the step's keys, one item per parameter with keys, the scroll keys when the
+ * reading area scrolls, the inspect keys in inspect mode */
+static void draw_keybar(const struct app *a, const struct tutor *t, const struct tutor_layout *L)
 {
-    char lesson[64] = "", bar[UI_MSG_MAX];
+    char items[PATTERN_MAX_PARAMS][64];
+    const char *lesson[PATTERN_MAX_PARAMS];
+    int n = 0;
     const struct lesson_scene *ls = a->sc.ls;
-    if (ls && ls->nparams > 0 && ls->params[0].key_inc)
-        snprintf(lesson, sizeof lesson, "%c/%c %s", ls->params[0].key_dec,
-                 ls->params[0].key_inc, ls->params[0].name);
+    for (int i = 0; ls && i < ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
+        const struct lesson_param *p = &ls->params[i];
+        if (!p->key_inc)
+            continue;
+        snprintf(items[n], sizeof items[n], "%c/%c %s", p->key_dec, p->key_inc, p->name);
+        lesson[n] = items[n];
+        n++;
+    }
     unsigned mode = t->entry.on ? KS_VALUE : t->insp.on ? KS_INSPECT : 0;
-    size_t o = mode ? keys_bar(mode, a->lang == LANG_ZH, NULL, bar, sizeof bar) : 0;
-    keys_bar(KS_TUTOR, a->lang == LANG_ZH, lesson, bar + o, sizeof bar - o);
-    app_keybar(a, bar);
+    unsigned screens = KS_TUTOR | mode | (L->maxscroll ? KS_SCROLL : 0);
+    app_keybar(a, screens, lesson, n);
 }
 
 void tutor_draw(const struct app *a, const void *state)
@@ -281,19 +313,17 @@ void tutor_draw(const struct app *a, const void *state)
     const struct lesson_step *st = app_step(a);
     if (!st)
         return;
-    if (a->opt.present) {
-        draw_present(a, t, st);
-        return;
-    }
-    char left[UI_MSG_MAX], right[64];
-    title_for(a, left, sizeof left, right, sizeof right);
-    app_title(a, left, right);
+    title_draw(a);
     struct tutor_layout L;
     tutor_layout(a, t, st, &L);
-    int y = draw_text(a, t, st, &L, 1);
+    if (a->opt.present) {
+        draw_present(a, t, st, &L);
+        return;
+    }
+    int scroll = min_i(t->text_scroll, L.maxscroll);
+    flow_draw(a, &L.flow, 1, L.read, scroll);
+    flow_scrollbar(a, 1, a->W - 1, L.read, scroll, L.flow.rows);
     if (a->sc.ls)
-        y = draw_scene(a, t, st, &L, y);
-    if (L.quiz > 0)
-        feedback_draw(a, t, st, y, 1, a->W - 2, L.quiz, !a->sc.ls);
-    draw_keybar(a, t);
+        draw_scene(a, t, st, &L, 1 + L.read);
+    draw_keybar(a, t, &L);
 }

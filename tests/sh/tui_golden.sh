@@ -10,7 +10,7 @@ GOLD=tests/golden
 failed=0
 
 normalise() {
-    sed -E -e 's/^( *)(no GPU|无 GPU): .*/\1\2: <reason>/' \
+    sed -E -e 's/^( *)(no GPU: |无 GPU：).*/\1\2<reason>/' \
            -e 's/banklab (·|\|) (none|cuda|replay) (·|\|)/banklab \1 <backend> \3/'
 }
 
@@ -21,7 +21,7 @@ shot() {
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do ks="$ks $1"; shift; done
     shift
     start "$w" "$h" -- --lessons $FIX --reset "$@"
-    [ -n "$ks" ] && expect "banklab"   # keys typed before curses starts may be flushed
+    [ -n "$ks" ] && expect "[[:alnum:]]"   # keys typed before curses starts may be flushed
     for k in $ks; do
         case $k in
             TEXT) lit "$TEXT" ;;   # literal text from $TEXT (tmux would parse ';')
@@ -53,4 +53,11 @@ shot 80x24_playground_error 80 24 "error: " g C-u TEXT -- --lang en
 shot 60x16_too_small 60 16 "terminal too small" -- --lang en
 shot 80x24_contents 80 24 "contents" c -- --lang en --chapter 1 --step 3
 shot 80x24_help_zh 80 24 "banklab 按键" '?' -- --lang zh --chapter 1 --step 2
+shot 120x40_help 120 40 "banklab keys" '?' -- --lang en --chapter 1 --step 2
+shot 120x40_zh 120 40 "模型 +4 个 wavefront" -- --lang zh --chapter 1 --step 3
+shot 80x24_contents_zh 80 24 "目录" c -- --lang zh --chapter 1 --step 3
+# an answered quiz: the verdict and the explanation scrolled into view
+shot 80x24_quiz_wrong 80 24 "not quite" 1 -- --lang en --chapter 1 --step 5
+shot 80x24_quiz_zh 80 24 "不对" 1 -- --lang zh --chapter 1 --step 5
+shot 120x40_quiz_right 120 40 "right " 2 -- --lang en --chapter 1 --step 5
 [ $failed = 0 ]

@@ -110,7 +110,7 @@ quit
 start 80 24 -- --lessons $FIX --lang zh --reset
 expect " 1\\.1/4 "
 keys 2
-expect "不对 \\(答案：32 个\\)"
+expect "不对（答案：32 个）"
 keys n
 expect " 1\\.2/4 "
 keys Enter
@@ -119,6 +119,6 @@ grep -q "$GRID_HEADER" "$TMP/screen.txt" && fail "zh: Enter with nothing typed r
 lit 4
 keys Enter
 expect "你的答案：4( |$)"
-expect "不对 \\(答案：16\\)"
+expect "不对（答案：16）"
 quit
 exit 0

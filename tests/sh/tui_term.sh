@@ -83,7 +83,8 @@ expect "EXITED rc=0"
 # --- not UTF-8: ASCII glyphs and English even with --lang zh
 start 80 24 LANG=C LC_ALL=C -- --lessons lessons --reset --lang zh
 expect "$en_title"
-expect 'bank +0 \. \. \. 4'
+expect 'bank +0 +4 +8 '
+expect '\^worst \.idle'
 grep -q '·' "$TMP/screen.txt" && fail "UTF-8 glyphs in a C locale"
 keys q
 expect "EXITED rc=0"

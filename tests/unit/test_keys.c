@@ -62,22 +62,43 @@ static void test_actions(void **state)
     assert_int_equal(keys_action(KS_ERROR, 'n'), ACT_NONE);
 }
 
-/* the key bar of screens is exactly these items, two spaces after each */
-static void bar_is(unsigned screens, int zh, const char *lesson, const char *const *items)
+/* display columns as the screen counts them: a CJK character (3 UTF-8 bytes) takes two */
+static int width(const char *s)
+{
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p < 0x80)
+            w++;
+        else if (*p >= 0xe0)
+            w += *p >= 0xe3 ? 2 : 1;   /* U+3000 and up: CJK; "·", "▲", "↑" are one column */
+    }
+    return w;
+}
+
+/* the key bar of screens at cols columns is exactly these items, two spaces between them */
+static void bar_fits(unsigned screens, int zh, const char *const *lesson, int nlesson, int cols,
+                     const char *const *items)
 {
     char want[512] = "", buf[512];
     for (int i = 0; items[i]; i++) {
+        if (i)
+            strcat(want, "  ");
         strcat(want, items[i]);
-        strcat(want, "  ");
     }
-    keys_bar(screens, zh, lesson, buf, sizeof buf);
+    keys_bar(screens, zh, lesson, nlesson, cols, width, buf, sizeof buf);
     assert_string_equal(buf, want);
+    assert_true(width(buf) <= cols || !strcmp(buf, want));
+}
+
+static void bar_is(unsigned screens, int zh, const char *lesson, const char *const *items)
+{
+    bar_fits(screens, zh, &lesson, lesson ? 1 : 0, 1000, items);
 }
 
 static void test_bars(void **state)
 {
     (void)state;
-    /* the words each screen's key bar showed before the table existed */
+    /* every item where there is room */
     const char *const tutor[] = {"n next", "b back", "p/P PAD", "c contents", "g playground",
                                  "s sweep", "i inspect", "h hint", "l lang", "? help", "q quit",
                                  NULL};
@@ -91,8 +112,8 @@ static void test_bars(void **state)
     bar_is(KS_TUTOR, 1, NULL, zh);
     const char *const inspect[] = {"arrows move", "Enter next lane", "i/Esc leave", NULL};
     bar_is(KS_INSPECT, 0, NULL, inspect);
-    const char *const toc[] = {"Up/Down PgUp/PgDn move", "Enter go", "Esc/c back",
-                               "(? = not done yet)", "q quit", NULL};
+    const char *const toc[] = {"Up/Down PgUp/PgDn move", "Enter go", "Esc/c back", "? help",
+                               "q quit", NULL};
     bar_is(KS_TOC, 0, NULL, toc);
     const char *const sweep[] = {"Left/Right change the value", "lesson keys too", "Esc/s back",
                                  "g playground", "? help", "q quit", NULL};
@@ -104,8 +125,50 @@ static void test_bars(void **state)
     bar_is(KS_ERROR, 0, NULL, error);
     /* a short buffer stays terminated */
     char small[10];
-    keys_bar(KS_TUTOR, 0, NULL, small, sizeof small);
+    keys_bar(KS_TUTOR, 0, NULL, 0, 1000, width, small, sizeof small);
     assert_true(strlen(small) < sizeof small);
+}
+
+/* at 80 columns (78 for the bar) help and quit stay, the lowest keep goes first and every
+ * parameter's keys stay before contents and the rest */
+static void test_bar_fit(void **state)
+{
+    (void)state;
+    const char *const two[] = {"j/J ROW", "u/U COL"};
+    const char *const tutor80[] = {"n next", "b back", "j/J ROW", "u/U COL", "c contents",
+                                   "h hint", "l lang", "? help", "q quit", NULL};
+    bar_fits(KS_TUTOR, 0, two, 2, 78, tutor80);
+    const char *const scroll80[] = {"n next", "b back", "PgDn/PgUp scroll", "j/J ROW",
+                                    "u/U COL", "h hint", "? help", "q quit", NULL};
+    bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 78, scroll80);
+    const char *const zh80[] = {"n 下一步", "b 上一步", "PgDn/PgUp 滚动", "j/J ROW", "u/U COL",
+                                "h 提示", "? 帮助", "q 退出", NULL};
+    bar_fits(KS_TUTOR | KS_SCROLL, 1, two, 2, 78, zh80);
+    const char *const inspect80[] = {"arrows move", "i/Esc leave", "n next", "j/J ROW",
+                                     "u/U COL", "h hint", "? help", "q quit", NULL};
+    bar_fits(KS_TUTOR | KS_INSPECT, 0, two, 2, 78, inspect80);
+    /* no room at all: only the items that never go */
+    const char *const always[] = {"? help", "q quit", NULL};
+    bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 0, always);
+    const char *const play_always[] = {"F1 help", "Esc back", NULL};
+    bar_fits(KS_PLAY, 0, NULL, 0, 0, play_always);
+    /* every screen's bar keeps a way to help and a way out */
+    int n;
+    const struct key_row *r = keys_rows(&n);
+    unsigned bars[] = {KS_TUTOR, KS_TOC, KS_SWEEP, KS_PLAY, KS_ERROR};
+    for (size_t b = 0; b < sizeof bars / sizeof bars[0]; b++) {
+        int help = 0, out = 0;
+        for (int i = 0; i < n; i++) {
+            if (!(r[i].bar & bars[b]) || r[i].keep != KEYS_ALWAYS)
+                continue;
+            for (const struct key_bind *k = r[i].keys; k->key; k++) {
+                enum key_action act = keys_action(bars[b], k->key);
+                help |= act == ACT_HELP;
+                out |= act == ACT_QUIT || act == ACT_BACK;
+            }
+        }
+        assert_true(help && out);
+    }
 }
 
 static void test_names(void **state)
@@ -302,6 +365,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_bars),
+        cmocka_unit_test(test_bar_fit),
         cmocka_unit_test(test_names),
         cmocka_unit_test(test_reserved),
         cmocka_unit_test(test_manpage),

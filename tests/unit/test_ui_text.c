@@ -45,13 +45,39 @@ static void test_wrap_english(void **state)
     size_t n = text_line(s, strlen(s), 11, &next);
     assert_int_equal(n, 11);
     assert_string_equal(s + next, "foo");
-    n = text_line("abcdefghij", 10, 4, &next);   /* no space: hard break */
-    assert_int_equal(n, 4);
-    assert_int_equal(next, 4);
+    int cut;
+    n = text_wrap("abcdefghij", 10, 4, &next, &cut);   /* no space: a cut, a column for its mark */
+    assert_int_equal(n, 3);
+    assert_int_equal(next, 3);
+    assert_int_equal(cut, 1);
+    n = text_wrap("abc def", 7, 4, &next, &cut);        /* a break at a space is no cut */
+    assert_int_equal(n, 3);
+    assert_int_equal(cut, 0);
     n = text_line("`ab` cd", 7, 5, &next);        /* backticks take no room */
     assert_int_equal(n, 7);
     assert_int_equal(text_count("a\n\nb", 10), 3);  /* a paragraph break is an empty line */
     assert_int_equal(text_count("one two three four", 9), 3);  /* "one two", "three", "four" */
+}
+
+/* a list of names written without spaces wraps after a comma, never inside a name; a number
+ * with a thousands comma stays whole */
+static void test_wrap_code(void **state)
+{
+    (void)state;
+    const char *m = "ncu --metrics l1tex__a_op_ld.sum,l1tex__b_op_ld.sum,smsp__c.sum ./app";
+    size_t next;
+    int cut;
+    size_t n = text_wrap(m, strlen(m), 40, &next, &cut);
+    assert_int_equal(n, strlen("ncu --metrics l1tex__a_op_ld.sum,"));
+    assert_int_equal(cut, 0);
+    n = text_wrap(m + next, strlen(m + next), 40, &next, &cut);
+    assert_int_equal(n, strlen("l1tex__b_op_ld.sum,smsp__c.sum ./app"));
+    assert_int_equal(text_count("width 1,024 bytes", 8), 3);   /* "width", "1,024", "bytes" */
+    n = text_line("x \u00b7 idle", strlen("x \u00b7 idle"), 5, &next);   /* "x", "· idle" */
+    assert_int_equal(n, 1);
+    n = text_wrap("a;b", 3, 2, &next, &cut);                    /* "a;" then "b" */
+    assert_int_equal(n, 2);
+    assert_int_equal(cut, 0);
 }
 
 static void test_wrap_chinese(void **state)
@@ -99,6 +125,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_width),
         cmocka_unit_test(test_wrap_english),
+        cmocka_unit_test(test_wrap_code),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_punctuation),
     };

@@ -76,4 +76,4 @@ banklab_pid() {
     awk -v p="$sh_pid" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null | head -n 1
 }
 
-GRID_HEADER='bank +0 +(1 |[·.] )'
+GRID_HEADER='bank +0 +(1|4) '
