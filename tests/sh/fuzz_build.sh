@@ -10,7 +10,10 @@ out=$(make --no-print-directory -s BUILD="$BUILD" $(ls tests/fuzz/fuzz_*.c | sed
 for f in "$BUILD"/fuzz/fuzz_*; do
     [ -x "$f" ] || continue
     n=$(basename "$f")
-    "$f" -runs=2000 -timeout=5 -rss_limit_mb=2048 "tests/fuzz/corpus/${n#fuzz_}" > "$BUILD/fuzz/$n.smoke.log" 2>&1 ||
+    # new inputs go to the first directory (a scratch one), the seeds are only read
+    rm -rf "$BUILD/fuzz/smoke-$n"; mkdir -p "$BUILD/fuzz/smoke-$n"
+    "$f" -runs=2000 -timeout=5 -rss_limit_mb=2048 "$BUILD/fuzz/smoke-$n" "tests/fuzz/corpus/${n#fuzz_}" \
+        > "$BUILD/fuzz/$n.smoke.log" 2>&1 ||
         { echo "FAIL: $n over its seed corpus:"; tail -n 20 "$BUILD/fuzz/$n.smoke.log"; exit 1; }
 done
 echo "fuzz_build.sh: ok"
