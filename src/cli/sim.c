@@ -17,6 +17,7 @@
 #include "../model/pattern.h"
 #include "../render/grid_text.h"
 #include "../render/svg.h"
+#include "../lesson/files.h"
 #include "cli.h"
 #include "json_out.h"
 #include "measured.h"
@@ -179,7 +180,7 @@ static void help(FILE *f)
 static int usage_error(const char *fmt, const char *arg)
 {
     fputs("banklab sim: ", stderr);
-    fprintf(stderr, fmt, arg ? arg : "");
+    fprintf(stderr, fmt, CLI_CLEAN(arg ? arg : ""));
     fputc('\n', stderr);
     short_usage(stderr);
     return EXIT_USAGE;
@@ -391,6 +392,9 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
                 return usage_error("--param: '%s' is not a name", name);
             if (parse_ll(eq + 1, &val))
                 return usage_error("--param wants an integer value, got '%s'", v);
+            for (int k = 0; k < a->env.nparams; k++)
+                if (!strcmp(a->env.param[k].name, name))
+                    return usage_error("--param: %s is given twice", name);
             if (pattern_env_set(&a->env, name, val))
                 return usage_error("--param: too many parameters (at '%s')", v);
             a->params_set = 1;
@@ -684,8 +688,10 @@ static int write_svg(const struct sim_args *a, const struct sim_one *o)
                  o->acc.op == BANK_STORE ? "store" : "load", o->acc.width, o->acc.mask);
         so.title = title;
     }
-    if (svg_write_file(a->svg, &o->res, o->acc.width, o->acc.op, &so)) {
-        fprintf(stderr, "banklab sim: cannot write %s: %s\n", a->svg, strerror(errno));
+    struct svg_job job = {&o->res, o->acc.width, o->acc.op, &so};
+    char err[512];
+    if (files_write_atomic(a->svg, 0644, svg_emit, &job, err, sizeof err)) {
+        fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err));
         return EXIT_USAGE;
     }
     return 0;
@@ -970,8 +976,8 @@ static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
         line++;
         size_t len = strlen(buf);
         if (len && buf[len - 1] != '\n' && !feof(f)) {
-            fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n", a->script,
-                    line, sizeof buf - 2);
+            fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
+                    CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
             int c;
             while ((c = fgetc(f)) != EOF && c != '\n')
@@ -985,17 +991,17 @@ static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
         if (!a->json && ran++)
             fputc('\n', stdout);
         if (!a->json)
-            fprintf(stdout, "== %s:%d\n", a->script, line);
+            fprintf(stdout, "== %s:%d\n", CLI_CLEAN(a->script), line);
         a->pattern = t;
         int rc = sim_pattern(a, mt, line);
         if (rc && rc != EXIT_CHECK)
-            fprintf(stderr, "banklab sim: %s:%d: the line above failed (exit %d)\n", a->script,
-                    line, rc);
+            fprintf(stderr, "banklab sim: %s:%d: the line above failed (exit %d)\n",
+                    CLI_CLEAN(a->script), line, rc);
         first = first ? first : rc;
         fflush(stdout);
     }
     if (ferror(f)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", a->script, strerror(errno));
+        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), strerror(errno));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -1011,7 +1017,7 @@ int cmd_sim(int argc, char **argv)
         return rc;
     FILE *script = NULL;
     if (a.script && !(script = strcmp(a.script, "-") ? fopen(a.script, "r") : stdin)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", a.script, strerror(errno));
+        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a.script), strerror(errno));
         return EXIT_USAGE;
     }
     struct sim_meter meter, *mt = NULL;
@@ -1024,9 +1030,5 @@ int cmd_sim(int argc, char **argv)
         fclose(script);
     if (mt)
         gpu_close(mt->g);
-    if (fflush(stdout) || ferror(stdout)) {
-        fprintf(stderr, "banklab sim: write error: %s\n", strerror(errno));
-        return EXIT_USAGE;
-    }
-    return rc;
+    return rc;  /* main() reports output that could not be written */
 }

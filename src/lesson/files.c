@@ -1,4 +1,5 @@
-/* files.c: XDG paths, mkdir -p and atomic file replacement for progress and reports.
+/* files.c: XDG paths, mkdir -p, atomic file replacement that never replaces what is not a
+ * regular file, and bounded reads of regular files only (files.h; docs/security.md).
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
@@ -80,12 +81,14 @@ static void dir_of(const char *path, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
-int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
-                       char *err, size_t errsz)
+/* Replaces the regular file (or nothing) at path: temp file, fsync, rename, fsync of the
+ * directory. */
+static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
+                   char *err, size_t errsz)
 {
     char tmp[4200];
-    if (!path || !path[0] || snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp) {
-        fmt(err, errsz, "path too long or empty: %s", path ? path : "");
+    if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp) {
+        fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
     int fd = mkstemp(tmp);
@@ -124,9 +127,99 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     return 0;
 }
 
+/* Writes through the character device or FIFO at path (never replacing it). A FIFO nobody
+ * reads is refused at once instead of waiting for a reader. */
+static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx,
+                         char *err, size_t errsz)
+{
+    int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
+        else
+            fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    int flags = fcntl(fd, F_GETFL);
+    if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
+        fmt(err, errsz, "%s changed while being opened; not written", path);
+        close(fd);
+        return -1;
+    }
+    if (flags >= 0)
+        (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  /* a slow reader is waited for */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    int rc = emit(f, ctx) < 0 || fflush(f) != 0 ? -1 : 0;
+    int e = errno;
+    if (fclose(f) != 0 && rc == 0) {
+        rc = -1;
+        e = errno;
+    }
+    if (rc < 0)
+        fmt(err, errsz, "cannot write %s: %s", path, strerror(e));
+    return rc;
+}
+
+static const char *kind_of(mode_t m)
+{
+    return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+                                                                          : "not a regular file";
+}
+
+int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
+                       char *err, size_t errsz)
+{
+    struct stat st;
+    if (!path || !path[0]) {
+        fmt(err, errsz, "no file name");
+        return -1;
+    }
+    if (lstat(path, &st) < 0) {
+        if (errno != ENOENT) {
+            fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            return -1;
+        }
+        return replace(path, mode, emit, ctx, err, errsz);
+    }
+    if (S_ISREG(st.st_mode))
+        return replace(path, mode, emit, ctx, err, errsz);
+    if (S_ISLNK(st.st_mode)) {
+        /* a link to a regular file: replace the file it names, keep the link */
+        char *real = realpath(path, NULL);
+        if (!real) {
+            fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+                errno == ENOENT ? "a missing file" : strerror(errno));
+            return -1;
+        }
+        int rc;
+        if (stat(real, &st) == 0 && S_ISREG(st.st_mode))
+            rc = replace(real, mode, emit, ctx, err, errsz);
+        else if (stat(real, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
+            rc = write_through(path, emit, ctx, err, errsz);
+        else {
+            fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+                stat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
+            rc = -1;
+        }
+        free(real);
+        return rc;
+    }
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+        return write_through(path, emit, ctx, err, errsz);
+    fmt(err, errsz, "%s is %s; not written", path, kind_of(st.st_mode));
+    return -1;
+}
+
 char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
         fmt(why, whysz, "cannot open: %s", strerror(e));
@@ -141,6 +234,12 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
         e = errno;
     else if (S_ISDIR(st.st_mode))
         e = EISDIR;
+    else if (!S_ISREG(st.st_mode))
+        e = EINVAL;
+    else if ((unsigned long long)st.st_size > max)
+        e = EFBIG;   /* refused before reading a byte */
+    else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
+        e = errno;
     else if (!(buf = malloc(cap)))
         e = ENOMEM;
     while (!e) {
@@ -168,12 +267,16 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
             n += (size_t)k;
     }
     if (!e && n > max)
-        e = EFBIG;
+        e = EFBIG;   /* it grew while being read */
     close(fd);
     if (e) {
         free(buf);
         if (e == EISDIR)
             fmt(why, whysz, "is a directory");
+        else if (e == EINVAL)
+            fmt(why, whysz, "not a regular file");
+        else if (e == EFBIG && max >= (1u << 20) && max % (1u << 20) == 0)
+            fmt(why, whysz, "larger than %zu MB", max >> 20);
         else if (e == EFBIG)
             fmt(why, whysz, "larger than %zu bytes", max);
         else if (e == ENOMEM)

@@ -381,50 +381,8 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     return ferror(f) ? -1 : 0;
 }
 
-int svg_write_file(const char *path, const struct bank_result *res, unsigned width,
-                   enum bank_op op, const struct svg_options *opt)
+int svg_emit(FILE *f, void *job)
 {
-    if (!path || !path[0]) {
-        errno = EINVAL;
-        return -1;
-    }
-    size_t n = strlen(path);
-    char tmp[4096];
-    if (n + 12 > sizeof tmp) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
-    memcpy(tmp, path, n);
-    memcpy(tmp + n, ".tmp-XXXXXX", 12);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return -1;
-    FILE *f = fdopen(fd, "w");
-    if (!f) {
-        int e = errno;
-        close(fd);
-        unlink(tmp);
-        errno = e;
-        return -1;
-    }
-    int rc = svg_write(f, res, width, op, opt);
-    int e = errno;
-    (void)fchmod(fd, 0644);  /* mkstemp makes 0600; a picture is for sharing */
-    if (rc == 0 && fsync(fd) < 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (fclose(f) != 0 && rc == 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc == 0 && rename(tmp, path) < 0) {
-        rc = -1;
-        e = errno;
-    }
-    if (rc < 0) {
-        unlink(tmp);
-        errno = e;
-    }
-    return rc;
+    const struct svg_job *j = job;
+    return svg_write(f, j->res, j->width, j->op, j->opt);
 }

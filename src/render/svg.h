@@ -20,9 +20,18 @@ struct svg_options {
 int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
               const struct svg_options *opt);
 
-/* svg_write_file: the same into path (written to a temp file then renamed).
- * Returns 0, or -1 with errno set. */
-int svg_write_file(const char *path, const struct bank_result *res, unsigned width,
-                   enum bank_op op, const struct svg_options *opt);
+/* What svg_emit draws: the arguments of svg_write in one struct, so that a file writer that
+ * takes a callback (files_write_atomic) can write the picture. */
+struct svg_job {
+    const struct bank_result *res;
+    unsigned width;
+    enum bank_op op;
+    const struct svg_options *opt;  /* may be NULL */
+};
+
+/* svg_emit: svg_write(f, job->res, job->width, job->op, job->opt) for a struct svg_job *job.
+ * Returns 0, or -1 when a write failed. Files are written by the callers (src/cli, src/ui)
+ * through files_write_atomic: the model opens no files. */
+int svg_emit(FILE *f, void *job);
 
 #endif

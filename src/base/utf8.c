@@ -1,0 +1,144 @@
+/* utf8.c: UTF-8 validity, control characters and escaped copies of outside text (utf8.h).
+ * libc only. */
+#include "utf8.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The length (1..4) of the valid UTF-8 sequence at u (n bytes left), its code point in *cp;
+ * 0 when the bytes there are not valid UTF-8. */
+static size_t decode(const unsigned char *u, size_t n, unsigned *cp)
+{
+    unsigned c = u[0];
+    size_t k;
+    unsigned v;
+    if (c < 0x80) {
+        *cp = c;
+        return 1;
+    }
+    if (c >= 0xC2 && c <= 0xDF) {
+        k = 1;
+        v = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        k = 2;
+        v = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        k = 3;
+        v = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (k >= n)
+        return 0;
+    for (size_t j = 1; j <= k; j++) {
+        if ((u[j] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (u[j] & 0x3F);
+    }
+    if ((k == 2 && v < 0x800) || (k == 3 && (v < 0x10000 || v > 0x10FFFF)) ||
+        (v >= 0xD800 && v <= 0xDFFF))
+        return 0;
+    *cp = v;
+    return k + 1;
+}
+
+static int is_control(unsigned cp)
+{
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+}
+
+size_t bl_utf8_bad(const char *s, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned cp;
+        size_t k = u[i] ? decode(u + i, n - i, &cp) : 0;
+        if (!k)
+            return i;
+        i += k;
+    }
+    return SIZE_MAX;
+}
+
+size_t bl_utf8_control(const char *s, const char *allow, unsigned *cp)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n;) {
+        unsigned c = 0;
+        size_t k = decode(u + i, n - i, &c);
+        if (!k) {  /* not UTF-8: not a control character; the caller checks validity */
+            i++;
+            continue;
+        }
+        if (is_control(c) && !(c < 0x80 && allow && strchr(allow, (int)c))) {
+            if (cp)
+                *cp = c;
+            return i;
+        }
+        i += k;
+    }
+    return SIZE_MAX;
+}
+
+char *bl_clean(char *dst, size_t n, const char *s)
+{
+    if (!dst || !n)
+        return dst;
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)u), o = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned cp = 0;
+        size_t k = decode(u + i, len - i, &cp);
+        char esc[8];
+        const char *piece = (const char *)u + i;
+        size_t plen = k;
+        if (!k || cp < 0x20 || cp == 0x7F) {
+            snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+            piece = esc;
+            plen = 4;
+            k = 1;
+        } else if (cp >= 0x80 && cp <= 0x9F) {
+            snprintf(esc, sizeof esc, "\\u%04x", cp);
+            piece = esc;
+            plen = 6;
+        }
+        if (o + plen >= n)
+            break;
+        memcpy(dst + o, piece, plen);
+        o += plen;
+        i += k;
+    }
+    dst[o] = 0;
+    return dst;
+}
+
+char *bl_utf8_fix(char *dst, size_t n, const char *s)
+{
+    if (!dst || !n)
+        return dst;
+    const unsigned char *u = (const unsigned char *)(s ? s : "");
+    size_t len = strlen((const char *)u), o = 0;
+    for (size_t i = 0; i < len;) {
+        unsigned cp = 0;
+        size_t k = decode(u + i, len - i, &cp);
+        const char *piece = (const char *)u + i;
+        size_t plen = k;
+        if (!k) {
+            piece = "\xEF\xBF\xBD";  /* U+FFFD, the replacement character */
+            plen = 3;
+            k = 1;
+        } else if (is_control(cp) && cp != '\n') {
+            piece = " ";
+            plen = 1;
+        }
+        if (o + plen >= n)
+            break;
+        memcpy(dst + o, piece, plen);
+        o += plen;
+        i += k;
+    }
+    dst[o] = 0;
+    return dst;
+}
