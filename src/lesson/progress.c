@@ -1,6 +1,7 @@
 /* progress.c: the learner's saved state (progress.h) as JSON via cJSON. Loading accepts any
  * bytes: anything that is not a well-formed progress object is renamed aside and the learner
- * starts fresh. Saving is atomic (temp file in the same directory, fsync, rename, fsync dir).
+ * starts fresh. Saving merges with the file under a lock (progress.lock, flock), then replaces
+ * it atomically (temp file in the same directory, fsync, rename, fsync dir).
  * No curses, no CUDA; never prints, never exits. */
 #include "progress.h"
 #include "files.h"
@@ -13,11 +14,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <cjson/cJSON.h>
+
+#include "../base/utf8.h"
 
 #define PROGRESS_FORMAT 1
 #define PROGRESS_FILE_MAX (8u << 20)  /* larger files are not ours: treated as corrupt */
@@ -49,6 +53,8 @@ static void copy_str(char *dst, size_t size, const char *src)
     dst[n] = 0;
 }
 
+static void push_history(struct progress *p, const char *code);
+
 const char *progress_default_path(char *buf, size_t size)
 {
     return files_xdg_path("XDG_STATE_HOME", ".local/state", "banklab/progress.json", buf, size);
@@ -57,6 +63,20 @@ const char *progress_default_path(char *buf, size_t size)
 void progress_init(struct progress *p)
 {
     memset(p, 0, sizeof *p);
+}
+
+/* Unix time now, to the millisecond: the stamp of a change. */
+static double now_stamp(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (double)ts.tv_sec + (double)(ts.tv_nsec / 1000000) / 1000.0;
+}
+
+void progress_reset(struct progress *p)
+{
+    progress_init(p);
+    p->reset_when = now_stamp();
 }
 
 /* ---- loading ---------------------------------------------------------------------------- */
@@ -85,7 +105,7 @@ static void get_str(struct rd *r, const cJSON *o, const char *key, char *dst, si
         bad(r, "\"%s\" is not a string", key);
         return;
     }
-    copy_str(dst, size, v->valuestring);
+    bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
 }
 
 static int clamp_int(double d, int lo, int hi)
@@ -134,6 +154,14 @@ static void get_double(struct rd *r, const cJSON *o, const char *key, double *ds
     *dst = v->valuedouble;
 }
 
+/* A change stamp: unix seconds; anything else reads as 0 (unknown, older than any). */
+static void get_stamp(struct rd *r, const cJSON *o, const char *key, double *dst)
+{
+    double d = 0;
+    get_double(r, o, key, &d);
+    *dst = d > 0 && d < 1e11 ? d : 0;
+}
+
 static const cJSON *get_array(struct rd *r, const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -165,6 +193,7 @@ static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
         get_bool(r, it, "correct", &q->correct);
         get_bool(r, it, "first_correct", &q->first_correct);
         get_str(r, it, "given", q->given, sizeof q->given);
+        get_stamp(r, it, "when", &q->when);
         if (r->why[0])
             return;
         if (!q->lesson_id[0] && !q->step_id[0])
@@ -221,7 +250,8 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
             bad(r, "an entry of \"history\" is not a string");
             return;
         }
-        progress_push_history(p, it->valuestring);
+        char code[PROGRESS_CODE_MAX];
+        push_history(p, bl_utf8_fix(code, sizeof code, it->valuestring));
     }
 }
 
@@ -243,6 +273,11 @@ static int from_json(const cJSON *root, struct progress *p, struct rd *r)
         p->lang[0] = 0;  /* unknown language: fall back to the locale */
     get_int(r, root, "task_score", &p->task_score, 0, INT_MAX);
     get_int(r, root, "task_max", &p->task_max, 0, INT_MAX);
+    get_stamp(r, root, "position_when", &p->position_when);
+    get_stamp(r, root, "lang_when", &p->lang_when);
+    get_stamp(r, root, "task_when", &p->task_when);
+    get_stamp(r, root, "history_when", &p->history_when);
+    get_stamp(r, root, "reset_when", &p->reset_when);
     const cJSON *a;
     if ((a = get_array(r, root, "quiz")))
         read_quiz(r, a, p);
@@ -327,6 +362,8 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
     return -1;
 }
 
+static int lock_beside(const char *path, char *err, size_t errsz);
+
 int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz)
 {
     char why[160];
@@ -334,10 +371,22 @@ int progress_load(const char *path, struct progress *p, char *warn, size_t warns
         warn[0] = 0;
     if (progress_read(path, p, why, sizeof why) == 0)
         return 0;
+    /* under the lock: another banklab may be replacing the file right now */
+    char lerr[160];
+    int lock = lock_beside(path, lerr, sizeof lerr);
+    if (progress_read(path, p, why, sizeof why) == 0) {
+        if (lock >= 0)
+            close(lock);
+        return 0;
+    }
     char kept[4096 + 64];
-    if (move_aside(path, kept, sizeof kept) < 0) {
+    int moved = move_aside(path, kept, sizeof kept);
+    int e = errno;
+    if (lock >= 0)
+        close(lock);
+    if (moved < 0) {
         fmt(warn, warnsz, "progress file %s is unusable (%s) and could not be moved aside: %s; "
-                          "starting fresh", path, why, strerror(errno));
+                          "starting fresh", path, why, strerror(e));
         return -1;
     }
     fmt(warn, warnsz, "progress file %s was unusable (%s); kept it as %s and started fresh",
@@ -357,7 +406,12 @@ static cJSON *to_json(const struct progress *p)
              cJSON_AddStringToObject(root, "step", p->step_id) &&
              cJSON_AddStringToObject(root, "lang", p->lang) &&
              cJSON_AddNumberToObject(root, "task_score", p->task_score) &&
-             cJSON_AddNumberToObject(root, "task_max", p->task_max);
+             cJSON_AddNumberToObject(root, "task_max", p->task_max) &&
+             cJSON_AddNumberToObject(root, "position_when", p->position_when) &&
+             cJSON_AddNumberToObject(root, "lang_when", p->lang_when) &&
+             cJSON_AddNumberToObject(root, "task_when", p->task_when) &&
+             cJSON_AddNumberToObject(root, "history_when", p->history_when) &&
+             cJSON_AddNumberToObject(root, "reset_when", p->reset_when);
     cJSON *quiz = ok ? cJSON_AddArrayToObject(root, "quiz") : NULL;
     ok = ok && quiz;
     for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
@@ -373,7 +427,8 @@ static cJSON *to_json(const struct progress *p)
              cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
              cJSON_AddBoolToObject(o, "correct", q->correct) &&
              cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
-             cJSON_AddStringToObject(o, "given", q->given);
+             cJSON_AddStringToObject(o, "given", q->given) &&
+             cJSON_AddNumberToObject(o, "when", q->when);
     }
     cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
     ok = ok && ex;
@@ -438,7 +493,43 @@ static int emit_text(FILE *f, void *text)
     return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
 }
 
-int progress_save(const char *path, const struct progress *p, char *err, size_t errsz)
+/* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
+ * returns its descriptor (close it to unlock), or -1 with err filled when another process
+ * kept it for PROGRESS_LOCK_WAIT_MS. */
+static int lock_beside(const char *path, char *err, size_t errsz)
+{
+    char lock[4200];
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    if (snprintf(lock, sizeof lock, "%.*sprogress.lock", dirlen, path) >= (int)sizeof lock) {
+        fmt(err, errsz, "path too long: %s", path);
+        return -1;
+    }
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0) {
+        fmt(err, errsz, "cannot open the lock %s: %s", lock, strerror(errno));
+        return -1;
+    }
+    for (int waited = 0;; waited += 10) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            fmt(err, errsz, "cannot lock %s: %s", lock, strerror(errno));
+            break;
+        }
+        if (waited >= PROGRESS_LOCK_WAIT_MS) {
+            fmt(err, errsz, "progress is locked by another banklab (%s) for over %d s; not saved",
+                lock, PROGRESS_LOCK_WAIT_MS / 1000);
+            break;
+        }
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    close(fd);
+    return -1;
+}
+
+int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
 {
     if (!path || !path[0]) {
         fmt(err, errsz, "no progress path");
@@ -446,16 +537,174 @@ int progress_save(const char *path, const struct progress *p, char *err, size_t 
     }
     if (make_parents(path, err, errsz) < 0)
         return -1;
+    int lock = lock_beside(path, err, errsz);
+    if (lock < 0)
+        return -1;
+    struct progress *disk = malloc(sizeof *disk);
+    char why[160];
+    int rc = -1;
+    if (!disk) {
+        fmt(err, errsz, "out of memory writing %s", path);
+        goto out;
+    }
+    if (progress_read(path, disk, why, sizeof why) < 0) {
+        char kept[4096 + 64];  /* unusable: kept aside, then replaced by what we have */
+        if (move_aside(path, kept, sizeof kept) < 0 && errno != ENOENT) {
+            fmt(err, errsz, "%s is unusable (%s) and could not be moved aside: %s", path, why,
+                strerror(errno));
+            goto out;
+        }
+    } else {
+        progress_merge(p, disk);
+    }
     cJSON *root = to_json(p);
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
         fmt(err, errsz, "out of memory writing %s", path);
-        return -1;
+        goto out;
     }
-    int rc = files_write_atomic(path, 0600, emit_text, text, err, errsz);
+    rc = files_write_atomic(path, 0600, emit_text, text, err, errsz);
     free(text);
+out:
+    free(disk);
+    close(lock);  /* unlocks */
     return rc;
+}
+
+/* ---- merging ---------------------------------------------------------------------------- */
+
+/* Which side of a stamped part is kept: 1 src, 0 dst (dst wins ties). */
+static int src_newer(double dst_when, double src_when)
+{
+    return src_when > dst_when;
+}
+
+static void merge_quiz(struct progress *dst, const struct progress *src, double reset)
+{
+    struct progress_quiz *keep = malloc(sizeof dst->quiz);
+    int n = 0;
+    if (!keep)
+        return;  /* out of memory: dst stays as it is; nothing of it is lost */
+    for (int i = 0; i < dst->nquiz; i++) {
+        const struct progress_quiz *q = &dst->quiz[i];
+        for (int j = 0; j < src->nquiz; j++)
+            if (!strcmp(src->quiz[j].lesson_id, q->lesson_id) &&
+                !strcmp(src->quiz[j].step_id, q->step_id) && src_newer(q->when, src->quiz[j].when))
+                q = &src->quiz[j];
+        if (q->when >= reset)
+            keep[n++] = *q;
+    }
+    for (int j = 0; j < src->nquiz && n < PROGRESS_MAX_QUIZ; j++) {
+        const struct progress_quiz *q = &src->quiz[j];
+        int in_dst = 0;
+        for (int i = 0; i < dst->nquiz && !in_dst; i++)
+            in_dst = !strcmp(dst->quiz[i].lesson_id, q->lesson_id) &&
+                     !strcmp(dst->quiz[i].step_id, q->step_id);
+        if (!in_dst && q->when >= reset)
+            keep[n++] = *q;
+    }
+    memcpy(dst->quiz, keep, (size_t)n * sizeof *keep);
+    dst->nquiz = n;
+    free(keep);
+}
+
+static int explored_same(const struct progress_explored *a, const struct progress_explored *b)
+{
+    return a->when == b->when && a->wavefronts == b->wavefronts &&
+           a->has_measured == b->has_measured && !strcmp(a->code, b->code) &&
+           !strcmp(a->where, b->where);
+}
+
+/* Both rings joined: the entries only src has are merged into dst's in time order (each
+ * side keeps its own order), the newest PROGRESS_MAX_EXPLORED kept. */
+static void merge_explored(struct progress *dst, const struct progress *src, double reset)
+{
+    enum { N = PROGRESS_MAX_EXPLORED };
+    struct progress_explored *all = malloc(2 * N * sizeof *all);
+    int n = 0, i = 0, j = 0;
+    if (!all)
+        return;
+    const struct progress_explored *theirs[N];
+    int nt = 0;
+    for (int k = 0; k < src->nexplored && k < N; k++) {
+        int dup = 0;
+        for (int d = 0; d < dst->nexplored && !dup; d++)
+            dup = explored_same(&dst->explored[d], &src->explored[k]);
+        if (!dup)
+            theirs[nt++] = &src->explored[k];
+    }
+    while (i < dst->nexplored || j < nt) {
+        const struct progress_explored *e;
+        if (j >= nt || (i < dst->nexplored && dst->explored[i].when <= theirs[j]->when))
+            e = &dst->explored[i++];
+        else
+            e = theirs[j++];
+        if ((double)(e->when + 1) > reset)  /* when is whole seconds */
+            all[n++] = *e;
+    }
+    int from = n > N ? n - N : 0;
+    memcpy(dst->explored, all + from, (size_t)(n - from) * sizeof *all);
+    dst->nexplored = n - from;
+    free(all);
+}
+
+/* The older list first, then the newer one's entries in their order: both survive, the
+ * newer side's order wins at the end (most recent last). */
+static void merge_history(struct progress *dst, const struct progress *src, double reset)
+{
+    const struct progress *older = src_newer(dst->history_when, src->history_when) ? dst : src;
+    const struct progress *newer = older == dst ? src : dst;
+    struct progress *tmp = malloc(sizeof *tmp);
+    if (!tmp)
+        return;
+    tmp->nhistory = 0;
+    if (older->history_when >= reset)
+        for (int i = 0; i < older->nhistory; i++)
+            push_history(tmp, older->history[i]);
+    if (newer->history_when >= reset)
+        for (int i = 0; i < newer->nhistory; i++)
+            push_history(tmp, newer->history[i]);
+    memcpy(dst->history, tmp->history, sizeof dst->history);
+    dst->nhistory = tmp->nhistory;
+    dst->history_when = newer->history_when >= reset ? newer->history_when : 0;
+    free(tmp);
+}
+
+void progress_merge(struct progress *dst, const struct progress *src)
+{
+    double reset = dst->reset_when > src->reset_when ? dst->reset_when : src->reset_when;
+    if (src_newer(dst->position_when, src->position_when)) {
+        memcpy(dst->lesson_id, src->lesson_id, sizeof dst->lesson_id);
+        memcpy(dst->step_id, src->step_id, sizeof dst->step_id);
+        dst->position_when = src->position_when;
+    }
+    if (src_newer(dst->lang_when, src->lang_when)) {
+        memcpy(dst->lang, src->lang, sizeof dst->lang);
+        dst->lang_when = src->lang_when;
+    }
+    if (src_newer(dst->task_when, src->task_when)) {
+        dst->task_score = src->task_score;
+        dst->task_max = src->task_max;
+        dst->task_when = src->task_when;
+    }
+    merge_quiz(dst, src, reset);
+    merge_explored(dst, src, reset);
+    merge_history(dst, src, reset);
+    /* what is older than the reset is gone */
+    if (dst->position_when < reset) {
+        dst->lesson_id[0] = dst->step_id[0] = 0;
+        dst->position_when = 0;
+    }
+    if (dst->lang_when < reset) {
+        dst->lang[0] = 0;
+        dst->lang_when = 0;
+    }
+    if (dst->task_when < reset) {
+        dst->task_score = dst->task_max = 0;
+        dst->task_when = 0;
+    }
+    dst->reset_when = reset;
 }
 
 /* ---- updating --------------------------------------------------------------------------- */
@@ -474,6 +723,7 @@ void progress_record_quiz(struct progress *p, const char *lesson_id, const char 
                 q->attempts++;
             q->correct = correct;
             copy_str(q->given, sizeof q->given, given);
+            q->when = now_stamp();
             return;
         }
     }
@@ -487,6 +737,36 @@ void progress_record_quiz(struct progress *p, const char *lesson_id, const char 
     q->correct = correct;
     q->first_correct = correct;
     copy_str(q->given, sizeof q->given, given);
+    q->when = now_stamp();
+}
+
+void progress_set_position(struct progress *p, const char *lesson_id, const char *step_id)
+{
+    char lid[PROGRESS_ID_MAX], sid[PROGRESS_ID_MAX];
+    copy_str(lid, sizeof lid, lesson_id);
+    copy_str(sid, sizeof sid, step_id);
+    if (!strcmp(lid, p->lesson_id) && !strcmp(sid, p->step_id))
+        return;
+    memcpy(p->lesson_id, lid, sizeof lid);
+    memcpy(p->step_id, sid, sizeof sid);
+    p->position_when = now_stamp();
+}
+
+void progress_set_lang(struct progress *p, const char *lang)
+{
+    char l[sizeof p->lang];
+    copy_str(l, sizeof l, lang);
+    if (!strcmp(l, p->lang))
+        return;
+    memcpy(p->lang, l, sizeof l);
+    p->lang_when = now_stamp();
+}
+
+void progress_set_tasks(struct progress *p, int score, int max)
+{
+    p->task_score = score;
+    p->task_max = max;
+    p->task_when = now_stamp();
 }
 
 void progress_record_explored(struct progress *p, const struct progress_explored *e)
@@ -507,6 +787,14 @@ void progress_record_explored(struct progress *p, const struct progress_explored
 }
 
 void progress_push_history(struct progress *p, const char *code)
+{
+    if (!code || !code[0])
+        return;
+    push_history(p, code);
+    p->history_when = now_stamp();
+}
+
+static void push_history(struct progress *p, const char *code)
 {
     enum { NHIST = (int)(sizeof p->history / sizeof p->history[0]) };
     char c[PROGRESS_CODE_MAX];

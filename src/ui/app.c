@@ -50,7 +50,7 @@ static enum ui_result global_key(struct app *a, const struct ui_key *k)
             break;
         }
         a->lang = a->lang == LANG_ZH ? LANG_EN : LANG_ZH;
-        snprintf(a->prog.lang, sizeof a->prog.lang, "%s", a->lang == LANG_ZH ? "zh" : "en");
+        progress_set_lang(&a->prog, a->lang == LANG_ZH ? "zh" : "en");
         app_save_soon(a);
         break;
     case ACT_REPORT:

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../lesson/files.h"
 #include "../lesson/report.h"
 #include "../render/svg.h"
 #include "app.h"
@@ -74,10 +75,8 @@ void app_save(struct app *a)
     if (!a->have_prog_path)
         return;
     const struct lesson_step *st = app_step(a);
-    if (st) {
-        snprintf(a->prog.lesson_id, sizeof a->prog.lesson_id, "%s", a->set.lessons[a->li].id);
-        snprintf(a->prog.step_id, sizeof a->prog.step_id, "%s", st->id);
-    }
+    if (st)
+        progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
     char err[UI_MSG_MAX];
     if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
         app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
@@ -121,8 +120,10 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
     snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
     params_line(a, s, 0, sub, sizeof sub);
     struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
-    if (svg_write_file(path, &s->res, s->acc.width, s->acc.op, &o) != 0)
-        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path, strerror(errno));
+    struct svg_job job = {&s->res, s->acc.width, s->acc.op, &o};
+    char err[UI_MSG_MAX];
+    if (files_write_atomic(path, 0644, svg_emit, &job, err, sizeof err) != 0)
+        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path, err);
     else
         app_msg(a, 0, ui_str(a, UIS_MSG_GRID_WRITTEN), path);
 }

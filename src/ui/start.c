@@ -36,7 +36,9 @@ void app_start_progress(struct app *a)
     int temporary = a->opt.present && !a->opt.keep_progress;
     if (!temporary && progress_default_path(a->prog_path, sizeof a->prog_path)) {
         a->have_prog_path = 1;
-        if (!a->opt.reset && progress_load(a->prog_path, &a->prog, warn, sizeof warn) != 0)
+        if (a->opt.reset)
+            progress_reset(&a->prog);  /* saving forgets what was saved before now */
+        else if (progress_load(a->prog_path, &a->prog, warn, sizeof warn) != 0)
             app_msg(a, 1, "%s", warn[0] ? warn : "progress could not be read; starting fresh");
     }
     /* language: --lang, then the saved choice, then the locale; English without UTF-8 */

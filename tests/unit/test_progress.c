@@ -1,6 +1,8 @@
 /* test_progress.c: learner progress (src/lesson/progress.c): XDG paths, record/update rules,
- * save/load round trip, atomic save (no temp files left, 0700 directories), and loading any
- * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning.
+ * save/load round trip, atomic save (no temp files left, 0700 directories), loading any
+ * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning;
+ * and two writers: a save merges with what is on disk (per entry, newest wins, under a lock),
+ * so a tutorial and a lab, or two tutorials, never lose each other's entries.
  * link: lesson keys
  */
 #include <stdarg.h>
@@ -14,7 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../../src/lesson/progress.h"
@@ -552,6 +558,188 @@ static void test_oversized(void **state)
     free(big);
 }
 
+/* ---- two writers (issue 10): nothing one process saved is lost by another ---------------- */
+
+/* A tutorial left open and a lab run: each loads, changes its own entries and saves; the one
+ * that saves last must keep what the other saved (the lab's score, the quiz answered in
+ * another tutorial). */
+static void test_two_writers_keep_both(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *tut = new_progress(), *lab = new_progress(), *got = new_progress();
+    char err[256] = "", warn[256];
+    assert_int_equal(progress_load(t->path, tut, warn, sizeof warn), 0);
+    assert_int_equal(progress_load(t->path, lab, warn, sizeof warn), 0);
+
+    progress_record_quiz(tut, "banks", "predict", 1, "32");
+    assert_int_equal(progress_save(t->path, tut, err, sizeof err), 0);
+
+    /* the lab started before the tutorial saved and never saw its answer */
+    progress_record_quiz(lab, "lab:lab-padding", "pad", 1, "PAD=1");
+    usleep(3000);
+    progress_set_tasks(lab, 5, 9);
+    assert_int_equal(progress_save(t->path, lab, err, sizeof err), 0);
+
+    /* the tutorial quits: its stale copy must not reset the score or drop the task */
+    progress_record_quiz(tut, "banks", "second", 0, "7");
+    assert_int_equal(progress_save(t->path, tut, err, sizeof err), 0);
+
+    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(got->nquiz, 3);
+    assert_int_equal(got->task_score, 5);
+    assert_int_equal(got->task_max, 9);
+    int seen = 0;
+    for (int i = 0; i < got->nquiz; i++)
+        seen |= (!strcmp(got->quiz[i].step_id, "predict") ? 1 : 0) |
+                (!strcmp(got->quiz[i].step_id, "pad") ? 2 : 0) |
+                (!strcmp(got->quiz[i].step_id, "second") ? 4 : 0);
+    assert_int_equal(seen, 7);
+    /* the saver sees the merged state too */
+    assert_int_equal(tut->task_score, 5);
+    assert_int_equal(tut->nquiz, 3);
+    free(tut);
+    free(lab);
+    free(got);
+}
+
+/* The same entry changed in two sessions: the newer answer wins, and a stale copy saved
+ * later does not bring the older one back. The position, the language and the playground
+ * history follow the same rule. */
+static void test_newest_wins(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *a = new_progress(), *b = new_progress(), *got = new_progress();
+    char err[256] = "", warn[256];
+    assert_int_equal(progress_load(t->path, a, warn, sizeof warn), 0);
+    assert_int_equal(progress_load(t->path, b, warn, sizeof warn), 0);
+
+    progress_record_quiz(a, "banks", "predict", 0, "4");
+    progress_set_position(a, "banks", "intro");
+    progress_push_history(a, "s[lane]");
+    assert_int_equal(progress_save(t->path, a, err, sizeof err), 0);
+    usleep(3000);
+    progress_record_quiz(b, "banks", "predict", 1, "32");
+    progress_set_position(b, "padding", "pad-one");
+    progress_set_lang(b, "zh");
+    progress_push_history(b, "s[lane * 2]");
+    assert_int_equal(progress_save(t->path, b, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, a, err, sizeof err), 0);  /* a is stale now */
+
+    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(got->nquiz, 1);
+    assert_string_equal(got->quiz[0].given, "32");
+    assert_int_equal(got->quiz[0].correct, 1);
+    assert_string_equal(got->lesson_id, "padding");
+    assert_string_equal(got->step_id, "pad-one");
+    assert_string_equal(got->lang, "zh");
+    assert_int_equal(got->nhistory, 2);
+    assert_string_equal(got->history[0], "s[lane]");
+    assert_string_equal(got->history[1], "s[lane * 2]");
+    free(a);
+    free(b);
+    free(got);
+}
+
+/* --reset forgets what was saved before it, not what another session saves after it. */
+static void test_reset_merge(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *old = new_progress(), *fresh = new_progress(), *other = new_progress();
+    char err[256] = "", warn[256];
+    progress_record_quiz(old, "banks", "predict", 1, "32");
+    progress_set_tasks(old, 3, 9);
+    progress_set_position(old, "banks", "intro");
+    assert_int_equal(progress_save(t->path, old, err, sizeof err), 0);
+    assert_int_equal(progress_load(t->path, other, warn, sizeof warn), 0);
+    usleep(3000);
+    progress_reset(fresh);              /* banklab --reset */
+    usleep(3000);
+    progress_record_quiz(other, "banks", "later", 1, "1");  /* after the reset */
+    assert_int_equal(progress_save(t->path, other, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, fresh, err, sizeof err), 0);
+
+    struct progress *got = new_progress();
+    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(got->nquiz, 1);
+    assert_string_equal(got->quiz[0].step_id, "later");
+    assert_int_equal(got->task_score, 0);
+    assert_string_equal(got->lesson_id, "");
+    free(old);
+    free(fresh);
+    free(other);
+    free(got);
+}
+
+/* Many processes at once, each adding its own answers: the lock keeps every one. */
+static void test_concurrent_processes(void **state)
+{
+    struct tmp *t = *state;
+    enum { NPROC = 6, NSAVES = 8 };
+    pid_t pids[NPROC];
+    for (int k = 0; k < NPROC; k++) {
+        pid_t pid = fork();
+        assert_true(pid >= 0);
+        if (pid == 0) {
+            struct progress *p = malloc(sizeof *p);
+            char err[256], warn[256], step[32];
+            if (!p || progress_load(t->path, p, warn, sizeof warn) < 0)
+                _exit(2);
+            for (int i = 0; i < NSAVES; i++) {
+                snprintf(step, sizeof step, "p%d-s%d", k, i);
+                progress_record_quiz(p, "race", step, 1, "x");
+                if (progress_save(t->path, p, err, sizeof err) != 0)
+                    _exit(3);
+            }
+            free(p);
+            _exit(0);
+        }
+        pids[k] = pid;
+    }
+    for (int k = 0; k < NPROC; k++) {
+        int st = 0;
+        assert_int_equal(waitpid(pids[k], &st, 0), pids[k]);
+        assert_true(WIFEXITED(st));
+        assert_int_equal(WEXITSTATUS(st), 0);
+    }
+    struct progress *got = new_progress();
+    char err[256] = "";
+    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(got->nquiz, NPROC * NSAVES);
+    assert_int_equal(count_prefix(t->path, "progress.json.tmp"), 0);
+    free(got);
+}
+
+/* A lock that is never released: the save gives up with a message instead of hanging. */
+static void test_lock_timeout(void **state)
+{
+    struct tmp *t = *state;
+    struct progress *p = new_progress();
+    char err[256] = "";
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    char lock[600];
+    snprintf(lock, sizeof lock, "%s", t->path);
+    snprintf(strrchr(lock, '/'), sizeof lock - (size_t)(strrchr(lock, '/') - lock), "/progress.lock");
+    int fd = open(lock, O_RDWR | O_CREAT, 0600);
+    assert_true(fd >= 0);
+    pid_t pid = fork();
+    assert_true(pid >= 0);
+    if (pid == 0) {             /* another process holds it */
+        flock(fd, LOCK_EX);
+        alarm(10);              /* never outlives a failed test */
+        pause();
+        _exit(0);
+    }
+    usleep(100000);
+    progress_record_quiz(p, "banks", "predict", 1, "32");
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), -1);
+    assert_non_null(strstr(err, "locked"));
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+    close(fd);
+    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -567,6 +755,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_read_leaves_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mutations, setup, teardown),
         cmocka_unit_test_setup_teardown(test_oversized, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_two_writers_keep_both, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_newest_wins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reset_merge, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_concurrent_processes, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_lock_timeout, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
