@@ -1,6 +1,7 @@
 /* args.c: what the subcommands share: integer option values with a range, --replay (a
- * recording loaded and opened as the GPU), and the tutorial's keys for --help texts (from the
- * key table). Messages go to stderr as "banklab CMD: ...". */
+ * recording loaded and opened as the GPU), the tutorial's keys for --help texts (from the
+ * key table) and the final check that stdout was written. Messages go to stderr as
+ * "banklab CMD: ...". */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +19,7 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
     long long x = val ? strtoll(val, &end, 10) : 0;
     if (!val || !*val || errno || *end || x < lo || x > hi) {
         fprintf(stderr, "banklab%s%s: %s takes an integer in %lld..%lld, not '%s'\n",
-                cmd ? " " : "", cmd ? cmd : "", opt, lo, hi, val ? val : "");
+                cmd ? " " : "", cmd ? cmd : "", opt, lo, hi, CLI_CLEAN(val ? val : ""));
         return -1;
     }
     *out = x;
@@ -30,14 +31,14 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
     struct recording rec;
     char msg[RECORDING_MSG_MAX];
     if (recording_load_file(path, &rec, msg, sizeof msg) != 0) {
-        fprintf(stderr, "banklab%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", msg);
+        fprintf(stderr, "banklab%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", CLI_CLEAN(msg));
         return NULL;
     }
     struct gpu *g = recording_open_replay(&rec, info);
     recording_done(&rec);
     if (!g)
         fprintf(stderr, "banklab%s%s: out of memory opening %s\n", cmd ? " " : "", cmd ? cmd : "",
-                path);
+                CLI_CLEAN(path));
     return g;
 }
 
@@ -64,4 +65,14 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
         while (*p == ' ')
             p++;
     }
+}
+
+int cli_stdout_done(const char *cmd, int rc)
+{
+    errno = 0;
+    if (fflush(stdout) == 0 && !ferror(stdout))
+        return rc;
+    fprintf(stderr, "banklab%s%s: write error on standard output: %s\n", cmd ? " " : "",
+            cmd ? cmd : "", errno ? strerror(errno) : "output lost");
+    return EXIT_USAGE;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../lesson/files.h"
 #include "../lesson/lesson.h"
 #include "../lesson/recording.h"
 #include "cli.h"
@@ -26,12 +27,12 @@ struct check_run {
 
 static void print_problem(const struct lesson_error *e, void *ctx)
 {
-    struct check_run *r = ctx;
-    r->problems++;
+    (void)ctx;  /* counted by check_one: past the cap problems are counted, not shown */
+    /* names and values quoted from the file are escaped: a lesson cannot drive the terminal */
     if (e->line > 0)
-        printf("%s:%d:%d: %s\n", e->file, e->line, e->col, e->msg);
+        printf("%s:%d:%d: %s\n", CLI_CLEAN(e->file), e->line, e->col, CLI_CLEAN(e->msg));
     else
-        printf("%s: %s\n", e->file, e->msg);
+        printf("%s: %s\n", CLI_CLEAN(e->file), CLI_CLEAN(e->msg));
 }
 
 static void usage(FILE *f)
@@ -113,14 +114,14 @@ static int add_dir(char ***list, int *n, const char *dir)
     return added;
 }
 
-/* Reads all of stdin; NULL when it cannot (or it is larger than 16 MiB). */
+/* Reads all of stdin; NULL when it cannot (or it is larger than LESSON_FILE_MAX). */
 static char *read_stdin(size_t *len)
 {
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         if (n == cap) {
-            char *nb = cap < (16u << 20) ? realloc(buf, cap * 2) : NULL;
+            char *nb = cap <= LESSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
             if (!nb) {
                 free(buf);
                 return NULL;
@@ -133,7 +134,7 @@ static char *read_stdin(size_t *len)
         if (got == 0)
             break;
     }
-    if (buf && ferror(stdin)) {
+    if (buf && (ferror(stdin) || n > LESSON_FILE_MAX)) {
         free(buf);
         return NULL;
     }
@@ -143,27 +144,27 @@ static char *read_stdin(size_t *len)
 
 static void check_one(struct check_run *r, const char *path)
 {
-    int np = 0;
     r->lessons++;
-    struct lesson *l;
+    size_t len = 0;
+    char why[160];
+    char *data;
     if (!strcmp(path, "-")) {
-        size_t len = 0;
-        char *data = read_stdin(&len);
-        if (!data) {
-            fprintf(stderr, "banklab check: cannot read standard input\n");
-            r->unreadable++;
-            return;
-        }
-        l = lesson_load_partial("<stdin>", data, len, print_problem, r, &np);
-        free(data);
+        data = read_stdin(&len);
+        snprintf(why, sizeof why, "cannot read it, or it is larger than %u MB",
+                 LESSON_FILE_MAX >> 20);
         path = "<stdin>";
     } else {
-        l = lesson_load_partial(path, NULL, 0, print_problem, r, &np);
+        data = files_read(path, LESSON_FILE_MAX, &len, why, sizeof why);
     }
-    if (np < 0) {
+    if (!data) {  /* exit 2: said on stderr, not among the problems */
+        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why);
         r->unreadable++;
         return;
     }
+    int np = 0;
+    struct lesson *l = lesson_load_partial(path, data, len, print_problem, r, &np);
+    free(data);
+    r->problems += np > 0 ? np : 0;
     if (!l)
         return;
     /* a lesson with problems comes back without the broken parts: the model still checks
@@ -175,9 +176,9 @@ static void check_one(struct check_run *r, const char *path)
         r->tasks += l->steps[i].task != NULL;
         r->figures += l->steps[i].nfigures;
     }
-    lesson_check(l, print_problem, r);
+    r->problems += lesson_check(l, print_problem, r);
     if (r->rec)
-        lesson_check_figures(l, r->rec, print_problem, r);
+        r->problems += lesson_check_figures(l, r->rec, print_problem, r);
     if (!l->id) {
         lesson_free(l);
         return;
@@ -192,6 +193,7 @@ static void check_one(struct check_run *r, const char *path)
             snprintf(e.msg, sizeof e.msg, "id: \"%s\" is also the id of %s; lesson ids are "
                      "unique", l->id, r->ids[k].path);
             print_problem(&e, r);
+            r->problems++;
             break;
         }
     void *nid = realloc(r->ids, (size_t)(r->nids + 1) * sizeof *r->ids);

@@ -6,6 +6,7 @@
 
 #include <stdio.h>
 
+#include "../base/utf8.h"
 #include "../gpu/gpu.h"
 
 #define EXIT_CHECK 1
@@ -40,5 +41,16 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
 /* cli_print_keys (args.c): lead, the tutorial's keys from the key table ("n/Space/Right next,
  * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
 void cli_print_keys(FILE *f, const char *lead, const char *tail);
+
+/* CLI_CLEAN: text banklab did not write itself (a file name, a recording's device, an echoed
+ * answer, a loader message quoting a file) escaped for the terminal: control characters and
+ * invalid UTF-8 as \xNN (bl_clean). The buffer lives until the end of the enclosing block. */
+#define CLI_CLEAN_MAX 2048
+#define CLI_CLEAN(s) bl_clean((char[CLI_CLEAN_MAX]){0}, CLI_CLEAN_MAX, (s))
+
+/* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
+ * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and
+ * returns EXIT_USAGE, else rc. Called once by main() after every command. */
+int cli_stdout_done(const char *cmd, int rc);
 
 #endif

@@ -102,7 +102,9 @@ static int parse_ll(const char *s, long long *out)
     return 0;
 }
 
-/* Splits "A=1,B=2,step.C=3" into lab->answers. Returns 0, or -1 with a message on stderr. */
+/* Splits "A=1,B=2,step.C=3" into lab->answers. An empty list and a name given twice (for
+ * the same step, also across --answers options) are refused: no answer silently wins.
+ * Returns 0, or -1 with a message on stderr. */
 static int parse_answers(struct lab *lab, const char *list)
 {
     char buf[4096];
@@ -111,6 +113,7 @@ static int parse_answers(struct lab *lab, const char *list)
         return -1;
     }
     strcpy(buf, list);
+    int before = lab->nanswers;
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
          item = strtok_r(NULL, ",", &save)) {
         while (isspace((unsigned char)*item))
@@ -119,7 +122,8 @@ static int parse_answers(struct lab *lab, const char *list)
             continue;
         char *eq = strchr(item, '=');
         if (!eq || eq == item || !eq[1]) {
-            fprintf(stderr, "banklab lab: --answers wants NAME=VALUE items, not '%s'\n", item);
+            fprintf(stderr, "banklab lab: --answers wants NAME=VALUE items, not '%s'\n",
+                    CLI_CLEAN(item));
             return -1;
         }
         *eq = 0;
@@ -135,7 +139,8 @@ static int parse_answers(struct lab *lab, const char *list)
             *dot = 0;
             name = dot + 1;
             if (strlen(item) >= sizeof a->step || !*item) {
-                fprintf(stderr, "banklab lab: bad step name in --answers: '%s'\n", item);
+                fprintf(stderr, "banklab lab: bad step name in --answers: '%s'\n",
+                        CLI_CLEAN(item));
                 return -1;
             }
             strcpy(a->step, item);
@@ -147,12 +152,23 @@ static int parse_answers(struct lab *lab, const char *list)
         while (isspace((unsigned char)*val))
             val++;
         if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text) {
-            fprintf(stderr, "banklab lab: bad item in --answers: '%s=%s'\n", name, val);
+            fprintf(stderr, "banklab lab: bad item in --answers: '%s=%s'\n", CLI_CLEAN(name),
+                    CLI_CLEAN(val));
             return -1;
         }
         strcpy(a->name, name);
         strcpy(a->text, val);
+        for (int k = 0; k < lab->nanswers; k++)
+            if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name)) {
+                fprintf(stderr, "banklab lab: --answers: %s%s%s is given twice\n", a->step,
+                        a->step[0] ? "." : "", CLI_CLEAN(name));
+                return -1;
+            }
         lab->nanswers++;
+    }
+    if (lab->nanswers == before) {
+        fprintf(stderr, "banklab lab: --answers is empty (give NAME=VALUE,...)\n");
+        return -1;
     }
     return 0;
 }
@@ -328,15 +344,15 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     }
     if (res.status != GPU_OK || !res.has_counters) {
         printf(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
-               res.status != GPU_OK ? res.error : (res.counters_note[0] ? res.counters_note
-                                                                         : "no counters"));
+               CLI_CLEAN(res.status != GPU_OK ? res.error : (res.counters_note[0] ? res.counters_note
+                                                                                   : "no counters")));
         return 0;
     }
     *wf = acc->op == BANK_STORE ? res.wavefronts_st : res.wavefronts_ld;
     *cf = acc->op == BANK_STORE ? res.conflicts_st : res.conflicts_ld;
     printf(TR(lab, "Measured (%s): wavefronts %.2f, conflicts %.2f per instruction\n",
               "实测（%s）：每条指令 wavefronts %.2f，conflicts %.2f\n"),
-           res.provenance[0] ? res.provenance : lab->info.device, *wf, *cf);
+           CLI_CLEAN(res.provenance[0] ? res.provenance : lab->info.device), *wf, *cf);
     return 1;
 }
 
@@ -403,7 +419,7 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
                 printf(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
                                "q to stop.\n",
                           "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
-                       line, range);
+                       CLI_CLEAN(line), range);
                 continue;
             }
             if (!value_ok(p, x)) {
@@ -442,7 +458,8 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
                 if (!strcmp(line, s->types[k]))
                     found = k;
             if (found < 0) {
-                printf(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), line, list);
+                printf(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line),
+                       list);
                 continue;
             }
             v->type = found;
@@ -470,7 +487,7 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                         found = t;
                 if (found < 0) {
                     fprintf(stderr, "banklab lab: step %s: T=%s is not one of the scene's types\n",
-                            st->id, a->text);
+                            st->id, CLI_CLEAN(a->text));
                     return -1;
                 }
                 v->type = found;
@@ -486,7 +503,7 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                 range_text(lab, p, range, sizeof range);
                 if (parse_ll(a->text, &x) < 0) {
                     fprintf(stderr, "banklab lab: step %s: %s=%s is not a whole number\n", st->id,
-                            a->name, a->text);
+                            a->name, CLI_CLEAN(a->text));
                     return -1;
                 }
                 if (!value_ok(p, x)) {
@@ -720,7 +737,7 @@ int cmd_lab(int argc, char **argv)
                 have_answers = 1;
             } else if (!strcmp(a, "--lang")) {
                 if (strcmp(v, "zh") && strcmp(v, "en")) {
-                    fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", v);
+                    fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", CLI_CLEAN(v));
                     return EXIT_USAGE;
                 }
                 lab.lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
@@ -736,10 +753,11 @@ int cmd_lab(int argc, char **argv)
                 device = (int)x;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n", a);
+            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n", CLI_CLEAN(a));
             return EXIT_USAGE;
         } else if (file) {
-            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n", file, a);
+            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n", CLI_CLEAN(file),
+                    CLI_CLEAN(a));
             return EXIT_USAGE;
         } else {
             file = a;
@@ -755,8 +773,8 @@ int cmd_lab(int argc, char **argv)
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(file, &lerr);
     if (!l) {
-        fprintf(stderr, "%s:%d:%d: %s\n", lerr.file[0] ? lerr.file : file, lerr.line, lerr.col,
-                lerr.msg);
+        fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(lerr.file[0] ? lerr.file : file), lerr.line,
+                lerr.col, CLI_CLEAN(lerr.msg));
         return EXIT_USAGE;
     }
     lab.l = l;
@@ -770,7 +788,7 @@ int cmd_lab(int argc, char **argv)
     }
     if (!ntasks) {
         fprintf(stderr, "banklab lab: %s has no graded task (a step with \"task\"; see docs/lessons.md)\n",
-                file);
+                CLI_CLEAN(file));
         lesson_free(l);
         return EXIT_USAGE;
     }
@@ -789,8 +807,19 @@ int cmd_lab(int argc, char **argv)
         }
         if (!step_found || !found) {
             fprintf(stderr, "banklab lab: --answers: %s%s%s is not a parameter of %s\n",
-                    a->step, a->step[0] ? "." : "", a->name,
+                    CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
                     a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
+            lesson_free(l);
+            return EXIT_USAGE;
+        }
+    }
+
+    /* every answer must fit every task it applies to: refused before the first task prints */
+    for (int i = 0; i < l->nsteps && lab.scripted; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        struct lab_values v;
+        memset(&v, 0, sizeof v);
+        if (st->task && st->scene && apply_answers(&lab, st, &v) < 0) {
             lesson_free(l);
             return EXIT_USAGE;
         }
@@ -812,13 +841,13 @@ int cmd_lab(int argc, char **argv)
         if (prog) {
             char warn[1024];
             if (progress_load(ppath, prog, warn, sizeof warn) != 0)
-                fprintf(stderr, "banklab lab: %s\n", warn);
+                fprintf(stderr, "banklab lab: %s\n", CLI_CLEAN(warn));
             lab.prog = prog;
         }
     }
 
     setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("banklab lab: %s (%s)\n", tr(&lab, &l->title), file);
+    printf("banklab lab: %s (%s)\n", tr(&lab, &l->title), CLI_CLEAN(file));
     printf(TR(&lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
            TR(&lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
     if (!lab.scripted)
@@ -828,13 +857,13 @@ int cmd_lab(int argc, char **argv)
     if (lab.gpu && lab.info.available)
         printf(TR(&lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
                   "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
-               lab.info.device);
+               CLI_CLEAN(lab.info.device));
     else if (no_gpu)
         printf("%s\n", TR(&lab, "GPU: not used (--no-gpu); graded by the model.",
                           "GPU：未使用（--no-gpu）；按模型评分。"));
     else
         printf(TR(&lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
-               lab.info.reason[0] ? lab.info.reason : "not available");
+               CLI_CLEAN(lab.info.reason[0] ? lab.info.reason : "not available"));
     if (!lab.scripted)
         printf("%s\n", TR(&lab, "Type a value and Enter; Enter alone keeps the value shown; "
                                 "? shows a hint; q stops.",
@@ -863,11 +892,10 @@ int cmd_lab(int argc, char **argv)
                   "\n== 得分：%d / %d 分（解决 %d / %d 个任务）\n"),
                score, max_points, solved, ntasks);
         if (prog) {
-            prog->task_score = score;
-            prog->task_max = max_points;
+            progress_set_tasks(prog, score, max_points);
             char err[512];
             if (progress_save(ppath, prog, err, sizeof err) < 0)
-                fprintf(stderr, "banklab lab: could not save progress: %s\n", err);
+                fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err));
         }
     }
     free(prog);

@@ -48,7 +48,8 @@ static void usage(FILE *f)
             "  -V, --version        version\n"
             "\n");
     cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fprintf(f, "\nExit status: 0 success, 1 a failed check, 2 bad usage or input, 3 no GPU.\n");
+    fprintf(f, "\nExit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
+               "could not be written), 3 no GPU.\n");
 }
 
 int main(int argc, char **argv)
@@ -56,21 +57,22 @@ int main(int argc, char **argv)
     if (argc >= 2) {
         if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
             usage(stdout);
-            return 0;
+            return cli_stdout_done(NULL, 0);
         }
         if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
             printf("banklab %s\n", BANKLAB_VERSION);
-            return 0;
+            return cli_stdout_done(NULL, 0);
         }
         if (!strcmp(argv[1], "__kernel-child")) /* banklab kernel's measuring process */
             return gpu_kernel_child_main(argc - 2, argv + 2);
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))
-                return commands[i].run(argc - 1, argv + 1);
+                return cli_stdout_done(commands[i].name, commands[i].run(argc - 1, argv + 1));
         if (argv[1][0] != '-') {
-            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them)\n", argv[1]);
+            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them)\n",
+                    CLI_CLEAN(argv[1]));
             return EXIT_USAGE;
         }
     }
-    return cmd_tutorial(argc, argv);
+    return cli_stdout_done(NULL, cmd_tutorial(argc, argv));
 }

@@ -5,6 +5,7 @@
 #include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #include "../gpu/gpu.h"
@@ -39,8 +40,8 @@ static void usage(FILE *f)
 static void lesson_report(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "banklab report: warning: %s:%d:%d: %s (skipped)\n", e->file, e->line,
-            e->col, e->msg);
+    fprintf(stderr, "banklab report: warning: %s:%d:%d: %s (skipped)\n", CLI_CLEAN(e->file),
+            e->line, e->col, CLI_CLEAN(e->msg));
 }
 
 static enum lesson_lang pick_lang(const char *opt, const char *saved)
@@ -93,7 +94,8 @@ int cmd_report(int argc, char **argv)
             device = (int)v;
             continue;
         } else {
-            fprintf(stderr, "banklab report: unknown option '%s' (banklab report --help)\n", a);
+            fprintf(stderr, "banklab report: unknown option '%s' (banklab report --help)\n",
+                    CLI_CLEAN(a));
             return EXIT_USAGE;
         }
         if (i + 1 >= argc || !argv[i + 1][0]) {
@@ -110,11 +112,25 @@ int cmd_report(int argc, char **argv)
     else if (!strcmp(format, "both"))
         formats = REPORT_BOTH;
     else {
-        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n", format);
+        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n",
+                CLI_CLEAN(format));
         return EXIT_USAGE;
     }
+    if (learner) {  /* it goes into both files as it is: text, one line */
+        unsigned cp = 0;
+        if (bl_utf8_bad(learner, strlen(learner)) != SIZE_MAX) {
+            fprintf(stderr, "banklab report: --learner is not UTF-8 text: '%s'\n",
+                    CLI_CLEAN(learner));
+            return EXIT_USAGE;
+        }
+        if (bl_utf8_control(learner, NULL, &cp) != SIZE_MAX) {
+            fprintf(stderr, "banklab report: --learner holds control character U+%04X: '%s'\n",
+                    cp, CLI_CLEAN(learner));
+            return EXIT_USAGE;
+        }
+    }
     if (lang_opt && strcmp(lang_opt, "zh") && strcmp(lang_opt, "en")) {
-        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", lang_opt);
+        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", CLI_CLEAN(lang_opt));
         return EXIT_USAGE;
     }
 
@@ -132,7 +148,7 @@ int cmd_report(int argc, char **argv)
     char err[512];
     if (progress_read(progress_path, p, err, sizeof err) < 0) {
         fprintf(stderr, "banklab report: progress file %s is unusable (%s); the tutorial moves it "
-                        "aside at its next start\n", progress_path, err);
+                        "aside at its next start\n", CLI_CLEAN(progress_path), CLI_CLEAN(err));
         free(p);
         return EXIT_USAGE;
     }
@@ -143,7 +159,7 @@ int cmd_report(int argc, char **argv)
     char dbuf[4096];
     const char *dir = lesson_find_dir(lessons, dbuf, sizeof dbuf);
     if (lessons && !dir) {
-        fprintf(stderr, "banklab report: lesson directory %s not found\n", lessons);
+        fprintf(stderr, "banklab report: lesson directory %s not found\n", CLI_CLEAN(lessons));
         free(p);
         return EXIT_USAGE;
     }
@@ -170,9 +186,13 @@ int cmd_report(int argc, char **argv)
                               pick_lang(lang_opt, p->lang), &meta, written, sizeof written, err,
                               sizeof err);
     if (rc < 0)
-        fprintf(stderr, "banklab report: %s\n", err);
+        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err));
     else
-        printf("%s\n", written);
+        for (char *line = written, *nl; line; line = nl ? nl + 1 : NULL) {
+            if ((nl = strchr(line, '\n')))
+                *nl = 0;
+            printf("%s\n", CLI_CLEAN(line));  /* one path a line */
+        }
     if (have_set)
         lesson_set_done(&set);
     free(p);

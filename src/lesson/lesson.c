@@ -20,8 +20,9 @@
 #include "../keys/keys.h"
 #include "lesson.h"
 #include "files.h"
+#include "../base/utf8.h"
 
-#define LESSON_FILE_MAX (8u << 20)    /* larger files are refused */
+#define COL_STEP 256                  /* bytes between two column checkpoints */
 #define PATH_BUF 192                  /* "steps[12].scene.params[3].keys" */
 #define INT_SAFE 9007199254740992.0   /* 2^53: integers a double holds exactly */
 #define DYN_MAX PATTERN_DEFAULT_SMEM_LIMIT
@@ -44,6 +45,7 @@ struct ld {
     size_t hcap;
     size_t *lines;       /* offset of each line start */
     size_t nlines;
+    int *cols;           /* column of byte k * COL_STEP in its line: positions in O(COL_STEP) */
     int nproblems;
     int oom;
     struct lesson_error first;
@@ -120,19 +122,32 @@ static size_t off_of(const struct ld *L, const cJSON *item, int want_key)
     return n->val_off;
 }
 
+/* The line starts and a column checkpoint every COL_STEP bytes, in one pass: finding a
+ * position later costs a binary search and at most COL_STEP bytes, however long its line. */
 static int build_lines(struct ld *L)
 {
     size_t n = 1;
     for (size_t i = 0; i < L->len; i++)
         n += L->text[i] == '\n';
     L->lines = malloc(n * sizeof *L->lines);
-    if (!L->lines)
+    L->cols = malloc((L->len / COL_STEP + 1) * sizeof *L->cols);
+    if (!L->lines || !L->cols)
         return -1;
     L->lines[0] = 0;
     L->nlines = 1;
-    for (size_t i = 0; i < L->len; i++)
-        if (L->text[i] == '\n')
+    int col = 1;
+    for (size_t i = 0;; i++) {
+        if (i % COL_STEP == 0)
+            L->cols[i / COL_STEP] = col;
+        if (i == L->len)
+            break;
+        if (L->text[i] == '\n') {
             L->lines[L->nlines++] = i + 1;
+            col = 1;
+        } else if (((unsigned char)L->text[i] & 0xC0) != 0x80 && col < INT_MAX) {
+            col++;
+        }
+    }
     return 0;
 }
 
@@ -141,7 +156,7 @@ static void line_col(const struct ld *L, size_t off, int *line, int *col)
 {
     *line = 0;
     *col = 0;
-    if (off == SIZE_MAX || !L->lines)
+    if (off == SIZE_MAX || !L->lines || !L->cols)
         return;
     if (off > L->len)
         off = L->len;
@@ -153,9 +168,14 @@ static void line_col(const struct ld *L, size_t off, int *line, int *col)
         else
             hi = mid;
     }
-    int c = 1;
-    for (size_t i = L->lines[lo]; i < off; i++)
-        if (((unsigned char)L->text[i] & 0xC0) != 0x80)
+    size_t from = off / COL_STEP * COL_STEP;
+    int c = L->cols[off / COL_STEP];
+    if (from < L->lines[lo]) {  /* the checkpoint is on an earlier line */
+        from = L->lines[lo];
+        c = 1;
+    }
+    for (size_t i = from; i < off; i++)
+        if (((unsigned char)L->text[i] & 0xC0) != 0x80 && c < INT_MAX)
             c++;
     *line = lo + 1 > INT_MAX ? INT_MAX : (int)(lo + 1);
     *col = c;
@@ -168,8 +188,18 @@ static void set_pos(const struct ld *L, const cJSON *item, int want_key, int *li
 
 /* ---------------------------------------------------------------- problems */
 
+/* 1 when the file has used up its reported problems: later ones are only counted. */
+static int capped(const struct ld *L)
+{
+    return L->nproblems >= LESSON_PROBLEMS_SHOWN;
+}
+
 static void problem_off(struct ld *L, size_t off, const char *path, const char *fmt, ...)
 {
+    if (capped(L)) {
+        L->nproblems++;
+        return;
+    }
     struct lesson_error e;
     memset(&e, 0, sizeof e);
     snprintf(e.file, sizeof e.file, "%s", L->name);
@@ -494,46 +524,6 @@ static int scan_document(struct ld *L, const cJSON *root, size_t *err_off, char 
     return rc;
 }
 
-/* First invalid UTF-8 sequence or NUL byte, or SIZE_MAX. */
-static size_t bad_utf8(const char *s, size_t n)
-{
-    const unsigned char *u = (const unsigned char *)s;
-    size_t i = 0;
-    while (i < n) {
-        unsigned c = u[i];
-        if (c == 0)
-            return i;
-        if (c < 0x80) {
-            i++;
-            continue;
-        }
-        size_t k;
-        unsigned cp;
-        if (c >= 0xC2 && c <= 0xDF) {
-            k = 1;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            k = 2;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            k = 3;
-            cp = c & 0x07;
-        } else {
-            return i;
-        }
-        for (size_t j = 1; j <= k; j++) {
-            if (i + j >= n || (u[i + j] & 0xC0) != 0x80)
-                return i;
-            cp = (cp << 6) | (u[i + j] & 0x3F);
-        }
-        if ((k == 2 && cp < 0x800) || (k == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return i;
-        i += k + 1;
-    }
-    return SIZE_MAX;
-}
-
 /* ---------------------------------------------------------------- field helpers */
 
 static const char *jtype(const cJSON *j)
@@ -614,37 +604,40 @@ static int check_keys(struct ld *L, const cJSON *obj, const char *path, const ch
         size_t n = strlen(list);
         snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", allowed[k]);
     }
+    unsigned char seen[16] = {0};  /* every allowed list is shorter */
     for (const cJSON *c = obj->child; c; c = c->next) {
         const char *key = c->string ? c->string : "";
-        int known = 0;
+        int known = -1;
+        for (int k = 0; allowed[k] && known < 0; k++)
+            if (!strcmp(key, allowed[k]))
+                known = k;
+        char p[PATH_BUF];
+        if (known >= 0 && known < (int)sizeof seen && seen[known]++) {
+            PROBLEM(L, c, 1, sub(p, path, key), "field given twice");
+            bad++;
+        }
+        if (known >= 0)
+            continue;
+        bad++;
+        if (capped(L)) {  /* not shown: spare the suggestion */
+            L->nproblems++;
+            continue;
+        }
+        /* suggest only near names: a case slip, or at most a third of the letters */
         const char *near = NULL;
         size_t best = 3;
         for (int k = 0; allowed[k]; k++) {
-            if (!strcmp(key, allowed[k]))
-                known = 1;
-            /* suggest only near names: a case slip, or at most a third of the letters */
             size_t dist = strcasecmp(key, allowed[k]) ? edit_distance(key, allowed[k]) : 0;
             if (dist < best && dist * 3 <= strlen(key) + 2) {
                 best = dist;
                 near = allowed[k];
             }
         }
-        char p[PATH_BUF];
-        if (!known) {
-            if (near)
-                PROBLEM(L, c, 1, sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
-                        "fields: %s", near, list);
-            else
-                PROBLEM(L, c, 1, sub(p, path, key), "unknown field; valid fields: %s", list);
-            bad++;
-            continue;
-        }
-        for (const cJSON *d = obj->child; d != c; d = d->next)
-            if (d->string && !strcmp(d->string, key)) {
-                PROBLEM(L, c, 1, sub(p, path, key), "field given twice");
-                bad++;
-                break;
-            }
+        if (near)
+            PROBLEM(L, c, 1, sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
+                    "fields: %s", near, list);
+        else
+            PROBLEM(L, c, 1, sub(p, path, key), "unknown field; valid fields: %s", list);
     }
     return bad;
 }
@@ -756,6 +749,8 @@ static int blank(const char *s)
     return 1;
 }
 
+static size_t string_offset(const struct ld *L, size_t q, size_t index);
+
 /* A string field; Returns 1 when absent and optional, 0 when read, -1 after a problem. */
 static int get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
                       int required, const cJSON **node, const char **out)
@@ -775,6 +770,14 @@ static int get_string(struct ld *L, const cJSON *obj, const char *name, const ch
     }
     if (blank(j->valuestring)) {
         PROBLEM(L, j, 0, sub(p, path, name), "empty string");
+        return -1;
+    }
+    unsigned cp = 0;
+    size_t at = bl_utf8_control(j->valuestring, "\n", &cp);
+    if (at != SIZE_MAX) {
+        problem_off(L, string_offset(L, off_of(L, j, 0), at), sub(p, path, name),
+                    "control character U+%04X; lesson texts are plain text (\\n is the only "
+                    "one allowed)", cp);
         return -1;
     }
     if (node)
@@ -1890,24 +1893,46 @@ static int read_figures(struct ld *L, const cJSON *gj, const char *path, struct 
 static const char *const step_keys[] = {"id", "title", "text", "key", "scene", "hints",
                                         "quiz", "expect", "task", "figures", NULL};
 
+/* The step ids of one file, hashed: duplicates are found in linear time however many steps
+ * a file has. */
+struct idset {
+    const struct lesson_step *steps;
+    int *slot;                   /* step index + 1, 0 = empty */
+    size_t cap;                  /* a power of two, at least twice the steps */
+};
+
+/* Adds steps[k]'s id; returns the index of an earlier step with the same id, or -1. */
+static int idset_add(struct idset *S, int k)
+{
+    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    for (const char *c = S->steps[k].id; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (size_t i = (size_t)h & (S->cap - 1);; i = (i + 1) & (S->cap - 1)) {
+        if (!S->slot[i]) {
+            S->slot[i] = k + 1;
+            return -1;
+        }
+        if (!strcmp(S->steps[S->slot[i] - 1].id, S->steps[k].id))
+            return S->slot[i] - 1;
+    }
+}
+
 static int read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_step *st,
-                     const struct lesson_step *prev, int nprev)
+                     struct idset *ids)
 {
     char p[PATH_BUF], p2[PATH_BUF];
     set_pos(L, j, 0, &st->line, &st->col);
     if (expect_object(L, j, path))
         return -1;
     int bad = check_keys(L, j, path, step_keys);
-    if (get_id(L, j, path, &st->id))
+    int earlier;
+    if (get_id(L, j, path, &st->id)) {
         bad++;
-    else
-        for (int k = 0; k < nprev; k++)
-            if (prev[k].id && !strcmp(prev[k].id, st->id)) {
-                PROBLEM(L, get(j, "id"), 1, sub(p, path, "id"), "\"%s\" is also the id of "
-                        "steps[%d]; step ids are unique within a file", st->id, k);
-                bad++;
-                break;
-            }
+    } else if (st->id && (earlier = idset_add(ids, (int)(st - ids->steps))) >= 0) {
+        PROBLEM(L, get(j, "id"), 1, sub(p, path, "id"), "\"%s\" is also the id of "
+                "steps[%d]; step ids are unique within a file", st->id, earlier);
+        bad++;
+    }
     if (get_text(L, j, "title", path, 1, &st->title))
         bad++;
     if (get_text(L, j, "text", path, 1, &st->text))
@@ -2053,10 +2078,18 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
         return;
     }
     l->nsteps = n;
+    struct idset ids = {l->steps, NULL, 16};
+    while (ids.cap < (size_t)n * 2)
+        ids.cap *= 2;
+    if (!(ids.slot = calloc(ids.cap, sizeof *ids.slot))) {
+        L->oom = 1;
+        return;
+    }
     int k = 0;
     char p[PATH_BUF];
     for (const cJSON *d = sj->child; d && !L->oom; d = d->next, k++)
-        read_step(L, d, subi(p, "steps", k), &l->steps[k], l->steps, k);
+        read_step(L, d, subi(p, "steps", k), &l->steps[k], &ids);
+    free(ids.slot);
 }
 
 /* ---------------------------------------------------------------- public */
@@ -2224,7 +2257,7 @@ static struct lesson *load(const char *name, const char *data, size_t len,
         L.oom = 1;
         goto done;
     }
-    size_t bad = bad_utf8(text, len);
+    size_t bad = bl_utf8_bad(text, len);
     if (bad != SIZE_MAX) {
         problem_off(&L, bad, "", text[bad] ? "invalid UTF-8 (save the file as UTF-8)"
                                            : "NUL byte in the file");
@@ -2261,6 +2294,14 @@ static struct lesson *load(const char *name, const char *data, size_t len,
 done:
     if (L.oom)
         problem_off(&L, SIZE_MAX, "", "out of memory");
+    if (L.nproblems > LESSON_PROBLEMS_SHOWN && report) {
+        struct lesson_error e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.file, sizeof e.file, "%s", L.name);
+        snprintf(e.msg, sizeof e.msg, "%d more problems not shown",
+                 L.nproblems - LESSON_PROBLEMS_SHOWN);
+        report(&e, ctx);
+    }
     if (L.oom || (L.nproblems && !partial)) {
         lesson_free(l);
         l = NULL;
@@ -2271,6 +2312,7 @@ done:
     free(L.nodes);
     free(L.hash);
     free(L.lines);
+    free(L.cols);
     free(text);
     return l;
 }

@@ -10,6 +10,8 @@
 
 #define LESSON_FORMAT 1
 #define LESSON_MSG_MAX 512
+#define LESSON_FILE_MAX (8u << 20)    /* larger lesson files are refused unread */
+#define LESSON_PROBLEMS_SHOWN 100     /* problems reported per file; the rest only counted */
 
 enum lesson_lang { LANG_ZH = 0, LANG_EN = 1 };
 
@@ -179,9 +181,12 @@ struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len
 
 /* lesson_load_report: like lesson_load_buffer (data NULL: read the file name), but goes on
  * after a problem and calls report once per problem (the loader's first error wins only
- * within one field). Returns the lesson when there was no problem, else NULL; *nproblems
- * (if not NULL) receives the number of problems reported. A file that cannot be read is
- * reported with line 0 and *nproblems = -1. */
+ * within one field), for the first LESSON_PROBLEMS_SHOWN problems; past those one last call
+ * (line 0) says "N more problems not shown". Returns the lesson when there was no problem,
+ * else NULL; *nproblems (if not NULL) receives the number of problems found, shown or not.
+ * A file that cannot be read (missing, not a regular file, larger than LESSON_FILE_MAX) is
+ * reported with line 0 and *nproblems = -1. Strings with control characters other than \n
+ * are problems: a lesson cannot drive the terminal it is shown on. */
 struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
                                   void (*report)(const struct lesson_error *e, void *ctx),
                                   void *ctx, int *nproblems);
@@ -204,7 +209,8 @@ void lesson_free(struct lesson *l);
 int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts, long ways);
 
 /* lesson_check: run every expectation and quiz check of l through the model. Calls report
- * once per problem (if not NULL) and returns the number of problems (0 = all hold). */
+ * once per problem (if not NULL; the first LESSON_PROBLEMS_SHOWN, then one "N more problems
+ * not shown" with line 0) and returns the number of problems (0 = all hold). */
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 

@@ -64,6 +64,10 @@ struct chk {
 
 static void chk_problem(struct chk *C, int line, int col, const char *fmt, ...)
 {
+    if (C->problems >= LESSON_PROBLEMS_SHOWN) {  /* counted, not shown */
+        C->problems++;
+        return;
+    }
     struct lesson_error e;
     memset(&e, 0, sizeof e);
     snprintf(e.file, sizeof e.file, "%s", C->l->path ? C->l->path : "(lesson)");
@@ -361,6 +365,14 @@ int lesson_check(const struct lesson *l,
             check_quiz(&C, i, st->scene, st->quiz);
         if (st->task)
             check_task(&C, i, st->scene, st->task);
+    }
+    if (C.problems > LESSON_PROBLEMS_SHOWN && report) {
+        struct lesson_error e;
+        memset(&e, 0, sizeof e);
+        snprintf(e.file, sizeof e.file, "%s", l->path ? l->path : "(lesson)");
+        snprintf(e.msg, sizeof e.msg, "%d more problems not shown",
+                 C.problems - LESSON_PROBLEMS_SHOWN);
+        report(&e, ctx);
     }
     return C.problems;
 }

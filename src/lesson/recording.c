@@ -14,7 +14,22 @@
 #include "recording.h"
 #include "files.h"
 
-#define RECORDING_FILE_MAX (256u << 20)  /* a recording of every lesson is well under 1 MB */
+/* What a recording may hold (docs/security.md). The shipped one is 0.7 MB with 35,000 JSON
+ * values; one of every parameter setting of every lesson may reach 10-20 MB. Larger files,
+ * and files packed with more values than such a recording has, are refused before cJSON
+ * builds its tree (64 bytes a value): memory stays bounded whatever the file holds. */
+#define RECORDING_FILE_MAX (64u << 20)
+#define RECORDING_VALUES_MAX 4000000
+/* Ranges of recorded numbers: counters are per warp instruction (a warp access costs at
+ * most a few dozen wavefronts); anything outside is a damaged file, not a measurement. */
+#define R_BOOL 0, 1
+#define R_COUNTER 0, 65536
+#define R_INST 0, 1e15
+#define R_MS 0, 1e7
+#define R_RATE 0, 1e12
+#define R_MODEL -1, 65536
+#define R_OFFSET 0, 281474976710656.0   /* 2^48 bytes */
+#define R_PARAM -1e12, 1e12
 
 void recording_init(struct recording *r)
 {
@@ -261,8 +276,9 @@ static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, si
     snprintf(dst, size, "%s", v->valuestring);
 }
 
+/* A number in lo..hi (true/false count as 1/0); def when absent. */
 static double get_num(struct rd *d, const cJSON *o, const char *key, double def, int required,
-                      const char *where)
+                      const char *where, double lo, double hi)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
@@ -272,11 +288,38 @@ static double get_num(struct rd *d, const cJSON *o, const char *key, double def,
     }
     if (cJSON_IsBool(v))
         return cJSON_IsTrue(v) ? 1 : 0;
-    if (!cJSON_IsNumber(v)) {
-        fail(d, "%s: \"%s\" must be a number", where, key);
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)) {
+        fail(d, "%s: \"%s\" must be a number in %g..%g", where, key, lo, hi);
         return def;
     }
     return v->valuedouble;
+}
+
+/* 1 when w is a width the model knows (bytes per lane). */
+static int width_ok(unsigned w)
+{
+    return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
+}
+
+/* 32 offsets (whole numbers in R_OFFSET) into out. */
+static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char *where)
+{
+    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
+    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
+        fail(d, "%s: \"offsets\" must be an array of 32 numbers", where);
+        return;
+    }
+    int i = 0;
+    const cJSON *v;
+    cJSON_ArrayForEach(v, offs)
+    {
+        double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+        if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
+            fail(d, "%s: offsets[%d] must be a whole number of bytes in 0..2^48", where, i);
+            return;
+        }
+        out[i++] = (uint64_t)x;
+    }
 }
 
 static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, const char *where)
@@ -288,12 +331,12 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         return;
     }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
-    out->want_timing = (int)get_num(d, q, "timing", 0, 0, where);
-    out->want_counters = (int)get_num(d, q, "counters", 0, 0, where);
+    out->want_timing = (int)get_num(d, q, "timing", 0, 0, where, R_BOOL);
+    out->want_counters = (int)get_num(d, q, "counters", 0, 0, where, R_BOOL);
     if (!strcmp(kind, "pattern")) {
         char op[8] = "", mask[16] = "";
         out->kind = GPU_REQ_PATTERN;
-        out->access.width = (unsigned)get_num(d, q, "width", 0, 1, where);
+        out->access.width = (unsigned)get_num(d, q, "width", 0, 1, where, 1, 16);
         get_str(d, q, "op", op, sizeof op, 1, where);
         get_str(d, q, "mask", mask, sizeof mask, 1, where);
         if (d->failed)
@@ -301,25 +344,13 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         if (strcmp(op, "ld") && strcmp(op, "st"))
             fail(d, "%s: \"op\" must be \"ld\" or \"st\"", where);
         out->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
+        if (!width_ok(out->access.width))
+            fail(d, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
         char *end;
         out->access.mask = (uint32_t)strtoul(mask, &end, 16);
-        if (!mask[0] || *end)
-            fail(d, "%s: \"mask\" must be hexadecimal", where);
-        const cJSON *offs = cJSON_GetObjectItemCaseSensitive(q, "offsets");
-        if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-            fail(d, "%s: \"offsets\" must be an array of 32 numbers", where);
-            return;
-        }
-        int i = 0;
-        const cJSON *v;
-        cJSON_ArrayForEach(v, offs)
-        {
-            if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-                fail(d, "%s: offsets[%d] must be a non-negative number", where, i);
-                return;
-            }
-            out->access.offset[i++] = (uint64_t)v->valuedouble;
-        }
+        if (!mask[0] || *end || strlen(mask) > 8)
+            fail(d, "%s: \"mask\" must be hexadecimal (8 digits at most)", where);
+        read_offsets(d, q, out->access.offset, where);
     } else if (!strcmp(kind, "case")) {
         out->kind = GPU_REQ_CASE;
         get_str(d, q, "case", out->case_name, sizeof out->case_name, 1, where);
@@ -336,8 +367,9 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                     fail(d, "%s: more than %d params", where, GPU_CASE_MAX_PARAMS);
                     return;
                 }
-                if (!cJSON_IsNumber(v)) {
-                    fail(d, "%s: param \"%s\" must be a number", where, v->string);
+                if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 1e12)) {
+                    fail(d, "%s: param \"%s\" must be a number in -1e12..1e12", where,
+                         v->string);
                     return;
                 }
                 snprintf(out->param_name[out->nparams], sizeof out->param_name[0], "%s",
@@ -383,35 +415,35 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     get_str(d, s, "error", out->error, sizeof out->error, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
     get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
-    out->verified = (int)get_num(d, s, "verified", 0, 0, where);
+    out->verified = (int)get_num(d, s, "verified", 0, 0, where, R_BOOL);
     const cJSON *t = opt_object(d, s, "timing", where);
     if (t) {
         out->has_timing = 1;
-        out->ms_median = get_num(d, t, "ms_median", 0, 1, where);
-        out->ms_min = get_num(d, t, "ms_min", 0, 0, where);
-        out->ms_max = get_num(d, t, "ms_max", 0, 0, where);
-        out->launches = (int)get_num(d, t, "launches", 0, 0, where);
-        out->clk_per_request = get_num(d, t, "clk_per_request", 0, 0, where);
-        out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where);
-        out->gbps = get_num(d, t, "gbps", 0, 0, where);
+        out->ms_median = get_num(d, t, "ms_median", 0, 1, where, R_MS);
+        out->ms_min = get_num(d, t, "ms_min", 0, 0, where, R_MS);
+        out->ms_max = get_num(d, t, "ms_max", 0, 0, where, R_MS);
+        out->launches = (int)get_num(d, t, "launches", 0, 0, where, 0, 1e9);
+        out->clk_per_request = get_num(d, t, "clk_per_request", 0, 0, where, R_RATE);
+        out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where, R_RATE);
+        out->gbps = get_num(d, t, "gbps", 0, 0, where, R_RATE);
     }
     const cJSON *a = opt_object(d, s, "access_timing", where);
     if (a) {
         out->has_access_timing = 1;
-        out->clk_per_access = get_num(d, a, "clk_per_access", 0, 1, where);
-        out->ns_per_access = get_num(d, a, "ns_per_access", 0, 1, where);
-        out->ref_clk_per_access = get_num(d, a, "ref_clk_per_access", 0, 0, where);
-        out->slowdown = get_num(d, a, "slowdown", 0, 1, where);
+        out->clk_per_access = get_num(d, a, "clk_per_access", 0, 1, where, R_RATE);
+        out->ns_per_access = get_num(d, a, "ns_per_access", 0, 1, where, R_RATE);
+        out->ref_clk_per_access = get_num(d, a, "ref_clk_per_access", 0, 0, where, R_RATE);
+        out->slowdown = get_num(d, a, "slowdown", 0, 1, where, R_RATE);
     }
     const cJSON *c = opt_object(d, s, "counters", where);
     if (c) {
         out->has_counters = 1;
-        out->wavefronts_ld = get_num(d, c, "wavefronts_ld", 0, 1, where);
-        out->wavefronts_st = get_num(d, c, "wavefronts_st", 0, 1, where);
-        out->conflicts_ld = get_num(d, c, "conflicts_ld", 0, 1, where);
-        out->conflicts_st = get_num(d, c, "conflicts_st", 0, 1, where);
-        out->inst_ld = get_num(d, c, "inst_ld", 0, 0, where);
-        out->inst_st = get_num(d, c, "inst_st", 0, 0, where);
+        out->wavefronts_ld = get_num(d, c, "wavefronts_ld", 0, 1, where, R_COUNTER);
+        out->wavefronts_st = get_num(d, c, "wavefronts_st", 0, 1, where, R_COUNTER);
+        out->conflicts_ld = get_num(d, c, "conflicts_ld", 0, 1, where, R_COUNTER);
+        out->conflicts_st = get_num(d, c, "conflicts_st", 0, 1, where, R_COUNTER);
+        out->inst_ld = get_num(d, c, "inst_ld", 0, 0, where, R_INST);
+        out->inst_st = get_num(d, c, "inst_st", 0, 0, where, R_INST);
     }
 }
 
@@ -452,6 +484,28 @@ static int unclosed(const char *data, size_t len)
     return in_str || depth > 0;
 }
 
+/* 1 when data holds more than max JSON values (counted by their separators, outside
+ * strings): cJSON would spend 64 bytes on each. */
+static int too_many_values(const char *data, size_t len, size_t max)
+{
+    size_t n = 1;
+    int in_str = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = data[i];
+        if (in_str) {
+            if (c == '\\')
+                i++;
+            else if (c == '"')
+                in_str = 0;
+        } else if (c == '"') {
+            in_str = 1;
+        } else if ((c == ',' || c == '[' || c == '{') && ++n > max) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
                           char *msg, size_t msgsize)
 {
@@ -459,6 +513,15 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
     if (msg && msgsize)
         msg[0] = '\0';
     recording_init(r);
+    if (len > RECORDING_FILE_MAX) {
+        fail(&d, "larger than %u MB; not a recording banklab writes", RECORDING_FILE_MAX >> 20);
+        return -1;
+    }
+    if (too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        fail(&d, "more than %d JSON values; not a recording banklab writes",
+             RECORDING_VALUES_MAX);
+        return -1;
+    }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!root) {
@@ -519,8 +582,8 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             w.model_wavefronts = w.model_conflicts = -1;
             const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
             if (cJSON_IsObject(m)) {
-                w.model_wavefronts = (int)get_num(&d, m, "wavefronts", -1, 0, where);
-                w.model_conflicts = (int)get_num(&d, m, "conflicts", -1, 0, where);
+                w.model_wavefronts = (int)get_num(&d, m, "wavefronts", -1, 0, where, R_MODEL);
+                w.model_conflicts = (int)get_num(&d, m, "conflicts", -1, 0, where, R_MODEL);
             }
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
             w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
@@ -576,9 +639,14 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         return -1;
     struct rd d = {path, msg, msgsize, 0};
     const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    cJSON *root = NULL;
     struct hw_case *out = NULL;
     int count = 0;
+    if (too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        fail(&d, "more than %d JSON values", RECORDING_VALUES_MAX);
+        goto done;
+    }
+    root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!root) {
         int line, col;
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
@@ -607,35 +675,22 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
             break;
         }
         get_str(&d, o, "name", c->name, sizeof c->name, 1, where);
-        c->access.width = (unsigned)get_num(&d, o, "width", 0, 1, where);
+        c->access.width = (unsigned)get_num(&d, o, "width", 0, 1, where, 1, 16);
         get_str(&d, o, "op", op, sizeof op, 1, where);
         get_str(&d, o, "mask", mask, sizeof mask, 1, where);
-        c->wavefronts = (int)get_num(&d, o, "wavefronts", 0, 1, where);
-        c->conflicts = (int)get_num(&d, o, "conflicts", 0, 1, where);
+        c->wavefronts = (int)get_num(&d, o, "wavefronts", 0, 1, where, R_COUNTER);
+        c->conflicts = (int)get_num(&d, o, "conflicts", 0, 1, where, R_COUNTER);
         if (d.failed)
             break;
         c->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         char *e;
         c->access.mask = (uint32_t)strtoul(mask, &e, 16);
-        if (*e || !mask[0] || (strcmp(op, "ld") && strcmp(op, "st"))) {
-            fail(&d, "%s: bad \"op\" or \"mask\"", where);
+        if (*e || !mask[0] || strlen(mask) > 8 || (strcmp(op, "ld") && strcmp(op, "st")) ||
+            !width_ok(c->access.width)) {
+            fail(&d, "%s: bad \"op\", \"mask\" or \"width\"", where);
             break;
         }
-        const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
-        if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-            fail(&d, "%s: \"offsets\" must be an array of 32 numbers", where);
-            break;
-        }
-        int i = 0;
-        const cJSON *v;
-        cJSON_ArrayForEach(v, offs)
-        {
-            if (!cJSON_IsNumber(v) || v->valuedouble < 0) {
-                fail(&d, "%s: offsets[%d] must be a non-negative number", where, i);
-                break;
-            }
-            c->access.offset[i++] = (uint64_t)v->valuedouble;
-        }
+        read_offsets(&d, o, c->access.offset, where);
         if (d.failed)
             break;
         count++;

@@ -17,6 +17,10 @@
 
 #include <cjson/cJSON.h>
 
+#include "../base/utf8.h"
+
+#define REPORT_TEXT_MAX 4096   /* longest text one field of a report holds */
+
 #ifndef BANKLAB_VERSION
 #define BANKLAB_VERSION "dev"
 #endif
@@ -150,10 +154,14 @@ static void date_str(long long t, int utc, const char *f, char *buf, size_t size
 
 /* ---- Markdown --------------------------------------------------------------------------- */
 
-/* Text for a table cell: one line, '|' escaped, HTML-significant characters neutralised. */
-static void md_cell(FILE *f, const char *s)
+/* Text for a table cell: one line, '|' escaped, HTML-significant characters neutralised;
+ * bytes that are not UTF-8 and control characters (from a hand-edited progress file, a
+ * device name) do not reach the file. */
+static void md_cell(FILE *f, const char *raw)
 {
-    for (; s && *s; s++) {
+    char fixed[REPORT_TEXT_MAX];
+    const char *s = bl_utf8_fix(fixed, sizeof fixed, raw);
+    for (; *s; s++) {
         switch (*s) {
         case '|': fputs("\\|", f); break;
         case '\n': case '\r': case '\t': fputc(' ', f); break;
@@ -166,8 +174,10 @@ static void md_cell(FILE *f, const char *s)
 }
 
 /* Code in a table cell: a backtick span long enough not to clash with the code's own. */
-static void md_code(FILE *f, const char *s)
+static void md_code(FILE *f, const char *raw)
 {
+    char fixed[REPORT_TEXT_MAX];
+    const char *s = bl_utf8_fix(fixed, sizeof fixed, raw);
     int run = 0, longest = 0;
     for (const char *q = s; *q; q++) {
         run = *q == '`' ? run + 1 : 0;
@@ -344,6 +354,14 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
 
 /* ---- JSON ------------------------------------------------------------------------------- */
 
+/* A string member holding text from outside (progress, the device, the learner): made valid
+ * UTF-8 without control characters first, so the report is valid for any JSON reader. */
+static cJSON *add_text(cJSON *o, const char *key, const char *raw)
+{
+    char fixed[REPORT_TEXT_MAX];
+    return cJSON_AddStringToObject(o, key, bl_utf8_fix(fixed, sizeof fixed, raw));
+}
+
 static cJSON *json_report(const struct progress *p, const struct lesson_set *set,
                           enum lesson_lang lang, const struct report_meta *meta)
 {
@@ -361,17 +379,17 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddNumberToObject(root, "time", (double)now) &&
              cJSON_AddStringToObject(root, "lang", lang == LANG_ZH ? "zh" : "en");
     if (ok && meta && meta->learner && meta->learner[0])
-        ok = cJSON_AddStringToObject(root, "learner", meta->learner) != NULL;
+        ok = add_text(root, "learner", meta->learner) != NULL;
     else if (ok)
         ok = cJSON_AddNullToObject(root, "learner") != NULL;
     cJSON *dev = ok ? cJSON_AddObjectToObject(root, "device") : NULL;
-    ok = ok && dev && cJSON_AddStringToObject(dev, "name", device_of(meta)) &&
+    ok = ok && dev && add_text(dev, "name", device_of(meta)) &&
          (meta && meta->backend ? cJSON_AddStringToObject(dev, "backend", meta->backend)
                                 : cJSON_AddNullToObject(dev, "backend")) &&
          cJSON_AddBoolToObject(dev, "measured", meta && meta->device && meta->device[0]);
     cJSON *pos = ok ? cJSON_AddObjectToObject(root, "position") : NULL;
-    ok = ok && pos && cJSON_AddStringToObject(pos, "lesson", p->lesson_id) &&
-         cJSON_AddStringToObject(pos, "step", p->step_id);
+    ok = ok && pos && add_text(pos, "lesson", p->lesson_id) &&
+         add_text(pos, "step", p->step_id);
 
     cJSON *qz = ok ? cJSON_AddObjectToObject(root, "quiz") : NULL;
     ok = ok && qz && cJSON_AddNumberToObject(qz, "answered", t.answered) &&
@@ -395,8 +413,8 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
             ok = 0;
             break;
         }
-        ok = cJSON_AddStringToObject(o, "lesson", q->lesson_id) &&
-             cJSON_AddStringToObject(o, "step", q->step_id) &&
+        ok = add_text(o, "lesson", q->lesson_id) &&
+             add_text(o, "step", q->step_id) &&
              (lo ? cJSON_AddNumberToObject(o, "chapter", lo->chapter)
                  : cJSON_AddNullToObject(o, "chapter")) &&
              (lo ? cJSON_AddStringToObject(o, "lesson_title", lesson_tr(&lo->title, lang))
@@ -406,8 +424,8 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
              cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
              cJSON_AddBoolToObject(o, "correct", q->correct) &&
-             cJSON_AddStringToObject(o, "given", q->given) &&
-             cJSON_AddStringToObject(o, "given_value", value ? value : q->given);
+             add_text(o, "given", q->given) &&
+             add_text(o, "given_value", value ? value : q->given);
     }
 
     int score, max;
@@ -436,8 +454,8 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
             ok = 0;
             break;
         }
-        ok = cJSON_AddStringToObject(o, "lesson", lid) &&
-             cJSON_AddStringToObject(o, "step", q->step_id) &&
+        ok = add_text(o, "lesson", lid) &&
+             add_text(o, "step", q->step_id) &&
              (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
                  : cJSON_AddNullToObject(o, "step_title")) &&
              (st && st->task ? cJSON_AddNumberToObject(o, "points", st->task->points)
@@ -445,7 +463,7 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddNumberToObject(o, "tries", q->attempts) &&
              cJSON_AddBoolToObject(o, "solved_first_try", q->first_correct) &&
              cJSON_AddBoolToObject(o, "solved", q->correct) &&
-             cJSON_AddStringToObject(o, "given", q->given);
+             add_text(o, "given", q->given);
     }
 
     cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
@@ -460,8 +478,8 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
         }
         if (e->when > 0)
             date_str(e->when, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
-        ok = cJSON_AddStringToObject(o, "where", e->where) &&
-             cJSON_AddStringToObject(o, "code", e->code) &&
+        ok = add_text(o, "where", e->where) &&
+             add_text(o, "code", e->code) &&
              (e->when > 0 ? cJSON_AddStringToObject(o, "when", date)
                           : cJSON_AddNullToObject(o, "when"));
         cJSON *pr = ok ? cJSON_AddObjectToObject(o, "predicted") : NULL;
@@ -478,7 +496,7 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
                                        : cJSON_AddNullToObject(m, "ns_per_access")) &&
                  (e->slowdown > 0 ? cJSON_AddNumberToObject(m, "slowdown", e->slowdown)
                                   : cJSON_AddNullToObject(m, "slowdown")) &&
-                 cJSON_AddStringToObject(m, "device", e->device) &&
+                 add_text(m, "device", e->device) &&
                  cJSON_AddBoolToObject(o, "agrees", agrees(e));
         } else if (ok) {
             ok = cJSON_AddNullToObject(o, "measured") && cJSON_AddNullToObject(o, "agrees");
