@@ -68,7 +68,7 @@ static int parse_args(int argc, char **argv, struct bench_opts *o)
             usage(stdout);
             return -1;
         } else {
-            fprintf(stderr, "banklab bench: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, "banklab bench: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
             usage(stderr);
             return EXIT_USAGE;
         }
@@ -243,7 +243,7 @@ static void run_rows(struct gpu *g, struct bench *B)
         gpu_run(g, &b->row.rec.req, r, BENCH_TIMEOUT_MS);
         if (r->status != GPU_OK) {
             B->failures++;
-            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, r->error);
+            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, CLI_CLEAN(r->error));
         }
         if (b->row.rec.req.kind == GPU_REQ_PATTERN && r->has_counters &&
             b->row.model_wavefronts >= 0) {
@@ -438,7 +438,7 @@ static void print_cases(const struct bench *B)
 
 static void print_text(const struct bench *B)
 {
-    printf("device: %s\n", B->info.device);
+    printf("device: %s\n", CLI_CLEAN(B->info.device));
     print_sweep(B);
     print_transposes(B);
     if (!B->o.quick)
@@ -465,7 +465,7 @@ int cmd_bench(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!B.info.available) {
-        fprintf(stderr, "banklab bench: no GPU: %s\n", B.info.reason);
+        fprintf(stderr, "banklab bench: no GPU: %s\n", CLI_CLEAN(B.info.reason));
         gpu_close(g);
         return EXIT_NOGPU;
     }

@@ -256,7 +256,8 @@ int cmd_check(int argc, char **argv)
                 return EXIT_USAGE;
             }
         } else {
-            fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n", a);
+            fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n",
+                    CLI_CLEAN(a));
             free(targets);
             return EXIT_USAGE;
         }
@@ -270,7 +271,7 @@ int cmd_check(int argc, char **argv)
         if (!dir) {
             if (lessons_dir)
                 fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
-                        lessons_dir);
+                        CLI_CLEAN(lessons_dir));
             else
                 fprintf(stderr, "banklab check: no lessons directory found (tried "
                         "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
@@ -282,7 +283,7 @@ int cmd_check(int argc, char **argv)
                     ? (add_path(&files, &nfiles, dir) ? -1 : 1)
                     : add_dir(&files, &nfiles, dir);
         if (n <= 0) {
-            fprintf(stderr, "banklab check: %s: %s\n", dir, n < 0 ? "cannot read the directory"
+            fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(dir), n < 0 ? "cannot read the directory"
                                                                 : "no lesson files (*.json)");
             status = EXIT_USAGE;
         }
@@ -295,12 +296,12 @@ int cmd_check(int argc, char **argv)
                 status = EXIT_USAGE;
             }
         } else if (stat(targets[i], &sb) != 0) {
-            fprintf(stderr, "banklab check: %s: no such file or directory\n", targets[i]);
+            fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(targets[i]));
             status = EXIT_USAGE;
         } else if (S_ISDIR(sb.st_mode)) {
             int n = add_dir(&files, &nfiles, targets[i]);
             if (n <= 0) {
-                fprintf(stderr, "banklab check: %s: %s\n", targets[i],
+                fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(targets[i]),
                         n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
                 status = EXIT_USAGE;
             }
@@ -318,7 +319,7 @@ int cmd_check(int argc, char **argv)
     if (rec_path) {
         char msg[RECORDING_MSG_MAX];
         if (recording_load_file(rec_path, &rec, msg, sizeof msg)) {
-            fprintf(stderr, "banklab check: %s\n", msg);
+            fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(msg));
             for (int i = 0; i < nfiles; i++)
                 free(files[i]);
             free(files);

@@ -547,7 +547,7 @@ struct sim_one {
 static void print_pattern_error(const char *text, const struct pattern_error *err)
 {
     static char line[4096], caret[3 * 4096];
-    fprintf(stderr, "banklab sim: %s\n", err->msg);
+    fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err->msg));
     size_t len = text ? strlen(text) : 0;
     if (err->col <= 0 || (size_t)err->col > len + 1)
         return;
@@ -560,6 +560,9 @@ static void print_pattern_error(const char *text, const struct pattern_error *er
         return;
     memcpy(line, text + start, end - start);
     line[end - start] = 0;
+    for (char *c = line; *c; c++)  /* one column each: the caret stays under its place */
+        if ((unsigned char)*c < 0x20 || *c == 0x7f)
+            *c = '?';
     struct pattern_error e = *err;
     e.col = (int)(at - start) + 1;
     if (e.len < 1)

@@ -99,7 +99,8 @@ int cmd_tutorial(int argc, char **argv)
         } else if (!strcmp(a, "--keep-progress")) {
             o.keep_progress = 1;
         } else {
-            fprintf(stderr, "banklab: unknown option '%s' (banklab --help lists them)\n", a);
+            fprintf(stderr, "banklab: unknown option '%s' (banklab --help lists them)\n",
+                    CLI_CLEAN(a));
             return EXIT_USAGE;
         }
     }

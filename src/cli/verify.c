@@ -247,7 +247,7 @@ static void report_load(const struct lesson_error *e, void *ctx)
 {
     struct lctx *c = ctx;
     c->problems++;
-    fprintf(stderr, "%s:%d:%d: %s\n", e->file, e->line, e->col, e->msg);
+    fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(e->file), e->line, e->col, CLI_CLEAN(e->msg));
 }
 
 static void case_line(const struct vitem *it)
@@ -257,11 +257,11 @@ static void case_line(const struct vitem *it)
         printf("%-60.60s  checked, %.4f ms, ld %.2f wf/instr\n", it->row.label, r->ms_median,
                r->wavefronts_ld);
     else if (r->status == GPU_EINVAL)
-        printf("%-60.60s  refused: %s\n", it->row.label, r->error);
+        printf("%-60.60s  refused: %s\n", it->row.label, CLI_CLEAN(r->error));
     else if (r->status == GPU_EVERIFY || r->status == GPU_OK)
-        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, r->error);
+        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, CLI_CLEAN(r->error));
     else
-        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, r->error);
+        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, CLI_CLEAN(r->error));
 }
 
 static void usage(FILE *f)
@@ -306,7 +306,7 @@ static int parse_args(int argc, char **argv, struct vopts *o)
             usage(stdout);
             return -1;
         } else {
-            fprintf(stderr, "banklab verify: unknown argument '%s'\n", argv[i]);
+            fprintf(stderr, "banklab verify: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
             usage(stderr);
             return EXIT_USAGE;
         }
@@ -325,7 +325,7 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
     *nloaded = 0;
     if (!dir) {
         if (lessons_opt) {
-            fprintf(stderr, "banklab verify: %s: no such lessons directory\n", lessons_opt);
+            fprintf(stderr, "banklab verify: %s: no such lessons directory\n", CLI_CLEAN(lessons_opt));
             return EXIT_USAGE;
         }
         fprintf(stderr, "banklab verify: no lessons directory found; checking the H200 cases only\n");
@@ -347,7 +347,7 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
             }
         }
     } else if (lessons_opt) {
-        fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", dir);
+        fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", CLI_CLEAN(dir));
         return EXIT_USAGE;
     }
     if (lc.problems) {
@@ -372,7 +372,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         return EXIT_USAGE;
     }
     if (recording_load_hw_cases(cpath, cases, ncases, msg, sizeof msg)) {
-        fprintf(stderr, "banklab verify: %s\n", msg);
+        fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(msg));
         return EXIT_USAGE;
     }
     for (int i = 0; i < *ncases; i++) {
@@ -394,7 +394,7 @@ static struct gpu *open_gpu(int device, struct gpu_info *info, int *rc)
     if (!g)
         fprintf(stderr, "banklab verify: out of memory\n");
     else if (!info->available)
-        fprintf(stderr, "banklab verify: no GPU: %s\n", info->reason);
+        fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->reason));
     else if (!info->counters)
         fprintf(stderr, "banklab verify: no hardware counters: %s\n", info->counters_reason);
     else
@@ -504,7 +504,7 @@ static void write_rows(const struct vlist *L)
                it->row.model_conflicts, meas,
                !measured ? "NOT MEASURED" : it->row.agree == 1 ? "ok" : "DIFFERS");
         if (!measured)
-            printf("    %s\n", r->status != GPU_OK ? r->error : r->counters_note);
+            printf("    %s\n", CLI_CLEAN(r->status != GPU_OK ? r->error : r->counters_note));
     }
 }
 
@@ -573,7 +573,7 @@ int cmd_verify(int argc, char **argv)
         if (write_json(&L, &info, o.timing, scenes))
             rc = EXIT_CHECK;
     } else {
-        printf("device: %s\n", info.device);
+        printf("device: %s\n", CLI_CLEAN(info.device));
         write_rows(&L);
         write_summary(&t, nlessons, nlesson_items, ncase_items, ncases, L.n - ncase_items,
                       o.timing, cpath);

@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
 #include <unistd.h>
 
 #include "app.h"
@@ -117,19 +118,54 @@ static void loop(struct app *a)
     }
 }
 
+/* Every signal whose default ends the program and that does not mean a fault in it: caught,
+ * the loop ends, the terminal is restored and progress saved (exit status 128 + signal). */
+static const int ending_signals[] = {
+    SIGHUP, SIGINT, SIGQUIT, SIGPIPE, SIGALRM, SIGTERM, SIGUSR1, SIGUSR2, SIGXCPU, SIGXFSZ,
+    SIGVTALRM, SIGPROF, SIGIO,
+#ifdef SIGPWR
+    SIGPWR,
+#endif
+};
+
+static void catch_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_signal;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
+        sigaction(ending_signals[i], &sa, NULL);
+    for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
+        sigaction(sig, &sa, NULL);
+}
+
+/* 1 when terminfo knows TERM and it can place the cursor and clear the screen; else 0 with
+ * why filled. Asked before curses starts, so a refused terminal sees no output at all. */
+static int terminal_usable(char *why, size_t size)
+{
+    const char *term = getenv("TERM");
+    int err = 0;
+    if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
+        snprintf(why, size, "TERM=%s is not a terminal this system knows (terminfo)",
+                 term && *term ? term : "(unset)");
+        return 0;
+    }
+    const char *cup = tigetstr("cup"), *clear = tigetstr("clear");
+    int ok = cup && cup != (char *)-1 && clear && clear != (char *)-1;
+    del_curterm(cur_term);
+    if (!ok)
+        snprintf(why, size, "TERM=%s cannot place the cursor", term && *term ? term : "(unset)");
+    return ok;
+}
+
 static SCREEN *terminal_start(struct app *a)
 {
     SCREEN *scr = newterm(NULL, stdout, stdin);
     if (!scr)
         return NULL;
     set_term(scr);
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
+    catch_signals();
     cbreak();
     noecho();
     nonl();
@@ -166,10 +202,12 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     app_start_progress(a);
     double t_load = app_start_lessons(a);
 
-    SCREEN *scr = terminal_start(a);
+    char why[160] = "";
+    SCREEN *scr = terminal_usable(why, sizeof why) ? terminal_start(a) : NULL;
     if (!scr) {
-        fprintf(stderr, "banklab: cannot use this terminal (TERM=%s)\n",
-                getenv("TERM") ? getenv("TERM") : "");
+        fprintf(stderr, "banklab: the tutorial cannot use this terminal: %s; use a terminal such "
+                        "as TERM=xterm-256color, or banklab sim for the grid as text\n",
+                why[0] ? why : "curses could not start");
         ui_screens_done(a);
         lesson_set_done(&a->set);
         free(a);

@@ -6,6 +6,7 @@
  * the pattern there. Its state (the line, the cursor, its own scene and measurement) is
  * private to this file and lasts the whole run. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,33 +70,59 @@ static int param_stmt(const char *s, size_t n, char *name, size_t nsz, char *val
     return 1;
 }
 
-/* one NAME=VALUE statement into env (block and warp set the launch); 0, or -1 when bad */
+/* one NAME=VALUE statement into env (block, warp and dynamic set the launch); 0, or -1 with
+ * why */
 static int apply_setting(struct play *p, struct pattern_env *env, const char *name,
-                         const char *val)
+                         const char *val, char *why, size_t wsz)
 {
     if (!strcmp(name, "block")) {
         unsigned bx = 1, by = 1, bz = 1;
         int k = sscanf(val, "%ux%ux%u", &bx, &by, &bz);
-        if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024)
+        if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024) {
+            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_BLOCK));
             return -1;
+        }
         env->block[0] = bx;
         env->block[1] = k > 1 ? by : 1;
         env->block[2] = k > 2 ? bz : 1;
         return 0;
     }
+    char *end = NULL;
+    errno = 0;
+    long long v = strchr(val, 'x') ? 0 : strtoll(val, &end, 10);
+    if (!end || *end || errno) {  /* no silent clamping: 4294967297 is not 1 */
+        snprintf(why, wsz, "%s", ui_str(p->app, strchr(val, 'x') ? UIS_PLAY_WHY_NUMBER
+                                                                  : UIS_PLAY_WHY_RANGE));
+        return -1;
+    }
     if (!strcmp(name, "warp")) {
-        p->sc.warp = (unsigned)strtoul(val, NULL, 10);
+        if (v < 0 || v > 31) {
+            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_WARP));
+            return -1;
+        }
+        p->sc.warp = (unsigned)v;
         p->text_warp = 1;
         return 0;
     }
     if (!strcmp(name, "dynamic")) {
-        if (strchr(val, 'x') || val[0] == '-')
+        if (v < 0) {
+            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_DYNAMIC));
             return -1;
-        env->dyn_bytes = strtoull(val, NULL, 10);
+        }
+        env->dyn_bytes = (unsigned long long)v;
         return 0;
     }
-    if (strchr(val, 'x') || pattern_env_set(env, name, strtoll(val, NULL, 10)) != 0)
+    int known = 0;
+    for (int k = 0; k < env->nparams; k++)
+        known |= !strcmp(env->param[k].name, name);
+    if (!known && env->nparams >= PATTERN_MAX_PARAMS) {
+        snprintf(why, wsz, ui_str(p->app, UIS_PLAY_WHY_PARAMS), PATTERN_MAX_PARAMS);
         return -1;
+    }
+    if (pattern_env_set(env, name, v) != 0) {
+        snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_NAME));
+        return -1;
+    }
     return 0;
 }
 
@@ -114,8 +141,9 @@ static void split_settings(struct play *p, struct pattern_env *env, char *errbuf
             j++;
         char name[PATTERN_NAME_MAX], val[32];
         if (param_stmt(t + i, j - i, name, sizeof name, val, sizeof val)) {
-            if (apply_setting(p, env, name, val) != 0 && !errbuf[0])
-                snprintf(errbuf, esz, ui_str(p->app, UIS_PLAY_BAD_SETTING), name, val);
+            char why[64];
+            if (apply_setting(p, env, name, val, why, sizeof why) != 0 && !errbuf[0])
+                snprintf(errbuf, esz, ui_str(p->app, UIS_PLAY_BAD_SETTING), name, val, why);
             int k = snprintf(p->params + params_o, sizeof p->params - params_o, "%s%s=%s",
                              params_o ? " " : "", name, val);
             if (k > 0 && params_o + (size_t)k < sizeof p->params)

@@ -74,7 +74,7 @@ static void load_report(const struct lesson_error *e, void *ctx)
     if (e->line > 0)
         snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
                  e->file, e->line, e->col, e->msg);
-    else
+    else  /* the file as a whole: unreadable, not a regular file, too large */
         snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s: %s", o ? "\n" : "",
                  e->file, e->msg);
 }
@@ -89,8 +89,11 @@ static void find_start(struct app *a)
         for (int i = 0; i < a->set.nlessons; i++)
             if (a->set.lessons[i].chapter == a->opt.chapter) {
                 a->li = i;
-                int s = a->opt.step > 0 ? a->opt.step - 1 : 0;
-                a->si = s < a->set.lessons[i].nsteps ? s : a->set.lessons[i].nsteps - 1;
+                int s = a->opt.step > 0 ? a->opt.step - 1 : 0, n = a->set.lessons[i].nsteps;
+                a->si = s < n ? s : n - 1;
+                if (s >= n)
+                    app_msg(a, 1, "chapter %d has %d step%s: starting at step %d", a->opt.chapter,
+                            n, n == 1 ? "" : "s", n);
                 return;
             }
         app_msg(a, 1, ui_str(a, UIS_MSG_NO_CHAPTER), a->opt.chapter);

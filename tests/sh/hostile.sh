@@ -177,6 +177,13 @@ EOF
 has_ctl "$tmp/out" && fail "lab printed a recording's control characters: $(grep -a GPU "$tmp/out" | cat -v)"
 grep -qF 'Evil \x1b]0;pwned\x07GPU' "$tmp/out" && ok || fail "lab: device not shown escaped: $(grep -a GPU "$tmp/out" | cat -v)"
 
+# a pattern with ESC in it: the error echoes it without the escape
+"$BANKLAB" sim "$(printf '__shared__ float s[64]; s[lane\033[2J]')" >"$tmp/out" 2>&1; rc=$?
+[ $rc -eq 2 ] && ok || fail "sim with ESC in the pattern: exit $rc"
+has_ctl "$tmp/out" && fail "sim echoed a control character of the pattern: $(cat -v "$tmp/out")"
+"$BANKLAB" "$(printf -- '--x\033[2J')" >"$tmp/out" 2>&1
+has_ctl "$tmp/out" && fail "an unknown option was echoed raw: $(cat -v "$tmp/out")"
+
 # ---- 10. absurd counters: refused with one line ------------------------------------------
 for f in rec-abs rec-neg; do
     "$BANKLAB" lab "$LAB" --no-save --replay "$tmp/$f.json" --answers PAD=1 >"$tmp/out" 2>"$tmp/err"; rc=$?

@@ -1,6 +1,7 @@
 /* test_lesson.c: the lesson loader (lesson.h): fields and defaults, file:line:col of problems
  * (syntax, nested fields, code columns through escapes, CRLF, BOM, wide characters), the
- * model checks, scene environments, directory search and sets, and no crash on truncations.
+ * model checks, scene environments, directory search and sets, no crash on truncations, and
+ * hostile sizes (20,000 problems on a line, 50,000 steps) in linear time, control characters.
  * link: lesson keys gpu model
  */
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../../src/lesson/lesson.h"
@@ -680,6 +682,91 @@ static void test_dirs(void **state)
     rmdir(tmpdir);
 }
 
+/* Hostile sizes (issue 10): 20,000 problems on one line are found in linear time (the old
+ * scan from the start of the line per problem took 12 s), the first LESSON_PROBLEMS_SHOWN are
+ * reported with the right columns and the rest counted; 50,000 steps with a repeated id at
+ * the end are checked without comparing every pair. CPU time, so a loaded machine does not
+ * make it fail; the bound is 50 times what it takes. */
+static void test_hostile_sizes(void **state)
+{
+    (void)state;
+    enum { N = 20000 };
+    const char *head = "{\"format\": 1, \"id\": \"x\", \"chapter\": 1, \"title\": {\"zh\": \"x\", "
+                       "\"en\": \"x\"}, \"steps\": [{\"id\": \"a\", \"title\": {\"zh\": \"a\", "
+                       "\"en\": \"a\"}, \"text\": {\"zh\": \"t\", \"en\": \"t\"}}]";
+    size_t cap = strlen(head) + (size_t)N * 64 + 16, len = 0;
+    char *text = malloc(cap);
+    assert_non_null(text);
+    len += (size_t)snprintf(text, cap, "%s", head);
+    size_t first_col = 0;
+    for (int i = 0; i < N; i++) {
+        if (i == 0)
+            first_col = len + 3;  /* ", " then the quote of the key: 1-based */
+        len += (size_t)snprintf(text + len, cap - len, ", \"unknown_%05d\": \"vvvvvvvvvvvvvvvv\"", i);
+    }
+    len += (size_t)snprintf(text + len, cap - len, "}");
+    struct collect c = {0};
+    int np = 0;
+    clock_t t0 = clock();
+    struct lesson *l = lesson_load_report("wide.json", text, len, collect, &c, &np);
+    double cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    assert_null(l);
+    assert_int_equal(np, N);
+    assert_int_equal(c.n, LESSON_PROBLEMS_SHOWN + 1);  /* and one "N more" line */
+    assert_int_equal(c.e[0].line, 1);
+    assert_int_equal(c.e[0].col, (int)first_col);
+    assert_non_null(strstr(c.e[0].msg, "unknown_00000: unknown field"));
+    if (cpu > 1.0)
+        fail_msg("20000 problems on one line took %.2f s of CPU", cpu);
+    free(text);
+
+    /* 50,000 steps, the last one repeating the first one's id */
+    enum { S = 50000 };
+    cap = strlen(head) + (size_t)S * 96 + 16;
+    text = malloc(cap);
+    assert_non_null(text);
+    len = (size_t)snprintf(text, cap, "{\"format\": 1, \"id\": \"x\", \"chapter\": 1, \"title\": "
+                           "{\"zh\": \"x\", \"en\": \"x\"}, \"steps\": [");
+    for (int i = 0; i < S; i++)
+        len += (size_t)snprintf(text + len, cap - len, "%s{\"id\": \"s%d\", \"title\": {\"zh\": "
+                                "\"a\", \"en\": \"a\"}, \"text\": {\"zh\": \"t\", \"en\": \"t\"}}\n",
+                                i ? ", " : "", i == S - 1 ? 0 : i);
+    len += (size_t)snprintf(text + len, cap - len, "]}");
+    memset(&c, 0, sizeof c);
+    t0 = clock();
+    l = lesson_load_report("long.json", text, len, collect, &c, &np);
+    cpu = (double)(clock() - t0) / CLOCKS_PER_SEC;
+    assert_null(l);
+    assert_int_equal(np, 1);
+    assert_int_equal(c.e[0].line, S);
+    assert_non_null(strstr(c.e[0].msg, "\"s0\" is also the id of steps[0]"));
+    if (cpu > 2.0)
+        fail_msg("50000 steps took %.2f s of CPU", cpu);
+    free(text);
+}
+
+/* A control character in any text of a lesson is a problem at its place: a lesson cannot
+ * retitle, clear or otherwise drive the learner's terminal. \n stays allowed. */
+static void test_control_characters(void **state)
+{
+    (void)state;
+    struct lesson_error e;
+    struct lesson *l = load(edit("\"en\": \"Stride\"", "\"en\": \"Str\\u001b]0;x\\u0007ide\""), &e);
+    assert_null(l);
+    assert_int_equal(e.line, 9);
+    assert_int_equal(e.col, 39);
+    assert_non_null(strstr(e.msg, "steps[0].title.en: control character U+001B"));
+    l = load(edit("\"en\": \"Text\"", "\"en\": \"Te\\u0085xt\""), &e);  /* C1 NEL */
+    assert_null(l);
+    assert_non_null(strstr(e.msg, "control character U+0085"));
+    l = load(edit("\"en\": \"Text\"", "\"en\": \"Te\\u007fxt\""), &e);
+    assert_null(l);
+    assert_non_null(strstr(e.msg, "control character U+007F"));
+    l = load(edit("\"en\": \"Text\"", "\"en\": \"Line one\\nline two\""), &e);
+    assert_non_null(l);
+    lesson_free(l);
+}
+
 /* Every prefix of a valid lesson, and every single-byte corruption of its first 600 bytes,
  * loads or fails cleanly (no crash, no leak under the sanitizer build). */
 static void test_truncations(void **state)
@@ -730,6 +817,8 @@ int main(void)
         cmocka_unit_test(test_figures),
         cmocka_unit_test(test_scene_env),
         cmocka_unit_test(test_dirs),
+        cmocka_unit_test(test_hostile_sizes),
+        cmocka_unit_test(test_control_characters),
         cmocka_unit_test(test_truncations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,5 +1,6 @@
 /* test_recording.c: recorded GPU results (src/lesson/recording.c): write/load round trip,
- * one-line errors for truncated, older-version, foreign and wrong-typed files, the H200 case
+ * one-line errors for truncated, older-version, foreign and wrong-typed files, numbers out of
+ * range, files too large or packed with values (refused before parsing), the H200 case
  * file, and the shipped assets/h200-recording.json through the replay handle.
  * link: lesson keys gpu model
  */
@@ -203,6 +204,68 @@ static void test_errors(void **state)
     char msg[RECORDING_MSG_MAX];
     assert_int_equal(recording_load_file("/nonexistent/rec.json", &none, msg, sizeof msg), -1);
     assert_non_null(strstr(msg, "/nonexistent/rec.json"));
+}
+
+/* One record whose result's counters object holds counters_json (issue 10: numbers past what a
+ * GPU can report are a damaged file, refused with one line). */
+static void expect_counters_error(const char *counters_json, const char *needle)
+{
+    char text[2048];
+    snprintf(text, sizeof text,
+             "{\"format\": \"banklab-recording\", \"version\": 1, \"device\": \"x\", "
+             "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"case\", \"case\": "
+             "\"copy\"}, \"result\": {\"status\": \"ok\", \"counters\": %s}}]}", counters_json);
+    expect_error(text, needle);
+}
+
+static void test_bounds(void **state)
+{
+    (void)state;
+    expect_counters_error("{\"wavefronts_ld\": -1e18, \"wavefronts_st\": 0, \"conflicts_ld\": 0, "
+                          "\"conflicts_st\": 0}", "\"wavefronts_ld\" must be a number in 0..65536");
+    expect_counters_error("{\"wavefronts_ld\": 1, \"wavefronts_st\": 0, \"conflicts_ld\": 1e308, "
+                          "\"conflicts_st\": 0}", "\"conflicts_ld\" must be a number in 0..65536");
+    expect_counters_error("{\"wavefronts_ld\": 1, \"wavefronts_st\": 0, \"conflicts_ld\": 0, "
+                          "\"conflicts_st\": 0, \"inst_ld\": -5}", "\"inst_ld\"");
+    /* offsets: whole bytes below 2^48; a width the model knows; a mask of 8 hex digits */
+    char text[2048];
+    const char *head = "{\"format\": \"banklab-recording\", \"version\": 1, \"device\": \"x\", "
+                       "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"pattern\", ";
+    const char *zeros = "0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0,0";
+    snprintf(text, sizeof text, "%s\"width\": 4, \"op\": \"ld\", \"mask\": \"ffffffff\", "
+             "\"offsets\": [1e300,%s]}, \"result\": {\"status\": \"ok\"}}]}", head, zeros);
+    expect_error(text, "offsets[0] must be a whole number of bytes");
+    snprintf(text, sizeof text, "%s\"width\": 4, \"op\": \"ld\", \"mask\": \"ffffffff\", "
+             "\"offsets\": [0.5,%s]}, \"result\": {\"status\": \"ok\"}}]}", head, zeros);
+    expect_error(text, "offsets[0]");
+    snprintf(text, sizeof text, "%s\"width\": 3, \"op\": \"ld\", \"mask\": \"ffffffff\", "
+             "\"offsets\": [0,%s]}, \"result\": {\"status\": \"ok\"}}]}", head, zeros);
+    expect_error(text, "\"width\" must be 1, 2, 4, 8 or 16");
+    /* packed with values: refused before cJSON builds a tree of them */
+    size_t n = 4100000, len = 0;
+    char *big = malloc(2 * n + 64);
+    assert_non_null(big);
+    len += (size_t)sprintf(big, "[");
+    for (size_t i = 0; i < n; i++) {
+        big[len++] = '0';
+        big[len++] = ',';
+    }
+    big[len++] = '0';
+    big[len++] = ']';
+    big[len] = 0;
+    expect_error(big, "more than 4000000 JSON values");
+    free(big);
+    /* a file past the size bound: refused unread (a sparse file: nothing is written) */
+    char path[] = "/tmp/banklab-rec-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    assert_int_equal(ftruncate(fd, (off_t)240 << 20), 0);
+    close(fd);
+    struct recording r;
+    char msg[RECORDING_MSG_MAX];
+    assert_int_equal(recording_load_file(path, &r, msg, sizeof msg), -1);
+    assert_non_null(strstr(msg, "larger than 64 MB"));
+    unlink(path);
 }
 
 static void test_hw_cases(void **state)
@@ -449,6 +512,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_round_trip),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_hw_cases),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_shipped_covers_lessons),
