@@ -23,7 +23,7 @@ static void usage(FILE *f)
             "                       starts with zh, else en; English when the locale is not UTF-8)\n"
             "  --chapter N          start at chapter N ...\n"
             "  --step M             ... step M (1-based; with --chapter)\n"
-            "  --reset              forget saved progress (the file is rewritten on quit)\n"
+            "  --reset              forget the progress saved so far (from the first save on)\n"
             "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
             "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
             "  --device N           use CUDA device N (default 0)\n"

@@ -2,10 +2,12 @@
  * decides glyphs and whether Chinese can be shown), the timing log, saved progress and the
  * language, the lessons and the step to start at. Messages go to the message line; nothing
  * here touches the terminal. */
+#include <fcntl.h>
 #include <langinfo.h>
 #include <locale.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "app.h"
 
@@ -24,8 +26,11 @@ void app_start_locale(struct app *a)
     const char *cs = nl_langinfo(CODESET);
     a->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
     const char *tf = getenv("BANKLAB_TIMING");
-    if (tf && *tf)
-        a->timing = fopen(tf, "a");
+    if (tf && *tf) {  /* appended; a FIFO nobody reads is skipped, not waited for */
+        int fd = open(tf, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+        if (fd >= 0 && !(a->timing = fdopen(fd, "a")))
+            close(fd);
+    }
 }
 
 void app_start_progress(struct app *a)

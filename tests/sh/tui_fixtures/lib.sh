@@ -72,8 +72,16 @@ expect() { wait_for "$1" "${2:-5}" || fail "did not see /$1/"; }
 # the pid of banklab inside the session (a child of the pane's shell)
 banklab_pid() {
     sh_pid=$($TM display-message -p -t t '#{pane_pid}')
-    # from /proc, not ps: procps is not in every minimal image
-    awk -v p="$sh_pid" '$4 == p { print $1 }' /proc/[0-9]*/stat 2>/dev/null | head -n 1
+    # from /proc, not ps: procps is not in every minimal image. Through cat: a process that
+    # ends between the glob and the read must not stop the scan (mawk gives up on such a
+    # file); tried for up to 2 s while the program starts.
+    n=0
+    while [ $n -lt 40 ]; do
+        pid=$(cat /proc/[0-9]*/stat 2>/dev/null | awk -v p="$sh_pid" '$4 == p { print $1 }' | head -n 1)
+        [ -n "$pid" ] && { echo "$pid"; return; }
+        sleep 0.05
+        n=$((n + 1))
+    done
 }
 
 GRID_HEADER='bank +0 +(1|4) '
