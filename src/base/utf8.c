@@ -82,7 +82,9 @@ size_t bl_utf8_control(const char *s, const char *allow, unsigned *cp)
     return SIZE_MAX;
 }
 
-char *bl_clean(char *dst, size_t n, const char *s)
+/* The copy behind bl_clean (fix 0) and bl_utf8_fix (fix 1): each character copied, or its
+ * stand-in when it is not valid UTF-8 or a control character. */
+static char *copy_safe(char *dst, size_t n, const char *s, int fix)
 {
     if (!dst || !n)
         return dst;
@@ -94,15 +96,27 @@ char *bl_clean(char *dst, size_t n, const char *s)
         char esc[8];
         const char *piece = (const char *)u + i;
         size_t plen = k;
-        if (!k || cp < 0x20 || cp == 0x7F) {
-            snprintf(esc, sizeof esc, "\\x%02x", u[i]);
-            piece = esc;
-            plen = 4;
+        if (!k && fix) {
+            piece = "\xEF\xBF\xBD";  /* U+FFFD, the replacement character */
+            plen = 3;
             k = 1;
+        } else if (!k || cp < 0x20 || cp == 0x7F) {
+            if (fix && k) {      /* a control character: a space (\n stays) */
+                piece = cp == '\n' ? "\n" : " ";
+                plen = 1;
+            } else {
+                snprintf(esc, sizeof esc, "\\x%02x", u[i]);
+                piece = esc;
+                plen = 4;
+                k = 1;
+            }
         } else if (cp >= 0x80 && cp <= 0x9F) {
-            snprintf(esc, sizeof esc, "\\u%04x", cp);
+            if (fix)
+                snprintf(esc, sizeof esc, " ");
+            else
+                snprintf(esc, sizeof esc, "\\u%04x", cp);
             piece = esc;
-            plen = 6;
+            plen = strlen(esc);
         }
         if (o + plen >= n)
             break;
@@ -114,31 +128,12 @@ char *bl_clean(char *dst, size_t n, const char *s)
     return dst;
 }
 
+char *bl_clean(char *dst, size_t n, const char *s)
+{
+    return copy_safe(dst, n, s, 0);
+}
+
 char *bl_utf8_fix(char *dst, size_t n, const char *s)
 {
-    if (!dst || !n)
-        return dst;
-    const unsigned char *u = (const unsigned char *)(s ? s : "");
-    size_t len = strlen((const char *)u), o = 0;
-    for (size_t i = 0; i < len;) {
-        unsigned cp = 0;
-        size_t k = decode(u + i, len - i, &cp);
-        const char *piece = (const char *)u + i;
-        size_t plen = k;
-        if (!k) {
-            piece = "\xEF\xBF\xBD";  /* U+FFFD, the replacement character */
-            plen = 3;
-            k = 1;
-        } else if (is_control(cp) && cp != '\n') {
-            piece = " ";
-            plen = 1;
-        }
-        if (o + plen >= n)
-            break;
-        memcpy(dst + o, piece, plen);
-        o += plen;
-        i += k;
-    }
-    dst[o] = 0;
-    return dst;
+    return copy_safe(dst, n, s, 1);
 }

@@ -1,0 +1,80 @@
+/* test_utf8.c: outside text made safe (src/base/utf8.c): UTF-8 validity (overlong forms,
+ * surrogates, past U+10FFFF, NUL), control characters (C0 but the allowed, DEL, C1), the
+ * escaped copy for terminals (\xNN, cut at a character boundary) and the fixed copy for
+ * report files (U+FFFD, spaces). libc only.
+ * link: base
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <string.h>
+
+#include "../../src/base/utf8.h"
+
+static void test_valid(void **state)
+{
+    (void)state;
+    const char ok[] = "abc \xE4\xB8\xAD\xE6\x96\x87 \xF0\x9F\x98\x80";  /* 中文 and an emoji */
+    assert_true(bl_utf8_bad(ok, strlen(ok)) == SIZE_MAX);
+    assert_int_equal(bl_utf8_bad("ab\xff", 3), 2);
+    assert_int_equal(bl_utf8_bad("\xC0\xAF", 2), 0);          /* overlong '/' */
+    assert_int_equal(bl_utf8_bad("x\xED\xA0\x80", 4), 1);     /* a surrogate */
+    assert_int_equal(bl_utf8_bad("\xF4\x90\x80\x80", 4), 0);  /* past U+10FFFF */
+    assert_int_equal(bl_utf8_bad("a\xE4\xB8", 3), 1);         /* cut in half */
+    assert_int_equal(bl_utf8_bad("a\0b", 3), 1);              /* NUL */
+}
+
+static void test_control(void **state)
+{
+    (void)state;
+    unsigned cp = 0;
+    assert_true(bl_utf8_control("plain text\n", "\n", &cp) == SIZE_MAX);
+    assert_int_equal(bl_utf8_control("plain\ntext", NULL, &cp), 5);
+    assert_int_equal(cp, 0x0A);
+    assert_int_equal(bl_utf8_control("x\033[2J", "\n", &cp), 1);
+    assert_int_equal(cp, 0x1B);
+    assert_int_equal(bl_utf8_control("\xE4\xB8\xAD\x7f", "\n", &cp), 3);
+    assert_int_equal(cp, 0x7F);
+    assert_int_equal(bl_utf8_control("ab\xC2\x9B" "2J", "\n", &cp), 2);  /* C1 CSI */
+    assert_int_equal(cp, 0x9B);
+    assert_true(bl_utf8_control("\xC2\xA0 no-break space", "\n", &cp) == SIZE_MAX);
+}
+
+static void test_clean(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(bl_clean(buf, sizeof buf, "a\033]0;x\007b"), "a\\x1b]0;x\\x07b");
+    assert_string_equal(bl_clean(buf, sizeof buf, "\xE4\xB8\xAD\xff"), "\xE4\xB8\xAD\\xff");
+    assert_string_equal(bl_clean(buf, sizeof buf, "\xC2\x9B" "2J"), "\\u009b2J");
+    assert_string_equal(bl_clean(buf, sizeof buf, NULL), "");
+    /* cut at a character boundary: never half a character, never half an escape */
+    char small[6];
+    assert_string_equal(bl_clean(small, sizeof small, "ab\xE4\xB8\xAD\xE6\x96\x87"), "ab\xE4\xB8\xAD");
+    assert_string_equal(bl_clean(small, sizeof small, "ab\033cd"), "ab");
+}
+
+static void test_fix(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(bl_utf8_fix(buf, sizeof buf, "bad\xff!"), "bad\xEF\xBF\xBD!");
+    assert_string_equal(bl_utf8_fix(buf, sizeof buf, "l\033[2J\nx\x7f\xC2\x85y"), "l [2J\nx  y");
+    assert_string_equal(bl_utf8_fix(buf, sizeof buf, "\xE4\xB8\xAD\xE6\x96\x87"), "\xE4\xB8\xAD\xE6\x96\x87");
+    char small[4];
+    assert_string_equal(bl_utf8_fix(small, sizeof small, "\xE4\xB8\xAD\xE6\x96\x87"), "\xE4\xB8\xAD");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_valid),
+        cmocka_unit_test(test_control),
+        cmocka_unit_test(test_clean),
+        cmocka_unit_test(test_fix),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
