@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "json_out.h"
 #include "measured.h"
 
@@ -29,16 +30,17 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
 {
     int st = acc->op == BANK_STORE;
     if (r->status != GPU_OK) {
-        fprintf(f, "measured: none: %s (%s)\n", r->error[0] ? r->error : status_word(r->status),
-                source);
+        fprintf(f, "measured: none: %s (%s)\n",
+                CLI_CLEAN(r->error[0] ? r->error : status_word(r->status)), CLI_CLEAN(source));
         return;
     }
-    fprintf(f, "measured (%s):\n", source);
+    fprintf(f, "measured (%s):\n", CLI_CLEAN(source));  /* a recording's device, escaped */
     if (r->has_counters)
         fprintf(f, "  %.2f wavefronts, %.2f conflicts per warp instruction (hardware counters)\n",
                 st ? r->wavefronts_st : r->wavefronts_ld, st ? r->conflicts_st : r->conflicts_ld);
     else
-        fprintf(f, "  counters: %s\n", r->counters_note[0] ? r->counters_note : "not measured");
+        fprintf(f, "  counters: %s\n",
+                CLI_CLEAN(r->counters_note[0] ? r->counters_note : "not measured"));
     if (r->has_access_timing) {
         double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;
         fprintf(f, "  %.2f ns per warp access (%.2f clk), %.1fx the conflict-free %u-byte %s "

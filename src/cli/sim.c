@@ -815,7 +815,7 @@ static int meter_open(const struct sim_args *a, struct sim_meter *mt)
         return EXIT_USAGE;
     }
     if (!mt->info.available) {
-        fprintf(stderr, "banklab sim: no GPU: %s\n", mt->info.reason);
+        fprintf(stderr, "banklab sim: no GPU: %s\n", CLI_CLEAN(mt->info.reason));
         gpu_close(mt->g);
         mt->g = NULL;
         return EXIT_NOGPU;
