@@ -95,7 +95,6 @@ room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter gp
 room_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_c,$(1))) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(call room_cu,$(1)))
 room_lib = $(BUILD)/lib/$(1).a
 # External libraries a room needs when it is linked.
-LIBS_lesson = $(CJSON_LIBS)
 LIBS_store  = $(CJSON_LIBS)
 LIBS_ui     = $(CURSES_LIBS)
 LIBS_gpu    = $(GPU_LIBS)

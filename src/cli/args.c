@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "../keys/keys.h"
-#include "../lesson/recording.h"
+#include "../store/recording.h"
 #include "cli.h"
 
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,

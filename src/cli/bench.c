@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "../gpu/gpu.h"
-#include "../lesson/recording.h"
+#include "../store/recording.h"
 #include "../model/bank.h"
 #include "cli.h"
 

@@ -8,9 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "../lesson/files.h"
+#include "../store/files.h"
 #include "../lesson/lesson.h"
-#include "../lesson/recording.h"
+#include "../store/lesson_load.h"
+#include "../store/recording.h"
 #include "cli.h"
 
 struct check_run {
@@ -178,7 +179,7 @@ static void check_one(struct check_run *r, const char *path)
     }
     r->problems += lesson_check(l, print_problem, r);
     if (r->rec)
-        r->problems += lesson_check_figures(l, r->rec, print_problem, r);
+        r->problems += recording_check_figures(r->rec, l, print_problem, r);
     if (!l->id) {
         lesson_free(l);
         return;
@@ -212,66 +213,74 @@ static void check_one(struct check_run *r, const char *path)
     lesson_free(l);
 }
 
-int cmd_check(int argc, char **argv)
+/* What the command line asks for. */
+struct check_opts {
+    int quiet;
+    const char *lessons_dir, *rec_path;
+    char **targets;              /* FILE|DIR|- arguments (pointers into argv) */
+    int ntargets;
+};
+
+/* Reads the options into o. Returns 0, 1 after --help, or EXIT_USAGE after a message. */
+static int parse_options(int argc, char **argv, struct check_opts *o)
 {
-    int quiet = 0, status = 0;
-    const char *lessons_dir = NULL, *rec_path = NULL;
-    char **targets = NULL;
-    int ntargets = 0, only_files = 0;
+    int only_files = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || !strcmp(a, "-")) {
-            targets = realloc(targets, (size_t)(ntargets + 1) * sizeof *targets);
-            if (!targets) {
+            char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
+            if (!nt) {
                 fprintf(stderr, "banklab check: out of memory\n");
                 return EXIT_USAGE;
             }
-            targets[ntargets++] = argv[i];
+            o->targets = nt;
+            o->targets[o->ntargets++] = argv[i];
         } else if (!strcmp(a, "--")) {
             only_files = 1;
         } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            free(targets);
-            return 0;
+            return 1;
         } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            quiet = 1;
+            o->quiet = 1;
         } else if (!strcmp(a, "--lessons") || !strncmp(a, "--lessons=", 10)) {
             if (a[9] == '=')
-                lessons_dir = a + 10;
+                o->lessons_dir = a + 10;
             else if (i + 1 < argc)
-                lessons_dir = argv[++i];
+                o->lessons_dir = argv[++i];
             else {
                 fprintf(stderr, "banklab check: --lessons needs a directory\n");
-                free(targets);
                 return EXIT_USAGE;
             }
         } else if (!strcmp(a, "--recording") || !strncmp(a, "--recording=", 12)) {
             if (a[11] == '=' && a[12])
-                rec_path = a + 12;
+                o->rec_path = a + 12;
             else if (a[11] == 0 && i + 1 < argc && argv[i + 1][0])
-                rec_path = argv[++i];
+                o->rec_path = argv[++i];
             else {
                 fprintf(stderr, "banklab check: --recording needs a file\n");
-                free(targets);
                 return EXIT_USAGE;
             }
         } else {
             fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n",
                     CLI_CLEAN(a));
-            free(targets);
             return EXIT_USAGE;
         }
     }
+    return 0;
+}
 
-    char **files = NULL;
-    int nfiles = 0;
+/* The files to check: the targets (a directory gives its *.json), else the lessons
+ * directory. Returns 0, or EXIT_USAGE after a message (the files found are still listed). */
+static int collect_files(const struct check_opts *o, char ***files, int *nfiles)
+{
     char dirbuf[4096];
-    if (ntargets == 0) {
-        const char *dir = lesson_find_dir(lessons_dir, dirbuf, sizeof dirbuf);
+    int status = 0;
+    if (o->ntargets == 0) {
+        const char *dir = lesson_find_dir(o->lessons_dir, dirbuf, sizeof dirbuf);
         if (!dir) {
-            if (lessons_dir)
+            if (o->lessons_dir)
                 fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
-                        CLI_CLEAN(lessons_dir));
+                        CLI_CLEAN(o->lessons_dir));
             else
                 fprintf(stderr, "banklab check: no lessons directory found (tried "
                         "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
@@ -280,74 +289,96 @@ int cmd_check(int argc, char **argv)
         }
         struct stat sb;
         int n = stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)   /* --lessons FILE.json */
-                    ? (add_path(&files, &nfiles, dir) ? -1 : 1)
-                    : add_dir(&files, &nfiles, dir);
+                    ? (add_path(files, nfiles, dir) ? -1 : 1)
+                    : add_dir(files, nfiles, dir);
         if (n <= 0) {
-            fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(dir), n < 0 ? "cannot read the directory"
-                                                                : "no lesson files (*.json)");
+            fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(dir),
+                    n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
             status = EXIT_USAGE;
         }
     }
-    for (int i = 0; i < ntargets; i++) {
+    for (int i = 0; i < o->ntargets; i++) {
         struct stat sb;
-        if (!strcmp(targets[i], "-")) {
-            if (add_path(&files, &nfiles, "-")) {
+        const char *t = o->targets[i];
+        if (!strcmp(t, "-")) {
+            if (add_path(files, nfiles, "-")) {
                 fprintf(stderr, "banklab check: out of memory\n");
                 status = EXIT_USAGE;
             }
-        } else if (stat(targets[i], &sb) != 0) {
-            fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(targets[i]));
+        } else if (stat(t, &sb) != 0) {
+            fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
             status = EXIT_USAGE;
         } else if (S_ISDIR(sb.st_mode)) {
-            int n = add_dir(&files, &nfiles, targets[i]);
+            int n = add_dir(files, nfiles, t);
             if (n <= 0) {
-                fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(targets[i]),
+                fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
                         n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
                 status = EXIT_USAGE;
             }
-        } else if (add_path(&files, &nfiles, targets[i])) {
+        } else if (add_path(files, nfiles, t)) {
             fprintf(stderr, "banklab check: out of memory\n");
             status = EXIT_USAGE;
         }
     }
-    free(targets);
+    return status;
+}
+
+static void free_list(char **list, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(list[i]);
+    free(list);
+}
+
+/* "checked N lessons, ...: all hold | P problems | not every file was read". */
+static void print_summary(const struct check_run *r, int figures, int complete)
+{
+    printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r->lessons,
+           r->lessons == 1 ? "" : "s", r->steps, r->steps == 1 ? "" : "s", r->expects,
+           r->expects == 1 ? "" : "s", r->quizzes, r->quizzes == 1 ? "" : "zes");
+    if (figures)
+        printf(", %d figure%s", r->figures, r->figures == 1 ? "" : "s");
+    if (r->problems)
+        printf(": %d problem%s\n", r->problems, r->problems == 1 ? "" : "s");
+    else if (!complete)
+        printf(": not every file was read\n");  /* never "all hold" next to an error */
+    else
+        printf(": all hold\n");
+}
+
+int cmd_check(int argc, char **argv)
+{
+    struct check_opts o;
+    memset(&o, 0, sizeof o);
+    int status = parse_options(argc, argv, &o);
+    if (status) {
+        free(o.targets);
+        return status == 1 ? 0 : status;
+    }
+    char **files = NULL;
+    int nfiles = 0;
+    status = collect_files(&o, &files, &nfiles);
+    free(o.targets);
 
     struct check_run r;
     memset(&r, 0, sizeof r);
     struct recording rec;
     memset(&rec, 0, sizeof rec);
-    if (rec_path) {
-        char msg[RECORDING_MSG_MAX];
-        if (recording_load_file(rec_path, &rec, msg, sizeof msg)) {
-            fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(msg));
-            for (int i = 0; i < nfiles; i++)
-                free(files[i]);
-            free(files);
-            return EXIT_USAGE;
-        }
-        r.rec = &rec;
+    char msg[RECORDING_MSG_MAX];
+    if (o.rec_path && recording_load_file(o.rec_path, &rec, msg, sizeof msg)) {
+        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(msg));
+        free_list(files, nfiles);
+        return EXIT_USAGE;
     }
+    r.rec = o.rec_path ? &rec : NULL;
     for (int i = 0; i < nfiles; i++)
         check_one(&r, files[i]);
-    if (rec_path)
+    if (r.rec)
         recording_done(&rec);
-    if (!quiet) {
-        printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r.lessons,
-               r.lessons == 1 ? "" : "s", r.steps, r.steps == 1 ? "" : "s", r.expects,
-               r.expects == 1 ? "" : "s", r.quizzes, r.quizzes == 1 ? "" : "zes");
-        if (rec_path)
-            printf(", %d figure%s", r.figures, r.figures == 1 ? "" : "s");
-        if (r.problems)
-            printf(": %d problem%s\n", r.problems, r.problems == 1 ? "" : "s");
-        else if (status != 0 || r.unreadable || nfiles == 0)
-            printf(": not every file was read\n");  /* never "all hold" next to an error */
-        else
-            printf(": all hold\n");
-    }
+    if (!o.quiet)
+        print_summary(&r, o.rec_path != NULL, !(status != 0 || r.unreadable || nfiles == 0));
     fflush(stdout);
-    for (int i = 0; i < nfiles; i++)
-        free(files[i]);
-    free(files);
+    free_list(files, nfiles);
     for (int k = 0; k < r.nids; k++) {
         free(r.ids[k].id);
         free(r.ids[k].path);

@@ -1,5 +1,5 @@
 /* json_out.c: JSON strings for the subcommands that print JSON themselves (cJSON stays in
- * src/lesson). */
+ * src/store). */
 #include <stdio.h>
 #include <string.h>
 

@@ -1,5 +1,5 @@
 /* json_out.h: the string writer of the subcommands' own JSON output (`banklab sim --json`,
- * `banklab kernel --json`); cJSON stays in src/lesson. */
+ * `banklab kernel --json`); cJSON stays in src/store. */
 #ifndef BANKLAB_JSON_OUT_H
 #define BANKLAB_JSON_OUT_H
 

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "../gpu/gpu_kernel.h"
-#include "../lesson/files.h"
+#include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
 

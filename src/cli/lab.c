@@ -14,8 +14,9 @@
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
-#include "../lesson/progress.h"
-#include "../lesson/report.h"
+#include "../store/lesson_load.h"
+#include "../store/progress.h"
+#include "../store/report.h"
 #include "cli.h"
 
 #define LAB_MAX_ANSWERS 64
@@ -344,8 +345,9 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     }
     if (res.status != GPU_OK || !res.has_counters) {
         printf(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
-               CLI_CLEAN(res.status != GPU_OK ? res.error : (res.counters_note[0] ? res.counters_note
-                                                                                   : "no counters")));
+               CLI_CLEAN(res.status != GPU_OK    ? res.error
+                         : res.counters_note[0] ? res.counters_note
+                                                : "no counters"));
         return 0;
     }
     *wf = acc->op == BANK_STORE ? res.wavefronts_st : res.wavefronts_ld;
@@ -706,23 +708,25 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     return 0;
 }
 
-int cmd_lab(int argc, char **argv)
+/* The command line besides the answers (which go into the lab). */
+struct lab_opts {
+    const char *file, *replay;
+    int no_gpu, device, save;
+};
+
+/* Reads the options into lab and o. Returns 0, 1 after --help, or EXIT_USAGE after a
+ * message. */
+static int parse_options(int argc, char **argv, struct lab *lab, struct lab_opts *o)
 {
-    static struct lab lab;  /* large: keep it off the stack */
-    memset(&lab, 0, sizeof lab);
-    lab.tries = 3;
-    lab.lang = lesson_lang_from_env();
-    const char *file = NULL, *replay = NULL;
-    int no_gpu = 0, device = 0, save = 1, have_answers = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return 1;
         } else if (!strcmp(a, "--no-gpu")) {
-            no_gpu = 1;
+            o->no_gpu = 1;
         } else if (!strcmp(a, "--no-save")) {
-            save = 0;
+            o->save = 0;
         } else if (!strcmp(a, "--answers") || !strcmp(a, "--lang") || !strcmp(a, "--tries") ||
                    !strcmp(a, "--device") || !strcmp(a, "--replay")) {
             if (i + 1 >= argc) {
@@ -732,69 +736,52 @@ int cmd_lab(int argc, char **argv)
             const char *v = argv[++i];
             long long x;
             if (!strcmp(a, "--answers")) {
-                if (parse_answers(&lab, v) < 0)
+                if (parse_answers(lab, v) < 0)
                     return EXIT_USAGE;
-                have_answers = 1;
+                lab->scripted = 1;
             } else if (!strcmp(a, "--lang")) {
                 if (strcmp(v, "zh") && strcmp(v, "en")) {
                     fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", CLI_CLEAN(v));
                     return EXIT_USAGE;
                 }
-                lab.lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
+                lab->lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
             } else if (!strcmp(a, "--replay")) {
-                replay = v;
+                o->replay = v;
             } else if (!strcmp(a, "--tries")) {
                 if (cli_int_arg("lab", a, v, 1, 20, &x))
                     return EXIT_USAGE;
-                lab.tries = (int)x;
+                lab->tries = (int)x;
             } else {
                 if (cli_int_arg("lab", a, v, 0, CLI_DEVICE_MAX, &x))
                     return EXIT_USAGE;
-                device = (int)x;
+                o->device = (int)x;
             }
         } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n", CLI_CLEAN(a));
-            return EXIT_USAGE;
-        } else if (file) {
-            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n", CLI_CLEAN(file),
+            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n",
                     CLI_CLEAN(a));
             return EXIT_USAGE;
+        } else if (o->file) {
+            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n",
+                    CLI_CLEAN(o->file), CLI_CLEAN(a));
+            return EXIT_USAGE;
         } else {
-            file = a;
+            o->file = a;
         }
     }
-    if (!file) {
+    if (!o->file) {
         fprintf(stderr, "banklab lab: which lab? usage: banklab lab FILE (banklab lab --help)\n");
         return EXIT_USAGE;
     }
-    lab.scripted = have_answers;
+    return 0;
+}
 
-    struct lesson_error lerr;
-    memset(&lerr, 0, sizeof lerr);
-    struct lesson *l = lesson_load_file(file, &lerr);
-    if (!l) {
-        fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(lerr.file[0] ? lerr.file : file), lerr.line,
-                lerr.col, CLI_CLEAN(lerr.msg));
-        return EXIT_USAGE;
-    }
-    lab.l = l;
-    int ntasks = 0, max_points = 0;
-    for (int i = 0; i < l->nsteps; i++) {
-        const struct lesson_step *st = &l->steps[i];
-        if (st->task && st->scene) {
-            ntasks++;
-            max_points += st->task->points;
-        }
-    }
-    if (!ntasks) {
-        fprintf(stderr, "banklab lab: %s has no graded task (a step with \"task\"; see docs/lessons.md)\n",
-                CLI_CLEAN(file));
-        lesson_free(l);
-        return EXIT_USAGE;
-    }
-    /* every --answers item must name a parameter (or T) of some task: a typo is bad input */
-    for (int k = 0; k < lab.nanswers; k++) {
-        const struct lab_answer *a = &lab.answers[k];
+/* Every --answers item must name a parameter (or T) of some task (a typo is bad input) and
+ * fit every task it applies to: refused before the first task prints. Returns 0, or
+ * EXIT_USAGE after a message. */
+static int check_answers(struct lab *lab, const struct lesson *l)
+{
+    for (int k = 0; k < lab->nanswers; k++) {
+        const struct lab_answer *a = &lab->answers[k];
         int found = 0, step_found = !a->step[0];
         for (int i = 0; i < l->nsteps; i++) {
             const struct lesson_step *st = &l->steps[i];
@@ -809,81 +796,123 @@ int cmd_lab(int argc, char **argv)
             fprintf(stderr, "banklab lab: --answers: %s%s%s is not a parameter of %s\n",
                     CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
                     a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
-            lesson_free(l);
             return EXIT_USAGE;
         }
     }
-
-    /* every answer must fit every task it applies to: refused before the first task prints */
-    for (int i = 0; i < l->nsteps && lab.scripted; i++) {
+    for (int i = 0; i < l->nsteps && lab->scripted; i++) {
         const struct lesson_step *st = &l->steps[i];
         struct lab_values v;
         memset(&v, 0, sizeof v);
-        if (st->task && st->scene && apply_answers(&lab, st, &v) < 0) {
-            lesson_free(l);
+        if (st->task && st->scene && apply_answers(lab, st, &v) < 0)
             return EXIT_USAGE;
-        }
     }
+    return 0;
+}
 
-    if (replay) {
-        if (!(lab.gpu = cli_open_replay("lab", replay, &lab.info))) {
-            lesson_free(l);
-            return EXIT_USAGE;
-        }
-    } else if (!no_gpu) {
-        lab.gpu = gpu_open(device, &lab.info);
-    }
-
-    struct progress *prog = NULL;
-    char ppath[4096];
-    if (save && progress_default_path(ppath, sizeof ppath)) {
-        prog = malloc(sizeof *prog);
-        if (prog) {
-            char warn[1024];
-            if (progress_load(ppath, prog, warn, sizeof warn) != 0)
-                fprintf(stderr, "banklab lab: %s\n", CLI_CLEAN(warn));
-            lab.prog = prog;
-        }
-    }
-
-    setvbuf(stdout, NULL, _IOLBF, 0);
-    printf("banklab lab: %s (%s)\n", tr(&lab, &l->title), CLI_CLEAN(file));
-    printf(TR(&lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
-           TR(&lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
-    if (!lab.scripted)
-        printf(TR(&lab, " Up to %d %s per task.", " 每个任务最多尝试 %d 次%s。"), lab.tries,
-               TR(&lab, lab.tries == 1 ? "try" : "tries", ""));
+/* The lab's title, its tasks and points, what grades them, how to answer. */
+static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
+                         int no_gpu)
+{
+    printf("banklab lab: %s (%s)\n", tr(lab, &lab->l->title), CLI_CLEAN(file));
+    printf(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
+           TR(lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
+    if (!lab->scripted)
+        printf(TR(lab, " Up to %d %s per task.", " 每个任务最多尝试 %d 次%s。"), lab->tries,
+               TR(lab, lab->tries == 1 ? "try" : "tries", ""));
     printf("\n");
-    if (lab.gpu && lab.info.available)
-        printf(TR(&lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
+    if (lab->gpu && lab->info.available)
+        printf(TR(lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
                   "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
-               CLI_CLEAN(lab.info.device));
+               CLI_CLEAN(lab->info.device));
     else if (no_gpu)
-        printf("%s\n", TR(&lab, "GPU: not used (--no-gpu); graded by the model.",
+        printf("%s\n", TR(lab, "GPU: not used (--no-gpu); graded by the model.",
                           "GPU：未使用（--no-gpu）；按模型评分。"));
     else
-        printf(TR(&lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
-               CLI_CLEAN(lab.info.reason[0] ? lab.info.reason : "not available"));
-    if (!lab.scripted)
-        printf("%s\n", TR(&lab, "Type a value and Enter; Enter alone keeps the value shown; "
-                                "? shows a hint; q stops.",
+        printf(TR(lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
+               CLI_CLEAN(lab->info.reason[0] ? lab->info.reason : "not available"));
+    if (!lab->scripted)
+        printf("%s\n", TR(lab, "Type a value and Enter; Enter alone keeps the value shown; "
+                               "? shows a hint; q stops.",
                           "输入数值后按回车；直接回车保留当前值；? 查看提示；q 停止。"));
+}
 
-    int score = 0, solved = 0, k = 0, rc = 0;
-    for (int i = 0; i < l->nsteps && !lab.quit; i++) {
+/* Every graded task in order, until the learner stops. Returns 0, or EXIT_USAGE when an
+ * answer does not fit (scripted). */
+static int run_tasks(struct lab *lab, int ntasks, int *score, int *solved)
+{
+    const struct lesson *l = lab->l;
+    for (int i = 0, k = 0; i < l->nsteps && !lab->quit; i++) {
         const struct lesson_step *st = &l->steps[i];
         if (!st->task || !st->scene)
             continue;
-        int r = run_task(&lab, st, ++k, ntasks);
-        if (r < 0) {
-            rc = EXIT_USAGE;
-            break;
-        }
+        int r = run_task(lab, st, ++k, ntasks);
+        if (r < 0)
+            return EXIT_USAGE;
         if (r > 0) {
-            score += st->task->points;
-            solved++;
+            *score += st->task->points;
+            (*solved)++;
         }
     }
+    return 0;
+}
+
+/* The saved progress to record into, or NULL (--no-save, no path, out of memory). */
+static struct progress *open_progress(const struct lab_opts *o, char *path, size_t size)
+{
+    if (!o->save || !progress_default_path(path, size))
+        return NULL;
+    struct progress *prog = malloc(sizeof *prog);
+    char warn[1024];
+    if (prog && progress_load(path, prog, warn, sizeof warn) != 0)
+        fprintf(stderr, "banklab lab: %s\n", CLI_CLEAN(warn));
+    return prog;
+}
+
+int cmd_lab(int argc, char **argv)
+{
+    static struct lab lab;  /* large: keep it off the stack */
+    memset(&lab, 0, sizeof lab);
+    lab.tries = 3;
+    lab.lang = lesson_lang_from_env();
+    struct lab_opts o = {.save = 1};
+    int rc = parse_options(argc, argv, &lab, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
+    struct lesson_error lerr;
+    memset(&lerr, 0, sizeof lerr);
+    struct lesson *l = lesson_load_file(o.file, &lerr);
+    if (!l) {
+        fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(lerr.file[0] ? lerr.file : o.file), lerr.line,
+                lerr.col, CLI_CLEAN(lerr.msg));
+        return EXIT_USAGE;
+    }
+    lab.l = l;
+    int ntasks = 0, max_points = 0;
+    for (int i = 0; i < l->nsteps; i++)
+        if (l->steps[i].task && l->steps[i].scene) {
+            ntasks++;
+            max_points += l->steps[i].task->points;
+        }
+    if (!ntasks) {
+        fprintf(stderr, "banklab lab: %s has no graded task (a step with \"task\"; see "
+                "docs/lessons.md)\n", CLI_CLEAN(o.file));
+        rc = EXIT_USAGE;
+    } else if ((rc = check_answers(&lab, l)) == 0 && o.replay &&
+               !(lab.gpu = cli_open_replay("lab", o.replay, &lab.info))) {
+        rc = EXIT_USAGE;
+    }
+    if (rc) {
+        lesson_free(l);
+        return rc;
+    }
+    if (!o.replay && !o.no_gpu)
+        lab.gpu = gpu_open(o.device, &lab.info);
+    char ppath[4096];
+    struct progress *prog = lab.prog = open_progress(&o, ppath, sizeof ppath);
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    print_header(&lab, o.file, ntasks, max_points, o.no_gpu);
+    int score = 0, solved = 0;
+    rc = run_tasks(&lab, ntasks, &score, &solved);
     if (rc == 0) {
         if (lab.quit)
             printf("\n%s\n", TR(&lab, "Stopped early; the remaining tasks count as not solved.",

@@ -1,6 +1,6 @@
 /* report_cmd.c: `banklab report`: the learner's lab report (Markdown and/or JSON) from saved
  * progress, the lessons and the device, written into one directory (default: the current one).
- * Reads the progress file without changing it. Uses lesson/report, lesson/progress, gpu.h. */
+ * Reads the progress file without changing it. Uses store/report, store/progress, gpu.h. */
 #include <errno.h>
 #include <locale.h>
 #include <stdio.h>
@@ -10,8 +10,9 @@
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
-#include "../lesson/progress.h"
-#include "../lesson/report.h"
+#include "../store/lesson_load.h"
+#include "../store/progress.h"
+#include "../store/report.h"
 #include "cli.h"
 
 static void usage(FILE *f)
@@ -60,38 +61,76 @@ static enum lesson_lang pick_lang(const char *opt, const char *saved)
     return LANG_EN;
 }
 
-int cmd_report(int argc, char **argv)
+/* What the command line asks for. */
+struct report_opts {
+    const char *out, *format, *progress_path, *lessons, *lang_opt, *learner;
+    int no_gpu, device, formats;
+};
+
+/* The option values that need checking: --format, --learner (text for both files: UTF-8,
+ * one line, no control characters), --lang. Returns 0, or EXIT_USAGE after a message. */
+static int check_options(struct report_opts *o)
 {
-    const char *out = ".", *format = "both", *progress_path = NULL, *lessons = NULL;
-    const char *lang_opt = NULL, *learner = NULL;
-    int no_gpu = 0, device = 0;
+    if (!strcmp(o->format, "md"))
+        o->formats = REPORT_MD;
+    else if (!strcmp(o->format, "json"))
+        o->formats = REPORT_JSON;
+    else if (!strcmp(o->format, "both"))
+        o->formats = REPORT_BOTH;
+    else {
+        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n",
+                CLI_CLEAN(o->format));
+        return EXIT_USAGE;
+    }
+    unsigned cp = 0;
+    if (o->learner && bl_utf8_bad(o->learner, strlen(o->learner)) != SIZE_MAX) {
+        fprintf(stderr, "banklab report: --learner is not UTF-8 text: '%s'\n",
+                CLI_CLEAN(o->learner));
+        return EXIT_USAGE;
+    }
+    if (o->learner && bl_utf8_control(o->learner, NULL, &cp) != SIZE_MAX) {
+        fprintf(stderr, "banklab report: --learner holds control character U+%04X: '%s'\n", cp,
+                CLI_CLEAN(o->learner));
+        return EXIT_USAGE;
+    }
+    if (o->lang_opt && strcmp(o->lang_opt, "zh") && strcmp(o->lang_opt, "en")) {
+        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", CLI_CLEAN(o->lang_opt));
+        return EXIT_USAGE;
+    }
+    return 0;
+}
+
+/* Reads and checks the options into o. Returns 0, 1 after --help, or EXIT_USAGE after a
+ * message. */
+static int parse_options(int argc, char **argv, struct report_opts *o)
+{
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char **dst = NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
-            return 0;
+            return 1;
         } else if (!strcmp(a, "--no-gpu")) {
-            no_gpu = 1;
+            o->no_gpu = 1;
             continue;
         } else if (!strcmp(a, "--out")) {
-            dst = &out;
+            dst = &o->out;
         } else if (!strcmp(a, "--format")) {
-            dst = &format;
+            dst = &o->format;
         } else if (!strcmp(a, "--progress")) {
-            dst = &progress_path;
+            dst = &o->progress_path;
         } else if (!strcmp(a, "--lessons")) {
-            dst = &lessons;
+            dst = &o->lessons;
         } else if (!strcmp(a, "--lang")) {
-            dst = &lang_opt;
+            dst = &o->lang_opt;
         } else if (!strcmp(a, "--learner")) {
-            dst = &learner;
+            dst = &o->learner;
         } else if (!strcmp(a, "--device")) {
             long long v;
             if (cli_int_arg("report", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
                             CLI_DEVICE_MAX, &v))
                 return EXIT_USAGE;
-            device = (int)v;
+            o->device = (int)v;
             continue;
         } else {
             fprintf(stderr, "banklab report: unknown option '%s' (banklab report --help)\n",
@@ -104,38 +143,56 @@ int cmd_report(int argc, char **argv)
         }
         *dst = argv[++i];
     }
-    int formats;
-    if (!strcmp(format, "md"))
-        formats = REPORT_MD;
-    else if (!strcmp(format, "json"))
-        formats = REPORT_JSON;
-    else if (!strcmp(format, "both"))
-        formats = REPORT_BOTH;
-    else {
-        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n",
-                CLI_CLEAN(format));
-        return EXIT_USAGE;
-    }
-    if (learner) {  /* it goes into both files as it is: text, one line */
-        unsigned cp = 0;
-        if (bl_utf8_bad(learner, strlen(learner)) != SIZE_MAX) {
-            fprintf(stderr, "banklab report: --learner is not UTF-8 text: '%s'\n",
-                    CLI_CLEAN(learner));
-            return EXIT_USAGE;
-        }
-        if (bl_utf8_control(learner, NULL, &cp) != SIZE_MAX) {
-            fprintf(stderr, "banklab report: --learner holds control character U+%04X: '%s'\n",
-                    cp, CLI_CLEAN(learner));
-            return EXIT_USAGE;
-        }
-    }
-    if (lang_opt && strcmp(lang_opt, "zh") && strcmp(lang_opt, "en")) {
-        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", CLI_CLEAN(lang_opt));
-        return EXIT_USAGE;
-    }
+    return check_options(o);
+}
 
+/* The report's meta data: the learner, and the device when a GPU answers. */
+static struct report_meta meta_of(const struct report_opts *o, struct gpu_info *info)
+{
+    struct report_meta meta = {0};
+    meta.learner = o->learner;
+    memset(info, 0, sizeof *info);
+    if (!o->no_gpu) {
+        struct gpu *g = gpu_open(o->device, info);
+        if (info->available) {
+            meta.device = info->device;
+            meta.backend = gpu_backend_name(info->backend);
+        }
+        gpu_close(g);
+    }
+    if (!meta.backend)
+        meta.backend = "none";
+    return meta;
+}
+
+/* Writes the report(s) and prints the paths written. Returns 0, or EXIT_USAGE. */
+static int write_report(const struct report_opts *o, const struct progress *p,
+                        const struct lesson_set *set)
+{
+    struct gpu_info info;
+    struct report_meta meta = meta_of(o, &info);
+    char written[8400], err[512];
+    if (report_write_dir(o->out, o->formats, p, set, pick_lang(o->lang_opt, p->lang), &meta,
+                         written, sizeof written, err, sizeof err) < 0) {
+        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err));
+        return EXIT_USAGE;
+    }
+    for (char *line = written, *nl; line; line = nl ? nl + 1 : NULL) {
+        if ((nl = strchr(line, '\n')))
+            *nl = 0;
+        printf("%s\n", CLI_CLEAN(line));  /* one path a line */
+    }
+    return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+    struct report_opts o = {.out = ".", .format = "both"};
+    int rc = parse_options(argc, argv, &o);
+    if (rc)
+        return rc == 1 ? 0 : rc;
     char pbuf[4096];
-    if (!progress_path && !(progress_path = progress_default_path(pbuf, sizeof pbuf))) {
+    if (!o.progress_path && !(o.progress_path = progress_default_path(pbuf, sizeof pbuf))) {
         fprintf(stderr, "banklab report: neither XDG_STATE_HOME nor HOME is set; "
                         "name the progress file with --progress\n");
         return EXIT_USAGE;
@@ -146,55 +203,27 @@ int cmd_report(int argc, char **argv)
         return EXIT_USAGE;
     }
     char err[512];
-    if (progress_read(progress_path, p, err, sizeof err) < 0) {
+    if (progress_read(o.progress_path, p, err, sizeof err) < 0) {
         fprintf(stderr, "banklab report: progress file %s is unusable (%s); the tutorial moves it "
-                        "aside at its next start\n", CLI_CLEAN(progress_path), CLI_CLEAN(err));
+                        "aside at its next start\n", CLI_CLEAN(o.progress_path), CLI_CLEAN(err));
         free(p);
         return EXIT_USAGE;
     }
-
     /* lessons give titles and totals; without them the report still lists what was saved */
     struct lesson_set set = {0};
     int have_set = 0;
     char dbuf[4096];
-    const char *dir = lesson_find_dir(lessons, dbuf, sizeof dbuf);
-    if (lessons && !dir) {
-        fprintf(stderr, "banklab report: lesson directory %s not found\n", CLI_CLEAN(lessons));
+    const char *dir = lesson_find_dir(o.lessons, dbuf, sizeof dbuf);
+    if (o.lessons && !dir) {
+        fprintf(stderr, "banklab report: lesson directory %s not found\n", CLI_CLEAN(o.lessons));
         free(p);
         return EXIT_USAGE;
     }
     if (dir)
         have_set = lesson_set_load_dir(&set, dir, lesson_report, NULL) == 0;
-
-    struct gpu_info info;
-    memset(&info, 0, sizeof info);
-    struct report_meta meta = {0};
-    meta.learner = learner;
-    if (!no_gpu) {
-        struct gpu *g = gpu_open(device, &info);
-        if (info.available) {
-            meta.device = info.device;
-            meta.backend = gpu_backend_name(info.backend);
-        }
-        gpu_close(g);
-    }
-    if (!meta.backend)
-        meta.backend = "none";
-
-    char written[8400];
-    int rc = report_write_dir(out, formats, p, have_set ? &set : NULL,
-                              pick_lang(lang_opt, p->lang), &meta, written, sizeof written, err,
-                              sizeof err);
-    if (rc < 0)
-        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err));
-    else
-        for (char *line = written, *nl; line; line = nl ? nl + 1 : NULL) {
-            if ((nl = strchr(line, '\n')))
-                *nl = 0;
-            printf("%s\n", CLI_CLEAN(line));  /* one path a line */
-        }
+    rc = write_report(&o, p, have_set ? &set : NULL);
     if (have_set)
         lesson_set_done(&set);
     free(p);
-    return rc < 0 ? EXIT_USAGE : 0;
+    return rc;
 }

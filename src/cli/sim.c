@@ -17,7 +17,7 @@
 #include "../model/pattern.h"
 #include "../render/grid_text.h"
 #include "../render/svg.h"
-#include "../lesson/files.h"
+#include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
 #include "measured.h"
@@ -475,7 +475,7 @@ static int parse_args(int argc, char **argv, struct sim_args *a)
     return check_args(a);
 }
 
-/* ---- JSON (json_out.h: cJSON stays in src/lesson) ---- */
+/* ---- JSON (json_out.h: cJSON stays in src/store) ---- */
 
 static void json_lane_list(FILE *f, uint32_t lanes)
 {

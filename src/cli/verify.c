@@ -14,7 +14,8 @@
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
-#include "../lesson/recording.h"
+#include "../store/lesson_load.h"
+#include "../store/recording.h"
 #include "../model/bank.h"
 #include "../model/pattern.h"
 #include "cli.h"

@@ -119,8 +119,8 @@ struct gpu;
 struct gpu *gpu_open(int device, struct gpu_info *info);
 
 /* A recorded measurement: the request it answers and the result. Files of these are written by
- * `banklab bench/verify --json` and read by src/lesson/recording.c (the JSON side lives there,
- * since only src/lesson uses cJSON). Replay finds results by what was measured: a pattern by
+ * `banklab bench/verify --json` and read by src/store/recording.c (the JSON side lives there,
+ * since only src/store uses cJSON). Replay finds results by what was measured: a pattern by
  * width, op, mask and the offsets of the active lanes (counters and access timing may come
  * from different records of the same access); a case by name and the values of the
  * parameters the kernel reads (gpu_case_info: aliases and defaults resolved), plus the access

@@ -1,6 +1,8 @@
-/* lesson.h: lessons as C structs, loaded from the JSON files in lessons/ (format in
- * docs/lessons.md and assets/lesson.schema.json). Only src/lesson includes cJSON.h; nothing in
- * this header exposes cJSON. Depends on the model (pattern.h) for checking scenes. */
+/* lesson.h: a lesson as C structs (format in docs/lessons.md and assets/lesson.schema.json),
+ * and what is done with one once it is in memory: checking its expectations, quizzes and tasks
+ * through the model, scene environments, every setting of a scene, freeing. Reading lesson
+ * files is src/store's (store/lesson_load.h): this room has no cJSON and opens no files.
+ * Depends on the model (pattern.h). */
 #ifndef BANKLAB_LESSON_H
 #define BANKLAB_LESSON_H
 
@@ -117,9 +119,9 @@ struct lesson_task {
                              "clk_per_access ns_per_access slowdown"
 
 /* A measured figure the step's text quotes, tied to a recording row so that a new recording
- * cannot leave stale prose (lesson_check_figures). The value is field of the row with this
- * group and label; with over, that divided by the same field of row over (same group); with
- * percent, 100 * (that ratio - 1). */
+ * cannot leave stale prose (recording_check_figures, store/recording.h). The value is field
+ * of the row with this group and label; with over, that divided by the same field of row over
+ * (same group); with percent, 100 * (that ratio - 1). */
 struct lesson_figure {
     char *group;                 /* the row's group, e.g. "transpose" */
     char *label;                 /* the row's label, e.g. "transpose_padded PAD=1" */
@@ -171,37 +173,34 @@ struct lesson_error {
     char msg[LESSON_MSG_MAX];
 };
 
-/* lesson_load_file: parse and validate one file (types, ranges, both languages, scene syntax).
- * Returns a new lesson (free with lesson_free) or NULL with err filled (first error wins). */
-struct lesson *lesson_load_file(const char *path, struct lesson_error *err);
+/* Where the loader (src/store) and the checker put their problems: each goes to report (if
+ * not NULL), the first LESSON_PROBLEMS_SHOWN of them; n counts them all. */
+struct lesson_problems {
+    const char *file;            /* the name in every message */
+    void (*report)(const struct lesson_error *e, void *ctx);
+    void *ctx;
+    int n;                       /* problems found, shown or not */
+};
 
-/* lesson_load_buffer: the same from memory; name is used in messages. */
-struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
-                                  struct lesson_error *err);
+/* lesson_problem: one problem at line:col (0:0 when unknown) of P->file, worded
+ * "PATH: message" (path NULL or "": the message alone). The one error helper of lessons:
+ * the loader and the checker report every problem this way. */
+void lesson_problem(struct lesson_problems *P, int line, int col, const char *path,
+                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
-/* lesson_load_report: like lesson_load_buffer (data NULL: read the file name), but goes on
- * after a problem and calls report once per problem (the loader's first error wins only
- * within one field), for the first LESSON_PROBLEMS_SHOWN problems; past those one last call
- * (line 0) says "N more problems not shown". Returns the lesson when there was no problem,
- * else NULL; *nproblems (if not NULL) receives the number of problems found, shown or not.
- * A file that cannot be read (missing, not a regular file, larger than LESSON_FILE_MAX) is
- * reported with line 0 and *nproblems = -1. Strings with control characters other than \n
- * are problems: a lesson cannot drive the terminal it is shown on. */
-struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
-                                  void (*report)(const struct lesson_error *e, void *ctx),
-                                  void *ctx, int *nproblems);
-
-/* lesson_load_partial: like lesson_load_report, but when the file is JSON and only some parts
- * have problems, returns what could be read anyway, with those parts left out (a broken
- * scene, with the quiz check, expectations and task that depend on it; an expectation or task
- * with a problem; a quiz check with a problem), so that lesson_check can go on over the rest.
- * NULL when the file cannot be read, is not JSON, or memory ran out. For `banklab check`:
- * such a lesson is never shown to a learner. */
-struct lesson *lesson_load_partial(const char *name, const char *data, size_t len,
-                                   void (*report)(const struct lesson_error *e, void *ctx),
-                                   void *ctx, int *nproblems);
+/* lesson_problems_end: when more than LESSON_PROBLEMS_SHOWN were found, one last report
+ * (line 0) "N more problems not shown". */
+void lesson_problems_end(struct lesson_problems *P);
 
 void lesson_free(struct lesson *l);
+
+/* The parts of a lesson, freed one by one (the loader drops a broken part and keeps the
+ * rest). Each takes NULL; scene and quiz free the struct itself, the others its contents. */
+void lesson_text_free(struct lesson_text *t);
+void lesson_binding_free(struct lesson_binding *b);
+void lesson_scene_free(struct lesson_scene *s);
+void lesson_quiz_free(struct lesson_quiz *q);
+void lesson_figure_free(struct lesson_figure *f);
 
 /* lesson_task_met: 1 when a result (the model's, or counters rounded to whole numbers) is at
  * or below every bound of task t: the one grading rule of `banklab check`, `banklab lab` and
@@ -214,34 +213,7 @@ int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
-struct recording;
-
-/* lesson_check_figures: compare every quoted figure of l with recording r (recording.h): the
- * rows must exist, hold the field, and give the quoted value at its precision (3495 holds
- * 3494.5..3495.5; 2.2 holds 2.15..2.25). Calls report once per problem and returns the
- * number of problems. */
-int lesson_check_figures(const struct lesson *l, const struct recording *r,
-                         void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
-
-/* lesson_set_load: load every *.json in the directory path (sorted), or the one lesson file
- * path names. Files that fail to load are reported via report and skipped; with checked, so
- * are lessons that fail lesson_check (its problems are reported, then one line saying the
- * file was skipped): what `banklab check` refuses is never shown to a learner. Returns 0 if
- * at least one lesson loaded, -1 otherwise. */
-int lesson_set_load(struct lesson_set *set, const char *path, int checked,
-                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
-
-/* lesson_set_load_dir: lesson_set_load without the model check (reports, verify). */
-int lesson_set_load_dir(struct lesson_set *set, const char *dir,
-                        void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
-
 void lesson_set_done(struct lesson_set *set);
-
-/* lesson_find_dir: the lessons directory: explicit (from --lessons) if not NULL, else
- * $BANKLAB_LESSONS, else the installed share directory (BANKLAB_SHARE_DIR "/lessons"),
- * else ./lessons. The first two may name one lesson file instead. Writes into buf; returns
- * buf or NULL if none exists. */
-const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size);
 
 /* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).
  * Fills code_buf with the code to parse (with "typedef <type> T; " prefixed when the scene

@@ -13,7 +13,7 @@
 #include "../gpu/gpu.h"
 #include "../keys/keys.h"
 #include "../lesson/lesson.h"
-#include "../lesson/progress.h"
+#include "../store/progress.h"
 #include "../model/bank.h"
 #include "../model/pattern.h"
 #include "requests.h"

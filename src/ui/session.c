@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "../lesson/files.h"
-#include "../lesson/report.h"
+#include "../store/files.h"
+#include "../store/report.h"
 #include "../render/svg.h"
 #include "app.h"
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../store/lesson_load.h"
 #include "app.h"
 
 void app_start_locale(struct app *a)

@@ -6,7 +6,7 @@
 
 #include "task.h"
 
-#include "../lesson/report.h"
+#include "../store/report.h"
 
 /* the progress entry of a task, as banklab lab names it ("lab:<lesson id>", step id) */
 static const struct progress_quiz *task_entry(const struct app *a, const char *lesson_id,

@@ -8,7 +8,7 @@
 
 #include "app.h"
 
-#include "../lesson/report.h"
+#include "../store/report.h"
 
 struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */

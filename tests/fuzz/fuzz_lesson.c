@@ -1,12 +1,14 @@
 /* fuzz_lesson.c: libFuzzer target for the lesson loader: any bytes through
  * lesson_load_report (every problem reported), then lesson_check on what loads, then free;
  * the same through lesson_load_partial (what `banklab check` runs).
- * Must never crash, hang, leak or trip a sanitizer. Links src/lesson and src/model only. */
+ * Must never crash, hang, leak or trip a sanitizer. Links src/store (the loader), src/lesson
+ * and src/model. */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
 #include "../../src/lesson/lesson.h"
+#include "../../src/store/lesson_load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

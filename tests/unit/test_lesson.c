@@ -2,7 +2,7 @@
  * (syntax, nested fields, code columns through escapes, CRLF, BOM, wide characters), the
  * model checks, scene environments, directory search and sets, no crash on truncations, and
  * hostile sizes (20,000 problems on a line, 50,000 steps) in linear time, control characters.
- * link: lesson keys gpu model
+ * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -19,7 +19,8 @@
 #include <unistd.h>
 
 #include "../../src/lesson/lesson.h"
-#include "../../src/lesson/recording.h"
+#include "../../src/store/lesson_load.h"
+#include "../../src/store/recording.h"
 
 static const char good[] =
     "{\n"                                                                       /* 1 */
@@ -465,7 +466,7 @@ static void test_check(void **state)
 }
 
 /* Quoted figures: each must be quoted by its step's text (zh and en) as written, and
- * lesson_check_figures compares it with a recording at the quoted precision. */
+ * recording_check_figures compares it with a recording at the quoted precision. */
 static void test_figures(void **state)
 {
     (void)state;
@@ -506,10 +507,10 @@ static void test_figures(void **state)
         assert_int_equal(recording_add(&r, &w), 0);
     }
     struct collect c = {0};
-    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 0);
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 0);
     /* a new recording: the padded kernel at 3000 GB/s; every figure built on it is stale */
     r.rows[0].rec.res.gbps = 3000.2;
-    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 3);
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 3);
     assert_string_equal(c.e[0].msg, "steps[0].figures[0]: the recording gives 3000 (transpose "
                                     "\"padded\" gbps); the lesson quotes 3495");
     assert_int_equal(c.e[0].line, 6);
@@ -522,13 +523,13 @@ static void test_figures(void **state)
     snprintf(r.rows[2].label, sizeof r.rows[2].label, "copy2");
     r.rows[0].rec.res.has_timing = 0;
     memset(&c, 0, sizeof c);
-    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 3);
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 3);
     assert_string_equal(c.e[0].msg, "steps[0].figures[0]: transpose \"padded\" has no gbps in "
                                     "the recording (not measured)");
     r.rows[0].rec.res.has_timing = 1;
     r.rows[0].rec.res.gbps = 3494.53;
     memset(&c, 0, sizeof c);
-    assert_int_equal(lesson_check_figures(l, &r, collect, &c), 1);
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 1);
     assert_string_equal(c.e[0].msg, "steps[0].figures[2]: no row transpose \"copy\" in the "
                                     "recording");
     recording_done(&r);

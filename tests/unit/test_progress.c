@@ -1,9 +1,9 @@
-/* test_progress.c: learner progress (src/lesson/progress.c): XDG paths, record/update rules,
+/* test_progress.c: learner progress (src/store/progress.c): XDG paths, record/update rules,
  * save/load round trip, atomic save (no temp files left, 0700 directories), loading any
  * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning;
  * and two writers: a save merges with what is on disk (per entry, newest wins, under a lock),
  * so a tutorial and a lab, or two tutorials, never lose each other's entries.
- * link: lesson keys
+ * link: store
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -23,7 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../src/lesson/progress.h"
+#include "../../src/store/progress.h"
 
 struct tmp {
     char dir[256];

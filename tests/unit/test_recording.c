@@ -1,8 +1,8 @@
-/* test_recording.c: recorded GPU results (src/lesson/recording.c): write/load round trip,
+/* test_recording.c: recorded GPU results (src/store/recording.c): write/load round trip,
  * one-line errors for truncated, older-version, foreign and wrong-typed files, numbers out of
  * range, files too large or packed with values (refused before parsing), the H200 case
  * file, and the shipped assets/h200-recording.json through the replay handle.
- * link: lesson keys gpu model
+ * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +18,8 @@
 
 #include "../../src/gpu/gpu.h"
 #include "../../src/lesson/lesson.h"
-#include "../../src/lesson/recording.h"
+#include "../../src/store/lesson_load.h"
+#include "../../src/store/recording.h"
 #include "../../src/model/bank.h"
 
 static void sample(struct recording *r)

@@ -1,8 +1,8 @@
-/* test_report.c: lab reports (src/lesson/report.c): the JSON fields (parsed back with cJSON),
+/* test_report.c: lab reports (src/store/report.c): the JSON fields (parsed back with cJSON),
  * the Markdown tables and escaping, file names, writing into exactly one directory (no temp
  * files left, only the chosen formats), errors, and the XDG data directory. The lesson set is
  * built in memory, so this does not depend on the lesson files.
- * link: lesson keys gpu model
+ * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -20,7 +20,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../src/lesson/report.h"
+#include "../../src/store/report.h"
 
 #define T0 1790000000LL  /* 2026-09-21 14:13:20 UTC */
 

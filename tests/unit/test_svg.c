@@ -3,7 +3,7 @@
  * the summary, escaping of titles, monochrome, and write errors. Accesses are built directly
  * (no pattern language) and run through bank_simulate. With SVG_OUT_DIR set, the pictures are
  * also written there (tests/sh/svg.sh validates and renders them).
- * link: render model lesson
+ * link: render model store
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../src/lesson/files.h"
+#include "../../src/store/files.h"
 #include "../../src/render/svg.h"
 
 /* The picture into path as banklab's commands write it (files_write_atomic + svg_emit). */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "lesson.h"
+#include "../lesson/lesson.h"
 #include "progress.h"
 
 #define REPORT_FORMAT 1          /* "format" field of the JSON report */

@@ -1,7 +1,8 @@
 /* recording.h: recorded GPU measurements (the output of `banklab bench --json` and
  * `banklab verify --json`, format in docs/gpu.md) read into struct gpu_record for replay, and
- * written back. The JSON side lives in recording.c (src/lesson is the only place with cJSON);
- * this header exposes no cJSON. Depends on gpu.h (structs only; no CUDA). */
+ * written back; lessons' quoted figures checked against one. The JSON side lives in
+ * recording.c (src/store owns cJSON); this header exposes none. Depends on gpu.h (structs
+ * only; no CUDA) and lesson.h. */
 #ifndef BANKLAB_RECORDING_H
 #define BANKLAB_RECORDING_H
 
@@ -9,6 +10,7 @@
 #include <stdio.h>
 
 #include "../gpu/gpu.h"
+#include "../lesson/lesson.h"
 
 #define RECORDING_FORMAT "banklab-recording"
 #define RECORDING_VERSION 1          /* files with another version are refused */
@@ -77,5 +79,12 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
 /* recording_find_asset: the path of assets file `name`: $BANKLAB_ASSETS/name, else the
  * installed share directory, else ./assets/name. Returns buf, or NULL when none exists. */
 const char *recording_find_asset(const char *name, char *buf, size_t size);
+
+/* recording_check_figures: compare every quoted figure of lesson l with r: the rows must
+ * exist, hold the field, and give the quoted value at its precision (3495 holds
+ * 3494.5..3495.5; 2.2 holds 2.15..2.25). Calls report once per problem (lesson_problem's
+ * cap) and returns the number of problems. */
+int recording_check_figures(const struct recording *r, const struct lesson *l,
+                            void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
 #endif

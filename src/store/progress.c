@@ -5,6 +5,7 @@
  * No curses, no CUDA; never prints, never exits. */
 #include "progress.h"
 #include "files.h"
+#include "json.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,20 +22,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "../base/fmt.h"
 #include "../base/utf8.h"
 
 #define PROGRESS_FORMAT 1
 #define PROGRESS_FILE_MAX (8u << 20)  /* larger files are not ours: treated as corrupt */
-
-static void fmt(char *buf, size_t size, const char *f, ...)
-{
-    if (!buf || !size)
-        return;
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, size, f, ap);
-    va_end(ap);
-}
+#define PROGRESS_VALUES_MAX 200000     /* a full progress file holds about 5,000 */
 
 /* Copies src (NULL = "") into dst, truncating at a UTF-8 character boundary. */
 static void copy_str(char *dst, size_t size, const char *src)
@@ -81,20 +74,11 @@ void progress_reset(struct progress *p)
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* A reader that records the first problem; every getter tolerates NULL and wrong types. */
+/* A reader that records its first problem (bl_fail); every getter tolerates NULL and wrong
+ * types. */
 struct rd {
     char why[160];
 };
-
-static void bad(struct rd *r, const char *f, ...)
-{
-    if (r->why[0])
-        return;
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(r->why, sizeof r->why, f, ap);
-    va_end(ap);
-}
 
 static void get_str(struct rd *r, const cJSON *o, const char *key, char *dst, size_t size)
 {
@@ -102,7 +86,7 @@ static void get_str(struct rd *r, const cJSON *o, const char *key, char *dst, si
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsString(v) || !v->valuestring) {
-        bad(r, "\"%s\" is not a string", key);
+        bl_fail(r->why, sizeof r->why, "\"%s\" is not a string", key);
         return;
     }
     bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
@@ -123,7 +107,7 @@ static void get_int(struct rd *r, const cJSON *o, const char *key, int *dst, int
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v)) {
-        bad(r, "\"%s\" is not a number", key);
+        bl_fail(r->why, sizeof r->why, "\"%s\" is not a number", key);
         return;
     }
     *dst = clamp_int(v->valuedouble, lo, hi);
@@ -139,7 +123,7 @@ static void get_bool(struct rd *r, const cJSON *o, const char *key, int *dst)
     else if (cJSON_IsNumber(v))
         *dst = v->valuedouble != 0;
     else
-        bad(r, "\"%s\" is not true/false", key);
+        bl_fail(r->why, sizeof r->why, "\"%s\" is not true/false", key);
 }
 
 static void get_double(struct rd *r, const cJSON *o, const char *key, double *dst)
@@ -148,7 +132,7 @@ static void get_double(struct rd *r, const cJSON *o, const char *key, double *ds
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        bad(r, "\"%s\" is not a number", key);
+        bl_fail(r->why, sizeof r->why, "\"%s\" is not a number", key);
         return;
     }
     *dst = v->valuedouble;
@@ -168,7 +152,7 @@ static const cJSON *get_array(struct rd *r, const cJSON *o, const char *key)
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsArray(v)) {
-        bad(r, "\"%s\" is not an array", key);
+        bl_fail(r->why, sizeof r->why, "\"%s\" is not an array", key);
         return NULL;
     }
     return v;
@@ -180,7 +164,7 @@ static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bad(r, "an entry of \"quiz\" is not an object");
+            bl_fail(r->why, sizeof r->why, "an entry of \"quiz\" is not an object");
             return;
         }
         if (p->nquiz >= PROGRESS_MAX_QUIZ)
@@ -208,7 +192,7 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bad(r, "an entry of \"explored\" is not an object");
+            bl_fail(r->why, sizeof r->why, "an entry of \"explored\" is not an object");
             return;
         }
         struct progress_explored e;
@@ -224,7 +208,7 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
         if (m && !cJSON_IsNull(m)) {
             if (!cJSON_IsObject(m)) {
-                bad(r, "\"measured\" is not an object");
+                bl_fail(r->why, sizeof r->why, "\"measured\" is not an object");
                 return;
             }
             e.has_measured = 1;
@@ -247,7 +231,7 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsString(it) || !it->valuestring) {
-            bad(r, "an entry of \"history\" is not a string");
+            bl_fail(r->why, sizeof r->why, "an entry of \"history\" is not a string");
             return;
         }
         char code[PROGRESS_CODE_MAX];
@@ -259,13 +243,13 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
 static int from_json(const cJSON *root, struct progress *p, struct rd *r)
 {
     if (!cJSON_IsObject(root)) {
-        bad(r, "not a JSON object");
+        bl_fail(r->why, sizeof r->why, "not a JSON object");
         return -1;
     }
     int format = PROGRESS_FORMAT;
     get_int(r, root, "format", &format, INT_MIN, INT_MAX);
     if (!r->why[0] && format != PROGRESS_FORMAT)
-        bad(r, "format %d is not %d", format, PROGRESS_FORMAT);
+        bl_fail(r->why, sizeof r->why, "format %d is not %d", format, PROGRESS_FORMAT);
     get_str(r, root, "lesson", p->lesson_id, sizeof p->lesson_id);
     get_str(r, root, "step", p->step_id, sizeof p->step_id);
     get_str(r, root, "lang", p->lang, sizeof p->lang);
@@ -327,28 +311,23 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
     if (!data) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;  /* first run */
-        bad(&r, "%s", errno == EFBIG ? "file too large" : strerror(errno));
+        bl_fail(r.why, sizeof r.why, "%s", errno == EFBIG ? "file too large" : strerror(errno));
     } else {
         const char *end = NULL;
-        cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-        if (!root) {
+        cJSON *root = NULL;
+        if (json_too_many_values(data, len, PROGRESS_VALUES_MAX))
+            bl_fail(r.why, sizeof r.why, "more than %d JSON values", PROGRESS_VALUES_MAX);
+        else if (!(root = cJSON_ParseWithLengthOpts(data, len, &end, 0))) {
             size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
-            int line = 1, col = 1;
-            for (size_t i = 0; i < off; i++) {
-                if (data[i] == '\n') {
-                    line++;
-                    col = 1;
-                } else {
-                    col++;
-                }
-            }
-            bad(&r, "JSON syntax error at %d:%d", line, col);
+            int line, col;
+            json_line_col(data, len, off, &line, &col);
+            bl_fail(r.why, sizeof r.why, "JSON syntax error at %d:%d", line, col);
         } else {
             const char *q = end;
             while (q && q < data + len && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
                 q++;
             if (q && q < data + len)
-                bad(&r, "text after the JSON object");
+                bl_fail(r.why, sizeof r.why, "text after the JSON object");
             else
                 from_json(root, p, &r);
             cJSON_Delete(root);
@@ -358,7 +337,7 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
     if (!r.why[0])
         return 0;
     progress_init(p);
-    fmt(err, errsz, "%s", r.why);
+    bl_fmt(err, errsz, "%s", r.why);
     return -1;
 }
 
@@ -385,12 +364,12 @@ int progress_load(const char *path, struct progress *p, char *warn, size_t warns
     if (lock >= 0)
         close(lock);
     if (moved < 0) {
-        fmt(warn, warnsz, "progress file %s is unusable (%s) and could not be moved aside: %s; "
-                          "starting fresh", path, why, strerror(e));
+        bl_fmt(warn, warnsz, "progress file %s is unusable (%s) and could not be moved aside: %s; "
+               "starting fresh", path, why, strerror(e));
         return -1;
     }
-    fmt(warn, warnsz, "progress file %s was unusable (%s); kept it as %s and started fresh",
-        path, why, kept);
+    bl_fmt(warn, warnsz, "progress file %s was unusable (%s); kept it as %s and started fresh",
+           path, why, kept);
     return 1;
 }
 
@@ -481,7 +460,7 @@ static int make_parents(const char *path, char *err, size_t errsz)
     if (!slash || slash == path)
         return 0;
     if ((size_t)(slash - path) >= sizeof dir) {
-        fmt(err, errsz, "path too long: %s", path);
+        bl_fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
@@ -502,24 +481,24 @@ static int lock_beside(const char *path, char *err, size_t errsz)
     const char *slash = strrchr(path, '/');
     int dirlen = slash ? (int)(slash - path + 1) : 0;
     if (snprintf(lock, sizeof lock, "%.*sprogress.lock", dirlen, path) >= (int)sizeof lock) {
-        fmt(err, errsz, "path too long: %s", path);
+        bl_fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
     if (fd < 0) {
-        fmt(err, errsz, "cannot open the lock %s: %s", lock, strerror(errno));
+        bl_fmt(err, errsz, "cannot open the lock %s: %s", lock, strerror(errno));
         return -1;
     }
     for (int waited = 0;; waited += 10) {
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             return fd;
         if (errno != EWOULDBLOCK && errno != EINTR) {
-            fmt(err, errsz, "cannot lock %s: %s", lock, strerror(errno));
+            bl_fmt(err, errsz, "cannot lock %s: %s", lock, strerror(errno));
             break;
         }
         if (waited >= PROGRESS_LOCK_WAIT_MS) {
-            fmt(err, errsz, "progress is locked by another banklab (%s) for over %d s; not saved",
-                lock, PROGRESS_LOCK_WAIT_MS / 1000);
+            bl_fmt(err, errsz, "progress is locked by another banklab (%s) for over %d s; not "
+                   "saved", lock, PROGRESS_LOCK_WAIT_MS / 1000);
             break;
         }
         struct timespec ts = {0, 10 * 1000000L};
@@ -532,7 +511,7 @@ static int lock_beside(const char *path, char *err, size_t errsz)
 int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
 {
     if (!path || !path[0]) {
-        fmt(err, errsz, "no progress path");
+        bl_fmt(err, errsz, "no progress path");
         return -1;
     }
     if (make_parents(path, err, errsz) < 0)
@@ -544,14 +523,14 @@ int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
     char why[160];
     int rc = -1;
     if (!disk) {
-        fmt(err, errsz, "out of memory writing %s", path);
+        bl_fmt(err, errsz, "out of memory writing %s", path);
         goto out;
     }
     if (progress_read(path, disk, why, sizeof why) < 0) {
         char kept[4096 + 64];  /* unusable: kept aside, then replaced by what we have */
         if (move_aside(path, kept, sizeof kept) < 0 && errno != ENOENT) {
-            fmt(err, errsz, "%s is unusable (%s) and could not be moved aside: %s", path, why,
-                strerror(errno));
+            bl_fmt(err, errsz, "%s is unusable (%s) and could not be moved aside: %s", path, why,
+                   strerror(errno));
             goto out;
         }
     } else {
@@ -561,7 +540,7 @@ int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
-        fmt(err, errsz, "out of memory writing %s", path);
+        bl_fmt(err, errsz, "out of memory writing %s", path);
         goto out;
     }
     rc = files_write_atomic(path, 0600, emit_text, text, err, errsz);

@@ -1,5 +1,6 @@
-/* recording.c: recorded GPU measurements <-> JSON (format in docs/gpu.md). The only GPU code
- * that sees cJSON. Never prints, never exits: errors come back as one line in msg. */
+/* recording.c: recorded GPU measurements <-> JSON (format in docs/gpu.md), bounded before
+ * parsing, and lessons' quoted figures checked against a recording. The only GPU code that
+ * sees cJSON. Never prints, never exits: errors come back as one line in msg. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -11,13 +12,16 @@
 
 #include <cjson/cJSON.h>
 
-#include "recording.h"
+#include "../base/fmt.h"
 #include "files.h"
+#include "json.h"
+#include "recording.h"
 
-/* What a recording may hold (docs/security.md). The shipped one is 0.7 MB with 35,000 JSON
- * values; one of every parameter setting of every lesson may reach 10-20 MB. Larger files,
- * and files packed with more values than such a recording has, are refused before cJSON
- * builds its tree (64 bytes a value): memory stays bounded whatever the file holds. */
+/* What a recording may hold (docs/security.md). The shipped one, every setting of every
+ * lesson timed, is 3.4 MB with 255,000 JSON values (13.5 bytes a value); one that grows to
+ * 20 MB would hold about 1.5 million. Larger files, and files packed with more values than a
+ * recording has, are refused before cJSON builds its tree (64 bytes a value): memory stays
+ * bounded whatever the file holds. */
 #define RECORDING_FILE_MAX (64u << 20)
 #define RECORDING_VALUES_MAX 4000000
 /* Ranges of recorded numbers: counters are per warp instruction (a warp access costs at
@@ -239,25 +243,19 @@ int recording_write(FILE *f, const struct recording *r)
 
 /* ---- reading ---- */
 
+/* A reader stops at its first problem (bl_fail); msg gets "NAME: what" at the end. */
 struct rd {
     const char *name;
-    char *msg;
-    size_t msgsize;
-    int failed;
+    char what[RECORDING_MSG_MAX];
 };
 
-static void fail(struct rd *d, const char *fmt, ...)
+/* The reader's first problem as "NAME: what" in msg; returns -1 when there was one, else 0. */
+static int rd_result(const struct rd *d, char *msg, size_t msgsize)
 {
-    if (d->failed)
-        return; /* first error wins */
-    d->failed = 1;
-    char what[RECORDING_MSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(what, sizeof what, fmt, ap);
-    va_end(ap);
-    if (d->msg && d->msgsize)
-        snprintf(d->msg, d->msgsize, "%s: %s", d->name, what);
+    if (!d->what[0])
+        return 0;
+    bl_fmt(msg, msgsize, "%s: %s", d->name, d->what);
+    return -1;
 }
 
 static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, size_t size,
@@ -266,11 +264,11 @@ static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, si
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            fail(d, "%s: missing \"%s\"", where, key);
+            bl_fail(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
         return;
     }
     if (!cJSON_IsString(v)) {
-        fail(d, "%s: \"%s\" must be a string", where, key);
+        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be a string", where, key);
         return;
     }
     snprintf(dst, size, "%s", v->valuestring);
@@ -283,13 +281,14 @@ static double get_num(struct rd *d, const cJSON *o, const char *key, double def,
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            fail(d, "%s: missing \"%s\"", where, key);
+            bl_fail(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
         return def;
     }
     if (cJSON_IsBool(v))
         return cJSON_IsTrue(v) ? 1 : 0;
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)) {
-        fail(d, "%s: \"%s\" must be a number in %g..%g", where, key, lo, hi);
+        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be a number in %g..%g", where, key, lo,
+                hi);
         return def;
     }
     return v->valuedouble;
@@ -306,7 +305,7 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
 {
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
     if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-        fail(d, "%s: \"offsets\" must be an array of 32 numbers", where);
+        bl_fail(d->what, sizeof d->what, "%s: \"offsets\" must be an array of 32 numbers", where);
         return;
     }
     int i = 0;
@@ -315,7 +314,8 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
     {
         double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
         if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
-            fail(d, "%s: offsets[%d] must be a whole number of bytes in 0..2^48", where, i);
+            bl_fail(d->what, sizeof d->what,
+                    "%s: offsets[%d] must be a whole number of bytes in 0..2^48", where, i);
             return;
         }
         out[i++] = (uint64_t)x;
@@ -327,7 +327,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
     char kind[16] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(q)) {
-        fail(d, "%s: \"request\" must be an object", where);
+        bl_fail(d->what, sizeof d->what, "%s: \"request\" must be an object", where);
         return;
     }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
@@ -339,17 +339,18 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         out->access.width = (unsigned)get_num(d, q, "width", 0, 1, where, 1, 16);
         get_str(d, q, "op", op, sizeof op, 1, where);
         get_str(d, q, "mask", mask, sizeof mask, 1, where);
-        if (d->failed)
+        if (d->what[0])
             return;
         if (strcmp(op, "ld") && strcmp(op, "st"))
-            fail(d, "%s: \"op\" must be \"ld\" or \"st\"", where);
+            bl_fail(d->what, sizeof d->what, "%s: \"op\" must be \"ld\" or \"st\"", where);
         out->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         if (!width_ok(out->access.width))
-            fail(d, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
+            bl_fail(d->what, sizeof d->what, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
         char *end;
         out->access.mask = (uint32_t)strtoul(mask, &end, 16);
         if (!mask[0] || *end || strlen(mask) > 8)
-            fail(d, "%s: \"mask\" must be hexadecimal (8 digits at most)", where);
+            bl_fail(d->what, sizeof d->what, "%s: \"mask\" must be hexadecimal (8 digits at most)",
+                    where);
         read_offsets(d, q, out->access.offset, where);
     } else if (!strcmp(kind, "case")) {
         out->kind = GPU_REQ_CASE;
@@ -357,19 +358,21 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(q, "params");
         if (p && !cJSON_IsNull(p)) {
             if (!cJSON_IsObject(p)) {
-                fail(d, "%s: \"params\" must be an object", where);
+                bl_fail(d->what, sizeof d->what, "%s: \"params\" must be an object", where);
                 return;
             }
             const cJSON *v;
             cJSON_ArrayForEach(v, p)
             {
                 if (out->nparams == GPU_CASE_MAX_PARAMS) {
-                    fail(d, "%s: more than %d params", where, GPU_CASE_MAX_PARAMS);
+                    bl_fail(d->what, sizeof d->what, "%s: more than %d params", where,
+                            GPU_CASE_MAX_PARAMS);
                     return;
                 }
                 if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 1e12)) {
-                    fail(d, "%s: param \"%s\" must be a number in -1e12..1e12", where,
-                         v->string);
+                    bl_fail(d->what, sizeof d->what,
+                            "%s: param \"%s\" must be a number in -1e12..1e12", where,
+                            v->string);
                     return;
                 }
                 snprintf(out->param_name[out->nparams], sizeof out->param_name[0], "%s",
@@ -377,8 +380,9 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                 out->param_value[out->nparams++] = (long long)v->valuedouble;
             }
         }
-    } else if (!d->failed) {
-        fail(d, "%s: request \"kind\" must be \"pattern\" or \"case\"", where);
+    } else if (!d->what[0]) {
+        bl_fail(d->what, sizeof d->what, "%s: request \"kind\" must be \"pattern\" or \"case\"",
+                where);
     }
 }
 
@@ -390,7 +394,7 @@ static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, co
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsObject(v)) {
-        fail(d, "%s: \"%s\" must be an object or null", where, key);
+        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be an object or null", where, key);
         return NULL;
     }
     return v;
@@ -401,7 +405,7 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     char status[32] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(s)) {
-        fail(d, "%s: \"result\" must be an object", where);
+        bl_fail(d->what, sizeof d->what, "%s: \"result\" must be an object", where);
         return;
     }
     get_str(d, s, "status", status, sizeof status, 1, where);
@@ -409,8 +413,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     for (int i = 0; gpu_status_name((enum gpu_status)i); i++)
         if (!strcmp(status, gpu_status_name((enum gpu_status)i)))
             st = i;
-    if (st < 0 && !d->failed)
-        fail(d, "%s: unknown result status \"%s\"", where, status);
+    if (st < 0 && !d->what[0])
+        bl_fail(d->what, sizeof d->what, "%s: unknown result status \"%s\"", where, status);
     out->status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
     get_str(d, s, "error", out->error, sizeof out->error, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
@@ -447,80 +451,22 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     }
 }
 
-/* 1-based line and column of byte pos in data. */
-static void line_col(const char *data, size_t pos, int *line, int *col)
-{
-    *line = 1;
-    *col = 1;
-    for (size_t i = 0; i < pos; i++) {
-        if (data[i] == '\n') {
-            (*line)++;
-            *col = 1;
-        } else {
-            (*col)++;
-        }
-    }
-}
-
-/* 1 when data ends inside a string or with an object or array still open. */
-static int unclosed(const char *data, size_t len)
-{
-    int depth = 0, in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = data[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = 0;
-        } else if (c == '"') {
-            in_str = 1;
-        } else if (c == '{' || c == '[') {
-            depth++;
-        } else if (c == '}' || c == ']') {
-            depth--;
-        }
-    }
-    return in_str || depth > 0;
-}
-
-/* 1 when data holds more than max JSON values (counted by their separators, outside
- * strings): cJSON would spend 64 bytes on each. */
-static int too_many_values(const char *data, size_t len, size_t max)
-{
-    size_t n = 1;
-    int in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = data[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = 0;
-        } else if (c == '"') {
-            in_str = 1;
-        } else if ((c == ',' || c == '[' || c == '{') && ++n > max) {
-            return 1;
-        }
-    }
-    return 0;
-}
-
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
                           char *msg, size_t msgsize)
 {
-    struct rd d = {name ? name : "recording", msg, msgsize, 0};
+    struct rd d = {name ? name : "recording", ""};
     if (msg && msgsize)
         msg[0] = '\0';
     recording_init(r);
     if (len > RECORDING_FILE_MAX) {
-        fail(&d, "larger than %u MB; not a recording banklab writes", RECORDING_FILE_MAX >> 20);
-        return -1;
+        bl_fail(d.what, sizeof d.what, "larger than %u MB; not a recording banklab writes",
+                RECORDING_FILE_MAX >> 20);
+        return rd_result(&d, msg, msgsize);
     }
-    if (too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        fail(&d, "more than %d JSON values; not a recording banklab writes",
-             RECORDING_VALUES_MAX);
-        return -1;
+    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        bl_fail(d.what, sizeof d.what, "more than %d JSON values; not a recording banklab "
+                "writes", RECORDING_VALUES_MAX);
+        return rd_result(&d, msg, msgsize);
     }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
@@ -529,32 +475,35 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
         if (pos > len)
             pos = len;
-        line_col(data, pos, &line, &col);
-        if (pos >= len || unclosed(data, len))
-            fail(&d, "%d:%d: not valid JSON: the file ends early (truncated?)", line, col);
+        json_line_col(data, len, pos, &line, &col);
+        if (pos >= len || json_unclosed(data, len))
+            bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON: the file ends early "
+                    "(truncated?)", line, col);
         else
-            fail(&d, "%d:%d: not valid JSON", line, col);
-        return -1;
+            bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
+        return rd_result(&d, msg, msgsize);
     }
     char fmt[64] = "";
     if (!cJSON_IsObject(root)) {
-        fail(&d, "not a banklab recording (top level is not an object)");
+        bl_fail(d.what, sizeof d.what, "not a banklab recording (top level is not an object)");
         goto out;
     }
     get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
-    if (d.failed || strcmp(fmt, RECORDING_FORMAT)) {
-        d.failed = 0;
-        fail(&d, "not a banklab recording (\"format\" is not \"%s\")", RECORDING_FORMAT);
+    if (d.what[0] || strcmp(fmt, RECORDING_FORMAT)) {
+        d.what[0] = 0;
+        bl_fail(d.what, sizeof d.what, "not a banklab recording (\"format\" is not \"%s\")",
+                RECORDING_FORMAT);
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
-        fail(&d, "recording has no numeric \"version\"");
+        bl_fail(d.what, sizeof d.what, "recording has no numeric \"version\"");
         goto out;
     }
     if (ver->valueint != RECORDING_VERSION) {
-        fail(&d, "recording format version %d, this banklab reads version %d: record it again",
-             ver->valueint, RECORDING_VERSION);
+        bl_fail(d.what, sizeof d.what,
+                "recording format version %d, this banklab reads version %d: record it again",
+                ver->valueint, RECORDING_VERSION);
         goto out;
     }
     get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
@@ -562,11 +511,11 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
     get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
     get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
-    if (!d.failed && !cJSON_IsArray(rows))
-        fail(&d, "top level: \"records\" must be an array");
+    if (!d.what[0] && !cJSON_IsArray(rows))
+        bl_fail(d.what, sizeof d.what, "top level: \"records\" must be an array");
     const cJSON *o;
     int i = 0;
-    if (!d.failed) {
+    if (!d.what[0]) {
         cJSON_ArrayForEach(o, rows)
         {
             struct recording_row w;
@@ -574,7 +523,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             memset(&w, 0, sizeof w);
             snprintf(where, sizeof where, "records[%d]", i++);
             if (!cJSON_IsObject(o)) {
-                fail(&d, "%s must be an object", where);
+                bl_fail(d.what, sizeof d.what, "%s must be an object", where);
                 break;
             }
             get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
@@ -589,21 +538,19 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
             read_request(&d, cJSON_GetObjectItemCaseSensitive(o, "request"), &w.rec.req, where);
             read_result(&d, cJSON_GetObjectItemCaseSensitive(o, "result"), &w.rec.res, where);
-            if (d.failed)
+            if (d.what[0])
                 break;
             if (recording_add(r, &w)) {
-                fail(&d, "out of memory");
+                bl_fail(d.what, sizeof d.what, "out of memory");
                 break;
             }
         }
     }
 out:
     cJSON_Delete(root);
-    if (d.failed) {
+    if (d.what[0])
         recording_done(r);
-        return -1;
-    }
-    return 0;
+    return rd_result(&d, msg, msgsize);
 }
 
 /* The file at path in a new buffer, or NULL with "PATH: why" in msg. */
@@ -637,31 +584,31 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
     char *data = slurp(path, &len, msg, msgsize);
     if (!data)
         return -1;
-    struct rd d = {path, msg, msgsize, 0};
+    struct rd d = {path, ""};
     const char *end = NULL;
     cJSON *root = NULL;
     struct hw_case *out = NULL;
     int count = 0;
-    if (too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        fail(&d, "more than %d JSON values", RECORDING_VALUES_MAX);
+    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        bl_fail(d.what, sizeof d.what, "more than %d JSON values", RECORDING_VALUES_MAX);
         goto done;
     }
     root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
     if (!root) {
         int line, col;
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
-        line_col(data, pos > len ? len : pos, &line, &col);
-        fail(&d, "%d:%d: not valid JSON", line, col);
+        json_line_col(data, len, pos, &line, &col);
+        bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
         goto done;
     }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
     if (!cJSON_IsArray(arr)) {
-        fail(&d, "\"cases\" must be an array");
+        bl_fail(d.what, sizeof d.what, "\"cases\" must be an array");
         goto done;
     }
     out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *out);
     if (!out) {
-        fail(&d, "out of memory");
+        bl_fail(d.what, sizeof d.what, "out of memory");
         goto done;
     }
     const cJSON *o;
@@ -671,7 +618,7 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         struct hw_case *c = &out[count];
         snprintf(where, sizeof where, "cases[%d]", count);
         if (!cJSON_IsObject(o)) {
-            fail(&d, "%s must be an object", where);
+            bl_fail(d.what, sizeof d.what, "%s must be an object", where);
             break;
         }
         get_str(&d, o, "name", c->name, sizeof c->name, 1, where);
@@ -680,27 +627,27 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         get_str(&d, o, "mask", mask, sizeof mask, 1, where);
         c->wavefronts = (int)get_num(&d, o, "wavefronts", 0, 1, where, R_COUNTER);
         c->conflicts = (int)get_num(&d, o, "conflicts", 0, 1, where, R_COUNTER);
-        if (d.failed)
+        if (d.what[0])
             break;
         c->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         char *e;
         c->access.mask = (uint32_t)strtoul(mask, &e, 16);
         if (*e || !mask[0] || strlen(mask) > 8 || (strcmp(op, "ld") && strcmp(op, "st")) ||
             !width_ok(c->access.width)) {
-            fail(&d, "%s: bad \"op\", \"mask\" or \"width\"", where);
+            bl_fail(d.what, sizeof d.what, "%s: bad \"op\", \"mask\" or \"width\"", where);
             break;
         }
         read_offsets(&d, o, c->access.offset, where);
-        if (d.failed)
+        if (d.what[0])
             break;
         count++;
     }
 done:
     cJSON_Delete(root);
     free(data);
-    if (d.failed) {
+    if (d.what[0]) {
         free(out);
-        return -1;
+        return rd_result(&d, msg, msgsize);
     }
     *cases = out;
     *n = count;
@@ -724,4 +671,121 @@ const char *recording_find_asset(const char *name, char *buf, size_t size)
     if (access(buf, R_OK) == 0)
         return buf;
     return NULL;
+}
+
+/* ---- quoted figures of lessons against a recording ---- */
+
+/* Field f (a word of LESSON_FIGURE_FIELDS) of a recorded result; NAN when it was not measured
+ * (the request failed, or the field is a timing, counter or time per access the row has none
+ * of). */
+static double result_field(const struct gpu_result *r, const char *f)
+{
+    enum { TIMING, COUNTER, ACCESS };
+    static const struct {
+        const char *name;
+        size_t off;
+        int kind;
+    } tab[] = {
+        {"ms_median", offsetof(struct gpu_result, ms_median), TIMING},
+        {"ms_min", offsetof(struct gpu_result, ms_min), TIMING},
+        {"ms_max", offsetof(struct gpu_result, ms_max), TIMING},
+        {"clk_per_request", offsetof(struct gpu_result, clk_per_request), TIMING},
+        {"bytes_per_clk_per_sm", offsetof(struct gpu_result, bytes_per_clk_per_sm), TIMING},
+        {"gbps", offsetof(struct gpu_result, gbps), TIMING},
+        {"wavefronts_ld", offsetof(struct gpu_result, wavefronts_ld), COUNTER},
+        {"wavefronts_st", offsetof(struct gpu_result, wavefronts_st), COUNTER},
+        {"conflicts_ld", offsetof(struct gpu_result, conflicts_ld), COUNTER},
+        {"conflicts_st", offsetof(struct gpu_result, conflicts_st), COUNTER},
+        {"clk_per_access", offsetof(struct gpu_result, clk_per_access), ACCESS},
+        {"ns_per_access", offsetof(struct gpu_result, ns_per_access), ACCESS},
+        {"slowdown", offsetof(struct gpu_result, slowdown), ACCESS},
+    };
+    if (r->status != GPU_OK)
+        return NAN;
+    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
+        if (!strcmp(tab[k].name, f)) {
+            int have = tab[k].kind == COUNTER ? r->has_counters
+                       : tab[k].kind == ACCESS ? r->has_access_timing : r->has_timing;
+            if (!have)
+                return NAN;
+            double v;
+            memcpy(&v, (const char *)r + tab[k].off, sizeof v);
+            return v;
+        }
+    return NAN;
+}
+
+/* Checks figure f against every pair of rows it names. Returns the number of problems. */
+static int check_figure(struct lesson_problems *P, int si, int fi, const struct lesson_figure *f,
+                        const struct recording *r)
+{
+    int na = 0, nb = 0, problems = 0;
+    for (int a = 0; a < r->nrows; a++) {
+        const struct recording_row *ra = &r->rows[a];
+        if (strcmp(ra->group, f->group) || strcmp(ra->label, f->label))
+            continue;
+        na++;
+        double x = result_field(&ra->rec.res, f->field);
+        if (isnan(x)) {
+            lesson_problem(P, f->line, f->col, NULL,
+                           "steps[%d].figures[%d]: %s \"%s\" has no %s in the "
+                           "recording (not measured)", si, fi, f->group, f->label, f->field);
+            problems++;
+            continue;
+        }
+        for (int b = 0; f->over && b < r->nrows; b++) {
+            const struct recording_row *rb = &r->rows[b];
+            if (strcmp(rb->group, f->group) || strcmp(rb->label, f->over))
+                continue;
+            nb++;
+            double y = result_field(&rb->rec.res, f->field);
+            if (isnan(y) || y == 0) {
+                lesson_problem(P, f->line, f->col, NULL,
+                               "steps[%d].figures[%d]: %s \"%s\" has no %s to divide by in "
+                               "the recording", si, fi, f->group, f->over, f->field);
+                problems++;
+                x = NAN;
+                break;
+            }
+            x = f->percent ? 100.0 * (x / y - 1.0) : x / y;
+            break;   /* the first row with that label */
+        }
+        if (isnan(x) || (f->over && nb == 0))
+            continue;
+        double half = 0.5 * pow(10.0, -f->decimals);
+        if (fabs(x - f->value) > half * (1 + 1e-9)) {
+            char how[200];
+            if (f->over)
+                snprintf(how, sizeof how, "%s \"%s\" %s over \"%s\"%s", f->group, f->label,
+                         f->field, f->over, f->percent ? ", as a percentage above" : "");
+            else
+                snprintf(how, sizeof how, "%s \"%s\" %s", f->group, f->label, f->field);
+            lesson_problem(P, f->line, f->col, NULL,
+                           "steps[%d].figures[%d]: the recording gives %.*f "
+                           "(%s); the lesson quotes %s", si, fi, f->decimals, x, how, f->text);
+            problems++;
+        }
+    }
+    if (na == 0) {
+        lesson_problem(P, f->line, f->col, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+                       "recording", si, fi, f->group, f->label);
+        problems++;
+    } else if (f->over && nb == 0 && problems == 0) {
+        lesson_problem(P, f->line, f->col, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+                       "recording", si, fi, f->group, f->over);
+        problems++;
+    }
+    return problems;
+}
+
+int recording_check_figures(const struct recording *r, const struct lesson *l,
+                            void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    if (!l || !r)
+        return 0;
+    struct lesson_problems P = {l->path, report, ctx, 0};
+    for (int i = 0; i < l->nsteps; i++)
+        for (int k = 0; k < l->steps[i].nfigures; k++)
+            check_figure(&P, i, k, &l->steps[i].figures[k], r);
+    return P.n;
 }

@@ -11,15 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static void fmt(char *buf, size_t size, const char *f, ...)
-{
-    if (!buf || !size)
-        return;
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, size, f, ap);
-    va_end(ap);
-}
+#include "../base/fmt.h"
 
 const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char *suffix,
                            char *buf, size_t size)
@@ -44,7 +36,7 @@ int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz)
 {
     char buf[4096];
     if (strlen(dir) >= sizeof buf) {
-        fmt(err, errsz, "path too long: %s", dir);
+        bl_fmt(err, errsz, "path too long: %s", dir);
         return -1;
     }
     strcpy(buf, dir);
@@ -54,11 +46,11 @@ int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz)
             *s = 0;
             struct stat st;
             if (mkdir(buf, mode) < 0 && errno != EEXIST) {
-                fmt(err, errsz, "cannot create %s: %s", buf, strerror(errno));
+                bl_fmt(err, errsz, "cannot create %s: %s", buf, strerror(errno));
                 return -1;
             }
             if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                fmt(err, errsz, "%s is not a directory", buf);
+                bl_fmt(err, errsz, "%s is not a directory", buf);
                 return -1;
             }
             *s = c;
@@ -88,12 +80,12 @@ static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx
 {
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp) {
-        fmt(err, errsz, "path too long: %s", path);
+        bl_fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     FILE *f = NULL;
@@ -103,14 +95,14 @@ static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx
     if (rc == 0)
         rc = emit(f, ctx) < 0 || fflush(f) != 0 || fsync(fd) < 0 ? -1 : 0;
     if (rc < 0)
-        fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
+        bl_fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
     if (f ? fclose(f) != 0 : close(fd) != 0) {
         if (rc == 0)
-            fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
+            bl_fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
         rc = -1;
     }
     if (rc == 0 && rename(tmp, path) < 0) {
-        fmt(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+        bl_fmt(err, errsz, "cannot replace %s: %s", path, strerror(errno));
         rc = -1;
     }
     if (rc < 0) {
@@ -135,15 +127,15 @@ static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void
     int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ENXIO)
-            fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
+            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
         else
-            fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
         return -1;
     }
     struct stat st;
     int flags = fcntl(fd, F_GETFL);
     if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        fmt(err, errsz, "%s changed while being opened; not written", path);
+        bl_fmt(err, errsz, "%s changed while being opened; not written", path);
         close(fd);
         return -1;
     }
@@ -151,7 +143,7 @@ static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void
         (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  /* a slow reader is waited for */
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -162,7 +154,7 @@ static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void
         e = errno;
     }
     if (rc < 0)
-        fmt(err, errsz, "cannot write %s: %s", path, strerror(e));
+        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(e));
     return rc;
 }
 
@@ -177,12 +169,12 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
 {
     struct stat st;
     if (!path || !path[0]) {
-        fmt(err, errsz, "no file name");
+        bl_fmt(err, errsz, "no file name");
         return -1;
     }
     if (lstat(path, &st) < 0) {
         if (errno != ENOENT) {
-            fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
             return -1;
         }
         return replace(path, mode, emit, ctx, err, errsz);
@@ -193,8 +185,8 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
         /* a link to a regular file: replace the file it names, keep the link */
         char *real = realpath(path, NULL);
         if (!real) {
-            fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-                errno == ENOENT ? "a missing file" : strerror(errno));
+            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+                   errno == ENOENT ? "a missing file" : strerror(errno));
             return -1;
         }
         int rc;
@@ -203,8 +195,8 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
         else if (stat(real, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
             rc = write_through(path, emit, ctx, err, errsz);
         else {
-            fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-                stat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
+            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+                   stat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
             rc = -1;
         }
         free(real);
@@ -212,7 +204,7 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     }
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
         return write_through(path, emit, ctx, err, errsz);
-    fmt(err, errsz, "%s is %s; not written", path, kind_of(st.st_mode));
+    bl_fmt(err, errsz, "%s is %s; not written", path, kind_of(st.st_mode));
     return -1;
 }
 
@@ -222,7 +214,7 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
-        fmt(why, whysz, "cannot open: %s", strerror(e));
+        bl_fmt(why, whysz, "cannot open: %s", strerror(e));
         errno = e;
         return NULL;
     }
@@ -272,17 +264,17 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     if (e) {
         free(buf);
         if (e == EISDIR)
-            fmt(why, whysz, "is a directory");
+            bl_fmt(why, whysz, "is a directory");
         else if (e == EINVAL)
-            fmt(why, whysz, "not a regular file");
+            bl_fmt(why, whysz, "not a regular file");
         else if (e == EFBIG && max >= (1u << 20) && max % (1u << 20) == 0)
-            fmt(why, whysz, "larger than %zu MB", max >> 20);
+            bl_fmt(why, whysz, "larger than %zu MB", max >> 20);
         else if (e == EFBIG)
-            fmt(why, whysz, "larger than %zu bytes", max);
+            bl_fmt(why, whysz, "larger than %zu bytes", max);
         else if (e == ENOMEM)
-            fmt(why, whysz, "out of memory");
+            bl_fmt(why, whysz, "out of memory");
         else
-            fmt(why, whysz, "read error: %s", strerror(e));
+            bl_fmt(why, whysz, "read error: %s", strerror(e));
         errno = e;
         return NULL;
     }

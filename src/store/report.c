@@ -17,6 +17,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "../base/fmt.h"
 #include "../base/utf8.h"
 
 #define REPORT_TEXT_MAX 4096   /* longest text one field of a report holds */
@@ -24,16 +25,6 @@
 #ifndef BANKLAB_VERSION
 #define BANKLAB_VERSION "dev"
 #endif
-
-static void fmt(char *buf, size_t size, const char *f, ...)
-{
-    if (!buf || !size)
-        return;
-    va_list ap;
-    va_start(ap, f);
-    vsnprintf(buf, size, f, ap);
-    va_end(ap);
-}
 
 static long long now_of(const struct report_meta *meta)
 {
@@ -220,15 +211,11 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
     fputs(" |\n", f);
 }
 
-int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *set,
-                    enum lesson_lang lang, const struct report_meta *meta)
+/* The heading: date, learner, device, last position, version. */
+static void md_head(FILE *f, const struct progress *p, const struct report_meta *meta,
+                    long long now)
 {
-    struct totals t;
     char date[64];
-    count(p, set, &t);
-    long long now = now_of(meta);
-    clearerr(f);
-
     fprintf(f, "# banklab lab report\n\n");
     date_str(now, 0, "%Y-%m-%d %H:%M %Z", date, sizeof date);
     fprintf(f, "- Date: %s\n", date);
@@ -250,19 +237,23 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
         fputc('\n', f);
     }
     fprintf(f, "- banklab %s\n\n", BANKLAB_VERSION);
+}
 
+static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_set *set,
+                       enum lesson_lang lang, const struct totals *t)
+{
     fprintf(f, "## Quiz results\n\n");
-    if (t.quizzes) {
-        fprintf(f, "Answered %d of %d quizzes", t.known, t.quizzes);
-        if (t.answered > t.known)
-            fprintf(f, " (and %d answer%s for steps not in these lessons)", t.answered - t.known,
-                    t.answered - t.known == 1 ? "" : "s");
-        fprintf(f, "; right at the first try: %d; right now: %d.\n\n", t.first_right,
-                t.right_now);
+    if (t->quizzes) {
+        fprintf(f, "Answered %d of %d quizzes", t->known, t->quizzes);
+        if (t->answered > t->known)
+            fprintf(f, " (and %d answer%s for steps not in these lessons)",
+                    t->answered - t->known, t->answered - t->known == 1 ? "" : "s");
+        fprintf(f, "; right at the first try: %d; right now: %d.\n\n", t->first_right,
+                t->right_now);
     } else
         fprintf(f, "Answered %d quizzes; right at the first try: %d; right now: %d.\n\n",
-                t.answered, t.first_right, t.right_now);
-    if (t.answered) {
+                t->answered, t->first_right, t->right_now);
+    if (t->answered) {
         fprintf(f, "| Chapter | Lesson | Step | Attempts | First try | Now | Last answer |\n");
         fprintf(f, "|---:|---|---|---:|:---:|:---:|---|\n");
         for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
@@ -280,17 +271,21 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
         }
         fputc('\n', f);
     }
+}
 
+static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set *set,
+                     enum lesson_lang lang, const struct totals *t)
+{
     fprintf(f, "## Graded tasks\n\n");
     int score, max;
-    score_of(p, &t, &score, &max);
+    score_of(p, t, &score, &max);
     fprintf(f, "Score: %d of %d points", score, max);
-    if (t.tasks)
-        fprintf(f, " (%d graded task%s in the lessons)", t.tasks, t.tasks == 1 ? "" : "s");
+    if (t->tasks)
+        fprintf(f, " (%d graded task%s in the lessons)", t->tasks, t->tasks == 1 ? "" : "s");
     fprintf(f, ".\n\n");
-    if (t.tried) {
-        fprintf(f, "Tasks tried: %d; solved: %d (at the first try: %d).\n\n", t.tried, t.solved,
-                t.solved_first);
+    if (t->tried) {
+        fprintf(f, "Tasks tried: %d; solved: %d (at the first try: %d).\n\n", t->tried,
+                t->solved, t->solved_first);
         fprintf(f, "| Lab | Task | Tries | Solved at first try | Solved | Last answer |\n");
         fprintf(f, "|---|---|---:|:---:|:---:|---|\n");
         for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
@@ -305,49 +300,69 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
         }
         fputc('\n', f);
     }
+}
 
+/* One explored pattern: predicted, measured (when it was), the device. */
+static void md_explored_row(FILE *f, const struct progress_explored *e)
+{
+    char date[64];
+    if (e->when > 0)
+        date_str(e->when, 0, "%Y-%m-%d %H:%M", date, sizeof date);
+    else
+        snprintf(date, sizeof date, "-");
+    fprintf(f, "| %s | ", date);
+    md_cell(f, e->where);
+    fputs(" | ", f);
+    md_code(f, e->code);
+    fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);
+    if (!e->has_measured) {
+        fputs("- | - | - | - | - | - | not measured |\n", f);
+        return;
+    }
+    fprintf(f, "%.2f | %.2f | ", e->measured_wavefronts, e->measured_conflicts);
+    if (e->ns_per_access > 0 && e->slowdown > 0)
+        fprintf(f, "%.2f | %.1fx | ", e->ns_per_access, e->slowdown);
+    else
+        fputs("- | - | ", f);
+    if (e->ms > 0)
+        fprintf(f, "%.4f", e->ms);
+    else
+        fputc('-', f);
+    fprintf(f, " | %s | ", agrees(e) ? "yes" : "**no**");
+    md_cell(f, e->device);
+    fputs(" |\n", f);
+}
+
+static void md_explored(FILE *f, const struct progress *p)
+{
     fprintf(f, "## Patterns explored: predicted vs measured\n\n");
     if (!p->nexplored) {
         fprintf(f, "None yet.\n");
-    } else {
-        fprintf(f, "Wavefronts and conflicts per warp instruction. \"Predicted\" is the bank model;"
-                   " \"measured\" is the GPU's counters. \"Time per access\" is the time one "
-                   "warp access costs an SM while every SM runs many warps of it; \"slowdown\" "
-                   "compares it with the conflict-free access of the same width and kind "
-                   "measured alongside. \"Kernel\" is a case kernel's own time.\n\n");
-        fprintf(f, "| When | Where | Pattern | Predicted wavefronts | Predicted conflicts | Ways | "
-                   "Measured wavefronts | Measured conflicts | Time per access (ns) | Slowdown | "
-                   "Kernel (ms) | Agrees | Device |\n");
-        fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|\n");
-        for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
-            const struct progress_explored *e = &p->explored[i];
-            if (e->when > 0)
-                date_str(e->when, 0, "%Y-%m-%d %H:%M", date, sizeof date);
-            else
-                snprintf(date, sizeof date, "-");
-            fprintf(f, "| %s | ", date);
-            md_cell(f, e->where);
-            fputs(" | ", f);
-            md_code(f, e->code);
-            fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);
-            if (e->has_measured) {
-                fprintf(f, "%.2f | %.2f | ", e->measured_wavefronts, e->measured_conflicts);
-                if (e->ns_per_access > 0 && e->slowdown > 0)
-                    fprintf(f, "%.2f | %.1fx | ", e->ns_per_access, e->slowdown);
-                else
-                    fputs("- | - | ", f);
-                if (e->ms > 0)
-                    fprintf(f, "%.4f", e->ms);
-                else
-                    fputc('-', f);
-                fprintf(f, " | %s | ", agrees(e) ? "yes" : "**no**");
-                md_cell(f, e->device);
-                fputs(" |\n", f);
-            } else {
-                fputs("- | - | - | - | - | - | not measured |\n", f);
-            }
-        }
+        return;
     }
+    fprintf(f, "Wavefronts and conflicts per warp instruction. \"Predicted\" is the bank model;"
+               " \"measured\" is the GPU's counters. \"Time per access\" is the time one "
+               "warp access costs an SM while every SM runs many warps of it; \"slowdown\" "
+               "compares it with the conflict-free access of the same width and kind "
+               "measured alongside. \"Kernel\" is a case kernel's own time.\n\n");
+    fprintf(f, "| When | Where | Pattern | Predicted wavefronts | Predicted conflicts | Ways | "
+               "Measured wavefronts | Measured conflicts | Time per access (ns) | Slowdown | "
+               "Kernel (ms) | Agrees | Device |\n");
+    fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|\n");
+    for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++)
+        md_explored_row(f, &p->explored[i]);
+}
+
+int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *set,
+                    enum lesson_lang lang, const struct report_meta *meta)
+{
+    struct totals t;
+    count(p, set, &t);
+    clearerr(f);
+    md_head(f, p, meta, now_of(meta));
+    md_quizzes(f, p, set, lang, &t);
+    md_tasks(f, p, set, lang, &t);
+    md_explored(f, p);
     fflush(f);
     return ferror(f) ? -1 : 0;
 }
@@ -362,16 +377,12 @@ static cJSON *add_text(cJSON *o, const char *key, const char *raw)
     return cJSON_AddStringToObject(o, key, bl_utf8_fix(fixed, sizeof fixed, raw));
 }
 
-static cJSON *json_report(const struct progress *p, const struct lesson_set *set,
-                          enum lesson_lang lang, const struct report_meta *meta)
+/* The report's heading fields: format, generator, date, language, learner, device, position.
+ * Each json_ part returns 1, or 0 when memory ran out. */
+static int json_head(cJSON *root, const struct progress *p, enum lesson_lang lang,
+                     const struct report_meta *meta, long long now)
 {
-    struct totals t;
     char date[64];
-    count(p, set, &t);
-    long long now = now_of(meta);
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
     date_str(now, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
     int ok = cJSON_AddNumberToObject(root, "format", REPORT_FORMAT) &&
              cJSON_AddStringToObject(root, "generator", "banklab " BANKLAB_VERSION) &&
@@ -390,13 +401,18 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
     cJSON *pos = ok ? cJSON_AddObjectToObject(root, "position") : NULL;
     ok = ok && pos && add_text(pos, "lesson", p->lesson_id) &&
          add_text(pos, "step", p->step_id);
+    return ok;
+}
 
-    cJSON *qz = ok ? cJSON_AddObjectToObject(root, "quiz") : NULL;
-    ok = ok && qz && cJSON_AddNumberToObject(qz, "answered", t.answered) &&
-         cJSON_AddNumberToObject(qz, "first_try_correct", t.first_right) &&
-         cJSON_AddNumberToObject(qz, "correct_now", t.right_now) &&
-         cJSON_AddNumberToObject(qz, "answered_in_lessons", t.known) &&
-         cJSON_AddNumberToObject(qz, "total", t.quizzes);
+static int json_quizzes(cJSON *root, const struct progress *p, const struct lesson_set *set,
+                        enum lesson_lang lang, const struct totals *t)
+{
+    cJSON *qz = cJSON_AddObjectToObject(root, "quiz");
+    int ok = qz && cJSON_AddNumberToObject(qz, "answered", t->answered) &&
+         cJSON_AddNumberToObject(qz, "first_try_correct", t->first_right) &&
+         cJSON_AddNumberToObject(qz, "correct_now", t->right_now) &&
+         cJSON_AddNumberToObject(qz, "answered_in_lessons", t->known) &&
+         cJSON_AddNumberToObject(qz, "total", t->quizzes);
     cJSON *items = ok ? cJSON_AddArrayToObject(qz, "items") : NULL;
     ok = ok && items;
     for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
@@ -427,15 +443,20 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              add_text(o, "given", q->given) &&
              add_text(o, "given_value", value ? value : q->given);
     }
+    return ok;
+}
 
+static int json_tasks(cJSON *root, const struct progress *p, const struct lesson_set *set,
+                      enum lesson_lang lang, const struct totals *t)
+{
     int score, max;
-    score_of(p, &t, &score, &max);
-    cJSON *tk = ok ? cJSON_AddObjectToObject(root, "tasks") : NULL;
-    ok = ok && tk && cJSON_AddNumberToObject(tk, "score", score) &&
-         cJSON_AddNumberToObject(tk, "max", max) &&
-         cJSON_AddNumberToObject(tk, "graded_steps", t.tasks) &&
-         cJSON_AddNumberToObject(tk, "tried", t.tried) &&
-         cJSON_AddNumberToObject(tk, "solved", t.solved);
+    score_of(p, t, &score, &max);
+    cJSON *tk = cJSON_AddObjectToObject(root, "tasks");
+    int ok = tk && cJSON_AddNumberToObject(tk, "score", score) &&
+             cJSON_AddNumberToObject(tk, "max", max) &&
+             cJSON_AddNumberToObject(tk, "graded_steps", t->tasks) &&
+             cJSON_AddNumberToObject(tk, "tried", t->tried) &&
+             cJSON_AddNumberToObject(tk, "solved", t->solved);
     cJSON *titems = ok ? cJSON_AddArrayToObject(tk, "items") : NULL;
     ok = ok && titems;
     for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
@@ -465,9 +486,14 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
              cJSON_AddBoolToObject(o, "solved", q->correct) &&
              add_text(o, "given", q->given);
     }
+    return ok;
+}
 
-    cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
-    ok = ok && ex;
+static int json_explored(cJSON *root, const struct progress *p)
+{
+    char date[64];
+    cJSON *ex = cJSON_AddArrayToObject(root, "explored");
+    int ok = ex != NULL;
     for (int i = 0; ok && i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
         const struct progress_explored *e = &p->explored[i];
         cJSON *o = cJSON_CreateObject();
@@ -502,7 +528,18 @@ static cJSON *json_report(const struct progress *p, const struct lesson_set *set
             ok = cJSON_AddNullToObject(o, "measured") && cJSON_AddNullToObject(o, "agrees");
         }
     }
-    if (!ok) {
+    return ok;
+}
+
+static cJSON *json_report(const struct progress *p, const struct lesson_set *set,
+                          enum lesson_lang lang, const struct report_meta *meta)
+{
+    struct totals t;
+    count(p, set, &t);
+    cJSON *root = cJSON_CreateObject();
+    if (!root || !json_head(root, p, lang, meta, now_of(meta)) ||
+        !json_quizzes(root, p, set, lang, &t) || !json_tasks(root, p, set, lang, &t) ||
+        !json_explored(root, p)) {
         cJSON_Delete(root);
         return NULL;
     }
@@ -572,7 +609,7 @@ static int write_one(const char *dir, const char *name, int json, const struct p
 {
     int n = snprintf(path, pathsz, "%s/%s", dir, name);
     if (n < 0 || (size_t)n >= pathsz) {
-        fmt(err, errsz, "report path too long in %s", dir);
+        bl_fmt(err, errsz, "report path too long in %s", dir);
         return -1;
     }
     struct report_job job = {json, p, set, lang, meta};
@@ -590,15 +627,15 @@ int report_write_dir(const char *dir, int formats, const struct progress *p,
     if (!dir || !dir[0])
         dir = ".";
     if (!(formats & REPORT_BOTH)) {
-        fmt(err, errsz, "no report format chosen");
+        bl_fmt(err, errsz, "no report format chosen");
         return -1;
     }
     if (stat(dir, &st) < 0) {
-        fmt(err, errsz, "report directory %s: %s", dir, strerror(errno));
+        bl_fmt(err, errsz, "report directory %s: %s", dir, strerror(errno));
         return -1;
     }
     if (!S_ISDIR(st.st_mode)) {
-        fmt(err, errsz, "report directory %s is not a directory", dir);
+        bl_fmt(err, errsz, "report directory %s is not a directory", dir);
         return -1;
     }
     long long now = now_of(meta);
@@ -613,7 +650,7 @@ int report_write_dir(const char *dir, int formats, const struct progress *p,
             continue;
         char name[64], path[4096];
         if (!report_file_name(now, kinds[i].ext, name, sizeof name)) {
-            fmt(err, errsz, "cannot name the report");
+            bl_fmt(err, errsz, "cannot name the report");
             return -1;
         }
         if (write_one(dir, name, kinds[i].bit == REPORT_JSON, p, set, lang, &m, path, sizeof path,

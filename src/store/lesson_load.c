@@ -1,0 +1,361 @@
+/* lesson_load.c: a lesson file read into a struct lesson (lesson_load.h): the file read
+ * (regular files only, at most LESSON_FILE_MAX), UTF-8 checked, parsed by cJSON and scanned
+ * strictly for positions (json.h), then the top level and each step read
+ * (lesson_read_step.c); problems are reported through lesson_problem. Also the lessons
+ * directory and a set of lessons loaded from it. Never prints, never exits. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/utf8.h"
+#include "files.h"
+#include "lesson_load.h"
+#include "lesson_read.h"
+
+static const char *const lesson_keys[] = {"format", "id", "chapter", "title", "steps", NULL};
+
+static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
+{
+    if (lr_expect_object(L, root, "(top level)"))
+        return;
+    lr_check_keys(L, root, "", lesson_keys);
+    long long v;
+    const cJSON *fj = lr_get(root, "format");
+    if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
+        PROBLEM(L, fj, 1, "format", "this banklab reads format %d; the file needs a newer "
+                "banklab", LESSON_FORMAT);
+    else
+        lr_get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
+    lr_get_id(L, root, "", &l->id);
+    lr_set_pos(L, lr_get(root, "id"), 1, &l->id_at.line, &l->id_at.col);
+    if (lr_get_int(L, root, "chapter", "", 1, 1, 99, "in 1..99", &v) == 0)
+        l->chapter = (int)v;
+    lr_get_text(L, root, "title", "", 1, &l->title);
+    const cJSON *sj = lr_get(root, "steps");
+    if (!sj) {
+        lr_missing(L, root, "", "steps");
+        return;
+    }
+    int n = cJSON_GetArraySize(sj);
+    if (!cJSON_IsArray(sj) || n < 1) {
+        PROBLEM(L, sj, 0, "steps", "expected a non-empty array of steps, found %s",
+                cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
+        return;
+    }
+    l->steps = calloc((size_t)n, sizeof *l->steps);
+    if (!l->steps) {
+        L->oom = 1;
+        return;
+    }
+    l->nsteps = n;
+    struct lr_ids ids = {l->steps, NULL, 16};
+    while (ids.cap < (size_t)n * 2)
+        ids.cap *= 2;
+    if (!(ids.slot = calloc(ids.cap, sizeof *ids.slot))) {
+        L->oom = 1;
+        return;
+    }
+    int k = 0;
+    char p[PATH_BUF];
+    for (const cJSON *d = sj->child; d && !L->oom; d = d->next, k++)
+        lr_read_step(L, d, lr_subi(p, "steps", k), &l->steps[k], &ids);
+    free(ids.slot);
+}
+
+/* ---------------------------------------------------------------- loading */
+
+/* The file's text, UTF-8 checked and scanned: 0, or -1 after its problem (or out of memory:
+ * L->oom). On success *root is cJSON's tree and L->doc knows where each value stands. */
+static int parse(struct ld *L, cJSON **root)
+{
+    const char *text = L->doc.text;
+    size_t len = L->doc.len, bad = bl_utf8_bad(text, len), err_off = 0;
+    char err[200];
+    if (bad != SIZE_MAX) {
+        PROBLEM_OFF(L, bad, "", "%s", text[bad] ? "invalid UTF-8 (save the file as UTF-8)"
+                                                : "NUL byte in the file");
+        return -1;
+    }
+    const char *end = NULL;
+    *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
+    if (!*root) {
+        if (json_doc_scan(&L->doc, NULL, "a lesson", &err_off, err, sizeof err) == 0) {
+            /* our scanner accepted what cJSON refused: point where cJSON stopped */
+            err_off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
+            snprintf(err, sizeof err, "syntax error");
+        }
+        PROBLEM_OFF(L, err_off, "", "%s", err);
+        return -1;
+    }
+    if (json_doc_scan(&L->doc, *root, "a lesson", &err_off, err, sizeof err)) {
+        PROBLEM_OFF(L, err_off, "", "%s", err);
+        return -1;
+    }
+    if (L->doc.oom)
+        L->oom = 1;
+    return L->oom ? -1 : 0;
+}
+
+static struct lesson *load(const char *name, const char *data, size_t len,
+                           void (*report)(const struct lesson_error *e, void *ctx), void *ctx,
+                           int *nproblems, int partial)
+{
+    struct ld L;
+    memset(&L, 0, sizeof L);
+    L.name = name ? name : "(lesson)";
+    L.problems = (struct lesson_problems){L.name, report, ctx, 0};
+    struct lesson *l = NULL;
+    cJSON *root = NULL;
+    char *owned = NULL, why[128];
+    if (nproblems)
+        *nproblems = 0;
+    if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, why, sizeof why))) {
+        lesson_problem(&L.problems, 0, 0, "", "%s", why);
+        if (nproblems)
+            *nproblems = -1;
+        return NULL;
+    }
+    /* NUL-terminated copy: cJSON and the scanner read it as a C string. */
+    char *text = malloc(len + 1);
+    if (text) {
+        if (len)
+            memcpy(text, data, len);
+        text[len] = 0;
+    }
+    free(owned);
+    if (!text || json_doc_init(&L.doc, text, len)) {
+        L.oom = 1;
+    } else if (parse(&L, &root) == 0) {
+        if (!(l = calloc(1, sizeof *l))) {
+            L.oom = 1;
+        } else {
+            l->path = lr_dupstr(&L, L.name);
+            read_lesson(&L, root, l);
+        }
+    }
+    if (L.oom)
+        lesson_problem(&L.problems, 0, 0, "", "out of memory");
+    lesson_problems_end(&L.problems);
+    if (L.oom || (L.problems.n && !partial)) {
+        lesson_free(l);
+        l = NULL;
+    }
+    if (nproblems)
+        *nproblems = L.problems.n;
+    cJSON_Delete(root);
+    json_doc_done(&L.doc);
+    free(text);
+    return l;
+}
+
+struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
+                                  void (*report)(const struct lesson_error *e, void *ctx),
+                                  void *ctx, int *nproblems)
+{
+    return load(name, data, len, report, ctx, nproblems, 0);
+}
+
+struct lesson *lesson_load_partial(const char *name, const char *data, size_t len,
+                                   void (*report)(const struct lesson_error *e, void *ctx),
+                                   void *ctx, int *nproblems)
+{
+    return load(name, data, len, report, ctx, nproblems, 1);
+}
+
+static void keep_first(const struct lesson_error *e, void *ctx)
+{
+    struct lesson_error *first = ctx;
+    if (first->msg[0] == 0)
+        *first = *e;
+}
+
+struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *err)
+{
+    struct lesson_error tmp;
+    memset(&tmp, 0, sizeof tmp);
+    struct lesson *l = lesson_load_report(name, data ? data : "", data ? len : 0, keep_first,
+                                          &tmp, NULL);
+    if (err)
+        *err = tmp;
+    return l;
+}
+
+struct lesson *lesson_load_file(const char *path, struct lesson_error *err)
+{
+    struct lesson_error tmp;
+    memset(&tmp, 0, sizeof tmp);
+    struct lesson *l = lesson_load_report(path ? path : "", NULL, 0, keep_first, &tmp, NULL);
+    if (err)
+        *err = tmp;
+    return l;
+}
+
+/* ---------------------------------------------------------------- sets and directories */
+
+static int is_dir(const char *p)
+{
+    struct stat sb;
+    return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
+}
+
+static int is_file(const char *p)
+{
+    struct stat sb;
+    return p && *p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+}
+
+const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
+{
+    const char *cand = NULL;
+    if (!buf || size == 0)
+        return NULL;
+    if (explicit_dir) {
+        cand = explicit_dir;
+    } else if (getenv("BANKLAB_LESSONS") && *getenv("BANKLAB_LESSONS")) {
+        cand = getenv("BANKLAB_LESSONS");
+    } else {
+#ifdef BANKLAB_SHARE_DIR
+        if (is_dir(BANKLAB_SHARE_DIR "/lessons"))
+            cand = BANKLAB_SHARE_DIR "/lessons";
+#endif
+        if (!cand)
+            cand = "lessons";
+    }
+    if (!is_dir(cand) && !((explicit_dir || getenv("BANKLAB_LESSONS")) && is_file(cand)))
+        return NULL;
+    int n = snprintf(buf, size, "%s", cand);
+    if (n < 0 || (size_t)n >= size)
+        return NULL;
+    return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int cmp_lesson(const void *a, const void *b)
+{
+    const struct lesson *x = a, *y = b;
+    if (x->chapter != y->chapter)
+        return x->chapter < y->chapter ? -1 : 1;
+    return strcmp(x->path ? x->path : "", y->path ? y->path : "");
+}
+
+/* The *.json files of dir, sorted, as malloc'ed paths; *n their number. NULL with *n 0 when
+ * there are none or dir cannot be read (-1 in *err then). */
+static char **dir_files(const char *dir, size_t *n, int *err)
+{
+    *n = 0;
+    *err = 0;
+    DIR *d = opendir(dir);
+    if (!d) {
+        *err = -1;
+        return NULL;
+    }
+    char **names = NULL;
+    size_t cap = 0;
+    struct dirent *de;
+    while ((de = readdir(d))) {
+        size_t ln = strlen(de->d_name);
+        if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
+            continue;
+        if (*n == cap) {
+            size_t nc = cap ? cap * 2 : 16;
+            char **nn = realloc(names, nc * sizeof *nn);
+            if (!nn)
+                break;
+            names = nn;
+            cap = nc;
+        }
+        size_t need = strlen(dir) + ln + 2;
+        char *p = malloc(need);
+        if (!p)
+            break;
+        snprintf(p, need, "%s/%s", dir, de->d_name);
+        names[(*n)++] = p;
+    }
+    closedir(d);
+    if (*n)
+        qsort(names, *n, sizeof *names, cmp_str);
+    return names;
+}
+
+/* Adds lesson l (loaded from path) to set unless its id is taken or, with checked, it fails
+ * lesson_check; a lesson left out is freed and reported. */
+static void set_add(struct lesson_set *set, struct lesson *l, const char *path, int checked,
+                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    for (int k = 0; k < set->nlessons; k++)
+        if (!strcmp(set->lessons[k].id, l->id)) {
+            struct lesson_problems P = {path, report, ctx, 0};
+            lesson_problem(&P, 0, 0, NULL, "lesson id \"%s\" is also the id of %s; file "
+                           "skipped", l->id, set->lessons[k].path);
+            lesson_free(l);
+            return;
+        }
+    if (checked) {
+        int problems = lesson_check(l, report, ctx);
+        if (problems > 0) {
+            struct lesson_problems P = {path, report, ctx, 0};
+            lesson_problem(&P, 0, 0, NULL, "file skipped: %d problem%s above (banklab check "
+                           "lists them)", problems, problems == 1 ? "" : "s");
+            lesson_free(l);
+            return;
+        }
+    }
+    set->lessons[set->nlessons++] = *l;
+    free(l);  /* the shell only: its contents moved into the set */
+}
+
+int lesson_set_load(struct lesson_set *set, const char *path, int checked,
+                    void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    if (!set)
+        return -1;
+    memset(set, 0, sizeof *set);
+    size_t nnames = 0;
+    char **names = NULL;
+    int err = 0;
+    if (path && is_file(path)) {           /* one lesson file */
+        names = malloc(sizeof *names);
+        if (names && (names[0] = strdup(path)))
+            nnames = 1;
+    } else {
+        names = path ? dir_files(path, &nnames, &err) : NULL;
+        if (!path || err) {
+            struct lesson_problems P = {path ? path : "(none)", report, ctx, 0};
+            lesson_problem(&P, 0, 0, NULL, "cannot open the lessons directory");
+            return -1;
+        }
+    }
+    set->lessons = nnames ? calloc(nnames, sizeof *set->lessons) : NULL;
+    for (size_t i = 0; i < nnames; i++) {
+        struct lesson *l = set->lessons ? lesson_load_report(names[i], NULL, 0, report, ctx,
+                                                             NULL) : NULL;
+        if (l)
+            set_add(set, l, names[i], checked, report, ctx);
+        free(names[i]);
+    }
+    free(names);
+    if (set->nlessons > 1)
+        qsort(set->lessons, (size_t)set->nlessons, sizeof *set->lessons, cmp_lesson);
+    if (set->nlessons == 0) {
+        free(set->lessons);
+        set->lessons = NULL;
+        struct lesson_problems P = {path, report, ctx, 0};
+        if (nnames == 0)
+            lesson_problem(&P, 0, 0, NULL, "no lesson files (*.json) in the directory");
+        return -1;
+    }
+    return 0;
+}
+
+int lesson_set_load_dir(struct lesson_set *set, const char *dir,
+                        void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    return lesson_set_load(set, dir, 0, report, ctx);
+}

@@ -1,0 +1,329 @@
+/* lesson_read_fields.c: the lesson loader's field readers (lesson_read.h): paths for messages,
+ * allowed keys with the nearest name suggested, and integers, booleans, strings, ids and
+ * zh/en texts, each checked for type and range and reported at its place. cJSON and the
+ * JSON positions only; never prints. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "../base/utf8.h"
+#include "lesson_read.h"
+
+/* Paths are for messages: a path too long for PATH_BUF ends in "...". */
+static const char *path_fit(char *buf, int n)
+{
+    if (n < 0 || n >= PATH_BUF)
+        memcpy(buf + PATH_BUF - 4, "...", 4);
+    return buf;
+}
+
+const char *lr_sub(char *buf, const char *path, const char *name)
+{
+    if (path && *path)
+        return path_fit(buf, snprintf(buf, PATH_BUF, "%s.%s", path, name));
+    return path_fit(buf, snprintf(buf, PATH_BUF, "%s", name));
+}
+
+const char *lr_subi(char *buf, const char *path, int index)
+{
+    return path_fit(buf, snprintf(buf, PATH_BUF, "%s[%d]", path, index));
+}
+
+char *lr_dupstr(struct ld *L, const char *s)
+{
+    char *d = strdup(s ? s : "");
+    if (!d)
+        L->oom = 1;
+    return d;
+}
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 30 || lb > 30)
+        return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= la; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= lb; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= la; i++)
+        for (size_t j = 1; j <= lb; j++) {
+            size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < best)
+                best = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < best)
+                best = d[i][j - 1] + 1;
+            d[i][j] = best;
+        }
+    return d[la][lb];
+}
+
+/* Checks that obj has only the allowed keys, once each. Returns the number of problems. */
+int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *const *allowed)
+{
+    int bad = 0;
+    char list[320] = "";
+    for (int k = 0; allowed[k]; k++) {
+        size_t n = strlen(list);
+        snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", allowed[k]);
+    }
+    unsigned char seen[16] = {0};  /* every allowed list is shorter */
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        const char *key = c->string ? c->string : "";
+        int known = -1;
+        for (int k = 0; allowed[k] && known < 0; k++)
+            if (!strcmp(key, allowed[k]))
+                known = k;
+        char p[PATH_BUF];
+        if (known >= 0 && known < (int)sizeof seen && seen[known]++) {
+            PROBLEM(L, c, 1, lr_sub(p, path, key), "field given twice");
+            bad++;
+        }
+        if (known >= 0)
+            continue;
+        bad++;
+        if (L->problems.n >= LESSON_PROBLEMS_SHOWN) {  /* not shown: spare the suggestion */
+            L->problems.n++;
+            continue;
+        }
+        /* suggest only near names: a case slip, or at most a third of the letters */
+        const char *near = NULL;
+        size_t best = 3;
+        for (int k = 0; allowed[k]; k++) {
+            size_t dist = strcasecmp(key, allowed[k]) ? edit_distance(key, allowed[k]) : 0;
+            if (dist < best && dist * 3 <= strlen(key) + 2) {
+                best = dist;
+                near = allowed[k];
+            }
+        }
+        if (near)
+            PROBLEM(L, c, 1, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
+                    "fields: %s", near, list);
+        else
+            PROBLEM(L, c, 1, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
+    }
+    return bad;
+}
+
+const cJSON *lr_get(const cJSON *obj, const char *name)
+{
+    return cJSON_GetObjectItemCaseSensitive(obj, name);
+}
+
+int lr_expect_object(struct ld *L, const cJSON *j, const char *path)
+{
+    if (cJSON_IsObject(j))
+        return 0;
+    PROBLEM(L, j, 0, path, "expected an object {...}, found %s", json_type_name(j));
+    return -1;
+}
+
+/* 1 when the number at j is written as an integer: no fraction, no exponent ("32", not
+ * "32.0" or "3.2e1"); the guide asks for that wherever a field is an integer. */
+int lr_int_literal(const struct ld *L, const cJSON *j)
+{
+    char lit[64];
+    json_doc_literal(&L->doc, j, lit, sizeof lit);
+    return !strpbrk(lit, ".eE");
+}
+
+/* A required field that is missing: reported at the parent object's opening brace. */
+void lr_missing(struct ld *L, const cJSON *obj, const char *path, const char *name)
+{
+    if (path && *path)
+        PROBLEM(L, obj, 0, path, "missing required field \"%s\"", name);
+    else
+        PROBLEM(L, obj, 0, "", "missing required field \"%s\"", name);
+}
+
+/* An integer field in lo..hi. Returns 1 when absent (and not required), 0 when read into
+ * *out, -1 after a problem. what describes the range for the message. */
+int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *path,
+               int required, long long lo, long long hi, const char *what, long long *out)
+{
+    const cJSON *j = lr_get(obj, name);
+    char p[PATH_BUF];
+    lr_sub(p, path, name);
+    if (!j) {
+        if (required) {
+            lr_missing(L, obj, path, name);
+            return -1;
+        }
+        return 1;
+    }
+    double v = j->valuedouble;
+    if (!cJSON_IsNumber(j) || !isfinite(v) || v != floor(v) || fabs(v) > INT_SAFE) {
+        if (cJSON_IsNumber(j))
+            PROBLEM(L, j, 0, p, "expected an integer %s, found %g", what, v);
+        else
+            PROBLEM(L, j, 0, p, "expected an integer %s, found %s", what, json_type_name(j));
+        return -1;
+    }
+    if (!lr_int_literal(L, j)) {
+        char lit[64];
+        PROBLEM(L, j, 0, p, "expected an integer %s, found %s (write integers without a "
+                "fraction or exponent)", what, json_doc_literal(&L->doc, j, lit, sizeof lit));
+        return -1;
+    }
+    long long iv = (long long)v;
+    if (iv < lo || iv > hi) {
+        PROBLEM(L, j, 0, p, "expected an integer %s, found %lld", what, iv);
+        return -1;
+    }
+    *out = iv;
+    return 0;
+}
+
+int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out)
+{
+    const cJSON *j = lr_get(obj, name);
+    if (!j)
+        return 1;
+    if (!cJSON_IsBool(j)) {
+        char p[PATH_BUF];
+        PROBLEM(L, j, 0, lr_sub(p, path, name), "expected true or false, found %s",
+                json_type_name(j));
+        return -1;
+    }
+    *out = cJSON_IsTrue(j) ? 1 : 0;
+    return 0;
+}
+
+static int blank(const char *s)
+{
+    for (; *s; s++)
+        if (*s != ' ' && *s != '\t' && *s != '\n' && *s != '\r')
+            return 0;
+    return 1;
+}
+
+/* A string field; Returns 1 when absent and optional, 0 when read, -1 after a problem. */
+int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
+                  int required, const cJSON **node, const char **out)
+{
+    const cJSON *j = lr_get(obj, name);
+    char p[PATH_BUF];
+    if (!j) {
+        if (required) {
+            lr_missing(L, obj, path, name);
+            return -1;
+        }
+        return 1;
+    }
+    if (!cJSON_IsString(j) || !j->valuestring) {
+        PROBLEM(L, j, 0, lr_sub(p, path, name), "expected a string, found %s", json_type_name(j));
+        return -1;
+    }
+    if (blank(j->valuestring)) {
+        PROBLEM(L, j, 0, lr_sub(p, path, name), "empty string");
+        return -1;
+    }
+    unsigned cp = 0;
+    size_t at = bl_utf8_control(j->valuestring, "\n", &cp);
+    if (at != SIZE_MAX) {
+        PROBLEM_OFF(L, json_doc_string_offset(&L->doc, json_doc_offset(&L->doc, j, 0), at),
+                    lr_sub(p, path, name),
+                    "control character U+%04X; lesson texts are plain text (\\n is the only "
+                    "one allowed)", cp);
+        return -1;
+    }
+    if (node)
+        *node = j;
+    *out = j->valuestring;
+    return 0;
+}
+
+int lr_is_ident_char(int c, int first)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
+           (!first && c >= '0' && c <= '9');
+}
+
+void lr_set_pos(const struct ld *L, const cJSON *item, int want_key, int *line, int *col)
+{
+    json_doc_line_col(&L->doc, json_doc_offset(&L->doc, item, want_key), line, col);
+}
+
+/* ids: letters, digits and '-' */
+static int valid_id(const char *s)
+{
+    if (!*s || strlen(s) > 64)
+        return 0;
+    for (; *s; s++)
+        if (!lr_is_ident_char((unsigned char)*s, 0) && *s != '-')
+            return 0;
+    return 1;
+}
+
+int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
+{
+    const char *s;
+    const cJSON *j;
+    int rc = lr_get_string(L, obj, "id", path, 1, &j, &s);
+    if (rc)
+        return -1;
+    if (!valid_id(s)) {
+        char p[PATH_BUF];
+        PROBLEM(L, j, 0, lr_sub(p, path, "id"),
+                "\"%s\": an id is 1-64 letters, digits, '_' or '-'", s);
+        return -1;
+    }
+    *out = lr_dupstr(L, s);
+    return 0;
+}
+
+static const char *const text_keys[] = {"zh", "en", NULL};
+static const char *const choice_keys[] = {"zh", "en", "value", NULL};
+
+/* Reads a {"zh": ..., "en": ...} object at j. Returns 0 or -1. */
+int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_text *out,
+                 int is_choice, double *value)
+{
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, is_choice ? choice_keys : text_keys);
+    const char *zh = NULL, *en = NULL;
+    if (lr_get_string(L, j, "zh", path, 1, NULL, &zh))
+        bad++;
+    if (lr_get_string(L, j, "en", path, 1, NULL, &en))
+        bad++;
+    if (is_choice) {
+        const cJSON *v = lr_get(j, "value");
+        *value = NAN;
+        if (v) {
+            char p[PATH_BUF];
+            if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
+                PROBLEM(L, v, 0, lr_sub(p, path, "value"), "expected a number, found %s",
+                        json_type_name(v));
+                bad++;
+            } else {
+                *value = v->valuedouble;
+            }
+        }
+    }
+    if (zh)
+        out->zh = lr_dupstr(L, zh);
+    if (en)
+        out->en = lr_dupstr(L, en);
+    return bad ? -1 : 0;
+}
+
+/* A text field of obj. Returns 1 when absent and optional, 0 when read, -1 on a problem. */
+int lr_get_text(struct ld *L, const cJSON *obj, const char *name, const char *path,
+                int required, struct lesson_text *out)
+{
+    const cJSON *j = lr_get(obj, name);
+    if (!j) {
+        if (required) {
+            lr_missing(L, obj, path, name);
+            return -1;
+        }
+        return 1;
+    }
+    char p[PATH_BUF];
+    return lr_read_text(L, j, lr_sub(p, path, name), out, 0, NULL);
+}

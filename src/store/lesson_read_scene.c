@@ -1,0 +1,517 @@
+/* lesson_read_scene.c: a lesson scene read from its JSON (lesson_read.h): launch (block, warp,
+ * access, dynamic bytes), element types, parameters with their keys and ranges, the kernel and
+ * the sweep; then the code run through the pattern language and the model at the defaults,
+ * for every type and at each parameter's min and max, so a scene that loads always draws.
+ * Uses the model, the key table (the keys a parameter may not take) and the runner's table of
+ * case kernels (gpu.h); never prints. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/fmt.h"
+#include "../gpu/gpu.h"
+#include "../keys/keys.h"
+#include "lesson_read.h"
+
+#define DYN_MAX PATTERN_DEFAULT_SMEM_LIMIT
+
+/* Names a parameter may not take: builtins and words of the pattern language. */
+static const char *const builtin_names[] = {
+    "threadIdx", "blockDim", "lane", "warp", "tid", "T", "min", "max", "typedef", "extern",
+    "__shared__", "struct", "if", "char", "short", "int", "unsigned", "float", "double", "half",
+    "float2", "float4", "int2", "int4", "long", "void", "const", "volatile", NULL,
+};
+
+static const char *const scene_keys[] = {"code", "block", "warp", "access", "dynamic_bytes",
+                                         "types", "params", "kernel", "sweep", NULL};
+static const char *const param_keys[] = {"name", "default", "min", "max", "step", "keys",
+                                         "label", NULL};
+
+static int read_param(struct ld *L, const cJSON *j, const char *path, struct lesson_param *p,
+                      const struct lesson_param *prev, int nprev)
+{
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, param_keys);
+    char pb[PATH_BUF];
+    const cJSON *nj = NULL;
+    const char *name = NULL;
+    if (lr_get_string(L, j, "name", path, 1, &nj, &name)) {
+        bad++;
+    } else {
+        int ok = lr_is_ident_char((unsigned char)name[0], 1) && strlen(name) < PATTERN_NAME_MAX;
+        for (const char *c = name; ok && *c; c++)
+            ok = lr_is_ident_char((unsigned char)*c, 0);
+        if (!ok) {
+            PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at most "
+                    "%d characters", name, PATTERN_NAME_MAX - 1);
+            bad++;
+        } else {
+            for (int k = 0; builtin_names[k]; k++)
+                if (!strcmp(name, builtin_names[k])) {
+                    PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the pattern "
+                            "language; choose another (e.g. PAD, STRIDE)", name);
+                    bad++;
+                    ok = 0;
+                    break;
+                }
+            for (int k = 0; ok && k < nprev; k++)
+                if (prev[k].name && !strcmp(prev[k].name, name)) {
+                    PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is declared "
+                            "twice", name);
+                    bad++;
+                    ok = 0;
+                }
+            if (ok)
+                p->name = lr_dupstr(L, name);
+        }
+    }
+    long long mn = 0, mx = 0, def = 0, step = 1;
+    int have_min = lr_get_int(L, j, "min", path, 1, -1000000000LL, 1000000000LL,
+                              "in -1000000000..1000000000", &mn) == 0;
+    int have_max = 0;
+    if (have_min) {
+        char what[64];
+        snprintf(what, sizeof what, ">= min (%lld)", mn);
+        have_max = lr_get_int(L, j, "max", path, 1, mn, 1000000000LL, what, &mx) == 0;
+    } else {
+        bad++;
+        if (!lr_get(j, "max"))
+            lr_missing(L, j, path, "max");
+    }
+    if (have_min && !have_max)
+        bad++;
+    if (have_min && have_max) {
+        char what[96];
+        snprintf(what, sizeof what, "in min..max (%lld..%lld)", mn, mx);
+        if (lr_get_int(L, j, "default", path, 1, mn, mx, what, &def))
+            bad++;
+        int rc = lr_get_int(L, j, "step", path, 0, 1, mx - mn > 0 ? mx - mn : 1,
+                            mx > mn ? "in 1..max-min" : "equal to 1 (min == max)", &step);
+        if (rc < 0)
+            bad++;
+        else if (rc == 0 && (def - mn) % step != 0) {
+            PROBLEM(L, lr_get(j, "default"), 1, lr_sub(pb, path, "default"),
+                    "%lld is not reachable "
+                    "from min (%lld) in steps of %lld", def, mn, step);
+            bad++;
+        }
+    } else if (!lr_get(j, "default")) {
+        lr_missing(L, j, path, "default");
+    }
+    p->min = mn;
+    p->max = mx;
+    p->def = def;
+    p->step = step;
+    const cJSON *kj = NULL;
+    const char *keys = NULL;
+    if (lr_get_string(L, j, "keys", path, 1, &kj, &keys)) {
+        bad++;
+    } else {
+        lr_sub(pb, path, "keys");
+        int a = (unsigned char)keys[0], b = a ? (unsigned char)keys[1] : 0;
+        if (strlen(keys) != 2 || a < 0x21 || a > 0x7e || b < 0x21 || b > 0x7e || a == b) {
+            PROBLEM(L, kj, 0, pb, "\"%s\": expected two different printable ASCII characters "
+                    "(lower, raise), e.g. \"pP\"", keys);
+            bad++;
+        } else if (keys_reserved(a) || keys_reserved(b)) {
+            char reserved[128];
+            PROBLEM(L, kj, 0, pb, "'%c' is reserved by the program (reserved: %s)",
+                    keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
+            bad++;
+        } else {
+            int clash = 0;
+            for (int k = 0; k < nprev && !clash; k++)
+                if (prev[k].key_inc == a || prev[k].key_dec == a || prev[k].key_inc == b ||
+                    prev[k].key_dec == b) {
+                    PROBLEM(L, kj, 0, pb, "key '%c' is already used by parameter %s",
+                            (prev[k].key_inc == a || prev[k].key_dec == a) ? a : b,
+                            prev[k].name ? prev[k].name : "(unnamed)");
+                    clash = 1;
+                }
+            if (clash)
+                bad++;
+            else {            /* "pP": p lowers, P raises (Shift = more) */
+                p->key_dec = a;
+                p->key_inc = b;
+            }
+        }
+    }
+    if (lr_get_text(L, j, "label", path, 0, &p->label) < 0)
+        bad++;
+    return bad ? -1 : 0;
+}
+
+/* Everything needed to report a pattern error at its place. */
+struct code_ctx {
+    struct ld *L;
+    const cJSON *code;          /* the "code" string node */
+    const cJSON *types;         /* the "types" array node or NULL */
+    const char *path;           /* path of the scene */
+};
+
+static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
+                         const struct pattern_error *pe, const char *fmt, ...)
+{
+    char where[PATH_BUF + 32], extra[256];
+    va_list ap;
+    va_start(ap, fmt);
+    bl_vfmt(extra, sizeof extra, fmt, ap);
+    va_end(ap);
+    const struct json_doc *D = &C->L->doc;
+    size_t off;
+    if (pe->col > 0 && (size_t)pe->col > prefix) {
+        off = json_doc_string_offset(D, json_doc_offset(D, C->code, 0),
+                                     (size_t)pe->col - 1 - prefix);
+        snprintf(where, sizeof where, "%s.code", C->path);
+    } else if (pe->col > 0 && C->types) {
+        const cJSON *t = cJSON_GetArrayItem(C->types, type_index);
+        off = json_doc_offset(D, t, 0);
+        snprintf(where, sizeof where, "%s.types[%d]", C->path, type_index);
+    } else {
+        off = json_doc_offset(D, C->code, 0);
+        snprintf(where, sizeof where, "%s.code", C->path);
+    }
+    /* the pattern language words this for the command line; a lesson declares params */
+    char msg[PATTERN_MSG_MAX];
+    snprintf(msg, sizeof msg, "%s", pe->msg);
+    char *cli = strstr(msg, " (give it a value");
+    if (cli && !strncmp(msg, "unknown name", 12))
+        snprintf(cli, sizeof msg - (size_t)(cli - msg), ": not a parameter of the scene (add it "
+                 "to \"params\" or write a number)");
+    PROBLEM_OFF(C->L, off, where, "%s%s", msg, extra);
+}
+
+/* Parses and evaluates the scene's code at its defaults (every type) and at each parameter's
+ * min and max. Returns the number of accesses, or -1 after a problem. */
+static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *sj,
+                            const char *path)
+{
+    struct code_ctx C = {L, lr_get(sj, "code"), lr_get(sj, "types"), path};
+    int ntypes = s->ntypes > 0 ? s->ntypes : 1;
+    int naccess = -1;
+    char *code = NULL;
+    size_t size = strlen(s->code) + 128;
+    code = malloc(size);
+    if (!code) {
+        L->oom = 1;
+        return -1;
+    }
+    int rc = 0;
+    int *used = calloc((size_t)s->nparams + 1, sizeof *used);
+    if (!used) {
+        free(code);
+        L->oom = 1;
+        return -1;
+    }
+    for (int t = 0; t < ntypes && rc == 0; t++) {
+        struct pattern_env env;
+        struct pattern_error pe;
+        struct pattern *pat = NULL;
+        memset(&pe, 0, sizeof pe);
+        if (lesson_scene_env(s, NULL, t, &env, code, size)) {
+            PROBLEM_OFF(L, json_doc_offset(&L->doc, C.code, 0), path,
+                        "too many parameters or code too long");
+            rc = -1;
+            break;
+        }
+        size_t prefix = s->ntypes > 0 ? strlen(code) - strlen(s->code) : 0;
+        if (pattern_parse(code, &pat, &pe)) {
+            code_problem(&C, prefix, t, &pe, "");
+            rc = -1;
+            break;
+        }
+        int n = pattern_access_count(pat);
+        if (naccess < 0)
+            naccess = n;
+        for (int k = 0; k < pattern_param_count(pat); k++) {
+            const char *nm = pattern_param_name(pat, k);
+            for (int q = 0; q < s->nparams; q++)
+                if (s->params[q].name && nm && !strcmp(nm, s->params[q].name))
+                    used[q] = 1;
+        }
+        /* defaults, then each parameter at min and max (others at defaults) */
+        for (int q = -1; q < s->nparams && rc == 0; q++) {
+            for (int side = 0; side < (q < 0 ? 1 : 2) && rc == 0; side++) {
+                struct pattern_env e2 = env;
+                const char *what = "";
+                if (q >= 0) {
+                    if (!s->params[q].name)
+                        continue;
+                    pattern_env_set(&e2, s->params[q].name, side ? s->params[q].max
+                                                                 : s->params[q].min);
+                    what = side ? "max" : "min";
+                }
+                for (int a = 0; a < n && rc == 0; a++) {
+                    struct bank_access acc;
+                    struct bank_result res;
+                    int bad_lane = -1;
+                    char bt[200];
+                    lesson_binding_text(&e2, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
+                    memset(&pe, 0, sizeof pe);
+                    if (pattern_eval(pat, &e2, a, &acc, NULL, &pe)) {
+                        if (q < 0) {
+                            code_problem(&C, prefix, t, &pe, " (%s)", bt);
+                        } else {
+                            char pp[PATH_BUF], p2[PATH_BUF];
+                            const cJSON *pj = cJSON_GetArrayItem(lr_get(sj, "params"), q);
+                            snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
+                            PROBLEM(L, lr_get(pj, what), 1, lr_sub(p2, pp, what),
+                                    "the code fails at "
+                                    "%s = %lld: %s (%s)", s->params[q].name,
+                                    side ? s->params[q].max : s->params[q].min, pe.msg, bt);
+                        }
+                        rc = -1;
+                    } else if (bank_simulate(&acc, &res, &bad_lane) != BANK_OK) {
+                        PROBLEM_OFF(L, json_doc_offset(&L->doc, C.code, 0), path,
+                                    "access %d: %s (lane %d; %s)",
+                                    a, bank_status_str(bank_simulate(&acc, &res, NULL)),
+                                    bad_lane, bt);
+                        rc = -1;
+                    }
+                }
+            }
+        }
+        pattern_free(pat);
+    }
+    if (rc == 0) {
+        for (int q = 0; q < s->nparams; q++)
+            if (!used[q] && s->params[q].name) {
+                char pp[PATH_BUF];
+                const cJSON *pj = cJSON_GetArrayItem(lr_get(sj, "params"), q);
+                snprintf(pp, sizeof pp, "%s.params[%d].name", path, q);
+                PROBLEM(L, lr_get(pj, "name"), 0, pp, "parameter %s is not used in the code",
+                        s->params[q].name);
+                rc = -1;
+            }
+        if (s->ntypes > 0) {
+            /* T must appear as a word of the code */
+            int uses_t = 0;
+            for (const char *c = s->code; *c && !uses_t; c++)
+                if (*c == 'T' && (c == s->code || !lr_is_ident_char((unsigned char)c[-1], 0)) &&
+                    !lr_is_ident_char((unsigned char)c[1], 0))
+                    uses_t = 1;
+            if (!uses_t) {
+                char pp[PATH_BUF];
+                PROBLEM(L, C.types, 1, lr_sub(pp, path, "types"), "the code never uses the type "
+                        "name T, so the types would change nothing");
+                rc = -1;
+            }
+        }
+    }
+    free(used);
+    free(code);
+    return rc ? -1 : naccess;
+}
+
+/* "block": 1 to 3 integers, at most 1024 threads. Returns the number of problems. */
+static int read_block(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *bj = lr_get(j, "block");
+    if (!bj)
+        return 0;
+    lr_sub(p, path, "block");
+    if (!cJSON_IsArray(bj) || cJSON_GetArraySize(bj) < 1 || cJSON_GetArraySize(bj) > 3) {
+        PROBLEM(L, bj, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
+                json_type_name(bj));
+        return 1;
+    }
+    int k = 0, okb = 1;
+    long long prod = 1;
+    for (const cJSON *d = bj->child; d; d = d->next, k++) {
+        double v = d->valuedouble;
+        long long hi = k == 2 ? 64 : 1024;
+        if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi ||
+            !lr_int_literal(L, d)) {
+            char lit[64];
+            PROBLEM(L, d, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c), "
+                    "found %s", hi, "xyz"[k], cJSON_IsNumber(d) ?
+                    json_doc_literal(&L->doc, d, lit, sizeof lit) : json_type_name(d));
+            okb = 0;
+        } else {
+            s->block[k] = (unsigned)v;
+            prod *= (long long)v;
+        }
+    }
+    if (!okb)
+        return 1;
+    if (prod > 1024) {
+        PROBLEM(L, bj, 0, p, "%u x %u x %u = %lld threads; a block has at most 1024",
+                s->block[0], s->block[1], s->block[2], prod);
+        return 1;
+    }
+    return 0;
+}
+
+/* "warp" (within the block), "access" and "dynamic_bytes". Returns the number of problems. */
+static int read_launch(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
+{
+    unsigned threads = s->block[0] * s->block[1] * s->block[2];
+    unsigned nwarps = (threads + 31) / 32;
+    long long v = 0;
+    char what[64];
+    int bad = 0;
+    snprintf(what, sizeof what, "in 0..%u (the block has %u warp%s)", nwarps - 1, nwarps,
+             nwarps == 1 ? "" : "s");
+    int rc = lr_get_int(L, j, "warp", path, 0, 0, nwarps - 1, what, &v);
+    bad += rc < 0;
+    s->warp = rc == 0 ? (unsigned)v : 0;
+    rc = lr_get_int(L, j, "access", path, 0, 0, PATTERN_MAX_ACCESSES - 1, "in 0..7", &v);
+    bad += rc < 0;
+    s->access = rc == 0 ? (int)v : 0;
+    rc = lr_get_int(L, j, "dynamic_bytes", path, 0, 0, DYN_MAX, "in 0..232448", &v);
+    bad += rc < 0;
+    s->dyn_bytes = rc == 0 ? (unsigned long long)v : 0;
+    return bad;
+}
+
+/* "types": 1 to 8 distinct type names for T. Returns the number of problems. */
+static int read_types(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *tj = lr_get(j, "types");
+    if (!tj)
+        return 0;
+    lr_sub(p, path, "types");
+    int n = cJSON_GetArraySize(tj), bad = 0;
+    if (!cJSON_IsArray(tj) || n < 1 || n > 8) {
+        PROBLEM(L, tj, 0, p, "expected an array of 1 to 8 type names, found %s",
+                json_type_name(tj));
+        return 1;
+    }
+    if (!(s->types = calloc((size_t)n, sizeof *s->types))) {
+        L->oom = 1;
+        return 1;
+    }
+    int k = 0;
+    for (const cJSON *d = tj->child; d; d = d->next, k++) {
+        const char *t = cJSON_GetStringValue(d);
+        int okt = t && *t && strlen(t) < PATTERN_NAME_MAX;
+        for (const char *c = t; okt && *c; c++)
+            okt = lr_is_ident_char((unsigned char)*c, 0) || *c == ' ';
+        if (!okt) {
+            PROBLEM(L, d, 0, lr_subi(p2, p, k), "expected a type name such as \"float2\"");
+            bad++;
+            continue;
+        }
+        for (int q = 0; q < s->ntypes; q++)
+            if (!strcmp(s->types[q], t)) {
+                PROBLEM(L, d, 0, lr_subi(p2, p, k), "\"%s\" is listed twice", t);
+                bad++;
+                okt = 0;
+                break;
+            }
+        if (okt)
+            s->types[s->ntypes++] = lr_dupstr(L, t);
+    }
+    return bad;
+}
+
+/* "params": at most PATTERN_MAX_PARAMS parameters. Returns the number of problems. */
+static int read_params(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *pj = lr_get(j, "params");
+    if (!pj)
+        return 0;
+    lr_sub(p, path, "params");
+    int n = cJSON_GetArraySize(pj), bad = 0;
+    if (!cJSON_IsArray(pj) || n > PATTERN_MAX_PARAMS) {
+        PROBLEM(L, pj, 0, p, "expected an array of at most %d parameters, found %s",
+                PATTERN_MAX_PARAMS, cJSON_IsArray(pj) ? "more" : json_type_name(pj));
+        return 1;
+    }
+    if (n == 0)
+        return 0;
+    if (!(s->params = calloc((size_t)n, sizeof *s->params))) {
+        L->oom = 1;
+        return 1;
+    }
+    int k = 0;
+    for (const cJSON *d = pj->child; d; d = d->next, k++)
+        bad += read_param(L, d, lr_subi(p2, p, k), &s->params[k], s->params, k) != 0;
+    s->nparams = n;
+    return bad;
+}
+
+/* "kernel" (default "pattern") and "sweep" (default: the first parameter). Returns the
+ * number of problems. */
+static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
+                             struct lesson_scene *s)
+{
+    char p[PATH_BUF];
+    int bad = 0;
+    const char *kernel = NULL, *sweep = NULL;
+    const cJSON *kj = NULL, *swj = NULL;
+    int rc = lr_get_string(L, j, "kernel", path, 0, &kj, &kernel);
+    if (rc < 0) {
+        bad++;
+    } else if (rc == 0) {
+        /* "pattern", or a case kernel of the runner's table (gpu.h) */
+        int known = !strcmp(kernel, "pattern") || gpu_case_find(kernel);
+        char list[256] = "pattern";
+        for (int k = 0; k < GPU_CASE_COUNT; k++) {
+            size_t ln = strlen(list);
+            snprintf(list + ln, sizeof list - ln, ", %s", gpu_case_at(k)->name);
+        }
+        if (!known) {
+            PROBLEM(L, kj, 0, lr_sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",
+                    kernel, list);
+            bad++;
+        }
+    }
+    s->kernel = lr_dupstr(L, kernel ? kernel : "pattern");
+    rc = lr_get_string(L, j, "sweep", path, 0, &swj, &sweep);
+    if (rc < 0) {
+        bad++;
+    } else if (rc == 0) {
+        int found = 0;
+        for (int k = 0; k < s->nparams; k++)
+            found |= s->params[k].name && !strcmp(s->params[k].name, sweep);
+        if (!found) {
+            PROBLEM(L, swj, 0, lr_sub(p, path, "sweep"), "\"%s\" is not a parameter of this "
+                    "scene", sweep);
+            bad++;
+        } else {
+            s->sweep = lr_dupstr(L, sweep);
+        }
+    } else if (s->nparams > 0 && s->params[0].name) {
+        s->sweep = lr_dupstr(L, s->params[0].name);
+    }
+    return bad;
+}
+
+int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
+{
+    char p[PATH_BUF];
+    s->block[0] = 32;
+    s->block[1] = s->block[2] = 1;
+    lr_set_pos(L, j, 1, &s->line, &s->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, scene_keys);
+    const char *code = NULL;
+    if (lr_get_string(L, j, "code", path, 1, NULL, &code))
+        bad++;
+    else
+        s->code = lr_dupstr(L, code);
+    bad += read_block(L, j, path, s);
+    bad += read_launch(L, j, path, s);
+    bad += read_types(L, j, path, s);
+    bad += read_params(L, j, path, s);
+    bad += read_kernel_sweep(L, j, path, s);
+    if (bad || L->oom)
+        return -1;
+    int naccess = check_scene_code(L, s, j, path);
+    if (naccess < 0)
+        return -1;
+    if (s->access >= naccess) {
+        PROBLEM(L, lr_get(j, "access"), 1, lr_sub(p, path, "access"), "the code has %d access%s "
+                "(0..%d)", naccess, naccess == 1 ? "" : "es", naccess - 1);
+        return -1;
+    }
+    return naccess;
+}

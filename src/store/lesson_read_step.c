@@ -1,0 +1,716 @@
+/* lesson_read_step.c: a lesson step read from its JSON (lesson_read.h): texts and hints, the
+ * scene (lesson_read_scene.c), and what refers to the scene: parameter bindings, the quiz and
+ * its model check, expectations, the graded task; and the figures its text quotes. A part
+ * with a problem is reported and left out, so a partial load keeps the rest. Never prints. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson_read.h"
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* Reads "params" (and "type") of obj into b, checked against scene s. */
+static int read_binding(struct ld *L, const cJSON *obj, const char *path,
+                        const struct lesson_scene *s, struct lesson_binding *b)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    int bad = 0;
+    const cJSON *pj = lr_get(obj, "params");
+    if (pj) {
+        lr_sub(p, path, "params");
+        if (!cJSON_IsObject(pj)) {
+            PROBLEM(L, pj, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
+                    json_type_name(pj));
+            return -1;
+        }
+        int n = cJSON_GetArraySize(pj);
+        if (n > 0) {
+            b->names = calloc((size_t)n, sizeof *b->names);
+            b->values = calloc((size_t)n, sizeof *b->values);
+            if (!b->names || !b->values) {
+                L->oom = 1;
+                return -1;
+            }
+        }
+        for (const cJSON *d = pj->child; d; d = d->next) {
+            const char *nm = d->string ? d->string : "";
+            lr_sub(p2, p, nm);
+            const struct lesson_param *prm = NULL;
+            char list[256] = "";
+            for (int k = 0; k < s->nparams; k++) {
+                if (s->params[k].name && !strcmp(s->params[k].name, nm))
+                    prm = &s->params[k];
+                size_t ln = strlen(list);
+                snprintf(list + ln, sizeof list - ln, "%s%s", k ? ", " : "",
+                         s->params[k].name ? s->params[k].name : "?");
+            }
+            if (!prm) {
+                if (s->nparams)
+                    PROBLEM(L, d, 1, p2, "not a parameter of the scene (it has: %s)", list);
+                else
+                    PROBLEM(L, d, 1, p2, "not a parameter of the scene (it has none)");
+                bad++;
+                continue;
+            }
+            int dup = 0;
+            for (int k = 0; k < b->nvalues; k++)
+                dup |= !strcmp(b->names[k], nm);
+            double v = d->valuedouble;
+            if (dup) {
+                PROBLEM(L, d, 1, p2, "given twice");
+                bad++;
+            } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
+                       v > (double)prm->max || !lr_int_literal(L, d)) {
+                char lit[64];
+                if (cJSON_IsNumber(d))
+                    PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld (the parameter's "
+                            "range), found %s", prm->min, prm->max,
+                            json_doc_literal(&L->doc, d, lit, sizeof lit));
+                else
+                    PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld, found %s",
+                            prm->min, prm->max, json_type_name(d));
+                bad++;
+            } else {
+                b->names[b->nvalues] = lr_dupstr(L, nm);
+                b->values[b->nvalues] = (long long)v;
+                b->nvalues++;
+            }
+        }
+    }
+    const cJSON *tj = lr_get(obj, "type");
+    if (tj) {
+        lr_sub(p, path, "type");
+        const char *t = cJSON_GetStringValue(tj);
+        int found = 0;
+        for (int k = 0; t && k < s->ntypes; k++)
+            found |= !strcmp(t, s->types[k]);
+        if (!t) {
+            PROBLEM(L, tj, 0, p, "expected a type name (a string), found %s", json_type_name(tj));
+            bad++;
+        } else if (!found) {
+            PROBLEM(L, tj, 0, p, "\"%s\" is not one of the scene's types%s", t,
+                    s->ntypes ? "" : " (the scene has no \"types\")");
+            bad++;
+        } else {
+            b->type = lr_dupstr(L, t);
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes"};
+
+/* "access" of obj: below naccess, the scene's number of accesses; when the scene is broken
+ * (naccess < 0) any index a scene may have. Returns as get_int. */
+static int get_access(struct ld *L, const cJSON *obj, const char *path, int naccess,
+                      long long *out)
+{
+    char what[48];
+    int hi = naccess < 0 ? PATTERN_MAX_ACCESSES - 1 : naccess - 1;
+    snprintf(what, sizeof what, "in 0..%d%s", hi, naccess < 0 ? "" : " (the scene's accesses)");
+    return lr_get_int(L, obj, "access", path, 0, 0, hi, what, out);
+}
+
+static const char *const expect_keys[] = {"params", "type", "access", "wavefronts",
+                                          "conflicts", "ways", "passes", NULL};
+
+static int read_expect(struct ld *L, const cJSON *j, const char *path,
+                       const struct lesson_scene *s, int naccess, struct lesson_expect *e)
+{
+    e->wavefronts = e->conflicts = e->ways = e->passes = -1;
+    lr_set_pos(L, j, 0, &e->line, &e->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, expect_keys);
+    if (!s) {
+        PROBLEM(L, j, 0, path, "an expectation needs a scene in its step");
+        return -1;
+    }
+    /* a broken scene (naccess < 0): only what does not depend on it */
+    if (naccess >= 0 && read_binding(L, j, path, s, &e->bind))
+        bad++;
+    long long v;
+    int rc = get_access(L, j, path, naccess, &v);
+    if (rc < 0)
+        bad++;
+    e->access = rc == 0 ? (int)v : s->access;
+    int *dst[5] = {NULL, &e->wavefronts, &e->conflicts, &e->ways, &e->passes};
+    int nfields = 0;
+    for (int f = 1; f <= 4; f++) {
+        rc = lr_get_int(L, j, field_names[f], path, 0, 0, 1024, "in 0..1024", &v);
+        if (rc < 0)
+            bad++;
+        if (rc == 0) {
+            *dst[f] = (int)v;
+            nfields++;
+            lr_set_pos(L, lr_get(j, field_names[f]), 1, &e->at[f].line, &e->at[f].col);
+        }
+    }
+    if (rc >= 0 && nfields == 0 && !bad) {
+        PROBLEM(L, j, 0, path, "states no result: give at least one of wavefronts, conflicts, "
+                "ways, passes");
+        bad++;
+    }
+    return bad ? -1 : 0;
+}
+
+static const char *const quiz_keys[] = {"kind", "predict", "question", "choices", "answer",
+                                        "tolerance", "explanation", "check", NULL};
+static const char *const check_keys_list[] = {"field", "access", "params", "type", NULL};
+
+/* A "choice" quiz: 2 to 8 choices (with their values), the 0-based answer, no tolerance.
+ * Returns the number of problems. */
+static int read_choices(struct ld *L, const cJSON *j, const char *path, struct lesson_quiz *q)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *cj = lr_get(j, "choices"), *aj = lr_get(j, "answer");
+    const cJSON *tj = lr_get(j, "tolerance");
+    int bad = 0, n = cJSON_GetArraySize(cj);
+    lr_sub(p, path, "choices");
+    if (!cj) {
+        lr_missing(L, j, path, "choices");
+        bad++;
+    } else if (!cJSON_IsArray(cj) || n < 2 || n > 8) {
+        PROBLEM(L, cj, 0, p, "expected an array of 2 to 8 choices, found %s",
+                cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
+        bad++;
+    } else {
+        q->choices = calloc((size_t)n, sizeof *q->choices);
+        q->choice_values = calloc((size_t)n, sizeof *q->choice_values);
+        if (!q->choices || !q->choice_values) {
+            L->oom = 1;
+            return bad + 1;
+        }
+        q->nchoices = n;
+        int k = 0;
+        for (const cJSON *d = cj->child; d; d = d->next, k++)
+            bad += lr_read_text(L, d, lr_subi(p2, p, k), &q->choices[k], 1,
+                                &q->choice_values[k]) != 0;
+    }
+    if (tj) {
+        PROBLEM(L, tj, 1, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a tolerance");
+        bad++;
+    }
+    long long a;
+    char what[48];
+    snprintf(what, sizeof what, "in 0..%d (a 0-based choice index)",
+             q->nchoices > 0 ? q->nchoices - 1 : 0);
+    if (q->nchoices == 0) {
+        if (!aj) {
+            lr_missing(L, j, path, "answer");
+            bad++;
+        }
+    } else if (lr_get_int(L, j, "answer", path, 1, 0, q->nchoices - 1, what, &a)) {
+        bad++;
+    } else {
+        q->answer = (int)a;
+    }
+    return bad;
+}
+
+/* A "number" quiz: a finite answer and a tolerance >= 0, no choices. Returns the number of
+ * problems. */
+static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
+                              struct lesson_quiz *q)
+{
+    char p[PATH_BUF];
+    const cJSON *cj = lr_get(j, "choices"), *aj = lr_get(j, "answer");
+    const cJSON *tj = lr_get(j, "tolerance");
+    int bad = 0;
+    if (cj) {
+        PROBLEM(L, cj, 1, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
+                "\"kind\": \"choice\")");
+        bad++;
+    }
+    if (!aj) {
+        lr_missing(L, j, path, "answer");
+        bad++;
+    } else if (!cJSON_IsNumber(aj) || !isfinite(aj->valuedouble)) {
+        PROBLEM(L, aj, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
+                json_type_name(aj));
+        bad++;
+    } else {
+        q->number = aj->valuedouble;
+    }
+    if (tj) {
+        if (!cJSON_IsNumber(tj) || !(tj->valuedouble >= 0) || !isfinite(tj->valuedouble)) {
+            PROBLEM(L, tj, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found %s",
+                    cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
+            bad++;
+        } else {
+            q->tolerance = tj->valuedouble;
+        }
+    }
+    return bad;
+}
+
+/* The quiz's "check": the model field its answer must equal, at an access and a binding.
+ * bad is the quiz's problems so far. Returns the number of problems, or -1 when the check
+ * cannot be read at all. */
+static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
+                           const struct lesson_scene *s, int naccess, struct lesson_quiz *q,
+                           int bad)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *ck = lr_get(j, "check");
+    int found = 0;
+    if (!ck)
+        return 0;
+    lr_sub(p, path, "check");
+    if (lr_expect_object(L, ck, p))
+        return -1;
+    found += lr_check_keys(L, ck, p, check_keys_list);
+    if (!s) {
+        PROBLEM(L, ck, 1, p, "a check needs a scene in its step");
+        return -1;
+    }
+    const char *f = NULL;
+    const cJSON *fj = NULL;
+    if (lr_get_string(L, ck, "field", p, 1, &fj, &f)) {
+        found++;
+    } else {
+        for (int k = 1; k <= 4; k++)
+            if (!strcmp(f, field_names[k]))
+                q->check.field = (enum lesson_field)k;
+        if (q->check.field == FIELD_NONE) {
+            PROBLEM(L, fj, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, conflicts, "
+                    "ways or passes", f);
+            found++;
+        }
+    }
+    long long v;
+    int rc = get_access(L, ck, p, naccess, &v);
+    found += rc < 0;
+    q->check.access = rc == 0 ? (int)v : s->access;
+    if (naccess >= 0 && read_binding(L, ck, p, s, &q->check.bind))
+        found++;
+    if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
+        q->choice_values && isnan(q->choice_values[q->answer]) && !(bad + found)) {
+        PROBLEM(L, cJSON_GetArrayItem(lr_get(j, "choices"), q->answer), 0,
+                lr_subi(p2, "choices", q->answer),
+                "the answer of a checked quiz needs a \"value\" (the number it stands for)");
+        found++;
+    }
+    return found;
+}
+
+static int read_quiz(struct ld *L, const cJSON *j, const char *path,
+                     const struct lesson_scene *s, int naccess, struct lesson_quiz *q)
+{
+    char p[PATH_BUF];
+    lr_set_pos(L, j, 1, &q->line, &q->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, quiz_keys);
+    const char *kind = NULL;
+    const cJSON *kj = NULL;
+    if (lr_get_string(L, j, "kind", path, 1, &kj, &kind))
+        return -1;
+    if (!strcmp(kind, "choice"))
+        q->kind = QUIZ_CHOICE;
+    else if (!strcmp(kind, "number"))
+        q->kind = QUIZ_NUMBER;
+    else {
+        PROBLEM(L, kj, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or \"number\"",
+                kind);
+        return -1;
+    }
+    if (lr_get_bool(L, j, "predict", path, &q->predict) < 0)
+        bad++;
+    if (q->predict && !s) {
+        PROBLEM(L, lr_get(j, "predict"), 1, lr_sub(p, path, "predict"), "predict hides the "
+                "scene, but this step has no scene");
+        bad++;
+    }
+    if (lr_get_text(L, j, "question", path, 1, &q->question))
+        bad++;
+    if (lr_get_text(L, j, "explanation", path, 1, &q->explanation))
+        bad++;
+    lr_set_pos(L, lr_get(j, "answer"), 1, &q->answer_at.line, &q->answer_at.col);
+    bad += q->kind == QUIZ_CHOICE ? read_choices(L, j, path, q) : read_number_answer(L, j, path, q);
+    if (L->oom)
+        return -1;
+    int rc = read_quiz_check(L, j, path, s, naccess, q, bad);
+    if (rc < 0)
+        return -1;
+    return bad + rc ? -1 : 0;
+}
+
+static const char *const task_keys[] = {"goal", "access", "require", "points", NULL};
+static const char *const require_keys[] = {"wavefronts", "conflicts", "ways", NULL};
+
+static int read_task(struct ld *L, const cJSON *j, const char *path,
+                     const struct lesson_scene *s, int naccess, struct lesson_task *t)
+{
+    char p[PATH_BUF];
+    t->max_wavefronts = t->max_conflicts = t->max_ways = -1;
+    t->points = 1;
+    lr_set_pos(L, j, 1, &t->line, &t->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, task_keys);
+    if (!s || (s->nparams == 0 && naccess >= 0)) {
+        PROBLEM(L, j, 1, path, "a task needs a scene with at least one parameter to change");
+        return -1;
+    }
+    if (lr_get_text(L, j, "goal", path, 1, &t->goal))
+        bad++;
+    long long v;
+    int rc = get_access(L, j, path, naccess, &v);
+    if (rc < 0)
+        bad++;
+    t->access = rc == 0 ? (int)v : s->access;
+    rc = lr_get_int(L, j, "points", path, 0, 0, 100, "in 0..100", &v);
+    if (rc < 0)
+        bad++;
+    else if (rc == 0)
+        t->points = (int)v;
+    const cJSON *rj = lr_get(j, "require");
+    lr_sub(p, path, "require");
+    if (!rj) {
+        lr_missing(L, j, path, "require");
+        bad++;
+    } else if (!lr_expect_object(L, rj, p)) {
+        bad += lr_check_keys(L, rj, p, require_keys);
+        int *dst[3] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
+        int n = 0;
+        for (int k = 0; k < 3; k++) {
+            rc = lr_get_int(L, rj, require_keys[k], p, 0, 0, 1024, "in 0..1024", &v);
+            if (rc < 0)
+                bad++;
+            if (rc == 0) {
+                *dst[k] = (int)v;
+                n++;
+            }
+        }
+        if (n == 0 && !bad) {
+            PROBLEM(L, rj, 1, p, "states no bound: give at least one of wavefronts, conflicts, "
+                    "ways");
+            bad++;
+        }
+    } else {
+        bad++;
+    }
+    return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- quoted figures */
+
+static const char *const figure_keys[] = {"group", "label", "field", "value", "over", "percent",
+                                          NULL};
+
+/* 1 when name is a word of LESSON_FIGURE_FIELDS. */
+static int figure_field_known(const char *name)
+{
+    static const char all[] = LESSON_FIGURE_FIELDS;
+    size_t n = strlen(name);
+    for (const char *at = strstr(all, name); n && at; at = strstr(at + 1, name))
+        if ((at == all || at[-1] == ' ') && (at[n] == ' ' || at[n] == 0))
+            return 1;
+    return 0;
+}
+
+static int read_figure(struct ld *L, const cJSON *j, const char *path, struct lesson_figure *f)
+{
+    char p[PATH_BUF];
+    lr_set_pos(L, j, 0, &f->line, &f->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, figure_keys);
+    const char *group = NULL, *label = NULL, *field = NULL, *over = NULL;
+    const cJSON *fj = NULL;
+    if (lr_get_string(L, j, "group", path, 1, NULL, &group))
+        bad++;
+    else
+        f->group = lr_dupstr(L, group);
+    if (lr_get_string(L, j, "label", path, 1, NULL, &label))
+        bad++;
+    else
+        f->label = lr_dupstr(L, label);
+    if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
+        bad++;
+    } else if (!figure_field_known(field)) {
+        PROBLEM(L, fj, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
+                LESSON_FIGURE_FIELDS);
+        bad++;
+    } else {
+        f->field = lr_dupstr(L, field);
+    }
+    int rc = lr_get_string(L, j, "over", path, 0, NULL, &over);
+    if (rc < 0)
+        bad++;
+    else if (rc == 0)
+        f->over = lr_dupstr(L, over);
+    rc = lr_get_bool(L, j, "percent", path, &f->percent);
+    if (rc < 0) {
+        bad++;
+    } else if (f->percent && !over) {
+        PROBLEM(L, lr_get(j, "percent"), 1, lr_sub(p, path, "percent"),
+                "a percentage needs \"over\" "
+                "(the label of the row it is a percentage of)");
+        bad++;
+    }
+    const cJSON *vj = lr_get(j, "value");
+    lr_sub(p, path, "value");
+    if (!vj) {
+        lr_missing(L, j, path, "value");
+        bad++;
+    } else if (!cJSON_IsNumber(vj) || !isfinite(vj->valuedouble)) {
+        PROBLEM(L, vj, 0, p, "expected a number, found %s", json_type_name(vj));
+        bad++;
+    } else {
+        char lit[64];
+        json_doc_literal(&L->doc, vj, lit, sizeof lit);
+        if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
+            PROBLEM(L, vj, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
+                    "most %d characters)", lit, (int)sizeof f->text - 1);
+            bad++;
+        } else {
+            snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
+                     lit); /* fits: checked above */
+            f->value = vj->valuedouble;
+            const char *dot = strchr(lit, '.');
+            f->decimals = dot ? (int)strlen(dot + 1) : 0;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* 1 when s contains q as a whole number: not inside a longer one ("3495" is not quoted by
+ * "13495" or "3495.5"). */
+static int quotes_number(const char *s, const char *q)
+{
+    size_t n = strlen(q);
+    for (const char *at = s && n ? strstr(s, q) : NULL; at; at = strstr(at + 1, q)) {
+        const char *e = at + n;
+        int joined_before = at > s && (is_digit((unsigned char)at[-1]) || at[-1] == '.');
+        int joined_after = is_digit((unsigned char)*e) ||
+                           (*e == '.' && is_digit((unsigned char)e[1]));
+        if (!joined_before && !joined_after)
+            return 1;
+    }
+    return 0;
+}
+
+/* 1 when some text of the step, in language lang, quotes q. */
+static int step_quotes(const struct lesson_step *st, enum lesson_lang lang, const char *q)
+{
+    const struct lesson_text *t[] = {&st->title, &st->text, &st->key,
+                                     st->quiz ? &st->quiz->question : NULL,
+                                     st->quiz ? &st->quiz->explanation : NULL,
+                                     st->task ? &st->task->goal : NULL};
+    for (size_t k = 0; k < sizeof t / sizeof *t; k++)
+        if (t[k] && quotes_number(lang == LANG_ZH ? t[k]->zh : t[k]->en, q))
+            return 1;
+    for (int k = 0; k < st->nhints; k++)
+        if (quotes_number(lang == LANG_ZH ? st->hints[k].zh : st->hints[k].en, q))
+            return 1;
+    for (int k = 0; st->quiz && k < st->quiz->nchoices; k++)
+        if (quotes_number(lang == LANG_ZH ? st->quiz->choices[k].zh : st->quiz->choices[k].en, q))
+            return 1;
+    return 0;
+}
+
+/* The step's "figures": each must be quoted by the step's text in both languages. */
+static int read_figures(struct ld *L, const cJSON *gj, const char *path, struct lesson_step *st)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    lr_sub(p, path, "figures");
+    int n = cJSON_GetArraySize(gj), bad = 0;
+    if (!cJSON_IsArray(gj)) {
+        PROBLEM(L, gj, 0, p, "expected an array of figures, found %s", json_type_name(gj));
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    st->figures = calloc((size_t)n, sizeof *st->figures);
+    if (!st->figures) {
+        L->oom = 1;
+        return -1;
+    }
+    int k = 0;
+    for (const cJSON *d = gj->child; d; d = d->next, k++) {
+        struct lesson_figure *f = &st->figures[st->nfigures];
+        int rc = read_figure(L, d, lr_subi(p2, p, k), f);
+        const char *q = f->text[0] == '-' ? f->text + 1 : f->text;
+        for (int lang = LANG_ZH; rc == 0 && lang <= LANG_EN; lang++)
+            if (!step_quotes(st, (enum lesson_lang)lang, q)) {
+                char p3[PATH_BUF];
+                PROBLEM(L, lr_get(d, "value"), 1, lr_sub(p3, p2, "value"),
+                        "no %s text of this step "
+                        "quotes %s (a figure is a number its text quotes, as written there)",
+                        lang == LANG_ZH ? "zh" : "en", q);
+                rc = -1;
+            }
+        if (rc) {
+            bad++;
+            lesson_figure_free(f);
+        } else {
+            st->nfigures++;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* ---------------------------------------------------------------- step */
+
+static const char *const step_keys[] = {"id", "title", "text", "key", "scene", "hints",
+                                        "quiz", "expect", "task", "figures", NULL};
+
+/* Adds steps[k]'s id; returns the index of an earlier step with the same id, or -1. */
+static int ids_add(struct lr_ids *S, int k)
+{
+    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
+    for (const char *c = S->steps[k].id; *c; c++)
+        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    for (size_t i = (size_t)h & (S->cap - 1);; i = (i + 1) & (S->cap - 1)) {
+        if (!S->slot[i]) {
+            S->slot[i] = k + 1;
+            return -1;
+        }
+        if (!strcmp(S->steps[S->slot[i] - 1].id, S->steps[k].id))
+            return S->slot[i] - 1;
+    }
+}
+
+/* "hints": an array of texts. Returns the number of problems. */
+static int read_hints(struct ld *L, const cJSON *j, const char *path, struct lesson_step *st)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    const cJSON *hj = lr_get(j, "hints");
+    int bad = 0;
+    if (!hj)
+        return 0;
+    lr_sub(p, path, "hints");
+    int n = cJSON_GetArraySize(hj);
+    if (!cJSON_IsArray(hj)) {
+        PROBLEM(L, hj, 0, p, "expected an array of texts, found %s", json_type_name(hj));
+        return 1;
+    }
+    if (n == 0)
+        return 0;
+    if (!(st->hints = calloc((size_t)n, sizeof *st->hints))) {
+        L->oom = 1;
+        return 1;
+    }
+    st->nhints = n;
+    int k = 0;
+    for (const cJSON *d = hj->child; d; d = d->next, k++)
+        bad += lr_read_text(L, d, lr_subi(p2, p, k), &st->hints[k], 0, NULL) != 0;
+    return bad;
+}
+
+/* What refers to the step's scene: the quiz (its model check dropped when it or the scene is
+ * broken), the expectations and the task (left out when they or the scene are broken).
+ * scene is NULL when the step has none; naccess < 0 when it is broken. Returns the number of
+ * problems. */
+static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
+                            struct lesson_step *st, const struct lesson_scene *scene,
+                            int naccess)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    int bad = 0, scene_ok = naccess >= 0;
+    const cJSON *qj = lr_get(j, "quiz"), *ej = lr_get(j, "expect"), *tj = lr_get(j, "task");
+    if (qj) {
+        if (!(st->quiz = calloc(1, sizeof *st->quiz))) {
+            L->oom = 1;
+            return bad + 1;
+        }
+        if (read_quiz(L, qj, lr_sub(p, path, "quiz"), scene, naccess, st->quiz)) {
+            bad++;
+            st->quiz->check.field = FIELD_NONE;
+        }
+        if (!scene_ok)
+            st->quiz->check.field = FIELD_NONE;
+    }
+    int n = cJSON_GetArraySize(ej);
+    lr_sub(p, path, "expect");
+    if (ej && !cJSON_IsArray(ej)) {
+        PROBLEM(L, ej, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
+        bad++;
+    } else if (n > 0) {
+        if (!(st->expects = calloc((size_t)n, sizeof *st->expects))) {
+            L->oom = 1;
+            return bad + 1;
+        }
+        int k = 0;
+        for (const cJSON *d = ej->child; d; d = d->next, k++) {
+            struct lesson_expect *e = &st->expects[st->nexpects];
+            int rc = read_expect(L, d, lr_subi(p2, p, k), scene, naccess, e);
+            bad += rc != 0;
+            if (rc || !scene_ok) {
+                lesson_binding_free(&e->bind);
+                memset(e, 0, sizeof *e);
+            } else {
+                st->nexpects++;
+            }
+        }
+    }
+    if (tj) {
+        if (!(st->task = calloc(1, sizeof *st->task))) {
+            L->oom = 1;
+            return bad + 1;
+        }
+        int rc = read_task(L, tj, lr_sub(p, path, "task"), scene, naccess, st->task);
+        bad += rc != 0;
+        if (rc || !scene_ok) {
+            lesson_text_free(&st->task->goal);
+            free(st->task);
+            st->task = NULL;
+        }
+    }
+    return bad;
+}
+
+int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_step *st,
+                 struct lr_ids *ids)
+{
+    char p[PATH_BUF];
+    lr_set_pos(L, j, 0, &st->line, &st->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, step_keys);
+    int earlier;
+    if (lr_get_id(L, j, path, &st->id)) {
+        bad++;
+    } else if (st->id && (earlier = ids_add(ids, (int)(st - ids->steps))) >= 0) {
+        PROBLEM(L, lr_get(j, "id"), 1, lr_sub(p, path, "id"), "\"%s\" is also the id of "
+                "steps[%d]; step ids are unique within a file", st->id, earlier);
+        bad++;
+    }
+    if (lr_get_text(L, j, "title", path, 1, &st->title))
+        bad++;
+    if (lr_get_text(L, j, "text", path, 1, &st->text))
+        bad++;
+    if (lr_get_text(L, j, "key", path, 0, &st->key) < 0)
+        bad++;
+    bad += read_hints(L, j, path, st);
+    const cJSON *sj = lr_get(j, "scene");
+    int naccess = 0;
+    if (sj && !L->oom) {
+        if (!(st->scene = calloc(1, sizeof *st->scene))) {
+            L->oom = 1;
+            return -1;
+        }
+        naccess = lr_read_scene(L, sj, lr_sub(p, path, "scene"), st->scene);
+        bad += naccess < 0;
+    }
+    /* Parts that refer to a broken scene (naccess < 0) are checked only for what does not
+     * depend on it, and left out of the lesson (a partial load goes on without them). */
+    if (!L->oom)
+        bad += read_scene_parts(L, j, path, st, sj ? st->scene : NULL, naccess);
+    if (naccess < 0) {
+        lesson_scene_free(st->scene);
+        st->scene = NULL;
+    }
+    const cJSON *gj = lr_get(j, "figures");
+    if (gj && !L->oom && read_figures(L, gj, path, st))
+        bad++;
+    return bad || L->oom ? -1 : 0;
+}
