@@ -526,11 +526,14 @@ void json_line_col(const char *text, size_t len, size_t off, int *line, int *col
     }
 }
 
-int json_unclosed(const char *text, size_t len)
+/* One walk outside strings: the values counted (stopping past max) and whether the text
+ * ends inside a string or with a container open (*open, when not NULL). */
+static size_t outline(const char *text, size_t len, size_t max, int *open)
 {
+    size_t n = 1;
     long depth = 0;
     int in_str = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len && n <= max; i++) {
         char c = text[i];
         if (in_str) {
             if (c == '\\')
@@ -541,31 +544,28 @@ int json_unclosed(const char *text, size_t len)
             in_str = 1;
         } else if (c == '{' || c == '[') {
             depth++;
+            n++;
         } else if (c == '}' || c == ']') {
             depth--;
+        } else if (c == ',') {
+            n++;
         }
     }
-    return in_str || depth > 0;
+    if (open)
+        *open = in_str || depth > 0;
+    return n;
+}
+
+int json_unclosed(const char *text, size_t len)
+{
+    int open = 0;
+    outline(text, len, SIZE_MAX, &open);
+    return open;
 }
 
 int json_too_many_values(const char *text, size_t len, size_t max)
 {
-    size_t n = 1;
-    int in_str = 0;
-    for (size_t i = 0; i < len; i++) {
-        char c = text[i];
-        if (in_str) {
-            if (c == '\\')
-                i++;
-            else if (c == '"')
-                in_str = 0;
-        } else if (c == '"') {
-            in_str = 1;
-        } else if ((c == ',' || c == '[' || c == '{') && ++n > max) {
-            return 1;
-        }
-    }
-    return 0;
+    return outline(text, len, max, NULL) > max;
 }
 
 const char *json_type_name(const cJSON *j)

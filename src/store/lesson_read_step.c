@@ -107,14 +107,18 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
 static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes"};
 
 /* "access" of obj: below naccess, the scene's number of accesses; when the scene is broken
- * (naccess < 0) any index a scene may have. Returns as get_int. */
-static int get_access(struct ld *L, const cJSON *obj, const char *path, int naccess,
-                      long long *out)
+ * (naccess < 0) any index a scene may have. Returns it, or dflt when absent or wrong (a
+ * problem then counts in *bad). */
+static int get_access(struct ld *L, const cJSON *obj, const char *path, int naccess, int dflt,
+                      int *bad)
 {
     char what[48];
+    long long v;
     int hi = naccess < 0 ? PATTERN_MAX_ACCESSES - 1 : naccess - 1;
     snprintf(what, sizeof what, "in 0..%d%s", hi, naccess < 0 ? "" : " (the scene's accesses)");
-    return lr_get_int(L, obj, "access", path, 0, 0, hi, what, out);
+    int rc = lr_get_int(L, obj, "access", path, 0, 0, hi, what, &v);
+    *bad += rc < 0;
+    return rc == 0 ? (int)v : dflt;
 }
 
 static const char *const expect_keys[] = {"params", "type", "access", "wavefronts",
@@ -135,11 +139,9 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
     /* a broken scene (naccess < 0): only what does not depend on it */
     if (naccess >= 0 && read_binding(L, j, path, s, &e->bind))
         bad++;
+    e->access = get_access(L, j, path, naccess, s->access, &bad);
     long long v;
-    int rc = get_access(L, j, path, naccess, &v);
-    if (rc < 0)
-        bad++;
-    e->access = rc == 0 ? (int)v : s->access;
+    int rc = 0;
     int *dst[5] = {NULL, &e->wavefronts, &e->conflicts, &e->ways, &e->passes};
     int nfields = 0;
     for (int f = 1; f <= 4; f++) {
@@ -284,10 +286,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
             found++;
         }
     }
-    long long v;
-    int rc = get_access(L, ck, p, naccess, &v);
-    found += rc < 0;
-    q->check.access = rc == 0 ? (int)v : s->access;
+    q->check.access = get_access(L, ck, p, naccess, s->access, &found);
     if (naccess >= 0 && read_binding(L, ck, p, s, &q->check.bind))
         found++;
     if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
@@ -361,12 +360,9 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
     }
     if (lr_get_text(L, j, "goal", path, 1, &t->goal))
         bad++;
+    t->access = get_access(L, j, path, naccess, s->access, &bad);
     long long v;
-    int rc = get_access(L, j, path, naccess, &v);
-    if (rc < 0)
-        bad++;
-    t->access = rc == 0 ? (int)v : s->access;
-    rc = lr_get_int(L, j, "points", path, 0, 0, 100, "in 0..100", &v);
+    int rc = lr_get_int(L, j, "points", path, 0, 0, 100, "in 0..100", &v);
     if (rc < 0)
         bad++;
     else if (rc == 0)
