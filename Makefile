@@ -203,7 +203,8 @@ asan:
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
-test-built: $(BIN) unit-bins asan
+# (the GPU probe is built too, so a change that breaks its build shows without a GPU)
+test-built: $(BIN) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
 
 test-unit: $(BIN) unit-bins
@@ -214,11 +215,12 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_counters.h $(FLAGS_STAMP)
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_counters.h \
+                          $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/gpu/cuda_counters.cu -L$(CUDA_HOME)/lib64 -ldl
+	  src/gpu/cuda_counters.cu $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
@@ -252,10 +254,12 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
 
 # A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 beside the
-# binary (found where the compiler's linker finds it, whatever the architecture).
+# binary (found where the compiler's linker finds it, whatever the architecture), the probe and
+# the device half of the unit tests (tests/gpu/session.sh runs them all).
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
-	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/tests/gpu_probe
+	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/tests/gpu_probe \
+	  $(BUILD)/tests/test_gpu
 	@lib=$$($(CC) -print-file-name=libcjson.so.1); case $$lib in \
 	  /*) cp -L "$$lib" $(BUILD)/libcjson.so.1 && echo "  BUNDLE  $(BUILD)/banklab + libcjson.so.1 ($$lib)" ;; \
 	  *) echo "device-bundle: $(CC) finds no libcjson.so.1 (make deps)" >&2; exit 1 ;; esac

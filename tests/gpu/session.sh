@@ -1,0 +1,39 @@
+#!/bin/sh
+# session.sh OUT: everything one call on a GPU machine measures, in the order that matters if
+# time runs short: the recording the classroom replays (record.sh -> OUT/h200-recording.json),
+# the device half of the unit tests (test_gpu), a class of 32 (classroom.sh 32), a class with
+# Nsight Compute profiling another process beside it (CLASS_NCU=1 classroom.sh 4), the device
+# lock (lock.sh), banklab kernel against ncu (kernel.sh), then the rest of `make test-gpu`
+# (run.sh: bench, verify, sim --gpu, the probe, the sanitizers). Each stage has a time limit.
+# Writes OUT/session.txt (every stage's output and time) and OUT/logs.tgz. Env: BUILD (the
+# device bundle of `make device-bundle`: banklab, libcjson.so.1, tests/gpu_probe and
+# tests/test_gpu; default build). Run from the repository's root. Without a GPU: SKIP lines.
+set -u
+out=${1:?usage: session.sh OUT}
+BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
+export BUILD BANKLAB="$BUILD/banklab" GPU_PROBE="$BUILD/tests/gpu_probe" \
+    LD_LIBRARY_PATH="$BUILD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+mkdir -p "$out/logs"
+log=$out/session.txt
+: > "$log"
+stage() { # NAME LIMIT-SECONDS COMMAND...
+    name=$1 limit=$2; shift 2
+    t0=$(date +%s)
+    echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S)" | tee -a "$log"
+    timeout "$limit" "$@" > "$out/logs/$name.txt" 2>&1
+    rc=$?
+    tail -n 60 "$out/logs/$name.txt" >> "$log"
+    echo "-- $name: exit $rc after $(( $(date +%s) - t0 )) s" | tee -a "$log"
+}
+{ nvidia-smi --query-gpu=name,uuid,driver_version,clocks.sm,clocks.max.sm --format=csv,noheader
+  uname -r; } >> "$log" 2>&1
+stage record 200 sh tests/gpu/record.sh "$out/h200-recording.json"
+stage test_gpu 60 "$BUILD/tests/test_gpu"
+stage classroom32 180 env CLASS_OUT="$out/logs/class32" sh tests/gpu/classroom.sh 32
+stage class_ncu 120 env CLASS_NCU=1 CLASS_OUT="$out/logs/class-ncu" sh tests/gpu/classroom.sh 4
+stage lock 60 sh tests/gpu/lock.sh
+stage kernel 240 env KERNEL_OUT="$out/logs/kernel" sh tests/gpu/kernel.sh
+stage test-gpu 400 env RUN_SKIP="lock classroom kernel" sh tests/gpu/run.sh
+tar czf "$out/logs.tgz" -C "$out" logs 2>/dev/null && rm -rf "$out/logs"
+grep -E "^(== |-- |ok |FAIL|goals|classroom:|counters for|request to|clk/request|verify|record:)" "$log"
