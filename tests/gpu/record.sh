@@ -14,11 +14,16 @@ set -- verify --json --timing
 [ -n "${LESSONS:-}" ] && set -- "$@" --lessons "$LESSONS"
 "$B" "$@" > "$tmp/verify.json" 2> "$tmp/verify.err"
 rc=$?
-if [ $rc != 0 ]; then
-    echo "record: banklab verify failed (exit $rc)"
-    tail -5 "$tmp/verify.err"
-    exit 1
-fi
+vrc=0
+case $rc in
+    0) ;;
+    3) echo "SKIP: no GPU: $(tail -n 1 "$tmp/verify.err")"; exit 77 ;;
+    1|4) # a difference or an access not measured: the recording keeps what was measured
+        echo "record: banklab verify exit $rc (1: model and counters differ, 4: not all measured); recording anyway"
+        grep -E "DIFFERS|NOT MEASURED" "$tmp/verify.err" "$tmp/verify.json" 2>/dev/null | head -5
+        vrc=1 ;;
+    *) echo "record: banklab verify failed (exit $rc)"; tail -5 "$tmp/verify.err"; exit 1 ;;
+esac
 t1=$(date +%s)
 "$B" bench --json > "$tmp/bench.json" 2> "$tmp/bench.err" || {
     echo "record: banklab bench failed (exit $?)"
@@ -47,3 +52,4 @@ print("record: %d records (%d with a time per access) (%s) -> %s" %
 PY
 t3=$(date +%s)
 echo "record: verify $((t1 - t0)) s, bench $((t2 - t1)) s, total $((t3 - t0)) s; $(wc -c < "$dst") bytes"
+exit $vrc
