@@ -1,0 +1,174 @@
+#!/bin/sh
+# house.sh: the limits of issue 14, kept. Fails when
+#   1. a source file (*.c *.h *.cu *.def *.sh *.py under src, tests, kernels, assets/kernels)
+#      has more than 1,000 lines;
+#   2. a C or CUDA function has more than 120 lines, counted from the line of its opening '{'
+#      to the line of its closing '}', both included (blank and comment lines count). The
+#      project writes a function's braces alone at column 0 (style.md); the scanner measures
+#      exactly those bodies, so it also fails on a top-level line that opens a body on its
+#      signature line ("...) {"), which it could not measure;
+#   3. files of one room call each other in a circle, or rooms do: from the objects the last
+#      build linked ($BUILD/lib/ROOM.a and main.o, `nm`), file A -> file B when A uses a
+#      global symbol (function or data) B defines; a circle is a set of files (or rooms) each
+#      reaching the others. It reads what the compiler kept, so calls through a header's
+#      macro count and a function no one calls does not.
+# First it checks itself: a 121-line function, a 1,001-line file and two objects calling each
+# other must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
+set -u
+: "${BUILD:=build}"
+MAX_FILE=1000
+MAX_FUNC=120
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
+long_files() {
+    for f in "$@"; do
+        n=$(wc -l < "$f")
+        [ "$n" -gt "$MAX_FILE" ] && echo "$n $f"
+    done
+    return 0
+}
+
+# long_functions FILE...: "LINES FILE:LINE NAME" for each body over MAX_FUNC lines, and
+# "UNMEASURED FILE:LINE ..." for bodies the scanner cannot measure.
+long_functions() {
+    awk -v max="$MAX_FUNC" '
+    FNR == 1 { if (open) print "UNMEASURED " name_file ":" start " " name " (no closing brace at column 0)"
+               open = 0; name = "?" }
+    !open && /^[A-Za-z_][^=;]*\)[ \t]*\{[ \t]*$/ {
+        print "UNMEASURED " FILENAME ":" FNR " opens a body on its signature line"; next }
+    !open && /^[A-Za-z_]/ && /\(/ {        # a top-level line naming a function: the name
+        s = $0; sub(/\(.*/, "", s); sub(/[ \t*]+$/, "", s); n = split(s, w, /[ \t*]+/)
+        if (n > 0 && w[n] != "") name = w[n] }
+    !open && /^\{/ { open = 1; start = FNR; name_file = FILENAME; next }
+    open && /^\}/ { len = FNR - start + 1
+                    if (len > max) print len " " FILENAME ":" start " " name
+                    open = 0; name = "?" }
+    END { if (open) print "UNMEASURED " name_file ":" start " " name " (no closing brace at column 0)" }
+    ' "$@"
+}
+
+# edges NMFILE: from `nm -A -P -g` lines of rooms' archives, prints "ROOM FROM TO SYMBOL" for
+# each use of a symbol another object defines (FROM, TO: room/file; the first symbol only).
+edges() {
+    awk '
+    function who(s,   r, m) {   # "build/lib/ui.a[screen.o]:" -> "ui/screen.c"
+        r = s; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
+        m = s; sub(/^[^\[]*\[/, "", m); sub(/\]:$/, "", m)
+        sub(/\.o$/, "", m); if (m !~ /\.cu$/) m = m ".c"
+        return r "/" m }
+    NR == FNR { if ($3 != "U" && $3 != "w" && $3 != "v") def[$2] = who($1); next }
+    $3 == "U" && ($2 in def) { f = who($1); t = def[$2]
+        if (f != t && !((f, t) in seen)) { seen[f, t] = 1; print f, t, $2 } }
+    ' "$1" "$1"
+}
+
+# circles EDGES: each set of nodes that reach one another, with the uses between them.
+# Edges are "FROM TO SYMBOL"; nodes reach through any path (closure over at most a few dozen
+# nodes: cheap).
+circles() {
+    awk '
+    { if (!($1 in id)) { id[$1] = ++n; node[n] = $1 }
+      if (!($2 in id)) { id[$2] = ++n; node[n] = $2 }
+      r[id[$1], id[$2]] = 1; sym[id[$1], id[$2]] = $3 }
+    END {
+        for (k = 1; k <= n; k++) for (i = 1; i <= n; i++) if ((i, k) in r)
+            for (j = 1; j <= n; j++) if ((k, j) in r) r[i, j] = 1
+        for (i = 1; i <= n; i++) {
+            if (done[i]) continue
+            set = ""; uses = ""
+            for (j = 1; j <= n; j++)
+                if (j == i || ((i, j) in r && (j, i) in r)) { done[j] = 1; set = set " " node[j] }
+            if (set == " " node[i]) continue
+            for (a = 1; a <= n; a++) for (b = 1; b <= n; b++)
+                if (((a, b) in sym) && index(set " ", " " node[a] " ") && index(set " ", " " node[b] " "))
+                    uses = uses "\n    " node[a] " uses " sym[a, b] " of " node[b]
+            print "circle:" set uses
+        }
+    }' "$1"
+}
+
+# rooms_nm: nm of every room archive of the last build (and main.o, part of cli).
+rooms_nm() {
+    for lib in "$BUILD"/lib/*.a; do
+        [ -f "$lib" ] && nm -A -P -g "$lib" 2>/dev/null
+    done
+    [ -f "$BUILD/obj/src/cli/main.o" ] && nm -A -P -g "$BUILD/obj/src/cli/main.o" 2>/dev/null \
+        | sed "s|^$BUILD/obj/src/cli/main.o:|$BUILD/lib/cli.a[main.o]:|"
+    return 0
+}
+
+# ---- 0. the scanner checks itself ----
+mkdir -p "$tmp/self/lib"
+{ echo "static int long_one(int x)"; echo "{"; i=0
+  while [ $i -lt $((MAX_FUNC - 2)) ]; do echo "    x++;"; i=$((i+1)); done
+  echo "    return x;"; echo "}"
+  echo "static int short_one(void)"; echo "{"; echo "    return 0;"; echo "}"
+  echo "int same_line(void) {"; echo "    return 1;"; echo "}"; } > "$tmp/self/f.c"
+i=0; while [ $i -le $MAX_FILE ]; do echo "/* $i */"; i=$((i+1)); done > "$tmp/self/long.h"
+out=$(long_functions "$tmp/self/f.c")
+echo "$out" | grep -q "^$((MAX_FUNC + 1)) .*/f.c:2 long_one$" || bad "self-check: a $((MAX_FUNC + 1))-line function not found ($out)"
+echo "$out" | grep -q "short_one" && bad "self-check: a 3-line function reported"
+echo "$out" | grep -q "^UNMEASURED .*/f.c:$((MAX_FUNC + 7)) opens a body" || bad "self-check: '...) {' not reported ($out)"
+long_files "$tmp/self/long.h" "$tmp/self/f.c" | grep -qx "$((MAX_FILE + 1)) $tmp/self/long.h" ||
+    bad "self-check: a $((MAX_FILE + 1))-line file not found"
+have_nm=0
+if command -v nm >/dev/null 2>&1 && command -v ar >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
+    have_nm=1
+    printf 'int b(int);\nint a(int x) { return x ? b(x - 1) : 0; }\n' > "$tmp/self/a.c"
+    printf 'int a(int);\nint b(int x) { return a(x); }\n' > "$tmp/self/b.c"
+    printf 'int a(int);\nint c(void) { return a(1); }\n' > "$tmp/self/c.c"
+    for m in a b c; do "${CC:-cc}" -c "$tmp/self/$m.c" -o "$tmp/self/$m.o" || bad "self-check: cc $m.c"; done
+    (cd "$tmp/self" && ar rcs lib/r.a a.o b.o c.o)
+    nm -A -P -g "$tmp/self/lib/r.a" > "$tmp/self/nm"
+    edges "$tmp/self/nm" > "$tmp/self/edges"
+    circles "$tmp/self/edges" > "$tmp/self/circles"
+    grep -q "^circle: r/a.c r/b.c$" "$tmp/self/circles" ||
+        bad "self-check: a.c and b.c call each other, not found: $(cat "$tmp/self/circles" "$tmp/self/edges")"
+    grep -q "c.c" "$tmp/self/circles" && bad "self-check: c.c (calls a, called by none) is in no circle"
+fi
+
+# ---- 1. files ----
+files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
+        -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
+nfiles=$(echo "$files" | wc -l)
+long_files $files > "$tmp/files"
+while read -r n f; do bad "$f has $n lines (at most $MAX_FILE)"; done < "$tmp/files"
+
+# ---- 2. functions ----
+cfiles=$(echo "$files" | grep -E '\.(c|h|cu)$')
+long_functions $cfiles > "$tmp/funcs"
+nfuncs=$(cat $cfiles | grep -c '^{')
+while read -r n where name; do
+    if [ "$n" = UNMEASURED ]; then bad "$where $name"
+    else bad "$where: $name has $n lines (at most $MAX_FUNC)"; fi
+done < "$tmp/funcs"
+
+# ---- 3. circles, from the last build's objects ----
+if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
+    rooms_nm > "$tmp/nm"
+    edges "$tmp/nm" > "$tmp/edges"
+    nedges=$(wc -l < "$tmp/edges")
+    [ "$nedges" -gt 0 ] || bad "no uses between files found in $BUILD/lib/*.a (nm)"
+    # within each room: files
+    for room in $(cut -d/ -f1 "$tmp/edges" | sort -u); do
+        awk -v r="$room" '{ split($1, f, "/"); split($2, t, "/") } f[1] == r && t[1] == r' \
+            "$tmp/edges" | circles /dev/stdin > "$tmp/c"
+        [ -s "$tmp/c" ] && bad "files of src/$room call each other in a $(cat "$tmp/c")"
+    done
+    # between rooms
+    awk '{ split($1, f, "/"); split($2, t, "/") } f[1] != t[1] { print f[1], t[1], $3 " (" $1 " -> " $2 ")" }' \
+        "$tmp/edges" | sort -u -k1,2 | circles /dev/stdin > "$tmp/c"
+    [ -s "$tmp/c" ] && bad "rooms call each other in a $(cat "$tmp/c")"
+    calls="$nedges uses between files"
+else
+    calls="SKIPPED (no nm, ar or cc, or no build in $BUILD/lib)"
+fi
+
+[ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
+echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"
+case $calls in SKIPPED*) exit 77 ;; esac
+exit 0
