@@ -1,8 +1,8 @@
 /* app.c: ui_run and the tutorial's one input loop: curses setup, signals (the handler only
  * sets a flag), resize, GPU polling through the hub (never blocking), one key at a time to the
  * screen on top with the global keys as the fall-back, one redraw per event, and the
- * BANKLAB_TIMING measurements. The only mutable global is the signal flag. Nothing in src/ui
- * calls into this file: the screens share frame.c and session.c. */
+ * BANKLAB_TIMING measurements; the table of screens. The only mutable global is the signal
+ * flag. Nothing in src/ui calls into this file: the screens share frame.c and session.c. */
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +12,17 @@
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal;
+
+/* The screens, by id (screen.h). The stack (screen.c) gets this table and names no screen, so
+ * the screens can push and pop without calling each other in a circle. */
+static const struct ui_screen *const screens[UI_SCREENS] = {
+    [UI_TUTOR] = &screen_tutor,
+    [UI_ERROR] = &screen_error,
+    [UI_TOC] = &screen_toc,
+    [UI_SWEEP] = &screen_sweep,
+    [UI_PLAY] = &screen_play,
+    [UI_HELP] = &screen_help,
+};
 
 static void on_signal(int sig)
 {
@@ -192,7 +203,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     a->opt = *opt;
     req_hub_init(&a->hub, gpu, info);
-    if (ui_screens_init(a) != 0) {
+    if (ui_screens_init(a, screens) != 0) {
         fprintf(stderr, "banklab: out of memory\n");
         ui_screens_done(a);
         free(a);

@@ -1,22 +1,21 @@
-/* screen.c: the screen table and the stack of screens (screen.h). The only code that changes
- * which screen is shown: push, pop, reset. Each screen's state is allocated here once and
- * handed to its functions; no screen reaches into another's. */
+/* screen.c: the stack of screens (screen.h). The only code that changes which screen is
+ * shown: push, pop, reset. Each screen's state is allocated here once and handed to its
+ * functions; no screen reaches into another's. The table of screens comes from app.c
+ * (ui_screens_init), so this file names no screen and every screen may call it. */
 #include <stdlib.h>
 
 #include "app.h"
 
-static const struct ui_screen *const table[UI_SCREENS] = {
-    [UI_TUTOR] = &screen_tutor,
-    [UI_ERROR] = &screen_error,
-    [UI_TOC] = &screen_toc,
-    [UI_SWEEP] = &screen_sweep,
-    [UI_PLAY] = &screen_play,
-    [UI_HELP] = &screen_help,
-};
+/* the screen with that id, from the table app.c gave */
+static const struct ui_screen *row(const struct app *a, enum ui_screen_id id)
+{
+    return a->stack.table[id];
+}
 
-int ui_screens_init(struct app *a)
+int ui_screens_init(struct app *a, const struct ui_screen *const *table)
 {
     struct ui_stack *k = &a->stack;
+    k->table = table;
     for (int i = 0; i < UI_SCREENS; i++) {
         k->state[i] = calloc(1, table[i]->state_size ? table[i]->state_size : 1);
         if (!k->state[i])
@@ -31,14 +30,16 @@ int ui_screens_init(struct app *a)
 void ui_screens_done(struct app *a)
 {
     struct ui_stack *k = &a->stack;
+    if (!k->table)
+        return;
     while (k->depth > 0) {
         enum ui_screen_id id = k->id[--k->depth];
-        if (table[id]->leave && k->state[id])
-            table[id]->leave(a, k->state[id]);
+        if (row(a, id)->leave && k->state[id])
+            row(a, id)->leave(a, k->state[id]);
     }
     for (int i = 0; i < UI_SCREENS; i++) {
-        if (k->state[i] && table[i]->done)
-            table[i]->done(a, k->state[i]);
+        if (k->state[i] && row(a, i)->done)
+            row(a, i)->done(a, k->state[i]);
         free(k->state[i]);
         k->state[i] = NULL;
     }
@@ -63,8 +64,8 @@ static void pop_one(struct app *a)
 {
     struct ui_stack *k = &a->stack;
     enum ui_screen_id id = k->id[--k->depth];
-    if (table[id]->leave)
-        table[id]->leave(a, k->state[id]);
+    if (row(a, id)->leave)
+        row(a, id)->leave(a, k->state[id]);
 }
 
 void ui_pop(struct app *a)
@@ -74,8 +75,8 @@ void ui_pop(struct app *a)
         return;
     pop_one(a);
     enum ui_screen_id top = ui_top(a);
-    if (table[top]->resume)
-        table[top]->resume(a, k->state[top]);
+    if (row(a, top)->resume)
+        row(a, top)->resume(a, k->state[top]);
 }
 
 int ui_push(struct app *a, enum ui_screen_id id)
@@ -89,7 +90,7 @@ int ui_push(struct app *a, enum ui_screen_id id)
         }
     if (k->depth >= UI_STACK_MAX)
         return -1;
-    if (table[id]->enter && table[id]->enter(a, k->state[id]) != 0)
+    if (row(a, id)->enter && row(a, id)->enter(a, k->state[id]) != 0)
         return -1;
     k->id[k->depth++] = id;
     return 0;
@@ -101,36 +102,36 @@ void ui_reset(struct app *a, enum ui_screen_id base)
     while (k->depth > 0)
         pop_one(a);
     k->id[k->depth++] = base;
-    if (table[base]->enter)
-        table[base]->enter(a, k->state[base]);
+    if (row(a, base)->enter)
+        row(a, base)->enter(a, k->state[base]);
 }
 
 unsigned ui_keyset(const struct app *a)
 {
     enum ui_screen_id top = ui_top(a);
-    const struct ui_screen *s = table[top];
+    const struct ui_screen *s = row(a, top);
     return s->keys | (s->modes ? s->modes(a, a->stack.state[top]) : 0);
 }
 
 enum ui_result ui_key(struct app *a, const struct ui_key *k)
 {
     enum ui_screen_id top = ui_top(a);
-    if (!table[top]->key)
+    if (!row(a, top)->key)
         return UI_IGNORED;
-    return table[top]->key(a, a->stack.state[top], k);
+    return row(a, top)->key(a, a->stack.state[top], k);
 }
 
 void ui_draw(const struct app *a)
 {
     const struct ui_stack *k = &a->stack;
     int from = k->depth - 1;
-    while (from > 0 && table[k->id[from]]->overlay)
+    while (from > 0 && row(a, k->id[from])->overlay)
         from--;
     for (int i = from; i >= 0 && i < k->depth; i++)
-        table[k->id[i]]->draw(a, k->state[k->id[i]]);
+        row(a, k->id[i])->draw(a, k->state[k->id[i]]);
 }
 
 int ui_overlay_on_top(const struct app *a)
 {
-    return a->stack.depth > 0 && table[ui_top(a)]->overlay;
+    return a->stack.depth > 0 && row(a, ui_top(a))->overlay;
 }

@@ -5,8 +5,9 @@
  * back to the global keys when it is ignored, and draws the stack after every event. Only the
  * stack functions below change which screen is shown; draw functions get const pointers and
  * change nothing. Adding a screen: one file defining `const struct ui_screen screen_NAME`, an
- * id below and its entry in the table in screen.c. (htop's Panel and ScreenManager; ncdu keeps
- * each screen's state in its own file.) */
+ * id below and its entry in the table in app.c, which hands the table to the stack: the stack
+ * knows no screen by name, so the screens can call it without a circle. (htop's Panel and
+ * ScreenManager; ncdu keeps each screen's state in its own file.) */
 #ifndef BANKLAB_UI_SCREEN_H
 #define BANKLAB_UI_SCREEN_H
 
@@ -63,13 +64,15 @@ extern const struct ui_screen screen_tutor, screen_error, screen_toc, screen_swe
 #define UI_STACK_MAX 8
 
 struct ui_stack {
+    const struct ui_screen *const *table;   /* UI_SCREENS rows, by id (ui_screens_init) */
     int depth;
     enum ui_screen_id id[UI_STACK_MAX];
     void *state[UI_SCREENS];  /* each screen's private state */
 };
 
-/* ui_screens_init: allocate and init every screen's state. -1 when out of memory. */
-int ui_screens_init(struct app *a);
+/* ui_screens_init: take the screen table (UI_SCREENS rows by id, kept: it must outlive a),
+ * allocate and init every screen's state. -1 when out of memory. */
+int ui_screens_init(struct app *a, const struct ui_screen *const *table);
 /* ui_screens_done: leave what is on the stack, done and free every state. */
 void ui_screens_done(struct app *a);
 
