@@ -153,7 +153,8 @@ void kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const c
  * Returns 0, or -1 when out of memory. */
 int kres_build_lines(struct gpu_kernel_result *res);
 
-/* ---- the measuring process: cuda_kernel.c (CUDA build) or none_kernel.c ---- */
+/* ---- the measuring process: cuda_kernel.c over cuda_kstate.c, cuda_klaunch.c and
+ * cuda_ksass.c (CUDA build), or none_kernel.c ---- */
 
 /* What lasts between requests: the driver, the device, its context, CUPTI, NVRTC. */
 struct kstate;

@@ -1,0 +1,191 @@
+/* cuda_klaunch.c: one launch of a learner's kernel (cuda_kstate.h): the module loaded, the
+ * launch checked against the device (threads, grid, shared memory, the parameters' sizes),
+ * the buffers allocated and filled with the documented pattern before each run, the launch
+ * and its wait, a fault named. Calls only cuda_kstate.c below it. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cuda_kstate.h"
+
+void kchild_phase(struct child *ch, enum gpu_kernel_phase phase)
+{
+    ch->phase = phase;
+    kwire_phase(ch->fd, phase);
+}
+
+static void fill_chunk(unsigned char *buf, size_t bytes, size_t offset, enum gpu_kernel_fill fill)
+{
+    if (fill == GPU_FILL_ZERO) {
+        memset(buf, 0, bytes);
+        return;
+    }
+    size_t words = bytes / 4, first = offset / 4;
+    for (size_t w = 0; w < words; w++) {
+        size_t k = first + w;
+        if (fill == GPU_FILL_FLOAT) {
+            float f = (float)(k % 1024);
+            memcpy(buf + 4 * w, &f, 4);
+        } else {
+            uint32_t v = (uint32_t)k;
+            memcpy(buf + 4 * w, &v, 4);
+        }
+    }
+    memset(buf + 4 * words, 0, bytes - 4 * words);
+}
+
+/* Write the fill pattern into every buffer (before each launch: runs start alike). */
+static int fill_buffers(struct child *ch)
+{
+    const struct ksrc_kernel *k = ch->kernel;
+    struct kstate *st = ch->st;
+    for (int i = 0; i < k->nparams; i++) {
+        if (!ch->bufs[i])
+            continue;
+        for (size_t off = 0; off < ch->buf_size[i]; off += FILL_CHUNK) {
+            size_t n = ch->buf_size[i] - off < FILL_CHUNK ? ch->buf_size[i] - off : FILL_CHUNK;
+            if (ch->req->fill != GPU_FILL_ZERO || off == 0)
+                fill_chunk(st->fill, n, off, ch->req->fill);
+            CUresult r = st->d.htod(ch->bufs[i] + off, st->fill, n);
+            if (r != CUDA_SUCCESS) {
+                FAIL(ch, GPU_KERNEL_EFAULT, "filling buffer %s: %s (%s)", k->params[i].name,
+                     kcu_name(&st->d, r), kcu_text(&st->d, r));
+                st->dead = 1;
+                return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+int klaunch_setup(struct child *ch)
+{
+    struct kstate *st = ch->st;
+    struct drv *d = &st->d;
+    const struct gpu_kernel_request *req = ch->req;
+    double t0 = kclock_ms();
+    CUresult r = d->module_load(&ch->module, ch->comp.cubin);
+    if (r == CUDA_SUCCESS)
+        r = d->module_function(&ch->func, ch->module, ch->comp.lowered);
+    if (r != CUDA_SUCCESS) {
+        FAIL(ch, GPU_KERNEL_ELAUNCH, "cannot load %s: %s (%s)", ch->res->kernel, kcu_name(d, r),
+             kcu_text(d, r));
+        return -1;
+    }
+    int static_smem = 0, regs = 0, maxthr = 0;
+    d->func_attr(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ch->func);
+    d->func_attr(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ch->func);
+    d->func_attr(&maxthr, CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK, ch->func);
+    ch->res->static_smem = static_smem;
+    ch->res->regs = regs;
+    unsigned long threads = (unsigned long)req->block[0] * req->block[1] * req->block[2];
+    if (maxthr > 0 && threads > (unsigned long)maxthr) {
+        FAIL(ch, GPU_KERNEL_ELAUNCH, "%s can run at most %d threads per block (its "
+             "__launch_bounds__ or its %d registers); --block %ux%ux%u is %lu", ch->res->kernel,
+             maxthr, regs, req->block[0], req->block[1], req->block[2], threads);
+        return -1;
+    }
+    for (int i = 0; i < 3; i++)
+        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i]) {
+            FAIL(ch, GPU_KERNEL_ELAUNCH, "--grid: dimension %c is %u; the device allows %d",
+                 "xyz"[i], req->grid[i], st->grid_max[i]);
+            return -1;
+        }
+    unsigned long long total = (unsigned long long)static_smem + req->smem;
+    if (total > (unsigned long long)st->smem_optin) {
+        FAIL(ch, GPU_KERNEL_ELAUNCH, "%s asks for %llu bytes of shared memory per block (static "
+             "%d + dynamic %llu); the %s allows at most %d", ch->res->kernel, total, static_smem,
+             req->smem, st->name, st->smem_optin);
+        return -1;
+    }
+    if (req->smem > 48 * 1024 - (unsigned long long)static_smem) {
+        r = d->func_set_attr(ch->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+                             (int)req->smem);
+        if (r != CUDA_SUCCESS) {
+            FAIL(ch, GPU_KERNEL_ELAUNCH, "cannot allow %llu bytes of dynamic shared memory: %s",
+                 req->smem, kcu_text(d, r));
+            return -1;
+        }
+    }
+    /* the compiled kernel must take what the source says */
+    const struct ksrc_kernel *k = ch->kernel;
+    if (d->func_param_info) {
+        int n = 0;
+        size_t off, size;
+        while (n <= KSRC_MAX_PARAMS && d->func_param_info(ch->func, (size_t)n, &off, &size) ==
+                                           CUDA_SUCCESS) {
+            if (n < k->nparams && (int)size != k->params[n].size) {
+                FAIL(ch, GPU_KERNEL_EINPUT, "parameter %d of %s is %zu bytes in the compiled "
+                     "kernel but %s reads as %s (%d bytes)", n + 1, k->name, size, req->path,
+                     k->params[n].type, k->params[n].size);
+                return -1;
+            }
+            n++;
+        }
+        if (n != k->nparams) {
+            FAIL(ch, GPU_KERNEL_EINPUT, "%s takes %d parameters but banklab read %d in %s",
+                 k->name, n, k->nparams, req->path);
+            return -1;
+        }
+    }
+    for (int i = 0; i < k->nparams; i++) {
+        if (k->params[i].kind == KSRC_POINTER) {
+            r = d->mem_alloc(&ch->bufs[i], ch->buf_size[i]);
+            if (r != CUDA_SUCCESS) {
+                FAIL(ch, GPU_KERNEL_EINPUT, "cannot allocate %zu bytes for %s: %s",
+                     ch->buf_size[i], k->params[i].name, kcu_text(d, r));
+                return -1;
+            }
+            ch->params[i] = &ch->bufs[i];
+        } else {
+            ch->params[i] = ch->scalars[i];
+        }
+    }
+    ch->res->timing.load = kclock_ms() - t0;
+    return 0;
+}
+
+static int is_fault(CUresult r)
+{
+    return r == CUDA_ERROR_ILLEGAL_ADDRESS || r == CUDA_ERROR_MISALIGNED_ADDRESS ||
+           r == CUDA_ERROR_ASSERT || r == CUDA_ERROR_ILLEGAL_INSTRUCTION ||
+           r == CUDA_ERROR_INVALID_PC || r == CUDA_ERROR_HARDWARE_STACK_ERROR ||
+           r == CUDA_ERROR_INVALID_ADDRESS_SPACE || r == CUDA_ERROR_LAUNCH_FAILED ||
+           r == CUDA_ERROR_LAUNCH_TIMEOUT;
+}
+
+/* Fill, launch, wait. 0, or -1 with the reason in the result. */
+int klaunch_run(struct child *ch)
+{
+    struct kstate *st = ch->st;
+    struct drv *d = &st->d;
+    const struct gpu_kernel_request *req = ch->req;
+    if (fill_buffers(ch))
+        return -1;
+    kchild_phase(ch, GPU_KPHASE_RUN);
+    CUresult r = d->launch(ch->func, req->grid[0], req->grid[1], req->grid[2], req->block[0],
+                           req->block[1], req->block[2], (unsigned)req->smem, NULL, ch->params,
+                           NULL);
+    if (r != CUDA_SUCCESS && !is_fault(r)) {
+        FAIL(ch, GPU_KERNEL_ELAUNCH, "the launch of %s was refused: %s (%s)", ch->res->kernel,
+             kcu_name(d, r), kcu_text(d, r));
+        return -1;
+    }
+    if (r == CUDA_SUCCESS)
+        r = d->ctx_sync();
+    if (r == CUDA_SUCCESS)
+        return 0;
+    st->dead = 1; /* a fault is sticky: this context takes no more work */
+    const char *hint = "";
+    char buf[160];
+    if (r == CUDA_ERROR_ILLEGAL_ADDRESS) {
+        bl_fmt(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
+              "bytes: --buffer-size) or past shared memory", req->buffer_size);
+        hint = buf;
+    } else if (r == CUDA_ERROR_MISALIGNED_ADDRESS) {
+        hint = ": a vector access at an address that is not a multiple of its width";
+    }
+    FAIL(ch, is_fault(r) ? GPU_KERNEL_EFAULT : GPU_KERNEL_ELAUNCH, "%s %s: %s%s", ch->res->kernel,
+         is_fault(r) ? "faulted" : "failed", kcu_name(d, r), hint);
+    return -1;
+}

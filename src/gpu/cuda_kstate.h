@@ -1,0 +1,167 @@
+/* cuda_kstate.h: what the files of the CUDA measuring process share (src/gpu/cuda_k*.c): the
+ * driver and CUPTI tables, the state kept between requests (struct kstate, cuda_kstate.c) and
+ * one request in flight (struct child). The files call down only: cuda_kernel.c (a request
+ * from start to end) -> cuda_ksass.c (SASS metrics, the range profiler) -> cuda_klaunch.c
+ * (buffers, launch) -> cuda_kstate.c (driver, device, CUPTI). Not for use outside them. */
+#ifndef BANKLAB_CUDA_KSTATE_H
+#define BANKLAB_CUDA_KSTATE_H
+
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include <cuda.h>
+#include <cupti_pcsampling.h>
+#include <cupti_profiler_target.h>
+#include <cupti_sass_metrics.h>
+#include <cupti_target.h>
+
+#include "cuda_kernel_impl.h"
+
+#define FILL_CHUNK (4u << 20)            /* bytes of fill pattern made at a time */
+
+/* ---- libcuda ---- */
+
+struct drv {
+    void *lib;
+    CUresult (*init)(unsigned);
+    CUresult (*driver_version)(int *);
+    CUresult (*device_count)(int *);
+    CUresult (*device_get)(CUdevice *, int);
+    CUresult (*device_name)(char *, int, CUdevice);
+    CUresult (*device_attr)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*device_uuid)(CUuuid *, CUdevice);                         /* optional */
+    CUresult (*ctx_retain)(CUcontext *, CUdevice);
+    CUresult (*ctx_set)(CUcontext);
+    CUresult (*ctx_sync)(void);
+    CUresult (*module_load)(CUmodule *, const void *);
+    CUresult (*module_unload)(CUmodule);
+    CUresult (*module_function)(CUfunction *, CUmodule, const char *);
+    CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
+    CUresult (*func_set_attr)(CUfunction, CUfunction_attribute, int);
+    CUresult (*func_param_info)(CUfunction, size_t, size_t *, size_t *); /* 12.4+, optional */
+    CUresult (*mem_alloc)(CUdeviceptr *, size_t);
+    CUresult (*mem_free)(CUdeviceptr);
+    CUresult (*htod)(CUdeviceptr, const void *, size_t);
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned,
+                       unsigned, CUstream, void **, void **);
+    CUresult (*error_name)(CUresult, const char **);
+    CUresult (*error_string)(CUresult, const char **);
+};
+
+/* kcu_name, kcu_text: CUDA's name and text of an error ("CUDA_ERROR_UNKNOWN", "unknown error"
+ * when the driver cannot say). */
+const char *kcu_name(const struct drv *d, CUresult r);
+const char *kcu_text(const struct drv *d, CUresult r);
+
+/* ---- libcupti: SASS metrics and the SASS-to-source correlation ---- */
+
+struct cupti {
+    void *lib;
+    CUptiResult (*result_string)(CUptiResult, const char **);
+    CUptiResult (*prof_init)(CUpti_Profiler_Initialize_Params *);
+    CUptiResult (*prof_deinit)(CUpti_Profiler_DeInitialize_Params *);
+    CUptiResult (*chip_name)(CUpti_Device_GetChipName_Params *);
+    CUptiResult (*num_metrics)(CUpti_SassMetrics_GetNumOfMetrics_Params *);
+    CUptiResult (*metrics)(CUpti_SassMetrics_GetMetrics_Params *);
+    CUptiResult (*properties)(CUpti_SassMetrics_GetProperties_Params *);
+    CUptiResult (*set_config)(CUpti_SassMetricsSetConfig_Params *);
+    CUptiResult (*unset_config)(CUpti_SassMetricsUnsetConfig_Params *);
+    CUptiResult (*enable)(CUpti_SassMetricsEnable_Params *);
+    CUptiResult (*disable)(CUpti_SassMetricsDisable_Params *);
+    CUptiResult (*data_props)(CUpti_SassMetricsGetDataProperties_Params *);
+    CUptiResult (*flush)(CUpti_SassMetricsFlushData_Params *);
+    CUptiResult (*correlate)(CUpti_GetSassToSourceCorrelationParams *);
+};
+
+/* kcupti_why: one line for a failed CUPTI call (bl_cupti_why: busy, not allowed, ...). */
+void kcupti_why(const struct cupti *c, CUptiResult r, const char *call, char *why, size_t n);
+
+/* ---- what lasts between requests ---- */
+
+struct kstate {
+    int device;
+    struct drv d;
+    int have_gpu;
+    char nogpu[GPU_KERNEL_TEXT];     /* why there is no GPU */
+    CUdevice dev;
+    int sm;                          /* compute capability as 90 */
+    int smem_optin, max_threads, grid_max[3];
+    char name[GPU_KERNEL_TEXT];      /* "NVIDIA H200 (sm_90)" */
+    int ctx_ready;
+    struct cupti c;
+    int cupti_tried, cupti_ok;
+    char cupti_why[GPU_KERNEL_TEXT];
+    char chip[64];
+    struct rtc *rtc;
+    unsigned char *fill;             /* FILL_CHUNK bytes of fill pattern */
+    FILE *dbg;                       /* BANKLAB_KERNEL_DEBUG */
+    char dbgpath[PATH_MAX];
+    int dead;                        /* a sticky CUDA error: no more requests */
+    int sass_used;                   /* SASS metrics were configured once: CUPTI 13 refuses a
+                                        second cuptiSassMetricsSetConfig in one process
+                                        (CUPTI_ERROR_OUT_OF_MEMORY on the H200), and the range
+                                        profiler after them profiles nothing */
+    int configured;                  /* metric ids below resolved */
+    CUpti_SassMetrics_Config cfg[16];
+    size_t which[16], ncfg;          /* metric_table index of cfg[i] */
+    int have_ideal;
+    struct devlock *lock;            /* the device's turns (devlock.h), NULL: none to take */
+    char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
+};
+
+/* kdbg: a line in the debug log (BANKLAB_KERNEL_DEBUG), when there is one. */
+void kdbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* kstate_context: the primary context, made current once. 0, or -1 with the reason in res. */
+int kstate_context(struct kstate *st, struct gpu_kernel_result *res);
+/* kstate_cupti: CUPTI loaded and initialised once. 0, or -1 with the reason in
+ * st->cupti_why. */
+int kstate_cupti(struct kstate *st);
+
+/* ---- one request ---- */
+
+struct child {
+    struct kstate *st;
+    const struct gpu_kernel_request *req;
+    const char *src;
+    size_t len;
+    struct gpu_kernel_result *res;
+    int fd;
+    enum gpu_kernel_phase phase; /* the last one sent */
+    char realpath[PATH_MAX];     /* the program's name for NVRTC (line info, ncu) */
+    char dir[PATH_MAX];          /* its directory: -I */
+    struct ksrc_kernel kernels[KSRC_MAX_KERNELS];
+    int nkernels;
+    const struct ksrc_kernel *kernel;
+    char name_expr[GPU_KERNEL_TEXT];
+    char name_error[GPU_KERNEL_TEXT];
+    struct compiled comp;
+    CUmodule module;
+    CUfunction func;
+    void *params[KSRC_MAX_PARAMS];
+    unsigned char scalars[KSRC_MAX_PARAMS][8];
+    CUdeviceptr bufs[KSRC_MAX_PARAMS];
+    size_t buf_size[KSRC_MAX_PARAMS];
+};
+
+#define FAIL(ch, st, ...) kres_fail((ch)->res, (st), __VA_ARGS__)
+
+/* kchild_phase: the request's phase, sent to the caller. */
+void kchild_phase(struct child *ch, enum gpu_kernel_phase phase);
+
+/* klaunch_setup: load the kernel, check its launch against the device, allocate its buffers.
+ * klaunch_run: fill the buffers, launch, wait. Both: 0, or -1 with the reason in the result
+ * (cuda_klaunch.c). */
+int klaunch_setup(struct child *ch);
+int klaunch_run(struct child *ch);
+
+/* ksass_resolve: the SASS metrics' ids on this chip (once per process). 0, or -1 with why.
+ * ksass_measure: SASS metrics around one run of the kernel, then correlation and decoding
+ * into the result; 0, or -1 with the reason in it. kcounters_measure: the range profiler's
+ * counters of one run (--counters), or the note why not (cuda_ksass.c). */
+int ksass_resolve(struct kstate *st, char *why, size_t whysz);
+int ksass_measure(struct child *ch);
+void kcounters_measure(struct child *ch);
+
+#endif
