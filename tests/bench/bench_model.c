@@ -68,23 +68,14 @@ static long sweep(void)
     return sum;
 }
 
-int main(int argc, char **argv)
+/* 1. bank_simulate alone over prepared accesses (the sweep's mix of widths and strides).
+ * 0, or 1 after the message when a checksum is off. */
+static int bench_mix(int reps, long expect)
 {
-    int quick = argc > 1 && !strcmp(argv[1], "--quick");  /* smoke test: fewer repetitions */
-    int reps = quick ? 2 : 20;
     static struct bank_access accs[NACC];
     static struct bank_result res;
     for (int i = 0; i < NACC; i++)
         sweep_access(i, &accs[i]);
-
-    /* Warm-up, and the checksum every run must reproduce. */
-    long expect = sweep();
-    if (expect <= 0) {
-        fprintf(stderr, "bench_model: bank_simulate failed in the sweep\n");
-        return 1;
-    }
-
-    /* 1. bank_simulate alone over prepared accesses (the sweep's mix of widths and strides). */
     double rate[RUNS];
     for (int r = 0; r < RUNS; r++) {
         long sum = 0;
@@ -106,10 +97,16 @@ int main(int argc, char **argv)
            "accesses, range %.2f-%.2f M/s\n",
            rate_med / 1e6, 1e9 / rate_med, RUNS, reps * NACC, rate[0] / 1e6,
            rate[RUNS - 1] / 1e6);
+    return 0;
+}
 
-    /* 1b. The two ends of the mix: conflict-free stride-1 floats, 32-way stride-32 floats. */
+/* 1b. The two ends of the mix: conflict-free stride-1 floats, 32-way stride-32 floats. 0, or
+ * 1 after the message when a result is off. */
+static int bench_ends(int reps)
+{
     static const struct { const char *name; unsigned stride; } ends[] = {
         {"stride 1 (conflict-free)", 1}, {"stride 32 (32-way)", 32}};
+    static struct bank_result res;
     for (int e = 0; e < 2; e++) {
         static struct bank_access one;
         sweep_access((int)(ends[e].stride - 1) * NWIDTHS + 2, &one);  /* width 4 */
@@ -132,15 +129,20 @@ int main(int argc, char **argv)
         printf("model: bank_simulate, float %s: %.2f M accesses/s (%.0f ns each)\n",
                ends[e].name, m1 / 1e6, 1e9 / m1);
     }
+    return 0;
+}
 
-    /* 2. The full sweep, offsets included: median of runs, each the mean of reps sweeps. */
+/* 2. The full sweep, offsets included: median of runs, each the mean of reps sweeps. 0 when
+ * it is under the limit, 1 when it is not; -1 after the message when the checksum changed. */
+static int bench_sweep(int reps, long expect)
+{
     double ms[RUNS];
     for (int r = 0; r < RUNS; r++) {
         double t0 = now_s();
         for (int k = 0; k < reps; k++)
             if (sweep() != expect) {
                 fprintf(stderr, "bench_model: sweep checksum changed\n");
-                return 1;
+                return -1;
             }
         ms[r] = (now_s() - t0) * 1e3 / reps;
     }
@@ -151,46 +153,63 @@ int main(int argc, char **argv)
            NSTRIDES, NACC, ms_med, RUNS, reps, ms[0], ms[RUNS - 1], SWEEP_LIMIT_MS,
            ok ? "ok" : "TOO SLOW");
     printf("model: sweep checksum %ld wavefronts\n", expect);
+    return ok ? 0 : 1;
+}
 
-    /* 3. Pattern text -> offsets -> model, as the playground does on every key press. */
-    static const struct { const char *text, *param; unsigned by; int wavefronts; } pats[] = {
-        {"__shared__ float data[32][32]; data[threadIdx.x][0]", NULL, 1, 32},
-        {"__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]", "PAD", 8, 1},
-        {"__shared__ struct { float x, y, z; } p[256]; p[lane].x", NULL, 1, 1},
-        {"__shared__ float4 v[64]; v[lane * 2]", NULL, 1, 8},
-        {"__shared__ float s[1024]; s[lane * 32] = 1.0f", NULL, 1, 32},
-    };
-    int npat = (int)(sizeof pats / sizeof pats[0]);
+/* The five patterns of `banklab sim --help`, with the wavefronts each must give. */
+static const struct { const char *text, *param; unsigned by; int wavefronts; } pats[] = {
+    {"__shared__ float data[32][32]; data[threadIdx.x][0]", NULL, 1, 32},
+    {"__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]", "PAD", 8, 1},
+    {"__shared__ struct { float x, y, z; } p[256]; p[lane].x", NULL, 1, 1},
+    {"__shared__ float4 v[64]; v[lane * 2]", NULL, 1, 8},
+    {"__shared__ float s[1024]; s[lane * 32] = 1.0f", NULL, 1, 32},
+};
+#define NPATS ((int)(sizeof pats / sizeof pats[0]))
+
+/* Pattern i from text to wavefronts; the parse's time added to *t_parse. 0, or 1 after the
+ * message when it fails or gives another result. */
+static int one_pattern(int i, double *t_parse)
+{
+    static struct bank_result res;
+    struct pattern *pt = NULL;
+    struct pattern_error err;
+    struct pattern_env env;
+    struct bank_access acc;
+    double t0 = now_s();
+    if (pattern_parse(pats[i].text, &pt, &err)) {
+        fprintf(stderr, "bench_model: pattern %d: %s\n", i, err.msg);
+        return 1;
+    }
+    *t_parse += now_s() - t0;
+    pattern_env_init(&env);
+    env.block[1] = pats[i].by;
+    if (pats[i].param)
+        pattern_env_set(&env, pats[i].param, 1);
+    if (pattern_eval(pt, &env, 0, &acc, NULL, &err) ||
+        bank_simulate(&acc, &res, NULL) != BANK_OK ||
+        res.wavefronts != pats[i].wavefronts) {
+        fprintf(stderr, "bench_model: pattern %d: wrong result (%s)\n", i, err.msg);
+        pattern_free(pt);
+        return 1;
+    }
+    pattern_free(pt);
+    return 0;
+}
+
+/* 3. Pattern text -> offsets -> model, as the playground does on every key press. 0, or 1
+ * after the message. */
+static int bench_patterns(int quick)
+{
     int preps = quick ? 200 : 4000;
     double prate[RUNS], erate[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double t_parse = 0, t0;
+        double t_parse = 0;
         long n = 0;
         double tall0 = now_s();
         for (int k = 0; k < preps; k++) {
-            for (int i = 0; i < npat; i++) {
-                struct pattern *pt = NULL;
-                struct pattern_error err;
-                struct pattern_env env;
-                struct bank_access acc;
-                t0 = now_s();
-                if (pattern_parse(pats[i].text, &pt, &err)) {
-                    fprintf(stderr, "bench_model: pattern %d: %s\n", i, err.msg);
+            for (int i = 0; i < NPATS; i++) {
+                if (one_pattern(i, &t_parse))
                     return 1;
-                }
-                t_parse += now_s() - t0;
-                pattern_env_init(&env);
-                env.block[1] = pats[i].by;
-                if (pats[i].param)
-                    pattern_env_set(&env, pats[i].param, 1);
-                if (pattern_eval(pt, &env, 0, &acc, NULL, &err) ||
-                    bank_simulate(&acc, &res, NULL) != BANK_OK ||
-                    res.wavefronts != pats[i].wavefronts) {
-                    fprintf(stderr, "bench_model: pattern %d: wrong result (%s)\n", i, err.msg);
-                    pattern_free(pt);
-                    return 1;
-                }
-                pattern_free(pt);
                 n++;
             }
         }
@@ -201,6 +220,25 @@ int main(int argc, char **argv)
     double e_med = median(erate, RUNS), p_med = median(prate, RUNS);
     printf("model: pattern parse+eval+simulate %.0f k patterns/s (%.1f us each; parse alone "
            "%.1f us), median of %d runs x %d, the 5 patterns of banklab sim --help\n",
-           e_med / 1e3, 1e6 / e_med, 1e6 / p_med, RUNS, preps * npat);
-    return ok ? 0 : 1;
+           e_med / 1e3, 1e6 / e_med, 1e6 / p_med, RUNS, preps * NPATS);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    int quick = argc > 1 && !strcmp(argv[1], "--quick");  /* smoke test: fewer repetitions */
+    int reps = quick ? 2 : 20;
+
+    /* Warm-up, and the checksum every run must reproduce. */
+    long expect = sweep();
+    if (expect <= 0) {
+        fprintf(stderr, "bench_model: bank_simulate failed in the sweep\n");
+        return 1;
+    }
+    if (bench_mix(reps, expect) || bench_ends(reps))
+        return 1;
+    int slow = bench_sweep(reps, expect);
+    if (slow < 0 || bench_patterns(quick))
+        return 1;
+    return slow;
 }
