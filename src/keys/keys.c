@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../base/fmt.h"
+
 #define K(k, act) {(k), 0, (act)}
 #define RANGE(lo, hi, act) {(lo), (hi), (act)}
 #define EN_ZH(en, zh) {(en), (zh)}
@@ -224,10 +226,8 @@ static void add(char *buf, size_t size, size_t *o, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(buf + *o, size - *o, fmt, ap);
+    *o += bl_vfmt(buf + *o, size - *o, fmt, ap);
     va_end(ap);
-    if (k > 0)
-        *o = *o + (size_t)k < size ? *o + (size_t)k : size - 1;
 }
 
 /* a row's keys named and joined by sep ("n Space Right", "n/Space/Right"), ranges as "1-9" */

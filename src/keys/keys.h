@@ -2,7 +2,7 @@
  * and the words the key bars, the help screen and the man page use for them, in English and
  * Chinese. The UI dispatches through it (keys_action) and derives its key bars and help
  * screen from it; the lesson checker derives the keys a lesson parameter may not take
- * (keys_reserved); a unit test holds the man page to it. Pure C with no other room below it:
+ * (keys_reserved); a unit test holds the man page to it. Pure C over src/base alone:
  * no curses (src/ui/input.c turns the terminal's key codes into the names below). */
 #ifndef BANKLAB_KEYS_H
 #define BANKLAB_KEYS_H

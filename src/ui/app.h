@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../base/fmt.h"
 #include "../gpu/gpu.h"
 #include "../keys/keys.h"
 #include "../lesson/lesson.h"

@@ -52,11 +52,8 @@ const char *flow_fmt(struct flow *f, const char *fmt, ...)
     char *s = f->pool + f->used;
     va_list ap;
     va_start(ap, fmt);
-    int k = vsnprintf(s, room, fmt, ap);
+    f->used += bl_vfmt(s, room, fmt, ap) + 1;   /* cut to the room left: the whole pool */
     va_end(ap);
-    if (k < 0)
-        k = 0;
-    f->used += (size_t)k < room ? (size_t)k + 1 : room;
     return s;
 }
 

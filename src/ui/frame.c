@@ -10,7 +10,7 @@ void app_msg(struct app *a, int warn, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(a->msg, sizeof a->msg, fmt, ap);
+    bl_vfmt(a->msg, sizeof a->msg, fmt, ap);
     va_end(ap);
     a->msg_warn = warn;
 }
