@@ -1,0 +1,474 @@
+/* sim_args.c: the options of `banklab sim` (sim.h): parsed strictly (whole numbers, ranges,
+ * options that exclude or need each other), each error one line naming the option, then the
+ * short usage; and the --help text. The run is sim.c. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "sim.h"
+
+void sim_short_usage(FILE *f)
+{
+    fputs("usage: banklab sim PATTERN [--block XxYxZ] [--warp N] [--param NAME=VALUE]...\n"
+          "                  [--access N] [--dynamic BYTES] [--mask HEX] [OUTPUT OPTIONS]\n"
+          "       banklab sim --offsets LIST [--width 1|2|4|8|16] [--store] [--mask HEX]\n"
+          "                  [OUTPUT OPTIONS]\n"
+          "output options: --json --ascii --no-color --lanes --columns N --svg FILE\n"
+          "measure it:     --gpu [--device N] | --replay FILE\n"
+          "many patterns:  --script FILE (one pattern a line; - reads stdin)\n"
+          "banklab sim --help explains everything, with examples.\n",
+          f);
+}
+
+/* --help, first half: the forms and their options. */
+static void help_options(FILE *f)
+{
+    fputs(
+        "banklab sim: run one warp's shared-memory access through the bank model.\n"
+        "\n"
+        "usage: banklab sim PATTERN [OPTIONS]\n"
+        "       banklab sim --offsets LIST [--width N] [--store] [--mask HEX] [OPTIONS]\n"
+        "\n"
+        "PATTERN is one argument in CUDA-like text: declarations, then one or more\n"
+        "accesses, separated by ';'. An expression alone is a load; 'a[i] = v' a store.\n"
+        "  types: char short int unsigned float double half float2 float4 int2 int4,\n"
+        "         struct { float x, y, z; }, arrays of 1-3 dimensions, extern arrays\n"
+        "  names: threadIdx.x/y/z blockDim.x/y/z lane warp tid, locals, parameters\n"
+        "  operators: + - * / % << >> & | ^ ~ ! comparisons && || ?: () min() max()\n"
+        "\n"
+        "Pattern options:\n"
+        "  --block XxYxZ|XxY|X  block shape (default 32); warp w is the threads with\n"
+        "                       tid = x + y*X + z*X*Y in 32w .. 32w+31\n"
+        "  --warp N             which warp of the block (default 0)\n"
+        "  --param NAME=VALUE   give a parameter a value (repeatable), e.g. PAD=1\n"
+        "  --access N           show only access N (from 1) of a pattern with several\n"
+        "  --dynamic BYTES      dynamic shared memory size (third launch parameter)\n"
+        "\n"
+        "Raw form (no pattern):\n"
+        "  --offsets LIST       32 comma-separated byte offsets (decimal or 0x hex)\n"
+        "  --width N            bytes per lane: 1, 2, 4, 8 or 16 (default 4)\n"
+        "  --store              a store (default a load; stores never fuse passes)\n"
+        "Both forms:\n"
+        "  --mask HEX           active lanes, bit n = lane n (default ffffffff); with a\n"
+        "                       pattern it further restricts the lanes the pattern uses\n"
+        "\n"
+        "Output options:\n"
+        "  --json               one JSON object instead of text (see below)\n"
+        "  --ascii              ASCII characters only (no box drawing)\n"
+        "  --no-color           no colour (there is none either with NO_COLOR set or\n"
+        "                       when the output is not a terminal); with --svg,\n"
+        "                       a black-and-white picture\n"
+        "  --lanes              always print the per-lane table (lane, offset, word,\n"
+        "                       bank, pass); by default only for a single access\n"
+        "  --columns N          layout width (default: the terminal's, else 80); from\n"
+        "                       143 all 32 banks sit in one band, else two bands of 16\n"
+        "  --svg FILE           also write the grid as an SVG picture (one access)\n"
+        "  -h, --help           this help\n"
+        "\n"
+        "Measuring (the same request the tutorial sends):\n"
+        "  --gpu                also run the access on the GPU now: hardware counters on\n"
+        "                       one warp, the time of one warp access with every SM busy;\n"
+        "                       it waits its turn while other banklab processes measure\n"
+        "  --device N           which GPU (default 0)\n"
+        "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
+        "                       --json; the shipped one is assets/h200-recording.json)\n"
+        "  --script FILE        many patterns, one a line (- reads stdin; blank lines and\n"
+        "                       lines starting with # are skipped), each with the options\n"
+        "                       given here; the GPU (or the recording) is opened once, as\n"
+        "                       the tutorial keeps it: a lab's or a class's script of\n"
+        "                       measurements. With --json, one object a line (JSON Lines)\n"
+        "                       with \"line\" (its line number) added\n"
+        "  The time of one warp access is the SM time one warp instruction of it costs\n"
+        "  while every SM runs many warps of it (ns, and SM clocks: clk); the slowdown\n"
+        "  compares it with the conflict-free access of the same width and kind (lane l\n"
+        "  at l x width) measured by the same run: a 32-way conflict reads about 32x.\n"
+        "\n"
+        , f);
+}
+
+/* --help, second half: reading the grid and the JSON, examples, the exit status. */
+static void help_output(FILE *f)
+{
+    fputs(
+        "The grid: a column per bank, a row per distinct 4-byte word the bank must serve\n"
+        "in the pass (rows 2 and below are extra wavefronts). A cell shows the lowest\n"
+        "lane asking for the word, and a mark: * broadcast (several lanes, one word:\n"
+        "free), ! conflict (the bank serves more than one word), # both. The 'words'\n"
+        "row counts each bank's words; ^ (a triangle in Unicode) marks the worst bank\n"
+        "of a pass that has a conflict.\n"
+        "8-byte accesses run in 2 passes of 16 lanes, 16-byte ones in 4 passes of 8,\n"
+        "unless neighbouring lanes (n^1 or n^2) load the same address: then passes fuse\n"
+        "in pairs ('paired'). Summary: wavefronts (sum of pass costs), passes,\n"
+        "conflicts = wavefronts - passes (what Nsight Compute's\n"
+        "l1tex__data_bank_conflicts_pipe_lsu_mem_shared counters report), ways (the\n"
+        "worst pass), the conflicting lanes.\n"
+        "\n"
+        "JSON (--json): one object with integer fields wavefronts, passes, conflicts,\n"
+        "ways, npasses, width; paired (bool); op (\"load\"/\"store\"); mask (hex string);\n"
+        "conflict_lanes [lane...]; lanes: 32 x {lane, active, offset, banks [...],\n"
+        "words [...], pass (from 0), conflict}; pass_detail: npasses x {pass, lanes,\n"
+        "cost, worst_bank, banks: 32 x {bank, words: [{word, lanes}...]}}.\n"
+        "With a pattern also: pattern (text), params {NAME: value}, block [x,y,z],\n"
+        "warp, dynamic, arrays [{name, type, elem_size, dims, base, bytes, dynamic}],\n"
+        "access {index (from 1), kind, array, type, text}. When a pattern has several\n"
+        "accesses and --access is not given, the per-access fields move into an\n"
+        "\"accesses\" array, one object per access in pattern order.\n"
+        "With --gpu or --replay each access also has measured {status (\"ok\",\n"
+        "\"not-recorded\", \"unavailable\", \"failed\", ...), wavefronts, conflicts,\n"
+        "ns_per_access, clk_per_access, ref_ns_per_access, slowdown (numbers, or null\n"
+        "when not measured), source (\"measured now on <device>\" or \"recorded on\n"
+        "<device>, <date>\"), provenance, error, counters_busy (another profiler held\n"
+        "the counters)}; with --gpu also wait_ms (the wait for the GPU's turn),\n"
+        "request_ms (request to numbers), open_ms (start-up, for the first access) and\n"
+        "lock (how turns are taken).\n"
+        "\n"
+        "Examples:\n"
+        "  banklab sim '__shared__ float data[32][32]; data[threadIdx.x][0]'\n"
+        "      a column: 32 lanes in bank 0, 32 wavefronts\n"
+        "  banklab sim --block 32x8 --param PAD=1 \\\n"
+        "      '__shared__ float tile[32][32 + PAD]; tile[threadIdx.x][threadIdx.y]'\n"
+        "      padded by one float: 1 wavefront\n"
+        "  banklab sim '__shared__ struct { float x, y, z; } p[256]; p[lane].x'\n"
+        "      stride of 3 words: conflict-free\n"
+        "  banklab sim '__shared__ float4 v[64]; v[lane * 2]'   8 wavefronts, 4 conflicts\n"
+        "  banklab sim '__shared__ float s[1024]; s[lane * 32] = 1.0f'      32-way store\n"
+        "  banklab sim '__shared__ float s[64]; s[0]' --json          broadcast, as JSON\n"
+        "  banklab sim --offsets $(seq -s, 0 8 248) --width 8      float2, 2 wavefronts\n"
+        "  banklab sim --offsets $(seq -s, 0 128 3968) --store --mask 0000ffff   16-way\n"
+        "\n"
+        "  banklab sim '__shared__ float s[1024]; s[lane * 32]' \\\n"
+        "      --replay assets/h200-recording.json   the H200's 32-way time: about 32x\n"
+        "\n"
+        "Exit status: 0 success (also when a recording has no measurement of the access:\n"
+        "it says so); 1 a recording says a run failed; 2 bad usage or bad input (a\n"
+        "pattern error prints the message, the pattern and a caret under the place on\n"
+        "stderr; an unreadable recording names the file); 3 --gpu without a usable GPU\n"
+        "(one line on stderr, nothing on stdout); 4 --gpu could not measure all of it\n"
+        "(counters busy or not allowed, no turn on the GPU within 30 s, a failed run:\n"
+        "one line on stderr says what and why; what was measured is printed). With\n"
+        "--script every line runs, a line's error names the line, and the exit status is\n"
+        "that of the first line that failed (3 at once when no GPU answers).\n"
+        , f);
+}
+
+static void help(FILE *f)
+{
+    help_options(f);
+    help_output(f);
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fputs("banklab sim: ", stderr);
+    fprintf(stderr, fmt, CLI_CLEAN(arg ? arg : ""));
+    fputc('\n', stderr);
+    sim_short_usage(stderr);
+    return EXIT_USAGE;
+}
+
+/* Strict unsigned parse: decimal or 0x hex, the whole string, no sign. */
+static int parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    /* Decimal or 0x hex; a leading 0 is not octal ("010" is ten). */
+    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
+    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
+    if (errno || *end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_ll(const char *s, long long *out)
+{
+    if (!s || !*s || *s == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    const char *d = *s == '-' || *s == '+' ? s + 1 : s;
+    int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
+    long long v = strtoll(s, &end, hex ? 16 : 10);
+    if (errno || *end || end == s)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
+{
+    uint64_t v;
+    if (parse_u64(s, &v) || v < lo || v > hi)
+        return -1;
+    *out = (unsigned)v;
+    return 0;
+}
+
+static int parse_offsets(const char *s, uint64_t *off)
+{
+    int n = 0;
+    const char *p = s;
+    char tok[40];
+    for (;;) {
+        const char *comma = strchr(p, ',');
+        size_t len = comma ? (size_t)(comma - p) : strlen(p);
+        while (len && (*p == ' ' || *p == '\t')) {
+            p++;
+            len--;
+        }
+        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
+            len--;
+        if (len == 0 || len >= sizeof tok || n >= BANK_LANES)
+            return n >= BANK_LANES ? BANK_LANES + 1 : -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (parse_u64(tok, &off[n]))
+            return -1;
+        n++;
+        if (!comma)
+            break;
+        p = comma + 1;
+    }
+    return n;
+}
+
+static int parse_mask(const char *s, uint32_t *out)
+{
+    if (!strncmp(s, "0x", 2) || !strncmp(s, "0X", 2))
+        s += 2;
+    size_t n = strlen(s);
+    if (n == 0 || n > 8 || strspn(s, "0123456789abcdefABCDEF") != n)
+        return -1;
+    *out = (uint32_t)strtoul(s, NULL, 16);
+    return 0;
+}
+
+static int parse_block(const char *s, unsigned block[3])
+{
+    unsigned v[3] = {1, 1, 1};
+    int n = 0;
+    const char *p = s;
+    char tok[16];
+    for (;;) {
+        const char *x = strpbrk(p, "xX");
+        size_t len = x ? (size_t)(x - p) : strlen(p);
+        if (n >= 3 || len == 0 || len >= sizeof tok)
+            return -1;
+        memcpy(tok, p, len);
+        tok[len] = 0;
+        if (parse_small(tok, 1, 1024, &v[n]))
+            return -1;
+        n++;
+        if (!x)
+            break;
+        p = x + 1;
+    }
+    if (v[2] > 64 || (uint64_t)v[0] * v[1] * v[2] > 1024)
+        return -1;
+    memcpy(block, v, sizeof v);
+    return 0;
+}
+
+/* Returns the value of --opt=VALUE or --opt VALUE (advancing *i), NULL when it is missing. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched)
+{
+    const char *a = argv[*i];
+    size_t n = strlen(name);
+    *matched = 0;
+    if (strncmp(a, name, n))
+        return NULL;
+    if (a[n] == '=') {
+        *matched = 1;
+        return a + n + 1;
+    }
+    if (a[n] != 0)
+        return NULL;
+    *matched = 1;
+    if (*i + 1 >= argc)
+        return NULL;
+    return argv[++*i];
+}
+
+/* Options that exclude or need each other. 0, or EXIT_USAGE after the message. */
+static int check_args(const struct sim_args *a)
+{
+    if (a->pattern && a->have_offsets)
+        return usage_error("give a PATTERN or --offsets, not both%s", "");
+    if (a->gpu && a->replay)
+        return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
+    if (a->device_set && !a->gpu)
+        return usage_error("--device picks the GPU of --gpu%s", "");
+    if (a->script && (a->pattern || a->have_offsets))
+        return usage_error("--script gives the patterns, one a line: no PATTERN or --offsets "
+                           "beside it%s", "");
+    if (a->script && a->svg)
+        return usage_error("--svg draws one access; --script runs many%s", "");
+    if (!a->pattern && !a->have_offsets && !a->script)
+        return usage_error("nothing to simulate: give a PATTERN, --offsets LIST or --script "
+                           "FILE%s", "");
+    if (a->pattern || a->script) {
+        if (a->width_set)
+            return usage_error("--width belongs to --offsets; a pattern's types set the "
+                               "width%s", "");
+        if (a->store)
+            return usage_error("--store belongs to --offsets; a pattern stores with "
+                               "'a[i] = value'%s", "");
+    } else {
+        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
+                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
+                          : a->access ? "--access" : NULL;
+        if (bad)
+            return usage_error("%s needs a PATTERN (it means nothing for --offsets)", bad);
+    }
+    return 0;
+}
+
+/* --param NAME=VALUE into a->env. 0, or EXIT_USAGE after the message. */
+static int param_opt(struct sim_args *a, const char *v)
+{
+    const char *eq = v ? strchr(v, '=') : NULL;
+    char name[PATTERN_NAME_MAX];
+    long long val;
+    size_t len = eq ? (size_t)(eq - v) : 0;
+    if (!eq || len == 0 || len >= sizeof name)
+        return usage_error("--param wants NAME=VALUE, got '%s'", v);
+    memcpy(name, v, len);
+    name[len] = 0;
+    if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
+            != len || (name[0] >= '0' && name[0] <= '9'))
+        return usage_error("--param: '%s' is not a name", name);
+    if (parse_ll(eq + 1, &val))
+        return usage_error("--param wants an integer value, got '%s'", v);
+    for (int k = 0; k < a->env.nparams; k++)
+        if (!strcmp(a->env.param[k].name, name))
+            return usage_error("--param: %s is given twice", name);
+    if (pattern_env_set(&a->env, name, val))
+        return usage_error("--param: too many parameters (at '%s')", v);
+    a->params_set = 1;
+    return 0;
+}
+
+/* --offsets LIST into a->offset. 0, or EXIT_USAGE after the message. */
+static int offsets_opt(struct sim_args *a, const char *v)
+{
+    int n = v ? parse_offsets(v, a->offset) : -1;
+    if (n < 0)
+        return usage_error("--offsets wants 32 byte offsets separated by commas "
+                           "(decimal or 0x hex), got '%s'", v);
+    if (n != BANK_LANES) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "%s%d", n > BANK_LANES ? "more than " : "",
+                 n > BANK_LANES ? BANK_LANES : n);
+        return usage_error("--offsets wants exactly 32 offsets, one per lane; got %s",
+                           msg);
+    }
+    a->have_offsets = 1;
+    return 0;
+}
+
+int sim_parse_args(int argc, char **argv, struct sim_args *a)
+{
+    memset(a, 0, sizeof *a);
+    pattern_env_init(&a->env);
+    a->width = 4;
+    a->mask = 0xffffffffu;
+    a->lanes = -1;
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        const char *v;
+        int m;
+        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
+            help(stdout);
+            return -1;
+        } else if (!strcmp(arg, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(arg, "--ascii")) {
+            a->ascii = 1;
+        } else if (!strcmp(arg, "--no-color") || !strcmp(arg, "--no-colour")) {
+            a->no_color = 1;
+        } else if (!strcmp(arg, "--store")) {
+            a->store = 1;
+        } else if (!strcmp(arg, "--lanes")) {
+            a->lanes = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--block", &m)) || m) {
+            if (!v || parse_block(v, a->env.block))
+                return usage_error("--block wants XxYxZ, XxY or X with at most 1024 threads "
+                                   "(z <= 64), got '%s'", v);
+            a->block_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--warp", &m)) || m) {
+            if (!v || parse_small(v, 0, 31, &a->env.warp))
+                return usage_error("--warp wants a warp number 0..31, got '%s'", v);
+            a->warp_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--param", &m)) || m) {
+            if (param_opt(a, v))
+                return EXIT_USAGE;
+        } else if ((v = opt_value(argc, argv, &i, "--access", &m)) || m) {
+            unsigned n;
+            if (!v || parse_small(v, 1, PATTERN_MAX_ACCESSES, &n))
+                return usage_error("--access wants an access number from 1, got '%s'", v);
+            a->access = (int)n;
+        } else if ((v = opt_value(argc, argv, &i, "--dynamic", &m)) || m) {
+            if (!v || parse_u64(v, &a->env.dyn_bytes))
+                return usage_error("--dynamic wants a byte count, got '%s'", v);
+            a->dyn_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--offsets", &m)) || m) {
+            if (offsets_opt(a, v))
+                return EXIT_USAGE;
+        } else if ((v = opt_value(argc, argv, &i, "--width", &m)) || m) {
+            if (!v || parse_small(v, 1, 16, &a->width) ||
+                (a->width != 1 && a->width != 2 && a->width != 4 && a->width != 8 &&
+                 a->width != 16))
+                return usage_error("--width wants 1, 2, 4, 8 or 16 (bytes per lane), got '%s'",
+                                   v);
+            a->width_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--mask", &m)) || m) {
+            if (!v || parse_mask(v, &a->mask))
+                return usage_error("--mask wants up to 8 hex digits (bit n = lane n), got '%s'",
+                                   v);
+            a->mask_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--columns", &m)) || m) {
+            unsigned c;
+            if (!v || parse_small(v, 40, 1000, &c))
+                return usage_error("--columns wants a width of 40..1000, got '%s'", v);
+            a->cols = (int)c;
+        } else if (!strcmp(arg, "--gpu")) {
+            a->gpu = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--script", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--script wants a file of patterns, one a line (- for "
+                                   "stdin)%s", "");
+            a->script = v;
+        } else if ((v = opt_value(argc, argv, &i, "--replay", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--replay wants a recording file%s", "");
+            a->replay = v;
+        } else if ((v = opt_value(argc, argv, &i, "--device", &m)) || m) {
+            long long d;
+            if (cli_int_arg("sim", "--device", v, 0, CLI_DEVICE_MAX, &d))
+                return EXIT_USAGE;
+            a->device = (int)d;
+            a->device_set = 1;
+        } else if ((v = opt_value(argc, argv, &i, "--svg", &m)) || m) {
+            if (!v || !*v)
+                return usage_error("--svg wants a file name%s", "");
+            a->svg = v;
+        } else if (!strcmp(arg, "--")) {
+            if (i + 1 < argc && !a->pattern)
+                a->pattern = argv[++i];
+            if (i + 1 < argc)
+                return usage_error("unexpected argument '%s' (one pattern only)", argv[i + 1]);
+        } else if (arg[0] == '-' && arg[1] != 0) {
+            return usage_error("unknown option '%s'", arg);
+        } else if (a->pattern) {
+            return usage_error("unexpected argument '%s': the pattern is one argument "
+                               "(quote it)", arg);
+        } else {
+            a->pattern = arg;
+        }
+    }
+    return check_args(a);
+}
