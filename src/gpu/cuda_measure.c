@@ -3,7 +3,6 @@
  * counters through the busy policy (counters.h). Runs on the runner's worker thread while it
  * holds the device lock. No curses, no cJSON; never prints. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,17 +15,6 @@
 #define COUNT_INSTR (COUNT_ITERS * BL_PATTERN_UNROLL)
 
 /* ---- error plumbing: record file:line, the call and cudaGetErrorString, then return ---- */
-
-void res_fail(struct gpu_result *res, enum gpu_status st, const char *fmt, ...)
-{
-    va_list ap;
-    if (res->status != GPU_OK)
-        return; /* first error wins */
-    res->status = st;
-    va_start(ap, fmt);
-    bl_vfmt(res->error, sizeof res->error, fmt, ap);
-    va_end(ap);
-}
 
 const char *runner_base_name(const char *path)
 {

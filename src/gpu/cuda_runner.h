@@ -16,6 +16,7 @@
 #include "cuda_counters.h"
 #include "devlock.h"
 #include "gpu.h"
+#include "gpu_impl.h"
 
 #define RUNNER_QUEUE 16
 #define WARMUP 2
@@ -69,10 +70,6 @@ struct runner {
     } ref[REF_CACHE];
     int nref, ref_next;
 };
-
-/* res_fail: the first error of a request wins: status and one line. */
-void res_fail(struct gpu_result *res, enum gpu_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 const char *runner_base_name(const char *path);
 

@@ -3,10 +3,12 @@
  * (answers from recorded results; answered at submit time, nothing blocks) and the forwarding
  * to another implementation (the CUDA runner's worker thread, through struct gpu_ops).
  * No CUDA, no curses, no cJSON. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/fmt.h"
 #include "gpu.h"
 #include "gpu_impl.h"
 
@@ -24,6 +26,18 @@ struct gpu {
     struct gpu_result ready[GPU_QUEUE];
     int head, count;
 };
+
+int res_fail(struct gpu_result *res, enum gpu_status st, const char *fmt, ...)
+{
+    if (res->status != GPU_OK)
+        return -1; /* the first failure wins */
+    res->status = st;
+    va_list ap;
+    va_start(ap, fmt);
+    bl_vfmt(res->error, sizeof res->error, fmt, ap);
+    va_end(ap);
+    return -1;
+}
 
 const char *gpu_backend_name(enum gpu_backend b)
 {
@@ -188,8 +202,7 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
         *r = *f.refused;
         return;
     } else {
-        r->status = GPU_ENOTRECORDED;
-        snprintf(r->error, sizeof r->error, "no recorded measurement for this %s",
+        res_fail(r, GPU_ENOTRECORDED, "no recorded measurement for this %s",
                  req->kind == GPU_REQ_CASE ? "kernel setting" : "access");
         return;
     }
@@ -289,9 +302,7 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     out->id = req->id;
     enum gpu_status st = gpu_submit(g, req);
     if (st != GPU_OK) {
-        out->status = st;
-        snprintf(out->error, sizeof out->error, "%s",
-                 st == GPU_EBUSY ? "GPU queue full" : "no GPU available");
+        res_fail(out, st, "%s", st == GPU_EBUSY ? "GPU queue full" : "no GPU available");
         return st;
     }
     while (gpu_wait(g, out, timeout_ms)) {
@@ -300,7 +311,6 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     }
     memset(out, 0, sizeof *out);
     out->id = req->id;
-    out->status = GPU_EFAILED;
-    snprintf(out->error, sizeof out->error, "no result within %d ms", timeout_ms);
+    res_fail(out, GPU_EFAILED, "no result within %d ms", timeout_ms);
     return GPU_EFAILED;
 }

@@ -5,6 +5,12 @@
 
 #include "gpu.h"
 
+/* res_fail: the error convention (src/base/fmt.h) for a result: the first failure wins (its
+ * status and one line; a later call changes nothing while res->status is not GPU_OK).
+ * Returns -1. */
+int res_fail(struct gpu_result *res, enum gpu_status st, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* A handle whose requests all answer GPU_EUNAVAILABLE with `reason`; fills info.
  * Returns NULL only when out of memory. */
 struct gpu *gpu_unavailable_new(const char *reason, struct gpu_info *info);

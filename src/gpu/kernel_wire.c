@@ -61,15 +61,16 @@ void gpu_kernel_result_done(struct gpu_kernel_result *res)
     res->ndiags = res->nfiles = res->ninsts = res->nlines = 0;
 }
 
-void kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
+int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
 {
     if (res->status != GPU_KERNEL_OK)
-        return;
+        return -1; /* the first failure wins */
     res->status = st;
     va_list ap;
     va_start(ap, fmt);
     bl_vfmt(res->error, sizeof res->error, fmt, ap);
     va_end(ap);
+    return -1;
 }
 
 int kres_add_file(struct gpu_kernel_result *res, const char *name)

@@ -8,13 +8,14 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* The one error helper of the pattern language: fills err (when not NULL) with the message, the
- * place (pos: 0-based byte offset in the text, or -1 when not tied to a place; len: bytes to
- * underline) and the lane. A lane >= 0 prefixes the message with "lane N: ". Returns -1, so
- * that a failing step can `return pat_fail(...)`. */
+/* The one error helper of the pattern language (bl_fail's convention: the first failure wins):
+ * fills err (when not NULL and still empty) with the message, the place (pos: 0-based byte
+ * offset in the text, or -1 when not tied to a place; len: bytes to underline) and the lane.
+ * A lane >= 0 prefixes the message with "lane N: ". Returns -1, so that a failing step can
+ * `return pat_fail(...)`. */
 int pat_fail(struct pattern_error *err, int pos, int len, int lane, const char *fmt, ...)
 {
-    if (!err)
+    if (!err || err->msg[0])
         return -1;
     size_t k = lane >= 0 ? bl_fmt(err->msg, sizeof err->msg, "lane %d: ", lane) : 0;
     va_list ap;

@@ -93,8 +93,9 @@ circles() {
 
 # rooms_nm: nm of every room archive of the last build (and main.o, part of cli).
 rooms_nm() {
-    for lib in "$BUILD"/lib/*.a; do
-        [ -f "$lib" ] && nm -A -P -g "$lib" 2>/dev/null
+    for lib in "$BUILD"/lib/*.a; do    # a room that is gone may have left its archive
+        room=$(basename "$lib" .a)
+        [ -f "$lib" ] && [ -d "src/$room" ] && nm -A -P -g "$lib" 2>/dev/null
     done
     [ -f "$BUILD/obj/src/cli/main.o" ] && nm -A -P -g "$BUILD/obj/src/cli/main.o" 2>/dev/null \
         | sed "s|^$BUILD/obj/src/cli/main.o:|$BUILD/lib/cli.a[main.o]:|"
