@@ -740,11 +740,10 @@ static int parse_options(int argc, char **argv, struct lab *lab, struct lab_opts
                     return EXIT_USAGE;
                 lab->scripted = 1;
             } else if (!strcmp(a, "--lang")) {
-                if (strcmp(v, "zh") && strcmp(v, "en")) {
+                if (lesson_lang_parse(v, &lab->lang) != 0) {
                     fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", CLI_CLEAN(v));
                     return EXIT_USAGE;
                 }
-                lab->lang = strcmp(v, "zh") ? LANG_EN : LANG_ZH;
             } else if (!strcmp(a, "--replay")) {
                 o->replay = v;
             } else if (!strcmp(a, "--tries")) {

@@ -47,12 +47,11 @@ static void lesson_report(const struct lesson_error *e, void *ctx)
 
 static enum lesson_lang pick_lang(const char *opt, const char *saved)
 {
-    if (opt)
-        return strcmp(opt, "zh") ? LANG_EN : LANG_ZH;
-    if (saved && !strcmp(saved, "zh"))
-        return LANG_ZH;
-    if (saved && !strcmp(saved, "en"))
-        return LANG_EN;
+    enum lesson_lang lang;
+    if (opt)  /* checked: zh or en */
+        return lesson_lang_parse(opt, &lang) == 0 ? lang : LANG_EN;
+    if (lesson_lang_parse(saved, &lang) == 0)
+        return lang;
     if (lesson_lang_from_env() == LANG_ZH)
         return LANG_ZH;
     const char *loc = setlocale(LC_MESSAGES, NULL);
@@ -93,7 +92,8 @@ static int check_options(struct report_opts *o)
                 CLI_CLEAN(o->learner));
         return EXIT_USAGE;
     }
-    if (o->lang_opt && strcmp(o->lang_opt, "zh") && strcmp(o->lang_opt, "en")) {
+    enum lesson_lang lang;
+    if (o->lang_opt && lesson_lang_parse(o->lang_opt, &lang) != 0) {
         fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", CLI_CLEAN(o->lang_opt));
         return EXIT_USAGE;
     }

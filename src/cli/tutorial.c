@@ -66,14 +66,12 @@ int cmd_tutorial(int argc, char **argv)
             o.lessons_dir = v;
             i++;
         } else if (!strcmp(a, "--lang")) {
-            if (v && !strcmp(v, "zh"))
-                o.lang = LANG_ZH;
-            else if (v && !strcmp(v, "en"))
-                o.lang = LANG_EN;
-            else {
+            enum lesson_lang lang;
+            if (lesson_lang_parse(v, &lang) != 0) {
                 fprintf(stderr, "banklab: --lang takes zh or en\n");
                 return EXIT_USAGE;
             }
+            o.lang = lang;
             i++;
         } else if (!strcmp(a, "--chapter")) {
             if (int_arg(a, v, 1, 99, &o.chapter)) return EXIT_USAGE;

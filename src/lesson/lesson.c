@@ -19,6 +19,22 @@ const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
     return a && a[0] ? a : b ? b : "";
 }
 
+const char *lesson_lang_code(enum lesson_lang lang)
+{
+    return lang == LANG_ZH ? "zh" : "en";
+}
+
+int lesson_lang_parse(const char *code, enum lesson_lang *out)
+{
+    if (code && !strcmp(code, "zh"))
+        *out = LANG_ZH;
+    else if (code && !strcmp(code, "en"))
+        *out = LANG_EN;
+    else
+        return -1;
+    return 0;
+}
+
 enum lesson_lang lesson_lang_from_env(void)
 {
     const char *v[] = {"LC_ALL", "LC_MESSAGES", "LANG"};

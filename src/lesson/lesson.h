@@ -32,6 +32,12 @@ struct lesson_pos {
  * else "". Never NULL: the one zh/en picker for lesson text (screen, lab, reports). */
 const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang);
 
+/* lesson_lang_code: "zh" or "en", the language's name on the command line (--lang), in the
+ * progress file and in reports. lesson_lang_parse: the language named code ("zh" or "en")
+ * into *out, 0; -1 (and *out unchanged) for any other text or NULL. */
+const char *lesson_lang_code(enum lesson_lang lang);
+int lesson_lang_parse(const char *code, enum lesson_lang *out);
+
 /* lesson_lang_from_env: LANG_ZH when the first of LC_ALL, LC_MESSAGES, LANG that is set and
  * not empty starts with "zh", else LANG_EN. */
 enum lesson_lang lesson_lang_from_env(void);

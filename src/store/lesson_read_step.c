@@ -541,7 +541,7 @@ static int read_figures(struct ld *L, const cJSON *gj, const char *path, struct 
                 PROBLEM(L, lr_get(d, "value"), 1, lr_sub(p3, p2, "value"),
                         "no %s text of this step "
                         "quotes %s (a figure is a number its text quotes, as written there)",
-                        lang == LANG_ZH ? "zh" : "en", q);
+                        lesson_lang_code((enum lesson_lang)lang), q);
                 rc = -1;
             }
         if (rc) {

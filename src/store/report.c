@@ -388,7 +388,7 @@ static int json_head(cJSON *root, const struct progress *p, enum lesson_lang lan
              cJSON_AddStringToObject(root, "generator", "banklab " BANKLAB_VERSION) &&
              cJSON_AddStringToObject(root, "date", date) &&
              cJSON_AddNumberToObject(root, "time", (double)now) &&
-             cJSON_AddStringToObject(root, "lang", lang == LANG_ZH ? "zh" : "en");
+             cJSON_AddStringToObject(root, "lang", lesson_lang_code(lang));
     if (ok && meta && meta->learner && meta->learner[0])
         ok = add_text(root, "learner", meta->learner) != NULL;
     else if (ok)

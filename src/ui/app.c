@@ -62,7 +62,7 @@ static enum ui_result global_key(struct app *a, const struct ui_key *k)
             break;
         }
         a->lang = a->lang == LANG_ZH ? LANG_EN : LANG_ZH;
-        progress_set_lang(&a->prog, a->lang == LANG_ZH ? "zh" : "en");
+        progress_set_lang(&a->prog, lesson_lang_code(a->lang));
         app_save_soon(a);
         break;
     case ACT_REPORT:

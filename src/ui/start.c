@@ -50,11 +50,7 @@ void app_start_progress(struct app *a)
     /* language: --lang, then the saved choice, then the locale; English without UTF-8 */
     if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN)
         a->lang = (enum lesson_lang)a->opt.lang;
-    else if (!strcmp(a->prog.lang, "zh"))
-        a->lang = LANG_ZH;
-    else if (!strcmp(a->prog.lang, "en"))
-        a->lang = LANG_EN;
-    else
+    else if (lesson_lang_parse(a->prog.lang, &a->lang) != 0)
         a->lang = lesson_lang_from_env();
     if (!a->utf8 && a->lang == LANG_ZH) {
         a->lang = LANG_EN;

@@ -22,7 +22,7 @@ static void title_draw(const struct app *a)
     app_progress(a, &done, &total);
     snprintf(place, sizeof place, " %d.%d/%d ", l->chapter, a->si + 1, l->nsteps);
     snprintf(prog, sizeof prog, ui_str(a, UIS_DONE_OF), done, total);
-    const char *lang = a->lang == LANG_ZH ? "zh" : "en";
+    const char *lang = lesson_lang_code(a->lang);
     const char *backend = gpu_backend_name(req_hub_info(&a->hub)->backend);
     const char *chapter = lesson_tr(&l->title, a->lang), *step = lesson_tr(&st->title, a->lang);
     if (a->opt.present)
