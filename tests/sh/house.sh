@@ -7,8 +7,9 @@
 #      project writes a function's braces alone at column 0 (style.md); the scanner measures
 #      exactly those bodies, so it also fails on a top-level line that opens a body on its
 #      signature line ("...) {"), which it could not measure;
-#   3. files of one room call each other in a circle, or rooms do: from the objects the last
-#      build linked ($BUILD/lib/ROOM.a and main.o, `nm`), file A -> file B when A uses a
+#   3. files of one room call each other in a circle, or rooms do, or a room calls a room
+#      above it (ROOMS_DOWN below, as docs/architecture.md draws them): from the objects the
+#      last build linked ($BUILD/lib/ROOM.a and main.o, `nm`), file A -> file B when A uses a
 #      global symbol (function or data) B defines; a circle is a set of files (or rooms) each
 #      reaching the others. It reads what the compiler kept, so calls through a header's
 #      macro count and a function no one calls does not.
@@ -18,6 +19,11 @@ set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
 MAX_FUNC=120
+# ROOM:the rooms it may call (docs/architecture.md). A room not named here is not checked;
+# calling it from one that is named fails until it is added.
+ROOMS_DOWN="cli:ui,store,lesson,gpu,render,keys,model,base ui:store,lesson,gpu,render,keys,model,base
+store:lesson,gpu,keys,model,base lesson:model,base gpu:model,base render:model,base keys:base
+model:base base:"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -51,7 +57,7 @@ long_functions() {
     ' "$@"
 }
 
-# edges NMFILE: from `nm -A -P -g` lines of rooms' archives, prints "ROOM FROM TO SYMBOL" for
+# edges NMFILE: from `nm -A -P -g` lines of rooms' archives, prints "FROM TO SYMBOL" for
 # each use of a symbol another object defines (FROM, TO: room/file; the first symbol only).
 edges() {
     awk '
@@ -164,6 +170,14 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     awk '{ split($1, f, "/"); split($2, t, "/") } f[1] != t[1] { print f[1], t[1], $3 " (" $1 " -> " $2 ")" }' \
         "$tmp/edges" | sort -u -k1,2 | circles /dev/stdin > "$tmp/c"
     [ -s "$tmp/c" ] && bad "rooms call each other in a $(cat "$tmp/c")"
+    # and downwards only: the rooms each room may call, as docs/architecture.md draws them
+    awk -v allowed="$ROOMS_DOWN" '
+        BEGIN { n = split(allowed, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); ok[kv[1]] = "," kv[2] "," } }
+        { split($1, f, "/"); split($2, t, "/") }
+        f[1] != t[1] && !((f[1], t[1]) in said) && (f[1] in ok) && index(ok[f[1]], "," t[1] ",") == 0 {
+            said[f[1], t[1]] = 1; print "src/" f[1] " calls up into src/" t[1] ": " $1 " uses " $3 " of " $2 }
+    ' "$tmp/edges" > "$tmp/up"
+    while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
 else
     calls="SKIPPED (no nm, ar or cc, or no build in $BUILD/lib)"
