@@ -7,7 +7,8 @@
 # (run.sh: bench, verify, sim --gpu, the probe, the sanitizers). Each stage has a time limit.
 # Writes OUT/session.txt (every stage's output and time) and OUT/logs.tgz. Env: BUILD (the
 # device bundle of `make device-bundle`: banklab, libcjson.so.1, tests/gpu_probe and
-# tests/test_gpu; default build). Run from the repository's root. Without a GPU: SKIP lines.
+# tests/test_gpu; default build), SESSION_S (seconds for all of it: a stage gets what is left).
+# Run from the repository's root. Without a GPU: SKIP lines.
 set -u
 out=${1:?usage: session.sh OUT}
 BUILD=${BUILD:-build}
@@ -17,9 +18,17 @@ export BUILD BANKLAB="$BUILD/banklab" GPU_PROBE="$BUILD/tests/gpu_probe" \
 mkdir -p "$out/logs"
 log=$out/session.txt
 : > "$log"
+# SESSION_S: the whole session's time; a stage gets what is left of it at most
+deadline=$(( $(date +%s) + ${SESSION_S:-86400} ))
 stage() { # NAME LIMIT-SECONDS COMMAND...
     name=$1 limit=$2; shift 2
     t0=$(date +%s)
+    left=$((deadline - t0))
+    [ "$left" -lt "$limit" ] && limit=$left
+    if [ "$limit" -lt 5 ]; then
+        echo "-- $name: not run (SESSION_S used up)" | tee -a "$log"
+        return
+    fi
     echo "== $name (limit ${limit}s) $(date -u +%H:%M:%S)" | tee -a "$log"
     timeout "$limit" "$@" > "$out/logs/$name.txt" 2>&1
     rc=$?
