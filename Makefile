@@ -253,16 +253,17 @@ install: $(BIN)
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
 
-# A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 beside the
-# binary (found where the compiler's linker finds it, whatever the architecture), the probe and
-# the device half of the unit tests (tests/gpu/session.sh runs them all).
+# A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 (and, for
+# test_gpu, libcmocka.so.0) beside the binary (found where the compiler's linker finds them,
+# whatever the architecture), the probe and the device half of the unit tests
+# (tests/gpu/session.sh runs them all; it sets LD_LIBRARY_PATH to the bundle).
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
 	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/tests/gpu_probe \
 	  $(BUILD)/tests/test_gpu
-	@lib=$$($(CC) -print-file-name=libcjson.so.1); case $$lib in \
-	  /*) cp -L "$$lib" $(BUILD)/libcjson.so.1 && echo "  BUNDLE  $(BUILD)/banklab + libcjson.so.1 ($$lib)" ;; \
-	  *) echo "device-bundle: $(CC) finds no libcjson.so.1 (make deps)" >&2; exit 1 ;; esac
+	@for so in libcjson.so.1 libcmocka.so.0; do lib=$$($(CC) -print-file-name=$$so); case $$lib in \
+	  /*) cp -L "$$lib" $(BUILD)/$$so && echo "  BUNDLE  $(BUILD)/$$so ($$lib)" ;; \
+	  *) echo "device-bundle: $(CC) finds no $$so (make deps)" >&2; exit 1 ;; esac; done
 
 clean:
 	rm -rf $(BUILD)

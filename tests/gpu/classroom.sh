@@ -29,6 +29,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-class.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 out=${CLASS_OUT:-$tmp/out}
 mkdir -p "$out"
+# the sessions write into $out as they go (CLASS_OUT keeps what a run cut short had done)
 
 # The session: 20 accesses of the lessons' kinds (strides, padding, broadcast, 8/16 bytes,
 # stores, structs); learner i starts at access i, so different accesses run side by side.
@@ -62,19 +63,19 @@ ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 # wrapping) -> NAME.jsonl (a JSON object a measurement, "line" = step + 1), NAME.script (the
 # access of each step), and a line "name rc ms" in NAME.proc
 session() {
-    : > "$tmp/$1.script"
+    : > "$out/$1.script"
     j=0
     while [ "$j" -lt "$3" ]; do
-        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$tmp/$1.script"
+        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$out/$1.script"
         j=$((j + 1))
     done
     t0=$(ms_now)
     if [ -n "${CLASS_MAX_S:-}" ]; then
-        timeout "$CLASS_MAX_S" "$B" sim --gpu --json --script "$tmp/$1.script" > "$tmp/$1.jsonl" 2> "$tmp/$1.err"
+        timeout "$CLASS_MAX_S" "$B" sim --gpu --json --script "$out/$1.script" > "$out/$1.jsonl" 2> "$out/$1.err"
     else
-        "$B" sim --gpu --json --script "$tmp/$1.script" > "$tmp/$1.jsonl" 2> "$tmp/$1.err"
+        "$B" sim --gpu --json --script "$out/$1.script" > "$out/$1.jsonl" 2> "$out/$1.err"
     fi
-    echo "$1 $? $(( $(ms_now) - t0 ))" > "$tmp/$1.proc"
+    echo "$1 $? $(( $(ms_now) - t0 ))" > "$out/$1.proc"
 }
 
 "$B" sim '__shared__ float s[64]; s[lane]' --gpu --json > "$tmp/probe.json" 2> "$tmp/probe.err"
@@ -87,10 +88,9 @@ fi
 # alone: every access once, one process at a time (CLASS_SOLO: the out directory of an earlier
 # run on this machine to take them from)
 if [ -n "${CLASS_SOLO:-}" ] && [ -f "$CLASS_SOLO/solo.jsonl" ]; then
-    cp "$CLASS_SOLO"/solo.* "$tmp/"
+    cp "$CLASS_SOLO"/solo.* "$out/"
 else
     session solo 0 "$NACC"
-    cp "$tmp"/solo.* "$out/"
 fi
 
 ncu_pid=
@@ -120,12 +120,11 @@ wall=$(( $(ms_now) - t0 ))
 if [ -n "$ncu_pid" ]; then
     kill "$ncu_pid" 2>/dev/null
     wait "$ncu_pid" 2>/dev/null
-    grep -c "l1tex__data_bank_conflicts" "$out/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
+    grep -c "^==PROF== Profiling" "$out/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
 fi
-cp "$tmp"/l*.jsonl "$tmp"/l*.err "$tmp"/l*.proc "$tmp"/l*.script "$out/" 2>/dev/null
 cp "$tmp/accesses" "$out/accesses"
 
-python3 - "$tmp" "$out" "$N" "$STEPS" "$NCU_MODE" "$wall" <<'PY'
+python3 - "$out" "$out" "$N" "$STEPS" "$NCU_MODE" "$wall" <<'PY'
 import json, sys, os
 tmp, out, n, steps, ncu, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1", int(sys.argv[6])
 acc = open(os.path.join(tmp, "accesses")).read().splitlines()

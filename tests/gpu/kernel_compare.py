@@ -5,8 +5,15 @@ same kernel and launch (OUT/LABEL.ncu.csv: ncu --page source --csv --print-sourc
 
   * per source line, the shared-memory wavefronts must be equal (ncu's "L1 Wavefronts Shared",
     i.e. memory_l1_wavefronts_shared, summed over the SASS rows under each line);
-  * the whole-kernel sum must equal the range profiler's l1tex__data_pipe_lsu_wavefronts_mem_shared
-    (the counters path of `banklab bench`), read in the same banklab run (--counters).
+  * the whole-kernel sums per kind must equal the range profiler's (the counters path of
+    `banklab bench`, read in the same banklab run with --counters): the lines' loads (LDS and
+    LDSM) its l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum, the lines' stores (STS and
+    STSM) its ..._op_st.sum. A whole kernel's op_ld may read up to 0.1 % above: global traffic
+    of other warps in the same cycles is counted there too (docs/gpu.md, "The whole-kernel
+    counter offset"; the H200 run of 2026-12-01 showed +24 and +26 of 65,560 on row_col and
+    remap, 0 on the 20 other kernels). The all-kinds l1tex__data_pipe_lsu_wavefronts_mem_shared
+    counts wavefronts no shared instruction issued as well (it reads 8,703 above the lines on
+    the padded transpose): it is reported, not compared.
 
 The ideal wavefronts are compared too and reported (not a failure: ncu's rounding of derived
 columns is not ours to fix). Prints one ok/FAIL line per check and writes OUT/compare.txt with
@@ -143,10 +150,19 @@ def main():
         if not c:
             check(False, "%s: no range profiler figures" % label)
             continue
-        whole = c["wavefronts"] if c.get("wavefronts", -1) >= 0 else c["wavefronts_ld"] + c["wavefronts_st"]
-        total = res["totals"]["wavefronts"]
-        check(total == whole, "%s: sum of the lines %.0f = range profiler %.0f%s" % (
-            label, total, whole, "" if total == whole else " (differs by %+.0f)" % (total - whole)))
+        t = res["totals"]
+        for kind, ours_wf, theirs_wf in (
+                ("loads", t.get("wavefronts_ld", 0) + t.get("wavefronts_ldsm", 0), c["wavefronts_ld"]),
+                ("stores", t.get("wavefronts_st", 0) + t.get("wavefronts_stsm", 0), c["wavefronts_st"])):
+            extra = theirs_wf - ours_wf
+            ok = extra == 0 or (kind == "loads" and 0 < extra <= 0.001 * ours_wf)
+            check(ok, "%s: %s of the lines %.0f = range profiler %.0f%s" % (
+                label, kind, ours_wf, theirs_wf,
+                "" if extra == 0 else " (%+.0f, %.3f %%%s)" % (extra, 100.0 * extra / max(ours_wf, 1),
+                                                               ": the whole-kernel offset" if ok else "")))
+        if c.get("wavefronts", -1) >= 0:
+            print("info %s: every kind of shared wavefront, range profiler %.0f, the lines %.0f "
+                  "(LDGSTS and atomics included)" % (label, c["wavefronts"], t["wavefronts"]))
     with open(os.path.join(out, "compare.txt"), "w") as f:
         f.write("\n".join(report) + "\n")
     return 1 if fail else 0

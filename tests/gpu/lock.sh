@@ -82,7 +82,7 @@ def read_for(secs, want=None, since=0):
         if want and want in buf[since:]:
             return True
     return want is None
-ok = read_for(60, b"wavefronts, ")                 # the first measurement arrived
+ok = read_for(60, b"ns/access")                   # the first measurement arrived (the measured line)
 mark = len(buf)
 h = subprocess.Popen([lh, key, "4"], stdout=subprocess.PIPE, text=True)
 h.stdout.readline()                                # "held"
@@ -90,7 +90,7 @@ os.write(fd, b"P")                                 # PAD + 1 (Shift = more): a n
 waiting = read_for(3.5, b"waiting for the GPU (", mark)
 h.wait()
 mark2 = len(buf)
-after = read_for(30, b"wavefronts, ", mark2)
+after = read_for(30, b"ns/access", mark2)
 os.write(fd, b"q")
 read_for(2)
 os.waitpid(pid, 0)
