@@ -24,6 +24,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
+            "       banklab FILE.cu [OPTIONS]    the tutorial on the kernel view of FILE.cu\n"
             "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
             "\n"
             "banklab teaches and measures CUDA shared-memory bank conflicts.\n"
@@ -68,9 +69,12 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
             if (!strcmp(argv[1], commands[i].name))
                 return cli_stdout_done(commands[i].name, commands[i].run(argc - 1, argv + 1));
+        size_t n = strlen(argv[1]);
+        if (n > 3 && !strcmp(argv[1] + n - 3, ".cu")) /* banklab FILE.cu: the kernel view */
+            return cli_stdout_done(NULL, cmd_tutorial(argc, argv));
         if (argv[1][0] != '-') {
-            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them)\n",
-                    CLI_CLEAN(argv[1]));
+            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them; a kernel: "
+                    "banklab FILE.cu)\n", CLI_CLEAN(argv[1]));
             return EXIT_USAGE;
         }
     }

@@ -1,20 +1,29 @@
 /* tutorial.c: `banklab [OPTIONS]` with no subcommand: parses the tutorial's options, opens the
  * GPU runner (a device, or a recording for --replay) and hands over to the UI (src/ui/ui.h).
- * No curses here: the terminal belongs to src/ui. */
+ * `banklab FILE.cu [LAUNCH OPTIONS]` starts it on the kernel view of that file; the file and
+ * its options are checked here, before the terminal is taken. No curses here: the terminal
+ * belongs to src/ui. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../gpu/gpu.h"
+#include "../gpu/gpu_kernel.h"
+#include "../store/files.h"
 #include "../lesson/lesson.h"
 #include "../ui/ui.h"
 #include "cli.h"
+
+#define MAX_KERNEL_OPTS 32
 
 static void usage(FILE *f)
 {
     fprintf(f,
             "usage: banklab [OPTIONS]\n"
-            "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts.\n"
+            "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
+            "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts;\n"
+            "with FILE.cu, on the kernel view of that file: its shared-memory wavefronts and\n"
+            "conflicts per line, measured on the GPU and measured again when it is saved.\n"
             "\n"
             "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
             "                       installed, ./lessons); lessons that banklab check refuses\n"
@@ -32,6 +41,10 @@ static void usage(FILE *f)
             "                       starts clean: saved progress is neither shown nor changed\n"
             "  --keep-progress      with --present: use (and save) the saved progress\n"
             "  -h, --help           this help\n"
+            "\n"
+            "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
+            "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
+            "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
             "\n");
     cli_print_keys(f, "Keys: ", ". Lessons add their parameter keys (e.g. p/P).");
     fprintf(f, "Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
@@ -47,6 +60,39 @@ static int int_arg(const char *opt, const char *v, int lo, int hi, int *out)
     return 0;
 }
 
+/* a launch option of banklab kernel (not --device: the tutorial has its own) */
+static int is_launch_option(const char *a)
+{
+    static const char *const opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
+                                       "--buffer-size", "--fill", "--time-limit", NULL};
+    for (int i = 0; opts[i]; i++)
+        if (!strcmp(a, opts[i]))
+            return 1;
+    return 0;
+}
+
+/* banklab FILE.cu: the file must be readable and its options good before the screen starts */
+static int check_kernel(const char *file, int nopts, const char *const *opt,
+                        const char *const *val)
+{
+    char why[256];
+    size_t len;
+    char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    if (!src) {
+        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), why);
+        return -1;
+    }
+    free(src);
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    for (int i = 0; i < nopts; i++)
+        if (gpu_kernel_option(&req, opt[i], val[i], why, sizeof why) != 1) {
+            fprintf(stderr, "banklab: %s\n", CLI_CLEAN(why));
+            return -1;
+        }
+    return 0;
+}
+
 int cmd_tutorial(int argc, char **argv)
 {
     struct ui_options o;
@@ -55,12 +101,30 @@ int cmd_tutorial(int argc, char **argv)
     o.lang = -1;
     int device = 0;
     const char *replay = NULL;
+    const char *kopt[MAX_KERNEL_OPTS], *kval[MAX_KERNEL_OPTS];
+    int nk = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
             usage(stdout);
             return 0;
+        } else if (a[0] != '-') {
+            if (o.kernel_file) {
+                fprintf(stderr, "banklab: one kernel file at a time ('%s', then '%s')\n",
+                        CLI_CLEAN(o.kernel_file), CLI_CLEAN(a));
+                return EXIT_USAGE;
+            }
+            o.kernel_file = a;
+        } else if (is_launch_option(a)) {
+            if (!v || nk == MAX_KERNEL_OPTS) {
+                fprintf(stderr, "banklab: %s\n", v ? "too many launch options" : "a launch "
+                        "option needs a value");
+                return EXIT_USAGE;
+            }
+            kopt[nk] = a;
+            kval[nk++] = v;
+            i++;
         } else if (!strcmp(a, "--lessons")) {
             if (!v) { fprintf(stderr, "banklab: --lessons needs a directory or a file\n"); return EXIT_USAGE; }
             o.lessons_dir = v;
@@ -110,6 +174,16 @@ int cmd_tutorial(int argc, char **argv)
         fprintf(stderr, "banklab: --keep-progress goes with --present\n");
         return EXIT_USAGE;
     }
+    if (nk && !o.kernel_file) {
+        fprintf(stderr, "banklab: %s is a launch option of a kernel file (banklab FILE.cu "
+                "%s ...)\n", kopt[0], kopt[0]);
+        return EXIT_USAGE;
+    }
+    if (o.kernel_file && check_kernel(o.kernel_file, nk, kopt, kval))
+        return EXIT_USAGE;
+    o.kernel_nopts = nk;
+    o.kernel_opt = kopt;
+    o.kernel_val = kval;
     struct gpu_info info;
     struct gpu *g = NULL;
     memset(&info, 0, sizeof info);

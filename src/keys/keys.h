@@ -36,6 +36,8 @@ enum key_screen {
     KS_NOTICE = 1u << 9,   /* mode of the error screen: lessons were refused, others loaded */
     KS_SCROLL = 1u << 10,  /* key bars only: the step's reading area scrolls (PgDn/PgUp) */
     KS_HELP = 1u << 11,    /* the help box: its scroll keys; any other key closes it */
+    KS_KERNEL = 1u << 12,  /* the kernel view: a learner's .cu file, line by line */
+    KS_KPROMPT = 1u << 13, /* the kernel view's file prompt: printable keys are text */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)
@@ -50,6 +52,7 @@ enum key_action {
     ACT_NEXT, ACT_PREV, ACT_ENTER, ACT_REVEAL, ACT_CHOICE, ACT_DIGIT, ACT_RUBOUT, ACT_HINT,
     ACT_INSPECT, ACT_LEAVE, ACT_LANE, ACT_TYPE, ACT_WARP_NEXT, ACT_WARP_PREV, ACT_ACCESS,
     ACT_SWEEP, ACT_SVG, ACT_GO, ACT_INSERT, ACT_DELETE, ACT_CLEAR, ACT_SAVE, ACT_VALUE, ACT_FIELD,
+    ACT_KERNEL, ACT_RUN, ACT_WATCH, ACT_OPEN, ACT_COMPLETE,
 };
 
 #define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */

@@ -22,6 +22,7 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
     [UI_SWEEP] = &screen_sweep,
     [UI_PLAY] = &screen_play,
     [UI_HELP] = &screen_help,
+    [UI_KERNEL] = &screen_kernel,
 };
 
 static void on_signal(int sig)
@@ -55,6 +56,9 @@ static enum ui_result global_key(struct app *a, const struct ui_key *k)
         break;
     case ACT_PLAYGROUND:
         ui_push(a, UI_PLAY);
+        break;
+    case ACT_KERNEL:
+        ui_push(a, UI_KERNEL);
         break;
     case ACT_LANG:
         if (!a->utf8) {
@@ -90,10 +94,13 @@ static void key(struct app *a, int ch)
         a->quit = 1;
 }
 
-/* idle: the hub's answers, then a save that was waiting for a quiet moment */
+/* idle: the hub's answers, the screens' own work (a kernel measured), then a save that was
+ * waiting for a quiet moment */
 static void idle(struct app *a)
 {
     if (req_hub_poll(&a->hub))
+        a->dirty = 1;
+    if (ui_idle(a))
         a->dirty = 1;
     if (a->save_due) {
         a->save_due = 0;
@@ -117,6 +124,7 @@ static void loop(struct app *a)
         } else {
             key(a, ch);
             req_hub_poll(&a->hub);
+            ui_idle(a);
             a->dirty = 1;
         }
         if (a->dirty && !a->quit && !ui_signal) {
@@ -227,6 +235,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     ui_reset(a, a->have_lessons ? UI_TUTOR : UI_ERROR);
     if (a->have_lessons && a->nload_files)
         ui_push(a, UI_ERROR);     /* what was refused, before the first step (Esc goes on) */
+    if (opt->kernel_file)
+        ui_push(a, UI_KERNEL);        /* banklab FILE.cu: the kernel view over the tutorial */
     draw(a);
     if (!gpu)
         req_hub_open(&a->hub, opt->device);   /* after the first frame: CUDA takes a while */

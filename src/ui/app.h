@@ -266,6 +266,10 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
 void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, char *buf,
                  size_t size);
 
+/* play.c: the playground on text (a line of the kernel view): what was typed before goes into
+ * the history. 0, or -1 when the text is longer than the playground takes. */
+int play_open(struct app *a, const char *text);
+
 /* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
 int ui_key_name(int ch);
 

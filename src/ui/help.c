@@ -1,8 +1,9 @@
 /* help.c: the help box (? or F1) over the screen below it: every binding of the key table
  * that has help text, two to a line where the table pairs them and both fit, then what the
  * grid's marks mean; over the playground its own keys and the pattern language's syntax
- * instead. Long lines wrap, and a box taller than the terminal scrolls (Up/Down, PgUp/PgDn,
- * Space); any other key closes it. Its one state is the scroll; drawing does not allocate. */
+ * instead, over the kernel view its keys and what its columns mean. Long lines wrap, and a
+ * box taller than the terminal scrolls (Up/Down, PgUp/PgDn, Space); any other key closes it.
+ * Its one state is the scroll; drawing does not allocate. */
 #include <stdio.h>
 #include <string.h>
 
@@ -87,12 +88,14 @@ static void add_binding(const struct app *a, struct flow *f, const struct key_ro
 }
 
 /* the whole box's text at x in w columns: over the playground its keys and the pattern syntax,
- * elsewhere the tutorial's keys and the grid's marks */
+ * over the kernel view its keys and what its columns mean, elsewhere the tutorial's keys and
+ * the grid's marks */
 static void help_flow(const struct app *a, struct flow *f, int x, int w)
 {
     struct help_line lines[HELP_LINES];
-    int play = ui_under(a) == UI_PLAY;
-    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : KS_GLOBAL), zh = a->lang == LANG_ZH;
+    int play = ui_under(a) == UI_PLAY, kernel = ui_under(a) == UI_KERNEL;
+    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : kernel ? KS_KERNEL : KS_GLOBAL);
+    int zh = a->lang == LANG_ZH;
     struct help_cols c;
     help_columns(lines, nb, &c);
     char buf[64];
@@ -117,6 +120,14 @@ static void help_flow(const struct app *a, struct flow *f, int x, int w)
                                              UIS_SYNTAX5, UIS_SYNTAX6, UIS_SYNTAX7, UIS_SYNTAX8};
         for (size_t i = 0; i < sizeof syntax / sizeof syntax[0]; i++)
             flow_add(f, ui_str(a, syntax[i]), x, w, A_NORMAL);
+        return;
+    }
+    if (kernel) {
+        flow_add(f, flow_fmt(f, ui_str(a, UIS_KV_HELP1), a->g->bar, a->g->right), x, w,
+                 A_NORMAL);
+        flow_add(f, ui_str(a, UIS_KV_HELP2), x, w, A_NORMAL);
+        flow_add(f, ui_str(a, UIS_KV_HELP3), x, w, A_NORMAL);
+        flow_add(f, ui_str(a, UIS_KV_HELP4), x, w, A_NORMAL);
         return;
     }
     flow_add(f, ui_str(a, UIS_HELP_GRID1), x, w, A_NORMAL);

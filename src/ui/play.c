@@ -2,9 +2,10 @@
  * re-parses and redraws the grid; errors show inline with a caret and never stop the program.
  * Statements NAME=VALUE set parameters (block=32x8, warp=N and dynamic=BYTES too); PgDn/PgUp
  * pick the warp and Tab the access (keys that cannot be text); opened from a step it starts
- * from that step's scene and values. Up/Down walk the history kept in progress; Enter saves
- * the pattern there. Its state (the line, the cursor, its own scene and measurement) is
- * private to this file and lasts the whole run. */
+ * from that step's scene and values, with play_open from a given text (a line of the kernel
+ * view). Up/Down walk the history kept in progress; Enter saves the pattern there. Its state
+ * (the line, the cursor, its own scene and measurement) is private to this file and lasts the
+ * whole run. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@ struct play {
     unsigned warp;                        /* chosen with PgDn/PgUp (a warp=N statement wins) */
     int text_warp;                        /* the text has a warp=N statement */
     char carried[PROGRESS_CODE_MAX + 64]; /* the step state last carried in (see carry) */
+    int opened;                           /* play_open gave the text: enter keeps it */
     struct ui_scene sc;
 };
 
@@ -292,10 +294,27 @@ static int carry(struct app *a, struct play *p)
     return 1;
 }
 
+int play_open(struct app *a, const char *text)
+{
+    struct play *p = ui_state(a, UI_PLAY);
+    if (strlen(text) >= sizeof p->text)
+        return -1;
+    if (p->len && strcmp(p->text, text))
+        progress_push_history(&a->prog, p->text);
+    set_text(p, text);
+    p->hist = -1;
+    p->warp = 0;
+    p->sc.access = 0;
+    p->opened = 1;
+    return ui_push(a, UI_PLAY);
+}
+
 static int play_enter(struct app *a, void *st)
 {
     struct play *p = st;
-    if (!carry(a, p) && !p->len) {
+    if (p->opened) {
+        p->opened = 0;
+    } else if (!carry(a, p) && !p->len) {
         if (a->prog.nhistory > 0)
             set_text(p, a->prog.history[a->prog.nhistory - 1]);
         else

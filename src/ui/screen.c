@@ -121,6 +121,15 @@ enum ui_result ui_key(struct app *a, const struct ui_key *k)
     return row(a, top)->key(a, a->stack.state[top], k);
 }
 
+int ui_idle(struct app *a)
+{
+    int redraw = 0;
+    for (int i = 0; i < UI_SCREENS; i++)
+        if (row(a, (enum ui_screen_id)i)->idle && a->stack.state[i])
+            redraw |= row(a, (enum ui_screen_id)i)->idle(a, a->stack.state[i]);
+    return redraw;
+}
+
 void ui_draw(const struct app *a)
 {
     const struct ui_stack *k = &a->stack;

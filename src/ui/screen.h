@@ -24,6 +24,7 @@ enum ui_screen_id {
     UI_SWEEP,         /* the sweep chart of the step's scene (sweep.c) */
     UI_PLAY,          /* the playground (play.c) */
     UI_HELP,          /* the key help, over the screen below (help.c) */
+    UI_KERNEL,        /* a learner's .cu file, line by line (kview.c) */
     UI_SCREENS
 };
 
@@ -53,13 +54,16 @@ struct ui_screen {
     void (*leave)(struct app *a, void *st);       /* popped (NULL: none) */
     void (*draw)(const struct app *a, const void *st);
     enum ui_result (*key)(struct app *a, void *st, const struct ui_key *k);
+    /* the input is idle (about every 100 ms): work of its own in progress, called for every
+     * screen, shown or not (NULL: none); 1 asks for a redraw */
+    int (*idle)(struct app *a, void *st);
     unsigned keys;            /* the key table's screens (KS_*) its keys act on */
     /* ... and the modes on now (the tutor's inspect and quiz); NULL: keys alone */
     unsigned (*modes)(const struct app *a, const void *st);
 };
 
 extern const struct ui_screen screen_tutor, screen_error, screen_toc, screen_sweep, screen_play,
-    screen_help;
+    screen_help, screen_kernel;
 
 #define UI_STACK_MAX 8
 
@@ -94,6 +98,8 @@ unsigned ui_keyset(const struct app *a);
 
 /* ui_key: send key k to the top screen. */
 enum ui_result ui_key(struct app *a, const struct ui_key *k);
+/* ui_idle: every screen's idle work; 1 when one of them asks for a redraw. */
+int ui_idle(struct app *a);
 /* ui_draw: draw the top screen, over the ones below when it is an overlay. */
 void ui_draw(const struct app *a);
 /* ui_overlay_on_top: the top screen is drawn over another (a key closing it keeps the

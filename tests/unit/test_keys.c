@@ -60,6 +60,25 @@ static void test_actions(void **state)
     assert_int_equal(keys_action(KS_PLAY, K_PGUP), ACT_WARP_PREV);
     assert_int_equal(keys_action(KS_ERROR, 'g'), ACT_PLAYGROUND);
     assert_int_equal(keys_action(KS_ERROR, 'n'), ACT_NONE);
+    /* the kernel view: z opens it from a step (and without lessons); its own r and n win
+     * over the report and the next step, the global keys stay; in its file prompt printable
+     * keys are text, q and r too */
+    static const struct {
+        unsigned screens;
+        int key;
+        enum key_action action;
+    } kernel[] = {
+        {KS_TUTOR, 'z', ACT_KERNEL}, {KS_ERROR, 'z', ACT_KERNEL}, {KS_KERNEL, 'r', ACT_RUN},
+        {KS_KERNEL, 'w', ACT_WATCH}, {KS_KERNEL, 'o', ACT_OPEN}, {KS_KERNEL, 'n', ACT_NEXT},
+        {KS_KERNEL, 'N', ACT_PREV}, {KS_KERNEL, 'j', ACT_DOWN}, {KS_KERNEL, K_ENTER, ACT_GO},
+        {KS_KERNEL, K_ESC, ACT_BACK}, {KS_KERNEL, 'q', ACT_QUIT}, {KS_KERNEL, '?', ACT_HELP},
+        {KS_KERNEL, 'z', ACT_NONE}, {KS_KPROMPT, 'q', ACT_INSERT}, {KS_KPROMPT, 'r', ACT_INSERT},
+        {KS_KPROMPT, K_TAB, ACT_COMPLETE}, {KS_KPROMPT, K_ENTER, ACT_GO},
+        {KS_KPROMPT, K_ESC, ACT_LEAVE}, {KS_KPROMPT, K_CTRL_U, ACT_CLEAR},
+        {KS_KPROMPT, K_BACKSPACE, ACT_RUBOUT}, {KS_KPROMPT, K_DOWN, ACT_NONE},
+    };
+    for (size_t i = 0; i < sizeof kernel / sizeof kernel[0]; i++)
+        assert_int_equal(keys_action(kernel[i].screens, kernel[i].key), kernel[i].action);
 }
 
 /* display columns as the screen counts them: a CJK character (3 UTF-8 bytes) takes two */
@@ -100,15 +119,16 @@ static void test_bars(void **state)
     (void)state;
     /* every item where there is room */
     const char *const tutor[] = {"n next", "b back", "p/P PAD", "c contents", "g playground",
-                                 "s sweep", "i inspect", "h hint", "l lang", "? help", "q quit",
-                                 NULL};
+                                 "z kernel", "s sweep", "i inspect", "h hint", "l lang", "? help",
+                                 "q quit", NULL};
     bar_is(KS_TUTOR, 0, "p/P PAD", tutor);
-    const char *const no_params[] = {"n next", "b back", "c contents", "g playground", "s sweep",
-                                     "i inspect", "h hint", "l lang", "? help", "q quit", NULL};
+    const char *const no_params[] = {"n next", "b back", "c contents", "g playground",
+                                     "z kernel", "s sweep", "i inspect", "h hint", "l lang",
+                                     "? help", "q quit", NULL};
     bar_is(KS_TUTOR, 0, NULL, no_params);
     bar_is(KS_TUTOR, 0, "", no_params);
-    const char *const zh[] = {"n 下一步", "b 上一步", "c 目录", "g 练习场", "s 扫描", "i 检查",
-                              "h 提示", "l 语言", "? 帮助", "q 退出", NULL};
+    const char *const zh[] = {"n 下一步", "b 上一步", "c 目录", "g 练习场", "z 内核", "s 扫描",
+                              "i 检查", "h 提示", "l 语言", "? 帮助", "q 退出", NULL};
     bar_is(KS_TUTOR, 1, NULL, zh);
     const char *const inspect[] = {"arrows move", "Enter next lane", "i/Esc leave", NULL};
     bar_is(KS_INSPECT, 0, NULL, inspect);
@@ -123,6 +143,15 @@ static void test_bars(void **state)
     bar_is(KS_PLAY, 0, NULL, play);
     const char *const error[] = {"g playground", "? help", "q quit", NULL};
     bar_is(KS_ERROR, 0, NULL, error);
+    const char *const kernel[] = {"Up/Down move", "Enter grid", "r run", "w watch", "o open",
+                                  "Esc back", "? help", "q quit", NULL};
+    bar_is(KS_KERNEL, 0, NULL, kernel);
+    const char *const kernel_zh[] = {"Up/Down 移动", "Enter 网格", "r 运行", "w 监视", "o 打开",
+                                     "Esc 返回", "? 帮助", "q 退出", NULL};
+    bar_is(KS_KERNEL, 1, NULL, kernel_zh);
+    const char *const prompt[] = {"^U clear", "F1 help", "Enter open", "Tab complete",
+                                  "Esc cancel", NULL};
+    bar_is(KS_KPROMPT, 0, NULL, prompt);
     /* a short buffer stays terminated */
     char small[10];
     keys_bar(KS_TUTOR, 0, NULL, 0, 1000, width, small, sizeof small);
@@ -155,7 +184,7 @@ static void test_bar_fit(void **state)
     /* every screen's bar keeps a way to help and a way out */
     int n;
     const struct key_row *r = keys_rows(&n);
-    unsigned bars[] = {KS_TUTOR, KS_TOC, KS_SWEEP, KS_PLAY, KS_ERROR};
+    unsigned bars[] = {KS_TUTOR, KS_TOC, KS_SWEEP, KS_PLAY, KS_ERROR, KS_KERNEL, KS_KPROMPT};
     for (size_t b = 0; b < sizeof bars / sizeof bars[0]; b++) {
         int help = 0, out = 0;
         for (int i = 0; i < n; i++) {
@@ -164,11 +193,27 @@ static void test_bar_fit(void **state)
             for (const struct key_bind *k = r[i].keys; k->key; k++) {
                 enum key_action act = keys_action(bars[b], k->key);
                 help |= act == ACT_HELP;
-                out |= act == ACT_QUIT || act == ACT_BACK;
+                out |= act == ACT_QUIT || act == ACT_BACK || act == ACT_LEAVE;
             }
         }
         assert_true(help && out);
     }
+}
+
+/* the rows a help box over screens lists (help text, acting there) are named want, in order */
+static void help_rows_are(unsigned screens, const char *const *want)
+{
+    int n, k = 0;
+    char buf[64];
+    const struct key_row *r = keys_rows(&n);
+    for (int i = 0; i < n; i++) {
+        if (!r[i].help[0] || !(r[i].screens & screens))
+            continue;
+        assert_non_null(want[k]);
+        assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), want[k]);
+        k++;
+    }
+    assert_null(want[k]);
 }
 
 static void test_names(void **state)
@@ -179,33 +224,19 @@ static void test_names(void **state)
     assert_string_equal(keys_name(K_SPACE, 0, buf, sizeof buf), "Space");
     assert_string_equal(keys_name(K_SPACE, 1, buf, sizeof buf), "空格");
     assert_string_equal(keys_name('?', 0, buf, sizeof buf), "?");
-    int n;
-    const struct key_row *r = keys_rows(&n);
     const char *want[] = {"n Space Right", "b Left", "Enter", "e", "1-9", "0-9 . -", "PgDn PgUp",
-                          "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "s", "i", "h", "l", "x",
-                          "r", "?", "q"};
+                          "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "z", "s", "i", "h",
+                          "l", "x", "r", "?", "q", NULL};
     /* the tutorial's help box: rows acting outside the playground */
-    int k = 0;
-    for (int i = 0; i < n; i++) {
-        if (!r[i].help[0] || !(r[i].screens & KS_GLOBAL))
-            continue;
-        assert_true(k < (int)(sizeof want / sizeof want[0]));
-        assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), want[k]);
-        k++;
-    }
-    assert_int_equal(k, (int)(sizeof want / sizeof want[0]));
+    help_rows_are(KS_GLOBAL, want);
     /* the playground's help box: its own rows, keys that cannot be text but for the first */
     const char *play[] = {"printable keys", "Left Right Home End", "Backspace Delete", "Up Down",
-                          "Enter", "Tab", "PgDn PgUp", "Ctrl-U", "Ctrl-X", "F1", "Esc"};
-    k = 0;
-    for (int i = 0; i < n; i++) {
-        if (!r[i].help[0] || r[i].screens != KS_PLAY)
-            continue;
-        assert_true(k < (int)(sizeof play / sizeof play[0]));
-        assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), play[k]);
-        k++;
-    }
-    assert_int_equal(k, (int)(sizeof play / sizeof play[0]));
+                          "Enter", "Tab", "PgDn PgUp", "Ctrl-U", "Ctrl-X", "F1", "Esc", NULL};
+    help_rows_are(KS_PLAY, play);
+    /* the kernel view's help box: its own rows, then the global keys that work there */
+    const char *kernel[] = {"Up Down k j", "n N", "Left Right", "Enter", "r", "w", "o", "Esc",
+                            "c", "g", "l", "?", "q", NULL};
+    help_rows_are(KS_KERNEL, kernel);
     /* the hints of the parameter line come from the same table */
     assert_string_equal(keys_first(KS_TUTOR, ACT_WARP_NEXT, 0, buf, sizeof buf), "w");
     assert_string_equal(keys_first(KS_PLAY, ACT_WARP_NEXT, 0, buf, sizeof buf), "PgDn");
@@ -244,7 +275,7 @@ static void test_reserved(void **state)
     assert_false(keys_reserved('k'));   /* the contents' key, not the step's */
     char buf[128];
     assert_string_equal(keys_reserved_text(buf, sizeof buf),
-                        "- . = ? W a b c e g h i l n q r s t w x, digits, space");
+                        "- . = ? W a b c e g h i l n q r s t w x z, digits, space");
 }
 
 /* --- the man page --------------------------------------------------------------------- */

@@ -1,0 +1,43 @@
+/* pattern_cuda.h: one line of a learner's CUDA kernel as a pattern of the pattern language
+ * (pattern.h), so the playground can draw that line's bank grid. It finds the shared arrays
+ * the line indexes, their declarations in the file, the locals, #define constants and kernel
+ * parameters the indices use (parameters take the launch's --arg values), and checks the
+ * result with the pattern parser. Where the language cannot express the line (an atomic,
+ * inline asm, an index that depends on the block or on global memory, a value it does not
+ * know) it says why in one line. A small tokenizer, not a C++ parser: it knows kernels as
+ * people write them. Pure C: libc and src/base only. */
+#ifndef BANKLAB_PATTERN_CUDA_H
+#define BANKLAB_PATTERN_CUDA_H
+
+#include <stddef.h>
+
+#include "pattern.h"
+
+#define PATTERN_CUDA_TEXT 1024
+
+/* The launch the line ran under (what the playground needs of it). */
+struct pattern_cuda_launch {
+    unsigned block[3];               /* blockDim */
+    unsigned long long dyn_bytes;    /* dynamic shared memory (extern __shared__ arrays) */
+    int nargs;                       /* scalar kernel parameters: --arg NAME=VALUE */
+    const char *const *arg_name;
+    const char *const *arg_value;
+};
+
+struct pattern_cuda {
+    char decls[PATTERN_CUDA_TEXT];   /* declarations and locals the accesses use, "; " between */
+    char accesses[PATTERN_CUDA_TEXT];/* the line's accesses, loads first, "; " between */
+    int naccess;
+    struct pattern_env env;          /* block, dyn_bytes and the parameters the text uses */
+    char note[PATTERN_MSG_MAX];      /* what was assumed (a loop variable's first trip), or "" */
+    char why[PATTERN_MSG_MAX];       /* why not (when pattern_from_cuda returns -1) */
+};
+
+/* pattern_from_cuda: the shared-memory accesses of line `line` (1-based) of the CUDA source
+ * src (len bytes) as pattern text, for a launch. Returns 0 with out->decls, out->accesses and
+ * out->env filled (the text parses: decls + "; " + accesses), or -1 with one line in
+ * out->why. Never prints; total for every input. */
+int pattern_from_cuda(const char *src, size_t len, int line,
+                      const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
+
+#endif

@@ -1,0 +1,102 @@
+/* kview.h: the kernel view's private state, shared by its files only: kview.c (the file, its
+ * runs, watching, the keys, the screen), kview_draw.c (layout and drawing) and kview_prompt.c
+ * (the file prompt). See kview.c for what the view does. */
+#ifndef BANKLAB_UI_KVIEW_H
+#define BANKLAB_UI_KVIEW_H
+
+#include <time.h>
+
+#include "../gpu/gpu_kernel.h"
+#include "app.h"
+
+#define KV_OPTS 32            /* launch options kept for the runs */
+#define KV_FILES 16           /* a result's other files (headers) whose lines are shown */
+#define KV_SETTLE 0.15        /* seconds a changed file stays unchanged before it runs */
+#define KV_MIN_SOURCE 48      /* columns the source keeps before a figure column is added */
+#define KV_HEAT 4             /* columns of the heat glyphs */
+
+struct kv_opt {
+    char opt[24];
+    char val[GPU_KERNEL_TEXT];
+};
+
+struct kv_stat {              /* what watching compares */
+    int ok;
+    long long mtime_ns, size;
+    unsigned long long ino;
+};
+
+struct kv_row {
+    int file, line;           /* the result's file index (0: the file itself), 1-based line */
+    const char *text;         /* its source text (not terminated) */
+    int tlen;
+    int li;                   /* its figures: index in res.lines, or -1 */
+    int diag;                 /* its first compiler message, or -1 */
+};
+
+struct kview {
+    struct app *app;
+    char path[UI_PATH_MAX];
+    struct kv_opt opt[KV_OPTS];
+    int nopt;
+    int cli_taken;            /* the command line's file was opened */
+    /* what is shown: a text and what was measured on it */
+    char *src;
+    size_t srclen;
+    struct gpu_kernel_request req;    /* that text's launch (for the playground) */
+    struct gpu_kernel_result res;
+    int has_res;
+    char *other[KV_FILES];
+    struct kv_row *rows;
+    int nrows, nsrc;          /* the first nsrc rows are the file's lines */
+    char problem[UI_MSG_MAX]; /* why it cannot run (unreadable file, bad option) */
+    int problem_line;
+    char why[UI_MSG_MAX];     /* why the cursor's line has no grid (Enter), until it moves */
+    time_t last_run;
+    /* the run in flight */
+    struct gpu_kernel_job *job;
+    char *job_src;
+    size_t job_len;
+    struct gpu_kernel_request job_req;
+    enum gpu_kernel_phase phase;
+    double job_t0;
+    int again;                /* r while measuring: once more when it ends */
+    /* watching */
+    int shown_now;            /* on the stack (watching waits while the view is left) */
+    int watch;
+    struct kv_stat seen;      /* the file as the last run read it */
+    struct kv_stat moved;     /* a change not settled yet ... */
+    double moved_at;          /* ... since */
+    /* the cursor */
+    int cur, top, hscroll;
+    /* the file prompt */
+    int prompting;
+    char input[UI_PATH_MAX];
+    int ilen, icur;
+};
+
+static inline int kv_min(int x, int y) { return x < y ? x : y; }
+static inline int kv_max(int x, int y) { return x > y ? x : y; }
+
+/* kview.c: open path with launch options opt/val (the prompt's, or the command line's) and
+ * start measuring it. */
+void kv_open_file(struct app *a, struct kview *k, const char *path, int nopt,
+                  const char *const *opt, const char *const *val);
+
+/* kview_prompt.c: the file prompt (o, or z the first time): start it on the file shown (or
+ * the examples' directory); its keys (KS_KPROMPT), every one handled. */
+void kv_prompt_start(struct kview *k);
+enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key);
+
+/* kview_draw.c */
+void kv_draw(const struct app *a, const void *st);
+/* kv_table_rows: the rows of source the screen shows at its size now */
+int kv_table_rows(const struct app *a, const struct kview *k);
+/* kv_first_shown: the first row shown, k->top moved as little as possible to show the cursor */
+int kv_first_shown(const struct kview *k, int height);
+/* kv_cur_row: the cursor's row, NULL when there is none */
+const struct kv_row *kv_cur_row(const struct kview *k);
+/* kv_fmt_dims: "32x32", "256", "8x8x4" */
+void kv_fmt_dims(const unsigned d[3], char *buf, size_t size);
+
+#endif

@@ -1,0 +1,471 @@
+/* kview_draw.c: the kernel view's layout and drawing: the launch and the totals on top; a
+ * header; per line the cursor mark, the number, the heat (the line's share of the kernel's
+ * excess wavefronts in quarters of glyphs, coloured, never colour alone), the figure columns
+ * that leave the source at least KV_MIN_SOURCE columns, the source cut with an ellipsis; under
+ * the table the cursor's figures, a compile error or why the file cannot run; the run in
+ * flight or what is watched; the key bar. Nothing here allocates or changes the state. */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../base/fmt.h"
+#include "../base/utf8.h"
+#include "kview.h"
+
+/* the figure columns, in the order they are added as the width allows */
+enum kv_col { KC_EXCESS, KC_WAYS, KC_WAVEFRONTS, KC_IDEAL, KC_INST, KC_COUNT };
+static const struct {
+    enum ui_str name;
+    int width;
+} columns[KC_COUNT] = {
+    [KC_EXCESS] = {UIS_KV_EXCESS, 8}, [KC_WAYS] = {UIS_KV_WAYS, 5},
+    [KC_WAVEFRONTS] = {UIS_KV_WAVEFRONTS, 10}, [KC_IDEAL] = {UIS_KV_IDEAL, 8},
+    [KC_INST] = {UIS_KV_INST, 8},
+};
+/* ... and the order they stand in, left to right */
+static const enum kv_col col_order[KC_COUNT] = {KC_INST, KC_WAVEFRONTS, KC_IDEAL, KC_EXCESS,
+                                                KC_WAYS};
+
+struct kv_layout {
+    int lw;                   /* line number columns */
+    int shown[KC_COUNT];      /* which figure columns fit */
+    int src_x;                /* where the source starts */
+    int table_y, table_h;
+    int info_y, info_h;
+    char info[UI_MSG_MAX * 2];/* the line under the table: the cursor's figures, an error */
+    enum ui_role info_role;
+};
+
+const struct kv_row *kv_cur_row(const struct kview *k)
+{
+    return k->nrows > 0 ? &k->rows[kv_min(k->cur, k->nrows - 1)] : NULL;
+}
+
+/* v in at most width columns: exact, else 3 significant digits with k, M or G */
+static const char *fmt_num(double v, int width, char *buf, size_t size)
+{
+    bl_fmt(buf, size, "%.0f", v);
+    if ((int)strlen(buf) <= width)
+        return buf;
+    static const char units[] = "kMGTP";
+    double x = v;
+    int u = -1;
+    while (x >= 999.5 && u < 4) {
+        x /= 1000;
+        u++;
+    }
+    bl_fmt(buf, size, "%.3g%c", x, u >= 0 ? units[u] : ' ');
+    return buf;
+}
+
+void kv_fmt_dims(const unsigned d[3], char *buf, size_t size)
+{
+    if (d[2] > 1)
+        bl_fmt(buf, size, "%ux%ux%u", d[0], d[1], d[2]);
+    else if (d[1] > 1)
+        bl_fmt(buf, size, "%ux%u", d[0], d[1]);
+    else
+        bl_fmt(buf, size, "%u", d[0]);
+}
+
+/* the SASS instructions of result line li, e.g. "LDS, STS.128" */
+static void sass_of(const struct gpu_kernel_result *r, int li, char *buf, size_t size)
+{
+    const struct gpu_kernel_line *l = &r->lines[li];
+    size_t o = 0;
+    buf[0] = 0;
+    for (int i = 0; i < r->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &r->insts[i];
+        if (in->file != l->file || in->line != l->line || strstr(buf, in->sass))
+            continue;
+        o += bl_fmt(buf + o, size - o, "%s%s", o ? ", " : "", in->sass);
+    }
+}
+
+/* what the line under the table says */
+static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
+                       enum ui_role *role);
+
+/* what the line under the table says, escaped: it quotes paths, the compiler and the file */
+static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
+                      enum ui_role *role)
+{
+    char raw[UI_MSG_MAX * 2];
+    info_words(a, k, raw, sizeof raw, role);
+    bl_clean(buf, size, raw);
+}
+
+static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
+                       enum ui_role *role)
+{
+    const struct kv_row *w = kv_cur_row(k);
+    const struct gpu_kernel_result *r = &k->res;
+    const char *sep = a->g->sep;
+    *role = UIC_NORMAL;
+    buf[0] = 0;
+    if (k->prompting) {
+        *role = UIC_DIM;
+        bl_fmt(buf, size, "%s", ui_str(a, UIS_KV_INTRO));
+    } else if (k->problem[0]) {
+        *role = UIC_WARN;
+        bl_fmt(buf, size, "%s", k->problem);
+    } else if (k->why[0]) {
+        *role = UIC_WARN;
+        bl_fmt(buf, size, "%s", k->why);
+    } else if (!k->has_res) {
+        return;
+    } else if (r->status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
+        int di = w && w->diag >= 0 ? w->diag : 0, nerr = 0, at = 0;
+        for (int i = 0; i < r->ndiags; i++)
+            if (r->diags[i].error) {
+                nerr++;
+                if (i <= di)
+                    at = nerr;
+            }
+        if (r->ndiags == 0) {
+            *role = UIC_WARN;
+            bl_fmt(buf, size, "%s", r->error);
+            return;
+        }
+        const struct gpu_kernel_diag *d = &r->diags[di];
+        size_t o = d->col > 0 ? bl_fmt(buf, size, "%s:%d:%d: ", d->file, d->line, d->col)
+                              : bl_fmt(buf, size, "%s:%d: ", d->file, d->line);
+        o += bl_fmt(buf + o, size - o, "%s: %s", d->error ? "error" : "warning", d->message);
+        if (nerr > 1 && d->error) {
+            o += bl_fmt(buf + o, size - o, "%s", sep);
+            bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_ERRORS), at, nerr);
+        }
+        *role = d->error ? UIC_ERROR : UIC_WARN;
+    } else if (r->status != GPU_KERNEL_OK) {
+        *role = UIC_WARN;
+        bl_fmt(buf, size, "%s", r->error);
+    } else if (w && w->li >= 0) {
+        const struct gpu_kernel_line *l = &r->lines[w->li];
+        char label[GPU_KERNEL_TEXT + 16], sass[128];
+        if (w->file > 0 && w->file < r->nfiles)
+            bl_fmt(label, sizeof label, "%s:%d", r->files[w->file], w->line);
+        else
+            bl_fmt(label, sizeof label, "%s %d", ui_str(a, UIS_KV_LINE), w->line);
+        sass_of(r, w->li, sass, sizeof sass);
+        size_t o = bl_fmt(buf, size, "%s: %s %.0f%s%s %.0f", label, ui_str(a, UIS_KV_INST),
+                          l->inst, sep, ui_str(a, UIS_KV_WAVEFRONTS), l->wavefronts);
+        if (l->ideal_known) {
+            o += bl_fmt(buf + o, size - o, "%s%s %.0f%s%s %.0f", sep, ui_str(a, UIS_KV_IDEAL),
+                        l->ideal, sep, ui_str(a, UIS_KV_EXCESS), l->excess);
+            if (l->excess > 0 && r->totals.excess > 0) {
+                double pct = 100.0 * l->excess / r->totals.excess;
+                char share[16];
+                bl_fmt(share, sizeof share, pct < 1 ? "<1%%" : "%.0f%%", pct);
+                o += bl_fmt(buf + o, size - o, " (");
+                o += bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_OF_KERNEL), share);
+                o += bl_fmt(buf + o, size - o, ")");
+            }
+            o += bl_fmt(buf + o, size - o, "%s%s %.2f", sep, ui_str(a, UIS_KV_WAYS), l->ways);
+        }
+        o += bl_fmt(buf + o, size - o, "%s%s", sep, sass);
+        if (!w->file)
+            bl_fmt(buf + o, size - o, "%s%s", sep, ui_str(a, UIS_KV_HINT_ENTER));
+    } else if (w) {
+        bl_fmt(buf, size, "%s %d: %s%s%s", ui_str(a, UIS_KV_LINE), w->line,
+               ui_str(a, UIS_KV_NO_SHARED), sep, ui_str(a, UIS_KV_HINT_ENTER));
+    }
+}
+
+static void layout(const struct app *a, const struct kview *k, struct kv_layout *L)
+{
+    memset(L, 0, sizeof *L);
+    int digits = 1;
+    for (int n = k->nsrc; n >= 10; n /= 10)
+        digits++;
+    L->lw = kv_max(4, digits);
+    int left = a->W - (1 + L->lw + 1 + KV_HEAT + 3);
+    for (int c = 0; c < KC_COUNT; c++)
+        if (left - (columns[c].width + 1) >= KV_MIN_SOURCE) {
+            L->shown[c] = 1;
+            left -= columns[c].width + 1;
+        } else {
+            break;
+        }
+    L->src_x = a->W - left;
+    info_text(a, k, L->info, sizeof L->info, &L->info_role);
+    L->info_h = L->info[0] ? kv_min(kv_min(7, a->H - 9), text_count(L->info, a->W - 2)) : 0;
+    L->table_y = 4;
+    L->info_y = a->H - 2 - L->info_h;
+    L->table_h = kv_max(1, L->info_y - L->table_y);
+}
+
+int kv_table_rows(const struct app *a, const struct kview *k)
+{
+    struct kv_layout L;
+    layout(a, k, &L);
+    return L.table_h;
+}
+
+int kv_first_shown(const struct kview *k, int height)
+{
+    int top = k->top;
+    if (k->cur < top)
+        top = k->cur;
+    if (k->cur >= top + height)
+        top = k->cur - height + 1;
+    return kv_max(0, kv_min(top, k->nrows - height));
+}
+
+/* ---------------------------------------------------------------- drawing */
+
+static void put_right(const struct app *a, int y, int x, int width, const char *s, attr_t at)
+{
+    int w = text_width(s);
+    text_puts(a, y, x + kv_max(0, width - w), width, s, at);
+}
+
+/* the heat of a row: its share of the kernel's excess wavefronts, in quarters of glyphs */
+static void draw_heat(const struct app *a, const struct kview *k, const struct kv_row *w, int y,
+                      int x)
+{
+    const struct gpu_kernel_result *r = &k->res;
+    if (w->diag >= 0 && r->diags[w->diag].error) {
+        text_puts(a, y, x + 1, KV_HEAT - 1, a->g->wrong, theme_attr(a, UIC_ERROR));
+        return;
+    }
+    if (w->li < 0)
+        return;
+    const struct gpu_kernel_line *l = &r->lines[w->li];
+    if (!l->ideal_known) {
+        text_puts(a, y, x + 1, KV_HEAT - 1, "?", theme_attr(a, UIC_DIM));
+    } else if (l->excess <= 0 || r->totals.excess <= 0) {
+        text_puts(a, y, x + 1, KV_HEAT - 1, a->g->right, theme_attr(a, UIC_OK));
+    } else {
+        double share = l->excess / r->totals.excess;
+        int n = kv_max(1, kv_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
+        attrset(theme_attr(a, share >= 0.5 ? UIC_WORST : UIC_CONFLICT));
+        for (int i = 0; i < n; i++)
+            mvaddstr(y, x + i, a->g->bar);
+        attrset(A_NORMAL);
+    }
+}
+
+/* a source line (or any text from outside): tabs to 8 columns, control characters and bytes
+ * that are not UTF-8 escaped (bl_clean: a \r or an escape sequence in a file must not move the
+ * cursor), from column hscroll; text_puts ends it in an ellipsis where it is cut */
+static void draw_source(const struct app *a, int y, int x, int width, const char *s, int n,
+                        int hscroll, attr_t at)
+{
+    char line[1024], clean[2048];
+    int o = 0, col = 0;
+    for (int i = 0; i < n && o < (int)sizeof line - 9; i++) {
+        if (s[i] == '\t') {
+            do
+                line[o++] = ' ';
+            while (++col % 8 && o < (int)sizeof line - 1);
+        } else {
+            line[o++] = s[i];
+            col++;
+        }
+    }
+    line[o] = 0;
+    bl_clean(clean, sizeof clean, line);
+    int skipped;
+    size_t from = text_fit(clean, strlen(clean), hscroll, &skipped);
+    text_puts(a, y, x, width, clean + from, at);
+}
+
+/* one line of text, cut with an ellipsis where it does not fit */
+static void put_line(const struct app *a, int y, const char *s, attr_t at)
+{
+    draw_source(a, y, 1, a->W - 2, s, (int)strlen(s), 0, at);
+}
+
+static void draw_header(const struct app *a, const struct kv_layout *L, int y)
+{
+    attr_t at = theme_attr(a, UIC_HEADER);
+    char buf[UI_MSG_MAX];
+    put_right(a, y, 1, L->lw, ui_str(a, UIS_KV_LINE), at);
+    text_puts(a, y, 1 + L->lw + 1, KV_HEAT, ui_str(a, UIS_KV_HEAT), at);
+    int x = 1 + L->lw + 1 + KV_HEAT;
+    for (int i = 0; i < KC_COUNT; i++) {
+        enum kv_col c = col_order[i];
+        if (!L->shown[c])
+            continue;
+        put_right(a, y, x + 1, columns[c].width, ui_str(a, columns[c].name), at);
+        x += columns[c].width + 1;
+    }
+    text_puts(a, y, x + 1, 1, a->g->vline, theme_attr(a, UIC_DIM));
+    int sx = L->src_x, used = text_puts(a, y, sx, a->W - sx - 1, ui_str(a, UIS_KV_SOURCE), at);
+    bl_fmt(buf, sizeof buf, ui_str(a, UIS_KV_LEGEND), a->g->bar, a->g->right);
+    if (sx + used + 3 + text_width(buf) < a->W)
+        text_puts(a, y, sx + used + 3, a->W - sx - used - 4, buf, theme_attr(a, UIC_DIM));
+}
+
+static void draw_row(const struct app *a, const struct kview *k, const struct kv_layout *L,
+                     int i, int y)
+{
+    const struct kv_row *w = &k->rows[i];
+    const struct gpu_kernel_result *r = &k->res;
+    int is_cur = i == k->cur, err = w->diag >= 0 && r->diags[w->diag].error;
+    char buf[64];
+    if (is_cur)
+        text_puts(a, y, 0, 1, ">", theme_attr(a, UIC_CURSOR));
+    if (w->file == 0 && w->line >= 1 && w->line <= k->nsrc)
+        bl_fmt(buf, sizeof buf, "%d", w->line);
+    else
+        bl_fmt(buf, sizeof buf, w->file ? "+" : "?");   /* a header's line; no line info */
+    put_right(a, y, 1, L->lw, buf,
+              theme_attr(a, is_cur ? UIC_CURSOR : err ? UIC_ERROR : UIC_DIM));
+    draw_heat(a, k, w, y, 1 + L->lw + 1);
+    int x = 1 + L->lw + 1 + KV_HEAT;
+    const struct gpu_kernel_line *l = w->li >= 0 ? &r->lines[w->li] : NULL;
+    for (int c = 0; c < KC_COUNT; c++) {
+        enum kv_col col = col_order[c];
+        if (!L->shown[col])
+            continue;
+        int cw = columns[col].width;
+        if (l) {
+            int known = l->ideal_known || col == KC_INST || col == KC_WAVEFRONTS;
+            double v = col == KC_INST ? l->inst : col == KC_WAVEFRONTS ? l->wavefronts
+                     : col == KC_IDEAL ? l->ideal : col == KC_EXCESS ? l->excess : l->ways;
+            if (!known)
+                bl_fmt(buf, sizeof buf, "-");
+            else if (col == KC_WAYS)
+                bl_fmt(buf, sizeof buf, "%.2f", v);
+            else
+                fmt_num(v, cw, buf, sizeof buf);
+            enum ui_role role = k->job ? UIC_DIM     /* a newer run is in flight */
+                                : col == KC_EXCESS && known && v > 0 ? UIC_CONFLICT : UIC_NORMAL;
+            put_right(a, y, x + 1, cw, buf, theme_attr(a, role));
+        }
+        x += cw + 1;
+    }
+    text_puts(a, y, x + 1, 1, a->g->vline, theme_attr(a, UIC_DIM));
+    int sx = L->src_x, sw = a->W - sx;
+    if (w->file > 0 && w->file < r->nfiles) {   /* a line of a header: its place first */
+        bl_fmt(buf, sizeof buf, "%s:%d: ", r->files[w->file], w->line);
+        int used = text_puts(a, y, sx, sw, buf, theme_attr(a, UIC_DIM));
+        sx += used;
+        sw -= used;
+    }
+    if (sw > 0)
+        draw_source(a, y, sx, sw, w->text, w->tlen, k->hscroll,
+                    theme_attr(a, err ? UIC_ERROR : l ? UIC_NORMAL : UIC_NORMAL));
+}
+
+/* the launch (or the file) on line 1, the totals on line 2 */
+static void draw_summary(const struct app *a, const struct kview *k)
+{
+    const struct gpu_kernel_result *r = &k->res;
+    const char *sep = a->g->sep;
+    char buf[UI_MSG_MAX * 2], g[32], b[32], n1[32], n2[32], n3[32], n4[32];
+    int W = a->W;
+    if (k->has_res && r->status == GPU_KERNEL_OK) {
+        kv_fmt_dims(r->grid, g, sizeof g);
+        kv_fmt_dims(r->block, b, sizeof b);
+        bl_fmt(buf, sizeof buf, "%s<<<%s, %s, %llu>>>%s%s%s%d regs%sshared %d + %llu B",
+               r->kernel, g, b, r->smem, sep, r->device, sep, r->regs, sep, r->static_smem,
+               r->smem);
+    } else {
+        bl_fmt(buf, sizeof buf, "%s%s%d lines", k->path, sep, k->nsrc);
+    }
+    put_line(a, 1, buf, A_NORMAL);
+    if (!k->has_res || r->status != GPU_KERNEL_OK)
+        return;
+    /* exact figures where they fit, else three digits, else without the count of lines */
+    for (int pass = 0; pass < 3; pass++) {
+        int width = pass == 0 ? 12 : 4;
+        const struct gpu_kernel_totals *t = &r->totals;
+        double ways = t->ideal > 0 ? t->wavefronts / t->ideal : 0;
+        fmt_num(t->inst, width, n1, sizeof n1);
+        fmt_num(t->wavefronts, width, n2, sizeof n2);
+        fmt_num(t->ideal, width, n3, sizeof n3);
+        fmt_num(t->excess, width, n4, sizeof n4);
+        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s%s%s %.2f%s",
+                          ui_str(a, UIS_KV_TOTAL), ui_str(a, UIS_KV_INST), n1, sep,
+                          ui_str(a, UIS_KV_WAVEFRONTS), n2, sep, ui_str(a, UIS_KV_IDEAL), n3, sep,
+                          ui_str(a, UIS_KV_EXCESS), n4, sep, ui_str(a, UIS_KV_WAYS), ways,
+                          pass < 2 ? sep : "");
+        if (pass < 2)
+            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LINES), r->nlines);
+        if (text_width(buf) <= W - 2)
+            break;
+    }
+    put_line(a, 2, buf, A_BOLD);
+}
+
+/* the line over the key bar: the prompt, the run in flight, or what is watched */
+static void draw_status(const struct app *a, const struct kview *k, int y)
+{
+    char buf[UI_MSG_MAX * 2], when[32] = "";
+    const char *sep = a->g->sep;
+    if (k->prompting) {
+        const char *p = ui_str(a, UIS_KV_PROMPT);
+        int px = 1 + text_puts(a, y, 1, a->W - 2, p, theme_attr(a, UIC_KEY));
+        int iw = a->W - px - 1, start = kv_max(0, k->icur - (iw - 1));
+        attrset(theme_attr(a, UIC_CODE));
+        mvaddnstr(y, px, k->input + start, iw);
+        attrset(theme_attr(a, UIC_CURSOR));
+        char cc[2] = {k->icur < k->ilen ? k->input[k->icur] : ' ', 0};
+        mvaddstr(y, px + k->icur - start, cc);
+        attrset(A_NORMAL);
+        return;
+    }
+    if (k->last_run) {
+        struct tm tm;
+        localtime_r(&k->last_run, &tm);
+        strftime(when, sizeof when, "%H:%M:%S", &tm);
+    }
+    /* the path, or its last part where the whole line does not fit */
+    const char *base = strrchr(k->path, '/');
+    for (int pass = 0; pass < 2; pass++) {
+        const char *name = pass == 0 || !base ? k->path : base + 1;
+        size_t o;
+        if (k->job) {
+            static const enum ui_str phases[] = {UIS_KV_PH_START, UIS_KV_PH_DEVICE,
+                                                 UIS_KV_PH_COMPILE, UIS_KV_PH_SETUP,
+                                                 UIS_KV_PH_RUN, UIS_KV_PH_COLLECT,
+                                                 UIS_KV_PH_COLLECT};
+            double t = ui_now() - k->job_t0;
+            o = bl_fmt(buf, sizeof buf, "%c ", "|/-\\"[(int)(t * 10) % 4]);
+            o += bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MEASURING), name,
+                        ui_str(a, phases[k->phase <= GPU_KPHASE_DONE ? k->phase : 0]), t);
+            /* the figures shown are dimmed meanwhile; the note where it fits */
+            if (k->has_res && text_width(buf) + 1 + text_width(ui_str(a, UIS_KV_PREVIOUS)) <=
+                                  a->W - 2)
+                bl_fmt(buf + o, sizeof buf - o, " %s", ui_str(a, UIS_KV_PREVIOUS));
+        } else {
+            o = bl_fmt(buf, sizeof buf, ui_str(a, k->watch ? UIS_KV_WATCHING
+                                                           : UIS_KV_NOT_WATCHING), name);
+            if (when[0]) {
+                o += bl_fmt(buf + o, sizeof buf - o, "%s", sep);
+                bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LAST_RUN), when);
+            }
+        }
+        if (text_width(buf) <= a->W - 2)
+            break;
+    }
+    put_line(a, y, buf, theme_attr(a, k->job ? UIC_MEASURED : UIC_DIM));
+}
+
+void kv_draw(const struct app *a, const void *st)
+{
+    const struct kview *k = st;
+    char title[UI_MSG_MAX];
+    const char *base = strrchr(k->path, '/');
+    char name[UI_PATH_MAX];
+    bl_clean(name, sizeof name, base ? base + 1 : k->path);
+    bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->path[0] ? " " : "", name);
+    app_title(a, title, a->lang == LANG_ZH ? "zh " : "en ");
+    struct kv_layout L;
+    layout(a, k, &L);
+    if (k->nrows > 0) {
+        draw_summary(a, k);
+        draw_header(a, &L, 3);
+        int top = kv_first_shown(k, L.table_h);
+        for (int i = 0; i < L.table_h && top + i < k->nrows; i++)
+            draw_row(a, k, &L, top + i, L.table_y + i);
+    } else if (k->problem[0] && !k->prompting) {
+        put_line(a, 1, k->path, A_NORMAL);
+    }
+    if (L.info_h)
+        text_draw(a, L.info_y, 1, a->W - 2, L.info_h, L.info, 0, theme_attr(a, L.info_role));
+    draw_status(a, k, a->H - 2);
+    app_keybar(a, k->prompting ? KS_KPROMPT : KS_KERNEL, NULL, 0);
+}

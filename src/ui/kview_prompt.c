@@ -1,0 +1,209 @@
+/* kview_prompt.c: the kernel view's file prompt (o, or z the first time): a path, then launch
+ * options as on the command line (--arg n=1024 ...; quotes keep a value with blanks); Tab
+ * completes the path from its directory, Enter checks the options and that the file can be
+ * read before the view opens it, Esc cancels. Edits like the playground's line. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "../base/fmt.h"
+#include "../base/utf8.h"
+#include "../store/files.h"
+#include "kview.h"
+
+void kv_prompt_start(struct kview *k)
+{
+    struct stat sb;
+    k->prompting = 1;
+    k->input[0] = 0;
+    if (k->path[0] && bl_utf8_control(k->path, "", NULL) == (size_t)-1) {  /* typeable */
+        size_t o = bl_fmt(k->input, sizeof k->input, "%s", k->path);
+        for (int i = 0; i < k->nopt; i++)
+            o += bl_fmt(k->input + o, sizeof k->input - o, strchr(k->opt[i].val, ' ') ?
+                        " %s '%s'" : " %s %s", k->opt[i].opt, k->opt[i].val);
+    } else if (stat("assets/kernels", &sb) == 0 && S_ISDIR(sb.st_mode)) {
+        bl_fmt(k->input, sizeof k->input, "assets/kernels/");
+    } else if (stat(BANKLAB_SHARE_DIR "/assets/kernels", &sb) == 0) {
+        bl_fmt(k->input, sizeof k->input, "%s/assets/kernels/", BANKLAB_SHARE_DIR);
+    }
+    k->ilen = k->icur = (int)strlen(k->input);
+}
+
+/* the words of s (blanks between them; '...' and "..." quote), NUL-terminated in place */
+static int split_words(char *s, char **w, int max)
+{
+    int n = 0;
+    while (*s) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s || n == max)
+            break;
+        char q = *s == '\'' || *s == '"' ? *s : 0;
+        w[n++] = q ? ++s : s;
+        while (*s && (q ? *s != q : *s != ' ' && *s != '\t'))
+            s++;
+        if (*s)
+            *s++ = 0;
+    }
+    return n;
+}
+
+static void prompt_submit(struct app *a, struct kview *k)
+{
+    char line[UI_PATH_MAX];
+    char *w[2 * KV_OPTS + 2];
+    const char *opt[KV_OPTS], *val[KV_OPTS];
+    bl_fmt(line, sizeof line, "%s", k->input);
+    int nw = split_words(line, w, 2 * KV_OPTS + 2), nopt = 0;
+    if (nw == 0)
+        return;
+    struct gpu_kernel_request scratch;
+    gpu_kernel_request_init(&scratch);
+    char err[GPU_KERNEL_TEXT];
+    for (int i = 1; i < nw; i++) {
+        char *eq = strchr(w[i], '=');
+        if (!strncmp(w[i], "--", 2) && eq && strncmp(w[i], "--arg", 5) &&
+            strncmp(w[i], "--buffer-size", 13)) {
+            *eq = 0;                                /* --grid=4 */
+            opt[nopt] = w[i];
+            val[nopt] = eq + 1;
+        } else if (i + 1 < nw) {
+            opt[nopt] = w[i];
+            val[nopt] = w[++i];
+        } else {
+            app_msg(a, 1, ui_str(a, UIS_KV_NEEDS_VALUE), w[i]);
+            return;
+        }
+        int rc = gpu_kernel_option(&scratch, opt[nopt], val[nopt], err, sizeof err);
+        if (rc != 1) {
+            app_msg(a, 1, "%s", rc == 0 ? ui_str(a, UIS_KV_LAUNCH_OPTS) : err);
+            return;
+        }
+        if (++nopt == KV_OPTS)
+            break;
+    }
+    char why[UI_MSG_MAX];
+    size_t len;
+    char *probe = files_read(w[0], GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    if (!probe) {
+        app_msg(a, 1, "%s: %s", w[0], why);
+        return;
+    }
+    free(probe);
+    k->prompting = 0;
+    kv_open_file(a, k, w[0], nopt, opt, val);
+}
+
+static int cmp_names(const void *x, const void *y)
+{
+    return strcmp((const char *)x, (const char *)y);
+}
+
+/* Tab: the path (the first word) as far as the names in its directory agree */
+static void prompt_complete(struct app *a, struct kview *k)
+{
+    int end = 0;
+    while (end < k->ilen && k->input[end] != ' ')
+        end++;
+    char word[UI_PATH_MAX], dir[UI_PATH_MAX];
+    bl_fmt(word, sizeof word, "%.*s", end, k->input);
+    const char *slash = strrchr(word, '/'), *base = slash ? slash + 1 : word;
+    bl_fmt(dir, sizeof dir, "%.*s", slash ? (int)(slash - word + 1) : 0, word);
+    DIR *d = opendir(dir[0] ? dir : ".");
+    if (!d) {
+        app_msg(a, 1, "%s", ui_str(a, UIS_KV_NO_MATCH));
+        return;
+    }
+    char names[64][64];
+    int n = 0, common = -1;
+    size_t blen = strlen(base);
+    char first[256] = "";
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (strncmp(e->d_name, base, blen) || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+            (e->d_name[0] == '.' && base[0] != '.'))
+            continue;
+        if (!first[0]) {
+            bl_fmt(first, sizeof first, "%s", e->d_name);
+            common = (int)strlen(first);
+        } else {
+            int c = 0;
+            while (c < common && first[c] == e->d_name[c])
+                c++;
+            common = c;
+        }
+        if (n < 64)
+            bl_fmt(names[n], sizeof names[n], "%s", e->d_name);
+        n++;
+    }
+    closedir(d);
+    if (n == 0) {
+        app_msg(a, 1, "%s", ui_str(a, UIS_KV_NO_MATCH));
+        return;
+    }
+    char done[UI_PATH_MAX];
+    struct stat sb;
+    size_t o = bl_fmt(done, sizeof done, "%s%.*s", dir, common, first);
+    if (n == 1 && stat(done, &sb) == 0 && S_ISDIR(sb.st_mode))
+        bl_fmt(done + o, sizeof done - o, "/");
+    char rest[UI_PATH_MAX];
+    bl_fmt(rest, sizeof rest, "%s", k->input + end);
+    bl_fmt(k->input, sizeof k->input, "%s%s", done, rest);
+    k->ilen = (int)strlen(k->input);
+    k->icur = kv_min((int)strlen(done), k->ilen);
+    if (n > 1) {                                 /* the choices, as many as the line takes */
+        qsort(names, (size_t)kv_min(n, 64), sizeof names[0], cmp_names);
+        char list[UI_MSG_MAX];
+        size_t lo = 0;
+        list[0] = 0;
+        for (int i = 0; i < kv_min(n, 64) && lo + 2 < sizeof list; i++)
+            lo += bl_fmt(list + lo, sizeof list - lo, "%s%s", i ? "  " : "", names[i]);
+        char clean[UI_MSG_MAX];
+        app_msg(a, 0, "%s", bl_clean(clean, sizeof clean, list));
+    }
+}
+
+enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key)
+{
+    switch (key->action) {
+    case ACT_INSERT:
+        if (k->ilen + 1 < (int)sizeof k->input) {
+            memmove(k->input + k->icur + 1, k->input + k->icur, (size_t)(k->ilen - k->icur + 1));
+            k->input[k->icur++] = (char)key->key;
+            k->ilen++;
+        }
+        break;
+    case ACT_LEFT: if (k->icur > 0) k->icur--; break;
+    case ACT_RIGHT: if (k->icur < k->ilen) k->icur++; break;
+    case ACT_HOME: k->icur = 0; break;
+    case ACT_END: k->icur = k->ilen; break;
+    case ACT_RUBOUT:
+        if (k->icur > 0) {
+            memmove(k->input + k->icur - 1, k->input + k->icur, (size_t)(k->ilen - k->icur + 1));
+            k->icur--;
+            k->ilen--;
+        }
+        break;
+    case ACT_DELETE:
+        if (k->icur < k->ilen) {
+            memmove(k->input + k->icur, k->input + k->icur + 1, (size_t)(k->ilen - k->icur));
+            k->ilen--;
+        }
+        break;
+    case ACT_CLEAR: k->input[0] = 0; k->ilen = k->icur = 0; break;
+    case ACT_COMPLETE: prompt_complete(a, k); break;
+    case ACT_GO: prompt_submit(a, k); break;
+    case ACT_HELP:
+        return UI_IGNORED;                       /* F1: the view's help box */
+    case ACT_LEAVE:
+        k->prompting = 0;
+        if (!k->path[0])
+            ui_pop(a);                           /* nothing to show: back where z was pressed */
+        break;
+    default:
+        break;                                   /* other keys do nothing while typing */
+    }
+    return UI_HANDLED;
+}
