@@ -418,14 +418,16 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
         const char *name = pass == 0 || !base ? k->path : base + 1;
         size_t o;
         if (k->job) {
-            static const enum ui_str phases[] = {UIS_KV_PH_START, UIS_KV_PH_DEVICE,
-                                                 UIS_KV_PH_COMPILE, UIS_KV_PH_SETUP,
-                                                 UIS_KV_PH_RUN, UIS_KV_PH_COLLECT,
-                                                 UIS_KV_PH_COLLECT};
+            static const enum ui_str phases[GPU_KPHASE_DONE + 1] = {
+                [GPU_KPHASE_START] = UIS_KV_PH_START, [GPU_KPHASE_DEVICE] = UIS_KV_PH_DEVICE,
+                [GPU_KPHASE_COMPILE] = UIS_KV_PH_COMPILE, [GPU_KPHASE_SETUP] = UIS_KV_PH_SETUP,
+                [GPU_KPHASE_WAIT] = UIS_KV_PH_WAIT, [GPU_KPHASE_RUN] = UIS_KV_PH_RUN,
+                [GPU_KPHASE_COLLECT] = UIS_KV_PH_COLLECT, [GPU_KPHASE_DONE] = UIS_KV_PH_COLLECT};
             double t = ui_now() - k->job_t0;
             o = bl_fmt(buf, sizeof buf, "%c ", "|/-\\"[(int)(t * 10) % 4]);
             o += bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MEASURING), name,
-                        ui_str(a, phases[k->phase <= GPU_KPHASE_DONE ? k->phase : 0]), t);
+                        ui_str(a, phases[(unsigned)k->phase <= GPU_KPHASE_DONE ? k->phase : 0]),
+                        t);
             /* the figures shown are dimmed meanwhile; the note where it fits */
             if (k->has_res && text_width(buf) + 1 + text_width(ui_str(a, UIS_KV_PREVIOUS)) <=
                                   a->W - 2)
@@ -435,8 +437,14 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
                                                            : UIS_KV_NOT_WATCHING), name);
             if (when[0]) {
                 o += bl_fmt(buf + o, sizeof buf - o, "%s", sep);
-                bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LAST_RUN), when);
+                o += bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LAST_RUN), when);
             }
+            /* the device's turn (devlock): measured without it, or after waiting for it */
+            if (k->has_res && k->res.lock_note[0])
+                bl_fmt(buf + o, sizeof buf - o, "%s%s", sep, k->res.lock_note);
+            else if (k->has_res && k->res.timing.wait >= 100)
+                bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_WAITED), sep,
+                       k->res.timing.wait / 1e3);
         }
         if (text_width(buf) <= a->W - 2)
             break;
