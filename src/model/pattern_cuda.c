@@ -588,6 +588,23 @@ static const char *const type_alias[][2] = {
     {"int16_t", "short"}, {"uint8_t", "unsigned char"}, {"int8_t", "char"}, {"bool", "int"},
     {"auto", "long long"}, {"ptrdiff_t", "long"}, {NULL, NULL}};
 
+/* blockIdx.x (y, z) and gridDim.x at token k of v: the number the playground takes (blockIdx
+ * 0, the first block; gridDim the launch's), else -1 */
+static long long block_builtin(const struct ctx *c, const struct tokvec *v, int k)
+{
+    if (k + 2 >= v->n || v->t[k].kind != CT_IDENT || !tis(c, &v->t[k + 1], ".") ||
+        v->t[k + 2].len != 1)
+        return -1;
+    int d = c->src[v->t[k + 2].pos] - 'x';
+    if (d < 0 || d > 2)
+        return -1;
+    if (tis(c, &v->t[k], "blockIdx"))
+        return 0;
+    if (tis(c, &v->t[k], "gridDim"))
+        return c->launch->grid[d] ? c->launch->grid[d] : 1;
+    return -1;
+}
+
 /* tokens [from, to) of v as text: one space where the source had blanks or a comment */
 static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, int to,
                        struct buf *b, int map_types)
@@ -596,6 +613,14 @@ static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, in
         const struct ctok *t = &v->t[k];
         if (k > from && t->pos > v->t[k - 1].pos + v->t[k - 1].len)
             puts_(b, " ");
+        long long bv = block_builtin(c, v, k);
+        if (bv >= 0 && k + 2 < to) {
+            char num[24];
+            bl_fmt(num, sizeof num, "%lld", bv);
+            puts_(b, num);
+            k += 2;
+            continue;
+        }
         const char *s = c->src + t->pos;
         size_t n = (size_t)t->len;
         for (int a = 0; map_types && t->kind == CT_IDENT && type_alias[a][0]; a++)
@@ -741,9 +766,13 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
         if (!strcmp(name, "threadIdx") || !strcmp(name, "blockDim") ||
             !strcmp(name, "warpSize") || word_in(c, t, known_words))
             continue;
-        if (!strcmp(name, "blockIdx") || !strcmp(name, "gridDim"))
-            return fail(c, "the index uses %s: the playground draws the warps of one block, "
-                        "not the grid", name);
+        if (block_builtin(c, v, k) >= 0) {
+            if (!strcmp(name, "blockIdx") && !c->out->note[0])
+                bl_fmt(c->out->note, sizeof c->out->note, "blockIdx is 0 here: the grid shows "
+                       "the first block");
+            k += 2;
+            continue;
+        }
         int de = lookup_define(c, c->src + t->pos, t->len);
         if (de >= 0 && c->def[de].with_args)
             return fail(c, "%s is a macro with arguments: the pattern language has none", name);

@@ -1,10 +1,10 @@
 /* pattern_cuda.h: one line of a learner's CUDA kernel as a pattern of the pattern language
  * (pattern.h), so the playground can draw that line's bank grid. It finds the shared arrays
  * the line indexes, their declarations in the file, the locals, #define constants and kernel
- * parameters the indices use (parameters take the launch's --arg values), and checks the
- * result with the pattern parser. Where the language cannot express the line (an atomic,
- * inline asm, an index that depends on the block or on global memory, a value it does not
- * know) it says why in one line. A small tokenizer, not a C++ parser: it knows kernels as
+ * parameters the indices use (parameters take the launch's --arg values; blockIdx is the first
+ * block's, 0), and checks the result with the pattern parser. Where the language cannot
+ * express the line (an atomic, inline asm, an index that depends on global memory, a value it
+ * does not know) it says why in one line. A small tokenizer, not a C++ parser: it knows kernels as
  * people write them. Pure C: libc and src/base only. */
 #ifndef BANKLAB_PATTERN_CUDA_H
 #define BANKLAB_PATTERN_CUDA_H
@@ -17,6 +17,7 @@
 
 /* The launch the line ran under (what the playground needs of it). */
 struct pattern_cuda_launch {
+    unsigned grid[3];                /* gridDim (blockIdx is taken as 0: the first block) */
     unsigned block[3];               /* blockDim */
     unsigned long long dyn_bytes;    /* dynamic shared memory (extern __shared__ arrays) */
     int nargs;                       /* scalar kernel parameters: --arg NAME=VALUE */

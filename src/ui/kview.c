@@ -346,8 +346,10 @@ static void open_grid(struct app *a, struct kview *k)
         names[i] = rq->args[i].name;
         values[i] = rq->args[i].value;
     }
-    struct pattern_cuda_launch l = {{rq->block[0], rq->block[1], rq->block[2]}, rq->smem,
-                                    rq->nargs, names, values};
+    struct pattern_cuda_launch l = {.grid = {rq->grid[0], rq->grid[1], rq->grid[2]},
+                                    .block = {rq->block[0], rq->block[1], rq->block[2]},
+                                    .dyn_bytes = rq->smem, .nargs = rq->nargs,
+                                    .arg_name = names, .arg_value = values};
     struct pattern_cuda pc;
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         bl_fmt(k->why, sizeof k->why, "%s %d: %s", ui_str(a, UIS_KV_LINE), w->line, pc.why);

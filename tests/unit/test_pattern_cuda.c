@@ -52,7 +52,7 @@ static const char misc[] =
     "    r += 1;\n"
     "    t[y][x] += 1.0f;\n"                                 /* 13: a read and a write */
     "    out[x] = t[r][x];\n"                                /* 14: r changed */
-    "    out[x] = t[blockIdx.x % 32][x];\n"                  /* 15 */
+    "    out[x] = t[blockIdx.x % 32][x];\n"                  /* 15: the first block */
     "    out[x] = tt[x];\n"                                  /* 16: template type */
     "    out[x] = t[IDX(x, y) % 32][0];\n"                   /* 17: macro with arguments */
     "    out[x] = t[x % ROWS][m];\n"                         /* 18: file constant, parameter */
@@ -69,7 +69,7 @@ static struct pattern_cuda translate(const char *src, int line, unsigned bx, uns
                                      unsigned long long dyn, int want_rc)
 {
     static const char *const names[] = {"n", "m"}, *const values[] = {"1024", "0x3"};
-    struct pattern_cuda_launch l = {{bx, by, 1}, dyn, 2, names, values};
+    struct pattern_cuda_launch l = {{4, 4, 1}, {bx, by, 1}, dyn, 2, names, values};
     struct pattern_cuda out;
     int rc = pattern_from_cuda(src, strlen(src), line, &l, &out);
     if (rc != want_rc)
@@ -130,7 +130,7 @@ static void test_carve(void **state)
     assert_int_equal(pc.env.param[0].value, 1024);
     /* n = 1024 carves past 4096 bytes: the playground will say so; with n = 256 it fits */
     static const char *const names[] = {"n"}, *const values[] = {"256"};
-    struct pattern_cuda_launch l = {{256, 1, 1}, 4096, 1, names, values};
+    struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 4096, 1, names, values};
     assert_int_equal(pattern_from_cuda(carve, strlen(carve), 8, &l, &pc), 0);
     assert_int_equal(model(&pc, 0).wavefronts, 1);   /* a[(t * 33) % n]: conflict free */
     assert_int_equal(model(&pc, 1).wavefronts, 2);   /* b[t]: doubles, two passes */
@@ -161,6 +161,10 @@ static void test_names(void **state)
     assert_int_equal(pc.env.nparams, 1);
     assert_string_equal(pc.env.param[0].name, "m");
     assert_int_equal(pc.env.param[0].value, 3);
+    /* blockIdx: the first block's, with a note; gridDim: the launch's */
+    pc = translate(misc, 15, 32, 8, 0, 0);
+    assert_string_equal(pc.accesses, "t[0 % 32][x]");
+    assert_string_equal(pc.note, "blockIdx is 0 here: the grid shows the first block");
     /* a type the pattern language does not know */
     pc = translate(misc, 22, 32, 1, 0, -1);
     assert_string_equal(pc.why, "the pattern language cannot read it: unknown type 'T'");
@@ -177,8 +181,6 @@ static void test_reasons(void **state)
         const char *why;
     } cases[] = {
         {14, "r changes at line 12, after its declaration at line 11"},
-        {15, "the index uses blockIdx: the playground draws the warps of one block, not the "
-             "grid"},
         {17, "IDX is a macro with arguments: the pattern language has none"},
         {19, "in points to global memory (a parameter of k): the model cannot know what it "
              "holds"},
@@ -198,7 +200,7 @@ static void test_reasons(void **state)
     static const char src[] = "__global__ void k(float *o, int s)\n{\n"
                               "    __shared__ float a[1024];\n"
                               "    o[0] = a[threadIdx.x * s];\n}\n";
-    struct pattern_cuda_launch l = {{32, 1, 1}, 0, 0, NULL, NULL};
+    struct pattern_cuda_launch l = {{1, 1, 1}, {32, 1, 1}, 0, 0, NULL, NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 4, &l, &pc), -1);
     assert_string_equal(pc.why, "the kernel parameter s has no value (--arg s=VALUE)");
@@ -217,7 +219,7 @@ static void test_loop(void **state)
                               "    __shared__ float s[32 * 33];\n"
                               "    for (int i = threadIdx.x; i < 32 * 33; i += blockDim.x)\n"
                               "        s[i] = (float)i;\n}\n";
-    struct pattern_cuda_launch l = {{256, 1, 1}, 0, 0, NULL, NULL};
+    struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 0, 0, NULL, NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 5, &l, &pc), 0);
     assert_string_equal(pc.decls, "__shared__ float s[32 * 33]; int i = threadIdx.x");
@@ -231,7 +233,7 @@ static void test_total(void **state)
     (void)state;
     const char *srcs[] = {transpose_seed, carve, misc};
     static const char *const names[] = {"n", "m"}, *const values[] = {"7", "x"};
-    struct pattern_cuda_launch l = {{32, 4, 1}, 256, 2, names, values};
+    struct pattern_cuda_launch l = {{2, 1, 1}, {32, 4, 1}, 256, 2, names, values};
     struct pattern_cuda pc;
     char buf[2048];
     unsigned seed = 1;
