@@ -103,6 +103,8 @@ static const struct key_row rows[] = {
     {.keys = {K(K_ESC, ACT_BACK)}, .screens = KS_KERNEL, .bar = KS_KERNEL,
      .bar_text = EN_ZH("back", "返回"), .help = EN_ZH("back to the tutorial", "返回教程"),
      .keep = KEYS_ALWAYS},
+    {.keys = {K(K_UP, ACT_UP), K(K_DOWN, ACT_DOWN)}, .screens = KS_KPROMPT, .bar = KS_KPROMPT,
+     .bar_keys = "Up/Down", .bar_text = EN_ZH("example", "示例"), .keep = 3},
     {.keys = {K(K_ENTER, ACT_GO)}, .screens = KS_KPROMPT, .bar = KS_KPROMPT,
      .bar_text = EN_ZH("open", "打开"), .keep = KEYS_ALWAYS},
     {.keys = {K(K_TAB, ACT_COMPLETE)}, .screens = KS_KPROMPT, .bar = KS_KPROMPT,

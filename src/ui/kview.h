@@ -26,6 +26,13 @@ struct kv_stat {              /* what watching compares */
     unsigned long long ino;
 };
 
+#define KV_EXAMPLES 24
+
+struct kv_example {           /* a shipped example kernel and the first sentence about it */
+    char name[64];
+    char what[160];
+};
+
 struct kv_row {
     int file, line;           /* the result's file index (0: the file itself), 1-based line */
     const char *text;         /* its source text (not terminated) */
@@ -73,6 +80,9 @@ struct kview {
     int prompting;
     char input[UI_PATH_MAX];
     int ilen, icur;
+    char exdir[UI_PATH_MAX];  /* the shipped examples (assets/kernels), listed while prompting */
+    struct kv_example ex[KV_EXAMPLES];
+    int nex, exsel;           /* how many; the one Up/Down picked (-1: none) */
 };
 
 static inline int kv_min(int x, int y) { return x < y ? x : y; }

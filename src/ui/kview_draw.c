@@ -452,6 +452,31 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
     put_line(a, y, buf, theme_attr(a, k->job ? UIC_MEASURED : UIC_DIM));
 }
 
+/* the shipped examples while the prompt is open: name and what it shows, the picked one
+ * marked; h rows from y */
+static void draw_examples(const struct app *a, const struct kview *k, int y, int h)
+{
+    char buf[UI_MSG_MAX];
+    if (h < 2)
+        return;
+    bl_fmt(buf, sizeof buf, ui_str(a, UIS_KV_EXAMPLES), k->exdir);
+    put_line(a, y, buf, theme_attr(a, UIC_HEADER));
+    int nw = 0;
+    for (int i = 0; i < k->nex; i++)
+        nw = kv_max(nw, text_width(k->ex[i].name));
+    int rows = h - 1, first = k->exsel >= rows ? k->exsel - rows + 1 : 0;
+    for (int i = 0; i < rows && first + i < k->nex; i++) {
+        const struct kv_example *e = &k->ex[first + i];
+        int sel = first + i == k->exsel, row = y + 1 + i;
+        if (sel)
+            text_puts(a, row, 1, 1, ">", theme_attr(a, UIC_CURSOR));
+        text_puts(a, row, 3, nw, e->name, theme_attr(a, sel ? UIC_CURSOR : UIC_CODE));
+        if (a->W - 6 - nw > 0)
+            draw_source(a, row, 5 + nw, a->W - 6 - nw, e->what, (int)strlen(e->what), 0,
+                        A_NORMAL);
+    }
+}
+
 void kv_draw(const struct app *a, const void *st)
 {
     const struct kview *k = st;
@@ -463,7 +488,9 @@ void kv_draw(const struct app *a, const void *st)
     app_title(a, title, a->lang == LANG_ZH ? "zh " : "en ");
     struct kv_layout L;
     layout(a, k, &L);
-    if (k->nrows > 0) {
+    if (k->prompting && k->nex > 0) {
+        draw_examples(a, k, 2, L.info_y - 3);
+    } else if (k->nrows > 0) {
         draw_summary(a, k);
         draw_header(a, &L, 3);
         int top = kv_first_shown(k, L.table_h);

@@ -1,7 +1,8 @@
 /* kview_prompt.c: the kernel view's file prompt (o, or z the first time): a path, then launch
- * options as on the command line (--arg n=1024 ...; quotes keep a value with blanks); Tab
- * completes the path from its directory, Enter checks the options and that the file can be
- * read before the view opens it, Esc cancels. Edits like the playground's line. */
+ * options as on the command line (--arg n=1024 ...; quotes keep a value with blanks); the
+ * shipped examples listed with what each shows (Up/Down picks one); Tab completes the path
+ * from its directory, Enter checks the options and that the file can be read before the view
+ * opens it, Esc cancels. Edits like the playground's line. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,21 +14,99 @@
 #include "../store/files.h"
 #include "kview.h"
 
+static int cmp_examples(const void *x, const void *y)
+{
+    return strcmp(((const struct kv_example *)x)->name, ((const struct kv_example *)y)->name);
+}
+
+/* the first sentence of the comment that starts "NAME: " (the examples' header), joined over
+ * its lines */
+static void example_what(const char *src, const char *name, char *what, size_t size)
+{
+    char tag[80];
+    bl_fmt(tag, sizeof tag, "%s: ", name);
+    const char *p = strstr(src, tag);
+    size_t o = 0;
+    what[0] = 0;
+    if (!p)
+        return;
+    for (p += strlen(tag); *p && o + 1 < size; p++) {
+        if ((p[0] == '.' && (p[1] == ' ' || p[1] == '\n')) || (p[0] == '*' && p[1] == '/'))
+            break;
+        if (*p == '\n') {                /* the next line of the comment: one space */
+            while (p[1] == ' ' || p[1] == '*')
+                p++;
+            what[o++] = ' ';
+            continue;
+        }
+        what[o++] = *p;
+    }
+    what[o] = 0;
+}
+
+/* the examples of dir, sorted, each with what its comment says */
+static void list_examples(struct kview *k, const char *dir)
+{
+    k->nex = 0;
+    k->exsel = -1;
+    bl_fmt(k->exdir, sizeof k->exdir, "%s", dir);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) && k->nex < KV_EXAMPLES) {
+        size_t n = strlen(e->d_name);
+        if (n < 4 || n >= sizeof k->ex[0].name || strcmp(e->d_name + n - 3, ".cu"))
+            continue;
+        bl_fmt(k->ex[k->nex++].name, sizeof k->ex[0].name, "%s", e->d_name);
+    }
+    closedir(d);
+    qsort(k->ex, (size_t)k->nex, sizeof k->ex[0], cmp_examples);
+    for (int i = 0; i < k->nex; i++) {
+        char path[2 * UI_PATH_MAX];
+        size_t len;
+        bl_fmt(path, sizeof path, "%s/%s", dir, k->ex[i].name);
+        char *src = files_read(path, 1 << 16, &len, NULL, 0);
+        k->ex[i].what[0] = 0;
+        if (src)
+            example_what(src, k->ex[i].name, k->ex[i].what, sizeof k->ex[i].what);
+        free(src);
+    }
+}
+
 void kv_prompt_start(struct kview *k)
 {
     struct stat sb;
+    const char *dir = NULL;
+    if (stat("assets/kernels", &sb) == 0 && S_ISDIR(sb.st_mode))
+        dir = "assets/kernels";
+    else if (stat(BANKLAB_SHARE_DIR "/assets/kernels", &sb) == 0 && S_ISDIR(sb.st_mode))
+        dir = BANKLAB_SHARE_DIR "/assets/kernels";
     k->prompting = 1;
     k->input[0] = 0;
+    k->nex = 0;
+    k->exsel = -1;
+    if (dir)
+        list_examples(k, dir);
     if (k->path[0] && bl_utf8_control(k->path, "", NULL) == (size_t)-1) {  /* typeable */
         size_t o = bl_fmt(k->input, sizeof k->input, "%s", k->path);
         for (int i = 0; i < k->nopt; i++)
             o += bl_fmt(k->input + o, sizeof k->input - o, strchr(k->opt[i].val, ' ') ?
                         " %s '%s'" : " %s %s", k->opt[i].opt, k->opt[i].val);
-    } else if (stat("assets/kernels", &sb) == 0 && S_ISDIR(sb.st_mode)) {
-        bl_fmt(k->input, sizeof k->input, "assets/kernels/");
-    } else if (stat(BANKLAB_SHARE_DIR "/assets/kernels", &sb) == 0) {
-        bl_fmt(k->input, sizeof k->input, "%s/assets/kernels/", BANKLAB_SHARE_DIR);
+    } else if (dir) {
+        bl_fmt(k->input, sizeof k->input, "%s/", dir);
     }
+    k->ilen = k->icur = (int)strlen(k->input);
+}
+
+/* Up/Down: the next or previous example into the line */
+static void pick_example(struct kview *k, int dir)
+{
+    if (k->nex == 0)
+        return;
+    k->exsel = k->exsel < 0 ? (dir > 0 ? 0 : k->nex - 1)
+                            : kv_max(0, kv_min(k->nex - 1, k->exsel + dir));
+    bl_fmt(k->input, sizeof k->input, "%s/%s", k->exdir, k->ex[k->exsel].name);
     k->ilen = k->icur = (int)strlen(k->input);
 }
 
@@ -194,6 +273,8 @@ enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key
         break;
     case ACT_CLEAR: k->input[0] = 0; k->ilen = k->icur = 0; break;
     case ACT_COMPLETE: prompt_complete(a, k); break;
+    case ACT_UP: pick_example(k, -1); break;
+    case ACT_DOWN: pick_example(k, 1); break;
     case ACT_GO: prompt_submit(a, k); break;
     case ACT_HELP:
         return UI_IGNORED;                       /* F1: the view's help box */

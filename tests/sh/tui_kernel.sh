@@ -90,6 +90,12 @@ expect " 1\\.1/"
 keys z
 expect "open: assets/kernels/"
 bar_ok "Enter open" "Esc cancel"
+# the shipped examples, each with what it shows; Down picks the first
+expect "examples in assets/kernels \\(Up/Down picks one\\):"
+expect "^   strided\\.cu +lane l reads word l \\* STRIDE of a shared array"
+keys Down
+expect "open: assets/kernels/atomics\\.cu"
+expect "^ > atomics\\.cu "
 keys C-u
 lit "$TMP/nosuch.cu"
 keys Enter

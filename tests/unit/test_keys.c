@@ -75,7 +75,7 @@ static void test_actions(void **state)
         {KS_KERNEL, 'z', ACT_NONE}, {KS_KPROMPT, 'q', ACT_INSERT}, {KS_KPROMPT, 'r', ACT_INSERT},
         {KS_KPROMPT, K_TAB, ACT_COMPLETE}, {KS_KPROMPT, K_ENTER, ACT_GO},
         {KS_KPROMPT, K_ESC, ACT_LEAVE}, {KS_KPROMPT, K_CTRL_U, ACT_CLEAR},
-        {KS_KPROMPT, K_BACKSPACE, ACT_RUBOUT}, {KS_KPROMPT, K_DOWN, ACT_NONE},
+        {KS_KPROMPT, K_BACKSPACE, ACT_RUBOUT}, {KS_KPROMPT, K_DOWN, ACT_DOWN},
     };
     for (size_t i = 0; i < sizeof kernel / sizeof kernel[0]; i++)
         assert_int_equal(keys_action(kernel[i].screens, kernel[i].key), kernel[i].action);
@@ -149,8 +149,8 @@ static void test_bars(void **state)
     const char *const kernel_zh[] = {"Up/Down 移动", "Enter 网格", "r 运行", "w 监视", "o 打开",
                                      "Esc 返回", "? 帮助", "q 退出", NULL};
     bar_is(KS_KERNEL, 1, NULL, kernel_zh);
-    const char *const prompt[] = {"^U clear", "F1 help", "Enter open", "Tab complete",
-                                  "Esc cancel", NULL};
+    const char *const prompt[] = {"^U clear", "F1 help", "Up/Down example", "Enter open",
+                                  "Tab complete", "Esc cancel", NULL};
     bar_is(KS_KPROMPT, 0, NULL, prompt);
     /* a short buffer stays terminated */
     char small[10];
