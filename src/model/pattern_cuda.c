@@ -1,549 +1,15 @@
-/* pattern_cuda.c: a line of CUDA source as a pattern (pattern_cuda.h). Three steps over one
- * token list of the file: find the function around the line and the declarations of the file
- * (statements split at ';', '{', '}' and control headers; a declaration is type words, then
- * declarators), take the line's accesses of shared arrays (and of pointers carved from them),
- * then resolve every name their indices use into declarations to emit, in source order, or a
- * reason why the pattern language cannot know it. The text is checked with pattern_parse.
- * Pure C: libc and src/base only. */
-#include "pattern_cuda.h"
-
+/* pattern_cuda.c: a line of CUDA source as a pattern (pattern_cuda.h), over the file as
+ * pattern_cuda_read.c reads it: take the line's accesses of shared arrays (and of pointers
+ * carved from them), then resolve every name their indices use into declarations to emit, in
+ * source order, or a reason why the pattern language cannot know it. The text is checked with
+ * pattern_parse. Pure C: libc and src/base only. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"
-
-enum { CT_IDENT = 1, CT_NUM, CT_STR, CT_PUNCT };
-
-#define MAX_DEPENDS 64       /* declarations a name may lean on, one through another */
-
-struct ctok {
-    int kind;
-    int pos, len;            /* bytes in the source */
-    int line;
-};
-
-struct tokvec {
-    struct ctok *t;
-    int n, cap;
-};
-
-struct cdefine {             /* #define NAME BODY (object-like), or a macro with arguments */
-    int name_pos, name_len;
-    int line;
-    int from, to;            /* body tokens in the define token list */
-    int with_args;
-};
-
-struct cfunc {
-    int name, lparen, rparen, open, close;   /* token indices */
-};
-
-/* One declarator of a declaration statement. */
-struct cdecl {
-    int fn;                  /* the function it is declared in, -1 at file scope */
-    int stmt;                /* first token of the statement (its qualifiers) */
-    int type_from, type_end; /* the type words */
-    int align_from, align_to;/* __align__(N), or -1 */
-    int dstart, name;        /* the declarator's first token ('*'s) and its name */
-    int dims_from, dims_to;  /* [..][..] after the name */
-    int init, init_end;      /* the initializer, or -1 */
-    int shared, is_extern, is_const, loop, pointer;
-};
-
-struct ctx {
-    const char *src;
-    size_t len;
-    struct tokvec code, defs;
-    struct cdefine *def;
-    int ndef, defcap;
-    struct cfunc *fn;
-    int nfn, fncap;
-    struct cdecl *decl;
-    int ndecl, declcap;
-    int oom;
-    /* the resolution */
-    int use;                 /* the first token of the line: names are looked up before it */
-    int depth;               /* of resolve: declarations depending on declarations */
-    const struct pattern_cuda_launch *launch;
-    int line;
-    unsigned char *decl_need, *def_need;
-    struct pattern_cuda *out;
-};
-
-/* ---------------------------------------------------------------- growing arrays */
-
-static void *grow(void *p, int *cap, int n, size_t size, int *oom)
-{
-    if (n < *cap)
-        return p;
-    int nc = *cap ? *cap * 2 : 64;
-    void *q = realloc(p, (size_t)nc * size);
-    if (!q) {
-        *oom = 1;
-        return NULL;
-    }
-    *cap = nc;
-    return q;
-}
-
-static void push_tok(struct ctx *c, struct tokvec *v, int kind, size_t pos, size_t len, int line)
-{
-    struct ctok *t = grow(v->t, &v->cap, v->n, sizeof *t, &c->oom);
-    if (!t)
-        return;
-    v->t = t;
-    v->t[v->n++] = (struct ctok){kind, (int)pos, (int)len, line};
-}
-
-/* ---------------------------------------------------------------- tokens */
-
-static int is_alpha_(int ch)
-{
-    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || ch == '_';
-}
-static int is_digit_(int ch) { return ch >= '0' && ch <= '9'; }
-
-struct lexer {
-    size_t i;
-    int line;
-    int bol;                 /* only blanks since the start of the line */
-};
-
-static const char *const puncts3[] = {"<<=", ">>=", "...", "->*", NULL};
-static const char *const puncts2[] = {"==", "!=", "<=", ">=", "&&", "||", "<<", ">>", "+=", "-=",
-                                      "*=", "/=", "%=", "&=", "|=", "^=", "++", "--", "->", "::",
-                                      NULL};
-
-static size_t punct_len(const char *s, size_t n)
-{
-    for (int k = 0; puncts3[k]; k++)
-        if (n >= 3 && !memcmp(s, puncts3[k], 3))
-            return 3;
-    for (int k = 0; puncts2[k]; k++)
-        if (n >= 2 && !memcmp(s, puncts2[k], 2))
-            return 2;
-    return 1;
-}
-
-static void directive(struct ctx *c, struct lexer *L);
-
-/* tokens of src[L->i .. end) into v; directives only at the top level (def == 0) */
-static void scan(struct ctx *c, struct lexer *L, size_t end, struct tokvec *v, int def)
-{
-    const char *s = c->src;
-    while (L->i < end && !c->oom) {
-        size_t i = L->i;
-        char ch = s[i];
-        if (ch == '\n') {
-            L->line++;
-            L->bol = 1;
-            L->i++;
-        } else if (ch == ' ' || ch == '\t' || ch == '\r' || ch == '\f' || ch == '\v') {
-            L->i++;
-        } else if (ch == '\\' && i + 1 < end && s[i + 1] == '\n') {
-            L->line++;
-            L->i += 2;
-        } else if (ch == '/' && i + 1 < end && s[i + 1] == '/') {
-            while (L->i < end && s[L->i] != '\n')
-                L->i++;
-        } else if (ch == '/' && i + 1 < end && s[i + 1] == '*') {
-            L->i += 2;
-            while (L->i < end && !(s[L->i] == '*' && L->i + 1 < end && s[L->i + 1] == '/')) {
-                if (s[L->i] == '\n')
-                    L->line++;
-                L->i++;
-            }
-            L->i = L->i + 2 <= end ? L->i + 2 : end;
-        } else if (ch == '#' && L->bol && !def) {
-            directive(c, L);
-        } else {
-            L->bol = 0;
-            size_t j = i + 1;
-            int kind = CT_PUNCT;
-            if (is_alpha_(ch)) {
-                while (j < end && (is_alpha_(s[j]) || is_digit_(s[j])))
-                    j++;
-                kind = CT_IDENT;
-            } else if (is_digit_(ch) || (ch == '.' && i + 1 < end && is_digit_(s[i + 1]))) {
-                while (j < end && (is_alpha_(s[j]) || is_digit_(s[j]) || s[j] == '.' ||
-                                   ((s[j] == '+' || s[j] == '-') &&
-                                    (s[j - 1] == 'e' || s[j - 1] == 'E' || s[j - 1] == 'p' ||
-                                     s[j - 1] == 'P'))))
-                    j++;
-                kind = CT_NUM;
-            } else if (ch == '"' || ch == '\'') {
-                while (j < end && s[j] != ch && s[j] != '\n')
-                    j += s[j] == '\\' && j + 1 < end ? 2 : 1;
-                if (j < end && s[j] == ch)
-                    j++;
-                kind = CT_STR;
-            } else {
-                j = i + punct_len(s + i, end - i);
-            }
-            push_tok(c, v, kind, i, j - i, L->line);
-            L->i = j;
-        }
-    }
-}
-
-/* a preprocessor line at '#': #define NAME BODY is kept (its body tokenized), the rest skipped */
-static void directive(struct ctx *c, struct lexer *L)
-{
-    const char *s = c->src;
-    size_t eol = L->i;
-    while (eol < c->len && s[eol] != '\n')
-        eol += s[eol] == '\\' && eol + 1 < c->len && s[eol + 1] == '\n' ? 2 : 1;
-    size_t i = L->i + 1;
-    while (i < eol && (s[i] == ' ' || s[i] == '\t'))
-        i++;
-    if (eol - i > 7 && !memcmp(s + i, "define", 6) && (s[i + 6] == ' ' || s[i + 6] == '\t')) {
-        i += 6;
-        while (i < eol && (s[i] == ' ' || s[i] == '\t'))
-            i++;
-        size_t n0 = i;
-        while (i < eol && (is_alpha_(s[i]) || is_digit_(s[i])))
-            i++;
-        struct cdefine *d = grow(c->def, &c->defcap, c->ndef, sizeof *d, &c->oom);
-        if (d)
-            c->def = d;
-        if (d && i > n0) {
-            d = &c->def[c->ndef++];
-            d->name_pos = (int)n0;
-            d->name_len = (int)(i - n0);
-            d->line = L->line;
-            d->with_args = i < eol && s[i] == '(';
-            d->from = c->defs.n;
-            L->i = i;
-            scan(c, L, eol, &c->defs, 1);
-            d->to = c->defs.n;
-        }
-    }
-    /* the rest of the line, counting its continuations */
-    for (size_t k = L->i; k < eol; k++)
-        if (s[k] == '\n')
-            L->line++;
-    L->i = eol;
-}
-
-/* ---------------------------------------------------------------- token helpers */
-
-static int tis(const struct ctx *c, const struct ctok *t, const char *w)
-{
-    size_t n = strlen(w);
-    return t->len == (int)n && !memcmp(c->src + t->pos, w, n);
-}
-
-static int cis(const struct ctx *c, int k, const char *w)
-{
-    return k >= 0 && k < c->code.n && tis(c, &c->code.t[k], w);
-}
-
-static int same_text(const struct ctx *c, const struct ctok *a, const char *s, int n)
-{
-    return a->len == n && !memcmp(c->src + a->pos, s, (size_t)n);
-}
-
-/* the index of the bracket closing the one at k ('(' '[' '{'), or n - 1 (the last token of
- * the range) when it is not closed */
-static int match(const struct ctx *c, const struct tokvec *v, int k, int n)
-{
-    const char *open = "([{", *close = ")]}";
-    char o = c->src[v->t[k].pos];
-    const char *w = strchr(open, o);
-    if (!w)
-        return k;
-    char cl = close[w - open];
-    int depth = 0;
-    for (int i = k; i < n; i++) {
-        const struct ctok *t = &v->t[i];
-        if (t->kind != CT_PUNCT || t->len != 1)
-            continue;
-        if (c->src[t->pos] == o)
-            depth++;
-        else if (c->src[t->pos] == cl && --depth == 0)
-            return i;
-    }
-    return n > k ? n - 1 : k;
-}
-
-/* the '(' opening the ')' at k, or -1 */
-static int match_back(const struct ctx *c, int k)
-{
-    int depth = 0;
-    for (int i = k; i >= 0; i--) {
-        if (cis(c, i, ")"))
-            depth++;
-        else if (cis(c, i, "(") && --depth == 0)
-            return i;
-    }
-    return -1;
-}
-
-static int word_in(const struct ctx *c, const struct ctok *t, const char *const *words)
-{
-    if (t->kind != CT_IDENT)
-        return 0;
-    for (int i = 0; words[i]; i++)
-        if (tis(c, t, words[i]))
-            return 1;
-    return 0;
-}
-
-/* statements that start with these are not declarations */
-static const char *const stmt_words[] = {
-    "return", "goto", "case", "default", "else", "do", "new", "delete", "throw", "using",
-    "typedef", "asm", "__asm__", "break", "continue", "sizeof", "template", "namespace",
-    "if", "for", "while", "switch", "public", "private", "protected", "struct", "union",
-    "enum", "class", "operator", "static_assert", NULL};
-
-static const char *const skip_quals[] = {"static", "volatile", "register", "inline",
-                                         "__forceinline__", "__restrict__", "__device__",
-                                         "__host__", "__constant__", "__managed__", NULL};
-
-/* ---------------------------------------------------------------- functions */
-
-static void find_functions(struct ctx *c)
-{
-    static const char *const after_params[] = {"const", "noexcept", "override", "final", NULL};
-    static const char *const not_functions[] = {"if", "for", "while", "switch", "catch",
-                                                "__launch_bounds__", NULL};
-    const struct ctok *t = c->code.t;
-    for (int i = 0; i < c->code.n && !c->oom; i++) {
-        if (!cis(c, i, "{"))
-            continue;
-        int p = i - 1;
-        while (p >= 0 && word_in(c, &t[p], after_params))
-            p--;
-        if (p < 0 || !cis(c, p, ")"))
-            continue;               /* a namespace, extern "C", a struct: transparent */
-        int lp = match_back(c, p);
-        if (lp < 1 || t[lp - 1].kind != CT_IDENT || word_in(c, &t[lp - 1], not_functions))
-            continue;
-        int close = match(c, &c->code, i, c->code.n);
-        struct cfunc *f = grow(c->fn, &c->fncap, c->nfn, sizeof *f, &c->oom);
-        if (!f)
-            return;
-        c->fn = f;
-        c->fn[c->nfn++] = (struct cfunc){lp - 1, lp, p, i, close};
-        i = close;                  /* nothing nested */
-    }
-}
-
-/* ---------------------------------------------------------------- declarations */
-
-static void add_decl(struct ctx *c, const struct cdecl *d)
-{
-    struct cdecl *v = grow(c->decl, &c->declcap, c->ndecl, sizeof *v, &c->oom);
-    if (!v)
-        return;
-    c->decl = v;
-    c->decl[c->ndecl++] = *d;
-}
-
-/* the statement [s, e) (e: its ';' or the end of a range): its declarators when it is a
- * declaration */
-static void statement(struct ctx *c, int s, int e, int fn, int loop)
-{
-    const struct ctok *t = c->code.t;
-    struct cdecl d;
-    memset(&d, 0, sizeof d);
-    d.fn = fn;
-    d.stmt = s;
-    d.loop = loop;
-    d.align_from = d.align_to = -1;
-    int k = s;
-    while (k < e && t[k].kind == CT_IDENT) {
-        if (tis(c, &t[k], "const") || tis(c, &t[k], "constexpr")) {
-            d.is_const = 1;
-            k++;
-        } else if (tis(c, &t[k], "extern")) {
-            d.is_extern = 1;
-            k += k + 1 < e && t[k + 1].kind == CT_STR ? 2 : 1;
-        } else if (tis(c, &t[k], "__shared__")) {
-            d.shared = 1;
-            k++;
-        } else if ((tis(c, &t[k], "__align__") || tis(c, &t[k], "alignas")) && cis(c, k + 1, "(")) {
-            d.align_from = k;
-            d.align_to = match(c, &c->code, k + 1, e) + 1;
-            k = d.align_to;
-        } else if (word_in(c, &t[k], skip_quals)) {
-            k++;
-        } else {
-            break;
-        }
-    }
-    if (k >= e || t[k].kind != CT_IDENT || word_in(c, &t[k], stmt_words))
-        return;
-    d.type_from = k;
-    /* type words: every identifier followed by another one (unsigned long long x) */
-    while (k + 1 < e && t[k + 1].kind == CT_IDENT && !tis(c, &t[k + 1], "__restrict__"))
-        k++;
-    d.type_end = k + 1;
-    if (d.type_end - d.type_from > 1) {
-        d.type_end--;               /* the last word is the name: int x */
-        k--;
-    }
-    int i = k + 1;
-    for (;;) {
-        d.dstart = i;
-        d.pointer = 0;
-        while (i < e && (cis(c, i, "*") || cis(c, i, "&") || tis(c, &t[i], "__restrict__") ||
-                         tis(c, &t[i], "const"))) {
-            d.pointer |= cis(c, i, "*");
-            i++;
-        }
-        if (i >= e || t[i].kind != CT_IDENT || cis(c, i + 1, "(") || cis(c, i + 1, "::"))
-            return;
-        d.name = i++;
-        d.dims_from = i;
-        while (i < e && cis(c, i, "["))
-            i = match(c, &c->code, i, e) + 1;
-        d.dims_to = i;
-        d.init = d.init_end = -1;
-        if (i < e && cis(c, i, "=")) {
-            d.init = ++i;
-            while (i < e && !cis(c, i, ",")) {
-                if (cis(c, i, "(") || cis(c, i, "[") || cis(c, i, "{"))
-                    i = match(c, &c->code, i, e);
-                i++;
-            }
-            d.init_end = i;
-        }
-        if (i < e && !cis(c, i, ","))
-            return;                 /* something else follows: not a declaration */
-        add_decl(c, &d);
-        if (i >= e)
-            return;
-        i++;
-    }
-}
-
-/* the statements of tokens [from, to): split at ';' and braces, control headers skipped
- * (a for's first clause is a statement of its own, its variables loop variables) */
-static void statements(struct ctx *c, int from, int to, int fn)
-{
-    int s = from;
-    for (int i = from; i < to && !c->oom;) {
-        if (cis(c, i, "{") || cis(c, i, "}")) {
-            s = ++i;
-        } else if (cis(c, i, ";")) {
-            statement(c, s, i, fn, 0);
-            s = ++i;
-        } else if ((cis(c, i, "if") || cis(c, i, "while") || cis(c, i, "switch")) &&
-                   cis(c, i + 1, "(")) {
-            i = match(c, &c->code, i + 1, to) + 1;
-            s = i;
-        } else if (cis(c, i, "for") && cis(c, i + 1, "(")) {
-            int close = match(c, &c->code, i + 1, to);
-            int semi = i + 2;
-            while (semi < close && !cis(c, semi, ";"))
-                semi++;
-            statement(c, i + 2, semi, fn, 1);
-            i = close + 1;
-            s = i;
-        } else if (cis(c, i, "else") || cis(c, i, "do")) {
-            s = ++i;
-        } else if (cis(c, i, "(") || cis(c, i, "[")) {
-            i = match(c, &c->code, i, to) + 1;
-        } else {
-            i++;
-        }
-    }
-}
-
-static void find_declarations(struct ctx *c)
-{
-    int from = 0;
-    for (int f = 0; f < c->nfn; f++) {
-        statements(c, from, c->fn[f].open, -1);
-        statements(c, c->fn[f].open + 1, c->fn[f].close, f);
-        from = c->fn[f].close + 1;
-    }
-    statements(c, from, c->code.n, -1);
-}
-
-/* ---------------------------------------------------------------- looking names up */
-
-/* the declaration of name (token k, or text s/n) visible at token `use` in function fn: the
- * function's last one before `use`, else the file's; -1 when none */
-static int lookup_decl(const struct ctx *c, const char *s, int n, int use, int fn)
-{
-    int best = -1;
-    for (int pass = 0; pass < 2 && best < 0; pass++)
-        for (int i = 0; i < c->ndecl; i++) {
-            const struct cdecl *d = &c->decl[i];
-            if (d->fn != (pass == 0 ? fn : -1) || d->name >= use ||
-                !same_text(c, &c->code.t[d->name], s, n))
-                continue;
-            if (pass == 0 && fn < 0)
-                continue;
-            best = i;
-        }
-    return best;
-}
-
-static int lookup_define(const struct ctx *c, const char *s, int n)
-{
-    for (int i = c->ndef - 1; i >= 0; i--)
-        if (c->def[i].name_len == n && !memcmp(c->src + c->def[i].name_pos, s, (size_t)n) &&
-            c->def[i].line <= c->line)
-            return i;
-    return -1;
-}
-
-/* a parameter of function fn named s: its first and last token, or -1 */
-static int lookup_param(const struct ctx *c, int fn, const char *s, int n, int *first, int *last)
-{
-    if (fn < 0)
-        return -1;
-    const struct cfunc *f = &c->fn[fn];
-    int a = f->lparen + 1;
-    for (int i = a; i <= f->rparen; i++) {
-        if (cis(c, i, "(") || cis(c, i, "[") || cis(c, i, "<")) {
-            if (!cis(c, i, "<"))
-                i = match(c, &c->code, i, f->rparen);
-            continue;
-        }
-        if (i < f->rparen && !cis(c, i, ","))
-            continue;
-        /* [a, i): one parameter; its name is the last identifier before any '[' */
-        int name = -1;
-        for (int k = a; k < i; k++) {
-            if (cis(c, k, "[") || cis(c, k, "="))
-                break;
-            if (c->code.t[k].kind == CT_IDENT)
-                name = k;
-        }
-        if (name >= 0 && same_text(c, &c->code.t[name], s, n)) {
-            *first = a;
-            *last = i;
-            return name;
-        }
-        a = i + 1;
-    }
-    return -1;
-}
-
-/* does the declaration point into shared memory (an array, or a pointer carved from one)? */
-static int is_shared(const struct ctx *c, int di, int depth)
-{
-    const struct cdecl *d = &c->decl[di];
-    if (d->shared)
-        return 1;
-    if (!d->pointer || d->init < 0 || depth > 8)
-        return 0;
-    for (int k = d->init; k < d->init_end; k++) {
-        const struct ctok *t = &c->code.t[k];
-        if (t->kind != CT_IDENT || cis(c, k - 1, ".") || cis(c, k - 1, "->"))
-            continue;
-        int e = lookup_decl(c, c->src + t->pos, t->len, d->name, d->fn);
-        if (e >= 0 && e != di && is_shared(c, e, depth + 1))
-            return 1;
-    }
-    return 0;
-}
+#include "pattern_cuda_internal.h"
 
 /* ---------------------------------------------------------------- text */
 
@@ -592,15 +58,15 @@ static const char *const type_alias[][2] = {
  * 0, the first block; gridDim the launch's), else -1 */
 static long long block_builtin(const struct ctx *c, const struct tokvec *v, int k)
 {
-    if (k + 2 >= v->n || v->t[k].kind != CT_IDENT || !tis(c, &v->t[k + 1], ".") ||
+    if (k + 2 >= v->n || v->t[k].kind != CT_IDENT || !pcu_tis(c, &v->t[k + 1], ".") ||
         v->t[k + 2].len != 1)
         return -1;
     int d = c->src[v->t[k + 2].pos] - 'x';
     if (d < 0 || d > 2)
         return -1;
-    if (tis(c, &v->t[k], "blockIdx"))
+    if (pcu_tis(c, &v->t[k], "blockIdx"))
         return 0;
-    if (tis(c, &v->t[k], "gridDim"))
+    if (pcu_tis(c, &v->t[k], "gridDim"))
         return c->launch->grid[d] ? c->launch->grid[d] : 1;
     return -1;
 }
@@ -624,7 +90,7 @@ static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, in
         const char *s = c->src + t->pos;
         size_t n = (size_t)t->len;
         for (int a = 0; map_types && t->kind == CT_IDENT && type_alias[a][0]; a++)
-            if (tis(c, t, type_alias[a][0])) {
+            if (pcu_tis(c, t, type_alias[a][0])) {
                 s = type_alias[a][1];
                 n = strlen(s);
             }
@@ -647,7 +113,7 @@ static const char *const known_words[] = {
 
 static int vis(const struct ctx *c, const struct tokvec *v, int k, const char *w)
 {
-    return k >= 0 && k < v->n && tis(c, &v->t[k], w);
+    return k >= 0 && k < v->n && pcu_tis(c, &v->t[k], w);
 }
 
 /* the line where a local's value changes between its declaration and the line, or 0 */
@@ -658,13 +124,13 @@ static int reassigned(const struct ctx *c, const struct cdecl *d)
     const struct ctok *nm = &c->code.t[d->name];
     for (int k = d->init_end; k < c->use; k++) {
         const struct ctok *t = &c->code.t[k];
-        if (t->kind != CT_IDENT || !same_text(c, t, c->src + nm->pos, nm->len) ||
-            cis(c, k - 1, ".") || cis(c, k - 1, "->"))
+        if (t->kind != CT_IDENT || !pcu_same_text(c, t, c->src + nm->pos, nm->len) ||
+            pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
             continue;
-        if (cis(c, k - 1, "++") || cis(c, k - 1, "--"))
+        if (pcu_cis(c, k - 1, "++") || pcu_cis(c, k - 1, "--"))
             return t->line;
         for (int o = 0; ops[o]; o++)
-            if (cis(c, k + 1, ops[o]))
+            if (pcu_cis(c, k + 1, ops[o]))
                 return t->line;
     }
     return 0;
@@ -722,7 +188,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
 static int need_param(struct ctx *c, int fn, int first, int last, const char *name)
 {
     for (int k = first; k < last; k++)
-        if (cis(c, k, "*") || cis(c, k, "["))
+        if (pcu_cis(c, k, "*") || pcu_cis(c, k, "["))
             return fail(c, "%s points to global memory (a parameter of %.*s): the model cannot "
                         "know what it holds", name, c->code.t[c->fn[fn].name].len,
                         c->src + c->code.t[c->fn[fn].name].pos);
@@ -764,7 +230,7 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
         char name[PATTERN_NAME_MAX * 2];
         bl_fmt(name, sizeof name, "%.*s", t->len, c->src + t->pos);
         if (!strcmp(name, "threadIdx") || !strcmp(name, "blockDim") ||
-            !strcmp(name, "warpSize") || word_in(c, t, known_words))
+            !strcmp(name, "warpSize") || pcu_word_in(c, t, known_words))
             continue;
         if (block_builtin(c, v, k) >= 0) {
             if (!strcmp(name, "blockIdx") && !c->out->note[0])
@@ -773,20 +239,20 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
             k += 2;
             continue;
         }
-        int de = lookup_define(c, c->src + t->pos, t->len);
+        int de = pcu_lookup_define(c, c->src + t->pos, t->len);
         if (de >= 0 && c->def[de].with_args)
             return fail(c, "%s is a macro with arguments: the pattern language has none", name);
         if (vis(c, v, k + 1, "("))
             return fail(c, "the index calls %s(): the pattern language knows min() and max() "
                         "only", name);
-        int di = lookup_decl(c, c->src + t->pos, t->len, use, fn);
+        int di = pcu_lookup_decl(c, c->src + t->pos, t->len, use, fn);
         if (di >= 0) {
             if (need_decl(c, di, name))
                 return -1;
             continue;
         }
         int first, last;
-        if (lookup_param(c, fn, c->src + t->pos, t->len, &first, &last) >= 0) {
+        if (pcu_lookup_param(c, fn, c->src + t->pos, t->len, &first, &last) >= 0) {
             if (need_param(c, fn, first, last, name))
                 return -1;
             continue;
@@ -827,27 +293,27 @@ static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc
     *why_kind = 0;
     for (int k = a; k < b; k++) {
         const struct ctok *t = &c->code.t[k];
-        if (cis(c, k, "asm") || cis(c, k, "__asm__") || cis(c, k, "__asm"))
+        if (pcu_cis(c, k, "asm") || pcu_cis(c, k, "__asm__") || pcu_cis(c, k, "__asm"))
             *why_kind = *why_kind ? *why_kind : 3;
-        if (t->kind != CT_IDENT || !cis(c, k + 1, "[") || cis(c, k - 1, ".") ||
-            cis(c, k - 1, "->"))
+        if (t->kind != CT_IDENT || !pcu_cis(c, k + 1, "[") || pcu_cis(c, k - 1, ".") ||
+            pcu_cis(c, k - 1, "->"))
             continue;
-        int di = lookup_decl(c, c->src + t->pos, t->len, k, fn);
-        if (di < 0 || !is_shared(c, di, 0))
+        int di = pcu_lookup_decl(c, c->src + t->pos, t->len, k, fn);
+        if (di < 0 || !pcu_is_shared(c, di, 0))
             continue;
         int e = k + 1;
-        while (e < c->code.n && cis(c, e, "["))
-            e = match(c, &c->code, e, c->code.n) + 1;
-        while ((cis(c, e, ".") || cis(c, e, "->")) && e + 1 < c->code.n &&
+        while (e < c->code.n && pcu_cis(c, e, "["))
+            e = pcu_match(c, &c->code, e, c->code.n) + 1;
+        while ((pcu_cis(c, e, ".") || pcu_cis(c, e, "->")) && e + 1 < c->code.n &&
                c->code.t[e + 1].kind == CT_IDENT)
             e += 2;
-        if (cis(c, k - 1, "&")) {
+        if (pcu_cis(c, k - 1, "&")) {
             /* an address: of an atomic, or for inline asm */
             int call = -1;
             for (int p = k - 2, depth = 0; p >= a; p--) {
-                if (cis(c, p, ")"))
+                if (pcu_cis(c, p, ")"))
                     depth++;
-                else if (cis(c, p, "(") && depth-- == 0) {
+                else if (pcu_cis(c, p, "(") && depth-- == 0) {
                     call = p - 1;
                     break;
                 }
@@ -867,9 +333,9 @@ static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc
         if (n < max) {
             acc[n].from = k;
             acc[n].to = e;
-            acc[n].kind = cis(c, e, "=") ? A_STORE : A_LOAD;
+            acc[n].kind = pcu_cis(c, e, "=") ? A_STORE : A_LOAD;
             for (int o = 0; rmw[o]; o++)
-                if (cis(c, e, rmw[o]) || (o >= 10 && cis(c, k - 1, rmw[o])))
+                if (pcu_cis(c, e, rmw[o]) || (o >= 10 && pcu_cis(c, k - 1, rmw[o])))
                     acc[n].kind = A_BOTH;
             n++;
         }
@@ -887,7 +353,7 @@ static void put_decl(const struct ctx *c, const struct cdecl *d, struct buf *b)
         if (d->is_extern)
             puts_(b, "extern ");
         puts_(b, "__shared__ ");
-        if (d->align_from >= 0 && cis(c, d->align_from, "__align__")) {
+        if (d->align_from >= 0 && pcu_cis(c, d->align_from, "__align__")) {
             put_tokens(c, &c->code, d->align_from, d->align_to, b, 0);
             puts_(b, " ");
         }
@@ -953,12 +419,7 @@ static int compose_accesses(const struct ctx *c, const struct access *acc, int n
 static int translate(struct ctx *c)
 {
     struct pattern_cuda *out = c->out;
-    struct lexer L = {0, 1, 1};
-    scan(c, &L, c->len, &c->code, 0);
-    if (!c->oom)
-        find_functions(c);
-    if (!c->oom)
-        find_declarations(c);
+    pcu_read(c);
     c->decl_need = calloc((size_t)c->ndecl + 1, 1);
     c->def_need = calloc((size_t)c->ndef + 1, 1);
     if (c->oom || !c->decl_need || !c->def_need)

@@ -291,19 +291,14 @@ static void stop_run(struct kview *k)
     k->again = 0;
 }
 
-/* open path with launch options opt/val (from the prompt or the command line) */
-void kv_open_file(struct app *a, struct kview *k, const char *path, int nopt,
-                  const char *const *opt, const char *const *val)
+/* open a file with its launch options (the prompt's, or the command line's) */
+static void open_file(struct app *a, struct kview *k, const struct kv_open *o)
 {
     stop_run(k);
     clear_shown(k);
-    bl_fmt(k->path, sizeof k->path, "%s", path);
-    k->nopt = 0;
-    for (int i = 0; i < nopt && i < KV_OPTS; i++) {
-        bl_fmt(k->opt[i].opt, sizeof k->opt[i].opt, "%s", opt[i]);
-        bl_fmt(k->opt[i].val, sizeof k->opt[i].val, "%s", val[i]);
-        k->nopt++;
-    }
+    bl_fmt(k->path, sizeof k->path, "%s", o->path);
+    k->nopt = kv_min(o->nopt, KV_OPTS);
+    memcpy(k->opt, o->opt, (size_t)k->nopt * sizeof k->opt[0]);
     k->cur = k->top = k->hscroll = 0;
     k->last_run = 0;
     k->watch = 1;
@@ -384,8 +379,12 @@ static void open_grid(struct app *a, struct kview *k)
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
 {
     struct kview *k = st;
-    if (k->prompting)
-        return kv_prompt_key(a, k, key);
+    if (k->prompting) {
+        int rc = kv_prompt_key(a, k, key);
+        if (rc == 1)
+            open_file(a, k, &k->ask);
+        return rc < 0 ? UI_IGNORED : UI_HANDLED;
+    }
     int page = kv_max(1, kv_table_rows(a, k) - 1);
     switch (key->action) {
     case ACT_UP: move_cursor(a, k, k->cur - 1); break;
@@ -471,10 +470,15 @@ static int kv_enter(struct app *a, void *st)
 {
     struct kview *k = st;
     k->shown_now = 1;
-    if (a->opt.kernel_file && !k->cli_taken) {
+    if (a->opt.kernel_file && !k->cli_taken) {   /* banklab FILE.cu [LAUNCH OPTIONS] */
         k->cli_taken = 1;
-        kv_open_file(a, k, a->opt.kernel_file, a->opt.kernel_nopts, a->opt.kernel_opt,
-                     a->opt.kernel_val);
+        bl_fmt(k->ask.path, sizeof k->ask.path, "%s", a->opt.kernel_file);
+        k->ask.nopt = kv_min(a->opt.kernel_nopts, KV_OPTS);
+        for (int i = 0; i < k->ask.nopt; i++) {
+            bl_fmt(k->ask.opt[i].opt, sizeof k->ask.opt[i].opt, "%s", a->opt.kernel_opt[i]);
+            bl_fmt(k->ask.opt[i].val, sizeof k->ask.opt[i].val, "%s", a->opt.kernel_val[i]);
+        }
+        open_file(a, k, &k->ask);
     } else if (!k->path[0]) {
         kv_prompt_start(k);
     }

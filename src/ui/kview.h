@@ -20,6 +20,12 @@ struct kv_opt {
     char val[GPU_KERNEL_TEXT];
 };
 
+struct kv_open {              /* a file and its launch options, as the prompt asks for it */
+    char path[UI_PATH_MAX];
+    struct kv_opt opt[KV_OPTS];
+    int nopt;
+};
+
 struct kv_stat {              /* what watching compares */
     int ok;
     long long mtime_ns, size;
@@ -83,20 +89,18 @@ struct kview {
     char exdir[UI_PATH_MAX];  /* the shipped examples (assets/kernels), listed while prompting */
     struct kv_example ex[KV_EXAMPLES];
     int nex, exsel;           /* how many; the one Up/Down picked (-1: none) */
+    struct kv_open ask;       /* what Enter asked to open (kv_prompt_key returned 1) */
 };
 
 static inline int kv_min(int x, int y) { return x < y ? x : y; }
 static inline int kv_max(int x, int y) { return x > y ? x : y; }
 
-/* kview.c: open path with launch options opt/val (the prompt's, or the command line's) and
- * start measuring it. */
-void kv_open_file(struct app *a, struct kview *k, const char *path, int nopt,
-                  const char *const *opt, const char *const *val);
-
 /* kview_prompt.c: the file prompt (o, or z the first time): start it on the file shown (or
- * the examples' directory); its keys (KS_KPROMPT), every one handled. */
+ * the examples' directory). kv_prompt_key: its keys (KS_KPROMPT): 1 when Enter asks to open
+ * a file (the path and options checked, in k->ask, the prompt closed), 0 when the key was the
+ * prompt's, -1 when it is the loop's (F1). */
 void kv_prompt_start(struct kview *k);
-enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key);
+int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key);
 
 /* kview_draw.c */
 void kv_draw(const struct app *a, const void *st);

@@ -129,7 +129,9 @@ static int split_words(char *s, char **w, int max)
     return n;
 }
 
-static void prompt_submit(struct app *a, struct kview *k)
+/* Enter: the path and options into k->ask when the options are good and the file can be
+ * read; 1 then, else 0 with a message */
+static int prompt_submit(struct app *a, struct kview *k)
 {
     char line[UI_PATH_MAX];
     char *w[2 * KV_OPTS + 2];
@@ -137,7 +139,7 @@ static void prompt_submit(struct app *a, struct kview *k)
     bl_fmt(line, sizeof line, "%s", k->input);
     int nw = split_words(line, w, 2 * KV_OPTS + 2), nopt = 0;
     if (nw == 0)
-        return;
+        return 0;
     struct gpu_kernel_request scratch;
     gpu_kernel_request_init(&scratch);
     char err[GPU_KERNEL_TEXT];
@@ -153,12 +155,12 @@ static void prompt_submit(struct app *a, struct kview *k)
             val[nopt] = w[++i];
         } else {
             app_msg(a, 1, ui_str(a, UIS_KV_NEEDS_VALUE), w[i]);
-            return;
+            return 0;
         }
         int rc = gpu_kernel_option(&scratch, opt[nopt], val[nopt], err, sizeof err);
         if (rc != 1) {
             app_msg(a, 1, "%s", rc == 0 ? ui_str(a, UIS_KV_LAUNCH_OPTS) : err);
-            return;
+            return 0;
         }
         if (++nopt == KV_OPTS)
             break;
@@ -168,11 +170,17 @@ static void prompt_submit(struct app *a, struct kview *k)
     char *probe = files_read(w[0], GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!probe) {
         app_msg(a, 1, "%s: %s", w[0], why);
-        return;
+        return 0;
     }
     free(probe);
     k->prompting = 0;
-    kv_open_file(a, k, w[0], nopt, opt, val);
+    bl_fmt(k->ask.path, sizeof k->ask.path, "%s", w[0]);
+    for (int i = 0; i < nopt; i++) {
+        bl_fmt(k->ask.opt[i].opt, sizeof k->ask.opt[i].opt, "%s", opt[i]);
+        bl_fmt(k->ask.opt[i].val, sizeof k->ask.opt[i].val, "%s", val[i]);
+    }
+    k->ask.nopt = nopt;
+    return 1;
 }
 
 static int cmp_names(const void *x, const void *y)
@@ -244,7 +252,7 @@ static void prompt_complete(struct app *a, struct kview *k)
     }
 }
 
-enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key)
+int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key)
 {
     switch (key->action) {
     case ACT_INSERT:
@@ -275,9 +283,9 @@ enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key
     case ACT_COMPLETE: prompt_complete(a, k); break;
     case ACT_UP: pick_example(k, -1); break;
     case ACT_DOWN: pick_example(k, 1); break;
-    case ACT_GO: prompt_submit(a, k); break;
+    case ACT_GO: return prompt_submit(a, k);
     case ACT_HELP:
-        return UI_IGNORED;                       /* F1: the view's help box */
+        return -1;                               /* F1: the view's help box */
     case ACT_LEAVE:
         k->prompting = 0;
         if (!k->path[0])
@@ -286,5 +294,5 @@ enum ui_result kv_prompt_key(struct app *a, struct kview *k, const struct ui_key
     default:
         break;                                   /* other keys do nothing while typing */
     }
-    return UI_HANDLED;
+    return 0;
 }
