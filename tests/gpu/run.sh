@@ -4,10 +4,11 @@
 # Also runs `banklab sim --gpu`, tests/gpu/lock.sh and tests/gpu/classroom.sh 32 (the
 # measurement lock; a class of 32 learners), tests/gpu/probe.sh (the copy ceiling and counter-offset
 # experiments), tests/gpu/kernel.sh (banklab kernel against Nsight Compute and the range
-# profiler, faults, time limit, speed) and tests/gpu/sanitize.sh (compute-sanitizer memcheck +
-# racecheck on every kernel).
+# profiler, faults, time limit, speed), tests/gpu/kernel_view.sh (the tutorial's kernel view
+# shows the same figures; SKIP without tmux) and tests/gpu/sanitize.sh (compute-sanitizer
+# memcheck + racecheck on every kernel).
 # RUN_SKIP: words of parts that ran already (tests/gpu/session.sh runs them first): lock,
-# classroom, kernel, sanitize.
+# classroom, kernel, kernel_view, sanitize.
 B=${BANKLAB:-build/banklab}
 dir=$(dirname "$0")
 skip() { case " ${RUN_SKIP:-} " in *" $1 "*) echo "(skipped here: $1 ran already)"; return 0 ;; esac; return 1; }
@@ -86,6 +87,11 @@ rc=$?
 
 echo "== banklab kernel (tests/gpu/kernel.sh)"
 skip kernel || BANKLAB="$B" sh "$dir/kernel.sh" || fail=1
+echo "== the tutorial's kernel view (tests/gpu/kernel_view.sh)"
+if ! skip kernel_view; then
+    BANKLAB="$B" sh "$dir/kernel_view.sh"
+    case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
 
 if skip sanitize; then
     :
