@@ -81,6 +81,22 @@ static struct pattern_cuda translate(const char *src, int line, unsigned bx, uns
     return out;
 }
 
+/* the translation's declarations (NULL: not checked) and accesses */
+static void text_is(const struct pattern_cuda *pc, const char *decls, const char *accesses)
+{
+    if (decls)
+        assert_string_equal(pc->decls, decls);
+    assert_string_equal(pc->accesses, accesses);
+}
+
+/* the one kernel parameter the translation took from the --arg values */
+static void param_is(const struct pattern_cuda *pc, const char *name, long long value)
+{
+    assert_int_equal(pc->env.nparams, 1);
+    assert_string_equal(pc->env.param[0].name, name);
+    assert_int_equal(pc->env.param[0].value, value);
+}
+
 /* the translated access `which` through the bank model */
 static struct bank_result model(const struct pattern_cuda *pc, int which)
 {
@@ -93,15 +109,14 @@ static void test_transpose(void **state)
 {
     (void)state;
     struct pattern_cuda pc = translate(transpose_seed, 9, 32, 32, 0, 0);
-    assert_string_equal(pc.decls, "__shared__ float tile[32][32]");
-    assert_string_equal(pc.accesses, "tile[threadIdx.y][threadIdx.x] = 0");
+    text_is(&pc, "__shared__ float tile[32][32]", "tile[threadIdx.y][threadIdx.x] = 0");
     assert_int_equal(pc.naccess, 1);
     assert_int_equal(pc.env.block[0], 32);
     assert_int_equal(pc.env.block[1], 32);
     assert_int_equal(pc.env.nparams, 0);       /* n indexes global memory only */
     assert_int_equal(model(&pc, 0).wavefronts, 1);
     pc = translate(transpose_seed, 12, 32, 32, 0, 0);
-    assert_string_equal(pc.accesses, "tile[threadIdx.x][threadIdx.y]");
+    text_is(&pc, NULL, "tile[threadIdx.x][threadIdx.y]");
     struct bank_result r = model(&pc, 0);
     assert_int_equal(r.wavefronts, 32);        /* the 32-way column of the article */
     assert_int_equal(r.ways, 32);
@@ -119,15 +134,12 @@ static void test_carve(void **state)
 {
     (void)state;
     struct pattern_cuda pc = translate(carve, 8, 256, 1, 4096, 0);
-    assert_string_equal(pc.decls, "extern __shared__ __align__(16) unsigned char buf[]; "
-                                  "float *a = (float *)buf; double *b = (double *)(a + n); "
-                                  "int *c = (int *)(b + n); int t = threadIdx.x");
-    assert_string_equal(pc.accesses, "a[(t * 33) % n]; b[t]; c[(t * 2) % n]");
+    text_is(&pc, "extern __shared__ __align__(16) unsigned char buf[]; float *a = (float *)buf; "
+                 "double *b = (double *)(a + n); int *c = (int *)(b + n); int t = threadIdx.x",
+            "a[(t * 33) % n]; b[t]; c[(t * 2) % n]");
     assert_int_equal(pc.naccess, 3);
     assert_int_equal(pc.env.dyn_bytes, 4096);
-    assert_int_equal(pc.env.nparams, 1);
-    assert_string_equal(pc.env.param[0].name, "n");
-    assert_int_equal(pc.env.param[0].value, 1024);
+    param_is(&pc, "n", 1024);
     /* n = 1024 carves past 4096 bytes: the playground will say so; with n = 256 it fits */
     static const char *const names[] = {"n"}, *const values[] = {"256"};
     struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 4096, 1, names, values};
@@ -146,31 +158,26 @@ static void test_names(void **state)
     (void)state;
     /* a #define, a read and a write in one statement, the arrays declared before */
     struct pattern_cuda pc = translate(misc, 13, 32, 8, 0, 0);
-    assert_string_equal(pc.decls, "const int TILE = 32; __shared__ int before[3]; "
-                                  "__shared__ float t[TILE][TILE + 1]; int x = threadIdx.x; "
-                                  "int y = threadIdx.y");
-    assert_string_equal(pc.accesses, "t[y][x]; t[y][x] = 0");
+    text_is(&pc, "const int TILE = 32; __shared__ int before[3]; __shared__ float t[TILE][TILE "
+                 "+ 1]; int x = threadIdx.x; int y = threadIdx.y", "t[y][x]; t[y][x] = 0");
     assert_string_equal(pc.note, "a read and a write in one statement: shown as its load and "
                                  "its store");
     /* t starts 12 bytes in, as in the kernel: the row of warp 0 is still one wavefront */
     assert_int_equal(model(&pc, 0).wavefronts, 1);
     /* a file constant and a parameter given as hex */
     pc = translate(misc, 18, 32, 8, 0, 0);
-    assert_string_equal(pc.accesses, "t[x % ROWS][m]");
+    text_is(&pc, NULL, "t[x % ROWS][m]");
     assert_non_null(strstr(pc.decls, "const int ROWS = 8"));
-    assert_int_equal(pc.env.nparams, 1);
-    assert_string_equal(pc.env.param[0].name, "m");
-    assert_int_equal(pc.env.param[0].value, 3);
+    param_is(&pc, "m", 3);
     /* blockIdx: the first block's, with a note; gridDim: the launch's */
     pc = translate(misc, 15, 32, 8, 0, 0);
-    assert_string_equal(pc.accesses, "t[0 % 32][x]");
+    text_is(&pc, NULL, "t[0 % 32][x]");
     assert_string_equal(pc.note, "blockIdx is 0 here: the grid shows the first block");
     /* a type the pattern language does not know */
     pc = translate(misc, 22, 32, 1, 0, -1);
     assert_string_equal(pc.why, "the pattern language cannot read it: unknown type 'T'");
     pc = translate(misc, 25, 32, 1, 0, 0);
-    assert_string_equal(pc.decls, "__shared__ int before[3]; int x = threadIdx.x");
-    assert_string_equal(pc.accesses, "before[x % 3]");
+    text_is(&pc, "__shared__ int before[3]; int x = threadIdx.x", "before[x % 3]");
 }
 
 static void test_reasons(void **state)
@@ -222,8 +229,7 @@ static void test_loop(void **state)
     struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 0, 0, NULL, NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 5, &l, &pc), 0);
-    assert_string_equal(pc.decls, "__shared__ float s[32 * 33]; int i = threadIdx.x");
-    assert_string_equal(pc.accesses, "s[i] = 0");
+    text_is(&pc, "__shared__ float s[32 * 33]; int i = threadIdx.x", "s[i] = 0");
     assert_string_equal(pc.note, "i is a loop variable: its first trip, i = threadIdx.x");
 }
 
