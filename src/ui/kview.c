@@ -84,8 +84,8 @@ static void clear_shown(struct kview *k)
 
 static int diag_here(const struct kview *k, const struct gpu_kernel_diag *d)
 {
-    const char *base = strrchr(k->path, '/');
-    return !strcmp(d->file, k->path) || (base && !strcmp(d->file, base + 1));
+    const char *base = strrchr(k->file.path, '/');
+    return !strcmp(d->file, k->file.path) || (base && !strcmp(d->file, base + 1));
 }
 
 /* the rows: the file's lines, then lines measured in other files (headers) */
@@ -130,7 +130,7 @@ static void build_rows(struct kview *k)
         if (l->file > 0 && l->file < KV_FILES && l->file < r->nfiles) {
             if (!k->other[l->file]) {
                 char dir[UI_PATH_MAX], path[2 * UI_PATH_MAX];
-                bl_fmt(dir, sizeof dir, "%s", k->path);
+                bl_fmt(dir, sizeof dir, "%s", k->file.path);
                 char *slash = strrchr(dir, '/');
                 if (slash)
                     *slash = 0;
@@ -212,14 +212,14 @@ static int build_request(struct app *a, struct kview *k, struct gpu_kernel_reque
 {
     char err[GPU_KERNEL_TEXT];
     gpu_kernel_request_init(rq);
-    bl_fmt(rq->path, sizeof rq->path, "%s", k->path);
+    bl_fmt(rq->path, sizeof rq->path, "%s", k->file.path);
     rq->device = a->opt.device;
     if (gpu_kernel_file_options(rq, src, len, err, sizeof err)) {
-        set_problem(k, atoi(err), "%s:%s", k->path, err);
+        set_problem(k, atoi(err), "%s:%s", k->file.path, err);
         return -1;
     }
-    for (int i = 0; i < k->nopt; i++)
-        if (gpu_kernel_option(rq, k->opt[i].opt, k->opt[i].val, err, sizeof err) != 1) {
+    for (int i = 0; i < k->file.nopt; i++)
+        if (gpu_kernel_option(rq, k->file.opt[i].opt, k->file.opt[i].val, err, sizeof err) != 1) {
             set_problem(k, 0, "%s", err);
             return -1;
         }
@@ -250,13 +250,13 @@ static void start_run(struct app *a, struct kview *k)
     }
     k->problem[0] = 0;
     k->problem_line = 0;
-    file_stat(k->path, &k->seen);
+    file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
     char why[UI_MSG_MAX], err[GPU_KERNEL_TEXT];
     size_t len = 0;
-    char *src = files_read(k->path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!src) {
-        set_problem(k, 0, "%s: %s", k->path, why);
+        set_problem(k, 0, "%s: %s", k->file.path, why);
         return;
     }
     if (build_request(a, k, &k->job_req, src, len)) {
@@ -296,9 +296,7 @@ static void open_file(struct app *a, struct kview *k, const struct kv_open *o)
 {
     stop_run(k);
     clear_shown(k);
-    bl_fmt(k->path, sizeof k->path, "%s", o->path);
-    k->nopt = kv_min(o->nopt, KV_OPTS);
-    memcpy(k->opt, o->opt, (size_t)k->nopt * sizeof k->opt[0]);
+    k->file = *o;
     k->cur = k->top = k->hscroll = 0;
     k->last_run = 0;
     k->watch = 1;
@@ -399,7 +397,7 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
     case ACT_RIGHT: k->hscroll += 8; break;
     case ACT_GO: open_grid(a, k); break;
     case ACT_RUN:
-        if (k->path[0])
+        if (k->file.path[0])
             start_run(a, k);
         break;
     case ACT_WATCH:
@@ -436,9 +434,9 @@ static int kv_idle(struct app *a, void *st)
         }
         redraw = 1;               /* the progress moves on every tick */
     }
-    if (k->watch && k->shown_now && k->path[0] && !k->job && !k->prompting) {
+    if (k->watch && k->shown_now && k->file.path[0] && !k->job && !k->prompting) {
         struct kv_stat now;
-        file_stat(k->path, &now);
+        file_stat(k->file.path, &now);
         if (!stat_same(&now, &k->seen)) {
             if (!stat_same(&now, &k->moved)) {
                 k->moved = now;              /* changed: wait until the writing is over */
@@ -455,7 +453,6 @@ static int kv_idle(struct app *a, void *st)
 static void kv_init(struct app *a, void *st)
 {
     struct kview *k = st;
-    k->app = a;
     k->watch = 1;
 }
 
@@ -479,7 +476,7 @@ static int kv_enter(struct app *a, void *st)
             bl_fmt(k->ask.opt[i].val, sizeof k->ask.opt[i].val, "%s", a->opt.kernel_val[i]);
         }
         open_file(a, k, &k->ask);
-    } else if (!k->path[0]) {
+    } else if (!k->file.path[0]) {
         kv_prompt_start(k);
     }
     return 0;

@@ -20,7 +20,7 @@ struct kv_opt {
     char val[GPU_KERNEL_TEXT];
 };
 
-struct kv_open {              /* a file and its launch options, as the prompt asks for it */
+struct kv_open {              /* a file and the launch options given with it */
     char path[UI_PATH_MAX];
     struct kv_opt opt[KV_OPTS];
     int nopt;
@@ -48,10 +48,7 @@ struct kv_row {
 };
 
 struct kview {
-    struct app *app;
-    char path[UI_PATH_MAX];
-    struct kv_opt opt[KV_OPTS];
-    int nopt;
+    struct kv_open file;      /* the file shown and its launch options */
     int cli_taken;            /* the command line's file was opened */
     /* what is shown: a text and what was measured on it */
     char *src;

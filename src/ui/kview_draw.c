@@ -363,7 +363,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
                r->kernel, g, b, r->smem, sep, r->device, sep, r->regs, sep, r->static_smem,
                r->smem);
     } else {
-        bl_fmt(buf, sizeof buf, "%s%s%d lines", k->path, sep, k->nsrc);
+        bl_fmt(buf, sizeof buf, "%s%s%d lines", k->file.path, sep, k->nsrc);
     }
     put_line(a, 1, buf, A_NORMAL);
     if (!k->has_res || r->status != GPU_KERNEL_OK)
@@ -413,9 +413,9 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
         strftime(when, sizeof when, "%H:%M:%S", &tm);
     }
     /* the path, or its last part where the whole line does not fit */
-    const char *base = strrchr(k->path, '/');
+    const char *base = strrchr(k->file.path, '/');
     for (int pass = 0; pass < 2; pass++) {
-        const char *name = pass == 0 || !base ? k->path : base + 1;
+        const char *name = pass == 0 || !base ? k->file.path : base + 1;
         size_t o;
         if (k->job) {
             static const enum ui_str phases[GPU_KPHASE_DONE + 1] = {
@@ -481,10 +481,10 @@ void kv_draw(const struct app *a, const void *st)
 {
     const struct kview *k = st;
     char title[UI_MSG_MAX];
-    const char *base = strrchr(k->path, '/');
+    const char *base = strrchr(k->file.path, '/');
     char name[UI_PATH_MAX];
-    bl_clean(name, sizeof name, base ? base + 1 : k->path);
-    bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->path[0] ? " " : "", name);
+    bl_clean(name, sizeof name, base ? base + 1 : k->file.path);
+    bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->file.path[0] ? " " : "", name);
     app_title(a, title, a->lang == LANG_ZH ? "zh " : "en ");
     struct kv_layout L;
     layout(a, k, &L);
@@ -497,7 +497,7 @@ void kv_draw(const struct app *a, const void *st)
         for (int i = 0; i < L.table_h && top + i < k->nrows; i++)
             draw_row(a, k, &L, top + i, L.table_y + i);
     } else if (k->problem[0] && !k->prompting) {
-        put_line(a, 1, k->path, A_NORMAL);
+        put_line(a, 1, k->file.path, A_NORMAL);
     }
     if (L.info_h)
         text_draw(a, L.info_y, 1, a->W - 2, L.info_h, L.info, 0, theme_attr(a, L.info_role));

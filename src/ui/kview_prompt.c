@@ -88,11 +88,11 @@ void kv_prompt_start(struct kview *k)
     k->exsel = -1;
     if (dir)
         list_examples(k, dir);
-    if (k->path[0] && bl_utf8_control(k->path, "", NULL) == (size_t)-1) {  /* typeable */
-        size_t o = bl_fmt(k->input, sizeof k->input, "%s", k->path);
-        for (int i = 0; i < k->nopt; i++)
-            o += bl_fmt(k->input + o, sizeof k->input - o, strchr(k->opt[i].val, ' ') ?
-                        " %s '%s'" : " %s %s", k->opt[i].opt, k->opt[i].val);
+    if (k->file.path[0] && bl_utf8_control(k->file.path, "", NULL) == (size_t)-1) {  /* typeable */
+        size_t o = bl_fmt(k->input, sizeof k->input, "%s", k->file.path);
+        for (int i = 0; i < k->file.nopt; i++)
+            o += bl_fmt(k->input + o, sizeof k->input - o, strchr(k->file.opt[i].val, ' ') ?
+                        " %s '%s'" : " %s %s", k->file.opt[i].opt, k->file.opt[i].val);
     } else if (dir) {
         bl_fmt(k->input, sizeof k->input, "%s/", dir);
     }
@@ -288,7 +288,7 @@ int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key)
         return -1;                               /* F1: the view's help box */
     case ACT_LEAVE:
         k->prompting = 0;
-        if (!k->path[0])
+        if (!k->file.path[0])
             ui_pop(a);                           /* nothing to show: back where z was pressed */
         break;
     default:
