@@ -184,11 +184,14 @@ static int worker_init(struct runner *R, struct gpu_result *res)
         CK(res, cudaEventCreate(&R->ev[i]));
     CK(res, cudaMalloc((void **)&R->d_sink, 64));
     open_counters(R);
-    runner_warm_up(R);
-    /* The clock is a measurement: in a turn of its own. When the turn does not come (other
-     * processes kept the device for 30 s), the nominal clock stands in and the name says so. */
+    /* The clock is a measurement: in a turn of its own, with the first-time work of the
+     * process (its first launch and first profiled launch: a profiled launch outside a turn
+     * would collide with the counter pass of whoever holds the turn). When the turn does not
+     * come (other processes kept the device for 30 s), the nominal clock stands in and the
+     * name says so. */
     const char *nominal = "";
     if (lock_take(R, res) == 0) {
+        runner_warm_up(R);
         int rc = read_clock(R, res);
         lock_give(R);
         if (rc)

@@ -125,8 +125,9 @@ void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src);
 
 /* runner_warm_up (cuda_measure.c): the first-time work of a process (the first launch of the
  * pattern kernel, CUPTI's first profiling session: about 0.2 s of host work on the H200,
- * 2026-12-01) on one warp and a few instructions, before any turn, so that a request's turn
- * holds its own measurement only. Failures (busy counters) are ignored: the first request
+ * 2026-12-01) on one warp and a few instructions, in the process's start-up turn (with the
+ * clock), so that a request's turn holds its own measurement only and no profiled launch runs
+ * outside a turn. Device lock held. Failures (busy counters) are ignored: the first request
  * then does that work. */
 void runner_warm_up(struct runner *R);
 
