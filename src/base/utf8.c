@@ -137,3 +137,14 @@ char *bl_utf8_fix(char *dst, size_t n, const char *s)
 {
     return copy_safe(dst, n, s, 1);
 }
+
+int bl_hex_digit(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}

@@ -18,6 +18,10 @@ size_t bl_utf8_bad(const char *s, size_t n);
  * sequence. *cp (if not NULL) receives its code point. SIZE_MAX when there is none. */
 size_t bl_utf8_control(const char *s, const char *allow, unsigned *cp);
 
+/* bl_hex_digit: the value of hexadecimal digit c (0-9, a-f, A-F), or -1 for any other byte.
+ * (The pattern lexer's literals and the JSON scanner's \uXXXX both read digits with it.) */
+int bl_hex_digit(int c);
+
 /* bl_clean: s (NUL-terminated, any bytes) into dst (n bytes) for printing: control characters
  * as defined above and bytes that are not valid UTF-8 are written as \xNN (C1 characters as
  * \u0080..\u009F), a backslash stays a backslash; the rest is copied. The copy is cut at a

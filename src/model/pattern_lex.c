@@ -7,15 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
+
+/* digit c's value in any base up to 16; 99 (no base's digit) for any other byte */
 static int digit_val(int c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return 99;
+    int d = bl_hex_digit(c);
+    return d < 0 ? 99 : d;
 }
 
 /* Scans a number at s[i]; fills t. Returns 0 or -1 with err. */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../base/utf8.h"
 
 /* ---------------------------------------------------------------- node places */
 
@@ -256,24 +257,13 @@ static int scan_ws(struct scan *S)
     return 0;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static long read_u4(const struct scan *S, size_t at)
 {
     if (at + 4 > S->n)
         return -1;
     long v = 0;
     for (int k = 0; k < 4; k++) {
-        int h = hexval((unsigned char)S->s[at + k]);
+        int h = bl_hex_digit((unsigned char)S->s[at + k]);
         if (h < 0)
             return -1;
         v = v * 16 + h;

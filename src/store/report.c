@@ -404,6 +404,23 @@ static int json_head(cJSON *root, const struct progress *p, enum lesson_lang lan
     return ok;
 }
 
+/* json_item: a new object at the end of items for progress entry q of step st (NULL when the
+ * step is gone from the lessons), with its "lesson", "step" and "step_title"; NULL when out
+ * of memory. */
+static cJSON *json_item(cJSON *items, const char *lesson_id, const struct progress_quiz *q,
+                        const struct lesson_step *st, enum lesson_lang lang)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (!o || !cJSON_AddItemToArray(items, o)) {
+        cJSON_Delete(o);
+        return NULL;
+    }
+    int ok = add_text(o, "lesson", lesson_id) && add_text(o, "step", q->step_id) &&
+             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
+                 : cJSON_AddNullToObject(o, "step_title"));
+    return ok ? o : NULL;
+}
+
 static int json_quizzes(cJSON *root, const struct progress *p, const struct lesson_set *set,
                         enum lesson_lang lang, const struct totals *t)
 {
@@ -423,20 +440,12 @@ static int json_quizzes(cJSON *root, const struct progress *p, const struct less
         if (is_task(q, st))
             continue;
         const char *value = choice_given(st, q, lang);
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(items, o)) {
-            cJSON_Delete(o);
-            ok = 0;
-            break;
-        }
-        ok = add_text(o, "lesson", q->lesson_id) &&
-             add_text(o, "step", q->step_id) &&
+        cJSON *o = json_item(items, q->lesson_id, q, st, lang);
+        ok = o &&
              (lo ? cJSON_AddNumberToObject(o, "chapter", lo->chapter)
                  : cJSON_AddNullToObject(o, "chapter")) &&
              (lo ? cJSON_AddStringToObject(o, "lesson_title", lesson_tr(&lo->title, lang))
                  : cJSON_AddNullToObject(o, "lesson_title")) &&
-             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
-                 : cJSON_AddNullToObject(o, "step_title")) &&
              cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
              cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
              cJSON_AddBoolToObject(o, "correct", q->correct) &&
@@ -469,16 +478,8 @@ static int json_tasks(cJSON *root, const struct progress *p, const struct lesson
         const char *lid = q->lesson_id;
         if (!strncmp(lid, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
             lid += strlen(REPORT_TASK_PREFIX);
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(titems, o)) {
-            cJSON_Delete(o);
-            ok = 0;
-            break;
-        }
-        ok = add_text(o, "lesson", lid) &&
-             add_text(o, "step", q->step_id) &&
-             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
-                 : cJSON_AddNullToObject(o, "step_title")) &&
+        cJSON *o = json_item(titems, lid, q, st, lang);
+        ok = o &&
              (st && st->task ? cJSON_AddNumberToObject(o, "points", st->task->points)
                              : cJSON_AddNullToObject(o, "points")) &&
              cJSON_AddNumberToObject(o, "tries", q->attempts) &&
