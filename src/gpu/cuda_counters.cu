@@ -1,5 +1,8 @@
 /* cuda_counters.cu: the six shared-memory metrics through CUPTI's Range Profiler (auto range,
- * kernel replay); the range profiler is enabled once per process, at the first measurement. C++ only because cupti_profiler_host.h includes <string>; the interface is
+ * kernel replay). The range profiler is enabled for one measurement and disabled after it
+ * (bl_counters_hold says how long it is held), so the counter hardware, which belongs to one
+ * process of the machine at a time, is never kept between measurements. C++ only because
+ * cupti_profiler_host.h includes <string>; the interface is
  * C (cuda_counters.h). libcupti and libcuda are dlopen'ed: nothing here is linked, so the
  * program starts without them and says why counters are missing. Never prints, never exits. */
 #include <dlfcn.h>
@@ -66,7 +69,8 @@ struct bl_counters {
     CUpti_Profiler_Host_Object *host;
     uint8_t *config;
     size_t config_size;
-    CUpti_RangeProfiler_Object *rp; /* enabled once, kept until close */
+    CUpti_RangeProfiler_Object *rp; /* enabled: for one measurement, or kept (HOLD_PROCESS) */
+    enum bl_counters_hold hold;  /* how long the range profiler is kept enabled */
     uint8_t *data;
     size_t data_size;
     const char **names;          /* the metrics read, and how many (at most BL_MAX_METRICS) */
@@ -228,6 +232,7 @@ extern "C" struct bl_counters *bl_counters_new(int device, const char **names, i
         return NULL;
     }
     c->device = device;
+    c->hold = bl_counters_hold_default();
     c->names = names ? names : metric_names;
     c->n = names ? (size_t)(n > 0 ? n : 0) : (size_t)BL_NMETRICS;
     if (load(c, why, whysize)) {
@@ -351,8 +356,8 @@ static enum ctr_status query(struct bl_counters *c, int availability, char *why,
     return CTR_OK;
 }
 
-/* Enable the range profiler on the context, once (kept until close), and size the counter
- * data for it. */
+/* Enable the range profiler on the context and size the counter data for it (once: the size
+ * depends on the metrics only). */
 static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
 {
     if (c->rp)
@@ -384,10 +389,33 @@ static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
     return CTR_OK;
 }
 
+/* Disable the range profiler: the counter hardware is free for other processes again. With
+ * HOLD_TEARDOWN the profiler is deinitialised too (and set up again at the next one). */
+static void release(struct bl_counters *c)
+{
+    if (c->rp) {
+        PARAMS(CUpti_RangeProfiler_Disable_Params, dp);
+        dp.pRangeProfilerObject = c->rp;
+        c->f.cuptiRangeProfilerDisable_p(&dp);
+        c->rp = NULL;
+    }
+    if (c->hold == BL_HOLD_TEARDOWN) {
+        drop_config(c);
+        if (c->profiler_initialized) {
+            PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
+            c->f.cuptiProfilerDeInitialize_p(&dp);
+            c->profiler_initialized = 0;
+        }
+        c->chip = NULL;
+        free(c->data);
+        c->data = NULL;
+    }
+}
+
 extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t n)
 {
     if (c->config)
-        return enable(c, why, n);
+        return c->hold == BL_HOLD_PROCESS ? enable(c, why, n) : CTR_OK;
     enum ctr_status st = query(c, 0, why, n);
     if (st != CTR_OK)
         return st;
@@ -403,7 +431,9 @@ extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why,
         if (st != CTR_OK)
             drop_config(c);
     }
-    return st == CTR_OK ? enable(c, why, n) : st;
+    if (st == CTR_OK && c->hold == BL_HOLD_PROCESS)
+        return enable(c, why, n);
+    return st;
 }
 
 /* With the range profiler enabled: profile launch(arg) and evaluate the metrics. */
@@ -485,11 +515,32 @@ extern "C" enum ctr_status bl_counters_measure(struct bl_counters *c, int (*laun
 {
     for (size_t i = 0; i < c->n; i++)
         vals[i] = 0;
-    if (!c->rp) {
-        bl_fmt(why, n, "counters: not prepared");
-        return CTR_FAILED;
+    if (!c->config) {
+        enum ctr_status st = bl_counters_prepare(c, why, n);
+        if (st != CTR_OK)
+            return st;
     }
-    return session(c, c->rp, launch, arg, vals, why, n);
+    if (!c->rp) {
+        enum ctr_status st = enable(c, why, n);
+        if (st != CTR_OK) {
+            release(c);
+            return st;
+        }
+    }
+    enum ctr_status st = session(c, c->rp, launch, arg, vals, why, n);
+    if (c->hold != BL_HOLD_PROCESS)
+        release(c);
+    return st;
+}
+
+extern "C" enum bl_counters_hold bl_counters_hold_default(void)
+{
+    const char *e = getenv("BANKLAB_COUNTERS_HOLD");
+    if (e && !strcmp(e, "process"))
+        return BL_HOLD_PROCESS;
+    if (e && !strcmp(e, "teardown"))
+        return BL_HOLD_TEARDOWN;
+    return BL_HOLD_MEASUREMENT;
 }
 
 extern "C" void bl_counters_close(struct bl_counters *c)

@@ -56,12 +56,6 @@ static int lock_progress(void *arg, const struct devlock_wait *w)
     return stop;
 }
 
-static void counters_busy_progress(void *arg, double waited_ms)
-{
-    (void)waited_ms;
-    set_phase(arg, GPU_PHASE_COUNTERS_BUSY, 0);
-}
-
 /* Wait for the device's turn (res->wait_ms). 0 when ours (or when there is no lock to take);
  * -1 with res failed when it did not come. A lock file that went bad is dropped: measuring
  * goes on without turns, and results say so. */
@@ -134,8 +128,7 @@ static enum ctr_status ops_measure(void *impl, int (*launch)(void *), void *arg,
     return bl_counters_measure(impl, launch, arg, vals, why, n);
 }
 
-static const struct ctr_ops cupti_ops = {ops_prepare, ops_measure, ctr_clock_now_ms,
-                                         ctr_clock_sleep_ms};
+static const struct ctr_ops cupti_ops = {ops_prepare, ops_measure};
 
 /* The SM clock at open, which timings are converted with: a warm-up spin, then 2e7 clock64
  * cycles (reading it for each request, with 1 ms spins around the launches, was tried on the
@@ -157,11 +150,9 @@ static void open_counters(struct runner *R)
     if (getenv("BANKLAB_NO_COUNTERS")) {
         bl_fmt(R->ctr_why, sizeof R->ctr_why, "counters off (BANKLAB_NO_COUNTERS is set)");
     } else if ((R->ctr = bl_counters_new(R->device, NULL, 0, R->ctr_why, sizeof R->ctr_why))) {
-        ctr_retry_init(&R->retry, &cupti_ops, R->ctr);
-        R->retry.on_busy = counters_busy_progress;
-        R->retry.on_busy_arg = R;
+        ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
         char why[CTR_TEXT_MAX];
-        enum ctr_status st = ctr_retry_prepare(&R->retry, why, sizeof why);
+        enum ctr_status st = ctr_policy_prepare(&R->retry, why, sizeof why);
         cudaGetLastError(); /* a failed CUPTI setup leaves no CUDA error behind */
         R->info.counters = st != CTR_UNAVAILABLE;
         if (st == CTR_BUSY)

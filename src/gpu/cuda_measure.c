@@ -90,7 +90,7 @@ int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *
         return -1;
     }
     char why[CTR_TEXT_MAX];
-    enum ctr_status st = ctr_retry_measure(&R->retry, launch, arg, v, why, sizeof why);
+    enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, why, sizeof why);
     if (st == CTR_OK)
         return 0;
     CK(res, cudaGetLastError());      /* a launch that failed under the profiler */

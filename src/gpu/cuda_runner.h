@@ -54,7 +54,7 @@ struct runner {
     float *d_big_in, *d_big_out, *h_big_in, *h_big_out;
     int big_n;
     struct bl_counters *ctr;      /* NULL: counters off for good (ctr_why) */
-    struct ctr_retry retry;       /* the busy policy around ctr */
+    struct ctr_policy retry;      /* the one-try busy policy around ctr */
     char ctr_why[GPU_TEXT_MAX];
     char name[128];
     double clock_mhz, clock_max_mhz;
@@ -94,7 +94,7 @@ int time_launches(struct runner *R, struct gpu_result *res, int (*launch)(void *
 int sync_launch(void *arg, int (*launch)(void *));
 
 /* read_counters: the counters of what launch(arg) launches into v (busy counters are tried
- * again within the policy). 0; or -1 with res->counters_note (and counters_busy) set, or
+ * once: busy is reported at once, counters.h). 0; or -1 with res->counters_note (and counters_busy) set, or
  * with res failed when the launch left a CUDA error. */
 int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *), void *arg,
                   double *v);
