@@ -215,12 +215,12 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_counters.h \
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/counters.c src/gpu/cuda_counters.h \
                           $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/gpu/cuda_counters.cu $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/gpu/cuda_counters.cu src/gpu/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.

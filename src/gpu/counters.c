@@ -1,8 +1,16 @@
 /* counters.c: the one-try policy around a counter layer (counters.h). No CUDA; never prints. */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "counters.h"
+
+double ctr_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
 
 void ctr_policy_init(struct ctr_policy *p, const struct ctr_ops *ops, void *impl)
 {

@@ -42,6 +42,9 @@ struct ctr_policy {
     int busy_in_a_row;            /* measurements answered busy since the last with counters */
 };
 
+/* ctr_now_ms: CLOCK_MONOTONIC in milliseconds. */
+double ctr_now_ms(void);
+
 /* ctr_policy_init: wrap ops/impl. */
 void ctr_policy_init(struct ctr_policy *p, const struct ctr_ops *ops, void *impl);
 

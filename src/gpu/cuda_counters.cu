@@ -1,7 +1,8 @@
 /* cuda_counters.cu: the six shared-memory metrics through CUPTI's Range Profiler (auto range,
- * kernel replay). The range profiler is enabled for one measurement and disabled after it
- * (bl_counters_hold says how long it is held), so the counter hardware, which belongs to one
- * process of the machine at a time, is never kept between measurements. C++ only because
+ * kernel replay). A measurement enables the range profiler when it is not enabled; the owner
+ * gives it back with bl_counters_release (the profiler is then deinitialised too: on the H200
+ * a re-enable without that crashed), so the counter hardware, which belongs to one process of
+ * the machine at a time, is held only while its owner measures. C++ only because
  * cupti_profiler_host.h includes <string>; the interface is
  * C (cuda_counters.h). libcupti and libcuda are dlopen'ed: nothing here is linked, so the
  * program starts without them and says why counters are missing. Never prints, never exits. */
@@ -69,8 +70,8 @@ struct bl_counters {
     CUpti_Profiler_Host_Object *host;
     uint8_t *config;
     size_t config_size;
-    CUpti_RangeProfiler_Object *rp; /* enabled: for one measurement, or kept (HOLD_PROCESS) */
-    enum bl_counters_hold hold;  /* how long the range profiler is kept enabled */
+    CUpti_RangeProfiler_Object *rp; /* enabled by a measurement, until bl_counters_release */
+    double held_since_ms;        /* when it was enabled (CLOCK_MONOTONIC), 0 when not */
     uint8_t *data;
     size_t data_size;
     const char **names;          /* the metrics read, and how many (at most BL_MAX_METRICS) */
@@ -232,7 +233,6 @@ extern "C" struct bl_counters *bl_counters_new(int device, const char **names, i
         return NULL;
     }
     c->device = device;
-    c->hold = bl_counters_hold_default();
     c->names = names ? names : metric_names;
     c->n = names ? (size_t)(n > 0 ? n : 0) : (size_t)BL_NMETRICS;
     if (load(c, why, whysize)) {
@@ -389,8 +389,8 @@ static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
     return CTR_OK;
 }
 
-/* Disable the range profiler: the counter hardware is free for other processes again. With
- * HOLD_TEARDOWN the profiler is deinitialised too (and set up again at the next one). */
+/* Disable the range profiler and deinitialise the profiler (set up again by the next
+ * measurement): the counter hardware is free for other processes again. */
 static void release(struct bl_counters *c)
 {
     if (c->rp) {
@@ -399,23 +399,33 @@ static void release(struct bl_counters *c)
         c->f.cuptiRangeProfilerDisable_p(&dp);
         c->rp = NULL;
     }
-    if (c->hold == BL_HOLD_TEARDOWN) {
-        drop_config(c);
-        if (c->profiler_initialized) {
-            PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
-            c->f.cuptiProfilerDeInitialize_p(&dp);
-            c->profiler_initialized = 0;
-        }
-        c->chip = NULL;
-        free(c->data);
-        c->data = NULL;
+    c->held_since_ms = 0;
+    drop_config(c);
+    if (c->profiler_initialized) {
+        PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
+        c->f.cuptiProfilerDeInitialize_p(&dp);
+        c->profiler_initialized = 0;
     }
+    c->chip = NULL;
+    free(c->data);
+    c->data = NULL;
+}
+
+extern "C" void bl_counters_release(struct bl_counters *c)
+{
+    if (c && (c->rp || c->config || c->profiler_initialized))
+        release(c);
+}
+
+extern "C" double bl_counters_held_since(const struct bl_counters *c)
+{
+    return c ? c->held_since_ms : 0;
 }
 
 extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t n)
 {
     if (c->config)
-        return c->hold == BL_HOLD_PROCESS ? enable(c, why, n) : CTR_OK;
+        return CTR_OK;
     enum ctr_status st = query(c, 0, why, n);
     if (st != CTR_OK)
         return st;
@@ -431,8 +441,6 @@ extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why,
         if (st != CTR_OK)
             drop_config(c);
     }
-    if (st == CTR_OK && c->hold == BL_HOLD_PROCESS)
-        return enable(c, why, n);
     return st;
 }
 
@@ -526,38 +534,16 @@ extern "C" enum ctr_status bl_counters_measure(struct bl_counters *c, int (*laun
             release(c);
             return st;
         }
+        c->held_since_ms = ctr_now_ms();
     }
-    enum ctr_status st = session(c, c->rp, launch, arg, vals, why, n);
-    if (c->hold != BL_HOLD_PROCESS)
-        release(c);
-    return st;
-}
-
-extern "C" enum bl_counters_hold bl_counters_hold_default(void)
-{
-    const char *e = getenv("BANKLAB_COUNTERS_HOLD");
-    if (e && !strcmp(e, "process"))
-        return BL_HOLD_PROCESS;
-    if (e && !strcmp(e, "teardown"))
-        return BL_HOLD_TEARDOWN;
-    return BL_HOLD_MEASUREMENT;
+    return session(c, c->rp, launch, arg, vals, why, n);
 }
 
 extern "C" void bl_counters_close(struct bl_counters *c)
 {
     if (!c)
         return;
-    if (c->rp) {
-        PARAMS(CUpti_RangeProfiler_Disable_Params, dp);
-        dp.pRangeProfilerObject = c->rp;
-        c->f.cuptiRangeProfilerDisable_p(&dp);
-    }
-    drop_config(c);
-    if (c->profiler_initialized) {
-        PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
-        c->f.cuptiProfilerDeInitialize_p(&dp);
-    }
-    free(c->data);
+    release(c);
     free(c->avail);
     /* libcupti stays loaded: unloading it under a live context is not safe. */
     free(c);

@@ -27,18 +27,6 @@ enum {
 
 #define BL_MAX_METRICS 64     /* metrics one handle reads, at most */
 
-/* How long a handle keeps CUPTI's range profiler enabled. The counter hardware behind it
- * belongs to one process of the machine at a time: a process that keeps it enabled locks
- * every other one out (docs/gpu.md). */
-enum bl_counters_hold {
-    BL_HOLD_MEASUREMENT = 0,   /* enabled for one measurement, disabled after it (default) */
-    BL_HOLD_PROCESS,           /* enabled at prepare, kept until close */
-    BL_HOLD_TEARDOWN,          /* as MEASUREMENT, and the profiler deinitialised after each */
-};
-
-/* bl_counters_hold_default: BL_HOLD_MEASUREMENT, or what $BANKLAB_COUNTERS_HOLD says
- * ("process", "teardown"; for experiments on a device). */
-enum bl_counters_hold bl_counters_hold_default(void);
 
 struct bl_counters;
 
@@ -60,19 +48,26 @@ const char *bl_counters_metric(int i);
 
 /* bl_counters_prepare: initialise the profiler and build the configuration (host work; the
  * hardware's counter availability is asked only where CUPTI needs it, a query that fails with
- * HARDWARE_BUSY while another process profiles); with BL_HOLD_PROCESS also enable the range
- * profiler on the context, kept until close. Each step is done once; a busy try is done
+ * HARDWARE_BUSY while another process profiles). Each step is done once; a busy try is done
  * again at the next call. CTR_OK, CTR_BUSY or CTR_UNAVAILABLE (not allowed, a virtualised
  * GPU, ...) with one line. The ctr_ops prepare of the runner. */
 enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t whysize);
 
 /* bl_counters_measure: profile what launch(arg) launches (one auto range per kernel, kernel
  * replay; prepares first when needed), the metrics summed over all ranges into vals[] (the
- * handle's metrics, in order). The range profiler is enabled for it and disabled after it
- * unless the handle holds it (BL_HOLD_PROCESS). launch returns 0 on success. CTR_OK (0), or CTR_BUSY /
+ * handle's metrics, in order). The range profiler is enabled for it when it is not, and
+ * stays enabled (the counter hardware held: no other process can read counters) until
+ * bl_counters_release. launch returns 0 on success. CTR_OK (0), or CTR_BUSY /
  * CTR_FAILED / CTR_UNAVAILABLE with one line. */
 enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
                                     double *vals, char *why, size_t whysize);
+
+/* bl_counters_release: disable the range profiler and deinitialise the profiler, so other
+ * processes (another banklab, Nsight Compute) can read counters; the next measurement sets it
+ * up again (about 170 ms on the H200). NULL or not held is fine. bl_counters_held_since: when
+ * the range profiler was enabled (ms, CLOCK_MONOTONIC), 0 when it is not. */
+void bl_counters_release(struct bl_counters *c);
+double bl_counters_held_since(const struct bl_counters *c);
 
 void bl_counters_close(struct bl_counters *c);
 

@@ -26,6 +26,14 @@
 #endif
 
 #define LOCK_WAIT_MS 30000     /* a request waits this long for its turn, then is not measured */
+/* The counter hardware is one process's at a time. A measurement enables CUPTI's range
+ * profiler (about 170 ms to set up on the H200); it is given back when no request came for
+ * COUNTERS_LINGER_MS, and at the latest COUNTERS_HOLD_MS after it was taken, so a busy
+ * runner (the measuring server of a class) measures at full speed and still lets Nsight
+ * Compute or another process in within seconds. $BANKLAB_COUNTERS_LINGER_MS changes the
+ * first (0: give it back after every measurement). */
+#define COUNTERS_LINGER_MS 1000
+#define COUNTERS_HOLD_MS 3000
 
 static double now_ms(void)
 {
@@ -116,6 +124,44 @@ static void serve(struct runner *R, const struct gpu_request *req, struct gpu_re
 }
 
 /* ---- worker ---- */
+
+/* Give the counters back when they were held for COUNTERS_HOLD_MS, or (quiet) when nothing is
+ * queued and the last measurement ended R->linger_ms ago. Called with R->mu held; unlocks it
+ * around the CUPTI calls. */
+static void counters_give_back(struct runner *R, int quiet)
+{
+    double since = bl_counters_held_since(R->ctr);
+    if (since <= 0)
+        return;
+    double t = ctr_now_ms();
+    if (t - since < COUNTERS_HOLD_MS && !(quiet && t - R->last_done_ms >= R->linger_ms))
+        return;
+    pthread_mutex_unlock(&R->mu);
+    bl_counters_release(R->ctr);
+    pthread_mutex_lock(&R->mu);
+}
+
+/* Wait for a request (R->mu held); meanwhile give the counters back once quiet. */
+static void wait_for_request(struct runner *R)
+{
+    while (!R->stop && R->qcount == 0) {
+        if (bl_counters_held_since(R->ctr) <= 0) {
+            pthread_cond_wait(&R->cv_req, &R->mu);
+            continue;
+        }
+        double left = R->last_done_ms + R->linger_ms - ctr_now_ms();
+        if (left > 0) {
+            struct timespec until;
+            clock_gettime(CLOCK_REALTIME, &until);
+            long long ns = until.tv_nsec + (long long)(left * 1e6);
+            until.tv_sec += (time_t)(ns / 1000000000LL);
+            until.tv_nsec = (long)(ns % 1000000000LL);
+            pthread_cond_timedwait(&R->cv_req, &R->mu, &until);
+        }
+        if (R->qcount == 0)
+            counters_give_back(R, 1);
+    }
+}
 
 static enum ctr_status ops_prepare(void *impl, char *why, size_t n)
 {
@@ -212,8 +258,7 @@ static void *worker(void *arg)
         bl_fmt(R->init_err, sizeof R->init_err, "%s", ires.error);
     pthread_cond_broadcast(&R->cv_res);
     while (ok) {
-        while (!R->stop && R->qcount == 0)
-            pthread_cond_wait(&R->cv_req, &R->mu);
+        wait_for_request(R);
         if (R->stop)
             break;
         struct gpu_request req = R->q[R->qhead];
@@ -239,7 +284,9 @@ static void *worker(void *arg)
         R->busy = 0;
         R->prog.phase = GPU_PHASE_IDLE;
         R->prog.id = 0;
+        R->last_done_ms = ctr_now_ms();
         pthread_cond_broadcast(&R->cv_res);
+        counters_give_back(R, 0);
     }
     pthread_mutex_unlock(&R->mu);
     /* The context stays for the process; free what this runner allocated. */
@@ -423,6 +470,10 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
         return NULL;
     R->device = device;
     R->light = getenv("BANKLAB_LIGHT") != NULL;
+    const char *linger = getenv("BANKLAB_COUNTERS_LINGER_MS");
+    R->linger_ms = linger && *linger ? atof(linger) : COUNTERS_LINGER_MS;
+    if (R->linger_ms < 0 || R->linger_ms > COUNTERS_HOLD_MS)
+        R->linger_ms = COUNTERS_LINGER_MS;
     bl_fmt(R->name, sizeof R->name, "%s", prop.name);
     R->cc_major = prop.major;
     R->cc_minor = prop.minor;

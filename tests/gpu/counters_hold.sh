@@ -1,11 +1,12 @@
 #!/bin/sh
-# counters_hold.sh [REQUESTS]: which way of holding CUPTI's range profiler lets one long-lived
-# process measure counters again and again (the measuring server's question, issue 21). For
-# each BANKLAB_COUNTERS_HOLD mode (measurement: enabled for one counter pass and disabled
-# after it; teardown: the profiler deinitialised after each pass too; process: enabled once,
-# the old way) one `banklab sim --gpu --json --script` process measures REQUESTS (300)
-# accesses of the class's kinds; then two processes of the default mode at once. Prints per
-# run: exit status, requests with counters, model vs counter differences, request p50/p95.
+# counters_hold.sh [REQUESTS]: one long-lived process measures counters again and again while
+# giving the counter hardware back in between (the measuring server's way, docs/gpu.md). One
+# `banklab sim --gpu --json --script` process measures REQUESTS (300) accesses of the class's
+# kinds with BANKLAB_COUNTERS_LINGER_MS=0 (the range profiler given back, and the profiler
+# deinitialised, after every measurement: every request sets it up again), then with the
+# default linger (kept while requests keep coming); then two processes at once (the second
+# finds the counters held by the first: busy, answered at once). Prints per run: exit status,
+# requests with counters, busy, model vs counter differences, request p50/p95.
 # Needs a GPU (SKIP, exit 77) and python3. Env: BANKLAB, HOLD_OUT (keep the logs there).
 set -u
 N=${1:-300}
@@ -45,13 +46,14 @@ print("%-22s exit %-3s results %4d  with counters %4d  busy %4d  differ %d  requ
          ("notes: " + " | ".join(notes[:3])) if notes else ""))
 PY
 }
-for mode in measurement teardown process; do
-    BANKLAB_COUNTERS_HOLD=$mode timeout 240 "$B" sim --gpu --json --script "$out/script" \
-        > "$out/$mode.jsonl" 2> "$out/$mode.err"
-    echo $? > "$out/$mode.rc"
-    summary "$mode"
-    tail -n 2 "$out/$mode.err" | sed 's/^/    stderr: /'
+for mode in 0 default; do
+    if [ $mode = default ]; then unset BANKLAB_COUNTERS_LINGER_MS; else export BANKLAB_COUNTERS_LINGER_MS=$mode; fi
+    timeout 240 "$B" sim --gpu --json --script "$out/script" > "$out/linger-$mode.jsonl" 2> "$out/linger-$mode.err"
+    echo $? > "$out/linger-$mode.rc"
+    summary "linger-$mode"
+    tail -n 2 "$out/linger-$mode.err" | sed 's/^/    stderr: /'
 done
+unset BANKLAB_COUNTERS_LINGER_MS
 for k in a b; do
     ( timeout 240 "$B" sim --gpu --json --script "$out/script" > "$out/pair-$k.jsonl" 2> "$out/pair-$k.err"
       echo $? > "$out/pair-$k.rc" ) &
