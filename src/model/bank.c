@@ -1,4 +1,4 @@
-/* bank.c: the bank model (design.md section 2), measured against an H200.
+/* bank.c: the bank model (docs/model.md), measured against an H200.
  * Pure C, no allocation: one call fills one struct bank_result. */
 #include "bank.h"
 

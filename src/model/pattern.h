@@ -1,4 +1,4 @@
-/* pattern.h: the access-pattern language (design.md section 3). CUDA-like text in, per-lane
+/* pattern.h: the access-pattern language (docs/model.md). CUDA-like text in, per-lane
  * byte offsets out (a struct bank_access for the bank model). Pure C: libc and src/base only.
  *
  * A pattern is one string of statements separated by ';':

@@ -1,4 +1,4 @@
-/* bench_model.c: how fast the bank model is (design.md section 2: a full sweep of strides
+/* bench_model.c: how fast the bank model is (docs/model.md: a full sweep of strides
  * 1..1024 x widths {1,2,4,8,16} must take well under 10 ms). Measures bank_simulate accesses
  * per second, the full sweep in ms, and pattern parse+eval per second (the five patterns of
  * `banklab sim --help`), with clock_gettime, many repetitions, median of runs.

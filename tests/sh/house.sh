@@ -4,7 +4,7 @@
 #      has more than 1,000 lines;
 #   2. a C or CUDA function has more than 120 lines, counted from the line of its opening '{'
 #      to the line of its closing '}', both included (blank and comment lines count). The
-#      project writes a function's braces alone at column 0 (style.md); the scanner measures
+#      project writes a function's braces alone at column 0; the scanner measures
 #      exactly those bodies, so it also fails on a top-level line that opens a body on its
 #      signature line ("...) {"), which it could not measure;
 #   3. files of one room call each other in a circle, or rooms do, or a room calls a room
@@ -13,8 +13,12 @@
 #      global symbol (function or data) B defines; a circle is a set of files (or rooms) each
 #      reaching the others. It reads what the compiler kept, so calls through a header's
 #      macro count and a function no one calls does not.
-# First it checks itself: a 121-line function, a 1,001-line file and two objects calling each
-# other must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
+#   4. a file of the project (src, tests, kernels, assets, lessons, docs, README.md, Makefile)
+#      cites a document that is not in the repository: a NAME.md that is neither a path from
+#      the root, nor beside the file, nor in docs/; or a path into ../shared (the project
+#      must build, test and run from its own files).
+# First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
+# other and a file citing a missing document must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
@@ -108,6 +112,24 @@ rooms_nm() {
     return 0
 }
 
+# missing_docs FILE...: "FILE: NAME" for each document FILE cites that the repository lacks
+# (report files banklab writes, banklab-report-*.md, are names of outputs, not citations).
+missing_docs() {
+    for f in "$@"; do
+        d=$(dirname "$f")
+        grep -oE '[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.md\b|\.\./shared[A-Za-z0-9_./-]*' "$f" 2>/dev/null | sort -u |
+        while read -r name; do
+            case $name in
+                ../shared*|*/../shared*) echo "$f: $name (outside the repository)"; continue ;;
+                banklab-report-*|*/banklab-report-*|*-DATE.md) continue ;;
+            esac
+            [ -f "$name" ] || [ -f "$d/$name" ] || [ -f "docs/$name" ] || [ -f "docs/${name#docs/}" ] ||
+                echo "$f: $name"
+        done
+    done
+    return 0
+}
+
 # ---- 0. the scanner checks itself ----
 mkdir -p "$tmp/self/lib"
 { echo "static int long_one(int x)"; echo "{"; i=0
@@ -122,6 +144,12 @@ echo "$out" | grep -q "short_one" && bad "self-check: a 3-line function reported
 echo "$out" | grep -q "^UNMEASURED .*/f.c:$((MAX_FUNC + 7)) opens a body" || bad "self-check: '...) {' not reported ($out)"
 long_files "$tmp/self/long.h" "$tmp/self/f.c" | grep -qx "$((MAX_FILE + 1)) $tmp/self/long.h" ||
     bad "self-check: a $((MAX_FILE + 1))-line file not found"
+printf '/* see design.md section 2 and docs/architecture.md */\n' > "$tmp/self/cite.c"
+printf 'read ../shared/docs/x.txt\n' > "$tmp/self/cite2.sh"
+out=$(missing_docs "$tmp/self/cite.c" "$tmp/self/cite2.sh")
+echo "$out" | grep -q "cite.c: design.md$" || bad "self-check: a citation of a missing design.md not found ($out)"
+echo "$out" | grep -q "architecture.md" && bad "self-check: docs/architecture.md, which exists, reported"
+echo "$out" | grep -q "cite2.sh: ../shared" || bad "self-check: a path into ../shared not found ($out)"
 have_nm=0
 if command -v nm >/dev/null 2>&1 && command -v ar >/dev/null 2>&1 && command -v "${CC:-cc}" >/dev/null 2>&1; then
     have_nm=1
@@ -153,6 +181,13 @@ while read -r n where name; do
     if [ "$n" = UNMEASURED ]; then bad "$where $name"
     else bad "$where: $name has $n lines (at most $MAX_FUNC)"; fi
 done < "$tmp/funcs"
+
+# ---- 4. documents cited ----
+docfiles=$(find src tests kernels assets lessons docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
+        -o -name '*.cuh' -o -name '*.def' -o -name '*.sh' -o -name '*.py' -o -name '*.md' -o -name '*.json' \
+        -o -name '*.1' \) -not -path 'tests/fuzz/corpus/*' -not -name 'h200-recording.json' -not -path tests/sh/house.sh | sort)
+missing_docs $docfiles README.md Makefile > "$tmp/docs"
+while read -r line; do bad "cites a document not in the repository: $line"; done < "$tmp/docs"
 
 # ---- 3. circles, from the last build's objects ----
 if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
