@@ -4,6 +4,7 @@
 #   make run            start the tutorial
 #   make test           install what is missing, then every test (unit, sanitizers, golden, tmux)
 #   make test-gpu       GPU tests (needs a device; SKIP without one)
+#   make check T=NAME   one test: a unit test (T=test_bank) or a shell suite (T=sim, T=tui_walk)
 #   make fuzz           run the fuzz targets for FUZZ_SECONDS each (clang + libFuzzer)
 #   make bench          model, screen and GPU benchmarks (docs/benchmarks.md)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -129,7 +130,7 @@ $(foreach t,$(UNIT_SRC) $(BENCH_SRC),$(eval LINK_$(basename $(notdir $(t))) := \
   $(shell sed -n '1,30s/^.*[[:space:]]link:[[:space:]]*\([a-z0-9 ]*\).*$$/\1/p' $(t) | head -n 1)))
 link_of = $(LINK_$(1)) base
 
-.PHONY: all run test test-built test-unit test-gpu unit-bins asan fuzz bench bench-built install \
+.PHONY: all run test check test-built test-unit test-gpu unit-bins asan fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
 all: $(BIN)
 
@@ -206,6 +207,14 @@ test: deps
 # (the GPU probe is built too, so a change that breaks its build shows without a GPU)
 test-built: $(BIN) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
+
+# One test by name: a unit test tests/unit/NAME.c or a shell suite tests/sh/NAME.sh.
+check: $(BIN)
+	@test -n "$(T)" || { echo "make check T=NAME: a unit test (tests/unit/NAME.c) or a shell suite (tests/sh/NAME.sh)" >&2; exit 2; }
+	@if [ -f tests/unit/$(T).c ]; then $(MAKE) --no-print-directory $(BUILD)/tests/$(T) && \
+	  BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=$(T) sh tests/run.sh; \
+	elif [ -f tests/sh/$(T).sh ]; then BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=$(T) sh tests/run.sh; \
+	else echo "make check: no tests/unit/$(T).c and no tests/sh/$(T).sh" >&2; exit 2; fi
 
 test-unit: $(BIN) unit-bins
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=unit sh tests/run.sh

@@ -25,6 +25,15 @@ run_one() { # name command...
     fi
 }
 
+# ONLY: "unit" runs the unit tests alone; another word runs the one unit test or shell suite
+# of that name (make check T=NAME)
+case $ONLY in ""|unit) ;; *)
+    if [ -x "$BUILD/tests/$ONLY" ]; then run_one "unit/$ONLY" "$BUILD/tests/$ONLY"
+    elif [ -f "tests/sh/$ONLY.sh" ]; then run_one "sh/$ONLY" sh "tests/sh/$ONLY.sh"
+    else echo "run.sh: no test named $ONLY"; fail=1; fi
+    echo; echo "$pass passed, $fail failed, $skip skipped"
+    [ $fail -eq 0 ]; exit
+esac
 for t in "$BUILD"/tests/test_*; do
     [ -x "$t" ] && run_one "unit/$(basename "$t")" "$t"
 done
