@@ -143,8 +143,8 @@ static int check_bound(struct lesson_problems *P, int si, int fi, const struct l
     figure_how(f, how, sizeof how);
     lesson_problem(P, f->line, f->col, NULL,
                    "steps[%d].figures[%d]: the text says %s %s, but %s gives %.*f (%s)", si, fi,
-                   f->bound == LESSON_FIG_AT_MOST ? "at most" : "at least", f->text, whose,
-                   f->decimals + 2, x, how);
+                   f->bound == LESSON_FIG_AT_MOST ? "at most" : "at least",
+                   f->text[0] == '-' ? f->text + 1 : f->text, whose, f->decimals + 2, x, how);
     return 1;
 }
 

@@ -104,6 +104,8 @@ struct quote_scan {
     int bounds;                  /* LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST of any quote */
     int ratio;                   /* some quote reads "N times", "N×", "N 倍" */
     int percent;                 /* some quote reads "N %" */
+    int up, down;                /* a percentage's quote reads "above" or "below", "高" or "低" */
+    int faster, slower;          /* ... "faster" or "slower", "快" or "慢" */
 };
 
 /* Words that make a quote right after them a bound: "within 11 %" is at most 11 %, "不到 11 %"
@@ -150,19 +152,75 @@ static const char *skip_spaces(const char *e)
     return e;
 }
 
+/* Where a bound word would end before the quote at: at itself, or before one word of
+ * Chinese comparison between them ("至少快 2.2 倍", "不到一半" is not a quote). */
+static const char *bound_end(const char *s, const char *at, int gap)
+{
+    static const char *const between[] = {"快", "慢", "高", "低", "多", "少", "大", "小", NULL};
+    if (!gap)
+        return at;
+    while (at > s && at[-1] == ' ')
+        at--;
+    for (int i = 0; between[i]; i++) {
+        size_t n = strlen(between[i]);
+        if ((size_t)(at - s) >= n && !strncmp(at - n, between[i], n))
+            return at - n;
+    }
+    return NULL;
+}
+
+/* 1 when e starts with ASCII word w, as a whole word. */
+static int word_after(const char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return !strncmp(e, w, n) && !is_ascii_letter((unsigned char)e[n]);
+}
+
+/* The direction of a percentage: "0.2 % below", "8 % less", "19 % faster", or in Chinese
+ * before it, "低 0.2 %", "快 19 %" (e: after the %, at: the quote). */
+static void percent_words(const char *s, const char *at, const char *e, struct quote_scan *k)
+{
+    static const char *const up[] = {"above", "higher", "more", "longer", "高", "多", "长", NULL};
+    static const char *const down[] = {"below", "lower", "less", "shorter", "低", "少", "短",
+                                       NULL};
+    static const char *const faster[] = {"faster", "快", NULL}, *const slower[] = {"slower", "慢",
+                                                                                 NULL};
+    const char *b = at;
+    while (b > s && b[-1] == ' ')
+        b--;
+    if ((size_t)(b - s) >= strlen("了") && !strncmp(b - strlen("了"), "了", strlen("了")))
+        b -= strlen("了");
+    struct {
+        const char *const *w;
+        int *flag;
+    } tab[] = {{up, &k->up}, {down, &k->down}, {faster, &k->faster}, {slower, &k->slower}};
+    for (size_t t = 0; t < sizeof tab / sizeof *tab; t++)
+        for (int i = 0; tab[t].w[i]; i++) {
+            const char *w = tab[t].w[i];
+            size_t n = strlen(w);
+            if (is_ascii_letter((unsigned char)w[0]) ? word_after(e, w)
+                                                     : (size_t)(b - s) >= n && !strncmp(b - n, w, n))
+                *tab[t].flag = 1;
+        }
+}
+
 /* What the words around one quote (at, n bytes, in s) claim. */
 static void scan_quote(const char *s, const char *at, size_t n, struct quote_scan *k)
 {
-    for (int i = 0; at_most_before[i]; i++)
-        if (word_before(s, at, at_most_before[i]))
-            k->bounds |= LESSON_FIG_AT_MOST;
-    for (int i = 0; at_least_before[i]; i++)
-        if (word_before(s, at, at_least_before[i]))
-            k->bounds |= LESSON_FIG_AT_LEAST;
+    for (int gap = 0; gap < 2; gap++) {
+        const char *b = bound_end(s, at, gap);
+        for (int i = 0; b && at_most_before[i]; i++)
+            if (word_before(s, b, at_most_before[i]))
+                k->bounds |= LESSON_FIG_AT_MOST;
+        for (int i = 0; b && at_least_before[i]; i++)
+            if (word_before(s, b, at_least_before[i]))
+                k->bounds |= LESSON_FIG_AT_LEAST;
+    }
     const char *e = skip_spaces(at + n);
     if (*e == '%' || !strncmp(e, "\xef\xbc\x85", 3)) {   /* % or the full-width ％ */
         k->percent = 1;
         e = skip_spaces(e + (*e == '%' ? 1 : 3));
+        percent_words(s, at, e, k);
     }
     /* a ratio: "3.4 times", "3.4 倍", "31.9×" or "31.9x" (not "32 × 32") */
     size_t len = 0, xl = strlen("×");
@@ -257,6 +315,16 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         if (f->percent && !k[lang].percent) {
             PROBLEM(L, vj, 1, p3, "a percentage, but no %s text quotes it as %s %%", lc,
                     k[lang].q);
+            rc = -1;
+        }
+        /* a rate (GB/s, bytes per clock) is faster when higher; a time when lower */
+        int rate = f->field && (!strcmp(f->field, "gbps") || !strcmp(f->field, "bytes_per_clk_per_sm"));
+        int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
+        int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
+        if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
+            PROBLEM(L, vj, 1, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
+                    k[lang].q, up ? "above (higher, more, faster)" : "below (lower, less, slower)",
+                    f->value < 0 ? "below" : "above", f->text);
             rc = -1;
         }
         if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {

@@ -1,9 +1,10 @@
 #!/bin/sh
 # lessons.sh: the shipped curriculum's own rules, beyond what `banklab check` requires of any
 # lesson file: every figure a lesson quotes holds against the shipped recording (and a recording
-# with that figure changed fails), and every step with a scene names its keys in its text, in
-# both languages: each parameter's keys, t when the scene cycles types, a when it has several
-# accesses.
+# with that figure changed fails; figures that contradict what the tutorial's panel shows, or
+# the comparison their sentence makes, fail), and every step with a scene names its keys in its
+# text, in both languages: each parameter's keys, t when the scene cycles types, a when it has
+# several accesses.
 set -u
 : "${BANKLAB:=build/banklab}"
 fail=0
@@ -33,6 +34,20 @@ jq --arg g "$group" --arg l "$label" --arg f "$field" \
 [ $rc -eq 1 ] || bad "a stale figure: exit $rc, want 1"
 grep -q "figures\[[0-9]*\]: the recording gives .*($group \"$label\" $field" "$t/out" ||
     bad "the stale figure is not named: $(head -n 3 "$t/out")"
+
+# 4. figures the tutorial would contradict: each file of tests/lessons_figures gives exactly
+#    its .expect lines against the shipped recording (a figure from another record than the
+#    panel's, or rounded otherwise; a "within 11 %" or "at least 2.2 times" the recording
+#    denies; a ratio word on a figure that is none; a percentage read the wrong way; a claim
+#    made in one language only)
+nf=0
+for f in tests/lessons_figures/*.json; do
+    nf=$((nf + 1))
+    "$BANKLAB" check --quiet --recording "$rec" "$f" >"$t/out" 2>&1; rc=$?
+    [ $rc -eq 1 ] || bad "$f: exit $rc, want 1"
+    cmp -s "$t/out" "${f%.json}.expect" || { bad "$f: output differs"; diff "${f%.json}.expect" "$t/out" | sed 's/^/    /'; }
+done
+[ $nf -ge 7 ] || bad "only $nf figure lessons in tests/lessons_figures"
 
 # 3. keys named in every scene step's text
 jq -r '
