@@ -305,7 +305,8 @@ static void check_quiz_figures(struct chk *C, int si, const struct lesson_step *
             fabs(f->value - q->number) > 0.5 * unit + q->tolerance + 1e-9)
             continue;
         for (double v = floor(f->value / unit) * unit; v <= f->value + unit; v += unit)
-            if (fabs(v - f->value) <= 0.5 * unit + 1e-9 && fabs(v - q->number) > q->tolerance + 1e-9) {
+            if (fabs(v - f->value) <= 0.5 * unit + 1e-9 &&
+                fabs(v - q->number) > q->tolerance + 1e-9) {
                 lesson_problem(&C->P, q->answer_at.line, q->answer_at.col, NULL,
                                "steps[%d].quiz.answer: %.*f is refused (answer %g, tolerance %g), "
                                "but the step quotes %s, which rounds to it at %d decimal%s",

@@ -1,8 +1,8 @@
 /* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_fields.c,
  * lesson_read_scene.c, lesson_read_step.c, lesson_read_figure.c): the reader's state over one
- * file, how a problem is placed, and the readers each file lends the others. Not for use outside src/store. Each
- * reader returns 0 when its part was read, -1 after reporting its problems (a field reader: 1
- * when an optional field is absent). */
+ * file, how a problem is placed, and the readers each file lends the others. Not for use
+ * outside src/store. Each reader returns 0 when its part was read, -1 after reporting its
+ * problems (a field reader: 1 when an optional field is absent). */
 #ifndef BANKLAB_STORE_LESSON_READ_H
 #define BANKLAB_STORE_LESSON_READ_H
 

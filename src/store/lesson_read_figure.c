@@ -142,7 +142,8 @@ static int word_before(const char *s, const char *e, const char *w)
     for (size_t i = 0; i < n; i++)
         if (lower((unsigned char)b[i]) != lower((unsigned char)w[i]))
             return 0;
-    return !(is_ascii_letter((unsigned char)w[0]) && b > s && is_ascii_letter((unsigned char)b[-1]));
+    return !(is_ascii_letter((unsigned char)w[0]) && b > s &&
+             is_ascii_letter((unsigned char)b[-1]));
 }
 
 static const char *skip_spaces(const char *e)
@@ -198,8 +199,8 @@ static void percent_words(const char *s, const char *at, const char *e, struct q
         for (int i = 0; tab[t].w[i]; i++) {
             const char *w = tab[t].w[i];
             size_t n = strlen(w);
-            if (is_ascii_letter((unsigned char)w[0]) ? word_after(e, w)
-                                                     : (size_t)(b - s) >= n && !strncmp(b - n, w, n))
+            int ascii = is_ascii_letter((unsigned char)w[0]);
+            if (ascii ? word_after(e, w) : (size_t)(b - s) >= n && !strncmp(b - n, w, n))
                 *tab[t].flag = 1;
         }
 }
@@ -318,7 +319,8 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
             rc = -1;
         }
         /* a rate (GB/s, bytes per clock) is faster when higher; a time when lower */
-        int rate = f->field && (!strcmp(f->field, "gbps") || !strcmp(f->field, "bytes_per_clk_per_sm"));
+        int rate = f->field && (!strcmp(f->field, "gbps") ||
+                                !strcmp(f->field, "bytes_per_clk_per_sm"));
         int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
         int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
         if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
