@@ -71,5 +71,34 @@ if [ -s "$t/keys" ]; then
     sed 's/^/    /' "$t/keys"
 fi
 
+# 5. a measured number in a step's text (GB/s, clocks, cycles, B per clock, ns) is one of the
+#    step's figures, or the step names the run it comes from (a date, "reference run", docs/)
+if command -v python3 >/dev/null; then
+    python3 - lessons/*.json >"$t/unlisted" <<'PY' || bad "python3 could not read lessons/*.json"
+import json, re, sys
+UNIT = re.compile(r'(?<![0-9.\w])([0-9]+(?:\.[0-9]+)?) ?(GB/s|clocks?\b|cycles?\b|B per clock|ns\b|个周期|周期)')
+RUN = re.compile(r'20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|reference run|参考测量|docs/')
+for path in sys.argv[1:]:
+    for st in json.load(open(path, encoding='utf-8'))['steps']:
+        figs = [abs(f['value']) for f in st.get('figures', [])]
+        q = st.get('quiz') or {}
+        texts = [st['text'], st.get('key'), q.get('question'), q.get('explanation'),
+                 (st.get('task') or {}).get('goal')] + st.get('hints', []) + q.get('choices', [])
+        texts = [t for t in texts if t]
+        if any(RUN.search(t[lang]) for t in texts for lang in ('zh', 'en')):
+            continue
+        for t in texts:
+            for lang in ('zh', 'en'):
+                for m in UNIT.finditer(t[lang]):
+                    if not any(abs(float(m.group(1)) - v) < 1e-9 for v in figs):
+                        print('%s %s (%s): "%s" is no figure of the step and names no run' %
+                              (path, st['id'], lang, m.group(0)))
+PY
+    if [ -s "$t/unlisted" ]; then
+        bad "measured numbers that are not figures:"
+        sed 's/^/    /' "$t/unlisted"
+    fi
+fi
+
 [ $fail -eq 0 ] && echo "lessons.sh: all passed ($n figures)"
 exit $fail
