@@ -128,6 +128,8 @@ struct lesson_task {
  * cannot leave stale prose (recording_check_figures, store/recording.h). The value is field
  * of the row with this group and label; with over, that divided by the same field of row over
  * (same group); with percent, 100 * (that ratio - 1). */
+enum { LESSON_FIG_ABOUT = 0, LESSON_FIG_AT_MOST = 1, LESSON_FIG_AT_LEAST = 2 };
+
 struct lesson_figure {
     char *group;                 /* the row's group, e.g. "transpose" */
     char *label;                 /* the row's label, e.g. "transpose_padded PAD=1" */
@@ -137,6 +139,10 @@ struct lesson_figure {
     double value;                /* as quoted */
     int decimals;                /* digits after the point in the quote: its precision */
     char text[32];               /* the quote as written in the file, e.g. "3495", "2.2" */
+    int bound;                   /* what the sentence claims of it (read from the text, the
+                                  * same in zh and en): LESSON_FIG_ABOUT, the value rounds to
+                                  * the quote; _AT_MOST, "within 11 %", "不到 11 %": its size
+                                  * is at most the quote's; _AT_LEAST, "more than", "超过" */
     int line, col;
 };
 

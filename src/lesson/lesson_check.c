@@ -279,6 +279,44 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
                        req, searched_all ? "" : " (searched one parameter at a time)");
 }
 
+/* A number quiz about a figure its step quotes accepts what the text's roundings give: when
+ * the step quotes the figure more finely (2.15) than the answer it asks for (2.2, at the
+ * coarsest quote's precision), every number at that precision that the finer quote rounds to
+ * (2.1 and 2.2) is within the tolerance. */
+static void check_quiz_figures(struct chk *C, int si, const struct lesson_step *st)
+{
+    const struct lesson_quiz *q = st->quiz;
+    if (!q || q->kind != QUIZ_NUMBER)
+        return;
+    int coarse = -1;
+    for (int k = 0; k < st->nfigures; k++) {
+        const struct lesson_figure *f = &st->figures[k];
+        double half = 0.5 * pow(10.0, -f->decimals);
+        if (fabs(f->value - q->number) <= half + q->tolerance + 1e-9 &&
+            (coarse < 0 || f->decimals < coarse))
+            coarse = f->decimals;
+    }
+    if (coarse < 0 || coarse > 9)
+        return;
+    double unit = pow(10.0, -coarse);
+    for (int k = 0; k < st->nfigures; k++) {
+        const struct lesson_figure *f = &st->figures[k];
+        if (f->decimals <= coarse ||
+            fabs(f->value - q->number) > 0.5 * unit + q->tolerance + 1e-9)
+            continue;
+        for (double v = floor(f->value / unit) * unit; v <= f->value + unit; v += unit)
+            if (fabs(v - f->value) <= 0.5 * unit + 1e-9 &&
+                fabs(v - q->number) > q->tolerance + 1e-9) {
+                lesson_problem(&C->P, q->answer_at.line, q->answer_at.col, NULL,
+                               "steps[%d].quiz.answer: %.*f is refused (answer %g, tolerance %g), "
+                               "but the step quotes %s, which rounds to it at %d decimal%s",
+                               si, coarse, v, q->number, q->tolerance, f->text, coarse,
+                               coarse == 1 ? "" : "s");
+                return;
+            }
+    }
+}
+
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
 {
@@ -287,6 +325,7 @@ int lesson_check(const struct lesson *l,
     struct chk C = {TASK_BUDGET, {l->path, report, ctx, 0}};
     for (int i = 0; i < l->nsteps; i++) {
         const struct lesson_step *st = &l->steps[i];
+        check_quiz_figures(&C, i, st);
         if (!st->scene || !st->scene->code)
             continue;
         for (int k = 0; k < st->nexpects; k++)

@@ -1,8 +1,8 @@
 /* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_fields.c,
- * lesson_read_scene.c, lesson_read_step.c): the reader's state over one file, how a problem
- * is placed, and the readers each file lends the others. Not for use outside src/store. Each
- * reader returns 0 when its part was read, -1 after reporting its problems (a field reader: 1
- * when an optional field is absent). */
+ * lesson_read_scene.c, lesson_read_step.c, lesson_read_figure.c): the reader's state over one
+ * file, how a problem is placed, and the readers each file lends the others. Not for use
+ * outside src/store. Each reader returns 0 when its part was read, -1 after reporting its
+ * problems (a field reader: 1 when an optional field is absent). */
 #ifndef BANKLAB_STORE_LESSON_READ_H
 #define BANKLAB_STORE_LESSON_READ_H
 
@@ -75,6 +75,14 @@ int lr_get_text(struct ld *L, const cJSON *obj, const char *name, const char *pa
  * defaults, every type and each parameter's min and max. Returns the number of accesses of
  * the code, or -1 after a problem. */
 int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s);
+
+/* ---- lesson_read_figure.c ---- */
+
+/* lr_read_figures: the step's "figures" (gj) into st: each quoted by the step's texts in both
+ * languages, with the claim the words around the quote make (struct lesson_figure's bound)
+ * the same in both; a ratio's and a percentage's quotes written as one. Needs the step's
+ * texts, hints, quiz and task read first. */
+int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct lesson_step *st);
 
 /* ---- lesson_read_step.c ---- */
 

@@ -1,7 +1,8 @@
 /* lesson_read_step.c: a lesson step read from its JSON (lesson_read.h): texts and hints, the
  * scene (lesson_read_scene.c), and what refers to the scene: parameter bindings, the quiz and
- * its model check, expectations, the graded task; and the figures its text quotes. A part
- * with a problem is reported and left out, so a partial load keeps the rest. Never prints. */
+ * its model check, expectations, the graded task; then the figures its text quotes
+ * (lesson_read_figure.c). A part with a problem is reported and left out, so a partial load
+ * keeps the rest. Never prints. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -9,11 +10,6 @@
 #include <string.h>
 
 #include "lesson_read.h"
-
-static int is_digit(int c)
-{
-    return c >= '0' && c <= '9';
-}
 
 /* Reads "params" (and "type") of obj into b, checked against scene s. */
 static int read_binding(struct ld *L, const cJSON *obj, const char *path,
@@ -396,164 +392,6 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
     return bad ? -1 : 0;
 }
 
-/* ---------------------------------------------------------------- quoted figures */
-
-static const char *const figure_keys[] = {"group", "label", "field", "value", "over", "percent",
-                                          NULL};
-
-/* 1 when name is a word of LESSON_FIGURE_FIELDS. */
-static int figure_field_known(const char *name)
-{
-    static const char all[] = LESSON_FIGURE_FIELDS;
-    size_t n = strlen(name);
-    for (const char *at = strstr(all, name); n && at; at = strstr(at + 1, name))
-        if ((at == all || at[-1] == ' ') && (at[n] == ' ' || at[n] == 0))
-            return 1;
-    return 0;
-}
-
-static int read_figure(struct ld *L, const cJSON *j, const char *path, struct lesson_figure *f)
-{
-    char p[PATH_BUF];
-    lr_set_pos(L, j, 0, &f->line, &f->col);
-    if (lr_expect_object(L, j, path))
-        return -1;
-    int bad = lr_check_keys(L, j, path, figure_keys);
-    const char *group = NULL, *label = NULL, *field = NULL, *over = NULL;
-    const cJSON *fj = NULL;
-    if (lr_get_string(L, j, "group", path, 1, NULL, &group))
-        bad++;
-    else
-        f->group = lr_dupstr(L, group);
-    if (lr_get_string(L, j, "label", path, 1, NULL, &label))
-        bad++;
-    else
-        f->label = lr_dupstr(L, label);
-    if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
-        bad++;
-    } else if (!figure_field_known(field)) {
-        PROBLEM(L, fj, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
-                LESSON_FIGURE_FIELDS);
-        bad++;
-    } else {
-        f->field = lr_dupstr(L, field);
-    }
-    int rc = lr_get_string(L, j, "over", path, 0, NULL, &over);
-    if (rc < 0)
-        bad++;
-    else if (rc == 0)
-        f->over = lr_dupstr(L, over);
-    rc = lr_get_bool(L, j, "percent", path, &f->percent);
-    if (rc < 0) {
-        bad++;
-    } else if (f->percent && !over) {
-        PROBLEM(L, lr_get(j, "percent"), 1, lr_sub(p, path, "percent"),
-                "a percentage needs \"over\" "
-                "(the label of the row it is a percentage of)");
-        bad++;
-    }
-    const cJSON *vj = lr_get(j, "value");
-    lr_sub(p, path, "value");
-    if (!vj) {
-        lr_missing(L, j, path, "value");
-        bad++;
-    } else if (!cJSON_IsNumber(vj) || !isfinite(vj->valuedouble)) {
-        PROBLEM(L, vj, 0, p, "expected a number, found %s", json_type_name(vj));
-        bad++;
-    } else {
-        char lit[64];
-        json_doc_literal(&L->doc, vj, lit, sizeof lit);
-        if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
-            PROBLEM(L, vj, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
-                    "most %d characters)", lit, (int)sizeof f->text - 1);
-            bad++;
-        } else {
-            snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
-                     lit); /* fits: checked above */
-            f->value = vj->valuedouble;
-            const char *dot = strchr(lit, '.');
-            f->decimals = dot ? (int)strlen(dot + 1) : 0;
-        }
-    }
-    return bad ? -1 : 0;
-}
-
-/* 1 when s contains q as a whole number: not inside a longer one ("3495" is not quoted by
- * "13495" or "3495.5"). */
-static int quotes_number(const char *s, const char *q)
-{
-    size_t n = strlen(q);
-    for (const char *at = s && n ? strstr(s, q) : NULL; at; at = strstr(at + 1, q)) {
-        const char *e = at + n;
-        int joined_before = at > s && (is_digit((unsigned char)at[-1]) || at[-1] == '.');
-        int joined_after = is_digit((unsigned char)*e) ||
-                           (*e == '.' && is_digit((unsigned char)e[1]));
-        if (!joined_before && !joined_after)
-            return 1;
-    }
-    return 0;
-}
-
-/* 1 when some text of the step, in language lang, quotes q. */
-static int step_quotes(const struct lesson_step *st, enum lesson_lang lang, const char *q)
-{
-    const struct lesson_text *t[] = {&st->title, &st->text, &st->key,
-                                     st->quiz ? &st->quiz->question : NULL,
-                                     st->quiz ? &st->quiz->explanation : NULL,
-                                     st->task ? &st->task->goal : NULL};
-    for (size_t k = 0; k < sizeof t / sizeof *t; k++)
-        if (t[k] && quotes_number(lang == LANG_ZH ? t[k]->zh : t[k]->en, q))
-            return 1;
-    for (int k = 0; k < st->nhints; k++)
-        if (quotes_number(lang == LANG_ZH ? st->hints[k].zh : st->hints[k].en, q))
-            return 1;
-    for (int k = 0; st->quiz && k < st->quiz->nchoices; k++)
-        if (quotes_number(lang == LANG_ZH ? st->quiz->choices[k].zh : st->quiz->choices[k].en, q))
-            return 1;
-    return 0;
-}
-
-/* The step's "figures": each must be quoted by the step's text in both languages. */
-static int read_figures(struct ld *L, const cJSON *gj, const char *path, struct lesson_step *st)
-{
-    char p[PATH_BUF], p2[PATH_BUF];
-    lr_sub(p, path, "figures");
-    int n = cJSON_GetArraySize(gj), bad = 0;
-    if (!cJSON_IsArray(gj)) {
-        PROBLEM(L, gj, 0, p, "expected an array of figures, found %s", json_type_name(gj));
-        return -1;
-    }
-    if (n == 0)
-        return 0;
-    st->figures = calloc((size_t)n, sizeof *st->figures);
-    if (!st->figures) {
-        L->oom = 1;
-        return -1;
-    }
-    int k = 0;
-    for (const cJSON *d = gj->child; d; d = d->next, k++) {
-        struct lesson_figure *f = &st->figures[st->nfigures];
-        int rc = read_figure(L, d, lr_subi(p2, p, k), f);
-        const char *q = f->text[0] == '-' ? f->text + 1 : f->text;
-        for (int lang = LANG_ZH; rc == 0 && lang <= LANG_EN; lang++)
-            if (!step_quotes(st, (enum lesson_lang)lang, q)) {
-                char p3[PATH_BUF];
-                PROBLEM(L, lr_get(d, "value"), 1, lr_sub(p3, p2, "value"),
-                        "no %s text of this step "
-                        "quotes %s (a figure is a number its text quotes, as written there)",
-                        lesson_lang_code((enum lesson_lang)lang), q);
-                rc = -1;
-            }
-        if (rc) {
-            bad++;
-            lesson_figure_free(f);
-        } else {
-            st->nfigures++;
-        }
-    }
-    return bad ? -1 : 0;
-}
-
 /* ---------------------------------------------------------------- step */
 
 static const char *const step_keys[] = {"id", "title", "text", "key", "scene", "hints",
@@ -706,7 +544,7 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
         st->scene = NULL;
     }
     const cJSON *gj = lr_get(j, "figures");
-    if (gj && !L->oom && read_figures(L, gj, path, st))
+    if (gj && !L->oom && lr_read_figures(L, gj, path, st))
         bad++;
     return bad || L->oom ? -1 : 0;
 }

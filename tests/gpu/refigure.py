@@ -4,8 +4,9 @@
 usage: python3 tests/gpu/refigure.py RECORDING [LESSON_DIR] [--write]
 
 Runs `banklab check --recording RECORDING` (BANKLAB, default build/banklab), and for every
-figure that no longer holds ("the recording gives X ...; the lesson quotes Y") replaces Y by X
-in the figure's "value" and in the zh and en texts of its step (as a whole number: "3495" is
+figure that no longer holds ("the recording gives X ...; the lesson quotes Y", or "the
+tutorial's panel shows X ... replayed from GROUP "LABEL"": the figure then names that record)
+replaces Y by X in the figure's "value" and in the zh and en texts of its step (as a whole number: "3495" is
 not touched inside "34950"). Without --write it only lists what it would change. Percentages
 whose sign changes, and quotes it cannot find in both texts, are listed for a person to
 reword: nothing is changed for those. Re-run `banklab check --recording` afterwards.
@@ -17,6 +18,11 @@ import sys
 
 MSG = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): steps\[\d+\]\.figures\[\d+\]: '
                  r'the recording gives (?P<new>-?[0-9.]+) \((?P<how>.*)\); the lesson quotes (?P<old>-?[0-9.]+)$')
+# the record the tutorial's panel replays for the same measurement: the figure takes its value,
+# as the panel writes it, and names that record
+PANEL = re.compile(r'^(?P<file>[^:]+):(?P<line>\d+):(?P<col>\d+): steps\[\d+\]\.figures\[\d+\]: '
+                   r'the tutorial\'s panel shows (?P<new>-?[0-9.]+) \(\d+ decimals?, replayed from '
+                   r'(?P<group>[^ ]+) "(?P<label>[^"]*)"\) for (?P<how>.*); the lesson quotes (?P<old>-?[0-9.]+)$')
 
 
 def number_re(text):
@@ -43,7 +49,7 @@ def main(argv):
     out = subprocess.run([b, "check", "--recording", rec, lessons], capture_output=True, text=True)
     todo, manual = [], []
     for line in (out.stdout + out.stderr).splitlines():
-        m = MSG.match(line.strip())
+        m = MSG.match(line.strip()) or PANEL.match(line.strip())
         if m:
             todo.append(m.groupdict())
         elif "figures[" in line:
@@ -58,6 +64,14 @@ def main(argv):
             manual.append("%s:%s: no \"value\" on the figure's line" % (path, t["line"]))
             continue
         value_old = vm.group(1)
+        if t.get("label") is not None:
+            gm = re.search(r'"group":\s*"[^"]*",\s*"label":\s*"[^"]*"', lines[ln])
+            if not gm:
+                manual.append("%s:%s: no \"group\", \"label\" on the figure's line" % (path, t["line"]))
+                continue
+            named = '"group": "%s", "label": "%s"' % (t["group"], t["label"])
+            lines[ln] = lines[ln][:gm.start()] + named + lines[ln][gm.end():]
+            vm = re.search(r'"value":\s*(-?[0-9.]+)', lines[ln])
         # a percentage is quoted without its sign ("0.2 % below"): the sign is the figure's
         if value_old.startswith("-") != new.startswith("-"):
             manual.append("%s:%s: %s -> %s changes sign: reword the text" % (path, t["line"], value_old, new))

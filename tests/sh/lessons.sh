@@ -1,9 +1,10 @@
 #!/bin/sh
 # lessons.sh: the shipped curriculum's own rules, beyond what `banklab check` requires of any
 # lesson file: every figure a lesson quotes holds against the shipped recording (and a recording
-# with that figure changed fails), and every step with a scene names its keys in its text, in
-# both languages: each parameter's keys, t when the scene cycles types, a when it has several
-# accesses.
+# with that figure changed fails; figures that contradict what the tutorial's panel shows, or
+# the comparison their sentence makes, fail), and every step with a scene names its keys in its
+# text, in both languages: each parameter's keys, t when the scene cycles types, a when it has
+# several accesses.
 set -u
 : "${BANKLAB:=build/banklab}"
 fail=0
@@ -34,6 +35,20 @@ jq --arg g "$group" --arg l "$label" --arg f "$field" \
 grep -q "figures\[[0-9]*\]: the recording gives .*($group \"$label\" $field" "$t/out" ||
     bad "the stale figure is not named: $(head -n 3 "$t/out")"
 
+# 4. figures the tutorial would contradict: each file of tests/lessons_figures gives exactly
+#    its .expect lines against the shipped recording (a figure from another record than the
+#    panel's, or rounded otherwise; a "within 11 %", "at least 2.2 times" or "almost 3.4×"
+#    that the recording denies; a ratio word on a figure that is none; a percentage read the
+#    wrong way; a claim made in one language only)
+nf=0
+for f in tests/lessons_figures/*.json; do
+    nf=$((nf + 1))
+    "$BANKLAB" check --quiet --recording "$rec" "$f" >"$t/out" 2>&1; rc=$?
+    [ $rc -eq 1 ] || bad "$f: exit $rc, want 1"
+    cmp -s "$t/out" "${f%.json}.expect" || { bad "$f: output differs"; diff "${f%.json}.expect" "$t/out" | sed 's/^/    /'; }
+done
+[ $nf -ge 8 ] || bad "only $nf figure lessons in tests/lessons_figures"
+
 # 3. keys named in every scene step's text
 jq -r '
   def plain: gsub("`[^`]*`"; " ");
@@ -54,6 +69,35 @@ jq -r '
 if [ -s "$t/keys" ]; then
     bad "keys not named:"
     sed 's/^/    /' "$t/keys"
+fi
+
+# 5. a measured number in a step's text (GB/s, clocks, cycles, B per clock, ns) is one of the
+#    step's figures, or the step names the run it comes from (a date, "reference run", docs/)
+if command -v python3 >/dev/null; then
+    python3 - lessons/*.json >"$t/unlisted" <<'PY' || bad "python3 could not read lessons/*.json"
+import json, re, sys
+UNIT = re.compile(r'(?<![0-9.\w])([0-9]+(?:\.[0-9]+)?) ?(GB/s|clocks?\b|cycles?\b|B per clock|ns\b|个周期|周期)')
+RUN = re.compile(r'20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|reference run|参考测量|docs/')
+for path in sys.argv[1:]:
+    for st in json.load(open(path, encoding='utf-8'))['steps']:
+        figs = [abs(f['value']) for f in st.get('figures', [])]
+        q = st.get('quiz') or {}
+        texts = [st['text'], st.get('key'), q.get('question'), q.get('explanation'),
+                 (st.get('task') or {}).get('goal')] + st.get('hints', []) + q.get('choices', [])
+        texts = [t for t in texts if t]
+        if any(RUN.search(t[lang]) for t in texts for lang in ('zh', 'en')):
+            continue
+        for t in texts:
+            for lang in ('zh', 'en'):
+                for m in UNIT.finditer(t[lang]):
+                    if not any(abs(float(m.group(1)) - v) < 1e-9 for v in figs):
+                        print('%s %s (%s): "%s" is no figure of the step and names no run' %
+                              (path, st['id'], lang, m.group(0)))
+PY
+    if [ -s "$t/unlisted" ]; then
+        bad "measured numbers that are not figures:"
+        sed 's/^/    /' "$t/unlisted"
+    fi
 fi
 
 [ $fail -eq 0 ] && echo "lessons.sh: all passed ($n figures)"

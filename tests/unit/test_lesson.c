@@ -563,6 +563,89 @@ static void test_figures(void **state)
     lesson_free(l);
 }
 
+/* What a figure's sentence claims ("within 11 %", "不到 11 %": at most) is read from both
+ * texts and held against the recording; and the record the tutorial's replay shows for the
+ * same kernel setting (the first one) must give the quote, written as the panel writes it. */
+static void test_figure_claims(void **state)
+{
+    (void)state;
+    const char *text =
+        "{\"format\": 1, \"id\": \"fig\", \"chapter\": 6, \"title\": {\"zh\": \"图\", \"en\": \"Fig\"},\n"
+        " \"steps\": [{\"id\": \"m\", \"title\": {\"zh\": \"实测\", \"en\": \"Measured\"},\n"
+        "  \"text\": {\"zh\": \"填充版本 3708 GB/s，距 memcpy 不到 11 %。\",\n"
+        "           \"en\": \"Padded: 3708 GB/s, within 11 % of memcpy.\"},\n"
+        "  \"figures\": [\n"
+        "   {\"group\": \"transpose\", \"label\": \"padded\", \"field\": \"gbps\", \"value\": 3708},\n"
+        "   {\"group\": \"transpose\", \"label\": \"padded\", \"field\": \"gbps\", \"over\": \"memcpy\", "
+        "\"percent\": true, \"value\": -11}]}]}\n";
+    struct lesson_error e;
+    struct lesson *l = load(text, &e);
+    if (!l)
+        fail_msg("%d:%d: %s", e.line, e.col, e.msg);
+    assert_int_equal(l->steps[0].figures[0].bound, LESSON_FIG_ABOUT);
+    assert_int_equal(l->steps[0].figures[1].bound, LESSON_FIG_AT_MOST);
+
+    /* the padded kernel measured twice: the lesson's own record first (what replay shows),
+     * then the benchmark's */
+    struct recording r;
+    recording_init(&r);
+    const char *groups[] = {"lesson-case", "transpose", "transpose"};
+    const char *labels[] = {"transpose/padded PAD=1", "padded", "memcpy"};
+    const char *cases[] = {"transpose_padded", "transpose_padded", "memcpy"};
+    const double gbps[] = {3708.2, 3707.67, 4178.63};
+    for (int k = 0; k < 3; k++) {
+        struct recording_row w;
+        memset(&w, 0, sizeof w);
+        snprintf(w.group, sizeof w.group, "%s", groups[k]);
+        snprintf(w.label, sizeof w.label, "%s", labels[k]);
+        w.rec.req.kind = GPU_REQ_CASE;
+        snprintf(w.rec.req.case_name, sizeof w.rec.req.case_name, "%s", cases[k]);
+        if (k < 2) {
+            snprintf(w.rec.req.param_name[0], sizeof w.rec.req.param_name[0], "PAD");
+            w.rec.req.param_value[0] = 1;
+            w.rec.req.nparams = 1;
+        }
+        w.rec.res.status = GPU_OK;
+        w.rec.res.has_timing = 1;
+        w.rec.res.gbps = gbps[k];
+        assert_int_equal(recording_add(&r, &w), 0);
+    }
+    struct collect c = {0};
+    /* 3707.67 / 4178.63 is 11.27 % below: rounds to 11, but not "within 11 %" */
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 1);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[1]: the text says at most 11, but the "
+                                    "recording gives -11.27 (transpose \"padded\" gbps over "
+                                    "\"memcpy\", as a percentage above)");
+    /* the lesson's record says 3711: the panel shows that, whatever the benchmark row says */
+    r.rows[0].rec.res.gbps = 3710.95;
+    r.rows[1].rec.res.gbps = 3707.67;
+    r.rows[2].rec.res.gbps = 4156.6;   /* 10.80 % and 10.72 % below: within 11 % */
+    memset(&c, 0, sizeof c);
+    assert_int_equal(recording_check_figures(&r, l, collect, &c), 1);
+    assert_string_equal(c.e[0].msg, "steps[0].figures[0]: the tutorial's panel shows 3711 (0 "
+                                    "decimals, replayed from lesson-case \"transpose/padded "
+                                    "PAD=1\") for transpose \"padded\" gbps; the lesson quotes "
+                                    "3708");
+    recording_done(&r);
+    lesson_free(l);
+
+    /* the same claim in both languages, or a problem */
+    char t2[2048];
+    snprintf(t2, sizeof t2, "%s", text);
+    char *at = strstr(t2, "距 memcpy 不到 11 %");
+    assert_non_null(at);
+    static const char low[] = "比 memcpy 低 11 %   ";   /* as long as what it replaces */
+    assert_int_equal(strlen(low), strlen("距 memcpy 不到 11 %"));
+    memcpy(at, low, strlen(low));
+    memset(&c, 0, sizeof c);
+    int np = 0;
+    l = lesson_load_partial("t.json", t2, strlen(t2), collect, &c, &np);
+    assert_non_null(l);
+    assert_int_equal(np, 1);
+    assert_non_null(strstr(c.e[0].msg, "steps[0].figures[1].value: the zh text claims no bound"));
+    lesson_free(l);
+}
+
 static void test_scene_env(void **state)
 {
     (void)state;
@@ -816,6 +899,7 @@ int main(void)
         cmocka_unit_test(test_partial),
         cmocka_unit_test(test_check),
         cmocka_unit_test(test_figures),
+        cmocka_unit_test(test_figure_claims),
         cmocka_unit_test(test_scene_env),
         cmocka_unit_test(test_dirs),
         cmocka_unit_test(test_hostile_sizes),

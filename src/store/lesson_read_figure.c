@@ -1,0 +1,378 @@
+/* lesson_read_figure.c: a step's quoted figures (docs/lessons.md, "Quoted figures") read from
+ * their JSON (lesson_read.h): each must be quoted by the step's texts in both languages, and
+ * the words around its quotes say what the sentence claims of it ("within 11 %": at most;
+ * "more than 3 times": at least), the same in zh and en, so that `banklab check --recording`
+ * checks the comparison the sentence makes and not only the quote's rounding. Never prints. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lesson_read.h"
+
+static int is_digit(int c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/* ---------------------------------------------------------------- quoted figures */
+
+static const char *const figure_keys[] = {"group", "label", "field", "value", "over", "percent",
+                                          NULL};
+
+/* 1 when name is a word of LESSON_FIGURE_FIELDS. */
+static int figure_field_known(const char *name)
+{
+    static const char all[] = LESSON_FIGURE_FIELDS;
+    size_t n = strlen(name);
+    for (const char *at = strstr(all, name); n && at; at = strstr(at + 1, name))
+        if ((at == all || at[-1] == ' ') && (at[n] == ' ' || at[n] == 0))
+            return 1;
+    return 0;
+}
+
+static int read_figure(struct ld *L, const cJSON *j, const char *path, struct lesson_figure *f)
+{
+    char p[PATH_BUF];
+    lr_set_pos(L, j, 0, &f->line, &f->col);
+    if (lr_expect_object(L, j, path))
+        return -1;
+    int bad = lr_check_keys(L, j, path, figure_keys);
+    const char *group = NULL, *label = NULL, *field = NULL, *over = NULL;
+    const cJSON *fj = NULL;
+    if (lr_get_string(L, j, "group", path, 1, NULL, &group))
+        bad++;
+    else
+        f->group = lr_dupstr(L, group);
+    if (lr_get_string(L, j, "label", path, 1, NULL, &label))
+        bad++;
+    else
+        f->label = lr_dupstr(L, label);
+    if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
+        bad++;
+    } else if (!figure_field_known(field)) {
+        PROBLEM(L, fj, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
+                LESSON_FIGURE_FIELDS);
+        bad++;
+    } else {
+        f->field = lr_dupstr(L, field);
+    }
+    int rc = lr_get_string(L, j, "over", path, 0, NULL, &over);
+    if (rc < 0)
+        bad++;
+    else if (rc == 0)
+        f->over = lr_dupstr(L, over);
+    rc = lr_get_bool(L, j, "percent", path, &f->percent);
+    if (rc < 0) {
+        bad++;
+    } else if (f->percent && !over) {
+        PROBLEM(L, lr_get(j, "percent"), 1, lr_sub(p, path, "percent"),
+                "a percentage needs \"over\" "
+                "(the label of the row it is a percentage of)");
+        bad++;
+    }
+    const cJSON *vj = lr_get(j, "value");
+    lr_sub(p, path, "value");
+    if (!vj) {
+        lr_missing(L, j, path, "value");
+        bad++;
+    } else if (!cJSON_IsNumber(vj) || !isfinite(vj->valuedouble)) {
+        PROBLEM(L, vj, 0, p, "expected a number, found %s", json_type_name(vj));
+        bad++;
+    } else {
+        char lit[64];
+        json_doc_literal(&L->doc, vj, lit, sizeof lit);
+        if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
+            PROBLEM(L, vj, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
+                    "most %d characters)", lit, (int)sizeof f->text - 1);
+            bad++;
+        } else {
+            snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
+                     lit); /* fits: checked above */
+            f->value = vj->valuedouble;
+            const char *dot = strchr(lit, '.');
+            f->decimals = dot ? (int)strlen(dot + 1) : 0;
+        }
+    }
+    return bad ? -1 : 0;
+}
+
+/* What one language's texts of a step say around the quotes of one figure. */
+struct quote_scan {
+    const char *q;               /* the quote, without its sign */
+    int found;                   /* quoted at least once as a whole number */
+    int bounds;                  /* LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST of any quote */
+    int ratio;                   /* some quote reads "N times", "N×", "N 倍" */
+    int percent;                 /* some quote reads "N %" */
+    int up, down;                /* a percentage's quote reads "above" or "below", "高" or "低" */
+    int faster, slower;          /* ... "faster" or "slower", "快" or "慢" */
+};
+
+/* Words that make a quote right after them a bound: "within 11 %" is at most 11 %, "不到 11 %"
+ * too; "more than 3 times", "超过 3 倍" at least. "almost", "几乎" are bounds from above.
+ * ("over" and "under" are not: "as n runs over 0-31".) */
+static const char *const at_most_before[] = {"within", "less than", "fewer than", "at most",
+                                             "up to", "no more than", "almost", "nearly",
+                                             "不到", "不足", "不超过", "少于", "低于", "小于",
+                                             "至多", "最多", "几乎", "将近", NULL};
+static const char *const at_least_before[] = {"more than", "at least", "no less than", "超过",
+                                              "多于", "高于", "大于", "至少", "不少于", "不止",
+                                              NULL};
+
+static int is_ascii_letter(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c + 32 : c;
+}
+
+/* 1 when the text s ends, at e and before the spaces there, with word w (ASCII compared
+ * without case, as a whole word). */
+static int word_before(const char *s, const char *e, const char *w)
+{
+    while (e > s && e[-1] == ' ')
+        e--;
+    size_t n = strlen(w);
+    if ((size_t)(e - s) < n)
+        return 0;
+    const char *b = e - n;
+    for (size_t i = 0; i < n; i++)
+        if (lower((unsigned char)b[i]) != lower((unsigned char)w[i]))
+            return 0;
+    return !(is_ascii_letter((unsigned char)w[0]) && b > s &&
+             is_ascii_letter((unsigned char)b[-1]));
+}
+
+static const char *skip_spaces(const char *e)
+{
+    while (*e == ' ')
+        e++;
+    return e;
+}
+
+/* Where a bound word would end before the quote at: at itself, or before one word of
+ * Chinese comparison between them ("至少快 2.2 倍", "不到一半" is not a quote). */
+static const char *bound_end(const char *s, const char *at, int gap)
+{
+    static const char *const between[] = {"快", "慢", "高", "低", "多", "少", "大", "小", NULL};
+    if (!gap)
+        return at;
+    while (at > s && at[-1] == ' ')
+        at--;
+    for (int i = 0; between[i]; i++) {
+        size_t n = strlen(between[i]);
+        if ((size_t)(at - s) >= n && !strncmp(at - n, between[i], n))
+            return at - n;
+    }
+    return NULL;
+}
+
+/* 1 when e starts with ASCII word w, as a whole word. */
+static int word_after(const char *e, const char *w)
+{
+    size_t n = strlen(w);
+    return !strncmp(e, w, n) && !is_ascii_letter((unsigned char)e[n]);
+}
+
+/* The direction of a percentage: "0.2 % below", "8 % less", "19 % faster", or in Chinese
+ * before it, "低 0.2 %", "快 19 %" (e: after the %, at: the quote). */
+static void percent_words(const char *s, const char *at, const char *e, struct quote_scan *k)
+{
+    static const char *const up[] = {"above", "higher", "more", "longer", "高", "多", "长", NULL};
+    static const char *const down[] = {"below", "lower", "less", "shorter", "低", "少", "短",
+                                       NULL};
+    static const char *const faster[] = {"faster", "快", NULL}, *const slower[] = {"slower", "慢",
+                                                                                 NULL};
+    const char *b = at;
+    while (b > s && b[-1] == ' ')
+        b--;
+    if ((size_t)(b - s) >= strlen("了") && !strncmp(b - strlen("了"), "了", strlen("了")))
+        b -= strlen("了");
+    struct {
+        const char *const *w;
+        int *flag;
+    } tab[] = {{up, &k->up}, {down, &k->down}, {faster, &k->faster}, {slower, &k->slower}};
+    for (size_t t = 0; t < sizeof tab / sizeof *tab; t++)
+        for (int i = 0; tab[t].w[i]; i++) {
+            const char *w = tab[t].w[i];
+            size_t n = strlen(w);
+            int ascii = is_ascii_letter((unsigned char)w[0]);
+            if (ascii ? word_after(e, w) : (size_t)(b - s) >= n && !strncmp(b - n, w, n))
+                *tab[t].flag = 1;
+        }
+}
+
+/* What the words around one quote (at, n bytes, in s) claim. */
+static void scan_quote(const char *s, const char *at, size_t n, struct quote_scan *k)
+{
+    for (int gap = 0; gap < 2; gap++) {
+        const char *b = bound_end(s, at, gap);
+        for (int i = 0; b && at_most_before[i]; i++)
+            if (word_before(s, b, at_most_before[i]))
+                k->bounds |= LESSON_FIG_AT_MOST;
+        for (int i = 0; b && at_least_before[i]; i++)
+            if (word_before(s, b, at_least_before[i]))
+                k->bounds |= LESSON_FIG_AT_LEAST;
+    }
+    const char *e = skip_spaces(at + n);
+    if (*e == '%' || !strncmp(e, "\xef\xbc\x85", 3)) {   /* % or the full-width ％ */
+        k->percent = 1;
+        e = skip_spaces(e + (*e == '%' ? 1 : 3));
+        percent_words(s, at, e, k);
+    }
+    /* a ratio: "3.4 times", "3.4 倍", "31.9×" or "31.9x" (not "32 × 32") */
+    size_t len = 0, xl = strlen("×");
+    if (!strncmp(e, "倍", strlen("倍")))
+        len = strlen("倍");
+    else if (!strncmp(e, "×", xl) && !is_digit((unsigned char)*skip_spaces(e + xl)))
+        len = xl;
+    else if (!strncmp(e, "times", 5) && !is_ascii_letter((unsigned char)e[5]))
+        len = 5;
+    else if (at + n == e && *e == 'x' && !is_ascii_letter((unsigned char)e[1]) &&
+             !is_digit((unsigned char)e[1]))
+        len = 1;
+    if (len) {
+        k->ratio = 1;
+        e = skip_spaces(e + len);
+    }
+    if (!strncmp(e, "以内", strlen("以内")) || !strncmp(e, "之内", strlen("之内")) ||
+        !strncmp(e, "以下", strlen("以下")))
+        k->bounds |= LESSON_FIG_AT_MOST;
+    else if (!strncmp(e, "以上", strlen("以上")))
+        k->bounds |= LESSON_FIG_AT_LEAST;
+}
+
+/* Every quote of k->q in s as a whole number: not inside a longer one ("3495" is not quoted
+ * by "13495" or "3495.5"). */
+static void scan_text(const char *s, struct quote_scan *k)
+{
+    size_t n = strlen(k->q);
+    for (const char *at = s && n ? strstr(s, k->q) : NULL; at; at = strstr(at + 1, k->q)) {
+        const char *e = at + n;
+        int joined_before = at > s && (is_digit((unsigned char)at[-1]) || at[-1] == '.');
+        int joined_after = is_digit((unsigned char)*e) ||
+                           (*e == '.' && is_digit((unsigned char)e[1]));
+        if (joined_before || joined_after)
+            continue;
+        k->found = 1;
+        scan_quote(s, at, n, k);
+    }
+}
+
+/* Every text of the step in language lang, scanned for the quotes of k->q. */
+static void scan_step(const struct lesson_step *st, enum lesson_lang lang, struct quote_scan *k)
+{
+    const struct lesson_text *t[] = {&st->title, &st->text, &st->key,
+                                     st->quiz ? &st->quiz->question : NULL,
+                                     st->quiz ? &st->quiz->explanation : NULL,
+                                     st->task ? &st->task->goal : NULL};
+    for (size_t i = 0; i < sizeof t / sizeof *t; i++)
+        if (t[i])
+            scan_text(lang == LANG_ZH ? t[i]->zh : t[i]->en, k);
+    for (int i = 0; i < st->nhints; i++)
+        scan_text(lang == LANG_ZH ? st->hints[i].zh : st->hints[i].en, k);
+    for (int i = 0; st->quiz && i < st->quiz->nchoices; i++)
+        scan_text(lang == LANG_ZH ? st->quiz->choices[i].zh : st->quiz->choices[i].en, k);
+}
+
+static const char *bound_words(int b)
+{
+    return b == LESSON_FIG_AT_MOST    ? "at most (\"within\", \"less than\", \"不到\", ...)"
+           : b == LESSON_FIG_AT_LEAST ? "at least (\"more than\", \"超过\", ...)"
+           : b                        ? "both at most and at least"
+                                      : "no bound (the value rounds to it)";
+}
+
+/* The quotes of figure f (entry d, at path p2) in both languages: present, claiming the same
+ * bound, a ratio only where the figure is one, a percentage written with %. Returns 0, or -1
+ * after reporting. */
+static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struct lesson_step *st,
+                       struct lesson_figure *f)
+{
+    char p3[PATH_BUF];
+    const cJSON *vj = lr_get(d, "value");
+    lr_sub(p3, p2, "value");
+    struct quote_scan k[2];
+    int rc = 0;
+    for (int lang = LANG_ZH; lang <= LANG_EN; lang++) {
+        memset(&k[lang], 0, sizeof k[lang]);
+        k[lang].q = f->text[0] == '-' ? f->text + 1 : f->text;
+        scan_step(st, (enum lesson_lang)lang, &k[lang]);
+        const char *lc = lesson_lang_code((enum lesson_lang)lang);
+        if (!k[lang].found) {
+            PROBLEM(L, vj, 1, p3, "no %s text of this step quotes %s (a figure is a number its "
+                    "text quotes, as written there)", lc, k[lang].q);
+            return -1;   /* the first language that lacks it is enough to say */
+        }
+        if (k[lang].ratio && !f->over) {
+            PROBLEM(L, vj, 1, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", \"倍\"), "
+                    "but the figure is not one: give \"over\", the row it is a ratio to", lc,
+                    k[lang].q);
+            rc = -1;
+        }
+        if (f->percent && !k[lang].percent) {
+            PROBLEM(L, vj, 1, p3, "a percentage, but no %s text quotes it as %s %%", lc,
+                    k[lang].q);
+            rc = -1;
+        }
+        /* a rate (GB/s, bytes per clock) is faster when higher; a time when lower */
+        int rate = f->field && (!strcmp(f->field, "gbps") ||
+                                !strcmp(f->field, "bytes_per_clk_per_sm"));
+        int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
+        int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
+        if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
+            PROBLEM(L, vj, 1, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
+                    k[lang].q, up ? "above (higher, more, faster)" : "below (lower, less, slower)",
+                    f->value < 0 ? "below" : "above", f->text);
+            rc = -1;
+        }
+        if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {
+            PROBLEM(L, vj, 1, p3, "the %s text quotes %s both as an upper and as a lower bound",
+                    lc, k[lang].q);
+            rc = -1;
+        }
+    }
+    if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
+        PROBLEM(L, vj, 1, p3, "the zh text claims %s of %s, the en text %s: the same "
+                "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
+                bound_words(k[LANG_EN].bounds));
+        rc = -1;
+    }
+    f->bound = k[LANG_EN].bounds;
+    return rc;
+}
+
+int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct lesson_step *st)
+{
+    char p[PATH_BUF], p2[PATH_BUF];
+    lr_sub(p, path, "figures");
+    int n = cJSON_GetArraySize(gj), bad = 0;
+    if (!cJSON_IsArray(gj)) {
+        PROBLEM(L, gj, 0, p, "expected an array of figures, found %s", json_type_name(gj));
+        return -1;
+    }
+    if (n == 0)
+        return 0;
+    st->figures = calloc((size_t)n, sizeof *st->figures);
+    if (!st->figures) {
+        L->oom = 1;
+        return -1;
+    }
+    int k = 0;
+    for (const cJSON *d = gj->child; d; d = d->next, k++) {
+        struct lesson_figure *f = &st->figures[st->nfigures];
+        int rc = read_figure(L, d, lr_subi(p2, p, k), f);
+        if (rc == 0)
+            rc = read_quotes(L, d, p2, st, f);
+        if (rc) {
+            bad++;
+            lesson_figure_free(f);
+        } else {
+            st->nfigures++;
+        }
+    }
+    return bad ? -1 : 0;
+}
