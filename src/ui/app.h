@@ -54,6 +54,7 @@ struct ui_glyphs {
     const char *bar, *bar_top;/* sweep chart */
     const char *mark;         /* current value in the sweep */
     const char *right, *wrong;
+    const char *late;         /* contents: done, but not right at the first try */
     const char *ellipsis;
     const char *up, *down;    /* a scrolled area has more above, more below */
     const char *todo;         /* contents: a step whose quiz waits for an answer */
@@ -93,6 +94,9 @@ struct ui_scene {
     struct bank_access acc;
     struct bank_result res;
     struct req_slot slot;                 /* its measurement (requests.h) */
+    int held;                             /* a quiz's answer is hidden: the scene is not
+                                           * measured, recorded, exported, swept or carried
+                                           * into the playground until it is answered */
 };
 
 /* The inspect cursor on the grid (the step's; grid.c draws and moves it). */
@@ -287,12 +291,16 @@ void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too
 /* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
 void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
-/* app_step_state: step si of lesson li: 1 when it asks something (a quiz, a task) and that is
- * done (answered right, met; in the tutorial or in `banklab lab`), 0 while it waits, -1 when
- * it asks nothing */
+/* app_step_state: step si of lesson li: 2 when it asks something (a quiz, a task) and that
+ * was done right at the first try, 1 when it is done after a wrong try or a reveal (answered
+ * right now, met; in the tutorial or in `banklab lab`), 0 while it waits, -1 when it asks
+ * nothing */
 int app_step_state(const struct app *a, int li, int si);
-/* app_progress: over every lesson, the steps that ask something and how many are done */
-void app_progress(const struct app *a, int *done, int *total);
+/* app_chapter_score: lesson li's steps that ask something (*total), done (*done) and done at
+ * the first try (*first) */
+void app_chapter_score(const struct app *a, int li, int *done, int *first, int *total);
+/* app_progress: the same over every lesson */
+void app_progress(const struct app *a, int *done, int *first, int *total);
 void app_save(struct app *a);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);

@@ -277,6 +277,10 @@ static int step_text(const struct app *a, char *buf, size_t size)
 static int carry(struct app *a, struct play *p)
 {
     char text[PROGRESS_CODE_MAX], sig[sizeof p->carried];
+    if (a->sc.held && a->sc.ls) {   /* its grid would show the answer */
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_HELD_PLAY));
+        return 0;
+    }
     if (step_text(a, text, sizeof text) != 0)
         return 0;
     const struct lesson_step *st = app_step(a);

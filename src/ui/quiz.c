@@ -25,6 +25,7 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
         }
         q->answered = 1;
         q->correct = p->correct;
+        q->first_right = p->first_correct;
         if (st->quiz->kind == QUIZ_CHOICE) {      /* mark the choice given then */
             q->choice = atoi(p->given) - 1;
         } else {                                  /* and show the number given then */
@@ -59,6 +60,10 @@ static void record(struct app *a, struct quiz *q, const struct lesson *l,
     progress_record_quiz(&a->prog, l->id, st->id, correct, given);
     q->answered = 1;
     q->correct = correct;
+    q->first_right = 0;
+    for (int i = 0; i < a->prog.nquiz; i++)   /* the grade is the progress's, not this visit's */
+        if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
+            q->first_right = a->prog.quiz[i].first_correct;
     app_save_soon(a);
 }
 
@@ -181,7 +186,8 @@ static const char *verdict_text(const struct app *a, const struct quiz *q,
         snprintf(buf, size, "%s", ui_str(a, UIS_REVEALED));
     else
         snprintf(buf, size, "%s %s%s%s%s%s", q->correct ? a->g->right : a->g->wrong,
-                 ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_PAREN),
+                 ui_str(a, !q->correct ? UIS_WRONG : q->first_right ? UIS_RIGHT : UIS_RIGHT_LATE),
+                 ui_str(a, UIS_PAREN),
                  ui_str(a, UIS_ANSWER), quiz_answer_text(a, lq, value, sizeof value),
                  ui_str(a, UIS_PAREN_CLOSE));
     return buf;
