@@ -387,14 +387,14 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
         snprintf(buf + o, sizeof buf - o, "%s%s%s", a->g->sep, p->unset, ui_str(a, UIS_UNSET));
     }
     text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
-    int gh = H - y - 2 - results_rows(a);
+    int gh = H - y - 2 - results_rows(a, sc, W - 2, 0);
     int need = grid_rows_wanted(a, sc);
     if (gh > need)
         gh = need;
     if (gh >= 3)
         grid_draw(a, y, 0, W, gh, sc, NULL, 0);
     y += gh > 0 ? gh : 0;
-    results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
+    results_draw(a, y, 1, W - 2, results_rows(a, sc, W - 2, 0), sc, 0);
 }
 
 static void play_draw(const struct app *a, const void *st)

@@ -201,6 +201,17 @@ static void flow_question(const struct app *a, const struct quiz *q, struct flow
     attr_t qa = theme_attr(a, UIC_QUIZ);
     int i = flow_add(f, lesson_tr(&lq->question, a->lang), x + 2, w - 2, qa);
     flow_label(f, i, "?", x, 2, qa);
+    /* a quiz about another access than the one drawn says so, in every mode */
+    const struct ui_scene *s = &a->sc;
+    const struct pattern_access_info *ai =
+        lq->check.field != FIELD_NONE && s->parsed && s->pat && lq->check.access != s->access
+            ? pattern_access(s->pat, lq->check.access)
+            : NULL;
+    if (ai)
+        flow_add(f, flow_fmt(f, ui_str(a, UIS_QUIZ_ACCESS), lq->check.access + 1, s->naccess,
+                             ai->kind == PATTERN_STORE ? "store" : "load", ai->array,
+                             s->access + 1),
+                 x + 2, w - 2, theme_attr(a, UIC_DIM));
     if (lq->kind != QUIZ_CHOICE) {
         flow_add(f, flow_fmt(f, "%s%s%s", ui_str(a, UIS_ANSWER_PROMPT), q->input,
                              q->submitted ? "" : "_"),

@@ -12,27 +12,13 @@
 static int min_i(int x, int y) { return x < y ? x : y; }
 static int max_i(int x, int y) { return x > y ? x : y; }
 
-/* the device's name without its vendor and details: "H200" of "recorded on NVIDIA H200
- * (sm_90), 132 SMs, ..." */
-static void device_short(const char *dev, char *buf, size_t size)
-{
-    if (!strncmp(dev, "recorded on ", 12))
-        dev += 12;
-    if (!strncmp(dev, "NVIDIA ", 7))
-        dev += 7;
-    size_t n = strcspn(dev, "(,");
-    while (n > 0 && dev[n - 1] == ' ')
-        n--;
-    snprintf(buf, size, "%.*s", (int)(n < 40 ? n : 40), dev);
-}
-
 /* where the measurements come from, in words a learner reads: long ("replay: recorded on
  * H200") or short ("replay") */
 static void backend_words(const struct app *a, int shrt, char *buf, size_t size)
 {
     const struct gpu_info *info = req_hub_info(&a->hub);
     char dev[64];
-    device_short(info->device, dev, sizeof dev);
+    app_device_short(info->device, dev, sizeof dev);
     if (req_hub_opening(&a->hub))
         snprintf(buf, size, "%s", ui_str(a, UIS_TB_LOOKING));
     else if (!req_hub_ready(&a->hub))
@@ -176,7 +162,7 @@ static void layout_present(const struct app *a, const struct tutor *t,
         if (hid) {
             y += 3;
         } else if (a->sc.ok) {
-            L->results = results_rows(a);
+            L->results = results_rows(a, &a->sc, W - 4, 1);
             int room = H - y - 1 - L->results - 1;   /* grid + task + quiz */
             /* after an answer or a reveal the explanation gets its rows before the grid's
              * extra rows (the grid keeps its header, a row a pass and the footers) */
@@ -205,7 +191,8 @@ static void layout_normal(const struct app *a, const struct tutor *t,
     int code_need = scene ? text_count(a->sc.shown, tw - 6) : 0;
     L->code = min_i(code_need, 2);
     L->task = min_i(task_lines(a, &t->task, st, tw), 3);   /* the goal and met / not met */
-    L->results = scene ? (hid ? 1 : results_rows(a)) : 0;   /* hidden: the line saying so */
+    /* hidden: the line saying so */
+    L->results = scene ? (hid ? 1 : results_rows(a, &a->sc, tw, 0)) : 0;
     L->insp = grid_on && t->insp.on ? 2 : 0;
     int grid_need = grid_on ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
     int grid_min = grid_on ? (a->sc.ok ? min_i(grid_rows_min(&a->sc), grid_need) : 3) : 0;
