@@ -318,7 +318,8 @@ static int play_enter(struct app *a, void *st)
     struct play *p = st;
     if (p->opened) {
         p->opened = 0;
-    } else if (!carry(a, p) && !p->len) {
+    } else if (!carry(a, p) && !p->len && !(a->sc.held && a->sc.ls)) {
+        /* (a step whose answer is held: an empty line, no example's grid beside it) */
         if (a->prog.nhistory > 0)
             set_text(p, a->prog.history[a->prog.nhistory - 1]);
         else
