@@ -103,7 +103,7 @@ void app_say_saved(struct app *a, int saved)
 {
     const struct lesson_step *st = app_step(a);
     if (saved == 0 && st)
-        printf(ui_str(a, UIS_QUIT_SAVED), a->set.lessons[a->li].chapter, a->si + 1, a->prog_path);
+        printf(ui_str(a, UIS_QUIT_SAVED), a->prog_path, a->set.lessons[a->li].chapter, a->si + 1);
     else if (saved == 0)
         printf(ui_str(a, UIS_QUIT_SAVED_BARE), a->prog_path);
     else if (!a->have_prog_path && a->opt.present)
