@@ -78,7 +78,7 @@ keys s
 expect "measured: ns per warp access under load against PAD"
 expect "PAD=2: 2 wavefronts \\(model\\)"
 keys Left
-expect "PAD=1: 1 wavefront \\(model\\) · 1\\.14 ns per access under load, 1\\.1× conflict-free"
+expect "PAD=1: 1 wavefront \\(model\\) · 1\\.14 ns/access, 1\\.1× conflict-free"
 # a case kernel: the request carries the kernel's parameters (PAD) and the GB/s come back
 keys Escape c
 expect "contents"
