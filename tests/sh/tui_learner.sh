@@ -61,7 +61,7 @@ expect " 1\\.6/6 "
 expect "End of chapter 1\\. Score: 1 of [0-9]+ right at the first try \\(2 done\\)\\. n: chapter 2"
 keys n
 expect " 2\\.1/"
-expect "end of chapter 1: 1/[0-9]+ right at the first try"
+expect "end of chapter 1: 1/[0-9]+ first try"
 quit
 
 # --- --lang zh is remembered

@@ -154,7 +154,7 @@ walk() { # W H LANG FULL
         [ "$n" -lt "$total" ] && keys n
     done <"$TMP/steps.tsv"
     keys n
-    if [ "$lang" = zh ]; then expect "最后一章的最后一步" 5; else expect "last step of the last chapter" 5; fi
+    if [ "$lang" = zh ]; then expect "整个课程的最后一步" 5; else expect "last step of the course" 5; fi
     check_screen "$1x$2 $lang: the last message"
     keys q
     expect "EXITED rc=0" 5
