@@ -56,7 +56,8 @@ enum key_action {
 };
 
 #define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */
-#define KEYS_ALWAYS 9      /* a key-bar item never dropped for room (help, quit, leaving) */
+#define KEYS_ALWAYS 9      /* a key-bar item never dropped for room (help, quit, leaving; a
+                            * step's next and back) */
 
 /* One key (or a range of keys) and what it does. */
 struct key_bind {

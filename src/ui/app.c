@@ -248,7 +248,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     loop(a);
     endwin();
     delscreen(scr);
-    app_save(a);               /* first: closing the runner may wait for a measurement */
+    app_say_saved(a, app_save(a));   /* first: closing the runner may wait for a measurement */
     req_hub_done(&a->hub);
     int sig = ui_signal;
     if (a->timing)

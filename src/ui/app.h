@@ -54,6 +54,7 @@ struct ui_glyphs {
     const char *bar, *bar_top;/* sweep chart */
     const char *mark;         /* current value in the sweep */
     const char *right, *wrong;
+    const char *late;         /* contents: done, but not right at the first try */
     const char *ellipsis;
     const char *up, *down;    /* a scrolled area has more above, more below */
     const char *todo;         /* contents: a step whose quiz waits for an answer */
@@ -93,6 +94,9 @@ struct ui_scene {
     struct bank_access acc;
     struct bank_result res;
     struct req_slot slot;                 /* its measurement (requests.h) */
+    int held;                             /* a quiz's answer is hidden: the scene is not
+                                           * measured, recorded, exported, swept or carried
+                                           * into the playground until it is answered */
 };
 
 /* The inspect cursor on the grid (the step's; grid.c draws and moves it). */
@@ -257,9 +261,13 @@ int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struc
 void grid_legend(const struct app *a, int cols, char *buf, size_t size);
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key_action act);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
-int results_rows(const struct app *a);  /* 2, or 3 with a GPU or a recording */
+/* results.c: the model's line and what was measured, in w columns (big: presenter mode):
+ * results_rows: the rows results_draw takes (2 without a GPU or recording, else 3 or 4) */
+int results_rows(const struct app *a, const struct ui_scene *s, int w, int big);
 int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
                  int big);
+/* app_device_short: a device's name alone ("H200" of "recorded on NVIDIA H200 (sm_90), ...") */
+void app_device_short(const char *dev, char *buf, size_t size);
 /* params_line: the parameter line (values, type, warp, access) with the keys that change each
  * on the key-table screens `keys` ("[w/W]" on a step, "[PgDn/PgUp]" in the playground); keys 0:
  * values only (an SVG's subtitle). */
@@ -287,13 +295,20 @@ void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too
 /* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
 void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
-/* app_step_state: step si of lesson li: 1 when it asks something (a quiz, a task) and that is
- * done (answered right, met; in the tutorial or in `banklab lab`), 0 while it waits, -1 when
- * it asks nothing */
+/* app_step_state: step si of lesson li: 2 when it asks something (a quiz, a task) and that
+ * was done right at the first try, 1 when it is done after a wrong try or a reveal (answered
+ * right now, met; in the tutorial or in `banklab lab`), 0 while it waits, -1 when it asks
+ * nothing */
 int app_step_state(const struct app *a, int li, int si);
-/* app_progress: over every lesson, the steps that ask something and how many are done */
-void app_progress(const struct app *a, int *done, int *total);
-void app_save(struct app *a);
+/* app_chapter_score: lesson li's steps that ask something (*total), done (*done) and done at
+ * the first try (*first) */
+void app_chapter_score(const struct app *a, int li, int *done, int *first, int *total);
+/* app_progress: the same over every lesson */
+void app_progress(const struct app *a, int *done, int *first, int *total);
+int app_save(struct app *a);          /* 0 saved; -1 not (a message says why) or nowhere */
+/* app_say_saved: after the terminal is restored, one line on stdout: progress saved where
+ * (and the step it resumes at), or not saved in presenter mode; a failure on stderr */
+void app_say_saved(struct app *a, int saved);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);

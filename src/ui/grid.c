@@ -1,6 +1,6 @@
 /* grid.c: the 32-bank grid of one warp access (columns = banks, rows = the distinct words a
  * bank serves in a pass, cells = the lanes asking for each word), the inspect cursor, the
- * results panel and the parameter line. Broadcast, conflict and the worst bank carry glyphs
+ * legend and the parameter line (the results panel under it: results.c). Broadcast, conflict and the worst bank carry glyphs
  * as well as colour. Draws straight into curses; no allocation. */
 #include <stdio.h>
 #include <string.h>
@@ -130,6 +130,8 @@ static void draw_cell(const struct app *a, const struct bank_result *r, int p, i
     const char *mk = cf && bc ? a->g->both : cf ? a->g->conflict : bc ? a->g->broadcast : " ";
     if (cw == 2)
         snprintf(buf, sizeof buf, "%c%s", base32[lane & 31], mk);
+    else if (cw == 3)    /* a space, one digit (A-V: 10-31) and the mark: cells stay apart */
+        snprintf(buf, sizeof buf, " %c%s", base32[lane & 31], mk);
     else
         snprintf(buf, sizeof buf, "%*d%s", cw - 1, lane, mk);
     enum ui_role role = UIC_LANE;
@@ -210,7 +212,7 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
 
 /* the legend's items: with narrow cells (80 columns) each mark stuck to its word, so that
  * the words row and the A-W digits fit as well */
-static int legend_items(const struct app *a, char item[][64], int narrow)
+static int legend_items(const struct app *a, char item[][64], int narrow, int letters)
 {
     const char *fmt = narrow ? "%s%s" : "%s %s";
     int n = 0;
@@ -220,16 +222,16 @@ static int legend_items(const struct app *a, char item[][64], int narrow)
     snprintf(item[n++], 64, fmt, a->g->worst, ui_str(a, narrow ? UIS_LEG_WORST_SHORT : UIS_LEG_WORST));
     snprintf(item[n++], 64, fmt, a->g->dot, ui_str(a, UIS_LEG_IDLE));
     snprintf(item[n++], 64, "%s", ui_str(a, narrow ? UIS_LEG_WORDS_SHORT : UIS_LEG_WORDS));
-    if (narrow)
+    if (letters)
         snprintf(item[n++], 64, "%s", ui_str(a, UIS_LEG_NARROW));
     return n;
 }
 
 void grid_legend(const struct app *a, int cols, char *buf, size_t size)
 {
-    int narrow = cell_w(a->W, a->opt.present) == 2;
+    int cw = cell_w(a->W, a->opt.present), narrow = cw == 2;
     char item[8][64];
-    int n = legend_items(a, item, narrow), w = 0;
+    int n = legend_items(a, item, narrow, cw <= 3), w = 0;
     size_t o = 0;
     buf[0] = 0;
     for (int i = 0; i < n; i++) {   /* whole items only: the last ones go when narrow */
@@ -411,185 +413,4 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
                 ai->width, hint);
     }
 #undef ADD
-}
-
-/* one of a count's two words: the singular string one, or the plural one + 1 */
-static const char *plural(const struct app *a, int n, enum ui_str one)
-{
-    return ui_str(a, n == 1 ? one : one + 1);
-}
-
-int results_rows(const struct app *a)
-{
-    return req_hub_ready(&a->hub) ? 3 : 2;
-}
-
-static int is_case(const struct ui_scene *s)
-{
-    const char *k = s->ls ? s->ls->kernel : NULL;
-    return k && *k && strcmp(k, "pattern");
-}
-
-/* The measured numbers of r in at most w columns: for a pattern the counters (one warp), the
- * time of one warp access and its slowdown against the conflict-free access (docs/gpu.md);
- * for a case kernel the drawn access's time and slowdown and the kernel's own time (its
- * counters go on the source line). Shortened until they fit. */
-static void measured_numbers(const struct app *a, const struct gpu_result *r,
-                             const struct ui_scene *s, int w, char *buf, size_t size)
-{
-    int st = s->acc.op == BANK_STORE, kcase = is_case(s);
-    double wf = st ? r->wavefronts_st : r->wavefronts_ld, cf = st ? r->conflicts_st : r->conflicts_ld;
-    const char *sep = a->g->sep, *x = a->g->utf8 ? "\u00d7" : "x";
-    const char *op = st ? "store" : "load";   /* load and store stay English (glossary) */
-    char c[4][96] = {"", "", "", ""}, t[4][128] = {"", "", "", ""}, k[96] = "";
-    if (r->has_counters && !kcase) {
-        snprintf(c[0], sizeof c[0], ui_str(a, UIS_M_WF_CF), wf, cf);
-        snprintf(c[1], sizeof c[1], ui_str(a, UIS_M_WF), wf);
-        snprintf(c[2], sizeof c[2], ui_str(a, UIS_M_WF_SHORT), wf);
-    }
-    if (kcase && r->has_timing) {
-        int n = snprintf(k, sizeof k, ui_str(a, UIS_M_KERNEL_MS), r->ms_median);
-        if (r->gbps > 0 && n > 0 && (size_t)n < sizeof k)
-            snprintf(k + n, sizeof k - (size_t)n, ui_str(a, UIS_M_GBPS), r->gbps);
-    }
-    if (r->has_access_timing) {
-        snprintf(t[0], sizeof t[0], ui_str(a, UIS_M_NS_LONG), r->ns_per_access,
-                 r->clk_per_access, sep, r->slowdown, x, op);
-        snprintf(t[1], sizeof t[1], ui_str(a, UIS_M_NS_CLK), r->ns_per_access, r->clk_per_access,
-                 sep, r->slowdown, x);
-        snprintf(t[2], sizeof t[2], ui_str(a, UIS_M_NS), r->ns_per_access, sep, r->slowdown, x);
-        snprintf(t[3], sizeof t[3], ui_str(a, UIS_M_NS_SHORT), r->ns_per_access, sep, r->slowdown,
-                 x);
-    }
-    for (int i = 0; i < 4; i++) {
-        int n = snprintf(buf, size, "%s%s%s", c[i], c[i][0] && t[i][0] ? sep : "", t[i]);
-        if (k[0] && n >= 0 && (size_t)n < size)
-            snprintf(buf + n, size - (size_t)n, "%s%s", buf[0] ? sep : "", k);
-        if (text_width(buf) <= w)
-            return;
-    }
-    /* nothing fits whole: the time per access matters most */
-    snprintf(buf, size, "%s", t[3][0] ? t[3] : k[0] ? k : c[2][0] ? c[2] : "-");
-}
-
-/* the measured numbers of s's answer in w columns, or why there are none; *dim when not a
- * measurement */
-static void measured_text(const struct app *a, const struct ui_scene *s, int w, char *buf,
-                          size_t size, int *dim)
-{
-    const struct req_slot *m = &s->slot;
-    *dim = 1;
-    if (m->state == REQ_WAITING || m->state == REQ_RUNNING) {
-        /* the device's turn goes to other processes first, or another profiler holds the
-         * counters: say so, with how long (printf formats: seconds, then turns ahead) */
-        const struct gpu_progress *pr = req_hub_progress(&a->hub);
-        if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_WAITING)
-            snprintf(buf, size, ui_str(a, UIS_WAITING_GPU), (int)pr->seconds, pr->ahead);
-        else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_COUNTERS_BUSY)
-            snprintf(buf, size, ui_str(a, UIS_COUNTERS_BUSY), (int)pr->seconds);
-        else
-            snprintf(buf, size, "%s%s", ui_str(a, UIS_MEASURING), a->g->ellipsis);
-        return;
-    }
-    if (m->state != REQ_DONE) {
-        snprintf(buf, size, "-");
-        *dim = 0;
-        return;
-    }
-    const struct gpu_result *g = &m->result;
-    if (g->status != GPU_OK) {
-        snprintf(buf, size, "- (%s)", g->error[0] ? g->error : ui_str(a, UIS_NO_RESULT));
-        return;
-    }
-    *dim = 0;
-    measured_numbers(a, g, s, w, buf, size);
-}
-
-/* the model's line: wavefronts, conflicts, ways, passes, or why the model has none */
-static void model_line(const struct app *a, int y, int x, int w, const struct ui_scene *s,
-                       int big)
-{
-    char buf[UI_MSG_MAX], b2[UI_MSG_MAX];
-    const struct bank_result *r = &s->res;
-    int lab = big ? 0 : 10;
-    if (!big)
-        text_puts(a, y, x, w, ui_str(a, UIS_MODEL), theme_attr(a, UIC_HEADER));
-    if (!s->ok) {
-        scene_error_text(a, s, buf, sizeof buf);
-        text_puts(a, y, x + lab, w - lab, buf[0] ? buf : "-", theme_attr(a, UIC_ERROR));
-        return;
-    }
-    char wf[64], cf[64], ways[64], passes[64];
-    snprintf(wf, sizeof wf, plural(a, r->wavefronts, UIS_N_WAVEFRONT), r->wavefronts);
-    snprintf(cf, sizeof cf, plural(a, r->conflicts, UIS_N_CONFLICT), r->conflicts);
-    snprintf(ways, sizeof ways, ui_str(a, UIS_N_WAY), r->ways);
-    snprintf(passes, sizeof passes, plural(a, r->passes, UIS_N_PASS), r->passes);
-    snprintf(buf, sizeof buf, "%s%s%s%s%s%s%s%s", wf, a->g->sep, cf, a->g->sep, ways, a->g->sep,
-             passes, r->paired ? ui_str(a, UIS_PAIRS_FUSED) : "");
-    attr_t at = theme_attr(a, r->conflicts ? UIC_CONFLICT : UIC_OK);
-    if (big) {
-        snprintf(b2, sizeof b2, "%s%s%s", ui_str(a, UIS_MODEL), ui_str(a, UIS_COLON), buf);
-        text_puts(a, y, x, w, b2, at);
-    } else {
-        text_puts(a, y, x + lab, w - lab, buf, at);
-    }
-}
-
-int results_draw(const struct app *a, int y, int x, int w, int h, const struct ui_scene *s,
-                 int big)
-{
-    char buf[UI_MSG_MAX];
-    if (h < 1)
-        return 0;
-    model_line(a, y, x, w, s, big);
-    if (h < 2)
-        return 1;
-    /* measured: the numbers on one line, where they come from on the next */
-    const struct gpu_info *info = req_hub_info(&a->hub);
-    if (req_hub_opening(&a->hub)) {
-        snprintf(buf, sizeof buf, "%s%s", ui_str(a, UIS_GPU_LOOKING), a->g->ellipsis);
-        text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
-        return 2;
-    }
-    if (!req_hub_ready(&a->hub)) {
-        snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
-                 info->reason[0] ? info->reason : ui_str(a, UIS_NO_RUNNER));
-        text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
-        return 2;
-    }
-    char src[GPU_TEXT_MAX + 32];
-    const struct gpu_result *g = s->slot.state == REQ_DONE ? &s->slot.result : NULL;
-    if (info->backend == GPU_BACKEND_REPLAY && !strncmp(info->device, "recorded on ", 12))
-        snprintf(src, sizeof src, ui_str(a, UIS_SRC_RECORDED), info->device + 12);
-    else if (info->backend == GPU_BACKEND_REPLAY)
-        snprintf(src, sizeof src, "%s", info->device);
-    else if (g && g->status == GPU_OK && !g->has_counters)
-        snprintf(src, sizeof src, ui_str(a, UIS_SRC_TIMING), info->device,
-                 g->counters_note[0] ? g->counters_note : info->counters_reason);
-    else
-        snprintf(src, sizeof src, ui_str(a, UIS_SRC_COUNTERS), info->device);
-    if (g && g->status == GPU_OK && g->has_counters && is_case(s)) {
-        /* a case kernel's counters are the whole kernel's (docs/gpu.md: the offset) */
-        int st = s->acc.op == BANK_STORE;
-        char kt[UI_MSG_MAX];
-        snprintf(kt, sizeof kt, ui_str(a, st ? UIS_SRC_KERNEL_ST : UIS_SRC_KERNEL_LD),
-                 st ? g->wavefronts_st : g->wavefronts_ld, st ? g->conflicts_st : g->conflicts_ld,
-                 a->g->sep, src);
-        snprintf(src, sizeof src, "%s", kt);
-    }
-    int dim, lab = big ? 0 : 10;
-    measured_text(a, s, w - (big ? text_width(ui_str(a, UIS_MEASURED)) + 2 : lab), buf,
-                  sizeof buf, &dim);
-    attr_t at = theme_attr(a, dim ? UIC_DIM : UIC_MEASURED);
-    if (big) {
-        char b2[UI_MSG_MAX];
-        snprintf(b2, sizeof b2, "%s%s%s", ui_str(a, UIS_MEASURED), ui_str(a, UIS_COLON), buf);
-        text_puts(a, y + 1, x, w, b2, at);
-    } else {
-        text_puts(a, y + 1, x, 10, ui_str(a, UIS_MEASURED), theme_attr(a, UIC_HEADER));
-        text_puts(a, y + 1, x + lab, w - lab, buf, at);
-    }
-    if (h >= 3)
-        text_puts(a, y + 2, x + lab, w - lab, src, theme_attr(a, UIC_DIM));
-    return h >= 3 ? 3 : 2;
 }

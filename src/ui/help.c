@@ -134,6 +134,8 @@ static void help_flow(const struct app *a, struct flow *f, int x, int w)
     flow_add(f, flow_fmt(f, ui_str(a, UIS_HELP_GRID2), a->g->broadcast, a->g->conflict, a->g->both,
                          a->g->worst, a->g->dot), x, w, A_NORMAL);
     flow_add(f, ui_str(a, UIS_HELP_GRID3), x, w, A_NORMAL);
+    flow_add(f, ui_str(a, UIS_HELP_WORDS), x, w, A_NORMAL);
+    flow_add(f, ui_str(a, UIS_HELP_MEASURED), x, w, A_NORMAL);
 }
 
 static void frame(const struct app *a, int y, int x, int w, int h)

@@ -277,6 +277,10 @@ static int step_text(const struct app *a, char *buf, size_t size)
 static int carry(struct app *a, struct play *p)
 {
     char text[PROGRESS_CODE_MAX], sig[sizeof p->carried];
+    if (a->sc.held && a->sc.ls) {   /* its grid would show the answer */
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_HELD_PLAY));
+        return 0;
+    }
     if (step_text(a, text, sizeof text) != 0)
         return 0;
     const struct lesson_step *st = app_step(a);
@@ -314,7 +318,8 @@ static int play_enter(struct app *a, void *st)
     struct play *p = st;
     if (p->opened) {
         p->opened = 0;
-    } else if (!carry(a, p) && !p->len) {
+    } else if (!carry(a, p) && !p->len && !(a->sc.held && a->sc.ls)) {
+        /* (a step whose answer is held: an empty line, no example's grid beside it) */
         if (a->prog.nhistory > 0)
             set_text(p, a->prog.history[a->prog.nhistory - 1]);
         else
@@ -383,14 +388,14 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
         snprintf(buf + o, sizeof buf - o, "%s%s%s", a->g->sep, p->unset, ui_str(a, UIS_UNSET));
     }
     text_puts(a, y++, 1, W - 2, buf, A_NORMAL);
-    int gh = H - y - 2 - results_rows(a);
+    int gh = H - y - 2 - results_rows(a, sc, W - 2, 0);
     int need = grid_rows_wanted(a, sc);
     if (gh > need)
         gh = need;
     if (gh >= 3)
         grid_draw(a, y, 0, W, gh, sc, NULL, 0);
     y += gh > 0 ? gh : 0;
-    results_draw(a, y, 1, W - 2, results_rows(a), sc, 0);
+    results_draw(a, y, 1, W - 2, results_rows(a, sc, W - 2, 0), sc, 0);
 }
 
 static void play_draw(const struct app *a, const void *st)

@@ -25,6 +25,7 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
         }
         q->answered = 1;
         q->correct = p->correct;
+        q->first_right = p->first_correct;
         if (st->quiz->kind == QUIZ_CHOICE) {      /* mark the choice given then */
             q->choice = atoi(p->given) - 1;
         } else {                                  /* and show the number given then */
@@ -59,6 +60,10 @@ static void record(struct app *a, struct quiz *q, const struct lesson *l,
     progress_record_quiz(&a->prog, l->id, st->id, correct, given);
     q->answered = 1;
     q->correct = correct;
+    q->first_right = 0;
+    for (int i = 0; i < a->prog.nquiz; i++)   /* the grade is the progress's, not this visit's */
+        if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
+            q->first_right = a->prog.quiz[i].first_correct;
     app_save_soon(a);
 }
 
@@ -181,7 +186,8 @@ static const char *verdict_text(const struct app *a, const struct quiz *q,
         snprintf(buf, size, "%s", ui_str(a, UIS_REVEALED));
     else
         snprintf(buf, size, "%s %s%s%s%s%s", q->correct ? a->g->right : a->g->wrong,
-                 ui_str(a, q->correct ? UIS_RIGHT : UIS_WRONG), ui_str(a, UIS_PAREN),
+                 ui_str(a, !q->correct ? UIS_WRONG : q->first_right ? UIS_RIGHT : UIS_RIGHT_LATE),
+                 ui_str(a, UIS_PAREN),
                  ui_str(a, UIS_ANSWER), quiz_answer_text(a, lq, value, sizeof value),
                  ui_str(a, UIS_PAREN_CLOSE));
     return buf;
@@ -195,6 +201,17 @@ static void flow_question(const struct app *a, const struct quiz *q, struct flow
     attr_t qa = theme_attr(a, UIC_QUIZ);
     int i = flow_add(f, lesson_tr(&lq->question, a->lang), x + 2, w - 2, qa);
     flow_label(f, i, "?", x, 2, qa);
+    /* a quiz about another access than the one drawn says so, in every mode */
+    const struct ui_scene *s = &a->sc;
+    const struct pattern_access_info *ai =
+        lq->check.field != FIELD_NONE && s->parsed && s->pat && lq->check.access != s->access
+            ? pattern_access(s->pat, lq->check.access)
+            : NULL;
+    if (ai)
+        flow_add(f, flow_fmt(f, ui_str(a, UIS_QUIZ_ACCESS), lq->check.access + 1, s->naccess,
+                             ai->kind == PATTERN_STORE ? "store" : "load", ai->array,
+                             s->access + 1),
+                 x + 2, w - 2, theme_attr(a, UIC_DIM));
     if (lq->kind != QUIZ_CHOICE) {
         flow_add(f, flow_fmt(f, "%s%s%s", ui_str(a, UIS_ANSWER_PROMPT), q->input,
                              q->submitted ? "" : "_"),

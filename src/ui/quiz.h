@@ -19,6 +19,7 @@
 struct quiz {
     int answered;             /* answered in this visit (or earlier, from progress) */
     int correct;
+    int first_right;          /* the first answer was right (progress's first_correct) */
     int choice;               /* chosen index, -1 */
     char input[32];           /* number being typed, or the last one answered */
     int submitted;            /* input is the answer given (a new digit starts over) */

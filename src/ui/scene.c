@@ -229,7 +229,7 @@ int scene_request(struct app *a, const struct ui_scene *s, int param, long long 
 void scene_measure(struct app *a, struct ui_scene *s)
 {
     struct gpu_request rq;
-    if (!s->ok || scene_request(a, s, -1, 0, &rq) != 0) {
+    if (s->held || !s->ok || scene_request(a, s, -1, 0, &rq) != 0) {
         req_forget(&a->hub, &s->slot);
         return;
     }
@@ -239,7 +239,7 @@ void scene_measure(struct app *a, struct ui_scene *s)
 void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_result *r,
                   const char *where)
 {
-    if (r->status != GPU_OK || !s->ok)
+    if (r->status != GPU_OK || !s->ok || s->held)
         return;
     struct progress_explored e;
     memset(&e, 0, sizeof e);

@@ -50,18 +50,32 @@ int app_step_state(const struct app *a, int li, int si)
         snprintf(lid, sizeof lid, REPORT_TASK_PREFIX "%s", l->id);
         q = record_of(a, lid, st->id);
     }
-    return q && q->correct ? 1 : 0;
+    if (!q || !q->correct)
+        return 0;
+    return q->first_correct ? 2 : 1;
 }
 
-void app_progress(const struct app *a, int *done, int *total)
+void app_chapter_score(const struct app *a, int li, int *done, int *first, int *total)
 {
-    *done = *total = 0;
-    for (int li = 0; a->have_lessons && li < a->set.nlessons; li++)
-        for (int si = 0; si < a->set.lessons[li].nsteps; si++) {
-            int s = app_step_state(a, li, si);
-            *total += s >= 0;
-            *done += s > 0;
-        }
+    *done = *first = *total = 0;
+    for (int si = 0; a->have_lessons && si < a->set.lessons[li].nsteps; si++) {
+        int s = app_step_state(a, li, si);
+        *total += s >= 0;
+        *done += s > 0;
+        *first += s == 2;
+    }
+}
+
+void app_progress(const struct app *a, int *done, int *first, int *total)
+{
+    *done = *first = *total = 0;
+    for (int li = 0; a->have_lessons && li < a->set.nlessons; li++) {
+        int d, f, t;
+        app_chapter_score(a, li, &d, &f, &t);
+        *done += d;
+        *first += f;
+        *total += t;
+    }
 }
 
 const char *app_export_dir(void)
@@ -70,16 +84,33 @@ const char *app_export_dir(void)
     return d && *d ? d : ".";
 }
 
-void app_save(struct app *a)
+int app_save(struct app *a)
 {
     if (!a->have_prog_path)
-        return;
+        return -1;
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
     char err[UI_MSG_MAX];
-    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
+    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0) {
         app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
+        return -1;
+    }
+    return 0;
+}
+
+void app_say_saved(struct app *a, int saved)
+{
+    const struct lesson_step *st = app_step(a);
+    if (saved == 0 && st)
+        printf(ui_str(a, UIS_QUIT_SAVED), a->prog_path, a->set.lessons[a->li].chapter, a->si + 1);
+    else if (saved == 0)
+        printf(ui_str(a, UIS_QUIT_SAVED_BARE), a->prog_path);
+    else if (!a->have_prog_path && a->opt.present)
+        printf("%s", ui_str(a, UIS_QUIT_PRESENT));
+    else if (a->msg[0])
+        fprintf(stderr, "banklab: %s\n", a->msg);    /* why it was not saved */
+    fflush(stdout);
 }
 
 void app_save_soon(struct app *a)
@@ -98,6 +129,12 @@ void app_goto(struct app *a, int li, int si)
             app_msg(a, 0, "%s", ui_str(a, UIS_MSG_LAST_STEP));
             return;
         }
+        int done, first, total;
+        app_chapter_score(a, li, &done, &first, &total);
+        if (total)
+            app_msg(a, 0, ui_str(a, UIS_MSG_CH_DONE), a->set.lessons[li].chapter, first, total);
+        else
+            app_msg(a, 0, ui_str(a, UIS_MSG_CH_DONE_BARE), a->set.lessons[li].chapter);
         li++;
         si = 0;
     } else if (si < 0) {
@@ -117,6 +154,10 @@ void app_goto(struct app *a, int li, int si)
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
 {
     char path[UI_PATH_MAX], sub[UI_MSG_MAX];
+    if (s->held) {
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_HELD_SVG));
+        return;
+    }
     snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
     params_line(a, s, 0, sub, sizeof sub);
     struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};

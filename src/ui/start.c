@@ -48,9 +48,11 @@ void app_start_progress(struct app *a)
             app_msg(a, 1, "%s", warn[0] ? warn : "progress could not be read; starting fresh");
     }
     /* language: --lang, then the saved choice, then the locale; English without UTF-8 */
-    if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN)
+    if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN) {
         a->lang = (enum lesson_lang)a->opt.lang;
-    else if (lesson_lang_parse(a->prog.lang, &a->lang) != 0)
+        progress_set_lang(&a->prog, lesson_lang_code(a->lang));   /* the next start too */
+        app_save_soon(a);
+    } else if (lesson_lang_parse(a->prog.lang, &a->lang) != 0)
         a->lang = lesson_lang_from_env();
     if (!a->utf8 && a->lang == LANG_ZH) {
         a->lang = LANG_EN;

@@ -71,6 +71,10 @@ static void sweep_init(struct app *a, void *st)
 static int sweep_enter(struct app *a, void *st)
 {
     struct sweep *sw = st;
+    if (a->sc.held) {      /* the chart would show the answer */
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_HELD_SWEEP));
+        return -1;
+    }
     int p = sweep_param(a);
     if (p < 0)
         return -1;

@@ -39,14 +39,14 @@ static const struct ui_glyphs glyphs_utf8 = {
     .utf8 = 1, .hline = "\u2500", .vline = "\u2502", .tl = "\u250c", .tr = "\u2510",
     .bl = "\u2514", .br = "\u2518", .dot = "\u00b7", .broadcast = "*", .conflict = "!",
     .both = "#", .worst = "\u25b2", .bar = "\u2588", .bar_top = "\u2584", .mark = "\u25b2",
-    .right = "\u2713", .wrong = "\u2717", .ellipsis = "\u2026", .sep = " \u00b7 ",
+    .right = "\u2713", .wrong = "\u2717", .late = "\u25d1", .ellipsis = "\u2026", .sep = " \u00b7 ",
     .up = "\u2191", .down = "\u2193", .todo = "\u25cb",
 };
 
 static const struct ui_glyphs glyphs_ascii = {
     .utf8 = 0, .hline = "-", .vline = "|", .tl = "+", .tr = "+", .bl = "+", .br = "+",
     .dot = ".", .broadcast = "*", .conflict = "!", .both = "#", .worst = "^", .bar = "#",
-    .bar_top = "#", .mark = "^", .right = "ok", .wrong = "x", .ellipsis = "...", .sep = " | ",
+    .bar_top = "#", .mark = "^", .right = "ok", .wrong = "x", .late = "re", .ellipsis = "...", .sep = " | ",
     .up = "^", .down = "v", .todo = "o",
 };
 

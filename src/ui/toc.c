@@ -75,7 +75,8 @@ static int toc_enter(struct app *a, void *st)
     return 0;
 }
 
-/* a step's mark: done, answered wrong (a quiz's last answer), waiting, or nothing to do */
+/* a step's mark: done at the first try, done after a wrong try (or a reveal), answered wrong
+ * (a quiz's last answer), waiting, or nothing to do */
 static const char *step_mark(const struct app *a, int li, int si)
 {
     const struct lesson *l = &a->set.lessons[li];
@@ -84,7 +85,7 @@ static const char *step_mark(const struct app *a, int li, int si)
     if (state < 0)
         return " ";
     if (state > 0)
-        return a->g->right;
+        return state == 2 ? a->g->right : a->g->late;
     for (int i = 0; st->quiz && i < a->prog.nquiz; i++)
         if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
             return a->g->wrong;
@@ -101,15 +102,11 @@ static attr_t toc_line(const struct app *a, int k, char *buf, size_t size, char 
     const struct lesson *l = &a->set.lessons[li];
     right[0] = 0;
     if (si < 0) {
-        int done = 0, total = 0;
-        for (int i = 0; i < l->nsteps; i++) {
-            int s = app_step_state(a, li, i);
-            total += s >= 0;
-            done += s > 0;
-        }
+        int done, first, total;
+        app_chapter_score(a, li, &done, &first, &total);
         snprintf(buf, size, "%2d  %s", l->chapter, lesson_tr(&l->title, a->lang));
         if (total)
-            snprintf(right, rsize, "%d/%d", done, total);
+            snprintf(right, rsize, ui_str(a, UIS_TOC_CHAPTER), done, total, first);
         return theme_attr(a, UIC_HEADER) | A_BOLD;
     }
     const struct lesson_step *st = &l->steps[si];
@@ -123,9 +120,9 @@ static void toc_draw(const struct app *a, const void *st)
     const struct toc *t = st;
     int W = a->W, rows = toc_rows(a);
     char buf[UI_MSG_MAX], right[64];
-    int done, total;
-    app_progress(a, &done, &total);
-    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total);
+    int done, first, total;
+    app_progress(a, &done, &first, &total);
+    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total, first);
     app_title(a, ui_str(a, UIS_TOC_TITLE), right);
     int n = toc_count(a), top = toc_top(t, rows);
     for (int r = 0; r < rows && top + r < n; r++) {
@@ -139,7 +136,8 @@ static void toc_draw(const struct app *a, const void *st)
         if (rw)
             text_puts(a, 1 + r, W - rw, rw - 1, right, at);
     }
-    snprintf(buf, sizeof buf, ui_str(a, UIS_TOC_LEGEND), a->g->right, a->g->wrong, a->g->todo);
+    snprintf(buf, sizeof buf, ui_str(a, UIS_TOC_LEGEND), a->g->right, a->g->late, a->g->wrong,
+             a->g->todo);
     text_puts(a, a->H - 2, 1, W - 2, buf, theme_attr(a, UIC_DIM));
     app_keybar(a, KS_TOC, NULL, 0);
 }

@@ -50,9 +50,10 @@ static int tutor_enter(struct app *a, void *st)
     t->leave_warned = ACT_NONE;
     quiz_load(&t->quiz, a, step ? &a->set.lessons[a->li] : NULL, step);
     scene_load(a, &a->sc, step ? step->scene : NULL);
+    a->sc.held = step && tutor_hidden(t, step);
     task_update(a, &t->task, &a->set.lessons[a->li], step);
-    if (step && step->scene && !tutor_hidden(t, step))
-        scene_measure(a, &a->sc);
+    if (step && step->scene)
+        scene_measure(a, &a->sc);     /* nothing while the answer is held */
     return 0;
 }
 
@@ -91,10 +92,24 @@ static void scroll_page(struct app *a, struct tutor *t, const struct lesson_step
     t->text_scroll = s < 0 ? 0 : s > L.maxscroll ? L.maxscroll : s;
 }
 
+/* the quiz answered or revealed: the scene is no longer held; presenter mode shows the class
+ * the access the quiz asked about (the screen's note named it: quiz.c) */
+static void release(struct app *a, const struct lesson_step *st)
+{
+    a->sc.held = 0;
+    const struct lesson_quiz *lq = st->quiz;
+    if (a->opt.present && lq && lq->check.field != FIELD_NONE && lq->check.access >= 0 &&
+        lq->check.access < a->sc.naccess && lq->check.access != a->sc.access) {
+        a->sc.access = lq->check.access;
+        scene_eval(a, &a->sc);
+    }
+    scene_measure(a, &a->sc);
+}
+
 static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     quiz_reveal(a, &t->quiz, &a->set.lessons[a->li], st);
-    scene_measure(a, &a->sc);
+    release(a, st);
     show_block(a, t, st, -2, 1);
 }
 
@@ -248,7 +263,7 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
     struct quiz before = t->quiz;
     if (quiz_key(a, &t->quiz, &a->set.lessons[a->li], step, k)) {
         if (was_hidden && !tutor_hidden(t, step) && step->scene)
-            scene_measure(a, &a->sc);     /* answered: now measure what was predicted */
+            release(a, step);             /* answered: now measure what was predicted */
         /* an answer: its verdict and explanation in view; typing: the number in view */
         int answered = t->quiz.answered != before.answered || t->quiz.correct != before.correct ||
                        t->quiz.choice != before.choice || t->quiz.submitted > before.submitted;

@@ -12,36 +12,69 @@
 static int min_i(int x, int y) { return x < y ? x : y; }
 static int max_i(int x, int y) { return x > y ? x : y; }
 
-/* " 2.3/5 chapter · step" and "done 3/56 · none · en": the chapter title shrinks first */
+/* where the measurements come from, in words a learner reads: long ("replay: recorded on
+ * H200") or short ("replay") */
+static void backend_words(const struct app *a, int shrt, char *buf, size_t size)
+{
+    const struct gpu_info *info = req_hub_info(&a->hub);
+    char dev[64];
+    app_device_short(info->device, dev, sizeof dev);
+    if (req_hub_opening(&a->hub))
+        snprintf(buf, size, "%s", ui_str(a, UIS_TB_LOOKING));
+    else if (!req_hub_ready(&a->hub))
+        snprintf(buf, size, "%s", ui_str(a, shrt ? UIS_TB_NONE_SHORT : UIS_TB_NONE));
+    else if (info->backend == GPU_BACKEND_REPLAY && !shrt && dev[0])
+        snprintf(buf, size, ui_str(a, UIS_TB_REPLAY), dev);
+    else if (info->backend == GPU_BACKEND_REPLAY)
+        snprintf(buf, size, "%s", ui_str(a, UIS_TB_REPLAY_SHORT));
+    else if (!shrt && dev[0])
+        snprintf(buf, size, ui_str(a, UIS_TB_GPU), dev);
+    else
+        snprintf(buf, size, "%s", ui_str(a, UIS_TB_GPU_SHORT));
+}
+
+/* " 2.3/5 chapter · step" and "done 3/56, 2 first try · replay: recorded on H200 · en": the
+ * chapter title shrinks first, then the right side's words */
 static void title_draw(const struct app *a)
 {
     const struct lesson_step *st = app_step(a);
     const struct lesson *l = &a->set.lessons[a->li];
-    char place[32], right[128], prog[64], major[UI_MSG_MAX], left[UI_MSG_MAX];
-    int done, total;
-    app_progress(a, &done, &total);
+    char place[32], right[4][160], prog[2][96], be[2][96], major[UI_MSG_MAX], left[UI_MSG_MAX];
+    int done, first, total;
+    app_progress(a, &done, &first, &total);
     snprintf(place, sizeof place, " %d.%d/%d ", l->chapter, a->si + 1, l->nsteps);
-    snprintf(prog, sizeof prog, ui_str(a, UIS_DONE_OF), done, total);
-    const char *lang = lesson_lang_code(a->lang);
-    const char *backend = gpu_backend_name(req_hub_info(&a->hub)->backend);
+    snprintf(prog[0], sizeof prog[0], ui_str(a, UIS_DONE_FIRST), done, total, first);
+    snprintf(prog[1], sizeof prog[1], ui_str(a, UIS_DONE_OF), done, total);
+    backend_words(a, 0, be[0], sizeof be[0]);
+    backend_words(a, 1, be[1], sizeof be[1]);
+    const char *lang = lesson_lang_code(a->lang), *sep = a->g->sep;
     const char *chapter = lesson_tr(&l->title, a->lang), *step = lesson_tr(&st->title, a->lang);
-    if (a->opt.present)
-        snprintf(right, sizeof right, "banklab%s%s ", a->g->sep, lang);
-    else
-        snprintf(right, sizeof right, "%s%sbanklab%s%s%s%s ", prog, a->g->sep, a->g->sep,
-                 backend, a->g->sep, lang);
-    int fixed = text_width(place) + text_width(a->g->sep) + text_width(step) + 1;
-    if (fixed + text_width(chapter) + text_width(right) > a->W && !a->opt.present)
-        snprintf(right, sizeof right, "%s%s%s%s%s ", prog, a->g->sep, backend, a->g->sep, lang);
-    int room = a->W - text_width(right) - 1 - fixed;   /* for the chapter title */
+    int fixed = text_width(place) + text_width(sep) + text_width(step) + 1, pick = 3;
+    if (a->opt.present) {
+        snprintf(right[3], sizeof right[3], "banklab%s%s ", sep, lang);
+    } else {
+        snprintf(right[0], sizeof right[0], "%s%sbanklab%s%s%s%s ", prog[0], sep, sep, be[0],
+                 sep, lang);
+        snprintf(right[1], sizeof right[1], "%s%s%s%s%s ", prog[0], sep, be[0], sep, lang);
+        snprintf(right[2], sizeof right[2], "%s%s%s%s%s ", prog[0], sep, be[1], sep, lang);
+        snprintf(right[3], sizeof right[3], "%s%s%s%s%s ", prog[1], sep, be[1], sep, lang);
+        /* the first that leaves the whole chapter title, else the first that leaves the
+         * step (the progress with its first tries before the chapter's title) */
+        for (pick = 0; pick < 3 && fixed + text_width(chapter) + text_width(right[pick]) > a->W;)
+            pick++;
+        if (pick == 3)
+            for (pick = 1; pick < 3 && fixed + text_width(right[pick]) > a->W;)
+                pick++;
+    }
+    int room = a->W - text_width(right[pick]) - 1 - fixed;   /* for the chapter title */
     if (room >= text_width(chapter))
         snprintf(major, sizeof major, "%s", chapter);
     else if (room > 8)
         text_clip(chapter, room, a->g->ellipsis, major, sizeof major);
     else
         major[0] = 0;
-    snprintf(left, sizeof left, "%s%s%s%s", place, major, major[0] ? a->g->sep : "", step);
-    app_title(a, left, right);
+    snprintf(left, sizeof left, "%s%s%s%s", place, major, major[0] ? sep : "", step);
+    app_title(a, left, right[pick]);
 }
 
 /* --- layout ----------------------------------------------------------------------------- */
@@ -71,6 +104,23 @@ static const char *key_sentence(const struct app *a, const struct lesson_step *s
     return first;
 }
 
+/* the last step of a chapter says so, with the chapter's score (right at the first try of
+ * the steps that ask something) and what n does next */
+static void chapter_end(const struct app *a, struct flow *f, int x, int w)
+{
+    const struct lesson *l = &a->set.lessons[a->li];
+    int done, first, total;
+    app_chapter_score(a, a->li, &done, &first, &total);
+    const char *end = total ? flow_fmt(f, ui_str(a, UIS_CH_END), l->chapter, first, total, done)
+                            : flow_fmt(f, ui_str(a, UIS_CH_END_BARE), l->chapter);
+    const char *next = "";
+    if (a->li + 1 < a->set.nlessons) {
+        const struct lesson *nl = &a->set.lessons[a->li + 1];
+        next = flow_fmt(f, ui_str(a, UIS_CH_END_NEXT), nl->chapter, lesson_tr(&nl->title, a->lang));
+    }
+    flow_add(f, flow_fmt(f, "%s%s", end, next), x, w, theme_attr(a, UIC_HEADER));
+}
+
 /* the reading area: the text, the hints shown, the quiz */
 static void reading_flow(const struct app *a, const struct tutor *t, const struct lesson_step *st,
                          struct tutor_layout *L, int x, int w)
@@ -93,6 +143,8 @@ static void reading_flow(const struct app *a, const struct tutor *t, const struc
         else
             L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz);
     }
+    if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1)
+        chapter_end(a, f, x, w);
 }
 
 /* presenter mode: the key sentence and the scene in large cells first, the quiz below */
@@ -110,7 +162,7 @@ static void layout_present(const struct app *a, const struct tutor *t,
         if (hid) {
             y += 3;
         } else if (a->sc.ok) {
-            L->results = results_rows(a);
+            L->results = results_rows(a, &a->sc, W - 4, 1);
             int room = H - y - 1 - L->results - 1;   /* grid + task + quiz */
             /* after an answer or a reveal the explanation gets its rows before the grid's
              * extra rows (the grid keeps its header, a row a pass and the footers) */
@@ -139,7 +191,8 @@ static void layout_normal(const struct app *a, const struct tutor *t,
     int code_need = scene ? text_count(a->sc.shown, tw - 6) : 0;
     L->code = min_i(code_need, 2);
     L->task = min_i(task_lines(a, &t->task, st, tw), 3);   /* the goal and met / not met */
-    L->results = scene ? (hid ? 1 : results_rows(a)) : 0;   /* hidden: the line saying so */
+    /* hidden: the line saying so */
+    L->results = scene ? (hid ? 1 : results_rows(a, &a->sc, tw, 0)) : 0;
     L->insp = grid_on && t->insp.on ? 2 : 0;
     int grid_need = grid_on ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
     int grid_min = grid_on ? (a->sc.ok ? min_i(grid_rows_min(&a->sc), grid_need) : 3) : 0;

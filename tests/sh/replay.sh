@@ -75,7 +75,7 @@ start --lessons "$FIXDIR" --replay "$tmp/rec.json"
 if wait_for "recorded on Test GPU (sm_90), 2026-01-02"; then ok; else fail "own recording: no 'recorded on' label"; show; fi
 # the recorded numbers differ from the model on purpose: they can only come from the file
 if wait_for "33.0 wavefronts, 29.0 conflicts"; then ok; else fail "own recording: recorded counters not shown"; show; fi
-wait_for "32.58 ns per access (64.5 clk)" && ok || fail "own recording: recorded time per access not shown"
+wait_for "32.58 ns per access under load (64.5 clk)" && ok || fail "own recording: recorded time per access not shown"
 wait_for "31.9× the conflict-free load" && ok || fail "own recording: recorded slowdown not shown"
 tmux -L "$SOCK" send-keys -t rp q
 wait_for "EXIT=0" 50 && ok || { fail "own recording: q did not exit 0"; show; }

@@ -10,24 +10,24 @@ FIX=tests/sh/tui_fixtures/lessons
 
 # --- progress: the fixture asks two questions (1.4, 1.5)
 start 80 24 -- --lessons $FIX --lang en --reset --chapter 1 --step 4
-expect " 1\\.4/5 .*done 0/2 "
+expect " 1\\.4/5 .*done 0/2[ ,]"
 lit 1
 keys Enter
 expect "right \\(answer: 1\\)"
-expect "done 1/2 "
+expect "done 1/2[ ,]"
 keys n
 expect " 1\\.5/5 "
 keys 1
 expect "not quite"
-expect "done 1/2 "
+expect "done 1/2[ ,]"
 keys c
 expect "1 of 2 steps done"
-expect "^  1  UI fixture +1/2 *$"
+expect "^  1  UI fixture +1/2, 1 first try *$"
 expect "^    1\\.4  ✓ Predict first"
 expect "^ >  1\\.5  ✗ The two accesses"
-expect "✓ done .* ✗ answered wrong .* ○ to do"
+expect "✓ right at the first try .* ◑ right later .* ✗ answered wrong .* ○ to do"
 keys Escape l
-expect "已完成 1/2 "
+expect "已完成 1/2[ ，]"
 keys c
 expect "已完成 1/2 步"
 keys Escape q
@@ -50,9 +50,9 @@ expect "EXITED rc=0"
 # --- every parameter's keys, and help and quit, on the key bar at 80 columns
 start 80 24 -- --lessons lessons --lang en --reset --chapter 2 --step 3
 expect "j/J ROW  u/U COL .*\\? help  q quit$"
-# a message keeps help and quit beside it
+# a message keeps next, back, help and quit beside it
 keys i
-expect "answer first, then inspect +\\? help  q quit"
+expect "answer first, then inspect +n next  b back  \\? help  q quit"
 keys q
 expect "EXITED rc=0"
 
@@ -81,7 +81,7 @@ expect "banklab：扫描 PAD，范围 0\\.\\.8"
 expect "模型：每条 warp 指令的 wavefront 数随 PAD 的变化"
 expect "PAD=0：32 个 wavefront（模型）"
 keys Escape b b
-expect "这是第一步 +\\? 帮助  q 退出"
+expect "这是第一步 +n 下一步  b 上一步  \\? 帮助  q 退出"
 keys q
 expect "EXITED rc=0"
 exit 0

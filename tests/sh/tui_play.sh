@@ -123,6 +123,8 @@ grep -q 'PAD=1; s\[lane\]\[0\]' "$PROGRESS" || fail "history not saved in $PROGR
 # opened from a step, the playground starts from the step as it is (5.1 at PAD=1)
 start 80 24 -- --lessons lessons --lang en --chapter 5 --step 1
 expect " 5\\.1/"
+keys e   # a predict step comes into the playground once answered or revealed (tui_hidden.sh)
+expect "revealed without an answer"
 keys P
 expect "PAD=1 \\[p/P\\]"
 keys g

@@ -24,7 +24,7 @@ expect "not quite \\(answer: thirty-two\\)"
 grep -q "answer: 3" "$TMP/screen.txt" && fail "the verdict names the option number"
 expect "✓3\\) thirty-two"
 keys 3
-expect "right \\(answer: thirty-two\\)"
+expect "right, but not at the first try \\(answer: thirty-two\\)"
 quit
 recorded choice-predict '.attempts == 2 and .given == "3" and .first_correct == false'
 
@@ -51,7 +51,7 @@ expect "your answer: 15( |$)"
 lit 16
 expect "your answer: 16_"
 keys Enter
-expect "right \\(answer: 16\\)"
+expect "right, but not at the first try \\(answer: 16\\)"
 quit
 # e then the right answer: right now, never right at the first try
 recorded number-predict '.attempts == 3 and .correct == true and .first_correct == false'

@@ -55,8 +55,8 @@ ROW
 
 start 100 30 -- --lessons $FIX --lang en --reset --replay "$TMP/rec.json" --chapter 1 --step 2
 expect " 1\\.2/5 "
-expect "banklab · replay · en"
-expect "measured +32\\.0 wavefronts · 32\\.58 ns/access \\(64\\.5 clk\\) · 31\\.9× conflict-free"
+expect "banklab · replay: recorded on H200 · en"
+expect "measured +32\\.0 wavefronts, 31\\.0 conflicts · 32\\.58 ns/access under load · 31\\.9× conflict-free"
 expect "^ +recorded on NVIDIA H200 \\(sm_90\\), 2026-11-29T12:00:00Z"
 # the playground measures its own access; back on the step, the step's numbers return
 keys g
@@ -66,32 +66,32 @@ lit '__shared__ float q[64]; q[lane]'
 expect "measured +- \\(no recorded measurement"
 keys Escape
 expect " 1\\.2/5 "
-expect "measured +32\\.0 wavefronts · 32\\.58 ns"
+expect "measured +32\\.0 wavefronts, 31\\.0 conflicts · 32\\.58 ns"
 keys P
 expect "PAD=1 "
-expect "measured +1\\.0 wavefronts · 1\\.14 ns/access \\(2\\.2 clk\\) · 1\\.1× conflict-free"
+expect "measured +1\\.0 wavefronts, 0\\.0 conflicts · 1\\.14 ns/access under load (\\(2\\.2 clk\\) )?· 1\\.1× conflict-free"
 keys P
 expect "PAD=2 "
 expect "measured +- \\(no recorded measurement"
 # the sweep draws the measured series under the model's
 keys s
-expect "measured: ns per warp access against PAD"
+expect "measured: ns per warp access under load against PAD"
 expect "PAD=2: 2 wavefronts \\(model\\)"
 keys Left
-expect "PAD=1: 1 wavefront \\(model\\) · 1\\.14 ns per access, 1\\.1× conflict-free"
+expect "PAD=1: 1 wavefront \\(model\\) · 1\\.14 ns/access, 1\\.1× conflict-free"
 # a case kernel: the request carries the kernel's parameters (PAD) and the GB/s come back
 keys Escape c
 expect "contents"
 keys Down Down Down Enter
 expect " 1\\.5/5 "
 expect "access 1/2: store tile"
-expect "measured +kernel 1\\.000 ms, 1601 GB/s"
-expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per store · recorded on"
+expect "measured +whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per store · kernel 1\\.000 ms, 1601 GB/s"
+expect "^ +recorded on NVIDIA H200"
 keys a
 expect "whole kernel: 32\\.00 wavefronts, 31\\.00 conflicts per load"
 keys P   # PAD=1: the drawn column is the recorded PAD=1 column: its time per access too
-expect "measured +1\\.14 ns per access \\(2\\.2 clk\\) · 1\\.1× the conflict-free load · kernel 1\\.000 ms, 3500 GB/s"
-expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per load"
+expect "measured +1\\.14 ns per access under load \\(2\\.2 clk\\) · 1\\.1× the conflict-free load"
+expect "whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per load · kernel 1\\.000 ms, 3500 GB/s"
 keys q
 expect "EXITED rc=0"
 jq -e '.explored[] | select(.device != "" and .wavefronts == 32)' "$PROGRESS" >/dev/null ||

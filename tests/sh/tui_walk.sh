@@ -1,14 +1,14 @@
 #!/bin/sh
 # tui_walk.sh: walk every step of every lesson in lessons/ with n. At 80x24, in English and in
-# Chinese, every quiz is answered wrong and then right; on every screen the key bar shows help
-# and quit, after each answer the verdict and the start of the explanation are on the screen
-# or come onto it with PgDn, and no line ends in a word cut short without an ellipsis (a line's
-# last word must be a word of the lessons or of the program's sources). Predict steps hide the
-# grid until answered; every step with a scene draws the bank grid with the results panel
-# intact below it. Then at 120x40 and at the minimum size 72x20 (right answers only), and in
-# presenter mode at its minimum 100x26, where after e the explanation of every predict step
-# must be on screen under the grid. The step list comes from the JSON (jq), not from the
-# program.
+# Chinese, every quiz is answered wrong and then right; on every screen the key bar shows next,
+# back, help and quit (the key table's rows that never go), after each answer the verdict and
+# the start of the explanation are on the screen or come onto it with PgDn, and no line ends
+# in a word cut short without an ellipsis (a line's last word must be a word of the lessons or
+# of the program's sources). Predict steps hide the grid until answered; every step with a
+# scene draws the bank grid with the results panel intact below it. Then at 120x40 and at the
+# minimum size 72x20 (right answers only), and in presenter mode at its minimum 100x26, where
+# after e the explanation of every predict step must be on screen under the grid. The step
+# list comes from the JSON (jq), not from the program.
 . tests/sh/tui_fixtures/lib.sh
 
 jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
@@ -71,11 +71,15 @@ cut_words() {
     }
 }
 
-# check_screen WHAT: help and quit on the key bar, no word cut short
+# check_screen WHAT: next, back, help and quit on the key bar (beside a message too), no word
+# cut short
 check_screen() {
     screen >"$TMP/screen.txt"
     bar=$(tail -n 1 "$TMP/screen.txt")
-    case $bar in *"$HELP"*"$QUIT"*) ;; *) fail "$1: the key bar lacks '$HELP' or '$QUIT'" ;; esac
+    case $bar in
+    *"$NEXT"*"$BACK"*"$HELP"*"$QUIT"*) ;;
+    *) fail "$1: the key bar lacks one of '$NEXT' '$BACK' '$HELP' '$QUIT'" ;;
+    esac
     cut_words "$1"
 }
 
@@ -107,11 +111,11 @@ answer() {
 walk() { # W H LANG FULL
     lang=$3 full=$4
     if [ "$lang" = zh ]; then
-        right="✓ 正确" wrong="✗ 不对" model="模型" HELP="? 帮助" QUIT="q 退出"
+        right="✓ 正确" wrong="✗ 不对" model="模型" HELP="? 帮助" QUIT="q 退出" NEXT="n 下一步" BACK="b 上一步"
         modelre="[0-9]+ 个 wavefront · [0-9]+ 次冲突 · [0-9]+ 路 · [0-9]+ 批"
         gpure="^ (无 GPU：|实测 )"
     else
-        right="✓ right" wrong="✗ not quite" model="model" HELP="? help" QUIT="q quit"
+        right="✓ right" wrong="✗ not quite" model="model" HELP="? help" QUIT="q quit" NEXT="n next" BACK="b back"
         modelre="[0-9]+ wavefronts? · [0-9]+ conflicts? · [0-9]+-way · [0-9]+ pass"
         gpure="^ (no GPU: |measured )"
     fi
@@ -150,7 +154,7 @@ walk() { # W H LANG FULL
         [ "$n" -lt "$total" ] && keys n
     done <"$TMP/steps.tsv"
     keys n
-    if [ "$lang" = zh ]; then expect "最后一章的最后一步" 5; else expect "last step of the last chapter" 5; fi
+    if [ "$lang" = zh ]; then expect "整个课程的最后一步" 5; else expect "last step of the course" 5; fi
     check_screen "$1x$2 $lang: the last message"
     keys q
     expect "EXITED rc=0" 5

@@ -158,8 +158,8 @@ static void test_bars(void **state)
     assert_true(strlen(small) < sizeof small);
 }
 
-/* at 80 columns (78 for the bar) help and quit stay, the lowest keep goes first and every
- * parameter's keys stay before contents and the rest */
+/* at 80 columns (78 for the bar) help, quit, next and back stay, the lowest keep goes first
+ * and every parameter's keys stay before contents and the rest */
 static void test_bar_fit(void **state)
 {
     (void)state;
@@ -173,11 +173,11 @@ static void test_bar_fit(void **state)
     const char *const zh80[] = {"n 下一步", "b 上一步", "PgDn/PgUp 滚动", "j/J ROW", "u/U COL",
                                 "h 提示", "? 帮助", "q 退出", NULL};
     bar_fits(KS_TUTOR | KS_SCROLL, 1, two, 2, 78, zh80);
-    const char *const inspect80[] = {"arrows move", "i/Esc leave", "n next", "j/J ROW",
-                                     "u/U COL", "h hint", "? help", "q quit", NULL};
+    const char *const inspect80[] = {"arrows move", "i/Esc leave", "n next", "b back",
+                                     "j/J ROW", "u/U COL", "? help", "q quit", NULL};
     bar_fits(KS_TUTOR | KS_INSPECT, 0, two, 2, 78, inspect80);
     /* no room at all: only the items that never go */
-    const char *const always[] = {"? help", "q quit", NULL};
+    const char *const always[] = {"n next", "b back", "? help", "q quit", NULL};
     bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 0, always);
     const char *const play_always[] = {"F1 help", "Esc back", NULL};
     bar_fits(KS_PLAY, 0, NULL, 0, 0, play_always);
@@ -226,7 +226,7 @@ static void test_names(void **state)
     assert_string_equal(keys_name('?', 0, buf, sizeof buf), "?");
     const char *want[] = {"n Space Right", "b Left", "Enter", "e", "1-9", "0-9 . -", "PgDn PgUp",
                           "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "z", "s", "i", "h",
-                          "l", "x", "r", "?", "q", NULL};
+                          "l", "x", "r", "? F1", "q", NULL};
     /* the tutorial's help box: rows acting outside the playground */
     help_rows_are(KS_GLOBAL, want);
     /* the playground's help box: its own rows, keys that cannot be text but for the first */
@@ -235,7 +235,7 @@ static void test_names(void **state)
     help_rows_are(KS_PLAY, play);
     /* the kernel view's help box: its own rows, then the global keys that work there */
     const char *kernel[] = {"Up Down k j", "n N", "Left Right", "Enter", "r", "w", "o", "Esc",
-                            "c", "g", "l", "?", "q", NULL};
+                            "c", "g", "l", "? F1", "q", NULL};
     help_rows_are(KS_KERNEL, kernel);
     /* the hints of the parameter line come from the same table */
     assert_string_equal(keys_first(KS_TUTOR, ACT_WARP_NEXT, 0, buf, sizeof buf), "w");
