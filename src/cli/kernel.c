@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../gpu/gpu_kernel.h"
+#include "../gpu/kernel_cache.h"
 #include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
@@ -659,6 +660,10 @@ int cmd_kernel(int argc, char **argv)
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
+    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, why, sizeof why)) {
+        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
+        req.cache_dir[0] = '\0';
+    }
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, err, sizeof err);
     if (!job) {
         fprintf(stderr, "banklab kernel: %s\n", err);

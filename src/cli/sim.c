@@ -109,9 +109,7 @@ static void print_pattern_error(const char *text, const struct pattern_error *er
         return;
     memcpy(line, text + start, end - start);
     line[end - start] = 0;
-    for (char *c = line; *c; c++)  /* one column each: the caret stays under its place */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    bl_mask(line, end - start);  /* controls, C1, bidi, bad bytes: '?' a byte, caret in place */
     struct pattern_error e = *err;
     e.col = (int)(at - start) + 1;
     if (e.len < 1)
@@ -148,13 +146,17 @@ static void print_pattern_head(FILE *f, const struct sim_args *a,
                                const struct pattern_layout *lay)
 {
     char buf[4096];
-    fprintf(f, "pattern: %s\n", a->pattern);
+    fputs("pattern: ", f);
+    cli_put_clean(f, a->pattern, 1);
+    fputc('\n', f);
     if (a->env.nparams > 0 && pattern_substitute(a->pattern, &a->env, buf, sizeof buf) >= 0 &&
         strcmp(buf, a->pattern)) {
         fputs("   with", f);
         for (int i = 0; i < a->env.nparams; i++)
             fprintf(f, "%s %s=%lld", i ? "," : "", a->env.param[i].name, a->env.param[i].value);
-        fprintf(f, ": %s\n", buf);
+        fputs(": ", f);
+        cli_put_clean(f, buf, 1);
+        fputc('\n', f);
     }
     unsigned t0 = a->env.warp * 32;
     fprintf(f, "block %ux%ux%u, warp %u (threads %u-%u)", a->env.block[0], a->env.block[1],
@@ -417,7 +419,8 @@ static int measured_status(const struct sim_meas *m, int n)
     if (n > 1)
         snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
     if (r->status != GPU_OK)
-        fprintf(stderr, "banklab sim: %snot measured: %s\n", what, r->error[0] ? r->error : "no result");
+        fprintf(stderr, "banklab sim: %snot measured: %s\n", what,
+                r->error[0] ? CLI_CLEAN(r->error) : "no result");
     else if (!r->has_counters)
         fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
                 r->counters_note[0] ? r->counters_note : "not read");
@@ -474,7 +477,7 @@ static void write_text(const struct sim_args *a, struct pattern *p,
             char text[1024];
             access_text(a->pattern, one[i].info, text, sizeof text);
             fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
-                    one[i].index, pattern_access_count(p), text,
+                    one[i].index, pattern_access_count(p), CLI_CLEAN(text),
                     one[i].info->kind == PATTERN_STORE ? "store" : "load", one[i].info->type);
         }
         grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
