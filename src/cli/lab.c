@@ -922,8 +922,10 @@ int cmd_lab(int argc, char **argv)
         if (prog) {
             progress_set_tasks(prog, score, max_points);
             char err[512];
-            if (progress_save(ppath, prog, err, sizeof err) < 0)
+            if (progress_save(ppath, prog, err, sizeof err) < 0) {
                 fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err));
+                rc = EXIT_USAGE;  /* a lost score is not success */
+            }
         }
     }
     free(prog);

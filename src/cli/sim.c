@@ -521,25 +521,25 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
     return a->gpu ? measured_status(&meas, n) : mrc;
 }
 
-/* --script FILE: every pattern line through sim_pattern with one meter. The status of the
- * first line that failed, or 0. */
-static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
+/* --script FILE: every pattern line through sim_pattern with one meter (lines read with
+ * bounds: files_lines). The status of the first line that failed, or 0. */
+static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_meter *mt)
 {
-    char buf[4096];
-    int line = 0, first = 0, ran = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    static char buf[4096];
+    char why[256];
+    int line = 0, first = 0, ran = 0, flags, got;
+    while ((got = files_lines_next(in, buf, sizeof buf, &flags, why, sizeof why)) > 0) {
         line++;
-        size_t len = strlen(buf);
-        if (len && buf[len - 1] != '\n' && !feof(f)) {
-            fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
-                    CLI_CLEAN(a->script), line, sizeof buf - 2);
+        if (flags) {
+            if (flags & FILES_LINE_NUL)
+                fprintf(stderr, "banklab sim: %s:%d: the line holds a NUL byte; skipped\n",
+                        CLI_CLEAN(a->script), line);
+            else
+                fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
+                        CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n')
-                ;
             continue;
         }
-        buf[strcspn(buf, "\r\n")] = 0;
         const char *t = buf + strspn(buf, " \t");
         if (!*t || *t == '#')
             continue;
@@ -555,8 +555,8 @@ static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
         first = first ? first : rc;
         fflush(stdout);
     }
-    if (ferror(f)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), strerror(errno));
+    if (got < 0) {
+        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -570,9 +570,10 @@ int cmd_sim(int argc, char **argv)
         return 0;  /* --help */
     if (rc)
         return rc;
-    FILE *script = NULL;
-    if (a.script && !(script = strcmp(a.script, "-") ? fopen(a.script, "r") : stdin)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a.script), strerror(errno));
+    static struct files_lines script;
+    char why[256];
+    if (a.script && files_lines_open(&script, a.script, 0, why, sizeof why)) {
+        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why));
         return EXIT_USAGE;
     }
     struct sim_meter meter, *mt = NULL;
@@ -580,9 +581,9 @@ int cmd_sim(int argc, char **argv)
     if ((a.gpu || a.replay) && (rc = meter_open(&a, &meter)) == 0)
         mt = &meter;
     if (!rc)
-        rc = script ? sim_script(&a, script, mt) : sim_pattern(&a, mt, 0);
-    if (script && script != stdin)
-        fclose(script);
+        rc = a.script ? sim_script(&a, &script, mt) : sim_pattern(&a, mt, 0);
+    if (a.script)
+        files_lines_close(&script);
     if (mt)
         gpu_close(mt->g);
     return rc;  /* main() reports output that could not be written */

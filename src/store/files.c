@@ -3,12 +3,15 @@
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/fmt.h"
@@ -348,4 +351,134 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+int files_lines_open(struct files_lines *r, const char *path, int any, char *why, size_t whysz)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    int std = !strcmp(path, "-");
+    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        bl_fmt(why, whysz, "%s", strerror(errno));
+        if (fd >= 0 && !std)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !(any || std)) {
+        bl_fmt(why, whysz, "%s, not a regular file (to read it anyway: --script - < FILE)",
+               S_ISFIFO(st.st_mode) ? "is a FIFO" : S_ISCHR(st.st_mode) ? "is a character device"
+               : S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+        close(fd);
+        return -1;
+    }
+    r->fd = fd;
+    r->own = !std;
+    r->wait_ms = S_ISREG(st.st_mode) || isatty(fd) ? -1 : FILES_LINES_WAIT_MS;
+    return 0;
+}
+
+/* More bytes into r->buf: 1, 0 at the end, -1 with why. */
+static int lines_fill(struct files_lines *r, char *why, size_t whysz)
+{
+    if (r->eof)
+        return 0;
+    if (r->total >= FILES_LINES_MAX) {
+        bl_fmt(why, whysz, "more than %u MB; the rest is not read", FILES_LINES_MAX >> 20);
+        return -1;
+    }
+    for (;;) {
+        struct pollfd p = {r->fd, POLLIN, 0};
+        int pr = poll(&p, 1, r->wait_ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0) {
+            bl_fmt(why, whysz, "nothing came for %d s; stopped", r->wait_ms / 1000);
+            return -1;
+        }
+        ssize_t k = read(r->fd, r->buf, sizeof r->buf);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;  /* a FIFO opened O_NONBLOCK: poll again */
+        if (k < 0) {
+            bl_fmt(why, whysz, "read error: %s", strerror(errno));
+            return -1;
+        }
+        if (k == 0) {
+            r->eof = 1;
+            return 0;
+        }
+        r->at = 0;
+        r->have = (size_t)k;
+        r->total += (size_t)k;
+        return 1;
+    }
+}
+
+int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags, char *why,
+                     size_t whysz)
+{
+    size_t n = 0;
+    int got = 0;
+    *flags = 0;
+    for (;;) {
+        if (r->at == r->have) {
+            int f = lines_fill(r, why, whysz);
+            if (f < 0)
+                return -1;
+            if (f == 0)
+                break;
+        }
+        char c = r->buf[r->at++];
+        got = 1;
+        if (c == '\n')
+            break;
+        if (c == 0)
+            *flags |= FILES_LINE_NUL;
+        if (n + 1 < size)
+            line[n++] = c;
+        else
+            *flags |= FILES_LINE_LONG;
+    }
+    if (n && line[n - 1] == '\r')
+        n--;
+    line[n] = 0;
+    return got;
+}
+
+void files_lines_close(struct files_lines *r)
+{
+    if (r->own && r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+}
+
+int files_remove_temps(const char *path)
+{
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t bl = strlen(base);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    int n = 0;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return 0;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        /* exactly what replace() makes: NAME.tmp-XXXXXX (mkstemp's six characters) */
+        if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".tmp-", 5) ||
+            strlen(e->d_name + bl + 5) != 6)
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && unlinkat(dfd, e->d_name, 0) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
 }

@@ -293,7 +293,7 @@ void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back 
 int app_step_state(const struct app *a, int li, int si);
 /* app_progress: over every lesson, the steps that ask something and how many are done */
 void app_progress(const struct app *a, int *done, int *total);
-void app_save(struct app *a);
+int app_save(struct app *a, char *err, size_t errsz); /* 0, or -1 (err; also shown) */
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);

@@ -70,16 +70,18 @@ const char *app_export_dir(void)
     return d && *d ? d : ".";
 }
 
-void app_save(struct app *a)
+int app_save(struct app *a, char *err, size_t errsz)
 {
     if (!a->have_prog_path)
-        return;
+        return 0;
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
-    char err[UI_MSG_MAX];
-    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0)
+    if (progress_save(a->prog_path, &a->prog, err, errsz) != 0) {
         app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
+        return -1;
+    }
+    return 0;
 }
 
 void app_save_soon(struct app *a)
