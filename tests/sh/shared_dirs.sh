@@ -5,7 +5,8 @@
 # own files) untouched, while her own link and a fresh name still work. bob's world-writable
 # directory as alice's XDG_CACHE_HOME: `banklab kernel` must not use it and must not follow
 # the KEY.cubin.*.tmp links bob planted there (nor one of alice's own that is open to others).
-# (A second name of the GPU lock file: tests/unit/test_devlock.c.) Needs root to create the users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
+# (A second name of the GPU lock file: tests/unit/test_devlock.c.) Needs root to create the
+# users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
 set -u
 : "${BANKLAB:=build/banklab}"
 case $BANKLAB in /*) B=$BANKLAB ;; *) B=$(pwd)/$BANKLAB ;; esac
