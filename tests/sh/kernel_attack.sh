@@ -4,9 +4,9 @@
 # own text (#error) and file names come out escaped (\xNN, never a raw ESC, BEL or C1);
 # --arg n=1 --arg n=2 is refused; a kernel with 4096 pointer parameters says why it fails;
 # the cache key's include scan is linear: a header that includes itself 10 or 1000 times
-# (guarded) and a chain of 1000 guarded headers each finish in under a second where the
-# old scan took minutes. Under ASan+UBSan ($ASAN_BANKLAB) every shipped kernel runs clean.
-# A GPU=none build cannot compile: SKIP (77). Env: BANKLAB, ASAN_BANKLAB.
+# (guarded) and a chain of 1000 guarded headers each compile in seconds where the old scan
+# passed the 30 s limit. Under ASan+UBSan (make asan-kernel) every shipped kernel runs clean.
+# A GPU=none build cannot compile: SKIP (77). Env: BANKLAB, BUILD, ASAN_KERNEL_BANKLAB.
 set -u
 : "${BANKLAB:=build/banklab}"
 B=$BANKLAB
@@ -83,13 +83,14 @@ rc=$?
     bad "4096 parameters: exit $rc, stderr: $(head -c 300 "$tmp/err")"
 
 # ---- the include scan: linear in the distinct headers ----
-# timed NAME FILE: `banklab kernel FILE` (compile, cache) in under a second (the old scan took
-# 10^N reads of a self-including header; the 10 s compile limit stopped it)
+# timed NAME FILE: `banklab kernel FILE` (process start, NVRTC, the cache) in under 5 s, where
+# the old scan read a self-including header 10^6 times and passed 30 s (the scan alone, under
+# a second for N = 10 and 1000: tests/unit/test_kcache.c)
 timed() {
     s=$(date +%s%N)
     "$B" kernel "$2" --time-limit 30 > "$tmp/out" 2> "$tmp/err"
     ms=$((($(date +%s%N) - s) / 1000000))
-    if [ $ms -lt 1000 ] && grep -q "compiles\|GPU" "$tmp/err"; then ok "$1 ($ms ms)"; else
+    if [ $ms -lt 5000 ] && grep -q "compiles\|GPU" "$tmp/err"; then ok "$1 ($ms ms)"; else
         bad "$1: $ms ms: $(head -c 300 "$tmp/err")"; fi
 }
 for n in 10 1000; do
@@ -118,17 +119,19 @@ n=$(ls "$tmp/cache/banklab/kernels" | grep -c 'cubin$')
 [ "$n" -ge 3 ] && ok "editing the 1000th header makes a new cache entry ($n entries)" ||
     bad "editing the 1000th header: $n cache entries"
 
-# ---- ASan+UBSan: every shipped kernel ----
-if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
+# ---- ASan+UBSan: every shipped kernel (make asan-kernel: the kernel path needs GPU=cuda) ----
+AK=${ASAN_KERNEL_BANKLAB:-${BUILD:-build}/asan-kernel/banklab}
+if [ -x "$AK" ]; then
     for f in assets/kernels/*.cu; do
-        "$ASAN_BANKLAB" kernel "$f" > "$tmp/out" 2> "$tmp/err"
+        ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+            "$AK" kernel "$f" > "$tmp/out" 2> "$tmp/err"
         rc=$?
         if grep -q "runtime error\|AddressSanitizer\|LeakSanitizer" "$tmp/err" || [ $rc -gt 4 ]; then
             bad "asan: kernel $f: exit $rc: $(grep -m 3 "error\|Sanitizer" "$tmp/err")"
         else ok "asan: kernel $f runs clean (exit $rc)"; fi
     done
 else
-    echo "(no ASAN_BANKLAB: the sanitizer part is not run)"
+    echo "(no $AK: make asan-kernel; the sanitizer part is not run)"
 fi
 
 echo "kernel_attack.sh: $pass passed, $fail failed"
