@@ -83,7 +83,8 @@ static void usage(FILE *f)
             "\n"
             "At a prompt: a value and Enter; Enter alone keeps the value shown; ? shows a hint;\n"
             "q stops the lab (the score so far is printed).\n"
-            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers.\n");
+            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers,\n"
+            "or the score could not be saved.\n");
 }
 
 static int parse_ll(const char *s, long long *out)
