@@ -349,7 +349,7 @@ static int lock_path(const char *path, char *lock, size_t size);
 static void remove_stale_temps(const char *path)
 {
     char lock[4200];
-    if (lock_path(path, lock, sizeof lock))
+    if (!path || !path[0] || lock_path(path, lock, sizeof lock))
         return;
     int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
     if (fd < 0)
