@@ -423,7 +423,7 @@ static int measured_status(const struct sim_meas *m, int n)
                 r->error[0] ? CLI_CLEAN(r->error) : "no result");
     else if (!r->has_counters)
         fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
-                r->counters_note[0] ? r->counters_note : "not read");
+                r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "not read");
     else
         fprintf(stderr, "banklab sim: %smeasured without the time per access\n", what);
     return EXIT_UNMEASURED;
