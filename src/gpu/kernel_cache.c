@@ -4,6 +4,7 @@
  * directory of this user's alone and are opened relative to it, never through a link. */
 #include "kernel_cache.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/fmt.h"
@@ -245,9 +247,34 @@ static int put_part(FILE *f, const void *p, uint64_t n)
     return put_u64(f, n) || (n && fwrite(p, 1, (size_t)n, f) != n) ? -1 : 0;
 }
 
+/* Temporary files of stores that were killed (NAME.tmp-X, untouched for KCACHE_TMP_STALE_S:
+ * a live store writes its file within seconds) are removed. */
+#define KCACHE_TMP_STALE_S 600
+static void remove_stale_tmps(int dfd)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rewinddir(d);
+    time_t now = time(NULL);
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d)))
+        if (strstr(de->d_name, ".cubin.tmp-") &&
+            fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && now - st.st_mtime > KCACHE_TMP_STALE_S)
+            unlinkat(dfd, de->d_name, 0);
+    closedir(d);
+}
+
 int kcache_store(int dfd, const char *name, const struct keybuf *key,
                  const struct kcache_entry *e)
 {
+    remove_stale_tmps(dfd);
     char tmp[256];
     int fd = -1;
     for (int tries = 0; fd < 0 && tries < 16; tries++) {

@@ -55,7 +55,7 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
 
 /* kcache_store: writes the entry under a temporary name made exclusively (O_EXCL, never
  * through a link) in dfd, then renames it to name. 0, or -1 with errno (the temporary file
- * is removed). */
+ * is removed). Temporary files of killed stores (untouched for 10 minutes) go first. */
 int kcache_store(int dfd, const char *name, const struct keybuf *key,
                  const struct kcache_entry *e);
 

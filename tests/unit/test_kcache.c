@@ -3,7 +3,7 @@
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
  * be this user's and closed to others; entries are never read or written through a link and
- * a store leaves no temporary file (issue 19).
+ * a store leaves no temporary file and removes those of killed stores (issue 19).
  * link: gpu */
 #include <stdarg.h>
 #include <stddef.h>
@@ -192,6 +192,19 @@ static void test_dir_and_entries(void **state)
     assert_string_equal(buf, "victim\n");
     assert_int_equal(fstatat(dfd, "v.cubin", &st, AT_SYMLINK_NOFOLLOW), 0);
     assert_true(S_ISREG(st.st_mode));
+    /* a killed store's temporary file, 20 minutes old, goes at the next store; a fresh one
+     * (maybe a live store's) stays */
+    int t1 = openat(dfd, "x.cubin.tmp-dead", O_WRONLY | O_CREAT, 0600);
+    int t2 = openat(dfd, "x.cubin.tmp-live", O_WRONLY | O_CREAT, 0600);
+    assert_true(t1 >= 0 && t2 >= 0);
+    struct timespec old[2] = {{time(NULL) - 1200, 0}, {time(NULL) - 1200, 0}};
+    assert_int_equal(futimens(t1, old), 0);
+    close(t1);
+    assert_int_equal(kcache_store(dfd, "b.cubin", &key, &e), 0);
+    assert_int_equal(fstatat(dfd, "x.cubin.tmp-dead", &st, 0), -1);
+    assert_int_equal(fstatat(dfd, "x.cubin.tmp-live", &st, 0), 0);
+    close(t2);
+    unlinkat(dfd, "x.cubin.tmp-live", 0);
     /* no temporary file left */
     char cmd[700];
     snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", cdir);
