@@ -33,6 +33,12 @@ raw "$tmp/err" || raw "$tmp/out" && bad "--script line with C1: raw on output" |
 s[lane]" > "$tmp/out" 2> "$tmp/err"
 raw "$tmp/out" && bad "a comment's C1 and bidi raw on stdout" || ok "a comment's C1 and bidi escaped on stdout"
 
+# a bidi override in --learner is refused (it would reorder the name in the report)
+"$B" report --no-gpu --out "$tmp" --learner "Bob${RLO}x" > "$tmp/out" 2> "$tmp/err"
+rc=$?
+[ $rc = 2 ] && grep -q "U+202E" "$tmp/err" && ! raw "$tmp/err" && ok "report --learner with U+202E refused, escaped" ||
+    bad "--learner U+202E: exit $rc: $(cat "$tmp/err")"
+
 # ---- 6. --script: NUL, /dev/zero, a FIFO ----
 printf '__shared__ float s[64]; s[la\000ne]\n__shared__ float s[64]; s[lane * 2]\n' > "$tmp/nul.txt"
 "$B" sim --script "$tmp/nul.txt" > "$tmp/out" 2> "$tmp/err"
