@@ -130,7 +130,7 @@ $(foreach t,$(UNIT_SRC) $(BENCH_SRC),$(eval LINK_$(basename $(notdir $(t))) := \
   $(shell sed -n '1,30s/^.*[[:space:]]link:[[:space:]]*\([a-z0-9 ]*\).*$$/\1/p' $(t) | head -n 1)))
 link_of = $(LINK_$(1)) base
 
-.PHONY: all run test check test-built test-unit test-gpu unit-bins asan fuzz bench bench-built install \
+.PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
 all: $(BIN)
 
@@ -200,12 +200,20 @@ asan:
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(BUILD)/asan/banklab unit-bins
 
+# The kernel path (`banklab kernel`: the job, the wire, NVRTC, the cache) under ASan+UBSan, in
+# $(BUILD)/asan-kernel: GPU=cuda, for tests/sh/kernel_attack.sh, which runs it without a device
+# (no CUDA runtime call is made there: it compiles and says that measuring needs a GPU).
+asan-kernel:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan-kernel GPU=cuda CFLAGS_OPT='-O1 -g' \
+	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
+	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(BUILD)/asan-kernel/banklab
+
 # Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
 test: deps
 	@$(MAKE) --no-print-directory test-built
 
 # (the GPU probe is built too, so a change that breaks its build shows without a GPU)
-test-built: $(BIN) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
+test-built: $(BIN) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
 
 # One test by name: a unit test tests/unit/NAME.c or a shell suite tests/sh/NAME.sh.

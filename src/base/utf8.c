@@ -43,9 +43,17 @@ static size_t decode(const unsigned char *u, size_t n, unsigned *cp)
     return k + 1;
 }
 
+/* The bidirectional embeddings, overrides and isolates (U+202A-U+202E, U+2066-U+2069): they
+ * reorder the text around them on the screen (a name or a line that reads otherwise than it
+ * is), so they count as control characters with C0, DEL and C1. */
+static int is_bidi(unsigned cp)
+{
+    return (cp >= 0x202A && cp <= 0x202E) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
 static int is_control(unsigned cp)
 {
-    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F);
+    return cp < 0x20 || cp == 0x7F || (cp >= 0x80 && cp <= 0x9F) || is_bidi(cp);
 }
 
 size_t bl_utf8_bad(const char *s, size_t n)
@@ -82,9 +90,9 @@ size_t bl_utf8_control(const char *s, const char *allow, unsigned *cp)
     return SIZE_MAX;
 }
 
-/* The copy behind bl_clean (fix 0) and bl_utf8_fix (fix 1): each character copied, or its
- * stand-in when it is not valid UTF-8 or a control character. */
-static char *copy_safe(char *dst, size_t n, const char *s, int fix)
+/* The copy behind bl_clean (fix 0), bl_clean_lines (fix 0, nl 1) and bl_utf8_fix (fix 1):
+ * each character copied, or its stand-in when it is not valid UTF-8 or a control character. */
+static char *copy_safe(char *dst, size_t n, const char *s, int fix, int nl)
 {
     if (!dst || !n)
         return dst;
@@ -93,13 +101,15 @@ static char *copy_safe(char *dst, size_t n, const char *s, int fix)
     for (size_t i = 0; i < len;) {
         unsigned cp = 0;
         size_t k = decode(u + i, len - i, &cp);
-        char esc[8];
+        char esc[16];
         const char *piece = (const char *)u + i;
         size_t plen = k;
         if (!k && fix) {
             piece = "\xEF\xBF\xBD";  /* U+FFFD, the replacement character */
             plen = 3;
             k = 1;
+        } else if (nl && cp == '\n') {
+            /* kept as it is */
         } else if (!k || cp < 0x20 || cp == 0x7F) {
             if (fix && k) {      /* a control character: a space (\n stays) */
                 piece = cp == '\n' ? "\n" : " ";
@@ -110,7 +120,7 @@ static char *copy_safe(char *dst, size_t n, const char *s, int fix)
                 plen = 4;
                 k = 1;
             }
-        } else if (cp >= 0x80 && cp <= 0x9F) {
+        } else if ((cp >= 0x80 && cp <= 0x9F) || is_bidi(cp)) {
             if (fix)
                 snprintf(esc, sizeof esc, " ");
             else
@@ -130,12 +140,38 @@ static char *copy_safe(char *dst, size_t n, const char *s, int fix)
 
 char *bl_clean(char *dst, size_t n, const char *s)
 {
-    return copy_safe(dst, n, s, 0);
+    return copy_safe(dst, n, s, 0, 0);
+}
+
+char *bl_clean_lines(char *dst, size_t n, const char *s)
+{
+    return copy_safe(dst, n, s, 0, 1);
 }
 
 char *bl_utf8_fix(char *dst, size_t n, const char *s)
 {
-    return copy_safe(dst, n, s, 1);
+    return copy_safe(dst, n, s, 1, 0);
+}
+
+size_t bl_clean_size(const char *s)
+{
+    return (s ? strlen(s) : 0) * 4 + 1;
+}
+
+char *bl_mask(char *s, size_t n)
+{
+    unsigned char *u = (unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        unsigned cp = 0;
+        size_t k = u[i] ? decode(u + i, n - i, &cp) : 0;
+        if (!k || is_control(cp)) {
+            for (size_t j = 0; j < (k ? k : 1); j++)
+                u[i + j] = '?';
+            k = k ? k : 1;
+        }
+        i += k;
+    }
+    return s;
 }
 
 int bl_hex_digit(int c)

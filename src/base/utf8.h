@@ -15,7 +15,8 @@ size_t bl_utf8_bad(const char *s, size_t n);
 /* bl_utf8_control: the offset in the NUL-terminated UTF-8 text s of the first control
  * character: C0 (U+0000..U+001F) unless its byte is in allow (e.g. "\n"), DEL (U+007F) or C1
  * (U+0080..U+009F), the characters that move the cursor or start a terminal's escape
- * sequence. *cp (if not NULL) receives its code point. SIZE_MAX when there is none. */
+ * sequence, and the bidirectional embeddings, overrides and isolates (U+202A..U+202E,
+ * U+2066..U+2069), which make text show in another order than it is. *cp (if not NULL) receives its code point. SIZE_MAX when there is none. */
 size_t bl_utf8_control(const char *s, const char *allow, unsigned *cp);
 
 /* bl_hex_digit: the value of hexadecimal digit c (0-9, a-f, A-F), or -1 for any other byte.
@@ -24,10 +25,22 @@ int bl_hex_digit(int c);
 
 /* bl_clean: s (NUL-terminated, any bytes) into dst (n bytes) for printing: control characters
  * as defined above and bytes that are not valid UTF-8 are written as \xNN (C1 characters as
- * \u0080..\u009F), a backslash stays a backslash; the rest is copied. The copy is cut at a
+ * \u0080..\u009F, bidirectional controls as \u202a..\u2069), a backslash stays a
+ * backslash; the rest is copied. The copy is cut at a
  * character boundary when it does not fit; dst is always NUL-terminated when n > 0.
  * Returns dst. */
 char *bl_clean(char *dst, size_t n, const char *s);
+
+/* bl_clean_lines: bl_clean, but a newline stays a newline (a compiler's log of many lines). */
+char *bl_clean_lines(char *dst, size_t n, const char *s);
+
+/* bl_clean_size: a buffer size that holds bl_clean(s) or bl_clean_lines(s) uncut. */
+size_t bl_clean_size(const char *s);
+
+/* bl_mask: the n bytes at s in place, each byte of a control character (as above) or of a
+ * sequence that is not valid UTF-8 (or a NUL) turned into '?': text shown with a caret under
+ * a byte offset keeps its offsets. Returns s. */
+char *bl_mask(char *s, size_t n);
 
 /* bl_utf8_fix: s (NUL-terminated) into dst (n bytes) with each byte that is not valid UTF-8
  * replaced by U+FFFD and each control character but \n by a space: text for a file that must

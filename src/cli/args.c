@@ -76,3 +76,15 @@ int cli_stdout_done(const char *cmd, int rc)
             cmd ? cmd : "", errno ? strerror(errno) : "output lost");
     return EXIT_USAGE;
 }
+
+void cli_put_clean(FILE *f, const char *s, int lines)
+{
+    size_t n = bl_clean_size(s);
+    char *buf = malloc(n);
+    if (!buf) {
+        fputs("(out of memory)", f);
+        return;
+    }
+    fputs(lines ? bl_clean_lines(buf, n, s) : bl_clean(buf, n, s), f);
+    free(buf);
+}

@@ -448,7 +448,7 @@ static void print_text(const struct bench *B)
                "%.1f ms, min %.1f, max %.1f (aim < 150 ms)\n", B->lat[B->nlat / 2], B->lat[0],
                B->lat[B->nlat - 1]);
     if (!B->info.counters)
-        printf("\ncounters: %s\n", B->info.counters_reason);
+        printf("\ncounters: %s\n", CLI_CLEAN(B->info.counters_reason));
 }
 
 int cmd_bench(int argc, char **argv)
@@ -470,7 +470,8 @@ int cmd_bench(int argc, char **argv)
         return EXIT_NOGPU;
     }
     if (!B.info.counters && !B.o.json && !B.o.csv)
-        printf("counters: %s (timings and the model are still shown)\n", B.info.counters_reason);
+        printf("counters: %s (timings and the model are still shown)\n",
+               CLI_CLEAN(B.info.counters_reason));
     if (add_sweep(&B) || add_cases(&B, 1) || (!B.o.quick && add_cases(&B, 0))) {
         gpu_close(g);
         free(B.rows);

@@ -48,6 +48,10 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail);
 #define CLI_CLEAN_MAX 2048
 #define CLI_CLEAN(s) bl_clean((char[CLI_CLEAN_MAX]){0}, CLI_CLEAN_MAX, (s))
 
+/* cli_put_clean (args.c): s escaped as CLI_CLEAN does, uncut (any length), on f; with lines
+ * a newline stays a newline (bl_clean_lines: a compiler's log). */
+void cli_put_clean(FILE *f, const char *s, int lines);
+
 /* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
  * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and
  * returns EXIT_USAGE, else rc. Called once by main() after every command. */

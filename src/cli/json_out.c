@@ -5,7 +5,8 @@
 
 #include "json_out.h"
 
-/* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters;
+/* A JSON string of at most n bytes of s: escapes quotes, backslashes and control characters
+ * (C0, DEL, C1 and the bidirectional controls, as \uXXXX);
  * invalid UTF-8 (stray bytes, overlong forms, surrogates) becomes '?' so the output parses. */
 void json_str_n(FILE *f, const char *s, size_t n)
 {
@@ -26,6 +27,15 @@ void json_str_n(FILE *f, const char *s, size_t n)
         if (!ok) {
             fputc('?', f);
             i++;
+            continue;
+        }
+        unsigned cp = extra == 1 ? (c & 0x1fu) << 6 | (u[i + 1] & 0x3fu)
+                      : extra == 2 ? (c & 0xfu) << 12 | (u[i + 1] & 0x3fu) << 6 | (u[i + 2] & 0x3fu)
+                                   : 0;
+        if ((cp >= 0x80 && cp <= 0x9f) || (cp >= 0x202a && cp <= 0x202e) ||
+            (cp >= 0x2066 && cp <= 0x2069)) {  /* C1 and bidi controls: escaped, same string */
+            fprintf(f, "\\u%04x", cp);
+            i += (size_t)extra + 1;
             continue;
         }
         if (extra) {

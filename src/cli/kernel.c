@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "../gpu/gpu_kernel.h"
+#include "../gpu/kernel_cache.h"
 #include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
@@ -112,7 +113,7 @@ static void help(FILE *f)
 static int usage_error(const char *fmt, const char *a, const char *b)
 {
     fprintf(stderr, "banklab kernel: ");
-    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, fmt, CLI_CLEAN(a), CLI_CLEAN(b));
     fputc('\n', stderr);
     short_usage(stderr);
     return EXIT_USAGE;
@@ -137,6 +138,22 @@ static int *flag_of(struct kernel_args *a, const char *arg)
         if (!strcmp(arg, flags[i].name))
             return (int *)((char *)a + flags[i].off);
     return NULL;
+}
+
+/* The first --arg or --buffer-size whose NAME an earlier one of the same option gave, or
+ * -1 (the command line overrides the file's comment, but not itself). */
+static int named_twice(const struct kernel_args *a)
+{
+    for (int i = 0; i < a->nopts; i++)
+        for (int j = 0; j < i; j++) {
+            if (strcmp(a->opt[i], a->opt[j]) ||
+                (strcmp(a->opt[i], "--arg") && strcmp(a->opt[i], "--buffer-size")))
+                continue;
+            size_t ni = strcspn(a->val[i], "="), nj = strcspn(a->val[j], "=");
+            if (ni == nj && !strncmp(a->val[i], a->val[j], ni))
+                return i;
+        }
+    return -1;
 }
 
 static int parse_args(int argc, char **argv, struct kernel_args *a)
@@ -175,6 +192,10 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
             a->file = arg;
         }
     }
+    int twice = named_twice(a);
+    if (twice >= 0)
+        return usage_error("%s %s: that name is given twice (no value silently wins)",
+                           a->opt[twice], a->val[twice]);
     if (!a->file)
         return usage_error("which file? (banklab kernel FILE.cu)%s%s", "", "");
     if (a->json && (a->sass || a->sort_excess || a->timings))
@@ -242,7 +263,14 @@ static void put_source(FILE *f, const char *s, int n)
                 fputc(' ', f);
             while (++col % 8);
         } else {
-            fputc(s[i], f);
+            size_t k = 1;  /* one character; a control character or a bad byte: '?' */
+            while (i + (int)k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80 && k < 4)
+                k++;
+            char c[5];
+            memcpy(c, s + i, k);
+            c[k] = 0;
+            fputs(bl_mask(c, k), f);
+            i += (int)k - 1;
             col++;
         }
     }
@@ -375,13 +403,14 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         snprintf(dir, sizeof dir, ".");
     split_lines(src, srclen, &s.main);
 
-    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", a->file, r->kernel, r->grid[0],
-            r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem, r->device);
+    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", CLI_CLEAN(a->file),
+            CLI_CLEAN(r->kernel), r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+            r->block[2], r->smem, CLI_CLEAN(r->device));
     fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n", r->regs,
             r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "",
             r->timing.warm ? "; measuring server (warm)" : "");
     if (r->lock_note[0])
-        fprintf(f, "measured %s\n", r->lock_note);
+        fprintf(f, "measured %s\n", CLI_CLEAN(r->lock_note));
     else if (r->timing.wait >= 100)
         fprintf(f, "waited %.1f s for the GPU (other banklab processes were measuring)\n",
                 r->timing.wait / 1e3);
@@ -399,7 +428,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             for (int i = 0; i < r->nlines; i++) {
                 const struct gpu_kernel_line *l = order[i];
                 if (l->file)
-                    snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
+                    snprintf(label, sizeof label, "%.20s:%d", CLI_CLEAN(r->files[l->file]), l->line);
                 else
                     snprintf(label, sizeof label, "%d", l->line);
                 put_measured(f, a, r, &s, dir, label, l);
@@ -422,7 +451,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             if (l->file == 0 && l->line >= 1 && l->line <= s.main.n)
                 continue;
             if (l->file)
-                snprintf(label, sizeof label, "%.20s:%d", r->files[l->file], l->line);
+                snprintf(label, sizeof label, "%.20s:%d", CLI_CLEAN(r->files[l->file]), l->line);
             else
                 snprintf(label, sizeof label, "%s", l->line ? "?" : "(none)");
             put_measured(f, a, r, &s, dir, label, l);
@@ -452,7 +481,8 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
                     c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
                     c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
         } else {
-            fprintf(f, "range profiler: %s\n", r->counters_note[0] ? r->counters_note : "no figures");
+            fprintf(f, "range profiler: %s\n",
+                    r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "no figures");
         }
     }
     if (a->timings) {
@@ -582,6 +612,34 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     lines_free(&t);
 }
 
+/* n bytes of a source line, each byte of a control character or bad UTF-8 as '?' (bl_mask):
+ * the caret below keeps its column. */
+static void put_masked(FILE *f, const char *s, size_t n)
+{
+    char *c = malloc(n + 1);
+    if (!c)
+        return;
+    memcpy(c, s, n);
+    fwrite(bl_mask(c, n), 1, n, f);
+    free(c);
+}
+
+/* "banklab kernel: TEXT" on stderr, TEXT escaped (it quotes files, NVRTC and the learner). */
+static void say(const char *text)
+{
+    fputs("banklab kernel: ", stderr);
+    cli_put_clean(stderr, text, 0);
+    fputc('\n', stderr);
+}
+
+static int has_error(const struct gpu_kernel_result *r)
+{
+    for (int i = 0; i < r->ndiags; i++)
+        if (r->diags[i].error)
+            return 1;
+    return 0;
+}
+
 /* Compile errors as FILE:LINE:COL: error: message, with the line and a caret. */
 static void print_diags(const struct gpu_kernel_result *r, const char *file, const char *src,
                         size_t srclen)
@@ -592,16 +650,17 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
     for (int i = 0; i < r->ndiags; i++) {
         const struct gpu_kernel_diag *d = &r->diags[i];
         if (d->line > 0 && d->col > 0)
-            fprintf(stderr, "%s:%d:%d: %s: %s\n", d->file, d->line, d->col,
-                    d->error ? "error" : "warning", d->message);
+            fprintf(stderr, "%s:%d:%d: %s: %s\n", CLI_CLEAN(d->file), d->line, d->col,
+                    d->error ? "error" : "warning", CLI_CLEAN(d->message));
         else if (d->line > 0)
-            fprintf(stderr, "%s:%d: %s: %s\n", d->file, d->line, d->error ? "error" : "warning",
-                    d->message);
+            fprintf(stderr, "%s:%d: %s: %s\n", CLI_CLEAN(d->file), d->line,
+                    d->error ? "error" : "warning", CLI_CLEAN(d->message));
         else
-            fprintf(stderr, "%s: %s: %s\n", d->file, d->error ? "error" : "warning", d->message);
+            fprintf(stderr, "%s: %s: %s\n", CLI_CLEAN(d->file), d->error ? "error" : "warning",
+                    CLI_CLEAN(d->message));
         if (!strcmp(d->file, file) && d->line >= 1 && d->line <= t.n) {
             fputs("  ", stderr);
-            fwrite(t.at[d->line - 1], 1, (size_t)t.len[d->line - 1], stderr);
+            put_masked(stderr, t.at[d->line - 1], (size_t)t.len[d->line - 1]);
             fputc('\n', stderr);
             if (d->col > 0 && d->col <= t.len[d->line - 1] + 1) {
                 fputs("  ", stderr);
@@ -629,26 +688,26 @@ int cmd_kernel(int argc, char **argv)
     size_t len = 0;
     char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", a.file, why);
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(why));
         return EXIT_USAGE;
     }
     struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
     char err[512];
     if (strlen(a.file) >= sizeof req.path) {
-        fprintf(stderr, "banklab kernel: %s: path too long\n", a.file);
+        fprintf(stderr, "banklab kernel: %s: path too long\n", CLI_CLEAN(a.file));
         free(src);
         return EXIT_USAGE;
     }
     snprintf(req.path, sizeof req.path, "%s", a.file);
     if (gpu_kernel_file_options(&req, src, len, err, sizeof err)) {
-        fprintf(stderr, "%s:%s\n", a.file, err);
+        fprintf(stderr, "%s:%s\n", CLI_CLEAN(a.file), CLI_CLEAN(err));
         free(src);
         return EXIT_USAGE;
     }
     for (int i = 0; i < a.nopts; i++) {
         if (gpu_kernel_option(&req, a.opt[i], a.val[i], err, sizeof err) != 1) {
-            fprintf(stderr, "banklab kernel: %s\n", err);
+            say(err);
             free(src);
             return EXIT_USAGE;
         }
@@ -659,16 +718,20 @@ int cmd_kernel(int argc, char **argv)
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
+    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, why, sizeof why)) {
+        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
+        req.cache_dir[0] = '\0';
+    }
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, err, sizeof err);
     if (!job) {
-        fprintf(stderr, "banklab kernel: %s\n", err);
+        say(err);
         free(src);
         return 1;
     }
     struct gpu_kernel_result r;
     gpu_kernel_wait(job, &r);
     if (r.output[0]) {
-        fputs(r.output, stderr);
+        cli_put_clean(stderr, r.output, 1);  /* the kernel's printf: lines, escaped */
         if (r.output[strlen(r.output) - 1] != '\n')
             fputc('\n', stderr);
     }
@@ -676,7 +739,7 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_OK:
         if (a.launch_only)
             fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
-                    r.kernel, r.device);
+                    CLI_CLEAN(r.kernel), CLI_CLEAN(r.device));
         else if (a.json)
             print_json(&a, &r, src, len);
         else
@@ -685,19 +748,21 @@ int cmd_kernel(int argc, char **argv)
         break;
     case GPU_KERNEL_ECOMPILE:
         print_diags(&r, a.file, src, len);
+        if (r.ndiags == 0 || !has_error(&r))  /* the reason must show (a message without a line) */
+            say(r.error);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_EINPUT:
-        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        say(r.error);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_ENOGPU:
     case GPU_KERNEL_ECOUNTERS:
-        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        say(r.error);
         rc = EXIT_NOGPU;
         break;
     default:
-        fprintf(stderr, "banklab kernel: %s\n", r.error);
+        say(r.error);
         rc = 1;
     }
     fflush(stdout);

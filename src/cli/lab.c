@@ -83,7 +83,8 @@ static void usage(FILE *f)
             "\n"
             "At a prompt: a value and Enter; Enter alone keeps the value shown; ? shows a hint;\n"
             "q stops the lab (the score so far is printed).\n"
-            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers.\n");
+            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers,\n"
+            "or the score could not be saved.\n");
 }
 
 static int parse_ll(const char *s, long long *out)
@@ -922,8 +923,10 @@ int cmd_lab(int argc, char **argv)
         if (prog) {
             progress_set_tasks(prog, score, max_points);
             char err[512];
-            if (progress_save(ppath, prog, err, sizeof err) < 0)
+            if (progress_save(ppath, prog, err, sizeof err) < 0) {
                 fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err));
+                rc = EXIT_USAGE;  /* a lost score is not success */
+            }
         }
     }
     free(prog);

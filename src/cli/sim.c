@@ -109,9 +109,7 @@ static void print_pattern_error(const char *text, const struct pattern_error *er
         return;
     memcpy(line, text + start, end - start);
     line[end - start] = 0;
-    for (char *c = line; *c; c++)  /* one column each: the caret stays under its place */
-        if ((unsigned char)*c < 0x20 || *c == 0x7f)
-            *c = '?';
+    bl_mask(line, end - start);  /* controls, C1, bidi, bad bytes: '?' a byte, caret in place */
     struct pattern_error e = *err;
     e.col = (int)(at - start) + 1;
     if (e.len < 1)
@@ -148,13 +146,17 @@ static void print_pattern_head(FILE *f, const struct sim_args *a,
                                const struct pattern_layout *lay)
 {
     char buf[4096];
-    fprintf(f, "pattern: %s\n", a->pattern);
+    fputs("pattern: ", f);
+    cli_put_clean(f, a->pattern, 1);
+    fputc('\n', f);
     if (a->env.nparams > 0 && pattern_substitute(a->pattern, &a->env, buf, sizeof buf) >= 0 &&
         strcmp(buf, a->pattern)) {
         fputs("   with", f);
         for (int i = 0; i < a->env.nparams; i++)
             fprintf(f, "%s %s=%lld", i ? "," : "", a->env.param[i].name, a->env.param[i].value);
-        fprintf(f, ": %s\n", buf);
+        fputs(": ", f);
+        cli_put_clean(f, buf, 1);
+        fputc('\n', f);
     }
     unsigned t0 = a->env.warp * 32;
     fprintf(f, "block %ux%ux%u, warp %u (threads %u-%u)", a->env.block[0], a->env.block[1],
@@ -417,10 +419,11 @@ static int measured_status(const struct sim_meas *m, int n)
     if (n > 1)
         snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
     if (r->status != GPU_OK)
-        fprintf(stderr, "banklab sim: %snot measured: %s\n", what, r->error[0] ? r->error : "no result");
+        fprintf(stderr, "banklab sim: %snot measured: %s\n", what,
+                r->error[0] ? CLI_CLEAN(r->error) : "no result");
     else if (!r->has_counters)
         fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
-                r->counters_note[0] ? r->counters_note : "not read");
+                r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "not read");
     else
         fprintf(stderr, "banklab sim: %smeasured without the time per access\n", what);
     return EXIT_UNMEASURED;
@@ -474,7 +477,7 @@ static void write_text(const struct sim_args *a, struct pattern *p,
             char text[1024];
             access_text(a->pattern, one[i].info, text, sizeof text);
             fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
-                    one[i].index, pattern_access_count(p), text,
+                    one[i].index, pattern_access_count(p), CLI_CLEAN(text),
                     one[i].info->kind == PATTERN_STORE ? "store" : "load", one[i].info->type);
         }
         grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
@@ -518,25 +521,25 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
     return a->gpu ? measured_status(&meas, n) : mrc;
 }
 
-/* --script FILE: every pattern line through sim_pattern with one meter. The status of the
- * first line that failed, or 0. */
-static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
+/* --script FILE: every pattern line through sim_pattern with one meter (lines read with
+ * bounds: files_lines). The status of the first line that failed, or 0. */
+static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_meter *mt)
 {
-    char buf[4096];
-    int line = 0, first = 0, ran = 0;
-    while (fgets(buf, sizeof buf, f)) {
+    static char buf[4096];
+    char why[256];
+    int line = 0, first = 0, ran = 0, flags, got;
+    while ((got = files_lines_next(in, buf, sizeof buf, &flags, why, sizeof why)) > 0) {
         line++;
-        size_t len = strlen(buf);
-        if (len && buf[len - 1] != '\n' && !feof(f)) {
-            fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
-                    CLI_CLEAN(a->script), line, sizeof buf - 2);
+        if (flags) {
+            if (flags & FILES_LINE_NUL)
+                fprintf(stderr, "banklab sim: %s:%d: the line holds a NUL byte; skipped\n",
+                        CLI_CLEAN(a->script), line);
+            else
+                fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
+                        CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
-            int c;
-            while ((c = fgetc(f)) != EOF && c != '\n')
-                ;
             continue;
         }
-        buf[strcspn(buf, "\r\n")] = 0;
         const char *t = buf + strspn(buf, " \t");
         if (!*t || *t == '#')
             continue;
@@ -552,8 +555,8 @@ static int sim_script(struct sim_args *a, FILE *f, struct sim_meter *mt)
         first = first ? first : rc;
         fflush(stdout);
     }
-    if (ferror(f)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), strerror(errno));
+    if (got < 0) {
+        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -567,9 +570,10 @@ int cmd_sim(int argc, char **argv)
         return 0;  /* --help */
     if (rc)
         return rc;
-    FILE *script = NULL;
-    if (a.script && !(script = strcmp(a.script, "-") ? fopen(a.script, "r") : stdin)) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a.script), strerror(errno));
+    static struct files_lines script;
+    char why[256];
+    if (a.script && files_lines_open(&script, a.script, 0, why, sizeof why)) {
+        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why));
         return EXIT_USAGE;
     }
     struct sim_meter meter, *mt = NULL;
@@ -577,9 +581,9 @@ int cmd_sim(int argc, char **argv)
     if ((a.gpu || a.replay) && (rc = meter_open(&a, &meter)) == 0)
         mt = &meter;
     if (!rc)
-        rc = script ? sim_script(&a, script, mt) : sim_pattern(&a, mt, 0);
-    if (script && script != stdin)
-        fclose(script);
+        rc = a.script ? sim_script(&a, &script, mt) : sim_pattern(&a, mt, 0);
+    if (a.script)
+        files_lines_close(&script);
     if (mt)
         gpu_close(mt->g);
     return rc;  /* main() reports output that could not be written */

@@ -397,7 +397,8 @@ static struct gpu *open_gpu(int device, struct gpu_info *info, int *rc)
     else if (!info->available)
         fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->reason));
     else if (!info->counters)
-        fprintf(stderr, "banklab verify: no hardware counters: %s\n", info->counters_reason);
+        fprintf(stderr, "banklab verify: no hardware counters: %s\n",
+                CLI_CLEAN(info->counters_reason));
     else
         return g;
     gpu_close(g);

@@ -17,6 +17,7 @@
 #include <nvrtc.h>
 
 #include "cuda_kernel_impl.h"
+#include "kernel_cache.h"
 
 /* ---- libnvrtc ---- */
 
@@ -99,159 +100,44 @@ void compiled_done(struct compiled *c)
     memset(c, 0, sizeof *c);
 }
 
-/* ---- the compile cache ---- */
+/* ---- the compile cache (kernel_cache.c: the key, a private directory, no links) ---- */
 
-struct keybuf {
-    char *s;
-    size_t len, cap;
-};
-
-static int key_add(struct keybuf *k, const void *p, size_t n)
+/* The cached compile of key in cache_dir, into out. 0 on a hit. */
+static int cache_get(const char *cache_dir, const char *name, const struct keybuf *key,
+                     struct compiled *out)
 {
-    if (k->len + n + 1 > k->cap) {
-        size_t nc = k->cap ? k->cap * 2 : 4096;
-        while (nc < k->len + n + 1)
-            nc *= 2;
-        char *w = realloc(k->s, nc);
-        if (!w)
-            return -1;
-        k->s = w;
-        k->cap = nc;
-    }
-    memcpy(k->s + k->len, p, n);
-    k->len += n;
-    k->s[k->len] = '\0';
+    char why[256];
+    int dfd = kcache_dir_open(cache_dir, why, sizeof why);
+    struct kcache_entry e;
+    if (dfd < 0)
+        return -1;
+    int rc = kcache_load(dfd, name, key, &e);
+    close(dfd);
+    if (rc)
+        return -1;
+    out->log = e.log;
+    out->cubin = e.cubin;
+    out->cubin_size = e.cubin_size;
+    snprintf(out->lowered, sizeof out->lowered, "%s", e.lowered);
+    free(e.lowered);
+    out->ok = 1;
     return 0;
 }
 
-/* Quoted includes next to the file (and theirs, a few levels deep) are part of the key:
- * editing a header must not bring back a stale cubin. */
-static void key_includes(struct keybuf *k, const char *dir, const char *src, size_t len, int depth)
+static void cache_put(const struct kcompile_in *in, const char *name, const struct keybuf *key,
+                      const struct compiled *c)
 {
-    if (depth > 6)
-        return;
-    const char *p = src, *end = src + len;
-    while (p < end) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        const char *s = p;
-        while (s < e && (*s == ' ' || *s == '\t'))
-            s++;
-        if (s < e && *s == '#') {
-            s++;
-            while (s < e && (*s == ' ' || *s == '\t'))
-                s++;
-            if ((size_t)(e - s) > 8 && !strncmp(s, "include", 7)) {
-                const char *q = memchr(s, '"', (size_t)(e - s));
-                const char *q2 = q ? memchr(q + 1, '"', (size_t)(e - q - 1)) : NULL;
-                if (q && q2) {
-                    char path[PATH_MAX];
-                    int pl = snprintf(path, sizeof path, "%s/%.*s", dir, (int)(q2 - q - 1), q + 1);
-                    FILE *f = pl > 0 && (size_t)pl < sizeof path ? fopen(path, "rb") : NULL;
-                    if (f) {
-                        char *buf = malloc(1 << 20);
-                        size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
-                        fclose(f);
-                        if (buf) {
-                            key_add(k, "\ninclude ", 9);
-                            key_add(k, path, strlen(path));
-                            key_add(k, "\n", 1);
-                            key_add(k, buf, n);
-                            char sub[PATH_MAX];
-                            snprintf(sub, sizeof sub, "%s", path);
-                            char *slash = strrchr(sub, '/');
-                            if (slash)
-                                *slash = '\0';
-                            key_includes(k, sub, buf, n, depth + 1);
-                            free(buf);
-                        }
-                    }
-                }
-            }
-        }
-        p = e < end ? e + 1 : end;
+    char why[256];
+    int dfd = kcache_dir_open(in->cache_dir, why, sizeof why);
+    struct kcache_entry e = {c->log, (char *)c->lowered, c->cubin, c->cubin_size};
+    if (dfd < 0 || kcache_store(dfd, name, key, &e)) {
+        if (in->dbg)
+            fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, name,
+                    dfd < 0 ? why : strerror(errno));
     }
+    if (dfd >= 0)
+        close(dfd);
 }
-
-static int write_u64(FILE *f, uint64_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
-
-static int cache_store(const char *path, const struct keybuf *key, const struct compiled *c)
-{
-    char tmp[PATH_MAX];
-    if (snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid()) >= (int)sizeof tmp)
-        return -1;
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return -1;
-    size_t loglen = c->log ? strlen(c->log) : 0, lowlen = strlen(c->lowered);
-    int bad = fwrite("BLKC1\n", 6, 1, f) != 1 || write_u64(f, key->len) ||
-              fwrite(key->s, 1, key->len, f) != key->len || write_u64(f, loglen) ||
-              fwrite(c->log ? c->log : "", 1, loglen, f) != loglen || write_u64(f, lowlen) ||
-              fwrite(c->lowered, 1, lowlen, f) != lowlen || write_u64(f, c->cubin_size) ||
-              fwrite(c->cubin, 1, c->cubin_size, f) != c->cubin_size;
-    if (fclose(f) || bad || rename(tmp, path)) {
-        unlink(tmp);
-        return -1;
-    }
-    return 0;
-}
-
-static void *read_part(FILE *f, uint64_t max, uint64_t *n)
-{
-    if (fread(n, sizeof *n, 1, f) != 1 || *n > max)
-        return NULL;
-    char *p = malloc((size_t)*n + 1);
-    if (!p)
-        return NULL;
-    if (fread(p, 1, (size_t)*n, f) != *n) {
-        free(p);
-        return NULL;
-    }
-    p[*n] = '\0';
-    return p;
-}
-
-static int cache_load(const char *path, const struct keybuf *key, struct compiled *c)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return -1;
-    char magic[6];
-    uint64_t n;
-    int ok = 0;
-    char *k = NULL, *low = NULL;
-    if (fread(magic, 6, 1, f) == 1 && !memcmp(magic, "BLKC1\n", 6) &&
-        (k = read_part(f, 64u << 20, &n)) && n == key->len && !memcmp(k, key->s, n) &&
-        (c->log = read_part(f, 16u << 20, &n)) && (low = read_part(f, GPU_KERNEL_TEXT - 1, &n)) &&
-        (c->cubin = read_part(f, 256u << 20, &n))) {
-        snprintf(c->lowered, sizeof c->lowered, "%s", low);
-        c->cubin_size = (size_t)n;
-        c->ok = 1;
-        ok = 1;
-    }
-    fclose(f);
-    free(k);
-    free(low);
-    if (!ok)
-        compiled_done(c);
-    return ok ? 0 : -1;
-}
-
-static void mkdirs(const char *dir)
-{
-    char p[PATH_MAX];
-    snprintf(p, sizeof p, "%s", dir);
-    for (char *s = p + 1; *s; s++) {
-        if (*s == '/') {
-            *s = '\0';
-            mkdir(p, 0700);
-            *s = '/';
-        }
-    }
-    mkdir(p, 0700);
-}
-
 
 /* NVRTC, once per process. */
 static int rtc_ready(struct rtc *r)
@@ -291,25 +177,25 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
 
     /* the cache key: everything that goes into the cubin */
     struct keybuf key = {0};
-    char cpath[PATH_MAX] = "";
+    char cname[64] = "";
     int use_cache = in->cache_dir && in->cache_dir[0] && in->name_expr;
     if (use_cache) {
         char head[PATH_MAX + 512];
         int hl = snprintf(head, sizeof head, "banklab kernel cache 1\nnvrtc %d.%d\nname %s\nexpr %s\n",
                           vmaj, vmin, in->name, in->name_expr);
-        key_add(&key, head, (size_t)hl);
+        kcache_key_add(&key, head, (size_t)hl);
         for (int i = 0; i < nopts; i++) {
-            key_add(&key, opts[i], strlen(opts[i]));
-            key_add(&key, "\n", 1);
+            kcache_key_add(&key, opts[i], strlen(opts[i]));
+            kcache_key_add(&key, "\n", 1);
         }
-        key_add(&key, "source\n", 7);
-        key_add(&key, in->src, in->len);
-        key_includes(&key, in->dir, in->src, in->len, 0);
-        if (key.s) {
+        kcache_key_add(&key, "source\n", 7);
+        kcache_key_add(&key, in->src, in->len);
+        kcache_key_includes(&key, in->dir, in->src, in->len);
+        use_cache = key.s && !key.failed;
+        if (use_cache) {
             uint64_t h = khash(KHASH_SEED, key.s, key.len);
-            snprintf(cpath, sizeof cpath, "%s/%016llx.cubin", in->cache_dir, (unsigned long long)h);
-            struct stat st;
-            if (stat(cpath, &st) == 0 && cache_load(cpath, &key, out) == 0) {
+            snprintf(cname, sizeof cname, "%016llx.cubin", (unsigned long long)h);
+            if (cache_get(in->cache_dir, cname, &key, out) == 0) {
                 *cache_hit = 1;
                 free(key.s);
                 return 0;
@@ -351,11 +237,8 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
         }
     }
     api->destroy(&prog);
-    if (out->ok && use_cache && key.s && out->lowered[0]) {
-        mkdirs(in->cache_dir);
-        if (cache_store(cpath, &key, out) && in->dbg)
-            fprintf(in->dbg, "cache: cannot write %s: %s\n", cpath, strerror(errno));
-    }
+    if (out->ok && use_cache && out->lowered[0])
+        cache_put(in, cname, &key, out);
     free(key.s);
     return rv;
 }

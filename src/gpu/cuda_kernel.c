@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
 #include "cuda_kstate.h"
 #include "devlock.h"
 
@@ -98,6 +99,12 @@ static int take_log(struct child *ch)
             snprintf(diags[i].file, sizeof diags[i].file, "%s", ch->req->path);
     ch->res->diags = diags;
     ch->res->ndiags = n;
+    if (!ch->comp.ok && nerr == 0 && ch->kernel && ch->kernel->nall > KSRC_MAX_PARAMS) {
+        FAIL(ch, GPU_KERNEL_ECOMPILE, "%s does not compile and NVRTC gave no message: %s has %d "
+             "parameters (CUDA takes at most 32764 bytes of them, 4095 pointers)", ch->req->path,
+             ch->kernel->name, ch->kernel->nall);
+        return 1;
+    }
     if (!ch->comp.ok && nerr == 0) {
         FAIL(ch, GPU_KERNEL_ECOMPILE, "%s does not compile (NVRTC gave no message)", ch->req->path);
         return 1;
@@ -116,6 +123,11 @@ static int bind_params(struct child *ch)
 {
     const struct ksrc_kernel *k = ch->kernel;
     const struct gpu_kernel_request *req = ch->req;
+    if (k->nall > KSRC_MAX_PARAMS) {
+        FAIL(ch, GPU_KERNEL_EINPUT, "%s has %d parameters; banklab passes at most %d", k->name,
+             k->nall, KSRC_MAX_PARAMS);
+        return -1;
+    }
     for (int a = 0; a < req->nargs; a++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
@@ -248,6 +260,11 @@ static void request(struct child *ch)
         *slash = '\0';
     else
         bl_fmt(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
+    /* NVRTC's messages and line info name the program: a name with a newline or an escape
+     * in it would split or drive what shows them, so it gets the escaped name (-I keeps dir) */
+    char named[sizeof ch->realpath];
+    bl_clean(named, sizeof named, ch->realpath);
+    bl_fmt(ch->realpath, sizeof ch->realpath, "%s", named);
     if (req->device != st->device) {
         FAIL(ch, GPU_KERNEL_ESYSTEM, "a measuring server of device %d was asked for device %d",
              st->device, req->device);

@@ -12,7 +12,9 @@
  * (O_TMPFILE, else a random O_EXCL name) with its header and mode 0666 (whatever the umask:
  * fchmod), then linked to its real name, so nobody ever sees it half made; an existing file is
  * opened with O_NOFOLLOW | O_NONBLOCK (a planted link or FIFO cannot redirect or block us) and
- * used only when it is one regular file of one name, 64 bytes, with our magic. Never prints. */
+ * used only when it is a regular file of 64 bytes with our magic (a second name is allowed:
+ * anyone may hard-link the 0666 file, and refusing it would let one user turn off the turns
+ * of all). Never prints. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -262,11 +264,11 @@ static const char *file_problem(int fd, char *buf, size_t n, int *transient)
         return strerror(errno);
     if (!S_ISREG(st.st_mode))
         return "not a regular file";
-    if (st.st_nlink != 1) {
-        *transient = 1;
-        snprintf(buf, n, "a file with %lu names (a hard link)", (unsigned long)st.st_nlink);
-        return buf;
-    }
+    /* A second name (st_nlink > 1) is no reason to refuse: anyone who can read and write the
+     * 0666 file may hard-link it (fs.protected_hardlinks allows that), and refusing it would
+     * let one user make every other measure without turns. The name cannot redirect us (it
+     * was opened O_NOFOLLOW in the lock directory) and the content is checked below: a file
+     * that is not a banklab lock is still refused, whatever its names. */
     if (st.st_size != DL_SIZE) {
         snprintf(buf, n, "%lld bytes, not a banklab lock (%d bytes)", (long long)st.st_size, DL_SIZE);
         return buf;

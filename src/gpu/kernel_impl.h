@@ -37,6 +37,7 @@ struct ksrc_kernel {
     int line;                   /* where the name stands */
     int is_template;
     int nparams;
+    int nall;                   /* all its parameters, also those past KSRC_MAX_PARAMS */
     struct ksrc_param params[KSRC_MAX_PARAMS];
 };
 

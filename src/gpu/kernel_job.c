@@ -348,8 +348,10 @@ static int parse_frames(struct gpu_kernel_job *job)
         }
         at += 8 + head[1];
     }
-    memmove(job->buf, job->buf + at, job->len - at);
-    job->len -= at;
+    if (at) {  /* nothing to move (and maybe no buffer yet) otherwise: memmove(NULL) is UB */
+        memmove(job->buf, job->buf + at, job->len - at);
+        job->len -= at;
+    }
     return got || job->res.status != GPU_KERNEL_OK;
 }
 

@@ -367,6 +367,7 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
                 pdepth--;
             if ((c == ',' && pdepth == 0) || t == close) {
                 int empty = t == a || (t == a + 1 && is(&v[a], "void"));
+                kk->nall += !empty;
                 if (!empty && kk->nparams < KSRC_MAX_PARAMS)
                     parse_param(v, a, t, &kk->params[kk->nparams++]);
                 a = t + 1;

@@ -3,12 +3,15 @@
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <poll.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/fmt.h"
@@ -119,19 +122,11 @@ static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx
     return 0;
 }
 
-/* Writes through the character device or FIFO at path (never replacing it). A FIFO nobody
- * reads is refused at once instead of waiting for a reader. */
-static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void *ctx,
-                         char *err, size_t errsz)
+/* Writes through fd, a character device or FIFO opened for writing (never replacing it);
+ * closes fd. */
+static int write_fd(int fd, const char *path, int (*emit)(FILE *f, void *ctx), void *ctx,
+                    char *err, size_t errsz)
 {
-    int fd = open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
-        if (errno == ENXIO)
-            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
-        else
-            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
-        return -1;
-    }
     struct stat st;
     int flags = fcntl(fd, F_GETFL);
     if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
@@ -158,10 +153,99 @@ static int write_through(const char *path, int (*emit)(FILE *f, void *ctx), void
     return rc;
 }
 
+/* Opens the character device or FIFO at path for writing, never creating anything: -1 with
+ * errno when it cannot (ENXIO: a FIFO that nobody reads). */
+static int open_through(const char *path, int nofollow)
+{
+    return open(path, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC | (nofollow ? O_NOFOLLOW : 0));
+}
+
+/* Writes through the character device or FIFO at path. A FIFO nobody reads is refused at
+ * once instead of waiting for a reader. */
+static int write_through(const char *path, int nofollow, int (*emit)(FILE *f, void *ctx),
+                         void *ctx, char *err, size_t errsz)
+{
+    int fd = open_through(path, nofollow);
+    if (fd < 0) {
+        if (errno == ENXIO)
+            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
+        else if (errno == ELOOP)
+            bl_fmt(err, errsz, "%s changed into a symbolic link; not written", path);
+        else
+            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        return -1;
+    }
+    return write_fd(fd, path, emit, ctx, err, errsz);
+}
+
 static const char *kind_of(mode_t m)
 {
     return S_ISDIR(m) ? "a directory" : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
                                                                           : "not a regular file";
+}
+
+int files_dir_shared(const char *dir)
+{
+    struct stat st;
+    if (stat(dir, &st) < 0)
+        return 1;  /* unknown: the careful side */
+    return (st.st_mode & 022) || (st.st_uid != geteuid() && st.st_uid != 0);
+}
+
+/* What stands at path (lstat: st) in a directory other users can write: only what is ours is
+ * followed, replaced or written through (a link, a FIFO, a file planted by another user must
+ * not make banklab write where that user chose). 0, or -1 with err filled. */
+static int entry_ours(const char *path, const struct stat *st, char *err, size_t errsz)
+{
+    if (st->st_uid == geteuid())
+        return 0;
+    bl_fmt(err, errsz, "%s is %s of another user (uid %lu) in a directory others can write; "
+           "not written", path, S_ISLNK(st->st_mode) ? "a symbolic link" : S_ISREG(st->st_mode)
+           ? "a file" : S_ISFIFO(st->st_mode) ? "a FIFO" : "an entry", (unsigned long)st->st_uid);
+    return -1;
+}
+
+/* A symbolic link at path (trusted: ours, or in a directory only its owner or root can
+ * write): the regular file it names is replaced and the link kept, a device or FIFO written
+ * through; a link /proc cannot resolve (/dev/stdout of a pipe: /proc/self/fd/1 names
+ * "pipe:[N]") is opened as it is, without creating anything, and written through when it is
+ * a device or FIFO. */
+static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
+                      char *err, size_t errsz)
+{
+    struct stat st;
+    char *real = realpath(path, NULL);
+    if (!real) {
+        int e = errno;
+        int fd = open_through(path, 0);
+        if (fd >= 0)
+            return write_fd(fd, path, emit, ctx, err, errsz);
+        if (errno == ENXIO)
+            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
+        else
+            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+                   e == ENOENT ? "a missing file" : strerror(e));
+        return -1;
+    }
+    int rc;
+    if (lstat(real, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) ||
+                                   S_ISFIFO(st.st_mode))) {
+        /* the file it names, under the rules of the directory that holds it */
+        char rdir[4096];
+        dir_of(real, rdir, sizeof rdir);
+        if (files_dir_shared(rdir) && entry_ours(real, &st, err, errsz))
+            rc = -1;
+        else if (S_ISREG(st.st_mode))
+            rc = replace(real, mode, emit, ctx, err, errsz);
+        else
+            rc = write_through(real, 1, emit, ctx, err, errsz);
+    } else {
+        bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
+               lstat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
+        rc = -1;
+    }
+    free(real);
+    return rc;
 }
 
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
@@ -172,38 +256,24 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
         bl_fmt(err, errsz, "no file name");
         return -1;
     }
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    int shared = files_dir_shared(dir);
     if (lstat(path, &st) < 0) {
         if (errno != ENOENT) {
             bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
             return -1;
         }
-        return replace(path, mode, emit, ctx, err, errsz);
+        return replace(path, mode, emit, ctx, err, errsz);  /* created exclusively, renamed */
     }
+    if (shared && entry_ours(path, &st, err, errsz))
+        return -1;
     if (S_ISREG(st.st_mode))
         return replace(path, mode, emit, ctx, err, errsz);
-    if (S_ISLNK(st.st_mode)) {
-        /* a link to a regular file: replace the file it names, keep the link */
-        char *real = realpath(path, NULL);
-        if (!real) {
-            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-                   errno == ENOENT ? "a missing file" : strerror(errno));
-            return -1;
-        }
-        int rc;
-        if (stat(real, &st) == 0 && S_ISREG(st.st_mode))
-            rc = replace(real, mode, emit, ctx, err, errsz);
-        else if (stat(real, &st) == 0 && (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode)))
-            rc = write_through(path, emit, ctx, err, errsz);
-        else {
-            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-                   stat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
-            rc = -1;
-        }
-        free(real);
-        return rc;
-    }
+    if (S_ISLNK(st.st_mode))
+        return write_link(path, mode, emit, ctx, err, errsz);
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-        return write_through(path, emit, ctx, err, errsz);
+        return write_through(path, 1, emit, ctx, err, errsz);
     bl_fmt(err, errsz, "%s is %s; not written", path, kind_of(st.st_mode));
     return -1;
 }
@@ -281,4 +351,134 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     buf[n] = 0;
     *len = n;
     return buf;
+}
+
+int files_lines_open(struct files_lines *r, const char *path, int any, char *why, size_t whysz)
+{
+    memset(r, 0, sizeof *r);
+    r->fd = -1;
+    int std = !strcmp(path, "-");
+    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        bl_fmt(why, whysz, "%s", strerror(errno));
+        if (fd >= 0 && !std)
+            close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode) && !(any || std)) {
+        bl_fmt(why, whysz, "%s, not a regular file (to read it anyway: --script - < FILE)",
+               S_ISFIFO(st.st_mode) ? "is a FIFO" : S_ISCHR(st.st_mode) ? "is a character device"
+               : S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+        close(fd);
+        return -1;
+    }
+    r->fd = fd;
+    r->own = !std;
+    r->wait_ms = S_ISREG(st.st_mode) || isatty(fd) ? -1 : FILES_LINES_WAIT_MS;
+    return 0;
+}
+
+/* More bytes into r->buf: 1, 0 at the end, -1 with why. */
+static int lines_fill(struct files_lines *r, char *why, size_t whysz)
+{
+    if (r->eof)
+        return 0;
+    if (r->total >= FILES_LINES_MAX) {
+        bl_fmt(why, whysz, "more than %u MB; the rest is not read", FILES_LINES_MAX >> 20);
+        return -1;
+    }
+    for (;;) {
+        struct pollfd p = {r->fd, POLLIN, 0};
+        int pr = poll(&p, 1, r->wait_ms);
+        if (pr < 0 && errno == EINTR)
+            continue;
+        if (pr == 0) {
+            bl_fmt(why, whysz, "nothing came for %d s; stopped", r->wait_ms / 1000);
+            return -1;
+        }
+        ssize_t k = read(r->fd, r->buf, sizeof r->buf);
+        if (k < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;  /* a FIFO opened O_NONBLOCK: poll again */
+        if (k < 0) {
+            bl_fmt(why, whysz, "read error: %s", strerror(errno));
+            return -1;
+        }
+        if (k == 0) {
+            r->eof = 1;
+            return 0;
+        }
+        r->at = 0;
+        r->have = (size_t)k;
+        r->total += (size_t)k;
+        return 1;
+    }
+}
+
+int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags, char *why,
+                     size_t whysz)
+{
+    size_t n = 0;
+    int got = 0;
+    *flags = 0;
+    for (;;) {
+        if (r->at == r->have) {
+            int f = lines_fill(r, why, whysz);
+            if (f < 0)
+                return -1;
+            if (f == 0)
+                break;
+        }
+        char c = r->buf[r->at++];
+        got = 1;
+        if (c == '\n')
+            break;
+        if (c == 0)
+            *flags |= FILES_LINE_NUL;
+        if (n + 1 < size)
+            line[n++] = c;
+        else
+            *flags |= FILES_LINE_LONG;
+    }
+    if (n && line[n - 1] == '\r')
+        n--;
+    line[n] = 0;
+    return got;
+}
+
+void files_lines_close(struct files_lines *r)
+{
+    if (r->own && r->fd >= 0)
+        close(r->fd);
+    r->fd = -1;
+}
+
+int files_remove_temps(const char *path)
+{
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    const char *slash = strrchr(path, '/');
+    const char *base = slash ? slash + 1 : path;
+    size_t bl = strlen(base);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    int n = 0;
+    if (!d) {
+        if (dfd >= 0)
+            close(dfd);
+        return 0;
+    }
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        /* exactly what replace() makes: NAME.tmp-XXXXXX (mkstemp's six characters) */
+        if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".tmp-", 5) ||
+            strlen(e->d_name + bl + 5) != 6)
+            continue;
+        struct stat st;
+        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && unlinkat(dfd, e->d_name, 0) == 0)
+            n++;
+    }
+    closedir(d);
+    return n;
 }

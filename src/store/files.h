@@ -19,16 +19,57 @@ const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char
 int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz);
 
 /* files_write_atomic: replace path with what emit(f, ctx) writes: a temp file in the same
- * directory (created with mode), fsync, rename over path, then fsync of the directory (best
- * effort). emit returns 0, or -1 on failure. On any failure the temp file is removed, path
+ * directory (created exclusively with mode), fsync, rename over path, then fsync of the
+ * directory (best effort). A character device or FIFO at path is written through, a link is
+ * followed only when it is trusted (files_dir_shared), and in a shared directory anything at
+ * path that belongs to another user is refused. emit returns 0, or -1 on failure. On any failure the temp file is removed, path
  * is untouched, and -1 comes back with err filled. */
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
                        char *err, size_t errsz);
+
+/* files_remove_temps: removes the temporary files files_write_atomic leaves when it is
+ * killed while writing path (PATH.tmp-XXXXXX beside it: regular files of this user's). Call it
+ * only while no other process may be writing path (progress: under its lock). Returns how
+ * many were removed. */
+int files_remove_temps(const char *path);
+
+/* files_dir_shared: 1 when other users can change what the directory dir holds: it is
+ * writable by its group or others, or owned by someone who is neither this user nor root (or
+ * it cannot be read); 0 when only this user (or root) can. In a shared directory
+ * files_write_atomic follows, replaces and writes through only what this user owns. */
+int files_dir_shared(const char *dir);
 
 /* files_read: the whole regular file at path, at most max bytes, into a new NUL-terminated
  * buffer (the caller frees it); *len gets its length. On failure returns NULL with errno set
  * (from open/read, EISDIR for a directory, EFBIG past max, ENOMEM) and why (if not NULL)
  * holding one line without the path, e.g. "cannot open: No such file or directory". */
 char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz);
+
+/* Lines of a file read with bounds (sim --script): a regular file, or anything when asked
+ * (stdin); at most FILES_LINES_MAX bytes in all; from anything but a regular file or a
+ * terminal, at most FILES_LINES_WAIT_MS without a byte. */
+#define FILES_LINES_MAX (64u << 20)
+#define FILES_LINES_WAIT_MS 30000
+#define FILES_LINE_LONG 1       /* the line did not fit: cut, the rest skipped */
+#define FILES_LINE_NUL 2        /* the line holds a NUL byte */
+
+struct files_lines {
+    int fd, own, eof, wait_ms;
+    size_t total, at, have;
+    char buf[8192];
+};
+
+/* files_lines_open: path ("-": standard input, any kind) for reading lines. A path that is
+ * not a regular file is refused (opened with O_NONBLOCK: a FIFO without a writer does not
+ * block) unless any is set. 0, or -1 with why ("is a FIFO, not a regular file"). */
+int files_lines_open(struct files_lines *r, const char *path, int any, char *why, size_t whysz);
+
+/* files_lines_next: the next line (without its \n or \r\n) into line (size bytes, NUL-
+ * terminated); *flags gets FILES_LINE_LONG and FILES_LINE_NUL. Returns 1 for a line, 0 at
+ * the end, -1 with why (a read error, too large, no input for too long). */
+int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags, char *why,
+                     size_t whysz);
+
+void files_lines_close(struct files_lines *r);
 
 #endif

@@ -227,8 +227,9 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
     if (at != SIZE_MAX) {
         PROBLEM_OFF(L, json_doc_string_offset(&L->doc, json_doc_offset(&L->doc, j, 0), at),
                     lr_sub(p, path, name),
-                    "control character U+%04X; lesson texts are plain text (\\n is the only "
-                    "one allowed)", cp);
+                    cp >= 0x2000 ? "bidirectional control character U+%04X (it reorders the "
+                    "text shown); lesson texts are plain text" : "control character U+%04X; "
+                    "lesson texts are plain text (\\n is the only one allowed)", cp);
         return -1;
     }
     if (node)

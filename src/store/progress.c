@@ -342,12 +342,29 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
 }
 
 static int lock_beside(const char *path, char *err, size_t errsz);
+static int lock_path(const char *path, char *lock, size_t size);
+
+/* The temporary files of a save that was killed (progress.json.tmp-XXXXXX): removed when
+ * the lock is free at once, i.e. no other banklab is saving now (a live save holds it). */
+static void remove_stale_temps(const char *path)
+{
+    char lock[4200];
+    if (!path || !path[0] || lock_path(path, lock, sizeof lock))
+        return;
+    int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return;  /* never saved here: nothing left behind */
+    if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+        files_remove_temps(path);
+    close(fd);
+}
 
 int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz)
 {
     char why[160];
     if (warn && warnsz)
         warn[0] = 0;
+    remove_stale_temps(path);
     if (progress_read(path, p, why, sizeof why) == 0)
         return 0;
     /* under the lock: another banklab may be replacing the file right now */
@@ -472,15 +489,21 @@ static int emit_text(FILE *f, void *text)
     return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
 }
 
+/* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
+static int lock_path(const char *path, char *lock, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    return snprintf(lock, size, "%.*sprogress.lock", dirlen, path) >= (int)size ? -1 : 0;
+}
+
 /* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
  * returns its descriptor (close it to unlock), or -1 with err filled when another process
  * kept it for PROGRESS_LOCK_WAIT_MS. */
 static int lock_beside(const char *path, char *err, size_t errsz)
 {
     char lock[4200];
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    if (snprintf(lock, sizeof lock, "%.*sprogress.lock", dirlen, path) >= (int)sizeof lock) {
+    if (lock_path(path, lock, sizeof lock)) {
         bl_fmt(err, errsz, "path too long: %s", path);
         return -1;
     }
@@ -519,6 +542,7 @@ int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
     int lock = lock_beside(path, err, errsz);
     if (lock < 0)
         return -1;
+    files_remove_temps(path);  /* a killed save's, never a live one's: we hold the lock */
     struct progress *disk = malloc(sizeof *disk);
     char why[160];
     int rc = -1;

@@ -9,6 +9,7 @@
 #include <term.h>
 #include <unistd.h>
 
+#include "../base/utf8.h"
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal;
@@ -104,7 +105,8 @@ static void idle(struct app *a)
         a->dirty = 1;
     if (a->save_due) {
         a->save_due = 0;
-        app_save(a);
+        char err[UI_MSG_MAX];
+        app_save(a, err, sizeof err);
         if (a->msg[0])
             a->dirty = 1;
     }
@@ -226,7 +228,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     if (!scr) {
         fprintf(stderr, "banklab: the tutorial cannot use this terminal: %s; use a terminal such "
                         "as TERM=xterm-256color, or banklab sim for the grid as text\n",
-                why[0] ? why : "curses could not start");
+                why[0] ? bl_clean((char[sizeof why * 4]){0}, sizeof why * 4, why)
+                        : "curses could not start");
         ui_screens_done(a);
         lesson_set_done(&a->set);
         free(a);
@@ -248,7 +251,9 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     loop(a);
     endwin();
     delscreen(scr);
-    app_say_saved(a, app_save(a));   /* first: closing the runner may wait for a measurement */
+    char save_err[UI_MSG_MAX];   /* a save that fails at the end is not exit 0 */
+    int saved = app_save(a, save_err, sizeof save_err); /* first: closing the runner may wait */
+    app_say_saved(a, saved);
     req_hub_done(&a->hub);
     int sig = ui_signal;
     if (a->timing)
@@ -256,6 +261,11 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     ui_screens_done(a);
     if (a->have_lessons || a->set.lessons)
         lesson_set_done(&a->set);
+    if (saved < 0) {
+        fputs("banklab: ", stderr);
+        fprintf(stderr, ui_str(a, UIS_MSG_NOT_SAVED), bl_clean((char[UI_MSG_MAX * 4]){0}, UI_MSG_MAX * 4, save_err));
+        fputc('\n', stderr);
+    }
     free(a);
-    return sig ? 128 + sig : 0;
+    return sig ? 128 + sig : saved < 0 ? 2 : 0;
 }

@@ -84,15 +84,14 @@ const char *app_export_dir(void)
     return d && *d ? d : ".";
 }
 
-int app_save(struct app *a)
+int app_save(struct app *a, char *err, size_t errsz)
 {
     if (!a->have_prog_path)
-        return -1;
+        return 1;
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
-    char err[UI_MSG_MAX];
-    if (progress_save(a->prog_path, &a->prog, err, sizeof err) != 0) {
+    if (progress_save(a->prog_path, &a->prog, err, errsz) != 0) {
         app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
         return -1;
     }
@@ -106,10 +105,8 @@ void app_say_saved(struct app *a, int saved)
         printf(ui_str(a, UIS_QUIT_SAVED), a->prog_path, a->set.lessons[a->li].chapter, a->si + 1);
     else if (saved == 0)
         printf(ui_str(a, UIS_QUIT_SAVED_BARE), a->prog_path);
-    else if (!a->have_prog_path && a->opt.present)
+    else if (saved > 0 && a->opt.present)
         printf("%s", ui_str(a, UIS_QUIT_PRESENT));
-    else if (a->msg[0])
-        fprintf(stderr, "banklab: %s\n", a->msg);    /* why it was not saved */
     fflush(stdout);
 }
 

@@ -1,5 +1,6 @@
 /* test_devlock.c: the per-device measurement lock (src/gpu/devlock.c) without a GPU: safe
- * creation (mode 0666 whatever the umask; a planted symlink, FIFO, hard link, foreign or damaged
+ * creation (mode 0666 whatever the umask; a planted symlink, FIFO, a hard link to what is not a
+ * lock (a second name of the real lock is accepted: issue 19), foreign or damaged
  * file refused with a message naming the owner; unsafe directories refused), mutual exclusion
  * and first-come-first-served fairness between processes (measured: the most turns others took
  * between two turns of one process, and the longest wait), a dead holder and a stopped waiter
@@ -121,6 +122,14 @@ static void test_planted_symlink(void **state)
     assert_int_equal(errno, ENOENT);
 }
 
+static void write_file(const char *p, const char *text, mode_t mode)
+{
+    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
+    assert_true(fd >= 0);
+    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+    close(fd);
+}
+
 static void test_planted_fifo_dir_hardlink(void **state)
 {
     (void)state;
@@ -136,22 +145,25 @@ static void test_planted_fifo_dir_hardlink(void **state)
     assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
     rmdir(path);
 
-    /* a real lock file with a second name: refused (someone linked it elsewhere) */
+    /* a real lock file with a second name (anyone may hard-link the 0666 file): still the
+     * lock, and turns still work, so one user cannot make the others measure without turns
+     * (issue 19) */
     assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
     devlock_close(l);
     char other[600];
     snprintf(other, sizeof other, "%s/other-name", dir);
     assert_int_equal(link(path, other), 0);
+    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    devlock_close(l);
+    unlink(other);
+    /* a hard link planted at the lock's name to a file that is not a lock: refused */
+    unlink(path);
+    write_file(other, "victim\n", 0666);
+    assert_int_equal(link(other, path), 0);
     assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "2 names"));
-}
-
-static void write_file(const char *p, const char *text, mode_t mode)
-{
-    int fd = open(p, O_WRONLY | O_CREAT | O_TRUNC, mode);
-    assert_true(fd >= 0);
-    assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
-    close(fd);
+    assert_non_null(strstr(err, "not a banklab lock"));
+    unlink(other);
 }
 
 static void test_foreign_and_damaged(void **state)

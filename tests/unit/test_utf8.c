@@ -57,6 +57,39 @@ static void test_clean(void **state)
     assert_string_equal(bl_clean(small, sizeof small, "ab\033cd"), "ab");
 }
 
+/* bidirectional overrides and isolates (U+202A-202E, U+2066-2069) reorder what is shown:
+ * controls for the checks, escaped for terminals, spaces in reports (issue 19) */
+static void test_bidi(void **state)
+{
+    (void)state;
+    unsigned cp = 0;
+    char buf[64];
+    assert_int_equal(bl_utf8_control("ab\xE2\x80\xAE" "cd", "\n", &cp), 2);  /* U+202E */
+    assert_int_equal(cp, 0x202E);
+    assert_int_equal(bl_utf8_control("\xE2\x81\xA6x", NULL, &cp), 0);       /* U+2066 */
+    assert_int_equal(cp, 0x2066);
+    assert_true(bl_utf8_control("\xE2\x80\xA9 \xE2\x81\xAA", NULL, &cp) == SIZE_MAX);
+    assert_string_equal(bl_clean(buf, sizeof buf, "x\xE2\x80\xAA" "y\xE2\x81\xA9"),
+                        "x\\u202ay\\u2069");
+    assert_string_equal(bl_utf8_fix(buf, sizeof buf, "x\xE2\x80\xAE" "y"), "x y");
+}
+
+static void test_lines_mask(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(bl_clean_lines(buf, sizeof buf, "a\n\033b\n"), "a\n\\x1bb\n");
+    assert_string_equal(bl_clean(buf, sizeof buf, "a\nb"), "a\\x0ab");
+    char m[] = "s[\xC2\x9B" "2J] \xff \xE4\xB8\xAD \xE2\x80\xAE\t";
+    size_t n = strlen(m);
+    assert_string_equal(bl_mask(m, n), "s[??2J] ? \xE4\xB8\xAD ????");
+    assert_int_equal(strlen(m), n);  /* byte offsets kept */
+    char z[] = {'a', 0, 'b'};
+    bl_mask(z, 3);
+    assert_memory_equal(z, "a?b", 3);
+    assert_true(bl_clean_size("abc") >= 13);
+}
+
 static void test_fix(void **state)
 {
     (void)state;
@@ -75,6 +108,8 @@ int main(void)
         cmocka_unit_test(test_control),
         cmocka_unit_test(test_clean),
         cmocka_unit_test(test_fix),
+        cmocka_unit_test(test_bidi),
+        cmocka_unit_test(test_lines_mask),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
