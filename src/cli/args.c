@@ -76,3 +76,22 @@ int cli_stdout_done(const char *cmd, int rc)
             cmd ? cmd : "", errno ? strerror(errno) : "output lost");
     return EXIT_USAGE;
 }
+
+int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **server,
+                   int *no_server)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--no-server")) {
+        *no_server = 1;
+        return 1;
+    }
+    if (strcmp(a, "--server"))
+        return 0;
+    if (*i + 1 >= argc || !argv[*i + 1][0]) {
+        fprintf(stderr, "banklab%s%s: --server takes the path of a GPU server's socket\n",
+                cmd ? " " : "", cmd ? cmd : "");
+        return -1;
+    }
+    *server = argv[++*i];
+    return 1;
+}

@@ -487,6 +487,8 @@ static void measured_text(const struct app *a, const struct ui_scene *s, int w, 
             snprintf(buf, size, ui_str(a, UIS_WAITING_GPU), (int)pr->seconds, pr->ahead);
         else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_COUNTERS_BUSY)
             snprintf(buf, size, ui_str(a, UIS_COUNTERS_BUSY), (int)pr->seconds);
+        else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_RECONNECTING)
+            snprintf(buf, size, ui_str(a, UIS_SERVE_RECONNECTING), (int)pr->seconds);
         else
             snprintf(buf, size, "%s%s", ui_str(a, UIS_MEASURING), a->g->ellipsis);
         return;
