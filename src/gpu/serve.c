@@ -60,6 +60,7 @@ struct job {
     uint64_t serial;               /* the id the backend sees */
     struct gpu_request req;
     int paused;                    /* measured while the counters were paused */
+    int told_phase, told_ahead;    /* the backend's progress last forwarded to the waiters */
     struct waiter *w;
     int nw, cap;
 };
@@ -381,7 +382,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     c->q[(c->qhead + c->qcount) % SV_QUEUE] = j->serial;
     c->qcount++;
     S->st.queued++;
-    send_progress(S, slot, q.id, ahead ? GPU_PHASE_WAITING : GPU_PHASE_QUEUED, ahead);
+    send_progress(S, slot, q.id, ahead ? GPU_PHASE_WAITING : GPU_PHASE_MEASURING, ahead);
 }
 
 static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
@@ -538,11 +539,13 @@ static struct job *next_job(struct server *S, int slot)
     return NULL;
 }
 
-static void tell_waiters(struct server *S, const struct job *j, int phase)
+static void tell_waiters(struct server *S, struct job *j, int phase, int ahead)
 {
+    j->told_phase = phase;
+    j->told_ahead = ahead;
     for (int w = 0; w < j->nw; w++)
         if (S->c[j->w[w].slot].fd >= 0 && S->c[j->w[w].slot].gen == j->w[w].gen)
-            send_progress(S, j->w[w].slot, j->w[w].id, phase, 0);
+            send_progress(S, j->w[w].slot, j->w[w].id, phase, ahead);
 }
 
 static void done(struct server *S, const struct gpu_result *res);
@@ -585,7 +588,7 @@ static void dispatch(struct server *S)
         j->state = JOB_RUNNING;
         S->running++;
         S->st.measured++;
-        tell_waiters(S, j, GPU_PHASE_MEASURING);
+        tell_waiters(S, j, GPU_PHASE_MEASURING, 0);
     }
 }
 
@@ -695,11 +698,23 @@ static int open_listener(struct server *S, char *bound, size_t bn, char *err, si
 
 /* ---- the loop ---- */
 
+/* The backend's results, and what it says about the one it works on (its turn on the device
+ * with n ahead, counters busy) to that job's waiters when it changed. */
 static void take_results(struct server *S)
 {
     struct gpu_result r;
     while (S->running > 0 && gpu_poll(S->be, &r))
         done(S, &r);
+    if (S->running == 0)
+        return;
+    struct gpu_progress pr;
+    gpu_progress(S->be, &pr);
+    struct job *j = pr.id ? job_of(S, pr.id) : NULL;
+    int phase = pr.phase == GPU_PHASE_WAITING || pr.phase == GPU_PHASE_COUNTERS_BUSY
+                    ? (int)pr.phase : GPU_PHASE_MEASURING;
+    int ahead = phase == GPU_PHASE_WAITING ? (pr.ahead < 0 ? 0 : pr.ahead) : 0;
+    if (j && j->state == JOB_RUNNING && (j->told_phase != phase || j->told_ahead != ahead))
+        tell_waiters(S, j, phase, ahead);
 }
 
 static int poll_once(struct server *S, struct pollfd *pf, int *slot_of)

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,9 @@
 #define SC_GIVEUP_S 30.0           /* requests fail after this long without a server */
 #define SC_RETRY_MS 200
 #define SC_RESTART_S 2.0           /* a new server is started at most this often */
+#define TEXT_(x) #x
+#define TEXT(x) TEXT_(x)
+#define IDLE_TEXT TEXT(SERVE_AUTO_IDLE_S)
 
 static double now_s(void)
 {
@@ -231,9 +235,14 @@ int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
     return 0;
 }
 
-/* the detached server: setsid, stdio to /dev/null, the ready pipe as fd 3 */
-static void exec_server(int device, const char *path, int ready_w)
+/* the detached server: setsid, stdio to /dev/null, the ready pipe as fd 3, no signal blocked
+ * (the forking thread's mask would be inherited). Async-signal-safe calls only: argv was made
+ * before the fork. */
+static void exec_server(char *const argv[], int ready_w)
 {
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
     if (setsid() < 0 || fork() != 0)
         _exit(0);                  /* the middle process leaves: no zombie for the client */
     int nul = open("/dev/null", O_RDWR);
@@ -241,11 +250,6 @@ static void exec_server(int device, const char *path, int ready_w)
         _exit(127);
     for (int fd = 4; fd < 1024; fd++)
         close(fd);
-    char dev[16];
-    snprintf(dev, sizeof dev, "%d", device);
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
-    char *argv[] = {"banklab", "serve", "--device", dev, "--idle", "600", "--socket", (char *)path,
-                    "--ready-fd", "3", fake && !strcmp(fake, "1") ? "--fake" : NULL, NULL};
     execv("/proc/self/exe", argv);
     _exit(127);
 }
@@ -290,9 +294,14 @@ static int start_server(int device, const char *path, char *err, size_t en)
         close(lf);
         return bl_fail(err, en, "pipe: %s", strerror(errno));
     }
+    char dev[16];
+    snprintf(dev, sizeof dev, "%d", device);
+    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    char *argv[] = {"banklab", "serve", "--device", dev, "--idle", IDLE_TEXT, "--socket", (char *)path,
+                    "--ready-fd", "3", fake && !strcmp(fake, "1") ? "--fake" : NULL, NULL};
     pid_t pid = fork();
     if (pid == 0)
-        exec_server(device, path, pp[1]);
+        exec_server(argv, pp[1]);
     close(pp[1]);
     if (pid > 0)
         waitpid(pid, NULL, 0);

@@ -460,7 +460,7 @@ int sw_get_progress(const uint8_t *p, size_t n, struct sw_progress *pr, char *er
     pr->ahead = get_i32(&r, "ahead");
     if (done(&r))
         return -1;
-    if (pr->phase < GPU_PHASE_QUEUED || pr->phase > GPU_PHASE_MEASURING || pr->ahead < 0)
+    if (pr->phase < GPU_PHASE_QUEUED || pr->phase > GPU_PHASE_COUNTERS_BUSY || pr->ahead < 0)
         return bl_fail(err, en, "progress phase %d, %d ahead: not a progress", (int)pr->phase,
                        (int)pr->ahead);
     return 0;

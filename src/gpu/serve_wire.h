@@ -39,7 +39,8 @@ struct sw_hello {                 /* client -> server */
 
 struct sw_progress {
     uint64_t id;                  /* the client's request id */
-    int32_t phase;                /* GPU_PHASE_QUEUED, _WAITING (ahead > 0) or _MEASURING */
+    int32_t phase;                /* GPU_PHASE_QUEUED, _WAITING (ahead: before it), _MEASURING
+                                     or _COUNTERS_BUSY (the device's own phases, forwarded) */
     int32_t ahead;                /* requests the server measures before it */
 };
 

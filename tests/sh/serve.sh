@@ -94,6 +94,25 @@ if [ "$(stat_of e cache_s)" = 0 ]; then ok "BANKLAB_SERVE_CACHE=0 switches the c
 else bad "BANKLAB_SERVE_CACHE=0: cache_s $(stat_of e cache_s)"; fi
 stop e
 
+# ---- the counters paused for a profiler (--pause, SIGUSR1) ----
+serve p --fake-delay 5 --cache 0 || exit 1
+"$B" serve --pause 30 --socket "$tmp/p.sock" > "$tmp/p.out" 2>&1
+"$B" sim "$P" --gpu --json --server "$tmp/p.sock" > "$tmp/p1.json" 2> "$tmp/p1.err"
+"$B" serve --pause 0 --socket "$tmp/p.sock" >> "$tmp/p.out" 2>&1
+"$B" sim "$P" --gpu --json --server "$tmp/p.sock" > "$tmp/p2.json" 2> "$tmp/p2.err"
+kill -USR1 "$(cat "$tmp/p.pid")"
+sleep 0.3
+"$B" sim "$P" --gpu --json --server "$tmp/p.sock" > "$tmp/p3.json" 2> "$tmp/p3.err"
+if [ "$(json counters_busy < "$tmp/p1.json")" = True ] && [ "$(json wavefronts < "$tmp/p1.json")" = None ] &&
+   grep -q 'counters paused for a profiler' "$tmp/p1.json" && [ "$(json clk_per_access < "$tmp/p1.json")" != None ] &&
+   [ "$(json wavefronts < "$tmp/p2.json")" = 1 ] && [ "$(json counters_busy < "$tmp/p3.json")" = True ] &&
+   [ "$(stat_of p pause_left_s)" -gt 50 ]; then
+    ok "--pause 30: timing only, counters busy and why; --pause 0: counters back; SIGUSR1 pauses"
+else
+    bad "pause: $(cat "$tmp/p.out") | $(cat "$tmp/p1.json" | head -c 300) | $(json wavefronts < "$tmp/p2.json")"
+fi
+stop p
+
 # ---- bad requests ----
 serve b --fake-delay 5 || exit 1
 if python3 "$here/serve_wire.py" bad "$tmp/b.sock" > "$tmp/bad.out" 2>&1; then
