@@ -25,6 +25,9 @@
 # exit 77, without), python3 and nvidia-smi. Env: BANKLAB, CLASS_STEPS (20), CLASS_DEVICE (0).
 set -u
 STEPS=${CLASS_STEPS:-20}
+# the old form: classroom.sh N (a class of N without the cache), CLASS_NCU=1 (only ncu)
+[ $# -ge 1 ] && CLASS_N_NOCACHE=${CLASS_N_NOCACHE:-$1}
+[ "${CLASS_NCU:-0}" = 1 ] && CLASS_PARTS=${CLASS_PARTS:-alone ncu}
 DEV=${CLASS_DEVICE:-0}
 MAX=${CLASS_MAX_S:-150}
 PARTS=${CLASS_PARTS:-alone nocache cache ncu kill kernel none}
