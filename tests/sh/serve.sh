@@ -6,7 +6,8 @@
 # killed with SIGKILL (an explicit --server restarted by hand, and the default socket that the
 # client restarts itself), 16 clients starting at once start one server, and a client of
 # another Unix user served like the owner's. The raw frames come from serve_wire.py (written
-# from the format, not from banklab's code). Env: BANKLAB (default build/banklab).
+# from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
+# set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
 set -u
 B=${BANKLAB:-build/banklab}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
@@ -210,6 +211,41 @@ else
     for p in $spid3; do kill "$p" 2>/dev/null; done
 fi
 unset BANKLAB_SERVE_FAKE
+
+# ---- the server and the client under ASan+UBSan (make test's asan build) ----
+A=${ASAN_BANKLAB:-}
+case $A in ""|/*) ;; *) A=$PWD/$A ;; esac
+if [ -n "$A" ] && [ -x "$A" ]; then
+    "$A" serve --fake --fake-delay 5 --socket "$tmp/z.sock" 2> "$tmp/z.err" &
+    zp=$!
+    pids="$pids $zp"
+    i=0
+    while [ ! -S "$tmp/z.sock" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+    python3 "$here/serve_wire.py" bad "$tmp/z.sock" > "$tmp/zbad.out" 2>&1
+    zb=$?
+    python3 "$here/serve_wire.py" merge "$tmp/z.sock" 4 > "$tmp/zmerge.out" 2>&1
+    zm=$?
+    { echo "$P"; sleep 1; echo '__shared__ float s[1024]; s[lane * 5]'; } |
+        "$A" sim --gpu --json --script - --server "$tmp/z.sock" > "$tmp/z.jsonl" 2> "$tmp/zc.err" &
+    cl=$!
+    sleep 0.5
+    kill -TERM "$zp"; wait "$zp"; zrc=$?
+    "$A" serve --fake --fake-delay 5 --socket "$tmp/z.sock" 2>> "$tmp/z.err" &
+    zp=$!
+    pids="$pids $zp"
+    wait $cl
+    zc=$?
+    kill -TERM "$zp"; wait "$zp"; zrc2=$?
+    n=$(grep -c '"status":"ok"' "$tmp/z.jsonl")
+    if [ $zb = 0 ] && [ $zm = 0 ] && [ $zrc = 0 ] && [ $zrc2 = 0 ] && [ $zc = 0 ] && [ "$n" = 2 ] &&
+       ! grep -q "Sanitizer\|runtime error" "$tmp/z.err" "$tmp/zc.err"; then
+        ok "under ASan+UBSan: bad requests, merging, a server stopped and started under a client: clean"
+    else
+        bad "under ASan+UBSan: bad $zb merge $zm server exits $zrc/$zrc2 client $zc, $n of 2: $(grep -h -m3 "Sanitizer\|runtime error" "$tmp/z.err" "$tmp/zc.err")"
+    fi
+else
+    echo "skip the ASan+UBSan run: no ASAN_BANKLAB (make test sets it)"
+fi
 
 # ---- a client without a server says so (no hang) ----
 "$B" sim "$P" --gpu --server "$tmp/none.sock" > "$tmp/none.out" 2>&1
