@@ -4,7 +4,7 @@
 # request, the cache and its age (and --cache 0), malformed and oversized requests (an error
 # reply, that client dropped, the others served), a client reconnecting after the server is
 # killed with SIGKILL (an explicit --server restarted by hand, and the default socket that the
-# client restarts itself), 16 clients starting at once start one server, and a client of
+# client restarts itself), 64 clients starting at once start one server, and a client of
 # another Unix user served like the owner's. The raw frames come from serve_wire.py (written
 # from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
 # set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
@@ -146,7 +146,7 @@ stop k
 export BANKLAB_SERVE_FAKE=1
 dsock="$BANKLAB_LOCK_DIR/banklab-serve/gpu-fake.sock"
 i=0
-while [ $i -lt 16 ]; do
+while [ $i -lt 64 ]; do
     "$B" sim "$P" --gpu --json > "$tmp/d$i.json" 2>&1 &
     pids="$pids $!"
     i=$((i + 1))
@@ -155,10 +155,10 @@ for p in $pids; do wait "$p"; done
 pids=
 spid=$(pgrep -f "banklab serve --device 0 --idle 600 --socket $dsock" | tr '\n' ' ')
 nok=$(cat "$tmp"/d*.json | grep -c '"status":"ok"')
-if [ "$nok" = 16 ] && [ "$(echo $spid | wc -w)" = 1 ] && [ -S "$dsock" ]; then
-    ok "16 clients at once started one server ($dsock), 16 answered"
+if [ "$nok" = 64 ] && [ "$(echo $spid | wc -w)" = 1 ] && [ -S "$dsock" ]; then
+    ok "64 clients at once started one server ($dsock), 64 answered"
 else
-    bad "16 clients at once: $nok answered, servers: '$spid'"
+    bad "64 clients at once: $nok answered, servers: '$spid'"
 fi
 for p in $spid; do echo "$p" > "$tmp/auto.pid"; done
 { echo "$P"; sleep 1; echo '__shared__ float s[1024]; s[lane * 9]'; } |
