@@ -176,6 +176,11 @@ def bad(path):
     good = f is not None and result(f[1])[1] == 0
     print("%s a good request after the bad ones" % ("ok  " if good else "FAIL"))
     fails += not good
+    c.send(request(32, kind=1, case="row_col", params=[("PAD", 1), ("COL", 1)], mask=0))
+    f = c.read(RESULT)
+    good = f is not None and result(f[1])[1] == 0
+    print("%s a case kernel's request (row_col, PAD=1, the alias COL=1)" % ("ok  " if good else "FAIL"))
+    fails += not good
     big = Conn(path)
     big.hello()
     big.send(frame(REQUEST, b"", length=100000) + b"x" * 1000)
