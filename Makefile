@@ -43,6 +43,8 @@ ifeq ($(CI),true)
 endif
 
 SHARE_DIR := $(PREFIX)/share/banklab
+# the systemd unit of `banklab serve` (assets/banklab-serve@.service)
+SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
 
 CFLAGS_STD   = -std=c11 -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700
 CFLAGS_WARN  = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
@@ -266,9 +268,14 @@ install: $(BIN)
 	install -m 644 lessons/*.json $(DESTDIR)$(SHARE_DIR)/lessons/
 	cp -R assets/. $(DESTDIR)$(SHARE_DIR)/assets/
 	install -m 644 assets/banklab.1 $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
+	install -d $(DESTDIR)$(SYSTEMD_DIR)
+	sed 's|@BINDIR@|$(PREFIX)/bin|g' assets/banklab-serve@.service > $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
+	chmod 644 $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
+	@echo "  the GPU server of device N for every user: systemctl daemon-reload && systemctl enable --now banklab-serve@N"
 
 uninstall:
-	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1
+	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1 \
+	  $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
 
 # A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 (and, for
 # test_gpu, libcmocka.so.0) beside the binary (found where the compiler's linker finds them,

@@ -88,3 +88,22 @@ void cli_put_clean(FILE *f, const char *s, int lines)
     fputs(lines ? bl_clean_lines(buf, n, s) : bl_clean(buf, n, s), f);
     free(buf);
 }
+
+int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **server,
+                   int *no_server)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--no-server")) {
+        *no_server = 1;
+        return 1;
+    }
+    if (strcmp(a, "--server"))
+        return 0;
+    if (*i + 1 >= argc || !argv[*i + 1][0]) {
+        fprintf(stderr, "banklab%s%s: --server takes the path of a GPU server's socket\n",
+                cmd ? " " : "", cmd ? cmd : "");
+        return -1;
+    }
+    *server = argv[++*i];
+    return 1;
+}

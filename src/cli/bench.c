@@ -25,7 +25,8 @@ struct bench_row {
 };
 
 struct bench_opts {
-    int json, csv, quick, device;
+    int json, csv, quick, device, no_server;
+    const char *server;
 };
 
 struct bench {
@@ -40,19 +41,24 @@ struct bench {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick]\n"
+    fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick] [--server SOCKET | --no-server]\n"
                "  GPU measurements vs the bank model: a stride sweep of every width (time per\n"
                "  warp access, slowdown against the conflict-free access), the copy ceiling and\n"
                "  the transposes as a share of it, the case kernels.\n"
                "  --json writes the recording format (docs/gpu.md) that --replay reads.\n"
-               "  --quick: fewer strides, no case kernels.\n");
+               "  --quick: fewer strides, no case kernels.\n"
+               "  --server SOCKET: ask the GPU server there (banklab serve; also BANKLAB_SERVER);\n"
+               "  by default the device's own server. --no-server: measure in this process.\n");
 }
 
 static int parse_args(int argc, char **argv, struct bench_opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
+    for (int i = 1, r; i < argc; i++) {
+        if ((r = cli_server_arg("bench", argc, argv, &i, &o->server, &o->no_server))) {
+            if (r < 0)
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--json"))
             o->json = 1;
         else if (!strcmp(argv[i], "--csv"))
             o->csv = 1;
@@ -459,7 +465,7 @@ int cmd_bench(int argc, char **argv)
     int rc = parse_args(argc, argv, &B.o);
     if (rc)
         return rc < 0 ? 0 : rc;
-    struct gpu *g = gpu_open(B.o.device, &B.info);
+    struct gpu *g = gpu_open_auto(B.o.device, B.o.server, B.o.no_server, &B.info);
     if (!g) {
         fprintf(stderr, "banklab bench: out of memory\n");
         return EXIT_USAGE;

@@ -23,6 +23,13 @@ int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved 
 int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
 int cmd_kernel(int argc, char **argv);   /* kernel.c: measure a learner's .cu file per line */
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
+int cmd_serve(int argc, char **argv);    /* serve.c: the GPU server and its controls */
+
+/* cli_server_arg (args.c): argv[*i] is --server SOCKET or --no-server: stored in *server /
+ * *no_server (and *i moved past the value). 1 when taken, 0 when argv[*i] is another option,
+ * -1 after a message (a missing value). */
+int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **server,
+                   int *no_server);
 
 /* Largest device index --device accepts. */
 #define CLI_DEVICE_MAX 63

@@ -77,6 +77,8 @@ static void usage(FILE *f)
             "  --tries N        tries per task, 1..20 (default 3)\n"
             "  --no-gpu         grade with the model only\n"
             "  --device N       CUDA device (default 0)\n"
+            "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER)\n"
+            "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
             "  --replay FILE    grade against counters recorded by bench/verify --json\n"
             "  --no-save        do not record the results in the saved progress\n"
             "  -h, --help       this help\n"
@@ -711,8 +713,8 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 
 /* The command line besides the answers (which go into the lab). */
 struct lab_opts {
-    const char *file, *replay;
-    int no_gpu, device, save;
+    const char *file, *replay, *server;
+    int no_gpu, device, save, no_server;
 };
 
 /* Reads the options into lab and o. Returns 0, 1 after --help, or EXIT_USAGE after a
@@ -726,6 +728,9 @@ static int parse_options(int argc, char **argv, struct lab *lab, struct lab_opts
             return 1;
         } else if (!strcmp(a, "--no-gpu")) {
             o->no_gpu = 1;
+        } else if (!strcmp(a, "--server") || !strcmp(a, "--no-server")) {
+            if (cli_server_arg("lab", argc, argv, &i, &o->server, &o->no_server) < 0)
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--no-save")) {
             o->save = 0;
         } else if (!strcmp(a, "--answers") || !strcmp(a, "--lang") || !strcmp(a, "--tries") ||
@@ -906,7 +911,7 @@ int cmd_lab(int argc, char **argv)
         return rc;
     }
     if (!o.replay && !o.no_gpu)
-        lab.gpu = gpu_open(o.device, &lab.info);
+        lab.gpu = gpu_open_auto(o.device, o.server, o.no_server, &lab.info);
     char ppath[4096];
     struct progress *prog = lab.prog = open_progress(&o, ppath, sizeof ppath);
     setvbuf(stdout, NULL, _IOLBF, 0);

@@ -18,6 +18,7 @@ static const struct {
     {"lab", cmd_lab, "run a graded workshop lab and print a score"},
     {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
     {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
+    {"serve", cmd_serve, "the one measuring process of a GPU, for every banklab of the machine"},
 };
 
 static void usage(FILE *f)
@@ -43,6 +44,8 @@ static void usage(FILE *f)
             "  --no-color           no colours (also NO_COLOR=1); glyphs still mark conflicts\n"
             "  --replay FILE        show measurements recorded by bench/verify --json\n"
             "  --device N           use CUDA device N\n"
+            "  --server SOCKET      measure on the GPU server there (banklab serve)\n"
+            "  --no-server          measure in this process\n"
             "  --present            presenter mode for a projector (progress not shown or saved;\n"
             "                       --keep-progress uses it)\n"
             "  -h, --help           this help\n"

@@ -49,6 +49,9 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
     } else {
         fprintf(f, "  time per access: not measured\n");
     }
+    if (r->from_cache)
+        fprintf(f, "  measured on this GPU %.0f s ago (the GPU server's cache of repeats)\n",
+                r->cached_age_s);
     if (run)
         fprintf(f, "  waited %.2f s for the GPU's turn; %.2f s from request to numbers\n",
                 r->wait_ms / 1e3, run->request_ms / 1e3);
@@ -85,6 +88,8 @@ void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access
     fputs(",\"error\":", f);
     json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->error);
     fprintf(f, ",\"counters_busy\":%s", r->counters_busy ? "true" : "false");
+    fprintf(f, ",\"from_server\":%s", r->from_server ? "true" : "false");
+    num_or_null(f, "cache_age_s", r->from_cache, r->cached_age_s);
     if (run) {
         fprintf(f, ",\"wait_ms\":%.3f,\"request_ms\":%.3f,\"open_ms\":%.3f,\"lock\":", r->wait_ms,
                 run->request_ms, run->open_ms);

@@ -32,7 +32,8 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
 /* measured_json: "measured":{...} (no surrounding braces or comma): status ("ok",
  * "not-recorded", "unavailable", "failed", ...), wavefronts, conflicts, ns_per_access,
  * clk_per_access, ref_ns_per_access, slowdown (numbers or null), source, provenance, error,
- * counters_busy (another profiler held the counters), and with run also wait_ms (the wait
+ * counters_busy (another profiler held the counters), from_server (a GPU server answered),
+ * cache_age_s (its cache answered: seconds since it measured this; else null), and with run also wait_ms (the wait
  * for the GPU's turn), request_ms, open_ms and lock. */
 void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run);

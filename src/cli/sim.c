@@ -359,7 +359,7 @@ struct sim_meter {
 static int meter_open(const struct sim_args *a, struct sim_meter *mt)
 {
     double t0 = now_ms();
-    mt->g = a->replay ? cli_open_replay("sim", a->replay, &mt->info) : gpu_open(a->device, &mt->info);
+    mt->g = a->replay ? cli_open_replay("sim", a->replay, &mt->info) : gpu_open_auto(a->device, a->server, a->no_server, &mt->info);
     if (!mt->g) {
         if (!a->replay)
             fprintf(stderr, "banklab sim: out of memory\n");

@@ -24,6 +24,8 @@ struct sim_args {
     int json, ascii, no_color, lanes, cols;
     const char *svg;
     int gpu, device, device_set;             /* --gpu, --device N */
+    const char *server;                      /* --server SOCKET: a GPU server to ask */
+    int no_server;                           /* --no-server: measure in this process */
     const char *replay;                      /* --replay FILE */
     const char *script;                      /* --script FILE: a pattern a line, "-" stdin */
 };

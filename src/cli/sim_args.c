@@ -16,7 +16,7 @@ void sim_short_usage(FILE *f)
           "       banklab sim --offsets LIST [--width 1|2|4|8|16] [--store] [--mask HEX]\n"
           "                  [OUTPUT OPTIONS]\n"
           "output options: --json --ascii --no-color --lanes --columns N --svg FILE\n"
-          "measure it:     --gpu [--device N] | --replay FILE\n"
+          "measure it:     --gpu [--device N] [--server SOCKET | --no-server] | --replay FILE\n"
           "many patterns:  --script FILE (one pattern a line; - reads stdin)\n"
           "banklab sim --help explains everything, with examples.\n",
           f);
@@ -72,6 +72,11 @@ static void help_options(FILE *f)
         "                       one warp, the time of one warp access with every SM busy;\n"
         "                       it waits its turn while other banklab processes measure\n"
         "  --device N           which GPU (default 0)\n"
+        "  --server SOCKET      ask the GPU server listening there (banklab serve; also\n"
+        "                       BANKLAB_SERVER; a laptop reaches a class server through\n"
+        "                       ssh -L); by default the device's own server, started\n"
+        "                       when none runs\n"
+        "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
         "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
         "                       --json; the shipped one is assets/h200-recording.json)\n"
         "  --script FILE        many patterns, one a line (- reads stdin; blank lines and\n"
@@ -303,6 +308,8 @@ static int check_args(const struct sim_args *a)
         return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
     if (a->device_set && !a->gpu)
         return usage_error("--device picks the GPU of --gpu%s", "");
+    if ((a->server || a->no_server) && !a->gpu)
+        return usage_error("--server and --no-server say where --gpu measures%s", "");
     if (a->script && (a->pattern || a->have_offsets))
         return usage_error("--script gives the patterns, one a line: no PATTERN or --offsets "
                            "beside it%s", "");
@@ -447,6 +454,9 @@ int sim_parse_args(int argc, char **argv, struct sim_args *a)
             if (!v || !*v)
                 return usage_error("--replay wants a recording file%s", "");
             a->replay = v;
+        } else if ((m = cli_server_arg("sim", argc, argv, &i, &a->server, &a->no_server))) {
+            if (m < 0)
+                return EXIT_USAGE;
         } else if ((v = opt_value(argc, argv, &i, "--device", &m)) || m) {
             long long d;
             if (cli_int_arg("sim", "--device", v, 0, CLI_DEVICE_MAX, &d))

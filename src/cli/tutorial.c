@@ -36,6 +36,9 @@ static void usage(FILE *f)
             "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
             "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
             "  --device N           use CUDA device N (default 0)\n"
+            "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
+            "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
+            "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
             "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
             "  --present            presenter mode: large cells, key sentences, e reveals;\n"
             "                       starts clean: saved progress is neither shown nor changed\n"
@@ -146,6 +149,9 @@ int cmd_tutorial(int argc, char **argv)
         } else if (!strcmp(a, "--device")) {
             if (int_arg(a, v, 0, CLI_DEVICE_MAX, &device)) return EXIT_USAGE;
             i++;
+        } else if (!strcmp(a, "--server") || !strcmp(a, "--no-server")) {
+            if (cli_server_arg(NULL, argc, argv, &i, &o.server, &o.no_server) < 0)
+                return EXIT_USAGE;
         } else if (!strcmp(a, "--replay")) {
             if (!v) { fprintf(stderr, "banklab: --replay needs a file\n"); return EXIT_USAGE; }
             replay = v;

@@ -268,12 +268,16 @@ static void case_line(const struct vitem *it)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: banklab verify [--json] [--timing] [--lessons DIR] [--device N]\n"
+               "                      [--server SOCKET | --no-server]\n"
                "  Runs every lesson access (every parameter setting, type, warp and access of\n"
                "  every scene) and the 63 H200 reference cases on the GPU and compares the bank\n"
                "  model with the hardware counters; case-kernel scenes also run their kernel at\n"
                "  every setting, checked against a CPU reference.\n"
                "  --timing  also time each access (time per access, slowdown): for recordings\n"
                "  --json    write the recording format (docs/gpu.md) that --replay reads\n"
+               "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER;\n"
+               "            default: the device's own server, started when none runs)\n"
+               "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
                "Exit status: 0 every access agrees and every case output is right; 1 model\n"
                "and counters differ somewhere, or a case kernel's output is wrong; 4 nothing\n"
                "differs, but some accesses or case runs could not be measured (counters busy\n"
@@ -282,22 +286,25 @@ static void usage(FILE *f)
 }
 
 struct vopts {
-    int json, timing, device;
-    const char *lessons;
+    int json, timing, device, no_server;
+    const char *lessons, *server;
 };
 
 /* Options into o: 0, -1 after --help, or the exit status of a usage error. */
 static int parse_args(int argc, char **argv, struct vopts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
+    for (int i = 1, r; i < argc; i++) {
         if (!strcmp(argv[i], "--json"))
             o->json = 1;
         else if (!strcmp(argv[i], "--timing"))
             o->timing = 1;
         else if (!strcmp(argv[i], "--lessons") && i + 1 < argc)
             o->lessons = argv[++i];
-        else if (!strcmp(argv[i], "--device")) {
+        else if ((r = cli_server_arg("verify", argc, argv, &i, &o->server, &o->no_server))) {
+            if (r < 0)
+                return EXIT_USAGE;
+        } else if (!strcmp(argv[i], "--device")) {
             long long v;
             if (cli_int_arg("verify", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
                             &v))
@@ -388,9 +395,9 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
 }
 
 /* The GPU, or NULL after one line (*rc: EXIT_NOGPU, or EXIT_USAGE when out of memory). */
-static struct gpu *open_gpu(int device, struct gpu_info *info, int *rc)
+static struct gpu *open_gpu(const struct vopts *o, struct gpu_info *info, int *rc)
 {
-    struct gpu *g = gpu_open(device, info);
+    struct gpu *g = gpu_open_auto(o->device, o->server, o->no_server, info);
     *rc = g ? EXIT_NOGPU : EXIT_USAGE;
     if (!g)
         fprintf(stderr, "banklab verify: out of memory\n");
@@ -552,7 +559,7 @@ int cmd_verify(int argc, char **argv)
     if (!rc)
         rc = collect_reference(&L, &cases, &ncases, cpath, sizeof cpath);
     struct gpu_info info;
-    struct gpu *g = rc ? NULL : open_gpu(o.device, &info, &rc);
+    struct gpu *g = rc ? NULL : open_gpu(&o, &info, &rc);
     if (!g) {
         free(cases);
         vlist_free(&L);

@@ -70,6 +70,8 @@ static void nap_us(long us)
     }
 }
 
+static void owner_note(int dfd, const char *name, char *buf, size_t n);
+
 /* ---- the directory ---- */
 
 /* Why dfd (at path) is not a safe place for lock files, or NULL. private_ok: a directory of
@@ -133,6 +135,51 @@ int devlock_dir(char *buf, size_t n, char *err, size_t errsize)
     int dfd;
     if (open_dir(&dfd, buf, n, err, errsize))
         return -1;
+    close(dfd);
+    return 0;
+}
+
+int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t errsize)
+{
+    char parent[DL_PATH_MAX - 64];
+    int dfd;
+    if (open_dir(&dfd, parent, sizeof parent, err, errsize))
+        return -1;
+    bl_fmt(buf, n, "%s/%s", parent, name);
+    if (mkdirat(dfd, name, 0700) == 0) {
+        /* ours and private until it has its final mode: nobody saw it half made */
+        int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+        if (fd < 0 || fchmod(fd, 01777)) {
+            bl_fmt(err, errsize, "%s: %s", buf, strerror(errno));
+            if (fd >= 0)
+                close(fd);
+            close(dfd);
+            return -1;
+        }
+        close(fd);
+    } else if (errno != EEXIST) {
+        bl_fmt(err, errsize, "cannot make %s: %s", buf, strerror(errno));
+        close(dfd);
+        return -1;
+    }
+    struct stat st;
+    char owner[128];
+    const char *problem = NULL;
+    if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
+        problem = strerror(errno);
+    else if (S_ISLNK(st.st_mode))
+        problem = "a symbolic link (not followed)";
+    else if (!S_ISDIR(st.st_mode))
+        problem = "not a directory";
+    else if ((st.st_mode & 07777) != 01777 &&
+             !(st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH))))
+        problem = "neither shared with the sticky bit (mode 1777) nor private to you";
+    if (problem) {
+        owner_note(dfd, name, owner, sizeof owner);
+        bl_fmt(err, errsize, "%s: %s%s; remove it or set BANKLAB_LOCK_DIR", buf, problem, owner);
+        close(dfd);
+        return -1;
+    }
     close(dfd);
     return 0;
 }

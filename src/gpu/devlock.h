@@ -36,6 +36,13 @@ struct devlock;
  * path in buf, or -1 with one line in err. */
 int devlock_dir(char *buf, size_t n, char *err, size_t errsize);
 
+/* devlock_share_dir: the directory `name` (e.g. "banklab-serve") inside devlock_dir's, made
+ * when missing as a shared sticky directory (mode 1777 whatever the umask) and checked (lstat:
+ * a directory, not a link; mode 1777, or owned by this user and writable by nobody else; its
+ * owner named when refused). For files every user of the machine shares (the GPU server's
+ * sockets). Returns 0 with the path in buf, or -1 with one line in err. */
+int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t errsize);
+
 /* devlock_open: the lock named `key` (letters, digits, '-' and '_', at most 96 characters, e.g.
  * "GPU-5b1e0c4a-..." from devlock_key), created when missing. Never blocks for long and never
  * follows a symbolic link; refuses a file that is not a banklab lock (a link, a directory, a

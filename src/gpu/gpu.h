@@ -93,6 +93,11 @@ struct gpu_result {
     int counters_busy;            /* counters missing because another profiler held them:
                                      a later request may have them (not recorded) */
     double wait_ms;               /* time waiting for the device's turn (not recorded) */
+    /* answered by a GPU server (`banklab serve`, serve_client.c; not recorded) */
+    int from_server;              /* 1: measured by the server of the device, not this process */
+    int from_cache;               /* 1: the server's cache answered: measured earlier for the
+                                     same request (of any client), cached_age_s ago */
+    double cached_age_s;          /* seconds since it was measured (0 when not from_cache) */
 };
 
 /* What a handle is doing with its oldest unfinished request (gpu_progress). */
@@ -102,6 +107,7 @@ enum gpu_phase {
     GPU_PHASE_WAITING = 2,        /* waiting for its turn: other processes measure the device */
     GPU_PHASE_MEASURING = 3,      /* running on the device */
     GPU_PHASE_COUNTERS_BUSY = 4,  /* another profiler holds the counters: trying again */
+    GPU_PHASE_RECONNECTING = 5,   /* the GPU server went away: reconnecting (and resending) */
 };
 
 struct gpu_progress {
@@ -117,6 +123,23 @@ struct gpu;
  * and usable, else none). Always returns a handle (NULL only when out of memory); info tells
  * what answers. Starts the worker thread when a device is there. */
 struct gpu *gpu_open(int device, struct gpu_info *info);
+
+/* gpu_open_server: a client of the GPU server (`banklab serve`) listening on the Unix socket
+ * at path: requests go to it and its results come back (serve_client.c; no CUDA in this
+ * process, no GPU memory). device is only told to the server. Waits at most a few seconds for
+ * the server's hello; when none answers, the handle is unavailable and info.reason says why.
+ * A server that goes away later is reconnected to and the unanswered requests are sent again
+ * (gpu_progress: GPU_PHASE_RECONNECTING); after 30 s without a server they fail. */
+struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info);
+
+/* gpu_open_auto: what every banklab command but `banklab kernel` and `banklab serve` opens.
+ * server (or $BANKLAB_SERVER when server is NULL or ""): a client of that socket. no_server
+ * (or $BANKLAB_NO_SERVER=1): gpu_open, the runner in this process. Else the default socket of
+ * device (the directory of serve_dir, named after the GPU's UUID); when no server answers
+ * there, one is started (`banklab serve --device N --idle 600`, detached; one for many
+ * clients starting at once) and reconnected to if it dies. Without a CUDA driver or device:
+ * gpu_open (the reason of today). Returns NULL only when out of memory. */
+struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info);
 
 /* A recorded measurement: the request it answers and the result. Files of these are written by
  * `banklab bench/verify --json` and read by src/store/recording.c (the JSON side lives there,

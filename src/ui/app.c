@@ -242,7 +242,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         ui_push(a, UI_KERNEL);        /* banklab FILE.cu: the kernel view over the tutorial */
     draw(a);
     if (!gpu)
-        req_hub_open(&a->hub, opt->device);   /* after the first frame: CUDA takes a while */
+        req_hub_open(&a->hub, opt->device, opt->server, opt->no_server);   /* after the first frame: CUDA takes a while */
     if (a->timing) {
         fprintf(a->timing, "first_frame_ms %.3f\nlessons_ms %.3f\n",
                 (ui_now() - opt->t_start) * 1e3, t_load * 1e3);

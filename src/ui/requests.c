@@ -9,10 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* gpu_open on a thread: the first frame and the keys do not wait for CUDA's start-up */
+/* gpu_open_auto on a thread: the first frame and the keys do not wait for CUDA's start-up */
 struct opener {
     pthread_t thread;
-    int device;
+    int device, no_server;
+    const char *server;
     struct gpu *gpu;
     struct gpu_info info;
     atomic_int done;
@@ -21,7 +22,7 @@ struct opener {
 static void *opener_main(void *arg)
 {
     struct opener *o = arg;
-    o->gpu = gpu_open(o->device, &o->info);
+    o->gpu = gpu_open_auto(o->device, o->server, o->no_server, &o->info);
     atomic_store(&o->done, 1);
     return NULL;
 }
@@ -37,7 +38,7 @@ void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *inf
     h->unopened = !gpu;
 }
 
-int req_hub_open(struct req_hub *h, int device)
+int req_hub_open(struct req_hub *h, int device, const char *server, int no_server)
 {
     struct opener *o = calloc(1, sizeof *o);
     h->unopened = 0;
@@ -46,6 +47,8 @@ int req_hub_open(struct req_hub *h, int device)
         return -1;
     }
     o->device = device;
+    o->server = server;
+    o->no_server = no_server;
     atomic_init(&o->done, 0);
     if (pthread_create(&o->thread, NULL, opener_main, o) != 0) {
         free(o);

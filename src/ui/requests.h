@@ -79,11 +79,12 @@ struct req_hub {
  * (copied; may be NULL). The caller keeps ownership of a gpu it passes. */
 void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *info);
 
-/* req_hub_open: open device `device` on a background thread (finding a device and creating a
+/* req_hub_open: open device `device` (gpu_open_auto: its GPU server, or server, or in this
+ * process with no_server) on a background thread (finding a device and creating a
  * context can take a second); until it answers req_hub_opening is 1 and questions wait. The
  * hub owns what it opens. Returns 0, or -1 when no thread could be started (the info's reason
  * says so). */
-int req_hub_open(struct req_hub *h, int device);
+int req_hub_open(struct req_hub *h, int device, const char *server, int no_server);
 
 /* req_hub_poll: take the runner's answers and the opener's result, route them, and send what
  * waits. Returns 1 when anything changed (a redraw is due), else 0. Never blocks. */

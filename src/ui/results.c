@@ -207,6 +207,8 @@ static void measured_panel(const struct app *a, const struct ui_scene *s, int w,
             form(&it[0], ui_str(a, UIS_WAITING_GPU), (int)pr->seconds, pr->ahead);
         else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_COUNTERS_BUSY)
             form(&it[0], ui_str(a, UIS_COUNTERS_BUSY), (int)pr->seconds);
+        else if (m->state == REQ_RUNNING && pr->phase == GPU_PHASE_RECONNECTING)
+            form(&it[0], ui_str(a, UIS_SERVE_RECONNECTING), (int)pr->seconds);
         else
             form(&it[0], "%s%s", ui_str(a, UIS_MEASURING), a->g->ellipsis);
         it[0].dim = 1;

@@ -18,6 +18,8 @@ struct ui_options {
     int keep_progress;         /* --keep-progress: presenter mode with the saved progress */
     double t_start;            /* CLOCK_MONOTONIC seconds when the program started (timing) */
     int device;                /* CUDA device to open in the background when gpu is NULL */
+    const char *server;        /* --server SOCKET: the GPU server to ask (gpu_open_auto) */
+    int no_server;             /* --no-server: measure in this process */
     const char *kernel_file;   /* banklab FILE.cu: start on the kernel view of this file */
     int kernel_nopts;          /* ... with these launch options (--arg n=1024 ...) */
     const char *const *kernel_opt, *const *kernel_val;

@@ -1,38 +1,97 @@
 #!/bin/sh
-# classroom.sh N: a class on one GPU server. N learners at once, each one process running a
-# scripted session of CLASS_STEPS (20) measurements through `banklab sim --gpu --json --script`
-# (the request the tutorial sends, timing on all SMs and counters on one warp, from a process
-# that keeps the GPU open as the tutorial does), after the same accesses measured alone. Reports how many learners got counters for every request, model vs
-# counter differences, p50/p95/max time from request to numbers (inside banklab, waiting for
-# the GPU's turn included; the whole command's time too) and each access's clk/request (the
-# time of one warp access, clk_per_access) in the class against the same access alone. Goals
-# (issue 12): every learner has counters for every request, 0 differences, p95 < 2 s,
-# clk/request within 3 % of alone. Learners do not pause between measurements (a class at its
-# busiest: every learner pressing a key the moment the last numbers arrive).
-# CLASS_NCU=1: meanwhile Nsight Compute profiles another process (`banklab bench --quick` with
-# its own lock directory, so it does not take turns: a profiler banklab does not know about).
-# Then the goals are: no differences, every request answered, and each one without counters
-# says the counters were busy.
-# Needs a GPU (SKIP, exit 77, without) and python3. Env: BANKLAB, CLASS_STEPS, CLASS_OUT (a
-# directory to keep the logs and the per-request table in), CLASS_SOLO (an earlier CLASS_OUT
-# whose measurements alone to reuse), CLASS_MAX_S (a learner's session is stopped after this
-# many seconds; the measurements it did not reach count as missing counters).
+# classroom.sh: a class on one GPU server (issue 21). One `banklab serve` measures the device;
+# every learner is one process, `banklab sim --gpu --json --script` (the request the tutorial
+# sends: timing on all SMs and counters on one warp, through gpu.h as the tutorial does), of
+# one of two Unix users made here (banklab-class1/2, useradd, when root), talking to the
+# server over its socket (the default one of the device, in a fresh lock directory). Learners
+# do not pause between measurements (a class at its busiest). Parts (CLASS_PARTS, in order):
+#   alone    every access once, one learner alone (the reference for clk/request)
+#   nocache  CLASS_N_NOCACHE (32) learners, the server's cache off (--cache 0)
+#   cache    CLASS_N_CACHE (64) learners, the cache on (--cache 60)
+#   ncu      CLASS_N_NCU (16) learners while Nsight Compute profiles another program (banklab
+#            bench --quick --no-server with a lock directory of its own: a profiler banklab
+#            does not know about) throughout; then one learner after ncu ended
+#   kill     CLASS_N_KILL (16) learners; the server is killed with SIGKILL after 3 s (the
+#            learners' clients start the next one themselves)
+#   kernel   CLASS_N_KERNEL (16) learners; `banklab kernel` on a seed kernel after 3 s, its
+#            per-line figures against the same run alone
+#   none     a client without a CUDA driver (CLASS_NONE_BANKLAB: a GPU=none build; else, as
+#            root, this binary with libcuda hidden in a mount namespace) with BANKLAB_SERVER
+# The device memory of the class is sampled (nvidia-smi --query-compute-apps) in every part.
+# Prints one summary table and the goals (docs/gpu.md, "A class on one server"); exit 1 when
+# a goal is not met. Logs and a per-request table in ${CLASS_OUT:-/tmp/class}. Every step
+# is bounded (CLASS_MAX_S per learner session, default 150 s); only processes this script
+# started (and the servers its learners started on its socket) are ended. Needs a GPU (SKIP,
+# exit 77, without), python3 and nvidia-smi. Env: BANKLAB, CLASS_STEPS (20), CLASS_DEVICE (0).
 set -u
-N=${1:-4}
 STEPS=${CLASS_STEPS:-20}
-NCU_MODE=${CLASS_NCU:-0}
+# the old form: classroom.sh N (a class of N without the cache), CLASS_NCU=1 (only ncu)
+[ $# -ge 1 ] && CLASS_N_NOCACHE=${CLASS_N_NOCACHE:-$1}
+[ "${CLASS_NCU:-0}" = 1 ] && CLASS_PARTS=${CLASS_PARTS:-alone ncu}
+DEV=${CLASS_DEVICE:-0}
+MAX=${CLASS_MAX_S:-150}
+PARTS=${CLASS_PARTS:-alone nocache cache ncu kill kernel none}
 B=${BANKLAB:-build/banklab}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 dir=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$dir/../.." && pwd)
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: classroom.sh needs python3"; exit 77; }
+out=${CLASS_OUT:-/tmp/class}
+mkdir -p "$out" && chmod 755 "$out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-class.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-out=${CLASS_OUT:-$tmp/out}
-mkdir -p "$out"
-# the sessions write into $out as they go (CLASS_OUT keeps what a run cut short had done)
+chmod 755 "$tmp"
+lock="$tmp/lock"
+mkdir -m 1777 "$lock"
+export BANKLAB_LOCK_DIR="$lock"
+unset BANKLAB_SERVER BANKLAB_NO_SERVER
+started=                                   # pids this script started (servers, samplers)
+groups=                                    # process groups it started (the ncu loop)
+sockdir="$lock/banklab-serve"
+cleanup() {
+    for g in $groups; do kill -TERM -- "-$g" 2>/dev/null; done
+    for p in $started; do kill "$p" 2>/dev/null; done
+    # servers our learners started on our socket (after a SIGKILL)
+    for p in $(pgrep -f -- "--socket $sockdir/" 2>/dev/null); do kill "$p" 2>/dev/null; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
 
-# The session: 20 accesses of the lessons' kinds (strides, padding, broadcast, 8/16 bytes,
-# stores, structs); learner i starts at access i, so different accesses run side by side.
+# CLASS_FAKE=1: the plumbing of this script without a GPU (banklab serve --fake: the model's
+# numbers; no memory samples, no ncu, no kernel): not a measurement
+FAKE=${CLASS_FAKE:-0}
+fake_arg=
+if [ "$FAKE" = 1 ]; then
+    fake_arg="--fake --fake-delay ${CLASS_FAKE_DELAY_MS:-5}"
+    echo "CLASS_FAKE=1: the fake device, no GPU: this checks the script, it measures nothing"
+else
+    "$B" sim '__shared__ float s[64]; s[lane]' --gpu --json --no-server > "$tmp/probe.json" 2> "$tmp/probe.err"
+    rc=$?
+    if [ $rc = 3 ] || [ $rc = 2 ]; then
+        echo "SKIP: no GPU: $(cat "$tmp/probe.err")"
+        exit 77
+    fi
+    command -v nvidia-smi >/dev/null 2>&1 || { echo "SKIP: classroom.sh needs nvidia-smi"; exit 77; }
+fi
+
+# the binary where every user can run it (a device bundle's libraries beside it)
+bin="$tmp/bin"
+mkdir -p "$bin"
+cp "$B" "$bin/banklab"
+for so in "$(dirname "$B")"/lib*.so*; do [ -f "$so" ] && cp "$so" "$bin/"; done
+chmod -R a+rX "$bin"
+BL="$bin/banklab"
+
+# two learners' users (root makes them); else every learner is this user
+U1=$(id -un) U2=$(id -un)
+if [ "$(id -u)" = 0 ] && command -v useradd >/dev/null 2>&1 && command -v runuser >/dev/null 2>&1; then
+    for u in banklab-class1 banklab-class2; do
+        id "$u" >/dev/null 2>&1 || useradd -M -r -s /usr/sbin/nologin "$u" 2>/dev/null
+    done
+    id banklab-class1 >/dev/null 2>&1 && id banklab-class2 >/dev/null 2>&1 && U1=banklab-class1 U2=banklab-class2
+fi
+[ "$U1" = "$U2" ] && echo "note: learners are all $(id -un) (making two users needs root, useradd and runuser)"
+
 cat > "$tmp/accesses" <<'EOF'
 __shared__ float s[1024]; s[lane]
 __shared__ float s[1024]; s[lane * 2]
@@ -55,180 +114,178 @@ __shared__ char c[4096]; c[lane * 4]
 __shared__ struct { float x, y, z; } p[256]; p[lane].x
 __shared__ float s[1024]; s[(lane % 2) * 32]
 EOF
+cp "$tmp/accesses" "$out/accesses"
 NACC=$(wc -l < "$tmp/accesses")
-
 ms_now() { echo $(( $(date +%s%N) / 1000000 )); }
 
-# session NAME FIRST COUNT: one process measuring COUNT accesses from access FIRST on (in turn,
-# wrapping) -> NAME.jsonl (a JSON object a measurement, "line" = step + 1), NAME.script (the
-# access of each step), and a line "name rc ms" in NAME.proc
+# as USER CMD...: CMD as that user, with the class's environment
+as() {
+    u=$1
+    shift
+    if [ "$u" = "$(id -un)" ]; then
+        env BANKLAB_LOCK_DIR="$lock" BANKLAB_SERVE_CACHE="$cache" BANKLAB_SERVE_FAKE="$FAKE" "$@"
+    else
+        runuser -u "$u" -- env BANKLAB_LOCK_DIR="$lock" BANKLAB_SERVE_CACHE="$cache" BANKLAB_SERVE_FAKE="$FAKE" "$@"
+    fi
+}
+
+# session NAME FIRST COUNT USER: one learner measuring COUNT accesses from access FIRST on ->
+# $pd/NAME.{script,jsonl,err} and "NAME rc ms user t0" in $pd/NAME.proc
 session() {
-    : > "$out/$1.script"
+    : > "$pd/$1.script"
     j=0
     while [ "$j" -lt "$3" ]; do
-        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$out/$1.script"
+        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$pd/$1.script"
         j=$((j + 1))
     done
     t0=$(ms_now)
-    if [ -n "${CLASS_MAX_S:-}" ]; then
-        timeout "$CLASS_MAX_S" "$B" sim --gpu --json --script "$out/$1.script" > "$out/$1.jsonl" 2> "$out/$1.err"
-    else
-        "$B" sim --gpu --json --script "$out/$1.script" > "$out/$1.jsonl" 2> "$out/$1.err"
-    fi
-    echo "$1 $? $(( $(ms_now) - t0 ))" > "$out/$1.proc"
+    as "$4" timeout "$MAX" "$BL" sim --gpu --json --script "$pd/$1.script" --device "$DEV" \
+        > "$pd/$1.jsonl" 2> "$pd/$1.err" < /dev/null
+    echo "$1 $? $(( $(ms_now) - t0 )) $4 $t0" > "$pd/$1.proc"
 }
 
-"$B" sim '__shared__ float s[64]; s[lane]' --gpu --json > "$tmp/probe.json" 2> "$tmp/probe.err"
-rc=$?
-if [ $rc = 3 ] || [ $rc = 2 ]; then
-    echo "SKIP: no GPU: $(cat "$tmp/probe.err")"
-    exit 77
-fi
+# class N: N learners at once (learner i: user U1 or U2 by turns, starting at access i)
+class() {
+    lp=
+    i=0
+    while [ $i -lt "$1" ]; do
+        if [ $((i % 2)) = 0 ]; then u=$U1; else u=$U2; fi
+        session "l$i" "$i" "$STEPS" "$u" &
+        lp="$lp $!"
+        i=$((i + 1))
+    done
+    for p in $lp; do wait "$p"; done
+}
 
-# alone: every access once, one process at a time (CLASS_SOLO: the out directory of an earlier
-# run on this machine to take them from)
-if [ -n "${CLASS_SOLO:-}" ] && [ -f "$CLASS_SOLO/solo.jsonl" ]; then
-    cp "$CLASS_SOLO"/solo.* "$out/"
-else
-    session solo 0 "$NACC"
-fi
+# server CACHE: the class's server (this script's user), listening before it returns
+server() {
+    # shellcheck disable=SC2086
+    BANKLAB_SERVE_FAKE=$FAKE "$BL" serve --device "$DEV" --cache "$1" $fake_arg > "$pd/server.log" 2>&1 &
+    spid=$!
+    started="$started $spid"
+    i=0
+    while ! ls "$sockdir"/gpu-*.sock >/dev/null 2>&1 && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    sock=$(ls "$sockdir"/gpu-*.sock 2>/dev/null | head -n 1)
+    [ -n "$sock" ] || { echo "FAIL: the server did not start: $(tail -n 3 "$pd/server.log")"; exit 1; }
+}
+server_stop() {
+    kill "$spid" 2>/dev/null
+    wait "$spid" 2>/dev/null
+    for p in $(pgrep -f -- "--socket $sockdir/" 2>/dev/null); do kill "$p" 2>/dev/null; done
+    i=0
+    while [ -n "$(pgrep -f -- "--socket $sockdir/")" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+    rm -f "$sockdir"/gpu-*.sock
+}
 
-ncu_pid=
-if [ "$NCU_MODE" = 1 ]; then
-    NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
-    mkdir -p "$tmp/otherlock"
-    # --clock-control none: ncu must not change the GPU's clocks
-    BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR="$tmp/otherlock" timeout 120 "$NCU" --clock-control none \
-        --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum -c 400 \
-        "$B" bench --quick > "$out/ncu.log" 2>&1 &
-    ncu_pid=$!
-    sleep 3                         # ncu is profiling before the class starts
-fi
+# the device memory of every compute process, twice a second, into $pd/mem.csv
+sampler() {
+    ( while :; do
+          timeout 5 nvidia-smi -i "$DEV" --query-compute-apps=pid,used_memory --format=csv,noheader,nounits \
+              2>/dev/null | sed "s/^/$(ms_now), /"
+          echo "$(ms_now), --"
+          sleep 0.5
+      done > "$pd/mem.csv" ) &
+    mpid=$!
+    started="$started $mpid"
+}
+sampler_stop() { kill "$mpid" 2>/dev/null; wait "$mpid" 2>/dev/null; }
 
-t0=$(ms_now)
-i=0
-pids=
-while [ $i -lt "$N" ]; do
-    session "l$i" "$i" "$STEPS" &
-    pids="$pids $!"
-    i=$((i + 1))
+# part NAME CACHE: a fresh directory, server and sampler for one part
+part() {
+    pd="$out/$1"
+    rm -rf "$pd"
+    mkdir -p "$pd"
+    chmod 777 "$pd"
+    cache=$2
+    echo "== $1"
+    server "$2"
+    sampler
+    echo "$(ms_now)" > "$pd/t_start"
+}
+part_end() {
+    echo "$(ms_now)" > "$pd/t_end"
+    sampler_stop
+    server_stop
+    cp "$tmp/accesses" "$pd/accesses"
+}
+
+for p in $PARTS; do
+    case $p in
+    alone)
+        part alone 0
+        session solo 0 "$NACC" "$U1"
+        part_end ;;
+    nocache)
+        part nocache 0
+        class "${CLASS_N_NOCACHE:-32}"
+        part_end ;;
+    cache)
+        part cache 60
+        class "${CLASS_N_CACHE:-64}"
+        part_end ;;
+    ncu)
+        part ncu 0
+        NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
+        mkdir -p "$tmp/otherlock"
+        # --clock-control none: ncu must not change the GPU's clocks; again and again until
+        # the class is done
+        setsid sh -c "while :; do BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR='$tmp/otherlock' timeout 120 \
+            '$NCU' --clock-control none --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum \
+            '$BL' bench --quick --no-server; done" > "$pd/ncu.log" 2>&1 &
+        ng=$!
+        groups="$groups $ng"
+        sleep 5                     # ncu is profiling before the class starts
+        class "${CLASS_N_NCU:-16}"
+        kill -TERM -- "-$ng" 2>/dev/null
+        i=0
+        while kill -0 -- "-$ng" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        kill -KILL -- "-$ng" 2>/dev/null
+        echo "$(ms_now)" > "$pd/t_ncu_end"
+        grep -c "^==PROF== Profiling" "$pd/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
+        session after 0 3 "$U1"
+        part_end ;;
+    kill)
+        part kill 0
+        ( sleep 3; kill -9 "$spid" 2>/dev/null; echo "$(ms_now)" > "$pd/t_kill" ) &
+        kp=$!
+        class "${CLASS_N_KILL:-16}"
+        wait $kp
+        pgrep -a -f -- "--socket $sockdir/" > "$pd/servers_after" 2>/dev/null
+        part_end ;;
+    kernel)
+        part kernel 0
+        K="$root/assets/kernels/transpose_seed.cu"
+        # as this script's user: reading the SASS counters may be for administrators only
+        me=$(id -un)
+        as "$me" timeout 120 "$BL" kernel "$K" --json --device "$DEV" > "$pd/kernel_alone.json" 2> "$pd/kernel_alone.err"
+        echo "$?" > "$pd/kernel_alone.rc"
+        ( sleep 3; as "$me" timeout 120 "$BL" kernel "$K" --json --device "$DEV" > "$pd/kernel_class.json" \
+              2> "$pd/kernel_class.err"; echo "$?" > "$pd/kernel_class.rc" ) &
+        kp=$!
+        class "${CLASS_N_KERNEL:-16}"
+        wait $kp
+        part_end ;;
+    none)
+        part none 0
+        P='__shared__ float s[1024]; s[lane * 2]'
+        if [ -n "${CLASS_NONE_BANKLAB:-}" ]; then
+            how="a GPU=none build ($CLASS_NONE_BANKLAB)"
+            timeout 60 "$CLASS_NONE_BANKLAB" sim "$P" --gpu --json --no-server > "$pd/nodriver.json" 2> "$pd/nodriver.err"
+            BANKLAB_SERVER="$sock" timeout 60 "$CLASS_NONE_BANKLAB" sim "$P" --gpu --json > "$pd/client.json" 2> "$pd/client.err"
+        elif [ "$(id -u)" = 0 ] && command -v unshare >/dev/null 2>&1; then
+            libs=$(ldconfig -p 2>/dev/null | sed -n 's/.*libcuda\.so\.1 .*=> //p' | tr '\n' ' ')
+            how="this build with libcuda hidden (a mount namespace binds /dev/null over: $libs)"
+            hide=
+            for l in $libs; do hide="$hide mount --bind /dev/null $(readlink -f "$l");"; done
+            timeout 60 unshare -m sh -c "$hide \"$BL\" sim '$P' --gpu --json --no-server" > "$pd/nodriver.json" 2> "$pd/nodriver.err"
+            timeout 60 unshare -m sh -c "$hide BANKLAB_SERVER='$sock' \"$BL\" sim '$P' --gpu --json" > "$pd/client.json" 2> "$pd/client.err"
+        else
+            how="skipped: set CLASS_NONE_BANKLAB to a GPU=none build (or run as root)"
+        fi
+        echo "$how" > "$pd/how"
+        part_end ;;
+    *) echo "classroom.sh: unknown part '$p'"; exit 2 ;;
+    esac
 done
-for p in $pids; do
-    wait "$p"
-done
-wall=$(( $(ms_now) - t0 ))
-if [ -n "$ncu_pid" ]; then
-    kill "$ncu_pid" 2>/dev/null
-    wait "$ncu_pid" 2>/dev/null
-    grep -c "^==PROF== Profiling" "$out/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
-fi
-cp "$tmp/accesses" "$out/accesses"
 
-python3 - "$out" "$out" "$N" "$STEPS" "$NCU_MODE" "$wall" <<'PY'
-import json, sys, os
-tmp, out, n, steps, ncu, wall = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5] == "1", int(sys.argv[6])
-acc = open(os.path.join(tmp, "accesses")).read().splitlines()
-
-def load(name):
-    """One session's rows: a row a step of its script, measured or not."""
-    script = open(os.path.join(tmp, name + ".script")).read().splitlines()
-    rc, ms = open(os.path.join(tmp, name + ".proc")).read().split()[1:3]
-    err = open(os.path.join(tmp, name + ".err")).read().strip()
-    got = {}
-    for line in open(os.path.join(tmp, name + ".jsonl")):
-        try:
-            j = json.loads(line)
-            got[j["line"] - 1] = j
-        except Exception:
-            pass
-    rows = []
-    for step, text in enumerate(script):
-        r = {"who": name, "step": step, "k": acc.index(text), "rc": int(rc), "cmd_ms": int(ms)}
-        j = got.get(step)
-        if j is None:
-            r["bad"] = "no result (session exit %s): %s" % (rc, err.splitlines()[-1][:200] if err else "-")
-            rows.append(r)
-            continue
-        m = j["measured"]
-        r.update(model_wf=j["wavefronts"], model_cf=j["conflicts"], status=m["status"],
-                 wf=m["wavefronts"], cf=m["conflicts"], clk=m["clk_per_access"], req_ms=m.get("request_ms", 0),
-                 wait_ms=m.get("wait_ms", 0), busy=m["counters_busy"], note=m["error"], error=m["error"],
-                 device=m["source"].replace("measured now on ", ""), lock=m.get("lock", "?"))
-        rows.append(r)
-    return rows
-
-def pct(xs, p):
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, max(0, int(-(-p * len(xs) // 100)) - 1))] if xs else float("nan")
-
-def med(xs):
-    xs = sorted(xs)
-    return (xs[len(xs) // 2] + xs[(len(xs) - 1) // 2]) / 2 if xs else float("nan")
-
-solo = load("solo")
-cls = [r for i in range(n) for r in load("l%d" % i)]
-dev = next((r["device"] for r in solo + cls if r.get("device")), "?")
-lock = next((r["lock"] for r in solo + cls if r.get("lock")), "?")
-has = lambda r: r.get("status") == "ok" and r.get("wf") is not None
-differ = [r for r in cls if has(r) and (abs(r["wf"] - r["model_wf"]) > 0.005 or abs(r["cf"] - r["model_cf"]) > 0.005)]
-nocount = [r for r in cls if not has(r)]
-busy = [r for r in nocount if r.get("busy") or "busy" in (r.get("note") or "")]
-learners_full = sum(1 for i in range(n) if all(has(r) for r in cls if r["who"] == "l%d" % i)
-                    and sum(1 for r in cls if r["who"] == "l%d" % i) == steps)
-req = [r["req_ms"] for r in cls if "req_ms" in r]
-waits = [r["wait_ms"] for r in cls if "wait_ms" in r]
-cmd = [int(open(os.path.join(tmp, "l%d.proc" % i)).read().split()[2]) for i in range(n)]
-solo_clk = {r["k"]: r["clk"] for r in solo if r.get("clk")}
-lines = []
-worst = (0.0, None)
-for k in range(len(acc)):
-    c = [r["clk"] for r in cls if r["k"] == k and r.get("clk")]
-    if not c or k not in solo_clk:
-        lines.append("  %2d  %-52.52s  alone %8s  class %8s" % (k + 1, acc[k], "%.3f" % solo_clk[k] if k in solo_clk else "-", "-"))
-        continue
-    d = (med(c) / solo_clk[k] - 1) * 100
-    if worst[1] is None or abs(d) > abs(worst[0]):
-        worst = (d, k)
-    lines.append("  %2d  %-52.52s  alone %8.3f  class %8.3f (min %.3f, max %.3f, %d)  %+6.2f %%" % (
-        k + 1, acc[k], solo_clk[k], med(c), min(c), max(c), len(c), d))
-bad = [r for r in cls if "bad" in r]
-print("classroom: %d learner%s x %d measurements (banklab sim --gpu --json --script, one process a learner)%s, %.1f s in all"
-      % (n, "s" if n > 1 else "", steps, "; ncu profiling another process meanwhile" if ncu else "", wall / 1e3))
-print("device: %s; %s" % (dev, lock))
-print("counters for every request: %d of %d learners (%d of %d requests had counters; %d without: "
-      "%d said the counters were busy)" % (learners_full, n, len(cls) - len(nocount), len(cls), len(nocount), len(busy)))
-print("model vs counters: %d differ (of %d compared)" % (len(differ), len(cls) - len(nocount)))
-print("request to numbers (inside banklab, the wait for the GPU's turn included): p50 %.3f s, p95 %.3f s, max %.3f s"
-      % (pct(req, 50) / 1e3, pct(req, 95) / 1e3, max(req) / 1e3 if req else float("nan")))
-print("  of which waiting for the turn: p50 %.3f s, p95 %.3f s; a learner's whole session: p50 %.2f s, p95 %.2f s, max %.2f s"
-      % (pct(waits, 50) / 1e3, pct(waits, 95) / 1e3, pct(cmd, 50) / 1e3, pct(cmd, 95) / 1e3, max(cmd) / 1e3))
-print("alone (%d accesses, one process at a time): request to numbers p50 %.3f s" % (len(solo), pct([r["req_ms"] for r in solo if "req_ms" in r], 50) / 1e3))
-print("clk/request, the median in the class against the access alone: worst %+.2f %% (access %s)"
-      % (worst[0], worst[1] + 1 if worst[1] is not None else "-"))
-print("\n".join(lines))
-for r in (differ + [x for x in nocount if x not in busy] + bad)[:10]:
-    print("  ! %s step %d access %d rc %d: %s" % (r["who"], r["step"], r["k"] + 1, r["rc"],
-          r.get("bad") or r.get("error") or r.get("note") or "model %s/%s, counters %s/%s" % (r.get("model_wf"), r.get("model_cf"), r.get("wf"), r.get("cf"))))
-with open(os.path.join(out, "requests.tsv"), "w") as f:
-    f.write("who\tstep\taccess\trc\tsession_ms\trequest_ms\twait_ms\tstatus\tmodel_wf\twf\tmodel_cf\tcf\tclk\tcounters_busy\tnote\n")
-    for r in solo + cls:
-        f.write("\t".join(str(r.get(x, "")) for x in ("who", "step", "k", "rc", "cmd_ms", "req_ms", "wait_ms", "status",
-                "model_wf", "wf", "model_cf", "cf", "clk", "busy", "note")) + "\n")
-fails = []
-if bad or any(r["rc"] not in (0, 4) for r in cls):
-    fails.append("every request answered (exit 0 or 4)")
-if differ:
-    fails.append("0 differences between model and counters")
-if ncu:
-    if len(busy) != len(nocount):
-        fails.append("every request without counters says they were busy")
-else:
-    if learners_full != n:
-        fails.append("every learner has counters for every request")
-    if not req or pct(req, 95) >= 2000:
-        fails.append("p95 request to numbers < 2 s")
-    if worst[1] is None or abs(worst[0]) > 3:
-        fails.append("clk/request within 3 % of alone")
-print("goals: " + ("all met" if not fails else "NOT MET: " + "; ".join(fails)))
-sys.exit(1 if fails else 0)
-PY
+timeout 120 python3 "$dir/classroom_report.py" "$out" "$STEPS" "$U1" "$U2" $PARTS

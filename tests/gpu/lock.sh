@@ -6,6 +6,9 @@
 # saying so. Needs a GPU (SKIP, exit 77, without), cc and python3 (the tutorial runs in a pty).
 # Env: BANKLAB, CC, LOCKHOLD (a prebuilt lockhold), LOCK_OUT (keep the logs there).
 set -u
+# the kernels must run in this process (under the tool / with this process's lock), not in
+# a GPU server (banklab serve) that another banklab started
+export BANKLAB_NO_SERVER=1
 B=${BANKLAB:-build/banklab}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 dir=$(cd "$(dirname "$0")" && pwd)

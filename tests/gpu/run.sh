@@ -1,8 +1,8 @@
 #!/bin/sh
 # GPU tests (`make test-gpu`): the measurements behind docs/gpu.md, checked against their goals.
 # Needs a CUDA device; without one prints SKIP and exits 77. Env: BANKLAB (binary), BUILD.
-# Also runs `banklab sim --gpu`, tests/gpu/lock.sh and tests/gpu/classroom.sh 32 (the
-# measurement lock; a class of 32 learners), tests/gpu/probe.sh (the copy ceiling and counter-offset
+# Also runs `banklab sim --gpu`, tests/gpu/lock.sh and tests/gpu/classroom.sh (the
+# measurement lock; a class on the GPU server), tests/gpu/probe.sh (the copy ceiling and counter-offset
 # experiments), tests/gpu/kernel.sh (banklab kernel against Nsight Compute and the range
 # profiler, faults, time limit, speed), tests/gpu/kernel_view.sh (the tutorial's kernel view
 # shows the same figures; SKIP without tmux) and tests/gpu/sanitize.sh (compute-sanitizer
@@ -11,6 +11,8 @@
 # classroom, kernel, kernel_view, sanitize.
 B=${BANKLAB:-build/banklab}
 dir=$(dirname "$0")
+# measured in this process; classroom.sh (the GPU server's test) unsets it
+export BANKLAB_NO_SERVER=1
 skip() { case " ${RUN_SKIP:-} " in *" $1 "*) echo "(skipped here: $1 ran already)"; return 0 ;; esac; return 1; }
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -75,7 +77,7 @@ sys.exit(0 if m['status'] == 'ok' and m['wavefronts'] == 32 and 28 <= m['slowdow
 # a class on one server: the device lock (waiting shown, a planted link refused) and 32
 # learners measuring at once (docs/gpu.md, "A class on one GPU server")
 skip lock || BANKLAB="$B" sh "$dir/lock.sh" || fail=1
-skip classroom || BANKLAB="$B" sh "$dir/classroom.sh" 32 || fail=1
+skip classroom || BANKLAB="$B" sh "$dir/classroom.sh" || fail=1
 
 "$B" bench --json --quick > "$out/rec.json" 2> "$out/rec.err"
 check "bench --json exits 0" test $? = 0

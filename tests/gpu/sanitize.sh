@@ -5,6 +5,9 @@
 # nothing, 77 without compute-sanitizer or a GPU.
 B=${BANKLAB:-build/banklab}
 command -v compute-sanitizer > /dev/null 2>&1 || { echo "SKIP: no compute-sanitizer"; exit 77; }
+# the kernels must run in this process (under the tool / with this process's lock), not in
+# a GPU server (banklab serve) that another banklab started
+export BANKLAB_NO_SERVER=1
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail=0

@@ -1,9 +1,9 @@
 #!/bin/sh
 # session.sh OUT: everything one call on a GPU machine measures, in the order that matters if
 # time runs short: the recording the classroom replays (record.sh -> OUT/h200-recording.json),
-# the device half of the unit tests (test_gpu), a class of 32 (classroom.sh 32), a class with
-# Nsight Compute profiling another process beside it (CLASS_NCU=1 classroom.sh 4), the device
-# lock (lock.sh), banklab kernel against ncu (kernel.sh), then the rest of `make test-gpu`
+# the device half of the unit tests (test_gpu), a class on the GPU server (classroom.sh: 32
+# learners without the cache, 64 with it, Nsight Compute beside it, the server killed, banklab
+# kernel mid-class, a client without libcuda), the device lock (lock.sh), banklab kernel against ncu (kernel.sh), then the rest of `make test-gpu`
 # (run.sh: bench, verify, sim --gpu, the probe, the sanitizers). Each stage has a time limit.
 # Writes OUT/session.txt (every stage's output and time) and OUT/logs.tgz. Env: BUILD (the
 # device bundle of `make device-bundle`: banklab, libcjson.so.1, tests/gpu_probe and
@@ -15,6 +15,9 @@ BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
 export BUILD BANKLAB="$BUILD/banklab" GPU_PROBE="$BUILD/tests/gpu_probe" \
     LD_LIBRARY_PATH="$BUILD${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# every stage but the classroom measures in its own process: no GPU server (banklab serve)
+# started by one stage stays on the device for the next ones
+export BANKLAB_NO_SERVER=1
 mkdir -p "$out/logs"
 log=$out/session.txt
 : > "$log"
@@ -39,12 +42,11 @@ stage() { # NAME LIMIT-SECONDS COMMAND...
   uname -r; } >> "$log" 2>&1
 stage record 200 sh tests/gpu/record.sh "$out/h200-recording.json"
 stage test_gpu 60 "$BUILD/tests/test_gpu"
-stage classroom32 180 env CLASS_OUT="$out/logs/class32" sh tests/gpu/classroom.sh 32
-stage class_ncu 120 env CLASS_NCU=1 CLASS_OUT="$out/logs/class-ncu" sh tests/gpu/classroom.sh 4
+stage classroom 1200 env CLASS_OUT="$out/logs/class" sh tests/gpu/classroom.sh
 stage lock 60 sh tests/gpu/lock.sh
 stage kernel 240 env KERNEL_OUT="$out/logs/kernel" sh tests/gpu/kernel.sh
 # a measuring server of banklab kernel waits for a next request with CUPTI set up: end them
 pkill -f -- "__kernel-child" 2>/dev/null; sleep 1
 stage test-gpu 400 env RUN_SKIP="lock classroom kernel" sh tests/gpu/run.sh
 tar czf "$out/logs.tgz" -C "$out" logs 2>/dev/null && rm -rf "$out/logs"
-grep -E "^(== |-- |ok |FAIL|goals|classroom:|counters for|request to|clk/request|verify|record:)" "$log"
+grep -E "^(== |-- |ok |FAIL|goals|classroom:|part |alone |nocache |cache |ncu |kill |kernel |none |counters for|request to|clk/request|verify|record:)" "$log"

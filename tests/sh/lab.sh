@@ -202,6 +202,10 @@ wait_for "Score: 3 of 3 points (2 of 2 tasks solved)" && ok || fail "tmux: no sc
 wait_for "EXIT=0" && ok || fail "tmux: exit status not 0"
 grep -q '"attempts":[[:space:]]*2' "$XDG_STATE_HOME/banklab/progress.json" 2>/dev/null && ok || fail "tmux: tries not saved"
 tmux -L "$SOCK" kill-session -t lab 2>/dev/null
+# the last session gone, the tmux server exits: a new-session that reaches it while it exits
+# fails ("server exited unexpectedly", seen under load), so wait until it is gone
+i=0
+while tmux -L "$SOCK" list-sessions >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 
 # q stops early, score so far
 tmux -L "$SOCK" -f /dev/null new-session -d -s lab -x 110 -y 45 \

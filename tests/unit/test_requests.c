@@ -302,7 +302,7 @@ static void test_no_gpu(void **state)
     req_ask(&h, &s, &q);
     assert_true(req_hub_opening(&h));
     assert_int_equal(s.state, REQ_WAITING);
-    assert_int_equal(req_hub_open(&h, 0), 0);
+    assert_int_equal(req_hub_open(&h, 0, NULL, 1), 0);  /* in this process: no GPU server */
     assert_true(s.state == REQ_WAITING || !req_hub_opening(&h));
     for (int i = 0; i < 3000 && req_hub_opening(&h); i++) {
         req_hub_poll(&h);

@@ -1,0 +1,839 @@
+/* serve.c: the GPU server (serve.h). One thread: a poll() loop over the listening socket and
+ * the clients. Each client has a FIFO of the requests it sent (SV_QUEUE at most); when the
+ * backend can take one (SV_INFLIGHT in flight), the clients are visited round-robin and the
+ * next one with a request waiting sends its oldest. A request names a job: the measurement
+ * of one key (kind, access or case and the values its kernel reads, want flags); a second
+ * request of the same key while the job is queued or in flight waits on the same job, so it
+ * is measured once and every waiter answered. Finished jobs with complete numbers go to the
+ * cache for cache_s seconds. A client that leaves takes its waits with it; a job nobody waits
+ * for any more is dropped before it runs, or its result cached when it was running. While the
+ * counters are paused (for a profiler: --pause, SIGUSR1) requests are measured without
+ * counters and say so. Never prints. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/fmt.h"
+#include "gpu_impl.h"
+#include "serve.h"
+#include "serve_wire.h"
+
+#define SV_CLIENTS 256
+#define SV_QUEUE 256               /* requests a client may have waiting */
+#define SV_JOBS 1024
+#define SV_INFLIGHT 2              /* requests handed to the backend at once */
+#define SV_CACHE 512
+#define SV_OUT_MAX (512 * 1024)    /* bytes a client has not read before it is dropped */
+
+static volatile sig_atomic_t stop_flag, pause_flag;
+
+void serve_stop(void)
+{
+    stop_flag = 1;
+}
+
+void serve_pause_signal(void)
+{
+    pause_flag = 1;
+}
+
+struct waiter {
+    int slot;
+    uint32_t gen;
+    uint64_t id;                   /* the client's request id */
+};
+
+enum job_state { JOB_FREE = 0, JOB_QUEUED, JOB_RUNNING };
+
+struct job {
+    enum job_state state;
+    uint64_t serial;               /* the id the backend sees */
+    struct gpu_request req;
+    int paused;                    /* measured while the counters were paused */
+    int told_phase, told_ahead;    /* the backend's progress last forwarded to the waiters */
+    struct waiter *w;
+    int nw, cap;
+};
+
+struct client {
+    int fd;                        /* -1: free slot */
+    uint32_t gen;
+    int closing;                   /* close once the output is written */
+    uint8_t *in;
+    size_t inlen;
+    uint8_t *out;
+    size_t outlen, outcap;
+    uint64_t q[SV_QUEUE];          /* serials of jobs, oldest first */
+    int qhead, qcount;
+};
+
+struct cache_ent {
+    int used;
+    struct gpu_request req;
+    struct gpu_result res;
+    double t;
+};
+
+struct server {
+    struct gpu *be;
+    const struct gpu_info *info;
+    const struct serve_opts *o;
+    int lfd;
+    struct client *c;
+    struct job *jobs;
+    struct cache_ent *cache;
+    uint64_t next_serial;
+    int running;
+    int rr;                        /* the client whose turn is next */
+    double pause_until;
+    double last_seen;              /* a client was connected (for idle_s) */
+    struct serve_stats st;
+};
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* ---- keys ---- */
+
+static int same_values(const struct gpu_request *a, const struct gpu_request *b)
+{
+    long long va[GPU_CASE_MAX_PARAMS], vb[GPU_CASE_MAX_PARAMS];
+    int n = gpu_case_values(a, va);
+    if (n < 0 || gpu_case_values(b, vb) != n)
+        return 0;
+    return !memcmp(va, vb, (size_t)n * sizeof va[0]);
+}
+
+/* a and b are the same measurement (checked requests: known cases) */
+static int same_key(const struct gpu_request *a, const struct gpu_request *b)
+{
+    if (a->kind != b->kind || !a->want_timing != !b->want_timing ||
+        !a->want_counters != !b->want_counters)
+        return 0;
+    if (a->access.mask || b->access.mask || a->kind == GPU_REQ_PATTERN)
+        if (!gpu_same_access(&a->access, &b->access))
+            return 0;
+    if (a->kind == GPU_REQ_CASE)
+        return !strcmp(a->case_name, b->case_name) && same_values(a, b);
+    return 1;
+}
+
+static int paused(const struct server *S)
+{
+    return S->pause_until > now_s();
+}
+
+/* ---- output ---- */
+
+static void drop_client(struct server *S, int slot);
+
+static void flush_client(struct server *S, int slot)
+{
+    struct client *c = &S->c[slot];
+    while (c->outlen > 0) {
+        ssize_t k = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return;
+        if (k <= 0) {
+            drop_client(S, slot);
+            return;
+        }
+        memmove(c->out, c->out + k, c->outlen - (size_t)k);
+        c->outlen -= (size_t)k;
+    }
+    if (c->closing)
+        drop_client(S, slot);
+}
+
+static void send_frame(struct server *S, int slot, const struct sw_buf *b)
+{
+    struct client *c = &S->c[slot];
+    if (c->fd < 0)
+        return;
+    if (c->outlen + b->len > SV_OUT_MAX) {
+        S->st.dropped++;           /* it does not read its answers */
+        drop_client(S, slot);
+        return;
+    }
+    if (c->outlen + b->len > c->outcap) {
+        size_t cap = c->outcap ? c->outcap : 16384;
+        while (cap < c->outlen + b->len)
+            cap *= 2;
+        uint8_t *p = realloc(c->out, cap);
+        if (!p) {
+            drop_client(S, slot);
+            return;
+        }
+        c->out = p;
+        c->outcap = cap;
+    }
+    memcpy(c->out + c->outlen, b->b, b->len);
+    c->outlen += b->len;
+    flush_client(S, slot);
+}
+
+static void send_result(struct server *S, int slot, const struct gpu_result *r)
+{
+    struct sw_buf b;
+    if (sw_put_result(&b, r) == 0)
+        send_frame(S, slot, &b);
+}
+
+static void send_error(struct server *S, int slot, uint64_t id, const char *why)
+{
+    struct gpu_result r;
+    memset(&r, 0, sizeof r);
+    r.id = id;
+    r.from_server = 1;
+    res_fail(&r, GPU_EINVAL, "bad request: %s", why);
+    S->st.errors++;
+    send_result(S, slot, &r);
+}
+
+static void send_progress(struct server *S, int slot, uint64_t id, int phase, int ahead)
+{
+    struct sw_progress p = {id, phase, ahead};
+    struct sw_buf b;
+    if (sw_put_progress(&b, &p) == 0)
+        send_frame(S, slot, &b);
+}
+
+/* ---- jobs ---- */
+
+static struct job *job_of(struct server *S, uint64_t serial)
+{
+    for (int i = 0; i < SV_JOBS; i++)
+        if (S->jobs[i].state != JOB_FREE && S->jobs[i].serial == serial)
+            return &S->jobs[i];
+    return NULL;
+}
+
+static void job_free(struct job *j)
+{
+    free(j->w);
+    memset(j, 0, sizeof *j);
+}
+
+static int job_wait(struct job *j, int slot, uint32_t gen, uint64_t id)
+{
+    if (j->nw == j->cap) {
+        int cap = j->cap ? j->cap * 2 : 4;
+        struct waiter *w = realloc(j->w, (size_t)cap * sizeof *w);
+        if (!w)
+            return -1;
+        j->w = w;
+        j->cap = cap;
+    }
+    j->w[j->nw++] = (struct waiter){slot, gen, id};
+    return 0;
+}
+
+/* a job of key q queued, or running with the same pause state; else NULL */
+static struct job *job_find(struct server *S, const struct gpu_request *q)
+{
+    int p = paused(S);
+    for (int i = 0; i < SV_JOBS; i++) {
+        struct job *j = &S->jobs[i];
+        if (j->state == JOB_QUEUED || (j->state == JOB_RUNNING && j->paused == p))
+            if (same_key(&j->req, q))
+                return j;
+    }
+    return NULL;
+}
+
+static struct job *job_new(struct server *S, const struct gpu_request *q)
+{
+    for (int i = 0; i < SV_JOBS; i++) {
+        struct job *j = &S->jobs[i];
+        if (j->state != JOB_FREE)
+            continue;
+        j->state = JOB_QUEUED;
+        j->serial = ++S->next_serial;
+        j->req = *q;
+        j->req.id = j->serial;
+        return j;
+    }
+    return NULL;
+}
+
+/* ---- the cache ---- */
+
+static int cacheable(const struct job *j, const struct gpu_result *r)
+{
+    return r->status == GPU_OK && !j->paused && !(j->req.want_counters && !r->has_counters) &&
+           !(j->req.want_timing && !r->has_access_timing && !r->has_timing);
+}
+
+static void cache_put(struct server *S, const struct job *j, const struct gpu_result *r)
+{
+    if (S->o->cache_s <= 0 || !cacheable(j, r))
+        return;
+    int at = 0;
+    for (int i = 0; i < SV_CACHE; i++) {
+        if (!S->cache[i].used || same_key(&S->cache[i].req, &j->req)) {
+            at = i;
+            break;
+        }
+        if (S->cache[i].t < S->cache[at].t)
+            at = i;                /* the oldest goes */
+    }
+    struct cache_ent *e = &S->cache[at];
+    e->used = 1;
+    e->req = j->req;
+    e->res = *r;
+    e->t = now_s();
+}
+
+static const struct cache_ent *cache_get(struct server *S, const struct gpu_request *q)
+{
+    if (S->o->cache_s <= 0)
+        return NULL;
+    double t = now_s();
+    for (int i = 0; i < SV_CACHE; i++) {
+        struct cache_ent *e = &S->cache[i];
+        if (!e->used)
+            continue;
+        if (t - e->t > S->o->cache_s) {
+            e->used = 0;
+            continue;
+        }
+        if (same_key(&e->req, q))
+            return e;
+    }
+    return NULL;
+}
+
+/* ---- requests ---- */
+
+/* how many measurements come before a request that is the k-th of client slot's queue */
+static int ahead_of(const struct server *S, int slot, int k)
+{
+    int n = S->running + k;
+    for (int i = 0; i < SV_CLIENTS; i++)
+        if (i != slot && S->c[i].fd >= 0)
+            n += S->c[i].qcount < k + 1 ? S->c[i].qcount : k + 1;
+    return n;
+}
+
+static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
+{
+    struct client *c = &S->c[slot];
+    struct gpu_request q;
+    uint64_t id = 0;
+    char err[SW_ERR_MAX] = "";
+    if (sw_get_request(p, n, &q, &id, err, sizeof err)) {
+        send_error(S, slot, id, err);
+        return;
+    }
+    S->st.requests++;
+    const struct cache_ent *e = cache_get(S, &q);
+    if (e) {
+        struct gpu_result r = e->res;
+        r.id = q.id;
+        r.from_server = r.from_cache = 1;
+        r.cached_age_s = now_s() - e->t;
+        r.wait_ms = 0;
+        S->st.cache_hits++;
+        send_result(S, slot, &r);
+        return;
+    }
+    struct job *j = job_find(S, &q);
+    int merged = j != NULL;
+    if (!j && c->qcount < SV_QUEUE)
+        j = job_new(S, &q);
+    if (j && job_wait(j, slot, c->gen, q.id)) {
+        if (!merged)
+            job_free(j);
+        j = NULL;
+    }
+    if (!j) {
+        struct gpu_result r;
+        memset(&r, 0, sizeof r);
+        r.id = q.id;
+        r.from_server = 1;
+        res_fail(&r, GPU_EBUSY, "the GPU server's queue is full (%d of this client's requests "
+                 "wait): try again", c->qcount);
+        send_result(S, slot, &r);
+        return;
+    }
+    if (merged) {
+        S->st.merged++;
+        send_progress(S, slot, q.id, j->state == JOB_RUNNING ? GPU_PHASE_MEASURING
+                                                            : GPU_PHASE_WAITING, 0);
+        return;
+    }
+    int ahead = ahead_of(S, slot, c->qcount);
+    c->q[(c->qhead + c->qcount) % SV_QUEUE] = j->serial;
+    c->qcount++;
+    S->st.queued++;
+    send_progress(S, slot, q.id, ahead ? GPU_PHASE_WAITING : GPU_PHASE_MEASURING, ahead);
+}
+
+static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
+{
+    struct sw_control ctl;
+    char err[SW_ERR_MAX] = "";
+    if (sw_get_control(p, n, &ctl, err, sizeof err)) {
+        send_error(S, slot, 0, err);
+        return;
+    }
+    if (ctl.op == SW_CTL_PAUSE)
+        S->pause_until = ctl.seconds > 0 ? now_s() + ctl.seconds : 0;
+    double left = S->pause_until - now_s();
+    S->st.pause_left_s = left > 0 ? (int32_t)(left + 0.999) : 0;
+    S->st.cache_s = S->o->cache_s;
+    int nc = 0;
+    for (int i = 0; i < SV_CLIENTS; i++)
+        nc += S->c[i].fd >= 0;
+    S->st.clients = (uint32_t)nc;
+    struct sw_buf b;
+    if (sw_put_stats(&b, &S->st) == 0)
+        send_frame(S, slot, &b);
+}
+
+static void on_hello(struct server *S, int slot, const uint8_t *p, size_t n)
+{
+    struct sw_hello h;
+    char err[SW_ERR_MAX] = "";
+    if (sw_get_hello(p, n, &h, err, sizeof err)) {
+        send_error(S, slot, 0, err);
+        return;
+    }
+    struct sw_buf b;
+    if (sw_put_info(&b, S->info) == 0)
+        send_frame(S, slot, &b);
+}
+
+/* One frame of client slot: its payload p (n bytes) of type. */
+static void on_frame(struct server *S, int slot, int type, const uint8_t *p, size_t n)
+{
+    switch (type) {
+    case SW_HELLO: on_hello(S, slot, p, n); break;
+    case SW_REQUEST: on_request(S, slot, p, n); break;
+    case SW_CONTROL: on_control(S, slot, p, n); break;
+    default: {
+        char why[64];
+        bl_fmt(why, sizeof why, "unknown message type %d", type);
+        send_error(S, slot, 0, why);
+    }
+    }
+}
+
+/* Reads what client slot sent and handles each whole frame. */
+static void read_client(struct server *S, int slot)
+{
+    struct client *c = &S->c[slot];
+    ssize_t k = recv(c->fd, c->in + c->inlen, SW_MAX_FRAME - c->inlen, MSG_DONTWAIT);
+    if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+        return;
+    if (k <= 0) {
+        drop_client(S, slot);
+        return;
+    }
+    c->inlen += (size_t)k;
+    while (c->fd >= 0 && !c->closing && c->inlen >= SW_HEADER) {
+        int type;
+        uint32_t len;
+        char err[SW_ERR_MAX] = "";
+        int rc = sw_parse_header(c->in, &type, &len, err, sizeof err);
+        if (rc == -2) {            /* oversized: this client only */
+            S->st.dropped++;
+            drop_client(S, slot);
+            return;
+        }
+        if (rc) {                  /* the framing is lost: say why, then close */
+            send_error(S, slot, 0, err);
+            S->st.dropped++;
+            if (S->c[slot].fd >= 0)
+                S->c[slot].closing = 1;
+            flush_client(S, slot);
+            return;
+        }
+        if (c->inlen < SW_HEADER + (size_t)len)
+            return;
+        on_frame(S, slot, type, c->in + SW_HEADER, len);
+        if (c->fd < 0)
+            return;
+        size_t used = SW_HEADER + (size_t)len;
+        memmove(c->in, c->in + used, c->inlen - used);
+        c->inlen -= used;
+    }
+}
+
+static void drop_client(struct server *S, int slot)
+{
+    struct client *c = &S->c[slot];
+    if (c->fd < 0)
+        return;
+    close(c->fd);
+    c->fd = -1;
+    for (int i = 0; i < SV_JOBS; i++) {
+        struct job *j = &S->jobs[i];
+        if (j->state == JOB_FREE)
+            continue;
+        int k = 0;
+        for (int w = 0; w < j->nw; w++)
+            if (j->w[w].slot != slot || j->w[w].gen != c->gen)
+                j->w[k++] = j->w[w];
+        j->nw = k;
+        if (j->state == JOB_QUEUED && j->nw == 0)
+            job_free(j);           /* nobody waits: never measured */
+    }
+    S->st.queued -= (uint32_t)c->qcount;
+    c->qcount = c->qhead = 0;
+    c->inlen = c->outlen = 0;
+    c->closing = 0;
+    c->gen++;
+    S->last_seen = now_s();
+}
+
+static void accept_client(struct server *S)
+{
+    int fd = accept4(S->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    if (fd < 0)
+        return;
+    for (int i = 0; i < SV_CLIENTS; i++) {
+        struct client *c = &S->c[i];
+        if (c->fd >= 0)
+            continue;
+        if (!c->in && !(c->in = malloc(SW_MAX_FRAME)))
+            break;
+        c->fd = fd;
+        c->inlen = c->outlen = 0;
+        c->qhead = c->qcount = 0;
+        return;
+    }
+    close(fd);                     /* full: the client sees the connection close */
+}
+
+/* ---- the backend ---- */
+
+/* the oldest queued job of client slot, popping serials of jobs others already started */
+static struct job *next_job(struct server *S, int slot)
+{
+    struct client *c = &S->c[slot];
+    while (c->qcount > 0) {
+        struct job *j = job_of(S, c->q[c->qhead]);
+        c->qhead = (c->qhead + 1) % SV_QUEUE;
+        c->qcount--;
+        S->st.queued--;
+        if (j && j->state == JOB_QUEUED)
+            return j;
+    }
+    return NULL;
+}
+
+static void tell_waiters(struct server *S, struct job *j, int phase, int ahead)
+{
+    j->told_phase = phase;
+    j->told_ahead = ahead;
+    for (int w = 0; w < j->nw; w++)
+        if (S->c[j->w[w].slot].fd >= 0 && S->c[j->w[w].slot].gen == j->w[w].gen)
+            send_progress(S, j->w[w].slot, j->w[w].id, phase, ahead);
+}
+
+static void done(struct server *S, const struct gpu_result *res);
+
+/* Hands queued jobs to the backend, one client at a time, while it takes them. */
+static void dispatch(struct server *S)
+{
+    for (int tries = 0; S->running < SV_INFLIGHT && tries < SV_CLIENTS; tries++) {
+        int slot = S->rr;
+        S->rr = (S->rr + 1) % SV_CLIENTS;
+        if (S->c[slot].fd < 0 || S->c[slot].qcount == 0)
+            continue;
+        struct job *j = next_job(S, slot);
+        if (!j)
+            continue;
+        struct gpu_request q = j->req;
+        j->paused = paused(S) && q.want_counters;
+        if (j->paused)
+            q.want_counters = 0;
+        enum gpu_status st = gpu_submit(S->be, &q);
+        if (st == GPU_EBUSY) {     /* later, first in this client's queue again */
+            struct client *c = &S->c[slot];
+            c->qhead = (c->qhead + SV_QUEUE - 1) % SV_QUEUE;
+            c->q[c->qhead] = j->serial;
+            c->qcount++;
+            S->st.queued++;
+            S->rr = slot;
+            return;
+        }
+        if (st != GPU_OK) {
+            struct gpu_result r;
+            memset(&r, 0, sizeof r);
+            r.id = j->serial;
+            res_fail(&r, st, "%s", S->info->reason[0] ? S->info->reason : "no GPU available");
+            j->state = JOB_RUNNING;
+            S->running++;
+            done(S, &r);
+            continue;
+        }
+        j->state = JOB_RUNNING;
+        S->running++;
+        S->st.measured++;
+        tell_waiters(S, j, GPU_PHASE_MEASURING, 0);
+    }
+}
+
+/* A result from the backend: every waiter of its job answered, the cache fed. */
+static void done(struct server *S, const struct gpu_result *res)
+{
+    struct job *j = job_of(S, res->id);
+    if (!j || j->state != JOB_RUNNING)
+        return;
+    S->running--;
+    struct gpu_result r = *res;
+    if (j->paused) {
+        r.has_counters = 0;
+        r.counters_busy = 1;
+        bl_fmt(r.counters_note, sizeof r.counters_note, "%s", SERVE_PAUSE_NOTE);
+    }
+    cache_put(S, j, &r);
+    r.from_server = 1;
+    for (int w = 0; w < j->nw; w++) {
+        const struct waiter *x = &j->w[w];
+        if (S->c[x->slot].fd < 0 || S->c[x->slot].gen != x->gen)
+            continue;
+        r.id = x->id;
+        send_result(S, x->slot, &r);
+    }
+    job_free(j);
+}
+
+/* ---- the socket ---- */
+
+static int unix_addr(const char *path, struct sockaddr_un *a)
+{
+    memset(a, 0, sizeof *a);
+    a->sun_family = AF_UNIX;
+    if (strlen(path) >= sizeof a->sun_path)
+        return -1;
+    memcpy(a->sun_path, path, strlen(path) + 1);
+    return 0;
+}
+
+/* The name beside path for this user's server when path is another user's stale socket:
+ * "<path without .sock>-u<uid>.sock". */
+static void own_name(const char *path, char *buf, size_t n)
+{
+    size_t len = strlen(path);
+    if (len > 5 && !strcmp(path + len - 5, ".sock"))
+        len -= 5;
+    bl_fmt(buf, n, "%.*s-u%lu.sock", (int)len, path, (unsigned long)geteuid());
+}
+
+/* Binds and listens on path (mode 0666: every user of the machine is served). 0 with *fd,
+ * 1 when a live server answers there, -1 with err; errno EPERM/EACCES: a stale socket that is
+ * not ours. */
+static int listen_at(const char *path, int *fd, char *err, size_t en)
+{
+    struct sockaddr_un a;
+    if (unix_addr(path, &a))
+        return bl_fail(err, en, "socket path too long: %s", path);
+    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (s < 0)
+        return bl_fail(err, en, "socket: %s", strerror(errno));
+    mode_t old = umask(0);
+    int rc = bind(s, (struct sockaddr *)&a, sizeof a);
+    if (rc && errno == EADDRINUSE) {
+        int t = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        int live = t >= 0 && connect(t, (struct sockaddr *)&a, sizeof a) == 0;
+        if (t >= 0)
+            close(t);
+        if (live) {
+            umask(old);
+            close(s);
+            return 1;
+        }
+        struct stat st;
+        if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+            umask(old);
+            close(s);
+            errno = EEXIST;
+            return bl_fail(err, en, "%s is there and is not a socket", path);
+        }
+        rc = unlink(path) ? -1 : bind(s, (struct sockaddr *)&a, sizeof a);
+    }
+    int e = errno;
+    umask(old);
+    if (rc || listen(s, 128)) {
+        e = errno;
+        close(s);
+        errno = e;
+        return bl_fail(err, en, "cannot listen on %s: %s", path, strerror(e));
+    }
+    chmod(path, 0666);
+    *fd = s;
+    return 0;
+}
+
+static int open_listener(struct server *S, char *bound, size_t bn, char *err, size_t en)
+{
+    bl_fmt(bound, bn, "%s", S->o->path);
+    int rc = listen_at(bound, &S->lfd, err, en);
+    if (rc == -1 && (errno == EPERM || errno == EACCES)) {
+        err[0] = '\0';
+        own_name(S->o->path, bound, bn);
+        rc = listen_at(bound, &S->lfd, err, en);
+    }
+    return rc;
+}
+
+/* ---- the loop ---- */
+
+/* The backend's results, and what it says about the one it works on (its turn on the device
+ * with n ahead, counters busy) to that job's waiters when it changed. */
+static void take_results(struct server *S)
+{
+    struct gpu_result r;
+    while (S->running > 0 && gpu_poll(S->be, &r))
+        done(S, &r);
+    if (S->running == 0)
+        return;
+    struct gpu_progress pr;
+    gpu_progress(S->be, &pr);
+    struct job *j = pr.id ? job_of(S, pr.id) : NULL;
+    int phase = pr.phase == GPU_PHASE_WAITING || pr.phase == GPU_PHASE_COUNTERS_BUSY
+                    ? (int)pr.phase : GPU_PHASE_MEASURING;
+    int ahead = phase == GPU_PHASE_WAITING ? (pr.ahead < 0 ? 0 : pr.ahead) : 0;
+    if (j && j->state == JOB_RUNNING && (j->told_phase != phase || j->told_ahead != ahead))
+        tell_waiters(S, j, phase, ahead);
+}
+
+static int poll_once(struct server *S, struct pollfd *pf, int *slot_of)
+{
+    int n = 0, nclients = 0;
+    pf[n].fd = S->lfd;
+    pf[n].events = POLLIN;
+    slot_of[n++] = -1;
+    for (int i = 0; i < SV_CLIENTS; i++) {
+        if (S->c[i].fd < 0)
+            continue;
+        nclients++;
+        pf[n].fd = S->c[i].fd;
+        pf[n].events = (short)(POLLIN | (S->c[i].outlen ? POLLOUT : 0));
+        slot_of[n++] = i;
+    }
+    if (nclients)
+        S->last_seen = now_s();
+    int r = poll(pf, (nfds_t)n, S->running ? 2 : 200);
+    if (r <= 0)
+        return nclients;
+    if (pf[0].revents & POLLIN)
+        accept_client(S);
+    for (int k = 1; k < n; k++) {
+        int i = slot_of[k];
+        if (pf[k].revents & POLLOUT)
+            flush_client(S, i);
+        if (S->c[i].fd >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
+            read_client(S, i);
+    }
+    return nclients;
+}
+
+static int jobs_left(const struct server *S)
+{
+    for (int i = 0; i < SV_JOBS; i++)
+        if (S->jobs[i].state != JOB_FREE)
+            return 1;
+    return 0;
+}
+
+static void loop(struct server *S)
+{
+    struct pollfd *pf = calloc(SV_CLIENTS + 1, sizeof *pf);
+    int *slot_of = calloc(SV_CLIENTS + 1, sizeof *slot_of);
+    if (!pf || !slot_of) {
+        free(pf);
+        free(slot_of);
+        return;
+    }
+    S->last_seen = now_s();
+    while (!stop_flag) {
+        if (pause_flag) {
+            pause_flag = 0;
+            S->pause_until = now_s() + SERVE_SIGNAL_PAUSE_S;
+        }
+        dispatch(S);
+        int nclients = poll_once(S, pf, slot_of);
+        take_results(S);
+        if (S->o->idle_s > 0 && nclients == 0 && !jobs_left(S) &&
+            now_s() - S->last_seen >= S->o->idle_s)
+            break;
+    }
+    free(pf);
+    free(slot_of);
+}
+
+static void ready(const struct serve_opts *o, const char *msg)
+{
+    if (o->ready_fd < 0)
+        return;
+    ssize_t k = write(o->ready_fd, msg, strlen(msg));
+    (void)k;
+    close(o->ready_fd);
+}
+
+int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
+              char *bound, size_t bn, char *err, size_t en)
+{
+    struct server S;
+    memset(&S, 0, sizeof S);
+    S.be = backend;
+    S.info = info;
+    S.o = o;
+    S.lfd = -1;
+    S.c = calloc(SV_CLIENTS, sizeof *S.c);
+    S.jobs = calloc(SV_JOBS, sizeof *S.jobs);
+    S.cache = calloc(SV_CACHE, sizeof *S.cache);
+    int rc = -1;
+    if (!S.c || !S.jobs || !S.cache) {
+        bl_fail(err, en, "out of memory");
+    } else {
+        for (int i = 0; i < SV_CLIENTS; i++)
+            S.c[i].fd = -1;
+        rc = open_listener(&S, bound, bn, err, en);
+    }
+    if (rc != 0) {
+        ready(o, rc == 1 ? "ok\n" : err);
+    } else {
+        struct stat mine;
+        int have = stat(bound, &mine) == 0;
+        ready(o, "ok\n");
+        loop(&S);
+        struct stat now;
+        /* remove the socket only while it is still ours (not a successor's) */
+        if (have && stat(bound, &now) == 0 && now.st_ino == mine.st_ino && now.st_dev == mine.st_dev)
+            unlink(bound);
+        close(S.lfd);
+    }
+    for (int i = 0; S.c && i < SV_CLIENTS; i++) {
+        if (S.c[i].fd >= 0)
+            close(S.c[i].fd);
+        free(S.c[i].in);
+        free(S.c[i].out);
+    }
+    for (int i = 0; S.jobs && i < SV_JOBS; i++)
+        free(S.jobs[i].w);
+    free(S.c);
+    free(S.jobs);
+    free(S.cache);
+    return rc;
+}

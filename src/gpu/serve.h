@@ -1,0 +1,70 @@
+/* serve.h: `banklab serve`, one measuring process per GPU (serve.c): it alone opens the
+ * device (a backend struct gpu *: gpu_open's runner, or the fake device for tests) and every
+ * other banklab process sends it requests over a Unix socket (serve_wire.h; the client is
+ * serve_client.c behind gpu.h). Requests queue per client and are served round-robin, the
+ * same request in flight or queued for several clients is measured once, a cache answers
+ * repeats for cache_s seconds, and the counters can be paused for a profiler. The server never
+ * runs code a client sends: a request is data, checked before it is measured. Never prints. */
+#ifndef BANKLAB_SERVE_H
+#define BANKLAB_SERVE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "gpu.h"
+
+#define SERVE_DIR_NAME "banklab-serve"
+#define SERVE_CACHE_DEFAULT_S 60
+#define SERVE_SIGNAL_PAUSE_S 60      /* SIGUSR1 pauses the counters this long */
+#define SERVE_AUTO_IDLE_S 600        /* a server a client started leaves after this long alone */
+#define SERVE_PAUSE_NOTE "counters paused for a profiler (banklab serve --pause)"
+
+/* What the server counts (`banklab serve --stats`; the tests read it). */
+struct serve_stats {
+    uint64_t requests;            /* requests received (valid ones) */
+    uint64_t measured;            /* requests the backend measured (merged and cached ones not) */
+    uint64_t merged;              /* answered by a measurement queued or in flight for another */
+    uint64_t cache_hits;          /* answered from the cache */
+    uint64_t errors;              /* bad frames answered with an error */
+    uint64_t dropped;             /* clients dropped (oversized frame, broken framing) */
+    uint32_t clients;             /* connected now */
+    uint32_t queued;              /* requests waiting now */
+    int32_t pause_left_s;         /* counters paused for this long still (0: not paused) */
+    int32_t cache_s;              /* the cache keeps results this long (0: off) */
+};
+
+struct serve_opts {
+    const char *path;             /* the socket */
+    int device;                   /* told to clients (their hello names theirs) */
+    int cache_s;                  /* keep results this long; 0: no cache */
+    int idle_s;                   /* leave after this long without a client; 0: never */
+    int ready_fd;                 /* >= 0: "ok\n" or the error is written there once listening */
+};
+
+/* serve_default_path: the socket of device's server, SERVE_DIR_NAME/gpu-<uuid>.sock in the
+ * shared directory of devlock_share_dir; with $BANKLAB_SERVE_FAKE=1 (tests) gpu-fake.sock.
+ * 0, or -1 with err (no driver, no device, no safe directory). */
+int serve_default_path(int device, char *path, size_t n, char *err, size_t en);
+
+/* serve_run: listen on o->path (a stale socket is replaced; one another user left behind and
+ * this user cannot remove: a name of this user's beside it, which clients also find) and serve
+ * backend until serve_stop, o->idle_s alone, or an error. bound receives the path listened on.
+ * 0 after a clean end (the socket removed), 1 when another server already listens there, -1
+ * with err. */
+int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
+              char *bound, size_t bn, char *err, size_t en);
+
+/* Async-signal-safe: from SIGTERM/SIGINT and SIGUSR1 handlers. */
+void serve_stop(void);
+void serve_pause_signal(void);
+
+/* serve_control: connect to the server at path and pause its counters for seconds (pause 1;
+ * 0 seconds ends a pause) or only ask (pause 0); its stats into *st. 0, or -1 with err. */
+int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, char *err,
+                  size_t en);
+
+/* serve_fake_open: the fake device (serve_fake.c): answers after delay_ms with the model's
+ * wavefronts as counters. For tests; gpu_info.device and provenance say "fake device". */
+struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info);
+
+#endif

@@ -1,0 +1,233 @@
+/* serve_fake.c: the fake device behind `banklab serve --fake` (serve.h), for tests without a
+ * GPU: a worker thread answers each request after a set delay with the model's wavefronts
+ * (bank_simulate) as its "counters" and a timing derived from them (clk per access = 2 x
+ * wavefronts, deterministic), and counts what it measured. Every result and its gpu_info say
+ * "fake device". No CUDA. */
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../base/fmt.h"
+#include "gpu_impl.h"
+#include "serve.h"
+
+#define FAKE_QUEUE 16
+#define FAKE_DEVICE "fake device (banklab serve --fake, for tests: the model's numbers)"
+
+struct fake {
+    pthread_t thread;
+    pthread_mutex_t mu;
+    pthread_cond_t cv_req, cv_res;
+    struct gpu_request q[FAKE_QUEUE];
+    int qhead, qcount;
+    struct gpu_result r[FAKE_QUEUE];
+    int rhead, rcount;
+    int busy, stop;
+    int delay_ms;
+    struct gpu_progress prog;
+};
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) && errno == EINTR) {
+    }
+}
+
+static void fake_access(const struct bank_access *acc, int want_timing, int want_counters,
+                        struct gpu_result *res)
+{
+    struct bank_result br;
+    if (bank_simulate(acc, &br, NULL) != BANK_OK) {
+        res_fail(res, GPU_EINVAL, "the model refuses this access");
+        return;
+    }
+    int st = acc->op == BANK_STORE;
+    if (want_counters) {
+        res->has_counters = 1;
+        *(st ? &res->wavefronts_st : &res->wavefronts_ld) = br.wavefronts;
+        *(st ? &res->conflicts_st : &res->conflicts_ld) = br.conflicts;
+        *(st ? &res->inst_st : &res->inst_ld) = 1;
+    } else {
+        bl_fmt(res->counters_note, sizeof res->counters_note, "counters not asked for");
+    }
+    if (want_timing) {
+        res->has_access_timing = 1;
+        res->clk_per_access = 2.0 * br.wavefronts;
+        res->ns_per_access = res->clk_per_access / 1.98;
+        res->ref_clk_per_access = 2.0 * (br.npasses > 0 ? br.npasses : 1);
+        res->slowdown = res->clk_per_access / res->ref_clk_per_access;
+        res->has_timing = 1;
+        res->ms_median = res->ms_min = res->ms_max = 1.0;
+        res->launches = 11;
+        res->clk_per_request = res->clk_per_access;
+    }
+}
+
+static void fake_measure(const struct gpu_request *q, struct gpu_result *res)
+{
+    memset(res, 0, sizeof *res);
+    res->id = q->id;
+    bl_fmt(res->provenance, sizeof res->provenance, "%s", FAKE_DEVICE);
+    if (q->kind == GPU_REQ_PATTERN) {
+        fake_access(&q->access, q->want_timing, q->want_counters, res);
+        return;
+    }
+    struct bank_access acc;
+    if (gpu_case_model(q, &acc) != 0) {
+        if (!gpu_case_find(q->case_name)) {
+            res_fail(res, GPU_EINVAL, "unknown case kernel \"%s\"", q->case_name);
+            return;
+        }
+        acc = q->access;
+    }
+    if (acc.mask)
+        fake_access(&acc, q->want_timing, q->want_counters, res);
+    res->verified = 1;
+    res->gbps = 1000.0;
+}
+
+static void *fake_worker(void *arg)
+{
+    struct fake *F = arg;
+    pthread_mutex_lock(&F->mu);
+    for (;;) {
+        while (!F->stop && F->qcount == 0)
+            pthread_cond_wait(&F->cv_req, &F->mu);
+        if (F->stop)
+            break;
+        struct gpu_request q = F->q[F->qhead];
+        F->qhead = (F->qhead + 1) % FAKE_QUEUE;
+        F->qcount--;
+        F->busy = 1;
+        F->prog.phase = GPU_PHASE_MEASURING;
+        F->prog.id = q.id;
+        pthread_mutex_unlock(&F->mu);
+        struct gpu_result res;
+        nap_ms(F->delay_ms);
+        fake_measure(&q, &res);
+        pthread_mutex_lock(&F->mu);
+        F->r[(F->rhead + F->rcount) % FAKE_QUEUE] = res;
+        F->rcount++;
+        F->busy = 0;
+        F->prog.phase = GPU_PHASE_IDLE;
+        F->prog.id = 0;
+        pthread_cond_broadcast(&F->cv_res);
+    }
+    pthread_mutex_unlock(&F->mu);
+    return NULL;
+}
+
+static enum gpu_status f_submit(void *impl, const struct gpu_request *req)
+{
+    struct fake *F = impl;
+    enum gpu_status st = GPU_OK;
+    pthread_mutex_lock(&F->mu);
+    if (F->qcount + F->rcount + F->busy >= FAKE_QUEUE) {
+        st = GPU_EBUSY;
+    } else {
+        F->q[(F->qhead + F->qcount) % FAKE_QUEUE] = *req;
+        F->qcount++;
+        pthread_cond_signal(&F->cv_req);
+    }
+    pthread_mutex_unlock(&F->mu);
+    return st;
+}
+
+static int f_take(struct fake *F, struct gpu_result *out)
+{
+    if (F->rcount == 0)
+        return 0;
+    *out = F->r[F->rhead];
+    F->rhead = (F->rhead + 1) % FAKE_QUEUE;
+    F->rcount--;
+    return 1;
+}
+
+static int f_poll(void *impl, struct gpu_result *out)
+{
+    struct fake *F = impl;
+    pthread_mutex_lock(&F->mu);
+    int got = f_take(F, out);
+    pthread_mutex_unlock(&F->mu);
+    return got;
+}
+
+static int f_wait(void *impl, struct gpu_result *out, int timeout_ms)
+{
+    struct fake *F = impl;
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    pthread_mutex_lock(&F->mu);
+    int got;
+    while (!(got = f_take(F, out)))
+        if (pthread_cond_timedwait(&F->cv_res, &F->mu, &until) == ETIMEDOUT) {
+            got = f_take(F, out);
+            break;
+        }
+    pthread_mutex_unlock(&F->mu);
+    return got;
+}
+
+static void f_progress(void *impl, struct gpu_progress *out)
+{
+    struct fake *F = impl;
+    pthread_mutex_lock(&F->mu);
+    *out = F->prog;
+    pthread_mutex_unlock(&F->mu);
+}
+
+static void f_close(void *impl)
+{
+    struct fake *F = impl;
+    pthread_mutex_lock(&F->mu);
+    F->stop = 1;
+    pthread_cond_broadcast(&F->cv_req);
+    pthread_mutex_unlock(&F->mu);
+    pthread_join(F->thread, NULL);
+    pthread_mutex_destroy(&F->mu);
+    pthread_cond_destroy(&F->cv_req);
+    pthread_cond_destroy(&F->cv_res);
+    free(F);
+}
+
+static const struct gpu_ops fake_ops = {f_submit, f_poll, f_wait, f_close, f_progress};
+
+struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
+{
+    struct fake *F = calloc(1, sizeof *F);
+    if (!F)
+        return NULL;
+    F->delay_ms = delay_ms < 0 ? 0 : delay_ms;
+    pthread_mutex_init(&F->mu, NULL);
+    pthread_cond_init(&F->cv_req, NULL);
+    pthread_cond_init(&F->cv_res, NULL);
+    if (pthread_create(&F->thread, NULL, fake_worker, F)) {
+        pthread_mutex_destroy(&F->mu);
+        pthread_cond_destroy(&F->cv_req);
+        pthread_cond_destroy(&F->cv_res);
+        free(F);
+        return gpu_unavailable_new("cannot start the fake device's thread", info);
+    }
+    if (info) {
+        memset(info, 0, sizeof *info);
+        info->backend = GPU_BACKEND_CUDA;
+        info->available = 1;
+        info->counters = 1;
+        bl_fmt(info->device, sizeof info->device, "%s", FAKE_DEVICE);
+        info->cc_major = 9;
+        info->sm_count = 1;
+        info->clock_khz = 1980000;
+        bl_fmt(info->lock, sizeof info->lock, "no turns (fake device)");
+    }
+    return gpu_wrap_new(&fake_ops, F, GPU_BACKEND_CUDA);
+}

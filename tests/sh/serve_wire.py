@@ -1,0 +1,219 @@
+#!/usr/bin/env python3
+"""serve_wire.py: a raw client of `banklab serve` for tests/sh/serve.sh, written from the wire
+format of src/gpu/serve_wire.h (not from its code): frames of a 12-byte header ("BLSV",
+version 1, type, payload length, little-endian) and explicit fields. Commands (each prints
+what it checks and exits 1 when a check fails):
+  fair SOCK         client A queues 50 requests, then client B 5: B's come back before A's end
+  merge SOCK N      N clients send the same request at once: the server measures it once
+  bad SOCK          malformed requests get an error reply and the connection goes on; an
+                    oversized frame closes that client only while another is still served
+  stats SOCK        print the server's counts
+"""
+import socket
+import struct
+import sys
+import threading
+import time
+
+HELLO, REQUEST, RESULT, PROGRESS, CONTROL, STATS = 1, 2, 3, 4, 5, 6
+
+
+def frame(ftype, payload, length=None):
+    n = len(payload) if length is None else length
+    return b"BLSV" + struct.pack("<HHI", 1, ftype, n) + payload
+
+
+def s16(text):
+    b = text.encode()
+    return struct.pack("<H", len(b)) + b
+
+
+def request(rid, width=4, op=0, mask=0xFFFFFFFF, offsets=None, kind=0, case="", params=(),
+            timing=1, counters=1):
+    offsets = offsets if offsets is not None else [4 * lane for lane in range(32)]
+    p = struct.pack("<QBBBI", rid, kind, width, op, mask)
+    p += b"".join(struct.pack("<Q", o) for o in offsets)
+    p += s16(case) + struct.pack("<B", len(params))
+    for name, value in params:
+        p += s16(name) + struct.pack("<q", value)
+    return frame(REQUEST, p + struct.pack("<BB", timing, counters))
+
+
+def stride(rid, k, width=4):
+    return request(rid, width=width, offsets=[lane * k * width for lane in range(32)])
+
+
+class Conn:
+    def __init__(self, path):
+        self.s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.s.settimeout(20)
+        self.s.connect(path)
+        self.buf = b""
+
+    def send(self, data):
+        self.s.sendall(data)
+
+    def hello(self):
+        self.send(frame(HELLO, struct.pack("<Ii", 1, 0)))
+        return self.read(HELLO)
+
+    def frame(self):
+        """(type, payload) or None when the server closed the connection."""
+        while True:
+            if len(self.buf) >= 12:
+                ftype, n = struct.unpack("<HI", self.buf[6:12])
+                if len(self.buf) >= 12 + n:
+                    out = (ftype, self.buf[12:12 + n])
+                    self.buf = self.buf[12 + n:]
+                    return out
+            data = self.s.recv(65536)
+            if not data:
+                return None
+            self.buf += data
+
+    def read(self, want):
+        while True:
+            f = self.frame()
+            if f is None or f[0] == want:
+                return f
+
+
+def result(payload):
+    """id, status, error of a result payload."""
+    rid, status = struct.unpack("<QB", payload[:9])
+    n = struct.unpack("<H", payload[9:11])[0]
+    return rid, status, payload[11:11 + n].decode()
+
+
+def stats(path):
+    c = Conn(path)
+    c.hello()
+    c.send(frame(CONTROL, struct.pack("<ii", 1, 0)))
+    f = c.read(STATS)
+    v = struct.unpack("<6QIIii", f[1])
+    names = "requests measured merged cache_hits errors dropped clients queued pause_left_s cache_s"
+    return dict(zip(names.split(), v))
+
+
+def fair(path):
+    a, b = Conn(path), Conn(path)
+    a.hello()
+    b.hello()
+    a.send(b"".join(stride(i + 1, i + 1) for i in range(50)))
+    time.sleep(0.05)
+    b.send(b"".join(stride(1000 + i, 100 + i) for i in range(5)))
+    order = []
+
+    def collect(name, c, n):
+        for _ in range(n):
+            f = c.read(RESULT)
+            if f is None:
+                order.append((time.monotonic(), name, (0, 99, "lost the connection")))
+                return
+            order.append((time.monotonic(), name, result(f[1])))
+
+    threads = [threading.Thread(target=collect, args=a) for a in (("A", a, 50), ("B", b, 5))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    order.sort()
+    last_b = max(i for i, o in enumerate(order) if o[1] == "B")
+    a_before = sum(1 for o in order[:last_b] if o[1] == "A")
+    bad = [o for o in order if o[2][1] != 0]
+    print("fair: A answered %d of 50 before B's 5th answer; %d not ok" % (a_before, len(bad)))
+    return 0 if a_before < 20 and not bad else 1
+
+
+def merge(path, n):
+    before = stats(path)["measured"]
+    conns = [Conn(path) for _ in range(n)]
+    for c in conns:
+        c.hello()
+    req = request(7, width=8, offsets=[lane * 24 for lane in range(32)])
+    for c in conns:
+        c.send(req)
+    res = [c.read(RESULT) for c in conns]
+    ok = sum(1 for f in res if f and result(f[1])[1] == 0)
+    measured = stats(path)["measured"] - before
+    print("merge: %d clients, %d answered ok, measured %d time(s)" % (n, ok, measured))
+    return 0 if ok == n and measured == 1 else 1
+
+
+def bad(path):
+    c = Conn(path)
+    c.hello()
+    fails = 0
+    cases = [
+        ("width 3", request(11, width=3), "width"),
+        ("misaligned", request(12, offsets=[lane * 4 + 2 for lane in range(32)]), "multiple"),
+        ("offset out of range", request(13, offsets=[1 << 40] * 32), "beyond"),
+        ("no lane", request(14, mask=0), "no active lane"),
+        ("unknown case", request(15, kind=1, case="no_such_kernel"), "unknown case"),
+        ("unknown parameter", request(16, kind=1, case="transpose_padded", params=[("NOPE", 1)]),
+         "no parameter"),
+        ("value out of range", request(17, kind=1, case="transpose_padded", params=[("PAD", 1 << 40)]),
+         "outside"),
+        ("too many parameters", request(18, kind=1, case="copy", params=[("N", 1)] * 9), "parameters"),
+        ("truncated", frame(REQUEST, struct.pack("<Q", 19) + b"\x00\x04"), "ends inside"),
+        ("trailing bytes", stride(20, 1)[:12 - 4] + struct.pack("<I", len(stride(20, 1)) - 12 + 3)
+         + stride(20, 1)[12:] + b"xyz", "after the end"),
+        ("bad flag", stride(21, 1)[:-1] + b"\x07", "not 0 or 1"),
+        ("unknown type", frame(99, b""), "unknown message type"),
+    ]
+    for name, data, want in cases:
+        c.send(data)
+        f = c.read(RESULT)
+        if f is None:
+            print("FAIL: %s: the server closed the connection" % name)
+            return 1
+        rid, status, err = result(f[1])
+        good = status == 3 and want in err
+        fails += not good
+        print("%s %s: status %d, %r" % ("ok  " if good else "FAIL", name, status, err))
+    c.send(stride(30, 2))
+    f = c.read(RESULT)
+    good = f is not None and result(f[1])[1] == 0
+    print("%s a good request after the bad ones" % ("ok  " if good else "FAIL"))
+    fails += not good
+    c.send(request(32, kind=1, case="row_col", params=[("PAD", 1), ("COL", 1)], mask=0))
+    f = c.read(RESULT)
+    good = f is not None and result(f[1])[1] == 0
+    print("%s a case kernel's request (row_col, PAD=1, the alias COL=1)" % ("ok  " if good else "FAIL"))
+    fails += not good
+    big = Conn(path)
+    big.hello()
+    big.send(frame(REQUEST, b"", length=100000) + b"x" * 1000)
+    closed = big.frame() is None
+    print("%s an oversized frame closes its client" % ("ok  " if closed else "FAIL"))
+    c.send(stride(31, 3))
+    f = c.read(RESULT)
+    good = closed and f is not None and result(f[1])[1] == 0
+    print("%s the other client is still served" % ("ok  " if good else "FAIL"))
+    fails += not good
+    junk = Conn(path)
+    junk.send(b"GET / HTTP/1.0\r\n\r\n")
+    f = junk.frame()
+    good = f is not None and f[0] == RESULT and "magic" in result(f[1])[2] and junk.frame() is None
+    print("%s bytes that are no frame: an error, then closed" % ("ok  " if good else "FAIL"))
+    fails += not good
+    return 1 if fails else 0
+
+
+def main():
+    cmd, path = sys.argv[1], sys.argv[2]
+    if cmd == "fair":
+        return fair(path)
+    if cmd == "merge":
+        return merge(path, int(sys.argv[3]))
+    if cmd == "bad":
+        return bad(path)
+    if cmd == "stats":
+        print(stats(path))
+        return 0
+    print("unknown command " + cmd)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())
