@@ -17,6 +17,7 @@
 #define GPU_KERNEL_MAX_ARGS 32       /* --arg NAME=VALUE and --buffer-size NAME=BYTES */
 #define GPU_KERNEL_MAX_SOURCE (4u << 20) /* bytes of source accepted */
 #define GPU_KERNEL_OUTPUT 4096       /* bytes of the kernel's own output kept (printf) */
+#define GPU_KERNEL_MAX_FLAGS 32      /* -I, -D and --nvcc-flag words of one request */
 
 /* ---- the request: what to compile and how to launch it (docs/kernel.md) ---- */
 
@@ -30,6 +31,10 @@ struct gpu_kernel_named {            /* NAME=VALUE from --arg or --buffer-size *
     char name[64];
     char value[64];
 };
+
+/* Which compiler: nvcc when the toolkit has one (files with host code: a main(), <cstdio>),
+ * else NVRTC (device code only); --compiler nvcc|nvrtc insists on one. */
+enum gpu_kernel_compiler { GPU_COMPILER_AUTO = 0, GPU_COMPILER_NVCC, GPU_COMPILER_NVRTC };
 
 struct gpu_kernel_request {
     char path[GPU_KERNEL_TEXT];      /* the .cu file: messages, include directory, line info */
@@ -54,6 +59,10 @@ struct gpu_kernel_request {
                                         --counters (never one with SASS metrics) */
     char cache_dir[GPU_KERNEL_TEXT]; /* compiled cubins are kept here; "" = no cache */
     char exe[GPU_KERNEL_TEXT];       /* the banklab binary to exec; "" = /proc/self/exe */
+    int compiler;                    /* enum gpu_kernel_compiler (--compiler) */
+    int nflags;                      /* compiler words in order: "-IDIR", "-DNAME[=V]" and the
+                                        --nvcc-flag words, each checked (kernel_nvcc.c) */
+    char flags[GPU_KERNEL_MAX_FLAGS][GPU_KERNEL_TEXT];
 };
 
 /* gpu_kernel_request_init: the defaults (grid 1, block 256, buffers 16 MiB filled with
@@ -62,7 +71,8 @@ void gpu_kernel_request_init(struct gpu_kernel_request *req);
 
 /* gpu_kernel_option: apply one launch option (the same words as on the command line):
  * opt is "--grid", "--block", "--smem", "--arg", "--buffer-size", "--fill", "--name",
- * "--time-limit" or "--device", val its value. Returns 1 when applied, 0 when opt is not a
+ * "--time-limit", "--device", or a compile option: "-I", "-D", "--nvcc-flag", "--compiler";
+ * val its value. Returns 1 when applied, 0 when opt is not a
  * launch option (req untouched), -1 on a bad value with one line in err. */
 int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val,
                       char *err, size_t errsz);

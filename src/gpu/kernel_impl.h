@@ -103,6 +103,15 @@ struct ksym {
 };
 const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table);
 
+/* ---- kernel_nvcc.c: the compile options of a request ---- */
+
+/* kcompile_option: "-I" DIR, "-D" NAME[=VALUE], "--nvcc-flag" FLAG (one word for the
+ * compiler: it must start with '-', hold no blank or control character, and not be one that
+ * banklab sets itself: the output, its kind, the architecture), "--compiler" nvcc|nvrtc|auto.
+ * Returns 1 applied, 0 when opt is none of these, -1 with one line in err. */
+int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
+                    char *err, size_t errsz);
+
 /* ---- kernel_launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
