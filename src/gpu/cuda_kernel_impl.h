@@ -63,9 +63,11 @@ void knvcc_id(const char *nvcc, char *id, size_t size);
  * compiled, or -1 with why when nvcc could not be run. */
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why, size_t whysz);
 
-/* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>"), by the
- * demangled names of its ".text." sections: the exact instance, else the only function of
- * that name. 0 with the symbol in sym, -1 when none (or several) match. */
-int knvcc_symbol(const void *cubin, size_t size, const char *name_expr, char *sym, size_t symsz);
+/* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>", "k<MODE_A>"
+ * with MODE_A an enumerator, #define or const int of src), by the demangled names of its
+ * ".text." sections: the exact instance, else the only function of that name. 0 with the
+ * symbol in sym, -1 when none (or several) match. src may be NULL. */
+int knvcc_symbol(const void *cubin, size_t size, const char *name_expr, const char *src,
+                 size_t srclen, char *sym, size_t symsz);
 
 #endif

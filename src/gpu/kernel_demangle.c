@@ -207,11 +207,115 @@ static void base_of(const char *s, char *out, size_t n)
     bl_fmt(out, n, "%.*s", (int)(s + len - start), start);
 }
 
+/* ---- names in the written template arguments: enum constants, #define and const ints ---- */
+
+static int ident_char(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+/* The word at p (of length n) stands alone in src at q? */
+static int word_at(const char *src, const char *end, const char *q, const char *w, size_t n)
+{
+    return q + n <= end && !memcmp(q, w, n) && (q == src || !ident_char(q[-1])) &&
+           (q + n == end || !ident_char(q[n]));
+}
+
+static const char *skip_blank(const char *p, const char *end)
+{
+    while (p < end && isspace((unsigned char)*p))
+        p++;
+    return p;
+}
+
+/* The integer value of `name` (n bytes) in src: an enumerator (counting from the previous
+ * one), "#define NAME INT", "NAME = INT" after const/constexpr. 0 with *v, or -1. */
+static int lookup_const(const char *src, size_t len, const char *name, size_t n, long *v)
+{
+    const char *end = src + len;
+    for (const char *q = src; q + 4 < end; q++) {
+        if (word_at(src, end, q, "enum", 4)) {
+            const char *b = memchr(q, '{', (size_t)(end - q));
+            const char *semi = memchr(q, ';', (size_t)(end - q));
+            if (!b || (semi && semi < b))
+                continue;
+            long next = 0;
+            for (const char *e = b + 1; e < end && *e != '}';) {
+                e = skip_blank(e, end);
+                const char *id = e;
+                while (e < end && ident_char(*e))
+                    e++;
+                if (e == id)
+                    break;
+                size_t il = (size_t)(e - id);
+                e = skip_blank(e, end);
+                long val = next;
+                if (e < end && *e == '=') {
+                    char *ne;
+                    val = strtol(skip_blank(e + 1, end), &ne, 0);
+                    e = ne;
+                }
+                if (il == n && !memcmp(id, name, n)) {
+                    *v = val;
+                    return 0;
+                }
+                next = val + 1;
+                while (e < end && *e != ',' && *e != '}')
+                    e++;
+                if (e < end && *e == ',')
+                    e++;
+            }
+        } else if (word_at(src, end, q, name, n)) {
+            const char *a = skip_blank(q + n, end);
+            const char *back = q;
+            while (back > src && (back[-1] == ' ' || back[-1] == '\t'))
+                back--;
+            int define = back - src >= 6 && !memcmp(back - 6, "define", 6);
+            if (!define && (a >= end || *a != '=' || (a + 1 < end && a[1] == '=')))
+                continue;
+            if (!define)
+                a = skip_blank(a + 1, end);
+            char *ne;
+            long val = strtol(a, &ne, 0);
+            if (ne != a) {
+                *v = val;
+                return 0;
+            }
+        }
+    }
+    return -1;
+}
+
+/* want with the names inside its template arguments replaced by their values from src. */
+static void resolve_names(const char *want, const char *src, size_t len, char *out, size_t n)
+{
+    size_t k = 0;
+    int depth = 0;
+    for (const char *p = want; *p && k + 24 < n;) {
+        if (*p == '<')
+            depth++;
+        else if (*p == '>')
+            depth--;
+        if (depth > 0 && (isalpha((unsigned char)*p) || *p == '_') &&
+            (p == want || !ident_char(p[-1]))) {
+            const char *e = p;
+            while (ident_char(*e))
+                e++;
+            long v;
+            if (src && lookup_const(src, len, p, (size_t)(e - p), &v) == 0) {
+                k += (size_t)snprintf(out + k, n - k, "%ld", v);
+                p = e;
+                continue;
+            }
+        }
+        out[k++] = *p++;
+    }
+    out[k] = '\0';
+}
+
 static uint16_t r16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
 static uint32_t r32(const uint8_t *p) { return (uint32_t)r16(p) | (uint32_t)r16(p + 2) << 16; }
 static uint64_t r64(const uint8_t *p) { return (uint64_t)r32(p) | (uint64_t)r32(p + 4) << 32; }
 
-int knvcc_symbol(const void *cubin, size_t n, const char *name_expr, char *sym, size_t symsz)
+int knvcc_symbol(const void *cubin, size_t n, const char *name_expr, const char *src,
+                 size_t srclen, char *sym, size_t symsz)
 {
     const uint8_t *b = cubin;
     if (!b || n < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2)
@@ -224,8 +328,9 @@ int knvcc_symbol(const void *cubin, size_t n, const char *name_expr, char *sym, 
     uint64_t stroff = r64(strsh + 0x18), strsize = r64(strsh + 0x20);
     if (stroff > n || strsize > n - stroff)
         return -1;
-    char want[GPU_KERNEL_TEXT], want_base[GPU_KERNEL_TEXT];
-    normal(name_expr, want, sizeof want);
+    char want[GPU_KERNEL_TEXT], want_base[GPU_KERNEL_TEXT], resolved[GPU_KERNEL_TEXT];
+    resolve_names(name_expr, src, srclen, resolved, sizeof resolved);
+    normal(resolved, want, sizeof want);
     base_of(want, want_base, sizeof want_base);
     int exact = 0, by_base = 0;
     char base_sym[GPU_KERNEL_TEXT] = "";

@@ -546,8 +546,8 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
         }
         out->ok = 1;
         if (in->name_expr)
-            knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, out->lowered,
-                         sizeof out->lowered);
+            knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
+                         out->lowered, sizeof out->lowered);
     }
     remove_dir(dir);
     return 0;
