@@ -18,6 +18,7 @@ static const struct {
     {"lab", cmd_lab, "run a graded workshop lab and print a score"},
     {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
     {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
+    {"run", cmd_run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line"},
 };
 
 static void usage(FILE *f)

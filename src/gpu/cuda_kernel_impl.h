@@ -67,6 +67,10 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
  * with MODE_A an enumerator, #define or const int of src), by the demangled names of its
  * ".text." sections: the exact instance, else the only function of that name. 0 with the
  * symbol in sym, -1 when none (or several) match. src may be NULL. */
+/* kdemangle: the name of a mangled symbol with its template arguments ("ns::k<float4, 4>");
+ * an unmangled one is its own name. 0, or -1 when it cannot be read. */
+int kdemangle(const char *sym, char *out, size_t n);
+
 int knvcc_symbol(const void *cubin, size_t size, const char *name_expr, const char *src,
                  size_t srclen, char *sym, size_t symsz);
 

@@ -235,6 +235,49 @@ void gpu_kernel_free(struct gpu_kernel_job *job);
  * for other callers. */
 int gpu_kernel_child_main(int argc, char **argv);
 
+/* ---- banklab run: an unmodified program under banklab's CUPTI injection library ---- */
+
+struct gpu_run_request {
+    const char *lib;                 /* the injection library (gpu_run_find_lib) */
+    const char *kernel_re;           /* --kernel: extended regex on the kernel's name, or NULL */
+    long skip, count;                /* --launch-skip, --launch-count; -1 when not given (then:
+                                        the first launch of each kernel) */
+};
+
+struct gpu_run_launch {
+    int pid;                         /* the process that launched it */
+    long ordinal, nth;               /* among its process's launches; among its kernel's */
+    struct gpu_kernel_result res;    /* files[0] is "?": instructions without line info */
+};
+
+struct gpu_run_output {
+    int injected;                    /* processes that loaded the library */
+    int nlaunches;
+    struct gpu_run_launch *launches;
+    int nnotes;
+    char (*notes)[2 * GPU_KERNEL_TEXT]; /* why something was not measured, each once */
+    int status;                      /* the program's exit status (128 + N: signal N) */
+};
+
+/* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with one line in why
+ * ("no CUDA driver (libcuda.so.1 not found)", "no CUDA device"). */
+int gpu_run_check(char *why, size_t whysz);
+
+/* gpu_run_find_lib: the injection library: $BANKLAB_INJECT, libbanklab_inject.so beside the
+ * banklab binary, ../lib/banklab/ from it, then the installed lib directory. 0 with its
+ * path, -1 with one line in path's place saying where it looked. */
+int gpu_run_find_lib(char *path, size_t size);
+
+/* gpu_run_program: run argv (execvp: PATH is searched) with its output on ours, the library
+ * injected (CUDA_INJECTION64_PATH) and a private directory for its results; wait for it
+ * (SIGINT and SIGQUIT reach the program, not the wait); read what it measured into *out
+ * (free with gpu_run_output_done). Returns 0, or -1 with one line in err when the program
+ * could not be started. */
+int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
+                    struct gpu_run_output *out, char *err, size_t errsz);
+
+void gpu_run_output_done(struct gpu_run_output *out);
+
 /* gpu_kernel_op_name: "ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma". */
 const char *gpu_kernel_op_name(int op);
 

@@ -175,6 +175,11 @@ static int demangle(const char *sym, char *out, size_t n)
     return 0;
 }
 
+int kdemangle(const char *sym, char *out, size_t n)
+{
+    return demangle(sym, out, n);
+}
+
 /* A name for comparing: no blanks, integer suffixes (4u, 8ul) dropped, "unsigned" as in
  * "unsigned int" written as the demangler writes it. */
 static void normal(const char *s, char *out, size_t n)

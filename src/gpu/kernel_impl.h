@@ -124,6 +124,10 @@ int kreq_bytes(const char *val, unsigned long long *out);
 #define KWIRE_HELLO 0x48454c4fu  /* payload: int32 pid, int32 warm (1: a server answers) */
 #define KWIRE_PHASE 0x50484153u  /* payload: int32 phase */
 #define KWIRE_RESULT 0x52534c54u /* payload: kwire_put_result */
+/* banklab run's injection library (cuda_inject.c) writes these too, before each RESULT: */
+#define KWIRE_LAUNCH 0x4c4e4348u /* int32 ordinal among the process's launches, int32 nth of
+                                    its kernel */
+#define KWIRE_NOTE 0x4e4f5445u   /* one line of text: why something was not measured */
 
 /* kwire_put_request / kwire_get_request: the request, the source and the caller's working
  * directory (relative paths in the request are from there), on a descriptor. get: *src is
