@@ -82,6 +82,7 @@ static struct {
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     struct devlock *lock;
+    FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .mods_mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 /* One launch of this thread in flight. */
@@ -152,6 +153,19 @@ static void put_frame(uint32_t tag, const void *p, size_t n)
     free(b);
 }
 
+static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void dbg(const char *fmt, ...)
+{
+    if (!G.dbg)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(G.dbg, "[%d] ", (int)getpid());
+    vfprintf(G.dbg, fmt, ap);
+    va_end(ap);
+    fflush(G.dbg);
+}
+
 static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void note(const char *fmt, ...)
 {
@@ -161,6 +175,7 @@ static void note(const char *fmt, ...)
     bl_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
     put_frame(KWIRE_NOTE, line, strlen(line));
+    dbg("note: %s\n", line);
 }
 
 static void cupti_note(CUptiResult r, const char *call)
@@ -270,6 +285,8 @@ static void keep_module(const CUpti_ModuleResourceData *md)
                 }
             }
             G.nmods++;
+            dbg("module %d loaded: %zu bytes, crc %s %llx\n", G.nmods, m->size,
+                m->has_crc ? "" : "(none)", (unsigned long long)m->crc);
         }
     }
     pthread_mutex_unlock(&G.mods_mu);
@@ -422,6 +439,7 @@ static int begin(void)
     }
     T.begun = 1;
     T.begun_depth = T.depth;
+    dbg("measuring %s at depth %d (turn %d)\n", T.symbol, T.depth, T.turn);
     T.t0 = kclock_ms();
     return 0;
 }
@@ -491,6 +509,8 @@ static void end(void)
     fill_head(res);
     res->timing.run = t_run;
     res->phase = GPU_KPHASE_DONE;
+    dbg("measured %s: %zu records, %d pcs, %d lines, status %d %s\n", T.symbol, T.sr.nrec,
+        res->ninsts, res->nlines, (int)res->status, res->error);
     int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
     put_frame(KWIRE_LAUNCH, which, sizeof which);
     if (G.fd >= 0)
@@ -569,6 +589,9 @@ static void take_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void 
 
 static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cd)
 {
+    dbg("%s %s %u depth %d %s\n", cd->callbackSite == CUPTI_API_ENTER ? "enter" : "exit",
+        dom == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime", (unsigned)id, T.depth,
+        cd->symbolName ? cd->symbolName : "(no symbol)");
     if (cd->callbackSite == CUPTI_API_ENTER) {
         T.depth++;
         if (T.depth == 1) { /* the outermost call of this launch: is it measured? */
@@ -672,6 +695,9 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     const char *dir = getenv("BANKLAB_RUN_DIR");
     if (!dir || !*dir)
         return 1;
+    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    if (dbgpath && *dbgpath)
+        G.dbg = fopen(dbgpath, "a");
     char path[PATH_MAX];
     bl_fmt(path, sizeof path, "%s/results", dir);
     G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);

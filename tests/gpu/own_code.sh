@@ -74,7 +74,8 @@ progs=$(cut -d'|' -f1 "$out/manifest.txt" | uniq)
 # ---- banklab run, banklab kernel, ncu ----
 for p in $progs; do
     t0=$(ms)
-    timeout 180 "$B" run --json -- "$out/bin/$p" > "$out/run_$p.json" 2> "$out/run_$p.err"
+    BANKLAB_RUN_DEBUG="$out/inject_$p.log" \
+        timeout 180 "$B" run --json -- "$out/bin/$p" > "$out/run_$p.json" 2> "$out/run_$p.err"
     rc=$?
     log "banklab run --json -- $p: exit $rc, $(( $(ms) - t0 )) ms"
     [ $rc = 0 ] || bad "banklab run -- $p: exit $rc: $(head -n 3 "$out/run_$p.err")"
@@ -120,7 +121,8 @@ if grep -q "hint: no line info" "$out/noline.txt" && grep -q "pc 0x" "$out/nolin
 else bad "without -lineinfo: no per-instruction rows or no hint"; fi
 
 # ---- a Python program with a kernel compiled at run time (CuPy RawKernel, or ctypes) ----
-timeout 180 "$B" run --json -- python3 "$P/conflict_script.py" > "$out/python.json" 2> "$out/python.err"
+BANKLAB_RUN_DEBUG="$out/inject_python.log" \
+    timeout 180 "$B" run --json -- python3 "$P/conflict_script.py" > "$out/python.json" 2> "$out/python.err"
 rc=$?
 timeout 180 "$B" run -- python3 "$P/conflict_script.py" > "$out/python.txt" 2>&1
 if python3 - "$out/python.json" <<'EOF'
