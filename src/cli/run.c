@@ -67,7 +67,7 @@ static void help(FILE *f)
         "\n"
         "Examples:\n"
         "  nvcc -lineinfo -o transpose transpose.cu && banklab run -- ./transpose\n"
-        "  banklab run --kernel 'tile' --launch-skip 2 --launch-count 1 -- ./app --size 4096\n"
+        "  banklab run --kernel 'tile' --launch-skip 2 --launch-count 1 -- ./app 4096\n"
         "  banklab run -- python3 my_cupy_script.py\n",
         f);
 }
