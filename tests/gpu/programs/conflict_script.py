@@ -50,6 +50,17 @@ def with_ctypes():
     if nvrtc is None:
         sys.exit("no NVRTC")
     cuda = ctypes.CDLL("libcuda.so.1")
+    P, U, VP = ctypes.POINTER, ctypes.c_uint, ctypes.c_void_p
+    nvrtc.nvrtcCreateProgram.argtypes = [P(VP), ctypes.c_char_p, ctypes.c_char_p, ctypes.c_int,
+                                         VP, VP]
+    nvrtc.nvrtcCompileProgram.argtypes = [VP, ctypes.c_int, P(ctypes.c_char_p)]
+    nvrtc.nvrtcGetCUBINSize.argtypes = [VP, P(ctypes.c_size_t)]
+    nvrtc.nvrtcGetCUBIN.argtypes = [VP, ctypes.c_char_p]
+    cuda.cuCtxSetCurrent.argtypes = [VP]
+    cuda.cuModuleLoadData.argtypes = [P(VP), ctypes.c_char_p]
+    cuda.cuModuleGetFunction.argtypes = [P(VP), VP, ctypes.c_char_p]
+    cuda.cuMemAlloc_v2.argtypes = [P(ctypes.c_uint64), ctypes.c_size_t]
+    cuda.cuLaunchKernel.argtypes = [VP, U, U, U, U, U, U, U, VP, P(VP), P(VP)]
     check(cuda.cuInit(0), "cuInit")
     dev = ctypes.c_int()
     check(cuda.cuDeviceGet(ctypes.byref(dev), 0), "cuDeviceGet")
