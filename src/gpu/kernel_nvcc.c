@@ -351,11 +351,44 @@ static void put_caret(struct textbuf *t, const char *line, size_t n, int col)
     tb_add(t, "^\n", 2);
 }
 
+/* The file that names a template instance (instance_file), while nvcc runs: its messages
+ * are about --name, not about a line of the user's. */
+static char instance_path[PATH_MAX];
+
+/* A message about the instance file: "FILE(0): error: --name K: message" (warnings dropped).
+ * 1 when s was one (and the lines it took in *used). */
+static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
+                            struct textbuf *t, int *used)
+{
+    size_t il = strlen(instance_path);
+    const char *s = ln[i];
+    if (!il || lnn[i] <= il || strncmp(s, instance_path, il) || (s[il] != '(' && s[il] != ':'))
+        return 0;
+    const char *err = strstr(s, ": error: ");
+    const char *end = s + lnn[i];
+    if (err && err < end) {
+        char head[PATH_MAX + GPU_KERNEL_TEXT];
+        int hl = snprintf(head, sizeof head, "%s(0): error: --name %s: ", in->name,
+                          in->name_expr ? in->name_expr : "");
+        tb_add(t, head, (size_t)hl);
+        tb_add(t, err + 9, (size_t)(end - err - 9));
+        tb_add(t, "\n", 1);
+    }
+    *used = 1; /* and its echo and caret */
+    while (*used < 3 && i + *used < n && lnn[i + *used] &&
+           (ln[i + *used][0] == ' ' || ln[i + *used][0] == '\t'))
+        (*used)++;
+    return 1;
+}
+
 /* One message of nvcc's output at p (its lines until the next), rewritten into t. The number
  * of lines it took. */
 static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
                        struct textbuf *t)
 {
+    int took;
+    if (instance_message(in, ln, lnn, i, n, t, &took))
+        return took;
     size_t open, flen;
     int line, col;
     const char *rest;
@@ -482,8 +515,8 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
-    fprintf(f, "#include \"%s\"\nstatic void *const banklab_instance_ = (void *)&%s;\n",
-            in->name, in->name_expr);
+    fprintf(f, "#include \"%s\"\nstatic void *const banklab_instance_ __attribute__((unused)) "
+            "= (void *)&%s;\n", in->name, in->name_expr);
     return fclose(f) ? -1 : 0;
 }
 
@@ -511,8 +544,11 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
     bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
     bl_fmt(inc, sizeof inc, "-I%s", in->dir);
+    instance_path[0] = '\0';
     if (instance_file(in, dir, input, sizeof input))
         bl_fmt(input, sizeof input, "%s", in->name);
+    else
+        bl_fmt(instance_path, sizeof instance_path, "%s", input);
     char *argv[16 + GPU_KERNEL_MAX_FLAGS];
     int ac = 0;
     argv[ac++] = (char *)in->nvcc;

@@ -118,6 +118,8 @@ if [ -n "$nvcc_here" ]; then
     printf 'enum { MA, MB = 4 };\ntemplate <int M> __global__ void t(float *o) { o[0] = M; }\nint main() { t<MA><<<1, 1>>>(0); t<MB><<<1, 1>>>(0); return 0; }\n' > "$tmp/tmpl.cu"
     run "a template instance named by its enumerator" 3 "$tmp/tmpl.cu" --name 't<MB>'
     run "an instance the file does not launch" 3 "$tmp/tmpl.cu" --name 't<7>'
+    run "an instance that cannot be" 2 "$tmp/tmpl.cu" --name 't<nosuch>'
+    one_line "said of --name, in the file, no temporary path" "^$tmp/tmpl.cu: error: --name t<nosuch>: identifier \"nosuch\" is undefined\$"
 else
     echo "skip ordinary files through nvcc: no nvcc here"
 fi
