@@ -61,6 +61,7 @@ struct extra_api {             /* what the callbacks need beyond struct cupti */
 
 static struct {
     pthread_mutex_t mu;        /* one measured launch at a time */
+    pthread_mutex_t count_mu;  /* the launch counts */
     pthread_mutex_t mods_mu;   /* the modules (loaded during a launch, too) */
     int fd;                    /* the results file */
     int broken;                /* measuring is off in this process (a note said why) */
@@ -70,7 +71,7 @@ static struct {
     regex_t re;
     int have_re;
     long skip, count;          /* -1: not given */
-    long matched, measured, launches;
+    long matched, selected, measured, launches;
     char *seen[MAX_SEEN];      /* kernels measured (first-of-each mode) and launch counts */
     long seen_n[MAX_SEEN];
     int nseen;
@@ -83,12 +84,14 @@ static struct {
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
-} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .mods_mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
+       .mods_mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
 
 /* One launch of this thread in flight. */
 static __thread struct {
     int depth;
-    int selected;              /* this launch is measured */
+    int decided;               /* whether it is measured was decided */
+    int selected;              /* this launch is measured (G.mu held) */
     int begun;                 /* metrics on, at depth begun_depth */
     int begun_depth;
     long ordinal, nth;
@@ -327,7 +330,7 @@ static long env_long(const char *name)
     return *end || n < 0 ? -1 : n;
 }
 
-/* Count this launch of `symbol`; 1 when it is to be measured (G.mu held). */
+/* Count this launch of `symbol`; 1 when it is to be measured (G.count_mu held). */
 static int select_launch(const char *symbol)
 {
     char dem[GPU_KERNEL_TEXT];
@@ -352,7 +355,10 @@ static int select_launch(const char *symbol)
         return T.nth == 1; /* the first launch of each kernel */
     if (G.skip >= 0 && G.matched <= G.skip)
         return 0;
-    return G.count < 0 || G.measured < G.count;
+    if (G.count >= 0 && G.selected >= G.count)
+        return 0;
+    G.selected++;
+    return 1;
 }
 
 /* ---- measuring ---- */
@@ -594,21 +600,24 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti
         cd->symbolName ? cd->symbolName : "(no symbol)");
     if (cd->callbackSite == CUPTI_API_ENTER) {
         T.depth++;
-        if (T.depth == 1) { /* the outermost call of this launch: is it measured? */
-            T.selected = 0;
-            T.begun = 0;
+        if (T.depth == 1) { /* the outermost call of this launch */
+            T.selected = T.begun = T.decided = 0;
             T.func = NULL;
             memset(T.grid, 0, sizeof T.grid);
             memset(T.block, 0, sizeof T.block);
             T.smem = 0;
+        }
+        if (!T.decided) { /* is it measured? (at the first call that names the kernel) */
             if (G.broken || !cd->symbolName)
                 return;
-            pthread_mutex_lock(&G.mu);
-            T.selected = select_launch(cd->symbolName);
-            if (!T.selected) {
-                pthread_mutex_unlock(&G.mu);
+            T.decided = 1;
+            pthread_mutex_lock(&G.count_mu);
+            int selected = select_launch(cd->symbolName);
+            pthread_mutex_unlock(&G.count_mu);
+            if (!selected)
                 return;
-            }
+            pthread_mutex_lock(&G.mu);
+            T.selected = 1;
             bl_fmt(T.symbol, sizeof T.symbol, "%s", cd->symbolName);
         }
         if (!T.selected)
