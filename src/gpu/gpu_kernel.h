@@ -242,6 +242,8 @@ struct gpu_run_request {
     const char *kernel_re;           /* --kernel: extended regex on the kernel's name, or NULL */
     long skip, count;                /* --launch-skip, --launch-count; -1 when not given (then:
                                         the first launch of each kernel) */
+    int stdout_to_stderr;            /* the program's stdout onto our stderr (--json: our
+                                        stdout holds the JSON alone) */
 };
 
 struct gpu_run_launch {

@@ -206,6 +206,8 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
     }
     signal(SIGINT, SIG_DFL);
     signal(SIGQUIT, SIG_DFL);
+    if (req->stdout_to_stderr)
+        dup2(2, 1);
     execvp(argv[0], argv);
     int e = errno;
     ssize_t w = write(errfd, &e, sizeof e);

@@ -63,6 +63,52 @@ if grep -q "GPU=cuda" "$(dirname "$B")/flags.stamp" 2>/dev/null || [ -f "$lib" ]
         env -u BANKLAB_RUN_DIR python3 -c "import ctypes; ctypes.CDLL('$lib').InitializeInjection()" \
             && ok "without BANKLAB_RUN_DIR it does nothing" || bad "without BANKLAB_RUN_DIR"
     fi
+    # what the library writes, printed: a program that writes the frames itself (no GPU here)
+    if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fake" tests/sh/run_fake.c \
+        "$(dirname "$B")/lib/gpu.a" "$(dirname "$B")/lib/base.a" -ldl 2> "$tmp/cc.err"; then
+        src=$PWD/tests/gpu/programs/transpose.cu
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        [ "$rc" = 0 ] && ok "results read back (exit 0)" || bad "results read back: exit $rc: $(head -n 3 "$tmp/err")"
+        grep -q "^fake program: its own output" "$tmp/out" && ok "the program's output passes through" || bad "no program output"
+        grep -q "^== transpose<<<(32,32,1), (32,32,1), 0>>> on Fake GPU (sm_90): launch 1 of this kernel" "$tmp/out" &&
+            ok "a head line per launch" || bad "no head line"
+        grep -qE "^ +21 +32768 +1048576 +32768 +1015808 +32.00 \| +out\[x \* n \+ y\] = tile\[threadIdx.x\]\[threadIdx.y\];" "$tmp/out" &&
+            ok "a line's figures beside its source text" || bad "no line 21 with its figures and source"
+        grep -q "file $src" "$tmp/out" && ok "the file the line info names" || bad "no file line"
+        grep -q "hint: no line info in this kernel's cubin" "$tmp/out" && grep -q "pc 0x0180  LDS" "$tmp/out" &&
+            ok "without line info: per instruction and the hint" || bad "no per-instruction rows or hint"
+        grep -qF 'odd\x1b[31mname' "$tmp/out" && ! grep -q "$(printf '\033')" "$tmp/out" &&
+            ok "a kernel name's escape sequence is shown escaped" || bad "escape sequence reached the terminal"
+        grep -q "^banklab run: not measured: a note from the library" "$tmp/err" && ok "the library's note on stderr" || bad "no note"
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --json -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
+        grep -q "^fake program: its own output" "$tmp/err" && ok "--json: the program's output goes to stderr" ||
+            bad "--json: the program's output is not on stderr"
+        python3 - "$tmp/out" <<'PYEOF' && ok "--json: launches, lines with source, notes" || bad "--json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["launches"]
+ok = (len(l) == 2 and l[0]["kernel"] == "transpose" and l[0]["grid"] == [32, 32, 1]
+      and any(x["line"] == 21 and x["excess"] == 1015808 and "tile[threadIdx.x]" in x["source"] for x in l[0]["lines"])
+      and r["notes"] == ["not measured: a note from the library"] and r["exit_status"] == 0
+      and r["processes"] == 1)
+sys.exit(0 if ok else 1)
+PYEOF
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- "$tmp/fake" "$src" 5 > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        [ "$rc" = 1 ] && grep -q "exited with status 5" "$tmp/err" && ok "a failed program: exit 1, its status said" ||
+            bad "a failed program: exit $rc"
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- true > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        [ "$rc" = 1 ] && grep -q "true never started CUDA" "$tmp/err" && ok "a program without CUDA: exit 1, said so" ||
+            bad "a program without CUDA: exit $rc: $(cat "$tmp/err")"
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- /no/such/program > "$tmp/out" 2> "$tmp/err"
+        rc=$?
+        [ "$rc" = 1 ] && grep -q "cannot run /no/such/program: No such file" "$tmp/err" && ok "no such program: one line" ||
+            bad "no such program: exit $rc: $(cat "$tmp/err")"
+    else
+        bad "cannot build tests/sh/run_fake.c: $(head -n 3 "$tmp/cc.err")"
+    fi
 else
     echo "skip the injection library: GPU=none build"
 fi
