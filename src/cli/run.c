@@ -253,8 +253,11 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
     }
     fprintf(f, "%6s", "total");
     put_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
-    fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
-            r->nlines == 1 ? "" : "s");
+    if (lineinfo)
+        fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
+                r->nlines == 1 ? "" : "s");
+    else
+        fprintf(f, " | %d shared-memory instruction%s\n", r->ninsts, r->ninsts == 1 ? "" : "s");
     if (!lineinfo && r->ninsts)
         fputs("hint: no line info in this kernel's cubin: per SASS instruction only (compile "
               "with nvcc -lineinfo for source lines)\n", f);
