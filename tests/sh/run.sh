@@ -109,6 +109,54 @@ PYEOF
     else
         bad "cannot build tests/sh/run_fake.c: $(head -n 3 "$tmp/cc.err")"
     fi
+    # the library itself, driven by a stand-in driver and CUPTI (run_mock.c): selection,
+    # measuring, correlation and its results, without a GPU
+    inc=${CUDA_HOME:-/usr/local/cuda}/include
+    mkdir -p "$tmp/mock"
+    if [ -f "$inc/cupti_sass_metrics.h" ] &&
+        cc -std=c11 -D_DEFAULT_SOURCE -shared -fPIC -DMOCK_LIB -I"$inc" -o "$tmp/mock/libcuda.so.1" \
+            tests/sh/run_mock.c 2> "$tmp/cc.err" &&
+        cc -std=c11 -D_DEFAULT_SOURCE -I"$inc" -o "$tmp/mockprog" tests/sh/run_mock.c -ldl 2>> "$tmp/cc.err"; then
+        mock() { # ARGS...: banklab run ARGS -- the mock program
+            LD_LIBRARY_PATH="$tmp/mock" BANKLAB_CUPTI="$tmp/mock/libcuda.so.1" BANKLAB_NO_LOCK=1 \
+                BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run "$@" -- "$tmp/mockprog" "$tmp/mock/libcuda.so.1" \
+                tests/data/kernel/ldmatrix.sm90.cubin > "$tmp/out" 2> "$tmp/err"
+        }
+        mock --json
+        rc=$?
+        python3 - "$tmp/out" <<'PYEOF' && ok "the library under a stand-in CUPTI: the first launch of each kernel, measured and correlated (exit $rc)" || { bad "the library under a stand-in CUPTI (exit $rc)"; head -c 600 "$tmp/out"; sed 's/^/    /' "$tmp/err" | head -5; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+l = r["launches"]
+a = l[0] if l else {}
+lines = {x["line"]: x for x in a.get("lines", [])}
+ok = (len(l) == 2 and a["kernel"] == "ldmatrix_tile" and a["kernel_launch"] == 1 and a["launch"] == 1
+      and a["grid"] == [2, 1, 1] and a["block"] == [32, 1, 1] and a["registers"] == 7
+      and lines.get(30, {}).get("wavefronts") == 32 and lines[30]["ideal"] == 4 and lines[30]["excess"] == 28
+      and lines[30]["file"] == "/mock/ldm.cu" and lines.get(41, {}).get("inst") == 1
+      and any(i["sass"].startswith("LDSM") for i in a["instructions"])
+      and l[1]["kernel"] == "other" and l[1]["status"] == "failed" and "not seen loading" in l[1]["error"])
+sys.exit(0 if ok else 1)
+PYEOF
+        mock --json --launch-skip 1 --launch-count 1
+        python3 - "$tmp/out" <<'PYEOF' && ok "--launch-skip 1 --launch-count 1: the second launch alone" || bad "--launch-skip/--launch-count"
+import json, sys
+l = json.load(open(sys.argv[1]))["launches"]
+sys.exit(0 if len(l) == 1 and l[0]["kernel_launch"] == 2 and l[0]["launch"] == 2 else 1)
+PYEOF
+        mock --json --kernel '^oth' --launch-count 5
+        python3 - "$tmp/out" <<'PYEOF' && ok "--kernel REGEX: only the matching kernel" || bad "--kernel REGEX"
+import json, sys
+l = json.load(open(sys.argv[1]))["launches"]
+sys.exit(0 if len(l) == 1 and l[0]["kernel"] == "other" else 1)
+PYEOF
+        MOCK_OTHER_SUBSCRIBER=1 mock
+        rc=$?
+        [ "$rc" = 3 ] && grep -q "^banklab run: not measured: another CUPTI client is active in this program" "$tmp/err" &&
+            ok "another CUPTI client: one clear line, exit 3" || bad "another CUPTI client: exit $rc: $(cat "$tmp/err")"
+    else
+        echo "skip the library under a stand-in CUPTI: no CUDA headers ($(head -n 2 "$tmp/cc.err"))"
+    fi
 else
     echo "skip the injection library: GPU=none build"
 fi
