@@ -4,11 +4,13 @@
  * shared-memory figures per source line, as `banklab kernel` prints them, or one JSON object.
  * The running and reading live behind src/gpu/gpu_kernel.h; this file reads options, prints
  * and picks the exit status. No curses, no cJSON. */
+#include <errno.h>
 #include <limits.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
@@ -20,14 +22,14 @@
 struct run_args {
     const char *kernel_re;
     long skip, count;
-    int json, sass;
+    int json, sass, view;
     char **argv;                 /* the program and its arguments */
 };
 
 static void short_usage(FILE *f)
 {
     fputs("usage: banklab run [--kernel REGEX] [--launch-skip N] [--launch-count N] [--sass]\n"
-          "                   [--json] -- PROGRAM [ARGS]\n"
+          "                   [--json] [--view] -- PROGRAM [ARGS]\n"
           "banklab run --help explains everything (docs/kernel.md has a worked example).\n", f);
 }
 
@@ -55,6 +57,10 @@ static void help(FILE *f)
         "\n"
         "Output:\n"
         "  --sass                 under each line, its SASS instructions\n"
+        "  --view                 then open the tutorial's kernel view on the measured kernel\n"
+        "                         with the most excess (its .cu file from the line info, its\n"
+        "                         name and launch; scalar parameters from the file's\n"
+        "                         // banklab: comment): re-measured there on every save\n"
         "  --json                 one JSON object: the program, its exit status, launches[]\n"
         "                         (kernel, launch, grid, block, lines[], totals), notes[];\n"
         "                         the program's own output then goes to stderr\n"
@@ -103,6 +109,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         }
         if (!strcmp(arg, "--json")) {
             a->json = 1;
+        } else if (!strcmp(arg, "--view")) {
+            a->view = 1;
         } else if (!strcmp(arg, "--sass")) {
             a->sass = 1;
         } else if (!strcmp(arg, "--kernel") || !strcmp(arg, "--launch-skip") ||
@@ -127,8 +135,8 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     }
     if (i >= argc)
         return usage_error("which program? (banklab run -- PROGRAM [ARGS])", NULL);
-    if (a->json && a->sass)
-        return usage_error("--json holds everything: no --sass with it", NULL);
+    if (a->json && (a->sass || a->view))
+        return usage_error("--json holds everything: no --sass or --view with it", NULL);
     a->argv = argv + i;
     return 0;
 }
@@ -359,6 +367,50 @@ static void print_json(const struct run_args *a, const struct gpu_run_output *o)
     free(cache.text);
 }
 
+/* --view: the kernel view (`banklab FILE.cu --name K --grid .. --block .. --smem ..`) on the
+ * launch with the most excess, in place of this process. Returns only when it cannot. */
+static int open_view(const struct gpu_run_output *o)
+{
+    const struct gpu_kernel_result *best = NULL;
+    for (int i = 0; i < o->nlaunches; i++) {
+        const struct gpu_kernel_result *r = &o->launches[i].res;
+        if (r->status == GPU_KERNEL_OK && r->nlines && (!best || r->totals.excess > best->totals.excess))
+            best = r;
+    }
+    if (!best) {
+        fprintf(stderr, "banklab run: --view: no measured kernel with source lines to open\n");
+        return EXIT_CHECK;
+    }
+    const struct gpu_kernel_line *top = NULL;
+    for (int i = 0; i < best->nlines; i++)
+        if (best->lines[i].line > 0 && (!top || best->lines[i].excess > top->excess))
+            top = &best->lines[i];
+    const char *file = top && top->file < best->nfiles ? best->files[top->file] : "";
+    size_t fl = strlen(file);
+    if (fl < 4 || strcmp(file + fl - 3, ".cu") || access(file, R_OK)) {
+        char c[PATH_MAX];
+        fprintf(stderr, "banklab run: --view: the kernel's source %s is not a .cu file that can "
+                "be read\n", bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
+        return EXIT_CHECK;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "banklab run: --view needs a terminal\n");
+        return EXIT_USAGE;
+    }
+    char grid[64], block[64], smem[32];
+    snprintf(grid, sizeof grid, "%ux%ux%u", best->grid[0] ? best->grid[0] : 1,
+             best->grid[1] ? best->grid[1] : 1, best->grid[2] ? best->grid[2] : 1);
+    snprintf(block, sizeof block, "%ux%ux%u", best->block[0] ? best->block[0] : 256,
+             best->block[1] ? best->block[1] : 1, best->block[2] ? best->block[2] : 1);
+    snprintf(smem, sizeof smem, "%llu", best->smem);
+    char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--grid", grid,
+                    "--block", block, "--smem", smem, NULL};
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
+    return EXIT_CHECK;
+}
+
 int cmd_run(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -428,6 +480,8 @@ int cmd_run(int argc, char **argv)
                 a.kernel_re ? " matching " : "", a.kernel_re ? a.kernel_re : "");
     if (!rc && (o.status || !o.nlaunches))
         rc = EXIT_CHECK;
+    if (a.view && o.nlaunches)
+        rc = open_view(&o);
     gpu_run_output_done(&o);
     return rc;
 }

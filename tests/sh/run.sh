@@ -98,6 +98,23 @@ PYEOF
         rc=$?
         [ "$rc" = 1 ] && grep -q "exited with status 5" "$tmp/err" && ok "a failed program: exit 1, its status said" ||
             bad "a failed program: exit $rc"
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --view -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err" < /dev/null
+        rc=$?
+        [ "$rc" = 2 ] && grep -q "^banklab run: --view needs a terminal" "$tmp/err" && ok "--view without a terminal: one line, exit 2" ||
+            bad "--view without a terminal: exit $rc"
+        if command -v tmux > /dev/null 2>&1; then # --view: the kernel view on the kernel with the most excess
+            sock="banklab-run-$$"
+            tmux -L "$sock" new-session -d -x 100 -y 30 "cd '$PWD' && CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 XDG_CACHE_HOME='$tmp/cache' BANKLAB_RUN_NO_GPU_CHECK=1 '$B' run --view -- '$tmp/fake' '$src' 2> '$tmp/view.err'; sleep 30"
+            seen=
+            for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+                tmux -L "$sock" capture-pane -p > "$tmp/pane" 2> /dev/null
+                if grep -q "banklab: kernel transpose.cu" "$tmp/pane" && grep -q "compiles (for sm_90)" "$tmp/pane"; then seen=1; break; fi
+                sleep 0.5
+            done
+            tmux -L "$sock" kill-server 2> /dev/null
+            [ -n "$seen" ] && ok "--view opens the kernel view on the measured kernel's file" ||
+                { bad "--view: no kernel view"; sed 's/^/    /' "$tmp/pane" | head -8; }
+        fi
         BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- true > "$tmp/out" 2> "$tmp/err"
         rc=$?
         [ "$rc" = 1 ] && grep -q "true never started CUDA" "$tmp/err" && ok "a program without CUDA: exit 1, said so" ||
