@@ -40,7 +40,7 @@ fi
 NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 [ -x "$NVCC" ] || { echo "SKIP: no nvcc to build the programs (set NVCC)"; exit 77; }
 NCU=${NCU:-$(command -v ncu || { test -x /usr/local/cuda/bin/ncu && echo /usr/local/cuda/bin/ncu; })}
-log "own_code: $("$NVCC" --version | tail -n 1); ncu: ${NCU:-none}; $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
+log "own_code: $(timeout 30 "$NVCC" --version | tail -n 1); ncu: ${NCU:-none}; $(timeout 20 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null)"
 
 # ---- build: every program with line info, strided also without ----
 P=tests/gpu/programs

@@ -40,8 +40,10 @@ def with_ctypes():
     with open(path, "w") as f:
         f.write(SRC)
     nvrtc = None
+    home = os.environ.get("CUDA_HOME", "/usr/local/cuda")
     for name in ("libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-                 "/usr/local/cuda/lib64/libnvrtc.so"):
+                 home + "/lib64/libnvrtc.so.13", home + "/lib64/libnvrtc.so",
+                 "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so"):
         try:
             nvrtc = ctypes.CDLL(name)
             break
