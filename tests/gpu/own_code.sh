@@ -12,7 +12,7 @@
 # ${OUT:-/tmp}/own_code; a summary table ends the output.
 # Run from the repository's root after `make device-bundle` (or make):
 #   sh tests/gpu/own_code.sh            (BUILD=build: build/banklab, build/libbanklab_inject.so)
-# Without a GPU: SKIP (exit 77). Env: BUILD, BANKLAB, OUT, NVCC, NCU.
+# Without a GPU: SKIP (exit 77). Env: BUILD, BANKLAB, OUT, NVCC, NCU, OWN_CODE_KEEP.
 set -u
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
@@ -175,5 +175,8 @@ fi
 log ""
 log "summary (per kernel: lines compared with ncu for banklab kernel and banklab run):"
 [ -f "$out/summary.txt" ] && cat "$out/summary.txt" | tee -a "$out/log.txt" >&3
+# the binaries, the compile cache and ncu's reports are large and rebuilt in a minute: the
+# CSV pages, JSON results and logs stay (OWN_CODE_KEEP=1 keeps everything)
+[ -n "${OWN_CODE_KEEP:-}" ] || rm -rf "$out/bin" "$out/cache" "$out"/*.ncu-rep
 log "own_code: $passes ok, $fail FAIL; files in $out"
 [ "$fail" = 0 ]
