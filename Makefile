@@ -65,7 +65,8 @@ CJSON_CFLAGS  := $(call pkg_cflags,libcjson)
 CJSON_LIBS    := $(call pkg_libs,libcjson,-lcjson)
 PKG_CFLAGS    := $(CURSES_CFLAGS) $(CJSON_CFLAGS)
 PKG_LIBS      := $(CURSES_LIBS) $(CJSON_LIBS)
-CPPFLAGS    += -DBANKLAB_VERSION='"$(VERSION)"' -DBANKLAB_SHARE_DIR='"$(SHARE_DIR)"' -DNCURSES_WIDECHAR=1
+CPPFLAGS    += -DBANKLAB_VERSION='"$(VERSION)"' -DBANKLAB_SHARE_DIR='"$(SHARE_DIR)"' -DNCURSES_WIDECHAR=1 \
+               -DBANKLAB_LIB_DIR='"$(PREFIX)/lib/banklab"'
 ALL_CFLAGS   = $(CFLAGS_STD) $(CFLAGS_WARN) $(CFLAGS_OPT) $(CFLAGS_EXTRA) $(PKG_CFLAGS) -MMD -MP
 LDFLAGS_EXTRA ?=
 LDLIBS      = $(PKG_LIBS) -lpthread -lm
@@ -108,6 +109,12 @@ link_libs = -Wl,--start-group $(foreach r,$(filter $(ROOMS),$(1)),$(call room_li
             $(foreach r,$(1),$(LIBS_$(r))) -lpthread -lm
 
 LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
+# banklab run's CUPTI injection library (src/gpu/cuda_inject.c): the program's driver loads it
+# through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
+INJECT_SO  := $(BUILD)/libbanklab_inject.so
+INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/kernel_wire.c \
+              src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c
+INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
 ROOM_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
 BIN      := $(BUILD)/banklab
@@ -134,7 +141,7 @@ link_of = $(LINK_$(1)) base
 
 .PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
-all: $(BIN)
+all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO))
 
 help:
 	@sed -n '2,11p' Makefile
@@ -154,6 +161,15 @@ $(BUILD)/obj/%.cu.o: %.cu $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $<")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -c $< -o $@
+
+$(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (PIC)")
+	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(INJECT_SO): $(INJECT_OBJ)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -o $@ $^ -ldl -lpthread
 
 define ROOM_RULE
 $(call room_lib,$(1)): $(call room_obj,$(1))
@@ -215,7 +231,7 @@ test: deps
 	@$(MAKE) --no-print-directory test-built
 
 # (the GPU probe is built too, so a change that breaks its build shows without a GPU)
-test-built: $(BIN) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)
+test-built: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
 
 # One test by name: a unit test tests/unit/NAME.c or a shell suite tests/sh/NAME.sh.
@@ -229,7 +245,7 @@ check: $(BIN)
 test-unit: $(BIN) unit-bins
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=unit sh tests/run.sh
 
-test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe)
+test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO))
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/gpu/run.sh
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
@@ -261,7 +277,7 @@ bench: deps
 bench-built: $(BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/bench/run.sh
 
-install: $(BIN)
+install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO))
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHARE_DIR)/lessons $(DESTDIR)$(SHARE_DIR)/assets \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/banklab
@@ -272,10 +288,12 @@ install: $(BIN)
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' assets/banklab-serve@.service > $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
 	chmod 644 $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
 	@echo "  the GPU server of device N for every user: systemctl daemon-reload && systemctl enable --now banklab-serve@N"
+	$(if $(filter cuda,$(GPU)),install -d $(DESTDIR)$(PREFIX)/lib/banklab && \
+	  install -m 755 $(INJECT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/libbanklab_inject.so)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1 \
-	  $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
+	  $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service $(DESTDIR)$(PREFIX)/lib/banklab
 
 # A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 (and, for
 # test_gpu, libcmocka.so.0) beside the binary (found where the compiler's linker finds them,
@@ -283,7 +301,8 @@ uninstall:
 # (tests/gpu/session.sh runs them all; it sets LD_LIBRARY_PATH to the bundle).
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
-	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/tests/gpu_probe \
+	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/libbanklab_inject.so \
+	  $(BUILD)/tests/gpu_probe \
 	  $(BUILD)/tests/test_gpu
 	@for so in libcjson.so.1 libcmocka.so.0; do lib=$$($(CC) -print-file-name=$$so); case $$lib in \
 	  /*) cp -L "$$lib" $(BUILD)/$$so && echo "  BUNDLE  $(BUILD)/$$so ($$lib)" ;; \

@@ -21,7 +21,8 @@ int cmd_bench(int argc, char **argv);    /* bench.c: GPU measurements vs the mod
 int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters */
 int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved progress */
 int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
-int cmd_kernel(int argc, char **argv);   /* kernel.c: measure a learner's .cu file per line */
+int cmd_kernel(int argc, char **argv);
+int cmd_run(int argc, char **argv);      /* run.c: a whole program under the injection library */   /* kernel.c: measure a learner's .cu file per line */
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
 int cmd_serve(int argc, char **argv);    /* serve.c: the GPU server and its controls */
 

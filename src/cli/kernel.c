@@ -31,6 +31,7 @@ static void short_usage(FILE *f)
           "                      [--fill float|int|zero] [--sort line|excess] [--json] [--sass]\n"
           "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
           "                      [--no-server] [--launch-only] [--timings]\n"
+          "                      [-I DIR] [-D NAME[=V]] [--nvcc-flag FLAG] [--compiler C]\n"
           "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
           f);
 }
@@ -43,9 +44,11 @@ static void help(FILE *f)
         "\n"
         "usage: banklab kernel FILE.cu [OPTIONS]\n"
         "\n"
-        "FILE.cu is compiled at run time with NVRTC (line info, the GPU's architecture; with\n"
-        "no GPU, sm_90, so compile errors still show as FILE:LINE:COL). The kernel runs once in\n"
-        "a child process: a fault, a hang or too much shared memory is reported in one line.\n"
+        "FILE.cu is compiled with the CUDA toolkit's nvcc (its device side: host code, host\n"
+        "headers and a main() are fine), or with NVRTC where there is no nvcc (device code\n"
+        "only); line info, the GPU's architecture (with no GPU, sm_90, so compile errors still\n"
+        "show as FILE:LINE:COL). The kernel runs once in a child process: a fault, a hang or\n"
+        "too much shared memory is reported in one line.\n"
         "\n"
         "Launch (also from comments at the top of FILE.cu, before the first line of code:\n"
         "  // banklab: --grid 32x32 --block 32x32 --arg n=1024\n"
@@ -61,6 +64,12 @@ static void help(FILE *f)
         "                         (default 16M); NAME=BYTES sizes one parameter's buffer\n"
         "  --fill float|int|zero  buffer contents before the launch: float (default): 4-byte\n"
         "                         word k holds the float k mod 1024; int: the int k; zero\n"
+        "\n"
+        "Compiling:\n"
+        "  -I DIR, -D NAME[=V]    include directory, macro (also -IDIR, -DNAME)\n"
+        "  --nvcc-flag FLAG       one more compiler flag, e.g. -maxrregcount=64 (repeatable;\n"
+        "                         not the output, its kind or the architecture)\n"
+        "  --compiler C           nvcc, nvrtc or auto (default: nvcc when found)\n"
         "\n"
         "Measurement:\n"
         "  --device N             CUDA device (default 0)\n"
@@ -159,7 +168,8 @@ static int named_twice(const struct kernel_args *a)
 static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
     static const char *launch_opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
-                                        "--buffer-size", "--fill", "--device", "--time-limit"};
+                                        "--buffer-size", "--fill", "--device", "--time-limit",
+                                        "-I", "-D", "--nvcc-flag", "--compiler"};
     memset(a, 0, sizeof *a);
     for (int i = 1; i < argc; i++) {
         const char *arg = argv[i];
@@ -174,6 +184,11 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
                 return usage_error("too many options%s%s", "", "");
             a->opt[a->nopts] = arg;
             a->val[a->nopts++] = argv[++i];
+        } else if ((arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D') && arg[2])) {
+            if (a->nopts == MAX_CLI_OPTS) /* -IDIR, -DNAME=V: as the compilers write them */
+                return usage_error("too many options%s%s", "", "");
+            a->opt[a->nopts] = arg[1] == 'I' ? "-I" : "-D";
+            a->val[a->nopts++] = arg + 2;
         } else if (flag_of(a, arg)) {
             *flag_of(a, arg) = 1;
         } else if (!strcmp(arg, "--sort")) {

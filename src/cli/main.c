@@ -19,6 +19,7 @@ static const struct {
     {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
     {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
     {"serve", cmd_serve, "the one measuring process of a GPU, for every banklab of the machine"},
+    {"run", cmd_run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line"},
 };
 
 static void usage(FILE *f)

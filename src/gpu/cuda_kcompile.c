@@ -165,15 +165,22 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     if (!home || !*home)
         home = "/usr/local/cuda";
     snprintf(opt_cuda, sizeof opt_cuda, "-I%s/include", home);
-    const char *opts[] = {opt_arch, "-lineinfo", "--std=c++17", opt_inc, opt_cuda};
-    int nopts = (int)(sizeof opts / sizeof opts[0]);
-    if (!rtc_ready(r)) {
+    const char *opts[5 + GPU_KERNEL_MAX_FLAGS] = {opt_arch, "-lineinfo", "--std=c++17", opt_inc,
+                                                  opt_cuda};
+    int nopts = 5;
+    for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++) /* -I, -D, --nvcc-flag */
+        opts[nopts++] = in->flags[i];
+    char compiler[PATH_MAX + 64] = "";
+    if (in->nvcc) /* the toolkit's nvcc (kernel_nvcc.c): the same cache, its own key */
+        knvcc_id(in->nvcc, compiler, sizeof compiler);
+    else if (!rtc_ready(r)) {
         snprintf(why, whysz, "%s", r->why);
         return -1;
     }
     struct rtc_api *api = &r->api;
     int vmaj = 0, vmin = 0;
-    api->version(&vmaj, &vmin);
+    if (!in->nvcc)
+        api->version(&vmaj, &vmin);
 
     /* the cache key: everything that goes into the cubin */
     struct keybuf key = {0};
@@ -184,6 +191,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
         int hl = snprintf(head, sizeof head, "banklab kernel cache 1\nnvrtc %d.%d\nname %s\nexpr %s\n",
                           vmaj, vmin, in->name, in->name_expr);
         kcache_key_add(&key, head, (size_t)hl);
+        kcache_key_add(&key, compiler, strlen(compiler));
         for (int i = 0; i < nopts; i++) {
             kcache_key_add(&key, opts[i], strlen(opts[i]));
             kcache_key_add(&key, "\n", 1);
@@ -201,6 +209,16 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
                 return 0;
             }
         }
+    }
+    int rv = 0;
+    if (in->nvcc) {
+        rv = knvcc_compile(in, out, why, whysz);
+        if (rv == 0 && out->ok && in->name_expr && !out->lowered[0]) {
+            snprintf(why, whysz, "nvcc compiled %s but its cubin has no kernel %s", in->name,
+                     in->name_expr);
+            rv = -1;
+        }
+        goto store;
     }
     nvrtcProgram prog;
     nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
@@ -221,7 +239,6 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
             api->log(prog, out->log);
         out->log[ls] = '\0';
     }
-    int rv = 0;
     if (cr == NVRTC_SUCCESS) {
         const char *low = NULL;
         size_t cs = 0;
@@ -237,7 +254,8 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
         }
     }
     api->destroy(&prog);
-    if (out->ok && use_cache && out->lowered[0])
+store:
+    if (rv == 0 && out->ok && use_cache && out->lowered[0])
         cache_put(in, cname, &key, out);
     free(key.s);
     return rv;

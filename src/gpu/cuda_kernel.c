@@ -276,8 +276,18 @@ static void request(struct child *ch)
     int arch = st->have_gpu ? st->sm : DEFAULT_ARCH;
     bl_fmt(res->arch, sizeof res->arch, "sm_%d", arch);
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
-                             ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg};
-    char why[GPU_KERNEL_TEXT];
+                             ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg,
+                             NULL, req->nflags, req->flags};
+    char why[GPU_KERNEL_TEXT], nvcc[PATH_MAX];
+    if (req->compiler != GPU_COMPILER_NVRTC) { /* nvcc when there is one (kernel_nvcc.c) */
+        if (knvcc_find(nvcc, sizeof nvcc) == 0)
+            in.nvcc = nvcc;
+        else if (req->compiler == GPU_COMPILER_NVCC) {
+            FAIL(ch, GPU_KERNEL_ESYSTEM, "--compiler nvcc: no nvcc found (set BANKLAB_NVCC or "
+                 "CUDA_HOME, or put it on PATH)");
+            return;
+        }
+    }
     double t0 = kclock_ms();
     int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, why, sizeof why);
     res->timing.compile = kclock_ms() - t0;

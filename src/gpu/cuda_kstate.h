@@ -17,6 +17,7 @@
 #include <cupti_target.h>
 
 #include "cuda_kernel_impl.h"
+#include "cuda_sassm.h"
 
 #define FILL_CHUNK (4u << 20)            /* bytes of fill pattern made at a time */
 
@@ -102,10 +103,7 @@ struct kstate {
                                         second cuptiSassMetricsSetConfig in one process
                                         (CUPTI_ERROR_OUT_OF_MEMORY on the H200), and the range
                                         profiler after them profiles nothing */
-    int configured;                  /* metric ids below resolved */
-    CUpti_SassMetrics_Config cfg[16];
-    size_t which[16], ncfg;          /* metric_table index of cfg[i] */
-    int have_ideal;
+    struct sassm_cfg sassm;          /* the SASS metrics' ids (cuda_sassm.h) */
     struct devlock *lock;            /* the device's turns (devlock.h), NULL: none to take */
     char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
 };

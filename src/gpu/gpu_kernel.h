@@ -17,6 +17,7 @@
 #define GPU_KERNEL_MAX_ARGS 32       /* --arg NAME=VALUE and --buffer-size NAME=BYTES */
 #define GPU_KERNEL_MAX_SOURCE (4u << 20) /* bytes of source accepted */
 #define GPU_KERNEL_OUTPUT 4096       /* bytes of the kernel's own output kept (printf) */
+#define GPU_KERNEL_MAX_FLAGS 32      /* -I, -D and --nvcc-flag words of one request */
 
 /* ---- the request: what to compile and how to launch it (docs/kernel.md) ---- */
 
@@ -30,6 +31,10 @@ struct gpu_kernel_named {            /* NAME=VALUE from --arg or --buffer-size *
     char name[64];
     char value[64];
 };
+
+/* Which compiler: nvcc when the toolkit has one (files with host code: a main(), <cstdio>),
+ * else NVRTC (device code only); --compiler nvcc|nvrtc insists on one. */
+enum gpu_kernel_compiler { GPU_COMPILER_AUTO = 0, GPU_COMPILER_NVCC, GPU_COMPILER_NVRTC };
 
 struct gpu_kernel_request {
     char path[GPU_KERNEL_TEXT];      /* the .cu file: messages, include directory, line info */
@@ -54,6 +59,10 @@ struct gpu_kernel_request {
                                         --counters (never one with SASS metrics) */
     char cache_dir[GPU_KERNEL_TEXT]; /* compiled cubins are kept here; "" = no cache */
     char exe[GPU_KERNEL_TEXT];       /* the banklab binary to exec; "" = /proc/self/exe */
+    int compiler;                    /* enum gpu_kernel_compiler (--compiler) */
+    int nflags;                      /* compiler words in order: "-IDIR", "-DNAME[=V]" and the
+                                        --nvcc-flag words, each checked (kernel_nvcc.c) */
+    char flags[GPU_KERNEL_MAX_FLAGS][GPU_KERNEL_TEXT];
 };
 
 /* gpu_kernel_request_init: the defaults (grid 1, block 256, buffers 16 MiB filled with
@@ -62,7 +71,8 @@ void gpu_kernel_request_init(struct gpu_kernel_request *req);
 
 /* gpu_kernel_option: apply one launch option (the same words as on the command line):
  * opt is "--grid", "--block", "--smem", "--arg", "--buffer-size", "--fill", "--name",
- * "--time-limit" or "--device", val its value. Returns 1 when applied, 0 when opt is not a
+ * "--time-limit", "--device", or a compile option: "-I", "-D", "--nvcc-flag", "--compiler";
+ * val its value. Returns 1 when applied, 0 when opt is not a
  * launch option (req untouched), -1 on a bad value with one line in err. */
 int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val,
                       char *err, size_t errsz);
@@ -224,6 +234,51 @@ void gpu_kernel_free(struct gpu_kernel_job *job);
  * descriptor 3, or (--spare) serves on an inherited socket. Returns the exit status. Not
  * for other callers. */
 int gpu_kernel_child_main(int argc, char **argv);
+
+/* ---- banklab run: an unmodified program under banklab's CUPTI injection library ---- */
+
+struct gpu_run_request {
+    const char *lib;                 /* the injection library (gpu_run_find_lib) */
+    const char *kernel_re;           /* --kernel: extended regex on the kernel's name, or NULL */
+    long skip, count;                /* --launch-skip, --launch-count; -1 when not given (then:
+                                        the first launch of each kernel) */
+    int stdout_to_stderr;            /* the program's stdout onto our stderr (--json: our
+                                        stdout holds the JSON alone) */
+};
+
+struct gpu_run_launch {
+    int pid;                         /* the process that launched it */
+    long ordinal, nth;               /* among its process's launches; among its kernel's */
+    struct gpu_kernel_result res;    /* files[0] is "?": instructions without line info */
+};
+
+struct gpu_run_output {
+    int injected;                    /* processes that loaded the library */
+    int nlaunches;
+    struct gpu_run_launch *launches;
+    int nnotes;
+    char (*notes)[2 * GPU_KERNEL_TEXT]; /* why something was not measured, each once */
+    int status;                      /* the program's exit status (128 + N: signal N) */
+};
+
+/* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with one line in why
+ * ("no CUDA driver (libcuda.so.1 not found)", "no CUDA device"). */
+int gpu_run_check(char *why, size_t whysz);
+
+/* gpu_run_find_lib: the injection library: $BANKLAB_INJECT, libbanklab_inject.so beside the
+ * banklab binary, ../lib/banklab/ from it, then the installed lib directory. 0 with its
+ * path, -1 with one line in path's place saying where it looked. */
+int gpu_run_find_lib(char *path, size_t size);
+
+/* gpu_run_program: run argv (execvp: PATH is searched) with its output on ours, the library
+ * injected (CUDA_INJECTION64_PATH) and a private directory for its results; wait for it
+ * (SIGINT and SIGQUIT reach the program, not the wait); read what it measured into *out
+ * (free with gpu_run_output_done). Returns 0, or -1 with one line in err when the program
+ * could not be started. */
+int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
+                    struct gpu_run_output *out, char *err, size_t errsz);
+
+void gpu_run_output_done(struct gpu_run_output *out);
 
 /* gpu_kernel_op_name: "ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma". */
 const char *gpu_kernel_op_name(int op);

@@ -104,6 +104,15 @@ struct ksym {
 };
 const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table);
 
+/* ---- kernel_nvcc.c: the compile options of a request ---- */
+
+/* kcompile_option: "-I" DIR, "-D" NAME[=VALUE], "--nvcc-flag" FLAG (one word for the
+ * compiler: it must start with '-', hold no blank or control character, and not be one that
+ * banklab sets itself: the output, its kind, the architecture), "--compiler" nvcc|nvrtc|auto.
+ * Returns 1 applied, 0 when opt is none of these, -1 with one line in err. */
+int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
+                    char *err, size_t errsz);
+
 /* ---- kernel_launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
@@ -116,6 +125,10 @@ int kreq_bytes(const char *val, unsigned long long *out);
 #define KWIRE_HELLO 0x48454c4fu  /* payload: int32 pid, int32 warm (1: a server answers) */
 #define KWIRE_PHASE 0x50484153u  /* payload: int32 phase */
 #define KWIRE_RESULT 0x52534c54u /* payload: kwire_put_result */
+/* banklab run's injection library (cuda_inject.c) writes these too, before each RESULT: */
+#define KWIRE_LAUNCH 0x4c4e4348u /* int32 ordinal among the process's launches, int32 nth of
+                                    its kernel */
+#define KWIRE_NOTE 0x4e4f5445u   /* one line of text: why something was not measured */
 
 /* kwire_put_request / kwire_get_request: the request, the source and the caller's working
  * directory (relative paths in the request are from there), on a descriptor. get: *src is

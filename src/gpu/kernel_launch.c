@@ -135,6 +135,9 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     static const char *known[] = {"--grid", "--block", "--smem", "--arg", "--buffer-size",
                                   "--fill", "--name", "--time-limit", "--device"};
     size_t k;
+    int comp = kcompile_option(req, opt, val, err, errsz); /* -I, -D, --nvcc-flag, --compiler */
+    if (comp)
+        return comp;
     for (k = 0; k < sizeof known / sizeof known[0]; k++)
         if (!strcmp(opt, known[k]))
             break;

@@ -255,6 +255,10 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
     req->path[sizeof req->path - 1] = '\0';
     req->name[sizeof req->name - 1] = '\0';
     req->cache_dir[sizeof req->cache_dir - 1] = '\0';
+    if (req->nflags < 0 || req->nflags > GPU_KERNEL_MAX_FLAGS)
+        req->nflags = 0;
+    for (int i = 0; i < GPU_KERNEL_MAX_FLAGS; i++)
+        req->flags[i][GPU_KERNEL_TEXT - 1] = '\0';
     *src = s;
     *len = (size_t)w.len;
     w.cwd[sizeof w.cwd - 1] = '\0';

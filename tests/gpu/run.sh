@@ -8,7 +8,8 @@
 # shows the same figures; SKIP without tmux) and tests/gpu/sanitize.sh (compute-sanitizer
 # memcheck + racecheck on every kernel).
 # RUN_SKIP: words of parts that ran already (tests/gpu/session.sh runs them first): lock,
-# classroom, kernel, kernel_view, sanitize.
+# classroom, kernel, own_code, kernel_view, sanitize. tests/gpu/own_code.sh: ordinary .cu
+# programs through banklab kernel and banklab run against Nsight Compute.
 B=${BANKLAB:-build/banklab}
 dir=$(dirname "$0")
 # measured in this process; classroom.sh (the GPU server's test) unsets it
@@ -89,6 +90,11 @@ rc=$?
 
 echo "== banklab kernel (tests/gpu/kernel.sh)"
 skip kernel || BANKLAB="$B" sh "$dir/kernel.sh" || fail=1
+echo "== your own code: ordinary files and whole programs (tests/gpu/own_code.sh)"
+if ! skip own_code; then
+    BANKLAB="$B" sh "$dir/own_code.sh"
+    case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
 echo "== the tutorial's kernel view (tests/gpu/kernel_view.sh)"
 if ! skip kernel_view; then
     BANKLAB="$B" sh "$dir/kernel_view.sh"

@@ -3,7 +3,9 @@
 # time runs short: the recording the classroom replays (record.sh -> OUT/h200-recording.json),
 # the device half of the unit tests (test_gpu), a class on the GPU server (classroom.sh: 32
 # learners without the cache, 64 with it, Nsight Compute beside it, the server killed, banklab
-# kernel mid-class, a client without libcuda), the device lock (lock.sh), banklab kernel against ncu (kernel.sh), then the rest of `make test-gpu`
+# kernel mid-class, a client without libcuda), the device lock (lock.sh), banklab kernel against
+# ncu (kernel.sh), ordinary programs through banklab kernel and banklab run against ncu
+# (own_code.sh), then the rest of `make test-gpu`
 # (run.sh: bench, verify, sim --gpu, the probe, the sanitizers). Each stage has a time limit.
 # Writes OUT/session.txt (every stage's output and time) and OUT/logs.tgz. Env: BUILD (the
 # device bundle of `make device-bundle`: banklab, libcjson.so.1, tests/gpu_probe and
@@ -47,6 +49,7 @@ stage lock 60 sh tests/gpu/lock.sh
 stage kernel 240 env KERNEL_OUT="$out/logs/kernel" sh tests/gpu/kernel.sh
 # a measuring server of banklab kernel waits for a next request with CUPTI set up: end them
 pkill -f -- "__kernel-child" 2>/dev/null; sleep 1
-stage test-gpu 400 env RUN_SKIP="lock classroom kernel" sh tests/gpu/run.sh
+stage own_code 480 env OUT="$out/logs" sh tests/gpu/own_code.sh
+stage test-gpu 400 env RUN_SKIP="lock classroom kernel own_code" sh tests/gpu/run.sh
 tar czf "$out/logs.tgz" -C "$out" logs 2>/dev/null && rm -rf "$out/logs"
 grep -E "^(== |-- |ok |FAIL|goals|classroom:|part |alone |nocache |cache |ncu |kill |kernel |none |counters for|request to|clk/request|verify|record:)" "$log"

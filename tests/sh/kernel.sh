@@ -56,12 +56,80 @@ has "compile error as FILE:LINE:COL: error: message" "$tmp/err" \
 has "the line and a caret under the column" "$tmp/err" '^               \^$'
 printf '#include "missing.h"\n__global__ void k(float *o) { o[0] = 1; }\n' > "$tmp/inc.cu"
 run "missing include" 2 "$tmp/inc.cu"
-has "missing include named at its line and column" "$tmp/err" "^$tmp/inc.cu:1:21: error: cannot open source file \"missing.h\""
+# NVRTC names the column after the name, nvcc's host preprocessor the name's start
+has "missing include named at its line and column" "$tmp/err" \
+    "^$tmp/inc.cu:1:(21: error: cannot open source file \"missing.h\"|10: error: missing.h: No such file or directory)"
 printf '__global__ void k(float *o)\n{\n\tint  q = 3;\tq += zz;\n}\n' > "$tmp/tab.cu"
 run "error after tabs" 2 "$tmp/tab.cu"
 has "tabs count as one column" "$tmp/err" "^$tmp/tab.cu:3:19: error"
 run "compile error with --json" 2 "$tmp/bad.cu" --json
 [ -s "$tmp/out" ] && bad "--json printed on stdout for a compile error" || ok "--json: nothing on stdout"
+
+# ---- ordinary files (host code, host headers, a main) through the toolkit's nvcc ----
+nvcc_here=
+if command -v nvcc > /dev/null 2>&1 || [ -x /usr/local/cuda/bin/nvcc ]; then nvcc_here=1; fi
+cat > "$tmp/ord.cu" <<'EOF'
+// banklab: --grid 32x32 --block 32x32 --arg n=1024 --buffer-size 4M
+#include <cstdio>
+#include <vector>
+static const char *note = "__global__ void not_a_kernel(int) {}"; /* __global__ void nor(int) */
+__global__ void transpose(float *in, float *out, int n)
+{
+    __shared__ float tile[32][32];
+    int x = blockIdx.x * 32 + threadIdx.x, y = blockIdx.y * 32 + threadIdx.y;
+    tile[threadIdx.y][threadIdx.x] = in[y * n + x];
+    __syncthreads();
+    out[x * n + y] = tile[threadIdx.x][threadIdx.y];
+}
+int main()
+{
+    std::vector<float> h(1024 * 1024);
+    float *in, *out;
+    cudaMalloc(&in, h.size() * 4);
+    cudaMalloc(&out, h.size() * 4);
+    transpose<<<dim3(32, 32), dim3(32, 32)>>>(in, out, 1024);
+    printf("%s\n", note);
+    return cudaDeviceSynchronize();
+}
+EOF
+sed 's/tile\[threadIdx.x\]\[threadIdx.y\];/tile[threadIdx.x][threadIdx.y] + missing_one;/' "$tmp/ord.cu" > "$tmp/ordbad.cu"
+if [ -n "$nvcc_here" ]; then
+    run "ordinary file (cstdio, vector, main) without a GPU" 3 "$tmp/ord.cu"
+    one_line "ordinary file: one line, measuring needs a GPU" "ord.cu compiles \\(for sm_90\\); measuring it needs a GPU"
+    run "ordinary file's compile error through nvcc" 2 "$tmp/ordbad.cu"
+    has "nvcc's error as FILE:LINE:COL: error: message" "$tmp/err" \
+        "^$tmp/ordbad.cu:11:55: error: identifier \"missing_one\" is undefined\$"
+    has "the line and the caret under the column" "$tmp/err" '^ {56}\^$'
+    run "-Dmissing_one=1.0f reaches nvcc" 3 "$tmp/ordbad.cu" -Dmissing_one=1.0f --compiler nvcc
+    run "-D NAME=V, the spaced form" 3 "$tmp/ordbad.cu" -D missing_one=2
+    printf '#include <cstdio>\n#include <no_such_header>\n__global__ void k(float *o) { o[0] = 1; }\n' > "$tmp/hdr.cu"
+    run "a missing host header" 2 "$tmp/hdr.cu"
+    has "named at its line and column" "$tmp/err" "^$tmp/hdr.cu:2:10: error: no_such_header: No such file or directory"
+    mkdir -p "$tmp/inc"
+    printf '#define WIDTH 4\n' > "$tmp/inc/width.h"
+    printf '#include <width.h>\n__global__ void k(float *o) { o[0] = WIDTH; }\n' > "$tmp/needinc.cu"
+    run "-I DIR finds a header" 3 "$tmp/needinc.cu" -I "$tmp/inc"
+    run "without -I it does not" 2 "$tmp/needinc.cu"
+    printf '__global__ void k(float *o)\n{\n    asm volatile("bogus.op;");\n}\n' > "$tmp/ptx.cu"
+    run "a ptxas error" 2 "$tmp/ptx.cu"
+    has "ptxas's message, in the file" "$tmp/err" "^$tmp/ptx.cu: error: ptxas: "
+    run "an unknown nvcc flag" 2 "$tmp/ord.cu" --nvcc-flag --no-such-flag
+    has "nvcc's own complaint" "$tmp/err" "Unknown option '--no-such-flag'"
+    printf 'enum { MA, MB = 4 };\ntemplate <int M> __global__ void t(float *o) { o[0] = M; }\nint main() { t<MA><<<1, 1>>>(0); t<MB><<<1, 1>>>(0); return 0; }\n' > "$tmp/tmpl.cu"
+    run "a template instance named by its enumerator" 3 "$tmp/tmpl.cu" --name 't<MB>'
+    run "an instance the file does not launch" 3 "$tmp/tmpl.cu" --name 't<7>'
+    run "an instance that cannot be" 2 "$tmp/tmpl.cu" --name 't<nosuch>'
+    one_line "said of --name, in the file, no temporary path" "^$tmp/tmpl.cu: error: --name t<nosuch>: identifier \"nosuch\" is undefined\$"
+else
+    echo "skip ordinary files through nvcc: no nvcc here"
+fi
+run "--nvcc-flag that banklab sets itself" 2 "$tmp/ord.cu" --nvcc-flag -arch=sm_80
+one_line "refused in one line" "banklab sets that itself"
+run "--nvcc-flag with a blank" 2 "$tmp/ord.cu" --nvcc-flag '-O3 -G'
+run "--nvcc-flag not a flag" 2 "$tmp/ord.cu" --nvcc-flag 'x.cu'
+run "-D not an identifier" 2 "$tmp/ord.cu" -D '1x=2'
+run "--compiler nvrtc: host headers are NVRTC's compile error" 2 "$tmp/ord.cu" --compiler nvrtc
+has "as FILE:LINE:COL" "$tmp/err" "^$tmp/ord.cu:2:18: error: cannot open source file \"cstdio\""
 
 # ---- a good file: one line, exit 3 ----
 run "good file without a GPU" 3 assets/kernels/transpose_seed.cu

@@ -10,7 +10,7 @@ missing=0
 check() { # what where
     printf '%s\n' "$plain" | grep -qF -- "$1" || { echo "FAIL: $MAN does not mention $1 ($2)"; missing=1; }
 }
-for cmd in "" sim check bench verify lab report kernel serve; do
+for cmd in "" sim check bench verify lab report kernel serve run; do
     out=$("$BANKLAB" $cmd --help 2>&1) || true
     [ -n "$out" ] || { echo "FAIL: banklab $cmd --help printed nothing"; missing=1; continue; }
     for opt in $(printf '%s\n' "$out" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do

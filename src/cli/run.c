@@ -1,0 +1,487 @@
+/* run.c: `banklab run [OPTIONS] -- PROGRAM [ARGS]`: an unmodified CUDA program run under
+ * banklab's CUPTI injection library, its output let through, and for each measured launch
+ * (the first of each kernel; --kernel, --launch-skip, --launch-count as in ncu) the
+ * shared-memory figures per source line, as `banklab kernel` prints them, or one JSON object.
+ * The running and reading live behind src/gpu/gpu_kernel.h; this file reads options, prints
+ * and picks the exit status. No curses, no cJSON. */
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../base/fmt.h"
+#include "../base/utf8.h"
+#include "../gpu/gpu_kernel.h"
+#include "../store/files.h"
+#include "cli.h"
+#include "json_out.h"
+
+struct run_args {
+    const char *kernel_re;
+    long skip, count;
+    int json, sass, view;
+    char **argv;                 /* the program and its arguments */
+};
+
+static void short_usage(FILE *f)
+{
+    fputs("usage: banklab run [--kernel REGEX] [--launch-skip N] [--launch-count N] [--sass]\n"
+          "                   [--json] [--view] -- PROGRAM [ARGS]\n"
+          "banklab run --help explains everything (docs/kernel.md has a worked example).\n", f);
+}
+
+static void help(FILE *f)
+{
+    fputs(
+        "banklab run: measure the shared-memory wavefronts and bank conflicts of the kernels an\n"
+        "unmodified CUDA program launches, per source line, on the GPU.\n"
+        "\n"
+        "usage: banklab run [OPTIONS] -- PROGRAM [ARGS]\n"
+        "\n"
+        "PROGRAM runs as it is (its output passes through) with banklab's CUPTI injection\n"
+        "library (libbanklab_inject.so, through CUDA_INJECTION64_PATH). A measured launch runs\n"
+        "in the device's turn with CUPTI's SASS metrics; its figures are summed per source\n"
+        "line from the line info of the cubin the program loaded (compile with nvcc -lineinfo;\n"
+        "without it banklab shows each SASS instruction). Any program: a binary, a Python\n"
+        "script with CuPy or PyTorch kernels.\n"
+        "\n"
+        "Which launches (as in Nsight Compute):\n"
+        "  --kernel REGEX         only kernels whose name (or mangled symbol) matches the\n"
+        "                         extended regular expression\n"
+        "  --launch-skip N        skip the first N matching launches\n"
+        "  --launch-count N       measure at most N matching launches\n"
+        "                         (neither given: the first launch of each kernel)\n"
+        "\n"
+        "Output:\n"
+        "  --sass                 under each line, its SASS instructions\n"
+        "  --view                 then open the tutorial's kernel view on the measured kernel\n"
+        "                         with the most excess (its .cu file from the line info, its\n"
+        "                         name and launch; scalar parameters from the file's\n"
+        "                         // banklab: comment): re-measured there on every save\n"
+        "  --json                 one JSON object: the program, its exit status, launches[]\n"
+        "                         (kernel, launch, grid, block, lines[], totals), notes[];\n"
+        "                         the program's own output then goes to stderr\n"
+        "\n"
+        "Columns: as banklab kernel (inst, wavefronts, ideal, excess = wavefronts - ideal,\n"
+        "ways = wavefronts / ideal); banklab kernel --help explains them.\n"
+        "\n"
+        "Exit status: 0 measured (and the program succeeded); 1 the program failed, or launched\n"
+        "no kernel to measure; 2 bad usage; 3 no GPU, counters not allowed, or another\n"
+        "profiler (or the program itself) holds CUPTI.\n"
+        "\n"
+        "Examples:\n"
+        "  nvcc -lineinfo -o transpose transpose.cu && banklab run -- ./transpose\n"
+        "  banklab run --kernel 'tile' --launch-skip 2 --launch-count 1 -- ./app 4096\n"
+        "  banklab run -- python3 my_cupy_script.py\n",
+        f);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+    fprintf(stderr, "banklab run: %s%s\n", what, arg ? arg : "");
+    short_usage(stderr);
+    return EXIT_USAGE;
+}
+
+static int count_arg(const char *v, long *out)
+{
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (!*v || *end || n < 0 || n > 1000000000L)
+        return -1;
+    *out = n;
+    return 0;
+}
+
+static int parse_args(int argc, char **argv, struct run_args *a)
+{
+    memset(a, 0, sizeof *a);
+    a->skip = a->count = -1;
+    int i;
+    for (i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (!strcmp(arg, "--")) {
+            i++;
+            break;
+        }
+        if (!strcmp(arg, "--json")) {
+            a->json = 1;
+        } else if (!strcmp(arg, "--view")) {
+            a->view = 1;
+        } else if (!strcmp(arg, "--sass")) {
+            a->sass = 1;
+        } else if (!strcmp(arg, "--kernel") || !strcmp(arg, "--launch-skip") ||
+                   !strcmp(arg, "--launch-count")) {
+            if (i + 1 >= argc)
+                return usage_error(arg, " needs a value");
+            const char *v = argv[++i];
+            if (!strcmp(arg, "--kernel")) {
+                regex_t re;
+                if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB))
+                    return usage_error("--kernel takes an extended regular expression", NULL);
+                regfree(&re);
+                a->kernel_re = v;
+            } else if (count_arg(v, !strcmp(arg, "--launch-skip") ? &a->skip : &a->count)) {
+                return usage_error(arg, " takes a count (0, 1, 2, ...)");
+            }
+        } else if (arg[0] == '-') {
+            return usage_error("unknown option ", arg);
+        } else {
+            break; /* the program, without "--" */
+        }
+    }
+    if (i >= argc)
+        return usage_error("which program? (banklab run -- PROGRAM [ARGS])", NULL);
+    if (a->json && (a->sass || a->view))
+        return usage_error("--json holds everything: no --sass or --view with it", NULL);
+    a->argv = argv + i;
+    return 0;
+}
+
+/* ---- printing ---- */
+
+static void put_clean(FILE *f, const char *s, size_t n)
+{
+    char raw[1024], clean[4096];
+    bl_fmt(raw, sizeof raw, "%.*s", (int)(n < sizeof raw ? n : sizeof raw - 1), s);
+    for (char *t = raw; *t; t++) /* tabs as blanks: one line, columns kept roughly */
+        if (*t == '\t')
+            *t = ' ';
+    fputs(bl_clean(clean, sizeof clean, raw), f);
+}
+
+/* The text of line `line` of `path` (read once per file into the cache). */
+struct src_cache {
+    char path[PATH_MAX];
+    char *text;
+    size_t len;
+};
+
+static int source_line(struct src_cache *c, const char *path, int line, const char **at,
+                       size_t *n)
+{
+    if (strcmp(c->path, path)) {
+        free(c->text);
+        c->text = files_read(path, 8u << 20, &c->len, NULL, 0);
+        bl_fmt(c->path, sizeof c->path, "%s", path);
+    }
+    if (!c->text || line < 1)
+        return 0;
+    const char *p = c->text, *end = c->text + c->len;
+    for (int l = 1; p < end; l++) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (l == line) {
+            *at = p;
+            *n = (size_t)(e - p);
+            if (*n && p[*n - 1] == '\r')
+                (*n)--;
+            return 1;
+        }
+        p = e + 1;
+    }
+    return 0;
+}
+
+static void put_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
+{
+    fprintf(f, " %11.0f %12.0f", inst, wf);
+    if (ideal_known)
+        fprintf(f, " %11.0f %11.0f %7.2f", ideal, wf - ideal, ideal > 0 ? wf / ideal : 0);
+    else
+        fprintf(f, " %11s %11s %7s", "-", "-", "-");
+}
+
+static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int line, int all)
+{
+    for (int i = 0; i < r->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &r->insts[i];
+        if (!all && (in->file != file || in->line != line))
+            continue;
+        fprintf(f, "%6s", "");
+        put_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        fprintf(f, " |   pc 0x%04x  %-12s %s\n", in->pc, in->sass, gpu_kernel_op_name(in->op));
+    }
+}
+
+static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run_launch *l,
+                         struct src_cache *cache)
+{
+    const struct gpu_kernel_result *r = &l->res;
+    char name[GPU_KERNEL_TEXT * 2];
+    bl_clean(name, sizeof name, r->kernel);
+    fprintf(f, "\n== %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s: launch %ld of this kernel "
+            "(%ld of the process %d)\n", name, r->grid[0], r->grid[1], r->grid[2], r->block[0],
+            r->block[1], r->block[2], r->smem, r->device, l->nth, l->ordinal, l->pid);
+    if (r->status != GPU_KERNEL_OK) {
+        bl_clean(name, sizeof name, r->error);
+        fprintf(f, "not measured: %s\n", name);
+        return;
+    }
+    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n\n", r->regs,
+            r->static_smem, r->smem, r->lock_note[0] ? "; measured " : "", r->lock_note);
+    int lineinfo = 0;
+    for (int i = 0; i < r->nlines; i++)
+        lineinfo |= r->lines[i].line > 0;
+    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
+            "excess", "ways", lineinfo ? "source" : "SASS instruction");
+    if (!lineinfo) {
+        put_insts(f, r, 0, 0, 1);
+    } else {
+        int last_file = -1;
+        for (int i = 0; i < r->nlines; i++) {
+            const struct gpu_kernel_line *ln = &r->lines[i];
+            const char *path = ln->file >= 0 && ln->file < r->nfiles ? r->files[ln->file] : "?";
+            if (ln->file != last_file) {
+                fputs("  file ", f);
+                put_clean(f, path, strlen(path));
+                fputc('\n', f);
+                last_file = ln->file;
+            }
+            char label[16];
+            if (ln->line > 0)
+                snprintf(label, sizeof label, "%d", ln->line);
+            else
+                snprintf(label, sizeof label, "?");
+            fprintf(f, "%6s", label);
+            put_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+            fputs(" | ", f);
+            const char *at;
+            size_t n;
+            if (source_line(cache, path, ln->line, &at, &n))
+                put_clean(f, at, n);
+            fputc('\n', f);
+            if (a->sass)
+                put_insts(f, r, ln->file, ln->line, 0);
+        }
+    }
+    fprintf(f, "%6s", "total");
+    put_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    if (lineinfo)
+        fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
+                r->nlines == 1 ? "" : "s");
+    else
+        fprintf(f, " | %d shared-memory instruction%s\n", r->ninsts, r->ninsts == 1 ? "" : "s");
+    if (!lineinfo && r->ninsts)
+        fputs("hint: no line info in this kernel's cubin: per SASS instruction only (compile "
+              "with nvcc -lineinfo for source lines)\n", f);
+}
+
+static void json_num(FILE *f, const char *key, double v, int comma)
+{
+    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
+}
+
+static void json_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
+{
+    json_num(f, "inst", inst, 1);
+    json_num(f, "wavefronts", wf, 1);
+    if (ideal_known) {
+        json_num(f, "ideal", ideal, 1);
+        json_num(f, "excess", wf - ideal, 1);
+        json_num(f, "ways", ideal > 0 ? wf / ideal : 0, 0);
+    } else {
+        fputs("\"ideal\": null, \"excess\": null, \"ways\": null", f);
+    }
+}
+
+static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cache *cache)
+{
+    const struct gpu_kernel_result *r = &l->res;
+    fputs("{\"kernel\": ", f);
+    json_str(f, r->kernel);
+    fputs(", \"symbol\": ", f);
+    json_str(f, r->lowered);
+    fprintf(f, ", \"pid\": %d, \"launch\": %ld, \"kernel_launch\": %ld, \"device\": ", l->pid,
+            l->ordinal, l->nth);
+    json_str(f, r->device);
+    fputs(", \"arch\": ", f);
+    json_str(f, r->arch);
+    fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
+            "\"static_smem\": %d, \"registers\": %d, \"status\": \"%s\", \"error\": ",
+            r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
+            r->static_smem, r->regs, r->status == GPU_KERNEL_OK ? "ok" : "failed");
+    if (r->status == GPU_KERNEL_OK)
+        fputs("null", f);
+    else
+        json_str(f, r->error);
+    fputs(",\n  \"lines\": [", f);
+    for (int i = 0; i < r->nlines; i++) {
+        const struct gpu_kernel_line *ln = &r->lines[i];
+        const char *path = ln->file >= 0 && ln->file < r->nfiles ? r->files[ln->file] : "?";
+        fputs(i ? ",\n   {\"file\": " : "\n   {\"file\": ", f);
+        json_str(f, path);
+        fprintf(f, ", \"line\": %d, \"source\": ", ln->line);
+        const char *at;
+        size_t n;
+        if (source_line(cache, path, ln->line, &at, &n))
+            json_str_n(f, at, n);
+        else
+            fputs("null", f);
+        fputs(", ", f);
+        json_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+        fputc('}', f);
+    }
+    fputs("],\n  \"instructions\": [", f);
+    for (int i = 0; i < r->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &r->insts[i];
+        fprintf(f, "%s{\"pc\": %u, \"sass\": ", i ? ", " : "", in->pc);
+        json_str(f, in->sass);
+        fprintf(f, ", \"op\": \"%s\", \"line\": %d, ", gpu_kernel_op_name(in->op), in->line);
+        json_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        fputc('}', f);
+    }
+    fputs("],\n  \"totals\": {", f);
+    json_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    fputs("}}", f);
+}
+
+static void print_json(const struct run_args *a, const struct gpu_run_output *o)
+{
+    FILE *f = stdout;
+    struct src_cache cache;
+    memset(&cache, 0, sizeof cache);
+    fputs("{\"program\": [", f);
+    for (int i = 0; a->argv[i]; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, a->argv[i]);
+    }
+    fprintf(f, "], \"exit_status\": %d, \"processes\": %d,\n \"launches\": [", o->status,
+            o->injected);
+    for (int i = 0; i < o->nlaunches; i++) {
+        fputs(i ? ",\n " : "\n ", f);
+        json_launch(f, &o->launches[i], &cache);
+    }
+    fputs("],\n \"notes\": [", f);
+    for (int i = 0; i < o->nnotes; i++) {
+        if (i)
+            fputs(", ", f);
+        json_str(f, o->notes[i]);
+    }
+    fputs("]}\n", f);
+    free(cache.text);
+}
+
+/* --view: the kernel view (`banklab FILE.cu --name K --grid .. --block .. --smem ..`) on the
+ * launch with the most excess, in place of this process. Returns only when it cannot. */
+static int open_view(const struct gpu_run_output *o)
+{
+    const struct gpu_kernel_result *best = NULL;
+    for (int i = 0; i < o->nlaunches; i++) {
+        const struct gpu_kernel_result *r = &o->launches[i].res;
+        if (r->status == GPU_KERNEL_OK && r->nlines && (!best || r->totals.excess > best->totals.excess))
+            best = r;
+    }
+    if (!best) {
+        fprintf(stderr, "banklab run: --view: no measured kernel with source lines to open\n");
+        return EXIT_CHECK;
+    }
+    const struct gpu_kernel_line *top = NULL;
+    for (int i = 0; i < best->nlines; i++)
+        if (best->lines[i].line > 0 && (!top || best->lines[i].excess > top->excess))
+            top = &best->lines[i];
+    const char *file = top && top->file < best->nfiles ? best->files[top->file] : "";
+    size_t fl = strlen(file);
+    if (fl < 4 || strcmp(file + fl - 3, ".cu") || access(file, R_OK)) {
+        char c[PATH_MAX];
+        fprintf(stderr, "banklab run: --view: the kernel's source %s is not a .cu file that can "
+                "be read\n", bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
+        return EXIT_CHECK;
+    }
+    if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "banklab run: --view needs a terminal\n");
+        return EXIT_USAGE;
+    }
+    char grid[64], block[64], smem[32];
+    snprintf(grid, sizeof grid, "%ux%ux%u", best->grid[0] ? best->grid[0] : 1,
+             best->grid[1] ? best->grid[1] : 1, best->grid[2] ? best->grid[2] : 1);
+    snprintf(block, sizeof block, "%ux%ux%u", best->block[0] ? best->block[0] : 256,
+             best->block[1] ? best->block[1] : 1, best->block[2] ? best->block[2] : 1);
+    snprintf(smem, sizeof smem, "%llu", best->smem);
+    char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--grid", grid,
+                    "--block", block, "--smem", smem, NULL};
+    fflush(NULL);
+    execv("/proc/self/exe", argv);
+    fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
+    return EXIT_CHECK;
+}
+
+int cmd_run(int argc, char **argv)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+            help(stdout);
+            return 0;
+        }
+    struct run_args a;
+    int rc = parse_args(argc, argv, &a);
+    if (rc)
+        return rc;
+    const char *other = getenv("CUDA_INJECTION64_PATH");
+    char why[PATH_MAX + 256];
+    if (other && *other) {
+        bl_clean(why, sizeof why, other);
+        fprintf(stderr, "banklab run: another profiler is injected already "
+                "(CUDA_INJECTION64_PATH=%s); banklab run measures with its own: run it "
+                "outside that profiler\n", why);
+        return EXIT_NOGPU;
+    }
+    /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
+    if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(why, sizeof why)) {
+        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", why);
+        return EXIT_NOGPU;
+    }
+    char lib[PATH_MAX + 256];
+    if (gpu_run_find_lib(lib, sizeof lib)) {
+        fprintf(stderr, "banklab run: %s\n", lib);
+        return EXIT_NOGPU;
+    }
+    struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json};
+    struct gpu_run_output o;
+    if (gpu_run_program(&req, a.argv, &o, why, sizeof why)) {
+        fprintf(stderr, "banklab run: %s\n", why);
+        return EXIT_CHECK;
+    }
+    fflush(stderr);
+    if (a.json) {
+        print_json(&a, &o);
+    } else {
+        struct src_cache cache;
+        memset(&cache, 0, sizeof cache);
+        for (int i = 0; i < o.nlaunches; i++)
+            print_launch(stdout, &a, &o.launches[i], &cache);
+        free(cache.text);
+        if (o.nlaunches)
+            fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the "
+                  "same accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the "
+                  "conflicts); ways = wavefronts / ideal.\n", stdout);
+    }
+    fflush(stdout);
+    char prog[512];
+    bl_clean(prog, sizeof prog, a.argv[0]);
+    for (int i = 0; i < o.nnotes; i++) {
+        char n[4 * GPU_KERNEL_TEXT];
+        fprintf(stderr, "banklab run: %s\n", bl_clean(n, sizeof n, o.notes[i]));
+    }
+    rc = 0;
+    if (o.status)
+        fprintf(stderr, "banklab run: %s exited with status %d\n", prog, o.status);
+    if (!o.nlaunches && o.nnotes)
+        rc = EXIT_NOGPU;
+    else if (!o.nlaunches && !o.injected)
+        fprintf(stderr, "banklab run: %s never started CUDA: nothing was measured\n", prog);
+    else if (!o.nlaunches)
+        fprintf(stderr, "banklab run: %s launched no kernel%s%s to measure\n", prog,
+                a.kernel_re ? " matching " : "", a.kernel_re ? a.kernel_re : "");
+    if (!rc && (o.status || !o.nlaunches))
+        rc = EXIT_CHECK;
+    if (a.view && o.nlaunches)
+        rc = open_view(&o);
+    gpu_run_output_done(&o);
+    return rc;
+}

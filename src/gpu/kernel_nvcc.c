@@ -1,0 +1,590 @@
+/* kernel_nvcc.c: ordinary .cu files for `banklab kernel`: the compile options of a request
+ * (-I, -D, --nvcc-flag, --compiler), and the toolkit's nvcc run on the file's device side
+ * (-cubin -lineinfo for the GPU's architecture) as a process: an argv, no shell, in a private
+ * temporary directory. nvcc's messages (EDG's "file(12): error: ..." with the echoed line and
+ * a caret, the host preprocessor's "file:1:10: fatal error: ...", ptxas's) become NVRTC's form
+ * with an exact column, so the one reader (ksrc_parse_log) serves both compilers. The kernel's
+ * symbol is found among the cubin's functions by their demangled names. No CUDA headers;
+ * never prints. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cuda_kernel_impl.h"
+
+/* ---- the request's compile options ---- */
+
+/* Flags banklab sets itself (output, its kind, the target): a flag equal to one of these or
+ * starting with one followed by '=' is refused. */
+static const char *const refused_flags[] = {
+    "-o", "--output-file", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-c",
+    "--compile", "-E", "--preprocess", "-M", "-MM", "-MD", "-MMD", "-MF", "--dependency-output",
+    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
+    "-run", "--run", "-lib", "--lib", "-link", "--link", "-dlink", "--device-link", "-odir",
+    "--output-directory", "-keep", "--keep", "-keep-dir", "--keep-dir", "-dryrun", "--dryrun",
+    "-lineinfo", "--generate-line-info", "-v", "--verbose", "-V", "--version", "-h", "--help",
+    "-optf", "--options-file", "-save-temps", "--save-temps",
+};
+
+static int flag_refused(const char *f)
+{
+    for (size_t i = 0; i < sizeof refused_flags / sizeof refused_flags[0]; i++) {
+        size_t n = strlen(refused_flags[i]);
+        if (!strncmp(f, refused_flags[i], n) && (f[n] == '\0' || f[n] == '='))
+            return 1;
+    }
+    return !strncmp(f, "-arch=", 6) || !strncmp(f, "-arch", 5); /* -archsm_90 forms too */
+}
+
+/* A word that may reach the compiler: printable, no blank, no quote, at most 200 bytes. */
+static int word_ok(const char *w)
+{
+    size_t n = strlen(w);
+    if (n == 0 || n > 200)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\'' || *p == '\\')
+            return 0;
+    return 1;
+}
+
+static int add_flag(struct gpu_kernel_request *req, const char *pre, const char *val, char *err,
+                    size_t errsz)
+{
+    if (req->nflags >= GPU_KERNEL_MAX_FLAGS) {
+        bl_fmt(err, errsz, "too many compiler options (at most %d -I, -D and --nvcc-flag)",
+               GPU_KERNEL_MAX_FLAGS);
+        return -1;
+    }
+    bl_fmt(req->flags[req->nflags++], GPU_KERNEL_TEXT, "%s%s", pre, val);
+    return 1;
+}
+
+int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
+                    char *err, size_t errsz)
+{
+    int inc = !strcmp(opt, "-I"), def = !strcmp(opt, "-D"), pass = !strcmp(opt, "--nvcc-flag");
+    int comp = !strcmp(opt, "--compiler");
+    if (!inc && !def && !pass && !comp)
+        return 0;
+    if (!val || !*val) {
+        bl_fmt(err, errsz, "%s needs a value", opt);
+        return -1;
+    }
+    if (comp) {
+        if (!strcmp(val, "nvcc"))
+            req->compiler = GPU_COMPILER_NVCC;
+        else if (!strcmp(val, "nvrtc"))
+            req->compiler = GPU_COMPILER_NVRTC;
+        else if (!strcmp(val, "auto"))
+            req->compiler = GPU_COMPILER_AUTO;
+        else {
+            bl_fmt(err, errsz, "--compiler takes nvcc, nvrtc or auto");
+            return -1;
+        }
+        return 1;
+    }
+    if (!word_ok(val)) {
+        bl_fmt(err, errsz, "%s: a value without blanks, quotes, backslashes or control "
+               "characters, at most 200 bytes", opt);
+        return -1;
+    }
+    if (inc)
+        return add_flag(req, "-I", val, err, errsz);
+    if (def) {
+        const char *p = val;
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
+            return -1;
+        }
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (*p && *p != '=') {
+            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
+            return -1;
+        }
+        return add_flag(req, "-D", val, err, errsz);
+    }
+    if (val[0] != '-') {
+        bl_fmt(err, errsz, "--nvcc-flag takes one compiler flag starting with '-' (e.g. "
+               "--nvcc-flag -maxrregcount=64)");
+        return -1;
+    }
+    if (flag_refused(val)) {
+        bl_fmt(err, errsz, "--nvcc-flag %s: banklab sets that itself (the output, its kind and "
+               "the GPU's architecture)", val);
+        return -1;
+    }
+    return add_flag(req, "", val, err, errsz);
+}
+
+/* ---- finding nvcc ---- */
+
+static int executable(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
+}
+
+int knvcc_find(char *path, size_t size)
+{
+    const char *env = getenv("BANKLAB_NVCC");
+    if (env && *env) {
+        bl_fmt(path, size, "%s", env);
+        return executable(path) ? 0 : -1;
+    }
+    const char *homes[] = {getenv("CUDA_HOME"),
+#ifdef BANKLAB_CUDA_HOME
+                           BANKLAB_CUDA_HOME,
+#endif
+                           NULL};
+    for (size_t i = 0; i < sizeof homes / sizeof homes[0]; i++) {
+        if (!homes[i] || !*homes[i])
+            continue;
+        bl_fmt(path, size, "%s/bin/nvcc", homes[i]);
+        if (executable(path))
+            return 0;
+    }
+    const char *pathenv = getenv("PATH");
+    while (pathenv && *pathenv) {
+        const char *colon = strchr(pathenv, ':');
+        size_t n = colon ? (size_t)(colon - pathenv) : strlen(pathenv);
+        if (n && pathenv[0] == '/') {
+            bl_fmt(path, size, "%.*s/nvcc", (int)n, pathenv);
+            if (executable(path))
+                return 0;
+        }
+        pathenv = colon ? colon + 1 : NULL;
+    }
+    bl_fmt(path, size, "/usr/local/cuda/bin/nvcc");
+    return executable(path) ? 0 : -1;
+}
+
+void knvcc_id(const char *nvcc, char *id, size_t size)
+{
+    struct stat st;
+    if (stat(nvcc, &st) == 0)
+        bl_fmt(id, size, "nvcc %s %lld %lld", nvcc, (long long)st.st_size,
+               (long long)st.st_mtime);
+    else
+        bl_fmt(id, size, "nvcc %s", nvcc);
+}
+
+/* ---- running it ---- */
+
+struct textbuf {
+    char *s;
+    size_t len, cap;
+};
+
+static int tb_add(struct textbuf *t, const char *p, size_t n)
+{
+    if (t->len + n + 1 > t->cap) {
+        size_t nc = t->cap ? t->cap * 2 : 4096;
+        while (nc < t->len + n + 1)
+            nc *= 2;
+        char *w = realloc(t->s, nc);
+        if (!w)
+            return -1;
+        t->s = w;
+        t->cap = nc;
+    }
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+    return 0;
+}
+
+/* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept). The exit status,
+ * or -1 with why when it could not be started. */
+static int run_argv(char *const argv[], struct textbuf *out, char *why, size_t whysz)
+{
+    int p[2];
+    if (pipe(p)) {
+        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid < 0) {
+        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
+        close(p[0]);
+        close(p[1]);
+        return -1;
+    }
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the measuring process stopped at its time limit */
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(p[1], 1);
+        dup2(p[1], 2);
+        for (int fd = 3; fd < 1024; fd++)
+            close(fd);
+        execv(argv[0], argv);
+        _exit(127);
+    }
+    close(p[1]);
+    char chunk[4096];
+    for (;;) {
+        ssize_t r = read(p[0], chunk, sizeof chunk);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        if (out->len < (1u << 20))
+            tb_add(out, chunk, (size_t)r);
+    }
+    close(p[0]);
+    int ws = 0;
+    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+        ;
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
+        bl_fmt(why, whysz, "cannot run %s", argv[0]);
+        return -1;
+    }
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
+}
+
+/* ---- nvcc's messages in NVRTC's form ---- */
+
+/* Line `line` (1-based) of src: *at and *n, or 0. */
+static int src_line(const char *src, size_t len, int line, const char **at, size_t *n)
+{
+    const char *p = src, *end = src + len;
+    for (int l = 1; p <= end; l++) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (l == line) {
+            *at = p;
+            *n = (size_t)(e - p);
+            if (*n && p[*n - 1] == '\r')
+                (*n)--;
+            return 1;
+        }
+        if (e == end)
+            break;
+        p = e + 1;
+    }
+    return 0;
+}
+
+/* EDG echoes a line with its blanks squeezed; the caret's column in the file is where as many
+ * non-blank characters stand before it. 0 when the line cannot be matched. */
+static int caret_column(const char *echo, size_t caret, const char *line, size_t n)
+{
+    size_t want = 0;
+    for (size_t i = 0; i < caret; i++)
+        if (echo[i] != ' ' && echo[i] != '\t')
+            want++;
+    size_t seen = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (line[i] == ' ' || line[i] == '\t')
+            continue;
+        if (seen == want)
+            return (int)i + 1;
+        seen++;
+    }
+    return seen == want ? (int)n + 1 : 0;
+}
+
+/* "FILE(LINE): " at the start of s: the position of '(' and the line, or 0. */
+static int edg_head(const char *s, size_t n, size_t *open, int *line)
+{
+    for (size_t i = 1; i + 3 < n; i++) {
+        if (s[i] != '(' || !isdigit((unsigned char)s[i + 1]))
+            continue;
+        size_t j = i + 1;
+        while (j < n && isdigit((unsigned char)s[j]))
+            j++;
+        if (j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ') {
+            *open = i;
+            *line = atoi(s + i + 1);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* "FILE:LINE:COL: KIND: message" (the host compiler's preprocessor): 1 with the parts. */
+static int gcc_head(const char *s, size_t n, size_t *flen, int *line, int *col, const char **rest)
+{
+    for (size_t i = 1; i < n; i++) {
+        if (s[i] != ':' || !isdigit((unsigned char)s[i + 1]))
+            continue;
+        char *e;
+        long l = strtol(s + i + 1, &e, 10);
+        if (*e != ':' || !isdigit((unsigned char)e[1]))
+            continue;
+        long c = strtol(e + 1, &e, 10);
+        if (e[0] != ':' || e[1] != ' ' || (size_t)(e + 2 - s) > n)
+            continue;
+        const char *k = e + 2;
+        if (strncmp(k, "fatal error:", 12) && strncmp(k, "error:", 6) && strncmp(k, "warning:", 8))
+            return 0;
+        *flen = i;
+        *line = (int)l;
+        *col = (int)c;
+        *rest = k;
+        return 1;
+    }
+    return 0;
+}
+
+static void put_caret(struct textbuf *t, const char *line, size_t n, int col)
+{
+    tb_add(t, "  ", 2);
+    tb_add(t, line, n);
+    tb_add(t, "\n  ", 3);
+    for (int i = 1; i < col; i++)
+        tb_add(t, " ", 1);
+    tb_add(t, "^\n", 2);
+}
+
+/* The file that names a template instance (instance_file), while nvcc runs: its messages
+ * are about --name, not about a line of the user's. */
+static char instance_path[PATH_MAX];
+
+/* A message about the instance file: "FILE(0): error: --name K: message" (warnings dropped).
+ * 1 when s was one (and the lines it took in *used). */
+static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
+                            struct textbuf *t, int *used)
+{
+    size_t il = strlen(instance_path);
+    const char *s = ln[i];
+    if (!il || lnn[i] <= il || strncmp(s, instance_path, il) || (s[il] != '(' && s[il] != ':'))
+        return 0;
+    const char *err = strstr(s, ": error: ");
+    const char *end = s + lnn[i];
+    if (err && err < end) {
+        char head[PATH_MAX + GPU_KERNEL_TEXT];
+        int hl = snprintf(head, sizeof head, "%s(0): error: --name %s: ", in->name,
+                          in->name_expr ? in->name_expr : "");
+        tb_add(t, head, (size_t)hl);
+        tb_add(t, err + 9, (size_t)(end - err - 9));
+        tb_add(t, "\n", 1);
+    }
+    *used = 1; /* and its echo and caret */
+    while (*used < 3 && i + *used < n && lnn[i + *used] &&
+           (ln[i + *used][0] == ' ' || ln[i + *used][0] == '\t'))
+        (*used)++;
+    return 1;
+}
+
+/* One message of nvcc's output at p (its lines until the next), rewritten into t. The number
+ * of lines it took. */
+static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
+                       struct textbuf *t)
+{
+    int took;
+    if (instance_message(in, ln, lnn, i, n, t, &took))
+        return took;
+    size_t open, flen;
+    int line, col;
+    const char *rest;
+    const char *s = ln[i];
+    size_t sn = lnn[i];
+    const char *at = NULL;
+    size_t atn = 0;
+    if (gcc_head(s, sn, &flen, &line, &col, &rest)) {
+        int fatal = !strncmp(rest, "fatal ", 6);
+        tb_add(t, s, flen);
+        char head[64];
+        int hl = snprintf(head, sizeof head, "(%d): ", line);
+        tb_add(t, head, (size_t)hl);
+        tb_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0));
+        tb_add(t, "\n", 1);
+        int ours = flen == strlen(in->name) && !strncmp(s, in->name, flen);
+        if (ours && col > 0 && src_line(in->src, in->len, line, &at, &atn))
+            put_caret(t, at, atn, col);
+        int used = 1; /* the preprocessor's own echo: "    1 | ...", "      |   ^~~" */
+        while (i + used < n && memchr(ln[i + used], '|', lnn[i + used]) &&
+               strspn(ln[i + used], " 0123456789") < lnn[i + used] &&
+               ln[i + used][strspn(ln[i + used], " 0123456789")] == '|')
+            used++;
+        return used;
+    }
+    const char *perr = sn > 6 && !strncmp(s, "ptxas ", 6) ? strstr(s, "; error   : ") : NULL;
+    if (perr && perr < s + sn) { /* ptxas: the PTX's line means nothing to the user */
+        char head[PATH_MAX + 32];
+        int hl = snprintf(head, sizeof head, "%s(0): error: ptxas: ", in->name);
+        tb_add(t, head, (size_t)hl);
+        tb_add(t, perr + 12, sn - (size_t)(perr + 12 - s));
+        tb_add(t, "\n", 1);
+        return 1;
+    }
+    tb_add(t, s, sn);
+    tb_add(t, "\n", 1);
+    if (!edg_head(s, sn, &open, &line) || i + 2 >= n)
+        return 1;
+    const char *echo = ln[i + 1], *car = ln[i + 2];
+    const char *hat = memchr(car, '^', lnn[i + 2]);
+    if (!hat || strspn(car, " \t") != (size_t)(hat - car) || lnn[i + 1] < 2)
+        return 1;
+    size_t caret = (size_t)(hat - car);
+    int ours = open == strlen(in->name) && !strncmp(s, in->name, open);
+    col = 0;
+    if (ours && src_line(in->src, in->len, line, &at, &atn) && caret >= 2)
+        col = caret_column(echo + 2, caret - 2, at, atn);
+    if (col > 0) {
+        put_caret(t, at, atn, col);
+    } else {
+        tb_add(t, echo, lnn[i + 1]);
+        tb_add(t, "\n", 1);
+        tb_add(t, car, lnn[i + 2]);
+        tb_add(t, "\n", 1);
+    }
+    return 3;
+}
+
+/* nvcc's whole output rewritten (see the top of the file); a failed compile without any
+ * recognisable message keeps its last line as "error: ..." so it is shown. */
+static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
+{
+    struct textbuf t = {0};
+    char *ln[4096];
+    size_t lnn[4096];
+    int n = 0;
+    for (char *p = raw; p && *p && n < 4096;) {
+        char *e = strchr(p, '\n');
+        ln[n] = p;
+        lnn[n] = e ? (size_t)(e - p) : strlen(p);
+        n++;
+        p = e ? e + 1 : NULL;
+    }
+    for (int i = 0; i < n;)
+        i += rewrite_one(in, ln, lnn, i, n, &t);
+    if (failed && (!t.s || !strstr(t.s, "error"))) {
+        const char *last = "nvcc failed without a message";
+        size_t ll = strlen(last);
+        for (int i = n - 1; i >= 0; i--)
+            if (lnn[i] && strspn(ln[i], " \t") < lnn[i]) {
+                last = ln[i];
+                ll = lnn[i];
+                break;
+            }
+        char head[PATH_MAX + 32];
+        int hl = snprintf(head, sizeof head, "%s(0): error: ", in->name);
+        tb_add(&t, head, (size_t)hl);
+        tb_add(&t, last, ll);
+        tb_add(&t, "\n", 1);
+    }
+    if (!t.s)
+        tb_add(&t, "", 0);
+    return t.s;
+}
+
+/* ---- the compile ---- */
+
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    struct textbuf t = {0};
+    char chunk[65536];
+    size_t r;
+    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
+        if (tb_add(&t, chunk, r) || t.len > (256u << 20)) {
+            free(t.s);
+            fclose(f);
+            return NULL;
+        }
+    fclose(f);
+    *n = t.len;
+    return (unsigned char *)t.s;
+}
+
+/* A file that includes the user's and names the template instance, so nvcc makes it: only
+ * for a name with template arguments. 0 with its path, -1 (compile the file itself). */
+static int instance_file(const struct kcompile_in *in, const char *dir, char *path, size_t n)
+{
+    if (!in->name_expr || !strchr(in->name_expr, '<') || strpbrk(in->name, "\"\\\n"))
+        return -1;
+    bl_fmt(path, n, "%s/instance.cu", dir);
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "#include \"%s\"\nstatic void *const banklab_instance_ __attribute__((unused)) "
+            "= (void *)&%s;\n", in->name, in->name_expr);
+    return fclose(f) ? -1 : 0;
+}
+
+static void remove_dir(const char *dir)
+{
+    const char *names[] = {"k.cubin", "instance.cu"};
+    char p[PATH_MAX];
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        bl_fmt(p, sizeof p, "%s/%s", dir, names[i]);
+        unlink(p);
+    }
+    rmdir(dir);
+}
+
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why, size_t whysz)
+{
+    const char *tmpbase = getenv("TMPDIR");
+    char dir[PATH_MAX];
+    bl_fmt(dir, sizeof dir, "%s/banklab-nvcc-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
+    if (!mkdtemp(dir)) {
+        bl_fmt(why, whysz, "cannot make a temporary directory for nvcc: %s", strerror(errno));
+        return -1;
+    }
+    char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
+    bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
+    bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
+    bl_fmt(inc, sizeof inc, "-I%s", in->dir);
+    instance_path[0] = '\0';
+    if (instance_file(in, dir, input, sizeof input))
+        bl_fmt(input, sizeof input, "%s", in->name);
+    else
+        bl_fmt(instance_path, sizeof instance_path, "%s", input);
+    char *argv[16 + GPU_KERNEL_MAX_FLAGS];
+    int ac = 0;
+    argv[ac++] = (char *)in->nvcc;
+    argv[ac++] = "-cubin";
+    argv[ac++] = "-lineinfo";
+    argv[ac++] = arch;
+    argv[ac++] = inc;
+    for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
+        argv[ac++] = (char *)in->flags[i];
+    argv[ac++] = "-o";
+    argv[ac++] = cubin;
+    argv[ac++] = input;
+    argv[ac] = NULL;
+    struct textbuf log = {0};
+    int rc = run_argv(argv, &log, why, whysz);
+    if (rc < 0) {
+        free(log.s);
+        remove_dir(dir);
+        return -1;
+    }
+    if (in->dbg)
+        fprintf(in->dbg, "nvcc (exit %d): %s\n", rc, log.s ? log.s : "");
+    out->log = rewrite_log(in, log.s ? log.s : "", rc != 0);
+    free(log.s);
+    if (rc == 0) {
+        out->cubin = read_file(cubin, &out->cubin_size);
+        if (!out->cubin) {
+            bl_fmt(why, whysz, "nvcc compiled %s but wrote no cubin", in->name);
+            remove_dir(dir);
+            return -1;
+        }
+        out->ok = 1;
+        if (in->name_expr)
+            knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
+                         out->lowered, sizeof out->lowered);
+    }
+    remove_dir(dir);
+    return 0;
+}
