@@ -82,6 +82,8 @@ static struct {
     char devname[GPU_KERNEL_TEXT], chip[64];
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
+    int sass_on;               /* SASS metrics enabled: at the first measured launch, kept (on
+                                  the H200 a second enable after a disable patched nothing) */
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -437,11 +439,23 @@ static int begin(void)
     }
     memset(&T.sr, 0, sizeof T.sr);
     T.sr.ninst = 1;
-    if (sassm_enable(&G.c, &T.sr)) {
-        cupti_note(T.sr.failed, T.sr.failed_call);
-        if (T.turn)
-            devlock_release(G.lock);
-        return -1;
+    if (!G.sass_on) {
+        if (sassm_enable(&G.c, &T.sr)) {
+            cupti_note(T.sr.failed, T.sr.failed_call);
+            if (T.turn)
+                devlock_release(G.lock);
+            return -1;
+        }
+        G.sass_on = 1;
+        T.sr.enabled = 0;          /* kept on for the process: end() does not disable it */
+    } else {
+        /* what launches since the last measured one patched and counted: read and dropped,
+         * so this launch's records are its own */
+        struct sassm_run drop;
+        memset(&drop, 0, sizeof drop);
+        drop.ninst = 1;
+        sassm_flush(&G.c, &drop, NULL);
+        sassm_free(&drop);
     }
     T.begun = 1;
     T.begun_depth = T.depth;

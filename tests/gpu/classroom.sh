@@ -36,10 +36,15 @@ case $B in /*) ;; *) B=$PWD/$B ;; esac
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/../.." && pwd)
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: classroom.sh needs python3"; exit 77; }
-out=${CLASS_OUT:-/tmp/class}
-mkdir -p "$out" && chmod 755 "$out"
+final_out=${CLASS_OUT:-/tmp/class}
+mkdir -p "$final_out"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-class.XXXXXX")
 chmod 755 "$tmp"
+# the learners (other Unix users) read their scripts and write their results here: a directory
+# they can reach whatever CLASS_OUT's parents allow (a root's home is 0700); copied to
+# CLASS_OUT at the end
+out=$tmp/out
+mkdir -p "$out" && chmod 755 "$out"
 lock="$tmp/lock"
 mkdir -m 1777 "$lock"
 export BANKLAB_LOCK_DIR="$lock"
@@ -52,6 +57,7 @@ cleanup() {
     for p in $started; do kill "$p" 2>/dev/null; done
     # servers our learners started on our socket (after a SIGKILL)
     for p in $(pgrep -f -- "--socket $sockdir/" 2>/dev/null); do kill "$p" 2>/dev/null; done
+    cp -R "$out/." "$final_out/" 2>/dev/null
     rm -rf "$tmp"
 }
 trap cleanup EXIT
