@@ -696,7 +696,7 @@ int cmd_kernel(int argc, char **argv)
     }
     if (a.fix) {                 /* the patched copy, measured (or predicted) instead */
         static char fixed[4096];
-        rc = kmodel_write_fix(a.file, src, len, &req, fixed, sizeof fixed);
+        rc = kmodel_write_fix(a.file, src, len, &req, fixed, sizeof fixed, a.json);
         free(src);
         if (rc)
             return rc;

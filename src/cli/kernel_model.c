@@ -183,8 +183,9 @@ int kmodel_print(const char *file, const char *src, size_t len,
 }
 
 int kmodel_write_fix(const char *file, const char *src, size_t len,
-                     const struct gpu_kernel_request *req, char *fixed, size_t fsz)
+                     const struct gpu_kernel_request *req, char *fixed, size_t fsz, int json)
 {
+    FILE *o = json ? stderr : stdout;      /* --json keeps stdout one object */
     static struct kp_result r;
     char err[GPU_KERNEL_TEXT + 64];
     if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
@@ -215,8 +216,9 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, err));
         rc = EXIT_USAGE;
     } else {
-        printf("%s:%d: %s\n", file, line, bl_clean(clean, sizeof clean, r.line[line - 1].fix[KP_EN]));
-        printf("wrote %s (line %d fixed); measuring it\n\n", fixed, line);
+        fprintf(o, "%s:%d: %s\n", file, line,
+                bl_clean(clean, sizeof clean, r.line[line - 1].fix[KP_EN]));
+        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", fixed, line);
     }
     free(patched);
     kp_free(&r);

@@ -20,9 +20,9 @@ int kmodel_print(const char *file, const char *src, size_t len,
 
 /* kmodel_write_fix: --fix: the fix of the line with the most excess that has one, written to
  * FILE.fixed.cu (into fixed; never over an existing file); prints the note. Returns 0, or the
- * exit status with the reason on stderr. */
+ * exit status with the reason on stderr. json: the note on stderr. */
 int kmodel_write_fix(const char *file, const char *src, size_t len,
-                     const struct gpu_kernel_request *req, char *fixed, size_t fsz);
+                     const struct gpu_kernel_request *req, char *fixed, size_t fsz, int json);
 
 /* the JSON of predicted lines: one line's fields, and the array of all */
 void kmodel_json_line(FILE *f, const struct kp_line *l);
