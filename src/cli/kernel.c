@@ -655,6 +655,30 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
     lines_free(&t);
 }
 
+/* --fix: write the patched copy (kernel_model.c) and go on with it instead of the file: the
+ * text in *src (the old one freed), the path in a->file and req->path. Returns 0 or the exit
+ * status (*src freed). */
+static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, char **src,
+                      size_t *len)
+{
+    static char fixed[4096];
+    char why[256];
+    int rc = kmodel_write_fix(a->file, *src, *len, req, fixed, sizeof fixed, a->json);
+    free(*src);
+    *src = NULL;
+    if (rc)
+        return rc;
+    a->file = fixed;
+    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why);
+    if (!*src || strlen(a->file) >= sizeof req->path) {
+        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why);
+        free(*src);
+        return EXIT_USAGE;
+    }
+    snprintf(req->path, sizeof req->path, "%s", a->file);
+    return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -694,21 +718,8 @@ int cmd_kernel(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
-    if (a.fix) {                 /* the patched copy, measured (or predicted) instead */
-        static char fixed[4096];
-        rc = kmodel_write_fix(a.file, src, len, &req, fixed, sizeof fixed, a.json);
-        free(src);
-        if (rc)
-            return rc;
-        a.file = fixed;
-        src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
-        if (!src || strlen(a.file) >= sizeof req.path) {
-            fprintf(stderr, "banklab kernel: %s: %s\n", a.file, src ? "path too long" : why);
-            free(src);
-            return EXIT_USAGE;
-        }
-        snprintf(req.path, sizeof req.path, "%s", a.file);
-    }
+    if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
+        return rc;
     if (a.model) {
         rc = kmodel_print(a.file, src, len, &req, a.json, a.zh);
         free(src);
