@@ -348,6 +348,16 @@ static void explain(struct kp_eval *e, const struct kp_result *r, int block_dep)
     (void)r;
 }
 
+/* [p, e) holds the text w */
+static int span_has(const char *p, const char *e, const char *w)
+{
+    size_t wl = strlen(w);
+    for (const char *q = p; q + wl <= e; q++)
+        if (!memcmp(q, w, wl))
+            return 1;
+    return 0;
+}
+
 /* line n of src holds the text w */
 static int line_has(const char *src, size_t len, int n, const char *w)
 {
@@ -356,13 +366,8 @@ static int line_has(const char *src, size_t len, int n, const char *w)
         const char *e = memchr(p, '\n', (size_t)(end - p));
         if (!e)
             e = end;
-        if (i == n) {
-            size_t wl = strlen(w);
-            for (const char *q = p; q + wl <= e; q++)
-                if (!memcmp(q, w, wl))
-                    return 1;
-            return 0;
-        }
+        if (i == n)
+            return span_has(p, e, w);
         p = e + 1;
     }
     return 0;
@@ -489,11 +494,26 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
         out->block[d] = req->block[d] ? req->block[d] : 1;
     }
     out->smem = req->smem;
+    int tried = 0;
+    const char *p = src, *end = src + len;
     for (int i = 0; i < n; i++) {
         struct kp_line *l = &out->line[i];
         l->line = i + 1;
-        if (l->line < out->first || l->line > out->last)
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        const char *from = p;
+        p = e < end ? e + 1 : end;
+        /* a shared access is an index ('[') or asm: other lines are not translated (each
+         * translation reads the whole file) */
+        if (l->line < out->first || l->line > out->last ||
+            !(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm")))
             continue;
+        if (++tried > KP_MAX_LINES) {
+            set_reason(l, "the kernel has too many lines with an index for the model");
+            out->ncannot++;
+            continue;
+        }
         predict_line(src, len, req, out, l);
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;

@@ -12,7 +12,10 @@ struct walk {
     int target;
     struct pcu_ctl found[PCU_MAX_CTL + 1];
     int n, over;
+    int depth;               /* of statement(): braces in braces */
 };
+
+#define MAX_NESTING 256
 
 static int statement(struct walk *w, int k, int end);
 
@@ -76,7 +79,21 @@ static int headed(struct walk *w, int k, int end, int kind)
     return bend;
 }
 
+static int statement_at(struct walk *w, int k, int end);
+
 static int statement(struct walk *w, int k, int end)
+{
+    if (w->depth >= MAX_NESTING) {       /* deeper than kernels are written: given up */
+        w->over = 1;
+        return end;
+    }
+    w->depth++;
+    int rc = statement_at(w, k, end);
+    w->depth--;
+    return rc;
+}
+
+static int statement_at(struct walk *w, int k, int end)
 {
     const struct ctx *c = w->c;
     if (k >= end)
@@ -109,8 +126,8 @@ static int statement(struct walk *w, int k, int end)
 
 int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, int max)
 {
-    static struct walk zero;
-    struct walk w = zero;
+    struct walk w;
+    memset(&w, 0, sizeof w);
     w.c = c;
     w.target = target;
     statement(&w, c->fn[fn].open, c->fn[fn].close + 1);

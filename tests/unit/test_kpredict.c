@@ -234,13 +234,34 @@ static void test_which_kernel(void **state)
     (void)state;
 }
 
+/* garbage and absurd nesting: an answer (a reason, or nothing), never a crash */
+static void test_hostile(void **state)
+{
+    size_t n = 300000;
+    char *src = malloc(n + 200);
+    assert_non_null(src);
+    size_t o = (size_t)snprintf(src, 200, "__global__ void k(float *o)\n{\n __shared__ float s[64];\n");
+    for (size_t i = 0; i < n / 2; i++)
+        src[o++] = i % 2 ? '{' : '\n';
+    o += (size_t)snprintf(src + o, 100, " if (threadIdx.x < 3) o[0] = s[threadIdx.x];\n");
+    predict(src, 1, 32, 1, NULL);
+    int line = R.nlines;
+    assert_true(R.line[line - 1].state != KP_OK || R.line[line - 1].inst >= 0);
+    static const char bad[] = "__global__ void k() { __shared__ int s[4]; for (;;) s[0] = 1; "
+                              "for (int i = 0; i < 9; ) s[i] = 0; if (s[ ) } [[ ";
+    predict(bad, 1, 32, 1, NULL);
+    assert_int_equal(R.line[0].state, KP_CANNOT);
+    free(src);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
-        cmocka_unit_test(test_which_kernel),
+        cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kp_free(&R);
