@@ -474,6 +474,16 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
           "accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); "
           "ways = wavefronts / ideal.\nmodel: the bank model's wavefronts for the line ('-': it cannot "
           "express it; banklab kernel --model says why).\n", f);
+    if (m) {                     /* the model beside the measurement, in one line */
+        int n = 0, same = 0;
+        for (int i = 0; i < m->nlines; i++) {
+            const struct gpu_kernel_line *l = line_of(r, 0, i + 1);
+            n += m->line[i].state == KP_OK;
+            same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
+        }
+        fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
+                "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
+    }
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;
