@@ -173,7 +173,9 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
             a->val[a->nopts++] = argv[++i];
         } else if (flag_of(a, arg)) {
             *flag_of(a, arg) = 1;
-        } else if (!strcmp(arg, "--lang") && i + 1 < argc) {
+        } else if (!strcmp(arg, "--lang")) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "en") && strcmp(argv[i + 1], "zh")))
+                return usage_error("--lang takes en or zh%s%s", "", "");
             a->zh = !strcmp(argv[++i], "zh");
         } else if (!strcmp(arg, "--sort")) {
             if (i + 1 >= argc)
