@@ -31,8 +31,8 @@ static const char *const reasons[][3] = {
      "依赖数据的循环（while）：模型数不出它的次数"},
     {"has no value (--arg", "the parameter %s has no value (--arg %s=VALUE)",
      "参数 %s 没有值（--arg %s=VALUE）"},
-    {"not declared in this file", "%s: a name the file does not declare before the line",
-     "%s：文件在这一行之前没有声明这个名字"},
+    {"not declared in this file", "%s: a name the file does not declare before the line (a "
+     "template parameter?)", "%s：文件在这一行之前没有声明这个名字（模板参数？）"},
     {"changes at line", "%s changes between its declaration and the line",
      "%s 在声明和这一行之间被改变了"},
     {"macro with arguments", "%s is a macro with arguments", "%s 是带参数的宏"},
