@@ -391,6 +391,20 @@ static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_
         put_insts(f, r, l);
 }
 
+/* the model beside the measurement, in one line */
+static void put_model_summary(FILE *f, const struct gpu_kernel_result *r,
+                              const struct kp_result *m)
+{
+    int n = 0, same = 0;
+    for (int i = 0; i < m->nlines; i++) {
+        const struct gpu_kernel_line *l = line_of(r, 0, i + 1);
+        n += m->line[i].state == KP_OK;
+        same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
+    }
+    fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
+            "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
+}
+
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
                        const char *src, size_t srclen, const struct kp_result *m)
 {
@@ -441,9 +455,12 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         for (int ln = 1; ln <= s.main.n; ln++) {
             const struct gpu_kernel_line *l = line_of(r, 0, ln);
             snprintf(label, sizeof label, "%d", ln);
-            put_row(f, label, l, m && ln <= m->nlines ? &m->line[ln - 1] : NULL);
+            const struct kp_line *ml = m && ln <= m->nlines ? &m->line[ln - 1] : NULL;
+            put_row(f, label, l, ml);
             put_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
             fputc('\n', f);
+            if (l && l->excess > 0 && ml)     /* measured conflicts: the model's why and fix */
+                kmodel_put_notes(f, ml, a->zh);
             if (l && a->sass)
                 put_insts(f, r, l);
         }
@@ -476,16 +493,8 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
           "accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); "
           "ways = wavefronts / ideal.\nmodel: the bank model's wavefronts for the line ('-': it cannot "
           "express it; banklab kernel --model says why).\n", f);
-    if (m) {                     /* the model beside the measurement, in one line */
-        int n = 0, same = 0;
-        for (int i = 0; i < m->nlines; i++) {
-            const struct gpu_kernel_line *l = line_of(r, 0, i + 1);
-            n += m->line[i].state == KP_OK;
-            same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
-        }
-        fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
-                "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
-    }
+    if (m)
+        put_model_summary(f, r, m);
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;

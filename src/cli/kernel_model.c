@@ -90,14 +90,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         }
         put_src(f, at, ln);
         fputc('\n', f);
-        char clean[KP_TEXT * 2];
-        if (l->state == KP_CANNOT)
-            fprintf(f, "%6s   %s %s\n", "", g == KP_ZH ? "无法预测：" : "not predicted:",
-                    bl_clean(clean, sizeof clean, l->reason[g]));
-        if (l->state == KP_OK && l->why[g][0])
-            fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
-        if (l->state == KP_OK && l->fix[g][0])
-            fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
+        kmodel_put_notes(f, l, g == KP_ZH);
     }
     fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
@@ -110,6 +103,19 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
                 "model's figures for every warp of every block of this launch (docs/kernel.md); "
                 "nothing here was\nmeasured. excess = wavefronts - ideal (the conflicts); ways = "
                 "wavefronts / ideal.\n", r->npredicted, r->npredicted == 1 ? "" : "s", r->ncannot);
+}
+
+void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
+{
+    char clean[KP_TEXT * 2];
+    int g = zh ? KP_ZH : KP_EN;
+    if (l->state == KP_CANNOT)
+        fprintf(f, "%6s   %s %s\n", "", g == KP_ZH ? "无法预测：" : "not predicted:",
+                bl_clean(clean, sizeof clean, l->reason[g]));
+    if (l->state == KP_OK && l->why[g][0])
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
+    if (l->state == KP_OK && l->fix[g][0])
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
 }
 
 /* one predicted line's fields for JSON (after "line": n, "source": ...) */

@@ -24,6 +24,10 @@ int kmodel_print(const char *file, const char *src, size_t len,
 int kmodel_write_fix(const char *file, const char *src, size_t len,
                      const struct gpu_kernel_request *req, char *fixed, size_t fsz, int json);
 
+/* kmodel_put_notes: under a line's row: why the model cannot predict it, or why it
+ * conflicts and the fix (zh: in Chinese) */
+void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh);
+
 /* the JSON of predicted lines: one line's fields, and the array of all */
 void kmodel_json_line(FILE *f, const struct kp_line *l);
 void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r);
