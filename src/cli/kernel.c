@@ -14,6 +14,7 @@
 #include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
+#include "kernel_model.h"
 
 #define MAX_CLI_OPTS 96
 
@@ -22,6 +23,7 @@ struct kernel_args {
     const char *opt[MAX_CLI_OPTS], *val[MAX_CLI_OPTS]; /* launch options, applied after the file's */
     int nopts;
     int json, sass, sort_excess, timings, no_cache, no_server, counters, launch_only;
+    int model, fix, zh;          /* --model, --fix, --lang zh (kernel_model.c) */
 };
 
 static void short_usage(FILE *f)
@@ -32,6 +34,7 @@ static void short_usage(FILE *f)
           "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
           "                      [--no-server] [--launch-only] [--timings]\n"
           "                      [-I DIR] [-D NAME[=V]] [--nvcc-flag FLAG] [--compiler C]\n"
+          "                      [--model [--lang en|zh]] [--fix]\n"
           "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
           f);
 }
@@ -93,6 +96,15 @@ static void help(FILE *f)
         "  --json                 one JSON object (fields as the columns, per line and total)\n"
         "  --timings              how long each step took (ms)\n"
         "\n"
+        "The model (no GPU needed):\n"
+        "  --model                the bank model's prediction of every line for this launch\n"
+        "                         (every warp of every block), why a conflicting line conflicts,\n"
+        "                         a fix checked with the model, or why a line cannot be\n"
+        "                         predicted; nothing is measured (--lang zh: in Chinese)\n"
+        "  --fix                  write FILE.fixed.cu with the fix of the worst line (never over\n"
+        "                         an existing file) and measure it (without a GPU: predict it)\n"
+        "  With a GPU, the 'model' column is the predicted wavefronts beside the measured ones.\n"
+        "\n"
         "Columns (CUPTI's SASS metrics, summed over the whole launch; the same figures\n"
         "as Nsight Compute's source page):\n"
         "  inst        shared-memory warp instructions executed on the line\n"
@@ -142,6 +154,8 @@ static int *flag_of(struct kernel_args *a, const char *arg)
         {"--no-server", offsetof(struct kernel_args, no_server)},
         {"--counters", offsetof(struct kernel_args, counters)},
         {"--launch-only", offsetof(struct kernel_args, launch_only)},
+        {"--model", offsetof(struct kernel_args, model)},
+        {"--fix", offsetof(struct kernel_args, fix)},
     };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         if (!strcmp(arg, flags[i].name))
@@ -191,6 +205,10 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
             a->val[a->nopts++] = arg + 2;
         } else if (flag_of(a, arg)) {
             *flag_of(a, arg) = 1;
+        } else if (!strcmp(arg, "--lang")) {
+            if (i + 1 >= argc || (strcmp(argv[i + 1], "en") && strcmp(argv[i + 1], "zh")))
+                return usage_error("--lang takes en or zh%s%s", "", "");
+            a->zh = !strcmp(argv[++i], "zh");
         } else if (!strcmp(arg, "--sort")) {
             if (i + 1 >= argc)
                 return usage_error("--sort needs a value (line or excess)%s%s", "", "");
@@ -296,11 +314,23 @@ static void put_num(FILE *f, double v, int width)
     fprintf(f, " %*.0f", width, v);
 }
 
-static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l)
+/* the model's wavefronts for a line: the number, '-' where it cannot know, '' for none */
+static void put_model(FILE *f, const struct kp_line *m)
+{
+    if (m && m->state == KP_OK)
+        fprintf(f, " %11.0f", m->wavefronts);
+    else
+        fprintf(f, " %11s", m && m->state == KP_CANNOT ? "-" : "");
+}
+
+static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l,
+                    const struct kp_line *m)
 {
     fprintf(f, "%6s", label);
     if (!l) {
-        fprintf(f, "%*s | ", 12 * 5 + 8 - 1, "");
+        fprintf(f, "%*s", 12 * 5 + 8 - 1, "");
+        put_model(f, m);
+        fputs(" | ", f);
         return;
     }
     put_num(f, l->inst, 11);
@@ -312,6 +342,7 @@ static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l)
     } else {
         fprintf(f, " %11s %11s %7s", "-", "-", "-");
     }
+    put_model(f, m);
     fputs(" | ", f);
 }
 
@@ -395,7 +426,7 @@ static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_
 {
     const char *at;
     int len;
-    put_row(f, label, l);
+    put_row(f, label, l, NULL);
     source_text(s, r, dir, l->file, l->line, &at, &len);
     put_source(f, at, len);
     fputc('\n', f);
@@ -403,8 +434,22 @@ static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_
         put_insts(f, r, l);
 }
 
+/* the model beside the measurement, in one line */
+static void put_model_summary(FILE *f, const struct gpu_kernel_result *r,
+                              const struct kp_result *m)
+{
+    int n = 0, same = 0;
+    for (int i = 0; i < m->nlines; i++) {
+        const struct gpu_kernel_line *l = line_of(r, 0, i + 1);
+        n += m->line[i].state == KP_OK;
+        same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
+    }
+    fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
+            "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
+}
+
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
-                       const char *src, size_t srclen)
+                       const char *src, size_t srclen, const struct kp_result *m)
 {
     FILE *f = stdout;
     struct sources s;
@@ -430,8 +475,8 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         fprintf(f, "waited %.1f s for the GPU (other banklab processes were measuring)\n",
                 r->timing.wait / 1e3);
     fputc('\n', f);
-    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
-            "excess", "ways", "source");
+    fprintf(f, "%6s %11s %12s %11s %11s %7s %11s | %s\n", "line", "inst", "wavefronts", "ideal",
+            "excess", "ways", "model", "source");
     char label[32];
     if (a->sort_excess) {
         const struct gpu_kernel_line **order = malloc((size_t)(r->nlines ? r->nlines : 1) *
@@ -454,9 +499,12 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         for (int ln = 1; ln <= s.main.n; ln++) {
             const struct gpu_kernel_line *l = line_of(r, 0, ln);
             snprintf(label, sizeof label, "%d", ln);
-            put_row(f, label, l);
+            const struct kp_line *ml = m && ln <= m->nlines ? &m->line[ln - 1] : NULL;
+            put_row(f, label, l, ml);
             put_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
             fputc('\n', f);
+            if (l && l->excess > 0 && ml)     /* measured conflicts: the model's why and fix */
+                kmodel_put_notes(f, ml, a->zh);
             if (l && a->sass)
                 put_insts(f, r, l);
         }
@@ -483,11 +531,14 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     for (int i = 0; i < r->nlines; i++)
         if (!r->lines[i].ideal_known)
             tot.ideal_known = 0;
-    put_row(f, "total", &tot);
+    put_row(f, "total", &tot, NULL);
     fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
     fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the same "
           "accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); "
-          "ways = wavefronts / ideal.\n", f);
+          "ways = wavefronts / ideal.\nmodel: the bank model's wavefronts for the line ('-': it cannot "
+          "express it; banklab kernel --model says why).\n", f);
+    if (m)
+        put_model_summary(f, r, m);
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;
@@ -529,7 +580,7 @@ static void json_fields(FILE *f, const char *const *names, const double *v, int 
 }
 
 static void print_json(const struct kernel_args *a, const struct gpu_kernel_result *r,
-                       const char *src, size_t srclen)
+                       const char *src, size_t srclen, const struct kp_result *m)
 {
     FILE *f = stdout;
     struct text_lines t;
@@ -568,6 +619,12 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
         } else {
             fputs("\"ideal\": null, \"excess\": null, \"ways\": null, ", f);
         }
+        const struct kp_line *ml = m && l->file == 0 && l->line >= 1 && l->line <= m->nlines
+                                       ? &m->line[l->line - 1] : NULL;
+        if (ml && ml->state == KP_OK)
+            json_num(f, "model_wavefronts", ml->wavefronts, 1);
+        else
+            fputs("\"model_wavefronts\": null, ", f);
         fputs("\"instructions\": [", f);
         int first = 1;
         for (int k = 0; k < r->ninsts; k++) {
@@ -600,7 +657,12 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
         snprintf(key, sizeof key, "inst_%s", gpu_kernel_op_name(o));
         json_num(f, key, r->totals.op_inst[o], o + 1 < GPU_KOP_COUNT);
     }
-    fputs("},\n \"counters\": ", f);
+    fputs("},\n \"model\": ", f);
+    if (m)
+        kmodel_json_lines(f, src, srclen, m);
+    else
+        fputs("null", f);
+    fputs(",\n \"counters\": ", f);
     if (r->has_counters) {
         const struct gpu_kernel_counters *c = &r->counters;
         static const char *names[] = {"wavefronts_ld", "wavefronts_st", "conflicts_ld",
@@ -688,6 +750,30 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
     lines_free(&t);
 }
 
+/* --fix: write the patched copy (kernel_model.c) and go on with it instead of the file: the
+ * text in *src (the old one freed), the path in a->file and req->path. Returns 0 or the exit
+ * status (*src freed). */
+static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, char **src,
+                      size_t *len)
+{
+    static char fixed[4096];
+    char why[256];
+    int rc = kmodel_write_fix(a->file, *src, *len, req, fixed, sizeof fixed, a->json);
+    free(*src);
+    *src = NULL;
+    if (rc)
+        return rc;
+    a->file = fixed;
+    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why);
+    if (!*src || strlen(a->file) >= sizeof req->path) {
+        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why);
+        free(*src);
+        return EXIT_USAGE;
+    }
+    snprintf(req->path, sizeof req->path, "%s", a->file);
+    return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
@@ -727,6 +813,13 @@ int cmd_kernel(int argc, char **argv)
             return EXIT_USAGE;
         }
     }
+    if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
+        return rc;
+    if (a.model) {
+        rc = kmodel_print(a.file, src, len, &req, a.json, a.zh);
+        free(src);
+        return rc;
+    }
     req.counters = a.counters;
     req.launch_only = a.launch_only;
     req.server_idle = a.no_server || a.launch_only ? 0 : gpu_kernel_server_idle();
@@ -750,15 +843,19 @@ int cmd_kernel(int argc, char **argv)
         if (r.output[strlen(r.output) - 1] != '\n')
             fputc('\n', stderr);
     }
+    static struct kp_result model;
+    char merr[GPU_KERNEL_TEXT];
+    int has_model = r.status == GPU_KERNEL_OK && !a.launch_only &&
+                    kmodel_predict(src, len, &req, &model, merr, sizeof merr) == 0;
     switch (r.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
             fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
                     CLI_CLEAN(r.kernel), CLI_CLEAN(r.device));
         else if (a.json)
-            print_json(&a, &r, src, len);
+            print_json(&a, &r, src, len, has_model ? &model : NULL);
         else
-            print_text(&a, &r, src, len);
+            print_text(&a, &r, src, len, has_model ? &model : NULL);
         rc = 0;
         break;
     case GPU_KERNEL_ECOMPILE:
@@ -775,12 +872,18 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_ECOUNTERS:
         say(r.error);
         rc = EXIT_NOGPU;
+        if (a.fix && !a.json) {  /* no GPU to measure the fix: its prediction */
+            printf("no GPU to measure %s: the model's prediction instead\n\n", a.file);
+            rc = kmodel_print(a.file, src, len, &req, 0, a.zh);
+        }
         break;
     default:
         say(r.error);
         rc = 1;
     }
     fflush(stdout);
+    if (has_model)
+        kp_free(&model);
     gpu_kernel_result_done(&r);
     gpu_kernel_free(job);
     free(src);

@@ -65,7 +65,7 @@ static long long block_builtin(const struct ctx *c, const struct tokvec *v, int 
     if (d < 0 || d > 2)
         return -1;
     if (pcu_tis(c, &v->t[k], "blockIdx"))
-        return 0;
+        return c->launch->block_idx[d];
     if (pcu_tis(c, &v->t[k], "gridDim"))
         return c->launch->grid[d] ? c->launch->grid[d] : 1;
     return -1;
@@ -95,6 +95,40 @@ static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, in
                 n = strlen(s);
             }
         put(b, s, n);
+    }
+}
+
+static int loop_of_decl(const struct ctx *c, int di)
+{
+    for (int i = 0; i < c->nloop; i++)
+        if (c->loop[i].decl == di)
+            return i;
+    return -1;
+}
+
+/* an enclosing loop's variable at its trip: (init) + trip * (step), or * / << >> */
+static void put_trip(const struct ctx *c, const struct cdecl *d, const struct pcu_loop *l,
+                     struct buf *b)
+{
+    char num[24];
+    puts_(b, "(");
+    put_tokens(c, &c->code, d->init, d->init_end, b, 0);
+    puts_(b, ")");
+    bl_fmt(num, sizeof num, "%lld", l->trip);
+    if (l->op == '*' || l->op == '/') {
+        for (long long t = 0; t < l->trip && !b->full; t++) {
+            puts_(b, l->op == '*' ? " * (" : " / (");
+            put_tokens(c, &c->code, l->step_from, l->step_to, b, 0);
+            puts_(b, ")");
+        }
+        return;
+    }
+    puts_(b, l->op == '+' ? " + " : l->op == '-' ? " - " : l->op == 'l' ? " << " : " >> ");
+    puts_(b, num);
+    if (l->step_to > l->step_from) {
+        puts_(b, " * (");
+        put_tokens(c, &c->code, l->step_from, l->step_to, b, 0);
+        puts_(b, ")");
     }
 }
 
@@ -167,7 +201,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
     if (d->init < 0)
         return fail(c, "%s has no value where it is declared (line %d)", name, line);
     if (d->loop) {
-        if (!c->out->note[0]) {
+        if (!c->out->note[0] && !c->launch->control) {
             struct buf b = {c->out->note, sizeof c->out->note, 0, 0};
             puts_(&b, name);
             puts_(&b, " is a loop variable: its first trip, ");
@@ -233,7 +267,9 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
             !strcmp(name, "warpSize") || pcu_word_in(c, t, known_words))
             continue;
         if (block_builtin(c, v, k) >= 0) {
-            if (!strcmp(name, "blockIdx") && !c->out->note[0])
+            if (!strcmp(name, "blockIdx"))
+                c->out->block_dep = 1;
+            if (!strcmp(name, "blockIdx") && !c->out->note[0] && !c->launch->control)
                 bl_fmt(c->out->note, sizeof c->out->note, "blockIdx is 0 here: the grid shows "
                        "the first block");
             k += 2;
@@ -365,7 +401,11 @@ static void put_decl(const struct ctx *c, const struct cdecl *d, struct buf *b)
     put_tokens(c, &c->code, d->dstart, d->dims_to, b, 0);
     if (!d->shared && d->init >= 0) {
         puts_(b, " = ");
-        put_tokens(c, &c->code, d->init, d->init_end, b, 0);
+        int li = loop_of_decl(c, (int)(d - c->decl));
+        if (li >= 0)
+            put_trip(c, d, &c->loop[li], b);
+        else
+            put_tokens(c, &c->code, d->init, d->init_end, b, 0);
     }
 }
 
@@ -412,6 +452,90 @@ static int compose_accesses(const struct ctx *c, const struct access *acc, int n
             count++;
         }
     return count;
+}
+
+/* ---------------------------------------------------------------- control around the line */
+
+/* the for at ctl: its variable (declared in the first clause) and its step, into c->loop */
+static int loop_of(struct ctx *c, int fn, const struct pcu_ctl *t, int line)
+{
+    static const char *const ops[] = {"+=", "-=", "*=", "/=", "<<=", ">>=", NULL};
+    static const char opc[] = "+-*/lr";
+    int di = -1;
+    for (int i = 0; i < c->ndecl && di < 0; i++)
+        if (c->decl[i].loop && c->decl[i].stmt == t->init_from && c->decl[i].fn == fn)
+            di = i;
+    if (di < 0)
+        return fail(c, "the loop at line %d declares no variable in its first clause", line);
+    if (c->nloop >= PCU_MAX_CTL)
+        return fail(c, "more than %d loops around the line", PCU_MAX_CTL);
+    const struct ctok *nm = &c->code.t[c->decl[di].name];
+    struct pcu_loop l = {di, 0, 0, 0, 0};
+    int a = t->step_from, b = t->step_to, named = -1;
+    if (b - a == 2 && (pcu_cis(c, a + 1, "++") || pcu_cis(c, a + 1, "--")))
+        named = a, l.op = pcu_cis(c, a + 1, "++") ? '+' : '-';
+    else if (b - a == 2 && (pcu_cis(c, a, "++") || pcu_cis(c, a, "--")))
+        named = a + 1, l.op = pcu_cis(c, a, "++") ? '+' : '-';
+    else if (b - a >= 3) {
+        named = a;
+        for (int o = 0; ops[o]; o++)
+            if (pcu_cis(c, a + 1, ops[o]))
+                l.op = opc[o], l.step_from = a + 2, l.step_to = b;
+        if (!l.op && pcu_cis(c, a + 1, "=") && b - a >= 5 &&
+            pcu_same_text(c, &c->code.t[a + 2], c->src + nm->pos, nm->len))
+            for (int o = 0; o < 4; o++)
+                if (c->code.t[a + 3].len == 1 && c->src[c->code.t[a + 3].pos] == opc[o])
+                    l.op = opc[o], l.step_from = a + 4, l.step_to = b;
+    }
+    for (int k = l.step_from; k < l.step_to; k++)
+        if (pcu_cis(c, k, ","))
+            l.op = 0;
+    if (named < 0 || !l.op || !pcu_same_text(c, &c->code.t[named], c->src + nm->pos, nm->len))
+        return fail(c, "the loop at line %d steps in a way the model does not follow", line);
+    if (t->cond_to <= t->cond_from)
+        return fail(c, "the loop at line %d has no condition: the model cannot count its trips",
+                    line);
+    if (l.step_to > l.step_from && resolve(c, &c->code, l.step_from, l.step_to, t->kw, fn))
+        return -1;
+    int at = c->nloop;
+    l.trip = c->launch->trip && at < c->launch->ntrip ? c->launch->trip[at] : 0;
+    c->loop[c->nloop++] = l;
+    return 0;
+}
+
+/* the ifs and fors around the line's first access: out->guard, the loops' trips */
+static int control_guard(struct ctx *c, int fn, int target)
+{
+    struct pcu_ctl ctl[PCU_MAX_CTL];
+    int n = pcu_enclosing(c, fn, target, ctl, PCU_MAX_CTL);
+    if (n < 0)
+        return fail(c, "more than %d control statements around the line", PCU_MAX_CTL);
+    struct buf g = {c->out->guard, sizeof c->out->guard, 0, 0};
+    for (int i = 0; i < n; i++) {
+        const struct pcu_ctl *t = &ctl[i];
+        int line = c->code.t[t->kw].line;
+        if (t->kind == PCU_WHILE || t->kind == PCU_DO)
+            return fail(c, "a data-dependent loop (the while at line %d): the model cannot count "
+                        "its trips", line);
+        if (t->kind == PCU_SWITCH)
+            return fail(c, "inside a switch (line %d): the model does not follow it", line);
+        if (t->kind == PCU_FOR && loop_of(c, fn, t, line))
+            return -1;
+        if (t->cond_to <= t->cond_from)
+            continue;
+        if (resolve(c, &c->code, t->cond_from, t->cond_to, t->cond_from, fn))
+            return -1;
+        if (g.n)
+            puts_(&g, " && ");
+        puts_(&g, t->kind == PCU_ELSE ? "!(" : "(");
+        put_tokens(c, &c->code, t->cond_from, t->cond_to, &g, 0);
+        puts_(&g, ")");
+    }
+    if (g.full)
+        return fail(c, "the conditions around the line are longer than %d bytes",
+                    PATTERN_CUDA_TEXT - 1);
+    c->out->nloops = c->nloop;
+    return 0;
 }
 
 /* ---------------------------------------------------------------- the entry point */
@@ -461,6 +585,8 @@ static int translate(struct ctx *c)
     for (int i = 0; i < n; i++)
         if (resolve(c, &c->code, acc[i].from, acc[i].to, acc[i].from, fn))
             return -1;
+    if (c->launch->control && control_guard(c, fn, acc[0].from))
+        return -1;
     struct buf bd = {out->decls, sizeof out->decls, 0, 0};
     struct buf ba = {out->accesses, sizeof out->accesses, 0, 0};
     compose_decls(c, &bd);
@@ -482,6 +608,9 @@ static int translate(struct ctx *c)
     /* the text must parse: the pattern language has the last word */
     char text[2 * PATTERN_CUDA_TEXT + 4];
     bl_fmt(text, sizeof text, "%s%s%s", out->decls, out->decls[0] ? "; " : "", out->accesses);
+    if (out->guard[0])      /* the guard must parse too: one guarded access stands for all */
+        bl_fmt(text, sizeof text, "%s%sif (%s) %.*s", out->decls, out->decls[0] ? "; " : "",
+               out->guard, (int)strcspn(out->accesses, ";"), out->accesses);
     struct pattern *p = NULL;
     struct pattern_error err;
     if (pattern_parse(text, &p, &err) != 0)
@@ -514,7 +643,7 @@ int pattern_from_cuda(const char *src, size_t len, int line,
     free(c.decl_need);
     free(c.def_need);
     if (rc) {
-        out->decls[0] = out->accesses[0] = 0;
+        out->decls[0] = out->accesses[0] = out->guard[0] = 0;
         out->naccess = 0;
     }
     return rc;

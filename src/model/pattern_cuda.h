@@ -23,6 +23,12 @@ struct pattern_cuda_launch {
     int nargs;                       /* scalar kernel parameters: --arg NAME=VALUE */
     const char *const *arg_name;
     const char *const *arg_value;
+    /* for predicting every warp of a launch (0 / NULL: the playground's first block, one trip) */
+    unsigned block_idx[3];           /* the block whose blockIdx the text takes */
+    int control;                     /* 1: the ifs and fors around the line become a guard, the
+                                        loop variables their values at trip[] */
+    int ntrip;
+    const long long *trip;           /* the trip of each enclosing for, outermost first */
 };
 
 struct pattern_cuda {
@@ -32,6 +38,11 @@ struct pattern_cuda {
     struct pattern_env env;          /* block, dyn_bytes and the parameters the text uses */
     char note[PATTERN_MSG_MAX];      /* what was assumed (a loop variable's first trip), or "" */
     char why[PATTERN_MSG_MAX];       /* why not (when pattern_from_cuda returns -1) */
+    /* with launch->control: */
+    char guard[PATTERN_CUDA_TEXT];   /* the conditions the line runs under ("" = always), as a
+                                        pattern expression over the names decls declares */
+    int nloops;                      /* enclosing for loops (their trips: launch->trip) */
+    int block_dep;                   /* the text uses blockIdx: it differs from block to block */
 };
 
 /* pattern_from_cuda: the shared-memory accesses of line `line` (1-based) of the CUDA source

@@ -47,6 +47,25 @@ struct cdecl {
     int shared, is_extern, is_const, loop, pointer;
 };
 
+/* a control statement around a line (pattern_cuda_ctl.c) */
+enum { PCU_IF = 1, PCU_ELSE, PCU_FOR, PCU_WHILE, PCU_DO, PCU_SWITCH };
+#define PCU_MAX_CTL 8
+
+struct pcu_ctl {
+    int kind;
+    int kw;                  /* the keyword's token */
+    int cond_from, cond_to;  /* the condition (a for's second clause) */
+    int init_from, init_to;  /* a for's first and third clause */
+    int step_from, step_to;
+};
+
+struct pcu_loop {            /* an enclosing for whose variable takes the value of one trip */
+    int decl;
+    char op;                 /* + - * / l(<<) r(>>) */
+    int step_from, step_to;  /* the step's tokens; from == to: 1 */
+    long long trip;
+};
+
 struct ctx {
     const char *src;
     size_t len;
@@ -65,7 +84,15 @@ struct ctx {
     int line;
     unsigned char *decl_need, *def_need;
     struct pattern_cuda *out;
+    struct pcu_loop loop[PCU_MAX_CTL];
+    int nloop;
 };
+
+/* ---- pattern_cuda_ctl.c ---- */
+
+/* pcu_enclosing: the control statements of function fn around token target, outermost
+ * first, into ctl[max]. Returns their number, or -1 when there are more than max. */
+int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, int max);
 
 /* ---- pattern_cuda_read.c ---- */
 

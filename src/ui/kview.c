@@ -80,6 +80,7 @@ static void clear_shown(struct kview *k)
     free(k->rows);
     k->rows = NULL;
     k->nrows = k->nsrc = 0;
+    kv_predict_free(k);
 }
 
 static int diag_here(const struct kview *k, const struct gpu_kernel_diag *d)
@@ -172,6 +173,7 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
         k->last_run = time(NULL);
     }
     build_rows(k);
+    kv_predict(k);                          /* the model's figures for the same text */
     k->cur = kv_min(k->cur, kv_max(0, k->nrows - 1));
     if (!k->has_res)
         return;
@@ -405,6 +407,13 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
         app_msg(a, 0, "%s", ui_str(a, k->watch ? UIS_KV_WATCH_ON : UIS_KV_WATCH_OFF));
         break;
     case ACT_OPEN: kv_prompt_start(k); break;
+    case ACT_FIX:
+        if (kv_fix(a, k)) {     /* the fixed copy, on the same line */
+            int at = k->cur;
+            open_file(a, k, &k->ask);
+            move_cursor(a, k, at);
+        }
+        break;
     default:
         return UI_IGNORED;       /* Esc (back), ?, q, l, c, g: the loop's */
     }

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "../gpu/gpu_kernel.h"
+#include "../gpu/kernel_predict.h"
 #include "app.h"
 
 #define KV_OPTS 32            /* launch options kept for the runs */
@@ -62,6 +63,8 @@ struct kview {
     char problem[UI_MSG_MAX]; /* why it cannot run (unreadable file, bad option) */
     int problem_line;
     char why[UI_MSG_MAX];     /* why the cursor's line has no grid (Enter), until it moves */
+    struct kp_result pred;    /* the model's prediction of the text shown (kview_model.c) */
+    int has_pred;
     time_t last_run;
     /* the run in flight */
     struct gpu_kernel_job *job;
@@ -98,6 +101,18 @@ static inline int kv_max(int x, int y) { return x > y ? x : y; }
  * prompt's, -1 when it is the loop's (F1). */
 void kv_prompt_start(struct kview *k);
 int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key);
+
+/* kview_model.c: the model's prediction of the text shown (kv_predict, when it is shown),
+ * the line of it for a row (NULL: none), whether the columns show it (nothing measured),
+ * its totals, the text under the table for the cursor's line, and f: kv_fix returns 1 when
+ * it wrote the fixed copy, whose path and options are in k->ask to be opened */
+void kv_predict(struct kview *k);
+void kv_predict_free(struct kview *k);
+const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w);
+int kv_model_shown(const struct kview *k);
+void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex);
+void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t size);
+int kv_fix(struct app *a, struct kview *k);
 
 /* kview_draw.c */
 void kv_draw(const struct app *a, const void *st);

@@ -32,7 +32,7 @@ struct kv_layout {
     int src_x;                /* where the source starts */
     int table_y, table_h;
     int info_y, info_h;
-    char info[UI_MSG_MAX * 2];/* the line under the table: the cursor's figures, an error */
+    char info[UI_MSG_MAX * 6];/* under the table: the cursor's figures, an error, the model's */
     enum ui_role info_role;
 };
 
@@ -90,9 +90,12 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
 static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
                       enum ui_role *role)
 {
-    char raw[UI_MSG_MAX * 2];
+    char raw[UI_MSG_MAX * 2], model[UI_MSG_MAX * 4];
     info_words(a, k, raw, sizeof raw, role);
-    bl_clean(buf, size, raw);
+    size_t o = strlen(bl_clean(buf, size, raw));
+    kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
+    if (model[0] && !k->problem[0] && !k->why[0])
+        bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
 }
 
 static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
@@ -188,7 +191,7 @@ static void layout(const struct app *a, const struct kview *k, struct kv_layout 
         }
     L->src_x = a->W - left;
     info_text(a, k, L->info, sizeof L->info, &L->info_role);
-    L->info_h = L->info[0] ? kv_min(kv_min(7, a->H - 9), text_count(L->info, a->W - 2)) : 0;
+    L->info_h = L->info[0] ? kv_min(kv_min(8, a->H - 9), text_count(L->info, a->W - 2)) : 0;
     L->table_y = 4;
     L->info_y = a->H - 2 - L->info_h;
     L->table_h = kv_max(1, L->info_y - L->table_y);
@@ -219,6 +222,21 @@ static void put_right(const struct app *a, int y, int x, int width, const char *
     text_puts(a, y, x + kv_max(0, width - w), width, s, at);
 }
 
+/* a share of the excess in quarters of glyphs, or the mark of none */
+static void draw_share(const struct app *a, int y, int x, double excess, double total)
+{
+    if (excess <= 0 || total <= 0) {
+        text_puts(a, y, x + 1, KV_HEAT - 1, a->g->right, theme_attr(a, UIC_OK));
+        return;
+    }
+    double share = excess / total;
+    int n = kv_max(1, kv_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
+    attrset(theme_attr(a, share >= 0.5 ? UIC_WORST : UIC_CONFLICT));
+    for (int i = 0; i < n; i++)
+        mvaddstr(y, x + i, a->g->bar);
+    attrset(A_NORMAL);
+}
+
 /* the heat of a row: its share of the kernel's excess wavefronts, in quarters of glyphs */
 static void draw_heat(const struct app *a, const struct kview *k, const struct kv_row *w, int y,
                       int x)
@@ -228,20 +246,20 @@ static void draw_heat(const struct app *a, const struct kview *k, const struct k
         text_puts(a, y, x + 1, KV_HEAT - 1, a->g->wrong, theme_attr(a, UIC_ERROR));
         return;
     }
+    const struct kp_line *m = kv_model_shown(k) ? kv_pred_line(k, w) : NULL;
+    if (w->li < 0 && m && m->state == KP_OK) {     /* nothing measured: the model's heat */
+        double tot[4];
+        kv_model_total(k, &tot[0], &tot[1], &tot[2], &tot[3]);
+        draw_share(a, y, x, m->excess, tot[3]);
+        return;
+    }
     if (w->li < 0)
         return;
     const struct gpu_kernel_line *l = &r->lines[w->li];
     if (!l->ideal_known) {
         text_puts(a, y, x + 1, KV_HEAT - 1, "?", theme_attr(a, UIC_DIM));
-    } else if (l->excess <= 0 || r->totals.excess <= 0) {
-        text_puts(a, y, x + 1, KV_HEAT - 1, a->g->right, theme_attr(a, UIC_OK));
     } else {
-        double share = l->excess / r->totals.excess;
-        int n = kv_max(1, kv_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
-        attrset(theme_attr(a, share >= 0.5 ? UIC_WORST : UIC_CONFLICT));
-        for (int i = 0; i < n; i++)
-            mvaddstr(y, x + i, a->g->bar);
-        attrset(A_NORMAL);
+        draw_share(a, y, x, l->excess, r->totals.excess);
     }
 }
 
@@ -315,6 +333,18 @@ static void draw_row(const struct app *a, const struct kview *k, const struct kv
     draw_heat(a, k, w, y, 1 + L->lw + 1);
     int x = 1 + L->lw + 1 + KV_HEAT;
     const struct gpu_kernel_line *l = w->li >= 0 ? &r->lines[w->li] : NULL;
+    const struct kp_line *m = kv_model_shown(k) ? kv_pred_line(k, w) : NULL;
+    struct gpu_kernel_line ml;                   /* nothing measured: the model's figures */
+    if (!l && m && m->state == KP_OK) {
+        memset(&ml, 0, sizeof ml);
+        ml.ideal_known = 1;
+        ml.inst = m->inst;
+        ml.wavefronts = m->wavefronts;
+        ml.ideal = m->ideal;
+        ml.excess = m->excess;
+        ml.ways = m->ideal > 0 ? m->wavefronts / m->ideal : 0;
+        l = &ml;
+    }
     for (int c = 0; c < KC_COUNT; c++) {
         enum kv_col col = col_order[c];
         if (!L->shown[col])
@@ -349,6 +379,30 @@ static void draw_row(const struct app *a, const struct kview *k, const struct kv
                     theme_attr(a, err ? UIC_ERROR : l ? UIC_NORMAL : UIC_NORMAL));
 }
 
+/* line 2 when nothing was measured: the model's totals, labelled */
+static void draw_model_summary(const struct app *a, const struct kview *k)
+{
+    const char *sep = a->g->sep;
+    char buf[UI_MSG_MAX * 2], n[4][32];
+    double t[4];
+    kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
+    for (int pass = 0; pass < 3; pass++) {     /* exact, three digits, without the count */
+        for (int i = 0; i < 4; i++)
+            fmt_num(t[i], pass == 0 ? 12 : 4, n[i], sizeof n[i]);
+        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s", ui_str(a,
+                          UIS_KV_MODEL_TOTAL), ui_str(a, UIS_KV_INST), n[0], sep,
+                          ui_str(a, UIS_KV_WAVEFRONTS), n[1], sep, ui_str(a, UIS_KV_IDEAL), n[2],
+                          sep, ui_str(a, UIS_KV_EXCESS), n[3]);
+        if (pass < 2) {
+            o += bl_fmt(buf + o, sizeof buf - o, "%s", sep);
+            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MODEL_LINES), k->pred.npredicted);
+        }
+        if (text_width(buf) <= a->W - 2)
+            break;
+    }
+    put_line(a, 2, buf, theme_attr(a, UIC_DIM) | A_BOLD);
+}
+
 /* the launch (or the file) on line 1, the totals on line 2 */
 static void draw_summary(const struct app *a, const struct kview *k)
 {
@@ -366,6 +420,10 @@ static void draw_summary(const struct app *a, const struct kview *k)
         bl_fmt(buf, sizeof buf, "%s%s%d lines", k->file.path, sep, k->nsrc);
     }
     put_line(a, 1, buf, A_NORMAL);
+    if (kv_model_shown(k)) {
+        draw_model_summary(a, k);
+        return;
+    }
     if (!k->has_res || r->status != GPU_KERNEL_OK)
         return;
     /* exact figures where they fit, else three digits, else without the count of lines */

@@ -95,6 +95,11 @@ if ! skip own_code; then
     BANKLAB="$B" sh "$dir/own_code.sh"
     case $? in 0 | 77) ;; *) fail=1 ;; esac
 fi
+echo "== the model's per-line prediction and its fixes (tests/gpu/predict.sh)"
+if ! skip predict; then
+    BANKLAB="$B" sh "$dir/predict.sh"
+    case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
 echo "== the tutorial's kernel view (tests/gpu/kernel_view.sh)"
 if ! skip kernel_view; then
     BANKLAB="$B" sh "$dir/kernel_view.sh"

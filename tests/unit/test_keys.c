@@ -234,7 +234,7 @@ static void test_names(void **state)
                           "Enter", "Tab", "PgDn PgUp", "Ctrl-U", "Ctrl-X", "F1", "Esc", NULL};
     help_rows_are(KS_PLAY, play);
     /* the kernel view's help box: its own rows, then the global keys that work there */
-    const char *kernel[] = {"Up Down k j", "n N", "Left Right", "Enter", "r", "w", "o", "Esc",
+    const char *kernel[] = {"Up Down k j", "n N", "Left Right", "Enter", "r", "w", "f", "o", "Esc",
                             "c", "g", "l", "? F1", "q", NULL};
     help_rows_are(KS_KERNEL, kernel);
     /* the hints of the parameter line come from the same table */

@@ -1,0 +1,232 @@
+/* kernel_model.c: the model's side of `banklab kernel`: `--model` prints the prediction of
+ * every line (src/gpu/kernel_predict.h) without a GPU, labelled as the model's, with the
+ * worst pass of each conflicting line and a fix checked with the model, or why a line cannot
+ * be predicted; `--fix` writes the patched copy FILE.fixed.cu (never over an existing file)
+ * for kernel.c to measure; and the predicted wavefronts kernel.c prints beside the measured
+ * ones. No curses, no cJSON. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/fmt.h"
+#include "../base/utf8.h"
+#include "../gpu/kernel_predict.h"
+#include "../store/files_new.h"
+#include "cli.h"
+#include "json_out.h"
+#include "kernel_model.h"
+
+/* line n (1-based) of src: its start and length */
+static void src_line(const char *src, size_t len, int n, const char **at, int *ln)
+{
+    const char *p = src, *end = src + len;
+    *at = "";
+    *ln = 0;
+    for (int i = 1; p < end; i++) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (i == n) {
+            *at = p;
+            *ln = (int)(e - p) - (e > p && e[-1] == '\r');
+            return;
+        }
+        p = e + 1;
+    }
+}
+
+/* a source line, tabs to 8 columns, control characters escaped */
+static void put_src(FILE *f, const char *s, int n)
+{
+    char raw[1024], clean[2048];
+    int o = 0, col = 0;
+    for (int i = 0; i < n && o < (int)sizeof raw - 9; i++) {
+        if (s[i] == '\t') {
+            do
+                raw[o++] = ' ';
+            while (++col % 8 && o < (int)sizeof raw - 1);
+        } else {
+            raw[o++] = s[i];
+            col++;
+        }
+    }
+    raw[o] = 0;
+    fputs(bl_clean(clean, sizeof clean, raw), f);
+}
+
+int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   struct kp_result *r, char *err, size_t errsz)
+{
+    if (kp_predict(src, len, req, r, err, errsz))
+        return -1;
+    kp_fixes(src, len, req, r);
+    return 0;
+}
+
+static void print_text(FILE *f, const char *file, const char *src, size_t len,
+                       const struct kp_result *r, int g)
+{
+    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", file, r->kernel, r->grid[0],
+            r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
+            g == KP_ZH ? "模型的预测（没有在 GPU 上实测）" : "the model's prediction (nothing measured)");
+    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "model inst", "wavefronts", "ideal",
+            "excess", "ways", "source");
+    double t[4] = {0, 0, 0, 0};
+    for (int i = 0; i < r->nlines; i++) {
+        const struct kp_line *l = &r->line[i];
+        const char *at;
+        int ln;
+        src_line(src, len, l->line, &at, &ln);
+        fprintf(f, "%6d", l->line);
+        if (l->state == KP_OK) {
+            fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f | ", l->inst, l->wavefronts, l->ideal,
+                    l->excess, l->ideal > 0 ? l->wavefronts / l->ideal : 0);
+            t[0] += l->inst;
+            t[1] += l->wavefronts;
+            t[2] += l->ideal;
+            t[3] += l->excess;
+        } else {
+            fprintf(f, "%57s | ", l->state == KP_CANNOT ? "-" : "");
+        }
+        put_src(f, at, ln);
+        fputc('\n', f);
+        kmodel_put_notes(f, l, g == KP_ZH);
+    }
+    fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
+            t[2] > 0 ? t[1] / t[2] : 0);
+    if (g == KP_ZH)
+        fprintf(f, "模型预测了 %d 行，%d 行无法表达\n\nmodel：bank 模型对这次启动每个 block 的每个 "
+                "warp 的预测（docs/kernel.md）；excess = wavefronts - ideal（冲突）。\n",
+                r->npredicted, r->ncannot);
+    else
+        fprintf(f, "%d line%s predicted by the model, %d it cannot express\n\nmodel: the bank "
+                "model's figures for every warp of every block of this launch (docs/kernel.md); "
+                "nothing here was\nmeasured. excess = wavefronts - ideal (the conflicts); ways = "
+                "wavefronts / ideal.\n", r->npredicted, r->npredicted == 1 ? "" : "s", r->ncannot);
+}
+
+void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
+{
+    char clean[KP_TEXT * 2];
+    int g = zh ? KP_ZH : KP_EN;
+    if (l->state == KP_CANNOT)
+        fprintf(f, "%6s   %s %s\n", "", g == KP_ZH ? "无法预测：" : "not predicted:",
+                bl_clean(clean, sizeof clean, l->reason[g]));
+    if (l->state == KP_OK && l->why[g][0])
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
+    if (l->state == KP_OK && l->fix[g][0])
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
+}
+
+/* one predicted line's fields for JSON (after "line": n, "source": ...) */
+void kmodel_json_line(FILE *f, const struct kp_line *l)
+{
+    if (l->state == KP_OK) {
+        fprintf(f, "\"inst\": %.17g, \"wavefronts\": %.17g, \"ideal\": %.17g, \"excess\": %.17g, "
+                "\"ways\": %.17g, \"max_ways\": %d, \"why\": ", l->inst, l->wavefronts, l->ideal,
+                l->excess, l->ideal > 0 ? l->wavefronts / l->ideal : 0, l->ways);
+        if (l->why[KP_EN][0])
+            json_str(f, l->why[KP_EN]);
+        else
+            fputs("null", f);
+        fputs(", \"fix\": ", f);
+        if (l->fix[KP_EN][0])
+            json_str(f, l->fix[KP_EN]);
+        else
+            fputs("null", f);
+    } else {
+        fputs("\"reason\": ", f);
+        json_str(f, l->reason[KP_EN]);
+    }
+}
+
+/* the predicted lines as a JSON array */
+void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r)
+{
+    int first = 1;
+    fputc('[', f);
+    for (int i = 0; i < r->nlines; i++) {
+        const struct kp_line *l = &r->line[i];
+        if (l->state == KP_NONE)
+            continue;
+        const char *at;
+        int ln;
+        src_line(src, len, l->line, &at, &ln);
+        fprintf(f, "%s\n  {\"line\": %d, \"source\": ", first ? "" : ",", l->line);
+        json_str_n(f, at, (size_t)ln);
+        fputs(", ", f);
+        kmodel_json_line(f, l);
+        fputc('}', f);
+        first = 0;
+    }
+    fputc(']', f);
+}
+
+int kmodel_print(const char *file, const char *src, size_t len,
+                 const struct gpu_kernel_request *req, int json, int zh)
+{
+    static struct kp_result r;
+    char err[GPU_KERNEL_TEXT];
+    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
+        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
+        return EXIT_USAGE;
+    }
+    if (json) {
+        fputs("{\"file\": ", stdout);
+        json_str(stdout, file);
+        fputs(", \"kernel\": ", stdout);
+        json_str(stdout, r.kernel);
+        fprintf(stdout, ", \"source\": \"model\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
+                "\"dynamic_smem\": %llu,\n \"model\": ", r.grid[0], r.grid[1], r.grid[2],
+                r.block[0], r.block[1], r.block[2], r.smem);
+        kmodel_json_lines(stdout, src, len, &r);
+        fprintf(stdout, ",\n \"predicted\": %d, \"cannot\": %d}\n", r.npredicted, r.ncannot);
+    } else {
+        print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN);
+    }
+    kp_free(&r);
+    return 0;
+}
+
+int kmodel_write_fix(const char *file, const char *src, size_t len,
+                     const struct gpu_kernel_request *req, char *fixed, size_t fsz, int json)
+{
+    FILE *o = json ? stderr : stdout;      /* --json keeps stdout one object */
+    static struct kp_result r;
+    char err[GPU_KERNEL_TEXT + 64];
+    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
+        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
+        return EXIT_USAGE;
+    }
+    int line = kp_worst_fixable(&r), rc = 0;
+    size_t plen = 0;
+    char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;
+    char clean[KP_TEXT * 2];
+    if (!patched) {
+        int conflicting = 0;
+        for (int i = 0; i < r.nlines; i++)
+            conflicting += r.line[i].state == KP_OK && r.line[i].excess > 0;
+        fprintf(stderr, "banklab kernel: %s: %s\n", file,
+                conflicting ? "no fix found for its conflicting lines (--model says why)"
+                            : "the model finds no conflicting line to fix");
+        kp_free(&r);
+        return EXIT_CHECK;
+    }
+    size_t n = strlen(file);
+    if (n > 3 && !strcmp(file + n - 3, ".cu"))
+        bl_fmt(fixed, fsz, "%.*s.fixed.cu", (int)(n - 3), file);
+    else
+        bl_fmt(fixed, fsz, "%s.fixed.cu", file);
+    int w = files_create_new(fixed, patched, plen, err, sizeof err);
+    if (w != 0) {
+        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, err));
+        rc = EXIT_USAGE;
+    } else {
+        fprintf(o, "%s:%d: %s\n", file, line,
+                bl_clean(clean, sizeof clean, r.line[line - 1].fix[KP_EN]));
+        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", fixed, line);
+    }
+    free(patched);
+    kp_free(&r);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/* kernel_model.h: the model's side of `banklab kernel` (kernel_model.c): --model, --fix and
+ * the predicted column beside the measured ones. */
+#ifndef BANKLAB_CLI_KERNEL_MODEL_H
+#define BANKLAB_CLI_KERNEL_MODEL_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "../gpu/gpu_kernel.h"
+#include "../gpu/kernel_predict.h"
+
+/* kmodel_predict: kp_predict and kp_fixes. Returns 0 or -1 with err. */
+int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   struct kp_result *r, char *err, size_t errsz);
+
+/* kmodel_print: --model: the prediction of every line (text, or JSON), why and fixes;
+ * zh: the notes in Chinese. Returns the exit status. */
+int kmodel_print(const char *file, const char *src, size_t len,
+                 const struct gpu_kernel_request *req, int json, int zh);
+
+/* kmodel_write_fix: --fix: the fix of the line with the most excess that has one, written to
+ * FILE.fixed.cu (into fixed; never over an existing file); prints the note. Returns 0, or the
+ * exit status with the reason on stderr. json: the note on stderr. */
+int kmodel_write_fix(const char *file, const char *src, size_t len,
+                     const struct gpu_kernel_request *req, char *fixed, size_t fsz, int json);
+
+/* kmodel_put_notes: under a line's row: why the model cannot predict it, or why it
+ * conflicts and the fix (zh: in Chinese) */
+void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh);
+
+/* the JSON of predicted lines: one line's fields, and the array of all */
+void kmodel_json_line(FILE *f, const struct kp_line *l);
+void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r);
+
+#endif

@@ -1,0 +1,394 @@
+/* kernel_fix.c: a fix for a conflicting line, checked with the model (kernel_predict.h):
+ * for each static __shared__ array the line accesses, padding its last dimension by 1..8
+ * elements (arrays of two or more dimensions), then an XOR swizzle of its column on every
+ * access of the file (a[r][c] as a[r][(c) ^ ((r) & (C - 1))], or a[(e) ^ (((e) / R) % R)] for
+ * one dimension, R the elements in 128 bytes); the file is predicted again with each, and the
+ * first that leaves the line conflict free without making another line of the array worse is
+ * proposed, in a compiler's words. The patched text keeps every line where it was. Pure C. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/fmt.h"
+#include "kernel_predict.h"
+
+/* ---------------------------------------------------------------- tokens */
+
+struct ftok {
+    int pos, len;
+    char kind;               /* 'i' identifier, 'n' number, 'p' punctuation */
+};
+
+struct ftoks {
+    struct ftok *t;
+    int n;
+};
+
+static int lex(const char *s, size_t len, struct ftoks *v)
+{
+    int cap = 256;
+    v->n = 0;
+    v->t = malloc((size_t)cap * sizeof *v->t);
+    if (!v->t)
+        return -1;
+    int bol = 1;
+    for (size_t i = 0; i < len;) {
+        char c = s[i];
+        size_t j = i + 1;
+        if (c == '\n') {
+            bol = 1;
+            i++;
+            continue;
+        }
+        if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
+            i++;
+            continue;
+        }
+        if (c == '#' && bol) {
+            while (i < len && s[i] != '\n')
+                i += s[i] == '\\' && i + 1 < len ? 2 : 1;
+            continue;
+        }
+        bol = 0;
+        if (c == '/' && i + 1 < len && s[i + 1] == '/') {
+            while (i < len && s[i] != '\n')
+                i++;
+            continue;
+        }
+        if (c == '/' && i + 1 < len && s[i + 1] == '*') {
+            for (i += 2; i + 1 < len && !(s[i] == '*' && s[i + 1] == '/'); i++)
+                ;
+            i += 2;
+            continue;
+        }
+        char kind = 'p';
+        if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) {
+            while (j < len && (s[j] == '_' || (s[j] >= 'a' && s[j] <= 'z') ||
+                               (s[j] >= 'A' && s[j] <= 'Z') || (s[j] >= '0' && s[j] <= '9')))
+                j++;
+            kind = c >= '0' && c <= '9' ? 'n' : 'i';
+        } else if (c == '"' || c == '\'') {
+            while (j < len && s[j] != c && s[j] != '\n')
+                j += s[j] == '\\' ? 2 : 1;
+            j++;
+            kind = 's';
+        } else if (c == '-' && j < len && s[j] == '>') {
+            j++;
+        }
+        if (v->n == cap) {
+            struct ftok *w = realloc(v->t, (size_t)cap * 2 * sizeof *w);
+            if (!w)
+                return -1;
+            v->t = w;
+            cap *= 2;
+        }
+        v->t[v->n++] = (struct ftok){(int)i, (int)((j < len ? j : len) - i), kind};
+        i = j;
+    }
+    return 0;
+}
+
+static int tis(const char *s, const struct ftoks *v, int k, const char *w)
+{
+    return k >= 0 && k < v->n && v->t[k].len == (int)strlen(w) && !memcmp(s + v->t[k].pos, w, strlen(w));
+}
+
+/* the ']' closing the '[' at k, or -1 */
+static int closing(const char *s, const struct ftoks *v, int k)
+{
+    int depth = 0;
+    for (int i = k; i < v->n; i++) {
+        if (tis(s, v, i, "[") || tis(s, v, i, "(") || tis(s, v, i, "{"))
+            depth++;
+        else if ((tis(s, v, i, "]") || tis(s, v, i, ")") || tis(s, v, i, "}")) && --depth == 0)
+            return i;
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------- an edited copy */
+
+struct edit {
+    int at, cut;             /* replace cut bytes at byte `at` ... */
+    char text[160];          /* ... by text */
+};
+
+#define MAX_EDITS 64
+
+static int cmp_edit(const void *a, const void *b)
+{
+    return ((const struct edit *)a)->at - ((const struct edit *)b)->at;
+}
+
+static char *apply(const char *src, size_t len, struct edit *e, int n, size_t *outlen)
+{
+    size_t extra = 0;
+    for (int i = 0; i < n; i++)
+        extra += strlen(e[i].text);
+    char *o = malloc(len + extra + 1);
+    if (!o)
+        return NULL;
+    qsort(e, (size_t)n, sizeof *e, cmp_edit);
+    size_t w = 0, r = 0;
+    for (int i = 0; i < n; i++) {
+        memcpy(o + w, src + r, (size_t)e[i].at - r);
+        w += (size_t)e[i].at - r;
+        size_t tl = strlen(e[i].text);
+        memcpy(o + w, e[i].text, tl);
+        w += tl;
+        r = (size_t)(e[i].at + e[i].cut);
+    }
+    memcpy(o + w, src + r, len - r);
+    w += len - r;
+    o[w] = 0;
+    *outlen = w;
+    return o;
+}
+
+/* the declaration of static __shared__ array name: the token of its name, -1 when none */
+static int find_decl(const char *s, const struct ftoks *v, const char *name)
+{
+    for (int k = 0; k < v->n; k++) {
+        if (!tis(s, v, k, "__shared__"))
+            continue;
+        int ext = tis(s, v, k - 1, "extern") || tis(s, v, k - 2, "extern");
+        for (int i = k + 1; i < v->n && !tis(s, v, i, ";"); i++)
+            if (tis(s, v, i, name) && tis(s, v, i + 1, "[") && !ext)
+                return i;
+    }
+    return -1;
+}
+
+/* padding: the last dimension of the array whose name is token d, plus pad; *decl the new
+ * declaration, e.g. "tile[32][33]" */
+static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, int pad,
+                       char *decl, size_t dsz, size_t *outlen)
+{
+    int last = -1, dims = 0;
+    size_t o = bl_fmt(decl, dsz, "%.*s", v->t[d].len, s + v->t[d].pos);
+    for (int k = d + 1; tis(s, v, k, "["); k = closing(s, v, k) + 1, dims++) {
+        if (closing(s, v, k) < 0)
+            return NULL;
+        last = k;
+    }
+    if (dims < 2)
+        return NULL;
+    struct edit e;
+    int from = v->t[last + 1].pos, end = closing(s, v, last), to = v->t[end].pos;
+    e.at = from;
+    e.cut = to - from;
+    if (end == last + 2 && v->t[last + 1].kind == 'n') {
+        long long n = strtoll(s + from, NULL, 0);
+        bl_fmt(e.text, sizeof e.text, "%lld", n + pad);
+    } else {
+        bl_fmt(e.text, sizeof e.text, "%.*s + %d", to - from, s + from, pad);
+    }
+    for (int k = d + 1; k < last; k = closing(s, v, k) + 1)
+        o += bl_fmt(decl + o, dsz - o, "%.*s", v->t[closing(s, v, k)].pos + 1 - v->t[k].pos,
+                    s + v->t[k].pos);
+    bl_fmt(decl + o, dsz - o, "[%s]", e.text);
+    return apply(s, len, &e, 1, outlen);
+}
+
+/* the swizzle on every access of the array (every use of its name must be a full index) */
+static char *swizzle_patch(const char *s, size_t len, const struct ftoks *v, int d,
+                           const struct kp_array *a, char *how, size_t hsz, size_t *outlen)
+{
+    struct edit e[MAX_EDITS];
+    int n = 0;
+    long long cols = a->ndims >= 2 ? a->dims[a->ndims - 1] : 128 / (a->elem ? a->elem : 4);
+    if (a->ndims < 1 || a->ndims > 2 || cols < 2 || (cols & (cols - 1)) ||
+        (a->ndims == 1 && a->dims[0] % cols))
+        return NULL;
+    const char *name = s + v->t[d].pos;
+    int nl = v->t[d].len;
+    for (int k = 0; k < v->n; k++) {
+        if (k == d || v->t[k].kind != 'i' || v->t[k].len != nl || memcmp(s + v->t[k].pos, name, (size_t)nl) ||
+            tis(s, v, k - 1, ".") || tis(s, v, k - 1, "->"))
+            continue;
+        if (k < d)
+            return NULL;                      /* another thing of that name */
+        int b1 = k + 1, c1 = tis(s, v, b1, "[") ? closing(s, v, b1) : -1;
+        if (c1 < 0 || n == MAX_EDITS)
+            return NULL;                      /* used as a pointer: a swizzle would miss it */
+        int b2 = c1 + 1, c2 = a->ndims == 2 && tis(s, v, b2, "[") ? closing(s, v, b2) : -1;
+        if (a->ndims == 2 && c2 < 0)
+            return NULL;
+        struct edit *x = &e[n++];
+        int rf = v->t[b1].pos + 1, rt = v->t[c1].pos;
+        if (a->ndims == 2) {
+            int cf = v->t[b2].pos + 1, ct = v->t[c2].pos;
+            x->at = cf;
+            x->cut = ct - cf;
+            bl_fmt(x->text, sizeof x->text, "(%.*s) ^ ((%.*s) & %lld)", ct - cf, s + cf, rt - rf,
+                   s + rf, cols - 1);
+        } else {
+            x->at = rf;
+            x->cut = rt - rf;
+            bl_fmt(x->text, sizeof x->text, "(%.*s) ^ (((%.*s) / %lld) %% %lld)", rt - rf, s + rf,
+                   rt - rf, s + rf, cols, cols);
+        }
+        if (strlen(x->text) + 1 >= sizeof x->text)
+            return NULL;
+    }
+    if (a->ndims == 2)
+        bl_fmt(how, hsz, "%.*s[r][c ^ (r & %lld)]", nl, name, cols - 1);
+    else
+        bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld)]", nl, name, cols, cols);
+    return n ? apply(s, len, e, n, outlen) : NULL;
+}
+
+/* ---------------------------------------------------------------- checking a candidate */
+
+static int has_array(const struct kp_line *l, const char *name)
+{
+    char have[sizeof l->arrays + 2], want[80];
+    bl_fmt(have, sizeof have, " %s ", l->arrays);
+    bl_fmt(want, sizeof want, " %s ", name);
+    return strstr(have, want) != NULL;
+}
+
+/* 1 when text fixes line `line` without making another line of array `name` worse; the
+ * outcome of the lines of the array, in both languages, into out[2] */
+static int check(const char *text, size_t tlen, const struct gpu_kernel_request *req,
+                 const struct kp_result *r, int line, const char *name, char out[2][KP_TEXT])
+{
+    static struct kp_result p;
+    char err[GPU_KERNEL_TEXT];
+    if (kp_predict(text, tlen, req, &p, err, sizeof err))
+        return 0;
+    int ok = p.nlines == r->nlines && p.line[line - 1].state == KP_OK &&
+             p.line[line - 1].excess == 0;
+    size_t o[2] = {0, 0};
+    if (ok) {
+        o[KP_EN] = bl_fmt(out[KP_EN], KP_TEXT, "line %d becomes %d-way", line,
+                          p.line[line - 1].ways);
+        o[KP_ZH] = bl_fmt(out[KP_ZH], KP_TEXT, "第 %d 行变为 %d 路", line, p.line[line - 1].ways);
+    }
+    for (int i = 0; ok && i < r->nlines; i++) {
+        const struct kp_line *was = &r->line[i], *now = &p.line[i];
+        if (was->line == line || was->state != KP_OK || !has_array(was, name))
+            continue;
+        if (now->state != KP_OK || now->excess > was->excess) {
+            ok = 0;
+            break;
+        }
+        int same = now->ways == was->ways;
+        o[KP_EN] += bl_fmt(out[KP_EN] + o[KP_EN], KP_TEXT - o[KP_EN], ", line %d %s %d-way",
+                           was->line, same ? "stays" : "becomes", now->ways);
+        o[KP_ZH] += bl_fmt(out[KP_ZH] + o[KP_ZH], KP_TEXT - o[KP_ZH], "，第 %d 行%s %d 路",
+                           was->line, same ? "仍为" : "变为", now->ways);
+    }
+    kp_free(&p);
+    return ok;
+}
+
+static const struct kp_array *array_of(const struct kp_result *r, const char *name)
+{
+    for (int i = 0; i < r->narrays; i++)
+        if (!strcmp(r->array[i].name, name))
+            return &r->array[i];
+    return NULL;
+}
+
+/* try the fixes for one array of a line: 1 when one was found */
+static int try_array(const char *src, size_t len, const struct ftoks *v,
+                     const struct gpu_kernel_request *req, const struct kp_result *r,
+                     struct kp_line *l, const char *name)
+{
+    const struct kp_array *a = array_of(r, name);
+    int d = find_decl(src, v, name);
+    if (!a || d < 0 || a->dynamic)
+        return 0;
+    char what[160], outcome[2][KP_TEXT];
+    size_t tlen;
+    for (int pad = 1; pad <= 8; pad++) {
+        char *t = pad_patch(src, len, v, d, pad, what, sizeof what, &tlen);
+        if (!t)
+            break;
+        int ok = check(t, tlen, req, r, l->line, name, outcome);
+        free(t);
+        if (ok) {
+            l->fix_kind = KP_FIX_PAD;
+            l->fix_pad = pad;
+            bl_fmt(l->fix[KP_EN], KP_TEXT, "note: declare %s: %s", what, outcome[KP_EN]);
+            bl_fmt(l->fix[KP_ZH], KP_TEXT, "提示：声明为 %s：%s", what, outcome[KP_ZH]);
+            bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
+            return 1;
+        }
+    }
+    char *t = swizzle_patch(src, len, v, d, a, what, sizeof what, &tlen);
+    if (t) {
+        int ok = check(t, tlen, req, r, l->line, name, outcome);
+        free(t);
+        if (ok) {
+            l->fix_kind = KP_FIX_SWIZZLE;
+            bl_fmt(l->fix[KP_EN], KP_TEXT, "note: swizzle %s, indexing it %s on every line: %s",
+                   name, what, outcome[KP_EN]);
+            bl_fmt(l->fix[KP_ZH], KP_TEXT, "提示：对 %s 做 XOR 重排（swizzle），每一行都写成 %s：%s",
+                   name, what, outcome[KP_ZH]);
+            bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
+              struct kp_result *r)
+{
+    struct ftoks v;
+    if (lex(src, len, &v)) {
+        free(v.t);
+        return;
+    }
+    for (int i = 0; i < r->nlines; i++) {
+        struct kp_line *l = &r->line[i];
+        if (l->state != KP_OK || l->excess <= 0)
+            continue;
+        char names[sizeof l->arrays + sizeof l->worst + 2];
+        bl_fmt(names, sizeof names, "%s %s", l->worst, l->arrays);   /* the worst one first */
+        int found = 0, declared = 0;
+        for (char *save = NULL, *n = strtok_r(names, " ", &save); n && !found;
+             n = strtok_r(NULL, " ", &save)) {
+            const struct kp_array *a = array_of(r, n);
+            declared |= a && !a->dynamic && find_decl(src, &v, n) >= 0;
+            found = try_array(src, len, &v, req, r, l, n);
+        }
+        if (found)
+            continue;
+        if (declared) {
+            bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found: padding by 1-8 elements and an XOR "
+                   "swizzle leave line %d conflicting or make another line of %s worse", l->line,
+                   l->worst);
+            bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改：填充 1-8 个元素和 XOR 重排（swizzle）"
+                   "都不能消除第 %d 行的冲突，或让 %s 的另一行更差", l->line, l->worst);
+        } else {
+            bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix proposed: %s is not a __shared__ array the "
+                   "file declares (a pointer or extern memory)", l->worst);
+            bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有修改建议：%s 不是文件里声明的 __shared__ 数组"
+                   "（指针或 extern 内存）", l->worst);
+        }
+    }
+    free(v.t);
+}
+
+char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
+               size_t *outlen)
+{
+    if (line < 1 || line > r->nlines || r->line[line - 1].fix_kind == KP_FIX_NONE)
+        return NULL;
+    const struct kp_line *l = &r->line[line - 1];
+    struct ftoks v;
+    char what[160];
+    char *out = NULL;
+    if (lex(src, len, &v) == 0) {
+        int d = find_decl(src, &v, l->fix_array);
+        const struct kp_array *a = array_of(r, l->fix_array);
+        if (d >= 0 && a && l->fix_kind == KP_FIX_PAD)
+            out = pad_patch(src, len, &v, d, l->fix_pad, what, sizeof what, outlen);
+        else if (d >= 0 && a)
+            out = swizzle_patch(src, len, &v, d, a, what, sizeof what, outlen);
+    }
+    free(v.t);
+    return out;
+}

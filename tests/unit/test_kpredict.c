@@ -1,0 +1,269 @@
+/* test_kpredict.c: the model's prediction of every line of a kernel (src/gpu/kernel_predict.c)
+ * against counts worked out by hand in the comments: every warp of every block that executes
+ * a line, a guard taking lanes (and whole warps) out, loops with their trips (a constant
+ * count, a block-stride loop, a halving reduction), a line whose text depends on blockIdx,
+ * the reasons for lines the model cannot express, the why of a conflicting line, and the fix
+ * (padding, a swizzle) with the patched text it writes.
+ * link: gpu model
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/gpu/kernel_predict.h"
+
+static struct kp_result R;
+
+static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, const char *arg)
+{
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.grid[0] = gx;
+    req.block[0] = bx;
+    req.block[1] = by;
+    if (arg) {
+        const char *eq = strchr(arg, '=');
+        snprintf(req.args[0].name, sizeof req.args[0].name, "%.*s", (int)(eq - arg), arg);
+        snprintf(req.args[0].value, sizeof req.args[0].value, "%s", eq + 1);
+        req.nargs = 1;
+    }
+    char err[256];
+    kp_free(&R);
+    assert_int_equal(kp_predict(src, strlen(src), &req, &R, err, sizeof err), 0);
+    kp_fixes(src, strlen(src), &req, &R);
+}
+
+static void figures(int line, double inst, double wavefronts, double ideal, int ways)
+{
+    const struct kp_line *l = &R.line[line - 1];
+    if (l->state != KP_OK)
+        fail_msg("line %d not predicted: %s", line, l->reason[KP_EN]);
+    assert_true(l->inst == inst);
+    assert_true(l->wavefronts == wavefronts);
+    assert_true(l->ideal == ideal);
+    assert_true(l->excess == wavefronts - ideal);
+    assert_int_equal(l->ways, ways);
+}
+
+/* the seed transpose: 32 x 32 blocks of 32 x 32 threads = 1024 blocks x 32 warps = 32768
+ * warp instructions per line; the row store 1 wavefront each, the column load 32 */
+static const char transpose[] =
+    "__global__ void transpose(float *in, float *out, int n)\n"
+    "{\n"
+    "    __shared__ float tile[32][32];\n"
+    "    int x = blockIdx.x * 32 + threadIdx.x;\n"
+    "    int y = blockIdx.y * 32 + threadIdx.y;\n"
+    "    tile[threadIdx.y][threadIdx.x] = in[y * n + x];\n"       /* 6 */
+    "    __syncthreads();\n"
+    "    out[x * n + y] = tile[threadIdx.x][threadIdx.y];\n"      /* 8 */
+    "}\n";
+
+static void test_transpose(void **state)
+{
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.grid[0] = req.grid[1] = 32;
+    req.block[0] = req.block[1] = 32;
+    snprintf(req.args[0].name, sizeof req.args[0].name, "n");
+    snprintf(req.args[0].value, sizeof req.args[0].value, "1024");
+    req.nargs = 1;
+    char err[256];
+    kp_free(&R);
+    assert_int_equal(kp_predict(transpose, strlen(transpose), &req, &R, err, sizeof err), 0);
+    kp_fixes(transpose, strlen(transpose), &req, &R);
+    figures(6, 32768, 32768, 32768, 1);
+    figures(8, 32768, 1048576, 32768, 32);
+    assert_int_equal(R.line[3].state, KP_NONE);   /* int x = ...: no shared memory */
+    /* warp 0: lane l reads word 32 l: all in bank 0 */
+    assert_non_null(strstr(R.line[7].why[KP_EN], "bank 0 serves 32 different words "
+                                                 "(0, 32, 64, …, 992) to lanes 0-31: 32-way"));
+    assert_non_null(strstr(R.line[7].why[KP_ZH], "32 路冲突"));
+    assert_string_equal(R.line[7].fix[KP_EN],
+                        "note: declare tile[32][33]: line 8 becomes 1-way, line 6 stays 1-way");
+    assert_int_equal(kp_worst_fixable(&R), 8);
+    size_t n;
+    char *p = kp_patch(transpose, strlen(transpose), &R, 8, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "__shared__ float tile[32][33];\n"));
+    assert_int_equal(n, strlen(transpose) + 0);       /* "32" became "33" */
+    free(p);
+    (void)state;
+}
+
+/* a guard: block 64, grid 3; only lanes 0-15 of warp 0 pass threadIdx.x < 16 (warp 1 has no
+ * lane left and does not execute the line): per block 1 instruction, 16 words of bank 0 =
+ * 16 wavefronts; 3 blocks: inst 3, wavefronts 48, ideal 3; padding by 1 spreads them */
+static const char guard[] =
+    "__global__ void col(float *out)\n"
+    "{\n"
+    "    __shared__ float m[32][32];\n"
+    "    if (threadIdx.x < 16)\n"
+    "        out[threadIdx.x] = m[threadIdx.x][0];\n"     /* 5 */
+    "}\n";
+
+static void test_guard(void **state)
+{
+    predict(guard, 3, 64, 1, NULL);
+    figures(5, 3, 48, 3, 16);
+    assert_string_equal(R.line[4].fix[KP_EN], "note: declare m[32][33]: line 5 becomes 1-way");
+    (void)state;
+}
+
+/* loops, block 256, grid 2:
+ * line 5: for (i = t; i < 1056; i += 256): 4 trips for every thread, a 5th for t < 32 (warp
+ *   0 only): 8 * 4 + 1 = 33 per block, 66 in all, conflict free;
+ * line 8: the halving reduction, k = 128, 64, ..., 1: warps with t < k: 4 + 2 + 1 + 1 * 5 =
+ *   12 warp trips per block, three accesses each (s[t], s[t + k] and the store of +=):
+ *   36 per block, 72 in all, one wavefront each;
+ * line 10: a constant trip count, j < 4: 8 warps * 4 trips * 2 blocks = 64 instructions,
+ *   stride 2: 2 wavefronts each */
+static const char loops[] =
+    "__global__ void loops(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1056];\n"
+    "    int t = threadIdx.x;\n"
+    "    for (int i = t; i < 1056; i += blockDim.x)\n"
+    "        s[i] = 1.0f;\n"                              /* 6 */
+    "    for (int k = blockDim.x / 2; k > 0; k >>= 1) {\n"
+    "        if (t < k) s[t] += s[t + k];\n"              /* 8 */
+    "    }\n"
+    "    for (int j = 0; j < 4; j++) out[t] = s[(t % 32) * 2 + j * 64];\n"   /* 10 */
+    "}\n";
+
+static void test_loops(void **state)
+{
+    predict(loops, 2, 256, 1, NULL);
+    figures(6, 66, 66, 66, 1);
+    figures(8, 72, 72, 72, 1);
+    figures(10, 64, 128, 64, 2);
+    (void)state;
+}
+
+/* blockIdx in the index: block b reads with stride b + 1: 1, 2, 1 (stride 3 is odd), 4
+ * wavefronts; inst 4, wavefronts 8, ideal 4, worst 4-way in block 3 */
+static const char blocks[] =
+    "__global__ void bd(float *out)\n"
+    "{\n"
+    "    __shared__ float s[64 * 32];\n"
+    "    out[0] = s[threadIdx.x * (blockIdx.x + 1)];\n"   /* 4 */
+    "}\n";
+
+static void test_blocks(void **state)
+{
+    predict(blocks, 4, 32, 1, NULL);
+    figures(4, 4, 8, 4, 4);
+    assert_non_null(strstr(R.line[3].why[KP_EN], "warp 0 of block (3,0,0)"));
+    (void)state;
+}
+
+/* a 1-D array cannot be padded; the swizzle i ^ ((i / 32) % 32) puts lane l's word 32 l in
+ * bank l and leaves w[lane] where it was */
+static const char swz[] =
+    "__global__ void k(int *out)\n"
+    "{\n"
+    "    __shared__ int w[32 * 32];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    w[lane] = lane;\n"                               /* 5 */
+    "    out[lane] = w[lane * 32];\n"                     /* 6 */
+    "}\n";
+
+static void test_swizzle(void **state)
+{
+    predict(swz, 1, 32, 1, NULL);
+    figures(5, 1, 1, 1, 1);
+    figures(6, 1, 32, 1, 32);
+    assert_int_equal(R.line[5].fix_kind, KP_FIX_SWIZZLE);
+    assert_string_equal(R.line[5].fix[KP_EN], "note: swizzle w, indexing it w[i ^ ((i / 32) % 32)] "
+                                              "on every line: line 6 becomes 1-way, line 5 stays "
+                                              "1-way");
+    size_t n;
+    char *p = kp_patch(swz, strlen(swz), &R, 6, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "w[(lane * 32) ^ (((lane * 32) / 32) % 32)]"));
+    assert_non_null(strstr(p, "w[(lane) ^ (((lane) / 32) % 32)] = lane;"));
+    free(p);
+    (void)state;
+}
+
+/* what the model cannot know, in one phrase each */
+static const char cannot[] =
+    "__global__ void k(const int *in, int *out)\n"
+    "{\n"
+    "    __shared__ int s[1024];\n"
+    "    int t = threadIdx.x;\n"
+    "    out[t] = s[in[t]];\n"                            /* 5: index from memory */
+    "    atomicAdd(&s[t], 1);\n"                          /* 6: an atomic */
+    "    int i = t;\n"
+    "    while (i < 1024) { s[i] = 0; i += 32; }\n"       /* 8: a while loop */
+    "}\n";
+
+static void test_cannot(void **state)
+{
+    predict(cannot, 1, 32, 1, NULL);
+    assert_int_equal(R.line[4].state, KP_CANNOT);
+    assert_string_equal(R.line[4].reason[KP_EN],
+                        "an index read from memory (in points to global memory)");
+    assert_string_equal(R.line[5].reason[KP_EN],
+                        "atomicAdd is an atomic: the model has loads and stores only");
+    assert_string_equal(R.line[7].reason[KP_EN],
+                        "a data-dependent loop (while): the model cannot count its trips");
+    assert_non_null(strstr(R.line[7].reason[KP_ZH], "循环"));
+    assert_int_equal(R.ncannot, 3);
+    (void)state;
+}
+
+static void test_which_kernel(void **state)
+{
+    static const char two[] = "__global__ void a(){}\n__global__ void b(){}\n";
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    char err[256];
+    struct kp_result r;
+    assert_int_equal(kp_predict(two, strlen(two), &req, &r, err, sizeof err), -1);
+    assert_non_null(strstr(err, "--name"));
+    snprintf(req.name, sizeof req.name, "b");
+    assert_int_equal(kp_predict(two, strlen(two), &req, &r, err, sizeof err), 0);
+    assert_int_equal(r.first, 2);
+    kp_free(&r);
+    (void)state;
+}
+
+/* garbage and absurd nesting: an answer (a reason, or nothing), never a crash */
+static void test_hostile(void **state)
+{
+    size_t n = 300000;
+    char *src = malloc(n + 200);
+    assert_non_null(src);
+    size_t o = (size_t)snprintf(src, 200, "__global__ void k(float *o)\n{\n __shared__ float s[64];\n");
+    for (size_t i = 0; i < n / 2; i++)
+        src[o++] = i % 2 ? '{' : '\n';
+    o += (size_t)snprintf(src + o, 100, " if (threadIdx.x < 3) o[0] = s[threadIdx.x];\n");
+    predict(src, 1, 32, 1, NULL);
+    int line = R.nlines;
+    assert_true(R.line[line - 1].state != KP_OK || R.line[line - 1].inst >= 0);
+    static const char bad[] = "__global__ void k() { __shared__ int s[4]; for (;;) s[0] = 1; "
+                              "for (int i = 0; i < 9; ) s[i] = 0; if (s[ ) } [[ ";
+    predict(bad, 1, 32, 1, NULL);
+    assert_int_equal(R.line[0].state, KP_CANNOT);
+    free(src);
+    (void)state;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
+        cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
+        cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
+        cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    kp_free(&R);
+    return rc;
+}
