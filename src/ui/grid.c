@@ -498,7 +498,9 @@ static void measured_text(const struct app *a, const struct ui_scene *s, int w, 
     }
     const struct gpu_result *g = &m->result;
     if (g->status != GPU_OK) {
-        snprintf(buf, size, "- (%s)", g->error[0] ? g->error : ui_str(a, UIS_NO_RESULT));
+        char why[GPU_TEXT_MAX];
+        snprintf(buf, size, "- (%s)", g->error[0] ? ui_msg(a, &g->error_msg, g->error, why, sizeof why)
+                                                 : ui_str(a, UIS_NO_RESULT));
         return;
     }
     *dim = 0;
@@ -552,8 +554,10 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
         return 2;
     }
     if (!req_hub_ready(&a->hub)) {
+        char why[GPU_TEXT_MAX];
         snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
-                 info->reason[0] ? info->reason : ui_str(a, UIS_NO_RUNNER));
+                 info->reason[0] ? ui_msg(a, &info->reason_msg, info->reason, why, sizeof why)
+                                 : ui_str(a, UIS_NO_RUNNER));
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }

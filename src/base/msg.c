@@ -1,0 +1,283 @@
+/* msg.c: the message table made from msg.def, and messages kept as an id with its arguments
+ * (msg.h). The conversions of a format are read here, not by the C library, so that the
+ * arguments can be kept and rendered again in the other language. libc only. */
+#include "msg.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "fmt.h"
+
+static const struct {
+    const char *name, *en, *zh;
+} table[BL_MSG_COUNT] = {
+    [BL_MSG_NONE] = {"NONE", "", ""},
+#define M(id, en, zh) [id] = {#id, en, zh},
+#include "msg.def"
+#undef M
+};
+
+const char *bl_msg_format(int id, enum bl_lang lang)
+{
+    if (id <= BL_MSG_NONE || id >= BL_MSG_COUNT)
+        return "";
+    return lang == BL_LANG_ZH ? table[id].zh : table[id].en;
+}
+
+const char *bl_msg_name(int id)
+{
+    return id > BL_MSG_NONE && id < BL_MSG_COUNT ? table[id].name : NULL;
+}
+
+/* One conversion of a format: where it starts and ends, whether the width or precision is
+ * '*', and the kind of argument it takes ('i' 'u' 'f' 's', 0 for %%). */
+struct spec {
+    const char *start, *end;
+    int star_width, star_prec;
+    char kind;
+    char len[3];      /* length modifier as written: "", "h", "hh", "l", "ll", "z", ... */
+    char conv;
+};
+
+/* the next conversion at or after f, or NULL when none is left */
+static const char *next_spec(const char *f, struct spec *sp)
+{
+    const char *p = strchr(f, '%');
+    if (!p)
+        return NULL;
+    memset(sp, 0, sizeof *sp);
+    sp->start = p++;
+    if (*p == '%') {
+        sp->end = p + 1;
+        return p + 1;
+    }
+    while (*p && strchr("-+ #0", *p))
+        p++;
+    if (*p == '*') {
+        sp->star_width = 1;
+        p++;
+    }
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (*p == '.') {
+        p++;
+        if (*p == '*') {
+            sp->star_prec = 1;
+            p++;
+        }
+        while (*p >= '0' && *p <= '9')
+            p++;
+    }
+    size_t k = 0;
+    while (*p && strchr("hlzjtL", *p) && k < 2)
+        sp->len[k++] = *p++;
+    sp->conv = *p;
+    sp->end = *p ? p + 1 : p;
+    switch (*p) {
+    case 'd': case 'i': case 'c': sp->kind = 'i'; break;
+    case 'u': case 'x': case 'X': case 'o': sp->kind = 'u'; break;
+    case 'f': case 'F': case 'g': case 'G': case 'e': case 'E': sp->kind = 'f'; break;
+    case 's': sp->kind = 's'; break;
+    default: sp->kind = 0; sp->conv = 0; break; /* not one this table uses: copied as text */
+    }
+    return sp->end;
+}
+
+static void keep_int(struct bl_msg *m, long long v)
+{
+    if (m->nargs < BL_MSG_ARGS) {
+        m->arg[m->nargs].kind = 'i';
+        m->arg[m->nargs++].v.i = v;
+    }
+}
+
+/* reads one conversion's argument (and its '*' values) from ap into m */
+static void keep_arg(struct bl_msg *m, const struct spec *sp, va_list *ap, size_t *used)
+{
+    if (sp->star_width)
+        keep_int(m, va_arg(*ap, int));
+    if (sp->star_prec)
+        keep_int(m, va_arg(*ap, int));
+    struct bl_msg_arg a = {.kind = sp->kind};
+    int l = !strcmp(sp->len, "l"), ll = !strcmp(sp->len, "ll") || !strcmp(sp->len, "j"),
+        z = !strcmp(sp->len, "z") || !strcmp(sp->len, "t");
+    if (sp->kind == 'i')
+        a.v.i = ll ? va_arg(*ap, long long) : l ? va_arg(*ap, long) : z ? (long long)va_arg(*ap, size_t)
+                                                                          : va_arg(*ap, int);
+    else if (sp->kind == 'u')
+        a.v.u = ll ? va_arg(*ap, unsigned long long) : l ? va_arg(*ap, unsigned long)
+              : z ? va_arg(*ap, size_t) : va_arg(*ap, unsigned);
+    else if (sp->kind == 'f')
+        a.v.f = va_arg(*ap, double);
+    else if (sp->kind == 's') {
+        const char *s = va_arg(*ap, const char *);
+        if (!s)
+            s = "(null)";
+        size_t room = sizeof m->sbuf - *used;
+        a.v.s = (unsigned)*used;
+        if (room > 0) {
+            size_t k = strlen(s);
+            if (k >= room)
+                k = room - 1;
+            memcpy(m->sbuf + *used, s, k);
+            m->sbuf[*used + k] = 0;
+            *used += k + 1;
+        }
+    } else
+        return;
+    if (m->nargs < BL_MSG_ARGS)
+        m->arg[m->nargs++] = a;
+}
+
+size_t bl_msg_vset(struct bl_msg *m, char *en, size_t n, int id, va_list ap)
+{
+    const char *f = bl_msg_format(id, BL_LANG_EN);
+    va_list cp;
+    va_copy(cp, ap);
+    size_t k = en && n ? bl_vfmt(en, n, f, cp) : 0;
+    va_end(cp);
+    if (m) {
+        memset(m, 0, sizeof *m);
+        m->id = id > BL_MSG_NONE && id < BL_MSG_COUNT ? id : BL_MSG_NONE;
+        m->sbuf[0] = 0;
+        size_t used = 1; /* offset 0 is the empty string */
+        struct spec sp;
+        va_list rd;
+        va_copy(rd, ap);
+        for (const char *p = f; (p = next_spec(p, &sp));)
+            if (sp.kind)
+                keep_arg(m, &sp, &rd, &used);
+        va_end(rd);
+    }
+    return k;
+}
+
+size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...)
+{
+    va_list ap;
+    va_start(ap, id);
+    size_t k = bl_msg_vset(m, en, n, id, ap);
+    va_end(ap);
+    return k;
+}
+
+const char *bl_phrase(const char *s, enum bl_lang lang)
+{
+    if (lang == BL_LANG_EN || !s || !s[0])
+        return s;
+    for (int i = 1; i < BL_MSG_COUNT; i++)
+        if (!strncmp(table[i].name, "PH_", 3) && !strcmp(table[i].en, s))
+            return table[i].zh;
+    return s;
+}
+
+/* the integer argument i of m, 0 when it is missing or not an integer */
+static int int_arg(const struct bl_msg *m, int *i)
+{
+    int v = *i < m->nargs && m->arg[*i].kind == 'i' ? (int)m->arg[*i].v.i : 0;
+    (*i)++;
+    return v;
+}
+
+/* one conversion of sp with m's argument *i into dst: the spec rewritten for the kept type */
+static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct spec *sp,
+                         int *i, char *dst, size_t n)
+{
+    char f[32];
+    size_t sl = (size_t)(sp->end - sp->start);
+    if (sl >= sizeof f - 4)
+        return 0;
+    /* the spec without its length modifier and conversion, then ours */
+    size_t head = sl - strlen(sp->len) - 1;
+    memcpy(f, sp->start, head);
+    f[head] = 0;
+    int w = sp->star_width ? int_arg(m, i) : 0, pr = sp->star_prec ? int_arg(m, i) : 0;
+    if (*i >= m->nargs)
+        return 0;
+    const struct bl_msg_arg *a = &m->arg[(*i)++];
+    if (a->kind != sp->kind)
+        return 0;
+    size_t h = strlen(f);
+    if (sp->kind == 'i' && sp->conv == 'c') {
+        f[h] = 'c', f[h + 1] = 0;
+    } else if (sp->kind == 'i' || sp->kind == 'u') {
+        f[h] = 'l', f[h + 1] = 'l', f[h + 2] = sp->conv, f[h + 3] = 0;
+    } else {
+        f[h] = sp->conv, f[h + 1] = 0;
+    }
+    const char *s = sp->kind == 's' ? bl_phrase(m->sbuf + a->v.s, lang) : NULL;
+    int r;
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+    if (sp->star_width && sp->star_prec)
+        r = sp->kind == 's' ? snprintf(dst, n, f, w, pr, s) : snprintf(dst, n, f, w, pr, a->v.f);
+    else if (sp->star_width || sp->star_prec) {
+        int st = sp->star_width ? w : pr;
+        r = sp->kind == 's' ? snprintf(dst, n, f, st, s)
+          : sp->kind == 'f' ? snprintf(dst, n, f, st, a->v.f)
+          : sp->conv == 'c' ? snprintf(dst, n, f, st, (int)a->v.i)
+          : sp->kind == 'i' ? snprintf(dst, n, f, st, a->v.i) : snprintf(dst, n, f, st, a->v.u);
+    } else {
+        r = sp->kind == 's' ? snprintf(dst, n, f, s)
+          : sp->kind == 'f' ? snprintf(dst, n, f, a->v.f)
+          : sp->conv == 'c' ? snprintf(dst, n, f, (int)a->v.i)
+          : sp->kind == 'i' ? snprintf(dst, n, f, a->v.i) : snprintf(dst, n, f, a->v.u);
+    }
+#pragma GCC diagnostic pop
+    if (r < 0)
+        return 0;
+    return (size_t)r < n ? (size_t)r : n - 1;
+}
+
+size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n)
+{
+    if (!dst || !n)
+        return 0;
+    dst[0] = 0;
+    if (!m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT)
+        return 0;
+    const char *f = bl_msg_format(m->id, lang);
+    size_t o = 0;
+    int i = 0;
+    struct spec sp;
+    const char *p = f;
+    for (const char *q; o + 1 < n && (q = next_spec(p, &sp)); p = q) {
+        size_t lit = (size_t)(sp.start - p);
+        if (lit > n - 1 - o)
+            lit = n - 1 - o;
+        memcpy(dst + o, p, lit);
+        o += lit;
+        if (o + 1 >= n)
+            break;
+        if (!sp.kind) { /* %% or a conversion the table does not use: its text */
+            const char *t = sp.start[1] == '%' ? sp.start + 1 : sp.start;
+            size_t k = (size_t)(sp.end - t);
+            if (k > n - 1 - o)
+                k = n - 1 - o;
+            memcpy(dst + o, t, k);
+            o += k;
+            continue;
+        }
+        o += render_one(m, lang, &sp, &i, dst + o, n - o);
+        if (o + 1 >= n)
+            break;
+    }
+    if (o + 1 < n) {
+        size_t rest = strlen(p);
+        if (rest > n - 1 - o)
+            rest = n - 1 - o;
+        memcpy(dst + o, p, rest);
+        o += rest;
+    }
+    dst[o] = 0;
+    return o;
+}
+
+const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
+                        size_t n)
+{
+    if (lang == BL_LANG_EN || !m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT || !buf || !n)
+        return en;
+    bl_msg_render(m, lang, buf, n);
+    return buf;
+}
