@@ -615,14 +615,11 @@ static void record(struct lab *lab, const struct lesson_step *st, const char *gi
     progress_record_explored(lab->prog, &e);
 }
 
-/* Runs one task. Returns 1 when solved. */
-static int run_task(struct lab *lab, const struct lesson_step *st, int k, int ntasks)
+/* A task's goal, its text for the prompts and its scene. */
+static void print_task_text(const struct lab *lab, const struct lesson_step *st)
 {
     const struct lesson_scene *s = st->scene;
     const struct lesson_task *t = st->task;
-    lab_out(TR(lab, "\n== %s %d/%d [%s]: %s (%d %s)\n", "\n== %s %d/%d [%s]：%s（%d %s）\n"),
-           TR(lab, "Task", "任务"), k, ntasks, st->id,
-           tr(lab, &st->title), t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
     static char txt[8192];
     snprintf(txt, sizeof txt, "%s%s", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
     lab_out("%s\n", txt);
@@ -636,6 +633,17 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     lab_out(TR(lab, "  block %ux%ux%u, warp %u, access %d/%d\n", "  block %ux%ux%u，warp %u，访问 %d/%d\n"),
            s->block[0] ? s->block[0] : 1, s->block[1] ? s->block[1] : 1,
            s->block[2] ? s->block[2] : 1, s->warp, task_access(st) + 1, lab_access_count(s));
+}
+
+/* Runs one task. Returns 1 when solved. */
+static int run_task(struct lab *lab, const struct lesson_step *st, int k, int ntasks)
+{
+    const struct lesson_scene *s = st->scene;
+    const struct lesson_task *t = st->task;
+    lab_out(TR(lab, "\n== %s %d/%d [%s]: %s (%d %s)\n", "\n== %s %d/%d [%s]：%s（%d %s）\n"),
+           TR(lab, "Task", "任务"), k, ntasks, st->id,
+           tr(lab, &st->title), t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
+    print_task_text(lab, st);
     struct lab_values v;
     memset(&v, 0, sizeof v);
     for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
