@@ -166,7 +166,8 @@ const char *bl_phrase(const char *s, enum bl_lang lang)
     if (lang == BL_LANG_EN || !s || !s[0])
         return s;
     for (int i = 1; i < BL_MSG_COUNT; i++)
-        if (!strncmp(table[i].name, "PH_", 3) && !strcmp(table[i].en, s))
+        if ((!strncmp(table[i].name, "PH_", 3) || !strchr(table[i].en, '%')) &&
+            !strcmp(table[i].en, s))
             return table[i].zh;
     return s;
 }
@@ -227,6 +228,17 @@ static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct
     if (r < 0)
         return 0;
     return (size_t)r < n ? (size_t)r : n - 1;
+}
+
+void bl_msg_sanitize(struct bl_msg *m)
+{
+    m->sbuf[sizeof m->sbuf - 1] = 0;
+    int ok = m->id > BL_MSG_NONE && m->id < BL_MSG_COUNT && m->nargs >= 0 &&
+             m->nargs <= BL_MSG_ARGS;
+    for (int i = 0; ok && i < m->nargs; i++)
+        ok = m->arg[i].kind != 's' || m->arg[i].v.s < sizeof m->sbuf;
+    if (!ok)
+        memset(m, 0, sizeof *m);
 }
 
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n)

@@ -66,7 +66,12 @@ const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lan
                         size_t n);
 
 /* bl_phrase: the phrase whose English text is s in lang (s itself when none is, or in
- * English). */
+ * English): a PH_* entry, or any message without conversions (a reason given as another
+ * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). */
 const char *bl_phrase(const char *s, enum bl_lang lang);
+
+/* bl_msg_sanitize: m as read from another process: an id outside the table, a count of
+ * arguments or a string outside sbuf make it BL_MSG_NONE (its English text is all there is). */
+void bl_msg_sanitize(struct bl_msg *m);
 
 #endif
