@@ -210,7 +210,8 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
         md_cell(f, choice);
         fprintf(f, L(RPT_CHOICE), q->given);
     } else {
-        md_cell(f, q->given);
+        /* what the tutorial saves for a quiz revealed without an answer, in lang */
+        md_cell(f, !strcmp(q->given, "(revealed)") ? L(RPT_REVEALED) : q->given);
     }
     fputs(" |\n", f);
 }
@@ -355,7 +356,7 @@ static void md_explored_row(FILE *f, const struct progress_explored *e, enum les
     else
         snprintf(date, sizeof date, "-");
     fprintf(f, "| %s | ", date);
-    md_cell(f, e->where);
+    md_cell(f, !strcmp(e->where, "playground") ? L(RPT_PLAYGROUND) : e->where);
     fputs(" | ", f);
     md_code(f, e->code);
     fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);

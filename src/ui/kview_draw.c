@@ -489,7 +489,9 @@ void kv_draw(const struct app *a, const void *st)
     char name[UI_PATH_MAX];
     bl_clean(name, sizeof name, base ? base + 1 : k->file.path);
     bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->file.path[0] ? " " : "", name);
-    app_title(a, title, a->lang == LANG_ZH ? "zh " : "en ");
+    char lang[16];
+    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
+    app_title(a, title, lang);
     struct kv_layout L;
     layout(a, k, &L);
     if (k->prompting && k->nex > 0) {

@@ -22,8 +22,12 @@ static void title_draw(const struct app *a)
     app_progress(a, &done, &total);
     snprintf(place, sizeof place, " %d.%d/%d ", l->chapter, a->si + 1, l->nsteps);
     snprintf(prog, sizeof prog, ui_str(a, UIS_DONE_OF), done, total);
-    const char *lang = lesson_lang_code(a->lang);
-    const char *backend = gpu_backend_name(req_hub_info(&a->hub)->backend);
+    /* which language and what answers the measurements, in the screen's words */
+    const char *lang = ui_str(a, UIS_LANG_SHOWN);
+    enum gpu_backend be = req_hub_info(&a->hub)->backend;
+    const char *backend = ui_str(a, be == GPU_BACKEND_CUDA     ? UIS_BACKEND_CUDA
+                                    : be == GPU_BACKEND_REPLAY ? UIS_BACKEND_REPLAY
+                                                               : UIS_BACKEND_NONE);
     const char *chapter = lesson_tr(&l->title, a->lang), *step = lesson_tr(&st->title, a->lang);
     if (a->opt.present)
         snprintf(right, sizeof right, "banklab%s%s ", a->g->sep, lang);
