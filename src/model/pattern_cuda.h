@@ -32,6 +32,8 @@ struct pattern_cuda {
     struct pattern_env env;          /* block, dyn_bytes and the parameters the text uses */
     char note[PATTERN_MSG_MAX];      /* what was assumed (a loop variable's first trip), or "" */
     char why[PATTERN_MSG_MAX];       /* why not (when pattern_from_cuda returns -1) */
+    struct bl_msg note_msg, why_msg; /* note and why as messages of src/base/msg.def (either
+                                        language; BL_MSG_NONE where the text is all there is) */
 };
 
 /* pattern_from_cuda: the shared-memory accesses of line `line` (1-based) of the CUDA source

@@ -16,6 +16,7 @@
 
 #include "../../src/base/msg.h"
 #include "../../src/model/pattern.h"
+#include "../../src/model/pattern_cuda.h"
 
 /* the conversions of a printf format, e.g. "%d %s %lld %.*s" -> "d s lld *s" */
 static void conversions(const char *f, char *out, size_t size)
@@ -167,12 +168,46 @@ static void test_pattern_errors(void **state)
     }
 }
 
+/* a line of CUDA the pattern language cannot draw says why in either language, and what it
+ * assumed */
+static void test_cuda_line_reasons(void **state)
+{
+    (void)state;
+    const char *src = "__global__ void k(float *g, int n)\n"
+                      "{\n"
+                      "    __shared__ int s[64];\n"
+                      "    atomicAdd(&s[threadIdx.x], 1);\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        s[threadIdx.x + i] = 0;\n"
+                      "}\n";
+    struct pattern_cuda_launch l = {{1, 1, 1}, {32, 1, 1}, 0, 0, NULL, NULL};
+    static struct pattern_cuda pc;
+    char zh[2 * PATTERN_MSG_MAX];
+    for (int line = 0; line <= 4; line++) {
+        if (line == 3)
+            continue;
+        assert_int_equal(pattern_from_cuda(src, strlen(src), line, &l, &pc), -1);
+        if (pc.why_msg.id == BL_MSG_NONE)
+            fail_msg("line %d: '%s' has no message id", line, pc.why);
+        assert_string_equal(bl_msg_text(&pc.why_msg, pc.why, BL_LANG_EN, zh, sizeof zh), pc.why);
+        bl_msg_text(&pc.why_msg, pc.why, BL_LANG_ZH, zh, sizeof zh);
+        if (!has_non_ascii(zh))
+            fail_msg("line %d: Chinese '%s' for '%s'", line, zh, pc.why);
+    }
+    assert_int_equal(pattern_from_cuda(src, strlen(src), 6, &l, &pc), 0);
+    assert_true(pc.note[0]);
+    assert_int_equal(pc.note_msg.id, CU_NOTE_LOOP);
+    bl_msg_text(&pc.note_msg, pc.note, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "i 是循环变量：取第一次迭代，i = 0");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_both_languages),
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_pattern_errors),
+        cmocka_unit_test(test_cuda_line_reasons),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
