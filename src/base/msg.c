@@ -4,6 +4,7 @@
 #include "msg.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "fmt.h"
@@ -161,6 +162,123 @@ size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...)
     return k;
 }
 
+/* ---- reading a message back from its English text: a message given as the argument of
+ * another, or kept as text only by the part that made it (the counters' reasons) */
+
+/* the end of a number of kind k ('i', 'u', 'x', 'f') at t, or NULL */
+static const char *number_end(const char *t, char k)
+{
+    const char *p = t;
+    if ((k == 'i' || k == 'f') && *p == '-')
+        p++;
+    const char *d = p;
+    if (k == 'x')
+        while (*p && strchr("0123456789abcdefABCDEF", *p))
+            p++;
+    else
+        while (*p >= '0' && *p <= '9')
+            p++;
+    if (k == 'f' && *p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            ;
+    return p > d ? p : NULL;
+}
+
+static void keep_text(struct bl_msg *m, const char *t, size_t k, size_t *used)
+{
+    if (m->nargs >= BL_MSG_ARGS)
+        return;
+    struct bl_msg_arg a = {.kind = 's'};
+    size_t room = sizeof m->sbuf - *used;
+    a.v.s = (unsigned)*used;
+    if (room > 0) {
+        if (k >= room)
+            k = room - 1;
+        memcpy(m->sbuf + *used, t, k);
+        m->sbuf[*used + k] = 0;
+        *used += k + 1;
+    }
+    m->arg[m->nargs++] = a;
+}
+
+/* t matches the format f from here: its arguments added to m; 0 when it does not */
+static int match(const char *f, const char *t, struct bl_msg *m, size_t used, int depth)
+{
+    if (depth > 16)
+        return 0;
+    while (*f) {
+        struct spec sp;
+        const char *pf = strchr(f, '%');
+        size_t lit = pf ? (size_t)(pf - f) : strlen(f);
+        if (strncmp(f, t, lit))
+            return 0;
+        f += lit, t += lit;
+        if (!pf)
+            break;
+        const char *after = next_spec(f, &sp);
+        if (!sp.kind) {
+            if (f[1] != '%' || *t != '%')
+                return 0;
+            f = after, t++;
+            continue;
+        }
+        int n0 = m->nargs;
+        if (sp.kind == 's') {
+            /* the shortest text after which the rest matches */
+            for (size_t k = 0; k <= strlen(t); k++) {
+                m->nargs = n0;
+                size_t u = used;
+                if (sp.star_prec)
+                    keep_int(m, (long long)k);
+                keep_text(m, t, k, &u);
+                if (match(after, t + k, m, u, depth + 1))
+                    return 1;
+            }
+            m->nargs = n0;
+            return 0;
+        }
+        if (sp.conv == 'c') {
+            if (!*t)
+                return 0;
+            keep_int(m, (unsigned char)*t);
+            f = after, t++;
+            continue;
+        }
+        const char *e = number_end(t, sp.conv == 'x' || sp.conv == 'X' ? 'x' : sp.kind);
+        if (!e || m->nargs >= BL_MSG_ARGS)
+            return 0;
+        struct bl_msg_arg a = {.kind = sp.kind};
+        if (sp.kind == 'i')
+            a.v.i = strtoll(t, NULL, 10);
+        else if (sp.kind == 'u')
+            a.v.u = strtoull(t, NULL, sp.conv == 'x' || sp.conv == 'X' ? 16 : 10);
+        else
+            a.v.f = strtod(t, NULL);
+        m->arg[m->nargs++] = a;
+        f = after, t = e;
+    }
+    return *t == 0;
+}
+
+int bl_msg_parse(const char *text, struct bl_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!text || !text[0])
+        return 0;
+    for (int id = 1; id < BL_MSG_COUNT; id++) {
+        const char *f = table[id].en;
+        if (!strcmp(f, "%s") || !strncmp(table[id].name, "PH_", 3))
+            continue;                   /* a text handed on; phrases stand alone */
+        memset(m, 0, sizeof *m);
+        if (match(f, text, m, 1, 0)) {
+            m->id = id;
+            return 1;
+        }
+    }
+    memset(m, 0, sizeof *m);
+    return 0;
+}
+
 const char *bl_phrase(const char *s, enum bl_lang lang)
 {
     if (lang == BL_LANG_EN || !s || !s[0])
@@ -181,8 +299,10 @@ static int int_arg(const struct bl_msg *m, int *i)
 }
 
 /* one conversion of sp with m's argument *i into dst: the spec rewritten for the kept type */
+static size_t render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n, int depth);
+
 static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct spec *sp,
-                         int *i, char *dst, size_t n)
+                         int *i, char *dst, size_t n, int depth)
 {
     char f[32];
     size_t sl = (size_t)(sp->end - sp->start);
@@ -207,6 +327,12 @@ static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct
         f[h] = sp->conv, f[h + 1] = 0;
     }
     const char *s = sp->kind == 's' ? bl_phrase(m->sbuf + a->v.s, lang) : NULL;
+    char nested[BL_MSG_SBUF * 2];
+    struct bl_msg inner;
+    if (s && lang != BL_LANG_EN && s == m->sbuf + a->v.s && depth < 2 && bl_msg_parse(s, &inner)) {
+        render(&inner, lang, nested, sizeof nested, depth + 1);   /* a message in a message */
+        s = nested;
+    }
     int r;
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
@@ -243,6 +369,11 @@ void bl_msg_sanitize(struct bl_msg *m)
 
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n)
 {
+    return render(m, lang, dst, n, 0);
+}
+
+static size_t render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n, int depth)
+{
     if (!dst || !n)
         return 0;
     dst[0] = 0;
@@ -270,7 +401,7 @@ size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_
             o += k;
             continue;
         }
-        o += render_one(m, lang, &sp, &i, dst + o, n - o);
+        o += render_one(m, lang, &sp, &i, dst + o, n - o, depth);
         if (o + 1 >= n)
             break;
     }
@@ -288,8 +419,19 @@ size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_
 const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
                         size_t n)
 {
-    if (lang == BL_LANG_EN || !m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT || !buf || !n)
+    if (lang == BL_LANG_EN || !buf || !n)
         return en;
+    if (!m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT) {
+        /* only the English: read back as a message of the table where it is one */
+        struct bl_msg back;
+        const char *ph = bl_phrase(en, lang);
+        if (ph != en)
+            return ph;
+        if (!bl_msg_parse(en, &back))
+            return en;
+        bl_msg_render(&back, lang, buf, n);
+        return buf;
+    }
     bl_msg_render(m, lang, buf, n);
     return buf;
 }

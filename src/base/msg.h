@@ -60,8 +60,9 @@ size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...);
  * BL_MSG_NONE. Returns the length written. */
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n);
 
-/* bl_msg_text: what to show for a message whose English text is en: en itself in English or
- * when m holds no message (NULL or BL_MSG_NONE), else m rendered in lang into buf. */
+/* bl_msg_text: what to show for a message whose English text is en: en itself in English;
+ * else m rendered in lang into buf, or, where m holds no message (NULL or BL_MSG_NONE), en
+ * read back as a message of the table (bl_msg_parse) and rendered; en when it is none. */
 const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
                         size_t n);
 
@@ -69,6 +70,13 @@ const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lan
  * English): a PH_* entry, or any message without conversions (a reason given as another
  * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). */
 const char *bl_phrase(const char *s, enum bl_lang lang);
+
+/* bl_msg_parse: the message of the table whose English format text matches (its arguments
+ * read back: %s the shortest text that lets the rest match, numbers as written). Returns 1
+ * with m filled, 0 (m empty) when no message matches. For text that only its English holds:
+ * a message given as another's argument ("not measured: %s; ..."), a reason kept as text by
+ * the part that made it (the counters'). */
+int bl_msg_parse(const char *text, struct bl_msg *m);
 
 /* bl_msg_sanitize: m as read from another process: an id outside the table, a count of
  * arguments or a string outside sbuf make it BL_MSG_NONE (its English text is all there is). */

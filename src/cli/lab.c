@@ -358,7 +358,7 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     if (res.status != GPU_OK || !res.has_counters) {
         lab_out(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
                CLI_CLEAN(res.status != GPU_OK    ? MSG(lab, &res.error_msg, res.error)
-                         : res.counters_note[0] ? res.counters_note
+                         : res.counters_note[0] ? MSG(lab, NULL, res.counters_note)
                                                 : TR(lab, "no counters", "没有计数器")));
         return 0;
     }

@@ -567,9 +567,12 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
         snprintf(src, sizeof src, ui_str(a, UIS_SRC_RECORDED), info->device + 12);
     else if (info->backend == GPU_BACKEND_REPLAY)
         snprintf(src, sizeof src, "%s", info->device);
-    else if (g && g->status == GPU_OK && !g->has_counters)
+    else if (g && g->status == GPU_OK && !g->has_counters)   /* why no counters, in its words */
         snprintf(src, sizeof src, ui_str(a, UIS_SRC_TIMING), info->device,
-                 g->counters_note[0] ? g->counters_note : info->counters_reason);
+                 g->counters_note[0] ? ui_msg(a, NULL, g->counters_note, (char[GPU_TEXT_MAX]){0},
+                                              GPU_TEXT_MAX)
+                                     : ui_msg(a, &info->counters_reason_msg, info->counters_reason,
+                                              (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX));
     else
         snprintf(src, sizeof src, ui_str(a, UIS_SRC_COUNTERS), info->device);
     if (g && g->status == GPU_OK && g->has_counters && is_case(s)) {

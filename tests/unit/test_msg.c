@@ -201,6 +201,52 @@ static void test_cuda_line_reasons(void **state)
     assert_string_equal(zh, "i 是循环变量：取第一次迭代，i = 0");
 }
 
+/* English text read back as a message: a reason only the English holds (the counters'), a
+ * message given as another's argument, numbers of every kind; other text is left alone */
+static void test_read_back(void **state)
+{
+    (void)state;
+    struct bl_msg m;
+    char zh[512];
+    assert_int_equal(bl_msg_parse("counters not allowed: insufficient privileges "
+                                  "(cuptiProfilerInitialize; run as root or allow profiling for "
+                                  "all users)", &m), 1);
+    assert_int_equal(m.id, CNT_PRIVILEGES);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "不允许读取计数器：权限不足（cuptiProfilerInitialize；请以 root 运行，"
+                            "或允许所有用户做性能分析）");
+    assert_string_equal(bl_msg_text(NULL, "counters busy: another profiler is using this GPU's "
+                                          "counters (CUPTI_ERROR_HARDWARE_BUSY); tried 3 times in "
+                                          "1.5 s", BL_LANG_ZH, zh, sizeof zh),
+                        "计数器被占用：另一个分析器正在使用这块 GPU 的计数器"
+                        "（CUPTI_ERROR_HARDWARE_BUSY）；3 次尝试，共 1.5 秒");
+    /* a message in a message */
+    char en[256];
+    bl_msg_set(&m, en, sizeof en, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, "no CUDA device");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "未测量：没有 CUDA 设备；其他进程一直占用 GPU");
+    bl_msg_set(&m, en, sizeof en, GPU_CONFLICT_FREE_REFERENCE,
+               "lane 3: offset 99999 is beyond shared memory");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "无冲突参考：lane 3：偏移 99999 超出共享内存");
+    /* numbers: signed, hexadecimal, %.*s */
+    assert_int_equal(bl_msg_parse("shift count -4 is out of range 0..63 in 'a << b'", &m), 1);
+    assert_int_equal(m.id, PAT_SHIFT_COUNT_IS_OUT_OF);
+    assert_int_equal(m.arg[0].v.i, -4);
+    assert_int_equal(bl_msg_parse("unexpected byte 0x7f", &m), 1);
+    bl_msg_render(&m, BL_LANG_EN, en, sizeof en);
+    assert_string_equal(en, "unexpected byte 0x7f");
+    assert_int_equal(bl_msg_parse("malformed number '12x'", &m), 1);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "数字格式不对：'12x'");
+    /* not a message of the table: the text stays as it is */
+    assert_int_equal(bl_msg_parse("NVIDIA H200 (sm_90), 132 SMs", &m), 0);
+    assert_int_equal(m.id, BL_MSG_NONE);
+    assert_string_equal(bl_msg_text(NULL, "hello world", BL_LANG_ZH, zh, sizeof zh), "hello world");
+    assert_string_equal(bl_msg_text(NULL, "no CUDA device", BL_LANG_EN, zh, sizeof zh),
+                        "no CUDA device");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +254,7 @@ int main(void)
         cmocka_unit_test(test_render),
         cmocka_unit_test(test_pattern_errors),
         cmocka_unit_test(test_cuda_line_reasons),
+        cmocka_unit_test(test_read_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
