@@ -35,6 +35,7 @@ const char *bl_msg_name(int id)
 struct spec {
     const char *start, *end;
     int star_width, star_prec;
+    int prec;         /* a precision written as digits, -1 when none */
     char kind;
     char len[3];      /* length modifier as written: "", "h", "hh", "l", "ll", "z", ... */
     char conv;
@@ -47,6 +48,7 @@ static const char *next_spec(const char *f, struct spec *sp)
     if (!p)
         return NULL;
     memset(sp, 0, sizeof *sp);
+    sp->prec = -1;
     sp->start = p++;
     if (*p == '%') {
         sp->end = p + 1;
@@ -65,9 +67,11 @@ static const char *next_spec(const char *f, struct spec *sp)
         if (*p == '*') {
             sp->star_prec = 1;
             p++;
+        } else {
+            sp->prec = 0;
         }
         while (*p >= '0' && *p <= '9')
-            p++;
+            sp->prec = sp->prec * 10 + (*p++ - '0');
     }
     size_t k = 0;
     while (*p && strchr("hlzjtL", *p) && k < 2)
@@ -95,10 +99,13 @@ static void keep_int(struct bl_msg *m, long long v)
 /* reads one conversion's argument (and its '*' values) from ap into m */
 static void keep_arg(struct bl_msg *m, const struct spec *sp, va_list *ap, size_t *used)
 {
+    int prec = sp->prec;            /* a string is read no further than its precision */
     if (sp->star_width)
         keep_int(m, va_arg(*ap, int));
-    if (sp->star_prec)
-        keep_int(m, va_arg(*ap, int));
+    if (sp->star_prec) {
+        prec = va_arg(*ap, int);
+        keep_int(m, prec);
+    }
     struct bl_msg_arg a = {.kind = sp->kind};
     int l = !strcmp(sp->len, "l"), ll = !strcmp(sp->len, "ll") || !strcmp(sp->len, "j"),
         z = !strcmp(sp->len, "z") || !strcmp(sp->len, "t");
@@ -117,7 +124,9 @@ static void keep_arg(struct bl_msg *m, const struct spec *sp, va_list *ap, size_
         size_t room = sizeof m->sbuf - *used;
         a.v.s = (unsigned)*used;
         if (room > 0) {
-            size_t k = strlen(s);
+            size_t k = 0;
+            while (s[k] && (prec < 0 || k < (size_t)prec))
+                k++;
             if (k >= room)
                 k = room - 1;
             memcpy(m->sbuf + *used, s, k);

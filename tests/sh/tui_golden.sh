@@ -10,8 +10,12 @@ GOLD=tests/golden
 failed=0
 
 normalise() {
+    # the backend's word in the title, Chinese ones too; the title is right-aligned, so the
+    # room before it is counted as for a word of 4 columns (none, cuda, 回放)
     sed -E -e 's/^( *)(no GPU: |无 GPU：).*/\1\2<reason>/' \
-           -e 's/banklab (·|\|) (none|cuda|replay) (·|\|)/banklab \1 <backend> \3/'
+           -e '1s/( +)(done |已完成 )(.*banklab (·|\|) )(replay|无 GPU) (·|\|)/\1  \2\3<backend> \6/' \
+           -e '1s/ ( +)(done |已完成 )(.*banklab (·|\|) )GPU (·|\|)/\1\2\3<backend> \5/' \
+           -e 's/banklab (·|\|) (none|cuda|replay|回放) (·|\|)/banklab \1 <backend> \3/'
 }
 
 # shot NAME W H WAIT_REGEX KEYS... -- ARGS...
