@@ -18,6 +18,7 @@
 #include "../store/progress.h"
 #include "../store/report.h"
 #include "cli.h"
+#include "lab.h"
 
 #define LAB_MAX_ANSWERS 64
 #define LAB_MAX_PARAMS 16
@@ -52,8 +53,10 @@ struct lab_values {
     int type;                    /* index into scene->types, 0 when none */
 };
 
-/* Strings in the learner's language. */
+/* Strings in the learner's language; messages of the rooms below (src/base/msg.def) in it. */
 #define TR(lab, en, zh) ((lab)->lang == LANG_ZH ? (zh) : (en))
+#define BL_LANG(lang) ((lang) == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
+#define MSG(lab, m, en) bl_msg_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
 
 static const char *tr(const struct lab *lab, const struct lesson_text *t)
 {
@@ -213,7 +216,8 @@ static int task_access(const struct lesson_step *st)
 
 /* The model's result for these values. Returns 0, or -1 with a message (and caret) in err. */
 static int evaluate(const struct lesson_step *st, const struct lab_values *v,
-                    struct bank_access *acc, struct bank_result *res, char *err, size_t errsz)
+                    struct bank_access *acc, struct bank_result *res, char *err, size_t errsz,
+                    enum lesson_lang lang)
 {
     const struct lesson_scene *s = st->scene;
     char *names[LAB_MAX_PARAMS];
@@ -233,23 +237,28 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
     struct pattern *pat = NULL;
     struct pattern_error pe;
     memset(&pe, 0, sizeof pe);
+    char pm[2 * PATTERN_MSG_MAX];
     if (pattern_parse(code, &pat, &pe) < 0) {
-        snprintf(err, errsz, "%s", pe.msg);
+        snprintf(err, errsz, "%s", pattern_error_text(&pe, BL_LANG(lang), pm, sizeof pm));
         return -1;
     }
     int rc = 0;
     if (pattern_eval(pat, &env, task_access(st), acc, NULL, &pe) < 0) {
         char caret[1024];
+        pattern_error_text(&pe, BL_LANG(lang), pm, sizeof pm);
         if (pe.col > 0 && strlen(code) < 400)
-            snprintf(err, errsz, "%s\n%s", pe.msg, pattern_error_caret(code, &pe, caret, sizeof caret));
+            snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(code, &pe, caret, sizeof caret));
         else
-            snprintf(err, errsz, "%s", pe.msg);
+            snprintf(err, errsz, "%s", pm);
         rc = -1;
     } else {
         int bad_lane = -1;
         enum bank_status bs = bank_simulate(acc, res, &bad_lane);
         if (bs != BANK_OK) {
-            snprintf(err, errsz, "%s (lane %d)", bank_status_str(bs), bad_lane);
+            if (bs == BANK_EALIGN)
+                snprintf(err, errsz, bl_msg_format(PAT_BANK_EALIGN_LANE, BL_LANG(lang)), bad_lane);
+            else
+                snprintf(err, errsz, "%s", bl_msg_format(PAT_BANK_EWIDTH, BL_LANG(lang)));
             rc = -1;
         }
     }
@@ -260,18 +269,18 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
 static void print_requirement(const struct lab *lab, const struct lesson_task *t)
 {
     const char *sep = "";
-    printf("%s", TR(lab, "Required: ", "要求："));
+    lab_out("%s", TR(lab, "Required: ", "要求："));
     if (t->max_wavefronts >= 0) {
-        printf(TR(lab, "wavefronts <= %d", "wavefront 数 <= %d"), t->max_wavefronts);
+        lab_out(TR(lab, "wavefronts <= %d", "wavefront 数 <= %d"), t->max_wavefronts);
         sep = TR(lab, ", ", "，");
     }
     if (t->max_conflicts >= 0) {
-        printf(TR(lab, "%sconflicts <= %d", "%s冲突数 <= %d"), sep, t->max_conflicts);
+        lab_out(TR(lab, "%sconflicts <= %d", "%s冲突数 <= %d"), sep, t->max_conflicts);
         sep = TR(lab, ", ", "，");
     }
     if (t->max_ways >= 0)
-        printf(TR(lab, "%sways <= %d", "%s路数 <= %d"), sep, t->max_ways);
-    printf("\n");
+        lab_out(TR(lab, "%sways <= %d", "%s路数 <= %d"), sep, t->max_ways);
+    lab_out("\n");
 }
 
 /* Prints each bound with the model's number and whether it is met. */
@@ -288,7 +297,7 @@ static void print_bounds(const struct lab *lab, const struct lesson_task *t,
         if (b[i].bound < 0)
             continue;
         int ok = b[i].got <= b[i].bound;
-        printf(TR(lab, "  %s %d %s %d: %s\n", "  %s %d %s %d：%s\n"), b[i].name, b[i].got,
+        lab_out(TR(lab, "  %s %d %s %d: %s\n", "  %s %d %s %d：%s\n"), b[i].name, b[i].got,
                ok ? "<=" : ">", b[i].bound,
                ok ? TR(lab, "met", "满足") : TR(lab, "not met", "未满足"));
     }
@@ -296,7 +305,7 @@ static void print_bounds(const struct lab *lab, const struct lesson_task *t,
 
 static void print_result(const struct lab *lab, const char *what, const struct bank_result *r)
 {
-    printf(TR(lab, "%s: wavefronts %d, passes %d, conflicts %d, ways %d",
+    lab_out(TR(lab, "%s: wavefronts %d, passes %d, conflicts %d, ways %d",
               "%s：%d 个 wavefront，%d 批，%d 次冲突，%d 路"),
            what, r->wavefronts, r->passes, r->conflicts, r->ways);
     int worst = -1, cost = 0;
@@ -306,19 +315,21 @@ static void print_result(const struct lab *lab, const char *what, const struct b
             worst = r->pass[p].worst_bank;
         }
     if (worst >= 0 && cost > 1)
-        printf(TR(lab, " (worst: bank %d serves %d words)", "（最忙的 bank %d 要服务 %d 个字）"),
+        lab_out(TR(lab, " (worst: bank %d serves %d words)", "（最忙的 bank %d 要服务 %d 个字）"),
                worst, cost);
-    printf("\n");
+    lab_out("\n");
 }
 
-/* Asks the GPU for the counters of acc. Returns 1 with *wf, *cf set when measured. */
+/* Asks the GPU for the counters and the time of acc. Returns 1 with *wf, *cf set when
+ * measured; *ns and *slow the time per warp access and its ratio to the conflict-free
+ * access where the answer has them (else 0). */
 static int measure(struct lab *lab, const struct lesson_step *st, const struct bank_access *acc,
-                   double *wf, double *cf)
+                   double *wf, double *cf, double *ns, double *slow)
 {
     if (!lab->gpu || !lab->info.available)
         return 0;
     if (st->scene->kernel && strcmp(st->scene->kernel, "pattern")) {
-        printf(TR(lab, "  GPU: this scene runs the case kernel %s; graded by the model\n",
+        lab_out(TR(lab, "  GPU: this scene runs the case kernel %s; graded by the model\n",
                   "  GPU：此场景运行案例内核 %s；按模型评分\n"), st->scene->kernel);
         return 0;
     }
@@ -328,6 +339,7 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     req.kind = GPU_REQ_PATTERN;
     req.access = *acc;
     req.want_counters = 1;
+    req.want_timing = 1;
     struct gpu_result res;
     memset(&res, 0, sizeof res);
     enum gpu_status s = gpu_submit(lab->gpu, &req);
@@ -341,30 +353,37 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
         }
     }
     if (!got) {
-        printf(TR(lab, "  GPU: no answer (%s); graded by the model\n",
+        lab_out(TR(lab, "  GPU: no answer (%s); graded by the model\n",
                   "  GPU：没有结果（%s）；按模型评分\n"),
                s == GPU_OK ? "timeout" : "busy or unavailable");
         return 0;
     }
     if (res.status != GPU_OK || !res.has_counters) {
-        printf(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
-               CLI_CLEAN(res.status != GPU_OK    ? res.error
-                         : res.counters_note[0] ? res.counters_note
-                                                : "no counters"));
+        lab_out(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
+               CLI_CLEAN(res.status != GPU_OK    ? MSG(lab, &res.error_msg, res.error)
+                         : res.counters_note[0] ? MSG(lab, NULL, res.counters_note)
+                                                : TR(lab, "no counters", "没有计数器")));
         return 0;
     }
     *wf = acc->op == BANK_STORE ? res.wavefronts_st : res.wavefronts_ld;
     *cf = acc->op == BANK_STORE ? res.conflicts_st : res.conflicts_ld;
-    printf(TR(lab, "Measured (%s): wavefronts %.2f, conflicts %.2f per instruction\n",
-              "实测（%s）：每条指令 wavefronts %.2f，conflicts %.2f\n"),
-           CLI_CLEAN(res.provenance[0] ? res.provenance : lab->info.device), *wf, *cf);
+    /* where it was measured: replay's "recorded on <device>, <date>" in the learner's words */
+    const char *prov = res.provenance[0] && strcmp(res.provenance, lab->info.device)
+                           ? res.provenance : MSG(lab, &lab->info.device_msg, lab->info.device);
+    lab_out(TR(lab, "Measured (%s): wavefronts %.2f, conflicts %.2f per instruction\n",
+              "实测（%s）：每条指令 %.2f 个 wavefront，%.2f 次冲突\n"), CLI_CLEAN(prov), *wf, *cf);
+    *ns = res.has_access_timing ? res.ns_per_access : 0;
+    *slow = res.has_access_timing ? res.slowdown : 0;
+    if (res.has_access_timing)
+        lab_out(TR(lab, "  time per warp access: %.1f ns, %.1fx the conflict-free access\n",
+                  "  每次 warp 访问用时 %.1f ns，是无冲突访问的 %.1f 倍\n"), *ns, *slow);
     return 1;
 }
 
 /* Reads one line from stdin into buf (newline removed). Returns 0, or -1 at end of input. */
 static int read_line(char *buf, size_t size)
 {
-    fflush(stdout);
+    lab_flush();
     if (!fgets(buf, (int)size, stdin))
         return -1;
     size_t n = strlen(buf);
@@ -383,11 +402,14 @@ static int read_line(char *buf, size_t size)
 static void show_hint(struct lab *lab, const struct lesson_step *st, int *next_hint)
 {
     if (!st->nhints) {
-        printf("%s\n", TR(lab, "(no hint for this task)", "（此任务没有提示）"));
+        lab_out("%s\n", TR(lab, "(no hint for this task)", "（此任务没有提示）"));
         return;
     }
     int i = *next_hint < st->nhints ? *next_hint : st->nhints - 1;
-    printf("%s %d/%d: %s\n", TR(lab, "Hint", "提示"), i + 1, st->nhints, tr(lab, &st->hints[i]));
+    char h[4096];
+    snprintf(h, sizeof h, "%s %d/%d%s%s", TR(lab, "Hint", "提示"), i + 1, st->nhints,
+             TR(lab, ": ", "："), tr(lab, &st->hints[i]));
+    lab_out("%s\n", h);
     if (*next_hint < st->nhints)
         (*next_hint)++;
 }
@@ -403,12 +425,12 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
         range_text(lab, p, range, sizeof range);
         for (int bad = 0;; bad++) {
             if (bad >= 20) {
-                printf("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
+                lab_out("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
                 return -1;
             }
-            printf(TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "), p->name, range, v->v[i]);
+            lab_out(TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "), p->name, range, v->v[i]);
             if (read_line(line, sizeof line) < 0) {
-                printf("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
                 return -1;
             }
             if (!line[0])
@@ -421,14 +443,14 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
             }
             long long x;
             if (parse_ll(line, &x) < 0) {
-                printf(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
+                lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
                                "q to stop.\n",
                           "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
                        CLI_CLEAN(line), range);
                 continue;
             }
             if (!value_ok(p, x)) {
-                printf(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"),
+                lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"),
                        x, range);
                 continue;
             }
@@ -445,9 +467,9 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
         for (int bad = 0;; bad++) {
             if (bad >= 20)
                 return -1;
-            printf(TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), list, s->types[v->type]);
+            lab_out(TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), list, s->types[v->type]);
             if (read_line(line, sizeof line) < 0) {
-                printf("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
                 return -1;
             }
             if (!line[0])
@@ -463,7 +485,7 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
                 if (!strcmp(line, s->types[k]))
                     found = k;
             if (found < 0) {
-                printf(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line),
+                lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line),
                        list);
                 continue;
             }
@@ -546,7 +568,7 @@ static int find_solution(const struct lesson_step *st, struct lab_values *out)
             struct bank_access acc;
             struct bank_result res;
             char err[512];
-            if (evaluate(st, &v, &acc, &res, err, sizeof err) == 0 &&
+            if (evaluate(st, &v, &acc, &res, err, sizeof err, LANG_EN) == 0 &&
                 lesson_task_met(st->task, res.wavefronts, res.conflicts, res.ways)) {
                 *out = v;
                 return 1;
@@ -568,7 +590,7 @@ static int find_solution(const struct lesson_step *st, struct lab_values *out)
 }
 
 static void record(struct lab *lab, const struct lesson_step *st, const char *given, int solved,
-                   const struct bank_result *res, int measured, double mwf, double mcf,
+                   const struct bank_result *res, int measured, const double m[4],
                    const char *code)
 {
     if (!lab->prog)
@@ -586,12 +608,34 @@ static void record(struct lab *lab, const struct lesson_step *st, const char *gi
     e.conflicts = res->conflicts;
     e.ways = res->ways;
     e.has_measured = measured;
-    e.measured_wavefronts = mwf;
-    e.measured_conflicts = mcf;
+    e.measured_wavefronts = m[0];
+    e.measured_conflicts = m[1];
+    e.ns_per_access = m[2];
+    e.slowdown = m[3];
     if (measured)
         snprintf(e.device, sizeof e.device, "%.127s", lab->info.device);
     e.when = (long long)time(NULL);
     progress_record_explored(lab->prog, &e);
+}
+
+/* A task's goal, its text for the prompts and its scene. */
+static void print_task_text(const struct lab *lab, const struct lesson_step *st)
+{
+    const struct lesson_scene *s = st->scene;
+    const struct lesson_task *t = st->task;
+    static char txt[8192];
+    snprintf(txt, sizeof txt, "%s%s", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
+    lab_out("%s\n", txt);
+    if (st->text.en || st->text.zh) {
+        /* the tutorial's keys ("with p / P") as what to type at the prompts below */
+        lab_prompt_text(s, lab->lang, tr(lab, &st->text), txt, sizeof txt);
+        lab_out("%s\n", txt);
+    }
+    lab_out("%s%s\n", TR(lab, "Scene: ", "场景："), s->code);
+    /* the access counted from 1, as the tutorial's "access 1/2" */
+    lab_out(TR(lab, "  block %ux%ux%u, warp %u, access %d/%d\n", "  block %ux%ux%u，warp %u，访问 %d/%d\n"),
+           s->block[0] ? s->block[0] : 1, s->block[1] ? s->block[1] : 1,
+           s->block[2] ? s->block[2] : 1, s->warp, task_access(st) + 1, lab_access_count(s));
 }
 
 /* Runs one task. Returns 1 when solved. */
@@ -599,15 +643,10 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 {
     const struct lesson_scene *s = st->scene;
     const struct lesson_task *t = st->task;
-    printf("\n== %s %d/%d [%s]: %s (%d %s)\n", TR(lab, "Task", "任务"), k, ntasks, st->id,
+    lab_out(TR(lab, "\n== %s %d/%d [%s]: %s (%d %s)\n", "\n== %s %d/%d [%s]：%s（%d %s）\n"),
+           TR(lab, "Task", "任务"), k, ntasks, st->id,
            tr(lab, &st->title), t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
-    printf("%s%s\n", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
-    if (st->text.en || st->text.zh)
-        printf("%s\n", tr(lab, &st->text));
-    printf("%s%s\n", TR(lab, "Scene: ", "场景："), s->code);
-    printf(TR(lab, "  block %ux%ux%u, warp %u, access %d\n", "  block %ux%ux%u，warp %u，访问 %d\n"),
-           s->block[0] ? s->block[0] : 1,
-           s->block[1] ? s->block[1] : 1, s->block[2] ? s->block[2] : 1, s->warp, task_access(st));
+    print_task_text(lab, st);
     struct lab_values v;
     memset(&v, 0, sizeof v);
     for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
@@ -616,15 +655,15 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         range_text(lab, p, range, sizeof range);
         v.v[i] = p->def;
         const char *label = p->label.en || p->label.zh ? tr(lab, &p->label) : "";
-        printf(TR(lab, "  %s%s%s: %s, %s %lld\n", "  %s%s%s：%s，%s %lld\n"), p->name,
+        lab_out(TR(lab, "  %s%s%s: %s, %s %lld\n", "  %s%s%s：%s，%s %lld\n"), p->name,
                label[0] ? " - " : "", label, range,
                TR(lab, "default", "默认"), p->def);
     }
     if (s->ntypes > 0) {
-        printf("  T:");
+        lab_out("  T:");
         for (int i = 0; i < s->ntypes; i++)
-            printf(" %s", s->types[i]);
-        printf(" (%s %s)\n", TR(lab, "default", "默认"), s->types[0]);
+            lab_out(" %s", s->types[i]);
+        lab_out(" (%s %s)\n", TR(lab, "default", "默认"), s->types[0]);
     }
     print_requirement(lab, t);
 
@@ -632,7 +671,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     struct bank_result res;
     char err[1536], vt[512], what[640];
     values_text(s, &v, vt, sizeof vt);
-    if (evaluate(st, &v, &acc, &res, err, sizeof err) == 0) {
+    if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang) == 0) {
         snprintf(what, sizeof what, TR(lab, "Now (%s)", "当前（%s）"), vt);
         print_result(lab, what, &res);
     }
@@ -644,7 +683,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
             if (apply_answers(lab, st, &v) < 0)
                 return -1;
         } else {
-            printf("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
+            lab_out("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
             if (ask(lab, st, &v, &next_hint) < 0) {
                 lab->quit = 1;
                 return 0;
@@ -652,24 +691,24 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         }
         values_text(s, &v, vt, sizeof vt);
         if (lab->scripted)
-            printf("%s%s\n", TR(lab, "Answer: ", "答案："), vt);
-        if (evaluate(st, &v, &acc, &res, err, sizeof err) < 0) {
-            printf(TR(lab, "The pattern fails with %s: %s\n", "%s 时访问模式出错：%s\n"), vt, err);
-            printf("%s\n", TR(lab, "Not solved.", "未解决。"));
-            record(lab, st, vt, 0, NULL, 0, 0, 0, "");
+            lab_out("%s%s\n", TR(lab, "Answer: ", "答案："), vt);
+        if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang) < 0) {
+            lab_out(TR(lab, "The pattern fails with %s: %s\n", "%s 时访问模式出错：%s\n"), vt, err);
+            lab_out("%s\n", TR(lab, "Not solved.", "未解决。"));
+            record(lab, st, vt, 0, NULL, 0, (const double[4]){0, 0, 0, 0}, "");
             continue;
         }
         snprintf(what, sizeof what, TR(lab, "Model (%s)", "模型（%s）"), vt);
         print_result(lab, what, &res);
         print_bounds(lab, t, &res);
         int ok = lesson_task_met(t, res.wavefronts, res.conflicts, res.ways);
-        double mwf = 0, mcf = 0;
-        int measured = measure(lab, st, &acc, &mwf, &mcf);
+        double m[4] = {0, 0, 0, 0};   /* wavefronts, conflicts, ns per access, slowdown */
+        int measured = measure(lab, st, &acc, &m[0], &m[1], &m[2], &m[3]);
         if (measured) {
             /* the hardware must meet the requirement too (whole wavefronts/conflicts) */
-            int hw_ok = lesson_task_met(t, lround(mwf), lround(mcf), res.ways);
+            int hw_ok = lesson_task_met(t, lround(m[0]), lround(m[1]), res.ways);
             if (ok && !hw_ok)
-                printf("%s\n", TR(lab, "  The counters do not meet the requirement.",
+                lab_out("%s\n", TR(lab, "  The counters do not meet the requirement.",
                                   "  硬件计数器不满足要求。"));
             ok = ok && hw_ok;
         }
@@ -689,24 +728,24 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
                 pattern_substitute(full, &env, code, sizeof code) < 0)
                 snprintf(code, sizeof code, "%s", s->code);
         }
-        record(lab, st, vt, ok, &res, measured, mwf, mcf, code);
+        record(lab, st, vt, ok, &res, measured, m, code);
         if (ok) {
-            printf(TR(lab, "Solved: +%d %s.\n", "已解决：+%d %s。\n"), t->points,
+            lab_out(TR(lab, "Solved: +%d %s.\n", "已解决：+%d %s。\n"), t->points,
                    TR(lab, t->points == 1 ? "point" : "points", "分"));
             return 1;
         }
-        printf("%s", TR(lab, "Not solved", "未解决"));
+        lab_out("%s", TR(lab, "Not solved", "未解决"));
         if (n < tries)
-            printf(TR(lab, "; %d %s left. Type ? at a prompt for a hint.\n",
+            lab_out(TR(lab, "; %d %s left. Type ? at a prompt for a hint.\n",
                       "；还剩 %d 次%s。在提示符处输入 ? 查看提示。\n"),
                    tries - n, TR(lab, tries - n == 1 ? "try" : "tries", ""));
         else
-            printf("%s\n", TR(lab, ".", "。"));
+            lab_out("%s\n", TR(lab, ".", "。"));
     }
     struct lab_values sol;
     if (find_solution(st, &sol)) {
         values_text(s, &sol, vt, sizeof vt);
-        printf(TR(lab, "One solution: %s.\n", "一个答案：%s。\n"), vt);
+        lab_out(TR(lab, "One solution: %s.\n", "一个答案：%s。\n"), vt);
     }
     return 0;
 }
@@ -818,25 +857,26 @@ static int check_answers(struct lab *lab, const struct lesson *l)
 static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
                          int no_gpu)
 {
-    printf("banklab lab: %s (%s)\n", tr(lab, &lab->l->title), CLI_CLEAN(file));
-    printf(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
+    lab_out("banklab lab: %s (%s)\n", tr(lab, &lab->l->title), CLI_CLEAN(file));
+    lab_out(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
            TR(lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
     if (!lab->scripted)
-        printf(TR(lab, " Up to %d %s per task.", " 每个任务最多尝试 %d 次%s。"), lab->tries,
+        lab_out(TR(lab, " Up to %d %s per task.", "每个任务最多尝试 %d 次%s。"), lab->tries,
                TR(lab, lab->tries == 1 ? "try" : "tries", ""));
-    printf("\n");
+    lab_out("\n");
     if (lab->gpu && lab->info.available)
-        printf(TR(lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
+        lab_out(TR(lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
                   "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
-               CLI_CLEAN(lab->info.device));
+               CLI_CLEAN(MSG(lab, &lab->info.device_msg, lab->info.device)));
     else if (no_gpu)
-        printf("%s\n", TR(lab, "GPU: not used (--no-gpu); graded by the model.",
+        lab_out("%s\n", TR(lab, "GPU: not used (--no-gpu); graded by the model.",
                           "GPU：未使用（--no-gpu）；按模型评分。"));
     else
-        printf(TR(lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
-               CLI_CLEAN(lab->info.reason[0] ? lab->info.reason : "not available"));
+        lab_out(TR(lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
+               CLI_CLEAN(lab->info.reason[0] ? MSG(lab, &lab->info.reason_msg, lab->info.reason)
+                                             : TR(lab, "not available", "不可用")));
     if (!lab->scripted)
-        printf("%s\n", TR(lab, "Type a value and Enter; Enter alone keeps the value shown; "
+        lab_out("%s\n", TR(lab, "Type a value and Enter; Enter alone keeps the value shown; "
                                "? shows a hint; q stops.",
                           "输入数值后按回车；直接回车保留当前值；? 查看提示；q 停止。"));
 }
@@ -879,6 +919,7 @@ int cmd_lab(int argc, char **argv)
     memset(&lab, 0, sizeof lab);
     lab.tries = 3;
     lab.lang = lesson_lang_from_env();
+    lab_locale();
     struct lab_opts o = {.save = 1};
     int rc = parse_options(argc, argv, &lab, &o);
     if (rc)
@@ -920,9 +961,9 @@ int cmd_lab(int argc, char **argv)
     rc = run_tasks(&lab, ntasks, &score, &solved);
     if (rc == 0) {
         if (lab.quit)
-            printf("\n%s\n", TR(&lab, "Stopped early; the remaining tasks count as not solved.",
+            lab_out("\n%s\n", TR(&lab, "Stopped early; the remaining tasks count as not solved.",
                                 "提前停止；其余任务按未解决计。"));
-        printf(TR(&lab, "\n== Score: %d of %d points (%d of %d tasks solved)\n",
+        lab_out(TR(&lab, "\n== Score: %d of %d points (%d of %d tasks solved)\n",
                   "\n== 得分：%d / %d 分（解决 %d / %d 个任务）\n"),
                score, max_points, solved, ntasks);
         if (prog) {
@@ -934,6 +975,7 @@ int cmd_lab(int argc, char **argv)
             }
         }
     }
+    lab_flush();
     free(prog);
     gpu_close(lab.gpu);
     lesson_free(l);

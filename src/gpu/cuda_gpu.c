@@ -87,9 +87,9 @@ static int lock_take(struct runner *R, struct gpu_result *res)
         return 0;
     }
     if (st == DEVLOCK_TIMEOUT)
-        res_fail(res, GPU_EFAILED, "not measured: %s; other processes kept the GPU busy", err);
+        res_fail(res, GPU_EFAILED, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, err);
     else
-        res_fail(res, GPU_EFAILED, "not measured: the GPU runner is closing");
+        res_fail(res, GPU_EFAILED, GPU_NOT_MEASURED_THE_GPU_RUNNER);
     return -1;
 }
 
@@ -105,7 +105,7 @@ static void serve(struct runner *R, const struct gpu_request *req, struct gpu_re
 {
     struct case_run c;
     if (req->kind != GPU_REQ_PATTERN && req->kind != GPU_REQ_CASE) {
-        res_fail(res, GPU_EINVAL, "unknown request kind %d", (int)req->kind);
+        res_fail(res, GPU_EINVAL, GPU_UNKNOWN_REQUEST_KIND, (int)req->kind);
         return;
     }
     if (req->kind == GPU_REQ_CASE && case_setup(R, req, &c, res))
@@ -408,46 +408,45 @@ static void r_close(void *impl)
 static const struct gpu_ops runner_ops = {r_submit, r_poll, r_wait, r_close, r_progress};
 
 /* The reason no device can be used, in one line; "" when device `device` is usable. */
-static void probe(int device, char *why, size_t n, struct cudaDeviceProp *prop)
+static void probe(int device, struct bl_msg *m, char *why, size_t n, struct cudaDeviceProp *prop)
 {
     void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!libcuda) {
-        bl_fmt(why, n, "no CUDA driver (libcuda.so.1 not found)");
+        bl_msg_set(m, why, n, GPU_NO_DRIVER);
         return;
     }
     dlclose(libcuda);
     int drv = 0, count = 0;
     cudaError_t e = cudaDriverGetVersion(&drv);
     if (e == cudaSuccess && drv > 0 && drv < CUDART_VERSION) {
-        bl_fmt(why, n, "driver too old for this build (driver supports CUDA %d.%d, built with "
-                 "%d.%d)", drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000,
+        bl_msg_set(m, why, n, GPU_DRIVER_TOO_OLD_VERSION, drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000,
                  CUDART_VERSION % 1000 / 10);
         return;
     }
     e = cudaGetDeviceCount(&count);
     if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
-        bl_fmt(why, n, "no CUDA device");
+        bl_msg_set(m, why, n, GPU_NO_DEVICE);
         return;
     }
     if (e == cudaErrorInsufficientDriver) {
-        bl_fmt(why, n, "driver too old for this build (%s)", cudaGetErrorString(e));
+        bl_msg_set(m, why, n, GPU_DRIVER_TOO_OLD, cudaGetErrorString(e));
         return;
     }
     if (e != cudaSuccess) {
-        bl_fmt(why, n, "CUDA unavailable: %s", cudaGetErrorString(e));
+        bl_msg_set(m, why, n, GPU_CUDA_UNAVAILABLE, cudaGetErrorString(e));
         return;
     }
     if (device < 0 || device >= count) {
-        bl_fmt(why, n, "no CUDA device %d (found %d: 0..%d)", device, count, count - 1);
+        bl_msg_set(m, why, n, GPU_NO_DEVICE_N, device, count, count - 1);
         return;
     }
     e = cudaGetDeviceProperties(prop, device);
     if (e != cudaSuccess) {
-        bl_fmt(why, n, "CUDA device %d: %s", device, cudaGetErrorString(e));
+        bl_msg_set(m, why, n, GPU_DEVICE_ERROR, device, cudaGetErrorString(e));
         return;
     }
     if (prop->major * 10 + prop->minor < MIN_SM) {
-        bl_fmt(why, n, "%s is sm_%d%d; this build's kernels need sm_%d or newer", prop->name,
+        bl_msg_set(m, why, n, GPU_DEVICE_TOO_OLD, prop->name,
                  prop->major, prop->minor, MIN_SM);
         return;
     }
@@ -457,14 +456,15 @@ static void probe(int device, char *why, size_t n, struct cudaDeviceProp *prop)
 struct gpu *gpu_open(int device, struct gpu_info *info)
 {
     char why[GPU_TEXT_MAX];
+    struct bl_msg wm;
     /* Load every kernel when the context is made (before any turn), not at its first launch
      * inside one; a user's own setting wins. */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     struct cudaDeviceProp prop;
     memset(&prop, 0, sizeof prop);
-    probe(device, why, sizeof why, &prop);
+    probe(device, &wm, why, sizeof why, &prop);
     if (why[0])
-        return gpu_unavailable_new(why, info);
+        return gpu_unavailable_msg(info, &wm);
     struct runner *R = calloc(1, sizeof *R);
     if (!R)
         return NULL;
@@ -501,7 +501,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     R->prog.phase = GPU_PHASE_MEASURING;   /* the worker's start-up (gpu_open waits for it) */
     if (pthread_create(&R->thread, NULL, worker, R)) {
         r_close(R);
-        return gpu_unavailable_new("cannot start the GPU worker thread", info);
+        return gpu_unavailable_new(info, GPU_NO_WORKER_THREAD);
     }
     R->started = 1;
     /* Wait for the worker to set up the context (once, at open). */
@@ -511,9 +511,10 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     int ok = R->init_ok;
     pthread_mutex_unlock(&R->mu);
     if (!ok) {
-        bl_fmt(why, sizeof why, "CUDA device %d unusable: %s", device, R->init_err);
+        char ie[sizeof R->init_err];
+        bl_fmt(ie, sizeof ie, "%s", R->init_err);
         r_close(R);
-        return gpu_unavailable_new(why, info);
+        return gpu_unavailable_new(info, GPU_DEVICE_UNUSABLE, device, ie);
     }
     R->info.available = 1;
     if (info)

@@ -307,8 +307,8 @@ static void request(struct child *ch)
     if (bind_params(ch))
         return;
     if (!st->have_gpu) {
-        FAIL(ch, GPU_KERNEL_ENOGPU, "%s compiles (for sm_%d); measuring it needs a GPU: %s",
-             req->path, DEFAULT_ARCH, st->nogpu);
+        kres_failm(ch->res, GPU_KERNEL_ENOGPU, KRN_COMPILES_NEEDS_GPU, req->path, DEFAULT_ARCH,
+                   st->nogpu);
         return;
     }
     kchild_phase(ch, GPU_KPHASE_SETUP);

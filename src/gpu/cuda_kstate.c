@@ -237,8 +237,8 @@ int kstate_context(struct kstate *st, struct gpu_kernel_result *res)
         r = st->d.ctx_set(ctx);
     res->timing.context = kclock_ms() - t0;
     if (r != CUDA_SUCCESS) {
-        kres_fail(res, GPU_KERNEL_ENOGPU, "measuring needs a GPU: CUDA device %d: %s", st->device,
-                  kcu_text(&st->d, r));
+        kres_failm(res, GPU_KERNEL_ENOGPU, KRN_MEASURING_NEEDS_GPU, st->device,
+                   kcu_text(&st->d, r));
         return -1;
     }
     st->ctx_ready = 1;

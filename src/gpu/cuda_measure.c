@@ -128,10 +128,10 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
     enum bank_status bs = bank_simulate(acc, &model, &bad_lane);
     if (bs != BANK_OK) {
         if (bs == BANK_EALIGN)
-            res_fail(res, GPU_EINVAL, "lane %d: offset is not a multiple of the width %u",
+            res_fail(res, GPU_EINVAL, GPU_LANE_OFFSET_IS_NOT_A,
                      bad_lane, acc->width);
         else
-            res_fail(res, GPU_EINVAL, "%s", bank_status_str(bs));
+            res_fail(res, GPU_EINVAL, GPU_TEXT, bank_status_str(bs));
         return -1;
     }
     memset(p, 0, sizeof *p);
@@ -143,7 +143,7 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
         if (!(acc->mask >> l & 1u))
             continue;
         if (acc->offset[l] > 0x7fffffffu) {
-            res_fail(res, GPU_EINVAL, "lane %d: offset %llu is beyond shared memory", l,
+            res_fail(res, GPU_EINVAL, GPU_LANE_OFFSET_IS_BEYOND_SHARED, l,
                      (unsigned long long)acc->offset[l]);
             return -1;
         }
@@ -153,8 +153,7 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
     }
     if (span + 256 > R->smem_optin) {
         res_fail(res, GPU_EINVAL,
-                 "the offsets reach byte %llu; this device has %zu bytes of shared memory per "
-                 "block", (unsigned long long)span, R->smem_optin);
+                 GPU_THE_OFFSETS_REACH_BYTE_THIS, (unsigned long long)span, R->smem_optin);
         return -1;
     }
     p->threads = BL_BLOCK_THREADS;
@@ -221,7 +220,7 @@ static int ref_clk(struct runner *R, const struct bank_access *acc, double *clk,
     int wf;
     memset(&rr, 0, sizeof rr);
     if (pattern_setup(R, &ra, &p, &wf, &rr) || pattern_time(R, &p, wf, &rr)) {
-        res_fail(res, rr.status, "conflict-free reference: %s", rr.error);
+        res_fail(res, rr.status, GPU_CONFLICT_FREE_REFERENCE, rr.error);
         return -1;
     }
     int k = R->nref < REF_CACHE ? R->nref++ : (R->ref_next++ % REF_CACHE);

@@ -80,7 +80,7 @@ const char *runner_base_name(const char *path);
     do {                                                                                       \
         cudaError_t e_ = (cudaError_t)(expr);                                                  \
         if (e_ != cudaSuccess) {                                                               \
-            res_fail((res), GPU_EFAILED, "%s:%d: %s: %s", runner_base_name(__FILE__), __LINE__, \
+            res_fail((res), GPU_EFAILED, GPU_CUDA_CALL, runner_base_name(__FILE__), __LINE__, \
                      #expr, cudaGetErrorString(e_));                                           \
             return -1;                                                                         \
         }                                                                                      \

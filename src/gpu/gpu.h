@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/msg.h"
 #include "../model/bank.h"
 
 #define GPU_TEXT_MAX 256
@@ -30,6 +31,10 @@ struct gpu_info {
                                      they were busy at start */
     char lock[GPU_TEXT_MAX];      /* how measurements take turns with other processes: "turns
                                      through <lock file>", or why they cannot (one line) */
+    /* reason, counters_reason and device (replay's "recorded on ...") as message ids of
+     * src/base/msg.def with their arguments, for either language (bl_msg_text): id
+     * BL_MSG_NONE where the English text is all there is */
+    struct bl_msg reason_msg, counters_reason_msg, device_msg;
 };
 
 enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };
@@ -98,6 +103,8 @@ struct gpu_result {
     int from_cache;               /* 1: the server's cache answered: measured earlier for the
                                      same request (of any client), cached_age_s ago */
     double cached_age_s;          /* seconds since it was measured (0 when not from_cache) */
+    struct bl_msg error_msg;      /* error as a message of src/base/msg.def (either language;
+                                     BL_MSG_NONE: error's English is all there is) */
 };
 
 /* What a handle is doing with its oldest unfinished request (gpu_progress). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../base/msg.h"
 #include "gpu.h"
 #include "gpu_impl.h"
 
@@ -27,14 +28,14 @@ struct gpu {
     int head, count;
 };
 
-int res_fail(struct gpu_result *res, enum gpu_status st, const char *fmt, ...)
+int res_fail(struct gpu_result *res, enum gpu_status st, int id, ...)
 {
     if (res->status != GPU_OK)
         return -1; /* the first failure wins */
     res->status = st;
     va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(res->error, sizeof res->error, fmt, ap);
+    va_start(ap, id);
+    bl_msg_vset(&res->error_msg, res->error, sizeof res->error, id, ap);
     va_end(ap);
     return -1;
 }
@@ -56,20 +57,32 @@ const char *gpu_status_name(enum gpu_status st)
     return (int)st >= 0 && (size_t)st < sizeof names / sizeof names[0] ? names[st] : NULL;
 }
 
-struct gpu *gpu_unavailable_new(const char *reason, struct gpu_info *info)
+struct gpu *gpu_unavailable_msg(struct gpu_info *info, const struct bl_msg *why)
 {
     struct gpu *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->backend = GPU_BACKEND_NONE;
-    snprintf(g->reason, sizeof g->reason, "%s", reason);
+    bl_msg_render(why, BL_LANG_EN, g->reason, sizeof g->reason);
     if (info) {
         memset(info, 0, sizeof *info);
         info->backend = GPU_BACKEND_NONE;
-        snprintf(info->reason, sizeof info->reason, "%s", reason);
-        snprintf(info->counters_reason, sizeof info->counters_reason, "%s", reason);
+        snprintf(info->reason, sizeof info->reason, "%s", g->reason);
+        snprintf(info->counters_reason, sizeof info->counters_reason, "%s", g->reason);
+        info->reason_msg = *why;
+        info->counters_reason_msg = *why;
     }
     return g;
+}
+
+struct gpu *gpu_unavailable_new(struct gpu_info *info, int id, ...)
+{
+    struct bl_msg why;
+    va_list ap;
+    va_start(ap, id);
+    bl_msg_vset(&why, NULL, 0, id, ap);
+    va_end(ap);
+    return gpu_unavailable_msg(info, &why);
 }
 
 struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend backend)
@@ -202,8 +215,8 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
         *r = *f.refused;
         return;
     } else {
-        res_fail(r, GPU_ENOTRECORDED, "no recorded measurement for this %s",
-                 req->kind == GPU_REQ_CASE ? "kernel setting" : "access");
+        res_fail(r, GPU_ENOTRECORDED, req->kind == GPU_REQ_CASE ? GPU_NOT_RECORDED_CASE
+                                                                : GPU_NOT_RECORDED_ACCESS);
         return;
     }
     if (f.counters && (req->kind == GPU_REQ_PATTERN || !r->has_counters))
@@ -228,14 +241,16 @@ struct gpu *gpu_open_replay(const struct gpu_record *recs, int n, const char *de
     }
     g->nrecs = n;
     g->backend = GPU_BACKEND_REPLAY;
-    snprintf(g->provenance, sizeof g->provenance, "recorded on %s, %s",
-             device ? device : "an unknown device", date ? date : "an unknown date");
+    struct bl_msg prov;
+    bl_msg_set(&prov, g->provenance, sizeof g->provenance, GPU_RECORDED_ON,
+               device ? device : "an unknown device", date ? date : "an unknown date");
     if (info) {
         memset(info, 0, sizeof *info);
         info->backend = GPU_BACKEND_REPLAY;
         info->available = 1;
         info->counters = 1;
         snprintf(info->device, sizeof info->device, "%s", g->provenance);
+        info->device_msg = prov;
     }
     return g;
 }
@@ -302,7 +317,7 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     out->id = req->id;
     enum gpu_status st = gpu_submit(g, req);
     if (st != GPU_OK) {
-        res_fail(out, st, "%s", st == GPU_EBUSY ? "GPU queue full" : "no GPU available");
+        res_fail(out, st, st == GPU_EBUSY ? GPU_QUEUE_FULL : GPU_NO_GPU_AVAILABLE);
         return st;
     }
     while (gpu_wait(g, out, timeout_ms)) {
@@ -311,6 +326,6 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     }
     memset(out, 0, sizeof *out);
     out->id = req->id;
-    res_fail(out, GPU_EFAILED, "no result within %d ms", timeout_ms);
+    res_fail(out, GPU_EFAILED, GPU_NO_RESULT_WITHIN_MS, timeout_ms);
     return GPU_EFAILED;
 }

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/msg.h"
+
 #define GPU_KERNEL_TEXT 256          /* one line of text: messages, names, paths */
 #define GPU_KERNEL_MAX_ARGS 32       /* --arg NAME=VALUE and --buffer-size NAME=BYTES */
 #define GPU_KERNEL_MAX_SOURCE (4u << 20) /* bytes of source accepted */
@@ -176,6 +178,8 @@ struct gpu_kernel_result {
     enum gpu_kernel_status status;
     enum gpu_kernel_phase phase;     /* where it stopped (or GPU_KPHASE_DONE) */
     char error[GPU_KERNEL_TEXT];     /* one line when status != OK */
+    struct bl_msg error_msg;         /* the same as a message of src/base/msg.def (either
+                                        language), BL_MSG_NONE where error's English is all */
     char device[GPU_KERNEL_TEXT];    /* "NVIDIA H200 (sm_90)" */
     char kernel[GPU_KERNEL_TEXT];    /* as named (k or k<float4>) */
     char lowered[GPU_KERNEL_TEXT];   /* the symbol in the cubin */

@@ -164,6 +164,9 @@ int kres_add_file(struct gpu_kernel_result *res, const char *name);
  * GPU_KERNEL_OK). Returns -1. */
 int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* kres_failm: kres_fail with a message id of src/base/msg.def and its arguments: error in
+ * English, error_msg for either language. */
+int kres_failm(struct gpu_kernel_result *res, enum gpu_kernel_status st, int id, ...);
 
 /* kres_build_lines: sort insts by pc, then sum them into lines (by file, line) and totals.
  * Returns 0, or -1 when out of memory. */

@@ -73,6 +73,18 @@ int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const ch
     return -1;
 }
 
+int kres_failm(struct gpu_kernel_result *res, enum gpu_kernel_status st, int id, ...)
+{
+    if (res->status != GPU_KERNEL_OK)
+        return -1;
+    res->status = st;
+    va_list ap;
+    va_start(ap, id);
+    bl_msg_vset(&res->error_msg, res->error, sizeof res->error, id, ap);
+    va_end(ap);
+    return -1;
+}
+
 int kres_add_file(struct gpu_kernel_result *res, const char *name)
 {
     for (int i = 0; i < res->nfiles; i++)
@@ -365,6 +377,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->insts = in;
     res->lines = l;
     res->error[sizeof res->error - 1] = '\0';
+    bl_msg_sanitize(&res->error_msg);   /* from another process: ids and strings in range */
     res->device[sizeof res->device - 1] = '\0';
     res->kernel[sizeof res->kernel - 1] = '\0';
     res->lowered[sizeof res->lowered - 1] = '\0';

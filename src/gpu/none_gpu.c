@@ -9,7 +9,6 @@
 struct gpu *gpu_open(int device, struct gpu_info *info)
 {
     (void)device;
-    struct gpu *g = gpu_unavailable_new(
-        "built without CUDA (GPU=none)", info);
+    struct gpu *g = gpu_unavailable_new(info, GPU_BUILT_WITHOUT_CUDA);
     return g;
 }

@@ -25,8 +25,7 @@ void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, con
     (void)src;
     (void)len;
     (void)fd;
-    kres_fail(res, GPU_KERNEL_ENOGPU, "%s: compiling and measuring need banklab built with CUDA "
-              "(this build has GPU=none)", req->path);
+    kres_failm(res, GPU_KERNEL_ENOGPU, KRN_NEEDS_CUDA_BUILD, req->path);
 }
 
 void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)

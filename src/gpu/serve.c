@@ -201,7 +201,7 @@ static void send_error(struct server *S, int slot, uint64_t id, const char *why)
     memset(&r, 0, sizeof r);
     r.id = id;
     r.from_server = 1;
-    res_fail(&r, GPU_EINVAL, "bad request: %s", why);
+    res_fail(&r, GPU_EINVAL, SRV_BAD_REQUEST, why);
     S->st.errors++;
     send_result(S, slot, &r);
 }
@@ -367,8 +367,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         memset(&r, 0, sizeof r);
         r.id = q.id;
         r.from_server = 1;
-        res_fail(&r, GPU_EBUSY, "the GPU server's queue is full (%d of this client's requests "
-                 "wait): try again", c->qcount);
+        res_fail(&r, GPU_EBUSY, SRV_QUEUE_FULL, c->qcount);
         send_result(S, slot, &r);
         return;
     }
@@ -579,7 +578,10 @@ static void dispatch(struct server *S)
             struct gpu_result r;
             memset(&r, 0, sizeof r);
             r.id = j->serial;
-            res_fail(&r, st, "%s", S->info->reason[0] ? S->info->reason : "no GPU available");
+            if (S->info->reason[0])
+                res_fail(&r, st, GPU_TEXT, S->info->reason);
+            else
+                res_fail(&r, st, GPU_NO_GPU_AVAILABLE);
             j->state = JOB_RUNNING;
             S->running++;
             done(S, &r);

@@ -432,7 +432,7 @@ static void give_up(struct sc *C)
         memset(&r, 0, sizeof r);
         r.id = C->p[0].req.id;
         r.from_server = 1;
-        res_fail(&r, GPU_EFAILED, "no GPU server for %.0f s: %s", SC_GIVEUP_S, C->down_why);
+        res_fail(&r, GPU_EFAILED, SRV_NO_SERVER_FOR, SC_GIVEUP_S, C->down_why);
         answer(C, 0, &r);
     }
     pthread_mutex_unlock(&C->mu);
@@ -491,7 +491,7 @@ static void send_pending(struct sc *C)
             struct gpu_result r;
             memset(&r, 0, sizeof r);
             r.id = id;
-            res_fail(&r, GPU_EINVAL, "request too large to send");
+            res_fail(&r, GPU_EINVAL, SRV_REQUEST_TOO_LARGE);
             pthread_mutex_lock(&C->mu);
             int k = find_pending(C, id);
             if (k >= 0)
@@ -698,7 +698,7 @@ struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
     struct gpu *g = open_client(path, device, 0, info, err, sizeof err);
     if (g)
         return g;
-    return gpu_unavailable_new(err[0] ? err : "out of memory", info);
+    return err[0] ? gpu_unavailable_new(info, GPU_TEXT, err) : gpu_unavailable_new(info, PAT_OUT_OF_MEMORY);
 }
 
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)

@@ -62,7 +62,7 @@ static const struct key_row rows[] = {
      .bar = KS_PLAY | KS_KPROMPT, .bar_keys = "^U", .bar_text = EN_ZH("clear", "清空"),
      .help = EN_ZH("clear the line", "清空整行"), .pair = 1, .keep = 2},
     {.keys = {K(K_CTRL_X, ACT_SVG)}, .screens = KS_PLAY, .bar = KS_PLAY, .bar_keys = "^X",
-     .bar_text = EN_ZH("svg", "svg"), .help = EN_ZH("the grid as SVG", "网格导出为 SVG"), .keep = 1},
+     .bar_text = EN_ZH("svg", "SVG"), .help = EN_ZH("the grid as SVG", "网格导出为 SVG"), .keep = 1},
     {.keys = {K(K_F1, ACT_HELP)}, .screens = KS_PLAY | KS_KPROMPT, .bar = KS_PLAY | KS_KPROMPT,
      .bar_text = EN_ZH("help", "帮助"), .help = EN_ZH("this help", "本帮助"), .pair = 1,
      .keep = KEYS_ALWAYS},

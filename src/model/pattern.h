@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/msg.h"
 #include "bank.h"
 
 #define PATTERN_MAX_ACCESSES 8
@@ -72,13 +73,22 @@
 #define PATTERN_TEXT_MAX 65536         /* longest pattern text in bytes */
 
 /* Error: first error wins. col is 1-based into the pattern text (0 when not tied to a place);
- * lane is the lane whose evaluation failed, or -1. msg is English and names what and where. */
+ * lane is the lane whose evaluation failed, or -1. msg is English and names what and where;
+ * why is the same message as an id of src/base/msg.def with its arguments, and why_lane the
+ * lane msg starts with ("lane N: "), or -1: pattern_error_text renders it in either language. */
 struct pattern_error {
     char msg[PATTERN_MSG_MAX];
+    struct bl_msg why;
+    int why_lane;
     int col;      /* 1-based column of the offending token in the pattern string, 0 if none */
     int len;      /* columns to underline (>= 1 when col > 0) */
     int lane;     /* lane that failed at evaluation, -1 at parse time */
 };
+
+/* pattern_error_text: err's message in lang into buf (n bytes): err->msg itself in English,
+ * else the message rendered from err->why (with its "lane N: " prefix). Returns buf. */
+const char *pattern_error_text(const struct pattern_error *err, enum bl_lang lang, char *buf,
+                               size_t n);
 
 struct pattern_param {
     char name[PATTERN_NAME_MAX];

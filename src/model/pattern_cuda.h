@@ -43,6 +43,8 @@ struct pattern_cuda {
                                         pattern expression over the names decls declares */
     int nloops;                      /* enclosing for loops (their trips: launch->trip) */
     int block_dep;                   /* the text uses blockIdx: it differs from block to block */
+    struct bl_msg note_msg, why_msg; /* note and why as messages of src/base/msg.def (either
+                                        language; BL_MSG_NONE where the text is all there is) */
 };
 
 /* pattern_from_cuda: the shared-memory accesses of line `line` (1-based) of the CUDA source

@@ -18,16 +18,16 @@ static int check_new_name(struct parser *ps, const struct token *t, char *name)
 {
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, "expected a name but found %s",
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_A_NAME_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     tok_name(ps, t, name);
     if (pat_is_reserved(name))
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is a reserved word, not a name", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_A_RESERVED_WORD_NOT, name);
     if (name_taken(ps, name))
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is already declared", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_ALREADY_DECLARED, name);
     if (pat_find_param(ps->p, name) >= 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is declared after its first use", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_DECLARED_AFTER_ITS_FIRST, name);
     return 0;
 }
 
@@ -55,7 +55,7 @@ int pat_parse_shared_decl(struct parser *ps)
     }
     if (!shared) {
         char b[40];
-        return pat_fail(ps->err, first->pos, first->len, -1, "expected __shared__ but found %s",
+        return pat_fail(ps->err, first->pos, first->len, -1, PAT_EXPECTED_SHARED_BUT_FOUND,
                         pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
     int elem;
@@ -65,8 +65,7 @@ int pat_parse_shared_decl(struct parser *ps)
         const struct token *nt = peek(ps, 0);
         if (is_punct(nt, '*'))
             return pat_fail(ps->err, nt->pos, 1, -1,
-                            "a __shared__ pointer is not supported; declare a "
-                            "local pointer such as 'float *p = (float *)smem;'");
+                            PAT_A_SHARED_POINTER_IS_NOT);
         char name[PATTERN_NAME_MAX];
         if (check_new_name(ps, nt, name) < 0)
             return -1;
@@ -86,11 +85,10 @@ int pat_parse_shared_decl(struct parser *ps)
             while (is_punct(peek(ps, 0), '[')) {
                 const struct token *ob = peek(ps, 0);
                 if (a->ndims >= 3)
-                    return pat_fail(ps->err, ob->pos, 1, -1, "more than 3 dimensions");
+                    return pat_fail(ps->err, ob->pos, 1, -1, PAT_MORE_THAN_3_DIMENSIONS);
                 ps->i++;
                 if (is_punct(peek(ps, 0), ']'))
-                    return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, "a static __shared__ "
-                                    "array needs a size (or use extern __shared__)");
+                    return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, PAT_A_STATIC_SHARED_ARRAY_NEEDS);
                 int e = pat_parse_const(ps);
                 if (e < 0)
                     return -1;
@@ -103,7 +101,7 @@ int pat_parse_shared_decl(struct parser *ps)
         }
         if (is_punct(peek(ps, 0), '='))
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                            "__shared__ variables cannot be initialized");
+                            PAT_SHARED_VARIABLES_CANNOT_BE_INITIALIZED);
         if (!is_punct(peek(ps, 0), ','))
             break;
         ps->i++;
@@ -121,12 +119,12 @@ int pat_parse_typedef(struct parser *ps)
         return -1;
     const struct token *nt = peek(ps, 0);
     if (is_punct(nt, '*'))
-        return pat_fail(ps->err, nt->pos, 1, -1, "pointer typedefs are not supported");
+        return pat_fail(ps->err, nt->pos, 1, -1, PAT_POINTER_TYPEDEFS_ARE_NOT_SUPPORTED);
     char name[PATTERN_NAME_MAX];
     if (check_new_name(ps, nt, name) < 0)
         return -1;
     if (p->ntdefs >= MAX_TYPEDEFS)
-        return pat_fail(ps->err, nt->pos, nt->len, -1, "too many typedefs (at most %d)",
+        return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_TOO_MANY_TYPEDEFS_AT_MOST,
                         MAX_TYPEDEFS);
     ps->i++;
     pat_copy_name(p->tdef[p->ntdefs].name, name);
@@ -233,14 +231,14 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
             if (check_new_name(ps, nt, name) < 0)
                 return -1;
         if (pat_find_local(p, name) >= 0)
-            return pat_fail(ps->err, nt->pos, nt->len, -1, "'%s' is already declared", name);
+            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_IS_ALREADY_DECLARED, name);
     } else if (check_new_name(ps, nt, name) < 0) {
         return -1;
     }
     ps->i++;
     if (is_punct(peek(ps, 0), '['))
         return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                        "local arrays are not shared memory; declare it __shared__");
+                        PAT_LOCAL_ARRAYS_ARE_NOT_SHARED);
     if (!ptr && !is_const && (is_punct(peek(ps, 0), ';') || is_punct(peek(ps, 0), ',') ||
                               peek(ps, 0)->kind == TK_EOF))
         return pat_add_local(ps, name, L_OPQ, type, nt) < 0 ? -1 : 0; /* no value: unknown */
@@ -274,11 +272,11 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
         return -1;
     if (p->node[e].vk > VK_OPQ)
         return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                        "'%s' is not a pointer; declare it as '%s *%s'", name, p->type[type].name,
+                        PAT_IS_NOT_A_POINTER_DECLARE, name, p->type[type].name,
                         name);
     if (ps->reads > 1)
         return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                        "more than one shared memory read in one statement; split it");
+                        PAT_MORE_THAN_ONE_SHARED_MEMORY);
     int is_int = p->type[type].kind == TY_INT;
     if (ps->reads == 1) {
         if (pat_add_local(ps, name, L_OPQ, type, nt) < 0)

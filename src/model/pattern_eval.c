@@ -66,7 +66,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case '/':
     case '%':
         if (b == 0)
-            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, "division by zero in '%s'",
+            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, PAT_DIVISION_BY_ZERO_IN,
                             node_text(e, n, t, sizeof t));
         if (a == LLONG_MIN && b == -1)
             goto overflow;
@@ -76,7 +76,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case P_SHR:
         if (b < 0 || b > 63)
             return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                            "shift count %lld is out of range 0..63 in '%s'", b,
+                            PAT_SHIFT_COUNT_IS_OUT_OF, b,
                             node_text(e, n, t, sizeof t));
         if (nd->op == P_SHR) {
             *r = a >> b;
@@ -102,12 +102,12 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case P_EQ: *r = a == b; return 0;
     case P_NE: *r = a != b; return 0;
     default:
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, "internal error: operator %d",
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, PAT_INTERNAL_ERROR_OPERATOR,
                         nd->op);
     }
 overflow:
     return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                    "integer overflow in '%s' (%lld and %lld)", node_text(e, n, t, sizeof t), a, b);
+                    PAT_INTEGER_OVERFLOW_IN_AND, node_text(e, n, t, sizeof t), a, b);
 }
 
 /* Adds idx * size to a byte offset, with overflow checks. */
@@ -119,7 +119,7 @@ static int add_scaled(struct ev *e, int n, long long off, long long idx, long lo
         const struct node *nd = &e->p->node[n];
         char t[SNIP_MAX];
         return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                        "integer overflow computing the address of '%s'",
+                        PAT_INTEGER_OVERFLOW_COMPUTING_THE_ADDRESS,
                         node_text(e, n, t, sizeof t));
     }
     return 0;
@@ -141,7 +141,7 @@ static int eval_index(struct ev *e, int n, struct val *out)
         const struct node *in = &p->node[nd->b];
         if (idx < 0 || idx >= dim)
             return pat_fail(e->err, in->pos, in->end - in->pos, e->lane,
-                            "index %lld is out of bounds for dimension %d of '%s' (size %lld)",
+                            PAT_INDEX_IS_OUT_OF_BOUNDS,
                             idx, base->level + 1, ai->name, dim);
         return add_scaled(e, n, out->i, idx, e->stride[base->arr][base->level], &out->i);
     }
@@ -159,7 +159,7 @@ static int eval_unary(struct ev *e, int n, struct val *out)
         if (a.i == LLONG_MIN) {
             char t[SNIP_MAX];
             return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                            "integer overflow in '%s'", node_text(e, n, t, sizeof t));
+                            PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
         }
         out->i = -a.i;
     } else if (nd->op == '~') {
@@ -190,7 +190,7 @@ static int eval(struct ev *e, int n, struct val *out)
              * the lane that met it is recorded */
             const char *name = p->param[nd->arr].name;
             pat_fail(e->err, (int)nd->v, (int)strlen(name), -1,
-                     "unknown name '%s' (give it a value, e.g. --param %s=1)", name, name);
+                     PAT_UNKNOWN_NAME_GIVE_IT_A, name, name);
             e->err->lane = e->lane;
             return -1;
         }
@@ -249,7 +249,7 @@ static int eval(struct ev *e, int n, struct val *out)
             if (k == LLONG_MIN) {
                 char t[SNIP_MAX];
                 return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                                "integer overflow in '%s'", node_text(e, n, t, sizeof t));
+                                PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
             }
             k = -k;
         }
@@ -257,7 +257,7 @@ static int eval(struct ev *e, int n, struct val *out)
     }
     default:
         return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
-                        "internal error: this value cannot be evaluated");
+                        PAT_INTERNAL_ERROR_THIS_VALUE_CANNOT);
     }
 }
 
@@ -277,14 +277,13 @@ static int place_static(struct ev *e, int i, uint64_t *off)
         if (v <= 0) {
             const struct node *dn = &p->node[a->dim_node[d]];
             return pat_fail(e->err, dn->pos, dn->end - dn->pos, -1,
-                            "dimension %d of '%s' is %lld; it must be positive", d + 1, ai->name,
+                            PAT_DIMENSION_OF_IS_IT_MUST, d + 1, ai->name,
                             v);
         }
         ai->dims[d] = v;
         if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
             bytes > PATTERN_STATIC_LIMIT)
-            return pat_fail(e->err, a->pos, a->len, -1, "__shared__ array '%s' is larger than "
-                            "the 48 KB (%d bytes) static shared memory limit", ai->name,
+            return pat_fail(e->err, a->pos, a->len, -1, PAT_SHARED_ARRAY_IS_LARGER_THAN, ai->name,
                             PATTERN_STATIC_LIMIT);
     }
     long long *stride = e->stride[i];
@@ -298,7 +297,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
         if (v <= 0 || v > 4096 || (v & (v - 1))) {
             const struct node *an = &p->node[a->align_node];
             return pat_fail(e->err, an->pos, an->end - an->pos, -1,
-                            "__align__(%lld): the alignment must be a power of two up to 4096",
+                            PAT_ALIGN_THE_ALIGNMENT_MUST_BE,
                             v);
         }
         if ((unsigned long long)v > align)
@@ -310,7 +309,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
     *off += bytes;
     if (*off > PATTERN_STATIC_LIMIT)
         return pat_fail(e->err, a->pos, a->len, -1,
-                        "static shared memory (%llu bytes) exceeds the 48 KB limit (%d bytes)",
+                        PAT_STATIC_SHARED_MEMORY_BYTES_EXCEEDS,
                         (unsigned long long)*off, PATTERN_STATIC_LIMIT);
     return 0;
 }
@@ -336,8 +335,7 @@ static int layout(struct ev *e, const struct pattern_env *env)
                 at = p->arr[i].pos;
                 len = p->arr[i].len;
             }
-        return pat_fail(e->err, at, len, -1, "shared memory per block is %llu bytes static + "
-                        "%llu bytes dynamic, more than the device limit of %llu bytes",
+        return pat_fail(e->err, at, len, -1, PAT_SHARED_MEMORY_PER_BLOCK_IS,
                         (unsigned long long)off, (unsigned long long)env->dyn_bytes,
                         (unsigned long long)limit);
     }
@@ -360,32 +358,31 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
     const struct node *nd = &p->node[n];
     int pos = nd->pos, len = nd->end - nd->pos;
     if (v.region < 0 || v.region >= p->narrays)
-        return pat_fail(e->err, pos, len, e->lane, "internal error: no region");
+        return pat_fail(e->err, pos, len, e->lane, PAT_INTERNAL_ERROR_NO_REGION);
     const struct array *r = &p->arr[v.region];
     const struct pattern_array_info *ri = &e->lay.array[v.region];
     const struct ctype *t = &p->type[type];
     uint64_t size = r->is_extern ? e->dyn_bytes : ri->bytes;
     if (!is_ptr && v.i < 0)
-        return pat_fail(e->err, pos, len, e->lane, "'%s' is at byte offset %lld, before the start "
-                        "of %s", name, v.i, r->is_extern ? "dynamic shared memory" : r->info.name);
+        return pat_fail(e->err, pos, len, e->lane, PAT_IS_AT_BYTE_OFFSET_BEFORE,
+                        name, v.i, r->is_extern ? "dynamic shared memory" : r->info.name);
     if (!is_ptr && (uint64_t)v.i + t->size > size) {
         if (r->is_extern)
-            return pat_fail(e->err, pos, len, e->lane, "'%s' accesses bytes %lld..%lld of dynamic "
-                            "shared memory, past its %llu bytes (dyn_bytes)", name, v.i,
+            return pat_fail(e->err, pos, len, e->lane, PAT_ACCESSES_BYTES_OF_DYNAMIC_SHARED,
+                            name, v.i,
                             v.i + (long long)t->size - 1, (unsigned long long)size);
-        return pat_fail(e->err, pos, len, e->lane, "'%s' accesses bytes %lld..%lld of '%s', past "
-                        "its %llu bytes", name, v.i, v.i + (long long)t->size - 1, r->info.name,
+        return pat_fail(e->err, pos, len, e->lane, PAT_ACCESSES_BYTES_OF_PAST_ITS,
+                        name, v.i, v.i + (long long)t->size - 1, r->info.name,
                         (unsigned long long)size);
     }
     /* pointers may point anywhere (only accesses must be inside); they must be aligned */
     uint64_t abs = ri->base + (uint64_t)v.i;
     if (abs % t->align) {
         if (is_ptr)
-            return pat_fail(e->err, pos, len, e->lane, "'%s' is a %s pointer at byte offset %lld, "
-                            "not a multiple of %u", name, t->name,
+            return pat_fail(e->err, pos, len, e->lane, PAT_IS_A_POINTER_AT_BYTE, name, t->name,
                             r->is_extern ? v.i : (long long)abs, t->align);
-        return pat_fail(e->err, pos, len, e->lane, "misaligned %u-byte %s access at byte offset "
-                        "%lld (not a multiple of %u)", t->size, t->name,
+        return pat_fail(e->err, pos, len, e->lane, PAT_MISALIGNED_BYTE_ACCESS_AT_BYTE,
+                        t->size, t->name,
                         r->is_extern ? v.i : (long long)abs, t->align);
     }
     return 0;
@@ -486,9 +483,9 @@ int pattern_eval(const struct pattern *p, const struct pattern_env *env, int whi
     memset(err, 0, sizeof *err);
     err->lane = -1;
     if (!p || !env || !acc)
-        return pat_fail(err, -1, 0, -1, "no pattern or environment");
+        return pat_fail(err, -1, 0, -1, PAT_NO_PATTERN_OR_ENVIRONMENT);
     if (which < 0 || which >= p->naccs)
-        return pat_fail(err, -1, 0, -1, "no access number %d (the pattern has %d)", which,
+        return pat_fail(err, -1, 0, -1, PAT_NO_ACCESS_NUMBER_THE_PATTERN, which,
                         p->naccs);
     struct ev ev_storage;
     struct ev *e = &ev_storage;

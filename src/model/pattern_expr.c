@@ -49,10 +49,9 @@ int pat_int_value(struct parser *ps, int n, const char *what)
     pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
     if (nd->vk == VK_OPQ)
         pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                 "%s '%s' is not an integer the model can compute (a float, or a value read from "
-                 "shared memory)", what, b);
+                 PAT_IS_NOT_AN_INTEGER_THE, what, b);
     else
-        pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, "%s '%s' is a pointer, not an integer",
+        pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_IS_A_POINTER_NOT_AN,
                  what, b);
     return -1;
 }
@@ -63,7 +62,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
     if (!is_punct(peek(ps, 0), '.')) {
         char b[40];
         return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
-                        "expected '.x', '.y' or '.z' after '%.*s' but found %s", t->len,
+                        PAT_EXPECTED_X_Y_OR_Z, t->len,
                         ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
     const struct token *m = peek(ps, 1);
@@ -74,7 +73,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
     if (which < 0) {
         char b[40];
         return pat_fail(ps->err, m->pos, m->len, -1,
-                        "expected x, y or z after '%.*s.' but found %s", t->len, ps->s + t->pos,
+                        PAT_EXPECTED_X_Y_OR_Z_2, t->len, ps->s + t->pos,
                         pat_tok_desc(ps, m, b, sizeof b));
     }
     ps->i += 2;
@@ -88,8 +87,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
 static int const_ctx_error(struct parser *ps, int pos, int len, const char *name)
 {
     return pat_fail(ps->err, pos, len, -1,
-                    "array dimensions must be constants (numbers, parameters, const locals); '%s' "
-                    "is not", name);
+                    PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS, name);
 }
 
 /* sizeof(TYPE) or sizeof EXPR-of-shared-type */
@@ -103,7 +101,7 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
             return -1;
         if (is_punct(peek(ps, 0), '*'))
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                            "sizeof of a pointer is not supported");
+                            PAT_SIZEOF_OF_A_POINTER_IS);
         if (pat_expect(ps, ')', "after the type in sizeof") < 0)
             return -1;
     } else {
@@ -119,10 +117,10 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         }
         if (nd->vk == VK_PTR)
             return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                            "sizeof of a pointer is not supported");
+                            PAT_SIZEOF_OF_A_POINTER_IS);
         if (type < 0)
             return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                            "sizeof needs a type or a shared element, e.g. sizeof(float)");
+                            PAT_SIZEOF_NEEDS_A_TYPE_OR);
     }
     int id = pat_new_node(ps, N_NUM, VK_INT, t->pos, peek(ps, -1)->pos + peek(ps, -1)->len);
     if (id < 0)
@@ -193,7 +191,7 @@ static int parse_min_max(struct parser *ps, const struct token *t, const char *n
             (b = pat_int_value(ps, b, "argument")) < 0)
             return -1;
     } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
-        return pat_fail(ps->err, t->pos, end - t->pos, -1, "%s() of a pointer", name);
+        return pat_fail(ps->err, t->pos, end - t->pos, -1, PAT_OF_A_POINTER, name);
     }
     int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
                           opq ? VK_OPQ : VK_INT, t->pos, end);
@@ -206,21 +204,20 @@ static int parse_param(struct parser *ps, const struct token *t, const char *nam
 {
     struct pattern *p = ps->p;
     if (strcmp(name, "blockIdx") == 0 || strcmp(name, "gridDim") == 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' is not modelled: banklab shows one "
-                        "block (use threadIdx, lane, warp, tid)", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_MODELLED_BANKLAB_SHOWS, name);
     if (pat_is_reserved(name) || pat_find_type(p, name) >= 0 || pat_find_typedef(p, name) >= 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, "'%s' cannot be used here", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_CANNOT_BE_USED_HERE, name);
     const struct token *nx = peek(ps, 0);
     if (is_punct(nx, '('))
-        return pat_fail(ps->err, t->pos, t->len, -1, "unknown function '%s' (only min and max)",
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_FUNCTION_ONLY_MIN_AND,
                         name);
     if (is_punct(nx, '.') || is_punct(nx, '[') || is_punct(nx, P_ARROW))
         return pat_fail(ps->err, t->pos, t->len, -1,
-                        "unknown name '%s' (declare it before its use)", name);
+                        PAT_UNKNOWN_NAME_DECLARE_IT_BEFORE, name);
     int pi = pat_find_param(p, name);
     if (pi < 0) {
         if (p->nparams >= PATTERN_MAX_PARAMS)
-            return pat_fail(ps->err, t->pos, t->len, -1, "too many parameters (at most %d)",
+            return pat_fail(ps->err, t->pos, t->len, -1, PAT_TOO_MANY_PARAMETERS_AT_MOST,
                             PATTERN_MAX_PARAMS);
         pi = p->nparams++;
         pat_copy_name(p->param[pi].name, name);
@@ -285,7 +282,7 @@ static int parse_primary(struct parser *ps)
     }
     if (t->kind == TK_FLOAT) {
         if (ps->const_ctx)
-            return pat_fail(ps->err, t->pos, t->len, -1, "array dimensions must be integers");
+            return pat_fail(ps->err, t->pos, t->len, -1, PAT_ARRAY_DIMENSIONS_MUST_BE_INTEGERS);
         ps->i++;
         return pat_new_node(ps, N_FLT, VK_OPQ, t->pos, t->pos + t->len);
     }
@@ -303,7 +300,7 @@ static int parse_primary(struct parser *ps)
     }
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, "expected an expression but found %s",
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_AN_EXPRESSION_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     ps->i++;
@@ -327,7 +324,7 @@ static int parse_postfix(struct parser *ps)
             } else {
                 char b[SNIP_MAX];
                 return pat_fail(ps->err, bn->pos, bn->end - bn->pos, -1,
-                                "'%s' is not an array or pointer and cannot be indexed",
+                                PAT_IS_NOT_AN_ARRAY_OR,
                                 pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
             }
             int idx = pat_parse_expr(ps);
@@ -359,20 +356,20 @@ static int parse_postfix(struct parser *ps)
             struct node *bn = &p->node[e];
             char b[SNIP_MAX];
             if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL)
-                return pat_fail(ps->err, t->pos, t->len, -1, "'%s' has no members (%s needs %s)",
+                return pat_fail(ps->err, t->pos, t->len, -1, PAT_HAS_NO_MEMBERS_NEEDS,
                                 pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b),
                                 arrow ? "->" : ".", arrow ? "a pointer to a struct or vector"
                                                           : "a struct or vector element");
             if (m->kind != TK_IDENT) {
                 char bb[40];
-                return pat_fail(ps->err, m->pos, m->len, -1, "expected a member name but found %s",
+                return pat_fail(ps->err, m->pos, m->len, -1, PAT_EXPECTED_A_MEMBER_NAME_BUT,
                                 pat_tok_desc(ps, m, bb, sizeof bb));
             }
             char name[PATTERN_NAME_MAX];
             tok_name(ps, m, name);
             int f = pat_find_field(p, bn->type, name);
             if (f < 0)
-                return pat_fail(ps->err, m->pos, m->len, -1, "%s '%s' has no member '%s'",
+                return pat_fail(ps->err, m->pos, m->len, -1, PAT_HAS_NO_MEMBER,
                                 p->type[bn->type].nfields ? "type" : "scalar type",
                                 p->type[bn->type].name, name);
             ps->i += 2;
@@ -392,12 +389,12 @@ static int parse_postfix(struct parser *ps)
             p->node[id].v = p->field[f].off;
             e = pat_link(ps, id, base, -1, -1);
         } else if (is_punct(t, P_INCDEC)) {
-            return pat_fail(ps->err, t->pos, t->len, -1, "'%.2s' is not supported", ps->s + t->pos);
+            return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         } else if (is_punct(t, '(')) {
             char b[SNIP_MAX];
             const struct node *bn = &p->node[e];
             return pat_fail(ps->err, t->pos, 1, -1,
-                            "'%s' is not a function (index arrays with [ ])",
+                            PAT_IS_NOT_A_FUNCTION_INDEX,
                             pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
         } else {
             return e;
@@ -413,11 +410,11 @@ int pat_not_pointer_error(struct parser *ps, int e, const char *what)
     pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
     if (nd->kind == N_PARAM)
         pat_fail(ps->err, (int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1,
-                 "unknown name '%s' (declare it first, e.g. extern __shared__ char %s[];)",
+                 PAT_UNKNOWN_NAME_DECLARE_IT_FIRST,
                  ps->p->param[nd->arr].name, ps->p->param[nd->arr].name);
     else
         pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                 "'%s' is not a shared memory pointer or array, %s", b, what);
+                 PAT_IS_NOT_A_SHARED_MEMORY, b, what);
     return -1;
 }
 
@@ -465,7 +462,7 @@ static int parse_cast(struct parser *ps)
         int id = pat_new_node(ps, N_OPQ, VK_OPQ, open->pos, end);
         return id < 0 ? -1 : pat_link(ps, id, e, -1, -1);
     }
-    return pat_fail(ps->err, open->pos, end - open->pos, -1, "cannot cast this value to %s",
+    return pat_fail(ps->err, open->pos, end - open->pos, -1, PAT_CANNOT_CAST_THIS_VALUE_TO,
                     p->type[type].name);
 }
 
@@ -475,7 +472,7 @@ static int parse_unary(struct parser *ps)
     const struct token *t = peek(ps, 0);
     if (++ps->depth > PATTERN_MAX_DEPTH)
         return pat_fail(ps->err, t->pos, t->len, -1,
-                        "expression nested too deeply (more than %d levels)", PATTERN_MAX_DEPTH);
+                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
     int r;
     if (t->kind == TK_PUNCT && (t->punct == '-' || t->punct == '+' || t->punct == '!' ||
                                 t->punct == '~')) {
@@ -509,7 +506,7 @@ static int parse_unary(struct parser *ps)
         } else if (p->node[e].vk != VK_PTR) {
             char b[SNIP_MAX];
             pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                     "'%s' is not a pointer and cannot be dereferenced",
+                     PAT_IS_NOT_A_POINTER_AND,
                      pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
             r = -1;
         } else {
@@ -527,7 +524,7 @@ static int parse_unary(struct parser *ps)
         } else if (p->node[e].vk != VK_LVAL && p->node[e].vk != VK_ARR) {
             char b[SNIP_MAX];
             pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
-                     "'&' needs a shared memory element, not '%s'",
+                     PAT_NEEDS_A_SHARED_MEMORY_ELEMENT,
                      pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
             r = -1;
         } else if (p->node[e].vk == VK_ARR) {
@@ -542,7 +539,7 @@ static int parse_unary(struct parser *ps)
             }
         }
     } else if (is_punct(t, P_INCDEC)) {
-        pat_fail(ps->err, t->pos, t->len, -1, "'%.2s' is not supported", ps->s + t->pos);
+        pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         r = -1;
     } else if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1))) {
         r = parse_cast(ps);
@@ -550,7 +547,7 @@ static int parse_unary(struct parser *ps)
                is_punct(peek(ps, 3), ')')) {
         char name[PATTERN_NAME_MAX];
         tok_name(ps, peek(ps, 1), name);
-        pat_fail(ps->err, peek(ps, 1)->pos, peek(ps, 1)->len, -1, "unknown type '%s'", name);
+        pat_fail(ps->err, peek(ps, 1)->pos, peek(ps, 1)->len, -1, PAT_UNKNOWN_TYPE, name);
         r = -1;
     } else {
         r = parse_postfix(ps);
@@ -602,8 +599,7 @@ static int make_binary(struct parser *ps, int op, int l, int r, int oppos)
         const struct node *nd = &p->node[k ? r : l];
         if (nd->vk == VK_ARR && !p->arr[nd->arr].is_extern &&
             nd->level < p->arr[nd->arr].ndims - 1) {
-            return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, "arithmetic on a "
-                            "multi-dimensional array; index it instead (e.g. &a[i][j])");
+            return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_ARITHMETIC_ON_A_MULTI_DIMENSIONAL);
         }
     }
     if ((l = pat_rvalue(ps, l)) < 0 || (r = pat_rvalue(ps, r)) < 0)
@@ -633,7 +629,7 @@ static int make_binary(struct parser *ps, int op, int l, int r, int oppos)
         return id < 0 ? -1 : pat_link(ps, id, l, r, -1);
     }
     char b[4];
-    return pat_fail(ps->err, oppos, op > 255 ? 2 : 1, -1, "invalid operands to '%s'%s",
+    return pat_fail(ps->err, oppos, op > 255 ? 2 : 1, -1, PAT_INVALID_OPERANDS_TO,
                     op_name(op, b), lk == VK_PTR && rk == VK_PTR ? " (two pointers)"
                                                                   : " (a pointer)");
 }
@@ -663,7 +659,7 @@ static int parse_cond(struct parser *ps)
     const struct token *t0 = peek(ps, 0);
     if (++ps->depth > PATTERN_MAX_DEPTH)
         return pat_fail(ps->err, t0->pos, t0->len, -1,
-                        "expression nested too deeply (more than %d levels)", PATTERN_MAX_DEPTH);
+                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
     int c = parse_binary(ps, 1);
     int r = c;
     if (c >= 0 && is_punct(peek(ps, 0), '?')) {
@@ -687,7 +683,7 @@ static int parse_cond(struct parser *ps)
                     r = pat_link(ps, r, c, a, b);
             } else {
                 pat_fail(ps->err, p->node[c].pos, p->node[b].end - p->node[c].pos, -1,
-                         "'?:' with pointers is not supported");
+                         PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
                 r = -1;
             }
         }

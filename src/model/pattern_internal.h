@@ -215,11 +215,11 @@ static inline void tok_name(const struct parser *ps, const struct token *t, char
 
 /* pat_fail: the one error helper of the pattern language, on the convention of bl_fail
  * (src/base/fmt.h): the first failure wins (err->msg is empty until then: pattern_parse and
- * pattern_eval clear err first). Fills err (when not NULL): msg from fmt, col/len from pos
- * (0-based byte offset, -1 when not tied to a place) and len (bytes to underline), and lane;
- * a lane >= 0 puts "lane N: " before the message. Returns -1. */
-int pat_fail(struct pattern_error *err, int pos, int len, int lane, const char *fmt, ...)
-    __attribute__((format(printf, 5, 6)));
+ * pattern_eval clear err first). Fills err (when not NULL): msg in English from the message
+ * id (src/base/msg.def) and its arguments, which err->why keeps for pattern_error_text;
+ * col/len from pos (0-based byte offset, -1 when not tied to a place) and len (bytes to
+ * underline), and lane; a lane >= 0 puts "lane N: " before the message. Returns -1. */
+int pat_fail(struct pattern_error *err, int pos, int len, int lane, int id, ...);
 /* pat_snip: text[pos..end) for a message, into buf, "..." when cut, newlines as spaces. */
 const char *pat_snip(const char *text, size_t text_len, int pos, int end, char *buf,
                      size_t size);

@@ -14,8 +14,8 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
         return -1;
     const struct token *t = peek(ps, 0);
     if (is_punct(t, P_OPASSIGN))
-        return pat_fail(ps->err, t->pos, t->len, -1, "compound assignment '%.*s' is a load and "
-                        "a store; write them as two statements", t->len, ps->s + t->pos);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_COMPOUND_ASSIGNMENT_IS_A_LOAD,
+                        t->len, ps->s + t->pos);
     if (is_punct(t, '=')) {
         ps->i++;
         const struct node *ln = &p->node[lhs];
@@ -28,18 +28,18 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
                 char b[SNIP_MAX];
                 const struct node *rn = &p->node[ps->read_node];
                 return pat_fail(ps->err, rn->pos, rn->end - rn->pos, -1,
-                                "the stored-to index reads shared memory ('%s'); one access per "
-                                "statement", pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
+                                PAT_THE_STORED_TO_INDEX_READS,
+                                        pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
             }
             if (p->node[rhs].vk > VK_OPQ)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
-                                "cannot store a pointer in shared memory");
+                                PAT_CANNOT_STORE_A_POINTER_IN);
             return pat_add_access(ps, lhs, 1, guard, stmt_pos, p->node[rhs].end);
         }
         if (ln->kind == N_LOCAL && p->loc[ln->arr].kind != L_PTR) {
             int slot = ln->arr;
             if (p->loc[slot].is_const)
-                return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, "'%s' is const",
+                return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, PAT_IS_CONST,
                                 p->loc[slot].name);
             int lpos = ln->pos, lend = ln->end;
             int rhs = pat_parse_expr(ps);
@@ -47,17 +47,17 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
                 return -1;
             if (p->node[rhs].vk > VK_OPQ)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
-                                "cannot assign a pointer to '%s'", p->loc[slot].name);
+                                PAT_CANNOT_ASSIGN_A_POINTER_TO, p->loc[slot].name);
             if (ps->reads > 1)
                 return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
-                                "more than one shared memory read in one statement; split it");
+                                PAT_MORE_THAN_ONE_SHARED_MEMORY);
             if (ps->reads == 1) {
                 p->loc[slot].kind = L_OPQ;
                 return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[rhs].end);
             }
             if (guard >= 0)
                 return pat_fail(ps->err, lpos, lend - lpos, -1,
-                                "only a shared memory access can follow 'if (...)'");
+                                PAT_ONLY_A_SHARED_MEMORY_ACCESS);
             int rend = p->node[rhs].end;
             if (p->loc[slot].kind == L_INT && p->node[rhs].vk == VK_INT)
                 return pat_add_stmt(ps, S_LOCAL, rhs, slot, stmt_pos, rend) < 0 ? -1 : 0;
@@ -65,8 +65,7 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             return 0;
         }
         char b[SNIP_MAX];
-        return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, "cannot assign to '%s' (assign "
-                        "to a shared memory element or an integer local)",
+        return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, PAT_CANNOT_ASSIGN_TO_ASSIGN_TO,
                         pat_snip(ps->s, ps->n, ln->pos, ln->end, b, sizeof b));
     }
     int e = pat_rvalue(ps, lhs);
@@ -76,13 +75,13 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
         const struct node *nd = &p->node[e];
         char b[SNIP_MAX];
         return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                        "'%s' does not access shared memory",
+                        PAT_DOES_NOT_ACCESS_SHARED_MEMORY,
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
     }
     if (ps->reads > 1) {
         const struct node *nd = &p->node[e];
         return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
-                        "more than one shared memory read in one statement; split it");
+                        PAT_MORE_THAN_ONE_SHARED_MEMORY);
     }
     return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[e].end);
 }
@@ -132,7 +131,7 @@ static int parse_else(struct parser *ps, int taken)
 {
     const struct token *t = peek(ps, 0);
     if (taken < 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, "'else' without 'if' before it");
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_ELSE_WITHOUT_IF_BEFORE_IT);
     ps->i++;
     int not_taken = logic_node(ps, '!', taken, -1, t->pos, t->pos + t->len);
     if (not_taken < 0)
@@ -166,20 +165,20 @@ static int parse_guarded(struct parser *ps, int c, int stmt_pos)
     if (t->kind == TK_EOF || is_punct(t, ';') || is_punct(t, '}')) {
         char b[40];
         return pat_fail(ps->err, t->pos, t->len, -1,
-                        "expected an access after 'if (...)' but found %s",
+                        PAT_EXPECTED_AN_ACCESS_AFTER_IF,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     if (pat_is_type_start(ps, t) || tok_is(ps, t, "if") || tok_is(ps, t, "__shared__") ||
         tok_is(ps, t, "extern") || tok_is(ps, t, "typedef")) {
         return pat_fail(ps->err, t->pos, t->len, -1,
-                        "only a shared memory access can follow 'if (...)' (no declarations)");
+                        PAT_ONLY_A_SHARED_MEMORY_ACCESS_2);
     }
     int before = p->naccs;
     if (parse_expr_stmt(ps, c, stmt_pos) < 0)
         return -1;
     if (p->naccs == before)
         return pat_fail(ps->err, t->pos, t->len, -1,
-                        "only a shared memory access can follow 'if (...)'");
+                        PAT_ONLY_A_SHARED_MEMORY_ACCESS);
     if (brace) {
         if (is_punct(peek(ps, 0), ';'))
             ps->i++;
@@ -224,7 +223,7 @@ static int parse_statement(struct parser *ps)
         if (!declared && !pat_is_reserved(name) &&
             (t1->kind == TK_IDENT ||
              (is_punct(t1, '*') && t2->kind == TK_IDENT && is_punct(peek(ps, 3), '=')))) {
-            return pat_fail(ps->err, t->pos, t->len, -1, "unknown type '%s'", name);
+            return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE, name);
         }
     }
     return parse_expr_stmt(ps, -1, t->pos);
@@ -252,14 +251,14 @@ int pat_parse_program(struct parser *ps)
             continue;
         if (!is_punct(nt, ';')) {
             char b[40];
-            return pat_fail(ps->err, nt->pos, nt->len, -1, "expected ';' but found %s",
+            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_EXPECTED_BUT_FOUND_2,
                             pat_tok_desc(ps, nt, b, sizeof b));
         }
     }
     if (!any)
-        return pat_fail(ps->err, -1, 0, -1, "empty pattern");
+        return pat_fail(ps->err, -1, 0, -1, PAT_EMPTY_PATTERN);
     if (p->naccs == 0)
         return pat_fail(ps->err, -1, 0, -1,
-                        "the pattern has no access (add one, e.g. 'tile[threadIdx.x][0]')");
+                        PAT_THE_PATTERN_HAS_NO_ACCESS);
     return 0;
 }

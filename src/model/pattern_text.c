@@ -13,19 +13,34 @@
  * offset in the text, or -1 when not tied to a place; len: bytes to underline) and the lane.
  * A lane >= 0 prefixes the message with "lane N: ". Returns -1, so that a failing step can
  * `return pat_fail(...)`. */
-int pat_fail(struct pattern_error *err, int pos, int len, int lane, const char *fmt, ...)
+int pat_fail(struct pattern_error *err, int pos, int len, int lane, int id, ...)
 {
     if (!err || err->msg[0])
         return -1;
     size_t k = lane >= 0 ? bl_fmt(err->msg, sizeof err->msg, "lane %d: ", lane) : 0;
     va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(err->msg + k, sizeof err->msg - k, fmt, ap);
+    va_start(ap, id);
+    bl_msg_vset(&err->why, err->msg + k, sizeof err->msg - k, id, ap);
     va_end(ap);
+    err->why_lane = lane;
     err->col = pos >= 0 ? pos + 1 : 0;
     err->len = pos >= 0 ? (len > 0 ? len : 1) : 0;
     err->lane = lane;
     return -1;
+}
+
+const char *pattern_error_text(const struct pattern_error *err, enum bl_lang lang, char *buf,
+                               size_t n)
+{
+    if (!buf || !n)
+        return "";
+    if (lang == BL_LANG_EN || err->why.id == BL_MSG_NONE) {
+        bl_fmt(buf, n, "%s", err->msg);
+        return buf;
+    }
+    size_t k = err->why_lane >= 0 ? bl_fmt(buf, n, bl_msg_format(PAT_LANE, lang), err->why_lane) : 0;
+    bl_msg_render(&err->why, lang, buf + k, n - k);
+    return buf;
 }
 
 /* Copies text[pos..end) into buf for a message, shortened with "..." when long. */

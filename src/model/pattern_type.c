@@ -124,7 +124,7 @@ static int struct_by_tag(struct parser *ps, const struct token *t, const char *t
             *type = k;
             return 0;
         }
-    return pat_fail(ps->err, t->pos, t->len, -1, "unknown type 'struct %s'", tag);
+    return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE_STRUCT, tag);
 }
 
 /* One member declaration of a struct body, `TYPE a, b;`: appends its members to fl (st holds
@@ -137,7 +137,7 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
     if (!pat_is_type_start(ps, peek(ps, 0))) {
         char b[40];
         return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
-                        "expected a member type but found %s",
+                        PAT_EXPECTED_A_MEMBER_TYPE_BUT,
                         pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
     ps->depth++;
@@ -150,16 +150,16 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
         char fname[PATTERN_NAME_MAX];
         if (nt->kind != TK_IDENT) {
             char b[40];
-            return pat_fail(ps->err, nt->pos, nt->len, -1, "expected a member name but found %s",
+            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_EXPECTED_A_MEMBER_NAME_BUT,
                             pat_tok_desc(ps, nt, b, sizeof b));
         }
         tok_name(ps, nt, fname);
         for (int k = 0; k < st->nfields; k++)
             if (strcmp(fl[k].name, fname) == 0)
-                return pat_fail(ps->err, nt->pos, nt->len, -1, "duplicate member '%s'", fname);
+                return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_DUPLICATE_MEMBER, fname);
         if (st->nfields >= MAX_STRUCT_FIELDS)
             return pat_fail(ps->err, nt->pos, nt->len, -1,
-                            "too many struct members (at most %d)", MAX_STRUCT_FIELDS);
+                            PAT_TOO_MANY_STRUCT_MEMBERS_AT, MAX_STRUCT_FIELDS);
         ps->i++;
         const struct ctype *ftp = &p->type[ft];
         *off = (*off + ftp->align - 1) / ftp->align * ftp->align;
@@ -172,7 +172,7 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
             st->align = ftp->align;
         st->nfields++;
         if (is_punct(peek(ps, 0), '['))
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, "array members are not supported");
+            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, PAT_ARRAY_MEMBERS_ARE_NOT_SUPPORTED);
         if (!is_punct(peek(ps, 0), ','))
             break;
         ps->i++;
@@ -186,7 +186,7 @@ static int parse_struct(struct parser *ps, int *type)
     struct pattern *p = ps->p;
     const struct token *kw = peek(ps, 0);
     if (ps->depth + 1 > PATTERN_MAX_DEPTH)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, "structs nested too deeply");
+        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_STRUCTS_NESTED_TOO_DEEPLY);
     ps->i++;
     char tag[PATTERN_NAME_MAX] = "";
     const struct token *t = peek(ps, 0);
@@ -199,7 +199,7 @@ static int parse_struct(struct parser *ps, int *type)
     if (pat_expect(ps, '{', "after 'struct'") < 0)
         return -1;
     if (p->ntypes >= MAX_TYPES)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, "too many struct types (at most %d)",
+        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_TOO_MANY_STRUCT_TYPES_AT,
                         MAX_TYPES - NBUILTIN_TYPES);
     struct ctype st;
     memset(&st, 0, sizeof st);
@@ -210,7 +210,7 @@ static int parse_struct(struct parser *ps, int *type)
     if (tag[0]) {
         size_t tl = strlen(tag);
         if (tl + 7 >= sizeof st.name)
-            return pat_fail(ps->err, t->pos, t->len, -1, "struct tag '%s' is too long", tag);
+            return pat_fail(ps->err, t->pos, t->len, -1, PAT_STRUCT_TAG_IS_TOO_LONG, tag);
         memcpy(st.name, "struct ", 7);
         memcpy(st.name + 7, tag, tl + 1);
     } else {
@@ -222,11 +222,11 @@ static int parse_struct(struct parser *ps, int *type)
             return -1;
     ps->i++; /* '}' */
     if (st.nfields == 0)
-        return pat_fail(ps->err, kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1, "empty struct");
+        return pat_fail(ps->err, kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1, PAT_EMPTY_STRUCT);
     if (p->nfields + st.nfields > MAX_FIELDS || p->ntypes >= MAX_TYPES)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, "too many struct types or members");
+        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_TOO_MANY_STRUCT_TYPES_OR);
     if (off > PATTERN_STATIC_LIMIT)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, "struct is larger than %d bytes",
+        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_STRUCT_IS_LARGER_THAN_BYTES,
                         PATTERN_STATIC_LIMIT);
     st.field0 = p->nfields;
     memcpy(&p->field[p->nfields], fl, sizeof fl[0] * (size_t)st.nfields);
@@ -273,13 +273,13 @@ int pat_parse_type(struct parser *ps, int *type)
         }
         if (!name)
             return pat_fail(ps->err, first->pos, last->pos + last->len - first->pos, -1,
-                            "invalid combination of type words");
+                            PAT_INVALID_COMBINATION_OF_TYPE_WORDS);
         *type = pat_find_type(p, name);
         return 0;
     }
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, "expected a type but found %s",
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_A_TYPE_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     char name[PATTERN_NAME_MAX];
@@ -290,7 +290,7 @@ int pat_parse_type(struct parser *ps, int *type)
     } else if ((k = pat_find_type(p, name)) >= 0) {
         *type = k;
     } else {
-        return pat_fail(ps->err, t->pos, t->len, -1, "unknown type '%s'", name);
+        return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE, name);
     }
     ps->i++;
     while (tok_is(ps, peek(ps, 0), "const") || tok_is(ps, peek(ps, 0), "volatile"))
@@ -307,7 +307,7 @@ int pat_parse_pointer(struct parser *ps, int qualifiers)
     while (is_punct(peek(ps, 0), '*')) {
         if (ptr)
             return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
-                            "pointers to pointers are not supported");
+                            PAT_POINTERS_TO_POINTERS_ARE_NOT);
         ptr = 1;
         ps->i++;
         while (qualifiers &&

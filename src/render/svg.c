@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/msg.h"
 #include "grid_text.h"
 
 /* Geometry in SVG user units (px). */
@@ -45,6 +46,9 @@ static const struct palette colour = {
 static const struct palette mono = {
     {"#ffffff", "#ffffff", "#ffffff", "#ffffff", "#ffffff"}, "#7a7a7a", "#000000", "#000000",
 };
+
+/* the picture's words in its language (src/base/msg.def, SVG_*) */
+#define W(id) bl_msg_format(id, lang)
 
 static const char mark_of[5] = {0, 0, '*', '!', '#'};  /* the same marks as the text grid */
 
@@ -215,7 +219,7 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
 
 /* One pass: its rows, its per-bank word tally with the worst bank marked. Returns the height. */
 static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
-                     const struct palette *pal)
+                     const struct palette *pal, enum bl_lang lang)
 {
     const struct bank_pass *p = &res->pass[pi];
     const int gx = MARGIN + LABEL_W;
@@ -223,21 +227,25 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     grid_lanes_str(p->lanes, lanes, sizeof lanes);
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
     if (!p->lanes) {
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">pass %d</text>", MARGIN, y + 12,
-                pi);
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">idle: no active lane</text>\n</g>\n",
-                gx, y + 12);
+        /* passes counted from 1, as on the screen (data-pass keeps the index) */
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + 12);
+        fprintf(f, W(SVG_PASS), pi + 1);
+        fprintf(f, "</text><text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n",
+                gx, y + 12, W(SVG_IDLE));
         return pass_height(p);
     }
     int yy = y;
     for (int r = 0; r < p->cost; r++) {
         int h = row_height(p, r);
-        if (r == 0)
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">pass %d</text>", MARGIN,
-                    yy + 13, pi);
+        if (r == 0) {
+            fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, yy + 13);
+            fprintf(f, W(SVG_PASS), pi + 1);
+            fprintf(f, "</text>");
+        }
         fprintf(f, "<text class=\"rowlabel\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
-                   "font-size=\"10\">wavefront %d</text>\n",
-                gx - 6, yy + 13, r + 1);
+                   "font-size=\"10\">", gx - 6, yy + 13);
+        fprintf(f, W(SVG_WAVEFRONT), r + 1);
+        fprintf(f, "</text>\n");
         for (int b = 0; b < BANK_COUNT; b++)
             draw_cell(f, res, pi, b, r, gx + b * CELL_W, yy, h, pal);
         yy += h;
@@ -248,8 +256,9 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
         fprintf(f, "<rect class=\"worst\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"none\" "
                    "stroke=\"%s\" stroke-width=\"3\" stroke-dasharray=\"7 3\"/>\n",
                 gx + wb * CELL_W + 1, y + 1, CELL_W - 2, yy - y + TALLY_H - 2, pal->worst);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">words (lanes %s)</text>",
-            gx - 6, yy + 13, lanes);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-size=\"10\">", gx - 6, yy + 13);
+    fprintf(f, W(SVG_WORDS), lanes);
+    fprintf(f, "</text>");
     for (int b = 0; b < BANK_COUNT; b++) {
         int n = p->cell[b].nwords;
         int cx = gx + b * CELL_W + CELL_W / 2;
@@ -284,6 +293,7 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     const struct palette *pal = opt && opt->monochrome ? &mono : &colour;
     const char *title = opt && opt->title ? opt->title : NULL;
     const char *subtitle = opt && opt->subtitle ? opt->subtitle : NULL;
+    enum bl_lang lang = opt && opt->lang == BL_LANG_ZH ? BL_LANG_ZH : BL_LANG_EN;
     int npasses = res->npasses;
     if (npasses < 1 || npasses > BANK_MAX_PASSES)
         npasses = npasses < 1 ? 1 : BANK_MAX_PASSES;
@@ -308,10 +318,8 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
                "viewBox=\"0 0 %d %d\" font-family=\"%s\" font-size=\"11\" fill=\"%s\">\n",
             DOC_W, doc_h, DOC_W, doc_h, FONT, pal->text);
     fprintf(f, "<title>");
-    put_escaped(f, title ? title : "banklab: shared-memory bank access");
-    fprintf(f, "</title>\n");
-    fprintf(f, "<desc>Banks are columns; each pass is a block of rows, one row per wavefront. "
-               "Cells list the lanes asking for one 4-byte word. Made by banklab.</desc>\n");
+    put_escaped(f, title ? title : W(SVG_TITLE));
+    fprintf(f, "</title>\n<desc>%s</desc>\n", W(SVG_DESC));
     defs(f, pal);
     fprintf(f, "<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n");
 
@@ -330,21 +338,23 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
         fprintf(f, "</text>\n");
         y += 18;
     }
-    fprintf(f, "<text id=\"summary\" x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">"
-               "wavefronts %d, passes %d, conflicts %d, ways %d</text>\n",
-            MARGIN, y + 14, res->wavefronts, res->passes, res->conflicts, res->ways);
+    fprintf(f, "<text id=\"summary\" x=\"%d\" y=\"%d\" font-size=\"14\" font-weight=\"bold\">",
+            MARGIN, y + 14);
+    fprintf(f, W(SVG_SUMMARY), res->wavefronts, res->passes, res->conflicts, res->ways);
+    fprintf(f, "</text>\n");
     char lanes[160];
     grid_lanes_str(active, lanes, sizeof lanes);
-    fprintf(f, "<text id=\"detail\" x=\"%d\" y=\"%d\" font-size=\"11\">%u-byte %s, %d active "
-               "lane%s (%s), %d pass%s%s</text>\n",
-            MARGIN, y + 28, width, op == BANK_STORE ? "store" : "load", grid_lane_count(active),
-            grid_lane_count(active) == 1 ? "" : "s", lanes, npasses, npasses == 1 ? "" : "es",
-            res->paired ? ", neighbouring lanes paired (passes fused)" : "");
+    int nact = grid_lane_count(active);
+    fprintf(f, "<text id=\"detail\" x=\"%d\" y=\"%d\" font-size=\"11\">", MARGIN, y + 28);
+    fprintf(f, W(nact == 1 ? SVG_DETAIL_LANE : SVG_DETAIL_LANES), width,
+            op == BANK_STORE ? "store" : "load", nact, lanes);
+    fprintf(f, W(npasses == 1 ? SVG_DETAIL_PASS : SVG_DETAIL_PASSES), npasses);
+    fprintf(f, "%s</text>\n", res->paired ? W(SVG_PAIRED) : "");
 
     /* bank numbers */
     fprintf(f, "<g class=\"banks\">");
-    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">bank</text>",
-            MARGIN + LABEL_W - 6, y_grid - 6);
+    fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\" font-weight=\"bold\">%s</text>",
+            MARGIN + LABEL_W - 6, y_grid - 6, W(SVG_BANK));
     for (int b = 0; b < BANK_COUNT; b++)
         fprintf(f, "<text class=\"bank\" x=\"%d\" y=\"%d\" text-anchor=\"middle\" "
                    "font-weight=\"bold\">%d</text>",
@@ -355,7 +365,7 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     for (int i = 0; i < npasses; i++) {
         if (i)
             y += GAP_H;
-        y += draw_pass(f, res, i, y, pal);
+        y += draw_pass(f, res, i, y, pal, lang);
     }
 
     /* legend: fill and mark together, so it reads without colour */
@@ -363,19 +373,17 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     int lx = MARGIN, ly = y_legend;
     fprintf(f, "<g id=\"legend\">\n");
     legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal, buf, sizeof buf), 0,
-                  "one lane, one word: served in one wavefront");
+                  W(SVG_LEGEND_SINGLE));
     legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST],
-                  "broadcast: several lanes, same word, served once (free)");
+                  W(SVG_LEGEND_BROADCAST));
     legend_swatch(f, lx, ly + 22, "url(#hatch)", mark_of[K_CONFLICT],
-                  "conflict: this bank serves more than one word in the pass");
+                  W(SVG_LEGEND_CONFLICT));
     legend_swatch(f, lx + 520, ly + 22, "url(#cross)", mark_of[K_BOTH],
-                  "broadcast word in a conflicting bank");
+                  W(SVG_LEGEND_BOTH));
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"28\" height=\"16\" fill=\"none\" stroke=\"%s\" "
                "stroke-width=\"3\" stroke-dasharray=\"7 3\"/>",
             lx, ly + 44, pal->worst);
-    fprintf(f, "<text x=\"%d\" y=\"%d\">\u25b2 worst bank: its word count is the pass's cost in "
-               "wavefronts; \"words\" rows count distinct words per bank</text>\n",
-            lx + 36, ly + 56);
+    fprintf(f, "<text x=\"%d\" y=\"%d\">%s</text>\n", lx + 36, ly + 56, W(SVG_LEGEND_WORST));
     fprintf(f, "</g>\n</svg>\n");
     fflush(f);
     return ferror(f) ? -1 : 0;

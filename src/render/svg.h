@@ -13,6 +13,7 @@ struct svg_options {
     const char *title;      /* heading line (e.g. the pattern text), may be NULL; XML-escaped */
     const char *subtitle;   /* second line (e.g. "block 32x8, warp 0, PAD=1"), may be NULL */
     int monochrome;         /* 1: black and white only */
+    int lang;               /* its words in English (BL_LANG_EN, 0) or Chinese (BL_LANG_ZH) */
 };
 
 /* svg_write: write a complete, well-formed SVG document for res to f.

@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "../base/fmt.h"
+#include "../base/msg.h"
 #include "../base/utf8.h"
 
 #define REPORT_TEXT_MAX 4096   /* longest text one field of a report holds */
@@ -35,6 +36,9 @@ static const char *device_of(const struct report_meta *meta)
 {
     return meta && meta->device && meta->device[0] ? meta->device : "no GPU (model only)";
 }
+
+/* The Markdown's words in the report's language (src/base/msg.def, RPT_*). */
+#define L(id) bl_msg_format(id, lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 
 /* The lesson and step a quiz result belongs to, or NULLs. */
 static void find_step(const struct lesson_set *set, const char *lesson_id, const char *step_id,
@@ -199,38 +203,82 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
     md_cell(f, lo ? lesson_tr(&lo->title, lang) : q->lesson_id);
     fputs(" | ", f);
     md_cell(f, st ? lesson_tr(&st->title, lang) : q->step_id);
-    fprintf(f, " | %d | %s | %s | ", q->attempts, q->first_correct ? "yes" : "no",
-            q->correct ? "yes" : "no");
+    fprintf(f, " | %d | %s | %s | ", q->attempts, L(q->first_correct ? RPT_YES : RPT_NO),
+            L(q->correct ? RPT_YES : RPT_NO));
     const char *choice = choice_given(st, q, lang);
     if (choice) {   /* the value chosen, not only its number */
         md_cell(f, choice);
-        fprintf(f, " (choice %s)", q->given);
+        fprintf(f, L(RPT_CHOICE), q->given);
     } else {
-        md_cell(f, q->given);
+        /* what the tutorial saves for a quiz revealed without an answer, in lang */
+        md_cell(f, !strcmp(q->given, "(revealed)") ? L(RPT_REVEALED) : q->given);
     }
     fputs(" |\n", f);
 }
 
 /* The heading: date, learner, device, last position, version. */
+/* A row's device in the report's language: "recorded on <device>, <date>" (replay) or the
+ * device measured on. */
+static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
+{
+    if (!strncmp(dev, "recorded on ", 12)) {
+        fputs(L(RPT_RECORDED_ON), f);
+        md_cell(f, dev + 12);
+    } else {
+        md_cell(f, dev);
+    }
+}
+
+/* Where the measured figures of the explored rows come from, each device once, with its
+ * rows: the device line names the GPU of this run, which need not be theirs. */
+static void md_measured_on(FILE *f, const struct progress *p, enum lesson_lang lang)
+{
+    int n = p->nexplored < PROGRESS_MAX_EXPLORED ? p->nexplored : PROGRESS_MAX_EXPLORED;
+    int said = 0;
+    for (int i = 0; i < n; i++) {
+        const struct progress_explored *e = &p->explored[i];
+        if (!e->has_measured || !e->device[0])
+            continue;
+        int seen = 0, rows = 0;
+        for (int j = 0; j < n; j++)
+            if (p->explored[j].has_measured && !strcmp(p->explored[j].device, e->device)) {
+                seen |= j < i;
+                rows++;
+            }
+        if (seen)
+            continue;
+        fputs(said ? L(RPT_SEP) : L(RPT_MEASURED_FIGURES), f);
+        md_device(f, e->device, lang);
+        fprintf(f, L(RPT_ROWS), rows);
+        said = 1;
+    }
+    if (said)
+        fputc('\n', f);
+}
+
 static void md_head(FILE *f, const struct progress *p, const struct report_meta *meta,
-                    long long now)
+                    long long now, enum lesson_lang lang)
 {
     char date[64];
-    fprintf(f, "# banklab lab report\n\n");
+    fprintf(f, "%s", L(RPT_TITLE));
     date_str(now, 0, "%Y-%m-%d %H:%M %Z", date, sizeof date);
-    fprintf(f, "- Date: %s\n", date);
+    fprintf(f, L(RPT_DATE), date);
     if (meta && meta->learner && meta->learner[0]) {
-        fputs("- Learner: ", f);
+        fputs(L(RPT_LEARNER), f);
         md_cell(f, meta->learner);
         fputc('\n', f);
     }
-    fputs("- Device: ", f);
-    md_cell(f, device_of(meta));
+    fputs(L(RPT_DEVICE), f);
+    if (meta && meta->device && meta->device[0])
+        md_device(f, meta->device, lang);
+    else
+        fputs(L(RPT_NO_GPU), f);
     if (meta && meta->device && meta->device[0] && meta->backend && meta->backend[0])
         fprintf(f, " (%s)", meta->backend);
     fputc('\n', f);
+    md_measured_on(f, p, lang);
     if (p->lesson_id[0]) {
-        fputs("- Last position: ", f);
+        fputs(L(RPT_LAST_POSITION), f);
         md_cell(f, p->lesson_id);
         fputc('/', f);
         md_cell(f, p->step_id);
@@ -242,19 +290,17 @@ static void md_head(FILE *f, const struct progress *p, const struct report_meta 
 static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_set *set,
                        enum lesson_lang lang, const struct totals *t)
 {
-    fprintf(f, "## Quiz results\n\n");
+    fprintf(f, "%s", L(RPT_QUIZ_RESULTS));
     if (t->quizzes) {
-        fprintf(f, "Answered %d of %d quizzes", t->known, t->quizzes);
+        fprintf(f, L(RPT_ANSWERED_OF), t->known, t->quizzes);
         if (t->answered > t->known)
-            fprintf(f, " (and %d answer%s for steps not in these lessons)",
-                    t->answered - t->known, t->answered - t->known == 1 ? "" : "s");
-        fprintf(f, "; right at the first try: %d; right now: %d.\n\n", t->first_right,
-                t->right_now);
+            fprintf(f, L(t->answered - t->known == 1 ? RPT_AND_ANSWER : RPT_AND_ANSWERS),
+                    t->answered - t->known);
+        fprintf(f, L(RPT_RIGHT_FIRST_NOW), t->first_right, t->right_now);
     } else
-        fprintf(f, "Answered %d quizzes; right at the first try: %d; right now: %d.\n\n",
-                t->answered, t->first_right, t->right_now);
+        fprintf(f, L(RPT_ANSWERED_RIGHT), t->answered, t->first_right, t->right_now);
     if (t->answered) {
-        fprintf(f, "| Chapter | Lesson | Step | Attempts | First try | Now | Last answer |\n");
+        fprintf(f, "%s", L(RPT_QUIZ_HEADER));
         fprintf(f, "|---:|---|---|---:|:---:|:---:|---|\n");
         for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
             const struct progress_quiz *q = &p->quiz[i];
@@ -276,17 +322,16 @@ static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_se
 static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set *set,
                      enum lesson_lang lang, const struct totals *t)
 {
-    fprintf(f, "## Graded tasks\n\n");
+    fprintf(f, "%s", L(RPT_GRADED_TASKS));
     int score, max;
     score_of(p, t, &score, &max);
-    fprintf(f, "Score: %d of %d points", score, max);
+    fprintf(f, L(RPT_SCORE), score, max);
     if (t->tasks)
-        fprintf(f, " (%d graded task%s in the lessons)", t->tasks, t->tasks == 1 ? "" : "s");
-    fprintf(f, ".\n\n");
+        fprintf(f, L(t->tasks == 1 ? RPT_TASK_IN_LESSONS : RPT_TASKS_IN_LESSONS), t->tasks);
+    fprintf(f, "%s", L(RPT_END));
     if (t->tried) {
-        fprintf(f, "Tasks tried: %d; solved: %d (at the first try: %d).\n\n", t->tried,
-                t->solved, t->solved_first);
-        fprintf(f, "| Lab | Task | Tries | Solved at first try | Solved | Last answer |\n");
+        fprintf(f, L(RPT_TASKS_TRIED), t->tried, t->solved, t->solved_first);
+        fprintf(f, "%s", L(RPT_TASK_HEADER));
         fprintf(f, "|---|---|---:|:---:|:---:|---|\n");
         for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
             const struct progress_quiz *q = &p->quiz[i];
@@ -303,7 +348,7 @@ static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set 
 }
 
 /* One explored pattern: predicted, measured (when it was), the device. */
-static void md_explored_row(FILE *f, const struct progress_explored *e)
+static void md_explored_row(FILE *f, const struct progress_explored *e, enum lesson_lang lang)
 {
     char date[64];
     if (e->when > 0)
@@ -311,12 +356,12 @@ static void md_explored_row(FILE *f, const struct progress_explored *e)
     else
         snprintf(date, sizeof date, "-");
     fprintf(f, "| %s | ", date);
-    md_cell(f, e->where);
+    md_cell(f, !strcmp(e->where, "playground") ? L(RPT_PLAYGROUND) : e->where);
     fputs(" | ", f);
     md_code(f, e->code);
     fprintf(f, " | %d | %d | %d | ", e->wavefronts, e->conflicts, e->ways);
     if (!e->has_measured) {
-        fputs("- | - | - | - | - | - | not measured |\n", f);
+        fprintf(f, "- | - | - | - | - | - | %s |\n", L(RPT_NOT_MEASURED));
         return;
     }
     fprintf(f, "%.2f | %.2f | ", e->measured_wavefronts, e->measured_conflicts);
@@ -328,29 +373,23 @@ static void md_explored_row(FILE *f, const struct progress_explored *e)
         fprintf(f, "%.4f", e->ms);
     else
         fputc('-', f);
-    fprintf(f, " | %s | ", agrees(e) ? "yes" : "**no**");
-    md_cell(f, e->device);
+    fprintf(f, " | %s | ", L(agrees(e) ? RPT_YES : RPT_NO_BOLD));
+    md_device(f, e->device, lang);
     fputs(" |\n", f);
 }
 
-static void md_explored(FILE *f, const struct progress *p)
+static void md_explored(FILE *f, const struct progress *p, enum lesson_lang lang)
 {
-    fprintf(f, "## Patterns explored: predicted vs measured\n\n");
+    fprintf(f, "%s", L(RPT_EXPLORED));
     if (!p->nexplored) {
-        fprintf(f, "None yet.\n");
+        fprintf(f, "%s", L(RPT_NONE_YET));
         return;
     }
-    fprintf(f, "Wavefronts and conflicts per warp instruction. \"Predicted\" is the bank model;"
-               " \"measured\" is the GPU's counters. \"Time per access\" is the time one "
-               "warp access costs an SM while every SM runs many warps of it; \"slowdown\" "
-               "compares it with the conflict-free access of the same width and kind "
-               "measured alongside. \"Kernel\" is a case kernel's own time.\n\n");
-    fprintf(f, "| When | Where | Pattern | Predicted wavefronts | Predicted conflicts | Ways | "
-               "Measured wavefronts | Measured conflicts | Time per access (ns) | Slowdown | "
-               "Kernel (ms) | Agrees | Device |\n");
+    fprintf(f, "%s", L(RPT_EXPLORED_INTRO));
+    fprintf(f, "%s", L(RPT_EXPLORED_HEADER));
     fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|\n");
     for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++)
-        md_explored_row(f, &p->explored[i]);
+        md_explored_row(f, &p->explored[i], lang);
 }
 
 int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *set,
@@ -359,10 +398,10 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
     struct totals t;
     count(p, set, &t);
     clearerr(f);
-    md_head(f, p, meta, now_of(meta));
+    md_head(f, p, meta, now_of(meta), lang);
     md_quizzes(f, p, set, lang, &t);
     md_tasks(f, p, set, lang, &t);
-    md_explored(f, p);
+    md_explored(f, p, lang);
     fflush(f);
     return ferror(f) ? -1 : 0;
 }

@@ -63,6 +63,12 @@ struct ui_glyphs {
 
 struct app;
 
+/* The reader's language for messages of the rooms below (src/base/msg.h): strings.c. */
+enum bl_lang ui_lang(const struct app *a);
+/* ui_msg: the message m (English text en) in the screen's language, rendered into buf. */
+const char *ui_msg(const struct app *a, const struct bl_msg *m, const char *en, char *buf,
+                   size_t n);
+
 /* The screen's own words, in the current language: one line each in strings.def. */
 enum ui_str {
 #define S(name, en, zh) name,

@@ -347,7 +347,9 @@ static void open_grid(struct app *a, struct kview *k)
                                     .arg_name = names, .arg_value = values};
     struct pattern_cuda pc;
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
-        bl_fmt(k->why, sizeof k->why, "%s %d: %s", ui_str(a, UIS_KV_LINE), w->line, pc.why);
+        char why[2 * PATTERN_MSG_MAX];
+        bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
+               ui_str(a, UIS_COLON), ui_msg(a, &pc.why_msg, pc.why, why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */
@@ -370,10 +372,10 @@ static void open_grid(struct app *a, struct kview *k)
         bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_TOO_LONG));
         return;
     }
-    char note[PATTERN_MSG_MAX];
+    char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
     if (pc.note[0])
-        app_msg(a, 0, "%s %d: %s", ui_str(a, UIS_KV_LINE), w->line,
-                bl_clean(note, sizeof note, pc.note));
+        app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
+                bl_clean(note, sizeof note, ui_msg(a, &pc.note_msg, pc.note, shown, sizeof shown)));
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)

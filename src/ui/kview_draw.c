@@ -127,13 +127,15 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
             }
         if (r->ndiags == 0) {
             *role = UIC_WARN;
-            bl_fmt(buf, size, "%s", r->error);
+            bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
+                                           UI_MSG_MAX));
             return;
         }
         const struct gpu_kernel_diag *d = &r->diags[di];
         size_t o = d->col > 0 ? bl_fmt(buf, size, "%s:%d:%d: ", d->file, d->line, d->col)
                               : bl_fmt(buf, size, "%s:%d: ", d->file, d->line);
-        o += bl_fmt(buf + o, size - o, "%s: %s", d->error ? "error" : "warning", d->message);
+        o += bl_fmt(buf + o, size - o, "%s%s%s", ui_str(a, d->error ? UIS_KV_DIAG_ERROR : UIS_KV_DIAG_WARNING),
+                    ui_str(a, UIS_COLON), d->message);
         if (nerr > 1 && d->error) {
             o += bl_fmt(buf + o, size - o, "%s", sep);
             bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_ERRORS), at, nerr);
@@ -141,7 +143,8 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         *role = d->error ? UIC_ERROR : UIC_WARN;
     } else if (r->status != GPU_KERNEL_OK) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", r->error);
+        bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
+                                       UI_MSG_MAX));
     } else if (w && w->li >= 0) {
         const struct gpu_kernel_line *l = &r->lines[w->li];
         char label[GPU_KERNEL_TEXT + 16], sass[128];
@@ -413,11 +416,12 @@ static void draw_summary(const struct app *a, const struct kview *k)
     if (k->has_res && r->status == GPU_KERNEL_OK) {
         kv_fmt_dims(r->grid, g, sizeof g);
         kv_fmt_dims(r->block, b, sizeof b);
-        bl_fmt(buf, sizeof buf, "%s<<<%s, %s, %llu>>>%s%s%s%d regs%sshared %d + %llu B",
-               r->kernel, g, b, r->smem, sep, r->device, sep, r->regs, sep, r->static_smem,
+        size_t o = bl_fmt(buf, sizeof buf, "%s<<<%s, %s, %llu>>>%s%s%s", r->kernel, g, b, r->smem,
+                          sep, r->device, sep);
+        bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_RESOURCES), r->regs, sep, r->static_smem,
                r->smem);
     } else {
-        bl_fmt(buf, sizeof buf, "%s%s%d lines", k->file.path, sep, k->nsrc);
+        bl_fmt(buf, sizeof buf, ui_str(a, UIS_KV_FILE_LINES), k->file.path, sep, k->nsrc);
     }
     put_line(a, 1, buf, A_NORMAL);
     if (kv_model_shown(k)) {
@@ -543,7 +547,9 @@ void kv_draw(const struct app *a, const void *st)
     char name[UI_PATH_MAX];
     bl_clean(name, sizeof name, base ? base + 1 : k->file.path);
     bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->file.path[0] ? " " : "", name);
-    app_title(a, title, a->lang == LANG_ZH ? "zh " : "en ");
+    char lang[16];
+    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
+    app_title(a, title, lang);
     struct kv_layout L;
     layout(a, k, &L);
     if (k->prompting && k->nex > 0) {

@@ -107,7 +107,10 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
             form(it, ui_str(a, UIS_SRC_RECORDED), d[f]);
         else if (g && g->status == GPU_OK && !g->has_counters && f < 2)
             form(it, ui_str(a, UIS_SRC_TIMING), d[f],
-                 g->counters_note[0] ? g->counters_note : info->counters_reason);
+                 g->counters_note[0] ? ui_msg(a, NULL, g->counters_note, (char[GPU_TEXT_MAX]){0},
+                                              GPU_TEXT_MAX)
+                                     : ui_msg(a, &info->counters_reason_msg, info->counters_reason,
+                                              (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX));
         else if (g && g->status == GPU_OK && !g->has_counters)
             form(it, ui_str(a, UIS_SRC_TIMING_SHORT), d[f]);
         else
@@ -215,7 +218,9 @@ static void measured_panel(const struct app *a, const struct ui_scene *s, int w,
     } else if (!g) {
         form(&it[0], "-");
     } else if (g->status != GPU_OK) {
-        form(&it[0], "- (%s)", g->error[0] ? g->error : ui_str(a, UIS_NO_RESULT));
+        char why[GPU_TEXT_MAX];
+        form(&it[0], "- (%s)", g->error[0] ? ui_msg(a, &g->error_msg, g->error, why, sizeof why)
+                                           : ui_str(a, UIS_NO_RESULT));
         it[0].dim = 1;
     } else {
         measured_items(a, g, s, it);
@@ -300,8 +305,10 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
         return 2;
     }
     if (!req_hub_ready(&a->hub)) {
+        char why[GPU_TEXT_MAX];
         snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
-                 info->reason[0] ? info->reason : ui_str(a, UIS_NO_RUNNER));
+                 info->reason[0] ? ui_msg(a, &info->reason_msg, info->reason, why, sizeof why)
+                                 : ui_str(a, UIS_NO_RUNNER));
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;
     }

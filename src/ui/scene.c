@@ -130,7 +130,12 @@ void scene_error_text(const struct app *a, const struct ui_scene *s, char *buf, 
     case SCENE_ERR_BIND: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_BIND)); break;
     case SCENE_ERR_WIDTH: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_WIDTH)); break;
     case SCENE_ERR_ALIGN: snprintf(buf, size, ui_str(a, UIS_ERR_ALIGN), s->bad_lane); break;
-    default: snprintf(buf, size, "%s", s->errtext); break;
+    default: /* the pattern language's message in the screen's language (src/base/msg.def) */
+        if (s->err.msg[0] && !strcmp(s->errtext, s->err.msg))
+            pattern_error_text(&s->err, ui_lang(a), buf, size);
+        else
+            snprintf(buf, size, "%s", s->errtext);
+        break;
     }
 }
 

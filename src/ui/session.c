@@ -157,7 +157,7 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
     }
     snprintf(path, sizeof path, "%s/%s", app_export_dir(), name);
     params_line(a, s, 0, sub, sizeof sub);
-    struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0};
+    struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0, .lang = ui_lang(a)};
     struct svg_job job = {&s->res, s->acc.width, s->acc.op, &o};
     char err[UI_MSG_MAX];
     if (files_write_atomic(path, 0644, svg_emit, &job, err, sizeof err) != 0)

@@ -96,8 +96,8 @@ static void find_start(struct app *a)
                 int s = a->opt.step > 0 ? a->opt.step - 1 : 0, n = a->set.lessons[i].nsteps;
                 a->si = s < n ? s : n - 1;
                 if (s >= n)
-                    app_msg(a, 1, "chapter %d has %d step%s: starting at step %d", a->opt.chapter,
-                            n, n == 1 ? "" : "s", n);
+                    app_msg(a, 1, ui_str(a, n == 1 ? UIS_MSG_CHAPTER_STEP : UIS_MSG_CHAPTER_STEPS),
+                            a->opt.chapter, n, n);
                 return;
             }
         app_msg(a, 1, ui_str(a, UIS_MSG_NO_CHAPTER), a->opt.chapter);

@@ -15,3 +15,14 @@ const char *ui_str(const struct app *a, enum ui_str s)
         return "";
     return table[s][a->lang == LANG_ZH ? 1 : 0];
 }
+
+enum bl_lang ui_lang(const struct app *a)
+{
+    return a->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN;
+}
+
+const char *ui_msg(const struct app *a, const struct bl_msg *m, const char *en, char *buf,
+                   size_t n)
+{
+    return bl_msg_text(m, en, ui_lang(a), buf, n);
+}

@@ -225,9 +225,11 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
                  sw->slowdown[cur], a->g->utf8 ? "\u00d7" : "x");
     else if (sw->measured[cur] >= 0)
         snprintf(buf + o, size - o, ui_str(a, UIS_SWEEP_WF_NOW), a->g->sep, sw->measured[cur]);
-    else if (!req_hub_ready(&a->hub))
+    else if (!req_hub_ready(&a->hub)) {
+        char why[GPU_TEXT_MAX];
         snprintf(buf + o, size - o, "%s%s%s%s", a->g->sep, ui_str(a, UIS_NO_GPU),
-                 ui_str(a, UIS_COLON), info->reason);
+                 ui_str(a, UIS_COLON), ui_msg(a, &info->reason_msg, info->reason, why, sizeof why));
+    }
 }
 
 static void sweep_draw(const struct app *a, const void *st)

@@ -9,6 +9,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
+#include "../base/wrap.h"
 #include "app.h"
 
 /* next character at s (n bytes left): bytes used, *w its columns (invalid byte: 1 byte, 1 col) */
@@ -63,98 +64,9 @@ size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
     return i;
 }
 
-/* Chinese line-breaking rules: closing punctuation never starts a line (also ASCII , . ; : ! ?
- * and ')' after a wide character), an opening bracket never ends one. */
-static int no_line_start(wchar_t c)
-{
-    return c && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b"
-                       L"\u3011\u3009\u201d\u2019\u2026\uff05,.;:!?)", c) != NULL;
-}
-
-static int no_line_end(wchar_t c)
-{
-    return c && wcschr(L"\uff08\u300c\u300e\u300a\u3010\u3008\u201c\u2018", c) != NULL;
-}
-
-/* a break may follow this ASCII character inside a word: the comma or semicolon of a list
- * written without spaces ("a.sum,b.sum"), so that a long metric list wraps between names */
-static int break_after(const char *s, size_t i, size_t n)
-{
-    if ((s[i] != ',' && s[i] != ';') || i + 1 >= n || !s[i + 1] || s[i + 1] == ' ' ||
-        s[i + 1] == '\n')
-        return 0;
-    return !(i > 0 && isdigit((unsigned char)s[i - 1]) && isdigit((unsigned char)s[i + 1]));
-}
-
-/* the wrapping state of one line: the best break so far and the one before it */
-struct brk {
-    size_t at, next;          /* the line ends at `at`; the next one starts at `next` */
-    int have;
-};
-
-static void brk_set(struct brk *b, struct brk *prev, size_t at, size_t next, int have)
-{
-    if (b->have && b->at != at)
-        *prev = *b;           /* keep the one before, for closing punctuation */
-    b->at = at;
-    b->next = next;
-    b->have = have;
-}
-
 size_t text_wrap(const char *s, size_t n, int width, size_t *next, int *cut)
 {
-    int cols = 0;
-    size_t i = 0, fit1 = 0;   /* fit1: where a cut word ends, leaving a column for its mark */
-    struct brk b = {0, 0, 0}, pb = {0, 0, 0};
-    wchar_t prev = 0;
-    int wlen = 0;             /* characters since the last space */
-    *cut = 0;
-    if (width < 1)
-        width = 1;
-    while (i < n && s[i]) {
-        if (s[i] == '\n') {
-            *next = i + 1;
-            return i;
-        }
-        if (s[i] == '`') {
-            i++;
-            continue;
-        }
-        wchar_t wc;
-        int w;
-        size_t k = next_char(s + i, n - i, &wc, &w);
-        /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
-        int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
-        if ((wc == L' ' && !mark) || (w == 2 && !no_line_start(wc) && !no_line_end(prev)))
-            brk_set(&b, &pb, i, wc == L' ' ? i + 1 : i, wc == L' ' || i > 0);  /* before it */
-        wlen = wc == L' ' ? 0 : wlen + 1;
-        if (cols + w > width && wc != L' ') {
-            /* a break right before closing punctuation would start a line with it: take the
-             * break before that one */
-            if (b.have && b.at == i && b.next == i && no_line_start(wc)) {
-                b = pb;
-                b.have = pb.have && pb.at > 0;
-            }
-            if (b.have) {
-                *next = b.next;
-                return b.at;
-            }
-            /* one word wider than the line: cut it, the drawing marks the cut */
-            size_t at = width > 1 && fit1 > 0 ? fit1 : (i > 0 ? i : k);
-            *cut = at < n && s[at] && s[at] != ' ';
-            *next = at;
-            return at;
-        }
-        cols += w;
-        i += k;
-        if (cols <= width - 1)
-            fit1 = i;
-        if ((w == 2 && !no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n)))
-            brk_set(&b, &pb, i, i, 1);       /* and after it */
-        prev = wc;
-    }
-    *next = i;
-    return i;
+    return bl_wrap(s, n, width, 1, next, cut);
 }
 
 size_t text_line(const char *s, size_t n, int width, size_t *next)

@@ -47,7 +47,7 @@ static void title_draw(const struct app *a)
     snprintf(prog[1], sizeof prog[1], ui_str(a, UIS_DONE_OF), done, total);
     backend_words(a, 0, be[0], sizeof be[0]);
     backend_words(a, 1, be[1], sizeof be[1]);
-    const char *lang = lesson_lang_code(a->lang), *sep = a->g->sep;
+    const char *lang = ui_str(a, UIS_LANG_SHOWN), *sep = a->g->sep;
     const char *chapter = lesson_tr(&l->title, a->lang), *step = lesson_tr(&st->title, a->lang);
     int fixed = text_width(place) + text_width(sep) + text_width(step) + 1, pick = 3;
     if (a->opt.present) {

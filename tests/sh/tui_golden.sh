@@ -10,6 +10,8 @@ GOLD=tests/golden
 failed=0
 
 normalise() {
+    # the backend's word in the title, Chinese ones too; the title is right-aligned, so the
+    # room before it is counted as for a word of 4 columns (none, cuda, 回放)
     sed -E -e 's/^( *)(no GPU: |无 GPU：).*/\1\2<reason>/' \
            -e 's/(·|\|) (no GPU: model only|model only|looking for a GPU|GPU: [^·|]*|GPU|无 GPU：仅模型|仅模型|正在查找 GPU|GPU：[^·|]*|GPU 实测) (·|\|)/\1 <backend> \3/'
 }

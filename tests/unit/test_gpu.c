@@ -31,11 +31,16 @@ static void test_unavailable(void **state)
 {
     (void)state;
     struct gpu_info info;
-    struct gpu *g = gpu_unavailable_new("no CUDA device", &info);
+    struct gpu *g = gpu_unavailable_new(&info, GPU_NO_DEVICE);
     assert_non_null(g);
     assert_int_equal(info.available, 0);
     assert_int_equal(info.backend, GPU_BACKEND_NONE);
     assert_string_equal(info.reason, "no CUDA device");
+    /* the reason in either language, from its message id */
+    char zh[GPU_TEXT_MAX];
+    assert_int_equal(info.reason_msg.id, GPU_NO_DEVICE);
+    assert_string_equal(bl_msg_text(&info.reason_msg, info.reason, BL_LANG_ZH, zh, sizeof zh),
+                        "没有 CUDA 设备");
     struct gpu_request q;
     struct gpu_result r;
     stride(&q, 4, 1);

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../../src/base/msg.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,7 +84,7 @@ static void test_conflict_free(void **state)
 {
     (void)state;
     struct bank_result *res = run(4, BANK_LOAD, 0xFFFFFFFFu, 1, 0);
-    struct svg_options opt = {"s[lane]", "block 32x1, warp 0", 0};
+    struct svg_options opt = {"s[lane]", "block 32x1, warp 0", 0, 0};
     char *svg = render(res, 4, BANK_LOAD, &opt, "stride1");
     assert_true(strncmp(svg, "<?xml", 5) == 0);
     assert_non_null(strstr(svg, "</svg>\n"));
@@ -197,7 +199,7 @@ static void test_escaping_and_mono(void **state)
 {
     (void)state;
     struct bank_result *res = run(4, BANK_LOAD, 0xFFFFFFFFu, 2, 0);
-    struct svg_options opt = {"a<b && c>\"d\" 'e' \x01\xff\xc3(", "填充 PAD=1", 1};
+    struct svg_options opt = {"a<b && c>\"d\" 'e' \x01\xff\xc3(", "填充 PAD=1", 1, 0};
     char *svg = render(res, 4, BANK_LOAD, &opt, "mono-stride2");
     assert_non_null(strstr(svg, "a&lt;b &amp;&amp; c&gt;&quot;d&quot; &#39;e&#39; ??" "?("));
     assert_non_null(strstr(svg, "填充 PAD=1"));
@@ -240,6 +242,48 @@ static void test_write_errors(void **state)
     free(res);
 }
 
+/* The picture's words in the chosen language, passes counted from 1 as on the screen: the
+ * Chinese picture's text holds no English word of the picture's own (code and CUDA terms
+ * aside), the English one says "pass 1" and never "pass 0". */
+static void test_language_and_pass_numbers(void **state)
+{
+    (void)state;
+    struct bank_result *res = run(16, BANK_LOAD, 0xFFFFFFFFu, 1, 0);   /* 4 passes */
+    struct svg_options en = {"v[lane]", NULL, 0, BL_LANG_EN};
+    char *svg = render(res, 16, BANK_LOAD, &en, NULL);
+    assert_non_null(strstr(svg, ">pass 1<"));
+    assert_non_null(strstr(svg, ">pass 4<"));
+    assert_null(strstr(svg, ">pass 0<"));
+    free(svg);
+    struct svg_options zh = {"v[lane]", NULL, 0, BL_LANG_ZH};
+    svg = render(res, 16, BANK_LOAD, &zh, "zh");
+    assert_non_null(strstr(svg, ">\u7b2c 1 \u6279<"));                    /* 第 1 批 */
+    assert_non_null(strstr(svg, "4 \u4e2a wavefront\uff0c4 \u6279"));    /* 4 个 wavefront，4 批 */
+    static const char *const english[] = {"pass ", "passes", "idle", "words", "active", "broadcast",
+                                          "conflict", "served", "worst", "Banks are", "Made by",
+                                          "shared-memory"};
+    /* the text between the tags (attributes and class names are the file's own code) */
+    char *text = malloc(strlen(svg) + 1);
+    assert_non_null(text);
+    size_t o = 0;
+    for (const char *c = svg; *c; c++) {
+        if (*c == '<')
+            while (*c && *c != '>')
+                c++;
+        else
+            text[o++] = *c;
+        if (!*c)
+            break;
+    }
+    text[o] = 0;
+    for (size_t i = 0; i < sizeof english / sizeof english[0]; i++)
+        if (strstr(text, english[i]))
+            fail_msg("the Chinese SVG says '%s'", english[i]);
+    free(text);
+    free(svg);
+    free(res);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -249,6 +293,7 @@ int main(void)
         cmocka_unit_test(test_float4_and_partial),
         cmocka_unit_test(test_escaping_and_mono),
         cmocka_unit_test(test_write_errors),
+        cmocka_unit_test(test_language_and_pass_numbers),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,7 +9,9 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
 #include <cmocka.h>
 
@@ -120,6 +122,56 @@ static void test_wrap_punctuation(void **state)
     assert_int_equal(n, strlen("\u4e2d"));
 }
 
+/* every width from 3 to 40 columns over text dense with closing and opening punctuation
+ * (two closers in a row: "）。", "”；"): no line starts with closing punctuation, none ends
+ * with an opening one */
+static void test_wrap_punctuation_all_widths(void **state)
+{
+    (void)state;
+    const char *s = "他说“好”；然后（按列读）。再试 `s[lane]`（32 路）。用“填充”，行吗？"
+                    "一个 warp（线程束）的 32 个 lane：每批 16 个；结论「对」、「错」！"
+                    "见《规则》。padding（填充）」是 1。";
+    size_t len = strlen(s);
+    for (int w = 3; w <= 40; w++) {
+        size_t pos = 0;
+        int lines = 0;
+        while (pos < len && lines < 200) {
+            size_t next;
+            int cut;
+            size_t n = text_wrap(s + pos, len - pos, w, &next, &cut);
+            wchar_t first = 0, last = 0;
+            size_t i = 0;
+            while (i < n && s[pos + i] == '`')
+                i++;
+            if (i < n)
+                mbtowc(&first, s + pos + i, len - pos - i);
+            for (size_t j = 0; j < n;) {
+                wchar_t wc;
+                int k = mbtowc(&wc, s + pos + j, n - j);
+                if (k <= 0)
+                    break;
+                if (wc != L'`')
+                    last = wc;
+                j += (size_t)k;
+            }
+            static int was_cut;  /* a line after a cut word (no break allowed) is exempt */
+            if (lines > 0 && !was_cut && first && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d"
+                                             L"\u300f\u300b\u201d\u2019", first))
+                fail_msg("width %d: line %d starts with closing punctuation: '%.*s'", w,
+                         lines + 1, (int)n, s + pos);
+            if (pos + next < len && !cut && last && wcschr(L"\uff08\u300c\u300e\u300a\u201c\u2018", last))
+                fail_msg("width %d: line %d ends with opening punctuation: '%.*s'", w,
+                         lines + 1, (int)n, s + pos);
+            assert_true(next > 0);
+            was_cut = cut;
+            pos += next;
+            while (pos < len && s[pos] == ' ')
+                pos++;
+            lines++;
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -128,6 +180,7 @@ int main(void)
         cmocka_unit_test(test_wrap_code),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_punctuation),
+        cmocka_unit_test(test_wrap_punctuation_all_widths),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -1,0 +1,85 @@
+/* msg.h: the one table of banklab's messages in English and Chinese (msg.def: one line per
+ * message, both languages side by side) and a message kept as its id plus its arguments, so
+ * that a lower room (the model, the GPU runner) that never knows the reader's language can
+ * fill it and the cli or the ui renders it in either language later. The base room: libc only.
+ *
+ * A message is filled from the English printf format of its id (bl_msg_set): the arguments
+ * are read from the va_list by the conversions of that format and kept (numbers by value,
+ * strings copied, cut at BL_MSG_SBUF bytes in all). The Chinese format of an id takes the
+ * same conversions in the same order (tests/unit/test_msg.c). A string argument that is the
+ * English text of a phrase (an id named PH_*, e.g. "the end of the pattern") is rendered as
+ * that phrase's Chinese. */
+#ifndef BANKLAB_BASE_MSG_H
+#define BANKLAB_BASE_MSG_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+enum bl_lang { BL_LANG_EN = 0, BL_LANG_ZH = 1 };
+
+enum bl_msg_id {
+    BL_MSG_NONE = 0,
+#define M(id, en, zh) id,
+#include "msg.def"
+#undef M
+    BL_MSG_COUNT
+};
+
+#define BL_MSG_ARGS 8
+#define BL_MSG_SBUF 224
+
+struct bl_msg_arg {
+    char kind;                    /* 'i' signed, 'u' unsigned, 'f' double, 's' string */
+    union {
+        long long i;
+        unsigned long long u;
+        double f;
+        unsigned s;               /* offset of the string in sbuf */
+    } v;
+};
+
+struct bl_msg {
+    int id;                       /* BL_MSG_NONE: no message (or one outside the table) */
+    int nargs;
+    struct bl_msg_arg arg[BL_MSG_ARGS];
+    char sbuf[BL_MSG_SBUF];
+};
+
+/* bl_msg_format: the printf format of id in lang ("" for an id outside the table).
+ * bl_msg_name: the id's name, e.g. "PAT_UNKNOWN_TYPE" (NULL outside the table). */
+const char *bl_msg_format(int id, enum bl_lang lang);
+const char *bl_msg_name(int id);
+
+/* bl_msg_vset: m (when not NULL) takes id and the arguments ap holds for its English format;
+ * en (when not NULL, n bytes) receives the English text, exactly as printf would write it.
+ * Returns the length written into en. ap is consumed. */
+size_t bl_msg_vset(struct bl_msg *m, char *en, size_t n, int id, va_list ap);
+size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...);
+
+/* bl_msg_render: m in lang into dst (n bytes, always NUL-terminated when n > 0); "" for
+ * BL_MSG_NONE. Returns the length written. */
+size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n);
+
+/* bl_msg_text: what to show for a message whose English text is en: en itself in English;
+ * else m rendered in lang into buf, or, where m holds no message (NULL or BL_MSG_NONE), en
+ * read back as a message of the table (bl_msg_parse) and rendered; en when it is none. */
+const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
+                        size_t n);
+
+/* bl_phrase: the phrase whose English text is s in lang (s itself when none is, or in
+ * English): a PH_* entry, or any message without conversions (a reason given as another
+ * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). */
+const char *bl_phrase(const char *s, enum bl_lang lang);
+
+/* bl_msg_parse: the message of the table whose English format text matches (its arguments
+ * read back: %s the shortest text that lets the rest match, numbers as written). Returns 1
+ * with m filled, 0 (m empty) when no message matches. For text that only its English holds:
+ * a message given as another's argument ("not measured: %s; ..."), a reason kept as text by
+ * the part that made it (the counters'). */
+int bl_msg_parse(const char *text, struct bl_msg *m);
+
+/* bl_msg_sanitize: m as read from another process: an id outside the table, a count of
+ * arguments or a string outside sbuf make it BL_MSG_NONE (its English text is all there is). */
+void bl_msg_sanitize(struct bl_msg *m);
+
+#endif

@@ -1,0 +1,137 @@
+/* wrap.c: display columns and line breaking (wrap.h). libc only (mbrtowc, wcwidth). */
+#include "wrap.h"
+
+#include <ctype.h>
+#include <string.h>
+#include <wctype.h>
+
+size_t bl_char(const char *s, size_t n, wchar_t *wc, int *w)
+{
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t k = mbrtowc(wc, s, n, &st);
+    if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+        *wc = L'?';
+        *w = 1;
+        return 1;
+    }
+    int cw = wcwidth(*wc);
+    *w = cw < 0 ? 1 : cw;
+    return k;
+}
+
+int bl_width_n(const char *s, size_t n)
+{
+    int cols = 0;
+    size_t i = 0;
+    while (i < n && s[i]) {
+        wchar_t wc;
+        int w;
+        i += bl_char(s + i, n - i, &wc, &w);
+        cols += w;
+    }
+    return cols;
+}
+
+int bl_no_line_start(wchar_t c)
+{
+    return c && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b"
+                       L"\u3011\u3009\u3015\u3017\uff3d\uff5d\uff0e\u201d\u2019\u2026\uff05"
+                       L",.;:!?)", c) != NULL;
+}
+
+int bl_no_line_end(wchar_t c)
+{
+    return c && wcschr(L"\uff08\u300c\u300e\u300a\u3010\u3008\u3014\u3016\uff3b\uff5b\u201c"
+                       L"\u2018", c) != NULL;
+}
+
+/* the character a line starting at s[i] would begin with (backticks skipped), 0 at the end */
+static wchar_t char_at(const char *s, size_t n, size_t i, int ticks)
+{
+    while (i < n && s[i] == '`' && ticks)
+        i++;
+    if (i >= n || !s[i])
+        return 0;
+    wchar_t wc;
+    int w;
+    bl_char(s + i, n - i, &wc, &w);
+    return wc;
+}
+
+/* a break may follow this ASCII character inside a word: the comma or semicolon of a list
+ * written without spaces ("a.sum,b.sum"), so that a long metric list wraps between names */
+static int break_after(const char *s, size_t i, size_t n)
+{
+    if ((s[i] != ',' && s[i] != ';') || i + 1 >= n || !s[i + 1] || s[i + 1] == ' ' ||
+        s[i + 1] == '\n')
+        return 0;
+    return !(i > 0 && isdigit((unsigned char)s[i - 1]) && isdigit((unsigned char)s[i + 1]));
+}
+
+/* A wide character's own break is only a break where the line after it would not start with
+ * closing punctuation (a space's: where that is a wide one, or a closing quote) */
+static int may_start(wchar_t c, int after_space)
+{
+    if (!after_space)
+        return !bl_no_line_start(c);
+    return !(c >= 0x80 && bl_no_line_start(c));
+}
+
+size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut)
+{
+    int cols = 0;
+    size_t i = 0, fit1 = 0;   /* fit1: where a cut word ends, leaving a column for its mark */
+    size_t at = 0, nx = 0;    /* the best break so far: the line ends at `at`, the next at nx */
+    int have = 0;
+    wchar_t prev = 0;
+    int wlen = 0;             /* characters since the last space */
+    *cut = 0;
+    if (width < 1)
+        width = 1;
+    while (i < n && s[i]) {
+        if (s[i] == '\n') {
+            *next = i + 1;
+            return i;
+        }
+        if (s[i] == '`' && ticks) {
+            i++;
+            continue;
+        }
+        wchar_t wc;
+        int w;
+        size_t k = bl_char(s + i, n - i, &wc, &w);
+        /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
+        int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
+        if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
+            !bl_no_line_end(prev)) {
+            at = i, nx = i + 1, have = 1;                  /* at a space */
+        } else if (w == 2 && i > 0 && !bl_no_line_start(wc) && !bl_no_line_end(prev) &&
+                   prev != L' ') {
+            at = i, nx = i, have = 1;                      /* before a wide character */
+        }
+        wlen = wc == L' ' ? 0 : wlen + 1;
+        if (cols + w > width && wc != L' ') {
+            if (have) {
+                *next = nx;
+                return at;
+            }
+            /* one word wider than the line: cut it, the drawing marks the cut */
+            size_t c = width > 1 && fit1 > 0 ? fit1 : (i > 0 ? i : k);
+            *cut = c < n && s[c] && s[c] != ' ';
+            *next = c;
+            return c;
+        }
+        cols += w;
+        i += k;
+        if (cols <= width - 1)
+            fit1 = i;
+        /* after a wide character, or a list's comma, unless what follows may not start */
+        if (((w == 2 && !bl_no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n))) &&
+            may_start(char_at(s, n, i, ticks), 0) && char_at(s, n, i, ticks) != L' ')
+            at = i, nx = i, have = 1;
+        prev = wc;
+    }
+    *next = i;
+    return i;
+}

@@ -1,0 +1,32 @@
+/* wrap.h: text measured in display columns (mbrtowc + wcwidth: CJK is two columns; the
+ * caller's LC_CTYPE must be UTF-8) and wrapped into lines with the Chinese line-breaking
+ * rules: closing punctuation (）。，、；：！？”’》」』 ...) never starts a line and opening
+ * punctuation (（“‘《「『 ...) never ends one. One wrapper for the screen (src/ui/text.c),
+ * the lab's line prompt and the reports. The base room: libc only. */
+#ifndef BANKLAB_BASE_WRAP_H
+#define BANKLAB_BASE_WRAP_H
+
+#include <stddef.h>
+#include <wchar.h>
+
+/* bl_char: the character at s (n bytes left) into *wc and its columns into *w; returns the
+ * bytes it takes (an invalid byte: 1 byte, 1 column, '?'). */
+size_t bl_char(const char *s, size_t n, wchar_t *wc, int *w);
+
+/* bl_width_n: the display columns of s[0..n) (stops at a NUL). */
+int bl_width_n(const char *s, size_t n);
+
+/* bl_no_line_start, bl_no_line_end: c may not begin a line (closing punctuation, also ASCII
+ * , . ; : ! ? and ')'), may not end one (opening punctuation). */
+int bl_no_line_start(wchar_t c);
+int bl_no_line_end(wchar_t c);
+
+/* bl_wrap: the next line of s[0..n) at width columns: returns its byte length and *next where
+ * the line after it starts. Breaks at spaces, between wide characters and after the commas
+ * of a list written without spaces, never inside a word that fits, never so that a line
+ * starts with closing or ends with opening punctuation; a '\n' ends a line. With ticks,
+ * backticks are zero-width marks (lesson text's `code`). *cut = 1 when a word wider than
+ * the line had to be cut. */
+size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut);
+
+#endif

@@ -1,0 +1,154 @@
+#!/bin/sh
+# lang_zh.sh: every word a Chinese learner sees is Chinese. With --lang zh at 80x24 it walks
+# every step of lessons/ (each quiz answered wrong first), the contents, help, the playground
+# with an error of each kind of the pattern language (syntax, unknown type, division by zero,
+# bounds, alignment), the sweep, the kernel view, a replayed recording (an access it has and
+# one it has not) and a chapter's step out of range; then `banklab lab --lang zh` (scripted
+# and at its prompt) and `banklab report --lang zh`. tests/sh/zh_words.py fails on an English
+# word outside code, names and units; no line may start with closing punctuation; the lab's
+# lines fit 80 columns, count accesses from 1 and name no key of the tutorial.
+. tests/sh/tui_fixtures/lib.sh
+command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
+CAP="$TMP/captures.txt"
+: >"$CAP"
+cap() { # WHAT: the screen as it is now, into the captures
+    printf '### %s\n' "$1" >>"$CAP"
+    screen >>"$CAP"
+}
+
+jq -r -s 'sort_by(.chapter)[] | .chapter as $c | (.steps | length) as $n | .steps | to_entries[] |
+  .value.quiz as $q | [$c, .key + 1, $n, (if .value.scene then 1 else 0 end), ($q.kind // "-"),
+   ($q.answer // 0 | tostring), (($q.choices // []) | length)] | @tsv' \
+   lessons/*.json >"$TMP/steps.tsv" || fail "jq could not read lessons/*.json"
+total=$(wc -l <"$TMP/steps.tsv")
+[ "$total" -gt 0 ] || fail "no steps in lessons/"
+
+# 1. every step, every quiz answered wrong first (the verdict and the explanation in view)
+start 80 24 -- --lessons lessons --lang zh --reset
+n=0
+while IFS="$(printf '\t')" read -r ch st ns scene kind ans nch; do
+    n=$((n + 1))
+    expect " $ch\\.$st/$ns " 5
+    [ "$scene" = 1 ] && { wait_for "^ (无 GPU：|实测 )|先回答|先预测" 5 || fail "step $ch.$st: no GPU line"; }
+    cap "step $ch.$st"
+    if [ "$kind" = choice ]; then
+        keys "$((($ans + 1) % $nch + 1))"
+    elif [ "$kind" = number ]; then
+        lit "$(awk "BEGIN { print $ans + 100 }")"
+        keys Enter
+    fi
+    if [ "$kind" != - ]; then
+        expect "✗ 不对" 5
+        cap "step $ch.$st, wrong answer"
+        keys PgDn
+        cap "step $ch.$st, wrong answer, PgDn"
+    fi
+    [ "$n" -lt "$total" ] && keys n
+done <"$TMP/steps.tsv"
+echo "walked $n steps in Chinese"
+
+# 2. the other screens
+keys c; expect "目录" 5; cap "contents"; keys Escape
+keys '?'; expect "按键" 5; cap "help"; keys Escape
+keys g; expect "练习场" 5; cap "playground"
+for p in '__shared__ float s[32]; s[lane' '__shared__ flaot s[32]; s[lane]' \
+         '__shared__ int q[64]; q[lane / 0]' '__shared__ float s[32][33]; s[lane][lane * 2]' \
+         '__shared__ double d[64]; float *p = (float *)d; *(double *)(p + 1)' \
+         '__shared__ float s[32]; s[lane] += 1' '__shared__ float s[32]; t[lane]' \
+         '__shared__ float4 v[64]; v[lane].q'; do
+    keys C-u
+    lit "$p"
+    expect "错误" 5
+    cap "playground: $p"
+done
+keys F1; sleep 0.5; cap "playground: F1"; keys Escape
+keys Escape
+keys q; expect "EXITED rc=0" 5
+
+start 80 24 -- --lessons lessons --lang zh --reset --chapter 3 --step 99
+expect " 3\\.[0-9]+/" 5
+cap "chapter 3, step 99"
+keys s; sleep 1; cap "sweep"; keys Escape
+keys i; sleep 0.5; cap "inspector"; keys Escape
+keys q; expect "EXITED rc=0" 5
+
+start 80 24 -- assets/kernels/transpose_seed.cu --lessons lessons --lang zh --reset
+sleep 1
+wait_for "(GPU|编译|行)" 20 || true
+sleep 2
+cap "kernel view"
+keys q; keys q; sleep 0.5
+
+# 3. a replayed recording: what it has, and an access it has not
+start 80 24 -- --lessons lessons --lang zh --reset --replay assets/h200-recording.json --chapter 1 --step 3
+expect " 1\\.3/" 5
+keys e
+wait_for "录制于" 5 || fail "replay: no provenance in Chinese"
+cap "replay, step 1.3"
+keys g; expect "练习场" 5; keys C-u
+lit '__shared__ float s[4096]; s[lane * 37 + 5]'
+wait_for "录制里没有" 5 || fail "replay: no 'not recorded' in Chinese"
+cap "replay, an access not recorded"
+keys Escape; keys q; expect "EXITED rc=0" 5
+
+# 4. the lab: scripted against the recording, and at its prompt
+COLUMNS=80 "$BANKLAB" lab lessons/10-lab-workshop.json --lang zh --no-save \
+    --replay assets/h200-recording.json --answers PAD=1,K=2 >"$TMP/lab.txt" 2>&1 ||
+    fail "banklab lab --answers failed: $(cat "$TMP/lab.txt")"
+printf 'x\n?\n1\n\nq\n' | COLUMNS=80 "$BANKLAB" lab lessons/10-lab-workshop.json --lang zh \
+    --no-save >"$TMP/lab2.txt" 2>&1 || fail "banklab lab at its prompt failed"
+{ echo "### lab (scripted, replay)"; cat "$TMP/lab.txt"; echo "### lab (prompt)"; cat "$TMP/lab2.txt"; } >>"$CAP"
+grep -q "访问 1/1" "$TMP/lab.txt" || fail "lab: the access is not counted from 1 ('访问 1/1')"
+grep -q "访问 0" "$TMP/lab.txt" && fail "lab: 'access 0'"
+grep -qE "(用|with) [a-zA-Z] / [a-zA-Z]|换几个 warp|other warps" "$TMP/lab.txt" "$TMP/lab2.txt" &&
+    fail "lab: the tutorial's keys at the lab's prompt: $(grep -hE '(用|with) [a-zA-Z] / [a-zA-Z]|warp' "$TMP/lab.txt" | head -n 2)"
+grep -q "在 PAD 提示处" "$TMP/lab.txt" || fail "lab: no instruction for its prompt"
+python3 - "$TMP/lab.txt" "$TMP/lab2.txt" <<'PY' || fail "lab: a line wider than 80 columns"
+import sys, unicodedata
+bad = 0
+for p in sys.argv[1:]:
+    for line in open(p, encoding="utf-8"):
+        line = line.rstrip("\n")
+        w = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
+        # a prompt answered through a pipe shares its line with what follows
+        if w > 80 and "]: " not in line:
+            print("%d columns: %s" % (w, line)); bad = 1
+sys.exit(bad)
+PY
+
+# 5. the report
+mkdir -p "$TMP/rep"
+"$BANKLAB" lab lessons/10-lab-workshop.json --lang zh --replay assets/h200-recording.json \
+    --answers PAD=2,K=1 >/dev/null 2>&1 || fail "lab for the report failed"
+"$BANKLAB" report --lang zh --out "$TMP/rep" >/dev/null 2>&1 || fail "banklab report --lang zh failed"
+md=$(ls "$TMP/rep"/*.md) || fail "no Markdown report"
+{ echo "### report (Markdown)"; cat "$md"; } >>"$CAP"
+grep -q "下面的实测数字：录制于" "$md" || fail "report: the device line does not say where the figures come from"
+
+# the words, and no line starting with closing punctuation; the names of the code on the
+# screen (the scenes' and the kernels' identifiers, the playground's patterns) are names
+{
+    jq -r '.. | objects | .code? // empty | strings' lessons/*.json
+    cat assets/kernels/*.cu
+    grep -o "'__shared__[^']*'" "$0"
+} | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u >"$TMP/codewords"
+python3 tests/sh/zh_words.py --allow "$TMP/codewords" "$CAP" >"$TMP/english.txt" || {
+    head -n 40 "$TMP/english.txt"
+    echo "FAIL: $(wc -l <"$TMP/english.txt") English words a Chinese learner sees (above: the first 40)"
+    exit 1
+}
+python3 - "$CAP" <<'PY' || { echo "FAIL: a line starts with closing punctuation"; exit 1; }
+import sys
+close = "，。、；：！？）」』》】〉”’…"
+bad = 0
+what = "?"
+for line in open(sys.argv[1], encoding="utf-8"):
+    if line.startswith("### "):
+        what = line[4:].strip(); continue
+    s = line.strip(" │|")
+    if s and s[0] in close:
+        print("%s: %s" % (what, line.rstrip())); bad = 1
+sys.exit(bad)
+PY
+echo "Chinese: no English word outside code, names and units; no line starts with closing punctuation"
+exit 0

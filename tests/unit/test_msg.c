@@ -1,0 +1,260 @@
+/* test_msg.c: the message table of src/base/msg.def: every message has both languages, the
+ * Chinese one is Chinese (not the English copied) and takes the same printf conversions in the
+ * same order; a kept message renders in English exactly as printf would and in Chinese with
+ * the same arguments, phrases given as arguments in the message's language; and every error
+ * the pattern language reports carries its id (both languages).
+ * link: model
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "../../src/base/msg.h"
+#include "../../src/model/pattern.h"
+#include "../../src/model/pattern_cuda.h"
+
+/* the conversions of a printf format, e.g. "%d %s %lld %.*s" -> "d s lld *s" */
+static void conversions(const char *f, char *out, size_t size)
+{
+    size_t o = 0;
+    out[0] = 0;
+    for (const char *p = f; *p; p++) {
+        if (*p != '%')
+            continue;
+        p++;
+        if (*p == '%')
+            continue;
+        char conv[12];
+        size_t k = 0;
+        while (*p && strchr("-+ #0123456789.*", *p)) {
+            if (*p == '*' && k < 4)
+                conv[k++] = '*';
+            p++;
+        }
+        while (*p && strchr("hlLqjzt", *p) && k < 8)
+            conv[k++] = *p++;
+        if (!*p)
+            break;
+        conv[k++] = *p;
+        conv[k] = 0;
+        o += (size_t)snprintf(out + o, size - o, "%s ", conv);
+        if (o >= size)
+            break;
+    }
+}
+
+static int has_non_ascii(const char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s >= 0x80)
+            return 1;
+    return 0;
+}
+
+static void test_both_languages(void **state)
+{
+    (void)state;
+    assert_true(BL_MSG_COUNT > 150);
+    for (int id = 1; id < BL_MSG_COUNT; id++) {
+        const char *en = bl_msg_format(id, BL_LANG_EN), *zh = bl_msg_format(id, BL_LANG_ZH);
+        const char *name = bl_msg_name(id);
+        assert_non_null(name);
+        if (!en[0] || !zh[0])
+            fail_msg("%s: a language is missing", name);
+        char ce[160], cz[160];
+        conversions(en, ce, sizeof ce);
+        conversions(zh, cz, sizeof cz);
+        if (strcmp(ce, cz))
+            fail_msg("%s: English takes '%s', Chinese '%s'", name, ce, cz);
+        if (!strcmp(en, "%s"))
+            continue; /* a text handed on as it is (a CUDA library's own message) */
+        if (!strcmp(en, zh) || !has_non_ascii(zh))
+            fail_msg("%s: the Chinese text '%s' is not Chinese", name, zh);
+        if (strstr(zh, "趟") || strstr(zh, "轮"))
+            fail_msg("%s: '%s' uses 趟 or 轮 (docs/glossary.md: a pass is 批)", name, zh);
+    }
+    assert_null(bl_msg_name(0));
+    assert_null(bl_msg_name(BL_MSG_COUNT));
+    assert_string_equal(bl_msg_format(BL_MSG_COUNT, BL_LANG_ZH), "");
+}
+
+static void test_render(void **state)
+{
+    (void)state;
+    struct bl_msg m;
+    char en[256], ref[256], zh[256];
+    bl_msg_set(&m, en, sizeof en, PAT_INDEX_IS_OUT_OF_BOUNDS, -3LL, 2, "tile", 33LL);
+    snprintf(ref, sizeof ref, "index %lld is out of bounds for dimension %d of '%s' (size %lld)",
+             -3LL, 2, "tile", 33LL);
+    assert_string_equal(en, ref);
+    bl_msg_render(&m, BL_LANG_EN, zh, sizeof zh);
+    assert_string_equal(zh, ref);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "下标 -3 越界：第 2 维（'tile'，大小 33）");
+    /* %c, %02x, %.*s, %u, %zu and %g */
+    bl_msg_set(&m, en, sizeof en, PAT_UNEXPECTED_BYTE_0X, 0x7u);
+    assert_string_equal(en, "unexpected byte 0x07");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "意外的字节 0x07");
+    bl_msg_set(&m, en, sizeof en, PAT_MALFORMED_NUMBER, 3, "12xyz");
+    assert_string_equal(en, "malformed number '12x'");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "数字格式不对：'12x'");
+    bl_msg_set(&m, en, sizeof en, PAT_EXPECTED_BUT_FOUND, ']', "after the index",
+               "the end of the pattern");
+    assert_string_equal(en, "expected ']' after the index but found the end of the pattern");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "应有 ']'（在下标之后），却是 模式的结尾");
+    bl_msg_set(&m, en, sizeof en, GPU_DYNAMIC_CARVE_BYTES_OF_SHARED, (size_t)70000, (size_t)65536);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "dynamic_carve：每个 block 需要 70000 字节共享内存，设备只允许 65536");
+    bl_msg_set(&m, en, sizeof en, GPU_OUTPUT_ELEMENT_DIFFERS_FROM_THE, "copy", 12L, 0.5);
+    assert_string_equal(en, "copy: output element 12 differs from the CPU reference (0.5)");
+    /* cut to the buffer, NUL-terminated */
+    bl_msg_render(&m, BL_LANG_EN, zh, 8);
+    assert_string_equal(zh, "copy: o");
+    /* no message: the English given is what shows */
+    struct bl_msg none;
+    memset(&none, 0, sizeof none);
+    assert_string_equal(bl_msg_text(&none, "plain", BL_LANG_ZH, zh, sizeof zh), "plain");
+    assert_string_equal(bl_msg_text(&m, "eng", BL_LANG_EN, zh, sizeof zh), "eng");
+    assert_string_equal(bl_phrase("after the index", BL_LANG_ZH), "在下标之后");
+    assert_string_equal(bl_phrase("after the index", BL_LANG_EN), "after the index");
+    assert_string_equal(bl_phrase("tile", BL_LANG_ZH), "tile");
+}
+
+/* every error of a set of broken patterns: an id kept, English byte for byte as msg, Chinese
+ * without an English sentence (the only ASCII words are the code quoted and CUDA terms) */
+static void test_pattern_errors(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {
+        "__shared__ float s[32]; s[lane",
+        "__shared__ flaot s[32]; s[lane]",
+        "__shared__ float s[32]; s[lane / 0]",
+        "__shared__ float s[32]; s[lane + 40]",
+        "__shared__ double d[64]; float *p = (float *)d; *(double *)(p + 1)",
+        "__shared__ float s[32]; s[lane] += 1",
+        "__shared__ float s[32]; s[N]",
+        "__shared__ float s[32]; t[lane]",
+        "__shared__ float s[32]; s[lane] @",
+        "",
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct pattern *p = NULL;
+        struct pattern_error err;
+        int rc = pattern_parse(bad[i], &p, &err);
+        if (rc == 0) {
+            struct pattern_env env;
+            struct bank_access acc;
+            pattern_env_init(&env);
+            rc = pattern_eval(p, &env, 0, &acc, NULL, &err);
+            pattern_free(p);
+        }
+        assert_int_equal(rc, -1);
+        assert_true(err.msg[0]);
+        if (err.why.id == BL_MSG_NONE)
+            fail_msg("'%s': '%s' has no message id", bad[i], err.msg);
+        char en[PATTERN_MSG_MAX], zh[2 * PATTERN_MSG_MAX];
+        assert_string_equal(pattern_error_text(&err, BL_LANG_EN, en, sizeof en), err.msg);
+        pattern_error_text(&err, BL_LANG_ZH, zh, sizeof zh);
+        if (!has_non_ascii(zh) || !strcmp(zh, err.msg))
+            fail_msg("'%s': Chinese '%s' for '%s'", bad[i], zh, err.msg);
+    }
+}
+
+/* a line of CUDA the pattern language cannot draw says why in either language, and what it
+ * assumed */
+static void test_cuda_line_reasons(void **state)
+{
+    (void)state;
+    const char *src = "__global__ void k(float *g, int n)\n"
+                      "{\n"
+                      "    __shared__ int s[64];\n"
+                      "    atomicAdd(&s[threadIdx.x], 1);\n"
+                      "    for (int i = 0; i < n; i++)\n"
+                      "        s[threadIdx.x + i] = 0;\n"
+                      "}\n";
+    struct pattern_cuda_launch l = {{1, 1, 1}, {32, 1, 1}, 0, 0, NULL, NULL};
+    static struct pattern_cuda pc;
+    char zh[2 * PATTERN_MSG_MAX];
+    for (int line = 0; line <= 4; line++) {
+        if (line == 3)
+            continue;
+        assert_int_equal(pattern_from_cuda(src, strlen(src), line, &l, &pc), -1);
+        if (pc.why_msg.id == BL_MSG_NONE)
+            fail_msg("line %d: '%s' has no message id", line, pc.why);
+        assert_string_equal(bl_msg_text(&pc.why_msg, pc.why, BL_LANG_EN, zh, sizeof zh), pc.why);
+        bl_msg_text(&pc.why_msg, pc.why, BL_LANG_ZH, zh, sizeof zh);
+        if (!has_non_ascii(zh))
+            fail_msg("line %d: Chinese '%s' for '%s'", line, zh, pc.why);
+    }
+    assert_int_equal(pattern_from_cuda(src, strlen(src), 6, &l, &pc), 0);
+    assert_true(pc.note[0]);
+    assert_int_equal(pc.note_msg.id, CU_NOTE_LOOP);
+    bl_msg_text(&pc.note_msg, pc.note, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "i 是循环变量：取第一次迭代，i = 0");
+}
+
+/* English text read back as a message: a reason only the English holds (the counters'), a
+ * message given as another's argument, numbers of every kind; other text is left alone */
+static void test_read_back(void **state)
+{
+    (void)state;
+    struct bl_msg m;
+    char zh[512];
+    assert_int_equal(bl_msg_parse("counters not allowed: insufficient privileges "
+                                  "(cuptiProfilerInitialize; run as root or allow profiling for "
+                                  "all users)", &m), 1);
+    assert_int_equal(m.id, CNT_PRIVILEGES);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "不允许读取计数器：权限不足（cuptiProfilerInitialize；请以 root 运行，"
+                            "或允许所有用户做性能分析）");
+    assert_string_equal(bl_msg_text(NULL, "counters busy: another profiler is using this GPU's "
+                                          "counters (CUPTI_ERROR_HARDWARE_BUSY); tried 3 times in "
+                                          "1.5 s", BL_LANG_ZH, zh, sizeof zh),
+                        "计数器被占用：另一个分析器正在使用这块 GPU 的计数器"
+                        "（CUPTI_ERROR_HARDWARE_BUSY）；3 次尝试，共 1.5 秒");
+    /* a message in a message */
+    char en[256];
+    bl_msg_set(&m, en, sizeof en, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, "no CUDA device");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "未测量：没有 CUDA 设备；其他进程一直占用 GPU");
+    bl_msg_set(&m, en, sizeof en, GPU_CONFLICT_FREE_REFERENCE,
+               "lane 3: offset 99999 is beyond shared memory");
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "无冲突参考：lane 3：偏移 99999 超出共享内存");
+    /* numbers: signed, hexadecimal, %.*s */
+    assert_int_equal(bl_msg_parse("shift count -4 is out of range 0..63 in 'a << b'", &m), 1);
+    assert_int_equal(m.id, PAT_SHIFT_COUNT_IS_OUT_OF);
+    assert_int_equal(m.arg[0].v.i, -4);
+    assert_int_equal(bl_msg_parse("unexpected byte 0x7f", &m), 1);
+    bl_msg_render(&m, BL_LANG_EN, en, sizeof en);
+    assert_string_equal(en, "unexpected byte 0x7f");
+    assert_int_equal(bl_msg_parse("malformed number '12x'", &m), 1);
+    bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "数字格式不对：'12x'");
+    /* not a message of the table: the text stays as it is */
+    assert_int_equal(bl_msg_parse("NVIDIA H200 (sm_90), 132 SMs", &m), 0);
+    assert_int_equal(m.id, BL_MSG_NONE);
+    assert_string_equal(bl_msg_text(NULL, "hello world", BL_LANG_ZH, zh, sizeof zh), "hello world");
+    assert_string_equal(bl_msg_text(NULL, "no CUDA device", BL_LANG_EN, zh, sizeof zh),
+                        "no CUDA device");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_both_languages),
+        cmocka_unit_test(test_render),
+        cmocka_unit_test(test_pattern_errors),
+        cmocka_unit_test(test_cuda_line_reasons),
+        cmocka_unit_test(test_read_back),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
