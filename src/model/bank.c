@@ -1,4 +1,5 @@
-/* bank.c: the bank model (docs/model.md), measured against an H200.
+/* bank.c: the bank model (docs/model.md), measured against an H200: plain loads and stores
+ * (tests/data/h200-wavefronts.json), ldmatrix, stmatrix and cp.async (tests/data/h200-matrix.json).
  * Pure C, no allocation: one call fills one struct bank_result. */
 #include "bank.h"
 
@@ -9,10 +10,77 @@ const char *bank_status_str(enum bank_status st)
 {
     switch (st) {
     case BANK_OK: return "ok";
-    case BANK_EWIDTH: return "access width must be 1, 2, 4, 8 or 16 bytes";
+    case BANK_EWIDTH: return "access width must be 1, 2, 4, 8 or 16 bytes (ldmatrix/stmatrix: a "
+                             "16-byte row; cp.async: 4, 8 or 16)";
     case BANK_EALIGN: return "offset is not a multiple of the access width";
+    case BANK_EMATRIX: return "ldmatrix/stmatrix take .x1, .x2 or .x4";
+    case BANK_ESYNC: return "ldmatrix/stmatrix are .sync.aligned: all 32 lanes of the warp must "
+                            "execute them";
     }
     return "unknown status";
+}
+
+uint32_t bank_address_lanes(const struct bank_access *acc)
+{
+    if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)
+        return acc->matrices >= 4 ? 0xffffffffu : (1u << (8u * acc->matrices)) - 1u;
+    return acc->mask;
+}
+
+/* The instruction's own checks and its passes: lanes per pass, or 0 with *st set. */
+static unsigned instr_passes(const struct bank_access *acc, enum bank_status *st)
+{
+    unsigned w = acc->width;
+    *st = BANK_OK;
+    switch (acc->instr) {
+    case BANK_PLAIN:
+        if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
+            *st = BANK_EWIDTH;
+        return w == 16 ? 8 : w == 8 ? 16 : 32;
+    case BANK_LDMATRIX:
+    case BANK_STMATRIX:
+        /* one phase per 8x8 matrix: lanes 8i..8i+7 give its eight 16-byte rows */
+        if (w != 16)
+            *st = BANK_EWIDTH;
+        else if (acc->matrices != 1 && acc->matrices != 2 && acc->matrices != 4)
+            *st = BANK_EMATRIX;
+        else if (acc->mask != 0xffffffffu)
+            *st = BANK_ESYNC;
+        return 8;
+    case BANK_CPASYNC:
+        /* the shared side is written like a store of that width */
+        if (w != 4 && w != 8 && w != 16)
+            *st = BANK_EWIDTH;
+        return w == 16 ? 8 : w == 8 ? 16 : 32;
+    }
+    *st = BANK_EMATRIX;
+    return 0;
+}
+
+/* cp.async: a pass whose lanes' sources lie in several 128-byte lines costs, per line, the
+ * most writes one bank takes from the lanes of that line (measured: a coalesced source is one
+ * group per pass; a scattered one writes every lane alone). */
+static int grouped_cost(const struct bank_access *acc, const struct bank_result *res, int pass)
+{
+    uint32_t left = res->pass[pass].lanes, seen = 0;
+    int cost = 0;
+    while (left & ~seen) {
+        unsigned first = (unsigned)__builtin_ctz(left & ~seen);
+        uint8_t g = acc->src_group[first];
+        uint8_t count[BANK_COUNT] = {0};
+        int worst = 0;
+        for (unsigned n = first; n < BANK_LANES; n++) {
+            if (!(left >> n & 1u) || (seen >> n & 1u) || acc->src_group[n] != g)
+                continue;
+            seen |= 1u << n;
+            const struct bank_lane *l = &res->lane[n];
+            for (int k = 0; k < l->nwords; k++)
+                if (++count[l->bank[k]] > worst)
+                    worst = count[l->bank[k]];
+        }
+        cost += worst;
+    }
+    return cost;
 }
 
 /* Loads of 8 and 16 bytes fuse passes when neighbouring lanes (n^1 or n^2) ask for the same
@@ -29,6 +97,15 @@ static int pairs_with(const struct bank_access *acc, unsigned partner_xor)
     return 1;
 }
 
+static void add_new_word(struct bank_cell *c, uint64_t word, unsigned lane)
+{
+    if (c->nwords < BANK_MAX_CELL_WORDS) {
+        c->word[c->nwords] = word;
+        c->lanes[c->nwords] = 1u << lane;
+        c->nwords++;
+    }
+}
+
 /* Adds one requested word to a bank's cell; the cell keeps distinct words only. */
 static void cell_add(struct bank_cell *c, uint64_t word, unsigned lane)
 {
@@ -39,21 +116,26 @@ static void cell_add(struct bank_cell *c, uint64_t word, unsigned lane)
         }
     }
     /* At most 32 distinct words reach one bank in a pass (see BANK_MAX_CELL_WORDS). */
-    if (c->nwords < BANK_MAX_CELL_WORDS) {
-        c->word[c->nwords] = word;
-        c->lanes[c->nwords] = 1u << lane;
-        c->nwords++;
-    }
+    add_new_word(c, word, lane);
+}
+
+/* cp.async: the same word from two lanes is two writes. */
+static void cell_add_each(struct bank_cell *c, uint64_t word, unsigned lane)
+{
+    add_new_word(c, word, lane);
 }
 
 enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result *res,
                                int *bad_lane)
 {
     unsigned w = acc->width;
-    if (w != 1 && w != 2 && w != 4 && w != 8 && w != 16)
-        return BANK_EWIDTH;
+    enum bank_status st;
+    unsigned lanes_per_pass = instr_passes(acc, &st);
+    if (st != BANK_OK)
+        return st;
+    uint32_t used = bank_address_lanes(acc);
     for (unsigned n = 0; n < BANK_LANES; n++) {
-        if ((acc->mask >> n & 1u) && acc->offset[n] % w != 0) {
+        if ((used >> n & 1u) && acc->offset[n] % w != 0) {
             if (bad_lane)
                 *bad_lane = (int)n;
             return BANK_EALIGN;
@@ -62,15 +144,16 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
 
     memset(res, 0, offsetof(struct bank_result, pass));
     int paired = 0;
-    if (acc->op == BANK_LOAD && w >= 8)
+    if (acc->instr == BANK_PLAIN && acc->op == BANK_LOAD && w >= 8)
         paired = pairs_with(acc, 1) || pairs_with(acc, 2);
-    unsigned lanes_per_pass = 32;
-    if (w == 8)
-        lanes_per_pass = paired ? 32 : 16;
-    else if (w == 16)
-        lanes_per_pass = paired ? 16 : 8;
+    if (paired)
+        lanes_per_pass *= 2;
     res->paired = paired;
     res->npasses = (int)(BANK_LANES / lanes_per_pass);
+    if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)
+        res->npasses = acc->matrices;
+    void (*add)(struct bank_cell *, uint64_t, unsigned) =
+        acc->instr == BANK_CPASYNC ? cell_add_each : cell_add;
     int nwords = w <= 4 ? 1 : (int)(w / BANK_WORD_BYTES);
     /* Reset only what is read: pass headers, and the cell counts of the passes in use (only
      * the first nwords entries of a cell are defined). Clearing the whole 48 KB result cost
@@ -87,7 +170,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
 
     for (unsigned n = 0; n < BANK_LANES; n++) {
         struct bank_lane *l = &res->lane[n];
-        l->active = (int)(acc->mask >> n & 1u);
+        l->active = (int)(used >> n & 1u);
         l->offset = acc->offset[n];
         l->pass = (uint8_t)(n / lanes_per_pass);
         l->nwords = nwords;
@@ -101,7 +184,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
         struct bank_pass *p = &res->pass[l->pass];
         p->lanes |= 1u << n;
         for (int k = 0; k < nwords; k++)
-            cell_add(&p->cell[l->bank[k]], l->word[k], n);
+            add(&p->cell[l->bank[k]], l->word[k], n);
     }
 
     for (int i = 0; i < res->npasses; i++) {
@@ -114,6 +197,8 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
                 p->worst_bank = b;
             }
         }
+        if (acc->instr == BANK_CPASYNC)
+            p->cost = grouped_cost(acc, res, i);
         res->passes++;
         res->wavefronts += p->cost;
         if (p->cost > res->ways)
