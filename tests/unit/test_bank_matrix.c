@@ -1,6 +1,7 @@
 /* test_bank_matrix.c: the model of ldmatrix, stmatrix and cp.async against the H200 table
  * (tests/data/h200-matrix.json, measured with Nsight Compute by tests/gpu/matrix_table.sh; read
  * at run time, not copied), the swizzle function against CuTe's definition, and the errors.
+ * The pattern language's ldmatrix/stmatrix/cp.async and swizzle() give the table's offsets.
  * link: model cjson
  */
 #include <stdarg.h>
@@ -16,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "../../src/model/bank.h"
+#include "../../src/model/pattern.h"
 
 #ifndef TEST_DATA_DIR
 #define TEST_DATA_DIR "tests/data"
@@ -276,6 +278,142 @@ static void test_cp_async_rules(void **state)
     assert_int_equal(bank_simulate(&a, &r, NULL), BANK_EWIDTH);
 }
 
+/* The table entry called name. */
+static const cJSON *table_case(const cJSON *root, const char *name)
+{
+    const cJSON *c;
+    cJSON_ArrayForEach(c, cJSON_GetObjectItemCaseSensitive(root, "cases"))
+        if (!strcmp(str(c, "name"), name))
+            return c;
+    return NULL;
+}
+
+/* Patterns in the language for table entries: each gives the entry's per-lane offsets, and
+ * the model's figure for it is the measured one. */
+static void test_patterns_give_table(void **state)
+{
+    (void)state;
+    static const struct { const char *name, *text; } pats[] = {
+        {"ldsm_x4_p128", "__shared__ half tile[32][64]; ldmatrix.x4(tile[lane][0])"},
+        {"ldsm_x4_p144", "__shared__ half tile[32][72]; ldmatrix.x4(&tile[lane][0])"},
+        {"ldsm_x4_p128_sw343", "__shared__ half t[32 * 64]; "
+                               "ldmatrix.x4(t[swizzle(3, 4, 3, lane * 128) / 2])"},
+        {"ldsm_x2_trans_p128_sw243", "__shared__ half t[32 * 64]; "
+                                     "ldmatrix.x2.trans(t[swizzle(2, 4, 3, lane * 128) / 2])"},
+        {"ldsm_x4_p128_sw343_frag", "__shared__ half t[32 * 64]; int r = lane % 16; "
+                                    "int c = lane / 16; "
+                                    "ldmatrix.x4(t[swizzle(3, 4, 3, r * 128 + c * 16) / 2])"},
+        /* CuTe on half elements: Swizzle<1,3,3> of the element index = <1,4,3> of the byte */
+        {"stsm_x4_p128_sw143", "__shared__ half t[32 * 64]; "
+                               "stmatrix.x4(t[swizzle(1, 3, 3, lane * 64)])"},
+        {"stsm_x1_p128", "__shared__ half t[32][64]; stmatrix.x1(t[lane][0])"},
+        {"cpa_ca16_stride2", "__shared__ float4 s[64]; cp.async16(s[2 * lane])"},
+        {"cpa_ca4_same", "__shared__ float s[64]; cp.async4(s[0])"},
+        {"cpa_ca8_half", "__shared__ float2 s[64]; if (lane < 16) cp.async8(s[lane])"},
+    };
+    char *text = slurp(TEST_DATA_DIR "/h200-matrix.json");
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+        const cJSON *c = table_case(root, pats[i].name);
+        assert_non_null(c);
+        struct bank_access want, got;
+        assert_int_equal(access_of(c, &want), 0);
+        struct pattern *p = NULL;
+        struct pattern_error err;
+        if (pattern_parse(pats[i].text, &p, &err) != 0)
+            fail_msg("%s: %s", pats[i].text, err.msg);
+        struct pattern_env env;
+        pattern_env_init(&env);
+        if (pattern_eval(p, &env, 0, &got, NULL, &err) != 0)
+            fail_msg("%s: %s", pats[i].text, err.msg);
+        assert_int_equal(got.instr, want.instr);
+        assert_int_equal(got.matrices, want.matrices);
+        assert_int_equal(got.trans, want.trans);
+        assert_int_equal(got.width, want.width);
+        assert_int_equal(got.mask, want.mask);
+        assert_int_equal(got.op, want.op);
+        uint32_t used = bank_address_lanes(&got);
+        for (int l = 0; l < 32; l++)
+            if (used >> l & 1u)
+                assert_int_equal(got.offset[l], want.offset[l]);
+        struct bank_result r;
+        assert_int_equal(bank_simulate(&got, &r, NULL), BANK_OK);
+        assert_int_equal(r.wavefronts, (int)(num(c, "wavefronts") + 0.5));
+        pattern_free(p);
+    }
+    cJSON_Delete(root);
+    free(text);
+}
+
+/* What the language refuses, and says why. */
+static void test_pattern_errors(void **state)
+{
+    (void)state;
+    static const struct { const char *text, *msg; } bad[] = {
+        {"__shared__ half t[4096]; if (lane < 8) ldmatrix.x1(t[0])", "cannot follow 'if"},
+        {"__shared__ half t[4096]; ldmatrix.x3(t[lane * 64])", "unknown part '.x3'"},
+        {"__shared__ half t[4096]; ldmatrix(t[lane * 64])", ""},
+        {"__shared__ half t[4096]; stmatrix.trans(t[lane * 64])", "needs .x1, .x2 or .x4"},
+        {"__shared__ float4 s[64]; cp.async.cg16(s[lane])", "not modelled"},
+        {"__shared__ float4 s[64]; cp.async(s[lane])", "needs its size"},
+        {"__shared__ half t[4096]; ldmatrix.x4(lane)", "takes a shared memory element"},
+        {"__shared__ half t[4096]; ldmatrix.x4(t[t[0]])", ""},
+        {"__shared__ float s[64]; s[swizzle(3, 4, 3)]", "between the arguments"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        struct pattern *p = NULL;
+        struct pattern_error err;
+        int rc = pattern_parse(bad[i].text, &p, &err);
+        if (rc == 0) {
+            struct pattern_env env;
+            struct bank_access acc;
+            pattern_env_init(&env);
+            rc = pattern_eval(p, &env, 0, &acc, NULL, &err);
+            pattern_free(p);
+        }
+        if (rc == 0)
+            fail_msg("accepted: %s", bad[i].text);
+        if (!strstr(err.msg, bad[i].msg))
+            fail_msg("%s: said '%s'", bad[i].text, err.msg);
+    }
+    /* evaluation errors: a misaligned row, a bad swizzle, a partial warp */
+    static const struct { const char *text, *msg; unsigned block; } ev[] = {
+        {"__shared__ half t[4096]; ldmatrix.x4(t[lane * 64 + 4])", "misaligned 16-byte", 32},
+        {"__shared__ half t[4096]; ldmatrix.x4(t[swizzle(3, 4, 2, lane)])", "0 <= B <= S", 32},
+        {"__shared__ half t[252]; ldmatrix.x4(t[lane * 8])", "past its 504 bytes", 32},
+    };
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
+        struct pattern *p = NULL;
+        struct pattern_error err;
+        assert_int_equal(pattern_parse(ev[i].text, &p, &err), 0);
+        struct pattern_env env;
+        struct bank_access acc;
+        pattern_env_init(&env);
+        env.block[0] = ev[i].block;
+        if (pattern_eval(p, &env, 0, &acc, NULL, &err) == 0)
+            fail_msg("accepted: %s", ev[i].text);
+        if (!strstr(err.msg, ev[i].msg))
+            fail_msg("%s: said '%s'", ev[i].text, err.msg);
+        pattern_free(p);
+    }
+    /* a block of 16 threads: the pattern evaluates, the model refuses (.sync.aligned) */
+    struct pattern *p = NULL;
+    struct pattern_error err;
+    assert_int_equal(pattern_parse("__shared__ half t[4096]; ldmatrix.x2(t[lane * 64])", &p, &err), 0);
+    struct pattern_env env;
+    struct bank_access acc;
+    struct bank_result r;
+    pattern_env_init(&env);
+    env.block[0] = 16;
+    assert_int_equal(pattern_eval(p, &env, 0, &acc, NULL, &err), 0);
+    assert_int_equal(bank_simulate(&acc, &r, NULL), BANK_ESYNC);
+    pattern_free(p);
+    /* a name swizzle without '(' is the learner's own (ldmatrix.cu has --arg swizzle) */
+    assert_int_equal(pattern_parse("__shared__ float t[64]; t[swizzle ? lane : 0]", &p, &err), 0);
+    pattern_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -284,6 +422,8 @@ int main(void)
         cmocka_unit_test(test_swizzle_definition),
         cmocka_unit_test(test_matrix_rules),
         cmocka_unit_test(test_cp_async_rules),
+        cmocka_unit_test(test_patterns_give_table),
+        cmocka_unit_test(test_pattern_errors),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
