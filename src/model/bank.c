@@ -4,6 +4,7 @@
 #include "bank.h"
 
 #include <stddef.h>
+#include <stdio.h>
 #include <string.h>
 
 const char *bank_status_str(enum bank_status st)
@@ -18,6 +19,21 @@ const char *bank_status_str(enum bank_status st)
                             "execute them";
     }
     return "unknown status";
+}
+
+char *bank_instr_name(unsigned instr, unsigned matrices, unsigned trans, unsigned width,
+                      char *buf, unsigned size)
+{
+    if (!size)
+        return buf;
+    if (instr == BANK_LDMATRIX || instr == BANK_STMATRIX)
+        snprintf(buf, size, "%s.x%u%s", instr == BANK_LDMATRIX ? "ldmatrix" : "stmatrix",
+                 matrices, trans ? ".trans" : "");
+    else if (instr == BANK_CPASYNC)
+        snprintf(buf, size, "cp.async%u", width);
+    else
+        buf[0] = 0;
+    return buf;
 }
 
 uint32_t bank_address_lanes(const struct bank_access *acc)
@@ -149,6 +165,10 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
     if (paired)
         lanes_per_pass *= 2;
     res->paired = paired;
+    res->pass_lanes = (int)lanes_per_pass;
+    res->instr = acc->instr;
+    res->matrices = acc->matrices;
+    res->trans = acc->trans;
     res->npasses = (int)(BANK_LANES / lanes_per_pass);
     if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)
         res->npasses = acc->matrices;

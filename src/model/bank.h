@@ -75,6 +75,8 @@ struct bank_result {
     int npasses;        /* passes the instruction is split into (1, 2 or 4), active or not;
                            ldmatrix/stmatrix: one per 8x8 matrix */
     uint32_t conflict_lanes;            /* lanes marked conflict in lane[] */
+    int pass_lanes;     /* lanes per pass: 32, 16 or 8 (a matrix's 8 rows) */
+    uint8_t instr, matrices, trans;     /* the access's, for drawing (enum bank_instr) */
     struct bank_lane lane[BANK_LANES];
     struct bank_pass pass[BANK_MAX_PASSES];  /* cells defined for pass < npasses only */
 };
@@ -115,6 +117,11 @@ static inline int bank_swizzle_ok(long long b, long long m, long long s)
 {
     return b >= 0 && m >= 0 && s >= b && b + m + s <= 63;
 }
+
+/* bank_instr_name: "ldmatrix.x4.trans", "stmatrix.x1", "cp.async16", or "" for a plain access,
+ * into buf (always NUL-terminated). Returns buf. */
+char *bank_instr_name(unsigned instr, unsigned matrices, unsigned trans, unsigned width,
+                      char *buf, unsigned size);
 
 /* bank_status_str: a static English description of a status. */
 const char *bank_status_str(enum bank_status st);
