@@ -36,6 +36,31 @@ char *bank_instr_name(unsigned instr, unsigned matrices, unsigned trans, unsigne
     return buf;
 }
 
+int bank_instr_parse(const char *name, struct bank_access *acc)
+{
+    int ld = !strncmp(name, "ldmatrix.x", 10), st = !strncmp(name, "stmatrix.x", 10);
+    if (ld || st) {
+        char x = name[10];
+        if ((x != '1' && x != '2' && x != '4') || (name[11] && strcmp(name + 11, ".trans")))
+            return -1;
+        acc->instr = ld ? BANK_LDMATRIX : BANK_STMATRIX;
+        acc->matrices = (uint8_t)(x - '0');
+        acc->trans = name[11] != 0;
+        acc->width = 16;
+        acc->op = ld ? BANK_LOAD : BANK_STORE;
+        return 0;
+    }
+    if (!strcmp(name, "cp.async4") || !strcmp(name, "cp.async8") || !strcmp(name, "cp.async16")) {
+        acc->instr = BANK_CPASYNC;
+        acc->matrices = 0;
+        acc->trans = 0;
+        acc->width = name[8] == '4' ? 4 : name[8] == '8' ? 8 : 16;
+        acc->op = BANK_STORE;
+        return 0;
+    }
+    return -1;
+}
+
 uint32_t bank_address_lanes(const struct bank_access *acc)
 {
     if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)

@@ -123,6 +123,11 @@ static inline int bank_swizzle_ok(long long b, long long m, long long s)
 char *bank_instr_name(unsigned instr, unsigned matrices, unsigned trans, unsigned width,
                       char *buf, unsigned size);
 
+/* bank_instr_parse: the reverse of bank_instr_name ("ldmatrix.x2", "stmatrix.x4.trans",
+ * "cp.async8"): fills acc's instr, matrices, trans (and width, op). 0, or -1 when name is
+ * none of them. */
+int bank_instr_parse(const char *name, struct bank_access *acc);
+
 /* bank_status_str: a static English description of a status. */
 const char *bank_status_str(enum bank_status st);
 

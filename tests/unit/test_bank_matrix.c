@@ -131,6 +131,13 @@ static void test_h200_matrix_table(void **state)
     assert_true(ncg >= 1);
     assert_true(n >= 100);
     assert_int_equal(bad, 0);
+    /* the installed copy that banklab verify reads is the same file */
+    char *installed = slurp("assets/h200-matrix.json");
+    char *again = slurp(TEST_DATA_DIR "/h200-matrix.json");
+    assert_non_null(installed);
+    assert_string_equal(installed, again);
+    free(installed);
+    free(again);
 }
 
 /* The table's own layouts are the ones its names say: a swizzled case's offsets are
