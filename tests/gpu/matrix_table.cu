@@ -378,6 +378,24 @@ static void build_cases(void)
             add_strided(name, kind, 0xffffffffu, 136, "lane l -> byte 136*l", NULL);
         }
     }
+    /* cp.async: which global lines (or sectors) the source lies in, the shared side the same */
+    {
+        unsigned g[32];
+        for (int l = 0; l < 32; l++) g[l] = 8 * l;                /* 2 lines, 8 sectors */
+        add_strided("cpa_ca4_stride1_g8", K_CPA_CA4, 0xffffffffu, 4, "lane l -> byte 4*l; global source 8*l bytes (2 lines, 8 sectors)", g);
+        for (int l = 0; l < 32; l++) g[l] = 4 * l + 128 * (l % 2); /* interleaved lines */
+        add_strided("cpa_ca4_stride1_gpair", K_CPA_CA4, 0xffffffffu, 4, "lane l -> byte 4*l; global source 4*l + 128*(l%2) (even and odd lanes in 2 lines)", g);
+        for (int l = 0; l < 32; l++) g[l] = 0;                    /* one source word */
+        add_strided("cpa_ca4_stride1_gsame", K_CPA_CA4, 0xffffffffu, 4, "lane l -> byte 4*l; every lane's source at byte 0", g);
+        for (int l = 0; l < 32; l++) g[l] = 64 + 16 * l;           /* lines straddle the passes */
+        add_strided("cpa_ca16_stride1_g64", K_CPA_CA16, 0xffffffffu, 16, "lane l -> byte 16*l; global source 64 + 16*l (5 lines)", g);
+        for (int l = 0; l < 32; l++) g[l] = (7 - l % 8) * 16 + (l / 8) * 128; /* permuted */
+        add_strided("cpa_ca16_stride1_grev", K_CPA_CA16, 0xffffffffu, 16, "lane l -> byte 16*l; global source reversed within each 128-byte line", g);
+        for (int l = 0; l < 32; l++) g[l] = 128 * l;
+        add_strided("cpa_ca8_stride1_gscatter", K_CPA_CA8, 0xffffffffu, 8, "lane l -> byte 8*l; global source 128*l bytes (uncoalesced)", g);
+        for (int l = 0; l < 32; l++) g[l] = 32 * l;                /* a sector a lane, 4 lines */
+        add_strided("cpa_ca4_stride1_g32", K_CPA_CA4, 0xffffffffu, 4, "lane l -> byte 4*l; global source 32*l bytes (a sector a lane, 8 lines)", g);
+    }
     /* controls: plain loads and stores at the same offsets, which tests/data/h200-wavefronts.json
      * and the bank model already know */
     static const int ctl[] = {K_LD32, K_LD64, K_LD128, K_ST32, K_ST64, K_ST128};

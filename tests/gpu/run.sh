@@ -87,6 +87,11 @@ rc=$?
 
 echo "== banklab kernel (tests/gpu/kernel.sh)"
 skip kernel || BANKLAB="$B" sh "$dir/kernel.sh" || fail=1
+echo "== ldmatrix, stmatrix, cp.async: chapter 11 and the matrix table (tests/gpu/matrix.sh)"
+if ! skip matrix; then
+    BANKLAB="$B" sh "$dir/matrix.sh"
+    case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
 echo "== the tutorial's kernel view (tests/gpu/kernel_view.sh)"
 if ! skip kernel_view; then
     BANKLAB="$B" sh "$dir/kernel_view.sh"
