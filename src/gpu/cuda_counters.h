@@ -26,7 +26,7 @@ enum {
      * and STSM's wavefronts and conflicts are in the _op_ld and _op_st figures above; LDGSTS's
      * wavefronts only in the all-kinds figure */
     BL_INST_LDSM,          /* smsp__inst_executed_op_ldsm.sum */
-    BL_INST_STSM,          /* sm__inst_executed_op_shared_stsm.sum */
+    BL_INST_STSM,          /* smsp__inst_executed_op_shared_stsm.sum */
     BL_INST_LDGSTS,        /* smsp__inst_executed_op_ldgsts.sum */
     BL_CONFLICTS_LDGSTS,   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum */
     BL_WAVEFRONTS_ALL,     /* l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (every kind) */
