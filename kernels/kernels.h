@@ -26,8 +26,11 @@ struct bl_pattern_args {
     int trans;                 /* ldmatrix/stmatrix: .trans */
     const void *src;           /* cp.async: global source (BL_CP_ASYNC_SRC bytes) */
     uint32_t goff[32];         /* cp.async: byte offset of each lane's source in src */
+    uint32_t zero;             /* 0, unknown to the compiler: ldmatrix's address depends on the
+                                  last result through it, or ptxas merges repeated ldmatrix of
+                                  one address (it did: 1 LDSM.x4 a loop trip instead of 32) */
 };
-#define BL_CP_ASYNC_SRC (256 * 512 + 512)  /* a source line per group (bank_access.src_group) */
+#define BL_CP_ASYNC_SRC 65536      /* bytes of cp.async's global source (bank_access.src) */
 #define BL_PATTERN_UNROLL 32   /* accesses per loop trip: a launch does iters * 32 per lane */
 /* bl_pattern_smem: dynamic shared bytes a launch with `threads` threads needs. */
 size_t bl_pattern_smem(const struct bl_pattern_args *a, int threads);

@@ -114,7 +114,7 @@ __global__ void matrix_kernel(struct bl_pattern_args p, int iters, unsigned *sin
     for (int i = 0; i < iters; i++) {
 #pragma unroll
         for (int k = 0; k < BL_PATTERN_UNROLL; k++)
-            matrix<X, T, ST>(a, acc);
+            matrix<X, T, ST>(ST ? a : a + (acc & p.zero), acc);
     }
     if (acc == 0x7fffffffu && sink)
         sink[0] = acc;

@@ -113,6 +113,7 @@ struct pattern_run {
     int blocks, threads, iters;
     size_t smem;
     unsigned *sink;
+    int passes;                   /* the model's passes with an active lane (cp.async's counters) */
 };
 
 /* pattern_setup: the launch of access acc (offsets checked against the model and the

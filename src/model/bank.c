@@ -98,30 +98,30 @@ static unsigned instr_passes(const struct bank_access *acc, enum bank_status *st
     return 0;
 }
 
-/* cp.async: a pass whose lanes' sources lie in several 128-byte lines costs, per line, the
- * most writes one bank takes from the lanes of that line (measured: a coalesced source is one
- * group per pass; a scattered one writes every lane alone). */
-static int grouped_cost(const struct bank_access *acc, const struct bank_result *res, int pass)
+/* cp.async: a pass moves each lane's words from the source's banks (global byte offset / 4
+ * % 32, as the data comes from L1) to the shared banks; one wavefront takes each bank once on
+ * either side, so the pass costs the most words one bank gives or takes (measured on the H200:
+ * 32 lanes reading one source word write 32 wavefronts into 32 different banks). */
+static int cp_async_cost(const struct bank_access *acc, const struct bank_result *res, int pass)
 {
-    uint32_t left = res->pass[pass].lanes, seen = 0;
-    int cost = 0;
-    while (left & ~seen) {
-        unsigned first = (unsigned)__builtin_ctz(left & ~seen);
-        uint8_t g = acc->src_group[first];
-        uint8_t count[BANK_COUNT] = {0};
-        int worst = 0;
-        for (unsigned n = first; n < BANK_LANES; n++) {
-            if (!(left >> n & 1u) || (seen >> n & 1u) || acc->src_group[n] != g)
-                continue;
-            seen |= 1u << n;
-            const struct bank_lane *l = &res->lane[n];
-            for (int k = 0; k < l->nwords; k++)
-                if (++count[l->bank[k]] > worst)
-                    worst = count[l->bank[k]];
+    uint8_t src[BANK_COUNT] = {0}, dst[BANK_COUNT] = {0};
+    int worst = 0;
+    uint32_t lanes = res->pass[pass].lanes;
+    for (unsigned n = 0; n < BANK_LANES; n++) {
+        if (!(lanes >> n & 1u))
+            continue;
+        const struct bank_lane *l = &res->lane[n];
+        uint64_t s0 = acc->has_src ? acc->src[n] / BANK_WORD_BYTES
+                                   : (uint64_t)n * acc->width / BANK_WORD_BYTES;
+        for (int k = 0; k < l->nwords; k++) {
+            unsigned sb = (unsigned)((s0 + (uint64_t)k) % BANK_COUNT);
+            if (++src[sb] > worst)
+                worst = src[sb];
+            if (++dst[l->bank[k]] > worst)
+                worst = dst[l->bank[k]];
         }
-        cost += worst;
     }
-    return cost;
+    return worst;
 }
 
 /* Loads of 8 and 16 bytes fuse passes when neighbouring lanes (n^1 or n^2) ask for the same
@@ -243,7 +243,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
             }
         }
         if (acc->instr == BANK_CPASYNC)
-            p->cost = grouped_cost(acc, res, i);
+            p->cost = cp_async_cost(acc, res, i);
         res->passes++;
         res->wavefronts += p->cost;
         if (p->cost > res->ways)

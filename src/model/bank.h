@@ -34,9 +34,11 @@ struct bank_access {
     uint8_t instr;                /* enum bank_instr */
     uint8_t matrices;             /* ldmatrix/stmatrix: 1, 2 or 4 (.x1/.x2/.x4) */
     uint8_t trans;                /* .trans: shown, costs the same (measured) */
-    uint8_t src_group[BANK_LANES];/* cp.async: lanes whose global sources lie in different
-                                     128-byte lines (different numbers) are written separately;
-                                     all 0 = a coalesced source, what the pattern language assumes */
+    uint8_t has_src;              /* cp.async: 1 when src[] gives the global sources; 0: lane l
+                                     reads bytes l*width.. (coalesced: what the pattern language
+                                     assumes) */
+    uint32_t src[BANK_LANES];     /* cp.async: byte offset of each lane's global source; only
+                                     its bank, (src / 4) % 32, matters */
 };
 
 struct bank_lane {

@@ -132,6 +132,11 @@ static cJSON *request_json(const struct gpu_request *q)
         cJSON *offs = cJSON_AddArrayToObject(o, "offsets");
         for (int i = 0; offs && i < BANK_LANES; i++)
             cJSON_AddItemToArray(offs, num((double)q->access.offset[i]));
+        if (q->access.has_src) {
+            cJSON *src = cJSON_AddArrayToObject(o, "sources");
+            for (int i = 0; src && i < BANK_LANES; i++)
+                cJSON_AddItemToArray(src, num((double)q->access.src[i]));
+        }
     } else {
         cJSON_AddStringToObject(o, "kind", "case");
         cJSON_AddStringToObject(o, "case", q->case_name);
@@ -369,6 +374,24 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                 out->access = a;
         }
         read_offsets(d, q, out->access.offset, where);
+        const cJSON *src = cJSON_GetObjectItemCaseSensitive(q, "sources");
+        if (src && !cJSON_IsNull(src)) {
+            if (!cJSON_IsArray(src) || cJSON_GetArraySize(src) != BANK_LANES) {
+                bl_fail(d->what, sizeof d->what, "%s: \"sources\" must be 32 byte offsets", where);
+                return;
+            }
+            out->access.has_src = 1;
+            for (int i = 0; i < BANK_LANES; i++) {
+                const cJSON *v = cJSON_GetArrayItem(src, i);
+                double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
+                if (x < 0 || x > 65536 || x != (double)(uint32_t)x) {
+                    bl_fail(d->what, sizeof d->what, "%s: \"sources\"[%d] must be an integer "
+                            "0..65536", where, i);
+                    return;
+                }
+                out->access.src[i] = (uint32_t)x;
+            }
+        }
     } else if (!strcmp(kind, "case")) {
         out->kind = GPU_REQ_CASE;
         get_str(d, q, "case", out->case_name, sizeof out->case_name, 1, where);
@@ -615,10 +638,10 @@ static int matrix_case(struct rd *d, const cJSON *o, struct hw_case *c, const ch
         snprintf(name, sizeof name, "cp.async%u", c->access.width);
         ok = !bank_instr_parse(name, &c->access);
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(o, "global_offsets");
-        if (g) {
-            for (int i = 0; i < BANK_LANES && cJSON_GetArraySize(g) == BANK_LANES; i++)
-                c->access.src_group[i] =
-                    (uint8_t)((uint64_t)cJSON_GetArrayItem(g, i)->valuedouble / 128 % 256);
+        if (g && cJSON_GetArraySize(g) == BANK_LANES) {
+            c->access.has_src = 1;
+            for (int i = 0; i < BANK_LANES; i++)
+                c->access.src[i] = (uint32_t)cJSON_GetArrayItem(g, i)->valuedouble;
         }
     } else if (!strcmp(ins, "ld.shared") || !strcmp(ins, "st.shared")) {
         c->access.op = ins[0] == 's' ? BANK_STORE : BANK_LOAD;

@@ -79,8 +79,9 @@ static int access_of(const cJSON *c, struct bank_access *acc)
         acc->op = BANK_STORE;
         const cJSON *g = cJSON_GetObjectItemCaseSensitive(c, "global_offsets");
         assert_int_equal(cJSON_GetArraySize(g), 32);
+        acc->has_src = 1;
         for (int i = 0; i < 32; i++)
-            acc->src_group[i] = (uint8_t)((uint64_t)cJSON_GetArrayItem(g, i)->valuedouble / 128);
+            acc->src[i] = (uint32_t)cJSON_GetArrayItem(g, i)->valuedouble;
     } else {
         acc->op = !strcmp(ins, "st.shared") ? BANK_STORE : BANK_LOAD;
     }
@@ -269,18 +270,31 @@ static void test_cp_async_rules(void **state)
     a.instr = BANK_PLAIN;
     assert_int_equal(bank_simulate(&a, &r, NULL), BANK_OK);
     assert_int_equal(r.wavefronts, 1);
-    /* 16 bytes, contiguous: four passes; a source in 32 lines: every lane alone */
+    /* 16 bytes, contiguous: four passes; sources 128 bytes apart all start in one bank */
     a.instr = BANK_CPASYNC;
     a.width = 16;
     for (int l = 0; l < 32; l++)
         a.offset[l] = (uint64_t)l * 16;
     assert_int_equal(bank_simulate(&a, &r, NULL), BANK_OK);
     assert_int_equal(r.wavefronts, 4);
+    a.has_src = 1;
     for (int l = 0; l < 32; l++)
-        a.src_group[l] = (uint8_t)l;
+        a.src[l] = (uint32_t)l * 128;
     assert_int_equal(bank_simulate(&a, &r, NULL), BANK_OK);
     assert_int_equal(r.wavefronts, 32);
     assert_int_equal(r.conflicts, 28);
+    /* two lines but distinct source banks: free (the line is not what counts) */
+    a.width = 4;
+    for (int l = 0; l < 32; l++) {
+        a.offset[l] = (uint64_t)l * 4;
+        a.src[l] = (uint32_t)(4 * l + 128 * (l % 2));
+    }
+    assert_int_equal(bank_simulate(&a, &r, NULL), BANK_OK);
+    assert_int_equal(r.wavefronts, 1);
+    for (int l = 0; l < 32; l++)
+        a.src[l] = 0; /* one source word for every lane */
+    assert_int_equal(bank_simulate(&a, &r, NULL), BANK_OK);
+    assert_int_equal(r.wavefronts, 32);
     a.width = 2;
     assert_int_equal(bank_simulate(&a, &r, NULL), BANK_EWIDTH);
 }
