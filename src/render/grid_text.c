@@ -428,7 +428,7 @@ static void instr_head(FILE *f, const struct bank_result *res, unsigned width, u
         return;
     }
     fprintf(f, "%s: %s %d 8x8 matri%s of 16-bit values, one 16-byte row a lane:\n"
-            "  lane 8i+j gives row j of matrix i (lanes 0-%d); one phase per matrix\n", name,
+            "  lane 8i+j gives row j of matrix i (lanes 0-%d); one pass per matrix\n", name,
             res->instr == BANK_LDMATRIX ? "loads" : "stores", res->matrices,
             res->matrices == 1 ? "x" : "ces", 8 * res->matrices - 1);
 }
