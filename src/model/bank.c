@@ -172,6 +172,8 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
     unsigned w = acc->width;
     enum bank_status st;
     unsigned lanes_per_pass = instr_passes(acc, &st);
+    if (st == BANK_ESYNC && bad_lane)
+        *bad_lane = __builtin_ctz(~acc->mask); /* the first lane missing */
     if (st != BANK_OK)
         return st;
     uint32_t used = bank_address_lanes(acc);

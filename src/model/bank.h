@@ -95,7 +95,8 @@ enum bank_status {
 
 /* bank_simulate: run one warp instruction through the model.
  * acc: the access (not modified). res: filled completely on BANK_OK; on error its contents
- * are unspecified. On BANK_EALIGN *bad_lane (if not NULL) receives the first misaligned lane.
+ * are unspecified. On BANK_EALIGN *bad_lane (if not NULL) receives the first misaligned lane,
+ * on BANK_ESYNC the first lane missing.
  * Never allocates, never prints; safe to call from any thread. */
 enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result *res,
                                int *bad_lane);
