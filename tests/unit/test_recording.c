@@ -289,6 +289,69 @@ static void test_hw_cases(void **state)
     }
     free(c);
     assert_int_equal(recording_load_hw_cases("/nonexistent.json", &c, &n, msg, sizeof msg), -1);
+    /* the matrix table: its instructions and cp.async sources come through, cp.async.cg not */
+    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-matrix.json", &c, &n, msg,
+                                             sizeof msg), 0);
+    assert_int_equal(n, 129);
+    int ldsm = 0, src = 0;
+    for (int i = 0; i < n; i++) {
+        struct bank_result r;
+        assert_int_equal(bank_simulate(&c[i].access, &r, NULL), BANK_OK);
+        assert_int_equal(r.wavefronts, c[i].wavefronts);
+        assert_int_equal(r.conflicts, c[i].conflicts);
+        ldsm += c[i].access.instr == BANK_LDMATRIX;
+        src += c[i].access.has_src;
+    }
+    assert_int_equal(ldsm, 48);
+    assert_int_equal(src, 28);
+    free(c);
+}
+
+/* An ldmatrix and a cp.async with its sources survive a write and a read. */
+static void test_instr_round_trip(void **state)
+{
+    (void)state;
+    struct recording r, back;
+    struct recording_row w;
+    char msg[RECORDING_MSG_MAX];
+    size_t len;
+    memset(&r, 0, sizeof r);
+    snprintf(r.device, sizeof r.device, "Test GPU");
+    for (int k = 0; k < 2; k++) {
+        memset(&w, 0, sizeof w);
+        snprintf(w.group, sizeof w.group, "lesson");
+        snprintf(w.label, sizeof w.label, "row %d", k);
+        w.agree = -1;
+        w.rec.req.kind = GPU_REQ_PATTERN;
+        struct bank_access *a = &w.rec.req.access;
+        assert_int_equal(bank_instr_parse(k ? "cp.async8" : "ldmatrix.x2.trans", a), 0);
+        a->mask = 0xffffffffu;
+        for (int l = 0; l < 32; l++) {
+            a->offset[l] = (uint64_t)l * 16;
+            a->src[l] = (uint32_t)(l * 8 + 128 * k);
+        }
+        a->has_src = (uint8_t)k;
+        w.rec.res.status = GPU_OK;
+        assert_int_equal(recording_add(&r, &w), 0);
+    }
+    char *text = write_tmp(&r, &len);
+    assert_non_null(strstr(text, "\"ldmatrix.x2.trans\""));
+    assert_int_equal(recording_load_buffer("mem", text, len, &back, msg, sizeof msg), 0);
+    assert_int_equal(back.nrows, 2);
+    const struct bank_access *a = &back.rows[0].rec.req.access, *b = &back.rows[1].rec.req.access;
+    assert_int_equal(a->instr, BANK_LDMATRIX);
+    assert_int_equal(a->matrices, 2);
+    assert_int_equal(a->trans, 1);
+    assert_int_equal(a->has_src, 0);
+    assert_int_equal(b->instr, BANK_CPASYNC);
+    assert_int_equal(b->width, 8);
+    assert_int_equal(b->has_src, 1);
+    assert_int_equal(b->src[31], 31 * 8 + 128);
+    assert_true(gpu_same_access(&r.rows[1].rec.req.access, b));
+    assert_false(gpu_same_access(a, b));
+    free(text);
+    recording_done(&r);
+    recording_done(&back);
 }
 
 /* The shipped recording: loads, was made by `banklab verify --json` and `bench --json` on a
@@ -515,6 +578,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_hw_cases),
+        cmocka_unit_test(test_instr_round_trip),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_shipped_covers_lessons),
         cmocka_unit_test(test_scenes_digest),
