@@ -292,6 +292,9 @@ static void add_strided(const char *name, int kind, unsigned mask, unsigned stri
     add_case(name, kind, mask, off, goff, lay);
 }
 
+static void build_x4_cases(void);
+static void build_cp_async_cases(void);
+
 static void build_cases(void)
 {
     /* ldmatrix and stmatrix: the six variants at the five main layouts */
@@ -307,7 +310,13 @@ static void build_cases(void)
             add_tile(NULL, kind, RM_ROW, 128, 1, 4, 3);   /* 32B swizzle on 128-byte rows */
         }
     }
-    /* ldmatrix.x4 and stmatrix.x4: more layouts */
+    build_x4_cases();
+    build_cp_async_cases();
+}
+
+/* ldmatrix.x4 and stmatrix.x4: more layouts, and lanes that give no address */
+static void build_x4_cases(void)
+{
     static const int x4[] = {K_LDSM_X4, K_STSM_X4};
     for (int k = 0; k < 2; k++) {
         int kind = x4[k];
@@ -333,8 +342,11 @@ static void build_cases(void)
     add_tile("upperbad", K_LDSM_X2, RM_UPPER_BAD, 128, 0, 0, 0);
     add_tile("upperbad", K_STSM_X1, RM_UPPER_BAD, 128, 0, 0, 0);
     add_tile("lowerbad", K_STSM_X1, RM_LOWER_BAD, 128, 0, 0, 0);
+}
 
-    /* cp.async: the shared side at several layouts; the global side contiguous unless said */
+/* cp.async at several layouts (the global side contiguous unless said), then the controls */
+static void build_cp_async_cases(void)
+{
     static const int cpk[] = {K_CPA_CA4, K_CPA_CA8, K_CPA_CA16, K_CPA_CG16};
     static const char *cpn[] = {"cpa_ca4", "cpa_ca8", "cpa_ca16", "cpa_cg16"};
     for (int k = 0; k < 4; k++) {
