@@ -406,6 +406,8 @@ struct cover {
     const char *where;
     int checked, missing, untimed;
     int quiet;                   /* count only */
+    int predates_instr;          /* the recording holds no ldmatrix/stmatrix/cp.async at all */
+    int skipped_instr;           /* accesses of those left out for that reason */
 };
 
 static int cover_access(const struct bank_access *acc, int type_index, unsigned warp, int access,
@@ -420,6 +422,10 @@ static int cover_access(const struct bank_access *acc, int type_index, unsigned 
     q.access = *acc;
     q.want_counters = q.want_timing = 1;
     assert_int_equal(bank_simulate(acc, &m, NULL), BANK_OK);
+    if (acc->instr != BANK_PLAIN && c->predates_instr) {
+        c->skipped_instr++;
+        return 0;
+    }
     c->checked++;
     if (gpu_run(c->g, &q, &r, 10) != GPU_OK || !r.has_counters) {
         if (c->missing++ < 5 && !c->quiet)
@@ -488,7 +494,7 @@ static void test_shipped_covers_lessons(void **state)
     char digest[17];
     lesson_scenes_digest(&set, digest);
     int strict = !strcmp(rec.scenes, digest);
-    struct cover c = {g, NULL, "", 0, 0, 0, 0};
+    struct cover c = {g, NULL, "", 0, 0, 0, 0, 0, 0};
     if (!strict) {
         /* how much a re-recording would add: every setting, counted, not required */
         c.quiet = 1;
@@ -501,8 +507,20 @@ static void test_shipped_covers_lessons(void **state)
         c.g = g;
         c.where = "";
     }
+    /* A recording made before banklab measured ldmatrix, stmatrix and cp.async (none of its
+     * records is one) cannot hold them: while the scenes changed since, those are named and
+     * counted, not required; a recording made since must hold them (strict or not). */
+    int predates = 1;
+    for (int i = 0; i < rec.nrows; i++)
+        if (rec.rows[i].rec.req.kind == GPU_REQ_PATTERN && rec.rows[i].rec.req.access.instr)
+            predates = 0;
     recording_done(&rec);
+    c.predates_instr = !strict && predates;
     cover_set(&c, &set, strict);
+    if (c.skipped_instr)
+        print_message("NOTE: %s predates ldmatrix, stmatrix and cp.async measurements: %d "
+                      "accesses of chapter 11's defaults are not in it; tests/gpu/record.sh "
+                      "makes it again.\n", path, c.skipped_instr);
     int kernels = 0, kernels_missing = 0;
     for (int li = 0; li < set.nlessons; li++) {
         const struct lesson *l = &set.lessons[li];
