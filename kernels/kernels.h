@@ -20,7 +20,17 @@ struct bl_pattern_args {
     uint32_t region;           /* bytes between the regions of the warps of a block (0: shared) */
     int width;                 /* 1, 2, 4, 8 or 16 */
     int store;                 /* 1: st.volatile.shared, 0: ld.volatile.shared */
+    int instr;                 /* enum bank_instr: 0 ld/st.shared, 1 ldmatrix, 2 stmatrix,
+                                  3 cp.async.ca (the source: `src`, lane l at l * width) */
+    int matrices;              /* ldmatrix/stmatrix: 1, 2 or 4 */
+    int trans;                 /* ldmatrix/stmatrix: .trans */
+    const void *src;           /* cp.async: global source (BL_CP_ASYNC_SRC bytes) */
+    uint32_t goff[32];         /* cp.async: byte offset of each lane's source in src */
+    uint32_t zero;             /* 0, unknown to the compiler: ldmatrix's address depends on the
+                                  last result through it, or ptxas merges repeated ldmatrix of
+                                  one address (it did: 1 LDSM.x4 a loop trip instead of 32) */
 };
+#define BL_CP_ASYNC_SRC 65536      /* bytes of cp.async's global source (bank_access.src) */
 #define BL_PATTERN_UNROLL 32   /* accesses per loop trip: a launch does iters * 32 per lane */
 /* bl_pattern_smem: dynamic shared bytes a launch with `threads` threads needs. */
 size_t bl_pattern_smem(const struct bl_pattern_args *a, int threads);

@@ -43,6 +43,12 @@ static void json_result_fields(FILE *f, const struct bank_result *r, const struc
 {
     fprintf(f, "\"op\":\"%s\",\"width\":%u,\"mask\":\"%08" PRIx32 "\",",
             acc->op == BANK_STORE ? "store" : "load", acc->width, acc->mask);
+    if (acc->instr != BANK_PLAIN) {
+        char name[32];
+        fprintf(f, "\"instruction\":\"%s\",", bank_instr_name(acc->instr, acc->matrices,
+                                                              acc->trans, acc->width, name,
+                                                              sizeof name));
+    }
     fprintf(f, "\"wavefronts\":%d,\"passes\":%d,\"conflicts\":%d,\"ways\":%d,\"paired\":%s,"
                "\"npasses\":%d,\"conflict_lanes\":",
             r->wavefronts, r->passes, r->conflicts, r->ways, r->paired ? "true" : "false",

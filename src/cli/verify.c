@@ -42,7 +42,8 @@ struct vlist {
 
 static unsigned access_hash(const struct bank_access *a)
 {
-    uint64_t h = 1469598103934665603ull ^ a->width ^ ((uint64_t)a->op << 8) ^ ((uint64_t)a->mask << 16);
+    uint64_t h = 1469598103934665603ull ^ a->width ^ ((uint64_t)a->op << 8) ^ ((uint64_t)a->mask << 16) ^
+                 ((uint64_t)a->instr << 48) ^ ((uint64_t)a->matrices << 52) ^ ((uint64_t)a->trans << 56);
     for (int i = 0; i < BANK_LANES; i++)
         if (a->mask >> i & 1u)
             h = (h ^ a->offset[i]) * 1099511628211ull;
@@ -367,21 +368,40 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
     return 0;
 }
 
-/* The 63 cases of assets/h200-wavefronts.json into L (and *cases, to compare with their file).
+/* The cases of assets/h200-wavefronts.json and h200-matrix.json into L (and *cases, to compare
+ * with their files).
  * 0, or the exit status after a message. */
 static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncases, char *path,
                              size_t pn)
 {
     char msg[RECORDING_MSG_MAX];
-    const char *cpath = recording_find_asset("h200-wavefronts.json", path, pn);
-    if (!cpath) {
-        fprintf(stderr, "banklab verify: assets/h200-wavefronts.json not found "
-                        "(set BANKLAB_ASSETS)\n");
-        return EXIT_USAGE;
-    }
-    if (recording_load_hw_cases(cpath, cases, ncases, msg, sizeof msg)) {
-        fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(msg));
-        return EXIT_USAGE;
+    /* the plain accesses, then ldmatrix, stmatrix and cp.async (tests/data/h200-matrix.json) */
+    static const char *const files[] = {"h200-wavefronts.json", "h200-matrix.json"};
+    char mpath[1024];
+    for (int f = 0; f < 2; f++) {
+        const char *cpath = recording_find_asset(files[f], f ? mpath : path, f ? sizeof mpath : pn);
+        struct hw_case *more = NULL;
+        int nmore = 0;
+        if (!cpath) {
+            fprintf(stderr, "banklab verify: assets/%s not found (set BANKLAB_ASSETS)\n",
+                    files[f]);
+            return EXIT_USAGE;
+        }
+        if (recording_load_hw_cases(cpath, &more, &nmore, msg, sizeof msg)) {
+            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(msg));
+            free(more);
+            return EXIT_USAGE;
+        }
+        struct hw_case *all = realloc(*cases, (size_t)(*ncases + nmore + 1) * sizeof *all);
+        if (!all) {
+            free(more);
+            fprintf(stderr, "banklab verify: out of memory\n");
+            return EXIT_USAGE;
+        }
+        memcpy(all + *ncases, more, (size_t)nmore * sizeof *all);
+        free(more);
+        *cases = all;
+        *ncases += nmore;
     }
     for (int i = 0; i < *ncases; i++) {
         char label[128];

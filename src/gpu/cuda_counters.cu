@@ -30,6 +30,11 @@ static const char *metric_names[BL_NMETRICS] = {
     "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum",
     "smsp__inst_executed_op_shared_ld.sum",
     "smsp__inst_executed_op_shared_st.sum",
+    "smsp__inst_executed_op_ldsm.sum",
+    "smsp__inst_executed_op_shared_stsm.sum",
+    "smsp__inst_executed_op_ldgsts.sum",
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum",
+    "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
 
 #define FN(name) decltype(&::name) name##_p

@@ -22,6 +22,14 @@ enum {
     BL_CONFLICTS_ST,       /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum */
     BL_INST_LD,            /* smsp__inst_executed_op_shared_ld.sum */
     BL_INST_ST,            /* smsp__inst_executed_op_shared_st.sum */
+    /* ldmatrix, stmatrix, cp.async (names as GH100 has them, tests/data/h200-matrix.json): LDSM's
+     * and STSM's wavefronts and conflicts are in the _op_ld and _op_st figures above; LDGSTS's
+     * wavefronts only in the all-kinds figure */
+    BL_INST_LDSM,          /* smsp__inst_executed_op_ldsm.sum */
+    BL_INST_STSM,          /* smsp__inst_executed_op_shared_stsm.sum */
+    BL_INST_LDGSTS,        /* smsp__inst_executed_op_ldgsts.sum */
+    BL_CONFLICTS_LDGSTS,   /* l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ldgsts.sum */
+    BL_WAVEFRONTS_ALL,     /* l1tex__data_pipe_lsu_wavefronts_mem_shared.sum (every kind) */
     BL_NMETRICS
 };
 

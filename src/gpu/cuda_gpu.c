@@ -198,8 +198,26 @@ static void open_counters(struct runner *R)
     } else if ((R->ctr = bl_counters_new(R->device, NULL, 0, R->ctr_why, sizeof R->ctr_why))) {
         ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
         char why[CTR_TEXT_MAX];
+        R->ctr_nmetrics = BL_NMETRICS;
         enum ctr_status st = ctr_policy_prepare(&R->retry, why, sizeof why);
         cudaGetLastError(); /* a failed CUPTI setup leaves no CUDA error behind */
+        if (st == CTR_UNAVAILABLE) {
+            /* a CUPTI without the metrics of ldmatrix, stmatrix and cp.async: the six alone
+             * (those instructions then measure without counters, and say so) */
+            static const char *six[BL_INST_ST + 1];
+            for (int i = 0; i <= BL_INST_ST; i++)
+                six[i] = bl_counters_metric(i);
+            struct bl_counters *c = bl_counters_new(R->device, six, BL_INST_ST + 1, why,
+                                                    sizeof why);
+            if (c) {
+                bl_counters_close(R->ctr);
+                R->ctr = c;
+                R->ctr_nmetrics = BL_INST_ST + 1;
+                ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
+                st = ctr_policy_prepare(&R->retry, why, sizeof why);
+                cudaGetLastError();
+            }
+        }
         R->info.counters = st != CTR_UNAVAILABLE;
         if (st == CTR_BUSY)
             bl_fmt(R->info.counters_reason, sizeof R->info.counters_reason,
@@ -220,6 +238,8 @@ static int worker_init(struct runner *R, struct gpu_result *res)
     for (int i = 0; i <= LAUNCHES; i++)
         CK(res, cudaEventCreate(&R->ev[i]));
     CK(res, cudaMalloc((void **)&R->d_sink, 64));
+    CK(res, cudaMalloc(&R->d_src, BL_CP_ASYNC_SRC));
+    CK(res, cudaMemset(R->d_src, 0, BL_CP_ASYNC_SRC));
     open_counters(R);
     /* The clock is a measurement: in a turn of its own, with the first-time work of the
      * process (its first launch and first profiled launch: a profiled launch outside a turn
@@ -291,6 +311,7 @@ static void *worker(void *arg)
     pthread_mutex_unlock(&R->mu);
     /* The context stays for the process; free what this runner allocated. */
     cudaFree(R->d_sink);
+    cudaFree(R->d_src);
     case_free(R);
     R->h_small_in = R->h_small_out = R->h_big_in = R->h_big_out = NULL;
     if (R->e0)

@@ -93,22 +93,23 @@ void kcounters_measure(struct child *ch)
 {
     double t0 = kclock_ms();
     char why[GPU_KERNEL_TEXT];
-    static const char *range_metrics[BL_NMETRICS + 1];
+    static const char *range_metrics[BL_NMETRICS];
     for (int i = 0; i < BL_NMETRICS; i++)
         range_metrics[i] = bl_counters_metric(i);
-    range_metrics[BL_NMETRICS] = RANGE_ALL_KINDS;
-    int n = BL_NMETRICS + 1;
+    /* the list ends with the all-kinds figure (RANGE_ALL_KINDS, BL_WAVEFRONTS_ALL); a CUPTI
+     * without it or the matrix instructions' metrics: the six alone */
+    int n = BL_NMETRICS;
     struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why,
                                                      sizeof why);
-    if (!c) { /* a CUPTI without the all-kinds metric: the six alone */
-        n = BL_NMETRICS;
+    if (!c) {
+        n = BL_INST_ST + 1;
         c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
     }
     if (!c) {
         bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
         return;
     }
-    double v[BL_NMETRICS + 1];
+    double v[BL_NMETRICS];
     if (bl_counters_measure(c, counters_launch, ch, v, why, sizeof why) == 0) {
         struct gpu_kernel_counters *k = &ch->res->counters;
         ch->res->has_counters = 1;
@@ -118,7 +119,7 @@ void kcounters_measure(struct child *ch)
         k->conflicts_st = v[BL_CONFLICTS_ST];
         k->inst_ld = v[BL_INST_LD];
         k->inst_st = v[BL_INST_ST];
-        k->wavefronts = n > BL_NMETRICS ? v[BL_NMETRICS] : -1;
+        k->wavefronts = n > BL_WAVEFRONTS_ALL ? v[BL_WAVEFRONTS_ALL] : -1;
     } else if (ch->res->status == GPU_KERNEL_OK) {
         bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }

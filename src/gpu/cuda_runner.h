@@ -49,6 +49,8 @@ struct runner {
     cudaEvent_t e0, e1;
     cudaEvent_t ev[LAUNCHES + 1]; /* between the timed launches */
     unsigned *d_sink;
+    void *d_src;                /* cp.async's global source: BL_CP_ASYNC_SRC bytes */
+    int ctr_nmetrics;           /* metrics R->ctr reads: BL_NMETRICS, or the six (an older CUPTI) */
     float *d_small_in, *d_small_out, *h_small_in, *h_small_out;
     size_t small_floats;
     float *d_big_in, *d_big_out, *h_big_in, *h_big_out;
@@ -68,6 +70,7 @@ struct runner {
         unsigned width;
         enum bank_op op;
         uint32_t mask;
+        unsigned instr, matrices;
         double clk;
     } ref[REF_CACHE];
     int nref, ref_next;
@@ -110,6 +113,7 @@ struct pattern_run {
     int blocks, threads, iters;
     size_t smem;
     unsigned *sink;
+    int passes;                   /* the model's passes with an active lane (cp.async's counters) */
 };
 
 /* pattern_setup: the launch of access acc (offsets checked against the model and the

@@ -100,7 +100,9 @@ struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend
 
 int gpu_same_access(const struct bank_access *x, const struct bank_access *y)
 {
-    if (x->width != y->width || x->op != y->op || x->mask != y->mask)
+    if (x->width != y->width || x->op != y->op || x->mask != y->mask || x->instr != y->instr ||
+        x->matrices != y->matrices || x->trans != y->trans || x->has_src != y->has_src ||
+        (x->has_src && memcmp(x->src, y->src, sizeof x->src)))
         return 0;
     for (int i = 0; i < BANK_LANES; i++)
         if ((x->mask >> i & 1u) && x->offset[i] != y->offset[i])

@@ -110,7 +110,10 @@ enum pattern_kind { PATTERN_LOAD = 0, PATTERN_STORE = 1 };
 /* What the parser learned about one access, for display. */
 struct pattern_access_info {
     enum pattern_kind kind;
-    unsigned width;                  /* bytes per lane: 1, 2, 4, 8, 16 */
+    unsigned width;                  /* bytes per lane: 1, 2, 4, 8, 16 (16: a matrix row) */
+    int instr;                       /* enum bank_instr: 0 for a plain load or store;
+                                        ldmatrix.xN(...) / stmatrix.xN(...) / cp.asyncW(...) */
+    int matrices, trans;             /* ldmatrix/stmatrix: .x1/.x2/.x4 and .trans */
     char array[PATTERN_NAME_MAX];    /* the array or pointer name */
     char type[PATTERN_NAME_MAX];     /* C name of the accessed element type, e.g. "float4" */
     int col, len;                    /* where the access statement stands in the text */

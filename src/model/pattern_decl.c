@@ -154,6 +154,8 @@ static int is_constant(const struct pattern *p, int n)
     case N_COND:
     case N_MIN:
     case N_MAX:
+    case N_SWZ:
+    case N_SWZP:
     case N_ALIAS:
         /* depth is bounded by MAX_TREE_DEPTH (pat_link() checks it) */
         return is_constant(p, nd->a) && is_constant(p, nd->b) && is_constant(p, nd->c);

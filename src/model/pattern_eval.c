@@ -170,6 +170,8 @@ static int eval_unary(struct ev *e, int n, struct val *out)
     return 0;
 }
 
+static int eval_swizzle(struct ev *e, int n, struct val *out);
+
 static int eval(struct ev *e, int n, struct val *out)
 {
     const struct pattern *p = e->p;
@@ -230,6 +232,8 @@ static int eval(struct ev *e, int n, struct val *out)
             return -1;
         out->i = nd->kind == N_MIN ? (a.i < b.i ? a.i : b.i) : (a.i > b.i ? a.i : b.i);
         return 0;
+    case N_SWZ:
+        return eval_swizzle(e, n, out);
     case N_INDEX:
         return eval_index(e, n, out);
     case N_MEMBER:
@@ -259,6 +263,25 @@ static int eval(struct ev *e, int n, struct val *out)
         return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
                         PAT_INTERNAL_ERROR_THIS_VALUE_CANNOT);
     }
+}
+
+/* swizzle(B, M, S, x) (node n): bank_swizzle, with its arguments checked. */
+static int eval_swizzle(struct ev *e, int n, struct val *out)
+{
+    const struct node *nd = &e->p->node[n];
+    const struct node *bms = &e->p->node[nd->b];
+    long long x, b, m, s;
+    if (eval_int(e, nd->a, &x) < 0 || eval_int(e, bms->a, &b) < 0 ||
+        eval_int(e, bms->b, &m) < 0 || eval_int(e, bms->c, &s) < 0)
+        return -1;
+    if (!bank_swizzle_ok(b, m, s))
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                        PAT_SWIZZLE_RANGE, b, m, s);
+    if (x < 0)
+        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                        PAT_SWIZZLE_NEGATIVE, x);
+    out->i = (long long)bank_swizzle((unsigned)b, (unsigned)m, (unsigned)s, (uint64_t)x);
+    return 0;
 }
 
 /* Places static array i at the next multiple of its alignment from *off: its dimensions,
@@ -424,7 +447,8 @@ static int run_lane(struct ev *e, int which, struct bank_access *acc)
             }
             if (eval(e, s->node, &v) < 0)
                 return -1;
-            if (check_place(e, s->node, v, p->node[s->node].type, p->acc[which].array, 0) < 0)
+            int ty = s->rowtype >= 0 ? s->rowtype : p->node[s->node].type;
+            if (check_place(e, s->node, v, ty, p->acc[which].array, 0) < 0)
                 return -1;
             acc->mask |= 1u << e->lane;
             acc->offset[e->lane] = e->lay.array[v.region].base + (uint64_t)v.i;
@@ -512,6 +536,9 @@ int pattern_eval(const struct pattern *p, const struct pattern_env *env, int whi
     memset(acc, 0, sizeof *acc);
     acc->width = ai->width;
     acc->op = ai->kind == PATTERN_STORE ? BANK_STORE : BANK_LOAD;
+    acc->instr = (uint8_t)ai->instr;
+    acc->matrices = (uint8_t)ai->matrices;
+    acc->trans = (uint8_t)ai->trans;
     if (run_warp(e, env, which, acc) < 0)
         return -1;
     if (layout_out) {

@@ -198,6 +198,30 @@ static int parse_min_max(struct parser *ps, const struct token *t, const char *n
     return id < 0 ? -1 : pat_link(ps, id, a, b, -1);
 }
 
+/* swizzle(B, M, S, x), t the name: CuTe's Swizzle<B,M,S> applied to the integer x. */
+static int parse_swizzle(struct parser *ps, const struct token *t)
+{
+    if (pat_expect(ps, '(', "after 'swizzle'") < 0)
+        return -1;
+    int arg[4];
+    static const char *const what[4] = {"B (bits)", "M (base)", "S (shift)", "the offset"};
+    for (int k = 0; k < 4; k++) {
+        if (k > 0 && pat_expect(ps, ',', "between the arguments of swizzle(B, M, S, x)") < 0)
+            return -1;
+        arg[k] = parse_cond(ps);
+        if (arg[k] < 0 || (arg[k] = pat_int_value(ps, arg[k], what[k])) < 0)
+            return -1;
+    }
+    if (pat_expect(ps, ')', "after the arguments of swizzle(B, M, S, x)") < 0)
+        return -1;
+    int end = peek(ps, -1)->pos + 1;
+    int bms = pat_new_node(ps, N_SWZP, VK_INT, t->pos, end);
+    if (bms < 0 || pat_link(ps, bms, arg[0], arg[1], arg[2]) < 0)
+        return -1;
+    int id = pat_new_node(ps, N_SWZ, VK_INT, t->pos, end);
+    return id < 0 ? -1 : pat_link(ps, id, arg[3], bms, -1);
+}
+
 /* A name nothing declared: an error where it cannot be a parameter (blockIdx, a reserved word
  * or a type, a call, a member or an index), else a parameter, registered at its first use. */
 static int parse_param(struct parser *ps, const struct token *t, const char *name)
@@ -263,6 +287,8 @@ static int parse_name(struct parser *ps, const struct token *t)
     }
     if (strcmp(name, "min") == 0 || strcmp(name, "max") == 0)
         return parse_min_max(ps, t, name);
+    if (strcmp(name, "swizzle") == 0 && is_punct(peek(ps, 0), '('))
+        return parse_swizzle(ps, t);
     if (strcmp(name, "sizeof") == 0)
         return parse_sizeof(ps, t);
     return parse_param(ps, t, name);

@@ -66,7 +66,9 @@ struct typedef_ent {
 
 enum node_kind {
     N_NUM, N_FLT, N_BUILTIN, N_PARAM, N_LOCAL, N_ARRAY, N_UN, N_BIN, N_COND, N_MIN, N_MAX,
-    N_INDEX, N_MEMBER, N_DEREF, N_ADDR, N_PCAST, N_PADD, N_READ, N_OPQ, N_ALIAS
+    N_INDEX, N_MEMBER, N_DEREF, N_ADDR, N_PCAST, N_PADD, N_READ, N_OPQ, N_ALIAS,
+    N_SWZ,   /* swizzle(B, M, S, x): a = x, b = an N_SWZP */
+    N_SWZP   /* swizzle's B, M, S: a, b, c */
 };
 
 /* What a node's value is, decided at parse time. */
@@ -124,6 +126,8 @@ struct stmt {
     int slot;                /* S_LOCAL/S_PTR: local slot */
     int guard;               /* S_ACCESS: condition node or -1 */
     int access;              /* S_ACCESS: index into p->acc */
+    int rowtype;             /* S_ACCESS of ldmatrix/stmatrix/cp.async: the type checked for
+                                bounds and alignment (a 16-byte row, a cp.async chunk); else -1 */
     int pos, end;
 };
 
@@ -257,11 +261,18 @@ int pat_add_local(struct parser *ps, const char *name, int kind, int type,
 int pat_add_array(struct parser *ps, const char *name, int elem, const struct token *t);
 /* Registers an access of lvalue node lv (kind 1: store) as a statement: 0 or -1. */
 int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int end);
+/* An ldmatrix/stmatrix/cp.async access of node lv (an lvalue or a pointer): info gives instr,
+ * matrices, trans, kind and width; rowtype the type its address is checked as. */
+int pat_add_instr_access(struct parser *ps, int lv, const struct pattern_access_info *info,
+                         int rowtype, int guard, int pos, int end);
 
 /* ---------------------------------------------------------------- pattern_type.c */
 
 void pat_init_types(struct pattern *p);                       /* the builtin types */
 int pat_find_type(const struct pattern *p, const char *name); /* a builtin type, or -1 */
+/* The unnameable types an instruction's address is checked as: "matrix row" (16 bytes) and
+ * "cp.async" of 4, 8 or 16 bytes. -1 if none. */
+int pat_instr_type(const struct pattern *p, const char *name, unsigned size);
 int pat_find_field(const struct pattern *p, int type, const char *name);
 int pat_is_type_start(const struct parser *ps, const struct token *t);
 /* A type at the cursor (qualifiers, integer words, names, typedefs, structs): 0 or -1. */

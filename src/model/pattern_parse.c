@@ -196,18 +196,31 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->name, t->size,
                         t->align);
     }
+    struct pattern_access_info info;
+    memset(&info, 0, sizeof info);
+    info.kind = kind ? PATTERN_STORE : PATTERN_LOAD;
+    info.width = t->size;
+    return pat_add_instr_access(ps, lv, &info, -1, guard, pos, end);
+}
+
+int pat_add_instr_access(struct parser *ps, int lv, const struct pattern_access_info *info,
+                         int rowtype, int guard, int pos, int end)
+{
+    struct pattern *p = ps->p;
+    if (p->naccs >= PATTERN_MAX_ACCESSES)
+        return pat_fail(ps->err, pos, end - pos, -1, PAT_TOO_MANY_ACCESSES,
+                        PATTERN_MAX_ACCESSES);
     int si = pat_add_stmt(ps, S_ACCESS, lv, -1, pos, end);
     if (si < 0)
         return -1;
     struct stmt *s = &p->stmt[si];
     s->guard = guard;
     s->access = p->naccs;
+    s->rowtype = rowtype;
     struct pattern_access_info *ai = &p->acc[p->naccs];
-    memset(ai, 0, sizeof *ai);
-    ai->kind = kind ? PATTERN_STORE : PATTERN_LOAD;
-    ai->width = t->size;
+    *ai = *info;
     lvalue_root(p, lv, ai->array);
-    pat_copy_name(ai->type, t->name);
+    pat_copy_name(ai->type, p->type[p->node[lv].type].name);
     ai->col = pos + 1;
     ai->len = end - pos > 0 ? end - pos : 1;
     p->acc_stmt[p->naccs] = si;

@@ -1,12 +1,117 @@
-/* pattern_stmt.c: statements of the pattern language and the program: accesses (load, store),
+/* pattern_stmt.c: statements of the pattern language and the program: accesses (load, store,
+ * ldmatrix/stmatrix/cp.async),
  * local assignments, if / else if / else guards, barriers, and the checks that a pattern has
  * one access per statement and at least one access. Depends on pattern_decl.c and below. */
 #include "pattern_internal.h"
+
+#include <stdlib.h>
+
+/* Does an instruction start at the cursor: ldmatrix.  stmatrix.  cp.async...  (a declared
+ * name of that spelling is the learner's own)? */
+static int instr_start(struct parser *ps)
+{
+    const struct token *t = peek(ps, 0), *t2 = peek(ps, 2);
+    if (t->kind != TK_IDENT || !is_punct(peek(ps, 1), '.'))
+        return 0;
+    char name[PATTERN_NAME_MAX];
+    tok_name(ps, t, name);
+    if (pat_find_local(ps->p, name) >= 0 || pat_find_array(ps->p, name) >= 0)
+        return 0;
+    if (!strcmp(name, "ldmatrix") || !strcmp(name, "stmatrix"))
+        return 1;
+    return !strcmp(name, "cp") && t2->kind == TK_IDENT && t2->len >= 5 &&
+           !strncmp(ps->s + t2->pos, "async", 5);
+}
+
+/* One modifier word w (at token m) of ldmatrix/stmatrix (cp 0) or cp.async (cp 1). */
+static int instr_modifier(struct parser *ps, const struct token *m, const char *w, int cp,
+                          struct pattern_access_info *info)
+{
+    static const char *const ptx_words[] = {"sync", "aligned", "m8n8", "shared", "b16", "ca",
+                                            "global", NULL};
+    for (int k = 0; ptx_words[k]; k++)
+        if (!strcmp(w, ptx_words[k]) && (cp ? k >= 3 && k != 4 : k < 5))
+            return 0; /* PTX's own spelling, allowed and meaning nothing more */
+    if (cp) {
+        if (!strcmp(w, "async") || !strcmp(w, "async4") || !strcmp(w, "async8") ||
+            !strcmp(w, "async16")) {
+            info->width = w[5] ? (unsigned)atoi(w + 5) : info->width;
+            return 0;
+        }
+        if (!strncmp(w, "cg", 2))
+            return pat_fail(ps->err, m->pos, m->len, -1, PAT_CP_ASYNC_CG);
+        return pat_fail(ps->err, m->pos, m->len, -1, PAT_CP_ASYNC_PART, w);
+    }
+    if (w[0] == 'x' && (w[1] == '1' || w[1] == '2' || w[1] == '4') && !w[2]) {
+        info->matrices = w[1] - '0';
+        return 0;
+    }
+    if (!strcmp(w, "trans")) {
+        info->trans = 1;
+        return 0;
+    }
+    return pat_fail(ps->err, m->pos, m->len, -1, PAT_MATRIX_PART, w, info->kind == PATTERN_LOAD ? "ldmatrix" : "stmatrix");
+}
+
+/* ldmatrix.xN[.trans](ROW) | stmatrix.xN[.trans](ROW) | cp.asyncW(DST): ROW is the element
+ * (or its address) where the lane's 16-byte row starts; lane 8i+j gives row j of matrix i. */
+static int parse_instr(struct parser *ps, int guard, int stmt_pos)
+{
+    struct pattern *p = ps->p;
+    const struct token *t0 = peek(ps, 0);
+    int cp = tok_is(ps, t0, "cp");
+    struct pattern_access_info info;
+    memset(&info, 0, sizeof info);
+    info.kind = tok_is(ps, t0, "ldmatrix") ? PATTERN_LOAD : PATTERN_STORE;
+    info.instr = cp ? BANK_CPASYNC : info.kind == PATTERN_LOAD ? BANK_LDMATRIX : BANK_STMATRIX;
+    info.width = cp ? 0 : 16;
+    const char *what = cp ? "cp.async" : info.kind == PATTERN_LOAD ? "ldmatrix" : "stmatrix";
+    ps->i++;
+    while (is_punct(peek(ps, 0), '.')) {
+        ps->i++;
+        const struct token *m = peek(ps, 0);
+        if (m->kind != TK_IDENT)
+            return pat_fail(ps->err, m->pos, m->len, -1, PAT_EXPECTED_PART, what);
+        char w[PATTERN_NAME_MAX];
+        tok_name(ps, m, w);
+        ps->i++;
+        if (instr_modifier(ps, m, w, cp, &info) < 0)
+            return -1;
+    }
+    const struct token *t = peek(ps, 0);
+    if (cp && info.width != 4 && info.width != 8 && info.width != 16)
+        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_CP_ASYNC_SIZE);
+    if (!cp && !info.matrices)
+        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_MATRIX_COUNT, what);
+    if (!cp && guard >= 0)
+        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_MATRIX_ALIGNED, what);
+    if (pat_expect(ps, '(', cp ? "after cp.async (its shared destination)"
+                               : "after the instruction (the lane's row)") < 0)
+        return -1;
+    ps->reads = 0;
+    int a = pat_parse_expr(ps);
+    if (a < 0)
+        return -1;
+    const struct node *nd = &p->node[a];
+    if (nd->vk != VK_LVAL && nd->vk != VK_PTR) {
+        char b[SNIP_MAX];
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_MATRIX_OPERAND, what,
+                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
+    }
+    if (ps->reads)
+        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_MATRIX_ADDR_READS, what);
+    if (pat_expect(ps, ')', "after the address") < 0)
+        return -1;
+    int rowtype = pat_instr_type(p, cp ? "cp.async" : "matrix row", info.width);
+    return pat_add_instr_access(ps, a, &info, rowtype, guard, stmt_pos, peek(ps, -1)->pos + 1);
+}
 
 /* An access or a local assignment: EXPR | LVAL = EXPR | local = EXPR. guard: -1 or condition. */
 static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
 {
     struct pattern *p = ps->p;
+    if (instr_start(ps))
+        return parse_instr(ps, guard, stmt_pos);
     ps->reads = 0;
     ps->read_node = -1;
     int lhs = pat_parse_expr(ps);

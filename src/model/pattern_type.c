@@ -40,6 +40,11 @@ static const struct builtin_type builtin_types[] = {
     {"uint4", TY_VEC, 16, 16, "unsigned", 4},
     {"double2", TY_VEC, 16, 16, "double", 2},
     {"longlong2", TY_VEC, 16, 16, "long long", 2},
+    /* what an instruction's address is checked as; no text can name them (a space or a dot) */
+    {"matrix row", TY_INT, 16, 16, NULL, 0},
+    {"cp.async", TY_INT, 4, 4, NULL, 0},
+    {"cp.async", TY_INT, 8, 8, NULL, 0},
+    {"cp.async", TY_INT, 16, 16, NULL, 0},
 };
 #define NBUILTIN_TYPES ((int)(sizeof builtin_types / sizeof builtin_types[0]))
 
@@ -47,6 +52,14 @@ int pat_find_type(const struct pattern *p, const char *name)
 {
     for (int i = 0; i < NBUILTIN_TYPES && i < p->ntypes; i++)
         if (p->type[i].name[0] == name[0] && strcmp(p->type[i].name, name) == 0)
+            return i;
+    return -1;
+}
+
+int pat_instr_type(const struct pattern *p, const char *name, unsigned size)
+{
+    for (int i = 0; i < NBUILTIN_TYPES && i < p->ntypes; i++)
+        if (p->type[i].size == size && strcmp(p->type[i].name, name) == 0)
             return i;
     return -1;
 }

@@ -235,7 +235,7 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
 /* The lanes a pass serves, as the hardware splits them (active or not). */
 static uint32_t pass_span(const struct bank_result *res, int pass)
 {
-    int per = BANK_LANES / (res->npasses > 0 ? res->npasses : 1);
+    int per = res->pass_lanes > 0 ? res->pass_lanes : BANK_LANES / (res->npasses > 0 ? res->npasses : 1);
     uint32_t span = 0;
     for (int n = pass * per; n < (pass + 1) * per && n < BANK_LANES; n++)
         span |= 1u << n;
@@ -414,6 +414,49 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
     fputs("\n", f);
 }
 
+/* The head line of a matrix instruction or cp.async (instead of "load of N bytes"). */
+static void instr_head(FILE *f, const struct bank_result *res, unsigned width, uint32_t mask)
+{
+    char name[32];
+    bank_instr_name(res->instr, res->matrices, res->trans, width, name, sizeof name);
+    if (res->instr == BANK_CPASYNC) {
+        fprintf(f, "%s: the shared side, written like a store of %u bytes a lane,\n"
+                "  mask %08" PRIx32 " (%d active lane%s), %d pass%s of %d lanes;\n"
+                "  the same word from two lanes is two writes\n", name, width, mask,
+                grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s", res->npasses,
+                res->npasses == 1 ? "" : "es", res->pass_lanes);
+        return;
+    }
+    fprintf(f, "%s: %s %d 8x8 matri%s of 16-bit values, one 16-byte row a lane:\n"
+            "  lane 8i+j gives row j of matrix i (lanes 0-%d); one pass per matrix\n", name,
+            res->instr == BANK_LDMATRIX ? "loads" : "stores", res->matrices,
+            res->matrices == 1 ? "x" : "ces", 8 * res->matrices - 1);
+}
+
+/* A matrix's rows: which lane gives each, the banks it covers, and the earlier row it
+ * collides with (other bytes in a bank both use) or repeats (the same row: free). */
+static void matrix_rows(FILE *f, const struct bank_result *res, int p)
+{
+    for (int j = 0; j < 8; j++) {
+        int n = p * 8 + j;
+        const struct bank_lane *l = &res->lane[n];
+        fprintf(f, "  row %d, lane %2d: bytes %" PRIu64 "-%" PRIu64 ", banks %d-%d", j, n,
+                l->offset, l->offset + 15, l->bank[0], l->bank[3]);
+        for (int k = 0; k < j; k++) {
+            const struct bank_lane *o = &res->lane[p * 8 + k];
+            if (o->offset == l->offset) {
+                fprintf(f, "; the same row as row %d (free)", k);
+                break;
+            }
+            if (o->bank[0] == l->bank[0]) {  /* 16-byte aligned rows: same 4 banks or none */
+                fprintf(f, "; collides with row %d", k);
+                break;
+            }
+        }
+        fputc('\n', f);
+    }
+}
+
 int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
                     uint32_t mask, const struct grid_text_options *opt)
 {
@@ -429,10 +472,16 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
     if (npasses < 1 || npasses > BANK_MAX_PASSES)
         npasses = 1;
 
-    fprintf(f, "%s of %u byte%s per lane, mask %08" PRIx32 " (%d active lane%s)",
-            op == BANK_STORE ? "store" : "load", width, width == 1 ? "" : "s", mask,
-            grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s");
-    if (width >= 8) {
+    int matrix = res->instr == BANK_LDMATRIX || res->instr == BANK_STMATRIX;
+    if (res->instr != BANK_PLAIN)
+        instr_head(f, res, width, mask);
+    else
+        fprintf(f, "%s of %u byte%s per lane, mask %08" PRIx32 " (%d active lane%s)",
+                op == BANK_STORE ? "store" : "load", width, width == 1 ? "" : "s", mask,
+                grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s");
+    if (res->instr != BANK_PLAIN) {
+        /* said in the head */
+    } else if (width >= 8) {
         if (res->paired)
             fprintf(f, ",\n  neighbour lanes share addresses: passes fused into %d of %d lanes",
                     npasses, BANK_LANES / npasses);
@@ -440,7 +489,8 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
             fprintf(f, ",\n  split into %d passes of %d lanes%s", npasses, BANK_LANES / npasses,
                     op == BANK_STORE ? " (stores never fuse)" : "");
     }
-    fputs("\n", f);
+    if (res->instr == BANK_PLAIN)
+        fputs("\n", f);
 
     for (int p = 0; p < npasses; p++) {
         const struct bank_pass *ps = &res->pass[p];
@@ -449,7 +499,10 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
         fputc('\n', f);
         if (opt->color)
             fputs(SGR_BOLD, f);
-        fprintf(f, "pass %d of %d: lanes %s, ", p + 1, npasses, span);
+        if (matrix)
+            fprintf(f, "matrix %d of %d: lanes %s give its rows 0-7, ", p + 1, npasses, span);
+        else
+            fprintf(f, "pass %d of %d: lanes %s, ", p + 1, npasses, span);
         if (!ps->lanes)
             fputs("no active lane, 0 wavefronts", f);
         else
@@ -464,6 +517,8 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
         for (int b0 = 0; b0 < BANK_COUNT; b0 += banks)
             band(f, res, p, b0, banks, g, opt->color);
         broadcast_legend(f, res, p, cols);
+        if (matrix)
+            matrix_rows(f, res, p);
     }
     if (opt->summary)
         summary(f, res, g, opt->color);

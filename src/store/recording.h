@@ -63,8 +63,9 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
 
 void recording_done(struct recording *r);
 
-/* One measured warp access of tests/data/h200-wavefronts.json (installed as
- * assets/h200-wavefronts.json): what the H200's counters reported. */
+/* One measured warp access of tests/data/h200-wavefronts.json or h200-matrix.json (installed
+ * as assets/h200-wavefronts.json, assets/h200-matrix.json): what the H200's counters reported
+ * (the matrix table's cp.async.cg cases are left out: no counter saw them). */
 struct hw_case {
     char name[64];
     struct bank_access access;

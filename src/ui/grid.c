@@ -148,7 +148,9 @@ static void draw_footer(const struct app *a, const struct bank_result *r, int p,
 {
     char buf[64];
     const struct bank_pass *ps = &r->pass[p];
-    if (r->npasses > 1)
+    if (r->instr == BANK_LDMATRIX || r->instr == BANK_STMATRIX)
+        snprintf(buf, sizeof buf, "m%d", p + 1);   /* one pass per 8x8 matrix */
+    else if (r->npasses > 1)
         snprintf(buf, sizeof buf, "p%d", p + 1);
     else
         snprintf(buf, sizeof buf, "%s", ui_str(a, UIS_GRID_WORDS));
@@ -407,10 +409,14 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
     if (s->parsed && s->pat) {
         const struct pattern_access_info *ai = pattern_access(s->pat, s->access);
         key_hint(a, s->naccess > 1 ? keys : 0, ACT_ACCESS, ACT_NONE, hint, sizeof hint);
+        char in[32];
+        if (ai && ai->instr)
+            bank_instr_name((unsigned)ai->instr, (unsigned)ai->matrices, (unsigned)ai->trans,
+                            ai->width, in, sizeof in);
         if (ai)
             ADD(ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "", s->access + 1,
-                s->naccess, ai->kind == PATTERN_STORE ? "store" : "load", ai->array, ai->type,
-                ai->width, hint);
+                s->naccess, ai->instr ? in : ai->kind == PATTERN_STORE ? "store" : "load",
+                ai->array, ai->type, ai->width, hint);
     }
 #undef ADD
 }

@@ -100,6 +100,11 @@ if ! skip predict; then
     BANKLAB="$B" sh "$dir/predict.sh"
     case $? in 0 | 77) ;; *) fail=1 ;; esac
 fi
+echo "== ldmatrix, stmatrix, cp.async: chapter 11 and the matrix table (tests/gpu/matrix.sh)"
+if ! skip matrix; then
+    BANKLAB="$B" sh "$dir/matrix.sh"
+    case $? in 0 | 77) ;; *) fail=1 ;; esac
+fi
 echo "== the tutorial's kernel view (tests/gpu/kernel_view.sh)"
 if ! skip kernel_view; then
     BANKLAB="$B" sh "$dir/kernel_view.sh"

@@ -289,6 +289,69 @@ static void test_hw_cases(void **state)
     }
     free(c);
     assert_int_equal(recording_load_hw_cases("/nonexistent.json", &c, &n, msg, sizeof msg), -1);
+    /* the matrix table: its instructions and cp.async sources come through, cp.async.cg not */
+    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-matrix.json", &c, &n, msg,
+                                             sizeof msg), 0);
+    assert_int_equal(n, 129);
+    int ldsm = 0, src = 0;
+    for (int i = 0; i < n; i++) {
+        struct bank_result r;
+        assert_int_equal(bank_simulate(&c[i].access, &r, NULL), BANK_OK);
+        assert_int_equal(r.wavefronts, c[i].wavefronts);
+        assert_int_equal(r.conflicts, c[i].conflicts);
+        ldsm += c[i].access.instr == BANK_LDMATRIX;
+        src += c[i].access.has_src;
+    }
+    assert_int_equal(ldsm, 48);
+    assert_int_equal(src, 28);
+    free(c);
+}
+
+/* An ldmatrix and a cp.async with its sources survive a write and a read. */
+static void test_instr_round_trip(void **state)
+{
+    (void)state;
+    struct recording r, back;
+    struct recording_row w;
+    char msg[RECORDING_MSG_MAX];
+    size_t len;
+    memset(&r, 0, sizeof r);
+    snprintf(r.device, sizeof r.device, "Test GPU");
+    for (int k = 0; k < 2; k++) {
+        memset(&w, 0, sizeof w);
+        snprintf(w.group, sizeof w.group, "lesson");
+        snprintf(w.label, sizeof w.label, "row %d", k);
+        w.agree = -1;
+        w.rec.req.kind = GPU_REQ_PATTERN;
+        struct bank_access *a = &w.rec.req.access;
+        assert_int_equal(bank_instr_parse(k ? "cp.async8" : "ldmatrix.x2.trans", a), 0);
+        a->mask = 0xffffffffu;
+        for (int l = 0; l < 32; l++) {
+            a->offset[l] = (uint64_t)l * 16;
+            a->src[l] = (uint32_t)(l * 8 + 128 * k);
+        }
+        a->has_src = (uint8_t)k;
+        w.rec.res.status = GPU_OK;
+        assert_int_equal(recording_add(&r, &w), 0);
+    }
+    char *text = write_tmp(&r, &len);
+    assert_non_null(strstr(text, "\"ldmatrix.x2.trans\""));
+    assert_int_equal(recording_load_buffer("mem", text, len, &back, msg, sizeof msg), 0);
+    assert_int_equal(back.nrows, 2);
+    const struct bank_access *a = &back.rows[0].rec.req.access, *b = &back.rows[1].rec.req.access;
+    assert_int_equal(a->instr, BANK_LDMATRIX);
+    assert_int_equal(a->matrices, 2);
+    assert_int_equal(a->trans, 1);
+    assert_int_equal(a->has_src, 0);
+    assert_int_equal(b->instr, BANK_CPASYNC);
+    assert_int_equal(b->width, 8);
+    assert_int_equal(b->has_src, 1);
+    assert_int_equal(b->src[31], 31 * 8 + 128);
+    assert_true(gpu_same_access(&r.rows[1].rec.req.access, b));
+    assert_false(gpu_same_access(a, b));
+    free(text);
+    recording_done(&r);
+    recording_done(&back);
 }
 
 /* The shipped recording: loads, was made by `banklab verify --json` and `bench --json` on a
@@ -343,6 +406,8 @@ struct cover {
     const char *where;
     int checked, missing, untimed;
     int quiet;                   /* count only */
+    int predates_instr;          /* the recording holds no ldmatrix/stmatrix/cp.async at all */
+    int skipped_instr;           /* accesses of those left out for that reason */
 };
 
 static int cover_access(const struct bank_access *acc, int type_index, unsigned warp, int access,
@@ -357,6 +422,10 @@ static int cover_access(const struct bank_access *acc, int type_index, unsigned 
     q.access = *acc;
     q.want_counters = q.want_timing = 1;
     assert_int_equal(bank_simulate(acc, &m, NULL), BANK_OK);
+    if (acc->instr != BANK_PLAIN && c->predates_instr) {
+        c->skipped_instr++;
+        return 0;
+    }
     c->checked++;
     if (gpu_run(c->g, &q, &r, 10) != GPU_OK || !r.has_counters) {
         if (c->missing++ < 5 && !c->quiet)
@@ -425,7 +494,7 @@ static void test_shipped_covers_lessons(void **state)
     char digest[17];
     lesson_scenes_digest(&set, digest);
     int strict = !strcmp(rec.scenes, digest);
-    struct cover c = {g, NULL, "", 0, 0, 0, 0};
+    struct cover c = {g, NULL, "", 0, 0, 0, 0, 0, 0};
     if (!strict) {
         /* how much a re-recording would add: every setting, counted, not required */
         c.quiet = 1;
@@ -438,8 +507,20 @@ static void test_shipped_covers_lessons(void **state)
         c.g = g;
         c.where = "";
     }
+    /* A recording made before banklab measured ldmatrix, stmatrix and cp.async (none of its
+     * records is one) cannot hold them: while the scenes changed since, those are named and
+     * counted, not required; a recording made since must hold them (strict or not). */
+    int predates = 1;
+    for (int i = 0; i < rec.nrows; i++)
+        if (rec.rows[i].rec.req.kind == GPU_REQ_PATTERN && rec.rows[i].rec.req.access.instr)
+            predates = 0;
     recording_done(&rec);
+    c.predates_instr = !strict && predates;
     cover_set(&c, &set, strict);
+    if (c.skipped_instr)
+        print_message("NOTE: %s predates ldmatrix, stmatrix and cp.async measurements: %d "
+                      "accesses of chapter 11's defaults are not in it; tests/gpu/record.sh "
+                      "makes it again.\n", path, c.skipped_instr);
     int kernels = 0, kernels_missing = 0;
     for (int li = 0; li < set.nlessons; li++) {
         const struct lesson *l = &set.lessons[li];
@@ -515,6 +596,7 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_bounds),
         cmocka_unit_test(test_hw_cases),
+        cmocka_unit_test(test_instr_round_trip),
         cmocka_unit_test(test_shipped),
         cmocka_unit_test(test_shipped_covers_lessons),
         cmocka_unit_test(test_scenes_digest),
