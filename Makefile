@@ -312,4 +312,4 @@ device-bundle:
 clean:
 	rm -rf $(BUILD)
 
--include $(shell find $(BUILD)/obj $(BUILD)/tests -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/tests -name '*.d' 2>/dev/null)

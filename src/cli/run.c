@@ -411,6 +411,102 @@ static int open_view(const struct gpu_run_output *o)
     return EXIT_CHECK;
 }
 
+/* The kernels the library names in "replay:" notes (their first launches came after the
+ * one measured in that run of the program): taken out of o's notes into names[], at most max.
+ * Returns their number. */
+static int take_replays(struct gpu_run_output *o, char (*names)[2 * GPU_KERNEL_TEXT], int max)
+{
+    int n = 0, k = 0;
+    for (int i = 0; i < o->nnotes; i++) {
+        if (!strncmp(o->notes[i], "replay:", 7)) {
+            if (n < max)
+                bl_fmt(names[n++], sizeof names[0], "%s", o->notes[i] + 7);
+            continue;
+        }
+        if (k != i)
+            memcpy(o->notes[k], o->notes[i], sizeof o->notes[0]);
+        k++;
+    }
+    o->nnotes = k;
+    return n;
+}
+
+/* Moves what run r measured and noted into o (notes said once); r is emptied. 0, or -1 out of
+ * memory. */
+static int merge_run(struct gpu_run_output *o, struct gpu_run_output *r)
+{
+    if (r->nlaunches) {
+        struct gpu_run_launch *l = realloc(o->launches, (size_t)(o->nlaunches + r->nlaunches) *
+                                                            sizeof *l);
+        if (!l)
+            return -1;
+        memcpy(l + o->nlaunches, r->launches, (size_t)r->nlaunches * sizeof *l);
+        o->launches = l;
+        o->nlaunches += r->nlaunches;
+        free(r->launches);
+        r->launches = NULL;
+        r->nlaunches = 0;
+    }
+    for (int i = 0; i < r->nnotes; i++) {
+        int seen = 0;
+        for (int j = 0; j < o->nnotes && !seen; j++)
+            seen = !strcmp(o->notes[j], r->notes[i]);
+        if (seen)
+            continue;
+        char (*nn)[2 * GPU_KERNEL_TEXT] = realloc(o->notes, (size_t)(o->nnotes + 1) * sizeof *nn);
+        if (!nn)
+            return -1;
+        o->notes = nn;
+        memcpy(o->notes[o->nnotes++], r->notes[i], sizeof o->notes[0]);
+    }
+    if (!o->status)
+        o->status = r->status;
+    gpu_run_output_done(r);
+    return 0;
+}
+
+#define RUN_REPLAYS 64 /* kernels measured by running the program again, at most */
+
+/* Application replay, as Nsight Compute's: CUPTI's SASS metrics count one kernel per process
+ * (a second kernel of a process had no records on the H200), so the program runs again for
+ * each further kernel it launched, with that kernel alone selected (its mangled name, exactly).
+ * The program must launch the same kernels each time (ncu asks the same). */
+static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_run_output *o)
+{
+    static char names[RUN_REPLAYS][2 * GPU_KERNEL_TEXT];
+    int n = take_replays(o, names, RUN_REPLAYS);
+    for (int i = 0; i < n; i++) {
+        char re[4 * GPU_KERNEL_TEXT + 8], clean[4 * GPU_KERNEL_TEXT], why[PATH_MAX + 256];
+        size_t k = 0;
+        re[k++] = '^';
+        for (const char *c = names[i]; *c && k + 3 < sizeof re; c++) {
+            if (strchr(".[]()*+?{}|^$\\", *c))
+                re[k++] = '\\';
+            re[k++] = *c;
+        }
+        re[k++] = '$';
+        re[k] = '\0';
+        fprintf(stderr, "banklab run: running %s again for %s (CUPTI measures one kernel a "
+                "process)\n", bl_clean(clean, sizeof clean, argv[0]),
+                bl_clean(why, sizeof why, names[i]));
+        req->kernel_re = re;
+        struct gpu_run_output r;
+        if (gpu_run_program(req, argv, &r, why, sizeof why)) {
+            fprintf(stderr, "banklab run: %s\n", why);
+            break;
+        }
+        /* replay notes of this run: kernels that run 1 named already */
+        char (*skip)[2 * GPU_KERNEL_TEXT] = malloc(sizeof names);
+        if (skip)
+            take_replays(&r, skip, RUN_REPLAYS);
+        free(skip);
+        if (merge_run(o, &r)) {
+            gpu_run_output_done(&r);
+            break;
+        }
+    }
+}
+
 int cmd_run(int argc, char **argv)
 {
     for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
@@ -441,12 +537,16 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "banklab run: %s\n", lib);
         return EXIT_NOGPU;
     }
-    struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json};
+    /* the first launch of each kernel (of those --kernel names): one a run of the program */
+    int one = a.skip < 0 && a.count < 0;
+    struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one};
     struct gpu_run_output o;
     if (gpu_run_program(&req, a.argv, &o, why, sizeof why)) {
         fprintf(stderr, "banklab run: %s\n", why);
         return EXIT_CHECK;
     }
+    if (one)
+        replay_kernels(&req, a.argv, &o);
     fflush(stderr);
     if (a.json) {
         print_json(&a, &o);

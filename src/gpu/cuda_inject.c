@@ -82,8 +82,12 @@ static struct {
     char devname[GPU_KERNEL_TEXT], chip[64];
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
-    int sass_on;               /* SASS metrics enabled: at the first measured launch, kept (on
-                                  the H200 a second enable after a disable patched nothing) */
+    int sass_on;               /* SASS metrics enabled: at the first measured launch, kept */
+    int one;                   /* BANKLAB_RUN_ONE: measure one launch in this process (CUPTI's
+                                  SASS metrics counted nothing for a second kernel of a process
+                                  on the H200); the first launches of other kernels that would
+                                  be measured are named in "replay:" notes for banklab run */
+    int measured_one;
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -353,13 +357,21 @@ static int select_launch(const char *symbol)
     }
     T.nth = ++G.seen_n[i];
     G.matched++;
-    if (G.skip < 0 && G.count < 0)
+    if (G.one && G.measured_one) {
+        if (T.nth == 1 && G.skip < 0 && G.count < 0)
+            note("replay:%s", symbol);
+        return 0;
+    }
+    if (G.skip < 0 && G.count < 0) {
+        G.measured_one = T.nth == 1;
         return T.nth == 1; /* the first launch of each kernel */
+    }
     if (G.skip >= 0 && G.matched <= G.skip)
         return 0;
     if (G.count >= 0 && G.selected >= G.count)
         return 0;
     G.selected++;
+    G.measured_one = 1;
     return 1;
 }
 
@@ -497,7 +509,7 @@ static void end(void)
         const char *s = NULL;
         G.x.error_name(cr, &s);
         kres_fail(res, GPU_KERNEL_EFAULT, "the kernel faulted: %s", s ? s : "CUDA error");
-    } else if (sassm_flush(&G.c, &T.sr, NULL) || sassm_sum(&G.cfg, &T.sr, T.symbol, NULL)) {
+    } else if (sassm_flush(&G.c, &T.sr, G.dbg) || sassm_sum(&G.cfg, &T.sr, T.symbol, G.dbg)) {
         if (T.sr.failed_call) {
             const char *s = NULL;
             G.c.result_string(T.sr.failed, &s);
@@ -739,6 +751,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     }
     G.skip = env_long("BANKLAB_RUN_SKIP");
     G.count = env_long("BANKLAB_RUN_COUNT");
+    G.one = env_long("BANKLAB_RUN_ONE") == 1;
     if (load_api()) {
         G.broken = 1;
         return 1;

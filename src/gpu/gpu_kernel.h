@@ -248,6 +248,8 @@ struct gpu_run_request {
                                         the first launch of each kernel) */
     int stdout_to_stderr;            /* the program's stdout onto our stderr (--json: our
                                         stdout holds the JSON alone) */
+    int one;                         /* measure one launch per run of the program (the library
+                                        names the other kernels in "replay:" notes) */
 };
 
 struct gpu_run_launch {

@@ -194,6 +194,8 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
     setenv("BANKLAB_RUN_DIR", dir, 1);
     /* every module loaded up front: the cubins are seen (and kept) before their launches */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    if (req->one)
+        setenv("BANKLAB_RUN_ONE", "1", 1);
     if (req->kernel_re)
         setenv("BANKLAB_RUN_KERNEL", req->kernel_re, 1);
     if (req->skip >= 0) {
