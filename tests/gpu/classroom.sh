@@ -234,8 +234,11 @@ for p in $PARTS; do
         NCU=$(command -v ncu || echo /usr/local/cuda/bin/ncu)
         mkdir -p "$tmp/otherlock"
         # --clock-control none: ncu must not change the GPU's clocks; again and again until
-        # the class is done
-        setsid sh -c "while :; do BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR='$tmp/otherlock' timeout 120 \
+        # the class is done. timeout --foreground keeps ncu and its program in this process
+        # group (plain timeout makes a group of its own: the group's kill below missed them,
+        # and the profiled program went on holding the counters after the part, seen on the
+        # H200)
+        setsid sh -c "while :; do BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR='$tmp/otherlock' timeout --foreground 120 \
             '$NCU' --clock-control none --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum \
             '$BL' bench --quick --no-server; done" > "$pd/ncu.log" 2>&1 &
         ng=$!
@@ -246,6 +249,14 @@ for p in $PARTS; do
         i=0
         while kill -0 -- "-$ng" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
         kill -KILL -- "-$ng" 2>/dev/null
+        # the program ncu profiled can outlive ncu (seen on the H200: it went on holding the
+        # counters into the next part): end it too, and wait until it has gone
+        i=0
+        while pgrep -f -- "$BL bench --quick --no-server" >/dev/null 2>&1 && [ $i -lt 100 ]; do
+            pkill -TERM -f -- "$BL bench --quick --no-server" 2>/dev/null
+            sleep 0.1; i=$((i + 1))
+        done
+        pkill -KILL -f -- "$BL bench --quick --no-server" 2>/dev/null
         echo "$(ms_now)" > "$pd/t_ncu_end"
         grep -c "^==PROF== Profiling" "$pd/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
         session after 0 3 "$U1"
