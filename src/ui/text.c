@@ -12,33 +12,9 @@
 #include "../base/wrap.h"
 #include "app.h"
 
-/* next character at s (n bytes left): bytes used, *w its columns (invalid byte: 1 byte, 1 col) */
-static size_t next_char(const char *s, size_t n, wchar_t *wc, int *w)
-{
-    mbstate_t st;
-    memset(&st, 0, sizeof st);
-    size_t k = mbrtowc(wc, s, n, &st);
-    if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
-        *wc = L'?';
-        *w = 1;
-        return 1;
-    }
-    int cw = wcwidth(*wc);
-    *w = cw < 0 ? 1 : cw;
-    return k;
-}
-
 int text_width_n(const char *s, size_t n)
 {
-    int cols = 0;
-    size_t i = 0;
-    while (i < n && s[i]) {
-        wchar_t wc;
-        int w;
-        i += next_char(s + i, n - i, &wc, &w);
-        cols += w;
-    }
-    return cols;
+    return bl_width_n(s, n);
 }
 
 int text_width(const char *s)
@@ -53,7 +29,7 @@ size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
     while (i < n && s[i]) {
         wchar_t wc;
         int w;
-        size_t k = next_char(s + i, n - i, &wc, &w);
+        size_t k = bl_char(s + i, n - i, &wc, &w);
         if (c + w > maxcols)
             break;
         c += w;
