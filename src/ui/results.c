@@ -102,6 +102,14 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
     char d[3][GPU_TEXT_MAX];
     device_forms(dev, d);
     it->dim = 1;
+    if (!rec && g && g->status == GPU_OK && g->from_cache) {
+        /* the GPU server's cache answered: measured for an earlier request, this long ago */
+        int age = (int)(g->cached_age_s + 0.5);
+        for (int f = 0; f < 3; f++)
+            form(it, ui_str(a, UIS_SRC_CACHED), d[f], age);
+        form(it, ui_str(a, UIS_SERVE_CACHED), age);
+        return;
+    }
     for (int f = 0; f < 3; f++) {
         if (rec)
             form(it, ui_str(a, UIS_SRC_RECORDED), d[f]);

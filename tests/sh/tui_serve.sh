@@ -3,13 +3,14 @@
 # on its fake device: the model's numbers). The step's access is answered by the server and
 # labelled with its device; the server killed with SIGKILL while the learner changes the
 # parameter: the panel says "reconnecting to the GPU server", and once a server listens
-# again the new access's numbers arrive without a key.
+# again the new access's numbers arrive without a key. A repeat that the server's cache
+# answers says how long ago it was measured.
 . tests/sh/tui_fixtures/lib.sh
 FIX=tests/sh/tui_fixtures/lessons
 S="$TMP/gpu.sock"
 srv=
 serve() {
-    "$BANKLAB" serve --fake --fake-delay "$1" --cache 0 --socket "$S" 2> "$TMP/serve.err" &
+    "$BANKLAB" serve --fake --fake-delay "$1" --cache "${2:-0}" --socket "$S" 2> "$TMP/serve.err" &
     srv=$!
     i=0
     while [ ! -S "$S" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
@@ -28,8 +29,14 @@ wait "$srv" 2>/dev/null
 keys P
 expect "PAD=1 "
 expect "reconnecting to the GPU server \\([0-9]+ s\\)" 5
-serve 5
+serve 5 60
 expect "measured +1\\.0 wavefronts" 10
+keys p
+expect "PAD=0 "
+expect "measured +32\\.0 wavefronts" 10
+keys P
+expect "PAD=1 "
+expect "[0-9]+ s ago \\(the GPU server's cache\\)" 10
 keys q
 expect "EXITED rc=0"
 kill "$srv" 2>/dev/null
