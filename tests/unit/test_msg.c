@@ -180,7 +180,8 @@ static void test_cuda_line_reasons(void **state)
                       "    for (int i = 0; i < n; i++)\n"
                       "        s[threadIdx.x + i] = 0;\n"
                       "}\n";
-    struct pattern_cuda_launch l = {{1, 1, 1}, {32, 1, 1}, 0, 0, NULL, NULL};
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .dyn_bytes = 0, .nargs = 0,
+                                    .arg_name = NULL, .arg_value = NULL};
     static struct pattern_cuda pc;
     char zh[2 * PATTERN_MSG_MAX];
     for (int line = 0; line <= 4; line++) {

@@ -69,7 +69,8 @@ static struct pattern_cuda translate(const char *src, int line, unsigned bx, uns
                                      unsigned long long dyn, int want_rc)
 {
     static const char *const names[] = {"n", "m"}, *const values[] = {"1024", "0x3"};
-    struct pattern_cuda_launch l = {{4, 4, 1}, {bx, by, 1}, dyn, 2, names, values};
+    struct pattern_cuda_launch l = {.grid = {4, 4, 1}, .block = {bx, by, 1}, .dyn_bytes = dyn, .nargs = 2,
+                                    .arg_name = names, .arg_value = values};
     struct pattern_cuda out;
     int rc = pattern_from_cuda(src, strlen(src), line, &l, &out);
     if (rc != want_rc)
@@ -142,7 +143,8 @@ static void test_carve(void **state)
     param_is(&pc, "n", 1024);
     /* n = 1024 carves past 4096 bytes: the playground will say so; with n = 256 it fits */
     static const char *const names[] = {"n"}, *const values[] = {"256"};
-    struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 4096, 1, names, values};
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {256, 1, 1}, .dyn_bytes = 4096, .nargs = 1,
+                                    .arg_name = names, .arg_value = values};
     assert_int_equal(pattern_from_cuda(carve, strlen(carve), 8, &l, &pc), 0);
     assert_int_equal(model(&pc, 0).wavefronts, 1);   /* a[(t * 33) % n]: conflict free */
     assert_int_equal(model(&pc, 1).wavefronts, 2);   /* b[t]: doubles, two passes */
@@ -207,7 +209,8 @@ static void test_reasons(void **state)
     static const char src[] = "__global__ void k(float *o, int s)\n{\n"
                               "    __shared__ float a[1024];\n"
                               "    o[0] = a[threadIdx.x * s];\n}\n";
-    struct pattern_cuda_launch l = {{1, 1, 1}, {32, 1, 1}, 0, 0, NULL, NULL};
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .dyn_bytes = 0, .nargs = 0,
+                                    .arg_name = NULL, .arg_value = NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 4, &l, &pc), -1);
     assert_string_equal(pc.why, "the kernel parameter s has no value (--arg s=VALUE)");
@@ -226,7 +229,8 @@ static void test_loop(void **state)
                               "    __shared__ float s[32 * 33];\n"
                               "    for (int i = threadIdx.x; i < 32 * 33; i += blockDim.x)\n"
                               "        s[i] = (float)i;\n}\n";
-    struct pattern_cuda_launch l = {{1, 1, 1}, {256, 1, 1}, 0, 0, NULL, NULL};
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {256, 1, 1}, .dyn_bytes = 0, .nargs = 0,
+                                    .arg_name = NULL, .arg_value = NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 5, &l, &pc), 0);
     text_is(&pc, "__shared__ float s[32 * 33]; int i = threadIdx.x", "s[i] = 0");
@@ -239,7 +243,8 @@ static void test_total(void **state)
     (void)state;
     const char *srcs[] = {transpose_seed, carve, misc};
     static const char *const names[] = {"n", "m"}, *const values[] = {"7", "x"};
-    struct pattern_cuda_launch l = {{2, 1, 1}, {32, 4, 1}, 256, 2, names, values};
+    struct pattern_cuda_launch l = {.grid = {2, 1, 1}, .block = {32, 4, 1}, .dyn_bytes = 256, .nargs = 2,
+                                    .arg_name = names, .arg_value = values};
     struct pattern_cuda pc;
     char buf[2048];
     unsigned seed = 1;
