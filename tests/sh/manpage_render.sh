@@ -12,7 +12,7 @@ if command -v man >/dev/null 2>&1 && command -v col >/dev/null 2>&1; then
 elif command -v groff >/dev/null 2>&1 && command -v col >/dev/null 2>&1; then
     out=$(groff -man -Tutf8 -rLL=100n "$MAN" 2>/dev/null | col -bx)
 else
-    echo "SKIP: neither man nor groff (with col) is installed (tests/deps.sh installs man-db)"
+    echo "SKIP: neither man nor groff (with col) is installed (apt-get install man-db)"
     exit 77
 fi
 [ -n "$out" ] || { echo "FAIL: $MAN rendered to nothing"; exit 1; }
