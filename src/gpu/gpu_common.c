@@ -3,10 +3,13 @@
  * (answers from recorded results; answered at submit time, nothing blocks) and the forwarding
  * to another implementation (the CUDA runner's worker thread, through struct gpu_ops).
  * No CUDA, no curses, no cJSON. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../base/fmt.h"
 #include "../base/msg.h"
@@ -330,4 +333,43 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     out->id = req->id;
     res_fail(out, GPU_EFAILED, GPU_NO_RESULT_WITHIN_MS, timeout_ms);
     return GPU_EFAILED;
+}
+
+/* ---- a ring of finished results (gpu_impl.h) ---- */
+
+int gpu_ring_put(struct gpu_ring *q, const struct gpu_result *res)
+{
+    if (q->count >= q->cap)
+        return -1;
+    q->r[(q->head + q->count) % q->cap] = *res;
+    q->count++;
+    return 0;
+}
+
+int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out)
+{
+    if (q->count == 0)
+        return 0;
+    *out = q->r[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return 1;
+}
+
+int gpu_ring_wait(struct gpu_ring *q, pthread_mutex_t *mu, pthread_cond_t *cv, int timeout_ms,
+                  struct gpu_result *out)
+{
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_sec += timeout_ms / 1000;
+    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+    if (until.tv_nsec >= 1000000000L) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000L;
+    }
+    int got;
+    while (!(got = gpu_ring_take(q, out)))
+        if (pthread_cond_timedwait(cv, mu, &until) == ETIMEDOUT)
+            return gpu_ring_take(q, out);
+    return got;
 }

@@ -3,6 +3,8 @@
 #ifndef BANKLAB_GPU_IMPL_H
 #define BANKLAB_GPU_IMPL_H
 
+#include <pthread.h>
+
 #include "gpu.h"
 
 /* res_fail: the error convention (src/base/fmt.h) for a result: the first failure wins (its
@@ -26,6 +28,22 @@ struct gpu_ops {
     void (*close)(void *impl);
     void (*progress)(void *impl, struct gpu_progress *out); /* may be NULL: always idle */
 };
+
+/* A ring of finished results, for the implementations that hand results from a thread of
+ * their own to gpu_poll/gpu_wait (the server's client, the fake device). The caller owns the
+ * mutex and the condition variable the ring is used under. */
+struct gpu_ring {
+    struct gpu_result *r;         /* cap slots, the caller's */
+    int cap, head, count;
+};
+
+/* gpu_ring_put: append res (mutex held); 0, or -1 when the ring is full. gpu_ring_take: the
+ * oldest result into *out (mutex held); 1, or 0 when empty. gpu_ring_wait: with the mutex
+ * held, take one, waiting on cv up to timeout_ms for it; 1 taken, 0 on timeout. */
+int gpu_ring_put(struct gpu_ring *q, const struct gpu_result *res);
+int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out);
+int gpu_ring_wait(struct gpu_ring *q, pthread_mutex_t *mu, pthread_cond_t *cv, int timeout_ms,
+                  struct gpu_result *out);
 
 /* gpu_wrap_new: a handle forwarding to ops/impl (impl is closed by gpu_close). NULL when out
  * of memory (impl is then closed too). */

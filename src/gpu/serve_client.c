@@ -348,7 +348,7 @@ struct sc {
     struct pend p[SC_PENDING];     /* oldest first */
     int np;
     struct gpu_result r[SC_PENDING];
-    int rhead, rcount;
+    struct gpu_ring done;          /* over r[] */
     int down;                      /* connection lost: reconnecting */
     double down_since, last_start;
     char down_why[GPU_TEXT_MAX];
@@ -357,10 +357,8 @@ struct sc {
 
 static void push_result(struct sc *C, const struct gpu_result *r)
 {
-    if (C->rcount == SC_PENDING)
-        return;                    /* cannot happen: submit keeps np + rcount below */
-    C->r[(C->rhead + C->rcount) % SC_PENDING] = *r;
-    C->rcount++;
+    if (gpu_ring_put(&C->done, r))
+        return;                    /* cannot happen: submit keeps np + the ring below */
     pthread_cond_broadcast(&C->cv);
 }
 
@@ -560,7 +558,7 @@ static enum gpu_status c_submit(void *impl, const struct gpu_request *req)
     struct sc *C = impl;
     enum gpu_status st = GPU_OK;
     pthread_mutex_lock(&C->mu);
-    if (C->np + C->rcount >= SC_PENDING) {
+    if (C->np + C->done.count >= SC_PENDING) {
         st = GPU_EBUSY;
     } else {
         struct pend *p = &C->p[C->np++];
@@ -575,21 +573,11 @@ static enum gpu_status c_submit(void *impl, const struct gpu_request *req)
     return st;
 }
 
-static int take(struct sc *C, struct gpu_result *out)
-{
-    if (C->rcount == 0)
-        return 0;
-    *out = C->r[C->rhead];
-    C->rhead = (C->rhead + 1) % SC_PENDING;
-    C->rcount--;
-    return 1;
-}
-
 static int c_poll(void *impl, struct gpu_result *out)
 {
     struct sc *C = impl;
     pthread_mutex_lock(&C->mu);
-    int got = take(C, out);
+    int got = gpu_ring_take(&C->done, out);
     pthread_mutex_unlock(&C->mu);
     return got;
 }
@@ -597,21 +585,8 @@ static int c_poll(void *impl, struct gpu_result *out)
 static int c_wait(void *impl, struct gpu_result *out, int timeout_ms)
 {
     struct sc *C = impl;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&C->mu);
-    int got;
-    while (!(got = take(C, out)))
-        if (pthread_cond_timedwait(&C->cv, &C->mu, &until) == ETIMEDOUT) {
-            got = take(C, out);
-            break;
-        }
+    int got = gpu_ring_wait(&C->done, &C->mu, &C->cv, timeout_ms, out);
     pthread_mutex_unlock(&C->mu);
     return got;
 }
@@ -657,6 +632,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     if (!C)
         return NULL;
     bl_fmt(C->path, sizeof C->path, "%s", path);
+    C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0};
     C->device = device;
     C->autostart = autostart;
     C->fd = -1;

@@ -24,7 +24,7 @@ struct fake {
     struct gpu_request q[FAKE_QUEUE];
     int qhead, qcount;
     struct gpu_result r[FAKE_QUEUE];
-    int rhead, rcount;
+    struct gpu_ring done;          /* over r[] */
     int busy, stop;
     int delay_ms;
     struct gpu_progress prog;
@@ -110,8 +110,7 @@ static void *fake_worker(void *arg)
         nap_ms(F->delay_ms);
         fake_measure(&q, &res);
         pthread_mutex_lock(&F->mu);
-        F->r[(F->rhead + F->rcount) % FAKE_QUEUE] = res;
-        F->rcount++;
+        gpu_ring_put(&F->done, &res);
         F->busy = 0;
         F->prog.phase = GPU_PHASE_IDLE;
         F->prog.id = 0;
@@ -126,7 +125,7 @@ static enum gpu_status f_submit(void *impl, const struct gpu_request *req)
     struct fake *F = impl;
     enum gpu_status st = GPU_OK;
     pthread_mutex_lock(&F->mu);
-    if (F->qcount + F->rcount + F->busy >= FAKE_QUEUE) {
+    if (F->qcount + F->done.count + F->busy >= FAKE_QUEUE) {
         st = GPU_EBUSY;
     } else {
         F->q[(F->qhead + F->qcount) % FAKE_QUEUE] = *req;
@@ -137,21 +136,11 @@ static enum gpu_status f_submit(void *impl, const struct gpu_request *req)
     return st;
 }
 
-static int f_take(struct fake *F, struct gpu_result *out)
-{
-    if (F->rcount == 0)
-        return 0;
-    *out = F->r[F->rhead];
-    F->rhead = (F->rhead + 1) % FAKE_QUEUE;
-    F->rcount--;
-    return 1;
-}
-
 static int f_poll(void *impl, struct gpu_result *out)
 {
     struct fake *F = impl;
     pthread_mutex_lock(&F->mu);
-    int got = f_take(F, out);
+    int got = gpu_ring_take(&F->done, out);
     pthread_mutex_unlock(&F->mu);
     return got;
 }
@@ -159,21 +148,8 @@ static int f_poll(void *impl, struct gpu_result *out)
 static int f_wait(void *impl, struct gpu_result *out, int timeout_ms)
 {
     struct fake *F = impl;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
     pthread_mutex_lock(&F->mu);
-    int got;
-    while (!(got = f_take(F, out)))
-        if (pthread_cond_timedwait(&F->cv_res, &F->mu, &until) == ETIMEDOUT) {
-            got = f_take(F, out);
-            break;
-        }
+    int got = gpu_ring_wait(&F->done, &F->mu, &F->cv_res, timeout_ms, out);
     pthread_mutex_unlock(&F->mu);
     return got;
 }
@@ -208,6 +184,7 @@ struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
     if (!F)
         return NULL;
     F->delay_ms = delay_ms < 0 ? 0 : delay_ms;
+    F->done = (struct gpu_ring){F->r, FAKE_QUEUE, 0, 0};
     pthread_mutex_init(&F->mu, NULL);
     pthread_cond_init(&F->cv_req, NULL);
     pthread_cond_init(&F->cv_res, NULL);
