@@ -41,11 +41,24 @@ if command -v ncu > /dev/null 2>&1; then
     ncu --target-processes all --section SourceCounters -f -o "$out/all" sh "$out/launch_all.sh" \
         > "$out/ncu.log" 2>&1 || bad "ncu failed: $(tail -n 3 "$out/ncu.log")"
     echo "ncu profiled $(grep -c . "$out/cases") launches in $(( $(ms) - t0 )) ms"
-    i=0
+    # each case's launch in the report by its kernel's symbol (banklab's --json) and its place
+    # among the cases of that symbol, not by its index among all launches: a banklab process
+    # may launch more than its case (seen on the H200 after nvcc became the default compiler:
+    # every case was compared with another case's launch)
+    : > "$out/seen_symbols"
     while IFS='|' read -r label file opts; do
+        sym=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1])).get("symbol") or "")' \
+              "$out/$label.json" 2>/dev/null)
+        if [ -z "$sym" ]; then
+            bad "$label: no kernel symbol in banklab's --json: not compared with ncu"
+            : > "$out/$label.ncu.csv"
+            continue
+        fi
+        k=$(grep -cx -- "$sym" "$out/seen_symbols")
+        echo "$sym" >> "$out/seen_symbols"
         ncu -i "$out/all.ncu-rep" --page source --csv --print-source cuda,sass \
-            --launch-skip $i --launch-count 1 > "$out/$label.ncu.csv" 2> "$out/$label.ncu.err" &
-        i=$((i + 1))
+            --kernel-name-base mangled --kernel-name "$sym" \
+            --launch-skip "$k" --launch-count 1 > "$out/$label.ncu.csv" 2> "$out/$label.ncu.err" &
     done < "$out/cases"
     wait
     python3 "$here/kernel_compare.py" "$out" "$out/cases" || fail=1
