@@ -230,19 +230,7 @@ static int load_api(void)
              "libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
-    static const struct ksym cs[] = {
-#define S(field, name) {offsetof(struct cupti, field), name, 0}
-        S(result_string, "cuptiGetResultString"), S(prof_init, "cuptiProfilerInitialize"),
-        S(prof_deinit, "cuptiProfilerDeInitialize"), S(chip_name, "cuptiDeviceGetChipName"),
-        S(num_metrics, "cuptiSassMetricsGetNumOfMetrics"),
-        S(metrics, "cuptiSassMetricsGetMetrics"), S(properties, "cuptiSassMetricsGetProperties"),
-        S(set_config, "cuptiSassMetricsSetConfig"), S(unset_config, "cuptiSassMetricsUnsetConfig"),
-        S(enable, "cuptiSassMetricsEnable"), S(disable, "cuptiSassMetricsDisable"),
-        S(data_props, "cuptiSassMetricsGetDataProperties"), S(flush, "cuptiSassMetricsFlushData"),
-        S(correlate, "cuptiGetSassToSourceCorrelation"),
-#undef S
-    };
-    const char *missing = ksyms(lib, cs, sizeof cs / sizeof cs[0], &G.c);
+    const char *missing = sassm_cupti_syms(lib, &G.c);
     static const struct ksym xs[] = {
 #define S(field, name, opt) {offsetof(struct extra_api, field), name, opt}
         S(subscribe, "cuptiSubscribe", 0), S(enable_callback, "cuptiEnableCallback", 0),

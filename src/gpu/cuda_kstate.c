@@ -12,6 +12,7 @@
 
 #include "cuda_counters.h"
 #include "cuda_kstate.h"
+#include "cuda_sassm.h"
 #include "devlock.h"
 
 static int drv_load(struct drv *d, char *why, size_t n)
@@ -70,19 +71,7 @@ static int cupti_load(struct cupti *c, char *why, size_t n)
         bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
-    static const struct ksym syms[] = {
-#define S(field, name) {offsetof(struct cupti, field), name, 0}
-        S(result_string, "cuptiGetResultString"), S(prof_init, "cuptiProfilerInitialize"),
-        S(prof_deinit, "cuptiProfilerDeInitialize"), S(chip_name, "cuptiDeviceGetChipName"),
-        S(num_metrics, "cuptiSassMetricsGetNumOfMetrics"),
-        S(metrics, "cuptiSassMetricsGetMetrics"), S(properties, "cuptiSassMetricsGetProperties"),
-        S(set_config, "cuptiSassMetricsSetConfig"), S(unset_config, "cuptiSassMetricsUnsetConfig"),
-        S(enable, "cuptiSassMetricsEnable"), S(disable, "cuptiSassMetricsDisable"),
-        S(data_props, "cuptiSassMetricsGetDataProperties"), S(flush, "cuptiSassMetricsFlushData"),
-        S(correlate, "cuptiGetSassToSourceCorrelation"),
-#undef S
-    };
-    const char *missing = ksyms(c->lib, syms, sizeof syms / sizeof syms[0], c);
+    const char *missing = sassm_cupti_syms(c->lib, c);
     if (missing) {
         bl_fmt(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer is "
              "needed)", missing);

@@ -4,6 +4,7 @@
  * by `banklab kernel` (cuda_ksass.c) and `banklab run` (cuda_inject.c). Never prints but to
  * the debug log it is given. */
 #include <limits.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -42,6 +43,23 @@ static void dbgf(FILE *dbg, const char *fmt, ...)
     vfprintf(dbg, fmt, ap);
     va_end(ap);
     fflush(dbg);
+}
+
+const char *sassm_cupti_syms(void *lib, struct cupti *c)
+{
+    static const struct ksym syms[] = {
+#define S(field, name) {offsetof(struct cupti, field), name, 0}
+        S(result_string, "cuptiGetResultString"), S(prof_init, "cuptiProfilerInitialize"),
+        S(prof_deinit, "cuptiProfilerDeInitialize"), S(chip_name, "cuptiDeviceGetChipName"),
+        S(num_metrics, "cuptiSassMetricsGetNumOfMetrics"),
+        S(metrics, "cuptiSassMetricsGetMetrics"), S(properties, "cuptiSassMetricsGetProperties"),
+        S(set_config, "cuptiSassMetricsSetConfig"), S(unset_config, "cuptiSassMetricsUnsetConfig"),
+        S(enable, "cuptiSassMetricsEnable"), S(disable, "cuptiSassMetricsDisable"),
+        S(data_props, "cuptiSassMetricsGetDataProperties"), S(flush, "cuptiSassMetricsFlushData"),
+        S(correlate, "cuptiGetSassToSourceCorrelation"),
+#undef S
+    };
+    return ksyms(lib, syms, sizeof syms / sizeof syms[0], c);
 }
 
 int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, FILE *dbg,

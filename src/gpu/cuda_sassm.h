@@ -42,6 +42,11 @@ struct sassm_run {
     int oom;                     /* out of memory */
 };
 
+/* sassm_cupti_syms: the CUPTI functions of struct cupti from lib (libcupti, dlopen'ed), for
+ * banklab kernel's measuring process and banklab run's injection library alike. NULL, or the
+ * name of the first one missing. */
+const char *sassm_cupti_syms(void *lib, struct cupti *c);
+
 /* sassm_resolve: the metrics' ids on chip (once: m->configured). 0, or -1 with why. */
 int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, FILE *dbg,
                   char *why, size_t whysz);
