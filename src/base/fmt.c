@@ -26,7 +26,7 @@ size_t bl_fmt(char *dst, size_t n, const char *fmt, ...)
     return k;
 }
 
-int bl_fail(char *msg, size_t n, const char *fmt, ...)
+int bl_failmsg(char *msg, size_t n, const char *fmt, ...)
 {
     if (!msg || n == 0 || msg[0])
         return -1;

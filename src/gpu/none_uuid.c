@@ -7,5 +7,5 @@ int gpu_device_uuid(int device, unsigned char uuid[16], char *err, size_t n)
 {
     (void)device;
     (void)uuid;
-    return bl_fail(err, n, "built without CUDA (GPU=none)");
+    return bl_failmsg(err, n, "built without CUDA (GPU=none)");
 }

@@ -648,10 +648,10 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
 {
     struct sockaddr_un a;
     if (unix_addr(path, &a))
-        return bl_fail(err, en, "socket path too long: %s", path);
+        return bl_failmsg(err, en, "socket path too long: %s", path);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0)
-        return bl_fail(err, en, "socket: %s", strerror(errno));
+        return bl_failmsg(err, en, "socket: %s", strerror(errno));
     mode_t old = umask(0);
     int rc = bind(s, (struct sockaddr *)&a, sizeof a);
     if (rc && errno == EADDRINUSE) {
@@ -669,7 +669,7 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
             umask(old);
             close(s);
             errno = EEXIST;
-            return bl_fail(err, en, "%s is there and is not a socket", path);
+            return bl_failmsg(err, en, "%s is there and is not a socket", path);
         }
         rc = unlink(path) ? -1 : bind(s, (struct sockaddr *)&a, sizeof a);
     }
@@ -679,7 +679,7 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
         e = errno;
         close(s);
         errno = e;
-        return bl_fail(err, en, "cannot listen on %s: %s", path, strerror(e));
+        return bl_failmsg(err, en, "cannot listen on %s: %s", path, strerror(e));
     }
     chmod(path, 0666);
     *fd = s;
@@ -807,7 +807,7 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     S.cache = calloc(SV_CACHE, sizeof *S.cache);
     int rc = -1;
     if (!S.c || !S.jobs || !S.cache) {
-        bl_fail(err, en, "out of memory");
+        bl_failmsg(err, en, "out of memory");
     } else {
         for (int i = 0; i < SV_CLIENTS; i++)
             S.c[i].fd = -1;

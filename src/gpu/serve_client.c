@@ -193,7 +193,7 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
 {
     int s = connect_any(path, others);
     if (s < 0)
-        return bl_fail(err, en, "no GPU server at %s (%s)", path, strerror(errno));
+        return bl_failmsg(err, en, "no GPU server at %s (%s)", path, strerror(errno));
     x->len = 0;
     struct sw_hello h = {SW_VERSION, device};
     struct sw_buf b;
@@ -201,9 +201,9 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
     uint32_t n;
     int ok = 0, r;
     if (sw_put_hello(&b, &h) || send_all(s, &b, SC_HELLO_MS))
-        bl_fail(err, en, "the GPU server at %s: the hello could not be sent", path);
+        bl_failmsg(err, en, "the GPU server at %s: the hello could not be sent", path);
     else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) != 1)
-        bl_fail(err, en, "the GPU server at %s %s", path, r == 0 ? "does not answer" : "hung up");
+        bl_failmsg(err, en, "the GPU server at %s %s", path, r == 0 ? "does not answer" : "hung up");
     else if (sw_get_info(p, n, info, err, en) == 0)
         ok = 1;
     if (!ok) {
@@ -272,13 +272,13 @@ static int start_server(int device, const char *path, char *err, size_t en)
     if (lf < 0 || fstat(lf, &st) || !S_ISREG(st.st_mode)) {
         if (lf >= 0)
             close(lf);
-        return bl_fail(err, en, "cannot use %s to start the GPU server", lpath);
+        return bl_failmsg(err, en, "cannot use %s to start the GPU server", lpath);
     }
     double until = now_s() + SC_START_MS / 1e3;
     while (flock(lf, LOCK_EX | LOCK_NB)) {
         if (now_s() > until) {
             close(lf);
-            return bl_fail(err, en, "another client has been starting the GPU server for %d s",
+            return bl_failmsg(err, en, "another client has been starting the GPU server for %d s",
                            SC_START_MS / 1000);
         }
         usleep(20000);
@@ -292,7 +292,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     int pp[2];
     if (pipe2(pp, O_CLOEXEC)) {
         close(lf);
-        return bl_fail(err, en, "pipe: %s", strerror(errno));
+        return bl_failmsg(err, en, "pipe: %s", strerror(errno));
     }
     char dev[16];
     snprintf(dev, sizeof dev, "%d", device);
@@ -322,7 +322,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     close(lf);                     /* the next client finds it listening */
     if (!strcmp(msg, "ok\n"))
         return 0;
-    return bl_fail(err, en, "the GPU server did not start: %s", pid < 0 ? strerror(errno)
+    return bl_failmsg(err, en, "the GPU server did not start: %s", pid < 0 ? strerror(errno)
                    : msg[0] ? msg : "no answer");
 }
 
@@ -642,7 +642,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
         return NULL;
     }
     if (pipe2(C->wake, O_CLOEXEC | O_NONBLOCK)) {
-        bl_fail(err, en, "pipe: %s", strerror(errno));
+        bl_failmsg(err, en, "pipe: %s", strerror(errno));
         close(C->fd);
         free(C);
         return NULL;
@@ -656,7 +656,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
         pthread_mutex_destroy(&C->mu);
         pthread_cond_destroy(&C->cv);
         free(C);
-        bl_fail(err, en, "cannot start the client thread");
+        bl_failmsg(err, en, "cannot start the client thread");
         return NULL;
     }
     if (info) {
@@ -706,16 +706,16 @@ int serve_control(const char *path, int pause, int seconds, struct serve_stats *
     struct gpu_info info;
     int fd = -1, rc = -1;
     if (!x)
-        return bl_fail(err, en, "out of memory");
+        return bl_failmsg(err, en, "out of memory");
     if (hello(path, 1, 0, x, &fd, &info, err, en) == 0) {
         struct sw_control c = {pause ? SW_CTL_PAUSE : SW_CTL_STATS, seconds};
         struct sw_buf b;
         const uint8_t *p;
         uint32_t n;
         if (sw_put_control(&b, &c) || send_all(fd, &b, SC_HELLO_MS))
-            bl_fail(err, en, "the GPU server at %s does not take the message", path);
+            bl_failmsg(err, en, "the GPU server at %s does not take the message", path);
         else if (wait_frame(x, fd, SW_STATS, &p, &n, SC_HELLO_MS) != 1)
-            bl_fail(err, en, "the GPU server at %s does not answer", path);
+            bl_failmsg(err, en, "the GPU server at %s does not answer", path);
         else
             rc = sw_get_stats(p, n, st, err, en);
         close(fd);

@@ -8,7 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 
-/* The one error helper of the pattern language (bl_fail's convention: the first failure wins):
+/* The one error helper of the pattern language (bl_failmsg's convention: the first failure wins):
  * fills err (when not NULL and still empty) with the message, the place (pos: 0-based byte
  * offset in the text, or -1 when not tied to a place; len: bytes to underline) and the lane.
  * A lane >= 0 prefixes the message with "lane N: ". Returns -1, so that a failing step can

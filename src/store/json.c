@@ -221,8 +221,8 @@ struct scan {
     char err[160];
 };
 
-/* The scanner stops at its first problem (bl_fail: the first wins), remembering where. */
-#define FAIL_AT(S, off, ...) (fail_at((S), (off)), bl_fail((S)->err, sizeof (S)->err, __VA_ARGS__))
+/* The scanner stops at its first problem (bl_failmsg: the first wins), remembering where. */
+#define FAIL_AT(S, off, ...) (fail_at((S), (off)), bl_failmsg((S)->err, sizeof (S)->err, __VA_ARGS__))
 
 static void fail_at(struct scan *S, size_t off)
 {

@@ -74,7 +74,7 @@ void progress_reset(struct progress *p)
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* A reader that records its first problem (bl_fail); every getter tolerates NULL and wrong
+/* A reader that records its first problem (bl_failmsg); every getter tolerates NULL and wrong
  * types. */
 struct rd {
     char why[160];
@@ -86,7 +86,7 @@ static void get_str(struct rd *r, const cJSON *o, const char *key, char *dst, si
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsString(v) || !v->valuestring) {
-        bl_fail(r->why, sizeof r->why, "\"%s\" is not a string", key);
+        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a string", key);
         return;
     }
     bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
@@ -107,7 +107,7 @@ static void get_int(struct rd *r, const cJSON *o, const char *key, int *dst, int
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v)) {
-        bl_fail(r->why, sizeof r->why, "\"%s\" is not a number", key);
+        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a number", key);
         return;
     }
     *dst = clamp_int(v->valuedouble, lo, hi);
@@ -123,7 +123,7 @@ static void get_bool(struct rd *r, const cJSON *o, const char *key, int *dst)
     else if (cJSON_IsNumber(v))
         *dst = v->valuedouble != 0;
     else
-        bl_fail(r->why, sizeof r->why, "\"%s\" is not true/false", key);
+        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not true/false", key);
 }
 
 static void get_double(struct rd *r, const cJSON *o, const char *key, double *dst)
@@ -132,7 +132,7 @@ static void get_double(struct rd *r, const cJSON *o, const char *key, double *ds
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        bl_fail(r->why, sizeof r->why, "\"%s\" is not a number", key);
+        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a number", key);
         return;
     }
     *dst = v->valuedouble;
@@ -152,7 +152,7 @@ static const cJSON *get_array(struct rd *r, const cJSON *o, const char *key)
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsArray(v)) {
-        bl_fail(r->why, sizeof r->why, "\"%s\" is not an array", key);
+        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not an array", key);
         return NULL;
     }
     return v;
@@ -164,7 +164,7 @@ static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bl_fail(r->why, sizeof r->why, "an entry of \"quiz\" is not an object");
+            bl_failmsg(r->why, sizeof r->why, "an entry of \"quiz\" is not an object");
             return;
         }
         if (p->nquiz >= PROGRESS_MAX_QUIZ)
@@ -192,7 +192,7 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bl_fail(r->why, sizeof r->why, "an entry of \"explored\" is not an object");
+            bl_failmsg(r->why, sizeof r->why, "an entry of \"explored\" is not an object");
             return;
         }
         struct progress_explored e;
@@ -208,7 +208,7 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
         if (m && !cJSON_IsNull(m)) {
             if (!cJSON_IsObject(m)) {
-                bl_fail(r->why, sizeof r->why, "\"measured\" is not an object");
+                bl_failmsg(r->why, sizeof r->why, "\"measured\" is not an object");
                 return;
             }
             e.has_measured = 1;
@@ -231,7 +231,7 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsString(it) || !it->valuestring) {
-            bl_fail(r->why, sizeof r->why, "an entry of \"history\" is not a string");
+            bl_failmsg(r->why, sizeof r->why, "an entry of \"history\" is not a string");
             return;
         }
         char code[PROGRESS_CODE_MAX];
@@ -243,13 +243,13 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
 static int from_json(const cJSON *root, struct progress *p, struct rd *r)
 {
     if (!cJSON_IsObject(root)) {
-        bl_fail(r->why, sizeof r->why, "not a JSON object");
+        bl_failmsg(r->why, sizeof r->why, "not a JSON object");
         return -1;
     }
     int format = PROGRESS_FORMAT;
     get_int(r, root, "format", &format, INT_MIN, INT_MAX);
     if (!r->why[0] && format != PROGRESS_FORMAT)
-        bl_fail(r->why, sizeof r->why, "format %d is not %d", format, PROGRESS_FORMAT);
+        bl_failmsg(r->why, sizeof r->why, "format %d is not %d", format, PROGRESS_FORMAT);
     get_str(r, root, "lesson", p->lesson_id, sizeof p->lesson_id);
     get_str(r, root, "step", p->step_id, sizeof p->step_id);
     get_str(r, root, "lang", p->lang, sizeof p->lang);
@@ -311,23 +311,23 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
     if (!data) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;  /* first run */
-        bl_fail(r.why, sizeof r.why, "%s", errno == EFBIG ? "file too large" : strerror(errno));
+        bl_failmsg(r.why, sizeof r.why, "%s", errno == EFBIG ? "file too large" : strerror(errno));
     } else {
         const char *end = NULL;
         cJSON *root = NULL;
         if (json_too_many_values(data, len, PROGRESS_VALUES_MAX))
-            bl_fail(r.why, sizeof r.why, "more than %d JSON values", PROGRESS_VALUES_MAX);
+            bl_failmsg(r.why, sizeof r.why, "more than %d JSON values", PROGRESS_VALUES_MAX);
         else if (!(root = cJSON_ParseWithLengthOpts(data, len, &end, 0))) {
             size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
             int line, col;
             json_line_col(data, len, off, &line, &col);
-            bl_fail(r.why, sizeof r.why, "JSON syntax error at %d:%d", line, col);
+            bl_failmsg(r.why, sizeof r.why, "JSON syntax error at %d:%d", line, col);
         } else {
             const char *q = end;
             while (q && q < data + len && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
                 q++;
             if (q && q < data + len)
-                bl_fail(r.why, sizeof r.why, "text after the JSON object");
+                bl_failmsg(r.why, sizeof r.why, "text after the JSON object");
             else
                 from_json(root, p, &r);
             cJSON_Delete(root);

@@ -255,7 +255,7 @@ int recording_write(FILE *f, const struct recording *r)
 
 /* ---- reading ---- */
 
-/* A reader stops at its first problem (bl_fail); msg gets "NAME: what" at the end. */
+/* A reader stops at its first problem (bl_failmsg); msg gets "NAME: what" at the end. */
 struct rd {
     const char *name;
     char what[RECORDING_MSG_MAX];
@@ -276,11 +276,11 @@ static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, si
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            bl_fail(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
+            bl_failmsg(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
         return;
     }
     if (!cJSON_IsString(v)) {
-        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be a string", where, key);
+        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be a string", where, key);
         return;
     }
     snprintf(dst, size, "%s", v->valuestring);
@@ -293,13 +293,13 @@ static double get_num(struct rd *d, const cJSON *o, const char *key, double def,
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            bl_fail(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
+            bl_failmsg(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
         return def;
     }
     if (cJSON_IsBool(v))
         return cJSON_IsTrue(v) ? 1 : 0;
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)) {
-        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be a number in %g..%g", where, key, lo,
+        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be a number in %g..%g", where, key, lo,
                 hi);
         return def;
     }
@@ -317,7 +317,7 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
 {
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
     if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-        bl_fail(d->what, sizeof d->what, "%s: \"offsets\" must be an array of 32 numbers", where);
+        bl_failmsg(d->what, sizeof d->what, "%s: \"offsets\" must be an array of 32 numbers", where);
         return;
     }
     int i = 0;
@@ -326,7 +326,7 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
     {
         double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
         if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
-            bl_fail(d->what, sizeof d->what,
+            bl_failmsg(d->what, sizeof d->what,
                     "%s: offsets[%d] must be a whole number of bytes in 0..2^48", where, i);
             return;
         }
@@ -339,7 +339,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
     char kind[16] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(q)) {
-        bl_fail(d->what, sizeof d->what, "%s: \"request\" must be an object", where);
+        bl_failmsg(d->what, sizeof d->what, "%s: \"request\" must be an object", where);
         return;
     }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
@@ -354,21 +354,21 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         if (d->what[0])
             return;
         if (strcmp(op, "ld") && strcmp(op, "st"))
-            bl_fail(d->what, sizeof d->what, "%s: \"op\" must be \"ld\" or \"st\"", where);
+            bl_failmsg(d->what, sizeof d->what, "%s: \"op\" must be \"ld\" or \"st\"", where);
         out->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         if (!width_ok(out->access.width))
-            bl_fail(d->what, sizeof d->what, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
+            bl_failmsg(d->what, sizeof d->what, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
         char *end;
         out->access.mask = (uint32_t)strtoul(mask, &end, 16);
         if (!mask[0] || *end || strlen(mask) > 8)
-            bl_fail(d->what, sizeof d->what, "%s: \"mask\" must be hexadecimal (8 digits at most)",
+            bl_failmsg(d->what, sizeof d->what, "%s: \"mask\" must be hexadecimal (8 digits at most)",
                     where);
         const cJSON *ins = cJSON_GetObjectItemCaseSensitive(q, "instruction");
         if (ins && !cJSON_IsNull(ins)) {
             struct bank_access a = out->access;
             if (!cJSON_IsString(ins) || bank_instr_parse(ins->valuestring, &a) ||
                 a.width != out->access.width || a.op != out->access.op)
-                bl_fail(d->what, sizeof d->what, "%s: \"instruction\" must be ldmatrix.xN[.trans], "
+                bl_failmsg(d->what, sizeof d->what, "%s: \"instruction\" must be ldmatrix.xN[.trans], "
                         "stmatrix.xN[.trans] or cp.asyncN matching \"width\" and \"op\"", where);
             else
                 out->access = a;
@@ -377,7 +377,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(q, "sources");
         if (src && !cJSON_IsNull(src)) {
             if (!cJSON_IsArray(src) || cJSON_GetArraySize(src) != BANK_LANES) {
-                bl_fail(d->what, sizeof d->what, "%s: \"sources\" must be 32 byte offsets", where);
+                bl_failmsg(d->what, sizeof d->what, "%s: \"sources\" must be 32 byte offsets", where);
                 return;
             }
             out->access.has_src = 1;
@@ -385,7 +385,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                 const cJSON *v = cJSON_GetArrayItem(src, i);
                 double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
                 if (x < 0 || x > 65536 || x != (double)(uint32_t)x) {
-                    bl_fail(d->what, sizeof d->what, "%s: \"sources\"[%d] must be an integer "
+                    bl_failmsg(d->what, sizeof d->what, "%s: \"sources\"[%d] must be an integer "
                             "0..65536", where, i);
                     return;
                 }
@@ -398,19 +398,19 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(q, "params");
         if (p && !cJSON_IsNull(p)) {
             if (!cJSON_IsObject(p)) {
-                bl_fail(d->what, sizeof d->what, "%s: \"params\" must be an object", where);
+                bl_failmsg(d->what, sizeof d->what, "%s: \"params\" must be an object", where);
                 return;
             }
             const cJSON *v;
             cJSON_ArrayForEach(v, p)
             {
                 if (out->nparams == GPU_CASE_MAX_PARAMS) {
-                    bl_fail(d->what, sizeof d->what, "%s: more than %d params", where,
+                    bl_failmsg(d->what, sizeof d->what, "%s: more than %d params", where,
                             GPU_CASE_MAX_PARAMS);
                     return;
                 }
                 if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 1e12)) {
-                    bl_fail(d->what, sizeof d->what,
+                    bl_failmsg(d->what, sizeof d->what,
                             "%s: param \"%s\" must be a number in -1e12..1e12", where,
                             v->string);
                     return;
@@ -421,7 +421,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
             }
         }
     } else if (!d->what[0]) {
-        bl_fail(d->what, sizeof d->what, "%s: request \"kind\" must be \"pattern\" or \"case\"",
+        bl_failmsg(d->what, sizeof d->what, "%s: request \"kind\" must be \"pattern\" or \"case\"",
                 where);
     }
 }
@@ -434,7 +434,7 @@ static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, co
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsObject(v)) {
-        bl_fail(d->what, sizeof d->what, "%s: \"%s\" must be an object or null", where, key);
+        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be an object or null", where, key);
         return NULL;
     }
     return v;
@@ -445,7 +445,7 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     char status[32] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(s)) {
-        bl_fail(d->what, sizeof d->what, "%s: \"result\" must be an object", where);
+        bl_failmsg(d->what, sizeof d->what, "%s: \"result\" must be an object", where);
         return;
     }
     get_str(d, s, "status", status, sizeof status, 1, where);
@@ -454,7 +454,7 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
         if (!strcmp(status, gpu_status_name((enum gpu_status)i)))
             st = i;
     if (st < 0 && !d->what[0])
-        bl_fail(d->what, sizeof d->what, "%s: unknown result status \"%s\"", where, status);
+        bl_failmsg(d->what, sizeof d->what, "%s: unknown result status \"%s\"", where, status);
     out->status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
     get_str(d, s, "error", out->error, sizeof out->error, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
@@ -499,12 +499,12 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
         msg[0] = '\0';
     recording_init(r);
     if (len > RECORDING_FILE_MAX) {
-        bl_fail(d.what, sizeof d.what, "larger than %u MB; not a recording banklab writes",
+        bl_failmsg(d.what, sizeof d.what, "larger than %u MB; not a recording banklab writes",
                 RECORDING_FILE_MAX >> 20);
         return rd_result(&d, msg, msgsize);
     }
     if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(d.what, sizeof d.what, "more than %d JSON values; not a recording banklab "
+        bl_failmsg(d.what, sizeof d.what, "more than %d JSON values; not a recording banklab "
                 "writes", RECORDING_VALUES_MAX);
         return rd_result(&d, msg, msgsize);
     }
@@ -517,31 +517,31 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             pos = len;
         json_line_col(data, len, pos, &line, &col);
         if (pos >= len || json_unclosed(data, len))
-            bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON: the file ends early "
+            bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON: the file ends early "
                     "(truncated?)", line, col);
         else
-            bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
+            bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
         return rd_result(&d, msg, msgsize);
     }
     char fmt[64] = "";
     if (!cJSON_IsObject(root)) {
-        bl_fail(d.what, sizeof d.what, "not a banklab recording (top level is not an object)");
+        bl_failmsg(d.what, sizeof d.what, "not a banklab recording (top level is not an object)");
         goto out;
     }
     get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
     if (d.what[0] || strcmp(fmt, RECORDING_FORMAT)) {
         d.what[0] = 0;
-        bl_fail(d.what, sizeof d.what, "not a banklab recording (\"format\" is not \"%s\")",
+        bl_failmsg(d.what, sizeof d.what, "not a banklab recording (\"format\" is not \"%s\")",
                 RECORDING_FORMAT);
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
-        bl_fail(d.what, sizeof d.what, "recording has no numeric \"version\"");
+        bl_failmsg(d.what, sizeof d.what, "recording has no numeric \"version\"");
         goto out;
     }
     if (ver->valueint != RECORDING_VERSION) {
-        bl_fail(d.what, sizeof d.what,
+        bl_failmsg(d.what, sizeof d.what,
                 "recording format version %d, this banklab reads version %d: record it again",
                 ver->valueint, RECORDING_VERSION);
         goto out;
@@ -552,7 +552,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
     get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
     if (!d.what[0] && !cJSON_IsArray(rows))
-        bl_fail(d.what, sizeof d.what, "top level: \"records\" must be an array");
+        bl_failmsg(d.what, sizeof d.what, "top level: \"records\" must be an array");
     const cJSON *o;
     int i = 0;
     if (!d.what[0]) {
@@ -563,7 +563,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             memset(&w, 0, sizeof w);
             snprintf(where, sizeof where, "records[%d]", i++);
             if (!cJSON_IsObject(o)) {
-                bl_fail(d.what, sizeof d.what, "%s must be an object", where);
+                bl_failmsg(d.what, sizeof d.what, "%s must be an object", where);
                 break;
             }
             get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
@@ -581,7 +581,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             if (d.what[0])
                 break;
             if (recording_add(r, &w)) {
-                bl_fail(d.what, sizeof d.what, "out of memory");
+                bl_failmsg(d.what, sizeof d.what, "out of memory");
                 break;
             }
         }
@@ -651,7 +651,7 @@ static int matrix_case(struct rd *d, const cJSON *o, struct hw_case *c, const ch
     char *e;
     c->access.mask = (uint32_t)strtoul(mask, &e, 16);
     if (!ok || *e || !mask[0] || strlen(mask) > 8) {
-        bl_fail(d->what, sizeof d->what, "%s: bad \"instruction\", \"variant\", \"width\" or "
+        bl_failmsg(d->what, sizeof d->what, "%s: bad \"instruction\", \"variant\", \"width\" or "
                 "\"mask\"", where);
         return -1;
     }
@@ -676,7 +676,7 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
     struct hw_case *out = NULL;
     int count = 0;
     if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(d.what, sizeof d.what, "more than %d JSON values", RECORDING_VALUES_MAX);
+        bl_failmsg(d.what, sizeof d.what, "more than %d JSON values", RECORDING_VALUES_MAX);
         goto done;
     }
     root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
@@ -684,17 +684,17 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         int line, col;
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
         json_line_col(data, len, pos, &line, &col);
-        bl_fail(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
+        bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
         goto done;
     }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
     if (!cJSON_IsArray(arr)) {
-        bl_fail(d.what, sizeof d.what, "\"cases\" must be an array");
+        bl_failmsg(d.what, sizeof d.what, "\"cases\" must be an array");
         goto done;
     }
     out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *out);
     if (!out) {
-        bl_fail(d.what, sizeof d.what, "out of memory");
+        bl_failmsg(d.what, sizeof d.what, "out of memory");
         goto done;
     }
     const cJSON *o;
@@ -704,7 +704,7 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         struct hw_case *c = &out[count];
         snprintf(where, sizeof where, "cases[%d]", count);
         if (!cJSON_IsObject(o)) {
-            bl_fail(d.what, sizeof d.what, "%s must be an object", where);
+            bl_failmsg(d.what, sizeof d.what, "%s must be an object", where);
             break;
         }
         get_str(&d, o, "name", c->name, sizeof c->name, 1, where);
@@ -729,7 +729,7 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         c->access.mask = (uint32_t)strtoul(mask, &e, 16);
         if (*e || !mask[0] || strlen(mask) > 8 || (strcmp(op, "ld") && strcmp(op, "st")) ||
             !width_ok(c->access.width)) {
-            bl_fail(d.what, sizeof d.what, "%s: bad \"op\", \"mask\" or \"width\"", where);
+            bl_failmsg(d.what, sizeof d.what, "%s: bad \"op\", \"mask\" or \"width\"", where);
             break;
         }
         read_offsets(&d, o, c->access.offset, where);
