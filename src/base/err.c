@@ -13,6 +13,7 @@ int bl_fail(struct bl_err *e, int status, struct bl_place where, int id, ...)
         return -1; /* the first failure wins */
     e->status = status ? status : -1;
     e->where = where;
+    e->lane = where.lane;
     size_t k = where.lane >= 0 ? bl_fmt(e->msg, sizeof e->msg, bl_msg_format(PAT_LANE, BL_LANG_EN),
                                         where.lane)
                                : 0;
@@ -29,6 +30,7 @@ void bl_err_clear(struct bl_err *e)
         return;
     memset(e, 0, sizeof *e);
     e->where = BL_NOWHERE;
+    e->lane = -1;
 }
 
 const char *bl_err_text(const struct bl_err *e, enum bl_lang lang, char *buf, size_t n)

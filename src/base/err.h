@@ -14,7 +14,7 @@
 
 #include "msg.h"
 
-#define BL_ERR_TEXT 512
+#define BL_ERR_TEXT 256
 
 /* Where a failure stands: at is 1-based (a column of a one-line text, or a byte offset + 1 of
  * a file), 0 when the failure has no place; len the columns or bytes to underline from at
@@ -34,6 +34,8 @@ struct bl_place {
 struct bl_err {
     int status;                /* 0: no failure; else the failing room's status (never 0) */
     struct bl_place where;
+    int lane;                  /* the lane whose work failed, said in msg or not (-1: none);
+                                  bl_fail sets where.lane, a caller may name it unsaid */
     struct bl_msg why;         /* the message as an id and its arguments (either language) */
     char msg[BL_ERR_TEXT];     /* its English text, "lane N: " first when where.lane >= 0 */
 };

@@ -235,18 +235,18 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
         return -1;
     }
     struct pattern *pat = NULL;
-    struct pattern_error pe;
+    struct bl_err pe;
     memset(&pe, 0, sizeof pe);
     char pm[2 * PATTERN_MSG_MAX];
     if (pattern_parse(code, &pat, &pe) < 0) {
-        snprintf(err, errsz, "%s", pattern_error_text(&pe, BL_LANG(lang), pm, sizeof pm));
+        snprintf(err, errsz, "%s", bl_err_text(&pe, BL_LANG(lang), pm, sizeof pm));
         return -1;
     }
     int rc = 0;
     if (pattern_eval(pat, &env, task_access(st), acc, NULL, &pe) < 0) {
         char caret[1024];
-        pattern_error_text(&pe, BL_LANG(lang), pm, sizeof pm);
-        if (pe.col > 0 && strlen(code) < 400)
+        bl_err_text(&pe, BL_LANG(lang), pm, sizeof pm);
+        if (pe.where.at > 0 && strlen(code) < 400)
             snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(code, &pe, caret, sizeof caret));
         else
             snprintf(err, errsz, "%s", pm);

@@ -146,7 +146,7 @@ int lab_access_count(const struct lesson_scene *s)
     if (lesson_scene_env(s, NULL, 0, &env, code, sizeof code) < 0)
         return 1;
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     if (pattern_parse(code, &p, &err) < 0)
         return 1;
     int k = pattern_access_count(p);

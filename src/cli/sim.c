@@ -99,14 +99,14 @@ struct sim_one {
 
 /* The message, then the line of the pattern holding the error with a caret under it (a
  * pattern given on several lines shows only the line that matters). */
-static void print_pattern_error(const char *text, const struct pattern_error *err)
+static void print_pattern_error(const char *text, const struct bl_err *err)
 {
     static char line[4096], caret[3 * 4096];
     fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err->msg));
     size_t len = text ? strlen(text) : 0;
-    if (err->col <= 0 || (size_t)err->col > len + 1)
+    if (err->where.at <= 0 || (size_t)err->where.at > len + 1)
         return;
-    size_t at = (size_t)err->col - 1, start = at, end = at;
+    size_t at = (size_t)err->where.at - 1, start = at, end = at;
     while (start > 0 && text[start - 1] != '\n')
         start--;
     while (end < len && text[end] != '\n')
@@ -116,10 +116,10 @@ static void print_pattern_error(const char *text, const struct pattern_error *er
     memcpy(line, text + start, end - start);
     line[end - start] = 0;
     bl_mask(line, end - start);  /* controls, C1, bidi, bad bytes: '?' a byte, caret in place */
-    struct pattern_error e = *err;
-    e.col = (int)(at - start) + 1;
-    if (e.len < 1)
-        e.len = 1;
+    struct bl_err e = *err;
+    e.where.at = (int)(at - start) + 1;
+    if (e.where.len < 1)
+        e.where.len = 1;
     fputs(pattern_error_caret(line, &e, caret, sizeof caret), stderr);
 }
 
@@ -270,7 +270,7 @@ static int simulate(struct sim_one *o, int *bad_lane)
 static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct pattern **p, int *n,
                         struct pattern_layout *lay)
 {
-    struct pattern_error err;
+    struct bl_err err;
     memset(&err, 0, sizeof err);
     *n = 0;
     if (pattern_parse(a->pattern, p, &err)) {

@@ -221,7 +221,7 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
     if (compose(pc, text, sizeof text))
         return bl_fmt(e->l->reason[KP_EN], KP_TEXT, "the line's text is too long"), -1;
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     if (pattern_parse(text, &p, &err) != 0) {
         set_reason(e->l, err.msg);
         return -1;

@@ -46,7 +46,7 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
     }
     lesson_binding_text(&env, type_of(s, b), access, desc, dsz);
     struct pattern *p = NULL;
-    struct pattern_error pe;
+    struct bl_err pe;
     memset(&pe, 0, sizeof pe);
     if (pattern_parse(code, &p, &pe)) {
         snprintf(why, wsz, "%s", pe.msg);
@@ -183,7 +183,7 @@ static int task_try(struct chk *C, const struct lesson_scene *s, const struct le
         pattern_env_set(&env, s->params[k].name, vals[k]);
     struct bank_access acc;
     struct bank_result res;
-    struct pattern_error pe;
+    struct bl_err pe;
     if (pattern_eval(p, &env, task->access, &acc, NULL, &pe))
         return -1;
     if (bank_simulate(&acc, &res, NULL) != BANK_OK)
@@ -225,7 +225,7 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
     for (int ti = 0; ti < ntypes && !solvable; ti++) {
         struct pattern_env env;
         struct pattern *p = NULL;
-        struct pattern_error pe;
+        struct bl_err pe;
         if (lesson_scene_env(s, NULL, ti, &env, code, size) || pattern_parse(code, &p, &pe))
             continue;
         if (t->access >= pattern_access_count(p)) {

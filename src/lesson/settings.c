@@ -86,7 +86,7 @@ int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_bind
         if (lesson_scene_env(s, bind, t, &env, code, sizeof code))
             return -1;
         struct pattern *pat = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         if (pattern_parse(code, &pat, &err))
             return -1;
         unsigned threads = env.block[0] * env.block[1] * env.block[2];

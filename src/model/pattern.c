@@ -45,9 +45,9 @@ void pattern_free(struct pattern *p)
     free(p);
 }
 
-int pattern_parse(const char *text, struct pattern **out, struct pattern_error *err)
+int pattern_parse(const char *text, struct pattern **out, struct bl_err *err)
 {
-    struct pattern_error dummy;
+    struct bl_err dummy;
     if (!err)
         err = &dummy;
     memset(err, 0, sizeof *err);
@@ -55,14 +55,14 @@ int pattern_parse(const char *text, struct pattern **out, struct pattern_error *
     if (out)
         *out = NULL;
     if (!text || !out)
-        return pat_fail(err, -1, 0, -1, PAT_NO_PATTERN);
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_NO_PATTERN);
     size_t n = pat_bounded_len(text, PATTERN_TEXT_MAX + 1);
     if (n > PATTERN_TEXT_MAX)
-        return pat_fail(err, -1, 0, -1, PAT_PATTERN_IS_LONGER_THAN_BYTES, PATTERN_TEXT_MAX);
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_PATTERN_IS_LONGER_THAN_BYTES, PATTERN_TEXT_MAX);
     struct pattern *p = calloc(1, sizeof *p);
     if (!p || !(p->text = malloc(n + 1))) {
         free(p);
-        return pat_fail(err, -1, 0, -1, PAT_OUT_OF_MEMORY);
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
     }
     memcpy(p->text, text, n + 1);
     p->text_len = n;

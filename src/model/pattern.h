@@ -59,6 +59,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/err.h"
 #include "../base/msg.h"
 #include "bank.h"
 
@@ -72,23 +73,10 @@
 #define PATTERN_DEFAULT_SMEM_LIMIT 232448 /* sm_90: 227 KiB per block with the opt-in attribute */
 #define PATTERN_TEXT_MAX 65536         /* longest pattern text in bytes */
 
-/* Error: first error wins. col is 1-based into the pattern text (0 when not tied to a place);
- * lane is the lane whose evaluation failed, or -1. msg is English and names what and where;
- * why is the same message as an id of src/base/msg.def with its arguments, and why_lane the
- * lane msg starts with ("lane N: "), or -1: pattern_error_text renders it in either language. */
-struct pattern_error {
-    char msg[PATTERN_MSG_MAX];
-    struct bl_msg why;
-    int why_lane;
-    int col;      /* 1-based column of the offending token in the pattern string, 0 if none */
-    int len;      /* columns to underline (>= 1 when col > 0) */
-    int lane;     /* lane that failed at evaluation, -1 at parse time */
-};
-
-/* pattern_error_text: err's message in lang into buf (n bytes): err->msg itself in English,
- * else the message rendered from err->why (with its "lane N: " prefix). Returns buf. */
-const char *pattern_error_text(const struct pattern_error *err, enum bl_lang lang, char *buf,
-                               size_t n);
+/* Errors: struct bl_err (src/base/err.h), the first error wins. where.at is 1-based into the
+ * pattern text (0 when not tied to a place), where.len the columns to underline, where.lane
+ * the lane whose evaluation failed (-1 at parse time); bl_err_text renders it in either
+ * language. */
 
 struct pattern_param {
     char name[PATTERN_NAME_MAX];
@@ -153,7 +141,7 @@ int pattern_env_set(struct pattern_env *env, const char *name, long long value);
  * pattern_free). On a syntax error returns -1, *out is NULL and err is filled. Names that are
  * neither builtins, declared nor locals are taken as parameters; they are checked against
  * the env at evaluation. Never prints, never exits; total for every input (no crash or hang). */
-int pattern_parse(const char *text, struct pattern **out, struct pattern_error *err);
+int pattern_parse(const char *text, struct pattern **out, struct bl_err *err);
 
 void pattern_free(struct pattern *p);
 
@@ -176,7 +164,7 @@ const char *pattern_param_name(const struct pattern *p, int i);
  * access or carved pointer, array larger than the device limit, dynamic access past dyn_bytes. */
 int pattern_eval(const struct pattern *p, const struct pattern_env *env, int which,
                  struct bank_access *acc, struct pattern_layout *layout,
-                 struct pattern_error *err);
+                 struct bl_err *err);
 
 /* pattern_substitute: copy text into buf (size bytes, always NUL-terminated) with each
  * parameter name that env defines replaced by its value, e.g. "32 + PAD" -> "32 + 1".
@@ -185,7 +173,7 @@ int pattern_substitute(const char *text, const struct pattern_env *env, char *bu
 
 /* pattern_error_caret: format "  <text>\n  <spaces>^~~~\n" for an error with col > 0 into
  * buf; returns buf. For single-line patterns. */
-char *pattern_error_caret(const char *text, const struct pattern_error *err, char *buf,
+char *pattern_error_caret(const char *text, const struct bl_err *err, char *buf,
                           size_t size);
 
 #endif

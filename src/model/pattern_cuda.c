@@ -602,7 +602,7 @@ static int translate(struct ctx *c)
         bl_fmt(text, sizeof text, "%s%sif (%s) %.*s", out->decls, out->decls[0] ? "; " : "",
                out->guard, (int)strcspn(out->accesses, ";"), out->accesses);
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     if (pattern_parse(text, &p, &err) != 0)
         return fail(c, CU_THE_PATTERN_LANGUAGE_CANNOT_READ, err.msg);
     pattern_free(p);

@@ -18,16 +18,16 @@ static int check_new_name(struct parser *ps, const struct token *t, char *name)
 {
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_A_NAME_BUT_FOUND,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_A_NAME_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     tok_name(ps, t, name);
     if (pat_is_reserved(name))
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_A_RESERVED_WORD_NOT, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_A_RESERVED_WORD_NOT, name);
     if (name_taken(ps, name))
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_ALREADY_DECLARED, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_ALREADY_DECLARED, name);
     if (pat_find_param(ps->p, name) >= 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_DECLARED_AFTER_ITS_FIRST, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_DECLARED_AFTER_ITS_FIRST, name);
     return 0;
 }
 
@@ -55,7 +55,7 @@ int pat_parse_shared_decl(struct parser *ps)
     }
     if (!shared) {
         char b[40];
-        return pat_fail(ps->err, first->pos, first->len, -1, PAT_EXPECTED_SHARED_BUT_FOUND,
+        return bl_fail(ps->err, -1, BL_AT(first->pos, first->len, -1), PAT_EXPECTED_SHARED_BUT_FOUND,
                         pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
     int elem;
@@ -64,7 +64,7 @@ int pat_parse_shared_decl(struct parser *ps)
     for (;;) {
         const struct token *nt = peek(ps, 0);
         if (is_punct(nt, '*'))
-            return pat_fail(ps->err, nt->pos, 1, -1,
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, 1, -1),
                             PAT_A_SHARED_POINTER_IS_NOT);
         char name[PATTERN_NAME_MAX];
         if (check_new_name(ps, nt, name) < 0)
@@ -85,10 +85,10 @@ int pat_parse_shared_decl(struct parser *ps)
             while (is_punct(peek(ps, 0), '[')) {
                 const struct token *ob = peek(ps, 0);
                 if (a->ndims >= 3)
-                    return pat_fail(ps->err, ob->pos, 1, -1, PAT_MORE_THAN_3_DIMENSIONS);
+                    return bl_fail(ps->err, -1, BL_AT(ob->pos, 1, -1), PAT_MORE_THAN_3_DIMENSIONS);
                 ps->i++;
                 if (is_punct(peek(ps, 0), ']'))
-                    return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, PAT_A_STATIC_SHARED_ARRAY_NEEDS);
+                    return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1), PAT_A_STATIC_SHARED_ARRAY_NEEDS);
                 int e = pat_parse_const(ps);
                 if (e < 0)
                     return -1;
@@ -100,7 +100,7 @@ int pat_parse_shared_decl(struct parser *ps)
             a->info.ndims = a->ndims;
         }
         if (is_punct(peek(ps, 0), '='))
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
                             PAT_SHARED_VARIABLES_CANNOT_BE_INITIALIZED);
         if (!is_punct(peek(ps, 0), ','))
             break;
@@ -119,12 +119,12 @@ int pat_parse_typedef(struct parser *ps)
         return -1;
     const struct token *nt = peek(ps, 0);
     if (is_punct(nt, '*'))
-        return pat_fail(ps->err, nt->pos, 1, -1, PAT_POINTER_TYPEDEFS_ARE_NOT_SUPPORTED);
+        return bl_fail(ps->err, -1, BL_AT(nt->pos, 1, -1), PAT_POINTER_TYPEDEFS_ARE_NOT_SUPPORTED);
     char name[PATTERN_NAME_MAX];
     if (check_new_name(ps, nt, name) < 0)
         return -1;
     if (p->ntdefs >= MAX_TYPEDEFS)
-        return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_TOO_MANY_TYPEDEFS_AT_MOST,
+        return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_TOO_MANY_TYPEDEFS_AT_MOST,
                         MAX_TYPEDEFS);
     ps->i++;
     pat_copy_name(p->tdef[p->ntdefs].name, name);
@@ -233,13 +233,13 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
             if (check_new_name(ps, nt, name) < 0)
                 return -1;
         if (pat_find_local(p, name) >= 0)
-            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_IS_ALREADY_DECLARED, name);
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_IS_ALREADY_DECLARED, name);
     } else if (check_new_name(ps, nt, name) < 0) {
         return -1;
     }
     ps->i++;
     if (is_punct(peek(ps, 0), '['))
-        return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
+        return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
                         PAT_LOCAL_ARRAYS_ARE_NOT_SHARED);
     if (!ptr && !is_const && (is_punct(peek(ps, 0), ';') || is_punct(peek(ps, 0), ',') ||
                               peek(ps, 0)->kind == TK_EOF))
@@ -273,11 +273,11 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
     if (e < 0)
         return -1;
     if (p->node[e].vk > VK_OPQ)
-        return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
                         PAT_IS_NOT_A_POINTER_DECLARE, name, p->type[type].name,
                         name);
     if (ps->reads > 1)
-        return pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
                         PAT_MORE_THAN_ONE_SHARED_MEMORY);
     int is_int = p->type[type].kind == TY_INT;
     if (ps->reads == 1) {

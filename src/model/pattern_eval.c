@@ -16,7 +16,7 @@ struct val {
 /* One evaluation: the environment's values, the current lane, and the layout being built. */
 struct ev {
     const struct pattern *p;
-    struct pattern_error *err;
+    struct bl_err *err;
     int lane;                        /* -1 while laying out */
     long long b[B_COUNT];            /* builtins of the current lane */
     long long pval[PATTERN_MAX_PARAMS];
@@ -66,7 +66,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case '/':
     case '%':
         if (b == 0)
-            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, PAT_DIVISION_BY_ZERO_IN,
+            return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane), PAT_DIVISION_BY_ZERO_IN,
                             node_text(e, n, t, sizeof t));
         if (a == LLONG_MIN && b == -1)
             goto overflow;
@@ -75,7 +75,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case P_SHL:
     case P_SHR:
         if (b < 0 || b > 63)
-            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+            return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                             PAT_SHIFT_COUNT_IS_OUT_OF, b,
                             node_text(e, n, t, sizeof t));
         if (nd->op == P_SHR) {
@@ -102,11 +102,11 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case P_EQ: *r = a == b; return 0;
     case P_NE: *r = a != b; return 0;
     default:
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane, PAT_INTERNAL_ERROR_OPERATOR,
+        return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane), PAT_INTERNAL_ERROR_OPERATOR,
                         nd->op);
     }
 overflow:
-    return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+    return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                     PAT_INTEGER_OVERFLOW_IN_AND, node_text(e, n, t, sizeof t), a, b);
 }
 
@@ -118,7 +118,7 @@ static int add_scaled(struct ev *e, int n, long long off, long long idx, long lo
     if (__builtin_mul_overflow(idx, size, &d) || __builtin_add_overflow(off, d, out)) {
         const struct node *nd = &e->p->node[n];
         char t[SNIP_MAX];
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+        return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                         PAT_INTEGER_OVERFLOW_COMPUTING_THE_ADDRESS,
                         node_text(e, n, t, sizeof t));
     }
@@ -140,7 +140,7 @@ static int eval_index(struct ev *e, int n, struct val *out)
         long long dim = ai->dims[base->level];
         const struct node *in = &p->node[nd->b];
         if (idx < 0 || idx >= dim)
-            return pat_fail(e->err, in->pos, in->end - in->pos, e->lane,
+            return bl_fail(e->err, -1, BL_AT(in->pos, in->end - in->pos, e->lane),
                             PAT_INDEX_IS_OUT_OF_BOUNDS,
                             idx, base->level + 1, ai->name, dim);
         return add_scaled(e, n, out->i, idx, e->stride[base->arr][base->level], &out->i);
@@ -158,7 +158,7 @@ static int eval_unary(struct ev *e, int n, struct val *out)
     if (nd->op == '-') {
         if (a.i == LLONG_MIN) {
             char t[SNIP_MAX];
-            return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+            return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                             PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
         }
         out->i = -a.i;
@@ -191,7 +191,7 @@ static int eval(struct ev *e, int n, struct val *out)
             /* not the lane's fault: no "lane N:" before it (callers match "unknown name"), but
              * the lane that met it is recorded */
             const char *name = p->param[nd->arr].name;
-            pat_fail(e->err, (int)nd->v, (int)strlen(name), -1,
+            bl_fail(e->err, -1, BL_AT((int)nd->v, (int)strlen(name), -1),
                      PAT_UNKNOWN_NAME_GIVE_IT_A, name, name);
             e->err->lane = e->lane;
             return -1;
@@ -252,7 +252,7 @@ static int eval(struct ev *e, int n, struct val *out)
         if (nd->op == '-') {
             if (k == LLONG_MIN) {
                 char t[SNIP_MAX];
-                return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+                return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                                 PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
             }
             k = -k;
@@ -260,7 +260,7 @@ static int eval(struct ev *e, int n, struct val *out)
         return add_scaled(e, n, out->i, k, nd->v, &out->i);
     }
     default:
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+        return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                         PAT_INTERNAL_ERROR_THIS_VALUE_CANNOT);
     }
 }
@@ -275,10 +275,10 @@ static int eval_swizzle(struct ev *e, int n, struct val *out)
         eval_int(e, bms->b, &m) < 0 || eval_int(e, bms->c, &s) < 0)
         return -1;
     if (!bank_swizzle_ok(b, m, s))
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+        return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                         PAT_SWIZZLE_RANGE, b, m, s);
     if (x < 0)
-        return pat_fail(e->err, nd->pos, nd->end - nd->pos, e->lane,
+        return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
                         PAT_SWIZZLE_NEGATIVE, x);
     out->i = (long long)bank_swizzle((unsigned)b, (unsigned)m, (unsigned)s, (uint64_t)x);
     return 0;
@@ -299,14 +299,14 @@ static int place_static(struct ev *e, int i, uint64_t *off)
             return -1;
         if (v <= 0) {
             const struct node *dn = &p->node[a->dim_node[d]];
-            return pat_fail(e->err, dn->pos, dn->end - dn->pos, -1,
+            return bl_fail(e->err, -1, BL_AT(dn->pos, dn->end - dn->pos, -1),
                             PAT_DIMENSION_OF_IS_IT_MUST, d + 1, ai->name,
                             v);
         }
         ai->dims[d] = v;
         if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
             bytes > PATTERN_STATIC_LIMIT)
-            return pat_fail(e->err, a->pos, a->len, -1, PAT_SHARED_ARRAY_IS_LARGER_THAN, ai->name,
+            return bl_fail(e->err, -1, BL_AT(a->pos, a->len, -1), PAT_SHARED_ARRAY_IS_LARGER_THAN, ai->name,
                             PATTERN_STATIC_LIMIT);
     }
     long long *stride = e->stride[i];
@@ -319,7 +319,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
             return -1;
         if (v <= 0 || v > 4096 || (v & (v - 1))) {
             const struct node *an = &p->node[a->align_node];
-            return pat_fail(e->err, an->pos, an->end - an->pos, -1,
+            return bl_fail(e->err, -1, BL_AT(an->pos, an->end - an->pos, -1),
                             PAT_ALIGN_THE_ALIGNMENT_MUST_BE,
                             v);
         }
@@ -331,7 +331,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
     ai->bytes = bytes;
     *off += bytes;
     if (*off > PATTERN_STATIC_LIMIT)
-        return pat_fail(e->err, a->pos, a->len, -1,
+        return bl_fail(e->err, -1, BL_AT(a->pos, a->len, -1),
                         PAT_STATIC_SHARED_MEMORY_BYTES_EXCEEDS,
                         (unsigned long long)*off, PATTERN_STATIC_LIMIT);
     return 0;
@@ -358,7 +358,7 @@ static int layout(struct ev *e, const struct pattern_env *env)
                 at = p->arr[i].pos;
                 len = p->arr[i].len;
             }
-        return pat_fail(e->err, at, len, -1, PAT_SHARED_MEMORY_PER_BLOCK_IS,
+        return bl_fail(e->err, -1, BL_AT(at, len, -1), PAT_SHARED_MEMORY_PER_BLOCK_IS,
                         (unsigned long long)off, (unsigned long long)env->dyn_bytes,
                         (unsigned long long)limit);
     }
@@ -381,20 +381,20 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
     const struct node *nd = &p->node[n];
     int pos = nd->pos, len = nd->end - nd->pos;
     if (v.region < 0 || v.region >= p->narrays)
-        return pat_fail(e->err, pos, len, e->lane, PAT_INTERNAL_ERROR_NO_REGION);
+        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_INTERNAL_ERROR_NO_REGION);
     const struct array *r = &p->arr[v.region];
     const struct pattern_array_info *ri = &e->lay.array[v.region];
     const struct ctype *t = &p->type[type];
     uint64_t size = r->is_extern ? e->dyn_bytes : ri->bytes;
     if (!is_ptr && v.i < 0)
-        return pat_fail(e->err, pos, len, e->lane, PAT_IS_AT_BYTE_OFFSET_BEFORE,
+        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_IS_AT_BYTE_OFFSET_BEFORE,
                         name, v.i, r->is_extern ? "dynamic shared memory" : r->info.name);
     if (!is_ptr && (uint64_t)v.i + t->size > size) {
         if (r->is_extern)
-            return pat_fail(e->err, pos, len, e->lane, PAT_ACCESSES_BYTES_OF_DYNAMIC_SHARED,
+            return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_ACCESSES_BYTES_OF_DYNAMIC_SHARED,
                             name, v.i,
                             v.i + (long long)t->size - 1, (unsigned long long)size);
-        return pat_fail(e->err, pos, len, e->lane, PAT_ACCESSES_BYTES_OF_PAST_ITS,
+        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_ACCESSES_BYTES_OF_PAST_ITS,
                         name, v.i, v.i + (long long)t->size - 1, r->info.name,
                         (unsigned long long)size);
     }
@@ -402,9 +402,9 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
     uint64_t abs = ri->base + (uint64_t)v.i;
     if (abs % t->align) {
         if (is_ptr)
-            return pat_fail(e->err, pos, len, e->lane, PAT_IS_A_POINTER_AT_BYTE, name, t->name,
+            return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_IS_A_POINTER_AT_BYTE, name, t->name,
                             r->is_extern ? v.i : (long long)abs, t->align);
-        return pat_fail(e->err, pos, len, e->lane, PAT_MISALIGNED_BYTE_ACCESS_AT_BYTE,
+        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_MISALIGNED_BYTE_ACCESS_AT_BYTE,
                         t->size, t->name,
                         r->is_extern ? v.i : (long long)abs, t->align);
     }
@@ -499,17 +499,17 @@ static int run_warp(struct ev *e, const struct pattern_env *env, int which,
 
 int pattern_eval(const struct pattern *p, const struct pattern_env *env, int which,
                  struct bank_access *acc, struct pattern_layout *layout_out,
-                 struct pattern_error *err)
+                 struct bl_err *err)
 {
-    struct pattern_error dummy;
+    struct bl_err dummy;
     if (!err)
         err = &dummy;
     memset(err, 0, sizeof *err);
     err->lane = -1;
     if (!p || !env || !acc)
-        return pat_fail(err, -1, 0, -1, PAT_NO_PATTERN_OR_ENVIRONMENT);
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_NO_PATTERN_OR_ENVIRONMENT);
     if (which < 0 || which >= p->naccs)
-        return pat_fail(err, -1, 0, -1, PAT_NO_ACCESS_NUMBER_THE_PATTERN, which,
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_NO_ACCESS_NUMBER_THE_PATTERN, which,
                         p->naccs);
     struct ev ev_storage;
     struct ev *e = &ev_storage;

@@ -48,10 +48,10 @@ int pat_int_value(struct parser *ps, int n, const char *what)
     char b[SNIP_MAX];
     pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
     if (nd->vk == VK_OPQ)
-        pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                  PAT_IS_NOT_AN_INTEGER_THE, what, b);
     else
-        pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_IS_A_POINTER_NOT_AN,
+        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_A_POINTER_NOT_AN,
                  what, b);
     return -1;
 }
@@ -61,7 +61,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
     /* threadIdx.x etc: t is the identifier, '.' and x/y/z follow */
     if (!is_punct(peek(ps, 0), '.')) {
         char b[40];
-        return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
                         PAT_EXPECTED_X_Y_OR_Z, t->len,
                         ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
@@ -72,7 +72,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
     else if (tok_is(ps, m, "z")) which = 2;
     if (which < 0) {
         char b[40];
-        return pat_fail(ps->err, m->pos, m->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1),
                         PAT_EXPECTED_X_Y_OR_Z_2, t->len, ps->s + t->pos,
                         pat_tok_desc(ps, m, b, sizeof b));
     }
@@ -86,7 +86,7 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
 
 static int const_ctx_error(struct parser *ps, int pos, int len, const char *name)
 {
-    return pat_fail(ps->err, pos, len, -1,
+    return bl_fail(ps->err, -1, BL_AT(pos, len, -1),
                     PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS, name);
 }
 
@@ -100,7 +100,7 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         if (pat_parse_type(ps, &type) < 0)
             return -1;
         if (is_punct(peek(ps, 0), '*'))
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
                             PAT_SIZEOF_OF_A_POINTER_IS);
         if (pat_expect(ps, ')', "after the type in sizeof") < 0)
             return -1;
@@ -116,10 +116,10 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
             type = nd->vk == VK_LVAL ? nd->type : -1;
         }
         if (nd->vk == VK_PTR)
-            return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                             PAT_SIZEOF_OF_A_POINTER_IS);
         if (type < 0)
-            return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                             PAT_SIZEOF_NEEDS_A_TYPE_OR);
     }
     int id = pat_new_node(ps, N_NUM, VK_INT, t->pos, peek(ps, -1)->pos + peek(ps, -1)->len);
@@ -191,7 +191,7 @@ static int parse_min_max(struct parser *ps, const struct token *t, const char *n
             (b = pat_int_value(ps, b, "argument")) < 0)
             return -1;
     } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
-        return pat_fail(ps->err, t->pos, end - t->pos, -1, PAT_OF_A_POINTER, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, end - t->pos, -1), PAT_OF_A_POINTER, name);
     }
     int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
                           opq ? VK_OPQ : VK_INT, t->pos, end);
@@ -228,20 +228,20 @@ static int parse_param(struct parser *ps, const struct token *t, const char *nam
 {
     struct pattern *p = ps->p;
     if (strcmp(name, "blockIdx") == 0 || strcmp(name, "gridDim") == 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_MODELLED_BANKLAB_SHOWS, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_MODELLED_BANKLAB_SHOWS, name);
     if (pat_is_reserved(name) || pat_find_type(p, name) >= 0 || pat_find_typedef(p, name) >= 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_CANNOT_BE_USED_HERE, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_CANNOT_BE_USED_HERE, name);
     const struct token *nx = peek(ps, 0);
     if (is_punct(nx, '('))
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_FUNCTION_ONLY_MIN_AND,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_UNKNOWN_FUNCTION_ONLY_MIN_AND,
                         name);
     if (is_punct(nx, '.') || is_punct(nx, '[') || is_punct(nx, P_ARROW))
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_UNKNOWN_NAME_DECLARE_IT_BEFORE, name);
     int pi = pat_find_param(p, name);
     if (pi < 0) {
         if (p->nparams >= PATTERN_MAX_PARAMS)
-            return pat_fail(ps->err, t->pos, t->len, -1, PAT_TOO_MANY_PARAMETERS_AT_MOST,
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_TOO_MANY_PARAMETERS_AT_MOST,
                             PATTERN_MAX_PARAMS);
         pi = p->nparams++;
         pat_copy_name(p->param[pi].name, name);
@@ -308,7 +308,7 @@ static int parse_primary(struct parser *ps)
     }
     if (t->kind == TK_FLOAT) {
         if (ps->const_ctx)
-            return pat_fail(ps->err, t->pos, t->len, -1, PAT_ARRAY_DIMENSIONS_MUST_BE_INTEGERS);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_INTEGERS);
         ps->i++;
         return pat_new_node(ps, N_FLT, VK_OPQ, t->pos, t->pos + t->len);
     }
@@ -326,7 +326,7 @@ static int parse_primary(struct parser *ps)
     }
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_AN_EXPRESSION_BUT_FOUND,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_AN_EXPRESSION_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     ps->i++;
@@ -349,7 +349,7 @@ static int parse_postfix(struct parser *ps)
                 /* fine */
             } else {
                 char b[SNIP_MAX];
-                return pat_fail(ps->err, bn->pos, bn->end - bn->pos, -1,
+                return bl_fail(ps->err, -1, BL_AT(bn->pos, bn->end - bn->pos, -1),
                                 PAT_IS_NOT_AN_ARRAY_OR,
                                 pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
             }
@@ -382,20 +382,20 @@ static int parse_postfix(struct parser *ps)
             struct node *bn = &p->node[e];
             char b[SNIP_MAX];
             if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL)
-                return pat_fail(ps->err, t->pos, t->len, -1, PAT_HAS_NO_MEMBERS_NEEDS,
+                return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_HAS_NO_MEMBERS_NEEDS,
                                 pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b),
                                 arrow ? "->" : ".", arrow ? "a pointer to a struct or vector"
                                                           : "a struct or vector element");
             if (m->kind != TK_IDENT) {
                 char bb[40];
-                return pat_fail(ps->err, m->pos, m->len, -1, PAT_EXPECTED_A_MEMBER_NAME_BUT,
+                return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
                                 pat_tok_desc(ps, m, bb, sizeof bb));
             }
             char name[PATTERN_NAME_MAX];
             tok_name(ps, m, name);
             int f = pat_find_field(p, bn->type, name);
             if (f < 0)
-                return pat_fail(ps->err, m->pos, m->len, -1, PAT_HAS_NO_MEMBER,
+                return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_HAS_NO_MEMBER,
                                 p->type[bn->type].nfields ? "type" : "scalar type",
                                 p->type[bn->type].name, name);
             ps->i += 2;
@@ -415,11 +415,11 @@ static int parse_postfix(struct parser *ps)
             p->node[id].v = p->field[f].off;
             e = pat_link(ps, id, base, -1, -1);
         } else if (is_punct(t, P_INCDEC)) {
-            return pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         } else if (is_punct(t, '(')) {
             char b[SNIP_MAX];
             const struct node *bn = &p->node[e];
-            return pat_fail(ps->err, t->pos, 1, -1,
+            return bl_fail(ps->err, -1, BL_AT(t->pos, 1, -1),
                             PAT_IS_NOT_A_FUNCTION_INDEX,
                             pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
         } else {
@@ -435,11 +435,11 @@ int pat_not_pointer_error(struct parser *ps, int e, const char *what)
     char b[SNIP_MAX];
     pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
     if (nd->kind == N_PARAM)
-        pat_fail(ps->err, (int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1,
+        bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1),
                  PAT_UNKNOWN_NAME_DECLARE_IT_FIRST,
                  ps->p->param[nd->arr].name, ps->p->param[nd->arr].name);
     else
-        pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                  PAT_IS_NOT_A_SHARED_MEMORY, b, what);
     return -1;
 }
@@ -488,7 +488,7 @@ static int parse_cast(struct parser *ps)
         int id = pat_new_node(ps, N_OPQ, VK_OPQ, open->pos, end);
         return id < 0 ? -1 : pat_link(ps, id, e, -1, -1);
     }
-    return pat_fail(ps->err, open->pos, end - open->pos, -1, PAT_CANNOT_CAST_THIS_VALUE_TO,
+    return bl_fail(ps->err, -1, BL_AT(open->pos, end - open->pos, -1), PAT_CANNOT_CAST_THIS_VALUE_TO,
                     p->type[type].name);
 }
 
@@ -497,7 +497,7 @@ static int parse_unary(struct parser *ps)
     struct pattern *p = ps->p;
     const struct token *t = peek(ps, 0);
     if (++ps->depth > PATTERN_MAX_DEPTH)
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
     int r;
     if (t->kind == TK_PUNCT && (t->punct == '-' || t->punct == '+' || t->punct == '!' ||
@@ -531,7 +531,7 @@ static int parse_unary(struct parser *ps)
             r = -1;
         } else if (p->node[e].vk != VK_PTR) {
             char b[SNIP_MAX];
-            pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
+            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
                      PAT_IS_NOT_A_POINTER_AND,
                      pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
             r = -1;
@@ -549,7 +549,7 @@ static int parse_unary(struct parser *ps)
             r = -1;
         } else if (p->node[e].vk != VK_LVAL && p->node[e].vk != VK_ARR) {
             char b[SNIP_MAX];
-            pat_fail(ps->err, p->node[e].pos, p->node[e].end - p->node[e].pos, -1,
+            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
                      PAT_NEEDS_A_SHARED_MEMORY_ELEMENT,
                      pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
             r = -1;
@@ -565,7 +565,7 @@ static int parse_unary(struct parser *ps)
             }
         }
     } else if (is_punct(t, P_INCDEC)) {
-        pat_fail(ps->err, t->pos, t->len, -1, PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
+        bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         r = -1;
     } else if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1))) {
         r = parse_cast(ps);
@@ -573,7 +573,7 @@ static int parse_unary(struct parser *ps)
                is_punct(peek(ps, 3), ')')) {
         char name[PATTERN_NAME_MAX];
         tok_name(ps, peek(ps, 1), name);
-        pat_fail(ps->err, peek(ps, 1)->pos, peek(ps, 1)->len, -1, PAT_UNKNOWN_TYPE, name);
+        bl_fail(ps->err, -1, BL_AT(peek(ps, 1)->pos, peek(ps, 1)->len, -1), PAT_UNKNOWN_TYPE, name);
         r = -1;
     } else {
         r = parse_postfix(ps);
@@ -625,7 +625,7 @@ static int make_binary(struct parser *ps, int op, int l, int r, int oppos)
         const struct node *nd = &p->node[k ? r : l];
         if (nd->vk == VK_ARR && !p->arr[nd->arr].is_extern &&
             nd->level < p->arr[nd->arr].ndims - 1) {
-            return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_ARITHMETIC_ON_A_MULTI_DIMENSIONAL);
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_ARITHMETIC_ON_A_MULTI_DIMENSIONAL);
         }
     }
     if ((l = pat_rvalue(ps, l)) < 0 || (r = pat_rvalue(ps, r)) < 0)
@@ -655,7 +655,7 @@ static int make_binary(struct parser *ps, int op, int l, int r, int oppos)
         return id < 0 ? -1 : pat_link(ps, id, l, r, -1);
     }
     char b[4];
-    return pat_fail(ps->err, oppos, op > 255 ? 2 : 1, -1, PAT_INVALID_OPERANDS_TO,
+    return bl_fail(ps->err, -1, BL_AT(oppos, op > 255 ? 2 : 1, -1), PAT_INVALID_OPERANDS_TO,
                     op_name(op, b), lk == VK_PTR && rk == VK_PTR ? " (two pointers)"
                                                                   : " (a pointer)");
 }
@@ -684,7 +684,7 @@ static int parse_cond(struct parser *ps)
     struct pattern *p = ps->p;
     const struct token *t0 = peek(ps, 0);
     if (++ps->depth > PATTERN_MAX_DEPTH)
-        return pat_fail(ps->err, t0->pos, t0->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t0->pos, t0->len, -1),
                         PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
     int c = parse_binary(ps, 1);
     int r = c;
@@ -708,7 +708,7 @@ static int parse_cond(struct parser *ps)
                 if (r >= 0)
                     r = pat_link(ps, r, c, a, b);
             } else {
-                pat_fail(ps->err, p->node[c].pos, p->node[b].end - p->node[c].pos, -1,
+                bl_fail(ps->err, -1, BL_AT(p->node[c].pos, p->node[b].end - p->node[c].pos, -1),
                          PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
                 r = -1;
             }

@@ -173,7 +173,7 @@ struct parser {
     int reads;               /* shared reads (N_READ) in the current statement */
     int read_node;           /* the first one */
     int last_if;             /* after if/else if: "some branch so far was taken", else -1 */
-    struct pattern_error *err;
+    struct bl_err *err;
 };
 
 /* Character classes of the language (ASCII, whatever the locale). */
@@ -217,13 +217,6 @@ static inline void tok_name(const struct parser *ps, const struct token *t, char
 
 /* ---------------------------------------------------------------- pattern_text.c */
 
-/* pat_fail: the one error helper of the pattern language, on the convention of bl_fail
- * (src/base/fmt.h): the first failure wins (err->msg is empty until then: pattern_parse and
- * pattern_eval clear err first). Fills err (when not NULL): msg in English from the message
- * id (src/base/msg.def) and its arguments, which err->why keeps for pattern_error_text;
- * col/len from pos (0-based byte offset, -1 when not tied to a place) and len (bytes to
- * underline), and lane; a lane >= 0 puts "lane N: " before the message. Returns -1. */
-int pat_fail(struct pattern_error *err, int pos, int len, int lane, int id, ...);
 /* pat_snip: text[pos..end) for a message, into buf, "..." when cut, newlines as spaces. */
 const char *pat_snip(const char *text, size_t text_len, int pos, int end, char *buf,
                      size_t size);
@@ -234,7 +227,7 @@ void pat_copy_name(char *dst, const char *src);      /* into PATTERN_NAME_MAX by
 
 /* pat_lex: tokenizes s[0..n) into *out (malloc'ed; the last token is TK_EOF). Returns the
  * token count, or -1 with err filled (nothing to free then). */
-int pat_lex(const char *s, size_t n, struct token **out, struct pattern_error *err);
+int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err);
 
 /* ---------------------------------------------------------------- pattern_parse.c */
 /* The parser's plumbing: the token cursor, node allocation and the tables the grammar fills.

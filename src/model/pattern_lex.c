@@ -17,7 +17,7 @@ static int digit_val(int c)
 }
 
 /* Scans a number at s[i]; fills t. Returns 0 or -1 with err. */
-static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct pattern_error *err)
+static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct bl_err *err)
 {
     size_t j = i;
     int is_float = 0;
@@ -64,7 +64,7 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         if (k < j && (s[k] == 'f' || s[k] == 'F' || s[k] == 'l' || s[k] == 'L'))
             k++;
         if (!digits || k != j)
-            return pat_fail(err, t->pos, t->len, -1, PAT_MALFORMED_NUMBER,
+            return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_MALFORMED_NUMBER,
                             t->len > 40 ? 40 : t->len, s + i);
         t->kind = TK_FLOAT;
         return 0;
@@ -94,10 +94,10 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
     while (k < j && (s[k] == 'u' || s[k] == 'U' || s[k] == 'l' || s[k] == 'L'))
         k++;
     if (k != j || (nd == 0 && base != 8))
-        return pat_fail(err, t->pos, t->len, -1, PAT_MALFORMED_NUMBER,
+        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_MALFORMED_NUMBER,
                         t->len > 40 ? 40 : t->len, s + i);
     if (too_big || v > (unsigned long long)LLONG_MAX)
-        return pat_fail(err, t->pos, t->len, -1,
+        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_INTEGER_LITERAL_IS_TOO_LARGE,
                         t->len > 40 ? 40 : t->len, s + i);
     t->kind = TK_INT;
@@ -106,7 +106,7 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
 }
 
 /* Skips whitespace and comments from *i. Returns 0, or -1 with err for an open comment. */
-static int skip_blank(const char *s, size_t n, size_t *i, struct pattern_error *err)
+static int skip_blank(const char *s, size_t n, size_t *i, struct bl_err *err)
 {
     while (*i < n) {
         char c = s[*i];
@@ -121,7 +121,7 @@ static int skip_blank(const char *s, size_t n, size_t *i, struct pattern_error *
             while (*i + 1 < n && !(s[*i] == '*' && s[*i + 1] == '/'))
                 (*i)++;
             if (*i + 1 >= n)
-                return pat_fail(err, (int)start, 2, -1, PAT_UNTERMINATED_COMMENT);
+                return bl_fail(err, -1, BL_AT((int)start, 2, -1), PAT_UNTERMINATED_COMMENT);
             *i += 2;
         } else {
             break;
@@ -132,7 +132,7 @@ static int skip_blank(const char *s, size_t n, size_t *i, struct pattern_error *
 
 /* Scans punctuation at s[i] (one to three characters) into t. Returns 0 or -1 with err. */
 static int lex_punct(const char *s, size_t n, size_t i, struct token *t,
-                     struct pattern_error *err)
+                     struct bl_err *err)
 {
     unsigned char c = (unsigned char)s[i];
     char c1 = i + 1 < n ? s[i + 1] : 0;
@@ -157,9 +157,9 @@ static int lex_punct(const char *s, size_t n, size_t i, struct token *t,
     } else if (strchr("[](){};,.*+-/%&|^~!<>=?:", c)) {
         p = c;
     } else if (c >= 0x20 && c < 0x7f) {
-        return pat_fail(err, (int)i, 1, -1, PAT_UNEXPECTED_CHARACTER, c);
+        return bl_fail(err, -1, BL_AT((int)i, 1, -1), PAT_UNEXPECTED_CHARACTER, c);
     } else {
-        return pat_fail(err, (int)i, 1, -1, PAT_UNEXPECTED_BYTE_0X, c);
+        return bl_fail(err, -1, BL_AT((int)i, 1, -1), PAT_UNEXPECTED_BYTE_0X, c);
     }
     t->kind = TK_PUNCT;
     t->punct = p;
@@ -169,7 +169,7 @@ static int lex_punct(const char *s, size_t n, size_t i, struct token *t,
 
 /* Scans the token at s[i] (not blank, i < n) into t. Returns 0 or -1 with err. */
 static int lex_token(const char *s, size_t n, size_t i, struct token *t,
-                     struct pattern_error *err)
+                     struct bl_err *err)
 {
     unsigned char c = (unsigned char)s[i];
     if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1])))
@@ -182,18 +182,18 @@ static int lex_token(const char *s, size_t n, size_t i, struct token *t,
     t->kind = TK_IDENT;
     t->len = (int)(j - i);
     if (t->len >= PATTERN_NAME_MAX)
-        return pat_fail(err, t->pos, t->len, -1, PAT_NAME_IS_LONGER_THAN_CHARACTERS,
+        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_NAME_IS_LONGER_THAN_CHARACTERS,
                         s + i, PATTERN_NAME_MAX - 1);
     return 0;
 }
 
 /* Tokenizes text[0..n). Returns the token count (last one TK_EOF) or -1 with err. */
-int pat_lex(const char *s, size_t n, struct token **out, struct pattern_error *err)
+int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err)
 {
     int cap = 64, cnt = 0;
     struct token *t = malloc(sizeof *t * (size_t)cap);
     if (!t)
-        return pat_fail(err, -1, 0, -1, PAT_OUT_OF_MEMORY);
+        return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
     size_t i = 0;
     for (;;) {
         if (skip_blank(s, n, &i, err) < 0)
@@ -202,7 +202,7 @@ int pat_lex(const char *s, size_t n, struct token **out, struct pattern_error *e
             cap *= 2;
             struct token *nt = realloc(t, sizeof *t * (size_t)cap);
             if (!nt) {
-                pat_fail(err, -1, 0, -1, PAT_OUT_OF_MEMORY);
+                bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
                 goto fail;
             }
             t = nt;

@@ -25,7 +25,7 @@ int pat_expect(struct parser *ps, int c, const char *what)
         return 0;
     }
     char b[40];
-    return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_BUT_FOUND, c, what,
+    return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_BUT_FOUND, c, what,
                     pat_tok_desc(ps, t, b, sizeof b));
 }
 
@@ -33,13 +33,13 @@ int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end)
 {
     struct pattern *p = ps->p;
     if (p->nnodes >= MAX_NODES)
-        return pat_fail(ps->err, pos, end - pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1),
                         PAT_PATTERN_IS_TOO_COMPLEX_MORE, MAX_NODES);
     if (p->nnodes >= p->node_cap) {
         int cap = p->node_cap ? p->node_cap * 2 : 64;
         struct node *nn = realloc(p->node, sizeof *nn * (size_t)cap);
         if (!nn)
-            return pat_fail(ps->err, -1, 0, -1, PAT_OUT_OF_MEMORY);
+            return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
         p->node = nn;
         p->node_cap = cap;
     }
@@ -70,7 +70,7 @@ int pat_link(struct parser *ps, int id, int a, int b, int c)
     if (c >= 0 && ps->p->node[c].depth > d) d = ps->p->node[c].depth;
     nd->depth = d + 1;
     if (nd->depth > MAX_TREE_DEPTH)
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                         PAT_EXPRESSION_IS_TOO_LONG_OR,
                         MAX_TREE_DEPTH);
     return id;
@@ -126,7 +126,7 @@ int pat_add_stmt(struct parser *ps, int kind, int node, int slot, int pos, int e
 {
     struct pattern *p = ps->p;
     if (p->nstmts >= MAX_STMTS)
-        return pat_fail(ps->err, pos, end - pos, -1, PAT_TOO_MANY_STATEMENTS_AT_MOST, MAX_STMTS);
+        return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1), PAT_TOO_MANY_STATEMENTS_AT_MOST, MAX_STMTS);
     struct stmt *s = &p->stmt[p->nstmts++];
     memset(s, 0, sizeof *s);
     s->kind = kind;
@@ -144,7 +144,7 @@ int pat_add_local(struct parser *ps, const char *name, int kind, int type,
 {
     struct pattern *p = ps->p;
     if (p->nlocals >= MAX_LOCALS)
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_TOO_MANY_NAMES_AT_MOST, MAX_LOCALS);
     struct local *l = &p->loc[p->nlocals];
     memset(l, 0, sizeof *l);
@@ -181,17 +181,17 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
     const struct node *nd = &p->node[lv];
     const struct ctype *t = &p->type[nd->type];
     if (p->naccs >= PATTERN_MAX_ACCESSES)
-        return pat_fail(ps->err, pos, end - pos, -1, PAT_TOO_MANY_ACCESSES_AT_MOST,
+        return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1), PAT_TOO_MANY_ACCESSES_AT_MOST,
                         PATTERN_MAX_ACCESSES);
     if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16) {
         char b[SNIP_MAX];
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                         PAT_IS_A_BYTE_WHICH_IS,
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->size, t->name);
     }
     if (t->kind == TY_STRUCT && t->size != t->align) {
         char b[SNIP_MAX];
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                         PAT_IS_A_WHOLE_BYTES_ALIGNED,
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->name, t->size,
                         t->align);
@@ -208,7 +208,7 @@ int pat_add_instr_access(struct parser *ps, int lv, const struct pattern_access_
 {
     struct pattern *p = ps->p;
     if (p->naccs >= PATTERN_MAX_ACCESSES)
-        return pat_fail(ps->err, pos, end - pos, -1, PAT_TOO_MANY_ACCESSES,
+        return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1), PAT_TOO_MANY_ACCESSES,
                         PATTERN_MAX_ACCESSES);
     int si = pat_add_stmt(ps, S_ACCESS, lv, -1, pos, end);
     if (si < 0)
@@ -233,7 +233,7 @@ int pat_add_array(struct parser *ps, const char *name, int elem, const struct to
 {
     struct pattern *p = ps->p;
     if (p->narrays >= MAX_ARRAYS)
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_TOO_MANY_SHARED_ARRAYS_AND, MAX_ARRAYS);
     struct array *a = &p->arr[p->narrays];
     memset(a, 0, sizeof *a);

@@ -39,8 +39,8 @@ static int instr_modifier(struct parser *ps, const struct token *m, const char *
             return 0;
         }
         if (!strncmp(w, "cg", 2))
-            return pat_fail(ps->err, m->pos, m->len, -1, PAT_CP_ASYNC_CG);
-        return pat_fail(ps->err, m->pos, m->len, -1, PAT_CP_ASYNC_PART, w);
+            return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_CP_ASYNC_CG);
+        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_CP_ASYNC_PART, w);
     }
     if (w[0] == 'x' && (w[1] == '1' || w[1] == '2' || w[1] == '4') && !w[2]) {
         info->matrices = w[1] - '0';
@@ -50,7 +50,7 @@ static int instr_modifier(struct parser *ps, const struct token *m, const char *
         info->trans = 1;
         return 0;
     }
-    return pat_fail(ps->err, m->pos, m->len, -1, PAT_MATRIX_PART, w, info->kind == PATTERN_LOAD ? "ldmatrix" : "stmatrix");
+    return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_MATRIX_PART, w, info->kind == PATTERN_LOAD ? "ldmatrix" : "stmatrix");
 }
 
 /* ldmatrix.xN[.trans](ROW) | stmatrix.xN[.trans](ROW) | cp.asyncW(DST): ROW is the element
@@ -71,7 +71,7 @@ static int parse_instr(struct parser *ps, int guard, int stmt_pos)
         ps->i++;
         const struct token *m = peek(ps, 0);
         if (m->kind != TK_IDENT)
-            return pat_fail(ps->err, m->pos, m->len, -1, PAT_EXPECTED_PART, what);
+            return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_PART, what);
         char w[PATTERN_NAME_MAX];
         tok_name(ps, m, w);
         ps->i++;
@@ -80,11 +80,11 @@ static int parse_instr(struct parser *ps, int guard, int stmt_pos)
     }
     const struct token *t = peek(ps, 0);
     if (cp && info.width != 4 && info.width != 8 && info.width != 16)
-        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_CP_ASYNC_SIZE);
+        return bl_fail(ps->err, -1, BL_AT(t0->pos, t->pos - t0->pos, -1), PAT_CP_ASYNC_SIZE);
     if (!cp && !info.matrices)
-        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_MATRIX_COUNT, what);
+        return bl_fail(ps->err, -1, BL_AT(t0->pos, t->pos - t0->pos, -1), PAT_MATRIX_COUNT, what);
     if (!cp && guard >= 0)
-        return pat_fail(ps->err, t0->pos, t->pos - t0->pos, -1, PAT_MATRIX_ALIGNED, what);
+        return bl_fail(ps->err, -1, BL_AT(t0->pos, t->pos - t0->pos, -1), PAT_MATRIX_ALIGNED, what);
     if (pat_expect(ps, '(', cp ? "after cp.async (its shared destination)"
                                : "after the instruction (the lane's row)") < 0)
         return -1;
@@ -95,11 +95,11 @@ static int parse_instr(struct parser *ps, int guard, int stmt_pos)
     const struct node *nd = &p->node[a];
     if (nd->vk != VK_LVAL && nd->vk != VK_PTR) {
         char b[SNIP_MAX];
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_MATRIX_OPERAND, what,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_MATRIX_OPERAND, what,
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
     }
     if (ps->reads)
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1, PAT_MATRIX_ADDR_READS, what);
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_MATRIX_ADDR_READS, what);
     if (pat_expect(ps, ')', "after the address") < 0)
         return -1;
     int rowtype = pat_instr_type(p, cp ? "cp.async" : "matrix row", info.width);
@@ -119,7 +119,7 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
         return -1;
     const struct token *t = peek(ps, 0);
     if (is_punct(t, P_OPASSIGN))
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_COMPOUND_ASSIGNMENT_IS_A_LOAD,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_COMPOUND_ASSIGNMENT_IS_A_LOAD,
                         t->len, ps->s + t->pos);
     if (is_punct(t, '=')) {
         ps->i++;
@@ -132,36 +132,36 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             if (lhs_reads) {
                 char b[SNIP_MAX];
                 const struct node *rn = &p->node[ps->read_node];
-                return pat_fail(ps->err, rn->pos, rn->end - rn->pos, -1,
+                return bl_fail(ps->err, -1, BL_AT(rn->pos, rn->end - rn->pos, -1),
                                 PAT_THE_STORED_TO_INDEX_READS,
                                         pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
             }
             if (p->node[rhs].vk > VK_OPQ)
-                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                return bl_fail(ps->err, -1, BL_AT(p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1),
                                 PAT_CANNOT_STORE_A_POINTER_IN);
             return pat_add_access(ps, lhs, 1, guard, stmt_pos, p->node[rhs].end);
         }
         if (ln->kind == N_LOCAL && p->loc[ln->arr].kind != L_PTR) {
             int slot = ln->arr;
             if (p->loc[slot].is_const)
-                return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, PAT_IS_CONST,
+                return bl_fail(ps->err, -1, BL_AT(ln->pos, ln->end - ln->pos, -1), PAT_IS_CONST,
                                 p->loc[slot].name);
             int lpos = ln->pos, lend = ln->end;
             int rhs = pat_parse_expr(ps);
             if (rhs < 0 || (rhs = pat_rvalue(ps, rhs)) < 0)
                 return -1;
             if (p->node[rhs].vk > VK_OPQ)
-                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                return bl_fail(ps->err, -1, BL_AT(p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1),
                                 PAT_CANNOT_ASSIGN_A_POINTER_TO, p->loc[slot].name);
             if (ps->reads > 1)
-                return pat_fail(ps->err, p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1,
+                return bl_fail(ps->err, -1, BL_AT(p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1),
                                 PAT_MORE_THAN_ONE_SHARED_MEMORY);
             if (ps->reads == 1) {
                 p->loc[slot].kind = L_OPQ;
                 return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[rhs].end);
             }
             if (guard >= 0)
-                return pat_fail(ps->err, lpos, lend - lpos, -1,
+                return bl_fail(ps->err, -1, BL_AT(lpos, lend - lpos, -1),
                                 PAT_ONLY_A_SHARED_MEMORY_ACCESS);
             int rend = p->node[rhs].end;
             if (p->loc[slot].kind == L_INT && p->node[rhs].vk == VK_INT)
@@ -170,7 +170,7 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             return 0;
         }
         char b[SNIP_MAX];
-        return pat_fail(ps->err, ln->pos, ln->end - ln->pos, -1, PAT_CANNOT_ASSIGN_TO_ASSIGN_TO,
+        return bl_fail(ps->err, -1, BL_AT(ln->pos, ln->end - ln->pos, -1), PAT_CANNOT_ASSIGN_TO_ASSIGN_TO,
                         pat_snip(ps->s, ps->n, ln->pos, ln->end, b, sizeof b));
     }
     int e = pat_rvalue(ps, lhs);
@@ -179,13 +179,13 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
     if (ps->reads == 0) {
         const struct node *nd = &p->node[e];
         char b[SNIP_MAX];
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                         PAT_DOES_NOT_ACCESS_SHARED_MEMORY,
                         pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
     }
     if (ps->reads > 1) {
         const struct node *nd = &p->node[e];
-        return pat_fail(ps->err, nd->pos, nd->end - nd->pos, -1,
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                         PAT_MORE_THAN_ONE_SHARED_MEMORY);
     }
     return pat_add_access(ps, ps->read_node, 0, guard, stmt_pos, p->node[e].end);
@@ -236,7 +236,7 @@ static int parse_else(struct parser *ps, int taken)
 {
     const struct token *t = peek(ps, 0);
     if (taken < 0)
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_ELSE_WITHOUT_IF_BEFORE_IT);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ELSE_WITHOUT_IF_BEFORE_IT);
     ps->i++;
     int not_taken = logic_node(ps, '!', taken, -1, t->pos, t->pos + t->len);
     if (not_taken < 0)
@@ -269,20 +269,20 @@ static int parse_guarded(struct parser *ps, int c, int stmt_pos)
     const struct token *t = peek(ps, 0);
     if (t->kind == TK_EOF || is_punct(t, ';') || is_punct(t, '}')) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_EXPECTED_AN_ACCESS_AFTER_IF,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     if (pat_is_type_start(ps, t) || tok_is(ps, t, "if") || tok_is(ps, t, "__shared__") ||
         tok_is(ps, t, "extern") || tok_is(ps, t, "typedef")) {
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_ONLY_A_SHARED_MEMORY_ACCESS_2);
     }
     int before = p->naccs;
     if (parse_expr_stmt(ps, c, stmt_pos) < 0)
         return -1;
     if (p->naccs == before)
-        return pat_fail(ps->err, t->pos, t->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
                         PAT_ONLY_A_SHARED_MEMORY_ACCESS);
     if (brace) {
         if (is_punct(peek(ps, 0), ';'))
@@ -328,7 +328,7 @@ static int parse_statement(struct parser *ps)
         if (!declared && !pat_is_reserved(name) &&
             (t1->kind == TK_IDENT ||
              (is_punct(t1, '*') && t2->kind == TK_IDENT && is_punct(peek(ps, 3), '=')))) {
-            return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE, name);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_UNKNOWN_TYPE, name);
         }
     }
     return parse_expr_stmt(ps, -1, t->pos);
@@ -356,14 +356,14 @@ int pat_parse_program(struct parser *ps)
             continue;
         if (!is_punct(nt, ';')) {
             char b[40];
-            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_EXPECTED_BUT_FOUND_2,
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_EXPECTED_BUT_FOUND_2,
                             pat_tok_desc(ps, nt, b, sizeof b));
         }
     }
     if (!any)
-        return pat_fail(ps->err, -1, 0, -1, PAT_EMPTY_PATTERN);
+        return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_EMPTY_PATTERN);
     if (p->naccs == 0)
-        return pat_fail(ps->err, -1, 0, -1,
+        return bl_fail(ps->err, -1, BL_AT(-1, 0, -1),
                         PAT_THE_PATTERN_HAS_NO_ACCESS);
     return 0;
 }

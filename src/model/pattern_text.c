@@ -1,5 +1,4 @@
-/* pattern_text.c: text in and out of the pattern language: the one error helper (pat_fail),
- * the snippets and names that messages quote, and the public text helpers pattern_substitute
+/* pattern_text.c: text in and out of the pattern language: the snippets and names that messages quote, and the public text helpers pattern_substitute
  * and pattern_error_caret. The bottom of the pattern files: depends on libc and src/base only,
  * on no other pattern_*.c. */
 #include "pattern_internal.h"
@@ -7,41 +6,6 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <string.h>
-
-/* The one error helper of the pattern language (bl_failmsg's convention: the first failure wins):
- * fills err (when not NULL and still empty) with the message, the place (pos: 0-based byte
- * offset in the text, or -1 when not tied to a place; len: bytes to underline) and the lane.
- * A lane >= 0 prefixes the message with "lane N: ". Returns -1, so that a failing step can
- * `return pat_fail(...)`. */
-int pat_fail(struct pattern_error *err, int pos, int len, int lane, int id, ...)
-{
-    if (!err || err->msg[0])
-        return -1;
-    size_t k = lane >= 0 ? bl_fmt(err->msg, sizeof err->msg, "lane %d: ", lane) : 0;
-    va_list ap;
-    va_start(ap, id);
-    bl_msg_vset(&err->why, err->msg + k, sizeof err->msg - k, id, ap);
-    va_end(ap);
-    err->why_lane = lane;
-    err->col = pos >= 0 ? pos + 1 : 0;
-    err->len = pos >= 0 ? (len > 0 ? len : 1) : 0;
-    err->lane = lane;
-    return -1;
-}
-
-const char *pattern_error_text(const struct pattern_error *err, enum bl_lang lang, char *buf,
-                               size_t n)
-{
-    if (!buf || !n)
-        return "";
-    if (lang == BL_LANG_EN || err->why.id == BL_MSG_NONE) {
-        bl_fmt(buf, n, "%s", err->msg);
-        return buf;
-    }
-    size_t k = err->why_lane >= 0 ? bl_fmt(buf, n, bl_msg_format(PAT_LANE, lang), err->why_lane) : 0;
-    bl_msg_render(&err->why, lang, buf + k, n - k);
-    return buf;
-}
 
 /* Copies text[pos..end) into buf for a message, shortened with "..." when long. */
 const char *pat_snip(const char *text, size_t text_len, int pos, int end, char *buf,
@@ -143,7 +107,7 @@ int pattern_substitute(const char *text, const struct pattern_env *env, char *bu
     return (int)o;
 }
 
-char *pattern_error_caret(const char *text, const struct pattern_error *err, char *buf,
+char *pattern_error_caret(const char *text, const struct bl_err *err, char *buf,
                           size_t size)
 {
     if (!buf || size == 0)
@@ -152,7 +116,7 @@ char *pattern_error_caret(const char *text, const struct pattern_error *err, cha
     if (!text || !err)
         return buf;
     size_t n = strlen(text);
-    size_t pos = err->col > 0 ? (size_t)err->col - 1 : 0;
+    size_t pos = err->where.at > 0 ? (size_t)err->where.at - 1 : 0;
     if (pos > n)
         pos = n;
     size_t ls = pos, le = pos;
@@ -160,7 +124,7 @@ char *pattern_error_caret(const char *text, const struct pattern_error *err, cha
         ls--;
     while (le < n && text[le] != '\n')
         le++;
-    if (err->col <= 0) {
+    if (err->where.at <= 0) {
         ls = 0;
         le = 0;
         while (le < n && text[le] != '\n')
@@ -173,7 +137,7 @@ char *pattern_error_caret(const char *text, const struct pattern_error *err, cha
     for (size_t k = ls; k < le; k++)
         PUT(text[k] == '\r' ? ' ' : text[k]);
     PUT('\n');
-    if (err->col > 0) {
+    if (err->where.at > 0) {
         PUT(' ');
         PUT(' ');
         for (size_t k = ls; k < pos; k++) {
@@ -182,7 +146,7 @@ char *pattern_error_caret(const char *text, const struct pattern_error *err, cha
                 continue; /* a UTF-8 continuation byte takes no column */
             PUT(c == '\t' ? '\t' : ' ');
         }
-        size_t len = err->len > 0 ? (size_t)err->len : 1;
+        size_t len = err->where.len > 0 ? (size_t)err->where.len : 1;
         if (pos + len > le)
             len = le > pos ? le - pos : 1;
         PUT('^');

@@ -137,7 +137,7 @@ static int struct_by_tag(struct parser *ps, const struct token *t, const char *t
             *type = k;
             return 0;
         }
-    return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE_STRUCT, tag);
+    return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_UNKNOWN_TYPE_STRUCT, tag);
 }
 
 /* One member declaration of a struct body, `TYPE a, b;`: appends its members to fl (st holds
@@ -149,7 +149,7 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
     int ft;
     if (!pat_is_type_start(ps, peek(ps, 0))) {
         char b[40];
-        return pat_fail(ps->err, peek(ps, 0)->pos, peek(ps, 0)->len, -1,
+        return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
                         PAT_EXPECTED_A_MEMBER_TYPE_BUT,
                         pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
     }
@@ -163,15 +163,15 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
         char fname[PATTERN_NAME_MAX];
         if (nt->kind != TK_IDENT) {
             char b[40];
-            return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_EXPECTED_A_MEMBER_NAME_BUT,
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
                             pat_tok_desc(ps, nt, b, sizeof b));
         }
         tok_name(ps, nt, fname);
         for (int k = 0; k < st->nfields; k++)
             if (strcmp(fl[k].name, fname) == 0)
-                return pat_fail(ps->err, nt->pos, nt->len, -1, PAT_DUPLICATE_MEMBER, fname);
+                return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_DUPLICATE_MEMBER, fname);
         if (st->nfields >= MAX_STRUCT_FIELDS)
-            return pat_fail(ps->err, nt->pos, nt->len, -1,
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1),
                             PAT_TOO_MANY_STRUCT_MEMBERS_AT, MAX_STRUCT_FIELDS);
         ps->i++;
         const struct ctype *ftp = &p->type[ft];
@@ -185,7 +185,7 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
             st->align = ftp->align;
         st->nfields++;
         if (is_punct(peek(ps, 0), '['))
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1, PAT_ARRAY_MEMBERS_ARE_NOT_SUPPORTED);
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1), PAT_ARRAY_MEMBERS_ARE_NOT_SUPPORTED);
         if (!is_punct(peek(ps, 0), ','))
             break;
         ps->i++;
@@ -199,7 +199,7 @@ static int parse_struct(struct parser *ps, int *type)
     struct pattern *p = ps->p;
     const struct token *kw = peek(ps, 0);
     if (ps->depth + 1 > PATTERN_MAX_DEPTH)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_STRUCTS_NESTED_TOO_DEEPLY);
+        return bl_fail(ps->err, -1, BL_AT(kw->pos, kw->len, -1), PAT_STRUCTS_NESTED_TOO_DEEPLY);
     ps->i++;
     char tag[PATTERN_NAME_MAX] = "";
     const struct token *t = peek(ps, 0);
@@ -212,7 +212,7 @@ static int parse_struct(struct parser *ps, int *type)
     if (pat_expect(ps, '{', "after 'struct'") < 0)
         return -1;
     if (p->ntypes >= MAX_TYPES)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_TOO_MANY_STRUCT_TYPES_AT,
+        return bl_fail(ps->err, -1, BL_AT(kw->pos, kw->len, -1), PAT_TOO_MANY_STRUCT_TYPES_AT,
                         MAX_TYPES - NBUILTIN_TYPES);
     struct ctype st;
     memset(&st, 0, sizeof st);
@@ -223,7 +223,7 @@ static int parse_struct(struct parser *ps, int *type)
     if (tag[0]) {
         size_t tl = strlen(tag);
         if (tl + 7 >= sizeof st.name)
-            return pat_fail(ps->err, t->pos, t->len, -1, PAT_STRUCT_TAG_IS_TOO_LONG, tag);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_STRUCT_TAG_IS_TOO_LONG, tag);
         memcpy(st.name, "struct ", 7);
         memcpy(st.name + 7, tag, tl + 1);
     } else {
@@ -235,11 +235,11 @@ static int parse_struct(struct parser *ps, int *type)
             return -1;
     ps->i++; /* '}' */
     if (st.nfields == 0)
-        return pat_fail(ps->err, kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1, PAT_EMPTY_STRUCT);
+        return bl_fail(ps->err, -1, BL_AT(kw->pos, peek(ps, -1)->pos + 1 - kw->pos, -1), PAT_EMPTY_STRUCT);
     if (p->nfields + st.nfields > MAX_FIELDS || p->ntypes >= MAX_TYPES)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_TOO_MANY_STRUCT_TYPES_OR);
+        return bl_fail(ps->err, -1, BL_AT(kw->pos, kw->len, -1), PAT_TOO_MANY_STRUCT_TYPES_OR);
     if (off > PATTERN_STATIC_LIMIT)
-        return pat_fail(ps->err, kw->pos, kw->len, -1, PAT_STRUCT_IS_LARGER_THAN_BYTES,
+        return bl_fail(ps->err, -1, BL_AT(kw->pos, kw->len, -1), PAT_STRUCT_IS_LARGER_THAN_BYTES,
                         PATTERN_STATIC_LIMIT);
     st.field0 = p->nfields;
     memcpy(&p->field[p->nfields], fl, sizeof fl[0] * (size_t)st.nfields);
@@ -285,14 +285,14 @@ int pat_parse_type(struct parser *ps, int *type)
             else name = nunsigned ? "unsigned" : "int";
         }
         if (!name)
-            return pat_fail(ps->err, first->pos, last->pos + last->len - first->pos, -1,
+            return bl_fail(ps->err, -1, BL_AT(first->pos, last->pos + last->len - first->pos, -1),
                             PAT_INVALID_COMBINATION_OF_TYPE_WORDS);
         *type = pat_find_type(p, name);
         return 0;
     }
     if (t->kind != TK_IDENT) {
         char b[40];
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_EXPECTED_A_TYPE_BUT_FOUND,
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_A_TYPE_BUT_FOUND,
                         pat_tok_desc(ps, t, b, sizeof b));
     }
     char name[PATTERN_NAME_MAX];
@@ -303,7 +303,7 @@ int pat_parse_type(struct parser *ps, int *type)
     } else if ((k = pat_find_type(p, name)) >= 0) {
         *type = k;
     } else {
-        return pat_fail(ps->err, t->pos, t->len, -1, PAT_UNKNOWN_TYPE, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_UNKNOWN_TYPE, name);
     }
     ps->i++;
     while (tok_is(ps, peek(ps, 0), "const") || tok_is(ps, peek(ps, 0), "volatile"))
@@ -319,7 +319,7 @@ int pat_parse_pointer(struct parser *ps, int qualifiers)
     int ptr = 0;
     while (is_punct(peek(ps, 0), '*')) {
         if (ptr)
-            return pat_fail(ps->err, peek(ps, 0)->pos, 1, -1,
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
                             PAT_POINTERS_TO_POINTERS_ARE_NOT);
         ptr = 1;
         ps->i++;

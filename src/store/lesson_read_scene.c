@@ -153,7 +153,7 @@ struct code_ctx {
 };
 
 static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
-                         const struct pattern_error *pe, const char *fmt, ...)
+                         const struct bl_err *pe, const char *fmt, ...)
 {
     char where[PATH_BUF + 32], extra[256];
     va_list ap;
@@ -162,11 +162,11 @@ static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
     va_end(ap);
     const struct json_doc *D = &C->L->doc;
     size_t off;
-    if (pe->col > 0 && (size_t)pe->col > prefix) {
+    if (pe->where.at > 0 && (size_t)pe->where.at > prefix) {
         off = json_doc_string_offset(D, json_doc_offset(D, C->code, 0),
-                                     (size_t)pe->col - 1 - prefix);
+                                     (size_t)pe->where.at - 1 - prefix);
         snprintf(where, sizeof where, "%s.code", C->path);
-    } else if (pe->col > 0 && C->types) {
+    } else if (pe->where.at > 0 && C->types) {
         const cJSON *t = cJSON_GetArrayItem(C->types, type_index);
         off = json_doc_offset(D, t, 0);
         snprintf(where, sizeof where, "%s.types[%d]", C->path, type_index);
@@ -208,7 +208,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
     }
     for (int t = 0; t < ntypes && rc == 0; t++) {
         struct pattern_env env;
-        struct pattern_error pe;
+        struct bl_err pe;
         struct pattern *pat = NULL;
         memset(&pe, 0, sizeof pe);
         if (lesson_scene_env(s, NULL, t, &env, code, size)) {

@@ -93,7 +93,7 @@ struct ui_scene {
     unsigned warp, nwarps;
     int parsed;                           /* pat is valid */
     int ok;                               /* acc/res valid */
-    struct pattern_error err;
+    struct bl_err err;
     char errtext[UI_MSG_MAX];             /* one line: what went wrong (in English) */
     enum { SCENE_ERR_TEXT, SCENE_ERR_BIND, SCENE_ERR_WIDTH, SCENE_ERR_ALIGN } err_kind;
     int bad_lane;                         /* SCENE_ERR_ALIGN: the first misaligned lane */

@@ -357,13 +357,13 @@ static int draw_error(const struct app *a, const struct play *p, int y, int star
     const struct ui_scene *sc = &p->sc;
     char buf[UI_MSG_MAX];
     int W = a->W;
-    if (sc->err.col > 0 && sc->err.col <= (int)strlen(sc->code) + 1) {
-        int col = p->colmap[sc->err.col - 1] + 1;
+    if (sc->err.where.at > 0 && sc->err.where.at <= (int)strlen(sc->code) + 1) {
+        int col = p->colmap[sc->err.where.at - 1] + 1;
         int cx = 2 + (col - 1) - start;
         if (cx >= 2 && cx < W && sc->parsed == 0) {
             attrset(theme_attr(a, UIC_ERROR));
             mvaddstr(y, cx, "^");
-            for (int k = 1; k < sc->err.len && cx + k < W; k++)
+            for (int k = 1; k < sc->err.where.len && cx + k < W; k++)
                 mvaddstr(y, cx + k, "~");
             attrset(A_NORMAL);
         } else if (cx >= 2 && cx < W) {

@@ -132,7 +132,7 @@ void scene_error_text(const struct app *a, const struct ui_scene *s, char *buf, 
     case SCENE_ERR_ALIGN: snprintf(buf, size, ui_str(a, UIS_ERR_ALIGN), s->bad_lane); break;
     default: /* the pattern language's message in the screen's language (src/base/msg.def) */
         if (s->err.msg[0] && !strcmp(s->errtext, s->err.msg))
-            pattern_error_text(&s->err, ui_lang(a), buf, size);
+            bl_err_text(&s->err, ui_lang(a), buf, size);
         else
             snprintf(buf, size, "%s", s->errtext);
         break;
@@ -157,7 +157,7 @@ int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long 
         return -1;                       /* the type is part of the code, not swept */
     env.warp = s->warp;
     struct bank_access acc;
-    struct pattern_error err;
+    struct bl_err err;
     if (pattern_eval(s->pat, &env, s->access, &acc, NULL, &err) != 0)
         return -1;
     if (bank_simulate(&acc, res, NULL) != BANK_OK)

@@ -60,7 +60,7 @@ static int grade(struct ui_scene *s, const struct lesson_task *t, struct task_pa
     env.warp = s->ls->warp;
     struct bank_access acc;
     struct bank_result res;
-    struct pattern_error err;
+    struct bl_err err;
     if (pattern_eval(s->pat, &env, t->access, &acc, NULL, &err) != 0 ||
         bank_simulate(&acc, &res, NULL) != BANK_OK)
         return -1;

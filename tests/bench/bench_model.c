@@ -172,7 +172,7 @@ static int one_pattern(int i, double *t_parse)
 {
     static struct bank_result res;
     struct pattern *pt = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     struct pattern_env env;
     struct bank_access acc;
     double t0 = now_s();

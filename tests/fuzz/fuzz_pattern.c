@@ -43,7 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     env[2].smem_limit = 0;
 
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     char buf[512];
     if (pattern_parse(text, &p, &err) == 0) {
         int n = pattern_access_count(p);
@@ -82,8 +82,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                             abort();
                     }
                 } else {
-                    if (!err.msg[0] || (err.col > 0 && err.len < 1) ||
-                        err.col > (int)size + 1)
+                    if (!err.msg[0] || (err.where.at > 0 && err.where.len < 1) ||
+                        err.where.at > (int)size + 1)
                         abort();
                     pattern_error_caret(text, &err, buf, sizeof buf);
                 }
@@ -104,7 +104,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 abort();
         pattern_free(p);
     } else {
-        if (p || !err.msg[0] || (err.col > 0 && err.len < 1) || err.col > (int)size + 1)
+        if (p || !err.msg[0] || (err.where.at > 0 && err.where.len < 1) || err.where.at > (int)size + 1)
             abort();
         pattern_error_caret(text, &err, buf, sizeof buf);
     }

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char text[2 * PATTERN_CUDA_TEXT + 4];
         snprintf(text, sizeof text, "%s%s%s", pc.decls, pc.decls[0] ? "; " : "", pc.accesses);
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         if (pattern_parse(text, &p, &err) != 0)
             abort();                       /* what it hands the playground parses */
         struct bank_access acc;

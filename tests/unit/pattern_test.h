@@ -25,15 +25,15 @@ static inline struct pattern *eval_layout(const char *text, const struct pattern
                                           struct pattern_layout *lay)
 {
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     int rc = pattern_parse(text, &p, &err);
     if (rc != 0)
-        print_error("parse failed: %s (col %d)\n  %s\n", err.msg, err.col, text);
+        print_error("parse failed: %s (col %d)\n  %s\n", err.msg, err.where.at, text);
     assert_int_equal(rc, 0);
     assert_non_null(p);
     rc = pattern_eval(p, env, which, acc, lay, &err);
     if (rc != 0)
-        print_error("eval failed: %s (col %d, lane %d)\n  %s\n", err.msg, err.col, err.lane,
+        print_error("eval failed: %s (col %d, lane %d)\n  %s\n", err.msg, err.where.at, err.lane,
                     text);
     assert_int_equal(rc, 0);
     return p;
@@ -64,19 +64,19 @@ static inline struct bank_result sim(const char *text, const struct pattern_env 
 static inline void parse_err(const char *text, const char *want, int col)
 {
     struct pattern *p = (struct pattern *)1;
-    struct pattern_error err;
+    struct bl_err err;
     int rc = pattern_parse(text, &p, &err);
-    if (rc == 0 || !strstr(err.msg, want) || (col && err.col != col))
+    if (rc == 0 || !strstr(err.msg, want) || (col && err.where.at != col))
         print_error("pattern: %s\n  got rc %d, col %d: '%s'\n  want col %d: '%s'\n", text, rc,
-                    err.col, rc ? err.msg : "", col, want);
+                    err.where.at, rc ? err.msg : "", col, want);
     assert_int_equal(rc, -1);
     assert_null(p);
     assert_non_null(strstr(err.msg, want));
     if (col)
-        assert_int_equal(err.col, col);
+        assert_int_equal(err.where.at, col);
     assert_int_equal(err.lane, -1);
-    if (err.col > 0)
-        assert_true(err.len >= 1);
+    if (err.where.at > 0)
+        assert_true(err.where.len >= 1);
 }
 
 /* Expects an evaluation error containing `want` at column col and lane (-2: don't check). */
@@ -84,21 +84,21 @@ static inline void eval_err(const char *text, const struct pattern_env *env, con
                             int col, int lane)
 {
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     int rc = pattern_parse(text, &p, &err);
     if (rc != 0)
         print_error("parse failed: %s\n  %s\n", err.msg, text);
     assert_int_equal(rc, 0);
     struct bank_access acc;
     rc = pattern_eval(p, env, 0, &acc, NULL, &err);
-    if (rc == 0 || !strstr(err.msg, want) || (col && err.col != col) ||
+    if (rc == 0 || !strstr(err.msg, want) || (col && err.where.at != col) ||
         (lane != -2 && err.lane != lane))
         print_error("pattern: %s\n  got rc %d, col %d, lane %d: '%s'\n  want col %d, lane %d: "
-                    "'%s'\n", text, rc, err.col, err.lane, rc ? err.msg : "", col, lane, want);
+                    "'%s'\n", text, rc, err.where.at, err.lane, rc ? err.msg : "", col, lane, want);
     assert_int_equal(rc, -1);
     assert_non_null(strstr(err.msg, want));
     if (col)
-        assert_int_equal(err.col, col);
+        assert_int_equal(err.where.at, col);
     if (lane != -2)
         assert_int_equal(err.lane, lane);
     pattern_free(p);

@@ -341,7 +341,7 @@ static void test_patterns_give_table(void **state)
         struct bank_access want, got;
         assert_int_equal(access_of(c, &want), 0);
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         if (pattern_parse(pats[i].text, &p, &err) != 0)
             fail_msg("%s: %s", pats[i].text, err.msg);
         struct pattern_env env;
@@ -384,7 +384,7 @@ static void test_pattern_errors(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         int rc = pattern_parse(bad[i].text, &p, &err);
         if (rc == 0) {
             struct pattern_env env;
@@ -406,7 +406,7 @@ static void test_pattern_errors(void **state)
     };
     for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         assert_int_equal(pattern_parse(ev[i].text, &p, &err), 0);
         struct pattern_env env;
         struct bank_access acc;
@@ -420,7 +420,7 @@ static void test_pattern_errors(void **state)
     }
     /* a block of 16 threads: the pattern evaluates, the model refuses (.sync.aligned) */
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     assert_int_equal(pattern_parse("__shared__ half t[4096]; ldmatrix.x2(t[lane * 64])", &p, &err), 0);
     struct pattern_env env;
     struct bank_access acc;

@@ -147,7 +147,7 @@ static void test_pattern_errors(void **state)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         int rc = pattern_parse(bad[i], &p, &err);
         if (rc == 0) {
             struct pattern_env env;
@@ -161,8 +161,8 @@ static void test_pattern_errors(void **state)
         if (err.why.id == BL_MSG_NONE)
             fail_msg("'%s': '%s' has no message id", bad[i], err.msg);
         char en[PATTERN_MSG_MAX], zh[2 * PATTERN_MSG_MAX];
-        assert_string_equal(pattern_error_text(&err, BL_LANG_EN, en, sizeof en), err.msg);
-        pattern_error_text(&err, BL_LANG_ZH, zh, sizeof zh);
+        assert_string_equal(bl_err_text(&err, BL_LANG_EN, en, sizeof en), err.msg);
+        bl_err_text(&err, BL_LANG_ZH, zh, sizeof zh);
         if (!has_non_ascii(zh) || !strcmp(zh, err.msg))
             fail_msg("'%s': Chinese '%s' for '%s'", bad[i], zh, err.msg);
     }

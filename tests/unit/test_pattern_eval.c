@@ -115,7 +115,7 @@ static void test_c_reference(void **state)
              " SM *q = (SM *)(p + 3); q[lane].b", decl);
     /* c_float2_t is not a type: the first error names it */
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     assert_int_equal(pattern_parse(text, &p, &err), -1);
     assert_non_null(strstr(err.msg, "unknown type 'c_float2_t'"));
     snprintf(text, sizeof text, "%s extern __shared__ char smem[]; float2 *p = (float2 *)smem;"
@@ -302,7 +302,7 @@ static void test_eval_keeps_no_state(void **state)
     pattern_env_set(&other, "T", 2);
     other.dyn_bytes = 4096;
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     assert_int_equal(pattern_parse(text, &p, &err), 0);
     const struct pattern *cp = p;
     for (int which = 0; which < 3; which++) {
@@ -371,7 +371,7 @@ static void test_env(void **state)
     assert_int_equal(pattern_env_set(&env, "EXTRA", 1), -1);
     assert_int_equal(pattern_env_set(&env, "a_name_that_is_much_longer_than_31_chars", 1), -1);
     /* API misuse is an error, not a crash */
-    struct pattern_error err;
+    struct bl_err err;
     struct bank_access acc;
     assert_int_equal(pattern_parse(NULL, NULL, &err), -1);
     assert_int_equal(pattern_eval(NULL, &env, 0, &acc, NULL, &err), -1);
@@ -397,7 +397,7 @@ static void test_speed(void **state)
     int iters = 2000;
     for (int i = 0; i < iters; i++) {
         struct pattern *p = NULL;
-        struct pattern_error err;
+        struct bl_err err;
         struct bank_access acc;
         assert_int_equal(pattern_parse(t, &p, &err), 0);
         assert_int_equal(pattern_eval(p, &env, 0, &acc, NULL, &err), 0);

@@ -9,7 +9,7 @@ static void test_access_info(void **state)
 {
     (void)state;
     struct pattern *p = NULL;
-    struct pattern_error err;
+    struct bl_err err;
     const char *text = "typedef float4 T; __shared__ T v[64]; float w = v[lane].y; v[lane] = w;"
                        " __shared__ float s[S]; s[lane] = v[lane].x";
     assert_int_equal(pattern_parse(text, &p, &err), 0);

@@ -22,17 +22,17 @@ static void test_substitute_caret(void **state)
     assert_string_equal(small, "1 + 1 + 1");
     assert_int_equal(pattern_substitute("x", &env, small, 0), -1);
 
-    struct pattern_error err = {.col = 5, .len = 3, .lane = -1};
+    struct bl_err err = {.status = -1, .where = {.at = 5, .len = 3, .lane = -1}, .lane = -1};
     char cb[128];
     assert_string_equal(pattern_error_caret("s[a + PAD]", &err, cb, sizeof cb),
                         "  s[a + PAD]\n      ^~~\n");
-    err.len = 50; /* clipped to the line */
+    err.where.len = 50; /* clipped to the line */
     assert_string_equal(pattern_error_caret("s[a+b]", &err, cb, sizeof cb),
                         "  s[a+b]\n      ^~\n");
-    err.col = 0;
+    err.where.at = 0;
     assert_string_equal(pattern_error_caret("s[a]", &err, cb, sizeof cb), "  s[a]\n");
-    err.col = 9; /* on the second line */
-    err.len = 1;
+    err.where.at = 9; /* on the second line */
+    err.where.len = 1;
     assert_string_equal(pattern_error_caret("s[0];\ns[b]", &err, cb, sizeof cb),
                         "  s[b]\n    ^\n");
     /* a real error through the caret */
