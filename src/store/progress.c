@@ -6,6 +6,7 @@
 #include "progress.h"
 #include "files.h"
 #include "json.h"
+#include "json_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -385,81 +386,65 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
-static cJSON *to_json(const struct progress *p)
+/* p as the JSON document of a progress file. */
+static struct jw *to_json(const struct progress *p)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
-    int ok = cJSON_AddNumberToObject(root, "format", PROGRESS_FORMAT) &&
-             cJSON_AddStringToObject(root, "lesson", p->lesson_id) &&
-             cJSON_AddStringToObject(root, "step", p->step_id) &&
-             cJSON_AddStringToObject(root, "lang", p->lang) &&
-             cJSON_AddNumberToObject(root, "task_score", p->task_score) &&
-             cJSON_AddNumberToObject(root, "task_max", p->task_max) &&
-             cJSON_AddNumberToObject(root, "position_when", p->position_when) &&
-             cJSON_AddNumberToObject(root, "lang_when", p->lang_when) &&
-             cJSON_AddNumberToObject(root, "task_when", p->task_when) &&
-             cJSON_AddNumberToObject(root, "history_when", p->history_when) &&
-             cJSON_AddNumberToObject(root, "reset_when", p->reset_when);
-    cJSON *quiz = ok ? cJSON_AddArrayToObject(root, "quiz") : NULL;
-    ok = ok && quiz;
-    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+    struct jw *w = jw_new(0);
+    jw_num(w, "format", PROGRESS_FORMAT);
+    jw_str(w, "lesson", p->lesson_id);
+    jw_str(w, "step", p->step_id);
+    jw_str(w, "lang", p->lang);
+    jw_num(w, "task_score", p->task_score);
+    jw_num(w, "task_max", p->task_max);
+    jw_num(w, "position_when", p->position_when);
+    jw_num(w, "lang_when", p->lang_when);
+    jw_num(w, "task_when", p->task_when);
+    jw_num(w, "history_when", p->history_when);
+    jw_num(w, "reset_when", p->reset_when);
+    jw_arr(w, "quiz");
+    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
         const struct progress_quiz *q = &p->quiz[i];
-        cJSON *o = cJSON_CreateObject();
-        ok = o && cJSON_AddItemToArray(quiz, o);
-        if (!ok) {
-            cJSON_Delete(o);
-            break;
-        }
-        ok = cJSON_AddStringToObject(o, "lesson", q->lesson_id) &&
-             cJSON_AddStringToObject(o, "step", q->step_id) &&
-             cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
-             cJSON_AddBoolToObject(o, "correct", q->correct) &&
-             cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
-             cJSON_AddStringToObject(o, "given", q->given) &&
-             cJSON_AddNumberToObject(o, "when", q->when);
+        jw_obj(w, NULL);
+        jw_str(w, "lesson", q->lesson_id);
+        jw_str(w, "step", q->step_id);
+        jw_num(w, "attempts", q->attempts);
+        jw_bool(w, "correct", q->correct);
+        jw_bool(w, "first_correct", q->first_correct);
+        jw_str(w, "given", q->given);
+        jw_num(w, "when", q->when);
+        jw_end(w);
     }
-    cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
-    ok = ok && ex;
-    for (int i = 0; ok && i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
+    jw_end(w);
+    jw_arr(w, "explored");
+    for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
         const struct progress_explored *e = &p->explored[i];
-        cJSON *o = cJSON_CreateObject();
-        ok = o && cJSON_AddItemToArray(ex, o);
-        if (!ok) {
-            cJSON_Delete(o);
-            break;
+        jw_obj(w, NULL);
+        jw_str(w, "code", e->code);
+        jw_str(w, "where", e->where);
+        jw_num(w, "wavefronts", e->wavefronts);
+        jw_num(w, "conflicts", e->conflicts);
+        jw_num(w, "ways", e->ways);
+        jw_num(w, "when", (double)e->when);
+        if (e->has_measured) {
+            jw_obj(w, "measured");
+            jw_num(w, "wavefronts", e->measured_wavefronts);
+            jw_num(w, "conflicts", e->measured_conflicts);
+            jw_num(w, "ms", e->ms);
+            jw_num(w, "ns_per_access", e->ns_per_access);
+            jw_num(w, "slowdown", e->slowdown);
+            jw_str(w, "device", e->device);
+            jw_end(w);
+        } else {
+            jw_null(w, "measured");
         }
-        ok = cJSON_AddStringToObject(o, "code", e->code) &&
-             cJSON_AddStringToObject(o, "where", e->where) &&
-             cJSON_AddNumberToObject(o, "wavefronts", e->wavefronts) &&
-             cJSON_AddNumberToObject(o, "conflicts", e->conflicts) &&
-             cJSON_AddNumberToObject(o, "ways", e->ways) &&
-             cJSON_AddNumberToObject(o, "when", (double)e->when);
-        if (ok && e->has_measured) {
-            cJSON *m = cJSON_AddObjectToObject(o, "measured");
-            ok = m && cJSON_AddNumberToObject(m, "wavefronts", e->measured_wavefronts) &&
-                 cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
-                 cJSON_AddNumberToObject(m, "ms", e->ms) &&
-                 cJSON_AddNumberToObject(m, "ns_per_access", e->ns_per_access) &&
-                 cJSON_AddNumberToObject(m, "slowdown", e->slowdown) &&
-                 cJSON_AddStringToObject(m, "device", e->device);
-        } else if (ok) {
-            ok = cJSON_AddNullToObject(o, "measured") != NULL;
-        }
+        jw_end(w);
     }
-    cJSON *hist = ok ? cJSON_AddArrayToObject(root, "history") : NULL;
-    ok = ok && hist;
-    for (int i = 0; ok && i < p->nhistory && i < 16; i++) {
-        cJSON *s = cJSON_CreateString(p->history[i]);
-        ok = s && cJSON_AddItemToArray(hist, s);
-        if (!ok)
-            cJSON_Delete(s);
-    }
-    if (!ok) {
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    jw_end(w);
+    jw_arr(w, "history");
+    for (int i = 0; i < p->nhistory && i < 16; i++)
+        jw_str(w, NULL, p->history[i]);
+    jw_end(w);
+    return w;
 }
 
 /* mkdir -p for the directory part of path (mode 0700 for what it creates). */
@@ -475,9 +460,9 @@ static int make_parents(const char *path, struct bl_err *err)
     return files_mkdirs(dir, 0700, err);
 }
 
-static int emit_text(FILE *f, void *text)
+static int emit_json(FILE *f, void *w)
 {
-    return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
+    return jw_print(w, f, 1);
 }
 
 /* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
@@ -544,15 +529,13 @@ int progress_save(const char *path, struct progress *p, struct bl_err *err)
     } else {
         progress_merge(p, disk);
     }
-    cJSON *root = to_json(p);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) {
+    struct jw *w = to_json(p);
+    if (!w) {
         bl_fail(err, ENOMEM, BL_NOWHERE, PRG_OUT_OF_MEMORY_WRITING, path);
         goto out;
     }
-    rc = files_write_atomic(path, 0600, emit_text, text, err);
-    free(text);
+    rc = files_write_atomic(path, 0600, emit_json, w, err);
+    jw_free(w);
 out:
     free(disk);
     close(lock);  /* unlocks */
