@@ -2,8 +2,7 @@
  * parameters out of source, scalar values, NVRTC's log as FILE:LINE:COL, the launch options
  * (command line and the file's "banklab:" comment), the per-line sums, the wire format
  * between the job and the measuring process, and the SASS decoder against nvdisasm's listing
- * of five H200 cubins (tests/data/kernel).
- * link: gpu model */
+ * of five H200 cubins (tests/data/kernel). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -2,7 +2,6 @@
  * (syntax, nested fields, code columns through escapes, CRLF, BOM, wide characters), the
  * model checks, scene environments, directory search and sets, no crash on truncations, and
  * hostile sizes (20,000 problems on a line, 50,000 steps) in linear time, control characters.
- * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,7 +2,6 @@
  * one-line errors for truncated, older-version, foreign and wrong-typed files, numbers out of
  * range, files too large or packed with values (refused before parsing), the H200 case
  * file, and the shipped assets/h200-recording.json through the replay handle.
- * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
