@@ -500,7 +500,7 @@ static void test_figures(void **state)
         snprintf(w.group, sizeof w.group, "transpose");
         snprintf(w.label, sizeof w.label, "%s", labels[k]);
         w.rec.req.kind = GPU_REQ_CASE;
-        w.rec.res.status = GPU_OK;
+        w.rec.res.err.status = GPU_OK;
         w.rec.res.has_timing = 1;
         w.rec.res.gbps = gbps[k];
         assert_int_equal(recording_add(&r, &w), 0);
@@ -604,7 +604,7 @@ static void test_figure_claims(void **state)
             w.rec.req.param_value[0] = 1;
             w.rec.req.nparams = 1;
         }
-        w.rec.res.status = GPU_OK;
+        w.rec.res.err.status = GPU_OK;
         w.rec.res.has_timing = 1;
         w.rec.res.gbps = gbps[k];
         assert_int_equal(recording_add(&r, &w), 0);

@@ -163,8 +163,8 @@ static void test_result_roundtrip(void **state)
     struct gpu_result r, d;
     memset(&r, 0, sizeof r);
     r.id = 42;
-    r.status = GPU_EVERIFY;
-    snprintf(r.error, sizeof r.error, "output differs at 3");
+    r.err.status = GPU_EVERIFY;
+    snprintf(r.err.msg, sizeof r.err.msg, "output differs at 3");
     snprintf(r.provenance, sizeof r.provenance, "NVIDIA H200 (sm_90), 1980 MHz");
     r.has_timing = r.has_access_timing = r.has_counters = 1;
     r.ms_median = 1.25;
