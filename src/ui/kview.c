@@ -275,7 +275,7 @@ static void start_run(struct app *a, struct kview *k)
     }
     k->job_src = src;
     k->job_len = len;
-    k->job_t0 = ui_now();
+    k->job_t0 = bl_now_ms();
     k->phase = GPU_KPHASE_START;
     if (!k->src) {                          /* nothing shown yet: the text while it runs */
         char *shown = copy_text(src, len);
@@ -451,8 +451,8 @@ static int kv_idle(struct app *a, void *st)
         if (!stat_same(&now, &k->seen)) {
             if (!stat_same(&now, &k->moved)) {
                 k->moved = now;              /* changed: wait until the writing is over */
-                k->moved_at = ui_now();
-            } else if (now.ok && ui_now() - k->moved_at >= KV_SETTLE) {
+                k->moved_at = bl_now_ms();
+            } else if (now.ok && bl_now_ms() - k->moved_at >= KV_SETTLE_MS) {
                 start_run(a, k);
                 redraw = 1;
             }
