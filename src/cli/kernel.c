@@ -782,11 +782,11 @@ int cmd_kernel(int argc, char **argv)
     if (rc)
         return rc;
     char why[256];
-    struct bl_err e = {0};
+    struct bl_err rerr = {0};
     size_t len = 0;
-    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
+    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &rerr);
     if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(e.msg));
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(rerr.msg));
         return EXIT_USAGE;
     }
     struct gpu_kernel_request req;
@@ -827,9 +827,10 @@ int cmd_kernel(int argc, char **argv)
         fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
         req.cache_dir[0] = '\0';
     }
-    struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, err, sizeof err);
+    struct bl_err e = {0};
+    struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
-        say(err);
+        say(e.msg);
         free(src);
         return 1;
     }
@@ -842,9 +843,9 @@ int cmd_kernel(int argc, char **argv)
     }
     static struct kp_result model;
     char merr[GPU_KERNEL_TEXT];
-    int has_model = r.status == GPU_KERNEL_OK && !a.launch_only &&
+    int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
                     kmodel_predict(src, len, &req, &model, merr, sizeof merr) == 0;
-    switch (r.status) {
+    switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
             fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
@@ -858,16 +859,16 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_ECOMPILE:
         print_diags(&r, a.file, src, len);
         if (r.ndiags == 0 || !has_error(&r))  /* the reason must show (a message without a line) */
-            say(r.error);
+            say(r.err.msg);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_EINPUT:
-        say(r.error);
+        say(r.err.msg);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_ENOGPU:
     case GPU_KERNEL_ECOUNTERS:
-        say(r.error);
+        say(r.err.msg);
         rc = EXIT_NOGPU;
         if (a.fix && !a.json) {  /* no GPU to measure the fix: its prediction */
             printf("no GPU to measure %s: the model's prediction instead\n\n", a.file);
@@ -875,7 +876,7 @@ int cmd_kernel(int argc, char **argv)
         }
         break;
     default:
-        say(r.error);
+        say(r.err.msg);
         rc = 1;
     }
     fflush(stdout);

@@ -23,16 +23,16 @@ static const char *status_word(enum gpu_status st)
 
 int measured_complete(const struct gpu_result *r)
 {
-    return r->status == GPU_OK && r->has_counters && r->has_access_timing;
+    return r->err.status == GPU_OK && r->has_counters && r->has_access_timing;
 }
 
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE;
-    if (r->status != GPU_OK) {
+    if (r->err.status != GPU_OK) {
         fprintf(f, "measured: none: %s (%s)\n",
-                CLI_CLEAN(r->error[0] ? r->error : status_word(r->status)), CLI_CLEAN(source));
+                CLI_CLEAN(r->err.msg[0] ? r->err.msg : status_word(r->err.status)), CLI_CLEAN(source));
         return;
     }
     fprintf(f, "measured (%s):\n", CLI_CLEAN(source));  /* a recording's device, escaped */
@@ -64,10 +64,10 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
 void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
-    int st = acc->op == BANK_STORE, ok = r->status == GPU_OK;
+    int st = acc->op == BANK_STORE, ok = r->err.status == GPU_OK;
     double ns = recording_value(r, "ns_per_access"), slow = recording_value(r, "slowdown");
     jw_obj(w, "measured");
-    jw_str(w, "status", status_word(r->status));
+    jw_str(w, "status", status_word(r->err.status));
     jw_numf(w, "wavefronts", "%.6g", recording_value(r, st ? "wavefronts_st" : "wavefronts_ld"));
     jw_numf(w, "conflicts", "%.6g", recording_value(r, st ? "conflicts_st" : "conflicts_ld"));
     jw_numf(w, "ns_per_access", "%.6g", ns);
@@ -76,7 +76,7 @@ void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_a
     jw_numf(w, "slowdown", "%.6g", slow);
     jw_str(w, "source", source);
     jw_str(w, "provenance", r->provenance);
-    jw_str(w, "error", ok ? (r->has_counters ? "" : r->counters_note) : r->error);
+    jw_str(w, "error", ok ? (r->has_counters ? "" : r->counters_note) : r->err.msg);
     jw_bool(w, "counters_busy", r->counters_busy);
     jw_bool(w, "from_server", r->from_server);
     jw_numf(w, "cache_age_s", "%.6g", r->from_cache ? r->cached_age_s : NAN);

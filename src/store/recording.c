@@ -160,7 +160,7 @@ static void set_field(struct gpu_result *r, const struct recording_field *f, dou
 double recording_value(const struct gpu_result *r, const char *name)
 {
     const struct recording_field *f = recording_field(name);
-    if (!f || r->status != GPU_OK || !*part_has((struct gpu_result *)r, f->part))
+    if (!f || r->err.status != GPU_OK || !*part_has((struct gpu_result *)r, f->part))
         return NAN;
     return get_field(r, f);
 }
@@ -216,10 +216,10 @@ static void write_request(struct jw *w, const struct gpu_request *q)
 
 static void write_result(struct jw *w, const struct gpu_result *s)
 {
-    const char *sn = gpu_status_name(s->status);
+    const char *sn = gpu_status_name(s->err.status);
     jw_obj(w, "result");
     jw_str(w, "status", sn ? sn : "failed");
-    jw_str(w, "error", s->error);
+    jw_str(w, "error", s->err.msg);
     jw_str(w, "provenance", s->provenance);
     for (int p = 0; p < REC_PARTS; p++) {
         if (p == REC_COUNTERS)
@@ -467,8 +467,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
             st = i;
     if (st < 0 && !bl_err_failed(&d->e))
         bl_fail(&d->e, -1, BL_NOWHERE, REC_UNKNOWN_STATUS, d->name, where, status);
-    out->status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
-    get_str(d, s, "error", out->error, sizeof out->error, 0, where);
+    out->err.status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
+    get_str(d, s, "error", out->err.msg, sizeof out->err.msg, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
     get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
     out->verified = (int)get_num(d, s, "verified", 0, 0, where, R_BOOL);
