@@ -11,7 +11,7 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../gpu/kernel_predict.h"
-#include "../store/files_new.h"
+#include "../store/files.h"
 #include "cli.h"
 #include "kernel_model.h"
 

@@ -13,6 +13,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,87 +74,100 @@ void progress_reset(struct progress *p)
     p->reset_when = now_stamp();
 }
 
+/* ---- the file's fields ------------------------------------------------------------------ */
+
+/* What each member of a progress file holds: one table for reading and writing. */
+enum pkind {
+    P_STR,     /* a string, made valid UTF-8 without control characters when read */
+    P_INT,     /* an int, clamped to 0..INT_MAX when read */
+    P_BOOL,    /* true/false (a number: non-zero) */
+    P_NUM,     /* a finite double */
+    P_STAMP,   /* a change stamp: unix seconds; anything else reads as 0 (unknown) */
+    P_WHEN,    /* a long long of unix seconds (explored patterns) */
+};
+
+struct pfield {
+    const char *key;
+    int kind;
+    size_t off, size;
+};
+
+#define PF(type, key, kind, field) {key, kind, offsetof(type, field), sizeof ((type *)0)->field}
+#define TOP(key, kind, field) PF(struct progress, key, kind, field)
+#define QUIZ(key, kind, field) PF(struct progress_quiz, key, kind, field)
+#define EXP(key, kind, field) PF(struct progress_explored, key, kind, field)
+static const struct pfield top_fields[] = {
+    TOP("lesson", P_STR, lesson_id),          TOP("step", P_STR, step_id),
+    TOP("lang", P_STR, lang),                 TOP("task_score", P_INT, task_score),
+    TOP("task_max", P_INT, task_max),         TOP("position_when", P_STAMP, position_when),
+    TOP("lang_when", P_STAMP, lang_when),     TOP("task_when", P_STAMP, task_when),
+    TOP("history_when", P_STAMP, history_when), TOP("reset_when", P_STAMP, reset_when),
+    {NULL, 0, 0, 0},
+};
+static const struct pfield quiz_fields[] = {
+    QUIZ("lesson", P_STR, lesson_id),         QUIZ("step", P_STR, step_id),
+    QUIZ("attempts", P_INT, attempts),        QUIZ("correct", P_BOOL, correct),
+    QUIZ("first_correct", P_BOOL, first_correct), QUIZ("given", P_STR, given),
+    QUIZ("when", P_STAMP, when),              {NULL, 0, 0, 0},
+};
+static const struct pfield explored_fields[] = {
+    EXP("code", P_STR, code),                 EXP("where", P_STR, where),
+    EXP("wavefronts", P_INT, wavefronts),     EXP("conflicts", P_INT, conflicts),
+    EXP("ways", P_INT, ways),                 EXP("when", P_WHEN, when),
+    {NULL, 0, 0, 0},
+};
+static const struct pfield measured_fields[] = {   /* the "measured" object of one */
+    EXP("wavefronts", P_NUM, measured_wavefronts), EXP("conflicts", P_NUM, measured_conflicts),
+    EXP("ms", P_NUM, ms),                     EXP("ns_per_access", P_NUM, ns_per_access),
+    EXP("slowdown", P_NUM, slowdown),         EXP("device", P_STR, device),
+    {NULL, 0, 0, 0},
+};
+#undef TOP
+#undef QUIZ
+#undef EXP
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* The readers below record their first problem in r (bl_fail) and tolerate NULL and wrong
- * types. */
-
-static void get_str(struct bl_err *r, const cJSON *o, const char *key, char *dst, size_t size)
+/* Member f->key of o into the field at base + f->off. Absent or null: left as it is; of the
+ * wrong type: r fails (the first problem wins). */
+static void get_field(struct bl_err *r, const cJSON *o, const struct pfield *f, void *base)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, f->key);
+    char *at = (char *)base + f->off;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
     if (!v || cJSON_IsNull(v))
         return;
-    if (!cJSON_IsString(v) || !v->valuestring) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_STRING, key);
-        return;
-    }
-    bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
-}
-
-static int clamp_int(double d, int lo, int hi)
-{
-    if (!(d >= lo))  /* also NaN */
-        return lo;
-    if (d > hi)
-        return hi;
-    return (int)d;
-}
-
-static void get_int(struct bl_err *r, const cJSON *o, const char *key, int *dst, int lo, int hi)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (!cJSON_IsNumber(v)) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
-        return;
-    }
-    *dst = clamp_int(v->valuedouble, lo, hi);
-}
-
-static void get_bool(struct bl_err *r, const cJSON *o, const char *key, int *dst)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (cJSON_IsBool(v))
-        *dst = cJSON_IsTrue(v) ? 1 : 0;
-    else if (cJSON_IsNumber(v))
-        *dst = v->valuedouble != 0;
+    if (f->kind == P_STR && cJSON_IsString(v) && v->valuestring)
+        bl_utf8_fix(at, f->size, v->valuestring);  /* a hand-edited file cannot inject escapes */
+    else if (f->kind == P_STR)
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_STRING, f->key);
+    else if (f->kind == P_BOOL && (cJSON_IsBool(v) || cJSON_IsNumber(v)))
+        *(int *)(void *)at = cJSON_IsBool(v) ? cJSON_IsTrue(v) : d != 0;
+    else if (f->kind == P_BOOL)
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_TRUE_FALSE, f->key);
+    else if (!cJSON_IsNumber(v) || (f->kind != P_INT && !isfinite(d)))
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, f->key);
+    else if (f->kind == P_INT)
+        *(int *)(void *)at = !(d >= 0) ? 0 : d > INT_MAX ? INT_MAX : (int)d;  /* NaN: 0 */
+    else if (f->kind == P_WHEN)
+        *(long long *)(void *)at = d > 0 && d < 9e15 ? (long long)d : 0;
     else
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_TRUE_FALSE, key);
+        *(double *)(void *)at = f->kind == P_STAMP && !(d > 0 && d < 1e11) ? 0 : d;
 }
 
-static void get_double(struct bl_err *r, const cJSON *o, const char *key, double *dst)
+static void get_fields(struct bl_err *r, const cJSON *o, const struct pfield *f, void *base)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
-        return;
-    }
-    *dst = v->valuedouble;
+    for (; f->key; f++)
+        get_field(r, o, f, base);
 }
 
-/* A change stamp: unix seconds; anything else reads as 0 (unknown, older than any). */
-static void get_stamp(struct bl_err *r, const cJSON *o, const char *key, double *dst)
-{
-    double d = 0;
-    get_double(r, o, key, &d);
-    *dst = d > 0 && d < 1e11 ? d : 0;
-}
-
+/* Member key of o when it is an array; NULL when absent, null, or not an array (r fails). */
 static const cJSON *get_array(struct bl_err *r, const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return NULL;
-    if (!cJSON_IsArray(v)) {
+    if (v && !cJSON_IsNull(v) && !cJSON_IsArray(v))
         bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_ARRAY, key);
-        return NULL;
-    }
-    return v;
+    return cJSON_IsArray(v) ? v : NULL;
 }
 
 static void read_quiz(struct bl_err *r, const cJSON *a, struct progress *p)
@@ -169,13 +183,7 @@ static void read_quiz(struct bl_err *r, const cJSON *a, struct progress *p)
             return;  /* keep the first ones: those are the grades */
         struct progress_quiz *q = &p->quiz[p->nquiz];
         memset(q, 0, sizeof *q);
-        get_str(r, it, "lesson", q->lesson_id, sizeof q->lesson_id);
-        get_str(r, it, "step", q->step_id, sizeof q->step_id);
-        get_int(r, it, "attempts", &q->attempts, 0, INT_MAX);
-        get_bool(r, it, "correct", &q->correct);
-        get_bool(r, it, "first_correct", &q->first_correct);
-        get_str(r, it, "given", q->given, sizeof q->given);
-        get_stamp(r, it, "when", &q->when);
+        get_fields(r, it, quiz_fields, q);
         if (bl_err_failed(r))
             return;
         if (!q->lesson_id[0] && !q->step_id[0])
@@ -195,28 +203,14 @@ static void read_explored(struct bl_err *r, const cJSON *a, struct progress *p)
         }
         struct progress_explored e;
         memset(&e, 0, sizeof e);
-        get_str(r, it, "code", e.code, sizeof e.code);
-        get_str(r, it, "where", e.where, sizeof e.where);
-        get_int(r, it, "wavefronts", &e.wavefronts, 0, INT_MAX);
-        get_int(r, it, "conflicts", &e.conflicts, 0, INT_MAX);
-        get_int(r, it, "ways", &e.ways, 0, INT_MAX);
-        double when = 0;
-        get_double(r, it, "when", &when);
-        e.when = (when > 0 && when < 9e15) ? (long long)when : 0;
+        get_fields(r, it, explored_fields, &e);
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
-        if (m && !cJSON_IsNull(m)) {
-            if (!cJSON_IsObject(m)) {
-                bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_OBJECT, "measured");
-                return;
-            }
-            e.has_measured = 1;
-            get_double(r, m, "wavefronts", &e.measured_wavefronts);
-            get_double(r, m, "conflicts", &e.measured_conflicts);
-            get_double(r, m, "ms", &e.ms);
-            get_double(r, m, "ns_per_access", &e.ns_per_access);
-            get_double(r, m, "slowdown", &e.slowdown);
-            get_str(r, m, "device", e.device, sizeof e.device);
+        if (m && !cJSON_IsNull(m) && !cJSON_IsObject(m)) {
+            bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_OBJECT, "measured");
+            return;
         }
+        e.has_measured = cJSON_IsObject(m);
+        get_fields(r, m, measured_fields, &e);
         if (bl_err_failed(r))
             return;
         progress_record_explored(p, &e);
@@ -240,25 +234,17 @@ static void read_history(struct bl_err *r, const cJSON *a, struct progress *p)
 /* Fills p from a parsed document; returns 0, or -1 with r filled. */
 static int from_json(const cJSON *root, struct progress *p, struct bl_err *r)
 {
-    if (!cJSON_IsObject(root)) {
+    if (!cJSON_IsObject(root))
         return bl_fail(r, -1, BL_NOWHERE, PRG_NOT_JSON_OBJECT);
-    }
-    int format = PROGRESS_FORMAT;
-    get_int(r, root, "format", &format, INT_MIN, INT_MAX);
+    static const struct pfield format_field = {"format", P_NUM, 0, sizeof(double)};
+    double d = PROGRESS_FORMAT;
+    get_field(r, root, &format_field, &d);
+    int format = !(d >= INT_MIN) ? INT_MIN : d > INT_MAX ? INT_MAX : (int)d;
     if (format != PROGRESS_FORMAT)
         bl_fail(r, -1, BL_NOWHERE, PRG_FORMAT, format, PROGRESS_FORMAT);
-    get_str(r, root, "lesson", p->lesson_id, sizeof p->lesson_id);
-    get_str(r, root, "step", p->step_id, sizeof p->step_id);
-    get_str(r, root, "lang", p->lang, sizeof p->lang);
+    get_fields(r, root, top_fields, p);
     if (strcmp(p->lang, "zh") && strcmp(p->lang, "en"))
         p->lang[0] = 0;  /* unknown language: fall back to the locale */
-    get_int(r, root, "task_score", &p->task_score, 0, INT_MAX);
-    get_int(r, root, "task_max", &p->task_max, 0, INT_MAX);
-    get_stamp(r, root, "position_when", &p->position_when);
-    get_stamp(r, root, "lang_when", &p->lang_when);
-    get_stamp(r, root, "task_when", &p->task_when);
-    get_stamp(r, root, "history_when", &p->history_when);
-    get_stamp(r, root, "reset_when", &p->reset_when);
     const cJSON *a;
     if ((a = get_array(r, root, "quiz")))
         read_quiz(r, a, p);
@@ -386,32 +372,34 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
+/* The fields of base as members of w's open object. */
+static void put_fields(struct jw *w, const struct pfield *f, const void *base)
+{
+    for (; f->key; f++) {
+        const char *at = (const char *)base + f->off;
+        if (f->kind == P_STR)
+            jw_str(w, f->key, at);
+        else if (f->kind == P_INT)
+            jw_num(w, f->key, *(const int *)(const void *)at);
+        else if (f->kind == P_BOOL)
+            jw_bool(w, f->key, *(const int *)(const void *)at);
+        else if (f->kind == P_WHEN)
+            jw_num(w, f->key, (double)*(const long long *)(const void *)at);
+        else
+            jw_num(w, f->key, *(const double *)(const void *)at);
+    }
+}
+
 /* p as the JSON document of a progress file. */
 static struct jw *to_json(const struct progress *p)
 {
     struct jw *w = jw_new(0);
     jw_num(w, "format", PROGRESS_FORMAT);
-    jw_str(w, "lesson", p->lesson_id);
-    jw_str(w, "step", p->step_id);
-    jw_str(w, "lang", p->lang);
-    jw_num(w, "task_score", p->task_score);
-    jw_num(w, "task_max", p->task_max);
-    jw_num(w, "position_when", p->position_when);
-    jw_num(w, "lang_when", p->lang_when);
-    jw_num(w, "task_when", p->task_when);
-    jw_num(w, "history_when", p->history_when);
-    jw_num(w, "reset_when", p->reset_when);
+    put_fields(w, top_fields, p);
     jw_arr(w, "quiz");
     for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
         jw_obj(w, NULL);
-        jw_str(w, "lesson", q->lesson_id);
-        jw_str(w, "step", q->step_id);
-        jw_num(w, "attempts", q->attempts);
-        jw_bool(w, "correct", q->correct);
-        jw_bool(w, "first_correct", q->first_correct);
-        jw_str(w, "given", q->given);
-        jw_num(w, "when", q->when);
+        put_fields(w, quiz_fields, &p->quiz[i]);
         jw_end(w);
     }
     jw_end(w);
@@ -419,20 +407,10 @@ static struct jw *to_json(const struct progress *p)
     for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
         const struct progress_explored *e = &p->explored[i];
         jw_obj(w, NULL);
-        jw_str(w, "code", e->code);
-        jw_str(w, "where", e->where);
-        jw_num(w, "wavefronts", e->wavefronts);
-        jw_num(w, "conflicts", e->conflicts);
-        jw_num(w, "ways", e->ways);
-        jw_num(w, "when", (double)e->when);
+        put_fields(w, explored_fields, e);
         if (e->has_measured) {
             jw_obj(w, "measured");
-            jw_num(w, "wavefronts", e->measured_wavefronts);
-            jw_num(w, "conflicts", e->measured_conflicts);
-            jw_num(w, "ms", e->ms);
-            jw_num(w, "ns_per_access", e->ns_per_access);
-            jw_num(w, "slowdown", e->slowdown);
-            jw_str(w, "device", e->device);
+            put_fields(w, measured_fields, e);
             jw_end(w);
         } else {
             jw_null(w, "measured");

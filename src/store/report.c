@@ -286,6 +286,26 @@ static void md_head(FILE *f, const struct progress *p, const struct report_meta 
     fprintf(f, "- banklab %s\n\n", BANKLAB_VERSION);
 }
 
+/* The table rows of the quiz answers (tasks 0: chapter first) or of the graded tasks. */
+static void md_rows(FILE *f, const struct progress *p, const struct lesson_set *set,
+                    enum lesson_lang lang, int tasks)
+{
+    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        const struct progress_quiz *q = &p->quiz[i];
+        const struct lesson *lo;
+        const struct lesson_step *st;
+        find_step(set, q->lesson_id, q->step_id, &lo, &st);
+        if (is_task(q, st) != tasks)
+            continue;
+        if (tasks || !lo)
+            fputs(tasks ? "| " : "| | ", f);
+        else
+            fprintf(f, "| %d | ", lo->chapter);
+        md_answer_row(f, lo, st, q, lang);
+    }
+    fputc('\n', f);
+}
+
 static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_set *set,
                        enum lesson_lang lang, const struct totals *t)
 {
@@ -301,20 +321,7 @@ static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_se
     if (t->answered) {
         fprintf(f, "%s", L(RPT_QUIZ_HEADER));
         fprintf(f, "|---:|---|---|---:|:---:|:---:|---|\n");
-        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-            const struct progress_quiz *q = &p->quiz[i];
-            const struct lesson *lo;
-            const struct lesson_step *st;
-            find_step(set, q->lesson_id, q->step_id, &lo, &st);
-            if (is_task(q, st))
-                continue;
-            if (lo)
-                fprintf(f, "| %d | ", lo->chapter);
-            else
-                fprintf(f, "| | ");
-            md_answer_row(f, lo, st, q, lang);
-        }
-        fputc('\n', f);
+        md_rows(f, p, set, lang, 0);
     }
 }
 
@@ -332,17 +339,7 @@ static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set 
         fprintf(f, L(RPT_TASKS_TRIED), t->tried, t->solved, t->solved_first);
         fprintf(f, "%s", L(RPT_TASK_HEADER));
         fprintf(f, "|---|---|---:|:---:|:---:|---|\n");
-        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-            const struct progress_quiz *q = &p->quiz[i];
-            const struct lesson *lo;
-            const struct lesson_step *st;
-            find_step(set, q->lesson_id, q->step_id, &lo, &st);
-            if (!is_task(q, st))
-                continue;
-            fputs("| ", f);
-            md_answer_row(f, lo, st, q, lang);
-        }
-        fputc('\n', f);
+        md_rows(f, p, set, lang, 1);
     }
 }
 

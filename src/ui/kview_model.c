@@ -10,7 +10,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../store/files_new.h"
+#include "../store/files.h"
 #include "kview.h"
 
 /* the cursor's row (as kv_cur_row, which the drawing has: this file is called by it) */
