@@ -17,6 +17,7 @@
 #include "../store/json_write.h"
 #include "cli.h"
 #include "kernel_model.h"
+#include "measured.h"
 
 #define MAX_CLI_OPTS 96
 
@@ -621,21 +622,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     split_lines(src, srclen, &t);
     struct jw *w = jw_new(0);
     jw_str(w, "file", a->file);
-    jw_str(w, "kernel", r->kernel);
-    jw_str(w, "symbol", r->lowered);
-    jw_str(w, "device", r->device);
-    jw_str(w, "arch", r->arch);
-    jw_arr(w, "grid");
-    for (int d = 0; d < 3; d++)
-        jw_int(w, NULL, r->grid[d]);
-    jw_end(w);
-    jw_arr(w, "block");
-    for (int d = 0; d < 3; d++)
-        jw_int(w, NULL, r->block[d]);
-    jw_end(w);
-    jw_int(w, "dynamic_smem", (long long)r->smem);
-    jw_int(w, "static_smem", r->static_smem);
-    jw_int(w, "registers", r->regs);
+    measured_kernel_json(w, r);
     jw_arr(w, "lines");
     for (int i = 0; i < r->nlines; i++)
         json_line(w, r, i, &t, m);

@@ -163,14 +163,8 @@ int kmodel_print(const char *file, const char *src, size_t len,
         jw_str(w, "file", file);
         jw_str(w, "kernel", r.kernel);
         jw_str(w, "source", "model");
-        jw_arr(w, "grid");
-        for (int d = 0; d < 3; d++)
-            jw_int(w, NULL, r.grid[d]);
-        jw_end(w);
-        jw_arr(w, "block");
-        for (int d = 0; d < 3; d++)
-            jw_int(w, NULL, r.block[d]);
-        jw_end(w);
+        jw_uints(w, "grid", r.grid, 3);
+        jw_uints(w, "block", r.block, 3);
         jw_int(w, "dynamic_smem", (long long)r.smem);
         kmodel_json_lines(w, "model", src, len, &r);
         jw_int(w, "predicted", r.npredicted);

@@ -88,3 +88,16 @@ void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_a
     }
     jw_end(w);
 }
+
+void measured_kernel_json(struct jw *w, const struct gpu_kernel_result *r)
+{
+    jw_str(w, "kernel", r->kernel);
+    jw_str(w, "symbol", r->lowered);
+    jw_str(w, "device", r->device);
+    jw_str(w, "arch", r->arch);
+    jw_uints(w, "grid", r->grid, 3);
+    jw_uints(w, "block", r->block, 3);
+    jw_int(w, "dynamic_smem", (long long)r->smem);
+    jw_int(w, "static_smem", r->static_smem);
+    jw_int(w, "registers", r->regs);
+}

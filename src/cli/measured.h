@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "../gpu/gpu.h"
+#include "../gpu/gpu_kernel.h"
 #include "../store/json_write.h"
 
 /* What a live run adds (sim --gpu; NULL for a recording): how long the request took from
@@ -38,6 +39,11 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
  * also wait_ms (the wait for the GPU's turn), request_ms, open_ms and lock. */
 void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run);
+
+/* measured_kernel_json: the members naming a measured kernel launch (banklab kernel --json,
+ * banklab run --json): kernel, symbol, device, arch, grid, block, dynamic_smem, static_smem,
+ * registers. */
+void measured_kernel_json(struct jw *w, const struct gpu_kernel_result *r);
 
 /* measured_complete: 1 when r has what --gpu promises (counters and the time per access). */
 int measured_complete(const struct gpu_result *r);

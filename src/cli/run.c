@@ -19,6 +19,7 @@
 #include "../store/files.h"
 #include "../store/json_write.h"
 #include "cli.h"
+#include "measured.h"
 
 struct run_args {
     const char *kernel_re;
@@ -285,24 +286,10 @@ static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src
 {
     const struct gpu_kernel_result *r = &l->res;
     jw_obj(w, NULL);
-    jw_str(w, "kernel", r->kernel);
-    jw_str(w, "symbol", r->lowered);
+    measured_kernel_json(w, r);
     jw_int(w, "pid", l->pid);
     jw_int(w, "launch", l->ordinal);
     jw_int(w, "kernel_launch", l->nth);
-    jw_str(w, "device", r->device);
-    jw_str(w, "arch", r->arch);
-    jw_arr(w, "grid");
-    for (int d = 0; d < 3; d++)
-        jw_int(w, NULL, r->grid[d]);
-    jw_end(w);
-    jw_arr(w, "block");
-    for (int d = 0; d < 3; d++)
-        jw_int(w, NULL, r->block[d]);
-    jw_end(w);
-    jw_int(w, "dynamic_smem", (long long)r->smem);
-    jw_int(w, "static_smem", r->static_smem);
-    jw_int(w, "registers", r->regs);
     jw_str(w, "status", r->err.status == GPU_KERNEL_OK ? "ok" : "failed");
     jw_str(w, "error", r->err.status == GPU_KERNEL_OK ? NULL : r->err.msg);
     jw_arr(w, "lines");

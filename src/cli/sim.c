@@ -208,10 +208,7 @@ static void json_pattern_fields(struct jw *w, const struct sim_args *a,
     for (int i = 0; i < a->env.nparams; i++)
         jw_int(w, a->env.param[i].name, a->env.param[i].value);
     jw_end(w);
-    jw_arr(w, "block");
-    for (int d = 0; d < 3; d++)
-        jw_int(w, NULL, a->env.block[d]);
-    jw_end(w);
+    jw_uints(w, "block", a->env.block, 3);
     jw_int(w, "warp", a->env.warp);
     jw_int(w, "dynamic", (long long)a->env.dyn_bytes);
     jw_arr(w, "arrays");

@@ -111,6 +111,14 @@ void jw_int(struct jw *w, const char *key, long long v)
     add(w, key, cJSON_CreateRaw(buf));
 }
 
+void jw_uints(struct jw *w, const char *key, const unsigned *v, int n)
+{
+    jw_arr(w, key);
+    for (int i = 0; i < n; i++)
+        jw_int(w, NULL, v[i]);
+    jw_end(w);
+}
+
 void jw_bool(struct jw *w, const char *key, int v) { add(w, key, cJSON_CreateBool(v != 0)); }
 void jw_null(struct jw *w, const char *key) { add(w, key, cJSON_CreateNull()); }
 

@@ -26,6 +26,7 @@ void jw_strn(struct jw *w, const char *key, const char *s, size_t n); /* at most
 void jw_num(struct jw *w, const char *key, double v);    /* as cJSON writes it; NaN, inf: null */
 void jw_numf(struct jw *w, const char *key, const char *fmt, double v); /* printf; NaN: null */
 void jw_int(struct jw *w, const char *key, long long v); /* every digit */
+void jw_uints(struct jw *w, const char *key, const unsigned *v, int n);  /* an array of n */
 void jw_bool(struct jw *w, const char *key, int v);
 void jw_null(struct jw *w, const char *key);
 

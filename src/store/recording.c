@@ -356,11 +356,6 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
 static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, const char *where)
 {
     char kind[16] = "";
-    memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(q)) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d->name, where);
-        return;
-    }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
     out->want_timing = (int)get_num(d, q, "timing", 0, 0, where, R_BOOL);
     out->want_counters = (int)get_num(d, q, "counters", 0, 0, where, R_BOOL);
@@ -455,11 +450,6 @@ static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, co
 static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, const char *where)
 {
     char status[32] = "";
-    memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(s)) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d->name, where);
-        return;
-    }
     get_str(d, s, "status", status, sizeof status, 1, where);
     int st = -1;
     for (int i = 0; gpu_status_name((enum gpu_status)i); i++)
@@ -559,8 +549,16 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             }
             const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
             w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
-            read_request(&d, cJSON_GetObjectItemCaseSensitive(o, "request"), &w.rec.req, where);
-            read_result(&d, cJSON_GetObjectItemCaseSensitive(o, "result"), &w.rec.res, where);
+            const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "request"),
+                        *s = cJSON_GetObjectItemCaseSensitive(o, "result");
+            if (!cJSON_IsObject(q))
+                bl_fail(&d.e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d.name, where);
+            else
+                read_request(&d, q, &w.rec.req, where);
+            if (!cJSON_IsObject(s))
+                bl_fail(&d.e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d.name, where);
+            else
+                read_result(&d, s, &w.rec.res, where);
             if (bl_err_failed(&d.e))
                 break;
             if (recording_add(r, &w)) {

@@ -286,17 +286,30 @@ static void md_head(FILE *f, const struct progress *p, const struct report_meta 
     fprintf(f, "- banklab %s\n\n", BANKLAB_VERSION);
 }
 
+/* The next progress entry from *i on that is a graded task's result (tasks 1) or a quiz
+ * answer (tasks 0), with its lesson and step in set (NULLs when gone); NULL after the last. */
+static const struct progress_quiz *next_answer(const struct progress *p,
+                                               const struct lesson_set *set, int tasks, int *i,
+                                               const struct lesson **lo,
+                                               const struct lesson_step **st)
+{
+    while (*i < p->nquiz && *i < PROGRESS_MAX_QUIZ) {
+        const struct progress_quiz *q = &p->quiz[(*i)++];
+        find_step(set, q->lesson_id, q->step_id, lo, st);
+        if (is_task(q, *st) == tasks)
+            return q;
+    }
+    return NULL;
+}
+
 /* The table rows of the quiz answers (tasks 0: chapter first) or of the graded tasks. */
 static void md_rows(FILE *f, const struct progress *p, const struct lesson_set *set,
                     enum lesson_lang lang, int tasks)
 {
-    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
-        const struct lesson *lo;
-        const struct lesson_step *st;
-        find_step(set, q->lesson_id, q->step_id, &lo, &st);
-        if (is_task(q, st) != tasks)
-            continue;
+    const struct progress_quiz *q;
+    const struct lesson *lo;
+    const struct lesson_step *st;
+    for (int i = 0; (q = next_answer(p, set, tasks, &i, &lo, &st));) {
         if (tasks || !lo)
             fputs(tasks ? "| " : "| | ", f);
         else
@@ -470,13 +483,10 @@ static void json_answers(struct jw *w, const struct progress *p, const struct le
         jw_num(w, "total", t->quizzes);
     }
     jw_arr(w, "items");
-    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
-        const struct lesson *lo;
-        const struct lesson_step *st;
-        find_step(set, q->lesson_id, q->step_id, &lo, &st);
-        if (is_task(q, st) != tasks)
-            continue;
+    const struct progress_quiz *q;
+    const struct lesson *lo;
+    const struct lesson_step *st;
+    for (int i = 0; (q = next_answer(p, set, tasks, &i, &lo, &st));) {
         const char *lid = q->lesson_id, *value = choice_given(st, q, lang);
         if (tasks && !strncmp(lid, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
             lid += strlen(REPORT_TASK_PREFIX);
