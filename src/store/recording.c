@@ -471,6 +471,85 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     }
 }
 
+/* data parsed (at most RECORDING_VALUES_MAX values: bounded before cJSON builds its tree), or
+ * NULL with d failed; rec: a recording's messages (a cut file said so). */
+static cJSON *parse(struct rd *d, const char *data, size_t len, int rec)
+{
+    const char *end = NULL;
+    int line, col;
+    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, rec ? REC_TOO_MANY_VALUES : REC_HW_TOO_MANY_VALUES,
+                d->name, RECORDING_VALUES_MAX);
+        return NULL;
+    }
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!root) {
+        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
+        pos = pos > len ? len : pos;
+        json_line_col(data, len, pos, &line, &col);
+        bl_fail(&d->e, -1, BL_AT((long long)pos, 1, -1),
+                rec && (pos >= len || json_unclosed(data, len)) ? REC_ENDS_EARLY : REC_NOT_JSON,
+                d->name, line, col);
+    }
+    return root;
+}
+
+/* One object of "records" into w. */
+static void read_row(struct rd *d, const cJSON *o, struct recording_row *w, const char *where)
+{
+    get_str(d, o, "group", w->group, sizeof w->group, 0, where);
+    get_str(d, o, "label", w->label, sizeof w->label, 0, where);
+    w->model_wavefronts = w->model_conflicts = -1;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+    if (cJSON_IsObject(m)) {
+        w->model_wavefronts = (int)get_num(d, m, "wavefronts", -1, 0, where, R_MODEL);
+        w->model_conflicts = (int)get_num(d, m, "conflicts", -1, 0, where, R_MODEL);
+    }
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
+    w->agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "request"),
+                *s = cJSON_GetObjectItemCaseSensitive(o, "result");
+    if (!cJSON_IsObject(q))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d->name, where);
+    else
+        read_request(d, q, &w->rec.req, where);
+    if (!cJSON_IsObject(s))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d->name, where);
+    else
+        read_result(d, s, &w->rec.res, where);
+}
+
+/* The top level of a recording (format, version, device, ...) into r; its "records", or NULL
+ * with d failed. */
+static const cJSON *read_top(struct rd *d, const cJSON *root, struct recording *r)
+{
+    char fmt[64] = "";
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (!cJSON_IsObject(root)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_TOP_NOT_OBJECT, d->name);
+        return NULL;
+    }
+    get_str(d, root, "format", fmt, sizeof fmt, 0, "top level");
+    if (bl_err_failed(&d->e) || strcmp(fmt, RECORDING_FORMAT)) {
+        bl_err_clear(&d->e);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NOT_FORMAT, d->name, RECORDING_FORMAT);
+    } else if (!cJSON_IsNumber(ver)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NO_VERSION, d->name);
+    } else if (ver->valueint != RECORDING_VERSION) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_VERSION, d->name, ver->valueint, RECORDING_VERSION);
+    }
+    if (bl_err_failed(&d->e))
+        return NULL;
+    get_str(d, root, "device", r->device, sizeof r->device, 1, "top level");
+    get_str(d, root, "date", r->date, sizeof r->date, 1, "top level");
+    get_str(d, root, "command", r->command, sizeof r->command, 0, "top level");
+    get_str(d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
+    if (!bl_err_failed(&d->e) && !cJSON_IsArray(rows))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_RECORDS_ARRAY, d->name);
+    return bl_err_failed(&d->e) ? NULL : rows;
+}
+
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
                           struct bl_err *err)
 {
@@ -481,93 +560,24 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
         bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_LARGE, d.name, RECORDING_FILE_MAX >> 20);
         return rd_result(&d, err);
     }
-    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
-        return rd_result(&d, err);
-    }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!root) {
-        int line, col;
-        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
-        if (pos > len)
-            pos = len;
-        json_line_col(data, len, pos, &line, &col);
-        if (pos >= len || json_unclosed(data, len))
-            bl_fail(&d.e, -1, BL_NOWHERE, REC_ENDS_EARLY, d.name, line, col);
-        else
-            bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
-        return rd_result(&d, err);
-    }
-    char fmt[64] = "";
-    if (!cJSON_IsObject(root)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOP_NOT_OBJECT, d.name);
-        goto out;
-    }
-    get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
-    if (bl_err_failed(&d.e) || strcmp(fmt, RECORDING_FORMAT)) {
-        bl_err_clear(&d.e);
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_FORMAT, d.name, RECORDING_FORMAT);
-        goto out;
-    }
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-    if (!cJSON_IsNumber(ver)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NO_VERSION, d.name);
-        goto out;
-    }
-    if (ver->valueint != RECORDING_VERSION) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_VERSION, d.name, ver->valueint, RECORDING_VERSION);
-        goto out;
-    }
-    get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
-    get_str(&d, root, "date", r->date, sizeof r->date, 1, "top level");
-    get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
-    get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
-    if (!bl_err_failed(&d.e) && !cJSON_IsArray(rows))
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_RECORDS_ARRAY, d.name);
-    const cJSON *o;
+    cJSON *root = parse(&d, data, len, 1);
+    const cJSON *rows = root ? read_top(&d, root, r) : NULL, *o;
     int i = 0;
-    if (!bl_err_failed(&d.e)) {
-        cJSON_ArrayForEach(o, rows)
-        {
-            struct recording_row w;
-            char where[48];
-            memset(&w, 0, sizeof w);
-            snprintf(where, sizeof where, "records[%d]", i++);
-            if (!cJSON_IsObject(o)) {
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
-                break;
-            }
-            get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
-            get_str(&d, o, "label", w.label, sizeof w.label, 0, where);
-            w.model_wavefronts = w.model_conflicts = -1;
-            const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
-            if (cJSON_IsObject(m)) {
-                w.model_wavefronts = (int)get_num(&d, m, "wavefronts", -1, 0, where, R_MODEL);
-                w.model_conflicts = (int)get_num(&d, m, "conflicts", -1, 0, where, R_MODEL);
-            }
-            const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
-            w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
-            const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "request"),
-                        *s = cJSON_GetObjectItemCaseSensitive(o, "result");
-            if (!cJSON_IsObject(q))
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d.name, where);
-            else
-                read_request(&d, q, &w.rec.req, where);
-            if (!cJSON_IsObject(s))
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d.name, where);
-            else
-                read_result(&d, s, &w.rec.res, where);
-            if (bl_err_failed(&d.e))
-                break;
-            if (recording_add(r, &w)) {
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
-                break;
-            }
-        }
+    cJSON_ArrayForEach(o, rows)
+    {
+        struct recording_row w;
+        char where[48];
+        memset(&w, 0, sizeof w);
+        snprintf(where, sizeof where, "records[%d]", i++);
+        if (!cJSON_IsObject(o))
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
+        else
+            read_row(&d, o, &w, where);
+        if (!bl_err_failed(&d.e) && recording_add(r, &w))
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
+        if (bl_err_failed(&d.e))
+            break;
     }
-out:
     cJSON_Delete(root);
     if (bl_err_failed(&d.e))
         recording_done(r);
@@ -653,22 +663,11 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n,
         return -1;
     struct rd d = {path, {0}};
     bl_err_clear(&d.e);
-    const char *end = NULL;
-    cJSON *root = NULL;
     struct hw_case *out = NULL;
     int count = 0;
-    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_HW_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
+    cJSON *root = parse(&d, data, len, 0);
+    if (!root)
         goto done;
-    }
-    root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!root) {
-        int line, col;
-        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
-        json_line_col(data, len, pos, &line, &col);
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
-        goto done;
-    }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
     if (!cJSON_IsArray(arr)) {
         bl_fail(&d.e, -1, BL_NOWHERE, REC_CASES_ARRAY, d.name);
