@@ -769,11 +769,11 @@ int cmd_kernel(int argc, char **argv)
     if (rc)
         return rc;
     char why[256];
-    struct bl_err rerr = {0};
+    struct bl_err e = {0};
     size_t len = 0;
-    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &rerr);
+    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(rerr.msg));
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(e.msg));
         return EXIT_USAGE;
     }
     struct gpu_kernel_request req;
@@ -814,7 +814,7 @@ int cmd_kernel(int argc, char **argv)
         fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
         req.cache_dir[0] = '\0';
     }
-    struct bl_err e = {0};
+    bl_err_clear(&e);
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
         say(e.msg);

@@ -928,8 +928,8 @@ int cmd_lab(int argc, char **argv)
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(o.file, &lerr);
     if (!l) {
-        fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(lerr.file[0] ? lerr.file : o.file), lerr.line,
-                lerr.col, CLI_CLEAN(lerr.msg));
+        char line[512];
+        fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(&lerr, line, sizeof line)));
         return EXIT_USAGE;
     }
     lab.l = l;

@@ -249,7 +249,8 @@ static void report_load(const struct lesson_error *e, void *ctx)
 {
     struct lctx *c = ctx;
     c->problems++;
-    fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(e->file), e->line, e->col, CLI_CLEAN(e->msg));
+    char line[512];
+    fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
 static void case_line(const struct vitem *it)

@@ -75,12 +75,9 @@ static void load_report(const struct lesson_error *e, void *ctx)
     }
     a->nload_errors++;
     a->nload_shown++;
-    if (e->line > 0)
-        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
-                 e->file, e->line, e->col, e->msg);
-    else  /* the file as a whole: unreadable, not a regular file, too large */
-        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s: %s", o ? "\n" : "",
-                 e->file, e->msg);
+    char line[512];
+    snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s", o ? "\n" : "",
+             lesson_error_line(e, line, sizeof line));
 }
 
 /* the step to start at: --chapter/--step, else where the learner left off */
