@@ -1,4 +1,5 @@
-/* measured.c: the printer of `banklab sim --gpu` and `sim --replay` (measured.h). */
+/* measured.c: the printer of `banklab sim --gpu` and `sim --replay`, and of a measured kernel
+ * launch's name in JSON (measured.h). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>

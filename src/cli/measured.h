@@ -1,7 +1,8 @@
 /* measured.h: one access measured on the GPU (`banklab sim --gpu`) or found in a recording
  * (`banklab sim --replay FILE`), printed for people and for scripts. One code path for both:
  * the caller runs the request through gpu.h (the CUDA runner or the replay handle) and hands
- * the result here. No curses, no cJSON (JSON through src/store/json_write.h). */
+ * the result here; and the JSON naming a measured kernel launch (kernel --json, run --json).
+ * No curses, no cJSON (JSON through src/store/json_write.h). */
 #ifndef BANKLAB_MEASURED_H
 #define BANKLAB_MEASURED_H
 

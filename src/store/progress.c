@@ -255,9 +255,6 @@ static int from_json(const cJSON *root, struct progress *p, struct bl_err *r)
     return bl_err_failed(r) ? -1 : 0;
 }
 
-/* Reads the whole file; returns a NUL-terminated buffer (free it) or NULL with errno set
- * (EFBIG when too large, EISDIR for a directory). */
-
 /* Renames path to path.corrupt-<time>[-N] (never over an existing file). Fills kept. */
 static int move_aside(const char *path, char *kept, size_t size)
 {
@@ -326,8 +323,42 @@ int progress_read(const char *path, struct progress *p, struct bl_err *err)
     return -1;
 }
 
-static int lock_beside(const char *path, struct bl_err *err);
-static int lock_path(const char *path, char *lock, size_t size);
+/* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
+static int lock_path(const char *path, char *lock, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    return snprintf(lock, size, "%.*sprogress.lock", dirlen, path) >= (int)size ? -1 : 0;
+}
+
+/* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
+ * returns its descriptor (close it to unlock), or -1 with err filled when another process
+ * kept it for PROGRESS_LOCK_WAIT_MS. */
+static int lock_beside(const char *path, struct bl_err *err)
+{
+    char lock[4200];
+    if (lock_path(path, lock, sizeof lock))
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_OPEN_LOCK, lock, strerror(errno));
+    for (int waited = 0;; waited += 10) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_LOCK, lock, strerror(errno));
+            break;
+        }
+        if (waited >= PROGRESS_LOCK_WAIT_MS) {
+            bl_fail(err, EWOULDBLOCK, BL_NOWHERE, PRG_LOCKED, lock, PROGRESS_LOCK_WAIT_MS / 1000);
+            break;
+        }
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    close(fd);
+    return -1;
+}
 
 /* The temporary files of a save that was killed (progress.json.tmp-XXXXXX): removed when
  * the lock is free at once, i.e. no other banklab is saving now (a live save holds it). */
@@ -441,43 +472,6 @@ static int make_parents(const char *path, struct bl_err *err)
 static int emit_json(FILE *f, void *w)
 {
     return jw_print(w, f, 1);
-}
-
-/* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
-static int lock_path(const char *path, char *lock, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    return snprintf(lock, size, "%.*sprogress.lock", dirlen, path) >= (int)size ? -1 : 0;
-}
-
-/* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
- * returns its descriptor (close it to unlock), or -1 with err filled when another process
- * kept it for PROGRESS_LOCK_WAIT_MS. */
-static int lock_beside(const char *path, struct bl_err *err)
-{
-    char lock[4200];
-    if (lock_path(path, lock, sizeof lock))
-        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_OPEN_LOCK, lock, strerror(errno));
-    for (int waited = 0;; waited += 10) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            return fd;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_LOCK, lock, strerror(errno));
-            break;
-        }
-        if (waited >= PROGRESS_LOCK_WAIT_MS) {
-            bl_fail(err, EWOULDBLOCK, BL_NOWHERE, PRG_LOCKED, lock, PROGRESS_LOCK_WAIT_MS / 1000);
-            break;
-        }
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    close(fd);
-    return -1;
 }
 
 int progress_save(const char *path, struct progress *p, struct bl_err *err)

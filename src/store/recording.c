@@ -19,11 +19,9 @@
 #include "json_write.h"
 #include "recording.h"
 
-/* What a recording may hold (docs/security.md). The shipped one, every setting of every
- * lesson timed, is 3.4 MB with 255,000 JSON values (13.5 bytes a value); one that grows to
- * 20 MB would hold about 1.5 million. Larger files, and files packed with more values than a
- * recording has, are refused before cJSON builds its tree (64 bytes a value): memory stays
- * bounded whatever the file holds. */
+/* What a recording may hold (docs/security.md, with the shipped one's size): larger files,
+ * and files packed with more values, are refused before cJSON builds its tree (64 bytes a
+ * value), so memory stays bounded whatever the file holds. */
 #define RECORDING_FILE_MAX (64u << 20)
 #define RECORDING_VALUES_MAX 4000000
 /* Ranges of recorded numbers: counters are per warp instruction (a warp access costs at
@@ -35,8 +33,7 @@
 #define R_LAUNCHES 0, 1e9
 #define R_RATE 0, 1e12
 #define R_MODEL -1, 65536
-#define R_OFFSET 0, 281474976710656.0   /* 2^48 bytes */
-#define R_PARAM -1e12, 1e12
+#define R_OFFSET_MAX 281474976710656.0   /* 2^48 bytes */
 
 void recording_init(struct recording *r)
 {
@@ -332,25 +329,30 @@ static int width_ok(unsigned w)
     return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
 }
 
-/* 32 offsets (whole numbers in R_OFFSET) into out. */
+/* 32 whole numbers in 0..max (array a) into v; -1 with d failed (id_array: a is not 32
+ * numbers; id_item: element i is not whole or out of range). */
+static int read_lanes(struct rd *d, const cJSON *a, double max, double *v, int id_array,
+                      int id_item, const char *where)
+{
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != BANK_LANES)
+        return bl_fail(&d->e, -1, BL_NOWHERE, id_array, d->name, where);
+    for (int i = 0; i < BANK_LANES; i++) {
+        const cJSON *e = cJSON_GetArrayItem(a, i);
+        v[i] = cJSON_IsNumber(e) ? e->valuedouble : -1;
+        if (!(v[i] >= 0 && v[i] <= max) || v[i] != floor(v[i]))
+            return bl_fail(&d->e, -1, BL_NOWHERE, id_item, d->name, where, i);
+    }
+    return 0;
+}
+
+/* "offsets": 32 byte offsets below 2^48 into out. */
 static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char *where)
 {
-    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
-    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSETS, d->name, where);
-        return;
-    }
-    int i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, offs)
-    {
-        double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-        if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
-            bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSET_WHOLE, d->name, where, i);
-            return;
-        }
-        out[i++] = (uint64_t)x;
-    }
+    double v[BANK_LANES];
+    if (read_lanes(d, cJSON_GetObjectItemCaseSensitive(o, "offsets"), R_OFFSET_MAX, v,
+                   REC_OFFSETS, REC_OFFSET_WHOLE, where) == 0)
+        for (int i = 0; i < BANK_LANES; i++)
+            out[i] = (uint64_t)v[i];
 }
 
 static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, const char *where)
@@ -387,21 +389,13 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         }
         read_offsets(d, q, out->access.offset, where);
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(q, "sources");
+        double v[BANK_LANES];
         if (src && !cJSON_IsNull(src)) {
-            if (!cJSON_IsArray(src) || cJSON_GetArraySize(src) != BANK_LANES) {
-                bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCES, d->name, where);
+            if (read_lanes(d, src, 65536, v, REC_SOURCES, REC_SOURCE_RANGE, where))
                 return;
-            }
             out->access.has_src = 1;
-            for (int i = 0; i < BANK_LANES; i++) {
-                const cJSON *v = cJSON_GetArrayItem(src, i);
-                double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-                if (x < 0 || x > 65536 || x != (double)(uint32_t)x) {
-                    bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCE_RANGE, d->name, where, i);
-                    return;
-                }
-                out->access.src[i] = (uint32_t)x;
-            }
+            for (int i = 0; i < BANK_LANES; i++)
+                out->access.src[i] = (uint32_t)v[i];
         }
     } else if (!strcmp(kind, "case")) {
         out->kind = GPU_REQ_CASE;

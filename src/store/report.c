@@ -215,7 +215,6 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
     fputs(" |\n", f);
 }
 
-/* The heading: date, learner, device, last position, version. */
 /* A row's device in the report's language: "recorded on <device>, <date>" (replay) or the
  * device measured on. */
 static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
@@ -255,6 +254,7 @@ static void md_measured_on(FILE *f, const struct progress *p, enum lesson_lang l
         fputc('\n', f);
 }
 
+/* The heading: date, learner, device, last position, version. */
 static void md_head(FILE *f, const struct progress *p, const struct report_meta *meta,
                     long long now, enum lesson_lang lang)
 {
