@@ -7,12 +7,10 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <poll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../base/err.h"

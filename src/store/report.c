@@ -9,14 +9,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/fmt.h"
 #include "../base/msg.h"
 #include "../base/utf8.h"
 
