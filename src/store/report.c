@@ -146,23 +146,28 @@ static void date_str(long long t, int utc, const char *f, char *buf, size_t size
 
 /* ---- Markdown --------------------------------------------------------------------------- */
 
-/* Text for a table cell: one line, '|' escaped, HTML-significant characters neutralised;
- * bytes that are not UTF-8 and control characters (from a hand-edited progress file, a
- * device name) do not reach the file. */
+/* s (made valid UTF-8 without control characters but \n: bl_utf8_fix) in a table cell: one
+ * line, '|' escaped and, outside code (html), HTML-significant characters neutralised. */
+static void md_put(FILE *f, const char *s, int html)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n')
+            fputc(' ', f);
+        else if (html && (*s == '<' || *s == '>' || *s == '&'))
+            fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : "&amp;", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* Text for a table cell: bytes that are not UTF-8 and control characters (from a hand-edited
+ * progress file, a device name) do not reach the file. */
 static void md_cell(FILE *f, const char *raw)
 {
     char fixed[REPORT_TEXT_MAX];
-    const char *s = bl_utf8_fix(fixed, sizeof fixed, raw);
-    for (; *s; s++) {
-        switch (*s) {
-        case '|': fputs("\\|", f); break;
-        case '\n': case '\r': case '\t': fputc(' ', f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        default: fputc(*s, f);
-        }
-    }
+    md_put(f, bl_utf8_fix(fixed, sizeof fixed, raw), 1);
 }
 
 /* Code in a table cell: a backtick span long enough not to clash with the code's own. */
@@ -179,14 +184,7 @@ static void md_code(FILE *f, const char *raw)
     for (int i = 0; i <= longest; i++)
         fputc('`', f);
     fputc(' ', f);
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r' || *s == '\t')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
+    md_put(f, s, 0);
     fputc(' ', f);
     for (int i = 0; i <= longest; i++)
         fputc('`', f);
