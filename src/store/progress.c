@@ -654,29 +654,25 @@ void progress_record_quiz(struct progress *p, const char *lesson_id, const char 
                           int correct, const char *given)
 {
     char lid[PROGRESS_ID_MAX], sid[PROGRESS_ID_MAX];
+    struct progress_quiz *q = NULL;
     copy_str(lid, sizeof lid, lesson_id);
     copy_str(sid, sizeof sid, step_id);
-    correct = correct ? 1 : 0;
-    for (int i = 0; i < p->nquiz; i++) {
-        struct progress_quiz *q = &p->quiz[i];
-        if (!strcmp(q->lesson_id, lid) && !strcmp(q->step_id, sid)) {
-            if (q->attempts < INT_MAX)
-                q->attempts++;
-            q->correct = correct;
-            copy_str(q->given, sizeof q->given, given);
-            q->when = now_stamp();
-            return;
-        }
+    for (int i = 0; i < p->nquiz && !q; i++)
+        if (!strcmp(p->quiz[i].lesson_id, lid) && !strcmp(p->quiz[i].step_id, sid))
+            q = &p->quiz[i];
+    if (q && q->attempts < INT_MAX) {
+        q->attempts++;
+    } else if (!q) {
+        if (p->nquiz >= PROGRESS_MAX_QUIZ)
+            return;  /* full: earlier grades are kept rather than replaced */
+        q = &p->quiz[p->nquiz++];
+        memset(q, 0, sizeof *q);
+        memcpy(q->lesson_id, lid, sizeof lid);
+        memcpy(q->step_id, sid, sizeof sid);
+        q->attempts = 1;
+        q->first_correct = correct != 0;
     }
-    if (p->nquiz >= PROGRESS_MAX_QUIZ)
-        return;  /* full: earlier grades are kept rather than replaced */
-    struct progress_quiz *q = &p->quiz[p->nquiz++];
-    memset(q, 0, sizeof *q);
-    memcpy(q->lesson_id, lid, sizeof lid);
-    memcpy(q->step_id, sid, sizeof sid);
-    q->attempts = 1;
-    q->correct = correct;
-    q->first_correct = correct;
+    q->correct = correct != 0;
     copy_str(q->given, sizeof q->given, given);
     q->when = now_stamp();
 }
