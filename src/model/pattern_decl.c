@@ -254,10 +254,8 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
         return -1;
     int end = p->node[e].end;
     if (ptr) {
-        if (p->node[e].vk == VK_ARR && (e = pat_rvalue(ps, e)) < 0)
+        if ((e = pat_pointer_value(ps, e, "so it cannot initialize a pointer")) < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR)
-            return pat_not_pointer_error(ps, e, "so it cannot initialize a pointer");
         /* a pointer of another type is taken as if cast (C would want the cast) */
         int ai = pat_add_array(ps, name, type, nt);
         if (ai < 0)

@@ -84,12 +84,6 @@ static int parse_builtin_member(struct parser *ps, const struct token *t, int ba
     return id;
 }
 
-static int const_ctx_error(struct parser *ps, int pos, int len, const char *name)
-{
-    return bl_fail(ps->err, -1, BL_AT(pos, len, -1),
-                    PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS, name);
-}
-
 /* sizeof(TYPE) or sizeof EXPR-of-shared-type */
 static int parse_sizeof(struct parser *ps, const struct token *t)
 {
@@ -141,7 +135,8 @@ static int local_ref(struct parser *ps, const struct token *t, int li, const cha
         return id < 0 ? -1 : pat_link(ps, id, l->const_init, -1, -1);
     }
     if (ps->const_ctx)
-        return const_ctx_error(ps, t->pos, t->len, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
     int vk = l->kind == L_INT ? VK_INT : l->kind == L_OPQ ? VK_OPQ : VK_PTR;
     int id = pat_new_node(ps, N_LOCAL, vk, t->pos, end);
     if (id >= 0) {
@@ -156,7 +151,8 @@ static int array_ref(struct parser *ps, const struct token *t, int ai, const cha
 {
     struct pattern *p = ps->p;
     if (ps->const_ctx)
-        return const_ctx_error(ps, t->pos, t->len, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
     const struct array *a = &p->arr[ai];
     int scalar = !a->is_extern && a->ndims == 0;
     int id = pat_new_node(ps, N_ARRAY, scalar ? VK_LVAL : VK_ARR, t->pos, t->pos + t->len);
@@ -270,7 +266,8 @@ static int parse_name(struct parser *ps, const struct token *t)
         return array_ref(ps, t, k, name);
     if (strcmp(name, "threadIdx") == 0 || strcmp(name, "blockDim") == 0) {
         if (ps->const_ctx && name[0] == 't')
-            return const_ctx_error(ps, t->pos, t->len, name);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
         return parse_builtin_member(ps, t, name[0] == 't' ? B_TX : B_BX);
     }
     static const char *const simple[] = {"lane", "warp", "tid", "warpSize"};
@@ -278,7 +275,8 @@ static int parse_name(struct parser *ps, const struct token *t)
     for (k = 0; k < 4; k++) {
         if (strcmp(name, simple[k]) == 0) {
             if (ps->const_ctx && k < 3)  /* warpSize is a constant */
-                return const_ctx_error(ps, t->pos, t->len, name);
+                return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
             int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, t->pos + t->len);
             if (id >= 0)
                 p->node[id].op = (short)simple_b[k];
@@ -428,20 +426,23 @@ static int parse_postfix(struct parser *ps)
     }
 }
 
-/* Error for node e where a shared memory pointer or array is needed. */
-int pat_not_pointer_error(struct parser *ps, int e, const char *what)
+/* Node e as a shared memory pointer (an array decays to one): its node, or -1 with why
+ * (what) it must be one. */
+int pat_pointer_value(struct parser *ps, int e, const char *what)
 {
+    if (e >= 0 && ps->p->node[e].vk == VK_ARR)
+        e = pat_rvalue(ps, e);
+    if (e < 0 || ps->p->node[e].vk == VK_PTR)
+        return e;
     const struct node *nd = &ps->p->node[e];
     char b[SNIP_MAX];
-    pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
-    if (nd->kind == N_PARAM)
-        bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1),
-                 PAT_UNKNOWN_NAME_DECLARE_IT_FIRST,
-                 ps->p->param[nd->arr].name, ps->p->param[nd->arr].name);
-    else
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                 PAT_IS_NOT_A_SHARED_MEMORY, b, what);
-    return -1;
+    if (nd->kind == N_PARAM) {
+        const char *name = ps->p->param[nd->arr].name;
+        return bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(name), -1),
+                       PAT_UNKNOWN_NAME_DECLARE_IT_FIRST, name, name);
+    }
+    return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_NOT_A_SHARED_MEMORY,
+                   pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), what);
 }
 
 /* (TYPE) or (TYPE *) cast: at '(' with a type start after it. */
@@ -463,12 +464,8 @@ static int parse_cast(struct parser *ps)
         return -1;
     int end = p->node[e].end;
     if (ptr) {
-        if (p->node[e].vk == VK_ARR)
-            e = pat_rvalue(ps, e);
-        if (e < 0)
+        if ((e = pat_pointer_value(ps, e, "so it cannot be cast to a pointer")) < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR)
-            return pat_not_pointer_error(ps, e, "so it cannot be cast to a pointer");
         int id = pat_new_node(ps, N_PCAST, VK_PTR, open->pos, end);
         if (id < 0)
             return -1;

@@ -280,7 +280,7 @@ int pat_parse_const(struct parser *ps);  /* a constant integer expression (dimen
 /* The value of an lvalue (a shared read) or array (a pointer); other nodes unchanged. */
 int pat_rvalue(struct parser *ps, int n);
 int pat_int_value(struct parser *ps, int n, const char *what);  /* pat_rvalue, an integer */
-int pat_not_pointer_error(struct parser *ps, int e, const char *what);  /* returns -1 */
+int pat_pointer_value(struct parser *ps, int e, const char *what);  /* pat_rvalue, a pointer */
 
 /* ---------------------------------------------------------------- pattern_decl.c */
 
