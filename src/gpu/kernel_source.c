@@ -1,7 +1,8 @@
 /* kernel_source.c: what `banklab kernel` reads out of CUDA source text without compiling it:
  * the __global__ functions with their parameters (to bind buffers and --arg values), the
- * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. A small
- * tokenizer, not a C++ parser: it knows declarations as people write kernels. Pure C. */
+ * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. It reads the
+ * tokens of src/model/clex.h, not a C++ parse: it knows declarations as people write kernels.
+ * Pure C. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -10,124 +11,34 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/clex.h"
 #include "kernel_impl.h"
 
-enum tok_kind { T_END = 0, T_IDENT, T_NUMBER, T_STRING, T_PUNCT };
-
 struct tok {
-    enum tok_kind kind;
+    int kind;            /* enum clex_kind */
     const char *s;       /* into the source */
     int n;               /* length */
     int line;
 };
 
-struct lexer {
-    const char *p, *end;
-    int line;
-    int bol;             /* at the beginning of a line (only blanks before) */
-};
-
-static void skip_space(struct lexer *L)
-{
-    for (;;) {
-        while (L->p < L->end && (*L->p == ' ' || *L->p == '\t' || *L->p == '\r' ||
-                                 *L->p == '\f' || *L->p == '\v' || *L->p == '\n')) {
-            if (*L->p == '\n') {
-                L->line++;
-                L->bol = 1;
-            }
-            L->p++;
-        }
-        if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '/') {
-            while (L->p < L->end && *L->p != '\n')
-                L->p++;
-        } else if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '*') {
-            L->p += 2;
-            while (L->p + 1 < L->end && !(L->p[0] == '*' && L->p[1] == '/')) {
-                if (*L->p == '\n')
-                    L->line++;
-                L->p++;
-            }
-            L->p = L->p + 1 < L->end ? L->p + 2 : L->end;
-        } else if (L->bol && L->p < L->end && *L->p == '#') {
-            /* a preprocessor line, with its backslash continuations */
-            while (L->p < L->end && *L->p != '\n') {
-                if (*L->p == '\\' && L->p + 1 < L->end && L->p[1] == '\n') {
-                    L->line++;
-                    L->p++;
-                }
-                L->p++;
-            }
-        } else {
-            return;
-        }
-    }
-}
-
-static struct tok next_tok(struct lexer *L)
-{
-    struct tok t = {T_END, L->end, 0, 0};
-    skip_space(L);
-    t.line = L->line;
-    if (L->p >= L->end)
-        return t;
-    L->bol = 0;
-    const char *s = L->p;
-    t.s = s;
-    if (isalpha((unsigned char)*s) || *s == '_') {
-        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '_'))
-            L->p++;
-        t.kind = T_IDENT;
-    } else if (isdigit((unsigned char)*s)) {
-        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '.' || *L->p == '\''))
-            L->p++;
-        t.kind = T_NUMBER;
-    } else if (*s == '"' || *s == '\'') {
-        char q = *s;
-        L->p++;
-        while (L->p < L->end && *L->p != q && *L->p != '\n') {
-            if (*L->p == '\\' && L->p + 1 < L->end)
-                L->p++;
-            L->p++;
-        }
-        if (L->p < L->end && *L->p == q)
-            L->p++;
-        t.kind = T_STRING;
-    } else {
-        L->p++;
-        t.kind = T_PUNCT;
-    }
-    t.n = (int)(L->p - s);
-    return t;
-}
-
 static int is(const struct tok *t, const char *word)
 {
-    return t->kind != T_END && (int)strlen(word) == t->n && !memcmp(t->s, word, (size_t)t->n);
+    return t->kind != CLEX_END && (int)strlen(word) == t->n && !memcmp(t->s, word, (size_t)t->n);
 }
 
-/* All tokens of src in a growing array (ends with T_END). NULL when out of memory. */
+/* All tokens of src but its preprocessor lines, in one array (the last CLEX_END), one byte
+ * per punctuation token (so that '>>' closes two template brackets). NULL when out of memory. */
 static struct tok *tokenize(const char *src, size_t len, int *count)
 {
-    struct lexer L = {src, src + len, 1, 1};
-    int cap = 1024, n = 0;
-    struct tok *v = malloc((size_t)cap * sizeof *v);
-    if (!v)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            struct tok *w = realloc(v, (size_t)cap * 2 * sizeof *v);
-            if (!w) {
-                free(v);
-                return NULL;
-            }
-            v = w;
-            cap *= 2;
-        }
-        v[n] = next_tok(&L);
-        if (v[n++].kind == T_END)
-            break;
-    }
+    struct clex L;
+    struct clex_toks all = {NULL, 0, 0};
+    clex_init(&L, src, 0, len, 1, CLEX_DIRECTIVES | CLEX_PUNCT1);
+    struct tok *v = clex_all(&L, &all) ? NULL : malloc(((size_t)all.n + 1) * sizeof *v);
+    int n = 0;
+    for (int k = 0; v && k <= all.n; k++)
+        if (all.t[k].kind != CLEX_DIRECTIVE)
+            v[n++] = (struct tok){all.t[k].kind, src + all.t[k].pos, all.t[k].len, all.t[k].line};
+    free(all.t);
     *count = n;
     return v;
 }
@@ -159,8 +70,8 @@ static int closing(const struct tok *v, int n, int i)
 {
     char open = v[i].s[0], close = open == '(' ? ')' : open == '<' ? '>' : open == '[' ? ']' : '}';
     int depth = 0;
-    for (int k = i; k < n && v[k].kind != T_END; k++) {
-        if (v[k].kind != T_PUNCT)
+    for (int k = i; k < n && v[k].kind != CLEX_END; k++) {
+        if (v[k].kind != CLEX_PUNCT)
             continue;
         if (v[k].s[0] == open)
             depth++;
@@ -212,7 +123,7 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
     memset(p, 0, sizeof *p);
     int pointer = 0, reference = 0, last_ident = -1, idents = 0, depth = 0;
     for (int k = a; k < b; k++) {
-        if (v[k].kind == T_PUNCT) {
+        if (v[k].kind == CLEX_PUNCT) {
             char c = v[k].s[0];
             if (c == '<' || c == '(' || c == '[')
                 depth++;
@@ -228,7 +139,7 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
                 reference = 1;
             if (c == '[' && depth == 1)
                 pointer = 1; /* an array parameter decays to a pointer */
-        } else if (v[k].kind == T_IDENT && depth == 0 && !is_qualifier(&v[k])) {
+        } else if (v[k].kind == CLEX_IDENT && depth == 0 && !is_qualifier(&v[k])) {
             last_ident = k;
             idents++;
         }
@@ -243,9 +154,9 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
     if (name_at >= 0)
         snprintf(p->name, sizeof p->name, "%.*s", v[name_at].n, v[name_at].s);
     for (int k = a; k < b; k++) {
-        if (k == name_at || (v[k].kind == T_IDENT && is_qualifier(&v[k])))
+        if (k == name_at || (v[k].kind == CLEX_IDENT && is_qualifier(&v[k])))
             continue;
-        if (v[k].kind == T_PUNCT && v[k].s[0] == '[')
+        if (v[k].kind == CLEX_PUNCT && v[k].s[0] == '[')
             break;
         append(p->type, sizeof p->type, v[k].s, v[k].n);
     }
@@ -284,8 +195,8 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
         return -1;
     struct ns_frame ns[16];
     int nns = 0, depth = 0, decl_start = 0;
-    for (int i = 0; i < ntok && v[i].kind != T_END; i++) {
-        if (v[i].kind == T_PUNCT) {
+    for (int i = 0; i < ntok && v[i].kind != CLEX_END; i++) {
+        if (v[i].kind == CLEX_PUNCT) {
             char c = v[i].s[0];
             if (c == '{')
                 depth++;
@@ -298,7 +209,7 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
                 decl_start = i + 1;
             continue;
         }
-        if (is(&v[i], "namespace") && v[i + 1].kind == T_IDENT && is(&v[i + 2], "{")) {
+        if (is(&v[i], "namespace") && v[i + 1].kind == CLEX_IDENT && is(&v[i + 2], "{")) {
             if (nns < 16) {
                 snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].n, v[i + 1].s);
                 ns[nns++].depth = depth + 1;
@@ -313,15 +224,15 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
                 is_template = 1;
         /* the name: the first identifier before a '(' that is not an attribute */
         int k = i + 1, name_at = -1;
-        while (k < ntok && v[k].kind != T_END) {
-            if (v[k].kind == T_IDENT && is_attribute(&v[k]) && is(&v[k + 1], "(")) {
+        while (k < ntok && v[k].kind != CLEX_END) {
+            if (v[k].kind == CLEX_IDENT && is_attribute(&v[k]) && is(&v[k + 1], "(")) {
                 k = closing(v, ntok, k + 1);
                 if (k < 0)
                     break;
                 k++;
                 continue;
             }
-            if (v[k].kind == T_IDENT && is(&v[k + 1], "(")) {
+            if (v[k].kind == CLEX_IDENT && is(&v[k + 1], "(")) {
                 name_at = k;
                 break;
             }
@@ -360,7 +271,7 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
         kk->is_template = is_template;
         int a = name_at + 2, pdepth = 0;
         for (int t = a; t <= close; t++) {
-            char c = v[t].kind == T_PUNCT ? v[t].s[0] : 0;
+            char c = v[t].kind == CLEX_PUNCT ? v[t].s[0] : 0;
             if (c == '(' || c == '<' || c == '[')
                 pdepth++;
             if ((c == ')' || c == '>' || c == ']') && t < close)
