@@ -197,8 +197,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
     } else {
         int at = reassigned(c, d);
         if (at)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_CHANGES_AT_LINE_AFTER_ITS, name, at,
-                        line);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_CHANGES_AT_LINE_AFTER_ITS, name, at, line);
     }
     return resolve(c, &c->code, d->init, d->init_end, d->name, d->fn);
 }
@@ -218,8 +217,7 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
         errno = 0;
         long long v = strtoll(l->arg_value[i], &end, 0);
         if (errno || end == l->arg_value[i] || *end)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_AN_INTEGER_THE, name,
-                        l->arg_value[i]);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_AN_INTEGER_THE, name, l->arg_value[i]);
         if (pattern_env_set(&c->out->env, name, v) != 0)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_PARAMETERS_FOR_THE,
                         PATTERN_MAX_PARAMS);
@@ -283,8 +281,7 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
             }
             continue;
         }
-        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS,
-                    name, c->line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS, name, c->line);
     }
     return 0;
 }
@@ -551,8 +548,7 @@ static int translate(struct ctx *c)
     int n = line_accesses(c, fn, a, b, acc, MAX_LINE_ACCESSES, &why_kind, what, sizeof what);
     if (n == 0) {
         if (why_kind == 2)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN,
-                        what);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN, what);
         if (why_kind == 1)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_TAKES_A_SHARED_ADDRESS_FOR, what);
         if (why_kind == 3)

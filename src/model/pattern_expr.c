@@ -45,37 +45,26 @@ int pat_int_value(struct parser *ps, int n, const char *what)
     const struct node *nd = &ps->p->node[n];
     if (nd->vk == VK_INT)
         return n;
-    char b[SNIP_MAX];
-    pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
-    if (nd->vk == VK_OPQ)
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                 PAT_IS_NOT_AN_INTEGER_THE, what, b);
-    else
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_A_POINTER_NOT_AN,
-                 what, b);
-    return -1;
+    return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                   nd->vk == VK_OPQ ? PAT_IS_NOT_AN_INTEGER_THE : PAT_IS_A_POINTER_NOT_AN, what,
+                   pat_node_text(ps, nd));
 }
 
 static int parse_builtin_member(struct parser *ps, const struct token *t, int base)
 {
     /* threadIdx.x etc: t is the identifier, '.' and x/y/z follow */
-    if (!is_punct(peek(ps, 0), '.')) {
-        char b[40];
+    if (!is_punct(peek(ps, 0), '.'))
         return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
                         PAT_EXPECTED_X_Y_OR_Z, t->len,
-                        ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-    }
+                        ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0)));
     const struct token *m = peek(ps, 1);
     int which = -1;
     if (tok_is(ps, m, "x")) which = 0;
     else if (tok_is(ps, m, "y")) which = 1;
     else if (tok_is(ps, m, "z")) which = 2;
-    if (which < 0) {
-        char b[40];
-        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1),
-                        PAT_EXPECTED_X_Y_OR_Z_2, t->len, ps->s + t->pos,
-                        pat_tok_desc(ps, m, b, sizeof b));
-    }
+    if (which < 0)
+        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_X_Y_OR_Z_2, t->len,
+                       ps->s + t->pos, pat_tok_desc(ps, m));
     ps->i += 2;
     int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, m->pos + m->len);
     if (id < 0)
@@ -94,8 +83,7 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         if (pat_parse_type(ps, &type) < 0)
             return -1;
         if (is_punct(peek(ps, 0), '*'))
-            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
-                            PAT_SIZEOF_OF_A_POINTER_IS);
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1), PAT_SIZEOF_OF_A_POINTER_IS);
         if (pat_expect(ps, ')', "after the type in sizeof") < 0)
             return -1;
     } else {
@@ -106,9 +94,8 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         ps->reads = saved_reads;
         ps->read_node = saved_node;
         const struct node *nd = &ps->p->node[e];
-        if (nd->vk == VK_LVAL || nd->vk == VK_PTR) {
+        if (nd->vk == VK_LVAL || nd->vk == VK_PTR)
             type = nd->vk == VK_LVAL ? nd->type : -1;
-        }
         if (nd->vk == VK_PTR)
             return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                             PAT_SIZEOF_OF_A_POINTER_IS);
@@ -186,9 +173,8 @@ static int parse_min_max(struct parser *ps, const struct token *t, const char *n
         if ((a = pat_int_value(ps, a, "argument")) < 0 ||
             (b = pat_int_value(ps, b, "argument")) < 0)
             return -1;
-    } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
+    } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ)
         return bl_fail(ps->err, -1, BL_AT(t->pos, end - t->pos, -1), PAT_OF_A_POINTER, name);
-    }
     int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
                           opq ? VK_OPQ : VK_INT, t->pos, end);
     return id < 0 ? -1 : pat_link(ps, id, a, b, -1);
@@ -323,9 +309,8 @@ static int parse_primary(struct parser *ps)
         return e;
     }
     if (t->kind != TK_IDENT) {
-        char b[40];
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_AN_EXPRESSION_BUT_FOUND,
-                        pat_tok_desc(ps, t, b, sizeof b));
+                        pat_tok_desc(ps, t));
     }
     ps->i++;
     return parse_name(ps, t);
@@ -346,10 +331,8 @@ static int parse_postfix(struct parser *ps)
             if (bn->vk == VK_PTR || bn->vk == VK_ARR) {
                 /* fine */
             } else {
-                char b[SNIP_MAX];
                 return bl_fail(ps->err, -1, BL_AT(bn->pos, bn->end - bn->pos, -1),
-                                PAT_IS_NOT_AN_ARRAY_OR,
-                                pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
+                               PAT_IS_NOT_AN_ARRAY_OR, pat_node_text(ps, bn));
             }
             int idx = pat_parse_expr(ps);
             if (idx < 0 || (idx = pat_int_value(ps, idx, "index")) < 0)
@@ -378,17 +361,14 @@ static int parse_postfix(struct parser *ps)
             int arrow = is_punct(t, P_ARROW);
             const struct token *m = peek(ps, 1);
             struct node *bn = &p->node[e];
-            char b[SNIP_MAX];
             if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL)
                 return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_HAS_NO_MEMBERS_NEEDS,
-                                pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b),
+                                pat_node_text(ps, bn),
                                 arrow ? "->" : ".", arrow ? "a pointer to a struct or vector"
                                                           : "a struct or vector element");
-            if (m->kind != TK_IDENT) {
-                char bb[40];
+            if (m->kind != TK_IDENT)
                 return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
-                                pat_tok_desc(ps, m, bb, sizeof bb));
-            }
+                                pat_tok_desc(ps, m));
             char name[PATTERN_NAME_MAX];
             tok_name(ps, m, name);
             int f = pat_find_field(p, bn->type, name);
@@ -415,11 +395,9 @@ static int parse_postfix(struct parser *ps)
         } else if (is_punct(t, P_INCDEC)) {
             return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         } else if (is_punct(t, '(')) {
-            char b[SNIP_MAX];
             const struct node *bn = &p->node[e];
-            return bl_fail(ps->err, -1, BL_AT(t->pos, 1, -1),
-                            PAT_IS_NOT_A_FUNCTION_INDEX,
-                            pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
+            return bl_fail(ps->err, -1, BL_AT(t->pos, 1, -1), PAT_IS_NOT_A_FUNCTION_INDEX,
+                           pat_node_text(ps, bn));
         } else {
             return e;
         }
@@ -435,14 +413,13 @@ int pat_pointer_value(struct parser *ps, int e, const char *what)
     if (e < 0 || ps->p->node[e].vk == VK_PTR)
         return e;
     const struct node *nd = &ps->p->node[e];
-    char b[SNIP_MAX];
     if (nd->kind == N_PARAM) {
         const char *name = ps->p->param[nd->arr].name;
         return bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(name), -1),
                        PAT_UNKNOWN_NAME_DECLARE_IT_FIRST, name, name);
     }
     return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_NOT_A_SHARED_MEMORY,
-                   pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), what);
+                   pat_node_text(ps, nd), what);
 }
 
 /* (TYPE) or (TYPE *) cast: at '(' with a type start after it. */
@@ -527,10 +504,8 @@ static int parse_unary(struct parser *ps)
         if (e < 0) {
             r = -1;
         } else if (p->node[e].vk != VK_PTR) {
-            char b[SNIP_MAX];
             bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                     PAT_IS_NOT_A_POINTER_AND,
-                     pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
+                    PAT_IS_NOT_A_POINTER_AND, pat_node_text(ps, &p->node[e]));
             r = -1;
         } else {
             r = pat_new_node(ps, N_DEREF, VK_LVAL, t->pos, p->node[e].end);
@@ -545,10 +520,8 @@ static int parse_unary(struct parser *ps)
         if (e < 0) {
             r = -1;
         } else if (p->node[e].vk != VK_LVAL && p->node[e].vk != VK_ARR) {
-            char b[SNIP_MAX];
             bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                     PAT_NEEDS_A_SHARED_MEMORY_ELEMENT,
-                     pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
+                    PAT_NEEDS_A_SHARED_MEMORY_ELEMENT, pat_node_text(ps, &p->node[e]));
             r = -1;
         } else if (p->node[e].vk == VK_ARR) {
             r = pat_rvalue(ps, e);

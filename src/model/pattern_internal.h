@@ -174,6 +174,7 @@ struct parser {
     int read_node;           /* the first one */
     int last_if;             /* after if/else if: "some branch so far was taken", else -1 */
     struct bl_err *err;
+    char desc[32], snip[SNIP_MAX]; /* what pat_tok_desc and pat_node_text return */
 };
 
 /* Character classes of the language (ASCII, whatever the locale). */
@@ -233,9 +234,10 @@ int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err);
 /* The parser's plumbing: the token cursor, node allocation and the tables the grammar fills.
  * Every function that fails has filled ps->err and returns -1. */
 
-/* "'tok'" or "the end of the pattern", for "expected X but found Y" messages. */
-const char *pat_tok_desc(const struct parser *ps, const struct token *t, char *buf,
-                         size_t size);
+/* "'tok'" or "the end of the pattern", for "expected X but found Y" messages, and the text of
+ * node nd for a message (pat_snip), each in the parser's one buffer for it. */
+const char *pat_tok_desc(struct parser *ps, const struct token *t);
+const char *pat_node_text(struct parser *ps, const struct node *nd);
 int pat_expect(struct parser *ps, int c, const char *what);  /* consumes punctuation c */
 /* A new node (children -1, depth 1) over text [pos, end): its index, or -1. */
 int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end);

@@ -99,9 +99,8 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_MALFORMED_NUMBER,
                         t->len > 40 ? 40 : t->len, s + i);
     if (too_big || v > (unsigned long long)LLONG_MAX)
-        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_INTEGER_LITERAL_IS_TOO_LARGE,
-                        t->len > 40 ? 40 : t->len, s + i);
+        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_INTEGER_LITERAL_IS_TOO_LARGE,
+                       t->len > 40 ? 40 : t->len, s + i);
     t->kind = TK_INT;
     t->ival = (long long)v;
     return 0;

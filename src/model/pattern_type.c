@@ -147,12 +147,9 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
 {
     struct pattern *p = ps->p;
     int ft;
-    if (!pat_is_type_start(ps, peek(ps, 0))) {
-        char b[40];
+    if (!pat_is_type_start(ps, peek(ps, 0)))
         return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
-                        PAT_EXPECTED_A_MEMBER_TYPE_BUT,
-                        pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-    }
+                       PAT_EXPECTED_A_MEMBER_TYPE_BUT, pat_tok_desc(ps, peek(ps, 0)));
     ps->depth++;
     int rt = pat_parse_type(ps, &ft);
     ps->depth--;
@@ -161,11 +158,9 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
     for (;;) {
         const struct token *nt = peek(ps, 0);
         char fname[PATTERN_NAME_MAX];
-        if (nt->kind != TK_IDENT) {
-            char b[40];
+        if (nt->kind != TK_IDENT)
             return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
-                            pat_tok_desc(ps, nt, b, sizeof b));
-        }
+                            pat_tok_desc(ps, nt));
         tok_name(ps, nt, fname);
         for (int k = 0; k < st->nfields; k++)
             if (strcmp(fl[k].name, fname) == 0)
@@ -291,9 +286,8 @@ int pat_parse_type(struct parser *ps, int *type)
         return 0;
     }
     if (t->kind != TK_IDENT) {
-        char b[40];
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_A_TYPE_BUT_FOUND,
-                        pat_tok_desc(ps, t, b, sizeof b));
+                        pat_tok_desc(ps, t));
     }
     char name[PATTERN_NAME_MAX];
     tok_name(ps, t, name);
