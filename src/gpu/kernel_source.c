@@ -3,7 +3,6 @@
  * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. It reads the
  * tokens of src/model/clex.h, not a C++ parse: it knows declarations as people write kernels.
  * Pure C. */
-#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -14,80 +13,18 @@
 #include "../model/clex.h"
 #include "kernel_impl.h"
 
-struct tok {
-    int kind;            /* enum clex_kind */
-    const char *s;       /* into the source */
-    int n;               /* length */
-    int line;
-};
-
-static int is(const struct tok *t, const char *word)
-{
-    return t->kind != CLEX_END && (int)strlen(word) == t->n && !memcmp(t->s, word, (size_t)t->n);
-}
-
-/* All tokens of src but its preprocessor lines, in one array (the last CLEX_END), one byte
- * per punctuation token (so that '>>' closes two template brackets). NULL when out of memory. */
-static struct tok *tokenize(const char *src, size_t len, int *count)
-{
-    struct clex L;
-    struct clex_toks all = {NULL, 0, 0};
-    clex_init(&L, src, 0, len, 1, CLEX_DIRECTIVES | CLEX_PUNCT1);
-    struct tok *v = clex_all(&L, &all) ? NULL : malloc(((size_t)all.n + 1) * sizeof *v);
-    int n = 0;
-    for (int k = 0; v && k <= all.n; k++)
-        if (all.t[k].kind != CLEX_DIRECTIVE)
-            v[n++] = (struct tok){all.t[k].kind, src + all.t[k].pos, all.t[k].len, all.t[k].line};
-    free(all.t);
-    *count = n;
-    return v;
-}
-
 /* Attributes that may stand between __global__ and the name, with a parenthesised argument. */
-static int is_attribute(const struct tok *t)
-{
-    static const char *words[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
-                                  "__cluster_dims__", "__declspec", "alignas", "__align__"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (is(t, words[i]))
-            return 1;
-    return 0;
-}
-
-static int is_qualifier(const struct tok *t)
-{
-    static const char *words[] = {"const", "volatile", "__restrict__", "restrict",
-                                  "__restrict", "register", "__grid_constant__", "struct",
-                                  "class", "typename", "enum"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (is(t, words[i]))
-            return 1;
-    return 0;
-}
-
-/* Index of the token that closes the bracket at v[i] (same kind), or -1. */
-static int closing(const struct tok *v, int n, int i)
-{
-    char open = v[i].s[0], close = open == '(' ? ')' : open == '<' ? '>' : open == '[' ? ']' : '}';
-    int depth = 0;
-    for (int k = i; k < n && v[k].kind != CLEX_END; k++) {
-        if (v[k].kind != CLEX_PUNCT)
-            continue;
-        if (v[k].s[0] == open)
-            depth++;
-        else if (v[k].s[0] == close && --depth == 0)
-            return k;
-        else if (open == '<' && (v[k].s[0] == ';' || v[k].s[0] == '{'))
-            return -1;
-    }
-    return -1;
-}
+static const char *const attributes[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
+                                         "__cluster_dims__", "__declspec", "alignas",
+                                         "__align__", NULL};
+static const char *const qualifiers[] = {"const", "volatile", "__restrict__", "restrict",
+                                         "__restrict", "register", "__grid_constant__",
+                                         "struct", "class", "typename", "enum", NULL};
 
 static void append(char *dst, size_t size, const char *s, int n)
 {
     size_t len = strlen(dst);
-    if (len && len + 1 < size && n > 0 && (isalnum((unsigned char)s[0]) || s[0] == '_') &&
-        (isalnum((unsigned char)dst[len - 1]) || dst[len - 1] == '_'))
+    if (len && len + 1 < size && n > 0 && clex_alnum(s[0]) && clex_alnum(dst[len - 1]))
         dst[len++] = ' ';
     if (n > 0 && len + (size_t)n < size) {
         memcpy(dst + len, s, (size_t)n);
@@ -118,13 +55,14 @@ static const struct {
 };
 
 /* One parameter from tokens v[a..b) (top level of the parameter list). */
-static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
+static void parse_param(const char *src, const struct clex_tok *v, int a, int b,
+                        struct ksrc_param *p)
 {
     memset(p, 0, sizeof *p);
     int pointer = 0, reference = 0, last_ident = -1, idents = 0, depth = 0;
     for (int k = a; k < b; k++) {
         if (v[k].kind == CLEX_PUNCT) {
-            char c = v[k].s[0];
+            char c = src[v[k].pos];
             if (c == '<' || c == '(' || c == '[')
                 depth++;
             if (c == '>' || c == ')' || c == ']')
@@ -139,7 +77,7 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
                 reference = 1;
             if (c == '[' && depth == 1)
                 pointer = 1; /* an array parameter decays to a pointer */
-        } else if (v[k].kind == CLEX_IDENT && depth == 0 && !is_qualifier(&v[k])) {
+        } else if (v[k].kind == CLEX_IDENT && depth == 0 && !clex_word_in(src, &v[k], qualifiers)) {
             last_ident = k;
             idents++;
         }
@@ -149,16 +87,16 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
                                        "unsigned", "signed", "bool"};
     int name_at = idents >= 2 ? last_ident : -1;
     for (size_t w = 0; name_at >= 0 && w < sizeof type_words / sizeof type_words[0]; w++)
-        if (is(&v[name_at], type_words[w]))
+        if (clex_is(src, &v[name_at], type_words[w]))
             name_at = -1;
     if (name_at >= 0)
-        snprintf(p->name, sizeof p->name, "%.*s", v[name_at].n, v[name_at].s);
+        snprintf(p->name, sizeof p->name, "%.*s", v[name_at].len, src + v[name_at].pos);
     for (int k = a; k < b; k++) {
-        if (k == name_at || (v[k].kind == CLEX_IDENT && is_qualifier(&v[k])))
+        if (k == name_at || (v[k].kind == CLEX_IDENT && clex_word_in(src, &v[k], qualifiers)))
             continue;
-        if (v[k].kind == CLEX_PUNCT && v[k].s[0] == '[')
+        if (v[k].kind == CLEX_PUNCT && src[v[k].pos] == '[')
             break;
-        append(p->type, sizeof p->type, v[k].s, v[k].n);
+        append(p->type, sizeof p->type, src + v[k].pos, v[k].len);
     }
     if (reference) {
         p->kind = KSRC_UNSUPPORTED;
@@ -188,16 +126,24 @@ struct ns_frame {
 
 int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int max, int *n)
 {
-    int ntok, found = 0, over = 0;
+    int ntok = 0, found = 0, over = 0;
     *n = 0;
-    struct tok *v = tokenize(src, len, &ntok);
-    if (!v)
+    struct clex L;
+    struct clex_toks all = {NULL, 0, 0};
+    clex_init(&L, src, 0, len, 1, CLEX_DIRECTIVES | CLEX_PUNCT1);   /* '>>' closes two '<' */
+    if (clex_all(&L, &all)) {
+        free(all.t);
         return -1;
+    }
+    for (int k = 0; k <= all.n; k++)   /* the preprocessor lines dropped, the end kept last */
+        if (all.t[k].kind != CLEX_DIRECTIVE)
+            all.t[ntok++] = all.t[k];
+    const struct clex_tok *v = all.t;
     struct ns_frame ns[16];
     int nns = 0, depth = 0, decl_start = 0;
     for (int i = 0; i < ntok && v[i].kind != CLEX_END; i++) {
         if (v[i].kind == CLEX_PUNCT) {
-            char c = v[i].s[0];
+            char c = src[v[i].pos];
             if (c == '{')
                 depth++;
             if (c == '}') {
@@ -209,40 +155,40 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
                 decl_start = i + 1;
             continue;
         }
-        if (is(&v[i], "namespace") && v[i + 1].kind == CLEX_IDENT && is(&v[i + 2], "{")) {
+        if (clex_is(src, &v[i], "namespace") && v[i + 1].kind == CLEX_IDENT && clex_is(src, &v[i + 2], "{")) {
             if (nns < 16) {
-                snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].n, v[i + 1].s);
+                snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].len, src + v[i + 1].pos);
                 ns[nns++].depth = depth + 1;
             }
             continue;
         }
-        if (!is(&v[i], "__global__"))
+        if (!clex_is(src, &v[i], "__global__"))
             continue;
         int is_template = 0;
         for (int k = decl_start; k < i; k++)
-            if (is(&v[k], "template"))
+            if (clex_is(src, &v[k], "template"))
                 is_template = 1;
         /* the name: the first identifier before a '(' that is not an attribute */
         int k = i + 1, name_at = -1;
         while (k < ntok && v[k].kind != CLEX_END) {
-            if (v[k].kind == CLEX_IDENT && is_attribute(&v[k]) && is(&v[k + 1], "(")) {
-                k = closing(v, ntok, k + 1);
+            if (v[k].kind == CLEX_IDENT && clex_word_in(src, &v[k], attributes) && clex_is(src, &v[k + 1], "(")) {
+                k = clex_close(src, v, k + 1, ntok);
                 if (k < 0)
                     break;
                 k++;
                 continue;
             }
-            if (v[k].kind == CLEX_IDENT && is(&v[k + 1], "(")) {
+            if (v[k].kind == CLEX_IDENT && clex_is(src, &v[k + 1], "(")) {
                 name_at = k;
                 break;
             }
-            if (is(&v[k], ";") || is(&v[k], "{"))
+            if (clex_is(src, &v[k], ";") || clex_is(src, &v[k], "{"))
                 break;
             k++;
         }
         if (name_at < 0)
             continue;
-        int close = closing(v, ntok, name_at + 1);
+        int close = clex_close(src, v, name_at + 1, ntok);
         if (close < 0)
             continue;
         char full[GPU_KERNEL_TEXT] = "";
@@ -250,7 +196,7 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
             append(full, sizeof full, ns[f].name, (int)strlen(ns[f].name));
             append(full, sizeof full, "::", 2);
         }
-        append(full, sizeof full, v[name_at].s, v[name_at].n);
+        append(full, sizeof full, src + v[name_at].pos, v[name_at].len);
         int dup = 0;
         for (int f = 0; f < found && f < max; f++)
             if (!strcmp(out[f].name, full))
@@ -271,22 +217,22 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
         kk->is_template = is_template;
         int a = name_at + 2, pdepth = 0;
         for (int t = a; t <= close; t++) {
-            char c = v[t].kind == CLEX_PUNCT ? v[t].s[0] : 0;
+            char c = v[t].kind == CLEX_PUNCT ? src[v[t].pos] : 0;
             if (c == '(' || c == '<' || c == '[')
                 pdepth++;
             if ((c == ')' || c == '>' || c == ']') && t < close)
                 pdepth--;
             if ((c == ',' && pdepth == 0) || t == close) {
-                int empty = t == a || (t == a + 1 && is(&v[a], "void"));
+                int empty = t == a || (t == a + 1 && clex_is(src, &v[a], "void"));
                 kk->nall += !empty;
                 if (!empty && kk->nparams < KSRC_MAX_PARAMS)
-                    parse_param(v, a, t, &kk->params[kk->nparams++]);
+                    parse_param(src, v, a, t, &kk->params[kk->nparams++]);
                 a = t + 1;
             }
         }
         i = close;
     }
-    free(v);
+    free(all.t);
     *n = found;
     return over ? -1 : 0;
 }
@@ -370,9 +316,9 @@ static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
 {
     const char *open = NULL;
     for (size_t i = 0; i + 2 < n; i++) {
-        if (s[i] == '(' && isdigit((unsigned char)s[i + 1])) {
+        if (s[i] == '(' && clex_digit(s[i + 1])) {
             size_t j = i + 1;
-            while (j < n && isdigit((unsigned char)s[j]))
+            while (j < n && clex_digit(s[j]))
                 j++;
             if (j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ') {
                 open = s + i;

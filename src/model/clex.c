@@ -1,15 +1,8 @@
-/* clex.c: the one tokenizer of C and CUDA text (clex.h). ASCII, whatever the locale. */
+/* clex.c: the one tokenizer of C and CUDA text (clex.h). */
 #include "clex.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int is_alpha(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static int is_alnum(int c) { return is_alpha(c) || (c >= '0' && c <= '9'); }
-static int is_digit(int c) { return c >= '0' && c <= '9'; }
 
 void clex_init(struct clex *L, const char *s, size_t from, size_t to, int line, unsigned opts)
 {
@@ -71,16 +64,16 @@ static size_t token_end(const struct clex *L, size_t i, int *kind)
     const char *s = L->s;
     size_t j = i + 1, end = L->end;
     char c = s[i];
-    if (is_alpha(c)) {
+    if (clex_alpha(c)) {
         *kind = CLEX_IDENT;
-        while (j < end && is_alnum(s[j]))
+        while (j < end && clex_alnum(s[j]))
             j++;
-    } else if (is_digit(c) || (c == '.' && j < end && is_digit(s[j]))) {
+    } else if (clex_digit(c) || (c == '.' && j < end && clex_digit(s[j]))) {
         *kind = CLEX_NUMBER;
-        while (j < end && (is_alnum(s[j]) || s[j] == '.' ||
+        while (j < end && (clex_alnum(s[j]) || s[j] == '.' ||
                            ((s[j] == '+' || s[j] == '-') && (s[j - 1] == 'e' || s[j - 1] == 'E' ||
                                                              s[j - 1] == 'p' || s[j - 1] == 'P')) ||
-                           (s[j] == '\'' && j + 1 < end && is_alnum(s[j + 1]))))
+                           (s[j] == '\'' && j + 1 < end && clex_alnum(s[j + 1]))))
             j++;
     } else if (c == '"' || c == '\'') {
         *kind = CLEX_STRING;
@@ -125,6 +118,32 @@ int clex_is(const char *s, const struct clex_tok *t, const char *w)
 {
     size_t n = strlen(w);
     return t->len == (int)n && !memcmp(s + t->pos, w, n);
+}
+
+int clex_word_in(const char *s, const struct clex_tok *t, const char *const *words)
+{
+    for (int i = 0; t->kind == CLEX_IDENT && words[i]; i++)
+        if (clex_is(s, t, words[i]))
+            return 1;
+    return 0;
+}
+
+int clex_close(const char *s, const struct clex_tok *t, int k, int n)
+{
+    const char *opens = "([{<", *closes = ")]}>", *o = strchr(opens, s[t[k].pos]);
+    if (t[k].kind != CLEX_PUNCT || t[k].len != 1 || !o)
+        return -1;
+    char open = *o, close = closes[o - opens];
+    for (int i = k, depth = 0; i < n && t[i].kind != CLEX_END; i++) {
+        char c = t[i].kind == CLEX_PUNCT && t[i].len == 1 ? s[t[i].pos] : 0;
+        if (c == open)
+            depth++;
+        else if (c == close && --depth == 0)
+            return i;
+        else if (open == '<' && (c == ';' || c == '{'))
+            return -1;
+    }
+    return -1;
 }
 
 int clex_push(struct clex_toks *v, struct clex_tok t)

@@ -9,6 +9,14 @@
 
 #include <stddef.h>
 
+/* The character classes of C (ASCII, whatever the locale). */
+static inline int clex_alpha(int c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+static inline int clex_digit(int c) { return c >= '0' && c <= '9'; }
+static inline int clex_alnum(int c) { return clex_alpha(c) || clex_digit(c); }
+
 enum clex_kind {
     CLEX_END = 0,        /* the end of the text (len 0) */
     CLEX_IDENT,          /* [A-Za-z_][A-Za-z0-9_]* */
@@ -51,8 +59,15 @@ void clex_init(struct clex *L, const char *s, size_t from, size_t to, int line, 
 /* clex_next: the token at the cursor (CLEX_END at the end of the text, again and again). */
 struct clex_tok clex_next(struct clex *L);
 
-/* clex_is: token t of text s is the word or punctuation w. */
+/* clex_is: token t of text s is the word or punctuation w. clex_word_in: t is an identifier
+ * of the NULL-terminated list words. */
 int clex_is(const char *s, const struct clex_tok *t, const char *w);
+int clex_word_in(const char *s, const struct clex_tok *t, const char *const *words);
+
+/* clex_close: the token of t[k .. n) that closes the bracket t[k] ('(' '[' '{', or '<',
+ * which gives up at a ';' or '{' first), or -1 when none does (t[k] is no bracket, the range
+ * ends first). Nested brackets of the same kind count; with CLEX_PUNCT1 '>>' closes two. */
+int clex_close(const char *s, const struct clex_tok *t, int k, int n);
 
 /* A growing list of tokens. */
 struct clex_toks {

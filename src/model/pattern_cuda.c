@@ -246,7 +246,7 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
         char name[PATTERN_NAME_MAX * 2];
         bl_fmt(name, sizeof name, "%.*s", t->len, c->src + t->pos);
         if (!strcmp(name, "threadIdx") || !strcmp(name, "blockDim") ||
-            !strcmp(name, "warpSize") || pcu_word_in(c, t, known_words))
+            !strcmp(name, "warpSize") || clex_word_in(c->src, t, known_words))
             continue;
         if (block_builtin(c, v, k) >= 0) {
             if (!strcmp(name, "blockIdx"))

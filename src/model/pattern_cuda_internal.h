@@ -92,7 +92,6 @@ void pcu_read(struct ctx *c);
 /* token k of the code is the word or punctuation w */
 int pcu_cis(const struct ctx *c, int k, const char *w);
 int pcu_same_text(const struct ctx *c, const struct clex_tok *a, const char *s, int n);
-int pcu_word_in(const struct ctx *c, const struct clex_tok *t, const char *const *words);
 /* pcu_match: the index of the bracket closing the one at token k of v ('(' '[' '{'), or
  * n - 1 (the last token of the range) when it is not closed */
 int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n);

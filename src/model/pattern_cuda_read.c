@@ -39,8 +39,7 @@ static void directive(struct ctx *c, const struct clex_tok *t)
     for (i += 6; i < eol && (s[i] == ' ' || s[i] == '\t');)
         i++;
     size_t n0 = i;
-    while (i < eol && ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'z') ||
-                       (s[i] >= 'A' && s[i] <= 'Z') || s[i] == '_'))
+    while (i < eol && clex_alnum(s[i]))
         i++;
     struct cdefine *d = grow(c->def, &c->defcap, c->ndef, sizeof *d, &c->oom);
     if (d)
@@ -68,27 +67,10 @@ int pcu_same_text(const struct ctx *c, const struct clex_tok *a, const char *s, 
     return a->len == n && !memcmp(c->src + a->pos, s, (size_t)n);
 }
 
-/* the index of the bracket closing the one at k ('(' '[' '{'), or n - 1 (the last token of
- * the range) when it is not closed */
 int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n)
 {
-    const char *open = "([{", *close = ")]}";
-    char o = c->src[v->t[k].pos];
-    const char *w = strchr(open, o);
-    if (!w)
-        return k;
-    char cl = close[w - open];
-    int depth = 0;
-    for (int i = k; i < n; i++) {
-        const struct clex_tok *t = &v->t[i];
-        if (t->kind != CLEX_PUNCT || t->len != 1)
-            continue;
-        if (c->src[t->pos] == o)
-            depth++;
-        else if (c->src[t->pos] == cl && --depth == 0)
-            return i;
-    }
-    return n > k ? n - 1 : k;
+    int close = clex_close(c->src, v->t, k, n);
+    return close >= 0 ? close : n > k ? n - 1 : k;
 }
 
 /* the '(' opening the ')' at k, or -1 */
@@ -102,16 +84,6 @@ static int match_back(const struct ctx *c, int k)
             return i;
     }
     return -1;
-}
-
-int pcu_word_in(const struct ctx *c, const struct clex_tok *t, const char *const *words)
-{
-    if (t->kind != CLEX_IDENT)
-        return 0;
-    for (int i = 0; words[i]; i++)
-        if (clex_is(c->src, t, words[i]))
-            return 1;
-    return 0;
 }
 
 /* statements that start with these are not declarations */
@@ -137,12 +109,12 @@ static void find_functions(struct ctx *c)
         if (!pcu_cis(c, i, "{"))
             continue;
         int p = i - 1;
-        while (p >= 0 && pcu_word_in(c, &t[p], after_params))
+        while (p >= 0 && clex_word_in(c->src, &t[p], after_params))
             p--;
         if (p < 0 || !pcu_cis(c, p, ")"))
             continue;               /* a namespace, extern "C", a struct: transparent */
         int lp = match_back(c, p);
-        if (lp < 1 || t[lp - 1].kind != CLEX_IDENT || pcu_word_in(c, &t[lp - 1], not_functions))
+        if (lp < 1 || t[lp - 1].kind != CLEX_IDENT || clex_word_in(c->src, &t[lp - 1], not_functions))
             continue;
         int close = pcu_match(c, &c->code, i, c->code.n);
         struct cfunc *f = grow(c->fn, &c->fncap, c->nfn, sizeof *f, &c->oom);
@@ -191,13 +163,13 @@ static void statement(struct ctx *c, int s, int e, int fn, int loop)
             d.align_from = k;
             d.align_to = pcu_match(c, &c->code, k + 1, e) + 1;
             k = d.align_to;
-        } else if (pcu_word_in(c, &t[k], skip_quals)) {
+        } else if (clex_word_in(c->src, &t[k], skip_quals)) {
             k++;
         } else {
             break;
         }
     }
-    if (k >= e || t[k].kind != CLEX_IDENT || pcu_word_in(c, &t[k], stmt_words))
+    if (k >= e || t[k].kind != CLEX_IDENT || clex_word_in(c->src, &t[k], stmt_words))
         return;
     d.type_from = k;
     /* type words: every identifier followed by another one (unsigned long long x) */

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "clex.h"
 #include "pattern.h"
 
 #define MAX_NODES 16384         /* AST nodes per pattern */
@@ -176,14 +177,6 @@ struct parser {
     struct bl_err *err;
     char desc[32], snip[SNIP_MAX]; /* what pat_tok_desc and pat_node_text return */
 };
-
-/* Character classes of the language (ASCII, whatever the locale). */
-static inline int is_alpha(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static inline int is_digit(int c) { return c >= '0' && c <= '9'; }
-static inline int is_alnum(int c) { return is_alpha(c) || is_digit(c); }
 
 /* The token k places from the cursor (clamped to the first and the TK_EOF token). */
 static inline const struct token *peek(const struct parser *ps, int k)

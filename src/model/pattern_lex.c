@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include "../base/utf8.h"
-#include "clex.h"
 
 /* digit c's value in any base up to 16; 99 (no base's digit) for any other byte */
 static int digit_val(int c)
@@ -27,7 +26,7 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
     int hex = s[i] == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X');
     while (j < n) {
         char c = s[j];
-        if (is_alnum(c)) {
+        if (clex_alnum(c)) {
             j++;
         } else if (c == '.') {
             is_float = 1;
@@ -49,17 +48,17 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         /* validate loosely: digits, at most one '.', an optional exponent, an optional f */
         size_t k = i;
         int digits = 0;
-        while (k < j && is_digit(s[k])) { k++; digits++; }
+        while (k < j && clex_digit(s[k])) { k++; digits++; }
         if (k < j && s[k] == '.') {
             k++;
-            while (k < j && is_digit(s[k])) { k++; digits++; }
+            while (k < j && clex_digit(s[k])) { k++; digits++; }
         }
         if (digits > 0 && k < j && (s[k] == 'e' || s[k] == 'E')) {
             k++;
             if (k < j && (s[k] == '+' || s[k] == '-'))
                 k++;
             int ed = 0;
-            while (k < j && is_digit(s[k])) { k++; ed++; }
+            while (k < j && clex_digit(s[k])) { k++; ed++; }
             if (!ed)
                 digits = 0;
         }

@@ -85,6 +85,28 @@ static void test_open_comment(void **state)
     free(v.t);
 }
 
+/* brackets: nested, '<' giving up at ';', '>>' closing two with one-byte punctuation */
+static void test_close(void **state)
+{
+    (void)state;
+    const char *src = "f(a[(b)], c) T<U<int>> x; A<b; c> { }";
+    struct clex L;
+    struct clex_toks v = {NULL, 0, 0};
+    clex_init(&L, src, 0, strlen(src), 1, CLEX_PUNCT1);
+    assert_int_equal(clex_all(&L, &v), 0);
+    assert_int_equal(clex_close(src, v.t, 1, v.n), 10);    /* f( ... ) */
+    assert_int_equal(clex_close(src, v.t, 3, v.n), 7);     /* a[ ... ] */
+    assert_int_equal(clex_close(src, v.t, 12, v.n), 17);   /* T< U<int> > */
+    assert_int_equal(clex_close(src, v.t, 14, v.n), 16);
+    assert_int_equal(clex_close(src, v.t, 21, v.n), -1);   /* A< b; */
+    assert_int_equal(clex_close(src, v.t, 1, 5), -1);      /* the range ends first */
+    assert_int_equal(clex_close(src, v.t, 0, v.n), -1);    /* f is no bracket */
+    static const char *const words[] = {"T", "x", NULL};
+    assert_true(clex_word_in(src, &v.t[11], words));
+    assert_false(clex_word_in(src, &v.t[0], words));
+    free(v.t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -92,6 +114,7 @@ int main(void)
         cmocka_unit_test(test_punctuation),
         cmocka_unit_test(test_directives),
         cmocka_unit_test(test_open_comment),
+        cmocka_unit_test(test_close),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
