@@ -3,7 +3,6 @@
  * same order; a kept message renders in English exactly as printf would and in Chinese with
  * the same arguments, phrases given as arguments in the message's language; and every error
  * the pattern language reports carries its id (both languages).
- * link: model
  */
 #include <setjmp.h>
 #include <stdarg.h>

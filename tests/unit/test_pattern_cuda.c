@@ -4,7 +4,6 @@
  * constants, kernel parameters with their --arg values), loads before stores, and the bank
  * model's verdict on the result; and the one-line reasons when the pattern language cannot
  * express a line. Also: no crash and no read past the text on cut or garbled sources.
- * link: model
  */
 #include "pattern_test.h"
 
