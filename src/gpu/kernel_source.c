@@ -254,14 +254,12 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
     memset(out, 0, 8);
     char *end = NULL;
     errno = 0;
-    if (!text || !*text) {
+    if (!text || !*text)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_EMPTY_VALUE);
-    }
     if (p->kind == KSRC_FLOAT) {
         double d = strtod(text, &end);
-        if (*end || errno == ERANGE || !isfinite(d)) {
+        if (*end || errno == ERANGE || !isfinite(d))
             return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_A_NUMBER, text);
-        }
         if (p->size == 4) {
             float f = (float)d;
             memcpy(out, &f, 4);
@@ -270,9 +268,8 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
         }
         return 0;
     }
-    if (p->kind != KSRC_INT && p->kind != KSRC_UINT) {
+    if (p->kind != KSRC_INT && p->kind != KSRC_UINT)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_CANNOT_PASS, p->type);
-    }
     int bits = p->size * 8;
     if (p->kind == KSRC_INT) {
         long long x = strtoll(text, &end, 0);
@@ -297,9 +294,8 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
     unsigned long long hi = bits == 64 ? ULLONG_MAX : (1ULL << bits) - 1;
     if (!strcmp(p->type, "bool"))
         hi = 1;
-    if (*end || errno == ERANGE) {
+    if (*end || errno == ERANGE)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_AN_INTEGER, text);
-    }
     if (u > hi) {
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_UINT_RANGE, text, p->type, hi);
     }
@@ -355,6 +351,26 @@ static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
     return 1;
 }
 
+/* d appended to *diags (*n of them, room for *cap): 0, or -1 (all freed) when out of memory */
+static int add_diag(struct gpu_kernel_diag **diags, int *n, int *cap,
+                    const struct gpu_kernel_diag *d)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
+        if (!w) {
+            free(*diags);
+            *diags = NULL;
+            *n = 0;
+            return -1;
+        }
+        *diags = w;
+        *cap = nc;
+    }
+    (*diags)[(*n)++] = *d;
+    return 0;
+}
+
 int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **diags, int *n,
                    int *nerrors)
 {
@@ -372,19 +388,8 @@ int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **d
         size_t ln = e ? (size_t)(e - p) : strlen(p);
         struct gpu_kernel_diag d;
         if (log_head(p, ln, &d)) {
-            if (*n == cap) {
-                int nc = cap ? cap * 2 : 8;
-                struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
-                if (!w) {
-                    free(*diags);
-                    *diags = NULL;
-                    *n = 0;
-                    return -1;
-                }
-                *diags = w;
-                cap = nc;
-            }
-            (*diags)[(*n)++] = d;
+            if (add_diag(diags, n, &cap, &d))
+                return -1;
             if (d.error)
                 (*nerrors)++;
         } else if (*n > 0 && prev && prev2 && ln > 2 && !(*diags)[*n - 1].col) {
@@ -409,19 +414,13 @@ int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **d
         p = e ? e + 1 : p + ln;
     }
     if (*nerrors == 0 && first_error) {
-        struct gpu_kernel_diag *w = realloc(*diags, (size_t)(*n + 1) * sizeof *w);
-        if (!w) {
-            free(*diags);
-            *diags = NULL;
-            *n = 0;
+        struct gpu_kernel_diag d;
+        memset(&d, 0, sizeof d);
+        snprintf(d.file, sizeof d.file, "%s", path);
+        d.error = 1;
+        snprintf(d.message, sizeof d.message, "%.*s", (int)first_error_len, first_error);
+        if (add_diag(diags, n, &cap, &d))
             return -1;
-        }
-        *diags = w;
-        struct gpu_kernel_diag *d = &w[(*n)++];
-        memset(d, 0, sizeof *d);
-        snprintf(d->file, sizeof d->file, "%s", path);
-        d->error = 1;
-        snprintf(d->message, sizeof d->message, "%.*s", (int)first_error_len, first_error);
         *nerrors = 1;
     }
     return 0;

@@ -188,11 +188,10 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
     if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_A_BYTE_WHICH_IS,
                        pat_node_text(ps, nd), t->size, t->name);
-    if (t->kind == TY_STRUCT && t->size != t->align) {
+    if (t->kind == TY_STRUCT && t->size != t->align)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                        PAT_IS_A_WHOLE_BYTES_ALIGNED, pat_node_text(ps, nd), t->name, t->size,
                        t->align);
-    }
     struct pattern_access_info info;
     memset(&info, 0, sizeof info);
     info.kind = kind ? PATTERN_STORE : PATTERN_LOAD;
