@@ -229,8 +229,9 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
                 return -1;
         if (pat_find_local(p, name) >= 0)
             return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_IS_ALREADY_DECLARED, name);
-    } else if (check_new_name(ps, nt, name) < 0)
+    } else if (check_new_name(ps, nt, name) < 0) {
         return -1;
+    }
     ps->i++;
     if (is_punct(peek(ps, 0), '['))
         return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),

@@ -173,8 +173,9 @@ static int parse_min_max(struct parser *ps, const struct token *t, const char *n
         if ((a = pat_int_value(ps, a, "argument")) < 0 ||
             (b = pat_int_value(ps, b, "argument")) < 0)
             return -1;
-    } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ)
+    } else if (p->node[a].vk > VK_OPQ || p->node[b].vk > VK_OPQ) {
         return bl_fail(ps->err, -1, BL_AT(t->pos, end - t->pos, -1), PAT_OF_A_POINTER, name);
+    }
     int id = pat_new_node(ps, opq ? N_OPQ : name[1] == 'i' ? N_MIN : N_MAX,
                           opq ? VK_OPQ : VK_INT, t->pos, end);
     return id < 0 ? -1 : pat_link(ps, id, a, b, -1);
@@ -466,90 +467,86 @@ static int parse_cast(struct parser *ps)
                     p->type[type].name);
 }
 
-static int parse_unary(struct parser *ps)
+/* A unary operator, a cast or a postfix expression, t its first token. */
+static int unary(struct parser *ps, const struct token *t)
 {
     struct pattern *p = ps->p;
-    const struct token *t = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH)
-        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
-    int r;
     if (t->kind == TK_PUNCT && (t->punct == '-' || t->punct == '+' || t->punct == '!' ||
                                 t->punct == '~')) {
         ps->i++;
-        int e = parse_unary(ps);
-        if (e < 0 || (e = pat_rvalue(ps, e)) < 0) {
-            r = -1;
-        } else if (p->node[e].vk == VK_OPQ) {
+        int e = parse_unary(ps), r;
+        if (e < 0 || (e = pat_rvalue(ps, e)) < 0)
+            return -1;
+        if (p->node[e].vk == VK_OPQ) {
             r = pat_new_node(ps, N_OPQ, VK_OPQ, t->pos, p->node[e].end);
-            if (r >= 0)
-                r = pat_link(ps, r, e, -1, -1);
-        } else if ((e = pat_int_value(ps, e, "operand")) < 0) {
-            r = -1;
-        } else if (t->punct == '+') {
+            return r < 0 ? -1 : pat_link(ps, r, e, -1, -1);
+        }
+        if ((e = pat_int_value(ps, e, "operand")) < 0)
+            return -1;
+        if (t->punct == '+') {
             p->node[e].pos = t->pos;
-            r = e;
-        } else {
-            r = pat_new_node(ps, N_UN, VK_INT, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].op = (short)t->punct;
-                r = pat_link(ps, r, e, -1, -1);
-            }
+            return e;
         }
-    } else if (is_punct(t, '*')) {
+        if ((r = pat_new_node(ps, N_UN, VK_INT, t->pos, p->node[e].end)) < 0)
+            return -1;
+        p->node[r].op = (short)t->punct;
+        return pat_link(ps, r, e, -1, -1);
+    }
+    if (is_punct(t, '*') || is_punct(t, '&')) {
         ps->i++;
-        int e = parse_unary(ps);
-        if (e >= 0 && p->node[e].vk == VK_ARR)
+        int e = parse_unary(ps), r;
+        if (e >= 0 && t->punct == '*' && p->node[e].vk == VK_ARR)
             e = pat_rvalue(ps, e);
-        if (e < 0) {
-            r = -1;
-        } else if (p->node[e].vk != VK_PTR) {
-            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                    PAT_IS_NOT_A_POINTER_AND, pat_node_text(ps, &p->node[e]));
-            r = -1;
-        } else {
-            r = pat_new_node(ps, N_DEREF, VK_LVAL, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].type = p->node[e].type;
-                r = pat_link(ps, r, e, -1, -1);
-            }
-        }
-    } else if (is_punct(t, '&')) {
-        ps->i++;
-        int e = parse_unary(ps);
-        if (e < 0) {
-            r = -1;
-        } else if (p->node[e].vk != VK_LVAL && p->node[e].vk != VK_ARR) {
-            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                    PAT_NEEDS_A_SHARED_MEMORY_ELEMENT, pat_node_text(ps, &p->node[e]));
-            r = -1;
-        } else if (p->node[e].vk == VK_ARR) {
-            r = pat_rvalue(ps, e);
-            if (r >= 0)
+        if (e < 0)
+            return -1;
+        const struct node *nd = &p->node[e];
+        if (t->punct == '*' && nd->vk != VK_PTR)
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                           PAT_IS_NOT_A_POINTER_AND, pat_node_text(ps, nd));
+        if (t->punct == '&' && nd->vk != VK_LVAL && nd->vk != VK_ARR)
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                           PAT_NEEDS_A_SHARED_MEMORY_ELEMENT, pat_node_text(ps, nd));
+        if (nd->vk == VK_ARR) {     /* &array: the decayed pointer */
+            if ((r = pat_rvalue(ps, e)) >= 0)
                 p->node[r].pos = t->pos;
-        } else {
-            r = pat_new_node(ps, N_ADDR, VK_PTR, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].type = p->node[e].type;
-                r = pat_link(ps, r, e, -1, -1);
-            }
+            return r;
         }
-    } else if (is_punct(t, P_INCDEC)) {
-        bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
-        r = -1;
-    } else if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1))) {
-        r = parse_cast(ps);
-    } else if (is_punct(t, '(') && peek(ps, 1)->kind == TK_IDENT && is_punct(peek(ps, 2), '*') &&
-               is_punct(peek(ps, 3), ')')) {
+        r = pat_new_node(ps, t->punct == '*' ? N_DEREF : N_ADDR, t->punct == '*' ? VK_LVAL : VK_PTR,
+                         t->pos, p->node[e].end);
+        if (r < 0)
+            return -1;
+        p->node[r].type = p->node[e].type;
+        return pat_link(ps, r, e, -1, -1);
+    }
+    if (is_punct(t, P_INCDEC))
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
+    if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1)))
+        return parse_cast(ps);
+    if (is_punct(t, '(') && peek(ps, 1)->kind == TK_IDENT && is_punct(peek(ps, 2), '*') &&
+        is_punct(peek(ps, 3), ')')) {
         char name[PATTERN_NAME_MAX];
         tok_name(ps, peek(ps, 1), name);
-        bl_fail(ps->err, -1, BL_AT(peek(ps, 1)->pos, peek(ps, 1)->len, -1), PAT_UNKNOWN_TYPE, name);
-        r = -1;
-    } else {
-        r = parse_postfix(ps);
+        return bl_fail(ps->err, -1, BL_AT(peek(ps, 1)->pos, peek(ps, 1)->len, -1),
+                       PAT_UNKNOWN_TYPE, name);
     }
+    return parse_postfix(ps);
+}
+
+/* f (unary or cond) one level of nesting deeper, at most PATTERN_MAX_DEPTH */
+static int nested(struct parser *ps, int (*f)(struct parser *ps, const struct token *t))
+{
+    const struct token *t = peek(ps, 0);
+    if (++ps->depth > PATTERN_MAX_DEPTH)
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
+                       PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
+    int r = f(ps, t);
     ps->depth--;
     return r;
+}
+
+static int parse_unary(struct parser *ps)
+{
+    return nested(ps, unary);
 }
 
 /* Binary operators by precedence (higher binds tighter). */
@@ -649,43 +646,32 @@ static int parse_binary(struct parser *ps, int minprec)
     }
 }
 
+/* c ? a : b, or the binary expression c alone */
+static int cond(struct parser *ps, const struct token *t)
+{
+    (void)t;
+    struct pattern *p = ps->p;
+    int c = parse_binary(ps, 1);
+    if (c < 0 || !is_punct(peek(ps, 0), '?'))
+        return c;
+    ps->i++;
+    int a = pat_parse_expr(ps), b;
+    if (a < 0 || pat_expect(ps, ':', "in '?:'") < 0 || (b = parse_cond(ps)) < 0 ||
+        (c = pat_rvalue(ps, c)) < 0 || (a = pat_rvalue(ps, a)) < 0 || (b = pat_rvalue(ps, b)) < 0)
+        return -1;
+    int ck = p->node[c].vk, ak = p->node[a].vk, bk = p->node[b].vk;
+    if (ck > VK_OPQ || ak > VK_OPQ || bk > VK_OPQ)
+        return bl_fail(ps->err, -1, BL_AT(p->node[c].pos, p->node[b].end - p->node[c].pos, -1),
+                       PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
+    int opq = ck != VK_INT || ak != VK_INT || bk != VK_INT;
+    int r = pat_new_node(ps, opq ? N_OPQ : N_COND, opq ? VK_OPQ : VK_INT, p->node[c].pos,
+                         p->node[b].end);
+    return r < 0 ? -1 : pat_link(ps, r, c, a, b);
+}
+
 static int parse_cond(struct parser *ps)
 {
-    struct pattern *p = ps->p;
-    const struct token *t0 = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH)
-        return bl_fail(ps->err, -1, BL_AT(t0->pos, t0->len, -1),
-                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
-    int c = parse_binary(ps, 1);
-    int r = c;
-    if (c >= 0 && is_punct(peek(ps, 0), '?')) {
-        ps->i++;
-        int a = pat_parse_expr(ps);
-        int b = -1;
-        if (a >= 0 && pat_expect(ps, ':', "in '?:'") == 0)
-            b = parse_cond(ps);
-        if (a < 0 || b < 0 || (c = pat_rvalue(ps, c)) < 0 || (a = pat_rvalue(ps, a)) < 0 ||
-            (b = pat_rvalue(ps, b)) < 0) {
-            r = -1;
-        } else {
-            int ck = p->node[c].vk, ak = p->node[a].vk, bk = p->node[b].vk;
-            if (ck == VK_INT && ak == VK_INT && bk == VK_INT) {
-                r = pat_new_node(ps, N_COND, VK_INT, p->node[c].pos, p->node[b].end);
-                if (r >= 0)
-                    r = pat_link(ps, r, c, a, b);
-            } else if (ck <= VK_OPQ && ak <= VK_OPQ && bk <= VK_OPQ) {
-                r = pat_new_node(ps, N_OPQ, VK_OPQ, p->node[c].pos, p->node[b].end);
-                if (r >= 0)
-                    r = pat_link(ps, r, c, a, b);
-            } else {
-                bl_fail(ps->err, -1, BL_AT(p->node[c].pos, p->node[b].end - p->node[c].pos, -1),
-                         PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
-                r = -1;
-            }
-        }
-    }
-    ps->depth--;
-    return r;
+    return nested(ps, cond);
 }
 
 int pat_parse_expr(struct parser *ps)
