@@ -494,8 +494,7 @@ int pattern_eval(const struct pattern *p, const struct pattern_env *env, int whi
     struct bl_err dummy;
     if (!err)
         err = &dummy;
-    memset(err, 0, sizeof *err);
-    err->lane = -1;
+    bl_err_clear(err);
     if (!p || !env || !acc)
         return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_NO_PATTERN_OR_ENVIRONMENT);
     if (which < 0 || which >= p->naccs)
