@@ -2,8 +2,8 @@
  * and preprocessor lines skipped, object-like #define bodies kept apart), the functions with a
  * body (a ')' before a '{'), every declarator of the file (statements split at ';', braces and
  * control headers, a for's first clause a statement of its own; a declaration is qualifiers,
- * type words, then declarators), and the lookups over them. A small tokenizer, not a C++
- * parser. Pure C: libc and src/base. */
+ * type words, then declarators), and the lookups over them. The tokens are clex.h's; a walk
+ * over them, not a C++ parser. Pure C: libc and src/base. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,7 +1,7 @@
 /* pattern_internal.h: what the files of the pattern language share, and nothing public (that is
  * pattern.h): the limits, tokens, the type table, the AST, the declaration tables, struct pattern
- * and the parser's state, plus each file's entry points. Files, lowest first: pattern_text.c,
- * pattern_lex.c, pattern_parse.c, pattern_type.c, pattern_expr.c, pattern_decl.c,
+ * and the parser's state, plus each file's entry points. Files, lowest first: clex.c (the C
+ * tokenizer the CUDA readers share), pattern_text.c, pattern_lex.c, pattern_parse.c, pattern_type.c, pattern_expr.c, pattern_decl.c,
  * pattern_stmt.c, pattern.c; pattern_eval.c beside them. A file calls only files before it.
  * Included by src/model/pattern*.c only. Pure C11 + libc (and src/base). */
 #ifndef BANKLAB_PATTERN_INTERNAL_H
