@@ -132,6 +132,10 @@ static const char *const known_words[] = {
     "size_t", "uint32_t", "int32_t", "uint64_t", "int64_t", "uint16_t", "int16_t", "uint8_t",
     "int8_t", "__restrict__", "min", "max", NULL};
 
+/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
+static const char *const assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                         "<<=", ">>=", "++", "--", NULL};
+
 static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char *w)
 {
     return k >= 0 && k < v->n && clex_is(c->src, &v->t[k], w);
@@ -140,8 +144,7 @@ static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char
 /* the line where a local's value changes between its declaration and the line, or 0 */
 static int reassigned(const struct ctx *c, const struct cdecl *d)
 {
-    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                       "<<=", ">>=", "++", "--", NULL};
+    const char *const *ops = assign_ops;
     const struct clex_tok *nm = &c->code.t[d->name];
     for (int k = d->init_end; k < c->use; k++) {
         const struct clex_tok *t = &c->code.t[k];
@@ -302,8 +305,7 @@ struct access {
 static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, int max,
                          int *why_kind, char *what, size_t wsz)
 {
-    static const char *const rmw[] = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=",
-                                      ">>=", "++", "--", NULL};
+    const char *const *rmw = assign_ops + 1;       /* a read and a write: ++ -- last */
     int n = 0;
     *why_kind = 0;
     for (int k = a; k < b; k++) {
