@@ -83,12 +83,9 @@ static void parse_param(const char *src, const struct clex_tok *v, int a, int b,
         }
     }
     /* "float *" or "unsigned int" alone: no name; "T *p", "int n": the last identifier */
-    static const char *type_words[] = {"int", "char", "short", "long", "float", "double",
-                                       "unsigned", "signed", "bool"};
-    int name_at = idents >= 2 ? last_ident : -1;
-    for (size_t w = 0; name_at >= 0 && w < sizeof type_words / sizeof type_words[0]; w++)
-        if (clex_is(src, &v[name_at], type_words[w]))
-            name_at = -1;
+    static const char *const type_words[] = {"int", "char", "short", "long", "float", "double",
+                                             "unsigned", "signed", "bool", NULL};
+    int name_at = idents >= 2 && !clex_word_in(src, &v[last_ident], type_words) ? last_ident : -1;
     if (name_at >= 0)
         snprintf(p->name, sizeof p->name, "%.*s", v[name_at].len, src + v[name_at].pos);
     for (int k = a; k < b; k++) {

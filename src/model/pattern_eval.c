@@ -53,15 +53,10 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     const struct node *nd = &e->p->node[n];
     switch (nd->op) {
     case '+':
-        if (__builtin_add_overflow(a, b, r))
-            goto overflow;
-        return 0;
     case '-':
-        if (__builtin_sub_overflow(a, b, r))
-            goto overflow;
-        return 0;
     case '*':
-        if (__builtin_mul_overflow(a, b, r))
+        if (nd->op == '+' ? __builtin_add_overflow(a, b, r)
+            : nd->op == '-' ? __builtin_sub_overflow(a, b, r) : __builtin_mul_overflow(a, b, r))
             goto overflow;
         return 0;
     case '/':
