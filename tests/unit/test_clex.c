@@ -1,9 +1,7 @@
 /* test_clex.c: the one C/CUDA tokenizer (src/model/clex.c) that the pattern language, the
  * CUDA reader of pattern_cuda and the kernel reader share: token kinds and extents, lines and
  * columns, comments, directives with their continuations, backslash-newlines, punctuation
- * longest first or one byte, and a comment the text ends inside.
- * link: model
- */
+ * longest first or one byte, and a comment the text ends inside. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
