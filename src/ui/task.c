@@ -61,7 +61,7 @@ static int grade(struct ui_scene *s, const struct lesson_task *t, struct task_pa
     struct bank_access acc;
     struct bank_result res;
     struct bl_err err;
-    if (pattern_eval(s->pat, &env, t->access, &acc, NULL, &err) != 0 ||
+    if (pattern_eval(s->run.pat, &env, t->access, &acc, NULL, &err) != 0 ||
         bank_simulate(&acc, &res, NULL) != BANK_OK)
         return -1;
     tp->wavefronts = res.wavefronts;
