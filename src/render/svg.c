@@ -5,14 +5,11 @@
  * Pure C: libc, the model and the text grid's lane helpers; no allocation. */
 #include "svg.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../base/msg.h"
+#include "../base/utf8.h"
 #include "grid_text.h"
 
 /* Geometry in SVG user units (px). */
@@ -52,50 +49,28 @@ static const struct palette mono = {
 
 static const char mark_of[5] = {0, 0, '*', '!', '#'};  /* the same marks as the text grid */
 
-/* Writes s XML-escaped; bytes that are not valid UTF-8 or are control characters become '?'. */
+/* Writes s XML-escaped: a tab as a space, each byte of a control character or of a sequence
+ * that is not valid UTF-8 as '?' (bl_mask), in pieces cut between characters. */
 static void put_escaped(FILE *f, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p;
-        if (c == '&') {
-            fputs("&amp;", f);
-        } else if (c == '<') {
-            fputs("&lt;", f);
-        } else if (c == '>') {
-            fputs("&gt;", f);
-        } else if (c == '"') {
-            fputs("&quot;", f);
-        } else if (c == '\'') {
-            fputs("&#39;", f);
-        } else if (c < 0x20) {
-            fputc(c == '\t' ? ' ' : '?', f);
-        } else if (c < 0x80) {
-            fputc((int)c, f);
-        } else {
-            int n = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
-            if (c >= 0xF5)
-                n = -1;
-            int ok = n > 0;
-            uint32_t cp = n == 1 ? (c & 0x1F) : n == 2 ? (c & 0x0F) : (c & 0x07);
-            for (int i = 1; ok && i <= n; i++) {
-                if ((p[i] & 0xC0) != 0x80)
-                    ok = 0;
-                else
-                    cp = cp << 6 | (p[i] & 0x3F);
-            }
-            /* reject overlong forms, surrogates and code points past U+10FFFF */
-            if (ok && ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-                       (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF))
-                ok = 0;
-            if (!ok) {
-                fputc('?', f);
-            } else {
-                fwrite(p, 1, (size_t)n + 1, f);
-                p += n;
-            }
+    char buf[512];
+    for (size_t i = 0, n = strlen(s); i < n;) {
+        size_t k = n - i < sizeof buf ? n - i : sizeof buf;
+        while (k < n - i && k > 4 && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+            k--;
+        memcpy(buf, s + i, k);
+        for (size_t j = 0; j < k; j++)
+            buf[j] = buf[j] == '\t' ? ' ' : buf[j];
+        bl_mask(buf, k);
+        for (size_t j = 0; j < k; j++) {
+            const char *e = buf[j] == '&' ? "&amp;" : buf[j] == '<' ? "&lt;" : buf[j] == '>' ? "&gt;"
+                          : buf[j] == '"' ? "&quot;" : buf[j] == '\'' ? "&#39;" : NULL;
+            if (e)
+                fputs(e, f);
+            else
+                fputc(buf[j], f);
         }
-        p++;
+        i += k;
     }
 }
 
