@@ -2,7 +2,8 @@
  * each pass is a block of rows, one row per wavefront (the distinct words a bank serves);
  * cells carry the lane numbers. Broadcast, conflict and the worst bank each have a glyph and
  * a fill pattern as well as a colour, so the picture survives black-and-white printing.
- * Pure C: libc, the model and the text grid's lane helpers; no allocation. */
+ * Pure C: libc, the base room's messages and text masking, the model and the text grid's lane
+ * helpers; no allocation. */
 #include "svg.h"
 
 #include <inttypes.h>
