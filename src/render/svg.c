@@ -50,6 +50,19 @@ static const struct palette mono = {
 
 static const char mark_of[5] = {0, 0, '*', '!', '#'};  /* the same marks as the text grid */
 
+/* The XML entity that stands for c, or NULL when c stands for itself. */
+static const char *xml_entity(char c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    }
+    return NULL;
+}
+
 /* Writes s XML-escaped: a tab as a space, each byte of a control character or of a sequence
  * that is not valid UTF-8 as '?' (bl_mask), in pieces cut between characters. */
 static void put_escaped(FILE *f, const char *s)
@@ -64,8 +77,7 @@ static void put_escaped(FILE *f, const char *s)
             buf[j] = buf[j] == '\t' ? ' ' : buf[j];
         bl_mask(buf, k);
         for (size_t j = 0; j < k; j++) {
-            const char *e = buf[j] == '&' ? "&amp;" : buf[j] == '<' ? "&lt;" : buf[j] == '>' ? "&gt;"
-                          : buf[j] == '"' ? "&quot;" : buf[j] == '\'' ? "&#39;" : NULL;
+            const char *e = xml_entity(buf[j]);
             if (e)
                 fputs(e, f);
             else
