@@ -214,22 +214,18 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     char lanes[160];
     grid_lanes_str(p->lanes, lanes, sizeof lanes);
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
+    /* passes counted from 1, as on the screen (data-pass keeps the index) */
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + (p->lanes ? 13 : 12));
+    fprintf(f, W(SVG_PASS), pi + 1);
+    fprintf(f, "</text>");
     if (!p->lanes) {
-        /* passes counted from 1, as on the screen (data-pass keeps the index) */
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + 12);
-        fprintf(f, W(SVG_PASS), pi + 1);
-        fprintf(f, "</text><text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n",
-                gx, y + 12, W(SVG_IDLE));
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n", gx, y + 12,
+                W(SVG_IDLE));
         return pass_height(p);
     }
     int yy = y;
     for (int r = 0; r < p->cost; r++) {
         int h = row_height(p, r);
-        if (r == 0) {
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, yy + 13);
-            fprintf(f, W(SVG_PASS), pi + 1);
-            fprintf(f, "</text>");
-        }
         fprintf(f, "<text class=\"rowlabel\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                    "font-size=\"10\">", gx - 6, yy + 13);
         fprintf(f, W(SVG_WAVEFRONT), r + 1);
