@@ -153,13 +153,13 @@ static void defs(FILE *f, const struct palette *pal)
     fprintf(f, "</defs>\n");
 }
 
-static const char *kind_fill(enum kind k, const struct palette *pal, char *buf, size_t size)
+static const char *kind_fill(enum kind k, const struct palette *pal)
 {
     switch (k) {
     case K_CONFLICT: return "url(#hatch)";
     case K_BROADCAST: return "url(#dots)";
     case K_BOTH: return "url(#cross)";
-    default: snprintf(buf, size, "%s", pal->fill[k]); return buf;
+    default: return pal->fill[k];
     }
 }
 
@@ -171,11 +171,10 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
 {
     const struct bank_cell *c = &res->pass[pi].cell[b];
     enum kind k = cell_kind(c, row);
-    char buf[16];
     fprintf(f, "<g class=\"cell\" data-pass=\"%d\" data-bank=\"%d\" data-row=\"%d\">", pi, b, row);
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#9a9a9a\" "
                "stroke-width=\"0.6\"/>",
-            x, y, CELL_W, h, kind_fill(k, pal, buf, sizeof buf));
+            x, y, CELL_W, h, kind_fill(k, pal));
     if (k == K_IDLE) {
         fprintf(f, "</g>\n");
         return;
@@ -353,10 +352,9 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     }
 
     /* legend: fill and mark together, so it reads without colour */
-    char buf[16];
     int lx = MARGIN, ly = y_legend;
     fprintf(f, "<g id=\"legend\">\n");
-    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal, buf, sizeof buf), 0,
+    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal), 0,
                   W(SVG_LEGEND_SINGLE));
     legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST],
                   W(SVG_LEGEND_BROADCAST));
