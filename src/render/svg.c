@@ -354,14 +354,10 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     /* legend: fill and mark together, so it reads without colour */
     int lx = MARGIN, ly = y_legend;
     fprintf(f, "<g id=\"legend\">\n");
-    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal), 0,
-                  W(SVG_LEGEND_SINGLE));
-    legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST],
-                  W(SVG_LEGEND_BROADCAST));
-    legend_swatch(f, lx, ly + 22, "url(#hatch)", mark_of[K_CONFLICT],
-                  W(SVG_LEGEND_CONFLICT));
-    legend_swatch(f, lx + 520, ly + 22, "url(#cross)", mark_of[K_BOTH],
-                  W(SVG_LEGEND_BOTH));
+    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal), 0, W(SVG_LEGEND_SINGLE));
+    legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST], W(SVG_LEGEND_BROADCAST));
+    legend_swatch(f, lx, ly + 22, "url(#hatch)", mark_of[K_CONFLICT], W(SVG_LEGEND_CONFLICT));
+    legend_swatch(f, lx + 520, ly + 22, "url(#cross)", mark_of[K_BOTH], W(SVG_LEGEND_BOTH));
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"28\" height=\"16\" fill=\"none\" stroke=\"%s\" "
                "stroke-width=\"3\" stroke-dasharray=\"7 3\"/>",
             lx, ly + 44, pal->worst);
