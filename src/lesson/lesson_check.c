@@ -31,6 +31,7 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
     struct scene_run r = {0};
     struct bank_access acc;
     struct scene_in in = {.scene = s, .bind = b, .access = access, .warp = -1};
+    bl_err_clear(why);
     int rc = scene_run(&r, &in, &acc, res, why);
     lesson_binding_text(&r.env, type_of(s, b), access, desc, dsz);
     scene_run_free(&r);
@@ -51,7 +52,6 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
     struct bank_result res;
     struct bl_err why;
     char desc[256];
-    bl_err_clear(&why);
     if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
         lesson_problem(&C->P, 0, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
                        why.msg, desc);
@@ -85,7 +85,6 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     struct bank_result res;
     struct bl_err why;
     char desc[256], a[40];
-    bl_err_clear(&why);
     if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
         lesson_problem(&C->P, 0, NULL, "steps[%d].quiz.check: %s (%s)", si,
                        why.msg, desc);
