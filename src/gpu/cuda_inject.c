@@ -29,6 +29,7 @@
 #include <cupti_runtime_cbid.h>
 #include <cupti_target.h>
 
+#include "cuda_counters.h"
 #include "cuda_kstate.h"
 #include "cuda_sassm.h"
 #include "devlock.h"
@@ -205,40 +206,20 @@ static void cupti_note(CUptiResult r, const char *call)
 
 /* ---- libcupti ---- */
 
-static void *open_cupti(void)
-{
-    static const char *names[] = {
-        "libcupti.so.13", "libcupti.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
-        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13",
-#endif
-        "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-    };
-    const char *env = getenv("BANKLAB_CUPTI");
-    void *h = env && *env ? dlopen(env, RTLD_NOW | RTLD_LOCAL) : NULL;
-    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    return h;
-}
-
 static int load_api(void)
 {
-    void *lib = open_cupti(), *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_cupti_open(), *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib || !cuda) {
         note("not measured: %s", lib ? "libcuda.so.1 not found" :
              "libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
-    const char *missing = sassm_cupti_syms(lib, &G.c);
     static const struct ksym xs[] = {
 #define S(field, name, opt) {offsetof(struct extra_api, field), name, opt}
         S(subscribe, "cuptiSubscribe", 0), S(enable_callback, "cuptiEnableCallback", 0),
         S(cubin_crc, "cuptiGetCubinCrc", 1),
-#undef S
     };
     static const struct ksym ds[] = {
-#define S(field, name, opt) {offsetof(struct extra_api, field), name, opt}
         S(ctx_sync, "cuCtxSynchronize", 0), S(ctx_current, "cuCtxGetCurrent", 0),
         S(ctx_device, "cuCtxGetDevice", 0),
         S(dev_attr, "cuDeviceGetAttribute", 0), S(dev_name, "cuDeviceGetName", 0),
@@ -246,12 +227,11 @@ static int load_api(void)
         S(error_name, "cuGetErrorName", 0),
 #undef S
     };
-    if (!missing)
-        missing = ksyms(lib, xs, sizeof xs / sizeof xs[0], &G.x);
-    if (!missing)
-        missing = ksyms(cuda, ds, sizeof ds / sizeof ds[0], &G.x);
-    if (missing) {
-        note("not measured: %s missing (CUDA 12.4 or newer is needed)", missing);
+    struct bl_err e = {0};
+    if (sassm_cupti_syms(lib, &G.c, &e, KRN_INJECT_SYM_MISSING) ||
+        KSYMS(lib, xs, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
+        KSYMS(cuda, ds, &G.x, &e, -1, KRN_INJECT_SYM_MISSING)) {
+        note("%s", e.msg);
         return -1;
     }
     return 0;
@@ -401,9 +381,9 @@ static int prepare(void)
         return -1;
     }
     bl_fmt(G.chip, sizeof G.chip, "%s", cp.pChipName);
-    char why[GPU_KERNEL_TEXT];
-    if (sassm_resolve(&G.c, G.chip, &G.cfg, NULL, why, sizeof why)) {
-        note("not measured: %s", why);
+    struct bl_err why = {0};
+    if (sassm_resolve(&G.c, G.chip, &G.cfg, NULL, &why)) {
+        note("not measured: %s", why.msg);
         G.broken = 1;
         return -1;
     }
@@ -496,26 +476,26 @@ static void end(void)
     } else if (cr != CUDA_SUCCESS) {
         const char *s = NULL;
         G.x.error_name(cr, &s);
-        kres_fail(res, GPU_KERNEL_EFAULT, "the kernel faulted: %s", s ? s : "CUDA error");
+        bl_fail(&res->err, GPU_KERNEL_EFAULT, BL_NOWHERE, KRN_KERNEL_FAULTED, s ? s : "CUDA error");
     } else if (sassm_flush(&G.c, &T.sr, G.dbg) || sassm_sum(&G.cfg, &T.sr, T.symbol, G.dbg)) {
         if (T.sr.failed_call) {
             const char *s = NULL;
             G.c.result_string(T.sr.failed, &s);
-            kres_fail(res, GPU_KERNEL_ECOUNTERS, "%s failed: %s", T.sr.failed_call,
-                      s ? s : "CUPTI error");
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED, T.sr.failed_call,
+                    s ? s : "CUPTI error");
         } else {
-            kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+            bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         }
     } else {
         pthread_mutex_lock(&G.mods_mu);
         const struct module *m = module_of(T.symbol, &T.sr);
         kres_add_file(res, "?"); /* files[0]: lines without line info */
         if (!m) {
-            kres_fail(res, GPU_KERNEL_ECOUNTERS, "the cubin of %s was not seen loading", T.symbol);
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
         } else {
             struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL};
             if (sassm_build(&G.c, &code, &G.cfg, &T.sr, res, NULL))
-                kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+                bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         }
         pthread_mutex_unlock(&G.mods_mu);
     }

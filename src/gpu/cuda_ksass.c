@@ -15,10 +15,9 @@
  * of shared wavefronts together (read with the six when this CUPTI knows it). */
 #define RANGE_ALL_KINDS "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 
-/* The SASS metrics' ids on this chip (once per process). 0, or -1 with why. */
-int ksass_resolve(struct kstate *st, char *why, size_t whysz)
+int ksass_resolve(struct kstate *st, struct bl_err *err)
 {
-    return sassm_resolve(&st->c, st->chip, &st->sassm, st->dbg, why, whysz);
+    return sassm_resolve(&st->c, st->chip, &st->sassm, st->dbg, err);
 }
 
 /* 0 when the step went; else the failed CUPTI call (or out of memory) into the result, -1. */
@@ -26,30 +25,22 @@ static int sass_check(struct child *ch, int rc, const struct sassm_run *sr)
 {
     if (rc == 0)
         return 0;
-    if (sr->oom || !sr->failed_call) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
-        return -1;
-    }
-    char why[GPU_KERNEL_TEXT];
-    kcupti_why(&ch->st->c, sr->failed, sr->failed_call, why, sizeof why);
-    FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
-    return -1;
+    if (sr->oom || !sr->failed_call)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    return kcupti_fail(&ch->res->err, &ch->st->c, sr->failed, sr->failed_call);
 }
 
 /* SASS metrics around one run of the kernel, then correlation and decoding into res. */
 int ksass_measure(struct child *ch)
 {
     struct kstate *st = ch->st;
-    char why[GPU_KERNEL_TEXT];
     double t0 = kclock_ms();
     if (kstate_cupti(st)) {
-        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", st->cupti_why);
+        ch->res->err = st->cupti_err;
         return -1;
     }
-    if (ksass_resolve(st, why, sizeof why)) {
-        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
+    if (ksass_resolve(st, &ch->res->err))
         return -1;
-    }
     struct sassm_run sr;
     memset(&sr, 0, sizeof sr);
     sr.ninst = 1;
@@ -72,7 +63,7 @@ int ksass_measure(struct child *ch)
     struct sassm_code code = {ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, st->sm,
                               ch->realpath, ch->dir};
     if (sassm_build(&st->c, &code, &st->sassm, &sr, ch->res, st->dbg)) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         goto out;
     }
     ch->res->timing.collect = kclock_ms() - t0;

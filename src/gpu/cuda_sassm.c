@@ -45,7 +45,7 @@ static void dbgf(FILE *dbg, const char *fmt, ...)
     fflush(dbg);
 }
 
-const char *sassm_cupti_syms(void *lib, struct cupti *c)
+int sassm_cupti_syms(void *lib, struct cupti *c, struct bl_err *err, int id)
 {
     static const struct ksym syms[] = {
 #define S(field, name) {offsetof(struct cupti, field), name, 0}
@@ -59,11 +59,11 @@ const char *sassm_cupti_syms(void *lib, struct cupti *c)
         S(correlate, "cuptiGetSassToSourceCorrelation"),
 #undef S
     };
-    return ksyms(lib, syms, sizeof syms / sizeof syms[0], c);
+    return KSYMS(lib, syms, c, err, GPU_KERNEL_ECOUNTERS, id);
 }
 
 int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, FILE *dbg,
-                  char *why, size_t whysz)
+                  struct bl_err *err)
 {
     if (m->configured)
         return 0;
@@ -76,11 +76,9 @@ int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, 
         CUptiResult r = c->properties(&pp);
         if (r != CUPTI_SUCCESS) {
             dbgf(dbg, "metric %s: not on %s (%d)\n", metric_table[i].name, chip, (int)r);
-            if (metric_table[i].required) {
-                bl_fmt(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
-                       metric_table[i].name, chip);
-                return -1;
-            }
+            if (metric_table[i].required)
+                return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_NO_SASS_METRIC,
+                               metric_table[i].name, chip);
             continue;
         }
         m->cfg[m->ncfg].metricId = pp.metric.metricId;

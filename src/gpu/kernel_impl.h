@@ -95,14 +95,18 @@ double kclock_ms(void);
 uint64_t khash(uint64_t h, const void *p, size_t n);
 
 /* ksyms: the entries of a table of function pointers from a dlopen'ed library: each names a
- * symbol and the byte offset of its pointer in `table`. Returns NULL when all the required
- * ones were found, else the name of the first one missing. */
+ * symbol and the byte offset of its pointer in `table`. Returns 0 when all the required ones
+ * were found, else bl_fail with status and message id (its %s: the first one missing).
+ * KSYMS: the same for an array syms. */
 struct ksym {
     size_t off;
     const char *name;
     int optional;
 };
-const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table);
+int ksyms(void *lib, const struct ksym *syms, size_t n, void *table, struct bl_err *err,
+          int status, int id);
+#define KSYMS(lib, syms, table, err, status, id)                                              \
+    ksyms((lib), (syms), sizeof(syms) / sizeof(syms)[0], (table), (err), (status), (id))
 
 /* ---- kernel_nvcc.c: the compile options of a request ---- */
 
@@ -158,10 +162,6 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
 
 /* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
 int kres_add_file(struct gpu_kernel_result *res, const char *name);
-
-/* kres_fail: bl_fail on res->err with st and one line of printf text (BL_TEXT). Returns -1. */
-int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* kres_build_lines: sort insts by pc, then sum them into lines (by file, line) and totals.
  * Returns 0, or -1 when out of memory. */

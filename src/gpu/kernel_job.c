@@ -58,7 +58,7 @@ int gpu_kernel_child_main(int argc, char **argv)
     }
     res->timing.start = kclock_ms() - t_start - res->timing.init;
     if (kres_add_file(res, req.path) < 0)
-        kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
         kstate_measure(st, &req, src, len, res, 3);
     fflush(stdout);
@@ -343,8 +343,7 @@ static int parse_frames(struct gpu_kernel_job *job)
             if (kwire_get_result(payload, head[1], &job->res) == 0)
                 got = 1;
             else
-                kres_fail(&job->res, GPU_KERNEL_ECRASH,
-                          "the measuring process answered nonsense (a different banklab?)");
+                bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);
         }
         at += 8 + head[1];
     }
@@ -382,16 +381,14 @@ static void timeout_message(struct gpu_kernel_job *job)
     double s = job->limit_ms / 1e3;
     switch (job->phase) {
     case GPU_KPHASE_RUN:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT,
-                  "the kernel did not finish within %g s (--time-limit); it was stopped", s);
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_RUN, s);
         break;
     case GPU_KPHASE_COMPILE:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT,
-                  "compiling took longer than %g s (--time-limit); stopped", s);
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_COMPILE, s);
         break;
     default:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT, "no answer within %g s (--time-limit) while %s; "
-                  "stopped", s, gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_PHASE, s,
+                gpu_kernel_phase_name(job->phase));
     }
 }
 
@@ -421,14 +418,13 @@ static void lost(struct gpu_kernel_job *job)
     memset(&job->res, 0, sizeof job->res);
     job->res.phase = job->phase;
     if (job->own_child && WIFSIGNALED(ws))
-        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process died (signal %d, %s) "
-                  "while %s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
-                  gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_DIED, WTERMSIG(ws),
+                strsignal(WTERMSIG(ws)), gpu_kernel_phase_name(job->phase));
     else if (job->own_child && WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
-        kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "cannot run %s for the measurement", job->exe);
+        bl_fail(&job->res.err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_EXEC, job->exe);
     else
-        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process ended without a result "
-                  "while %s", gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NO_RESULT,
+                gpu_kernel_phase_name(job->phase));
 }
 
 /* Ready for another measuring process of the same job. */
@@ -550,8 +546,8 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
         if (job->t_hello)
             timeout_message(job);
         else
-            kres_fail(&job->res, GPU_KERNEL_ETIMEOUT, "the measuring server was busy for %g s; "
-                      "gave up", (job->limit_ms + QUEUE_WAIT_MS) / 1e3);
+            bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_SERVER_BUSY,
+                    (job->limit_ms + QUEUE_WAIT_MS) / 1e3);
         finish(job, res);
         return 1;
     }

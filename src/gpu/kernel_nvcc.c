@@ -206,17 +206,15 @@ static int tb_add(struct textbuf *t, const char *p, size_t n)
 }
 
 /* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept). The exit status,
- * or -1 with why when it could not be started. */
-static int run_argv(char *const argv[], struct textbuf *out, char *why, size_t whysz)
+ * or -1 with err when it could not be started. */
+static int run_argv(char *const argv[], struct textbuf *out, struct bl_err *err)
 {
     int p[2];
-    if (pipe(p)) {
-        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
-        return -1;
-    }
+    if (pipe(p))
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
     pid_t pid = fork();
     if (pid < 0) {
-        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
         close(p[0]);
         close(p[1]);
         return -1;
@@ -248,10 +246,8 @@ static int run_argv(char *const argv[], struct textbuf *out, char *why, size_t w
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
-    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
-        bl_fmt(why, whysz, "cannot run %s", argv[0]);
-        return -1;
-    }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN, argv[0]);
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 }
 
@@ -531,15 +527,13 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why, size_t whysz)
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
     const char *tmpbase = getenv("TMPDIR");
     char dir[PATH_MAX];
     bl_fmt(dir, sizeof dir, "%s/banklab-nvcc-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
-    if (!mkdtemp(dir)) {
-        bl_fmt(why, whysz, "cannot make a temporary directory for nvcc: %s", strerror(errno));
-        return -1;
-    }
+    if (!mkdtemp(dir))
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
     char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
     bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
@@ -563,7 +557,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
     argv[ac++] = input;
     argv[ac] = NULL;
     struct textbuf log = {0};
-    int rc = run_argv(argv, &log, why, whysz);
+    int rc = run_argv(argv, &log, err);
     if (rc < 0) {
         free(log.s);
         remove_dir(dir);
@@ -576,7 +570,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
     if (rc == 0) {
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
-            bl_fmt(why, whysz, "nvcc compiled %s but wrote no cubin", in->name);
+            bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_CUBIN, in->name);
             remove_dir(dir);
             return -1;
         }

@@ -33,15 +33,16 @@ uint64_t khash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table)
+int ksyms(void *lib, const struct ksym *syms, size_t n, void *table, struct bl_err *err,
+          int status, int id)
 {
     for (size_t i = 0; i < n; i++) {
         void *f = dlsym(lib, syms[i].name);
         if (!f && !syms[i].optional)
-            return syms[i].name;
+            return bl_fail(err, status, BL_NOWHERE, id, syms[i].name);
         memcpy((char *)table + syms[i].off, &f, sizeof f);
     }
-    return NULL;
+    return 0;
 }
 
 /* ---- results ---- */
@@ -59,16 +60,6 @@ void gpu_kernel_result_done(struct gpu_kernel_result *res)
     res->insts = NULL;
     res->lines = NULL;
     res->ndiags = res->nfiles = res->ninsts = res->nlines = 0;
-}
-
-int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
-{
-    char text[BL_ERR_TEXT];
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return bl_fail(&res->err, (int)st, BL_NOWHERE, BL_TEXT, text);
 }
 
 int kres_add_file(struct gpu_kernel_result *res, const char *name)
