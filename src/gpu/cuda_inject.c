@@ -440,7 +440,7 @@ static int begin(void)
     T.begun = 1;
     T.begun_depth = T.depth;
     dbg("measuring %s at depth %d (turn %d)\n", T.symbol, T.depth, T.turn);
-    T.t0 = kclock_ms();
+    T.t0 = bl_now_ms();
     return 0;
 }
 
@@ -470,7 +470,7 @@ static void end(void)
 {
     struct gpu_kernel_result *res = calloc(1, sizeof *res);
     CUresult cr = G.x.ctx_sync();
-    double t_run = kclock_ms() - T.t0;
+    double t_run = bl_now_ms() - T.t0;
     if (!res) {
         sassm_disable(&G.c, &T.sr);
     } else if (cr != CUDA_SUCCESS) {

@@ -207,9 +207,9 @@ static int take_turn(struct child *ch)
         return 0;
     kchild_phase(ch, GPU_KPHASE_WAIT);
     char err[DEVLOCK_TEXT_MAX];
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err);
-    ch->res->timing.wait = kclock_ms() - t0;
+    ch->res->timing.wait = bl_now_ms() - t0;
     if (s == DEVLOCK_OK)
         return 0;
     if (s == DEVLOCK_TIMEOUT) {
@@ -283,9 +283,9 @@ static void request(struct child *ch)
             return;
         }
     }
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, &res->err);
-    res->timing.compile = kclock_ms() - t0;
+    res->timing.compile = bl_now_ms() - t0;
     if (rc || take_log(ch))
         return;
     if (bl_err_failed(&ch->name_err)) {
@@ -308,10 +308,10 @@ static void request(struct child *ch)
     if (st->lock_note[0])
         bl_fmt(res->lock_note, sizeof res->lock_note, "%s", st->lock_note);
     if (req->launch_only) {
-        t0 = kclock_ms();
+        t0 = bl_now_ms();
         in_turn(ch, klaunch_run);
         if (res->err.status == GPU_KERNEL_OK)
-            res->timing.run = kclock_ms() - t0;
+            res->timing.run = bl_now_ms() - t0;
         return;
     }
     if (req->counters_only) { /* --counters: the range profiler, alone in its process */

@@ -34,7 +34,7 @@ static int sass_check(struct child *ch, int rc, const struct sassm_run *sr)
 int ksass_measure(struct child *ch)
 {
     struct kstate *st = ch->st;
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     if (kstate_cupti(st)) {
         ch->res->err = st->cupti_err;
         return -1;
@@ -49,14 +49,14 @@ int ksass_measure(struct child *ch)
     if (sass_check(ch, sassm_set_config(&st->c, &st->sassm, st->device, &sr), &sr) ||
         sass_check(ch, sassm_enable(&st->c, &sr), &sr))
         goto out;
-    ch->res->timing.cupti = kclock_ms() - t0;
+    ch->res->timing.cupti = bl_now_ms() - t0;
 
-    t0 = kclock_ms();
+    t0 = bl_now_ms();
     if (klaunch_run(ch))
         goto out;
-    ch->res->timing.run = kclock_ms() - t0;
+    ch->res->timing.run = bl_now_ms() - t0;
     kchild_phase(ch, GPU_KPHASE_COLLECT);
-    t0 = kclock_ms();
+    t0 = bl_now_ms();
     if (sass_check(ch, sassm_flush(&st->c, &sr, st->dbg), &sr) ||
         sass_check(ch, sassm_sum(&st->sassm, &sr, ch->comp.lowered, st->dbg), &sr))
         goto out;
@@ -66,7 +66,7 @@ int ksass_measure(struct child *ch)
         bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         goto out;
     }
-    ch->res->timing.collect = kclock_ms() - t0;
+    ch->res->timing.collect = bl_now_ms() - t0;
     rv = 0;
 out:
     sassm_disable(&st->c, &sr);
@@ -82,7 +82,7 @@ static int counters_launch(void *arg)
 
 void kcounters_measure(struct child *ch)
 {
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     char why[GPU_KERNEL_TEXT];
     static const char *range_metrics[BL_NMETRICS];
     for (int i = 0; i < BL_NMETRICS; i++)
@@ -115,5 +115,5 @@ void kcounters_measure(struct child *ch)
         bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);
-    ch->res->timing.counters = kclock_ms() - t0;
+    ch->res->timing.counters = bl_now_ms() - t0;
 }

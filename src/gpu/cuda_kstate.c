@@ -156,9 +156,9 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
         snprintf(st->dbgpath, sizeof st->dbgpath, "%s", dbgpath);
         st->dbg = fopen(dbgpath, "a");
     }
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     open_device(st);
-    res->timing.init = kclock_ms() - t0;
+    res->timing.init = bl_now_ms() - t0;
     kdbg(st, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu.msg);
     return st;
 }
@@ -197,12 +197,12 @@ int kstate_context(struct kstate *st, struct gpu_kernel_result *res)
 {
     if (st->ctx_ready)
         return 0;
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     CUcontext ctx;
     CUresult r = st->d.ctx_retain(&ctx, st->dev);
     if (r == CUDA_SUCCESS)
         r = st->d.ctx_set(ctx);
-    res->timing.context = kclock_ms() - t0;
+    res->timing.context = bl_now_ms() - t0;
     if (r != CUDA_SUCCESS) {
         bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU, st->device,
                    kcu_text(&st->d, r));

@@ -87,9 +87,6 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
 /* ---- kernel_wire.c: small helpers every part uses (one-line texts: bl_fmt, src/base) ---- */
 
-/* kclock_ms: CLOCK_MONOTONIC in milliseconds (it means the same in every process). */
-double kclock_ms(void);
-
 /* khash: FNV-1a over p[n], continuing from h (start with KHASH_SEED). */
 #define KHASH_SEED 0xcbf29ce484222325ull
 uint64_t khash(uint64_t h, const void *p, size_t n);

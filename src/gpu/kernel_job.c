@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel_impl.h"
@@ -56,7 +55,7 @@ int gpu_kernel_child_main(int argc, char **argv)
         free(src);
         return 1;
     }
-    res->timing.start = kclock_ms() - t_start - res->timing.init;
+    res->timing.start = bl_now_ms() - t_start - res->timing.init;
     if (kres_add_file(res, req.path) < 0)
         bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
@@ -254,7 +253,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     job->pid = -1;
     snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
     job->limit_ms = req->time_limit * 1e3;
-    job->t0 = kclock_ms();
+    job->t0 = bl_now_ms();
     if (try_server(job) == 0 || spawn(job, err) == 0)
         return job;
     free(job->src);
@@ -333,7 +332,7 @@ static int parse_frames(struct gpu_kernel_job *job)
             memcpy(h, payload, sizeof h);
             if (!job->own_child)
                 job->pid = h[0];
-            job->t_hello = kclock_ms();
+            job->t_hello = bl_now_ms();
         } else if (head[0] == KWIRE_PHASE && head[1] == 4) {
             int32_t ph;
             memcpy(&ph, payload, 4);
@@ -369,7 +368,7 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
     job->ended = 1;
-    job->res.timing.total = kclock_ms() - job->t0;
+    job->res.timing.total = bl_now_ms() - job->t0;
     if (job->outlen && !job->res.output[0])
         snprintf(job->res.output, sizeof job->res.output, "%s", job->out);
     *res = job->res;
@@ -531,7 +530,7 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     }
     /* the time limit runs from when the measuring process took the request; before that a
      * busy server may keep it waiting a while */
-    double now = kclock_ms();
+    double now = bl_now_ms();
     int over = job->t_hello ? now - job->t_hello > job->limit_ms
                             : now - job->t0 > job->limit_ms + QUEUE_WAIT_MS;
     if (over) {

@@ -11,17 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel_impl.h"
-
-double kclock_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 uint64_t khash(uint64_t h, const void *p, size_t n)
 {
@@ -206,7 +198,7 @@ unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const ch
     w.req = *req;
     if (!getcwd(w.cwd, sizeof w.cwd))
         w.cwd[0] = '\0';
-    w.t_start = kclock_ms();
+    w.t_start = bl_now_ms();
     w.len = len;
     unsigned char *b = malloc(sizeof w + len);
     if (!b)
