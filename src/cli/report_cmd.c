@@ -41,8 +41,9 @@ static void usage(FILE *f)
 static void lesson_report(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "banklab report: warning: %s:%d:%d: %s (skipped)\n", CLI_CLEAN(e->file),
-            e->line, e->col, CLI_CLEAN(e->msg));
+    char line[512];
+    fprintf(stderr, "banklab report: warning: %s (skipped)\n",
+            CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
 static enum lesson_lang pick_lang(const char *opt, const char *saved)

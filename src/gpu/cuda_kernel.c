@@ -176,10 +176,10 @@ static int bind_params(struct child *ch)
                         k->name, p->type);
             return -1;
         }
-        char why[GPU_KERNEL_TEXT];
-        if (ksrc_scalar_bytes(p, val, ch->scalars[i], why, sizeof why)) {
+        struct bl_err why = {0};
+        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why)) {
             bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name, val,
-                    why);
+                    why.msg);
             return -1;
         }
     }

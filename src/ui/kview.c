@@ -276,7 +276,7 @@ static void start_run(struct app *a, struct kview *k)
     }
     k->job_src = src;
     k->job_len = len;
-    k->job_t0 = ui_now();
+    k->job_t0 = bl_now_ms();
     k->phase = GPU_KPHASE_START;
     if (!k->src) {                          /* nothing shown yet: the text while it runs */
         char *shown = copy_text(src, len);
@@ -350,7 +350,7 @@ static void open_grid(struct app *a, struct kview *k)
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         char why[2 * PATTERN_MSG_MAX];
         bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), ui_msg(a, &pc.why_msg, pc.why, why, sizeof why));
+               ui_str(a, UIS_COLON), bl_err_text(&pc.err, ui_lang(a), why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */
@@ -374,9 +374,9 @@ static void open_grid(struct app *a, struct kview *k)
         return;
     }
     char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
-    if (pc.note[0])
+    if (pc.note.id && bl_msg_render(&pc.note, ui_lang(a), shown, sizeof shown))
         app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
-                bl_clean(note, sizeof note, ui_msg(a, &pc.note_msg, pc.note, shown, sizeof shown)));
+                bl_clean(note, sizeof note, shown));
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
@@ -452,8 +452,8 @@ static int kv_idle(struct app *a, void *st)
         if (!stat_same(&now, &k->seen)) {
             if (!stat_same(&now, &k->moved)) {
                 k->moved = now;              /* changed: wait until the writing is over */
-                k->moved_at = ui_now();
-            } else if (now.ok && ui_now() - k->moved_at >= KV_SETTLE) {
+                k->moved_at = bl_now_ms();
+            } else if (now.ok && bl_now_ms() - k->moved_at >= KV_SETTLE_MS) {
                 start_run(a, k);
                 redraw = 1;
             }

@@ -485,7 +485,7 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
                 [GPU_KPHASE_COMPILE] = UIS_KV_PH_COMPILE, [GPU_KPHASE_SETUP] = UIS_KV_PH_SETUP,
                 [GPU_KPHASE_WAIT] = UIS_KV_PH_WAIT, [GPU_KPHASE_RUN] = UIS_KV_PH_RUN,
                 [GPU_KPHASE_COLLECT] = UIS_KV_PH_COLLECT, [GPU_KPHASE_DONE] = UIS_KV_PH_COLLECT};
-            double t = ui_now() - k->job_t0;
+            double t = (bl_now_ms() - k->job_t0) / 1e3;
             o = bl_fmt(buf, sizeof buf, "%c ", "|/-\\"[(int)(t * 10) % 4]);
             o += bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MEASURING), name,
                         ui_str(a, phases[(unsigned)k->phase <= GPU_KPHASE_DONE ? k->phase : 0]),
