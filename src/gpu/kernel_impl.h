@@ -5,6 +5,7 @@
 #ifndef BANKLAB_KERNEL_IMPL_H
 #define BANKLAB_KERNEL_IMPL_H
 
+#include <elf.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -73,6 +74,12 @@ struct sass_insn {
     int ideal;           /* wavefronts a full warp needs with no conflict */
     char text[24];       /* "LDS.128", "STS.U8", "LDSM.x4.T", ... */
 };
+
+/* sass_sections: each section of a 64-bit little-endian ELF cubin (n bytes) whose name ends
+ * within the section-name table: fn(name, its header, arg) until fn returns nonzero. Returns
+ * that, 0 when fn saw them all, or -1 when the cubin is not such an ELF. */
+int sass_sections(const void *cubin, size_t n,
+                  int (*fn)(const char *name, const Elf64_Shdr *sh, void *arg), void *arg);
 
 /* sass_function_code: the machine code of function `symbol` in an ELF cubin: *code points
  * into cubin, *size its bytes. Returns 0, or -1 when the cubin is not ELF or has no
