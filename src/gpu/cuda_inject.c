@@ -141,28 +141,6 @@ struct rt_launch_ex {           /* cudaLaunchKernelExC */
 
 /* ---- frames ---- */
 
-static void put_frame(uint32_t tag, const void *p, size_t n)
-{
-    if (G.fd < 0)
-        return;
-    unsigned char *b = malloc(8 + n);
-    if (!b)
-        return;
-    uint32_t head[2] = {tag, (uint32_t)n};
-    memcpy(b, head, 8);
-    memcpy(b + 8, p, n);
-    size_t off = 0;
-    while (off < 8 + n) { /* one write where it can: O_APPEND keeps processes apart */
-        ssize_t w = write(G.fd, b + off, 8 + n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    free(b);
-}
-
 static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void dbg(const char *fmt, ...)
 {
@@ -184,7 +162,7 @@ static void note(const char *fmt, ...)
     va_start(ap, fmt);
     bl_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
-    put_frame(KWIRE_NOTE, line, strlen(line));
+    kwire_frame(G.fd, KWIRE_NOTE, line, strlen(line));
     dbg("note: %s\n", line);
 }
 
@@ -512,7 +490,7 @@ static void end(void)
     dbg("measured %s: %zu records, %d pcs, %d lines, status %d %s\n", T.symbol, T.sr.nrec,
         res->ninsts, res->nlines, (int)res->err.status, res->err.msg);
     int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
-    put_frame(KWIRE_LAUNCH, which, sizeof which);
+    kwire_frame(G.fd, KWIRE_LAUNCH, which, sizeof which);
     if (G.fd >= 0)
         kwire_put_result(G.fd, res);
     G.measured++;
@@ -522,26 +500,31 @@ static void end(void)
 
 /* ---- the callbacks ---- */
 
-static int is_runtime_launch(CUpti_CallbackId id)
-{
-    return id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
-}
+/* The launch calls whose callbacks are enabled (subscribe) and followed (on_callback). */
+static const CUpti_CallbackId rt_launches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+static const CUpti_CallbackId drv_launches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+#define NLAUNCH(a) (sizeof(a) / sizeof(a)[0])
 
-static int is_driver_launch(CUpti_CallbackId id)
+static int is_launch(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId id)
 {
-    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
 }
 
 static void set_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -646,8 +629,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
             keep_module(rd->resourceDescriptor);
         return;
     }
-    if ((dom == CUPTI_CB_DOMAIN_RUNTIME_API && is_runtime_launch(id)) ||
-        (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_driver_launch(id)))
+    if ((dom == CUPTI_CB_DOMAIN_RUNTIME_API && is_launch(rt_launches, NLAUNCH(rt_launches), id)) ||
+        (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(drv_launches, NLAUNCH(drv_launches), id)))
         on_launch(dom, id, data);
 }
 
@@ -661,27 +644,11 @@ static void subscribe(void)
         G.broken = 1;
         return;
     }
-    static const CUpti_CallbackId rt[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    };
-    static const CUpti_CallbackId drv[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    };
     r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof rt / sizeof rt[0]; i++)
-        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]);
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof drv / sizeof drv[0]; i++)
-        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]);
+    for (size_t i = 0; r == CUPTI_SUCCESS && i < NLAUNCH(rt_launches); i++)
+        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt_launches[i]);
+    for (size_t i = 0; r == CUPTI_SUCCESS && i < NLAUNCH(drv_launches); i++)
+        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv_launches[i]);
     if (r != CUPTI_SUCCESS) {
         cupti_note(r, "cuptiEnableCallback");
         G.broken = 1;
@@ -706,8 +673,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (G.fd < 0)
         return 1; /* not ours to write: stay out of the way */
-    int32_t hello[2] = {(int32_t)getpid(), 0};
-    put_frame(KWIRE_HELLO, hello, sizeof hello);
+    kwire_hello(G.fd, 0);
     const char *re = getenv("BANKLAB_RUN_KERNEL");
     if (re && *re) {
         if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {

@@ -59,8 +59,9 @@ static void choose_kernel(struct child *ch)
                 ch->kernel = &ch->kernels[i];
         }
         if (!ch->kernel) {
-            bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE, ch->nkernels ? KRN_NO_SUCH_KERNEL
-                    : KRN_NO_SUCH_KERNEL_NONE, base, ch->req->path, list);
+            bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE,
+                    ch->nkernels ? KRN_NO_SUCH_KERNEL : KRN_NO_SUCH_KERNEL_NONE, base,
+                    ch->req->path, list);
             return;
         }
     }
@@ -120,32 +121,26 @@ static int bind_params(struct child *ch)
 {
     const struct ksrc_kernel *k = ch->kernel;
     const struct gpu_kernel_request *req = ch->req;
-    if (k->nall > KSRC_MAX_PARAMS) {
-        bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name, k->nall,
-                KSRC_MAX_PARAMS);
-        return -1;
-    }
+    if (k->nall > KSRC_MAX_PARAMS)
+        return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name,
+                       k->nall, KSRC_MAX_PARAMS);
     for (int a = 0; a < req->nargs; a++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
             found |= !strcmp(k->params[i].name, req->args[a].name) &&
                      k->params[i].kind != KSRC_POINTER;
-        if (!found) {
-            bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
-                    req->args[a].name, k->name, req->args[a].name);
-            return -1;
-        }
+        if (!found)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
+                           req->args[a].name, k->name, req->args[a].name);
     }
     for (int b = 0; b < req->nbufs; b++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
             found |= !strcmp(k->params[i].name, req->bufs[b].name) &&
                      k->params[i].kind == KSRC_POINTER;
-        if (!found) {
-            bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_POINTER_PARAM,
-                    req->bufs[b].name, k->name, req->bufs[b].name);
-            return -1;
-        }
+        if (!found)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_POINTER_PARAM,
+                           req->bufs[b].name, k->name, req->bufs[b].name);
     }
     for (int i = 0; i < k->nparams; i++) {
         const struct ksrc_param *p = &k->params[i];
@@ -158,11 +153,9 @@ static int bind_params(struct child *ch)
             }
             continue;
         }
-        if (p->kind == KSRC_UNSUPPORTED) {
-            bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED, i + 1,
-                    k->name, p->type, p->name[0] ? " " : "", p->name);
-            return -1;
-        }
+        if (p->kind == KSRC_UNSUPPORTED)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED,
+                           i + 1, k->name, p->type, p->name[0] ? " " : "", p->name);
         const char *val = NULL;
         for (int a = 0; a < req->nargs; a++)
             if (!strcmp(req->args[a].name, p->name))
@@ -177,11 +170,9 @@ static int bind_params(struct child *ch)
             return -1;
         }
         struct bl_err why = {0};
-        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why)) {
-            bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name, val,
-                    why.msg);
-            return -1;
-        }
+        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why))
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name,
+                           val, why.msg);
     }
     return 0;
 }
@@ -212,11 +203,9 @@ static int take_turn(struct child *ch)
     ch->res->timing.wait = bl_now_ms() - t0;
     if (s == DEVLOCK_OK)
         return 0;
-    if (s == DEVLOCK_TIMEOUT) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_TURN_TIMEOUT,
-                TURN_WAIT_MS / 1000);
-        return -1;
-    }
+    if (s == DEVLOCK_TIMEOUT)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_TURN_TIMEOUT,
+                       TURN_WAIT_MS / 1000);
     devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
     st->lock = NULL;
     bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);

@@ -67,11 +67,9 @@ int klaunch_setup(struct child *ch)
     CUresult r = d->module_load(&ch->module, ch->comp.cubin);
     if (r == CUDA_SUCCESS)
         r = d->module_function(&ch->func, ch->module, ch->comp.lowered);
-    if (r != CUDA_SUCCESS) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_LOAD, ch->res->kernel,
-                kcu_name(d, r), kcu_text(d, r));
-        return -1;
-    }
+    if (r != CUDA_SUCCESS)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_LOAD,
+                       ch->res->kernel, kcu_name(d, r), kcu_text(d, r));
     int static_smem = 0, regs = 0, maxthr = 0;
     d->func_attr(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ch->func);
     d->func_attr(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ch->func);
@@ -79,31 +77,24 @@ int klaunch_setup(struct child *ch)
     ch->res->static_smem = static_smem;
     ch->res->regs = regs;
     unsigned long threads = (unsigned long)req->block[0] * req->block[1] * req->block[2];
-    if (maxthr > 0 && threads > (unsigned long)maxthr) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_BLOCK_TOO_BIG, ch->res->kernel,
-                maxthr, regs, req->block[0], req->block[1], req->block[2], threads);
-        return -1;
-    }
+    if (maxthr > 0 && threads > (unsigned long)maxthr)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_BLOCK_TOO_BIG,
+                       ch->res->kernel, maxthr, regs, req->block[0], req->block[1], req->block[2],
+                       threads);
     for (int i = 0; i < 3; i++)
-        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i]) {
-            bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_GRID_TOO_BIG, "xyz"[i],
-                    req->grid[i], st->grid_max[i]);
-            return -1;
-        }
+        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i])
+            return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_GRID_TOO_BIG,
+                           "xyz"[i], req->grid[i], st->grid_max[i]);
     unsigned long long total = (unsigned long long)static_smem + req->smem;
-    if (total > (unsigned long long)st->smem_optin) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_SMEM_TOO_MUCH, ch->res->kernel,
-                total, static_smem, req->smem, st->name, st->smem_optin);
-        return -1;
-    }
+    if (total > (unsigned long long)st->smem_optin)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_SMEM_TOO_MUCH,
+                       ch->res->kernel, total, static_smem, req->smem, st->name, st->smem_optin);
     if (req->smem > 48 * 1024 - (unsigned long long)static_smem) {
         r = d->func_set_attr(ch->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              (int)req->smem);
-        if (r != CUDA_SUCCESS) {
-            bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_ALLOW_SMEM, req->smem,
-                    kcu_text(d, r));
-            return -1;
-        }
+        if (r != CUDA_SUCCESS)
+            return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_ALLOW_SMEM,
+                           req->smem, kcu_text(d, r));
     }
     /* the compiled kernel must take what the source says */
     const struct ksrc_kernel *k = ch->kernel;
@@ -112,27 +103,21 @@ int klaunch_setup(struct child *ch)
         size_t off, size;
         while (n <= KSRC_MAX_PARAMS && d->func_param_info(ch->func, (size_t)n, &off, &size) ==
                                            CUDA_SUCCESS) {
-            if (n < k->nparams && (int)size != k->params[n].size) {
-                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_SIZE, n + 1,
-                        k->name, size, req->path, k->params[n].type, k->params[n].size);
-                return -1;
-            }
+            if (n < k->nparams && (int)size != k->params[n].size)
+                return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_SIZE, n + 1,
+                               k->name, size, req->path, k->params[n].type, k->params[n].size);
             n++;
         }
-        if (n != k->nparams) {
-            bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_COUNT, k->name, n,
-                    k->nparams, req->path);
-            return -1;
-        }
+        if (n != k->nparams)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_COUNT, k->name,
+                           n, k->nparams, req->path);
     }
     for (int i = 0; i < k->nparams; i++) {
         if (k->params[i].kind == KSRC_POINTER) {
             r = d->mem_alloc(&ch->bufs[i], ch->buf_size[i]);
-            if (r != CUDA_SUCCESS) {
-                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_CANNOT_ALLOCATE,
-                        ch->buf_size[i], k->params[i].name, kcu_text(d, r));
-                return -1;
-            }
+            if (r != CUDA_SUCCESS)
+                return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_CANNOT_ALLOCATE,
+                               ch->buf_size[i], k->params[i].name, kcu_text(d, r));
             ch->params[i] = &ch->bufs[i];
         } else {
             ch->params[i] = ch->scalars[i];
@@ -163,11 +148,9 @@ int klaunch_run(struct child *ch)
     CUresult r = d->launch(ch->func, req->grid[0], req->grid[1], req->grid[2], req->block[0],
                            req->block[1], req->block[2], (unsigned)req->smem, NULL, ch->params,
                            NULL);
-    if (r != CUDA_SUCCESS && !is_fault(r)) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_LAUNCH_REFUSED, ch->res->kernel,
-                kcu_name(d, r), kcu_text(d, r));
-        return -1;
-    }
+    if (r != CUDA_SUCCESS && !is_fault(r))
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_LAUNCH_REFUSED,
+                       ch->res->kernel, kcu_name(d, r), kcu_text(d, r));
     if (r == CUDA_SUCCESS)
         r = d->ctx_sync();
     if (r == CUDA_SUCCESS)

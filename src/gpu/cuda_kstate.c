@@ -203,11 +203,9 @@ int kstate_context(struct kstate *st, struct gpu_kernel_result *res)
     if (r == CUDA_SUCCESS)
         r = st->d.ctx_set(ctx);
     res->timing.context = bl_now_ms() - t0;
-    if (r != CUDA_SUCCESS) {
-        bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU, st->device,
-                   kcu_text(&st->d, r));
-        return -1;
-    }
+    if (r != CUDA_SUCCESS)
+        return bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU,
+                       st->device, kcu_text(&st->d, r));
     st->ctx_ready = 1;
     return 0;
 }

@@ -153,6 +153,10 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
 unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const char *src,
                                   size_t len, size_t *n);
 
+/* kwire_frame: one frame (tag, n, p[n]) in one buffer, so that an O_APPEND file shared by
+ * processes keeps each whole. Returns 0 or -1. */
+int kwire_frame(int fd, uint32_t tag, const void *p, size_t n);
+
 /* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
 void kwire_phase(int fd, enum gpu_kernel_phase phase);
 

@@ -249,24 +249,30 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
     return 0;
 }
 
-static int put_frame(int fd, uint32_t tag, const void *a, size_t an, const void *b, size_t bn)
+int kwire_frame(int fd, uint32_t tag, const void *p, size_t n)
 {
-    uint32_t head[2] = {tag, (uint32_t)(an + bn)};
-    if (an + bn > 0x7fffffffu)
+    uint32_t head[2] = {tag, (uint32_t)n};
+    unsigned char *b = n <= 0x7fffffffu ? malloc(sizeof head + n) : NULL;
+    if (!b)
         return -1;
-    return write_all(fd, head, sizeof head) || write_all(fd, a, an) || write_all(fd, b, bn) ? -1 : 0;
+    memcpy(b, head, sizeof head);
+    if (n)
+        memcpy(b + sizeof head, p, n);
+    int r = write_all(fd, b, sizeof head + n);
+    free(b);
+    return r;
 }
 
 void kwire_hello(int fd, int warm)
 {
     int32_t p[2] = {(int32_t)getpid(), warm};
-    (void)put_frame(fd, KWIRE_HELLO, p, sizeof p, NULL, 0);
+    (void)kwire_frame(fd, KWIRE_HELLO, p, sizeof p);
 }
 
 void kwire_phase(int fd, enum gpu_kernel_phase phase)
 {
     int32_t p = (int32_t)phase;
-    (void)put_frame(fd, KWIRE_PHASE, &p, sizeof p, NULL, 0);
+    (void)kwire_frame(fd, KWIRE_PHASE, &p, sizeof p);
 }
 
 int kwire_put_result(int fd, const struct gpu_kernel_result *res)
@@ -298,7 +304,7 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res)
     p += ni;
     if (nl)
         memcpy(p, res->lines, nl);
-    int r = put_frame(fd, KWIRE_RESULT, buf, total, NULL, 0);
+    int r = kwire_frame(fd, KWIRE_RESULT, buf, total);
     free(buf);
     return r;
 }
