@@ -97,8 +97,7 @@ void compiled_done(struct compiled *c)
 static int cache_get(const char *cache_dir, const char *name, const struct keybuf *key,
                      struct compiled *out)
 {
-    char why[256];
-    int dfd = kcache_dir_open(cache_dir, why, sizeof why);
+    int dfd = kcache_dir_open(cache_dir, NULL);
     struct kcache_entry e;
     if (dfd < 0)
         return -1;
@@ -118,13 +117,13 @@ static int cache_get(const char *cache_dir, const char *name, const struct keybu
 static void cache_put(const struct kcompile_in *in, const char *name, const struct keybuf *key,
                       const struct compiled *c)
 {
-    char why[256];
-    int dfd = kcache_dir_open(in->cache_dir, why, sizeof why);
+    struct bl_err why = {0};
+    int dfd = kcache_dir_open(in->cache_dir, &why);
     struct kcache_entry e = {c->log, (char *)c->lowered, c->cubin, c->cubin_size};
     if (dfd < 0 || kcache_store(dfd, name, key, &e)) {
         if (in->dbg)
             fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, name,
-                    dfd < 0 ? why : strerror(errno));
+                    dfd < 0 ? why.msg : strerror(errno));
     }
     if (dfd >= 0)
         close(dfd);
