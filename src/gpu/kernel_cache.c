@@ -19,9 +19,14 @@
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n)
 {
+    return kbuf_add(k, p, n, KCACHE_KEY_MAX);
+}
+
+int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max)
+{
     if (k->failed)
         return -1;
-    if (k->len + n + 1 > KCACHE_KEY_MAX) {
+    if (k->len + n + 1 > max) {
         k->failed = 1;
         return -1;
     }

@@ -20,6 +20,9 @@ struct keybuf {
 };
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n);
+/* kbuf_add: p[n] appended to k (NUL-terminated) while it stays under max bytes; 0, or -1 (k
+ * failed: out of memory or over max). kcache_key_add: under KCACHE_KEY_MAX. */
+int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max);
 
 #define KCACHE_INCLUDE_MAX (1u << 20)     /* bytes read of one included file */
 #define KCACHE_INCLUDES_MAX 4096          /* distinct included files */
