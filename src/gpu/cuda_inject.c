@@ -229,9 +229,7 @@ static void keep_module(const CUpti_ModuleResourceData *md)
             memcpy(m->cubin, md->pCubin, md->cubinSize);
             m->size = md->cubinSize;
             if (G.x.cubin_crc) {
-                CUpti_GetCubinCrcParams p;
-                memset(&p, 0, sizeof p);
-                p.size = CUpti_GetCubinCrcParamsSize;
+                CUpti_GetCubinCrcParams p = {.size = CUpti_GetCubinCrcParamsSize};
                 p.cubinSize = m->size;
                 p.cubin = m->cubin;
                 if (G.x.cubin_crc(&p) == CUPTI_SUCCESS) {
@@ -343,13 +341,9 @@ static int prepare(void)
     G.device = (int)dev;
     G.sm = major * 10 + minor;
     bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
-    CUpti_Profiler_Initialize_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
     CUptiResult r = G.c.prof_init(&ip);
-    CUpti_Device_GetChipName_Params cp;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    CUpti_Device_GetChipName_Params cp = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
     cp.deviceIndex = (size_t)G.device;
     if (r == CUPTI_SUCCESS)
         r = G.c.chip_name(&cp);
@@ -409,9 +403,7 @@ static int begin(void)
     } else {
         /* what launches since the last measured one patched and counted: read and dropped,
          * so this launch's records are its own */
-        struct sassm_run drop;
-        memset(&drop, 0, sizeof drop);
-        drop.ninst = 1;
+        struct sassm_run drop = {.ninst = 1};
         sassm_flush(&G.c, &drop, NULL);
         sassm_free(&drop);
     }

@@ -41,9 +41,7 @@ int ksass_measure(struct child *ch)
     }
     if (ksass_resolve(st, &ch->res->err))
         return -1;
-    struct sassm_run sr;
-    memset(&sr, 0, sizeof sr);
-    sr.ninst = 1;
+    struct sassm_run sr = {.ninst = 1};
     int rv = -1;
     st->sass_used = 1; /* whatever happens next, this process configures SASS metrics once */
     if (sass_check(ch, sassm_set_config(&st->c, &st->sassm, st->device, &sr), &sr) ||

@@ -68,9 +68,7 @@ int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, 
     if (m->configured)
         return 0;
     for (size_t i = 0; i < NMETRICS && m->ncfg < sizeof m->cfg / sizeof m->cfg[0]; i++) {
-        CUpti_SassMetrics_GetProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
+        CUpti_SassMetrics_GetProperties_Params pp = {.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
         pp.pChipName = chip;
         pp.pMetricName = metric_table[i].name;
         CUptiResult r = c->properties(&pp);
@@ -103,9 +101,7 @@ static int check(struct sassm_run *sr, CUptiResult r, const char *call)
 int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int device,
                      struct sassm_run *sr)
 {
-    CUpti_SassMetricsSetConfig_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+    CUpti_SassMetricsSetConfig_Params sp = {.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
     sp.pConfigs = (CUpti_SassMetrics_Config *)m->cfg;
     sp.numOfMetricConfig = m->ncfg;
     sp.deviceIndex = (uint32_t)device;
@@ -117,9 +113,7 @@ int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int devic
 
 int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 {
-    CUpti_SassMetricsEnable_Params ep;
-    memset(&ep, 0, sizeof ep);
-    ep.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
+    CUpti_SassMetricsEnable_Params ep = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
     ep.enableLazyPatching = 1;
     if (check(sr, c->enable(&ep), "cuptiSassMetricsEnable"))
         return -1;
@@ -129,9 +123,7 @@ int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 
 int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
 {
-    CUpti_SassMetricsGetDataProperties_Params dp;
-    memset(&dp, 0, sizeof dp);
-    dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
+    CUpti_SassMetricsGetDataProperties_Params dp = {.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
     if (check(sr, c->data_props(&dp), "cuptiSassMetricsGetDataProperties"))
         return -1;
     sr->nrec = dp.numOfPatchedInstructionRecords;
@@ -152,9 +144,7 @@ int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
             return -1;
         }
     }
-    CUpti_SassMetricsFlushData_Params fp;
-    memset(&fp, 0, sizeof fp);
-    fp.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
+    CUpti_SassMetricsFlushData_Params fp = {.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
     fp.numOfPatchedInstructionRecords = sr->nrec;
     fp.numOfInstances = sr->ninst;
     fp.pMetricsData = sr->data;
@@ -165,9 +155,7 @@ void sassm_disable(const struct cupti *c, struct sassm_run *sr)
 {
     if (!sr->enabled)
         return;
-    CUpti_SassMetricsDisable_Params xp;
-    memset(&xp, 0, sizeof xp);
-    xp.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    CUpti_SassMetricsDisable_Params xp = {.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
     c->disable(&xp);
     sr->enabled = 0;
 }
@@ -176,9 +164,7 @@ void sassm_unset(const struct cupti *c, int device, struct sassm_run *sr)
 {
     if (!sr->configured)
         return;
-    CUpti_SassMetricsUnsetConfig_Params up;
-    memset(&up, 0, sizeof up);
-    up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+    CUpti_SassMetricsUnsetConfig_Params up = {.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
     up.deviceIndex = (uint32_t)device;
     c->unset_config(&up);
     sr->configured = 0;
@@ -254,9 +240,7 @@ void sassm_free(struct sassm_run *sr)
 static void correlate(const struct cupti *c, const struct sassm_code *code,
                       struct gpu_kernel_result *res, struct gpu_kernel_inst *in)
 {
-    CUpti_GetSassToSourceCorrelationParams p;
-    memset(&p, 0, sizeof p);
-    p.size = CUpti_GetSassToSourceCorrelationParamsSize;
+    CUpti_GetSassToSourceCorrelationParams p = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
     p.cubin = code->cubin;
     p.cubinSize = code->size;
     p.functionName = code->function;
