@@ -12,7 +12,8 @@ void *bl_cupti_open(void)
     static const char *names[] = {
         "libcupti.so.13", "libcupti.so",
 #ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13", BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
+        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13",
+        BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
 #endif
         "/usr/local/cuda/lib64/libcupti.so.13", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
         "/usr/local/cuda/lib64/libcupti.so",

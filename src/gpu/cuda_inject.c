@@ -341,9 +341,9 @@ static int prepare(void)
     G.device = (int)dev;
     G.sm = major * 10 + minor;
     bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
-    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, ip);
     CUptiResult r = G.c.prof_init(&ip);
-    CUpti_Device_GetChipName_Params cp = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cp);
     cp.deviceIndex = (size_t)G.device;
     if (r == CUPTI_SUCCESS)
         r = G.c.chip_name(&cp);

@@ -179,7 +179,7 @@ void kstate_free(struct kstate *st)
     if (!st)
         return;
     if (st->cupti_ok && st->c.prof_deinit) {
-        CUpti_Profiler_DeInitialize_Params p = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, p);
         st->c.prof_deinit(&p);
     }
     devlock_close(st->lock);
@@ -221,25 +221,25 @@ int kstate_cupti(struct kstate *st)
     if (sassm_cupti_syms(st->c.lib, &st->c, &st->cupti_err, KRN_CUPTI_MISSING))
         return -1;
     CUptiResult r;
-    CUpti_Profiler_Initialize_Params ip = {.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, ip);
     if ((r = st->c.prof_init(&ip)) != CUPTI_SUCCESS)
         return kcupti_fail(&st->cupti_err, &st->c, r, "cuptiProfilerInitialize");
-    CUpti_Device_GetChipName_Params cp = {.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cp);
     cp.deviceIndex = (size_t)st->device;
     if ((r = st->c.chip_name(&cp)) != CUPTI_SUCCESS) {
         kcupti_fail(&st->cupti_err, &st->c, r, "cuptiDeviceGetChipName");
-        CUpti_Profiler_DeInitialize_Params dp = {.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE};
+        CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
         st->c.prof_deinit(&dp);
         return -1;
     }
     snprintf(st->chip, sizeof st->chip, "%s", cp.pChipName);
     st->cupti_ok = 1;
     if (st->dbg) { /* every SASS metric this CUPTI offers on this chip */
-        CUpti_SassMetrics_GetNumOfMetrics_Params np = {.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE};
+        CUPTI_PARAMS(CUpti_SassMetrics_GetNumOfMetrics_Params, np);
         np.pChipName = st->chip;
         if (st->c.num_metrics(&np) == CUPTI_SUCCESS && np.numOfMetrics) {
             CUpti_SassMetrics_MetricDetails *list = calloc(np.numOfMetrics, sizeof *list);
-            CUpti_SassMetrics_GetMetrics_Params mp = {.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE};
+            CUPTI_PARAMS(CUpti_SassMetrics_GetMetrics_Params, mp);
             mp.pChipName = st->chip;
             mp.numOfMetrics = np.numOfMetrics;
             mp.pMetricsList = list;

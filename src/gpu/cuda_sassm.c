@@ -68,7 +68,7 @@ int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, 
     if (m->configured)
         return 0;
     for (size_t i = 0; i < NMETRICS && m->ncfg < sizeof m->cfg / sizeof m->cfg[0]; i++) {
-        CUpti_SassMetrics_GetProperties_Params pp = {.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE};
+        CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params, pp);
         pp.pChipName = chip;
         pp.pMetricName = metric_table[i].name;
         CUptiResult r = c->properties(&pp);
@@ -101,7 +101,7 @@ static int check(struct sassm_run *sr, CUptiResult r, const char *call)
 int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int device,
                      struct sassm_run *sr)
 {
-    CUpti_SassMetricsSetConfig_Params sp = {.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, sp);
     sp.pConfigs = (CUpti_SassMetrics_Config *)m->cfg;
     sp.numOfMetricConfig = m->ncfg;
     sp.deviceIndex = (uint32_t)device;
@@ -113,7 +113,7 @@ int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int devic
 
 int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 {
-    CUpti_SassMetricsEnable_Params ep = {.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsEnable_Params, ep);
     ep.enableLazyPatching = 1;
     if (check(sr, c->enable(&ep), "cuptiSassMetricsEnable"))
         return -1;
@@ -123,7 +123,7 @@ int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 
 int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
 {
-    CUpti_SassMetricsGetDataProperties_Params dp = {.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params, dp);
     if (check(sr, c->data_props(&dp), "cuptiSassMetricsGetDataProperties"))
         return -1;
     sr->nrec = dp.numOfPatchedInstructionRecords;
@@ -144,7 +144,7 @@ int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
             return -1;
         }
     }
-    CUpti_SassMetricsFlushData_Params fp = {.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params, fp);
     fp.numOfPatchedInstructionRecords = sr->nrec;
     fp.numOfInstances = sr->ninst;
     fp.pMetricsData = sr->data;
@@ -155,7 +155,7 @@ void sassm_disable(const struct cupti *c, struct sassm_run *sr)
 {
     if (!sr->enabled)
         return;
-    CUpti_SassMetricsDisable_Params xp = {.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsDisable_Params, xp);
     c->disable(&xp);
     sr->enabled = 0;
 }
@@ -164,7 +164,7 @@ void sassm_unset(const struct cupti *c, int device, struct sassm_run *sr)
 {
     if (!sr->configured)
         return;
-    CUpti_SassMetricsUnsetConfig_Params up = {.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE};
+    CUPTI_PARAMS(CUpti_SassMetricsUnsetConfig_Params, up);
     up.deviceIndex = (uint32_t)device;
     c->unset_config(&up);
     sr->configured = 0;

@@ -14,6 +14,9 @@
 
 struct cupti;                    /* cuda_kstate.h: the CUPTI calls used */
 
+/* CUPTI_PARAMS: v, a CUPTI parameter struct of type T, zeroed but for its structSize. */
+#define CUPTI_PARAMS(T, v) T v = {.structSize = T##_STRUCT_SIZE}
+
 /* The metrics read per instruction, resolved on a chip once. */
 struct sassm_cfg {
     int configured;              /* ids resolved */
