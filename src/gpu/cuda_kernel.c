@@ -22,7 +22,7 @@ void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)
     if (!st->have_gpu || kstate_context(st, res) || kstate_cupti(st))
         return;
     if (ksass_resolve(st, &why))
-        kdbg(st, "prepare: %s\n", why.msg);
+        kdbg(st->dbg, "prepare: %s\n", why.msg);
 }
 
 /* Which kernel: --name, or the only __global__ of the file. Sets name_expr or name_err. */

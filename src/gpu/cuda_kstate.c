@@ -4,7 +4,6 @@
  * of the cuda_k*.c files: calls none of them. No curses, no cJSON; never prints (except the
  * debug log BANKLAB_KERNEL_DEBUG). */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -66,16 +65,6 @@ int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const 
     return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, why);
 }
 
-void kdbg(struct kstate *st, const char *fmt, ...)
-{
-    if (!st->dbg)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(st->dbg, fmt, ap);
-    va_end(ap);
-    fflush(st->dbg);
-}
 /* The device's turns, shared with every banklab process (devlock.h): measurements of a
  * learner's kernel take turns with the tutorials and `sim --gpu` of a class. Without a usable
  * lock file the process measures without turns and the result says so. */
@@ -159,7 +148,7 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
     double t0 = bl_now_ms();
     open_device(st);
     res->timing.init = bl_now_ms() - t0;
-    kdbg(st, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu.msg);
+    kdbg(st->dbg, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu.msg);
     return st;
 }
 
@@ -245,7 +234,7 @@ int kstate_cupti(struct kstate *st)
             mp.pMetricsList = list;
             if (list && st->c.metrics(&mp) == CUPTI_SUCCESS)
                 for (size_t i = 0; i < np.numOfMetrics; i++)
-                    kdbg(st, "sass metric %s: %s\n", list[i].pMetricName,
+                    kdbg(st->dbg, "sass metric %s: %s\n", list[i].pMetricName,
                          list[i].pMetricDescription);
             free(list);
         }

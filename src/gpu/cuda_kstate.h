@@ -109,9 +109,6 @@ struct kstate {
     char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
 };
 
-/* kdbg: a line in the debug log (BANKLAB_KERNEL_DEBUG), when there is one. */
-void kdbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* kstate_context: the primary context, made current once. 0, or -1 with the reason in res. */
 int kstate_context(struct kstate *st, struct gpu_kernel_result *res);
 /* kstate_cupti: CUPTI loaded and initialised once. 0, or -1 with the reason in

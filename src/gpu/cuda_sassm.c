@@ -33,8 +33,7 @@ static const struct {
 };
 #define NMETRICS (sizeof metric_table / sizeof metric_table[0])
 
-static void dbgf(FILE *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dbgf(FILE *dbg, const char *fmt, ...)
+void kdbg(FILE *dbg, const char *fmt, ...)
 {
     if (!dbg)
         return;
@@ -73,7 +72,7 @@ int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, 
         pp.pMetricName = metric_table[i].name;
         CUptiResult r = c->properties(&pp);
         if (r != CUPTI_SUCCESS) {
-            dbgf(dbg, "metric %s: not on %s (%d)\n", metric_table[i].name, chip, (int)r);
+            kdbg(dbg, "metric %s: not on %s (%d)\n", metric_table[i].name, chip, (int)r);
             if (metric_table[i].required)
                 return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_NO_SASS_METRIC,
                                metric_table[i].name, chip);
@@ -128,7 +127,7 @@ int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
         return -1;
     sr->nrec = dp.numOfPatchedInstructionRecords;
     sr->ninst = dp.numOfInstances ? dp.numOfInstances : 1;
-    dbgf(dbg, "records %zu instances %zu\n", sr->nrec, sr->ninst);
+    kdbg(dbg, "records %zu instances %zu\n", sr->nrec, sr->ninst);
     if (!sr->nrec)
         return 0;
     sr->data = calloc(sr->nrec, sizeof *sr->data);
@@ -201,7 +200,7 @@ int sassm_sum(const struct sassm_cfg *m, struct sassm_run *sr, const char *funct
                 if (m->cfg[j].metricId != v->metricId)
                     continue;
                 int role = metric_table[m->which[j]].role;
-                dbgf(dbg, "pc %#x %s = %llu\n", rec->pcOffset, metric_table[m->which[j]].name,
+                kdbg(dbg, "pc %#x %s = %llu\n", rec->pcOffset, metric_table[m->which[j]].name,
                      (unsigned long long)v->value);
                 if (!v->value)
                     continue;
@@ -303,7 +302,7 @@ int sassm_build(const struct cupti *c, const struct sassm_code *code, const stru
             if (op < 0)
                 op = si.op;
             else if (si.op != op)
-                dbgf(dbg, "pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
+                kdbg(dbg, "pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
                      gpu_kernel_op_name(si.op), gpu_kernel_op_name(op));
         }
         in->op = op < 0 ? GPU_KOP_LD : op;
@@ -315,7 +314,7 @@ int sassm_build(const struct cupti *c, const struct sassm_code *code, const stru
             in->ideal_known = 1;
         }
         correlate(c, code, res, in);
-        dbgf(dbg, "inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
+        kdbg(dbg, "inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
              gpu_kernel_op_name(in->op), in->line, in->inst, in->wavefronts, in->ideal);
     }
     return kres_build_lines(res);

@@ -14,6 +14,9 @@
 
 struct cupti;                    /* cuda_kstate.h: the CUPTI calls used */
 
+/* kdbg: a line in a debug log (BANKLAB_KERNEL_DEBUG, BANKLAB_RUN_DEBUG) when dbg is one. */
+void kdbg(FILE *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 /* CUPTI_PARAMS: v, a CUPTI parameter struct of type T, zeroed but for its structSize. */
 #define CUPTI_PARAMS(T, v) T v = {.structSize = T##_STRUCT_SIZE}
 
