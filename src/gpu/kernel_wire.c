@@ -309,19 +309,20 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res)
     return r;
 }
 
-static void *take(const unsigned char **p, size_t *left, int count, size_t each)
+/* count items of each bytes from *p into a new array *out (NULL when count is 0). 0, or -1. */
+static int take(const unsigned char **p, size_t *left, int count, size_t each, void *out)
 {
+    void *m = NULL;
     if (count < 0 || count > 1000000 || (size_t)count * each > *left)
-        return (void *)-1;
-    if (count == 0)
-        return NULL;
-    void *m = malloc((size_t)count * each);
-    if (!m)
-        return (void *)-1;
-    memcpy(m, *p, (size_t)count * each);
+        return -1;
+    if (count && !(m = malloc((size_t)count * each)))
+        return -1;
+    if (count)
+        memcpy(m, *p, (size_t)count * each);
     *p += (size_t)count * each;
     *left -= (size_t)count * each;
-    return m;
+    memcpy(out, &m, sizeof m);
+    return 0;
 }
 
 int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res)
@@ -333,24 +334,19 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     memcpy(&head, p, sizeof head);
     p += sizeof head;
     n -= sizeof head;
-    void *d = take(&p, &n, head.ndiags, sizeof head.diags[0]);
-    void *f = d == (void *)-1 ? d : take(&p, &n, head.nfiles, sizeof head.files[0]);
-    void *in = f == (void *)-1 ? f : take(&p, &n, head.ninsts, sizeof head.insts[0]);
-    void *l = in == (void *)-1 ? in : take(&p, &n, head.nlines, sizeof head.lines[0]);
-    if (d == (void *)-1 || f == (void *)-1 || in == (void *)-1 || l == (void *)-1 || n != 0) {
-        if (d != (void *)-1)
-            free(d);
-        if (f != (void *)-1)
-            free(f);
-        if (in != (void *)-1)
-            free(in);
+    *res = head;
+    res->diags = NULL;
+    res->files = NULL;
+    res->insts = NULL;
+    res->lines = NULL;
+    if (take(&p, &n, head.ndiags, sizeof head.diags[0], &res->diags) ||
+        take(&p, &n, head.nfiles, sizeof head.files[0], &res->files) ||
+        take(&p, &n, head.ninsts, sizeof head.insts[0], &res->insts) ||
+        take(&p, &n, head.nlines, sizeof head.lines[0], &res->lines) || n != 0) {
+        gpu_kernel_result_done(res);
+        memset(res, 0, sizeof *res);
         return -1;
     }
-    *res = head;
-    res->diags = d;
-    res->files = f;
-    res->insts = in;
-    res->lines = l;
     res->err.msg[sizeof res->err.msg - 1] = '\0';
     bl_msg_sanitize(&res->err.why);   /* from another process: ids and strings in range */
     res->device[sizeof res->device - 1] = '\0';
