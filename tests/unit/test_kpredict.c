@@ -226,6 +226,9 @@ static void test_which_kernel(void **state)
     struct kp_result r;
     assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), -1);
     assert_non_null(strstr(err.msg, "--name"));
+    char zh[BL_ERR_TEXT];   /* the same failure in Chinese, from its message id */
+    assert_int_equal(err.status, GPU_KERNEL_EINPUT);
+    assert_non_null(strstr(bl_err_text(&err, BL_LANG_ZH, zh, sizeof zh), "文件有 2 个 kernel"));
     snprintf(req.name, sizeof req.name, "b");
     assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), 0);
     assert_int_equal(r.first, 2);
