@@ -785,7 +785,6 @@ int cmd_kernel(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    char why[256];
     struct bl_err e = {0};
     size_t len = 0;
     char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
