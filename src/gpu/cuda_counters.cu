@@ -150,30 +150,6 @@ static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const ch
             return cupti_fail((c), r_, (name), (other), (why), (n));                           \
     } while (0)
 
-extern "C" void *bl_cupti_open(void)
-{
-    static const char *names[] = {
-        "libcupti.so.13", "libcupti.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13", BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
-#endif
-        "/usr/local/cuda/lib64/libcupti.so.13", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-        "/usr/local/cuda/lib64/libcupti.so",
-    };
-    const char *env = getenv("BANKLAB_CUPTI");
-    if (env && *env) {
-        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
 static int load(struct bl_counters *c, char *why, size_t n)
 {
     c->lib = bl_cupti_open();

@@ -83,8 +83,8 @@ void bl_counters_close(struct bl_counters *c);
  * for it); busy and the "not allowed" cases are named as such. */
 void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n);
 
-/* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
- * one place that knows where it lives. NULL when not found. Never unloaded. */
+/* bl_cupti_open (cuda_cupti.c): dlopen libcupti ($BANKLAB_CUPTI, then the usual names and
+ * CUDA_HOME), the one place that knows where it lives. NULL when not found. Never unloaded. */
 void *bl_cupti_open(void);
 
 #ifdef __cplusplus
