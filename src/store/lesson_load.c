@@ -43,19 +43,14 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
                 cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
         return;
     }
-    l->steps = calloc((size_t)n, sizeof *l->steps);
-    if (!l->steps) {
-        L->oom = 1;
+    if (!(l->steps = lr_calloc(L, n, sizeof *l->steps)))
         return;
-    }
     l->nsteps = n;
     struct lr_ids ids = {l->steps, NULL, 16};
     while (ids.cap < (size_t)n * 2)
         ids.cap *= 2;
-    if (!(ids.slot = calloc(ids.cap, sizeof *ids.slot))) {
-        L->oom = 1;
+    if (!(ids.slot = lr_calloc(L, ids.cap, sizeof *ids.slot)))
         return;
-    }
     int k = 0;
     char p[PATH_BUF];
     for (const cJSON *d = sj->child; d && !L->oom; d = d->next, k++)

@@ -31,7 +31,10 @@ const char *lr_sub(char *buf, const char *path, const char *name);
 const char *lr_subi(char *buf, const char *path, int index);
 
 char *lr_dupstr(struct ld *L, const char *s);          /* sets L->oom on failure */
+void *lr_calloc(struct ld *L, size_t n, size_t size);  /* n (at least 1) zeroed; ditto */
 const cJSON *lr_get(const cJSON *obj, const char *name);
+/* lr_field: obj's field name, NULL when absent; its path (path.name) into p (PATH_BUF) */
+const cJSON *lr_field(const cJSON *obj, const char *name, const char *path, char *p);
 int lr_is_ident_char(int c, int first);
 
 /* lr_check_keys: obj has only the allowed keys (NULL-terminated), once each; an unknown one

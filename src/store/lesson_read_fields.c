@@ -32,6 +32,20 @@ const char *lr_subi(char *buf, const char *path, int index)
     return path_fit(buf, snprintf(buf, PATH_BUF, "%s[%d]", path, index));
 }
 
+void *lr_calloc(struct ld *L, size_t n, size_t size)
+{
+    void *v = calloc(n ? n : 1, size);
+    if (!v)
+        L->oom = 1;
+    return v;
+}
+
+const cJSON *lr_field(const cJSON *obj, const char *name, const char *path, char *p)
+{
+    lr_sub(p, path, name);
+    return lr_get(obj, name);
+}
+
 char *lr_dupstr(struct ld *L, const char *s)
 {
     char *d = strdup(s ? s : "");

@@ -70,8 +70,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
                 "(the label of the row it is a percentage of)");
         bad++;
     }
-    const cJSON *vj = lr_get(j, "value");
-    lr_sub(p, path, "value");
+    const cJSON *vj = lr_field(j, "value", path, p);
     if (!vj) {
         lr_missing(L, path, "value");
         bad++;
@@ -353,11 +352,8 @@ int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct less
     }
     if (n == 0)
         return 0;
-    st->figures = calloc((size_t)n, sizeof *st->figures);
-    if (!st->figures) {
-        L->oom = 1;
+    if (!(st->figures = lr_calloc(L, n, sizeof *st->figures)))
         return -1;
-    }
     int k = 0;
     for (const cJSON *d = gj->child; d; d = d->next, k++) {
         struct lesson_figure *f = &st->figures[st->nfigures];

@@ -288,10 +288,9 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
 static int read_block(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *bj = lr_get(j, "block");
+    const cJSON *bj = lr_field(j, "block", path, p);
     if (!bj)
         return 0;
-    lr_sub(p, path, "block");
     if (!cJSON_IsArray(bj) || cJSON_GetArraySize(bj) < 1 || cJSON_GetArraySize(bj) > 3) {
         lesson_problem(&L->P, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
                 json_type_name(bj));
@@ -349,20 +348,17 @@ static int read_launch(struct ld *L, const cJSON *j, const char *path, struct le
 static int read_types(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *tj = lr_get(j, "types");
+    const cJSON *tj = lr_field(j, "types", path, p);
     if (!tj)
         return 0;
-    lr_sub(p, path, "types");
     int n = cJSON_GetArraySize(tj), bad = 0;
     if (!cJSON_IsArray(tj) || n < 1 || n > 8) {
         lesson_problem(&L->P, 0, p, "expected an array of 1 to 8 type names, found %s",
                 json_type_name(tj));
         return 1;
     }
-    if (!(s->types = calloc((size_t)n, sizeof *s->types))) {
-        L->oom = 1;
+    if (!(s->types = lr_calloc(L, n, sizeof *s->types)))
         return 1;
-    }
     int k = 0;
     for (const cJSON *d = tj->child; d; d = d->next, k++) {
         const char *t = cJSON_GetStringValue(d);
@@ -391,10 +387,9 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
 static int read_params(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *pj = lr_get(j, "params");
+    const cJSON *pj = lr_field(j, "params", path, p);
     if (!pj)
         return 0;
-    lr_sub(p, path, "params");
     int n = cJSON_GetArraySize(pj), bad = 0;
     if (!cJSON_IsArray(pj) || n > PATTERN_MAX_PARAMS) {
         lesson_problem(&L->P, 0, p, "expected an array of at most %d parameters, found %s",
@@ -403,10 +398,8 @@ static int read_params(struct ld *L, const cJSON *j, const char *path, struct le
     }
     if (n == 0)
         return 0;
-    if (!(s->params = calloc((size_t)n, sizeof *s->params))) {
-        L->oom = 1;
+    if (!(s->params = lr_calloc(L, n, sizeof *s->params)))
         return 1;
-    }
     int k = 0;
     for (const cJSON *d = pj->child; d; d = d->next, k++)
         bad += read_param(L, d, lr_subi(p2, p, k), &s->params[k], s->params, k) != 0;

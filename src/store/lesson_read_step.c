@@ -17,9 +17,8 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
 {
     char p[PATH_BUF], p2[PATH_BUF];
     int bad = 0;
-    const cJSON *pj = lr_get(obj, "params");
+    const cJSON *pj = lr_field(obj, "params", path, p);
     if (pj) {
-        lr_sub(p, path, "params");
         if (!cJSON_IsObject(pj)) {
             lesson_problem(&L->P, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
                     json_type_name(pj));
@@ -27,12 +26,10 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
         }
         int n = cJSON_GetArraySize(pj);
         if (n > 0) {
-            b->names = calloc((size_t)n, sizeof *b->names);
-            b->values = calloc((size_t)n, sizeof *b->values);
-            if (!b->names || !b->values) {
-                L->oom = 1;
+            b->names = lr_calloc(L, n, sizeof *b->names);
+            b->values = lr_calloc(L, n, sizeof *b->values);
+            if (!b->names || !b->values)
                 return -1;
-            }
         }
         for (const cJSON *d = pj->child; d; d = d->next) {
             const char *nm = d->string ? d->string : "";
@@ -78,9 +75,8 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             }
         }
     }
-    const cJSON *tj = lr_get(obj, "type");
+    const cJSON *tj = lr_field(obj, "type", path, p);
     if (tj) {
-        lr_sub(p, path, "type");
         const char *t = cJSON_GetStringValue(tj);
         int found = 0;
         for (int k = 0; t && k < s->ntypes; k++)
@@ -176,12 +172,10 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
                 cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
         bad++;
     } else {
-        q->choices = calloc((size_t)n, sizeof *q->choices);
-        q->choice_values = calloc((size_t)n, sizeof *q->choice_values);
-        if (!q->choices || !q->choice_values) {
-            L->oom = 1;
+        q->choices = lr_calloc(L, n, sizeof *q->choices);
+        q->choice_values = lr_calloc(L, n, sizeof *q->choice_values);
+        if (!q->choices || !q->choice_values)
             return bad + 1;
-        }
         q->nchoices = n;
         int k = 0;
         for (const cJSON *d = cj->child; d; d = d->next, k++)
@@ -253,11 +247,10 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
                            int bad)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *ck = lr_get(j, "check");
+    const cJSON *ck = lr_field(j, "check", path, p);
     int found = 0;
     if (!ck)
         return 0;
-    lr_sub(p, path, "check");
     if (lr_expect_object(L, ck, p))
         return -1;
     found += lr_check_keys(L, ck, p, check_keys_list);
@@ -357,8 +350,7 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         bad++;
     else if (rc == 0)
         t->points = (int)v;
-    const cJSON *rj = lr_get(j, "require");
-    lr_sub(p, path, "require");
+    const cJSON *rj = lr_field(j, "require", path, p);
     if (!rj) {
         lr_missing(L, path, "require");
         bad++;
@@ -411,11 +403,10 @@ static int ids_add(struct lr_ids *S, int k)
 static int read_hints(struct ld *L, const cJSON *j, const char *path, struct lesson_step *st)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *hj = lr_get(j, "hints");
+    const cJSON *hj = lr_field(j, "hints", path, p);
     int bad = 0;
     if (!hj)
         return 0;
-    lr_sub(p, path, "hints");
     int n = cJSON_GetArraySize(hj);
     if (!cJSON_IsArray(hj)) {
         lesson_problem(&L->P, 0, p, "expected an array of texts, found %s", json_type_name(hj));
@@ -423,10 +414,8 @@ static int read_hints(struct ld *L, const cJSON *j, const char *path, struct les
     }
     if (n == 0)
         return 0;
-    if (!(st->hints = calloc((size_t)n, sizeof *st->hints))) {
-        L->oom = 1;
+    if (!(st->hints = lr_calloc(L, n, sizeof *st->hints)))
         return 1;
-    }
     st->nhints = n;
     int k = 0;
     for (const cJSON *d = hj->child; d; d = d->next, k++)
@@ -446,10 +435,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int bad = 0, scene_ok = naccess >= 0;
     const cJSON *qj = lr_get(j, "quiz"), *ej = lr_get(j, "expect"), *tj = lr_get(j, "task");
     if (qj) {
-        if (!(st->quiz = calloc(1, sizeof *st->quiz))) {
-            L->oom = 1;
+        if (!(st->quiz = lr_calloc(L, 1, sizeof *st->quiz)))
             return bad + 1;
-        }
         if (read_quiz(L, qj, lr_sub(p, path, "quiz"), scene, naccess, st->quiz)) {
             bad++;
             st->quiz->check.field = FIELD_NONE;
@@ -463,10 +450,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
         lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
         bad++;
     } else if (n > 0) {
-        if (!(st->expects = calloc((size_t)n, sizeof *st->expects))) {
-            L->oom = 1;
+        if (!(st->expects = lr_calloc(L, n, sizeof *st->expects)))
             return bad + 1;
-        }
         int k = 0;
         for (const cJSON *d = ej->child; d; d = d->next, k++) {
             struct lesson_expect *e = &st->expects[st->nexpects];
@@ -481,10 +466,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
         }
     }
     if (tj) {
-        if (!(st->task = calloc(1, sizeof *st->task))) {
-            L->oom = 1;
+        if (!(st->task = lr_calloc(L, 1, sizeof *st->task)))
             return bad + 1;
-        }
         int rc = read_task(L, tj, lr_sub(p, path, "task"), scene, naccess, st->task);
         bad += rc != 0;
         if (rc || !scene_ok) {
@@ -521,10 +504,8 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     const cJSON *sj = lr_get(j, "scene");
     int naccess = 0;
     if (sj && !L->oom) {
-        if (!(st->scene = calloc(1, sizeof *st->scene))) {
-            L->oom = 1;
+        if (!(st->scene = lr_calloc(L, 1, sizeof *st->scene)))
             return -1;
-        }
         naccess = lr_read_scene(L, sj, lr_sub(p, path, "scene"), st->scene);
         bad += naccess < 0;
     }
