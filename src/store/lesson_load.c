@@ -25,7 +25,7 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     const cJSON *fj = lr_get(root, "format");
     if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
         lesson_problem(&L->P, 0, "format", "this banklab reads format %d; the file needs a newer "
-                "banklab", LESSON_FORMAT);
+                       "banklab", LESSON_FORMAT);
     else
         lr_get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
     lr_get_id(L, root, "", &l->id);
@@ -40,7 +40,7 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     int n = cJSON_GetArraySize(sj);
     if (!cJSON_IsArray(sj) || n < 1) {
         lesson_problem(&L->P, 0, "steps", "expected a non-empty array of steps, found %s",
-                cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
+                       cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
         return;
     }
     if (!(l->steps = lr_calloc(L, n, sizeof *l->steps)))
@@ -141,26 +141,27 @@ static void keep_first(const struct lesson_error *e, void *ctx)
         *first = *e;
 }
 
-struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
-                                  struct lesson_error *err)
+/* The first problem into *err (when not NULL). */
+static struct lesson *load_first(const char *name, const char *data, size_t len,
+                                 struct lesson_error *err)
 {
     struct lesson_error tmp;
     memset(&tmp, 0, sizeof tmp);
-    struct lesson *l = lesson_load_report(name, data ? data : "", data ? len : 0, keep_first,
-                                          &tmp, NULL);
+    struct lesson *l = load(name, data, len, keep_first, &tmp, NULL, 0);
     if (err)
         *err = tmp;
     return l;
 }
 
+struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *err)
+{
+    return load_first(name, data ? data : "", data ? len : 0, err);
+}
+
 struct lesson *lesson_load_file(const char *path, struct lesson_error *err)
 {
-    struct lesson_error tmp;
-    memset(&tmp, 0, sizeof tmp);
-    struct lesson *l = lesson_load_report(path ? path : "", NULL, 0, keep_first, &tmp, NULL);
-    if (err)
-        *err = tmp;
-    return l;
+    return load_first(path ? path : "", NULL, 0, err);
 }
 
 /* ---------------------------------------------------------------- sets and directories */
@@ -262,8 +263,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
     for (int k = 0; k < set->nlessons; k++)
         if (!strcmp(set->lessons[k].id, l->id)) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file "
-                           "skipped", l->id, set->lessons[k].path);
+            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file skipped",
+                           l->id, set->lessons[k].path);
             lesson_free(l);
             return;
         }
@@ -271,8 +272,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
         int problems = lesson_check(l, report, ctx);
         if (problems > 0) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check "
-                           "lists them)", problems, problems == 1 ? "" : "s");
+            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check lists "
+                           "them)", problems, problems == 1 ? "" : "s");
             lesson_free(l);
             return;
         }

@@ -115,8 +115,8 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
             }
         }
         if (near)
-            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
-                    "fields: %s", near, list);
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); "
+                           "valid fields: %s", near, list);
         else
             lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
     }
@@ -167,12 +167,13 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
         if (cJSON_IsNumber(j))
             lesson_problem(&L->P, 0, p, "expected an integer %s, found %g", what, v);
         else
-            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what, json_type_name(j));
+            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what,
+                           json_type_name(j));
         return -1;
     }
     if (!lr_int_literal(j)) {
         lesson_problem(&L->P, 0, p, "expected an integer %s, found %s (write integers without a "
-                "fraction or exponent)", what, j->valuestring);
+                       "fraction or exponent)", what, j->valuestring);
         return -1;
     }
     long long iv = (long long)v;
@@ -192,7 +193,7 @@ int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *pa
     if (!cJSON_IsBool(j)) {
         char p[PATH_BUF];
         lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected true or false, found %s",
-                json_type_name(j));
+                       json_type_name(j));
         return -1;
     }
     *out = cJSON_IsTrue(j) ? 1 : 0;
@@ -221,7 +222,8 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
         return 1;
     }
     if (!cJSON_IsString(j) || !j->valuestring) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s", json_type_name(j));
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s",
+                       json_type_name(j));
         return -1;
     }
     if (blank(j->valuestring)) {
@@ -270,8 +272,8 @@ int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
         return -1;
     if (!valid_id(s)) {
         char p[PATH_BUF];
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"),
-                "\"%s\": an id is 1-64 letters, digits, '_' or '-'", s);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\": an id is 1-64 letters, digits, "
+                       "'_' or '-'", s);
         return -1;
     }
     *out = lr_dupstr(L, s);
@@ -300,7 +302,7 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
             char p[PATH_BUF];
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
                 lesson_problem(&L->P, 0, lr_sub(p, path, "value"), "expected a number, found %s",
-                        json_type_name(v));
+                               json_type_name(v));
                 bad++;
             } else {
                 *value = v->valuedouble;

@@ -51,7 +51,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
         bad++;
     } else if (!figure_field_known(field)) {
         lesson_problem(&L->P, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
-                LESSON_FIGURE_FIELDS);
+                       LESSON_FIGURE_FIELDS);
         bad++;
     } else {
         f->field = lr_dupstr(L, field);
@@ -65,9 +65,8 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (rc < 0) {
         bad++;
     } else if (f->percent && !over) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"),
-                "a percentage needs \"over\" "
-                "(the label of the row it is a percentage of)");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"), "a percentage needs \"over\" (the "
+                       "label of the row it is a percentage of)");
         bad++;
     }
     const cJSON *vj = lr_field(j, "value", path, p);
@@ -80,8 +79,8 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     } else {
         const char *lit = vj->valuestring;
         if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
-            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
-                    "most %d characters)", lit, (int)sizeof f->text - 1);
+            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, "
+                           "at most %d characters)", lit, (int)sizeof f->text - 1);
             bad++;
         } else {
             snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
@@ -299,19 +298,19 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         scan_step(st, (enum lesson_lang)lang, &k[lang]);
         const char *lc = lesson_lang_code((enum lesson_lang)lang);
         if (!k[lang].found) {
-            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number its "
-                    "text quotes, as written there)", lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number "
+                           "its text quotes, as written there)", lc, k[lang].q);
             return -1;   /* the first language that lacks it is enough to say */
         }
         if (k[lang].ratio && !f->over) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", \"倍\"), "
-                    "but the figure is not one: give \"over\", the row it is a ratio to", lc,
-                    k[lang].q);
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", "
+                           "\"倍\"), but the figure is not one: give \"over\", the row it is a "
+                           "ratio to", lc, k[lang].q);
             rc = -1;
         }
         if (f->percent && !k[lang].percent) {
             lesson_problem(&L->P, 0, p3, "a percentage, but no %s text quotes it as %s %%", lc,
-                    k[lang].q);
+                           k[lang].q);
             rc = -1;
         }
         /* a rate (GB/s, bytes per clock) is faster when higher; a time when lower */
@@ -320,21 +319,22 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
         int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
         if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
-            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
-                    k[lang].q, up ? "above (higher, more, faster)" : "below (lower, less, slower)",
-                    f->value < 0 ? "below" : "above", f->text);
+            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)",
+                           lc, k[lang].q,
+                           up ? "above (higher, more, faster)" : "below (lower, less, slower)",
+                           f->value < 0 ? "below" : "above", f->text);
             rc = -1;
         }
         if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower bound",
-                    lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower "
+                           "bound", lc, k[lang].q);
             rc = -1;
         }
     }
     if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
         lesson_problem(&L->P, 0, p3, "the zh text claims %s of %s, the en text %s: the same "
-                "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
-                bound_words(k[LANG_EN].bounds));
+                       "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
+                       bound_words(k[LANG_EN].bounds));
         rc = -1;
     }
     f->bound = k[LANG_EN].bounds;

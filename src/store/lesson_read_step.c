@@ -21,7 +21,7 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
     if (pj) {
         if (!cJSON_IsObject(pj)) {
             lesson_problem(&L->P, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
-                    json_type_name(pj));
+                           json_type_name(pj));
             return -1;
         }
         int n = cJSON_GetArraySize(pj);
@@ -61,12 +61,12 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
                        v > (double)prm->max || !lr_int_literal(d)) {
                 if (cJSON_IsNumber(d))
-                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the parameter's "
-                            "range), found %s", prm->min, prm->max,
-                            d->valuestring);
+                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the "
+                                   "parameter's range), found %s", prm->min, prm->max,
+                                   d->valuestring);
                 else
                     lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld, found %s",
-                            prm->min, prm->max, json_type_name(d));
+                                   prm->min, prm->max, json_type_name(d));
                 bad++;
             } else {
                 b->names[b->nvalues] = lr_dupstr(L, nm);
@@ -82,11 +82,12 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
         for (int k = 0; t && k < s->ntypes; k++)
             found |= !strcmp(t, s->types[k]);
         if (!t) {
-            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s", json_type_name(tj));
+            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s",
+                           json_type_name(tj));
             bad++;
         } else if (!found) {
             lesson_problem(&L->P, 0, p, "\"%s\" is not one of the scene's types%s", t,
-                    s->ntypes ? "" : " (the scene has no \"types\")");
+                           s->ntypes ? "" : " (the scene has no \"types\")");
             bad++;
         } else {
             b->type = lr_dupstr(L, t);
@@ -144,8 +145,8 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
         }
     }
     if (rc >= 0 && nfields == 0 && !bad) {
-        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, conflicts, "
-                "ways, passes");
+        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, "
+                       "conflicts, ways, passes");
         bad++;
     }
     return bad ? -1 : 0;
@@ -169,7 +170,7 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
         bad++;
     } else if (!cJSON_IsArray(cj) || n < 2 || n > 8) {
         lesson_problem(&L->P, 0, p, "expected an array of 2 to 8 choices, found %s",
-                cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
+                       cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
         bad++;
     } else {
         q->choices = lr_calloc(L, n, sizeof *q->choices);
@@ -183,7 +184,8 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
                                 &q->choice_values[k]) != 0;
     }
     if (tj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a tolerance");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a "
+                       "tolerance");
         bad++;
     }
     long long a;
@@ -213,8 +215,8 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     const cJSON *tj = lr_get(j, "tolerance");
     int bad = 0;
     if (cj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
-                "\"kind\": \"choice\")");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices "
+                       "(use \"kind\": \"choice\")");
         bad++;
     }
     if (!aj) {
@@ -222,15 +224,15 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
         bad++;
     } else if (!cJSON_IsNumber(aj) || !isfinite(aj->valuedouble)) {
         lesson_problem(&L->P, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
-                json_type_name(aj));
+                       json_type_name(aj));
         bad++;
     } else {
         q->number = aj->valuedouble;
     }
     if (tj) {
         if (!cJSON_IsNumber(tj) || !(tj->valuedouble >= 0) || !isfinite(tj->valuedouble)) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found %s",
-                    cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
+            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found "
+                           "%s", cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
             bad++;
         } else {
             q->tolerance = tj->valuedouble;
@@ -267,8 +269,8 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
             if (!strcmp(f, field_names[k]))
                 q->check.field = (enum lesson_field)k;
         if (q->check.field == FIELD_NONE) {
-            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, conflicts, "
-                    "ways or passes", f);
+            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, "
+                           "conflicts, ways or passes", f);
             found++;
         }
     }
@@ -277,9 +279,8 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         found++;
     if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
         q->choice_values && isnan(q->choice_values[q->answer]) && !(bad + found)) {
-        lesson_problem(&L->P, 0,
-                lr_subi(p2, "choices", q->answer),
-                "the answer of a checked quiz needs a \"value\" (the number it stands for)");
+        lesson_problem(&L->P, 0, lr_subi(p2, "choices", q->answer), "the answer of a checked quiz "
+                       "needs a \"value\" (the number it stands for)");
         found++;
     }
     return found;
@@ -301,15 +302,15 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
     else if (!strcmp(kind, "number"))
         q->kind = QUIZ_NUMBER;
     else {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or \"number\"",
-                kind);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or "
+                       "\"number\"", kind);
         return -1;
     }
     if (lr_get_bool(L, j, "predict", path, &q->predict) < 0)
         bad++;
     if (q->predict && !s) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the "
-                "scene, but this step has no scene");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the scene, but this "
+                       "step has no scene");
         bad++;
     }
     if (lr_get_text(L, j, "question", path, 1, &q->question))
@@ -338,7 +339,8 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, task_keys);
     if (!s || (s->nparams == 0 && naccess >= 0)) {
-        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to change");
+        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to "
+                       "change");
         return -1;
     }
     if (lr_get_text(L, j, "goal", path, 1, &t->goal))
@@ -368,8 +370,8 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
             }
         }
         if (n == 0 && !bad) {
-            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, conflicts, "
-                    "ways");
+            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, "
+                           "conflicts, ways");
             bad++;
         }
     } else {
@@ -447,7 +449,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int n = cJSON_GetArraySize(ej);
     lr_sub(p, path, "expect");
     if (ej && !cJSON_IsArray(ej)) {
-        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
+        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s",
+                       json_type_name(ej));
         bad++;
     } else if (n > 0) {
         if (!(st->expects = lr_calloc(L, n, sizeof *st->expects)))
@@ -490,8 +493,8 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     if (lr_get_id(L, j, path, &st->id)) {
         bad++;
     } else if (st->id && (earlier = ids_add(ids, (int)(st - ids->steps))) >= 0) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of "
-                "steps[%d]; step ids are unique within a file", st->id, earlier);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of steps[%d]; step "
+                       "ids are unique within a file", st->id, earlier);
         bad++;
     }
     if (lr_get_text(L, j, "title", path, 1, &st->title))
