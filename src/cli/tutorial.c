@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../gpu/gpu_kernel.h"
 #include "../store/files.h"
@@ -100,7 +101,7 @@ int cmd_tutorial(int argc, char **argv)
 {
     struct ui_options o;
     memset(&o, 0, sizeof o);
-    o.t_start = ui_now();
+    o.t_start = bl_now_ms();
     o.lang = -1;
     int device = 0;
     const char *replay = NULL;
