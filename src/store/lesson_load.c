@@ -203,11 +203,6 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
     return buf;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 static int cmp_lesson(const void *a, const void *b)
 {
     const struct lesson *x = a, *y = b;
@@ -216,43 +211,16 @@ static int cmp_lesson(const void *a, const void *b)
     return strcmp(x->path ? x->path : "", y->path ? y->path : "");
 }
 
-/* The *.json files of dir, sorted, as malloc'ed paths; *n their number. NULL with *n 0 when
- * there are none or dir cannot be read (-1 in *err then). */
-static char **dir_files(const char *dir, size_t *n, int *err)
+/* scandir's filter and order: the *.json files of a directory, sorted by name. */
+static int is_json(const struct dirent *de)
 {
-    *n = 0;
-    *err = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        *err = -1;
-        return NULL;
-    }
-    char **names = NULL;
-    size_t cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        size_t ln = strlen(de->d_name);
-        if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
-            continue;
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nn = realloc(names, nc * sizeof *nn);
-            if (!nn)
-                break;
-            names = nn;
-            cap = nc;
-        }
-        size_t need = strlen(dir) + ln + 2;
-        char *p = malloc(need);
-        if (!p)
-            break;
-        snprintf(p, need, "%s/%s", dir, de->d_name);
-        names[(*n)++] = p;
-    }
-    closedir(d);
-    if (*n)
-        qsort(names, *n, sizeof *names, cmp_str);
-    return names;
+    size_t ln = strlen(de->d_name);
+    return de->d_name[0] != '.' && ln >= 6 && !strcmp(de->d_name + ln - 5, ".json");
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
 }
 
 /* Adds lesson l (loaded from path) to set unless its id is taken or, with checked, it fails
@@ -288,30 +256,25 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     if (!set)
         return -1;
     memset(set, 0, sizeof *set);
-    size_t nnames = 0;
-    char **names = NULL;
-    int err = 0;
-    if (path && is_file(path)) {           /* one lesson file */
-        names = malloc(sizeof *names);
-        if (names && (names[0] = strdup(path)))
-            nnames = 1;
-    } else {
-        names = path ? dir_files(path, &nnames, &err) : NULL;
-        if (!path || err) {
-            struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
-            return -1;
-        }
+    struct dirent **de = NULL;
+    int nnames = 1;                        /* path names one lesson file */
+    if (!path || (!is_file(path) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
+        struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
+        lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
+        return -1;
     }
-    set->lessons = nnames ? calloc(nnames, sizeof *set->lessons) : NULL;
-    for (size_t i = 0; i < nnames; i++) {
-        struct lesson *l = set->lessons ? lesson_load_report(names[i], NULL, 0, report, ctx,
-                                                             NULL) : NULL;
+    set->lessons = nnames ? calloc((size_t)nnames, sizeof *set->lessons) : NULL;
+    for (int i = 0; i < nnames; i++) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s%s%s", path, de ? "/" : "", de ? de[i]->d_name : "");
+        struct lesson *l = set->lessons ? lesson_load_report(name, NULL, 0, report, ctx, NULL)
+                                        : NULL;
         if (l)
-            set_add(set, l, names[i], checked, report, ctx);
-        free(names[i]);
+            set_add(set, l, name, checked, report, ctx);
+        if (de)
+            free(de[i]);
     }
-    free(names);
+    free(de);
     if (set->nlessons > 1)
         qsort(set->lessons, (size_t)set->nlessons, sizeof *set->lessons, cmp_lesson);
     if (set->nlessons == 0) {
