@@ -3,7 +3,6 @@
  * (lesson_problem), used by the loader in src/store and by the checker. No cJSON, no files;
  * never prints, never exits. */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -5,8 +5,6 @@
 
 #include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"

@@ -50,6 +50,10 @@ int lr_int_literal(const cJSON *j);
  * characters but \n. */
 int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *path,
                int required, long long lo, long long hi, const char *what, long long *out);
+/* lr_get_counts: the optional integer fields names (NULL-terminated) of obj, each in 0..1024,
+ * into *dst[k]; returns how many are given, each problem counted in *bad. */
+int lr_get_counts(struct ld *L, const cJSON *obj, const char *const *names, const char *path,
+                  int *const *dst, int *bad);
 int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out);
 int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
                   int required, const cJSON **node, const char **out);

@@ -185,6 +185,22 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
     return 0;
 }
 
+int lr_get_counts(struct ld *L, const cJSON *obj, const char *const *names, const char *path,
+                  int *const *dst, int *bad)
+{
+    int given = 0;
+    long long v;
+    for (int k = 0; names[k]; k++) {
+        int rc = lr_get_int(L, obj, names[k], path, 0, 0, 1024, "in 0..1024", &v);
+        *bad += rc < 0;
+        if (rc == 0) {
+            *dst[k] = (int)v;
+            given++;
+        }
+    }
+    return given;
+}
+
 int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out)
 {
     const cJSON *j = lr_get(obj, name);

@@ -96,7 +96,7 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
     return bad ? -1 : 0;
 }
 
-static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes"};
+static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes", NULL};
 
 /* "access" of obj: below naccess, the scene's number of accesses; when the scene is broken
  * (naccess < 0) any index a scene may have. Returns it, or dflt when absent or wrong (a
@@ -131,20 +131,8 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
     if (naccess >= 0 && read_binding(L, j, path, s, &e->bind))
         bad++;
     e->access = get_access(L, j, path, naccess, s->access, &bad);
-    long long v;
-    int rc = 0;
-    int *dst[5] = {NULL, &e->wavefronts, &e->conflicts, &e->ways, &e->passes};
-    int nfields = 0;
-    for (int f = 1; f <= 4; f++) {
-        rc = lr_get_int(L, j, field_names[f], path, 0, 0, 1024, "in 0..1024", &v);
-        if (rc < 0)
-            bad++;
-        if (rc == 0) {
-            *dst[f] = (int)v;
-            nfields++;
-        }
-    }
-    if (rc >= 0 && nfields == 0 && !bad) {
+    int *dst[] = {&e->wavefronts, &e->conflicts, &e->ways, &e->passes};
+    if (lr_get_counts(L, j, field_names + 1, path, dst, &bad) == 0 && !bad) {
         lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, "
                        "conflicts, ways, passes");
         bad++;
@@ -358,18 +346,8 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         bad++;
     } else if (!lr_expect_object(L, rj, p)) {
         bad += lr_check_keys(L, rj, p, require_keys);
-        int *dst[3] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
-        int n = 0;
-        for (int k = 0; k < 3; k++) {
-            rc = lr_get_int(L, rj, require_keys[k], p, 0, 0, 1024, "in 0..1024", &v);
-            if (rc < 0)
-                bad++;
-            if (rc == 0) {
-                *dst[k] = (int)v;
-                n++;
-            }
-        }
-        if (n == 0 && !bad) {
+        int *dst[] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
+        if (lr_get_counts(L, rj, require_keys, p, dst, &bad) == 0 && !bad) {
             lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, "
                            "conflicts, ways");
             bad++;
