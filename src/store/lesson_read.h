@@ -56,7 +56,7 @@ int lr_get_counts(struct ld *L, const cJSON *obj, const char *const *names, cons
                   int *const *dst, int *bad);
 int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out);
 int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
-                  int required, const cJSON **node, const char **out);
+                  int required, const char **out);
 int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out);
 
 /* A {"zh": ..., "en": ...} object (with is_choice also "value", into *value). */

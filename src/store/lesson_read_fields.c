@@ -226,7 +226,7 @@ static int blank(const char *s)
 
 /* A string field; Returns 1 when absent and optional, 0 when read, -1 after a problem. */
 int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
-                  int required, const cJSON **node, const char **out)
+                  int required, const char **out)
 {
     const cJSON *j = lr_get(obj, name);
     char p[PATH_BUF];
@@ -256,8 +256,6 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
                     "lesson texts are plain text (\\n is the only one allowed)", cp);
         return -1;
     }
-    if (node)
-        *node = j;
     *out = j->valuestring;
     return 0;
 }
@@ -282,9 +280,7 @@ static int valid_id(const char *s)
 int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
 {
     const char *s;
-    const cJSON *j;
-    int rc = lr_get_string(L, obj, "id", path, 1, &j, &s);
-    if (rc)
+    if (lr_get_string(L, obj, "id", path, 1, &s))
         return -1;
     if (!valid_id(s)) {
         char p[PATH_BUF];
@@ -307,9 +303,9 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
         return -1;
     int bad = lr_check_keys(L, j, path, is_choice ? choice_keys : text_keys);
     const char *zh = NULL, *en = NULL;
-    if (lr_get_string(L, j, "zh", path, 1, NULL, &zh))
+    if (lr_get_string(L, j, "zh", path, 1, &zh))
         bad++;
-    if (lr_get_string(L, j, "en", path, 1, NULL, &en))
+    if (lr_get_string(L, j, "en", path, 1, &en))
         bad++;
     if (is_choice) {
         const cJSON *v = lr_get(j, "value");

@@ -38,16 +38,15 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
         return -1;
     int bad = lr_check_keys(L, j, path, figure_keys);
     const char *group = NULL, *label = NULL, *field = NULL, *over = NULL;
-    const cJSON *fj = NULL;
-    if (lr_get_string(L, j, "group", path, 1, NULL, &group))
+    if (lr_get_string(L, j, "group", path, 1, &group))
         bad++;
     else
         f->group = lr_dupstr(L, group);
-    if (lr_get_string(L, j, "label", path, 1, NULL, &label))
+    if (lr_get_string(L, j, "label", path, 1, &label))
         bad++;
     else
         f->label = lr_dupstr(L, label);
-    if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
+    if (lr_get_string(L, j, "field", path, 1, &field)) {
         bad++;
     } else if (!figure_field_known(field)) {
         lesson_problem(&L->P, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
@@ -56,7 +55,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     } else {
         f->field = lr_dupstr(L, field);
     }
-    int rc = lr_get_string(L, j, "over", path, 0, NULL, &over);
+    int rc = lr_get_string(L, j, "over", path, 0, &over);
     if (rc < 0)
         bad++;
     else if (rc == 0)

@@ -36,9 +36,8 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         return -1;
     int bad = lr_check_keys(L, j, path, param_keys);
     char pb[PATH_BUF];
-    const cJSON *nj = NULL;
     const char *name = NULL;
-    if (lr_get_string(L, j, "name", path, 1, &nj, &name)) {
+    if (lr_get_string(L, j, "name", path, 1, &name)) {
         bad++;
     } else {
         int ok = lr_is_ident_char((unsigned char)name[0], 1) && strlen(name) < PATTERN_NAME_MAX;
@@ -104,9 +103,8 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
     p->max = mx;
     p->def = def;
     p->step = step;
-    const cJSON *kj = NULL;
     const char *keys = NULL;
-    if (lr_get_string(L, j, "keys", path, 1, &kj, &keys)) {
+    if (lr_get_string(L, j, "keys", path, 1, &keys)) {
         bad++;
     } else {
         lr_sub(pb, path, "keys");
@@ -411,8 +409,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
     char p[PATH_BUF];
     int bad = 0;
     const char *kernel = NULL, *sweep = NULL;
-    const cJSON *kj = NULL, *swj = NULL;
-    int rc = lr_get_string(L, j, "kernel", path, 0, &kj, &kernel);
+    int rc = lr_get_string(L, j, "kernel", path, 0, &kernel);
     if (rc < 0) {
         bad++;
     } else if (rc == 0) {
@@ -430,7 +427,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
         }
     }
     s->kernel = lr_dupstr(L, kernel ? kernel : "pattern");
-    rc = lr_get_string(L, j, "sweep", path, 0, &swj, &sweep);
+    rc = lr_get_string(L, j, "sweep", path, 0, &sweep);
     if (rc < 0) {
         bad++;
     } else if (rc == 0) {
@@ -459,7 +456,7 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
         return -1;
     int bad = lr_check_keys(L, j, path, scene_keys);
     const char *code = NULL;
-    if (lr_get_string(L, j, "code", path, 1, NULL, &code))
+    if (lr_get_string(L, j, "code", path, 1, &code))
         bad++;
     else
         s->code = lr_dupstr(L, code);

@@ -249,8 +249,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         return -1;
     }
     const char *f = NULL;
-    const cJSON *fj = NULL;
-    if (lr_get_string(L, ck, "field", p, 1, &fj, &f)) {
+    if (lr_get_string(L, ck, "field", p, 1, &f)) {
         found++;
     } else {
         for (int k = 1; k <= 4; k++)
@@ -282,8 +281,7 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, quiz_keys);
     const char *kind = NULL;
-    const cJSON *kj = NULL;
-    if (lr_get_string(L, j, "kind", path, 1, &kj, &kind))
+    if (lr_get_string(L, j, "kind", path, 1, &kind))
         return -1;
     if (!strcmp(kind, "choice"))
         q->kind = QUIZ_CHOICE;
