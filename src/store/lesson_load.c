@@ -166,16 +166,11 @@ struct lesson *lesson_load_file(const char *path, struct lesson_error *err)
 
 /* ---------------------------------------------------------------- sets and directories */
 
-static int is_dir(const char *p)
+/* 1 when p names an existing file of type (S_IFDIR, S_IFREG). */
+static int is_a(const char *p, mode_t type)
 {
     struct stat sb;
-    return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int is_file(const char *p)
-{
-    struct stat sb;
-    return p && *p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    return p && *p && stat(p, &sb) == 0 && (sb.st_mode & S_IFMT) == type;
 }
 
 const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
@@ -189,13 +184,14 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
         cand = getenv("BANKLAB_LESSONS");
     } else {
 #ifdef BANKLAB_SHARE_DIR
-        if (is_dir(BANKLAB_SHARE_DIR "/lessons"))
+        if (is_a(BANKLAB_SHARE_DIR "/lessons", S_IFDIR))
             cand = BANKLAB_SHARE_DIR "/lessons";
 #endif
         if (!cand)
             cand = "lessons";
     }
-    if (!is_dir(cand) && !((explicit_dir || getenv("BANKLAB_LESSONS")) && is_file(cand)))
+    int may_be_file = explicit_dir || getenv("BANKLAB_LESSONS");
+    if (!is_a(cand, S_IFDIR) && !(may_be_file && is_a(cand, S_IFREG)))
         return NULL;
     int n = snprintf(buf, size, "%s", cand);
     if (n < 0 || (size_t)n >= size)
@@ -258,7 +254,7 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     memset(set, 0, sizeof *set);
     struct dirent **de = NULL;
     int nnames = 1;                        /* path names one lesson file */
-    if (!path || (!is_file(path) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
+    if (!path || (!is_a(path, S_IFREG) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
         struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
         lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
         return -1;
