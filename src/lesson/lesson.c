@@ -25,12 +25,9 @@ const char *lesson_lang_code(enum lesson_lang lang)
 
 int lesson_lang_parse(const char *code, enum lesson_lang *out)
 {
-    if (code && !strcmp(code, "zh"))
-        *out = LANG_ZH;
-    else if (code && !strcmp(code, "en"))
-        *out = LANG_EN;
-    else
+    if (!code || (strcmp(code, "zh") && strcmp(code, "en")))
         return -1;
+    *out = strcmp(code, "zh") ? LANG_EN : LANG_ZH;
     return 0;
 }
 

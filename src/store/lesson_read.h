@@ -1,8 +1,7 @@
-/* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_fields.c,
- * lesson_read_scene.c, lesson_read_step.c, lesson_read_figure.c): the reader's state over one
- * file and the readers each file lends the others. Not for use
- * outside src/store. Each reader returns 0 when its part was read, -1 after reporting its
- * problems (a field reader: 1 when an optional field is absent). */
+/* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_*.c): the reader's
+ * state over one file and the readers each file lends the others. Each reader returns 0 when
+ * its part was read, -1 after reporting its problems (a field reader: 1 when an optional field
+ * is absent). */
 #ifndef BANKLAB_STORE_LESSON_READ_H
 #define BANKLAB_STORE_LESSON_READ_H
 
@@ -16,8 +15,7 @@
 #define PATH_BUF 192                  /* "steps[12].scene.params[3].keys" */
 #define INT_SAFE 9007199254740992.0   /* 2^53: integers a double holds exactly */
 
-/* One file being read. A problem is added with lesson_problem(&L->P, 0, PATH, ...): the path
- * says where it is. */
+/* One file being read; a problem is added with lesson_problem(&L->P, 0, PATH, ...). */
 struct ld {
     const char *name;
     struct lesson_problems P;
