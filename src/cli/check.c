@@ -148,7 +148,7 @@ static void check_one(struct check_run *r, const char *path)
 {
     r->lessons++;
     size_t len = 0;
-    char why[160];
+    char why[BL_ERR_TEXT];
     char *data;
     if (!strcmp(path, "-")) {
         data = read_stdin(&len);
@@ -156,7 +156,9 @@ static void check_one(struct check_run *r, const char *path)
                  LESSON_FILE_MAX >> 20);
         path = "<stdin>";
     } else {
-        data = files_read(path, LESSON_FILE_MAX, &len, why, sizeof why);
+        struct bl_err e = {0};
+        data = files_read(path, LESSON_FILE_MAX, &len, &e);
+        snprintf(why, sizeof why, "%s", e.msg);
     }
     if (!data) {  /* exit 2: said on stderr, not among the problems */
         fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why);
@@ -359,9 +361,9 @@ int cmd_check(int argc, char **argv)
     memset(&r, 0, sizeof r);
     struct recording rec;
     memset(&rec, 0, sizeof rec);
-    char msg[RECORDING_MSG_MAX];
-    if (o.rec_path && recording_load_file(o.rec_path, &rec, msg, sizeof msg)) {
-        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(msg));
+    struct bl_err err = {0};
+    if (o.rec_path && recording_load_file(o.rec_path, &rec, &err)) {
+        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(err.msg));
         free_list(files, nfiles);
         return EXIT_USAGE;
     }

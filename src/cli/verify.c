@@ -375,7 +375,7 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
 static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncases, char *path,
                              size_t pn)
 {
-    char msg[RECORDING_MSG_MAX];
+    struct bl_err err = {0};
     /* the plain accesses, then ldmatrix, stmatrix and cp.async (tests/data/h200-matrix.json) */
     static const char *const files[] = {"h200-wavefronts.json", "h200-matrix.json"};
     char mpath[1024];
@@ -388,8 +388,8 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
                     files[f]);
             return EXIT_USAGE;
         }
-        if (recording_load_hw_cases(cpath, &more, &nmore, msg, sizeof msg)) {
-            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(msg));
+        if (recording_load_hw_cases(cpath, &more, &nmore, &err)) {
+            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(err.msg));
             free(more);
             return EXIT_USAGE;
         }

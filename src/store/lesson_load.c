@@ -68,11 +68,12 @@ static struct lesson *load(const char *name, const char *data, size_t len,
     L.P = (struct lesson_problems){L.name, report, ctx, 0, NULL, 0};
     struct lesson *l = NULL;
     cJSON *root = NULL;
-    char *owned = NULL, why[128];
+    char *owned = NULL;
+    struct bl_err why = {0};
     if (nproblems)
         *nproblems = 0;
-    if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, why, sizeof why))) {
-        lesson_problem(&L.P, 0, "", "%s", why);
+    if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, &why))) {
+        lesson_problem(&L.P, 0, "", "%s", why.msg);
         if (nproblems)
             *nproblems = -1;
         return NULL;
