@@ -154,8 +154,7 @@ void lesson_figure_free(struct lesson_figure *f)
 /* One problem to P->report, its place at (0: by its path) turned into line:col of P->text. */
 static void lesson_report(struct lesson_problems *P, int at, const char *msg)
 {
-    struct lesson_error e;
-    memset(&e, 0, sizeof e);
+    struct lesson_error e = {.line = 0};
     bl_err_clear(&e.err);
     bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
     bl_fail(&e.err, -1, at > 0 ? BL_AT(at - 1, 1, -1) : BL_NOWHERE, BL_TEXT, msg);
