@@ -85,7 +85,9 @@ void kcupti_why(const struct cupti *c, CUptiResult r, const char *call, char *wh
     const char *s = NULL;
     if (!c->result_string || c->result_string(r, &s) != CUPTI_SUCCESS || !s)
         s = "unknown CUPTI error";
-    bl_cupti_why((int)r, s, call, why, n);
+    struct bl_err e = {0};
+    bl_cupti_fail(&e, CTR_FAILED, (int)r, s, call);
+    bl_fmt(why, n, "%s", e.msg);
 }
 
 void kdbg(struct kstate *st, const char *fmt, ...)
@@ -104,7 +106,8 @@ void kdbg(struct kstate *st, const char *fmt, ...)
 static void open_turns(struct kstate *st)
 {
     CUuuid u;
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     if (getenv("BANKLAB_NO_LOCK")) {
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
         return;
@@ -114,8 +117,8 @@ static void open_turns(struct kstate *st)
         return;
     }
     devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-    if (devlock_open(key, &st->lock, err, sizeof err))
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    if (devlock_open(key, &st->lock, &err))
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
 }
 
 static void open_device(struct kstate *st)

@@ -86,15 +86,15 @@ int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *
                   double *v)
 {
     if (!R->ctr) {
-        bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
+        bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->info.counters_err.msg);
         return -1;
     }
-    char why[CTR_TEXT_MAX];
-    enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, why, sizeof why);
+    struct bl_err why = {0};
+    enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, &why);
     if (st == CTR_OK)
         return 0;
     CK(res, cudaGetLastError());      /* a launch that failed under the profiler */
-    bl_fmt(res->counters_note, sizeof res->counters_note, "%s", why);
+    bl_fmt(res->counters_note, sizeof res->counters_note, "%s", why.msg);
     res->counters_busy = st == CTR_BUSY;
     return -1;
 }
@@ -350,7 +350,7 @@ void runner_warm_up(struct runner *R)
 {
     struct pattern_run c;
     double v[BL_NMETRICS];
-    char why[CTR_TEXT_MAX];
+    struct bl_err why = {0};
     memset(&c, 0, sizeof c);
     c.a.mask = 0xffffffffu;
     c.a.width = 4;
@@ -363,7 +363,7 @@ void runner_warm_up(struct runner *R)
     c.sink = R->d_sink;
     if (bl_pattern_attr(&c.a, c.smem) == 0) {
         if (R->ctr && R->retry.prepared)
-            bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, why, sizeof why);
+            bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, &why);
         else
             pattern_launch_sync(&c);
     }

@@ -55,11 +55,10 @@ struct runner {
     size_t small_floats;
     float *d_big_in, *d_big_out, *h_big_in, *h_big_out;
     int big_n;
-    struct bl_counters *ctr;      /* NULL: counters off for good (ctr_why) */
+    struct bl_counters *ctr;      /* NULL: counters off for good (info.counters_err) */
     double linger_ms;             /* give the counters back after this long without a request */
-    double last_done_ms;          /* when the last request ended (ctr_now_ms) */
+    double last_done_ms;          /* when the last request ended (bl_now_ms) */
     struct ctr_policy retry;      /* the one-try busy policy around ctr */
-    char ctr_why[GPU_TEXT_MAX];
     char name[128];
     double clock_mhz, clock_max_mhz;
     int sms, cc_major, cc_minor;

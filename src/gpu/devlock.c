@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "devlock.h"
 
@@ -56,11 +57,10 @@ struct devlock {
     char path[DL_PATH_MAX];
 };
 
+/* The header's stamps are CLOCK_MONOTONIC in ns (bl_now_ms), the same in every process. */
 static int64_t now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+    return (int64_t)(bl_now_ms() * 1e6);
 }
 
 static void nap_us(long us)
@@ -96,7 +96,7 @@ static const char *dir_problem(int dfd, int private_ok, char *buf, size_t n)
 }
 
 /* Opens the lock directory: 0 with *dfd and its path, or -1 with err. */
-static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
+static int open_dir(int *dfd, char *path, size_t pn, struct bl_err *err)
 {
     static const char *const candidates[] = {"/run/lock", "/var/lock", "/dev/shm", "/tmp"};
     char why[96];
@@ -105,10 +105,9 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         int fd = open(env, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         const char *p = fd < 0 ? strerror(errno) : dir_problem(fd, 1, why, sizeof why);
         if (p) {
-            bl_fmt(err, en, "BANKLAB_LOCK_DIR=%s: %s", env, p);
             if (fd >= 0)
                 close(fd);
-            return -1;
+            return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_ENV_DIR, env, p);
         }
         *dfd = fd;
         snprintf(path, pn, "%s", env);
@@ -125,32 +124,30 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         }
         close(fd);
     }
-    bl_fmt(err, en, "no directory for the GPU lock: none of /run/lock, /var/lock, /dev/shm, /tmp is "
-                 "a world-writable sticky directory (set BANKLAB_LOCK_DIR)");
-    return -1;
+    return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_NO_DIR);
 }
 
-int devlock_dir(char *buf, size_t n, char *err, size_t errsize)
+int devlock_dir(char *buf, size_t n, struct bl_err *err)
 {
     int dfd;
-    if (open_dir(&dfd, buf, n, err, errsize))
+    if (open_dir(&dfd, buf, n, err))
         return -1;
     close(dfd);
     return 0;
 }
 
-int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t errsize)
+int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err)
 {
     char parent[DL_PATH_MAX - 64];
     int dfd;
-    if (open_dir(&dfd, parent, sizeof parent, err, errsize))
+    if (open_dir(&dfd, parent, sizeof parent, err))
         return -1;
     bl_fmt(buf, n, "%s/%s", parent, name);
     if (mkdirat(dfd, name, 0700) == 0) {
         /* ours and private until it has its final mode: nobody saw it half made */
         int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fchmod(fd, 01777)) {
-            bl_fmt(err, errsize, "%s: %s", buf, strerror(errno));
+            bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_PATH, buf, strerror(errno));
             if (fd >= 0)
                 close(fd);
             close(dfd);
@@ -158,9 +155,8 @@ int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t e
         }
         close(fd);
     } else if (errno != EEXIST) {
-        bl_fmt(err, errsize, "cannot make %s: %s", buf, strerror(errno));
         close(dfd);
-        return -1;
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_CANNOT_MAKE, buf, strerror(errno));
     }
     struct stat st;
     char owner[128];
@@ -176,9 +172,8 @@ int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t e
         problem = "neither shared with the sticky bit (mode 1777) nor private to you";
     if (problem) {
         owner_note(dfd, name, owner, sizeof owner);
-        bl_fmt(err, errsize, "%s: %s%s; remove it or set BANKLAB_LOCK_DIR", buf, problem, owner);
         close(dfd);
-        return -1;
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_SHARE_REFUSED, buf, problem, owner);
     }
     close(dfd);
     return 0;
@@ -340,24 +335,20 @@ static void owner_note(int dfd, const char *name, char *buf, size_t n)
              (unsigned)(st.st_mode & 07777));
 }
 
-int devlock_open(const char *key, struct devlock **out, char *err, size_t errsize)
+int devlock_open(const char *key, struct devlock **out, struct bl_err *err)
 {
     *out = NULL;
     size_t kl = key ? strlen(key) : 0;
     if (kl == 0 || kl > 96 ||
-        strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != kl) {
-        bl_fmt(err, errsize, "GPU lock: bad device key '%.96s'", key ? key : "");
-        return -1;
-    }
+        strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != kl)
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_BAD_KEY, key ? key : "");
     struct devlock *l = calloc(1, sizeof *l);
-    if (!l) {
-        bl_fmt(err, errsize, "GPU lock: out of memory");
-        return -1;
-    }
+    if (!l)
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_NO_MEMORY);
     l->fd = -1;
     char dir[DL_PATH_MAX - 128], name[128], why[96], owner[128];
     int dfd;
-    if (open_dir(&dfd, dir, sizeof dir, err, errsize)) {
+    if (open_dir(&dfd, dir, sizeof dir, err)) {
         free(l);
         return -1;
     }
@@ -388,8 +379,8 @@ int devlock_open(const char *key, struct devlock **out, char *err, size_t errsiz
     }
     if (l->fd < 0) {
         owner_note(dfd, name, owner, sizeof owner);
-        bl_fmt(err, errsize, "GPU lock %s: %s%s; remove it or set BANKLAB_LOCK_DIR", l->path,
-            problem ? problem : "cannot be opened", owner);
+        bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_REFUSED, l->path,
+                problem ? problem : "cannot be opened", owner);
         close(dfd);
         free(l);
         return -1;
@@ -494,7 +485,7 @@ static enum step step(struct devlock *l, int64_t deadline, int *ahead)
 }
 
 enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_progress_fn progress,
-                                    void *arg, char *err, size_t errsize)
+                                    void *arg, struct bl_err *err)
 {
     if (l->owned)
         return DEVLOCK_OK;
@@ -508,9 +499,9 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
         }
         if (s == STEP_DAMAGED || s == STEP_NOLOCK) {
             drop_ticket(l);
-            bl_fmt(err, errsize, "GPU lock %s: %s", l->path,
-                s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
-                                 : "damaged (remove it while no banklab runs)");
+            bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_BROKEN, l->path,
+                    s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
+                                     : "damaged (remove it while no banklab runs)");
             return DEVLOCK_ERROR;
         }
         if (s == STEP_SKIPPED) {
@@ -521,12 +512,13 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
         struct devlock_wait w = {(double)(now - t0) / 1e6, ahead};
         if (progress && progress(arg, &w)) {
             drop_ticket(l);
+            bl_fail(err, DEVLOCK_CANCELLED, BL_NOWHERE, DLK_CANCELLED);
             return DEVLOCK_CANCELLED;
         }
         if (deadline >= 0 && now >= deadline) {
             drop_ticket(l);
-            bl_fmt(err, errsize, "waited %.1f s for the GPU (%d turn%s ahead)", w.waited_ms / 1e3,
-                ahead, ahead == 1 ? "" : "s");
+            bl_fail(err, DEVLOCK_TIMEOUT, BL_NOWHERE, DLK_WAITED, w.waited_ms / 1e3, ahead,
+                    ahead == 1 ? "" : "s");
             return DEVLOCK_TIMEOUT;
         }
         long us = ahead <= 1 ? 1000 : ahead < 10 ? 2000L * ahead : 20000;

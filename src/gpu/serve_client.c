@@ -229,8 +229,9 @@ int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
             return -1;
         devlock_key(uuid, key, sizeof key);
     }
-    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err, en))
-        return -1;
+    struct bl_err e = {0};
+    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, &e))
+        return bl_failmsg(err, en, "%s", e.msg);
     bl_fmt(path, n, "%s/gpu-%s.sock", dir, key);
     return 0;
 }
