@@ -45,7 +45,7 @@ struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend
 /* gpu_device_uuid: the 16-byte UUID of CUDA device `device` (as CUDA numbers them, after
  * $CUDA_VISIBLE_DEVICES) without making a context: the driver API loaded with dlopen
  * (cuda_uuid.c; none_uuid.c in a GPU=none build says "built without CUDA"). 0, or -1 with one
- * line in err (no driver, no such device). */
-int gpu_device_uuid(int device, unsigned char uuid[16], char *err, size_t n);
+ * line in err failed (no driver, no such device). */
+int gpu_device_uuid(int device, unsigned char uuid[16], struct bl_err *err);
 
 #endif

@@ -336,9 +336,9 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     struct client *c = &S->c[slot];
     struct gpu_request q;
     uint64_t id = 0;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_request(p, n, &q, &id, err, sizeof err)) {
-        send_error(S, slot, id, err);
+    struct bl_err err = {0};
+    if (sw_get_request(p, n, &q, &id, &err)) {
+        send_error(S, slot, id, err.msg);
         return;
     }
     S->st.requests++;
@@ -387,9 +387,9 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
 static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
 {
     struct sw_control ctl;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_control(p, n, &ctl, err, sizeof err)) {
-        send_error(S, slot, 0, err);
+    struct bl_err err = {0};
+    if (sw_get_control(p, n, &ctl, &err)) {
+        send_error(S, slot, 0, err.msg);
         return;
     }
     if (ctl.op == SW_CTL_PAUSE)
@@ -409,9 +409,9 @@ static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
 static void on_hello(struct server *S, int slot, const uint8_t *p, size_t n)
 {
     struct sw_hello h;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_hello(p, n, &h, err, sizeof err)) {
-        send_error(S, slot, 0, err);
+    struct bl_err err = {0};
+    if (sw_get_hello(p, n, &h, &err)) {
+        send_error(S, slot, 0, err.msg);
         return;
     }
     struct sw_buf b;
@@ -427,9 +427,9 @@ static void on_frame(struct server *S, int slot, int type, const uint8_t *p, siz
     case SW_REQUEST: on_request(S, slot, p, n); break;
     case SW_CONTROL: on_control(S, slot, p, n); break;
     default: {
-        char why[64];
-        bl_fmt(why, sizeof why, "unknown message type %d", type);
-        send_error(S, slot, 0, why);
+        struct bl_err why = {0};
+        bl_fail(&why, GPU_EINVAL, BL_NOWHERE, SV_UNKNOWN_TYPE, type);
+        send_error(S, slot, 0, why.msg);
     }
     }
 }
@@ -449,15 +449,15 @@ static void read_client(struct server *S, int slot)
     while (c->fd >= 0 && !c->closing && c->inlen >= SW_HEADER) {
         int type;
         uint32_t len;
-        char err[SW_ERR_MAX] = "";
-        int rc = sw_parse_header(c->in, &type, &len, err, sizeof err);
+        struct bl_err err = {0};
+        int rc = sw_parse_header(c->in, &type, &len, &err);
         if (rc == -2) {            /* oversized: this client only */
             S->st.dropped++;
             drop_client(S, slot);
             return;
         }
         if (rc) {                  /* the framing is lost: say why, then close */
-            send_error(S, slot, 0, err);
+            send_error(S, slot, 0, err.msg);
             S->st.dropped++;
             if (S->c[slot].fd >= 0)
                 S->c[slot].closing = 1;
@@ -644,14 +644,14 @@ static void own_name(const char *path, char *buf, size_t n)
 /* Binds and listens on path (mode 0666: every user of the machine is served). 0 with *fd,
  * 1 when a live server answers there, -1 with err; errno EPERM/EACCES: a stale socket that is
  * not ours. */
-static int listen_at(const char *path, int *fd, char *err, size_t en)
+static int listen_at(const char *path, int *fd, struct bl_err *err)
 {
     struct sockaddr_un a;
     if (unix_addr(path, &a))
-        return bl_failmsg(err, en, "socket path too long: %s", path);
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_PATH_TOO_LONG, path);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0)
-        return bl_failmsg(err, en, "socket: %s", strerror(errno));
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_SOCKET, strerror(errno));
     mode_t old = umask(0);
     int rc = bind(s, (struct sockaddr *)&a, sizeof a);
     if (rc && errno == EADDRINUSE) {
@@ -669,7 +669,7 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
             umask(old);
             close(s);
             errno = EEXIST;
-            return bl_failmsg(err, en, "%s is there and is not a socket", path);
+            return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_NOT_A_SOCKET, path);
         }
         rc = unlink(path) ? -1 : bind(s, (struct sockaddr *)&a, sizeof a);
     }
@@ -679,21 +679,21 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
         e = errno;
         close(s);
         errno = e;
-        return bl_failmsg(err, en, "cannot listen on %s: %s", path, strerror(e));
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_CANNOT_LISTEN, path, strerror(e));
     }
     chmod(path, 0666);
     *fd = s;
     return 0;
 }
 
-static int open_listener(struct server *S, char *bound, size_t bn, char *err, size_t en)
+static int open_listener(struct server *S, char *bound, size_t bn, struct bl_err *err)
 {
     bl_fmt(bound, bn, "%s", S->o->path);
-    int rc = listen_at(bound, &S->lfd, err, en);
+    int rc = listen_at(bound, &S->lfd, err);
     if (rc == -1 && (errno == EPERM || errno == EACCES)) {
-        err[0] = '\0';
+        bl_err_clear(err);
         own_name(S->o->path, bound, bn);
-        rc = listen_at(bound, &S->lfd, err, en);
+        rc = listen_at(bound, &S->lfd, err);
     }
     return rc;
 }
@@ -794,7 +794,7 @@ static void ready(const struct serve_opts *o, const char *msg)
 }
 
 int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
-              char *bound, size_t bn, char *err, size_t en)
+              char *bound, size_t bn, struct bl_err *err)
 {
     struct server S;
     memset(&S, 0, sizeof S);
@@ -807,14 +807,14 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     S.cache = calloc(SV_CACHE, sizeof *S.cache);
     int rc = -1;
     if (!S.c || !S.jobs || !S.cache) {
-        bl_failmsg(err, en, "out of memory");
+        bl_fail(err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     } else {
         for (int i = 0; i < SV_CLIENTS; i++)
             S.c[i].fd = -1;
-        rc = open_listener(&S, bound, bn, err, en);
+        rc = open_listener(&S, bound, bn, err);
     }
     if (rc != 0) {
-        ready(o, rc == 1 ? "ok\n" : err);
+        ready(o, rc == 1 ? "ok\n" : err->msg);
     } else {
         struct stat mine;
         int have = stat(bound, &mine) == 0;

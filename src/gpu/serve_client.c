@@ -58,8 +58,8 @@ static int rx_frame(struct rx *x, int *type, const uint8_t **p, uint32_t *n)
 {
     if (x->len < SW_HEADER)
         return 0;
-    char err[SW_ERR_MAX] = "";
-    if (sw_parse_header(x->buf, type, n, err, sizeof err))
+    struct bl_err err = {0};
+    if (sw_parse_header(x->buf, type, n, &err))
         return -1;
     if (x->len < SW_HEADER + (size_t)*n)
         return 0;
@@ -189,11 +189,11 @@ static int connect_any(const char *path, int others)
 
 /* Connects and says hello: 0 with *fd and the server's info, -1 with err. */
 static int hello(const char *path, int others, int device, struct rx *x, int *fd,
-                 struct gpu_info *info, char *err, size_t en)
+                 struct gpu_info *info, struct bl_err *err)
 {
     int s = connect_any(path, others);
     if (s < 0)
-        return bl_failmsg(err, en, "no GPU server at %s (%s)", path, strerror(errno));
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
     x->len = 0;
     struct sw_hello h = {SW_VERSION, device};
     struct sw_buf b;
@@ -201,10 +201,12 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
     uint32_t n;
     int ok = 0, r;
     if (sw_put_hello(&b, &h) || send_all(s, &b, SC_HELLO_MS))
-        bl_failmsg(err, en, "the GPU server at %s: the hello could not be sent", path);
-    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) != 1)
-        bl_failmsg(err, en, "the GPU server at %s %s", path, r == 0 ? "does not answer" : "hung up");
-    else if (sw_get_info(p, n, info, err, en) == 0)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HELLO_NOT_SENT, path);
+    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) == 0)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
+    else if (r != 1)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HUNG_UP, path);
+    else if (sw_get_info(p, n, info, err) == 0)
         ok = 1;
     if (!ok) {
         close(s);
@@ -217,7 +219,7 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
 
 /* ---- paths and start-up ---- */
 
-int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
+int serve_default_path(int device, char *path, size_t n, struct bl_err *err)
 {
     char key[64], dir[256];
     const char *fake = getenv("BANKLAB_SERVE_FAKE");
@@ -225,13 +227,12 @@ int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
         bl_fmt(key, sizeof key, "fake");
     } else {
         unsigned char uuid[16];
-        if (gpu_device_uuid(device, uuid, err, en))
+        if (gpu_device_uuid(device, uuid, err))
             return -1;
         devlock_key(uuid, key, sizeof key);
     }
-    struct bl_err e = {0};
-    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, &e))
-        return bl_failmsg(err, en, "%s", e.msg);
+    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err))
+        return -1;
     bl_fmt(path, n, "%s/gpu-%s.sock", dir, key);
     return 0;
 }
@@ -257,7 +258,7 @@ static void exec_server(char *const argv[], int ready_w)
 
 /* Starts a server for path unless one answers; one at a time for every client of the
  * machine (an flock beside the socket). 0 when one answers or started, -1 with err. */
-static int start_server(int device, const char *path, char *err, size_t en)
+static int start_server(int device, const char *path, struct bl_err *err)
 {
     char lpath[300];
     bl_fmt(lpath, sizeof lpath, "%s.start", path);
@@ -273,13 +274,13 @@ static int start_server(int device, const char *path, char *err, size_t en)
     if (lf < 0 || fstat(lf, &st) || !S_ISREG(st.st_mode)) {
         if (lf >= 0)
             close(lf);
-        return bl_failmsg(err, en, "cannot use %s to start the GPU server", lpath);
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_CANNOT_USE_START, lpath);
     }
     double until = now_s() + SC_START_MS / 1e3;
     while (flock(lf, LOCK_EX | LOCK_NB)) {
         if (now_s() > until) {
             close(lf);
-            return bl_failmsg(err, en, "another client has been starting the GPU server for %d s",
+            return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_STARTING_FOR,
                            SC_START_MS / 1000);
         }
         usleep(20000);
@@ -293,7 +294,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     int pp[2];
     if (pipe2(pp, O_CLOEXEC)) {
         close(lf);
-        return bl_failmsg(err, en, "pipe: %s", strerror(errno));
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
     }
     char dev[16];
     snprintf(dev, sizeof dev, "%d", device);
@@ -323,7 +324,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     close(lf);                     /* the next client finds it listening */
     if (!strcmp(msg, "ok\n"))
         return 0;
-    return bl_failmsg(err, en, "the GPU server did not start: %s", pid < 0 ? strerror(errno)
+    return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_DID_NOT_START, pid < 0 ? strerror(errno)
                    : msg[0] ? msg : "no answer");
 }
 
@@ -381,10 +382,10 @@ static int find_pending(const struct sc *C, uint64_t id)
 
 static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
 {
-    char err[SW_ERR_MAX] = "";
+    struct bl_err err = {0};
     if (type == SW_RESULT) {
         struct gpu_result r;
-        if (sw_get_result(p, n, &r, err, sizeof err))
+        if (sw_get_result(p, n, &r, &err))
             return;
         r.from_server = 1;
         pthread_mutex_lock(&C->mu);
@@ -394,7 +395,7 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
         pthread_mutex_unlock(&C->mu);
     } else if (type == SW_PROGRESS) {
         struct sw_progress pr;
-        if (sw_get_progress(p, n, &pr, err, sizeof err))
+        if (sw_get_progress(p, n, &pr, &err))
             return;
         pthread_mutex_lock(&C->mu);
         int k = find_pending(C, pr.id);
@@ -439,9 +440,9 @@ static void give_up(struct sc *C)
 
 static void reconnect(struct sc *C)
 {
-    char err[GPU_TEXT_MAX] = "";
+    struct bl_err err = {0};
     struct gpu_info info;
-    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, err, sizeof err) == 0) {
+    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, &err) == 0) {
         pthread_mutex_lock(&C->mu);
         C->down = 0;
         pthread_mutex_unlock(&C->mu);
@@ -450,19 +451,19 @@ static void reconnect(struct sc *C)
     C->fd = -1;
     if (C->autostart && now_s() - C->last_start >= SC_RESTART_S) {
         C->last_start = now_s();
-        char e2[GPU_TEXT_MAX] = "";
-        if (start_server(C->device, C->path, e2, sizeof e2) == 0 &&
-            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, err, sizeof err) == 0) {
+        struct bl_err e2 = {0};
+        if (start_server(C->device, C->path, &e2) == 0 &&
+            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, &err) == 0) {
             pthread_mutex_lock(&C->mu);
             C->down = 0;
             pthread_mutex_unlock(&C->mu);
             return;
         }
         C->fd = -1;
-        if (e2[0])
-            bl_fmt(err, sizeof err, "%s", e2);
+        if (bl_err_failed(&e2))
+            err = e2;
     }
-    disconnect(C, err);
+    disconnect(C, err.msg);
 }
 
 /* Sends the pending requests not sent on this connection. */
@@ -627,7 +628,7 @@ static const struct gpu_ops client_ops = {c_submit, c_poll, c_wait, c_close, c_p
 
 /* A client of the server at path (autostart: the default socket, restarted when it dies). */
 static struct gpu *open_client(const char *path, int device, int autostart, struct gpu_info *info,
-                               char *err, size_t en)
+                               struct bl_err *err)
 {
     struct sc *C = calloc(1, sizeof *C);
     if (!C)
@@ -638,12 +639,12 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     C->autostart = autostart;
     C->fd = -1;
     struct gpu_info si;
-    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err, en)) {
+    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err)) {
         free(C);
         return NULL;
     }
     if (pipe2(C->wake, O_CLOEXEC | O_NONBLOCK)) {
-        bl_failmsg(err, en, "pipe: %s", strerror(errno));
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
         close(C->fd);
         free(C);
         return NULL;
@@ -657,7 +658,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
         pthread_mutex_destroy(&C->mu);
         pthread_cond_destroy(&C->cv);
         free(C);
-        bl_failmsg(err, en, "cannot start the client thread");
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_THREAD);
         return NULL;
     }
     if (info) {
@@ -671,16 +672,12 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
 
 struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
 {
-    char err[GPU_TEXT_MAX] = "";
-    struct gpu *g = open_client(path, device, 0, info, err, sizeof err);
+    struct bl_err err = {0};
+    struct gpu *g = open_client(path, device, 0, info, &err);
     if (g)
         return g;
-    struct bl_err why = {0};
-    if (err[0])
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_TEXT, err);
-    else
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-    return gpu_unavailable(info, &why);
+    bl_fail(&err, GPU_EUNAVAILABLE, BL_NOWHERE, PAT_OUT_OF_MEMORY); /* when nothing else failed */
+    return gpu_unavailable(info, &err);
 }
 
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)
@@ -692,38 +689,38 @@ struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct 
     const char *ns = getenv("BANKLAB_NO_SERVER");
     if (no_server || (ns && !strcmp(ns, "1")))
         return gpu_open(device, info);
-    char path[256], err[GPU_TEXT_MAX] = "";
-    if (serve_default_path(device, path, sizeof path, err, sizeof err))
+    char path[256];
+    struct bl_err err = {0};
+    if (serve_default_path(device, path, sizeof path, &err))
         return gpu_open(device, info);       /* no driver, no device: today's reason */
-    struct gpu *g = open_client(path, device, 1, info, err, sizeof err);
+    struct gpu *g = open_client(path, device, 1, info, &err);
     if (g)
         return g;
-    err[0] = '\0';
-    if (start_server(device, path, err, sizeof err) == 0 &&
-        (g = open_client(path, device, 1, info, err, sizeof err)))
+    bl_err_clear(&err);
+    if (start_server(device, path, &err) == 0 &&
+        (g = open_client(path, device, 1, info, &err)))
         return g;
     return gpu_open(device, info);           /* no server: measure in this process */
 }
 
-int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, char *err,
-                  size_t en)
+int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, struct bl_err *err)
 {
     struct rx *x = calloc(1, sizeof *x);
     struct gpu_info info;
     int fd = -1, rc = -1;
     if (!x)
-        return bl_failmsg(err, en, "out of memory");
-    if (hello(path, 1, 0, x, &fd, &info, err, en) == 0) {
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    if (hello(path, 1, 0, x, &fd, &info, err) == 0) {
         struct sw_control c = {pause ? SW_CTL_PAUSE : SW_CTL_STATS, seconds};
         struct sw_buf b;
         const uint8_t *p;
         uint32_t n;
         if (sw_put_control(&b, &c) || send_all(fd, &b, SC_HELLO_MS))
-            bl_failmsg(err, en, "the GPU server at %s does not take the message", path);
+            bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_TAKEN, path);
         else if (wait_frame(x, fd, SW_STATS, &p, &n, SC_HELLO_MS) != 1)
-            bl_failmsg(err, en, "the GPU server at %s does not answer", path);
+            bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
         else
-            rc = sw_get_stats(p, n, st, err, en);
+            rc = sw_get_stats(p, n, st, err);
         close(fd);
     }
     free(x);
