@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../gpu/gpu_kernel.h"
 #include "../store/files.h"
@@ -79,10 +80,11 @@ static int check_kernel(const char *file, int nopts, const char *const *opt,
                         const char *const *val)
 {
     char why[256];
+    struct bl_err e = {0};
     size_t len;
-    char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), why);
+        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), e.msg);
         return -1;
     }
     free(src);
@@ -100,7 +102,7 @@ int cmd_tutorial(int argc, char **argv)
 {
     struct ui_options o;
     memset(&o, 0, sizeof o);
-    o.t_start = ui_now();
+    o.t_start = bl_now_ms();
     o.lang = -1;
     int device = 0;
     const char *replay = NULL;

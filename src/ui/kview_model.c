@@ -47,7 +47,7 @@ const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w
 
 int kv_model_shown(const struct kview *k)
 {
-    return k->has_pred && (!k->has_res || k->res.status != GPU_KERNEL_OK);
+    return k->has_pred && (!k->has_res || k->res.err.status != GPU_KERNEL_OK);
 }
 
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex)
@@ -85,7 +85,7 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
                       ui_str(a, UIS_KV_INST), l->inst, sep, ui_str(a, UIS_KV_WAVEFRONTS),
                       l->wavefronts, sep, ui_str(a, UIS_KV_IDEAL), l->ideal, sep,
                       ui_str(a, UIS_KV_EXCESS), l->excess, sep, way);
-    if (k->has_res && k->res.status == GPU_KERNEL_OK) {   /* beside what the GPU measured */
+    if (k->has_res && k->res.err.status == GPU_KERNEL_OK) {   /* beside what the GPU measured */
         double m = w->li >= 0 ? k->res.lines[w->li].wavefronts : 0;
         o += bl_fmt(buf + o, size - o, " (");
         o += m == l->wavefronts ? bl_fmt(buf + o, size - o, "%s", ui_str(a, UIS_KV_MODEL_SAME))
@@ -114,17 +114,18 @@ int kv_fix(struct app *a, struct kview *k)
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_FIX_NONE));
         return 0;
     }
-    char path[UI_PATH_MAX], err[UI_MSG_MAX], clean[UI_MSG_MAX];
+    char path[UI_PATH_MAX], clean[UI_MSG_MAX];
+    struct bl_err err = {0};
     size_t n = strlen(k->file.path);
     if (n > 3 && !strcmp(k->file.path + n - 3, ".cu"))
         bl_fmt(path, sizeof path, "%.*s.fixed.cu", (int)(n - 3), k->file.path);
     else
         bl_fmt(path, sizeof path, "%s.fixed.cu", k->file.path);
     int rc = strlen(path) + 1 >= sizeof path ? -1
-             : files_create_new(path, text, len, err, sizeof err);
+             : files_create_new(path, text, len, &err);
     free(text);
     if (rc != 0) {
-        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err[0] ? path : err));
+        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : err.msg));
         return 0;
     }
     int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;

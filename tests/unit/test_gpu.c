@@ -2,7 +2,6 @@
  * build this is (without a device it must say why in one line and refuse work; with one, a
  * 32-way access must show 32 wavefronts and a bad request must be refused), the replay handle's
  * queue, and gpu_run.
- * link: gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>

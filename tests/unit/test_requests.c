@@ -4,7 +4,6 @@
  * question is dropped; a series fills the runner's queue and every answer reaches its number;
  * a stopped series gets nothing more; without a GPU nothing waits forever; the runner's
  * waiting for the device's turn reaches the screens (req_hub_progress) with a redraw due.
- * link: ui gpu model keys
  */
 #include <setjmp.h>
 #include <stdarg.h>

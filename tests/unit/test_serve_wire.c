@@ -3,7 +3,6 @@
  * is refused; a string that does not fit its field, a flag that is not 0/1 and the header's
  * magic, version and size limit are refused; and the server's check of a request refuses
  * each kind of bad value while passing the lessons' requests.
- * link: gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
