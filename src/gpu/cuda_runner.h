@@ -142,6 +142,7 @@ int run_pattern(struct runner *R, const struct gpu_request *req, struct gpu_resu
 /* A case kernel run: set up before taking the device, measured with it, checked after. */
 struct case_run {
     const struct gpu_case *gc;
+    const struct case_kernel *k;  /* its row of cuda_cases.c's table */
     int kind;                     /* copy_tile32 and the transposes: enum bl_transpose */
     int a, b;                     /* the kernel's parameters */
     int blocks, n;
