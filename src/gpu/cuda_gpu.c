@@ -143,11 +143,7 @@ static void wait_for_request(struct runner *R)
         }
         double left = R->last_done_ms + R->linger_ms - bl_now_ms();
         if (left > 0) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            long long ns = until.tv_nsec + (long long)(left * 1e6);
-            until.tv_sec += (time_t)(ns / 1000000000LL);
-            until.tv_nsec = (long)(ns % 1000000000LL);
+            struct timespec until = gpu_deadline(left);
             pthread_cond_timedwait(&R->cv_req, &R->mu, &until);
         }
         if (R->qcount == 0)
@@ -291,8 +287,7 @@ static void *worker(void *arg)
             bl_fmt(res.provenance, sizeof res.provenance, "%s", R->info.device);
 
         pthread_mutex_lock(&R->mu);
-        R->r[(R->rhead + R->rcount) % RUNNER_QUEUE] = res;
-        R->rcount++;
+        gpu_ring_put(&R->done, &res); /* room: submit counts it */
         R->busy = 0;
         R->prog.phase = GPU_PHASE_IDLE;
         R->prog.id = 0;
@@ -325,7 +320,7 @@ static enum gpu_status r_submit(void *impl, const struct gpu_request *req)
     struct runner *R = impl;
     enum gpu_status st = GPU_OK;
     pthread_mutex_lock(&R->mu);
-    if (R->qcount + R->rcount + R->busy >= RUNNER_QUEUE) {
+    if (R->qcount + R->done.count + R->busy >= RUNNER_QUEUE) {
         st = GPU_EBUSY;
     } else {
         R->q[(R->qhead + R->qcount) % RUNNER_QUEUE] = *req;
@@ -335,48 +330,6 @@ static enum gpu_status r_submit(void *impl, const struct gpu_request *req)
     }
     pthread_mutex_unlock(&R->mu);
     return st;
-}
-
-static int take_result(struct runner *R, struct gpu_result *out)
-{
-    if (R->rcount == 0)
-        return 0;
-    *out = R->r[R->rhead];
-    R->rhead = (R->rhead + 1) % RUNNER_QUEUE;
-    R->rcount--;
-    return 1;
-}
-
-static int r_poll(void *impl, struct gpu_result *out)
-{
-    struct runner *R = impl;
-    pthread_mutex_lock(&R->mu);
-    int got = take_result(R, out);
-    pthread_mutex_unlock(&R->mu);
-    return got;
-}
-
-static int r_wait(void *impl, struct gpu_result *out, int timeout_ms)
-{
-    struct runner *R = impl;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&R->mu);
-    int got;
-    while (!(got = take_result(R, out))) {
-        if (pthread_cond_timedwait(&R->cv_res, &R->mu, &until) == ETIMEDOUT) {
-            got = take_result(R, out);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&R->mu);
-    return got;
 }
 
 static void r_progress(void *impl, struct gpu_progress *out)
@@ -418,7 +371,7 @@ static void r_close(void *impl)
     free(R);
 }
 
-static const struct gpu_ops runner_ops = {r_submit, r_poll, r_wait, r_close, r_progress};
+static const struct gpu_ops runner_ops = {r_submit, NULL, NULL, r_close, r_progress};
 
 /* Why device `device` cannot be used, into why (failed: GPU_EUNAVAILABLE); nothing when it
  * is usable (prop then holds its properties). */
@@ -468,6 +421,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     if (!R)
         return NULL;
     R->device = device;
+    R->done = (struct gpu_ring){R->r, RUNNER_QUEUE, 0, 0, &R->mu, &R->cv_res};
     R->light = getenv("BANKLAB_LIGHT") != NULL;
     const char *linger = getenv("BANKLAB_COUNTERS_LINGER_MS");
     R->linger_ms = linger && *linger ? atof(linger) : COUNTERS_LINGER_MS;
@@ -519,5 +473,5 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     R->info.available = 1;
     if (info)
         *info = R->info;
-    return gpu_wrap_new(&runner_ops, R, GPU_BACKEND_CUDA);
+    return gpu_wrap_new(&runner_ops, R, &R->done, GPU_BACKEND_CUDA);
 }

@@ -36,7 +36,7 @@ struct runner {
     double q_since[RUNNER_QUEUE]; /* when each queued request was submitted (ms) */
     int qhead, qcount;
     struct gpu_result r[RUNNER_QUEUE];
-    int rhead, rcount;
+    struct gpu_ring done;         /* finished results, over r[] */
     int busy, stop, started;
     int init_done, init_ok;
     char init_err[GPU_TEXT_MAX];

@@ -44,7 +44,8 @@ struct dl_header {                    /* the file, in this machine's byte order 
     uint64_t next;                    /* the next ticket handed out */
     uint64_t serving;                 /* the ticket whose turn it is */
     uint64_t claimed;                 /* serving + 1 once its owner took the turn, else 0 */
-    int64_t since_ns;                 /* CLOCK_MONOTONIC when serving last changed */
+    int64_t since_ns;                 /* when serving last changed: bl_now_ms() * 1e6, the
+                                         same clock in every process */
     uint64_t unused[3];
 };
 _Static_assert(sizeof(struct dl_header) == DL_SIZE, "the lock file is 64 bytes");
@@ -56,12 +57,6 @@ struct devlock {
     uint64_t ticket;
     char path[DL_PATH_MAX];
 };
-
-/* The header's stamps are CLOCK_MONOTONIC in ns (bl_now_ms), the same in every process. */
-static int64_t now_ns(void)
-{
-    return (int64_t)(bl_now_ms() * 1e6);
-}
 
 static void nap_us(long us)
 {
@@ -219,7 +214,7 @@ static int make_hidden(int dfd, int anonymous, char *tmp, size_t tn)
     struct dl_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, DL_MAGIC, 8);
-    h.since_ns = now_ns();
+    h.since_ns = (int64_t)(bl_now_ms() * 1e6);
     int fd = -1;
     tmp[0] = 0;
 #ifdef O_TMPFILE
@@ -227,7 +222,8 @@ static int make_hidden(int dfd, int anonymous, char *tmp, size_t tn)
         fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
     for (int i = 0; fd < 0 && !anonymous && i < 64; i++) {
-        unsigned r = (unsigned)now_ns() ^ (unsigned)getpid() * 2654435761u ^ (unsigned)i * 40503u;
+        unsigned r = (unsigned)(int64_t)(bl_now_ms() * 1e6) ^ (unsigned)getpid() * 2654435761u ^
+                     (unsigned)i * 40503u;
         snprintf(tmp, tn, ".banklab-lock-%08x.tmp", r);
         fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
@@ -400,7 +396,7 @@ static int header_lock(struct devlock *l, int64_t deadline)
             return 0;
         if (errno != EAGAIN && errno != EACCES && errno != EINTR)
             return -1;
-        if (deadline >= 0 && now_ns() > deadline) {
+        if (deadline >= 0 && (int64_t)(bl_now_ms() * 1e6) > deadline) {
             errno = ETIMEDOUT;
             return -1;
         }
@@ -438,7 +434,7 @@ static enum step step(struct devlock *l, int64_t deadline, int *ahead)
         return errno == ETIMEDOUT ? STEP_BUSY : STEP_NOLOCK;
     enum step r = STEP_WAIT;
     int dirty = 0;
-    int64_t now = now_ns();
+    int64_t now = (int64_t)(bl_now_ms() * 1e6);
     if (read_header(l->fd, &h) || !header_ok(&h)) {
         header_unlock(l);
         return STEP_DAMAGED;
@@ -489,7 +485,8 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
 {
     if (l->owned)
         return DEVLOCK_OK;
-    int64_t t0 = now_ns(), deadline = timeout_ms >= 0 ? t0 + (int64_t)timeout_ms * 1000000 : -1;
+    int64_t t0 = (int64_t)(bl_now_ms() * 1e6);
+    int64_t deadline = timeout_ms >= 0 ? t0 + (int64_t)timeout_ms * 1000000 : -1;
     for (;;) {
         int ahead = 0;
         enum step s = step(l, deadline, &ahead);
@@ -508,7 +505,7 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
             drop_ticket(l);                             /* queue again, at the end */
             continue;
         }
-        int64_t now = now_ns();
+        int64_t now = (int64_t)(bl_now_ms() * 1e6);
         struct devlock_wait w = {(double)(now - t0) / 1e6, ahead};
         if (progress && progress(arg, &w)) {
             drop_ticket(l);
@@ -532,12 +529,12 @@ void devlock_release(struct devlock *l)
 {
     if (!l || !l->queued)
         return;
-    if (l->owned && header_lock(l, now_ns() + 2000000000LL) == 0) {
+    if (l->owned && header_lock(l, (int64_t)(bl_now_ms() * 1e6) + 2000000000LL) == 0) {
         struct dl_header h;
         if (!read_header(l->fd, &h) && header_ok(&h) && h.serving == l->ticket) {
             h.serving++;
             h.claimed = 0;
-            h.since_ns = now_ns();
+            h.since_ns = (int64_t)(bl_now_ms() * 1e6);
             write_header(l->fd, &h);
         }
         header_unlock(l);

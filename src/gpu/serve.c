@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "gpu_impl.h"
 #include "serve.h"
@@ -100,13 +101,6 @@ struct server {
     struct serve_stats st;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- keys ---- */
 
 static int same_values(const struct gpu_request *a, const struct gpu_request *b)
@@ -134,7 +128,7 @@ static int same_key(const struct gpu_request *a, const struct gpu_request *b)
 
 static int paused(const struct server *S)
 {
-    return S->pause_until > now_s();
+    return S->pause_until > bl_now_ms() / 1e3;
 }
 
 /* ---- output ---- */
@@ -297,14 +291,14 @@ static void cache_put(struct server *S, const struct job *j, const struct gpu_re
     e->used = 1;
     e->req = j->req;
     e->res = *r;
-    e->t = now_s();
+    e->t = bl_now_ms() / 1e3;
 }
 
 static const struct cache_ent *cache_get(struct server *S, const struct gpu_request *q)
 {
     if (S->o->cache_s <= 0)
         return NULL;
-    double t = now_s();
+    double t = bl_now_ms() / 1e3;
     for (int i = 0; i < SV_CACHE; i++) {
         struct cache_ent *e = &S->cache[i];
         if (!e->used)
@@ -347,7 +341,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         struct gpu_result r = e->res;
         r.id = q.id;
         r.from_server = r.from_cache = 1;
-        r.cached_age_s = now_s() - e->t;
+        r.cached_age_s = bl_now_ms() / 1e3 - e->t;
         r.wait_ms = 0;
         S->st.cache_hits++;
         send_result(S, slot, &r);
@@ -393,8 +387,8 @@ static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
         return;
     }
     if (ctl.op == SW_CTL_PAUSE)
-        S->pause_until = ctl.seconds > 0 ? now_s() + ctl.seconds : 0;
-    double left = S->pause_until - now_s();
+        S->pause_until = ctl.seconds > 0 ? bl_now_ms() / 1e3 + ctl.seconds : 0;
+    double left = S->pause_until - bl_now_ms() / 1e3;
     S->st.pause_left_s = left > 0 ? (int32_t)(left + 0.999) : 0;
     S->st.cache_s = S->o->cache_s;
     int nc = 0;
@@ -499,7 +493,7 @@ static void drop_client(struct server *S, int slot)
     c->inlen = c->outlen = 0;
     c->closing = 0;
     c->gen++;
-    S->last_seen = now_s();
+    S->last_seen = bl_now_ms() / 1e3;
 }
 
 static void accept_client(struct server *S)
@@ -734,7 +728,7 @@ static int poll_once(struct server *S, struct pollfd *pf, int *slot_of)
         slot_of[n++] = i;
     }
     if (nclients)
-        S->last_seen = now_s();
+        S->last_seen = bl_now_ms() / 1e3;
     int r = poll(pf, (nfds_t)n, S->running ? 2 : 200);
     if (r <= 0)
         return nclients;
@@ -767,17 +761,17 @@ static void loop(struct server *S)
         free(slot_of);
         return;
     }
-    S->last_seen = now_s();
+    S->last_seen = bl_now_ms() / 1e3;
     while (!stop_flag) {
         if (pause_flag) {
             pause_flag = 0;
-            S->pause_until = now_s() + SERVE_SIGNAL_PAUSE_S;
+            S->pause_until = bl_now_ms() / 1e3 + SERVE_SIGNAL_PAUSE_S;
         }
         dispatch(S);
         int nclients = poll_once(S, pf, slot_of);
         take_results(S);
         if (S->o->idle_s > 0 && nclients == 0 && !jobs_left(S) &&
-            now_s() - S->last_seen >= S->o->idle_s)
+            bl_now_ms() / 1e3 - S->last_seen >= S->o->idle_s)
             break;
     }
     free(pf);

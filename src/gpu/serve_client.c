@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "devlock.h"
 #include "gpu_impl.h"
@@ -37,13 +38,6 @@
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 #define IDLE_TEXT TEXT(SERVE_AUTO_IDLE_S)
-
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* ---- frames on a socket ---- */
 
@@ -90,7 +84,7 @@ static int rx_fill(struct rx *x, int fd)
 static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
 {
     size_t at = 0;
-    double until = now_s() + timeout_ms / 1e3;
+    double until = bl_now_ms() / 1e3 + timeout_ms / 1e3;
     while (at < b->len) {
         ssize_t k = send(fd, b->b + at, b->len - at, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (k > 0) {
@@ -99,7 +93,7 @@ static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
         }
         if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return -1;
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd p = {fd, POLLOUT, 0};
         if (left <= 0 || poll(&p, 1, left) < 0)
             return -1;
@@ -112,7 +106,7 @@ static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
 static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_t *n,
                       int timeout_ms)
 {
-    double until = now_s() + timeout_ms / 1e3;
+    double until = bl_now_ms() / 1e3 + timeout_ms / 1e3;
     for (;;) {
         int type, r = rx_frame(x, &type, p, n);
         if (r < 0)
@@ -123,7 +117,7 @@ static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_
             rx_used(x, *n);
             continue;
         }
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd pf = {fd, POLLIN, 0};
         if (left <= 0)
             return 0;
@@ -276,9 +270,9 @@ static int start_server(int device, const char *path, struct bl_err *err)
             close(lf);
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_CANNOT_USE_START, lpath);
     }
-    double until = now_s() + SC_START_MS / 1e3;
+    double until = bl_now_ms() / 1e3 + SC_START_MS / 1e3;
     while (flock(lf, LOCK_EX | LOCK_NB)) {
-        if (now_s() > until) {
+        if (bl_now_ms() / 1e3 > until) {
             close(lf);
             return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_STARTING_FOR,
                            SC_START_MS / 1000);
@@ -310,7 +304,7 @@ static int start_server(int device, const char *path, struct bl_err *err)
     char msg[GPU_TEXT_MAX] = "";
     size_t got = 0;
     while (pid > 0 && got < sizeof msg - 1) {
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd p = {pp[0], POLLIN, 0};
         if (left <= 0 || poll(&p, 1, left) <= 0)
             break;
@@ -415,7 +409,7 @@ static void disconnect(struct sc *C, const char *why)
     pthread_mutex_lock(&C->mu);
     if (!C->down) {
         C->down = 1;
-        C->down_since = now_s();
+        C->down_since = bl_now_ms() / 1e3;
     }
     bl_fmt(C->down_why, sizeof C->down_why, "%s", why);
     for (int k = 0; k < C->np; k++)
@@ -427,7 +421,7 @@ static void disconnect(struct sc *C, const char *why)
 static void give_up(struct sc *C)
 {
     pthread_mutex_lock(&C->mu);
-    while (C->down && C->np > 0 && now_s() - C->down_since > SC_GIVEUP_S) {
+    while (C->down && C->np > 0 && bl_now_ms() / 1e3 - C->down_since > SC_GIVEUP_S) {
         struct gpu_result r;
         memset(&r, 0, sizeof r);
         r.id = C->p[0].req.id;
@@ -449,8 +443,8 @@ static void reconnect(struct sc *C)
         return;
     }
     C->fd = -1;
-    if (C->autostart && now_s() - C->last_start >= SC_RESTART_S) {
-        C->last_start = now_s();
+    if (C->autostart && bl_now_ms() / 1e3 - C->last_start >= SC_RESTART_S) {
+        C->last_start = bl_now_ms() / 1e3;
         struct bl_err e2 = {0};
         if (start_server(C->device, C->path, &e2) == 0 &&
             hello(C->path, 1, C->device, &C->rx, &C->fd, &info, &err) == 0) {
@@ -566,31 +560,13 @@ static enum gpu_status c_submit(void *impl, const struct gpu_request *req)
         struct pend *p = &C->p[C->np++];
         memset(p, 0, sizeof *p);
         p->req = *req;
-        p->since = now_s();
+        p->since = bl_now_ms() / 1e3;
         p->phase = GPU_PHASE_MEASURING;
     }
     pthread_mutex_unlock(&C->mu);
     if (st == GPU_OK)
         wake(C);
     return st;
-}
-
-static int c_poll(void *impl, struct gpu_result *out)
-{
-    struct sc *C = impl;
-    pthread_mutex_lock(&C->mu);
-    int got = gpu_ring_take(&C->done, out);
-    pthread_mutex_unlock(&C->mu);
-    return got;
-}
-
-static int c_wait(void *impl, struct gpu_result *out, int timeout_ms)
-{
-    struct sc *C = impl;
-    pthread_mutex_lock(&C->mu);
-    int got = gpu_ring_wait(&C->done, &C->mu, &C->cv, timeout_ms, out);
-    pthread_mutex_unlock(&C->mu);
-    return got;
 }
 
 static void c_progress(void *impl, struct gpu_progress *out)
@@ -600,7 +576,7 @@ static void c_progress(void *impl, struct gpu_progress *out)
     if (C->np > 0) {
         const struct pend *p = &C->p[0];
         out->id = p->req.id;
-        out->seconds = now_s() - p->since;
+        out->seconds = bl_now_ms() / 1e3 - p->since;
         out->phase = C->down ? GPU_PHASE_RECONNECTING : (enum gpu_phase)p->phase;
         out->ahead = C->down ? 0 : p->ahead;
     }
@@ -624,7 +600,7 @@ static void c_close(void *impl)
     free(C);
 }
 
-static const struct gpu_ops client_ops = {c_submit, c_poll, c_wait, c_close, c_progress};
+static const struct gpu_ops client_ops = {c_submit, NULL, NULL, c_close, c_progress};
 
 /* A client of the server at path (autostart: the default socket, restarted when it dies). */
 static struct gpu *open_client(const char *path, int device, int autostart, struct gpu_info *info,
@@ -634,7 +610,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     if (!C)
         return NULL;
     bl_fmt(C->path, sizeof C->path, "%s", path);
-    C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0};
+    C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0, &C->mu, &C->cv};
     C->device = device;
     C->autostart = autostart;
     C->fd = -1;
@@ -667,7 +643,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
         bl_fmt(lock, sizeof lock, "served by %s (%s)", path, si.lock);
         bl_fmt(info->lock, sizeof info->lock, "%s", lock);
     }
-    return gpu_wrap_new(&client_ops, C, si.backend);
+    return gpu_wrap_new(&client_ops, C, &C->done, si.backend);
 }
 
 struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
