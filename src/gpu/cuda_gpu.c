@@ -27,7 +27,7 @@
 
 #define LOCK_WAIT_MS 30000     /* a request waits this long for its turn, then is not measured */
 /* The counter hardware is one process's at a time. A measurement enables CUPTI's range
- * profiler (about 170 ms to set up on the H200); it is given back when no request came for
+ * profiler (costly to set up: docs/gpu.md); it is given back when no request came for
  * COUNTERS_LINGER_MS, and at the latest COUNTERS_HOLD_MS after it was taken, so a busy
  * runner (the measuring server of a class) measures at full speed and still lets Nsight
  * Compute or another process in within seconds. $BANKLAB_COUNTERS_LINGER_MS changes the
@@ -165,8 +165,7 @@ static enum ctr_status ops_measure(void *impl, int (*launch)(void *), void *arg,
 static const struct ctr_ops cupti_ops = {ops_prepare, ops_measure};
 
 /* The SM clock at open, which timings are converted with: a warm-up spin, then 2e7 clock64
- * cycles (reading it for each request, with 1 ms spins around the launches, was tried on the
- * H200 on 2026-12-01: it read 1906-1957 MHz for launches of equal length, +-4 % of noise). */
+ * cycles (once: read around each request it is noisier than the timings it converts). */
 static int read_clock(struct runner *R, struct gpu_result *res)
 {
     const long long cycles = 20000000;

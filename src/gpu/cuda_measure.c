@@ -14,7 +14,7 @@
 #define COUNT_ITERS 4                                /* counter launch: 4 x 32 instructions */
 #define COUNT_INSTR (COUNT_ITERS * BL_PATTERN_UNROLL)
 
-/* ---- error plumbing: record file:line, the call and cudaGetErrorString, then return ---- */
+/* ---- CK's file name (cuda_runner.h) ---- */
 
 const char *runner_base_name(const char *path)
 {

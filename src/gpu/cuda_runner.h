@@ -1,5 +1,5 @@
 /* cuda_runner.h: what the parts of the CUDA runner share, private to them: the runner's state,
- * the error plumbing (CK), timing and counters. cuda_gpu.c owns the worker thread, the queues
+ * the check of a CUDA call (CK), timing and counters. cuda_gpu.c owns the worker thread, the queues
  * and the device lock; cuda_measure.c runs pattern requests and holds the timing and counter
  * helpers; cuda_cases.c runs the case kernels and their CPU references. No curses, no cJSON. */
 #ifndef BANKLAB_CUDA_RUNNER_H
@@ -77,7 +77,8 @@ struct runner {
 
 const char *runner_base_name(const char *path);
 
-/* CK: a CUDA call; on failure record file:line, the call and the reason, and return -1. */
+/* CK: a CUDA call; on failure res fails (bl_fail: file:line, the call and the reason) and
+ * the function returns -1. */
 #define CK(res, expr)                                                                          \
     do {                                                                                       \
         cudaError_t e_ = (cudaError_t)(expr);                                                  \
@@ -129,8 +130,8 @@ int access_timing(struct runner *R, const struct bank_access *acc, double clk,
 void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src);
 
 /* runner_warm_up (cuda_measure.c): the first-time work of a process (the first launch of the
- * pattern kernel, CUPTI's first profiling session: about 0.2 s of host work on the H200,
- * 2026-12-01) on one warp and a few instructions, in the process's start-up turn (with the
+ * pattern kernel, CUPTI's first profiling session: docs/gpu.md says what it costs) on one
+ * warp and a few instructions, in the process's start-up turn (with the
  * clock), so that a request's turn holds its own measurement only and no profiled launch runs
  * outside a turn. Device lock held. Failures (busy counters) are ignored: the first request
  * then does that work. */

@@ -19,27 +19,18 @@ static void put_bytes(struct sw_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-static void put_u64(struct sw_buf *b, uint64_t v)
+/* v as k bytes, little-endian */
+static void put_le(struct sw_buf *b, uint64_t v, int k)
 {
     uint8_t x[8];
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < k; i++)
         x[i] = (uint8_t)(v >> (8 * i));
-    put_bytes(b, x, 8);
+    put_bytes(b, x, (size_t)k);
 }
 
-static void put_u32(struct sw_buf *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    put_bytes(b, x, 4);
-}
-
-static void put_u8(struct sw_buf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    put_bytes(b, &x, 1);
-}
+static void put_u64(struct sw_buf *b, uint64_t v) { put_le(b, v, 8); }
+static void put_u32(struct sw_buf *b, uint32_t v) { put_le(b, v, 4); }
+static void put_u8(struct sw_buf *b, unsigned v) { put_le(b, v, 1); }
 
 static void put_i32(struct sw_buf *b, int v)
 {
@@ -231,31 +222,23 @@ static int short_frame(struct rd *r, const char *what)
     return -1;
 }
 
-static uint64_t get_u64(struct rd *r, const char *what)
+/* k bytes, little-endian */
+static uint64_t get_le(struct rd *r, size_t k, const char *what)
 {
-    if (r->bad || r->n - r->at < 8) {
+    if (r->bad || r->n - r->at < k) {
         short_frame(r, what);
         return 0;
     }
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
+    for (size_t i = 0; i < k; i++)
         v |= (uint64_t)r->p[r->at + i] << (8 * i);
-    r->at += 8;
+    r->at += k;
     return v;
 }
 
-static uint32_t get_u32(struct rd *r, const char *what)
-{
-    if (r->bad || r->n - r->at < 4) {
-        short_frame(r, what);
-        return 0;
-    }
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)r->p[r->at + i] << (8 * i);
-    r->at += 4;
-    return v;
-}
+static uint64_t get_u64(struct rd *r, const char *what) { return get_le(r, 8, what); }
+static uint32_t get_u32(struct rd *r, const char *what) { return (uint32_t)get_le(r, 4, what); }
+static unsigned get_u8(struct rd *r, const char *what) { return (unsigned)get_le(r, 1, what); }
 
 static int32_t get_i32(struct rd *r, const char *what)
 {
@@ -265,14 +248,6 @@ static int32_t get_i32(struct rd *r, const char *what)
     return v;
 }
 
-static unsigned get_u8(struct rd *r, const char *what)
-{
-    if (r->bad || r->n - r->at < 1) {
-        short_frame(r, what);
-        return 0;
-    }
-    return r->p[r->at++];
-}
 
 /* a flag: 0 or 1, anything else refused */
 static int get_flag(struct rd *r, const char *what)
