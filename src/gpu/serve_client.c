@@ -583,6 +583,19 @@ static void c_progress(void *impl, struct gpu_progress *out)
     pthread_mutex_unlock(&C->mu);
 }
 
+/* C and what it holds, its thread ended (or never started). */
+static void sc_free(struct sc *C)
+{
+    if (C->fd >= 0)
+        close(C->fd);
+    for (int i = 0; i < 2; i++)
+        if (C->wake[i] >= 0)
+            close(C->wake[i]);
+    pthread_mutex_destroy(&C->mu);
+    pthread_cond_destroy(&C->cv);
+    free(C);
+}
+
 static void c_close(void *impl)
 {
     struct sc *C = impl;
@@ -591,13 +604,7 @@ static void c_close(void *impl)
     pthread_mutex_unlock(&C->mu);
     wake(C);
     pthread_join(C->thread, NULL);
-    if (C->fd >= 0)
-        close(C->fd);
-    close(C->wake[0]);
-    close(C->wake[1]);
-    pthread_mutex_destroy(&C->mu);
-    pthread_cond_destroy(&C->cv);
-    free(C);
+    sc_free(C);
 }
 
 static const struct gpu_ops client_ops = {c_submit, NULL, NULL, c_close, c_progress};
@@ -613,28 +620,17 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0, &C->mu, &C->cv};
     C->device = device;
     C->autostart = autostart;
-    C->fd = -1;
-    struct gpu_info si;
-    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err)) {
-        free(C);
-        return NULL;
-    }
-    if (pipe2(C->wake, O_CLOEXEC | O_NONBLOCK)) {
-        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
-        close(C->fd);
-        free(C);
-        return NULL;
-    }
+    C->fd = C->wake[0] = C->wake[1] = -1;
     pthread_mutex_init(&C->mu, NULL);
     pthread_cond_init(&C->cv, NULL);
-    if (pthread_create(&C->thread, NULL, client_main, C)) {
-        close(C->fd);
-        close(C->wake[0]);
-        close(C->wake[1]);
-        pthread_mutex_destroy(&C->mu);
-        pthread_cond_destroy(&C->cv);
-        free(C);
+    struct gpu_info si;
+    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err) == 0 &&
+        pipe2(C->wake, O_CLOEXEC | O_NONBLOCK))
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
+    else if (!bl_err_failed(err) && pthread_create(&C->thread, NULL, client_main, C))
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_THREAD);
+    if (bl_err_failed(err)) {
+        sc_free(C);
         return NULL;
     }
     if (info) {
