@@ -262,7 +262,7 @@ static void *worker(void *arg)
     R->init_done = 1;
     R->init_ok = ok;
     if (!ok)
-        bl_fmt(R->init_err, sizeof R->init_err, "%s", ires.err.msg);
+        R->init_err = ires.err;
     pthread_cond_broadcast(&R->cv_res);
     while (ok) {
         wait_for_request(R);
@@ -465,7 +465,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     int ok = R->init_ok;
     pthread_mutex_unlock(&R->mu);
     if (!ok) {
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_UNUSABLE, device, R->init_err);
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_UNUSABLE, device, R->init_err.msg);
         r_close(R);
         return gpu_unavailable(info, &why);
     }

@@ -39,7 +39,7 @@ struct runner {
     struct gpu_ring done;         /* finished results, over r[] */
     int busy, stop, started;
     int init_done, init_ok;
-    char init_err[GPU_TEXT_MAX];
+    struct bl_err init_err;       /* why the worker could not set the device up */
     struct gpu_info info;
     struct gpu_progress prog;     /* the request the worker has (under mu) */
     double prog_since;            /* its submission time (ms) */
