@@ -38,30 +38,22 @@ static const char *metric_names[BL_NMETRICS] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
 
-#define FN(name) decltype(&::name) name##_p
+/* The CUPTI functions used, each resolved from libcupti (load) into cupti_api. */
+#define CUPTI_FUNCTIONS(X) \
+    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize) \
+    X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) \
+    X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostConfigAddMetrics) X(cuptiProfilerHostGetConfigImageSize) \
+    X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses) \
+    X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData) \
+    X(cuptiRangeProfilerGetCounterDataInfo)
+#define FN(name) decltype(&::name) name##_p;
 struct cupti_api {
-    FN(cuptiGetResultString);
-    FN(cuptiProfilerInitialize);
-    FN(cuptiProfilerDeInitialize);
-    FN(cuptiDeviceGetChipName);
-    FN(cuptiProfilerGetCounterAvailability);
-    FN(cuptiProfilerHostInitialize);
-    FN(cuptiProfilerHostDeinitialize);
-    FN(cuptiProfilerHostConfigAddMetrics);
-    FN(cuptiProfilerHostGetConfigImageSize);
-    FN(cuptiProfilerHostGetConfigImage);
-    FN(cuptiProfilerHostGetNumOfPasses);
-    FN(cuptiProfilerHostEvaluateToGpuValues);
-    FN(cuptiRangeProfilerEnable);
-    FN(cuptiRangeProfilerDisable);
-    FN(cuptiRangeProfilerGetCounterDataSize);
-    FN(cuptiRangeProfilerCounterDataImageInitialize);
-    FN(cuptiRangeProfilerSetConfig);
-    FN(cuptiRangeProfilerStart);
-    FN(cuptiRangeProfilerStop);
-    FN(cuptiRangeProfilerDecodeData);
-    FN(cuptiRangeProfilerGetCounterDataInfo);
-    FN(cuCtxGetCurrent);
+    CUPTI_FUNCTIONS(FN)
+    FN(cuCtxGetCurrent)
 };
 #undef FN
 
@@ -165,27 +157,9 @@ static int load(struct bl_counters *c, struct bl_err *err)
         if (!c->f.name##_p)                                                                    \
             return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_MISSING_SYMBOL, #name);       \
     } while (0)
-    SYM(c->lib, cuptiGetResultString);
-    SYM(c->lib, cuptiProfilerInitialize);
-    SYM(c->lib, cuptiProfilerDeInitialize);
-    SYM(c->lib, cuptiDeviceGetChipName);
-    SYM(c->lib, cuptiProfilerGetCounterAvailability);
-    SYM(c->lib, cuptiProfilerHostInitialize);
-    SYM(c->lib, cuptiProfilerHostDeinitialize);
-    SYM(c->lib, cuptiProfilerHostConfigAddMetrics);
-    SYM(c->lib, cuptiProfilerHostGetConfigImageSize);
-    SYM(c->lib, cuptiProfilerHostGetConfigImage);
-    SYM(c->lib, cuptiProfilerHostGetNumOfPasses);
-    SYM(c->lib, cuptiProfilerHostEvaluateToGpuValues);
-    SYM(c->lib, cuptiRangeProfilerEnable);
-    SYM(c->lib, cuptiRangeProfilerDisable);
-    SYM(c->lib, cuptiRangeProfilerGetCounterDataSize);
-    SYM(c->lib, cuptiRangeProfilerCounterDataImageInitialize);
-    SYM(c->lib, cuptiRangeProfilerSetConfig);
-    SYM(c->lib, cuptiRangeProfilerStart);
-    SYM(c->lib, cuptiRangeProfilerStop);
-    SYM(c->lib, cuptiRangeProfilerDecodeData);
-    SYM(c->lib, cuptiRangeProfilerGetCounterDataInfo);
+#define SYM_CUPTI(name) SYM(c->lib, name);
+    CUPTI_FUNCTIONS(SYM_CUPTI)
+#undef SYM_CUPTI
     SYM(c->libcuda, cuCtxGetCurrent);
 #undef SYM
     return 0;

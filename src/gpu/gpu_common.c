@@ -91,9 +91,7 @@ int gpu_same_access(const struct bank_access *x, const struct bank_access *y)
     return 1;
 }
 
-/* Same kernel setting: the name, and the values of the parameters the kernel reads. An
- * unknown case matches only the same name with the same parameters given. */
-static int same_case(const struct gpu_request *a, const struct gpu_request *b)
+int gpu_same_case(const struct gpu_request *a, const struct gpu_request *b)
 {
     if (strcmp(a->case_name, b->case_name))
         return 0;
@@ -170,7 +168,7 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
     if (req->kind == GPU_REQ_CASE) {
         for (int i = 0; i < g->nrecs && !f.kernel; i++) {
             const struct gpu_record *w = &g->recs[i];
-            if (w->req.kind != GPU_REQ_CASE || !same_case(&w->req, req))
+            if (w->req.kind != GPU_REQ_CASE || !gpu_same_case(&w->req, req))
                 continue;
             if (w->res.err.status == GPU_OK)
                 f.kernel = &w->res;

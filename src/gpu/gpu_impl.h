@@ -41,6 +41,11 @@ int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out);
 /* gpu_deadline: CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
 struct timespec gpu_deadline(double ms);
 
+/* gpu_same_case: a and b (case requests) run the same kernel setting: the same name and the
+ * same values of the parameters the kernel reads (gpu_case_values); an unknown case matches
+ * only the same name with the same parameters given. */
+int gpu_same_case(const struct gpu_request *a, const struct gpu_request *b);
+
 /* gpu_wrap_new: a handle forwarding to ops/impl (impl is closed by gpu_close), its results
  * taken from ring (NULL: from ops). NULL when out of memory (impl is then closed too). */
 struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, struct gpu_ring *ring,

@@ -103,15 +103,6 @@ struct server {
 
 /* ---- keys ---- */
 
-static int same_values(const struct gpu_request *a, const struct gpu_request *b)
-{
-    long long va[GPU_CASE_MAX_PARAMS], vb[GPU_CASE_MAX_PARAMS];
-    int n = gpu_case_values(a, va);
-    if (n < 0 || gpu_case_values(b, vb) != n)
-        return 0;
-    return !memcmp(va, vb, (size_t)n * sizeof va[0]);
-}
-
 /* a and b are the same measurement (checked requests: known cases) */
 static int same_key(const struct gpu_request *a, const struct gpu_request *b)
 {
@@ -122,7 +113,7 @@ static int same_key(const struct gpu_request *a, const struct gpu_request *b)
         if (!gpu_same_access(&a->access, &b->access))
             return 0;
     if (a->kind == GPU_REQ_CASE)
-        return !strcmp(a->case_name, b->case_name) && same_values(a, b);
+        return gpu_same_case(a, b);
     return 1;
 }
 
