@@ -278,15 +278,6 @@ int access_timing(struct runner *R, const struct bank_access *acc, double clk,
     return 0;
 }
 
-void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src)
-{
-    dst->has_access_timing = src->has_access_timing;
-    dst->clk_per_access = src->clk_per_access;
-    dst->ns_per_access = src->ns_per_access;
-    dst->ref_clk_per_access = src->ref_clk_per_access;
-    dst->slowdown = src->slowdown;
-}
-
 /* The counter launch (one warp, COUNT_INSTR instructions) of p. ldmatrix/stmatrix: LDSM's
  * and STSM's wavefronts are in the _op_ld/_op_st figures. cp.async: GH100's range profiler
  * counts LDGSTS's bank conflicts (exact) but its wavefronts only in the all-kinds figure,

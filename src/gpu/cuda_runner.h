@@ -127,7 +127,6 @@ int pattern_time(struct runner *R, struct pattern_run *p, int wf, struct gpu_res
  * whose clk_per_request is clk) and its slowdown against the conflict-free reference. */
 int access_timing(struct runner *R, const struct bank_access *acc, double clk,
                   struct gpu_result *res);
-void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src);
 
 /* runner_warm_up (cuda_measure.c): the first-time work of a process (the first launch of the
  * pattern kernel, CUPTI's first profiling session: docs/gpu.md says what it costs) on one

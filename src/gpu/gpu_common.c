@@ -138,7 +138,7 @@ static void find_access(const struct gpu *g, const struct bank_access *acc, stru
     }
 }
 
-static void copy_access_timing(struct gpu_result *r, const struct gpu_result *t)
+void copy_access_timing(struct gpu_result *r, const struct gpu_result *t)
 {
     r->has_access_timing = 1;
     r->clk_per_access = t->clk_per_access;

@@ -41,6 +41,9 @@ int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out);
 /* gpu_deadline: CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
 struct timespec gpu_deadline(double ms);
 
+/* copy_access_timing: t's time of one warp access (has_access_timing and its figures) into r. */
+void copy_access_timing(struct gpu_result *r, const struct gpu_result *t);
+
 /* gpu_same_case: a and b (case requests) run the same kernel setting: the same name and the
  * same values of the parameters the kernel reads (gpu_case_values); an unknown case matches
  * only the same name with the same parameters given. */
