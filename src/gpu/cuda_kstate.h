@@ -75,7 +75,7 @@ struct cupti {
     CUptiResult (*correlate)(CUpti_GetSassToSourceCorrelationParams *);
 };
 
-/* kcupti_why: one line for a failed CUPTI call (bl_cupti_why: busy, not allowed, ...). */
+/* kcupti_why: one line for a failed CUPTI call (bl_cupti_fail: busy, not allowed, ...). */
 void kcupti_why(const struct cupti *c, CUptiResult r, const char *call, char *why, size_t n);
 
 /* ---- what lasts between requests ---- */

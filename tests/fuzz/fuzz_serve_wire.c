@@ -31,14 +31,14 @@ static void decode_all(const uint8_t *p, size_t n)
     struct gpu_request q;
     uint64_t id;
     if (sw_get_request(p, n, &q, &id, W(&err)) == 0) {
-        char e2[SW_ERR_MAX] = "";
-        if (sw_check_request(&q, e2, sizeof e2))
+        struct bl_err e2 = {0};
+        if (sw_check_request(&q, W(&e2)))
             __builtin_trap();      /* the decoder checked it */
         struct sw_buf b;
         struct gpu_request d;
         uint64_t id2;
         if (sw_put_request(&b, &q) ||
-            sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id2, e2, sizeof e2) ||
+            sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id2, W(&e2)) ||
             memcmp(&d.access, &q.access, sizeof q.access) || strcmp(d.case_name, q.case_name))
             __builtin_trap();
         touch(q.case_name);
