@@ -366,10 +366,11 @@ static int prepare(void)
         return -1;
     }
     CUuuid u;
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     if (!getenv("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-        if (devlock_open(key, &G.lock, err, sizeof err))
+        if (devlock_open(key, &G.lock, &err))
             G.lock = NULL;
     }
     G.ready = 1;
@@ -386,8 +387,8 @@ static int begin(void)
         return -1;
     T.turn = 0;
     if (G.lock) {
-        char err[DEVLOCK_TEXT_MAX];
-        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err) == DEVLOCK_OK;
+        struct bl_err err = {0};
+        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
     }
     memset(&T.sr, 0, sizeof T.sr);
     T.sr.ninst = 1;

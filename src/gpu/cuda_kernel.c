@@ -197,9 +197,9 @@ static int take_turn(struct child *ch)
     if (!st->lock)
         return 0;
     kchild_phase(ch, GPU_KPHASE_WAIT);
-    char err[DEVLOCK_TEXT_MAX];
+    struct bl_err err = {0};
     double t0 = bl_now_ms();
-    enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err);
+    enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, &err);
     ch->res->timing.wait = bl_now_ms() - t0;
     if (s == DEVLOCK_OK)
         return 0;
@@ -208,7 +208,7 @@ static int take_turn(struct child *ch)
                        TURN_WAIT_MS / 1000);
     devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
     st->lock = NULL;
-    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
     return 0;
 }
 

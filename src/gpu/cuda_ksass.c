@@ -81,25 +81,25 @@ static int counters_launch(void *arg)
 void kcounters_measure(struct child *ch)
 {
     double t0 = bl_now_ms();
-    char why[GPU_KERNEL_TEXT];
+    struct bl_err why = {0};
     static const char *range_metrics[BL_NMETRICS];
     for (int i = 0; i < BL_NMETRICS; i++)
         range_metrics[i] = bl_counters_metric(i);
     /* the list ends with the all-kinds figure (RANGE_ALL_KINDS, BL_WAVEFRONTS_ALL); a CUPTI
      * without it or the matrix instructions' metrics: the six alone */
     int n = BL_NMETRICS;
-    struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why,
-                                                     sizeof why);
+    struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, &why);
     if (!c) {
         n = BL_INST_ST + 1;
-        c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
+        bl_err_clear(&why);
+        c = bl_counters_open_metrics(ch->st->device, range_metrics, n, &why);
     }
     if (!c) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
         return;
     }
     double v[BL_NMETRICS];
-    if (bl_counters_measure(c, counters_launch, ch, v, why, sizeof why) == 0) {
+    if (bl_counters_measure(c, counters_launch, ch, v, &why) == 0) {
         struct gpu_kernel_counters *k = &ch->res->counters;
         ch->res->has_counters = 1;
         k->wavefronts_ld = v[BL_WAVEFRONTS_LD];
@@ -110,7 +110,7 @@ void kcounters_measure(struct child *ch)
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_WAVEFRONTS_ALL ? v[BL_WAVEFRONTS_ALL] : -1;
     } else if (ch->res->err.status == GPU_KERNEL_OK) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
     }
     bl_counters_close(c);
     ch->res->timing.counters = bl_now_ms() - t0;

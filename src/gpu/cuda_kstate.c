@@ -60,9 +60,9 @@ int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const 
     const char *s = NULL;
     if (!c->result_string || c->result_string(r, &s) != CUPTI_SUCCESS || !s)
         s = "unknown CUPTI error";
-    char why[BL_ERR_TEXT];
-    bl_cupti_why((int)r, s, call, why, sizeof why);
-    return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, why);
+    struct bl_err e = {0};
+    bl_cupti_fail(&e, CTR_FAILED, (int)r, s, call);
+    return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, e.msg);
 }
 
 /* The device's turns, shared with every banklab process (devlock.h): measurements of a
@@ -71,7 +71,8 @@ int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const 
 static void open_turns(struct kstate *st)
 {
     CUuuid u;
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     if (getenv("BANKLAB_NO_LOCK")) {
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
         return;
@@ -81,8 +82,8 @@ static void open_turns(struct kstate *st)
         return;
     }
     devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-    if (devlock_open(key, &st->lock, err, sizeof err))
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    if (devlock_open(key, &st->lock, &err))
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
 }
 
 static void open_device(struct kstate *st)

@@ -75,7 +75,7 @@ struct cupti {
     CUptiResult (*correlate)(CUpti_GetSassToSourceCorrelationParams *);
 };
 
-/* kcupti_fail: a failed CUPTI call into err, GPU_KERNEL_ECOUNTERS (bl_cupti_why's line: busy,
+/* kcupti_fail: a failed CUPTI call into err, GPU_KERNEL_ECOUNTERS (bl_cupti_fail's line: busy,
  * not allowed, ...). Returns -1. */
 int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const char *call);
 
