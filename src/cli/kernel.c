@@ -768,7 +768,6 @@ int cmd_kernel(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    char why[256];
     struct bl_err e = {0};
     size_t len = 0;
     char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
@@ -810,8 +809,10 @@ int cmd_kernel(int argc, char **argv)
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
-    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, why, sizeof why)) {
-        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
+    struct bl_err cache_err = {0};
+    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
+        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n",
+                CLI_CLEAN(cache_err.msg));
         req.cache_dir[0] = '\0';
     }
     bl_err_clear(&e);

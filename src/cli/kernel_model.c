@@ -56,8 +56,11 @@ static void put_src(FILE *f, const char *s, int n)
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, char *err, size_t errsz)
 {
-    if (kp_predict(src, len, req, r, err, errsz))
+    struct bl_err e = {0};
+    if (kp_predict(src, len, req, r, &e)) {
+        bl_fmt(err, errsz, "%s", e.msg);
         return -1;
+    }
     kp_fixes(src, len, req, r);
     return 0;
 }
