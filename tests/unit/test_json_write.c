@@ -1,9 +1,7 @@
 /* test_json_write.c: the one JSON writer (src/store/json_write.c): members and elements in
  * nested containers, the numbers as asked (printf formats, every digit of an integer, NaN as
  * null), strings escaped as docs/security.md says (bytes that are not UTF-8 as '?', DEL, C1
- * and bidirectional controls as \uXXXX) and the output parsing back; a failed document.
- * link: store
- */
+ * and bidirectional controls as \uXXXX) and the output parsing back; a failed document. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
