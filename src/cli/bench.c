@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../store/recording.h"
 #include "../model/bank.h"
@@ -51,47 +51,42 @@ static void usage(FILE *f)
                "  by default the device's own server. --no-server: measure in this process.\n");
 }
 
-static int parse_args(int argc, char **argv, struct bench_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 1, r; i < argc; i++) {
-        if ((r = cli_server_arg("bench", argc, argv, &i, &o->server, &o->no_server))) {
-            if (r < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--json"))
-            o->json = 1;
-        else if (!strcmp(argv[i], "--csv"))
-            o->csv = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            o->quick = 1;
-        else if (!strcmp(argv[i], "--device")) {
-            long long v;
-            if (cli_int_arg("bench", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
-                            CLI_DEVICE_MAX, &v))
-                return EXIT_USAGE;
-            o->device = (int)v;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return -1;
-        } else {
-            fprintf(stderr, "banklab bench: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (o->json && o->csv) {
-        fprintf(stderr, "banklab bench: --json and --csv exclude each other\n");
-        return EXIT_USAGE;
-    }
-    return 0;
-}
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_DEVICE };
 
-static void now_utc(char *buf, size_t n)
+static const struct option bench_options[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
+    {"quick", no_argument, NULL, OPT_QUICK}, {"device", required_argument, NULL, OPT_DEVICE},
+    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+
+static int bench_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
+                                         "unknown argument '%s'", usage, usage, bench_opt};
+
+static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    struct bench_opts *o = ctx;
+    long long v;
+    switch (key) {
+    case OPT_JSON:
+        o->json = 1;
+        return 0;
+    case OPT_CSV:
+        o->csv = 1;
+        return 0;
+    case OPT_QUICK:
+        o->quick = 1;
+        return 0;
+    case OPT_DEVICE:
+        if (cli_int_arg("bench", name, val, 0, CLI_DEVICE_MAX, &v))
+            return EXIT_USAGE;
+        o->device = (int)v;
+        return 0;
+    case CLI_SERVER:
+    case CLI_NO_SERVER:
+        return cli_server_opt(&bench_cmd, key, val, &o->server, &o->no_server);
+    }
+    return cli_usage_error(&bench_cmd, bench_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 
 static void stride_access(struct bank_access *a, unsigned width, unsigned stride, int store)
@@ -276,17 +271,15 @@ static void measure_latency(struct gpu *g, struct bench *B)
     for (unsigned s = 5; s < 5 + BENCH_LATENCY_RUNS; s++) {
         struct gpu_request q;
         struct gpu_result r;
-        struct timespec t0, t1;
         memset(&q, 0, sizeof q);
         q.id = B->id++;
         q.kind = GPU_REQ_PATTERN;
         stride_access(&q.access, 4, s, 0);
         q.want_timing = q.want_counters = 1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = bl_now_ms();
         gpu_run(g, &q, &r, BENCH_TIMEOUT_MS);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (r.status == GPU_OK)
-            B->lat[B->nlat++] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+            B->lat[B->nlat++] = bl_now_ms() - t0;
     }
     qsort(B->lat, (size_t)B->nlat, sizeof B->lat[0], cmp_double);
 }
@@ -298,7 +291,7 @@ static int write_json(struct bench *B)
     struct recording rec;
     recording_init(&rec);
     snprintf(rec.device, sizeof rec.device, "%s", B->info.device);
-    now_utc(rec.date, sizeof rec.date);
+    cli_now_utc(rec.date, sizeof rec.date);
     snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", B->o.quick ? " --quick" : "");
     for (int i = 0; i < B->n; i++)
         if (recording_add(&rec, &B->rows[i].row)) {
@@ -462,7 +455,9 @@ int cmd_bench(int argc, char **argv)
     static struct bench B;
     memset(&B, 0, sizeof B);
     B.id = 1;
-    int rc = parse_args(argc, argv, &B.o);
+    int rc = cli_parse(&bench_cmd, argc, argv, &B.o, NULL);
+    if (!rc && B.o.json && B.o.csv)
+        rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
     if (rc)
         return rc < 0 ? 0 : rc;
     struct gpu *g = gpu_open_auto(B.o.device, B.o.server, B.o.no_server, &B.info);

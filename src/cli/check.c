@@ -219,54 +219,43 @@ static void check_one(struct check_run *r, const char *path)
 struct check_opts {
     int quiet;
     const char *lessons_dir, *rec_path;
-    char **targets;              /* FILE|DIR|- arguments (pointers into argv) */
+    const char **targets;        /* FILE|DIR|- arguments (pointers into argv) */
     int ntargets;
 };
 
-/* Reads the options into o. Returns 0, 1 after --help, or EXIT_USAGE after a message. */
-static int parse_options(int argc, char **argv, struct check_opts *o)
+enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_RECORDING };
+
+static const struct option check_options[] = {
+    {"quiet", no_argument, NULL, 'q'}, {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"recording", required_argument, NULL, OPT_RECORDING}, {"help", no_argument, NULL, 'h'},
+    {0}};
+
+static int check_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd check_cmd = {"check", "hq", check_options, 0,
+                                         "unknown option '%s' (banklab check --help)", NULL,
+                                         usage, check_opt};
+
+static int check_opt(void *ctx, int key, const char *name, const char *val)
 {
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
-            char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
-            if (!nt) {
-                fprintf(stderr, "banklab check: out of memory\n");
-                return EXIT_USAGE;
-            }
-            o->targets = nt;
-            o->targets[o->ntargets++] = argv[i];
-        } else if (!strcmp(a, "--")) {
-            only_files = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = 1;
-        } else if (!strcmp(a, "--lessons") || !strncmp(a, "--lessons=", 10)) {
-            if (a[9] == '=')
-                o->lessons_dir = a + 10;
-            else if (i + 1 < argc)
-                o->lessons_dir = argv[++i];
-            else {
-                fprintf(stderr, "banklab check: --lessons needs a directory\n");
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--recording") || !strncmp(a, "--recording=", 12)) {
-            if (a[11] == '=' && a[12])
-                o->rec_path = a + 12;
-            else if (a[11] == 0 && i + 1 < argc && argv[i + 1][0])
-                o->rec_path = argv[++i];
-            else {
-                fprintf(stderr, "banklab check: --recording needs a file\n");
-                return EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        }
+    struct check_opts *o = ctx;
+    (void)name;
+    if (key == 'q') {
+        o->quiet = 1;
+    } else if (key == OPT_LESSONS) {
+        if (!val)
+            return cli_usage_error(&check_cmd, "--lessons needs a directory");
+        o->lessons_dir = val;
+    } else if (key == OPT_RECORDING) {
+        if (!val || !*val)
+            return cli_usage_error(&check_cmd, "--recording needs a file");
+        o->rec_path = val;
+    } else {  /* FILE|DIR|- */
+        const char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
+        if (!nt)
+            return cli_usage_error(&check_cmd, "out of memory");
+        o->targets = nt;
+        o->targets[o->ntargets++] = val;
     }
     return 0;
 }
@@ -352,10 +341,10 @@ int cmd_check(int argc, char **argv)
 {
     struct check_opts o;
     memset(&o, 0, sizeof o);
-    int status = parse_options(argc, argv, &o);
+    int status = cli_parse(&check_cmd, argc, argv, &o, NULL);
     if (status) {
         free(o.targets);
-        return status == 1 ? 0 : status;
+        return status < 0 ? 0 : status;
     }
     char **files = NULL;
     int nfiles = 0;

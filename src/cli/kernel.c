@@ -4,7 +4,6 @@
  * average ways; or one JSON object (--json). The measuring lives behind src/gpu/gpu_kernel.h;
  * this file reads options, prints and picks the exit status. No curses, no cJSON. */
 #include <errno.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,7 +19,8 @@
 
 struct kernel_args {
     const char *file;
-    const char *opt[MAX_CLI_OPTS], *val[MAX_CLI_OPTS]; /* launch options, applied after the file's */
+    char opt[MAX_CLI_OPTS][16];  /* launch options, applied after the file's */
+    const char *val[MAX_CLI_OPTS];
     int nopts;
     int json, sass, sort_excess, timings, no_cache, no_server, counters, launch_only;
     int model, fix, zh;          /* --model, --fix, --lang zh (kernel_model.c) */
@@ -131,36 +131,63 @@ static void help(FILE *f)
         f);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "banklab kernel: ");
-    fprintf(stderr, fmt, CLI_CLEAN(a), CLI_CLEAN(b));
-    fputc('\n', stderr);
-    short_usage(stderr);
-    return EXIT_USAGE;
-}
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
+       OPT_COUNTERS, OPT_LAUNCH_ONLY, OPT_MODEL, OPT_FIX, OPT_LANG, OPT_SORT };
+
+static const struct option kernel_options[] = {
+    CLI_LAUNCH_OPTIONS, {"device", required_argument, NULL, CLI_LAUNCH},
+    {"nvcc-flag", required_argument, NULL, CLI_LAUNCH},
+    {"compiler", required_argument, NULL, CLI_LAUNCH}, {"json", no_argument, NULL, OPT_JSON},
+    {"sass", no_argument, NULL, OPT_SASS}, {"timings", no_argument, NULL, OPT_TIMINGS},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE}, {"no-server", no_argument, NULL, OPT_NO_SERVER},
+    {"counters", no_argument, NULL, OPT_COUNTERS},
+    {"launch-only", no_argument, NULL, OPT_LAUNCH_ONLY}, {"model", no_argument, NULL, OPT_MODEL},
+    {"fix", no_argument, NULL, OPT_FIX}, {"lang", required_argument, NULL, OPT_LANG},
+    {"sort", required_argument, NULL, OPT_SORT}, {"help", no_argument, NULL, 'h'}, {0}};
+
+static int kernel_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd kernel_cmd = {"kernel", "hI:D:", kernel_options, 0,
+                                          "unknown option '%s'", short_usage, help, kernel_opt};
 
 /* The switch a flag option sets, or NULL. */
-static int *flag_of(struct kernel_args *a, const char *arg)
+static int *flag_of(struct kernel_args *a, int key)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } flags[] = {
-        {"--json", offsetof(struct kernel_args, json)},
-        {"--sass", offsetof(struct kernel_args, sass)},
-        {"--timings", offsetof(struct kernel_args, timings)},
-        {"--no-cache", offsetof(struct kernel_args, no_cache)},
-        {"--no-server", offsetof(struct kernel_args, no_server)},
-        {"--counters", offsetof(struct kernel_args, counters)},
-        {"--launch-only", offsetof(struct kernel_args, launch_only)},
-        {"--model", offsetof(struct kernel_args, model)},
-        {"--fix", offsetof(struct kernel_args, fix)},
-    };
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (!strcmp(arg, flags[i].name))
-            return (int *)((char *)a + flags[i].off);
-    return NULL;
+    int *flags[] = {&a->json, &a->sass, &a->timings, &a->no_cache, &a->no_server, &a->counters,
+                    &a->launch_only, &a->model, &a->fix};
+    return key >= OPT_JSON && key <= OPT_FIX ? flags[key - OPT_JSON] : NULL;
+}
+
+static int kernel_opt(void *ctx, int key, const char *name, const char *val)
+{
+    struct kernel_args *a = ctx;
+    if (flag_of(a, key)) {
+        *flag_of(a, key) = 1;
+    } else if (key == CLI_LAUNCH || key == 'I' || key == 'D') {
+        if (!val)
+            return cli_usage_error(&kernel_cmd, "%s needs a value", name);
+        if (a->nopts == MAX_CLI_OPTS)
+            return cli_usage_error(&kernel_cmd, "too many options");
+        snprintf(a->opt[a->nopts], sizeof a->opt[0], "%s", name);
+        a->val[a->nopts++] = val;
+    } else if (key == OPT_LANG) {
+        if (!val || (strcmp(val, "en") && strcmp(val, "zh")))
+            return cli_usage_error(&kernel_cmd, "--lang takes en or zh");
+        a->zh = !strcmp(val, "zh");
+    } else if (key == OPT_SORT) {
+        if (!val)
+            return cli_usage_error(&kernel_cmd, "--sort needs a value (line or excess)");
+        if (strcmp(val, "excess") && strcmp(val, "line"))
+            return cli_usage_error(&kernel_cmd, "--sort takes line or excess, not '%s'",
+                                   CLI_CLEAN(val));
+        a->sort_excess = !strcmp(val, "excess");
+    } else if (a->file) {
+        return cli_usage_error(&kernel_cmd, "one file at a time ('%s', then '%s')",
+                               CLI_CLEAN(a->file), CLI_CLEAN(val));
+    } else {
+        a->file = val;
+    }
+    return 0;
 }
 
 /* The first --arg or --buffer-size whose NAME an earlier one of the same option gave, or
@@ -181,59 +208,18 @@ static int named_twice(const struct kernel_args *a)
 
 static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
-    static const char *launch_opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
-                                        "--buffer-size", "--fill", "--device", "--time-limit",
-                                        "-I", "-D", "--nvcc-flag", "--compiler"};
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        size_t k;
-        for (k = 0; k < sizeof launch_opts / sizeof launch_opts[0]; k++)
-            if (!strcmp(arg, launch_opts[k]))
-                break;
-        if (k < sizeof launch_opts / sizeof launch_opts[0]) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value%s", arg, "");
-            if (a->nopts == MAX_CLI_OPTS)
-                return usage_error("too many options%s%s", "", "");
-            a->opt[a->nopts] = arg;
-            a->val[a->nopts++] = argv[++i];
-        } else if ((arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D') && arg[2])) {
-            if (a->nopts == MAX_CLI_OPTS) /* -IDIR, -DNAME=V: as the compilers write them */
-                return usage_error("too many options%s%s", "", "");
-            a->opt[a->nopts] = arg[1] == 'I' ? "-I" : "-D";
-            a->val[a->nopts++] = arg + 2;
-        } else if (flag_of(a, arg)) {
-            *flag_of(a, arg) = 1;
-        } else if (!strcmp(arg, "--lang")) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "en") && strcmp(argv[i + 1], "zh")))
-                return usage_error("--lang takes en or zh%s%s", "", "");
-            a->zh = !strcmp(argv[++i], "zh");
-        } else if (!strcmp(arg, "--sort")) {
-            if (i + 1 >= argc)
-                return usage_error("--sort needs a value (line or excess)%s%s", "", "");
-            const char *v = argv[++i];
-            if (!strcmp(v, "excess"))
-                a->sort_excess = 1;
-            else if (strcmp(v, "line"))
-                return usage_error("--sort takes line or excess, not '%s'%s", v, "");
-        } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option '%s'%s", arg, "");
-        } else if (a->file) {
-            return usage_error("one file at a time ('%s', then '%s')", a->file, arg);
-        } else {
-            a->file = arg;
-        }
-    }
-    int twice = named_twice(a);
+    int rc = cli_parse(&kernel_cmd, argc, argv, a, NULL), twice = rc ? -1 : named_twice(a);
+    if (rc)
+        return rc;
     if (twice >= 0)
-        return usage_error("%s %s: that name is given twice (no value silently wins)",
-                           a->opt[twice], a->val[twice]);
+        return cli_usage_error(&kernel_cmd, "%s %s: that name is given twice (no value "
+                               "silently wins)", a->opt[twice], CLI_CLEAN(a->val[twice]));
     if (!a->file)
-        return usage_error("which file? (banklab kernel FILE.cu)%s%s", "", "");
+        return cli_usage_error(&kernel_cmd, "which file? (banklab kernel FILE.cu)");
     if (a->json && (a->sass || a->sort_excess || a->timings))
-        return usage_error("--json holds everything: no --sass, --sort or --timings with it%s%s",
-                           "", "");
+        return cli_usage_error(&kernel_cmd, "--json holds everything: no --sass, --sort or "
+                               "--timings with it");
     return 0;
 }
 
@@ -776,15 +762,10 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
 
 int cmd_kernel(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            help(stdout);
-            return 0;
-        }
-    struct kernel_args a;
+    static struct kernel_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc;
     char why[256];
     size_t len = 0;
     char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);

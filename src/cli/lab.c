@@ -752,70 +752,70 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 
 /* The command line besides the answers (which go into the lab). */
 struct lab_opts {
+    struct lab *lab;
     const char *file, *replay, *server;
     int no_gpu, device, save, no_server;
 };
 
-/* Reads the options into lab and o. Returns 0, 1 after --help, or EXIT_USAGE after a
- * message. */
-static int parse_options(int argc, char **argv, struct lab *lab, struct lab_opts *o)
+enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_DEVICE, OPT_REPLAY,
+       OPT_NO_SAVE };
+
+static const struct option lab_options[] = {
+    {"answers", required_argument, NULL, OPT_ANSWERS}, {"lang", required_argument, NULL, OPT_LANG},
+    {"tries", required_argument, NULL, OPT_TRIES}, {"no-gpu", no_argument, NULL, OPT_NO_GPU},
+    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
+    {"replay", required_argument, NULL, OPT_REPLAY}, {"no-save", no_argument, NULL, OPT_NO_SAVE},
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int lab_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd lab_cmd = {"lab", "h", lab_options, 0,
+                                       "unknown option '%s' (banklab lab --help)", NULL, usage,
+                                       lab_opt};
+
+static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--no-gpu")) {
-            o->no_gpu = 1;
-        } else if (!strcmp(a, "--server") || !strcmp(a, "--no-server")) {
-            if (cli_server_arg("lab", argc, argv, &i, &o->server, &o->no_server) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--no-save")) {
-            o->save = 0;
-        } else if (!strcmp(a, "--answers") || !strcmp(a, "--lang") || !strcmp(a, "--tries") ||
-                   !strcmp(a, "--device") || !strcmp(a, "--replay")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "banklab lab: %s wants a value\n", a);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            long long x;
-            if (!strcmp(a, "--answers")) {
-                if (parse_answers(lab, v) < 0)
-                    return EXIT_USAGE;
-                lab->scripted = 1;
-            } else if (!strcmp(a, "--lang")) {
-                if (lesson_lang_parse(v, &lab->lang) != 0) {
-                    fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", CLI_CLEAN(v));
-                    return EXIT_USAGE;
-                }
-            } else if (!strcmp(a, "--replay")) {
-                o->replay = v;
-            } else if (!strcmp(a, "--tries")) {
-                if (cli_int_arg("lab", a, v, 1, 20, &x))
-                    return EXIT_USAGE;
-                lab->tries = (int)x;
-            } else {
-                if (cli_int_arg("lab", a, v, 0, CLI_DEVICE_MAX, &x))
-                    return EXIT_USAGE;
-                o->device = (int)x;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        } else if (o->file) {
-            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n",
-                    CLI_CLEAN(o->file), CLI_CLEAN(a));
-            return EXIT_USAGE;
-        } else {
-            o->file = a;
-        }
+    struct lab_opts *o = ctx;
+    struct lab *lab = o->lab;
+    long long x;
+    if (key == OPT_NO_GPU || key == OPT_NO_SAVE) {
+        o->no_gpu |= key == OPT_NO_GPU;
+        o->save &= key != OPT_NO_SAVE;
+        return 0;
     }
-    if (!o->file) {
-        fprintf(stderr, "banklab lab: which lab? usage: banklab lab FILE (banklab lab --help)\n");
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
+        return cli_server_opt(&lab_cmd, key, val, &o->server, &o->no_server);
+    if (key == CLI_ARG || key == CLI_REST) {
+        if (o->file)
+            return cli_usage_error(&lab_cmd, "one lab file at a time ('%s' and '%s')",
+                                   CLI_CLEAN(o->file), CLI_CLEAN(val));
+        o->file = val;
+        return 0;
+    }
+    if (!val)
+        return cli_usage_error(&lab_cmd, "%s wants a value", name);
+    switch (key) {
+    case OPT_ANSWERS:
+        if (parse_answers(lab, val) < 0)
+            return EXIT_USAGE;
+        lab->scripted = 1;
+        return 0;
+    case OPT_LANG:
+        if (lesson_lang_parse(val, &lab->lang) != 0)
+            return cli_usage_error(&lab_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(val));
+        return 0;
+    case OPT_REPLAY:
+        o->replay = val;
+        return 0;
+    case OPT_TRIES:
+        if (cli_int_arg("lab", name, val, 1, 20, &x))
+            return EXIT_USAGE;
+        lab->tries = (int)x;
+        return 0;
+    }
+    if (cli_int_arg("lab", name, val, 0, CLI_DEVICE_MAX, &x))
         return EXIT_USAGE;
-    }
+    o->device = (int)x;
     return 0;
 }
 
@@ -920,10 +920,12 @@ int cmd_lab(int argc, char **argv)
     lab.tries = 3;
     lab.lang = lesson_lang_from_env();
     lab_locale();
-    struct lab_opts o = {.save = 1};
-    int rc = parse_options(argc, argv, &lab, &o);
+    struct lab_opts o = {.lab = &lab, .save = 1};
+    int rc = cli_parse(&lab_cmd, argc, argv, &o, NULL);
+    if (!rc && !o.file)
+        rc = cli_usage_error(&lab_cmd, "which lab? usage: banklab lab FILE (banklab lab --help)");
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     struct lesson_error lerr;
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(o.file, &lerr);

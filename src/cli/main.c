@@ -6,21 +6,12 @@
 #include "../gpu/gpu_kernel.h"
 #include "cli.h"
 
+#define ROW(name, summary) {#name, cmd_##name, summary},
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
     const char *summary;
-} commands[] = {
-    {"sim", cmd_sim, "one warp access through the bank model: grid, summary, --json"},
-    {"check", cmd_check, "validate lesson files (schema, scenes, expectations, quizzes)"},
-    {"bench", cmd_bench, "run kernels on the GPU: predicted vs measured (--json, --csv)"},
-    {"verify", cmd_verify, "model vs hardware counters for every lesson scene and case"},
-    {"lab", cmd_lab, "run a graded workshop lab and print a score"},
-    {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
-    {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
-    {"serve", cmd_serve, "the one measuring process of a GPU, for every banklab of the machine"},
-    {"run", cmd_run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line"},
-};
+} commands[] = {CLI_COMMANDS(ROW)};
 
 static void usage(FILE *f)
 {

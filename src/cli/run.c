@@ -79,20 +79,43 @@ static void help(FILE *f)
         f);
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "banklab run: %s%s\n", what, arg ? arg : "");
-    short_usage(stderr);
-    return EXIT_USAGE;
-}
+enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW };
 
-static int count_arg(const char *v, long *out)
+static const struct option run_options[] = {
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"launch-skip", required_argument, NULL, OPT_SKIP},
+    {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
+    {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int run_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd run_cmd = {"run", "h", run_options, 1, "unknown option %s",
+                                       short_usage, help, run_opt};
+
+static int run_opt(void *ctx, int key, const char *name, const char *val)
 {
+    struct run_args *a = ctx;
+    a->json |= key == OPT_JSON;
+    a->sass |= key == OPT_SASS;
+    a->view |= key == OPT_VIEW;
+    if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW)
+        return 0;
+    if (!val)
+        return cli_usage_error(&run_cmd, "%s needs a value", name);
+    if (key == OPT_KERNEL) {
+        regex_t re;
+        if (regcomp(&re, val, REG_EXTENDED | REG_NOSUB))
+            return cli_usage_error(&run_cmd, "--kernel takes an extended regular expression");
+        regfree(&re);
+        a->kernel_re = val;
+        return 0;
+    }
     char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 0 || n > 1000000000L)
-        return -1;
-    *out = n;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || n < 0 || n > 1000000000L)
+        return cli_usage_error(&run_cmd, "%s takes a count (0, 1, 2, ...)", name);
+    *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     return 0;
 }
 
@@ -100,43 +123,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
     a->skip = a->count = -1;
-    int i;
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--view")) {
-            a->view = 1;
-        } else if (!strcmp(arg, "--sass")) {
-            a->sass = 1;
-        } else if (!strcmp(arg, "--kernel") || !strcmp(arg, "--launch-skip") ||
-                   !strcmp(arg, "--launch-count")) {
-            if (i + 1 >= argc)
-                return usage_error(arg, " needs a value");
-            const char *v = argv[++i];
-            if (!strcmp(arg, "--kernel")) {
-                regex_t re;
-                if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB))
-                    return usage_error("--kernel takes an extended regular expression", NULL);
-                regfree(&re);
-                a->kernel_re = v;
-            } else if (count_arg(v, !strcmp(arg, "--launch-skip") ? &a->skip : &a->count)) {
-                return usage_error(arg, " takes a count (0, 1, 2, ...)");
-            }
-        } else if (arg[0] == '-') {
-            return usage_error("unknown option ", arg);
-        } else {
-            break; /* the program, without "--" */
-        }
-    }
+    int i, rc = cli_parse(&run_cmd, argc, argv, a, &i);
+    if (rc)
+        return rc;
     if (i >= argc)
-        return usage_error("which program? (banklab run -- PROGRAM [ARGS])", NULL);
+        return cli_usage_error(&run_cmd, "which program? (banklab run -- PROGRAM [ARGS])");
     if (a->json && (a->sass || a->view))
-        return usage_error("--json holds everything: no --sass or --view with it", NULL);
+        return cli_usage_error(&run_cmd, "--json holds everything: no --sass or --view with it");
     a->argv = argv + i;
     return 0;
 }
@@ -509,15 +502,10 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
 
 int cmd_run(int argc, char **argv)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            help(stdout);
-            return 0;
-        }
     struct run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc;
     const char *other = getenv("CUDA_INJECTION64_PATH");
     char why[PATH_MAX + 256];
     if (other && *other) {

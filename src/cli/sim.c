@@ -325,11 +325,9 @@ static int eval_offsets(const struct sim_args *a, struct sim_one *o)
     int bad = -1;
     int st = simulate(o, &bad);
     if (st == BANK_EALIGN) {
-        fprintf(stderr, "banklab sim: lane %d: offset %" PRIu64 " is not a multiple of the "
-                        "width (%u bytes)\n", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
-                a->width);
-        sim_short_usage(stderr);
-        return EXIT_USAGE;
+        return cli_usage_error(&sim_cmd, "lane %d: offset %" PRIu64 " is not a multiple of the "
+                               "width (%u bytes)", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
+                               a->width);
     } else if (st) {
         fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
         return EXIT_USAGE;

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
@@ -291,36 +290,45 @@ struct vopts {
     const char *lessons, *server;
 };
 
-/* Options into o: 0, -1 after --help, or the exit status of a usage error. */
-static int parse_args(int argc, char **argv, struct vopts *o)
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE };
+
+static const struct option verify_options[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"timing", no_argument, NULL, OPT_TIMING},
+    {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int verify_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
+                                          "unknown argument '%s'", usage, usage, verify_opt};
+
+static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {
-    memset(o, 0, sizeof *o);
-    for (int i = 1, r; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            o->json = 1;
-        else if (!strcmp(argv[i], "--timing"))
-            o->timing = 1;
-        else if (!strcmp(argv[i], "--lessons") && i + 1 < argc)
-            o->lessons = argv[++i];
-        else if ((r = cli_server_arg("verify", argc, argv, &i, &o->server, &o->no_server))) {
-            if (r < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--device")) {
-            long long v;
-            if (cli_int_arg("verify", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
-                            &v))
-                return EXIT_USAGE;
-            o->device = (int)v;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return -1;
-        } else {
-            fprintf(stderr, "banklab verify: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
-            usage(stderr);
+    struct vopts *o = ctx;
+    long long v;
+    switch (key) {
+    case OPT_JSON:
+        o->json = 1;
+        return 0;
+    case OPT_TIMING:
+        o->timing = 1;
+        return 0;
+    case OPT_LESSONS:
+        if (!val)
+            break;
+        o->lessons = val;
+        return 0;
+    case OPT_DEVICE:
+        if (cli_int_arg("verify", name, val, 0, CLI_DEVICE_MAX, &v))
             return EXIT_USAGE;
-        }
+        o->device = (int)v;
+        return 0;
+    case CLI_SERVER:
+    case CLI_NO_SERVER:
+        return cli_server_opt(&verify_cmd, key, val, &o->server, &o->no_server);
     }
-    return 0;
+    return cli_usage_error(&verify_cmd, verify_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 
 /* Every setting of every lesson scene into L (and its case kernel runs); *nloaded lessons;
@@ -490,10 +498,7 @@ static int write_json(const struct vlist *L, const struct gpu_info *info, int ti
     struct recording rec;
     recording_init(&rec);
     snprintf(rec.device, sizeof rec.device, "%s", info->device);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(rec.date, sizeof rec.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cli_now_utc(rec.date, sizeof rec.date);
     snprintf(rec.command, sizeof rec.command, "banklab verify --json%s", timing ? " --timing" : "");
     snprintf(rec.scenes, sizeof rec.scenes, "%s", scenes);
     /* Replay finds a result by the access or kernel setting, so a repeat adds nothing; the 63
@@ -562,7 +567,8 @@ static void write_summary(const struct tally *t, int nlessons, int nlesson_items
 int cmd_verify(int argc, char **argv)
 {
     struct vopts o;
-    int rc = parse_args(argc, argv, &o);
+    memset(&o, 0, sizeof o);
+    int rc = cli_parse(&verify_cmd, argc, argv, &o, NULL);
     if (rc)
         return rc < 0 ? 0 : rc;
     /* Collect the accesses first: bad input is reported before any GPU work. */
