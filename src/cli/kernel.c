@@ -14,6 +14,7 @@
 #include "cli.h"
 #include "json_out.h"
 #include "kernel_model.h"
+#include "kernel_out.h"
 
 #define MAX_CLI_OPTS 96
 
@@ -225,81 +226,6 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
 
 /* ---- printing ---- */
 
-/* The lines of a text (pointers into it, not NUL-terminated: use lens). */
-struct text_lines {
-    const char **at;
-    int *len;
-    int n;
-};
-
-static int split_lines(const char *s, size_t n, struct text_lines *t)
-{
-    int cap = 64;
-    t->n = 0;
-    t->at = malloc((size_t)cap * sizeof *t->at);
-    t->len = malloc((size_t)cap * sizeof *t->len);
-    if (!t->at || !t->len)
-        return -1;
-    const char *p = s, *end = s + n;
-    while (p < end) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (t->n == cap) {
-            cap *= 2;
-            const char **w = realloc(t->at, (size_t)cap * sizeof *w);
-            int *l = w ? realloc(t->len, (size_t)cap * sizeof *l) : NULL;
-            if (w)
-                t->at = w;
-            if (!l)
-                return -1;
-            t->len = l;
-        }
-        int ln = (int)(e - p);
-        if (ln && p[ln - 1] == '\r')
-            ln--;
-        t->at[t->n] = p;
-        t->len[t->n++] = ln;
-        p = e + 1;
-    }
-    return 0;
-}
-
-static void lines_free(struct text_lines *t)
-{
-    free(t->at);
-    free(t->len);
-    memset(t, 0, sizeof *t);
-}
-
-/* A source line with tabs expanded (stops every 8 columns). */
-static void put_source(FILE *f, const char *s, int n)
-{
-    int col = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] == '\t') {
-            do
-                fputc(' ', f);
-            while (++col % 8);
-        } else {
-            size_t k = 1;  /* one character; a control character or a bad byte: '?' */
-            while (i + (int)k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80 && k < 4)
-                k++;
-            char c[5];
-            memcpy(c, s + i, k);
-            c[k] = 0;
-            fputs(bl_mask(c, k), f);
-            i += (int)k - 1;
-            col++;
-        }
-    }
-}
-
-static void put_num(FILE *f, double v, int width)
-{
-    fprintf(f, " %*.0f", width, v);
-}
-
 /* the model's wavefronts for a line: the number, '-' where it cannot know, '' for none */
 static void put_model(FILE *f, const struct kp_line *m)
 {
@@ -313,21 +239,10 @@ static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l,
                     const struct kp_line *m)
 {
     fprintf(f, "%6s", label);
-    if (!l) {
+    if (l)
+        kout_figures(f, l->inst, l->wavefronts, l->ideal_known, l->ideal);
+    else
         fprintf(f, "%*s", 12 * 5 + 8 - 1, "");
-        put_model(f, m);
-        fputs(" | ", f);
-        return;
-    }
-    put_num(f, l->inst, 11);
-    put_num(f, l->wavefronts, 12);
-    if (l->ideal_known) {
-        put_num(f, l->ideal, 11);
-        put_num(f, l->excess, 11);
-        fprintf(f, " %7.2f", l->ways);
-    } else {
-        fprintf(f, " %11s %11s %7s", "-", "-", "-");
-    }
     put_model(f, m);
     fputs(" | ", f);
 }
@@ -338,11 +253,9 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, const struct g
         const struct gpu_kernel_inst *in = &r->insts[i];
         if (in->file != l->file || in->line != l->line)
             continue;
-        fprintf(f, "%6s", "");
-        put_num(f, in->inst, 11);
-        put_num(f, in->wavefronts, 12);
+        fprintf(f, "%6s %11.0f %12.0f", "", in->inst, in->wavefronts);
         if (in->ideal_known)
-            put_num(f, in->ideal, 11);
+            fprintf(f, " %11.0f", in->ideal);
         else
             fprintf(f, " %11s", "-");
         fprintf(f, "%20s |   pc 0x%04x  %-12s %s\n", "", in->pc, in->sass,
@@ -394,7 +307,7 @@ static void source_text(struct sources *s, const struct gpu_kernel_result *r, co
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             size_t n = 0;
             s->other_text[file] = files_read(path, 4u << 20, &n, NULL, 0);
-            if (!s->other_text[file] || split_lines(s->other_text[file], n, &s->other[file]))
+            if (!s->other_text[file] || kout_lines(s->other_text[file], n, &s->other[file]))
                 return;
         }
         t = &s->other[file];
@@ -414,7 +327,7 @@ static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_
     int len;
     put_row(f, label, l, NULL);
     source_text(s, r, dir, l->file, l->line, &at, &len);
-    put_source(f, at, len);
+    kout_source(f, at, len);
     fputc('\n', f);
     if (a->sass)
         put_insts(f, r, l);
@@ -447,7 +360,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         *slash = '\0';
     else
         snprintf(dir, sizeof dir, ".");
-    split_lines(src, srclen, &s.main);
+    kout_lines(src, srclen, &s.main);
 
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", CLI_CLEAN(a->file),
             CLI_CLEAN(r->kernel), r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
@@ -487,7 +400,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             snprintf(label, sizeof label, "%d", ln);
             const struct kp_line *ml = m && ln <= m->nlines ? &m->line[ln - 1] : NULL;
             put_row(f, label, l, ml);
-            put_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
+            kout_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
             fputc('\n', f);
             if (l && l->excess > 0 && ml)     /* measured conflicts: the model's why and fix */
                 kmodel_put_notes(f, ml, a->zh);
@@ -546,23 +459,18 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
                 t->compile, t->cache_hit ? " (cache)" : "", t->load, t->cupti, t->wait, t->run,
                 t->collect, t->counters, t->total);
     }
-    lines_free(&s.main);
+    kout_lines_free(&s.main);
     for (int i = 0; i < 16; i++) {
         free(s.other_text[i]);
-        lines_free(&s.other[i]);
+        kout_lines_free(&s.other[i]);
     }
-}
-
-static void json_num(FILE *f, const char *key, double v, int comma)
-{
-    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
 }
 
 /* "name": value pairs, comma-separated. */
 static void json_fields(FILE *f, const char *const *names, const double *v, int n)
 {
     for (int i = 0; i < n; i++)
-        json_num(f, names[i], v[i], i + 1 < n);
+        kout_json_num(f, names[i], v[i], i + 1 < n);
 }
 
 static void print_json(const struct kernel_args *a, const struct gpu_kernel_result *r,
@@ -571,7 +479,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     FILE *f = stdout;
     struct text_lines t;
     memset(&t, 0, sizeof t);
-    split_lines(src, srclen, &t);
+    kout_lines(src, srclen, &t);
     fputs("{\"file\": ", f);
     json_str(f, a->file);
     fputs(", \"kernel\": ", f);
@@ -596,19 +504,12 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
         else
             fputs("null", f);
         fputs(", ", f);
-        json_num(f, "inst", l->inst, 1);
-        json_num(f, "wavefronts", l->wavefronts, 1);
-        if (l->ideal_known) {
-            json_num(f, "ideal", l->ideal, 1);
-            json_num(f, "excess", l->excess, 1);
-            json_num(f, "ways", l->ways, 1);
-        } else {
-            fputs("\"ideal\": null, \"excess\": null, \"ways\": null, ", f);
-        }
+        kout_json_figures(f, l->inst, l->wavefronts, l->ideal_known, l->ideal);
+        fputs(", ", f);
         const struct kp_line *ml = m && l->file == 0 && l->line >= 1 && l->line <= m->nlines
                                        ? &m->line[l->line - 1] : NULL;
         if (ml && ml->state == KP_OK)
-            json_num(f, "model_wavefronts", ml->wavefronts, 1);
+            kout_json_num(f, "model_wavefronts", ml->wavefronts, 1);
         else
             fputs("\"model_wavefronts\": null, ", f);
         fputs("\"instructions\": [", f);
@@ -620,10 +521,10 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
             fprintf(f, "%s{\"pc\": %u, \"sass\": ", first ? "" : ", ", in->pc);
             json_str(f, in->sass);
             fprintf(f, ", \"op\": \"%s\", ", gpu_kernel_op_name(in->op));
-            json_num(f, "inst", in->inst, 1);
-            json_num(f, "wavefronts", in->wavefronts, 1);
+            kout_json_num(f, "inst", in->inst, 1);
+            kout_json_num(f, "wavefronts", in->wavefronts, 1);
             if (in->ideal_known)
-                json_num(f, "ideal", in->ideal, 0);
+                kout_json_num(f, "ideal", in->ideal, 0);
             else
                 fputs("\"ideal\": null", f);
             fputc('}', f);
@@ -632,16 +533,16 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
         fputs("]}", f);
     }
     fputs("],\n \"totals\": {", f);
-    json_num(f, "inst", r->totals.inst, 1);
-    json_num(f, "wavefronts", r->totals.wavefronts, 1);
-    json_num(f, "ideal", r->totals.ideal, 1);
-    json_num(f, "excess", r->totals.excess, 1);
+    kout_json_num(f, "inst", r->totals.inst, 1);
+    kout_json_num(f, "wavefronts", r->totals.wavefronts, 1);
+    kout_json_num(f, "ideal", r->totals.ideal, 1);
+    kout_json_num(f, "excess", r->totals.excess, 1);
     for (int o = 0; o < GPU_KOP_COUNT; o++) {
         char key[32];
         snprintf(key, sizeof key, "wavefronts_%s", gpu_kernel_op_name(o));
-        json_num(f, key, r->totals.op_wavefronts[o], 1);
+        kout_json_num(f, key, r->totals.op_wavefronts[o], 1);
         snprintf(key, sizeof key, "inst_%s", gpu_kernel_op_name(o));
-        json_num(f, key, r->totals.op_inst[o], o + 1 < GPU_KOP_COUNT);
+        kout_json_num(f, key, r->totals.op_inst[o], o + 1 < GPU_KOP_COUNT);
     }
     fputs("},\n \"model\": ", f);
     if (m)
@@ -672,7 +573,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
             tm->warm ? "true" : "false");
     json_str(f, r->lock_note[0] ? r->lock_note : "measured in the device's turn");
     fputs("}\n", f);
-    lines_free(&t);
+    kout_lines_free(&t);
 }
 
 /* n bytes of a source line, each byte of a control character or bad UTF-8 as '?' (bl_mask):
@@ -709,7 +610,7 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
 {
     struct text_lines t;
     memset(&t, 0, sizeof t);
-    split_lines(src, srclen, &t);
+    kout_lines(src, srclen, &t);
     for (int i = 0; i < r->ndiags; i++) {
         const struct gpu_kernel_diag *d = &r->diags[i];
         if (d->line > 0 && d->col > 0)
@@ -733,7 +634,7 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
             }
         }
     }
-    lines_free(&t);
+    kout_lines_free(&t);
 }
 
 /* --fix: write the patched copy (kernel_model.c) and go on with it instead of the file: the

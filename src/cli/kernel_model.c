@@ -15,44 +15,7 @@
 #include "cli.h"
 #include "json_out.h"
 #include "kernel_model.h"
-
-/* line n (1-based) of src: its start and length */
-static void src_line(const char *src, size_t len, int n, const char **at, int *ln)
-{
-    const char *p = src, *end = src + len;
-    *at = "";
-    *ln = 0;
-    for (int i = 1; p < end; i++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (i == n) {
-            *at = p;
-            *ln = (int)(e - p) - (e > p && e[-1] == '\r');
-            return;
-        }
-        p = e + 1;
-    }
-}
-
-/* a source line, tabs to 8 columns, control characters escaped */
-static void put_src(FILE *f, const char *s, int n)
-{
-    char raw[1024], clean[2048];
-    int o = 0, col = 0;
-    for (int i = 0; i < n && o < (int)sizeof raw - 9; i++) {
-        if (s[i] == '\t') {
-            do
-                raw[o++] = ' ';
-            while (++col % 8 && o < (int)sizeof raw - 1);
-        } else {
-            raw[o++] = s[i];
-            col++;
-        }
-    }
-    raw[o] = 0;
-    fputs(bl_clean(clean, sizeof clean, raw), f);
-}
+#include "kernel_out.h"
 
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, char *err, size_t errsz)
@@ -72,11 +35,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "model inst", "wavefronts", "ideal",
             "excess", "ways", "source");
     double t[4] = {0, 0, 0, 0};
+    struct text_lines lines;
+    kout_lines(src, len, &lines);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
-        const char *at;
-        int ln;
-        src_line(src, len, l->line, &at, &ln);
         fprintf(f, "%6d", l->line);
         if (l->state == KP_OK) {
             fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f | ", l->inst, l->wavefronts, l->ideal,
@@ -88,10 +50,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         } else {
             fprintf(f, "%57s | ", l->state == KP_CANNOT ? "-" : "");
         }
-        put_src(f, at, ln);
+        if (l->line >= 1 && l->line <= lines.n)
+            kout_source(f, lines.at[l->line - 1], lines.len[l->line - 1]);
         fputc('\n', f);
         kmodel_put_notes(f, l, g == KP_ZH);
     }
+    kout_lines_free(&lines);
     fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
     if (g == KP_ZH)
@@ -144,22 +108,23 @@ void kmodel_json_line(FILE *f, const struct kp_line *l)
 void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r)
 {
     int first = 1;
+    struct text_lines lines;
+    kout_lines(src, len, &lines);
     fputc('[', f);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
         if (l->state == KP_NONE)
             continue;
-        const char *at;
-        int ln;
-        src_line(src, len, l->line, &at, &ln);
+        int in = l->line >= 1 && l->line <= lines.n;
         fprintf(f, "%s\n  {\"line\": %d, \"source\": ", first ? "" : ",", l->line);
-        json_str_n(f, at, (size_t)ln);
+        json_str_n(f, in ? lines.at[l->line - 1] : "", in ? (size_t)lines.len[l->line - 1] : 0);
         fputs(", ", f);
         kmodel_json_line(f, l);
         fputc('}', f);
         first = 0;
     }
     fputc(']', f);
+    kout_lines_free(&lines);
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,

@@ -18,6 +18,7 @@
 #include "../store/files.h"
 #include "cli.h"
 #include "json_out.h"
+#include "kernel_out.h"
 
 struct run_args {
     const char *kernel_re;
@@ -146,47 +147,36 @@ static void put_clean(FILE *f, const char *s, size_t n)
     fputs(bl_clean(clean, sizeof clean, raw), f);
 }
 
-/* The text of line `line` of `path` (read once per file into the cache). */
+/* The lines of the file last asked for (read once per file). */
 struct src_cache {
     char path[PATH_MAX];
     char *text;
-    size_t len;
+    struct text_lines lines;
 };
 
 static int source_line(struct src_cache *c, const char *path, int line, const char **at,
                        size_t *n)
 {
     if (strcmp(c->path, path)) {
+        size_t len = 0;
         free(c->text);
-        c->text = files_read(path, 8u << 20, &c->len, NULL, 0);
+        kout_lines_free(&c->lines);
+        c->text = files_read(path, 8u << 20, &len, NULL, 0);
+        if (c->text)
+            kout_lines(c->text, len, &c->lines);
         bl_fmt(c->path, sizeof c->path, "%s", path);
     }
-    if (!c->text || line < 1)
+    if (line < 1 || line > c->lines.n)
         return 0;
-    const char *p = c->text, *end = c->text + c->len;
-    for (int l = 1; p < end; l++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (l == line) {
-            *at = p;
-            *n = (size_t)(e - p);
-            if (*n && p[*n - 1] == '\r')
-                (*n)--;
-            return 1;
-        }
-        p = e + 1;
-    }
-    return 0;
+    *at = c->lines.at[line - 1];
+    *n = (size_t)c->lines.len[line - 1];
+    return 1;
 }
 
-static void put_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
+static void src_cache_done(struct src_cache *c)
 {
-    fprintf(f, " %11.0f %12.0f", inst, wf);
-    if (ideal_known)
-        fprintf(f, " %11.0f %11.0f %7.2f", ideal, wf - ideal, ideal > 0 ? wf / ideal : 0);
-    else
-        fprintf(f, " %11s %11s %7s", "-", "-", "-");
+    free(c->text);
+    kout_lines_free(&c->lines);
 }
 
 static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int line, int all)
@@ -196,7 +186,7 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
         if (!all && (in->file != file || in->line != line))
             continue;
         fprintf(f, "%6s", "");
-        put_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        kout_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
         fprintf(f, " |   pc 0x%04x  %-12s %s\n", in->pc, in->sass, gpu_kernel_op_name(in->op));
     }
 }
@@ -241,7 +231,7 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
             else
                 snprintf(label, sizeof label, "?");
             fprintf(f, "%6s", label);
-            put_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+            kout_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
             fputs(" | ", f);
             const char *at;
             size_t n;
@@ -253,7 +243,7 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
         }
     }
     fprintf(f, "%6s", "total");
-    put_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    kout_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
     if (lineinfo)
         fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
                 r->nlines == 1 ? "" : "s");
@@ -262,24 +252,6 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
     if (!lineinfo && r->ninsts)
         fputs("hint: no line info in this kernel's cubin: per SASS instruction only (compile "
               "with nvcc -lineinfo for source lines)\n", f);
-}
-
-static void json_num(FILE *f, const char *key, double v, int comma)
-{
-    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
-}
-
-static void json_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
-{
-    json_num(f, "inst", inst, 1);
-    json_num(f, "wavefronts", wf, 1);
-    if (ideal_known) {
-        json_num(f, "ideal", ideal, 1);
-        json_num(f, "excess", wf - ideal, 1);
-        json_num(f, "ways", ideal > 0 ? wf / ideal : 0, 0);
-    } else {
-        fputs("\"ideal\": null, \"excess\": null, \"ways\": null", f);
-    }
 }
 
 static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cache *cache)
@@ -316,7 +288,7 @@ static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cach
         else
             fputs("null", f);
         fputs(", ", f);
-        json_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+        kout_json_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
         fputc('}', f);
     }
     fputs("],\n  \"instructions\": [", f);
@@ -325,11 +297,11 @@ static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cach
         fprintf(f, "%s{\"pc\": %u, \"sass\": ", i ? ", " : "", in->pc);
         json_str(f, in->sass);
         fprintf(f, ", \"op\": \"%s\", \"line\": %d, ", gpu_kernel_op_name(in->op), in->line);
-        json_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        kout_json_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
         fputc('}', f);
     }
     fputs("],\n  \"totals\": {", f);
-    json_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    kout_json_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
     fputs("}}", f);
 }
 
@@ -357,7 +329,7 @@ static void print_json(const struct run_args *a, const struct gpu_run_output *o)
         json_str(f, o->notes[i]);
     }
     fputs("]}\n", f);
-    free(cache.text);
+    src_cache_done(&cache);
 }
 
 /* --view: the kernel view (`banklab FILE.cu --name K --grid .. --block .. --smem ..`) on the
@@ -543,7 +515,7 @@ int cmd_run(int argc, char **argv)
         memset(&cache, 0, sizeof cache);
         for (int i = 0; i < o.nlaunches; i++)
             print_launch(stdout, &a, &o.launches[i], &cache);
-        free(cache.text);
+        src_cache_done(&cache);
         if (o.nlaunches)
             fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the "
                   "same accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the "
