@@ -16,42 +16,55 @@
 
 #define MAX_KERNEL_OPTS 32
 
+#define SUMMARY(name, summary) fprintf(f, "  %-8s %s\n", #name, summary);
+
+/* banklab --help: the forms, the commands, the tutorial's options and keys. */
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab [OPTIONS]\n"
-            "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
-            "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts;\n"
-            "with FILE.cu, on the kernel view of that file: its shared-memory wavefronts and\n"
-            "conflicts per line, measured on the GPU and measured again when it is saved.\n"
-            "\n"
-            "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
-            "                       installed, ./lessons); lessons that banklab check refuses\n"
-            "                       are listed and not shown\n"
-            "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
-            "                       starts with zh, else en; English when the locale is not UTF-8)\n"
-            "  --chapter N          start at chapter N ...\n"
-            "  --step M             ... step M (1-based; with --chapter)\n"
-            "  --reset              forget the progress saved so far (from the first save on)\n"
-            "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
-            "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
-            "  --device N           use CUDA device N (default 0)\n"
-            "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
-            "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
-            "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
-            "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
-            "  --present            presenter mode: large cells, key sentences, e reveals;\n"
-            "                       starts clean: saved progress is neither shown nor changed\n"
-            "  --keep-progress      with --present: use (and save) the saved progress\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
-            "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
-            "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
-            "\n");
-    cli_print_keys(f, "Keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fprintf(f, "Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
-               "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n");
+    fputs("usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
+          "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
+          "                                    the tutorial on the kernel view of FILE.cu\n"
+          "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
+          "\n"
+          "banklab teaches and measures CUDA shared-memory bank conflicts. The kernel view of\n"
+          "FILE.cu shows its shared-memory wavefronts and conflicts per line, measured on the GPU\n"
+          "and measured again when it is saved.\n"
+          "\n"
+          "Commands:\n", f);
+    CLI_COMMANDS(SUMMARY)
+    fputs("\n"
+          "Tutorial options (see also man banklab):\n"
+          "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
+          "                       installed, ./lessons); lessons that banklab check refuses\n"
+          "                       are listed and not shown\n"
+          "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
+          "                       starts with zh, else en; English when the locale is not UTF-8)\n"
+          "  --chapter N          start at chapter N ...\n"
+          "  --step M             ... step M (1-based; with --chapter)\n"
+          "  --reset              forget the progress saved so far (from the first save on)\n"
+          "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
+          "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
+          "  --device N           use CUDA device N (default 0)\n"
+          "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
+          "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
+          "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
+          "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
+          "  --present            presenter mode: large cells, key sentences, e reveals;\n"
+          "                       starts clean: saved progress is neither shown nor changed\n"
+          "  --keep-progress      with --present: use (and save) the saved progress\n"
+          "  -h, --help           this help\n"
+          "  -V, --version        version\n"
+          "\n"
+          "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
+          "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
+          "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
+          "\n", f);
+    cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
+    fputs("Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
+          "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n"
+          "\n"
+          "Exit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
+          "could not be written), 3 no GPU.\n", f);
 }
 
 /* The options as read, for ui_run. */
