@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../gpu/gpu_kernel.h"
 #include "../store/files.h"
@@ -181,7 +182,7 @@ int cmd_tutorial(int argc, char **argv)
     static struct tut_opts t;
     struct ui_options *o = &t.ui;
     memset(&t, 0, sizeof t);
-    o->t_start = ui_now();
+    o->t_start = bl_now_ms();
     o->lang = -1;
     int rc = cli_parse(&tutorial_cmd, argc, argv, &t, NULL);
     if (rc)

@@ -116,7 +116,7 @@ static void loop(struct app *a)
 {
     while (!a->quit && !ui_signal) {
         int ch = getch();
-        double t0 = ui_now();
+        double t0 = bl_now_ms();
         a->dirty = 0;
         if (ch == ERR) {
             idle(a);
@@ -132,7 +132,7 @@ static void loop(struct app *a)
         if (a->dirty && !a->quit && !ui_signal) {
             draw(a);
             if (a->timing && ch != ERR) {
-                fprintf(a->timing, "redraw_ms %.3f key %d\n", (ui_now() - t0) * 1e3, ch);
+                fprintf(a->timing, "redraw_ms %.3f key %d\n", bl_now_ms() - t0, ch);
                 fflush(a->timing);
             }
         }
@@ -245,7 +245,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         req_hub_open(&a->hub, opt->device, opt->server, opt->no_server);   /* after the first frame: CUDA takes a while */
     if (a->timing) {
         fprintf(a->timing, "first_frame_ms %.3f\nlessons_ms %.3f\n",
-                (ui_now() - opt->t_start) * 1e3, t_load * 1e3);
+                bl_now_ms() - opt->t_start, t_load);
         fflush(a->timing);
     }
     loop(a);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
 #include "../keys/keys.h"
@@ -324,6 +325,6 @@ const char *app_export_dir(void);
 /* start.c: what ui_run does before the first frame */
 void app_start_locale(struct app *a);       /* locale, UTF-8, BANKLAB_TIMING */
 void app_start_progress(struct app *a);     /* progress file and the language */
-double app_start_lessons(struct app *a);    /* lessons, start step; returns seconds taken */
+double app_start_lessons(struct app *a);    /* lessons, start step; returns the ms taken */
 
 #endif

@@ -182,7 +182,7 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
     double worst = 0;
     for (int i = 0; i < k->nrows; i++) {
         const struct kv_row *w = &k->rows[i];
-        if (k->res.status == GPU_KERNEL_ECOMPILE && w->diag >= 0 && k->res.diags[w->diag].error) {
+        if (k->res.err.status == GPU_KERNEL_ECOMPILE && w->diag >= 0 && k->res.diags[w->diag].error) {
             to = i;
             break;
         }
@@ -254,7 +254,7 @@ static void start_run(struct app *a, struct kview *k)
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
-    char why[UI_MSG_MAX], err[GPU_KERNEL_TEXT];
+    char why[UI_MSG_MAX];
     size_t len = 0;
     char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!src) {
@@ -267,15 +267,16 @@ static void start_run(struct app *a, struct kview *k)
             k->cur = k->problem_line - 1;
         return;
     }
-    k->job = gpu_kernel_start(&k->job_req, src, len, err, sizeof err);
+    struct bl_err e = {0};
+    k->job = gpu_kernel_start(&k->job_req, src, len, &e);
     if (!k->job) {
-        set_problem(k, 0, "%s", err);
+        set_problem(k, 0, "%s", e.msg);
         free(src);
         return;
     }
     k->job_src = src;
     k->job_len = len;
-    k->job_t0 = ui_now();
+    k->job_t0 = bl_now_ms();
     k->phase = GPU_KPHASE_START;
     if (!k->src) {                          /* nothing shown yet: the text while it runs */
         char *shown = copy_text(src, len);
@@ -349,7 +350,7 @@ static void open_grid(struct app *a, struct kview *k)
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         char why[2 * PATTERN_MSG_MAX];
         bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), ui_msg(a, &pc.why_msg, pc.why, why, sizeof why));
+               ui_str(a, UIS_COLON), bl_err_text(&pc.err, ui_lang(a), why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */
@@ -373,9 +374,9 @@ static void open_grid(struct app *a, struct kview *k)
         return;
     }
     char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
-    if (pc.note[0])
+    if (pc.note.id && bl_msg_render(&pc.note, ui_lang(a), shown, sizeof shown))
         app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
-                bl_clean(note, sizeof note, ui_msg(a, &pc.note_msg, pc.note, shown, sizeof shown)));
+                bl_clean(note, sizeof note, shown));
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
@@ -451,8 +452,8 @@ static int kv_idle(struct app *a, void *st)
         if (!stat_same(&now, &k->seen)) {
             if (!stat_same(&now, &k->moved)) {
                 k->moved = now;              /* changed: wait until the writing is over */
-                k->moved_at = ui_now();
-            } else if (now.ok && ui_now() - k->moved_at >= KV_SETTLE) {
+                k->moved_at = bl_now_ms();
+            } else if (now.ok && bl_now_ms() - k->moved_at >= KV_SETTLE_MS) {
                 start_run(a, k);
                 redraw = 1;
             }

@@ -12,7 +12,7 @@
 
 #define KV_OPTS 32            /* launch options kept for the runs */
 #define KV_FILES 16           /* a result's other files (headers) whose lines are shown */
-#define KV_SETTLE 0.15        /* seconds a changed file stays unchanged before it runs */
+#define KV_SETTLE_MS 150      /* how long a changed file stays unchanged before it runs */
 #define KV_MIN_SOURCE 48      /* columns the source keeps before a figure column is added */
 #define KV_HEAT 4             /* columns of the heat glyphs */
 
@@ -72,14 +72,14 @@ struct kview {
     size_t job_len;
     struct gpu_kernel_request job_req;
     enum gpu_kernel_phase phase;
-    double job_t0;
+    double job_t0;            /* bl_now_ms() when it started */
     int again;                /* r while measuring: once more when it ends */
     /* watching */
     int shown_now;            /* on the stack (watching waits while the view is left) */
     int watch;
     struct kv_stat seen;      /* the file as the last run read it */
     struct kv_stat moved;     /* a change not settled yet ... */
-    double moved_at;          /* ... since */
+    double moved_at;          /* ... since (bl_now_ms) */
     /* the cursor */
     int cur, top, hscroll;
     /* the file prompt */

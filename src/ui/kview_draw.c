@@ -117,7 +117,7 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         bl_fmt(buf, size, "%s", k->why);
     } else if (!k->has_res) {
         return;
-    } else if (r->status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
+    } else if (r->err.status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
         int di = w && w->diag >= 0 ? w->diag : 0, nerr = 0, at = 0;
         for (int i = 0; i < r->ndiags; i++)
             if (r->diags[i].error) {
@@ -127,7 +127,7 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
             }
         if (r->ndiags == 0) {
             *role = UIC_WARN;
-            bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
+            bl_fmt(buf, size, "%s", ui_msg(a, &r->err.why, r->err.msg, (char[UI_MSG_MAX]){0},
                                            UI_MSG_MAX));
             return;
         }
@@ -141,9 +141,9 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
             bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_ERRORS), at, nerr);
         }
         *role = d->error ? UIC_ERROR : UIC_WARN;
-    } else if (r->status != GPU_KERNEL_OK) {
+    } else if (r->err.status != GPU_KERNEL_OK) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
+        bl_fmt(buf, size, "%s", ui_msg(a, &r->err.why, r->err.msg, (char[UI_MSG_MAX]){0},
                                        UI_MSG_MAX));
     } else if (w && w->li >= 0) {
         const struct gpu_kernel_line *l = &r->lines[w->li];
@@ -413,7 +413,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
     const char *sep = a->g->sep;
     char buf[UI_MSG_MAX * 2], g[32], b[32], n1[32], n2[32], n3[32], n4[32];
     int W = a->W;
-    if (k->has_res && r->status == GPU_KERNEL_OK) {
+    if (k->has_res && r->err.status == GPU_KERNEL_OK) {
         kv_fmt_dims(r->grid, g, sizeof g);
         kv_fmt_dims(r->block, b, sizeof b);
         size_t o = bl_fmt(buf, sizeof buf, "%s<<<%s, %s, %llu>>>%s%s%s", r->kernel, g, b, r->smem,
@@ -428,7 +428,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
         draw_model_summary(a, k);
         return;
     }
-    if (!k->has_res || r->status != GPU_KERNEL_OK)
+    if (!k->has_res || r->err.status != GPU_KERNEL_OK)
         return;
     /* exact figures where they fit, else three digits, else without the count of lines */
     for (int pass = 0; pass < 3; pass++) {
@@ -485,7 +485,7 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
                 [GPU_KPHASE_COMPILE] = UIS_KV_PH_COMPILE, [GPU_KPHASE_SETUP] = UIS_KV_PH_SETUP,
                 [GPU_KPHASE_WAIT] = UIS_KV_PH_WAIT, [GPU_KPHASE_RUN] = UIS_KV_PH_RUN,
                 [GPU_KPHASE_COLLECT] = UIS_KV_PH_COLLECT, [GPU_KPHASE_DONE] = UIS_KV_PH_COLLECT};
-            double t = ui_now() - k->job_t0;
+            double t = (bl_now_ms() - k->job_t0) / 1e3;
             o = bl_fmt(buf, sizeof buf, "%c ", "|/-\\"[(int)(t * 10) % 4]);
             o += bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MEASURING), name,
                         ui_str(a, phases[(unsigned)k->phase <= GPU_KPHASE_DONE ? k->phase : 0]),

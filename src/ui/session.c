@@ -4,19 +4,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../store/files.h"
 #include "../store/report.h"
 #include "../render/svg.h"
 #include "app.h"
-
-double ui_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 const struct lesson_step *app_step(const struct app *a)
 {

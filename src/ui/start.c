@@ -119,7 +119,7 @@ static void find_start(struct app *a)
 
 double app_start_lessons(struct app *a)
 {
-    double t = ui_now();
+    double t = bl_now_ms();
     const char *dir = a->opt.lessons_dir;
     if (lesson_find_dir(dir, a->lessons_dir, sizeof a->lessons_dir)) {
         /* checked: a lesson `banklab check` refuses is listed (start pushes the error screen
@@ -132,7 +132,7 @@ double app_start_lessons(struct app *a)
         if (dir)
             snprintf(a->load_errors, sizeof a->load_errors, "%s: no such directory or file", dir);
     }
-    t = ui_now() - t;
+    t = bl_now_ms() - t;
     find_start(a);
     return t;
 }

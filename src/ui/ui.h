@@ -16,7 +16,7 @@ struct ui_options {
     int present;               /* --present: presenter mode (progress kept in memory only,
                                   so the presenter's own earlier answers never show) */
     int keep_progress;         /* --keep-progress: presenter mode with the saved progress */
-    double t_start;            /* CLOCK_MONOTONIC seconds when the program started (timing) */
+    double t_start;            /* bl_now_ms() when the program started (timing) */
     int device;                /* CUDA device to open in the background when gpu is NULL */
     const char *server;        /* --server SOCKET: the GPU server to ask (gpu_open_auto) */
     int no_server;             /* --no-server: measure in this process */
@@ -35,8 +35,5 @@ struct ui_options {
  * Returns the exit status: 0 after q, 128+signal after a signal, 2 when stdin or stdout is
  * not a terminal or the terminal could not be used (message on stderr). */
 int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info);
-
-/* ui_now: CLOCK_MONOTONIC in seconds (for ui_options.t_start). */
-double ui_now(void);
 
 #endif
