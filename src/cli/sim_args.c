@@ -194,35 +194,26 @@ static const struct option sim_options[] = {
 const struct cli_cmd sim_cmd = {"sim", "h", sim_options, 0, "unknown option '%s'",
                                 sim_short_usage, help, sim_opt};
 
-/* Strict unsigned parse: decimal or 0x hex, the whole string, no sign. */
-static int parse_u64(const char *s, uint64_t *out)
+/* Strict parse of a whole number: decimal or 0x hex (a leading 0 is not octal: "010" is ten),
+ * a sign only where sign is set. */
+static int parse_num(const char *s, int sign, long long *sv, uint64_t *uv)
 {
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+    const char *d = sign && s && (*s == '-' || *s == '+') ? s + 1 : s;
+    if (!d || !*d || *d == '-' || *d == '+' || *d == ' ')
         return -1;
     errno = 0;
     char *end;
-    /* Decimal or 0x hex; a leading 0 is not octal ("010" is ten). */
-    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
-    if (errno || *end || end == s)
-        return -1;
-    *out = v;
-    return 0;
+    int base = d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10;
+    if (sign)
+        *sv = strtoll(s, &end, base);
+    else
+        *uv = strtoull(s, &end, base);
+    return errno || *end || end == s ? -1 : 0;
 }
 
-static int parse_ll(const char *s, long long *out)
+static int parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == ' ')
-        return -1;
-    errno = 0;
-    char *end;
-    const char *d = *s == '-' || *s == '+' ? s + 1 : s;
-    int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
-    long long v = strtoll(s, &end, hex ? 16 : 10);
-    if (errno || *end || end == s)
-        return -1;
-    *out = v;
-    return 0;
+    return parse_num(s, 0, NULL, out);
 }
 
 static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -234,32 +225,34 @@ static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+/* The numbers of s separated by any of seps (blanks around each dropped), each of lo..hi,
+ * into out[]: their count; max + 1 when there are more than max; -1 when one is empty or not
+ * such a number. */
+static int parse_list(const char *s, const char *seps, uint64_t lo, uint64_t hi, uint64_t *out,
+                      int max)
+{
+    char tok[40];
+    for (int n = 0;; n++) {
+        size_t len = strcspn(s, seps), skip = strspn(s, " \t");
+        const char *p = s + (skip < len ? skip : len);
+        size_t k = len - (size_t)(p - s);
+        while (k && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+            k--;
+        if (k == 0 || k >= sizeof tok || n >= max)
+            return n >= max ? max + 1 : -1;
+        memcpy(tok, p, k);
+        tok[k] = 0;
+        if (parse_u64(tok, &out[n]) || out[n] < lo || out[n] > hi)
+            return -1;
+        if (!s[len])
+            return n + 1;
+        s += len + 1;
+    }
+}
+
 static int parse_offsets(const char *s, uint64_t *off)
 {
-    int n = 0;
-    const char *p = s;
-    char tok[40];
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        while (len && (*p == ' ' || *p == '\t')) {
-            p++;
-            len--;
-        }
-        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-            len--;
-        if (len == 0 || len >= sizeof tok || n >= BANK_LANES)
-            return n >= BANK_LANES ? BANK_LANES + 1 : -1;
-        memcpy(tok, p, len);
-        tok[len] = 0;
-        if (parse_u64(tok, &off[n]))
-            return -1;
-        n++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return n;
+    return parse_list(s, ",", 0, UINT64_MAX, off, BANK_LANES);
 }
 
 static int parse_mask(const char *s, uint32_t *out)
@@ -275,27 +268,12 @@ static int parse_mask(const char *s, uint32_t *out)
 
 static int parse_block(const char *s, unsigned block[3])
 {
-    unsigned v[3] = {1, 1, 1};
-    int n = 0;
-    const char *p = s;
-    char tok[16];
-    for (;;) {
-        const char *x = strpbrk(p, "xX");
-        size_t len = x ? (size_t)(x - p) : strlen(p);
-        if (n >= 3 || len == 0 || len >= sizeof tok)
-            return -1;
-        memcpy(tok, p, len);
-        tok[len] = 0;
-        if (parse_small(tok, 1, 1024, &v[n]))
-            return -1;
-        n++;
-        if (!x)
-            break;
-        p = x + 1;
-    }
-    if (v[2] > 64 || (uint64_t)v[0] * v[1] * v[2] > 1024)
+    uint64_t v[3] = {1, 1, 1};
+    int n = parse_list(s, "xX", 1, 1024, v, 3);
+    if (n < 1 || n > 3 || v[2] > 64 || v[0] * v[1] * v[2] > 1024)
         return -1;
-    memcpy(block, v, sizeof v);
+    for (int i = 0; i < 3; i++)
+        block[i] = (unsigned)v[i];
     return 0;
 }
 
@@ -349,7 +327,7 @@ static int param_opt(struct sim_args *a, const char *v)
     if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
             != len || (name[0] >= '0' && name[0] <= '9'))
         return cli_usage_error(&sim_cmd, "--param: '%s' is not a name", CLI_CLEAN(name));
-    if (parse_ll(eq + 1, &val))
+    if (parse_num(eq + 1, 1, &val, NULL))
         return cli_usage_error(&sim_cmd, "--param wants an integer value, got '%s'", CLI_CLEAN(v));
     for (int k = 0; k < a->env.nparams; k++)
         if (!strcmp(a->env.param[k].name, name))
