@@ -414,83 +414,87 @@ static void show_hint(struct lab *lab, const struct lesson_step *st, int *next_h
         (*next_hint)++;
 }
 
+/* One answer at a prompt (hints shown on the way): 1 with the answer in line, 0 when the
+ * learner kept the value (Enter alone), -1 when they stopped (q or end of input). */
+static int answer(struct lab *lab, const struct lesson_step *st, int *next_hint,
+                  const char *prompt, char *line, size_t size)
+{
+    for (;;) {
+        lab_out("%s", prompt);
+        if (read_line(line, size) < 0) {
+            lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+            return -1;
+        }
+        if (!strcmp(line, "q") || !strcmp(line, "quit"))
+            return -1;
+        if (strcmp(line, "?") && strcmp(line, "h") && strcmp(line, "hint"))
+            return line[0] != 0;
+        show_hint(lab, st, next_hint);
+    }
+}
+
+/* The index of the scene's element type named t, or -1. */
+static int type_index(const struct lesson_scene *s, const char *t)
+{
+    for (int k = 0; k < s->ntypes; k++)
+        if (!strcmp(t, s->types[k]))
+            return k;
+    return -1;
+}
+
+/* An answer for parameter p (1 taken into *v) or for the type (p NULL: into *type); 0 with
+ * the reason when it does not fit. */
+static int take(struct lab *lab, const struct lesson_scene *s, const struct lesson_param *p,
+                const char *line, const char *range, long long *v, int *type)
+{
+    long long x = 0;
+    int t = p ? 0 : type_index(s, line), number = p && parse_ll(line, &x) == 0;
+    if (t < 0)
+        lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line), range);
+    else if (p && !number)
+        lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, q to "
+                        "stop.\n", "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
+                CLI_CLEAN(line), range);
+    else if (p && !value_ok(p, x))
+        lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"), x, range);
+    else if (p)
+        *v = x;
+    else
+        *type = t;
+    return p ? number && value_ok(p, x) : t >= 0;
+}
+
 /* Interactive: asks for each parameter (and the type). Returns 0, or -1 when the learner
  * stopped (q or end of input). */
 static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values *v, int *next_hint)
 {
     const struct lesson_scene *s = st->scene;
-    char line[256], range[96];
-    for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
-        const struct lesson_param *p = &s->params[i];
-        range_text(lab, p, range, sizeof range);
+    char line[256], range[256], prompt[512];
+    int n = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
+    for (int i = 0; i < n + (s->ntypes > 1); i++) {
+        const struct lesson_param *p = i < n ? &s->params[i] : NULL;
+        if (p) {
+            range_text(lab, p, range, sizeof range);
+            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "),
+                     p->name, range, v->v[i]);
+        } else {
+            size_t len = 0;
+            for (int k = 0; k < s->ntypes && len < sizeof range; k++)
+                len += (size_t)snprintf(range + len, sizeof range - len, "%s%s", k ? "|" : "",
+                                        s->types[k]);
+            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), range,
+                     s->types[v->type]);
+        }
         for (int bad = 0;; bad++) {
             if (bad >= 20) {
                 lab_out("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
                 return -1;
             }
-            lab_out(TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "), p->name, range, v->v[i]);
-            if (read_line(line, sizeof line) < 0) {
-                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+            int got = answer(lab, st, next_hint, prompt, line, sizeof line);
+            if (got < 0)
                 return -1;
-            }
-            if (!line[0])
-                break;  /* keep */
-            if (!strcmp(line, "q") || !strcmp(line, "quit"))
-                return -1;
-            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
-                show_hint(lab, st, next_hint);
-                continue;
-            }
-            long long x;
-            if (parse_ll(line, &x) < 0) {
-                lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
-                               "q to stop.\n",
-                          "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
-                       CLI_CLEAN(line), range);
-                continue;
-            }
-            if (!value_ok(p, x)) {
-                lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"),
-                       x, range);
-                continue;
-            }
-            v->v[i] = x;
-            break;
-        }
-    }
-    if (s->ntypes > 1) {
-        char list[256];
-        size_t len = 0;
-        list[0] = 0;
-        for (int k = 0; k < s->ntypes && len < sizeof list; k++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? "|" : "", s->types[k]);
-        for (int bad = 0;; bad++) {
-            if (bad >= 20)
-                return -1;
-            lab_out(TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), list, s->types[v->type]);
-            if (read_line(line, sizeof line) < 0) {
-                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
-                return -1;
-            }
-            if (!line[0])
+            if (!got || take(lab, s, p, line, range, p ? &v->v[i] : NULL, &v->type))
                 break;
-            if (!strcmp(line, "q") || !strcmp(line, "quit"))
-                return -1;
-            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
-                show_hint(lab, st, next_hint);
-                continue;
-            }
-            int found = -1;
-            for (int k = 0; k < s->ntypes; k++)
-                if (!strcmp(line, s->types[k]))
-                    found = k;
-            if (found < 0) {
-                lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line),
-                       list);
-                continue;
-            }
-            v->type = found;
-            break;
         }
     }
     return 0;
@@ -508,10 +512,7 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
             if (pass == 0 ? a->step[0] != 0 : strcmp(a->step, st->id) != 0)
                 continue;
             if (!strcmp(a->name, "T") && s->ntypes > 0) {
-                int found = -1;
-                for (int t = 0; t < s->ntypes; t++)
-                    if (!strcmp(a->text, s->types[t]))
-                        found = t;
+                int found = type_index(s, a->text);
                 if (found < 0) {
                     fprintf(stderr, "banklab lab: step %s: T=%s is not one of the scene's types\n",
                             st->id, CLI_CLEAN(a->text));
