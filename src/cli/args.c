@@ -45,6 +45,22 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
     return g;
 }
 
+struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const char *server,
+                         int no_server, struct gpu_info *info, int *rc)
+{
+    struct gpu *g = replay ? cli_open_replay(cmd, replay, info)
+                           : gpu_open_auto(device, server, no_server, info);
+    *rc = g ? EXIT_NOGPU : EXIT_USAGE;
+    if (!g && !replay)
+        fprintf(stderr, "banklab %s: out of memory\n", cmd);
+    else if (g && !info->available)
+        fprintf(stderr, "banklab %s: no GPU: %s\n", cmd, CLI_CLEAN(info->err.msg));
+    else if (g)
+        return g;
+    gpu_close(g);
+    return NULL;
+}
+
 void cli_print_keys(FILE *f, const char *lead, const char *tail)
 {
     char text[2048];

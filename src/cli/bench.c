@@ -460,16 +460,10 @@ int cmd_bench(int argc, char **argv)
         rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
     if (rc)
         return rc < 0 ? 0 : rc;
-    struct gpu *g = gpu_open_auto(B.o.device, B.o.server, B.o.no_server, &B.info);
-    if (!g) {
-        fprintf(stderr, "banklab bench: out of memory\n");
-        return EXIT_USAGE;
-    }
-    if (!B.info.available) {
-        fprintf(stderr, "banklab bench: no GPU: %s\n", CLI_CLEAN(B.info.err.msg));
-        gpu_close(g);
-        return EXIT_NOGPU;
-    }
+    struct gpu *g = cli_open_gpu("bench", NULL, B.o.device, B.o.server, B.o.no_server, &B.info,
+                                 &rc);
+    if (!g)
+        return rc;
     if (!B.info.counters && !B.o.json && !B.o.csv)
         printf("counters: %s (timings and the model are still shown)\n",
                CLI_CLEAN(B.info.counters_err.msg));

@@ -99,6 +99,12 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
  * truncated or foreign file, or out of memory). info is filled on success. */
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info);
 
+/* cli_open_gpu (args.c): the recording at replay (cli_open_replay), else the GPU as gpu_open_auto
+ * opens it. NULL after one line on stderr, *rc the exit status: EXIT_NOGPU, or EXIT_USAGE (out
+ * of memory, a bad recording). */
+struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const char *server,
+                         int no_server, struct gpu_info *info, int *rc);
+
 /* cli_print_keys (args.c): lead, the tutorial's keys from the key table ("n/Space/Right next,
  * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
 void cli_print_keys(FILE *f, const char *lead, const char *tail);

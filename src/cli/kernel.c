@@ -727,9 +727,9 @@ int cmd_kernel(int argc, char **argv)
             fputc('\n', stderr);
     }
     static struct kp_result model;
-    char merr[GPU_KERNEL_TEXT];
+    struct bl_err merr = {0};
     int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
-                    kmodel_predict(src, len, &req, &model, merr, sizeof merr) == 0;
+                    kmodel_predict(src, len, &req, &model, &merr) == 0;
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)

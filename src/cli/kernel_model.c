@@ -18,10 +18,11 @@
 #include "kernel_out.h"
 
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   struct kp_result *r, char *err, size_t errsz)
+                   struct kp_result *r, struct bl_err *err)
 {
-    if (kp_predict(src, len, req, r, err, errsz))
-        return -1;
+    char why[GPU_KERNEL_TEXT];
+    if (kp_predict(src, len, req, r, why, sizeof why))
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, BL_TEXT, why);
     kp_fixes(src, len, req, r);
     return 0;
 }
@@ -127,15 +128,20 @@ void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_res
     kout_lines_free(&lines);
 }
 
+/* "banklab kernel: FILE: why" on stderr: the exit status of a prediction that failed. */
+static int kmodel_fail(const char *file, const struct bl_err *err)
+{
+    fprintf(stderr, "banklab kernel: %s: %s\n", file, err->msg);
+    return EXIT_USAGE;
+}
+
 int kmodel_print(const char *file, const char *src, size_t len,
                  const struct gpu_kernel_request *req, int json, int zh)
 {
     static struct kp_result r;
-    char err[GPU_KERNEL_TEXT];
-    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
-        return EXIT_USAGE;
-    }
+    struct bl_err err = {0};
+    if (kmodel_predict(src, len, req, &r, &err))
+        return kmodel_fail(file, &err);
     if (json) {
         fputs("{\"file\": ", stdout);
         json_str(stdout, file);
@@ -158,11 +164,9 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
 {
     FILE *o = json ? stderr : stdout;      /* --json keeps stdout one object */
     static struct kp_result r;
-    char err[GPU_KERNEL_TEXT + 64];
-    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
-        return EXIT_USAGE;
-    }
+    struct bl_err err = {0};
+    if (kmodel_predict(src, len, req, &r, &err))
+        return kmodel_fail(file, &err);
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;
@@ -182,9 +186,10 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         bl_fmt(fixed, fsz, "%.*s.fixed.cu", (int)(n - 3), file);
     else
         bl_fmt(fixed, fsz, "%s.fixed.cu", file);
-    int w = files_create_new(fixed, patched, plen, err, sizeof err);
+    char why[GPU_KERNEL_TEXT + 64];
+    int w = files_create_new(fixed, patched, plen, why, sizeof why);
     if (w != 0) {
-        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, err));
+        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, why));
         rc = EXIT_USAGE;
     } else {
         fprintf(o, "%s:%d: %s\n", file, line,

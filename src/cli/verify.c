@@ -425,18 +425,12 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
 /* The GPU, or NULL after one line (*rc: EXIT_NOGPU, or EXIT_USAGE when out of memory). */
 static struct gpu *open_gpu(const struct vopts *o, struct gpu_info *info, int *rc)
 {
-    struct gpu *g = gpu_open_auto(o->device, o->server, o->no_server, info);
-    *rc = g ? EXIT_NOGPU : EXIT_USAGE;
-    if (!g)
-        fprintf(stderr, "banklab verify: out of memory\n");
-    else if (!info->available)
-        fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->err.msg));
-    else if (!info->counters)
-        fprintf(stderr, "banklab verify: no hardware counters: %s\n",
-                CLI_CLEAN(info->counters_err.msg));
-    else
+    struct gpu *g = cli_open_gpu("verify", NULL, o->device, o->server, o->no_server, info, rc);
+    if (!g || info->counters)
         return g;
+    fprintf(stderr, "banklab verify: no hardware counters: %s\n", CLI_CLEAN(info->counters_err.msg));
     gpu_close(g);
+    *rc = EXIT_NOGPU;
     return NULL;
 }
 
