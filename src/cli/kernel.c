@@ -637,6 +637,20 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
     kout_lines_free(&t);
 }
 
+/* The text of the source at path (*len bytes), its path into req. NULL after the message. */
+static char *read_source(const char *path, struct gpu_kernel_request *req, size_t *len)
+{
+    char why[256];
+    int fits = strlen(path) < sizeof req->path;
+    char *src = fits ? files_read(path, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why) : NULL;
+    if (!src)
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(path), fits ? CLI_CLEAN(why)
+                                                                        : "path too long");
+    else
+        snprintf(req->path, sizeof req->path, "%s", path);
+    return src;
+}
+
 /* --fix: write the patched copy (kernel_model.c) and go on with it instead of the file: the
  * text in *src (the old one freed), the path in a->file and req->path. Returns 0 or the exit
  * status (*src freed). */
@@ -644,21 +658,14 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
                       size_t *len)
 {
     static char fixed[4096];
-    char why[256];
     int rc = kmodel_write_fix(a->file, *src, *len, req, fixed, sizeof fixed, a->json);
     free(*src);
     *src = NULL;
     if (rc)
         return rc;
     a->file = fixed;
-    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why);
-    if (!*src || strlen(a->file) >= sizeof req->path) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why);
-        free(*src);
-        return EXIT_USAGE;
-    }
-    snprintf(req->path, sizeof req->path, "%s", a->file);
-    return 0;
+    *src = read_source(a->file, req, len);
+    return *src ? 0 : EXIT_USAGE;
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -667,22 +674,13 @@ int cmd_kernel(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
-    char why[256];
+    char why[256], err[512];
     size_t len = 0;
-    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
-    if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(why));
-        return EXIT_USAGE;
-    }
     struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
-    char err[512];
-    if (strlen(a.file) >= sizeof req.path) {
-        fprintf(stderr, "banklab kernel: %s: path too long\n", CLI_CLEAN(a.file));
-        free(src);
+    char *src = read_source(a.file, &req, &len);
+    if (!src)
         return EXIT_USAGE;
-    }
-    snprintf(req.path, sizeof req.path, "%s", a.file);
     if (gpu_kernel_file_options(&req, src, len, err, sizeof err)) {
         fprintf(stderr, "%s:%s\n", CLI_CLEAN(a.file), CLI_CLEAN(err));
         free(src);
