@@ -80,35 +80,42 @@ static void vlist_free(struct vlist *L)
     free(L->next);
 }
 
+/* A new item at the end of L: its group, label and request q (id set), nothing measured,
+ * no duplicate yet. NULL when out of memory. */
+static struct vitem *vlist_new(struct vlist *L, const char *group, const char *label,
+                               const struct gpu_request *q)
+{
+    if (vlist_grow(L))
+        return NULL;
+    struct vitem *it = &L->v[L->n];
+    memset(it, 0, sizeof *it);
+    snprintf(it->row.group, sizeof it->row.group, "%s", group);
+    snprintf(it->row.label, sizeof it->row.label, "%s", label);
+    it->row.agree = -1;
+    it->row.rec.req = *q;
+    it->row.rec.req.id = (uint64_t)L->n + 1;
+    it->dup_of = -1;
+    L->next[L->n] = -1;
+    return it;
+}
+
 static int vlist_add(struct vlist *L, const char *group, const char *label,
                      const struct bank_access *acc)
 {
     struct bank_result r;
     if (bank_simulate(acc, &r, NULL) != BANK_OK)
         return 0; /* the loader reports misaligned scenes; nothing to measure */
-    if (vlist_grow(L))
+    struct gpu_request q = {.kind = GPU_REQ_PATTERN, .access = *acc, .want_counters = 1,
+                            .want_timing = L->timing};
+    struct vitem *it = vlist_new(L, group, label, &q);
+    if (!it)
         return -1;
-    struct vitem *it = &L->v[L->n];
-    memset(it, 0, sizeof *it);
-    snprintf(it->row.group, sizeof it->row.group, "%s", group);
-    snprintf(it->row.label, sizeof it->row.label, "%s", label);
     it->row.model_wavefronts = r.wavefronts;
     it->row.model_conflicts = r.conflicts;
-    it->row.agree = -1;
-    struct gpu_request *q = &it->row.rec.req;
-    q->id = (uint64_t)L->n + 1;
-    q->kind = GPU_REQ_PATTERN;
-    q->access = *acc;
-    q->want_counters = 1;
-    q->want_timing = L->timing;
-    it->dup_of = -1;
     unsigned h = access_hash(acc);
-    for (int i = L->head[h]; i >= 0; i = L->next[i])
-        if (gpu_same_access(&L->v[i].row.rec.req.access, acc)) {
+    for (int i = L->head[h]; i >= 0 && it->dup_of < 0; i = L->next[i])
+        if (gpu_same_access(&L->v[i].row.rec.req.access, acc))
             it->dup_of = i;
-            break;
-        }
-    L->next[L->n] = -1;
     if (it->dup_of < 0) {
         L->next[L->n] = L->head[h];
         L->head[h] = L->n;
@@ -122,28 +129,19 @@ static int vlist_add(struct vlist *L, const char *group, const char *label,
  * the kernel ignores are run once. */
 static int vlist_add_case(struct vlist *L, const char *label, const struct gpu_request *q)
 {
-    if (vlist_grow(L))
+    struct vitem *it = vlist_new(L, "lesson-case", label, q);
+    if (!it)
         return -1;
-    L->next[L->n] = -1;
-    struct vitem *it = &L->v[L->n];
-    memset(it, 0, sizeof *it);
     it->is_case = 1;
-    snprintf(it->row.group, sizeof it->row.group, "lesson-case");
-    snprintf(it->row.label, sizeof it->row.label, "%s", label);
-    it->row.model_wavefronts = it->row.model_conflicts = it->row.agree = -1;
-    it->row.rec.req = *q;
-    it->row.rec.req.id = (uint64_t)L->n + 1;
+    it->row.model_wavefronts = it->row.model_conflicts = -1;
     long long v[GPU_CASE_MAX_PARAMS];
     int nv = gpu_case_values(q, v);
     size_t kl = (size_t)snprintf(it->key, sizeof it->key, "%s", q->case_name);
     for (int i = 0; i < nv && kl < sizeof it->key; i++)
         kl += (size_t)snprintf(it->key + kl, sizeof it->key - kl, " %lld", v[i]);
-    it->dup_of = -1;
-    for (int i = 0; i < L->n; i++)
-        if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key)) {
+    for (int i = 0; i < L->n && it->dup_of < 0; i++)
+        if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key))
             it->dup_of = i;
-            break;
-        }
     L->n++;
     return 0;
 }
