@@ -306,7 +306,7 @@ static void source_text(struct sources *s, const struct gpu_kernel_result *r, co
             else
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             size_t n = 0;
-            s->other_text[file] = files_read(path, 4u << 20, &n, NULL, 0);
+            s->other_text[file] = files_read(path, 4u << 20, &n, NULL);
             if (!s->other_text[file] || kout_lines(s->other_text[file], n, &s->other[file]))
                 return;
         }
@@ -640,11 +640,11 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
 /* The text of the source at path (*len bytes), its path into req. NULL after the message. */
 static char *read_source(const char *path, struct gpu_kernel_request *req, size_t *len)
 {
-    char why[256];
+    struct bl_err why = {0};
     int fits = strlen(path) < sizeof req->path;
-    char *src = fits ? files_read(path, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why) : NULL;
+    char *src = fits ? files_read(path, GPU_KERNEL_MAX_SOURCE, len, &why) : NULL;
     if (!src)
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(path), fits ? CLI_CLEAN(why)
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(path), fits ? CLI_CLEAN(why.msg)
                                                                         : "path too long");
     else
         snprintf(req->path, sizeof req->path, "%s", path);

@@ -161,7 +161,7 @@ static int source_line(struct src_cache *c, const char *path, int line, const ch
         size_t len = 0;
         free(c->text);
         kout_lines_free(&c->lines);
-        c->text = files_read(path, 8u << 20, &len, NULL, 0);
+        c->text = files_read(path, 8u << 20, &len, NULL);
         if (c->text)
             kout_lines(c->text, len, &c->lines);
         bl_fmt(c->path, sizeof c->path, "%s", path);

@@ -140,7 +140,7 @@ static void build_rows(struct kview *k)
                 else
                     bl_fmt(path, sizeof path, "%s/%s", dir, r->files[l->file]);
                 size_t n = 0;
-                k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL, 0);
+                k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL);
             }
             if (k->other[l->file])
                 line_at(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
@@ -254,11 +254,11 @@ static void start_run(struct app *a, struct kview *k)
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
-    char why[UI_MSG_MAX];
+    struct bl_err why = {0};
     size_t len = 0;
-    char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, &why);
     if (!src) {
-        set_problem(k, 0, "%s: %s", k->file.path, why);
+        set_problem(k, 0, "%s: %s", k->file.path, why.msg);
         return;
     }
     if (build_request(a, k, &k->job_req, src, len)) {
