@@ -328,6 +328,19 @@ static void write_csv(const struct bench *B)
     }
 }
 
+/* A table cell: v with 2 decimals ("%.0f": whole) when have, else "-". CELL and MODEL_CELL
+ * (a row's model wavefronts, -1: none) keep the text until the end of the statement. */
+static const char *cell(char *buf, size_t n, int have, const char *fmt, double v)
+{
+    if (!have)
+        return "-";
+    snprintf(buf, n, fmt, v);
+    return buf;
+}
+#define CELL(have, v) cell((char[16]){0}, 16, (have), "%.2f", (v))
+#define MODEL_CELL(b) cell((char[16]){0}, 16, (b)->row.model_wavefronts >= 0, "%.0f", \
+                           (double)(b)->row.model_wavefronts)
+
 static void print_sweep(const struct bench *B)
 {
     printf("\nStride sweep (pattern kernel on all SMs). Time per warp access = SM clocks one warp\n"
@@ -350,14 +363,11 @@ static void print_sweep(const struct bench *B)
             worst[w] = fabs(err);
         if (w == 4 && !st && r->bytes_per_clk_per_sm > best_bw)
             best_bw = r->bytes_per_clk_per_sm;
-        char cw[16] = "-", cc[16] = "-";
-        if (r->has_counters) {
-            snprintf(cw, sizeof cw, "%.2f", st ? r->wavefronts_st : r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", st ? r->conflicts_st : r->conflicts_ld);
-        }
+        int c = r->has_counters;
         printf("%-18s %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
-               b->row.model_wavefronts, cw, cc, r->ns_per_access, r->clk_per_access, r->slowdown,
-               b->pred_slowdown, err, r->bytes_per_clk_per_sm,
+               b->row.model_wavefronts, CELL(c, st ? r->wavefronts_st : r->wavefronts_ld),
+               CELL(c, st ? r->conflicts_st : r->conflicts_ld), r->ns_per_access,
+               r->clk_per_access, r->slowdown, b->pred_slowdown, err, r->bytes_per_clk_per_sm,
                r->err.status == GPU_OK ? "" : "  FAILED");
     }
     double limit = 128.0 * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12;
@@ -398,15 +408,10 @@ static void print_transposes(const struct bench *B)
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "transpose"))
             continue;
-        char cw[16] = "-", cc[16] = "-", mw[16] = "-";
-        if (r->has_counters && r->inst_ld > 0) {
-            snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
-        }
-        if (b->row.model_wavefronts >= 0)
-            snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
+        int ld = r->has_counters && r->inst_ld > 0;
         printf("%-22s %10.4f %9.0f %9.0f%% %6s %9s %9s %8s\n", b->row.rec.req.case_name,
-               r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, mw, cw, cc,
+               r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, MODEL_CELL(b),
+               CELL(ld, r->wavefronts_ld), CELL(ld, r->conflicts_ld),
                r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }
@@ -422,15 +427,9 @@ static void print_cases(const struct bench *B)
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "case"))
             continue;
-        char cw[16] = "-", cc[16] = "-", sw[16] = "-", mw[16] = "-";
-        if (r->has_counters) {
-            snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
-            snprintf(sw, sizeof sw, "%.2f", r->wavefronts_st);
-        }
-        if (b->row.model_wavefronts >= 0)
-            snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
-        printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, mw, cw, cc, sw, r->ms_median,
+        printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, MODEL_CELL(b),
+               CELL(r->has_counters, r->wavefronts_ld), CELL(r->has_counters, r->conflicts_ld),
+               CELL(r->has_counters, r->wavefronts_st), r->ms_median,
                r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }

@@ -255,57 +255,50 @@ static int check_opt(void *ctx, int key, const char *name, const char *val)
     return 0;
 }
 
-/* The files to check: the targets (a directory gives its *.json), else the lessons
- * directory. Returns 0, or EXIT_USAGE after a message (the files found are still listed). */
+/* One FILE|DIR|- into the list (a directory gives its *.json). 0, or EXIT_USAGE after a
+ * message. */
+static int add_target(char ***files, int *nfiles, const char *t)
+{
+    struct stat sb;
+    int n;
+    if (strcmp(t, "-") && stat(t, &sb) != 0) {
+        fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
+        return EXIT_USAGE;
+    }
+    if (strcmp(t, "-") && S_ISDIR(sb.st_mode)) {
+        if ((n = add_dir(files, nfiles, t)) > 0)
+            return 0;
+        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
+                n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
+        return EXIT_USAGE;
+    }
+    if (!add_path(files, nfiles, t))
+        return 0;
+    fprintf(stderr, "banklab check: out of memory\n");
+    return EXIT_USAGE;
+}
+
+/* The files to check: the targets, else the lessons directory. Returns 0, or EXIT_USAGE after
+ * a message (the files found are still listed). */
 static int collect_files(const struct check_opts *o, char ***files, int *nfiles)
 {
     char dirbuf[4096];
     int status = 0;
     if (o->ntargets == 0) {
         const char *dir = lesson_find_dir(o->lessons_dir, dirbuf, sizeof dirbuf);
-        if (!dir) {
-            if (o->lessons_dir)
-                fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
-                        CLI_CLEAN(o->lessons_dir));
-            else
-                fprintf(stderr, "banklab check: no lessons directory found (tried "
-                        "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
-                        BANKLAB_SHARE_DIR);
-            return EXIT_USAGE;
-        }
-        struct stat sb;
-        int n = stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)   /* --lessons FILE.json */
-                    ? (add_path(files, nfiles, dir) ? -1 : 1)
-                    : add_dir(files, nfiles, dir);
-        if (n <= 0) {
-            fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(dir),
-                    n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
-            status = EXIT_USAGE;
-        }
+        if (dir)
+            return add_target(files, nfiles, dir);  /* a directory, or --lessons FILE.json */
+        if (o->lessons_dir)
+            fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
+                    CLI_CLEAN(o->lessons_dir));
+        else
+            fprintf(stderr, "banklab check: no lessons directory found (tried "
+                    "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
+                    BANKLAB_SHARE_DIR);
+        return EXIT_USAGE;
     }
-    for (int i = 0; i < o->ntargets; i++) {
-        struct stat sb;
-        const char *t = o->targets[i];
-        if (!strcmp(t, "-")) {
-            if (add_path(files, nfiles, "-")) {
-                fprintf(stderr, "banklab check: out of memory\n");
-                status = EXIT_USAGE;
-            }
-        } else if (stat(t, &sb) != 0) {
-            fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
-            status = EXIT_USAGE;
-        } else if (S_ISDIR(sb.st_mode)) {
-            int n = add_dir(files, nfiles, t);
-            if (n <= 0) {
-                fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
-                        n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
-                status = EXIT_USAGE;
-            }
-        } else if (add_path(files, nfiles, t)) {
-            fprintf(stderr, "banklab check: out of memory\n");
-            status = EXIT_USAGE;
-        }
-    }
+    for (int i = 0; i < o->ntargets; i++)
+        status = add_target(files, nfiles, o->targets[i]) ? EXIT_USAGE : status;
     return status;
 }
 
