@@ -116,18 +116,16 @@ static int add_dir(char ***list, int *n, const char *dir)
     return added;
 }
 
-/* Reads all of stdin; NULL when it cannot (or it is larger than LESSON_FILE_MAX). */
-static char *read_stdin(size_t *len)
+/* Reads all of stdin; NULL with err when it cannot (or it is larger than LESSON_FILE_MAX). */
+static char *read_stdin(size_t *len, struct bl_err *err)
 {
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         if (n == cap) {
             char *nb = cap <= LESSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                free(buf);
-                return NULL;
-            }
+            if (!nb)
+                break;
             buf = nb;
             cap *= 2;
         }
@@ -136,8 +134,9 @@ static char *read_stdin(size_t *len)
         if (got == 0)
             break;
     }
-    if (buf && (ferror(stdin) || n > LESSON_FILE_MAX)) {
+    if (!buf || n == cap || ferror(stdin) || n > LESSON_FILE_MAX) {
         free(buf);
+        bl_fail(err, EXIT_USAGE, BL_NOWHERE, CLI_STDIN_UNREADABLE, LESSON_FILE_MAX >> 20);
         return NULL;
     }
     *len = n;
@@ -148,20 +147,12 @@ static void check_one(struct check_run *r, const char *path)
 {
     r->lessons++;
     size_t len = 0;
-    char why[BL_ERR_TEXT];
-    char *data;
-    if (!strcmp(path, "-")) {
-        data = read_stdin(&len);
-        snprintf(why, sizeof why, "cannot read it, or it is larger than %u MB",
-                 LESSON_FILE_MAX >> 20);
-        path = "<stdin>";
-    } else {
-        struct bl_err e = {0};
-        data = files_read(path, LESSON_FILE_MAX, &len, &e);
-        snprintf(why, sizeof why, "%s", e.msg);
-    }
+    struct bl_err why = {0};
+    char *data = strcmp(path, "-") ? files_read(path, LESSON_FILE_MAX, &len, &why)
+                                   : read_stdin(&len, &why);
+    path = strcmp(path, "-") ? path : "<stdin>";
     if (!data) {  /* exit 2: said on stderr, not among the problems */
-        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why);
+        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why.msg);
         r->unreadable++;
         return;
     }

@@ -280,36 +280,33 @@ static int parse_block(const char *s, unsigned block[3])
 /* Options that exclude or need each other. 0, or EXIT_USAGE after the message. */
 static int check_args(const struct sim_args *a)
 {
+    const struct cli_cmd *c = &sim_cmd;
     if (a->pattern && a->have_offsets)
-        return cli_usage_error(&sim_cmd, "give a PATTERN or --offsets, not both");
+        return cli_usage_error(c, "give a PATTERN or --offsets, not both");
     if (a->gpu && a->replay)
-        return cli_usage_error(&sim_cmd, "--gpu measures now, --replay looks up a recording: give one");
+        return cli_usage_error(c, "--gpu measures now, --replay looks up a recording: give one");
     if (a->device_set && !a->gpu)
-        return cli_usage_error(&sim_cmd, "--device picks the GPU of --gpu");
+        return cli_usage_error(c, "--device picks the GPU of --gpu");
     if ((a->server || a->no_server) && !a->gpu)
-        return cli_usage_error(&sim_cmd, "--server and --no-server say where --gpu measures");
+        return cli_usage_error(c, "--server and --no-server say where --gpu measures");
     if (a->script && (a->pattern || a->have_offsets))
-        return cli_usage_error(&sim_cmd, "--script gives the patterns, one a line: no PATTERN or --offsets "
-                           "beside it");
+        return cli_usage_error(c, "--script gives the patterns, one a line: no PATTERN or "
+                               "--offsets beside it");
     if (a->script && a->svg)
-        return cli_usage_error(&sim_cmd, "--svg draws one access; --script runs many");
+        return cli_usage_error(c, "--svg draws one access; --script runs many");
     if (!a->pattern && !a->have_offsets && !a->script)
-        return cli_usage_error(&sim_cmd, "nothing to simulate: give a PATTERN, --offsets LIST or --script "
-                           "FILE");
-    if (a->pattern || a->script) {
-        if (a->width_set)
-            return cli_usage_error(&sim_cmd, "--width belongs to --offsets; a pattern's types set the "
-                               "width");
-        if (a->store)
-            return cli_usage_error(&sim_cmd, "--store belongs to --offsets; a pattern stores with "
+        return cli_usage_error(c, "nothing to simulate: give a PATTERN, --offsets LIST or "
+                               "--script FILE");
+    if ((a->pattern || a->script) && a->width_set)
+        return cli_usage_error(c, "--width belongs to --offsets; a pattern's types set the width");
+    if ((a->pattern || a->script) && a->store)
+        return cli_usage_error(c, "--store belongs to --offsets; a pattern stores with "
                                "'a[i] = value'");
-    } else {
-        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
-                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
-                          : a->access ? "--access" : NULL;
-        if (bad)
-            return cli_usage_error(&sim_cmd, "%s needs a PATTERN (it means nothing for --offsets)", CLI_CLEAN(bad));
-    }
+    const char *bad = a->pattern || a->script ? NULL : a->block_set ? "--block"
+                      : a->warp_set ? "--warp" : a->params_set ? "--param"
+                      : a->dyn_set ? "--dynamic" : a->access ? "--access" : NULL;
+    if (bad)
+        return cli_usage_error(c, "%s needs a PATTERN (it means nothing for --offsets)", bad);
     return 0;
 }
 
@@ -344,13 +341,11 @@ static int offsets_opt(struct sim_args *a, const char *v)
     int n = v ? parse_offsets(v, a->offset) : -1;
     if (n < 0)
         return cli_usage_error(&sim_cmd, "--offsets wants 32 byte offsets separated by commas "
-                           "(decimal or 0x hex), got '%s'", CLI_CLEAN(v));
-    if (n != BANK_LANES) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%s%d", n > BANK_LANES ? "more than " : "",
-                 n > BANK_LANES ? BANK_LANES : n);
-        return cli_usage_error(&sim_cmd, "--offsets wants exactly 32 offsets, one per lane; got %s", CLI_CLEAN(msg));
-    }
+                               "(decimal or 0x hex), got '%s'", CLI_CLEAN(v));
+    if (n != BANK_LANES)
+        return cli_usage_error(&sim_cmd, "--offsets wants exactly 32 offsets, one per lane; got "
+                               "%s%d", n > BANK_LANES ? "more than " : "",
+                               n > BANK_LANES ? BANK_LANES : n);
     a->have_offsets = 1;
     return 0;
 }
