@@ -432,10 +432,8 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             tot.ideal_known = 0;
     put_row(f, "total", &tot, NULL);
     fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
-    fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the same "
-          "accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); "
-          "ways = wavefronts / ideal.\nmodel: the bank model's wavefronts for the line ('-': it cannot "
-          "express it; banklab kernel --model says why).\n", f);
+    fputs(KOUT_LEGEND "model: the bank model's wavefronts for the line ('-': it cannot express "
+          "it; banklab kernel --model says why).\n", f);
     if (m)
         put_model_summary(f, r, m);
     if (a->counters) {

@@ -519,9 +519,7 @@ int cmd_run(int argc, char **argv)
             print_launch(stdout, &a, &o.launches[i], &cache);
         src_cache_done(&cache);
         if (o.nlaunches)
-            fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the "
-                  "same accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the "
-                  "conflicts); ways = wavefronts / ideal.\n", stdout);
+            fputs(KOUT_LEGEND, stdout);
     }
     fflush(stdout);
     char prog[512];
