@@ -29,6 +29,16 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
     return 0;
 }
 
+int cli_int_opt(const struct cli_cmd *c, const char *opt, const char *val, int lo, int hi,
+                int *out)
+{
+    long long x;
+    if (cli_int_arg(c->name, opt, val, lo, hi, &x))
+        return EXIT_USAGE;
+    *out = (int)x;
+    return 0;
+}
+
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info)
 {
     struct recording rec;

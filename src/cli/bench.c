@@ -66,26 +66,15 @@ static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct bench_opts *o = ctx;
-    long long v;
-    switch (key) {
-    case OPT_JSON:
-        o->json = 1;
+    int *flag[] = {&o->json, &o->csv, &o->quick};
+    if (key >= OPT_JSON && key <= OPT_QUICK) {
+        *flag[key - OPT_JSON] = 1;
         return 0;
-    case OPT_CSV:
-        o->csv = 1;
-        return 0;
-    case OPT_QUICK:
-        o->quick = 1;
-        return 0;
-    case OPT_DEVICE:
-        if (cli_int_arg("bench", name, val, 0, CLI_DEVICE_MAX, &v))
-            return EXIT_USAGE;
-        o->device = (int)v;
-        return 0;
-    case CLI_SERVER:
-    case CLI_NO_SERVER:
-        return cli_server_opt(&bench_cmd, key, val, &o->server, &o->no_server);
     }
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&bench_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
+        return cli_server_opt(&bench_cmd, key, val, &o->server, &o->no_server);
     return cli_usage_error(&bench_cmd, bench_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 

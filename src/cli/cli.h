@@ -94,6 +94,10 @@ int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
                 long long *out);
 
+/* cli_int_opt (args.c): cli_int_arg for an option of c into an int: 0, or EXIT_USAGE. */
+int cli_int_opt(const struct cli_cmd *c, const char *opt, const char *val, int lo, int hi,
+                int *out);
+
 /* cli_open_replay (args.c): load the recording at path and open it as the GPU (--replay).
  * Returns the handle (gpu_close it), or NULL after printing one line on stderr (a missing,
  * truncated or foreign file, or out of memory). info is filled on success. */

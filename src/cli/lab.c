@@ -778,7 +778,6 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct lab_opts *o = ctx;
     struct lab *lab = o->lab;
-    long long x;
     if (key == OPT_NO_GPU || key == OPT_NO_SAVE) {
         o->no_gpu |= key == OPT_NO_GPU;
         o->save &= key != OPT_NO_SAVE;
@@ -809,15 +808,9 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
         o->replay = val;
         return 0;
     case OPT_TRIES:
-        if (cli_int_arg("lab", name, val, 1, 20, &x))
-            return EXIT_USAGE;
-        lab->tries = (int)x;
-        return 0;
+        return cli_int_opt(&lab_cmd, name, val, 1, 20, &lab->tries);
     }
-    if (cli_int_arg("lab", name, val, 0, CLI_DEVICE_MAX, &x))
-        return EXIT_USAGE;
-    o->device = (int)x;
-    return 0;
+    return cli_int_opt(&lab_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
 }
 
 /* Every --answers item must name a parameter (or T) of some task (a typo is bad input) and

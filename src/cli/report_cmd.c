@@ -114,17 +114,12 @@ static const struct cli_cmd report_cmd = {"report", "h", report_options, 0,
 static int report_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct report_opts *o = ctx;
-    long long v;
     if (key == OPT_NO_GPU) {
         o->no_gpu = 1;
         return 0;
     }
-    if (key == OPT_DEVICE) {
-        if (cli_int_arg("report", name, val, 0, CLI_DEVICE_MAX, &v))
-            return EXIT_USAGE;
-        o->device = (int)v;
-        return 0;
-    }
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&report_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
     const char **dst = key == OPT_OUT ? &o->out : key == OPT_FORMAT ? &o->format
                      : key == OPT_PROGRESS ? &o->progress_path : key == OPT_LESSONS ? &o->lessons
                      : key == OPT_LANG ? &o->lang_opt : key == OPT_LEARNER ? &o->learner : NULL;

@@ -362,7 +362,6 @@ static int small_opt(const char *v, unsigned lo, unsigned hi, unsigned *out, con
 static int value_opt(struct sim_args *a, int key, const char *name, const char *v)
 {
     unsigned n = 0;
-    long long d;
     switch (key) {
     case OPT_BLOCK:
         if (parse_block(v, a->env.block))
@@ -406,11 +405,8 @@ static int value_opt(struct sim_args *a, int key, const char *name, const char *
         a->cols = (int)n;
         return 0;
     case OPT_DEVICE:
-        if (cli_int_arg("sim", name, v, 0, CLI_DEVICE_MAX, &d))
-            return EXIT_USAGE;
-        a->device = (int)d;
         a->device_set = 1;
-        return 0;
+        return cli_int_opt(&sim_cmd, name, v, 0, CLI_DEVICE_MAX, &a->device);
     }
     const char **dst = key == OPT_SCRIPT ? &a->script : key == OPT_REPLAY ? &a->replay : &a->svg;
     if (!*v)

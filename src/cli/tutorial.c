@@ -101,7 +101,6 @@ static const struct cli_cmd tutorial_cmd = {NULL, "h", tutorial_options, 0,
 static int value_opt(struct tut_opts *t, int key, const char *name, const char *val)
 {
     struct ui_options *o = &t->ui;
-    long long x;
     enum lesson_lang lang;
     switch (key) {
     case OPT_LESSONS:
@@ -120,12 +119,11 @@ static int value_opt(struct tut_opts *t, int key, const char *name, const char *
         t->replay = val;
         return 0;
     }
-    int *dst = key == OPT_CHAPTER ? &o->chapter : key == OPT_STEP ? &o->step : &o->device;
-    if (cli_int_arg(NULL, name, val, key == OPT_DEVICE ? 0 : 1,
-                    key == OPT_CHAPTER ? 99 : key == OPT_STEP ? 1000 : CLI_DEVICE_MAX, &x))
-        return EXIT_USAGE;
-    *dst = (int)x;
-    return 0;
+    if (key == OPT_CHAPTER)
+        return cli_int_opt(&tutorial_cmd, name, val, 1, 99, &o->chapter);
+    if (key == OPT_STEP)
+        return cli_int_opt(&tutorial_cmd, name, val, 1, 1000, &o->step);
+    return cli_int_opt(&tutorial_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
 }
 
 static int tutorial_opt(void *ctx, int key, const char *name, const char *val)

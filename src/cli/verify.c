@@ -305,28 +305,15 @@ static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
 static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct vopts *o = ctx;
-    long long v;
-    switch (key) {
-    case OPT_JSON:
-        o->json = 1;
+    o->json |= key == OPT_JSON;
+    o->timing |= key == OPT_TIMING;
+    o->lessons = key == OPT_LESSONS && val ? val : o->lessons;
+    if (key == OPT_JSON || key == OPT_TIMING || (key == OPT_LESSONS && val))
         return 0;
-    case OPT_TIMING:
-        o->timing = 1;
-        return 0;
-    case OPT_LESSONS:
-        if (!val)
-            break;
-        o->lessons = val;
-        return 0;
-    case OPT_DEVICE:
-        if (cli_int_arg("verify", name, val, 0, CLI_DEVICE_MAX, &v))
-            return EXIT_USAGE;
-        o->device = (int)v;
-        return 0;
-    case CLI_SERVER:
-    case CLI_NO_SERVER:
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&verify_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
         return cli_server_opt(&verify_cmd, key, val, &o->server, &o->no_server);
-    }
     return cli_usage_error(&verify_cmd, verify_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 
