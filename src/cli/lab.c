@@ -58,6 +58,8 @@ struct lab_values {
 #define BL_LANG(lang) ((lang) == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 #define MSG(lab, m, en) bl_msg_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
 
+static const struct cli_cmd lab_cmd;  /* its options, below */
+
 static const char *tr(const struct lab *lab, const struct lesson_text *t)
 {
     return lesson_tr(t, lab->lang);
@@ -111,14 +113,12 @@ static int parse_ll(const char *s, long long *out)
 
 /* Splits "A=1,B=2,step.C=3" into lab->answers. An empty list and a name given twice (for
  * the same step, also across --answers options) are refused: no answer silently wins.
- * Returns 0, or -1 with a message on stderr. */
+ * Returns 0, or EXIT_USAGE after a message. */
 static int parse_answers(struct lab *lab, const char *list)
 {
     char buf[4096];
-    if (strlen(list) >= sizeof buf) {
-        fprintf(stderr, "banklab lab: --answers is too long\n");
-        return -1;
-    }
+    if (strlen(list) >= sizeof buf)
+        return cli_usage_error(&lab_cmd, "--answers is too long");
     strcpy(buf, list);
     int before = lab->nanswers;
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
@@ -128,16 +128,12 @@ static int parse_answers(struct lab *lab, const char *list)
         if (!*item)
             continue;
         char *eq = strchr(item, '=');
-        if (!eq || eq == item || !eq[1]) {
-            fprintf(stderr, "banklab lab: --answers wants NAME=VALUE items, not '%s'\n",
-                    CLI_CLEAN(item));
-            return -1;
-        }
+        if (!eq || eq == item || !eq[1])
+            return cli_usage_error(&lab_cmd, "--answers wants NAME=VALUE items, not '%s'",
+                                   CLI_CLEAN(item));
         *eq = 0;
-        if (lab->nanswers == LAB_MAX_ANSWERS) {
-            fprintf(stderr, "banklab lab: more than %d answers\n", LAB_MAX_ANSWERS);
-            return -1;
-        }
+        if (lab->nanswers == LAB_MAX_ANSWERS)
+            return cli_usage_error(&lab_cmd, "more than %d answers", LAB_MAX_ANSWERS);
         struct lab_answer *a = &lab->answers[lab->nanswers];
         memset(a, 0, sizeof *a);
         char *dot = strrchr(item, '.');
@@ -145,11 +141,9 @@ static int parse_answers(struct lab *lab, const char *list)
         if (dot) {
             *dot = 0;
             name = dot + 1;
-            if (strlen(item) >= sizeof a->step || !*item) {
-                fprintf(stderr, "banklab lab: bad step name in --answers: '%s'\n",
-                        CLI_CLEAN(item));
-                return -1;
-            }
+            if (strlen(item) >= sizeof a->step || !*item)
+                return cli_usage_error(&lab_cmd, "bad step name in --answers: '%s'",
+                                       CLI_CLEAN(item));
             strcpy(a->step, item);
         }
         char *end = eq - 1;
@@ -158,25 +152,19 @@ static int parse_answers(struct lab *lab, const char *list)
         const char *val = eq + 1;
         while (isspace((unsigned char)*val))
             val++;
-        if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text) {
-            fprintf(stderr, "banklab lab: bad item in --answers: '%s=%s'\n", CLI_CLEAN(name),
-                    CLI_CLEAN(val));
-            return -1;
-        }
+        if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text)
+            return cli_usage_error(&lab_cmd, "bad item in --answers: '%s=%s'", CLI_CLEAN(name),
+                                   CLI_CLEAN(val));
         strcpy(a->name, name);
         strcpy(a->text, val);
         for (int k = 0; k < lab->nanswers; k++)
-            if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name)) {
-                fprintf(stderr, "banklab lab: --answers: %s%s%s is given twice\n", a->step,
-                        a->step[0] ? "." : "", CLI_CLEAN(name));
-                return -1;
-            }
+            if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name))
+                return cli_usage_error(&lab_cmd, "--answers: %s%s%s is given twice", a->step,
+                                       a->step[0] ? "." : "", CLI_CLEAN(name));
         lab->nanswers++;
     }
-    if (lab->nanswers == before) {
-        fprintf(stderr, "banklab lab: --answers is empty (give NAME=VALUE,...)\n");
-        return -1;
-    }
+    if (lab->nanswers == before)
+        return cli_usage_error(&lab_cmd, "--answers is empty (give NAME=VALUE,...)");
     return 0;
 }
 
@@ -500,7 +488,7 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
     return 0;
 }
 
-/* Scripted: applies --answers to the task's values. Returns 0, or -1 (message on stderr)
+/* Scripted: applies --answers to the task's values. Returns 0, or EXIT_USAGE after a message
  * when an answer is out of range or not a number or type. */
 static int apply_answers(struct lab *lab, const struct lesson_step *st, struct lab_values *v)
 {
@@ -513,11 +501,9 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                 continue;
             if (!strcmp(a->name, "T") && s->ntypes > 0) {
                 int found = type_index(s, a->text);
-                if (found < 0) {
-                    fprintf(stderr, "banklab lab: step %s: T=%s is not one of the scene's types\n",
-                            st->id, CLI_CLEAN(a->text));
-                    return -1;
-                }
+                if (found < 0)
+                    return cli_usage_error(&lab_cmd, "step %s: T=%s is not one of the scene's "
+                                           "types", st->id, CLI_CLEAN(a->text));
                 v->type = found;
                 a->used = 1;
                 continue;
@@ -529,16 +515,12 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                 long long x;
                 char range[96];
                 range_text(lab, p, range, sizeof range);
-                if (parse_ll(a->text, &x) < 0) {
-                    fprintf(stderr, "banklab lab: step %s: %s=%s is not a whole number\n", st->id,
-                            a->name, CLI_CLEAN(a->text));
-                    return -1;
-                }
-                if (!value_ok(p, x)) {
-                    fprintf(stderr, "banklab lab: step %s: %s=%lld is outside %s\n", st->id,
-                            a->name, x, range);
-                    return -1;
-                }
+                if (parse_ll(a->text, &x) < 0)
+                    return cli_usage_error(&lab_cmd, "step %s: %s=%s is not a whole number", st->id,
+                                           a->name, CLI_CLEAN(a->text));
+                if (!value_ok(p, x))
+                    return cli_usage_error(&lab_cmd, "step %s: %s=%lld is outside %s", st->id,
+                                           a->name, x, range);
                 v->v[i] = x;
                 a->used = 1;
             }
@@ -681,7 +663,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     int next_hint = 0;
     for (int n = 1; n <= tries; n++) {
         if (lab->scripted) {
-            if (apply_answers(lab, st, &v) < 0)
+            if (apply_answers(lab, st, &v))
                 return -1;
         } else {
             lab_out("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
@@ -796,7 +778,7 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
         return cli_usage_error(&lab_cmd, "%s wants a value", name);
     switch (key) {
     case OPT_ANSWERS:
-        if (parse_answers(lab, val) < 0)
+        if (parse_answers(lab, val))
             return EXIT_USAGE;
         lab->scripted = 1;
         return 0;
@@ -830,18 +812,16 @@ static int check_answers(struct lab *lab, const struct lesson *l)
             for (int q = 0; q < st->scene->nparams; q++)
                 found |= !strcmp(st->scene->params[q].name, a->name);
         }
-        if (!step_found || !found) {
-            fprintf(stderr, "banklab lab: --answers: %s%s%s is not a parameter of %s\n",
-                    CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
-                    a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
-            return EXIT_USAGE;
-        }
+        if (!step_found || !found)
+            return cli_usage_error(&lab_cmd, "--answers: %s%s%s is not a parameter of %s",
+                                   CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
+                                   a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
     }
     for (int i = 0; i < l->nsteps && lab->scripted; i++) {
         const struct lesson_step *st = &l->steps[i];
         struct lab_values v;
         memset(&v, 0, sizeof v);
-        if (st->task && st->scene && apply_answers(lab, st, &v) < 0)
+        if (st->task && st->scene && apply_answers(lab, st, &v))
             return EXIT_USAGE;
     }
     return 0;
