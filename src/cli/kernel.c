@@ -672,7 +672,7 @@ int cmd_kernel(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
-    char why[256], err[512];
+    char err[512];
     size_t len = 0;
     struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
@@ -704,8 +704,10 @@ int cmd_kernel(int argc, char **argv)
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
-    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, why, sizeof why)) {
-        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
+    struct bl_err cache_err = {0};
+    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
+        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n",
+                CLI_CLEAN(cache_err.msg));
         req.cache_dir[0] = '\0';
     }
     struct bl_err e = {0};

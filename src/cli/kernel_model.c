@@ -20,9 +20,8 @@
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, struct bl_err *err)
 {
-    char why[GPU_KERNEL_TEXT];
-    if (kp_predict(src, len, req, r, why, sizeof why))
-        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, BL_TEXT, why);
+    if (kp_predict(src, len, req, r, err))
+        return -1;
     kp_fixes(src, len, req, r);
     return 0;
 }

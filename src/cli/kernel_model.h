@@ -10,8 +10,7 @@
 #include "../gpu/gpu_kernel.h"
 #include "../gpu/kernel_predict.h"
 
-/* kmodel_predict: kp_predict and kp_fixes. Returns 0, or -1 with err (status
- * GPU_KERNEL_EINPUT). */
+/* kmodel_predict: kp_predict and kp_fixes. Returns 0, or -1 with kp_predict's err. */
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, struct bl_err *err);
 

@@ -21,11 +21,10 @@ static const struct kv_row *cursor_row(const struct kview *k)
 
 void kv_predict(struct kview *k)
 {
-    char err[GPU_KERNEL_TEXT];
     kv_predict_free(k);
     if (!k->src)
         return;
-    if (kp_predict(k->src, k->srclen, &k->req, &k->pred, err, sizeof err) == 0) {
+    if (kp_predict(k->src, k->srclen, &k->req, &k->pred, NULL) == 0) {
         kp_fixes(k->src, k->srclen, &k->req, &k->pred);
         k->has_pred = 1;
     }
