@@ -1,11 +1,14 @@
-/* args.c: what the subcommands share: integer option values with a range, --replay (a
+/* args.c: what the subcommands share: the option parser (getopt_long over a command's table)
+ * and its one usage error, integer option values with a range, --server, --replay (a
  * recording loaded and opened as the GPU), the tutorial's keys for --help texts (from the
  * key table) and the final check that stdout was written. Messages go to stderr as
  * "banklab CMD: ...". */
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../keys/keys.h"
 #include "../store/recording.h"
@@ -26,6 +29,16 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
     return 0;
 }
 
+int cli_int_opt(const struct cli_cmd *c, const char *opt, const char *val, int lo, int hi,
+                int *out)
+{
+    long long x;
+    if (cli_int_arg(c->name, opt, val, lo, hi, &x))
+        return EXIT_USAGE;
+    *out = (int)x;
+    return 0;
+}
+
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info)
 {
     struct recording rec;
@@ -40,6 +53,22 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
         fprintf(stderr, "banklab%s%s: out of memory opening %s\n", cmd ? " " : "", cmd ? cmd : "",
                 CLI_CLEAN(path));
     return g;
+}
+
+struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const char *server,
+                         int no_server, struct gpu_info *info, int *rc)
+{
+    struct gpu *g = replay ? cli_open_replay(cmd, replay, info)
+                           : gpu_open_auto(device, server, no_server, info);
+    *rc = g ? EXIT_NOGPU : EXIT_USAGE;
+    if (!g && !replay)
+        fprintf(stderr, "banklab %s: out of memory\n", cmd);
+    else if (g && !info->available)
+        fprintf(stderr, "banklab %s: no GPU: %s\n", cmd, CLI_CLEAN(info->err.msg));
+    else if (g)
+        return g;
+    gpu_close(g);
+    return NULL;
 }
 
 void cli_print_keys(FILE *f, const char *lead, const char *tail)
@@ -89,21 +118,106 @@ void cli_put_clean(FILE *f, const char *s, int lines)
     free(buf);
 }
 
-int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **server,
+int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...)
+{
+    va_list ap;
+    fprintf(stderr, "banklab%s%s: ", c->name ? " " : "", c->name ? c->name : "");
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+    if (c->usage)
+        c->usage(stderr);
+    return EXIT_USAGE;
+}
+
+/* The row of c's table spelled exactly as s ("--name" or "--name=value"), or NULL: getopt_long
+ * takes abbreviations, banklab does not. */
+static const struct option *exact(const struct cli_cmd *c, const char *s)
+{
+    if (strncmp(s, "--", 2))
+        return NULL;
+    size_t n = strcspn(s + 2, "=");
+    for (const struct option *o = c->longopts; o->name; o++)
+        if (strlen(o->name) == n && !strncmp(o->name, s + 2, n))
+            return o;
+    return NULL;
+}
+
+/* The long option whose argument is s, when s is one of c's options that failed (optopt its
+ * key; 0: getopt_long knew no such option), else NULL: a short option failed. */
+static const char *failed_long(const struct cli_cmd *c, const char *s)
+{
+    const struct option *o = exact(c, s);
+    return !strncmp(s, "--", 2) && (!optopt || (o && o->val == optopt)) ? s : NULL;
+}
+
+int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest)
+{
+    char shortopts[64], name[64];
+    snprintf(shortopts, sizeof shortopts, "%c:%s", c->in_order ? '+' : '-', c->shortopts);
+    opterr = 0;
+    optind = 0;  /* glibc: start afresh */
+    int k, idx, rc;
+    while (idx = -1, (k = getopt_long(argc, argv, shortopts, c->longopts, &idx)) != -1) {
+        const char *val = optarg, *elem = NULL;
+        if (k == CLI_ARG) {
+            if ((rc = c->opt(ctx, CLI_ARG, NULL, val)))
+                return rc;
+            continue;
+        }
+        if (idx >= 0)  /* a long option's argument: before its value when that stood apart */
+            elem = argv[optind - 1 - (val && val == argv[optind - 1])];
+        else if (k == '?' || k == ':')
+            elem = failed_long(c, argv[optind - 1]);
+        if (elem) {
+            const struct option *o = exact(c, elem);
+            if (!o || k == '?')
+                return cli_usage_error(c, c->unknown, CLI_CLEAN(elem));
+            k = o->val;
+            snprintf(name, sizeof name, "--%s", o->name);
+        } else {
+            if (k == '?') {
+                snprintf(name, sizeof name, "-%c", optopt);
+                return cli_usage_error(c, c->unknown, CLI_CLEAN(name));
+            }
+            k = k == ':' ? optopt : k;
+            snprintf(name, sizeof name, "-%c", k);
+        }
+        if (k == 'h') {
+            c->help(stdout);
+            return -1;
+        }
+        if ((rc = c->opt(ctx, k, name, val)))
+            return rc;
+    }
+    if (rest) {
+        *rest = optind;
+        return 0;
+    }
+    for (int i = optind; i < argc; i++)
+        if ((rc = c->opt(ctx, CLI_REST, NULL, argv[i])))
+            return rc;
+    return 0;
+}
+
+int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char **server,
                    int *no_server)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--no-server")) {
+    if (key == CLI_NO_SERVER) {
         *no_server = 1;
-        return 1;
-    }
-    if (strcmp(a, "--server"))
         return 0;
-    if (*i + 1 >= argc || !argv[*i + 1][0]) {
-        fprintf(stderr, "banklab%s%s: --server takes the path of a GPU server's socket\n",
-                cmd ? " " : "", cmd ? cmd : "");
-        return -1;
     }
-    *server = argv[++*i];
-    return 1;
+    if (!val || !*val)
+        return cli_usage_error(c, "--server takes the path of a GPU server's socket");
+    *server = val;
+    return 0;
+}
+
+void cli_now_utc(char *buf, size_t n)
+{
+    time_t t = time(NULL);
+    struct tm tm;
+    gmtime_r(&t, &tm);
+    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }

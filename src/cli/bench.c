@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../store/recording.h"
 #include "../model/bank.h"
@@ -51,47 +51,31 @@ static void usage(FILE *f)
                "  by default the device's own server. --no-server: measure in this process.\n");
 }
 
-static int parse_args(int argc, char **argv, struct bench_opts *o)
-{
-    memset(o, 0, sizeof *o);
-    for (int i = 1, r; i < argc; i++) {
-        if ((r = cli_server_arg("bench", argc, argv, &i, &o->server, &o->no_server))) {
-            if (r < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--json"))
-            o->json = 1;
-        else if (!strcmp(argv[i], "--csv"))
-            o->csv = 1;
-        else if (!strcmp(argv[i], "--quick"))
-            o->quick = 1;
-        else if (!strcmp(argv[i], "--device")) {
-            long long v;
-            if (cli_int_arg("bench", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
-                            CLI_DEVICE_MAX, &v))
-                return EXIT_USAGE;
-            o->device = (int)v;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return -1;
-        } else {
-            fprintf(stderr, "banklab bench: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    if (o->json && o->csv) {
-        fprintf(stderr, "banklab bench: --json and --csv exclude each other\n");
-        return EXIT_USAGE;
-    }
-    return 0;
-}
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_DEVICE };
 
-static void now_utc(char *buf, size_t n)
+static const struct option bench_options[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
+    {"quick", no_argument, NULL, OPT_QUICK}, {"device", required_argument, NULL, OPT_DEVICE},
+    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+
+static int bench_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
+                                         "unknown argument '%s'", usage, usage, bench_opt};
+
+static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    struct bench_opts *o = ctx;
+    int *flag[] = {&o->json, &o->csv, &o->quick};
+    if (key >= OPT_JSON && key <= OPT_QUICK) {
+        *flag[key - OPT_JSON] = 1;
+        return 0;
+    }
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&bench_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
+        return cli_server_opt(&bench_cmd, key, val, &o->server, &o->no_server);
+    return cli_usage_error(&bench_cmd, bench_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 
 static void stride_access(struct bank_access *a, unsigned width, unsigned stride, int store)
@@ -276,17 +260,15 @@ static void measure_latency(struct gpu *g, struct bench *B)
     for (unsigned s = 5; s < 5 + BENCH_LATENCY_RUNS; s++) {
         struct gpu_request q;
         struct gpu_result r;
-        struct timespec t0, t1;
         memset(&q, 0, sizeof q);
         q.id = B->id++;
         q.kind = GPU_REQ_PATTERN;
         stride_access(&q.access, 4, s, 0);
         q.want_timing = q.want_counters = 1;
-        clock_gettime(CLOCK_MONOTONIC, &t0);
+        double t0 = bl_now_ms();
         gpu_run(g, &q, &r, BENCH_TIMEOUT_MS);
-        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (r.err.status == GPU_OK)
-            B->lat[B->nlat++] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+            B->lat[B->nlat++] = bl_now_ms() - t0;
     }
     qsort(B->lat, (size_t)B->nlat, sizeof B->lat[0], cmp_double);
 }
@@ -298,7 +280,7 @@ static int write_json(struct bench *B)
     struct recording rec;
     recording_init(&rec);
     snprintf(rec.device, sizeof rec.device, "%s", B->info.device);
-    now_utc(rec.date, sizeof rec.date);
+    cli_now_utc(rec.date, sizeof rec.date);
     snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", B->o.quick ? " --quick" : "");
     for (int i = 0; i < B->n; i++)
         if (recording_add(&rec, &B->rows[i].row)) {
@@ -335,6 +317,19 @@ static void write_csv(const struct bench *B)
     }
 }
 
+/* A table cell: v with 2 decimals ("%.0f": whole) when have, else "-". CELL and MODEL_CELL
+ * (a row's model wavefronts, -1: none) keep the text until the end of the statement. */
+static const char *cell(char *buf, size_t n, int have, const char *fmt, double v)
+{
+    if (!have)
+        return "-";
+    snprintf(buf, n, fmt, v);
+    return buf;
+}
+#define CELL(have, v) cell((char[16]){0}, 16, (have), "%.2f", (v))
+#define MODEL_CELL(b) cell((char[16]){0}, 16, (b)->row.model_wavefronts >= 0, "%.0f", \
+                           (double)(b)->row.model_wavefronts)
+
 static void print_sweep(const struct bench *B)
 {
     printf("\nStride sweep (pattern kernel on all SMs). Time per warp access = SM clocks one warp\n"
@@ -357,14 +352,11 @@ static void print_sweep(const struct bench *B)
             worst[w] = fabs(err);
         if (w == 4 && !st && r->bytes_per_clk_per_sm > best_bw)
             best_bw = r->bytes_per_clk_per_sm;
-        char cw[16] = "-", cc[16] = "-";
-        if (r->has_counters) {
-            snprintf(cw, sizeof cw, "%.2f", st ? r->wavefronts_st : r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", st ? r->conflicts_st : r->conflicts_ld);
-        }
+        int c = r->has_counters;
         printf("%-18s %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
-               b->row.model_wavefronts, cw, cc, r->ns_per_access, r->clk_per_access, r->slowdown,
-               b->pred_slowdown, err, r->bytes_per_clk_per_sm,
+               b->row.model_wavefronts, CELL(c, st ? r->wavefronts_st : r->wavefronts_ld),
+               CELL(c, st ? r->conflicts_st : r->conflicts_ld), r->ns_per_access,
+               r->clk_per_access, r->slowdown, b->pred_slowdown, err, r->bytes_per_clk_per_sm,
                r->err.status == GPU_OK ? "" : "  FAILED");
     }
     double limit = 128.0 * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12;
@@ -405,15 +397,10 @@ static void print_transposes(const struct bench *B)
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "transpose"))
             continue;
-        char cw[16] = "-", cc[16] = "-", mw[16] = "-";
-        if (r->has_counters && r->inst_ld > 0) {
-            snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
-        }
-        if (b->row.model_wavefronts >= 0)
-            snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
+        int ld = r->has_counters && r->inst_ld > 0;
         printf("%-22s %10.4f %9.0f %9.0f%% %6s %9s %9s %8s\n", b->row.rec.req.case_name,
-               r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, mw, cw, cc,
+               r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, MODEL_CELL(b),
+               CELL(ld, r->wavefronts_ld), CELL(ld, r->conflicts_ld),
                r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }
@@ -429,15 +416,9 @@ static void print_cases(const struct bench *B)
         const struct gpu_result *r = &b->row.rec.res;
         if (strcmp(b->row.group, "case"))
             continue;
-        char cw[16] = "-", cc[16] = "-", sw[16] = "-", mw[16] = "-";
-        if (r->has_counters) {
-            snprintf(cw, sizeof cw, "%.2f", r->wavefronts_ld);
-            snprintf(cc, sizeof cc, "%.2f", r->conflicts_ld);
-            snprintf(sw, sizeof sw, "%.2f", r->wavefronts_st);
-        }
-        if (b->row.model_wavefronts >= 0)
-            snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
-        printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, mw, cw, cc, sw, r->ms_median,
+        printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, MODEL_CELL(b),
+               CELL(r->has_counters, r->wavefronts_ld), CELL(r->has_counters, r->conflicts_ld),
+               CELL(r->has_counters, r->wavefronts_st), r->ms_median,
                r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }
@@ -462,19 +443,15 @@ int cmd_bench(int argc, char **argv)
     static struct bench B;
     memset(&B, 0, sizeof B);
     B.id = 1;
-    int rc = parse_args(argc, argv, &B.o);
+    int rc = cli_parse(&bench_cmd, argc, argv, &B.o, NULL);
+    if (!rc && B.o.json && B.o.csv)
+        rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
     if (rc)
         return rc < 0 ? 0 : rc;
-    struct gpu *g = gpu_open_auto(B.o.device, B.o.server, B.o.no_server, &B.info);
-    if (!g) {
-        fprintf(stderr, "banklab bench: out of memory\n");
-        return EXIT_USAGE;
-    }
-    if (!B.info.available) {
-        fprintf(stderr, "banklab bench: no GPU: %s\n", CLI_CLEAN(B.info.err.msg));
-        gpu_close(g);
-        return EXIT_NOGPU;
-    }
+    struct gpu *g = cli_open_gpu("bench", NULL, B.o.device, B.o.server, B.o.no_server, &B.info,
+                                 &rc);
+    if (!g)
+        return rc;
     if (!B.info.counters && !B.o.json && !B.o.csv)
         printf("counters: %s (timings and the model are still shown)\n",
                CLI_CLEAN(B.info.counters_err.msg));

@@ -116,18 +116,16 @@ static int add_dir(char ***list, int *n, const char *dir)
     return added;
 }
 
-/* Reads all of stdin; NULL when it cannot (or it is larger than LESSON_FILE_MAX). */
-static char *read_stdin(size_t *len)
+/* Reads all of stdin; NULL with err when it cannot (or it is larger than LESSON_FILE_MAX). */
+static char *read_stdin(size_t *len, struct bl_err *err)
 {
     size_t cap = 65536, n = 0;
     char *buf = malloc(cap);
     while (buf) {
         if (n == cap) {
             char *nb = cap <= LESSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
-            if (!nb) {
-                free(buf);
-                return NULL;
-            }
+            if (!nb)
+                break;
             buf = nb;
             cap *= 2;
         }
@@ -136,8 +134,9 @@ static char *read_stdin(size_t *len)
         if (got == 0)
             break;
     }
-    if (buf && (ferror(stdin) || n > LESSON_FILE_MAX)) {
+    if (!buf || n == cap || ferror(stdin) || n > LESSON_FILE_MAX) {
         free(buf);
+        bl_fail(err, EXIT_USAGE, BL_NOWHERE, CLI_STDIN_UNREADABLE, LESSON_FILE_MAX >> 20);
         return NULL;
     }
     *len = n;
@@ -148,20 +147,12 @@ static void check_one(struct check_run *r, const char *path)
 {
     r->lessons++;
     size_t len = 0;
-    char why[BL_ERR_TEXT];
-    char *data;
-    if (!strcmp(path, "-")) {
-        data = read_stdin(&len);
-        snprintf(why, sizeof why, "cannot read it, or it is larger than %u MB",
-                 LESSON_FILE_MAX >> 20);
-        path = "<stdin>";
-    } else {
-        struct bl_err e = {0};
-        data = files_read(path, LESSON_FILE_MAX, &len, &e);
-        snprintf(why, sizeof why, "%s", e.msg);
-    }
+    struct bl_err why = {0};
+    char *data = strcmp(path, "-") ? files_read(path, LESSON_FILE_MAX, &len, &why)
+                                   : read_stdin(&len, &why);
+    path = strcmp(path, "-") ? path : "<stdin>";
     if (!data) {  /* exit 2: said on stderr, not among the problems */
-        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why);
+        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why.msg);
         r->unreadable++;
         return;
     }
@@ -214,109 +205,91 @@ static void check_one(struct check_run *r, const char *path)
 struct check_opts {
     int quiet;
     const char *lessons_dir, *rec_path;
-    char **targets;              /* FILE|DIR|- arguments (pointers into argv) */
+    const char **targets;        /* FILE|DIR|- arguments (pointers into argv) */
     int ntargets;
 };
 
-/* Reads the options into o. Returns 0, 1 after --help, or EXIT_USAGE after a message. */
-static int parse_options(int argc, char **argv, struct check_opts *o)
+enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_RECORDING };
+
+static const struct option check_options[] = {
+    {"quiet", no_argument, NULL, 'q'}, {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"recording", required_argument, NULL, OPT_RECORDING}, {"help", no_argument, NULL, 'h'},
+    {0}};
+
+static int check_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd check_cmd = {"check", "hq", check_options, 0,
+                                         "unknown option '%s' (banklab check --help)", NULL,
+                                         usage, check_opt};
+
+static int check_opt(void *ctx, int key, const char *name, const char *val)
 {
-    int only_files = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (only_files || a[0] != '-' || !strcmp(a, "-")) {
-            char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
-            if (!nt) {
-                fprintf(stderr, "banklab check: out of memory\n");
-                return EXIT_USAGE;
-            }
-            o->targets = nt;
-            o->targets[o->ntargets++] = argv[i];
-        } else if (!strcmp(a, "--")) {
-            only_files = 1;
-        } else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
-            o->quiet = 1;
-        } else if (!strcmp(a, "--lessons") || !strncmp(a, "--lessons=", 10)) {
-            if (a[9] == '=')
-                o->lessons_dir = a + 10;
-            else if (i + 1 < argc)
-                o->lessons_dir = argv[++i];
-            else {
-                fprintf(stderr, "banklab check: --lessons needs a directory\n");
-                return EXIT_USAGE;
-            }
-        } else if (!strcmp(a, "--recording") || !strncmp(a, "--recording=", 12)) {
-            if (a[11] == '=' && a[12])
-                o->rec_path = a + 12;
-            else if (a[11] == 0 && i + 1 < argc && argv[i + 1][0])
-                o->rec_path = argv[++i];
-            else {
-                fprintf(stderr, "banklab check: --recording needs a file\n");
-                return EXIT_USAGE;
-            }
-        } else {
-            fprintf(stderr, "banklab check: unknown option '%s' (banklab check --help)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        }
+    struct check_opts *o = ctx;
+    (void)name;
+    if (key == 'q') {
+        o->quiet = 1;
+    } else if (key == OPT_LESSONS) {
+        if (!val)
+            return cli_usage_error(&check_cmd, "--lessons needs a directory");
+        o->lessons_dir = val;
+    } else if (key == OPT_RECORDING) {
+        if (!val || !*val)
+            return cli_usage_error(&check_cmd, "--recording needs a file");
+        o->rec_path = val;
+    } else {  /* FILE|DIR|- */
+        const char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
+        if (!nt)
+            return cli_usage_error(&check_cmd, "out of memory");
+        o->targets = nt;
+        o->targets[o->ntargets++] = val;
     }
     return 0;
 }
 
-/* The files to check: the targets (a directory gives its *.json), else the lessons
- * directory. Returns 0, or EXIT_USAGE after a message (the files found are still listed). */
+/* One FILE|DIR|- into the list (a directory gives its *.json). 0, or EXIT_USAGE after a
+ * message. */
+static int add_target(char ***files, int *nfiles, const char *t)
+{
+    struct stat sb;
+    int n;
+    if (strcmp(t, "-") && stat(t, &sb) != 0) {
+        fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
+        return EXIT_USAGE;
+    }
+    if (strcmp(t, "-") && S_ISDIR(sb.st_mode)) {
+        if ((n = add_dir(files, nfiles, t)) > 0)
+            return 0;
+        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
+                n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
+        return EXIT_USAGE;
+    }
+    if (!add_path(files, nfiles, t))
+        return 0;
+    fprintf(stderr, "banklab check: out of memory\n");
+    return EXIT_USAGE;
+}
+
+/* The files to check: the targets, else the lessons directory. Returns 0, or EXIT_USAGE after
+ * a message (the files found are still listed). */
 static int collect_files(const struct check_opts *o, char ***files, int *nfiles)
 {
     char dirbuf[4096];
     int status = 0;
     if (o->ntargets == 0) {
         const char *dir = lesson_find_dir(o->lessons_dir, dirbuf, sizeof dirbuf);
-        if (!dir) {
-            if (o->lessons_dir)
-                fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
-                        CLI_CLEAN(o->lessons_dir));
-            else
-                fprintf(stderr, "banklab check: no lessons directory found (tried "
-                        "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
-                        BANKLAB_SHARE_DIR);
-            return EXIT_USAGE;
-        }
-        struct stat sb;
-        int n = stat(dir, &sb) == 0 && S_ISREG(sb.st_mode)   /* --lessons FILE.json */
-                    ? (add_path(files, nfiles, dir) ? -1 : 1)
-                    : add_dir(files, nfiles, dir);
-        if (n <= 0) {
-            fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(dir),
-                    n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
-            status = EXIT_USAGE;
-        }
+        if (dir)
+            return add_target(files, nfiles, dir);  /* a directory, or --lessons FILE.json */
+        if (o->lessons_dir)
+            fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
+                    CLI_CLEAN(o->lessons_dir));
+        else
+            fprintf(stderr, "banklab check: no lessons directory found (tried "
+                    "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
+                    BANKLAB_SHARE_DIR);
+        return EXIT_USAGE;
     }
-    for (int i = 0; i < o->ntargets; i++) {
-        struct stat sb;
-        const char *t = o->targets[i];
-        if (!strcmp(t, "-")) {
-            if (add_path(files, nfiles, "-")) {
-                fprintf(stderr, "banklab check: out of memory\n");
-                status = EXIT_USAGE;
-            }
-        } else if (stat(t, &sb) != 0) {
-            fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
-            status = EXIT_USAGE;
-        } else if (S_ISDIR(sb.st_mode)) {
-            int n = add_dir(files, nfiles, t);
-            if (n <= 0) {
-                fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
-                        n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
-                status = EXIT_USAGE;
-            }
-        } else if (add_path(files, nfiles, t)) {
-            fprintf(stderr, "banklab check: out of memory\n");
-            status = EXIT_USAGE;
-        }
-    }
+    for (int i = 0; i < o->ntargets; i++)
+        status = add_target(files, nfiles, o->targets[i]) ? EXIT_USAGE : status;
     return status;
 }
 
@@ -347,10 +320,10 @@ int cmd_check(int argc, char **argv)
 {
     struct check_opts o;
     memset(&o, 0, sizeof o);
-    int status = parse_options(argc, argv, &o);
+    int status = cli_parse(&check_cmd, argc, argv, &o, NULL);
     if (status) {
         free(o.targets);
-        return status == 1 ? 0 : status;
+        return status < 0 ? 0 : status;
     }
     char **files = NULL;
     int nfiles = 0;

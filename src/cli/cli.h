@@ -1,9 +1,10 @@
-/* cli.h: the subcommands behind `banklab`. Each takes argv after the subcommand name
- * (argv[0] is the subcommand) and returns the exit status: 0 success, 1 a failed check,
- * 2 bad usage or bad input (message on stderr), 3 no GPU where one is required. */
+/* cli.h: the subcommands behind `banklab` and what they share. Each takes argv after the
+ * subcommand name (argv[0] is the subcommand) and returns the exit status: 0 success, 1 a
+ * failed check, 2 bad usage or bad input (message on stderr), 3 no GPU where one is required. */
 #ifndef BANKLAB_CLI_H
 #define BANKLAB_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "../base/utf8.h"
@@ -15,21 +16,73 @@
 #define EXIT_UNMEASURED 4        /* the GPU could not measure (all of) it: busy counters, no
                                     turn, a failed run (sim --gpu, verify) */
 
-int cmd_sim(int argc, char **argv);      /* sim.c: one warp access through the model */
-int cmd_check(int argc, char **argv);    /* check.c: validate lesson files */
-int cmd_bench(int argc, char **argv);    /* bench.c: GPU measurements vs the model */
-int cmd_verify(int argc, char **argv);   /* verify.c: model vs hardware counters */
-int cmd_report(int argc, char **argv);   /* report_cmd.c: lab report from saved progress */
-int cmd_lab(int argc, char **argv);      /* lab.c: run a graded workshop lab */
-int cmd_kernel(int argc, char **argv);
-int cmd_run(int argc, char **argv);      /* run.c: a whole program under the injection library */   /* kernel.c: measure a learner's .cu file per line */
-int cmd_tutorial(int argc, char **argv); /* tutorial.c: the interactive program (no subcommand) */
-int cmd_serve(int argc, char **argv);    /* serve.c: the GPU server and its controls */
+/* The subcommands: a row here (its name, its function cmd_NAME in src/cli/NAME.c or the file
+ * its comment names, its summary for banklab --help; main.c dispatches from this list) and its
+ * section of assets/banklab.1 are all a new one needs. */
+#define CLI_COMMANDS(X)                                                                        \
+    X(sim, "one warp access through the bank model: grid, summary, --json")                    \
+    X(check, "validate lesson files (schema, scenes, expectations, quizzes)")                  \
+    X(bench, "run kernels on the GPU: predicted vs measured (--json, --csv)")                  \
+    X(verify, "model vs hardware counters for every lesson scene and case")                    \
+    X(lab, "run a graded workshop lab and print a score")                                      \
+    X(report, "write a lab report (Markdown and JSON) from saved progress") /* report_cmd.c */ \
+    X(kernel, "your own .cu kernel: per-line shared wavefronts and conflicts")                 \
+    X(serve, "the one measuring process of a GPU, for every banklab of the machine")           \
+    X(run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line")
 
-/* cli_server_arg (args.c): argv[*i] is --server SOCKET or --no-server: stored in *server /
- * *no_server (and *i moved past the value). 1 when taken, 0 when argv[*i] is another option,
- * -1 after a message (a missing value). */
-int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **server,
+#define CLI_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
+CLI_COMMANDS(CLI_DECLARE)
+int cmd_tutorial(int argc, char **argv); /* tutorial.c: banklab without a subcommand */
+
+/* ---- the options of a command (args.c) ----
+ * Every command reads its options with cli_parse: getopt_long over the command's one table
+ * (struct option, with "help"/'h' in it), no abbreviations, banklab's own messages. */
+
+/* Keys cli_parse gives the command's opt() besides those of its table: an argument that is
+ * not an option, before "--" (CLI_ARG) and after it (CLI_REST). */
+#define CLI_ARG 1
+#define CLI_REST 2
+/* Keys of the options several commands share (the table rows: CLI_SERVER_OPTIONS,
+ * CLI_LAUNCH_OPTIONS). */
+enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_KEY_FIRST };
+
+#define CLI_SERVER_OPTIONS                                                                     \
+    {"server", required_argument, NULL, CLI_SERVER},                                           \
+    {"no-server", no_argument, NULL, CLI_NO_SERVER}
+/* The launch options of a kernel file: banklab kernel and banklab FILE.cu take them, the name
+ * and value go to gpu_kernel_option as given. */
+#define CLI_LAUNCH_OPTIONS                                                                     \
+    {"name", required_argument, NULL, CLI_LAUNCH}, {"grid", required_argument, NULL, CLI_LAUNCH}, \
+    {"block", required_argument, NULL, CLI_LAUNCH}, {"smem", required_argument, NULL, CLI_LAUNCH}, \
+    {"arg", required_argument, NULL, CLI_LAUNCH},                                              \
+    {"buffer-size", required_argument, NULL, CLI_LAUNCH},                                      \
+    {"fill", required_argument, NULL, CLI_LAUNCH},                                             \
+    {"time-limit", required_argument, NULL, CLI_LAUNCH}
+
+struct cli_cmd {
+    const char *name;              /* "sim"; NULL: the tutorial (messages "banklab: ...") */
+    const char *shortopts;         /* getopt's letters, e.g. "hq" */
+    const struct option *longopts; /* ends with {0}; a key of CLI_KEY_FIRST or more, or a letter */
+    int in_order;                  /* 1: the first argument that is not an option ends them */
+    const char *unknown;           /* the message for an unknown option, %s the option */
+    void (*usage)(FILE *f);        /* the short usage after every usage error, or NULL */
+    void (*help)(FILE *f);         /* -h, --help on stdout */
+    /* one option (name as spelled: "--grid", "-I"; val NULL when its value is missing) or
+     * argument (CLI_ARG, CLI_REST: name NULL). 0, or EXIT_USAGE after cli_usage_error. */
+    int (*opt)(void *ctx, int key, const char *name, const char *val);
+};
+
+/* cli_parse: argv[1..] through c->opt. 0; -1 after --help (exit 0); EXIT_USAGE after a
+ * message. With c->in_order, *rest is the index of the first argument left (argc: none). */
+int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest);
+
+/* cli_usage_error: "banklab CMD: " and the message on stderr, then c's short usage. Text from
+ * outside (an argument) must be escaped by the caller (CLI_CLEAN). Returns EXIT_USAGE. */
+int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+/* cli_server_opt: --server SOCKET (a path, not empty) and --no-server. 0, or EXIT_USAGE. */
+int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char **server,
                    int *no_server);
 
 /* Largest device index --device accepts. */
@@ -41,10 +94,20 @@ int cli_server_arg(const char *cmd, int argc, char **argv, int *i, const char **
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
                 long long *out);
 
+/* cli_int_opt (args.c): cli_int_arg for an option of c into an int: 0, or EXIT_USAGE. */
+int cli_int_opt(const struct cli_cmd *c, const char *opt, const char *val, int lo, int hi,
+                int *out);
+
 /* cli_open_replay (args.c): load the recording at path and open it as the GPU (--replay).
  * Returns the handle (gpu_close it), or NULL after printing one line on stderr (a missing,
  * truncated or foreign file, or out of memory). info is filled on success. */
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info);
+
+/* cli_open_gpu (args.c): the recording at replay (cli_open_replay), else the GPU as gpu_open_auto
+ * opens it. NULL after one line on stderr, *rc the exit status: EXIT_NOGPU, or EXIT_USAGE (out
+ * of memory, a bad recording). */
+struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const char *server,
+                         int no_server, struct gpu_info *info, int *rc);
 
 /* cli_print_keys (args.c): lead, the tutorial's keys from the key table ("n/Space/Right next,
  * b/Left back, ..."), tail, wrapped to lines of 90 columns on f. */
@@ -59,6 +122,9 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail);
 /* cli_put_clean (args.c): s escaped as CLI_CLEAN does, uncut (any length), on f; with lines
  * a newline stays a newline (bl_clean_lines: a compiler's log). */
 void cli_put_clean(FILE *f, const char *s, int lines);
+
+/* cli_now_utc (args.c): the date and time now as a recording writes it, 2026-01-31T12:00:00Z. */
+void cli_now_utc(char *buf, size_t n);
 
 /* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
  * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and

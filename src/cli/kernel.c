@@ -18,12 +18,14 @@
 #include "cli.h"
 #include "kernel_model.h"
 #include "measured.h"
+#include "kernel_out.h"
 
 #define MAX_CLI_OPTS 96
 
 struct kernel_args {
     const char *file;
-    const char *opt[MAX_CLI_OPTS], *val[MAX_CLI_OPTS]; /* launch options, applied after the file's */
+    char opt[MAX_CLI_OPTS][16];  /* launch options, applied after the file's */
+    const char *val[MAX_CLI_OPTS];
     int nopts;
     int json, sass, sort_excess, timings, no_cache, no_server, counters, launch_only;
     int model, fix, zh;          /* --model, --fix, --lang zh (kernel_model.c) */
@@ -134,36 +136,63 @@ static void help(FILE *f)
         f);
 }
 
-static int usage_error(const char *fmt, const char *a, const char *b)
-{
-    fprintf(stderr, "banklab kernel: ");
-    fprintf(stderr, fmt, CLI_CLEAN(a), CLI_CLEAN(b));
-    fputc('\n', stderr);
-    short_usage(stderr);
-    return EXIT_USAGE;
-}
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
+       OPT_COUNTERS, OPT_LAUNCH_ONLY, OPT_MODEL, OPT_FIX, OPT_LANG, OPT_SORT };
+
+static const struct option kernel_options[] = {
+    CLI_LAUNCH_OPTIONS, {"device", required_argument, NULL, CLI_LAUNCH},
+    {"nvcc-flag", required_argument, NULL, CLI_LAUNCH},
+    {"compiler", required_argument, NULL, CLI_LAUNCH}, {"json", no_argument, NULL, OPT_JSON},
+    {"sass", no_argument, NULL, OPT_SASS}, {"timings", no_argument, NULL, OPT_TIMINGS},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE}, {"no-server", no_argument, NULL, OPT_NO_SERVER},
+    {"counters", no_argument, NULL, OPT_COUNTERS},
+    {"launch-only", no_argument, NULL, OPT_LAUNCH_ONLY}, {"model", no_argument, NULL, OPT_MODEL},
+    {"fix", no_argument, NULL, OPT_FIX}, {"lang", required_argument, NULL, OPT_LANG},
+    {"sort", required_argument, NULL, OPT_SORT}, {"help", no_argument, NULL, 'h'}, {0}};
+
+static int kernel_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd kernel_cmd = {"kernel", "hI:D:", kernel_options, 0,
+                                          "unknown option '%s'", short_usage, help, kernel_opt};
 
 /* The switch a flag option sets, or NULL. */
-static int *flag_of(struct kernel_args *a, const char *arg)
+static int *flag_of(struct kernel_args *a, int key)
 {
-    static const struct {
-        const char *name;
-        size_t off;
-    } flags[] = {
-        {"--json", offsetof(struct kernel_args, json)},
-        {"--sass", offsetof(struct kernel_args, sass)},
-        {"--timings", offsetof(struct kernel_args, timings)},
-        {"--no-cache", offsetof(struct kernel_args, no_cache)},
-        {"--no-server", offsetof(struct kernel_args, no_server)},
-        {"--counters", offsetof(struct kernel_args, counters)},
-        {"--launch-only", offsetof(struct kernel_args, launch_only)},
-        {"--model", offsetof(struct kernel_args, model)},
-        {"--fix", offsetof(struct kernel_args, fix)},
-    };
-    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
-        if (!strcmp(arg, flags[i].name))
-            return (int *)((char *)a + flags[i].off);
-    return NULL;
+    int *flags[] = {&a->json, &a->sass, &a->timings, &a->no_cache, &a->no_server, &a->counters,
+                    &a->launch_only, &a->model, &a->fix};
+    return key >= OPT_JSON && key <= OPT_FIX ? flags[key - OPT_JSON] : NULL;
+}
+
+static int kernel_opt(void *ctx, int key, const char *name, const char *val)
+{
+    struct kernel_args *a = ctx;
+    if (flag_of(a, key)) {
+        *flag_of(a, key) = 1;
+    } else if (key == CLI_LAUNCH || key == 'I' || key == 'D') {
+        if (!val)
+            return cli_usage_error(&kernel_cmd, "%s needs a value", name);
+        if (a->nopts == MAX_CLI_OPTS)
+            return cli_usage_error(&kernel_cmd, "too many options");
+        snprintf(a->opt[a->nopts], sizeof a->opt[0], "%s", name);
+        a->val[a->nopts++] = val;
+    } else if (key == OPT_LANG) {
+        if (!val || (strcmp(val, "en") && strcmp(val, "zh")))
+            return cli_usage_error(&kernel_cmd, "--lang takes en or zh");
+        a->zh = !strcmp(val, "zh");
+    } else if (key == OPT_SORT) {
+        if (!val)
+            return cli_usage_error(&kernel_cmd, "--sort needs a value (line or excess)");
+        if (strcmp(val, "excess") && strcmp(val, "line"))
+            return cli_usage_error(&kernel_cmd, "--sort takes line or excess, not '%s'",
+                                   CLI_CLEAN(val));
+        a->sort_excess = !strcmp(val, "excess");
+    } else if (a->file) {
+        return cli_usage_error(&kernel_cmd, "one file at a time ('%s', then '%s')",
+                               CLI_CLEAN(a->file), CLI_CLEAN(val));
+    } else {
+        a->file = val;
+    }
+    return 0;
 }
 
 /* The first --arg or --buffer-size whose NAME an earlier one of the same option gave, or
@@ -184,138 +213,22 @@ static int named_twice(const struct kernel_args *a)
 
 static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
-    static const char *launch_opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
-                                        "--buffer-size", "--fill", "--device", "--time-limit",
-                                        "-I", "-D", "--nvcc-flag", "--compiler"};
     memset(a, 0, sizeof *a);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        size_t k;
-        for (k = 0; k < sizeof launch_opts / sizeof launch_opts[0]; k++)
-            if (!strcmp(arg, launch_opts[k]))
-                break;
-        if (k < sizeof launch_opts / sizeof launch_opts[0]) {
-            if (i + 1 >= argc)
-                return usage_error("%s needs a value%s", arg, "");
-            if (a->nopts == MAX_CLI_OPTS)
-                return usage_error("too many options%s%s", "", "");
-            a->opt[a->nopts] = arg;
-            a->val[a->nopts++] = argv[++i];
-        } else if ((arg[0] == '-' && (arg[1] == 'I' || arg[1] == 'D') && arg[2])) {
-            if (a->nopts == MAX_CLI_OPTS) /* -IDIR, -DNAME=V: as the compilers write them */
-                return usage_error("too many options%s%s", "", "");
-            a->opt[a->nopts] = arg[1] == 'I' ? "-I" : "-D";
-            a->val[a->nopts++] = arg + 2;
-        } else if (flag_of(a, arg)) {
-            *flag_of(a, arg) = 1;
-        } else if (!strcmp(arg, "--lang")) {
-            if (i + 1 >= argc || (strcmp(argv[i + 1], "en") && strcmp(argv[i + 1], "zh")))
-                return usage_error("--lang takes en or zh%s%s", "", "");
-            a->zh = !strcmp(argv[++i], "zh");
-        } else if (!strcmp(arg, "--sort")) {
-            if (i + 1 >= argc)
-                return usage_error("--sort needs a value (line or excess)%s%s", "", "");
-            const char *v = argv[++i];
-            if (!strcmp(v, "excess"))
-                a->sort_excess = 1;
-            else if (strcmp(v, "line"))
-                return usage_error("--sort takes line or excess, not '%s'%s", v, "");
-        } else if (arg[0] == '-' && arg[1]) {
-            return usage_error("unknown option '%s'%s", arg, "");
-        } else if (a->file) {
-            return usage_error("one file at a time ('%s', then '%s')", a->file, arg);
-        } else {
-            a->file = arg;
-        }
-    }
-    int twice = named_twice(a);
+    int rc = cli_parse(&kernel_cmd, argc, argv, a, NULL), twice = rc ? -1 : named_twice(a);
+    if (rc)
+        return rc;
     if (twice >= 0)
-        return usage_error("%s %s: that name is given twice (no value silently wins)",
-                           a->opt[twice], a->val[twice]);
+        return cli_usage_error(&kernel_cmd, "%s %s: that name is given twice (no value "
+                               "silently wins)", a->opt[twice], CLI_CLEAN(a->val[twice]));
     if (!a->file)
-        return usage_error("which file? (banklab kernel FILE.cu)%s%s", "", "");
+        return cli_usage_error(&kernel_cmd, "which file? (banklab kernel FILE.cu)");
     if (a->json && (a->sass || a->sort_excess || a->timings))
-        return usage_error("--json holds everything: no --sass, --sort or --timings with it%s%s",
-                           "", "");
+        return cli_usage_error(&kernel_cmd, "--json holds everything: no --sass, --sort or "
+                               "--timings with it");
     return 0;
 }
 
 /* ---- printing ---- */
-
-/* The lines of a text (pointers into it, not NUL-terminated: use lens). */
-struct text_lines {
-    const char **at;
-    int *len;
-    int n;
-};
-
-static int split_lines(const char *s, size_t n, struct text_lines *t)
-{
-    int cap = 64;
-    t->n = 0;
-    t->at = malloc((size_t)cap * sizeof *t->at);
-    t->len = malloc((size_t)cap * sizeof *t->len);
-    if (!t->at || !t->len)
-        return -1;
-    const char *p = s, *end = s + n;
-    while (p < end) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (t->n == cap) {
-            cap *= 2;
-            const char **w = realloc(t->at, (size_t)cap * sizeof *w);
-            int *l = w ? realloc(t->len, (size_t)cap * sizeof *l) : NULL;
-            if (w)
-                t->at = w;
-            if (!l)
-                return -1;
-            t->len = l;
-        }
-        int ln = (int)(e - p);
-        if (ln && p[ln - 1] == '\r')
-            ln--;
-        t->at[t->n] = p;
-        t->len[t->n++] = ln;
-        p = e + 1;
-    }
-    return 0;
-}
-
-static void lines_free(struct text_lines *t)
-{
-    free(t->at);
-    free(t->len);
-    memset(t, 0, sizeof *t);
-}
-
-/* A source line with tabs expanded (stops every 8 columns). */
-static void put_source(FILE *f, const char *s, int n)
-{
-    int col = 0;
-    for (int i = 0; i < n; i++) {
-        if (s[i] == '\t') {
-            do
-                fputc(' ', f);
-            while (++col % 8);
-        } else {
-            size_t k = 1;  /* one character; a control character or a bad byte: '?' */
-            while (i + (int)k < n && ((unsigned char)s[i + k] & 0xC0) == 0x80 && k < 4)
-                k++;
-            char c[5];
-            memcpy(c, s + i, k);
-            c[k] = 0;
-            fputs(bl_mask(c, k), f);
-            i += (int)k - 1;
-            col++;
-        }
-    }
-}
-
-static void put_num(FILE *f, double v, int width)
-{
-    fprintf(f, " %*.0f", width, v);
-}
 
 /* the model's wavefronts for a line: the number, '-' where it cannot know, '' for none */
 static void put_model(FILE *f, const struct kp_line *m)
@@ -330,21 +243,10 @@ static void put_row(FILE *f, const char *label, const struct gpu_kernel_line *l,
                     const struct kp_line *m)
 {
     fprintf(f, "%6s", label);
-    if (!l) {
+    if (l)
+        kout_figures(f, l->inst, l->wavefronts, l->ideal_known, l->ideal);
+    else
         fprintf(f, "%*s", 12 * 5 + 8 - 1, "");
-        put_model(f, m);
-        fputs(" | ", f);
-        return;
-    }
-    put_num(f, l->inst, 11);
-    put_num(f, l->wavefronts, 12);
-    if (l->ideal_known) {
-        put_num(f, l->ideal, 11);
-        put_num(f, l->excess, 11);
-        fprintf(f, " %7.2f", l->ways);
-    } else {
-        fprintf(f, " %11s %11s %7s", "-", "-", "-");
-    }
     put_model(f, m);
     fputs(" | ", f);
 }
@@ -355,11 +257,9 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, const struct g
         const struct gpu_kernel_inst *in = &r->insts[i];
         if (in->file != l->file || in->line != l->line)
             continue;
-        fprintf(f, "%6s", "");
-        put_num(f, in->inst, 11);
-        put_num(f, in->wavefronts, 12);
+        fprintf(f, "%6s %11.0f %12.0f", "", in->inst, in->wavefronts);
         if (in->ideal_known)
-            put_num(f, in->ideal, 11);
+            fprintf(f, " %11.0f", in->ideal);
         else
             fprintf(f, " %11s", "-");
         fprintf(f, "%20s |   pc 0x%04x  %-12s %s\n", "", in->pc, in->sass,
@@ -411,7 +311,7 @@ static void source_text(struct sources *s, const struct gpu_kernel_result *r, co
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             size_t n = 0;
             s->other_text[file] = files_read(path, 4u << 20, &n, NULL);
-            if (!s->other_text[file] || split_lines(s->other_text[file], n, &s->other[file]))
+            if (!s->other_text[file] || kout_lines(s->other_text[file], n, &s->other[file]))
                 return;
         }
         t = &s->other[file];
@@ -431,7 +331,7 @@ static void put_measured(FILE *f, const struct kernel_args *a, const struct gpu_
     int len;
     put_row(f, label, l, NULL);
     source_text(s, r, dir, l->file, l->line, &at, &len);
-    put_source(f, at, len);
+    kout_source(f, at, len);
     fputc('\n', f);
     if (a->sass)
         put_insts(f, r, l);
@@ -464,7 +364,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         *slash = '\0';
     else
         snprintf(dir, sizeof dir, ".");
-    split_lines(src, srclen, &s.main);
+    kout_lines(src, srclen, &s.main);
 
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", CLI_CLEAN(a->file),
             CLI_CLEAN(r->kernel), r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
@@ -504,7 +404,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             snprintf(label, sizeof label, "%d", ln);
             const struct kp_line *ml = m && ln <= m->nlines ? &m->line[ln - 1] : NULL;
             put_row(f, label, l, ml);
-            put_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
+            kout_source(f, s.main.at[ln - 1], s.main.len[ln - 1]);
             fputc('\n', f);
             if (l && l->excess > 0 && ml)     /* measured conflicts: the model's why and fix */
                 kmodel_put_notes(f, ml, a->zh);
@@ -536,10 +436,8 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
             tot.ideal_known = 0;
     put_row(f, "total", &tot, NULL);
     fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
-    fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the same "
-          "accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); "
-          "ways = wavefronts / ideal.\nmodel: the bank model's wavefronts for the line ('-': it cannot "
-          "express it; banklab kernel --model says why).\n", f);
+    fputs(KOUT_LEGEND "model: the bank model's wavefronts for the line ('-': it cannot express "
+          "it; banklab kernel --model says why).\n", f);
     if (m)
         put_model_summary(f, r, m);
     if (a->counters) {
@@ -563,10 +461,10 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
                 t->compile, t->cache_hit ? " (cache)" : "", t->load, t->cupti, t->wait, t->run,
                 t->collect, t->counters, t->total);
     }
-    lines_free(&s.main);
+    kout_lines_free(&s.main);
     for (int i = 0; i < 16; i++) {
         free(s.other_text[i]);
-        lines_free(&s.other[i]);
+        kout_lines_free(&s.other[i]);
     }
 }
 
@@ -619,7 +517,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
 {
     struct text_lines t;
     memset(&t, 0, sizeof t);
-    split_lines(src, srclen, &t);
+    kout_lines(src, srclen, &t);
     struct jw *w = jw_new(0);
     jw_str(w, "file", a->file);
     measured_kernel_json(w, r);
@@ -669,7 +567,7 @@ static void print_json(const struct kernel_args *a, const struct gpu_kernel_resu
     jw_str(w, "lock", r->lock_note[0] ? r->lock_note : "measured in the device's turn");
     jw_print(w, stdout, 1);   /* main() reports output that could not be written */
     jw_free(w);
-    lines_free(&t);
+    kout_lines_free(&t);
 }
 
 /* n bytes of a source line, each byte of a control character or bad UTF-8 as '?' (bl_mask):
@@ -706,7 +604,7 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
 {
     struct text_lines t;
     memset(&t, 0, sizeof t);
-    split_lines(src, srclen, &t);
+    kout_lines(src, srclen, &t);
     for (int i = 0; i < r->ndiags; i++) {
         const struct gpu_kernel_diag *d = &r->diags[i];
         if (d->line > 0 && d->col > 0)
@@ -730,7 +628,21 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
             }
         }
     }
-    lines_free(&t);
+    kout_lines_free(&t);
+}
+
+/* The text of the source at path (*len bytes), its path into req. NULL after the message. */
+static char *read_source(const char *path, struct gpu_kernel_request *req, size_t *len)
+{
+    struct bl_err why = {0};
+    int fits = strlen(path) < sizeof req->path;
+    char *src = fits ? files_read(path, GPU_KERNEL_MAX_SOURCE, len, &why) : NULL;
+    if (!src)
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(path), fits ? CLI_CLEAN(why.msg)
+                                                                        : "path too long");
+    else
+        snprintf(req->path, sizeof req->path, "%s", path);
+    return src;
 }
 
 /* --fix: write the patched copy (kernel_model.c) and go on with it instead of the file: the
@@ -740,50 +652,29 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
                       size_t *len)
 {
     static char fixed[4096];
-    struct bl_err why = {0};
     int rc = kmodel_write_fix(a->file, *src, *len, req, fixed, sizeof fixed, a->json);
     free(*src);
     *src = NULL;
     if (rc)
         return rc;
     a->file = fixed;
-    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, &why);
-    if (!*src || strlen(a->file) >= sizeof req->path) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why.msg);
-        free(*src);
-        return EXIT_USAGE;
-    }
-    snprintf(req->path, sizeof req->path, "%s", a->file);
-    return 0;
+    *src = read_source(a->file, req, len);
+    return *src ? 0 : EXIT_USAGE;
 }
 
 int cmd_kernel(int argc, char **argv)
 {
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            help(stdout);
-            return 0;
-        }
-    struct kernel_args a;
+    static struct kernel_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
-    struct bl_err e = {0};
+        return rc < 0 ? 0 : rc;
+    char err[512];
     size_t len = 0;
-    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
-    if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(e.msg));
-        return EXIT_USAGE;
-    }
     struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
-    char err[512];
-    if (strlen(a.file) >= sizeof req.path) {
-        fprintf(stderr, "banklab kernel: %s: path too long\n", CLI_CLEAN(a.file));
-        free(src);
+    char *src = read_source(a.file, &req, &len);
+    if (!src)
         return EXIT_USAGE;
-    }
-    snprintf(req.path, sizeof req.path, "%s", a.file);
     if (gpu_kernel_file_options(&req, src, len, err, sizeof err)) {
         fprintf(stderr, "%s:%s\n", CLI_CLEAN(a.file), CLI_CLEAN(err));
         free(src);
@@ -815,7 +706,7 @@ int cmd_kernel(int argc, char **argv)
                 CLI_CLEAN(cache_err.msg));
         req.cache_dir[0] = '\0';
     }
-    bl_err_clear(&e);
+    struct bl_err e = {0};
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
         say(e.msg);
@@ -830,9 +721,9 @@ int cmd_kernel(int argc, char **argv)
             fputc('\n', stderr);
     }
     static struct kp_result model;
-    char merr[GPU_KERNEL_TEXT];
+    struct bl_err merr = {0};
     int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
-                    kmodel_predict(src, len, &req, &model, merr, sizeof merr) == 0;
+                    kmodel_predict(src, len, &req, &model, &merr) == 0;
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)

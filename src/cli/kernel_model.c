@@ -14,53 +14,13 @@
 #include "../store/files.h"
 #include "cli.h"
 #include "kernel_model.h"
-
-/* line n (1-based) of src: its start and length */
-static void src_line(const char *src, size_t len, int n, const char **at, int *ln)
-{
-    const char *p = src, *end = src + len;
-    *at = "";
-    *ln = 0;
-    for (int i = 1; p < end; i++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (i == n) {
-            *at = p;
-            *ln = (int)(e - p) - (e > p && e[-1] == '\r');
-            return;
-        }
-        p = e + 1;
-    }
-}
-
-/* a source line, tabs to 8 columns, control characters escaped */
-static void put_src(FILE *f, const char *s, int n)
-{
-    char raw[1024], clean[2048];
-    int o = 0, col = 0;
-    for (int i = 0; i < n && o < (int)sizeof raw - 9; i++) {
-        if (s[i] == '\t') {
-            do
-                raw[o++] = ' ';
-            while (++col % 8 && o < (int)sizeof raw - 1);
-        } else {
-            raw[o++] = s[i];
-            col++;
-        }
-    }
-    raw[o] = 0;
-    fputs(bl_clean(clean, sizeof clean, raw), f);
-}
+#include "kernel_out.h"
 
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   struct kp_result *r, char *err, size_t errsz)
+                   struct kp_result *r, struct bl_err *err)
 {
-    struct bl_err e = {0};
-    if (kp_predict(src, len, req, r, &e)) {
-        bl_fmt(err, errsz, "%s", e.msg);
+    if (kp_predict(src, len, req, r, err))
         return -1;
-    }
     kp_fixes(src, len, req, r);
     return 0;
 }
@@ -74,11 +34,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "model inst", "wavefronts", "ideal",
             "excess", "ways", "source");
     double t[4] = {0, 0, 0, 0};
+    struct text_lines lines;
+    kout_lines(src, len, &lines);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
-        const char *at;
-        int ln;
-        src_line(src, len, l->line, &at, &ln);
         fprintf(f, "%6d", l->line);
         if (l->state == KP_OK) {
             fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f | ", l->inst, l->wavefronts, l->ideal,
@@ -90,10 +49,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         } else {
             fprintf(f, "%57s | ", l->state == KP_CANNOT ? "-" : "");
         }
-        put_src(f, at, ln);
+        if (l->line >= 1 && l->line <= lines.n)
+            kout_source(f, lines.at[l->line - 1], lines.len[l->line - 1]);
         fputc('\n', f);
         kmodel_put_notes(f, l, g == KP_ZH);
     }
+    kout_lines_free(&lines);
     fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
     if (g == KP_ZH)
@@ -124,17 +85,17 @@ void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
 void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t len,
                        const struct kp_result *r)
 {
+    struct text_lines lines;
+    kout_lines(src, len, &lines);
     jw_arr(w, key);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
-        const char *at;
-        int ln;
         if (l->state == KP_NONE)
             continue;
-        src_line(src, len, l->line, &at, &ln);
+        int in = l->line >= 1 && l->line <= lines.n;
         jw_obj(w, NULL);
         jw_int(w, "line", l->line);
-        jw_strn(w, "source", at, (size_t)ln);
+        jw_strn(w, "source", in ? lines.at[l->line - 1] : "", in ? (size_t)lines.len[l->line - 1] : 0);
         if (l->state == KP_OK) {
             jw_numf(w, "inst", "%.17g", l->inst);
             jw_numf(w, "wavefronts", "%.17g", l->wavefronts);
@@ -150,17 +111,23 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
         jw_end(w);
     }
     jw_end(w);
+    kout_lines_free(&lines);
+}
+
+/* "banklab kernel: FILE: why" on stderr: the exit status of a prediction that failed. */
+static int kmodel_fail(const char *file, const struct bl_err *err)
+{
+    fprintf(stderr, "banklab kernel: %s: %s\n", file, err->msg);
+    return EXIT_USAGE;
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,
                  const struct gpu_kernel_request *req, int json, int zh)
 {
     static struct kp_result r;
-    char err[GPU_KERNEL_TEXT];
-    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
-        return EXIT_USAGE;
-    }
+    struct bl_err err = {0};
+    if (kmodel_predict(src, len, req, &r, &err))
+        return kmodel_fail(file, &err);
     if (json) {
         struct jw *w = jw_new(0);
         jw_str(w, "file", file);
@@ -186,11 +153,9 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
 {
     FILE *o = json ? stderr : stdout;      /* --json keeps stdout one object */
     static struct kp_result r;
-    char err[GPU_KERNEL_TEXT + 64];
-    if (kmodel_predict(src, len, req, &r, err, sizeof err)) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", file, err);
-        return EXIT_USAGE;
-    }
+    struct bl_err err = {0};
+    if (kmodel_predict(src, len, req, &r, &err))
+        return kmodel_fail(file, &err);
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;

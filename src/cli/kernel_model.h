@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu_kernel.h"
 #include "../gpu/kernel_predict.h"
 #include "../store/json_write.h"
 
-/* kmodel_predict: kp_predict and kp_fixes. Returns 0 or -1 with err. */
+/* kmodel_predict: kp_predict and kp_fixes. Returns 0, or -1 with kp_predict's err. */
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   struct kp_result *r, char *err, size_t errsz);
+                   struct kp_result *r, struct bl_err *err);
 
 /* kmodel_print: --model: the prediction of every line (text, or JSON), why and fixes;
  * zh: the notes in Chinese. Returns the exit status. */

@@ -58,6 +58,8 @@ struct lab_values {
 #define BL_LANG(lang) ((lang) == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 #define MSG(lab, m, en) bl_msg_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
 
+static const struct cli_cmd lab_cmd;  /* its options, below */
+
 static const char *tr(const struct lab *lab, const struct lesson_text *t)
 {
     return lesson_tr(t, lab->lang);
@@ -111,14 +113,12 @@ static int parse_ll(const char *s, long long *out)
 
 /* Splits "A=1,B=2,step.C=3" into lab->answers. An empty list and a name given twice (for
  * the same step, also across --answers options) are refused: no answer silently wins.
- * Returns 0, or -1 with a message on stderr. */
+ * Returns 0, or EXIT_USAGE after a message. */
 static int parse_answers(struct lab *lab, const char *list)
 {
     char buf[4096];
-    if (strlen(list) >= sizeof buf) {
-        fprintf(stderr, "banklab lab: --answers is too long\n");
-        return -1;
-    }
+    if (strlen(list) >= sizeof buf)
+        return cli_usage_error(&lab_cmd, "--answers is too long");
     strcpy(buf, list);
     int before = lab->nanswers;
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
@@ -128,16 +128,12 @@ static int parse_answers(struct lab *lab, const char *list)
         if (!*item)
             continue;
         char *eq = strchr(item, '=');
-        if (!eq || eq == item || !eq[1]) {
-            fprintf(stderr, "banklab lab: --answers wants NAME=VALUE items, not '%s'\n",
-                    CLI_CLEAN(item));
-            return -1;
-        }
+        if (!eq || eq == item || !eq[1])
+            return cli_usage_error(&lab_cmd, "--answers wants NAME=VALUE items, not '%s'",
+                                   CLI_CLEAN(item));
         *eq = 0;
-        if (lab->nanswers == LAB_MAX_ANSWERS) {
-            fprintf(stderr, "banklab lab: more than %d answers\n", LAB_MAX_ANSWERS);
-            return -1;
-        }
+        if (lab->nanswers == LAB_MAX_ANSWERS)
+            return cli_usage_error(&lab_cmd, "more than %d answers", LAB_MAX_ANSWERS);
         struct lab_answer *a = &lab->answers[lab->nanswers];
         memset(a, 0, sizeof *a);
         char *dot = strrchr(item, '.');
@@ -145,11 +141,9 @@ static int parse_answers(struct lab *lab, const char *list)
         if (dot) {
             *dot = 0;
             name = dot + 1;
-            if (strlen(item) >= sizeof a->step || !*item) {
-                fprintf(stderr, "banklab lab: bad step name in --answers: '%s'\n",
-                        CLI_CLEAN(item));
-                return -1;
-            }
+            if (strlen(item) >= sizeof a->step || !*item)
+                return cli_usage_error(&lab_cmd, "bad step name in --answers: '%s'",
+                                       CLI_CLEAN(item));
             strcpy(a->step, item);
         }
         char *end = eq - 1;
@@ -158,25 +152,19 @@ static int parse_answers(struct lab *lab, const char *list)
         const char *val = eq + 1;
         while (isspace((unsigned char)*val))
             val++;
-        if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text) {
-            fprintf(stderr, "banklab lab: bad item in --answers: '%s=%s'\n", CLI_CLEAN(name),
-                    CLI_CLEAN(val));
-            return -1;
-        }
+        if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text)
+            return cli_usage_error(&lab_cmd, "bad item in --answers: '%s=%s'", CLI_CLEAN(name),
+                                   CLI_CLEAN(val));
         strcpy(a->name, name);
         strcpy(a->text, val);
         for (int k = 0; k < lab->nanswers; k++)
-            if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name)) {
-                fprintf(stderr, "banklab lab: --answers: %s%s%s is given twice\n", a->step,
-                        a->step[0] ? "." : "", CLI_CLEAN(name));
-                return -1;
-            }
+            if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name))
+                return cli_usage_error(&lab_cmd, "--answers: %s%s%s is given twice", a->step,
+                                       a->step[0] ? "." : "", CLI_CLEAN(name));
         lab->nanswers++;
     }
-    if (lab->nanswers == before) {
-        fprintf(stderr, "banklab lab: --answers is empty (give NAME=VALUE,...)\n");
-        return -1;
-    }
+    if (lab->nanswers == before)
+        return cli_usage_error(&lab_cmd, "--answers is empty (give NAME=VALUE,...)");
     return 0;
 }
 
@@ -398,89 +386,93 @@ static void show_hint(struct lab *lab, const struct lesson_step *st, int *next_h
         (*next_hint)++;
 }
 
+/* One answer at a prompt (hints shown on the way): 1 with the answer in line, 0 when the
+ * learner kept the value (Enter alone), -1 when they stopped (q or end of input). */
+static int answer(struct lab *lab, const struct lesson_step *st, int *next_hint,
+                  const char *prompt, char *line, size_t size)
+{
+    for (;;) {
+        lab_out("%s", prompt);
+        if (read_line(line, size) < 0) {
+            lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+            return -1;
+        }
+        if (!strcmp(line, "q") || !strcmp(line, "quit"))
+            return -1;
+        if (strcmp(line, "?") && strcmp(line, "h") && strcmp(line, "hint"))
+            return line[0] != 0;
+        show_hint(lab, st, next_hint);
+    }
+}
+
+/* The index of the scene's element type named t, or -1. */
+static int type_index(const struct lesson_scene *s, const char *t)
+{
+    for (int k = 0; k < s->ntypes; k++)
+        if (!strcmp(t, s->types[k]))
+            return k;
+    return -1;
+}
+
+/* An answer for parameter p (1 taken into *v) or for the type (p NULL: into *type); 0 with
+ * the reason when it does not fit. */
+static int take(struct lab *lab, const struct lesson_scene *s, const struct lesson_param *p,
+                const char *line, const char *range, long long *v, int *type)
+{
+    long long x = 0;
+    int t = p ? 0 : type_index(s, line), number = p && parse_ll(line, &x) == 0;
+    if (t < 0)
+        lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line), range);
+    else if (p && !number)
+        lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, q to "
+                        "stop.\n", "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
+                CLI_CLEAN(line), range);
+    else if (p && !value_ok(p, x))
+        lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"), x, range);
+    else if (p)
+        *v = x;
+    else
+        *type = t;
+    return p ? number && value_ok(p, x) : t >= 0;
+}
+
 /* Interactive: asks for each parameter (and the type). Returns 0, or -1 when the learner
  * stopped (q or end of input). */
 static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values *v, int *next_hint)
 {
     const struct lesson_scene *s = st->scene;
-    char line[256], range[96];
-    for (int i = 0; i < s->nparams && i < LAB_MAX_PARAMS; i++) {
-        const struct lesson_param *p = &s->params[i];
-        range_text(lab, p, range, sizeof range);
+    char line[256], range[256], prompt[512];
+    int n = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
+    for (int i = 0; i < n + (s->ntypes > 1); i++) {
+        const struct lesson_param *p = i < n ? &s->params[i] : NULL;
+        if (p) {
+            range_text(lab, p, range, sizeof range);
+            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "),
+                     p->name, range, v->v[i]);
+        } else {
+            size_t len = 0;
+            for (int k = 0; k < s->ntypes && len < sizeof range; k++)
+                len += (size_t)snprintf(range + len, sizeof range - len, "%s%s", k ? "|" : "",
+                                        s->types[k]);
+            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), range,
+                     s->types[v->type]);
+        }
         for (int bad = 0;; bad++) {
             if (bad >= 20) {
                 lab_out("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
                 return -1;
             }
-            lab_out(TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "), p->name, range, v->v[i]);
-            if (read_line(line, sizeof line) < 0) {
-                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+            int got = answer(lab, st, next_hint, prompt, line, sizeof line);
+            if (got < 0)
                 return -1;
-            }
-            if (!line[0])
-                break;  /* keep */
-            if (!strcmp(line, "q") || !strcmp(line, "quit"))
-                return -1;
-            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
-                show_hint(lab, st, next_hint);
-                continue;
-            }
-            long long x;
-            if (parse_ll(line, &x) < 0) {
-                lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, "
-                               "q to stop.\n",
-                          "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
-                       CLI_CLEAN(line), range);
-                continue;
-            }
-            if (!value_ok(p, x)) {
-                lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"),
-                       x, range);
-                continue;
-            }
-            v->v[i] = x;
-            break;
-        }
-    }
-    if (s->ntypes > 1) {
-        char list[256];
-        size_t len = 0;
-        list[0] = 0;
-        for (int k = 0; k < s->ntypes && len < sizeof list; k++)
-            len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? "|" : "", s->types[k]);
-        for (int bad = 0;; bad++) {
-            if (bad >= 20)
-                return -1;
-            lab_out(TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), list, s->types[v->type]);
-            if (read_line(line, sizeof line) < 0) {
-                lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
-                return -1;
-            }
-            if (!line[0])
+            if (!got || take(lab, s, p, line, range, p ? &v->v[i] : NULL, &v->type))
                 break;
-            if (!strcmp(line, "q") || !strcmp(line, "quit"))
-                return -1;
-            if (!strcmp(line, "?") || !strcmp(line, "h") || !strcmp(line, "hint")) {
-                show_hint(lab, st, next_hint);
-                continue;
-            }
-            int found = -1;
-            for (int k = 0; k < s->ntypes; k++)
-                if (!strcmp(line, s->types[k]))
-                    found = k;
-            if (found < 0) {
-                lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line),
-                       list);
-                continue;
-            }
-            v->type = found;
-            break;
         }
     }
     return 0;
 }
 
-/* Scripted: applies --answers to the task's values. Returns 0, or -1 (message on stderr)
+/* Scripted: applies --answers to the task's values. Returns 0, or EXIT_USAGE after a message
  * when an answer is out of range or not a number or type. */
 static int apply_answers(struct lab *lab, const struct lesson_step *st, struct lab_values *v)
 {
@@ -492,15 +484,10 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
             if (pass == 0 ? a->step[0] != 0 : strcmp(a->step, st->id) != 0)
                 continue;
             if (!strcmp(a->name, "T") && s->ntypes > 0) {
-                int found = -1;
-                for (int t = 0; t < s->ntypes; t++)
-                    if (!strcmp(a->text, s->types[t]))
-                        found = t;
-                if (found < 0) {
-                    fprintf(stderr, "banklab lab: step %s: T=%s is not one of the scene's types\n",
-                            st->id, CLI_CLEAN(a->text));
-                    return -1;
-                }
+                int found = type_index(s, a->text);
+                if (found < 0)
+                    return cli_usage_error(&lab_cmd, "step %s: T=%s is not one of the scene's "
+                                           "types", st->id, CLI_CLEAN(a->text));
                 v->type = found;
                 a->used = 1;
                 continue;
@@ -512,16 +499,12 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                 long long x;
                 char range[96];
                 range_text(lab, p, range, sizeof range);
-                if (parse_ll(a->text, &x) < 0) {
-                    fprintf(stderr, "banklab lab: step %s: %s=%s is not a whole number\n", st->id,
-                            a->name, CLI_CLEAN(a->text));
-                    return -1;
-                }
-                if (!value_ok(p, x)) {
-                    fprintf(stderr, "banklab lab: step %s: %s=%lld is outside %s\n", st->id,
-                            a->name, x, range);
-                    return -1;
-                }
+                if (parse_ll(a->text, &x) < 0)
+                    return cli_usage_error(&lab_cmd, "step %s: %s=%s is not a whole number", st->id,
+                                           a->name, CLI_CLEAN(a->text));
+                if (!value_ok(p, x))
+                    return cli_usage_error(&lab_cmd, "step %s: %s=%lld is outside %s", st->id,
+                                           a->name, x, range);
                 v->v[i] = x;
                 a->used = 1;
             }
@@ -664,7 +647,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     int next_hint = 0;
     for (int n = 1; n <= tries; n++) {
         if (lab->scripted) {
-            if (apply_answers(lab, st, &v) < 0)
+            if (apply_answers(lab, st, &v))
                 return -1;
         } else {
             lab_out("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
@@ -721,71 +704,64 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 
 /* The command line besides the answers (which go into the lab). */
 struct lab_opts {
+    struct lab *lab;
     const char *file, *replay, *server;
     int no_gpu, device, save, no_server;
 };
 
-/* Reads the options into lab and o. Returns 0, 1 after --help, or EXIT_USAGE after a
- * message. */
-static int parse_options(int argc, char **argv, struct lab *lab, struct lab_opts *o)
+enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_DEVICE, OPT_REPLAY,
+       OPT_NO_SAVE };
+
+static const struct option lab_options[] = {
+    {"answers", required_argument, NULL, OPT_ANSWERS}, {"lang", required_argument, NULL, OPT_LANG},
+    {"tries", required_argument, NULL, OPT_TRIES}, {"no-gpu", no_argument, NULL, OPT_NO_GPU},
+    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
+    {"replay", required_argument, NULL, OPT_REPLAY}, {"no-save", no_argument, NULL, OPT_NO_SAVE},
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int lab_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd lab_cmd = {"lab", "h", lab_options, 0,
+                                       "unknown option '%s' (banklab lab --help)", NULL, usage,
+                                       lab_opt};
+
+static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--no-gpu")) {
-            o->no_gpu = 1;
-        } else if (!strcmp(a, "--server") || !strcmp(a, "--no-server")) {
-            if (cli_server_arg("lab", argc, argv, &i, &o->server, &o->no_server) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--no-save")) {
-            o->save = 0;
-        } else if (!strcmp(a, "--answers") || !strcmp(a, "--lang") || !strcmp(a, "--tries") ||
-                   !strcmp(a, "--device") || !strcmp(a, "--replay")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "banklab lab: %s wants a value\n", a);
-                return EXIT_USAGE;
-            }
-            const char *v = argv[++i];
-            long long x;
-            if (!strcmp(a, "--answers")) {
-                if (parse_answers(lab, v) < 0)
-                    return EXIT_USAGE;
-                lab->scripted = 1;
-            } else if (!strcmp(a, "--lang")) {
-                if (lesson_lang_parse(v, &lab->lang) != 0) {
-                    fprintf(stderr, "banklab lab: --lang is zh or en, not '%s'\n", CLI_CLEAN(v));
-                    return EXIT_USAGE;
-                }
-            } else if (!strcmp(a, "--replay")) {
-                o->replay = v;
-            } else if (!strcmp(a, "--tries")) {
-                if (cli_int_arg("lab", a, v, 1, 20, &x))
-                    return EXIT_USAGE;
-                lab->tries = (int)x;
-            } else {
-                if (cli_int_arg("lab", a, v, 0, CLI_DEVICE_MAX, &x))
-                    return EXIT_USAGE;
-                o->device = (int)x;
-            }
-        } else if (a[0] == '-' && a[1]) {
-            fprintf(stderr, "banklab lab: unknown option '%s' (banklab lab --help)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        } else if (o->file) {
-            fprintf(stderr, "banklab lab: one lab file at a time ('%s' and '%s')\n",
-                    CLI_CLEAN(o->file), CLI_CLEAN(a));
-            return EXIT_USAGE;
-        } else {
-            o->file = a;
-        }
+    struct lab_opts *o = ctx;
+    struct lab *lab = o->lab;
+    if (key == OPT_NO_GPU || key == OPT_NO_SAVE) {
+        o->no_gpu |= key == OPT_NO_GPU;
+        o->save &= key != OPT_NO_SAVE;
+        return 0;
     }
-    if (!o->file) {
-        fprintf(stderr, "banklab lab: which lab? usage: banklab lab FILE (banklab lab --help)\n");
-        return EXIT_USAGE;
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
+        return cli_server_opt(&lab_cmd, key, val, &o->server, &o->no_server);
+    if (key == CLI_ARG || key == CLI_REST) {
+        if (o->file)
+            return cli_usage_error(&lab_cmd, "one lab file at a time ('%s' and '%s')",
+                                   CLI_CLEAN(o->file), CLI_CLEAN(val));
+        o->file = val;
+        return 0;
     }
-    return 0;
+    if (!val)
+        return cli_usage_error(&lab_cmd, "%s wants a value", name);
+    switch (key) {
+    case OPT_ANSWERS:
+        if (parse_answers(lab, val))
+            return EXIT_USAGE;
+        lab->scripted = 1;
+        return 0;
+    case OPT_LANG:
+        if (lesson_lang_parse(val, &lab->lang) != 0)
+            return cli_usage_error(&lab_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(val));
+        return 0;
+    case OPT_REPLAY:
+        o->replay = val;
+        return 0;
+    case OPT_TRIES:
+        return cli_int_opt(&lab_cmd, name, val, 1, 20, &lab->tries);
+    }
+    return cli_int_opt(&lab_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
 }
 
 /* Every --answers item must name a parameter (or T) of some task (a typo is bad input) and
@@ -805,18 +781,16 @@ static int check_answers(struct lab *lab, const struct lesson *l)
             for (int q = 0; q < st->scene->nparams; q++)
                 found |= !strcmp(st->scene->params[q].name, a->name);
         }
-        if (!step_found || !found) {
-            fprintf(stderr, "banklab lab: --answers: %s%s%s is not a parameter of %s\n",
-                    CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
-                    a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
-            return EXIT_USAGE;
-        }
+        if (!step_found || !found)
+            return cli_usage_error(&lab_cmd, "--answers: %s%s%s is not a parameter of %s",
+                                   CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
+                                   a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
     }
     for (int i = 0; i < l->nsteps && lab->scripted; i++) {
         const struct lesson_step *st = &l->steps[i];
         struct lab_values v;
         memset(&v, 0, sizeof v);
-        if (st->task && st->scene && apply_answers(lab, st, &v) < 0)
+        if (st->task && st->scene && apply_answers(lab, st, &v))
             return EXIT_USAGE;
     }
     return 0;
@@ -889,10 +863,12 @@ int cmd_lab(int argc, char **argv)
     lab.tries = 3;
     lab.lang = lesson_lang_from_env();
     lab_locale();
-    struct lab_opts o = {.save = 1};
-    int rc = parse_options(argc, argv, &lab, &o);
+    struct lab_opts o = {.lab = &lab, .save = 1};
+    int rc = cli_parse(&lab_cmd, argc, argv, &o, NULL);
+    if (!rc && !o.file)
+        rc = cli_usage_error(&lab_cmd, "which lab? usage: banklab lab FILE (banklab lab --help)");
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     struct lesson_error lerr;
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(o.file, &lerr);

@@ -1,69 +1,23 @@
-/* main.c: `banklab` entry point. Dispatches to a subcommand, or starts the tutorial when the
- * first argument is not one. Only wiring lives here. */
+/* main.c: `banklab` entry point. Dispatches to a subcommand of CLI_COMMANDS (cli.h), or starts
+ * the tutorial (tutorial.c, which also holds banklab --help) when the first argument is not
+ * one. Only wiring lives here. */
 #include <stdio.h>
 #include <string.h>
 
 #include "../gpu/gpu_kernel.h"
 #include "cli.h"
 
+#define ROW(name, summary) {#name, cmd_##name},
 static const struct {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *summary;
-} commands[] = {
-    {"sim", cmd_sim, "one warp access through the bank model: grid, summary, --json"},
-    {"check", cmd_check, "validate lesson files (schema, scenes, expectations, quizzes)"},
-    {"bench", cmd_bench, "run kernels on the GPU: predicted vs measured (--json, --csv)"},
-    {"verify", cmd_verify, "model vs hardware counters for every lesson scene and case"},
-    {"lab", cmd_lab, "run a graded workshop lab and print a score"},
-    {"report", cmd_report, "write a lab report (Markdown and JSON) from saved progress"},
-    {"kernel", cmd_kernel, "your own .cu kernel: per-line shared wavefronts and conflicts"},
-    {"serve", cmd_serve, "the one measuring process of a GPU, for every banklab of the machine"},
-    {"run", cmd_run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line"},
-};
-
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
-            "       banklab FILE.cu [OPTIONS]    the tutorial on the kernel view of FILE.cu\n"
-            "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
-            "\n"
-            "banklab teaches and measures CUDA shared-memory bank conflicts.\n"
-            "\n"
-            "Commands:\n");
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f,
-            "\n"
-            "Tutorial options (see also man banklab):\n"
-            "  --lessons DIR        lesson directory (default: $BANKLAB_LESSONS, installed, ./lessons)\n"
-            "  --lang zh|en         language (default: from the locale)\n"
-            "  --chapter N --step M start at chapter N, step M\n"
-            "  --reset              forget saved progress\n"
-            "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
-            "  --no-color           no colours (also NO_COLOR=1); glyphs still mark conflicts\n"
-            "  --replay FILE        show measurements recorded by bench/verify --json\n"
-            "  --device N           use CUDA device N\n"
-            "  --server SOCKET      measure on the GPU server there (banklab serve)\n"
-            "  --no-server          measure in this process\n"
-            "  --present            presenter mode for a projector (progress not shown or saved;\n"
-            "                       --keep-progress uses it)\n"
-            "  -h, --help           this help\n"
-            "  -V, --version        version\n"
-            "\n");
-    cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fprintf(f, "\nExit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
-               "could not be written), 3 no GPU.\n");
-}
+} commands[] = {CLI_COMMANDS(ROW)};
 
 int main(int argc, char **argv)
 {
     if (argc >= 2) {
-        if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
-            usage(stdout);
-            return cli_stdout_done(NULL, 0);
-        }
+        if (!strcmp(argv[1], "help"))  /* the tutorial's --help lists the commands */
+            return cli_stdout_done(NULL, cmd_tutorial(2, (char *[]){argv[0], "--help", NULL}));
         if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version")) {
             printf("banklab %s\n", BANKLAB_VERSION);
             return cli_stdout_done(NULL, 0);

@@ -67,84 +67,68 @@ struct report_opts {
     int no_gpu, device, formats;
 };
 
+static int report_opt(void *ctx, int key, const char *name, const char *val);
+static const struct cli_cmd report_cmd;
+
 /* The option values that need checking: --format, --learner (text for both files: UTF-8,
  * one line, no control characters), --lang. Returns 0, or EXIT_USAGE after a message. */
 static int check_options(struct report_opts *o)
 {
-    if (!strcmp(o->format, "md"))
-        o->formats = REPORT_MD;
-    else if (!strcmp(o->format, "json"))
-        o->formats = REPORT_JSON;
-    else if (!strcmp(o->format, "both"))
-        o->formats = REPORT_BOTH;
-    else {
-        fprintf(stderr, "banklab report: --format is md, json or both, not '%s'\n",
-                CLI_CLEAN(o->format));
-        return EXIT_USAGE;
-    }
+    static const struct {
+        const char *name;
+        int formats;
+    } formats[] = {{"md", REPORT_MD}, {"json", REPORT_JSON}, {"both", REPORT_BOTH}};
+    for (size_t i = 0; i < sizeof formats / sizeof formats[0] && !o->formats; i++)
+        o->formats = strcmp(o->format, formats[i].name) ? 0 : formats[i].formats;
+    if (!o->formats)
+        return cli_usage_error(&report_cmd, "--format is md, json or both, not '%s'",
+                               CLI_CLEAN(o->format));
     unsigned cp = 0;
-    if (o->learner && bl_utf8_bad(o->learner, strlen(o->learner)) != SIZE_MAX) {
-        fprintf(stderr, "banklab report: --learner is not UTF-8 text: '%s'\n",
-                CLI_CLEAN(o->learner));
-        return EXIT_USAGE;
-    }
-    if (o->learner && bl_utf8_control(o->learner, NULL, &cp) != SIZE_MAX) {
-        fprintf(stderr, "banklab report: --learner holds control character U+%04X: '%s'\n", cp,
-                CLI_CLEAN(o->learner));
-        return EXIT_USAGE;
-    }
+    const char *l = o->learner;
+    if (l && bl_utf8_bad(l, strlen(l)) != SIZE_MAX)
+        return cli_usage_error(&report_cmd, "--learner is not UTF-8 text: '%s'", CLI_CLEAN(l));
+    if (l && bl_utf8_control(l, NULL, &cp) != SIZE_MAX)
+        return cli_usage_error(&report_cmd, "--learner holds control character U+%04X: '%s'",
+                               cp, CLI_CLEAN(l));
     enum lesson_lang lang;
-    if (o->lang_opt && lesson_lang_parse(o->lang_opt, &lang) != 0) {
-        fprintf(stderr, "banklab report: --lang is zh or en, not '%s'\n", CLI_CLEAN(o->lang_opt));
-        return EXIT_USAGE;
-    }
+    if (o->lang_opt && lesson_lang_parse(o->lang_opt, &lang) != 0)
+        return cli_usage_error(&report_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(o->lang_opt));
     return 0;
 }
 
-/* Reads and checks the options into o. Returns 0, 1 after --help, or EXIT_USAGE after a
- * message. */
-static int parse_options(int argc, char **argv, struct report_opts *o)
+enum { OPT_OUT = CLI_KEY_FIRST, OPT_FORMAT, OPT_PROGRESS, OPT_LESSONS, OPT_LANG, OPT_LEARNER,
+       OPT_NO_GPU, OPT_DEVICE };
+
+static const struct option report_options[] = {
+    {"out", required_argument, NULL, OPT_OUT}, {"format", required_argument, NULL, OPT_FORMAT},
+    {"progress", required_argument, NULL, OPT_PROGRESS},
+    {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"lang", required_argument, NULL, OPT_LANG}, {"learner", required_argument, NULL, OPT_LEARNER},
+    {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"device", required_argument, NULL, OPT_DEVICE},
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static const struct cli_cmd report_cmd = {"report", "h", report_options, 0,
+                                          "unknown option '%s' (banklab report --help)", NULL,
+                                          usage, report_opt};
+
+static int report_opt(void *ctx, int key, const char *name, const char *val)
 {
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 1;
-        } else if (!strcmp(a, "--no-gpu")) {
-            o->no_gpu = 1;
-            continue;
-        } else if (!strcmp(a, "--out")) {
-            dst = &o->out;
-        } else if (!strcmp(a, "--format")) {
-            dst = &o->format;
-        } else if (!strcmp(a, "--progress")) {
-            dst = &o->progress_path;
-        } else if (!strcmp(a, "--lessons")) {
-            dst = &o->lessons;
-        } else if (!strcmp(a, "--lang")) {
-            dst = &o->lang_opt;
-        } else if (!strcmp(a, "--learner")) {
-            dst = &o->learner;
-        } else if (!strcmp(a, "--device")) {
-            long long v;
-            if (cli_int_arg("report", "--device", i + 1 < argc ? argv[++i] : NULL, 0,
-                            CLI_DEVICE_MAX, &v))
-                return EXIT_USAGE;
-            o->device = (int)v;
-            continue;
-        } else {
-            fprintf(stderr, "banklab report: unknown option '%s' (banklab report --help)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        }
-        if (i + 1 >= argc || !argv[i + 1][0]) {
-            fprintf(stderr, "banklab report: %s wants a value\n", a);
-            return EXIT_USAGE;
-        }
-        *dst = argv[++i];
+    struct report_opts *o = ctx;
+    if (key == OPT_NO_GPU) {
+        o->no_gpu = 1;
+        return 0;
     }
-    return check_options(o);
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&report_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
+    const char **dst = key == OPT_OUT ? &o->out : key == OPT_FORMAT ? &o->format
+                     : key == OPT_PROGRESS ? &o->progress_path : key == OPT_LESSONS ? &o->lessons
+                     : key == OPT_LANG ? &o->lang_opt : key == OPT_LEARNER ? &o->learner : NULL;
+    if (!dst)  /* an argument */
+        return cli_usage_error(&report_cmd, report_cmd.unknown, CLI_CLEAN(val));
+    if (!val || !*val)
+        return cli_usage_error(&report_cmd, "%s wants a value", name);
+    *dst = val;
+    return 0;
 }
 
 /* The report's meta data: the learner, and the device when a GPU answers. */
@@ -190,9 +174,11 @@ static int write_report(const struct report_opts *o, const struct progress *p,
 int cmd_report(int argc, char **argv)
 {
     struct report_opts o = {.out = ".", .format = "both"};
-    int rc = parse_options(argc, argv, &o);
+    int rc = cli_parse(&report_cmd, argc, argv, &o, NULL);
+    if (!rc)
+        rc = check_options(&o);
     if (rc)
-        return rc == 1 ? 0 : rc;
+        return rc < 0 ? 0 : rc;
     char pbuf[4096];
     if (!o.progress_path && !(o.progress_path = progress_default_path(pbuf, sizeof pbuf))) {
         fprintf(stderr, "banklab report: neither XDG_STATE_HOME nor HOME is set; "

@@ -20,6 +20,7 @@
 #include "../store/json_write.h"
 #include "cli.h"
 #include "measured.h"
+#include "kernel_out.h"
 
 struct run_args {
     const char *kernel_re;
@@ -81,20 +82,43 @@ static void help(FILE *f)
         f);
 }
 
-static int usage_error(const char *what, const char *arg)
-{
-    fprintf(stderr, "banklab run: %s%s\n", what, arg ? arg : "");
-    short_usage(stderr);
-    return EXIT_USAGE;
-}
+enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW };
 
-static int count_arg(const char *v, long *out)
+static const struct option run_options[] = {
+    {"kernel", required_argument, NULL, OPT_KERNEL},
+    {"launch-skip", required_argument, NULL, OPT_SKIP},
+    {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
+    {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int run_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd run_cmd = {"run", "h", run_options, 1, "unknown option %s",
+                                       short_usage, help, run_opt};
+
+static int run_opt(void *ctx, int key, const char *name, const char *val)
 {
+    struct run_args *a = ctx;
+    a->json |= key == OPT_JSON;
+    a->sass |= key == OPT_SASS;
+    a->view |= key == OPT_VIEW;
+    if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW)
+        return 0;
+    if (!val)
+        return cli_usage_error(&run_cmd, "%s needs a value", name);
+    if (key == OPT_KERNEL) {
+        regex_t re;
+        if (regcomp(&re, val, REG_EXTENDED | REG_NOSUB))
+            return cli_usage_error(&run_cmd, "--kernel takes an extended regular expression");
+        regfree(&re);
+        a->kernel_re = val;
+        return 0;
+    }
     char *end;
-    long n = strtol(v, &end, 10);
-    if (!*v || *end || n < 0 || n > 1000000000L)
-        return -1;
-    *out = n;
+    long n = strtol(val, &end, 10);
+    if (!*val || *end || n < 0 || n > 1000000000L)
+        return cli_usage_error(&run_cmd, "%s takes a count (0, 1, 2, ...)", name);
+    *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     return 0;
 }
 
@@ -102,43 +126,13 @@ static int parse_args(int argc, char **argv, struct run_args *a)
 {
     memset(a, 0, sizeof *a);
     a->skip = a->count = -1;
-    int i;
-    for (i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (!strcmp(arg, "--")) {
-            i++;
-            break;
-        }
-        if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--view")) {
-            a->view = 1;
-        } else if (!strcmp(arg, "--sass")) {
-            a->sass = 1;
-        } else if (!strcmp(arg, "--kernel") || !strcmp(arg, "--launch-skip") ||
-                   !strcmp(arg, "--launch-count")) {
-            if (i + 1 >= argc)
-                return usage_error(arg, " needs a value");
-            const char *v = argv[++i];
-            if (!strcmp(arg, "--kernel")) {
-                regex_t re;
-                if (regcomp(&re, v, REG_EXTENDED | REG_NOSUB))
-                    return usage_error("--kernel takes an extended regular expression", NULL);
-                regfree(&re);
-                a->kernel_re = v;
-            } else if (count_arg(v, !strcmp(arg, "--launch-skip") ? &a->skip : &a->count)) {
-                return usage_error(arg, " takes a count (0, 1, 2, ...)");
-            }
-        } else if (arg[0] == '-') {
-            return usage_error("unknown option ", arg);
-        } else {
-            break; /* the program, without "--" */
-        }
-    }
+    int i, rc = cli_parse(&run_cmd, argc, argv, a, &i);
+    if (rc)
+        return rc;
     if (i >= argc)
-        return usage_error("which program? (banklab run -- PROGRAM [ARGS])", NULL);
+        return cli_usage_error(&run_cmd, "which program? (banklab run -- PROGRAM [ARGS])");
     if (a->json && (a->sass || a->view))
-        return usage_error("--json holds everything: no --sass or --view with it", NULL);
+        return cli_usage_error(&run_cmd, "--json holds everything: no --sass or --view with it");
     a->argv = argv + i;
     return 0;
 }
@@ -155,47 +149,36 @@ static void put_clean(FILE *f, const char *s, size_t n)
     fputs(bl_clean(clean, sizeof clean, raw), f);
 }
 
-/* The text of line `line` of `path` (read once per file into the cache). */
+/* The lines of the file last asked for (read once per file). */
 struct src_cache {
     char path[PATH_MAX];
     char *text;
-    size_t len;
+    struct text_lines lines;
 };
 
 static int source_line(struct src_cache *c, const char *path, int line, const char **at,
                        size_t *n)
 {
     if (strcmp(c->path, path)) {
+        size_t len = 0;
         free(c->text);
-        c->text = files_read(path, 8u << 20, &c->len, NULL);
+        kout_lines_free(&c->lines);
+        c->text = files_read(path, 8u << 20, &len, NULL);
+        if (c->text)
+            kout_lines(c->text, len, &c->lines);
         bl_fmt(c->path, sizeof c->path, "%s", path);
     }
-    if (!c->text || line < 1)
+    if (line < 1 || line > c->lines.n)
         return 0;
-    const char *p = c->text, *end = c->text + c->len;
-    for (int l = 1; p < end; l++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (l == line) {
-            *at = p;
-            *n = (size_t)(e - p);
-            if (*n && p[*n - 1] == '\r')
-                (*n)--;
-            return 1;
-        }
-        p = e + 1;
-    }
-    return 0;
+    *at = c->lines.at[line - 1];
+    *n = (size_t)c->lines.len[line - 1];
+    return 1;
 }
 
-static void put_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
+static void src_cache_done(struct src_cache *c)
 {
-    fprintf(f, " %11.0f %12.0f", inst, wf);
-    if (ideal_known)
-        fprintf(f, " %11.0f %11.0f %7.2f", ideal, wf - ideal, ideal > 0 ? wf / ideal : 0);
-    else
-        fprintf(f, " %11s %11s %7s", "-", "-", "-");
+    free(c->text);
+    kout_lines_free(&c->lines);
 }
 
 static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int line, int all)
@@ -205,7 +188,7 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
         if (!all && (in->file != file || in->line != line))
             continue;
         fprintf(f, "%6s", "");
-        put_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        kout_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
         fprintf(f, " |   pc 0x%04x  %-12s %s\n", in->pc, in->sass, gpu_kernel_op_name(in->op));
     }
 }
@@ -250,7 +233,7 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
             else
                 snprintf(label, sizeof label, "?");
             fprintf(f, "%6s", label);
-            put_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+            kout_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
             fputs(" | ", f);
             const char *at;
             size_t n;
@@ -262,7 +245,7 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
         }
     }
     fprintf(f, "%6s", "total");
-    put_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    kout_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
     if (lineinfo)
         fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
                 r->nlines == 1 ? "" : "s");
@@ -494,15 +477,10 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
 
 int cmd_run(int argc, char **argv)
 {
-    for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
-        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-            help(stdout);
-            return 0;
-        }
     struct run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc;
     const char *other = getenv("CUDA_INJECTION64_PATH");
     char why[PATH_MAX + 256];
     if (other && *other) {
@@ -541,11 +519,9 @@ int cmd_run(int argc, char **argv)
         memset(&cache, 0, sizeof cache);
         for (int i = 0; i < o.nlaunches; i++)
             print_launch(stdout, &a, &o.launches[i], &cache);
-        free(cache.text);
+        src_cache_done(&cache);
         if (o.nlaunches)
-            fputs("\ninst: shared-memory warp instructions executed; ideal: the wavefronts the "
-                  "same accesses need\nwithout a bank conflict; excess = wavefronts - ideal (the "
-                  "conflicts); ways = wavefronts / ideal.\n", stdout);
+            fputs(KOUT_LEGEND, stdout);
     }
     fflush(stdout);
     char prog[512];

@@ -10,9 +10,8 @@
 #include "cli.h"
 
 struct serve_args {
-    int device;
     const char *socket;
-    long long cache_s, idle_s, pause_s, fake_delay_ms, ready_fd;
+    long long device, cache_s, idle_s, pause_s, fake_delay_ms, ready_fd;
     int pause, stats, fake;
 };
 
@@ -38,6 +37,70 @@ static void usage(FILE *f)
         SERVE_CACHE_DEFAULT_S, SERVE_SIGNAL_PAUSE_S);
 }
 
+enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_PAUSE, OPT_STATS,
+       OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD };
+
+static const struct option serve_options[] = {
+    {"device", required_argument, NULL, OPT_DEVICE},
+    {"socket", required_argument, NULL, OPT_SOCKET},
+    {"server", required_argument, NULL, OPT_SOCKET},
+    {"cache", required_argument, NULL, OPT_CACHE}, {"idle", required_argument, NULL, OPT_IDLE},
+    {"pause", required_argument, NULL, OPT_PAUSE}, {"stats", no_argument, NULL, OPT_STATS},
+    {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
+    {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
+    {"ready-fd", required_argument, NULL, OPT_READY_FD},            /* the client that starts it */
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int serve_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd serve_cmd = {"serve", "h", serve_options, 0,
+                                         "unknown argument '%s'", usage, usage, serve_opt};
+
+/* The integer options: where each goes and its range. */
+static long long *int_opt(struct serve_args *a, int key, long long *lo, long long *hi)
+{
+    *lo = 0;
+    *hi = 86400;
+    switch (key) {
+    case OPT_DEVICE:
+        *hi = CLI_DEVICE_MAX;
+        return &a->device;
+    case OPT_CACHE:
+        return &a->cache_s;
+    case OPT_IDLE:
+        *hi = 86400 * 30;
+        return &a->idle_s;
+    case OPT_PAUSE:
+        a->pause = 1;
+        return &a->pause_s;
+    case OPT_FAKE_DELAY:
+        *hi = 60000;
+        return &a->fake_delay_ms;
+    case OPT_READY_FD:
+        *lo = 3;
+        *hi = 1023;
+        return &a->ready_fd;
+    }
+    return NULL;
+}
+
+static int serve_opt(void *ctx, int key, const char *name, const char *val)
+{
+    struct serve_args *a = ctx;
+    long long lo, hi, *dst = int_opt(a, key, &lo, &hi);
+    if (dst) {
+        return cli_int_arg("serve", name, val, lo, hi, dst) ? EXIT_USAGE : 0;
+    }
+    if (key == OPT_SOCKET && (!val || !*val))
+        return cli_usage_error(&serve_cmd, "%s takes a path", name);
+    a->socket = key == OPT_SOCKET ? val : a->socket;
+    a->stats |= key == OPT_STATS;
+    a->fake |= key == OPT_FAKE;
+    if (key == OPT_SOCKET || key == OPT_STATS || key == OPT_FAKE)
+        return 0;
+    return cli_usage_error(&serve_cmd, serve_cmd.unknown, CLI_CLEAN(val ? val : name));
+}
+
 static int parse(int argc, char **argv, struct serve_args *a)
 {
     memset(a, 0, sizeof *a);
@@ -46,54 +109,10 @@ static int parse(int argc, char **argv, struct serve_args *a)
     const char *env = getenv("BANKLAB_SERVE_CACHE");
     if (env && *env && cli_int_arg("serve", "BANKLAB_SERVE_CACHE", env, 0, 86400, &a->cache_s))
         return EXIT_USAGE;
-    for (int i = 1; i < argc; i++) {
-        const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long long d;
-        int bad = 0, took = 1;
-        if (!strcmp(o, "--device")) {
-            bad = cli_int_arg("serve", o, v, 0, CLI_DEVICE_MAX, &d);
-            a->device = (int)d;
-        } else if (!strcmp(o, "--socket") || !strcmp(o, "--server")) {
-            if (!v || !*v) {
-                fprintf(stderr, "banklab serve: %s takes a path\n", o);
-                return EXIT_USAGE;
-            }
-            a->socket = v;
-        } else if (!strcmp(o, "--cache")) {
-            bad = cli_int_arg("serve", o, v, 0, 86400, &a->cache_s);
-        } else if (!strcmp(o, "--idle")) {
-            bad = cli_int_arg("serve", o, v, 0, 86400 * 30, &a->idle_s);
-        } else if (!strcmp(o, "--pause")) {
-            bad = cli_int_arg("serve", o, v, 0, 86400, &a->pause_s);
-            a->pause = 1;
-        } else if (!strcmp(o, "--fake-delay")) {   /* tests */
-            bad = cli_int_arg("serve", o, v, 0, 60000, &a->fake_delay_ms);
-        } else if (!strcmp(o, "--ready-fd")) {     /* the client that starts it */
-            bad = cli_int_arg("serve", o, v, 3, 1023, &a->ready_fd);
-        } else {
-            took = 0;
-            if (!strcmp(o, "--stats"))
-                a->stats = 1;
-            else if (!strcmp(o, "--fake"))          /* tests: no GPU, the model's numbers */
-                a->fake = 1;
-            else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-                usage(stdout);
-                return -1;
-            } else {
-                fprintf(stderr, "banklab serve: unknown argument '%s'\n", CLI_CLEAN(o));
-                usage(stderr);
-                return EXIT_USAGE;
-            }
-        }
-        if (bad)
-            return EXIT_USAGE;
-        i += took;
-    }
-    if (a->pause && a->stats) {
-        fprintf(stderr, "banklab serve: --pause and --stats exclude each other\n");
-        return EXIT_USAGE;
-    }
-    return 0;
+    int rc = cli_parse(&serve_cmd, argc, argv, a, NULL);
+    if (!rc && a->pause && a->stats)
+        rc = cli_usage_error(&serve_cmd, "--pause and --stats exclude each other");
+    return rc;
 }
 
 static void on_stop(int sig)
@@ -155,15 +174,15 @@ int cmd_serve(int argc, char **argv)
     struct bl_err e = {0};
     if (a.socket) {
         snprintf(path, sizeof path, "%s", a.socket);
-    } else if (serve_default_path(a.device, path, sizeof path, &e)) {
-        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", a.device, CLI_CLEAN(e.msg));
+    } else if (serve_default_path((int)a.device, path, sizeof path, &e)) {
+        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", (int)a.device, CLI_CLEAN(e.msg));
         tell_ready((int)a.ready_fd, e.msg);
         return EXIT_NOGPU;
     }
     if (a.pause || a.stats)
         return control(&a, path);
     struct gpu_info info;
-    struct gpu *g = a.fake ? serve_fake_open((int)a.fake_delay_ms, &info) : gpu_open(a.device, &info);
+    struct gpu *g = a.fake ? serve_fake_open((int)a.fake_delay_ms, &info) : gpu_open((int)a.device, &info);
     if (!g || !info.available) {
         snprintf(err, sizeof err, "no GPU: %.200s", g ? info.err.msg : "out of memory");
         fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err));
@@ -178,7 +197,7 @@ int cmd_serve(int argc, char **argv)
     signal(SIGPIPE, SIG_IGN);
     fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
-    struct serve_opts o = {path, a.device, (int)a.cache_s, (int)a.idle_s, (int)a.ready_fd};
+    struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s, (int)a.ready_fd};
     char bound[256];
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../lesson/scene.h"
@@ -338,11 +337,9 @@ static int eval_offsets(const struct sim_args *a, struct sim_one *o)
     int bad = -1;
     int st = simulate(o, &bad);
     if (st == BANK_EALIGN) {
-        fprintf(stderr, "banklab sim: lane %d: offset %" PRIu64 " is not a multiple of the "
-                        "width (%u bytes)\n", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
-                a->width);
-        sim_short_usage(stderr);
-        return EXIT_USAGE;
+        return cli_usage_error(&sim_cmd, "lane %d: offset %" PRIu64 " is not a multiple of the "
+                               "width (%u bytes)", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
+                               a->width);
     } else if (st) {
         fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
         return EXIT_USAGE;
@@ -359,13 +356,6 @@ struct sim_meas {
     int live;                     /* --gpu: measured now (run[] is filled) */
 };
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 /* The GPU runner or the recording, opened once for every pattern of a run. */
 struct sim_meter {
     struct gpu *g;
@@ -377,21 +367,11 @@ struct sim_meter {
  * line on stderr. */
 static int meter_open(const struct sim_args *a, struct sim_meter *mt)
 {
-    double t0 = now_ms();
-    mt->g = a->replay ? cli_open_replay("sim", a->replay, &mt->info) : gpu_open_auto(a->device, a->server, a->no_server, &mt->info);
-    if (!mt->g) {
-        if (!a->replay)
-            fprintf(stderr, "banklab sim: out of memory\n");
-        return EXIT_USAGE;
-    }
-    if (!mt->info.available) {
-        fprintf(stderr, "banklab sim: no GPU: %s\n", CLI_CLEAN(mt->info.err.msg));
-        gpu_close(mt->g);
-        mt->g = NULL;
-        return EXIT_NOGPU;
-    }
-    mt->open_ms = now_ms() - t0;
-    return 0;
+    double t0 = bl_now_ms();
+    int rc;
+    mt->g = cli_open_gpu("sim", a->replay, a->device, a->server, a->no_server, &mt->info, &rc);
+    mt->open_ms = bl_now_ms() - t0;
+    return mt->g ? 0 : rc;
 }
 
 /* --gpu / --replay: each access through gpu.h (the CUDA runner or the recording), as the
@@ -410,9 +390,9 @@ static int measure(const struct sim_args *a, struct sim_meter *mt, const struct 
         q.kind = GPU_REQ_PATTERN;
         q.access = one[i].acc;
         q.want_timing = q.want_counters = 1;
-        double t1 = now_ms();
+        double t1 = bl_now_ms();
         enum gpu_status st = gpu_run(mt->g, &q, &m->res[i], SIM_GPU_TIMEOUT_MS);
-        m->run[i].request_ms = now_ms() - t1;
+        m->run[i].request_ms = bl_now_ms() - t1;
         m->run[i].open_ms = mt->open_ms;
         mt->open_ms = 0;
         m->run[i].lock = m->lock;

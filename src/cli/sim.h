@@ -8,6 +8,7 @@
 
 #include "../model/bank.h"
 #include "../model/pattern.h"
+#include "cli.h"
 
 struct sim_args {
     const char *pattern;         /* PATTERN, or NULL for the raw form */
@@ -34,7 +35,7 @@ struct sim_args {
  * was printed (exit 0); EXIT_USAGE after a message and the short usage on stderr. */
 int sim_parse_args(int argc, char **argv, struct sim_args *a);
 
-/* sim_short_usage: the forms of the command, in a few lines, to f. */
-void sim_short_usage(FILE *f);
+/* sim_cmd: the command's options and messages (cli_usage_error(&sim_cmd, ...)). */
+extern const struct cli_cmd sim_cmd;
 
 #endif

@@ -9,7 +9,7 @@
 #include "cli.h"
 #include "sim.h"
 
-void sim_short_usage(FILE *f)
+static void sim_short_usage(FILE *f)
 {
     fputs("usage: banklab sim PATTERN [--block XxYxZ] [--warp N] [--param NAME=VALUE]...\n"
           "                  [--access N] [--dynamic BYTES] [--mask HEX] [OUTPUT OPTIONS]\n"
@@ -169,44 +169,51 @@ static void help(FILE *f)
     help_output(f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static int sim_opt(void *ctx, int key, const char *name, const char *val);
+
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_ASCII, OPT_NO_COLOR, OPT_STORE, OPT_LANES, OPT_GPU,
+       OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
+       OPT_COLUMNS, OPT_SCRIPT, OPT_REPLAY, OPT_DEVICE, OPT_SVG };
+
+static const struct option sim_options[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"ascii", no_argument, NULL, OPT_ASCII},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
+    {"store", no_argument, NULL, OPT_STORE}, {"lanes", no_argument, NULL, OPT_LANES},
+    {"gpu", no_argument, NULL, OPT_GPU}, {"block", required_argument, NULL, OPT_BLOCK},
+    {"warp", required_argument, NULL, OPT_WARP}, {"param", required_argument, NULL, OPT_PARAM},
+    {"access", required_argument, NULL, OPT_ACCESS},
+    {"dynamic", required_argument, NULL, OPT_DYNAMIC},
+    {"offsets", required_argument, NULL, OPT_OFFSETS},
+    {"width", required_argument, NULL, OPT_WIDTH}, {"mask", required_argument, NULL, OPT_MASK},
+    {"columns", required_argument, NULL, OPT_COLUMNS},
+    {"script", required_argument, NULL, OPT_SCRIPT},
+    {"replay", required_argument, NULL, OPT_REPLAY},
+    {"device", required_argument, NULL, OPT_DEVICE}, {"svg", required_argument, NULL, OPT_SVG},
+    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+
+const struct cli_cmd sim_cmd = {"sim", "h", sim_options, 0, "unknown option '%s'",
+                                sim_short_usage, help, sim_opt};
+
+/* Strict parse of a whole number: decimal or 0x hex (a leading 0 is not octal: "010" is ten),
+ * a sign only where sign is set. */
+static int parse_num(const char *s, int sign, long long *sv, uint64_t *uv)
 {
-    fputs("banklab sim: ", stderr);
-    fprintf(stderr, fmt, CLI_CLEAN(arg ? arg : ""));
-    fputc('\n', stderr);
-    sim_short_usage(stderr);
-    return EXIT_USAGE;
+    const char *d = sign && s && (*s == '-' || *s == '+') ? s + 1 : s;
+    if (!d || !*d || *d == '-' || *d == '+' || *d == ' ')
+        return -1;
+    errno = 0;
+    char *end;
+    int base = d[0] == '0' && (d[1] == 'x' || d[1] == 'X') ? 16 : 10;
+    if (sign)
+        *sv = strtoll(s, &end, base);
+    else
+        *uv = strtoull(s, &end, base);
+    return errno || *end || end == s ? -1 : 0;
 }
 
-/* Strict unsigned parse: decimal or 0x hex, the whole string, no sign. */
 static int parse_u64(const char *s, uint64_t *out)
 {
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
-        return -1;
-    errno = 0;
-    char *end;
-    /* Decimal or 0x hex; a leading 0 is not octal ("010" is ten). */
-    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
-    if (errno || *end || end == s)
-        return -1;
-    *out = v;
-    return 0;
-}
-
-static int parse_ll(const char *s, long long *out)
-{
-    if (!s || !*s || *s == ' ')
-        return -1;
-    errno = 0;
-    char *end;
-    const char *d = *s == '-' || *s == '+' ? s + 1 : s;
-    int hex = d[0] == '0' && (d[1] == 'x' || d[1] == 'X');
-    long long v = strtoll(s, &end, hex ? 16 : 10);
-    if (errno || *end || end == s)
-        return -1;
-    *out = v;
-    return 0;
+    return parse_num(s, 0, NULL, out);
 }
 
 static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
@@ -218,32 +225,34 @@ static int parse_small(const char *s, unsigned lo, unsigned hi, unsigned *out)
     return 0;
 }
 
+/* The numbers of s separated by any of seps (blanks around each dropped), each of lo..hi,
+ * into out[]: their count; max + 1 when there are more than max; -1 when one is empty or not
+ * such a number. */
+static int parse_list(const char *s, const char *seps, uint64_t lo, uint64_t hi, uint64_t *out,
+                      int max)
+{
+    char tok[40];
+    for (int n = 0;; n++) {
+        size_t len = strcspn(s, seps), skip = strspn(s, " \t");
+        const char *p = s + (skip < len ? skip : len);
+        size_t k = len - (size_t)(p - s);
+        while (k && (p[k - 1] == ' ' || p[k - 1] == '\t'))
+            k--;
+        if (k == 0 || k >= sizeof tok || n >= max)
+            return n >= max ? max + 1 : -1;
+        memcpy(tok, p, k);
+        tok[k] = 0;
+        if (parse_u64(tok, &out[n]) || out[n] < lo || out[n] > hi)
+            return -1;
+        if (!s[len])
+            return n + 1;
+        s += len + 1;
+    }
+}
+
 static int parse_offsets(const char *s, uint64_t *off)
 {
-    int n = 0;
-    const char *p = s;
-    char tok[40];
-    for (;;) {
-        const char *comma = strchr(p, ',');
-        size_t len = comma ? (size_t)(comma - p) : strlen(p);
-        while (len && (*p == ' ' || *p == '\t')) {
-            p++;
-            len--;
-        }
-        while (len && (p[len - 1] == ' ' || p[len - 1] == '\t'))
-            len--;
-        if (len == 0 || len >= sizeof tok || n >= BANK_LANES)
-            return n >= BANK_LANES ? BANK_LANES + 1 : -1;
-        memcpy(tok, p, len);
-        tok[len] = 0;
-        if (parse_u64(tok, &off[n]))
-            return -1;
-        n++;
-        if (!comma)
-            break;
-        p = comma + 1;
-    }
-    return n;
+    return parse_list(s, ",", 0, UINT64_MAX, off, BANK_LANES);
 }
 
 static int parse_mask(const char *s, uint32_t *out)
@@ -259,83 +268,45 @@ static int parse_mask(const char *s, uint32_t *out)
 
 static int parse_block(const char *s, unsigned block[3])
 {
-    unsigned v[3] = {1, 1, 1};
-    int n = 0;
-    const char *p = s;
-    char tok[16];
-    for (;;) {
-        const char *x = strpbrk(p, "xX");
-        size_t len = x ? (size_t)(x - p) : strlen(p);
-        if (n >= 3 || len == 0 || len >= sizeof tok)
-            return -1;
-        memcpy(tok, p, len);
-        tok[len] = 0;
-        if (parse_small(tok, 1, 1024, &v[n]))
-            return -1;
-        n++;
-        if (!x)
-            break;
-        p = x + 1;
-    }
-    if (v[2] > 64 || (uint64_t)v[0] * v[1] * v[2] > 1024)
+    uint64_t v[3] = {1, 1, 1};
+    int n = parse_list(s, "xX", 1, 1024, v, 3);
+    if (n < 1 || n > 3 || v[2] > 64 || v[0] * v[1] * v[2] > 1024)
         return -1;
-    memcpy(block, v, sizeof v);
+    for (int i = 0; i < 3; i++)
+        block[i] = (unsigned)v[i];
     return 0;
-}
-
-/* Returns the value of --opt=VALUE or --opt VALUE (advancing *i), NULL when it is missing. */
-static const char *opt_value(int argc, char **argv, int *i, const char *name, int *matched)
-{
-    const char *a = argv[*i];
-    size_t n = strlen(name);
-    *matched = 0;
-    if (strncmp(a, name, n))
-        return NULL;
-    if (a[n] == '=') {
-        *matched = 1;
-        return a + n + 1;
-    }
-    if (a[n] != 0)
-        return NULL;
-    *matched = 1;
-    if (*i + 1 >= argc)
-        return NULL;
-    return argv[++*i];
 }
 
 /* Options that exclude or need each other. 0, or EXIT_USAGE after the message. */
 static int check_args(const struct sim_args *a)
 {
+    const struct cli_cmd *c = &sim_cmd;
     if (a->pattern && a->have_offsets)
-        return usage_error("give a PATTERN or --offsets, not both%s", "");
+        return cli_usage_error(c, "give a PATTERN or --offsets, not both");
     if (a->gpu && a->replay)
-        return usage_error("--gpu measures now, --replay looks up a recording: give one%s", "");
+        return cli_usage_error(c, "--gpu measures now, --replay looks up a recording: give one");
     if (a->device_set && !a->gpu)
-        return usage_error("--device picks the GPU of --gpu%s", "");
+        return cli_usage_error(c, "--device picks the GPU of --gpu");
     if ((a->server || a->no_server) && !a->gpu)
-        return usage_error("--server and --no-server say where --gpu measures%s", "");
+        return cli_usage_error(c, "--server and --no-server say where --gpu measures");
     if (a->script && (a->pattern || a->have_offsets))
-        return usage_error("--script gives the patterns, one a line: no PATTERN or --offsets "
-                           "beside it%s", "");
+        return cli_usage_error(c, "--script gives the patterns, one a line: no PATTERN or "
+                               "--offsets beside it");
     if (a->script && a->svg)
-        return usage_error("--svg draws one access; --script runs many%s", "");
+        return cli_usage_error(c, "--svg draws one access; --script runs many");
     if (!a->pattern && !a->have_offsets && !a->script)
-        return usage_error("nothing to simulate: give a PATTERN, --offsets LIST or --script "
-                           "FILE%s", "");
-    if (a->pattern || a->script) {
-        if (a->width_set)
-            return usage_error("--width belongs to --offsets; a pattern's types set the "
-                               "width%s", "");
-        if (a->store)
-            return usage_error("--store belongs to --offsets; a pattern stores with "
-                               "'a[i] = value'%s", "");
-    } else {
-        const char *bad = a->block_set ? "--block" : a->warp_set ? "--warp"
-                          : a->params_set ? "--param" : a->dyn_set ? "--dynamic"
-                          : a->access ? "--access" : NULL;
-        if (bad)
-            return usage_error("%s needs a PATTERN (it means nothing for --offsets)", bad);
-    }
+        return cli_usage_error(c, "nothing to simulate: give a PATTERN, --offsets LIST or "
+                               "--script FILE");
+    if ((a->pattern || a->script) && a->width_set)
+        return cli_usage_error(c, "--width belongs to --offsets; a pattern's types set the width");
+    if ((a->pattern || a->script) && a->store)
+        return cli_usage_error(c, "--store belongs to --offsets; a pattern stores with "
+                               "'a[i] = value'");
+    const char *bad = a->pattern || a->script ? NULL : a->block_set ? "--block"
+                      : a->warp_set ? "--warp" : a->params_set ? "--param"
+                      : a->dyn_set ? "--dynamic" : a->access ? "--access" : NULL;
+    if (bad)
+        return cli_usage_error(c, "%s needs a PATTERN (it means nothing for --offsets)", bad);
     return 0;
 }
 
@@ -347,19 +318,19 @@ static int param_opt(struct sim_args *a, const char *v)
     long long val;
     size_t len = eq ? (size_t)(eq - v) : 0;
     if (!eq || len == 0 || len >= sizeof name)
-        return usage_error("--param wants NAME=VALUE, got '%s'", v);
+        return cli_usage_error(&sim_cmd, "--param wants NAME=VALUE, got '%s'", CLI_CLEAN(v));
     memcpy(name, v, len);
     name[len] = 0;
     if (strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_")
             != len || (name[0] >= '0' && name[0] <= '9'))
-        return usage_error("--param: '%s' is not a name", name);
-    if (parse_ll(eq + 1, &val))
-        return usage_error("--param wants an integer value, got '%s'", v);
+        return cli_usage_error(&sim_cmd, "--param: '%s' is not a name", CLI_CLEAN(name));
+    if (parse_num(eq + 1, 1, &val, NULL))
+        return cli_usage_error(&sim_cmd, "--param wants an integer value, got '%s'", CLI_CLEAN(v));
     for (int k = 0; k < a->env.nparams; k++)
         if (!strcmp(a->env.param[k].name, name))
-            return usage_error("--param: %s is given twice", name);
+            return cli_usage_error(&sim_cmd, "--param: %s is given twice", CLI_CLEAN(name));
     if (pattern_env_set(&a->env, name, val))
-        return usage_error("--param: too many parameters (at '%s')", v);
+        return cli_usage_error(&sim_cmd, "--param: too many parameters (at '%s')", CLI_CLEAN(v));
     a->params_set = 1;
     return 0;
 }
@@ -369,16 +340,102 @@ static int offsets_opt(struct sim_args *a, const char *v)
 {
     int n = v ? parse_offsets(v, a->offset) : -1;
     if (n < 0)
-        return usage_error("--offsets wants 32 byte offsets separated by commas "
-                           "(decimal or 0x hex), got '%s'", v);
-    if (n != BANK_LANES) {
-        char msg[64];
-        snprintf(msg, sizeof msg, "%s%d", n > BANK_LANES ? "more than " : "",
-                 n > BANK_LANES ? BANK_LANES : n);
-        return usage_error("--offsets wants exactly 32 offsets, one per lane; got %s",
-                           msg);
-    }
+        return cli_usage_error(&sim_cmd, "--offsets wants 32 byte offsets separated by commas "
+                               "(decimal or 0x hex), got '%s'", CLI_CLEAN(v));
+    if (n != BANK_LANES)
+        return cli_usage_error(&sim_cmd, "--offsets wants exactly 32 offsets, one per lane; got "
+                               "%s%d", n > BANK_LANES ? "more than " : "",
+                               n > BANK_LANES ? BANK_LANES : n);
     a->have_offsets = 1;
+    return 0;
+}
+
+/* A number of lo..hi into *out, or the message "OPT wants WHAT, got 'VAL'". */
+static int small_opt(const char *v, unsigned lo, unsigned hi, unsigned *out, const char *what)
+{
+    if (parse_small(v, lo, hi, out))
+        return cli_usage_error(&sim_cmd, "%s, got '%s'", what, CLI_CLEAN(v));
+    return 0;
+}
+
+/* A value option; v is "" when the value is missing. */
+static int value_opt(struct sim_args *a, int key, const char *name, const char *v)
+{
+    unsigned n = 0;
+    switch (key) {
+    case OPT_BLOCK:
+        if (parse_block(v, a->env.block))
+            return cli_usage_error(&sim_cmd, "--block wants XxYxZ, XxY or X with at most 1024 "
+                                   "threads (z <= 64), got '%s'", CLI_CLEAN(v));
+        a->block_set = 1;
+        return 0;
+    case OPT_WARP:
+        a->warp_set = 1;
+        return small_opt(v, 0, 31, &a->env.warp, "--warp wants a warp number 0..31");
+    case OPT_PARAM:
+        return param_opt(a, v);
+    case OPT_ACCESS:
+        if (small_opt(v, 1, PATTERN_MAX_ACCESSES, &n, "--access wants an access number from 1"))
+            return EXIT_USAGE;
+        a->access = (int)n;
+        return 0;
+    case OPT_DYNAMIC:
+        if (parse_u64(v, &a->env.dyn_bytes))
+            return cli_usage_error(&sim_cmd, "--dynamic wants a byte count, got '%s'",
+                                   CLI_CLEAN(v));
+        a->dyn_set = 1;
+        return 0;
+    case OPT_OFFSETS:
+        return offsets_opt(a, v);
+    case OPT_WIDTH:
+        a->width_set = 1;
+        if ((parse_small(v, 1, 16, &a->width) || (a->width & (a->width - 1))))
+            return cli_usage_error(&sim_cmd, "--width wants 1, 2, 4, 8 or 16 (bytes per lane), "
+                                   "got '%s'", CLI_CLEAN(v));
+        return 0;
+    case OPT_MASK:
+        a->mask_set = 1;
+        if (parse_mask(v, &a->mask))
+            return cli_usage_error(&sim_cmd, "--mask wants up to 8 hex digits (bit n = lane n), "
+                                   "got '%s'", CLI_CLEAN(v));
+        return 0;
+    case OPT_COLUMNS:
+        if (small_opt(v, 40, 1000, &n, "--columns wants a width of 40..1000"))
+            return EXIT_USAGE;
+        a->cols = (int)n;
+        return 0;
+    case OPT_DEVICE:
+        a->device_set = 1;
+        return cli_int_opt(&sim_cmd, name, v, 0, CLI_DEVICE_MAX, &a->device);
+    }
+    const char **dst = key == OPT_SCRIPT ? &a->script : key == OPT_REPLAY ? &a->replay : &a->svg;
+    if (!*v)
+        return cli_usage_error(&sim_cmd, "%s", key == OPT_SCRIPT ? "--script wants a file of "
+                               "patterns, one a line (- for stdin)" : key == OPT_REPLAY
+                               ? "--replay wants a recording file" : "--svg wants a file name");
+    *dst = v;
+    return 0;
+}
+
+static int sim_opt(void *ctx, int key, const char *name, const char *val)
+{
+    struct sim_args *a = ctx;
+    int *flag[] = {&a->json, &a->ascii, &a->no_color, &a->store, &a->lanes, &a->gpu};
+    if (key >= OPT_JSON && key <= OPT_GPU) {
+        *flag[key - OPT_JSON] = 1;
+    } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
+        return cli_server_opt(&sim_cmd, key, val, &a->server, &a->no_server);
+    } else if (key == CLI_REST && a->pattern) {
+        return cli_usage_error(&sim_cmd, "unexpected argument '%s' (one pattern only)",
+                               CLI_CLEAN(val));
+    } else if (key == CLI_ARG && a->pattern) {
+        return cli_usage_error(&sim_cmd, "unexpected argument '%s': the pattern is one argument "
+                               "(quote it)", CLI_CLEAN(val));
+    } else if (key == CLI_ARG || key == CLI_REST) {
+        a->pattern = val;
+    } else {
+        return value_opt(a, key, name, val ? val : "");
+    }
     return 0;
 }
 
@@ -388,102 +445,8 @@ int sim_parse_args(int argc, char **argv, struct sim_args *a)
     pattern_env_init(&a->env);
     a->width = 4;
     a->mask = 0xffffffffu;
-    a->lanes = -1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        const char *v;
-        int m;
-        if (!strcmp(arg, "-h") || !strcmp(arg, "--help")) {
-            help(stdout);
-            return -1;
-        } else if (!strcmp(arg, "--json")) {
-            a->json = 1;
-        } else if (!strcmp(arg, "--ascii")) {
-            a->ascii = 1;
-        } else if (!strcmp(arg, "--no-color") || !strcmp(arg, "--no-colour")) {
-            a->no_color = 1;
-        } else if (!strcmp(arg, "--store")) {
-            a->store = 1;
-        } else if (!strcmp(arg, "--lanes")) {
-            a->lanes = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--block", &m)) || m) {
-            if (!v || parse_block(v, a->env.block))
-                return usage_error("--block wants XxYxZ, XxY or X with at most 1024 threads "
-                                   "(z <= 64), got '%s'", v);
-            a->block_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--warp", &m)) || m) {
-            if (!v || parse_small(v, 0, 31, &a->env.warp))
-                return usage_error("--warp wants a warp number 0..31, got '%s'", v);
-            a->warp_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--param", &m)) || m) {
-            if (param_opt(a, v))
-                return EXIT_USAGE;
-        } else if ((v = opt_value(argc, argv, &i, "--access", &m)) || m) {
-            unsigned n;
-            if (!v || parse_small(v, 1, PATTERN_MAX_ACCESSES, &n))
-                return usage_error("--access wants an access number from 1, got '%s'", v);
-            a->access = (int)n;
-        } else if ((v = opt_value(argc, argv, &i, "--dynamic", &m)) || m) {
-            if (!v || parse_u64(v, &a->env.dyn_bytes))
-                return usage_error("--dynamic wants a byte count, got '%s'", v);
-            a->dyn_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--offsets", &m)) || m) {
-            if (offsets_opt(a, v))
-                return EXIT_USAGE;
-        } else if ((v = opt_value(argc, argv, &i, "--width", &m)) || m) {
-            if (!v || parse_small(v, 1, 16, &a->width) ||
-                (a->width != 1 && a->width != 2 && a->width != 4 && a->width != 8 &&
-                 a->width != 16))
-                return usage_error("--width wants 1, 2, 4, 8 or 16 (bytes per lane), got '%s'",
-                                   v);
-            a->width_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--mask", &m)) || m) {
-            if (!v || parse_mask(v, &a->mask))
-                return usage_error("--mask wants up to 8 hex digits (bit n = lane n), got '%s'",
-                                   v);
-            a->mask_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--columns", &m)) || m) {
-            unsigned c;
-            if (!v || parse_small(v, 40, 1000, &c))
-                return usage_error("--columns wants a width of 40..1000, got '%s'", v);
-            a->cols = (int)c;
-        } else if (!strcmp(arg, "--gpu")) {
-            a->gpu = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--script", &m)) || m) {
-            if (!v || !*v)
-                return usage_error("--script wants a file of patterns, one a line (- for "
-                                   "stdin)%s", "");
-            a->script = v;
-        } else if ((v = opt_value(argc, argv, &i, "--replay", &m)) || m) {
-            if (!v || !*v)
-                return usage_error("--replay wants a recording file%s", "");
-            a->replay = v;
-        } else if ((m = cli_server_arg("sim", argc, argv, &i, &a->server, &a->no_server))) {
-            if (m < 0)
-                return EXIT_USAGE;
-        } else if ((v = opt_value(argc, argv, &i, "--device", &m)) || m) {
-            long long d;
-            if (cli_int_arg("sim", "--device", v, 0, CLI_DEVICE_MAX, &d))
-                return EXIT_USAGE;
-            a->device = (int)d;
-            a->device_set = 1;
-        } else if ((v = opt_value(argc, argv, &i, "--svg", &m)) || m) {
-            if (!v || !*v)
-                return usage_error("--svg wants a file name%s", "");
-            a->svg = v;
-        } else if (!strcmp(arg, "--")) {
-            if (i + 1 < argc && !a->pattern)
-                a->pattern = argv[++i];
-            if (i + 1 < argc)
-                return usage_error("unexpected argument '%s' (one pattern only)", argv[i + 1]);
-        } else if (arg[0] == '-' && arg[1] != 0) {
-            return usage_error("unknown option '%s'", arg);
-        } else if (a->pattern) {
-            return usage_error("unexpected argument '%s': the pattern is one argument "
-                               "(quote it)", arg);
-        } else {
-            a->pattern = arg;
-        }
-    }
-    return check_args(a);
+    int rc = cli_parse(&sim_cmd, argc, argv, a, NULL);
+    if (!rc)
+        a->lanes = a->lanes ? 1 : -1;
+    return rc ? rc : check_args(a);
 }

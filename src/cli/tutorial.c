@@ -17,61 +17,139 @@
 
 #define MAX_KERNEL_OPTS 32
 
+#define SUMMARY(name, summary) fprintf(f, "  %-8s %s\n", #name, summary);
+
+/* banklab --help: the forms, the commands, the tutorial's options and keys. */
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab [OPTIONS]\n"
-            "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
-            "Start (or resume) the interactive tutorial on CUDA shared-memory bank conflicts;\n"
-            "with FILE.cu, on the kernel view of that file: its shared-memory wavefronts and\n"
-            "conflicts per line, measured on the GPU and measured again when it is saved.\n"
-            "\n"
-            "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
-            "                       installed, ./lessons); lessons that banklab check refuses\n"
-            "                       are listed and not shown\n"
-            "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
-            "                       starts with zh, else en; English when the locale is not UTF-8)\n"
-            "  --chapter N          start at chapter N ...\n"
-            "  --step M             ... step M (1-based; with --chapter)\n"
-            "  --reset              forget the progress saved so far (from the first save on)\n"
-            "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
-            "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
-            "  --device N           use CUDA device N (default 0)\n"
-            "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
-            "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
-            "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
-            "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
-            "  --present            presenter mode: large cells, key sentences, e reveals;\n"
-            "                       starts clean: saved progress is neither shown nor changed\n"
-            "  --keep-progress      with --present: use (and save) the saved progress\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
-            "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
-            "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
-            "\n");
-    cli_print_keys(f, "Keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fprintf(f, "Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
-               "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n");
+    fputs("usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
+          "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
+          "                                    the tutorial on the kernel view of FILE.cu\n"
+          "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
+          "\n"
+          "banklab teaches and measures CUDA shared-memory bank conflicts. The kernel view of\n"
+          "FILE.cu shows its shared-memory wavefronts and conflicts per line, measured on the GPU\n"
+          "and measured again when it is saved.\n"
+          "\n"
+          "Commands:\n", f);
+    CLI_COMMANDS(SUMMARY)
+    fputs("\n"
+          "Tutorial options (see also man banklab):\n"
+          "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
+          "                       installed, ./lessons); lessons that banklab check refuses\n"
+          "                       are listed and not shown\n"
+          "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
+          "                       starts with zh, else en; English when the locale is not UTF-8)\n"
+          "  --chapter N          start at chapter N ...\n"
+          "  --step M             ... step M (1-based; with --chapter)\n"
+          "  --reset              forget the progress saved so far (from the first save on)\n"
+          "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
+          "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
+          "  --device N           use CUDA device N (default 0)\n"
+          "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
+          "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
+          "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
+          "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
+          "  --present            presenter mode: large cells, key sentences, e reveals;\n"
+          "                       starts clean: saved progress is neither shown nor changed\n"
+          "  --keep-progress      with --present: use (and save) the saved progress\n"
+          "  -h, --help           this help\n"
+          "  -V, --version        version\n"
+          "\n"
+          "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
+          "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
+          "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
+          "\n", f);
+    cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
+    fputs("Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
+          "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n"
+          "\n"
+          "Exit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
+          "could not be written), 3 no GPU.\n", f);
 }
 
-static int int_arg(const char *opt, const char *v, int lo, int hi, int *out)
+/* The options as read, for ui_run. */
+struct tut_opts {
+    struct ui_options ui;
+    const char *replay;
+    char kopt[MAX_KERNEL_OPTS][16];  /* launch options of the kernel file */
+    const char *kopt_at[MAX_KERNEL_OPTS], *kval[MAX_KERNEL_OPTS];
+    int nk;
+};
+
+enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_DEVICE, OPT_REPLAY,
+       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS };
+
+static const struct option tutorial_options[] = {
+    CLI_LAUNCH_OPTIONS, {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"lang", required_argument, NULL, OPT_LANG}, {"chapter", required_argument, NULL, OPT_CHAPTER},
+    {"step", required_argument, NULL, OPT_STEP}, {"device", required_argument, NULL, OPT_DEVICE},
+    CLI_SERVER_OPTIONS, {"replay", required_argument, NULL, OPT_REPLAY},
+    {"reset", no_argument, NULL, OPT_RESET}, {"ascii", no_argument, NULL, OPT_ASCII},
+    {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
+    {"present", no_argument, NULL, OPT_PRESENT},
+    {"keep-progress", no_argument, NULL, OPT_KEEP_PROGRESS}, {"help", no_argument, NULL, 'h'},
+    {0}};
+
+static int tutorial_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd tutorial_cmd = {NULL, "h", tutorial_options, 0,
+                                            "unknown option '%s' (banklab --help lists them)",
+                                            NULL, usage, tutorial_opt};
+
+/* The options with a value that is not a launch option's: where each goes. */
+static int value_opt(struct tut_opts *t, int key, const char *name, const char *val)
 {
-    long long x;
-    if (cli_int_arg(NULL, opt, v, lo, hi, &x))
-        return -1;
-    *out = (int)x;
-    return 0;
+    struct ui_options *o = &t->ui;
+    enum lesson_lang lang;
+    switch (key) {
+    case OPT_LESSONS:
+        if (!val)
+            return cli_usage_error(&tutorial_cmd, "--lessons needs a directory or a file");
+        o->lessons_dir = val;
+        return 0;
+    case OPT_LANG:
+        if (lesson_lang_parse(val, &lang) != 0)
+            return cli_usage_error(&tutorial_cmd, "--lang takes zh or en");
+        o->lang = lang;
+        return 0;
+    case OPT_REPLAY:
+        if (!val)
+            return cli_usage_error(&tutorial_cmd, "--replay needs a file");
+        t->replay = val;
+        return 0;
+    }
+    if (key == OPT_CHAPTER)
+        return cli_int_opt(&tutorial_cmd, name, val, 1, 99, &o->chapter);
+    if (key == OPT_STEP)
+        return cli_int_opt(&tutorial_cmd, name, val, 1, 1000, &o->step);
+    return cli_int_opt(&tutorial_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
 }
 
-/* a launch option of banklab kernel (not --device: the tutorial has its own) */
-static int is_launch_option(const char *a)
+static int tutorial_opt(void *ctx, int key, const char *name, const char *val)
 {
-    static const char *const opts[] = {"--name", "--grid", "--block", "--smem", "--arg",
-                                       "--buffer-size", "--fill", "--time-limit", NULL};
-    for (int i = 0; opts[i]; i++)
-        if (!strcmp(a, opts[i]))
-            return 1;
+    struct tut_opts *t = ctx;
+    struct ui_options *o = &t->ui;
+    int *flag[] = {&o->reset, &o->ascii, &o->no_color, &o->present, &o->keep_progress};
+    if (key >= OPT_RESET && key <= OPT_KEEP_PROGRESS) {
+        *flag[key - OPT_RESET] = 1;
+    } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
+        return cli_server_opt(&tutorial_cmd, key, val, &o->server, &o->no_server);
+    } else if (key == CLI_LAUNCH) {
+        if (!val || t->nk == MAX_KERNEL_OPTS)
+            return cli_usage_error(&tutorial_cmd, "%s", val ? "too many launch options"
+                                                            : "a launch option needs a value");
+        snprintf(t->kopt[t->nk], sizeof t->kopt[0], "%s", name);
+        t->kopt_at[t->nk] = t->kopt[t->nk];
+        t->kval[t->nk++] = val;
+    } else if (key == CLI_ARG || key == CLI_REST) {
+        if (o->kernel_file)
+            return cli_usage_error(&tutorial_cmd, "one kernel file at a time ('%s', then '%s')",
+                                   CLI_CLEAN(o->kernel_file), CLI_CLEAN(val));
+        o->kernel_file = val;
+    } else {
+        return value_opt(t, key, name, val);
+    }
     return 0;
 }
 
@@ -100,106 +178,33 @@ static int check_kernel(const char *file, int nopts, const char *const *opt,
 
 int cmd_tutorial(int argc, char **argv)
 {
-    struct ui_options o;
-    memset(&o, 0, sizeof o);
-    o.t_start = bl_now_ms();
-    o.lang = -1;
-    int device = 0;
-    const char *replay = NULL;
-    const char *kopt[MAX_KERNEL_OPTS], *kval[MAX_KERNEL_OPTS];
-    int nk = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
-            usage(stdout);
-            return 0;
-        } else if (a[0] != '-') {
-            if (o.kernel_file) {
-                fprintf(stderr, "banklab: one kernel file at a time ('%s', then '%s')\n",
-                        CLI_CLEAN(o.kernel_file), CLI_CLEAN(a));
-                return EXIT_USAGE;
-            }
-            o.kernel_file = a;
-        } else if (is_launch_option(a)) {
-            if (!v || nk == MAX_KERNEL_OPTS) {
-                fprintf(stderr, "banklab: %s\n", v ? "too many launch options" : "a launch "
-                        "option needs a value");
-                return EXIT_USAGE;
-            }
-            kopt[nk] = a;
-            kval[nk++] = v;
-            i++;
-        } else if (!strcmp(a, "--lessons")) {
-            if (!v) { fprintf(stderr, "banklab: --lessons needs a directory or a file\n"); return EXIT_USAGE; }
-            o.lessons_dir = v;
-            i++;
-        } else if (!strcmp(a, "--lang")) {
-            enum lesson_lang lang;
-            if (lesson_lang_parse(v, &lang) != 0) {
-                fprintf(stderr, "banklab: --lang takes zh or en\n");
-                return EXIT_USAGE;
-            }
-            o.lang = lang;
-            i++;
-        } else if (!strcmp(a, "--chapter")) {
-            if (int_arg(a, v, 1, 99, &o.chapter)) return EXIT_USAGE;
-            i++;
-        } else if (!strcmp(a, "--step")) {
-            if (int_arg(a, v, 1, 1000, &o.step)) return EXIT_USAGE;
-            i++;
-        } else if (!strcmp(a, "--device")) {
-            if (int_arg(a, v, 0, CLI_DEVICE_MAX, &device)) return EXIT_USAGE;
-            i++;
-        } else if (!strcmp(a, "--server") || !strcmp(a, "--no-server")) {
-            if (cli_server_arg(NULL, argc, argv, &i, &o.server, &o.no_server) < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(a, "--replay")) {
-            if (!v) { fprintf(stderr, "banklab: --replay needs a file\n"); return EXIT_USAGE; }
-            replay = v;
-            i++;
-        } else if (!strcmp(a, "--reset")) {
-            o.reset = 1;
-        } else if (!strcmp(a, "--ascii")) {
-            o.ascii = 1;
-        } else if (!strcmp(a, "--no-color") || !strcmp(a, "--no-colour")) {
-            o.no_color = 1;
-        } else if (!strcmp(a, "--present")) {
-            o.present = 1;
-        } else if (!strcmp(a, "--keep-progress")) {
-            o.keep_progress = 1;
-        } else {
-            fprintf(stderr, "banklab: unknown option '%s' (banklab --help lists them)\n",
-                    CLI_CLEAN(a));
-            return EXIT_USAGE;
-        }
-    }
-    if (o.step && !o.chapter) {
-        fprintf(stderr, "banklab: --step needs --chapter\n");
+    static struct tut_opts t;
+    struct ui_options *o = &t.ui;
+    memset(&t, 0, sizeof t);
+    o->t_start = bl_now_ms();
+    o->lang = -1;
+    int rc = cli_parse(&tutorial_cmd, argc, argv, &t, NULL);
+    if (rc)
+        return rc < 0 ? 0 : rc;
+    if (o->step && !o->chapter)
+        return cli_usage_error(&tutorial_cmd, "--step needs --chapter");
+    if (o->keep_progress && !o->present)
+        return cli_usage_error(&tutorial_cmd, "--keep-progress goes with --present");
+    if (t.nk && !o->kernel_file)
+        return cli_usage_error(&tutorial_cmd, "%s is a launch option of a kernel file (banklab "
+                               "FILE.cu %s ...)", t.kopt[0], t.kopt[0]);
+    if (o->kernel_file && check_kernel(o->kernel_file, t.nk, t.kopt_at, t.kval))
         return EXIT_USAGE;
-    }
-    if (o.keep_progress && !o.present) {
-        fprintf(stderr, "banklab: --keep-progress goes with --present\n");
-        return EXIT_USAGE;
-    }
-    if (nk && !o.kernel_file) {
-        fprintf(stderr, "banklab: %s is a launch option of a kernel file (banklab FILE.cu "
-                "%s ...)\n", kopt[0], kopt[0]);
-        return EXIT_USAGE;
-    }
-    if (o.kernel_file && check_kernel(o.kernel_file, nk, kopt, kval))
-        return EXIT_USAGE;
-    o.kernel_nopts = nk;
-    o.kernel_opt = kopt;
-    o.kernel_val = kval;
+    o->kernel_nopts = t.nk;
+    o->kernel_opt = t.kopt_at;
+    o->kernel_val = t.kval;
     struct gpu_info info;
     struct gpu *g = NULL;
     memset(&info, 0, sizeof info);
-    o.device = device;
-    if (replay && !(g = cli_open_replay(NULL, replay, &info)))
+    if (t.replay && !(g = cli_open_replay(NULL, t.replay, &info)))
         return EXIT_USAGE;
     /* without --replay the UI opens the device itself, after its first frame */
-    int rc = ui_run(&o, g, &info);
+    rc = ui_run(o, g, &info);
     gpu_close(g);
     return rc;
 }

@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
@@ -81,35 +80,42 @@ static void vlist_free(struct vlist *L)
     free(L->next);
 }
 
+/* A new item at the end of L: its group, label and request q (id set), nothing measured,
+ * no duplicate yet. NULL when out of memory. */
+static struct vitem *vlist_new(struct vlist *L, const char *group, const char *label,
+                               const struct gpu_request *q)
+{
+    if (vlist_grow(L))
+        return NULL;
+    struct vitem *it = &L->v[L->n];
+    memset(it, 0, sizeof *it);
+    snprintf(it->row.group, sizeof it->row.group, "%s", group);
+    snprintf(it->row.label, sizeof it->row.label, "%s", label);
+    it->row.agree = -1;
+    it->row.rec.req = *q;
+    it->row.rec.req.id = (uint64_t)L->n + 1;
+    it->dup_of = -1;
+    L->next[L->n] = -1;
+    return it;
+}
+
 static int vlist_add(struct vlist *L, const char *group, const char *label,
                      const struct bank_access *acc)
 {
     struct bank_result r;
     if (bank_simulate(acc, &r, NULL) != BANK_OK)
         return 0; /* the loader reports misaligned scenes; nothing to measure */
-    if (vlist_grow(L))
+    struct gpu_request q = {.kind = GPU_REQ_PATTERN, .access = *acc, .want_counters = 1,
+                            .want_timing = L->timing};
+    struct vitem *it = vlist_new(L, group, label, &q);
+    if (!it)
         return -1;
-    struct vitem *it = &L->v[L->n];
-    memset(it, 0, sizeof *it);
-    snprintf(it->row.group, sizeof it->row.group, "%s", group);
-    snprintf(it->row.label, sizeof it->row.label, "%s", label);
     it->row.model_wavefronts = r.wavefronts;
     it->row.model_conflicts = r.conflicts;
-    it->row.agree = -1;
-    struct gpu_request *q = &it->row.rec.req;
-    q->id = (uint64_t)L->n + 1;
-    q->kind = GPU_REQ_PATTERN;
-    q->access = *acc;
-    q->want_counters = 1;
-    q->want_timing = L->timing;
-    it->dup_of = -1;
     unsigned h = access_hash(acc);
-    for (int i = L->head[h]; i >= 0; i = L->next[i])
-        if (gpu_same_access(&L->v[i].row.rec.req.access, acc)) {
+    for (int i = L->head[h]; i >= 0 && it->dup_of < 0; i = L->next[i])
+        if (gpu_same_access(&L->v[i].row.rec.req.access, acc))
             it->dup_of = i;
-            break;
-        }
-    L->next[L->n] = -1;
     if (it->dup_of < 0) {
         L->next[L->n] = L->head[h];
         L->head[h] = L->n;
@@ -123,28 +129,19 @@ static int vlist_add(struct vlist *L, const char *group, const char *label,
  * the kernel ignores are run once. */
 static int vlist_add_case(struct vlist *L, const char *label, const struct gpu_request *q)
 {
-    if (vlist_grow(L))
+    struct vitem *it = vlist_new(L, "lesson-case", label, q);
+    if (!it)
         return -1;
-    L->next[L->n] = -1;
-    struct vitem *it = &L->v[L->n];
-    memset(it, 0, sizeof *it);
     it->is_case = 1;
-    snprintf(it->row.group, sizeof it->row.group, "lesson-case");
-    snprintf(it->row.label, sizeof it->row.label, "%s", label);
-    it->row.model_wavefronts = it->row.model_conflicts = it->row.agree = -1;
-    it->row.rec.req = *q;
-    it->row.rec.req.id = (uint64_t)L->n + 1;
+    it->row.model_wavefronts = it->row.model_conflicts = -1;
     long long v[GPU_CASE_MAX_PARAMS];
     int nv = gpu_case_values(q, v);
     size_t kl = (size_t)snprintf(it->key, sizeof it->key, "%s", q->case_name);
     for (int i = 0; i < nv && kl < sizeof it->key; i++)
         kl += (size_t)snprintf(it->key + kl, sizeof it->key - kl, " %lld", v[i]);
-    it->dup_of = -1;
-    for (int i = 0; i < L->n; i++)
-        if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key)) {
+    for (int i = 0; i < L->n && it->dup_of < 0; i++)
+        if (L->v[i].is_case && L->v[i].dup_of < 0 && !strcmp(L->v[i].key, it->key))
             it->dup_of = i;
-            break;
-        }
     L->n++;
     return 0;
 }
@@ -292,36 +289,32 @@ struct vopts {
     const char *lessons, *server;
 };
 
-/* Options into o: 0, -1 after --help, or the exit status of a usage error. */
-static int parse_args(int argc, char **argv, struct vopts *o)
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE };
+
+static const struct option verify_options[] = {
+    {"json", no_argument, NULL, OPT_JSON}, {"timing", no_argument, NULL, OPT_TIMING},
+    {"lessons", required_argument, NULL, OPT_LESSONS},
+    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
+    {"help", no_argument, NULL, 'h'}, {0}};
+
+static int verify_opt(void *ctx, int key, const char *name, const char *val);
+
+static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
+                                          "unknown argument '%s'", usage, usage, verify_opt};
+
+static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {
-    memset(o, 0, sizeof *o);
-    for (int i = 1, r; i < argc; i++) {
-        if (!strcmp(argv[i], "--json"))
-            o->json = 1;
-        else if (!strcmp(argv[i], "--timing"))
-            o->timing = 1;
-        else if (!strcmp(argv[i], "--lessons") && i + 1 < argc)
-            o->lessons = argv[++i];
-        else if ((r = cli_server_arg("verify", argc, argv, &i, &o->server, &o->no_server))) {
-            if (r < 0)
-                return EXIT_USAGE;
-        } else if (!strcmp(argv[i], "--device")) {
-            long long v;
-            if (cli_int_arg("verify", "--device", i + 1 < argc ? argv[++i] : NULL, 0, CLI_DEVICE_MAX,
-                            &v))
-                return EXIT_USAGE;
-            o->device = (int)v;
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            usage(stdout);
-            return -1;
-        } else {
-            fprintf(stderr, "banklab verify: unknown argument '%s'\n", CLI_CLEAN(argv[i]));
-            usage(stderr);
-            return EXIT_USAGE;
-        }
-    }
-    return 0;
+    struct vopts *o = ctx;
+    o->json |= key == OPT_JSON;
+    o->timing |= key == OPT_TIMING;
+    o->lessons = key == OPT_LESSONS && val ? val : o->lessons;
+    if (key == OPT_JSON || key == OPT_TIMING || (key == OPT_LESSONS && val))
+        return 0;
+    if (key == OPT_DEVICE)
+        return cli_int_opt(&verify_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
+    if (key == CLI_SERVER || key == CLI_NO_SERVER)
+        return cli_server_opt(&verify_cmd, key, val, &o->server, &o->no_server);
+    return cli_usage_error(&verify_cmd, verify_cmd.unknown, CLI_CLEAN(val ? val : name));
 }
 
 /* Every setting of every lesson scene into L (and its case kernel runs); *nloaded lessons;
@@ -418,18 +411,12 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
 /* The GPU, or NULL after one line (*rc: EXIT_NOGPU, or EXIT_USAGE when out of memory). */
 static struct gpu *open_gpu(const struct vopts *o, struct gpu_info *info, int *rc)
 {
-    struct gpu *g = gpu_open_auto(o->device, o->server, o->no_server, info);
-    *rc = g ? EXIT_NOGPU : EXIT_USAGE;
-    if (!g)
-        fprintf(stderr, "banklab verify: out of memory\n");
-    else if (!info->available)
-        fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->err.msg));
-    else if (!info->counters)
-        fprintf(stderr, "banklab verify: no hardware counters: %s\n",
-                CLI_CLEAN(info->counters_err.msg));
-    else
+    struct gpu *g = cli_open_gpu("verify", NULL, o->device, o->server, o->no_server, info, rc);
+    if (!g || info->counters)
         return g;
+    fprintf(stderr, "banklab verify: no hardware counters: %s\n", CLI_CLEAN(info->counters_err.msg));
     gpu_close(g);
+    *rc = EXIT_NOGPU;
     return NULL;
 }
 
@@ -491,10 +478,7 @@ static int write_json(const struct vlist *L, const struct gpu_info *info, int ti
     struct recording rec;
     recording_init(&rec);
     snprintf(rec.device, sizeof rec.device, "%s", info->device);
-    time_t t = time(NULL);
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    strftime(rec.date, sizeof rec.date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    cli_now_utc(rec.date, sizeof rec.date);
     snprintf(rec.command, sizeof rec.command, "banklab verify --json%s", timing ? " --timing" : "");
     snprintf(rec.scenes, sizeof rec.scenes, "%s", scenes);
     /* Replay finds a result by the access or kernel setting, so a repeat adds nothing; the 63
@@ -563,7 +547,8 @@ static void write_summary(const struct tally *t, int nlessons, int nlesson_items
 int cmd_verify(int argc, char **argv)
 {
     struct vopts o;
-    int rc = parse_args(argc, argv, &o);
+    memset(&o, 0, sizeof o);
+    int rc = cli_parse(&verify_cmd, argc, argv, &o, NULL);
     if (rc)
         return rc < 0 ? 0 : rc;
     /* Collect the accesses first: bad input is reported before any GPU work. */

@@ -151,6 +151,9 @@ run "no file" 2
 run "two files" 2 assets/kernels/strided.cu assets/kernels/vectors.cu
 run "unknown option" 2 assets/kernels/strided.cu --frobnicate
 run "option without its value" 2 assets/kernels/strided.cu --grid
+has "the missing value is named" "$tmp/err" "^banklab kernel: --grid needs a value"
+run "an abbreviated launch option" 2 assets/kernels/strided.cu --gri 4
+has "the abbreviation is refused by name" "$tmp/err" "^banklab kernel: unknown option '--gri'"
 run "--grid 0" 2 assets/kernels/strided.cu --grid 0
 run "--block of 2048 threads" 2 assets/kernels/strided.cu --block 64x32
 has "the block's size is named" "$tmp/err" "2048 threads"

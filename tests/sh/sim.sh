@@ -145,6 +145,12 @@ expect_exit "-h" 0 -h
 expect_exit "no arguments" 2
 grep -q 'usage:' "$tmp/err" && ok || fail "no arguments: usage on stderr"
 expect_exit "unknown option" 2 --frobnicate
+# getopt_long would take an abbreviation or a value on a flag: banklab refuses both, by name
+expect_exit "an abbreviated option" 2 --offs "$(offsets 4)"
+[ "$(head -n 1 "$tmp/err")" = "banklab sim: unknown option '--offs'" ] && ok || fail "abbreviation: $(head -n 1 "$tmp/err")"
+expect_exit "a value on a flag" 2 --json=1 --offsets "$(offsets 4)"
+[ "$(head -n 1 "$tmp/err")" = "banklab sim: unknown option '--json=1'" ] && ok || fail "flag=value: $(head -n 1 "$tmp/err")"
+expect_exit "--block=32x8 (a value after =)" 0 --block=32x8 '__shared__ float s[64]; s[lane]'
 expect_exit "syntax error" 2 '__shared__ float s[32]; s[lane +* 2]'
 grep -q '\^' "$tmp/err" && grep -q 's\[lane +\* 2\]' "$tmp/err" && ok || fail "syntax error: pattern line and caret"
 expect_exit "out of bounds" 2 '__shared__ float s[32]; s[lane * 2]'

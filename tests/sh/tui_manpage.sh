@@ -10,7 +10,10 @@ missing=0
 check() { # what where
     printf '%s\n' "$plain" | grep -qF -- "$1" || { echo "FAIL: $MAN does not mention $1 ($2)"; missing=1; }
 }
-for cmd in "" sim check bench verify lab report kernel serve run; do
+# the commands as banklab --help lists them (src/cli/cli.h's CLI_COMMANDS): a new one is checked
+cmds=$("$BANKLAB" --help 2>&1 | sed -n '/^Commands:/,/^$/p' | awk 'NR > 1 && NF { print $1 }')
+[ "$(printf '%s\n' "$cmds" | wc -w)" -ge 9 ] || { echo "FAIL: banklab --help lists no commands"; missing=1; }
+for cmd in "" $cmds; do
     out=$("$BANKLAB" $cmd --help 2>&1) || true
     [ -n "$out" ] || { echo "FAIL: banklab $cmd --help printed nothing"; missing=1; continue; }
     for opt in $(printf '%s\n' "$out" | grep -oE -- '--[a-z][a-z-]*' | sort -u); do
