@@ -64,6 +64,9 @@ struct ui_glyphs {
 
 struct app;
 
+static inline int ui_min(int x, int y) { return x < y ? x : y; }
+static inline int ui_max(int x, int y) { return x > y ? x : y; }
+
 /* The reader's language for messages of the rooms below (src/base/msg.h): strings.c. */
 enum bl_lang ui_lang(const struct app *a);
 /* ui_msg: the message m (English text en) in the screen's language, rendered into buf. */
@@ -214,7 +217,6 @@ void flow_label(struct flow *f, int i, const char *label, int lx, int lw, attr_t
 /* flow_fmt: a formatted text kept in f's pool ("" when full); lives as long as f */
 const char *flow_fmt(struct flow *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int flow_top(const struct flow *f, int i);   /* block i's first row (i out of range: the end) */
-int flow_end(const struct flow *f, int i);   /* the row after block i */
 /* flow_draw: rows skip..skip+h-1 of the flow, the first at screen row y */
 void flow_draw(const struct app *a, const struct flow *f, int y, int h, int skip);
 /* flow_scroll_to: the scroll (first row shown, 0..rows-h) that shows row must in h rows,
@@ -287,6 +289,11 @@ int play_open(struct app *a, const char *text);
 
 /* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
 int ui_key_name(int ch);
+/* ui_line_key: an editing key on a line of text (len bytes, the cursor at *cur, size bytes of
+ * room): a printable key inserted, the cursor moved, a character rubbed out or deleted, the
+ * line cleared. 1 when the text changed, 0 when it did not, -2 when the line is full (the key
+ * not inserted), -1 when k is no editing key. */
+int ui_line_key(char *text, int size, int *len, int *cur, const struct ui_key *k);
 
 /* frame.c: around every screen */
 void app_msg(struct app *a, int warn, const char *fmt, ...)
@@ -301,6 +308,10 @@ void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too
 
 /* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
+/* app_record: the progress's entry of step st of lesson l (task: of its graded task, as
+ * banklab lab names it, "lab:<lesson id>"); NULL when there is none */
+const struct progress_quiz *app_record(const struct app *a, const struct lesson *l,
+                                       const struct lesson_step *st, int task);
 void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
 /* app_step_state: step si of lesson li: 2 when it asks something (a quiz, a task) and that
  * was done right at the first try, 1 when it is done after a wrong try or a reveal (answered

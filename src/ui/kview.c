@@ -174,7 +174,7 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
     }
     build_rows(k);
     kv_predict(k);                          /* the model's figures for the same text */
-    k->cur = kv_min(k->cur, kv_max(0, k->nrows - 1));
+    k->cur = ui_min(k->cur, ui_max(0, k->nrows - 1));
     if (!k->has_res)
         return;
     /* a compile error: the cursor on its line; a first result: on the worst line */
@@ -310,7 +310,7 @@ static void open_file(struct app *a, struct kview *k, const struct kv_open *o)
 static void move_cursor(const struct app *a, struct kview *k, int to)
 {
     k->why[0] = 0;
-    k->cur = kv_max(0, kv_min(to, k->nrows - 1));
+    k->cur = ui_max(0, ui_min(to, k->nrows - 1));
     k->top = kv_first_shown(k, kv_table_rows(a, k));
 }
 
@@ -387,7 +387,7 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
             open_file(a, k, &k->ask);
         return rc < 0 ? UI_IGNORED : UI_HANDLED;
     }
-    int page = kv_max(1, kv_table_rows(a, k) - 1);
+    int page = ui_max(1, kv_table_rows(a, k) - 1);
     switch (key->action) {
     case ACT_UP: move_cursor(a, k, k->cur - 1); break;
     case ACT_DOWN: move_cursor(a, k, k->cur + 1); break;
@@ -397,7 +397,7 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
     case ACT_END: move_cursor(a, k, k->nrows - 1); break;
     case ACT_NEXT: next_marked(a, k, 1); break;
     case ACT_PREV: next_marked(a, k, -1); break;
-    case ACT_LEFT: k->hscroll = kv_max(0, k->hscroll - 8); break;
+    case ACT_LEFT: k->hscroll = ui_max(0, k->hscroll - 8); break;
     case ACT_RIGHT: k->hscroll += 8; break;
     case ACT_GO: open_grid(a, k); break;
     case ACT_RUN:
@@ -481,7 +481,7 @@ static int kv_enter(struct app *a, void *st)
     if (a->opt.kernel_file && !k->cli_taken) {   /* banklab FILE.cu [LAUNCH OPTIONS] */
         k->cli_taken = 1;
         bl_fmt(k->ask.path, sizeof k->ask.path, "%s", a->opt.kernel_file);
-        k->ask.nopt = kv_min(a->opt.kernel_nopts, KV_OPTS);
+        k->ask.nopt = ui_min(a->opt.kernel_nopts, KV_OPTS);
         for (int i = 0; i < k->ask.nopt; i++) {
             bl_fmt(k->ask.opt[i].opt, sizeof k->ask.opt[i].opt, "%s", a->opt.kernel_opt[i]);
             bl_fmt(k->ask.opt[i].val, sizeof k->ask.opt[i].val, "%s", a->opt.kernel_val[i]);

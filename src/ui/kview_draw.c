@@ -36,11 +36,6 @@ struct kv_layout {
     enum ui_role info_role;
 };
 
-const struct kv_row *kv_cur_row(const struct kview *k)
-{
-    return k->nrows > 0 ? &k->rows[kv_min(k->cur, k->nrows - 1)] : NULL;
-}
-
 /* v in at most width columns: exact, else 3 significant digits with k, M or G */
 static const char *fmt_num(double v, int width, char *buf, size_t size)
 {
@@ -183,7 +178,7 @@ static void layout(const struct app *a, const struct kview *k, struct kv_layout 
     int digits = 1;
     for (int n = k->nsrc; n >= 10; n /= 10)
         digits++;
-    L->lw = kv_max(4, digits);
+    L->lw = ui_max(4, digits);
     int left = a->W - (1 + L->lw + 1 + KV_HEAT + 3);
     for (int c = 0; c < KC_COUNT; c++)
         if (left - (columns[c].width + 1) >= KV_MIN_SOURCE) {
@@ -194,10 +189,10 @@ static void layout(const struct app *a, const struct kview *k, struct kv_layout 
         }
     L->src_x = a->W - left;
     info_text(a, k, L->info, sizeof L->info, &L->info_role);
-    L->info_h = L->info[0] ? kv_min(kv_min(8, a->H - 9), text_count(L->info, a->W - 2)) : 0;
+    L->info_h = L->info[0] ? ui_min(ui_min(8, a->H - 9), text_count(L->info, a->W - 2)) : 0;
     L->table_y = 4;
     L->info_y = a->H - 2 - L->info_h;
-    L->table_h = kv_max(1, L->info_y - L->table_y);
+    L->table_h = ui_max(1, L->info_y - L->table_y);
 }
 
 int kv_table_rows(const struct app *a, const struct kview *k)
@@ -214,7 +209,7 @@ int kv_first_shown(const struct kview *k, int height)
         top = k->cur;
     if (k->cur >= top + height)
         top = k->cur - height + 1;
-    return kv_max(0, kv_min(top, k->nrows - height));
+    return ui_max(0, ui_min(top, k->nrows - height));
 }
 
 /* ---------------------------------------------------------------- drawing */
@@ -222,7 +217,7 @@ int kv_first_shown(const struct kview *k, int height)
 static void put_right(const struct app *a, int y, int x, int width, const char *s, attr_t at)
 {
     int w = text_width(s);
-    text_puts(a, y, x + kv_max(0, width - w), width, s, at);
+    text_puts(a, y, x + ui_max(0, width - w), width, s, at);
 }
 
 /* a share of the excess in quarters of glyphs, or the mark of none */
@@ -233,7 +228,7 @@ static void draw_share(const struct app *a, int y, int x, double excess, double 
         return;
     }
     double share = excess / total;
-    int n = kv_max(1, kv_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
+    int n = ui_max(1, ui_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
     attrset(theme_attr(a, share >= 0.5 ? UIC_WORST : UIC_CONFLICT));
     for (int i = 0; i < n; i++)
         mvaddstr(y, x + i, a->g->bar);
@@ -460,7 +455,7 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
     if (k->prompting) {
         const char *p = ui_str(a, UIS_KV_PROMPT);
         int px = 1 + text_puts(a, y, 1, a->W - 2, p, theme_attr(a, UIC_KEY));
-        int iw = a->W - px - 1, start = kv_max(0, k->icur - (iw - 1));
+        int iw = a->W - px - 1, start = ui_max(0, k->icur - (iw - 1));
         attrset(theme_attr(a, UIC_CODE));
         mvaddnstr(y, px, k->input + start, iw);
         attrset(theme_attr(a, UIC_CURSOR));
@@ -525,7 +520,7 @@ static void draw_examples(const struct app *a, const struct kview *k, int y, int
     put_line(a, y, buf, theme_attr(a, UIC_HEADER));
     int nw = 0;
     for (int i = 0; i < k->nex; i++)
-        nw = kv_max(nw, text_width(k->ex[i].name));
+        nw = ui_max(nw, text_width(k->ex[i].name));
     int rows = h - 1, first = k->exsel >= rows ? k->exsel - rows + 1 : 0;
     for (int i = 0; i < rows && first + i < k->nex; i++) {
         const struct kv_example *e = &k->ex[first + i];

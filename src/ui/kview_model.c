@@ -13,10 +13,9 @@
 #include "../store/files_new.h"
 #include "kview.h"
 
-/* the cursor's row (as kv_cur_row, which the drawing has: this file is called by it) */
-static const struct kv_row *cursor_row(const struct kview *k)
+const struct kv_row *kv_cur_row(const struct kview *k)
 {
-    return k->nrows > 0 ? &k->rows[kv_min(k->cur, k->nrows - 1)] : NULL;
+    return k->nrows > 0 ? &k->rows[ui_min(k->cur, k->nrows - 1)] : NULL;
 }
 
 void kv_predict(struct kview *k)
@@ -66,7 +65,7 @@ void kv_model_total(const struct kview *k, double *inst, double *wf, double *ide
 
 void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t size)
 {
-    const struct kv_row *w = cursor_row(k);
+    const struct kv_row *w = kv_cur_row(k);
     const struct kp_line *l = kv_pred_line(k, w);
     int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;
     const char *sep = a->g->sep;
@@ -102,7 +101,7 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
 
 int kv_fix(struct app *a, struct kview *k)
 {
-    const struct kv_row *w = cursor_row(k);
+    const struct kv_row *w = kv_cur_row(k);
     const struct kp_line *l = kv_pred_line(k, w);
     if (!l || l->fix_kind == KP_FIX_NONE) {
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_FIX_NONE));

@@ -454,48 +454,19 @@ static void save(struct app *a, struct play *p)
     app_msg(a, 0, "%s", ui_str(a, UIS_MSG_SAVED));
 }
 
-/* a printable key is always text here: with a full line it must not fall through to the
- * tutorial's keys (s would open the sweep, q would quit) */
-static void insert(struct app *a, struct play *p, int ch)
-{
-    if (p->len + 1 >= (int)sizeof p->text) {
-        app_msg(a, 1, "%s", ui_str(a, UIS_MSG_TOO_LONG));
-        return;
-    }
-    memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
-    p->text[p->cursor++] = (char)ch;
-    p->len++;
-    play_eval(a, p);
-}
-
 static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
 {
     struct play *p = st;
-    switch (k->action) {
-    case ACT_LEFT: if (p->cursor > 0) p->cursor--; return UI_HANDLED;
-    case ACT_RIGHT: if (p->cursor < p->len) p->cursor++; return UI_HANDLED;
-    case ACT_HOME: p->cursor = 0; return UI_HANDLED;
-    case ACT_END: p->cursor = p->len; return UI_HANDLED;
-    case ACT_RUBOUT:
-        if (p->cursor > 0) {
-            memmove(p->text + p->cursor - 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
-            p->cursor--;
-            p->len--;
-            play_eval(a, p);
-        }
-        return UI_HANDLED;
-    case ACT_DELETE:
-        if (p->cursor < p->len) {
-            memmove(p->text + p->cursor, p->text + p->cursor + 1, (size_t)(p->len - p->cursor));
-            p->len--;
-            play_eval(a, p);
-        }
-        return UI_HANDLED;
-    case ACT_CLEAR:
-        p->text[0] = 0;
-        p->len = p->cursor = 0;
+    /* a printable key is always text here: with a full line it must not fall through to the
+     * tutorial's keys (s would open the sweep, q would quit) */
+    int edit = ui_line_key(p->text, (int)sizeof p->text, &p->len, &p->cursor, k);
+    if (edit == 1)
         play_eval(a, p);
+    else if (edit == -2)
+        app_msg(a, 1, "%s", ui_str(a, UIS_MSG_TOO_LONG));
+    if (edit != -1)
         return UI_HANDLED;
+    switch (k->action) {
     case ACT_UP: history(a, p, -1); return UI_HANDLED;
     case ACT_DOWN: history(a, p, 1); return UI_HANDLED;
     case ACT_ACCESS:
@@ -519,7 +490,6 @@ static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
         else
             app_msg(a, 1, "%s", ui_str(a, UIS_MSG_FIX_FIRST));
         return UI_HANDLED;
-    case ACT_INSERT: insert(a, p, k->key); return UI_HANDLED;
     default:
         return UI_IGNORED;    /* Esc (back) and F1 (help) are the loop's */
     }

@@ -20,12 +20,13 @@ const struct lesson_step *app_step(const struct app *a)
     return &l->steps[a->si];
 }
 
-static const struct progress_quiz *record_of(const struct app *a, const char *lesson_id,
-                                             const char *step_id)
+const struct progress_quiz *app_record(const struct app *a, const struct lesson *l,
+                                       const struct lesson_step *st, int task)
 {
+    char lid[PROGRESS_ID_MAX];
+    snprintf(lid, sizeof lid, "%s%s", task ? REPORT_TASK_PREFIX : "", l->id);
     for (int i = 0; i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, lesson_id) &&
-            !strcmp(a->prog.quiz[i].step_id, step_id))
+        if (!strcmp(a->prog.quiz[i].lesson_id, lid) && !strcmp(a->prog.quiz[i].step_id, st->id))
             return &a->prog.quiz[i];
     return NULL;
 }
@@ -36,12 +37,9 @@ int app_step_state(const struct app *a, int li, int si)
     const struct lesson_step *st = &l->steps[si];
     if (!st->quiz && !st->task)
         return -1;
-    const struct progress_quiz *q = record_of(a, l->id, st->id);
-    if (st->task && !(q && q->correct)) {   /* a task met in `banklab lab` counts too */
-        char lid[PROGRESS_ID_MAX];
-        snprintf(lid, sizeof lid, REPORT_TASK_PREFIX "%s", l->id);
-        q = record_of(a, lid, st->id);
-    }
+    const struct progress_quiz *q = app_record(a, l, st, 0);
+    if (st->task && !(q && q->correct))     /* a task met in `banklab lab` counts too */
+        q = app_record(a, l, st, 1);
     if (!q || !q->correct)
         return 0;
     return q->first_correct ? 2 : 1;

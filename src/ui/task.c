@@ -8,18 +8,6 @@
 
 #include "../store/report.h"
 
-/* the progress entry of a task, as banklab lab names it ("lab:<lesson id>", step id) */
-static const struct progress_quiz *task_entry(const struct app *a, const char *lesson_id,
-                                              const char *step_id)
-{
-    char lid[PROGRESS_ID_MAX];
-    snprintf(lid, sizeof lid, "%s%s", REPORT_TASK_PREFIX, lesson_id);
-    for (int i = 0; i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, lid) && !strcmp(a->prog.quiz[i].step_id, step_id))
-            return &a->prog.quiz[i];
-    return NULL;
-}
-
 /* the points of every task in the lessons, and of those solved */
 static void totals(const struct app *a, int *score, int *max)
 {
@@ -31,7 +19,7 @@ static void totals(const struct app *a, int *score, int *max)
             if (!st->task)
                 continue;
             *max += st->task->points;
-            const struct progress_quiz *q = task_entry(a, l->id, st->id);
+            const struct progress_quiz *q = app_record(a, l, st, 1);
             if (q && q->correct)
                 *score += st->task->points;
         }
@@ -82,7 +70,7 @@ void task_update(struct app *a, struct task_panel *tp, const struct lesson *l,
             if (&l->steps[j] == st)
                 tp->number = tp->count;
         }
-    const struct progress_quiz *q = task_entry(a, l->id, st->id);
+    const struct progress_quiz *q = app_record(a, l, st, 1);
     tp->solved = q && q->correct;
     tp->graded = grade(&a->sc, st->task, tp) == 0;
     tp->met = tp->graded && lesson_task_met(st->task, tp->wavefronts, tp->conflicts, tp->ways);
