@@ -43,24 +43,26 @@ static void draw(const struct app *a)
     refresh();
 }
 
-/* the keys every screen but the playground leaves to the loop */
+/* the keys every screen but the playground leaves to the loop: those that open a screen, and
+ * the others */
+static const struct {
+    enum key_action action;
+    enum ui_screen_id screen;
+} opens[] = {
+    {ACT_HELP, UI_HELP}, {ACT_CONTENTS, UI_TOC}, {ACT_PLAYGROUND, UI_PLAY},
+    {ACT_KERNEL, UI_KERNEL},
+};
+
 static enum ui_result global_key(struct app *a, const struct ui_key *k)
 {
+    for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++)
+        if (opens[i].action == k->action) {
+            ui_push(a, opens[i].screen);
+            return UI_HANDLED;
+        }
     switch (k->action) {
     case ACT_QUIT:
         return UI_QUIT;
-    case ACT_HELP:
-        ui_push(a, UI_HELP);
-        break;
-    case ACT_CONTENTS:
-        ui_push(a, UI_TOC);
-        break;
-    case ACT_PLAYGROUND:
-        ui_push(a, UI_PLAY);
-        break;
-    case ACT_KERNEL:
-        ui_push(a, UI_KERNEL);
-        break;
     case ACT_LANG:
         if (!a->utf8) {
             app_msg(a, 1, "%s", ui_str(a, UIS_MSG_NEED_UTF8));

@@ -377,28 +377,31 @@ static void draw_row(const struct app *a, const struct kview *k, const struct kv
                     theme_attr(a, err ? UIC_ERROR : l ? UIC_NORMAL : UIC_NORMAL));
 }
 
-/* line 2 when nothing was measured: the model's totals, labelled */
-static void draw_model_summary(const struct app *a, const struct kview *k)
+/* line 2: the totals t (instructions, wavefronts, ideal, excess) after label, the ways when
+ * ways >= 0, and the count of lines (the string `lines`): exact figures where they fit, else
+ * three digits, else without the count */
+static void draw_totals(const struct app *a, enum ui_str label, const double t[4], double ways,
+                        enum ui_str lines, int nlines, attr_t at)
 {
+    static const enum ui_str names[4] = {UIS_KV_INST, UIS_KV_WAVEFRONTS, UIS_KV_IDEAL,
+                                         UIS_KV_EXCESS};
     const char *sep = a->g->sep;
-    char buf[UI_MSG_MAX * 2], n[4][32];
-    double t[4];
-    kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
-    for (int pass = 0; pass < 3; pass++) {     /* exact, three digits, without the count */
+    char buf[UI_MSG_MAX * 2], n[32];
+    for (int pass = 0; pass < 3; pass++) {
+        size_t o = bl_fmt(buf, sizeof buf, "%s:", ui_str(a, label));
         for (int i = 0; i < 4; i++)
-            fmt_num(t[i], pass == 0 ? 12 : 4, n[i], sizeof n[i]);
-        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s", ui_str(a,
-                          UIS_KV_MODEL_TOTAL), ui_str(a, UIS_KV_INST), n[0], sep,
-                          ui_str(a, UIS_KV_WAVEFRONTS), n[1], sep, ui_str(a, UIS_KV_IDEAL), n[2],
-                          sep, ui_str(a, UIS_KV_EXCESS), n[3]);
+            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %s", i ? sep : " ", ui_str(a, names[i]),
+                        fmt_num(t[i], pass == 0 ? 12 : 4, n, sizeof n));
+        if (ways >= 0)
+            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %.2f", sep, ui_str(a, UIS_KV_WAYS), ways);
         if (pass < 2) {
             o += bl_fmt(buf + o, sizeof buf - o, "%s", sep);
-            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MODEL_LINES), k->pred.npredicted);
+            bl_fmt(buf + o, sizeof buf - o, ui_str(a, lines), nlines);
         }
         if (text_width(buf) <= a->W - 2)
             break;
     }
-    put_line(a, 2, buf, theme_attr(a, UIC_DIM) | A_BOLD);
+    put_line(a, 2, buf, at);
 }
 
 /* the launch (or the file) on line 1, the totals on line 2 */
@@ -406,8 +409,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
 {
     const struct gpu_kernel_result *r = &k->res;
     const char *sep = a->g->sep;
-    char buf[UI_MSG_MAX * 2], g[32], b[32], n1[32], n2[32], n3[32], n4[32];
-    int W = a->W;
+    char buf[UI_MSG_MAX * 2], g[32], b[32];
     if (k->has_res && r->status == GPU_KERNEL_OK) {
         kv_fmt_dims(r->grid, g, sizeof g);
         kv_fmt_dims(r->block, b, sizeof b);
@@ -419,32 +421,20 @@ static void draw_summary(const struct app *a, const struct kview *k)
         bl_fmt(buf, sizeof buf, ui_str(a, UIS_KV_FILE_LINES), k->file.path, sep, k->nsrc);
     }
     put_line(a, 1, buf, A_NORMAL);
-    if (kv_model_shown(k)) {
-        draw_model_summary(a, k);
-        return;
+    double t[4];
+    if (kv_model_shown(k)) {                     /* nothing measured: the model's totals */
+        kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
+        draw_totals(a, UIS_KV_MODEL_TOTAL, t, -1, UIS_KV_MODEL_LINES, k->pred.npredicted,
+                    theme_attr(a, UIC_DIM) | A_BOLD);
+    } else if (k->has_res && r->status == GPU_KERNEL_OK) {
+        const struct gpu_kernel_totals *m = &r->totals;
+        t[0] = m->inst;
+        t[1] = m->wavefronts;
+        t[2] = m->ideal;
+        t[3] = m->excess;
+        draw_totals(a, UIS_KV_TOTAL, t, m->ideal > 0 ? m->wavefronts / m->ideal : 0,
+                    UIS_KV_LINES, r->nlines, A_BOLD);
     }
-    if (!k->has_res || r->status != GPU_KERNEL_OK)
-        return;
-    /* exact figures where they fit, else three digits, else without the count of lines */
-    for (int pass = 0; pass < 3; pass++) {
-        int width = pass == 0 ? 12 : 4;
-        const struct gpu_kernel_totals *t = &r->totals;
-        double ways = t->ideal > 0 ? t->wavefronts / t->ideal : 0;
-        fmt_num(t->inst, width, n1, sizeof n1);
-        fmt_num(t->wavefronts, width, n2, sizeof n2);
-        fmt_num(t->ideal, width, n3, sizeof n3);
-        fmt_num(t->excess, width, n4, sizeof n4);
-        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s%s%s %.2f%s",
-                          ui_str(a, UIS_KV_TOTAL), ui_str(a, UIS_KV_INST), n1, sep,
-                          ui_str(a, UIS_KV_WAVEFRONTS), n2, sep, ui_str(a, UIS_KV_IDEAL), n3, sep,
-                          ui_str(a, UIS_KV_EXCESS), n4, sep, ui_str(a, UIS_KV_WAYS), ways,
-                          pass < 2 ? sep : "");
-        if (pass < 2)
-            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LINES), r->nlines);
-        if (text_width(buf) <= W - 2)
-            break;
-    }
-    put_line(a, 2, buf, A_BOLD);
 }
 
 /* the line over the key bar: the prompt, the run in flight, or what is watched */
