@@ -73,7 +73,8 @@ LDLIBS      = $(PKG_LIBS) -lpthread -lm
 
 # Rooms: every folder src/ROOM is one archive, $(BUILD)/lib/ROOM.a. In any room, cuda_*.c and
 # *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to src/gpu.
-# The binary links every room; a unit test links only the rooms its `link:` line names.
+# The binary, every unit test and benchmark link every room's archive in one group: the
+# linker takes only the objects a program calls.
 ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
 ifeq ($(GPU),cuda)
   GPU_SKIP := none_%
@@ -134,11 +135,6 @@ UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard tests/bench/bench_*.c)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
-# A unit test or benchmark names what it links on a line "link: ROOM ... [cjson] [curses]"
-# near its top (src/base, the room below all others, is always linked): LINK_test_bank etc.
-$(foreach t,$(UNIT_SRC) $(BENCH_SRC),$(eval LINK_$(basename $(notdir $(t))) := \
-  $(shell sed -n '1,30s/^.*[[:space:]]link:[[:space:]]*\([a-z0-9 ]*\).*$$/\1/p' $(t) | head -n 1)))
-link_of = $(LINK_$(1)) base
 
 .PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
@@ -187,17 +183,15 @@ $(BIN): $(MAIN_OBJ) $(ROOM_LIBS)
 	  $(call link_libs,$(ROOMS))
 
 .SECONDEXPANSION:
-$(BUILD)/tests/%: tests/unit/%.c $$(foreach r,$$(filter $$(ROOMS),$$(call link_of,$$*)),$$(call room_lib,$$(r))) $(FLAGS_STAMP)
+$(BUILD)/tests/%: tests/unit/%.c $(ROOM_LIBS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(LINK_$*),,echo "$<: no 'link:' line naming the rooms it links" >&2; exit 1)
 	@$(if $(Q),echo "  TEST    $@")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DTEST_DATA_DIR='"tests/data"' $(LDFLAGS) $(LDFLAGS_EXTRA) -o $@ $< \
-	  $(call link_libs,$(call link_of,$*)) -lcmocka
+	  $(call link_libs,$(ROOMS)) -lcmocka
 
-$(BUILD)/tests/bench_%: tests/bench/bench_%.c $$(foreach r,$$(filter $$(ROOMS),$$(call link_of,bench_$$*)),$$(call room_lib,$$(r))) $(FLAGS_STAMP)
+$(BUILD)/tests/bench_%: tests/bench/bench_%.c $(ROOM_LIBS) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	@$(if $(LINK_bench_$*),,echo "$<: no 'link:' line naming the rooms it links" >&2; exit 1)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(call link_libs,$(call link_of,bench_$*))
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LDFLAGS) -o $@ $< $(call link_libs,$(ROOMS))
 
 unit-bins: $(UNIT_BIN)
 

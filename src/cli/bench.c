@@ -247,9 +247,9 @@ static void run_rows(struct gpu *g, struct bench *B)
         struct bench_row *b = &B->rows[i];
         struct gpu_result *r = &b->row.rec.res;
         gpu_run(g, &b->row.rec.req, r, BENCH_TIMEOUT_MS);
-        if (r->status != GPU_OK) {
+        if (r->err.status != GPU_OK) {
             B->failures++;
-            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, CLI_CLEAN(r->error));
+            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, CLI_CLEAN(r->err.msg));
         }
         if (b->row.rec.req.kind == GPU_REQ_PATTERN && r->has_counters &&
             b->row.model_wavefronts >= 0) {
@@ -285,7 +285,7 @@ static void measure_latency(struct gpu *g, struct bench *B)
         clock_gettime(CLOCK_MONOTONIC, &t0);
         gpu_run(g, &q, &r, BENCH_TIMEOUT_MS);
         clock_gettime(CLOCK_MONOTONIC, &t1);
-        if (r.status == GPU_OK)
+        if (r.err.status == GPU_OK)
             B->lat[B->nlat++] = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
     }
     qsort(B->lat, (size_t)B->nlat, sizeof B->lat[0], cmp_double);
@@ -331,7 +331,7 @@ static void write_csv(const struct bench *B)
                r->wavefronts_st, r->conflicts_ld, r->conflicts_st, r->ns_per_access,
                r->clk_per_access, r->slowdown, b->pred_slowdown, r->ms_median, r->ms_min,
                r->ms_max, r->bytes_per_clk_per_sm, r->gbps, r->verified,
-               r->status == GPU_OK ? "ok" : r->error);
+               r->err.status == GPU_OK ? "ok" : r->err.msg);
     }
 }
 
@@ -365,7 +365,7 @@ static void print_sweep(const struct bench *B)
         printf("%-18s %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
                b->row.model_wavefronts, cw, cc, r->ns_per_access, r->clk_per_access, r->slowdown,
                b->pred_slowdown, err, r->bytes_per_clk_per_sm,
-               r->status == GPU_OK ? "" : "  FAILED");
+               r->err.status == GPU_OK ? "" : "  FAILED");
     }
     double limit = 128.0 * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12;
     printf("4-byte loads: worst |measured/predicted ratio - 1| = %.1f %% (goal <= 5 %%)\n", worst[4]);
@@ -382,7 +382,7 @@ static const struct gpu_result *find_case(const struct bench *B, const char *nam
     for (int i = 0; i < B->n; i++)
         if (B->rows[i].row.rec.req.kind == GPU_REQ_CASE &&
             !strcmp(B->rows[i].row.rec.req.case_name, name) &&
-            B->rows[i].row.rec.res.status == GPU_OK)
+            B->rows[i].row.rec.res.err.status == GPU_OK)
             return &B->rows[i].row.rec.res;
     return NULL;
 }
@@ -414,7 +414,7 @@ static void print_transposes(const struct bench *B)
             snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
         printf("%-22s %10.4f %9.0f %9.0f%% %6s %9s %9s %8s\n", b->row.rec.req.case_name,
                r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, mw, cw, cc,
-               r->verified ? "yes" : (r->status == GPU_OK ? "-" : "FAILED"));
+               r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }
 
@@ -438,7 +438,7 @@ static void print_cases(const struct bench *B)
         if (b->row.model_wavefronts >= 0)
             snprintf(mw, sizeof mw, "%d", b->row.model_wavefronts);
         printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, mw, cw, cc, sw, r->ms_median,
-               r->verified ? "yes" : (r->status == GPU_OK ? "-" : "FAILED"));
+               r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
     }
 }
 
@@ -454,7 +454,7 @@ static void print_text(const struct bench *B)
                "%.1f ms, min %.1f, max %.1f (aim < 150 ms)\n", B->lat[B->nlat / 2], B->lat[0],
                B->lat[B->nlat - 1]);
     if (!B->info.counters)
-        printf("\ncounters: %s\n", CLI_CLEAN(B->info.counters_reason));
+        printf("\ncounters: %s\n", CLI_CLEAN(B->info.counters_err.msg));
 }
 
 int cmd_bench(int argc, char **argv)
@@ -471,13 +471,13 @@ int cmd_bench(int argc, char **argv)
         return EXIT_USAGE;
     }
     if (!B.info.available) {
-        fprintf(stderr, "banklab bench: no GPU: %s\n", CLI_CLEAN(B.info.reason));
+        fprintf(stderr, "banklab bench: no GPU: %s\n", CLI_CLEAN(B.info.err.msg));
         gpu_close(g);
         return EXIT_NOGPU;
     }
     if (!B.info.counters && !B.o.json && !B.o.csv)
         printf("counters: %s (timings and the model are still shown)\n",
-               CLI_CLEAN(B.info.counters_reason));
+               CLI_CLEAN(B.info.counters_err.msg));
     if (add_sweep(&B) || add_cases(&B, 1) || (!B.o.quick && add_cases(&B, 0))) {
         gpu_close(g);
         free(B.rows);

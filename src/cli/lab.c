@@ -358,9 +358,9 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
                s == GPU_OK ? "timeout" : "busy or unavailable");
         return 0;
     }
-    if (res.status != GPU_OK || !res.has_counters) {
+    if (res.err.status != GPU_OK || !res.has_counters) {
         lab_out(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
-               CLI_CLEAN(res.status != GPU_OK    ? MSG(lab, &res.error_msg, res.error)
+               CLI_CLEAN(res.err.status != GPU_OK    ? MSG(lab, &res.err.why, res.err.msg)
                          : res.counters_note[0] ? MSG(lab, NULL, res.counters_note)
                                                 : TR(lab, "no counters", "没有计数器")));
         return 0;
@@ -873,7 +873,7 @@ static void print_header(const struct lab *lab, const char *file, int ntasks, in
                           "GPU：未使用（--no-gpu）；按模型评分。"));
     else
         lab_out(TR(lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
-               CLI_CLEAN(lab->info.reason[0] ? MSG(lab, &lab->info.reason_msg, lab->info.reason)
+               CLI_CLEAN(lab->info.err.msg[0] ? MSG(lab, &lab->info.err.why, lab->info.err.msg)
                                              : TR(lab, "not available", "不可用")));
     if (!lab->scripted)
         lab_out("%s\n", TR(lab, "Type a value and Enter; Enter alone keeps the value shown; "

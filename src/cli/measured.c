@@ -22,16 +22,16 @@ static const char *status_word(enum gpu_status st)
 
 int measured_complete(const struct gpu_result *r)
 {
-    return r->status == GPU_OK && r->has_counters && r->has_access_timing;
+    return r->err.status == GPU_OK && r->has_counters && r->has_access_timing;
 }
 
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE;
-    if (r->status != GPU_OK) {
+    if (r->err.status != GPU_OK) {
         fprintf(f, "measured: none: %s (%s)\n",
-                CLI_CLEAN(r->error[0] ? r->error : status_word(r->status)), CLI_CLEAN(source));
+                CLI_CLEAN(r->err.msg[0] ? r->err.msg : status_word(r->err.status)), CLI_CLEAN(source));
         return;
     }
     fprintf(f, "measured (%s):\n", CLI_CLEAN(source));  /* a recording's device, escaped */
@@ -71,9 +71,9 @@ static void num_or_null(FILE *f, const char *key, int have, double v)
 void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
-    int st = acc->op == BANK_STORE, ok = r->status == GPU_OK;
+    int st = acc->op == BANK_STORE, ok = r->err.status == GPU_OK;
     int c = ok && r->has_counters, t = ok && r->has_access_timing;
-    fprintf(f, "\"measured\":{\"status\":\"%s\"", status_word(r->status));
+    fprintf(f, "\"measured\":{\"status\":\"%s\"", status_word(r->err.status));
     num_or_null(f, "wavefronts", c, st ? r->wavefronts_st : r->wavefronts_ld);
     num_or_null(f, "conflicts", c, st ? r->conflicts_st : r->conflicts_ld);
     num_or_null(f, "ns_per_access", t, r->ns_per_access);
@@ -86,7 +86,7 @@ void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access
     fputs(",\"provenance\":", f);
     json_str(f, r->provenance);
     fputs(",\"error\":", f);
-    json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->error);
+    json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->err.msg);
     fprintf(f, ",\"counters_busy\":%s", r->counters_busy ? "true" : "false");
     fprintf(f, ",\"from_server\":%s", r->from_server ? "true" : "false");
     num_or_null(f, "cache_age_s", r->from_cache, r->cached_age_s);

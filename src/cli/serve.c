@@ -164,7 +164,7 @@ int cmd_serve(int argc, char **argv)
     struct gpu_info info;
     struct gpu *g = a.fake ? serve_fake_open((int)a.fake_delay_ms, &info) : gpu_open(a.device, &info);
     if (!g || !info.available) {
-        snprintf(err, sizeof err, "no GPU: %.200s", g ? info.reason : "out of memory");
+        snprintf(err, sizeof err, "no GPU: %.200s", g ? info.err.msg : "out of memory");
         fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err));
         tell_ready((int)a.ready_fd, err);
         gpu_close(g);

@@ -372,7 +372,7 @@ static int meter_open(const struct sim_args *a, struct sim_meter *mt)
         return EXIT_USAGE;
     }
     if (!mt->info.available) {
-        fprintf(stderr, "banklab sim: no GPU: %s\n", CLI_CLEAN(mt->info.reason));
+        fprintf(stderr, "banklab sim: no GPU: %s\n", CLI_CLEAN(mt->info.err.msg));
         gpu_close(mt->g);
         mt->g = NULL;
         return EXIT_NOGPU;
@@ -424,9 +424,9 @@ static int measured_status(const struct sim_meas *m, int n)
     char what[48] = "";
     if (n > 1)
         snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
-    if (r->status != GPU_OK)
+    if (r->err.status != GPU_OK)
         fprintf(stderr, "banklab sim: %snot measured: %s\n", what,
-                r->error[0] ? CLI_CLEAN(r->error) : "no result");
+                r->err.msg[0] ? CLI_CLEAN(r->err.msg) : "no result");
     else if (!r->has_counters)
         fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
                 r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "not read");

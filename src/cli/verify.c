@@ -255,15 +255,15 @@ static void report_load(const struct lesson_error *e, void *ctx)
 static void case_line(const struct vitem *it)
 {
     const struct gpu_result *r = &it->row.rec.res;
-    if (r->status == GPU_OK && r->verified)
+    if (r->err.status == GPU_OK && r->verified)
         printf("%-60.60s  checked, %.4f ms, ld %.2f wf/instr\n", it->row.label, r->ms_median,
                r->wavefronts_ld);
-    else if (r->status == GPU_EINVAL)
-        printf("%-60.60s  refused: %s\n", it->row.label, CLI_CLEAN(r->error));
-    else if (r->status == GPU_EVERIFY || r->status == GPU_OK)
-        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, CLI_CLEAN(r->error));
+    else if (r->err.status == GPU_EINVAL)
+        printf("%-60.60s  refused: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
+    else if (r->err.status == GPU_EVERIFY || r->err.status == GPU_OK)
+        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
     else
-        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, CLI_CLEAN(r->error));
+        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
 }
 
 static void usage(FILE *f)
@@ -422,10 +422,10 @@ static struct gpu *open_gpu(const struct vopts *o, struct gpu_info *info, int *r
     if (!g)
         fprintf(stderr, "banklab verify: out of memory\n");
     else if (!info->available)
-        fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->reason));
+        fprintf(stderr, "banklab verify: no GPU: %s\n", CLI_CLEAN(info->err.msg));
     else if (!info->counters)
         fprintf(stderr, "banklab verify: no hardware counters: %s\n",
-                CLI_CLEAN(info->counters_reason));
+                CLI_CLEAN(info->counters_err.msg));
     else
         return g;
     gpu_close(g);
@@ -458,17 +458,17 @@ static void measure_all(struct gpu *g, struct vlist *L, struct tally *t)
             /* A refused setting (misaligned carve, out of range) is the lesson's point: its
              * one-line reason is recorded. A wrong output is a failure; a run that could not
              * happen (no turn, a failed launch) is counted apart. */
-            if (r->status == GPU_EINVAL)
+            if (r->err.status == GPU_EINVAL)
                 t->case_refused += first;
-            else if (r->status == GPU_EVERIFY || (r->status == GPU_OK && !r->verified))
+            else if (r->err.status == GPU_EVERIFY || (r->err.status == GPU_OK && !r->verified))
                 t->case_wrong += first;
-            else if (r->status != GPU_OK)
+            else if (r->err.status != GPU_OK)
                 t->case_unmeasured += first;
             continue;
         }
-        if (r->status != GPU_OK || !r->has_counters) {
+        if (r->err.status != GPU_OK || !r->has_counters) {
             t->unmeasured++;
-            t->busy += r->status == GPU_OK && r->counters_busy;
+            t->busy += r->err.status == GPU_OK && r->counters_busy;
             it->row.agree = -1;                 /* not compared: null in the recording */
             continue;
         }
@@ -523,7 +523,7 @@ static void write_rows(const struct vlist *L)
         if (it->dup_of >= 0 && it->row.agree == 1 && strcmp(it->row.group, "h200"))
             continue; /* a repeat of an access listed above */
         char meas[40];
-        int measured = r->status == GPU_OK && r->has_counters;
+        int measured = r->err.status == GPU_OK && r->has_counters;
         if (measured)
             snprintf(meas, sizeof meas, "%.2f/%.2f", st ? r->wavefronts_st : r->wavefronts_ld,
                      st ? r->conflicts_st : r->conflicts_ld);
@@ -533,7 +533,7 @@ static void write_rows(const struct vlist *L)
                it->row.model_conflicts, meas,
                !measured ? "NOT MEASURED" : it->row.agree == 1 ? "ok" : "DIFFERS");
         if (!measured)
-            printf("    %s\n", CLI_CLEAN(r->status != GPU_OK ? r->error : r->counters_note));
+            printf("    %s\n", CLI_CLEAN(r->err.status != GPU_OK ? r->err.msg : r->counters_note));
     }
 }
 

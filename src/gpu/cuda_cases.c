@@ -50,7 +50,7 @@ static int host_inputs(struct runner *R, int big, struct gpu_result *res)
             free(R->h_big_in);
             free(R->h_big_out);
             R->h_big_in = R->h_big_out = NULL;
-            res_fail(res, GPU_EFAILED, GPU_OUT_OF_HOST_MEMORY_FOR, TRANSPOSE_N,
+            bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_HOST_MEMORY_FOR, TRANSPOSE_N,
                      TRANSPOSE_N);
             return -1;
         }
@@ -68,7 +68,7 @@ static int host_inputs(struct runner *R, int big, struct gpu_result *res)
             free(R->h_small_in);
             free(R->h_small_out);
             R->h_small_in = R->h_small_out = NULL;
-            res_fail(res, GPU_EFAILED, GPU_OUT_OF_HOST_MEMORY);
+            bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_HOST_MEMORY);
             return -1;
         }
         for (size_t i = 0; i < R->small_floats; i++)
@@ -153,7 +153,7 @@ int case_setup(struct runner *R, const struct gpu_request *req, struct case_run 
     memset(c, 0, sizeof *c);
     c->gc = gpu_case_find(req->case_name);
     if (!c->gc) {
-        res_fail(res, GPU_EINVAL, GPU_UNKNOWN_CASE_KERNEL, req->case_name);
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_CASE_KERNEL, req->case_name);
         return -1;
     }
     long long v[GPU_CASE_MAX_PARAMS];
@@ -161,7 +161,7 @@ int case_setup(struct runner *R, const struct gpu_request *req, struct case_run 
     int bad = gpu_case_check(c->gc, v);
     if (bad >= 0) {
         const struct gpu_case_param *p = &c->gc->params[bad];
-        res_fail(res, GPU_EINVAL, GPU_IS_OUTSIDE, c->gc->name, p->name,
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_IS_OUTSIDE, c->gc->name, p->name,
                  v[bad], p->min, p->max);
         return -1;
     }
@@ -169,15 +169,15 @@ int case_setup(struct runner *R, const struct gpu_request *req, struct case_run 
     c->n = R->light ? 512 : TRANSPOSE_N;
     case_shape(R, c, v);
     if (c->gc->id == GPU_CASE_VECTOR_WIDTH && c->a == 3)
-        res_fail(res, GPU_EINVAL, GPU_VECTOR_WIDTH_VEC_MUST_BE);
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_VECTOR_WIDTH_VEC_MUST_BE);
     if (c->gc->id == GPU_CASE_DYNAMIC_CARVE) {
         if ((c->a * 4 + c->b) % 8)
-            res_fail(res, GPU_EINVAL,
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE,
                      GPU_DYNAMIC_CARVE_THE_DOUBLE_ARRAY, c->a * 4 + c->b);
         else if (bl_dynamic_carve_smem(c->a, c->b) > R->smem_optin)
-            res_fail(res, GPU_EINVAL, GPU_DYNAMIC_CARVE_BYTES_OF_SHARED, bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_DYNAMIC_CARVE_BYTES_OF_SHARED, bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
     }
-    if (res->status != GPU_OK)
+    if (res->err.status != GPU_OK)
         return -1;
     return host_inputs(R, c->gc->matrix, res);
 }
@@ -193,11 +193,11 @@ static int case_access_timing(struct runner *R, const struct gpu_request *req, c
     memset(&pr, 0, sizeof pr);
     if (pattern_setup(R, &req->access, &p, &wf, &pr) || pattern_time(R, &p, wf, &pr) ||
         access_timing(R, &req->access, pr.clk_per_request, &pr)) {
-        if (pr.status == GPU_EFAILED) {
-            res_fail(res, GPU_EFAILED, GPU_TEXT, pr.error);
+        if (pr.err.status == GPU_EFAILED) {
+            bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_TEXT, pr.err.msg);
             return -1;
         }
-        bl_fmt(note, notesize, "time per access not measured: %s", pr.error);
+        bl_fmt(note, notesize, "time per access not measured: %s", pr.err.msg);
         return 0;
     }
     copy_access_timing(res, &pr);
@@ -240,7 +240,7 @@ int case_measure(struct runner *R, const struct gpu_request *req, struct case_ru
             counters_to_result(res, v, v[BL_INST_LD], v[BL_INST_ST]);
             bl_fmt(counter_note, sizeof counter_note,
                    "CUPTI range profiler, per executed shared instruction");
-        } else if (res->status != GPU_OK) {
+        } else if (res->err.status != GPU_OK) {
             return -1;
         }
     }
@@ -334,7 +334,7 @@ int case_check(struct runner *R, struct case_run *c, struct gpu_result *res)
     long bad = c->gc->matrix ? check_transpose(R, c) : check_small(R, c);
     if (bad >= 0) {
         const float *host = c->gc->matrix ? R->h_big_out : R->h_small_out;
-        res_fail(res, GPU_EVERIFY, GPU_OUTPUT_ELEMENT_DIFFERS_FROM_THE,
+        bl_fail(&res->err, GPU_EVERIFY, BL_NOWHERE, GPU_OUTPUT_ELEMENT_DIFFERS_FROM_THE,
                  c->gc->name, bad, (double)host[bad]);
         return -1;
     }

@@ -87,9 +87,9 @@ static int lock_take(struct runner *R, struct gpu_result *res)
         return 0;
     }
     if (st == DEVLOCK_TIMEOUT)
-        res_fail(res, GPU_EFAILED, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, err);
+        bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, err);
     else
-        res_fail(res, GPU_EFAILED, GPU_NOT_MEASURED_THE_GPU_RUNNER);
+        bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_NOT_MEASURED_THE_GPU_RUNNER);
     return -1;
 }
 
@@ -105,7 +105,7 @@ static void serve(struct runner *R, const struct gpu_request *req, struct gpu_re
 {
     struct case_run c;
     if (req->kind != GPU_REQ_PATTERN && req->kind != GPU_REQ_CASE) {
-        res_fail(res, GPU_EINVAL, GPU_UNKNOWN_REQUEST_KIND, (int)req->kind);
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_REQUEST_KIND, (int)req->kind);
         return;
     }
     if (req->kind == GPU_REQ_CASE && case_setup(R, req, &c, res))
@@ -220,13 +220,13 @@ static void open_counters(struct runner *R)
         }
         R->info.counters = st != CTR_UNAVAILABLE;
         if (st == CTR_BUSY)
-            bl_fmt(R->info.counters_reason, sizeof R->info.counters_reason,
+            bl_fmt(R->info.counters_err.msg, sizeof R->info.counters_err.msg,
                      "busy at start (%s); each measurement tries again", why);
         else if (st == CTR_UNAVAILABLE)
             bl_fmt(R->ctr_why, sizeof R->ctr_why, "%s", why);
     }
     if (!R->info.counters)
-        bl_fmt(R->info.counters_reason, sizeof R->info.counters_reason, "%s", R->ctr_why);
+        bl_fmt(R->info.counters_err.msg, sizeof R->info.counters_err.msg, "%s", R->ctr_why);
 }
 
 static int worker_init(struct runner *R, struct gpu_result *res)
@@ -275,7 +275,7 @@ static void *worker(void *arg)
     R->init_done = 1;
     R->init_ok = ok;
     if (!ok)
-        bl_fmt(R->init_err, sizeof R->init_err, "%s", ires.error);
+        bl_fmt(R->init_err, sizeof R->init_err, "%s", ires.err.msg);
     pthread_cond_broadcast(&R->cv_res);
     while (ok) {
         wait_for_request(R);
@@ -428,64 +428,50 @@ static void r_close(void *impl)
 
 static const struct gpu_ops runner_ops = {r_submit, r_poll, r_wait, r_close, r_progress};
 
-/* The reason no device can be used, in one line; "" when device `device` is usable. */
-static void probe(int device, struct bl_msg *m, char *why, size_t n, struct cudaDeviceProp *prop)
+/* Why device `device` cannot be used, into why (failed: GPU_EUNAVAILABLE); nothing when it
+ * is usable (prop then holds its properties). */
+static void probe(int device, struct bl_err *why, struct cudaDeviceProp *prop)
 {
     void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!libcuda) {
-        bl_msg_set(m, why, n, GPU_NO_DRIVER);
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DRIVER);
         return;
     }
     dlclose(libcuda);
     int drv = 0, count = 0;
     cudaError_t e = cudaDriverGetVersion(&drv);
     if (e == cudaSuccess && drv > 0 && drv < CUDART_VERSION) {
-        bl_msg_set(m, why, n, GPU_DRIVER_TOO_OLD_VERSION, drv / 1000, drv % 1000 / 10, CUDART_VERSION / 1000,
-                 CUDART_VERSION % 1000 / 10);
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DRIVER_TOO_OLD_VERSION, drv / 1000,
+                drv % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10);
         return;
     }
     e = cudaGetDeviceCount(&count);
-    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0)) {
-        bl_msg_set(m, why, n, GPU_NO_DEVICE);
-        return;
-    }
-    if (e == cudaErrorInsufficientDriver) {
-        bl_msg_set(m, why, n, GPU_DRIVER_TOO_OLD, cudaGetErrorString(e));
-        return;
-    }
-    if (e != cudaSuccess) {
-        bl_msg_set(m, why, n, GPU_CUDA_UNAVAILABLE, cudaGetErrorString(e));
-        return;
-    }
-    if (device < 0 || device >= count) {
-        bl_msg_set(m, why, n, GPU_NO_DEVICE_N, device, count, count - 1);
-        return;
-    }
-    e = cudaGetDeviceProperties(prop, device);
-    if (e != cudaSuccess) {
-        bl_msg_set(m, why, n, GPU_DEVICE_ERROR, device, cudaGetErrorString(e));
-        return;
-    }
-    if (prop->major * 10 + prop->minor < MIN_SM) {
-        bl_msg_set(m, why, n, GPU_DEVICE_TOO_OLD, prop->name,
-                 prop->major, prop->minor, MIN_SM);
-        return;
-    }
-    why[0] = '\0';
+    if (e == cudaErrorNoDevice || (e == cudaSuccess && count == 0))
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DEVICE);
+    else if (e == cudaErrorInsufficientDriver)
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DRIVER_TOO_OLD, cudaGetErrorString(e));
+    else if (e != cudaSuccess)
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_CUDA_UNAVAILABLE, cudaGetErrorString(e));
+    else if (device < 0 || device >= count)
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DEVICE_N, device, count, count - 1);
+    else if ((e = cudaGetDeviceProperties(prop, device)) != cudaSuccess)
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_ERROR, device, cudaGetErrorString(e));
+    else if (prop->major * 10 + prop->minor < MIN_SM)
+        bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_TOO_OLD, prop->name, prop->major,
+                prop->minor, MIN_SM);
 }
 
 struct gpu *gpu_open(int device, struct gpu_info *info)
 {
-    char why[GPU_TEXT_MAX];
-    struct bl_msg wm;
+    struct bl_err why = {0};
     /* Load every kernel when the context is made (before any turn), not at its first launch
      * inside one; a user's own setting wins. */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     struct cudaDeviceProp prop;
     memset(&prop, 0, sizeof prop);
-    probe(device, &wm, why, sizeof why, &prop);
-    if (why[0])
-        return gpu_unavailable_msg(info, &wm);
+    probe(device, &why, &prop);
+    if (bl_err_failed(&why))
+        return gpu_unavailable(info, &why);
     struct runner *R = calloc(1, sizeof *R);
     if (!R)
         return NULL;
@@ -522,7 +508,8 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     R->prog.phase = GPU_PHASE_MEASURING;   /* the worker's start-up (gpu_open waits for it) */
     if (pthread_create(&R->thread, NULL, worker, R)) {
         r_close(R);
-        return gpu_unavailable_new(info, GPU_NO_WORKER_THREAD);
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_WORKER_THREAD);
+        return gpu_unavailable(info, &why);
     }
     R->started = 1;
     /* Wait for the worker to set up the context (once, at open). */
@@ -532,10 +519,9 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     int ok = R->init_ok;
     pthread_mutex_unlock(&R->mu);
     if (!ok) {
-        char ie[sizeof R->init_err];
-        bl_fmt(ie, sizeof ie, "%s", R->init_err);
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_UNUSABLE, device, R->init_err);
         r_close(R);
-        return gpu_unavailable_new(info, GPU_DEVICE_UNUSABLE, device, ie);
+        return gpu_unavailable(info, &why);
     }
     R->info.available = 1;
     if (info)

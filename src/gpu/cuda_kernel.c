@@ -181,9 +181,9 @@ static int bind_params(struct child *ch)
                      "give it a value", i + 1, k->name, p->type);
             return -1;
         }
-        char why[GPU_KERNEL_TEXT];
-        if (ksrc_scalar_bytes(p, val, ch->scalars[i], why, sizeof why)) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "--arg %s=%s: %s", p->name, val, why);
+        struct bl_err why;
+        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why)) {
+            FAIL(ch, GPU_KERNEL_EINPUT, "--arg %s=%s: %s", p->name, val, why.msg);
             return -1;
         }
     }

@@ -128,10 +128,10 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
     enum bank_status bs = bank_simulate(acc, &model, &bad_lane);
     if (bs != BANK_OK) {
         if (bs == BANK_EALIGN)
-            res_fail(res, GPU_EINVAL, GPU_LANE_OFFSET_IS_NOT_A,
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_LANE_OFFSET_IS_NOT_A,
                      bad_lane, acc->width);
         else
-            res_fail(res, GPU_EINVAL, GPU_TEXT, bank_status_str(bs));
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_TEXT, bank_status_str(bs));
         return -1;
     }
     memset(p, 0, sizeof *p);
@@ -149,17 +149,17 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
     for (int l = 0; l < BANK_LANES; l++) {
         p->a.goff[l] = acc->has_src ? acc->src[l] : (uint32_t)l * acc->width;
         if (acc->instr == BANK_CPASYNC && p->a.goff[l] + acc->width > BL_CP_ASYNC_SRC) {
-            res_fail(res, GPU_EINVAL, GPU_CP_ASYNC_SRC_PAST, l, p->a.goff[l], BL_CP_ASYNC_SRC);
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_CP_ASYNC_SRC_PAST, l, p->a.goff[l], BL_CP_ASYNC_SRC);
             return -1;
         }
     }
     if (acc->instr == BANK_STMATRIX && R->cc_major < 9) {
-        res_fail(res, GPU_EINVAL, GPU_STMATRIX_NEEDS_SM90, R->cc_major,
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_STMATRIX_NEEDS_SM90, R->cc_major,
                  R->cc_minor);
         return -1;
     }
     if (acc->instr == BANK_CPASYNC && R->cc_major < 8) {
-        res_fail(res, GPU_EINVAL, GPU_CP_ASYNC_NEEDS_SM80, R->cc_major,
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_CP_ASYNC_NEEDS_SM80, R->cc_major,
                  R->cc_minor);
         return -1;
     }
@@ -168,7 +168,7 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
         if (!(used >> l & 1u))
             continue;
         if (acc->offset[l] > 0x7fffffffu) {
-            res_fail(res, GPU_EINVAL, GPU_LANE_OFFSET_IS_BEYOND_SHARED, l,
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_LANE_OFFSET_IS_BEYOND_SHARED, l,
                      (unsigned long long)acc->offset[l]);
             return -1;
         }
@@ -177,7 +177,7 @@ int pattern_setup(struct runner *R, const struct bank_access *acc, struct patter
             span = acc->offset[l] + acc->width;
     }
     if (span + 256 > R->smem_optin) {
-        res_fail(res, GPU_EINVAL,
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE,
                  GPU_THE_OFFSETS_REACH_BYTE_THIS, (unsigned long long)span, R->smem_optin);
         return -1;
     }
@@ -250,7 +250,7 @@ static int ref_clk(struct runner *R, const struct bank_access *acc, double *clk,
     int wf;
     memset(&rr, 0, sizeof rr);
     if (pattern_setup(R, &ra, &p, &wf, &rr) || pattern_time(R, &p, wf, &rr)) {
-        res_fail(res, rr.status, GPU_CONFLICT_FREE_REFERENCE, rr.error);
+        bl_fail(&res->err, rr.err.status, BL_NOWHERE, GPU_CONFLICT_FREE_REFERENCE, rr.err.msg);
         return -1;
     }
     int k = R->nref < REF_CACHE ? R->nref++ : (R->ref_next++ % REF_CACHE);
@@ -310,7 +310,7 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
         return 0;
     }
     if (read_counters(R, res, pattern_launch_sync, &c, v))
-        return res->status == GPU_OK ? 0 : -1;
+        return res->err.status == GPU_OK ? 0 : -1;
     double n = COUNT_INSTR;
     counters_to_result(res, v, n, n);
     double got = p->a.store ? v[BL_INST_ST] : v[BL_INST_LD];
@@ -322,7 +322,7 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
         c.iters = 2 * COUNT_ITERS;
         if (read_counters(R, res, pattern_launch_sync, &c, v2)) {
             res->has_counters = 0;
-            return res->status == GPU_OK ? 0 : -1;
+            return res->err.status == GPU_OK ? 0 : -1;
         }
         double d_all = v2[BL_WAVEFRONTS_ALL] - v[BL_WAVEFRONTS_ALL];
         double d_lds = v2[BL_WAVEFRONTS_LD] - v[BL_WAVEFRONTS_LD] +

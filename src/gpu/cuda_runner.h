@@ -83,7 +83,7 @@ const char *runner_base_name(const char *path);
     do {                                                                                       \
         cudaError_t e_ = (cudaError_t)(expr);                                                  \
         if (e_ != cudaSuccess) {                                                               \
-            res_fail((res), GPU_EFAILED, GPU_CUDA_CALL, runner_base_name(__FILE__), __LINE__, \
+            bl_fail(&(res)->err, GPU_EFAILED, BL_NOWHERE, GPU_CUDA_CALL, runner_base_name(__FILE__), __LINE__, \
                      #expr, cudaGetErrorString(e_));                                           \
             return -1;                                                                         \
         }                                                                                      \

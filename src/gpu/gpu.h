@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/msg.h"
+#include "../base/err.h"
 #include "../model/bank.h"
 
 #define GPU_TEXT_MAX 256
@@ -20,21 +20,22 @@ enum gpu_backend { GPU_BACKEND_NONE = 0, GPU_BACKEND_CUDA = 1, GPU_BACKEND_REPLA
 struct gpu_info {
     enum gpu_backend backend;     /* which implementation answers */
     int available;                /* 1 when requests can produce measurements */
-    char reason[GPU_TEXT_MAX];    /* one line: why not available (or "" when available) */
+    struct bl_err err;            /* why not available (status GPU_EUNAVAILABLE), or none */
     char device[GPU_TEXT_MAX];    /* e.g. "NVIDIA H200 (sm_90)" or "recorded on ..., <date>" */
     int cc_major, cc_minor;
     int sm_count;
     int clock_khz;                /* SM clock the timings are converted with */
     int counters;                 /* 1 when hardware counters can be read (they may be busy
                                      for a moment: each result says) */
-    char counters_reason[GPU_TEXT_MAX]; /* one line: why not, when counters == 0; a note when
-                                     they were busy at start */
+    struct bl_err counters_err;   /* why not, when counters == 0 (status CTR_UNAVAILABLE,
+                                     or GPU_EUNAVAILABLE with err); when they were busy at
+                                     start, that note (CTR_BUSY) */
     char lock[GPU_TEXT_MAX];      /* how measurements take turns with other processes: "turns
                                      through <lock file>", or why they cannot (one line) */
-    /* reason, counters_reason and device (replay's "recorded on ...") as message ids of
-     * src/base/msg.def with their arguments, for either language (bl_msg_text): id
-     * BL_MSG_NONE where the English text is all there is */
-    struct bl_msg reason_msg, counters_reason_msg, device_msg;
+    /* device (replay's "recorded on ...") as a message id of src/base/msg.def with its
+     * arguments, for either language (bl_msg_text): id BL_MSG_NONE where the English text is
+     * all there is (as for err.why and counters_err.why of an info read from a server) */
+    struct bl_msg device_msg;
 };
 
 enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };
@@ -56,18 +57,19 @@ struct gpu_request {
 
 enum gpu_status {
     GPU_OK = 0,
-    GPU_EUNAVAILABLE = 1,         /* no device (info.reason says why) */
+    GPU_EUNAVAILABLE = 1,         /* no device (info.err says why) */
     GPU_EBUSY = 2,                /* queue full: try again after a poll */
     GPU_EINVAL = 3,               /* bad request (unknown case, bad width) */
-    GPU_EFAILED = 4,              /* a CUDA call failed: error says file:line, call, reason */
+    GPU_EFAILED = 4,              /* a CUDA call failed: err says file:line, call, reason */
     GPU_EVERIFY = 5,              /* kernel output differed from the CPU reference */
     GPU_ENOTRECORDED = 6,         /* replay: no recorded result for this request */
 };
 
 struct gpu_result {
     uint64_t id;
-    enum gpu_status status;
-    char error[GPU_TEXT_MAX];
+    struct bl_err err;            /* err.status: enum gpu_status (GPU_OK: none); its why is
+                                     BL_MSG_NONE where the English msg is all there is (a
+                                     result read from a recording or a server) */
     char provenance[GPU_TEXT_MAX];/* device, clock, method, or "recorded on <device>, <date>" */
     /* timing of the launch (valid when has_timing): for a pattern the launch is sized to a
      * fixed duration, so ms means nothing to a learner; clk_per_request and the access
@@ -103,8 +105,6 @@ struct gpu_result {
     int from_cache;               /* 1: the server's cache answered: measured earlier for the
                                      same request (of any client), cached_age_s ago */
     double cached_age_s;          /* seconds since it was measured (0 when not from_cache) */
-    struct bl_msg error_msg;      /* error as a message of src/base/msg.def (either language;
-                                     BL_MSG_NONE: error's English is all there is) */
 };
 
 /* What a handle is doing with its oldest unfinished request (gpu_progress). */
@@ -134,7 +134,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info);
 /* gpu_open_server: a client of the GPU server (`banklab serve`) listening on the Unix socket
  * at path: requests go to it and its results come back (serve_client.c; no CUDA in this
  * process, no GPU memory). device is only told to the server. Waits at most a few seconds for
- * the server's hello; when none answers, the handle is unavailable and info.reason says why.
+ * the server's hello; when none answers, the handle is unavailable and info.err says why.
  * A server that goes away later is reconnected to and the unanswered requests are sent again
  * (gpu_progress: GPU_PHASE_RECONNECTING); after 30 s without a server they fail. */
 struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info);
@@ -177,8 +177,8 @@ int gpu_poll(struct gpu *g, struct gpu_result *out);
 int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms);
 
 /* gpu_run: submit req and wait up to timeout_ms for its result (CLI use only: assumes no
- * other request of this caller is outstanding). Returns out->status; GPU_EBUSY when the queue
- * stayed full, GPU_EFAILED with out->error set on a timeout. */
+ * other request of this caller is outstanding). Returns out->err.status; GPU_EBUSY when the queue
+ * stayed full, GPU_EFAILED with out->err set on a timeout. */
 enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu_result *out,
                         int timeout_ms);
 

@@ -23,25 +23,12 @@ struct gpu {
     enum gpu_backend backend;
     const struct gpu_ops *ops;   /* set: forward everything to ops with impl */
     void *impl;
-    char reason[GPU_TEXT_MAX];
     char provenance[GPU_TEXT_MAX];
     struct gpu_record *recs;     /* replay only */
     int nrecs;
     struct gpu_result ready[GPU_QUEUE];
     int head, count;
 };
-
-int res_fail(struct gpu_result *res, enum gpu_status st, int id, ...)
-{
-    if (res->status != GPU_OK)
-        return -1; /* the first failure wins */
-    res->status = st;
-    va_list ap;
-    va_start(ap, id);
-    bl_msg_vset(&res->error_msg, res->error, sizeof res->error, id, ap);
-    va_end(ap);
-    return -1;
-}
 
 const char *gpu_backend_name(enum gpu_backend b)
 {
@@ -60,32 +47,20 @@ const char *gpu_status_name(enum gpu_status st)
     return (int)st >= 0 && (size_t)st < sizeof names / sizeof names[0] ? names[st] : NULL;
 }
 
-struct gpu *gpu_unavailable_msg(struct gpu_info *info, const struct bl_msg *why)
+struct gpu *gpu_unavailable(struct gpu_info *info, const struct bl_err *why)
 {
     struct gpu *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->backend = GPU_BACKEND_NONE;
-    bl_msg_render(why, BL_LANG_EN, g->reason, sizeof g->reason);
     if (info) {
         memset(info, 0, sizeof *info);
         info->backend = GPU_BACKEND_NONE;
-        snprintf(info->reason, sizeof info->reason, "%s", g->reason);
-        snprintf(info->counters_reason, sizeof info->counters_reason, "%s", g->reason);
-        info->reason_msg = *why;
-        info->counters_reason_msg = *why;
+        info->err = *why;
+        info->err.status = GPU_EUNAVAILABLE;
+        info->counters_err = info->err;
     }
     return g;
-}
-
-struct gpu *gpu_unavailable_new(struct gpu_info *info, int id, ...)
-{
-    struct bl_msg why;
-    va_list ap;
-    va_start(ap, id);
-    bl_msg_vset(&why, NULL, 0, id, ap);
-    va_end(ap);
-    return gpu_unavailable_msg(info, &why);
 }
 
 struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend backend)
@@ -148,7 +123,7 @@ static void find_access(const struct gpu *g, const struct bank_access *acc, stru
         const struct gpu_record *w = &g->recs[i];
         if (w->req.kind != GPU_REQ_PATTERN || !gpu_same_access(&w->req.access, acc))
             continue;
-        if (w->res.status != GPU_OK) {
+        if (w->res.err.status != GPU_OK) {
             if (!f->refused)
                 f->refused = &w->res;
             continue;
@@ -194,7 +169,7 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
             const struct gpu_record *w = &g->recs[i];
             if (w->req.kind != GPU_REQ_CASE || !same_case(&w->req, req))
                 continue;
-            if (w->res.status == GPU_OK)
+            if (w->res.err.status == GPU_OK)
                 f.kernel = &w->res;
             else if (!f.refused)
                 f.refused = &w->res;
@@ -214,13 +189,12 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
             *r = *f.launch;
         else if (f.counters)
             copy_counters(r, f.counters);
-        r->status = GPU_OK;
-        r->error[0] = '\0';
+        bl_err_clear(&r->err);
     } else if (f.refused) {
         *r = *f.refused;
         return;
     } else {
-        res_fail(r, GPU_ENOTRECORDED, req->kind == GPU_REQ_CASE ? GPU_NOT_RECORDED_CASE
+        bl_fail(&r->err, GPU_ENOTRECORDED, BL_NOWHERE, req->kind == GPU_REQ_CASE ? GPU_NOT_RECORDED_CASE
                                                                 : GPU_NOT_RECORDED_ACCESS);
         return;
     }
@@ -322,16 +296,16 @@ enum gpu_status gpu_run(struct gpu *g, const struct gpu_request *req, struct gpu
     out->id = req->id;
     enum gpu_status st = gpu_submit(g, req);
     if (st != GPU_OK) {
-        res_fail(out, st, st == GPU_EBUSY ? GPU_QUEUE_FULL : GPU_NO_GPU_AVAILABLE);
+        bl_fail(&out->err, st, BL_NOWHERE, st == GPU_EBUSY ? GPU_QUEUE_FULL : GPU_NO_GPU_AVAILABLE);
         return st;
     }
     while (gpu_wait(g, out, timeout_ms)) {
         if (out->id == req->id)
-            return out->status;
+            return (enum gpu_status)out->err.status;
     }
     memset(out, 0, sizeof *out);
     out->id = req->id;
-    res_fail(out, GPU_EFAILED, GPU_NO_RESULT_WITHIN_MS, timeout_ms);
+    bl_fail(&out->err, GPU_EFAILED, BL_NOWHERE, GPU_NO_RESULT_WITHIN_MS, timeout_ms);
     return GPU_EFAILED;
 }
 

@@ -7,17 +7,10 @@
 
 #include "gpu.h"
 
-/* res_fail: the error convention (src/base/fmt.h) for a result: the first failure wins (its
- * status and one line; a later call changes nothing while res->status is not GPU_OK). The
- * line is message id of src/base/msg.def with its arguments: error in English, error_msg
- * for either language. Returns -1. */
-int res_fail(struct gpu_result *res, enum gpu_status st, int id, ...);
-
-/* A handle whose requests all answer GPU_EUNAVAILABLE with the reason message id (and its
- * arguments) of src/base/msg.def; fills info (reason in English, reason_msg).
- * Returns NULL only when out of memory. */
-struct gpu *gpu_unavailable_new(struct gpu_info *info, int id, ...);
-struct gpu *gpu_unavailable_msg(struct gpu_info *info, const struct bl_msg *why);
+/* gpu_unavailable: a handle whose requests all answer GPU_EUNAVAILABLE; info (when not NULL)
+ * gets why as its err and counters_err (status GPU_EUNAVAILABLE). Returns NULL only when out
+ * of memory. */
+struct gpu *gpu_unavailable(struct gpu_info *info, const struct bl_err *why);
 
 /* A handle backed by another implementation (the CUDA runner): gpu_submit/poll/wait/close
  * forward to ops with impl. */

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "gpu_kernel.h"
 
@@ -51,9 +52,10 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
 const char *ksrc_base_name(const char *name, char *buf, size_t size);
 
 /* ksrc_scalar_bytes: parse text as a value of parameter p into out (little endian, p->size
- * bytes). Returns 0, or -1 with why ("not an integer", "out of range for unsigned char"). */
+ * bytes). Returns 0 with err cleared, or -1 with err filled (status GPU_KERNEL_EINPUT: "not an
+ * integer", "out of range for unsigned char"). */
 int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned char out[8],
-                      char *why, size_t whysz);
+                      struct bl_err *err);
 
 /* ksrc_parse_log: NVRTC's log as diagnostics (file, line, column from the caret line,
  * message). *diags is malloc'ed (free it); *n their number; *nerrors how many are errors.

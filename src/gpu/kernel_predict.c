@@ -293,7 +293,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
         if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
-            set_reason(e->l, pc.why);
+            set_reason(e->l, pc.err.msg);
             return -1;
         }
         int rc = eval_block(e, &pc, mult);
@@ -402,13 +402,13 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->trip = e.trip;
     L->ntrip = KP_LOOPS;
     if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
-        if (strstr(pc.why, "no load or store of a shared array") || strstr(pc.why, "has no code") ||
-            strstr(pc.why, "not inside a function"))
+        if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
+            strstr(pc.err.msg, "not inside a function"))
             l->state = KP_NONE;
-        else if (!strncmp(pc.why, "inline asm", 10) && !line_has(src, len, l->line, ".shared"))
+        else if (!strncmp(pc.err.msg, "inline asm", 10) && !line_has(src, len, l->line, ".shared"))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
-            set_reason(l, pc.why);
+            set_reason(l, pc.err.msg);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;

@@ -391,20 +391,19 @@ const char *ksrc_base_name(const char *name, char *buf, size_t size)
 }
 
 int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned char out[8],
-                      char *why, size_t whysz)
+                      struct bl_err *err)
 {
+    bl_err_clear(err);
     memset(out, 0, 8);
     char *end = NULL;
     errno = 0;
     if (!text || !*text) {
-        snprintf(why, whysz, "empty value");
-        return -1;
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_EMPTY_VALUE);
     }
     if (p->kind == KSRC_FLOAT) {
         double d = strtod(text, &end);
         if (*end || errno == ERANGE || !isfinite(d)) {
-            snprintf(why, whysz, "'%s' is not a number", text);
-            return -1;
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_A_NUMBER, text);
         }
         if (p->size == 4) {
             float f = (float)d;
@@ -415,8 +414,7 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
         return 0;
     }
     if (p->kind != KSRC_INT && p->kind != KSRC_UINT) {
-        snprintf(why, whysz, "banklab cannot pass a value of type %s", p->type);
-        return -1;
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_CANNOT_PASS, p->type);
     }
     int bits = p->size * 8;
     if (p->kind == KSRC_INT) {
@@ -424,12 +422,11 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
         long long lo = bits == 64 ? LLONG_MIN : -(1LL << (bits - 1));
         long long hi = bits == 64 ? LLONG_MAX : (1LL << (bits - 1)) - 1;
         if (*end || errno == ERANGE) {
-            snprintf(why, whysz, "'%s' is not an integer", text);
-            return -1;
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_AN_INTEGER, text);
         }
         if (x < lo || x > hi) {
-            snprintf(why, whysz, "%s is out of range for %s (%lld..%lld)", text, p->type, lo, hi);
-            return -1;
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_INT_RANGE, text, p->type, lo,
+                           hi);
         }
         unsigned long long u = (unsigned long long)x;
         for (int b = 0; b < p->size; b++)
@@ -437,20 +434,17 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
         return 0;
     }
     if (text[0] == '-') {
-        snprintf(why, whysz, "%s is negative; %s is unsigned", text, p->type);
-        return -1;
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NEGATIVE_UNSIGNED, text, p->type);
     }
     unsigned long long u = strtoull(text, &end, 0);
     unsigned long long hi = bits == 64 ? ULLONG_MAX : (1ULL << bits) - 1;
     if (!strcmp(p->type, "bool"))
         hi = 1;
     if (*end || errno == ERANGE) {
-        snprintf(why, whysz, "'%s' is not an integer", text);
-        return -1;
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_AN_INTEGER, text);
     }
     if (u > hi) {
-        snprintf(why, whysz, "%s is out of range for %s (0..%llu)", text, p->type, hi);
-        return -1;
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_UINT_RANGE, text, p->type, hi);
     }
     for (int b = 0; b < p->size; b++)
         out[b] = (unsigned char)(u >> (8 * b));

@@ -1,14 +1,12 @@
 /* none_gpu.c: the built-in runner when banklab is built without the CUDA toolkit (GPU=none).
  * Every request answers GPU_EUNAVAILABLE with one reason line. No CUDA, no curses. */
-#include <stdlib.h>
-#include <string.h>
-
 #include "gpu.h"
 #include "gpu_impl.h"
 
 struct gpu *gpu_open(int device, struct gpu_info *info)
 {
     (void)device;
-    struct gpu *g = gpu_unavailable_new(info, GPU_BUILT_WITHOUT_CUDA);
-    return g;
+    struct bl_err why = {0};
+    bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_BUILT_WITHOUT_CUDA);
+    return gpu_unavailable(info, &why);
 }

@@ -201,7 +201,7 @@ static void send_error(struct server *S, int slot, uint64_t id, const char *why)
     memset(&r, 0, sizeof r);
     r.id = id;
     r.from_server = 1;
-    res_fail(&r, GPU_EINVAL, SRV_BAD_REQUEST, why);
+    bl_fail(&r.err, GPU_EINVAL, BL_NOWHERE, SRV_BAD_REQUEST, why);
     S->st.errors++;
     send_result(S, slot, &r);
 }
@@ -276,7 +276,7 @@ static struct job *job_new(struct server *S, const struct gpu_request *q)
 
 static int cacheable(const struct job *j, const struct gpu_result *r)
 {
-    return r->status == GPU_OK && !j->paused && !(j->req.want_counters && !r->has_counters) &&
+    return r->err.status == GPU_OK && !j->paused && !(j->req.want_counters && !r->has_counters) &&
            !(j->req.want_timing && !r->has_access_timing && !r->has_timing);
 }
 
@@ -367,7 +367,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         memset(&r, 0, sizeof r);
         r.id = q.id;
         r.from_server = 1;
-        res_fail(&r, GPU_EBUSY, SRV_QUEUE_FULL, c->qcount);
+        bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SRV_QUEUE_FULL, c->qcount);
         send_result(S, slot, &r);
         return;
     }
@@ -578,10 +578,10 @@ static void dispatch(struct server *S)
             struct gpu_result r;
             memset(&r, 0, sizeof r);
             r.id = j->serial;
-            if (S->info->reason[0])
-                res_fail(&r, st, GPU_TEXT, S->info->reason);
+            if (S->info->err.msg[0])
+                bl_fail(&r.err, st, BL_NOWHERE, GPU_TEXT, S->info->err.msg);
             else
-                res_fail(&r, st, GPU_NO_GPU_AVAILABLE);
+                bl_fail(&r.err, st, BL_NOWHERE, GPU_NO_GPU_AVAILABLE);
             j->state = JOB_RUNNING;
             S->running++;
             done(S, &r);

@@ -430,7 +430,7 @@ static void give_up(struct sc *C)
         memset(&r, 0, sizeof r);
         r.id = C->p[0].req.id;
         r.from_server = 1;
-        res_fail(&r, GPU_EFAILED, SRV_NO_SERVER_FOR, SC_GIVEUP_S, C->down_why);
+        bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SRV_NO_SERVER_FOR, SC_GIVEUP_S, C->down_why);
         answer(C, 0, &r);
     }
     pthread_mutex_unlock(&C->mu);
@@ -489,7 +489,7 @@ static void send_pending(struct sc *C)
             struct gpu_result r;
             memset(&r, 0, sizeof r);
             r.id = id;
-            res_fail(&r, GPU_EINVAL, SRV_REQUEST_TOO_LARGE);
+            bl_fail(&r.err, GPU_EINVAL, BL_NOWHERE, SRV_REQUEST_TOO_LARGE);
             pthread_mutex_lock(&C->mu);
             int k = find_pending(C, id);
             if (k >= 0)
@@ -674,7 +674,12 @@ struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
     struct gpu *g = open_client(path, device, 0, info, err, sizeof err);
     if (g)
         return g;
-    return err[0] ? gpu_unavailable_new(info, GPU_TEXT, err) : gpu_unavailable_new(info, PAT_OUT_OF_MEMORY);
+    struct bl_err why = {0};
+    if (err[0])
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_TEXT, err);
+    else
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+    return gpu_unavailable(info, &why);
 }
 
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)

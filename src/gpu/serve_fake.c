@@ -42,7 +42,7 @@ static void fake_access(const struct bank_access *acc, int want_timing, int want
 {
     struct bank_result br;
     if (bank_simulate(acc, &br, NULL) != BANK_OK) {
-        res_fail(res, GPU_EINVAL, SRV_FAKE_REFUSES);
+        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, SRV_FAKE_REFUSES);
         return;
     }
     int st = acc->op == BANK_STORE;
@@ -79,7 +79,7 @@ static void fake_measure(const struct gpu_request *q, struct gpu_result *res)
     struct bank_access acc;
     if (gpu_case_model(q, &acc) != 0) {
         if (!gpu_case_find(q->case_name)) {
-            res_fail(res, GPU_EINVAL, SRV_FAKE_UNKNOWN_CASE, q->case_name);
+            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, SRV_FAKE_UNKNOWN_CASE, q->case_name);
             return;
         }
         acc = q->access;
@@ -193,7 +193,9 @@ struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
         pthread_cond_destroy(&F->cv_req);
         pthread_cond_destroy(&F->cv_res);
         free(F);
-        return gpu_unavailable_new(info, SRV_FAKE_NO_THREAD);
+        struct bl_err why = {0};
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, SRV_FAKE_NO_THREAD);
+        return gpu_unavailable(info, &why);
     }
     if (info) {
         memset(info, 0, sizeof *info);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "counters.h"
 #include "serve_wire.h"
 
 /* ---- writing ---- */
@@ -112,14 +113,14 @@ int sw_put_info(struct sw_buf *b, const struct gpu_info *in)
     begin(b, SW_HELLO);
     put_u8(b, (unsigned)in->backend);
     put_u8(b, (unsigned)in->available);
-    put_str(b, in->reason, sizeof in->reason);
+    put_str(b, in->err.msg, sizeof in->err.msg);
     put_str(b, in->device, sizeof in->device);
     put_i32(b, in->cc_major);
     put_i32(b, in->cc_minor);
     put_i32(b, in->sm_count);
     put_i32(b, in->clock_khz);
     put_u8(b, (unsigned)in->counters);
-    put_str(b, in->counters_reason, sizeof in->counters_reason);
+    put_str(b, in->counters_err.msg, sizeof in->counters_err.msg);
     put_str(b, in->lock, sizeof in->lock);
     return finish(b);
 }
@@ -155,8 +156,8 @@ int sw_put_result(struct sw_buf *b, const struct gpu_result *r)
 {
     begin(b, SW_RESULT);
     put_u64(b, r->id);
-    put_u8(b, (unsigned)r->status);
-    put_str(b, r->error, sizeof r->error);
+    put_u8(b, (unsigned)r->err.status);
+    put_str(b, r->err.msg, sizeof r->err.msg);
     put_str(b, r->provenance, sizeof r->provenance);
     put_u8(b, r->has_timing != 0);
     const double t[] = {r->ms_median, r->ms_min, r->ms_max, r->clk_per_request,
@@ -361,15 +362,19 @@ int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *in, char *err, size
     in->backend = be == GPU_BACKEND_CUDA ? GPU_BACKEND_CUDA
                 : be == GPU_BACKEND_REPLAY ? GPU_BACKEND_REPLAY : GPU_BACKEND_NONE;
     in->available = get_flag(&r, "available");
-    get_str(&r, in->reason, sizeof in->reason, "the reason");
+    get_str(&r, in->err.msg, sizeof in->err.msg, "the reason");
     get_str(&r, in->device, sizeof in->device, "the device");
     in->cc_major = get_i32(&r, "cc");
     in->cc_minor = get_i32(&r, "cc");
     in->sm_count = get_i32(&r, "the SM count");
     in->clock_khz = get_i32(&r, "the clock");
     in->counters = get_flag(&r, "counters");
-    get_str(&r, in->counters_reason, sizeof in->counters_reason, "the counters' reason");
+    get_str(&r, in->counters_err.msg, sizeof in->counters_err.msg, "the counters' reason");
     get_str(&r, in->lock, sizeof in->lock, "the lock");
+    in->err.status = in->err.msg[0] ? GPU_EUNAVAILABLE : 0;
+    in->counters_err.status = !in->counters_err.msg[0] ? 0
+                            : !in->available ? GPU_EUNAVAILABLE
+                            : in->counters ? CTR_BUSY : CTR_UNAVAILABLE;
     return done(&r);
 }
 
@@ -418,8 +423,8 @@ int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *res, char *err,
     memset(res, 0, sizeof *res);
     res->id = get_u64(&r, "the id");
     unsigned st = get_u8(&r, "the status");
-    res->status = gpu_status_name((enum gpu_status)st) ? (enum gpu_status)st : GPU_EFAILED;
-    get_str(&r, res->error, sizeof res->error, "the error");
+    res->err.status = gpu_status_name((enum gpu_status)st) ? (enum gpu_status)st : GPU_EFAILED;
+    get_str(&r, res->err.msg, sizeof res->err.msg, "the error");
     get_str(&r, res->provenance, sizeof res->provenance, "the provenance");
     res->has_timing = get_flag(&r, "has_timing");
     double *t[] = {&res->ms_median, &res->ms_min, &res->ms_max, &res->clk_per_request,
@@ -446,7 +451,7 @@ int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *res, char *err,
     res->cached_age_s = get_f64(&r, "the age");
     if (done(&r))
         return -1;
-    if (st != (unsigned)res->status)
+    if (st != (unsigned)res->err.status)
         return bl_failmsg(err, en, "unknown status %u", st);
     return 0;
 }

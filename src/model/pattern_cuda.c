@@ -4,7 +4,6 @@
  * source order, or a reason why the pattern language cannot know it. The text is checked with
  * pattern_parse. Pure C: libc and src/base only. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,19 +11,6 @@
 #include "pattern_cuda_internal.h"
 
 /* ---------------------------------------------------------------- text */
-
-/* the first reason wins: a message id of src/base/msg.def (CU_*) and its arguments, in
- * English into why and kept in why_msg for either language */
-static int fail(struct ctx *c, int id, ...)
-{
-    if (!c->out->why[0]) {
-        va_list ap;
-        va_start(ap, id);
-        bl_msg_vset(&c->out->why_msg, c->out->why, sizeof c->out->why, id, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 struct buf {
     char *s;
@@ -180,7 +166,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
     c->decl_need[di] = 1;
     if (d->shared) {
         if (d->is_extern && c->launch->dyn_bytes == 0)
-            return fail(c, CU_IS_EXTERN_SHARED_AND_THE, name);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_EXTERN_SHARED_AND_THE, name);
         /* the pattern language lays static arrays out in declaration order: the ones declared
          * before this one come too, so it starts where it would */
         for (int e = 0; e < c->ndecl && !d->is_extern; e++) {
@@ -196,22 +182,22 @@ static int need_decl(struct ctx *c, int di, const char *name)
         return resolve(c, &c->code, d->dims_from, d->dims_to, d->name, d->fn);
     }
     if (d->dims_to > d->dims_from)
-        return fail(c, CU_LINE_IS_A_LOCAL_ARRAY, name, line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LINE_IS_A_LOCAL_ARRAY, name, line);
     if (d->init < 0)
-        return fail(c, CU_HAS_NO_VALUE_WHERE_IT, name, line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_HAS_NO_VALUE_WHERE_IT, name, line);
     if (d->loop) {
-        if (!c->out->note[0] && !c->launch->control) {
+        if (!c->out->note.id && !c->launch->control) {
             char first[PATTERN_MSG_MAX];
             struct buf b = {first, sizeof first, 0, 0};
             first[0] = 0;
             put_tokens(c, &c->code, d->init, d->init_end, &b, 0);
-            bl_msg_set(&c->out->note_msg, c->out->note, sizeof c->out->note, CU_NOTE_LOOP, name,
+            bl_msg_set(&c->out->note, NULL, 0, CU_NOTE_LOOP, name,
                        name, first);
         }
     } else {
         int at = reassigned(c, d);
         if (at)
-            return fail(c, CU_CHANGES_AT_LINE_AFTER_ITS, name, at,
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_CHANGES_AT_LINE_AFTER_ITS, name, at,
                         line);
     }
     return resolve(c, &c->code, d->init, d->init_end, d->name, d->fn);
@@ -222,7 +208,7 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
 {
     for (int k = first; k < last; k++)
         if (pcu_cis(c, k, "*") || pcu_cis(c, k, "["))
-            return fail(c, CU_POINTS_TO_GLOBAL_MEMORY_A, name, c->code.t[c->fn[fn].name].len,
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_POINTS_TO_GLOBAL_MEMORY_A, name, c->code.t[c->fn[fn].name].len,
                         c->src + c->code.t[c->fn[fn].name].pos);
     const struct pattern_cuda_launch *l = c->launch;
     for (int i = 0; i < l->nargs; i++) {
@@ -232,21 +218,21 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
         errno = 0;
         long long v = strtoll(l->arg_value[i], &end, 0);
         if (errno || end == l->arg_value[i] || *end)
-            return fail(c, CU_IS_NOT_AN_INTEGER_THE, name,
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_AN_INTEGER_THE, name,
                         l->arg_value[i]);
         if (pattern_env_set(&c->out->env, name, v) != 0)
-            return fail(c, CU_TOO_MANY_PARAMETERS_FOR_THE,
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_PARAMETERS_FOR_THE,
                         PATTERN_MAX_PARAMS);
         return 0;
     }
-    return fail(c, CU_THE_KERNEL_PARAMETER_HAS_NO, name, name);
+    return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_KERNEL_PARAMETER_HAS_NO, name, name);
 }
 
 /* every name the tokens [from, to) of v use, looked up at token `use` of function fn */
 static int resolve(struct ctx *c, const struct tokvec *v, int from, int to, int use, int fn)
 {
     if (++c->depth > MAX_DEPENDS)
-        return fail(c, CU_THE_INDEX_DEPENDS_ON_A, MAX_DEPENDS);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_INDEX_DEPENDS_ON_A, MAX_DEPENDS);
     int rc = resolve_names(c, v, from, to, use, fn);
     c->depth--;
     return rc;
@@ -267,16 +253,16 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
         if (block_builtin(c, v, k) >= 0) {
             if (!strcmp(name, "blockIdx"))
                 c->out->block_dep = 1;
-            if (!strcmp(name, "blockIdx") && !c->out->note[0] && !c->launch->control)
-                bl_msg_set(&c->out->note_msg, c->out->note, sizeof c->out->note, CU_NOTE_BLOCKIDX);
+            if (!strcmp(name, "blockIdx") && !c->out->note.id && !c->launch->control)
+                bl_msg_set(&c->out->note, NULL, 0, CU_NOTE_BLOCKIDX);
             k += 2;
             continue;
         }
         int de = pcu_lookup_define(c, c->src + t->pos, t->len);
         if (de >= 0 && c->def[de].with_args)
-            return fail(c, CU_IS_A_MACRO_WITH_ARGUMENTS, name);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_A_MACRO_WITH_ARGUMENTS, name);
         if (vis(c, v, k + 1, "("))
-            return fail(c, CU_THE_INDEX_CALLS_THE_PATTERN, name);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_INDEX_CALLS_THE_PATTERN, name);
         int di = pcu_lookup_decl(c, c->src + t->pos, t->len, use, fn);
         if (di >= 0) {
             if (need_decl(c, di, name))
@@ -297,7 +283,7 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
             }
             continue;
         }
-        return fail(c, CU_IS_NOT_DECLARED_IN_THIS,
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS,
                     name, c->line);
     }
     return 0;
@@ -462,9 +448,9 @@ static int loop_of(struct ctx *c, int fn, const struct pcu_ctl *t, int line)
         if (c->decl[i].loop && c->decl[i].stmt == t->init_from && c->decl[i].fn == fn)
             di = i;
     if (di < 0)
-        return fail(c, CU_LOOP_NO_VARIABLE, line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LOOP_NO_VARIABLE, line);
     if (c->nloop >= PCU_MAX_CTL)
-        return fail(c, CU_TOO_MANY_LOOPS, PCU_MAX_CTL);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_LOOPS, PCU_MAX_CTL);
     const struct ctok *nm = &c->code.t[c->decl[di].name];
     struct pcu_loop l = {di, 0, 0, 0, 0};
     int a = t->step_from, b = t->step_to, named = -1;
@@ -487,9 +473,9 @@ static int loop_of(struct ctx *c, int fn, const struct pcu_ctl *t, int line)
         if (pcu_cis(c, k, ","))
             l.op = 0;
     if (named < 0 || !l.op || !pcu_same_text(c, &c->code.t[named], c->src + nm->pos, nm->len))
-        return fail(c, CU_LOOP_STEP_UNKNOWN, line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LOOP_STEP_UNKNOWN, line);
     if (t->cond_to <= t->cond_from)
-        return fail(c, CU_LOOP_NO_CONDITION, line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LOOP_NO_CONDITION, line);
     if (l.step_to > l.step_from && resolve(c, &c->code, l.step_from, l.step_to, t->kw, fn))
         return -1;
     int at = c->nloop;
@@ -504,15 +490,15 @@ static int control_guard(struct ctx *c, int fn, int target)
     struct pcu_ctl ctl[PCU_MAX_CTL];
     int n = pcu_enclosing(c, fn, target, ctl, PCU_MAX_CTL);
     if (n < 0)
-        return fail(c, CU_TOO_MANY_CONTROLS, PCU_MAX_CTL);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_CONTROLS, PCU_MAX_CTL);
     struct buf g = {c->out->guard, sizeof c->out->guard, 0, 0};
     for (int i = 0; i < n; i++) {
         const struct pcu_ctl *t = &ctl[i];
         int line = c->code.t[t->kw].line;
         if (t->kind == PCU_WHILE || t->kind == PCU_DO)
-            return fail(c, CU_DATA_DEPENDENT_LOOP, line);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_DATA_DEPENDENT_LOOP, line);
         if (t->kind == PCU_SWITCH)
-            return fail(c, CU_INSIDE_SWITCH, line);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_INSIDE_SWITCH, line);
         if (t->kind == PCU_FOR && loop_of(c, fn, t, line))
             return -1;
         if (t->cond_to <= t->cond_from)
@@ -526,7 +512,7 @@ static int control_guard(struct ctx *c, int fn, int target)
         puts_(&g, ")");
     }
     if (g.full)
-        return fail(c, CU_CONDITIONS_TOO_LONG, PATTERN_CUDA_TEXT - 1);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_CONDITIONS_TOO_LONG, PATTERN_CUDA_TEXT - 1);
     c->out->nloops = c->nloop;
     return 0;
 }
@@ -540,7 +526,7 @@ static int translate(struct ctx *c)
     c->decl_need = calloc((size_t)c->ndecl + 1, 1);
     c->def_need = calloc((size_t)c->ndef + 1, 1);
     if (c->oom || !c->decl_need || !c->def_need)
-        return fail(c, CU_OUT_OF_MEMORY);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_OUT_OF_MEMORY);
     int fn = -1;
     for (int f = 0; f < c->nfn && fn < 0; f++) {
         const struct cfunc *F = &c->fn[f];
@@ -549,7 +535,7 @@ static int translate(struct ctx *c)
             fn = f;
     }
     if (fn < 0)
-        return fail(c, CU_LINE_IS_NOT_INSIDE_A, c->line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LINE_IS_NOT_INSIDE_A, c->line);
     int a = c->fn[fn].open + 1, b = a;
     while (a < c->fn[fn].close && c->code.t[a].line < c->line)
         a++;
@@ -557,7 +543,7 @@ static int translate(struct ctx *c)
     while (b < c->fn[fn].close && c->code.t[b].line == c->line)
         b++;
     if (a == b)
-        return fail(c, CU_LINE_HAS_NO_CODE, c->line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_LINE_HAS_NO_CODE, c->line);
     c->use = a;
     struct access acc[MAX_LINE_ACCESSES];
     int why_kind;
@@ -565,13 +551,13 @@ static int translate(struct ctx *c)
     int n = line_accesses(c, fn, a, b, acc, MAX_LINE_ACCESSES, &why_kind, what, sizeof what);
     if (n == 0) {
         if (why_kind == 2)
-            return fail(c, CU_IS_AN_ATOMIC_THE_PATTERN,
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN,
                         what);
         if (why_kind == 1)
-            return fail(c, CU_TAKES_A_SHARED_ADDRESS_FOR, what);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_TAKES_A_SHARED_ADDRESS_FOR, what);
         if (why_kind == 3)
-            return fail(c, CU_INLINE_ASM_LDMATRIX_STMATRIX_CP);
-        return fail(c, CU_NO_LOAD_OR_STORE_OF);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_INLINE_ASM_LDMATRIX_STMATRIX_CP);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_NO_LOAD_OR_STORE_OF);
     }
     for (int i = 0; i < n; i++)
         if (resolve(c, &c->code, acc[i].from, acc[i].to, acc[i].from, fn))
@@ -583,16 +569,16 @@ static int translate(struct ctx *c)
     compose_decls(c, &bd);
     out->naccess = compose_accesses(c, acc, n, &ba);
     if (bd.full || ba.full)
-        return fail(c, CU_THE_DECLARATIONS_THIS_LINE_NEEDS,
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_DECLARATIONS_THIS_LINE_NEEDS,
                     PATTERN_CUDA_TEXT - 1);
-    if (!out->note[0]) {
+    if (!out->note.id) {
         for (int i = 0; i < n; i++)
             if (acc[i].kind == A_BOTH) {
-                bl_msg_set(&out->note_msg, out->note, sizeof out->note, CU_NOTE_READ_WRITE);
+                bl_msg_set(&out->note, NULL, 0, CU_NOTE_READ_WRITE);
                 break;
             }
         if (n > PATTERN_MAX_ACCESSES)
-            bl_msg_set(&out->note_msg, out->note, sizeof out->note, CU_NOTE_FIRST_ACCESSES,
+            bl_msg_set(&out->note, NULL, 0, CU_NOTE_FIRST_ACCESSES,
                        PATTERN_MAX_ACCESSES);
     }
     /* the text must parse: the pattern language has the last word */
@@ -604,7 +590,7 @@ static int translate(struct ctx *c)
     struct pattern *p = NULL;
     struct bl_err err;
     if (pattern_parse(text, &p, &err) != 0)
-        return fail(c, CU_THE_PATTERN_LANGUAGE_CANNOT_READ, err.msg);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_PATTERN_LANGUAGE_CANNOT_READ, err.msg);
     pattern_free(p);
     return 0;
 }
@@ -613,6 +599,7 @@ int pattern_from_cuda(const char *src, size_t len, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out)
 {
     memset(out, 0, sizeof *out);
+    bl_err_clear(&out->err);
     pattern_env_init(&out->env);
     for (int i = 0; i < 3; i++)
         out->env.block[i] = launch->block[i] ? launch->block[i] : 1;
@@ -624,7 +611,8 @@ int pattern_from_cuda(const char *src, size_t len, int line,
     c.launch = launch;
     c.line = line;
     c.out = out;
-    int rc = line < 1 ? fail(&c, CU_NO_SUCH_LINE) : translate(&c);
+    c.err = &out->err;
+    int rc = line < 1 ? bl_fail(&out->err, -1, BL_NOWHERE, CU_NO_SUCH_LINE) : translate(&c);
     free(c.code.t);
     free(c.defs.t);
     free(c.def);

@@ -4,7 +4,7 @@
  * parameters the indices use (parameters take the launch's --arg values; blockIdx is the first
  * block's, 0), and checks the result with the pattern parser. Where the language cannot
  * express the line (an atomic, inline asm, an index that depends on global memory, a value it
- * does not know) it says why in one line. A small tokenizer, not a C++ parser: it knows kernels as
+ * does not know) it says why in out->err. A small tokenizer, not a C++ parser: it knows kernels as
  * people write them. Pure C: libc and src/base only. */
 #ifndef BANKLAB_PATTERN_CUDA_H
 #define BANKLAB_PATTERN_CUDA_H
@@ -36,21 +36,20 @@ struct pattern_cuda {
     char accesses[PATTERN_CUDA_TEXT];/* the line's accesses, loads first, "; " between */
     int naccess;
     struct pattern_env env;          /* block, dyn_bytes and the parameters the text uses */
-    char note[PATTERN_MSG_MAX];      /* what was assumed (a loop variable's first trip), or "" */
-    char why[PATTERN_MSG_MAX];       /* why not (when pattern_from_cuda returns -1) */
+    struct bl_msg note;              /* what was assumed (a loop variable's first trip), a
+                                        message of src/base/msg.def; BL_MSG_NONE when nothing */
+    struct bl_err err;               /* why not (when pattern_from_cuda returns -1) */
     /* with launch->control: */
     char guard[PATTERN_CUDA_TEXT];   /* the conditions the line runs under ("" = always), as a
                                         pattern expression over the names decls declares */
     int nloops;                      /* enclosing for loops (their trips: launch->trip) */
     int block_dep;                   /* the text uses blockIdx: it differs from block to block */
-    struct bl_msg note_msg, why_msg; /* note and why as messages of src/base/msg.def (either
-                                        language; BL_MSG_NONE where the text is all there is) */
 };
 
 /* pattern_from_cuda: the shared-memory accesses of line `line` (1-based) of the CUDA source
  * src (len bytes) as pattern text, for a launch. Returns 0 with out->decls, out->accesses and
- * out->env filled (the text parses: decls + "; " + accesses), or -1 with one line in
- * out->why. Never prints; total for every input. */
+ * out->env filled (the text parses: decls + "; " + accesses), or -1 with out->err filled.
+ * Never prints; total for every input. */
 int pattern_from_cuda(const char *src, size_t len, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
 

@@ -84,6 +84,7 @@ struct ctx {
     int line;
     unsigned char *decl_need, *def_need;
     struct pattern_cuda *out;
+    struct bl_err *err;      /* &out->err */
     struct pcu_loop loop[PCU_MAX_CTL];
     int nloop;
 };

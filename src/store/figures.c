@@ -38,7 +38,7 @@ static double result_field(const struct gpu_result *r, const char *f)
         {"ns_per_access", offsetof(struct gpu_result, ns_per_access), ACCESS},
         {"slowdown", offsetof(struct gpu_result, slowdown), ACCESS},
     };
-    if (r->status != GPU_OK)
+    if (r->err.status != GPU_OK)
         return NAN;
     for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
         if (!strcmp(tab[k].name, f)) {

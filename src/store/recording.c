@@ -163,10 +163,10 @@ static cJSON *result_json(const struct gpu_result *s)
     cJSON *o = cJSON_CreateObject();
     if (!o)
         return NULL;
-    int st = (int)s->status;
+    int st = (int)s->err.status;
     const char *sn = gpu_status_name((enum gpu_status)st);
     cJSON_AddStringToObject(o, "status", sn ? sn : "failed");
-    cJSON_AddStringToObject(o, "error", s->error);
+    cJSON_AddStringToObject(o, "error", s->err.msg);
     cJSON_AddStringToObject(o, "provenance", s->provenance);
     cJSON *t = object_or_null(o, "timing", s->has_timing);
     if (t) {
@@ -455,8 +455,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
             st = i;
     if (st < 0 && !d->what[0])
         bl_failmsg(d->what, sizeof d->what, "%s: unknown result status \"%s\"", where, status);
-    out->status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
-    get_str(d, s, "error", out->error, sizeof out->error, 0, where);
+    out->err.status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
+    get_str(d, s, "error", out->err.msg, sizeof out->err.msg, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
     get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
     out->verified = (int)get_num(d, s, "verified", 0, 0, where, R_BOOL);

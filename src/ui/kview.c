@@ -349,7 +349,7 @@ static void open_grid(struct app *a, struct kview *k)
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         char why[2 * PATTERN_MSG_MAX];
         bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), ui_msg(a, &pc.why_msg, pc.why, why, sizeof why));
+               ui_str(a, UIS_COLON), bl_err_text(&pc.err, ui_lang(a), why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */
@@ -373,9 +373,9 @@ static void open_grid(struct app *a, struct kview *k)
         return;
     }
     char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
-    if (pc.note[0])
+    if (pc.note.id && bl_msg_render(&pc.note, ui_lang(a), shown, sizeof shown))
         app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
-                bl_clean(note, sizeof note, ui_msg(a, &pc.note_msg, pc.note, shown, sizeof shown)));
+                bl_clean(note, sizeof note, shown));
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)

@@ -34,7 +34,7 @@ void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *inf
     if (gpu && info)
         h->info = *info;
     else if (!gpu)
-        bl_msg_set(&h->info.reason_msg, h->info.reason, sizeof h->info.reason, GPU_LOOKING);
+        bl_fail(&h->info.err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_LOOKING);
     h->unopened = !gpu;
 }
 
@@ -43,7 +43,7 @@ int req_hub_open(struct req_hub *h, int device, const char *server, int no_serve
     struct opener *o = calloc(1, sizeof *o);
     h->unopened = 0;
     if (!o) {
-        bl_msg_set(&h->info.reason_msg, h->info.reason, sizeof h->info.reason, GPU_OUT_OF_MEMORY);
+        bl_fail(&h->info.err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return -1;
     }
     o->device = device;
@@ -52,7 +52,7 @@ int req_hub_open(struct req_hub *h, int device, const char *server, int no_serve
     atomic_init(&o->done, 0);
     if (pthread_create(&o->thread, NULL, opener_main, o) != 0) {
         free(o);
-        bl_msg_set(&h->info.reason_msg, h->info.reason, sizeof h->info.reason, GPU_NO_OPEN_THREAD);
+        bl_fail(&h->info.err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_OPEN_THREAD);
         return -1;
     }
     h->opener = o;

@@ -102,7 +102,7 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
     char d[3][GPU_TEXT_MAX];
     device_forms(dev, d);
     it->dim = 1;
-    if (!rec && g && g->status == GPU_OK && g->from_cache) {
+    if (!rec && g && g->err.status == GPU_OK && g->from_cache) {
         /* the GPU server's cache answered: measured for an earlier request, this long ago */
         int age = (int)(g->cached_age_s + 0.5);
         for (int f = 0; f < 3; f++)
@@ -113,13 +113,13 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
     for (int f = 0; f < 3; f++) {
         if (rec)
             form(it, ui_str(a, UIS_SRC_RECORDED), d[f]);
-        else if (g && g->status == GPU_OK && !g->has_counters && f < 2)
+        else if (g && g->err.status == GPU_OK && !g->has_counters && f < 2)
             form(it, ui_str(a, UIS_SRC_TIMING), d[f],
                  g->counters_note[0] ? ui_msg(a, NULL, g->counters_note, (char[GPU_TEXT_MAX]){0},
                                               GPU_TEXT_MAX)
-                                     : ui_msg(a, &info->counters_reason_msg, info->counters_reason,
+                                     : ui_msg(a, &info->counters_err.why, info->counters_err.msg,
                                               (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX));
-        else if (g && g->status == GPU_OK && !g->has_counters)
+        else if (g && g->err.status == GPU_OK && !g->has_counters)
             form(it, ui_str(a, UIS_SRC_TIMING_SHORT), d[f]);
         else
             form(it, ui_str(a, UIS_SRC_COUNTERS), d[f]);
@@ -225,16 +225,16 @@ static void measured_panel(const struct app *a, const struct ui_scene *s, int w,
         it[0].dim = 1;
     } else if (!g) {
         form(&it[0], "-");
-    } else if (g->status != GPU_OK) {
+    } else if (g->err.status != GPU_OK) {
         char why[GPU_TEXT_MAX];
-        form(&it[0], "- (%s)", g->error[0] ? ui_msg(a, &g->error_msg, g->error, why, sizeof why)
+        form(&it[0], "- (%s)", g->err.msg[0] ? ui_msg(a, &g->err.why, g->err.msg, why, sizeof why)
                                            : ui_str(a, UIS_NO_RESULT));
         it[0].dim = 1;
     } else {
         measured_items(a, g, s, it);
     }
     /* a state or why there is no figure: the provenance on the next line */
-    if (it[0].dim || !g || g->status != GPU_OK) {
+    if (it[0].dim || !g || g->err.status != GPU_OK) {
         snprintf(p->line[0], sizeof p->line[0], "%s", it[0].form[0]);
         p->dim[0] = it[0].dim;
         int f = 0;
@@ -315,7 +315,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     if (!req_hub_ready(&a->hub)) {
         char why[GPU_TEXT_MAX];
         snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
-                 info->reason[0] ? ui_msg(a, &info->reason_msg, info->reason, why, sizeof why)
+                 info->err.msg[0] ? ui_msg(a, &info->err.why, info->err.msg, why, sizeof why)
                                  : ui_str(a, UIS_NO_RUNNER));
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;

@@ -244,7 +244,7 @@ void scene_measure(struct app *a, struct ui_scene *s)
 void scene_record(struct app *a, const struct ui_scene *s, const struct gpu_result *r,
                   const char *where)
 {
-    if (r->status != GPU_OK || !s->ok || s->held)
+    if (r->err.status != GPU_OK || !s->ok || s->held)
         return;
     struct progress_explored e;
     memset(&e, 0, sizeof e);

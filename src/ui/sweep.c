@@ -45,7 +45,7 @@ static int fill(void *ctx, int i, struct gpu_request *rq)
 static void answer(void *ctx, int i, const struct gpu_result *r)
 {
     struct sweep *sw = ctx;
-    if (i < 0 || i >= sw->n || r->status != GPU_OK)
+    if (i < 0 || i >= sw->n || r->err.status != GPU_OK)
         return;
     /* the time of one warp access where the runner or the recording has it, else the
      * counters; never two units in one chart (a value in the other unit is left out) */
@@ -225,7 +225,7 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
     else if (!req_hub_ready(&a->hub)) {
         char why[GPU_TEXT_MAX];
         snprintf(buf + o, size - o, "%s%s%s%s", a->g->sep, ui_str(a, UIS_NO_GPU),
-                 ui_str(a, UIS_COLON), ui_msg(a, &info->reason_msg, info->reason, why, sizeof why));
+                 ui_str(a, UIS_COLON), ui_msg(a, &info->err.why, info->err.msg, why, sizeof why));
     }
 }
 

@@ -3,7 +3,6 @@
  * per second, the full sweep in ms, and pattern parse+eval per second (the five patterns of
  * `banklab sim --help`), with clock_gettime, many repetitions, median of runs.
  * Prints one line per figure; exits 1 when the sweep takes 10 ms or more. Model only.
- * link: model
  */
 #include <stdint.h>
 #include <stdio.h>

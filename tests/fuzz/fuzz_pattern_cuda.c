@@ -41,7 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int k = 0; k < nl; k++) {
         int line = lines[k];
         if (pattern_from_cuda(src, size, line, &launches[line & 1], &pc) != 0) {
-            if (!pc.why[0])
+            if (!pc.err.msg[0])
                 abort();                   /* a refusal names its reason */
             continue;
         }

@@ -43,7 +43,7 @@ static void decode_all(const uint8_t *p, size_t n)
     err[0] = '\0';
     if (sw_get_result(p, n, &r, err, sizeof err) == 0)
         {
-        touch(r.error);
+        touch(r.err.msg);
         touch(r.provenance);
         touch(r.counters_note);
     }
@@ -51,9 +51,9 @@ static void decode_all(const uint8_t *p, size_t n)
     if (sw_get_info(p, n, &in, err, sizeof err) == 0)
         {
         touch(in.device);
-        touch(in.reason);
+        touch(in.err.msg);
         touch(in.lock);
-        touch(in.counters_reason);
+        touch(in.counters_err.msg);
     }
     struct sw_hello h;
     struct sw_control c;

@@ -34,6 +34,7 @@ PARTS=${CLASS_PARTS:-alone nocache cache ncu kill kernel none}
 B=${BANKLAB:-build/banklab}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 dir=$(cd "$(dirname "$0")" && pwd)
+. "$dir/lib.sh"
 root=$(cd "$dir/../.." && pwd)
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: classroom.sh needs python3"; exit 77; }
 final_out=${CLASS_OUT:-/tmp/class}
@@ -238,7 +239,7 @@ for p in $PARTS; do
         # group (plain timeout makes a group of its own: the group's kill below missed them,
         # and the profiled program went on holding the counters after the part, seen on the
         # H200)
-        setsid sh -c "while :; do BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR='$tmp/otherlock' timeout --foreground 120 \
+        setsid env BANKLAB_TEST_TAG="ncu-$$" sh -c "while :; do BANKLAB_NO_COUNTERS=1 BANKLAB_LOCK_DIR='$tmp/otherlock' timeout --foreground 120 \
             '$NCU' --clock-control none --metrics l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum \
             '$BL' bench --quick --no-server; done" > "$pd/ncu.log" 2>&1 &
         ng=$!
@@ -252,11 +253,8 @@ for p in $PARTS; do
         # the program ncu profiled can outlive ncu (seen on the H200: it went on holding the
         # counters into the next part): end it too, and wait until it has gone
         i=0
-        while pgrep -f -- "$BL bench --quick --no-server" >/dev/null 2>&1 && [ $i -lt 100 ]; do
-            pkill -TERM -f -- "$BL bench --quick --no-server" 2>/dev/null
-            sleep 0.1; i=$((i + 1))
-        done
-        pkill -KILL -f -- "$BL bench --quick --no-server" 2>/dev/null
+        while ! kill_tagged TERM "ncu-$$" && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+        kill_tagged KILL "ncu-$$"
         echo "$(ms_now)" > "$pd/t_ncu_end"
         grep -c "^==PROF== Profiling" "$pd/ncu.log" | sed 's/^/ncu: kernels profiled meanwhile: /'
         session after 0 3 "$U1"

@@ -12,6 +12,7 @@
 # tests/test_gpu; default build), SESSION_S (seconds for all of it: a stage gets what is left).
 # Run from the repository's root. Without a GPU: SKIP lines.
 set -u
+. tests/gpu/lib.sh
 out=${1:?usage: session.sh OUT}
 BUILD=${BUILD:-build}
 case $BUILD in /*) ;; *) BUILD=$PWD/$BUILD ;; esac
@@ -46,9 +47,10 @@ stage record 200 sh tests/gpu/record.sh "$out/h200-recording.json"
 stage test_gpu 60 "$BUILD/tests/test_gpu"
 stage classroom 1200 env CLASS_OUT="$out/logs/class" sh tests/gpu/classroom.sh
 stage lock 60 sh tests/gpu/lock.sh
-stage kernel 240 env KERNEL_OUT="$out/logs/kernel" sh tests/gpu/kernel.sh
-# a measuring server of banklab kernel waits for a next request with CUPTI set up: end them
-pkill -f -- "__kernel-child" 2>/dev/null; sleep 1
+stage kernel 240 env BANKLAB_TEST_TAG="session-$$" KERNEL_OUT="$out/logs/kernel" sh tests/gpu/kernel.sh
+# a measuring server of banklab kernel waits for a next request with CUPTI set up: end those
+# the kernel stage started (tagged: tests/gpu/lib.sh)
+kill_tagged TERM "session-$$"; sleep 1
 stage own_code 480 env OUT="$out/logs" sh tests/gpu/own_code.sh
 stage test-gpu 400 env RUN_SKIP="lock classroom kernel own_code" sh tests/gpu/run.sh
 tar czf "$out/logs.tgz" -C "$out" logs 2>/dev/null && rm -rf "$out/logs"

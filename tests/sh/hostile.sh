@@ -10,22 +10,11 @@
 # parameters are refused before anything runs. Needs $BANKLAB and python3.
 # Exit 0 pass, 1 fail.
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "hostile.sh: no binary at $BANKLAB"; exit 1; }
 command -v python3 >/dev/null || { echo "hostile.sh: python3 is needed"; exit 1; }
-case $BANKLAB in /*) ;; *) BANKLAB=$(pwd)/$BANKLAB ;; esac
-root=$(pwd)
-tmp=$(mktemp -d) || exit 1
 reader=""
-cleanup() { [ -n "$reader" ] && kill "$reader" 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-nfail=0 npass=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
-export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" LANG=C.UTF-8
-unset LC_ALL LC_MESSAGES BANKLAB_LESSONS NO_COLOR
-mkdir -p "$HOME"
+suite_cleanup() { [ -z "$reader" ] || kill "$reader" 2>/dev/null; }
+. tests/sh/lib.sh hostile.sh
+sandbox
 PAT='__shared__ float s[64]; s[lane]'
 LAB="$root/tests/labs/lab-basic.json"
 ESC=$(printf '\033')
@@ -246,5 +235,4 @@ truncate -s 9M "$tmp/huge.json"
 [ $rc -eq 2 ] && grep -q "huge.json: larger than 8 MB" "$tmp/err" && ok || fail "check of a 9 MB file: exit $rc, err '$(cat "$tmp/err")'"
 grep -q "huge.json" "$tmp/out" && fail "check: the unreadable file's message went to stdout"
 
-echo "hostile.sh: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+finish

@@ -8,14 +8,10 @@
 # through a symbolic link. UPDATE=1 rewrites the golden files (review the diff).
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${UPDATE:=0}"
-[ -x "$BANKLAB" ] || { echo "kernel_model.sh: no binary at $BANKLAB"; exit 1; }
+. tests/sh/lib.sh kernel_model.sh
 dir=tests/golden/kernel_model
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
 export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
-nfail=0
-fail() { echo "FAIL: $*"; nfail=$((nfail + 1)); }
 
 compare() { # NAME: $tmp/out against $dir/NAME.txt
     if [ "$UPDATE" = 1 ]; then cp "$tmp/out" "$dir/$1.txt"; return; fi

@@ -6,22 +6,12 @@
 # the lab itself shows after failed tries. Needs $BANKLAB and tmux. Exit 0 pass, 1 fail,
 # 77 skip (no tmux).
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "lab.sh: no binary at $BANKLAB"; exit 1; }
-case $BANKLAB in /*) ;; *) BANKLAB=$(pwd)/$BANKLAB ;; esac
 LAB=$(pwd)/tests/labs/lab-basic.json
 [ -f "$LAB" ] || { echo "lab.sh: missing $LAB"; exit 1; }
-tmp=$(mktemp -d) || exit 1
 SOCK="banklab-lab-$$"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-nfail=0 npass=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
-export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" LANG=C.UTF-8
-unset LC_ALL LC_MESSAGES
-mkdir -p "$HOME"
+suite_cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; }
+. tests/sh/lib.sh lab.sh
+sandbox
 
 # ---- scripted ----------------------------------------------------------------------------
 "$BANKLAB" lab "$LAB" --no-gpu --answers PAD=1,STRIDE=1 >"$tmp/out" 2>"$tmp/err"; rc=$?
@@ -215,5 +205,4 @@ keys q Enter
 wait_for "得分：0 / 3 分（解决 0 / 2 个任务）" && ok || fail "tmux zh: no score after q"
 wait_for "EXIT=0" && ok || fail "tmux zh: exit status not 0"
 
-echo "lab.sh: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+finish

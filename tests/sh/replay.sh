@@ -7,24 +7,15 @@
 # crash. SKIPs (77) only when --replay or assets/h200-recording.json is absent, saying which.
 # Needs $BANKLAB, tmux, python3. Exit 0 pass, 1 fail, 77 skip.
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "replay.sh: no binary at $BANKLAB"; exit 1; }
-case $BANKLAB in /*) ;; *) BANKLAB=$(pwd)/$BANKLAB ;; esac
-root=$(pwd)
+. tests/sh/lib.sh replay.sh
 ASSET="$root/assets/h200-recording.json"
 FIXDIR="$root/tests/labs/replay"
 "$BANKLAB" --help 2>&1 | grep -q -- "--replay" || { echo "replay.sh: SKIP: banklab has no --replay option yet"; exit 77; }
 for t in tmux python3; do
     command -v $t >/dev/null || { echo "replay.sh: SKIP: $t is not installed"; exit 77; }
 done
-tmp=$(mktemp -d) || exit 1
 SOCK="banklab-replay-$$"
-cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; rm -rf "$tmp"; }
-trap cleanup EXIT
-trap 'exit 1' INT TERM
-nfail=0 npass=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
+suite_cleanup() { tmux -L "$SOCK" kill-server 2>/dev/null; }
 export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" LANG=C.UTF-8 TERM=xterm-256color
 unset LC_ALL BANKLAB_LESSONS NO_COLOR
 mkdir -p "$HOME"
@@ -131,5 +122,4 @@ json.dump(d, open(sys.argv[2], "w"))
 EOF
 broken "older-format H200 recording" "$tmp/h200-older.json"
 
-echo "replay.sh: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+finish

@@ -5,16 +5,8 @@
 # one); the progress file is not touched; bad options, a missing directory and an unusable
 # progress file exit 2 with a message. Needs $BANKLAB and python3. Exit 0 pass, 1 fail.
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "report.sh: no binary at $BANKLAB"; exit 1; }
 command -v python3 >/dev/null || { echo "report.sh: python3 is needed"; exit 1; }
-case $BANKLAB in /*) ;; *) BANKLAB=$(pwd)/$BANKLAB ;; esac
-root=$(pwd)
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-nfail=0 npass=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
+. tests/sh/lib.sh report.sh
 
 export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" TZ=UTC
 unset XDG_CONFIG_HOME BANKLAB_LESSONS
@@ -38,24 +30,6 @@ cat >"$prog" <<'EOF'
 EOF
 sum_before=$(cksum <"$prog")
 
-# JSON checks: path=value (strings bare, others as JSON)
-JSONCHECK='
-import json, sys
-d = json.load(open(sys.argv[1]))
-bad = []
-for kv in sys.argv[2:]:
-    k, v = kv.split("=", 1)
-    cur = d
-    try:
-        for part in k.split("."):
-            cur = cur[int(part)] if isinstance(cur, list) else cur[part]
-    except (KeyError, IndexError, ValueError, TypeError):
-        bad.append("%s: missing" % k); continue
-    s = cur if isinstance(cur, str) else json.dumps(cur, separators=(",", ":"))
-    if s != v: bad.append("%s: got %.200s, want %s" % (k, s, v))
-if bad: print("; ".join(bad)); sys.exit(1)
-'
-
 # 1. default: both formats into the current directory
 cd "$tmp/cwd" || exit 1
 if "$BANKLAB" report --lessons "$root/tests/labs" --no-gpu --learner "Ada L" >"$tmp/stdout" 2>"$tmp/stderr"; then ok
@@ -71,7 +45,7 @@ grep -q "banklab-report-" "$tmp/stdout" && ok || fail "the paths written are not
 [ -z "$(ls "$tmp/data" 2>/dev/null)" ] && ok || fail "something was written to XDG_DATA_HOME"
 
 if [ -n "$js" ]; then
-    if msg=$(python3 -c "$JSONCHECK" "$js" format=1 learner="Ada L" device.name="no GPU (model only)" \
+    if msg=$(json_check "$js" format=1 learner="Ada L" device.name="no GPU (model only)" \
         device.measured=false position.lesson=lab-basic quiz.answered=2 quiz.first_try_correct=1 \
         quiz.correct_now=2 quiz.items.0.lesson_title="Test lab: padding and stride" quiz.items.0.step_title=Warm-up quiz.total=1 quiz.answered_in_lessons=1 quiz.items.0.attempts=2 \
         quiz.items.1.given="a|b" tasks.score=2 tasks.max=3 tasks.tried=1 tasks.solved=1 \
@@ -135,5 +109,4 @@ if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
     [ $? -eq 2 ] && ok || fail "asan report: random progress not exit 2"
 fi
 "$BANKLAB" report --help | grep -q -- "--format" && ok || fail "--help"
-echo "report.sh: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+finish

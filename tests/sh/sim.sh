@@ -4,38 +4,8 @@
 # accesses, error cases (exit 2, a caret under the place), --help, ASCII and colour rules,
 # and inputs that must never crash. Needs $BANKLAB and python3. Exit 0 pass, 1 fail.
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "sim.sh: no binary at $BANKLAB"; exit 1; }
 command -v python3 >/dev/null || { echo "sim.sh: python3 is needed"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-nfail=0 npass=0
-
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
-
-# Reads JSON on stdin; each argument is path=value (path like passes.0.cost, value as JSON
-# text, strings bare). Prints what differs and exits 1.
-JSONCHECK='
-import json, sys
-d = json.load(sys.stdin)
-bad = []
-for kv in sys.argv[1:]:
-    k, v = kv.split("=", 1)
-    cur = d
-    try:
-        for part in k.split("."):
-            cur = cur[int(part)] if isinstance(cur, list) else cur[part]
-    except (KeyError, IndexError, ValueError, TypeError):
-        bad.append("%s: missing" % k)
-        continue
-    s = cur if isinstance(cur, str) else json.dumps(cur, separators=(",", ":"))
-    if s != v:
-        bad.append("%s: got %.200s, want %s" % (k, s, v))
-if bad:
-    print("; ".join(bad))
-    sys.exit(1)
-'
+. tests/sh/lib.sh sim.sh
 
 # expect_json "what" 'check1 check2 ...' sim-args...   (checks are path=value, no spaces)
 expect_json() {
@@ -46,7 +16,7 @@ expect_json() {
         return
     fi
     # shellcheck disable=SC2086
-    if msg=$(python3 -c "$JSONCHECK" $checks <"$tmp/out.json" 2>&1); then ok
+    if msg=$(json_check - $checks <"$tmp/out.json" 2>&1); then ok
     else fail "$what: $msg"; fi
 }
 
@@ -253,5 +223,4 @@ fi
 expect_exit "--svg needs one access" 2 '__shared__ float s[64]; s[lane]; s[0]' --svg "$tmp/x.svg"
 expect_exit "--svg unwritable" 2 '__shared__ float s[64]; s[lane]' --svg "$tmp/no/such/dir/x.svg"
 
-echo "sim.sh: $npass passed, $nfail failed"
-[ "$nfail" -eq 0 ]
+finish

@@ -5,15 +5,10 @@
 # 0.9..1.1), an access the recording does not hold, several accesses, and bad use. Needs
 # $BANKLAB and python3. Exit 0 pass, 1 fail, 77 when the recording is not there.
 set -u
-: "${BANKLAB:=build/banklab}"
 REC=assets/h200-recording.json
-[ -x "$BANKLAB" ] || { echo "sim_replay.sh: no binary at $BANKLAB"; exit 1; }
 [ -r "$REC" ] || { echo "SKIP: $REC not found"; exit 77; }
 command -v python3 >/dev/null || { echo "sim_replay.sh: python3 is needed"; exit 1; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-nfail=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
+. tests/sh/lib.sh sim_replay.sh
 
 # measured PATTERN PYTHON-CONDITION (on m = the measured object): --replay --json
 measured() {

@@ -4,13 +4,9 @@
 # line number, comments and blank lines skipped, a bad line named and the others still run
 # (exit status of the first failure), stdin, and bad use. Needs $BANKLAB and python3.
 set -u
-: "${BANKLAB:=build/banklab}"
 REC=assets/h200-recording.json
 [ -r "$REC" ] || { echo "SKIP: $REC not found"; exit 77; }
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-nfail=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
+. tests/sh/lib.sh sim_script.sh
 
 cat > "$tmp/s" <<'S'
 # a class's script

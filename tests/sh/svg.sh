@@ -5,16 +5,10 @@
 # not blank. Needs $BANKLAB, xmllint (libxml2-utils), rsvg-convert (librsvg2-bin), python3.
 # Exit 0 pass, 1 fail, 77 skip (a tool is missing).
 set -u
-: "${BANKLAB:=build/banklab}"
-[ -x "$BANKLAB" ] || { echo "svg.sh: no binary at $BANKLAB"; exit 1; }
 for t in xmllint rsvg-convert python3; do
     command -v $t >/dev/null || { echo "svg.sh: SKIP: $t is not installed (make deps)"; exit 77; }
 done
-tmp=$(mktemp -d) || exit 1
-trap 'rm -rf "$tmp"' EXIT
-nfail=0 npass=0
-fail() { nfail=$((nfail+1)); echo "FAIL: $*"; }
-ok() { npass=$((npass+1)); }
+. tests/sh/lib.sh svg.sh
 
 # PNG facts: "W H nonwhite distinct" from a PNG file (8-bit RGB/RGBA/grey, non-interlaced).
 # With a second argument only the size is read (no pixel decoding).
@@ -79,9 +73,9 @@ check() {
     [ "$n" -eq "$lanes" ] && ok || fail "$name: $n lane texts, want $lanes"
     # the summary must be the model's numbers
     "$BANKLAB" sim "$@" --json >"$tmp/j" 2>/dev/null || { fail "$name: --json failed"; return; }
-    want=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print("wavefronts %d, passes %d, conflicts %d, ways %d" % (d["wavefronts"], d["passes"], d["conflicts"], d["ways"]))' "$tmp/j")
+    want="wavefronts $(json_get "$tmp/j" wavefronts), passes $(json_get "$tmp/j" passes), conflicts $(json_get "$tmp/j" conflicts), ways $(json_get "$tmp/j" ways)"
     grep -q "id=\"summary\"[^>]*>$want</text>" "$svg" && ok || fail "$name: summary is not '$want'"
-    wf=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wavefronts"])' "$tmp/j")
+    wf=$(json_get "$tmp/j" wavefronts)
     rows=$(grep -o '>wavefront [0-9]*<' "$svg" | wc -l)
     [ "$rows" -eq "$wf" ] && ok || fail "$name: $rows wavefront rows, want $wf"
     # render and look at the pixels
@@ -128,5 +122,4 @@ if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
     done
 fi
 
-echo "svg.sh: $npass passed, $nfail failed"
-[ $nfail -eq 0 ]
+finish

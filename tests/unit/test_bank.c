@@ -1,6 +1,5 @@
 /* test_bank.c: the bank model against the H200 truth table (tests/data/h200-wavefronts.json)
  * and against the consequences docs/model.md lists. The table is read at run time, not copied.
- * link: model cjson
  */
 #include <stdarg.h>
 #include <stddef.h>

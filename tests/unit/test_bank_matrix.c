@@ -2,7 +2,6 @@
  * (tests/data/h200-matrix.json, measured with Nsight Compute by tests/gpu/matrix_table.sh; read
  * at run time, not copied), the swizzle function against CuTe's definition, and the errors.
  * The pattern language's ldmatrix/stmatrix/cp.async and swizzle() give the table's offsets.
- * link: model cjson
  */
 #include <stdarg.h>
 #include <stddef.h>

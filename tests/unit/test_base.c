@@ -1,7 +1,6 @@
 /* test_base.c: the base room (src/base): the bounded formatter cuts where the text does not
  * fit, always terminates, never writes past n nor into a NULL or zero-sized buffer, and says
  * how much it wrote. libc only.
- * link: base
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -3,7 +3,6 @@
  * left them, zero), not a slower success. Busy is answered at once for that one measurement
  * and never waited for; the next measurement tries again; a refusal switches counters off; a
  * failed measurement is reported and not retried. No GPU, no sleeping.
- * link: gpu
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -6,7 +6,6 @@
  * between two turns of one process, and the longest wait), a dead holder and a stopped waiter
  * skipped, timeouts, cancelling, and a second user (root only: a child that drops to uid 65534)
  * sharing a lock root made. Each test works in its own BANKLAB_LOCK_DIR.
- * link: gpu
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -2,7 +2,6 @@
  * of 0 is kept as -1, the place and the lane stand as given, the English text is printf's with
  * "lane N: " before it, the Chinese rendering takes the same arguments, and outside text goes
  * through BL_TEXT unchanged.
- * link: base
  */
 #include <setjmp.h>
 #include <stdarg.h>

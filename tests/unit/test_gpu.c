@@ -2,7 +2,6 @@
  * build this is (without a device it must say why in one line and refuse work; with one, a
  * 32-way access must show 32 wavefronts and a bad request must be refused), the replay handle's
  * queue, and gpu_run.
- * link: gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -31,15 +30,18 @@ static void test_unavailable(void **state)
 {
     (void)state;
     struct gpu_info info;
-    struct gpu *g = gpu_unavailable_new(&info, GPU_NO_DEVICE);
+    struct bl_err why = {0};
+    bl_fail(&why, GPU_EINVAL, BL_NOWHERE, GPU_NO_DEVICE);
+    struct gpu *g = gpu_unavailable(&info, &why);
     assert_non_null(g);
     assert_int_equal(info.available, 0);
     assert_int_equal(info.backend, GPU_BACKEND_NONE);
-    assert_string_equal(info.reason, "no CUDA device");
+    assert_int_equal(info.err.status, GPU_EUNAVAILABLE);
+    assert_string_equal(info.err.msg, "no CUDA device");
     /* the reason in either language, from its message id */
     char zh[GPU_TEXT_MAX];
-    assert_int_equal(info.reason_msg.id, GPU_NO_DEVICE);
-    assert_string_equal(bl_msg_text(&info.reason_msg, info.reason, BL_LANG_ZH, zh, sizeof zh),
+    assert_int_equal(info.err.why.id, GPU_NO_DEVICE);
+    assert_string_equal(bl_msg_text(&info.err.why, info.err.msg, BL_LANG_ZH, zh, sizeof zh),
                         "没有 CUDA 设备");
     struct gpu_request q;
     struct gpu_result r;
@@ -66,11 +68,11 @@ static void test_open(void **state)
     q.want_timing = 1;
     if (!info.available) {
         /* No device, driver or toolkit: one line saying which. */
-        assert_true(strlen(info.reason) > 0);
-        assert_null(strchr(info.reason, '\n'));
+        assert_true(strlen(info.err.msg) > 0);
+        assert_null(strchr(info.err.msg, '\n'));
         assert_int_equal(gpu_submit(g, &q), GPU_EUNAVAILABLE);
         gpu_close(g);
-        print_message("SKIP: the device half of this test needs a GPU: %s\n", info.reason);
+        print_message("SKIP: the device half of this test needs a GPU: %s\n", info.err.msg);
         skip();
     }
     assert_int_equal(info.backend, GPU_BACKEND_CUDA);
@@ -99,7 +101,7 @@ static void test_open(void **state)
     q.access.offset[3] = 4;
     q.want_counters = 1;
     assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
-    assert_non_null(strstr(r.error, "lane 3"));
+    assert_non_null(strstr(r.err.msg, "lane 3"));
     /* Unknown case kernel, and a misaligned dynamic carve. */
     memset(&q, 0, sizeof q);
     q.kind = GPU_REQ_CASE;
@@ -110,7 +112,7 @@ static void test_open(void **state)
     snprintf(q.param_name[0], sizeof q.param_name[0], "PAD_BYTES");
     q.param_value[0] = 4;
     assert_int_equal(gpu_run(g, &q, &r, 60000), GPU_EINVAL);
-    assert_non_null(strstr(r.error, "multiple of 8"));
+    assert_non_null(strstr(r.err.msg, "multiple of 8"));
     /* A case kernel: output checked against the CPU reference; with the scene's drawn
      * access in the request, that access's time per access comes back too. */
     q.param_value[0] = 0;
@@ -135,7 +137,7 @@ static void test_open(void **state)
     g = gpu_open(999, &info);
     assert_non_null(g);
     assert_int_equal(info.available, 0);
-    assert_non_null(strstr(info.reason, "999"));
+    assert_non_null(strstr(info.err.msg, "999"));
     gpu_close(g);
 }
 
@@ -145,7 +147,7 @@ static void test_replay_queue(void **state)
     struct gpu_record rec;
     memset(&rec, 0, sizeof rec);
     stride(&rec.req, 4, 2);
-    rec.res.status = GPU_OK;
+    rec.res.err.status = GPU_OK;
     rec.res.has_counters = 1;
     rec.res.wavefronts_ld = 2;
     struct gpu_info info;
@@ -161,7 +163,7 @@ static void test_replay_queue(void **state)
     struct gpu_result r;
     for (int i = 0; i < n; i++) {
         assert_int_equal(gpu_poll(g, &r), 1);
-        assert_int_equal(r.status, GPU_OK);
+        assert_int_equal(r.err.status, GPU_OK);
         assert_true(fabs(r.wavefronts_ld - 2) < 1e-9);
         assert_string_equal(r.provenance, "recorded on H200, 2026-11-29");
     }
@@ -193,13 +195,13 @@ static void test_replay_matching(void **state)
     memset(rec, 0, sizeof rec);
     /* 0: the stride-32 access, counters only (as verify without --timing records it) */
     stride(&rec[0].req, 4, 32);
-    rec[0].res.status = GPU_OK;
+    rec[0].res.err.status = GPU_OK;
     rec[0].res.has_counters = 1;
     rec[0].res.wavefronts_ld = 32;
     rec[0].res.conflicts_ld = 31;
     /* 1: the same access again, timed only */
     stride(&rec[1].req, 4, 32);
-    rec[1].res.status = GPU_OK;
+    rec[1].res.err.status = GPU_OK;
     rec[1].res.has_timing = 1;
     rec[1].res.ms_median = 1.0;
     rec[1].res.has_access_timing = 1;
@@ -213,18 +215,18 @@ static void test_replay_matching(void **state)
     long long v3[] = {3}, v3j[] = {3, 16}, v3c[] = {3, 1}, v3r[] = {3, 0}, c64[] = {64, 0},
               c62[] = {62, 4};
     case_req(&rec[2].req, "row_col", 1, pad, v3);
-    rec[2].res.status = GPU_OK;
+    rec[2].res.err.status = GPU_OK;
     rec[2].res.has_timing = 1;
     rec[2].res.ms_median = 0.074;
     rec[2].res.verified = 1;
     /* 3: dynamic_carve under the scene's alias PAD */
     case_req(&rec[3].req, "dynamic_carve", 2, carve, c64);
-    rec[3].res.status = GPU_OK;
+    rec[3].res.err.status = GPU_OK;
     rec[3].res.verified = 1;
     /* 4: a setting the runner refused */
     case_req(&rec[4].req, "dynamic_carve", 2, carve, c62);
-    rec[4].res.status = GPU_EINVAL;
-    snprintf(rec[4].res.error, sizeof rec[4].res.error, "misaligned");
+    rec[4].res.err.status = GPU_EINVAL;
+    snprintf(rec[4].res.err.msg, sizeof rec[4].res.err.msg, "misaligned");
     struct gpu *g = gpu_open_replay(rec, 5, "H200", "2026-11-29", NULL);
     assert_non_null(g);
     struct gpu_request q;
@@ -261,7 +263,7 @@ static void test_replay_matching(void **state)
     assert_true(r.verified);
     case_req(&q, "dynamic_carve", 2, carve2, c62);
     assert_int_equal(gpu_run(g, &q, &r, 10), GPU_EINVAL);
-    assert_string_equal(r.error, "misaligned");
+    assert_string_equal(r.err.msg, "misaligned");
     gpu_close(g);
 }
 

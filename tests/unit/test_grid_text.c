@@ -2,7 +2,6 @@
  * the renderer's rules: ASCII means ASCII, colour only when asked, 80 columns, the summary.
  * Renders into open_memstream; the model computes the results (no hard-coded grids here:
  * the exact renders are golden files, tests/sh/golden.sh).
- * link: render model
  */
 #include <stdarg.h>
 #include <stddef.h>

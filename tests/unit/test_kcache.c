@@ -3,8 +3,7 @@
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
  * be this user's and closed to others; entries are never read or written through a link and
- * a store leaves no temporary file and removes those of killed stores (issue 19).
- * link: gpu */
+ * a store leaves no temporary file and removes those of killed stores (issue 19). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

@@ -2,8 +2,7 @@
  * parameters out of source, scalar values, NVRTC's log as FILE:LINE:COL, the launch options
  * (command line and the file's "banklab:" comment), the per-line sums, the wire format
  * between the job and the measuring process, and the SASS decoder against nvdisasm's listing
- * of five H200 cubins (tests/data/kernel).
- * link: gpu model */
+ * of five H200 cubins (tests/data/kernel). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -109,40 +108,40 @@ static void test_scalar_values(void **state)
     (void)state;
     struct ksrc_param p;
     unsigned char b[8];
-    char why[128];
+    struct bl_err why;
     memset(&p, 0, sizeof p);
     snprintf(p.type, sizeof p.type, "int");
     p.kind = KSRC_INT;
     p.size = 4;
-    assert_int_equal(ksrc_scalar_bytes(&p, "-7", b, why, sizeof why), 0);
+    assert_int_equal(ksrc_scalar_bytes(&p, "-7", b, &why), 0);
     int32_t i;
     memcpy(&i, b, 4);
     assert_int_equal(i, -7);
-    assert_int_equal(ksrc_scalar_bytes(&p, "0x10", b, why, sizeof why), 0);
+    assert_int_equal(ksrc_scalar_bytes(&p, "0x10", b, &why), 0);
     memcpy(&i, b, 4);
     assert_int_equal(i, 16);
-    assert_int_equal(ksrc_scalar_bytes(&p, "2147483648", b, why, sizeof why), -1);
-    assert_non_null(strstr(why, "out of range"));
-    assert_int_equal(ksrc_scalar_bytes(&p, "12x", b, why, sizeof why), -1);
-    assert_int_equal(ksrc_scalar_bytes(&p, "", b, why, sizeof why), -1);
+    assert_int_equal(ksrc_scalar_bytes(&p, "2147483648", b, &why), -1);
+    assert_non_null(strstr(why.msg, "out of range"));
+    assert_int_equal(ksrc_scalar_bytes(&p, "12x", b, &why), -1);
+    assert_int_equal(ksrc_scalar_bytes(&p, "", b, &why), -1);
     snprintf(p.type, sizeof p.type, "unsigned char");
     p.kind = KSRC_UINT;
     p.size = 1;
-    assert_int_equal(ksrc_scalar_bytes(&p, "255", b, why, sizeof why), 0);
+    assert_int_equal(ksrc_scalar_bytes(&p, "255", b, &why), 0);
     assert_int_equal(b[0], 255);
-    assert_int_equal(ksrc_scalar_bytes(&p, "256", b, why, sizeof why), -1);
-    assert_int_equal(ksrc_scalar_bytes(&p, "-1", b, why, sizeof why), -1);
-    assert_non_null(strstr(why, "unsigned"));
+    assert_int_equal(ksrc_scalar_bytes(&p, "256", b, &why), -1);
+    assert_int_equal(ksrc_scalar_bytes(&p, "-1", b, &why), -1);
+    assert_non_null(strstr(why.msg, "unsigned"));
     snprintf(p.type, sizeof p.type, "float");
     p.kind = KSRC_FLOAT;
     p.size = 4;
-    assert_int_equal(ksrc_scalar_bytes(&p, "0.5", b, why, sizeof why), 0);
+    assert_int_equal(ksrc_scalar_bytes(&p, "0.5", b, &why), 0);
     float f;
     memcpy(&f, b, 4);
     assert_true(f == 0.5f);
-    assert_int_equal(ksrc_scalar_bytes(&p, "nan", b, why, sizeof why), -1);
+    assert_int_equal(ksrc_scalar_bytes(&p, "nan", b, &why), -1);
     p.kind = KSRC_UNSUPPORTED;
-    assert_int_equal(ksrc_scalar_bytes(&p, "1", b, why, sizeof why), -1);
+    assert_int_equal(ksrc_scalar_bytes(&p, "1", b, &why), -1);
 }
 
 static void test_nvrtc_log(void **state)

@@ -3,7 +3,6 @@
  * keys a lesson may not take (every key bound where lesson keys act, '-' and '.' of number
  * input included), and the man page: every key of every binding is named in assets/banklab.1
  * (run from the repository root, as tests/run.sh does).
- * link: keys
  */
 #include <setjmp.h>
 #include <stdarg.h>

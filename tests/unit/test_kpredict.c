@@ -4,7 +4,6 @@
  * count, a block-stride loop, a halving reduction), a line whose text depends on blockIdx,
  * the reasons for lines the model cannot express, the why of a conflicting line, and the fix
  * (padding, a swizzle) with the patched text it writes.
- * link: gpu model
  */
 #include <setjmp.h>
 #include <stdarg.h>

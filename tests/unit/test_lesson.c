@@ -2,7 +2,6 @@
  * (syntax, nested fields, code columns through escapes, CRLF, BOM, wide characters), the
  * model checks, scene environments, directory search and sets, no crash on truncations, and
  * hostile sizes (20,000 problems on a line, 50,000 steps) in linear time, control characters.
- * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -501,7 +500,7 @@ static void test_figures(void **state)
         snprintf(w.group, sizeof w.group, "transpose");
         snprintf(w.label, sizeof w.label, "%s", labels[k]);
         w.rec.req.kind = GPU_REQ_CASE;
-        w.rec.res.status = GPU_OK;
+        w.rec.res.err.status = GPU_OK;
         w.rec.res.has_timing = 1;
         w.rec.res.gbps = gbps[k];
         assert_int_equal(recording_add(&r, &w), 0);
@@ -605,7 +604,7 @@ static void test_figure_claims(void **state)
             w.rec.req.param_value[0] = 1;
             w.rec.req.nparams = 1;
         }
-        w.rec.res.status = GPU_OK;
+        w.rec.res.err.status = GPU_OK;
         w.rec.res.has_timing = 1;
         w.rec.res.gbps = gbps[k];
         assert_int_equal(recording_add(&r, &w), 0);

@@ -3,7 +3,6 @@
  * same order; a kept message renders in English exactly as printf would and in Chinese with
  * the same arguments, phrases given as arguments in the message's language; and every error
  * the pattern language reports carries its id (both languages).
- * link: model
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -188,17 +187,16 @@ static void test_cuda_line_reasons(void **state)
         if (line == 3)
             continue;
         assert_int_equal(pattern_from_cuda(src, strlen(src), line, &l, &pc), -1);
-        if (pc.why_msg.id == BL_MSG_NONE)
-            fail_msg("line %d: '%s' has no message id", line, pc.why);
-        assert_string_equal(bl_msg_text(&pc.why_msg, pc.why, BL_LANG_EN, zh, sizeof zh), pc.why);
-        bl_msg_text(&pc.why_msg, pc.why, BL_LANG_ZH, zh, sizeof zh);
+        if (pc.err.why.id == BL_MSG_NONE)
+            fail_msg("line %d: '%s' has no message id", line, pc.err.msg);
+        assert_string_equal(bl_err_text(&pc.err, BL_LANG_EN, zh, sizeof zh), pc.err.msg);
+        bl_err_text(&pc.err, BL_LANG_ZH, zh, sizeof zh);
         if (!has_non_ascii(zh))
-            fail_msg("line %d: Chinese '%s' for '%s'", line, zh, pc.why);
+            fail_msg("line %d: Chinese '%s' for '%s'", line, zh, pc.err.msg);
     }
     assert_int_equal(pattern_from_cuda(src, strlen(src), 6, &l, &pc), 0);
-    assert_true(pc.note[0]);
-    assert_int_equal(pc.note_msg.id, CU_NOTE_LOOP);
-    bl_msg_text(&pc.note_msg, pc.note, BL_LANG_ZH, zh, sizeof zh);
+    assert_int_equal(pc.note.id, CU_NOTE_LOOP);
+    bl_msg_render(&pc.note, BL_LANG_ZH, zh, sizeof zh);
     assert_string_equal(zh, "i 是循环变量：取第一次迭代，i = 0");
 }
 

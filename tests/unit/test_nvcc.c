@@ -1,8 +1,7 @@
 /* test_nvcc.c: the parts of ordinary .cu files that need neither nvcc nor a GPU: the
  * compile options of a request (-I, -D, --nvcc-flag checked, --compiler), the names read back
  * from mangled kernel symbols, and the kernel found among a cubin's functions by the name as
- * written (a shipped H200 cubin, tests/data/kernel).
- * link: gpu model */
+ * written (a shipped H200 cubin, tests/data/kernel). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>

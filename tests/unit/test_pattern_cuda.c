@@ -4,11 +4,18 @@
  * constants, kernel parameters with their --arg values), loads before stores, and the bank
  * model's verdict on the result; and the one-line reasons when the pattern language cannot
  * express a line. Also: no crash and no read past the text on cut or garbled sources.
- * link: model
  */
 #include "pattern_test.h"
 
 #include "../../src/model/pattern_cuda.h"
+
+/* the note pattern_from_cuda left, in English ("" when none) */
+static const char *note_en(const struct pattern_cuda *pc)
+{
+    static char buf[PATTERN_MSG_MAX];
+    bl_msg_render(&pc->note, BL_LANG_EN, buf, sizeof buf);
+    return buf;
+}
 
 /* the shipped example assets/kernels/transpose_seed.cu, as the source article writes it */
 static const char transpose_seed[] =
@@ -74,11 +81,11 @@ static struct pattern_cuda translate(const char *src, int line, unsigned bx, uns
     struct pattern_cuda out;
     int rc = pattern_from_cuda(src, strlen(src), line, &l, &out);
     if (rc != want_rc)
-        print_error("line %d: rc %d, why '%s', decls '%s', accesses '%s'\n", line, rc, out.why,
+        print_error("line %d: rc %d, why '%s', decls '%s', accesses '%s'\n", line, rc, out.err.msg,
                     out.decls, out.accesses);
     assert_int_equal(rc, want_rc);
     if (rc)
-        assert_true(out.why[0] != 0);
+        assert_true(out.err.msg[0] != 0);
     return out;
 }
 
@@ -123,11 +130,11 @@ static void test_transpose(void **state)
     assert_int_equal(r.ways, 32);
     /* lines without a shared access say so */
     pc = translate(transpose_seed, 6, 32, 32, 0, -1);
-    assert_string_equal(pc.why, "no load or store of a shared array declared in this file");
+    assert_string_equal(pc.err.msg, "no load or store of a shared array declared in this file");
     pc = translate(transpose_seed, 1, 32, 32, 0, -1);
-    assert_string_equal(pc.why, "line 1 is not inside a function");
+    assert_string_equal(pc.err.msg, "line 1 is not inside a function");
     pc = translate(transpose_seed, 5, 32, 32, 0, -1);
-    assert_string_equal(pc.why, "line 5 has no code");
+    assert_string_equal(pc.err.msg, "line 5 has no code");
     pc = translate(transpose_seed, 99, 32, 32, 0, -1);
 }
 
@@ -151,7 +158,7 @@ static void test_carve(void **state)
     assert_int_equal(model(&pc, 2).wavefronts, 2);   /* c[(t * 2) % n]: 2-way */
     /* extern without dynamic shared memory */
     pc = translate(carve, 8, 256, 1, 0, -1);
-    assert_string_equal(pc.why, "buf is extern __shared__ and the launch has no dynamic shared "
+    assert_string_equal(pc.err.msg, "buf is extern __shared__ and the launch has no dynamic shared "
                                 "memory (--smem)");
 }
 
@@ -162,7 +169,7 @@ static void test_names(void **state)
     struct pattern_cuda pc = translate(misc, 13, 32, 8, 0, 0);
     text_is(&pc, "const int TILE = 32; __shared__ int before[3]; __shared__ float t[TILE][TILE "
                  "+ 1]; int x = threadIdx.x; int y = threadIdx.y", "t[y][x]; t[y][x] = 0");
-    assert_string_equal(pc.note, "a read and a write in one statement: shown as its load and "
+    assert_string_equal(note_en(&pc), "a read and a write in one statement: shown as its load and "
                                  "its store");
     /* t starts 12 bytes in, as in the kernel: the row of warp 0 is still one wavefront */
     assert_int_equal(model(&pc, 0).wavefronts, 1);
@@ -174,10 +181,10 @@ static void test_names(void **state)
     /* blockIdx: the first block's, with a note; gridDim: the launch's */
     pc = translate(misc, 15, 32, 8, 0, 0);
     text_is(&pc, NULL, "t[0 % 32][x]");
-    assert_string_equal(pc.note, "blockIdx is 0 here: the grid shows the first block");
+    assert_string_equal(note_en(&pc), "blockIdx is 0 here: the grid shows the first block");
     /* a type the pattern language does not know */
     pc = translate(misc, 22, 32, 1, 0, -1);
-    assert_string_equal(pc.why, "the pattern language cannot read it: unknown type 'T'");
+    assert_string_equal(pc.err.msg, "the pattern language cannot read it: unknown type 'T'");
     pc = translate(misc, 25, 32, 1, 0, 0);
     text_is(&pc, "__shared__ int before[3]; int x = threadIdx.x", "before[x % 3]");
 }
@@ -201,9 +208,9 @@ static void test_reasons(void **state)
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         struct pattern_cuda pc = translate(misc, cases[i].line, 32, 8, 0, -1);
-        if (strcmp(pc.why, cases[i].why))
+        if (strcmp(pc.err.msg, cases[i].why))
             print_error("line %d\n", cases[i].line);
-        assert_string_equal(pc.why, cases[i].why);
+        assert_string_equal(pc.err.msg, cases[i].why);
     }
     /* a parameter without a value */
     static const char src[] = "__global__ void k(float *o, int s)\n{\n"
@@ -213,13 +220,13 @@ static void test_reasons(void **state)
                                     .arg_name = NULL, .arg_value = NULL};
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 4, &l, &pc), -1);
-    assert_string_equal(pc.why, "the kernel parameter s has no value (--arg s=VALUE)");
+    assert_string_equal(pc.err.msg, "the kernel parameter s has no value (--arg s=VALUE)");
     static const char *const names[] = {"s"}, *const values[] = {"1.5"};
     l.nargs = 1;
     l.arg_name = names;
     l.arg_value = values;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 4, &l, &pc), -1);
-    assert_string_equal(pc.why, "s=1.5 is not an integer: the model indexes with integers");
+    assert_string_equal(pc.err.msg, "s=1.5 is not an integer: the model indexes with integers");
 }
 
 static void test_loop(void **state)
@@ -234,7 +241,7 @@ static void test_loop(void **state)
     struct pattern_cuda pc;
     assert_int_equal(pattern_from_cuda(src, strlen(src), 5, &l, &pc), 0);
     text_is(&pc, "__shared__ float s[32 * 33]; int i = threadIdx.x", "s[i] = 0");
-    assert_string_equal(pc.note, "i is a loop variable: its first trip, i = threadIdx.x");
+    assert_string_equal(note_en(&pc), "i is a loop variable: its first trip, i = threadIdx.x");
 }
 
 /* every line of cut and garbled copies: an answer, never a crash (run under ASan too) */
@@ -256,7 +263,7 @@ static void test_total(void **state)
             memcpy(exact, srcs[f], cut);
             for (int line = 0; line < 30; line++) {
                 int rc = pattern_from_cuda(exact, cut, line, &l, &pc);
-                assert_true(rc == 0 || (rc == -1 && pc.why[0]));
+                assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
             }
             free(exact);
         }
@@ -267,7 +274,7 @@ static void test_total(void **state)
                 buf[(seed >> 8) % n] = "{}()[];=*&#\"'/\\\n<>"[(seed >> 20) % 18];
             }
             int rc = pattern_from_cuda(buf, n, (int)((seed >> 4) % 30), &l, &pc);
-            assert_true(rc == 0 || (rc == -1 && pc.why[0]));
+            assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
         }
     }
     assert_int_equal(pattern_from_cuda(NULL, 0, 1, &l, &pc), -1);

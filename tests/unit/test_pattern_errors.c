@@ -2,7 +2,6 @@
  * (src/model/pattern_eval.c, pat_fail): parameters without a value, division by zero,
  * overflow, shifts, bounds, sizes and the device limit, each message with its column and the
  * lane that failed ("lane N: ", or -1 when no lane is at fault).
- * link: model
  */
 #include "pattern_test.h"
 

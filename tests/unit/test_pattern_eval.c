@@ -2,7 +2,6 @@
  * issue's five patterns through bank_simulate, addresses against the C compiler's, layout and
  * carving, dynamic bounds, warps of 1-3-D blocks, the environment, that evaluation keeps no
  * state in the pattern, and its speed. Pure model: no curses, no GPU.
- * link: model
  */
 #include <time.h>
 

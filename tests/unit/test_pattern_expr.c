@@ -1,7 +1,6 @@
 /* test_pattern_expr.c: expressions of the pattern language (src/model/pattern_expr.c): every
  * operator against C, float locals and sizeof, and the expression errors: indexing, what is
  * not an integer, calls, builtins not modelled, nesting and length limits, parameters.
- * link: model
  */
 #include "pattern_test.h"
 

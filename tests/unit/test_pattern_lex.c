@@ -1,7 +1,6 @@
 /* test_pattern_lex.c: the lexer of the pattern language (src/model/pattern_lex.c): number
  * literals (hex, binary, octal, suffixes, floats) and their errors, comments, stray characters
  * and bytes, overlong names and texts, each error at its column.
- * link: model
  */
 #include "pattern_test.h"
 

@@ -1,7 +1,6 @@
 /* test_pattern_stmt.c: declarations and statements of the pattern language
  * (src/model/pattern_decl.c, pattern_stmt.c): what the parser learns about each access, locals
  * and const locals, if / else guards, and the statement errors and table limits.
- * link: model
  */
 #include "pattern_test.h"
 

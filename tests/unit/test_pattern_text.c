@@ -1,7 +1,6 @@
 /* test_pattern_text.c: the text helpers of the pattern language (src/model/pattern_text.c):
  * parameter substitution (whole names only, not members or literals; truncation) and the
  * caret line under an error (columns in bytes and UTF-8, tabs, the second line, clipping).
- * link: model
  */
 #include "pattern_test.h"
 

@@ -1,7 +1,6 @@
 /* test_pattern_types.c: the type table of the pattern language (src/model/pattern_type.c):
  * every builtin scalar and vector type with its width, members of vectors and structs, C
  * struct layout, typedefs, pointer types, and the type errors.
- * link: model
  */
 #include "pattern_test.h"
 

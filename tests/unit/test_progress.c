@@ -3,7 +3,6 @@
  * bytes: truncated, garbage, wrong-typed and oversized files are moved aside with a warning;
  * and two writers: a save merges with what is on disk (per entry, newest wins, under a lock),
  * so a tutorial and a lab, or two tutorials, never lose each other's entries.
- * link: store
  */
 #include <stdarg.h>
 #include <stddef.h>

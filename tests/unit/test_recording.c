@@ -2,7 +2,6 @@
  * one-line errors for truncated, older-version, foreign and wrong-typed files, numbers out of
  * range, files too large or packed with values (refused before parsing), the H200 case
  * file, and the shipped assets/h200-recording.json through the replay handle.
- * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -43,7 +42,7 @@ static void sample(struct recording *r)
         w.rec.req.access.offset[l] = (uint64_t)l * 128;
     w.rec.req.want_counters = 1;
     w.rec.req.want_timing = 1;
-    w.rec.res.status = GPU_OK;
+    w.rec.res.err.status = GPU_OK;
     w.rec.res.has_timing = 1;
     w.rec.res.ms_median = 2.125;
     w.rec.res.ms_min = 2.0;
@@ -73,7 +72,7 @@ static void sample(struct recording *r)
     w.rec.req.nparams = 1;
     snprintf(w.rec.req.param_name[0], sizeof w.rec.req.param_name[0], "PAD");
     w.rec.req.param_value[0] = 1;
-    w.rec.res.status = GPU_OK;
+    w.rec.res.err.status = GPU_OK;
     w.rec.res.has_timing = 1;
     w.rec.res.ms_median = 0.15;
     w.rec.res.gbps = 3535.5;
@@ -331,7 +330,7 @@ static void test_instr_round_trip(void **state)
             a->src[l] = (uint32_t)(l * 8 + 128 * k);
         }
         a->has_src = (uint8_t)k;
-        w.rec.res.status = GPU_OK;
+        w.rec.res.err.status = GPU_OK;
         assert_int_equal(recording_add(&r, &w), 0);
     }
     char *text = write_tmp(&r, &len);
@@ -394,7 +393,7 @@ static void test_shipped(void **state)
     assert_non_null(g);
     for (int i = 0; i < r.nrows; i += 7) {
         struct gpu_result res;
-        assert_int_equal(gpu_run(g, &r.rows[i].rec.req, &res, 10), r.rows[i].rec.res.status);
+        assert_int_equal(gpu_run(g, &r.rows[i].rec.req, &res, 10), r.rows[i].rec.res.err.status);
     }
     gpu_close(g);
     recording_done(&r);

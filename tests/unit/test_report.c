@@ -2,7 +2,6 @@
  * the Markdown tables and escaping, file names, writing into exactly one directory (no temp
  * files left, only the chosen formats), errors, and the XDG data directory. The lesson set is
  * built in memory, so this does not depend on the lesson files.
- * link: store lesson keys gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>

@@ -4,7 +4,6 @@
  * question is dropped; a series fills the runner's queue and every answer reaches its number;
  * a stopped series gets nothing more; without a GPU nothing waits forever; the runner's
  * waiting for the device's turn reaches the screens (req_hub_progress) with a redraw due.
- * link: ui gpu model keys
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -51,7 +50,7 @@ static int fake_poll(void *impl, struct gpu_result *out)
         return 0;
     memset(out, 0, sizeof *out);
     out->id = f->q[0].id;
-    out->status = GPU_OK;
+    out->err.status = GPU_OK;
     out->has_timing = 1;
     out->clk_per_request = (double)f->q[0].param_value[0];   /* echo the question */
     memmove(f->q, f->q + 1, (size_t)(f->n - 1) * sizeof f->q[0]);
@@ -94,7 +93,7 @@ static void rig_open(struct rig *r, int cap, int available)
     memset(&info, 0, sizeof info);
     info.backend = GPU_BACKEND_CUDA;
     info.available = available;
-    snprintf(info.reason, sizeof info.reason, "%s", available ? "" : "no device");
+    snprintf(info.err.msg, sizeof info.err.msg, "%s", available ? "" : "no device");
     r->g = gpu_wrap_new(&fake_ops, &r->f, GPU_BACKEND_CUDA);
     assert_non_null(r->g);
     req_hub_init(&r->h, r->g, &info);

@@ -3,7 +3,6 @@
  * is refused; a string that does not fit its field, a flag that is not 0/1 and the header's
  * magic, version and size limit are refused; and the server's check of a request refuses
  * each kind of bad value while passing the lessons' requests.
- * link: gpu model
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -164,8 +163,8 @@ static void test_result_roundtrip(void **state)
     struct gpu_result r, d;
     memset(&r, 0, sizeof r);
     r.id = 42;
-    r.status = GPU_EVERIFY;
-    snprintf(r.error, sizeof r.error, "output differs at 3");
+    r.err.status = GPU_EVERIFY;
+    snprintf(r.err.msg, sizeof r.err.msg, "output differs at 3");
     snprintf(r.provenance, sizeof r.provenance, "NVIDIA H200 (sm_90), 1980 MHz");
     r.has_timing = r.has_access_timing = r.has_counters = 1;
     r.ms_median = 1.25;

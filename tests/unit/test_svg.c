@@ -3,7 +3,6 @@
  * the summary, escaping of titles, monochrome, and write errors. Accesses are built directly
  * (no pattern language) and run through bank_simulate. With SVG_OUT_DIR set, the pictures are
  * also written there (tests/sh/svg.sh validates and renders them).
- * link: render model store
  */
 #include <stdarg.h>
 #include <stddef.h>

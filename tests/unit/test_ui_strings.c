@@ -3,7 +3,6 @@
  * the same printf conversions in the same order (the screen formats either with the same
  * arguments), and the Chinese words follow docs/glossary.md: a pass is 批, never 趟, and 轮
  * stands for nothing but a wavefront (the screen says wavefront, so never 轮).
- * link: keys
  */
 #include <setjmp.h>
 #include <stdarg.h>

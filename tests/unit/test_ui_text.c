@@ -2,7 +2,6 @@
  * by wcwidth (Chinese is two columns), breaks at spaces and between wide characters, never
  * inside a UTF-8 sequence, backticks zero-width, paragraphs. No terminal needed. (Lane lists:
  * test_grid_text.c, src/render/grid_text.c formats them for the screen too.)
- * link: ui
  */
 #include <locale.h>
 #include <setjmp.h>

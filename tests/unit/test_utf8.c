@@ -2,7 +2,6 @@
  * surrogates, past U+10FFFF, NUL), control characters (C0 but the allowed, DEL, C1), the
  * escaped copy for terminals (\xNN, cut at a character boundary) and the fixed copy for
  * report files (U+FFFD, spaces). libc only.
- * link: base
  */
 #include <stdarg.h>
 #include <stddef.h>
