@@ -323,8 +323,9 @@ int app_step_state(const struct app *a, int li, int si);
 void app_chapter_score(const struct app *a, int li, int *done, int *first, int *total);
 /* app_progress: the same over every lesson */
 void app_progress(const struct app *a, int *done, int *first, int *total);
-/* app_save: 0 saved; 1 nowhere to save (presenter mode); -1 not saved (err; also shown) */
-int app_save(struct app *a, char *err, size_t errsz);
+/* app_save: 0 saved; 1 nowhere to save (presenter mode); -1 not saved (err, when not NULL,
+ * says why; the message line too) */
+int app_save(struct app *a, struct bl_err *err);
 /* app_say_saved: after the terminal is restored, one line on stdout: progress saved where
  * (and the step it resumes at), or not saved in presenter mode (a failure is said apart) */
 void app_say_saved(struct app *a, int saved);

@@ -6,7 +6,6 @@
  * says why not; o asks for another file (kview_prompt.c). This file: the text shown and the
  * result measured on it, the runs, watching, the keys and the screen; drawing is in
  * kview_draw.c. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,7 +99,7 @@ static void build_rows(struct kview *k)
     k->rows = calloc((size_t)(k->nsrc + extra + 1), sizeof *k->rows);
     if (!k->rows) {
         k->nsrc = 0;
-        bl_fmt(k->problem, sizeof k->problem, "out of memory");
+        bl_fail(&k->problem, -1, BL_NOWHERE, UI_OUT_OF_MEMORY);
         return;
     }
     k->nrows = k->nsrc;
@@ -197,17 +196,6 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
 
 /* ---------------------------------------------------------------- running */
 
-static void set_problem(struct kview *k, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_problem(struct kview *k, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(k->problem, sizeof k->problem, fmt, ap);
-    va_end(ap);
-    k->problem_line = line;
-}
-
 /* the request for text src: its launch comment, then the options given */
 static int build_request(struct app *a, struct kview *k, struct gpu_kernel_request *rq,
                          const char *src, size_t len)
@@ -217,12 +205,15 @@ static int build_request(struct app *a, struct kview *k, struct gpu_kernel_reque
     bl_fmt(rq->path, sizeof rq->path, "%s", k->file.path);
     rq->device = a->opt.device;
     if (gpu_kernel_file_options(rq, src, len, err, sizeof err)) {
-        set_problem(k, atoi(err), "%s:%s", k->file.path, err);
+        char text[UI_PATH_MAX + GPU_KERNEL_TEXT];
+        bl_fmt(text, sizeof text, "%s:%s", k->file.path, err);
+        k->problem_line = atoi(err);
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, text);
         return -1;
     }
     for (int i = 0; i < k->file.nopt; i++)
         if (gpu_kernel_option(rq, k->file.opt[i].opt, k->file.opt[i].val, err, sizeof err) != 1) {
-            set_problem(k, 0, "%s", err);
+            bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, err);
             return -1;
         }
     rq->server_idle = gpu_kernel_server_idle();
@@ -250,7 +241,7 @@ static void start_run(struct app *a, struct kview *k)
         app_msg(a, 0, "%s", ui_str(a, UIS_KV_AGAIN));
         return;
     }
-    k->problem[0] = 0;
+    bl_err_clear(&k->problem);
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
@@ -258,7 +249,9 @@ static void start_run(struct app *a, struct kview *k)
     size_t len = 0;
     char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!src) {
-        set_problem(k, 0, "%s: %s", k->file.path, why);
+        char text[UI_PATH_MAX + UI_MSG_MAX];
+        bl_fmt(text, sizeof text, "%s: %s", k->file.path, why);
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, text);
         return;
     }
     if (build_request(a, k, &k->job_req, src, len)) {
@@ -269,7 +262,7 @@ static void start_run(struct app *a, struct kview *k)
     }
     k->job = gpu_kernel_start(&k->job_req, src, len, err, sizeof err);
     if (!k->job) {
-        set_problem(k, 0, "%s", err);
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, err);
         free(src);
         return;
     }

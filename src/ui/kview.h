@@ -60,8 +60,8 @@ struct kview {
     char *other[KV_FILES];
     struct kv_row *rows;
     int nrows, nsrc;          /* the first nsrc rows are the file's lines */
-    char problem[UI_MSG_MAX]; /* why it cannot run (unreadable file, bad option) */
-    int problem_line;
+    struct bl_err problem;    /* why it cannot run (unreadable file, bad option) */
+    int problem_line;         /* the line of the file it stands on, 0: none */
     char why[UI_MSG_MAX];     /* why the cursor's line has no grid (Enter), until it moves */
     struct kp_result pred;    /* the model's prediction of the text shown (kview_model.c) */
     int has_pred;

@@ -89,7 +89,7 @@ static void info_text(const struct app *a, const struct kview *k, char *buf, siz
     info_words(a, k, raw, sizeof raw, role);
     size_t o = strlen(bl_clean(buf, size, raw));
     kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
-    if (model[0] && !k->problem[0] && !k->why[0])
+    if (model[0] && !bl_err_failed(&k->problem) && !k->why[0])
         bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
 }
 
@@ -104,9 +104,9 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
     if (k->prompting) {
         *role = UIC_DIM;
         bl_fmt(buf, size, "%s", ui_str(a, UIS_KV_INTRO));
-    } else if (k->problem[0]) {
+    } else if (bl_err_failed(&k->problem)) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", k->problem);
+        bl_err_text(&k->problem, ui_lang(a), buf, size);
     } else if (k->why[0]) {
         *role = UIC_WARN;
         bl_fmt(buf, size, "%s", k->why);
@@ -545,7 +545,7 @@ void kv_draw(const struct app *a, const void *st)
         int top = kv_first_shown(k, L.table_h);
         for (int i = 0; i < L.table_h && top + i < k->nrows; i++)
             draw_row(a, k, &L, top + i, L.table_y + i);
-    } else if (k->problem[0] && !k->prompting) {
+    } else if (bl_err_failed(&k->problem) && !k->prompting) {
         put_line(a, 1, k->file.path, A_NORMAL);
     }
     if (L.info_h)

@@ -74,18 +74,23 @@ const char *app_export_dir(void)
     return d && *d ? d : ".";
 }
 
-int app_save(struct app *a, char *err, size_t errsz)
+int app_save(struct app *a, struct bl_err *err)
 {
     if (!a->have_prog_path)
         return 1;
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
-    if (progress_save(a->prog_path, &a->prog, err, errsz) != 0) {
-        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
-        return -1;
-    }
-    return 0;
+    char why[UI_MSG_MAX], text[UI_MSG_MAX];
+    struct bl_err e = {0};
+    if (progress_save(a->prog_path, &a->prog, why, sizeof why) != 0)
+        bl_fail(&e, -1, BL_NOWHERE, BL_TEXT, why);
+    if (!bl_err_failed(&e))
+        return 0;
+    app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), bl_err_text(&e, ui_lang(a), text, sizeof text));
+    if (err)
+        *err = e;
+    return -1;
 }
 
 void app_say_saved(struct app *a, int saved)
