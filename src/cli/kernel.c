@@ -830,9 +830,10 @@ int cmd_kernel(int argc, char **argv)
         fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
         req.cache_dir[0] = '\0';
     }
-    struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, err, sizeof err);
+    struct bl_err e = {0};
+    struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
-        say(err);
+        say(e.msg);
         free(src);
         return 1;
     }
@@ -845,9 +846,9 @@ int cmd_kernel(int argc, char **argv)
     }
     static struct kp_result model;
     char merr[GPU_KERNEL_TEXT];
-    int has_model = r.status == GPU_KERNEL_OK && !a.launch_only &&
+    int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
                     kmodel_predict(src, len, &req, &model, merr, sizeof merr) == 0;
-    switch (r.status) {
+    switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
             fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
@@ -861,16 +862,16 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_ECOMPILE:
         print_diags(&r, a.file, src, len);
         if (r.ndiags == 0 || !has_error(&r))  /* the reason must show (a message without a line) */
-            say(r.error);
+            say(r.err.msg);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_EINPUT:
-        say(r.error);
+        say(r.err.msg);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_ENOGPU:
     case GPU_KERNEL_ECOUNTERS:
-        say(r.error);
+        say(r.err.msg);
         rc = EXIT_NOGPU;
         if (a.fix && !a.json) {  /* no GPU to measure the fix: its prediction */
             printf("no GPU to measure %s: the model's prediction instead\n\n", a.file);
@@ -878,7 +879,7 @@ int cmd_kernel(int argc, char **argv)
         }
         break;
     default:
-        say(r.error);
+        say(r.err.msg);
         rc = 1;
     }
     fflush(stdout);

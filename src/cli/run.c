@@ -217,8 +217,8 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
     fprintf(f, "\n== %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s: launch %ld of this kernel "
             "(%ld of the process %d)\n", name, r->grid[0], r->grid[1], r->grid[2], r->block[0],
             r->block[1], r->block[2], r->smem, r->device, l->nth, l->ordinal, l->pid);
-    if (r->status != GPU_KERNEL_OK) {
-        bl_clean(name, sizeof name, r->error);
+    if (r->err.status != GPU_KERNEL_OK) {
+        bl_clean(name, sizeof name, r->err.msg);
         fprintf(f, "not measured: %s\n", name);
         return;
     }
@@ -304,11 +304,11 @@ static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cach
     fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
             "\"static_smem\": %d, \"registers\": %d, \"status\": \"%s\", \"error\": ",
             r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
-            r->static_smem, r->regs, r->status == GPU_KERNEL_OK ? "ok" : "failed");
-    if (r->status == GPU_KERNEL_OK)
+            r->static_smem, r->regs, r->err.status == GPU_KERNEL_OK ? "ok" : "failed");
+    if (r->err.status == GPU_KERNEL_OK)
         fputs("null", f);
     else
-        json_str(f, r->error);
+        json_str(f, r->err.msg);
     fputs(",\n  \"lines\": [", f);
     for (int i = 0; i < r->nlines; i++) {
         const struct gpu_kernel_line *ln = &r->lines[i];
@@ -374,7 +374,7 @@ static int open_view(const struct gpu_run_output *o)
     const struct gpu_kernel_result *best = NULL;
     for (int i = 0; i < o->nlaunches; i++) {
         const struct gpu_kernel_result *r = &o->launches[i].res;
-        if (r->status == GPU_KERNEL_OK && r->nlines && (!best || r->totals.excess > best->totals.excess))
+        if (r->err.status == GPU_KERNEL_OK && r->nlines && (!best || r->totals.excess > best->totals.excess))
             best = r;
     }
     if (!best) {
@@ -491,8 +491,9 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
                 bl_clean(why, sizeof why, names[i]));
         req->kernel_re = re;
         struct gpu_run_output r;
-        if (gpu_run_program(req, argv, &r, why, sizeof why)) {
-            fprintf(stderr, "banklab run: %s\n", why);
+        struct bl_err e = {0};
+        if (gpu_run_program(req, argv, &r, &e)) {
+            fprintf(stderr, "banklab run: %s\n", e.msg);
             break;
         }
         /* replay notes of this run: kernels that run 1 named already */
@@ -528,21 +529,22 @@ int cmd_run(int argc, char **argv)
         return EXIT_NOGPU;
     }
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
-    if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(why, sizeof why)) {
-        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", why);
+    struct bl_err e = {0};
+    if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
+        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", e.msg);
         return EXIT_NOGPU;
     }
     char lib[PATH_MAX + 256];
-    if (gpu_run_find_lib(lib, sizeof lib)) {
-        fprintf(stderr, "banklab run: %s\n", lib);
+    if (gpu_run_find_lib(lib, sizeof lib, &e)) {
+        fprintf(stderr, "banklab run: %s\n", e.msg);
         return EXIT_NOGPU;
     }
     /* the first launch of each kernel (of those --kernel names): one a run of the program */
     int one = a.skip < 0 && a.count < 0;
     struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one};
     struct gpu_run_output o;
-    if (gpu_run_program(&req, a.argv, &o, why, sizeof why)) {
-        fprintf(stderr, "banklab run: %s\n", why);
+    if (gpu_run_program(&req, a.argv, &o, &e)) {
+        fprintf(stderr, "banklab run: %s\n", e.msg);
         return EXIT_CHECK;
     }
     if (one)

@@ -530,7 +530,7 @@ static void end(void)
     res->timing.run = t_run;
     res->phase = GPU_KPHASE_DONE;
     dbg("measured %s: %zu records, %d pcs, %d lines, status %d %s\n", T.symbol, T.sr.nrec,
-        res->ninsts, res->nlines, (int)res->status, res->error);
+        res->ninsts, res->nlines, (int)res->err.status, res->err.msg);
     int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
     put_frame(KWIRE_LAUNCH, which, sizeof which);
     if (G.fd >= 0)

@@ -307,7 +307,7 @@ static void request(struct child *ch)
     if (bind_params(ch))
         return;
     if (!st->have_gpu) {
-        kres_failm(ch->res, GPU_KERNEL_ENOGPU, KRN_COMPILES_NEEDS_GPU, req->path, DEFAULT_ARCH,
+        bl_fail(&ch->res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_COMPILES_NEEDS_GPU, req->path, DEFAULT_ARCH,
                    st->nogpu);
         return;
     }
@@ -319,7 +319,7 @@ static void request(struct child *ch)
     if (req->launch_only) {
         t0 = kclock_ms();
         in_turn(ch, klaunch_run);
-        if (res->status == GPU_KERNEL_OK)
+        if (res->err.status == GPU_KERNEL_OK)
             res->timing.run = kclock_ms() - t0;
         return;
     }
@@ -330,7 +330,7 @@ static void request(struct child *ch)
         }
         st->sass_used = 1; /* and this process takes no other request */
         in_turn(ch, counters_turn);
-        if (!ch->res->has_counters && ch->res->status == GPU_KERNEL_OK)
+        if (!ch->res->has_counters && ch->res->err.status == GPU_KERNEL_OK)
             FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", ch->res->counters_note);
         return;
     }
@@ -352,7 +352,7 @@ void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, con
     ch->res = res;
     ch->fd = fd;
     request(ch);
-    res->phase = res->status == GPU_KERNEL_OK ? GPU_KPHASE_DONE : ch->phase;
+    res->phase = res->err.status == GPU_KERNEL_OK ? GPU_KPHASE_DONE : ch->phase;
     if (!st->dead) { /* a server takes the next request in a clean context */
         for (int i = 0; i < KSRC_MAX_PARAMS; i++)
             if (ch->bufs[i])

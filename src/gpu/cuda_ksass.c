@@ -120,7 +120,7 @@ void kcounters_measure(struct child *ch)
         k->inst_ld = v[BL_INST_LD];
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_WAVEFRONTS_ALL ? v[BL_WAVEFRONTS_ALL] : -1;
-    } else if (ch->res->status == GPU_KERNEL_OK) {
+    } else if (ch->res->err.status == GPU_KERNEL_OK) {
         bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
     }
     bl_counters_close(c);

@@ -226,7 +226,7 @@ int kstate_context(struct kstate *st, struct gpu_kernel_result *res)
         r = st->d.ctx_set(ctx);
     res->timing.context = kclock_ms() - t0;
     if (r != CUDA_SUCCESS) {
-        kres_failm(res, GPU_KERNEL_ENOGPU, KRN_MEASURING_NEEDS_GPU, st->device,
+        bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU, st->device,
                    kcu_text(&st->d, r));
         return -1;
     }

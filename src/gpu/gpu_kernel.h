@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../base/msg.h"
+#include "../base/err.h"
 
 #define GPU_KERNEL_TEXT 256          /* one line of text: messages, names, paths */
 #define GPU_KERNEL_MAX_ARGS 32       /* --arg NAME=VALUE and --buffer-size NAME=BYTES */
@@ -175,11 +175,8 @@ struct gpu_kernel_timing {
 };
 
 struct gpu_kernel_result {
-    enum gpu_kernel_status status;
+    struct bl_err err;               /* err.status: enum gpu_kernel_status (GPU_KERNEL_OK: 0) */
     enum gpu_kernel_phase phase;     /* where it stopped (or GPU_KPHASE_DONE) */
-    char error[GPU_KERNEL_TEXT];     /* one line when status != OK */
-    struct bl_msg error_msg;         /* the same as a message of src/base/msg.def (either
-                                        language), BL_MSG_NONE where error's English is all */
     char device[GPU_KERNEL_TEXT];    /* "NVIDIA H200 (sm_90)" */
     char kernel[GPU_KERNEL_TEXT];    /* as named (k or k<float4>) */
     char lowered[GPU_KERNEL_TEXT];   /* the symbol in the cubin */
@@ -213,9 +210,9 @@ struct gpu_kernel_job;
 
 /* gpu_kernel_start: start measuring req: reads nothing from the GPU itself; copies the
  * source text (src, len) and forks a child that execs req->exe. Returns the job, or NULL with
- * one line in err (cannot create a pipe or a process, source too large). */
+ * err filled (cannot create a pipe or a process, source too large). */
 struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, const char *src,
-                                        size_t len, char *err, size_t errsz);
+                                        size_t len, struct bl_err *err);
 
 /* gpu_kernel_poll: never blocks. 0 while the job runs (*phase, if not NULL, says where);
  * 1 when it ended: *res is filled (free it with gpu_kernel_result_done) and the job may only
@@ -267,22 +264,22 @@ struct gpu_run_output {
     int status;                      /* the program's exit status (128 + N: signal N) */
 };
 
-/* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with one line in why
+/* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with err filled
  * ("no CUDA driver (libcuda.so.1 not found)", "no CUDA device"). */
-int gpu_run_check(char *why, size_t whysz);
+int gpu_run_check(struct bl_err *err);
 
 /* gpu_run_find_lib: the injection library: $BANKLAB_INJECT, libbanklab_inject.so beside the
  * banklab binary, ../lib/banklab/ from it, then the installed lib directory. 0 with its
- * path, -1 with one line in path's place saying where it looked. */
-int gpu_run_find_lib(char *path, size_t size);
+ * path, -1 with err saying where it looked. */
+int gpu_run_find_lib(char *path, size_t size, struct bl_err *err);
 
 /* gpu_run_program: run argv (execvp: PATH is searched) with its output on ours, the library
  * injected (CUDA_INJECTION64_PATH) and a private directory for its results; wait for it
  * (SIGINT and SIGQUIT reach the program, not the wait); read what it measured into *out
- * (free with gpu_run_output_done). Returns 0, or -1 with one line in err when the program
- * could not be started. */
+ * (free with gpu_run_output_done). Returns 0, or -1 with err filled when the program could
+ * not be started. */
 int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
-                    struct gpu_run_output *out, char *err, size_t errsz);
+                    struct gpu_run_output *out, struct bl_err *err);
 
 void gpu_run_output_done(struct gpu_run_output *out);
 

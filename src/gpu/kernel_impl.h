@@ -161,14 +161,9 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
 /* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
 int kres_add_file(struct gpu_kernel_result *res, const char *name);
 
-/* kres_fail: the error convention (src/base/fmt.h) for a kernel's result: the first failure
- * wins (its status and one line; a later call changes nothing while res->status is not
- * GPU_KERNEL_OK). Returns -1. */
+/* kres_fail: bl_fail on res->err with st and one line of printf text (BL_TEXT). Returns -1. */
 int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* kres_failm: kres_fail with a message id of src/base/msg.def and its arguments: error in
- * English, error_msg for either language. */
-int kres_failm(struct gpu_kernel_result *res, enum gpu_kernel_status st, int id, ...);
 
 /* kres_build_lines: sort insts by pc, then sum them into lines (by file, line) and totals.
  * Returns 0, or -1 when out of memory. */

@@ -127,17 +127,17 @@ struct gpu_kernel_job {
 /* A new measuring process: a child that execs banklab __kernel-child with the request on
  * stdin. With a server to become, it is started through an intermediate process so that it
  * is nobody's child once it outlives the request (the caller need not reap it). */
-static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
+static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
 {
     int rp[2] = {-1, -1}, op[2] = {-1, -1};
     FILE *tmp = tmpfile();
     if (!tmp || pipe(rp) || pipe(op)) {
-        bl_fmt(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
         goto fail;
     }
     if (kwire_put_request(fileno(tmp), &job->req, job->src, job->srclen) || fflush(tmp) ||
         lseek(fileno(tmp), 0, SEEK_SET) != 0) {
-        bl_fmt(err, errsz, "cannot write the request to a temporary file: %s", strerror(errno));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_WRITE_REQUEST, strerror(errno));
         goto fail;
     }
     for (int i = 0; i < 2; i++) {
@@ -147,7 +147,7 @@ static int spawn(struct gpu_kernel_job *job, char *err, size_t errsz)
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
     pid_t pid = fork();
     if (pid < 0) {
-        bl_fmt(err, errsz, "cannot start the measuring process: %s", strerror(errno));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
         goto fail;
     }
     if (pid == 0) {
@@ -230,11 +230,11 @@ static int try_server(struct gpu_kernel_job *job)
 }
 
 struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, const char *src,
-                                        size_t len, char *err, size_t errsz)
+                                        size_t len, struct bl_err *err)
 {
     if (len > GPU_KERNEL_MAX_SOURCE) {
-        bl_fmt(err, errsz, "%s is %zu bytes; banklab kernel reads at most %u", req->path, len,
-            GPU_KERNEL_MAX_SOURCE);
+        bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_SOURCE_TOO_LARGE, req->path, len,
+                GPU_KERNEL_MAX_SOURCE);
         return NULL;
     }
     struct gpu_kernel_job *job = calloc(1, sizeof *job);
@@ -242,7 +242,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     if (!job || !copy) {
         free(job);
         free(copy);
-        bl_fmt(err, errsz, "out of memory");
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return NULL;
     }
     memcpy(copy, src, len);
@@ -255,7 +255,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
     job->limit_ms = req->time_limit * 1e3;
     job->t0 = kclock_ms();
-    if (try_server(job) == 0 || spawn(job, err, errsz) == 0)
+    if (try_server(job) == 0 || spawn(job, err) == 0)
         return job;
     free(job->src);
     free(job);
@@ -352,7 +352,7 @@ static int parse_frames(struct gpu_kernel_job *job)
         memmove(job->buf, job->buf + at, job->len - at);
         job->len -= at;
     }
-    return got || job->res.status != GPU_KERNEL_OK;
+    return got || job->res.err.status != GPU_KERNEL_OK;
 }
 
 static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
@@ -448,12 +448,12 @@ static int respawn(struct gpu_kernel_job *job)
     job->via_server = 0;
     job->reaped = 0;
     job->pid = -1;
-    char err[GPU_KERNEL_TEXT];
-    if (spawn(job, err, sizeof err) == 0)
+    struct bl_err err = {0};
+    if (spawn(job, &err) == 0)
         return 0;
     gpu_kernel_result_done(&job->res);
     memset(&job->res, 0, sizeof job->res);
-    kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "%s", err);
+    job->res.err = err;
     return -1;
 }
 
@@ -461,7 +461,7 @@ static int respawn(struct gpu_kernel_job *job)
  * warm one failed; the range profiler's for --counters). 1 when *res is final. */
 static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
-    enum gpu_kernel_status st = job->res.status;
+    enum gpu_kernel_status st = job->res.err.status;
     if (job->via_server && !job->retried &&
         (st == GPU_KERNEL_ECOUNTERS || st == GPU_KERNEL_ECRASH || st == GPU_KERNEL_ESYSTEM)) {
         /* a warm process failed where a fresh one may not: turn them off here, retry */
@@ -476,11 +476,11 @@ static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
     } else if (job->counters_phase) {
         /* the range profiler's figures go into the SASS result */
         struct gpu_kernel_result *m = &job->main;
-        if (job->res.status == GPU_KERNEL_OK && job->res.has_counters) {
+        if (job->res.err.status == GPU_KERNEL_OK && job->res.has_counters) {
             m->has_counters = 1;
             m->counters = job->res.counters;
         } else {
-            snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.error);
+            snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.err.msg);
         }
         m->timing.counters = job->res.timing.counters;
         gpu_kernel_result_done(&job->res);
@@ -497,7 +497,7 @@ static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
         if (respawn(job) == 0)
             return 0;
         struct gpu_kernel_result *m = &job->main;
-        snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.error);
+        snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.err.msg);
         gpu_kernel_result_done(&job->res);
         job->res = *m;
         memset(m, 0, sizeof *m);

@@ -18,26 +18,20 @@
 
 #include "kernel_impl.h"
 
-int gpu_run_check(char *why, size_t whysz)
+int gpu_run_check(struct bl_err *err)
 {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        bl_fmt(why, whysz, "no CUDA driver (libcuda.so.1 not found)");
-        return -1;
-    }
+    if (!lib)
+        return bl_fail(err, -1, BL_NOWHERE, GPU_NO_DRIVER);
     int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");
     int (*count)(int *) = (int (*)(int *))dlsym(lib, "cuDeviceGetCount");
     int n = 0, r = init && count ? init(0) : -1;
     if (r == 0)
         r = count(&n);
-    if (r == 100 /* CUDA_ERROR_NO_DEVICE */ || (r == 0 && n == 0)) {
-        bl_fmt(why, whysz, "no CUDA device");
-        return -1;
-    }
-    if (r != 0) {
-        bl_fmt(why, whysz, "CUDA unavailable (cuInit: error %d)", r);
-        return -1;
-    }
+    if (r == 100 /* CUDA_ERROR_NO_DEVICE */ || (r == 0 && n == 0))
+        return bl_fail(err, -1, BL_NOWHERE, GPU_NO_DEVICE);
+    if (r != 0)
+        return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CUINIT, r);
     return 0; /* the driver stays loaded: the program loads its own in its process */
 }
 
@@ -47,15 +41,14 @@ static int regular(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode);
 }
 
-int gpu_run_find_lib(char *path, size_t size)
+int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
 {
     const char *env = getenv("BANKLAB_INJECT");
     if (env && *env) {
         bl_fmt(path, size, "%s", env);
         if (regular(path))
             return 0;
-        bl_fmt(path, size, "BANKLAB_INJECT=%s is not a file", env);
-        return -1;
+        return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NOT_FILE, env);
     }
     char exe[PATH_MAX];
     ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -77,13 +70,10 @@ int gpu_run_find_lib(char *path, size_t size)
         return 0;
 #endif
 #ifdef BANKLAB_GPU_CUDA
-    bl_fmt(path, size, "the injection library libbanklab_inject.so is not beside %s nor "
-           "installed (make builds it; make install installs it)", n > 0 ? exe : "banklab");
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING, n > 0 ? exe : "banklab");
 #else
-    bl_fmt(path, size, "this banklab is built without CUDA (GPU=none): it has no injection "
-           "library");
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NONE);
 #endif
-    return -1;
 }
 
 /* ---- the results ---- */
@@ -218,22 +208,19 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
 }
 
 int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
-                    struct gpu_run_output *out, char *err, size_t errsz)
+                    struct gpu_run_output *out, struct bl_err *err)
 {
     memset(out, 0, sizeof *out);
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], path[PATH_MAX];
     bl_fmt(dir, sizeof dir, "%s/banklab-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) { /* 0700: the results are the user's */
-        bl_fmt(err, errsz, "cannot make a private directory for the results: %s",
-               strerror(errno));
-        return -1;
-    }
+    if (!mkdtemp(dir)) /* 0700: the results are the user's */
+        return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(path, sizeof path, "%s/results", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
     int ep[2] = {-1, -1};
     if (fd < 0 || pipe(ep)) {
-        bl_fmt(err, errsz, "cannot make the results file: %s", strerror(errno));
+        bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_FILE, strerror(errno));
         if (fd >= 0)
             close(fd);
         unlink(path);
@@ -252,8 +239,7 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
     close(ep[1]);
     int rv = 0;
     if (pid < 0) {
-        bl_fmt(err, errsz, "cannot start %s: %s", argv[0], strerror(errno));
-        rv = -1;
+        rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_START, argv[0], strerror(errno));
     } else {
         int e = 0;
         ssize_t r;
@@ -263,8 +249,7 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
         while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
             ;
         if (r == (ssize_t)sizeof e) {
-            bl_fmt(err, errsz, "cannot run %s: %s", argv[0], strerror(e));
-            rv = -1;
+            rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_RUN, argv[0], strerror(e));
         } else {
             out->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
             read_results(path, out);

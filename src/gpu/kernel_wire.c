@@ -63,26 +63,12 @@ void gpu_kernel_result_done(struct gpu_kernel_result *res)
 
 int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
 {
-    if (res->status != GPU_KERNEL_OK)
-        return -1; /* the first failure wins */
-    res->status = st;
+    char text[BL_ERR_TEXT];
     va_list ap;
     va_start(ap, fmt);
-    bl_vfmt(res->error, sizeof res->error, fmt, ap);
+    bl_vfmt(text, sizeof text, fmt, ap);
     va_end(ap);
-    return -1;
-}
-
-int kres_failm(struct gpu_kernel_result *res, enum gpu_kernel_status st, int id, ...)
-{
-    if (res->status != GPU_KERNEL_OK)
-        return -1;
-    res->status = st;
-    va_list ap;
-    va_start(ap, id);
-    bl_msg_vset(&res->error_msg, res->error, sizeof res->error, id, ap);
-    va_end(ap);
-    return -1;
+    return bl_fail(&res->err, (int)st, BL_NOWHERE, BL_TEXT, text);
 }
 
 int kres_add_file(struct gpu_kernel_result *res, const char *name)
@@ -376,8 +362,8 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->files = f;
     res->insts = in;
     res->lines = l;
-    res->error[sizeof res->error - 1] = '\0';
-    bl_msg_sanitize(&res->error_msg);   /* from another process: ids and strings in range */
+    res->err.msg[sizeof res->err.msg - 1] = '\0';
+    bl_msg_sanitize(&res->err.why);   /* from another process: ids and strings in range */
     res->device[sizeof res->device - 1] = '\0';
     res->kernel[sizeof res->kernel - 1] = '\0';
     res->lowered[sizeof res->lowered - 1] = '\0';

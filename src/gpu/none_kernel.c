@@ -25,7 +25,7 @@ void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, con
     (void)src;
     (void)len;
     (void)fd;
-    kres_failm(res, GPU_KERNEL_ENOGPU, KRN_NEEDS_CUDA_BUILD, req->path);
+    bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_NEEDS_CUDA_BUILD, req->path);
 }
 
 void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)

@@ -1,12 +1,11 @@
 /* lesson_check.c: runs a loaded lesson's expectations, quiz checks and graded tasks through
- * the model (pattern_eval + bank_simulate). Never prints, never exits. No cJSON, no files: it
- * works on lesson.h structs; problems go through lesson_problem. */
+ * the model (scene_run). Never prints, never exits. No cJSON, no files: it works on lesson.h
+ * structs; problems go through lesson_problem. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "lesson.h"
+#include "scene.h"
 
 #define TASK_SEARCH_MAX 4096   /* parameter combinations tried to show a task is solvable */
 #define TASK_BUDGET 65536      /* task evaluations per lesson_check (bounds hostile input) */
@@ -25,46 +24,17 @@ static const char *type_of(const struct lesson_scene *s, const struct lesson_bin
     return b && b->type ? b->type : s->types[0];
 }
 
-/* One access of scene s under binding b through the model. Returns 0, or -1 with why. */
+/* One access of scene s under binding b through the model: 0, or -1 with why. desc: the
+ * binding, for the message. */
 static int model_run(const struct lesson_scene *s, const struct lesson_binding *b, int access,
-                     struct bank_result *res, char *desc, size_t dsz, char *why, size_t wsz)
+                     struct bank_result *res, char *desc, size_t dsz, struct bl_err *why)
 {
-    struct pattern_env env;
-    size_t size = strlen(s->code) + 128;
-    char *code = malloc(size);
-    int rc = -1;
-    why[0] = 0;
-    desc[0] = 0;
-    if (!code) {
-        snprintf(why, wsz, "out of memory");
-        return -1;
-    }
-    if (lesson_scene_env(s, b, 0, &env, code, size)) {
-        snprintf(why, wsz, "the binding does not fit the scene");
-        free(code);
-        return -1;
-    }
-    lesson_binding_text(&env, type_of(s, b), access, desc, dsz);
-    struct pattern *p = NULL;
-    struct bl_err pe;
-    memset(&pe, 0, sizeof pe);
-    if (pattern_parse(code, &p, &pe)) {
-        snprintf(why, wsz, "%s", pe.msg);
-    } else if (access >= pattern_access_count(p)) {
-        snprintf(why, wsz, "the code has no access %d", access);
-    } else {
-        struct bank_access acc;
-        int bad_lane = -1;
-        if (pattern_eval(p, &env, access, &acc, NULL, &pe))
-            snprintf(why, wsz, "%s", pe.msg);
-        else if (bank_simulate(&acc, res, &bad_lane) != BANK_OK)
-            snprintf(why, wsz, "the model refuses the access (lane %d misaligned or bad width)",
-                     bad_lane);
-        else
-            rc = 0;
-    }
-    pattern_free(p);
-    free(code);
+    struct scene_run r = {0};
+    struct bank_access acc;
+    struct scene_in in = {.scene = s, .bind = b, .access = access, .warp = -1};
+    int rc = scene_run(&r, &in, &acc, res, why);
+    lesson_binding_text(&r.env, type_of(s, b), access, desc, dsz);
+    scene_run_free(&r);
     return rc;
 }
 
@@ -85,10 +55,12 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
                          const struct lesson_expect *e)
 {
     struct bank_result res;
-    char desc[256], why[PATTERN_MSG_MAX];
-    if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, why, sizeof why)) {
-        lesson_problem(&C->P, e->line, e->col, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei, why,
-                       desc);
+    struct bl_err why;
+    char desc[256];
+    bl_err_clear(&why);
+    if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
+        lesson_problem(&C->P, e->line, e->col, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
+                       why.msg, desc);
         return;
     }
     const int said[5] = {-1, e->wavefronts, e->conflicts, e->ways, e->passes};
@@ -119,12 +91,14 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     if (q->check.field == FIELD_NONE)
         return;
     struct bank_result res;
-    char desc[256], why[PATTERN_MSG_MAX], a[40], m[40];
+    struct bl_err why;
+    char desc[256], a[40], m[40];
     int line = q->answer_at.line ? q->answer_at.line : q->line;
     int col = q->answer_at.line ? q->answer_at.col : q->col;
-    if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, why, sizeof why)) {
-        lesson_problem(&C->P, q->line, q->col, NULL, "steps[%d].quiz.check: %s (%s)", si, why,
-                       desc);
+    bl_err_clear(&why);
+    if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
+        lesson_problem(&C->P, q->line, q->col, NULL, "steps[%d].quiz.check: %s (%s)", si,
+                       why.msg, desc);
         return;
     }
     const char *fname = field_name[q->check.field];
@@ -165,28 +139,17 @@ int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts
            (t->max_ways < 0 || ways <= t->max_ways);
 }
 
-/* Evaluates the task's access with parameters vals and type index t on parsed pattern p.
- * Returns 1 met, 0 not met, -1 the code fails there (such points are skipped). */
-static int task_try(struct chk *C, const struct lesson_scene *s, const struct lesson_task *task,
-                    struct pattern *p, const long long *vals)
+/* Runs the task's access at in (its binding's values, its type). Returns 1 met, 0 not met, -1
+ * the code fails there (such points are skipped) or the budget is spent. */
+static int task_try(struct chk *C, const struct lesson_task *task, struct scene_run *r,
+                    const struct scene_in *in)
 {
     if (C->budget <= 0)
         return -1;
     C->budget--;
-    struct pattern_env env;
-    pattern_env_init(&env);
-    for (int k = 0; k < 3; k++)
-        env.block[k] = s->block[k] ? s->block[k] : 1;
-    env.warp = s->warp;
-    env.dyn_bytes = s->dyn_bytes;
-    for (int k = 0; k < s->nparams; k++)
-        pattern_env_set(&env, s->params[k].name, vals[k]);
     struct bank_access acc;
     struct bank_result res;
-    struct bl_err pe;
-    if (pattern_eval(p, &env, task->access, &acc, NULL, &pe))
-        return -1;
-    if (bank_simulate(&acc, &res, NULL) != BANK_OK)
+    if (scene_run(r, in, &acc, &res, NULL))
         return -1;
     return lesson_task_met(task, res.wavefronts, res.conflicts, res.ways);
 }
@@ -216,25 +179,22 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
     n = strlen(req);
     if (n > 0)
         req[n - 1] = 0;
-    size_t size = strlen(s->code) + 128;
-    char *code = malloc(size);
-    if (!code)
-        return;
+    char *names[PATTERN_MAX_PARAMS];
+    for (int k = 0; k < s->nparams; k++)
+        names[k] = s->params[k].name;
+    struct lesson_binding b = {s->nparams, names, vals, NULL};
+    struct scene_run r = {0};
     int ntypes = s->ntypes > 0 ? s->ntypes : 1;
     int solved_default = 0, solvable = 0, searched_all = space <= TASK_SEARCH_MAX;
     for (int ti = 0; ti < ntypes && !solvable; ti++) {
-        struct pattern_env env;
-        struct pattern *p = NULL;
-        struct bl_err pe;
-        if (lesson_scene_env(s, NULL, ti, &env, code, size) || pattern_parse(code, &p, &pe))
+        struct scene_in in = {.scene = s, .type = ti, .access = -1, .warp = -1};
+        if (scene_run(&r, &in, NULL, NULL, NULL) || t->access >= r.naccess)
             continue;
-        if (t->access >= pattern_access_count(p)) {
-            pattern_free(p);
-            continue;
-        }
+        in.bind = &b;
+        in.access = t->access;
         for (int k = 0; k < s->nparams; k++)
             vals[k] = s->params[k].def;
-        if (ti == 0 && task_try(C, s, t, p, vals) == 1)
+        if (ti == 0 && task_try(C, t, &r, &in) == 1)
             solved_default = 1;
         if (searched_all) {
             /* every combination: an odometer over the parameters */
@@ -242,7 +202,7 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
             for (;;) {
                 for (int k = 0; k < s->nparams; k++)
                     vals[k] = s->params[k].min + idx[k] * s->params[k].step;
-                if (task_try(C, s, t, p, vals) == 1) {
+                if (task_try(C, t, &r, &in) == 1) {
                     solvable = 1;
                     break;
                 }
@@ -260,13 +220,12 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
                     for (int q = 0; q < s->nparams; q++)
                         vals[q] = s->params[q].def;
                     vals[k] = s->params[k].min + i * s->params[k].step;
-                    solvable = task_try(C, s, t, p, vals) == 1;
+                    solvable = task_try(C, t, &r, &in) == 1;
                 }
             }
         }
-        pattern_free(p);
     }
-    free(code);
+    scene_run_free(&r);
     if (!solvable && C->budget <= 0)
         return;   /* not searched to the end: no verdict */
     if (solved_default)

@@ -4,11 +4,9 @@
  * model only: no cJSON, no GPU, never prints. */
 #include <inttypes.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "../model/bank.h"
-#include "lesson.h"
+#include "scene.h"
 
 static long long param_count(const struct lesson_param *p, long long step)
 {
@@ -77,37 +75,30 @@ int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_bind
                                     unsigned warp, int access, void *ctx),
                           void *ctx)
 {
-    char code[8192];
+    struct scene_run r = {0};
     int ntypes = s->ntypes > 0 ? s->ntypes : 1, visited = 0;
-    for (int t = 0; t < ntypes; t++) {
+    for (int t = 0; t < ntypes && visited >= 0; t++) {
         if (bind && bind->type && t > 0)
             break; /* the binding fixes the type */
-        struct pattern_env env;
-        if (lesson_scene_env(s, bind, t, &env, code, sizeof code))
-            return -1;
-        struct pattern *pat = NULL;
-        struct bl_err err;
-        if (pattern_parse(code, &pat, &err))
-            return -1;
-        unsigned threads = env.block[0] * env.block[1] * env.block[2];
-        unsigned nwarps = (threads + 31) / 32;
-        int na = pattern_access_count(pat);
-        for (unsigned w = 0; w < nwarps; w++) {
-            env.warp = w;
-            for (int a = 0; a < na; a++) {
+        struct scene_in in = {.scene = s, .bind = bind, .type = t, .access = -1, .warp = -1};
+        if (scene_run(&r, &in, NULL, NULL, NULL)) {
+            visited = -1;
+            break;
+        }
+        unsigned nwarps = (r.env.block[0] * r.env.block[1] * r.env.block[2] + 31) / 32;
+        for (unsigned w = 0; w < nwarps && visited >= 0; w++) {
+            for (int a = 0; a < r.naccess && visited >= 0; a++) {
                 struct bank_access acc;
-                struct bank_result r;
-                if (pattern_eval(pat, &env, a, &acc, NULL, &err) || bank_simulate(&acc, &r, NULL))
+                struct bank_result res;
+                in.access = a;
+                in.warp = (int)w;
+                if (scene_run(&r, &in, &acc, &res, NULL))
                     continue;
-                if (fn(&acc, t, w, a, ctx)) {
-                    pattern_free(pat);
-                    return -1;
-                }
-                visited++;
+                visited = fn(&acc, t, w, a, ctx) ? -1 : visited + 1;
             }
         }
-        pattern_free(pat);
     }
+    scene_run_free(&r);
     return visited;
 }
 

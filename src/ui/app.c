@@ -266,8 +266,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     if (saved < 0) {
         fputs("banklab: ", stderr);
         char text[UI_MSG_MAX], clean[UI_MSG_MAX * 4];
-        bl_err_text(&save_err, ui_lang(a), text, sizeof text);
-        fprintf(stderr, ui_str(a, UIS_MSG_NOT_SAVED), bl_clean(clean, sizeof clean, text));
+        const char *said = ui_err(a, &save_err, text, sizeof text);
+        fprintf(stderr, ui_str(a, UIS_MSG_NOT_SAVED), bl_clean(clean, sizeof clean, said));
         fputc('\n', stderr);
     }
     free(a);

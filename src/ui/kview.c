@@ -181,7 +181,7 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
     double worst = 0;
     for (int i = 0; i < k->nrows; i++) {
         const struct kv_row *w = &k->rows[i];
-        if (k->res.status == GPU_KERNEL_ECOMPILE && w->diag >= 0 && k->res.diags[w->diag].error) {
+        if (k->res.err.status == GPU_KERNEL_ECOMPILE && w->diag >= 0 && k->res.diags[w->diag].error) {
             to = i;
             break;
         }
@@ -245,7 +245,7 @@ static void start_run(struct app *a, struct kview *k)
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
-    char why[UI_MSG_MAX], err[GPU_KERNEL_TEXT];
+    char why[UI_MSG_MAX];
     size_t len = 0;
     char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
     if (!src) {
@@ -260,9 +260,10 @@ static void start_run(struct app *a, struct kview *k)
             k->cur = k->problem_line - 1;
         return;
     }
-    k->job = gpu_kernel_start(&k->job_req, src, len, err, sizeof err);
+    struct bl_err e = {0};
+    k->job = gpu_kernel_start(&k->job_req, src, len, &e);
     if (!k->job) {
-        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, err);
+        k->problem = e;
         free(src);
         return;
     }
@@ -342,7 +343,7 @@ static void open_grid(struct app *a, struct kview *k)
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         char why[2 * PATTERN_MSG_MAX];
         bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), bl_err_text(&pc.err, ui_lang(a), why, sizeof why));
+               ui_str(a, UIS_COLON), ui_err(a, &pc.err, why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */

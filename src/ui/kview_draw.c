@@ -106,13 +106,13 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         bl_fmt(buf, size, "%s", ui_str(a, UIS_KV_INTRO));
     } else if (bl_err_failed(&k->problem)) {
         *role = UIC_WARN;
-        bl_err_text(&k->problem, ui_lang(a), buf, size);
+        bl_fmt(buf, size, "%s", ui_err(a, &k->problem, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
     } else if (k->why[0]) {
         *role = UIC_WARN;
         bl_fmt(buf, size, "%s", k->why);
     } else if (!k->has_res) {
         return;
-    } else if (r->status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
+    } else if (r->err.status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
         int di = w && w->diag >= 0 ? w->diag : 0, nerr = 0, at = 0;
         for (int i = 0; i < r->ndiags; i++)
             if (r->diags[i].error) {
@@ -122,8 +122,7 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
             }
         if (r->ndiags == 0) {
             *role = UIC_WARN;
-            bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
-                                           UI_MSG_MAX));
+            bl_fmt(buf, size, "%s", ui_err(a, &r->err, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
             return;
         }
         const struct gpu_kernel_diag *d = &r->diags[di];
@@ -136,10 +135,9 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
             bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_ERRORS), at, nerr);
         }
         *role = d->error ? UIC_ERROR : UIC_WARN;
-    } else if (r->status != GPU_KERNEL_OK) {
+    } else if (r->err.status != GPU_KERNEL_OK) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", ui_msg(a, &r->error_msg, r->error, (char[UI_MSG_MAX]){0},
-                                       UI_MSG_MAX));
+        bl_fmt(buf, size, "%s", ui_err(a, &r->err, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
     } else if (w && w->li >= 0) {
         const struct gpu_kernel_line *l = &r->lines[w->li];
         char label[GPU_KERNEL_TEXT + 16], sass[128];
@@ -410,7 +408,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
     const struct gpu_kernel_result *r = &k->res;
     const char *sep = a->g->sep;
     char buf[UI_MSG_MAX * 2], g[32], b[32];
-    if (k->has_res && r->status == GPU_KERNEL_OK) {
+    if (k->has_res && r->err.status == GPU_KERNEL_OK) {
         kv_fmt_dims(r->grid, g, sizeof g);
         kv_fmt_dims(r->block, b, sizeof b);
         size_t o = bl_fmt(buf, sizeof buf, "%s<<<%s, %s, %llu>>>%s%s%s", r->kernel, g, b, r->smem,
@@ -426,7 +424,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
         kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
         draw_totals(a, UIS_KV_MODEL_TOTAL, t, -1, UIS_KV_MODEL_LINES, k->pred.npredicted,
                     theme_attr(a, UIC_DIM) | A_BOLD);
-    } else if (k->has_res && r->status == GPU_KERNEL_OK) {
+    } else if (k->has_res && r->err.status == GPU_KERNEL_OK) {
         const struct gpu_kernel_totals *m = &r->totals;
         t[0] = m->inst;
         t[1] = m->wavefronts;

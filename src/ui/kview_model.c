@@ -46,7 +46,7 @@ const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w
 
 int kv_model_shown(const struct kview *k)
 {
-    return k->has_pred && (!k->has_res || k->res.status != GPU_KERNEL_OK);
+    return k->has_pred && (!k->has_res || k->res.err.status != GPU_KERNEL_OK);
 }
 
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex)
@@ -84,7 +84,7 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
                       ui_str(a, UIS_KV_INST), l->inst, sep, ui_str(a, UIS_KV_WAVEFRONTS),
                       l->wavefronts, sep, ui_str(a, UIS_KV_IDEAL), l->ideal, sep,
                       ui_str(a, UIS_KV_EXCESS), l->excess, sep, way);
-    if (k->has_res && k->res.status == GPU_KERNEL_OK) {   /* beside what the GPU measured */
+    if (k->has_res && k->res.err.status == GPU_KERNEL_OK) {   /* beside what the GPU measured */
         double m = w->li >= 0 ? k->res.lines[w->li].wavefronts : 0;
         o += bl_fmt(buf + o, size - o, " (");
         o += m == l->wavefronts ? bl_fmt(buf + o, size - o, "%s", ui_str(a, UIS_KV_MODEL_SAME))

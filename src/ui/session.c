@@ -87,7 +87,7 @@ int app_save(struct app *a, struct bl_err *err)
         bl_fail(&e, -1, BL_NOWHERE, BL_TEXT, why);
     if (!bl_err_failed(&e))
         return 0;
-    app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), bl_err_text(&e, ui_lang(a), text, sizeof text));
+    app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), ui_err(a, &e, text, sizeof text));
     if (err)
         *err = e;
     return -1;

@@ -225,7 +225,7 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
     else if (!req_hub_ready(&a->hub)) {
         char why[GPU_TEXT_MAX];
         snprintf(buf + o, size - o, "%s%s%s%s", a->g->sep, ui_str(a, UIS_NO_GPU),
-                 ui_str(a, UIS_COLON), ui_msg(a, &info->err.why, info->err.msg, why, sizeof why));
+                 ui_str(a, UIS_COLON), ui_err(a, &info->err, why, sizeof why));
     }
 }
 

@@ -318,8 +318,8 @@ static void test_wire_result(void **state)
     (void)state;
     struct gpu_kernel_result r, back;
     memset(&r, 0, sizeof r);
-    r.status = GPU_KERNEL_ECOMPILE;
-    snprintf(r.error, sizeof r.error, "k.cu: 1 compile error");
+    r.err.status = GPU_KERNEL_ECOMPILE;
+    snprintf(r.err.msg, sizeof r.err.msg, "k.cu: 1 compile error");
     kres_add_file(&r, "k.cu");
     r.diags = calloc(1, sizeof *r.diags);
     r.ndiags = 1;
@@ -348,8 +348,8 @@ static void test_wire_result(void **state)
     memcpy(head, buf + at, 8);
     assert_int_equal(head[0], KWIRE_RESULT);
     assert_int_equal(kwire_get_result(buf + at + 8, head[1], &back), 0);
-    assert_int_equal(back.status, GPU_KERNEL_ECOMPILE);
-    assert_string_equal(back.error, r.error);
+    assert_int_equal(back.err.status, GPU_KERNEL_ECOMPILE);
+    assert_string_equal(back.err.msg, r.err.msg);
     assert_int_equal(back.ndiags, 1);
     assert_int_equal(back.diags[0].col, 14);
     assert_string_equal(back.files[0], "k.cu");
