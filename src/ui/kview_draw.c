@@ -79,21 +79,6 @@ static void sass_of(const struct gpu_kernel_result *r, int li, char *buf, size_t
 
 /* what the line under the table says */
 static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
-                       enum ui_role *role);
-
-/* what the line under the table says, escaped: it quotes paths, the compiler and the file */
-static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
-                      enum ui_role *role)
-{
-    char raw[UI_MSG_MAX * 2], model[UI_MSG_MAX * 4];
-    info_words(a, k, raw, sizeof raw, role);
-    size_t o = strlen(bl_clean(buf, size, raw));
-    kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
-    if (model[0] && !bl_err_failed(&k->problem) && !k->why[0])
-        bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
-}
-
-static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
                        enum ui_role *role)
 {
     const struct kv_row *w = kv_cur_row(k);
@@ -112,7 +97,7 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         bl_fmt(buf, size, "%s", k->why);
     } else if (!k->has_res) {
         return;
-    } else if (r->err.status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
+    } else if ((w && w->diag >= 0) || (r->err.status == GPU_KERNEL_ECOMPILE && r->ndiags > 0)) {
         int di = w && w->diag >= 0 ? w->diag : 0, nerr = 0, at = 0;
         for (int i = 0; i < r->ndiags; i++)
             if (r->diags[i].error) {
@@ -120,11 +105,6 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
                 if (i <= di)
                     at = nerr;
             }
-        if (r->ndiags == 0) {
-            *role = UIC_WARN;
-            bl_fmt(buf, size, "%s", ui_err(a, &r->err, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
-            return;
-        }
         const struct gpu_kernel_diag *d = &r->diags[di];
         size_t o = d->col > 0 ? bl_fmt(buf, size, "%s:%d:%d: ", d->file, d->line, d->col)
                               : bl_fmt(buf, size, "%s:%d: ", d->file, d->line);
@@ -168,6 +148,18 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         bl_fmt(buf, size, "%s %d: %s%s%s", ui_str(a, UIS_KV_LINE), w->line,
                ui_str(a, UIS_KV_NO_SHARED), sep, ui_str(a, UIS_KV_HINT_ENTER));
     }
+}
+
+/* what the line under the table says, escaped: it quotes paths, the compiler and the file */
+static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
+                      enum ui_role *role)
+{
+    char raw[UI_MSG_MAX * 2], model[UI_MSG_MAX * 4];
+    info_words(a, k, raw, sizeof raw, role);
+    size_t o = strlen(bl_clean(buf, size, raw));
+    kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
+    if (model[0] && !bl_err_failed(&k->problem) && !k->why[0])
+        bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
 }
 
 static void layout(const struct app *a, const struct kview *k, struct kv_layout *L)
