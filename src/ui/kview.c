@@ -37,24 +37,6 @@ static int stat_same(const struct kv_stat *x, const struct kv_stat *y)
            x->ino == y->ino;
 }
 
-/* line `line` (1-based) of text: its start and length without the newline; 0 when none */
-static int line_at(const char *text, size_t len, int line, const char **at, int *n)
-{
-    const char *p = text, *end = text + len;
-    for (int l = 1; p < end; l++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (l == line) {
-            *at = p;
-            *n = (int)(e - p) - (e > p && e[-1] == '\r');
-            return 1;
-        }
-        p = e + 1;
-    }
-    return 0;
-}
-
 static int count_lines(const char *text, size_t len)
 {
     int n = 0;
@@ -142,7 +124,7 @@ static void build_rows(struct kview *k)
                 k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL, 0);
             }
             if (k->other[l->file])
-                line_at(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
+                ui_source_line(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
                         &w->tlen);
         }
     }

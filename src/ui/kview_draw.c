@@ -251,26 +251,13 @@ static void draw_heat(const struct app *a, const struct kview *k, const struct k
     }
 }
 
-/* a source line (or any text from outside): tabs to 8 columns, control characters and bytes
- * that are not UTF-8 escaped (bl_clean: a \r or an escape sequence in a file must not move the
- * cursor), from column hscroll; text_puts ends it in an ellipsis where it is cut */
+/* a source line (or any text from outside, ui_source_text) from column hscroll; text_puts
+ * ends it in an ellipsis where it is cut */
 static void draw_source(const struct app *a, int y, int x, int width, const char *s, int n,
                         int hscroll, attr_t at)
 {
-    char line[1024], clean[2048];
-    int o = 0, col = 0;
-    for (int i = 0; i < n && o < (int)sizeof line - 9; i++) {
-        if (s[i] == '\t') {
-            do
-                line[o++] = ' ';
-            while (++col % 8 && o < (int)sizeof line - 1);
-        } else {
-            line[o++] = s[i];
-            col++;
-        }
-    }
-    line[o] = 0;
-    bl_clean(clean, sizeof clean, line);
+    char clean[UI_SOURCE_TEXT];
+    ui_source_text(s, n, clean, sizeof clean);
     int skipped;
     size_t from = text_fit(clean, strlen(clean), hscroll, &skipped);
     text_puts(a, y, x, width, clean + from, at);
