@@ -193,6 +193,16 @@ int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, in
 int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
                  attr_t at, int mark_more);
 void text_fill(int y, int x, int w, attr_t at);
+/* ui_source_line: line `line` (1-based) of text (len bytes): its start and its length
+ * without the newline (and a \r before it); 1, or 0 when there is no such line. */
+int ui_source_line(const char *text, size_t len, int line, const char **at, int *n);
+
+/* ui_source_text: a source line (s, n bytes: from a learner's file, text from outside) to
+ * show: tabs to 8 columns, control characters and bytes that are not UTF-8 escaped (bl_clean:
+ * a \r or an escape sequence in a file must not move the cursor), at most 1,000 columns, into
+ * buf (UI_SOURCE_TEXT bytes hold any). Returns buf. */
+#define UI_SOURCE_TEXT 2048
+const char *ui_source_text(const char *s, int n, char *buf, size_t size);
 
 /* flow.c: a column of wrapped texts that scrolls as one (the step's text, hints and quiz): each
  * block a text at its own indent and width with an optional label on its first row. A flow

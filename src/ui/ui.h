@@ -36,15 +36,4 @@ struct ui_options {
  * not a terminal or the terminal could not be used (message on stderr). */
 int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info *info);
 
-/* ui_source_line: line `line` (1-based) of text (len bytes): its start and its length without
- * the newline (and a \r before it); 1, or 0 when there is no such line. */
-int ui_source_line(const char *text, size_t len, int line, const char **at, int *n);
-
-/* ui_source_text: a source line (s, n bytes: from a learner's file, text from outside) to
- * show: tabs to 8 columns, control characters and bytes that are not UTF-8 escaped (bl_clean:
- * a \r or an escape sequence in a file must not move the cursor), at most 1,000 columns, into
- * buf (UI_SOURCE_TEXT bytes hold any). Returns buf. For the screens and banklab kernel --model. */
-#define UI_SOURCE_TEXT 2048
-const char *ui_source_text(const char *s, int n, char *buf, size_t size);
-
 #endif
