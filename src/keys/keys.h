@@ -1,5 +1,5 @@
-/* keys.h: every key binding of the tutorial in one table: which keys do what on which screen,
- * and the words the key bars, the help screen and the man page use for them, in English and
+/* keys.h: every key binding of the tutorial in one table (keys.def): which keys do what on
+ * which screen, and the words the key bars and the help screen use for them, in English and
  * Chinese. The UI dispatches through it (keys_action) and derives its key bars and help
  * screen from it; the lesson checker derives the keys a lesson parameter may not take
  * (keys_reserved); a unit test holds the man page to it. Pure C over src/base alone:
