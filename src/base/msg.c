@@ -269,6 +269,23 @@ static int match(const char *f, const char *t, struct bl_msg *m, size_t used, in
     return *t == 0;
 }
 
+/* A format with no letter outside its conversions ("%s: %s") matches nearly any text: it is
+ * never read back from one. */
+static int has_words(const char *f)
+{
+    for (; *f; f++) {
+        if (*f == '%') {
+            while (f[1] && !strchr("diouxXeEfgGcsp%", f[1]))
+                f++;
+            if (f[1])
+                f++;
+        } else if ((*f >= 'a' && *f <= 'z') || (*f >= 'A' && *f <= 'Z')) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
 int bl_msg_parse(const char *text, struct bl_msg *m)
 {
     memset(m, 0, sizeof *m);
@@ -276,7 +293,7 @@ int bl_msg_parse(const char *text, struct bl_msg *m)
         return 0;
     for (int id = 1; id < BL_MSG_COUNT; id++) {
         const char *f = table[id].en;
-        if (!strcmp(f, "%s") || !strncmp(table[id].name, "PH_", 3))
+        if (!has_words(f) || !strncmp(table[id].name, "PH_", 3))
             continue;                   /* a text handed on; phrases stand alone */
         memset(m, 0, sizeof *m);
         if (match(f, text, m, 1, 0)) {

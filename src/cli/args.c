@@ -29,9 +29,9 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info)
 {
     struct recording rec;
-    char msg[RECORDING_MSG_MAX];
-    if (recording_load_file(path, &rec, msg, sizeof msg) != 0) {
-        fprintf(stderr, "banklab%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", CLI_CLEAN(msg));
+    struct bl_err err = {0};
+    if (recording_load_file(path, &rec, &err) != 0) {
+        fprintf(stderr, "banklab%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", CLI_CLEAN(err.msg));
         return NULL;
     }
     struct gpu *g = recording_open_replay(&rec, info);

@@ -1,6 +1,7 @@
 /* check.c: `banklab check`: loads lesson files, validates them completely (lesson.h) and
  * runs every expectation, quiz check and task through the model. Problems go to stdout as
- * file:line:col: message, then one summary line; usage errors go to stderr.
+ * file: path: message (a syntax error as file:line:col: message), then one summary line;
+ * usage errors go to stderr.
  * Depends on the lesson loader only (no curses, no GPU). */
 #include <dirent.h>
 #include <stdio.h>
@@ -21,7 +22,6 @@ struct check_run {
     const struct recording *rec;   /* --recording: quoted figures are checked against it */
     struct {
         char *id, *path;
-        struct lesson_pos at;
     } *ids;
     int nids;
 };
@@ -30,10 +30,8 @@ static void print_problem(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;  /* counted by check_one: past the cap problems are counted, not shown */
     /* names and values quoted from the file are escaped: a lesson cannot drive the terminal */
-    if (e->line > 0)
-        printf("%s:%d:%d: %s\n", CLI_CLEAN(e->file), e->line, e->col, CLI_CLEAN(e->msg));
-    else
-        printf("%s: %s\n", CLI_CLEAN(e->file), CLI_CLEAN(e->msg));
+    char line[512];
+    printf("%s\n", CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
 static void usage(FILE *f)
@@ -49,7 +47,8 @@ static void usage(FILE *f)
             "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
             "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
             "\n"
-            "Output (stdout): one line per problem, file:line:col: message (columns count\n"
+            "Output (stdout): one line per problem, file: path: message, the JSON path naming\n"
+            "the field (a JSON syntax error: file:line:col: message, columns counting\n"
             "characters), then a summary line:\n"
             "  checked N lessons, M steps, K expectations, Q quizzes: all hold\n"
             "  checked N lessons, M steps, K expectations, Q quizzes: P problems\n"
@@ -149,7 +148,7 @@ static void check_one(struct check_run *r, const char *path)
 {
     r->lessons++;
     size_t len = 0;
-    char why[160];
+    char why[BL_ERR_TEXT];
     char *data;
     if (!strcmp(path, "-")) {
         data = read_stdin(&len);
@@ -157,7 +156,9 @@ static void check_one(struct check_run *r, const char *path)
                  LESSON_FILE_MAX >> 20);
         path = "<stdin>";
     } else {
-        data = files_read(path, LESSON_FILE_MAX, &len, why, sizeof why);
+        struct bl_err e = {0};
+        data = files_read(path, LESSON_FILE_MAX, &len, &e);
+        snprintf(why, sizeof why, "%s", e.msg);
     }
     if (!data) {  /* exit 2: said on stderr, not among the problems */
         fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why);
@@ -188,14 +189,9 @@ static void check_one(struct check_run *r, const char *path)
     }
     for (int k = 0; k < r->nids; k++)
         if (!strcmp(r->ids[k].id, l->id)) {
-            struct lesson_error e;
-            memset(&e, 0, sizeof e);
-            snprintf(e.file, sizeof e.file, "%s", path);
-            e.line = l->id_at.line;
-            e.col = l->id_at.col;
-            snprintf(e.msg, sizeof e.msg, "id: \"%s\" is also the id of %s; lesson ids are "
-                     "unique", l->id, r->ids[k].path);
-            print_problem(&e, r);
+            struct lesson_problems P = {path, print_problem, r, 0, NULL, 0};
+            lesson_problem(&P, 0, "id", "\"%s\" is also the id of %s; lesson ids are unique",
+                           l->id, r->ids[k].path);
             r->problems++;
             break;
         }
@@ -204,7 +200,6 @@ static void check_one(struct check_run *r, const char *path)
         r->ids = nid;
         r->ids[r->nids].id = strdup(l->id);
         r->ids[r->nids].path = strdup(path);
-        r->ids[r->nids].at = l->id_at;
         if (r->ids[r->nids].id && r->ids[r->nids].path)
             r->nids++;
         else {
@@ -366,9 +361,9 @@ int cmd_check(int argc, char **argv)
     memset(&r, 0, sizeof r);
     struct recording rec;
     memset(&rec, 0, sizeof rec);
-    char msg[RECORDING_MSG_MAX];
-    if (o.rec_path && recording_load_file(o.rec_path, &rec, msg, sizeof msg)) {
-        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(msg));
+    struct bl_err err = {0};
+    if (o.rec_path && recording_load_file(o.rec_path, &rec, &err)) {
+        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(err.msg));
         free_list(files, nfiles);
         return EXIT_USAGE;
     }

@@ -407,7 +407,7 @@ static void source_text(struct sources *s, const struct gpu_kernel_result *r, co
             else
                 snprintf(path, sizeof path, "%s/%s", dir, name);
             size_t n = 0;
-            s->other_text[file] = files_read(path, 4u << 20, &n, NULL, 0);
+            s->other_text[file] = files_read(path, 4u << 20, &n, NULL);
             if (!s->other_text[file] || split_lines(s->other_text[file], n, &s->other[file]))
                 return;
         }
@@ -757,16 +757,16 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
                       size_t *len)
 {
     static char fixed[4096];
-    char why[256];
+    struct bl_err why = {0};
     int rc = kmodel_write_fix(a->file, *src, *len, req, fixed, sizeof fixed, a->json);
     free(*src);
     *src = NULL;
     if (rc)
         return rc;
     a->file = fixed;
-    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, why, sizeof why);
+    *src = files_read(a->file, GPU_KERNEL_MAX_SOURCE, len, &why);
     if (!*src || strlen(a->file) >= sizeof req->path) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why);
+        fprintf(stderr, "banklab kernel: %s: %s\n", a->file, *src ? "path too long" : why.msg);
         free(*src);
         return EXIT_USAGE;
     }
@@ -786,10 +786,11 @@ int cmd_kernel(int argc, char **argv)
     if (rc)
         return rc;
     char why[256];
+    struct bl_err e = {0};
     size_t len = 0;
-    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(why));
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(a.file), CLI_CLEAN(e.msg));
         return EXIT_USAGE;
     }
     struct gpu_kernel_request req;
@@ -830,7 +831,7 @@ int cmd_kernel(int argc, char **argv)
         fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
         req.cache_dir[0] = '\0';
     }
-    struct bl_err e = {0};
+    bl_err_clear(&e);
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
         say(e.msg);

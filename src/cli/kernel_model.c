@@ -217,9 +217,10 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         bl_fmt(fixed, fsz, "%.*s.fixed.cu", (int)(n - 3), file);
     else
         bl_fmt(fixed, fsz, "%s.fixed.cu", file);
-    int w = files_create_new(fixed, patched, plen, err, sizeof err);
+    struct bl_err werr = {0};
+    int w = files_create_new(fixed, patched, plen, &werr);
     if (w != 0) {
-        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, err));
+        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, werr.msg));
         rc = EXIT_USAGE;
     } else {
         fprintf(o, "%s:%d: %s\n", file, line,

@@ -907,9 +907,9 @@ static struct progress *open_progress(const struct lab_opts *o, char *path, size
     if (!o->save || !progress_default_path(path, size))
         return NULL;
     struct progress *prog = malloc(sizeof *prog);
-    char warn[1024];
-    if (prog && progress_load(path, prog, warn, sizeof warn) != 0)
-        fprintf(stderr, "banklab lab: %s\n", CLI_CLEAN(warn));
+    struct bl_err warn = {0};
+    if (prog && progress_load(path, prog, &warn) != 0)
+        fprintf(stderr, "banklab lab: %s\n", CLI_CLEAN(warn.msg));
     return prog;
 }
 
@@ -928,8 +928,8 @@ int cmd_lab(int argc, char **argv)
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(o.file, &lerr);
     if (!l) {
-        fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(lerr.file[0] ? lerr.file : o.file), lerr.line,
-                lerr.col, CLI_CLEAN(lerr.msg));
+        char line[512];
+        fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(&lerr, line, sizeof line)));
         return EXIT_USAGE;
     }
     lab.l = l;
@@ -968,9 +968,9 @@ int cmd_lab(int argc, char **argv)
                score, max_points, solved, ntasks);
         if (prog) {
             progress_set_tasks(prog, score, max_points);
-            char err[512];
-            if (progress_save(ppath, prog, err, sizeof err) < 0) {
-                fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err));
+            struct bl_err err = {0};
+            if (progress_save(ppath, prog, &err) < 0) {
+                fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err.msg));
                 rc = EXIT_USAGE;  /* a lost score is not success */
             }
         }

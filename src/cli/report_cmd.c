@@ -41,8 +41,9 @@ static void usage(FILE *f)
 static void lesson_report(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;
-    fprintf(stderr, "banklab report: warning: %s:%d:%d: %s (skipped)\n", CLI_CLEAN(e->file),
-            e->line, e->col, CLI_CLEAN(e->msg));
+    char line[512];
+    fprintf(stderr, "banklab report: warning: %s (skipped)\n",
+            CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
 static enum lesson_lang pick_lang(const char *opt, const char *saved)
@@ -171,10 +172,11 @@ static int write_report(const struct report_opts *o, const struct progress *p,
 {
     struct gpu_info info;
     struct report_meta meta = meta_of(o, &info);
-    char written[8400], err[512];
+    char written[8400];
+    struct bl_err err = {0};
     if (report_write_dir(o->out, o->formats, p, set, pick_lang(o->lang_opt, p->lang), &meta,
-                         written, sizeof written, err, sizeof err) < 0) {
-        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err));
+                         written, sizeof written, &err) < 0) {
+        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err.msg));
         return EXIT_USAGE;
     }
     for (char *line = written, *nl; line; line = nl ? nl + 1 : NULL) {
@@ -202,10 +204,10 @@ int cmd_report(int argc, char **argv)
         fprintf(stderr, "banklab report: out of memory\n");
         return EXIT_USAGE;
     }
-    char err[512];
-    if (progress_read(o.progress_path, p, err, sizeof err) < 0) {
+    struct bl_err err = {0};
+    if (progress_read(o.progress_path, p, &err) < 0) {
         fprintf(stderr, "banklab report: progress file %s is unusable (%s); the tutorial moves it "
-                        "aside at its next start\n", CLI_CLEAN(o.progress_path), CLI_CLEAN(err));
+                        "aside at its next start\n", CLI_CLEAN(o.progress_path), CLI_CLEAN(err.msg));
         free(p);
         return EXIT_USAGE;
     }

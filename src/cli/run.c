@@ -165,7 +165,7 @@ static int source_line(struct src_cache *c, const char *path, int line, const ch
 {
     if (strcmp(c->path, path)) {
         free(c->text);
-        c->text = files_read(path, 8u << 20, &c->len, NULL, 0);
+        c->text = files_read(path, 8u << 20, &c->len, NULL);
         bl_fmt(c->path, sizeof c->path, "%s", path);
     }
     if (!c->text || line < 1)

@@ -249,9 +249,9 @@ static int write_svg(const struct sim_args *a, const struct sim_one *o)
         so.title = title;
     }
     struct svg_job job = {&o->res, o->acc.width, o->acc.op, &so};
-    char err[512];
-    if (files_write_atomic(a->svg, 0644, svg_emit, &job, err, sizeof err)) {
-        fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err));
+    struct bl_err err = {0};
+    if (files_write_atomic(a->svg, 0644, svg_emit, &job, &err)) {
+        fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err.msg));
         return EXIT_USAGE;
     }
     return 0;
@@ -532,9 +532,9 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
 static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_meter *mt)
 {
     static char buf[4096];
-    char why[256];
+    struct bl_err why = {0};
     int line = 0, first = 0, ran = 0, flags, got;
-    while ((got = files_lines_next(in, buf, sizeof buf, &flags, why, sizeof why)) > 0) {
+    while ((got = files_lines_next(in, buf, sizeof buf, &flags, &why)) > 0) {
         line++;
         if (flags) {
             if (flags & FILES_LINE_NUL)
@@ -562,7 +562,7 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         fflush(stdout);
     }
     if (got < 0) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why));
+        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why.msg));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -577,9 +577,9 @@ int cmd_sim(int argc, char **argv)
     if (rc)
         return rc;
     static struct files_lines script;
-    char why[256];
-    if (a.script && files_lines_open(&script, a.script, 0, why, sizeof why)) {
-        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why));
+    struct bl_err why = {0};
+    if (a.script && files_lines_open(&script, a.script, 0, &why)) {
+        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why.msg));
         return EXIT_USAGE;
     }
     struct sim_meter meter, *mt = NULL;

@@ -80,10 +80,11 @@ static int check_kernel(const char *file, int nopts, const char *const *opt,
                         const char *const *val)
 {
     char why[256];
+    struct bl_err e = {0};
     size_t len;
-    char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), why);
+        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), e.msg);
         return -1;
     }
     free(src);

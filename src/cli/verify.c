@@ -249,7 +249,8 @@ static void report_load(const struct lesson_error *e, void *ctx)
 {
     struct lctx *c = ctx;
     c->problems++;
-    fprintf(stderr, "%s:%d:%d: %s\n", CLI_CLEAN(e->file), e->line, e->col, CLI_CLEAN(e->msg));
+    char line[512];
+    fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
 static void case_line(const struct vitem *it)
@@ -374,7 +375,7 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
 static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncases, char *path,
                              size_t pn)
 {
-    char msg[RECORDING_MSG_MAX];
+    struct bl_err err = {0};
     /* the plain accesses, then ldmatrix, stmatrix and cp.async (tests/data/h200-matrix.json) */
     static const char *const files[] = {"h200-wavefronts.json", "h200-matrix.json"};
     char mpath[1024];
@@ -387,8 +388,8 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
                     files[f]);
             return EXIT_USAGE;
         }
-        if (recording_load_hw_cases(cpath, &more, &nmore, msg, sizeof msg)) {
-            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(msg));
+        if (recording_load_hw_cases(cpath, &more, &nmore, &err)) {
+            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(err.msg));
             free(more);
             return EXIT_USAGE;
         }

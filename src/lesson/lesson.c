@@ -1,5 +1,5 @@
 /* lesson.c: what every user of a lesson in memory shares: the zh/en picker, the language
- * from the locale, freeing a lesson and its parts, and the one error helper of lessons
+ * from the locale, freeing a lesson and its parts, and the problem list of lessons
  * (lesson_problem), used by the loader in src/store and by the checker. No cJSON, no files;
  * never prints, never exits. */
 #include <stdarg.h>
@@ -155,31 +155,55 @@ void lesson_figure_free(struct lesson_figure *f)
     memset(f, 0, sizeof *f);
 }
 
-void lesson_problem(struct lesson_problems *P, int line, int col, const char *path,
-                    const char *fmt, ...)
+/* One problem to P->report, its place at (0: by its path) turned into line:col of P->text. */
+static void lesson_report(struct lesson_problems *P, int at, const char *msg)
+{
+    struct lesson_error e;
+    memset(&e, 0, sizeof e);
+    bl_err_clear(&e.err);
+    bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
+    bl_fail(&e.err, -1, at > 0 ? BL_AT(at - 1, 1, -1) : BL_NOWHERE, BL_TEXT, msg);
+    if (at > 0 && P->text) {
+        e.line = e.col = 1;
+        for (size_t i = 0; i + 1 < (size_t)at && i < P->len; i++) {
+            if (P->text[i] == '\n') {
+                e.line++;
+                e.col = 1;
+            } else if (((unsigned char)P->text[i] & 0xC0) != 0x80) {
+                e.col++;
+            }
+        }
+    }
+    P->report(&e, P->ctx);
+}
+
+void lesson_problem(struct lesson_problems *P, int at, const char *path, const char *fmt, ...)
 {
     if (P->n++ >= LESSON_PROBLEMS_SHOWN || !P->report)
         return;  /* past the cap a problem is counted, not shown */
-    struct lesson_error e;
-    memset(&e, 0, sizeof e);
-    bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
-    e.line = line;
-    e.col = col;
-    size_t n = path && *path ? bl_fmt(e.msg, sizeof e.msg, "%s: ", path) : 0;
+    char msg[BL_ERR_TEXT];
+    size_t n = path && *path ? bl_fmt(msg, sizeof msg, "%s: ", path) : 0;
     va_list ap;
     va_start(ap, fmt);
-    bl_vfmt(e.msg + n, sizeof e.msg - n, fmt, ap);
+    bl_vfmt(msg + n, sizeof msg - n, fmt, ap);
     va_end(ap);
-    P->report(&e, P->ctx);
+    lesson_report(P, at, msg);
+}
+
+const char *lesson_error_line(const struct lesson_error *e, char *buf, size_t n)
+{
+    if (e->line > 0)
+        bl_fmt(buf, n, "%s:%d:%d: %s", e->file, e->line, e->col, e->err.msg);
+    else
+        bl_fmt(buf, n, "%s: %s", e->file, e->err.msg);
+    return buf;
 }
 
 void lesson_problems_end(struct lesson_problems *P)
 {
     if (P->n <= LESSON_PROBLEMS_SHOWN || !P->report)
         return;
-    struct lesson_error e;
-    memset(&e, 0, sizeof e);
-    bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
-    bl_fmt(e.msg, sizeof e.msg, "%d more problems not shown", P->n - LESSON_PROBLEMS_SHOWN);
-    P->report(&e, P->ctx);
+    char msg[64];
+    bl_fmt(msg, sizeof msg, "%d more problems not shown", P->n - LESSON_PROBLEMS_SHOWN);
+    lesson_report(P, 0, msg);
 }

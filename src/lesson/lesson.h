@@ -8,10 +8,10 @@
 
 #include <stddef.h>
 
+#include "../base/err.h"
 #include "../model/pattern.h"
 
 #define LESSON_FORMAT 1
-#define LESSON_MSG_MAX 512
 #define LESSON_FILE_MAX (8u << 20)    /* larger lesson files are refused unread */
 #define LESSON_PROBLEMS_SHOWN 100     /* problems reported per file; the rest only counted */
 
@@ -21,11 +21,6 @@ enum lesson_lang { LANG_ZH = 0, LANG_EN = 1 };
 struct lesson_text {
     char *zh;
     char *en;
-};
-
-/* Where a field stands in its file (1-based; 0 when absent). */
-struct lesson_pos {
-    int line, col;
 };
 
 /* lesson_tr: the text in lang, else in the other language (when lang's is NULL or empty),
@@ -71,7 +66,6 @@ struct lesson_scene {
     struct lesson_param *params;
     char *kernel;                /* kernel to launch: "pattern" or a case kernel name */
     char *sweep;                 /* parameter name for the sweep view, or NULL */
-    int line, col;               /* where the scene object starts in its file */
 };
 
 enum lesson_quiz_kind { QUIZ_CHOICE = 0, QUIZ_NUMBER = 1 };
@@ -96,8 +90,6 @@ struct lesson_quiz {
     double tolerance;            /* number: accepted |given - number| */
     struct lesson_text explanation;
     struct lesson_check check;
-    int line, col;
-    struct lesson_pos answer_at; /* where "answer" stands */
 };
 
 /* A model result that must hold for given parameter values. -1 = not checked. */
@@ -105,8 +97,6 @@ struct lesson_expect {
     struct lesson_binding bind;
     int access;
     int wavefronts, conflicts, ways, passes;
-    int line, col;
-    struct lesson_pos at[5];     /* where each stated field stands, indexed by enum lesson_field */
 };
 
 /* A graded workshop task: the learner finds parameter values meeting a requirement. */
@@ -115,7 +105,6 @@ struct lesson_task {
     int access;
     int max_wavefronts, max_conflicts, max_ways;  /* requirements, -1 = none */
     int points;
-    int line, col;
 };
 
 /* The result fields a figure may quote: struct gpu_result's names, which are also the
@@ -143,7 +132,6 @@ struct lesson_figure {
                                   * same in zh and en): LESSON_FIG_ABOUT, the value rounds to
                                   * the quote; _AT_MOST, "within 11 %", "不到 11 %": its size
                                   * is at most the quote's; _AT_LEAST, "more than", "超过" */
-    int line, col;
 };
 
 struct lesson_step {
@@ -160,13 +148,11 @@ struct lesson_step {
     struct lesson_task *task;    /* NULL when not graded */
     int nfigures;
     struct lesson_figure *figures;
-    int line, col;
 };
 
 struct lesson {
     char *path;                  /* file it came from */
     char *id;
-    struct lesson_pos id_at;     /* where "id" stands (for cross-file messages) */
     int chapter;
     struct lesson_text title;
     int nsteps;
@@ -178,27 +164,37 @@ struct lesson_set {
     struct lesson *lessons;      /* sorted by chapter, then path */
 };
 
-/* A problem found while loading or checking: file:line:col: message. */
+/* A problem found while loading or checking a lesson. err.msg is worded "PATH: message", the
+ * JSON path naming the field ("steps[2].scene.code"); err.where.at is the byte offset + 1 of
+ * a JSON syntax error in the file and line:col its place (1-based, columns in characters),
+ * all 0 for a problem that its path locates. */
 struct lesson_error {
     char file[256];
-    int line, col;               /* 1-based; 0 when unknown */
-    char msg[LESSON_MSG_MAX];
+    int line, col;
+    struct bl_err err;
 };
 
-/* Where the loader (src/store) and the checker put their problems: each goes to report (if
- * not NULL), the first LESSON_PROBLEMS_SHOWN of them; n counts them all. */
+/* The problem list of one file: the loader (src/store) and the checker add each problem they
+ * find with lesson_problem; it goes to report (if not NULL), the first LESSON_PROBLEMS_SHOWN
+ * of them, and n counts them all. */
 struct lesson_problems {
     const char *file;            /* the name in every message */
     void (*report)(const struct lesson_error *e, void *ctx);
     void *ctx;
     int n;                       /* problems found, shown or not */
+    const char *text;            /* the file's text (len bytes) for line:col, or NULL */
+    size_t len;
 };
 
-/* lesson_problem: one problem at line:col (0:0 when unknown) of P->file, worded
- * "PATH: message" (path NULL or "": the message alone). The one error helper of lessons:
- * the loader and the checker report every problem this way. */
-void lesson_problem(struct lesson_problems *P, int line, int col, const char *path,
-                    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* lesson_problem: the one way to add a problem: at the byte offset at - 1 of P->text (a
+ * syntax error), or at 0 where the path locates it; worded "PATH: message" (path NULL or "":
+ * the message alone). The loader and the checker go on past a problem and add each one. */
+void lesson_problem(struct lesson_problems *P, int at, const char *path, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* lesson_error_line: e as one line into buf (n bytes): "file:line:col: message", or
+ * "file: message" when its path locates it. Returns buf. The one wording of a problem. */
+const char *lesson_error_line(const struct lesson_error *e, char *buf, size_t n);
 
 /* lesson_problems_end: when more than LESSON_PROBLEMS_SHOWN were found, one last report
  * (line 0) "N more problems not shown". */

@@ -59,7 +59,7 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
     char desc[256];
     bl_err_clear(&why);
     if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, e->line, e->col, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
+        lesson_problem(&C->P, 0, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
                        why.msg, desc);
         return;
     }
@@ -69,9 +69,7 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
             continue;
         int got = field_value(&res, (enum lesson_field)f);
         if (got != said[f]) {
-            int line = e->at[f].line ? e->at[f].line : e->line;
-            int col = e->at[f].line ? e->at[f].col : e->col;
-            lesson_problem(&C->P, line, col, NULL,
+            lesson_problem(&C->P, 0, NULL,
                            "steps[%d].expect[%d]: %s is %d by the model, the lesson "
                            "says %d (%s)", si, ei, field_name[f], got, said[f], desc);
         }
@@ -93,11 +91,9 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     struct bank_result res;
     struct bl_err why;
     char desc[256], a[40], m[40];
-    int line = q->answer_at.line ? q->answer_at.line : q->line;
-    int col = q->answer_at.line ? q->answer_at.col : q->col;
     bl_err_clear(&why);
     if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, q->line, q->col, NULL, "steps[%d].quiz.check: %s (%s)", si,
+        lesson_problem(&C->P, 0, NULL, "steps[%d].quiz.check: %s (%s)", si,
                        why.msg, desc);
         return;
     }
@@ -106,7 +102,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     if (q->kind == QUIZ_NUMBER) {
         if (q->number != (double)got) {
             fmt_num(q->number, a, sizeof a);
-            lesson_problem(&C->P, line, col, NULL,
+            lesson_problem(&C->P, 0, NULL,
                            "steps[%d].quiz.answer: the answer is %s, the model's %s "
                            "is %d (%s)", si, a, fname, got, desc);
         }
@@ -118,7 +114,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     int right = !isnan(v) && v == (double)got;
     if (!right) {
         fmt_num(v, a, sizeof a);
-        lesson_problem(&C->P, line, col, NULL,
+        lesson_problem(&C->P, 0, NULL,
                        "steps[%d].quiz.answer: choice %d (\"%s\") has value %s, the "
                        "model's %s is %d (%s)", si, q->answer, q->choices[q->answer].en ?
                        q->choices[q->answer].en : "", isnan(v) ? "none" : a, fname, got, desc);
@@ -126,7 +122,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     for (int k = 0; k < q->nchoices && right; k++)
         if (k != q->answer && q->choice_values[k] == (double)got) {
             snprintf(m, sizeof m, "%d", got);
-            lesson_problem(&C->P, line, col, NULL,
+            lesson_problem(&C->P, 0, NULL,
                            "steps[%d].quiz.choices[%d]: its value %s is also the "
                            "model's %s (%s): two choices would be right", si, k, m, fname, desc);
         }
@@ -229,11 +225,11 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
     if (!solvable && C->budget <= 0)
         return;   /* not searched to the end: no verdict */
     if (solved_default)
-        lesson_problem(&C->P, t->line, t->col, NULL,
+        lesson_problem(&C->P, 0, NULL,
                        "steps[%d].task: already solved at the defaults "
                        "(%s); nothing to find", si, req);
     else if (!solvable)
-        lesson_problem(&C->P, t->line, t->col, NULL,
+        lesson_problem(&C->P, 0, NULL,
                        "steps[%d].task: no parameter values within the ranges give %s%s", si,
                        req, searched_all ? "" : " (searched one parameter at a time)");
 }
@@ -266,7 +262,7 @@ static void check_quiz_figures(struct chk *C, int si, const struct lesson_step *
         for (double v = floor(f->value / unit) * unit; v <= f->value + unit; v += unit)
             if (fabs(v - f->value) <= 0.5 * unit + 1e-9 &&
                 fabs(v - q->number) > q->tolerance + 1e-9) {
-                lesson_problem(&C->P, q->answer_at.line, q->answer_at.col, NULL,
+                lesson_problem(&C->P, 0, NULL,
                                "steps[%d].quiz.answer: %.*f is refused (answer %g, tolerance %g), "
                                "but the step quotes %s, which rounds to it at %d decimal%s",
                                si, coarse, v, q->number, q->tolerance, f->text, coarse,
@@ -281,7 +277,7 @@ int lesson_check(const struct lesson *l,
 {
     if (!l)
         return 0;
-    struct chk C = {TASK_BUDGET, {l->path, report, ctx, 0}};
+    struct chk C = {TASK_BUDGET, {l->path, report, ctx, 0, NULL, 0}};
     for (int i = 0; i < l->nsteps; i++) {
         const struct lesson_step *st = &l->steps[i];
         check_quiz_figures(&C, i, st);

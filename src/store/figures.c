@@ -141,7 +141,7 @@ static int check_bound(struct lesson_problems *P, int si, int fi, const struct l
         return 0;
     char how[200];
     figure_how(f, how, sizeof how);
-    lesson_problem(P, f->line, f->col, NULL,
+    lesson_problem(P, 0, NULL,
                    "steps[%d].figures[%d]: the text says %s %s, but %s gives %.*f (%s)", si, fi,
                    f->bound == LESSON_FIG_AT_MOST ? "at most" : "at least",
                    f->text[0] == '-' ? f->text + 1 : f->text, whose, f->decimals + 2, x, how);
@@ -183,14 +183,14 @@ static int check_panel(struct lesson_problems *P, int si, int fi, const struct l
             *--z = '\0';
         const char *q = f->text[0] == '-' ? f->text + 1 : f->text;
         if (strcmp(q, shown) && strcmp(q, bare)) {
-            lesson_problem(P, f->line, f->col, NULL,
+            lesson_problem(P, 0, NULL,
                            "steps[%d].figures[%d]: the tutorial's panel shows %s (%d decimal%s, "
                            "replayed from %s) for %s; the lesson quotes %s", si, fi, shown, d,
                            d == 1 ? "" : "s", from, how, f->text);
             return 1;
         }
     } else if (fabs(x - f->value) > 0.5 * pow(10.0, -f->decimals) * (1 + 1e-9)) {
-        lesson_problem(P, f->line, f->col, NULL,
+        lesson_problem(P, 0, NULL,
                        "steps[%d].figures[%d]: the tutorial's replay gives %.*f (from %s) for "
                        "%s; the lesson quotes %s", si, fi, f->decimals, x, from, how, f->text);
         return 1;
@@ -211,7 +211,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
         na++;
         double x = result_field(&ra->rec.res, f->field);
         if (isnan(x)) {
-            lesson_problem(P, f->line, f->col, NULL,
+            lesson_problem(P, 0, NULL,
                            "steps[%d].figures[%d]: %s \"%s\" has no %s in the "
                            "recording (not measured)", si, fi, f->group, f->label, f->field);
             problems++;
@@ -224,7 +224,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
             nb++;
             double y = result_field(&rb->rec.res, f->field);
             if (isnan(y) || y == 0) {
-                lesson_problem(P, f->line, f->col, NULL,
+                lesson_problem(P, 0, NULL,
                                "steps[%d].figures[%d]: %s \"%s\" has no %s to divide by in "
                                "the recording", si, fi, f->group, f->over, f->field);
                 problems++;
@@ -240,7 +240,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
         if (fabs(x - f->value) > half * (1 + 1e-9)) {
             char how[200];
             figure_how(f, how, sizeof how);
-            lesson_problem(P, f->line, f->col, NULL,
+            lesson_problem(P, 0, NULL,
                            "steps[%d].figures[%d]: the recording gives %.*f "
                            "(%s); the lesson quotes %s", si, fi, f->decimals, x, how, f->text);
             problems++;
@@ -252,11 +252,11 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
             problems += check_panel(P, si, fi, f, r, replay, ra, rb);
     }
     if (na == 0) {
-        lesson_problem(P, f->line, f->col, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+        lesson_problem(P, 0, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
                        "recording", si, fi, f->group, f->label);
         problems++;
     } else if (f->over && nb == 0 && problems == 0) {
-        lesson_problem(P, f->line, f->col, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
+        lesson_problem(P, 0, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
                        "recording", si, fi, f->group, f->over);
         problems++;
     }
@@ -268,7 +268,7 @@ int recording_check_figures(const struct recording *r, const struct lesson *l,
 {
     if (!l || !r)
         return 0;
-    struct lesson_problems P = {l->path, report, ctx, 0};
+    struct lesson_problems P = {l->path, report, ctx, 0, NULL, 0};
     int any = 0;
     for (int i = 0; i < l->nsteps; i++)
         any += l->steps[i].nfigures;

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../base/fmt.h"
+#include "../base/err.h"
 
 const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char *suffix,
                            char *buf, size_t size)
@@ -35,11 +35,11 @@ const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char
     return buf;
 }
 
-int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz)
+int files_mkdirs(const char *dir, mode_t mode, struct bl_err *err)
 {
     char buf[4096];
     if (strlen(dir) >= sizeof buf) {
-        bl_fmt(err, errsz, "path too long: %s", dir);
+        bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, dir);
         return -1;
     }
     strcpy(buf, dir);
@@ -49,11 +49,11 @@ int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz)
             *s = 0;
             struct stat st;
             if (mkdir(buf, mode) < 0 && errno != EEXIST) {
-                bl_fmt(err, errsz, "cannot create %s: %s", buf, strerror(errno));
+                bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_CREATE, buf, strerror(errno));
                 return -1;
             }
             if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
-                bl_fmt(err, errsz, "%s is not a directory", buf);
+                bl_fail(err, ENOTDIR, BL_NOWHERE, FIL_NOT_A_DIRECTORY, buf);
                 return -1;
             }
             *s = c;
@@ -79,16 +79,16 @@ static void dir_of(const char *path, char *buf, size_t size)
 /* Replaces the regular file (or nothing) at path: temp file, fsync, rename, fsync of the
  * directory. */
 static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
-                   char *err, size_t errsz)
+                   struct bl_err *err)
 {
     char tmp[4200];
     if (snprintf(tmp, sizeof tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof tmp) {
-        bl_fmt(err, errsz, "path too long: %s", path);
+        bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
         return -1;
     }
     int fd = mkstemp(tmp);
     if (fd < 0) {
-        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
         return -1;
     }
     FILE *f = NULL;
@@ -98,14 +98,14 @@ static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx
     if (rc == 0)
         rc = emit(f, ctx) < 0 || fflush(f) != 0 || fsync(fd) < 0 ? -1 : 0;
     if (rc < 0)
-        bl_fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, tmp, strerror(errno));
     if (f ? fclose(f) != 0 : close(fd) != 0) {
         if (rc == 0)
-            bl_fmt(err, errsz, "cannot write %s: %s", tmp, strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, tmp, strerror(errno));
         rc = -1;
     }
     if (rc == 0 && rename(tmp, path) < 0) {
-        bl_fmt(err, errsz, "cannot replace %s: %s", path, strerror(errno));
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_REPLACE, path, strerror(errno));
         rc = -1;
     }
     if (rc < 0) {
@@ -125,12 +125,12 @@ static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx
 /* Writes through fd, a character device or FIFO opened for writing (never replacing it);
  * closes fd. */
 static int write_fd(int fd, const char *path, int (*emit)(FILE *f, void *ctx), void *ctx,
-                    char *err, size_t errsz)
+                    struct bl_err *err)
 {
     struct stat st;
     int flags = fcntl(fd, F_GETFL);
     if (fstat(fd, &st) < 0 || !(S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))) {
-        bl_fmt(err, errsz, "%s changed while being opened; not written", path);
+        bl_fail(err, -1, BL_NOWHERE, FIL_CHANGED_WHILE_OPENED, path);
         close(fd);
         return -1;
     }
@@ -138,7 +138,7 @@ static int write_fd(int fd, const char *path, int (*emit)(FILE *f, void *ctx), v
         (void)fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);  /* a slow reader is waited for */
     FILE *f = fdopen(fd, "w");
     if (!f) {
-        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
         close(fd);
         return -1;
     }
@@ -149,7 +149,7 @@ static int write_fd(int fd, const char *path, int (*emit)(FILE *f, void *ctx), v
         e = errno;
     }
     if (rc < 0)
-        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(e));
+        bl_fail(err, e, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(e));
     return rc;
 }
 
@@ -163,19 +163,19 @@ static int open_through(const char *path, int nofollow)
 /* Writes through the character device or FIFO at path. A FIFO nobody reads is refused at
  * once instead of waiting for a reader. */
 static int write_through(const char *path, int nofollow, int (*emit)(FILE *f, void *ctx),
-                         void *ctx, char *err, size_t errsz)
+                         void *ctx, struct bl_err *err)
 {
     int fd = open_through(path, nofollow);
     if (fd < 0) {
         if (errno == ENXIO)
-            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
+            bl_fail(err, ENXIO, BL_NOWHERE, FIL_FIFO_NOBODY_READS, path);
         else if (errno == ELOOP)
-            bl_fmt(err, errsz, "%s changed into a symbolic link; not written", path);
+            bl_fail(err, ELOOP, BL_NOWHERE, FIL_CHANGED_INTO_LINK, path);
         else
-            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
         return -1;
     }
-    return write_fd(fd, path, emit, ctx, err, errsz);
+    return write_fd(fd, path, emit, ctx, err);
 }
 
 static const char *kind_of(mode_t m)
@@ -195,14 +195,13 @@ int files_dir_shared(const char *dir)
 /* What stands at path (lstat: st) in a directory other users can write: only what is ours is
  * followed, replaced or written through (a link, a FIFO, a file planted by another user must
  * not make banklab write where that user chose). 0, or -1 with err filled. */
-static int entry_ours(const char *path, const struct stat *st, char *err, size_t errsz)
+static int entry_ours(const char *path, const struct stat *st, struct bl_err *err)
 {
     if (st->st_uid == geteuid())
         return 0;
-    bl_fmt(err, errsz, "%s is %s of another user (uid %lu) in a directory others can write; "
-           "not written", path, S_ISLNK(st->st_mode) ? "a symbolic link" : S_ISREG(st->st_mode)
-           ? "a file" : S_ISFIFO(st->st_mode) ? "a FIFO" : "an entry", (unsigned long)st->st_uid);
-    return -1;
+    return bl_fail(err, EPERM, BL_NOWHERE, FIL_OF_ANOTHER_USER, path,
+                   S_ISLNK(st->st_mode) ? "a symbolic link" : S_ISREG(st->st_mode) ? "a file"
+                   : S_ISFIFO(st->st_mode) ? "a FIFO" : "an entry", (unsigned long)st->st_uid);
 }
 
 /* A symbolic link at path (trusted: ours, or in a directory only its owner or root can
@@ -211,7 +210,7 @@ static int entry_ours(const char *path, const struct stat *st, char *err, size_t
  * "pipe:[N]") is opened as it is, without creating anything, and written through when it is
  * a device or FIFO. */
 static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
-                      char *err, size_t errsz)
+                      struct bl_err *err)
 {
     struct stat st;
     char *real = realpath(path, NULL);
@@ -219,13 +218,11 @@ static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *
         int e = errno;
         int fd = open_through(path, 0);
         if (fd >= 0)
-            return write_fd(fd, path, emit, ctx, err, errsz);
+            return write_fd(fd, path, emit, ctx, err);
         if (errno == ENXIO)
-            bl_fmt(err, errsz, "%s is a FIFO that nobody reads; not written", path);
-        else
-            bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-                   e == ENOENT ? "a missing file" : strerror(e));
-        return -1;
+            return bl_fail(err, ENXIO, BL_NOWHERE, FIL_FIFO_NOBODY_READS, path);
+        return bl_fail(err, e, BL_NOWHERE, FIL_LINK_TO, path,
+                       e == ENOENT ? "a missing file" : strerror(e));
     }
     int rc;
     if (lstat(real, &st) == 0 && (S_ISREG(st.st_mode) || S_ISCHR(st.st_mode) ||
@@ -233,27 +230,26 @@ static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *
         /* the file it names, under the rules of the directory that holds it */
         char rdir[4096];
         dir_of(real, rdir, sizeof rdir);
-        if (files_dir_shared(rdir) && entry_ours(real, &st, err, errsz))
+        if (files_dir_shared(rdir) && entry_ours(real, &st, err))
             rc = -1;
         else if (S_ISREG(st.st_mode))
-            rc = replace(real, mode, emit, ctx, err, errsz);
+            rc = replace(real, mode, emit, ctx, err);
         else
-            rc = write_through(real, 1, emit, ctx, err, errsz);
+            rc = write_through(real, 1, emit, ctx, err);
     } else {
-        bl_fmt(err, errsz, "%s is a symbolic link to %s; not written", path,
-               lstat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
-        rc = -1;
+        rc = bl_fail(err, -1, BL_NOWHERE, FIL_LINK_TO, path,
+                     lstat(real, &st) == 0 ? kind_of(st.st_mode) : strerror(errno));
     }
     free(real);
     return rc;
 }
 
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
-                       char *err, size_t errsz)
+                       struct bl_err *err)
 {
     struct stat st;
     if (!path || !path[0]) {
-        bl_fmt(err, errsz, "no file name");
+        bl_fail(err, EINVAL, BL_NOWHERE, FIL_NO_FILE_NAME);
         return -1;
     }
     char dir[4096];
@@ -261,30 +257,30 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     int shared = files_dir_shared(dir);
     if (lstat(path, &st) < 0) {
         if (errno != ENOENT) {
-            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
             return -1;
         }
-        return replace(path, mode, emit, ctx, err, errsz);  /* created exclusively, renamed */
+        return replace(path, mode, emit, ctx, err);  /* created exclusively, renamed */
     }
-    if (shared && entry_ours(path, &st, err, errsz))
+    if (shared && entry_ours(path, &st, err))
         return -1;
     if (S_ISREG(st.st_mode))
-        return replace(path, mode, emit, ctx, err, errsz);
+        return replace(path, mode, emit, ctx, err);
     if (S_ISLNK(st.st_mode))
-        return write_link(path, mode, emit, ctx, err, errsz);
+        return write_link(path, mode, emit, ctx, err);
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
-        return write_through(path, 1, emit, ctx, err, errsz);
-    bl_fmt(err, errsz, "%s is %s; not written", path, kind_of(st.st_mode));
+        return write_through(path, 1, emit, ctx, err);
+    bl_fail(err, -1, BL_NOWHERE, FIL_IS_KIND, path, kind_of(st.st_mode));
     return -1;
 }
 
-char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz)
+char *files_read(const char *path, size_t max, size_t *len, struct bl_err *why)
 {
     /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is refused below */
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
         int e = errno;
-        bl_fmt(why, whysz, "cannot open: %s", strerror(e));
+        bl_fail(why, e, BL_NOWHERE, FIL_CANNOT_OPEN, strerror(e));
         errno = e;
         return NULL;
     }
@@ -334,17 +330,17 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     if (e) {
         free(buf);
         if (e == EISDIR)
-            bl_fmt(why, whysz, "is a directory");
+            bl_fail(why, e, BL_NOWHERE, FIL_IS_A_DIRECTORY);
         else if (e == EINVAL)
-            bl_fmt(why, whysz, "not a regular file");
+            bl_fail(why, e, BL_NOWHERE, FIL_NOT_A_REGULAR_FILE);
         else if (e == EFBIG && max >= (1u << 20) && max % (1u << 20) == 0)
-            bl_fmt(why, whysz, "larger than %zu MB", max >> 20);
+            bl_fail(why, e, BL_NOWHERE, FIL_LARGER_THAN_MB, max >> 20);
         else if (e == EFBIG)
-            bl_fmt(why, whysz, "larger than %zu bytes", max);
+            bl_fail(why, e, BL_NOWHERE, FIL_LARGER_THAN_BYTES, max);
         else if (e == ENOMEM)
-            bl_fmt(why, whysz, "out of memory");
+            bl_fail(why, e, BL_NOWHERE, FIL_OUT_OF_MEMORY);
         else
-            bl_fmt(why, whysz, "read error: %s", strerror(e));
+            bl_fail(why, e, BL_NOWHERE, FIL_READ_ERROR, strerror(e));
         errno = e;
         return NULL;
     }
@@ -353,7 +349,7 @@ char *files_read(const char *path, size_t max, size_t *len, char *why, size_t wh
     return buf;
 }
 
-int files_lines_open(struct files_lines *r, const char *path, int any, char *why, size_t whysz)
+int files_lines_open(struct files_lines *r, const char *path, int any, struct bl_err *why)
 {
     memset(r, 0, sizeof *r);
     r->fd = -1;
@@ -361,15 +357,15 @@ int files_lines_open(struct files_lines *r, const char *path, int any, char *why
     int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) < 0) {
-        bl_fmt(why, whysz, "%s", strerror(errno));
+        bl_fail(why, errno, BL_NOWHERE, BL_TEXT, strerror(errno));
         if (fd >= 0 && !std)
             close(fd);
         return -1;
     }
     if (!S_ISREG(st.st_mode) && !(any || std)) {
-        bl_fmt(why, whysz, "%s, not a regular file (to read it anyway: --script - < FILE)",
-               S_ISFIFO(st.st_mode) ? "is a FIFO" : S_ISCHR(st.st_mode) ? "is a character device"
-               : S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
+        bl_fail(why, EINVAL, BL_NOWHERE, FIL_LINES_NOT_REGULAR,
+                S_ISFIFO(st.st_mode) ? "is a FIFO" : S_ISCHR(st.st_mode) ? "is a character device"
+                : S_ISDIR(st.st_mode) ? "is a directory" : "is not a regular file");
         close(fd);
         return -1;
     }
@@ -380,13 +376,12 @@ int files_lines_open(struct files_lines *r, const char *path, int any, char *why
 }
 
 /* More bytes into r->buf: 1, 0 at the end, -1 with why. */
-static int lines_fill(struct files_lines *r, char *why, size_t whysz)
+static int lines_fill(struct files_lines *r, struct bl_err *why)
 {
     if (r->eof)
         return 0;
     if (r->total >= FILES_LINES_MAX) {
-        bl_fmt(why, whysz, "more than %u MB; the rest is not read", FILES_LINES_MAX >> 20);
-        return -1;
+        return bl_fail(why, EFBIG, BL_NOWHERE, FIL_LINES_TOO_MUCH, FILES_LINES_MAX >> 20);
     }
     for (;;) {
         struct pollfd p = {r->fd, POLLIN, 0};
@@ -394,15 +389,13 @@ static int lines_fill(struct files_lines *r, char *why, size_t whysz)
         if (pr < 0 && errno == EINTR)
             continue;
         if (pr == 0) {
-            bl_fmt(why, whysz, "nothing came for %d s; stopped", r->wait_ms / 1000);
-            return -1;
+            return bl_fail(why, ETIMEDOUT, BL_NOWHERE, FIL_LINES_NOTHING_CAME, r->wait_ms / 1000);
         }
         ssize_t k = read(r->fd, r->buf, sizeof r->buf);
         if (k < 0 && (errno == EINTR || errno == EAGAIN))
             continue;  /* a FIFO opened O_NONBLOCK: poll again */
         if (k < 0) {
-            bl_fmt(why, whysz, "read error: %s", strerror(errno));
-            return -1;
+            return bl_fail(why, errno, BL_NOWHERE, FIL_READ_ERROR, strerror(errno));
         }
         if (k == 0) {
             r->eof = 1;
@@ -415,15 +408,15 @@ static int lines_fill(struct files_lines *r, char *why, size_t whysz)
     }
 }
 
-int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags, char *why,
-                     size_t whysz)
+int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags,
+                     struct bl_err *why)
 {
     size_t n = 0;
     int got = 0;
     *flags = 0;
     for (;;) {
         if (r->at == r->have) {
-            int f = lines_fill(r, why, whysz);
+            int f = lines_fill(r, why);
             if (f < 0)
                 return -1;
             if (f == 0)

@@ -1,12 +1,15 @@
 /* files.h: the file-system steps behind what banklab saves (progress, reports): XDG
  * directories, mkdir -p, and atomic replacement of a file. Never prints, never exits; errors
- * come back as one line in err. No curses, no CUDA, no cJSON. */
+ * come back in a struct bl_err (src/base/err.h; status: the errno where there is one). No
+ * curses, no CUDA, no cJSON. */
 #ifndef BANKLAB_FILES_H
 #define BANKLAB_FILES_H
 
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
+
+#include "../base/err.h"
 
 /* files_xdg_path: "$XDG_VAR/suffix" when the variable xdg_var holds an absolute path (the XDG
  * base directory spec ignores relative ones), else "$HOME/home_rel/suffix". Writes into buf;
@@ -16,16 +19,16 @@ const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char
 
 /* files_mkdirs: create dir and its missing parents with mode; each must end up a directory.
  * Returns 0, or -1 with err filled. */
-int files_mkdirs(const char *dir, mode_t mode, char *err, size_t errsz);
+int files_mkdirs(const char *dir, mode_t mode, struct bl_err *err);
 
 /* files_write_atomic: replace path with what emit(f, ctx) writes: a temp file in the same
  * directory (created exclusively with mode), fsync, rename over path, then fsync of the
  * directory (best effort). A character device or FIFO at path is written through, a link is
  * followed only when it is trusted (files_dir_shared), and in a shared directory anything at
- * path that belongs to another user is refused. emit returns 0, or -1 on failure. On any failure the temp file is removed, path
- * is untouched, and -1 comes back with err filled. */
+ * path that belongs to another user is refused. emit returns 0, or -1 on failure. On any
+ * failure the temp file is removed, path is untouched, and -1 comes back with err filled. */
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
-                       char *err, size_t errsz);
+                       struct bl_err *err);
 
 /* files_remove_temps: removes the temporary files files_write_atomic leaves when it is
  * killed while writing path (PATH.tmp-XXXXXX beside it: regular files of this user's). Call it
@@ -43,7 +46,7 @@ int files_dir_shared(const char *dir);
  * buffer (the caller frees it); *len gets its length. On failure returns NULL with errno set
  * (from open/read, EISDIR for a directory, EFBIG past max, ENOMEM) and why (if not NULL)
  * holding one line without the path, e.g. "cannot open: No such file or directory". */
-char *files_read(const char *path, size_t max, size_t *len, char *why, size_t whysz);
+char *files_read(const char *path, size_t max, size_t *len, struct bl_err *why);
 
 /* Lines of a file read with bounds (sim --script): a regular file, or anything when asked
  * (stdin); at most FILES_LINES_MAX bytes in all; from anything but a regular file or a
@@ -62,13 +65,13 @@ struct files_lines {
 /* files_lines_open: path ("-": standard input, any kind) for reading lines. A path that is
  * not a regular file is refused (opened with O_NONBLOCK: a FIFO without a writer does not
  * block) unless any is set. 0, or -1 with why ("is a FIFO, not a regular file"). */
-int files_lines_open(struct files_lines *r, const char *path, int any, char *why, size_t whysz);
+int files_lines_open(struct files_lines *r, const char *path, int any, struct bl_err *why);
 
 /* files_lines_next: the next line (without its \n or \r\n) into line (size bytes, NUL-
  * terminated); *flags gets FILES_LINE_LONG and FILES_LINE_NUL. Returns 1 for a line, 0 at
  * the end, -1 with why (a read error, too large, no input for too long). */
-int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags, char *why,
-                     size_t whysz);
+int files_lines_next(struct files_lines *r, char *line, size_t size, int *flags,
+                     struct bl_err *why);
 
 void files_lines_close(struct files_lines *r);
 

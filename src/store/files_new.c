@@ -5,20 +5,17 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../base/fmt.h"
 #include "files_new.h"
 
-int files_create_new(const char *path, const char *data, size_t len, char *err, size_t errsz)
+int files_create_new(const char *path, const char *data, size_t len, struct bl_err *err)
 {
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
     if (fd < 0) {
         if (errno == EEXIST) {
-            bl_fmt(err, errsz, "%s exists already: not overwritten (remove it to write it again)",
-                   path);
+            bl_fail(err, EEXIST, BL_NOWHERE, FIL_EXISTS_ALREADY, path);
             return 1;
         }
-        bl_fmt(err, errsz, "cannot create %s: %s", path, strerror(errno));
-        return -1;
+        return bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_CREATE, path, strerror(errno));
     }
     size_t done = 0;
     while (done < len) {
@@ -26,7 +23,7 @@ int files_create_new(const char *path, const char *data, size_t len, char *err, 
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
             close(fd);
             unlink(path);
             return -1;
@@ -36,7 +33,7 @@ int files_create_new(const char *path, const char *data, size_t len, char *err, 
     int bad = fsync(fd) != 0;
     bad |= close(fd) != 0;
     if (bad) {
-        bl_fmt(err, errsz, "cannot write %s: %s", path, strerror(errno));
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
         unlink(path);
         return -1;
     }

@@ -1,6 +1,6 @@
-/* json.c: a JSON text's places beside its cJSON tree (json.h): a strict scanner that records
- * where each value and key start, a line and column index, and the whole-text checks that run
- * before cJSON builds a tree. Depends on cJSON and src/base only; never prints, never exits. */
+/* json.c: JSON texts read with cJSON (json.h): the parse, what cJSON lets pass that RFC 8259
+ * refuses, the number literals as written, why a text is not JSON, and the whole-text helpers
+ * of recordings and progress. Depends on cJSON and src/base only; never prints, never exits. */
 #include "json.h"
 
 #include <limits.h>
@@ -12,258 +12,49 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 
-/* ---------------------------------------------------------------- node places */
+#define AT(off) ((struct bl_place){(int)(off) + 1, 1, -1})
 
-static size_t hash_ptr(const void *p, size_t cap)
+static int is_space(char c)
 {
-    uint64_t h = (uint64_t)(uintptr_t)p;
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    return (size_t)h & (cap - 1);
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r';
 }
 
-static void add_node(struct json_doc *D, const cJSON *item, size_t key_off, size_t val_off)
+static int is_digit(char c)
 {
-    if (!item || D->oom)
-        return;
-    if (D->nnodes == D->cap) {
-        size_t ncap = D->cap ? D->cap * 2 : 256;
-        struct json_node *n = realloc(D->nodes, ncap * sizeof *n);
-        if (!n) {
-            D->oom = 1;
-            return;
-        }
-        D->nodes = n;
-        D->cap = ncap;
-    }
-    D->nodes[D->nnodes++] = (struct json_node){item, key_off, val_off};
-}
-
-static int build_hash(struct json_doc *D)
-{
-    size_t cap = 16;
-    while (cap < D->nnodes * 2 + 2)
-        cap *= 2;
-    D->hash = calloc(cap, sizeof *D->hash);
-    if (!D->hash)
-        return -1;
-    D->hcap = cap;
-    for (size_t i = 0; i < D->nnodes; i++) {
-        size_t h = hash_ptr(D->nodes[i].item, cap);
-        while (D->hash[h])
-            h = (h + 1) & (cap - 1);
-        D->hash[h] = i + 1;
-    }
-    return 0;
-}
-
-static const struct json_node *find_node(const struct json_doc *D, const cJSON *item)
-{
-    if (!D->hcap || !item)
-        return NULL;
-    size_t h = hash_ptr(item, D->hcap);
-    while (D->hash[h]) {
-        const struct json_node *n = &D->nodes[D->hash[h] - 1];
-        if (n->item == item)
-            return n;
-        h = (h + 1) & (D->hcap - 1);
-    }
-    return NULL;
-}
-
-size_t json_doc_offset(const struct json_doc *D, const cJSON *item, int want_key)
-{
-    const struct json_node *n = find_node(D, item);
-    if (!n)
-        return SIZE_MAX;
-    if (want_key && n->key_off != SIZE_MAX)
-        return n->key_off;
-    return n->val_off;
-}
-
-/* The line starts and a column checkpoint every JSON_COL_STEP bytes, in one pass: finding a
- * position later costs a binary search and at most JSON_COL_STEP bytes, however long its line. */
-/* ---------------------------------------------------------------- lines and columns */
-
-/* The line starts and a column checkpoint every JSON_COL_STEP bytes, in one pass: finding a
- * position later costs a binary search and at most JSON_COL_STEP bytes, however long its line. */
-static int index_lines(struct json_doc *D)
-{
-    size_t n = 1;
-    for (size_t i = 0; i < D->len; i++)
-        n += D->text[i] == '\n';
-    D->lines = malloc(n * sizeof *D->lines);
-    D->cols = malloc((D->len / JSON_COL_STEP + 1) * sizeof *D->cols);
-    if (!D->lines || !D->cols)
-        return -1;
-    D->lines[0] = 0;
-    D->nlines = 1;
-    int col = 1;
-    for (size_t i = 0;; i++) {
-        if (i % JSON_COL_STEP == 0)
-            D->cols[i / JSON_COL_STEP] = col;
-        if (i == D->len)
-            break;
-        if (D->text[i] == '\n') {
-            D->lines[D->nlines++] = i + 1;
-            col = 1;
-        } else if (((unsigned char)D->text[i] & 0xC0) != 0x80 && col < INT_MAX) {
-            col++;
-        }
-    }
-    return 0;
-}
-
-void json_doc_line_col(const struct json_doc *D, size_t off, int *line, int *col)
-{
-    *line = 0;
-    *col = 0;
-    if (off == SIZE_MAX || !D->lines || !D->cols)
-        return;
-    if (off > D->len)
-        off = D->len;
-    size_t lo = 0, hi = D->nlines;
-    while (hi - lo > 1) {
-        size_t mid = (lo + hi) / 2;
-        if (D->lines[mid] <= off)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    size_t from = off / JSON_COL_STEP * JSON_COL_STEP;
-    int c = D->cols[off / JSON_COL_STEP];
-    if (from < D->lines[lo]) {  /* the checkpoint is on an earlier line */
-        from = D->lines[lo];
-        c = 1;
-    }
-    for (size_t i = from; i < off; i++)
-        if (((unsigned char)D->text[i] & 0xC0) != 0x80 && c < INT_MAX)
-            c++;
-    *line = lo + 1 > INT_MAX ? INT_MAX : (int)(lo + 1);
-    *col = c;
-}
-
-
-int json_doc_init(struct json_doc *D, const char *text, size_t len)
-{
-    memset(D, 0, sizeof *D);
-    D->text = text;
-    D->len = len;
-    return index_lines(D);
-}
-
-void json_doc_done(struct json_doc *D)
-{
-    free(D->nodes);
-    free(D->hash);
-    free(D->lines);
-    free(D->cols);
-    memset(D, 0, sizeof *D);
-}
-
-size_t json_doc_string_offset(const struct json_doc *D, size_t q, size_t index)
-{
-    if (q == SIZE_MAX)
-        return SIZE_MAX;
-    size_t i = q + 1, got = 0;
-    while (i < D->len && D->text[i] != '"') {
-        if (got >= index)
-            return i;
-        if (D->text[i] != '\\') {
-            i++;
-            got++;
-            continue;
-        }
-        char e = D->text[i + 1];
-        if (e != 'u') {
-            i += 2;
-            got++;
-            continue;
-        }
-        unsigned long u = strtoul((char[5]){D->text[i + 2], D->text[i + 3], D->text[i + 4],
-                                            D->text[i + 5], 0}, NULL, 16);
-        if (u >= 0xD800 && u <= 0xDBFF) {
-            i += 12;
-            got += 4;
-        } else {
-            i += 6;
-            got += u < 0x80 ? 1 : u < 0x800 ? 2 : 3;
-        }
-    }
-    return i;
-}
-
-
-const char *json_doc_literal(const struct json_doc *D, const cJSON *j, char *buf, size_t size)
-{
-    size_t off = json_doc_offset(D, j, 0), n = 0;
-    buf[0] = 0;
-    if (off == SIZE_MAX || size == 0)
-        return buf;
-    while (off + n < D->len && n + 1 < size && strchr("+-0123456789.eE", D->text[off + n]) &&
-           D->text[off + n])
-        n++;
-    memcpy(buf, D->text + off, n);
-    buf[n] = 0;
-    return buf;
-}
-
-
-/* ---------------------------------------------------------------- strict scanner */
-
-struct scan {
-    struct json_doc *D;
-    const char *s;
-    size_t n, i;
-    int depth;
-    size_t err_off;
-    char err[160];
-};
-
-/* The scanner stops at its first problem (bl_failmsg: the first wins), remembering where. */
-#define FAIL_AT(S, off, ...) (fail_at((S), (off)), bl_failmsg((S)->err, sizeof (S)->err, __VA_ARGS__))
-
-static void fail_at(struct scan *S, size_t off)
-{
-    if (!S->err[0])
-        S->err_off = off;
+    return c >= '0' && c <= '9';
 }
 
 static const char *char_name(int c, char *buf, size_t size)
 {
     if (c >= 0x21 && c < 0x7f)
-        snprintf(buf, size, "'%c'", c);
+        bl_fmt(buf, size, "'%c'", c);
     else if (c == ' ')
-        snprintf(buf, size, "a space");
+        bl_fmt(buf, size, "a space");
     else if (c < 0x20 || c == 0x7f)
-        snprintf(buf, size, "control character 0x%02x", c);
+        bl_fmt(buf, size, "control character 0x%02x", c);
     else
-        snprintf(buf, size, "a non-ASCII character");
+        bl_fmt(buf, size, "a non-ASCII character");
     return buf;
 }
 
-static int scan_ws(struct scan *S)
-{
-    while (S->i < S->n) {
-        unsigned char c = (unsigned char)S->s[S->i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r')
-            S->i++;
-        else if (c < 0x20 || c == 0x7f)
-            return FAIL_AT(S, S->i, "control character 0x%02x (not allowed in JSON)", c);
-        else
-            break;
-    }
-    return 0;
-}
+/* ---------------------------------------------------------------- what cJSON lets pass */
 
-static long read_u4(const struct scan *S, size_t at)
+/* A walk over the text beside cJSON's: it skips strings (checking their characters and
+ * escapes), counts the nesting and stops at each number, so that the n-th number it meets is
+ * the n-th number node of cJSON's tree in document order. */
+struct lex {
+    const char *s;               /* text[n] == 0 */
+    size_t n, i;
+    size_t quote;                /* where the last string opened */
+    int depth;
+    unsigned char obj[CJSON_NESTING_LIMIT / 8 + 1];  /* bit d: the container at depth d is {} */
+};
+
+static long hex4(const char *s, size_t left)
 {
-    if (at + 4 > S->n)
-        return -1;
     long v = 0;
     for (int k = 0; k < 4; k++) {
-        int h = bl_hex_digit((unsigned char)S->s[at + k]);
+        int h = (size_t)k < left ? bl_hex_digit((unsigned char)s[k]) : -1;
         if (h < 0)
             return -1;
         v = v * 16 + h;
@@ -271,231 +62,214 @@ static long read_u4(const struct scan *S, size_t at)
     return v;
 }
 
-static int scan_string(struct scan *S)
+/* The string whose opening quote is at x->i, x->i left past its closing quote. */
+static int lex_string(struct lex *x, struct bl_err *err)
 {
-    size_t start = S->i;
-    S->i++;  /* opening quote */
-    for (;;) {
-        if (S->i >= S->n)
-            return FAIL_AT(S, start, "unterminated string (missing closing '\"')");
-        unsigned char c = (unsigned char)S->s[S->i];
-        if (c == '"') {
-            S->i++;
-            return 0;
-        }
+    x->quote = x->i;
+    for (x->i++; x->i < x->n && x->s[x->i] != '"'; x->i++) {
+        size_t at = x->i;
+        unsigned char c = (unsigned char)x->s[at];
+        char e = x->s[at + 1], cb[32];
         if (c == '\n' || c == '\r')
-            return FAIL_AT(S, S->i, "line break inside a string (missing closing '\"'? "
-                           "write \\n for a new line)");
+            return bl_fail(err, -1, AT(at), JSON_LINE_BREAK_IN_STRING);
         if (c < 0x20)
-            return FAIL_AT(S, S->i, "control character 0x%02x inside a string (write \\t "
-                           "for a tab)", c);
-        if (c != '\\') {
-            S->i++;
+            return bl_fail(err, -1, AT(at), JSON_CONTROL_IN_STRING, c);
+        if (c != '\\' || at + 1 >= x->n)
             continue;
-        }
-        if (S->i + 1 >= S->n)
-            return FAIL_AT(S, start, "unterminated string (missing closing '\"')");
-        char e = S->s[S->i + 1];
-        if (strchr("\"\\/bfnrt", e) && e) {
-            S->i += 2;
-            continue;
-        }
         if (e != 'u') {
-            char cb[32];
-            return FAIL_AT(S, S->i, "invalid escape '\\' followed by %s (valid: \\\" \\\\ \\/ "
-                           "\\b \\f \\n \\r \\t \\uXXXX)", char_name((unsigned char)e, cb,
-                                                                     sizeof cb));
+            if (!strchr("\"\\/bfnrt", e))
+                return bl_fail(err, -1, AT(at), JSON_BAD_ESCAPE,
+                               char_name((unsigned char)e, cb, sizeof cb));
+            x->i++;
+            continue;
         }
-        long u = read_u4(S, S->i + 2);
+        long u = hex4(x->s + at + 2, x->n - at - 2), lo = -1;
         if (u < 0)
-            return FAIL_AT(S, S->i, "\\u must be followed by 4 hex digits");
+            return bl_fail(err, -1, AT(at), JSON_U_HEX);
         if (u == 0)
-            return FAIL_AT(S, S->i, "\\u0000 is not allowed in a text");
+            return bl_fail(err, -1, AT(at), JSON_U_ZERO);
+        if (u >= 0xD800 && u <= 0xDBFF && at + 7 < x->n && x->s[at + 6] == '\\' &&
+            x->s[at + 7] == 'u')
+            lo = hex4(x->s + at + 8, x->n - at - 8);
         if (u >= 0xDC00 && u <= 0xDFFF)
-            return FAIL_AT(S, S->i, "unpaired surrogate \\u%04lX", (unsigned long)u);
-        if (u >= 0xD800 && u <= 0xDBFF) {
-            long lo = -1;
-            if (S->i + 7 < S->n && S->s[S->i + 6] == '\\' && S->s[S->i + 7] == 'u')
-                lo = read_u4(S, S->i + 8);
-            if (lo < 0xDC00 || lo > 0xDFFF)
-                return FAIL_AT(S, S->i, "unpaired surrogate \\u%04lX", (unsigned long)u);
-            S->i += 12;
-        } else {
-            S->i += 6;
+            return bl_fail(err, -1, AT(at), JSON_SURROGATE, (unsigned)u);
+        if (u >= 0xD800 && u <= 0xDBFF && (lo < 0xDC00 || lo > 0xDFFF))
+            return bl_fail(err, -1, AT(at), JSON_SURROGATE, (unsigned)u);
+        x->i += u >= 0xD800 && u <= 0xDBFF ? 11 : 5;
+    }
+    x->i++;
+    return 0;
+}
+
+/* The number of len bytes at s is JSON's -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?
+ * (cJSON reads more through strtod); 0, or -1 with err at off. */
+static int lex_number_ok(const char *s, size_t len, size_t off, struct bl_err *err)
+{
+    size_t i = s[0] == '-';
+    if (i + 1 < len && s[i] == '0' && is_digit(s[i + 1]))
+        return bl_fail(err, -1, AT(off), JSON_LEADING_ZERO);
+    for (int part = 0; part < 3; part++) {
+        if (part == 1 && (i >= len || s[i] != '.'))
+            continue;
+        if (part == 2 && (i >= len || (s[i] != 'e' && s[i] != 'E')))
+            continue;
+        char after = part ? s[i++] : '-';
+        if (part == 2 && i < len && (s[i] == '+' || s[i] == '-'))
+            i++;
+        if (i >= len || !is_digit(s[i]))
+            return bl_fail(err, -1, AT(off), JSON_DIGIT_AFTER, after);
+        while (i < len && is_digit(s[i]))
+            i++;
+    }
+    char cb[32];
+    return i == len ? 0 : bl_fail(err, -1, AT(off + i), JSON_UNEXPECTED,
+                                  char_name((unsigned char)s[i], cb, sizeof cb));
+}
+
+/* The next number before limit: its offset (its length in *len), or SIZE_MAX when there is
+ * none or after a problem (err filled). */
+static size_t lex_next(struct lex *x, size_t limit, size_t *len, struct bl_err *err)
+{
+    while (x->i < limit) {
+        size_t at = x->i;
+        unsigned char c = (unsigned char)x->s[at];
+        if (c == '"') {
+            if (lex_string(x, err))
+                return SIZE_MAX;
+            continue;
+        }
+        x->i++;
+        if (c == '}' || c == ']') {
+            x->depth--;
+        } else if (c == '{' || c == '[') {
+            int d = x->depth++;
+            if (d >= 0 && d < CJSON_NESTING_LIMIT)
+                x->obj[d / 8] = (unsigned char)((x->obj[d / 8] & ~(1u << d % 8)) |
+                                                (c == '{' ? 1u << d % 8 : 0));
+        } else if (c < 0x20 && !is_space((char)c)) {
+            bl_fail(err, -1, AT(at), JSON_CONTROL, c);
+            return SIZE_MAX;
+        } else if (c == '-' || is_digit((char)c)) {
+            while (x->i < x->n && x->s[x->i] && strchr("+-0123456789.eE", x->s[x->i]))
+                x->i++;
+            *len = x->i - at;
+            return lex_number_ok(x->s + at, *len, at, err) ? SIZE_MAX : at;
         }
     }
+    return SIZE_MAX;
 }
 
-static int is_digit(int c)
+/* Every number node of the tree from j on gets its literal, in document order. */
+static int give_literals(cJSON *j, struct lex *x, struct bl_err *err)
 {
-    return c >= '0' && c <= '9';
-}
-
-static int scan_number(struct scan *S)
-{
-    size_t start = S->i;
-    if (S->s[S->i] == '-')
-        S->i++;
-    if (S->i >= S->n || !is_digit((unsigned char)S->s[S->i]))
-        return FAIL_AT(S, start, "bad number (a digit must follow '-')");
-    if (S->s[S->i] == '0' && S->i + 1 < S->n && is_digit((unsigned char)S->s[S->i + 1]))
-        return FAIL_AT(S, start, "bad number (no leading zeros in JSON)");
-    while (S->i < S->n && is_digit((unsigned char)S->s[S->i]))
-        S->i++;
-    if (S->i < S->n && S->s[S->i] == '.') {
-        S->i++;
-        if (S->i >= S->n || !is_digit((unsigned char)S->s[S->i]))
-            return FAIL_AT(S, start, "bad number (a digit must follow '.')");
-        while (S->i < S->n && is_digit((unsigned char)S->s[S->i]))
-            S->i++;
-    }
-    if (S->i < S->n && (S->s[S->i] == 'e' || S->s[S->i] == 'E')) {
-        S->i++;
-        if (S->i < S->n && (S->s[S->i] == '+' || S->s[S->i] == '-'))
-            S->i++;
-        if (S->i >= S->n || !is_digit((unsigned char)S->s[S->i]))
-            return FAIL_AT(S, start, "bad number (a digit must follow the exponent)");
-        while (S->i < S->n && is_digit((unsigned char)S->s[S->i]))
-            S->i++;
+    for (; j; j = j->next) {
+        if (cJSON_IsNumber(j)) {
+            size_t len = 0, at = lex_next(x, x->n, &len, err);
+            if (at == SIZE_MAX)
+                return bl_fail(err, -1, BL_NOWHERE, JSON_UNEXPECTED, "a number");
+            if (!(j->valuestring = cJSON_malloc(len + 1)))
+                return bl_fail(err, -2, BL_NOWHERE, JSON_OUT_OF_MEMORY);
+            memcpy(j->valuestring, x->s + at, len);
+            j->valuestring[len] = 0;
+        }
+        if (j->child && give_literals(j->child, x, err))
+            return -1;
     }
     return 0;
 }
 
-static int scan_value(struct scan *S, const cJSON *item, size_t key_off);
+/* ---------------------------------------------------------------- why a text is not JSON */
 
-static int unexpected(struct scan *S, const char *expected)
+/* The last character before k that is not white space (0 when none). */
+static char before(const char *s, size_t k)
 {
-    if (S->i >= S->n)
-        return FAIL_AT(S, S->n, "unexpected end of file (expected %s)", expected);
-    unsigned char c = (unsigned char)S->s[S->i];
-    char cb[32];
-    if (c == '\'')
-        return FAIL_AT(S, S->i, "JSON strings use double quotes (\"), not '");
+    while (k > 0 && is_space(s[k - 1]))
+        k--;
+    return k > 0 ? s[k - 1] : 0;
+}
+
+/* 1 when the container x stands in at its depth is an object. */
+static int in_object(const struct lex *x)
+{
+    int d = x->depth - 1;
+    return d >= 0 && d < CJSON_NESTING_LIMIT && (x->obj[d / 8] >> d % 8 & 1);
+}
+
+/* cJSON stopped at e, x having walked the text up to e - 1. Where an object wants a key,
+ * cJSON points past the character it refused: that one (at k) is named and placed. */
+static int why_not_json(const char *s, size_t n, size_t e, struct lex *x, const char *whole,
+                        struct bl_err *err)
+{
+    size_t first = n >= 3 && !memcmp(s, "\xEF\xBB\xBF", 3) ? 3 : 0, k = e, lit;
+    while (first < n && is_space(s[first]))
+        first++;
+    if (first >= n)
+        return bl_fail(err, -1, AT(0), JSON_EMPTY, whole ? whole : "the file");
+    int want_key = in_object(x) && e > 0 && !is_space(s[e - 1]) && s[e - 1] != '"' &&
+                   (before(s, e - 1) == '{' || before(s, e - 1) == ',');
+    if (want_key)
+        k = e - 1;
+    while (!want_key && lex_next(x, e, &lit, err) != SIZE_MAX)
+        ;
+    if (bl_err_failed(err))
+        return -1;
+    if (x->depth >= CJSON_NESTING_LIMIT)
+        return bl_fail(err, -1, AT(e), JSON_TOO_DEEP, CJSON_NESTING_LIMIT);
+    if (x->i > n)
+        return bl_fail(err, -1, AT(x->quote), JSON_UNTERMINATED);
+    if (k >= n)
+        return bl_fail(err, -1, AT(n), JSON_END_OF_FILE);
+    char c = s[k], b = before(s, k), cb[32];
+    char_name((unsigned char)c, cb, sizeof cb);
     if (c == '/')
-        return FAIL_AT(S, S->i, "JSON has no comments");
-    return FAIL_AT(S, S->i, "expected %s, found %s", expected, char_name(c, cb, sizeof cb));
-}
-
-static int scan_container(struct scan *S, const cJSON *item, int obj)
-{
-    size_t open = S->i;
-    char close = obj ? '}' : ']';
-    if (++S->depth > JSON_DEPTH_MAX)
-        return FAIL_AT(S, open, "nesting too deep (more than %d levels)", JSON_DEPTH_MAX);
-    S->i++;
-    if (scan_ws(S))
-        return -1;
-    const cJSON *child = NULL;
-    int first = 1;
-    if (S->i < S->n && S->s[S->i] == close) {
-        S->i++;
-        S->depth--;
-        return 0;
-    }
-    for (;;) {
-        child = !item ? NULL : first ? item->child : child ? child->next : NULL;
-        size_t key_off = SIZE_MAX;
-        if (obj) {
-            if (S->i < S->n && S->s[S->i] == '}' && !first)
-                return FAIL_AT(S, S->i, "trailing comma before '}'");
-            if (S->i >= S->n || S->s[S->i] != '"')
-                return unexpected(S, "a \"key\" in double quotes");
-            key_off = S->i;
-            if (scan_string(S) || scan_ws(S))
-                return -1;
-            if (S->i >= S->n || S->s[S->i] != ':')
-                return unexpected(S, "':' after the key");
-            S->i++;
-        } else if (S->i < S->n && S->s[S->i] == ']' && !first) {
-            return FAIL_AT(S, S->i, "trailing comma before ']'");
-        }
-        first = 0;
-        if (scan_value(S, child, key_off) || scan_ws(S))
-            return -1;
-        if (S->i < S->n && S->s[S->i] == ',') {
-            S->i++;
-            if (scan_ws(S))
-                return -1;
-            continue;
-        }
-        if (S->i < S->n && S->s[S->i] == close) {
-            S->i++;
-            S->depth--;
-            return 0;
-        }
-        if (S->i >= S->n) {
-            int line, col;
-            json_doc_line_col(S->D, open, &line, &col);
-            return FAIL_AT(S, S->n, "unexpected end of file: '%c' opened at %d:%d is not closed",
-                           S->s[open], line, col);
-        }
-        if (S->s[S->i] == '"' || S->s[S->i] == '{' || S->s[S->i] == '[')
-            return FAIL_AT(S, S->i, "missing ',' before this");
-        char what[24];
-        snprintf(what, sizeof what, "',' or '%c'", close);
-        return unexpected(S, what);
-    }
-}
-
-static int scan_value(struct scan *S, const cJSON *item, size_t key_off)
-{
-    if (scan_ws(S))
-        return -1;
-    if (S->i >= S->n)
-        return unexpected(S, "a value");
-    add_node(S->D, item, key_off, S->i);
-    unsigned char c = (unsigned char)S->s[S->i];
-    if (c == '{' || c == '[')
-        return scan_container(S, item, c == '{');
-    if (c == '"')
-        return scan_string(S);
-    if (c == '-' || is_digit(c))
-        return scan_number(S);
-    static const char *const lits[] = {"true", "false", "null"};
-    for (int k = 0; k < 3; k++) {
-        size_t ln = strlen(lits[k]);
-        if (S->n - S->i >= ln && !memcmp(S->s + S->i, lits[k], ln)) {
-            S->i += ln;
-            if (S->i < S->n && ((S->s[S->i] >= 'a' && S->s[S->i] <= 'z') ||
-                                (S->s[S->i] >= 'A' && S->s[S->i] <= 'Z')))
-                return FAIL_AT(S, S->i - ln, "unknown word (values are \"strings\", numbers, "
-                               "true, false, null, {...} or [...])");
-            return 0;
-        }
-    }
-    if (c == ']' || c == '}')
-        return unexpected(S, "a value");
+        return bl_fail(err, -1, AT(k), JSON_NO_COMMENTS);
+    if (c == '\'')
+        return bl_fail(err, -1, AT(k), JSON_SINGLE_QUOTE);
+    if ((c == ']' || c == '}') && b == ',')
+        return bl_fail(err, -1, AT(k), JSON_TRAILING_COMMA, c);
+    if (want_key)
+        return bl_fail(err, -1, AT(k), JSON_EXPECTED_KEY, cb);
+    if (c && strchr("\"{[", c) && b && strchr("\"]}0123456789el", b))
+        return bl_fail(err, -1, AT(k), JSON_MISSING_COMMA);
     if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
-        return FAIL_AT(S, S->i, "unknown word (text must be in double quotes)");
-    return unexpected(S, "a value");
+        return bl_fail(err, -1, AT(k), JSON_UNKNOWN_WORD);
+    if (c == '-' || is_digit(c)) {
+        size_t len = 0;
+        while (k + len < n && s[k + len] && strchr("+-0123456789.eE", s[k + len]))
+            len++;
+        if (lex_number_ok(s + k, len, k, err))
+            return -1;
+    }
+    if (b && strchr("\"]}0123456789el", b) && !(in_object(x) && b == '"'))
+        return bl_fail(err, -1, AT(k), JSON_EXPECTED_COMMA, in_object(x) ? '}' : ']', cb);
+    if (!b || strchr("[,:", b))
+        return bl_fail(err, -1, AT(k), JSON_EXPECTED_VALUE, cb);
+    return bl_fail(err, -1, AT(k), JSON_UNEXPECTED, cb);
 }
 
-int json_doc_scan(struct json_doc *D, const cJSON *root, const char *whole, size_t *err_off,
-                  char *err, size_t esz)
+int json_read(const char *text, size_t len, const char *whole, cJSON **root, struct bl_err *err)
 {
-    struct scan S;
-    memset(&S, 0, sizeof S);
-    S.D = D;
-    S.s = D->text;
-    S.n = D->len;
-    if (S.n >= 3 && !memcmp(S.s, "\xEF\xBB\xBF", 3))
-        S.i = 3;
-    int rc = scan_ws(&S);
-    if (!rc && S.i >= S.n)
-        rc = FAIL_AT(&S, 0, "empty file (%s is one JSON object)", whole ? whole : "the file");
-    if (!rc)
-        rc = scan_value(&S, root, SIZE_MAX);
-    if (!rc)
-        rc = scan_ws(&S);
-    if (!rc && S.i < S.n)
-        rc = FAIL_AT(&S, S.i, "text after the end of the JSON object");
-    if (rc) {
-        *err_off = S.err_off;
-        bl_fmt(err, esz, "%s", S.err[0] ? S.err : "syntax error");
+    const char *end = NULL;
+    struct lex x = {.s = text, .n = len};
+    size_t lit = 0;
+    *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
+    size_t e = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
+    if (*root) {
+        size_t after = e;
+        while (after < len && is_space(text[after]))
+            after++;
+        if (give_literals(*root, &x, err) == 0 && lex_next(&x, e, &lit, err) == SIZE_MAX &&
+            !bl_err_failed(err) && after < len)
+            bl_fail(err, -1, AT(after), JSON_TEXT_AFTER);
+        if (!bl_err_failed(err))
+            return 0;
+        cJSON_Delete(*root);
+        *root = NULL;
+        return -1;
     }
-    if (!rc && root && !D->oom && build_hash(D))
-        D->oom = 1;
-    return rc;
+    while (lex_next(&x, e ? e - 1 : 0, &lit, err) != SIZE_MAX)
+        ;
+    return why_not_json(text, len, e, &x, whole, err);
 }
 
 /* ---------------------------------------------------------------- whole-text checks */

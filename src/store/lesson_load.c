@@ -1,7 +1,7 @@
 /* lesson_load.c: a lesson file read into a struct lesson (lesson_load.h): the file read
- * (regular files only, at most LESSON_FILE_MAX), UTF-8 checked, parsed by cJSON and scanned
- * strictly for positions (json.h), then the top level and each step read
- * (lesson_read_step.c); problems are reported through lesson_problem. Also the lessons
+ * (regular files only, at most LESSON_FILE_MAX), UTF-8 checked, parsed once (json_read), then
+ * the top level and each step read (lesson_read_step.c); problems are reported through
+ * lesson_problem. Also the lessons
  * directory and a set of lessons loaded from it. Never prints, never exits. */
 #include <dirent.h>
 #include <stdio.h>
@@ -24,23 +24,22 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     long long v;
     const cJSON *fj = lr_get(root, "format");
     if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
-        PROBLEM(L, fj, 1, "format", "this banklab reads format %d; the file needs a newer "
+        lesson_problem(&L->P, 0, "format", "this banklab reads format %d; the file needs a newer "
                 "banklab", LESSON_FORMAT);
     else
         lr_get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
     lr_get_id(L, root, "", &l->id);
-    lr_set_pos(L, lr_get(root, "id"), 1, &l->id_at.line, &l->id_at.col);
     if (lr_get_int(L, root, "chapter", "", 1, 1, 99, "in 1..99", &v) == 0)
         l->chapter = (int)v;
     lr_get_text(L, root, "title", "", 1, &l->title);
     const cJSON *sj = lr_get(root, "steps");
     if (!sj) {
-        lr_missing(L, root, "", "steps");
+        lr_missing(L, "", "steps");
         return;
     }
     int n = cJSON_GetArraySize(sj);
     if (!cJSON_IsArray(sj) || n < 1) {
-        PROBLEM(L, sj, 0, "steps", "expected a non-empty array of steps, found %s",
+        lesson_problem(&L->P, 0, "steps", "expected a non-empty array of steps, found %s",
                 cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
         return;
     }
@@ -66,86 +65,63 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
 
 /* ---------------------------------------------------------------- loading */
 
-/* The file's text, UTF-8 checked and scanned: 0, or -1 after its problem (or out of memory:
- * L->oom). On success *root is cJSON's tree and L->doc knows where each value stands. */
-static int parse(struct ld *L, cJSON **root)
-{
-    const char *text = L->doc.text;
-    size_t len = L->doc.len, bad = bl_utf8_bad(text, len), err_off = 0;
-    char err[200];
-    if (bad != SIZE_MAX) {
-        PROBLEM_OFF(L, bad, "", "%s", text[bad] ? "invalid UTF-8 (save the file as UTF-8)"
-                                                : "NUL byte in the file");
-        return -1;
-    }
-    const char *end = NULL;
-    *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 1);
-    if (!*root) {
-        if (json_doc_scan(&L->doc, NULL, "a lesson", &err_off, err, sizeof err) == 0) {
-            /* our scanner accepted what cJSON refused: point where cJSON stopped */
-            err_off = end && end >= text && end <= text + len ? (size_t)(end - text) : 0;
-            snprintf(err, sizeof err, "syntax error");
-        }
-        PROBLEM_OFF(L, err_off, "", "%s", err);
-        return -1;
-    }
-    if (json_doc_scan(&L->doc, *root, "a lesson", &err_off, err, sizeof err)) {
-        PROBLEM_OFF(L, err_off, "", "%s", err);
-        return -1;
-    }
-    if (L->doc.oom)
-        L->oom = 1;
-    return L->oom ? -1 : 0;
-}
-
 static struct lesson *load(const char *name, const char *data, size_t len,
                            void (*report)(const struct lesson_error *e, void *ctx), void *ctx,
                            int *nproblems, int partial)
 {
-    struct ld L;
-    memset(&L, 0, sizeof L);
-    L.name = name ? name : "(lesson)";
-    L.problems = (struct lesson_problems){L.name, report, ctx, 0};
+    struct ld L = {.name = name ? name : "(lesson)"};
+    L.P = (struct lesson_problems){L.name, report, ctx, 0, NULL, 0};
     struct lesson *l = NULL;
     cJSON *root = NULL;
-    char *owned = NULL, why[128];
+    char *owned = NULL;
+    struct bl_err why = {0};
     if (nproblems)
         *nproblems = 0;
-    if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, why, sizeof why))) {
-        lesson_problem(&L.problems, 0, 0, "", "%s", why);
+    if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, &why))) {
+        lesson_problem(&L.P, 0, "", "%s", why.msg);
         if (nproblems)
             *nproblems = -1;
         return NULL;
     }
-    /* NUL-terminated copy: cJSON and the scanner read it as a C string. */
+    /* NUL-terminated copy: cJSON reads it as a C string. */
     char *text = malloc(len + 1);
     if (text) {
         if (len)
             memcpy(text, data, len);
         text[len] = 0;
+        L.P.text = text;
+        L.P.len = len;
     }
     free(owned);
-    if (!text || json_doc_init(&L.doc, text, len)) {
+    size_t bad = text ? bl_utf8_bad(text, len) : SIZE_MAX;
+    struct bl_err err;
+    bl_err_clear(&err);
+    if (!text) {
         L.oom = 1;
-    } else if (parse(&L, &root) == 0) {
-        if (!(l = calloc(1, sizeof *l))) {
+    } else if (bad != SIZE_MAX) {
+        lesson_problem(&L.P, (int)bad + 1, "", "%s", text[bad] ? "invalid UTF-8 (save the file "
+                       "as UTF-8)" : "NUL byte in the file");
+    } else if (json_read(text, len, "a lesson", &root, &err)) {
+        if (err.status == -2)
             L.oom = 1;
-        } else {
-            l->path = lr_dupstr(&L, L.name);
-            read_lesson(&L, root, l);
-        }
+        else
+            lesson_problem(&L.P, err.where.at, "", "%s", err.msg);
+    } else if (!(l = calloc(1, sizeof *l))) {
+        L.oom = 1;
+    } else {
+        l->path = lr_dupstr(&L, L.name);
+        read_lesson(&L, root, l);
     }
     if (L.oom)
-        lesson_problem(&L.problems, 0, 0, "", "out of memory");
-    lesson_problems_end(&L.problems);
-    if (L.oom || (L.problems.n && !partial)) {
+        lesson_problem(&L.P, 0, "", "out of memory");
+    lesson_problems_end(&L.P);
+    if (L.oom || (L.P.n && !partial)) {
         lesson_free(l);
         l = NULL;
     }
     if (nproblems)
-        *nproblems = L.problems.n;
+        *nproblems = L.P.n;
     cJSON_Delete(root);
-    json_doc_done(&L.doc);
     free(text);
     return l;
 }
@@ -167,7 +143,7 @@ struct lesson *lesson_load_partial(const char *name, const char *data, size_t le
 static void keep_first(const struct lesson_error *e, void *ctx)
 {
     struct lesson_error *first = ctx;
-    if (first->msg[0] == 0)
+    if (first->err.status == 0)
         *first = *e;
 }
 
@@ -291,8 +267,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
 {
     for (int k = 0; k < set->nlessons; k++)
         if (!strcmp(set->lessons[k].id, l->id)) {
-            struct lesson_problems P = {path, report, ctx, 0};
-            lesson_problem(&P, 0, 0, NULL, "lesson id \"%s\" is also the id of %s; file "
+            struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
+            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file "
                            "skipped", l->id, set->lessons[k].path);
             lesson_free(l);
             return;
@@ -300,8 +276,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
     if (checked) {
         int problems = lesson_check(l, report, ctx);
         if (problems > 0) {
-            struct lesson_problems P = {path, report, ctx, 0};
-            lesson_problem(&P, 0, 0, NULL, "file skipped: %d problem%s above (banklab check "
+            struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
+            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check "
                            "lists them)", problems, problems == 1 ? "" : "s");
             lesson_free(l);
             return;
@@ -327,8 +303,8 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     } else {
         names = path ? dir_files(path, &nnames, &err) : NULL;
         if (!path || err) {
-            struct lesson_problems P = {path ? path : "(none)", report, ctx, 0};
-            lesson_problem(&P, 0, 0, NULL, "cannot open the lessons directory");
+            struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
+            lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
             return -1;
         }
     }
@@ -346,9 +322,9 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     if (set->nlessons == 0) {
         free(set->lessons);
         set->lessons = NULL;
-        struct lesson_problems P = {path, report, ctx, 0};
+        struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
         if (nnames == 0)
-            lesson_problem(&P, 0, 0, NULL, "no lesson files (*.json) in the directory");
+            lesson_problem(&P, 0, NULL, "no lesson files (*.json) in the directory");
         return -1;
     }
     return 0;

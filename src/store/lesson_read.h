@@ -1,6 +1,6 @@
 /* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_fields.c,
  * lesson_read_scene.c, lesson_read_step.c, lesson_read_figure.c): the reader's state over one
- * file, how a problem is placed, and the readers each file lends the others. Not for use
+ * file and the readers each file lends the others. Not for use
  * outside src/store. Each reader returns 0 when its part was read, -1 after reporting its
  * problems (a field reader: 1 when an optional field is absent). */
 #ifndef BANKLAB_STORE_LESSON_READ_H
@@ -16,24 +16,13 @@
 #define PATH_BUF 192                  /* "steps[12].scene.params[3].keys" */
 #define INT_SAFE 9007199254740992.0   /* 2^53: integers a double holds exactly */
 
-/* One file being read. */
+/* One file being read. A problem is added with lesson_problem(&L->P, 0, PATH, ...): the path
+ * says where it is. */
 struct ld {
     const char *name;
-    struct json_doc doc;         /* the text and where each value stands */
-    struct lesson_problems problems;
+    struct lesson_problems P;
     int oom;                     /* memory ran out: the file is given up */
 };
-
-/* A problem at byte off of the file (SIZE_MAX: the file as a whole), or at item (at its key
- * when at_key is set and it has one), worded "PATH: message". */
-#define PROBLEM_OFF(L, off, path, ...)                                                    \
-    do {                                                                                  \
-        int ln_, co_;                                                                     \
-        json_doc_line_col(&(L)->doc, (off), &ln_, &co_);                                  \
-        lesson_problem(&(L)->problems, ln_, co_, (path), __VA_ARGS__);                    \
-    } while (0)
-#define PROBLEM(L, item, at_key, path, ...)                                               \
-    PROBLEM_OFF((L), json_doc_offset(&(L)->doc, (item), (at_key)), (path), __VA_ARGS__)
 
 /* ---- lesson_read_fields.c: paths, keys and typed fields ---- */
 
@@ -43,15 +32,15 @@ const char *lr_subi(char *buf, const char *path, int index);
 
 char *lr_dupstr(struct ld *L, const char *s);          /* sets L->oom on failure */
 const cJSON *lr_get(const cJSON *obj, const char *name);
-void lr_set_pos(const struct ld *L, const cJSON *item, int want_key, int *line, int *col);
 int lr_is_ident_char(int c, int first);
 
 /* lr_check_keys: obj has only the allowed keys (NULL-terminated), once each; an unknown one
  * is reported with the nearest valid name. Returns the number of problems. */
 int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *const *allowed);
 int lr_expect_object(struct ld *L, const cJSON *j, const char *path);
-void lr_missing(struct ld *L, const cJSON *obj, const char *path, const char *name);
-int lr_int_literal(const struct ld *L, const cJSON *j);
+void lr_missing(struct ld *L, const char *path, const char *name);
+/* lr_int_literal: 1 when the number j is written as an integer ("32", not "32.0", "3.2e1") */
+int lr_int_literal(const cJSON *j);
 
 /* Typed fields of obj: 0 read, 1 absent and optional, -1 after a problem. what words the
  * accepted range of an integer ("in 0..7"). A string must be non-blank text without control

@@ -1,7 +1,7 @@
 /* lesson_read_fields.c: the lesson loader's field readers (lesson_read.h): paths for messages,
  * allowed keys with the nearest name suggested, and integers, booleans, strings, ids and
- * zh/en texts, each checked for type and range and reported at its place. cJSON and the
- * JSON positions only; never prints. */
+ * zh/en texts, each checked for type and range and reported by its path. cJSON only; never
+ * prints. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -80,14 +80,14 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
                 known = k;
         char p[PATH_BUF];
         if (known >= 0 && known < (int)sizeof seen && seen[known]++) {
-            PROBLEM(L, c, 1, lr_sub(p, path, key), "field given twice");
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), "field given twice");
             bad++;
         }
         if (known >= 0)
             continue;
         bad++;
-        if (L->problems.n >= LESSON_PROBLEMS_SHOWN) {  /* not shown: spare the suggestion */
-            L->problems.n++;
+        if (L->P.n >= LESSON_PROBLEMS_SHOWN) {  /* not shown: spare the suggestion */
+            L->P.n++;
             continue;
         }
         /* suggest only near names: a case slip, or at most a third of the letters */
@@ -101,10 +101,10 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
             }
         }
         if (near)
-            PROBLEM(L, c, 1, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
                     "fields: %s", near, list);
         else
-            PROBLEM(L, c, 1, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
     }
     return bad;
 }
@@ -118,26 +118,19 @@ int lr_expect_object(struct ld *L, const cJSON *j, const char *path)
 {
     if (cJSON_IsObject(j))
         return 0;
-    PROBLEM(L, j, 0, path, "expected an object {...}, found %s", json_type_name(j));
+    lesson_problem(&L->P, 0, path, "expected an object {...}, found %s", json_type_name(j));
     return -1;
 }
 
-/* 1 when the number at j is written as an integer: no fraction, no exponent ("32", not
- * "32.0" or "3.2e1"); the guide asks for that wherever a field is an integer. */
-int lr_int_literal(const struct ld *L, const cJSON *j)
+int lr_int_literal(const cJSON *j)
 {
-    char lit[64];
-    json_doc_literal(&L->doc, j, lit, sizeof lit);
-    return !strpbrk(lit, ".eE");
+    return !strpbrk(j->valuestring ? j->valuestring : "", ".eE");
 }
 
-/* A required field that is missing: reported at the parent object's opening brace. */
-void lr_missing(struct ld *L, const cJSON *obj, const char *path, const char *name)
+/* A required field that is missing, named by the path of its object. */
+void lr_missing(struct ld *L, const char *path, const char *name)
 {
-    if (path && *path)
-        PROBLEM(L, obj, 0, path, "missing required field \"%s\"", name);
-    else
-        PROBLEM(L, obj, 0, "", "missing required field \"%s\"", name);
+    lesson_problem(&L->P, 0, path, "missing required field \"%s\"", name);
 }
 
 /* An integer field in lo..hi. Returns 1 when absent (and not required), 0 when read into
@@ -150,7 +143,7 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
     lr_sub(p, path, name);
     if (!j) {
         if (required) {
-            lr_missing(L, obj, path, name);
+            lr_missing(L, path, name);
             return -1;
         }
         return 1;
@@ -158,20 +151,19 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
     double v = j->valuedouble;
     if (!cJSON_IsNumber(j) || !isfinite(v) || v != floor(v) || fabs(v) > INT_SAFE) {
         if (cJSON_IsNumber(j))
-            PROBLEM(L, j, 0, p, "expected an integer %s, found %g", what, v);
+            lesson_problem(&L->P, 0, p, "expected an integer %s, found %g", what, v);
         else
-            PROBLEM(L, j, 0, p, "expected an integer %s, found %s", what, json_type_name(j));
+            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what, json_type_name(j));
         return -1;
     }
-    if (!lr_int_literal(L, j)) {
-        char lit[64];
-        PROBLEM(L, j, 0, p, "expected an integer %s, found %s (write integers without a "
-                "fraction or exponent)", what, json_doc_literal(&L->doc, j, lit, sizeof lit));
+    if (!lr_int_literal(j)) {
+        lesson_problem(&L->P, 0, p, "expected an integer %s, found %s (write integers without a "
+                "fraction or exponent)", what, j->valuestring);
         return -1;
     }
     long long iv = (long long)v;
     if (iv < lo || iv > hi) {
-        PROBLEM(L, j, 0, p, "expected an integer %s, found %lld", what, iv);
+        lesson_problem(&L->P, 0, p, "expected an integer %s, found %lld", what, iv);
         return -1;
     }
     *out = iv;
@@ -185,7 +177,7 @@ int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *pa
         return 1;
     if (!cJSON_IsBool(j)) {
         char p[PATH_BUF];
-        PROBLEM(L, j, 0, lr_sub(p, path, name), "expected true or false, found %s",
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected true or false, found %s",
                 json_type_name(j));
         return -1;
     }
@@ -209,23 +201,23 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
     char p[PATH_BUF];
     if (!j) {
         if (required) {
-            lr_missing(L, obj, path, name);
+            lr_missing(L, path, name);
             return -1;
         }
         return 1;
     }
     if (!cJSON_IsString(j) || !j->valuestring) {
-        PROBLEM(L, j, 0, lr_sub(p, path, name), "expected a string, found %s", json_type_name(j));
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s", json_type_name(j));
         return -1;
     }
     if (blank(j->valuestring)) {
-        PROBLEM(L, j, 0, lr_sub(p, path, name), "empty string");
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), "empty string");
         return -1;
     }
     unsigned cp = 0;
     size_t at = bl_utf8_control(j->valuestring, "\n", &cp);
     if (at != SIZE_MAX) {
-        PROBLEM_OFF(L, json_doc_string_offset(&L->doc, json_doc_offset(&L->doc, j, 0), at),
+        lesson_problem(&L->P, 0,
                     lr_sub(p, path, name),
                     cp >= 0x2000 ? "bidirectional control character U+%04X (it reorders the "
                     "text shown); lesson texts are plain text" : "control character U+%04X; "
@@ -242,11 +234,6 @@ int lr_is_ident_char(int c, int first)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' ||
            (!first && c >= '0' && c <= '9');
-}
-
-void lr_set_pos(const struct ld *L, const cJSON *item, int want_key, int *line, int *col)
-{
-    json_doc_line_col(&L->doc, json_doc_offset(&L->doc, item, want_key), line, col);
 }
 
 /* ids: letters, digits and '-' */
@@ -269,7 +256,7 @@ int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
         return -1;
     if (!valid_id(s)) {
         char p[PATH_BUF];
-        PROBLEM(L, j, 0, lr_sub(p, path, "id"),
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"),
                 "\"%s\": an id is 1-64 letters, digits, '_' or '-'", s);
         return -1;
     }
@@ -298,7 +285,7 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
         if (v) {
             char p[PATH_BUF];
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-                PROBLEM(L, v, 0, lr_sub(p, path, "value"), "expected a number, found %s",
+                lesson_problem(&L->P, 0, lr_sub(p, path, "value"), "expected a number, found %s",
                         json_type_name(v));
                 bad++;
             } else {
@@ -320,7 +307,7 @@ int lr_get_text(struct ld *L, const cJSON *obj, const char *name, const char *pa
     const cJSON *j = lr_get(obj, name);
     if (!j) {
         if (required) {
-            lr_missing(L, obj, path, name);
+            lr_missing(L, path, name);
             return -1;
         }
         return 1;

@@ -34,7 +34,6 @@ static int figure_field_known(const char *name)
 static int read_figure(struct ld *L, const cJSON *j, const char *path, struct lesson_figure *f)
 {
     char p[PATH_BUF];
-    lr_set_pos(L, j, 0, &f->line, &f->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, figure_keys);
@@ -51,7 +50,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
         bad++;
     } else if (!figure_field_known(field)) {
-        PROBLEM(L, fj, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
+        lesson_problem(&L->P, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
                 LESSON_FIGURE_FIELDS);
         bad++;
     } else {
@@ -66,7 +65,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (rc < 0) {
         bad++;
     } else if (f->percent && !over) {
-        PROBLEM(L, lr_get(j, "percent"), 1, lr_sub(p, path, "percent"),
+        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"),
                 "a percentage needs \"over\" "
                 "(the label of the row it is a percentage of)");
         bad++;
@@ -74,16 +73,15 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     const cJSON *vj = lr_get(j, "value");
     lr_sub(p, path, "value");
     if (!vj) {
-        lr_missing(L, j, path, "value");
+        lr_missing(L, path, "value");
         bad++;
     } else if (!cJSON_IsNumber(vj) || !isfinite(vj->valuedouble)) {
-        PROBLEM(L, vj, 0, p, "expected a number, found %s", json_type_name(vj));
+        lesson_problem(&L->P, 0, p, "expected a number, found %s", json_type_name(vj));
         bad++;
     } else {
-        char lit[64];
-        json_doc_literal(&L->doc, vj, lit, sizeof lit);
+        const char *lit = vj->valuestring;
         if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
-            PROBLEM(L, vj, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
+            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
                     "most %d characters)", lit, (int)sizeof f->text - 1);
             bad++;
         } else {
@@ -293,7 +291,6 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
                        struct lesson_figure *f)
 {
     char p3[PATH_BUF];
-    const cJSON *vj = lr_get(d, "value");
     lr_sub(p3, p2, "value");
     struct quote_scan k[2];
     int rc = 0;
@@ -303,18 +300,18 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         scan_step(st, (enum lesson_lang)lang, &k[lang]);
         const char *lc = lesson_lang_code((enum lesson_lang)lang);
         if (!k[lang].found) {
-            PROBLEM(L, vj, 1, p3, "no %s text of this step quotes %s (a figure is a number its "
+            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number its "
                     "text quotes, as written there)", lc, k[lang].q);
             return -1;   /* the first language that lacks it is enough to say */
         }
         if (k[lang].ratio && !f->over) {
-            PROBLEM(L, vj, 1, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", \"倍\"), "
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", \"倍\"), "
                     "but the figure is not one: give \"over\", the row it is a ratio to", lc,
                     k[lang].q);
             rc = -1;
         }
         if (f->percent && !k[lang].percent) {
-            PROBLEM(L, vj, 1, p3, "a percentage, but no %s text quotes it as %s %%", lc,
+            lesson_problem(&L->P, 0, p3, "a percentage, but no %s text quotes it as %s %%", lc,
                     k[lang].q);
             rc = -1;
         }
@@ -324,19 +321,19 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
         int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
         if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
-            PROBLEM(L, vj, 1, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
+            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
                     k[lang].q, up ? "above (higher, more, faster)" : "below (lower, less, slower)",
                     f->value < 0 ? "below" : "above", f->text);
             rc = -1;
         }
         if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {
-            PROBLEM(L, vj, 1, p3, "the %s text quotes %s both as an upper and as a lower bound",
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower bound",
                     lc, k[lang].q);
             rc = -1;
         }
     }
     if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
-        PROBLEM(L, vj, 1, p3, "the zh text claims %s of %s, the en text %s: the same "
+        lesson_problem(&L->P, 0, p3, "the zh text claims %s of %s, the en text %s: the same "
                 "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
                 bound_words(k[LANG_EN].bounds));
         rc = -1;
@@ -351,7 +348,7 @@ int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct less
     lr_sub(p, path, "figures");
     int n = cJSON_GetArraySize(gj), bad = 0;
     if (!cJSON_IsArray(gj)) {
-        PROBLEM(L, gj, 0, p, "expected an array of figures, found %s", json_type_name(gj));
+        lesson_problem(&L->P, 0, p, "expected an array of figures, found %s", json_type_name(gj));
         return -1;
     }
     if (n == 0)

@@ -45,13 +45,13 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         for (const char *c = name; ok && *c; c++)
             ok = lr_is_ident_char((unsigned char)*c, 0);
         if (!ok) {
-            PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at most "
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at most "
                     "%d characters", name, PATTERN_NAME_MAX - 1);
             bad++;
         } else {
             for (int k = 0; builtin_names[k]; k++)
                 if (!strcmp(name, builtin_names[k])) {
-                    PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the pattern "
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the pattern "
                             "language; choose another (e.g. PAD, STRIDE)", name);
                     bad++;
                     ok = 0;
@@ -59,7 +59,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
                 }
             for (int k = 0; ok && k < nprev; k++)
                 if (prev[k].name && !strcmp(prev[k].name, name)) {
-                    PROBLEM(L, nj, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is declared "
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is declared "
                             "twice", name);
                     bad++;
                     ok = 0;
@@ -79,7 +79,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
     } else {
         bad++;
         if (!lr_get(j, "max"))
-            lr_missing(L, j, path, "max");
+            lr_missing(L, path, "max");
     }
     if (have_min && !have_max)
         bad++;
@@ -93,13 +93,13 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         if (rc < 0)
             bad++;
         else if (rc == 0 && (def - mn) % step != 0) {
-            PROBLEM(L, lr_get(j, "default"), 1, lr_sub(pb, path, "default"),
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "default"),
                     "%lld is not reachable "
                     "from min (%lld) in steps of %lld", def, mn, step);
             bad++;
         }
     } else if (!lr_get(j, "default")) {
-        lr_missing(L, j, path, "default");
+        lr_missing(L, path, "default");
     }
     p->min = mn;
     p->max = mx;
@@ -113,12 +113,12 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         lr_sub(pb, path, "keys");
         int a = (unsigned char)keys[0], b = a ? (unsigned char)keys[1] : 0;
         if (strlen(keys) != 2 || a < 0x21 || a > 0x7e || b < 0x21 || b > 0x7e || a == b) {
-            PROBLEM(L, kj, 0, pb, "\"%s\": expected two different printable ASCII characters "
+            lesson_problem(&L->P, 0, pb, "\"%s\": expected two different printable ASCII characters "
                     "(lower, raise), e.g. \"pP\"", keys);
             bad++;
         } else if (keys_reserved(a) || keys_reserved(b)) {
             char reserved[128];
-            PROBLEM(L, kj, 0, pb, "'%c' is reserved by the program (reserved: %s)",
+            lesson_problem(&L->P, 0, pb, "'%c' is reserved by the program (reserved: %s)",
                     keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
             bad++;
         } else {
@@ -126,7 +126,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
             for (int k = 0; k < nprev && !clash; k++)
                 if (prev[k].key_inc == a || prev[k].key_dec == a || prev[k].key_inc == b ||
                     prev[k].key_dec == b) {
-                    PROBLEM(L, kj, 0, pb, "key '%c' is already used by parameter %s",
+                    lesson_problem(&L->P, 0, pb, "key '%c' is already used by parameter %s",
                             (prev[k].key_inc == a || prev[k].key_dec == a) ? a : b,
                             prev[k].name ? prev[k].name : "(unnamed)");
                     clash = 1;
@@ -144,44 +144,22 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
     return bad ? -1 : 0;
 }
 
-/* Everything needed to report a pattern error at its place. */
-struct code_ctx {
-    struct ld *L;
-    const cJSON *code;          /* the "code" string node */
-    const cJSON *types;         /* the "types" array node or NULL */
-    const char *path;           /* path of the scene */
-};
-
-static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
-                         const struct bl_err *pe, const char *fmt, ...)
+/* Where a pattern error pe of the scene at path stands (into where): in its code, or in the
+ * type name of types[t] when it falls in the typedef prefix (prefix bytes) before the code;
+ * and its words (into msg): the pattern language words an unknown name for the command line,
+ * a lesson declares params. */
+static void code_where(const char *path, size_t prefix, int t, int has_types,
+                       const struct bl_err *pe, char *where, char *msg)
 {
-    char where[PATH_BUF + 32], extra[256];
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(extra, sizeof extra, fmt, ap);
-    va_end(ap);
-    const struct json_doc *D = &C->L->doc;
-    size_t off;
-    if (pe->where.at > 0 && (size_t)pe->where.at > prefix) {
-        off = json_doc_string_offset(D, json_doc_offset(D, C->code, 0),
-                                     (size_t)pe->where.at - 1 - prefix);
-        snprintf(where, sizeof where, "%s.code", C->path);
-    } else if (pe->where.at > 0 && C->types) {
-        const cJSON *t = cJSON_GetArrayItem(C->types, type_index);
-        off = json_doc_offset(D, t, 0);
-        snprintf(where, sizeof where, "%s.types[%d]", C->path, type_index);
-    } else {
-        off = json_doc_offset(D, C->code, 0);
-        snprintf(where, sizeof where, "%s.code", C->path);
-    }
-    /* the pattern language words this for the command line; a lesson declares params */
-    char msg[PATTERN_MSG_MAX];
-    snprintf(msg, sizeof msg, "%s", pe->msg);
+    if (pe->where.at > 0 && (size_t)pe->where.at <= prefix && has_types)
+        snprintf(where, PATH_BUF + 32, "%s.types[%d]", path, t);
+    else
+        snprintf(where, PATH_BUF + 32, "%s.code", path);
+    snprintf(msg, PATTERN_MSG_MAX, "%s", pe->msg);
     char *cli = strstr(msg, " (give it a value");
     if (cli && !strncmp(msg, "unknown name", 12))
-        snprintf(cli, sizeof msg - (size_t)(cli - msg), ": not a parameter of the scene (add it "
-                 "to \"params\" or write a number)");
-    PROBLEM_OFF(C->L, off, where, "%s%s", msg, extra);
+        snprintf(cli, PATTERN_MSG_MAX - (size_t)(cli - msg), ": not a parameter of the scene "
+                 "(add it to \"params\" or write a number)");
 }
 
 /* Parses and evaluates the scene's code at its defaults (every type) and at each parameter's
@@ -189,7 +167,7 @@ static void code_problem(struct code_ctx *C, size_t prefix, int type_index,
 static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *sj,
                             const char *path)
 {
-    struct code_ctx C = {L, lr_get(sj, "code"), lr_get(sj, "types"), path};
+    char where[PATH_BUF + 32], msg[PATTERN_MSG_MAX];
     int ntypes = s->ntypes > 0 ? s->ntypes : 1;
     int naccess = -1;
     char *code = NULL;
@@ -212,14 +190,15 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
         struct pattern *pat = NULL;
         memset(&pe, 0, sizeof pe);
         if (lesson_scene_env(s, NULL, t, &env, code, size)) {
-            PROBLEM_OFF(L, json_doc_offset(&L->doc, C.code, 0), path,
+            lesson_problem(&L->P, 0, path,
                         "too many parameters or code too long");
             rc = -1;
             break;
         }
         size_t prefix = s->ntypes > 0 ? strlen(code) - strlen(s->code) : 0;
         if (pattern_parse(code, &pat, &pe)) {
-            code_problem(&C, prefix, t, &pe, "");
+            code_where(path, prefix, t, s->ntypes > 0, &pe, where, msg);
+            lesson_problem(&L->P, 0, where, "%s", msg);
             rc = -1;
             break;
         }
@@ -253,19 +232,19 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     memset(&pe, 0, sizeof pe);
                     if (pattern_eval(pat, &e2, a, &acc, NULL, &pe)) {
                         if (q < 0) {
-                            code_problem(&C, prefix, t, &pe, " (%s)", bt);
+                            code_where(path, prefix, t, s->ntypes > 0, &pe, where, msg);
+                            lesson_problem(&L->P, 0, where, "%s (%s)", msg, bt);
                         } else {
                             char pp[PATH_BUF], p2[PATH_BUF];
-                            const cJSON *pj = cJSON_GetArrayItem(lr_get(sj, "params"), q);
                             snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
-                            PROBLEM(L, lr_get(pj, what), 1, lr_sub(p2, pp, what),
+                            lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
                                     "the code fails at "
                                     "%s = %lld: %s (%s)", s->params[q].name,
                                     side ? s->params[q].max : s->params[q].min, pe.msg, bt);
                         }
                         rc = -1;
                     } else if (bank_simulate(&acc, &res, &bad_lane) != BANK_OK) {
-                        PROBLEM_OFF(L, json_doc_offset(&L->doc, C.code, 0), path,
+                        lesson_problem(&L->P, 0, path,
                                     "access %d: %s (lane %d; %s)",
                                     a, bank_status_str(bank_simulate(&acc, &res, NULL)),
                                     bad_lane, bt);
@@ -280,9 +259,8 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
         for (int q = 0; q < s->nparams; q++)
             if (!used[q] && s->params[q].name) {
                 char pp[PATH_BUF];
-                const cJSON *pj = cJSON_GetArrayItem(lr_get(sj, "params"), q);
                 snprintf(pp, sizeof pp, "%s.params[%d].name", path, q);
-                PROBLEM(L, lr_get(pj, "name"), 0, pp, "parameter %s is not used in the code",
+                lesson_problem(&L->P, 0, pp, "parameter %s is not used in the code",
                         s->params[q].name);
                 rc = -1;
             }
@@ -295,7 +273,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     uses_t = 1;
             if (!uses_t) {
                 char pp[PATH_BUF];
-                PROBLEM(L, C.types, 1, lr_sub(pp, path, "types"), "the code never uses the type "
+                lesson_problem(&L->P, 0, lr_sub(pp, path, "types"), "the code never uses the type "
                         "name T, so the types would change nothing");
                 rc = -1;
             }
@@ -315,7 +293,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
         return 0;
     lr_sub(p, path, "block");
     if (!cJSON_IsArray(bj) || cJSON_GetArraySize(bj) < 1 || cJSON_GetArraySize(bj) > 3) {
-        PROBLEM(L, bj, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
+        lesson_problem(&L->P, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
                 json_type_name(bj));
         return 1;
     }
@@ -325,11 +303,10 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
         double v = d->valuedouble;
         long long hi = k == 2 ? 64 : 1024;
         if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi ||
-            !lr_int_literal(L, d)) {
-            char lit[64];
-            PROBLEM(L, d, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c), "
+            !lr_int_literal(d)) {
+            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c), "
                     "found %s", hi, "xyz"[k], cJSON_IsNumber(d) ?
-                    json_doc_literal(&L->doc, d, lit, sizeof lit) : json_type_name(d));
+                    d->valuestring : json_type_name(d));
             okb = 0;
         } else {
             s->block[k] = (unsigned)v;
@@ -339,7 +316,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
     if (!okb)
         return 1;
     if (prod > 1024) {
-        PROBLEM(L, bj, 0, p, "%u x %u x %u = %lld threads; a block has at most 1024",
+        lesson_problem(&L->P, 0, p, "%u x %u x %u = %lld threads; a block has at most 1024",
                 s->block[0], s->block[1], s->block[2], prod);
         return 1;
     }
@@ -378,7 +355,7 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
     lr_sub(p, path, "types");
     int n = cJSON_GetArraySize(tj), bad = 0;
     if (!cJSON_IsArray(tj) || n < 1 || n > 8) {
-        PROBLEM(L, tj, 0, p, "expected an array of 1 to 8 type names, found %s",
+        lesson_problem(&L->P, 0, p, "expected an array of 1 to 8 type names, found %s",
                 json_type_name(tj));
         return 1;
     }
@@ -393,13 +370,13 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
         for (const char *c = t; okt && *c; c++)
             okt = lr_is_ident_char((unsigned char)*c, 0) || *c == ' ';
         if (!okt) {
-            PROBLEM(L, d, 0, lr_subi(p2, p, k), "expected a type name such as \"float2\"");
+            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected a type name such as \"float2\"");
             bad++;
             continue;
         }
         for (int q = 0; q < s->ntypes; q++)
             if (!strcmp(s->types[q], t)) {
-                PROBLEM(L, d, 0, lr_subi(p2, p, k), "\"%s\" is listed twice", t);
+                lesson_problem(&L->P, 0, lr_subi(p2, p, k), "\"%s\" is listed twice", t);
                 bad++;
                 okt = 0;
                 break;
@@ -420,7 +397,7 @@ static int read_params(struct ld *L, const cJSON *j, const char *path, struct le
     lr_sub(p, path, "params");
     int n = cJSON_GetArraySize(pj), bad = 0;
     if (!cJSON_IsArray(pj) || n > PATTERN_MAX_PARAMS) {
-        PROBLEM(L, pj, 0, p, "expected an array of at most %d parameters, found %s",
+        lesson_problem(&L->P, 0, p, "expected an array of at most %d parameters, found %s",
                 PATTERN_MAX_PARAMS, cJSON_IsArray(pj) ? "more" : json_type_name(pj));
         return 1;
     }
@@ -458,7 +435,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
             snprintf(list + ln, sizeof list - ln, ", %s", gpu_case_at(k)->name);
         }
         if (!known) {
-            PROBLEM(L, kj, 0, lr_sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",
+            lesson_problem(&L->P, 0, lr_sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",
                     kernel, list);
             bad++;
         }
@@ -472,7 +449,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
         for (int k = 0; k < s->nparams; k++)
             found |= s->params[k].name && !strcmp(s->params[k].name, sweep);
         if (!found) {
-            PROBLEM(L, swj, 0, lr_sub(p, path, "sweep"), "\"%s\" is not a parameter of this "
+            lesson_problem(&L->P, 0, lr_sub(p, path, "sweep"), "\"%s\" is not a parameter of this "
                     "scene", sweep);
             bad++;
         } else {
@@ -489,7 +466,6 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
     char p[PATH_BUF];
     s->block[0] = 32;
     s->block[1] = s->block[2] = 1;
-    lr_set_pos(L, j, 1, &s->line, &s->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, scene_keys);
@@ -509,7 +485,7 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
     if (naccess < 0)
         return -1;
     if (s->access >= naccess) {
-        PROBLEM(L, lr_get(j, "access"), 1, lr_sub(p, path, "access"), "the code has %d access%s "
+        lesson_problem(&L->P, 0, lr_sub(p, path, "access"), "the code has %d access%s "
                 "(0..%d)", naccess, naccess == 1 ? "" : "es", naccess - 1);
         return -1;
     }

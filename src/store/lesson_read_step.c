@@ -21,7 +21,7 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
     if (pj) {
         lr_sub(p, path, "params");
         if (!cJSON_IsObject(pj)) {
-            PROBLEM(L, pj, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
+            lesson_problem(&L->P, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
                     json_type_name(pj));
             return -1;
         }
@@ -48,9 +48,9 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             }
             if (!prm) {
                 if (s->nparams)
-                    PROBLEM(L, d, 1, p2, "not a parameter of the scene (it has: %s)", list);
+                    lesson_problem(&L->P, 0, p2, "not a parameter of the scene (it has: %s)", list);
                 else
-                    PROBLEM(L, d, 1, p2, "not a parameter of the scene (it has none)");
+                    lesson_problem(&L->P, 0, p2, "not a parameter of the scene (it has none)");
                 bad++;
                 continue;
             }
@@ -59,17 +59,16 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
                 dup |= !strcmp(b->names[k], nm);
             double v = d->valuedouble;
             if (dup) {
-                PROBLEM(L, d, 1, p2, "given twice");
+                lesson_problem(&L->P, 0, p2, "given twice");
                 bad++;
             } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
-                       v > (double)prm->max || !lr_int_literal(L, d)) {
-                char lit[64];
+                       v > (double)prm->max || !lr_int_literal(d)) {
                 if (cJSON_IsNumber(d))
-                    PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld (the parameter's "
+                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the parameter's "
                             "range), found %s", prm->min, prm->max,
-                            json_doc_literal(&L->doc, d, lit, sizeof lit));
+                            d->valuestring);
                 else
-                    PROBLEM(L, d, 0, p2, "expected an integer in %lld..%lld, found %s",
+                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld, found %s",
                             prm->min, prm->max, json_type_name(d));
                 bad++;
             } else {
@@ -87,10 +86,10 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
         for (int k = 0; t && k < s->ntypes; k++)
             found |= !strcmp(t, s->types[k]);
         if (!t) {
-            PROBLEM(L, tj, 0, p, "expected a type name (a string), found %s", json_type_name(tj));
+            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s", json_type_name(tj));
             bad++;
         } else if (!found) {
-            PROBLEM(L, tj, 0, p, "\"%s\" is not one of the scene's types%s", t,
+            lesson_problem(&L->P, 0, p, "\"%s\" is not one of the scene's types%s", t,
                     s->ntypes ? "" : " (the scene has no \"types\")");
             bad++;
         } else {
@@ -124,12 +123,11 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
                        const struct lesson_scene *s, int naccess, struct lesson_expect *e)
 {
     e->wavefronts = e->conflicts = e->ways = e->passes = -1;
-    lr_set_pos(L, j, 0, &e->line, &e->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, expect_keys);
     if (!s) {
-        PROBLEM(L, j, 0, path, "an expectation needs a scene in its step");
+        lesson_problem(&L->P, 0, path, "an expectation needs a scene in its step");
         return -1;
     }
     /* a broken scene (naccess < 0): only what does not depend on it */
@@ -147,11 +145,10 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
         if (rc == 0) {
             *dst[f] = (int)v;
             nfields++;
-            lr_set_pos(L, lr_get(j, field_names[f]), 1, &e->at[f].line, &e->at[f].col);
         }
     }
     if (rc >= 0 && nfields == 0 && !bad) {
-        PROBLEM(L, j, 0, path, "states no result: give at least one of wavefronts, conflicts, "
+        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, conflicts, "
                 "ways, passes");
         bad++;
     }
@@ -172,10 +169,10 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
     int bad = 0, n = cJSON_GetArraySize(cj);
     lr_sub(p, path, "choices");
     if (!cj) {
-        lr_missing(L, j, path, "choices");
+        lr_missing(L, path, "choices");
         bad++;
     } else if (!cJSON_IsArray(cj) || n < 2 || n > 8) {
-        PROBLEM(L, cj, 0, p, "expected an array of 2 to 8 choices, found %s",
+        lesson_problem(&L->P, 0, p, "expected an array of 2 to 8 choices, found %s",
                 cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
         bad++;
     } else {
@@ -192,7 +189,7 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
                                 &q->choice_values[k]) != 0;
     }
     if (tj) {
-        PROBLEM(L, tj, 1, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a tolerance");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a tolerance");
         bad++;
     }
     long long a;
@@ -201,7 +198,7 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
              q->nchoices > 0 ? q->nchoices - 1 : 0);
     if (q->nchoices == 0) {
         if (!aj) {
-            lr_missing(L, j, path, "answer");
+            lr_missing(L, path, "answer");
             bad++;
         }
     } else if (lr_get_int(L, j, "answer", path, 1, 0, q->nchoices - 1, what, &a)) {
@@ -222,15 +219,15 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     const cJSON *tj = lr_get(j, "tolerance");
     int bad = 0;
     if (cj) {
-        PROBLEM(L, cj, 1, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
+        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
                 "\"kind\": \"choice\")");
         bad++;
     }
     if (!aj) {
-        lr_missing(L, j, path, "answer");
+        lr_missing(L, path, "answer");
         bad++;
     } else if (!cJSON_IsNumber(aj) || !isfinite(aj->valuedouble)) {
-        PROBLEM(L, aj, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
+        lesson_problem(&L->P, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
                 json_type_name(aj));
         bad++;
     } else {
@@ -238,7 +235,7 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     }
     if (tj) {
         if (!cJSON_IsNumber(tj) || !(tj->valuedouble >= 0) || !isfinite(tj->valuedouble)) {
-            PROBLEM(L, tj, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found %s",
+            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found %s",
                     cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
             bad++;
         } else {
@@ -265,7 +262,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         return -1;
     found += lr_check_keys(L, ck, p, check_keys_list);
     if (!s) {
-        PROBLEM(L, ck, 1, p, "a check needs a scene in its step");
+        lesson_problem(&L->P, 0, p, "a check needs a scene in its step");
         return -1;
     }
     const char *f = NULL;
@@ -277,7 +274,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
             if (!strcmp(f, field_names[k]))
                 q->check.field = (enum lesson_field)k;
         if (q->check.field == FIELD_NONE) {
-            PROBLEM(L, fj, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, conflicts, "
+            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, conflicts, "
                     "ways or passes", f);
             found++;
         }
@@ -287,7 +284,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         found++;
     if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
         q->choice_values && isnan(q->choice_values[q->answer]) && !(bad + found)) {
-        PROBLEM(L, cJSON_GetArrayItem(lr_get(j, "choices"), q->answer), 0,
+        lesson_problem(&L->P, 0,
                 lr_subi(p2, "choices", q->answer),
                 "the answer of a checked quiz needs a \"value\" (the number it stands for)");
         found++;
@@ -299,7 +296,6 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
                      const struct lesson_scene *s, int naccess, struct lesson_quiz *q)
 {
     char p[PATH_BUF];
-    lr_set_pos(L, j, 1, &q->line, &q->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, quiz_keys);
@@ -312,14 +308,14 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
     else if (!strcmp(kind, "number"))
         q->kind = QUIZ_NUMBER;
     else {
-        PROBLEM(L, kj, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or \"number\"",
+        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or \"number\"",
                 kind);
         return -1;
     }
     if (lr_get_bool(L, j, "predict", path, &q->predict) < 0)
         bad++;
     if (q->predict && !s) {
-        PROBLEM(L, lr_get(j, "predict"), 1, lr_sub(p, path, "predict"), "predict hides the "
+        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the "
                 "scene, but this step has no scene");
         bad++;
     }
@@ -327,7 +323,6 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
         bad++;
     if (lr_get_text(L, j, "explanation", path, 1, &q->explanation))
         bad++;
-    lr_set_pos(L, lr_get(j, "answer"), 1, &q->answer_at.line, &q->answer_at.col);
     bad += q->kind == QUIZ_CHOICE ? read_choices(L, j, path, q) : read_number_answer(L, j, path, q);
     if (L->oom)
         return -1;
@@ -346,12 +341,11 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
     char p[PATH_BUF];
     t->max_wavefronts = t->max_conflicts = t->max_ways = -1;
     t->points = 1;
-    lr_set_pos(L, j, 1, &t->line, &t->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, task_keys);
     if (!s || (s->nparams == 0 && naccess >= 0)) {
-        PROBLEM(L, j, 1, path, "a task needs a scene with at least one parameter to change");
+        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to change");
         return -1;
     }
     if (lr_get_text(L, j, "goal", path, 1, &t->goal))
@@ -366,7 +360,7 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
     const cJSON *rj = lr_get(j, "require");
     lr_sub(p, path, "require");
     if (!rj) {
-        lr_missing(L, j, path, "require");
+        lr_missing(L, path, "require");
         bad++;
     } else if (!lr_expect_object(L, rj, p)) {
         bad += lr_check_keys(L, rj, p, require_keys);
@@ -382,7 +376,7 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
             }
         }
         if (n == 0 && !bad) {
-            PROBLEM(L, rj, 1, p, "states no bound: give at least one of wavefronts, conflicts, "
+            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, conflicts, "
                     "ways");
             bad++;
         }
@@ -424,7 +418,7 @@ static int read_hints(struct ld *L, const cJSON *j, const char *path, struct les
     lr_sub(p, path, "hints");
     int n = cJSON_GetArraySize(hj);
     if (!cJSON_IsArray(hj)) {
-        PROBLEM(L, hj, 0, p, "expected an array of texts, found %s", json_type_name(hj));
+        lesson_problem(&L->P, 0, p, "expected an array of texts, found %s", json_type_name(hj));
         return 1;
     }
     if (n == 0)
@@ -466,7 +460,7 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int n = cJSON_GetArraySize(ej);
     lr_sub(p, path, "expect");
     if (ej && !cJSON_IsArray(ej)) {
-        PROBLEM(L, ej, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
+        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
         bad++;
     } else if (n > 0) {
         if (!(st->expects = calloc((size_t)n, sizeof *st->expects))) {
@@ -506,7 +500,6 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
                  struct lr_ids *ids)
 {
     char p[PATH_BUF];
-    lr_set_pos(L, j, 0, &st->line, &st->col);
     if (lr_expect_object(L, j, path))
         return -1;
     int bad = lr_check_keys(L, j, path, step_keys);
@@ -514,7 +507,7 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     if (lr_get_id(L, j, path, &st->id)) {
         bad++;
     } else if (st->id && (earlier = ids_add(ids, (int)(st - ids->steps))) >= 0) {
-        PROBLEM(L, lr_get(j, "id"), 1, lr_sub(p, path, "id"), "\"%s\" is also the id of "
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of "
                 "steps[%d]; step ids are unique within a file", st->id, earlier);
         bad++;
     }

@@ -22,7 +22,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../base/fmt.h"
+#include "../base/err.h"
 #include "../base/utf8.h"
 
 #define PROGRESS_FORMAT 1
@@ -74,19 +74,16 @@ void progress_reset(struct progress *p)
 
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* A reader that records its first problem (bl_failmsg); every getter tolerates NULL and wrong
+/* The readers below record their first problem in r (bl_fail) and tolerate NULL and wrong
  * types. */
-struct rd {
-    char why[160];
-};
 
-static void get_str(struct rd *r, const cJSON *o, const char *key, char *dst, size_t size)
+static void get_str(struct bl_err *r, const cJSON *o, const char *key, char *dst, size_t size)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsString(v) || !v->valuestring) {
-        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a string", key);
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_STRING, key);
         return;
     }
     bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
@@ -101,19 +98,19 @@ static int clamp_int(double d, int lo, int hi)
     return (int)d;
 }
 
-static void get_int(struct rd *r, const cJSON *o, const char *key, int *dst, int lo, int hi)
+static void get_int(struct bl_err *r, const cJSON *o, const char *key, int *dst, int lo, int hi)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v)) {
-        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a number", key);
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
         return;
     }
     *dst = clamp_int(v->valuedouble, lo, hi);
 }
 
-static void get_bool(struct rd *r, const cJSON *o, const char *key, int *dst)
+static void get_bool(struct bl_err *r, const cJSON *o, const char *key, int *dst)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
@@ -123,48 +120,48 @@ static void get_bool(struct rd *r, const cJSON *o, const char *key, int *dst)
     else if (cJSON_IsNumber(v))
         *dst = v->valuedouble != 0;
     else
-        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not true/false", key);
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_TRUE_FALSE, key);
 }
 
-static void get_double(struct rd *r, const cJSON *o, const char *key, double *dst)
+static void get_double(struct bl_err *r, const cJSON *o, const char *key, double *dst)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
         return;
     if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not a number", key);
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
         return;
     }
     *dst = v->valuedouble;
 }
 
 /* A change stamp: unix seconds; anything else reads as 0 (unknown, older than any). */
-static void get_stamp(struct rd *r, const cJSON *o, const char *key, double *dst)
+static void get_stamp(struct bl_err *r, const cJSON *o, const char *key, double *dst)
 {
     double d = 0;
     get_double(r, o, key, &d);
     *dst = d > 0 && d < 1e11 ? d : 0;
 }
 
-static const cJSON *get_array(struct rd *r, const cJSON *o, const char *key)
+static const cJSON *get_array(struct bl_err *r, const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsArray(v)) {
-        bl_failmsg(r->why, sizeof r->why, "\"%s\" is not an array", key);
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_ARRAY, key);
         return NULL;
     }
     return v;
 }
 
-static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
+static void read_quiz(struct bl_err *r, const cJSON *a, struct progress *p)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bl_failmsg(r->why, sizeof r->why, "an entry of \"quiz\" is not an object");
+            bl_fail(r, -1, BL_NOWHERE, PRG_ENTRY_NOT_OBJECT, "quiz");
             return;
         }
         if (p->nquiz >= PROGRESS_MAX_QUIZ)
@@ -178,7 +175,7 @@ static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
         get_bool(r, it, "first_correct", &q->first_correct);
         get_str(r, it, "given", q->given, sizeof q->given);
         get_stamp(r, it, "when", &q->when);
-        if (r->why[0])
+        if (bl_err_failed(r))
             return;
         if (!q->lesson_id[0] && !q->step_id[0])
             continue;  /* nameless: nothing to attach it to */
@@ -186,13 +183,13 @@ static void read_quiz(struct rd *r, const cJSON *a, struct progress *p)
     }
 }
 
-static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
+static void read_explored(struct bl_err *r, const cJSON *a, struct progress *p)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsObject(it)) {
-            bl_failmsg(r->why, sizeof r->why, "an entry of \"explored\" is not an object");
+            bl_fail(r, -1, BL_NOWHERE, PRG_ENTRY_NOT_OBJECT, "explored");
             return;
         }
         struct progress_explored e;
@@ -208,7 +205,7 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
         if (m && !cJSON_IsNull(m)) {
             if (!cJSON_IsObject(m)) {
-                bl_failmsg(r->why, sizeof r->why, "\"measured\" is not an object");
+                bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_OBJECT, "measured");
                 return;
             }
             e.has_measured = 1;
@@ -219,19 +216,19 @@ static void read_explored(struct rd *r, const cJSON *a, struct progress *p)
             get_double(r, m, "slowdown", &e.slowdown);
             get_str(r, m, "device", e.device, sizeof e.device);
         }
-        if (r->why[0])
+        if (bl_err_failed(r))
             return;
         progress_record_explored(p, &e);
     }
 }
 
-static void read_history(struct rd *r, const cJSON *a, struct progress *p)
+static void read_history(struct bl_err *r, const cJSON *a, struct progress *p)
 {
     const cJSON *it;
     cJSON_ArrayForEach(it, a)
     {
         if (!cJSON_IsString(it) || !it->valuestring) {
-            bl_failmsg(r->why, sizeof r->why, "an entry of \"history\" is not a string");
+            bl_fail(r, -1, BL_NOWHERE, PRG_ENTRY_NOT_STRING, "history");
             return;
         }
         char code[PROGRESS_CODE_MAX];
@@ -239,17 +236,16 @@ static void read_history(struct rd *r, const cJSON *a, struct progress *p)
     }
 }
 
-/* Fills p from a parsed document; returns 0, or -1 with r->why set. */
-static int from_json(const cJSON *root, struct progress *p, struct rd *r)
+/* Fills p from a parsed document; returns 0, or -1 with r filled. */
+static int from_json(const cJSON *root, struct progress *p, struct bl_err *r)
 {
     if (!cJSON_IsObject(root)) {
-        bl_failmsg(r->why, sizeof r->why, "not a JSON object");
-        return -1;
+        return bl_fail(r, -1, BL_NOWHERE, PRG_NOT_JSON_OBJECT);
     }
     int format = PROGRESS_FORMAT;
     get_int(r, root, "format", &format, INT_MIN, INT_MAX);
-    if (!r->why[0] && format != PROGRESS_FORMAT)
-        bl_failmsg(r->why, sizeof r->why, "format %d is not %d", format, PROGRESS_FORMAT);
+    if (format != PROGRESS_FORMAT)
+        bl_fail(r, -1, BL_NOWHERE, PRG_FORMAT, format, PROGRESS_FORMAT);
     get_str(r, root, "lesson", p->lesson_id, sizeof p->lesson_id);
     get_str(r, root, "step", p->step_id, sizeof p->step_id);
     get_str(r, root, "lang", p->lang, sizeof p->lang);
@@ -269,7 +265,7 @@ static int from_json(const cJSON *root, struct progress *p, struct rd *r)
         read_explored(r, a, p);
     if ((a = get_array(r, root, "history")))
         read_history(r, a, p);
-    return r->why[0] ? -1 : 0;
+    return bl_err_failed(r) ? -1 : 0;
 }
 
 /* Reads the whole file; returns a NUL-terminated buffer (free it) or NULL with errno set
@@ -297,51 +293,53 @@ static int move_aside(const char *path, char *kept, size_t size)
     return -1;
 }
 
-int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
+int progress_read(const char *path, struct progress *p, struct bl_err *err)
 {
     progress_init(p);
-    if (err && errsz)
-        err[0] = 0;
     if (!path || !path[0])
         return 0;
     size_t len = 0;
-    struct rd r;
-    memset(&r, 0, sizeof r);
-    char *data = files_read(path, PROGRESS_FILE_MAX, &len, NULL, 0);
+    struct bl_err r;
+    bl_err_clear(&r);
+    char *data = files_read(path, PROGRESS_FILE_MAX, &len, NULL);
     if (!data) {
         if (errno == ENOENT || errno == ENOTDIR)
             return 0;  /* first run */
-        bl_failmsg(r.why, sizeof r.why, "%s", errno == EFBIG ? "file too large" : strerror(errno));
+        if (errno == EFBIG)
+            bl_fail(&r, EFBIG, BL_NOWHERE, PRG_FILE_TOO_LARGE);
+        else
+            bl_fail(&r, errno, BL_NOWHERE, BL_TEXT, strerror(errno));
     } else {
         const char *end = NULL;
         cJSON *root = NULL;
         if (json_too_many_values(data, len, PROGRESS_VALUES_MAX))
-            bl_failmsg(r.why, sizeof r.why, "more than %d JSON values", PROGRESS_VALUES_MAX);
+            bl_fail(&r, -1, BL_NOWHERE, PRG_TOO_MANY_VALUES, PROGRESS_VALUES_MAX);
         else if (!(root = cJSON_ParseWithLengthOpts(data, len, &end, 0))) {
             size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
             int line, col;
             json_line_col(data, len, off, &line, &col);
-            bl_failmsg(r.why, sizeof r.why, "JSON syntax error at %d:%d", line, col);
+            bl_fail(&r, -1, BL_AT((long long)off, 1, -1), PRG_SYNTAX, line, col);
         } else {
             const char *q = end;
             while (q && q < data + len && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
                 q++;
             if (q && q < data + len)
-                bl_failmsg(r.why, sizeof r.why, "text after the JSON object");
+                bl_fail(&r, -1, BL_NOWHERE, PRG_TEXT_AFTER);
             else
                 from_json(root, p, &r);
             cJSON_Delete(root);
         }
         free(data);
     }
-    if (!r.why[0])
+    if (!bl_err_failed(&r))
         return 0;
     progress_init(p);
-    bl_fmt(err, errsz, "%s", r.why);
+    if (err && !bl_err_failed(err))
+        *err = r;
     return -1;
 }
 
-static int lock_beside(const char *path, char *err, size_t errsz);
+static int lock_beside(const char *path, struct bl_err *err);
 static int lock_path(const char *path, char *lock, size_t size);
 
 /* The temporary files of a save that was killed (progress.json.tmp-XXXXXX): removed when
@@ -359,18 +357,17 @@ static void remove_stale_temps(const char *path)
     close(fd);
 }
 
-int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz)
+int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 {
-    char why[160];
-    if (warn && warnsz)
-        warn[0] = 0;
+    struct bl_err why;
+    bl_err_clear(&why);
     remove_stale_temps(path);
-    if (progress_read(path, p, why, sizeof why) == 0)
+    if (progress_read(path, p, &why) == 0)
         return 0;
     /* under the lock: another banklab may be replacing the file right now */
-    char lerr[160];
-    int lock = lock_beside(path, lerr, sizeof lerr);
-    if (progress_read(path, p, why, sizeof why) == 0) {
+    int lock = lock_beside(path, NULL);
+    bl_err_clear(&why);
+    if (progress_read(path, p, &why) == 0) {
         if (lock >= 0)
             close(lock);
         return 0;
@@ -380,13 +377,9 @@ int progress_load(const char *path, struct progress *p, char *warn, size_t warns
     int e = errno;
     if (lock >= 0)
         close(lock);
-    if (moved < 0) {
-        bl_fmt(warn, warnsz, "progress file %s is unusable (%s) and could not be moved aside: %s; "
-               "starting fresh", path, why, strerror(e));
-        return -1;
-    }
-    bl_fmt(warn, warnsz, "progress file %s was unusable (%s); kept it as %s and started fresh",
-           path, why, kept);
+    if (moved < 0)
+        return bl_fail(warn, e, BL_NOWHERE, PRG_UNUSABLE_NOT_MOVED, path, why.msg, strerror(e));
+    bl_fail(warn, 1, BL_NOWHERE, PRG_UNUSABLE_KEPT, path, why.msg, kept);
     return 1;
 }
 
@@ -470,18 +463,16 @@ static cJSON *to_json(const struct progress *p)
 }
 
 /* mkdir -p for the directory part of path (mode 0700 for what it creates). */
-static int make_parents(const char *path, char *err, size_t errsz)
+static int make_parents(const char *path, struct bl_err *err)
 {
     const char *slash = strrchr(path, '/');
     char dir[4096];
     if (!slash || slash == path)
         return 0;
-    if ((size_t)(slash - path) >= sizeof dir) {
-        bl_fmt(err, errsz, "path too long: %s", path);
-        return -1;
-    }
+    if ((size_t)(slash - path) >= sizeof dir)
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return files_mkdirs(dir, 0700, err, errsz);
+    return files_mkdirs(dir, 0700, err);
 }
 
 static int emit_text(FILE *f, void *text)
@@ -500,28 +491,23 @@ static int lock_path(const char *path, char *lock, size_t size)
 /* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
  * returns its descriptor (close it to unlock), or -1 with err filled when another process
  * kept it for PROGRESS_LOCK_WAIT_MS. */
-static int lock_beside(const char *path, char *err, size_t errsz)
+static int lock_beside(const char *path, struct bl_err *err)
 {
     char lock[4200];
-    if (lock_path(path, lock, sizeof lock)) {
-        bl_fmt(err, errsz, "path too long: %s", path);
-        return -1;
-    }
+    if (lock_path(path, lock, sizeof lock))
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
     int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0) {
-        bl_fmt(err, errsz, "cannot open the lock %s: %s", lock, strerror(errno));
-        return -1;
-    }
+    if (fd < 0)
+        return bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_OPEN_LOCK, lock, strerror(errno));
     for (int waited = 0;; waited += 10) {
         if (flock(fd, LOCK_EX | LOCK_NB) == 0)
             return fd;
         if (errno != EWOULDBLOCK && errno != EINTR) {
-            bl_fmt(err, errsz, "cannot lock %s: %s", lock, strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_LOCK, lock, strerror(errno));
             break;
         }
         if (waited >= PROGRESS_LOCK_WAIT_MS) {
-            bl_fmt(err, errsz, "progress is locked by another banklab (%s) for over %d s; not "
-                   "saved", lock, PROGRESS_LOCK_WAIT_MS / 1000);
+            bl_fail(err, EWOULDBLOCK, BL_NOWHERE, PRG_LOCKED, lock, PROGRESS_LOCK_WAIT_MS / 1000);
             break;
         }
         struct timespec ts = {0, 10 * 1000000L};
@@ -531,30 +517,28 @@ static int lock_beside(const char *path, char *err, size_t errsz)
     return -1;
 }
 
-int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
+int progress_save(const char *path, struct progress *p, struct bl_err *err)
 {
-    if (!path || !path[0]) {
-        bl_fmt(err, errsz, "no progress path");
+    if (!path || !path[0])
+        return bl_fail(err, EINVAL, BL_NOWHERE, PRG_NO_PATH);
+    if (make_parents(path, err) < 0)
         return -1;
-    }
-    if (make_parents(path, err, errsz) < 0)
-        return -1;
-    int lock = lock_beside(path, err, errsz);
+    int lock = lock_beside(path, err);
     if (lock < 0)
         return -1;
     files_remove_temps(path);  /* a killed save's, never a live one's: we hold the lock */
     struct progress *disk = malloc(sizeof *disk);
-    char why[160];
+    struct bl_err why;
+    bl_err_clear(&why);
     int rc = -1;
     if (!disk) {
-        bl_fmt(err, errsz, "out of memory writing %s", path);
+        bl_fail(err, ENOMEM, BL_NOWHERE, PRG_OUT_OF_MEMORY_WRITING, path);
         goto out;
     }
-    if (progress_read(path, disk, why, sizeof why) < 0) {
+    if (progress_read(path, disk, &why) < 0) {
         char kept[4096 + 64];  /* unusable: kept aside, then replaced by what we have */
         if (move_aside(path, kept, sizeof kept) < 0 && errno != ENOENT) {
-            bl_fmt(err, errsz, "%s is unusable (%s) and could not be moved aside: %s", path, why,
-                   strerror(errno));
+            bl_fail(err, errno, BL_NOWHERE, PRG_UNUSABLE_SAVE, path, why.msg, strerror(errno));
             goto out;
         }
     } else {
@@ -564,10 +548,10 @@ int progress_save(const char *path, struct progress *p, char *err, size_t errsz)
     char *text = root ? cJSON_Print(root) : NULL;
     cJSON_Delete(root);
     if (!text) {
-        bl_fmt(err, errsz, "out of memory writing %s", path);
+        bl_fail(err, ENOMEM, BL_NOWHERE, PRG_OUT_OF_MEMORY_WRITING, path);
         goto out;
     }
-    rc = files_write_atomic(path, 0600, emit_text, text, err, errsz);
+    rc = files_write_atomic(path, 0600, emit_text, text, err);
     free(text);
 out:
     free(disk);

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+#include "../base/err.h"
+
 #define PROGRESS_ID_MAX 64
 #define PROGRESS_CODE_MAX 512
 #define PROGRESS_MAX_QUIZ 256
@@ -67,15 +69,15 @@ const char *progress_default_path(char *buf, size_t size);
 void progress_init(struct progress *p);
 
 /* progress_load: read path into *p. A missing file gives an empty state and returns 0.
- * A corrupt or unreadable file is renamed aside, *p is empty, warn (if not NULL) gets one line
- * naming the kept copy, and it returns 1. Returns -1 only when the file could not be renamed
- * either (warn says why); *p is still usable. */
-int progress_load(const char *path, struct progress *p, char *warn, size_t warnsz);
+ * A corrupt or unreadable file is renamed aside, *p is empty, warn (if not NULL) gets a
+ * message naming the kept copy, and it returns 1. Returns -1 only when the file could not be
+ * renamed either (warn says why); *p is still usable. */
+int progress_load(const char *path, struct progress *p, struct bl_err *warn);
 
 /* progress_read: read path into *p without touching the file (for reports and tools).
  * A missing file gives an empty state and returns 0. Returns -1 when the file is unreadable
  * or not a valid progress file: *p is then empty and err (if not NULL) says why. */
-int progress_read(const char *path, struct progress *p, char *err, size_t errsz);
+int progress_read(const char *path, struct progress *p, struct bl_err *err);
 
 /* progress_save: merge *p with the file at path and write the result there, creating parent
  * directories (0700). Under an exclusive lock on progress.lock in the same directory (waited
@@ -87,7 +89,7 @@ int progress_read(const char *path, struct progress *p, char *err, size_t errsz)
  * Returns 0, or -1 with err filled (the lock not obtained, a write error). Safe to call after
  * a signal was caught (from the main loop), not from inside a signal handler. */
 #define PROGRESS_LOCK_WAIT_MS 3000
-int progress_save(const char *path, struct progress *p, char *err, size_t errsz);
+int progress_save(const char *path, struct progress *p, struct bl_err *err);
 
 /* progress_merge: the merge of progress_save without the file: dst becomes the merge of dst
  * and src (dst wins ties). */

@@ -1,6 +1,6 @@
 /* recording.c: recorded GPU measurements <-> JSON (format in docs/gpu.md), bounded before
  * parsing (lessons' quoted figures are checked against one in figures.c). The only GPU code that
- * sees cJSON. Never prints, never exits: errors come back as one line in msg. */
+ * sees cJSON. Never prints, never exits: errors come back in a struct bl_err. */
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
@@ -12,7 +12,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../base/fmt.h"
+#include "../base/err.h"
 #include "files.h"
 #include "json.h"
 #include "recording.h"
@@ -255,18 +255,19 @@ int recording_write(FILE *f, const struct recording *r)
 
 /* ---- reading ---- */
 
-/* A reader stops at its first problem (bl_failmsg); msg gets "NAME: what" at the end. */
+/* A reader stops at its first problem (e, every message naming the file first). */
 struct rd {
     const char *name;
-    char what[RECORDING_MSG_MAX];
+    struct bl_err e;
 };
 
-/* The reader's first problem as "NAME: what" in msg; returns -1 when there was one, else 0. */
-static int rd_result(const struct rd *d, char *msg, size_t msgsize)
+/* The reader's first problem into err (when it holds none yet); -1 when there was one. */
+static int rd_result(const struct rd *d, struct bl_err *err)
 {
-    if (!d->what[0])
+    if (!bl_err_failed(&d->e))
         return 0;
-    bl_fmt(msg, msgsize, "%s: %s", d->name, d->what);
+    if (err && !bl_err_failed(err))
+        *err = d->e;
     return -1;
 }
 
@@ -276,11 +277,11 @@ static void get_str(struct rd *d, const cJSON *o, const char *key, char *dst, si
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            bl_failmsg(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_MISSING, d->name, where, key);
         return;
     }
     if (!cJSON_IsString(v)) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be a string", where, key);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NOT_STRING, d->name, where, key);
         return;
     }
     snprintf(dst, size, "%s", v->valuestring);
@@ -293,14 +294,13 @@ static double get_num(struct rd *d, const cJSON *o, const char *key, double def,
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     if (!v || cJSON_IsNull(v)) {
         if (required)
-            bl_failmsg(d->what, sizeof d->what, "%s: missing \"%s\"", where, key);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_MISSING, d->name, where, key);
         return def;
     }
     if (cJSON_IsBool(v))
         return cJSON_IsTrue(v) ? 1 : 0;
     if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi)) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be a number in %g..%g", where, key, lo,
-                hi);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NUMBER_IN, d->name, where, key, lo, hi);
         return def;
     }
     return v->valuedouble;
@@ -317,7 +317,7 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
 {
     const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
     if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"offsets\" must be an array of 32 numbers", where);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSETS, d->name, where);
         return;
     }
     int i = 0;
@@ -326,8 +326,7 @@ static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char
     {
         double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
         if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
-            bl_failmsg(d->what, sizeof d->what,
-                    "%s: offsets[%d] must be a whole number of bytes in 0..2^48", where, i);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSET_WHOLE, d->name, where, i);
             return;
         }
         out[i++] = (uint64_t)x;
@@ -339,7 +338,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
     char kind[16] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(q)) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"request\" must be an object", where);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d->name, where);
         return;
     }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
@@ -351,25 +350,23 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         out->access.width = (unsigned)get_num(d, q, "width", 0, 1, where, 1, 16);
         get_str(d, q, "op", op, sizeof op, 1, where);
         get_str(d, q, "mask", mask, sizeof mask, 1, where);
-        if (d->what[0])
+        if (bl_err_failed(&d->e))
             return;
         if (strcmp(op, "ld") && strcmp(op, "st"))
-            bl_failmsg(d->what, sizeof d->what, "%s: \"op\" must be \"ld\" or \"st\"", where);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_OP, d->name, where);
         out->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         if (!width_ok(out->access.width))
-            bl_failmsg(d->what, sizeof d->what, "%s: \"width\" must be 1, 2, 4, 8 or 16", where);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_WIDTH, d->name, where);
         char *end;
         out->access.mask = (uint32_t)strtoul(mask, &end, 16);
         if (!mask[0] || *end || strlen(mask) > 8)
-            bl_failmsg(d->what, sizeof d->what, "%s: \"mask\" must be hexadecimal (8 digits at most)",
-                    where);
+            bl_fail(&d->e, -1, BL_NOWHERE, REC_MASK, d->name, where);
         const cJSON *ins = cJSON_GetObjectItemCaseSensitive(q, "instruction");
         if (ins && !cJSON_IsNull(ins)) {
             struct bank_access a = out->access;
             if (!cJSON_IsString(ins) || bank_instr_parse(ins->valuestring, &a) ||
                 a.width != out->access.width || a.op != out->access.op)
-                bl_failmsg(d->what, sizeof d->what, "%s: \"instruction\" must be ldmatrix.xN[.trans], "
-                        "stmatrix.xN[.trans] or cp.asyncN matching \"width\" and \"op\"", where);
+                bl_fail(&d->e, -1, BL_NOWHERE, REC_INSTRUCTION, d->name, where);
             else
                 out->access = a;
         }
@@ -377,7 +374,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(q, "sources");
         if (src && !cJSON_IsNull(src)) {
             if (!cJSON_IsArray(src) || cJSON_GetArraySize(src) != BANK_LANES) {
-                bl_failmsg(d->what, sizeof d->what, "%s: \"sources\" must be 32 byte offsets", where);
+                bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCES, d->name, where);
                 return;
             }
             out->access.has_src = 1;
@@ -385,8 +382,7 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                 const cJSON *v = cJSON_GetArrayItem(src, i);
                 double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
                 if (x < 0 || x > 65536 || x != (double)(uint32_t)x) {
-                    bl_failmsg(d->what, sizeof d->what, "%s: \"sources\"[%d] must be an integer "
-                            "0..65536", where, i);
+                    bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCE_RANGE, d->name, where, i);
                     return;
                 }
                 out->access.src[i] = (uint32_t)x;
@@ -398,21 +394,18 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         const cJSON *p = cJSON_GetObjectItemCaseSensitive(q, "params");
         if (p && !cJSON_IsNull(p)) {
             if (!cJSON_IsObject(p)) {
-                bl_failmsg(d->what, sizeof d->what, "%s: \"params\" must be an object", where);
+                bl_fail(&d->e, -1, BL_NOWHERE, REC_PARAMS_OBJECT, d->name, where);
                 return;
             }
             const cJSON *v;
             cJSON_ArrayForEach(v, p)
             {
                 if (out->nparams == GPU_CASE_MAX_PARAMS) {
-                    bl_failmsg(d->what, sizeof d->what, "%s: more than %d params", where,
-                            GPU_CASE_MAX_PARAMS);
+                    bl_fail(&d->e, -1, BL_NOWHERE, REC_TOO_MANY_PARAMS, d->name, where, GPU_CASE_MAX_PARAMS);
                     return;
                 }
                 if (!cJSON_IsNumber(v) || !(fabs(v->valuedouble) <= 1e12)) {
-                    bl_failmsg(d->what, sizeof d->what,
-                            "%s: param \"%s\" must be a number in -1e12..1e12", where,
-                            v->string);
+                    bl_fail(&d->e, -1, BL_NOWHERE, REC_PARAM_RANGE, d->name, where, v->string);
                     return;
                 }
                 snprintf(out->param_name[out->nparams], sizeof out->param_name[0], "%s",
@@ -420,9 +413,8 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
                 out->param_value[out->nparams++] = (long long)v->valuedouble;
             }
         }
-    } else if (!d->what[0]) {
-        bl_failmsg(d->what, sizeof d->what, "%s: request \"kind\" must be \"pattern\" or \"case\"",
-                where);
+    } else if (!bl_err_failed(&d->e)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_KIND, d->name, where);
     }
 }
 
@@ -434,7 +426,7 @@ static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, co
     if (!v || cJSON_IsNull(v))
         return NULL;
     if (!cJSON_IsObject(v)) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"%s\" must be an object or null", where, key);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_OBJECT_OR_NULL, d->name, where, key);
         return NULL;
     }
     return v;
@@ -445,7 +437,7 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     char status[32] = "";
     memset(out, 0, sizeof *out);
     if (!cJSON_IsObject(s)) {
-        bl_failmsg(d->what, sizeof d->what, "%s: \"result\" must be an object", where);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d->name, where);
         return;
     }
     get_str(d, s, "status", status, sizeof status, 1, where);
@@ -453,8 +445,8 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     for (int i = 0; gpu_status_name((enum gpu_status)i); i++)
         if (!strcmp(status, gpu_status_name((enum gpu_status)i)))
             st = i;
-    if (st < 0 && !d->what[0])
-        bl_failmsg(d->what, sizeof d->what, "%s: unknown result status \"%s\"", where, status);
+    if (st < 0 && !bl_err_failed(&d->e))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_UNKNOWN_STATUS, d->name, where, status);
     out->err.status = st < 0 ? GPU_EFAILED : (enum gpu_status)st;
     get_str(d, s, "error", out->err.msg, sizeof out->err.msg, 0, where);
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
@@ -492,21 +484,18 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
 }
 
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
-                          char *msg, size_t msgsize)
+                          struct bl_err *err)
 {
-    struct rd d = {name ? name : "recording", ""};
-    if (msg && msgsize)
-        msg[0] = '\0';
+    struct rd d = {name ? name : "recording", {0}};
+    bl_err_clear(&d.e);
     recording_init(r);
     if (len > RECORDING_FILE_MAX) {
-        bl_failmsg(d.what, sizeof d.what, "larger than %u MB; not a recording banklab writes",
-                RECORDING_FILE_MAX >> 20);
-        return rd_result(&d, msg, msgsize);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_LARGE, d.name, RECORDING_FILE_MAX >> 20);
+        return rd_result(&d, err);
     }
     if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_failmsg(d.what, sizeof d.what, "more than %d JSON values; not a recording banklab "
-                "writes", RECORDING_VALUES_MAX);
-        return rd_result(&d, msg, msgsize);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
+        return rd_result(&d, err);
     }
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
@@ -517,33 +506,29 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             pos = len;
         json_line_col(data, len, pos, &line, &col);
         if (pos >= len || json_unclosed(data, len))
-            bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON: the file ends early "
-                    "(truncated?)", line, col);
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_ENDS_EARLY, d.name, line, col);
         else
-            bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
-        return rd_result(&d, msg, msgsize);
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
+        return rd_result(&d, err);
     }
     char fmt[64] = "";
     if (!cJSON_IsObject(root)) {
-        bl_failmsg(d.what, sizeof d.what, "not a banklab recording (top level is not an object)");
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOP_NOT_OBJECT, d.name);
         goto out;
     }
     get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
-    if (d.what[0] || strcmp(fmt, RECORDING_FORMAT)) {
-        d.what[0] = 0;
-        bl_failmsg(d.what, sizeof d.what, "not a banklab recording (\"format\" is not \"%s\")",
-                RECORDING_FORMAT);
+    if (bl_err_failed(&d.e) || strcmp(fmt, RECORDING_FORMAT)) {
+        bl_err_clear(&d.e);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_FORMAT, d.name, RECORDING_FORMAT);
         goto out;
     }
     const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
     if (!cJSON_IsNumber(ver)) {
-        bl_failmsg(d.what, sizeof d.what, "recording has no numeric \"version\"");
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_NO_VERSION, d.name);
         goto out;
     }
     if (ver->valueint != RECORDING_VERSION) {
-        bl_failmsg(d.what, sizeof d.what,
-                "recording format version %d, this banklab reads version %d: record it again",
-                ver->valueint, RECORDING_VERSION);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_VERSION, d.name, ver->valueint, RECORDING_VERSION);
         goto out;
     }
     get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
@@ -551,11 +536,11 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
     get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
     get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
     const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
-    if (!d.what[0] && !cJSON_IsArray(rows))
-        bl_failmsg(d.what, sizeof d.what, "top level: \"records\" must be an array");
+    if (!bl_err_failed(&d.e) && !cJSON_IsArray(rows))
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_RECORDS_ARRAY, d.name);
     const cJSON *o;
     int i = 0;
-    if (!d.what[0]) {
+    if (!bl_err_failed(&d.e)) {
         cJSON_ArrayForEach(o, rows)
         {
             struct recording_row w;
@@ -563,7 +548,7 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             memset(&w, 0, sizeof w);
             snprintf(where, sizeof where, "records[%d]", i++);
             if (!cJSON_IsObject(o)) {
-                bl_failmsg(d.what, sizeof d.what, "%s must be an object", where);
+                bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
                 break;
             }
             get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
@@ -578,39 +563,40 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
             w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
             read_request(&d, cJSON_GetObjectItemCaseSensitive(o, "request"), &w.rec.req, where);
             read_result(&d, cJSON_GetObjectItemCaseSensitive(o, "result"), &w.rec.res, where);
-            if (d.what[0])
+            if (bl_err_failed(&d.e))
                 break;
             if (recording_add(r, &w)) {
-                bl_failmsg(d.what, sizeof d.what, "out of memory");
+                bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
                 break;
             }
         }
     }
 out:
     cJSON_Delete(root);
-    if (d.what[0])
+    if (bl_err_failed(&d.e))
         recording_done(r);
-    return rd_result(&d, msg, msgsize);
+    return rd_result(&d, err);
 }
 
-/* The file at path in a new buffer, or NULL with "PATH: why" in msg. */
-static char *slurp(const char *path, size_t *len, char *msg, size_t msgsize)
+/* The file at path in a new buffer, or NULL with "PATH: why" in err. */
+static char *slurp(const char *path, size_t *len, struct bl_err *err)
 {
-    char why[160];
-    char *buf = files_read(path, RECORDING_FILE_MAX, len, why, sizeof why);
-    if (!buf && msg && msgsize)
-        snprintf(msg, msgsize, "%s: %s", path, why);
+    struct bl_err why;
+    bl_err_clear(&why);
+    char *buf = files_read(path, RECORDING_FILE_MAX, len, &why);
+    if (!buf)
+        bl_fail(err, why.status, BL_NOWHERE, REC_FILE, path, why.msg);
     return buf;
 }
 
-int recording_load_file(const char *path, struct recording *r, char *msg, size_t msgsize)
+int recording_load_file(const char *path, struct recording *r, struct bl_err *err)
 {
     recording_init(r);
     size_t len;
-    char *buf = slurp(path, &len, msg, msgsize);
+    char *buf = slurp(path, &len, err);
     if (!buf)
         return -1;
-    int rc = recording_load_buffer(path, buf, len, r, msg, msgsize);
+    int rc = recording_load_buffer(path, buf, len, r, err);
     free(buf);
     return rc;
 }
@@ -626,7 +612,7 @@ static int matrix_case(struct rd *d, const cJSON *o, struct hw_case *c, const ch
     c->access.width = (unsigned)get_num(d, o, "width", 0, 1, where, 1, 16);
     double wf = get_num(d, o, "wavefronts", 0, 1, where, R_COUNTER);
     double cf = get_num(d, o, "conflicts", 0, 1, where, R_COUNTER);
-    if (d->what[0])
+    if (bl_err_failed(&d->e))
         return -1;
     if (!strncmp(var, "cg.", 3))
         return 0;
@@ -651,32 +637,32 @@ static int matrix_case(struct rd *d, const cJSON *o, struct hw_case *c, const ch
     char *e;
     c->access.mask = (uint32_t)strtoul(mask, &e, 16);
     if (!ok || *e || !mask[0] || strlen(mask) > 8) {
-        bl_failmsg(d->what, sizeof d->what, "%s: bad \"instruction\", \"variant\", \"width\" or "
-                "\"mask\"", where);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_BAD_MATRIX_CASE, d->name, where);
         return -1;
     }
     read_offsets(d, o, c->access.offset, where);
     c->wavefronts = (int)(wf + 0.5);
     c->conflicts = (int)(cf + 0.5);
-    return d->what[0] ? -1 : 1;
+    return bl_err_failed(&d->e) ? -1 : 1;
 }
 
-int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, char *msg,
-                            size_t msgsize)
+int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n,
+                            struct bl_err *err)
 {
     *cases = NULL;
     *n = 0;
     size_t len;
-    char *data = slurp(path, &len, msg, msgsize);
+    char *data = slurp(path, &len, err);
     if (!data)
         return -1;
-    struct rd d = {path, ""};
+    struct rd d = {path, {0}};
+    bl_err_clear(&d.e);
     const char *end = NULL;
     cJSON *root = NULL;
     struct hw_case *out = NULL;
     int count = 0;
     if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_failmsg(d.what, sizeof d.what, "more than %d JSON values", RECORDING_VALUES_MAX);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_HW_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
         goto done;
     }
     root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
@@ -684,17 +670,17 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         int line, col;
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
         json_line_col(data, len, pos, &line, &col);
-        bl_failmsg(d.what, sizeof d.what, "%d:%d: not valid JSON", line, col);
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
         goto done;
     }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
     if (!cJSON_IsArray(arr)) {
-        bl_failmsg(d.what, sizeof d.what, "\"cases\" must be an array");
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_CASES_ARRAY, d.name);
         goto done;
     }
     out = calloc((size_t)cJSON_GetArraySize(arr) + 1, sizeof *out);
     if (!out) {
-        bl_failmsg(d.what, sizeof d.what, "out of memory");
+        bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
         goto done;
     }
     const cJSON *o;
@@ -704,7 +690,7 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         struct hw_case *c = &out[count];
         snprintf(where, sizeof where, "cases[%d]", count);
         if (!cJSON_IsObject(o)) {
-            bl_failmsg(d.what, sizeof d.what, "%s must be an object", where);
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
             break;
         }
         get_str(&d, o, "name", c->name, sizeof c->name, 1, where);
@@ -722,27 +708,27 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, ch
         get_str(&d, o, "mask", mask, sizeof mask, 1, where);
         c->wavefronts = (int)get_num(&d, o, "wavefronts", 0, 1, where, R_COUNTER);
         c->conflicts = (int)get_num(&d, o, "conflicts", 0, 1, where, R_COUNTER);
-        if (d.what[0])
+        if (bl_err_failed(&d.e))
             break;
         c->access.op = !strcmp(op, "st") ? BANK_STORE : BANK_LOAD;
         char *e;
         c->access.mask = (uint32_t)strtoul(mask, &e, 16);
         if (*e || !mask[0] || strlen(mask) > 8 || (strcmp(op, "ld") && strcmp(op, "st")) ||
             !width_ok(c->access.width)) {
-            bl_failmsg(d.what, sizeof d.what, "%s: bad \"op\", \"mask\" or \"width\"", where);
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_BAD_CASE, d.name, where);
             break;
         }
         read_offsets(&d, o, c->access.offset, where);
-        if (d.what[0])
+        if (bl_err_failed(&d.e))
             break;
         count++;
     }
 done:
     cJSON_Delete(root);
     free(data);
-    if (d.what[0]) {
+    if (bl_err_failed(&d.e)) {
         free(out);
-        return rd_result(&d, msg, msgsize);
+        return rd_result(&d, err);
     }
     *cases = out;
     *n = count;

@@ -9,12 +9,12 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../lesson/lesson.h"
 
 #define RECORDING_FORMAT "banklab-recording"
 #define RECORDING_VERSION 1          /* files with another version are refused */
-#define RECORDING_MSG_MAX 512
 
 /* One row: a request, its result, and what the model predicted for it. */
 struct recording_row {
@@ -43,12 +43,12 @@ void recording_init(struct recording *r);
 int recording_add(struct recording *r, const struct recording_row *row);
 
 /* recording_load_file / _buffer: parse a recording. On success returns 0 and fills *r (free
- * with recording_done). On failure returns -1, *r is empty and msg (msgsize bytes) holds one
- * line naming the file and the problem: not JSON (with line:col, e.g. a truncated file), not a
- * banklab recording, a version other than RECORDING_VERSION, a field of the wrong type. */
-int recording_load_file(const char *path, struct recording *r, char *msg, size_t msgsize);
+ * with recording_done). On failure returns -1, *r is empty and err holds one line naming the
+ * file and the problem: not JSON (with line:col, e.g. a truncated file), not a banklab
+ * recording, a version other than RECORDING_VERSION, a field of the wrong type. */
+int recording_load_file(const char *path, struct recording *r, struct bl_err *err);
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
-                          char *msg, size_t msgsize);
+                          struct bl_err *err);
 
 /* recording_write: write r as JSON to f. Returns 0, or -1 on a write error or out of memory. */
 int recording_write(FILE *f, const struct recording *r);
@@ -73,9 +73,9 @@ struct hw_case {
 };
 
 /* recording_load_hw_cases: read such a file into a new array (*cases, free with free()).
- * Returns 0, or -1 with one line in msg (file, and which case and field is wrong). */
-int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n, char *msg,
-                            size_t msgsize);
+ * Returns 0, or -1 with one line in err (file, and which case and field is wrong). */
+int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n,
+                            struct bl_err *err);
 
 /* recording_find_asset: the path of assets file `name`: $BANKLAB_ASSETS/name, else the
  * installed share directory, else ./assets/name. Returns buf, or NULL when none exists. */

@@ -620,7 +620,7 @@ const char *report_data_dir(char *buf, size_t size, int create)
 {
     if (!files_xdg_path("XDG_DATA_HOME", ".local/share", "banklab/reports", buf, size))
         return NULL;
-    if (create && files_mkdirs(buf, 0700, NULL, 0) < 0)
+    if (create && files_mkdirs(buf, 0700, NULL) < 0)
         return NULL;
     return buf;
 }
@@ -644,40 +644,32 @@ static int emit_report(FILE *f, void *ctx)
 /* One report file, replaced atomically (0644: a report is meant to be handed in). */
 static int write_one(const char *dir, const char *name, int json, const struct progress *p,
                      const struct lesson_set *set, enum lesson_lang lang,
-                     const struct report_meta *meta, char *path, size_t pathsz, char *err,
-                     size_t errsz)
+                     const struct report_meta *meta, char *path, size_t pathsz,
+                     struct bl_err *err)
 {
     int n = snprintf(path, pathsz, "%s/%s", dir, name);
-    if (n < 0 || (size_t)n >= pathsz) {
-        bl_fmt(err, errsz, "report path too long in %s", dir);
-        return -1;
-    }
+    if (n < 0 || (size_t)n >= pathsz)
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, RPT_PATH_TOO_LONG, dir);
     struct report_job job = {json, p, set, lang, meta};
-    return files_write_atomic(path, 0644, emit_report, &job, err, errsz);
+    return files_write_atomic(path, 0644, emit_report, &job, err);
 }
 
 int report_write_dir(const char *dir, int formats, const struct progress *p,
                      const struct lesson_set *set, enum lesson_lang lang,
                      const struct report_meta *meta, char *written, size_t writtensz,
-                     char *err, size_t errsz)
+                     struct bl_err *err)
 {
     struct stat st;
     if (written && writtensz)
         written[0] = 0;
     if (!dir || !dir[0])
         dir = ".";
-    if (!(formats & REPORT_BOTH)) {
-        bl_fmt(err, errsz, "no report format chosen");
-        return -1;
-    }
-    if (stat(dir, &st) < 0) {
-        bl_fmt(err, errsz, "report directory %s: %s", dir, strerror(errno));
-        return -1;
-    }
-    if (!S_ISDIR(st.st_mode)) {
-        bl_fmt(err, errsz, "report directory %s is not a directory", dir);
-        return -1;
-    }
+    if (!(formats & REPORT_BOTH))
+        return bl_fail(err, EINVAL, BL_NOWHERE, RPT_NO_FORMAT);
+    if (stat(dir, &st) < 0)
+        return bl_fail(err, errno, BL_NOWHERE, RPT_DIRECTORY, dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return bl_fail(err, ENOTDIR, BL_NOWHERE, RPT_NOT_A_DIRECTORY, dir);
     long long now = now_of(meta);
     struct report_meta m = meta ? *meta : (struct report_meta){0};
     m.now = now;  /* one date for both files even across midnight */
@@ -689,12 +681,10 @@ int report_write_dir(const char *dir, int formats, const struct progress *p,
         if (!(formats & kinds[i].bit))
             continue;
         char name[64], path[4096];
-        if (!report_file_name(now, kinds[i].ext, name, sizeof name)) {
-            bl_fmt(err, errsz, "cannot name the report");
-            return -1;
-        }
+        if (!report_file_name(now, kinds[i].ext, name, sizeof name))
+            return bl_fail(err, -1, BL_NOWHERE, RPT_CANNOT_NAME);
         if (write_one(dir, name, kinds[i].bit == REPORT_JSON, p, set, lang, &m, path, sizeof path,
-                      err, errsz) < 0)
+                      err) < 0)
             return -1;
         if (written && writtensz) {
             size_t len = strlen(written);

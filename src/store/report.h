@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "../base/err.h"
 #include "../lesson/lesson.h"
 #include "progress.h"
 
@@ -60,6 +61,6 @@ const char *report_data_dir(char *buf, size_t size, int create);
 int report_write_dir(const char *dir, int formats, const struct progress *p,
                      const struct lesson_set *set, enum lesson_lang lang,
                      const struct report_meta *meta, char *written, size_t writtensz,
-                     char *err, size_t errsz);
+                     struct bl_err *err);
 
 #endif

@@ -121,7 +121,7 @@ static void build_rows(struct kview *k)
                 else
                     bl_fmt(path, sizeof path, "%s/%s", dir, r->files[l->file]);
                 size_t n = 0;
-                k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL, 0);
+                k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL);
             }
             if (k->other[l->file])
                 ui_source_line(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
@@ -227,12 +227,12 @@ static void start_run(struct app *a, struct kview *k)
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
-    char why[UI_MSG_MAX];
+    struct bl_err why = {0};
     size_t len = 0;
-    char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, &why);
     if (!src) {
-        char text[UI_PATH_MAX + UI_MSG_MAX];
-        bl_fmt(text, sizeof text, "%s: %s", k->file.path, why);
+        char text[UI_PATH_MAX + BL_ERR_TEXT];
+        bl_fmt(text, sizeof text, "%s: %s", k->file.path, why.msg);
         bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, text);
         return;
     }

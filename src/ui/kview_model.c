@@ -113,17 +113,19 @@ int kv_fix(struct app *a, struct kview *k)
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_FIX_NONE));
         return 0;
     }
-    char path[UI_PATH_MAX], err[UI_MSG_MAX], clean[UI_MSG_MAX];
+    char path[UI_PATH_MAX], clean[UI_MSG_MAX];
+    struct bl_err err = {0};
     size_t n = strlen(k->file.path);
     if (n > 3 && !strcmp(k->file.path + n - 3, ".cu"))
         bl_fmt(path, sizeof path, "%.*s.fixed.cu", (int)(n - 3), k->file.path);
     else
         bl_fmt(path, sizeof path, "%s.fixed.cu", k->file.path);
     int rc = strlen(path) + 1 >= sizeof path ? -1
-             : files_create_new(path, text, len, err, sizeof err);
+             : files_create_new(path, text, len, &err);
     free(text);
     if (rc != 0) {
-        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err[0] ? path : err));
+        const char *why = ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT);
+        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : why));
         return 0;
     }
     int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;

@@ -66,7 +66,7 @@ static void list_examples(struct kview *k, const char *dir)
         char path[2 * UI_PATH_MAX];
         size_t len;
         bl_fmt(path, sizeof path, "%s/%s", dir, k->ex[i].name);
-        char *src = files_read(path, 1 << 16, &len, NULL, 0);
+        char *src = files_read(path, 1 << 16, &len, NULL);
         k->ex[i].what[0] = 0;
         if (src)
             example_what(src, k->ex[i].name, k->ex[i].what, sizeof k->ex[i].what);
@@ -165,11 +165,11 @@ static int prompt_submit(struct app *a, struct kview *k)
         if (++nopt == KV_OPTS)
             break;
     }
-    char why[UI_MSG_MAX];
+    struct bl_err why = {0};
     size_t len;
-    char *probe = files_read(w[0], GPU_KERNEL_MAX_SOURCE, &len, why, sizeof why);
+    char *probe = files_read(w[0], GPU_KERNEL_MAX_SOURCE, &len, &why);
     if (!probe) {
-        app_msg(a, 1, "%s: %s", w[0], why);
+        app_msg(a, 1, "%s: %s", w[0], ui_err(a, &why, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
         return 0;
     }
     free(probe);

@@ -81,11 +81,9 @@ int app_save(struct app *a, struct bl_err *err)
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
-    char why[UI_MSG_MAX], text[UI_MSG_MAX];
+    char text[UI_MSG_MAX];
     struct bl_err e = {0};
-    if (progress_save(a->prog_path, &a->prog, why, sizeof why) != 0)
-        bl_fail(&e, -1, BL_NOWHERE, BL_TEXT, why);
-    if (!bl_err_failed(&e))
+    if (progress_save(a->prog_path, &a->prog, &e) == 0)
         return 0;
     app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), ui_err(a, &e, text, sizeof text));
     if (err)
@@ -154,16 +152,18 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
     params_line(a, s, 0, sub, sizeof sub);
     struct svg_options o = {.title = s->shown, .subtitle = sub, .monochrome = 0, .lang = ui_lang(a)};
     struct svg_job job = {&s->res, s->acc.width, s->acc.op, &o};
-    char err[UI_MSG_MAX];
-    if (files_write_atomic(path, 0644, svg_emit, &job, err, sizeof err) != 0)
-        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path, err);
+    struct bl_err err = {0};
+    if (files_write_atomic(path, 0644, svg_emit, &job, &err) != 0)
+        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path,
+                ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
     else
         app_msg(a, 0, ui_str(a, UIS_MSG_GRID_WRITTEN), path);
 }
 
 void app_export_report(struct app *a)
 {
-    char written[UI_PATH_MAX * 2], err[UI_MSG_MAX];
+    char written[UI_PATH_MAX * 2];
+    struct bl_err err = {0};
     const struct gpu_info *info = req_hub_info(&a->hub);
     struct report_meta meta = {
         .device = info->available ? info->device : NULL,
@@ -172,8 +172,9 @@ void app_export_report(struct app *a)
         .now = 0,
     };
     if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,
-                         a->lang, &meta, written, sizeof written, err, sizeof err) != 0) {
-        app_msg(a, 1, ui_str(a, UIS_MSG_REPORT_FAILED), err);
+                         a->lang, &meta, written, sizeof written, &err) != 0) {
+        app_msg(a, 1, ui_str(a, UIS_MSG_REPORT_FAILED),
+                ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
         return;
     }
     for (char *p = written; *p; p++)

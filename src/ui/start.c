@@ -36,7 +36,7 @@ void app_start_locale(struct app *a)
 
 void app_start_progress(struct app *a)
 {
-    char warn[UI_MSG_MAX] = "";
+    struct bl_err warn = {0};
     progress_init(&a->prog);
     /* Presenter mode starts clean: nothing read, nothing saved (unless --keep-progress). */
     int temporary = a->opt.present && !a->opt.keep_progress;
@@ -44,8 +44,9 @@ void app_start_progress(struct app *a)
         a->have_prog_path = 1;
         if (a->opt.reset)
             progress_reset(&a->prog);  /* saving forgets what was saved before now */
-        else if (progress_load(a->prog_path, &a->prog, warn, sizeof warn) != 0)
-            app_msg(a, 1, "%s", warn[0] ? warn : "progress could not be read; starting fresh");
+        else if (progress_load(a->prog_path, &a->prog, &warn) != 0)
+            app_msg(a, 1, "%s", warn.msg[0] ? ui_err(a, &warn, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT)
+                                            : "progress could not be read; starting fresh");
     }
     /* language: --lang, then the saved choice, then the locale; English without UTF-8 */
     if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN) {
@@ -75,12 +76,9 @@ static void load_report(const struct lesson_error *e, void *ctx)
     }
     a->nload_errors++;
     a->nload_shown++;
-    if (e->line > 0)
-        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s:%d:%d: %s", o ? "\n" : "",
-                 e->file, e->line, e->col, e->msg);
-    else  /* the file as a whole: unreadable, not a regular file, too large */
-        snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s: %s", o ? "\n" : "",
-                 e->file, e->msg);
+    char line[512];
+    snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s", o ? "\n" : "",
+             lesson_error_line(e, line, sizeof line));
 }
 
 /* the step to start at: --chapter/--step, else where the learner left off */

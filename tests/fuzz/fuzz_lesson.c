@@ -15,7 +15,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void count(const struct lesson_error *e, void *ctx)
 {
     /* touch the message: it must be a terminated string */
-    *(size_t *)ctx += strlen(e->msg) + strlen(e->file);
+    *(size_t *)ctx += strlen(e->err.msg) + strlen(e->file);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -126,7 +126,7 @@ def main():
             theirs = None
         if theirs is not None:
             keys = sorted(set(ours) | set(theirs))
-            bad, ideal_bad, lines = [], [], 0
+            bad, bad_keys, ideal_bad, lines = [], [], [], 0
             for k in keys:
                 a = ours.get(k, [0, 0])
                 b = theirs.get(k, [0, 0])
@@ -138,12 +138,25 @@ def main():
                     "-" if b[1] is None else "%.0f" % b[1]))
                 if a[0] != b[0]:
                     bad.append("%s:%d banklab %.0f ncu %.0f" % (k[0], k[1], a[0], b[0]))
+                    bad_keys.append(k)
                 if a[1] is not None and b[1] is not None and a[1] != b[1]:
                     ideal_bad.append("%s:%d %.0f/%.0f" % (k[0], k[1], a[1], b[1]))
+            # The known difference of docs/kernel.md: banklab puts an atomic function's ATOMS on
+            # its inlined line in CUDA's device_atomic_functions.hpp, ncu on the call's line.
+            inlined = [l for l in res["lines"] if "/include/" in l["file"]
+                       and "atomic" in os.path.basename(l["file"])]
+            known = [x for x in bad_keys if ours.get(x, [0])[0] == 0 and any(
+                l["wavefronts"] == theirs[x][0] for l in inlined)]
+            if bad and len(known) == len(bad_keys):
+                print("info %s: known difference (docs/kernel.md): the atomic of %s is on its "
+                      "inlined line in banklab" % (label, ", ".join("%s:%d" % k for k in known)))
+                bad = []
             check(lines > 0 and not bad, "%s: per-line wavefronts equal ncu's (%d line%s, %.0f "
                   "wavefronts)%s" % (label, lines, "" if lines == 1 else "s",
                                      res["totals"]["wavefronts"],
-                                     "; differ: " + ", ".join(bad[:4]) if bad else ""))
+                                     "; differ: " + ", ".join(bad[:4]) if bad else
+                                     "; with the known difference on %d line%s" % (
+                                         len(known), "" if len(known) == 1 else "s") if known else ""))
             if ideal_bad:
                 print("info %s: ideal differs from ncu's on %s" % (label, ", ".join(ideal_bad[:4])))
         c = res.get("counters")

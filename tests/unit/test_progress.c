@@ -283,8 +283,8 @@ static void test_roundtrip(void **state)
     struct tmp *t = *state;
     struct progress *p = new_progress(), *q = new_progress();
     fill(p);
-    char err[256] = "";
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(progress_save(t->path, p, &err), 0);
     /* parent directories are created private */
     char dir[512];
     snprintf(dir, sizeof dir, "%s/state/banklab", t->dir);
@@ -295,9 +295,9 @@ static void test_roundtrip(void **state)
     assert_int_equal(st.st_mode & 0777, 0600);
     assert_int_equal(count_prefix(t->path, "progress.json.tmp"), 0);
 
-    char warn[512] = "x";
-    assert_int_equal(progress_load(t->path, q, warn, sizeof warn), 0);
-    assert_string_equal(warn, "");
+    struct bl_err warn = {0};
+    assert_int_equal(progress_load(t->path, q, &warn), 0);
+    assert_string_equal(warn.msg, "");
     assert_string_equal(q->lesson_id, "padding");
     assert_string_equal(q->step_id, "pad-one");
     assert_string_equal(q->lang, "zh");
@@ -323,8 +323,8 @@ static void test_roundtrip(void **state)
 
     /* saving again replaces the file in place */
     q->task_score = 4;
-    assert_int_equal(progress_save(t->path, q, err, sizeof err), 0);
-    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
+    assert_int_equal(progress_save(t->path, q, &err), 0);
+    assert_int_equal(progress_load(t->path, p, &warn), 0);
     assert_int_equal(p->task_score, 4);
     assert_int_equal(count_prefix(t->path, "progress.json"), 1);
     free(p);
@@ -336,11 +336,11 @@ static void test_missing_is_fresh(void **state)
     struct tmp *t = *state;
     struct progress *p = new_progress();
     p->nquiz = 5;
-    char warn[256] = "x";
-    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
+    struct bl_err warn = {0};
+    assert_int_equal(progress_load(t->path, p, &warn), 0);
     assert_int_equal(p->nquiz, 0);
-    assert_string_equal(warn, "");
-    assert_int_equal(progress_load(NULL, p, NULL, 0), 0);
+    assert_string_equal(warn.msg, "");
+    assert_int_equal(progress_load(NULL, p, NULL), 0);
     free(p);
 }
 
@@ -349,15 +349,15 @@ static void expect_corrupt(struct tmp *t, const char *data, size_t len, const ch
 {
     struct progress *p = new_progress();
     write_file(t->path, data, len);
-    char warn[1024] = "";
-    int rc = progress_load(t->path, p, warn, sizeof warn);
+    struct bl_err warn = {0};
+    int rc = progress_load(t->path, p, &warn);
     if (rc != 1)
-        fail_msg("expected corrupt for %s, got %d (%s)", why, rc, warn);
+        fail_msg("expected corrupt for %s, got %d (%s)", why, rc, warn.msg);
     assert_int_equal(p->nquiz, 0);
     assert_int_equal(p->nexplored, 0);
     assert_string_equal(p->lesson_id, "");
-    assert_non_null(strstr(warn, ".corrupt-"));
-    assert_null(strchr(warn, '\n'));  /* one line */
+    assert_non_null(strstr(warn.msg, ".corrupt-"));
+    assert_null(strchr(warn.msg, '\n'));  /* one line */
     assert_int_equal(access(t->path, F_OK), -1);  /* moved away */
     assert_int_equal(count_prefix(t->path, "progress.json.corrupt-"), 1);
     remove_prefix(t->path, "progress.json.corrupt-");
@@ -369,8 +369,8 @@ static void test_corrupt_files(void **state)
     struct tmp *t = *state;
     struct progress *p = new_progress();
     fill(p);
-    char err[256];
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(progress_save(t->path, p, &err), 0);
     FILE *f = fopen(t->path, "rb");
     assert_non_null(f);
     char good[65536];
@@ -430,9 +430,9 @@ static void test_lenient_values(void **state)
         n += snprintf(buf + n, sizeof buf - (size_t)n, ",{\"lesson\":\"l\",\"step\":\"%d\"}", i);
     n += snprintf(buf + n, sizeof buf - (size_t)n, "]}\n");
     write_file(t->path, buf, (size_t)n);
-    char warn[512] = "";
-    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 0);
-    assert_string_equal(warn, "");
+    struct bl_err warn = {0};
+    assert_int_equal(progress_load(t->path, p, &warn), 0);
+    assert_string_equal(warn.msg, "");
     assert_string_equal(p->lang, "");
     assert_int_equal(p->task_max, 0);
     assert_true(p->task_score > 1000000);
@@ -456,18 +456,18 @@ static void test_unreadable_and_directory(void **state)
     snprintf(dir, sizeof dir, "%s/state/banklab", t->dir);
     mkdir(dir, 0700);
     assert_int_equal(mkdir(t->path, 0700), 0);
-    char warn[1024] = "";
-    assert_int_equal(progress_load(t->path, p, warn, sizeof warn), 1);
-    assert_non_null(strstr(warn, "corrupt"));
+    struct bl_err warn = {0};
+    assert_int_equal(progress_load(t->path, p, &warn), 1);
+    assert_non_null(strstr(warn.msg, "corrupt"));
     /* saving where a parent is a regular file fails with a message */
     char bad[600];
     snprintf(bad, sizeof bad, "%s/state/banklab/file", t->dir);
     write_file(bad, "x", 1);
     snprintf(bad, sizeof bad, "%s/state/banklab/file/sub/progress.json", t->dir);
-    char err[256] = "";
-    assert_int_equal(progress_save(bad, p, err, sizeof err), -1);
-    assert_true(err[0] != 0);
-    assert_int_equal(progress_save("", p, err, sizeof err), -1);
+    struct bl_err err = {0};
+    assert_int_equal(progress_save(bad, p, &err), -1);
+    assert_true(err.msg[0] != 0);
+    assert_int_equal(progress_save("", p, &err), -1);
     free(p);
 }
 
@@ -475,17 +475,17 @@ static void test_read_leaves_file(void **state)
 {
     struct tmp *t = *state;
     struct progress *p = new_progress();
-    char err[256] = "";
+    struct bl_err err = {0};
     write_file(t->path, "{\"quiz\": [", 10);
-    assert_int_equal(progress_read(t->path, p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "syntax"));
+    assert_int_equal(progress_read(t->path, p, &err), -1);
+    assert_non_null(strstr(err.msg, "syntax"));
     assert_int_equal(access(t->path, F_OK), 0);  /* still there, nothing renamed */
     assert_int_equal(count_prefix(t->path, "progress.json.corrupt-"), 0);
     write_file(t->path, "{\"lesson\": \"mapping\"}", 21);
-    assert_int_equal(progress_read(t->path, p, err, sizeof err), 0);
+    assert_int_equal(progress_read(t->path, p, &err), 0);
     assert_string_equal(p->lesson_id, "mapping");
     unlink(t->path);
-    assert_int_equal(progress_read(t->path, p, err, sizeof err), 0);
+    assert_int_equal(progress_read(t->path, p, &err), 0);
     assert_string_equal(p->lesson_id, "");
     free(p);
 }
@@ -497,8 +497,8 @@ static void test_mutations(void **state)
     struct tmp *t = *state;
     struct progress *p = new_progress();
     fill(p);
-    char err[256];
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(progress_save(t->path, p, &err), 0);
     FILE *f = fopen(t->path, "rb");
     assert_non_null(f);
     static char good[65536], buf[65536];
@@ -522,7 +522,7 @@ static void test_mutations(void **state)
             }
         }
         write_file(t->path, buf, len);
-        int rc = progress_read(t->path, p, err, sizeof err);
+        int rc = progress_read(t->path, p, &err);
         assert_true(rc == 0 || rc == -1);
         if (rc == 0) {
             loaded++;
@@ -537,7 +537,7 @@ static void test_mutations(void **state)
                 assert_true(strlen(p->explored[i].code) < sizeof p->explored[i].code);
         } else {
             refused++;
-            assert_true(err[0] != 0);
+            assert_true(err.msg[0] != 0);
         }
     }
     assert_true(loaded > 0 && refused > 0);  /* both paths were taken */
@@ -566,24 +566,24 @@ static void test_two_writers_keep_both(void **state)
 {
     struct tmp *t = *state;
     struct progress *tut = new_progress(), *lab = new_progress(), *got = new_progress();
-    char err[256] = "", warn[256];
-    assert_int_equal(progress_load(t->path, tut, warn, sizeof warn), 0);
-    assert_int_equal(progress_load(t->path, lab, warn, sizeof warn), 0);
+    struct bl_err err = {0}, warn = {0};
+    assert_int_equal(progress_load(t->path, tut, &warn), 0);
+    assert_int_equal(progress_load(t->path, lab, &warn), 0);
 
     progress_record_quiz(tut, "banks", "predict", 1, "32");
-    assert_int_equal(progress_save(t->path, tut, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, tut, &err), 0);
 
     /* the lab started before the tutorial saved and never saw its answer */
     progress_record_quiz(lab, "lab:lab-padding", "pad", 1, "PAD=1");
     usleep(3000);
     progress_set_tasks(lab, 5, 9);
-    assert_int_equal(progress_save(t->path, lab, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, lab, &err), 0);
 
     /* the tutorial quits: its stale copy must not reset the score or drop the task */
     progress_record_quiz(tut, "banks", "second", 0, "7");
-    assert_int_equal(progress_save(t->path, tut, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, tut, &err), 0);
 
-    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(progress_read(t->path, got, &err), 0);
     assert_int_equal(got->nquiz, 3);
     assert_int_equal(got->task_score, 5);
     assert_int_equal(got->task_max, 9);
@@ -608,23 +608,23 @@ static void test_newest_wins(void **state)
 {
     struct tmp *t = *state;
     struct progress *a = new_progress(), *b = new_progress(), *got = new_progress();
-    char err[256] = "", warn[256];
-    assert_int_equal(progress_load(t->path, a, warn, sizeof warn), 0);
-    assert_int_equal(progress_load(t->path, b, warn, sizeof warn), 0);
+    struct bl_err err = {0}, warn = {0};
+    assert_int_equal(progress_load(t->path, a, &warn), 0);
+    assert_int_equal(progress_load(t->path, b, &warn), 0);
 
     progress_record_quiz(a, "banks", "predict", 0, "4");
     progress_set_position(a, "banks", "intro");
     progress_push_history(a, "s[lane]");
-    assert_int_equal(progress_save(t->path, a, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, a, &err), 0);
     usleep(3000);
     progress_record_quiz(b, "banks", "predict", 1, "32");
     progress_set_position(b, "padding", "pad-one");
     progress_set_lang(b, "zh");
     progress_push_history(b, "s[lane * 2]");
-    assert_int_equal(progress_save(t->path, b, err, sizeof err), 0);
-    assert_int_equal(progress_save(t->path, a, err, sizeof err), 0);  /* a is stale now */
+    assert_int_equal(progress_save(t->path, b, &err), 0);
+    assert_int_equal(progress_save(t->path, a, &err), 0);  /* a is stale now */
 
-    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(progress_read(t->path, got, &err), 0);
     assert_int_equal(got->nquiz, 1);
     assert_string_equal(got->quiz[0].given, "32");
     assert_int_equal(got->quiz[0].correct, 1);
@@ -644,21 +644,21 @@ static void test_reset_merge(void **state)
 {
     struct tmp *t = *state;
     struct progress *old = new_progress(), *fresh = new_progress(), *other = new_progress();
-    char err[256] = "", warn[256];
+    struct bl_err err = {0}, warn = {0};
     progress_record_quiz(old, "banks", "predict", 1, "32");
     progress_set_tasks(old, 3, 9);
     progress_set_position(old, "banks", "intro");
-    assert_int_equal(progress_save(t->path, old, err, sizeof err), 0);
-    assert_int_equal(progress_load(t->path, other, warn, sizeof warn), 0);
+    assert_int_equal(progress_save(t->path, old, &err), 0);
+    assert_int_equal(progress_load(t->path, other, &warn), 0);
     usleep(3000);
     progress_reset(fresh);              /* banklab --reset */
     usleep(3000);
     progress_record_quiz(other, "banks", "later", 1, "1");  /* after the reset */
-    assert_int_equal(progress_save(t->path, other, err, sizeof err), 0);
-    assert_int_equal(progress_save(t->path, fresh, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, other, &err), 0);
+    assert_int_equal(progress_save(t->path, fresh, &err), 0);
 
     struct progress *got = new_progress();
-    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    assert_int_equal(progress_read(t->path, got, &err), 0);
     assert_int_equal(got->nquiz, 1);
     assert_string_equal(got->quiz[0].step_id, "later");
     assert_int_equal(got->task_score, 0);
@@ -680,13 +680,14 @@ static void test_concurrent_processes(void **state)
         assert_true(pid >= 0);
         if (pid == 0) {
             struct progress *p = malloc(sizeof *p);
-            char err[256], warn[256], step[32];
-            if (!p || progress_load(t->path, p, warn, sizeof warn) < 0)
+            struct bl_err err = {0}, warn = {0};
+            char step[32];
+            if (!p || progress_load(t->path, p, &warn) < 0)
                 _exit(2);
             for (int i = 0; i < NSAVES; i++) {
                 snprintf(step, sizeof step, "p%d-s%d", k, i);
                 progress_record_quiz(p, "race", step, 1, "x");
-                if (progress_save(t->path, p, err, sizeof err) != 0)
+                if (progress_save(t->path, p, &err) != 0)
                     _exit(3);
             }
             free(p);
@@ -701,8 +702,8 @@ static void test_concurrent_processes(void **state)
         assert_int_equal(WEXITSTATUS(st), 0);
     }
     struct progress *got = new_progress();
-    char err[256] = "";
-    assert_int_equal(progress_read(t->path, got, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(progress_read(t->path, got, &err), 0);
     assert_int_equal(got->nquiz, NPROC * NSAVES);
     assert_int_equal(count_prefix(t->path, "progress.json.tmp"), 0);
     free(got);
@@ -713,8 +714,8 @@ static void test_lock_timeout(void **state)
 {
     struct tmp *t = *state;
     struct progress *p = new_progress();
-    char err[256] = "";
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(progress_save(t->path, p, &err), 0);
     char lock[600];
     snprintf(lock, sizeof lock, "%s", t->path);
     snprintf(strrchr(lock, '/'), sizeof lock - (size_t)(strrchr(lock, '/') - lock), "/progress.lock");
@@ -730,12 +731,12 @@ static void test_lock_timeout(void **state)
     }
     usleep(100000);
     progress_record_quiz(p, "banks", "predict", 1, "32");
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), -1);
-    assert_non_null(strstr(err, "locked"));
+    assert_int_equal(progress_save(t->path, p, &err), -1);
+    assert_non_null(strstr(err.msg, "locked"));
     kill(pid, SIGKILL);
     waitpid(pid, NULL, 0);
     close(fd);
-    assert_int_equal(progress_save(t->path, p, err, sizeof err), 0);
+    assert_int_equal(progress_save(t->path, p, &err), 0);
     free(p);
 }
 

@@ -94,11 +94,11 @@ static void test_round_trip(void **state)
 {
     (void)state;
     struct recording r, back;
-    char msg[RECORDING_MSG_MAX];
+    struct bl_err msg = {0};
     size_t len;
     sample(&r);
     char *text = write_tmp(&r, &len);
-    assert_int_equal(recording_load_buffer("mem", text, len, &back, msg, sizeof msg), 0);
+    assert_int_equal(recording_load_buffer("mem", text, len, &back, &msg), 0);
     assert_int_equal(back.nrows, 2);
     assert_string_equal(back.device, r.device);
     assert_string_equal(back.date, r.date);
@@ -155,13 +155,13 @@ static void test_round_trip(void **state)
 static void expect_error(const char *text, const char *needle)
 {
     struct recording r;
-    char msg[RECORDING_MSG_MAX];
-    assert_int_equal(recording_load_buffer("bad.json", text, strlen(text), &r, msg, sizeof msg), -1);
+    struct bl_err msg = {0};
+    assert_int_equal(recording_load_buffer("bad.json", text, strlen(text), &r, &msg), -1);
     assert_int_equal(r.nrows, 0);
-    assert_null(strchr(msg, '\n'));
-    assert_non_null(strstr(msg, "bad.json"));
-    if (!strstr(msg, needle))
-        fail_msg("message \"%s\" lacks \"%s\"", msg, needle);
+    assert_null(strchr(msg.msg, '\n'));
+    assert_non_null(strstr(msg.msg, "bad.json"));
+    if (!strstr(msg.msg, needle))
+        fail_msg("message \"%s\" lacks \"%s\"", msg.msg, needle);
 }
 
 static void test_errors(void **state)
@@ -175,9 +175,9 @@ static void test_errors(void **state)
     for (size_t cut = 0; cut < len - 2; cut += 97) {
         char *part = strndup(text, cut);
         struct recording back;
-        char msg[RECORDING_MSG_MAX];
-        assert_int_equal(recording_load_buffer("bad.json", part, cut, &back, msg, sizeof msg), -1);
-        assert_null(strchr(msg, '\n'));
+        struct bl_err msg = {0};
+        assert_int_equal(recording_load_buffer("bad.json", part, cut, &back, &msg), -1);
+        assert_null(strchr(msg.msg, '\n'));
         free(part);
     }
     char *half = strndup(text, len / 2);
@@ -201,9 +201,9 @@ static void test_errors(void **state)
                  "\"date\": \"y\", \"records\": [{\"request\": {\"kind\": \"case\", \"case\": "
                  "\"copy\"}, \"result\": {\"status\": \"melted\"}}]}", "melted");
     struct recording none;
-    char msg[RECORDING_MSG_MAX];
-    assert_int_equal(recording_load_file("/nonexistent/rec.json", &none, msg, sizeof msg), -1);
-    assert_non_null(strstr(msg, "/nonexistent/rec.json"));
+    struct bl_err msg = {0};
+    assert_int_equal(recording_load_file("/nonexistent/rec.json", &none, &msg), -1);
+    assert_non_null(strstr(msg.msg, "/nonexistent/rec.json"));
 }
 
 /* One record whose result's counters object holds counters_json (issue 10: numbers past what a
@@ -262,9 +262,9 @@ static void test_bounds(void **state)
     assert_int_equal(ftruncate(fd, (off_t)240 << 20), 0);
     close(fd);
     struct recording r;
-    char msg[RECORDING_MSG_MAX];
-    assert_int_equal(recording_load_file(path, &r, msg, sizeof msg), -1);
-    assert_non_null(strstr(msg, "larger than 64 MB"));
+    struct bl_err msg = {0};
+    assert_int_equal(recording_load_file(path, &r, &msg), -1);
+    assert_non_null(strstr(msg.msg, "larger than 64 MB"));
     unlink(path);
 }
 
@@ -273,9 +273,8 @@ static void test_hw_cases(void **state)
     (void)state;
     struct hw_case *c;
     int n;
-    char msg[RECORDING_MSG_MAX];
-    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-wavefronts.json", &c, &n, msg,
-                                             sizeof msg), 0);
+    struct bl_err msg = {0};
+    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-wavefronts.json", &c, &n, &msg), 0);
     assert_int_equal(n, 63);
     assert_string_equal(c[1].name, "f32_stride32");
     assert_int_equal(c[1].access.width, 4);
@@ -287,10 +286,9 @@ static void test_hw_cases(void **state)
         assert_int_equal(r.wavefronts, c[i].wavefronts);
     }
     free(c);
-    assert_int_equal(recording_load_hw_cases("/nonexistent.json", &c, &n, msg, sizeof msg), -1);
+    assert_int_equal(recording_load_hw_cases("/nonexistent.json", &c, &n, &msg), -1);
     /* the matrix table: its instructions and cp.async sources come through, cp.async.cg not */
-    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-matrix.json", &c, &n, msg,
-                                             sizeof msg), 0);
+    assert_int_equal(recording_load_hw_cases(TEST_DATA_DIR "/h200-matrix.json", &c, &n, &msg), 0);
     assert_int_equal(n, 129);
     int ldsm = 0, src = 0;
     for (int i = 0; i < n; i++) {
@@ -312,7 +310,7 @@ static void test_instr_round_trip(void **state)
     (void)state;
     struct recording r, back;
     struct recording_row w;
-    char msg[RECORDING_MSG_MAX];
+    struct bl_err msg = {0};
     size_t len;
     memset(&r, 0, sizeof r);
     snprintf(r.device, sizeof r.device, "Test GPU");
@@ -335,7 +333,7 @@ static void test_instr_round_trip(void **state)
     }
     char *text = write_tmp(&r, &len);
     assert_non_null(strstr(text, "\"ldmatrix.x2.trans\""));
-    assert_int_equal(recording_load_buffer("mem", text, len, &back, msg, sizeof msg), 0);
+    assert_int_equal(recording_load_buffer("mem", text, len, &back, &msg), 0);
     assert_int_equal(back.nrows, 2);
     const struct bank_access *a = &back.rows[0].rec.req.access, *b = &back.rows[1].rec.req.access;
     assert_int_equal(a->instr, BANK_LDMATRIX);
@@ -362,9 +360,9 @@ static void test_shipped(void **state)
     if (access(path, R_OK) != 0)
         skip();
     struct recording r;
-    char msg[RECORDING_MSG_MAX];
-    if (recording_load_file(path, &r, msg, sizeof msg))
-        fail_msg("%s", msg);
+    struct bl_err msg = {0};
+    if (recording_load_file(path, &r, &msg))
+        fail_msg("%s", msg.msg);
     assert_non_null(strstr(r.command, "banklab verify --json"));
     assert_non_null(strstr(r.command, "banklab bench --json"));
     int h200 = 0, lesson = 0, sweep = 0, transpose = 0;
@@ -482,9 +480,9 @@ static void test_shipped_covers_lessons(void **state)
     if (access(path, R_OK) != 0 || access("lessons", R_OK) != 0)
         skip();
     struct recording rec;
-    char msg[RECORDING_MSG_MAX];
-    if (recording_load_file(path, &rec, msg, sizeof msg))
-        fail_msg("%s", msg);
+    struct bl_err msg = {0};
+    if (recording_load_file(path, &rec, &msg))
+        fail_msg("%s", msg.msg);
     struct gpu *g = recording_open_replay(&rec, NULL);
     assert_non_null(g);
     struct lesson_set set;

@@ -317,12 +317,13 @@ static void test_write_dir(void **state)
     char dir[] = "/tmp/banklab-report-XXXXXX";
     assert_non_null(mkdtemp(dir));
     struct report_meta meta = {NULL, NULL, NULL, T0};
-    char name[64], written[1024], err[256], path[512];
+    char name[64], written[1024], path[512];
+    struct bl_err err = {0};
     assert_string_equal(report_file_name(T0, "md", name, sizeof name), "banklab-report-2026-09-21.md");
     assert_null(report_file_name(T0, "md", name, 10));
 
     assert_int_equal(report_write_dir(dir, REPORT_BOTH, &x->p, &x->set, LANG_EN, &meta, written,
-                                      sizeof written, err, sizeof err), 0);
+                                      sizeof written, &err), 0);
     assert_int_equal(count_entries(dir), 2);
     snprintf(path, sizeof path, "%s/banklab-report-2026-09-21.md\n%s/banklab-report-2026-09-21.json",
              dir, dir);
@@ -333,22 +334,22 @@ static void test_write_dir(void **state)
     assert_true(st.st_size > 200);
     /* again, JSON only: replaces, adds nothing */
     assert_int_equal(report_write_dir(dir, REPORT_JSON, &x->p, &x->set, LANG_EN, &meta, written,
-                                      sizeof written, err, sizeof err), 0);
+                                      sizeof written, &err), 0);
     assert_int_equal(count_entries(dir), 2);
     assert_string_equal(written, path);
     /* bad places */
     assert_int_equal(report_write_dir("/nonexistent-banklab", REPORT_BOTH, &x->p, NULL, LANG_EN,
-                                      &meta, NULL, 0, err, sizeof err), -1);
-    assert_non_null(strstr(err, "/nonexistent-banklab"));
-    assert_int_equal(report_write_dir(path, REPORT_BOTH, &x->p, NULL, LANG_EN, &meta, NULL, 0, err,
-                                      sizeof err), -1);
-    assert_non_null(strstr(err, "not a directory"));
-    assert_int_equal(report_write_dir(dir, 0, &x->p, NULL, LANG_EN, &meta, NULL, 0, err,
-                                      sizeof err), -1);
+                                      &meta, NULL, 0, &err), -1);
+    assert_non_null(strstr(err.msg, "/nonexistent-banklab"));
+    bl_err_clear(&err);
+    assert_int_equal(report_write_dir(path, REPORT_BOTH, &x->p, NULL, LANG_EN, &meta, NULL, 0, &err), -1);
+    assert_non_null(strstr(err.msg, "not a directory"));
+    bl_err_clear(&err);
+    assert_int_equal(report_write_dir(dir, 0, &x->p, NULL, LANG_EN, &meta, NULL, 0, &err), -1);
     if (geteuid() != 0) {  /* root ignores permissions */
         chmod(dir, 0500);
         assert_int_equal(report_write_dir(dir, REPORT_MD, &x->p, NULL, LANG_EN, &meta, NULL, 0,
-                                          err, sizeof err), -1);
+                                          &err), -1);
         chmod(dir, 0700);
     }
     assert_int_equal(count_entries(dir), 2);  /* nothing half-written left */

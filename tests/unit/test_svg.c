@@ -24,10 +24,10 @@
 
 /* The picture into path as banklab's commands write it (files_write_atomic + svg_emit). */
 static int write_svg_file(const char *path, const struct bank_result *res, unsigned width,
-                          enum bank_op op, const struct svg_options *opt, char *err, size_t errsz)
+                          enum bank_op op, const struct svg_options *opt, struct bl_err *err)
 {
     struct svg_job job = {res, width, op, opt};
-    return files_write_atomic(path, 0644, svg_emit, &job, err, errsz);
+    return files_write_atomic(path, 0644, svg_emit, &job, err);
 }
 
 static struct bank_result *run(unsigned width, enum bank_op op, uint32_t mask, unsigned stride_elems,
@@ -65,8 +65,8 @@ static char *render(const struct bank_result *res, unsigned width, enum bank_op 
     if (dir && dir[0] && save_as) {
         char path[1024];
         snprintf(path, sizeof path, "%s/%s.svg", dir, save_as);
-        char err[512];
-        assert_int_equal(write_svg_file(path, res, width, op, opt, err, sizeof err), 0);
+        struct bl_err err = {0};
+        assert_int_equal(write_svg_file(path, res, width, op, opt, &err), 0);
     }
     return buf;
 }
@@ -222,17 +222,17 @@ static void test_write_errors(void **state)
         assert_int_equal(svg_write(full, res, 4, BANK_LOAD, NULL), -1);
         fclose(full);
     }
-    char err[512] = "";
+    struct bl_err err = {0};
     assert_int_equal(write_svg_file("/nonexistent-dir-banklab/x.svg", res, 4, BANK_LOAD, NULL,
-                                    err, sizeof err), -1);
-    assert_non_null(strstr(err, strerror(ENOENT)));
-    assert_int_equal(write_svg_file("", res, 4, BANK_LOAD, NULL, err, sizeof err), -1);
+                                    &err), -1);
+    assert_non_null(strstr(err.msg, strerror(ENOENT)));
+    assert_int_equal(write_svg_file("", res, 4, BANK_LOAD, NULL, &err), -1);
 
     char dir[] = "/tmp/banklab-svg-XXXXXX";
     assert_non_null(mkdtemp(dir));
     char path[256];
     snprintf(path, sizeof path, "%s/grid.svg", dir);
-    assert_int_equal(write_svg_file(path, res, 4, BANK_LOAD, NULL, err, sizeof err), 0);
+    assert_int_equal(write_svg_file(path, res, 4, BANK_LOAD, NULL, &err), 0);
     struct stat st;
     assert_int_equal(stat(path, &st), 0);
     assert_true(st.st_size > 1000);
