@@ -3,7 +3,6 @@
  * lessons. No allocation. */
 #include "keys.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -80,19 +79,6 @@ const char *keys_name(int key, int zh, char *buf, size_t size)
     return buf;
 }
 
-/* append to buf (size bytes, *o used so far); the text is cut, never overrun */
-static void add(char *buf, size_t size, size_t *o, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
-static void add(char *buf, size_t size, size_t *o, const char *fmt, ...)
-{
-    if (*o + 1 >= size)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    *o += bl_vfmt(buf + *o, size - *o, fmt, ap);
-    va_end(ap);
-}
-
 /* a row's keys named and joined by sep ("n Space Right", "n/Space/Right"), ranges as "1-9" */
 static const char *join_keys(const struct key_row *r, int zh, const char *sep, char *buf,
                              size_t size)
@@ -108,7 +94,7 @@ static const char *join_keys(const struct key_row *r, int zh, const char *sep, c
                      keys_name(b->last, zh, hi, sizeof hi));
         else
             keys_name(b->key, zh, one, sizeof one);
-        add(buf, size, &o, "%s%s", o ? sep : "", one);
+        o += bl_fmt(buf + o, size - o, "%s%s", o ? sep : "", one);
     }
     return buf;
 }
@@ -132,8 +118,8 @@ size_t keys_summary(int zh, char *buf, size_t size)
     for (const struct key_row *r = rows; r < rows + NROWS; r++) {
         char keys[64];
         if (r->help[0] && !r->lesson && r->bar_text[0] && (r->screens & KS_GLOBAL))
-            add(buf, size, &o, "%s%s %s", o ? ", " : "", join_keys(r, zh, "/", keys, sizeof keys),
-                r->bar_text[zh ? 1 : 0]);
+            o += bl_fmt(buf + o, size - o, "%s%s %s", o ? ", " : "",
+                        join_keys(r, zh, "/", keys, sizeof keys), r->bar_text[zh ? 1 : 0]);
     }
     return o;
 }
@@ -201,7 +187,7 @@ size_t keys_bar(unsigned screens, int zh, const char *const *lesson, int nlesson
     buf[0] = 0;
     for (int i = 0; i < n; i++)
         if (it[i].shown)
-            add(buf, size, &o, "%s%s", o ? "  " : "", it[i].text);
+            o += bl_fmt(buf + o, size - o, "%s%s", o ? "  " : "", it[i].text);
     return o;
 }
 
