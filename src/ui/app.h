@@ -312,6 +312,7 @@ int ui_line_key(char *text, int size, int *len, int *cur, const struct ui_key *k
 /* frame.c: around every screen */
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* app_title: the title line, left and right (NULL: the language shown) */
 void app_title(const struct app *a, const char *left, const char *right);
 /* app_keybar: the last line: the key bar of key-table screens `screens` (keys_bar: the items
  * that fit the width), lesson[0..nlesson) standing for the lesson's keys; or the message

@@ -509,9 +509,7 @@ void kv_draw(const struct app *a, const void *st)
     char name[UI_PATH_MAX];
     bl_clean(name, sizeof name, base ? base + 1 : k->file.path);
     bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->file.path[0] ? " " : "", name);
-    char lang[16];
-    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
-    app_title(a, title, lang);
+    app_title(a, title, NULL);
     struct kv_layout L;
     layout(a, k, &L);
     if (k->prompting && k->nex > 0) {

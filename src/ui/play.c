@@ -401,9 +401,7 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
 static void play_draw(const struct app *a, const void *st)
 {
     const struct play *p = st;
-    char lang[16];
-    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
-    app_title(a, ui_str(a, UIS_PLAY_TITLE), lang);
+    app_title(a, ui_str(a, UIS_PLAY_TITLE), NULL);
     int y = 1;
     y += text_draw(a, y, 1, a->W - 2, 2, ui_str(a, UIS_PLAY_INTRO), 0, theme_attr(a, UIC_DIM));
     int start = draw_input(a, p, y);
