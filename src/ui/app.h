@@ -66,6 +66,12 @@ struct app;
 
 static inline int ui_min(int x, int y) { return x < y ? x : y; }
 static inline int ui_max(int x, int y) { return x > y ? x : y; }
+/* ui_follow: the first row shown of a list scrolled to top, moved as little as it takes to
+ * show row cur in rows rows */
+static inline int ui_follow(int top, int cur, int rows)
+{
+    return cur < top ? cur : cur >= top + rows ? cur - rows + 1 : top;
+}
 
 /* The reader's language for messages of the rooms below (src/base/msg.h): strings.c. */
 enum bl_lang ui_lang(const struct app *a);

@@ -194,12 +194,7 @@ int kv_table_rows(const struct app *a, const struct kview *k)
 
 int kv_first_shown(const struct kview *k, int height)
 {
-    int top = k->top;
-    if (k->cur < top)
-        top = k->cur;
-    if (k->cur >= top + height)
-        top = k->cur - height + 1;
-    return ui_max(0, ui_min(top, k->nrows - height));
+    return ui_max(0, ui_min(ui_follow(k->top, k->cur, height), k->nrows - height));
 }
 
 /* ---------------------------------------------------------------- drawing */

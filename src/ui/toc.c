@@ -53,12 +53,7 @@ static int toc_index(const struct app *a, int li, int si)
 /* the first entry shown: t->top, moved just enough to show the cursor in rows rows */
 static int toc_top(const struct toc *t, int rows)
 {
-    int top = t->top;
-    if (t->cursor < top)
-        top = t->cursor;
-    if (t->cursor >= top + rows)
-        top = t->cursor - rows + 1;
-    return top;
+    return ui_follow(t->top, t->cursor, rows);
 }
 
 static int toc_enter(struct app *a, void *st)
