@@ -13,7 +13,7 @@
 #include <time.h>
 
 #include "../gpu/gpu.h"
-#include "../lesson/lesson.h"
+#include "../lesson/scene.h"
 #include "../store/lesson_load.h"
 #include "../store/progress.h"
 #include "../store/report.h"
@@ -214,10 +214,12 @@ static int task_access(const struct lesson_step *st)
     return st->task->access >= 0 ? st->task->access : st->scene->access;
 }
 
-/* The model's result for these values. Returns 0, or -1 with a message (and caret) in err. */
+/* The model's result for these values. Returns 0, or -1 with the message (and a caret under
+ * an evaluation's failure) in err. shown (when not NULL) takes the code as run with the
+ * values filled in (the scene's code where that does not fit). */
 static int evaluate(const struct lesson_step *st, const struct lab_values *v,
                     struct bank_access *acc, struct bank_result *res, char *err, size_t errsz,
-                    enum lesson_lang lang)
+                    enum lesson_lang lang, char *shown, size_t shownsz)
 {
     const struct lesson_scene *s = st->scene;
     char *names[LAB_MAX_PARAMS];
@@ -228,41 +230,23 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
         vals[i] = v->v[i];
     }
     struct lesson_binding bind = {n, names, vals, NULL};
-    struct pattern_env env;
-    char code[8192];
-    if (lesson_scene_env(s, &bind, v->type, &env, code, sizeof code) < 0) {
-        snprintf(err, errsz, "the scene's code or parameters do not fit");
-        return -1;
-    }
-    struct pattern *pat = NULL;
-    struct bl_err pe;
-    memset(&pe, 0, sizeof pe);
-    char pm[2 * PATTERN_MSG_MAX];
-    if (pattern_parse(code, &pat, &pe) < 0) {
-        snprintf(err, errsz, "%s", bl_err_text(&pe, BL_LANG(lang), pm, sizeof pm));
-        return -1;
-    }
-    int rc = 0;
-    if (pattern_eval(pat, &env, task_access(st), acc, NULL, &pe) < 0) {
-        char caret[1024];
-        bl_err_text(&pe, BL_LANG(lang), pm, sizeof pm);
-        if (pe.where.at > 0 && strlen(code) < 400)
-            snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(code, &pe, caret, sizeof caret));
+    struct scene_in in = {.scene = s, .bind = &bind, .type = v->type, .access = task_access(st),
+                          .warp = -1};
+    struct scene_run r = {0};
+    struct bl_err e;
+    bl_err_clear(&e);
+    int rc = scene_run(&r, &in, acc, res, &e);
+    if (rc) {
+        char pm[2 * PATTERN_MSG_MAX], caret[1024];
+        bl_err_text(&e, BL_LANG(lang), pm, sizeof pm);
+        if (e.status == SCENE_EEVAL && e.where.at > 0 && strlen(r.code) < 400)
+            snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(r.code, &e, caret, sizeof caret));
         else
             snprintf(err, errsz, "%s", pm);
-        rc = -1;
-    } else {
-        int bad_lane = -1;
-        enum bank_status bs = bank_simulate(acc, res, &bad_lane);
-        if (bs != BANK_OK) {
-            if (bs == BANK_EALIGN)
-                snprintf(err, errsz, bl_msg_format(PAT_BANK_EALIGN_LANE, BL_LANG(lang)), bad_lane);
-            else
-                snprintf(err, errsz, "%s", bl_msg_format(PAT_BANK_EWIDTH, BL_LANG(lang)));
-            rc = -1;
-        }
+    } else if (shown && pattern_substitute(r.code, &r.env, shown, shownsz) < 0) {
+        snprintf(shown, shownsz, "%s", s->code);
     }
-    pattern_free(pat);
+    scene_run_free(&r);
     return rc;
 }
 
@@ -568,7 +552,7 @@ static int find_solution(const struct lesson_step *st, struct lab_values *out)
             struct bank_access acc;
             struct bank_result res;
             char err[512];
-            if (evaluate(st, &v, &acc, &res, err, sizeof err, LANG_EN) == 0 &&
+            if (evaluate(st, &v, &acc, &res, err, sizeof err, LANG_EN, NULL, 0) == 0 &&
                 lesson_task_met(st->task, res.wavefronts, res.conflicts, res.ways)) {
                 *out = v;
                 return 1;
@@ -671,7 +655,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     struct bank_result res;
     char err[1536], vt[512], what[640];
     values_text(s, &v, vt, sizeof vt);
-    if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang) == 0) {
+    if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang, NULL, 0) == 0) {
         snprintf(what, sizeof what, TR(lab, "Now (%s)", "当前（%s）"), vt);
         print_result(lab, what, &res);
     }
@@ -692,7 +676,8 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         values_text(s, &v, vt, sizeof vt);
         if (lab->scripted)
             lab_out("%s%s\n", TR(lab, "Answer: ", "答案："), vt);
-        if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang) < 0) {
+        char code[PROGRESS_CODE_MAX];
+        if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang, code, sizeof code) < 0) {
             lab_out(TR(lab, "The pattern fails with %s: %s\n", "%s 时访问模式出错：%s\n"), vt, err);
             lab_out("%s\n", TR(lab, "Not solved.", "未解决。"));
             record(lab, st, vt, 0, NULL, 0, (const double[4]){0, 0, 0, 0}, "");
@@ -711,22 +696,6 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
                 lab_out("%s\n", TR(lab, "  The counters do not meet the requirement.",
                                   "  硬件计数器不满足要求。"));
             ok = ok && hw_ok;
-        }
-        char code[PROGRESS_CODE_MAX];
-        {
-            struct pattern_env env;
-            char *names[LAB_MAX_PARAMS];
-            long long vals[LAB_MAX_PARAMS];
-            int np = s->nparams < LAB_MAX_PARAMS ? s->nparams : LAB_MAX_PARAMS;
-            for (int i = 0; i < np; i++) {
-                names[i] = s->params[i].name;
-                vals[i] = v.v[i];
-            }
-            struct lesson_binding bind = {np, names, vals, NULL};
-            char full[8192];
-            if (lesson_scene_env(s, &bind, v.type, &env, full, sizeof full) < 0 ||
-                pattern_substitute(full, &env, code, sizeof code) < 0)
-                snprintf(code, sizeof code, "%s", s->code);
         }
         record(lab, st, vt, ok, &res, measured, m, code);
         if (ok) {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../base/wrap.h"
+#include "../lesson/scene.h"
 #include "../model/pattern.h"
 
 void lab_locale(void)
@@ -141,16 +142,10 @@ void lab_prompt_text(const struct lesson_scene *s, enum lesson_lang lang, const 
 
 int lab_access_count(const struct lesson_scene *s)
 {
-    struct pattern_env env;
-    static char code[8192];
-    if (lesson_scene_env(s, NULL, 0, &env, code, sizeof code) < 0)
-        return 1;
-    struct pattern *p = NULL;
-    struct bl_err err;
-    if (pattern_parse(code, &p, &err) < 0)
-        return 1;
-    int k = pattern_access_count(p);
-    pattern_free(p);
+    struct scene_run r = {0};
+    struct scene_in in = {.scene = s, .access = -1, .warp = -1};
+    int k = scene_run(&r, &in, NULL, NULL, NULL) ? 1 : r.naccess;
+    scene_run_free(&r);
     return k > 0 ? k : 1;
 }
 

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../lesson/scene.h"
 #include "../model/bank.h"
 #include "../model/pattern.h"
 #include "../render/grid_text.h"
@@ -264,20 +265,22 @@ static int simulate(struct sim_one *o, int *bad_lane)
 
 #define SIM_GPU_TIMEOUT_MS 120000     /* the runner gives up waiting for its turn after 30 s */
 
-/* The accesses of a.pattern (or only --access N) into one[], *n of them; *p the parsed
+/* The accesses of a.pattern (or only --access N) into one[], *n of them; r holds the parsed
  * pattern (free it); lay the arrays as laid out for the last access evaluated. 0, or
  * EXIT_USAGE after the message. */
-static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct pattern **p, int *n,
+static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct scene_run *r, int *n,
                         struct pattern_layout *lay)
 {
     struct bl_err err;
-    memset(&err, 0, sizeof err);
+    bl_err_clear(&err);
     *n = 0;
-    if (pattern_parse(a->pattern, p, &err)) {
+    struct scene_in in = {.code = a->pattern, .env = &a->env, .access = -1, .warp = -1,
+                          .drop = ~a->mask, .lay = lay};
+    if (scene_run(r, &in, NULL, NULL, &err)) {
         print_pattern_error(a->pattern, &err);
         return EXIT_USAGE;
     }
-    int count = pattern_access_count(*p);
+    int count = r->naccess;
     if (a->access > count) {
         fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a->access,
                 count, count == 1 ? "" : "es");
@@ -293,21 +296,16 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct pa
         if (a->access && i + 1 != a->access)
             continue;
         struct sim_one *o = &one[*n];
-        memset(&err, 0, sizeof err);
-        if (pattern_eval(*p, &a->env, i, &o->acc, lay, &err)) {
-            print_pattern_error(a->pattern, &err);
+        in.access = i;
+        if (scene_run(r, &in, &o->acc, &o->res, &err)) {
+            if (err.status == SCENE_EBANK)
+                fprintf(stderr, "banklab sim: access %d: %s\n", i + 1, err.msg);
+            else
+                print_pattern_error(a->pattern, &err);
             return EXIT_USAGE;
         }
-        o->acc.mask &= a->mask;
-        o->info = pattern_access(*p, i);
+        o->info = pattern_access(r->pat, i);
         o->index = i + 1;
-        int bad = -1;
-        int st = simulate(o, &bad);
-        if (st) {
-            fprintf(stderr, "banklab sim: access %d: %s (lane %d)\n", i + 1,
-                    bank_status_str((enum bank_status)st), bad);
-            return EXIT_USAGE;
-        }
         (*n)++;
     }
     return 0;
@@ -501,9 +499,9 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
     static struct sim_one one[PATTERN_MAX_ACCESSES];
     static struct pattern_layout lay;  /* as laid out for the last access evaluated */
     static struct sim_meas meas;
-    struct pattern *p = NULL;
+    struct scene_run r = {0};
     int n = 1, mrc = 0;
-    int rc = a->pattern ? eval_pattern(a, one, &p, &n, &lay) : eval_offsets(a, &one[0]);
+    int rc = a->pattern ? eval_pattern(a, one, &r, &n, &lay) : eval_offsets(a, &one[0]);
     if (!rc && mt && (mrc = measure(a, mt, one, n, &meas)) != 0 && mrc != EXIT_CHECK)
         rc = mrc;
     if (!rc && a->svg) {
@@ -516,14 +514,14 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
         }
     }
     if (rc) {
-        pattern_free(p);
+        scene_run_free(&r);
         return rc;
     }
     if (a->json)
-        write_json(a, p, &lay, one, n, mt ? &meas : NULL, line);
+        write_json(a, r.pat, &lay, one, n, mt ? &meas : NULL, line);
     else
-        write_text(a, p, &lay, one, n, mt ? &meas : NULL);
-    pattern_free(p);
+        write_text(a, r.pat, &lay, one, n, mt ? &meas : NULL);
+    scene_run_free(&r);
     return a->gpu ? measured_status(&meas, n) : mrc;
 }
 

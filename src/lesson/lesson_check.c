@@ -5,12 +5,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../base/fmt.h"
 #include "scene.h"
 
 #define TASK_SEARCH_MAX 4096   /* parameter combinations tried to show a task is solvable */
 #define TASK_BUDGET 65536      /* task evaluations per lesson_check (bounds hostile input) */
-
-/* ---------------------------------------------------------------- check */
 
 struct chk {
     long budget;               /* task evaluations left */
@@ -32,6 +31,7 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
     struct scene_run r = {0};
     struct bank_access acc;
     struct scene_in in = {.scene = s, .bind = b, .access = access, .warp = -1};
+    bl_err_clear(why);
     int rc = scene_run(&r, &in, &acc, res, why);
     lesson_binding_text(&r.env, type_of(s, b), access, desc, dsz);
     scene_run_free(&r);
@@ -40,13 +40,8 @@ static int model_run(const struct lesson_scene *s, const struct lesson_binding *
 
 static int field_value(const struct bank_result *r, enum lesson_field f)
 {
-    switch (f) {
-    case FIELD_WAVEFRONTS: return r->wavefronts;
-    case FIELD_CONFLICTS: return r->conflicts;
-    case FIELD_WAYS: return r->ways;
-    case FIELD_PASSES: return r->passes;
-    default: return -1;
-    }
+    const int v[] = {-1, r->wavefronts, r->conflicts, r->ways, r->passes};
+    return f > FIELD_NONE && f <= FIELD_PASSES ? v[f] : -1;
 }
 
 static const char *const field_name[] = {"", "wavefronts", "conflicts", "ways", "passes"};
@@ -57,7 +52,6 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
     struct bank_result res;
     struct bl_err why;
     char desc[256];
-    bl_err_clear(&why);
     if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
         lesson_problem(&C->P, 0, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
                        why.msg, desc);
@@ -90,8 +84,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         return;
     struct bank_result res;
     struct bl_err why;
-    char desc[256], a[40], m[40];
-    bl_err_clear(&why);
+    char desc[256], a[40];
     if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
         lesson_problem(&C->P, 0, NULL, "steps[%d].quiz.check: %s (%s)", si,
                        why.msg, desc);
@@ -121,10 +114,9 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     }
     for (int k = 0; k < q->nchoices && right; k++)
         if (k != q->answer && q->choice_values[k] == (double)got) {
-            snprintf(m, sizeof m, "%d", got);
             lesson_problem(&C->P, 0, NULL,
-                           "steps[%d].quiz.choices[%d]: its value %s is also the "
-                           "model's %s (%s): two choices would be right", si, k, m, fname, desc);
+                           "steps[%d].quiz.choices[%d]: its value %d is also the "
+                           "model's %s (%s): two choices would be right", si, k, got, fname, desc);
         }
 }
 
@@ -164,17 +156,12 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
         count[k] = (s->params[k].max - s->params[k].min) / s->params[k].step + 1;
         space *= (double)count[k];
     }
+    const int bound[] = {-1, t->max_wavefronts, t->max_conflicts, t->max_ways};
     char req[96] = "";
-    size_t n = 0;
-    if (t->max_wavefronts >= 0)
-        n += (size_t)snprintf(req + n, sizeof req - n, "wavefronts <= %d ", t->max_wavefronts);
-    if (t->max_conflicts >= 0 && n < sizeof req)
-        n += (size_t)snprintf(req + n, sizeof req - n, "conflicts <= %d ", t->max_conflicts);
-    if (t->max_ways >= 0 && n < sizeof req)
-        snprintf(req + n, sizeof req - n, "ways <= %d ", t->max_ways);
-    n = strlen(req);
-    if (n > 0)
-        req[n - 1] = 0;
+    for (size_t f = FIELD_WAVEFRONTS, n = 0; f <= FIELD_WAYS; f++)
+        if (bound[f] >= 0)
+            n += bl_fmt(req + n, sizeof req - n, "%s%s <= %d", n ? " " : "", field_name[f],
+                        bound[f]);
     char *names[PATTERN_MAX_PARAMS];
     for (int k = 0; k < s->nparams; k++)
         names[k] = s->params[k].name;

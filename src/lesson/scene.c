@@ -75,7 +75,7 @@ static int same_code(const struct scene_run *r, const char *type, const char *te
 /* r->code becomes the text to parse; the parse kept is dropped when it changes. */
 static int set_code(struct scene_run *r, const char *type, const char *text, struct bl_err *err)
 {
-    if (same_code(r, type, text))
+    if ((!type && text == r->code) || same_code(r, type, text))
         return 0;
     pattern_free(r->pat);
     r->pat = NULL;

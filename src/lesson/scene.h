@@ -1,5 +1,5 @@
 /* scene.h: the one way a scene (or a bare pattern text) goes through the model: its
- * environment (lesson_scene_env), the parse, the evaluation of one access of one warp and the
+ * environment (as lesson_scene_env builds it), the parse, the evaluation of one access of one warp and the
  * bank model. `banklab check`, `banklab lab`, `banklab sim`, the loader, the settings of
  * `banklab verify` and the screen all call scene_run. The parse is kept between runs while
  * the text stays the same, so a sweep over parameter values parses once. Never prints. */
@@ -46,7 +46,8 @@ struct scene_run {
 /* scene_run: run in through the model: acc and res (not NULL when in->access >= 0) take the
  * access and the bank model's result. Returns 0, or -1 with err (may be NULL) filled, its
  * status an enum scene_status; an err that holds a failure already keeps it. r->env and
- * r->code hold what was reached. in->code must not point into r->code. */
+ * r->code hold what was reached. in->code may be r->code (the text r holds), no other
+ * place inside it. */
 int scene_run(struct scene_run *r, const struct scene_in *in, struct bank_access *acc,
               struct bank_result *res, struct bl_err *err);
 

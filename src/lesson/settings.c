@@ -1,7 +1,7 @@
 /* settings.c: every parameter setting of a lesson scene, and every access a learner can draw
  * at one setting (types, warps, accesses): what `banklab verify` measures and what the shipped
- * recording must cover (tests/unit/test_recording.c). Through the pattern language and the
- * model only: no cJSON, no GPU, never prints. */
+ * recording must cover (tests/unit/test_recording.c). Through scene_run only: no cJSON, no
+ * GPU, never prints. */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>

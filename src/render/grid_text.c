@@ -44,22 +44,6 @@ int grid_banks_per_band(int cols)
     return cols >= GRID_WIDE_COLS ? 32 : 16;
 }
 
-int grid_lane_count(uint32_t lanes)
-{
-    int n = 0;
-    for (; lanes; lanes &= lanes - 1)
-        n++;
-    return n;
-}
-
-int grid_lane_first(uint32_t lanes)
-{
-    for (int n = 0; n < 32; n++)
-        if (lanes >> n & 1u)
-            return n;
-    return -1;
-}
-
 void grid_cell_get(const struct bank_result *res, int pass, int bank, int row,
                    struct grid_cell *out)
 {
@@ -210,21 +194,17 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
             fputs(" ", f);
             fputs(g->idle, f);
             fputc(' ', f);
-        } else if (worst) {
-            if (color)
-                fputs(SGR_WORST, f);
-            fprintf(f, "%2d", n);
-            fputs(g->worst, f);
-            if (color)
-                fputs(SGR_RESET, f);
-        } else if (n > 1) {
-            if (color)
-                fputs(SGR_CONFLICT, f);
-            fprintf(f, "%2d%c", n, GRID_MARK_CONFLICT);
-            if (color)
-                fputs(SGR_RESET, f);
         } else {
-            fprintf(f, "%2d ", n);
+            const char *sgr = !color ? NULL : worst ? SGR_WORST : n > 1 ? SGR_CONFLICT : NULL;
+            if (sgr)
+                fputs(sgr, f);
+            fprintf(f, "%2d", n);
+            if (worst)
+                fputs(g->worst, f);
+            else
+                fputc(n > 1 ? GRID_MARK_CONFLICT : ' ', f);
+            if (sgr)
+                fputs(SGR_RESET, f);
         }
         group_end(f, g, b - b0);
     }
@@ -306,7 +286,7 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
         fputc('\n', f);
 }
 
-/* Text of one lane for the table; returns the columns of each field through w[]. */
+/* The fields of one lane's line of the table, as text. */
 struct lane_row {
     char lane[12], offset[24], word[48], bank[8], pass[12];
     char mark;
@@ -473,24 +453,20 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
         npasses = 1;
 
     int matrix = res->instr == BANK_LDMATRIX || res->instr == BANK_STMATRIX;
-    if (res->instr != BANK_PLAIN)
+    if (res->instr != BANK_PLAIN) {
         instr_head(f, res, width, mask);
-    else
+    } else {
         fprintf(f, "%s of %u byte%s per lane, mask %08" PRIx32 " (%d active lane%s)",
                 op == BANK_STORE ? "store" : "load", width, width == 1 ? "" : "s", mask,
                 grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s");
-    if (res->instr != BANK_PLAIN) {
-        /* said in the head */
-    } else if (width >= 8) {
-        if (res->paired)
+        if (width >= 8 && res->paired)
             fprintf(f, ",\n  neighbour lanes share addresses: passes fused into %d of %d lanes",
                     npasses, BANK_LANES / npasses);
-        else
+        else if (width >= 8)
             fprintf(f, ",\n  split into %d passes of %d lanes%s", npasses, BANK_LANES / npasses,
                     op == BANK_STORE ? " (stores never fuse)" : "");
-    }
-    if (res->instr == BANK_PLAIN)
         fputs("\n", f);
+    }
 
     for (int p = 0; p < npasses; p++) {
         const struct bank_pass *ps = &res->pass[p];

@@ -58,11 +58,10 @@ void grid_cell_get(const struct bank_result *res, int pass, int bank, int row,
  * into buf (always NUL-terminated). Returns the length it needed (like snprintf). */
 int grid_lanes_str(uint32_t lanes, char *buf, size_t size);
 
-/* grid_lane_count: how many lanes the set holds (popcount). */
-int grid_lane_count(uint32_t lanes);
-
-/* grid_lane_first: the lowest lane of the set, -1 when it is empty. */
-int grid_lane_first(uint32_t lanes);
+/* grid_lane_count: how many lanes the set holds. grid_lane_first: its lowest lane, -1 when
+ * it is empty. */
+static inline int grid_lane_count(uint32_t lanes) { return __builtin_popcount(lanes); }
+static inline int grid_lane_first(uint32_t lanes) { return lanes ? __builtin_ctz(lanes) : -1; }
 
 /* grid_banks_per_band: 32 when cols >= GRID_WIDE_COLS, else 16 (cols 0 means 80). */
 int grid_banks_per_band(int cols);

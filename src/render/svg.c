@@ -2,17 +2,15 @@
  * each pass is a block of rows, one row per wavefront (the distinct words a bank serves);
  * cells carry the lane numbers. Broadcast, conflict and the worst bank each have a glyph and
  * a fill pattern as well as a colour, so the picture survives black-and-white printing.
- * Pure C: libc, the model and the text grid's lane helpers; no allocation. */
+ * Pure C: libc, the base room's messages and text masking, the model and the text grid's lane
+ * helpers; no allocation. */
 #include "svg.h"
 
-#include <errno.h>
 #include <inttypes.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "../base/msg.h"
+#include "../base/utf8.h"
 #include "grid_text.h"
 
 /* Geometry in SVG user units (px). */
@@ -52,50 +50,40 @@ static const struct palette mono = {
 
 static const char mark_of[5] = {0, 0, '*', '!', '#'};  /* the same marks as the text grid */
 
-/* Writes s XML-escaped; bytes that are not valid UTF-8 or are control characters become '?'. */
+/* The XML entity that stands for c, or NULL when c stands for itself. */
+static const char *xml_entity(char c)
+{
+    switch (c) {
+    case '&': return "&amp;";
+    case '<': return "&lt;";
+    case '>': return "&gt;";
+    case '"': return "&quot;";
+    case '\'': return "&#39;";
+    }
+    return NULL;
+}
+
+/* Writes s XML-escaped: a tab as a space, each byte of a control character or of a sequence
+ * that is not valid UTF-8 as '?' (bl_mask), in pieces cut between characters. */
 static void put_escaped(FILE *f, const char *s)
 {
-    const unsigned char *p = (const unsigned char *)s;
-    while (*p) {
-        unsigned c = *p;
-        if (c == '&') {
-            fputs("&amp;", f);
-        } else if (c == '<') {
-            fputs("&lt;", f);
-        } else if (c == '>') {
-            fputs("&gt;", f);
-        } else if (c == '"') {
-            fputs("&quot;", f);
-        } else if (c == '\'') {
-            fputs("&#39;", f);
-        } else if (c < 0x20) {
-            fputc(c == '\t' ? ' ' : '?', f);
-        } else if (c < 0x80) {
-            fputc((int)c, f);
-        } else {
-            int n = c >= 0xF0 && c <= 0xF4 ? 3 : c >= 0xE0 ? 2 : c >= 0xC2 && c < 0xE0 ? 1 : -1;
-            if (c >= 0xF5)
-                n = -1;
-            int ok = n > 0;
-            uint32_t cp = n == 1 ? (c & 0x1F) : n == 2 ? (c & 0x0F) : (c & 0x07);
-            for (int i = 1; ok && i <= n; i++) {
-                if ((p[i] & 0xC0) != 0x80)
-                    ok = 0;
-                else
-                    cp = cp << 6 | (p[i] & 0x3F);
-            }
-            /* reject overlong forms, surrogates and code points past U+10FFFF */
-            if (ok && ((n == 2 && cp < 0x800) || (n == 3 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-                       (cp >= 0xD800 && cp <= 0xDFFF) || cp == 0xFFFE || cp == 0xFFFF))
-                ok = 0;
-            if (!ok) {
-                fputc('?', f);
-            } else {
-                fwrite(p, 1, (size_t)n + 1, f);
-                p += n;
-            }
+    char buf[512];
+    for (size_t i = 0, n = strlen(s); i < n;) {
+        size_t k = n - i < sizeof buf ? n - i : sizeof buf;
+        while (k < n - i && k > 4 && ((unsigned char)s[i + k] & 0xC0) == 0x80)
+            k--;
+        memcpy(buf, s + i, k);
+        for (size_t j = 0; j < k; j++)
+            buf[j] = buf[j] == '\t' ? ' ' : buf[j];
+        bl_mask(buf, k);
+        for (size_t j = 0; j < k; j++) {
+            const char *e = xml_entity(buf[j]);
+            if (e)
+                fputs(e, f);
+            else
+                fputc(buf[j], f);
         }
-        p++;
+        i += k;
     }
 }
 
@@ -165,13 +153,13 @@ static void defs(FILE *f, const struct palette *pal)
     fprintf(f, "</defs>\n");
 }
 
-static const char *kind_fill(enum kind k, const struct palette *pal, char *buf, size_t size)
+static const char *kind_fill(enum kind k, const struct palette *pal)
 {
     switch (k) {
     case K_CONFLICT: return "url(#hatch)";
     case K_BROADCAST: return "url(#dots)";
     case K_BOTH: return "url(#cross)";
-    default: snprintf(buf, size, "%s", pal->fill[k]); return buf;
+    default: return pal->fill[k];
     }
 }
 
@@ -183,11 +171,10 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
 {
     const struct bank_cell *c = &res->pass[pi].cell[b];
     enum kind k = cell_kind(c, row);
-    char buf[16];
     fprintf(f, "<g class=\"cell\" data-pass=\"%d\" data-bank=\"%d\" data-row=\"%d\">", pi, b, row);
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" fill=\"%s\" stroke=\"#9a9a9a\" "
                "stroke-width=\"0.6\"/>",
-            x, y, CELL_W, h, kind_fill(k, pal, buf, sizeof buf));
+            x, y, CELL_W, h, kind_fill(k, pal));
     if (k == K_IDLE) {
         fprintf(f, "</g>\n");
         return;
@@ -226,22 +213,18 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     char lanes[160];
     grid_lanes_str(p->lanes, lanes, sizeof lanes);
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
+    /* passes counted from 1, as on the screen (data-pass keeps the index) */
+    fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + (p->lanes ? 13 : 12));
+    fprintf(f, W(SVG_PASS), pi + 1);
+    fprintf(f, "</text>");
     if (!p->lanes) {
-        /* passes counted from 1, as on the screen (data-pass keeps the index) */
-        fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + 12);
-        fprintf(f, W(SVG_PASS), pi + 1);
-        fprintf(f, "</text><text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n",
-                gx, y + 12, W(SVG_IDLE));
+        fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n", gx, y + 12,
+                W(SVG_IDLE));
         return pass_height(p);
     }
     int yy = y;
     for (int r = 0; r < p->cost; r++) {
         int h = row_height(p, r);
-        if (r == 0) {
-            fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, yy + 13);
-            fprintf(f, W(SVG_PASS), pi + 1);
-            fprintf(f, "</text>");
-        }
         fprintf(f, "<text class=\"rowlabel\" x=\"%d\" y=\"%d\" text-anchor=\"end\" "
                    "font-size=\"10\">", gx - 6, yy + 13);
         fprintf(f, W(SVG_WAVEFRONT), r + 1);
@@ -369,17 +352,12 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     }
 
     /* legend: fill and mark together, so it reads without colour */
-    char buf[16];
     int lx = MARGIN, ly = y_legend;
     fprintf(f, "<g id=\"legend\">\n");
-    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal, buf, sizeof buf), 0,
-                  W(SVG_LEGEND_SINGLE));
-    legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST],
-                  W(SVG_LEGEND_BROADCAST));
-    legend_swatch(f, lx, ly + 22, "url(#hatch)", mark_of[K_CONFLICT],
-                  W(SVG_LEGEND_CONFLICT));
-    legend_swatch(f, lx + 520, ly + 22, "url(#cross)", mark_of[K_BOTH],
-                  W(SVG_LEGEND_BOTH));
+    legend_swatch(f, lx, ly, kind_fill(K_SINGLE, pal), 0, W(SVG_LEGEND_SINGLE));
+    legend_swatch(f, lx + 520, ly, "url(#dots)", mark_of[K_BROADCAST], W(SVG_LEGEND_BROADCAST));
+    legend_swatch(f, lx, ly + 22, "url(#hatch)", mark_of[K_CONFLICT], W(SVG_LEGEND_CONFLICT));
+    legend_swatch(f, lx + 520, ly + 22, "url(#cross)", mark_of[K_BOTH], W(SVG_LEGEND_BOTH));
     fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"28\" height=\"16\" fill=\"none\" stroke=\"%s\" "
                "stroke-width=\"3\" stroke-dasharray=\"7 3\"/>",
             lx, ly + 44, pal->worst);

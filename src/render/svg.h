@@ -1,7 +1,7 @@
 /* svg.h: the bank grid of one warp access as an SVG picture, for slides and handouts.
  * Same information as the screen (lanes per bank and word, passes, broadcast, conflicts,
  * worst bank, summary), readable in black and white (conflicts carry a glyph and hatching,
- * not only colour). Pure C: libc and the model only (src/render: shared by cli and ui). */
+ * not only colour). Pure C over the model and the base room (shared by cli and ui). */
 #ifndef BANKLAB_SVG_H
 #define BANKLAB_SVG_H
 
@@ -32,7 +32,7 @@ struct svg_job {
 
 /* svg_emit: svg_write(f, job->res, job->width, job->op, job->opt) for a struct svg_job *job.
  * Returns 0, or -1 when a write failed. Files are written by the callers (src/cli, src/ui)
- * through files_write_atomic: the model opens no files. */
+ * through files_write_atomic: this room opens no files. */
 int svg_emit(FILE *f, void *job);
 
 #endif

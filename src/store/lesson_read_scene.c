@@ -13,6 +13,7 @@
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
 #include "../keys/keys.h"
+#include "../lesson/scene.h"
 #include "lesson_read.h"
 
 #define DYN_MAX PATTERN_DEFAULT_SMEM_LIMIT
@@ -170,43 +171,32 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
     char where[PATH_BUF + 32], msg[PATTERN_MSG_MAX];
     int ntypes = s->ntypes > 0 ? s->ntypes : 1;
     int naccess = -1;
-    char *code = NULL;
-    size_t size = strlen(s->code) + 128;
-    code = malloc(size);
-    if (!code) {
-        L->oom = 1;
-        return -1;
-    }
     int rc = 0;
     int *used = calloc((size_t)s->nparams + 1, sizeof *used);
     if (!used) {
-        free(code);
         L->oom = 1;
         return -1;
     }
+    struct scene_run r = {0};
     for (int t = 0; t < ntypes && rc == 0; t++) {
-        struct pattern_env env;
         struct bl_err pe;
-        struct pattern *pat = NULL;
-        memset(&pe, 0, sizeof pe);
-        if (lesson_scene_env(s, NULL, t, &env, code, size)) {
-            lesson_problem(&L->P, 0, path,
-                        "too many parameters or code too long");
+        bl_err_clear(&pe);
+        struct scene_in in = {.scene = s, .type = t, .access = -1, .warp = -1};
+        if (scene_run(&r, &in, NULL, NULL, &pe)) {
+            if (pe.status == SCENE_EBIND) {
+                lesson_problem(&L->P, 0, path, "%s", pe.msg);
+            } else {
+                code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
+                lesson_problem(&L->P, 0, where, "%s", msg);
+            }
             rc = -1;
             break;
         }
-        size_t prefix = s->ntypes > 0 ? strlen(code) - strlen(s->code) : 0;
-        if (pattern_parse(code, &pat, &pe)) {
-            code_where(path, prefix, t, s->ntypes > 0, &pe, where, msg);
-            lesson_problem(&L->P, 0, where, "%s", msg);
-            rc = -1;
-            break;
-        }
-        int n = pattern_access_count(pat);
+        int n = r.naccess;
         if (naccess < 0)
             naccess = n;
-        for (int k = 0; k < pattern_param_count(pat); k++) {
-            const char *nm = pattern_param_name(pat, k);
+        for (int k = 0; k < pattern_param_count(r.pat); k++) {
+            const char *nm = pattern_param_name(r.pat, k);
             for (int q = 0; q < s->nparams; q++)
                 if (s->params[q].name && nm && !strcmp(nm, s->params[q].name))
                     used[q] = 1;
@@ -214,46 +204,38 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
         /* defaults, then each parameter at min and max (others at defaults) */
         for (int q = -1; q < s->nparams && rc == 0; q++) {
             for (int side = 0; side < (q < 0 ? 1 : 2) && rc == 0; side++) {
-                struct pattern_env e2 = env;
-                const char *what = "";
-                if (q >= 0) {
-                    if (!s->params[q].name)
-                        continue;
-                    pattern_env_set(&e2, s->params[q].name, side ? s->params[q].max
-                                                                 : s->params[q].min);
-                    what = side ? "max" : "min";
-                }
+                char *name = q >= 0 ? s->params[q].name : NULL;
+                long long value = q < 0 ? 0 : side ? s->params[q].max : s->params[q].min;
+                struct lesson_binding b = {q >= 0, &name, &value, NULL};
+                const char *what = side ? "max" : "min";
+                if (q >= 0 && !name)
+                    continue;
+                in.bind = &b;
                 for (int a = 0; a < n && rc == 0; a++) {
                     struct bank_access acc;
                     struct bank_result res;
-                    int bad_lane = -1;
                     char bt[200];
-                    lesson_binding_text(&e2, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
-                    memset(&pe, 0, sizeof pe);
-                    if (pattern_eval(pat, &e2, a, &acc, NULL, &pe)) {
-                        if (q < 0) {
-                            code_where(path, prefix, t, s->ntypes > 0, &pe, where, msg);
-                            lesson_problem(&L->P, 0, where, "%s (%s)", msg, bt);
-                        } else {
-                            char pp[PATH_BUF], p2[PATH_BUF];
-                            snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
-                            lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
-                                    "the code fails at "
-                                    "%s = %lld: %s (%s)", s->params[q].name,
-                                    side ? s->params[q].max : s->params[q].min, pe.msg, bt);
-                        }
-                        rc = -1;
-                    } else if (bank_simulate(&acc, &res, &bad_lane) != BANK_OK) {
-                        lesson_problem(&L->P, 0, path,
-                                    "access %d: %s (lane %d; %s)",
-                                    a, bank_status_str(bank_simulate(&acc, &res, NULL)),
-                                    bad_lane, bt);
-                        rc = -1;
+                    in.access = a;
+                    bl_err_clear(&pe);
+                    if (scene_run(&r, &in, &acc, &res, &pe) == 0)
+                        continue;
+                    rc = -1;
+                    lesson_binding_text(&r.env, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
+                    if (pe.status == SCENE_EEVAL && q < 0) {
+                        code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
+                        lesson_problem(&L->P, 0, where, "%s (%s)", msg, bt);
+                    } else if (pe.status == SCENE_EEVAL) {
+                        char pp[PATH_BUF], p2[PATH_BUF];
+                        snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
+                        lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
+                                       "the code fails at %s = %lld: %s (%s)", name, value,
+                                       pe.msg, bt);
+                    } else {
+                        lesson_problem(&L->P, 0, path, "access %d: %s (%s)", a, pe.msg, bt);
                     }
                 }
             }
         }
-        pattern_free(pat);
     }
     if (rc == 0) {
         for (int q = 0; q < s->nparams; q++)
@@ -280,7 +262,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
         }
     }
     free(used);
-    free(code);
+    scene_run_free(&r);
     return rc ? -1 : naccess;
 }
 

@@ -14,7 +14,7 @@
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
 #include "../keys/keys.h"
-#include "../lesson/lesson.h"
+#include "../lesson/scene.h"
 #include "../store/progress.h"
 #include "../model/bank.h"
 #include "../model/pattern.h"
@@ -96,8 +96,7 @@ const char *ui_str(const struct app *a, enum ui_str s);
  * the measurement of it that the screen shows. */
 struct ui_scene {
     const struct lesson_scene *ls;        /* NULL in the playground */
-    struct pattern *pat;                  /* parsed code, owned */
-    char code[UI_CODE_MAX];               /* text given to the parser */
+    struct scene_run run;                 /* the text parsed (run.code, run.pat), owned */
     char shown[UI_CODE_MAX];              /* code with parameter values filled in */
     struct pattern_env env;
     int type_index;
@@ -105,12 +104,10 @@ struct ui_scene {
     const char *bind_name[PATTERN_MAX_PARAMS];
     int access, naccess;
     unsigned warp, nwarps;
-    int parsed;                           /* pat is valid */
+    int parsed;                           /* run.pat is valid */
     int ok;                               /* acc/res valid */
     struct bl_err err;
     char errtext[UI_MSG_MAX];             /* one line: what went wrong (in English) */
-    enum { SCENE_ERR_TEXT, SCENE_ERR_BIND, SCENE_ERR_WIDTH, SCENE_ERR_ALIGN } err_kind;
-    int bad_lane;                         /* SCENE_ERR_ALIGN: the first misaligned lane */
     struct bank_access acc;
     struct bank_result res;
     struct req_slot slot;                 /* its measurement (requests.h) */

@@ -401,8 +401,8 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
         o += bl_fmt(buf + o, size - o, "%swarp %u/%u%s", o ? a->g->sep : "", s->warp, s->nwarps,
                     hint);
     }
-    if (s->parsed && s->pat) {
-        const struct pattern_access_info *ai = pattern_access(s->pat, s->access);
+    if (s->parsed && s->run.pat) {
+        const struct pattern_access_info *ai = pattern_access(s->run.pat, s->access);
         key_hint(a, s->naccess > 1 ? keys : 0, ACT_ACCESS, ACT_NONE, hint, sizeof hint);
         char in[32];
         if (ai && ai->instr)

@@ -167,8 +167,8 @@ static void split_settings(struct play *p, struct pattern_env *env, char *errbuf
 static void default_unset(struct play *p, struct pattern_env *env)
 {
     p->unset[0] = 0;
-    for (int k = 0; k < pattern_param_count(p->sc.pat); k++) {
-        const char *nm = pattern_param_name(p->sc.pat, k);
+    for (int k = 0; k < pattern_param_count(p->sc.run.pat); k++) {
+        const char *nm = pattern_param_name(p->sc.run.pat, k);
         int found = 0;
         for (int m = 0; m < env->nparams; m++)
             if (!strcmp(env->param[m].name, nm))
@@ -192,7 +192,6 @@ static void play_eval(struct app *a, struct play *p)
     split_settings(p, &env, errbuf, sizeof errbuf);
     sc->ok = 0;
     sc->errtext[0] = 0;
-    sc->err_kind = SCENE_ERR_TEXT;
     if (scene_set_code(sc, p->filtered) != 0) {
         if (!p->filtered[0])
             snprintf(sc->errtext, sizeof sc->errtext, ui_str(a, UIS_PLAY_TYPE), play_example);
@@ -207,8 +206,8 @@ static void play_eval(struct app *a, struct play *p)
     sc->env = env;
     scene_eval(a, sc);
     if (sc->ok) {
-        if (pattern_substitute(sc->code, &sc->env, sc->shown, sizeof sc->shown) < 0)
-            snprintf(sc->shown, sizeof sc->shown, "%s", sc->code);
+        if (pattern_substitute(sc->run.code, &sc->env, sc->shown, sizeof sc->shown) < 0)
+            snprintf(sc->shown, sizeof sc->shown, "%s", sc->run.code);
         scene_measure(a, sc);
     }
 }
@@ -248,7 +247,7 @@ static int step_text(const struct app *a, char *buf, size_t size)
     const struct ui_scene *s = &a->sc;
     if (!s->ls || !s->parsed)
         return -1;
-    size_t o = (size_t)snprintf(buf, size, "%s", s->code);
+    size_t o = (size_t)snprintf(buf, size, "%s", s->run.code);
     for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS && o < size; i++)
         o += (size_t)snprintf(buf + o, size - o, "; %s=%lld", s->ls->params[i].name, s->value[i]);
     const unsigned *b = s->env.block;
@@ -346,7 +345,7 @@ static int draw_error(const struct app *a, const struct play *p, int y, int star
     const struct ui_scene *sc = &p->sc;
     char buf[UI_MSG_MAX];
     int W = a->W;
-    if (sc->err.where.at > 0 && sc->err.where.at <= (int)strlen(sc->code) + 1) {
+    if (sc->err.where.at > 0 && sc->err.where.at <= (int)strlen(sc->run.code) + 1) {
         int col = p->colmap[sc->err.where.at - 1] + 1;
         int cx = 2 + (col - 1) - start;
         if (cx >= 2 && cx < W && sc->parsed == 0) {

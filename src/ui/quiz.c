@@ -200,8 +200,8 @@ static void flow_question(const struct app *a, const struct quiz *q, struct flow
     /* a quiz about another access than the one drawn says so, in every mode */
     const struct ui_scene *s = &a->sc;
     const struct pattern_access_info *ai =
-        lq->check.field != FIELD_NONE && s->parsed && s->pat && lq->check.access != s->access
-            ? pattern_access(s->pat, lq->check.access)
+        lq->check.field != FIELD_NONE && s->parsed && s->run.pat && lq->check.access != s->access
+            ? pattern_access(s->run.pat, lq->check.access)
             : NULL;
     if (ai)
         flow_add(f, flow_fmt(f, ui_str(a, UIS_QUIZ_ACCESS), lq->check.access + 1, s->naccess,

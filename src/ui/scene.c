@@ -1,8 +1,8 @@
-/* scene.c: a lesson scene (or the playground's text) evaluated for the screen: parameters and
- * type through lesson_scene_env, the text through the pattern language, the chosen access of
- * the chosen warp through the bank model; the GPU request for that state, asked through the
- * hub (requests.h), and its answer recorded in the progress. No curses calls here and no
- * allocation besides the parsed pattern (rebuilt only when the text changes). */
+/* scene.c: a lesson scene (or the playground's text) evaluated for the screen: its
+ * parameters, type, the chosen access of the chosen warp through scene_run
+ * (src/lesson/scene.h); the GPU request for that state, asked through the hub (requests.h),
+ * and its answer recorded in the progress. No curses calls here and no allocation besides the
+ * run's text and parse (rebuilt only when the text changes). */
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -18,8 +18,7 @@ void scene_init(struct ui_scene *s, req_answer_fn measured, void *ctx)
 void scene_clear(struct app *a, struct ui_scene *s)
 {
     req_forget(&a->hub, &s->slot);
-    if (s->pat)
-        pattern_free(s->pat);
+    scene_run_free(&s->run);
     struct req_slot slot = s->slot;   /* idle now; its owner's callback stays */
     memset(s, 0, sizeof *s);
     s->slot = slot;
@@ -52,25 +51,30 @@ static void make_bind(struct ui_scene *s, struct lesson_binding *b, long long *v
 
 int scene_set_code(struct ui_scene *s, const char *code)
 {
-    if (s->parsed && !strcmp(code, s->code))
-        return 0;
-    if (s->pat)
-        pattern_free(s->pat);
-    s->pat = NULL;
     s->parsed = 0;
-    snprintf(s->code, sizeof s->code, "%s", code);
-    memset(&s->err, 0, sizeof s->err);
+    bl_err_clear(&s->err);
     s->errtext[0] = 0;
     if (!code[0])
         return -1;                  /* nothing to parse: the caller says what to type */
-    if (pattern_parse(s->code, &s->pat, &s->err) != 0) {
-        s->pat = NULL;
+    struct scene_in in = {.code = code, .env = &s->env, .access = -1, .warp = -1};
+    if (scene_run(&s->run, &in, NULL, NULL, &s->err) != 0) {
         snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
         return -1;
     }
     s->parsed = 1;
-    s->naccess = pattern_access_count(s->pat);
+    s->naccess = s->run.naccess;
     return 0;
+}
+
+/* The run of s's scene (or its text, in the playground) at access and warp (-1: parse only). */
+static struct scene_in scene_in_of(struct ui_scene *s, struct lesson_binding *b, int access,
+                                   int warp)
+{
+    if (!s->ls)
+        return (struct scene_in){.code = s->run.code, .env = &s->env, .access = access,
+                                 .warp = warp};
+    return (struct scene_in){.scene = s->ls, .bind = b, .type = s->type_index, .access = access,
+                             .warp = warp};
 }
 
 void scene_eval(struct app *a, struct ui_scene *s)
@@ -78,24 +82,23 @@ void scene_eval(struct app *a, struct ui_scene *s)
     (void)a;
     s->ok = 0;
     s->errtext[0] = 0;
-    s->err_kind = SCENE_ERR_TEXT;
+    struct lesson_binding b;
+    long long vals[PATTERN_MAX_PARAMS];
+    make_bind(s, &b, vals, -1, 0);
     if (s->ls) {
-        struct lesson_binding b;
-        long long vals[PATTERN_MAX_PARAMS];
-        char code[UI_CODE_MAX];
-        make_bind(s, &b, vals, -1, 0);
-        if (lesson_scene_env(s->ls, &b, s->type_index, &s->env, code, sizeof code) != 0) {
-            snprintf(s->errtext, sizeof s->errtext, "scene code does not fit or a parameter is unknown");
-            s->err_kind = SCENE_ERR_BIND;
+        struct scene_in in = scene_in_of(s, &b, -1, -1);
+        bl_err_clear(&s->err);
+        s->parsed = scene_run(&s->run, &in, NULL, NULL, &s->err) == 0;
+        s->env = s->run.env;
+        if (!s->parsed) {
+            snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
             return;
         }
-        if (scene_set_code(s, code) != 0)
-            return;
+        s->naccess = s->run.naccess;
         if (pattern_substitute(s->ls->code, &s->env, s->shown, sizeof s->shown) < 0)
             snprintf(s->shown, sizeof s->shown, "%s", s->ls->code);
-    } else {
-        if (!s->parsed)
-            return;
+    } else if (!s->parsed) {
+        return;
     }
     s->nwarps = warps_of(&s->env);
     if (s->warp >= s->nwarps)
@@ -105,20 +108,10 @@ void scene_eval(struct app *a, struct ui_scene *s)
         s->naccess = 1;
     if (s->access >= s->naccess || s->access < 0)
         s->access = 0;
-    memset(&s->err, 0, sizeof s->err);
-    if (pattern_eval(s->pat, &s->env, s->access, &s->acc, NULL, &s->err) != 0) {
+    struct scene_in in = scene_in_of(s, &b, s->access, (int)s->warp);
+    bl_err_clear(&s->err);
+    if (scene_run(&s->run, &in, &s->acc, &s->res, &s->err) != 0) {
         snprintf(s->errtext, sizeof s->errtext, "%s", s->err.msg);
-        return;
-    }
-    int bad = -1;
-    enum bank_status st = bank_simulate(&s->acc, &s->res, &bad);
-    if (st != BANK_OK) {
-        if (st == BANK_EALIGN)
-            snprintf(s->errtext, sizeof s->errtext, "%s (lane %d)", bank_status_str(st), bad);
-        else
-            snprintf(s->errtext, sizeof s->errtext, "%s", bank_status_str(st));
-        s->err_kind = st == BANK_EALIGN ? SCENE_ERR_ALIGN : SCENE_ERR_WIDTH;
-        s->bad_lane = bad;
         return;
     }
     s->ok = 1;
@@ -126,42 +119,28 @@ void scene_eval(struct app *a, struct ui_scene *s)
 
 void scene_error_text(const struct app *a, const struct ui_scene *s, char *buf, size_t size)
 {
-    switch (s->err_kind) {
-    case SCENE_ERR_BIND: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_BIND)); break;
-    case SCENE_ERR_WIDTH: snprintf(buf, size, "%s", ui_str(a, UIS_ERR_WIDTH)); break;
-    case SCENE_ERR_ALIGN: snprintf(buf, size, ui_str(a, UIS_ERR_ALIGN), s->bad_lane); break;
-    default: /* the pattern language's message in the screen's language (src/base/msg.def) */
-        if (s->err.msg[0] && !strcmp(s->errtext, s->err.msg))
-            bl_err_text(&s->err, ui_lang(a), buf, size);
-        else
-            snprintf(buf, size, "%s", s->errtext);
-        break;
-    }
+    /* a message of scene_run in the screen's language (src/base/msg.def), else the screen's */
+    if (s->err.msg[0] && !strcmp(s->errtext, s->err.msg))
+        bl_err_text(&s->err, ui_lang(a), buf, size);
+    else
+        snprintf(buf, size, "%s", s->errtext);
 }
 
 int scene_eval_values(struct app *a, const struct ui_scene *cs, int param, long long v,
                       struct bank_result *res, struct bank_access *acc_out)
 {
     (void)a;
-    struct ui_scene *s = (struct ui_scene *)cs;  /* only bind_name is written */
+    struct ui_scene *s = (struct ui_scene *)cs;  /* bind_name and the run's parse are written */
     if (!s->ls || !s->parsed)
         return -1;
     struct lesson_binding b;
     long long vals[PATTERN_MAX_PARAMS];
-    char code[UI_CODE_MAX];
-    struct pattern_env env;
     make_bind(s, &b, vals, param, v);
-    if (lesson_scene_env(s->ls, &b, s->type_index, &env, code, sizeof code) != 0)
-        return -1;
-    if (strcmp(code, s->code))
-        return -1;                       /* the type is part of the code, not swept */
-    env.warp = s->warp;
+    struct scene_in in = scene_in_of(s, &b, s->access, (int)s->warp);
+    const struct pattern *parsed = s->run.pat;
     struct bank_access acc;
-    struct bl_err err;
-    if (pattern_eval(s->pat, &env, s->access, &acc, NULL, &err) != 0)
-        return -1;
-    if (bank_simulate(&acc, res, NULL) != BANK_OK)
-        return -1;
+    if (scene_run(&s->run, &in, &acc, res, NULL) != 0 || s->run.pat != parsed)
+        return -1;                       /* the type is part of the code, not swept */
     if (acc_out)
         *acc_out = acc;
     return 0;

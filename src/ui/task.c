@@ -48,9 +48,8 @@ static int grade(struct ui_scene *s, const struct lesson_task *t, struct task_pa
     env.warp = s->ls->warp;
     struct bank_access acc;
     struct bank_result res;
-    struct bl_err err;
-    if (pattern_eval(s->pat, &env, t->access, &acc, NULL, &err) != 0 ||
-        bank_simulate(&acc, &res, NULL) != BANK_OK)
+    struct scene_in in = {.code = s->run.code, .env = &env, .access = t->access, .warp = -1};
+    if (scene_run(&s->run, &in, &acc, &res, NULL) != 0)
         return -1;
     tp->wavefronts = res.wavefronts;
     tp->conflicts = res.conflicts;

@@ -296,9 +296,9 @@ static void draw_grid(const struct app *a, const struct tutor *t, int y, int row
     char buf[UI_MSG_MAX];
     scene_error_text(a, &a->sc, buf, sizeof buf);
     int r = text_draw(a, y, 1, tw, rows, buf, 0, theme_attr(a, UIC_ERROR));
-    if (a->sc.err.where.at > 0 && a->sc.code[0] && r < rows) {
+    if (a->sc.err.where.at > 0 && a->sc.run.code[0] && r < rows) {
         char caret[UI_CODE_MAX * 2];
-        pattern_error_caret(a->sc.code, &a->sc.err, caret, sizeof caret);
+        pattern_error_caret(a->sc.run.code, &a->sc.err, caret, sizeof caret);
         text_draw(a, y + r, 1, tw, rows - r, caret, 0, A_NORMAL);
     }
 }
