@@ -124,8 +124,8 @@ int kv_fix(struct app *a, struct kview *k)
              : files_create_new(path, text, len, &err);
     free(text);
     if (rc != 0) {
-        const char *why = ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT);
-        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : why));
+        /* the store's own English line in either language (tui_kernel_model.sh reads it) */
+        app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : err.msg));
         return 0;
     }
     int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;
