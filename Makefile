@@ -113,7 +113,7 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 # banklab run's CUPTI injection library (src/gpu/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/kernel_wire.c \
+INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
               src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c src/base/err.c \
               src/base/msg.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
@@ -245,12 +245,12 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/counters.c src/gpu/cuda_counters.h \
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c src/gpu/cuda_counters.h \
                           $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/gpu/cuda_counters.cu src/gpu/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.

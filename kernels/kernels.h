@@ -51,17 +51,22 @@ int bl_transpose_launch(int kind, float *out, const float *in, int n, int pad);
  * kernel, next to cudaMemcpy device to device. */
 int bl_copy_launch(float *out, const float *in, size_t n, int blocks);
 
-/* Shared-memory case kernels: `blocks` blocks of 256 threads; `rounds` repeats of the access
- * loop so shared memory dominates the time. in/out sizes: see each file. */
+/* Shared-memory case kernels, one signature (bl_case_launch: the runner's table,
+ * src/gpu/cuda_cases.c): `blocks` blocks of 256 threads reading parameters a and b (in the
+ * order of the case's parameters, src/gpu/cases.c); `rounds` repeats of the access loop so
+ * shared memory dominates the time. in/out sizes: see each file. */
+typedef int (*bl_case_launch)(float *out, const float *in, int blocks, int a, int b, int rounds);
 int bl_row_col_launch(float *out, const float *in, int blocks, int pad, int column, int rounds);
 int bl_vector_width_launch(float *out, const float *in, int blocks, int vec, int pad, int rounds);
 int bl_aos_soa_launch(float *out, const float *in, int blocks, int fields, int soa, int rounds);
-int bl_remap_launch(float *out, const float *in, int blocks, int remap, int rounds);
+int bl_remap_launch(float *out, const float *in, int blocks, int remap, int unused, int rounds);
 int bl_broadcast_launch(float *out, const float *in, int blocks, int group, int stride,
                         int rounds);
-/* dynamic_carve: smem = 16 * n + pad_bytes; returns cudaErrorInvalidValue when the double
- * array would be misaligned (the caller checks first and explains). */
-int bl_dynamic_carve_launch(float *out, const float *in, int blocks, int n, int pad_bytes);
+/* dynamic_carve: one pass (rounds unused); smem = 16 * n + pad_bytes; returns
+ * cudaErrorInvalidValue when the double array would be misaligned (the caller checks first
+ * and explains). */
+int bl_dynamic_carve_launch(float *out, const float *in, int blocks, int n, int pad_bytes,
+                            int rounds);
 size_t bl_dynamic_carve_smem(int n, int pad_bytes);
 
 #ifdef __cplusplus

@@ -26,8 +26,10 @@ __global__ void remap(float *out, const float *in, int skew, int rounds)
 }
 
 #ifndef __CUDACC_RTC__
-extern "C" int bl_remap_launch(float *out, const float *in, int blocks, int skew, int rounds)
+extern "C" int bl_remap_launch(float *out, const float *in, int blocks, int skew, int unused,
+                               int rounds)
 {
+    (void)unused;
     remap<<<blocks, BL_BLOCK_THREADS>>>(out, in, skew, rounds);
     return (int)cudaGetLastError();
 }

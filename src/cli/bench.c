@@ -225,7 +225,7 @@ static int add_cases(struct bench *B, int matrix)
             for (int p = 0; p < gc->nparams; p++)
                 add_param(q, gc->params[p].name, gc->bench[k * gc->nparams + p]);
             q->want_timing = 1;
-            q->want_counters = gc->id != GPU_CASE_MEMCPY; /* no kernel to count */
+            q->want_counters = !gc->uncounted; /* no kernel to count */
             size_t l = (size_t)snprintf(b->row.label, sizeof b->row.label, "%s", gc->name);
             for (int p = 0; p < q->nparams && l < sizeof b->row.label; p++)
                 l += (size_t)snprintf(b->row.label + l, sizeof b->row.label - l, " %s=%lld",

@@ -2,8 +2,10 @@
  * and print, next to the source, per line: shared-memory instructions executed, wavefronts,
  * the ideal wavefronts for the instructions' width, the excess (bank conflicts) and the
  * average ways; or one JSON object (--json). The measuring lives behind src/gpu/gpu_kernel.h;
- * this file reads options, prints and picks the exit status. No curses, no cJSON. */
+ * this file reads options, prints and picks the exit status. No curses; JSON through
+ * src/store/json_write.h. */
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,9 +14,10 @@
 #include "../gpu/gpu_kernel.h"
 #include "../gpu/kernel_cache.h"
 #include "../store/files.h"
+#include "../store/json_write.h"
 #include "cli.h"
-#include "json_out.h"
 #include "kernel_model.h"
+#include "measured.h"
 
 #define MAX_CLI_OPTS 96
 
@@ -567,125 +570,105 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     }
 }
 
-static void json_num(FILE *f, const char *key, double v, int comma)
-{
-    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
-}
-
-/* "name": value pairs, comma-separated. */
-static void json_fields(FILE *f, const char *const *names, const double *v, int n)
+/* The numbers of names and v (n of them) as members of w's open object. */
+static void json_fields(struct jw *w, const char *const *names, const double *v, int n)
 {
     for (int i = 0; i < n; i++)
-        json_num(f, names[i], v[i], i + 1 < n);
+        jw_numf(w, names[i], "%.17g", v[i]);
+}
+
+static void json_line(struct jw *w, const struct gpu_kernel_result *r, int i,
+                      const struct text_lines *t, const struct kp_result *m)
+{
+    const struct gpu_kernel_line *l = &r->lines[i];
+    jw_obj(w, NULL);
+    jw_str(w, "file", r->files[l->file]);
+    jw_int(w, "line", l->line);
+    if (l->file == 0 && l->line >= 1 && l->line <= t->n)
+        jw_strn(w, "source", t->at[l->line - 1], (size_t)t->len[l->line - 1]);
+    else
+        jw_null(w, "source");
+    jw_numf(w, "inst", "%.17g", l->inst);
+    jw_numf(w, "wavefronts", "%.17g", l->wavefronts);
+    jw_numf(w, "ideal", "%.17g", l->ideal_known ? l->ideal : NAN);
+    jw_numf(w, "excess", "%.17g", l->ideal_known ? l->excess : NAN);
+    jw_numf(w, "ways", "%.17g", l->ideal_known ? l->ways : NAN);
+    const struct kp_line *ml = m && l->file == 0 && l->line >= 1 && l->line <= m->nlines
+                                   ? &m->line[l->line - 1] : NULL;
+    jw_numf(w, "model_wavefronts", "%.17g", ml && ml->state == KP_OK ? ml->wavefronts : NAN);
+    jw_arr(w, "instructions");
+    for (int k = 0; k < r->ninsts; k++) {
+        const struct gpu_kernel_inst *in = &r->insts[k];
+        if (in->file != l->file || in->line != l->line)
+            continue;
+        jw_obj(w, NULL);
+        jw_int(w, "pc", in->pc);
+        jw_str(w, "sass", in->sass);
+        jw_str(w, "op", gpu_kernel_op_name(in->op));
+        jw_numf(w, "inst", "%.17g", in->inst);
+        jw_numf(w, "wavefronts", "%.17g", in->wavefronts);
+        jw_numf(w, "ideal", "%.17g", in->ideal_known ? in->ideal : NAN);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_end(w);
 }
 
 static void print_json(const struct kernel_args *a, const struct gpu_kernel_result *r,
                        const char *src, size_t srclen, const struct kp_result *m)
 {
-    FILE *f = stdout;
     struct text_lines t;
     memset(&t, 0, sizeof t);
     split_lines(src, srclen, &t);
-    fputs("{\"file\": ", f);
-    json_str(f, a->file);
-    fputs(", \"kernel\": ", f);
-    json_str(f, r->kernel);
-    fputs(", \"symbol\": ", f);
-    json_str(f, r->lowered);
-    fputs(", \"device\": ", f);
-    json_str(f, r->device);
-    fputs(", \"arch\": ", f);
-    json_str(f, r->arch);
-    fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
-            "\"static_smem\": %d, \"registers\": %d,\n \"lines\": [",
-            r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
-            r->static_smem, r->regs);
-    for (int i = 0; i < r->nlines; i++) {
-        const struct gpu_kernel_line *l = &r->lines[i];
-        fputs(i ? ",\n  {\"file\": " : "\n  {\"file\": ", f);
-        json_str(f, r->files[l->file]);
-        fprintf(f, ", \"line\": %d, \"source\": ", l->line);
-        if (l->file == 0 && l->line >= 1 && l->line <= t.n)
-            json_str_n(f, t.at[l->line - 1], (size_t)t.len[l->line - 1]);
-        else
-            fputs("null", f);
-        fputs(", ", f);
-        json_num(f, "inst", l->inst, 1);
-        json_num(f, "wavefronts", l->wavefronts, 1);
-        if (l->ideal_known) {
-            json_num(f, "ideal", l->ideal, 1);
-            json_num(f, "excess", l->excess, 1);
-            json_num(f, "ways", l->ways, 1);
-        } else {
-            fputs("\"ideal\": null, \"excess\": null, \"ways\": null, ", f);
-        }
-        const struct kp_line *ml = m && l->file == 0 && l->line >= 1 && l->line <= m->nlines
-                                       ? &m->line[l->line - 1] : NULL;
-        if (ml && ml->state == KP_OK)
-            json_num(f, "model_wavefronts", ml->wavefronts, 1);
-        else
-            fputs("\"model_wavefronts\": null, ", f);
-        fputs("\"instructions\": [", f);
-        int first = 1;
-        for (int k = 0; k < r->ninsts; k++) {
-            const struct gpu_kernel_inst *in = &r->insts[k];
-            if (in->file != l->file || in->line != l->line)
-                continue;
-            fprintf(f, "%s{\"pc\": %u, \"sass\": ", first ? "" : ", ", in->pc);
-            json_str(f, in->sass);
-            fprintf(f, ", \"op\": \"%s\", ", gpu_kernel_op_name(in->op));
-            json_num(f, "inst", in->inst, 1);
-            json_num(f, "wavefronts", in->wavefronts, 1);
-            if (in->ideal_known)
-                json_num(f, "ideal", in->ideal, 0);
-            else
-                fputs("\"ideal\": null", f);
-            fputc('}', f);
-            first = 0;
-        }
-        fputs("]}", f);
-    }
-    fputs("],\n \"totals\": {", f);
-    json_num(f, "inst", r->totals.inst, 1);
-    json_num(f, "wavefronts", r->totals.wavefronts, 1);
-    json_num(f, "ideal", r->totals.ideal, 1);
-    json_num(f, "excess", r->totals.excess, 1);
+    struct jw *w = jw_new(0);
+    jw_str(w, "file", a->file);
+    measured_kernel_json(w, r);
+    jw_arr(w, "lines");
+    for (int i = 0; i < r->nlines; i++)
+        json_line(w, r, i, &t, m);
+    jw_end(w);
+    jw_obj(w, "totals");
+    jw_numf(w, "inst", "%.17g", r->totals.inst);
+    jw_numf(w, "wavefronts", "%.17g", r->totals.wavefronts);
+    jw_numf(w, "ideal", "%.17g", r->totals.ideal);
+    jw_numf(w, "excess", "%.17g", r->totals.excess);
     for (int o = 0; o < GPU_KOP_COUNT; o++) {
         char key[32];
         snprintf(key, sizeof key, "wavefronts_%s", gpu_kernel_op_name(o));
-        json_num(f, key, r->totals.op_wavefronts[o], 1);
+        jw_numf(w, key, "%.17g", r->totals.op_wavefronts[o]);
         snprintf(key, sizeof key, "inst_%s", gpu_kernel_op_name(o));
-        json_num(f, key, r->totals.op_inst[o], o + 1 < GPU_KOP_COUNT);
+        jw_numf(w, key, "%.17g", r->totals.op_inst[o]);
     }
-    fputs("},\n \"model\": ", f);
+    jw_end(w);
     if (m)
-        kmodel_json_lines(f, src, srclen, m);
+        kmodel_json_lines(w, "model", src, srclen, m);
     else
-        fputs("null", f);
-    fputs(",\n \"counters\": ", f);
+        jw_null(w, "model");
     if (r->has_counters) {
         const struct gpu_kernel_counters *c = &r->counters;
         static const char *names[] = {"wavefronts_ld", "wavefronts_st", "conflicts_ld",
                                       "conflicts_st", "inst_ld", "inst_st", "wavefronts"};
         const double v[] = {c->wavefronts_ld, c->wavefronts_st, c->conflicts_ld, c->conflicts_st,
                             c->inst_ld, c->inst_st, c->wavefronts};
-        fputc('{', f);
-        json_fields(f, names, v, (int)(sizeof v / sizeof v[0]));
-        fputc('}', f);
+        jw_obj(w, "counters");
+        json_fields(w, names, v, (int)(sizeof v / sizeof v[0]));
+        jw_end(w);
     } else {
-        fputs("null", f);
+        jw_null(w, "counters");
     }
     const struct gpu_kernel_timing *tm = &r->timing;
     static const char *tnames[] = {"start", "init", "context", "compile", "load",
                                    "cupti", "wait", "run", "collect", "counters", "total"};
     const double tv[] = {tm->start, tm->init, tm->context, tm->compile, tm->load,
                          tm->cupti, tm->wait, tm->run, tm->collect, tm->counters, tm->total};
-    fputs(",\n \"timing_ms\": {", f);
-    json_fields(f, tnames, tv, (int)(sizeof tv / sizeof tv[0]));
-    fprintf(f, ", \"cached\": %s, \"warm\": %s}, \"lock\": ", tm->cache_hit ? "true" : "false",
-            tm->warm ? "true" : "false");
-    json_str(f, r->lock_note[0] ? r->lock_note : "measured in the device's turn");
-    fputs("}\n", f);
+    jw_obj(w, "timing_ms");
+    json_fields(w, tnames, tv, (int)(sizeof tv / sizeof tv[0]));
+    jw_bool(w, "cached", tm->cache_hit);
+    jw_bool(w, "warm", tm->warm);
+    jw_end(w);
+    jw_str(w, "lock", r->lock_note[0] ? r->lock_note : "measured in the device's turn");
+    jw_print(w, stdout, 1);   /* main() reports output that could not be written */
+    jw_free(w);
     lines_free(&t);
 }
 
@@ -785,7 +768,6 @@ int cmd_kernel(int argc, char **argv)
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc;
-    char why[256];
     struct bl_err e = {0};
     size_t len = 0;
     char *src = files_read(a.file, GPU_KERNEL_MAX_SOURCE, &len, &e);
@@ -827,8 +809,10 @@ int cmd_kernel(int argc, char **argv)
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
-    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, why, sizeof why)) {
-        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n", CLI_CLEAN(why));
+    struct bl_err cache_err = {0};
+    if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
+        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n",
+                CLI_CLEAN(cache_err.msg));
         req.cache_dir[0] = '\0';
     }
     bl_err_clear(&e);

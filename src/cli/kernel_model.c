@@ -3,7 +3,7 @@
  * worst pass of each conflicting line and a fix checked with the model, or why a line cannot
  * be predicted; `--fix` writes the patched copy FILE.fixed.cu (never over an existing file)
  * for kernel.c to measure; and the predicted wavefronts kernel.c prints beside the measured
- * ones. No curses, no cJSON. */
+ * ones. No curses; JSON through src/store/json_write.h. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,9 +11,8 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../gpu/kernel_predict.h"
-#include "../store/files_new.h"
+#include "../store/files.h"
 #include "cli.h"
-#include "json_out.h"
 #include "kernel_model.h"
 
 /* line n (1-based) of src: its start and length */
@@ -57,8 +56,11 @@ static void put_src(FILE *f, const char *s, int n)
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, char *err, size_t errsz)
 {
-    if (kp_predict(src, len, req, r, err, errsz))
+    struct bl_err e = {0};
+    if (kp_predict(src, len, req, r, &e)) {
+        bl_fmt(err, errsz, "%s", e.msg);
         return -1;
+    }
     kp_fixes(src, len, req, r);
     return 0;
 }
@@ -118,48 +120,36 @@ void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
         fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
 }
 
-/* one predicted line's fields for JSON (after "line": n, "source": ...) */
-void kmodel_json_line(FILE *f, const struct kp_line *l)
+/* the predicted lines as the array key of w's open object */
+void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t len,
+                       const struct kp_result *r)
 {
-    if (l->state == KP_OK) {
-        fprintf(f, "\"inst\": %.17g, \"wavefronts\": %.17g, \"ideal\": %.17g, \"excess\": %.17g, "
-                "\"ways\": %.17g, \"max_ways\": %d, \"why\": ", l->inst, l->wavefronts, l->ideal,
-                l->excess, l->ideal > 0 ? l->wavefronts / l->ideal : 0, l->ways);
-        if (l->why[KP_EN][0])
-            json_str(f, l->why[KP_EN]);
-        else
-            fputs("null", f);
-        fputs(", \"fix\": ", f);
-        if (l->fix[KP_EN][0])
-            json_str(f, l->fix[KP_EN]);
-        else
-            fputs("null", f);
-    } else {
-        fputs("\"reason\": ", f);
-        json_str(f, l->reason[KP_EN]);
-    }
-}
-
-/* the predicted lines as a JSON array */
-void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r)
-{
-    int first = 1;
-    fputc('[', f);
+    jw_arr(w, key);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
-        if (l->state == KP_NONE)
-            continue;
         const char *at;
         int ln;
+        if (l->state == KP_NONE)
+            continue;
         src_line(src, len, l->line, &at, &ln);
-        fprintf(f, "%s\n  {\"line\": %d, \"source\": ", first ? "" : ",", l->line);
-        json_str_n(f, at, (size_t)ln);
-        fputs(", ", f);
-        kmodel_json_line(f, l);
-        fputc('}', f);
-        first = 0;
+        jw_obj(w, NULL);
+        jw_int(w, "line", l->line);
+        jw_strn(w, "source", at, (size_t)ln);
+        if (l->state == KP_OK) {
+            jw_numf(w, "inst", "%.17g", l->inst);
+            jw_numf(w, "wavefronts", "%.17g", l->wavefronts);
+            jw_numf(w, "ideal", "%.17g", l->ideal);
+            jw_numf(w, "excess", "%.17g", l->excess);
+            jw_numf(w, "ways", "%.17g", l->ideal > 0 ? l->wavefronts / l->ideal : 0);
+            jw_int(w, "max_ways", l->ways);
+            jw_str(w, "why", l->why[KP_EN][0] ? l->why[KP_EN] : NULL);
+            jw_str(w, "fix", l->fix[KP_EN][0] ? l->fix[KP_EN] : NULL);
+        } else {
+            jw_str(w, "reason", l->reason[KP_EN]);
+        }
+        jw_end(w);
     }
-    fputc(']', f);
+    jw_end(w);
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,
@@ -172,15 +162,18 @@ int kmodel_print(const char *file, const char *src, size_t len,
         return EXIT_USAGE;
     }
     if (json) {
-        fputs("{\"file\": ", stdout);
-        json_str(stdout, file);
-        fputs(", \"kernel\": ", stdout);
-        json_str(stdout, r.kernel);
-        fprintf(stdout, ", \"source\": \"model\", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], "
-                "\"dynamic_smem\": %llu,\n \"model\": ", r.grid[0], r.grid[1], r.grid[2],
-                r.block[0], r.block[1], r.block[2], r.smem);
-        kmodel_json_lines(stdout, src, len, &r);
-        fprintf(stdout, ",\n \"predicted\": %d, \"cannot\": %d}\n", r.npredicted, r.ncannot);
+        struct jw *w = jw_new(0);
+        jw_str(w, "file", file);
+        jw_str(w, "kernel", r.kernel);
+        jw_str(w, "source", "model");
+        jw_uints(w, "grid", r.grid, 3);
+        jw_uints(w, "block", r.block, 3);
+        jw_int(w, "dynamic_smem", (long long)r.smem);
+        kmodel_json_lines(w, "model", src, len, &r);
+        jw_int(w, "predicted", r.npredicted);
+        jw_int(w, "cannot", r.ncannot);
+        jw_print(w, stdout, 1);
+        jw_free(w);
     } else {
         print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN);
     }

@@ -8,6 +8,7 @@
 
 #include "../gpu/gpu_kernel.h"
 #include "../gpu/kernel_predict.h"
+#include "../store/json_write.h"
 
 /* kmodel_predict: kp_predict and kp_fixes. Returns 0 or -1 with err. */
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
@@ -28,8 +29,8 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
  * conflicts and the fix (zh: in Chinese) */
 void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh);
 
-/* the JSON of predicted lines: one line's fields, and the array of all */
-void kmodel_json_line(FILE *f, const struct kp_line *l);
-void kmodel_json_lines(FILE *f, const char *src, size_t len, const struct kp_result *r);
+/* kmodel_json_lines: the predicted lines of r as the array key of w's open object */
+void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t len,
+                       const struct kp_result *r);
 
 #endif

@@ -1,9 +1,11 @@
-/* measured.c: the printer of `banklab sim --gpu` and `sim --replay` (measured.h). */
+/* measured.c: the printer of `banklab sim --gpu` and `sim --replay`, and of a measured kernel
+ * launch's name in JSON (measured.h). */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli.h"
-#include "json_out.h"
+#include "../store/recording.h"
 #include "measured.h"
 
 void measured_source(const struct gpu_info *info, char *buf, size_t size)
@@ -60,40 +62,43 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
                 run->open_ms / 1e3, run->lock && run->lock[0] ? run->lock : "no turns");
 }
 
-static void num_or_null(FILE *f, const char *key, int have, double v)
-{
-    if (have)
-        fprintf(f, ",\"%s\":%.6g", key, v);
-    else
-        fprintf(f, ",\"%s\":null", key);
-}
-
-void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE, ok = r->err.status == GPU_OK;
-    int c = ok && r->has_counters, t = ok && r->has_access_timing;
-    fprintf(f, "\"measured\":{\"status\":\"%s\"", status_word(r->err.status));
-    num_or_null(f, "wavefronts", c, st ? r->wavefronts_st : r->wavefronts_ld);
-    num_or_null(f, "conflicts", c, st ? r->conflicts_st : r->conflicts_ld);
-    num_or_null(f, "ns_per_access", t, r->ns_per_access);
-    num_or_null(f, "clk_per_access", t, r->clk_per_access);
-    num_or_null(f, "ref_ns_per_access", t && r->slowdown > 0,
-                r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0);
-    num_or_null(f, "slowdown", t, r->slowdown);
-    fputs(",\"source\":", f);
-    json_str(f, source);
-    fputs(",\"provenance\":", f);
-    json_str(f, r->provenance);
-    fputs(",\"error\":", f);
-    json_str(f, ok ? (r->has_counters ? "" : r->counters_note) : r->err.msg);
-    fprintf(f, ",\"counters_busy\":%s", r->counters_busy ? "true" : "false");
-    fprintf(f, ",\"from_server\":%s", r->from_server ? "true" : "false");
-    num_or_null(f, "cache_age_s", r->from_cache, r->cached_age_s);
+    double ns = recording_value(r, "ns_per_access"), slow = recording_value(r, "slowdown");
+    jw_obj(w, "measured");
+    jw_str(w, "status", status_word(r->err.status));
+    jw_numf(w, "wavefronts", "%.6g", recording_value(r, st ? "wavefronts_st" : "wavefronts_ld"));
+    jw_numf(w, "conflicts", "%.6g", recording_value(r, st ? "conflicts_st" : "conflicts_ld"));
+    jw_numf(w, "ns_per_access", "%.6g", ns);
+    jw_numf(w, "clk_per_access", "%.6g", recording_value(r, "clk_per_access"));
+    jw_numf(w, "ref_ns_per_access", "%.6g", slow > 0 ? ns / slow : NAN);
+    jw_numf(w, "slowdown", "%.6g", slow);
+    jw_str(w, "source", source);
+    jw_str(w, "provenance", r->provenance);
+    jw_str(w, "error", ok ? (r->has_counters ? "" : r->counters_note) : r->err.msg);
+    jw_bool(w, "counters_busy", r->counters_busy);
+    jw_bool(w, "from_server", r->from_server);
+    jw_numf(w, "cache_age_s", "%.6g", r->from_cache ? r->cached_age_s : NAN);
     if (run) {
-        fprintf(f, ",\"wait_ms\":%.3f,\"request_ms\":%.3f,\"open_ms\":%.3f,\"lock\":", r->wait_ms,
-                run->request_ms, run->open_ms);
-        json_str(f, run->lock ? run->lock : "");
+        jw_numf(w, "wait_ms", "%.3f", r->wait_ms);
+        jw_numf(w, "request_ms", "%.3f", run->request_ms);
+        jw_numf(w, "open_ms", "%.3f", run->open_ms);
+        jw_str(w, "lock", run->lock ? run->lock : "");
     }
-    fputc('}', f);
+    jw_end(w);
+}
+
+void measured_kernel_json(struct jw *w, const struct gpu_kernel_result *r)
+{
+    jw_str(w, "kernel", r->kernel);
+    jw_str(w, "symbol", r->lowered);
+    jw_str(w, "device", r->device);
+    jw_str(w, "arch", r->arch);
+    jw_uints(w, "grid", r->grid, 3);
+    jw_uints(w, "block", r->block, 3);
+    jw_int(w, "dynamic_smem", (long long)r->smem);
+    jw_int(w, "static_smem", r->static_smem);
+    jw_int(w, "registers", r->regs);
 }

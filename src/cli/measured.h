@@ -1,7 +1,8 @@
 /* measured.h: one access measured on the GPU (`banklab sim --gpu`) or found in a recording
  * (`banklab sim --replay FILE`), printed for people and for scripts. One code path for both:
  * the caller runs the request through gpu.h (the CUDA runner or the replay handle) and hands
- * the result here. No curses, no cJSON. */
+ * the result here; and the JSON naming a measured kernel launch (kernel --json, run --json).
+ * No curses, no cJSON (JSON through src/store/json_write.h). */
 #ifndef BANKLAB_MEASURED_H
 #define BANKLAB_MEASURED_H
 
@@ -9,6 +10,8 @@
 #include <stdio.h>
 
 #include "../gpu/gpu.h"
+#include "../gpu/gpu_kernel.h"
+#include "../store/json_write.h"
 
 /* What a live run adds (sim --gpu; NULL for a recording): how long the request took from
  * submitting it to its numbers, the start-up before it (opening the GPU, its turn for the
@@ -29,14 +32,19 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size);
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run);
 
-/* measured_json: "measured":{...} (no surrounding braces or comma): status ("ok",
+/* measured_json: the member "measured" of w's open object: status ("ok",
  * "not-recorded", "unavailable", "failed", ...), wavefronts, conflicts, ns_per_access,
  * clk_per_access, ref_ns_per_access, slowdown (numbers or null), source, provenance, error,
  * counters_busy (another profiler held the counters), from_server (a GPU server answered),
- * cache_age_s (its cache answered: seconds since it measured this; else null), and with run also wait_ms (the wait
- * for the GPU's turn), request_ms, open_ms and lock. */
-void measured_json(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
+ * cache_age_s (its cache answered: seconds since it measured this; else null), and with run
+ * also wait_ms (the wait for the GPU's turn), request_ms, open_ms and lock. */
+void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run);
+
+/* measured_kernel_json: the members naming a measured kernel launch (banklab kernel --json,
+ * banklab run --json): kernel, symbol, device, arch, grid, block, dynamic_smem, static_smem,
+ * registers. */
+void measured_kernel_json(struct jw *w, const struct gpu_kernel_result *r);
 
 /* measured_complete: 1 when r has what --gpu promises (counters and the time per access). */
 int measured_complete(const struct gpu_result *r);

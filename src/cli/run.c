@@ -6,6 +6,7 @@
  * and picks the exit status. No curses, no cJSON. */
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +17,9 @@
 #include "../base/utf8.h"
 #include "../gpu/gpu_kernel.h"
 #include "../store/files.h"
+#include "../store/json_write.h"
 #include "cli.h"
-#include "json_out.h"
+#include "measured.h"
 
 struct run_args {
     const char *kernel_re;
@@ -271,99 +273,81 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
               "with nvcc -lineinfo for source lines)\n", f);
 }
 
-static void json_num(FILE *f, const char *key, double v, int comma)
+static void json_figures(struct jw *w, double inst, double wf, int ideal_known, double ideal)
 {
-    fprintf(f, "\"%s\": %.17g%s", key, v, comma ? ", " : "");
+    jw_numf(w, "inst", "%.17g", inst);
+    jw_numf(w, "wavefronts", "%.17g", wf);
+    jw_numf(w, "ideal", "%.17g", ideal_known ? ideal : NAN);
+    jw_numf(w, "excess", "%.17g", ideal_known ? wf - ideal : NAN);
+    jw_numf(w, "ways", "%.17g", !ideal_known ? NAN : ideal > 0 ? wf / ideal : 0);
 }
 
-static void json_figures(FILE *f, double inst, double wf, int ideal_known, double ideal)
-{
-    json_num(f, "inst", inst, 1);
-    json_num(f, "wavefronts", wf, 1);
-    if (ideal_known) {
-        json_num(f, "ideal", ideal, 1);
-        json_num(f, "excess", wf - ideal, 1);
-        json_num(f, "ways", ideal > 0 ? wf / ideal : 0, 0);
-    } else {
-        fputs("\"ideal\": null, \"excess\": null, \"ways\": null", f);
-    }
-}
-
-static void json_launch(FILE *f, const struct gpu_run_launch *l, struct src_cache *cache)
+static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src_cache *cache)
 {
     const struct gpu_kernel_result *r = &l->res;
-    fputs("{\"kernel\": ", f);
-    json_str(f, r->kernel);
-    fputs(", \"symbol\": ", f);
-    json_str(f, r->lowered);
-    fprintf(f, ", \"pid\": %d, \"launch\": %ld, \"kernel_launch\": %ld, \"device\": ", l->pid,
-            l->ordinal, l->nth);
-    json_str(f, r->device);
-    fputs(", \"arch\": ", f);
-    json_str(f, r->arch);
-    fprintf(f, ", \"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"dynamic_smem\": %llu, "
-            "\"static_smem\": %d, \"registers\": %d, \"status\": \"%s\", \"error\": ",
-            r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
-            r->static_smem, r->regs, r->err.status == GPU_KERNEL_OK ? "ok" : "failed");
-    if (r->err.status == GPU_KERNEL_OK)
-        fputs("null", f);
-    else
-        json_str(f, r->err.msg);
-    fputs(",\n  \"lines\": [", f);
+    jw_obj(w, NULL);
+    measured_kernel_json(w, r);
+    jw_int(w, "pid", l->pid);
+    jw_int(w, "launch", l->ordinal);
+    jw_int(w, "kernel_launch", l->nth);
+    jw_str(w, "status", r->err.status == GPU_KERNEL_OK ? "ok" : "failed");
+    jw_str(w, "error", r->err.status == GPU_KERNEL_OK ? NULL : r->err.msg);
+    jw_arr(w, "lines");
     for (int i = 0; i < r->nlines; i++) {
         const struct gpu_kernel_line *ln = &r->lines[i];
         const char *path = ln->file >= 0 && ln->file < r->nfiles ? r->files[ln->file] : "?";
-        fputs(i ? ",\n   {\"file\": " : "\n   {\"file\": ", f);
-        json_str(f, path);
-        fprintf(f, ", \"line\": %d, \"source\": ", ln->line);
         const char *at;
         size_t n;
+        jw_obj(w, NULL);
+        jw_str(w, "file", path);
+        jw_int(w, "line", ln->line);
         if (source_line(cache, path, ln->line, &at, &n))
-            json_str_n(f, at, n);
+            jw_strn(w, "source", at, n);
         else
-            fputs("null", f);
-        fputs(", ", f);
-        json_figures(f, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
-        fputc('}', f);
+            jw_null(w, "source");
+        json_figures(w, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+        jw_end(w);
     }
-    fputs("],\n  \"instructions\": [", f);
+    jw_end(w);
+    jw_arr(w, "instructions");
     for (int i = 0; i < r->ninsts; i++) {
         const struct gpu_kernel_inst *in = &r->insts[i];
-        fprintf(f, "%s{\"pc\": %u, \"sass\": ", i ? ", " : "", in->pc);
-        json_str(f, in->sass);
-        fprintf(f, ", \"op\": \"%s\", \"line\": %d, ", gpu_kernel_op_name(in->op), in->line);
-        json_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
-        fputc('}', f);
+        jw_obj(w, NULL);
+        jw_int(w, "pc", in->pc);
+        jw_str(w, "sass", in->sass);
+        jw_str(w, "op", gpu_kernel_op_name(in->op));
+        jw_int(w, "line", in->line);
+        json_figures(w, in->inst, in->wavefronts, in->ideal_known, in->ideal);
+        jw_end(w);
     }
-    fputs("],\n  \"totals\": {", f);
-    json_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
-    fputs("}}", f);
+    jw_end(w);
+    jw_obj(w, "totals");
+    json_figures(w, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    jw_end(w);
+    jw_end(w);
 }
 
 static void print_json(const struct run_args *a, const struct gpu_run_output *o)
 {
-    FILE *f = stdout;
     struct src_cache cache;
     memset(&cache, 0, sizeof cache);
-    fputs("{\"program\": [", f);
-    for (int i = 0; a->argv[i]; i++) {
-        if (i)
-            fputs(", ", f);
-        json_str(f, a->argv[i]);
-    }
-    fprintf(f, "], \"exit_status\": %d, \"processes\": %d,\n \"launches\": [", o->status,
-            o->injected);
-    for (int i = 0; i < o->nlaunches; i++) {
-        fputs(i ? ",\n " : "\n ", f);
-        json_launch(f, &o->launches[i], &cache);
-    }
-    fputs("],\n \"notes\": [", f);
-    for (int i = 0; i < o->nnotes; i++) {
-        if (i)
-            fputs(", ", f);
-        json_str(f, o->notes[i]);
-    }
-    fputs("]}\n", f);
+    struct jw *w = jw_new(0);
+    jw_arr(w, "program");
+    for (int i = 0; a->argv[i]; i++)
+        jw_str(w, NULL, a->argv[i]);
+    jw_end(w);
+    jw_int(w, "exit_status", o->status);
+    jw_int(w, "processes", o->injected);
+    jw_arr(w, "launches");
+    for (int i = 0; i < o->nlaunches; i++)
+        json_launch(w, &o->launches[i], &cache);
+    jw_end(w);
+    jw_arr(w, "notes");
+    for (int i = 0; i < o->nnotes; i++)
+        jw_str(w, NULL, o->notes[i]);
+    jw_end(w);
+    jw_print(w, stdout, 1);   /* the caller reports output that could not be written */
+    jw_free(w);
     free(cache.text);
 }
 

@@ -120,9 +120,9 @@ static void handle(int sig, void (*fn)(int))
 static int control(const struct serve_args *a, const char *path)
 {
     struct serve_stats st;
-    char err[GPU_TEXT_MAX] = "";
-    if (serve_control(path, a->pause, (int)a->pause_s, &st, err, sizeof err)) {
-        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err));
+    struct bl_err err = {0};
+    if (serve_control(path, a->pause, (int)a->pause_s, &st, &err)) {
+        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err.msg));
         return EXIT_NOGPU;
     }
     if (a->pause)
@@ -152,11 +152,12 @@ int cmd_serve(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     char path[256], err[GPU_TEXT_MAX] = "";
+    struct bl_err e = {0};
     if (a.socket) {
         snprintf(path, sizeof path, "%s", a.socket);
-    } else if (serve_default_path(a.device, path, sizeof path, err, sizeof err)) {
-        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", a.device, CLI_CLEAN(err));
-        tell_ready((int)a.ready_fd, err);
+    } else if (serve_default_path(a.device, path, sizeof path, &e)) {
+        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", a.device, CLI_CLEAN(e.msg));
+        tell_ready((int)a.ready_fd, e.msg);
         return EXIT_NOGPU;
     }
     if (a.pause || a.stats)
@@ -179,14 +180,14 @@ int cmd_serve(int argc, char **argv)
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
     struct serve_opts o = {path, a.device, (int)a.cache_s, (int)a.idle_s, (int)a.ready_fd};
     char bound[256];
-    rc = serve_run(g, &info, &o, bound, sizeof bound, err, sizeof err);
+    rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);
     if (rc == 1) {
         fprintf(stderr, "banklab serve: a server already listens on %s\n", CLI_CLEAN(bound));
         return EXIT_CHECK;
     }
     if (rc) {
-        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err));
+        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(e.msg));
         return EXIT_NOGPU;
     }
     return 0;

@@ -2,8 +2,8 @@
  * model; prints the bank grid and a summary as text, or one JSON object (--json), or an SVG.
  * Uses the model (bank, pattern) and src/render (text grid, svg); with --gpu (measured
  * now) or --replay FILE (a recording) also the measurement of that access through gpu.h,
- * printed by measured.c. Its options and --help are sim_args.c (sim.h). No curses, no
- * cJSON. */
+ * printed by measured.c. Its options and --help are sim_args.c (sim.h). No curses; JSON
+ * through src/store/json_write.h. */
 #include <errno.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -21,72 +21,87 @@
 #include "../render/svg.h"
 #include "../store/files.h"
 #include "cli.h"
-#include "json_out.h"
 #include "measured.h"
 #include "sim.h"
 
-/* ---- JSON (json_out.h: cJSON stays in src/store) ---- */
+/* ---- JSON (src/store/json_write.h) ---- */
 
-static void json_lane_list(FILE *f, uint32_t lanes)
+static void json_lane_list(struct jw *w, const char *key, uint32_t lanes)
 {
-    int first = 1;
-    fputc('[', f);
+    jw_arr(w, key);
     for (int n = 0; n < BANK_LANES; n++)
-        if (lanes >> n & 1u) {
-            fprintf(f, "%s%d", first ? "" : ",", n);
-            first = 0;
-        }
-    fputc(']', f);
+        if (lanes >> n & 1u)
+            jw_int(w, NULL, n);
+    jw_end(w);
 }
 
-/* The fields of one access result (no braces), so they can sit at the top level. */
-static void json_result_fields(FILE *f, const struct bank_result *r, const struct bank_access *acc)
+/* The fields of one access result, members of w's open object (the top level or an access). */
+static void json_result_fields(struct jw *w, const struct bank_result *r,
+                               const struct bank_access *acc)
 {
-    fprintf(f, "\"op\":\"%s\",\"width\":%u,\"mask\":\"%08" PRIx32 "\",",
-            acc->op == BANK_STORE ? "store" : "load", acc->width, acc->mask);
-    if (acc->instr != BANK_PLAIN) {
-        char name[32];
-        fprintf(f, "\"instruction\":\"%s\",", bank_instr_name(acc->instr, acc->matrices,
-                                                              acc->trans, acc->width, name,
-                                                              sizeof name));
-    }
-    fprintf(f, "\"wavefronts\":%d,\"passes\":%d,\"conflicts\":%d,\"ways\":%d,\"paired\":%s,"
-               "\"npasses\":%d,\"conflict_lanes\":",
-            r->wavefronts, r->passes, r->conflicts, r->ways, r->paired ? "true" : "false",
-            r->npasses);
-    json_lane_list(f, r->conflict_lanes);
-    fputs(",\"lanes\":[", f);
+    char mask[16], name[32];
+    snprintf(mask, sizeof mask, "%08" PRIx32, acc->mask);
+    jw_str(w, "op", acc->op == BANK_STORE ? "store" : "load");
+    jw_int(w, "width", acc->width);
+    jw_str(w, "mask", mask);
+    if (acc->instr != BANK_PLAIN)
+        jw_str(w, "instruction", bank_instr_name(acc->instr, acc->matrices, acc->trans,
+                                                 acc->width, name, sizeof name));
+    jw_int(w, "wavefronts", r->wavefronts);
+    jw_int(w, "passes", r->passes);
+    jw_int(w, "conflicts", r->conflicts);
+    jw_int(w, "ways", r->ways);
+    jw_bool(w, "paired", r->paired);
+    jw_int(w, "npasses", r->npasses);
+    json_lane_list(w, "conflict_lanes", r->conflict_lanes);
+    jw_arr(w, "lanes");
     for (int n = 0; n < BANK_LANES; n++) {
         const struct bank_lane *l = &r->lane[n];
         int nw = l->nwords > 0 && l->nwords <= BANK_MAX_LANE_WORDS ? l->nwords : 1;
-        fprintf(f, "%s{\"lane\":%d,\"active\":%s,\"offset\":%" PRIu64 ",\"banks\":[", n ? "," : "",
-                n, l->active ? "true" : "false", l->offset);
+        jw_obj(w, NULL);
+        jw_int(w, "lane", n);
+        jw_bool(w, "active", l->active);
+        jw_int(w, "offset", (long long)l->offset);
+        jw_arr(w, "banks");
         for (int k = 0; k < nw; k++)
-            fprintf(f, "%s%u", k ? "," : "", l->bank[k]);
-        fputs("],\"words\":[", f);
+            jw_int(w, NULL, l->bank[k]);
+        jw_end(w);
+        jw_arr(w, "words");
         for (int k = 0; k < nw; k++)
-            fprintf(f, "%s%" PRIu64, k ? "," : "", l->word[k]);
-        fprintf(f, "],\"pass\":%d,\"conflict\":%s}", l->pass, l->conflict ? "true" : "false");
+            jw_int(w, NULL, (long long)l->word[k]);
+        jw_end(w);
+        jw_int(w, "pass", l->pass);
+        jw_bool(w, "conflict", l->conflict);
+        jw_end(w);
     }
-    fputs("],\"pass_detail\":[", f);
+    jw_end(w);
+    jw_arr(w, "pass_detail");
     for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++) {
         const struct bank_pass *ps = &r->pass[p];
-        fprintf(f, "%s{\"pass\":%d,\"lanes\":", p ? "," : "", p);
-        json_lane_list(f, ps->lanes);
-        fprintf(f, ",\"cost\":%d,\"worst_bank\":%d,\"banks\":[", ps->cost, ps->worst_bank);
+        jw_obj(w, NULL);
+        jw_int(w, "pass", p);
+        json_lane_list(w, "lanes", ps->lanes);
+        jw_int(w, "cost", ps->cost);
+        jw_int(w, "worst_bank", ps->worst_bank);
+        jw_arr(w, "banks");
         for (int b = 0; b < BANK_COUNT; b++) {
             const struct bank_cell *c = &ps->cell[b];
-            fprintf(f, "%s{\"bank\":%d,\"words\":[", b ? "," : "", b);
+            jw_obj(w, NULL);
+            jw_int(w, "bank", b);
+            jw_arr(w, "words");
             for (int k = 0; k < c->nwords && k < BANK_MAX_CELL_WORDS; k++) {
-                fprintf(f, "%s{\"word\":%" PRIu64 ",\"lanes\":", k ? "," : "", c->word[k]);
-                json_lane_list(f, c->lanes[k]);
-                fputc('}', f);
+                jw_obj(w, NULL);
+                jw_int(w, "word", (long long)c->word[k]);
+                json_lane_list(w, "lanes", c->lanes[k]);
+                jw_end(w);
             }
-            fputs("]}", f);
+            jw_end(w);
+            jw_end(w);
         }
-        fputs("]}", f);
+        jw_end(w);
+        jw_end(w);
     }
-    fputc(']', f);
+    jw_end(w);
 }
 
 /* ---- one evaluated access ---- */
@@ -186,47 +201,47 @@ static void print_pattern_head(FILE *f, const struct sim_args *a,
     }
 }
 
-static void json_pattern_fields(FILE *f, const struct sim_args *a,
+static void json_pattern_fields(struct jw *w, const struct sim_args *a,
                                 const struct pattern_layout *lay)
 {
-    fputs("\"pattern\":", f);
-    json_str_n(f, a->pattern, strlen(a->pattern));
-    fputs(",\"params\":{", f);
-    for (int i = 0; i < a->env.nparams; i++) {
-        if (i)
-            fputc(',', f);
-        json_str(f, a->env.param[i].name);
-        fprintf(f, ":%lld", a->env.param[i].value);
-    }
-    fprintf(f, "},\"block\":[%u,%u,%u],\"warp\":%u,\"dynamic\":%" PRIu64 ",\"arrays\":[",
-            a->env.block[0], a->env.block[1], a->env.block[2], a->env.warp, a->env.dyn_bytes);
+    jw_str(w, "pattern", a->pattern);
+    jw_obj(w, "params");
+    for (int i = 0; i < a->env.nparams; i++)
+        jw_int(w, a->env.param[i].name, a->env.param[i].value);
+    jw_end(w);
+    jw_uints(w, "block", a->env.block, 3);
+    jw_int(w, "warp", a->env.warp);
+    jw_int(w, "dynamic", (long long)a->env.dyn_bytes);
+    jw_arr(w, "arrays");
     for (int i = 0; i < lay->narrays; i++) {
         const struct pattern_array_info *ai = &lay->array[i];
-        fprintf(f, "%s{\"name\":", i ? "," : "");
-        json_str_n(f, ai->name, sizeof ai->name);
-        fputs(",\"type\":", f);
-        json_str_n(f, ai->type, sizeof ai->type);
-        fprintf(f, ",\"elem_size\":%u,\"dims\":[", ai->elem_size);
+        jw_obj(w, NULL);
+        jw_strn(w, "name", ai->name, sizeof ai->name);
+        jw_strn(w, "type", ai->type, sizeof ai->type);
+        jw_int(w, "elem_size", ai->elem_size);
+        jw_arr(w, "dims");
         for (int d = 0; d < ai->ndims && d < 3; d++)
-            fprintf(f, "%s%lld", d ? "," : "", ai->dims[d]);
-        fprintf(f, "],\"base\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"dynamic\":%s}", ai->base,
-                ai->bytes, ai->dynamic ? "true" : "false");
+            jw_int(w, NULL, ai->dims[d]);
+        jw_end(w);
+        jw_int(w, "base", (long long)ai->base);
+        jw_int(w, "bytes", (long long)ai->bytes);
+        jw_bool(w, "dynamic", ai->dynamic);
+        jw_end(w);
     }
-    fputc(']', f);
+    jw_end(w);
 }
 
-static void json_access_info(FILE *f, const struct sim_args *a, const struct sim_one *o)
+static void json_access_info(struct jw *w, const struct sim_args *a, const struct sim_one *o)
 {
     char text[1024];
     access_text(a->pattern, o->info, text, sizeof text);
-    fprintf(f, "\"access\":{\"index\":%d,\"kind\":\"%s\",\"array\":", o->index,
-            o->info->kind == PATTERN_STORE ? "store" : "load");
-    json_str_n(f, o->info->array, sizeof o->info->array);
-    fputs(",\"type\":", f);
-    json_str_n(f, o->info->type, sizeof o->info->type);
-    fputs(",\"text\":", f);
-    json_str_n(f, text, strlen(text));
-    fputc('}', f);
+    jw_obj(w, "access");
+    jw_int(w, "index", o->index);
+    jw_str(w, "kind", o->info->kind == PATTERN_STORE ? "store" : "load");
+    jw_strn(w, "array", o->info->array, sizeof o->info->array);
+    jw_strn(w, "type", o->info->type, sizeof o->info->type);
+    jw_str(w, "text", text);
+    jw_end(w);
 }
 
 static int write_svg(const struct sim_args *a, const struct sim_one *o)
@@ -437,30 +452,26 @@ static void write_json(const struct sim_args *a, struct pattern *p,
                        const struct pattern_layout *lay, const struct sim_one *one, int n,
                        const struct sim_meas *m, int line)
 {
-    FILE *f = stdout;
-    fputc('{', f);
+    struct jw *w = jw_new(0);
     if (line)
-        fprintf(f, "\"line\":%d,", line);
-    if (p) {
-        json_pattern_fields(f, a, lay);
-        fputc(',', f);
-    }
+        jw_int(w, "line", line);
+    if (p)
+        json_pattern_fields(w, a, lay);
+    if (n > 1)
+        jw_arr(w, "accesses");
     for (int i = 0; i < n; i++) {
         if (n > 1)
-            fputs(i ? ",{" : "\"accesses\":[{", f);
-        if (p) {
-            json_access_info(f, a, &one[i]);
-            fputc(',', f);
-        }
-        json_result_fields(f, &one[i].res, &one[i].acc);
-        if (m) {
-            fputc(',', f);
-            measured_json(f, &m->res[i], &one[i].acc, m->source, m->live ? &m->run[i] : NULL);
-        }
+            jw_obj(w, NULL);
+        if (p)
+            json_access_info(w, a, &one[i]);
+        json_result_fields(w, &one[i].res, &one[i].acc);
+        if (m)
+            measured_json(w, &m->res[i], &one[i].acc, m->source, m->live ? &m->run[i] : NULL);
         if (n > 1)
-            fputc('}', f);
+            jw_end(w);
     }
-    fputs(n > 1 ? "]}\n" : "}\n", f);
+    jw_print(w, stdout, 0);   /* main() reports output that could not be written */
+    jw_free(w);
 }
 
 static void write_text(const struct sim_args *a, struct pattern *p,

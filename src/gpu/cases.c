@@ -102,35 +102,41 @@ static const long long b_bcast[] = {32, 1, 4, 1, 1, 32};
 static const long long b_carve[] = {1024, 0, 1000, 0};
 
 #define N(t) (int)(sizeof t / sizeof t[0])
-static const struct gpu_case cases[GPU_CASE_COUNT] = {
-    {GPU_CASE_MEMCPY, "memcpy", 1, NULL, 0,
-     "cudaMemcpy device to device: the copy ceiling", NULL, NULL, 1},
-    {GPU_CASE_COPY, "copy", 1, NULL, 0,
-     "a float4 copy kernel, no shared memory: the GB/s a transpose should reach", NULL, NULL, 1},
-    {GPU_CASE_COPY_TILE32, "copy_tile32", 1, NULL, 0,
-     "a copy through `tile[32][32]` with the transposes' shape", NULL, NULL, 1},
-    {GPU_CASE_TRANSPOSE_NAIVE, "transpose_naive", 1, NULL, 0,
-     "strided global writes, no shared memory", NULL, NULL, 1},
-    {GPU_CASE_TRANSPOSE_TILE32, "transpose_tile32", 1, NULL, 0,
-     "`tile[32][32]`, column read: 32-way", m_tile32, NULL, 1},
-    {GPU_CASE_TRANSPOSE_PADDED, "transpose_padded", 1, p_padded, N(p_padded),
-     "`tile[32][32+PAD]`", m_padded, b_padded, 1},
-    {GPU_CASE_TRANSPOSE_SWIZZLED, "transpose_swizzled", 1, NULL, 0,
-     "`tile[r][c ^ r]`", m_swizzled, NULL, 1},
-    {GPU_CASE_ROW_COL, "row_col", 0, p_row_col, N(p_row_col),
-     "`m[32][32+PAD]`, row or column read", m_row_col, b_row_col, N(b_row_col) / 2},
-    {GPU_CASE_VECTOR_WIDTH, "vector_width", 0, p_vector, N(p_vector),
-     "float/float2/float4 column of 128-byte rows", m_vector, b_vector, N(b_vector) / 2},
-    {GPU_CASE_AOS_SOA, "aos_soa", 0, p_aos, N(p_aos), "`p[t].f` vs `f[t]`", m_aos, b_aos,
-     N(b_aos) / 2},
-    {GPU_CASE_REMAP, "remap", 0, p_remap, N(p_remap),
-     "row sums: `m[l][k]` vs skewed `m[l][(l+k)%32]`", m_remap, b_remap, N(b_remap)},
-    {GPU_CASE_BROADCAST, "broadcast", 0, p_bcast, N(p_bcast), "`s[(l/GROUP)*STRIDE + k]`",
-     m_broadcast, b_bcast, N(b_bcast) / 2},
-    {GPU_CASE_DYNAMIC_CARVE, "dynamic_carve", 0, p_carve, N(p_carve),
+static const struct gpu_case cases[] = {
+    {"memcpy", 1, NULL, 0,
+     "cudaMemcpy device to device: the copy ceiling", NULL, NULL, 1, 1},
+    {"copy", 1, NULL, 0,
+     "a float4 copy kernel, no shared memory: the GB/s a transpose should reach", NULL, NULL, 1,
+     0},
+    {"copy_tile32", 1, NULL, 0,
+     "a copy through `tile[32][32]` with the transposes' shape", NULL, NULL, 1, 0},
+    {"transpose_naive", 1, NULL, 0,
+     "strided global writes, no shared memory", NULL, NULL, 1, 0},
+    {"transpose_tile32", 1, NULL, 0,
+     "`tile[32][32]`, column read: 32-way", m_tile32, NULL, 1, 0},
+    {"transpose_padded", 1, p_padded, N(p_padded),
+     "`tile[32][32+PAD]`", m_padded, b_padded, 1, 0},
+    {"transpose_swizzled", 1, NULL, 0,
+     "`tile[r][c ^ r]`", m_swizzled, NULL, 1, 0},
+    {"row_col", 0, p_row_col, N(p_row_col),
+     "`m[32][32+PAD]`, row or column read", m_row_col, b_row_col, N(b_row_col) / 2, 0},
+    {"vector_width", 0, p_vector, N(p_vector),
+     "float/float2/float4 column of 128-byte rows", m_vector, b_vector, N(b_vector) / 2, 0},
+    {"aos_soa", 0, p_aos, N(p_aos), "`p[t].f` vs `f[t]`", m_aos, b_aos,
+     N(b_aos) / 2, 0},
+    {"remap", 0, p_remap, N(p_remap),
+     "row sums: `m[l][k]` vs skewed `m[l][(l+k)%32]`", m_remap, b_remap, N(b_remap), 0},
+    {"broadcast", 0, p_bcast, N(p_bcast), "`s[(l/GROUP)*STRIDE + k]`",
+     m_broadcast, b_bcast, N(b_bcast) / 2, 0},
+    {"dynamic_carve", 0, p_carve, N(p_carve),
      "float/double/int arrays carved from one `extern __shared__` buffer; a misaligned double "
-     "array is refused before launch", NULL, b_carve, N(b_carve) / 2},
+     "array is refused before launch", NULL, b_carve, N(b_carve) / 2, 0},
 };
+
+int gpu_case_count(void)
+{
+    return N(cases);
+}
 #undef N
 
 const struct gpu_case *gpu_case_at(int i)

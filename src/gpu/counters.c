@@ -1,16 +1,7 @@
 /* counters.c: the one-try policy around a counter layer (counters.h). No CUDA; never prints. */
-#include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "counters.h"
-
-double ctr_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 void ctr_policy_init(struct ctr_policy *p, const struct ctr_ops *ops, void *impl)
 {
@@ -21,47 +12,39 @@ void ctr_policy_init(struct ctr_policy *p, const struct ctr_ops *ops, void *impl
 
 /* Prepare if needed, then measure (vals NULL: prepare only). */
 static enum ctr_status try_once(struct ctr_policy *p, int (*launch)(void *), void *arg,
-                                double *vals, char *why, size_t n)
+                                double *vals, struct bl_err *err)
 {
+    if (bl_err_failed(&p->unavailable)) {
+        *err = p->unavailable;
+        return CTR_UNAVAILABLE;
+    }
     enum ctr_status st = CTR_OK;
     if (!p->prepared) {
-        st = p->ops->prepare(p->impl, why, n);
+        st = p->ops->prepare(p->impl, err);
         p->prepared = st == CTR_OK;
     }
     if (st == CTR_OK && vals)
-        st = p->ops->measure(p->impl, launch, arg, vals, why, n);
-    if (st == CTR_UNAVAILABLE) {
-        p->unavailable = 1;
-        snprintf(p->why_unavailable, sizeof p->why_unavailable, "%s", why);
-    }
+        st = p->ops->measure(p->impl, launch, arg, vals, err);
+    if (st == CTR_UNAVAILABLE)
+        p->unavailable = *err;
     return st;
 }
 
-enum ctr_status ctr_policy_prepare(struct ctr_policy *p, char *why, size_t n)
+enum ctr_status ctr_policy_prepare(struct ctr_policy *p, struct bl_err *err)
 {
-    if (p->unavailable) {
-        snprintf(why, n, "%s", p->why_unavailable);
-        return CTR_UNAVAILABLE;
-    }
-    return try_once(p, NULL, NULL, NULL, why, n);
+    return try_once(p, NULL, NULL, NULL, err);
 }
 
 enum ctr_status ctr_policy_measure(struct ctr_policy *p, int (*launch)(void *), void *arg,
-                                   double *vals, char *why, size_t n)
+                                   double *vals, struct bl_err *err)
 {
-    if (p->unavailable) {
-        snprintf(why, n, "%s", p->why_unavailable);
-        return CTR_UNAVAILABLE;
-    }
-    char last[CTR_TEXT_MAX];
-    last[0] = '\0';
-    enum ctr_status st = try_once(p, launch, arg, vals, last, sizeof last);
+    struct bl_err last = {0};
+    enum ctr_status st = try_once(p, launch, arg, vals, &last);
     if (st == CTR_BUSY) {
         p->busy_in_a_row++;
-        snprintf(why, n, "counters busy: another profiler is using this GPU's counters (%s)",
-                 last);
+        bl_fail(err, CTR_BUSY, BL_NOWHERE, CNT_BUSY, last.msg);
     } else if (st != CTR_OK) {
-        snprintf(why, n, "%s", last);
+        *err = last;
     } else {
         p->busy_in_a_row = 0;
     }

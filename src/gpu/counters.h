@@ -11,7 +11,7 @@
 
 #include <stddef.h>
 
-#define CTR_TEXT_MAX 256
+#include "../base/err.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -24,38 +24,35 @@ enum ctr_status {
     CTR_UNAVAILABLE = 3,          /* never in this process: permission, library, virtual GPU */
 };
 
-/* A counter layer. why: one line when the answer is not CTR_OK. */
+/* A counter layer. An answer other than CTR_OK fails err (its status that answer). */
 struct ctr_ops {
     /* make counters readable (configuration); called again until CTR_OK */
-    enum ctr_status (*prepare)(void *impl, char *why, size_t n);
+    enum ctr_status (*prepare)(void *impl, struct bl_err *err);
     /* profile what launch(arg) launches; the layer's metrics summed into vals */
     enum ctr_status (*measure)(void *impl, int (*launch)(void *), void *arg, double *vals,
-                               char *why, size_t n);
+                               struct bl_err *err);
 };
 
 struct ctr_policy {
     const struct ctr_ops *ops;
     void *impl;
     int prepared;                 /* prepare answered CTR_OK */
-    int unavailable;              /* a permanent reason: why below */
-    char why_unavailable[CTR_TEXT_MAX];
+    struct bl_err unavailable;    /* failed: a permanent reason, counters off */
     int busy_in_a_row;            /* measurements answered busy since the last with counters */
 };
-
-/* ctr_now_ms: CLOCK_MONOTONIC in milliseconds. */
-double ctr_now_ms(void);
 
 /* ctr_policy_init: wrap ops/impl. */
 void ctr_policy_init(struct ctr_policy *p, const struct ctr_ops *ops, void *impl);
 
 /* ctr_policy_prepare: one try at making counters readable (at open; nothing waits).
- * CTR_OK; CTR_BUSY (the measurements try again); CTR_UNAVAILABLE (switched off, why says why). */
-enum ctr_status ctr_policy_prepare(struct ctr_policy *p, char *why, size_t n);
+ * CTR_OK; CTR_BUSY (the measurements try again); CTR_UNAVAILABLE (switched off). Anything
+ * but CTR_OK fails err (empty before the call) with that status and why. */
+enum ctr_status ctr_policy_prepare(struct ctr_policy *p, struct bl_err *err);
 
-/* ctr_policy_measure: prepare if needed and measure, once. CTR_OK with vals; otherwise why
- * holds one line ("counters busy: another profiler is using this GPU's counters (...)"). */
+/* ctr_policy_measure: prepare if needed and measure, once. CTR_OK with vals; otherwise err
+ * failed ("counters busy: another profiler is using this GPU's counters (...)"). */
 enum ctr_status ctr_policy_measure(struct ctr_policy *p, int (*launch)(void *), void *arg,
-                                   double *vals, char *why, size_t n);
+                                   double *vals, struct bl_err *err);
 
 #ifdef __cplusplus
 }

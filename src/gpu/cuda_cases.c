@@ -11,30 +11,105 @@
 #include "../../kernels/kernels.h"
 #include "cuda_runner.h"
 
+/* ---- the device's side of the case table: adding a case kernel is its row in cases.c, its
+ * row here and its kernel file ---- */
+
+static int matrix_memcpy(const struct case_run *c)
+{
+    return (int)cudaMemcpyAsync(c->out, c->in, (size_t)c->n * c->n * sizeof(float),
+                                cudaMemcpyDeviceToDevice, 0);
+}
+
+static int matrix_copy(const struct case_run *c)
+{
+    return bl_copy_launch(c->out, c->in, (size_t)c->n * c->n, c->blocks);
+}
+
+static int matrix_transpose(const struct case_run *c)
+{
+    return bl_transpose_launch(c->kind, c->out, c->in, c->n, c->a);
+}
+
+/* Warp-level shared loads of the taught access per warp round, at the values a, b. */
+static double loads_warp(int a) { (void)a; return 32; }
+static double loads_vec(int a) { return 32 / (a ? a : 1); }
+static double loads_fields(int a) { return a; }
+
+/* The sum thread t (lane l) of block b reads once in its loop (the kernel repeats it). */
+static double sum_row_col(const struct case_run *c, const float *in, long b, int t)
+{
+    double s = 0;
+    for (int k = 0; k < 32; k++)
+        s += c->b ? in[b * 1024 + (t & 31) * 32 + k] : in[b * 1024 + k * 32 + (t & 31)];
+    return s;
+}
+
+static double sum_row(const struct case_run *c, const float *in, long b, int t)
+{
+    double s = 0;
+    (void)c;
+    for (int k = 0; k < 32; k++)
+        s += in[b * 1024 + (t & 31) * 32 + k];
+    return s;
+}
+
+static double sum_fields(const struct case_run *c, const float *in, long b, int t)
+{
+    double s = 0;
+    for (int f = 0; f < c->a; f++)
+        s += in[(size_t)b * BL_BLOCK_THREADS * c->a + (size_t)t * c->a + f];
+    return s;
+}
+
+static double sum_broadcast(const struct case_run *c, const float *in, long b, int t)
+{
+    double s = 0;
+    int base = ((t & 31) / c->a) * c->b;
+    for (int k = 0; k < 32; k++)
+        s += in[b * 1024 + ((base + k) & 1023)];
+    return s;
+}
+
+static int setup_vector(const struct runner *R, struct case_run *c, struct gpu_result *res);
+static int setup_carve(const struct runner *R, struct case_run *c, struct gpu_result *res);
+static long check_carve(const struct runner *R, const struct case_run *c);
+
+/* A case kernel on the device, by the name of its row in cases.c. A matrix case (8192 x 8192
+ * floats) launches through matrix (kind: the enum bl_transpose it runs or checks as), a small
+ * one through small with its loads and, to check the output, its per-thread sum or its own
+ * check; setup: its own output size and the values the device refuses (NULL: the block's
+ * 256 outputs, and the ranges of cases.c suffice). */
+static const struct case_kernel {
+    const char *name;
+    int (*matrix)(const struct case_run *c);
+    int kind;
+    bl_case_launch small;
+    double (*loads)(int a);
+    double (*sum)(const struct case_run *c, const float *in, long b, int t);
+    long (*check)(const struct runner *R, const struct case_run *c);
+    int (*setup)(const struct runner *R, struct case_run *c, struct gpu_result *res);
+} kernels[] = {
+    {"memcpy", .matrix = matrix_memcpy, .kind = BL_COPY_TILE},
+    {"copy", .matrix = matrix_copy, .kind = BL_COPY_TILE},
+    {"copy_tile32", .matrix = matrix_transpose, .kind = BL_COPY_TILE},
+    {"transpose_naive", .matrix = matrix_transpose, .kind = BL_T_NAIVE},
+    {"transpose_tile32", .matrix = matrix_transpose, .kind = BL_T_TILE32},
+    {"transpose_padded", .matrix = matrix_transpose, .kind = BL_T_PADDED},
+    {"transpose_swizzled", .matrix = matrix_transpose, .kind = BL_T_SWIZZLED},
+    {"row_col", .small = bl_row_col_launch, .loads = loads_warp, .sum = sum_row_col},
+    {"vector_width", .small = bl_vector_width_launch, .loads = loads_vec, .sum = sum_row,
+     .setup = setup_vector},
+    {"aos_soa", .small = bl_aos_soa_launch, .loads = loads_fields, .sum = sum_fields},
+    {"remap", .small = bl_remap_launch, .loads = loads_warp, .sum = sum_row},
+    {"broadcast", .small = bl_broadcast_launch, .loads = loads_warp, .sum = sum_broadcast},
+    {"dynamic_carve", .small = bl_dynamic_carve_launch, .check = check_carve, .setup = setup_carve},
+};
+
 static int l_case(void *arg)
 {
     const struct case_run *c = arg;
-    switch (c->gc->id) {
-    case GPU_CASE_ROW_COL:
-        return bl_row_col_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
-    case GPU_CASE_VECTOR_WIDTH:
-        return bl_vector_width_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
-    case GPU_CASE_AOS_SOA:
-        return bl_aos_soa_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
-    case GPU_CASE_REMAP:
-        return bl_remap_launch(c->out, c->in, c->blocks, c->a, CASE_ROUNDS);
-    case GPU_CASE_BROADCAST:
-        return bl_broadcast_launch(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
-    case GPU_CASE_DYNAMIC_CARVE:
-        return bl_dynamic_carve_launch(c->out, c->in, c->blocks, c->a, c->b);
-    case GPU_CASE_MEMCPY:
-        return (int)cudaMemcpyAsync(c->out, c->in, (size_t)c->n * c->n * sizeof(float),
-                                    cudaMemcpyDeviceToDevice, 0);
-    case GPU_CASE_COPY:
-        return bl_copy_launch(c->out, c->in, (size_t)c->n * c->n, c->blocks);
-    default:                       /* copy_tile32 and the transposes */
-        return bl_transpose_launch(c->kind, c->out, c->in, c->n, c->a);
-    }
+    return c->k->matrix ? c->k->matrix(c)
+                        : c->k->small(c->out, c->in, c->blocks, c->a, c->b, CASE_ROUNDS);
 }
 
 static int l_case_sync(void *arg) { return sync_launch(arg, l_case); }
@@ -111,40 +186,43 @@ void case_free(struct runner *R)
 /* The launch shape and what one launch does, from the kernel and its parameter values v. */
 static void case_shape(struct runner *R, struct case_run *c, const long long *v)
 {
-    int T = BL_BLOCK_THREADS;
-    double warp_rounds = (double)c->blocks * (T / 32) * CASE_ROUNDS;
     c->a = c->gc->nparams > 0 ? (int)v[0] : 0;
     c->b = c->gc->nparams > 1 ? (int)v[1] : 0;
-    c->per_block_out = T;
-    switch (c->gc->id) {
-    case GPU_CASE_ROW_COL:
-    case GPU_CASE_REMAP:
-    case GPU_CASE_BROADCAST:
-        c->shared_ld_per_launch = warp_rounds * 32;
-        break;
-    case GPU_CASE_VECTOR_WIDTH:
-        c->shared_ld_per_launch = warp_rounds * (32 / (c->a ? c->a : 1));
-        break;
-    case GPU_CASE_AOS_SOA:
-        c->shared_ld_per_launch = warp_rounds * c->a;
-        break;
-    case GPU_CASE_DYNAMIC_CARVE:
-        c->per_block_out = c->a;
-        break;
-    default: {                     /* the matrix cases: n x n floats, read and written */
-        static const int kinds[] = {BL_COPY_TILE, BL_T_NAIVE, BL_T_TILE32, BL_T_PADDED,
-                                    BL_T_SWIZZLED};
-        int shared = c->gc->id >= GPU_CASE_COPY_TILE32;
-        c->kind = shared ? kinds[c->gc->id - GPU_CASE_COPY_TILE32] : BL_COPY_TILE;
-        c->a = c->gc->id == GPU_CASE_TRANSPOSE_PADDED ? (int)v[0] : 0;
-        if (c->gc->id == GPU_CASE_COPY)
-            c->blocks = R->light ? 4 : R->sms * 16;
-        c->global_bytes = 2.0 * c->n * (double)c->n * sizeof(float);
-        c->shared_ld_per_launch = shared && c->kind >= BL_T_TILE32 ? (double)c->n * c->n / 32 : 0;
+    c->per_block_out = BL_BLOCK_THREADS;
+    c->kind = c->k->kind;
+    if (c->k->small) {
+        if (c->k->loads)
+            c->shared_ld_per_launch = (double)c->blocks * (BL_BLOCK_THREADS / 32) * CASE_ROUNDS *
+                                      c->k->loads(c->a);
+        c->out_floats = (size_t)c->blocks * c->per_block_out;
+        return;
     }
-    }
-    c->out_floats = c->gc->matrix ? (size_t)c->n * c->n : (size_t)c->blocks * c->per_block_out;
+    if (c->k->matrix == matrix_copy)
+        c->blocks = R->light ? 4 : R->sms * 16;
+    c->global_bytes = 2.0 * c->n * (double)c->n * sizeof(float);
+    c->shared_ld_per_launch = c->k->matrix == matrix_transpose && c->kind >= BL_T_TILE32
+                                  ? (double)c->n * c->n / 32 : 0;
+    c->out_floats = (size_t)c->n * c->n;
+}
+
+static int setup_vector(const struct runner *R, struct case_run *c, struct gpu_result *res)
+{
     (void)R;
+    return c->a == 3 ? bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_VECTOR_WIDTH_VEC_MUST_BE)
+                     : 0;
+}
+
+static int setup_carve(const struct runner *R, struct case_run *c, struct gpu_result *res)
+{
+    c->per_block_out = c->a;
+    c->out_floats = (size_t)c->blocks * c->per_block_out;
+    if ((c->a * 4 + c->b) % 8)
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_DYNAMIC_CARVE_THE_DOUBLE_ARRAY,
+                       c->a * 4 + c->b);
+    if (bl_dynamic_carve_smem(c->a, c->b) > R->smem_optin)
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_DYNAMIC_CARVE_BYTES_OF_SHARED,
+                       bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
+    return 0;
 }
 
 int case_setup(struct runner *R, const struct gpu_request *req, struct case_run *c,
@@ -152,32 +230,24 @@ int case_setup(struct runner *R, const struct gpu_request *req, struct case_run 
 {
     memset(c, 0, sizeof *c);
     c->gc = gpu_case_find(req->case_name);
-    if (!c->gc) {
-        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_CASE_KERNEL, req->case_name);
-        return -1;
-    }
+    for (size_t i = 0; c->gc && !c->k && i < sizeof kernels / sizeof kernels[0]; i++)
+        if (!strcmp(kernels[i].name, c->gc->name))
+            c->k = &kernels[i];
+    if (!c->k)
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_CASE_KERNEL,
+                       req->case_name);
     long long v[GPU_CASE_MAX_PARAMS];
     gpu_case_values(req, v);
     int bad = gpu_case_check(c->gc, v);
     if (bad >= 0) {
         const struct gpu_case_param *p = &c->gc->params[bad];
-        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_IS_OUTSIDE, c->gc->name, p->name,
-                 v[bad], p->min, p->max);
-        return -1;
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_IS_OUTSIDE, c->gc->name, p->name,
+                       v[bad], p->min, p->max);
     }
     c->blocks = R->light ? 4 : R->sms * 8;
     c->n = R->light ? 512 : TRANSPOSE_N;
     case_shape(R, c, v);
-    if (c->gc->id == GPU_CASE_VECTOR_WIDTH && c->a == 3)
-        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_VECTOR_WIDTH_VEC_MUST_BE);
-    if (c->gc->id == GPU_CASE_DYNAMIC_CARVE) {
-        if ((c->a * 4 + c->b) % 8)
-            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE,
-                     GPU_DYNAMIC_CARVE_THE_DOUBLE_ARRAY, c->a * 4 + c->b);
-        else if (bl_dynamic_carve_smem(c->a, c->b) > R->smem_optin)
-            bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_DYNAMIC_CARVE_BYTES_OF_SHARED, bl_dynamic_carve_smem(c->a, c->b), R->smem_optin);
-    }
-    if (res->err.status != GPU_OK)
+    if (c->k->setup && c->k->setup(R, c, res))
         return -1;
     return host_inputs(R, c->gc->matrix, res);
 }
@@ -234,7 +304,7 @@ int case_measure(struct runner *R, const struct gpu_request *req, struct case_ru
      * between its passes, but nothing more is needed of it). */
     float *host = c->gc->matrix ? R->h_big_out : R->h_small_out;
     CK(res, cudaMemcpy(host, c->out, c->out_floats * sizeof(float), cudaMemcpyDeviceToHost));
-    if (req->want_counters && c->gc->id != GPU_CASE_MEMCPY) {
+    if (req->want_counters && !c->gc->uncounted) {
         double v[BL_NMETRICS];
         if (read_counters(R, res, l_case_sync, c, v) == 0) {
             counters_to_result(res, v, v[BL_INST_LD], v[BL_INST_ST]);
@@ -284,45 +354,12 @@ static long check_carve(const struct runner *R, const struct case_run *c)
     return -1;
 }
 
-/* Thread t (lane l) of block b: the sum its loop reads once (the kernel repeats it). */
-static double thread_sum(const struct case_run *c, const float *in, long b, int t)
-{
-    int lane = t & 31, T = BL_BLOCK_THREADS;
-    double s = 0;
-    switch (c->gc->id) {
-    case GPU_CASE_ROW_COL:
-        for (int k = 0; k < 32; k++)
-            s += c->b ? in[b * 1024 + lane * 32 + k] : in[b * 1024 + k * 32 + lane];
-        break;
-    case GPU_CASE_VECTOR_WIDTH:
-    case GPU_CASE_REMAP:
-        for (int k = 0; k < 32; k++)
-            s += in[b * 1024 + lane * 32 + k];
-        break;
-    case GPU_CASE_AOS_SOA:
-        for (int f = 0; f < c->a; f++)
-            s += in[(size_t)b * T * c->a + (size_t)t * c->a + f];
-        break;
-    case GPU_CASE_BROADCAST: {
-        int base = (lane / c->a) * c->b;
-        for (int k = 0; k < 32; k++)
-            s += in[b * 1024 + ((base + k) & 1023)];
-        break;
-    }
-    default:
-        break;
-    }
-    return s;
-}
-
 static long check_small(const struct runner *R, const struct case_run *c)
 {
-    if (c->gc->id == GPU_CASE_DYNAMIC_CARVE)
-        return check_carve(R, c);
     int T = BL_BLOCK_THREADS;
     for (long b = 0; b < c->blocks; b++)
         for (int t = 0; t < T; t++) {
-            float want = (float)(thread_sum(c, R->h_small_in, b, t) * CASE_ROUNDS);
+            float want = (float)(c->k->sum(c, R->h_small_in, b, t) * CASE_ROUNDS);
             if (R->h_small_out[b * T + t] != want)
                 return b * T + t;
         }
@@ -331,7 +368,8 @@ static long check_small(const struct runner *R, const struct case_run *c)
 
 int case_check(struct runner *R, struct case_run *c, struct gpu_result *res)
 {
-    long bad = c->gc->matrix ? check_transpose(R, c) : check_small(R, c);
+    long bad = c->k->check ? c->k->check(R, c) : c->k->matrix ? check_transpose(R, c)
+                                                              : check_small(R, c);
     if (bad >= 0) {
         const float *host = c->gc->matrix ? R->h_big_out : R->h_small_out;
         bl_fail(&res->err, GPU_EVERIFY, BL_NOWHERE, GPU_OUTPUT_ELEMENT_DIFFERS_FROM_THE,

@@ -1,9 +1,10 @@
-/* cuda_counters.cu: the six shared-memory metrics through CUPTI's Range Profiler (auto range,
- * kernel replay). A measurement enables the range profiler when it is not enabled; the owner
- * gives it back with bl_counters_release (the profiler is then deinitialised too: on the H200
- * a re-enable without that crashed), so the counter hardware, which belongs to one process of
- * the machine at a time, is held only while its owner measures. C++ only because
- * cupti_profiler_host.h includes <string>; the interface is
+/* cuda_counters.cu: the shared-memory metrics through CUPTI's Range Profiler (auto range,
+ * kernel replay). Preparing (at the runner's open) initialises the profiler and builds the
+ * configuration; a measurement enables the range profiler when it is not enabled (the
+ * runner's first is its warm-up, at open); the owner gives it back with bl_counters_release,
+ * which deinitialises the profiler too (a re-enable without that crashes), so the counter
+ * hardware, which belongs to one process of the machine at a time, is held only while its
+ * owner measures. C++ only because cupti_profiler_host.h includes <string>; the interface is
  * C (cuda_counters.h). libcupti and libcuda are dlopen'ed: nothing here is linked, so the
  * program starts without them and says why counters are missing. Never prints, never exits. */
 #include <dlfcn.h>
@@ -19,7 +20,7 @@
 #include <cupti_target.h>
 
 extern "C" {
-#include "../base/fmt.h"
+#include "../base/err.h"
 }
 #include "cuda_counters.h"
 
@@ -37,30 +38,22 @@ static const char *metric_names[BL_NMETRICS] = {
     "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
 };
 
-#define FN(name) decltype(&::name) name##_p
+/* The CUPTI functions used, each resolved from libcupti (load) into cupti_api. */
+#define CUPTI_FUNCTIONS(X) \
+    X(cuptiGetResultString) X(cuptiProfilerInitialize) X(cuptiProfilerDeInitialize) \
+    X(cuptiDeviceGetChipName) X(cuptiProfilerGetCounterAvailability) \
+    X(cuptiProfilerHostInitialize) X(cuptiProfilerHostDeinitialize) \
+    X(cuptiProfilerHostConfigAddMetrics) X(cuptiProfilerHostGetConfigImageSize) \
+    X(cuptiProfilerHostGetConfigImage) X(cuptiProfilerHostGetNumOfPasses) \
+    X(cuptiProfilerHostEvaluateToGpuValues) X(cuptiRangeProfilerEnable) \
+    X(cuptiRangeProfilerDisable) X(cuptiRangeProfilerGetCounterDataSize) \
+    X(cuptiRangeProfilerCounterDataImageInitialize) X(cuptiRangeProfilerSetConfig) \
+    X(cuptiRangeProfilerStart) X(cuptiRangeProfilerStop) X(cuptiRangeProfilerDecodeData) \
+    X(cuptiRangeProfilerGetCounterDataInfo)
+#define FN(name) decltype(&::name) name##_p;
 struct cupti_api {
-    FN(cuptiGetResultString);
-    FN(cuptiProfilerInitialize);
-    FN(cuptiProfilerDeInitialize);
-    FN(cuptiDeviceGetChipName);
-    FN(cuptiProfilerGetCounterAvailability);
-    FN(cuptiProfilerHostInitialize);
-    FN(cuptiProfilerHostDeinitialize);
-    FN(cuptiProfilerHostConfigAddMetrics);
-    FN(cuptiProfilerHostGetConfigImageSize);
-    FN(cuptiProfilerHostGetConfigImage);
-    FN(cuptiProfilerHostGetNumOfPasses);
-    FN(cuptiProfilerHostEvaluateToGpuValues);
-    FN(cuptiRangeProfilerEnable);
-    FN(cuptiRangeProfilerDisable);
-    FN(cuptiRangeProfilerGetCounterDataSize);
-    FN(cuptiRangeProfilerCounterDataImageInitialize);
-    FN(cuptiRangeProfilerSetConfig);
-    FN(cuptiRangeProfilerStart);
-    FN(cuptiRangeProfilerStop);
-    FN(cuptiRangeProfilerDecodeData);
-    FN(cuptiRangeProfilerGetCounterDataInfo);
-    FN(cuCtxGetCurrent);
+    CUPTI_FUNCTIONS(FN)
+    FN(cuCtxGetCurrent)
 };
 #undef FN
 
@@ -83,12 +76,14 @@ struct bl_counters {
     size_t n;
 };
 
-static const char *result_name(struct bl_counters *c, CUptiResult r)
+/* fail: CUPTI call `call` answered r (bl_cupti_fail, with CUPTI's name for r). -1. */
+static int fail(struct bl_counters *c, struct bl_err *err, int other, CUptiResult r,
+                const char *call)
 {
     const char *s = NULL;
-    if (c->f.cuptiGetResultString_p && c->f.cuptiGetResultString_p(r, &s) == CUPTI_SUCCESS && s)
-        return s;
-    return "unknown CUPTI error";
+    if (!c->f.cuptiGetResultString_p || c->f.cuptiGetResultString_p(r, &s) != CUPTI_SUCCESS || !s)
+        s = "unknown CUPTI error";
+    return bl_cupti_fail(err, other, (int)r, s, call);
 }
 
 /* 1 for a result that says this device cannot be profiled at all. */
@@ -100,40 +95,22 @@ static int device_unsupported(int r)
            r == CUPTI_ERROR_CONFIDENTIAL_COMPUTING_NOT_SUPPORTED;
 }
 
-extern "C" void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n)
+extern "C" int bl_cupti_fail(struct bl_err *err, int other, int r, const char *text,
+                              const char *call)
 {
+    const struct bl_place no = BL_NOWHERE;
     if (device_unsupported(r))
-        bl_fmt(why, n, "counters not supported on this device: %s: %s", call, text);
-    else if (r == CUPTI_ERROR_HARDWARE_BUSY)
-        bl_fmt(why, n, "%s: CUPTI_ERROR_HARDWARE_BUSY", call);
-    else if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-             r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        bl_fmt(why, n, "counters not allowed: insufficient privileges (%s; run as root or allow "
-                       "profiling for all users)", call);
-    else if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-        bl_fmt(why, n, "counters not available: another profiler is active in this process (%s)",
-               call);
-    else if (r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED)
-        bl_fmt(why, n, "counters not available on a virtualised GPU (%s)", call);
-    else
-        bl_fmt(why, n, "counters not available: %s failed: %s (%d)", call, text, r);
-}
-
-/* What a failed CUPTI call means, with one line about it (bl_cupti_why): busy (another
- * profiler holds the hardware: try again), unavailable (never here: permission, a virtual or
- * unsupported device, a profiler in this process), or `other` (a failure of this call). */
-static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const char *call,
-                                  enum ctr_status other, char *why, size_t n)
-{
-    bl_cupti_why((int)r, result_name(c, r), call, why, n);
+        return bl_fail(err, CTR_UNAVAILABLE, no, CNT_NOT_SUPPORTED, call, text);
     if (r == CUPTI_ERROR_HARDWARE_BUSY)
-        return CTR_BUSY;
-    if (device_unsupported(r) || r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
-        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES ||
-        r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED ||
-        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED)
-        return CTR_UNAVAILABLE;
-    return other;
+        return bl_fail(err, CTR_BUSY, no, CNT_HARDWARE_BUSY, call);
+    if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
+        r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
+        return bl_fail(err, CTR_UNAVAILABLE, no, CNT_PRIVILEGES, call);
+    if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
+        return bl_fail(err, CTR_UNAVAILABLE, no, CNT_OTHER_PROFILER, call);
+    if (r == CUPTI_ERROR_VIRTUALIZED_DEVICE_NOT_SUPPORTED)
+        return bl_fail(err, CTR_UNAVAILABLE, no, CNT_VIRTUALISED, call);
+    return bl_fail(err, other, no, CNT_FAILED, call, text, r);
 }
 
 /* A CUPTI parameter block: zeroed, with its structSize set. */
@@ -142,79 +119,23 @@ static enum ctr_status cupti_fail(struct bl_counters *c, CUptiResult r, const ch
     memset(&v, 0, sizeof v);                                                                   \
     v.structSize = T##_STRUCT_SIZE
 
-/* Call a CUPTI function; on failure return what cupti_fail makes of it. */
-#define CUPTI_TRY(c, name, call, other, why, n)                                                \
-    do {                                                                                       \
-        CUptiResult r_ = (call);                                                               \
-        if (r_ != CUPTI_SUCCESS)                                                               \
-            return cupti_fail((c), r_, (name), (other), (why), (n));                           \
-    } while (0)
-
-extern "C" void *bl_cupti_open(void)
-{
-    static const char *names[] = {
-        "libcupti.so.13", "libcupti.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13", BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
-#endif
-        "/usr/local/cuda/lib64/libcupti.so.13", "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13",
-        "/usr/local/cuda/lib64/libcupti.so",
-    };
-    const char *env = getenv("BANKLAB_CUPTI");
-    if (env && *env) {
-        void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        void *h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-        if (h)
-            return h;
-    }
-    return NULL;
-}
-
-static int load(struct bl_counters *c, char *why, size_t n)
+static int load(struct bl_counters *c, struct bl_err *err)
 {
     c->lib = bl_cupti_open();
-    if (!c->lib) {
-        bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
-        return -1;
-    }
+    if (!c->lib)
+        return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_CUPTI);
     c->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!c->libcuda) {
-        bl_fmt(why, n, "counters not available: libcuda.so.1 not found");
-        return -1;
-    }
+    if (!c->libcuda)
+        return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_LIBCUDA);
 #define SYM(lib, name)                                                                         \
     do {                                                                                       \
-        *(void **)&c->f.name##_p = dlsym((lib), #name);                                            \
-        if (!c->f.name##_p) {                                                                      \
-            bl_fmt(why, n, "counters not available: %s missing from CUPTI (too old?)", #name);    \
-            return -1;                                                                         \
-        }                                                                                      \
+        *(void **)&c->f.name##_p = dlsym((lib), #name);                                        \
+        if (!c->f.name##_p)                                                                    \
+            return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_MISSING_SYMBOL, #name);       \
     } while (0)
-    SYM(c->lib, cuptiGetResultString);
-    SYM(c->lib, cuptiProfilerInitialize);
-    SYM(c->lib, cuptiProfilerDeInitialize);
-    SYM(c->lib, cuptiDeviceGetChipName);
-    SYM(c->lib, cuptiProfilerGetCounterAvailability);
-    SYM(c->lib, cuptiProfilerHostInitialize);
-    SYM(c->lib, cuptiProfilerHostDeinitialize);
-    SYM(c->lib, cuptiProfilerHostConfigAddMetrics);
-    SYM(c->lib, cuptiProfilerHostGetConfigImageSize);
-    SYM(c->lib, cuptiProfilerHostGetConfigImage);
-    SYM(c->lib, cuptiProfilerHostGetNumOfPasses);
-    SYM(c->lib, cuptiProfilerHostEvaluateToGpuValues);
-    SYM(c->lib, cuptiRangeProfilerEnable);
-    SYM(c->lib, cuptiRangeProfilerDisable);
-    SYM(c->lib, cuptiRangeProfilerGetCounterDataSize);
-    SYM(c->lib, cuptiRangeProfilerCounterDataImageInitialize);
-    SYM(c->lib, cuptiRangeProfilerSetConfig);
-    SYM(c->lib, cuptiRangeProfilerStart);
-    SYM(c->lib, cuptiRangeProfilerStop);
-    SYM(c->lib, cuptiRangeProfilerDecodeData);
-    SYM(c->lib, cuptiRangeProfilerGetCounterDataInfo);
+#define SYM_CUPTI(name) SYM(c->lib, name);
+    CUPTI_FUNCTIONS(SYM_CUPTI)
+#undef SYM_CUPTI
     SYM(c->libcuda, cuCtxGetCurrent);
 #undef SYM
     return 0;
@@ -225,22 +146,20 @@ extern "C" const char *bl_counters_metric(int i)
     return i >= 0 && i < BL_NMETRICS ? metric_names[i] : NULL;
 }
 
-extern "C" struct bl_counters *bl_counters_new(int device, const char **names, int n, char *why,
-                                               size_t whysize)
+extern "C" struct bl_counters *bl_counters_new(int device, const char **names, int n,
+                                               struct bl_err *err)
 {
-    if (n > BL_MAX_METRICS) {
-        bl_fmt(why, whysize, "counters: at most %d metrics", BL_MAX_METRICS);
+    struct bl_counters *c = NULL;
+    if (n > BL_MAX_METRICS)
+        bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_AT_MOST_METRICS, BL_MAX_METRICS);
+    else if (!(c = (struct bl_counters *)calloc(1, sizeof *c)))
+        bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_MEMORY);
+    if (!c)
         return NULL;
-    }
-    struct bl_counters *c = (struct bl_counters *)calloc(1, sizeof *c);
-    if (!c) {
-        bl_fmt(why, whysize, "counters not available: out of memory");
-        return NULL;
-    }
     c->device = device;
     c->names = names ? names : metric_names;
     c->n = names ? (size_t)(n > 0 ? n : 0) : (size_t)BL_NMETRICS;
-    if (load(c, why, whysize)) {
+    if (load(c, err)) {
         bl_counters_close(c);
         return NULL;
     }
@@ -248,62 +167,61 @@ extern "C" struct bl_counters *bl_counters_new(int device, const char **names, i
 }
 
 extern "C" struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
-                                                        char *why, size_t whysize)
+                                                        struct bl_err *err)
 {
-    struct bl_counters *c = bl_counters_new(device, names, n, why, whysize);
-    if (c && bl_counters_prepare(c, why, whysize) != CTR_OK) {
+    struct bl_counters *c = bl_counters_new(device, names, n, err);
+    if (c && bl_counters_prepare(c, err) != CTR_OK) {
         bl_counters_close(c);
         return NULL;
     }
     return c;
 }
 
-extern "C" struct bl_counters *bl_counters_open(int device, char *why, size_t whysize)
+extern "C" struct bl_counters *bl_counters_open(int device, struct bl_err *err)
 {
-    return bl_counters_open_metrics(device, NULL, BL_NMETRICS, why, whysize);
+    return bl_counters_open_metrics(device, NULL, BL_NMETRICS, err);
 }
 
 /* The host object and the configuration image for the six metrics (all or nothing). */
-static enum ctr_status build_config(struct bl_counters *c, char *why, size_t n)
+static int build_config(struct bl_counters *c, struct bl_err *err)
 {
+    CUptiResult r;
     PARAMS(CUpti_Profiler_Host_Initialize_Params, hp);
     hp.profilerType = CUPTI_PROFILER_TYPE_RANGE_PROFILER;
     hp.pChipName = c->chip;
     hp.pCounterAvailabilityImage = c->avail;
-    CUPTI_TRY(c, "cuptiProfilerHostInitialize", c->f.cuptiProfilerHostInitialize_p(&hp),
-              CTR_UNAVAILABLE, why, n);
+    if ((r = c->f.cuptiProfilerHostInitialize_p(&hp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerHostInitialize");
     c->host = hp.pHostObject;
 
     PARAMS(CUpti_Profiler_Host_ConfigAddMetrics_Params, mp);
     mp.pHostObject = c->host;
     mp.ppMetricNames = c->names;
     mp.numMetrics = c->n;
-    CUPTI_TRY(c, "cuptiProfilerHostConfigAddMetrics", c->f.cuptiProfilerHostConfigAddMetrics_p(&mp),
-              CTR_UNAVAILABLE, why, n);
+    if ((r = c->f.cuptiProfilerHostConfigAddMetrics_p(&mp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerHostConfigAddMetrics");
 
     PARAMS(CUpti_Profiler_Host_GetConfigImageSize_Params, sp);
     sp.pHostObject = c->host;
-    CUPTI_TRY(c, "cuptiProfilerHostGetConfigImageSize",
-              c->f.cuptiProfilerHostGetConfigImageSize_p(&sp), CTR_UNAVAILABLE, why, n);
+    if ((r = c->f.cuptiProfilerHostGetConfigImageSize_p(&sp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerHostGetConfigImageSize");
     c->config_size = sp.configImageSize;
     c->config = (uint8_t *)malloc(c->config_size ? c->config_size : 1);
-    if (!c->config) {
-        bl_fmt(why, n, "counters not available: out of memory");
-        return CTR_UNAVAILABLE;
-    }
+    if (!c->config)
+        return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_MEMORY);
     PARAMS(CUpti_Profiler_Host_GetConfigImage_Params, gp);
     gp.pHostObject = c->host;
     gp.configImageSize = c->config_size;
     gp.pConfigImage = c->config;
-    CUPTI_TRY(c, "cuptiProfilerHostGetConfigImage", c->f.cuptiProfilerHostGetConfigImage_p(&gp),
-              CTR_UNAVAILABLE, why, n);
+    if ((r = c->f.cuptiProfilerHostGetConfigImage_p(&gp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerHostGetConfigImage");
 
     PARAMS(CUpti_Profiler_Host_GetNumOfPasses_Params, pp);
     pp.configImageSize = c->config_size;
     pp.pConfigImage = c->config;
-    CUPTI_TRY(c, "cuptiProfilerHostGetNumOfPasses", c->f.cuptiProfilerHostGetNumOfPasses_p(&pp),
-              CTR_UNAVAILABLE, why, n);
-    return CTR_OK;
+    if ((r = c->f.cuptiProfilerHostGetNumOfPasses_p(&pp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerHostGetNumOfPasses");
+    return 0;
 }
 
 static void drop_config(struct bl_counters *c)
@@ -320,60 +238,58 @@ static void drop_config(struct bl_counters *c)
 
 /* The profiler, the chip, and (only when asked) which counters are available now: that query
  * fails with HARDWARE_BUSY while another process profiles the device. */
-static enum ctr_status query(struct bl_counters *c, int availability, char *why, size_t n)
+static int query(struct bl_counters *c, int availability, struct bl_err *err)
 {
+    CUptiResult r;
     if (!c->ctx && (c->f.cuCtxGetCurrent_p(&c->ctx) != CUDA_SUCCESS || !c->ctx)) {
         c->ctx = NULL;
-        bl_fmt(why, n, "counters not available: no current CUDA context");
-        return CTR_UNAVAILABLE;
+        return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_CONTEXT);
     }
     if (!c->profiler_initialized) {
         PARAMS(CUpti_Profiler_Initialize_Params, ip);
-        CUPTI_TRY(c, "cuptiProfilerInitialize", c->f.cuptiProfilerInitialize_p(&ip),
-                  CTR_UNAVAILABLE, why, n);
+        if ((r = c->f.cuptiProfilerInitialize_p(&ip)) != CUPTI_SUCCESS)
+            return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerInitialize");
         c->profiler_initialized = 1;
     }
     if (!c->chip) {
         PARAMS(CUpti_Device_GetChipName_Params, cp);
         cp.deviceIndex = (size_t)c->device;
-        CUPTI_TRY(c, "cuptiDeviceGetChipName", c->f.cuptiDeviceGetChipName_p(&cp),
-                  CTR_UNAVAILABLE, why, n);
+        if ((r = c->f.cuptiDeviceGetChipName_p(&cp)) != CUPTI_SUCCESS)
+            return fail(c, err, CTR_UNAVAILABLE, r, "cuptiDeviceGetChipName");
         c->chip = cp.pChipName;
     }
     if (availability && !c->avail) {
         PARAMS(CUpti_Profiler_GetCounterAvailability_Params, ap);
         ap.ctx = c->ctx;
-        CUPTI_TRY(c, "cuptiProfilerGetCounterAvailability",
-                  c->f.cuptiProfilerGetCounterAvailability_p(&ap), CTR_UNAVAILABLE, why, n);
+        if ((r = c->f.cuptiProfilerGetCounterAvailability_p(&ap)) != CUPTI_SUCCESS)
+            return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerGetCounterAvailability");
         uint8_t *img = (uint8_t *)malloc(ap.counterAvailabilityImageSize ? ap.counterAvailabilityImageSize : 1);
-        if (!img) {
-            bl_fmt(why, n, "counters not available: out of memory");
-            return CTR_UNAVAILABLE;
-        }
+        if (!img)
+            return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_MEMORY);
         ap.pCounterAvailabilityImage = img;
-        CUptiResult r = c->f.cuptiProfilerGetCounterAvailability_p(&ap);
+        r = c->f.cuptiProfilerGetCounterAvailability_p(&ap);
         if (r != CUPTI_SUCCESS) {
             free(img);
-            return cupti_fail(c, r, "cuptiProfilerGetCounterAvailability", CTR_UNAVAILABLE, why, n);
+            return fail(c, err, CTR_UNAVAILABLE, r, "cuptiProfilerGetCounterAvailability");
         }
         c->avail = img;
     }
-    return CTR_OK;
+    return 0;
 }
 
 /* Enable the range profiler on the context and size the counter data for it (once: the size
  * depends on the metrics only). */
-static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
+static int enable(struct bl_counters *c, struct bl_err *err)
 {
+    CUptiResult r;
     if (c->rp)
-        return CTR_OK;
-    if (!c->config) {
-        bl_fmt(why, n, "counters: not prepared");
-        return CTR_FAILED;
-    }
+        return 0;
+    if (!c->config)
+        return bl_fail(err, CTR_FAILED, BL_NOWHERE, CNT_NOT_PREPARED);
     PARAMS(CUpti_RangeProfiler_Enable_Params, ep);
     ep.ctx = c->ctx;
-    CUPTI_TRY(c, "cuptiRangeProfilerEnable", c->f.cuptiRangeProfilerEnable_p(&ep), CTR_FAILED, why, n);
+    if ((r = c->f.cuptiRangeProfilerEnable_p(&ep)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerEnable");
     c->rp = ep.pRangeProfilerObject;
     if (!c->data) {
         PARAMS(CUpti_RangeProfiler_GetCounterDataSize_Params, dp);
@@ -382,16 +298,14 @@ static enum ctr_status enable(struct bl_counters *c, char *why, size_t n)
         dp.numMetrics = c->n;
         dp.maxNumOfRanges = 16;
         dp.maxNumRangeTreeNodes = 16;
-        CUPTI_TRY(c, "cuptiRangeProfilerGetCounterDataSize",
-                  c->f.cuptiRangeProfilerGetCounterDataSize_p(&dp), CTR_FAILED, why, n);
+        if ((r = c->f.cuptiRangeProfilerGetCounterDataSize_p(&dp)) != CUPTI_SUCCESS)
+            return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerGetCounterDataSize");
         c->data = (uint8_t *)malloc(dp.counterDataSize ? dp.counterDataSize : 1);
-        if (!c->data) {
-            bl_fmt(why, n, "counters: out of memory");
-            return CTR_FAILED;
-        }
+        if (!c->data)
+            return bl_fail(err, CTR_FAILED, BL_NOWHERE, CNT_OUT_OF_MEMORY);
         c->data_size = dp.counterDataSize;
     }
-    return CTR_OK;
+    return 0;
 }
 
 /* Disable the range profiler and deinitialise the profiler (set up again by the next
@@ -427,39 +341,42 @@ extern "C" double bl_counters_held_since(const struct bl_counters *c)
     return c ? c->held_since_ms : 0;
 }
 
-extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t n)
+/* The status of a step that answered rc (0, or -1 with err failed). */
+static enum ctr_status status(int rc, const struct bl_err *err)
+{
+    return rc ? (enum ctr_status)err->status : CTR_OK;
+}
+
+extern "C" enum ctr_status bl_counters_prepare(struct bl_counters *c, struct bl_err *err)
 {
     if (c->config)
         return CTR_OK;
-    enum ctr_status st = query(c, 0, why, n);
-    if (st != CTR_OK)
-        return st;
+    if (query(c, 0, err))
+        return status(-1, err);
     /* The availability image is "required for future chip support" only (cupti_profiler_host.h):
      * for chips CUPTI knows the configuration is built without it, so no query of the hardware
      * (which fails while another process profiles). Else ask, and build again with it. */
-    st = build_config(c, why, n);
-    if (st != CTR_OK) {
+    struct bl_err first = {};
+    if (build_config(c, &first) == 0)
+        return CTR_OK;
+    drop_config(c);
+    int rc = query(c, 1, err) || build_config(c, err) ? -1 : 0;
+    if (rc)
         drop_config(c);
-        st = query(c, 1, why, n);
-        if (st == CTR_OK)
-            st = build_config(c, why, n);
-        if (st != CTR_OK)
-            drop_config(c);
-    }
-    return st;
+    return status(rc, err);
 }
 
 /* With the range profiler enabled: profile launch(arg) and evaluate the metrics. */
-static enum ctr_status session(struct bl_counters *c, CUpti_RangeProfiler_Object *rp,
-                               int (*launch)(void *arg), void *arg, double *vals, char *why,
-                               size_t n)
+static int session(struct bl_counters *c, CUpti_RangeProfiler_Object *rp,
+                   int (*launch)(void *arg), void *arg, double *vals, struct bl_err *err)
 {
+    CUptiResult r;
     PARAMS(CUpti_RangeProfiler_CounterDataImage_Initialize_Params, ip);
     ip.pRangeProfilerObject = rp;
     ip.counterDataSize = c->data_size;
     ip.pCounterData = c->data;
-    CUPTI_TRY(c, "cuptiRangeProfilerCounterDataImageInitialize",
-              c->f.cuptiRangeProfilerCounterDataImageInitialize_p(&ip), CTR_FAILED, why, n);
+    if ((r = c->f.cuptiRangeProfilerCounterDataImageInitialize_p(&ip)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerCounterDataImageInitialize");
 
     PARAMS(CUpti_RangeProfiler_SetConfig_Params, sp);
     sp.pRangeProfilerObject = rp;
@@ -474,74 +391,66 @@ static enum ctr_status session(struct bl_counters *c, CUpti_RangeProfiler_Object
     sp.minNestingLevel = 1;
     sp.passIndex = 0;
     sp.targetNestingLevel = 1;
-    CUPTI_TRY(c, "cuptiRangeProfilerSetConfig", c->f.cuptiRangeProfilerSetConfig_p(&sp),
-              CTR_FAILED, why, n);
+    if ((r = c->f.cuptiRangeProfilerSetConfig_p(&sp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerSetConfig");
 
     PARAMS(CUpti_RangeProfiler_Start_Params, st);
     st.pRangeProfilerObject = rp;
-    CUPTI_TRY(c, "cuptiRangeProfilerStart", c->f.cuptiRangeProfilerStart_p(&st), CTR_FAILED, why, n);
+    if ((r = c->f.cuptiRangeProfilerStart_p(&st)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerStart");
     int lrc = launch(arg);
     PARAMS(CUpti_RangeProfiler_Stop_Params, sq);
     sq.pRangeProfilerObject = rp;
-    CUPTI_TRY(c, "cuptiRangeProfilerStop", c->f.cuptiRangeProfilerStop_p(&sq), CTR_FAILED, why, n);
-    if (lrc) {
-        bl_fmt(why, n, "the profiled launch failed");
-        return CTR_FAILED;
-    }
+    if ((r = c->f.cuptiRangeProfilerStop_p(&sq)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerStop");
+    if (lrc)
+        return bl_fail(err, CTR_FAILED, BL_NOWHERE, CNT_LAUNCH_FAILED);
     PARAMS(CUpti_RangeProfiler_DecodeData_Params, dp);
     dp.pRangeProfilerObject = rp;
-    CUPTI_TRY(c, "cuptiRangeProfilerDecodeData", c->f.cuptiRangeProfilerDecodeData_p(&dp),
-              CTR_FAILED, why, n);
-    if (dp.numOfRangeDropped) {
-        bl_fmt(why, n, "counters: %zu ranges dropped", dp.numOfRangeDropped);
-        return CTR_FAILED;
-    }
+    if ((r = c->f.cuptiRangeProfilerDecodeData_p(&dp)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerDecodeData");
+    if (dp.numOfRangeDropped)
+        return bl_fail(err, CTR_FAILED, BL_NOWHERE, CNT_RANGES_DROPPED, dp.numOfRangeDropped);
     PARAMS(CUpti_RangeProfiler_GetCounterDataInfo_Params, gi);
     gi.pCounterDataImage = c->data;
     gi.counterDataImageSize = c->data_size;
-    CUPTI_TRY(c, "cuptiRangeProfilerGetCounterDataInfo",
-              c->f.cuptiRangeProfilerGetCounterDataInfo_p(&gi), CTR_FAILED, why, n);
-    if (gi.numTotalRanges == 0) {
-        bl_fmt(why, n, "counters: no kernel was profiled");
-        return CTR_FAILED;
-    }
-    for (size_t r = 0; r < gi.numTotalRanges; r++) {
+    if ((r = c->f.cuptiRangeProfilerGetCounterDataInfo_p(&gi)) != CUPTI_SUCCESS)
+        return fail(c, err, CTR_FAILED, r, "cuptiRangeProfilerGetCounterDataInfo");
+    if (gi.numTotalRanges == 0)
+        return bl_fail(err, CTR_FAILED, BL_NOWHERE, CNT_NO_KERNEL);
+    for (size_t i = 0; i < gi.numTotalRanges; i++) {
         double v[BL_MAX_METRICS];
         PARAMS(CUpti_Profiler_Host_EvaluateToGpuValues_Params, ev);
         ev.pHostObject = c->host;
         ev.pCounterDataImage = c->data;
         ev.counterDataImageSize = c->data_size;
-        ev.rangeIndex = r;
+        ev.rangeIndex = i;
         ev.ppMetricNames = c->names;
         ev.numMetrics = c->n;
         ev.pMetricValues = v;
-        CUPTI_TRY(c, "cuptiProfilerHostEvaluateToGpuValues",
-                  c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev), CTR_FAILED, why, n);
-        for (size_t i = 0; i < c->n; i++)
-            vals[i] += v[i];
+        if ((r = c->f.cuptiProfilerHostEvaluateToGpuValues_p(&ev)) != CUPTI_SUCCESS)
+            return fail(c, err, CTR_FAILED, r, "cuptiProfilerHostEvaluateToGpuValues");
+        for (size_t m = 0; m < c->n; m++)
+            vals[m] += v[m];
     }
-    return CTR_OK;
+    return 0;
 }
 
 extern "C" enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg),
-                                               void *arg, double *vals, char *why, size_t n)
+                                               void *arg, double *vals, struct bl_err *err)
 {
     for (size_t i = 0; i < c->n; i++)
         vals[i] = 0;
-    if (!c->config) {
-        enum ctr_status st = bl_counters_prepare(c, why, n);
-        if (st != CTR_OK)
-            return st;
-    }
+    if (!c->config && bl_counters_prepare(c, err) != CTR_OK)
+        return status(-1, err);
     if (!c->rp) {
-        enum ctr_status st = enable(c, why, n);
-        if (st != CTR_OK) {
+        if (enable(c, err)) {
             release(c);
-            return st;
+            return status(-1, err);
         }
-        c->held_since_ms = ctr_now_ms();
+        c->held_since_ms = bl_now_ms();
     }
-    return session(c, c->rp, launch, arg, vals, why, n);
+    return status(session(c, c->rp, launch, arg, vals, err), err);
 }
 
 extern "C" void bl_counters_close(struct bl_counters *c)

@@ -2,12 +2,15 @@
  * (auto range, kernel replay), behind a C interface: the CUPTI counter layer that counters.h's
  * retry policy drives. libcupti and libcuda are loaded lazily (dlopen), so the program starts
  * and degrades where they are missing. Not for use outside src/gpu; call from the thread that
- * owns the CUDA context, while holding the device lock (devlock.h). */
+ * owns the CUDA context. A measurement profiles: hold the device's turn for it (devlock.h);
+ * loading and preparing touch no counter hardware (the runner does both at open, before its
+ * first turn). Every failure fills err, its status the enum ctr_status returned. */
 #ifndef BANKLAB_CUDA_COUNTERS_H
 #define BANKLAB_CUDA_COUNTERS_H
 
 #include <stddef.h>
 
+#include "../base/err.h"
 #include "counters.h"
 
 #ifdef __cplusplus
@@ -40,16 +43,15 @@ struct bl_counters;
 
 /* bl_counters_new: load CUPTI and libcuda for device `device` (its context must be current
  * when the handle is prepared), to read metrics names[n] (NULL: the six above; the array must
- * outlive the handle). Nothing touches the profiling hardware yet. NULL with one line in why
- * when they cannot be loaded: counters are then unavailable for good. */
-struct bl_counters *bl_counters_new(int device, const char **names, int n, char *why,
-                                    size_t whysize);
+ * outlive the handle). Nothing touches the profiling hardware yet. NULL with err failed
+ * (CTR_UNAVAILABLE) when they cannot be loaded: counters are then unavailable for good. */
+struct bl_counters *bl_counters_new(int device, const char **names, int n, struct bl_err *err);
 
 /* bl_counters_open_metrics: bl_counters_new, then bl_counters_prepare: a handle ready to
- * measure, or NULL with one line in why (busy included). bl_counters_open: the six metrics. */
-struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n, char *why,
-                                             size_t whysize);
-struct bl_counters *bl_counters_open(int device, char *why, size_t whysize);
+ * measure, or NULL with err failed (busy included). bl_counters_open: the six metrics. */
+struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
+                                             struct bl_err *err);
+struct bl_counters *bl_counters_open(int device, struct bl_err *err);
 
 /* bl_counters_metric: the name of metric i (BL_WAVEFRONTS_LD ...), or NULL. */
 const char *bl_counters_metric(int i);
@@ -58,33 +60,36 @@ const char *bl_counters_metric(int i);
  * hardware's counter availability is asked only where CUPTI needs it, a query that fails with
  * HARDWARE_BUSY while another process profiles). Each step is done once; a busy try is done
  * again at the next call. CTR_OK, CTR_BUSY or CTR_UNAVAILABLE (not allowed, a virtualised
- * GPU, ...) with one line. The ctr_ops prepare of the runner. */
-enum ctr_status bl_counters_prepare(struct bl_counters *c, char *why, size_t whysize);
+ * GPU, ...). The ctr_ops prepare of the runner. */
+enum ctr_status bl_counters_prepare(struct bl_counters *c, struct bl_err *err);
 
 /* bl_counters_measure: profile what launch(arg) launches (one auto range per kernel, kernel
  * replay; prepares first when needed), the metrics summed over all ranges into vals[] (the
  * handle's metrics, in order). The range profiler is enabled for it when it is not, and
  * stays enabled (the counter hardware held: no other process can read counters) until
  * bl_counters_release. launch returns 0 on success. CTR_OK (0), or CTR_BUSY /
- * CTR_FAILED / CTR_UNAVAILABLE with one line. */
+ * CTR_FAILED / CTR_UNAVAILABLE. */
 enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
-                                    double *vals, char *why, size_t whysize);
+                                    double *vals, struct bl_err *err);
 
 /* bl_counters_release: disable the range profiler and deinitialise the profiler, so other
  * processes (another banklab, Nsight Compute) can read counters; the next measurement sets it
- * up again (about 170 ms on the H200). NULL or not held is fine. bl_counters_held_since: when
- * the range profiler was enabled (ms, CLOCK_MONOTONIC), 0 when it is not. */
+ * up again (docs/gpu.md says what that costs). NULL or not held is fine.
+ * bl_counters_held_since: when the range profiler was enabled (bl_now_ms), 0 when it is not. */
 void bl_counters_release(struct bl_counters *c);
 double bl_counters_held_since(const struct bl_counters *c);
 
 void bl_counters_close(struct bl_counters *c);
 
-/* bl_cupti_why: one line for CUPTI call `call` that failed with result r (text: CUPTI's name
- * for it); busy and the "not allowed" cases are named as such. */
-void bl_cupti_why(int r, const char *text, const char *call, char *why, size_t n);
+/* bl_cupti_fail: err fails for CUPTI call `call` that answered r (text: CUPTI's name for it):
+ * CTR_BUSY when another profiler holds the hardware (try again), CTR_UNAVAILABLE when never
+ * here (permission, a virtual or unsupported device, a profiler in this process), else
+ * `other` (a failure of this call); busy and the "not allowed" cases are named as such.
+ * Returns -1. */
+int bl_cupti_fail(struct bl_err *err, int other, int r, const char *text, const char *call);
 
-/* bl_cupti_open: dlopen libcupti ($BANKLAB_CUPTI, then the usual names and CUDA_HOME), the
- * one place that knows where it lives. NULL when not found. Never unloaded. */
+/* bl_cupti_open (cuda_cupti.c): dlopen libcupti ($BANKLAB_CUPTI, then the usual names and
+ * CUDA_HOME), the one place that knows where it lives. NULL when not found. Never unloaded. */
 void *bl_cupti_open(void);
 
 #ifdef __cplusplus

@@ -27,20 +27,13 @@
 
 #define LOCK_WAIT_MS 30000     /* a request waits this long for its turn, then is not measured */
 /* The counter hardware is one process's at a time. A measurement enables CUPTI's range
- * profiler (about 170 ms to set up on the H200); it is given back when no request came for
+ * profiler (costly to set up: docs/gpu.md); it is given back when no request came for
  * COUNTERS_LINGER_MS, and at the latest COUNTERS_HOLD_MS after it was taken, so a busy
  * runner (the measuring server of a class) measures at full speed and still lets Nsight
  * Compute or another process in within seconds. $BANKLAB_COUNTERS_LINGER_MS changes the
  * first (0: give it back after every measurement). */
 #define COUNTERS_LINGER_MS 1000
 #define COUNTERS_HOLD_MS 3000
-
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
 
 /* ---- the device's turns ---- */
 
@@ -71,23 +64,22 @@ static int lock_take(struct runner *R, struct gpu_result *res)
 {
     if (!R->lock)
         return 0;
-    char err[DEVLOCK_TEXT_MAX];
-    double t0 = now_ms();
-    enum devlock_status st = devlock_acquire(R->lock, LOCK_WAIT_MS, lock_progress, R, err,
-                                             sizeof err);
-    res->wait_ms = now_ms() - t0;
+    struct bl_err err = {0};
+    double t0 = bl_now_ms();
+    enum devlock_status st = devlock_acquire(R->lock, LOCK_WAIT_MS, lock_progress, R, &err);
+    res->wait_ms = bl_now_ms() - t0;
     set_phase(R, GPU_PHASE_MEASURING, 0);
     if (st == DEVLOCK_OK)
         return 0;
     if (st == DEVLOCK_ERROR) {
         devlock_close(R->lock);
         R->lock = NULL;
-        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err);
+        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err.msg);
         bl_fmt(R->info.lock, sizeof R->info.lock, "%s", R->lock_note);
         return 0;
     }
     if (st == DEVLOCK_TIMEOUT)
-        bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, err);
+        bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_NOT_MEASURED_OTHER_PROCESSES_KEPT, err.msg);
     else
         bl_fail(&res->err, GPU_EFAILED, BL_NOWHERE, GPU_NOT_MEASURED_THE_GPU_RUNNER);
     return -1;
@@ -133,7 +125,7 @@ static void counters_give_back(struct runner *R, int quiet)
     double since = bl_counters_held_since(R->ctr);
     if (since <= 0)
         return;
-    double t = ctr_now_ms();
+    double t = bl_now_ms();
     if (t - since < COUNTERS_HOLD_MS && !(quiet && t - R->last_done_ms >= R->linger_ms))
         return;
     pthread_mutex_unlock(&R->mu);
@@ -149,13 +141,9 @@ static void wait_for_request(struct runner *R)
             pthread_cond_wait(&R->cv_req, &R->mu);
             continue;
         }
-        double left = R->last_done_ms + R->linger_ms - ctr_now_ms();
+        double left = R->last_done_ms + R->linger_ms - bl_now_ms();
         if (left > 0) {
-            struct timespec until;
-            clock_gettime(CLOCK_REALTIME, &until);
-            long long ns = until.tv_nsec + (long long)(left * 1e6);
-            until.tv_sec += (time_t)(ns / 1000000000LL);
-            until.tv_nsec = (long)(ns % 1000000000LL);
+            struct timespec until = gpu_deadline(left);
             pthread_cond_timedwait(&R->cv_req, &R->mu, &until);
         }
         if (R->qcount == 0)
@@ -163,22 +151,21 @@ static void wait_for_request(struct runner *R)
     }
 }
 
-static enum ctr_status ops_prepare(void *impl, char *why, size_t n)
+static enum ctr_status ops_prepare(void *impl, struct bl_err *err)
 {
-    return bl_counters_prepare(impl, why, n);
+    return bl_counters_prepare(impl, err);
 }
 
 static enum ctr_status ops_measure(void *impl, int (*launch)(void *), void *arg, double *vals,
-                                   char *why, size_t n)
+                                   struct bl_err *err)
 {
-    return bl_counters_measure(impl, launch, arg, vals, why, n);
+    return bl_counters_measure(impl, launch, arg, vals, err);
 }
 
 static const struct ctr_ops cupti_ops = {ops_prepare, ops_measure};
 
 /* The SM clock at open, which timings are converted with: a warm-up spin, then 2e7 clock64
- * cycles (reading it for each request, with 1 ms spins around the launches, was tried on the
- * H200 on 2026-12-01: it read 1906-1957 MHz for launches of equal length, +-4 % of noise). */
+ * cycles (once: read around each request it is noisier than the timings it converts). */
 static int read_clock(struct runner *R, struct gpu_result *res)
 {
     const long long cycles = 20000000;
@@ -188,45 +175,45 @@ static int read_clock(struct runner *R, struct gpu_result *res)
 }
 
 /* Counters at open, before any turn (loading CUPTI takes a while): the library (missing is
- * for good), the configuration and the profiler enabled on our context (it only sets it up;
- * busy is fine: the measurements try again in their turns). */
+ * for good), the configuration and the profiler initialised on our context (no counter
+ * hardware is touched: busy is fine, the measurements try again in their turns). Why there
+ * are none, or that they were busy, goes to info.counters_err. */
 static void open_counters(struct runner *R)
 {
+    struct bl_err *e = &R->info.counters_err, why = {0};
     R->info.counters = 0;
     if (getenv("BANKLAB_NO_COUNTERS")) {
-        bl_fmt(R->ctr_why, sizeof R->ctr_why, "counters off (BANKLAB_NO_COUNTERS is set)");
-    } else if ((R->ctr = bl_counters_new(R->device, NULL, 0, R->ctr_why, sizeof R->ctr_why))) {
-        ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
-        char why[CTR_TEXT_MAX];
-        R->ctr_nmetrics = BL_NMETRICS;
-        enum ctr_status st = ctr_policy_prepare(&R->retry, why, sizeof why);
-        cudaGetLastError(); /* a failed CUPTI setup leaves no CUDA error behind */
-        if (st == CTR_UNAVAILABLE) {
-            /* a CUPTI without the metrics of ldmatrix, stmatrix and cp.async: the six alone
-             * (those instructions then measure without counters, and say so) */
-            static const char *six[BL_INST_ST + 1];
-            for (int i = 0; i <= BL_INST_ST; i++)
-                six[i] = bl_counters_metric(i);
-            struct bl_counters *c = bl_counters_new(R->device, six, BL_INST_ST + 1, why,
-                                                    sizeof why);
-            if (c) {
-                bl_counters_close(R->ctr);
-                R->ctr = c;
-                R->ctr_nmetrics = BL_INST_ST + 1;
-                ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
-                st = ctr_policy_prepare(&R->retry, why, sizeof why);
-                cudaGetLastError();
-            }
-        }
-        R->info.counters = st != CTR_UNAVAILABLE;
-        if (st == CTR_BUSY)
-            bl_fmt(R->info.counters_err.msg, sizeof R->info.counters_err.msg,
-                     "busy at start (%s); each measurement tries again", why);
-        else if (st == CTR_UNAVAILABLE)
-            bl_fmt(R->ctr_why, sizeof R->ctr_why, "%s", why);
+        bl_fail(e, CTR_UNAVAILABLE, BL_NOWHERE, CNT_OFF_BY_ENV);
+        return;
     }
-    if (!R->info.counters)
-        bl_fmt(R->info.counters_err.msg, sizeof R->info.counters_err.msg, "%s", R->ctr_why);
+    if (!(R->ctr = bl_counters_new(R->device, NULL, 0, e)))
+        return;
+    ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
+    R->ctr_nmetrics = BL_NMETRICS;
+    enum ctr_status st = ctr_policy_prepare(&R->retry, &why);
+    cudaGetLastError(); /* a failed CUPTI setup leaves no CUDA error behind */
+    if (st == CTR_UNAVAILABLE) {
+        /* a CUPTI without the metrics of ldmatrix, stmatrix and cp.async: the six alone
+         * (those instructions then measure without counters, and say so) */
+        static const char *six[BL_INST_ST + 1];
+        for (int i = 0; i <= BL_INST_ST; i++)
+            six[i] = bl_counters_metric(i);
+        bl_err_clear(&why);
+        struct bl_counters *c = bl_counters_new(R->device, six, BL_INST_ST + 1, &why);
+        if (c) {
+            bl_counters_close(R->ctr);
+            R->ctr = c;
+            R->ctr_nmetrics = BL_INST_ST + 1;
+            ctr_policy_init(&R->retry, &cupti_ops, R->ctr);
+            st = ctr_policy_prepare(&R->retry, &why);
+            cudaGetLastError();
+        }
+    }
+    R->info.counters = st != CTR_UNAVAILABLE;
+    if (st == CTR_BUSY)
+        bl_fail(e, CTR_BUSY, BL_NOWHERE, CNT_BUSY_AT_START, why.msg);
+    else if (st == CTR_UNAVAILABLE)
+        *e = why;
 }
 
 static int worker_init(struct runner *R, struct gpu_result *res)
@@ -275,7 +262,7 @@ static void *worker(void *arg)
     R->init_done = 1;
     R->init_ok = ok;
     if (!ok)
-        bl_fmt(R->init_err, sizeof R->init_err, "%s", ires.err.msg);
+        R->init_err = ires.err;
     pthread_cond_broadcast(&R->cv_res);
     while (ok) {
         wait_for_request(R);
@@ -299,12 +286,11 @@ static void *worker(void *arg)
             bl_fmt(res.provenance, sizeof res.provenance, "%s", R->info.device);
 
         pthread_mutex_lock(&R->mu);
-        R->r[(R->rhead + R->rcount) % RUNNER_QUEUE] = res;
-        R->rcount++;
+        gpu_ring_put(&R->done, &res); /* room: submit counts it */
         R->busy = 0;
         R->prog.phase = GPU_PHASE_IDLE;
         R->prog.id = 0;
-        R->last_done_ms = ctr_now_ms();
+        R->last_done_ms = bl_now_ms();
         pthread_cond_broadcast(&R->cv_res);
         counters_give_back(R, 0);
     }
@@ -333,11 +319,11 @@ static enum gpu_status r_submit(void *impl, const struct gpu_request *req)
     struct runner *R = impl;
     enum gpu_status st = GPU_OK;
     pthread_mutex_lock(&R->mu);
-    if (R->qcount + R->rcount + R->busy >= RUNNER_QUEUE) {
+    if (R->qcount + R->done.count + R->busy >= RUNNER_QUEUE) {
         st = GPU_EBUSY;
     } else {
         R->q[(R->qhead + R->qcount) % RUNNER_QUEUE] = *req;
-        R->q_since[(R->qhead + R->qcount) % RUNNER_QUEUE] = now_ms();
+        R->q_since[(R->qhead + R->qcount) % RUNNER_QUEUE] = bl_now_ms();
         R->qcount++;
         pthread_cond_signal(&R->cv_req);
     }
@@ -345,53 +331,11 @@ static enum gpu_status r_submit(void *impl, const struct gpu_request *req)
     return st;
 }
 
-static int take_result(struct runner *R, struct gpu_result *out)
-{
-    if (R->rcount == 0)
-        return 0;
-    *out = R->r[R->rhead];
-    R->rhead = (R->rhead + 1) % RUNNER_QUEUE;
-    R->rcount--;
-    return 1;
-}
-
-static int r_poll(void *impl, struct gpu_result *out)
-{
-    struct runner *R = impl;
-    pthread_mutex_lock(&R->mu);
-    int got = take_result(R, out);
-    pthread_mutex_unlock(&R->mu);
-    return got;
-}
-
-static int r_wait(void *impl, struct gpu_result *out, int timeout_ms)
-{
-    struct runner *R = impl;
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    pthread_mutex_lock(&R->mu);
-    int got;
-    while (!(got = take_result(R, out))) {
-        if (pthread_cond_timedwait(&R->cv_res, &R->mu, &until) == ETIMEDOUT) {
-            got = take_result(R, out);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&R->mu);
-    return got;
-}
-
 static void r_progress(void *impl, struct gpu_progress *out)
 {
     struct runner *R = impl;
     pthread_mutex_lock(&R->mu);
-    double t = now_ms();
+    double t = bl_now_ms();
     if (R->prog.phase != GPU_PHASE_IDLE) {
         *out = R->prog;
         out->seconds = (t - R->prog_since) / 1e3;
@@ -426,7 +370,7 @@ static void r_close(void *impl)
     free(R);
 }
 
-static const struct gpu_ops runner_ops = {r_submit, r_poll, r_wait, r_close, r_progress};
+static const struct gpu_ops runner_ops = {r_submit, NULL, NULL, r_close, r_progress};
 
 /* Why device `device` cannot be used, into why (failed: GPU_EUNAVAILABLE); nothing when it
  * is usable (prop then holds its properties). */
@@ -476,6 +420,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     if (!R)
         return NULL;
     R->device = device;
+    R->done = (struct gpu_ring){R->r, RUNNER_QUEUE, 0, 0, &R->mu, &R->cv_res};
     R->light = getenv("BANKLAB_LIGHT") != NULL;
     const char *linger = getenv("BANKLAB_COUNTERS_LINGER_MS");
     R->linger_ms = linger && *linger ? atof(linger) : COUNTERS_LINGER_MS;
@@ -493,12 +438,13 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     pthread_mutex_init(&R->mu, NULL);
     pthread_cond_init(&R->cv_req, NULL);
     pthread_cond_init(&R->cv_res, NULL);
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     devlock_key((const unsigned char *)prop.uuid.bytes, key, sizeof key);
-    if (devlock_open(key, &R->lock, err, sizeof err) == 0) {
+    if (devlock_open(key, &R->lock, &err) == 0) {
         bl_fmt(R->info.lock, sizeof R->info.lock, "turns through %s", devlock_path(R->lock));
     } else {
-        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err);
+        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err.msg);
         bl_fmt(R->info.lock, sizeof R->info.lock, "%s", R->lock_note);
     }
     R->info.backend = GPU_BACKEND_CUDA;
@@ -519,12 +465,12 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     int ok = R->init_ok;
     pthread_mutex_unlock(&R->mu);
     if (!ok) {
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_UNUSABLE, device, R->init_err);
+        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_DEVICE_UNUSABLE, device, R->init_err.msg);
         r_close(R);
         return gpu_unavailable(info, &why);
     }
     R->info.available = 1;
     if (info)
         *info = R->info;
-    return gpu_wrap_new(&runner_ops, R, GPU_BACKEND_CUDA);
+    return gpu_wrap_new(&runner_ops, R, &R->done, GPU_BACKEND_CUDA);
 }

@@ -29,6 +29,7 @@
 #include <cupti_runtime_cbid.h>
 #include <cupti_target.h>
 
+#include "cuda_counters.h"
 #include "cuda_kstate.h"
 #include "cuda_sassm.h"
 #include "devlock.h"
@@ -140,28 +141,6 @@ struct rt_launch_ex {           /* cudaLaunchKernelExC */
 
 /* ---- frames ---- */
 
-static void put_frame(uint32_t tag, const void *p, size_t n)
-{
-    if (G.fd < 0)
-        return;
-    unsigned char *b = malloc(8 + n);
-    if (!b)
-        return;
-    uint32_t head[2] = {tag, (uint32_t)n};
-    memcpy(b, head, 8);
-    memcpy(b + 8, p, n);
-    size_t off = 0;
-    while (off < 8 + n) { /* one write where it can: O_APPEND keeps processes apart */
-        ssize_t w = write(G.fd, b + off, 8 + n - off);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        off += (size_t)w;
-    }
-    free(b);
-}
-
 static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void dbg(const char *fmt, ...)
 {
@@ -183,7 +162,7 @@ static void note(const char *fmt, ...)
     va_start(ap, fmt);
     bl_vfmt(line, sizeof line, fmt, ap);
     va_end(ap);
-    put_frame(KWIRE_NOTE, line, strlen(line));
+    kwire_frame(G.fd, KWIRE_NOTE, line, strlen(line));
     dbg("note: %s\n", line);
 }
 
@@ -205,40 +184,20 @@ static void cupti_note(CUptiResult r, const char *call)
 
 /* ---- libcupti ---- */
 
-static void *open_cupti(void)
-{
-    static const char *names[] = {
-        "libcupti.so.13", "libcupti.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/extras/CUPTI/lib64/libcupti.so.13",
-        BANKLAB_CUDA_HOME "/lib64/libcupti.so.13",
-#endif
-        "/usr/local/cuda/extras/CUPTI/lib64/libcupti.so.13", "/usr/local/cuda/lib64/libcupti.so.13",
-    };
-    const char *env = getenv("BANKLAB_CUPTI");
-    void *h = env && *env ? dlopen(env, RTLD_NOW | RTLD_LOCAL) : NULL;
-    for (size_t i = 0; !h && i < sizeof names / sizeof names[0]; i++)
-        h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    return h;
-}
-
 static int load_api(void)
 {
-    void *lib = open_cupti(), *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_cupti_open(), *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib || !cuda) {
         note("not measured: %s", lib ? "libcuda.so.1 not found" :
              "libcupti.so.13 not found (set BANKLAB_CUPTI)");
         return -1;
     }
-    const char *missing = sassm_cupti_syms(lib, &G.c);
     static const struct ksym xs[] = {
 #define S(field, name, opt) {offsetof(struct extra_api, field), name, opt}
         S(subscribe, "cuptiSubscribe", 0), S(enable_callback, "cuptiEnableCallback", 0),
         S(cubin_crc, "cuptiGetCubinCrc", 1),
-#undef S
     };
     static const struct ksym ds[] = {
-#define S(field, name, opt) {offsetof(struct extra_api, field), name, opt}
         S(ctx_sync, "cuCtxSynchronize", 0), S(ctx_current, "cuCtxGetCurrent", 0),
         S(ctx_device, "cuCtxGetDevice", 0),
         S(dev_attr, "cuDeviceGetAttribute", 0), S(dev_name, "cuDeviceGetName", 0),
@@ -246,12 +205,11 @@ static int load_api(void)
         S(error_name, "cuGetErrorName", 0),
 #undef S
     };
-    if (!missing)
-        missing = ksyms(lib, xs, sizeof xs / sizeof xs[0], &G.x);
-    if (!missing)
-        missing = ksyms(cuda, ds, sizeof ds / sizeof ds[0], &G.x);
-    if (missing) {
-        note("not measured: %s missing (CUDA 12.4 or newer is needed)", missing);
+    struct bl_err e = {0};
+    if (sassm_cupti_syms(lib, &G.c, &e, KRN_INJECT_SYM_MISSING) ||
+        KSYMS(lib, xs, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
+        KSYMS(cuda, ds, &G.x, &e, -1, KRN_INJECT_SYM_MISSING)) {
+        note("%s", e.msg);
         return -1;
     }
     return 0;
@@ -271,9 +229,7 @@ static void keep_module(const CUpti_ModuleResourceData *md)
             memcpy(m->cubin, md->pCubin, md->cubinSize);
             m->size = md->cubinSize;
             if (G.x.cubin_crc) {
-                CUpti_GetCubinCrcParams p;
-                memset(&p, 0, sizeof p);
-                p.size = CUpti_GetCubinCrcParamsSize;
+                CUpti_GetCubinCrcParams p = {.size = CUpti_GetCubinCrcParamsSize};
                 p.cubinSize = m->size;
                 p.cubin = m->cubin;
                 if (G.x.cubin_crc(&p) == CUPTI_SUCCESS) {
@@ -385,13 +341,9 @@ static int prepare(void)
     G.device = (int)dev;
     G.sm = major * 10 + minor;
     bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
-    CUpti_Profiler_Initialize_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, ip);
     CUptiResult r = G.c.prof_init(&ip);
-    CUpti_Device_GetChipName_Params cp;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cp);
     cp.deviceIndex = (size_t)G.device;
     if (r == CUPTI_SUCCESS)
         r = G.c.chip_name(&cp);
@@ -401,9 +353,9 @@ static int prepare(void)
         return -1;
     }
     bl_fmt(G.chip, sizeof G.chip, "%s", cp.pChipName);
-    char why[GPU_KERNEL_TEXT];
-    if (sassm_resolve(&G.c, G.chip, &G.cfg, NULL, why, sizeof why)) {
-        note("not measured: %s", why);
+    struct bl_err why = {0};
+    if (sassm_resolve(&G.c, G.chip, &G.cfg, NULL, &why)) {
+        note("not measured: %s", why.msg);
         G.broken = 1;
         return -1;
     }
@@ -414,10 +366,11 @@ static int prepare(void)
         return -1;
     }
     CUuuid u;
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     if (!getenv("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-        if (devlock_open(key, &G.lock, err, sizeof err))
+        if (devlock_open(key, &G.lock, &err))
             G.lock = NULL;
     }
     G.ready = 1;
@@ -434,8 +387,8 @@ static int begin(void)
         return -1;
     T.turn = 0;
     if (G.lock) {
-        char err[DEVLOCK_TEXT_MAX];
-        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err) == DEVLOCK_OK;
+        struct bl_err err = {0};
+        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
     }
     memset(&T.sr, 0, sizeof T.sr);
     T.sr.ninst = 1;
@@ -451,16 +404,14 @@ static int begin(void)
     } else {
         /* what launches since the last measured one patched and counted: read and dropped,
          * so this launch's records are its own */
-        struct sassm_run drop;
-        memset(&drop, 0, sizeof drop);
-        drop.ninst = 1;
+        struct sassm_run drop = {.ninst = 1};
         sassm_flush(&G.c, &drop, NULL);
         sassm_free(&drop);
     }
     T.begun = 1;
     T.begun_depth = T.depth;
     dbg("measuring %s at depth %d (turn %d)\n", T.symbol, T.depth, T.turn);
-    T.t0 = kclock_ms();
+    T.t0 = bl_now_ms();
     return 0;
 }
 
@@ -490,32 +441,32 @@ static void end(void)
 {
     struct gpu_kernel_result *res = calloc(1, sizeof *res);
     CUresult cr = G.x.ctx_sync();
-    double t_run = kclock_ms() - T.t0;
+    double t_run = bl_now_ms() - T.t0;
     if (!res) {
         sassm_disable(&G.c, &T.sr);
     } else if (cr != CUDA_SUCCESS) {
         const char *s = NULL;
         G.x.error_name(cr, &s);
-        kres_fail(res, GPU_KERNEL_EFAULT, "the kernel faulted: %s", s ? s : "CUDA error");
+        bl_fail(&res->err, GPU_KERNEL_EFAULT, BL_NOWHERE, KRN_KERNEL_FAULTED, s ? s : "CUDA error");
     } else if (sassm_flush(&G.c, &T.sr, G.dbg) || sassm_sum(&G.cfg, &T.sr, T.symbol, G.dbg)) {
         if (T.sr.failed_call) {
             const char *s = NULL;
             G.c.result_string(T.sr.failed, &s);
-            kres_fail(res, GPU_KERNEL_ECOUNTERS, "%s failed: %s", T.sr.failed_call,
-                      s ? s : "CUPTI error");
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED, T.sr.failed_call,
+                    s ? s : "CUPTI error");
         } else {
-            kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+            bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         }
     } else {
         pthread_mutex_lock(&G.mods_mu);
         const struct module *m = module_of(T.symbol, &T.sr);
         kres_add_file(res, "?"); /* files[0]: lines without line info */
         if (!m) {
-            kres_fail(res, GPU_KERNEL_ECOUNTERS, "the cubin of %s was not seen loading", T.symbol);
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
         } else {
             struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL};
             if (sassm_build(&G.c, &code, &G.cfg, &T.sr, res, NULL))
-                kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+                bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         }
         pthread_mutex_unlock(&G.mods_mu);
     }
@@ -532,7 +483,7 @@ static void end(void)
     dbg("measured %s: %zu records, %d pcs, %d lines, status %d %s\n", T.symbol, T.sr.nrec,
         res->ninsts, res->nlines, (int)res->err.status, res->err.msg);
     int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
-    put_frame(KWIRE_LAUNCH, which, sizeof which);
+    kwire_frame(G.fd, KWIRE_LAUNCH, which, sizeof which);
     if (G.fd >= 0)
         kwire_put_result(G.fd, res);
     G.measured++;
@@ -542,26 +493,31 @@ static void end(void)
 
 /* ---- the callbacks ---- */
 
-static int is_runtime_launch(CUpti_CallbackId id)
-{
-    return id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000 ||
-           id == CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000;
-}
+/* The launch calls whose callbacks are enabled (subscribe) and followed (on_callback). */
+static const CUpti_CallbackId rt_launches[] = {
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
+    CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
+    CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
+};
+static const CUpti_CallbackId drv_launches[] = {
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
+    CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
+};
+#define NLAUNCH(a) (sizeof(a) / sizeof(a)[0])
 
-static int is_driver_launch(CUpti_CallbackId id)
+static int is_launch(const CUpti_CallbackId *ids, size_t n, CUpti_CallbackId id)
 {
-    return id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel ||
-           id == CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz;
+    for (size_t i = 0; i < n; i++)
+        if (ids[i] == id)
+            return 1;
+    return 0;
 }
 
 static void set_dims(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
@@ -666,8 +622,8 @@ static void CUPTIAPI on_callback(void *ud, CUpti_CallbackDomain dom, CUpti_Callb
             keep_module(rd->resourceDescriptor);
         return;
     }
-    if ((dom == CUPTI_CB_DOMAIN_RUNTIME_API && is_runtime_launch(id)) ||
-        (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_driver_launch(id)))
+    if ((dom == CUPTI_CB_DOMAIN_RUNTIME_API && is_launch(rt_launches, NLAUNCH(rt_launches), id)) ||
+        (dom == CUPTI_CB_DOMAIN_DRIVER_API && is_launch(drv_launches, NLAUNCH(drv_launches), id)))
         on_launch(dom, id, data);
 }
 
@@ -681,27 +637,11 @@ static void subscribe(void)
         G.broken = 1;
         return;
     }
-    static const CUpti_CallbackId rt[] = {
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernel_ptsz_v7000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchKernelExC_ptsz_v11060,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_v9000,
-        CUPTI_RUNTIME_TRACE_CBID_cudaLaunchCooperativeKernel_ptsz_v9000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_v13000,
-        CUPTI_RUNTIME_TRACE_CBID___cudaLaunchKernel_ptsz_v13000,
-    };
-    static const CUpti_CallbackId drv[] = {
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernelEx_ptsz,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel,
-        CUPTI_DRIVER_TRACE_CBID_cuLaunchCooperativeKernel_ptsz,
-    };
     r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_MODULE_LOADED);
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof rt / sizeof rt[0]; i++)
-        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt[i]);
-    for (size_t i = 0; r == CUPTI_SUCCESS && i < sizeof drv / sizeof drv[0]; i++)
-        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv[i]);
+    for (size_t i = 0; r == CUPTI_SUCCESS && i < NLAUNCH(rt_launches); i++)
+        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_RUNTIME_API, rt_launches[i]);
+    for (size_t i = 0; r == CUPTI_SUCCESS && i < NLAUNCH(drv_launches); i++)
+        r = G.x.enable_callback(1, G.sub, CUPTI_CB_DOMAIN_DRIVER_API, drv_launches[i]);
     if (r != CUPTI_SUCCESS) {
         cupti_note(r, "cuptiEnableCallback");
         G.broken = 1;
@@ -726,8 +666,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
     if (G.fd < 0)
         return 1; /* not ours to write: stay out of the way */
-    int32_t hello[2] = {(int32_t)getpid(), 0};
-    put_frame(KWIRE_HELLO, hello, sizeof hello);
+    kwire_hello(G.fd, 0);
     const char *re = getenv("BANKLAB_RUN_KERNEL");
     if (re && *re) {
         if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <nvrtc.h>
@@ -37,7 +36,7 @@ struct rtc_api {
     const char *(*error_string)(nvrtcResult);
 };
 
-static int rtc_load(struct rtc_api *r, char *why, size_t n)
+static int rtc_load(struct rtc_api *r, struct bl_err *err)
 {
     static const char *names[] = {
         "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
@@ -54,11 +53,8 @@ static int rtc_load(struct rtc_api *r, char *why, size_t n)
         r->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
     for (size_t i = 0; !r->lib && i < sizeof names / sizeof names[0]; i++)
         r->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
-    if (!r->lib) {
-        snprintf(why, n, "cannot compile: libnvrtc not found (install the CUDA toolkit's NVRTC "
-                         "or set BANKLAB_NVRTC)");
-        return -1;
-    }
+    if (!r->lib)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NO_NVRTC);
     static const struct ksym syms[] = {
 #define S(field, name) {offsetof(struct rtc_api, field), name, 0}
         S(version, "nvrtcVersion"), S(create, "nvrtcCreateProgram"),
@@ -69,17 +65,12 @@ static int rtc_load(struct rtc_api *r, char *why, size_t n)
         S(error_string, "nvrtcGetErrorString"),
 #undef S
     };
-    const char *missing = ksyms(r->lib, syms, sizeof syms / sizeof syms[0], r);
-    if (missing) {
-        snprintf(why, n, "cannot compile: %s missing from libnvrtc (too old?)", missing);
-        return -1;
-    }
-    return 0;
+    return KSYMS(r->lib, syms, r, err, GPU_KERNEL_ESYSTEM, KRN_NVRTC_MISSING);
 }
 
 struct rtc {
     int tried, loaded;
-    char why[GPU_KERNEL_TEXT];   /* why loading failed */
+    struct bl_err err;           /* why loading failed */
     struct rtc_api api;
 };
 
@@ -106,8 +97,7 @@ void compiled_done(struct compiled *c)
 static int cache_get(const char *cache_dir, const char *name, const struct keybuf *key,
                      struct compiled *out)
 {
-    char why[256];
-    int dfd = kcache_dir_open(cache_dir, why, sizeof why);
+    int dfd = kcache_dir_open(cache_dir, NULL);
     struct kcache_entry e;
     if (dfd < 0)
         return -1;
@@ -127,13 +117,13 @@ static int cache_get(const char *cache_dir, const char *name, const struct keybu
 static void cache_put(const struct kcompile_in *in, const char *name, const struct keybuf *key,
                       const struct compiled *c)
 {
-    char why[256];
-    int dfd = kcache_dir_open(in->cache_dir, why, sizeof why);
+    struct bl_err why = {0};
+    int dfd = kcache_dir_open(in->cache_dir, &why);
     struct kcache_entry e = {c->log, (char *)c->lowered, c->cubin, c->cubin_size};
     if (dfd < 0 || kcache_store(dfd, name, key, &e)) {
         if (in->dbg)
             fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, name,
-                    dfd < 0 ? why : strerror(errno));
+                    dfd < 0 ? why.msg : strerror(errno));
     }
     if (dfd >= 0)
         close(dfd);
@@ -144,13 +134,13 @@ static int rtc_ready(struct rtc *r)
 {
     if (!r->tried) {
         r->tried = 1;
-        r->loaded = rtc_load(&r->api, r->why, sizeof r->why) == 0;
+        r->loaded = rtc_load(&r->api, &r->err) == 0;
     }
     return r->loaded;
 }
 
 int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, int *cache_hit,
-             char *why, size_t whysz)
+             struct bl_err *err)
 {
     memset(out, 0, sizeof *out);
     *cache_hit = 0;
@@ -174,7 +164,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     if (in->nvcc) /* the toolkit's nvcc (kernel_nvcc.c): the same cache, its own key */
         knvcc_id(in->nvcc, compiler, sizeof compiler);
     else if (!rtc_ready(r)) {
-        snprintf(why, whysz, "%s", r->why);
+        *err = r->err;
         return -1;
     }
     struct rtc_api *api = &r->api;
@@ -212,18 +202,16 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     }
     int rv = 0;
     if (in->nvcc) {
-        rv = knvcc_compile(in, out, why, whysz);
-        if (rv == 0 && out->ok && in->name_expr && !out->lowered[0]) {
-            snprintf(why, whysz, "nvcc compiled %s but its cubin has no kernel %s", in->name,
-                     in->name_expr);
-            rv = -1;
-        }
+        rv = knvcc_compile(in, out, err);
+        if (rv == 0 && out->ok && in->name_expr && !out->lowered[0])
+            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_KERNEL, in->name,
+                         in->name_expr);
         goto store;
     }
     nvrtcProgram prog;
     nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
     if (nr != NVRTC_SUCCESS) {
-        snprintf(why, whysz, "NVRTC cannot take the program: %s", api->error_string(nr));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_REFUSED, api->error_string(nr));
         free(key.s);
         return -1;
     }
@@ -249,8 +237,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
             out->cubin_size = cs;
             out->ok = 1;
         } else {
-            snprintf(why, whysz, "NVRTC compiled %s but gave no cubin", in->name);
-            rv = -1;
+            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_NO_CUBIN, in->name);
         }
     }
     api->destroy(&prog);

@@ -18,14 +18,14 @@
 
 void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res)
 {
-    char why[GPU_KERNEL_TEXT];
+    struct bl_err why = {0};
     if (!st->have_gpu || kstate_context(st, res) || kstate_cupti(st))
         return;
-    if (ksass_resolve(st, why, sizeof why))
-        kdbg(st, "prepare: %s\n", why);
+    if (ksass_resolve(st, &why))
+        kdbg(st->dbg, "prepare: %s\n", why.msg);
 }
 
-/* Which kernel: --name, or the only __global__ of the file. Sets name_expr or name_error. */
+/* Which kernel: --name, or the only __global__ of the file. Sets name_expr or name_err. */
 static void choose_kernel(struct child *ch)
 {
     const char *want = ch->req->name;
@@ -41,14 +41,12 @@ static void choose_kernel(struct child *ch)
     }
     if (!want[0]) {
         if (ch->nkernels == 0) {
-            bl_fmt(ch->name_error, sizeof ch->name_error, "no __global__ function in %s",
-                  ch->req->path);
+            bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_GLOBAL, ch->req->path);
             return;
         }
         if (ch->nkernels > 1) {
-            bl_fmt(ch->name_error, sizeof ch->name_error,
-                  "%s has %d kernels (%s): choose one with --name", ch->req->path, ch->nkernels,
-                  list);
+            bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_WHICH_KERNEL, ch->req->path,
+                    ch->nkernels, list);
             return;
         }
         ch->kernel = &ch->kernels[0];
@@ -61,15 +59,15 @@ static void choose_kernel(struct child *ch)
                 ch->kernel = &ch->kernels[i];
         }
         if (!ch->kernel) {
-            bl_fmt(ch->name_error, sizeof ch->name_error, "no kernel named %s in %s (%s%s)", base,
-                  ch->req->path, ch->nkernels ? "kernels: " : "no __global__ function", list);
+            bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE,
+                    ch->nkernels ? KRN_NO_SUCH_KERNEL : KRN_NO_SUCH_KERNEL_NONE, base,
+                    ch->req->path, list);
             return;
         }
     }
     if (ch->kernel->is_template && !strchr(want, '<')) {
-        bl_fmt(ch->name_error, sizeof ch->name_error,
-              "%s is a template: name an instance, e.g. --name '%s<float>'", ch->kernel->name,
-              ch->kernel->name);
+        bl_fail(&ch->name_err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TEMPLATE, ch->kernel->name,
+                ch->kernel->name);
         ch->kernel = NULL;
         return;
     }
@@ -91,7 +89,7 @@ static int take_log(struct child *ch)
     struct gpu_kernel_diag *diags = NULL;
     int n = 0, nerr = 0;
     if (ksrc_parse_log(ch->comp.log, ch->req->path, &diags, &n, &nerr)) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return 1;
     }
     for (int i = 0; i < n; i++) /* NVRTC names the file as we named it: show the user's path */
@@ -100,18 +98,18 @@ static int take_log(struct child *ch)
     ch->res->diags = diags;
     ch->res->ndiags = n;
     if (!ch->comp.ok && nerr == 0 && ch->kernel && ch->kernel->nall > KSRC_MAX_PARAMS) {
-        FAIL(ch, GPU_KERNEL_ECOMPILE, "%s does not compile and NVRTC gave no message: %s has %d "
-             "parameters (CUDA takes at most 32764 bytes of them, 4095 pointers)", ch->req->path,
-             ch->kernel->name, ch->kernel->nall);
+        bl_fail(&ch->res->err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_NO_COMPILE_PARAMS,
+                ch->req->path, ch->kernel->name, ch->kernel->nall);
         return 1;
     }
     if (!ch->comp.ok && nerr == 0) {
-        FAIL(ch, GPU_KERNEL_ECOMPILE, "%s does not compile (NVRTC gave no message)", ch->req->path);
+        bl_fail(&ch->res->err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_NO_COMPILE_SILENT,
+                ch->req->path);
         return 1;
     }
     if (nerr) {
-        FAIL(ch, GPU_KERNEL_ECOMPILE, "%s: %d compile error%s", ch->req->path, nerr,
-             nerr == 1 ? "" : "s");
+        bl_fail(&ch->res->err, GPU_KERNEL_ECOMPILE, BL_NOWHERE,
+                nerr == 1 ? KRN_COMPILE_ERROR : KRN_COMPILE_ERRORS, ch->req->path, nerr);
         return 1;
     }
     return 0;
@@ -123,32 +121,26 @@ static int bind_params(struct child *ch)
 {
     const struct ksrc_kernel *k = ch->kernel;
     const struct gpu_kernel_request *req = ch->req;
-    if (k->nall > KSRC_MAX_PARAMS) {
-        FAIL(ch, GPU_KERNEL_EINPUT, "%s has %d parameters; banklab passes at most %d", k->name,
-             k->nall, KSRC_MAX_PARAMS);
-        return -1;
-    }
+    if (k->nall > KSRC_MAX_PARAMS)
+        return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name,
+                       k->nall, KSRC_MAX_PARAMS);
     for (int a = 0; a < req->nargs; a++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
             found |= !strcmp(k->params[i].name, req->args[a].name) &&
                      k->params[i].kind != KSRC_POINTER;
-        if (!found) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "--arg %s: %s has no scalar parameter %s", req->args[a].name,
-                 k->name, req->args[a].name);
-            return -1;
-        }
+        if (!found)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
+                           req->args[a].name, k->name, req->args[a].name);
     }
     for (int b = 0; b < req->nbufs; b++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
             found |= !strcmp(k->params[i].name, req->bufs[b].name) &&
                      k->params[i].kind == KSRC_POINTER;
-        if (!found) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "--buffer-size %s: %s has no pointer parameter %s",
-                 req->bufs[b].name, k->name, req->bufs[b].name);
-            return -1;
-        }
+        if (!found)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_POINTER_PARAM,
+                           req->bufs[b].name, k->name, req->bufs[b].name);
     }
     for (int i = 0; i < k->nparams; i++) {
         const struct ksrc_param *p = &k->params[i];
@@ -161,31 +153,26 @@ static int bind_params(struct child *ch)
             }
             continue;
         }
-        if (p->kind == KSRC_UNSUPPORTED) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "parameter %d of %s (%s%s%s) cannot be given: banklab "
-                 "passes pointers (as device buffers) and integer or floating-point scalars", i + 1,
-                 k->name, p->type, p->name[0] ? " " : "", p->name);
-            return -1;
-        }
+        if (p->kind == KSRC_UNSUPPORTED)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED,
+                           i + 1, k->name, p->type, p->name[0] ? " " : "", p->name);
         const char *val = NULL;
         for (int a = 0; a < req->nargs; a++)
             if (!strcmp(req->args[a].name, p->name))
                 val = req->args[a].value;
         if (!val) {
             if (p->name[0])
-                FAIL(ch, GPU_KERNEL_EINPUT, "%s needs a value for its parameter %s %s: add --arg "
-                     "%s=VALUE (or a \"// banklab: --arg %s=VALUE\" line at the top of %s)",
-                     k->name, p->type, p->name, p->name, p->name, req->path);
+                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_NEEDS_VALUE,
+                        k->name, p->type, p->name, p->name, p->name, req->path);
             else
-                FAIL(ch, GPU_KERNEL_EINPUT, "parameter %d of %s (%s) has no name, so --arg cannot "
-                     "give it a value", i + 1, k->name, p->type);
+                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNNAMED, i + 1,
+                        k->name, p->type);
             return -1;
         }
-        struct bl_err why;
-        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why)) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "--arg %s=%s: %s", p->name, val, why.msg);
-            return -1;
-        }
+        struct bl_err why = {0};
+        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why))
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name,
+                           val, why.msg);
     }
     return 0;
 }
@@ -210,20 +197,18 @@ static int take_turn(struct child *ch)
     if (!st->lock)
         return 0;
     kchild_phase(ch, GPU_KPHASE_WAIT);
-    char err[DEVLOCK_TEXT_MAX];
-    double t0 = kclock_ms();
-    enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, err, sizeof err);
-    ch->res->timing.wait = kclock_ms() - t0;
+    struct bl_err err = {0};
+    double t0 = bl_now_ms();
+    enum devlock_status s = devlock_acquire(st->lock, TURN_WAIT_MS, NULL, NULL, &err);
+    ch->res->timing.wait = bl_now_ms() - t0;
     if (s == DEVLOCK_OK)
         return 0;
-    if (s == DEVLOCK_TIMEOUT) {
-        FAIL(ch, GPU_KERNEL_ELAUNCH, "not measured: waited %d s for the GPU; other banklab "
-             "processes kept it busy", TURN_WAIT_MS / 1000);
-        return -1;
-    }
+    if (s == DEVLOCK_TIMEOUT)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_TURN_TIMEOUT,
+                       TURN_WAIT_MS / 1000);
     devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
     st->lock = NULL;
-    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
     return 0;
 }
 
@@ -266,8 +251,8 @@ static void request(struct child *ch)
     bl_clean(named, sizeof named, ch->realpath);
     bl_fmt(ch->realpath, sizeof ch->realpath, "%s", named);
     if (req->device != st->device) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "a measuring server of device %d was asked for device %d",
-             st->device, req->device);
+        bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_SERVER_WRONG_DEVICE, st->device,
+                req->device);
         return;
     }
 
@@ -278,27 +263,22 @@ static void request(struct child *ch)
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg,
                              NULL, req->nflags, req->flags};
-    char why[GPU_KERNEL_TEXT], nvcc[PATH_MAX];
+    char nvcc[PATH_MAX];
     if (req->compiler != GPU_COMPILER_NVRTC) { /* nvcc when there is one (kernel_nvcc.c) */
         if (knvcc_find(nvcc, sizeof nvcc) == 0)
             in.nvcc = nvcc;
         else if (req->compiler == GPU_COMPILER_NVCC) {
-            FAIL(ch, GPU_KERNEL_ESYSTEM, "--compiler nvcc: no nvcc found (set BANKLAB_NVCC or "
-                 "CUDA_HOME, or put it on PATH)");
+            bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NO_NVCC);
             return;
         }
     }
-    double t0 = kclock_ms();
-    int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, why, sizeof why);
-    res->timing.compile = kclock_ms() - t0;
-    if (rc) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "%s", why);
+    double t0 = bl_now_ms();
+    int rc = kcompile(st->rtc, &in, &ch->comp, &res->timing.cache_hit, &res->err);
+    res->timing.compile = bl_now_ms() - t0;
+    if (rc || take_log(ch))
         return;
-    }
-    if (take_log(ch))
-        return;
-    if (ch->name_error[0]) {
-        FAIL(ch, GPU_KERNEL_EINPUT, "%s", ch->name_error);
+    if (bl_err_failed(&ch->name_err)) {
+        res->err = ch->name_err;
         return;
     }
     bl_fmt(res->lowered, sizeof res->lowered, "%s", ch->comp.lowered);
@@ -307,8 +287,8 @@ static void request(struct child *ch)
     if (bind_params(ch))
         return;
     if (!st->have_gpu) {
-        bl_fail(&ch->res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_COMPILES_NEEDS_GPU, req->path, DEFAULT_ARCH,
-                   st->nogpu);
+        bl_fail(&ch->res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_COMPILES_NEEDS_GPU, req->path,
+                DEFAULT_ARCH, st->nogpu.msg);
         return;
     }
     kchild_phase(ch, GPU_KPHASE_SETUP);
@@ -317,21 +297,21 @@ static void request(struct child *ch)
     if (st->lock_note[0])
         bl_fmt(res->lock_note, sizeof res->lock_note, "%s", st->lock_note);
     if (req->launch_only) {
-        t0 = kclock_ms();
+        t0 = bl_now_ms();
         in_turn(ch, klaunch_run);
         if (res->err.status == GPU_KERNEL_OK)
-            res->timing.run = kclock_ms() - t0;
+            res->timing.run = bl_now_ms() - t0;
         return;
     }
     if (req->counters_only) { /* --counters: the range profiler, alone in its process */
         if (st->sass_used) {
-            FAIL(ch, GPU_KERNEL_ESYSTEM, "the range profiler must run in a process of its own");
+            bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RANGE_OWN_PROCESS);
             return;
         }
         st->sass_used = 1; /* and this process takes no other request */
         in_turn(ch, counters_turn);
         if (!ch->res->has_counters && ch->res->err.status == GPU_KERNEL_OK)
-            FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", ch->res->counters_note);
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, res->counters_note);
         return;
     }
     in_turn(ch, ksass_measure);
@@ -342,7 +322,7 @@ void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, con
 {
     struct child *ch = calloc(1, sizeof *ch);
     if (!ch) {
-        kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return;
     }
     ch->st = st;

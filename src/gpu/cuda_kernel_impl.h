@@ -40,10 +40,10 @@ struct rtc *krtc_new(void);
 void krtc_free(struct rtc *r);
 
 /* kcompile: compile (or take from the cache) into out. Returns 0 with out->ok telling
- * whether it compiled (the log holds the messages), or -1 with why when NVRTC is missing or
- * failed otherwise. *cache_hit is 1 when the cache answered. */
+ * whether it compiled (the log holds the messages), or -1 with err (GPU_KERNEL_ESYSTEM) when
+ * NVRTC is missing or failed otherwise. *cache_hit is 1 when the cache answered. */
 int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, int *cache_hit,
-             char *why, size_t whysz);
+             struct bl_err *err);
 
 /* ---- kernel_nvcc.c: the toolkit's nvcc, for files with host code (no CUDA headers) ---- */
 
@@ -60,8 +60,8 @@ void knvcc_id(const char *nvcc, char *id, size_t size);
  * temporary directory. out->log holds the messages in NVRTC's form (file(line): error: ...,
  * the line and an exact caret: ksrc_parse_log reads both), out->lowered the symbol of
  * in->name_expr found among the cubin's functions. Returns 0 with out->ok telling whether it
- * compiled, or -1 with why when nvcc could not be run. */
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why, size_t whysz);
+ * compiled, or -1 with err (GPU_KERNEL_ESYSTEM) when nvcc could not be run. */
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err);
 
 /* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>", "k<MODE_A>"
  * with MODE_A an enumerator, #define or const int of src), by the demangled names of its

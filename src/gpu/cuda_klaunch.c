@@ -48,8 +48,8 @@ static int fill_buffers(struct child *ch)
                 fill_chunk(st->fill, n, off, ch->req->fill);
             CUresult r = st->d.htod(ch->bufs[i] + off, st->fill, n);
             if (r != CUDA_SUCCESS) {
-                FAIL(ch, GPU_KERNEL_EFAULT, "filling buffer %s: %s (%s)", k->params[i].name,
-                     kcu_name(&st->d, r), kcu_text(&st->d, r));
+                bl_fail(&ch->res->err, GPU_KERNEL_EFAULT, BL_NOWHERE, KRN_FILL_FAILED,
+                        k->params[i].name, kcu_name(&st->d, r), kcu_text(&st->d, r));
                 st->dead = 1;
                 return -1;
             }
@@ -63,15 +63,13 @@ int klaunch_setup(struct child *ch)
     struct kstate *st = ch->st;
     struct drv *d = &st->d;
     const struct gpu_kernel_request *req = ch->req;
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     CUresult r = d->module_load(&ch->module, ch->comp.cubin);
     if (r == CUDA_SUCCESS)
         r = d->module_function(&ch->func, ch->module, ch->comp.lowered);
-    if (r != CUDA_SUCCESS) {
-        FAIL(ch, GPU_KERNEL_ELAUNCH, "cannot load %s: %s (%s)", ch->res->kernel, kcu_name(d, r),
-             kcu_text(d, r));
-        return -1;
-    }
+    if (r != CUDA_SUCCESS)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_LOAD,
+                       ch->res->kernel, kcu_name(d, r), kcu_text(d, r));
     int static_smem = 0, regs = 0, maxthr = 0;
     d->func_attr(&static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, ch->func);
     d->func_attr(&regs, CU_FUNC_ATTRIBUTE_NUM_REGS, ch->func);
@@ -79,33 +77,24 @@ int klaunch_setup(struct child *ch)
     ch->res->static_smem = static_smem;
     ch->res->regs = regs;
     unsigned long threads = (unsigned long)req->block[0] * req->block[1] * req->block[2];
-    if (maxthr > 0 && threads > (unsigned long)maxthr) {
-        FAIL(ch, GPU_KERNEL_ELAUNCH, "%s can run at most %d threads per block (its "
-             "__launch_bounds__ or its %d registers); --block %ux%ux%u is %lu", ch->res->kernel,
-             maxthr, regs, req->block[0], req->block[1], req->block[2], threads);
-        return -1;
-    }
+    if (maxthr > 0 && threads > (unsigned long)maxthr)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_BLOCK_TOO_BIG,
+                       ch->res->kernel, maxthr, regs, req->block[0], req->block[1], req->block[2],
+                       threads);
     for (int i = 0; i < 3; i++)
-        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i]) {
-            FAIL(ch, GPU_KERNEL_ELAUNCH, "--grid: dimension %c is %u; the device allows %d",
-                 "xyz"[i], req->grid[i], st->grid_max[i]);
-            return -1;
-        }
+        if (st->grid_max[i] > 0 && req->grid[i] > (unsigned)st->grid_max[i])
+            return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_GRID_TOO_BIG,
+                           "xyz"[i], req->grid[i], st->grid_max[i]);
     unsigned long long total = (unsigned long long)static_smem + req->smem;
-    if (total > (unsigned long long)st->smem_optin) {
-        FAIL(ch, GPU_KERNEL_ELAUNCH, "%s asks for %llu bytes of shared memory per block (static "
-             "%d + dynamic %llu); the %s allows at most %d", ch->res->kernel, total, static_smem,
-             req->smem, st->name, st->smem_optin);
-        return -1;
-    }
+    if (total > (unsigned long long)st->smem_optin)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_SMEM_TOO_MUCH,
+                       ch->res->kernel, total, static_smem, req->smem, st->name, st->smem_optin);
     if (req->smem > 48 * 1024 - (unsigned long long)static_smem) {
         r = d->func_set_attr(ch->func, CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
                              (int)req->smem);
-        if (r != CUDA_SUCCESS) {
-            FAIL(ch, GPU_KERNEL_ELAUNCH, "cannot allow %llu bytes of dynamic shared memory: %s",
-                 req->smem, kcu_text(d, r));
-            return -1;
-        }
+        if (r != CUDA_SUCCESS)
+            return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_CANNOT_ALLOW_SMEM,
+                           req->smem, kcu_text(d, r));
     }
     /* the compiled kernel must take what the source says */
     const struct ksrc_kernel *k = ch->kernel;
@@ -114,34 +103,27 @@ int klaunch_setup(struct child *ch)
         size_t off, size;
         while (n <= KSRC_MAX_PARAMS && d->func_param_info(ch->func, (size_t)n, &off, &size) ==
                                            CUDA_SUCCESS) {
-            if (n < k->nparams && (int)size != k->params[n].size) {
-                FAIL(ch, GPU_KERNEL_EINPUT, "parameter %d of %s is %zu bytes in the compiled "
-                     "kernel but %s reads as %s (%d bytes)", n + 1, k->name, size, req->path,
-                     k->params[n].type, k->params[n].size);
-                return -1;
-            }
+            if (n < k->nparams && (int)size != k->params[n].size)
+                return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_SIZE, n + 1,
+                               k->name, size, req->path, k->params[n].type, k->params[n].size);
             n++;
         }
-        if (n != k->nparams) {
-            FAIL(ch, GPU_KERNEL_EINPUT, "%s takes %d parameters but banklab read %d in %s",
-                 k->name, n, k->nparams, req->path);
-            return -1;
-        }
+        if (n != k->nparams)
+            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_COUNT, k->name,
+                           n, k->nparams, req->path);
     }
     for (int i = 0; i < k->nparams; i++) {
         if (k->params[i].kind == KSRC_POINTER) {
             r = d->mem_alloc(&ch->bufs[i], ch->buf_size[i]);
-            if (r != CUDA_SUCCESS) {
-                FAIL(ch, GPU_KERNEL_EINPUT, "cannot allocate %zu bytes for %s: %s",
-                     ch->buf_size[i], k->params[i].name, kcu_text(d, r));
-                return -1;
-            }
+            if (r != CUDA_SUCCESS)
+                return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_CANNOT_ALLOCATE,
+                               ch->buf_size[i], k->params[i].name, kcu_text(d, r));
             ch->params[i] = &ch->bufs[i];
         } else {
             ch->params[i] = ch->scalars[i];
         }
     }
-    ch->res->timing.load = kclock_ms() - t0;
+    ch->res->timing.load = bl_now_ms() - t0;
     return 0;
 }
 
@@ -166,26 +148,17 @@ int klaunch_run(struct child *ch)
     CUresult r = d->launch(ch->func, req->grid[0], req->grid[1], req->grid[2], req->block[0],
                            req->block[1], req->block[2], (unsigned)req->smem, NULL, ch->params,
                            NULL);
-    if (r != CUDA_SUCCESS && !is_fault(r)) {
-        FAIL(ch, GPU_KERNEL_ELAUNCH, "the launch of %s was refused: %s (%s)", ch->res->kernel,
-             kcu_name(d, r), kcu_text(d, r));
-        return -1;
-    }
+    if (r != CUDA_SUCCESS && !is_fault(r))
+        return bl_fail(&ch->res->err, GPU_KERNEL_ELAUNCH, BL_NOWHERE, KRN_LAUNCH_REFUSED,
+                       ch->res->kernel, kcu_name(d, r), kcu_text(d, r));
     if (r == CUDA_SUCCESS)
         r = d->ctx_sync();
     if (r == CUDA_SUCCESS)
         return 0;
     st->dead = 1; /* a fault is sticky: this context takes no more work */
-    const char *hint = "";
-    char buf[160];
-    if (r == CUDA_ERROR_ILLEGAL_ADDRESS) {
-        bl_fmt(buf, sizeof buf, ": an index past a buffer (each pointer parameter has %llu "
-              "bytes: --buffer-size) or past shared memory", req->buffer_size);
-        hint = buf;
-    } else if (r == CUDA_ERROR_MISALIGNED_ADDRESS) {
-        hint = ": a vector access at an address that is not a multiple of its width";
-    }
-    FAIL(ch, is_fault(r) ? GPU_KERNEL_EFAULT : GPU_KERNEL_ELAUNCH, "%s %s: %s%s", ch->res->kernel,
-         is_fault(r) ? "faulted" : "failed", kcu_name(d, r), hint);
+    int id = !is_fault(r) ? KRN_CALL_FAILED : r == CUDA_ERROR_ILLEGAL_ADDRESS ? KRN_FAULT_ILLEGAL
+             : r == CUDA_ERROR_MISALIGNED_ADDRESS ? KRN_FAULT_MISALIGNED : KRN_FAULTED;
+    bl_fail(&ch->res->err, is_fault(r) ? GPU_KERNEL_EFAULT : GPU_KERNEL_ELAUNCH, BL_NOWHERE, id,
+            ch->res->kernel, kcu_name(d, r), req->buffer_size);
     return -1;
 }

@@ -15,10 +15,9 @@
  * of shared wavefronts together (read with the six when this CUPTI knows it). */
 #define RANGE_ALL_KINDS "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"
 
-/* The SASS metrics' ids on this chip (once per process). 0, or -1 with why. */
-int ksass_resolve(struct kstate *st, char *why, size_t whysz)
+int ksass_resolve(struct kstate *st, struct bl_err *err)
 {
-    return sassm_resolve(&st->c, st->chip, &st->sassm, st->dbg, why, whysz);
+    return sassm_resolve(&st->c, st->chip, &st->sassm, st->dbg, err);
 }
 
 /* 0 when the step went; else the failed CUPTI call (or out of memory) into the result, -1. */
@@ -26,56 +25,46 @@ static int sass_check(struct child *ch, int rc, const struct sassm_run *sr)
 {
     if (rc == 0)
         return 0;
-    if (sr->oom || !sr->failed_call) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
-        return -1;
-    }
-    char why[GPU_KERNEL_TEXT];
-    kcupti_why(&ch->st->c, sr->failed, sr->failed_call, why, sizeof why);
-    FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
-    return -1;
+    if (sr->oom || !sr->failed_call)
+        return bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    return kcupti_fail(&ch->res->err, &ch->st->c, sr->failed, sr->failed_call);
 }
 
 /* SASS metrics around one run of the kernel, then correlation and decoding into res. */
 int ksass_measure(struct child *ch)
 {
     struct kstate *st = ch->st;
-    char why[GPU_KERNEL_TEXT];
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     if (kstate_cupti(st)) {
-        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", st->cupti_why);
+        ch->res->err = st->cupti_err;
         return -1;
     }
-    if (ksass_resolve(st, why, sizeof why)) {
-        FAIL(ch, GPU_KERNEL_ECOUNTERS, "%s", why);
+    if (ksass_resolve(st, &ch->res->err))
         return -1;
-    }
-    struct sassm_run sr;
-    memset(&sr, 0, sizeof sr);
-    sr.ninst = 1;
+    struct sassm_run sr = {.ninst = 1};
     int rv = -1;
     st->sass_used = 1; /* whatever happens next, this process configures SASS metrics once */
     if (sass_check(ch, sassm_set_config(&st->c, &st->sassm, st->device, &sr), &sr) ||
         sass_check(ch, sassm_enable(&st->c, &sr), &sr))
         goto out;
-    ch->res->timing.cupti = kclock_ms() - t0;
+    ch->res->timing.cupti = bl_now_ms() - t0;
 
-    t0 = kclock_ms();
+    t0 = bl_now_ms();
     if (klaunch_run(ch))
         goto out;
-    ch->res->timing.run = kclock_ms() - t0;
+    ch->res->timing.run = bl_now_ms() - t0;
     kchild_phase(ch, GPU_KPHASE_COLLECT);
-    t0 = kclock_ms();
+    t0 = bl_now_ms();
     if (sass_check(ch, sassm_flush(&st->c, &sr, st->dbg), &sr) ||
         sass_check(ch, sassm_sum(&st->sassm, &sr, ch->comp.lowered, st->dbg), &sr))
         goto out;
     struct sassm_code code = {ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, st->sm,
                               ch->realpath, ch->dir};
     if (sassm_build(&st->c, &code, &st->sassm, &sr, ch->res, st->dbg)) {
-        FAIL(ch, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         goto out;
     }
-    ch->res->timing.collect = kclock_ms() - t0;
+    ch->res->timing.collect = bl_now_ms() - t0;
     rv = 0;
 out:
     sassm_disable(&st->c, &sr);
@@ -91,26 +80,26 @@ static int counters_launch(void *arg)
 
 void kcounters_measure(struct child *ch)
 {
-    double t0 = kclock_ms();
-    char why[GPU_KERNEL_TEXT];
+    double t0 = bl_now_ms();
+    struct bl_err why = {0};
     static const char *range_metrics[BL_NMETRICS];
     for (int i = 0; i < BL_NMETRICS; i++)
         range_metrics[i] = bl_counters_metric(i);
     /* the list ends with the all-kinds figure (RANGE_ALL_KINDS, BL_WAVEFRONTS_ALL); a CUPTI
      * without it or the matrix instructions' metrics: the six alone */
     int n = BL_NMETRICS;
-    struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why,
-                                                     sizeof why);
+    struct bl_counters *c = bl_counters_open_metrics(ch->st->device, range_metrics, n, &why);
     if (!c) {
         n = BL_INST_ST + 1;
-        c = bl_counters_open_metrics(ch->st->device, range_metrics, n, why, sizeof why);
+        bl_err_clear(&why);
+        c = bl_counters_open_metrics(ch->st->device, range_metrics, n, &why);
     }
     if (!c) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
         return;
     }
     double v[BL_NMETRICS];
-    if (bl_counters_measure(c, counters_launch, ch, v, why, sizeof why) == 0) {
+    if (bl_counters_measure(c, counters_launch, ch, v, &why) == 0) {
         struct gpu_kernel_counters *k = &ch->res->counters;
         ch->res->has_counters = 1;
         k->wavefronts_ld = v[BL_WAVEFRONTS_LD];
@@ -121,8 +110,8 @@ void kcounters_measure(struct child *ch)
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_WAVEFRONTS_ALL ? v[BL_WAVEFRONTS_ALL] : -1;
     } else if (ch->res->err.status == GPU_KERNEL_OK) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why);
+        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
     }
     bl_counters_close(c);
-    ch->res->timing.counters = kclock_ms() - t0;
+    ch->res->timing.counters = bl_now_ms() - t0;
 }

@@ -4,7 +4,6 @@
  * of the cuda_k*.c files: calls none of them. No curses, no cJSON; never prints (except the
  * debug log BANKLAB_KERNEL_DEBUG). */
 #include <dlfcn.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,14 +14,12 @@
 #include "cuda_sassm.h"
 #include "devlock.h"
 
-static int drv_load(struct drv *d, char *why, size_t n)
+static int drv_load(struct drv *d, struct bl_err *err)
 {
     memset(d, 0, sizeof *d);
     d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!d->lib) {
-        bl_fmt(why, n, "no CUDA driver (libcuda.so.1 not found)");
-        return -1;
-    }
+    if (!d->lib)
+        return bl_fail(err, GPU_KERNEL_ENOGPU, BL_NOWHERE, GPU_NO_DRIVER);
     static const struct ksym syms[] = {
 #define S(field, name, opt) {offsetof(struct drv, field), name, opt}
         S(init, "cuInit", 0), S(driver_version, "cuDriverGetVersion", 0),
@@ -39,12 +36,7 @@ static int drv_load(struct drv *d, char *why, size_t n)
         S(error_name, "cuGetErrorName", 0), S(error_string, "cuGetErrorString", 0),
 #undef S
     };
-    const char *missing = ksyms(d->lib, syms, sizeof syms / sizeof syms[0], d);
-    if (missing) {
-        bl_fmt(why, n, "CUDA driver too old: %s missing from libcuda.so.1", missing);
-        return -1;
-    }
-    return 0;
+    return KSYMS(d->lib, syms, d, err, GPU_KERNEL_ENOGPU, KRN_DRIVER_MISSING);
 }
 
 const char *kcu_name(const struct drv *d, CUresult r)
@@ -63,48 +55,24 @@ const char *kcu_text(const struct drv *d, CUresult r)
     return "unknown error";
 }
 
-static int cupti_load(struct cupti *c, char *why, size_t n)
-{
-    memset(c, 0, sizeof *c);
-    c->lib = bl_cupti_open();
-    if (!c->lib) {
-        bl_fmt(why, n, "counters not available: libcupti.so.13 not found (set BANKLAB_CUPTI)");
-        return -1;
-    }
-    const char *missing = sassm_cupti_syms(c->lib, c);
-    if (missing) {
-        bl_fmt(why, n, "counters not available: %s missing from CUPTI (CUDA 12.4 or newer is "
-             "needed)", missing);
-        return -1;
-    }
-    return 0;
-}
-
-void kcupti_why(const struct cupti *c, CUptiResult r, const char *call, char *why, size_t n)
+int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const char *call)
 {
     const char *s = NULL;
     if (!c->result_string || c->result_string(r, &s) != CUPTI_SUCCESS || !s)
         s = "unknown CUPTI error";
-    bl_cupti_why((int)r, s, call, why, n);
+    struct bl_err e = {0};
+    bl_cupti_fail(&e, CTR_FAILED, (int)r, s, call);
+    return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, e.msg);
 }
 
-void kdbg(struct kstate *st, const char *fmt, ...)
-{
-    if (!st->dbg)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    vfprintf(st->dbg, fmt, ap);
-    va_end(ap);
-    fflush(st->dbg);
-}
 /* The device's turns, shared with every banklab process (devlock.h): measurements of a
  * learner's kernel take turns with the tutorials and `sim --gpu` of a class. Without a usable
  * lock file the process measures without turns and the result says so. */
 static void open_turns(struct kstate *st)
 {
     CUuuid u;
-    char key[64], err[DEVLOCK_TEXT_MAX];
+    char key[64];
+    struct bl_err err = {0};
     if (getenv("BANKLAB_NO_LOCK")) {
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
         return;
@@ -114,30 +82,30 @@ static void open_turns(struct kstate *st)
         return;
     }
     devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-    if (devlock_open(key, &st->lock, err, sizeof err))
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err);
+    if (devlock_open(key, &st->lock, &err))
+        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
 }
 
 static void open_device(struct kstate *st)
 {
     struct drv *d = &st->d;
-    if (drv_load(d, st->nogpu, sizeof st->nogpu))
+    if (drv_load(d, &st->nogpu))
         return;
     CUresult r = d->init(0);
     int count = 0;
     if (r == CUDA_SUCCESS)
         r = d->device_count(&count);
+    struct bl_err *e = &st->nogpu;
     if (r == CUDA_ERROR_NO_DEVICE || (r == CUDA_SUCCESS && count == 0)) {
-        bl_fmt(st->nogpu, sizeof st->nogpu, "no CUDA device");
+        bl_fail(e, GPU_KERNEL_ENOGPU, BL_NOWHERE, GPU_NO_DEVICE);
         return;
     }
     if (r != CUDA_SUCCESS) {
-        bl_fmt(st->nogpu, sizeof st->nogpu, "CUDA unavailable: %s", kcu_text(d, r));
+        bl_fail(e, GPU_KERNEL_ENOGPU, BL_NOWHERE, GPU_CUDA_UNAVAILABLE, kcu_text(d, r));
         return;
     }
     if (st->device >= count) {
-        bl_fmt(st->nogpu, sizeof st->nogpu, "no CUDA device %d (found %d: 0..%d)", st->device, count,
-              count - 1);
+        bl_fail(e, GPU_KERNEL_ENOGPU, BL_NOWHERE, GPU_NO_DEVICE_N, st->device, count, count - 1);
         return;
     }
     char name[128] = "";
@@ -152,7 +120,7 @@ static void open_device(struct kstate *st)
         d->device_attr(&st->grid_max[0], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X, st->dev) ||
         d->device_attr(&st->grid_max[1], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y, st->dev) ||
         d->device_attr(&st->grid_max[2], CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z, st->dev)) {
-        bl_fmt(st->nogpu, sizeof st->nogpu, "CUDA device %d cannot be queried", st->device);
+        bl_fail(e, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_DEVICE_NO_QUERY, st->device);
         return;
     }
     st->sm = major * 10 + minor;
@@ -178,10 +146,10 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
         snprintf(st->dbgpath, sizeof st->dbgpath, "%s", dbgpath);
         st->dbg = fopen(dbgpath, "a");
     }
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     open_device(st);
-    res->timing.init = kclock_ms() - t0;
-    kdbg(st, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu);
+    res->timing.init = bl_now_ms() - t0;
+    kdbg(st->dbg, "device: %s %s\n", st->have_gpu ? st->name : "none", st->nogpu.msg);
     return st;
 }
 
@@ -201,9 +169,7 @@ void kstate_free(struct kstate *st)
     if (!st)
         return;
     if (st->cupti_ok && st->c.prof_deinit) {
-        CUpti_Profiler_DeInitialize_Params p;
-        memset(&p, 0, sizeof p);
-        p.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, p);
         st->c.prof_deinit(&p);
     }
     devlock_close(st->lock);
@@ -219,17 +185,15 @@ int kstate_context(struct kstate *st, struct gpu_kernel_result *res)
 {
     if (st->ctx_ready)
         return 0;
-    double t0 = kclock_ms();
+    double t0 = bl_now_ms();
     CUcontext ctx;
     CUresult r = st->d.ctx_retain(&ctx, st->dev);
     if (r == CUDA_SUCCESS)
         r = st->d.ctx_set(ctx);
-    res->timing.context = kclock_ms() - t0;
-    if (r != CUDA_SUCCESS) {
-        bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU, st->device,
-                   kcu_text(&st->d, r));
-        return -1;
-    }
+    res->timing.context = bl_now_ms() - t0;
+    if (r != CUDA_SUCCESS)
+        return bl_fail(&res->err, GPU_KERNEL_ENOGPU, BL_NOWHERE, KRN_MEASURING_NEEDS_GPU,
+                       st->device, kcu_text(&st->d, r));
     st->ctx_ready = 1;
     return 0;
 }
@@ -240,46 +204,38 @@ int kstate_cupti(struct kstate *st)
     if (st->cupti_tried)
         return st->cupti_ok ? 0 : -1;
     st->cupti_tried = 1;
-    if (cupti_load(&st->c, st->cupti_why, sizeof st->cupti_why))
+    memset(&st->c, 0, sizeof st->c);
+    st->c.lib = bl_cupti_open();
+    if (!st->c.lib)
+        return bl_fail(&st->cupti_err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_NO_CUPTI);
+    if (sassm_cupti_syms(st->c.lib, &st->c, &st->cupti_err, KRN_CUPTI_MISSING))
         return -1;
     CUptiResult r;
-    CUpti_Profiler_Initialize_Params ip;
-    memset(&ip, 0, sizeof ip);
-    ip.structSize = CUpti_Profiler_Initialize_Params_STRUCT_SIZE;
-    if ((r = st->c.prof_init(&ip)) != CUPTI_SUCCESS) {
-        kcupti_why(&st->c, r, "cuptiProfilerInitialize", st->cupti_why, sizeof st->cupti_why);
-        return -1;
-    }
-    CUpti_Device_GetChipName_Params cp;
-    memset(&cp, 0, sizeof cp);
-    cp.structSize = CUpti_Device_GetChipName_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, ip);
+    if ((r = st->c.prof_init(&ip)) != CUPTI_SUCCESS)
+        return kcupti_fail(&st->cupti_err, &st->c, r, "cuptiProfilerInitialize");
+    CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cp);
     cp.deviceIndex = (size_t)st->device;
     if ((r = st->c.chip_name(&cp)) != CUPTI_SUCCESS) {
-        kcupti_why(&st->c, r, "cuptiDeviceGetChipName", st->cupti_why, sizeof st->cupti_why);
-        CUpti_Profiler_DeInitialize_Params dp;
-        memset(&dp, 0, sizeof dp);
-        dp.structSize = CUpti_Profiler_DeInitialize_Params_STRUCT_SIZE;
+        kcupti_fail(&st->cupti_err, &st->c, r, "cuptiDeviceGetChipName");
+        CUPTI_PARAMS(CUpti_Profiler_DeInitialize_Params, dp);
         st->c.prof_deinit(&dp);
         return -1;
     }
     snprintf(st->chip, sizeof st->chip, "%s", cp.pChipName);
     st->cupti_ok = 1;
     if (st->dbg) { /* every SASS metric this CUPTI offers on this chip */
-        CUpti_SassMetrics_GetNumOfMetrics_Params np;
-        memset(&np, 0, sizeof np);
-        np.structSize = CUpti_SassMetrics_GetNumOfMetrics_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_SassMetrics_GetNumOfMetrics_Params, np);
         np.pChipName = st->chip;
         if (st->c.num_metrics(&np) == CUPTI_SUCCESS && np.numOfMetrics) {
             CUpti_SassMetrics_MetricDetails *list = calloc(np.numOfMetrics, sizeof *list);
-            CUpti_SassMetrics_GetMetrics_Params mp;
-            memset(&mp, 0, sizeof mp);
-            mp.structSize = CUpti_SassMetrics_GetMetrics_Params_STRUCT_SIZE;
+            CUPTI_PARAMS(CUpti_SassMetrics_GetMetrics_Params, mp);
             mp.pChipName = st->chip;
             mp.numOfMetrics = np.numOfMetrics;
             mp.pMetricsList = list;
             if (list && st->c.metrics(&mp) == CUPTI_SUCCESS)
                 for (size_t i = 0; i < np.numOfMetrics; i++)
-                    kdbg(st, "sass metric %s: %s\n", list[i].pMetricName,
+                    kdbg(st->dbg, "sass metric %s: %s\n", list[i].pMetricName,
                          list[i].pMetricDescription);
             free(list);
         }

@@ -75,8 +75,9 @@ struct cupti {
     CUptiResult (*correlate)(CUpti_GetSassToSourceCorrelationParams *);
 };
 
-/* kcupti_why: one line for a failed CUPTI call (bl_cupti_why: busy, not allowed, ...). */
-void kcupti_why(const struct cupti *c, CUptiResult r, const char *call, char *why, size_t n);
+/* kcupti_fail: a failed CUPTI call into err, GPU_KERNEL_ECOUNTERS (bl_cupti_fail's line: busy,
+ * not allowed, ...). Returns -1. */
+int kcupti_fail(struct bl_err *err, const struct cupti *c, CUptiResult r, const char *call);
 
 /* ---- what lasts between requests ---- */
 
@@ -84,7 +85,7 @@ struct kstate {
     int device;
     struct drv d;
     int have_gpu;
-    char nogpu[GPU_KERNEL_TEXT];     /* why there is no GPU */
+    struct bl_err nogpu;             /* why there is no GPU */
     CUdevice dev;
     int sm;                          /* compute capability as 90 */
     int smem_optin, max_threads, grid_max[3];
@@ -92,7 +93,7 @@ struct kstate {
     int ctx_ready;
     struct cupti c;
     int cupti_tried, cupti_ok;
-    char cupti_why[GPU_KERNEL_TEXT];
+    struct bl_err cupti_err;         /* why CUPTI is not ready */
     char chip[64];
     struct rtc *rtc;
     unsigned char *fill;             /* FILL_CHUNK bytes of fill pattern */
@@ -108,13 +109,10 @@ struct kstate {
     char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
 };
 
-/* kdbg: a line in the debug log (BANKLAB_KERNEL_DEBUG), when there is one. */
-void kdbg(struct kstate *st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
 /* kstate_context: the primary context, made current once. 0, or -1 with the reason in res. */
 int kstate_context(struct kstate *st, struct gpu_kernel_result *res);
 /* kstate_cupti: CUPTI loaded and initialised once. 0, or -1 with the reason in
- * st->cupti_why. */
+ * st->cupti_err. */
 int kstate_cupti(struct kstate *st);
 
 /* ---- one request ---- */
@@ -133,7 +131,7 @@ struct child {
     int nkernels;
     const struct ksrc_kernel *kernel;
     char name_expr[GPU_KERNEL_TEXT];
-    char name_error[GPU_KERNEL_TEXT];
+    struct bl_err name_err;      /* why no kernel could be chosen (choose_kernel) */
     struct compiled comp;
     CUmodule module;
     CUfunction func;
@@ -142,8 +140,6 @@ struct child {
     CUdeviceptr bufs[KSRC_MAX_PARAMS];
     size_t buf_size[KSRC_MAX_PARAMS];
 };
-
-#define FAIL(ch, st, ...) kres_fail((ch)->res, (st), __VA_ARGS__)
 
 /* kchild_phase: the request's phase, sent to the caller. */
 void kchild_phase(struct child *ch, enum gpu_kernel_phase phase);
@@ -154,11 +150,11 @@ void kchild_phase(struct child *ch, enum gpu_kernel_phase phase);
 int klaunch_setup(struct child *ch);
 int klaunch_run(struct child *ch);
 
-/* ksass_resolve: the SASS metrics' ids on this chip (once per process). 0, or -1 with why.
+/* ksass_resolve: the SASS metrics' ids on this chip (once per process). 0, or -1 with err.
  * ksass_measure: SASS metrics around one run of the kernel, then correlation and decoding
  * into the result; 0, or -1 with the reason in it. kcounters_measure: the range profiler's
  * counters of one run (--counters), or the note why not (cuda_ksass.c). */
-int ksass_resolve(struct kstate *st, char *why, size_t whysz);
+int ksass_resolve(struct kstate *st, struct bl_err *err);
 int ksass_measure(struct child *ch);
 void kcounters_measure(struct child *ch);
 

@@ -14,7 +14,7 @@
 #define COUNT_ITERS 4                                /* counter launch: 4 x 32 instructions */
 #define COUNT_INSTR (COUNT_ITERS * BL_PATTERN_UNROLL)
 
-/* ---- error plumbing: record file:line, the call and cudaGetErrorString, then return ---- */
+/* ---- CK's file name (cuda_runner.h) ---- */
 
 const char *runner_base_name(const char *path)
 {
@@ -86,15 +86,15 @@ int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *
                   double *v)
 {
     if (!R->ctr) {
-        bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->ctr_why);
+        bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->info.counters_err.msg);
         return -1;
     }
-    char why[CTR_TEXT_MAX];
-    enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, why, sizeof why);
+    struct bl_err why = {0};
+    enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, &why);
     if (st == CTR_OK)
         return 0;
     CK(res, cudaGetLastError());      /* a launch that failed under the profiler */
-    bl_fmt(res->counters_note, sizeof res->counters_note, "%s", why);
+    bl_fmt(res->counters_note, sizeof res->counters_note, "%s", why.msg);
     res->counters_busy = st == CTR_BUSY;
     return -1;
 }
@@ -278,15 +278,6 @@ int access_timing(struct runner *R, const struct bank_access *acc, double clk,
     return 0;
 }
 
-void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src)
-{
-    dst->has_access_timing = src->has_access_timing;
-    dst->clk_per_access = src->clk_per_access;
-    dst->ns_per_access = src->ns_per_access;
-    dst->ref_clk_per_access = src->ref_clk_per_access;
-    dst->slowdown = src->slowdown;
-}
-
 /* The counter launch (one warp, COUNT_INSTR instructions) of p. ldmatrix/stmatrix: LDSM's
  * and STSM's wavefronts are in the _op_ld/_op_st figures. cp.async: GH100's range profiler
  * counts LDGSTS's bank conflicts (exact) but its wavefronts only in the all-kinds figure,
@@ -350,7 +341,7 @@ void runner_warm_up(struct runner *R)
 {
     struct pattern_run c;
     double v[BL_NMETRICS];
-    char why[CTR_TEXT_MAX];
+    struct bl_err why = {0};
     memset(&c, 0, sizeof c);
     c.a.mask = 0xffffffffu;
     c.a.width = 4;
@@ -363,7 +354,7 @@ void runner_warm_up(struct runner *R)
     c.sink = R->d_sink;
     if (bl_pattern_attr(&c.a, c.smem) == 0) {
         if (R->ctr && R->retry.prepared)
-            bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, why, sizeof why);
+            bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, &why);
         else
             pattern_launch_sync(&c);
     }

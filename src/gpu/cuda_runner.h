@@ -1,5 +1,5 @@
 /* cuda_runner.h: what the parts of the CUDA runner share, private to them: the runner's state,
- * the error plumbing (CK), timing and counters. cuda_gpu.c owns the worker thread, the queues
+ * the check of a CUDA call (CK), timing and counters. cuda_gpu.c owns the worker thread, the queues
  * and the device lock; cuda_measure.c runs pattern requests and holds the timing and counter
  * helpers; cuda_cases.c runs the case kernels and their CPU references. No curses, no cJSON. */
 #ifndef BANKLAB_CUDA_RUNNER_H
@@ -36,10 +36,10 @@ struct runner {
     double q_since[RUNNER_QUEUE]; /* when each queued request was submitted (ms) */
     int qhead, qcount;
     struct gpu_result r[RUNNER_QUEUE];
-    int rhead, rcount;
+    struct gpu_ring done;         /* finished results, over r[] */
     int busy, stop, started;
     int init_done, init_ok;
-    char init_err[GPU_TEXT_MAX];
+    struct bl_err init_err;       /* why the worker could not set the device up */
     struct gpu_info info;
     struct gpu_progress prog;     /* the request the worker has (under mu) */
     double prog_since;            /* its submission time (ms) */
@@ -55,11 +55,10 @@ struct runner {
     size_t small_floats;
     float *d_big_in, *d_big_out, *h_big_in, *h_big_out;
     int big_n;
-    struct bl_counters *ctr;      /* NULL: counters off for good (ctr_why) */
+    struct bl_counters *ctr;      /* NULL: counters off for good (info.counters_err) */
     double linger_ms;             /* give the counters back after this long without a request */
-    double last_done_ms;          /* when the last request ended (ctr_now_ms) */
+    double last_done_ms;          /* when the last request ended (bl_now_ms) */
     struct ctr_policy retry;      /* the one-try busy policy around ctr */
-    char ctr_why[GPU_TEXT_MAX];
     char name[128];
     double clock_mhz, clock_max_mhz;
     int sms, cc_major, cc_minor;
@@ -78,7 +77,8 @@ struct runner {
 
 const char *runner_base_name(const char *path);
 
-/* CK: a CUDA call; on failure record file:line, the call and the reason, and return -1. */
+/* CK: a CUDA call; on failure res fails (bl_fail: file:line, the call and the reason) and
+ * the function returns -1. */
 #define CK(res, expr)                                                                          \
     do {                                                                                       \
         cudaError_t e_ = (cudaError_t)(expr);                                                  \
@@ -127,11 +127,10 @@ int pattern_time(struct runner *R, struct pattern_run *p, int wf, struct gpu_res
  * whose clk_per_request is clk) and its slowdown against the conflict-free reference. */
 int access_timing(struct runner *R, const struct bank_access *acc, double clk,
                   struct gpu_result *res);
-void copy_access_timing(struct gpu_result *dst, const struct gpu_result *src);
 
 /* runner_warm_up (cuda_measure.c): the first-time work of a process (the first launch of the
- * pattern kernel, CUPTI's first profiling session: about 0.2 s of host work on the H200,
- * 2026-12-01) on one warp and a few instructions, in the process's start-up turn (with the
+ * pattern kernel, CUPTI's first profiling session: docs/gpu.md says what it costs) on one
+ * warp and a few instructions, in the process's start-up turn (with the
  * clock), so that a request's turn holds its own measurement only and no profiled launch runs
  * outside a turn. Device lock held. Failures (busy counters) are ignored: the first request
  * then does that work. */
@@ -143,6 +142,7 @@ int run_pattern(struct runner *R, const struct gpu_request *req, struct gpu_resu
 /* A case kernel run: set up before taking the device, measured with it, checked after. */
 struct case_run {
     const struct gpu_case *gc;
+    const struct case_kernel *k;  /* its row of cuda_cases.c's table */
     int kind;                     /* copy_tile32 and the transposes: enum bl_transpose */
     int a, b;                     /* the kernel's parameters */
     int blocks, n;

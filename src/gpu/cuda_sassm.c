@@ -33,8 +33,7 @@ static const struct {
 };
 #define NMETRICS (sizeof metric_table / sizeof metric_table[0])
 
-static void dbgf(FILE *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void dbgf(FILE *dbg, const char *fmt, ...)
+void kdbg(FILE *dbg, const char *fmt, ...)
 {
     if (!dbg)
         return;
@@ -45,7 +44,7 @@ static void dbgf(FILE *dbg, const char *fmt, ...)
     fflush(dbg);
 }
 
-const char *sassm_cupti_syms(void *lib, struct cupti *c)
+int sassm_cupti_syms(void *lib, struct cupti *c, struct bl_err *err, int id)
 {
     static const struct ksym syms[] = {
 #define S(field, name) {offsetof(struct cupti, field), name, 0}
@@ -59,28 +58,24 @@ const char *sassm_cupti_syms(void *lib, struct cupti *c)
         S(correlate, "cuptiGetSassToSourceCorrelation"),
 #undef S
     };
-    return ksyms(lib, syms, sizeof syms / sizeof syms[0], c);
+    return KSYMS(lib, syms, c, err, GPU_KERNEL_ECOUNTERS, id);
 }
 
 int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, FILE *dbg,
-                  char *why, size_t whysz)
+                  struct bl_err *err)
 {
     if (m->configured)
         return 0;
     for (size_t i = 0; i < NMETRICS && m->ncfg < sizeof m->cfg / sizeof m->cfg[0]; i++) {
-        CUpti_SassMetrics_GetProperties_Params pp;
-        memset(&pp, 0, sizeof pp);
-        pp.structSize = CUpti_SassMetrics_GetProperties_Params_STRUCT_SIZE;
+        CUPTI_PARAMS(CUpti_SassMetrics_GetProperties_Params, pp);
         pp.pChipName = chip;
         pp.pMetricName = metric_table[i].name;
         CUptiResult r = c->properties(&pp);
         if (r != CUPTI_SUCCESS) {
-            dbgf(dbg, "metric %s: not on %s (%d)\n", metric_table[i].name, chip, (int)r);
-            if (metric_table[i].required) {
-                bl_fmt(why, whysz, "counters not available: this CUPTI has no SASS metric %s on %s",
-                       metric_table[i].name, chip);
-                return -1;
-            }
+            kdbg(dbg, "metric %s: not on %s (%d)\n", metric_table[i].name, chip, (int)r);
+            if (metric_table[i].required)
+                return bl_fail(err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_NO_SASS_METRIC,
+                               metric_table[i].name, chip);
             continue;
         }
         m->cfg[m->ncfg].metricId = pp.metric.metricId;
@@ -105,9 +100,7 @@ static int check(struct sassm_run *sr, CUptiResult r, const char *call)
 int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int device,
                      struct sassm_run *sr)
 {
-    CUpti_SassMetricsSetConfig_Params sp;
-    memset(&sp, 0, sizeof sp);
-    sp.structSize = CUpti_SassMetricsSetConfig_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsSetConfig_Params, sp);
     sp.pConfigs = (CUpti_SassMetrics_Config *)m->cfg;
     sp.numOfMetricConfig = m->ncfg;
     sp.deviceIndex = (uint32_t)device;
@@ -119,9 +112,7 @@ int sassm_set_config(const struct cupti *c, const struct sassm_cfg *m, int devic
 
 int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 {
-    CUpti_SassMetricsEnable_Params ep;
-    memset(&ep, 0, sizeof ep);
-    ep.structSize = CUpti_SassMetricsEnable_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsEnable_Params, ep);
     ep.enableLazyPatching = 1;
     if (check(sr, c->enable(&ep), "cuptiSassMetricsEnable"))
         return -1;
@@ -131,14 +122,12 @@ int sassm_enable(const struct cupti *c, struct sassm_run *sr)
 
 int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
 {
-    CUpti_SassMetricsGetDataProperties_Params dp;
-    memset(&dp, 0, sizeof dp);
-    dp.structSize = CUpti_SassMetricsGetDataProperties_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsGetDataProperties_Params, dp);
     if (check(sr, c->data_props(&dp), "cuptiSassMetricsGetDataProperties"))
         return -1;
     sr->nrec = dp.numOfPatchedInstructionRecords;
     sr->ninst = dp.numOfInstances ? dp.numOfInstances : 1;
-    dbgf(dbg, "records %zu instances %zu\n", sr->nrec, sr->ninst);
+    kdbg(dbg, "records %zu instances %zu\n", sr->nrec, sr->ninst);
     if (!sr->nrec)
         return 0;
     sr->data = calloc(sr->nrec, sizeof *sr->data);
@@ -154,9 +143,7 @@ int sassm_flush(const struct cupti *c, struct sassm_run *sr, FILE *dbg)
             return -1;
         }
     }
-    CUpti_SassMetricsFlushData_Params fp;
-    memset(&fp, 0, sizeof fp);
-    fp.structSize = CUpti_SassMetricsFlushData_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsFlushData_Params, fp);
     fp.numOfPatchedInstructionRecords = sr->nrec;
     fp.numOfInstances = sr->ninst;
     fp.pMetricsData = sr->data;
@@ -167,9 +154,7 @@ void sassm_disable(const struct cupti *c, struct sassm_run *sr)
 {
     if (!sr->enabled)
         return;
-    CUpti_SassMetricsDisable_Params xp;
-    memset(&xp, 0, sizeof xp);
-    xp.structSize = CUpti_SassMetricsDisable_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsDisable_Params, xp);
     c->disable(&xp);
     sr->enabled = 0;
 }
@@ -178,9 +163,7 @@ void sassm_unset(const struct cupti *c, int device, struct sassm_run *sr)
 {
     if (!sr->configured)
         return;
-    CUpti_SassMetricsUnsetConfig_Params up;
-    memset(&up, 0, sizeof up);
-    up.structSize = CUpti_SassMetricsUnsetConfig_Params_STRUCT_SIZE;
+    CUPTI_PARAMS(CUpti_SassMetricsUnsetConfig_Params, up);
     up.deviceIndex = (uint32_t)device;
     c->unset_config(&up);
     sr->configured = 0;
@@ -217,7 +200,7 @@ int sassm_sum(const struct sassm_cfg *m, struct sassm_run *sr, const char *funct
                 if (m->cfg[j].metricId != v->metricId)
                     continue;
                 int role = metric_table[m->which[j]].role;
-                dbgf(dbg, "pc %#x %s = %llu\n", rec->pcOffset, metric_table[m->which[j]].name,
+                kdbg(dbg, "pc %#x %s = %llu\n", rec->pcOffset, metric_table[m->which[j]].name,
                      (unsigned long long)v->value);
                 if (!v->value)
                     continue;
@@ -256,9 +239,7 @@ void sassm_free(struct sassm_run *sr)
 static void correlate(const struct cupti *c, const struct sassm_code *code,
                       struct gpu_kernel_result *res, struct gpu_kernel_inst *in)
 {
-    CUpti_GetSassToSourceCorrelationParams p;
-    memset(&p, 0, sizeof p);
-    p.size = CUpti_GetSassToSourceCorrelationParamsSize;
+    CUpti_GetSassToSourceCorrelationParams p = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
     p.cubin = code->cubin;
     p.cubinSize = code->size;
     p.functionName = code->function;
@@ -321,7 +302,7 @@ int sassm_build(const struct cupti *c, const struct sassm_code *code, const stru
             if (op < 0)
                 op = si.op;
             else if (si.op != op)
-                dbgf(dbg, "pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
+                kdbg(dbg, "pc %#x: decoded %s (%s), metrics say %s\n", row->pc, si.text,
                      gpu_kernel_op_name(si.op), gpu_kernel_op_name(op));
         }
         in->op = op < 0 ? GPU_KOP_LD : op;
@@ -333,7 +314,7 @@ int sassm_build(const struct cupti *c, const struct sassm_code *code, const stru
             in->ideal_known = 1;
         }
         correlate(c, code, res, in);
-        dbgf(dbg, "inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
+        kdbg(dbg, "inst pc %#x %s op %s line %d inst %.0f wf %.0f ideal %.0f\n", in->pc, in->sass,
              gpu_kernel_op_name(in->op), in->line, in->inst, in->wavefronts, in->ideal);
     }
     return kres_build_lines(res);

@@ -14,6 +14,12 @@
 
 struct cupti;                    /* cuda_kstate.h: the CUPTI calls used */
 
+/* kdbg: a line in a debug log (BANKLAB_KERNEL_DEBUG, BANKLAB_RUN_DEBUG) when dbg is one. */
+void kdbg(FILE *dbg, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* CUPTI_PARAMS: v, a CUPTI parameter struct of type T, zeroed but for its structSize. */
+#define CUPTI_PARAMS(T, v) T v = {.structSize = T##_STRUCT_SIZE}
+
 /* The metrics read per instruction, resolved on a chip once. */
 struct sassm_cfg {
     int configured;              /* ids resolved */
@@ -43,13 +49,13 @@ struct sassm_run {
 };
 
 /* sassm_cupti_syms: the CUPTI functions of struct cupti from lib (libcupti, dlopen'ed), for
- * banklab kernel's measuring process and banklab run's injection library alike. NULL, or the
- * name of the first one missing. */
-const char *sassm_cupti_syms(void *lib, struct cupti *c);
+ * banklab kernel's measuring process and banklab run's injection library alike. 0, or -1
+ * with err (GPU_KERNEL_ECOUNTERS, message id: its %s the first one missing). */
+int sassm_cupti_syms(void *lib, struct cupti *c, struct bl_err *err, int id);
 
-/* sassm_resolve: the metrics' ids on chip (once: m->configured). 0, or -1 with why. */
+/* sassm_resolve: the metrics' ids on chip (once: m->configured). 0, or -1 with err. */
 int sassm_resolve(const struct cupti *c, const char *chip, struct sassm_cfg *m, FILE *dbg,
-                  char *why, size_t whysz);
+                  struct bl_err *err);
 
 /* sassm_set_config: m's metrics configured on device (once per process: CUPTI refuses a
  * second). sassm_enable: collection on for what runs next (lazy patching). sassm_flush: the

@@ -12,11 +12,11 @@ typedef int (*cu_device_get_fn)(int *, int);
 typedef int (*cu_device_count_fn)(int *);
 typedef int (*cu_uuid_fn)(unsigned char *, int);
 
-int gpu_device_uuid(int device, unsigned char uuid[16], char *err, size_t n)
+int gpu_device_uuid(int device, unsigned char uuid[16], struct bl_err *err)
 {
     void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!lib)
-        return bl_failmsg(err, n, "no CUDA driver (libcuda.so.1 not found)");
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DRIVER);
     cu_init_fn init = (cu_init_fn)dlsym(lib, "cuInit");
     cu_device_get_fn get = (cu_device_get_fn)dlsym(lib, "cuDeviceGet");
     cu_device_count_fn count = (cu_device_count_fn)dlsym(lib, "cuDeviceGetCount");
@@ -25,15 +25,15 @@ int gpu_device_uuid(int device, unsigned char uuid[16], char *err, size_t n)
         get_uuid = (cu_uuid_fn)dlsym(lib, "cuDeviceGetUuid");
     int rc = -1, dev = 0, nd = 0, e;
     if (!init || !get || !count || !get_uuid)
-        bl_failmsg(err, n, "the CUDA driver lacks cuInit/cuDeviceGet/cuDeviceGetUuid");
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, UU_DRIVER_LACKS);
     else if ((e = init(0)) != 0)
-        bl_failmsg(err, n, "CUDA driver: cuInit failed (error %d)%s", e, e == 100 ? ": no CUDA device" : "");
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, UU_CUINIT, e, e == 100 ? ": no CUDA device" : "");
     else if ((e = count(&nd)) != 0 || nd == 0)
-        bl_failmsg(err, n, "no CUDA device");
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DEVICE);
     else if (device < 0 || device >= nd)
-        bl_failmsg(err, n, "no CUDA device %d (found %d: 0..%d)", device, nd, nd - 1);
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DEVICE_N, device, nd, nd - 1);
     else if ((e = get(&dev, device)) != 0 || (e = get_uuid(uuid, dev)) != 0)
-        bl_failmsg(err, n, "CUDA device %d: no UUID (error %d)", device, e);
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, UU_NO_UUID, device, e);
     else
         rc = 0;
     /* the driver stays loaded: unloading it after cuInit is not supported */

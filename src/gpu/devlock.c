@@ -27,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "devlock.h"
 
@@ -43,7 +44,8 @@ struct dl_header {                    /* the file, in this machine's byte order 
     uint64_t next;                    /* the next ticket handed out */
     uint64_t serving;                 /* the ticket whose turn it is */
     uint64_t claimed;                 /* serving + 1 once its owner took the turn, else 0 */
-    int64_t since_ns;                 /* CLOCK_MONOTONIC when serving last changed */
+    int64_t since_ns;                 /* when serving last changed: bl_now_ms() * 1e6, the
+                                         same clock in every process */
     uint64_t unused[3];
 };
 _Static_assert(sizeof(struct dl_header) == DL_SIZE, "the lock file is 64 bytes");
@@ -55,13 +57,6 @@ struct devlock {
     uint64_t ticket;
     char path[DL_PATH_MAX];
 };
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static void nap_us(long us)
 {
@@ -96,7 +91,7 @@ static const char *dir_problem(int dfd, int private_ok, char *buf, size_t n)
 }
 
 /* Opens the lock directory: 0 with *dfd and its path, or -1 with err. */
-static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
+static int open_dir(int *dfd, char *path, size_t pn, struct bl_err *err)
 {
     static const char *const candidates[] = {"/run/lock", "/var/lock", "/dev/shm", "/tmp"};
     char why[96];
@@ -105,10 +100,9 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         int fd = open(env, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         const char *p = fd < 0 ? strerror(errno) : dir_problem(fd, 1, why, sizeof why);
         if (p) {
-            bl_fmt(err, en, "BANKLAB_LOCK_DIR=%s: %s", env, p);
             if (fd >= 0)
                 close(fd);
-            return -1;
+            return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_ENV_DIR, env, p);
         }
         *dfd = fd;
         snprintf(path, pn, "%s", env);
@@ -125,32 +119,30 @@ static int open_dir(int *dfd, char *path, size_t pn, char *err, size_t en)
         }
         close(fd);
     }
-    bl_fmt(err, en, "no directory for the GPU lock: none of /run/lock, /var/lock, /dev/shm, /tmp is "
-                 "a world-writable sticky directory (set BANKLAB_LOCK_DIR)");
-    return -1;
+    return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_NO_DIR);
 }
 
-int devlock_dir(char *buf, size_t n, char *err, size_t errsize)
+int devlock_dir(char *buf, size_t n, struct bl_err *err)
 {
     int dfd;
-    if (open_dir(&dfd, buf, n, err, errsize))
+    if (open_dir(&dfd, buf, n, err))
         return -1;
     close(dfd);
     return 0;
 }
 
-int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t errsize)
+int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err)
 {
     char parent[DL_PATH_MAX - 64];
     int dfd;
-    if (open_dir(&dfd, parent, sizeof parent, err, errsize))
+    if (open_dir(&dfd, parent, sizeof parent, err))
         return -1;
     bl_fmt(buf, n, "%s/%s", parent, name);
     if (mkdirat(dfd, name, 0700) == 0) {
         /* ours and private until it has its final mode: nobody saw it half made */
         int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
         if (fd < 0 || fchmod(fd, 01777)) {
-            bl_fmt(err, errsize, "%s: %s", buf, strerror(errno));
+            bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_PATH, buf, strerror(errno));
             if (fd >= 0)
                 close(fd);
             close(dfd);
@@ -158,9 +150,8 @@ int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t e
         }
         close(fd);
     } else if (errno != EEXIST) {
-        bl_fmt(err, errsize, "cannot make %s: %s", buf, strerror(errno));
         close(dfd);
-        return -1;
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_CANNOT_MAKE, buf, strerror(errno));
     }
     struct stat st;
     char owner[128];
@@ -176,9 +167,8 @@ int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t e
         problem = "neither shared with the sticky bit (mode 1777) nor private to you";
     if (problem) {
         owner_note(dfd, name, owner, sizeof owner);
-        bl_fmt(err, errsize, "%s: %s%s; remove it or set BANKLAB_LOCK_DIR", buf, problem, owner);
         close(dfd);
-        return -1;
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_SHARE_REFUSED, buf, problem, owner);
     }
     close(dfd);
     return 0;
@@ -224,7 +214,7 @@ static int make_hidden(int dfd, int anonymous, char *tmp, size_t tn)
     struct dl_header h;
     memset(&h, 0, sizeof h);
     memcpy(h.magic, DL_MAGIC, 8);
-    h.since_ns = now_ns();
+    h.since_ns = (int64_t)(bl_now_ms() * 1e6);
     int fd = -1;
     tmp[0] = 0;
 #ifdef O_TMPFILE
@@ -232,7 +222,8 @@ static int make_hidden(int dfd, int anonymous, char *tmp, size_t tn)
         fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
 #endif
     for (int i = 0; fd < 0 && !anonymous && i < 64; i++) {
-        unsigned r = (unsigned)now_ns() ^ (unsigned)getpid() * 2654435761u ^ (unsigned)i * 40503u;
+        unsigned r = (unsigned)(int64_t)(bl_now_ms() * 1e6) ^ (unsigned)getpid() * 2654435761u ^
+                     (unsigned)i * 40503u;
         snprintf(tmp, tn, ".banklab-lock-%08x.tmp", r);
         fd = openat(dfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
         if (fd < 0 && errno != EEXIST)
@@ -340,24 +331,20 @@ static void owner_note(int dfd, const char *name, char *buf, size_t n)
              (unsigned)(st.st_mode & 07777));
 }
 
-int devlock_open(const char *key, struct devlock **out, char *err, size_t errsize)
+int devlock_open(const char *key, struct devlock **out, struct bl_err *err)
 {
     *out = NULL;
     size_t kl = key ? strlen(key) : 0;
     if (kl == 0 || kl > 96 ||
-        strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != kl) {
-        bl_fmt(err, errsize, "GPU lock: bad device key '%.96s'", key ? key : "");
-        return -1;
-    }
+        strspn(key, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != kl)
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_BAD_KEY, key ? key : "");
     struct devlock *l = calloc(1, sizeof *l);
-    if (!l) {
-        bl_fmt(err, errsize, "GPU lock: out of memory");
-        return -1;
-    }
+    if (!l)
+        return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_NO_MEMORY);
     l->fd = -1;
     char dir[DL_PATH_MAX - 128], name[128], why[96], owner[128];
     int dfd;
-    if (open_dir(&dfd, dir, sizeof dir, err, errsize)) {
+    if (open_dir(&dfd, dir, sizeof dir, err)) {
         free(l);
         return -1;
     }
@@ -388,8 +375,8 @@ int devlock_open(const char *key, struct devlock **out, char *err, size_t errsiz
     }
     if (l->fd < 0) {
         owner_note(dfd, name, owner, sizeof owner);
-        bl_fmt(err, errsize, "GPU lock %s: %s%s; remove it or set BANKLAB_LOCK_DIR", l->path,
-            problem ? problem : "cannot be opened", owner);
+        bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_REFUSED, l->path,
+                problem ? problem : "cannot be opened", owner);
         close(dfd);
         free(l);
         return -1;
@@ -409,7 +396,7 @@ static int header_lock(struct devlock *l, int64_t deadline)
             return 0;
         if (errno != EAGAIN && errno != EACCES && errno != EINTR)
             return -1;
-        if (deadline >= 0 && now_ns() > deadline) {
+        if (deadline >= 0 && (int64_t)(bl_now_ms() * 1e6) > deadline) {
             errno = ETIMEDOUT;
             return -1;
         }
@@ -447,7 +434,7 @@ static enum step step(struct devlock *l, int64_t deadline, int *ahead)
         return errno == ETIMEDOUT ? STEP_BUSY : STEP_NOLOCK;
     enum step r = STEP_WAIT;
     int dirty = 0;
-    int64_t now = now_ns();
+    int64_t now = (int64_t)(bl_now_ms() * 1e6);
     if (read_header(l->fd, &h) || !header_ok(&h)) {
         header_unlock(l);
         return STEP_DAMAGED;
@@ -494,11 +481,12 @@ static enum step step(struct devlock *l, int64_t deadline, int *ahead)
 }
 
 enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_progress_fn progress,
-                                    void *arg, char *err, size_t errsize)
+                                    void *arg, struct bl_err *err)
 {
     if (l->owned)
         return DEVLOCK_OK;
-    int64_t t0 = now_ns(), deadline = timeout_ms >= 0 ? t0 + (int64_t)timeout_ms * 1000000 : -1;
+    int64_t t0 = (int64_t)(bl_now_ms() * 1e6);
+    int64_t deadline = timeout_ms >= 0 ? t0 + (int64_t)timeout_ms * 1000000 : -1;
     for (;;) {
         int ahead = 0;
         enum step s = step(l, deadline, &ahead);
@@ -508,25 +496,26 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
         }
         if (s == STEP_DAMAGED || s == STEP_NOLOCK) {
             drop_ticket(l);
-            bl_fmt(err, errsize, "GPU lock %s: %s", l->path,
-                s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
-                                 : "damaged (remove it while no banklab runs)");
+            bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_BROKEN, l->path,
+                    s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
+                                     : "damaged (remove it while no banklab runs)");
             return DEVLOCK_ERROR;
         }
         if (s == STEP_SKIPPED) {
             drop_ticket(l);                             /* queue again, at the end */
             continue;
         }
-        int64_t now = now_ns();
+        int64_t now = (int64_t)(bl_now_ms() * 1e6);
         struct devlock_wait w = {(double)(now - t0) / 1e6, ahead};
         if (progress && progress(arg, &w)) {
             drop_ticket(l);
+            bl_fail(err, DEVLOCK_CANCELLED, BL_NOWHERE, DLK_CANCELLED);
             return DEVLOCK_CANCELLED;
         }
         if (deadline >= 0 && now >= deadline) {
             drop_ticket(l);
-            bl_fmt(err, errsize, "waited %.1f s for the GPU (%d turn%s ahead)", w.waited_ms / 1e3,
-                ahead, ahead == 1 ? "" : "s");
+            bl_fail(err, DEVLOCK_TIMEOUT, BL_NOWHERE, DLK_WAITED, w.waited_ms / 1e3, ahead,
+                    ahead == 1 ? "" : "s");
             return DEVLOCK_TIMEOUT;
         }
         long us = ahead <= 1 ? 1000 : ahead < 10 ? 2000L * ahead : 20000;
@@ -540,12 +529,12 @@ void devlock_release(struct devlock *l)
 {
     if (!l || !l->queued)
         return;
-    if (l->owned && header_lock(l, now_ns() + 2000000000LL) == 0) {
+    if (l->owned && header_lock(l, (int64_t)(bl_now_ms() * 1e6) + 2000000000LL) == 0) {
         struct dl_header h;
         if (!read_header(l->fd, &h) && header_ok(&h) && h.serving == l->ticket) {
             h.serving++;
             h.claimed = 0;
-            h.since_ns = now_ns();
+            h.since_ns = (int64_t)(bl_now_ms() * 1e6);
             write_header(l->fd, &h);
         }
         header_unlock(l);

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#define DEVLOCK_TEXT_MAX 256
+#include "../base/err.h"
 
 enum devlock_status {
     DEVLOCK_OK = 0,           /* our turn: the device is ours until devlock_release */
@@ -33,30 +33,32 @@ struct devlock;
 /* devlock_dir: the directory that holds the lock files: $BANKLAB_LOCK_DIR when set (and safe),
  * else the first safe one of /run/lock, /var/lock, /dev/shm, /tmp. Safe: a directory owned by
  * root or by this user that has the sticky bit when others may write to it. Returns 0 with the
- * path in buf, or -1 with one line in err. */
-int devlock_dir(char *buf, size_t n, char *err, size_t errsize);
+ * path in buf, or -1 with err failed (status DEVLOCK_ERROR, as every failure here but
+ * devlock_acquire's). */
+int devlock_dir(char *buf, size_t n, struct bl_err *err);
 
 /* devlock_share_dir: the directory `name` (e.g. "banklab-serve") inside devlock_dir's, made
  * when missing as a shared sticky directory (mode 1777 whatever the umask) and checked (lstat:
  * a directory, not a link; mode 1777, or owned by this user and writable by nobody else; its
  * owner named when refused). For files every user of the machine shares (the GPU server's
- * sockets). Returns 0 with the path in buf, or -1 with one line in err. */
-int devlock_share_dir(const char *name, char *buf, size_t n, char *err, size_t errsize);
+ * sockets). Returns 0 with the path in buf, or -1 with err failed. */
+int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err);
 
 /* devlock_open: the lock named `key` (letters, digits, '-' and '_', at most 96 characters, e.g.
  * "GPU-5b1e0c4a-..." from devlock_key), created when missing. Never blocks for long and never
  * follows a symbolic link; refuses a file that is not a banklab lock (a link, a directory, a
  * FIFO, a file of the wrong size or content, a file with other names). Returns 0 and *out, or
- * -1 with one line in err (naming the path, the owner and the problem). Each thread or process
+ * -1 with err failed (naming the path, the owner and the problem). Each thread or process
  * that waits needs its own handle (a forked child opens its own; handles are close-on-exec). */
-int devlock_open(const char *key, struct devlock **out, char *err, size_t errsize);
+int devlock_open(const char *key, struct devlock **out, struct bl_err *err);
 
 /* devlock_acquire: take a ticket and wait until it is served, at most timeout_ms (< 0: no
  * limit). progress (may be NULL) is called while waiting. A turn whose holder died is skipped,
  * and so is the turn of a live waiter that does not take it within a second (a stopped
- * process); that waiter queues again when it runs. DEVLOCK_ERROR when the file was damaged. */
+ * process); that waiter queues again when it runs. DEVLOCK_ERROR when the file was damaged.
+ * Anything but DEVLOCK_OK also fails err with that status and why. */
 enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_progress_fn progress,
-                                    void *arg, char *err, size_t errsize);
+                                    void *arg, struct bl_err *err);
 
 /* devlock_release: end our turn (the next ticket is served). Harmless when not held. */
 void devlock_release(struct devlock *l);

@@ -197,18 +197,10 @@ struct gpu_case_param {
     long long def, min, max;
 };
 
-/* The case kernels, in the order of the table (src/gpu/cases.c). */
-enum gpu_case_id {
-    GPU_CASE_MEMCPY = 0, GPU_CASE_COPY, GPU_CASE_COPY_TILE32, GPU_CASE_TRANSPOSE_NAIVE,
-    GPU_CASE_TRANSPOSE_TILE32, GPU_CASE_TRANSPOSE_PADDED, GPU_CASE_TRANSPOSE_SWIZZLED,
-    GPU_CASE_ROW_COL, GPU_CASE_VECTOR_WIDTH, GPU_CASE_AOS_SOA, GPU_CASE_REMAP,
-    GPU_CASE_BROADCAST, GPU_CASE_DYNAMIC_CARVE, GPU_CASE_COUNT
-};
-
 /* A case kernel: the one table every part reads (the runner, `bench`, `verify`, the lesson
- * checker, the tutorial). */
+ * checker, the tutorial), found by name; the runner's device side of each row is in
+ * src/gpu/cuda_cases.c. */
 struct gpu_case {
-    enum gpu_case_id id;
     const char *name;             /* what lessons and requests call it, e.g. "transpose_padded" */
     int matrix;                   /* 1: works on the 8192 x 8192 matrix (copies, transposes:
                                      GB/s against the copy ceiling) */
@@ -222,7 +214,12 @@ struct gpu_case {
     const long long *bench;       /* the settings `banklab bench` measures: nbench rows of
                                      nparams values */
     int nbench;
+    int uncounted;                /* 1: no kernel of banklab's to count (memcpy) */
 };
+
+/* GPU_CASE_COUNT: the rows of the table (gpu_case_count). */
+#define GPU_CASE_COUNT gpu_case_count()
+int gpu_case_count(void);
 
 /* gpu_case_find: the case kernel called name, or NULL. gpu_case_at: the i-th (0 ..
  * GPU_CASE_COUNT - 1), or NULL. Pointers into a static table. */

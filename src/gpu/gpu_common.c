@@ -23,6 +23,7 @@ struct gpu {
     enum gpu_backend backend;
     const struct gpu_ops *ops;   /* set: forward everything to ops with impl */
     void *impl;
+    struct gpu_ring *ring;       /* impl's results (NULL: ops polls) */
     char provenance[GPU_TEXT_MAX];
     struct gpu_record *recs;     /* replay only */
     int nrecs;
@@ -63,7 +64,8 @@ struct gpu *gpu_unavailable(struct gpu_info *info, const struct bl_err *why)
     return g;
 }
 
-struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend backend)
+struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, struct gpu_ring *ring,
+                         enum gpu_backend backend)
 {
     struct gpu *g = calloc(1, sizeof *g);
     if (!g) {
@@ -73,6 +75,7 @@ struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, enum gpu_backend
     g->backend = backend;
     g->ops = ops;
     g->impl = impl;
+    g->ring = ring;
     return g;
 }
 
@@ -88,9 +91,7 @@ int gpu_same_access(const struct bank_access *x, const struct bank_access *y)
     return 1;
 }
 
-/* Same kernel setting: the name, and the values of the parameters the kernel reads. An
- * unknown case matches only the same name with the same parameters given. */
-static int same_case(const struct gpu_request *a, const struct gpu_request *b)
+int gpu_same_case(const struct gpu_request *a, const struct gpu_request *b)
 {
     if (strcmp(a->case_name, b->case_name))
         return 0;
@@ -137,7 +138,7 @@ static void find_access(const struct gpu *g, const struct bank_access *acc, stru
     }
 }
 
-static void copy_access_timing(struct gpu_result *r, const struct gpu_result *t)
+void copy_access_timing(struct gpu_result *r, const struct gpu_result *t)
 {
     r->has_access_timing = 1;
     r->clk_per_access = t->clk_per_access;
@@ -167,7 +168,7 @@ static void replay_answer(const struct gpu *g, const struct gpu_request *req, st
     if (req->kind == GPU_REQ_CASE) {
         for (int i = 0; i < g->nrecs && !f.kernel; i++) {
             const struct gpu_record *w = &g->recs[i];
-            if (w->req.kind != GPU_REQ_CASE || !same_case(&w->req, req))
+            if (w->req.kind != GPU_REQ_CASE || !gpu_same_case(&w->req, req))
                 continue;
             if (w->res.err.status == GPU_OK)
                 f.kernel = &w->res;
@@ -252,8 +253,25 @@ enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req)
     return GPU_OK;
 }
 
+/* The oldest result of q, waiting up to timeout_ms (0: not at all) for one. */
+static int ring_wait(struct gpu_ring *q, int timeout_ms, struct gpu_result *out)
+{
+    struct timespec until = gpu_deadline(timeout_ms);
+    pthread_mutex_lock(q->mu);
+    int got;
+    while (!(got = gpu_ring_take(q, out)) && timeout_ms > 0)
+        if (pthread_cond_timedwait(q->cv, q->mu, &until) == ETIMEDOUT) {
+            got = gpu_ring_take(q, out);
+            break;
+        }
+    pthread_mutex_unlock(q->mu);
+    return got;
+}
+
 int gpu_poll(struct gpu *g, struct gpu_result *out)
 {
+    if (g && g->ring)
+        return ring_wait(g->ring, 0, out);
     if (g && g->ops)
         return g->ops->poll(g->impl, out);
     if (!g || g->count == 0)
@@ -266,6 +284,8 @@ int gpu_poll(struct gpu *g, struct gpu_result *out)
 
 int gpu_wait(struct gpu *g, struct gpu_result *out, int timeout_ms)
 {
+    if (g && g->ring)
+        return ring_wait(g->ring, timeout_ms, out);
     if (g && g->ops)
         return g->ops->wait(g->impl, out, timeout_ms);
     (void)timeout_ms; /* answers are ready at submit time */
@@ -330,20 +350,13 @@ int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out)
     return 1;
 }
 
-int gpu_ring_wait(struct gpu_ring *q, pthread_mutex_t *mu, pthread_cond_t *cv, int timeout_ms,
-                  struct gpu_result *out)
+struct timespec gpu_deadline(double ms)
 {
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_sec += timeout_ms / 1000;
-    until.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-    if (until.tv_nsec >= 1000000000L) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000L;
-    }
-    int got;
-    while (!(got = gpu_ring_take(q, out)))
-        if (pthread_cond_timedwait(cv, mu, &until) == ETIMEDOUT)
-            return gpu_ring_take(q, out);
-    return got;
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    long long ns = t.tv_nsec + (long long)(ms * 1e6);
+    t.tv_sec += (time_t)(ns / 1000000000LL);
+    t.tv_nsec = (long)(ns % 1000000000LL);
+    return t;
 }
+

@@ -19,9 +19,14 @@
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n)
 {
+    return kbuf_add(k, p, n, KCACHE_KEY_MAX);
+}
+
+int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max)
+{
     if (k->failed)
         return -1;
-    if (k->len + n + 1 > KCACHE_KEY_MAX) {
+    if (k->len + n + 1 > max) {
         k->failed = 1;
         return -1;
     }
@@ -196,13 +201,11 @@ int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size
 
 /* ---- the directory and its entries ---- */
 
-int kcache_dir_open(const char *dir, char *why, size_t whysz)
+int kcache_dir_open(const char *dir, struct bl_err *err)
 {
     char p[PATH_MAX];
-    if (bl_fmt(p, sizeof p, "%s", dir) >= sizeof p - 1 || p[0] != '/') {
-        bl_fmt(why, whysz, "%s is not an absolute path that fits", dir);
-        return -1;
-    }
+    if (bl_fmt(p, sizeof p, "%s", dir) >= sizeof p - 1 || p[0] != '/')
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_NOT_ABSOLUTE, dir);
     for (char *s = p + 1; *s; s++) {
         if (*s == '/') {
             *s = '\0';
@@ -213,27 +216,25 @@ int kcache_dir_open(const char *dir, char *why, size_t whysz)
     (void)mkdir(p, 0700);
     int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     struct stat st;
-    if (fd < 0) {
-        bl_fmt(why, whysz, "cannot open %s: %s", dir, errno == ELOOP || errno == ENOTDIR
-               ? "it is a symbolic link or not a directory" : strerror(errno));
-        return -1;
-    }
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_LINK, dir);
+    if (fd < 0)
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_CANNOT_OPEN, dir, strerror(errno));
     if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
         if (st.st_uid != geteuid())
-            bl_fmt(why, whysz, "%s belongs to uid %lu, not to this user", dir,
-                   (unsigned long)st.st_uid);
+            bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_NOT_OURS, dir, (unsigned long)st.st_uid);
         else
-            bl_fmt(why, whysz, "%s is open to others (mode %03o; chmod 700 it)", dir,
-                   (unsigned)(st.st_mode & 0777));
+            bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_OPEN_TO_OTHERS, dir,
+                    (unsigned)(st.st_mode & 0777));
         close(fd);
         return -1;
     }
     return fd;
 }
 
-int kernel_cache_refused(const char *dir, char *why, size_t whysz)
+int kernel_cache_refused(const char *dir, struct bl_err *err)
 {
-    int fd = kcache_dir_open(dir, why, whysz);
+    int fd = kcache_dir_open(dir, err);
     if (fd < 0)
         return 1;
     close(fd);

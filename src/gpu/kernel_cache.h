@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "../base/err.h"
+
 /* A growing byte string: the cache key. s is NULL until something was added, and again
  * (with len 0) after running out of memory. */
 struct keybuf {
@@ -18,6 +20,9 @@ struct keybuf {
 };
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n);
+/* kbuf_add: p[n] appended to k (NUL-terminated) while it stays under max bytes; 0, or -1 (k
+ * failed: out of memory or over max). kcache_key_add: under KCACHE_KEY_MAX. */
+int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max);
 
 #define KCACHE_INCLUDE_MAX (1u << 20)     /* bytes read of one included file */
 #define KCACHE_INCLUDES_MAX 4096          /* distinct included files */
@@ -34,12 +39,12 @@ int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size
 /* kcache_dir_open: dir (made with its parents, 0700, when missing) opened as a directory
  * without following a link at its last step, and accepted only when it is this user's and no
  * one else may enter or write it (as the measuring server's socket directory). Returns the
- * descriptor, or -1 with why ("... is writable by others", "... belongs to uid N"). */
-int kcache_dir_open(const char *dir, char *why, size_t whysz);
+ * descriptor, or -1 with err ("... is open to others", "... belongs to uid N"). */
+int kcache_dir_open(const char *dir, struct bl_err *err);
 
 /* kernel_cache_refused: 0 when dir can be the cache (kcache_dir_open accepts it, made when
- * missing), else 1 with why: what the command line says before it runs without the cache. */
-int kernel_cache_refused(const char *dir, char *why, size_t whysz);
+ * missing), else 1 with err: what the command line says before it runs without the cache. */
+int kernel_cache_refused(const char *dir, struct bl_err *err);
 
 /* One cached compile: what kcache_load fills (malloc'ed; free them) and kcache_store writes. */
 struct kcache_entry {

@@ -315,59 +315,54 @@ static void resolve_names(const char *want, const char *src, size_t len, char *o
     out[k] = '\0';
 }
 
-static uint16_t r16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t r32(const uint8_t *p) { return (uint32_t)r16(p) | (uint32_t)r16(p + 2) << 16; }
-static uint64_t r64(const uint8_t *p) { return (uint64_t)r32(p) | (uint64_t)r32(p + 4) << 32; }
+/* What knvcc_symbol looks for among the ".text." sections, and what it found. */
+struct sym_want {
+    char want[GPU_KERNEL_TEXT], want_base[GPU_KERNEL_TEXT];
+    char *sym;
+    size_t symsz;
+    int exact, by_base;
+    char base_sym[GPU_KERNEL_TEXT];
+};
+
+static int sym_section(const char *name, const Elf64_Shdr *sh, void *arg)
+{
+    struct sym_want *w = arg;
+    (void)sh;
+    if (strncmp(name, ".text.", 6))
+        return 0;
+    const char *s = name + 6;
+    char dem[GPU_KERNEL_TEXT], norm[GPU_KERNEL_TEXT], base[GPU_KERNEL_TEXT];
+    if (demangle(s, dem, sizeof dem))
+        return 0;
+    normal(dem, norm, sizeof norm);
+    base_of(norm, base, sizeof base);
+    size_t wl = strlen(w->want), nl = strlen(norm);
+    /* the written name may leave out namespaces: compare from the end at a "::" */
+    if (!strcmp(norm, w->want) ||
+        (nl > wl && !strcmp(norm + nl - wl, w->want) && norm[nl - wl - 1] == ':')) {
+        w->exact++;
+        bl_fmt(w->sym, w->symsz, "%s", s);
+    } else if (!strcmp(base, w->want_base)) {
+        w->by_base++;
+        bl_fmt(w->base_sym, sizeof w->base_sym, "%s", s);
+    }
+    return 0;
+}
 
 int knvcc_symbol(const void *cubin, size_t n, const char *name_expr, const char *src,
                  size_t srclen, char *sym, size_t symsz)
 {
-    const uint8_t *b = cubin;
-    if (!b || n < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2)
-        return -1;
-    uint64_t shoff = r64(b + 0x28);
-    uint16_t shentsize = r16(b + 0x3a), shnum = r16(b + 0x3c), shstrndx = r16(b + 0x3e);
-    if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
-        return -1;
-    const uint8_t *strsh = b + shoff + (size_t)shstrndx * shentsize;
-    uint64_t stroff = r64(strsh + 0x18), strsize = r64(strsh + 0x20);
-    if (stroff > n || strsize > n - stroff)
-        return -1;
-    char want[GPU_KERNEL_TEXT], want_base[GPU_KERNEL_TEXT], resolved[GPU_KERNEL_TEXT];
+    struct sym_want w = {.sym = sym, .symsz = symsz};
+    char resolved[GPU_KERNEL_TEXT];
     resolve_names(name_expr, src, srclen, resolved, sizeof resolved);
-    normal(resolved, want, sizeof want);
-    base_of(want, want_base, sizeof want_base);
-    int exact = 0, by_base = 0;
-    char base_sym[GPU_KERNEL_TEXT] = "";
-    for (uint16_t i = 0; i < shnum; i++) {
-        uint32_t off = r32(b + shoff + (size_t)i * shentsize);
-        if (off >= strsize)
-            continue;
-        const char *name = (const char *)b + stroff + off;
-        size_t max = (size_t)(strsize - off);
-        if (!memchr(name, '\0', max) || strncmp(name, ".text.", 6))
-            continue;
-        const char *s = name + 6;
-        char dem[GPU_KERNEL_TEXT], norm[GPU_KERNEL_TEXT], base[GPU_KERNEL_TEXT];
-        if (demangle(s, dem, sizeof dem))
-            continue;
-        normal(dem, norm, sizeof norm);
-        base_of(norm, base, sizeof base);
-        size_t wl = strlen(want), nl = strlen(norm);
-        /* the written name may leave out namespaces: compare from the end at a "::" */
-        if (!strcmp(norm, want) ||
-            (nl > wl && !strcmp(norm + nl - wl, want) && norm[nl - wl - 1] == ':')) {
-            exact++;
-            bl_fmt(sym, symsz, "%s", s);
-        } else if (!strcmp(base, want_base)) {
-            by_base++;
-            bl_fmt(base_sym, sizeof base_sym, "%s", s);
-        }
-    }
-    if (exact == 1)
+    normal(resolved, w.want, sizeof w.want);
+    base_of(w.want, w.want_base, sizeof w.want_base);
+    if (sass_sections(cubin, n, sym_section, &w))
+        return -1;
+    if (w.exact == 1)
         return 0;
-    if (exact == 0 && by_base == 1) {
-        bl_fmt(sym, symsz, "%s", base_sym);
+    if (w.exact == 0 && w.by_base == 1) {
+        bl_fmt(sym, symsz, "%s", w.base_sym);
         return 0;
     }
     if (symsz)

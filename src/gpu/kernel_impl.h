@@ -5,6 +5,7 @@
 #ifndef BANKLAB_KERNEL_IMPL_H
 #define BANKLAB_KERNEL_IMPL_H
 
+#include <elf.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -74,6 +75,12 @@ struct sass_insn {
     char text[24];       /* "LDS.128", "STS.U8", "LDSM.x4.T", ... */
 };
 
+/* sass_sections: each section of a 64-bit little-endian ELF cubin (n bytes) whose name ends
+ * within the section-name table: fn(name, its header, arg) until fn returns nonzero. Returns
+ * that, 0 when fn saw them all, or -1 when the cubin is not such an ELF. */
+int sass_sections(const void *cubin, size_t n,
+                  int (*fn)(const char *name, const Elf64_Shdr *sh, void *arg), void *arg);
+
 /* sass_function_code: the machine code of function `symbol` in an ELF cubin: *code points
  * into cubin, *size its bytes. Returns 0, or -1 when the cubin is not ELF or has no
  * ".text.<symbol>" section. */
@@ -89,22 +96,23 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
 /* ---- kernel_wire.c: small helpers every part uses (one-line texts: bl_fmt, src/base) ---- */
 
-/* kclock_ms: CLOCK_MONOTONIC in milliseconds (it means the same in every process). */
-double kclock_ms(void);
-
 /* khash: FNV-1a over p[n], continuing from h (start with KHASH_SEED). */
 #define KHASH_SEED 0xcbf29ce484222325ull
 uint64_t khash(uint64_t h, const void *p, size_t n);
 
 /* ksyms: the entries of a table of function pointers from a dlopen'ed library: each names a
- * symbol and the byte offset of its pointer in `table`. Returns NULL when all the required
- * ones were found, else the name of the first one missing. */
+ * symbol and the byte offset of its pointer in `table`. Returns 0 when all the required ones
+ * were found, else bl_fail with status and message id (its %s: the first one missing).
+ * KSYMS: the same for an array syms. */
 struct ksym {
     size_t off;
     const char *name;
     int optional;
 };
-const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table);
+int ksyms(void *lib, const struct ksym *syms, size_t n, void *table, struct bl_err *err,
+          int status, int id);
+#define KSYMS(lib, syms, table, err, status, id)                                              \
+    ksyms((lib), (syms), sizeof(syms) / sizeof(syms)[0], (table), (err), (status), (id))
 
 /* ---- kernel_nvcc.c: the compile options of a request ---- */
 
@@ -145,6 +153,10 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
 unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const char *src,
                                   size_t len, size_t *n);
 
+/* kwire_frame: one frame (tag, n, p[n]) in one buffer, so that an O_APPEND file shared by
+ * processes keeps each whole. Returns 0 or -1. */
+int kwire_frame(int fd, uint32_t tag, const void *p, size_t n);
+
 /* kwire_phase: write a phase frame (errors ignored: the parent may be gone). */
 void kwire_phase(int fd, enum gpu_kernel_phase phase);
 
@@ -160,10 +172,6 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
 
 /* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
 int kres_add_file(struct gpu_kernel_result *res, const char *name);
-
-/* kres_fail: bl_fail on res->err with st and one line of printf text (BL_TEXT). Returns -1. */
-int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 /* kres_build_lines: sort insts by pc, then sum them into lines (by file, line) and totals.
  * Returns 0, or -1 when out of memory. */

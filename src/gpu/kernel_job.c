@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel_impl.h"
@@ -56,9 +55,9 @@ int gpu_kernel_child_main(int argc, char **argv)
         free(src);
         return 1;
     }
-    res->timing.start = kclock_ms() - t_start - res->timing.init;
+    res->timing.start = bl_now_ms() - t_start - res->timing.init;
     if (kres_add_file(res, req.path) < 0)
-        kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
         kstate_measure(st, &req, src, len, res, 3);
     fflush(stdout);
@@ -254,7 +253,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
     job->pid = -1;
     snprintf(job->exe, sizeof job->exe, "%s", req->exe[0] ? req->exe : "/proc/self/exe");
     job->limit_ms = req->time_limit * 1e3;
-    job->t0 = kclock_ms();
+    job->t0 = bl_now_ms();
     if (try_server(job) == 0 || spawn(job, err) == 0)
         return job;
     free(job->src);
@@ -333,7 +332,7 @@ static int parse_frames(struct gpu_kernel_job *job)
             memcpy(h, payload, sizeof h);
             if (!job->own_child)
                 job->pid = h[0];
-            job->t_hello = kclock_ms();
+            job->t_hello = bl_now_ms();
         } else if (head[0] == KWIRE_PHASE && head[1] == 4) {
             int32_t ph;
             memcpy(&ph, payload, 4);
@@ -343,8 +342,7 @@ static int parse_frames(struct gpu_kernel_job *job)
             if (kwire_get_result(payload, head[1], &job->res) == 0)
                 got = 1;
             else
-                kres_fail(&job->res, GPU_KERNEL_ECRASH,
-                          "the measuring process answered nonsense (a different banklab?)");
+                bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);
         }
         at += 8 + head[1];
     }
@@ -370,7 +368,7 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
     job->ended = 1;
-    job->res.timing.total = kclock_ms() - job->t0;
+    job->res.timing.total = bl_now_ms() - job->t0;
     if (job->outlen && !job->res.output[0])
         snprintf(job->res.output, sizeof job->res.output, "%s", job->out);
     *res = job->res;
@@ -382,16 +380,14 @@ static void timeout_message(struct gpu_kernel_job *job)
     double s = job->limit_ms / 1e3;
     switch (job->phase) {
     case GPU_KPHASE_RUN:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT,
-                  "the kernel did not finish within %g s (--time-limit); it was stopped", s);
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_RUN, s);
         break;
     case GPU_KPHASE_COMPILE:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT,
-                  "compiling took longer than %g s (--time-limit); stopped", s);
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_COMPILE, s);
         break;
     default:
-        kres_fail(&job->res, GPU_KERNEL_ETIMEOUT, "no answer within %g s (--time-limit) while %s; "
-                  "stopped", s, gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_PHASE, s,
+                gpu_kernel_phase_name(job->phase));
     }
 }
 
@@ -421,14 +417,13 @@ static void lost(struct gpu_kernel_job *job)
     memset(&job->res, 0, sizeof job->res);
     job->res.phase = job->phase;
     if (job->own_child && WIFSIGNALED(ws))
-        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process died (signal %d, %s) "
-                  "while %s", WTERMSIG(ws), strsignal(WTERMSIG(ws)),
-                  gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_DIED, WTERMSIG(ws),
+                strsignal(WTERMSIG(ws)), gpu_kernel_phase_name(job->phase));
     else if (job->own_child && WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
-        kres_fail(&job->res, GPU_KERNEL_ESYSTEM, "cannot run %s for the measurement", job->exe);
+        bl_fail(&job->res.err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_EXEC, job->exe);
     else
-        kres_fail(&job->res, GPU_KERNEL_ECRASH, "the measuring process ended without a result "
-                  "while %s", gpu_kernel_phase_name(job->phase));
+        bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NO_RESULT,
+                gpu_kernel_phase_name(job->phase));
 }
 
 /* Ready for another measuring process of the same job. */
@@ -535,7 +530,7 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     }
     /* the time limit runs from when the measuring process took the request; before that a
      * busy server may keep it waiting a while */
-    double now = kclock_ms();
+    double now = bl_now_ms();
     int over = job->t_hello ? now - job->t_hello > job->limit_ms
                             : now - job->t0 > job->limit_ms + QUEUE_WAIT_MS;
     if (over) {
@@ -550,8 +545,8 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
         if (job->t_hello)
             timeout_message(job);
         else
-            kres_fail(&job->res, GPU_KERNEL_ETIMEOUT, "the measuring server was busy for %g s; "
-                      "gave up", (job->limit_ms + QUEUE_WAIT_MS) / 1e3);
+            bl_fail(&job->res.err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_SERVER_BUSY,
+                    (job->limit_ms + QUEUE_WAIT_MS) / 1e3);
         finish(job, res);
         return 1;
     }

@@ -11,6 +11,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "cuda_kernel_impl.h"
+#include "kernel_cache.h"
 
 /* ---- the request's compile options ---- */
 
@@ -182,41 +184,16 @@ void knvcc_id(const char *nvcc, char *id, size_t size)
 
 /* ---- running it ---- */
 
-struct textbuf {
-    char *s;
-    size_t len, cap;
-};
-
-static int tb_add(struct textbuf *t, const char *p, size_t n)
-{
-    if (t->len + n + 1 > t->cap) {
-        size_t nc = t->cap ? t->cap * 2 : 4096;
-        while (nc < t->len + n + 1)
-            nc *= 2;
-        char *w = realloc(t->s, nc);
-        if (!w)
-            return -1;
-        t->s = w;
-        t->cap = nc;
-    }
-    memcpy(t->s + t->len, p, n);
-    t->len += n;
-    t->s[t->len] = '\0';
-    return 0;
-}
-
 /* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept). The exit status,
- * or -1 with why when it could not be started. */
-static int run_argv(char *const argv[], struct textbuf *out, char *why, size_t whysz)
+ * or -1 with err when it could not be started. */
+static int run_argv(char *const argv[], struct keybuf *out, struct bl_err *err)
 {
     int p[2];
-    if (pipe(p)) {
-        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
-        return -1;
-    }
+    if (pipe(p))
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
     pid_t pid = fork();
     if (pid < 0) {
-        bl_fmt(why, whysz, "cannot run nvcc: %s", strerror(errno));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
         close(p[0]);
         close(p[1]);
         return -1;
@@ -242,16 +219,14 @@ static int run_argv(char *const argv[], struct textbuf *out, char *why, size_t w
         if (r <= 0)
             break;
         if (out->len < (1u << 20))
-            tb_add(out, chunk, (size_t)r);
+            kbuf_add(out, chunk, (size_t)r, SIZE_MAX);
     }
     close(p[0]);
     int ws = 0;
     while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
         ;
-    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127) {
-        bl_fmt(why, whysz, "cannot run %s", argv[0]);
-        return -1;
-    }
+    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN, argv[0]);
     return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 }
 
@@ -341,14 +316,14 @@ static int gcc_head(const char *s, size_t n, size_t *flen, int *line, int *col, 
     return 0;
 }
 
-static void put_caret(struct textbuf *t, const char *line, size_t n, int col)
+static void put_caret(struct keybuf *t, const char *line, size_t n, int col)
 {
-    tb_add(t, "  ", 2);
-    tb_add(t, line, n);
-    tb_add(t, "\n  ", 3);
+    kbuf_add(t, "  ", 2, SIZE_MAX);
+    kbuf_add(t, line, n, SIZE_MAX);
+    kbuf_add(t, "\n  ", 3, SIZE_MAX);
     for (int i = 1; i < col; i++)
-        tb_add(t, " ", 1);
-    tb_add(t, "^\n", 2);
+        kbuf_add(t, " ", 1, SIZE_MAX);
+    kbuf_add(t, "^\n", 2, SIZE_MAX);
 }
 
 /* The file that names a template instance (instance_file), while nvcc runs: its messages
@@ -358,7 +333,7 @@ static char instance_path[PATH_MAX];
 /* A message about the instance file: "FILE(0): error: --name K: message" (warnings dropped).
  * 1 when s was one (and the lines it took in *used). */
 static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
-                            struct textbuf *t, int *used)
+                            struct keybuf *t, int *used)
 {
     size_t il = strlen(instance_path);
     const char *s = ln[i];
@@ -370,9 +345,9 @@ static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn
         char head[PATH_MAX + GPU_KERNEL_TEXT];
         int hl = snprintf(head, sizeof head, "%s(0): error: --name %s: ", in->name,
                           in->name_expr ? in->name_expr : "");
-        tb_add(t, head, (size_t)hl);
-        tb_add(t, err + 9, (size_t)(end - err - 9));
-        tb_add(t, "\n", 1);
+        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
+        kbuf_add(t, err + 9, (size_t)(end - err - 9), SIZE_MAX);
+        kbuf_add(t, "\n", 1, SIZE_MAX);
     }
     *used = 1; /* and its echo and caret */
     while (*used < 3 && i + *used < n && lnn[i + *used] &&
@@ -384,7 +359,7 @@ static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn
 /* One message of nvcc's output at p (its lines until the next), rewritten into t. The number
  * of lines it took. */
 static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
-                       struct textbuf *t)
+                       struct keybuf *t)
 {
     int took;
     if (instance_message(in, ln, lnn, i, n, t, &took))
@@ -398,12 +373,12 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     size_t atn = 0;
     if (gcc_head(s, sn, &flen, &line, &col, &rest)) {
         int fatal = !strncmp(rest, "fatal ", 6);
-        tb_add(t, s, flen);
+        kbuf_add(t, s, flen, SIZE_MAX);
         char head[64];
         int hl = snprintf(head, sizeof head, "(%d): ", line);
-        tb_add(t, head, (size_t)hl);
-        tb_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0));
-        tb_add(t, "\n", 1);
+        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
+        kbuf_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0), SIZE_MAX);
+        kbuf_add(t, "\n", 1, SIZE_MAX);
         int ours = flen == strlen(in->name) && !strncmp(s, in->name, flen);
         if (ours && col > 0 && src_line(in->src, in->len, line, &at, &atn))
             put_caret(t, at, atn, col);
@@ -418,13 +393,13 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     if (perr && perr < s + sn) { /* ptxas: the PTX's line means nothing to the user */
         char head[PATH_MAX + 32];
         int hl = snprintf(head, sizeof head, "%s(0): error: ptxas: ", in->name);
-        tb_add(t, head, (size_t)hl);
-        tb_add(t, perr + 12, sn - (size_t)(perr + 12 - s));
-        tb_add(t, "\n", 1);
+        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
+        kbuf_add(t, perr + 12, sn - (size_t)(perr + 12 - s), SIZE_MAX);
+        kbuf_add(t, "\n", 1, SIZE_MAX);
         return 1;
     }
-    tb_add(t, s, sn);
-    tb_add(t, "\n", 1);
+    kbuf_add(t, s, sn, SIZE_MAX);
+    kbuf_add(t, "\n", 1, SIZE_MAX);
     if (!edg_head(s, sn, &open, &line) || i + 2 >= n)
         return 1;
     const char *echo = ln[i + 1], *car = ln[i + 2];
@@ -439,10 +414,10 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     if (col > 0) {
         put_caret(t, at, atn, col);
     } else {
-        tb_add(t, echo, lnn[i + 1]);
-        tb_add(t, "\n", 1);
-        tb_add(t, car, lnn[i + 2]);
-        tb_add(t, "\n", 1);
+        kbuf_add(t, echo, lnn[i + 1], SIZE_MAX);
+        kbuf_add(t, "\n", 1, SIZE_MAX);
+        kbuf_add(t, car, lnn[i + 2], SIZE_MAX);
+        kbuf_add(t, "\n", 1, SIZE_MAX);
     }
     return 3;
 }
@@ -451,7 +426,7 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
  * recognisable message keeps its last line as "error: ..." so it is shown. */
 static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
 {
-    struct textbuf t = {0};
+    struct keybuf t = {0};
     char *ln[4096];
     size_t lnn[4096];
     int n = 0;
@@ -475,12 +450,12 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
             }
         char head[PATH_MAX + 32];
         int hl = snprintf(head, sizeof head, "%s(0): error: ", in->name);
-        tb_add(&t, head, (size_t)hl);
-        tb_add(&t, last, ll);
-        tb_add(&t, "\n", 1);
+        kbuf_add(&t, head, (size_t)hl, SIZE_MAX);
+        kbuf_add(&t, last, ll, SIZE_MAX);
+        kbuf_add(&t, "\n", 1, SIZE_MAX);
     }
     if (!t.s)
-        tb_add(&t, "", 0);
+        kbuf_add(&t, "", 0, SIZE_MAX);
     return t.s;
 }
 
@@ -491,11 +466,11 @@ static unsigned char *read_file(const char *path, size_t *n)
     FILE *f = fopen(path, "rb");
     if (!f)
         return NULL;
-    struct textbuf t = {0};
+    struct keybuf t = {0};
     char chunk[65536];
     size_t r;
     while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (tb_add(&t, chunk, r) || t.len > (256u << 20)) {
+        if (kbuf_add(&t, chunk, r, SIZE_MAX) || t.len > (256u << 20)) {
             free(t.s);
             fclose(f);
             return NULL;
@@ -531,15 +506,13 @@ static void remove_dir(const char *dir)
     rmdir(dir);
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why, size_t whysz)
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
     const char *tmpbase = getenv("TMPDIR");
     char dir[PATH_MAX];
     bl_fmt(dir, sizeof dir, "%s/banklab-nvcc-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
-    if (!mkdtemp(dir)) {
-        bl_fmt(why, whysz, "cannot make a temporary directory for nvcc: %s", strerror(errno));
-        return -1;
-    }
+    if (!mkdtemp(dir))
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
     char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
     bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
@@ -562,8 +535,8 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
     argv[ac++] = cubin;
     argv[ac++] = input;
     argv[ac] = NULL;
-    struct textbuf log = {0};
-    int rc = run_argv(argv, &log, why, whysz);
+    struct keybuf log = {0};
+    int rc = run_argv(argv, &log, err);
     if (rc < 0) {
         free(log.s);
         remove_dir(dir);
@@ -576,7 +549,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, char *why,
     if (rc == 0) {
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
-            bl_fmt(why, whysz, "nvcc compiled %s but wrote no cubin", in->name);
+            bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_CUBIN, in->name);
             remove_dir(dir);
             return -1;
         }

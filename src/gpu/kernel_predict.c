@@ -118,7 +118,7 @@ static void body_lines(const char *src, size_t len, int at, int *first, int *las
 }
 
 static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_request *req,
-                       struct kp_result *out, char *err, size_t errsz)
+                       struct kp_result *out, struct bl_err *err)
 {
     static struct ksrc_kernel ks[KSRC_MAX_KERNELS];   /* large; one caller at a time */
     int n = 0, pick = -1;
@@ -131,15 +131,10 @@ static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_requ
         if (want[0] ? !strcmp(have, want) || !strcmp(ks[i].name, want) : n == 1)
             pick = i;
     }
-    if (pick < 0) {
-        if (want[0])
-            bl_fmt(err, errsz, "no __global__ function %s in the file", want);
-        else if (n == 0)
-            bl_fmt(err, errsz, "no __global__ function in the file");
-        else
-            bl_fmt(err, errsz, "the file has %d kernels: which one? (--name K)", n);
-        return -1;
-    }
+    if (pick < 0 && want[0])
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KP_NO_SUCH_GLOBAL, want);
+    if (pick < 0)
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, n ? KP_WHICH : KP_NO_GLOBAL, n);
     bl_fmt(out->kernel, sizeof out->kernel, "%s", req->name[0] ? req->name : ks[pick].name);
     body_lines(src, len, ks[pick].line, &out->first, &out->last);
     return 0;
@@ -474,10 +469,10 @@ void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 }
 
 int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, char *err, size_t errsz)
+               struct kp_result *out, struct bl_err *err)
 {
     memset(out, 0, sizeof *out);
-    if (pick_kernel(src, len, req, out, err, errsz))
+    if (pick_kernel(src, len, req, out, err))
         return -1;
     int n = 0;
     for (size_t i = 0; i < len; i++)
@@ -485,10 +480,8 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
     n += len > 0 && src[len - 1] != '\n';
     out->nlines = n;
     out->line = calloc((size_t)n + 1, sizeof *out->line);
-    if (!out->line) {
-        bl_fmt(err, errsz, "out of memory");
-        return -1;
-    }
+    if (!out->line)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     for (int d = 0; d < 3; d++) {
         out->grid[d] = req->grid[d] ? req->grid[d] : 1;
         out->block[d] = req->block[d] ? req->block[d] : 1;

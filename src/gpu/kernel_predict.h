@@ -68,10 +68,10 @@ struct kp_result {
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
- * of src (len bytes). Returns 0 with *out filled (free it with kp_free), or -1 with one line
- * in err (no kernel, which kernel, out of memory). Never prints. */
+ * of src (len bytes). Returns 0 with *out filled (free it with kp_free), or -1 with err (no
+ * kernel, which kernel, out of memory; NULL: no reason kept). Never prints. */
 int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, char *err, size_t errsz);
+               struct kp_result *out, struct bl_err *err);
 
 /* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
  * the model, or the reason there is none, into its fix fields. */

@@ -18,7 +18,6 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel_impl.h"
@@ -148,7 +147,7 @@ static void serve_one(struct kstate *st, int conn, int out)
         lseek(out, 0, SEEK_SET);
     res->timing.warm = 1;
     if (kres_add_file(res, req.path) < 0)
-        kres_fail(res, GPU_KERNEL_ESYSTEM, "out of memory");
+        bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
         kstate_measure(st, &req, src, len, res, conn);
     fflush(stdout);

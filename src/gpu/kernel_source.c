@@ -1,8 +1,8 @@
 /* kernel_source.c: what `banklab kernel` reads out of CUDA source text without compiling it:
  * the __global__ functions with their parameters (to bind buffers and --arg values), the
- * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. A small
- * tokenizer, not a C++ parser: it knows declarations as people write kernels. Pure C. */
-#include <ctype.h>
+ * values of scalar parameters, and NVRTC's log as FILE:LINE:COL diagnostics. It reads the
+ * tokens of src/model/clex.h, not a C++ parse: it knows declarations as people write kernels.
+ * Pure C. */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -10,173 +10,21 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../model/clex.h"
 #include "kernel_impl.h"
 
-enum tok_kind { T_END = 0, T_IDENT, T_NUMBER, T_STRING, T_PUNCT };
-
-struct tok {
-    enum tok_kind kind;
-    const char *s;       /* into the source */
-    int n;               /* length */
-    int line;
-};
-
-struct lexer {
-    const char *p, *end;
-    int line;
-    int bol;             /* at the beginning of a line (only blanks before) */
-};
-
-static void skip_space(struct lexer *L)
-{
-    for (;;) {
-        while (L->p < L->end && (*L->p == ' ' || *L->p == '\t' || *L->p == '\r' ||
-                                 *L->p == '\f' || *L->p == '\v' || *L->p == '\n')) {
-            if (*L->p == '\n') {
-                L->line++;
-                L->bol = 1;
-            }
-            L->p++;
-        }
-        if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '/') {
-            while (L->p < L->end && *L->p != '\n')
-                L->p++;
-        } else if (L->p + 1 < L->end && L->p[0] == '/' && L->p[1] == '*') {
-            L->p += 2;
-            while (L->p + 1 < L->end && !(L->p[0] == '*' && L->p[1] == '/')) {
-                if (*L->p == '\n')
-                    L->line++;
-                L->p++;
-            }
-            L->p = L->p + 1 < L->end ? L->p + 2 : L->end;
-        } else if (L->bol && L->p < L->end && *L->p == '#') {
-            /* a preprocessor line, with its backslash continuations */
-            while (L->p < L->end && *L->p != '\n') {
-                if (*L->p == '\\' && L->p + 1 < L->end && L->p[1] == '\n') {
-                    L->line++;
-                    L->p++;
-                }
-                L->p++;
-            }
-        } else {
-            return;
-        }
-    }
-}
-
-static struct tok next_tok(struct lexer *L)
-{
-    struct tok t = {T_END, L->end, 0, 0};
-    skip_space(L);
-    t.line = L->line;
-    if (L->p >= L->end)
-        return t;
-    L->bol = 0;
-    const char *s = L->p;
-    t.s = s;
-    if (isalpha((unsigned char)*s) || *s == '_') {
-        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '_'))
-            L->p++;
-        t.kind = T_IDENT;
-    } else if (isdigit((unsigned char)*s)) {
-        while (L->p < L->end && (isalnum((unsigned char)*L->p) || *L->p == '.' || *L->p == '\''))
-            L->p++;
-        t.kind = T_NUMBER;
-    } else if (*s == '"' || *s == '\'') {
-        char q = *s;
-        L->p++;
-        while (L->p < L->end && *L->p != q && *L->p != '\n') {
-            if (*L->p == '\\' && L->p + 1 < L->end)
-                L->p++;
-            L->p++;
-        }
-        if (L->p < L->end && *L->p == q)
-            L->p++;
-        t.kind = T_STRING;
-    } else {
-        L->p++;
-        t.kind = T_PUNCT;
-    }
-    t.n = (int)(L->p - s);
-    return t;
-}
-
-static int is(const struct tok *t, const char *word)
-{
-    return t->kind != T_END && (int)strlen(word) == t->n && !memcmp(t->s, word, (size_t)t->n);
-}
-
-/* All tokens of src in a growing array (ends with T_END). NULL when out of memory. */
-static struct tok *tokenize(const char *src, size_t len, int *count)
-{
-    struct lexer L = {src, src + len, 1, 1};
-    int cap = 1024, n = 0;
-    struct tok *v = malloc((size_t)cap * sizeof *v);
-    if (!v)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            struct tok *w = realloc(v, (size_t)cap * 2 * sizeof *v);
-            if (!w) {
-                free(v);
-                return NULL;
-            }
-            v = w;
-            cap *= 2;
-        }
-        v[n] = next_tok(&L);
-        if (v[n++].kind == T_END)
-            break;
-    }
-    *count = n;
-    return v;
-}
-
 /* Attributes that may stand between __global__ and the name, with a parenthesised argument. */
-static int is_attribute(const struct tok *t)
-{
-    static const char *words[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
-                                  "__cluster_dims__", "__declspec", "alignas", "__align__"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (is(t, words[i]))
-            return 1;
-    return 0;
-}
-
-static int is_qualifier(const struct tok *t)
-{
-    static const char *words[] = {"const", "volatile", "__restrict__", "restrict",
-                                  "__restrict", "register", "__grid_constant__", "struct",
-                                  "class", "typename", "enum"};
-    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
-        if (is(t, words[i]))
-            return 1;
-    return 0;
-}
-
-/* Index of the token that closes the bracket at v[i] (same kind), or -1. */
-static int closing(const struct tok *v, int n, int i)
-{
-    char open = v[i].s[0], close = open == '(' ? ')' : open == '<' ? '>' : open == '[' ? ']' : '}';
-    int depth = 0;
-    for (int k = i; k < n && v[k].kind != T_END; k++) {
-        if (v[k].kind != T_PUNCT)
-            continue;
-        if (v[k].s[0] == open)
-            depth++;
-        else if (v[k].s[0] == close && --depth == 0)
-            return k;
-        else if (open == '<' && (v[k].s[0] == ';' || v[k].s[0] == '{'))
-            return -1;
-    }
-    return -1;
-}
+static const char *const attributes[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",
+                                         "__cluster_dims__", "__declspec", "alignas",
+                                         "__align__", NULL};
+static const char *const qualifiers[] = {"const", "volatile", "__restrict__", "restrict",
+                                         "__restrict", "register", "__grid_constant__",
+                                         "struct", "class", "typename", "enum", NULL};
 
 static void append(char *dst, size_t size, const char *s, int n)
 {
     size_t len = strlen(dst);
-    if (len && len + 1 < size && n > 0 && (isalnum((unsigned char)s[0]) || s[0] == '_') &&
-        (isalnum((unsigned char)dst[len - 1]) || dst[len - 1] == '_'))
+    if (len && len + 1 < size && n > 0 && clex_alnum(s[0]) && clex_alnum(dst[len - 1]))
         dst[len++] = ' ';
     if (n > 0 && len + (size_t)n < size) {
         memcpy(dst + len, s, (size_t)n);
@@ -207,13 +55,14 @@ static const struct {
 };
 
 /* One parameter from tokens v[a..b) (top level of the parameter list). */
-static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
+static void parse_param(const char *src, const struct clex_tok *v, int a, int b,
+                        struct ksrc_param *p)
 {
     memset(p, 0, sizeof *p);
     int pointer = 0, reference = 0, last_ident = -1, idents = 0, depth = 0;
     for (int k = a; k < b; k++) {
-        if (v[k].kind == T_PUNCT) {
-            char c = v[k].s[0];
+        if (v[k].kind == CLEX_PUNCT) {
+            char c = src[v[k].pos];
             if (c == '<' || c == '(' || c == '[')
                 depth++;
             if (c == '>' || c == ')' || c == ']')
@@ -228,26 +77,23 @@ static void parse_param(const struct tok *v, int a, int b, struct ksrc_param *p)
                 reference = 1;
             if (c == '[' && depth == 1)
                 pointer = 1; /* an array parameter decays to a pointer */
-        } else if (v[k].kind == T_IDENT && depth == 0 && !is_qualifier(&v[k])) {
+        } else if (v[k].kind == CLEX_IDENT && depth == 0 && !clex_word_in(src, &v[k], qualifiers)) {
             last_ident = k;
             idents++;
         }
     }
     /* "float *" or "unsigned int" alone: no name; "T *p", "int n": the last identifier */
-    static const char *type_words[] = {"int", "char", "short", "long", "float", "double",
-                                       "unsigned", "signed", "bool"};
-    int name_at = idents >= 2 ? last_ident : -1;
-    for (size_t w = 0; name_at >= 0 && w < sizeof type_words / sizeof type_words[0]; w++)
-        if (is(&v[name_at], type_words[w]))
-            name_at = -1;
+    static const char *const type_words[] = {"int", "char", "short", "long", "float", "double",
+                                             "unsigned", "signed", "bool", NULL};
+    int name_at = idents >= 2 && !clex_word_in(src, &v[last_ident], type_words) ? last_ident : -1;
     if (name_at >= 0)
-        snprintf(p->name, sizeof p->name, "%.*s", v[name_at].n, v[name_at].s);
+        snprintf(p->name, sizeof p->name, "%.*s", v[name_at].len, src + v[name_at].pos);
     for (int k = a; k < b; k++) {
-        if (k == name_at || (v[k].kind == T_IDENT && is_qualifier(&v[k])))
+        if (k == name_at || (v[k].kind == CLEX_IDENT && clex_word_in(src, &v[k], qualifiers)))
             continue;
-        if (v[k].kind == T_PUNCT && v[k].s[0] == '[')
+        if (v[k].kind == CLEX_PUNCT && src[v[k].pos] == '[')
             break;
-        append(p->type, sizeof p->type, v[k].s, v[k].n);
+        append(p->type, sizeof p->type, src + v[k].pos, v[k].len);
     }
     if (reference) {
         p->kind = KSRC_UNSUPPORTED;
@@ -277,16 +123,24 @@ struct ns_frame {
 
 int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int max, int *n)
 {
-    int ntok, found = 0, over = 0;
+    int ntok = 0, found = 0, over = 0;
     *n = 0;
-    struct tok *v = tokenize(src, len, &ntok);
-    if (!v)
+    struct clex L;
+    struct clex_toks all = {NULL, 0, 0};
+    clex_init(&L, src, 0, len, 1, CLEX_DIRECTIVES | CLEX_PUNCT1);   /* '>>' closes two '<' */
+    if (clex_all(&L, &all)) {
+        free(all.t);
         return -1;
+    }
+    for (int k = 0; k <= all.n; k++)   /* the preprocessor lines dropped, the end kept last */
+        if (all.t[k].kind != CLEX_DIRECTIVE)
+            all.t[ntok++] = all.t[k];
+    const struct clex_tok *v = all.t;
     struct ns_frame ns[16];
     int nns = 0, depth = 0, decl_start = 0;
-    for (int i = 0; i < ntok && v[i].kind != T_END; i++) {
-        if (v[i].kind == T_PUNCT) {
-            char c = v[i].s[0];
+    for (int i = 0; i < ntok && v[i].kind != CLEX_END; i++) {
+        if (v[i].kind == CLEX_PUNCT) {
+            char c = src[v[i].pos];
             if (c == '{')
                 depth++;
             if (c == '}') {
@@ -298,40 +152,40 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
                 decl_start = i + 1;
             continue;
         }
-        if (is(&v[i], "namespace") && v[i + 1].kind == T_IDENT && is(&v[i + 2], "{")) {
+        if (clex_is(src, &v[i], "namespace") && v[i + 1].kind == CLEX_IDENT && clex_is(src, &v[i + 2], "{")) {
             if (nns < 16) {
-                snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].n, v[i + 1].s);
+                snprintf(ns[nns].name, sizeof ns[nns].name, "%.*s", v[i + 1].len, src + v[i + 1].pos);
                 ns[nns++].depth = depth + 1;
             }
             continue;
         }
-        if (!is(&v[i], "__global__"))
+        if (!clex_is(src, &v[i], "__global__"))
             continue;
         int is_template = 0;
         for (int k = decl_start; k < i; k++)
-            if (is(&v[k], "template"))
+            if (clex_is(src, &v[k], "template"))
                 is_template = 1;
         /* the name: the first identifier before a '(' that is not an attribute */
         int k = i + 1, name_at = -1;
-        while (k < ntok && v[k].kind != T_END) {
-            if (v[k].kind == T_IDENT && is_attribute(&v[k]) && is(&v[k + 1], "(")) {
-                k = closing(v, ntok, k + 1);
+        while (k < ntok && v[k].kind != CLEX_END) {
+            if (v[k].kind == CLEX_IDENT && clex_word_in(src, &v[k], attributes) && clex_is(src, &v[k + 1], "(")) {
+                k = clex_close(src, v, k + 1, ntok);
                 if (k < 0)
                     break;
                 k++;
                 continue;
             }
-            if (v[k].kind == T_IDENT && is(&v[k + 1], "(")) {
+            if (v[k].kind == CLEX_IDENT && clex_is(src, &v[k + 1], "(")) {
                 name_at = k;
                 break;
             }
-            if (is(&v[k], ";") || is(&v[k], "{"))
+            if (clex_is(src, &v[k], ";") || clex_is(src, &v[k], "{"))
                 break;
             k++;
         }
         if (name_at < 0)
             continue;
-        int close = closing(v, ntok, name_at + 1);
+        int close = clex_close(src, v, name_at + 1, ntok);
         if (close < 0)
             continue;
         char full[GPU_KERNEL_TEXT] = "";
@@ -339,7 +193,7 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
             append(full, sizeof full, ns[f].name, (int)strlen(ns[f].name));
             append(full, sizeof full, "::", 2);
         }
-        append(full, sizeof full, v[name_at].s, v[name_at].n);
+        append(full, sizeof full, src + v[name_at].pos, v[name_at].len);
         int dup = 0;
         for (int f = 0; f < found && f < max; f++)
             if (!strcmp(out[f].name, full))
@@ -360,22 +214,22 @@ int ksrc_find_kernels(const char *src, size_t len, struct ksrc_kernel *out, int 
         kk->is_template = is_template;
         int a = name_at + 2, pdepth = 0;
         for (int t = a; t <= close; t++) {
-            char c = v[t].kind == T_PUNCT ? v[t].s[0] : 0;
+            char c = v[t].kind == CLEX_PUNCT ? src[v[t].pos] : 0;
             if (c == '(' || c == '<' || c == '[')
                 pdepth++;
             if ((c == ')' || c == '>' || c == ']') && t < close)
                 pdepth--;
             if ((c == ',' && pdepth == 0) || t == close) {
-                int empty = t == a || (t == a + 1 && is(&v[a], "void"));
+                int empty = t == a || (t == a + 1 && clex_is(src, &v[a], "void"));
                 kk->nall += !empty;
                 if (!empty && kk->nparams < KSRC_MAX_PARAMS)
-                    parse_param(v, a, t, &kk->params[kk->nparams++]);
+                    parse_param(src, v, a, t, &kk->params[kk->nparams++]);
                 a = t + 1;
             }
         }
         i = close;
     }
-    free(v);
+    free(all.t);
     *n = found;
     return over ? -1 : 0;
 }
@@ -397,14 +251,12 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
     memset(out, 0, 8);
     char *end = NULL;
     errno = 0;
-    if (!text || !*text) {
+    if (!text || !*text)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_EMPTY_VALUE);
-    }
     if (p->kind == KSRC_FLOAT) {
         double d = strtod(text, &end);
-        if (*end || errno == ERANGE || !isfinite(d)) {
+        if (*end || errno == ERANGE || !isfinite(d))
             return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_A_NUMBER, text);
-        }
         if (p->size == 4) {
             float f = (float)d;
             memcpy(out, &f, 4);
@@ -413,9 +265,8 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
         }
         return 0;
     }
-    if (p->kind != KSRC_INT && p->kind != KSRC_UINT) {
+    if (p->kind != KSRC_INT && p->kind != KSRC_UINT)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_CANNOT_PASS, p->type);
-    }
     int bits = p->size * 8;
     if (p->kind == KSRC_INT) {
         long long x = strtoll(text, &end, 0);
@@ -440,9 +291,8 @@ int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned cha
     unsigned long long hi = bits == 64 ? ULLONG_MAX : (1ULL << bits) - 1;
     if (!strcmp(p->type, "bool"))
         hi = 1;
-    if (*end || errno == ERANGE) {
+    if (*end || errno == ERANGE)
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_NOT_AN_INTEGER, text);
-    }
     if (u > hi) {
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KSRC_UINT_RANGE, text, p->type, hi);
     }
@@ -459,9 +309,9 @@ static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
 {
     const char *open = NULL;
     for (size_t i = 0; i + 2 < n; i++) {
-        if (s[i] == '(' && isdigit((unsigned char)s[i + 1])) {
+        if (s[i] == '(' && clex_digit(s[i + 1])) {
             size_t j = i + 1;
-            while (j < n && isdigit((unsigned char)s[j]))
+            while (j < n && clex_digit(s[j]))
                 j++;
             if (j + 2 < n && s[j] == ')' && s[j + 1] == ':' && s[j + 2] == ' ') {
                 open = s + i;
@@ -498,6 +348,26 @@ static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
     return 1;
 }
 
+/* d appended to *diags (*n of them, room for *cap): 0, or -1 (all freed) when out of memory */
+static int add_diag(struct gpu_kernel_diag **diags, int *n, int *cap,
+                    const struct gpu_kernel_diag *d)
+{
+    if (*n == *cap) {
+        int nc = *cap ? *cap * 2 : 8;
+        struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
+        if (!w) {
+            free(*diags);
+            *diags = NULL;
+            *n = 0;
+            return -1;
+        }
+        *diags = w;
+        *cap = nc;
+    }
+    (*diags)[(*n)++] = *d;
+    return 0;
+}
+
 int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **diags, int *n,
                    int *nerrors)
 {
@@ -515,19 +385,8 @@ int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **d
         size_t ln = e ? (size_t)(e - p) : strlen(p);
         struct gpu_kernel_diag d;
         if (log_head(p, ln, &d)) {
-            if (*n == cap) {
-                int nc = cap ? cap * 2 : 8;
-                struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
-                if (!w) {
-                    free(*diags);
-                    *diags = NULL;
-                    *n = 0;
-                    return -1;
-                }
-                *diags = w;
-                cap = nc;
-            }
-            (*diags)[(*n)++] = d;
+            if (add_diag(diags, n, &cap, &d))
+                return -1;
             if (d.error)
                 (*nerrors)++;
         } else if (*n > 0 && prev && prev2 && ln > 2 && !(*diags)[*n - 1].col) {
@@ -552,19 +411,13 @@ int ksrc_parse_log(const char *log, const char *path, struct gpu_kernel_diag **d
         p = e ? e + 1 : p + ln;
     }
     if (*nerrors == 0 && first_error) {
-        struct gpu_kernel_diag *w = realloc(*diags, (size_t)(*n + 1) * sizeof *w);
-        if (!w) {
-            free(*diags);
-            *diags = NULL;
-            *n = 0;
+        struct gpu_kernel_diag d;
+        memset(&d, 0, sizeof d);
+        snprintf(d.file, sizeof d.file, "%s", path);
+        d.error = 1;
+        snprintf(d.message, sizeof d.message, "%.*s", (int)first_error_len, first_error);
+        if (add_diag(diags, n, &cap, &d))
             return -1;
-        }
-        *diags = w;
-        struct gpu_kernel_diag *d = &w[(*n)++];
-        memset(d, 0, sizeof *d);
-        snprintf(d->file, sizeof d->file, "%s", path);
-        d->error = 1;
-        snprintf(d->message, sizeof d->message, "%.*s", (int)first_error_len, first_error);
         *nerrors = 1;
     }
     return 0;

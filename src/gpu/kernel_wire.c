@@ -11,17 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "kernel_impl.h"
-
-double kclock_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
-}
 
 uint64_t khash(uint64_t h, const void *p, size_t n)
 {
@@ -33,15 +25,16 @@ uint64_t khash(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-const char *ksyms(void *lib, const struct ksym *syms, size_t n, void *table)
+int ksyms(void *lib, const struct ksym *syms, size_t n, void *table, struct bl_err *err,
+          int status, int id)
 {
     for (size_t i = 0; i < n; i++) {
         void *f = dlsym(lib, syms[i].name);
         if (!f && !syms[i].optional)
-            return syms[i].name;
+            return bl_fail(err, status, BL_NOWHERE, id, syms[i].name);
         memcpy((char *)table + syms[i].off, &f, sizeof f);
     }
-    return NULL;
+    return 0;
 }
 
 /* ---- results ---- */
@@ -59,16 +52,6 @@ void gpu_kernel_result_done(struct gpu_kernel_result *res)
     res->insts = NULL;
     res->lines = NULL;
     res->ndiags = res->nfiles = res->ninsts = res->nlines = 0;
-}
-
-int kres_fail(struct gpu_kernel_result *res, enum gpu_kernel_status st, const char *fmt, ...)
-{
-    char text[BL_ERR_TEXT];
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(text, sizeof text, fmt, ap);
-    va_end(ap);
-    return bl_fail(&res->err, (int)st, BL_NOWHERE, BL_TEXT, text);
 }
 
 int kres_add_file(struct gpu_kernel_result *res, const char *name)
@@ -215,7 +198,7 @@ unsigned char *kwire_pack_request(const struct gpu_kernel_request *req, const ch
     w.req = *req;
     if (!getcwd(w.cwd, sizeof w.cwd))
         w.cwd[0] = '\0';
-    w.t_start = kclock_ms();
+    w.t_start = bl_now_ms();
     w.len = len;
     unsigned char *b = malloc(sizeof w + len);
     if (!b)
@@ -266,24 +249,30 @@ int kwire_get_request(int fd, struct gpu_kernel_request *req, char **src, size_t
     return 0;
 }
 
-static int put_frame(int fd, uint32_t tag, const void *a, size_t an, const void *b, size_t bn)
+int kwire_frame(int fd, uint32_t tag, const void *p, size_t n)
 {
-    uint32_t head[2] = {tag, (uint32_t)(an + bn)};
-    if (an + bn > 0x7fffffffu)
+    uint32_t head[2] = {tag, (uint32_t)n};
+    unsigned char *b = n <= 0x7fffffffu ? malloc(sizeof head + n) : NULL;
+    if (!b)
         return -1;
-    return write_all(fd, head, sizeof head) || write_all(fd, a, an) || write_all(fd, b, bn) ? -1 : 0;
+    memcpy(b, head, sizeof head);
+    if (n)
+        memcpy(b + sizeof head, p, n);
+    int r = write_all(fd, b, sizeof head + n);
+    free(b);
+    return r;
 }
 
 void kwire_hello(int fd, int warm)
 {
     int32_t p[2] = {(int32_t)getpid(), warm};
-    (void)put_frame(fd, KWIRE_HELLO, p, sizeof p, NULL, 0);
+    (void)kwire_frame(fd, KWIRE_HELLO, p, sizeof p);
 }
 
 void kwire_phase(int fd, enum gpu_kernel_phase phase)
 {
     int32_t p = (int32_t)phase;
-    (void)put_frame(fd, KWIRE_PHASE, &p, sizeof p, NULL, 0);
+    (void)kwire_frame(fd, KWIRE_PHASE, &p, sizeof p);
 }
 
 int kwire_put_result(int fd, const struct gpu_kernel_result *res)
@@ -315,24 +304,25 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res)
     p += ni;
     if (nl)
         memcpy(p, res->lines, nl);
-    int r = put_frame(fd, KWIRE_RESULT, buf, total, NULL, 0);
+    int r = kwire_frame(fd, KWIRE_RESULT, buf, total);
     free(buf);
     return r;
 }
 
-static void *take(const unsigned char **p, size_t *left, int count, size_t each)
+/* count items of each bytes from *p into a new array *out (NULL when count is 0). 0, or -1. */
+static int take(const unsigned char **p, size_t *left, int count, size_t each, void *out)
 {
+    void *m = NULL;
     if (count < 0 || count > 1000000 || (size_t)count * each > *left)
-        return (void *)-1;
-    if (count == 0)
-        return NULL;
-    void *m = malloc((size_t)count * each);
-    if (!m)
-        return (void *)-1;
-    memcpy(m, *p, (size_t)count * each);
+        return -1;
+    if (count && !(m = malloc((size_t)count * each)))
+        return -1;
+    if (count)
+        memcpy(m, *p, (size_t)count * each);
     *p += (size_t)count * each;
     *left -= (size_t)count * each;
-    return m;
+    memcpy(out, &m, sizeof m);
+    return 0;
 }
 
 int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res)
@@ -344,24 +334,19 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     memcpy(&head, p, sizeof head);
     p += sizeof head;
     n -= sizeof head;
-    void *d = take(&p, &n, head.ndiags, sizeof head.diags[0]);
-    void *f = d == (void *)-1 ? d : take(&p, &n, head.nfiles, sizeof head.files[0]);
-    void *in = f == (void *)-1 ? f : take(&p, &n, head.ninsts, sizeof head.insts[0]);
-    void *l = in == (void *)-1 ? in : take(&p, &n, head.nlines, sizeof head.lines[0]);
-    if (d == (void *)-1 || f == (void *)-1 || in == (void *)-1 || l == (void *)-1 || n != 0) {
-        if (d != (void *)-1)
-            free(d);
-        if (f != (void *)-1)
-            free(f);
-        if (in != (void *)-1)
-            free(in);
+    *res = head;
+    res->diags = NULL;
+    res->files = NULL;
+    res->insts = NULL;
+    res->lines = NULL;
+    if (take(&p, &n, head.ndiags, sizeof head.diags[0], &res->diags) ||
+        take(&p, &n, head.nfiles, sizeof head.files[0], &res->files) ||
+        take(&p, &n, head.ninsts, sizeof head.insts[0], &res->insts) ||
+        take(&p, &n, head.nlines, sizeof head.lines[0], &res->lines) || n != 0) {
+        gpu_kernel_result_done(res);
+        memset(res, 0, sizeof *res);
         return -1;
     }
-    *res = head;
-    res->diags = d;
-    res->files = f;
-    res->insts = in;
-    res->lines = l;
     res->err.msg[sizeof res->err.msg - 1] = '\0';
     bl_msg_sanitize(&res->err.why);   /* from another process: ids and strings in range */
     res->device[sizeof res->device - 1] = '\0';

@@ -3,9 +3,9 @@
 #include "../base/fmt.h"
 #include "gpu_impl.h"
 
-int gpu_device_uuid(int device, unsigned char uuid[16], char *err, size_t n)
+int gpu_device_uuid(int device, unsigned char uuid[16], struct bl_err *err)
 {
     (void)device;
     (void)uuid;
-    return bl_failmsg(err, n, "built without CUDA (GPU=none)");
+    return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_BUILT_WITHOUT_CUDA);
 }

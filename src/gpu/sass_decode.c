@@ -5,48 +5,80 @@
  * b32,v2,v4}, ldmatrix, stmatrix, atom/red.shared and cp.async, and are checked against
  * nvdisasm's listing of H200 cubins in tests/unit/test_kernel.c. Pure C: an ELF reader and a
  * table. */
+#include <elf.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "kernel_impl.h"
 
-static uint16_t rd16(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
-static uint32_t rd32(const uint8_t *p) { return (uint32_t)rd16(p) | (uint32_t)rd16(p + 2) << 16; }
-static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+/* 8 little-endian bytes (an instruction word) */
+static uint64_t rd64(const uint8_t *p)
+{
+    uint64_t v = 0;
+    for (int i = 7; i >= 0; i--)
+        v = v << 8 | p[i];
+    return v;
+}
+
+int sass_sections(const void *cubin, size_t n,
+                  int (*fn)(const char *name, const Elf64_Shdr *sh, void *arg), void *arg)
+{
+    const uint8_t *b = cubin;
+    Elf64_Ehdr eh;
+    if (!b || n < sizeof eh)
+        return -1;
+    memcpy(&eh, b, sizeof eh);
+    if (memcmp(eh.e_ident, ELFMAG, SELFMAG) || eh.e_ident[EI_CLASS] != ELFCLASS64 ||
+        eh.e_ident[EI_DATA] != ELFDATA2LSB)
+        return -1;
+    if (eh.e_shentsize < sizeof(Elf64_Shdr) || eh.e_shstrndx >= eh.e_shnum || eh.e_shoff > n ||
+        (uint64_t)eh.e_shnum * eh.e_shentsize > n - eh.e_shoff)
+        return -1;
+    Elf64_Shdr strsh, sh;
+    memcpy(&strsh, b + eh.e_shoff + (size_t)eh.e_shstrndx * eh.e_shentsize, sizeof strsh);
+    if (strsh.sh_offset > n || strsh.sh_size > n - strsh.sh_offset)
+        return -1;
+    const char *names = (const char *)b + strsh.sh_offset;
+    for (uint16_t i = 0; i < eh.e_shnum; i++) {
+        memcpy(&sh, b + eh.e_shoff + (size_t)i * eh.e_shentsize, sizeof sh);
+        if (sh.sh_name >= strsh.sh_size ||
+            !memchr(names + sh.sh_name, '\0', strsh.sh_size - sh.sh_name))
+            continue;
+        int rc = fn(names + sh.sh_name, &sh, arg);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+struct code_want {
+    char name[GPU_KERNEL_TEXT + 8];  /* ".text.<symbol>" */
+    size_t n;                        /* the cubin's bytes */
+    uint64_t off, size;
+};
+
+static int code_section(const char *name, const Elf64_Shdr *sh, void *arg)
+{
+    struct code_want *w = arg;
+    if (strcmp(name, w->name))
+        return 0;
+    if (sh->sh_offset > w->n || sh->sh_size > w->n - sh->sh_offset)
+        return -1;
+    w->off = sh->sh_offset;
+    w->size = sh->sh_size;
+    return 1;
+}
 
 int sass_function_code(const void *cubin, size_t n, const char *symbol, const uint8_t **code,
                        size_t *size)
 {
-    const uint8_t *b = cubin;
-    if (!b || n < 64 || memcmp(b, "\177ELF", 4) || b[4] != 2 /* 64-bit */ || b[5] != 1)
+    struct code_want w = {.n = n};
+    int wl = snprintf(w.name, sizeof w.name, ".text.%s", symbol);
+    if (wl < 0 || (size_t)wl >= sizeof w.name || sass_sections(cubin, n, code_section, &w) != 1)
         return -1;
-    uint64_t shoff = rd64(b + 0x28);
-    uint16_t shentsize = rd16(b + 0x3a), shnum = rd16(b + 0x3c), shstrndx = rd16(b + 0x3e);
-    if (shentsize < 64 || shstrndx >= shnum || shoff > n || (uint64_t)shnum * shentsize > n - shoff)
-        return -1;
-    const uint8_t *strsh = b + shoff + (size_t)shstrndx * shentsize;
-    uint64_t stroff = rd64(strsh + 0x18), strsize = rd64(strsh + 0x20);
-    if (stroff > n || strsize > n - stroff)
-        return -1;
-    char want[GPU_KERNEL_TEXT + 8];
-    int wl = snprintf(want, sizeof want, ".text.%s", symbol);
-    if (wl < 0 || (size_t)wl >= sizeof want)
-        return -1;
-    for (uint16_t i = 0; i < shnum; i++) {
-        const uint8_t *sh = b + shoff + (size_t)i * shentsize;
-        uint32_t name = rd32(sh);
-        if (name >= strsize || strsize - name < (uint64_t)wl + 1)
-            continue;
-        if (memcmp(b + stroff + name, want, (size_t)wl + 1))
-            continue;
-        uint64_t off = rd64(sh + 0x18), sz = rd64(sh + 0x20);
-        if (off > n || sz > n - off)
-            return -1;
-        *code = b + off;
-        *size = (size_t)sz;
-        return 0;
-    }
-    return -1;
+    *code = (const uint8_t *)cubin + w.off;
+    *size = (size_t)w.size;
+    return 0;
 }
 
 int sass_arch_known(int sm) { return sm >= 70 && sm <= 90; }

@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "gpu_impl.h"
 #include "serve.h"
@@ -100,23 +101,7 @@ struct server {
     struct serve_stats st;
 };
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- keys ---- */
-
-static int same_values(const struct gpu_request *a, const struct gpu_request *b)
-{
-    long long va[GPU_CASE_MAX_PARAMS], vb[GPU_CASE_MAX_PARAMS];
-    int n = gpu_case_values(a, va);
-    if (n < 0 || gpu_case_values(b, vb) != n)
-        return 0;
-    return !memcmp(va, vb, (size_t)n * sizeof va[0]);
-}
 
 /* a and b are the same measurement (checked requests: known cases) */
 static int same_key(const struct gpu_request *a, const struct gpu_request *b)
@@ -128,13 +113,13 @@ static int same_key(const struct gpu_request *a, const struct gpu_request *b)
         if (!gpu_same_access(&a->access, &b->access))
             return 0;
     if (a->kind == GPU_REQ_CASE)
-        return !strcmp(a->case_name, b->case_name) && same_values(a, b);
+        return gpu_same_case(a, b);
     return 1;
 }
 
 static int paused(const struct server *S)
 {
-    return S->pause_until > now_s();
+    return S->pause_until > bl_now_ms() / 1e3;
 }
 
 /* ---- output ---- */
@@ -297,14 +282,14 @@ static void cache_put(struct server *S, const struct job *j, const struct gpu_re
     e->used = 1;
     e->req = j->req;
     e->res = *r;
-    e->t = now_s();
+    e->t = bl_now_ms() / 1e3;
 }
 
 static const struct cache_ent *cache_get(struct server *S, const struct gpu_request *q)
 {
     if (S->o->cache_s <= 0)
         return NULL;
-    double t = now_s();
+    double t = bl_now_ms() / 1e3;
     for (int i = 0; i < SV_CACHE; i++) {
         struct cache_ent *e = &S->cache[i];
         if (!e->used)
@@ -336,9 +321,9 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     struct client *c = &S->c[slot];
     struct gpu_request q;
     uint64_t id = 0;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_request(p, n, &q, &id, err, sizeof err)) {
-        send_error(S, slot, id, err);
+    struct bl_err err = {0};
+    if (sw_get_request(p, n, &q, &id, &err)) {
+        send_error(S, slot, id, err.msg);
         return;
     }
     S->st.requests++;
@@ -347,7 +332,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         struct gpu_result r = e->res;
         r.id = q.id;
         r.from_server = r.from_cache = 1;
-        r.cached_age_s = now_s() - e->t;
+        r.cached_age_s = bl_now_ms() / 1e3 - e->t;
         r.wait_ms = 0;
         S->st.cache_hits++;
         send_result(S, slot, &r);
@@ -387,14 +372,14 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
 static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
 {
     struct sw_control ctl;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_control(p, n, &ctl, err, sizeof err)) {
-        send_error(S, slot, 0, err);
+    struct bl_err err = {0};
+    if (sw_get_control(p, n, &ctl, &err)) {
+        send_error(S, slot, 0, err.msg);
         return;
     }
     if (ctl.op == SW_CTL_PAUSE)
-        S->pause_until = ctl.seconds > 0 ? now_s() + ctl.seconds : 0;
-    double left = S->pause_until - now_s();
+        S->pause_until = ctl.seconds > 0 ? bl_now_ms() / 1e3 + ctl.seconds : 0;
+    double left = S->pause_until - bl_now_ms() / 1e3;
     S->st.pause_left_s = left > 0 ? (int32_t)(left + 0.999) : 0;
     S->st.cache_s = S->o->cache_s;
     int nc = 0;
@@ -409,9 +394,9 @@ static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
 static void on_hello(struct server *S, int slot, const uint8_t *p, size_t n)
 {
     struct sw_hello h;
-    char err[SW_ERR_MAX] = "";
-    if (sw_get_hello(p, n, &h, err, sizeof err)) {
-        send_error(S, slot, 0, err);
+    struct bl_err err = {0};
+    if (sw_get_hello(p, n, &h, &err)) {
+        send_error(S, slot, 0, err.msg);
         return;
     }
     struct sw_buf b;
@@ -427,9 +412,9 @@ static void on_frame(struct server *S, int slot, int type, const uint8_t *p, siz
     case SW_REQUEST: on_request(S, slot, p, n); break;
     case SW_CONTROL: on_control(S, slot, p, n); break;
     default: {
-        char why[64];
-        bl_fmt(why, sizeof why, "unknown message type %d", type);
-        send_error(S, slot, 0, why);
+        struct bl_err why = {0};
+        bl_fail(&why, GPU_EINVAL, BL_NOWHERE, SV_UNKNOWN_TYPE, type);
+        send_error(S, slot, 0, why.msg);
     }
     }
 }
@@ -449,15 +434,15 @@ static void read_client(struct server *S, int slot)
     while (c->fd >= 0 && !c->closing && c->inlen >= SW_HEADER) {
         int type;
         uint32_t len;
-        char err[SW_ERR_MAX] = "";
-        int rc = sw_parse_header(c->in, &type, &len, err, sizeof err);
+        struct bl_err err = {0};
+        int rc = sw_parse_header(c->in, &type, &len, &err);
         if (rc == -2) {            /* oversized: this client only */
             S->st.dropped++;
             drop_client(S, slot);
             return;
         }
         if (rc) {                  /* the framing is lost: say why, then close */
-            send_error(S, slot, 0, err);
+            send_error(S, slot, 0, err.msg);
             S->st.dropped++;
             if (S->c[slot].fd >= 0)
                 S->c[slot].closing = 1;
@@ -499,7 +484,7 @@ static void drop_client(struct server *S, int slot)
     c->inlen = c->outlen = 0;
     c->closing = 0;
     c->gen++;
-    S->last_seen = now_s();
+    S->last_seen = bl_now_ms() / 1e3;
 }
 
 static void accept_client(struct server *S)
@@ -644,14 +629,14 @@ static void own_name(const char *path, char *buf, size_t n)
 /* Binds and listens on path (mode 0666: every user of the machine is served). 0 with *fd,
  * 1 when a live server answers there, -1 with err; errno EPERM/EACCES: a stale socket that is
  * not ours. */
-static int listen_at(const char *path, int *fd, char *err, size_t en)
+static int listen_at(const char *path, int *fd, struct bl_err *err)
 {
     struct sockaddr_un a;
     if (unix_addr(path, &a))
-        return bl_failmsg(err, en, "socket path too long: %s", path);
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_PATH_TOO_LONG, path);
     int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
     if (s < 0)
-        return bl_failmsg(err, en, "socket: %s", strerror(errno));
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_SOCKET, strerror(errno));
     mode_t old = umask(0);
     int rc = bind(s, (struct sockaddr *)&a, sizeof a);
     if (rc && errno == EADDRINUSE) {
@@ -669,7 +654,7 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
             umask(old);
             close(s);
             errno = EEXIST;
-            return bl_failmsg(err, en, "%s is there and is not a socket", path);
+            return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_NOT_A_SOCKET, path);
         }
         rc = unlink(path) ? -1 : bind(s, (struct sockaddr *)&a, sizeof a);
     }
@@ -679,21 +664,21 @@ static int listen_at(const char *path, int *fd, char *err, size_t en)
         e = errno;
         close(s);
         errno = e;
-        return bl_failmsg(err, en, "cannot listen on %s: %s", path, strerror(e));
+        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_CANNOT_LISTEN, path, strerror(e));
     }
     chmod(path, 0666);
     *fd = s;
     return 0;
 }
 
-static int open_listener(struct server *S, char *bound, size_t bn, char *err, size_t en)
+static int open_listener(struct server *S, char *bound, size_t bn, struct bl_err *err)
 {
     bl_fmt(bound, bn, "%s", S->o->path);
-    int rc = listen_at(bound, &S->lfd, err, en);
+    int rc = listen_at(bound, &S->lfd, err);
     if (rc == -1 && (errno == EPERM || errno == EACCES)) {
-        err[0] = '\0';
+        bl_err_clear(err);
         own_name(S->o->path, bound, bn);
-        rc = listen_at(bound, &S->lfd, err, en);
+        rc = listen_at(bound, &S->lfd, err);
     }
     return rc;
 }
@@ -734,7 +719,7 @@ static int poll_once(struct server *S, struct pollfd *pf, int *slot_of)
         slot_of[n++] = i;
     }
     if (nclients)
-        S->last_seen = now_s();
+        S->last_seen = bl_now_ms() / 1e3;
     int r = poll(pf, (nfds_t)n, S->running ? 2 : 200);
     if (r <= 0)
         return nclients;
@@ -767,17 +752,17 @@ static void loop(struct server *S)
         free(slot_of);
         return;
     }
-    S->last_seen = now_s();
+    S->last_seen = bl_now_ms() / 1e3;
     while (!stop_flag) {
         if (pause_flag) {
             pause_flag = 0;
-            S->pause_until = now_s() + SERVE_SIGNAL_PAUSE_S;
+            S->pause_until = bl_now_ms() / 1e3 + SERVE_SIGNAL_PAUSE_S;
         }
         dispatch(S);
         int nclients = poll_once(S, pf, slot_of);
         take_results(S);
         if (S->o->idle_s > 0 && nclients == 0 && !jobs_left(S) &&
-            now_s() - S->last_seen >= S->o->idle_s)
+            bl_now_ms() / 1e3 - S->last_seen >= S->o->idle_s)
             break;
     }
     free(pf);
@@ -794,7 +779,7 @@ static void ready(const struct serve_opts *o, const char *msg)
 }
 
 int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
-              char *bound, size_t bn, char *err, size_t en)
+              char *bound, size_t bn, struct bl_err *err)
 {
     struct server S;
     memset(&S, 0, sizeof S);
@@ -807,14 +792,14 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     S.cache = calloc(SV_CACHE, sizeof *S.cache);
     int rc = -1;
     if (!S.c || !S.jobs || !S.cache) {
-        bl_failmsg(err, en, "out of memory");
+        bl_fail(err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     } else {
         for (int i = 0; i < SV_CLIENTS; i++)
             S.c[i].fd = -1;
-        rc = open_listener(&S, bound, bn, err, en);
+        rc = open_listener(&S, bound, bn, err);
     }
     if (rc != 0) {
-        ready(o, rc == 1 ? "ok\n" : err);
+        ready(o, rc == 1 ? "ok\n" : err->msg);
     } else {
         struct stat mine;
         int have = stat(bound, &mine) == 0;

@@ -44,7 +44,7 @@ struct serve_opts {
 /* serve_default_path: the socket of device's server, SERVE_DIR_NAME/gpu-<uuid>.sock in the
  * shared directory of devlock_share_dir; with $BANKLAB_SERVE_FAKE=1 (tests) gpu-fake.sock.
  * 0, or -1 with err (no driver, no device, no safe directory). */
-int serve_default_path(int device, char *path, size_t n, char *err, size_t en);
+int serve_default_path(int device, char *path, size_t n, struct bl_err *err);
 
 /* serve_run: listen on o->path (a stale socket is replaced; one another user left behind and
  * this user cannot remove: a name of this user's beside it, which clients also find) and serve
@@ -52,7 +52,7 @@ int serve_default_path(int device, char *path, size_t n, char *err, size_t en);
  * 0 after a clean end (the socket removed), 1 when another server already listens there, -1
  * with err. */
 int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
-              char *bound, size_t bn, char *err, size_t en);
+              char *bound, size_t bn, struct bl_err *err);
 
 /* Async-signal-safe: from SIGTERM/SIGINT and SIGUSR1 handlers. */
 void serve_stop(void);
@@ -60,8 +60,7 @@ void serve_pause_signal(void);
 
 /* serve_control: connect to the server at path and pause its counters for seconds (pause 1;
  * 0 seconds ends a pause) or only ask (pause 0); its stats into *st. 0, or -1 with err. */
-int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, char *err,
-                  size_t en);
+int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, struct bl_err *err);
 
 /* serve_fake_open: the fake device (serve_fake.c): answers after delay_ms with the model's
  * wavefronts as counters. For tests; gpu_info.device and provenance say "fake device". */

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/err.h"
 #include "../base/fmt.h"
 #include "devlock.h"
 #include "gpu_impl.h"
@@ -38,13 +39,6 @@
 #define TEXT(x) TEXT_(x)
 #define IDLE_TEXT TEXT(SERVE_AUTO_IDLE_S)
 
-static double now_s(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* ---- frames on a socket ---- */
 
 struct rx {
@@ -58,8 +52,8 @@ static int rx_frame(struct rx *x, int *type, const uint8_t **p, uint32_t *n)
 {
     if (x->len < SW_HEADER)
         return 0;
-    char err[SW_ERR_MAX] = "";
-    if (sw_parse_header(x->buf, type, n, err, sizeof err))
+    struct bl_err err = {0};
+    if (sw_parse_header(x->buf, type, n, &err))
         return -1;
     if (x->len < SW_HEADER + (size_t)*n)
         return 0;
@@ -90,7 +84,7 @@ static int rx_fill(struct rx *x, int fd)
 static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
 {
     size_t at = 0;
-    double until = now_s() + timeout_ms / 1e3;
+    double until = bl_now_ms() / 1e3 + timeout_ms / 1e3;
     while (at < b->len) {
         ssize_t k = send(fd, b->b + at, b->len - at, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (k > 0) {
@@ -99,7 +93,7 @@ static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
         }
         if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR)
             return -1;
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd p = {fd, POLLOUT, 0};
         if (left <= 0 || poll(&p, 1, left) < 0)
             return -1;
@@ -112,7 +106,7 @@ static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
 static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_t *n,
                       int timeout_ms)
 {
-    double until = now_s() + timeout_ms / 1e3;
+    double until = bl_now_ms() / 1e3 + timeout_ms / 1e3;
     for (;;) {
         int type, r = rx_frame(x, &type, p, n);
         if (r < 0)
@@ -123,7 +117,7 @@ static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_
             rx_used(x, *n);
             continue;
         }
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd pf = {fd, POLLIN, 0};
         if (left <= 0)
             return 0;
@@ -189,11 +183,11 @@ static int connect_any(const char *path, int others)
 
 /* Connects and says hello: 0 with *fd and the server's info, -1 with err. */
 static int hello(const char *path, int others, int device, struct rx *x, int *fd,
-                 struct gpu_info *info, char *err, size_t en)
+                 struct gpu_info *info, struct bl_err *err)
 {
     int s = connect_any(path, others);
     if (s < 0)
-        return bl_failmsg(err, en, "no GPU server at %s (%s)", path, strerror(errno));
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
     x->len = 0;
     struct sw_hello h = {SW_VERSION, device};
     struct sw_buf b;
@@ -201,10 +195,12 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
     uint32_t n;
     int ok = 0, r;
     if (sw_put_hello(&b, &h) || send_all(s, &b, SC_HELLO_MS))
-        bl_failmsg(err, en, "the GPU server at %s: the hello could not be sent", path);
-    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) != 1)
-        bl_failmsg(err, en, "the GPU server at %s %s", path, r == 0 ? "does not answer" : "hung up");
-    else if (sw_get_info(p, n, info, err, en) == 0)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HELLO_NOT_SENT, path);
+    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) == 0)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
+    else if (r != 1)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HUNG_UP, path);
+    else if (sw_get_info(p, n, info, err) == 0)
         ok = 1;
     if (!ok) {
         close(s);
@@ -217,7 +213,7 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
 
 /* ---- paths and start-up ---- */
 
-int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
+int serve_default_path(int device, char *path, size_t n, struct bl_err *err)
 {
     char key[64], dir[256];
     const char *fake = getenv("BANKLAB_SERVE_FAKE");
@@ -225,11 +221,11 @@ int serve_default_path(int device, char *path, size_t n, char *err, size_t en)
         bl_fmt(key, sizeof key, "fake");
     } else {
         unsigned char uuid[16];
-        if (gpu_device_uuid(device, uuid, err, en))
+        if (gpu_device_uuid(device, uuid, err))
             return -1;
         devlock_key(uuid, key, sizeof key);
     }
-    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err, en))
+    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err))
         return -1;
     bl_fmt(path, n, "%s/gpu-%s.sock", dir, key);
     return 0;
@@ -256,7 +252,7 @@ static void exec_server(char *const argv[], int ready_w)
 
 /* Starts a server for path unless one answers; one at a time for every client of the
  * machine (an flock beside the socket). 0 when one answers or started, -1 with err. */
-static int start_server(int device, const char *path, char *err, size_t en)
+static int start_server(int device, const char *path, struct bl_err *err)
 {
     char lpath[300];
     bl_fmt(lpath, sizeof lpath, "%s.start", path);
@@ -272,13 +268,13 @@ static int start_server(int device, const char *path, char *err, size_t en)
     if (lf < 0 || fstat(lf, &st) || !S_ISREG(st.st_mode)) {
         if (lf >= 0)
             close(lf);
-        return bl_failmsg(err, en, "cannot use %s to start the GPU server", lpath);
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_CANNOT_USE_START, lpath);
     }
-    double until = now_s() + SC_START_MS / 1e3;
+    double until = bl_now_ms() / 1e3 + SC_START_MS / 1e3;
     while (flock(lf, LOCK_EX | LOCK_NB)) {
-        if (now_s() > until) {
+        if (bl_now_ms() / 1e3 > until) {
             close(lf);
-            return bl_failmsg(err, en, "another client has been starting the GPU server for %d s",
+            return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_STARTING_FOR,
                            SC_START_MS / 1000);
         }
         usleep(20000);
@@ -292,7 +288,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     int pp[2];
     if (pipe2(pp, O_CLOEXEC)) {
         close(lf);
-        return bl_failmsg(err, en, "pipe: %s", strerror(errno));
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
     }
     char dev[16];
     snprintf(dev, sizeof dev, "%d", device);
@@ -308,7 +304,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     char msg[GPU_TEXT_MAX] = "";
     size_t got = 0;
     while (pid > 0 && got < sizeof msg - 1) {
-        int left = (int)((until - now_s()) * 1e3);
+        int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd p = {pp[0], POLLIN, 0};
         if (left <= 0 || poll(&p, 1, left) <= 0)
             break;
@@ -322,7 +318,7 @@ static int start_server(int device, const char *path, char *err, size_t en)
     close(lf);                     /* the next client finds it listening */
     if (!strcmp(msg, "ok\n"))
         return 0;
-    return bl_failmsg(err, en, "the GPU server did not start: %s", pid < 0 ? strerror(errno)
+    return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_DID_NOT_START, pid < 0 ? strerror(errno)
                    : msg[0] ? msg : "no answer");
 }
 
@@ -380,10 +376,10 @@ static int find_pending(const struct sc *C, uint64_t id)
 
 static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
 {
-    char err[SW_ERR_MAX] = "";
+    struct bl_err err = {0};
     if (type == SW_RESULT) {
         struct gpu_result r;
-        if (sw_get_result(p, n, &r, err, sizeof err))
+        if (sw_get_result(p, n, &r, &err))
             return;
         r.from_server = 1;
         pthread_mutex_lock(&C->mu);
@@ -393,7 +389,7 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
         pthread_mutex_unlock(&C->mu);
     } else if (type == SW_PROGRESS) {
         struct sw_progress pr;
-        if (sw_get_progress(p, n, &pr, err, sizeof err))
+        if (sw_get_progress(p, n, &pr, &err))
             return;
         pthread_mutex_lock(&C->mu);
         int k = find_pending(C, pr.id);
@@ -413,7 +409,7 @@ static void disconnect(struct sc *C, const char *why)
     pthread_mutex_lock(&C->mu);
     if (!C->down) {
         C->down = 1;
-        C->down_since = now_s();
+        C->down_since = bl_now_ms() / 1e3;
     }
     bl_fmt(C->down_why, sizeof C->down_why, "%s", why);
     for (int k = 0; k < C->np; k++)
@@ -425,7 +421,7 @@ static void disconnect(struct sc *C, const char *why)
 static void give_up(struct sc *C)
 {
     pthread_mutex_lock(&C->mu);
-    while (C->down && C->np > 0 && now_s() - C->down_since > SC_GIVEUP_S) {
+    while (C->down && C->np > 0 && bl_now_ms() / 1e3 - C->down_since > SC_GIVEUP_S) {
         struct gpu_result r;
         memset(&r, 0, sizeof r);
         r.id = C->p[0].req.id;
@@ -438,30 +434,30 @@ static void give_up(struct sc *C)
 
 static void reconnect(struct sc *C)
 {
-    char err[GPU_TEXT_MAX] = "";
+    struct bl_err err = {0};
     struct gpu_info info;
-    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, err, sizeof err) == 0) {
+    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, &err) == 0) {
         pthread_mutex_lock(&C->mu);
         C->down = 0;
         pthread_mutex_unlock(&C->mu);
         return;
     }
     C->fd = -1;
-    if (C->autostart && now_s() - C->last_start >= SC_RESTART_S) {
-        C->last_start = now_s();
-        char e2[GPU_TEXT_MAX] = "";
-        if (start_server(C->device, C->path, e2, sizeof e2) == 0 &&
-            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, err, sizeof err) == 0) {
+    if (C->autostart && bl_now_ms() / 1e3 - C->last_start >= SC_RESTART_S) {
+        C->last_start = bl_now_ms() / 1e3;
+        struct bl_err e2 = {0};
+        if (start_server(C->device, C->path, &e2) == 0 &&
+            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, &err) == 0) {
             pthread_mutex_lock(&C->mu);
             C->down = 0;
             pthread_mutex_unlock(&C->mu);
             return;
         }
         C->fd = -1;
-        if (e2[0])
-            bl_fmt(err, sizeof err, "%s", e2);
+        if (bl_err_failed(&e2))
+            err = e2;
     }
-    disconnect(C, err);
+    disconnect(C, err.msg);
 }
 
 /* Sends the pending requests not sent on this connection. */
@@ -564,31 +560,13 @@ static enum gpu_status c_submit(void *impl, const struct gpu_request *req)
         struct pend *p = &C->p[C->np++];
         memset(p, 0, sizeof *p);
         p->req = *req;
-        p->since = now_s();
+        p->since = bl_now_ms() / 1e3;
         p->phase = GPU_PHASE_MEASURING;
     }
     pthread_mutex_unlock(&C->mu);
     if (st == GPU_OK)
         wake(C);
     return st;
-}
-
-static int c_poll(void *impl, struct gpu_result *out)
-{
-    struct sc *C = impl;
-    pthread_mutex_lock(&C->mu);
-    int got = gpu_ring_take(&C->done, out);
-    pthread_mutex_unlock(&C->mu);
-    return got;
-}
-
-static int c_wait(void *impl, struct gpu_result *out, int timeout_ms)
-{
-    struct sc *C = impl;
-    pthread_mutex_lock(&C->mu);
-    int got = gpu_ring_wait(&C->done, &C->mu, &C->cv, timeout_ms, out);
-    pthread_mutex_unlock(&C->mu);
-    return got;
 }
 
 static void c_progress(void *impl, struct gpu_progress *out)
@@ -598,11 +576,24 @@ static void c_progress(void *impl, struct gpu_progress *out)
     if (C->np > 0) {
         const struct pend *p = &C->p[0];
         out->id = p->req.id;
-        out->seconds = now_s() - p->since;
+        out->seconds = bl_now_ms() / 1e3 - p->since;
         out->phase = C->down ? GPU_PHASE_RECONNECTING : (enum gpu_phase)p->phase;
         out->ahead = C->down ? 0 : p->ahead;
     }
     pthread_mutex_unlock(&C->mu);
+}
+
+/* C and what it holds, its thread ended (or never started). */
+static void sc_free(struct sc *C)
+{
+    if (C->fd >= 0)
+        close(C->fd);
+    for (int i = 0; i < 2; i++)
+        if (C->wake[i] >= 0)
+            close(C->wake[i]);
+    pthread_mutex_destroy(&C->mu);
+    pthread_cond_destroy(&C->cv);
+    free(C);
 }
 
 static void c_close(void *impl)
@@ -613,50 +604,33 @@ static void c_close(void *impl)
     pthread_mutex_unlock(&C->mu);
     wake(C);
     pthread_join(C->thread, NULL);
-    if (C->fd >= 0)
-        close(C->fd);
-    close(C->wake[0]);
-    close(C->wake[1]);
-    pthread_mutex_destroy(&C->mu);
-    pthread_cond_destroy(&C->cv);
-    free(C);
+    sc_free(C);
 }
 
-static const struct gpu_ops client_ops = {c_submit, c_poll, c_wait, c_close, c_progress};
+static const struct gpu_ops client_ops = {c_submit, NULL, NULL, c_close, c_progress};
 
 /* A client of the server at path (autostart: the default socket, restarted when it dies). */
 static struct gpu *open_client(const char *path, int device, int autostart, struct gpu_info *info,
-                               char *err, size_t en)
+                               struct bl_err *err)
 {
     struct sc *C = calloc(1, sizeof *C);
     if (!C)
         return NULL;
     bl_fmt(C->path, sizeof C->path, "%s", path);
-    C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0};
+    C->done = (struct gpu_ring){C->r, SC_PENDING, 0, 0, &C->mu, &C->cv};
     C->device = device;
     C->autostart = autostart;
-    C->fd = -1;
-    struct gpu_info si;
-    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err, en)) {
-        free(C);
-        return NULL;
-    }
-    if (pipe2(C->wake, O_CLOEXEC | O_NONBLOCK)) {
-        bl_failmsg(err, en, "pipe: %s", strerror(errno));
-        close(C->fd);
-        free(C);
-        return NULL;
-    }
+    C->fd = C->wake[0] = C->wake[1] = -1;
     pthread_mutex_init(&C->mu, NULL);
     pthread_cond_init(&C->cv, NULL);
-    if (pthread_create(&C->thread, NULL, client_main, C)) {
-        close(C->fd);
-        close(C->wake[0]);
-        close(C->wake[1]);
-        pthread_mutex_destroy(&C->mu);
-        pthread_cond_destroy(&C->cv);
-        free(C);
-        bl_failmsg(err, en, "cannot start the client thread");
+    struct gpu_info si;
+    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err) == 0 &&
+        pipe2(C->wake, O_CLOEXEC | O_NONBLOCK))
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
+    else if (!bl_err_failed(err) && pthread_create(&C->thread, NULL, client_main, C))
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_THREAD);
+    if (bl_err_failed(err)) {
+        sc_free(C);
         return NULL;
     }
     if (info) {
@@ -665,21 +639,17 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
         bl_fmt(lock, sizeof lock, "served by %s (%s)", path, si.lock);
         bl_fmt(info->lock, sizeof info->lock, "%s", lock);
     }
-    return gpu_wrap_new(&client_ops, C, si.backend);
+    return gpu_wrap_new(&client_ops, C, &C->done, si.backend);
 }
 
 struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
 {
-    char err[GPU_TEXT_MAX] = "";
-    struct gpu *g = open_client(path, device, 0, info, err, sizeof err);
+    struct bl_err err = {0};
+    struct gpu *g = open_client(path, device, 0, info, &err);
     if (g)
         return g;
-    struct bl_err why = {0};
-    if (err[0])
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_TEXT, err);
-    else
-        bl_fail(&why, GPU_EUNAVAILABLE, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-    return gpu_unavailable(info, &why);
+    bl_fail(&err, GPU_EUNAVAILABLE, BL_NOWHERE, PAT_OUT_OF_MEMORY); /* when nothing else failed */
+    return gpu_unavailable(info, &err);
 }
 
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)
@@ -691,38 +661,38 @@ struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct 
     const char *ns = getenv("BANKLAB_NO_SERVER");
     if (no_server || (ns && !strcmp(ns, "1")))
         return gpu_open(device, info);
-    char path[256], err[GPU_TEXT_MAX] = "";
-    if (serve_default_path(device, path, sizeof path, err, sizeof err))
+    char path[256];
+    struct bl_err err = {0};
+    if (serve_default_path(device, path, sizeof path, &err))
         return gpu_open(device, info);       /* no driver, no device: today's reason */
-    struct gpu *g = open_client(path, device, 1, info, err, sizeof err);
+    struct gpu *g = open_client(path, device, 1, info, &err);
     if (g)
         return g;
-    err[0] = '\0';
-    if (start_server(device, path, err, sizeof err) == 0 &&
-        (g = open_client(path, device, 1, info, err, sizeof err)))
+    bl_err_clear(&err);
+    if (start_server(device, path, &err) == 0 &&
+        (g = open_client(path, device, 1, info, &err)))
         return g;
     return gpu_open(device, info);           /* no server: measure in this process */
 }
 
-int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, char *err,
-                  size_t en)
+int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, struct bl_err *err)
 {
     struct rx *x = calloc(1, sizeof *x);
     struct gpu_info info;
     int fd = -1, rc = -1;
     if (!x)
-        return bl_failmsg(err, en, "out of memory");
-    if (hello(path, 1, 0, x, &fd, &info, err, en) == 0) {
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    if (hello(path, 1, 0, x, &fd, &info, err) == 0) {
         struct sw_control c = {pause ? SW_CTL_PAUSE : SW_CTL_STATS, seconds};
         struct sw_buf b;
         const uint8_t *p;
         uint32_t n;
         if (sw_put_control(&b, &c) || send_all(fd, &b, SC_HELLO_MS))
-            bl_failmsg(err, en, "the GPU server at %s does not take the message", path);
+            bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_TAKEN, path);
         else if (wait_frame(x, fd, SW_STATS, &p, &n, SC_HELLO_MS) != 1)
-            bl_failmsg(err, en, "the GPU server at %s does not answer", path);
+            bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
         else
-            rc = sw_get_stats(p, n, st, err, en);
+            rc = sw_get_stats(p, n, st, err);
         close(fd);
     }
     free(x);

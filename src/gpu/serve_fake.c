@@ -136,24 +136,6 @@ static enum gpu_status f_submit(void *impl, const struct gpu_request *req)
     return st;
 }
 
-static int f_poll(void *impl, struct gpu_result *out)
-{
-    struct fake *F = impl;
-    pthread_mutex_lock(&F->mu);
-    int got = gpu_ring_take(&F->done, out);
-    pthread_mutex_unlock(&F->mu);
-    return got;
-}
-
-static int f_wait(void *impl, struct gpu_result *out, int timeout_ms)
-{
-    struct fake *F = impl;
-    pthread_mutex_lock(&F->mu);
-    int got = gpu_ring_wait(&F->done, &F->mu, &F->cv_res, timeout_ms, out);
-    pthread_mutex_unlock(&F->mu);
-    return got;
-}
-
 static void f_progress(void *impl, struct gpu_progress *out)
 {
     struct fake *F = impl;
@@ -176,7 +158,7 @@ static void f_close(void *impl)
     free(F);
 }
 
-static const struct gpu_ops fake_ops = {f_submit, f_poll, f_wait, f_close, f_progress};
+static const struct gpu_ops fake_ops = {f_submit, NULL, NULL, f_close, f_progress};
 
 struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
 {
@@ -184,7 +166,7 @@ struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
     if (!F)
         return NULL;
     F->delay_ms = delay_ms < 0 ? 0 : delay_ms;
-    F->done = (struct gpu_ring){F->r, FAKE_QUEUE, 0, 0};
+    F->done = (struct gpu_ring){F->r, FAKE_QUEUE, 0, 0, &F->mu, &F->cv_res};
     pthread_mutex_init(&F->mu, NULL);
     pthread_cond_init(&F->cv_req, NULL);
     pthread_cond_init(&F->cv_res, NULL);
@@ -208,5 +190,5 @@ struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
         info->clock_khz = 1980000;
         bl_fmt(info->lock, sizeof info->lock, "no turns (fake device)");
     }
-    return gpu_wrap_new(&fake_ops, F, GPU_BACKEND_CUDA);
+    return gpu_wrap_new(&fake_ops, F, &F->done, GPU_BACKEND_CUDA);
 }

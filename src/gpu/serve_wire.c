@@ -19,27 +19,18 @@ static void put_bytes(struct sw_buf *b, const void *p, size_t n)
     b->len += n;
 }
 
-static void put_u64(struct sw_buf *b, uint64_t v)
+/* v as k bytes, little-endian */
+static void put_le(struct sw_buf *b, uint64_t v, int k)
 {
     uint8_t x[8];
-    for (int i = 0; i < 8; i++)
+    for (int i = 0; i < k; i++)
         x[i] = (uint8_t)(v >> (8 * i));
-    put_bytes(b, x, 8);
+    put_bytes(b, x, (size_t)k);
 }
 
-static void put_u32(struct sw_buf *b, uint32_t v)
-{
-    uint8_t x[4];
-    for (int i = 0; i < 4; i++)
-        x[i] = (uint8_t)(v >> (8 * i));
-    put_bytes(b, x, 4);
-}
-
-static void put_u8(struct sw_buf *b, unsigned v)
-{
-    uint8_t x = (uint8_t)v;
-    put_bytes(b, &x, 1);
-}
+static void put_u64(struct sw_buf *b, uint64_t v) { put_le(b, v, 8); }
+static void put_u32(struct sw_buf *b, uint32_t v) { put_le(b, v, 4); }
+static void put_u8(struct sw_buf *b, unsigned v) { put_le(b, v, 1); }
 
 static void put_i32(struct sw_buf *b, int v)
 {
@@ -84,17 +75,17 @@ static int finish(struct sw_buf *b)
     return 0;
 }
 
-int sw_parse_header(const uint8_t *h, int *type, uint32_t *len, char *err, size_t n)
+int sw_parse_header(const uint8_t *h, int *type, uint32_t *len, struct bl_err *err)
 {
     if (memcmp(h, SW_MAGIC, 4))
-        return bl_failmsg(err, n, "not a banklab serve frame (bad magic)");
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_BAD_MAGIC);
     unsigned ver = h[4] | (unsigned)h[5] << 8;
     if (ver != SW_VERSION)
-        return bl_failmsg(err, n, "protocol version %u, this banklab speaks %d", ver, SW_VERSION);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_BAD_VERSION, ver, SW_VERSION);
     *type = h[6] | h[7] << 8;
     *len = (uint32_t)h[8] | (uint32_t)h[9] << 8 | (uint32_t)h[10] << 16 | (uint32_t)h[11] << 24;
     if (*len > SW_MAX_PAYLOAD) {
-        bl_failmsg(err, n, "frame of %u bytes, more than %d", (unsigned)*len, SW_MAX_PAYLOAD);
+        bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_FRAME_TOO_BIG, (unsigned)*len, SW_MAX_PAYLOAD);
         return -2;
     }
     return 0;
@@ -219,44 +210,35 @@ int sw_put_stats(struct sw_buf *b, const struct sw_stats *s)
 struct rd {
     const uint8_t *p;
     size_t n, at;
-    char *err;
-    size_t en;
+    struct bl_err *err;
     int bad;
 };
 
 static int short_frame(struct rd *r, const char *what)
 {
     if (!r->bad)
-        bl_failmsg(r->err, r->en, "frame ends inside %s", what);
+        bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_ENDS_INSIDE, what);
     r->bad = 1;
     return -1;
 }
 
-static uint64_t get_u64(struct rd *r, const char *what)
+/* k bytes, little-endian */
+static uint64_t get_le(struct rd *r, size_t k, const char *what)
 {
-    if (r->bad || r->n - r->at < 8) {
+    if (r->bad || r->n - r->at < k) {
         short_frame(r, what);
         return 0;
     }
     uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
+    for (size_t i = 0; i < k; i++)
         v |= (uint64_t)r->p[r->at + i] << (8 * i);
-    r->at += 8;
+    r->at += k;
     return v;
 }
 
-static uint32_t get_u32(struct rd *r, const char *what)
-{
-    if (r->bad || r->n - r->at < 4) {
-        short_frame(r, what);
-        return 0;
-    }
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v |= (uint32_t)r->p[r->at + i] << (8 * i);
-    r->at += 4;
-    return v;
-}
+static uint64_t get_u64(struct rd *r, const char *what) { return get_le(r, 8, what); }
+static uint32_t get_u32(struct rd *r, const char *what) { return (uint32_t)get_le(r, 4, what); }
+static unsigned get_u8(struct rd *r, const char *what) { return (unsigned)get_le(r, 1, what); }
 
 static int32_t get_i32(struct rd *r, const char *what)
 {
@@ -266,21 +248,13 @@ static int32_t get_i32(struct rd *r, const char *what)
     return v;
 }
 
-static unsigned get_u8(struct rd *r, const char *what)
-{
-    if (r->bad || r->n - r->at < 1) {
-        short_frame(r, what);
-        return 0;
-    }
-    return r->p[r->at++];
-}
 
 /* a flag: 0 or 1, anything else refused */
 static int get_flag(struct rd *r, const char *what)
 {
     unsigned v = get_u8(r, what);
     if (v > 1 && !r->bad) {
-        bl_failmsg(r->err, r->en, "%s is %u, not 0 or 1", what, v);
+        bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_NOT_A_FLAG, what, v);
         r->bad = 1;
     }
     return v == 1;
@@ -305,7 +279,7 @@ static void get_str(struct rd *r, char *dst, size_t cap, const char *what)
     size_t len = r->p[r->at] | (size_t)r->p[r->at + 1] << 8;
     r->at += 2;
     if (len >= cap) {
-        bl_failmsg(r->err, r->en, "%s: %zu bytes, at most %zu", what, len, cap - 1);
+        bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_STRING_TOO_LONG, what, len, cap - 1);
         r->bad = 1;
         return;
     }
@@ -314,7 +288,7 @@ static void get_str(struct rd *r, char *dst, size_t cap, const char *what)
         return;
     }
     if (memchr(r->p + r->at, '\0', len)) {
-        bl_failmsg(r->err, r->en, "%s holds a NUL byte", what);
+        bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_STRING_NUL, what);
         r->bad = 1;
         return;
     }
@@ -328,35 +302,32 @@ static int done(struct rd *r)
     if (r->bad)
         return -1;
     if (r->at != r->n)
-        return bl_failmsg(r->err, r->en, "%zu bytes after the end of the message", r->n - r->at);
+        return bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_TRAILING, r->n - r->at);
     return 0;
 }
 
-static void rd_init(struct rd *r, const uint8_t *p, size_t n, char *err, size_t en)
+static void rd_init(struct rd *r, const uint8_t *p, size_t n, struct bl_err *err)
 {
     r->p = p;
     r->n = n;
     r->at = 0;
     r->err = err;
-    r->en = en;
     r->bad = 0;
-    if (err && en)
-        err[0] = '\0';
 }
 
-int sw_get_hello(const uint8_t *p, size_t n, struct sw_hello *h, char *err, size_t en)
+int sw_get_hello(const uint8_t *p, size_t n, struct sw_hello *h, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     h->version = get_u32(&r, "the version");
     h->device = get_i32(&r, "the device");
     return done(&r);
 }
 
-int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *in, char *err, size_t en)
+int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *in, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     memset(in, 0, sizeof *in);
     unsigned be = get_u8(&r, "the backend");
     in->backend = be == GPU_BACKEND_CUDA ? GPU_BACKEND_CUDA
@@ -378,11 +349,10 @@ int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *in, char *err, size
     return done(&r);
 }
 
-int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *id, char *err,
-                   size_t en)
+int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *id, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     memset(q, 0, sizeof *q);
     q->id = get_u64(&r, "the id");
     *id = r.bad ? 0 : q->id;
@@ -397,7 +367,7 @@ int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *
     get_str(&r, q->case_name, sizeof q->case_name, "the case name");
     unsigned np = get_u8(&r, "the parameter count");
     if (!r.bad && np > GPU_CASE_MAX_PARAMS) {
-        bl_failmsg(err, en, "%u parameters, at most %d", np, GPU_CASE_MAX_PARAMS);
+        bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_TOO_MANY_PARAMS_U, np, GPU_CASE_MAX_PARAMS);
         return -1;
     }
     q->nparams = (int)np;
@@ -410,16 +380,16 @@ int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *
     if (done(&r))
         return -1;
     if (kind > 1)
-        return bl_failmsg(err, en, "unknown request kind %u", kind);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_KIND_U, kind);
     if (op > 1)
-        return bl_failmsg(err, en, "unknown op %u (0 load, 1 store)", op);
-    return sw_check_request(q, err, en);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_OP_U, op);
+    return sw_check_request(q, err);
 }
 
-int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *res, char *err, size_t en)
+int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *res, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     memset(res, 0, sizeof *res);
     res->id = get_u64(&r, "the id");
     unsigned st = get_u8(&r, "the status");
@@ -452,44 +422,44 @@ int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *res, char *err,
     if (done(&r))
         return -1;
     if (st != (unsigned)res->err.status)
-        return bl_failmsg(err, en, "unknown status %u", st);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_STATUS, st);
     return 0;
 }
 
-int sw_get_progress(const uint8_t *p, size_t n, struct sw_progress *pr, char *err, size_t en)
+int sw_get_progress(const uint8_t *p, size_t n, struct sw_progress *pr, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     pr->id = get_u64(&r, "the id");
     pr->phase = get_i32(&r, "the phase");
     pr->ahead = get_i32(&r, "ahead");
     if (done(&r))
         return -1;
     if (pr->phase < GPU_PHASE_QUEUED || pr->phase > GPU_PHASE_COUNTERS_BUSY || pr->ahead < 0)
-        return bl_failmsg(err, en, "progress phase %d, %d ahead: not a progress", (int)pr->phase,
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_NOT_PROGRESS, (int)pr->phase,
                        (int)pr->ahead);
     return 0;
 }
 
-int sw_get_control(const uint8_t *p, size_t n, struct sw_control *c, char *err, size_t en)
+int sw_get_control(const uint8_t *p, size_t n, struct sw_control *c, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     c->op = get_i32(&r, "the control op");
     c->seconds = get_i32(&r, "the seconds");
     if (done(&r))
         return -1;
     if (c->op != SW_CTL_STATS && c->op != SW_CTL_PAUSE)
-        return bl_failmsg(err, en, "unknown control %d", (int)c->op);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_CONTROL, (int)c->op);
     if (c->seconds < 0 || c->seconds > 86400)
-        return bl_failmsg(err, en, "pause of %d s: 0 .. 86400", (int)c->seconds);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_PAUSE_RANGE, (int)c->seconds);
     return 0;
 }
 
-int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, char *err, size_t en)
+int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, struct bl_err *err)
 {
     struct rd r;
-    rd_init(&r, p, n, err, en);
+    rd_init(&r, p, n, err);
     uint64_t *v[] = {&s->requests, &s->measured, &s->merged, &s->cache_hits, &s->errors,
                      &s->dropped};
     for (size_t i = 0; i < sizeof v / sizeof v[0]; i++)
@@ -503,50 +473,50 @@ int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, char *err, size
 
 /* ---- what the server measures ---- */
 
-static int check_access(const struct bank_access *a, int need_lanes, char *err, size_t en)
+static int check_access(const struct bank_access *a, int need_lanes, struct bl_err *err)
 {
     if (a->width != 1 && a->width != 2 && a->width != 4 && a->width != 8 && a->width != 16)
-        return bl_failmsg(err, en, "width %u: 1, 2, 4, 8 or 16 bytes", a->width);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_WIDTH, a->width);
     if (need_lanes && a->mask == 0)
-        return bl_failmsg(err, en, "no active lane (mask 0)");
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_NO_LANE);
     for (int l = 0; l < BANK_LANES; l++) {
         if (!(a->mask >> l & 1u))
             continue;
         if (a->offset[l] >= SW_MAX_OFFSET)
-            return bl_failmsg(err, en, "lane %d: offset %llu is beyond %u bytes", l,
+            return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_OFFSET_BEYOND, l,
                            (unsigned long long)a->offset[l], SW_MAX_OFFSET);
         if (a->offset[l] % a->width)
-            return bl_failmsg(err, en, "lane %d: offset %llu is not a multiple of the width %u", l,
+            return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_OFFSET_NOT_MULTIPLE, l,
                            (unsigned long long)a->offset[l], a->width);
     }
     return 0;
 }
 
-int sw_check_request(const struct gpu_request *q, char *err, size_t en)
+int sw_check_request(const struct gpu_request *q, struct bl_err *err)
 {
     if (q->kind != GPU_REQ_PATTERN && q->kind != GPU_REQ_CASE)
-        return bl_failmsg(err, en, "unknown request kind %d", (int)q->kind);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_REQUEST_KIND, (int)q->kind);
     if (q->access.op != BANK_LOAD && q->access.op != BANK_STORE)
-        return bl_failmsg(err, en, "unknown op %d", (int)q->access.op);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_OP, (int)q->access.op);
     if (q->kind == GPU_REQ_PATTERN)
-        return check_access(&q->access, 1, err, en);
-    if (q->access.mask && check_access(&q->access, 0, err, en))
+        return check_access(&q->access, 1, err);
+    if (q->access.mask && check_access(&q->access, 0, err))
         return -1;
     const struct gpu_case *c = gpu_case_find(q->case_name);
     if (!c)
-        return bl_failmsg(err, en, "unknown case kernel \"%s\"", q->case_name);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_CASE_KERNEL, q->case_name);
     if (q->nparams < 0 || q->nparams > GPU_CASE_MAX_PARAMS)
-        return bl_failmsg(err, en, "%d parameters, at most %d", q->nparams, GPU_CASE_MAX_PARAMS);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_TOO_MANY_PARAMS, q->nparams, GPU_CASE_MAX_PARAMS);
     for (int i = 0; i < q->nparams; i++)
         if (gpu_case_param_index(q->case_name, q->param_name[i]) < 0)
-            return bl_failmsg(err, en, "%s reads no parameter \"%s\"", c->name, q->param_name[i]);
+            return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_NO_PARAMETER, c->name, q->param_name[i]);
     long long v[GPU_CASE_MAX_PARAMS];
     int nv = gpu_case_values(q, v);
     int bad = nv < 0 ? 0 : gpu_case_check(c, v);
     if (nv < 0)
-        return bl_failmsg(err, en, "unknown case kernel \"%s\"", q->case_name);
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, GPU_UNKNOWN_CASE_KERNEL, q->case_name);
     if (bad >= 0)
-        return bl_failmsg(err, en, "%s: %s = %lld is outside %lld..%lld", c->name, c->params[bad].name,
+        return bl_fail(err, GPU_EINVAL, BL_NOWHERE, GPU_IS_OUTSIDE, c->name, c->params[bad].name,
                        v[bad], c->params[bad].min, c->params[bad].max);
     return 0;
 }

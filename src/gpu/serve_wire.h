@@ -19,7 +19,6 @@
 #define SW_HEADER 12
 #define SW_MAX_PAYLOAD 8192
 #define SW_MAX_FRAME (SW_HEADER + SW_MAX_PAYLOAD)
-#define SW_ERR_MAX 160
 
 enum sw_type {
     SW_HELLO = 1,     /* client -> server: protocol version, device; server -> client: gpu_info */
@@ -61,7 +60,7 @@ struct sw_buf {
 /* sw_parse_header: the 12 bytes at h. 0 with *type and *len (payload bytes), -1 with err
  * (bad magic or version: the stream cannot be trusted; close it), -2 when len is over
  * SW_MAX_PAYLOAD (an oversized frame: close it). */
-int sw_parse_header(const uint8_t *h, int *type, uint32_t *len, char *err, size_t n);
+int sw_parse_header(const uint8_t *h, int *type, uint32_t *len, struct bl_err *err);
 
 /* Encoders: a whole frame into b (b->len its size). 0, or -1 when it does not fit. */
 int sw_put_hello(struct sw_buf *b, const struct sw_hello *h);
@@ -72,23 +71,22 @@ int sw_put_progress(struct sw_buf *b, const struct sw_progress *p);
 int sw_put_control(struct sw_buf *b, const struct sw_control *c);
 int sw_put_stats(struct sw_buf *b, const struct sw_stats *s);
 
-/* Decoders of a payload (p, n bytes): 0, or -1 with one line in err. sw_get_request also
+/* Decoders of a payload (p, n bytes): 0, or -1 with err failed (GPU_EINVAL). sw_get_request also
  * validates what a server must check before measuring (sw_check_request); *id receives the
  * request's id as soon as it was read (0 before), for the error reply. */
-int sw_get_hello(const uint8_t *p, size_t n, struct sw_hello *h, char *err, size_t en);
-int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *info, char *err, size_t en);
-int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *id, char *err,
-                   size_t en);
-int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *r, char *err, size_t en);
-int sw_get_progress(const uint8_t *p, size_t n, struct sw_progress *pr, char *err, size_t en);
-int sw_get_control(const uint8_t *p, size_t n, struct sw_control *c, char *err, size_t en);
-int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, char *err, size_t en);
+int sw_get_hello(const uint8_t *p, size_t n, struct sw_hello *h, struct bl_err *err);
+int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *info, struct bl_err *err);
+int sw_get_request(const uint8_t *p, size_t n, struct gpu_request *q, uint64_t *id, struct bl_err *err);
+int sw_get_result(const uint8_t *p, size_t n, struct gpu_result *r, struct bl_err *err);
+int sw_get_progress(const uint8_t *p, size_t n, struct sw_progress *pr, struct bl_err *err);
+int sw_get_control(const uint8_t *p, size_t n, struct sw_control *c, struct bl_err *err);
+int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, struct bl_err *err);
 
 /* sw_check_request: 0 when q is a request the server may measure: kind pattern or case, width
  * 1/2/4/8/16, load or store, offsets of active lanes aligned and below SW_MAX_OFFSET, a pattern
  * with at least one lane; a case kernel that exists with at most GPU_CASE_MAX_PARAMS
  * parameters it reads (names or aliases), each value in its range. Else -1 with err. */
 #define SW_MAX_OFFSET (1u << 20)
-int sw_check_request(const struct gpu_request *q, char *err, size_t en);
+int sw_check_request(const struct gpu_request *q, struct bl_err *err);
 
 #endif

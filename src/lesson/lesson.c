@@ -3,7 +3,6 @@
  * (lesson_problem), used by the loader in src/store and by the checker. No cJSON, no files;
  * never prints, never exits. */
 #include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,12 +25,9 @@ const char *lesson_lang_code(enum lesson_lang lang)
 
 int lesson_lang_parse(const char *code, enum lesson_lang *out)
 {
-    if (code && !strcmp(code, "zh"))
-        *out = LANG_ZH;
-    else if (code && !strcmp(code, "en"))
-        *out = LANG_EN;
-    else
+    if (!code || (strcmp(code, "zh") && strcmp(code, "en")))
         return -1;
+    *out = strcmp(code, "zh") ? LANG_EN : LANG_ZH;
     return 0;
 }
 
@@ -158,8 +154,7 @@ void lesson_figure_free(struct lesson_figure *f)
 /* One problem to P->report, its place at (0: by its path) turned into line:col of P->text. */
 static void lesson_report(struct lesson_problems *P, int at, const char *msg)
 {
-    struct lesson_error e;
-    memset(&e, 0, sizeof e);
+    struct lesson_error e = {.line = 0};
     bl_err_clear(&e.err);
     bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
     bl_fail(&e.err, -1, at > 0 ? BL_AT(at - 1, 1, -1) : BL_NOWHERE, BL_TEXT, msg);

@@ -197,7 +197,7 @@ void lesson_problem(struct lesson_problems *P, int at, const char *path, const c
 const char *lesson_error_line(const struct lesson_error *e, char *buf, size_t n);
 
 /* lesson_problems_end: when more than LESSON_PROBLEMS_SHOWN were found, one last report
- * (line 0) "N more problems not shown". */
+ * "N more problems not shown". */
 void lesson_problems_end(struct lesson_problems *P);
 
 void lesson_free(struct lesson *l);
@@ -217,7 +217,7 @@ int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts
 
 /* lesson_check: run every expectation and quiz check of l through the model. Calls report
  * once per problem (if not NULL; the first LESSON_PROBLEMS_SHOWN, then one "N more problems
- * not shown" with line 0) and returns the number of problems (0 = all hold). */
+ * not shown") and returns the number of problems (0 = all hold). */
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 

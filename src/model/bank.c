@@ -138,6 +138,8 @@ static int pairs_with(const struct bank_access *acc, unsigned partner_xor)
     return 1;
 }
 
+/* Adds a word to a bank's cell as a new one (cp.async: the same word from two lanes is two
+ * writes). */
 static void add_new_word(struct bank_cell *c, uint64_t word, unsigned lane)
 {
     if (c->nwords < BANK_MAX_CELL_WORDS) {
@@ -157,12 +159,6 @@ static void cell_add(struct bank_cell *c, uint64_t word, unsigned lane)
         }
     }
     /* At most 32 distinct words reach one bank in a pass (see BANK_MAX_CELL_WORDS). */
-    add_new_word(c, word, lane);
-}
-
-/* cp.async: the same word from two lanes is two writes. */
-static void cell_add_each(struct bank_cell *c, uint64_t word, unsigned lane)
-{
     add_new_word(c, word, lane);
 }
 
@@ -200,7 +196,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
     if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)
         res->npasses = acc->matrices;
     void (*add)(struct bank_cell *, uint64_t, unsigned) =
-        acc->instr == BANK_CPASYNC ? cell_add_each : cell_add;
+        acc->instr == BANK_CPASYNC ? add_new_word : cell_add;
     int nwords = w <= 4 ? 1 : (int)(w / BANK_WORD_BYTES);
     /* Reset only what is read: pass headers, and the cell counts of the passes in use (only
      * the first nwords entries of a cell are defined). Clearing the whole 48 KB result cost

@@ -50,8 +50,7 @@ int pattern_parse(const char *text, struct pattern **out, struct bl_err *err)
     struct bl_err dummy;
     if (!err)
         err = &dummy;
-    memset(err, 0, sizeof *err);
-    err->lane = -1;
+    bl_err_clear(err);
     if (out)
         *out = NULL;
     if (!text || !out)

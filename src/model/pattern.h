@@ -17,42 +17,8 @@
  * accesses. Names: threadIdx.x/y/z, blockDim.x/y/z, lane, warp, tid, parameters from the env,
  * locals. Integer expressions: + - * / % << >> & | ^ ~ ! comparisons && || ?: () min() max(),
  * in 64-bit signed arithmetic with overflow, division by zero and bad shifts reported.
- *
- * Details of the implementation (pattern*.c, over pattern_internal.h):
- * - Element types: char, unsigned char, short, unsigned short, int, unsigned, long, long long
- *   (and unsigned forms), float, double, half/__half, half2, float2, float3, float4, int2,
- *   int3, int4, uint2, uint4, double2, longlong2, typedef names, and structs
- *   (`struct [TAG] { TYPE a, b; ... }`, members laid out C-style). Alignment is the size for
- *   scalars and 2/4-lane vectors, 4 for float3/int3, the largest member's for structs.
- *   `.x/.y/.z/.w` on vectors and `.name` / `->name` on structs select a member; the access
- *   then has the member's width. A whole access must be 1, 2, 4, 8 or 16 bytes (one
- *   instruction); a 12-byte struct must be accessed through a member.
- * - One statement is one access: a bare lvalue or an expression with ONE shared read (load),
- *   `TYPE v = EXPR-with-one-read;` (load), `LVALUE = EXPR;` (store; reads on the right side
- *   are not evaluated), `if (COND) ACCESS` or `if (COND) { ACCESS; }` (lanes where COND is 0
- *   are inactive and not evaluated), followed optionally by `else if (COND) ACCESS` and
- *   `else ACCESS` (each branch is its own access, its lanes those no earlier branch took).
- *   `x op= y` and ++/-- are rejected (two accesses).
- *   `__syncthreads();` is accepted and ignored. Comments (slash-star and //) are allowed.
- * - Pointers: `T *p = (T *)smem;`, `p + n`, `p - n` (in elements of p's type), `&a[i][j]`,
- *   `p[i]`, `*p`, casts between pointer types; an array name decays to a pointer to its
- *   first element. A pointer may point anywhere; its ACCESSES are bounds-checked against the
- *   array (static) or dyn_bytes (extern). A pointer declaration must be aligned to its type.
- * - Locals: `int|unsigned|... name = EXPR;` evaluated per lane, reassignable (`name = EXPR;`),
- *   several per statement (`int a = 1, b = a * 2;`); `TYPE name;` declares an unknown value;
- *   they may shadow lane, warp and tid (`int lane = threadIdx.x % 32;`). Float locals and
- *   locals loaded from shared memory hold no value the model knows: they cannot be used in
- *   an index. Array dimensions take numbers, parameters, blockDim, warpSize, sizeof and
- *   `const` integer locals with such values (`const int TILE = 32;`) only.
- * - Layout: static arrays in declaration order, each at the next multiple of its alignment
- *   from byte 0; dynamic (extern) memory starts at the first multiple of 16 at or after the
- *   end of static memory (every extern array starts there). `__align__(N)` raises a static
- *   array's alignment (N a power of two up to 4096; ignored on extern). Static bytes > 48 KB
- *   (PATTERN_STATIC_LIMIT) or static + dyn_bytes > env.smem_limit (0 means the default) is an
- *   error.
- * - Limits: PATTERN_TEXT_MAX bytes of text, PATTERN_MAX_DEPTH levels of nesting, 256 levels
- *   of expression tree, 16384 expression nodes, 16 arrays+pointers, 32 locals, 32 typedefs,
- *   256 statements, names of at most PATTERN_NAME_MAX-1 characters. */
+ * The rules in detail (types, statements, pointers, locals, layout, limits): docs/model.md,
+ * "The language in detail". */
 #ifndef BANKLAB_PATTERN_H
 #define BANKLAB_PATTERN_H
 

@@ -43,27 +43,27 @@ static const char *const type_alias[][2] = {
 
 /* blockIdx.x (y, z) and gridDim.x at token k of v: the number the playground takes (blockIdx
  * 0, the first block; gridDim the launch's), else -1 */
-static long long block_builtin(const struct ctx *c, const struct tokvec *v, int k)
+static long long block_builtin(const struct ctx *c, const struct clex_toks *v, int k)
 {
-    if (k + 2 >= v->n || v->t[k].kind != CT_IDENT || !pcu_tis(c, &v->t[k + 1], ".") ||
+    if (k + 2 >= v->n || v->t[k].kind != CLEX_IDENT || !clex_is(c->src, &v->t[k + 1], ".") ||
         v->t[k + 2].len != 1)
         return -1;
     int d = c->src[v->t[k + 2].pos] - 'x';
     if (d < 0 || d > 2)
         return -1;
-    if (pcu_tis(c, &v->t[k], "blockIdx"))
+    if (clex_is(c->src, &v->t[k], "blockIdx"))
         return c->launch->block_idx[d];
-    if (pcu_tis(c, &v->t[k], "gridDim"))
+    if (clex_is(c->src, &v->t[k], "gridDim"))
         return c->launch->grid[d] ? c->launch->grid[d] : 1;
     return -1;
 }
 
 /* tokens [from, to) of v as text: one space where the source had blanks or a comment */
-static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, int to,
+static void put_tokens(const struct ctx *c, const struct clex_toks *v, int from, int to,
                        struct buf *b, int map_types)
 {
     for (int k = from; k < to; k++) {
-        const struct ctok *t = &v->t[k];
+        const struct clex_tok *t = &v->t[k];
         if (k > from && t->pos > v->t[k - 1].pos + v->t[k - 1].len)
             puts_(b, " ");
         long long bv = block_builtin(c, v, k);
@@ -76,8 +76,8 @@ static void put_tokens(const struct ctx *c, const struct tokvec *v, int from, in
         }
         const char *s = c->src + t->pos;
         size_t n = (size_t)t->len;
-        for (int a = 0; map_types && t->kind == CT_IDENT && type_alias[a][0]; a++)
-            if (pcu_tis(c, t, type_alias[a][0])) {
+        for (int a = 0; map_types && t->kind == CLEX_IDENT && type_alias[a][0]; a++)
+            if (clex_is(c->src, t, type_alias[a][0])) {
                 s = type_alias[a][1];
                 n = strlen(s);
             }
@@ -121,8 +121,8 @@ static void put_trip(const struct ctx *c, const struct cdecl *d, const struct pc
 
 /* ---------------------------------------------------------------- resolving names */
 
-static int resolve(struct ctx *c, const struct tokvec *v, int from, int to, int use, int fn);
-static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to, int use,
+static int resolve(struct ctx *c, const struct clex_toks *v, int from, int to, int use, int fn);
+static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int to, int use,
                          int fn);
 
 static const char *const known_words[] = {
@@ -132,20 +132,23 @@ static const char *const known_words[] = {
     "size_t", "uint32_t", "int32_t", "uint64_t", "int64_t", "uint16_t", "int16_t", "uint8_t",
     "int8_t", "__restrict__", "min", "max", NULL};
 
-static int vis(const struct ctx *c, const struct tokvec *v, int k, const char *w)
+/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
+static const char *const assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                         "<<=", ">>=", "++", "--", NULL};
+
+static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char *w)
 {
-    return k >= 0 && k < v->n && pcu_tis(c, &v->t[k], w);
+    return k >= 0 && k < v->n && clex_is(c->src, &v->t[k], w);
 }
 
 /* the line where a local's value changes between its declaration and the line, or 0 */
 static int reassigned(const struct ctx *c, const struct cdecl *d)
 {
-    static const char *const ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                       "<<=", ">>=", "++", "--", NULL};
-    const struct ctok *nm = &c->code.t[d->name];
+    const char *const *ops = assign_ops;
+    const struct clex_tok *nm = &c->code.t[d->name];
     for (int k = d->init_end; k < c->use; k++) {
-        const struct ctok *t = &c->code.t[k];
-        if (t->kind != CT_IDENT || !pcu_same_text(c, t, c->src + nm->pos, nm->len) ||
+        const struct clex_tok *t = &c->code.t[k];
+        if (t->kind != CLEX_IDENT || !pcu_same_text(c, t, c->src + nm->pos, nm->len) ||
             pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
             continue;
         if (pcu_cis(c, k - 1, "++") || pcu_cis(c, k - 1, "--"))
@@ -173,7 +176,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
             const struct cdecl *o = &c->decl[e];
             if (o->shared && !o->is_extern && o->name < d->name && (o->fn == d->fn || o->fn < 0)) {
                 char oname[PATTERN_NAME_MAX * 2];
-                const struct ctok *t = &c->code.t[o->name];
+                const struct clex_tok *t = &c->code.t[o->name];
                 bl_fmt(oname, sizeof oname, "%.*s", t->len, c->src + t->pos);
                 if (need_decl(c, e, oname))
                     return -1;
@@ -197,8 +200,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
     } else {
         int at = reassigned(c, d);
         if (at)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_CHANGES_AT_LINE_AFTER_ITS, name, at,
-                        line);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_CHANGES_AT_LINE_AFTER_ITS, name, at, line);
     }
     return resolve(c, &c->code, d->init, d->init_end, d->name, d->fn);
 }
@@ -218,8 +220,7 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
         errno = 0;
         long long v = strtoll(l->arg_value[i], &end, 0);
         if (errno || end == l->arg_value[i] || *end)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_AN_INTEGER_THE, name,
-                        l->arg_value[i]);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_AN_INTEGER_THE, name, l->arg_value[i]);
         if (pattern_env_set(&c->out->env, name, v) != 0)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_PARAMETERS_FOR_THE,
                         PATTERN_MAX_PARAMS);
@@ -229,7 +230,7 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
 }
 
 /* every name the tokens [from, to) of v use, looked up at token `use` of function fn */
-static int resolve(struct ctx *c, const struct tokvec *v, int from, int to, int use, int fn)
+static int resolve(struct ctx *c, const struct clex_toks *v, int from, int to, int use, int fn)
 {
     if (++c->depth > MAX_DEPENDS)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_INDEX_DEPENDS_ON_A, MAX_DEPENDS);
@@ -238,17 +239,17 @@ static int resolve(struct ctx *c, const struct tokvec *v, int from, int to, int 
     return rc;
 }
 
-static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to, int use,
+static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int to, int use,
                          int fn)
 {
     for (int k = from; k < to; k++) {
-        const struct ctok *t = &v->t[k];
-        if (t->kind != CT_IDENT || vis(c, v, k - 1, ".") || vis(c, v, k - 1, "->"))
+        const struct clex_tok *t = &v->t[k];
+        if (t->kind != CLEX_IDENT || vis(c, v, k - 1, ".") || vis(c, v, k - 1, "->"))
             continue;
         char name[PATTERN_NAME_MAX * 2];
         bl_fmt(name, sizeof name, "%.*s", t->len, c->src + t->pos);
         if (!strcmp(name, "threadIdx") || !strcmp(name, "blockDim") ||
-            !strcmp(name, "warpSize") || pcu_word_in(c, t, known_words))
+            !strcmp(name, "warpSize") || clex_word_in(c->src, t, known_words))
             continue;
         if (block_builtin(c, v, k) >= 0) {
             if (!strcmp(name, "blockIdx"))
@@ -283,8 +284,7 @@ static int resolve_names(struct ctx *c, const struct tokvec *v, int from, int to
             }
             continue;
         }
-        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS,
-                    name, c->line);
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS, name, c->line);
     }
     return 0;
 }
@@ -305,15 +305,14 @@ struct access {
 static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, int max,
                          int *why_kind, char *what, size_t wsz)
 {
-    static const char *const rmw[] = {"+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=",
-                                      ">>=", "++", "--", NULL};
+    const char *const *rmw = assign_ops + 1;       /* a read and a write: ++ -- last */
     int n = 0;
     *why_kind = 0;
     for (int k = a; k < b; k++) {
-        const struct ctok *t = &c->code.t[k];
+        const struct clex_tok *t = &c->code.t[k];
         if (pcu_cis(c, k, "asm") || pcu_cis(c, k, "__asm__") || pcu_cis(c, k, "__asm"))
             *why_kind = *why_kind ? *why_kind : 3;
-        if (t->kind != CT_IDENT || !pcu_cis(c, k + 1, "[") || pcu_cis(c, k - 1, ".") ||
+        if (t->kind != CLEX_IDENT || !pcu_cis(c, k + 1, "[") || pcu_cis(c, k - 1, ".") ||
             pcu_cis(c, k - 1, "->"))
             continue;
         int di = pcu_lookup_decl(c, c->src + t->pos, t->len, k, fn);
@@ -323,7 +322,7 @@ static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc
         while (e < c->code.n && pcu_cis(c, e, "["))
             e = pcu_match(c, &c->code, e, c->code.n) + 1;
         while ((pcu_cis(c, e, ".") || pcu_cis(c, e, "->")) && e + 1 < c->code.n &&
-               c->code.t[e + 1].kind == CT_IDENT)
+               c->code.t[e + 1].kind == CLEX_IDENT)
             e += 2;
         if (pcu_cis(c, k - 1, "&")) {
             /* an address: of an atomic, or for inline asm */
@@ -451,7 +450,7 @@ static int loop_of(struct ctx *c, int fn, const struct pcu_ctl *t, int line)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_LOOP_NO_VARIABLE, line);
     if (c->nloop >= PCU_MAX_CTL)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_LOOPS, PCU_MAX_CTL);
-    const struct ctok *nm = &c->code.t[c->decl[di].name];
+    const struct clex_tok *nm = &c->code.t[c->decl[di].name];
     struct pcu_loop l = {di, 0, 0, 0, 0};
     int a = t->step_from, b = t->step_to, named = -1;
     if (b - a == 2 && (pcu_cis(c, a + 1, "++") || pcu_cis(c, a + 1, "--")))
@@ -551,8 +550,7 @@ static int translate(struct ctx *c)
     int n = line_accesses(c, fn, a, b, acc, MAX_LINE_ACCESSES, &why_kind, what, sizeof what);
     if (n == 0) {
         if (why_kind == 2)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN,
-                        what);
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN, what);
         if (why_kind == 1)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_TAKES_A_SHARED_ADDRESS_FOR, what);
         if (why_kind == 3)

@@ -4,8 +4,8 @@
  * parameters the indices use (parameters take the launch's --arg values; blockIdx is the first
  * block's, 0), and checks the result with the pattern parser. Where the language cannot
  * express the line (an atomic, inline asm, an index that depends on global memory, a value it
- * does not know) it says why in out->err. A small tokenizer, not a C++ parser: it knows kernels as
- * people write them. Pure C: libc and src/base only. */
+ * does not know) it says why in out->err. It reads the file's tokens (clex.h), not a C++
+ * parse: it knows kernels as people write them. Pure C: libc and src/base only. */
 #ifndef BANKLAB_PATTERN_CUDA_H
 #define BANKLAB_PATTERN_CUDA_H
 

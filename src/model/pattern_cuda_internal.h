@@ -7,22 +7,10 @@
 
 #include <stddef.h>
 
+#include "clex.h"
 #include "pattern_cuda.h"
 
-enum { CT_IDENT = 1, CT_NUM, CT_STR, CT_PUNCT };
-
 #define MAX_DEPENDS 64       /* declarations a name may lean on, one through another */
-
-struct ctok {
-    int kind;
-    int pos, len;            /* bytes in the source */
-    int line;
-};
-
-struct tokvec {
-    struct ctok *t;
-    int n, cap;
-};
 
 struct cdefine {             /* #define NAME BODY (object-like), or a macro with arguments */
     int name_pos, name_len;
@@ -69,7 +57,7 @@ struct pcu_loop {            /* an enclosing for whose variable takes the value 
 struct ctx {
     const char *src;
     size_t len;
-    struct tokvec code, defs;
+    struct clex_toks code, defs;
     struct cdefine *def;
     int ndef, defcap;
     struct cfunc *fn;
@@ -101,14 +89,12 @@ int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, 
  * functions with a body and every declarator of the file; c->oom on a failed allocation */
 void pcu_read(struct ctx *c);
 
-/* token k of the code (or token t) is the word or punctuation w */
-int pcu_tis(const struct ctx *c, const struct ctok *t, const char *w);
+/* token k of the code is the word or punctuation w */
 int pcu_cis(const struct ctx *c, int k, const char *w);
-int pcu_same_text(const struct ctx *c, const struct ctok *a, const char *s, int n);
-int pcu_word_in(const struct ctx *c, const struct ctok *t, const char *const *words);
+int pcu_same_text(const struct ctx *c, const struct clex_tok *a, const char *s, int n);
 /* pcu_match: the index of the bracket closing the one at token k of v ('(' '[' '{'), or
  * n - 1 (the last token of the range) when it is not closed */
-int pcu_match(const struct ctx *c, const struct tokvec *v, int k, int n);
+int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n);
 
 /* pcu_lookup_decl: the declaration of name s (n bytes) visible at token `use` of function fn:
  * the function's last one before `use`, else the file's; -1 when none */

@@ -16,11 +16,9 @@ static int name_taken(const struct parser *ps, const char *name)
 /* Checks that a new name can be declared at token t. */
 static int check_new_name(struct parser *ps, const struct token *t, char *name)
 {
-    if (t->kind != TK_IDENT) {
-        char b[40];
+    if (t->kind != TK_IDENT)
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_A_NAME_BUT_FOUND,
-                        pat_tok_desc(ps, t, b, sizeof b));
-    }
+                        pat_tok_desc(ps, t));
     tok_name(ps, t, name);
     if (pat_is_reserved(name))
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_A_RESERVED_WORD_NOT, name);
@@ -53,19 +51,16 @@ int pat_parse_shared_decl(struct parser *ps)
         } else break;
         ps->i++;
     }
-    if (!shared) {
-        char b[40];
+    if (!shared)
         return bl_fail(ps->err, -1, BL_AT(first->pos, first->len, -1), PAT_EXPECTED_SHARED_BUT_FOUND,
-                        pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-    }
+                        pat_tok_desc(ps, peek(ps, 0)));
     int elem;
     if (pat_parse_type(ps, &elem) < 0)
         return -1;
     for (;;) {
         const struct token *nt = peek(ps, 0);
         if (is_punct(nt, '*'))
-            return bl_fail(ps->err, -1, BL_AT(nt->pos, 1, -1),
-                            PAT_A_SHARED_POINTER_IS_NOT);
+            return bl_fail(ps->err, -1, BL_AT(nt->pos, 1, -1), PAT_A_SHARED_POINTER_IS_NOT);
         char name[PATTERN_NAME_MAX];
         if (check_new_name(ps, nt, name) < 0)
             return -1;
@@ -254,10 +249,8 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
         return -1;
     int end = p->node[e].end;
     if (ptr) {
-        if (p->node[e].vk == VK_ARR && (e = pat_rvalue(ps, e)) < 0)
+        if ((e = pat_pointer_value(ps, e, "so it cannot initialize a pointer")) < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR)
-            return pat_not_pointer_error(ps, e, "so it cannot initialize a pointer");
         /* a pointer of another type is taken as if cast (C would want the cast) */
         int ai = pat_add_array(ps, name, type, nt);
         if (ai < 0)
@@ -274,8 +267,7 @@ static int parse_declarator(struct parser *ps, int type, int is_const, int stmt_
         return -1;
     if (p->node[e].vk > VK_OPQ)
         return bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                        PAT_IS_NOT_A_POINTER_DECLARE, name, p->type[type].name,
-                        name);
+                       PAT_IS_NOT_A_POINTER_DECLARE, name, p->type[type].name, name);
     if (ps->reads > 1)
         return bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
                         PAT_MORE_THAN_ONE_SHARED_MEMORY);

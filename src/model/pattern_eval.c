@@ -27,12 +27,14 @@ struct ev {
     /* not cleared: filled by layout() before they are read */
     struct pattern_layout lay;       /* parse-time names and types, then dims, bases, sizes */
     long long stride[MAX_ARRAYS][3]; /* static arrays: bytes per index step of each dimension */
+    char snip[SNIP_MAX];             /* node_text's */
 };
 
-static const char *node_text(const struct ev *e, int n, char *buf, size_t size)
+/* node n's text for a message, in e->snip */
+static const char *node_text(struct ev *e, int n)
 {
     const struct node *nd = &e->p->node[n];
-    return pat_snip(e->p->text, e->p->text_len, nd->pos, nd->end, buf, size);
+    return pat_snip(e->p->text, e->p->text_len, nd->pos, nd->end, e->snip, sizeof e->snip);
 }
 
 static int eval(struct ev *e, int n, struct val *out);
@@ -49,25 +51,19 @@ static int eval_int(struct ev *e, int n, long long *out)
 static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
 {
     const struct node *nd = &e->p->node[n];
-    char t[SNIP_MAX];
     switch (nd->op) {
     case '+':
-        if (__builtin_add_overflow(a, b, r))
-            goto overflow;
-        return 0;
     case '-':
-        if (__builtin_sub_overflow(a, b, r))
-            goto overflow;
-        return 0;
     case '*':
-        if (__builtin_mul_overflow(a, b, r))
+        if (nd->op == '+' ? __builtin_add_overflow(a, b, r)
+            : nd->op == '-' ? __builtin_sub_overflow(a, b, r) : __builtin_mul_overflow(a, b, r))
             goto overflow;
         return 0;
     case '/':
     case '%':
         if (b == 0)
             return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane), PAT_DIVISION_BY_ZERO_IN,
-                            node_text(e, n, t, sizeof t));
+                            node_text(e, n));
         if (a == LLONG_MIN && b == -1)
             goto overflow;
         *r = nd->op == '/' ? a / b : a % b;
@@ -76,8 +72,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     case P_SHR:
         if (b < 0 || b > 63)
             return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
-                            PAT_SHIFT_COUNT_IS_OUT_OF, b,
-                            node_text(e, n, t, sizeof t));
+                           PAT_SHIFT_COUNT_IS_OUT_OF, b, node_text(e, n));
         if (nd->op == P_SHR) {
             *r = a >> b;
             return 0;
@@ -107,7 +102,7 @@ static int eval_bin(struct ev *e, int n, long long a, long long b, long long *r)
     }
 overflow:
     return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
-                    PAT_INTEGER_OVERFLOW_IN_AND, node_text(e, n, t, sizeof t), a, b);
+                    PAT_INTEGER_OVERFLOW_IN_AND, node_text(e, n), a, b);
 }
 
 /* Adds idx * size to a byte offset, with overflow checks. */
@@ -117,10 +112,8 @@ static int add_scaled(struct ev *e, int n, long long off, long long idx, long lo
     long long d;
     if (__builtin_mul_overflow(idx, size, &d) || __builtin_add_overflow(off, d, out)) {
         const struct node *nd = &e->p->node[n];
-        char t[SNIP_MAX];
         return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
-                        PAT_INTEGER_OVERFLOW_COMPUTING_THE_ADDRESS,
-                        node_text(e, n, t, sizeof t));
+                       PAT_INTEGER_OVERFLOW_COMPUTING_THE_ADDRESS, node_text(e, n));
     }
     return 0;
 }
@@ -141,8 +134,7 @@ static int eval_index(struct ev *e, int n, struct val *out)
         const struct node *in = &p->node[nd->b];
         if (idx < 0 || idx >= dim)
             return bl_fail(e->err, -1, BL_AT(in->pos, in->end - in->pos, e->lane),
-                            PAT_INDEX_IS_OUT_OF_BOUNDS,
-                            idx, base->level + 1, ai->name, dim);
+                           PAT_INDEX_IS_OUT_OF_BOUNDS, idx, base->level + 1, ai->name, dim);
         return add_scaled(e, n, out->i, idx, e->stride[base->arr][base->level], &out->i);
     }
     return add_scaled(e, n, out->i, idx, nd->v, &out->i);
@@ -156,11 +148,9 @@ static int eval_unary(struct ev *e, int n, struct val *out)
     if (eval(e, nd->a, &a) < 0)
         return -1;
     if (nd->op == '-') {
-        if (a.i == LLONG_MIN) {
-            char t[SNIP_MAX];
+        if (a.i == LLONG_MIN)
             return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
-                            PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
-        }
+                            PAT_INTEGER_OVERFLOW_IN, node_text(e, n));
         out->i = -a.i;
     } else if (nd->op == '~') {
         out->i = ~a.i;
@@ -251,9 +241,8 @@ static int eval(struct ev *e, int n, struct val *out)
             return -1;
         if (nd->op == '-') {
             if (k == LLONG_MIN) {
-                char t[SNIP_MAX];
                 return bl_fail(e->err, -1, BL_AT(nd->pos, nd->end - nd->pos, e->lane),
-                                PAT_INTEGER_OVERFLOW_IN, node_text(e, n, t, sizeof t));
+                                PAT_INTEGER_OVERFLOW_IN, node_text(e, n));
             }
             k = -k;
         }
@@ -300,8 +289,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
         if (v <= 0) {
             const struct node *dn = &p->node[a->dim_node[d]];
             return bl_fail(e->err, -1, BL_AT(dn->pos, dn->end - dn->pos, -1),
-                            PAT_DIMENSION_OF_IS_IT_MUST, d + 1, ai->name,
-                            v);
+                           PAT_DIMENSION_OF_IS_IT_MUST, d + 1, ai->name, v);
         }
         ai->dims[d] = v;
         if (__builtin_mul_overflow(bytes, (unsigned long long)v, &bytes) ||
@@ -320,8 +308,7 @@ static int place_static(struct ev *e, int i, uint64_t *off)
         if (v <= 0 || v > 4096 || (v & (v - 1))) {
             const struct node *an = &p->node[a->align_node];
             return bl_fail(e->err, -1, BL_AT(an->pos, an->end - an->pos, -1),
-                            PAT_ALIGN_THE_ALIGNMENT_MUST_BE,
-                            v);
+                           PAT_ALIGN_THE_ALIGNMENT_MUST_BE, v);
         }
         if ((unsigned long long)v > align)
             align = (unsigned long long)v;
@@ -394,9 +381,8 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
             return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_ACCESSES_BYTES_OF_DYNAMIC_SHARED,
                             name, v.i,
                             v.i + (long long)t->size - 1, (unsigned long long)size);
-        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_ACCESSES_BYTES_OF_PAST_ITS,
-                        name, v.i, v.i + (long long)t->size - 1, r->info.name,
-                        (unsigned long long)size);
+        return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_ACCESSES_BYTES_OF_PAST_ITS, name,
+                       v.i, v.i + (long long)t->size - 1, r->info.name, (unsigned long long)size);
     }
     /* pointers may point anywhere (only accesses must be inside); they must be aligned */
     uint64_t abs = ri->base + (uint64_t)v.i;
@@ -405,8 +391,7 @@ static int check_place(struct ev *e, int n, struct val v, int type, const char *
             return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_IS_A_POINTER_AT_BYTE, name, t->name,
                             r->is_extern ? v.i : (long long)abs, t->align);
         return bl_fail(e->err, -1, BL_AT(pos, len, e->lane), PAT_MISALIGNED_BYTE_ACCESS_AT_BYTE,
-                        t->size, t->name,
-                        r->is_extern ? v.i : (long long)abs, t->align);
+                       t->size, t->name, r->is_extern ? v.i : (long long)abs, t->align);
     }
     return 0;
 }
@@ -504,8 +489,7 @@ int pattern_eval(const struct pattern *p, const struct pattern_env *env, int whi
     struct bl_err dummy;
     if (!err)
         err = &dummy;
-    memset(err, 0, sizeof *err);
-    err->lane = -1;
+    bl_err_clear(err);
     if (!p || !env || !acc)
         return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_NO_PATTERN_OR_ENVIRONMENT);
     if (which < 0 || which >= p->naccs)

@@ -45,49 +45,32 @@ int pat_int_value(struct parser *ps, int n, const char *what)
     const struct node *nd = &ps->p->node[n];
     if (nd->vk == VK_INT)
         return n;
-    char b[SNIP_MAX];
-    pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
-    if (nd->vk == VK_OPQ)
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                 PAT_IS_NOT_AN_INTEGER_THE, what, b);
-    else
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_A_POINTER_NOT_AN,
-                 what, b);
-    return -1;
+    return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                   nd->vk == VK_OPQ ? PAT_IS_NOT_AN_INTEGER_THE : PAT_IS_A_POINTER_NOT_AN, what,
+                   pat_node_text(ps, nd));
 }
 
 static int parse_builtin_member(struct parser *ps, const struct token *t, int base)
 {
     /* threadIdx.x etc: t is the identifier, '.' and x/y/z follow */
-    if (!is_punct(peek(ps, 0), '.')) {
-        char b[40];
+    if (!is_punct(peek(ps, 0), '.'))
         return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
                         PAT_EXPECTED_X_Y_OR_Z, t->len,
-                        ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-    }
+                        ps->s + t->pos, pat_tok_desc(ps, peek(ps, 0)));
     const struct token *m = peek(ps, 1);
     int which = -1;
     if (tok_is(ps, m, "x")) which = 0;
     else if (tok_is(ps, m, "y")) which = 1;
     else if (tok_is(ps, m, "z")) which = 2;
-    if (which < 0) {
-        char b[40];
-        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1),
-                        PAT_EXPECTED_X_Y_OR_Z_2, t->len, ps->s + t->pos,
-                        pat_tok_desc(ps, m, b, sizeof b));
-    }
+    if (which < 0)
+        return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_X_Y_OR_Z_2, t->len,
+                       ps->s + t->pos, pat_tok_desc(ps, m));
     ps->i += 2;
     int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, m->pos + m->len);
     if (id < 0)
         return -1;
     ps->p->node[id].op = (short)(base + which);
     return id;
-}
-
-static int const_ctx_error(struct parser *ps, int pos, int len, const char *name)
-{
-    return bl_fail(ps->err, -1, BL_AT(pos, len, -1),
-                    PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS, name);
 }
 
 /* sizeof(TYPE) or sizeof EXPR-of-shared-type */
@@ -100,8 +83,7 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         if (pat_parse_type(ps, &type) < 0)
             return -1;
         if (is_punct(peek(ps, 0), '*'))
-            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1),
-                            PAT_SIZEOF_OF_A_POINTER_IS);
+            return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, 1, -1), PAT_SIZEOF_OF_A_POINTER_IS);
         if (pat_expect(ps, ')', "after the type in sizeof") < 0)
             return -1;
     } else {
@@ -112,9 +94,8 @@ static int parse_sizeof(struct parser *ps, const struct token *t)
         ps->reads = saved_reads;
         ps->read_node = saved_node;
         const struct node *nd = &ps->p->node[e];
-        if (nd->vk == VK_LVAL || nd->vk == VK_PTR) {
+        if (nd->vk == VK_LVAL || nd->vk == VK_PTR)
             type = nd->vk == VK_LVAL ? nd->type : -1;
-        }
         if (nd->vk == VK_PTR)
             return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
                             PAT_SIZEOF_OF_A_POINTER_IS);
@@ -141,7 +122,8 @@ static int local_ref(struct parser *ps, const struct token *t, int li, const cha
         return id < 0 ? -1 : pat_link(ps, id, l->const_init, -1, -1);
     }
     if (ps->const_ctx)
-        return const_ctx_error(ps, t->pos, t->len, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
     int vk = l->kind == L_INT ? VK_INT : l->kind == L_OPQ ? VK_OPQ : VK_PTR;
     int id = pat_new_node(ps, N_LOCAL, vk, t->pos, end);
     if (id >= 0) {
@@ -156,7 +138,8 @@ static int array_ref(struct parser *ps, const struct token *t, int ai, const cha
 {
     struct pattern *p = ps->p;
     if (ps->const_ctx)
-        return const_ctx_error(ps, t->pos, t->len, name);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
     const struct array *a = &p->arr[ai];
     int scalar = !a->is_extern && a->ndims == 0;
     int id = pat_new_node(ps, N_ARRAY, scalar ? VK_LVAL : VK_ARR, t->pos, t->pos + t->len);
@@ -270,7 +253,8 @@ static int parse_name(struct parser *ps, const struct token *t)
         return array_ref(ps, t, k, name);
     if (strcmp(name, "threadIdx") == 0 || strcmp(name, "blockDim") == 0) {
         if (ps->const_ctx && name[0] == 't')
-            return const_ctx_error(ps, t->pos, t->len, name);
+            return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
         return parse_builtin_member(ps, t, name[0] == 't' ? B_TX : B_BX);
     }
     static const char *const simple[] = {"lane", "warp", "tid", "warpSize"};
@@ -278,7 +262,8 @@ static int parse_name(struct parser *ps, const struct token *t)
     for (k = 0; k < 4; k++) {
         if (strcmp(name, simple[k]) == 0) {
             if (ps->const_ctx && k < 3)  /* warpSize is a constant */
-                return const_ctx_error(ps, t->pos, t->len, name);
+                return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ARRAY_DIMENSIONS_MUST_BE_CONSTANTS,
+                           name);
             int id = pat_new_node(ps, N_BUILTIN, VK_INT, t->pos, t->pos + t->len);
             if (id >= 0)
                 p->node[id].op = (short)simple_b[k];
@@ -325,9 +310,8 @@ static int parse_primary(struct parser *ps)
         return e;
     }
     if (t->kind != TK_IDENT) {
-        char b[40];
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_AN_EXPRESSION_BUT_FOUND,
-                        pat_tok_desc(ps, t, b, sizeof b));
+                        pat_tok_desc(ps, t));
     }
     ps->i++;
     return parse_name(ps, t);
@@ -348,10 +332,8 @@ static int parse_postfix(struct parser *ps)
             if (bn->vk == VK_PTR || bn->vk == VK_ARR) {
                 /* fine */
             } else {
-                char b[SNIP_MAX];
                 return bl_fail(ps->err, -1, BL_AT(bn->pos, bn->end - bn->pos, -1),
-                                PAT_IS_NOT_AN_ARRAY_OR,
-                                pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
+                               PAT_IS_NOT_AN_ARRAY_OR, pat_node_text(ps, bn));
             }
             int idx = pat_parse_expr(ps);
             if (idx < 0 || (idx = pat_int_value(ps, idx, "index")) < 0)
@@ -380,17 +362,14 @@ static int parse_postfix(struct parser *ps)
             int arrow = is_punct(t, P_ARROW);
             const struct token *m = peek(ps, 1);
             struct node *bn = &p->node[e];
-            char b[SNIP_MAX];
             if (arrow ? bn->vk != VK_PTR : bn->vk != VK_LVAL)
                 return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_HAS_NO_MEMBERS_NEEDS,
-                                pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b),
+                                pat_node_text(ps, bn),
                                 arrow ? "->" : ".", arrow ? "a pointer to a struct or vector"
                                                           : "a struct or vector element");
-            if (m->kind != TK_IDENT) {
-                char bb[40];
+            if (m->kind != TK_IDENT)
                 return bl_fail(ps->err, -1, BL_AT(m->pos, m->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
-                                pat_tok_desc(ps, m, bb, sizeof bb));
-            }
+                                pat_tok_desc(ps, m));
             char name[PATTERN_NAME_MAX];
             tok_name(ps, m, name);
             int f = pat_find_field(p, bn->type, name);
@@ -417,31 +396,31 @@ static int parse_postfix(struct parser *ps)
         } else if (is_punct(t, P_INCDEC)) {
             return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
         } else if (is_punct(t, '(')) {
-            char b[SNIP_MAX];
             const struct node *bn = &p->node[e];
-            return bl_fail(ps->err, -1, BL_AT(t->pos, 1, -1),
-                            PAT_IS_NOT_A_FUNCTION_INDEX,
-                            pat_snip(ps->s, ps->n, bn->pos, bn->end, b, sizeof b));
+            return bl_fail(ps->err, -1, BL_AT(t->pos, 1, -1), PAT_IS_NOT_A_FUNCTION_INDEX,
+                           pat_node_text(ps, bn));
         } else {
             return e;
         }
     }
 }
 
-/* Error for node e where a shared memory pointer or array is needed. */
-int pat_not_pointer_error(struct parser *ps, int e, const char *what)
+/* Node e as a shared memory pointer (an array decays to one): its node, or -1 with why
+ * (what) it must be one. */
+int pat_pointer_value(struct parser *ps, int e, const char *what)
 {
+    if (e >= 0 && ps->p->node[e].vk == VK_ARR)
+        e = pat_rvalue(ps, e);
+    if (e < 0 || ps->p->node[e].vk == VK_PTR)
+        return e;
     const struct node *nd = &ps->p->node[e];
-    char b[SNIP_MAX];
-    pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b);
-    if (nd->kind == N_PARAM)
-        bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(ps->p->param[nd->arr].name), -1),
-                 PAT_UNKNOWN_NAME_DECLARE_IT_FIRST,
-                 ps->p->param[nd->arr].name, ps->p->param[nd->arr].name);
-    else
-        bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                 PAT_IS_NOT_A_SHARED_MEMORY, b, what);
-    return -1;
+    if (nd->kind == N_PARAM) {
+        const char *name = ps->p->param[nd->arr].name;
+        return bl_fail(ps->err, -1, BL_AT((int)nd->v, (int)strlen(name), -1),
+                       PAT_UNKNOWN_NAME_DECLARE_IT_FIRST, name, name);
+    }
+    return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_NOT_A_SHARED_MEMORY,
+                   pat_node_text(ps, nd), what);
 }
 
 /* (TYPE) or (TYPE *) cast: at '(' with a type start after it. */
@@ -463,12 +442,8 @@ static int parse_cast(struct parser *ps)
         return -1;
     int end = p->node[e].end;
     if (ptr) {
-        if (p->node[e].vk == VK_ARR)
-            e = pat_rvalue(ps, e);
-        if (e < 0)
+        if ((e = pat_pointer_value(ps, e, "so it cannot be cast to a pointer")) < 0)
             return -1;
-        if (p->node[e].vk != VK_PTR)
-            return pat_not_pointer_error(ps, e, "so it cannot be cast to a pointer");
         int id = pat_new_node(ps, N_PCAST, VK_PTR, open->pos, end);
         if (id < 0)
             return -1;
@@ -492,94 +467,86 @@ static int parse_cast(struct parser *ps)
                     p->type[type].name);
 }
 
-static int parse_unary(struct parser *ps)
+/* A unary operator, a cast or a postfix expression, t its first token. */
+static int unary(struct parser *ps, const struct token *t)
 {
     struct pattern *p = ps->p;
-    const struct token *t = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH)
-        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
-    int r;
     if (t->kind == TK_PUNCT && (t->punct == '-' || t->punct == '+' || t->punct == '!' ||
                                 t->punct == '~')) {
         ps->i++;
-        int e = parse_unary(ps);
-        if (e < 0 || (e = pat_rvalue(ps, e)) < 0) {
-            r = -1;
-        } else if (p->node[e].vk == VK_OPQ) {
+        int e = parse_unary(ps), r;
+        if (e < 0 || (e = pat_rvalue(ps, e)) < 0)
+            return -1;
+        if (p->node[e].vk == VK_OPQ) {
             r = pat_new_node(ps, N_OPQ, VK_OPQ, t->pos, p->node[e].end);
-            if (r >= 0)
-                r = pat_link(ps, r, e, -1, -1);
-        } else if ((e = pat_int_value(ps, e, "operand")) < 0) {
-            r = -1;
-        } else if (t->punct == '+') {
+            return r < 0 ? -1 : pat_link(ps, r, e, -1, -1);
+        }
+        if ((e = pat_int_value(ps, e, "operand")) < 0)
+            return -1;
+        if (t->punct == '+') {
             p->node[e].pos = t->pos;
-            r = e;
-        } else {
-            r = pat_new_node(ps, N_UN, VK_INT, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].op = (short)t->punct;
-                r = pat_link(ps, r, e, -1, -1);
-            }
+            return e;
         }
-    } else if (is_punct(t, '*')) {
+        if ((r = pat_new_node(ps, N_UN, VK_INT, t->pos, p->node[e].end)) < 0)
+            return -1;
+        p->node[r].op = (short)t->punct;
+        return pat_link(ps, r, e, -1, -1);
+    }
+    if (is_punct(t, '*') || is_punct(t, '&')) {
         ps->i++;
-        int e = parse_unary(ps);
-        if (e >= 0 && p->node[e].vk == VK_ARR)
+        int e = parse_unary(ps), r;
+        if (e >= 0 && t->punct == '*' && p->node[e].vk == VK_ARR)
             e = pat_rvalue(ps, e);
-        if (e < 0) {
-            r = -1;
-        } else if (p->node[e].vk != VK_PTR) {
-            char b[SNIP_MAX];
-            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                     PAT_IS_NOT_A_POINTER_AND,
-                     pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
-            r = -1;
-        } else {
-            r = pat_new_node(ps, N_DEREF, VK_LVAL, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].type = p->node[e].type;
-                r = pat_link(ps, r, e, -1, -1);
-            }
-        }
-    } else if (is_punct(t, '&')) {
-        ps->i++;
-        int e = parse_unary(ps);
-        if (e < 0) {
-            r = -1;
-        } else if (p->node[e].vk != VK_LVAL && p->node[e].vk != VK_ARR) {
-            char b[SNIP_MAX];
-            bl_fail(ps->err, -1, BL_AT(p->node[e].pos, p->node[e].end - p->node[e].pos, -1),
-                     PAT_NEEDS_A_SHARED_MEMORY_ELEMENT,
-                     pat_snip(ps->s, ps->n, p->node[e].pos, p->node[e].end, b, sizeof b));
-            r = -1;
-        } else if (p->node[e].vk == VK_ARR) {
-            r = pat_rvalue(ps, e);
-            if (r >= 0)
+        if (e < 0)
+            return -1;
+        const struct node *nd = &p->node[e];
+        if (t->punct == '*' && nd->vk != VK_PTR)
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                           PAT_IS_NOT_A_POINTER_AND, pat_node_text(ps, nd));
+        if (t->punct == '&' && nd->vk != VK_LVAL && nd->vk != VK_ARR)
+            return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
+                           PAT_NEEDS_A_SHARED_MEMORY_ELEMENT, pat_node_text(ps, nd));
+        if (nd->vk == VK_ARR) {     /* &array: the decayed pointer */
+            if ((r = pat_rvalue(ps, e)) >= 0)
                 p->node[r].pos = t->pos;
-        } else {
-            r = pat_new_node(ps, N_ADDR, VK_PTR, t->pos, p->node[e].end);
-            if (r >= 0) {
-                p->node[r].type = p->node[e].type;
-                r = pat_link(ps, r, e, -1, -1);
-            }
+            return r;
         }
-    } else if (is_punct(t, P_INCDEC)) {
-        bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
-        r = -1;
-    } else if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1))) {
-        r = parse_cast(ps);
-    } else if (is_punct(t, '(') && peek(ps, 1)->kind == TK_IDENT && is_punct(peek(ps, 2), '*') &&
-               is_punct(peek(ps, 3), ')')) {
+        r = pat_new_node(ps, t->punct == '*' ? N_DEREF : N_ADDR, t->punct == '*' ? VK_LVAL : VK_PTR,
+                         t->pos, p->node[e].end);
+        if (r < 0)
+            return -1;
+        p->node[r].type = p->node[e].type;
+        return pat_link(ps, r, e, -1, -1);
+    }
+    if (is_punct(t, P_INCDEC))
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_IS_NOT_SUPPORTED, ps->s + t->pos);
+    if (is_punct(t, '(') && pat_is_type_start(ps, peek(ps, 1)))
+        return parse_cast(ps);
+    if (is_punct(t, '(') && peek(ps, 1)->kind == TK_IDENT && is_punct(peek(ps, 2), '*') &&
+        is_punct(peek(ps, 3), ')')) {
         char name[PATTERN_NAME_MAX];
         tok_name(ps, peek(ps, 1), name);
-        bl_fail(ps->err, -1, BL_AT(peek(ps, 1)->pos, peek(ps, 1)->len, -1), PAT_UNKNOWN_TYPE, name);
-        r = -1;
-    } else {
-        r = parse_postfix(ps);
+        return bl_fail(ps->err, -1, BL_AT(peek(ps, 1)->pos, peek(ps, 1)->len, -1),
+                       PAT_UNKNOWN_TYPE, name);
     }
+    return parse_postfix(ps);
+}
+
+/* f (unary or cond) one level of nesting deeper, at most PATTERN_MAX_DEPTH */
+static int nested(struct parser *ps, int (*f)(struct parser *ps, const struct token *t))
+{
+    const struct token *t = peek(ps, 0);
+    if (++ps->depth > PATTERN_MAX_DEPTH)
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
+                       PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
+    int r = f(ps, t);
     ps->depth--;
     return r;
+}
+
+static int parse_unary(struct parser *ps)
+{
+    return nested(ps, unary);
 }
 
 /* Binary operators by precedence (higher binds tighter). */
@@ -679,43 +646,32 @@ static int parse_binary(struct parser *ps, int minprec)
     }
 }
 
+/* c ? a : b, or the binary expression c alone */
+static int cond(struct parser *ps, const struct token *t)
+{
+    (void)t;
+    struct pattern *p = ps->p;
+    int c = parse_binary(ps, 1);
+    if (c < 0 || !is_punct(peek(ps, 0), '?'))
+        return c;
+    ps->i++;
+    int a = pat_parse_expr(ps), b;
+    if (a < 0 || pat_expect(ps, ':', "in '?:'") < 0 || (b = parse_cond(ps)) < 0 ||
+        (c = pat_rvalue(ps, c)) < 0 || (a = pat_rvalue(ps, a)) < 0 || (b = pat_rvalue(ps, b)) < 0)
+        return -1;
+    int ck = p->node[c].vk, ak = p->node[a].vk, bk = p->node[b].vk;
+    if (ck > VK_OPQ || ak > VK_OPQ || bk > VK_OPQ)
+        return bl_fail(ps->err, -1, BL_AT(p->node[c].pos, p->node[b].end - p->node[c].pos, -1),
+                       PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
+    int opq = ck != VK_INT || ak != VK_INT || bk != VK_INT;
+    int r = pat_new_node(ps, opq ? N_OPQ : N_COND, opq ? VK_OPQ : VK_INT, p->node[c].pos,
+                         p->node[b].end);
+    return r < 0 ? -1 : pat_link(ps, r, c, a, b);
+}
+
 static int parse_cond(struct parser *ps)
 {
-    struct pattern *p = ps->p;
-    const struct token *t0 = peek(ps, 0);
-    if (++ps->depth > PATTERN_MAX_DEPTH)
-        return bl_fail(ps->err, -1, BL_AT(t0->pos, t0->len, -1),
-                        PAT_EXPRESSION_NESTED_TOO_DEEPLY_MORE, PATTERN_MAX_DEPTH);
-    int c = parse_binary(ps, 1);
-    int r = c;
-    if (c >= 0 && is_punct(peek(ps, 0), '?')) {
-        ps->i++;
-        int a = pat_parse_expr(ps);
-        int b = -1;
-        if (a >= 0 && pat_expect(ps, ':', "in '?:'") == 0)
-            b = parse_cond(ps);
-        if (a < 0 || b < 0 || (c = pat_rvalue(ps, c)) < 0 || (a = pat_rvalue(ps, a)) < 0 ||
-            (b = pat_rvalue(ps, b)) < 0) {
-            r = -1;
-        } else {
-            int ck = p->node[c].vk, ak = p->node[a].vk, bk = p->node[b].vk;
-            if (ck == VK_INT && ak == VK_INT && bk == VK_INT) {
-                r = pat_new_node(ps, N_COND, VK_INT, p->node[c].pos, p->node[b].end);
-                if (r >= 0)
-                    r = pat_link(ps, r, c, a, b);
-            } else if (ck <= VK_OPQ && ak <= VK_OPQ && bk <= VK_OPQ) {
-                r = pat_new_node(ps, N_OPQ, VK_OPQ, p->node[c].pos, p->node[b].end);
-                if (r >= 0)
-                    r = pat_link(ps, r, c, a, b);
-            } else {
-                bl_fail(ps->err, -1, BL_AT(p->node[c].pos, p->node[b].end - p->node[c].pos, -1),
-                         PAT_WITH_POINTERS_IS_NOT_SUPPORTED);
-                r = -1;
-            }
-        }
-    }
-    ps->depth--;
-    return r;
+    return nested(ps, cond);
 }
 
 int pat_parse_expr(struct parser *ps)

@@ -1,7 +1,7 @@
 /* pattern_internal.h: what the files of the pattern language share, and nothing public (that is
  * pattern.h): the limits, tokens, the type table, the AST, the declaration tables, struct pattern
- * and the parser's state, plus each file's entry points. Files, lowest first: pattern_text.c,
- * pattern_lex.c, pattern_parse.c, pattern_type.c, pattern_expr.c, pattern_decl.c,
+ * and the parser's state, plus each file's entry points. Files, lowest first: clex.c (the C
+ * tokenizer the CUDA readers share), pattern_text.c, pattern_lex.c, pattern_parse.c, pattern_type.c, pattern_expr.c, pattern_decl.c,
  * pattern_stmt.c, pattern.c; pattern_eval.c beside them. A file calls only files before it.
  * Included by src/model/pattern*.c only. Pure C11 + libc (and src/base). */
 #ifndef BANKLAB_PATTERN_INTERNAL_H
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "clex.h"
 #include "pattern.h"
 
 #define MAX_NODES 16384         /* AST nodes per pattern */
@@ -174,15 +175,8 @@ struct parser {
     int read_node;           /* the first one */
     int last_if;             /* after if/else if: "some branch so far was taken", else -1 */
     struct bl_err *err;
+    char desc[32], snip[SNIP_MAX]; /* what pat_tok_desc and pat_node_text return */
 };
-
-/* Character classes of the language (ASCII, whatever the locale). */
-static inline int is_alpha(int c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-}
-static inline int is_digit(int c) { return c >= '0' && c <= '9'; }
-static inline int is_alnum(int c) { return is_alpha(c) || is_digit(c); }
 
 /* The token k places from the cursor (clamped to the first and the TK_EOF token). */
 static inline const struct token *peek(const struct parser *ps, int k)
@@ -233,9 +227,10 @@ int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err);
 /* The parser's plumbing: the token cursor, node allocation and the tables the grammar fills.
  * Every function that fails has filled ps->err and returns -1. */
 
-/* "'tok'" or "the end of the pattern", for "expected X but found Y" messages. */
-const char *pat_tok_desc(const struct parser *ps, const struct token *t, char *buf,
-                         size_t size);
+/* "'tok'" or "the end of the pattern", for "expected X but found Y" messages, and the text of
+ * node nd for a message (pat_snip), each in the parser's one buffer for it. */
+const char *pat_tok_desc(struct parser *ps, const struct token *t);
+const char *pat_node_text(struct parser *ps, const struct node *nd);
 int pat_expect(struct parser *ps, int c, const char *what);  /* consumes punctuation c */
 /* A new node (children -1, depth 1) over text [pos, end): its index, or -1. */
 int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end);
@@ -280,7 +275,7 @@ int pat_parse_const(struct parser *ps);  /* a constant integer expression (dimen
 /* The value of an lvalue (a shared read) or array (a pointer); other nodes unchanged. */
 int pat_rvalue(struct parser *ps, int n);
 int pat_int_value(struct parser *ps, int n, const char *what);  /* pat_rvalue, an integer */
-int pat_not_pointer_error(struct parser *ps, int e, const char *what);  /* returns -1 */
+int pat_pointer_value(struct parser *ps, int e, const char *what);  /* pat_rvalue, a pointer */
 
 /* ---------------------------------------------------------------- pattern_decl.c */
 

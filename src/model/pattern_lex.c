@@ -1,6 +1,7 @@
 /* pattern_lex.c: the lexer of the pattern language: text -> tokens (identifiers, integer and
- * float literals, punctuation), skipping whitespace and comments; malformed numbers, stray
- * bytes and overlong names are errors with their column. Depends on pattern_text.c only. */
+ * float literals, punctuation) over clex.h, which skips blanks and comments; the language's
+ * own number values and operators here. Malformed numbers, stray bytes, open comments and
+ * overlong names are errors with their column. Depends on clex.c and pattern_text.c only. */
 #include "pattern_internal.h"
 
 #include <limits.h>
@@ -25,7 +26,7 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
     int hex = s[i] == '0' && i + 1 < n && (s[i + 1] == 'x' || s[i + 1] == 'X');
     while (j < n) {
         char c = s[j];
-        if (is_alnum(c)) {
+        if (clex_alnum(c)) {
             j++;
         } else if (c == '.') {
             is_float = 1;
@@ -47,17 +48,17 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         /* validate loosely: digits, at most one '.', an optional exponent, an optional f */
         size_t k = i;
         int digits = 0;
-        while (k < j && is_digit(s[k])) { k++; digits++; }
+        while (k < j && clex_digit(s[k])) { k++; digits++; }
         if (k < j && s[k] == '.') {
             k++;
-            while (k < j && is_digit(s[k])) { k++; digits++; }
+            while (k < j && clex_digit(s[k])) { k++; digits++; }
         }
         if (digits > 0 && k < j && (s[k] == 'e' || s[k] == 'E')) {
             k++;
             if (k < j && (s[k] == '+' || s[k] == '-'))
                 k++;
             int ed = 0;
-            while (k < j && is_digit(s[k])) { k++; ed++; }
+            while (k < j && clex_digit(s[k])) { k++; ed++; }
             if (!ed)
                 digits = 0;
         }
@@ -97,36 +98,10 @@ static int lex_number(const char *s, size_t n, size_t i, struct token *t, struct
         return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_MALFORMED_NUMBER,
                         t->len > 40 ? 40 : t->len, s + i);
     if (too_big || v > (unsigned long long)LLONG_MAX)
-        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_INTEGER_LITERAL_IS_TOO_LARGE,
-                        t->len > 40 ? 40 : t->len, s + i);
+        return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_INTEGER_LITERAL_IS_TOO_LARGE,
+                       t->len > 40 ? 40 : t->len, s + i);
     t->kind = TK_INT;
     t->ival = (long long)v;
-    return 0;
-}
-
-/* Skips whitespace and comments from *i. Returns 0, or -1 with err for an open comment. */
-static int skip_blank(const char *s, size_t n, size_t *i, struct bl_err *err)
-{
-    while (*i < n) {
-        char c = s[*i];
-        if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v') {
-            (*i)++;
-        } else if (c == '/' && *i + 1 < n && s[*i + 1] == '/') {
-            while (*i < n && s[*i] != '\n')
-                (*i)++;
-        } else if (c == '/' && *i + 1 < n && s[*i + 1] == '*') {
-            size_t start = *i;
-            *i += 2;
-            while (*i + 1 < n && !(s[*i] == '*' && s[*i + 1] == '/'))
-                (*i)++;
-            if (*i + 1 >= n)
-                return bl_fail(err, -1, BL_AT((int)start, 2, -1), PAT_UNTERMINATED_COMMENT);
-            *i += 2;
-        } else {
-            break;
-        }
-    }
     return 0;
 }
 
@@ -167,23 +142,20 @@ static int lex_punct(const char *s, size_t n, size_t i, struct token *t,
     return 0;
 }
 
-/* Scans the token at s[i] (not blank, i < n) into t. Returns 0 or -1 with err. */
-static int lex_token(const char *s, size_t n, size_t i, struct token *t,
+/* Scans the token c (not the end) into t: an identifier as clex found it, a number or
+ * punctuation by the language's own rules. Returns 0 or -1 with err. */
+static int lex_token(const char *s, size_t n, const struct clex_tok *c, struct token *t,
                      struct bl_err *err)
 {
-    unsigned char c = (unsigned char)s[i];
-    if (is_digit(c) || (c == '.' && i + 1 < n && is_digit(s[i + 1])))
-        return lex_number(s, n, i, t, err);
-    if (!is_alpha(c))
-        return lex_punct(s, n, i, t, err);
-    size_t j = i;
-    while (j < n && is_alnum(s[j]))
-        j++;
+    if (c->kind == CLEX_NUMBER)
+        return lex_number(s, n, (size_t)c->pos, t, err);
+    if (c->kind != CLEX_IDENT)
+        return lex_punct(s, n, (size_t)c->pos, t, err);
     t->kind = TK_IDENT;
-    t->len = (int)(j - i);
+    t->len = c->len;
     if (t->len >= PATTERN_NAME_MAX)
         return bl_fail(err, -1, BL_AT(t->pos, t->len, -1), PAT_NAME_IS_LONGER_THAN_CHARACTERS,
-                        s + i, PATTERN_NAME_MAX - 1);
+                        s + c->pos, PATTERN_NAME_MAX - 1);
     return 0;
 }
 
@@ -194,10 +166,14 @@ int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err)
     struct token *t = malloc(sizeof *t * (size_t)cap);
     if (!t)
         return bl_fail(err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
-    size_t i = 0;
+    struct clex L;
+    clex_init(&L, s, 0, n, 1, 0);
     for (;;) {
-        if (skip_blank(s, n, &i, err) < 0)
+        struct clex_tok c = clex_next(&L);
+        if (c.kind == CLEX_END && L.open_comment >= 0) {
+            bl_fail(err, -1, BL_AT(L.open_comment, 2, -1), PAT_UNTERMINATED_COMMENT);
             goto fail;
+        }
         if (cnt + 1 >= cap) {
             cap *= 2;
             struct token *nt = realloc(t, sizeof *t * (size_t)cap);
@@ -209,14 +185,14 @@ int pat_lex(const char *s, size_t n, struct token **out, struct bl_err *err)
         }
         struct token *tk = &t[cnt++];
         memset(tk, 0, sizeof *tk);
-        tk->pos = (int)i;
-        if (i >= n) {
+        tk->pos = c.pos;
+        if (c.kind == CLEX_END) {
             tk->kind = TK_EOF;
             break;
         }
-        if (lex_token(s, n, i, tk, err) < 0)
+        if (lex_token(s, n, &c, tk, err) < 0)
             goto fail;
-        i += (size_t)tk->len;
+        L.i = (size_t)tk->pos + (size_t)tk->len;
     }
     *out = t;
     return cnt;

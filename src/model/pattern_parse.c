@@ -8,13 +8,17 @@
 #include <string.h>
 
 /* Describes a token for "expected X but found Y". */
-const char *pat_tok_desc(const struct parser *ps, const struct token *t, char *buf,
-                         size_t size)
+const char *pat_tok_desc(struct parser *ps, const struct token *t)
 {
     if (t->kind == TK_EOF)
         return "the end of the pattern";
-    bl_fmt(buf, size, "'%.*s'", t->len > 24 ? 24 : t->len, ps->s + t->pos);
-    return buf;
+    bl_fmt(ps->desc, sizeof ps->desc, "'%.*s'", t->len > 24 ? 24 : t->len, ps->s + t->pos);
+    return ps->desc;
+}
+
+const char *pat_node_text(struct parser *ps, const struct node *nd)
+{
+    return pat_snip(ps->s, ps->n, nd->pos, nd->end, ps->snip, sizeof ps->snip);
 }
 
 int pat_expect(struct parser *ps, int c, const char *what)
@@ -24,9 +28,8 @@ int pat_expect(struct parser *ps, int c, const char *what)
         ps->i++;
         return 0;
     }
-    char b[40];
     return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_BUT_FOUND, c, what,
-                    pat_tok_desc(ps, t, b, sizeof b));
+                    pat_tok_desc(ps, t));
 }
 
 int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end)
@@ -71,8 +74,7 @@ int pat_link(struct parser *ps, int id, int a, int b, int c)
     nd->depth = d + 1;
     if (nd->depth > MAX_TREE_DEPTH)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                        PAT_EXPRESSION_IS_TOO_LONG_OR,
-                        MAX_TREE_DEPTH);
+                       PAT_EXPRESSION_IS_TOO_LONG_OR, MAX_TREE_DEPTH);
     return id;
 }
 
@@ -183,19 +185,13 @@ int pat_add_access(struct parser *ps, int lv, int kind, int guard, int pos, int 
     if (p->naccs >= PATTERN_MAX_ACCESSES)
         return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1), PAT_TOO_MANY_ACCESSES_AT_MOST,
                         PATTERN_MAX_ACCESSES);
-    if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16) {
-        char b[SNIP_MAX];
+    if (t->size != 1 && t->size != 2 && t->size != 4 && t->size != 8 && t->size != 16)
+        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_IS_A_BYTE_WHICH_IS,
+                       pat_node_text(ps, nd), t->size, t->name);
+    if (t->kind == TY_STRUCT && t->size != t->align)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                        PAT_IS_A_BYTE_WHICH_IS,
-                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->size, t->name);
-    }
-    if (t->kind == TY_STRUCT && t->size != t->align) {
-        char b[SNIP_MAX];
-        return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                        PAT_IS_A_WHOLE_BYTES_ALIGNED,
-                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b), t->name, t->size,
-                        t->align);
-    }
+                       PAT_IS_A_WHOLE_BYTES_ALIGNED, pat_node_text(ps, nd), t->name, t->size,
+                       t->align);
     struct pattern_access_info info;
     memset(&info, 0, sizeof info);
     info.kind = kind ? PATTERN_STORE : PATTERN_LOAD;

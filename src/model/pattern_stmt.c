@@ -93,11 +93,9 @@ static int parse_instr(struct parser *ps, int guard, int stmt_pos)
     if (a < 0)
         return -1;
     const struct node *nd = &p->node[a];
-    if (nd->vk != VK_LVAL && nd->vk != VK_PTR) {
-        char b[SNIP_MAX];
+    if (nd->vk != VK_LVAL && nd->vk != VK_PTR)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_MATRIX_OPERAND, what,
-                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
-    }
+                        pat_node_text(ps, nd));
     if (ps->reads)
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1), PAT_MATRIX_ADDR_READS, what);
     if (pat_expect(ps, ')', "after the address") < 0)
@@ -130,11 +128,9 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             if (rhs < 0 || (rhs = pat_rvalue(ps, rhs)) < 0)
                 return -1;
             if (lhs_reads) {
-                char b[SNIP_MAX];
                 const struct node *rn = &p->node[ps->read_node];
                 return bl_fail(ps->err, -1, BL_AT(rn->pos, rn->end - rn->pos, -1),
-                                PAT_THE_STORED_TO_INDEX_READS,
-                                        pat_snip(ps->s, ps->n, rn->pos, rn->end, b, sizeof b));
+                               PAT_THE_STORED_TO_INDEX_READS, pat_node_text(ps, rn));
             }
             if (p->node[rhs].vk > VK_OPQ)
                 return bl_fail(ps->err, -1, BL_AT(p->node[rhs].pos, p->node[rhs].end - p->node[rhs].pos, -1),
@@ -169,19 +165,16 @@ static int parse_expr_stmt(struct parser *ps, int guard, int stmt_pos)
             p->loc[slot].kind = L_OPQ; /* a float value: nothing to evaluate */
             return 0;
         }
-        char b[SNIP_MAX];
         return bl_fail(ps->err, -1, BL_AT(ln->pos, ln->end - ln->pos, -1), PAT_CANNOT_ASSIGN_TO_ASSIGN_TO,
-                        pat_snip(ps->s, ps->n, ln->pos, ln->end, b, sizeof b));
+                        pat_node_text(ps, ln));
     }
     int e = pat_rvalue(ps, lhs);
     if (e < 0)
         return -1;
     if (ps->reads == 0) {
         const struct node *nd = &p->node[e];
-        char b[SNIP_MAX];
         return bl_fail(ps->err, -1, BL_AT(nd->pos, nd->end - nd->pos, -1),
-                        PAT_DOES_NOT_ACCESS_SHARED_MEMORY,
-                        pat_snip(ps->s, ps->n, nd->pos, nd->end, b, sizeof b));
+                       PAT_DOES_NOT_ACCESS_SHARED_MEMORY, pat_node_text(ps, nd));
     }
     if (ps->reads > 1) {
         const struct node *nd = &p->node[e];
@@ -267,23 +260,18 @@ static int parse_guarded(struct parser *ps, int c, int stmt_pos)
     if (brace)
         ps->i++;
     const struct token *t = peek(ps, 0);
-    if (t->kind == TK_EOF || is_punct(t, ';') || is_punct(t, '}')) {
-        char b[40];
-        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_EXPECTED_AN_ACCESS_AFTER_IF,
-                        pat_tok_desc(ps, t, b, sizeof b));
-    }
+    if (t->kind == TK_EOF || is_punct(t, ';') || is_punct(t, '}'))
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_AN_ACCESS_AFTER_IF,
+                       pat_tok_desc(ps, t));
     if (pat_is_type_start(ps, t) || tok_is(ps, t, "if") || tok_is(ps, t, "__shared__") ||
         tok_is(ps, t, "extern") || tok_is(ps, t, "typedef")) {
-        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_ONLY_A_SHARED_MEMORY_ACCESS_2);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ONLY_A_SHARED_MEMORY_ACCESS_2);
     }
     int before = p->naccs;
     if (parse_expr_stmt(ps, c, stmt_pos) < 0)
         return -1;
     if (p->naccs == before)
-        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1),
-                        PAT_ONLY_A_SHARED_MEMORY_ACCESS);
+        return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_ONLY_A_SHARED_MEMORY_ACCESS);
     if (brace) {
         if (is_punct(peek(ps, 0), ';'))
             ps->i++;
@@ -354,16 +342,13 @@ int pat_parse_program(struct parser *ps)
         /* a block needs no ';' after it, nor does a statement before 'else' */
         if (is_punct(peek(ps, -1), '}') || tok_is(ps, nt, "else"))
             continue;
-        if (!is_punct(nt, ';')) {
-            char b[40];
+        if (!is_punct(nt, ';'))
             return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_EXPECTED_BUT_FOUND_2,
-                            pat_tok_desc(ps, nt, b, sizeof b));
-        }
+                            pat_tok_desc(ps, nt));
     }
     if (!any)
         return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_EMPTY_PATTERN);
     if (p->naccs == 0)
-        return bl_fail(ps->err, -1, BL_AT(-1, 0, -1),
-                        PAT_THE_PATTERN_HAS_NO_ACCESS);
+        return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_THE_PATTERN_HAS_NO_ACCESS);
     return 0;
 }

@@ -63,9 +63,9 @@ int pattern_substitute(const char *text, const struct pattern_env *env, char *bu
         size_t rep_len = 0, tok_len = 1;
         char num[32];
         unsigned char c = (unsigned char)text[i];
-        if (is_alpha(c)) {
+        if (clex_alpha(c)) {
             size_t j = i;
-            while (is_alnum(text[j]))
+            while (clex_alnum(text[j]))
                 j++;
             tok_len = j - i;
             int member = 0;
@@ -85,9 +85,9 @@ int pattern_substitute(const char *text, const struct pattern_env *env, char *bu
                         rep_len = strlen(num);
                         break;
                     }
-        } else if (is_digit(c)) {
+        } else if (clex_digit(c)) {
             size_t j = i;
-            while (is_alnum(text[j]) || text[j] == '.')
+            while (clex_alnum(text[j]) || text[j] == '.')
                 j++;
             tok_len = j - i;
         }

@@ -14,37 +14,22 @@ struct builtin_type {
 };
 
 static const struct builtin_type builtin_types[] = {
-    {"char", TY_INT, 1, 1, NULL, 0},
-    {"unsigned char", TY_INT, 1, 1, NULL, 0},
-    {"short", TY_INT, 2, 2, NULL, 0},
-    {"unsigned short", TY_INT, 2, 2, NULL, 0},
-    {"int", TY_INT, 4, 4, NULL, 0},
-    {"unsigned", TY_INT, 4, 4, NULL, 0},
-    {"long", TY_INT, 8, 8, NULL, 0},
-    {"unsigned long", TY_INT, 8, 8, NULL, 0},
-    {"long long", TY_INT, 8, 8, NULL, 0},
-    {"unsigned long long", TY_INT, 8, 8, NULL, 0},
-    {"float", TY_FLT, 4, 4, NULL, 0},
-    {"double", TY_FLT, 8, 8, NULL, 0},
-    {"half", TY_FLT, 2, 2, NULL, 0},
-    {"__half", TY_FLT, 2, 2, NULL, 0},
-    {"half2", TY_VEC, 4, 4, "half", 2},
-    {"__half2", TY_VEC, 4, 4, "half", 2},
-    {"float2", TY_VEC, 8, 8, "float", 2},
-    {"float3", TY_VEC, 12, 4, "float", 3},
-    {"float4", TY_VEC, 16, 16, "float", 4},
-    {"int2", TY_VEC, 8, 8, "int", 2},
-    {"int3", TY_VEC, 12, 4, "int", 3},
-    {"int4", TY_VEC, 16, 16, "int", 4},
-    {"uint2", TY_VEC, 8, 8, "unsigned", 2},
-    {"uint4", TY_VEC, 16, 16, "unsigned", 4},
-    {"double2", TY_VEC, 16, 16, "double", 2},
-    {"longlong2", TY_VEC, 16, 16, "long long", 2},
+    {"char", TY_INT, 1, 1, NULL, 0}, {"unsigned char", TY_INT, 1, 1, NULL, 0},
+    {"short", TY_INT, 2, 2, NULL, 0}, {"unsigned short", TY_INT, 2, 2, NULL, 0},
+    {"int", TY_INT, 4, 4, NULL, 0}, {"unsigned", TY_INT, 4, 4, NULL, 0},
+    {"long", TY_INT, 8, 8, NULL, 0}, {"unsigned long", TY_INT, 8, 8, NULL, 0},
+    {"long long", TY_INT, 8, 8, NULL, 0}, {"unsigned long long", TY_INT, 8, 8, NULL, 0},
+    {"float", TY_FLT, 4, 4, NULL, 0}, {"double", TY_FLT, 8, 8, NULL, 0},
+    {"half", TY_FLT, 2, 2, NULL, 0}, {"__half", TY_FLT, 2, 2, NULL, 0},
+    {"half2", TY_VEC, 4, 4, "half", 2}, {"__half2", TY_VEC, 4, 4, "half", 2},
+    {"float2", TY_VEC, 8, 8, "float", 2}, {"float3", TY_VEC, 12, 4, "float", 3},
+    {"float4", TY_VEC, 16, 16, "float", 4}, {"int2", TY_VEC, 8, 8, "int", 2},
+    {"int3", TY_VEC, 12, 4, "int", 3}, {"int4", TY_VEC, 16, 16, "int", 4},
+    {"uint2", TY_VEC, 8, 8, "unsigned", 2}, {"uint4", TY_VEC, 16, 16, "unsigned", 4},
+    {"double2", TY_VEC, 16, 16, "double", 2}, {"longlong2", TY_VEC, 16, 16, "long long", 2},
     /* what an instruction's address is checked as; no text can name them (a space or a dot) */
-    {"matrix row", TY_INT, 16, 16, NULL, 0},
-    {"cp.async", TY_INT, 4, 4, NULL, 0},
-    {"cp.async", TY_INT, 8, 8, NULL, 0},
-    {"cp.async", TY_INT, 16, 16, NULL, 0},
+    {"matrix row", TY_INT, 16, 16, NULL, 0}, {"cp.async", TY_INT, 4, 4, NULL, 0},
+    {"cp.async", TY_INT, 8, 8, NULL, 0}, {"cp.async", TY_INT, 16, 16, NULL, 0},
 };
 #define NBUILTIN_TYPES ((int)(sizeof builtin_types / sizeof builtin_types[0]))
 
@@ -147,12 +132,9 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
 {
     struct pattern *p = ps->p;
     int ft;
-    if (!pat_is_type_start(ps, peek(ps, 0))) {
-        char b[40];
+    if (!pat_is_type_start(ps, peek(ps, 0)))
         return bl_fail(ps->err, -1, BL_AT(peek(ps, 0)->pos, peek(ps, 0)->len, -1),
-                        PAT_EXPECTED_A_MEMBER_TYPE_BUT,
-                        pat_tok_desc(ps, peek(ps, 0), b, sizeof b));
-    }
+                       PAT_EXPECTED_A_MEMBER_TYPE_BUT, pat_tok_desc(ps, peek(ps, 0)));
     ps->depth++;
     int rt = pat_parse_type(ps, &ft);
     ps->depth--;
@@ -161,11 +143,9 @@ static int parse_member_decl(struct parser *ps, struct ctype *st, struct field *
     for (;;) {
         const struct token *nt = peek(ps, 0);
         char fname[PATTERN_NAME_MAX];
-        if (nt->kind != TK_IDENT) {
-            char b[40];
+        if (nt->kind != TK_IDENT)
             return bl_fail(ps->err, -1, BL_AT(nt->pos, nt->len, -1), PAT_EXPECTED_A_MEMBER_NAME_BUT,
-                            pat_tok_desc(ps, nt, b, sizeof b));
-        }
+                            pat_tok_desc(ps, nt));
         tok_name(ps, nt, fname);
         for (int k = 0; k < st->nfields; k++)
             if (strcmp(fl[k].name, fname) == 0)
@@ -291,9 +271,8 @@ int pat_parse_type(struct parser *ps, int *type)
         return 0;
     }
     if (t->kind != TK_IDENT) {
-        char b[40];
         return bl_fail(ps->err, -1, BL_AT(t->pos, t->len, -1), PAT_EXPECTED_A_TYPE_BUT_FOUND,
-                        pat_tok_desc(ps, t, b, sizeof b));
+                        pat_tok_desc(ps, t));
     }
     char name[PATTERN_NAME_MAX];
     tok_name(ps, t, name);

@@ -4,7 +4,6 @@
  * (what the panel beside the text shows), written as the panel writes it; and a figure its
  * sentence quotes as a bound ("within 11 %") must keep to the bound. Never prints. */
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,64 +12,13 @@
 
 /* ---- quoted figures of lessons against a recording ---- */
 
-/* Field f (a word of LESSON_FIGURE_FIELDS) of a recorded result; NAN when it was not measured
- * (the request failed, or the field is a timing, counter or time per access the row has none
- * of). */
-static double result_field(const struct gpu_result *r, const char *f)
-{
-    enum { TIMING, COUNTER, ACCESS };
-    static const struct {
-        const char *name;
-        size_t off;
-        int kind;
-    } tab[] = {
-        {"ms_median", offsetof(struct gpu_result, ms_median), TIMING},
-        {"ms_min", offsetof(struct gpu_result, ms_min), TIMING},
-        {"ms_max", offsetof(struct gpu_result, ms_max), TIMING},
-        {"clk_per_request", offsetof(struct gpu_result, clk_per_request), TIMING},
-        {"bytes_per_clk_per_sm", offsetof(struct gpu_result, bytes_per_clk_per_sm), TIMING},
-        {"gbps", offsetof(struct gpu_result, gbps), TIMING},
-        {"wavefronts_ld", offsetof(struct gpu_result, wavefronts_ld), COUNTER},
-        {"wavefronts_st", offsetof(struct gpu_result, wavefronts_st), COUNTER},
-        {"conflicts_ld", offsetof(struct gpu_result, conflicts_ld), COUNTER},
-        {"conflicts_st", offsetof(struct gpu_result, conflicts_st), COUNTER},
-        {"clk_per_access", offsetof(struct gpu_result, clk_per_access), ACCESS},
-        {"ns_per_access", offsetof(struct gpu_result, ns_per_access), ACCESS},
-        {"slowdown", offsetof(struct gpu_result, slowdown), ACCESS},
-    };
-    if (r->err.status != GPU_OK)
-        return NAN;
-    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
-        if (!strcmp(tab[k].name, f)) {
-            int have = tab[k].kind == COUNTER ? r->has_counters
-                       : tab[k].kind == ACCESS ? r->has_access_timing : r->has_timing;
-            if (!have)
-                return NAN;
-            double v;
-            memcpy(&v, (const char *)r + tab[k].off, sizeof v);
-            return v;
-        }
-    return NAN;
-}
-
 /* How the tutorial's measured line writes field of a result (src/ui/grid.c, the strings of
  * src/ui/strings.def): its decimals, or -1 where no panel shows the field. A case kernel's
  * counters are the whole kernel's, with two decimals; a pattern's, one warp's, with one. */
 static int panel_decimals(const char *field, int is_case)
 {
-    static const struct {
-        const char *name;
-        int pattern, kcase;
-    } tab[] = {
-        {"ms_median", -1, 3},      {"gbps", -1, 0},           {"clk_per_request", 1, -1},
-        {"clk_per_access", 1, 1},  {"ns_per_access", 2, 2},   {"slowdown", 1, 1},
-        {"wavefronts_ld", 1, 2},   {"wavefronts_st", 1, 2},   {"conflicts_ld", 1, 2},
-        {"conflicts_st", 1, 2},
-    };
-    for (size_t k = 0; k < sizeof tab / sizeof *tab; k++)
-        if (!strcmp(tab[k].name, field))
-            return is_case ? tab[k].kcase : tab[k].pattern;
-    return -1;
+    const struct recording_field *f = recording_field(field);
+    return !f ? -1 : is_case ? f->panel_case : f->panel_pattern;
 }
 
 /* 1 when q names a measurement replay can look up (a case kernel, or a warp access). */
@@ -102,7 +50,7 @@ static const struct recording_row *panel_row(const struct recording *r,
                         ? w->kind == GPU_REQ_CASE && same_setting(w, q)
                         : w->kind == GPU_REQ_PATTERN && q->access.mask &&
                               gpu_same_access(&w->access, &q->access);
-        if (match && !isnan(result_field(&r->rows[i].rec.res, field)))
+        if (match && !isnan(recording_value(&r->rows[i].rec.res, field)))
             return &r->rows[i];
     }
     return NULL;
@@ -158,10 +106,10 @@ static int check_panel(struct lesson_problems *P, int si, int fi, const struct l
     if (!replay || !replayable(&ra->rec.req) || (rb && !replayable(&rb->rec.req)))
         return 0;
     gpu_run(replay, &ra->rec.req, &res, 1000);
-    double x = result_field(&res, f->field), y = NAN;
+    double x = recording_value(&res, f->field), y = NAN;
     if (rb) {
         gpu_run(replay, &rb->rec.req, &res, 1000);
-        y = result_field(&res, f->field);
+        y = recording_value(&res, f->field);
     }
     x = figure_of(f, x, y);
     if (isnan(x))
@@ -209,7 +157,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
         if (strcmp(ra->group, f->group) || strcmp(ra->label, f->label))
             continue;
         na++;
-        double x = result_field(&ra->rec.res, f->field);
+        double x = recording_value(&ra->rec.res, f->field);
         if (isnan(x)) {
             lesson_problem(P, 0, NULL,
                            "steps[%d].figures[%d]: %s \"%s\" has no %s in the "
@@ -222,7 +170,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
                 continue;
             rb = &r->rows[b];
             nb++;
-            double y = result_field(&rb->rec.res, f->field);
+            double y = recording_value(&rb->rec.res, f->field);
             if (isnan(y) || y == 0) {
                 lesson_problem(P, 0, NULL,
                                "steps[%d].figures[%d]: %s \"%s\" has no %s to divide by in "

@@ -1,17 +1,16 @@
 /* files.c: XDG paths, mkdir -p, atomic file replacement that never replaces what is not a
- * regular file, and bounded reads of regular files only (files.h; docs/security.md).
+ * regular file, new files created exclusively, and bounded reads of regular files only
+ * (files.h; docs/security.md).
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <poll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "../base/err.h"
@@ -474,4 +473,37 @@ int files_remove_temps(const char *path)
     }
     closedir(d);
     return n;
+}
+
+int files_create_new(const char *path, const char *data, size_t len, struct bl_err *err)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        if (errno == EEXIST) {
+            bl_fail(err, EEXIST, BL_NOWHERE, FIL_EXISTS_ALREADY, path);
+            return 1;
+        }
+        return bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_CREATE, path, strerror(errno));
+    }
+    size_t done = 0;
+    while (done < len) {
+        ssize_t w = write(fd, data + done, len - done);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
+            close(fd);
+            unlink(path);
+            return -1;
+        }
+        done += (size_t)w;
+    }
+    int bad = fsync(fd) != 0;
+    bad |= close(fd) != 0;
+    if (bad) {
+        bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
+        unlink(path);
+        return -1;
+    }
+    return 0;
 }

@@ -1,5 +1,6 @@
-/* files.h: the file-system steps behind what banklab saves (progress, reports): XDG
- * directories, mkdir -p, and atomic replacement of a file. Never prints, never exits; errors
+/* files.h: the file-system steps behind what banklab reads and saves: XDG directories,
+ * mkdir -p, atomic replacement of a file, a new file that never replaces an old one, bounded
+ * reads of a file and of lines. Never prints, never exits; errors
  * come back in a struct bl_err (src/base/err.h; status: the errno where there is one). No
  * curses, no CUDA, no cJSON. */
 #ifndef BANKLAB_FILES_H
@@ -29,6 +30,13 @@ int files_mkdirs(const char *dir, mode_t mode, struct bl_err *err);
  * failure the temp file is removed, path is untouched, and -1 comes back with err filled. */
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
                        struct bl_err *err);
+
+/* files_create_new: write data (len bytes) to a new file at path (mode 0644), never over an
+ * old one: created with O_EXCL and O_NOFOLLOW, so an existing file or a symbolic link in its
+ * place is neither written through nor replaced (the patched copy `banklab kernel --fix` and
+ * the kernel view write next to a learner's file). Returns 0, 1 when path exists already
+ * (nothing written, err says so), or -1 with err filled. */
+int files_create_new(const char *path, const char *data, size_t len, struct bl_err *err);
 
 /* files_remove_temps: removes the temporary files files_write_atomic leaves when it is
  * killed while writing path (PATH.tmp-XXXXXX beside it: regular files of this user's). Call it

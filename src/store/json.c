@@ -5,8 +5,6 @@
 
 #include <limits.h>
 #include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"
@@ -84,18 +82,16 @@ static int lex_string(struct lex *x, struct bl_err *err)
             continue;
         }
         long u = hex4(x->s + at + 2, x->n - at - 2), lo = -1;
+        int high = u >= 0xD800 && u <= 0xDBFF;   /* then \uDC00..\uDFFF must follow */
         if (u < 0)
             return bl_fail(err, -1, AT(at), JSON_U_HEX);
         if (u == 0)
             return bl_fail(err, -1, AT(at), JSON_U_ZERO);
-        if (u >= 0xD800 && u <= 0xDBFF && at + 7 < x->n && x->s[at + 6] == '\\' &&
-            x->s[at + 7] == 'u')
+        if (high && at + 7 < x->n && x->s[at + 6] == '\\' && x->s[at + 7] == 'u')
             lo = hex4(x->s + at + 8, x->n - at - 8);
-        if (u >= 0xDC00 && u <= 0xDFFF)
+        if ((u >= 0xDC00 && u <= 0xDFFF) || (high && (lo < 0xDC00 || lo > 0xDFFF)))
             return bl_fail(err, -1, AT(at), JSON_SURROGATE, (unsigned)u);
-        if (u >= 0xD800 && u <= 0xDBFF && (lo < 0xDC00 || lo > 0xDFFF))
-            return bl_fail(err, -1, AT(at), JSON_SURROGATE, (unsigned)u);
-        x->i += u >= 0xD800 && u <= 0xDBFF ? 11 : 5;
+        x->i += high ? 11 : 5;
     }
     x->i++;
     return 0;

@@ -25,7 +25,7 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     const cJSON *fj = lr_get(root, "format");
     if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
         lesson_problem(&L->P, 0, "format", "this banklab reads format %d; the file needs a newer "
-                "banklab", LESSON_FORMAT);
+                       "banklab", LESSON_FORMAT);
     else
         lr_get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
     lr_get_id(L, root, "", &l->id);
@@ -40,22 +40,17 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     int n = cJSON_GetArraySize(sj);
     if (!cJSON_IsArray(sj) || n < 1) {
         lesson_problem(&L->P, 0, "steps", "expected a non-empty array of steps, found %s",
-                cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
+                       cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
         return;
     }
-    l->steps = calloc((size_t)n, sizeof *l->steps);
-    if (!l->steps) {
-        L->oom = 1;
+    if (!(l->steps = lr_calloc(L, n, sizeof *l->steps)))
         return;
-    }
     l->nsteps = n;
     struct lr_ids ids = {l->steps, NULL, 16};
     while (ids.cap < (size_t)n * 2)
         ids.cap *= 2;
-    if (!(ids.slot = calloc(ids.cap, sizeof *ids.slot))) {
-        L->oom = 1;
+    if (!(ids.slot = lr_calloc(L, ids.cap, sizeof *ids.slot)))
         return;
-    }
     int k = 0;
     char p[PATH_BUF];
     for (const cJSON *d = sj->child; d && !L->oom; d = d->next, k++)
@@ -147,40 +142,36 @@ static void keep_first(const struct lesson_error *e, void *ctx)
         *first = *e;
 }
 
-struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
-                                  struct lesson_error *err)
+/* The first problem into *err (when not NULL). */
+static struct lesson *load_first(const char *name, const char *data, size_t len,
+                                 struct lesson_error *err)
 {
     struct lesson_error tmp;
     memset(&tmp, 0, sizeof tmp);
-    struct lesson *l = lesson_load_report(name, data ? data : "", data ? len : 0, keep_first,
-                                          &tmp, NULL);
+    struct lesson *l = load(name, data, len, keep_first, &tmp, NULL, 0);
     if (err)
         *err = tmp;
     return l;
+}
+
+struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *err)
+{
+    return load_first(name, data ? data : "", data ? len : 0, err);
 }
 
 struct lesson *lesson_load_file(const char *path, struct lesson_error *err)
 {
-    struct lesson_error tmp;
-    memset(&tmp, 0, sizeof tmp);
-    struct lesson *l = lesson_load_report(path ? path : "", NULL, 0, keep_first, &tmp, NULL);
-    if (err)
-        *err = tmp;
-    return l;
+    return load_first(path ? path : "", NULL, 0, err);
 }
 
 /* ---------------------------------------------------------------- sets and directories */
 
-static int is_dir(const char *p)
+/* 1 when p names an existing file of type (S_IFDIR, S_IFREG). */
+static int is_a(const char *p, mode_t type)
 {
     struct stat sb;
-    return p && *p && stat(p, &sb) == 0 && S_ISDIR(sb.st_mode);
-}
-
-static int is_file(const char *p)
-{
-    struct stat sb;
-    return p && *p && stat(p, &sb) == 0 && S_ISREG(sb.st_mode);
+    return p && *p && stat(p, &sb) == 0 && (sb.st_mode & S_IFMT) == type;
 }
 
 const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
@@ -194,23 +185,19 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
         cand = getenv("BANKLAB_LESSONS");
     } else {
 #ifdef BANKLAB_SHARE_DIR
-        if (is_dir(BANKLAB_SHARE_DIR "/lessons"))
+        if (is_a(BANKLAB_SHARE_DIR "/lessons", S_IFDIR))
             cand = BANKLAB_SHARE_DIR "/lessons";
 #endif
         if (!cand)
             cand = "lessons";
     }
-    if (!is_dir(cand) && !((explicit_dir || getenv("BANKLAB_LESSONS")) && is_file(cand)))
+    int may_be_file = explicit_dir || getenv("BANKLAB_LESSONS");
+    if (!is_a(cand, S_IFDIR) && !(may_be_file && is_a(cand, S_IFREG)))
         return NULL;
     int n = snprintf(buf, size, "%s", cand);
     if (n < 0 || (size_t)n >= size)
         return NULL;
     return buf;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 static int cmp_lesson(const void *a, const void *b)
@@ -221,43 +208,16 @@ static int cmp_lesson(const void *a, const void *b)
     return strcmp(x->path ? x->path : "", y->path ? y->path : "");
 }
 
-/* The *.json files of dir, sorted, as malloc'ed paths; *n their number. NULL with *n 0 when
- * there are none or dir cannot be read (-1 in *err then). */
-static char **dir_files(const char *dir, size_t *n, int *err)
+/* scandir's filter and order: the *.json files of a directory, sorted by name. */
+static int is_json(const struct dirent *de)
 {
-    *n = 0;
-    *err = 0;
-    DIR *d = opendir(dir);
-    if (!d) {
-        *err = -1;
-        return NULL;
-    }
-    char **names = NULL;
-    size_t cap = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        size_t ln = strlen(de->d_name);
-        if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
-            continue;
-        if (*n == cap) {
-            size_t nc = cap ? cap * 2 : 16;
-            char **nn = realloc(names, nc * sizeof *nn);
-            if (!nn)
-                break;
-            names = nn;
-            cap = nc;
-        }
-        size_t need = strlen(dir) + ln + 2;
-        char *p = malloc(need);
-        if (!p)
-            break;
-        snprintf(p, need, "%s/%s", dir, de->d_name);
-        names[(*n)++] = p;
-    }
-    closedir(d);
-    if (*n)
-        qsort(names, *n, sizeof *names, cmp_str);
-    return names;
+    size_t ln = strlen(de->d_name);
+    return de->d_name[0] != '.' && ln >= 6 && !strcmp(de->d_name + ln - 5, ".json");
+}
+
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
 }
 
 /* Adds lesson l (loaded from path) to set unless its id is taken or, with checked, it fails
@@ -268,8 +228,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
     for (int k = 0; k < set->nlessons; k++)
         if (!strcmp(set->lessons[k].id, l->id)) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file "
-                           "skipped", l->id, set->lessons[k].path);
+            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file skipped",
+                           l->id, set->lessons[k].path);
             lesson_free(l);
             return;
         }
@@ -277,8 +237,8 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
         int problems = lesson_check(l, report, ctx);
         if (problems > 0) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check "
-                           "lists them)", problems, problems == 1 ? "" : "s");
+            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check lists "
+                           "them)", problems, problems == 1 ? "" : "s");
             lesson_free(l);
             return;
         }
@@ -293,30 +253,25 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     if (!set)
         return -1;
     memset(set, 0, sizeof *set);
-    size_t nnames = 0;
-    char **names = NULL;
-    int err = 0;
-    if (path && is_file(path)) {           /* one lesson file */
-        names = malloc(sizeof *names);
-        if (names && (names[0] = strdup(path)))
-            nnames = 1;
-    } else {
-        names = path ? dir_files(path, &nnames, &err) : NULL;
-        if (!path || err) {
-            struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
-            return -1;
-        }
+    struct dirent **de = NULL;
+    int nnames = 1;                        /* path names one lesson file */
+    if (!path || (!is_a(path, S_IFREG) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
+        struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
+        lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
+        return -1;
     }
-    set->lessons = nnames ? calloc(nnames, sizeof *set->lessons) : NULL;
-    for (size_t i = 0; i < nnames; i++) {
-        struct lesson *l = set->lessons ? lesson_load_report(names[i], NULL, 0, report, ctx,
-                                                             NULL) : NULL;
+    set->lessons = nnames ? calloc((size_t)nnames, sizeof *set->lessons) : NULL;
+    for (int i = 0; i < nnames; i++) {
+        char name[4096];
+        snprintf(name, sizeof name, "%s%s%s", path, de ? "/" : "", de ? de[i]->d_name : "");
+        struct lesson *l = set->lessons ? lesson_load_report(name, NULL, 0, report, ctx, NULL)
+                                        : NULL;
         if (l)
-            set_add(set, l, names[i], checked, report, ctx);
-        free(names[i]);
+            set_add(set, l, name, checked, report, ctx);
+        if (de)
+            free(de[i]);
     }
-    free(names);
+    free(de);
     if (set->nlessons > 1)
         qsort(set->lessons, (size_t)set->nlessons, sizeof *set->lessons, cmp_lesson);
     if (set->nlessons == 0) {

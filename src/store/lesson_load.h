@@ -20,10 +20,10 @@ struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len
 /* lesson_load_report: like lesson_load_buffer (data NULL: read the file name), but goes on
  * after a problem and calls report once per problem (the loader's first error wins only
  * within one field), for the first LESSON_PROBLEMS_SHOWN problems; past those one last call
- * (located by no place) says "N more problems not shown". Returns the lesson when there was no problem,
- * else NULL; *nproblems (if not NULL) receives the number of problems found, shown or not.
- * A file that cannot be read (missing, not a regular file, larger than LESSON_FILE_MAX) is
- * reported with no place and *nproblems = -1. Strings with control characters other than \n
+ * says "N more problems not shown". Returns the lesson when there was no problem, else NULL;
+ * *nproblems (if not NULL) receives the number of problems found, shown or not. A file that
+ * cannot be read (missing, not a regular file, larger than LESSON_FILE_MAX) is reported with
+ * no place and *nproblems = -1. Strings with control characters other than \n
  * are problems: a lesson cannot drive the terminal it is shown on. */
 struct lesson *lesson_load_report(const char *name, const char *data, size_t len,
                                   void (*report)(const struct lesson_error *e, void *ctx),

@@ -1,8 +1,7 @@
-/* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_fields.c,
- * lesson_read_scene.c, lesson_read_step.c, lesson_read_figure.c): the reader's state over one
- * file and the readers each file lends the others. Not for use
- * outside src/store. Each reader returns 0 when its part was read, -1 after reporting its
- * problems (a field reader: 1 when an optional field is absent). */
+/* lesson_read.h: private to the lesson loader (lesson_load.c, lesson_read_*.c): the reader's
+ * state over one file and the readers each file lends the others. Each reader returns 0 when
+ * its part was read, -1 after reporting its problems (a field reader: 1 when an optional field
+ * is absent). */
 #ifndef BANKLAB_STORE_LESSON_READ_H
 #define BANKLAB_STORE_LESSON_READ_H
 
@@ -16,8 +15,7 @@
 #define PATH_BUF 192                  /* "steps[12].scene.params[3].keys" */
 #define INT_SAFE 9007199254740992.0   /* 2^53: integers a double holds exactly */
 
-/* One file being read. A problem is added with lesson_problem(&L->P, 0, PATH, ...): the path
- * says where it is. */
+/* One file being read; a problem is added with lesson_problem(&L->P, 0, PATH, ...). */
 struct ld {
     const char *name;
     struct lesson_problems P;
@@ -31,7 +29,10 @@ const char *lr_sub(char *buf, const char *path, const char *name);
 const char *lr_subi(char *buf, const char *path, int index);
 
 char *lr_dupstr(struct ld *L, const char *s);          /* sets L->oom on failure */
+void *lr_calloc(struct ld *L, size_t n, size_t size);  /* n (at least 1) zeroed; ditto */
 const cJSON *lr_get(const cJSON *obj, const char *name);
+/* lr_field: obj's field name, NULL when absent; its path (path.name) into p (PATH_BUF) */
+const cJSON *lr_field(const cJSON *obj, const char *name, const char *path, char *p);
 int lr_is_ident_char(int c, int first);
 
 /* lr_check_keys: obj has only the allowed keys (NULL-terminated), once each; an unknown one
@@ -47,9 +48,13 @@ int lr_int_literal(const cJSON *j);
  * characters but \n. */
 int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *path,
                int required, long long lo, long long hi, const char *what, long long *out);
+/* lr_get_counts: the optional integer fields names (NULL-terminated) of obj, each in 0..1024,
+ * into *dst[k]; returns how many are given, each problem counted in *bad. */
+int lr_get_counts(struct ld *L, const cJSON *obj, const char *const *names, const char *path,
+                  int *const *dst, int *bad);
 int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out);
 int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
-                  int required, const cJSON **node, const char **out);
+                  int required, const char **out);
 int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out);
 
 /* A {"zh": ..., "en": ...} object (with is_choice also "value", into *value). */

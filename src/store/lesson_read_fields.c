@@ -32,6 +32,20 @@ const char *lr_subi(char *buf, const char *path, int index)
     return path_fit(buf, snprintf(buf, PATH_BUF, "%s[%d]", path, index));
 }
 
+void *lr_calloc(struct ld *L, size_t n, size_t size)
+{
+    void *v = calloc(n ? n : 1, size);
+    if (!v)
+        L->oom = 1;
+    return v;
+}
+
+const cJSON *lr_field(const cJSON *obj, const char *name, const char *path, char *p)
+{
+    lr_sub(p, path, name);
+    return lr_get(obj, name);
+}
+
 char *lr_dupstr(struct ld *L, const char *s)
 {
     char *d = strdup(s ? s : "");
@@ -101,8 +115,8 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
             }
         }
         if (near)
-            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); valid "
-                    "fields: %s", near, list);
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); "
+                           "valid fields: %s", near, list);
         else
             lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
     }
@@ -153,12 +167,13 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
         if (cJSON_IsNumber(j))
             lesson_problem(&L->P, 0, p, "expected an integer %s, found %g", what, v);
         else
-            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what, json_type_name(j));
+            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what,
+                           json_type_name(j));
         return -1;
     }
     if (!lr_int_literal(j)) {
         lesson_problem(&L->P, 0, p, "expected an integer %s, found %s (write integers without a "
-                "fraction or exponent)", what, j->valuestring);
+                       "fraction or exponent)", what, j->valuestring);
         return -1;
     }
     long long iv = (long long)v;
@@ -170,6 +185,22 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
     return 0;
 }
 
+int lr_get_counts(struct ld *L, const cJSON *obj, const char *const *names, const char *path,
+                  int *const *dst, int *bad)
+{
+    int given = 0;
+    long long v;
+    for (int k = 0; names[k]; k++) {
+        int rc = lr_get_int(L, obj, names[k], path, 0, 0, 1024, "in 0..1024", &v);
+        *bad += rc < 0;
+        if (rc == 0) {
+            *dst[k] = (int)v;
+            given++;
+        }
+    }
+    return given;
+}
+
 int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *path, int *out)
 {
     const cJSON *j = lr_get(obj, name);
@@ -178,7 +209,7 @@ int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *pa
     if (!cJSON_IsBool(j)) {
         char p[PATH_BUF];
         lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected true or false, found %s",
-                json_type_name(j));
+                       json_type_name(j));
         return -1;
     }
     *out = cJSON_IsTrue(j) ? 1 : 0;
@@ -195,7 +226,7 @@ static int blank(const char *s)
 
 /* A string field; Returns 1 when absent and optional, 0 when read, -1 after a problem. */
 int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *path,
-                  int required, const cJSON **node, const char **out)
+                  int required, const char **out)
 {
     const cJSON *j = lr_get(obj, name);
     char p[PATH_BUF];
@@ -207,7 +238,8 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
         return 1;
     }
     if (!cJSON_IsString(j) || !j->valuestring) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s", json_type_name(j));
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s",
+                       json_type_name(j));
         return -1;
     }
     if (blank(j->valuestring)) {
@@ -224,8 +256,6 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
                     "lesson texts are plain text (\\n is the only one allowed)", cp);
         return -1;
     }
-    if (node)
-        *node = j;
     *out = j->valuestring;
     return 0;
 }
@@ -250,14 +280,12 @@ static int valid_id(const char *s)
 int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
 {
     const char *s;
-    const cJSON *j;
-    int rc = lr_get_string(L, obj, "id", path, 1, &j, &s);
-    if (rc)
+    if (lr_get_string(L, obj, "id", path, 1, &s))
         return -1;
     if (!valid_id(s)) {
         char p[PATH_BUF];
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"),
-                "\"%s\": an id is 1-64 letters, digits, '_' or '-'", s);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\": an id is 1-64 letters, digits, "
+                       "'_' or '-'", s);
         return -1;
     }
     *out = lr_dupstr(L, s);
@@ -275,9 +303,9 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
         return -1;
     int bad = lr_check_keys(L, j, path, is_choice ? choice_keys : text_keys);
     const char *zh = NULL, *en = NULL;
-    if (lr_get_string(L, j, "zh", path, 1, NULL, &zh))
+    if (lr_get_string(L, j, "zh", path, 1, &zh))
         bad++;
-    if (lr_get_string(L, j, "en", path, 1, NULL, &en))
+    if (lr_get_string(L, j, "en", path, 1, &en))
         bad++;
     if (is_choice) {
         const cJSON *v = lr_get(j, "value");
@@ -286,7 +314,7 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
             char p[PATH_BUF];
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
                 lesson_problem(&L->P, 0, lr_sub(p, path, "value"), "expected a number, found %s",
-                        json_type_name(v));
+                               json_type_name(v));
                 bad++;
             } else {
                 *value = v->valuedouble;

@@ -38,25 +38,24 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
         return -1;
     int bad = lr_check_keys(L, j, path, figure_keys);
     const char *group = NULL, *label = NULL, *field = NULL, *over = NULL;
-    const cJSON *fj = NULL;
-    if (lr_get_string(L, j, "group", path, 1, NULL, &group))
+    if (lr_get_string(L, j, "group", path, 1, &group))
         bad++;
     else
         f->group = lr_dupstr(L, group);
-    if (lr_get_string(L, j, "label", path, 1, NULL, &label))
+    if (lr_get_string(L, j, "label", path, 1, &label))
         bad++;
     else
         f->label = lr_dupstr(L, label);
-    if (lr_get_string(L, j, "field", path, 1, &fj, &field)) {
+    if (lr_get_string(L, j, "field", path, 1, &field)) {
         bad++;
     } else if (!figure_field_known(field)) {
         lesson_problem(&L->P, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
-                LESSON_FIGURE_FIELDS);
+                       LESSON_FIGURE_FIELDS);
         bad++;
     } else {
         f->field = lr_dupstr(L, field);
     }
-    int rc = lr_get_string(L, j, "over", path, 0, NULL, &over);
+    int rc = lr_get_string(L, j, "over", path, 0, &over);
     if (rc < 0)
         bad++;
     else if (rc == 0)
@@ -65,13 +64,11 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (rc < 0) {
         bad++;
     } else if (f->percent && !over) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"),
-                "a percentage needs \"over\" "
-                "(the label of the row it is a percentage of)");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"), "a percentage needs \"over\" (the "
+                       "label of the row it is a percentage of)");
         bad++;
     }
-    const cJSON *vj = lr_get(j, "value");
-    lr_sub(p, path, "value");
+    const cJSON *vj = lr_field(j, "value", path, p);
     if (!vj) {
         lr_missing(L, path, "value");
         bad++;
@@ -81,8 +78,8 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     } else {
         const char *lit = vj->valuestring;
         if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
-            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, at "
-                    "most %d characters)", lit, (int)sizeof f->text - 1);
+            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, "
+                           "at most %d characters)", lit, (int)sizeof f->text - 1);
             bad++;
         } else {
             snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
@@ -300,19 +297,19 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         scan_step(st, (enum lesson_lang)lang, &k[lang]);
         const char *lc = lesson_lang_code((enum lesson_lang)lang);
         if (!k[lang].found) {
-            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number its "
-                    "text quotes, as written there)", lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number "
+                           "its text quotes, as written there)", lc, k[lang].q);
             return -1;   /* the first language that lacks it is enough to say */
         }
         if (k[lang].ratio && !f->over) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", \"倍\"), "
-                    "but the figure is not one: give \"over\", the row it is a ratio to", lc,
-                    k[lang].q);
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", "
+                           "\"倍\"), but the figure is not one: give \"over\", the row it is a "
+                           "ratio to", lc, k[lang].q);
             rc = -1;
         }
         if (f->percent && !k[lang].percent) {
             lesson_problem(&L->P, 0, p3, "a percentage, but no %s text quotes it as %s %%", lc,
-                    k[lang].q);
+                           k[lang].q);
             rc = -1;
         }
         /* a rate (GB/s, bytes per clock) is faster when higher; a time when lower */
@@ -321,21 +318,22 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
         int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
         if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
-            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)", lc,
-                    k[lang].q, up ? "above (higher, more, faster)" : "below (lower, less, slower)",
-                    f->value < 0 ? "below" : "above", f->text);
+            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)",
+                           lc, k[lang].q,
+                           up ? "above (higher, more, faster)" : "below (lower, less, slower)",
+                           f->value < 0 ? "below" : "above", f->text);
             rc = -1;
         }
         if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower bound",
-                    lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower "
+                           "bound", lc, k[lang].q);
             rc = -1;
         }
     }
     if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
         lesson_problem(&L->P, 0, p3, "the zh text claims %s of %s, the en text %s: the same "
-                "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
-                bound_words(k[LANG_EN].bounds));
+                       "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
+                       bound_words(k[LANG_EN].bounds));
         rc = -1;
     }
     f->bound = k[LANG_EN].bounds;
@@ -353,11 +351,8 @@ int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct less
     }
     if (n == 0)
         return 0;
-    st->figures = calloc((size_t)n, sizeof *st->figures);
-    if (!st->figures) {
-        L->oom = 1;
+    if (!(st->figures = lr_calloc(L, n, sizeof *st->figures)))
         return -1;
-    }
     int k = 0;
     for (const cJSON *d = gj->child; d; d = d->next, k++) {
         struct lesson_figure *f = &st->figures[st->nfigures];

@@ -37,31 +37,30 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         return -1;
     int bad = lr_check_keys(L, j, path, param_keys);
     char pb[PATH_BUF];
-    const cJSON *nj = NULL;
     const char *name = NULL;
-    if (lr_get_string(L, j, "name", path, 1, &nj, &name)) {
+    if (lr_get_string(L, j, "name", path, 1, &name)) {
         bad++;
     } else {
         int ok = lr_is_ident_char((unsigned char)name[0], 1) && strlen(name) < PATTERN_NAME_MAX;
         for (const char *c = name; ok && *c; c++)
             ok = lr_is_ident_char((unsigned char)*c, 0);
         if (!ok) {
-            lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at most "
-                    "%d characters", name, PATTERN_NAME_MAX - 1);
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at "
+                           "most %d characters", name, PATTERN_NAME_MAX - 1);
             bad++;
         } else {
             for (int k = 0; builtin_names[k]; k++)
                 if (!strcmp(name, builtin_names[k])) {
-                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the pattern "
-                            "language; choose another (e.g. PAD, STRIDE)", name);
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the "
+                                   "pattern language; choose another (e.g. PAD, STRIDE)", name);
                     bad++;
                     ok = 0;
                     break;
                 }
             for (int k = 0; ok && k < nprev; k++)
                 if (prev[k].name && !strcmp(prev[k].name, name)) {
-                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is declared "
-                            "twice", name);
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is "
+                                   "declared twice", name);
                     bad++;
                     ok = 0;
                 }
@@ -94,9 +93,8 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         if (rc < 0)
             bad++;
         else if (rc == 0 && (def - mn) % step != 0) {
-            lesson_problem(&L->P, 0, lr_sub(pb, path, "default"),
-                    "%lld is not reachable "
-                    "from min (%lld) in steps of %lld", def, mn, step);
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "default"), "%lld is not reachable from min "
+                           "(%lld) in steps of %lld", def, mn, step);
             bad++;
         }
     } else if (!lr_get(j, "default")) {
@@ -106,21 +104,20 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
     p->max = mx;
     p->def = def;
     p->step = step;
-    const cJSON *kj = NULL;
     const char *keys = NULL;
-    if (lr_get_string(L, j, "keys", path, 1, &kj, &keys)) {
+    if (lr_get_string(L, j, "keys", path, 1, &keys)) {
         bad++;
     } else {
         lr_sub(pb, path, "keys");
         int a = (unsigned char)keys[0], b = a ? (unsigned char)keys[1] : 0;
         if (strlen(keys) != 2 || a < 0x21 || a > 0x7e || b < 0x21 || b > 0x7e || a == b) {
-            lesson_problem(&L->P, 0, pb, "\"%s\": expected two different printable ASCII characters "
-                    "(lower, raise), e.g. \"pP\"", keys);
+            lesson_problem(&L->P, 0, pb, "\"%s\": expected two different printable ASCII "
+                           "characters (lower, raise), e.g. \"pP\"", keys);
             bad++;
         } else if (keys_reserved(a) || keys_reserved(b)) {
             char reserved[128];
             lesson_problem(&L->P, 0, pb, "'%c' is reserved by the program (reserved: %s)",
-                    keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
+                           keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
             bad++;
         } else {
             int clash = 0;
@@ -128,8 +125,8 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
                 if (prev[k].key_inc == a || prev[k].key_dec == a || prev[k].key_inc == b ||
                     prev[k].key_dec == b) {
                     lesson_problem(&L->P, 0, pb, "key '%c' is already used by parameter %s",
-                            (prev[k].key_inc == a || prev[k].key_dec == a) ? a : b,
-                            prev[k].name ? prev[k].name : "(unnamed)");
+                                   (prev[k].key_inc == a || prev[k].key_dec == a) ? a : b,
+                                   prev[k].name ? prev[k].name : "(unnamed)");
                     clash = 1;
                 }
             if (clash)
@@ -243,7 +240,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                 char pp[PATH_BUF];
                 snprintf(pp, sizeof pp, "%s.params[%d].name", path, q);
                 lesson_problem(&L->P, 0, pp, "parameter %s is not used in the code",
-                        s->params[q].name);
+                               s->params[q].name);
                 rc = -1;
             }
         if (s->ntypes > 0) {
@@ -256,7 +253,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
             if (!uses_t) {
                 char pp[PATH_BUF];
                 lesson_problem(&L->P, 0, lr_sub(pp, path, "types"), "the code never uses the type "
-                        "name T, so the types would change nothing");
+                               "name T, so the types would change nothing");
                 rc = -1;
             }
         }
@@ -270,13 +267,12 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
 static int read_block(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *bj = lr_get(j, "block");
+    const cJSON *bj = lr_field(j, "block", path, p);
     if (!bj)
         return 0;
-    lr_sub(p, path, "block");
     if (!cJSON_IsArray(bj) || cJSON_GetArraySize(bj) < 1 || cJSON_GetArraySize(bj) > 3) {
         lesson_problem(&L->P, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
-                json_type_name(bj));
+                       json_type_name(bj));
         return 1;
     }
     int k = 0, okb = 1;
@@ -286,9 +282,9 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
         long long hi = k == 2 ? 64 : 1024;
         if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi ||
             !lr_int_literal(d)) {
-            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld (blockDim.%c), "
-                    "found %s", hi, "xyz"[k], cJSON_IsNumber(d) ?
-                    d->valuestring : json_type_name(d));
+            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld "
+                           "(blockDim.%c), found %s", hi, "xyz"[k],
+                           cJSON_IsNumber(d) ? d->valuestring : json_type_name(d));
             okb = 0;
         } else {
             s->block[k] = (unsigned)v;
@@ -299,7 +295,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
         return 1;
     if (prod > 1024) {
         lesson_problem(&L->P, 0, p, "%u x %u x %u = %lld threads; a block has at most 1024",
-                s->block[0], s->block[1], s->block[2], prod);
+                       s->block[0], s->block[1], s->block[2], prod);
         return 1;
     }
     return 0;
@@ -331,20 +327,17 @@ static int read_launch(struct ld *L, const cJSON *j, const char *path, struct le
 static int read_types(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *tj = lr_get(j, "types");
+    const cJSON *tj = lr_field(j, "types", path, p);
     if (!tj)
         return 0;
-    lr_sub(p, path, "types");
     int n = cJSON_GetArraySize(tj), bad = 0;
     if (!cJSON_IsArray(tj) || n < 1 || n > 8) {
         lesson_problem(&L->P, 0, p, "expected an array of 1 to 8 type names, found %s",
-                json_type_name(tj));
+                       json_type_name(tj));
         return 1;
     }
-    if (!(s->types = calloc((size_t)n, sizeof *s->types))) {
-        L->oom = 1;
+    if (!(s->types = lr_calloc(L, n, sizeof *s->types)))
         return 1;
-    }
     int k = 0;
     for (const cJSON *d = tj->child; d; d = d->next, k++) {
         const char *t = cJSON_GetStringValue(d);
@@ -373,22 +366,19 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
 static int read_params(struct ld *L, const cJSON *j, const char *path, struct lesson_scene *s)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *pj = lr_get(j, "params");
+    const cJSON *pj = lr_field(j, "params", path, p);
     if (!pj)
         return 0;
-    lr_sub(p, path, "params");
     int n = cJSON_GetArraySize(pj), bad = 0;
     if (!cJSON_IsArray(pj) || n > PATTERN_MAX_PARAMS) {
         lesson_problem(&L->P, 0, p, "expected an array of at most %d parameters, found %s",
-                PATTERN_MAX_PARAMS, cJSON_IsArray(pj) ? "more" : json_type_name(pj));
+                       PATTERN_MAX_PARAMS, cJSON_IsArray(pj) ? "more" : json_type_name(pj));
         return 1;
     }
     if (n == 0)
         return 0;
-    if (!(s->params = calloc((size_t)n, sizeof *s->params))) {
-        L->oom = 1;
+    if (!(s->params = lr_calloc(L, n, sizeof *s->params)))
         return 1;
-    }
     int k = 0;
     for (const cJSON *d = pj->child; d; d = d->next, k++)
         bad += read_param(L, d, lr_subi(p2, p, k), &s->params[k], s->params, k) != 0;
@@ -404,8 +394,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
     char p[PATH_BUF];
     int bad = 0;
     const char *kernel = NULL, *sweep = NULL;
-    const cJSON *kj = NULL, *swj = NULL;
-    int rc = lr_get_string(L, j, "kernel", path, 0, &kj, &kernel);
+    int rc = lr_get_string(L, j, "kernel", path, 0, &kernel);
     if (rc < 0) {
         bad++;
     } else if (rc == 0) {
@@ -418,12 +407,12 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
         }
         if (!known) {
             lesson_problem(&L->P, 0, lr_sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",
-                    kernel, list);
+                           kernel, list);
             bad++;
         }
     }
     s->kernel = lr_dupstr(L, kernel ? kernel : "pattern");
-    rc = lr_get_string(L, j, "sweep", path, 0, &swj, &sweep);
+    rc = lr_get_string(L, j, "sweep", path, 0, &sweep);
     if (rc < 0) {
         bad++;
     } else if (rc == 0) {
@@ -432,7 +421,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
             found |= s->params[k].name && !strcmp(s->params[k].name, sweep);
         if (!found) {
             lesson_problem(&L->P, 0, lr_sub(p, path, "sweep"), "\"%s\" is not a parameter of this "
-                    "scene", sweep);
+                           "scene", sweep);
             bad++;
         } else {
             s->sweep = lr_dupstr(L, sweep);
@@ -452,7 +441,7 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
         return -1;
     int bad = lr_check_keys(L, j, path, scene_keys);
     const char *code = NULL;
-    if (lr_get_string(L, j, "code", path, 1, NULL, &code))
+    if (lr_get_string(L, j, "code", path, 1, &code))
         bad++;
     else
         s->code = lr_dupstr(L, code);
@@ -467,8 +456,8 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
     if (naccess < 0)
         return -1;
     if (s->access >= naccess) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "access"), "the code has %d access%s "
-                "(0..%d)", naccess, naccess == 1 ? "" : "es", naccess - 1);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "access"), "the code has %d access%s (0..%d)",
+                       naccess, naccess == 1 ? "" : "es", naccess - 1);
         return -1;
     }
     return naccess;

@@ -17,22 +17,19 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
 {
     char p[PATH_BUF], p2[PATH_BUF];
     int bad = 0;
-    const cJSON *pj = lr_get(obj, "params");
+    const cJSON *pj = lr_field(obj, "params", path, p);
     if (pj) {
-        lr_sub(p, path, "params");
         if (!cJSON_IsObject(pj)) {
             lesson_problem(&L->P, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
-                    json_type_name(pj));
+                           json_type_name(pj));
             return -1;
         }
         int n = cJSON_GetArraySize(pj);
         if (n > 0) {
-            b->names = calloc((size_t)n, sizeof *b->names);
-            b->values = calloc((size_t)n, sizeof *b->values);
-            if (!b->names || !b->values) {
-                L->oom = 1;
+            b->names = lr_calloc(L, n, sizeof *b->names);
+            b->values = lr_calloc(L, n, sizeof *b->values);
+            if (!b->names || !b->values)
                 return -1;
-            }
         }
         for (const cJSON *d = pj->child; d; d = d->next) {
             const char *nm = d->string ? d->string : "";
@@ -64,12 +61,12 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
                        v > (double)prm->max || !lr_int_literal(d)) {
                 if (cJSON_IsNumber(d))
-                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the parameter's "
-                            "range), found %s", prm->min, prm->max,
-                            d->valuestring);
+                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the "
+                                   "parameter's range), found %s", prm->min, prm->max,
+                                   d->valuestring);
                 else
                     lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld, found %s",
-                            prm->min, prm->max, json_type_name(d));
+                                   prm->min, prm->max, json_type_name(d));
                 bad++;
             } else {
                 b->names[b->nvalues] = lr_dupstr(L, nm);
@@ -78,19 +75,19 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             }
         }
     }
-    const cJSON *tj = lr_get(obj, "type");
+    const cJSON *tj = lr_field(obj, "type", path, p);
     if (tj) {
-        lr_sub(p, path, "type");
         const char *t = cJSON_GetStringValue(tj);
         int found = 0;
         for (int k = 0; t && k < s->ntypes; k++)
             found |= !strcmp(t, s->types[k]);
         if (!t) {
-            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s", json_type_name(tj));
+            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s",
+                           json_type_name(tj));
             bad++;
         } else if (!found) {
             lesson_problem(&L->P, 0, p, "\"%s\" is not one of the scene's types%s", t,
-                    s->ntypes ? "" : " (the scene has no \"types\")");
+                           s->ntypes ? "" : " (the scene has no \"types\")");
             bad++;
         } else {
             b->type = lr_dupstr(L, t);
@@ -99,7 +96,7 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
     return bad ? -1 : 0;
 }
 
-static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes"};
+static const char *const field_names[] = {"", "wavefronts", "conflicts", "ways", "passes", NULL};
 
 /* "access" of obj: below naccess, the scene's number of accesses; when the scene is broken
  * (naccess < 0) any index a scene may have. Returns it, or dflt when absent or wrong (a
@@ -134,22 +131,10 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
     if (naccess >= 0 && read_binding(L, j, path, s, &e->bind))
         bad++;
     e->access = get_access(L, j, path, naccess, s->access, &bad);
-    long long v;
-    int rc = 0;
-    int *dst[5] = {NULL, &e->wavefronts, &e->conflicts, &e->ways, &e->passes};
-    int nfields = 0;
-    for (int f = 1; f <= 4; f++) {
-        rc = lr_get_int(L, j, field_names[f], path, 0, 0, 1024, "in 0..1024", &v);
-        if (rc < 0)
-            bad++;
-        if (rc == 0) {
-            *dst[f] = (int)v;
-            nfields++;
-        }
-    }
-    if (rc >= 0 && nfields == 0 && !bad) {
-        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, conflicts, "
-                "ways, passes");
+    int *dst[] = {&e->wavefronts, &e->conflicts, &e->ways, &e->passes};
+    if (lr_get_counts(L, j, field_names + 1, path, dst, &bad) == 0 && !bad) {
+        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, "
+                       "conflicts, ways, passes");
         bad++;
     }
     return bad ? -1 : 0;
@@ -173,15 +158,13 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
         bad++;
     } else if (!cJSON_IsArray(cj) || n < 2 || n > 8) {
         lesson_problem(&L->P, 0, p, "expected an array of 2 to 8 choices, found %s",
-                cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
+                       cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
         bad++;
     } else {
-        q->choices = calloc((size_t)n, sizeof *q->choices);
-        q->choice_values = calloc((size_t)n, sizeof *q->choice_values);
-        if (!q->choices || !q->choice_values) {
-            L->oom = 1;
+        q->choices = lr_calloc(L, n, sizeof *q->choices);
+        q->choice_values = lr_calloc(L, n, sizeof *q->choice_values);
+        if (!q->choices || !q->choice_values)
             return bad + 1;
-        }
         q->nchoices = n;
         int k = 0;
         for (const cJSON *d = cj->child; d; d = d->next, k++)
@@ -189,7 +172,8 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
                                 &q->choice_values[k]) != 0;
     }
     if (tj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a tolerance");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a "
+                       "tolerance");
         bad++;
     }
     long long a;
@@ -219,8 +203,8 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     const cJSON *tj = lr_get(j, "tolerance");
     int bad = 0;
     if (cj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices (use "
-                "\"kind\": \"choice\")");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices "
+                       "(use \"kind\": \"choice\")");
         bad++;
     }
     if (!aj) {
@@ -228,15 +212,15 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
         bad++;
     } else if (!cJSON_IsNumber(aj) || !isfinite(aj->valuedouble)) {
         lesson_problem(&L->P, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
-                json_type_name(aj));
+                       json_type_name(aj));
         bad++;
     } else {
         q->number = aj->valuedouble;
     }
     if (tj) {
         if (!cJSON_IsNumber(tj) || !(tj->valuedouble >= 0) || !isfinite(tj->valuedouble)) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found %s",
-                    cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
+            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found "
+                           "%s", cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
             bad++;
         } else {
             q->tolerance = tj->valuedouble;
@@ -253,11 +237,10 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
                            int bad)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *ck = lr_get(j, "check");
+    const cJSON *ck = lr_field(j, "check", path, p);
     int found = 0;
     if (!ck)
         return 0;
-    lr_sub(p, path, "check");
     if (lr_expect_object(L, ck, p))
         return -1;
     found += lr_check_keys(L, ck, p, check_keys_list);
@@ -266,16 +249,15 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         return -1;
     }
     const char *f = NULL;
-    const cJSON *fj = NULL;
-    if (lr_get_string(L, ck, "field", p, 1, &fj, &f)) {
+    if (lr_get_string(L, ck, "field", p, 1, &f)) {
         found++;
     } else {
         for (int k = 1; k <= 4; k++)
             if (!strcmp(f, field_names[k]))
                 q->check.field = (enum lesson_field)k;
         if (q->check.field == FIELD_NONE) {
-            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, conflicts, "
-                    "ways or passes", f);
+            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, "
+                           "conflicts, ways or passes", f);
             found++;
         }
     }
@@ -284,9 +266,8 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         found++;
     if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
         q->choice_values && isnan(q->choice_values[q->answer]) && !(bad + found)) {
-        lesson_problem(&L->P, 0,
-                lr_subi(p2, "choices", q->answer),
-                "the answer of a checked quiz needs a \"value\" (the number it stands for)");
+        lesson_problem(&L->P, 0, lr_subi(p2, "choices", q->answer), "the answer of a checked quiz "
+                       "needs a \"value\" (the number it stands for)");
         found++;
     }
     return found;
@@ -300,23 +281,22 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, quiz_keys);
     const char *kind = NULL;
-    const cJSON *kj = NULL;
-    if (lr_get_string(L, j, "kind", path, 1, &kj, &kind))
+    if (lr_get_string(L, j, "kind", path, 1, &kind))
         return -1;
     if (!strcmp(kind, "choice"))
         q->kind = QUIZ_CHOICE;
     else if (!strcmp(kind, "number"))
         q->kind = QUIZ_NUMBER;
     else {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or \"number\"",
-                kind);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or "
+                       "\"number\"", kind);
         return -1;
     }
     if (lr_get_bool(L, j, "predict", path, &q->predict) < 0)
         bad++;
     if (q->predict && !s) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the "
-                "scene, but this step has no scene");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the scene, but this "
+                       "step has no scene");
         bad++;
     }
     if (lr_get_text(L, j, "question", path, 1, &q->question))
@@ -345,7 +325,8 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, task_keys);
     if (!s || (s->nparams == 0 && naccess >= 0)) {
-        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to change");
+        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to "
+                       "change");
         return -1;
     }
     if (lr_get_text(L, j, "goal", path, 1, &t->goal))
@@ -357,27 +338,16 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         bad++;
     else if (rc == 0)
         t->points = (int)v;
-    const cJSON *rj = lr_get(j, "require");
-    lr_sub(p, path, "require");
+    const cJSON *rj = lr_field(j, "require", path, p);
     if (!rj) {
         lr_missing(L, path, "require");
         bad++;
     } else if (!lr_expect_object(L, rj, p)) {
         bad += lr_check_keys(L, rj, p, require_keys);
-        int *dst[3] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
-        int n = 0;
-        for (int k = 0; k < 3; k++) {
-            rc = lr_get_int(L, rj, require_keys[k], p, 0, 0, 1024, "in 0..1024", &v);
-            if (rc < 0)
-                bad++;
-            if (rc == 0) {
-                *dst[k] = (int)v;
-                n++;
-            }
-        }
-        if (n == 0 && !bad) {
-            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, conflicts, "
-                    "ways");
+        int *dst[] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
+        if (lr_get_counts(L, rj, require_keys, p, dst, &bad) == 0 && !bad) {
+            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, "
+                           "conflicts, ways");
             bad++;
         }
     } else {
@@ -411,11 +381,10 @@ static int ids_add(struct lr_ids *S, int k)
 static int read_hints(struct ld *L, const cJSON *j, const char *path, struct lesson_step *st)
 {
     char p[PATH_BUF], p2[PATH_BUF];
-    const cJSON *hj = lr_get(j, "hints");
+    const cJSON *hj = lr_field(j, "hints", path, p);
     int bad = 0;
     if (!hj)
         return 0;
-    lr_sub(p, path, "hints");
     int n = cJSON_GetArraySize(hj);
     if (!cJSON_IsArray(hj)) {
         lesson_problem(&L->P, 0, p, "expected an array of texts, found %s", json_type_name(hj));
@@ -423,10 +392,8 @@ static int read_hints(struct ld *L, const cJSON *j, const char *path, struct les
     }
     if (n == 0)
         return 0;
-    if (!(st->hints = calloc((size_t)n, sizeof *st->hints))) {
-        L->oom = 1;
+    if (!(st->hints = lr_calloc(L, n, sizeof *st->hints)))
         return 1;
-    }
     st->nhints = n;
     int k = 0;
     for (const cJSON *d = hj->child; d; d = d->next, k++)
@@ -446,10 +413,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int bad = 0, scene_ok = naccess >= 0;
     const cJSON *qj = lr_get(j, "quiz"), *ej = lr_get(j, "expect"), *tj = lr_get(j, "task");
     if (qj) {
-        if (!(st->quiz = calloc(1, sizeof *st->quiz))) {
-            L->oom = 1;
+        if (!(st->quiz = lr_calloc(L, 1, sizeof *st->quiz)))
             return bad + 1;
-        }
         if (read_quiz(L, qj, lr_sub(p, path, "quiz"), scene, naccess, st->quiz)) {
             bad++;
             st->quiz->check.field = FIELD_NONE;
@@ -460,13 +425,12 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int n = cJSON_GetArraySize(ej);
     lr_sub(p, path, "expect");
     if (ej && !cJSON_IsArray(ej)) {
-        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s", json_type_name(ej));
+        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s",
+                       json_type_name(ej));
         bad++;
     } else if (n > 0) {
-        if (!(st->expects = calloc((size_t)n, sizeof *st->expects))) {
-            L->oom = 1;
+        if (!(st->expects = lr_calloc(L, n, sizeof *st->expects)))
             return bad + 1;
-        }
         int k = 0;
         for (const cJSON *d = ej->child; d; d = d->next, k++) {
             struct lesson_expect *e = &st->expects[st->nexpects];
@@ -481,10 +445,8 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
         }
     }
     if (tj) {
-        if (!(st->task = calloc(1, sizeof *st->task))) {
-            L->oom = 1;
+        if (!(st->task = lr_calloc(L, 1, sizeof *st->task)))
             return bad + 1;
-        }
         int rc = read_task(L, tj, lr_sub(p, path, "task"), scene, naccess, st->task);
         bad += rc != 0;
         if (rc || !scene_ok) {
@@ -507,8 +469,8 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     if (lr_get_id(L, j, path, &st->id)) {
         bad++;
     } else if (st->id && (earlier = ids_add(ids, (int)(st - ids->steps))) >= 0) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of "
-                "steps[%d]; step ids are unique within a file", st->id, earlier);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of steps[%d]; step "
+                       "ids are unique within a file", st->id, earlier);
         bad++;
     }
     if (lr_get_text(L, j, "title", path, 1, &st->title))
@@ -521,10 +483,8 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     const cJSON *sj = lr_get(j, "scene");
     int naccess = 0;
     if (sj && !L->oom) {
-        if (!(st->scene = calloc(1, sizeof *st->scene))) {
-            L->oom = 1;
+        if (!(st->scene = lr_calloc(L, 1, sizeof *st->scene)))
             return -1;
-        }
         naccess = lr_read_scene(L, sj, lr_sub(p, path, "scene"), st->scene);
         bad += naccess < 0;
     }

@@ -6,12 +6,13 @@
 #include "progress.h"
 #include "files.h"
 #include "json.h"
+#include "json_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,87 +73,100 @@ void progress_reset(struct progress *p)
     p->reset_when = now_stamp();
 }
 
+/* ---- the file's fields ------------------------------------------------------------------ */
+
+/* What each member of a progress file holds: one table for reading and writing. */
+enum pkind {
+    P_STR,     /* a string, made valid UTF-8 without control characters when read */
+    P_INT,     /* an int, clamped to 0..INT_MAX when read */
+    P_BOOL,    /* true/false (a number: non-zero) */
+    P_NUM,     /* a finite double */
+    P_STAMP,   /* a change stamp: unix seconds; anything else reads as 0 (unknown) */
+    P_WHEN,    /* a long long of unix seconds (explored patterns) */
+};
+
+struct pfield {
+    const char *key;
+    int kind;
+    size_t off, size;
+};
+
+#define PF(type, key, kind, field) {key, kind, offsetof(type, field), sizeof ((type *)0)->field}
+#define TOP(key, kind, field) PF(struct progress, key, kind, field)
+#define QUIZ(key, kind, field) PF(struct progress_quiz, key, kind, field)
+#define EXP(key, kind, field) PF(struct progress_explored, key, kind, field)
+static const struct pfield top_fields[] = {
+    TOP("lesson", P_STR, lesson_id),          TOP("step", P_STR, step_id),
+    TOP("lang", P_STR, lang),                 TOP("task_score", P_INT, task_score),
+    TOP("task_max", P_INT, task_max),         TOP("position_when", P_STAMP, position_when),
+    TOP("lang_when", P_STAMP, lang_when),     TOP("task_when", P_STAMP, task_when),
+    TOP("history_when", P_STAMP, history_when), TOP("reset_when", P_STAMP, reset_when),
+    {NULL, 0, 0, 0},
+};
+static const struct pfield quiz_fields[] = {
+    QUIZ("lesson", P_STR, lesson_id),         QUIZ("step", P_STR, step_id),
+    QUIZ("attempts", P_INT, attempts),        QUIZ("correct", P_BOOL, correct),
+    QUIZ("first_correct", P_BOOL, first_correct), QUIZ("given", P_STR, given),
+    QUIZ("when", P_STAMP, when),              {NULL, 0, 0, 0},
+};
+static const struct pfield explored_fields[] = {
+    EXP("code", P_STR, code),                 EXP("where", P_STR, where),
+    EXP("wavefronts", P_INT, wavefronts),     EXP("conflicts", P_INT, conflicts),
+    EXP("ways", P_INT, ways),                 EXP("when", P_WHEN, when),
+    {NULL, 0, 0, 0},
+};
+static const struct pfield measured_fields[] = {   /* the "measured" object of one */
+    EXP("wavefronts", P_NUM, measured_wavefronts), EXP("conflicts", P_NUM, measured_conflicts),
+    EXP("ms", P_NUM, ms),                     EXP("ns_per_access", P_NUM, ns_per_access),
+    EXP("slowdown", P_NUM, slowdown),         EXP("device", P_STR, device),
+    {NULL, 0, 0, 0},
+};
+#undef TOP
+#undef QUIZ
+#undef EXP
+
 /* ---- loading ---------------------------------------------------------------------------- */
 
-/* The readers below record their first problem in r (bl_fail) and tolerate NULL and wrong
- * types. */
-
-static void get_str(struct bl_err *r, const cJSON *o, const char *key, char *dst, size_t size)
+/* Member f->key of o into the field at base + f->off. Absent or null: left as it is; of the
+ * wrong type: r fails (the first problem wins). */
+static void get_field(struct bl_err *r, const cJSON *o, const struct pfield *f, void *base)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, f->key);
+    char *at = (char *)base + f->off;
+    double d = cJSON_IsNumber(v) ? v->valuedouble : 0;
     if (!v || cJSON_IsNull(v))
         return;
-    if (!cJSON_IsString(v) || !v->valuestring) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_STRING, key);
-        return;
-    }
-    bl_utf8_fix(dst, size, v->valuestring);  /* a hand-edited file cannot inject escapes */
-}
-
-static int clamp_int(double d, int lo, int hi)
-{
-    if (!(d >= lo))  /* also NaN */
-        return lo;
-    if (d > hi)
-        return hi;
-    return (int)d;
-}
-
-static void get_int(struct bl_err *r, const cJSON *o, const char *key, int *dst, int lo, int hi)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (!cJSON_IsNumber(v)) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
-        return;
-    }
-    *dst = clamp_int(v->valuedouble, lo, hi);
-}
-
-static void get_bool(struct bl_err *r, const cJSON *o, const char *key, int *dst)
-{
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (cJSON_IsBool(v))
-        *dst = cJSON_IsTrue(v) ? 1 : 0;
-    else if (cJSON_IsNumber(v))
-        *dst = v->valuedouble != 0;
+    if (f->kind == P_STR && cJSON_IsString(v) && v->valuestring)
+        bl_utf8_fix(at, f->size, v->valuestring);  /* a hand-edited file cannot inject escapes */
+    else if (f->kind == P_STR)
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_STRING, f->key);
+    else if (f->kind == P_BOOL && (cJSON_IsBool(v) || cJSON_IsNumber(v)))
+        *(int *)(void *)at = cJSON_IsBool(v) ? cJSON_IsTrue(v) : d != 0;
+    else if (f->kind == P_BOOL)
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_TRUE_FALSE, f->key);
+    else if (!cJSON_IsNumber(v) || (f->kind != P_INT && !isfinite(d)))
+        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, f->key);
+    else if (f->kind == P_INT)
+        *(int *)(void *)at = !(d >= 0) ? 0 : d > INT_MAX ? INT_MAX : (int)d;  /* NaN: 0 */
+    else if (f->kind == P_WHEN)
+        *(long long *)(void *)at = d > 0 && d < 9e15 ? (long long)d : 0;
     else
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_TRUE_FALSE, key);
+        *(double *)(void *)at = f->kind == P_STAMP && !(d > 0 && d < 1e11) ? 0 : d;
 }
 
-static void get_double(struct bl_err *r, const cJSON *o, const char *key, double *dst)
+static void get_fields(struct bl_err *r, const cJSON *o, const struct pfield *f, void *base)
 {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return;
-    if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-        bl_fail(r, -1, BL_NOWHERE, PRG_NOT_A_NUMBER, key);
-        return;
-    }
-    *dst = v->valuedouble;
+    for (; f->key; f++)
+        get_field(r, o, f, base);
 }
 
-/* A change stamp: unix seconds; anything else reads as 0 (unknown, older than any). */
-static void get_stamp(struct bl_err *r, const cJSON *o, const char *key, double *dst)
-{
-    double d = 0;
-    get_double(r, o, key, &d);
-    *dst = d > 0 && d < 1e11 ? d : 0;
-}
-
+/* Member key of o when it is an array; NULL when absent, null, or not an array (r fails). */
 static const cJSON *get_array(struct bl_err *r, const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
-    if (!v || cJSON_IsNull(v))
-        return NULL;
-    if (!cJSON_IsArray(v)) {
+    if (v && !cJSON_IsNull(v) && !cJSON_IsArray(v))
         bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_ARRAY, key);
-        return NULL;
-    }
-    return v;
+    return cJSON_IsArray(v) ? v : NULL;
 }
 
 static void read_quiz(struct bl_err *r, const cJSON *a, struct progress *p)
@@ -168,13 +182,7 @@ static void read_quiz(struct bl_err *r, const cJSON *a, struct progress *p)
             return;  /* keep the first ones: those are the grades */
         struct progress_quiz *q = &p->quiz[p->nquiz];
         memset(q, 0, sizeof *q);
-        get_str(r, it, "lesson", q->lesson_id, sizeof q->lesson_id);
-        get_str(r, it, "step", q->step_id, sizeof q->step_id);
-        get_int(r, it, "attempts", &q->attempts, 0, INT_MAX);
-        get_bool(r, it, "correct", &q->correct);
-        get_bool(r, it, "first_correct", &q->first_correct);
-        get_str(r, it, "given", q->given, sizeof q->given);
-        get_stamp(r, it, "when", &q->when);
+        get_fields(r, it, quiz_fields, q);
         if (bl_err_failed(r))
             return;
         if (!q->lesson_id[0] && !q->step_id[0])
@@ -194,28 +202,14 @@ static void read_explored(struct bl_err *r, const cJSON *a, struct progress *p)
         }
         struct progress_explored e;
         memset(&e, 0, sizeof e);
-        get_str(r, it, "code", e.code, sizeof e.code);
-        get_str(r, it, "where", e.where, sizeof e.where);
-        get_int(r, it, "wavefronts", &e.wavefronts, 0, INT_MAX);
-        get_int(r, it, "conflicts", &e.conflicts, 0, INT_MAX);
-        get_int(r, it, "ways", &e.ways, 0, INT_MAX);
-        double when = 0;
-        get_double(r, it, "when", &when);
-        e.when = (when > 0 && when < 9e15) ? (long long)when : 0;
+        get_fields(r, it, explored_fields, &e);
         const cJSON *m = cJSON_GetObjectItemCaseSensitive(it, "measured");
-        if (m && !cJSON_IsNull(m)) {
-            if (!cJSON_IsObject(m)) {
-                bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_OBJECT, "measured");
-                return;
-            }
-            e.has_measured = 1;
-            get_double(r, m, "wavefronts", &e.measured_wavefronts);
-            get_double(r, m, "conflicts", &e.measured_conflicts);
-            get_double(r, m, "ms", &e.ms);
-            get_double(r, m, "ns_per_access", &e.ns_per_access);
-            get_double(r, m, "slowdown", &e.slowdown);
-            get_str(r, m, "device", e.device, sizeof e.device);
+        if (m && !cJSON_IsNull(m) && !cJSON_IsObject(m)) {
+            bl_fail(r, -1, BL_NOWHERE, PRG_NOT_AN_OBJECT, "measured");
+            return;
         }
+        e.has_measured = cJSON_IsObject(m);
+        get_fields(r, m, measured_fields, &e);
         if (bl_err_failed(r))
             return;
         progress_record_explored(p, &e);
@@ -239,25 +233,17 @@ static void read_history(struct bl_err *r, const cJSON *a, struct progress *p)
 /* Fills p from a parsed document; returns 0, or -1 with r filled. */
 static int from_json(const cJSON *root, struct progress *p, struct bl_err *r)
 {
-    if (!cJSON_IsObject(root)) {
+    if (!cJSON_IsObject(root))
         return bl_fail(r, -1, BL_NOWHERE, PRG_NOT_JSON_OBJECT);
-    }
-    int format = PROGRESS_FORMAT;
-    get_int(r, root, "format", &format, INT_MIN, INT_MAX);
+    static const struct pfield format_field = {"format", P_NUM, 0, sizeof(double)};
+    double d = PROGRESS_FORMAT;
+    get_field(r, root, &format_field, &d);
+    int format = !(d >= INT_MIN) ? INT_MIN : d > INT_MAX ? INT_MAX : (int)d;
     if (format != PROGRESS_FORMAT)
         bl_fail(r, -1, BL_NOWHERE, PRG_FORMAT, format, PROGRESS_FORMAT);
-    get_str(r, root, "lesson", p->lesson_id, sizeof p->lesson_id);
-    get_str(r, root, "step", p->step_id, sizeof p->step_id);
-    get_str(r, root, "lang", p->lang, sizeof p->lang);
+    get_fields(r, root, top_fields, p);
     if (strcmp(p->lang, "zh") && strcmp(p->lang, "en"))
         p->lang[0] = 0;  /* unknown language: fall back to the locale */
-    get_int(r, root, "task_score", &p->task_score, 0, INT_MAX);
-    get_int(r, root, "task_max", &p->task_max, 0, INT_MAX);
-    get_stamp(r, root, "position_when", &p->position_when);
-    get_stamp(r, root, "lang_when", &p->lang_when);
-    get_stamp(r, root, "task_when", &p->task_when);
-    get_stamp(r, root, "history_when", &p->history_when);
-    get_stamp(r, root, "reset_when", &p->reset_when);
     const cJSON *a;
     if ((a = get_array(r, root, "quiz")))
         read_quiz(r, a, p);
@@ -267,9 +253,6 @@ static int from_json(const cJSON *root, struct progress *p, struct bl_err *r)
         read_history(r, a, p);
     return bl_err_failed(r) ? -1 : 0;
 }
-
-/* Reads the whole file; returns a NUL-terminated buffer (free it) or NULL with errno set
- * (EFBIG when too large, EISDIR for a directory). */
 
 /* Renames path to path.corrupt-<time>[-N] (never over an existing file). Fills kept. */
 static int move_aside(const char *path, char *kept, size_t size)
@@ -339,8 +322,42 @@ int progress_read(const char *path, struct progress *p, struct bl_err *err)
     return -1;
 }
 
-static int lock_beside(const char *path, struct bl_err *err);
-static int lock_path(const char *path, char *lock, size_t size);
+/* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
+static int lock_path(const char *path, char *lock, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    int dirlen = slash ? (int)(slash - path + 1) : 0;
+    return snprintf(lock, size, "%.*sprogress.lock", dirlen, path) >= (int)size ? -1 : 0;
+}
+
+/* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
+ * returns its descriptor (close it to unlock), or -1 with err filled when another process
+ * kept it for PROGRESS_LOCK_WAIT_MS. */
+static int lock_beside(const char *path, struct bl_err *err)
+{
+    char lock[4200];
+    if (lock_path(path, lock, sizeof lock))
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
+    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd < 0)
+        return bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_OPEN_LOCK, lock, strerror(errno));
+    for (int waited = 0;; waited += 10) {
+        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+            return fd;
+        if (errno != EWOULDBLOCK && errno != EINTR) {
+            bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_LOCK, lock, strerror(errno));
+            break;
+        }
+        if (waited >= PROGRESS_LOCK_WAIT_MS) {
+            bl_fail(err, EWOULDBLOCK, BL_NOWHERE, PRG_LOCKED, lock, PROGRESS_LOCK_WAIT_MS / 1000);
+            break;
+        }
+        struct timespec ts = {0, 10 * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+    close(fd);
+    return -1;
+}
 
 /* The temporary files of a save that was killed (progress.json.tmp-XXXXXX): removed when
  * the lock is free at once, i.e. no other banklab is saving now (a live save holds it). */
@@ -385,81 +402,57 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 
 /* ---- saving ----------------------------------------------------------------------------- */
 
-static cJSON *to_json(const struct progress *p)
+/* The fields of base as members of w's open object. */
+static void put_fields(struct jw *w, const struct pfield *f, const void *base)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return NULL;
-    int ok = cJSON_AddNumberToObject(root, "format", PROGRESS_FORMAT) &&
-             cJSON_AddStringToObject(root, "lesson", p->lesson_id) &&
-             cJSON_AddStringToObject(root, "step", p->step_id) &&
-             cJSON_AddStringToObject(root, "lang", p->lang) &&
-             cJSON_AddNumberToObject(root, "task_score", p->task_score) &&
-             cJSON_AddNumberToObject(root, "task_max", p->task_max) &&
-             cJSON_AddNumberToObject(root, "position_when", p->position_when) &&
-             cJSON_AddNumberToObject(root, "lang_when", p->lang_when) &&
-             cJSON_AddNumberToObject(root, "task_when", p->task_when) &&
-             cJSON_AddNumberToObject(root, "history_when", p->history_when) &&
-             cJSON_AddNumberToObject(root, "reset_when", p->reset_when);
-    cJSON *quiz = ok ? cJSON_AddArrayToObject(root, "quiz") : NULL;
-    ok = ok && quiz;
-    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
-        cJSON *o = cJSON_CreateObject();
-        ok = o && cJSON_AddItemToArray(quiz, o);
-        if (!ok) {
-            cJSON_Delete(o);
-            break;
-        }
-        ok = cJSON_AddStringToObject(o, "lesson", q->lesson_id) &&
-             cJSON_AddStringToObject(o, "step", q->step_id) &&
-             cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
-             cJSON_AddBoolToObject(o, "correct", q->correct) &&
-             cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
-             cJSON_AddStringToObject(o, "given", q->given) &&
-             cJSON_AddNumberToObject(o, "when", q->when);
+    for (; f->key; f++) {
+        const char *at = (const char *)base + f->off;
+        if (f->kind == P_STR)
+            jw_str(w, f->key, at);
+        else if (f->kind == P_INT)
+            jw_num(w, f->key, *(const int *)(const void *)at);
+        else if (f->kind == P_BOOL)
+            jw_bool(w, f->key, *(const int *)(const void *)at);
+        else if (f->kind == P_WHEN)
+            jw_num(w, f->key, (double)*(const long long *)(const void *)at);
+        else
+            jw_num(w, f->key, *(const double *)(const void *)at);
     }
-    cJSON *ex = ok ? cJSON_AddArrayToObject(root, "explored") : NULL;
-    ok = ok && ex;
-    for (int i = 0; ok && i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
+}
+
+/* p as the JSON document of a progress file. */
+static struct jw *to_json(const struct progress *p)
+{
+    struct jw *w = jw_new(0);
+    jw_num(w, "format", PROGRESS_FORMAT);
+    put_fields(w, top_fields, p);
+    jw_arr(w, "quiz");
+    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        jw_obj(w, NULL);
+        put_fields(w, quiz_fields, &p->quiz[i]);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_arr(w, "explored");
+    for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
         const struct progress_explored *e = &p->explored[i];
-        cJSON *o = cJSON_CreateObject();
-        ok = o && cJSON_AddItemToArray(ex, o);
-        if (!ok) {
-            cJSON_Delete(o);
-            break;
+        jw_obj(w, NULL);
+        put_fields(w, explored_fields, e);
+        if (e->has_measured) {
+            jw_obj(w, "measured");
+            put_fields(w, measured_fields, e);
+            jw_end(w);
+        } else {
+            jw_null(w, "measured");
         }
-        ok = cJSON_AddStringToObject(o, "code", e->code) &&
-             cJSON_AddStringToObject(o, "where", e->where) &&
-             cJSON_AddNumberToObject(o, "wavefronts", e->wavefronts) &&
-             cJSON_AddNumberToObject(o, "conflicts", e->conflicts) &&
-             cJSON_AddNumberToObject(o, "ways", e->ways) &&
-             cJSON_AddNumberToObject(o, "when", (double)e->when);
-        if (ok && e->has_measured) {
-            cJSON *m = cJSON_AddObjectToObject(o, "measured");
-            ok = m && cJSON_AddNumberToObject(m, "wavefronts", e->measured_wavefronts) &&
-                 cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
-                 cJSON_AddNumberToObject(m, "ms", e->ms) &&
-                 cJSON_AddNumberToObject(m, "ns_per_access", e->ns_per_access) &&
-                 cJSON_AddNumberToObject(m, "slowdown", e->slowdown) &&
-                 cJSON_AddStringToObject(m, "device", e->device);
-        } else if (ok) {
-            ok = cJSON_AddNullToObject(o, "measured") != NULL;
-        }
+        jw_end(w);
     }
-    cJSON *hist = ok ? cJSON_AddArrayToObject(root, "history") : NULL;
-    ok = ok && hist;
-    for (int i = 0; ok && i < p->nhistory && i < 16; i++) {
-        cJSON *s = cJSON_CreateString(p->history[i]);
-        ok = s && cJSON_AddItemToArray(hist, s);
-        if (!ok)
-            cJSON_Delete(s);
-    }
-    if (!ok) {
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    jw_end(w);
+    jw_arr(w, "history");
+    for (int i = 0; i < p->nhistory && i < 16; i++)
+        jw_str(w, NULL, p->history[i]);
+    jw_end(w);
+    return w;
 }
 
 /* mkdir -p for the directory part of path (mode 0700 for what it creates). */
@@ -475,46 +468,9 @@ static int make_parents(const char *path, struct bl_err *err)
     return files_mkdirs(dir, 0700, err);
 }
 
-static int emit_text(FILE *f, void *text)
+static int emit_json(FILE *f, void *w)
 {
-    return fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
-}
-
-/* The path of the lock beside the progress file at path into lock; -1 when it does not fit. */
-static int lock_path(const char *path, char *lock, size_t size)
-{
-    const char *slash = strrchr(path, '/');
-    int dirlen = slash ? (int)(slash - path + 1) : 0;
-    return snprintf(lock, size, "%.*sprogress.lock", dirlen, path) >= (int)size ? -1 : 0;
-}
-
-/* The lock beside the progress file ("progress.lock" in its directory) held exclusively:
- * returns its descriptor (close it to unlock), or -1 with err filled when another process
- * kept it for PROGRESS_LOCK_WAIT_MS. */
-static int lock_beside(const char *path, struct bl_err *err)
-{
-    char lock[4200];
-    if (lock_path(path, lock, sizeof lock))
-        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
-    int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_OPEN_LOCK, lock, strerror(errno));
-    for (int waited = 0;; waited += 10) {
-        if (flock(fd, LOCK_EX | LOCK_NB) == 0)
-            return fd;
-        if (errno != EWOULDBLOCK && errno != EINTR) {
-            bl_fail(err, errno, BL_NOWHERE, PRG_CANNOT_LOCK, lock, strerror(errno));
-            break;
-        }
-        if (waited >= PROGRESS_LOCK_WAIT_MS) {
-            bl_fail(err, EWOULDBLOCK, BL_NOWHERE, PRG_LOCKED, lock, PROGRESS_LOCK_WAIT_MS / 1000);
-            break;
-        }
-        struct timespec ts = {0, 10 * 1000000L};
-        nanosleep(&ts, NULL);
-    }
-    close(fd);
-    return -1;
+    return jw_print(w, f, 1);
 }
 
 int progress_save(const char *path, struct progress *p, struct bl_err *err)
@@ -544,15 +500,13 @@ int progress_save(const char *path, struct progress *p, struct bl_err *err)
     } else {
         progress_merge(p, disk);
     }
-    cJSON *root = to_json(p);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) {
+    struct jw *w = to_json(p);
+    if (!w) {
         bl_fail(err, ENOMEM, BL_NOWHERE, PRG_OUT_OF_MEMORY_WRITING, path);
         goto out;
     }
-    rc = files_write_atomic(path, 0600, emit_text, text, err);
-    free(text);
+    rc = files_write_atomic(path, 0600, emit_json, w, err);
+    jw_free(w);
 out:
     free(disk);
     close(lock);  /* unlocks */
@@ -700,29 +654,25 @@ void progress_record_quiz(struct progress *p, const char *lesson_id, const char 
                           int correct, const char *given)
 {
     char lid[PROGRESS_ID_MAX], sid[PROGRESS_ID_MAX];
+    struct progress_quiz *q = NULL;
     copy_str(lid, sizeof lid, lesson_id);
     copy_str(sid, sizeof sid, step_id);
-    correct = correct ? 1 : 0;
-    for (int i = 0; i < p->nquiz; i++) {
-        struct progress_quiz *q = &p->quiz[i];
-        if (!strcmp(q->lesson_id, lid) && !strcmp(q->step_id, sid)) {
-            if (q->attempts < INT_MAX)
-                q->attempts++;
-            q->correct = correct;
-            copy_str(q->given, sizeof q->given, given);
-            q->when = now_stamp();
-            return;
-        }
+    for (int i = 0; i < p->nquiz && !q; i++)
+        if (!strcmp(p->quiz[i].lesson_id, lid) && !strcmp(p->quiz[i].step_id, sid))
+            q = &p->quiz[i];
+    if (q && q->attempts < INT_MAX) {
+        q->attempts++;
+    } else if (!q) {
+        if (p->nquiz >= PROGRESS_MAX_QUIZ)
+            return;  /* full: earlier grades are kept rather than replaced */
+        q = &p->quiz[p->nquiz++];
+        memset(q, 0, sizeof *q);
+        memcpy(q->lesson_id, lid, sizeof lid);
+        memcpy(q->step_id, sid, sizeof sid);
+        q->attempts = 1;
+        q->first_correct = correct != 0;
     }
-    if (p->nquiz >= PROGRESS_MAX_QUIZ)
-        return;  /* full: earlier grades are kept rather than replaced */
-    struct progress_quiz *q = &p->quiz[p->nquiz++];
-    memset(q, 0, sizeof *q);
-    memcpy(q->lesson_id, lid, sizeof lid);
-    memcpy(q->step_id, sid, sizeof sid);
-    q->attempts = 1;
-    q->correct = correct;
-    q->first_correct = correct;
+    q->correct = correct != 0;
     copy_str(q->given, sizeof q->given, given);
     q->when = now_stamp();
 }

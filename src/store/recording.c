@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,13 +15,12 @@
 #include "../base/err.h"
 #include "files.h"
 #include "json.h"
+#include "json_write.h"
 #include "recording.h"
 
-/* What a recording may hold (docs/security.md). The shipped one, every setting of every
- * lesson timed, is 3.4 MB with 255,000 JSON values (13.5 bytes a value); one that grows to
- * 20 MB would hold about 1.5 million. Larger files, and files packed with more values than a
- * recording has, are refused before cJSON builds its tree (64 bytes a value): memory stays
- * bounded whatever the file holds. */
+/* What a recording may hold (docs/security.md, with the shipped one's size): larger files,
+ * and files packed with more values, are refused before cJSON builds its tree (64 bytes a
+ * value), so memory stays bounded whatever the file holds. */
 #define RECORDING_FILE_MAX (64u << 20)
 #define RECORDING_VALUES_MAX 4000000
 /* Ranges of recorded numbers: counters are per warp instruction (a warp access costs at
@@ -30,10 +29,10 @@
 #define R_COUNTER 0, 65536
 #define R_INST 0, 1e15
 #define R_MS 0, 1e7
+#define R_LAUNCHES 0, 1e9
 #define R_RATE 0, 1e12
 #define R_MODEL -1, 65536
-#define R_OFFSET 0, 281474976710656.0   /* 2^48 bytes */
-#define R_PARAM -1e12, 1e12
+#define R_OFFSET_MAX 281474976710656.0   /* 2^48 bytes */
 
 void recording_init(struct recording *r)
 {
@@ -94,9 +93,75 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
     return g;
 }
 
-/* ---- writing ---- */
+/* ---- the numbers of a result ---- */
 
-static cJSON *num(double v) { return cJSON_CreateNumber(v); }
+#define F(name, part, kind, req, range, pd, cd)                                                \
+    {#name, part, offsetof(struct gpu_result, name), kind, req, range, pd, cd}
+const struct recording_field recording_fields[] = {
+    F(ms_median, REC_TIMING, REC_SIG, 1, R_MS, -1, 3),
+    F(ms_min, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
+    F(ms_max, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
+    F(launches, REC_TIMING, REC_INT, 0, R_LAUNCHES, -1, -1),
+    F(clk_per_request, REC_TIMING, REC_SIG, 0, R_RATE, 1, -1),
+    F(bytes_per_clk_per_sm, REC_TIMING, REC_SIG, 0, R_RATE, -1, -1),
+    F(gbps, REC_TIMING, REC_SIG, 0, R_RATE, -1, 0),
+    F(clk_per_access, REC_ACCESS, REC_SIG, 1, R_RATE, 1, 1),
+    F(ns_per_access, REC_ACCESS, REC_SIG, 1, R_RATE, 2, 2),
+    F(ref_clk_per_access, REC_ACCESS, REC_SIG, 0, R_RATE, -1, -1),
+    F(slowdown, REC_ACCESS, REC_SIG, 1, R_RATE, 1, 1),
+    F(wavefronts_ld, REC_COUNTERS, REC_SIG, 1, R_COUNTER, 1, 2),
+    F(wavefronts_st, REC_COUNTERS, REC_SIG, 1, R_COUNTER, 1, 2),
+    F(conflicts_ld, REC_COUNTERS, REC_SIG, 1, R_COUNTER, 1, 2),
+    F(conflicts_st, REC_COUNTERS, REC_SIG, 1, R_COUNTER, 1, 2),
+    F(inst_ld, REC_COUNTERS, REC_RAW, 0, R_INST, -1, -1),
+    F(inst_st, REC_COUNTERS, REC_RAW, 0, R_INST, -1, -1),
+    {NULL, 0, 0, 0, 0, 0, 0, 0, 0},
+};
+#undef F
+
+/* The part objects of a result in a recording, by enum rec_part. */
+static const char *const part_key[] = {"timing", "access_timing", "counters"};
+
+static int *part_has(struct gpu_result *r, int part)
+{
+    return part == REC_TIMING ? &r->has_timing : part == REC_ACCESS ? &r->has_access_timing
+                                                                   : &r->has_counters;
+}
+
+const struct recording_field *recording_field(const char *name)
+{
+    for (const struct recording_field *f = recording_fields; f->name; f++)
+        if (!strcmp(f->name, name))
+            return f;
+    return NULL;
+}
+
+static double get_field(const struct gpu_result *r, const struct recording_field *f)
+{
+    double v;
+    if (f->kind == REC_INT)
+        return *(const int *)(const void *)((const char *)r + f->off);
+    memcpy(&v, (const char *)r + f->off, sizeof v);
+    return v;
+}
+
+static void set_field(struct gpu_result *r, const struct recording_field *f, double v)
+{
+    if (f->kind == REC_INT)
+        *(int *)(void *)((char *)r + f->off) = (int)v;
+    else
+        memcpy((char *)r + f->off, &v, sizeof v);
+}
+
+double recording_value(const struct gpu_result *r, const char *name)
+{
+    const struct recording_field *f = recording_field(name);
+    if (!f || r->err.status != GPU_OK || !*part_has((struct gpu_result *)r, f->part))
+        return NAN;
+    return get_field(r, f);
+}
+
+/* ---- writing ---- */
 
 /* v to n significant digits: measured times carry no more, and a recording of every lesson
  * setting stays a few MB instead of twice that with 17 digits a number. */
@@ -108,148 +173,99 @@ static double sig(double v, int n)
     return round(v * p) / p;
 }
 
-#define SIG 6
-
-static cJSON *request_json(const struct gpu_request *q)
+static void write_request(struct jw *w, const struct gpu_request *q)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
+    jw_obj(w, "request");
     if (q->kind == GPU_REQ_PATTERN) {
-        char mask[16];
+        char mask[16], name[32];
         snprintf(mask, sizeof mask, "%08" PRIx32, q->access.mask);
-        cJSON_AddStringToObject(o, "kind", "pattern");
-        cJSON_AddNumberToObject(o, "width", q->access.width);
-        cJSON_AddStringToObject(o, "op", q->access.op == BANK_STORE ? "st" : "ld");
-        cJSON_AddStringToObject(o, "mask", mask);
-        if (q->access.instr != BANK_PLAIN) {
-            char name[32];
-            cJSON_AddStringToObject(o, "instruction",
-                                    bank_instr_name(q->access.instr, q->access.matrices,
-                                                    q->access.trans, q->access.width, name,
-                                                    sizeof name));
-        }
-        cJSON *offs = cJSON_AddArrayToObject(o, "offsets");
-        for (int i = 0; offs && i < BANK_LANES; i++)
-            cJSON_AddItemToArray(offs, num((double)q->access.offset[i]));
+        jw_str(w, "kind", "pattern");
+        jw_num(w, "width", q->access.width);
+        jw_str(w, "op", q->access.op == BANK_STORE ? "st" : "ld");
+        jw_str(w, "mask", mask);
+        if (q->access.instr != BANK_PLAIN)
+            jw_str(w, "instruction", bank_instr_name(q->access.instr, q->access.matrices,
+                                                     q->access.trans, q->access.width, name,
+                                                     sizeof name));
+        jw_arr(w, "offsets");
+        for (int i = 0; i < BANK_LANES; i++)
+            jw_num(w, NULL, (double)q->access.offset[i]);
+        jw_end(w);
         if (q->access.has_src) {
-            cJSON *src = cJSON_AddArrayToObject(o, "sources");
-            for (int i = 0; src && i < BANK_LANES; i++)
-                cJSON_AddItemToArray(src, num((double)q->access.src[i]));
+            jw_arr(w, "sources");
+            for (int i = 0; i < BANK_LANES; i++)
+                jw_num(w, NULL, (double)q->access.src[i]);
+            jw_end(w);
         }
     } else {
-        cJSON_AddStringToObject(o, "kind", "case");
-        cJSON_AddStringToObject(o, "case", q->case_name);
-        cJSON *p = cJSON_AddObjectToObject(o, "params");
-        for (int i = 0; p && i < q->nparams; i++)
-            cJSON_AddItemToObject(p, q->param_name[i], num((double)q->param_value[i]));
+        jw_str(w, "kind", "case");
+        jw_str(w, "case", q->case_name);
+        jw_obj(w, "params");
+        for (int i = 0; i < q->nparams; i++)
+            jw_num(w, q->param_name[i], (double)q->param_value[i]);
+        jw_end(w);
     }
-    cJSON_AddBoolToObject(o, "timing", q->want_timing != 0);
-    cJSON_AddBoolToObject(o, "counters", q->want_counters != 0);
-    return o;
+    jw_bool(w, "timing", q->want_timing);
+    jw_bool(w, "counters", q->want_counters);
+    jw_end(w);
 }
 
-/* A new object member key of o when have, else a null member (and NULL). */
-static cJSON *object_or_null(cJSON *o, const char *key, int have)
+static void write_result(struct jw *w, const struct gpu_result *s)
 {
-    if (have)
-        return cJSON_AddObjectToObject(o, key);
-    cJSON_AddNullToObject(o, key);
-    return NULL;
-}
-
-static cJSON *result_json(const struct gpu_result *s)
-{
-    cJSON *o = cJSON_CreateObject();
-    if (!o)
-        return NULL;
-    int st = (int)s->err.status;
-    const char *sn = gpu_status_name((enum gpu_status)st);
-    cJSON_AddStringToObject(o, "status", sn ? sn : "failed");
-    cJSON_AddStringToObject(o, "error", s->err.msg);
-    cJSON_AddStringToObject(o, "provenance", s->provenance);
-    cJSON *t = object_or_null(o, "timing", s->has_timing);
-    if (t) {
-        cJSON_AddNumberToObject(t, "ms_median", sig(s->ms_median, SIG));
-        cJSON_AddNumberToObject(t, "ms_min", sig(s->ms_min, SIG));
-        cJSON_AddNumberToObject(t, "ms_max", sig(s->ms_max, SIG));
-        cJSON_AddNumberToObject(t, "launches", s->launches);
-        cJSON_AddNumberToObject(t, "clk_per_request", sig(s->clk_per_request, SIG));
-        cJSON_AddNumberToObject(t, "bytes_per_clk_per_sm", sig(s->bytes_per_clk_per_sm, SIG));
-        cJSON_AddNumberToObject(t, "gbps", sig(s->gbps, SIG));
+    const char *sn = gpu_status_name(s->err.status);
+    jw_obj(w, "result");
+    jw_str(w, "status", sn ? sn : "failed");
+    jw_str(w, "error", s->err.msg);
+    jw_str(w, "provenance", s->provenance);
+    for (int p = 0; p < REC_PARTS; p++) {
+        if (p == REC_COUNTERS)
+            jw_bool(w, "verified", s->verified);
+        if (!*part_has((struct gpu_result *)s, p)) {
+            jw_null(w, part_key[p]);
+            continue;
+        }
+        jw_obj(w, part_key[p]);
+        for (const struct recording_field *f = recording_fields; f->name; f++)
+            if (f->part == p)
+                jw_num(w, f->name, f->kind == REC_SIG ? sig(get_field(s, f), 6) : get_field(s, f));
+        jw_end(w);
     }
-    cJSON *a = object_or_null(o, "access_timing", s->has_access_timing);
-    if (a) {
-        cJSON_AddNumberToObject(a, "clk_per_access", sig(s->clk_per_access, SIG));
-        cJSON_AddNumberToObject(a, "ns_per_access", sig(s->ns_per_access, SIG));
-        cJSON_AddNumberToObject(a, "ref_clk_per_access", sig(s->ref_clk_per_access, SIG));
-        cJSON_AddNumberToObject(a, "slowdown", sig(s->slowdown, SIG));
-    }
-    cJSON_AddBoolToObject(o, "verified", s->verified != 0);
-    cJSON *c = object_or_null(o, "counters", s->has_counters);
-    if (c) {
-        cJSON_AddNumberToObject(c, "wavefronts_ld", sig(s->wavefronts_ld, SIG));
-        cJSON_AddNumberToObject(c, "wavefronts_st", sig(s->wavefronts_st, SIG));
-        cJSON_AddNumberToObject(c, "conflicts_ld", sig(s->conflicts_ld, SIG));
-        cJSON_AddNumberToObject(c, "conflicts_st", sig(s->conflicts_st, SIG));
-        cJSON_AddNumberToObject(c, "inst_ld", s->inst_ld);
-        cJSON_AddNumberToObject(c, "inst_st", s->inst_st);
-    }
-    cJSON_AddStringToObject(o, "counters_note", s->counters_note);
-    return o;
+    jw_str(w, "counters_note", s->counters_note);
+    jw_end(w);
 }
 
 int recording_write(FILE *f, const struct recording *r)
 {
-    cJSON *root = cJSON_CreateObject();
-    if (!root)
-        return -1;
-    cJSON_AddStringToObject(root, "format", RECORDING_FORMAT);
-    cJSON_AddNumberToObject(root, "version", RECORDING_VERSION);
-    cJSON_AddStringToObject(root, "device", r->device);
-    cJSON_AddStringToObject(root, "date", r->date);
-    cJSON_AddStringToObject(root, "command", r->command);
+    struct jw *w = jw_new(0);
+    jw_str(w, "format", RECORDING_FORMAT);
+    jw_num(w, "version", RECORDING_VERSION);
+    jw_str(w, "device", r->device);
+    jw_str(w, "date", r->date);
+    jw_str(w, "command", r->command);
     if (r->scenes[0])
-        cJSON_AddStringToObject(root, "lesson_scenes", r->scenes);
-    cJSON *rows = cJSON_AddArrayToObject(root, "records");
-    int bad = rows == NULL;
-    for (int i = 0; !bad && i < r->nrows; i++) {
-        const struct recording_row *w = &r->rows[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(rows, o)) {
-            cJSON_Delete(o);
-            bad = 1;
-            break;
-        }
-        cJSON_AddStringToObject(o, "group", w->group);
-        cJSON_AddStringToObject(o, "label", w->label);
-        cJSON *m = cJSON_AddObjectToObject(o, "model");
-        if (m) {
-            if (w->model_wavefronts >= 0)
-                cJSON_AddNumberToObject(m, "wavefronts", w->model_wavefronts);
-            if (w->model_conflicts >= 0)
-                cJSON_AddNumberToObject(m, "conflicts", w->model_conflicts);
-        }
-        if (w->agree < 0)
-            cJSON_AddNullToObject(o, "agree");
+        jw_str(w, "lesson_scenes", r->scenes);
+    jw_arr(w, "records");
+    for (int i = 0; i < r->nrows; i++) {
+        const struct recording_row *row = &r->rows[i];
+        jw_obj(w, NULL);
+        jw_str(w, "group", row->group);
+        jw_str(w, "label", row->label);
+        jw_obj(w, "model");
+        if (row->model_wavefronts >= 0)
+            jw_num(w, "wavefronts", row->model_wavefronts);
+        if (row->model_conflicts >= 0)
+            jw_num(w, "conflicts", row->model_conflicts);
+        jw_end(w);
+        if (row->agree < 0)
+            jw_null(w, "agree");
         else
-            cJSON_AddBoolToObject(o, "agree", w->agree != 0);
-        cJSON *q = request_json(&w->rec.req), *s = result_json(&w->rec.res);
-        if (!q || !s) {
-            cJSON_Delete(q);
-            cJSON_Delete(s);
-            bad = 1;
-            break;
-        }
-        cJSON_AddItemToObject(o, "request", q);
-        cJSON_AddItemToObject(o, "result", s);
+            jw_bool(w, "agree", row->agree);
+        write_request(w, &row->rec.req);
+        write_result(w, &row->rec.res);
+        jw_end(w);
     }
-    char *text = bad ? NULL : cJSON_Print(root);
-    cJSON_Delete(root);
-    if (!text)
-        return -1;
-    int rc = fputs(text, f) < 0 || fputc('\n', f) == EOF ? -1 : 0;
-    free(text);
+    int rc = jw_print(w, f, 1);
+    jw_free(w);
     return rc;
 }
 
@@ -312,35 +328,35 @@ static int width_ok(unsigned w)
     return w == 1 || w == 2 || w == 4 || w == 8 || w == 16;
 }
 
-/* 32 offsets (whole numbers in R_OFFSET) into out. */
+/* 32 whole numbers in 0..max (array a) into v; -1 with d failed (id_array: a is not 32
+ * numbers; id_item: element i is not whole or out of range). */
+static int read_lanes(struct rd *d, const cJSON *a, double max, double *v, int id_array,
+                      int id_item, const char *where)
+{
+    if (!cJSON_IsArray(a) || cJSON_GetArraySize(a) != BANK_LANES)
+        return bl_fail(&d->e, -1, BL_NOWHERE, id_array, d->name, where);
+    for (int i = 0; i < BANK_LANES; i++) {
+        const cJSON *e = cJSON_GetArrayItem(a, i);
+        v[i] = cJSON_IsNumber(e) ? e->valuedouble : -1;
+        if (!(v[i] >= 0 && v[i] <= max) || v[i] != floor(v[i]))
+            return bl_fail(&d->e, -1, BL_NOWHERE, id_item, d->name, where, i);
+    }
+    return 0;
+}
+
+/* "offsets": 32 byte offsets below 2^48 into out. */
 static void read_offsets(struct rd *d, const cJSON *o, uint64_t *out, const char *where)
 {
-    const cJSON *offs = cJSON_GetObjectItemCaseSensitive(o, "offsets");
-    if (!cJSON_IsArray(offs) || cJSON_GetArraySize(offs) != BANK_LANES) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSETS, d->name, where);
-        return;
-    }
-    int i = 0;
-    const cJSON *v;
-    cJSON_ArrayForEach(v, offs)
-    {
-        double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-        if (!(x >= 0 && x <= 281474976710656.0) || x != (double)(uint64_t)x) {
-            bl_fail(&d->e, -1, BL_NOWHERE, REC_OFFSET_WHOLE, d->name, where, i);
-            return;
-        }
-        out[i++] = (uint64_t)x;
-    }
+    double v[BANK_LANES];
+    if (read_lanes(d, cJSON_GetObjectItemCaseSensitive(o, "offsets"), R_OFFSET_MAX, v,
+                   REC_OFFSETS, REC_OFFSET_WHOLE, where) == 0)
+        for (int i = 0; i < BANK_LANES; i++)
+            out[i] = (uint64_t)v[i];
 }
 
 static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, const char *where)
 {
     char kind[16] = "";
-    memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(q)) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d->name, where);
-        return;
-    }
     get_str(d, q, "kind", kind, sizeof kind, 1, where);
     out->want_timing = (int)get_num(d, q, "timing", 0, 0, where, R_BOOL);
     out->want_counters = (int)get_num(d, q, "counters", 0, 0, where, R_BOOL);
@@ -372,21 +388,13 @@ static void read_request(struct rd *d, const cJSON *q, struct gpu_request *out, 
         }
         read_offsets(d, q, out->access.offset, where);
         const cJSON *src = cJSON_GetObjectItemCaseSensitive(q, "sources");
+        double v[BANK_LANES];
         if (src && !cJSON_IsNull(src)) {
-            if (!cJSON_IsArray(src) || cJSON_GetArraySize(src) != BANK_LANES) {
-                bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCES, d->name, where);
+            if (read_lanes(d, src, 65536, v, REC_SOURCES, REC_SOURCE_RANGE, where))
                 return;
-            }
             out->access.has_src = 1;
-            for (int i = 0; i < BANK_LANES; i++) {
-                const cJSON *v = cJSON_GetArrayItem(src, i);
-                double x = cJSON_IsNumber(v) ? v->valuedouble : -1;
-                if (x < 0 || x > 65536 || x != (double)(uint32_t)x) {
-                    bl_fail(&d->e, -1, BL_NOWHERE, REC_SOURCE_RANGE, d->name, where, i);
-                    return;
-                }
-                out->access.src[i] = (uint32_t)x;
-            }
+            for (int i = 0; i < BANK_LANES; i++)
+                out->access.src[i] = (uint32_t)v[i];
         }
     } else if (!strcmp(kind, "case")) {
         out->kind = GPU_REQ_CASE;
@@ -435,11 +443,6 @@ static const cJSON *opt_object(struct rd *d, const cJSON *o, const char *key, co
 static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, const char *where)
 {
     char status[32] = "";
-    memset(out, 0, sizeof *out);
-    if (!cJSON_IsObject(s)) {
-        bl_fail(&d->e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d->name, where);
-        return;
-    }
     get_str(d, s, "status", status, sizeof status, 1, where);
     int st = -1;
     for (int i = 0; gpu_status_name((enum gpu_status)i); i++)
@@ -452,35 +455,92 @@ static void read_result(struct rd *d, const cJSON *s, struct gpu_result *out, co
     get_str(d, s, "provenance", out->provenance, sizeof out->provenance, 0, where);
     get_str(d, s, "counters_note", out->counters_note, sizeof out->counters_note, 0, where);
     out->verified = (int)get_num(d, s, "verified", 0, 0, where, R_BOOL);
-    const cJSON *t = opt_object(d, s, "timing", where);
-    if (t) {
-        out->has_timing = 1;
-        out->ms_median = get_num(d, t, "ms_median", 0, 1, where, R_MS);
-        out->ms_min = get_num(d, t, "ms_min", 0, 0, where, R_MS);
-        out->ms_max = get_num(d, t, "ms_max", 0, 0, where, R_MS);
-        out->launches = (int)get_num(d, t, "launches", 0, 0, where, 0, 1e9);
-        out->clk_per_request = get_num(d, t, "clk_per_request", 0, 0, where, R_RATE);
-        out->bytes_per_clk_per_sm = get_num(d, t, "bytes_per_clk_per_sm", 0, 0, where, R_RATE);
-        out->gbps = get_num(d, t, "gbps", 0, 0, where, R_RATE);
+    for (int p = 0; p < REC_PARTS; p++) {
+        const cJSON *o = opt_object(d, s, part_key[p], where);
+        *part_has(out, p) = o != NULL;
+        for (const struct recording_field *f = recording_fields; o && f->name; f++)
+            if (f->part == p)
+                set_field(out, f, get_num(d, o, f->name, 0, f->required, where, f->lo, f->hi));
     }
-    const cJSON *a = opt_object(d, s, "access_timing", where);
-    if (a) {
-        out->has_access_timing = 1;
-        out->clk_per_access = get_num(d, a, "clk_per_access", 0, 1, where, R_RATE);
-        out->ns_per_access = get_num(d, a, "ns_per_access", 0, 1, where, R_RATE);
-        out->ref_clk_per_access = get_num(d, a, "ref_clk_per_access", 0, 0, where, R_RATE);
-        out->slowdown = get_num(d, a, "slowdown", 0, 1, where, R_RATE);
+}
+
+/* data parsed (at most RECORDING_VALUES_MAX values: bounded before cJSON builds its tree), or
+ * NULL with d failed; rec: a recording's messages (a cut file said so). */
+static cJSON *parse(struct rd *d, const char *data, size_t len, int rec)
+{
+    const char *end = NULL;
+    int line, col;
+    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, rec ? REC_TOO_MANY_VALUES : REC_HW_TOO_MANY_VALUES,
+                d->name, RECORDING_VALUES_MAX);
+        return NULL;
     }
-    const cJSON *c = opt_object(d, s, "counters", where);
-    if (c) {
-        out->has_counters = 1;
-        out->wavefronts_ld = get_num(d, c, "wavefronts_ld", 0, 1, where, R_COUNTER);
-        out->wavefronts_st = get_num(d, c, "wavefronts_st", 0, 1, where, R_COUNTER);
-        out->conflicts_ld = get_num(d, c, "conflicts_ld", 0, 1, where, R_COUNTER);
-        out->conflicts_st = get_num(d, c, "conflicts_st", 0, 1, where, R_COUNTER);
-        out->inst_ld = get_num(d, c, "inst_ld", 0, 0, where, R_INST);
-        out->inst_st = get_num(d, c, "inst_st", 0, 0, where, R_INST);
+    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    if (!root) {
+        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
+        pos = pos > len ? len : pos;
+        json_line_col(data, len, pos, &line, &col);
+        bl_fail(&d->e, -1, BL_AT((long long)pos, 1, -1),
+                rec && (pos >= len || json_unclosed(data, len)) ? REC_ENDS_EARLY : REC_NOT_JSON,
+                d->name, line, col);
     }
+    return root;
+}
+
+/* One object of "records" into w. */
+static void read_row(struct rd *d, const cJSON *o, struct recording_row *w, const char *where)
+{
+    get_str(d, o, "group", w->group, sizeof w->group, 0, where);
+    get_str(d, o, "label", w->label, sizeof w->label, 0, where);
+    w->model_wavefronts = w->model_conflicts = -1;
+    const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
+    if (cJSON_IsObject(m)) {
+        w->model_wavefronts = (int)get_num(d, m, "wavefronts", -1, 0, where, R_MODEL);
+        w->model_conflicts = (int)get_num(d, m, "conflicts", -1, 0, where, R_MODEL);
+    }
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
+    w->agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
+    const cJSON *q = cJSON_GetObjectItemCaseSensitive(o, "request"),
+                *s = cJSON_GetObjectItemCaseSensitive(o, "result");
+    if (!cJSON_IsObject(q))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_REQUEST_OBJECT, d->name, where);
+    else
+        read_request(d, q, &w->rec.req, where);
+    if (!cJSON_IsObject(s))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_RESULT_OBJECT, d->name, where);
+    else
+        read_result(d, s, &w->rec.res, where);
+}
+
+/* The top level of a recording (format, version, device, ...) into r; its "records", or NULL
+ * with d failed. */
+static const cJSON *read_top(struct rd *d, const cJSON *root, struct recording *r)
+{
+    char fmt[64] = "";
+    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
+    if (!cJSON_IsObject(root)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_TOP_NOT_OBJECT, d->name);
+        return NULL;
+    }
+    get_str(d, root, "format", fmt, sizeof fmt, 0, "top level");
+    if (bl_err_failed(&d->e) || strcmp(fmt, RECORDING_FORMAT)) {
+        bl_err_clear(&d->e);
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NOT_FORMAT, d->name, RECORDING_FORMAT);
+    } else if (!cJSON_IsNumber(ver)) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_NO_VERSION, d->name);
+    } else if (ver->valueint != RECORDING_VERSION) {
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_VERSION, d->name, ver->valueint, RECORDING_VERSION);
+    }
+    if (bl_err_failed(&d->e))
+        return NULL;
+    get_str(d, root, "device", r->device, sizeof r->device, 1, "top level");
+    get_str(d, root, "date", r->date, sizeof r->date, 1, "top level");
+    get_str(d, root, "command", r->command, sizeof r->command, 0, "top level");
+    get_str(d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
+    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
+    if (!bl_err_failed(&d->e) && !cJSON_IsArray(rows))
+        bl_fail(&d->e, -1, BL_NOWHERE, REC_RECORDS_ARRAY, d->name);
+    return bl_err_failed(&d->e) ? NULL : rows;
 }
 
 int recording_load_buffer(const char *name, const char *data, size_t len, struct recording *r,
@@ -493,85 +553,24 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
         bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_LARGE, d.name, RECORDING_FILE_MAX >> 20);
         return rd_result(&d, err);
     }
-    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
-        return rd_result(&d, err);
-    }
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!root) {
-        int line, col;
-        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
-        if (pos > len)
-            pos = len;
-        json_line_col(data, len, pos, &line, &col);
-        if (pos >= len || json_unclosed(data, len))
-            bl_fail(&d.e, -1, BL_NOWHERE, REC_ENDS_EARLY, d.name, line, col);
-        else
-            bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
-        return rd_result(&d, err);
-    }
-    char fmt[64] = "";
-    if (!cJSON_IsObject(root)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_TOP_NOT_OBJECT, d.name);
-        goto out;
-    }
-    get_str(&d, root, "format", fmt, sizeof fmt, 0, "top level");
-    if (bl_err_failed(&d.e) || strcmp(fmt, RECORDING_FORMAT)) {
-        bl_err_clear(&d.e);
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_FORMAT, d.name, RECORDING_FORMAT);
-        goto out;
-    }
-    const cJSON *ver = cJSON_GetObjectItemCaseSensitive(root, "version");
-    if (!cJSON_IsNumber(ver)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NO_VERSION, d.name);
-        goto out;
-    }
-    if (ver->valueint != RECORDING_VERSION) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_VERSION, d.name, ver->valueint, RECORDING_VERSION);
-        goto out;
-    }
-    get_str(&d, root, "device", r->device, sizeof r->device, 1, "top level");
-    get_str(&d, root, "date", r->date, sizeof r->date, 1, "top level");
-    get_str(&d, root, "command", r->command, sizeof r->command, 0, "top level");
-    get_str(&d, root, "lesson_scenes", r->scenes, sizeof r->scenes, 0, "top level");
-    const cJSON *rows = cJSON_GetObjectItemCaseSensitive(root, "records");
-    if (!bl_err_failed(&d.e) && !cJSON_IsArray(rows))
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_RECORDS_ARRAY, d.name);
-    const cJSON *o;
+    cJSON *root = parse(&d, data, len, 1);
+    const cJSON *rows = root ? read_top(&d, root, r) : NULL, *o;
     int i = 0;
-    if (!bl_err_failed(&d.e)) {
-        cJSON_ArrayForEach(o, rows)
-        {
-            struct recording_row w;
-            char where[48];
-            memset(&w, 0, sizeof w);
-            snprintf(where, sizeof where, "records[%d]", i++);
-            if (!cJSON_IsObject(o)) {
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
-                break;
-            }
-            get_str(&d, o, "group", w.group, sizeof w.group, 0, where);
-            get_str(&d, o, "label", w.label, sizeof w.label, 0, where);
-            w.model_wavefronts = w.model_conflicts = -1;
-            const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, "model");
-            if (cJSON_IsObject(m)) {
-                w.model_wavefronts = (int)get_num(&d, m, "wavefronts", -1, 0, where, R_MODEL);
-                w.model_conflicts = (int)get_num(&d, m, "conflicts", -1, 0, where, R_MODEL);
-            }
-            const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "agree");
-            w.agree = cJSON_IsBool(a) ? cJSON_IsTrue(a) : -1;
-            read_request(&d, cJSON_GetObjectItemCaseSensitive(o, "request"), &w.rec.req, where);
-            read_result(&d, cJSON_GetObjectItemCaseSensitive(o, "result"), &w.rec.res, where);
-            if (bl_err_failed(&d.e))
-                break;
-            if (recording_add(r, &w)) {
-                bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
-                break;
-            }
-        }
+    cJSON_ArrayForEach(o, rows)
+    {
+        struct recording_row w;
+        char where[48];
+        memset(&w, 0, sizeof w);
+        snprintf(where, sizeof where, "records[%d]", i++);
+        if (!cJSON_IsObject(o))
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_MUST_BE_OBJECT, d.name, where);
+        else
+            read_row(&d, o, &w, where);
+        if (!bl_err_failed(&d.e) && recording_add(r, &w))
+            bl_fail(&d.e, -1, BL_NOWHERE, REC_OUT_OF_MEMORY, d.name);
+        if (bl_err_failed(&d.e))
+            break;
     }
-out:
     cJSON_Delete(root);
     if (bl_err_failed(&d.e))
         recording_done(r);
@@ -657,22 +656,11 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n,
         return -1;
     struct rd d = {path, {0}};
     bl_err_clear(&d.e);
-    const char *end = NULL;
-    cJSON *root = NULL;
     struct hw_case *out = NULL;
     int count = 0;
-    if (json_too_many_values(data, len, RECORDING_VALUES_MAX)) {
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_HW_TOO_MANY_VALUES, d.name, RECORDING_VALUES_MAX);
+    cJSON *root = parse(&d, data, len, 0);
+    if (!root)
         goto done;
-    }
-    root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
-    if (!root) {
-        int line, col;
-        size_t pos = end && end >= data ? (size_t)(end - data) : 0;
-        json_line_col(data, len, pos, &line, &col);
-        bl_fail(&d.e, -1, BL_NOWHERE, REC_NOT_JSON, d.name, line, col);
-        goto done;
-    }
     const cJSON *arr = cJSON_GetObjectItemCaseSensitive(root, "cases");
     if (!cJSON_IsArray(arr)) {
         bl_fail(&d.e, -1, BL_NOWHERE, REC_CASES_ARRAY, d.name);

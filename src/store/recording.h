@@ -36,6 +36,33 @@ struct recording {
     struct recording_row *rows;  /* owned */
 };
 
+/* The numbers of a GPU result a recording holds, in the parts of its "result" ("timing",
+ * "access_timing", "counters": the result's has_timing, has_access_timing, has_counters):
+ * the one table that writing and reading recordings, the printing of a measurement
+ * (src/cli/measured.c) and the check of lessons' figures use. */
+enum rec_part { REC_TIMING, REC_ACCESS, REC_COUNTERS, REC_PARTS };
+enum rec_kind {
+    REC_SIG,                     /* a double, written to 6 significant digits */
+    REC_RAW,                     /* a double, written as it is */
+    REC_INT,                     /* an int */
+};
+struct recording_field {
+    const char *name;            /* its key (and the field name a lesson's figure gives) */
+    int part;                    /* enum rec_part */
+    size_t off;                  /* of its value in struct gpu_result */
+    int kind;                    /* enum rec_kind */
+    int required;                /* a part read without it is refused */
+    double lo, hi;               /* the range a value read must be in */
+    int panel_pattern, panel_case; /* decimals the tutorial's panel shows it with, for a
+                                      pattern and a case kernel; -1: no panel shows it */
+};
+extern const struct recording_field recording_fields[];   /* ends with a NULL name */
+
+/* recording_field: the entry of name, or NULL. recording_value: field name of r; NAN when r
+ * failed, its part was not measured or there is no such field. */
+const struct recording_field *recording_field(const char *name);
+double recording_value(const struct gpu_result *r, const char *name);
+
 /* recording_init: an empty recording (version set, no rows). */
 void recording_init(struct recording *r);
 

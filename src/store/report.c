@@ -1,23 +1,20 @@
 /* report.c: the lab report (report.h): Markdown for the learner and the teacher, JSON (via
- * cJSON) for graders' scripts. Reads progress and the lesson set; writes only into the one
+ * json_write.h) for graders' scripts. Reads progress and the lesson set; writes only into the one
  * directory it is given, through temp files that are renamed into place.
  * No curses, no CUDA; never prints, never exits. */
 #include "report.h"
 #include "files.h"
+#include "json_write.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
-
-#include "../base/fmt.h"
 #include "../base/msg.h"
 #include "../base/utf8.h"
 
@@ -149,23 +146,28 @@ static void date_str(long long t, int utc, const char *f, char *buf, size_t size
 
 /* ---- Markdown --------------------------------------------------------------------------- */
 
-/* Text for a table cell: one line, '|' escaped, HTML-significant characters neutralised;
- * bytes that are not UTF-8 and control characters (from a hand-edited progress file, a
- * device name) do not reach the file. */
+/* s (made valid UTF-8 without control characters but \n: bl_utf8_fix) in a table cell: one
+ * line, '|' escaped and, outside code (html), HTML-significant characters neutralised. */
+static void md_put(FILE *f, const char *s, int html)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '\n')
+            fputc(' ', f);
+        else if (html && (*s == '<' || *s == '>' || *s == '&'))
+            fputs(*s == '<' ? "&lt;" : *s == '>' ? "&gt;" : "&amp;", f);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* Text for a table cell: bytes that are not UTF-8 and control characters (from a hand-edited
+ * progress file, a device name) do not reach the file. */
 static void md_cell(FILE *f, const char *raw)
 {
     char fixed[REPORT_TEXT_MAX];
-    const char *s = bl_utf8_fix(fixed, sizeof fixed, raw);
-    for (; *s; s++) {
-        switch (*s) {
-        case '|': fputs("\\|", f); break;
-        case '\n': case '\r': case '\t': fputc(' ', f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        default: fputc(*s, f);
-        }
-    }
+    md_put(f, bl_utf8_fix(fixed, sizeof fixed, raw), 1);
 }
 
 /* Code in a table cell: a backtick span long enough not to clash with the code's own. */
@@ -182,14 +184,7 @@ static void md_code(FILE *f, const char *raw)
     for (int i = 0; i <= longest; i++)
         fputc('`', f);
     fputc(' ', f);
-    for (; *s; s++) {
-        if (*s == '|')
-            fputs("\\|", f);
-        else if (*s == '\n' || *s == '\r' || *s == '\t')
-            fputc(' ', f);
-        else
-            fputc(*s, f);
-    }
+    md_put(f, s, 0);
     fputc(' ', f);
     for (int i = 0; i <= longest; i++)
         fputc('`', f);
@@ -216,7 +211,6 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
     fputs(" |\n", f);
 }
 
-/* The heading: date, learner, device, last position, version. */
 /* A row's device in the report's language: "recorded on <device>, <date>" (replay) or the
  * device measured on. */
 static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
@@ -256,6 +250,7 @@ static void md_measured_on(FILE *f, const struct progress *p, enum lesson_lang l
         fputc('\n', f);
 }
 
+/* The heading: date, learner, device, last position, version. */
 static void md_head(FILE *f, const struct progress *p, const struct report_meta *meta,
                     long long now, enum lesson_lang lang)
 {
@@ -287,6 +282,39 @@ static void md_head(FILE *f, const struct progress *p, const struct report_meta 
     fprintf(f, "- banklab %s\n\n", BANKLAB_VERSION);
 }
 
+/* The next progress entry from *i on that is a graded task's result (tasks 1) or a quiz
+ * answer (tasks 0), with its lesson and step in set (NULLs when gone); NULL after the last. */
+static const struct progress_quiz *next_answer(const struct progress *p,
+                                               const struct lesson_set *set, int tasks, int *i,
+                                               const struct lesson **lo,
+                                               const struct lesson_step **st)
+{
+    while (*i < p->nquiz && *i < PROGRESS_MAX_QUIZ) {
+        const struct progress_quiz *q = &p->quiz[(*i)++];
+        find_step(set, q->lesson_id, q->step_id, lo, st);
+        if (is_task(q, *st) == tasks)
+            return q;
+    }
+    return NULL;
+}
+
+/* The table rows of the quiz answers (tasks 0: chapter first) or of the graded tasks. */
+static void md_rows(FILE *f, const struct progress *p, const struct lesson_set *set,
+                    enum lesson_lang lang, int tasks)
+{
+    const struct progress_quiz *q;
+    const struct lesson *lo;
+    const struct lesson_step *st;
+    for (int i = 0; (q = next_answer(p, set, tasks, &i, &lo, &st));) {
+        if (tasks || !lo)
+            fputs(tasks ? "| " : "| | ", f);
+        else
+            fprintf(f, "| %d | ", lo->chapter);
+        md_answer_row(f, lo, st, q, lang);
+    }
+    fputc('\n', f);
+}
+
 static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_set *set,
                        enum lesson_lang lang, const struct totals *t)
 {
@@ -302,20 +330,7 @@ static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_se
     if (t->answered) {
         fprintf(f, "%s", L(RPT_QUIZ_HEADER));
         fprintf(f, "|---:|---|---|---:|:---:|:---:|---|\n");
-        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-            const struct progress_quiz *q = &p->quiz[i];
-            const struct lesson *lo;
-            const struct lesson_step *st;
-            find_step(set, q->lesson_id, q->step_id, &lo, &st);
-            if (is_task(q, st))
-                continue;
-            if (lo)
-                fprintf(f, "| %d | ", lo->chapter);
-            else
-                fprintf(f, "| | ");
-            md_answer_row(f, lo, st, q, lang);
-        }
-        fputc('\n', f);
+        md_rows(f, p, set, lang, 0);
     }
 }
 
@@ -333,17 +348,7 @@ static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set 
         fprintf(f, L(RPT_TASKS_TRIED), t->tried, t->solved, t->solved_first);
         fprintf(f, "%s", L(RPT_TASK_HEADER));
         fprintf(f, "|---|---|---:|:---:|:---:|---|\n");
-        for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-            const struct progress_quiz *q = &p->quiz[i];
-            const struct lesson *lo;
-            const struct lesson_step *st;
-            find_step(set, q->lesson_id, q->step_id, &lo, &st);
-            if (!is_task(q, st))
-                continue;
-            fputs("| ", f);
-            md_answer_row(f, lo, st, q, lang);
-        }
-        fputc('\n', f);
+        md_rows(f, p, set, lang, 1);
     }
 }
 
@@ -410,198 +415,163 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
 
 /* A string member holding text from outside (progress, the device, the learner): made valid
  * UTF-8 without control characters first, so the report is valid for any JSON reader. */
-static cJSON *add_text(cJSON *o, const char *key, const char *raw)
+static void add_text(struct jw *w, const char *key, const char *raw)
 {
     char fixed[REPORT_TEXT_MAX];
-    return cJSON_AddStringToObject(o, key, bl_utf8_fix(fixed, sizeof fixed, raw));
+    jw_str(w, key, bl_utf8_fix(fixed, sizeof fixed, raw));
 }
 
-/* The report's heading fields: format, generator, date, language, learner, device, position.
- * Each json_ part returns 1, or 0 when memory ran out. */
-static int json_head(cJSON *root, const struct progress *p, enum lesson_lang lang,
-                     const struct report_meta *meta, long long now)
+/* The report's heading fields: format, generator, date, language, learner, device, position. */
+static void json_head(struct jw *w, const struct progress *p, enum lesson_lang lang,
+                      const struct report_meta *meta, long long now)
 {
     char date[64];
     date_str(now, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
-    int ok = cJSON_AddNumberToObject(root, "format", REPORT_FORMAT) &&
-             cJSON_AddStringToObject(root, "generator", "banklab " BANKLAB_VERSION) &&
-             cJSON_AddStringToObject(root, "date", date) &&
-             cJSON_AddNumberToObject(root, "time", (double)now) &&
-             cJSON_AddStringToObject(root, "lang", lesson_lang_code(lang));
-    if (ok && meta && meta->learner && meta->learner[0])
-        ok = add_text(root, "learner", meta->learner) != NULL;
-    else if (ok)
-        ok = cJSON_AddNullToObject(root, "learner") != NULL;
-    cJSON *dev = ok ? cJSON_AddObjectToObject(root, "device") : NULL;
-    ok = ok && dev && add_text(dev, "name", device_of(meta)) &&
-         (meta && meta->backend ? cJSON_AddStringToObject(dev, "backend", meta->backend)
-                                : cJSON_AddNullToObject(dev, "backend")) &&
-         cJSON_AddBoolToObject(dev, "measured", meta && meta->device && meta->device[0]);
-    cJSON *pos = ok ? cJSON_AddObjectToObject(root, "position") : NULL;
-    ok = ok && pos && add_text(pos, "lesson", p->lesson_id) &&
-         add_text(pos, "step", p->step_id);
-    return ok;
+    jw_num(w, "format", REPORT_FORMAT);
+    jw_str(w, "generator", "banklab " BANKLAB_VERSION);
+    jw_str(w, "date", date);
+    jw_num(w, "time", (double)now);
+    jw_str(w, "lang", lesson_lang_code(lang));
+    if (meta && meta->learner && meta->learner[0])
+        add_text(w, "learner", meta->learner);
+    else
+        jw_null(w, "learner");
+    jw_obj(w, "device");
+    add_text(w, "name", device_of(meta));
+    jw_str(w, "backend", meta ? meta->backend : NULL);
+    jw_bool(w, "measured", meta && meta->device && meta->device[0]);
+    jw_end(w);
+    jw_obj(w, "position");
+    add_text(w, "lesson", p->lesson_id);
+    add_text(w, "step", p->step_id);
+    jw_end(w);
 }
 
-/* json_item: a new object at the end of items for progress entry q of step st (NULL when the
- * step is gone from the lessons), with its "lesson", "step" and "step_title"; NULL when out
- * of memory. */
-static cJSON *json_item(cJSON *items, const char *lesson_id, const struct progress_quiz *q,
-                        const struct lesson_step *st, enum lesson_lang lang)
+/* json_item: opens the object of progress entry q of step st (NULL when the step is gone
+ * from the lessons) in the open array, with its "lesson", "step" and "step_title". */
+static void json_item(struct jw *w, const char *lesson_id, const struct progress_quiz *q,
+                      const struct lesson_step *st, enum lesson_lang lang)
 {
-    cJSON *o = cJSON_CreateObject();
-    if (!o || !cJSON_AddItemToArray(items, o)) {
-        cJSON_Delete(o);
-        return NULL;
-    }
-    int ok = add_text(o, "lesson", lesson_id) && add_text(o, "step", q->step_id) &&
-             (st ? cJSON_AddStringToObject(o, "step_title", lesson_tr(&st->title, lang))
-                 : cJSON_AddNullToObject(o, "step_title"));
-    return ok ? o : NULL;
+    jw_obj(w, NULL);
+    add_text(w, "lesson", lesson_id);
+    add_text(w, "step", q->step_id);
+    jw_str(w, "step_title", st ? lesson_tr(&st->title, lang) : NULL);
 }
 
-static int json_quizzes(cJSON *root, const struct progress *p, const struct lesson_set *set,
-                        enum lesson_lang lang, const struct totals *t)
-{
-    cJSON *qz = cJSON_AddObjectToObject(root, "quiz");
-    int ok = qz && cJSON_AddNumberToObject(qz, "answered", t->answered) &&
-         cJSON_AddNumberToObject(qz, "first_try_correct", t->first_right) &&
-         cJSON_AddNumberToObject(qz, "correct_now", t->right_now) &&
-         cJSON_AddNumberToObject(qz, "answered_in_lessons", t->known) &&
-         cJSON_AddNumberToObject(qz, "total", t->quizzes);
-    cJSON *items = ok ? cJSON_AddArrayToObject(qz, "items") : NULL;
-    ok = ok && items;
-    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
-        const struct lesson *lo;
-        const struct lesson_step *st;
-        find_step(set, q->lesson_id, q->step_id, &lo, &st);
-        if (is_task(q, st))
-            continue;
-        const char *value = choice_given(st, q, lang);
-        cJSON *o = json_item(items, q->lesson_id, q, st, lang);
-        ok = o &&
-             (lo ? cJSON_AddNumberToObject(o, "chapter", lo->chapter)
-                 : cJSON_AddNullToObject(o, "chapter")) &&
-             (lo ? cJSON_AddStringToObject(o, "lesson_title", lesson_tr(&lo->title, lang))
-                 : cJSON_AddNullToObject(o, "lesson_title")) &&
-             cJSON_AddNumberToObject(o, "attempts", q->attempts) &&
-             cJSON_AddBoolToObject(o, "first_correct", q->first_correct) &&
-             cJSON_AddBoolToObject(o, "correct", q->correct) &&
-             add_text(o, "given", q->given) &&
-             add_text(o, "given_value", value ? value : q->given);
-    }
-    return ok;
-}
-
-static int json_tasks(cJSON *root, const struct progress *p, const struct lesson_set *set,
-                      enum lesson_lang lang, const struct totals *t)
+/* The quiz answers (tasks 0) or the graded tasks' results (tasks 1), with their totals. */
+static void json_answers(struct jw *w, const struct progress *p, const struct lesson_set *set,
+                         enum lesson_lang lang, const struct totals *t, int tasks)
 {
     int score, max;
     score_of(p, t, &score, &max);
-    cJSON *tk = cJSON_AddObjectToObject(root, "tasks");
-    int ok = tk && cJSON_AddNumberToObject(tk, "score", score) &&
-             cJSON_AddNumberToObject(tk, "max", max) &&
-             cJSON_AddNumberToObject(tk, "graded_steps", t->tasks) &&
-             cJSON_AddNumberToObject(tk, "tried", t->tried) &&
-             cJSON_AddNumberToObject(tk, "solved", t->solved);
-    cJSON *titems = ok ? cJSON_AddArrayToObject(tk, "items") : NULL;
-    ok = ok && titems;
-    for (int i = 0; ok && i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
-        const struct progress_quiz *q = &p->quiz[i];
-        const struct lesson *lo;
-        const struct lesson_step *st;
-        find_step(set, q->lesson_id, q->step_id, &lo, &st);
-        if (!is_task(q, st))
-            continue;
-        const char *lid = q->lesson_id;
-        if (!strncmp(lid, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
-            lid += strlen(REPORT_TASK_PREFIX);
-        cJSON *o = json_item(titems, lid, q, st, lang);
-        ok = o &&
-             (st && st->task ? cJSON_AddNumberToObject(o, "points", st->task->points)
-                             : cJSON_AddNullToObject(o, "points")) &&
-             cJSON_AddNumberToObject(o, "tries", q->attempts) &&
-             cJSON_AddBoolToObject(o, "solved_first_try", q->first_correct) &&
-             cJSON_AddBoolToObject(o, "solved", q->correct) &&
-             add_text(o, "given", q->given);
+    jw_obj(w, tasks ? "tasks" : "quiz");
+    if (tasks) {
+        jw_num(w, "score", score);
+        jw_num(w, "max", max);
+        jw_num(w, "graded_steps", t->tasks);
+        jw_num(w, "tried", t->tried);
+        jw_num(w, "solved", t->solved);
+    } else {
+        jw_num(w, "answered", t->answered);
+        jw_num(w, "first_try_correct", t->first_right);
+        jw_num(w, "correct_now", t->right_now);
+        jw_num(w, "answered_in_lessons", t->known);
+        jw_num(w, "total", t->quizzes);
     }
-    return ok;
+    jw_arr(w, "items");
+    const struct progress_quiz *q;
+    const struct lesson *lo;
+    const struct lesson_step *st;
+    for (int i = 0; (q = next_answer(p, set, tasks, &i, &lo, &st));) {
+        const char *lid = q->lesson_id, *value = choice_given(st, q, lang);
+        if (tasks && !strncmp(lid, REPORT_TASK_PREFIX, strlen(REPORT_TASK_PREFIX)))
+            lid += strlen(REPORT_TASK_PREFIX);
+        json_item(w, lid, q, st, lang);
+        if (tasks) {
+            if (st && st->task)
+                jw_num(w, "points", st->task->points);
+            else
+                jw_null(w, "points");
+            jw_num(w, "tries", q->attempts);
+            jw_bool(w, "solved_first_try", q->first_correct);
+            jw_bool(w, "solved", q->correct);
+            add_text(w, "given", q->given);
+        } else {
+            if (lo)
+                jw_num(w, "chapter", lo->chapter);
+            else
+                jw_null(w, "chapter");
+            jw_str(w, "lesson_title", lo ? lesson_tr(&lo->title, lang) : NULL);
+            jw_num(w, "attempts", q->attempts);
+            jw_bool(w, "first_correct", q->first_correct);
+            jw_bool(w, "correct", q->correct);
+            add_text(w, "given", q->given);
+            add_text(w, "given_value", value ? value : q->given);
+        }
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_end(w);
 }
 
-static int json_explored(cJSON *root, const struct progress *p)
+/* A measured figure of an explored pattern: null when it was not measured (0). */
+static void positive_or_null(struct jw *w, const char *key, double v)
+{
+    if (v > 0)
+        jw_num(w, key, v);
+    else
+        jw_null(w, key);
+}
+
+static void json_explored(struct jw *w, const struct progress *p)
 {
     char date[64];
-    cJSON *ex = cJSON_AddArrayToObject(root, "explored");
-    int ok = ex != NULL;
-    for (int i = 0; ok && i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
+    jw_arr(w, "explored");
+    for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++) {
         const struct progress_explored *e = &p->explored[i];
-        cJSON *o = cJSON_CreateObject();
-        if (!o || !cJSON_AddItemToArray(ex, o)) {
-            cJSON_Delete(o);
-            ok = 0;
-            break;
-        }
+        jw_obj(w, NULL);
         if (e->when > 0)
             date_str(e->when, 1, "%Y-%m-%dT%H:%M:%SZ", date, sizeof date);
-        ok = add_text(o, "where", e->where) &&
-             add_text(o, "code", e->code) &&
-             (e->when > 0 ? cJSON_AddStringToObject(o, "when", date)
-                          : cJSON_AddNullToObject(o, "when"));
-        cJSON *pr = ok ? cJSON_AddObjectToObject(o, "predicted") : NULL;
-        ok = ok && pr && cJSON_AddNumberToObject(pr, "wavefronts", e->wavefronts) &&
-             cJSON_AddNumberToObject(pr, "conflicts", e->conflicts) &&
-             cJSON_AddNumberToObject(pr, "ways", e->ways);
-        if (ok && e->has_measured) {
-            cJSON *m = cJSON_AddObjectToObject(o, "measured");
-            ok = m && cJSON_AddNumberToObject(m, "wavefronts", e->measured_wavefronts) &&
-                 cJSON_AddNumberToObject(m, "conflicts", e->measured_conflicts) &&
-                 (e->ms > 0 ? cJSON_AddNumberToObject(m, "ms", e->ms)
-                            : cJSON_AddNullToObject(m, "ms")) &&
-                 (e->ns_per_access > 0 ? cJSON_AddNumberToObject(m, "ns_per_access", e->ns_per_access)
-                                       : cJSON_AddNullToObject(m, "ns_per_access")) &&
-                 (e->slowdown > 0 ? cJSON_AddNumberToObject(m, "slowdown", e->slowdown)
-                                  : cJSON_AddNullToObject(m, "slowdown")) &&
-                 add_text(m, "device", e->device) &&
-                 cJSON_AddBoolToObject(o, "agrees", agrees(e));
-        } else if (ok) {
-            ok = cJSON_AddNullToObject(o, "measured") && cJSON_AddNullToObject(o, "agrees");
+        add_text(w, "where", e->where);
+        add_text(w, "code", e->code);
+        jw_str(w, "when", e->when > 0 ? date : NULL);
+        jw_obj(w, "predicted");
+        jw_num(w, "wavefronts", e->wavefronts);
+        jw_num(w, "conflicts", e->conflicts);
+        jw_num(w, "ways", e->ways);
+        jw_end(w);
+        if (e->has_measured) {
+            jw_obj(w, "measured");
+            jw_num(w, "wavefronts", e->measured_wavefronts);
+            jw_num(w, "conflicts", e->measured_conflicts);
+            positive_or_null(w, "ms", e->ms);
+            positive_or_null(w, "ns_per_access", e->ns_per_access);
+            positive_or_null(w, "slowdown", e->slowdown);
+            add_text(w, "device", e->device);
+            jw_end(w);
+            jw_bool(w, "agrees", agrees(e));
+        } else {
+            jw_null(w, "measured");
+            jw_null(w, "agrees");
         }
+        jw_end(w);
     }
-    return ok;
-}
-
-static cJSON *json_report(const struct progress *p, const struct lesson_set *set,
-                          enum lesson_lang lang, const struct report_meta *meta)
-{
-    struct totals t;
-    count(p, set, &t);
-    cJSON *root = cJSON_CreateObject();
-    if (!root || !json_head(root, p, lang, meta, now_of(meta)) ||
-        !json_quizzes(root, p, set, lang, &t) || !json_tasks(root, p, set, lang, &t) ||
-        !json_explored(root, p)) {
-        cJSON_Delete(root);
-        return NULL;
-    }
-    return root;
+    jw_end(w);
 }
 
 int report_write_json(FILE *f, const struct progress *p, const struct lesson_set *set,
                       enum lesson_lang lang, const struct report_meta *meta)
 {
-    cJSON *root = json_report(p, set, lang, meta);
-    char *text = root ? cJSON_Print(root) : NULL;
-    cJSON_Delete(root);
-    if (!text) {
-        errno = ENOMEM;
-        return -1;
-    }
-    clearerr(f);
-    fputs(text, f);
-    fputc('\n', f);
-    free(text);
-    fflush(f);
-    return ferror(f) ? -1 : 0;
+    struct totals t;
+    count(p, set, &t);
+    struct jw *w = jw_new(0);
+    json_head(w, p, lang, meta, now_of(meta));
+    json_answers(w, p, set, lang, &t, 0);
+    json_answers(w, p, set, lang, &t, 1);
+    json_explored(w, p);
+    int rc = jw_print(w, f, 1);
+    jw_free(w);
+    return rc;
 }
 
 /* ---- files ------------------------------------------------------------------------------ */

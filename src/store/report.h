@@ -2,7 +2,7 @@
  * progress (progress.h), the lesson set (titles, which steps are quizzes and tasks) and the
  * device that measured. Files are named banklab-report-<YYYY-MM-DD>.md / .json and written
  * atomically into the one directory the caller names; nothing is written anywhere else.
- * No curses, no CUDA; cJSON is used internally and not exposed. Never prints, never exits. */
+ * No curses, no CUDA; the JSON is written through json_write.h. Never prints, never exits. */
 #ifndef BANKLAB_REPORT_H
 #define BANKLAB_REPORT_H
 

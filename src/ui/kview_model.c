@@ -10,7 +10,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../store/files_new.h"
+#include "../store/files.h"
 #include "kview.h"
 
 const struct kv_row *kv_cur_row(const struct kview *k)
@@ -20,11 +20,10 @@ const struct kv_row *kv_cur_row(const struct kview *k)
 
 void kv_predict(struct kview *k)
 {
-    char err[GPU_KERNEL_TEXT];
     kv_predict_free(k);
     if (!k->src)
         return;
-    if (kp_predict(k->src, k->srclen, &k->req, &k->pred, err, sizeof err) == 0) {
+    if (kp_predict(k->src, k->srclen, &k->req, &k->pred, NULL) == 0) {
         kp_fixes(k->src, k->srclen, &k->req, &k->pred);
         k->has_pred = 1;
     }

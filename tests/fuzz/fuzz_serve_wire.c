@@ -9,6 +9,13 @@
 
 #include "../../src/gpu/serve_wire.h"
 
+/* W: e emptied for the next call (the first failure of an error wins) */
+static struct bl_err *W(struct bl_err *e)
+{
+    bl_err_clear(e);
+    return e;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static volatile size_t sink;
@@ -20,35 +27,35 @@ static void touch(const char *s)
 
 static void decode_all(const uint8_t *p, size_t n)
 {
-    char err[SW_ERR_MAX] = "";
+    struct bl_err err = {0};
     struct gpu_request q;
     uint64_t id;
-    if (sw_get_request(p, n, &q, &id, err, sizeof err) == 0) {
-        char e2[SW_ERR_MAX] = "";
-        if (sw_check_request(&q, e2, sizeof e2))
+    if (sw_get_request(p, n, &q, &id, W(&err)) == 0) {
+        struct bl_err e2 = {0};
+        if (sw_check_request(&q, W(&e2)))
             __builtin_trap();      /* the decoder checked it */
         struct sw_buf b;
         struct gpu_request d;
         uint64_t id2;
         if (sw_put_request(&b, &q) ||
-            sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id2, e2, sizeof e2) ||
+            sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id2, W(&e2)) ||
             memcmp(&d.access, &q.access, sizeof q.access) || strcmp(d.case_name, q.case_name))
             __builtin_trap();
         touch(q.case_name);
         for (int i = 0; i < q.nparams; i++)
             touch(q.param_name[i]);
     }
-    touch(err);
+    touch(err.msg);
     struct gpu_result r;
-    err[0] = '\0';
-    if (sw_get_result(p, n, &r, err, sizeof err) == 0)
+    bl_err_clear(&err);
+    if (sw_get_result(p, n, &r, W(&err)) == 0)
         {
         touch(r.err.msg);
         touch(r.provenance);
         touch(r.counters_note);
     }
     struct gpu_info in;
-    if (sw_get_info(p, n, &in, err, sizeof err) == 0)
+    if (sw_get_info(p, n, &in, W(&err)) == 0)
         {
         touch(in.device);
         touch(in.err.msg);
@@ -59,11 +66,11 @@ static void decode_all(const uint8_t *p, size_t n)
     struct sw_control c;
     struct sw_progress pr;
     struct serve_stats st;
-    sw_get_hello(p, n, &h, err, sizeof err);
-    sw_get_control(p, n, &c, err, sizeof err);
-    sw_get_progress(p, n, &pr, err, sizeof err);
-    sw_get_stats(p, n, &st, err, sizeof err);
-    touch(err);
+    sw_get_hello(p, n, &h, W(&err));
+    sw_get_control(p, n, &c, W(&err));
+    sw_get_progress(p, n, &pr, W(&err));
+    sw_get_stats(p, n, &st, W(&err));
+    touch(err.msg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -74,8 +81,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     while (size - at >= SW_HEADER) {
         int type;
         uint32_t len;
-        char err[SW_ERR_MAX] = "";
-        if (sw_parse_header(data + at, &type, &len, err, sizeof err))
+        struct bl_err err = {0};
+        if (sw_parse_header(data + at, &type, &len, W(&err)))
             break;
         if (size - at - SW_HEADER < len)
             break;

@@ -16,13 +16,13 @@ int main(int argc, char **argv)
         return 2;
     }
     struct devlock *l;
-    char err[DEVLOCK_TEXT_MAX];
-    if (devlock_open(argv[1], &l, err, sizeof err)) {
-        fprintf(stderr, "lockhold: %s\n", err);
+    struct bl_err err = {0};
+    if (devlock_open(argv[1], &l, &err)) {
+        fprintf(stderr, "lockhold: %s\n", err.msg);
         return 1;
     }
-    if (devlock_acquire(l, 60000, NULL, NULL, err, sizeof err) != DEVLOCK_OK) {
-        fprintf(stderr, "lockhold: %s\n", err);
+    if (devlock_acquire(l, 60000, NULL, NULL, &err) != DEVLOCK_OK) {
+        fprintf(stderr, "lockhold: %s\n", err.msg);
         return 1;
     }
     printf("held %s\n", devlock_path(l));

@@ -362,9 +362,9 @@ static void count_row(struct bl_counters *c, const char *what, double ms, int (*
                       void *arg)
 {
     double v[BL_NMETRICS];
-    char why[256];
-    if (bl_counters_measure(c, launch, arg, v, why, sizeof why)) {
-        printf("%-44s counters failed: %s\n", what, why);
+    struct bl_err why = {};
+    if (bl_counters_measure(c, launch, arg, v, &why)) {
+        printf("%-44s counters failed: %s\n", what, why.msg);
         fails++;
         return;
     }
@@ -464,10 +464,10 @@ static void run_interference(struct bl_counters *c, int sms)
 
 static void run_offset(int sms)
 {
-    char why[256];
-    struct bl_counters *c = bl_counters_open(0, why, sizeof why);
+    struct bl_err why = {};
+    struct bl_counters *c = bl_counters_open(0, &why);
     if (!c) {
-        printf("offset: no counters: %s\n", why);
+        printf("offset: no counters: %s\n", why.msg);
         fails++;
         return;
     }

@@ -30,7 +30,10 @@
 
 #define KEY "GPU-00112233-4455-6677-8899-aabbccddeeff"
 
-static char dir[256], path[512], err[DEVLOCK_TEXT_MAX];
+static char dir[256], path[512];
+static struct bl_err err;
+/* ERR: err emptied for the next call (the first failure of an error wins) */
+#define ERR (bl_err_clear(&err), &err)
 
 static double now_ms(void)
 {
@@ -53,7 +56,7 @@ static int setup(void **state)
         return -1;
     setenv("BANKLAB_LOCK_DIR", dir, 1);
     snprintf(path, sizeof path, "%s/banklab-%s.lock", dir, KEY);
-    err[0] = 0;
+    bl_err_clear(&err);
     return 0;
 }
 
@@ -74,9 +77,9 @@ static void test_key(void **state)
         u[i] = (unsigned char)(0x11 * i);
     assert_string_equal(devlock_key(u, buf, sizeof buf), "GPU-00112233-4455-6677-8899-aabbccddeeff");
     struct devlock *l;
-    assert_int_equal(devlock_open("../etc/passwd", &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "bad device key"));
-    assert_int_equal(devlock_open("", &l, err, sizeof err), -1);
+    assert_int_equal(devlock_open("../etc/passwd", &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "bad device key"));
+    assert_int_equal(devlock_open("", &l, ERR), -1);
 }
 
 static void test_create_mode(void **state)
@@ -84,7 +87,7 @@ static void test_create_mode(void **state)
     (void)state;
     mode_t old = umask(077);
     struct devlock *l;
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     umask(old);
     struct stat st;
     assert_int_equal(lstat(path, &st), 0);
@@ -92,12 +95,12 @@ static void test_create_mode(void **state)
     assert_int_equal(st.st_mode & 07777, 0666);
     assert_int_equal(st.st_size, 64);
     assert_string_equal(devlock_path(l), path);
-    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     devlock_release(l);
     /* a second handle uses the same file; nothing else was left in the directory */
     struct devlock *l2;
-    assert_int_equal(devlock_open(KEY, &l2, err, sizeof err), 0);
-    assert_int_equal(devlock_acquire(l2, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_open(KEY, &l2, ERR), 0);
+    assert_int_equal(devlock_acquire(l2, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     devlock_close(l2);
     devlock_close(l);
     char cmd[600];
@@ -112,10 +115,10 @@ static void test_planted_symlink(void **state)
     snprintf(target, sizeof target, "%s/victim", dir);
     assert_int_equal(symlink(target, path), 0);
     struct devlock *l = NULL;
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
     assert_null(l);
-    assert_non_null(strstr(err, "symbolic link"));
-    assert_non_null(strstr(err, path));
+    assert_non_null(strstr(err.msg, "symbolic link"));
+    assert_non_null(strstr(err.msg, path));
     struct stat st;
     assert_int_equal(lstat(target, &st), -1);           /* never created through the link */
     assert_int_equal(errno, ENOENT);
@@ -135,33 +138,33 @@ static void test_planted_fifo_dir_hardlink(void **state)
     struct devlock *l = NULL;
     assert_int_equal(mkfifo(path, 0666), 0);
     double t0 = now_ms();
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
     assert_true(now_ms() - t0 < 1000);                 /* a FIFO cannot block the open */
-    assert_non_null(strstr(err, "not a regular file"));
+    assert_non_null(strstr(err.msg, "not a regular file"));
     unlink(path);
 
     assert_int_equal(mkdir(path, 0777), 0);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
     rmdir(path);
 
     /* a real lock file with a second name (anyone may hard-link the 0666 file): still the
      * lock, and turns still work, so one user cannot make the others measure without turns
      * (issue 19) */
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     devlock_close(l);
     char other[600];
     snprintf(other, sizeof other, "%s/other-name", dir);
     assert_int_equal(link(path, other), 0);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
-    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
+    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     devlock_close(l);
     unlink(other);
     /* a hard link planted at the lock's name to a file that is not a lock: refused */
     unlink(path);
     write_file(other, "victim\n", 0666);
     assert_int_equal(link(other, path), 0);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a banklab lock"));
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "not a banklab lock"));
     unlink(other);
 }
 
@@ -172,28 +175,28 @@ static void test_foreign_and_damaged(void **state)
     write_file(path, "not a lock\n", 0644);
     if (geteuid() == 0)
         assert_int_equal(chown(path, 65534, 65534), 0);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "not a banklab lock"));
-    assert_non_null(strstr(err, "remove it"));
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "not a banklab lock"));
+    assert_non_null(strstr(err.msg, "remove it"));
     char uid[32];
     snprintf(uid, sizeof uid, "uid %u", geteuid() == 0 ? 65534u : (unsigned)geteuid());
-    assert_non_null(strstr(err, uid));                  /* the owner is named */
+    assert_non_null(strstr(err.msg, uid));                  /* the owner is named */
     unlink(path);
 
     /* 64 bytes of the wrong content */
     write_file(path, "0123456789012345678901234567890123456789012345678901234567890123", 0666);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "wrong content"));
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "wrong content"));
     unlink(path);
 
     /* a good lock damaged while in use: acquire says so instead of trusting it */
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     int fd = open(path, O_WRONLY);
     assert_true(fd >= 0);
     assert_int_equal(pwrite(fd, "XXXXXXXX", 8, 0), 8);
     close(fd);
-    assert_int_equal(devlock_acquire(l, 500, NULL, NULL, err, sizeof err), DEVLOCK_ERROR);
-    assert_non_null(strstr(err, "damaged"));
+    assert_int_equal(devlock_acquire(l, 500, NULL, NULL, ERR), DEVLOCK_ERROR);
+    assert_non_null(strstr(err.msg, "damaged"));
     devlock_close(l);
 }
 
@@ -206,21 +209,21 @@ static void test_unsafe_dirs(void **state)
     assert_int_equal(mkdir(sub, 0777), 0);
     assert_int_equal(chmod(sub, 0777), 0);              /* world-writable, no sticky bit */
     setenv("BANKLAB_LOCK_DIR", sub, 1);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "no sticky bit"));
-    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), -1);
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "no sticky bit"));
+    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), -1);
     assert_int_equal(chmod(sub, 01777), 0);
-    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), 0);
+    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), 0);
     assert_string_equal(buf, sub);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     devlock_close(l);
     snprintf(sub, sizeof sub, "%s/missing", dir);
     setenv("BANKLAB_LOCK_DIR", sub, 1);
-    assert_int_equal(devlock_open(KEY, &l, err, sizeof err), -1);
-    assert_non_null(strstr(err, "BANKLAB_LOCK_DIR"));
+    assert_int_equal(devlock_open(KEY, &l, ERR), -1);
+    assert_non_null(strstr(err.msg, "BANKLAB_LOCK_DIR"));
     /* without the variable one of the system's sticky directories is chosen */
     unsetenv("BANKLAB_LOCK_DIR");
-    assert_int_equal(devlock_dir(buf, sizeof buf, err, sizeof err), 0);
+    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), 0);
     struct stat st;
     assert_int_equal(stat(buf, &st), 0);
     assert_int_equal(st.st_mode & 01777, 01777);
@@ -238,17 +241,18 @@ static void test_unsafe_dirs(void **state)
 static void child_turns(int id, int wfd, int go_fd, const char *marker, int use_flock)
 {
     struct devlock *l = NULL;
-    char e[DEVLOCK_TEXT_MAX], c, fpath[600];
+    struct bl_err e = {0};
+    char c, fpath[600];
     int ffd = -1;
     snprintf(fpath, sizeof fpath, "%s/flock", dir);
     if (use_flock ? (ffd = open(fpath, O_RDWR | O_CREAT, 0666)) < 0
-                  : devlock_open(KEY, &l, e, sizeof e) != 0)
+                  : devlock_open(KEY, &l, &e) != 0)
         _exit(2);
     if (read(go_fd, &c, 1) != 1)
         _exit(2);
     for (int t = 0; t < TURNS; t++) {
         if (use_flock ? flock(ffd, LOCK_EX) != 0
-                      : devlock_acquire(l, 30000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+                      : devlock_acquire(l, 30000, NULL, NULL, &e) != DEVLOCK_OK)
             _exit(2);
         int fd = open(marker, O_WRONLY | O_CREAT | O_EXCL, 0600);
         if (fd < 0)
@@ -346,22 +350,22 @@ static void test_timeout_and_cancel(void **state)
 {
     (void)state;
     struct devlock *a, *b;
-    assert_int_equal(devlock_open(KEY, &a, err, sizeof err), 0);
-    assert_int_equal(devlock_open(KEY, &b, err, sizeof err), 0);
-    assert_int_equal(devlock_acquire(a, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_open(KEY, &a, ERR), 0);
+    assert_int_equal(devlock_open(KEY, &b, ERR), 0);
+    assert_int_equal(devlock_acquire(a, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     double t0 = now_ms();
-    assert_int_equal(devlock_acquire(b, 150, NULL, NULL, err, sizeof err), DEVLOCK_TIMEOUT);
+    assert_int_equal(devlock_acquire(b, 150, NULL, NULL, ERR), DEVLOCK_TIMEOUT);
     double dt = now_ms() - t0;
     assert_true(dt >= 140 && dt < 1000);
-    assert_non_null(strstr(err, "waited"));
+    assert_non_null(strstr(err.msg, "waited"));
     int calls = 0;
-    assert_int_equal(devlock_acquire(b, 5000, count_progress, &calls, err, sizeof err),
+    assert_int_equal(devlock_acquire(b, 5000, count_progress, &calls, ERR),
                      DEVLOCK_CANCELLED);
     assert_int_equal(calls, 5);
     /* the abandoned tickets of b do not block: after a's release b gets the next turn at once */
     devlock_release(a);
     t0 = now_ms();
-    assert_int_equal(devlock_acquire(b, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_acquire(b, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     assert_true(now_ms() - t0 < 200);
     devlock_close(b);
     devlock_close(a);
@@ -375,8 +379,8 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_true(c >= 0);
     if (c == 0) {
         struct devlock *l;
-        char e[DEVLOCK_TEXT_MAX];
-        if (devlock_open(KEY, &l, e, sizeof e) || devlock_acquire(l, 1000, NULL, NULL, e, sizeof e))
+        struct bl_err e = {0};
+        if (devlock_open(KEY, &l, &e) || devlock_acquire(l, 1000, NULL, NULL, &e))
             _exit(2);
         _exit(0);                                       /* "crashes" holding the lock */
     }
@@ -384,9 +388,9 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_int_equal(waitpid(c, &st, 0), c);
     assert_int_equal(WEXITSTATUS(st), 0);
     struct devlock *me;
-    assert_int_equal(devlock_open(KEY, &me, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &me, ERR), 0);
     double t0 = now_ms();
-    assert_int_equal(devlock_acquire(me, 2000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_acquire(me, 2000, NULL, NULL, ERR), DEVLOCK_OK);
     assert_true(now_ms() - t0 < 200);                   /* the dead turn is skipped at once */
 
     /* a waiter that is stopped (Ctrl-Z) when its turn comes is skipped after a second */
@@ -396,13 +400,13 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_true(c >= 0);
     if (c == 0) {
         struct devlock *l;
-        char e[DEVLOCK_TEXT_MAX];
+        struct bl_err e = {0};
         close(p[0]);
-        if (devlock_open(KEY, &l, e, sizeof e))
+        if (devlock_open(KEY, &l, &e))
             _exit(2);
         if (write(p[1], "q", 1) != 1)
             _exit(2);
-        if (devlock_acquire(l, 20000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+        if (devlock_acquire(l, 20000, NULL, NULL, &e) != DEVLOCK_OK)
             _exit(3);
         devlock_close(l);
         _exit(0);
@@ -415,9 +419,9 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     kill(c, SIGSTOP);
     devlock_release(me);
     struct devlock *third;
-    assert_int_equal(devlock_open(KEY, &third, err, sizeof err), 0);
+    assert_int_equal(devlock_open(KEY, &third, ERR), 0);
     t0 = now_ms();
-    enum devlock_status got = devlock_acquire(third, 5000, NULL, NULL, err, sizeof err);
+    enum devlock_status got = devlock_acquire(third, 5000, NULL, NULL, ERR);
     double dt = now_ms() - t0;
     devlock_release(third);
     kill(c, SIGCONT);                                   /* it queues again and gets a turn */
@@ -438,20 +442,20 @@ static void test_other_user(void **state)
         skip();                                         /* needs root to become another user */
     assert_int_equal(chmod(dir, 01777), 0);
     struct devlock *root_lock;
-    assert_int_equal(devlock_open(KEY, &root_lock, err, sizeof err), 0);
-    assert_int_equal(devlock_acquire(root_lock, 1000, NULL, NULL, err, sizeof err), DEVLOCK_OK);
+    assert_int_equal(devlock_open(KEY, &root_lock, ERR), 0);
+    assert_int_equal(devlock_acquire(root_lock, 1000, NULL, NULL, ERR), DEVLOCK_OK);
     pid_t c = fork();
     assert_true(c >= 0);
     if (c == 0) {
         struct devlock *l;
-        char e[DEVLOCK_TEXT_MAX];
+        struct bl_err e = {0};
         if (setgid(65534) || setuid(65534))
             _exit(2);
-        if (devlock_open(KEY, &l, e, sizeof e))
+        if (devlock_open(KEY, &l, &e))
             _exit(3);
-        if (devlock_acquire(l, 100, NULL, NULL, e, sizeof e) != DEVLOCK_TIMEOUT)
+        if (devlock_acquire(l, 100, NULL, NULL, &e) != DEVLOCK_TIMEOUT)
             _exit(4);                                   /* root holds it: nobody waits */
-        if (devlock_acquire(l, 5000, NULL, NULL, e, sizeof e) != DEVLOCK_OK)
+        if (devlock_acquire(l, 5000, NULL, NULL, &e) != DEVLOCK_OK)
             _exit(5);
         devlock_close(l);
         _exit(0);

@@ -151,9 +151,10 @@ static void test_limits(void **state)
 static void test_dir_and_entries(void **state)
 {
     (void)state;
-    char cdir[512], why[256];
+    char cdir[512];
+    struct bl_err why = {0};
     snprintf(cdir, sizeof cdir, "%s/cache/banklab/kernels", dir);
-    int dfd = kcache_dir_open(cdir, why, sizeof why);
+    int dfd = kcache_dir_open(cdir, &why);
     assert_true(dfd >= 0);
     struct stat st;
     assert_int_equal(fstat(dfd, &st), 0);
@@ -213,18 +214,20 @@ static void test_dir_and_entries(void **state)
     free(other.s);
     /* a directory open to others, or a link as the directory: refused with the reason */
     assert_int_equal(chmod(cdir, 0777), 0);
-    assert_int_equal(kcache_dir_open(cdir, why, sizeof why), -1);
-    assert_non_null(strstr(why, "open to others (mode 777"));
+    assert_int_equal(kcache_dir_open(cdir, &why), -1);
+    assert_non_null(strstr(why.msg, "open to others (mode 777"));
     char lnk[512];
     snprintf(lnk, sizeof lnk, "%s/linked", dir);
     assert_int_equal(chmod(cdir, 0700), 0);
     assert_int_equal(symlink(cdir, lnk), 0);
-    assert_int_equal(kcache_dir_open(lnk, why, sizeof why), -1);
-    assert_non_null(strstr(why, "symbolic link"));
+    bl_err_clear(&why);
+    assert_int_equal(kcache_dir_open(lnk, &why), -1);
+    assert_non_null(strstr(why.msg, "symbolic link"));
     if (geteuid() == 0) {  /* another user's directory */
         assert_int_equal(chown(cdir, 65534, 65534), 0);
-        assert_int_equal(kcache_dir_open(cdir, why, sizeof why), -1);
-        assert_non_null(strstr(why, "belongs to uid 65534"));
+        bl_err_clear(&why);
+        assert_int_equal(kcache_dir_open(cdir, &why), -1);
+        assert_non_null(strstr(why.msg, "belongs to uid 65534"));
     }
 }
 

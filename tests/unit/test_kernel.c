@@ -488,6 +488,22 @@ static void test_sass_decode(void **state)
     assert_int_equal(sass_function_code(junk, sizeof junk, "k", &code, &size), -1);
 }
 
+/* A source over the limit is refused before anything starts, with its message in both
+ * languages. */
+static void test_start_refused(void **state)
+{
+    (void)state;
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    snprintf(req.path, sizeof req.path, "big.cu");
+    struct bl_err err = {0};
+    char zh[BL_ERR_TEXT];
+    assert_null(gpu_kernel_start(&req, "", GPU_KERNEL_MAX_SOURCE + 1, &err));
+    assert_int_equal(err.status, GPU_KERNEL_EINPUT);
+    assert_non_null(strstr(err.msg, "big.cu is 4194305 bytes; banklab kernel reads at most"));
+    assert_non_null(strstr(bl_err_text(&err, BL_LANG_ZH, zh, sizeof zh), "最多读取 4194304 字节"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -495,7 +511,7 @@ int main(void)
         cmocka_unit_test(test_scalar_values),   cmocka_unit_test(test_nvrtc_log),
         cmocka_unit_test(test_options),         cmocka_unit_test(test_file_options),
         cmocka_unit_test(test_lines_sum),       cmocka_unit_test(test_wire_result),
-        cmocka_unit_test(test_sass_decode),
+        cmocka_unit_test(test_sass_decode),     cmocka_unit_test(test_start_refused),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,9 +32,9 @@ static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, cons
         snprintf(req.args[0].value, sizeof req.args[0].value, "%s", eq + 1);
         req.nargs = 1;
     }
-    char err[256];
+    struct bl_err err = {0};
     kp_free(&R);
-    assert_int_equal(kp_predict(src, strlen(src), &req, &R, err, sizeof err), 0);
+    assert_int_equal(kp_predict(src, strlen(src), &req, &R, &err), 0);
     kp_fixes(src, strlen(src), &req, &R);
 }
 
@@ -72,9 +72,9 @@ static void test_transpose(void **state)
     snprintf(req.args[0].name, sizeof req.args[0].name, "n");
     snprintf(req.args[0].value, sizeof req.args[0].value, "1024");
     req.nargs = 1;
-    char err[256];
+    struct bl_err err = {0};
     kp_free(&R);
-    assert_int_equal(kp_predict(transpose, strlen(transpose), &req, &R, err, sizeof err), 0);
+    assert_int_equal(kp_predict(transpose, strlen(transpose), &req, &R, &err), 0);
     kp_fixes(transpose, strlen(transpose), &req, &R);
     figures(6, 32768, 32768, 32768, 1);
     figures(8, 32768, 1048576, 32768, 32);
@@ -222,12 +222,15 @@ static void test_which_kernel(void **state)
     static const char two[] = "__global__ void a(){}\n__global__ void b(){}\n";
     struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
-    char err[256];
+    struct bl_err err = {0};
     struct kp_result r;
-    assert_int_equal(kp_predict(two, strlen(two), &req, &r, err, sizeof err), -1);
-    assert_non_null(strstr(err, "--name"));
+    assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), -1);
+    assert_non_null(strstr(err.msg, "--name"));
+    char zh[BL_ERR_TEXT];   /* the same failure in Chinese, from its message id */
+    assert_int_equal(err.status, GPU_KERNEL_EINPUT);
+    assert_non_null(strstr(bl_err_text(&err, BL_LANG_ZH, zh, sizeof zh), "文件有 2 个 kernel"));
     snprintf(req.name, sizeof req.name, "b");
-    assert_int_equal(kp_predict(two, strlen(two), &req, &r, err, sizeof err), 0);
+    assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), 0);
     assert_int_equal(r.first, 2);
     kp_free(&r);
     (void)state;

@@ -241,6 +241,20 @@ static void test_syntax_errors(void **state)
     expect_error("{\"a\": \"\xc3\x28\"}", 1, 8, "invalid UTF-8 (save the file as UTF-8)");
     expect_error("{\"a\": \"\xed\xa0\x80\"}", 1, 8, "invalid UTF-8 (save the file as UTF-8)");
     expect_error("{\"a\":\x01 1}", 1, 6, "control character 0x01 (not allowed in JSON)");
+    /* what cJSON lets pass and JSON refuses, and what stands where cJSON stops */
+    expect_error("{\"a\": 1.}", 1, 7, "bad number (a digit must follow '.')");
+    expect_error("{\"a\": -}", 1, 7, "bad number (a digit must follow '-')");
+    expect_error("{\"a\": \"b", 1, 7, "unterminated string (missing closing '\"')");
+    expect_error("{\"a\": \"x\\q\"}", 1, 9, "invalid escape '\\' followed by 'q' (valid: \\\" "
+                 "\\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)");
+    expect_error("{\"a\": \"\\u12\"}", 1, 8, "\\u must be followed by 4 hex digits");
+    expect_error("{\"a\": [}", 1, 8, "expected a value, found '}'");
+    expect_error("{\"a\": 1 \"b\": 2}", 1, 9, "missing ',' before this");
+    char deep[2100];
+    memset(deep, '[', 1001);
+    memset(deep + 1001, ']', 1001);
+    deep[2002] = 0;
+    expect_error(deep, 1, 1001, "nesting too deep (more than 1000 levels)");
     /* a NUL byte inside the buffer */
     struct lesson_error e;
     struct lesson *l = lesson_load_buffer("t.json", "{\"a\"\0:1}", 8, &e);

@@ -94,7 +94,7 @@ static void rig_open(struct rig *r, int cap, int available)
     info.backend = GPU_BACKEND_CUDA;
     info.available = available;
     snprintf(info.err.msg, sizeof info.err.msg, "%s", available ? "" : "no device");
-    r->g = gpu_wrap_new(&fake_ops, &r->f, GPU_BACKEND_CUDA);
+    r->g = gpu_wrap_new(&fake_ops, &r->f, NULL, GPU_BACKEND_CUDA);
     assert_non_null(r->g);
     req_hub_init(&r->h, r->g, &info);
 }

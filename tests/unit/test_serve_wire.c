@@ -15,12 +15,19 @@
 
 #include "../../src/gpu/serve_wire.h"
 
+/* W: e emptied for the next call (the first failure of an error wins) */
+static struct bl_err *W(struct bl_err *e)
+{
+    bl_err_clear(e);
+    return e;
+}
+
 static void payload(const struct sw_buf *b, int type, const uint8_t **p, size_t *n)
 {
     int t;
     uint32_t len;
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_parse_header(b->b, &t, &len, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(sw_parse_header(b->b, &t, &len, W(&err)), 0);
     assert_int_equal(t, type);
     assert_int_equal(len, b->len - SW_HEADER);
     *p = b->b + SW_HEADER;
@@ -52,24 +59,24 @@ static void test_request_roundtrip(void **state)
     size_t n;
     payload(&b, SW_REQUEST, &p, &n);
     uint64_t id = 0;
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_get_request(p, n, &d, &id, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(sw_get_request(p, n, &d, &id, W(&err)), 0);
     assert_int_equal(id, q.id);
     assert_memory_equal(&d.access, &q.access, sizeof q.access);
     assert_int_equal(d.kind, q.kind);
     assert_int_equal(d.want_timing, 1);
     /* every truncation, and a byte more, is refused */
     for (size_t k = 0; k < n; k++) {
-        err[0] = '\0';
-        assert_int_equal(sw_get_request(p, k, &d, &id, err, sizeof err), -1);
-        assert_true(err[0] != '\0');
+        bl_err_clear(&err);
+        assert_int_equal(sw_get_request(p, k, &d, &id, W(&err)), -1);
+        assert_true(err.msg[0] != '\0');
     }
     uint8_t more[SW_MAX_PAYLOAD];
     memcpy(more, p, n);
     more[n] = 0;
-    err[0] = '\0';
-    assert_int_equal(sw_get_request(more, n + 1, &d, &id, err, sizeof err), -1);
-    assert_non_null(strstr(err, "after the end"));
+    bl_err_clear(&err);
+    assert_int_equal(sw_get_request(more, n + 1, &d, &id, W(&err)), -1);
+    assert_non_null(strstr(err.msg, "after the end"));
 }
 
 static void test_case_request(void **state)
@@ -92,8 +99,8 @@ static void test_case_request(void **state)
     size_t n;
     payload(&b, SW_REQUEST, &p, &n);
     uint64_t id;
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_get_request(p, n, &d, &id, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(sw_get_request(p, n, &d, &id, W(&err)), 0);
     assert_string_equal(d.case_name, "row_col");
     assert_int_equal(d.nparams, 2);
     assert_string_equal(d.param_name[1], "COL");
@@ -102,17 +109,17 @@ static void test_case_request(void **state)
 
 static void expect_refused(const struct gpu_request *q, const char *why)
 {
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_check_request(q, err, sizeof err), -1);
-    if (!strstr(err, why))
-        fail_msg("refused with '%s', expected '%s'", err, why);
+    struct bl_err err = {0};
+    assert_int_equal(sw_check_request(q, W(&err)), -1);
+    if (!strstr(err.msg, why))
+        fail_msg("refused with '%s', expected '%s'", err.msg, why);
     /* and the same through the wire */
     struct sw_buf b;
     assert_int_equal(sw_put_request(&b, q), 0);
     struct gpu_request d;
     uint64_t id;
-    err[0] = '\0';
-    assert_int_equal(sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id, err, sizeof err), -1);
+    bl_err_clear(&err);
+    assert_int_equal(sw_get_request(b.b + SW_HEADER, b.len - SW_HEADER, &d, &id, W(&err)), -1);
     assert_int_equal(id, q->id);
 }
 
@@ -120,10 +127,10 @@ static void test_check(void **state)
 {
     (void)state;
     struct gpu_request q;
-    char err[SW_ERR_MAX] = "";
+    struct bl_err err = {0};
     for (unsigned w = 1; w <= 16; w *= 2) {
         stride_req(&q, w, 1);
-        assert_int_equal(sw_check_request(&q, err, sizeof err), 0);
+        assert_int_equal(sw_check_request(&q, W(&err)), 0);
     }
     stride_req(&q, 3, 1);
     expect_refused(&q, "width");
@@ -136,7 +143,7 @@ static void test_check(void **state)
     stride_req(&q, 4, 1);
     q.access.offset[31] = SW_MAX_OFFSET + 1;  /* an inactive lane's offset does not count */
     q.access.mask = 0x7fffffffu;
-    assert_int_equal(sw_check_request(&q, err, sizeof err), 0);
+    assert_int_equal(sw_check_request(&q, W(&err)), 0);
     q.access.mask = 0;
     expect_refused(&q, "no active lane");
     memset(&q, 0, sizeof q);
@@ -144,7 +151,7 @@ static void test_check(void **state)
     snprintf(q.case_name, sizeof q.case_name, "no_such_case");
     expect_refused(&q, "unknown case");
     snprintf(q.case_name, sizeof q.case_name, "transpose_padded");
-    assert_int_equal(sw_check_request(&q, err, sizeof err), 0);
+    assert_int_equal(sw_check_request(&q, W(&err)), 0);
     q.nparams = 1;
     snprintf(q.param_name[0], sizeof q.param_name[0], "PAD");
     q.param_value[0] = 33;
@@ -152,7 +159,7 @@ static void test_check(void **state)
     q.param_value[0] = -1;
     expect_refused(&q, "outside");
     q.param_value[0] = 32;
-    assert_int_equal(sw_check_request(&q, err, sizeof err), 0);
+    assert_int_equal(sw_check_request(&q, W(&err)), 0);
     snprintf(q.param_name[0], sizeof q.param_name[0], "SOA");
     expect_refused(&q, "no parameter");
 }
@@ -182,18 +189,18 @@ static void test_result_roundtrip(void **state)
     const uint8_t *p;
     size_t n;
     payload(&b, SW_RESULT, &p, &n);
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_get_result(p, n, &d, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(sw_get_result(p, n, &d, W(&err)), 0);
     assert_memory_equal(&d, &r, sizeof r);
     for (size_t k = 0; k < n; k++)
-        assert_int_equal(sw_get_result(p, k, &d, err, sizeof err), -1);
+        assert_int_equal(sw_get_result(p, k, &d, W(&err)), -1);
     /* a status outside the enum */
     uint8_t bad[SW_MAX_PAYLOAD];
     memcpy(bad, p, n);
     bad[8] = 77;
-    err[0] = '\0';
-    assert_int_equal(sw_get_result(bad, n, &d, err, sizeof err), -1);
-    assert_non_null(strstr(err, "status"));
+    bl_err_clear(&err);
+    assert_int_equal(sw_get_result(bad, n, &d, W(&err)), -1);
+    assert_non_null(strstr(err.msg, "status"));
 }
 
 static void test_info_and_small(void **state)
@@ -212,30 +219,30 @@ static void test_info_and_small(void **state)
     const uint8_t *p;
     size_t n;
     payload(&b, SW_HELLO, &p, &n);
-    char err[SW_ERR_MAX] = "";
-    assert_int_equal(sw_get_info(p, n, &d, err, sizeof err), 0);
+    struct bl_err err = {0};
+    assert_int_equal(sw_get_info(p, n, &d, W(&err)), 0);
     assert_memory_equal(&d, &in, sizeof in);
 
     struct sw_control c = {SW_CTL_PAUSE, 30}, dc;
     assert_int_equal(sw_put_control(&b, &c), 0);
     payload(&b, SW_CONTROL, &p, &n);
-    assert_int_equal(sw_get_control(p, n, &dc, err, sizeof err), 0);
+    assert_int_equal(sw_get_control(p, n, &dc, W(&err)), 0);
     assert_int_equal(dc.seconds, 30);
     c.seconds = -5;
     assert_int_equal(sw_put_control(&b, &c), 0);
     payload(&b, SW_CONTROL, &p, &n);
-    assert_int_equal(sw_get_control(p, n, &dc, err, sizeof err), -1);
+    assert_int_equal(sw_get_control(p, n, &dc, W(&err)), -1);
 
     struct serve_stats s = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, ds;
     assert_int_equal(sw_put_stats(&b, &s), 0);
     payload(&b, SW_STATS, &p, &n);
-    assert_int_equal(sw_get_stats(p, n, &ds, err, sizeof err), 0);
+    assert_int_equal(sw_get_stats(p, n, &ds, W(&err)), 0);
     assert_memory_equal(&ds, &s, sizeof s);
 
     struct sw_progress pr = {9, GPU_PHASE_WAITING, 3}, dp;
     assert_int_equal(sw_put_progress(&b, &pr), 0);
     payload(&b, SW_PROGRESS, &p, &n);
-    assert_int_equal(sw_get_progress(p, n, &dp, err, sizeof err), 0);
+    assert_int_equal(sw_get_progress(p, n, &dp, W(&err)), 0);
     assert_int_equal(dp.ahead, 3);
 }
 
@@ -256,18 +263,18 @@ static void test_strings_and_header(void **state)
     memset(f + name_at + 2, 'a', 64);
     memcpy(f + name_at + 66, b.b + name_at + 2, b.len - name_at - 2);
     size_t len = b.len + 64;
-    char err[SW_ERR_MAX] = "";
+    struct bl_err err = {0};
     struct gpu_request d;
     uint64_t id;
-    assert_int_equal(sw_get_request(f + SW_HEADER, len - SW_HEADER, &d, &id, err, sizeof err), -1);
-    assert_non_null(strstr(err, "at most 63"));
+    assert_int_equal(sw_get_request(f + SW_HEADER, len - SW_HEADER, &d, &id, W(&err)), -1);
+    assert_non_null(strstr(err.msg, "at most 63"));
     /* a NUL inside a string */
     f[name_at] = 3;
     memcpy(f + name_at + 2, "a\0b", 3);
     memcpy(f + name_at + 5, b.b + name_at + 2, b.len - name_at - 2);
-    err[0] = '\0';
-    assert_int_equal(sw_get_request(f + SW_HEADER, b.len + 3 - SW_HEADER, &d, &id, err, sizeof err), -1);
-    assert_non_null(strstr(err, "NUL"));
+    bl_err_clear(&err);
+    assert_int_equal(sw_get_request(f + SW_HEADER, b.len + 3 - SW_HEADER, &d, &id, W(&err)), -1);
+    assert_non_null(strstr(err.msg, "NUL"));
     /* the header */
     int type;
     uint32_t n;
@@ -276,18 +283,18 @@ static void test_strings_and_header(void **state)
     h[8] = 0x01;
     h[9] = 0x20;                   /* 8193 bytes */
     h[10] = h[11] = 0;
-    err[0] = '\0';
-    assert_int_equal(sw_parse_header(h, &type, &n, err, sizeof err), -2);
+    bl_err_clear(&err);
+    assert_int_equal(sw_parse_header(h, &type, &n, W(&err)), -2);
     h[9] = 0x20;
     h[8] = 0;                      /* 8192: the limit itself is fine */
-    assert_int_equal(sw_parse_header(h, &type, &n, err, sizeof err), 0);
+    assert_int_equal(sw_parse_header(h, &type, &n, W(&err)), 0);
     h[4] = 2;
-    err[0] = '\0';
-    assert_int_equal(sw_parse_header(h, &type, &n, err, sizeof err), -1);
-    assert_non_null(strstr(err, "version"));
+    bl_err_clear(&err);
+    assert_int_equal(sw_parse_header(h, &type, &n, W(&err)), -1);
+    assert_non_null(strstr(err.msg, "version"));
     h[4] = 1;
     h[0] = 'X';
-    assert_int_equal(sw_parse_header(h, &type, &n, err, sizeof err), -1);
+    assert_int_equal(sw_parse_header(h, &type, &n, W(&err)), -1);
 }
 
 int main(void)
