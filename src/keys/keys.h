@@ -1,5 +1,5 @@
-/* keys.h: every key binding of the tutorial in one table: which keys do what on which screen,
- * and the words the key bars, the help screen and the man page use for them, in English and
+/* keys.h: every key binding of the tutorial in one table (keys.def): which keys do what on
+ * which screen, and the words the key bars and the help screen use for them, in English and
  * Chinese. The UI dispatches through it (keys_action) and derives its key bars and help
  * screen from it; the lesson checker derives the keys a lesson parameter may not take
  * (keys_reserved); a unit test holds the man page to it. Pure C over src/base alone:
@@ -43,16 +43,18 @@ enum key_screen {
 #define KS_STEP (KS_TUTOR | KS_MODES)
 #define KS_GLOBAL (KS_STEP | KS_TOC | KS_SWEEP | KS_ERROR)   /* everywhere but the playground */
 
-/* What a key does. The first group is the loop's own (a screen that leaves the key to the loop
- * gets them); the rest mean what the screen that receives them says. */
+/* What a key does: each action is named in the row of keys.def that binds it first. The loop
+ * acts on its own (quit, help, contents, playground, kernel, lang, report, back) where a screen
+ * leaves the key to it; the rest mean what the screen that receives them says. */
 enum key_action {
     ACT_NONE = 0,
-    ACT_QUIT, ACT_HELP, ACT_CONTENTS, ACT_PLAYGROUND, ACT_LANG, ACT_REPORT, ACT_BACK,
-    ACT_LEFT, ACT_RIGHT, ACT_UP, ACT_DOWN, ACT_HOME, ACT_END, ACT_PGUP, ACT_PGDN,
-    ACT_NEXT, ACT_PREV, ACT_ENTER, ACT_REVEAL, ACT_CHOICE, ACT_DIGIT, ACT_RUBOUT, ACT_HINT,
-    ACT_INSPECT, ACT_LEAVE, ACT_LANE, ACT_TYPE, ACT_WARP_NEXT, ACT_WARP_PREV, ACT_ACCESS,
-    ACT_SWEEP, ACT_SVG, ACT_GO, ACT_INSERT, ACT_DELETE, ACT_CLEAR, ACT_SAVE, ACT_VALUE, ACT_FIELD,
-    ACT_KERNEL, ACT_RUN, ACT_WATCH, ACT_OPEN, ACT_COMPLETE, ACT_FIX,
+#define ROW(actions, ...) actions
+#define NEW(...) __VA_ARGS__,
+#define NO_NEW
+#include "keys.def"
+#undef ROW
+#undef NEW
+#undef NO_NEW
 };
 
 #define KEYS_PER_ROW 9     /* keys of one row; the last entry stays 0 to end the list */

@@ -43,24 +43,26 @@ static void draw(const struct app *a)
     refresh();
 }
 
-/* the keys every screen but the playground leaves to the loop */
+/* the keys every screen but the playground leaves to the loop: those that open a screen, and
+ * the others */
+static const struct {
+    enum key_action action;
+    enum ui_screen_id screen;
+} opens[] = {
+    {ACT_HELP, UI_HELP}, {ACT_CONTENTS, UI_TOC}, {ACT_PLAYGROUND, UI_PLAY},
+    {ACT_KERNEL, UI_KERNEL},
+};
+
 static enum ui_result global_key(struct app *a, const struct ui_key *k)
 {
+    for (size_t i = 0; i < sizeof opens / sizeof opens[0]; i++)
+        if (opens[i].action == k->action) {
+            ui_push(a, opens[i].screen);
+            return UI_HANDLED;
+        }
     switch (k->action) {
     case ACT_QUIT:
         return UI_QUIT;
-    case ACT_HELP:
-        ui_push(a, UI_HELP);
-        break;
-    case ACT_CONTENTS:
-        ui_push(a, UI_TOC);
-        break;
-    case ACT_PLAYGROUND:
-        ui_push(a, UI_PLAY);
-        break;
-    case ACT_KERNEL:
-        ui_push(a, UI_KERNEL);
-        break;
     case ACT_LANG:
         if (!a->utf8) {
             app_msg(a, 1, "%s", ui_str(a, UIS_MSG_NEED_UTF8));
@@ -105,8 +107,7 @@ static void idle(struct app *a)
         a->dirty = 1;
     if (a->save_due) {
         a->save_due = 0;
-        char err[UI_MSG_MAX];
-        app_save(a, err, sizeof err);
+        app_save(a, NULL);
         if (a->msg[0])
             a->dirty = 1;
     }
@@ -163,20 +164,20 @@ static void catch_signals(void)
 
 /* 1 when terminfo knows TERM and it can place the cursor and clear the screen; else 0 with
  * why filled. Asked before curses starts, so a refused terminal sees no output at all. */
-static int terminal_usable(char *why, size_t size)
+static int terminal_usable(struct bl_err *why)
 {
     const char *term = getenv("TERM");
     int err = 0;
+    term = term && *term ? term : "(unset)";
     if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
-        snprintf(why, size, "TERM=%s is not a terminal this system knows (terminfo)",
-                 term && *term ? term : "(unset)");
+        bl_fail(why, -1, BL_NOWHERE, UI_TERM_UNKNOWN, term);
         return 0;
     }
     const char *cup = tigetstr("cup"), *clear = tigetstr("clear");
     int ok = cup && cup != (char *)-1 && clear && clear != (char *)-1;
     del_curterm(cur_term);
     if (!ok)
-        snprintf(why, size, "TERM=%s cannot place the cursor", term && *term ? term : "(unset)");
+        bl_fail(why, -1, BL_NOWHERE, UI_TERM_NO_CURSOR, term);
     return ok;
 }
 
@@ -223,13 +224,14 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     app_start_progress(a);
     double t_load = app_start_lessons(a);
 
-    char why[160] = "";
-    SCREEN *scr = terminal_usable(why, sizeof why) ? terminal_start(a) : NULL;
+    struct bl_err why = {0};
+    SCREEN *scr = terminal_usable(&why) ? terminal_start(a) : NULL;
     if (!scr) {
+        char clean[BL_ERR_TEXT * 4];
         fprintf(stderr, "banklab: the tutorial cannot use this terminal: %s; use a terminal such "
                         "as TERM=xterm-256color, or banklab sim for the grid as text\n",
-                why[0] ? bl_clean((char[sizeof why * 4]){0}, sizeof why * 4, why)
-                        : "curses could not start");
+                bl_err_failed(&why) ? bl_clean(clean, sizeof clean, why.msg)
+                                    : "curses could not start");
         ui_screens_done(a);
         lesson_set_done(&a->set);
         free(a);
@@ -251,8 +253,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     loop(a);
     endwin();
     delscreen(scr);
-    char save_err[UI_MSG_MAX];   /* a save that fails at the end is not exit 0 */
-    int saved = app_save(a, save_err, sizeof save_err); /* first: closing the runner may wait */
+    struct bl_err save_err = {0};   /* a save that fails at the end is not exit 0 */
+    int saved = app_save(a, &save_err); /* first: closing the runner may wait */
     app_say_saved(a, saved);
     req_hub_done(&a->hub);
     int sig = ui_signal;
@@ -263,7 +265,9 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         lesson_set_done(&a->set);
     if (saved < 0) {
         fputs("banklab: ", stderr);
-        fprintf(stderr, ui_str(a, UIS_MSG_NOT_SAVED), bl_clean((char[UI_MSG_MAX * 4]){0}, UI_MSG_MAX * 4, save_err));
+        char text[UI_MSG_MAX], clean[UI_MSG_MAX * 4];
+        const char *said = ui_err(a, &save_err, text, sizeof text);
+        fprintf(stderr, ui_str(a, UIS_MSG_NOT_SAVED), bl_clean(clean, sizeof clean, said));
         fputc('\n', stderr);
     }
     free(a);

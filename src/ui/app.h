@@ -64,11 +64,24 @@ struct ui_glyphs {
 
 struct app;
 
+static inline int ui_min(int x, int y) { return x < y ? x : y; }
+static inline int ui_max(int x, int y) { return x > y ? x : y; }
+/* ui_follow: the first row shown of a list scrolled to top, moved as little as it takes to
+ * show row cur in rows rows */
+static inline int ui_follow(int top, int cur, int rows)
+{
+    return cur < top ? cur : cur >= top + rows ? cur - rows + 1 : top;
+}
+
 /* The reader's language for messages of the rooms below (src/base/msg.h): strings.c. */
 enum bl_lang ui_lang(const struct app *a);
 /* ui_msg: the message m (English text en) in the screen's language, rendered into buf. */
 const char *ui_msg(const struct app *a, const struct bl_msg *m, const char *en, char *buf,
                    size_t n);
+/* ui_err: the failure e in the screen's language (bl_err_text; one that came as its English
+ * text alone, from a recording or another process, read back as ui_msg does): the one way a
+ * screen shows an error of a room below. Returns the text (buf, or e's own English). */
+const char *ui_err(const struct app *a, const struct bl_err *e, char *buf, size_t n);
 
 /* The screen's own words, in the current language: one line each in strings.def. */
 enum ui_str {
@@ -183,6 +196,16 @@ int text_draw(const struct app *a, int y, int x, int w, int h, const char *s, in
 int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s, int skip,
                  attr_t at, int mark_more);
 void text_fill(int y, int x, int w, attr_t at);
+/* ui_source_line: line `line` (1-based) of text (len bytes): its start and its length
+ * without the newline (and a \r before it); 1, or 0 when there is no such line. */
+int ui_source_line(const char *text, size_t len, int line, const char **at, int *n);
+
+/* ui_source_text: a source line (s, n bytes: from a learner's file, text from outside) to
+ * show: tabs to 8 columns, control characters and bytes that are not UTF-8 escaped (bl_clean:
+ * a \r or an escape sequence in a file must not move the cursor), at most 1,000 columns, into
+ * buf (UI_SOURCE_TEXT bytes hold any). Returns buf. */
+#define UI_SOURCE_TEXT 2048
+const char *ui_source_text(const char *s, int n, char *buf, size_t size);
 
 /* flow.c: a column of wrapped texts that scrolls as one (the step's text, hints and quiz): each
  * block a text at its own indent and width with an optional label on its first row. A flow
@@ -211,7 +234,6 @@ void flow_label(struct flow *f, int i, const char *label, int lx, int lw, attr_t
 /* flow_fmt: a formatted text kept in f's pool ("" when full); lives as long as f */
 const char *flow_fmt(struct flow *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int flow_top(const struct flow *f, int i);   /* block i's first row (i out of range: the end) */
-int flow_end(const struct flow *f, int i);   /* the row after block i */
 /* flow_draw: rows skip..skip+h-1 of the flow, the first at screen row y */
 void flow_draw(const struct app *a, const struct flow *f, int y, int h, int skip);
 /* flow_scroll_to: the scroll (first row shown, 0..rows-h) that shows row must in h rows,
@@ -284,10 +306,16 @@ int play_open(struct app *a, const char *text);
 
 /* input.c: a curses key code as the key table names it (enum key), K_NONE for none. */
 int ui_key_name(int ch);
+/* ui_line_key: an editing key on a line of text (len bytes, the cursor at *cur, size bytes of
+ * room): a printable key inserted, the cursor moved, a character rubbed out or deleted, the
+ * line cleared. 1 when the text changed, 0 when it did not, -2 when the line is full (the key
+ * not inserted), -1 when k is no editing key. */
+int ui_line_key(char *text, int size, int *len, int *cur, const struct ui_key *k);
 
 /* frame.c: around every screen */
 void app_msg(struct app *a, int warn, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* app_title: the title line, left and right (NULL: the language shown) */
 void app_title(const struct app *a, const char *left, const char *right);
 /* app_keybar: the last line: the key bar of key-table screens `screens` (keys_bar: the items
  * that fit the width), lesson[0..nlesson) standing for the lesson's keys; or the message
@@ -298,6 +326,10 @@ void small_draw(const struct app *a, int need_w, int need_h);   /* "terminal too
 
 /* session.c: the learner's place, saving, exports */
 const struct lesson_step *app_step(const struct app *a);   /* NULL without lessons */
+/* app_record: the progress's entry of step st of lesson l (task: of its graded task, as
+ * banklab lab names it, "lab:<lesson id>"); NULL when there is none */
+const struct progress_quiz *app_record(const struct app *a, const struct lesson *l,
+                                       const struct lesson_step *st, int task);
 void app_goto(struct app *a, int li, int si);   /* go to a step: the stack back to the tutor */
 /* app_step_state: step si of lesson li: 2 when it asks something (a quiz, a task) and that
  * was done right at the first try, 1 when it is done after a wrong try or a reveal (answered
@@ -309,8 +341,9 @@ int app_step_state(const struct app *a, int li, int si);
 void app_chapter_score(const struct app *a, int li, int *done, int *first, int *total);
 /* app_progress: the same over every lesson */
 void app_progress(const struct app *a, int *done, int *first, int *total);
-/* app_save: 0 saved; 1 nowhere to save (presenter mode); -1 not saved (err; also shown) */
-int app_save(struct app *a, char *err, size_t errsz);
+/* app_save: 0 saved; 1 nowhere to save (presenter mode); -1 not saved (err, when not NULL,
+ * says why; the message line too) */
+int app_save(struct app *a, struct bl_err *err);
 /* app_say_saved: after the terminal is restored, one line on stdout: progress saved where
  * (and the step it resumes at), or not saved in presenter mode (a failure is said apart) */
 void app_say_saved(struct app *a, int saved);

@@ -62,11 +62,6 @@ int flow_top(const struct flow *f, int i)
     return i >= 0 && i < f->n ? f->b[i].top : f->rows;
 }
 
-int flow_end(const struct flow *f, int i)
-{
-    return i >= 0 && i < f->n ? f->b[i].top + f->b[i].rows : f->rows;
-}
-
 void flow_draw(const struct app *a, const struct flow *f, int y, int h, int skip)
 {
     for (int i = 0; i < f->n; i++) {

@@ -17,6 +17,11 @@ void app_msg(struct app *a, int warn, const char *fmt, ...)
 
 void app_title(const struct app *a, const char *left, const char *right)
 {
+    char lang[16];
+    if (!right) {
+        bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
+        right = lang;
+    }
     attr_t at = theme_attr(a, UIC_TITLE);
     text_fill(0, 0, a->W, at);
     int rw = text_width(right);

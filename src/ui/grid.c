@@ -379,32 +379,27 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
     size_t o = 0;
     char hint[40];
     buf[0] = 0;
-#define ADD(...)                                                                          \
-    do {                                                                                  \
-        int k_ = snprintf(buf + o, size - o, __VA_ARGS__);                                \
-        if (k_ > 0)                                                                       \
-            o += (size_t)k_;                                                              \
-        if (o >= size)                                                                    \
-            o = size - 1;                                                                 \
-    } while (0)
     if (s->ls) {
         for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++) {
             const struct lesson_param *p = &s->ls->params[i];
-            ADD("%s%s=%lld", o ? a->g->sep : "", p->name, s->value[i]);
+            o += bl_fmt(buf + o, size - o, "%s%s=%lld", o ? a->g->sep : "", p->name, s->value[i]);
             if (keys && p->key_inc && p->key_dec)
-                ADD(" [%c/%c]", p->key_dec, p->key_inc);
+                o += bl_fmt(buf + o, size - o, " [%c/%c]", p->key_dec, p->key_inc);
         }
         if (s->ls->ntypes > 1) {
             key_hint(a, keys, ACT_TYPE, ACT_NONE, hint, sizeof hint);
-            ADD(ui_str(a, UIS_PARAM_TYPE), o ? a->g->sep : "", s->ls->types[s->type_index], hint);
+            o += bl_fmt(buf + o, size - o, ui_str(a, UIS_PARAM_TYPE), o ? a->g->sep : "",
+                        s->ls->types[s->type_index], hint);
         }
     } else if (s->env.nparams) {
         for (int i = 0; i < s->env.nparams; i++)
-            ADD("%s%s=%lld", o ? a->g->sep : "", s->env.param[i].name, s->env.param[i].value);
+            o += bl_fmt(buf + o, size - o, "%s%s=%lld", o ? a->g->sep : "", s->env.param[i].name,
+                        s->env.param[i].value);
     }
     if (s->nwarps > 1) {
         key_hint(a, keys, ACT_WARP_NEXT, ACT_WARP_PREV, hint, sizeof hint);
-        ADD("%swarp %u/%u%s", o ? a->g->sep : "", s->warp, s->nwarps, hint);
+        o += bl_fmt(buf + o, size - o, "%swarp %u/%u%s", o ? a->g->sep : "", s->warp, s->nwarps,
+                    hint);
     }
     if (s->parsed && s->run.pat) {
         const struct pattern_access_info *ai = pattern_access(s->run.pat, s->access);
@@ -414,9 +409,9 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
             bank_instr_name((unsigned)ai->instr, (unsigned)ai->matrices, (unsigned)ai->trans,
                             ai->width, in, sizeof in);
         if (ai)
-            ADD(ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "", s->access + 1,
-                s->naccess, ai->instr ? in : ai->kind == PATTERN_STORE ? "store" : "load",
-                ai->array, ai->type, ai->width, hint);
+            bl_fmt(buf + o, size - o, ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "",
+                   s->access + 1, s->naccess,
+                   ai->instr ? in : ai->kind == PATTERN_STORE ? "store" : "load", ai->array,
+                   ai->type, ai->width, hint);
     }
-#undef ADD
 }

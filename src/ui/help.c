@@ -15,9 +15,6 @@ struct help {
     int scroll;               /* rows of the box's text scrolled away */
 };
 
-static int min_i(int x, int y) { return x < y ? x : y; }
-static int max_i(int x, int y) { return x > y ? x : y; }
-
 /* The help rows of the key table: left (and right, or NULL) binding of each line. */
 struct help_line {
     const struct key_row *left, *right;
@@ -57,12 +54,12 @@ static void help_columns(const struct help_line *l, int n, struct help_cols *c)
     c->keys = c->right_keys = 0;
     for (int zh = 0; zh < 2; zh++)
         for (int i = 0; i < n; i++) {
-            c->keys = max_i(c->keys, text_width(keys_label(l[i].left, zh, buf, sizeof buf)));
+            c->keys = ui_max(c->keys, text_width(keys_label(l[i].left, zh, buf, sizeof buf)));
             if (!l[i].right)
                 continue;
-            left_text = max_i(left_text, text_width(l[i].left->help[zh]));
+            left_text = ui_max(left_text, text_width(l[i].left->help[zh]));
             c->right_keys =
-                max_i(c->right_keys, text_width(keys_label(l[i].right, zh, buf, sizeof buf)));
+                ui_max(c->right_keys, text_width(keys_label(l[i].right, zh, buf, sizeof buf)));
         }
     c->keys += 2;
     c->right_keys += 2;
@@ -72,7 +69,7 @@ static void help_columns(const struct help_line *l, int n, struct help_cols *c)
 /* text padded with spaces to cols display columns, into the flow's pool */
 static const char *padded(struct flow *f, const char *text, int cols)
 {
-    int pad = max_i(0, cols - text_width(text));
+    int pad = ui_max(0, cols - text_width(text));
     return flow_fmt(f, "%s%*s", text, pad, "");
 }
 
@@ -167,12 +164,12 @@ struct help_box {
 
 static void help_box(const struct app *a, struct help_box *b)
 {
-    b->w = min_i(a->W - 2, 78);
+    b->w = ui_min(a->W - 2, 78);
     help_flow(a, &b->f, 0, b->w - 4);
-    b->h = min_i(a->H - 2, b->f.rows + 2);
+    b->h = ui_min(a->H - 2, b->f.rows + 2);
     b->rows = b->h - 2;
-    b->x = max_i(0, (a->W - b->w) / 2);
-    b->y = max_i(0, (a->H - b->h) / 2);
+    b->x = ui_max(0, (a->W - b->w) / 2);
+    b->y = ui_max(0, (a->H - b->h) / 2);
 }
 
 static void help_draw(const struct app *a, const void *st)
@@ -184,7 +181,7 @@ static void help_draw(const struct app *a, const void *st)
         b.f.b[i].x += b.x + 2;
         b.f.b[i].lx += b.x + 2;
     }
-    int max = max_i(0, b.f.rows - b.rows), scroll = min_i(hs->scroll, max);
+    int max = ui_max(0, b.f.rows - b.rows), scroll = ui_min(hs->scroll, max);
     frame(a, b.y, b.x, b.w, b.h);
     text_puts(a, b.y, b.x + 2, b.w - 4, ui_str(a, max ? UIS_HELP_TITLE_MORE : UIS_HELP_TITLE),
               theme_attr(a, UIC_KEY));
@@ -204,12 +201,12 @@ static enum ui_result help_key(struct app *a, void *st, const struct ui_key *k)
     struct help *hs = st;
     struct help_box b;
     help_box(a, &b);
-    int max = max_i(0, b.f.rows - b.rows), page = max_i(1, b.rows - 1);
+    int max = ui_max(0, b.f.rows - b.rows), page = ui_max(1, b.rows - 1);
     switch (k->action) {
-    case ACT_DOWN: hs->scroll = min_i(hs->scroll + 1, max); break;
-    case ACT_UP: hs->scroll = max_i(hs->scroll - 1, 0); break;
-    case ACT_PGDN: hs->scroll = min_i(hs->scroll + page, max); break;
-    case ACT_PGUP: hs->scroll = max_i(hs->scroll - page, 0); break;
+    case ACT_DOWN: hs->scroll = ui_min(hs->scroll + 1, max); break;
+    case ACT_UP: hs->scroll = ui_max(hs->scroll - 1, 0); break;
+    case ACT_PGDN: hs->scroll = ui_min(hs->scroll + page, max); break;
+    case ACT_PGUP: hs->scroll = ui_max(hs->scroll - page, 0); break;
     default: ui_pop(a); break;   /* any other key closes the box */
     }
     return UI_HANDLED;

@@ -6,7 +6,6 @@
  * says why not; o asks for another file (kview_prompt.c). This file: the text shown and the
  * result measured on it, the runs, watching, the keys and the screen; drawing is in
  * kview_draw.c. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,24 +35,6 @@ static int stat_same(const struct kv_stat *x, const struct kv_stat *y)
 {
     return x->ok == y->ok && x->mtime_ns == y->mtime_ns && x->size == y->size &&
            x->ino == y->ino;
-}
-
-/* line `line` (1-based) of text: its start and length without the newline; 0 when none */
-static int line_at(const char *text, size_t len, int line, const char **at, int *n)
-{
-    const char *p = text, *end = text + len;
-    for (int l = 1; p < end; l++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (l == line) {
-            *at = p;
-            *n = (int)(e - p) - (e > p && e[-1] == '\r');
-            return 1;
-        }
-        p = e + 1;
-    }
-    return 0;
 }
 
 static int count_lines(const char *text, size_t len)
@@ -100,7 +81,7 @@ static void build_rows(struct kview *k)
     k->rows = calloc((size_t)(k->nsrc + extra + 1), sizeof *k->rows);
     if (!k->rows) {
         k->nsrc = 0;
-        bl_fmt(k->problem, sizeof k->problem, "out of memory");
+        bl_fail(&k->problem, -1, BL_NOWHERE, UI_OUT_OF_MEMORY);
         return;
     }
     k->nrows = k->nsrc;
@@ -143,7 +124,7 @@ static void build_rows(struct kview *k)
                 k->other[l->file] = files_read(path, GPU_KERNEL_MAX_SOURCE, &n, NULL);
             }
             if (k->other[l->file])
-                line_at(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
+                ui_source_line(k->other[l->file], strlen(k->other[l->file]), l->line, &w->text,
                         &w->tlen);
         }
     }
@@ -174,7 +155,7 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
     }
     build_rows(k);
     kv_predict(k);                          /* the model's figures for the same text */
-    k->cur = kv_min(k->cur, kv_max(0, k->nrows - 1));
+    k->cur = ui_min(k->cur, ui_max(0, k->nrows - 1));
     if (!k->has_res)
         return;
     /* a compile error: the cursor on its line; a first result: on the worst line */
@@ -197,17 +178,6 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
 
 /* ---------------------------------------------------------------- running */
 
-static void set_problem(struct kview *k, int line, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_problem(struct kview *k, int line, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(k->problem, sizeof k->problem, fmt, ap);
-    va_end(ap);
-    k->problem_line = line;
-}
-
 /* the request for text src: its launch comment, then the options given */
 static int build_request(struct app *a, struct kview *k, struct gpu_kernel_request *rq,
                          const char *src, size_t len)
@@ -217,12 +187,15 @@ static int build_request(struct app *a, struct kview *k, struct gpu_kernel_reque
     bl_fmt(rq->path, sizeof rq->path, "%s", k->file.path);
     rq->device = a->opt.device;
     if (gpu_kernel_file_options(rq, src, len, err, sizeof err)) {
-        set_problem(k, atoi(err), "%s:%s", k->file.path, err);
+        char text[UI_PATH_MAX + GPU_KERNEL_TEXT];
+        bl_fmt(text, sizeof text, "%s:%s", k->file.path, err);
+        k->problem_line = atoi(err);
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, text);
         return -1;
     }
     for (int i = 0; i < k->file.nopt; i++)
         if (gpu_kernel_option(rq, k->file.opt[i].opt, k->file.opt[i].val, err, sizeof err) != 1) {
-            set_problem(k, 0, "%s", err);
+            bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, err);
             return -1;
         }
     rq->server_idle = gpu_kernel_server_idle();
@@ -250,7 +223,7 @@ static void start_run(struct app *a, struct kview *k)
         app_msg(a, 0, "%s", ui_str(a, UIS_KV_AGAIN));
         return;
     }
-    k->problem[0] = 0;
+    bl_err_clear(&k->problem);
     k->problem_line = 0;
     file_stat(k->file.path, &k->seen);
     k->moved = k->seen;
@@ -258,7 +231,9 @@ static void start_run(struct app *a, struct kview *k)
     size_t len = 0;
     char *src = files_read(k->file.path, GPU_KERNEL_MAX_SOURCE, &len, &why);
     if (!src) {
-        set_problem(k, 0, "%s: %s", k->file.path, why.msg);
+        char text[UI_PATH_MAX + BL_ERR_TEXT];
+        bl_fmt(text, sizeof text, "%s: %s", k->file.path, why.msg);
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, text);
         return;
     }
     if (build_request(a, k, &k->job_req, src, len)) {
@@ -270,7 +245,7 @@ static void start_run(struct app *a, struct kview *k)
     struct bl_err e = {0};
     k->job = gpu_kernel_start(&k->job_req, src, len, &e);
     if (!k->job) {
-        set_problem(k, 0, "%s", e.msg);
+        k->problem = e;
         free(src);
         return;
     }
@@ -311,7 +286,7 @@ static void open_file(struct app *a, struct kview *k, const struct kv_open *o)
 static void move_cursor(const struct app *a, struct kview *k, int to)
 {
     k->why[0] = 0;
-    k->cur = kv_max(0, kv_min(to, k->nrows - 1));
+    k->cur = ui_max(0, ui_min(to, k->nrows - 1));
     k->top = kv_first_shown(k, kv_table_rows(a, k));
 }
 
@@ -350,7 +325,7 @@ static void open_grid(struct app *a, struct kview *k)
     if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
         char why[2 * PATTERN_MSG_MAX];
         bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), bl_err_text(&pc.err, ui_lang(a), why, sizeof why));
+               ui_str(a, UIS_COLON), ui_err(a, &pc.err, why, sizeof why));
         return;
     }
     /* the playground's text: declarations; the values it needs; the accesses */
@@ -388,7 +363,7 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
             open_file(a, k, &k->ask);
         return rc < 0 ? UI_IGNORED : UI_HANDLED;
     }
-    int page = kv_max(1, kv_table_rows(a, k) - 1);
+    int page = ui_max(1, kv_table_rows(a, k) - 1);
     switch (key->action) {
     case ACT_UP: move_cursor(a, k, k->cur - 1); break;
     case ACT_DOWN: move_cursor(a, k, k->cur + 1); break;
@@ -398,7 +373,7 @@ static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)
     case ACT_END: move_cursor(a, k, k->nrows - 1); break;
     case ACT_NEXT: next_marked(a, k, 1); break;
     case ACT_PREV: next_marked(a, k, -1); break;
-    case ACT_LEFT: k->hscroll = kv_max(0, k->hscroll - 8); break;
+    case ACT_LEFT: k->hscroll = ui_max(0, k->hscroll - 8); break;
     case ACT_RIGHT: k->hscroll += 8; break;
     case ACT_GO: open_grid(a, k); break;
     case ACT_RUN:
@@ -482,7 +457,7 @@ static int kv_enter(struct app *a, void *st)
     if (a->opt.kernel_file && !k->cli_taken) {   /* banklab FILE.cu [LAUNCH OPTIONS] */
         k->cli_taken = 1;
         bl_fmt(k->ask.path, sizeof k->ask.path, "%s", a->opt.kernel_file);
-        k->ask.nopt = kv_min(a->opt.kernel_nopts, KV_OPTS);
+        k->ask.nopt = ui_min(a->opt.kernel_nopts, KV_OPTS);
         for (int i = 0; i < k->ask.nopt; i++) {
             bl_fmt(k->ask.opt[i].opt, sizeof k->ask.opt[i].opt, "%s", a->opt.kernel_opt[i]);
             bl_fmt(k->ask.opt[i].val, sizeof k->ask.opt[i].val, "%s", a->opt.kernel_val[i]);

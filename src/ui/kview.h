@@ -60,8 +60,8 @@ struct kview {
     char *other[KV_FILES];
     struct kv_row *rows;
     int nrows, nsrc;          /* the first nsrc rows are the file's lines */
-    char problem[UI_MSG_MAX]; /* why it cannot run (unreadable file, bad option) */
-    int problem_line;
+    struct bl_err problem;    /* why it cannot run (unreadable file, bad option) */
+    int problem_line;         /* the line of the file it stands on, 0: none */
     char why[UI_MSG_MAX];     /* why the cursor's line has no grid (Enter), until it moves */
     struct kp_result pred;    /* the model's prediction of the text shown (kview_model.c) */
     int has_pred;
@@ -92,9 +92,6 @@ struct kview {
     struct kv_open ask;       /* what Enter asked to open (kv_prompt_key returned 1) */
 };
 
-static inline int kv_min(int x, int y) { return x < y ? x : y; }
-static inline int kv_max(int x, int y) { return x > y ? x : y; }
-
 /* kview_prompt.c: the file prompt (o, or z the first time): start it on the file shown (or
  * the examples' directory). kv_prompt_key: its keys (KS_KPROMPT): 1 when Enter asks to open
  * a file (the path and options checked, in k->ask, the prompt closed), 0 when the key was the
@@ -113,6 +110,8 @@ int kv_model_shown(const struct kview *k);
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex);
 void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t size);
 int kv_fix(struct app *a, struct kview *k);
+/* kv_cur_row: the cursor's row, NULL when there is none */
+const struct kv_row *kv_cur_row(const struct kview *k);
 
 /* kview_draw.c */
 void kv_draw(const struct app *a, const void *st);
@@ -120,8 +119,6 @@ void kv_draw(const struct app *a, const void *st);
 int kv_table_rows(const struct app *a, const struct kview *k);
 /* kv_first_shown: the first row shown, k->top moved as little as possible to show the cursor */
 int kv_first_shown(const struct kview *k, int height);
-/* kv_cur_row: the cursor's row, NULL when there is none */
-const struct kv_row *kv_cur_row(const struct kview *k);
 /* kv_fmt_dims: "32x32", "256", "8x8x4" */
 void kv_fmt_dims(const unsigned d[3], char *buf, size_t size);
 

@@ -36,11 +36,6 @@ struct kv_layout {
     enum ui_role info_role;
 };
 
-const struct kv_row *kv_cur_row(const struct kview *k)
-{
-    return k->nrows > 0 ? &k->rows[kv_min(k->cur, k->nrows - 1)] : NULL;
-}
-
 /* v in at most width columns: exact, else 3 significant digits with k, M or G */
 static const char *fmt_num(double v, int width, char *buf, size_t size)
 {
@@ -84,21 +79,6 @@ static void sass_of(const struct gpu_kernel_result *r, int li, char *buf, size_t
 
 /* what the line under the table says */
 static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
-                       enum ui_role *role);
-
-/* what the line under the table says, escaped: it quotes paths, the compiler and the file */
-static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
-                      enum ui_role *role)
-{
-    char raw[UI_MSG_MAX * 2], model[UI_MSG_MAX * 4];
-    info_words(a, k, raw, sizeof raw, role);
-    size_t o = strlen(bl_clean(buf, size, raw));
-    kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
-    if (model[0] && !k->problem[0] && !k->why[0])
-        bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
-}
-
-static void info_words(const struct app *a, const struct kview *k, char *buf, size_t size,
                        enum ui_role *role)
 {
     const struct kv_row *w = kv_cur_row(k);
@@ -109,15 +89,15 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
     if (k->prompting) {
         *role = UIC_DIM;
         bl_fmt(buf, size, "%s", ui_str(a, UIS_KV_INTRO));
-    } else if (k->problem[0]) {
+    } else if (bl_err_failed(&k->problem)) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", k->problem);
+        bl_fmt(buf, size, "%s", ui_err(a, &k->problem, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
     } else if (k->why[0]) {
         *role = UIC_WARN;
         bl_fmt(buf, size, "%s", k->why);
     } else if (!k->has_res) {
         return;
-    } else if (r->err.status == GPU_KERNEL_ECOMPILE || (w && w->diag >= 0)) {
+    } else if ((w && w->diag >= 0) || (r->err.status == GPU_KERNEL_ECOMPILE && r->ndiags > 0)) {
         int di = w && w->diag >= 0 ? w->diag : 0, nerr = 0, at = 0;
         for (int i = 0; i < r->ndiags; i++)
             if (r->diags[i].error) {
@@ -125,12 +105,6 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
                 if (i <= di)
                     at = nerr;
             }
-        if (r->ndiags == 0) {
-            *role = UIC_WARN;
-            bl_fmt(buf, size, "%s", ui_msg(a, &r->err.why, r->err.msg, (char[UI_MSG_MAX]){0},
-                                           UI_MSG_MAX));
-            return;
-        }
         const struct gpu_kernel_diag *d = &r->diags[di];
         size_t o = d->col > 0 ? bl_fmt(buf, size, "%s:%d:%d: ", d->file, d->line, d->col)
                               : bl_fmt(buf, size, "%s:%d: ", d->file, d->line);
@@ -143,8 +117,7 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
         *role = d->error ? UIC_ERROR : UIC_WARN;
     } else if (r->err.status != GPU_KERNEL_OK) {
         *role = UIC_WARN;
-        bl_fmt(buf, size, "%s", ui_msg(a, &r->err.why, r->err.msg, (char[UI_MSG_MAX]){0},
-                                       UI_MSG_MAX));
+        bl_fmt(buf, size, "%s", ui_err(a, &r->err, (char[UI_MSG_MAX]){0}, UI_MSG_MAX));
     } else if (w && w->li >= 0) {
         const struct gpu_kernel_line *l = &r->lines[w->li];
         char label[GPU_KERNEL_TEXT + 16], sass[128];
@@ -177,13 +150,25 @@ static void info_words(const struct app *a, const struct kview *k, char *buf, si
     }
 }
 
+/* what the line under the table says, escaped: it quotes paths, the compiler and the file */
+static void info_text(const struct app *a, const struct kview *k, char *buf, size_t size,
+                      enum ui_role *role)
+{
+    char raw[UI_MSG_MAX * 2], model[UI_MSG_MAX * 4];
+    info_words(a, k, raw, sizeof raw, role);
+    size_t o = strlen(bl_clean(buf, size, raw));
+    kv_model_info(a, k, model, sizeof model);    /* cleaned there; its lines kept apart */
+    if (model[0] && !bl_err_failed(&k->problem) && !k->why[0])
+        bl_fmt(buf + o, size - o, "%s%s", o ? "\n" : "", model);
+}
+
 static void layout(const struct app *a, const struct kview *k, struct kv_layout *L)
 {
     memset(L, 0, sizeof *L);
     int digits = 1;
     for (int n = k->nsrc; n >= 10; n /= 10)
         digits++;
-    L->lw = kv_max(4, digits);
+    L->lw = ui_max(4, digits);
     int left = a->W - (1 + L->lw + 1 + KV_HEAT + 3);
     for (int c = 0; c < KC_COUNT; c++)
         if (left - (columns[c].width + 1) >= KV_MIN_SOURCE) {
@@ -194,10 +179,10 @@ static void layout(const struct app *a, const struct kview *k, struct kv_layout 
         }
     L->src_x = a->W - left;
     info_text(a, k, L->info, sizeof L->info, &L->info_role);
-    L->info_h = L->info[0] ? kv_min(kv_min(8, a->H - 9), text_count(L->info, a->W - 2)) : 0;
+    L->info_h = L->info[0] ? ui_min(ui_min(8, a->H - 9), text_count(L->info, a->W - 2)) : 0;
     L->table_y = 4;
     L->info_y = a->H - 2 - L->info_h;
-    L->table_h = kv_max(1, L->info_y - L->table_y);
+    L->table_h = ui_max(1, L->info_y - L->table_y);
 }
 
 int kv_table_rows(const struct app *a, const struct kview *k)
@@ -209,12 +194,7 @@ int kv_table_rows(const struct app *a, const struct kview *k)
 
 int kv_first_shown(const struct kview *k, int height)
 {
-    int top = k->top;
-    if (k->cur < top)
-        top = k->cur;
-    if (k->cur >= top + height)
-        top = k->cur - height + 1;
-    return kv_max(0, kv_min(top, k->nrows - height));
+    return ui_max(0, ui_min(ui_follow(k->top, k->cur, height), k->nrows - height));
 }
 
 /* ---------------------------------------------------------------- drawing */
@@ -222,7 +202,7 @@ int kv_first_shown(const struct kview *k, int height)
 static void put_right(const struct app *a, int y, int x, int width, const char *s, attr_t at)
 {
     int w = text_width(s);
-    text_puts(a, y, x + kv_max(0, width - w), width, s, at);
+    text_puts(a, y, x + ui_max(0, width - w), width, s, at);
 }
 
 /* a share of the excess in quarters of glyphs, or the mark of none */
@@ -233,7 +213,7 @@ static void draw_share(const struct app *a, int y, int x, double excess, double 
         return;
     }
     double share = excess / total;
-    int n = kv_max(1, kv_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
+    int n = ui_max(1, ui_min(KV_HEAT, (int)(share * KV_HEAT + 0.999)));
     attrset(theme_attr(a, share >= 0.5 ? UIC_WORST : UIC_CONFLICT));
     for (int i = 0; i < n; i++)
         mvaddstr(y, x + i, a->g->bar);
@@ -266,26 +246,13 @@ static void draw_heat(const struct app *a, const struct kview *k, const struct k
     }
 }
 
-/* a source line (or any text from outside): tabs to 8 columns, control characters and bytes
- * that are not UTF-8 escaped (bl_clean: a \r or an escape sequence in a file must not move the
- * cursor), from column hscroll; text_puts ends it in an ellipsis where it is cut */
+/* a source line (or any text from outside, ui_source_text) from column hscroll; text_puts
+ * ends it in an ellipsis where it is cut */
 static void draw_source(const struct app *a, int y, int x, int width, const char *s, int n,
                         int hscroll, attr_t at)
 {
-    char line[1024], clean[2048];
-    int o = 0, col = 0;
-    for (int i = 0; i < n && o < (int)sizeof line - 9; i++) {
-        if (s[i] == '\t') {
-            do
-                line[o++] = ' ';
-            while (++col % 8 && o < (int)sizeof line - 1);
-        } else {
-            line[o++] = s[i];
-            col++;
-        }
-    }
-    line[o] = 0;
-    bl_clean(clean, sizeof clean, line);
+    char clean[UI_SOURCE_TEXT];
+    ui_source_text(s, n, clean, sizeof clean);
     int skipped;
     size_t from = text_fit(clean, strlen(clean), hscroll, &skipped);
     text_puts(a, y, x, width, clean + from, at);
@@ -382,28 +349,31 @@ static void draw_row(const struct app *a, const struct kview *k, const struct kv
                     theme_attr(a, err ? UIC_ERROR : l ? UIC_NORMAL : UIC_NORMAL));
 }
 
-/* line 2 when nothing was measured: the model's totals, labelled */
-static void draw_model_summary(const struct app *a, const struct kview *k)
+/* line 2: the totals t (instructions, wavefronts, ideal, excess) after label, the ways when
+ * ways >= 0, and the count of lines (the string `lines`): exact figures where they fit, else
+ * three digits, else without the count */
+static void draw_totals(const struct app *a, enum ui_str label, const double t[4], double ways,
+                        enum ui_str lines, int nlines, attr_t at)
 {
+    static const enum ui_str names[4] = {UIS_KV_INST, UIS_KV_WAVEFRONTS, UIS_KV_IDEAL,
+                                         UIS_KV_EXCESS};
     const char *sep = a->g->sep;
-    char buf[UI_MSG_MAX * 2], n[4][32];
-    double t[4];
-    kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
-    for (int pass = 0; pass < 3; pass++) {     /* exact, three digits, without the count */
+    char buf[UI_MSG_MAX * 2], n[32];
+    for (int pass = 0; pass < 3; pass++) {
+        size_t o = bl_fmt(buf, sizeof buf, "%s:", ui_str(a, label));
         for (int i = 0; i < 4; i++)
-            fmt_num(t[i], pass == 0 ? 12 : 4, n[i], sizeof n[i]);
-        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s", ui_str(a,
-                          UIS_KV_MODEL_TOTAL), ui_str(a, UIS_KV_INST), n[0], sep,
-                          ui_str(a, UIS_KV_WAVEFRONTS), n[1], sep, ui_str(a, UIS_KV_IDEAL), n[2],
-                          sep, ui_str(a, UIS_KV_EXCESS), n[3]);
+            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %s", i ? sep : " ", ui_str(a, names[i]),
+                        fmt_num(t[i], pass == 0 ? 12 : 4, n, sizeof n));
+        if (ways >= 0)
+            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %.2f", sep, ui_str(a, UIS_KV_WAYS), ways);
         if (pass < 2) {
             o += bl_fmt(buf + o, sizeof buf - o, "%s", sep);
-            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_MODEL_LINES), k->pred.npredicted);
+            bl_fmt(buf + o, sizeof buf - o, ui_str(a, lines), nlines);
         }
         if (text_width(buf) <= a->W - 2)
             break;
     }
-    put_line(a, 2, buf, theme_attr(a, UIC_DIM) | A_BOLD);
+    put_line(a, 2, buf, at);
 }
 
 /* the launch (or the file) on line 1, the totals on line 2 */
@@ -411,8 +381,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
 {
     const struct gpu_kernel_result *r = &k->res;
     const char *sep = a->g->sep;
-    char buf[UI_MSG_MAX * 2], g[32], b[32], n1[32], n2[32], n3[32], n4[32];
-    int W = a->W;
+    char buf[UI_MSG_MAX * 2], g[32], b[32];
     if (k->has_res && r->err.status == GPU_KERNEL_OK) {
         kv_fmt_dims(r->grid, g, sizeof g);
         kv_fmt_dims(r->block, b, sizeof b);
@@ -424,32 +393,20 @@ static void draw_summary(const struct app *a, const struct kview *k)
         bl_fmt(buf, sizeof buf, ui_str(a, UIS_KV_FILE_LINES), k->file.path, sep, k->nsrc);
     }
     put_line(a, 1, buf, A_NORMAL);
-    if (kv_model_shown(k)) {
-        draw_model_summary(a, k);
-        return;
+    double t[4];
+    if (kv_model_shown(k)) {                     /* nothing measured: the model's totals */
+        kv_model_total(k, &t[0], &t[1], &t[2], &t[3]);
+        draw_totals(a, UIS_KV_MODEL_TOTAL, t, -1, UIS_KV_MODEL_LINES, k->pred.npredicted,
+                    theme_attr(a, UIC_DIM) | A_BOLD);
+    } else if (k->has_res && r->err.status == GPU_KERNEL_OK) {
+        const struct gpu_kernel_totals *m = &r->totals;
+        t[0] = m->inst;
+        t[1] = m->wavefronts;
+        t[2] = m->ideal;
+        t[3] = m->excess;
+        draw_totals(a, UIS_KV_TOTAL, t, m->ideal > 0 ? m->wavefronts / m->ideal : 0,
+                    UIS_KV_LINES, r->nlines, A_BOLD);
     }
-    if (!k->has_res || r->err.status != GPU_KERNEL_OK)
-        return;
-    /* exact figures where they fit, else three digits, else without the count of lines */
-    for (int pass = 0; pass < 3; pass++) {
-        int width = pass == 0 ? 12 : 4;
-        const struct gpu_kernel_totals *t = &r->totals;
-        double ways = t->ideal > 0 ? t->wavefronts / t->ideal : 0;
-        fmt_num(t->inst, width, n1, sizeof n1);
-        fmt_num(t->wavefronts, width, n2, sizeof n2);
-        fmt_num(t->ideal, width, n3, sizeof n3);
-        fmt_num(t->excess, width, n4, sizeof n4);
-        size_t o = bl_fmt(buf, sizeof buf, "%s: %s %s%s%s %s%s%s %s%s%s %s%s%s %.2f%s",
-                          ui_str(a, UIS_KV_TOTAL), ui_str(a, UIS_KV_INST), n1, sep,
-                          ui_str(a, UIS_KV_WAVEFRONTS), n2, sep, ui_str(a, UIS_KV_IDEAL), n3, sep,
-                          ui_str(a, UIS_KV_EXCESS), n4, sep, ui_str(a, UIS_KV_WAYS), ways,
-                          pass < 2 ? sep : "");
-        if (pass < 2)
-            bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_LINES), r->nlines);
-        if (text_width(buf) <= W - 2)
-            break;
-    }
-    put_line(a, 2, buf, A_BOLD);
 }
 
 /* the line over the key bar: the prompt, the run in flight, or what is watched */
@@ -460,7 +417,7 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
     if (k->prompting) {
         const char *p = ui_str(a, UIS_KV_PROMPT);
         int px = 1 + text_puts(a, y, 1, a->W - 2, p, theme_attr(a, UIC_KEY));
-        int iw = a->W - px - 1, start = kv_max(0, k->icur - (iw - 1));
+        int iw = a->W - px - 1, start = ui_max(0, k->icur - (iw - 1));
         attrset(theme_attr(a, UIC_CODE));
         mvaddnstr(y, px, k->input + start, iw);
         attrset(theme_attr(a, UIC_CURSOR));
@@ -525,7 +482,7 @@ static void draw_examples(const struct app *a, const struct kview *k, int y, int
     put_line(a, y, buf, theme_attr(a, UIC_HEADER));
     int nw = 0;
     for (int i = 0; i < k->nex; i++)
-        nw = kv_max(nw, text_width(k->ex[i].name));
+        nw = ui_max(nw, text_width(k->ex[i].name));
     int rows = h - 1, first = k->exsel >= rows ? k->exsel - rows + 1 : 0;
     for (int i = 0; i < rows && first + i < k->nex; i++) {
         const struct kv_example *e = &k->ex[first + i];
@@ -547,9 +504,7 @@ void kv_draw(const struct app *a, const void *st)
     char name[UI_PATH_MAX];
     bl_clean(name, sizeof name, base ? base + 1 : k->file.path);
     bl_fmt(title, sizeof title, "%s%s%s", ui_str(a, UIS_KV_TITLE), k->file.path[0] ? " " : "", name);
-    char lang[16];
-    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
-    app_title(a, title, lang);
+    app_title(a, title, NULL);
     struct kv_layout L;
     layout(a, k, &L);
     if (k->prompting && k->nex > 0) {
@@ -560,7 +515,7 @@ void kv_draw(const struct app *a, const void *st)
         int top = kv_first_shown(k, L.table_h);
         for (int i = 0; i < L.table_h && top + i < k->nrows; i++)
             draw_row(a, k, &L, top + i, L.table_y + i);
-    } else if (k->problem[0] && !k->prompting) {
+    } else if (bl_err_failed(&k->problem) && !k->prompting) {
         put_line(a, 1, k->file.path, A_NORMAL);
     }
     if (L.info_h)

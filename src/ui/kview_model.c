@@ -13,10 +13,9 @@
 #include "../store/files.h"
 #include "kview.h"
 
-/* the cursor's row (as kv_cur_row, which the drawing has: this file is called by it) */
-static const struct kv_row *cursor_row(const struct kview *k)
+const struct kv_row *kv_cur_row(const struct kview *k)
 {
-    return k->nrows > 0 ? &k->rows[kv_min(k->cur, k->nrows - 1)] : NULL;
+    return k->nrows > 0 ? &k->rows[ui_min(k->cur, k->nrows - 1)] : NULL;
 }
 
 void kv_predict(struct kview *k)
@@ -65,7 +64,7 @@ void kv_model_total(const struct kview *k, double *inst, double *wf, double *ide
 
 void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t size)
 {
-    const struct kv_row *w = cursor_row(k);
+    const struct kv_row *w = kv_cur_row(k);
     const struct kp_line *l = kv_pred_line(k, w);
     int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;
     const char *sep = a->g->sep;
@@ -101,7 +100,7 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
 
 int kv_fix(struct app *a, struct kview *k)
 {
-    const struct kv_row *w = cursor_row(k);
+    const struct kv_row *w = kv_cur_row(k);
     const struct kp_line *l = kv_pred_line(k, w);
     if (!l || l->fix_kind == KP_FIX_NONE) {
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_FIX_NONE));
@@ -124,6 +123,7 @@ int kv_fix(struct app *a, struct kview *k)
              : files_create_new(path, text, len, &err);
     free(text);
     if (rc != 0) {
+        /* the store's own English line in either language (tui_kernel_model.sh reads it) */
         app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : err.msg));
         return 0;
     }

@@ -105,7 +105,7 @@ static void pick_example(struct kview *k, int dir)
     if (k->nex == 0)
         return;
     k->exsel = k->exsel < 0 ? (dir > 0 ? 0 : k->nex - 1)
-                            : kv_max(0, kv_min(k->nex - 1, k->exsel + dir));
+                            : ui_max(0, ui_min(k->nex - 1, k->exsel + dir));
     bl_fmt(k->input, sizeof k->input, "%s/%s", k->exdir, k->ex[k->exsel].name);
     k->ilen = k->icur = (int)strlen(k->input);
 }
@@ -169,7 +169,7 @@ static int prompt_submit(struct app *a, struct kview *k)
     size_t len;
     char *probe = files_read(w[0], GPU_KERNEL_MAX_SOURCE, &len, &why);
     if (!probe) {
-        app_msg(a, 1, "%s: %s", w[0], why.msg);
+        app_msg(a, 1, "%s: %s", w[0], ui_err(a, &why, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
         return 0;
     }
     free(probe);
@@ -239,13 +239,13 @@ static void prompt_complete(struct app *a, struct kview *k)
     bl_fmt(rest, sizeof rest, "%s", k->input + end);
     bl_fmt(k->input, sizeof k->input, "%s%s", done, rest);
     k->ilen = (int)strlen(k->input);
-    k->icur = kv_min((int)strlen(done), k->ilen);
+    k->icur = ui_min((int)strlen(done), k->ilen);
     if (n > 1) {                                 /* the choices, as many as the line takes */
-        qsort(names, (size_t)kv_min(n, 64), sizeof names[0], cmp_names);
+        qsort(names, (size_t)ui_min(n, 64), sizeof names[0], cmp_names);
         char list[UI_MSG_MAX];
         size_t lo = 0;
         list[0] = 0;
-        for (int i = 0; i < kv_min(n, 64) && lo + 2 < sizeof list; i++)
+        for (int i = 0; i < ui_min(n, 64) && lo + 2 < sizeof list; i++)
             lo += bl_fmt(list + lo, sizeof list - lo, "%s%s", i ? "  " : "", names[i]);
         char clean[UI_MSG_MAX];
         app_msg(a, 0, "%s", bl_clean(clean, sizeof clean, list));
@@ -254,32 +254,9 @@ static void prompt_complete(struct app *a, struct kview *k)
 
 int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key)
 {
+    if (ui_line_key(k->input, (int)sizeof k->input, &k->ilen, &k->icur, key) != -1)
+        return 0;
     switch (key->action) {
-    case ACT_INSERT:
-        if (k->ilen + 1 < (int)sizeof k->input) {
-            memmove(k->input + k->icur + 1, k->input + k->icur, (size_t)(k->ilen - k->icur + 1));
-            k->input[k->icur++] = (char)key->key;
-            k->ilen++;
-        }
-        break;
-    case ACT_LEFT: if (k->icur > 0) k->icur--; break;
-    case ACT_RIGHT: if (k->icur < k->ilen) k->icur++; break;
-    case ACT_HOME: k->icur = 0; break;
-    case ACT_END: k->icur = k->ilen; break;
-    case ACT_RUBOUT:
-        if (k->icur > 0) {
-            memmove(k->input + k->icur - 1, k->input + k->icur, (size_t)(k->ilen - k->icur + 1));
-            k->icur--;
-            k->ilen--;
-        }
-        break;
-    case ACT_DELETE:
-        if (k->icur < k->ilen) {
-            memmove(k->input + k->icur, k->input + k->icur + 1, (size_t)(k->ilen - k->icur));
-            k->ilen--;
-        }
-        break;
-    case ACT_CLEAR: k->input[0] = 0; k->ilen = k->icur = 0; break;
     case ACT_COMPLETE: prompt_complete(a, k); break;
     case ACT_UP: pick_example(k, -1); break;
     case ACT_DOWN: pick_example(k, 1); break;

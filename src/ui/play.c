@@ -75,15 +75,13 @@ static int param_stmt(const char *s, size_t n, char *name, size_t nsz, char *val
 /* one NAME=VALUE statement into env (block, warp and dynamic set the launch); 0, or -1 with
  * why */
 static int apply_setting(struct play *p, struct pattern_env *env, const char *name,
-                         const char *val, char *why, size_t wsz)
+                         const char *val, struct bl_err *why)
 {
     if (!strcmp(name, "block")) {
         unsigned bx = 1, by = 1, bz = 1;
         int k = sscanf(val, "%ux%ux%u", &bx, &by, &bz);
-        if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024) {
-            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_BLOCK));
-            return -1;
-        }
+        if (k < 1 || bx == 0 || by == 0 || bz == 0 || (unsigned long long)bx * by * bz > 1024)
+            return bl_fail(why, -1, BL_NOWHERE, UI_SETTING_BLOCK);
         env->block[0] = bx;
         env->block[1] = k > 1 ? by : 1;
         env->block[2] = k > 2 ? bz : 1;
@@ -92,39 +90,29 @@ static int apply_setting(struct play *p, struct pattern_env *env, const char *na
     char *end = NULL;
     errno = 0;
     long long v = strchr(val, 'x') ? 0 : strtoll(val, &end, 10);
-    if (!end || *end || errno) {  /* no silent clamping: 4294967297 is not 1 */
-        snprintf(why, wsz, "%s", ui_str(p->app, strchr(val, 'x') ? UIS_PLAY_WHY_NUMBER
-                                                                  : UIS_PLAY_WHY_RANGE));
-        return -1;
-    }
+    if (!end || *end || errno)    /* no silent clamping: 4294967297 is not 1 */
+        return bl_fail(why, -1, BL_NOWHERE, strchr(val, 'x') ? UI_SETTING_NUMBER
+                                                             : UI_SETTING_RANGE);
     if (!strcmp(name, "warp")) {
-        if (v < 0 || v > 31) {
-            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_WARP));
-            return -1;
-        }
+        if (v < 0 || v > 31)
+            return bl_fail(why, -1, BL_NOWHERE, UI_SETTING_WARP);
         p->sc.warp = (unsigned)v;
         p->text_warp = 1;
         return 0;
     }
     if (!strcmp(name, "dynamic")) {
-        if (v < 0) {
-            snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_DYNAMIC));
-            return -1;
-        }
+        if (v < 0)
+            return bl_fail(why, -1, BL_NOWHERE, UI_SETTING_DYNAMIC);
         env->dyn_bytes = (unsigned long long)v;
         return 0;
     }
     int known = 0;
     for (int k = 0; k < env->nparams; k++)
         known |= !strcmp(env->param[k].name, name);
-    if (!known && env->nparams >= PATTERN_MAX_PARAMS) {
-        snprintf(why, wsz, ui_str(p->app, UIS_PLAY_WHY_PARAMS), PATTERN_MAX_PARAMS);
-        return -1;
-    }
-    if (pattern_env_set(env, name, v) != 0) {
-        snprintf(why, wsz, "%s", ui_str(p->app, UIS_PLAY_WHY_NAME));
-        return -1;
-    }
+    if (!known && env->nparams >= PATTERN_MAX_PARAMS)
+        return bl_fail(why, -1, BL_NOWHERE, UI_SETTING_PARAMS, PATTERN_MAX_PARAMS);
+    if (pattern_env_set(env, name, v) != 0)
+        return bl_fail(why, -1, BL_NOWHERE, UI_SETTING_NAME);
     return 0;
 }
 
@@ -143,9 +131,10 @@ static void split_settings(struct play *p, struct pattern_env *env, char *errbuf
             j++;
         char name[PATTERN_NAME_MAX], val[32];
         if (param_stmt(t + i, j - i, name, sizeof name, val, sizeof val)) {
-            char why[64];
-            if (apply_setting(p, env, name, val, why, sizeof why) != 0 && !errbuf[0])
-                snprintf(errbuf, esz, ui_str(p->app, UIS_PLAY_BAD_SETTING), name, val, why);
+            struct bl_err why = {0};
+            if (apply_setting(p, env, name, val, &why) != 0 && !errbuf[0])
+                snprintf(errbuf, esz, ui_str(p->app, UIS_PLAY_BAD_SETTING), name, val,
+                         ui_err(p->app, &why, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
             int k = snprintf(p->params + params_o, sizeof p->params - params_o, "%s%s=%s",
                              params_o ? " " : "", name, val);
             if (k > 0 && params_o + (size_t)k < sizeof p->params)
@@ -400,9 +389,7 @@ static void draw_grid(const struct app *a, const struct play *p, int y)
 static void play_draw(const struct app *a, const void *st)
 {
     const struct play *p = st;
-    char lang[16];
-    bl_fmt(lang, sizeof lang, "%s ", ui_str(a, UIS_LANG_SHOWN));
-    app_title(a, ui_str(a, UIS_PLAY_TITLE), lang);
+    app_title(a, ui_str(a, UIS_PLAY_TITLE), NULL);
     int y = 1;
     y += text_draw(a, y, 1, a->W - 2, 2, ui_str(a, UIS_PLAY_INTRO), 0, theme_attr(a, UIC_DIM));
     int start = draw_input(a, p, y);
@@ -453,48 +440,19 @@ static void save(struct app *a, struct play *p)
     app_msg(a, 0, "%s", ui_str(a, UIS_MSG_SAVED));
 }
 
-/* a printable key is always text here: with a full line it must not fall through to the
- * tutorial's keys (s would open the sweep, q would quit) */
-static void insert(struct app *a, struct play *p, int ch)
-{
-    if (p->len + 1 >= (int)sizeof p->text) {
-        app_msg(a, 1, "%s", ui_str(a, UIS_MSG_TOO_LONG));
-        return;
-    }
-    memmove(p->text + p->cursor + 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
-    p->text[p->cursor++] = (char)ch;
-    p->len++;
-    play_eval(a, p);
-}
-
 static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
 {
     struct play *p = st;
-    switch (k->action) {
-    case ACT_LEFT: if (p->cursor > 0) p->cursor--; return UI_HANDLED;
-    case ACT_RIGHT: if (p->cursor < p->len) p->cursor++; return UI_HANDLED;
-    case ACT_HOME: p->cursor = 0; return UI_HANDLED;
-    case ACT_END: p->cursor = p->len; return UI_HANDLED;
-    case ACT_RUBOUT:
-        if (p->cursor > 0) {
-            memmove(p->text + p->cursor - 1, p->text + p->cursor, (size_t)(p->len - p->cursor + 1));
-            p->cursor--;
-            p->len--;
-            play_eval(a, p);
-        }
-        return UI_HANDLED;
-    case ACT_DELETE:
-        if (p->cursor < p->len) {
-            memmove(p->text + p->cursor, p->text + p->cursor + 1, (size_t)(p->len - p->cursor));
-            p->len--;
-            play_eval(a, p);
-        }
-        return UI_HANDLED;
-    case ACT_CLEAR:
-        p->text[0] = 0;
-        p->len = p->cursor = 0;
+    /* a printable key is always text here: with a full line it must not fall through to the
+     * tutorial's keys (s would open the sweep, q would quit) */
+    int edit = ui_line_key(p->text, (int)sizeof p->text, &p->len, &p->cursor, k);
+    if (edit == 1)
         play_eval(a, p);
+    else if (edit == -2)
+        app_msg(a, 1, "%s", ui_str(a, UIS_MSG_TOO_LONG));
+    if (edit != -1)
         return UI_HANDLED;
+    switch (k->action) {
     case ACT_UP: history(a, p, -1); return UI_HANDLED;
     case ACT_DOWN: history(a, p, 1); return UI_HANDLED;
     case ACT_ACCESS:
@@ -518,7 +476,6 @@ static enum ui_result play_key(struct app *a, void *st, const struct ui_key *k)
         else
             app_msg(a, 1, "%s", ui_str(a, UIS_MSG_FIX_FIRST));
         return UI_HANDLED;
-    case ACT_INSERT: insert(a, p, k->key); return UI_HANDLED;
     default:
         return UI_IGNORED;    /* Esc (back) and F1 (help) are the loop's */
     }

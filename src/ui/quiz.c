@@ -15,23 +15,21 @@ void quiz_load(struct quiz *q, const struct app *a, const struct lesson *l,
     q->choice = -1;
     if (!st || !st->quiz)
         return;
-    for (int i = 0; i < a->prog.nquiz; i++) {
-        const struct progress_quiz *p = &a->prog.quiz[i];
-        if (strcmp(p->lesson_id, l->id) || strcmp(p->step_id, st->id) || p->attempts <= 0)
-            continue;
-        if (!strcmp(p->given, QUIZ_REVEALED)) {   /* seen without an answer: no verdict */
-            q->revealed = 1;
-            continue;
-        }
-        q->answered = 1;
-        q->correct = p->correct;
-        q->first_right = p->first_correct;
-        if (st->quiz->kind == QUIZ_CHOICE) {      /* mark the choice given then */
-            q->choice = atoi(p->given) - 1;
-        } else {                                  /* and show the number given then */
-            snprintf(q->input, sizeof q->input, "%s", p->given);
-            q->submitted = 1;
-        }
+    const struct progress_quiz *p = app_record(a, l, st, 0);
+    if (!p || p->attempts <= 0)
+        return;
+    if (!strcmp(p->given, QUIZ_REVEALED)) {   /* seen without an answer: no verdict */
+        q->revealed = 1;
+        return;
+    }
+    q->answered = 1;
+    q->correct = p->correct;
+    q->first_right = p->first_correct;
+    if (st->quiz->kind == QUIZ_CHOICE) {      /* mark the choice given then */
+        q->choice = atoi(p->given) - 1;
+    } else {                                  /* and show the number given then */
+        snprintf(q->input, sizeof q->input, "%s", p->given);
+        q->submitted = 1;
     }
 }
 
@@ -60,10 +58,8 @@ static void record(struct app *a, struct quiz *q, const struct lesson *l,
     progress_record_quiz(&a->prog, l->id, st->id, correct, given);
     q->answered = 1;
     q->correct = correct;
-    q->first_right = 0;
-    for (int i = 0; i < a->prog.nquiz; i++)   /* the grade is the progress's, not this visit's */
-        if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
-            q->first_right = a->prog.quiz[i].first_correct;
+    const struct progress_quiz *p = app_record(a, l, st, 0);
+    q->first_right = p && p->first_correct;   /* the grade is the progress's, not this visit's */
     app_save_soon(a);
 }
 

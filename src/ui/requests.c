@@ -217,17 +217,23 @@ static void route(struct req_hub *h, const struct gpu_result *r)
     }
 }
 
+/* the opener's runner, once its thread has ended: the hub owns it from now on */
+static void take_opened(struct req_hub *h)
+{
+    struct opener *o = h->opener;
+    pthread_join(o->thread, NULL);
+    h->gpu = o->gpu;
+    h->info = o->info;
+    h->own = 1;
+    h->opener = NULL;
+    free(o);
+}
+
 int req_hub_poll(struct req_hub *h)
 {
     int changed = 0;
-    struct opener *o = h->opener;
-    if (o && atomic_load(&o->done)) {
-        pthread_join(o->thread, NULL);
-        h->gpu = o->gpu;
-        h->info = o->info;
-        h->own = 1;
-        h->opener = NULL;
-        free(o);
+    if (h->opener && atomic_load(&((struct opener *)h->opener)->done)) {
+        take_opened(h);
         changed = 1;
     }
     if (!h->gpu || h->opener)
@@ -256,14 +262,8 @@ const struct gpu_progress *req_hub_progress(const struct req_hub *h)
 
 void req_hub_done(struct req_hub *h)
 {
-    struct opener *o = h->opener;
-    if (o) {             /* quit while CUDA was starting: wait for it, then close */
-        pthread_join(o->thread, NULL);
-        h->gpu = o->gpu;
-        h->own = 1;
-        free(o);
-        h->opener = NULL;
-    }
+    if (h->opener)       /* quit while CUDA was starting: wait for it, then close */
+        take_opened(h);
     if (h->own)
         gpu_close(h->gpu);
     h->gpu = NULL;

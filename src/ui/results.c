@@ -117,8 +117,8 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
             form(it, ui_str(a, UIS_SRC_TIMING), d[f],
                  g->counters_note[0] ? ui_msg(a, NULL, g->counters_note, (char[GPU_TEXT_MAX]){0},
                                               GPU_TEXT_MAX)
-                                     : ui_msg(a, &info->counters_err.why, info->counters_err.msg,
-                                              (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX));
+                                     : ui_err(a, &info->counters_err, (char[GPU_TEXT_MAX]){0},
+                                              GPU_TEXT_MAX));
         else if (g && g->err.status == GPU_OK && !g->has_counters)
             form(it, ui_str(a, UIS_SRC_TIMING_SHORT), d[f]);
         else
@@ -227,7 +227,7 @@ static void measured_panel(const struct app *a, const struct ui_scene *s, int w,
         form(&it[0], "-");
     } else if (g->err.status != GPU_OK) {
         char why[GPU_TEXT_MAX];
-        form(&it[0], "- (%s)", g->err.msg[0] ? ui_msg(a, &g->err.why, g->err.msg, why, sizeof why)
+        form(&it[0], "- (%s)", g->err.msg[0] ? ui_err(a, &g->err, why, sizeof why)
                                            : ui_str(a, UIS_NO_RESULT));
         it[0].dim = 1;
     } else {
@@ -315,7 +315,7 @@ int results_draw(const struct app *a, int y, int x, int w, int h, const struct u
     if (!req_hub_ready(&a->hub)) {
         char why[GPU_TEXT_MAX];
         snprintf(buf, sizeof buf, "%s%s%s", ui_str(a, UIS_NO_GPU), ui_str(a, UIS_COLON),
-                 info->err.msg[0] ? ui_msg(a, &info->err.why, info->err.msg, why, sizeof why)
+                 info->err.msg[0] ? ui_err(a, &info->err, why, sizeof why)
                                  : ui_str(a, UIS_NO_RUNNER));
         text_puts(a, y + 1, x, w, buf, theme_attr(a, UIC_DIM));
         return 2;

@@ -20,12 +20,13 @@ const struct lesson_step *app_step(const struct app *a)
     return &l->steps[a->si];
 }
 
-static const struct progress_quiz *record_of(const struct app *a, const char *lesson_id,
-                                             const char *step_id)
+const struct progress_quiz *app_record(const struct app *a, const struct lesson *l,
+                                       const struct lesson_step *st, int task)
 {
+    char lid[PROGRESS_ID_MAX];
+    snprintf(lid, sizeof lid, "%s%s", task ? REPORT_TASK_PREFIX : "", l->id);
     for (int i = 0; i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, lesson_id) &&
-            !strcmp(a->prog.quiz[i].step_id, step_id))
+        if (!strcmp(a->prog.quiz[i].lesson_id, lid) && !strcmp(a->prog.quiz[i].step_id, st->id))
             return &a->prog.quiz[i];
     return NULL;
 }
@@ -36,12 +37,9 @@ int app_step_state(const struct app *a, int li, int si)
     const struct lesson_step *st = &l->steps[si];
     if (!st->quiz && !st->task)
         return -1;
-    const struct progress_quiz *q = record_of(a, l->id, st->id);
-    if (st->task && !(q && q->correct)) {   /* a task met in `banklab lab` counts too */
-        char lid[PROGRESS_ID_MAX];
-        snprintf(lid, sizeof lid, REPORT_TASK_PREFIX "%s", l->id);
-        q = record_of(a, lid, st->id);
-    }
+    const struct progress_quiz *q = app_record(a, l, st, 0);
+    if (st->task && !(q && q->correct))     /* a task met in `banklab lab` counts too */
+        q = app_record(a, l, st, 1);
     if (!q || !q->correct)
         return 0;
     return q->first_correct ? 2 : 1;
@@ -76,20 +74,21 @@ const char *app_export_dir(void)
     return d && *d ? d : ".";
 }
 
-int app_save(struct app *a, char *err, size_t errsz)
+int app_save(struct app *a, struct bl_err *err)
 {
     if (!a->have_prog_path)
         return 1;
     const struct lesson_step *st = app_step(a);
     if (st)
         progress_set_position(&a->prog, a->set.lessons[a->li].id, st->id);
+    char text[UI_MSG_MAX];
     struct bl_err e = {0};
-    if (progress_save(a->prog_path, &a->prog, &e) != 0) {
-        bl_fmt(err, errsz, "%s", e.msg);
-        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), err);
-        return -1;
-    }
-    return 0;
+    if (progress_save(a->prog_path, &a->prog, &e) == 0)
+        return 0;
+    app_msg(a, 1, ui_str(a, UIS_MSG_NOT_SAVED), ui_err(a, &e, text, sizeof text));
+    if (err)
+        *err = e;
+    return -1;
 }
 
 void app_say_saved(struct app *a, int saved)
@@ -155,7 +154,8 @@ void app_export_svg(struct app *a, const struct ui_scene *s, const char *name)
     struct svg_job job = {&s->res, s->acc.width, s->acc.op, &o};
     struct bl_err err = {0};
     if (files_write_atomic(path, 0644, svg_emit, &job, &err) != 0)
-        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path, err.msg);
+        app_msg(a, 1, ui_str(a, UIS_MSG_NOT_WRITTEN), path,
+                ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
     else
         app_msg(a, 0, ui_str(a, UIS_MSG_GRID_WRITTEN), path);
 }
@@ -173,7 +173,8 @@ void app_export_report(struct app *a)
     };
     if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,
                          a->lang, &meta, written, sizeof written, &err) != 0) {
-        app_msg(a, 1, ui_str(a, UIS_MSG_REPORT_FAILED), err.msg);
+        app_msg(a, 1, ui_str(a, UIS_MSG_REPORT_FAILED),
+                ui_err(a, &err, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT));
         return;
     }
     for (char *p = written; *p; p++)

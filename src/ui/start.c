@@ -37,6 +37,7 @@ void app_start_locale(struct app *a)
 void app_start_progress(struct app *a)
 {
     struct bl_err warn = {0};
+    int unread = 0;
     progress_init(&a->prog);
     /* Presenter mode starts clean: nothing read, nothing saved (unless --keep-progress). */
     int temporary = a->opt.present && !a->opt.keep_progress;
@@ -44,8 +45,8 @@ void app_start_progress(struct app *a)
         a->have_prog_path = 1;
         if (a->opt.reset)
             progress_reset(&a->prog);  /* saving forgets what was saved before now */
-        else if (progress_load(a->prog_path, &a->prog, &warn) != 0)
-            app_msg(a, 1, "%s", warn.msg[0] ? warn.msg : "progress could not be read; starting fresh");
+        else
+            unread = progress_load(a->prog_path, &a->prog, &warn) != 0;
     }
     /* language: --lang, then the saved choice, then the locale; English without UTF-8 */
     if (a->opt.lang == LANG_ZH || a->opt.lang == LANG_EN) {
@@ -54,11 +55,15 @@ void app_start_progress(struct app *a)
         app_save_soon(a);
     } else if (lesson_lang_parse(a->prog.lang, &a->lang) != 0)
         a->lang = lesson_lang_from_env();
-    if (!a->utf8 && a->lang == LANG_ZH) {
+    int english = !a->utf8 && a->lang == LANG_ZH;
+    if (english)
         a->lang = LANG_EN;
-        if (!a->msg[0])
-            app_msg(a, 1, "the locale is not UTF-8: showing English with ASCII glyphs");
-    }
+    /* what could not be read, in the language just chosen */
+    if (unread)
+        app_msg(a, 1, "%s", warn.msg[0] ? ui_err(a, &warn, (char[BL_ERR_TEXT]){0}, BL_ERR_TEXT)
+                                        : "progress could not be read; starting fresh");
+    else if (english)
+        app_msg(a, 1, "the locale is not UTF-8: showing English with ASCII glyphs");
 }
 
 static void load_report(const struct lesson_error *e, void *ctx)

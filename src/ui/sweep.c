@@ -23,9 +23,6 @@ struct sweep {
     long long step;                       /* between two values (the parameter's, or more) */
 };
 
-static int min_i(int x, int y) { return x < y ? x : y; }
-static int max_i(int x, int y) { return x > y ? x : y; }
-
 static int sweep_param(const struct app *a)
 {
     const struct lesson_scene *ls = a->sc.ls;
@@ -144,12 +141,12 @@ static void value_labels(const struct app *a, const struct sweep *sw, int y, int
     int widest = 1;
     for (int c = 0; c < shown; c++) {
         int len = snprintf(buf, sizeof buf, "%lld", sw->value[column_value(c, shown, sw->n)]);
-        widest = max_i(widest, len);
+        widest = ui_max(widest, len);
     }
-    int every = max_i(1, (widest + 1 + colw - 1) / colw);
+    int every = ui_max(1, (widest + 1 + colw - 1) / colw);
     int last_len = snprintf(buf, sizeof buf, "%lld",
                             sw->value[column_value(shown - 1, shown, sw->n)]);
-    int last_x = min_i(x + (shown - 1) * colw, right - last_len);
+    int last_x = ui_min(x + (shown - 1) * colw, right - last_len);
     text_puts(a, y, last_x, last_len, buf, theme_attr(a, UIC_DIM));
     for (int c = 0; c + 1 < shown; c += every) {
         int cx = x + c * colw;
@@ -173,8 +170,8 @@ static void chart(const struct app *a, const struct sweep *sw, int y, int x, int
         maxv = 1;
     char buf[64];
     int axis = 7;
-    int colw = max_i(1, min_i(4, (w - axis) / (n > 0 ? n : 1)));
-    int shown = min_i(n, (w - axis) / colw);
+    int colw = ui_max(1, ui_min(4, (w - axis) / (n > 0 ? n : 1)));
+    int shown = ui_min(n, (w - axis) / colw);
     int cur = column_of(sweep_cur(a, sw), shown, n);
     text_puts(a, y, x, w, label, theme_attr(a, UIC_HEADER));
     int ch = h - 3;  /* label row, axis row, value row */
@@ -228,7 +225,7 @@ static void status_line(const struct app *a, const struct sweep *sw, char *buf, 
     else if (!req_hub_ready(&a->hub)) {
         char why[GPU_TEXT_MAX];
         snprintf(buf + o, size - o, "%s%s%s%s", a->g->sep, ui_str(a, UIS_NO_GPU),
-                 ui_str(a, UIS_COLON), ui_msg(a, &info->err.why, info->err.msg, why, sizeof why));
+                 ui_str(a, UIS_COLON), ui_err(a, &info->err, why, sizeof why));
     }
 }
 

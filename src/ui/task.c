@@ -8,18 +8,6 @@
 
 #include "../store/report.h"
 
-/* the progress entry of a task, as banklab lab names it ("lab:<lesson id>", step id) */
-static const struct progress_quiz *task_entry(const struct app *a, const char *lesson_id,
-                                              const char *step_id)
-{
-    char lid[PROGRESS_ID_MAX];
-    snprintf(lid, sizeof lid, "%s%s", REPORT_TASK_PREFIX, lesson_id);
-    for (int i = 0; i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, lid) && !strcmp(a->prog.quiz[i].step_id, step_id))
-            return &a->prog.quiz[i];
-    return NULL;
-}
-
 /* the points of every task in the lessons, and of those solved */
 static void totals(const struct app *a, int *score, int *max)
 {
@@ -31,7 +19,7 @@ static void totals(const struct app *a, int *score, int *max)
             if (!st->task)
                 continue;
             *max += st->task->points;
-            const struct progress_quiz *q = task_entry(a, l->id, st->id);
+            const struct progress_quiz *q = app_record(a, l, st, 1);
             if (q && q->correct)
                 *score += st->task->points;
         }
@@ -43,12 +31,12 @@ static void values_text(const struct ui_scene *s, char *buf, size_t size)
 {
     size_t o = 0;
     buf[0] = 0;
-    for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS && o < size; i++)
-        o += (size_t)snprintf(buf + o, size - o, "%s%s=%lld", i ? ", " : "",
-                              s->ls->params[i].name, s->value[i]);
-    if (s->ls->ntypes > 0 && o < size)
-        snprintf(buf + o, size - o, "%sT=%s", o ? ", " : "",
-                 s->ls->types[s->type_index % s->ls->ntypes]);
+    for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS; i++)
+        o += bl_fmt(buf + o, size - o, "%s%s=%lld", i ? ", " : "", s->ls->params[i].name,
+                    s->value[i]);
+    if (s->ls->ntypes > 0)
+        bl_fmt(buf + o, size - o, "%sT=%s", o ? ", " : "",
+               s->ls->types[s->type_index % s->ls->ntypes]);
 }
 
 /* the model's result for the task's access at the scene's warp (how banklab lab grades) */
@@ -81,7 +69,7 @@ void task_update(struct app *a, struct task_panel *tp, const struct lesson *l,
             if (&l->steps[j] == st)
                 tp->number = tp->count;
         }
-    const struct progress_quiz *q = task_entry(a, l->id, st->id);
+    const struct progress_quiz *q = app_record(a, l, st, 1);
     tp->solved = q && q->correct;
     tp->graded = grade(&a->sc, st->task, tp) == 0;
     tp->met = tp->graded && lesson_task_met(st->task, tp->wavefronts, tp->conflicts, tp->ways);
@@ -121,30 +109,26 @@ static void state_text(const struct app *a, const struct task_panel *tp,
              {UIS_CONFLICTS, t->max_conflicts, tp->conflicts},
              {UIS_WAYS, t->max_ways, tp->ways}};
     const char *le = a->g->utf8 ? "\u2264" : "<=";
-    size_t o = 0;
+    size_t o = bl_fmt(buf, size, "%s", ui_str(a, UIS_NEEDS));
     int k = 0;
-    o += (size_t)snprintf(buf, size, "%s", ui_str(a, UIS_NEEDS));
-    for (size_t i = 0; i < sizeof b / sizeof b[0] && o < size; i++)
+    for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
         if (b[i].bound >= 0)
-            o += (size_t)snprintf(buf + o, size - o, "%s%s %s %d", k++ ? ", " : "",
-                                  ui_str(a, b[i].name), le, b[i].bound);
+            o += bl_fmt(buf + o, size - o, "%s%s %s %d", k++ ? ", " : "", ui_str(a, b[i].name),
+                        le, b[i].bound);
     k = 0;
-    if (o < size && tp->graded) {
-        o += (size_t)snprintf(buf + o, size - o, "%s%s", a->g->sep, ui_str(a, UIS_NOW));
-        for (size_t i = 0; i < sizeof b / sizeof b[0] && o < size; i++)
+    if (tp->graded) {
+        o += bl_fmt(buf + o, size - o, "%s%s", a->g->sep, ui_str(a, UIS_NOW));
+        for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
             if (b[i].bound >= 0)
-                o += (size_t)snprintf(buf + o, size - o, "%s%d", k++ ? ", " : "", b[i].now);
+                o += bl_fmt(buf + o, size - o, "%s%d", k++ ? ", " : "", b[i].now);
     }
-    if (o < size)
-        o += (size_t)snprintf(buf + o, size - o, "%s%s %s", a->g->sep,
-                              tp->met ? a->g->right : a->g->wrong,
-                              ui_str(a, tp->met ? UIS_MET : UIS_NOT_MET));
-    if (o < size && !tp->met && tp->solved)
-        o += (size_t)snprintf(buf + o, size - o, "%s%s%s", ui_str(a, UIS_PAREN),
-                              ui_str(a, UIS_SOLVED_BEFORE), ui_str(a, UIS_PAREN_CLOSE));
-    if (o < size)
-        snprintf(buf + o, size - o, "%s%s %d / %d", a->g->sep, ui_str(a, UIS_SCORE), tp->score,
-                 tp->max);
+    o += bl_fmt(buf + o, size - o, "%s%s %s", a->g->sep, tp->met ? a->g->right : a->g->wrong,
+                ui_str(a, tp->met ? UIS_MET : UIS_NOT_MET));
+    if (!tp->met && tp->solved)
+        o += bl_fmt(buf + o, size - o, "%s%s%s", ui_str(a, UIS_PAREN),
+                    ui_str(a, UIS_SOLVED_BEFORE), ui_str(a, UIS_PAREN_CLOSE));
+    bl_fmt(buf + o, size - o, "%s%s %d / %d", a->g->sep, ui_str(a, UIS_SCORE), tp->score,
+           tp->max);
 }
 
 int task_lines(const struct app *a, const struct task_panel *tp, const struct lesson_step *st,

@@ -9,6 +9,7 @@
 #include <wchar.h>
 #include <wctype.h>
 
+#include "../base/utf8.h"
 #include "../base/wrap.h"
 #include "app.h"
 
@@ -212,4 +213,39 @@ void text_fill(int y, int x, int w, attr_t at)
     attrset(at);
     mvhline(y, x, ' ', w);
     attrset(A_NORMAL);
+}
+
+int ui_source_line(const char *text, size_t len, int line, const char **at, int *n)
+{
+    const char *p = text, *end = text + len;
+    for (int l = 1; p < end; l++) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        if (l == line) {
+            *at = p;
+            *n = (int)(e - p) - (e > p && e[-1] == '\r');
+            return 1;
+        }
+        p = e + 1;
+    }
+    return 0;
+}
+
+const char *ui_source_text(const char *s, int n, char *buf, size_t size)
+{
+    char line[1024];
+    int o = 0, col = 0;
+    for (int i = 0; i < n && o < (int)sizeof line - 9; i++) {
+        if (s[i] == '\t') {
+            do
+                line[o++] = ' ';
+            while (++col % 8 && o < (int)sizeof line - 1);
+        } else {
+            line[o++] = s[i];
+            col++;
+        }
+    }
+    line[o] = 0;
+    return bl_clean(buf, size, line);
 }

@@ -8,8 +8,6 @@
 
 #include "app.h"
 
-#include "../store/report.h"
-
 struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */
     int top;                  /* first entry shown */
@@ -55,12 +53,7 @@ static int toc_index(const struct app *a, int li, int si)
 /* the first entry shown: t->top, moved just enough to show the cursor in rows rows */
 static int toc_top(const struct toc *t, int rows)
 {
-    int top = t->top;
-    if (t->cursor < top)
-        top = t->cursor;
-    if (t->cursor >= top + rows)
-        top = t->cursor - rows + 1;
-    return top;
+    return ui_follow(t->top, t->cursor, rows);
 }
 
 static int toc_enter(struct app *a, void *st)
@@ -86,10 +79,7 @@ static const char *step_mark(const struct app *a, int li, int si)
         return " ";
     if (state > 0)
         return state == 2 ? a->g->right : a->g->late;
-    for (int i = 0; st->quiz && i < a->prog.nquiz; i++)
-        if (!strcmp(a->prog.quiz[i].lesson_id, l->id) && !strcmp(a->prog.quiz[i].step_id, st->id))
-            return a->g->wrong;
-    return a->g->todo;
+    return st->quiz && app_record(a, l, st, 0) ? a->g->wrong : a->g->todo;
 }
 
 /* one entry's line: a chapter with its steps done, or a step with the current-step mark and

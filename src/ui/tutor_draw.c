@@ -9,9 +9,6 @@
 
 #include "tutor.h"
 
-static int min_i(int x, int y) { return x < y ? x : y; }
-static int max_i(int x, int y) { return x > y ? x : y; }
-
 /* where the measurements come from, in words a learner reads: long ("replay: recorded on
  * H200") or short ("replay") */
 static void backend_words(const struct app *a, int shrt, char *buf, size_t size)
@@ -154,10 +151,10 @@ static void layout_present(const struct app *a, const struct tutor *t,
     int W = a->W, H = a->H;
     int hid = quiz_hidden(&t->quiz, st);
     char first[UI_MSG_MAX];
-    L->key = min_i(text_count(key_sentence(a, st, first, sizeof first), W - 4), 3);
+    L->key = ui_min(text_count(key_sentence(a, st, first, sizeof first), W - 4), 3);
     int y = 2 + L->key + 1;
     if (a->sc.ls) {
-        L->code = min_i(text_count(a->sc.shown, W - 4), 2);
+        L->code = ui_min(text_count(a->sc.shown, W - 4), 2);
         y += L->code + 1;
         if (hid) {
             y += 3;
@@ -167,17 +164,17 @@ static void layout_present(const struct app *a, const struct tutor *t,
             /* after an answer or a reveal the explanation gets its rows before the grid's
              * extra rows (the grid keeps its header, a row a pass and the footers) */
             int after = st->quiz && (t->quiz.answered || t->quiz.revealed);
-            int qh = (after ? L->flow.rows : st->quiz ? min_i(L->flow.rows, 8) : 0) + L->task;
+            int qh = (after ? L->flow.rows : st->quiz ? ui_min(L->flow.rows, 8) : 0) + L->task;
             if (after)
-                qh = max_i(0, min_i(qh, room - grid_rows_min(&a->sc)));
-            int gh = max_i(room - qh, min_i(grid_rows_min(&a->sc), room));
-            L->grid = min_i(grid_rows_wanted(a, &a->sc), gh);
+                qh = ui_max(0, ui_min(qh, room - grid_rows_min(&a->sc)));
+            int gh = ui_max(room - qh, ui_min(grid_rows_min(&a->sc), room));
+            L->grid = ui_min(grid_rows_wanted(a, &a->sc), gh);
             y += L->grid + 1 + L->results;
         } else {
             y += 1;
         }
     }
-    L->read = max_i(0, H - 1 - y - L->task);
+    L->read = ui_max(0, H - 1 - y - L->task);
 }
 
 /* rows of the normal layout: the scene's parts at their least, the reading area up to half
@@ -189,13 +186,13 @@ static void layout_normal(const struct app *a, const struct tutor *t,
     int hid = quiz_hidden(&t->quiz, st);
     int scene = a->sc.ls != NULL, grid_on = scene && !hid;
     int code_need = scene ? text_count(a->sc.shown, tw - 6) : 0;
-    L->code = min_i(code_need, 2);
-    L->task = min_i(task_lines(a, &t->task, st, tw), 3);   /* the goal and met / not met */
+    L->code = ui_min(code_need, 2);
+    L->task = ui_min(task_lines(a, &t->task, st, tw), 3);   /* the goal and met / not met */
     /* hidden: the line saying so */
     L->results = scene ? (hid ? 1 : results_rows(a, &a->sc, tw, 0)) : 0;
     L->insp = grid_on && t->insp.on ? 2 : 0;
     int grid_need = grid_on ? (a->sc.ok ? grid_rows_wanted(a, &a->sc) : 3) : 0;
-    int grid_min = grid_on ? (a->sc.ok ? min_i(grid_rows_min(&a->sc), grid_need) : 3) : 0;
+    int grid_min = grid_on ? (a->sc.ok ? ui_min(grid_rows_min(&a->sc), grid_need) : 3) : 0;
     int legend_need = grid_on && a->sc.ok ? 1 : 0;
     int rest = avail - (scene ? L->code + 1 : 0) - L->results - L->insp - L->task - grid_min;
     if (legend_need && rest - legend_need >= 5) {   /* the legend unless reading gets cramped */
@@ -204,18 +201,18 @@ static void layout_normal(const struct app *a, const struct tutor *t,
         legend_need = 0;
     }
     int need = L->flow.rows;
-    int floor = min_i(need, max_i(3, avail / 2));
-    int read = max_i(0, min_i(need, rest));
+    int floor = ui_min(need, ui_max(3, avail / 2));
+    int read = ui_max(0, ui_min(need, rest));
     int more = grid_need - grid_min + legend_need;   /* what the grid and legend would add */
     if (read > floor && rest - read < more)
-        read = max_i(floor, rest - more);
-    int left = max_i(0, rest - read);
+        read = ui_max(floor, rest - more);
+    int left = ui_max(0, rest - read);
     L->read = read;
-    L->legend += min_i(left, legend_need);
-    left -= min_i(left, legend_need);
-    L->grid = grid_min + min_i(left, grid_need - grid_min);
+    L->legend += ui_min(left, legend_need);
+    left -= ui_min(left, legend_need);
+    L->grid = grid_min + ui_min(left, grid_need - grid_min);
     left -= L->grid - grid_min;
-    L->code += min_i(left, code_need - L->code);
+    L->code += ui_min(left, code_need - L->code);
 }
 
 void tutor_layout(const struct app *a, const struct tutor *t, const struct lesson_step *st,
@@ -223,14 +220,14 @@ void tutor_layout(const struct app *a, const struct tutor *t, const struct lesso
 {
     L->key = L->code = L->grid = L->legend = L->insp = L->results = L->task = 0;
     if (a->opt.present) {
-        L->task = min_i(task_lines(a, &t->task, st, a->W - 4), 3);
+        L->task = ui_min(task_lines(a, &t->task, st, a->W - 4), 3);
         reading_flow(a, t, st, L, 2, a->W - 4);
         layout_present(a, t, st, L);
     } else {
         reading_flow(a, t, st, L, 1, a->W - 2);
         layout_normal(a, t, st, L);
     }
-    L->maxscroll = max_i(0, L->flow.rows - L->read);
+    L->maxscroll = ui_max(0, L->flow.rows - L->read);
 }
 
 /* --- presenter mode --------------------------------------------------------------------- */
@@ -279,7 +276,7 @@ static void draw_present(const struct app *a, const struct tutor *t, const struc
         y = present_scene(a, t, st, L, y);
     y += task_draw(a, &t->task, st, y, 2, W - 4, L->task);
     if (L->read > 0) {
-        int scroll = min_i(t->text_scroll, L->maxscroll);
+        int scroll = ui_min(t->text_scroll, L->maxscroll);
         flow_draw(a, &L->flow, y, L->read, scroll);
         flow_scrollbar(a, y, W - 1, L->read, scroll, L->flow.rows);
     }
@@ -373,7 +370,7 @@ void tutor_draw(const struct app *a, const void *state)
         draw_present(a, t, st, &L);
         return;
     }
-    int scroll = min_i(t->text_scroll, L.maxscroll);
+    int scroll = ui_min(t->text_scroll, L.maxscroll);
     flow_draw(a, &L.flow, 1, L.read, scroll);
     flow_scrollbar(a, 1, a->W - 1, L.read, scroll, L.flow.rows);
     if (a->sc.ls)

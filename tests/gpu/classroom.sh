@@ -261,7 +261,13 @@ for p in $PARTS; do
         part_end ;;
     kill)
         part kill 0
-        ( sleep 3; kill -9 "$spid" 2>/dev/null; echo "$(ms_now)" > "$pd/t_kill" ) &
+        # SIGKILL once a quarter of the class's answers are in (the learners mid-class; a fixed
+        # delay let a fast class finish first), at most 60 s after the start
+        ( want=$(( ${CLASS_N_KILL:-16} * STEPS / 4 )); i=0
+          while [ "$(cat "$pd"/l*.jsonl 2>/dev/null | wc -l)" -lt "$want" ] && [ $i -lt 1200 ]; do
+              sleep 0.05; i=$((i + 1))
+          done
+          kill -9 "$spid" 2>/dev/null; echo "$(ms_now)" > "$pd/t_kill" ) &
         kp=$!
         class "${CLASS_N_KILL:-16}"
         wait $kp

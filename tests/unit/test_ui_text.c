@@ -1,6 +1,7 @@
 /* test_ui_text.c: the tutorial's text measuring and wrapping (src/ui/text.c): display columns
  * by wcwidth (Chinese is two columns), breaks at spaces and between wide characters, never
- * inside a UTF-8 sequence, backticks zero-width, paragraphs. No terminal needed. (Lane lists:
+ * inside a UTF-8 sequence, backticks zero-width, paragraphs; a source line found and escaped
+ * for the screen; the one line editor (src/ui/input.c). No terminal needed. (Lane lists:
  * test_grid_text.c, src/render/grid_text.c formats them for the screen too.)
  */
 #include <locale.h>
@@ -171,10 +172,66 @@ static void test_wrap_punctuation_all_widths(void **state)
     }
 }
 
+/* the playground's and the file prompt's line: what each editing key does, a full line */
+static void test_line_edit(void **state)
+{
+    (void)state;
+    char t[6] = "";
+    int len = 0, cur = 0;
+    const char *typed = "abcd";
+    for (const char *c = typed; *c; c++) {
+        struct ui_key k = {*c, ACT_INSERT};
+        assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &k), 1);
+    }
+    assert_string_equal(t, "abcd");
+    struct ui_key left = {K_LEFT, ACT_LEFT}, home = {K_HOME, ACT_HOME}, end = {K_END, ACT_END};
+    struct ui_key rub = {K_BACKSPACE, ACT_RUBOUT}, del = {K_DELETE, ACT_DELETE};
+    struct ui_key x = {'x', ACT_INSERT}, y = {'y', ACT_INSERT}, clr = {K_CTRL_U, ACT_CLEAR};
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &left), 0);
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &rub), 1);   /* the c */
+    assert_string_equal(t, "abd");
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &x), 1);
+    assert_string_equal(t, "abxd");
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &y), 1);
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &x), -2);    /* full: 5 + NUL */
+    assert_string_equal(t, "abxyd");
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &home), 0);
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &rub), 0);   /* nothing before */
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &del), 1);
+    assert_string_equal(t, "bxyd");
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &end), 0);
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &del), 0);   /* nothing at */
+    assert_int_equal(cur, 4);
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &clr), 1);
+    assert_true(t[0] == 0 && len == 0 && cur == 0);
+    struct ui_key go = {K_ENTER, ACT_GO};
+    assert_int_equal(ui_line_key(t, (int)sizeof t, &len, &cur, &go), -1);   /* not an edit */
+}
+
+/* a source line: found by number (CRLF too), tabs to 8 columns, an escape sequence escaped */
+static void test_source_line(void **state)
+{
+    (void)state;
+    const char *text = "one\r\n\ttwo\n\x1b[2Jthree";
+    const char *at;
+    int n;
+    char buf[UI_SOURCE_TEXT];
+    assert_int_equal(ui_source_line(text, strlen(text), 1, &at, &n), 1);
+    assert_int_equal(n, 3);
+    assert_int_equal(ui_source_line(text, strlen(text), 2, &at, &n), 1);
+    assert_string_equal(ui_source_text(at, n, buf, sizeof buf), "        two");
+    assert_int_equal(ui_source_line(text, strlen(text), 3, &at, &n), 1);
+    assert_null(strchr(ui_source_text(at, n, buf, sizeof buf), '\x1b'));
+    assert_non_null(strstr(buf, "three"));
+    assert_int_equal(ui_source_line(text, strlen(text), 4, &at, &n), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_width),
+        cmocka_unit_test(test_line_edit),
+        cmocka_unit_test(test_source_line),
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_code),
         cmocka_unit_test(test_wrap_chinese),
