@@ -1,4 +1,4 @@
-/* fmt.c: the bounded formatter and the first-failure-wins helper (fmt.h). libc only: no
+/* fmt.c: the bounded formatter (fmt.h). libc only: no
  * banklab header but its own. */
 #include "fmt.h"
 
@@ -24,15 +24,4 @@ size_t bl_fmt(char *dst, size_t n, const char *fmt, ...)
     size_t k = bl_vfmt(dst, n, fmt, ap);
     va_end(ap);
     return k;
-}
-
-int bl_failmsg(char *msg, size_t n, const char *fmt, ...)
-{
-    if (!msg || n == 0 || msg[0])
-        return -1;
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(msg, n, fmt, ap);
-    va_end(ap);
-    return -1;
 }

@@ -146,7 +146,7 @@ static const struct option *exact(const struct cli_cmd *c, const char *s)
 
 /* The long option whose argument is s, when s is one of c's options that failed (optopt its
  * key; 0: getopt_long knew no such option), else NULL: a short option failed. */
-static const char *failed_long(const struct cli_cmd *c, const char *s)
+static const char *refused_long(const struct cli_cmd *c, const char *s)
 {
     const struct option *o = exact(c, s);
     return !strncmp(s, "--", 2) && (!optopt || (o && o->val == optopt)) ? s : NULL;
@@ -169,7 +169,7 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *re
         if (idx >= 0)  /* a long option's argument: before its value when that stood apart */
             elem = argv[optind - 1 - (val && val == argv[optind - 1])];
         else if (k == '?' || k == ':')
-            elem = failed_long(c, argv[optind - 1]);
+            elem = refused_long(c, argv[optind - 1]);
         if (elem) {
             const struct option *o = exact(c, elem);
             if (!o || k == '?')

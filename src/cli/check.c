@@ -26,7 +26,7 @@ struct check_run {
     int nids;
 };
 
-static void print_problem(const struct lesson_error *e, void *ctx)
+static void show_problem(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;  /* counted by check_one: past the cap problems are counted, not shown */
     /* names and values quoted from the file are escaped: a lesson cannot drive the terminal */
@@ -157,7 +157,7 @@ static void check_one(struct check_run *r, const char *path)
         return;
     }
     int np = 0;
-    struct lesson *l = lesson_load_partial(path, data, len, print_problem, r, &np);
+    struct lesson *l = lesson_load_partial(path, data, len, show_problem, r, &np);
     free(data);
     r->problems += np > 0 ? np : 0;
     if (!l)
@@ -171,16 +171,16 @@ static void check_one(struct check_run *r, const char *path)
         r->tasks += l->steps[i].task != NULL;
         r->figures += l->steps[i].nfigures;
     }
-    r->problems += lesson_check(l, print_problem, r);
+    r->problems += lesson_check(l, show_problem, r);
     if (r->rec)
-        r->problems += recording_check_figures(r->rec, l, print_problem, r);
+        r->problems += recording_check_figures(r->rec, l, show_problem, r);
     if (!l->id) {
         lesson_free(l);
         return;
     }
     for (int k = 0; k < r->nids; k++)
         if (!strcmp(r->ids[k].id, l->id)) {
-            struct lesson_problems P = {path, print_problem, r, 0, NULL, 0};
+            struct lesson_problems P = {path, show_problem, r, 0, NULL, 0};
             lesson_problem(&P, 0, "id", "\"%s\" is also the id of %s; lesson ids are unique",
                            l->id, r->ids[k].path);
             r->problems++;

@@ -115,7 +115,7 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
 }
 
 /* "banklab kernel: FILE: why" on stderr: the exit status of a prediction that failed. */
-static int kmodel_fail(const char *file, const struct bl_err *err)
+static int kmodel_refused(const char *file, const struct bl_err *err)
 {
     fprintf(stderr, "banklab kernel: %s: %s\n", file, err->msg);
     return EXIT_USAGE;
@@ -127,7 +127,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
     static struct kp_result r;
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
-        return kmodel_fail(file, &err);
+        return kmodel_refused(file, &err);
     if (json) {
         struct jw *w = jw_new(0);
         jw_str(w, "file", file);
@@ -155,7 +155,7 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     static struct kp_result r;
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
-        return kmodel_fail(file, &err);
+        return kmodel_refused(file, &err);
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;

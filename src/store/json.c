@@ -243,12 +243,17 @@ static int why_not_json(const char *s, size_t n, size_t e, struct lex *x, const 
     return bl_fail(err, -1, AT(k), JSON_UNEXPECTED, cb);
 }
 
+cJSON *json_parse(const char *text, size_t len, const char **end)
+{
+    return cJSON_ParseWithLengthOpts(text, len, end, 0);
+}
+
 int json_read(const char *text, size_t len, const char *whole, cJSON **root, struct bl_err *err)
 {
     const char *end = NULL;
     struct lex x = {.s = text, .n = len};
     size_t lit = 0;
-    *root = cJSON_ParseWithLengthOpts(text, len + 1, &end, 0);
+    *root = json_parse(text, len + 1, &end);
     size_t e = end && end >= text && end <= text + len ? (size_t)(end - text) : len;
     if (*root) {
         size_t after = e;

@@ -21,6 +21,11 @@
  * the byte offset + 1 of the problem (status -1; out of memory: status -2, nowhere). */
 int json_read(const char *text, size_t len, const char *whole, cJSON **root, struct bl_err *err);
 
+/* json_parse: cJSON's own parse of text (len bytes, a NUL counted when it ends it), the one
+ * call of cJSON's parser: json_read's, and that of the recordings and the progress file, whose
+ * readers place and word a syntax error themselves (at *end, where cJSON stopped). */
+cJSON *json_parse(const char *text, size_t len, const char **end);
+
 /* json_line_col: 1-based line and column of byte off in text (len bytes); columns count
  * characters (UTF-8 code points; a tab is one). */
 void json_line_col(const char *text, size_t len, size_t off, int *line, int *col);

@@ -297,7 +297,7 @@ int progress_read(const char *path, struct progress *p, struct bl_err *err)
         cJSON *root = NULL;
         if (json_too_many_values(data, len, PROGRESS_VALUES_MAX))
             bl_fail(&r, -1, BL_NOWHERE, PRG_TOO_MANY_VALUES, PROGRESS_VALUES_MAX);
-        else if (!(root = cJSON_ParseWithLengthOpts(data, len, &end, 0))) {
+        else if (!(root = json_parse(data, len, &end))) {
             size_t off = end && end >= data && end <= data + len ? (size_t)(end - data) : 0;
             int line, col;
             json_line_col(data, len, off, &line, &col);

@@ -475,7 +475,7 @@ static cJSON *parse(struct rd *d, const char *data, size_t len, int rec)
                 d->name, RECORDING_VALUES_MAX);
         return NULL;
     }
-    cJSON *root = cJSON_ParseWithLengthOpts(data, len, &end, 0);
+    cJSON *root = json_parse(data, len, &end);
     if (!root) {
         size_t pos = end && end >= data ? (size_t)(end - data) : 0;
         pos = pos > len ? len : pos;

@@ -17,12 +17,22 @@
 #      not the shell suites, whose .md names are files they make) cites a document that is
 #      not in the repository: a NAME.md that is neither a path from
 #      the root, nor beside the file, nor in docs/; or a path into ../shared (the project
-#      must build, test and run from its own files).
+#      must build, test and run from its own files);
+#   5. a second way to do what src has one way for (docs/architecture.md, "One way to do each
+#      thing"): a failing helper other than bl_fail (a function or macro of src whose name
+#      has "fail" in it, or one of the helpers issue 23 removed); a clock other than
+#      bl_now_ms (CLOCK_MONOTONIC read outside src/base/err.c); a JSON parser other than
+#      the store's one reader (cJSON_Parse outside ONE_JSON_READERS); options read without getopt_long
+#      (argv compared with strcmp in src/cli outside src/cli/args.c, and main.c's dispatch of
+#      the subcommand). A check of a foreign library's return code that ends in bl_fail is
+#      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other and a file citing a missing document must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
+# the one file that parses JSON (cJSON, through json_read): src/store
+ONE_JSON_READERS="src/store/json.c"
 MAX_FUNC=120
 # ROOM:the rooms it may call (docs/architecture.md). A room not named here is not checked;
 # calling it from one that is named fails until it is added.
@@ -113,6 +123,29 @@ rooms_nm() {
     return 0
 }
 
+# second_ways FILE...: "FILE:LINE: what" for each second way of doing a thing src does one way.
+CHECKS='CK|bl_cupti_fail|kcupti_fail'
+REMOVED_HELPERS='bl_failmsg|pat_fail|res_fail|kres_fail|kres_failm|cupti_fail|CUPTI_TRY|bl_cupti_why|kcupti_why|cupti_check|FAIL_AT|fail_at|PROBLEM|PROBLEM_OFF|code_problem|const_ctx_error|pat_not_pointer_error|FAIL|set_problem|print_problem|usage_error'
+second_ways() {
+    for f in "$@"; do
+        case $f in */base/err.c|*/base/err.h) continue ;; esac
+        awk -v f="$f" -v removed="^($REMOVED_HELPERS)$" -v checks="^($CHECKS)$" -v json="$ONE_JSON_READERS" '
+            function name_of(s) { sub(/\(.*/, "", s); n = split(s, w, /[ *]+/); return w[n] }
+            # a function defined at column 0 (its "{" on the next line) or a macro
+            /^[A-Za-z_].*\(/ && !/;[ \t]*$/ { sig = $0; sigline = NR; next_is_body = 1; next }
+            next_is_body && /^\{/ { nm = name_of(sig)
+                if ((nm ~ /fail/ && nm != "bl_fail" || nm ~ removed) && nm !~ checks) print f ":" sigline ": a failing helper " nm " (use bl_fail)" }
+            { next_is_body = 0 }
+            /^#[ \t]*define[ \t]+[A-Za-z_]+/ { split($0, d, /[ \t(]+/); nm = d[2]
+                if ((nm ~ /FAIL|fail/ || nm ~ removed) && nm !~ checks) print f ":" NR ": a failing macro " nm " (use bl_fail)" }
+            /clock_gettime\(CLOCK_MONOTONIC/ { print f ":" NR ": a clock of its own (use bl_now_ms)" }
+            /cJSON_Parse/ && index(" " json " ", " " f " ") == 0 { print f ":" NR ": a JSON parser outside the store reader (" json ")" }
+            f ~ /src\/cli\// && f !~ /src\/cli\/(args|main)\.c$/ && /strcmp\(argv\[/ { print f ":" NR ": options read by strcmp (use the getopt_long table, cli_parse)" }
+        ' "$f"
+    done
+    return 0
+}
+
 # missing_docs FILE...: "FILE: NAME" for each document FILE cites that the repository lacks
 # (report files banklab writes, banklab-report-*.md, are names of outputs, not citations).
 missing_docs() {
@@ -167,6 +200,16 @@ if command -v nm >/dev/null 2>&1 && command -v ar >/dev/null 2>&1 && command -v 
     grep -q "c.c" "$tmp/self/circles" && bad "self-check: c.c (calls a, called by none) is in no circle"
 fi
 
+printf 'int pat_fail(int x)\n{\n    return x;\n}\n#define CUDA_FAIL(x) x\nstatic double t(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return 0;\n}\nint bl_fail_ok(void);\n' > "$tmp/self/two.c"
+mkdir -p "$tmp/self/src/cli"
+printf 'int f(char **argv)\n{\n    return strcmp(argv[1], "--x") || !cJSON_Parse("1");\n}\n' > "$tmp/self/src/cli/opt.c"
+out=$(second_ways "$tmp/self/two.c" "$tmp/self/src/cli/opt.c" "$tmp/self/f.c")
+for want in "two.c:1: a failing helper pat_fail" "two.c:5: a failing macro CUDA_FAIL" "two.c:9: a clock of its own" \
+            "opt.c:3: options read by strcmp" "opt.c:3: a JSON parser"; do
+    echo "$out" | grep -q "$want" || bad "self-check: '$want' not found ($out)"
+done
+echo "$out" | grep -q "f.c\|bl_fail_ok" && bad "self-check: a file doing things the one way reported ($out)"
+
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
         -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
@@ -182,6 +225,10 @@ while read -r n where name; do
     if [ "$n" = UNMEASURED ]; then bad "$where $name"
     else bad "$where: $name has $n lines (at most $MAX_FUNC)"; fi
 done < "$tmp/funcs"
+
+# ---- 5. one way to do each thing ----
+second_ways $(echo "$cfiles" | grep '^src/') > "$tmp/second"
+while read -r line; do bad "$line"; done < "$tmp/second"
 
 # ---- 4. documents cited ----
 docfiles=$(find src tests kernels assets lessons docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
