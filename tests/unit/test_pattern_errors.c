@@ -1,5 +1,5 @@
 /* test_pattern_errors.c: what the evaluator of the pattern language reports
- * (src/model/pattern_eval.c, pat_fail): parameters without a value, division by zero,
+ * (src/model/pattern_eval.c, bl_fail): parameters without a value, division by zero,
  * overflow, shifts, bounds, sizes and the device limit, each message with its column and the
  * lane that failed ("lane N: ", or -1 when no lane is at fault).
  */
