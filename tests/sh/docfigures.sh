@@ -11,12 +11,8 @@
 # carries no mark must name its run on its line (a date, "reference run", "run of"). A copy of
 # the docs with a marked figure changed must fail. Needs python3. Exit 0 pass, 1 fail, 77 skip.
 set -u
-: "${BANKLAB:=build/banklab}"
-fail=0
-t=$(mktemp -d) || exit 1
-trap 'rm -rf "$t"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-[ -x "$BANKLAB" ] || { echo "no binary $BANKLAB"; exit 1; }
+. tests/sh/lib.sh docfigures.sh
+t=$tmp
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
 rec=assets/h200-recording.json
 [ -f "$rec" ] || { echo "SKIP: no $rec"; exit 77; }
@@ -78,14 +74,14 @@ PY
 }
 
 # 1. the docs as shipped: every mark holds, nothing measured is left unmarked
-n=$(doc_lesson "$t/docs.json" $docs 2>"$t/unmarked") || { bad "could not read the marks"; cat "$t/unmarked"; }
-[ "${n:-0}" -ge 15 ] || bad "only ${n:-0} marked figures in $docs"
+n=$(doc_lesson "$t/docs.json" $docs 2>"$t/unmarked") || { fail "could not read the marks"; cat "$t/unmarked"; }
+[ "${n:-0}" -ge 15 ] || fail "only ${n:-0} marked figures in $docs"
 if [ -s "$t/unmarked" ]; then
-    bad "measured figures without a mark or a named run:"
+    fail "measured figures without a mark or a named run:"
     sed 's/^/    /' "$t/unmarked"
 fi
 "$BANKLAB" check --recording "$rec" "$t/docs.json" >"$t/out" 2>&1 ||
-    { bad "the docs' figures do not hold against $rec"; sed 's/^/    /' "$t/out"; }
+    { fail "the docs' figures do not hold against $rec"; sed 's/^/    /' "$t/out"; }
 
 # 2. the test can fail: the glossary's first marked figure one unit higher (as if the docs
 #    quoted an older run), and a figure with no mark
@@ -100,11 +96,11 @@ open(sys.argv[2], 'w', encoding='utf-8').write(s[:m.start()] + new + s[m.end(2) 
 PY
 doc_lesson "$t/old.json" "$t/old/glossary.md" >/dev/null 2>&1
 "$BANKLAB" check --quiet --recording "$rec" "$t/old.json" >"$t/out" 2>&1; rc=$?
-[ $rc -eq 1 ] || bad "a changed figure in the glossary: exit $rc, want 1"
-grep -q 'figures\[0\]: the recording gives' "$t/out" || bad "the changed figure is not named: $(head -n 2 "$t/out")"
+[ $rc -eq 1 ] || fail "a changed figure in the glossary: exit $rc, want 1"
+grep -q 'figures\[0\]: the recording gives' "$t/out" || fail "the changed figure is not named: $(head -n 2 "$t/out")"
 printf '| x | y | it ran at 1595 GB/s |\n' >"$t/old/plain.md"
 doc_lesson "$t/plain.json" "$t/old/plain.md" >/dev/null 2>"$t/unmarked"
-grep -q 'plain.md:1: 1595 GB/s' "$t/unmarked" || bad "an unmarked GB/s is not found: $(cat "$t/unmarked")"
+grep -q 'plain.md:1: 1595 GB/s' "$t/unmarked" || fail "an unmarked GB/s is not found: $(cat "$t/unmarked")"
 
-[ $fail -eq 0 ] && echo "docfigures.sh: all passed ($n figures)"
-exit $fail
+[ $nfail -eq 0 ] && echo "docfigures.sh: all passed ($n figures)"
+[ $nfail -eq 0 ]

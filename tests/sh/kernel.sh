@@ -6,17 +6,11 @@
 # second run, leaves when idle, and a socket it left behind does not stop the next run.
 # A GPU=none build cannot compile: SKIP (77). Env: BANKLAB.
 set -u
-: "${BANKLAB:=build/banklab}"
+. tests/sh/lib.sh kernel.sh
 B=$BANKLAB
-[ -x "$B" ] || { echo "kernel.sh: no binary at $B"; exit 1; }
-tmp=$(mktemp -d) || exit 1
 export CUDA_VISIBLE_DEVICES= XDG_CACHE_HOME="$tmp/cache" XDG_RUNTIME_DIR="$tmp/run"
 export BANKLAB_KERNEL_SERVER=5 # servers leave soon after the last run
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
 
 "$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
 if grep -q "GPU=none" "$tmp/err"; then
@@ -31,15 +25,15 @@ run() {
     "$B" kernel "$@" > "$tmp/out" 2> "$tmp/err"
     rc=$?
     if [ "$rc" = "$want" ]; then ok "$name (exit $rc)"; else
-        bad "$name: exit $rc, want $want"; sed 's/^/    /' "$tmp/err" | head -5; fi
+        fail "$name: exit $rc, want $want"; sed 's/^/    /' "$tmp/err" | head -5; fi
 }
 one_line() { # NAME PATTERN: exactly one line on stderr matching PATTERN, nothing on stdout
     n=$(wc -l < "$tmp/err")
     if [ "$n" = 1 ] && [ ! -s "$tmp/out" ] && grep -q -E "$2" "$tmp/err"; then ok "$1"; else
-        bad "$1: $n stderr lines, $(wc -c < "$tmp/out") stdout bytes"; sed 's/^/    /' "$tmp/err" | head -5; fi
+        fail "$1: $n stderr lines, $(wc -c < "$tmp/out") stdout bytes"; sed 's/^/    /' "$tmp/err" | head -5; fi
 }
 has() { # NAME FILE PATTERN
-    if grep -q -E -- "$3" "$2"; then ok "$1"; else bad "$1: no /$3/ in:"; sed 's/^/    /' "$2" | head -5; fi
+    if grep -q -E -- "$3" "$2"; then ok "$1"; else fail "$1: no /$3/ in:"; sed 's/^/    /' "$2" | head -5; fi
 }
 
 # ---- compile errors: FILE:LINE:COL (works without a GPU) ----
@@ -63,7 +57,7 @@ printf '__global__ void k(float *o)\n{\n\tint  q = 3;\tq += zz;\n}\n' > "$tmp/ta
 run "error after tabs" 2 "$tmp/tab.cu"
 has "tabs count as one column" "$tmp/err" "^$tmp/tab.cu:3:19: error"
 run "compile error with --json" 2 "$tmp/bad.cu" --json
-[ -s "$tmp/out" ] && bad "--json printed on stdout for a compile error" || ok "--json: nothing on stdout"
+[ -s "$tmp/out" ] && fail "--json printed on stdout for a compile error" || ok "--json: nothing on stdout"
 
 # ---- ordinary files (host code, host headers, a main) through the toolkit's nvcc ----
 nvcc_here=
@@ -205,9 +199,9 @@ has "--help explains the columns" "$tmp/out" "^  excess      wavefronts - ideal"
 rm -rf "$tmp/run/banklab"
 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
 sock=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
-[ -S "$sock" ] && ok "a measuring server listens after the first run" || bad "no server socket in $tmp/run/banklab"
+[ -S "$sock" ] && ok "a measuring server listens after the first run" || fail "no server socket in $tmp/run/banklab"
 perm=$(stat -c %a "$tmp/run/banklab" 2>/dev/null)
-[ "$perm" = 700 ] && ok "its directory is private (700)" || bad "server directory mode $perm"
+[ "$perm" = 700 ] && ok "its directory is private (700)" || fail "server directory mode $perm"
 run "a second run, answered by the server" 3 assets/kernels/transpose_seed.cu
 one_line "the same one line from the server" "measuring it needs a GPU: no CUDA (device|driver)"
 run "a compile error, from the server" 2 "$tmp/bad.cu"
@@ -215,14 +209,14 @@ has "still FILE:LINE:COL" "$tmp/err" "^$tmp/bad.cu:4:14: error"
 rm -rf "$tmp/run/banklab"
 BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
 sleep 2.5
-ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "an idle server stayed past BANKLAB_KERNEL_SERVER=1" \
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && fail "an idle server stayed past BANKLAB_KERNEL_SERVER=1" \
     || ok "an idle server leaves (and removes its socket)"
 # a socket left by a server that died: the next run replaces it
 python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$sock"
-[ -S "$sock" ] || bad "could not make a stale socket"
+[ -S "$sock" ] || fail "could not make a stale socket"
 BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
 rc=$?
-[ $rc = 3 ] && ok "a stale socket does not stop a run (exit 3)" || bad "with a stale socket: exit $rc"
+[ $rc = 3 ] && ok "a stale socket does not stop a run (exit 3)" || fail "with a stale socket: exit $rc"
 # one request per process (what a GPU forces): each hands its socket to a successor
 rm -rf "$tmp/run/banklab"
 export BANKLAB_KERNEL_ONE_REQUEST=1
@@ -231,15 +225,14 @@ for i in 1 2 3; do
 done
 one_line "run 3 answered by a successor" "measuring it needs a GPU: no CUDA (device|driver)"
 sock=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
-[ -S "$sock" ] && ok "the socket stays across the hand-overs" || bad "no socket after the hand-overs"
+[ -S "$sock" ] && ok "the socket stays across the hand-overs" || fail "no socket after the hand-overs"
 for c in /proc/[0-9]*/cmdline; do tr '\0' ' ' 2>/dev/null < "$c"; echo; done |
     grep -q "^banklab __kernel-child --spare [0-9]* [0-9]* 0 $tmp/run/banklab/kernel-" &&
-    ok "a successor (--spare) waits for the next request" || bad "no --spare process"
+    ok "a successor (--spare) waits for the next request" || fail "no --spare process"
 unset BANKLAB_KERNEL_ONE_REQUEST
 rm -rf "$tmp/run/banklab"
 "$B" kernel assets/kernels/strided.cu --no-server > /dev/null 2>&1
-ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "--no-server left a server" || ok "--no-server leaves no server"
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && fail "--no-server left a server" || ok "--no-server leaves no server"
 BANKLAB_KERNEL_SERVER=0 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
-ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && bad "BANKLAB_KERNEL_SERVER=0 left a server" || ok "BANKLAB_KERNEL_SERVER=0 starts none"
-echo "kernel.sh: $pass passed, $fail failed"
-[ $fail = 0 ]
+ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && fail "BANKLAB_KERNEL_SERVER=0 left a server" || ok "BANKLAB_KERNEL_SERVER=0 starts none"
+finish

@@ -8,17 +8,11 @@
 # passed the 30 s limit. Under ASan+UBSan (make asan-kernel) every shipped kernel runs clean.
 # A GPU=none build cannot compile: SKIP (77). Env: BANKLAB, BUILD, ASAN_KERNEL_BANKLAB.
 set -u
-: "${BANKLAB:=build/banklab}"
+. tests/sh/lib.sh kernel_attack.sh
 B=$BANKLAB
-[ -x "$B" ] || { echo "kernel_attack.sh: no binary at $B"; exit 1; }
-tmp=$(mktemp -d) || exit 1
 export CUDA_VISIBLE_DEVICES= XDG_CACHE_HOME="$tmp/cache" XDG_RUNTIME_DIR="$tmp/run"
 export BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
-trap 'rm -rf "$tmp"' EXIT
-pass=0 fail=0
-ok() { pass=$((pass+1)); echo "ok   $1"; }
-bad() { fail=$((fail+1)); echo "FAIL $1"; }
 
 "$B" kernel assets/kernels/strided.cu > "$tmp/out" 2> "$tmp/err"
 if grep -q "GPU=none" "$tmp/err"; then
@@ -30,7 +24,7 @@ clean() { # NAME FILE...: no ESC, BEL, C1 CSI or U+202E anywhere in the files
     name=$1
     shift
     if cat "$@" | grep -q "$ESC\|$BEL\|$CSI\|$RLO"; then
-        bad "$name: raw control bytes: $(cat "$@" | od -c | head -3)"
+        fail "$name: raw control bytes: $(cat "$@" | od -c | head -3)"
     else ok "$name"; fi
 }
 
@@ -38,7 +32,7 @@ clean() { # NAME FILE...: no ESC, BEL, C1 CSI or U+202E anywhere in the files
 printf '// banklab: --arg \033]0;PWN\007=1\n__global__ void k(int n) { }\n' > "$tmp/a.cu"
 "$B" kernel "$tmp/a.cu" > "$tmp/out" 2> "$tmp/err"
 clean "comment --arg name escaped" "$tmp/out" "$tmp/err"
-grep -q '\\x1b\]0;PWN\\x07' "$tmp/err" && ok "comment --arg shown as \\x1b" || bad "comment: $(cat "$tmp/err")"
+grep -q '\\x1b\]0;PWN\\x07' "$tmp/err" && ok "comment --arg shown as \\x1b" || fail "comment: $(cat "$tmp/err")"
 printf '// banklab: --fill \033[2J --name \302\233k\n__global__ void k(int n) { }\n' > "$tmp/b.cu"
 "$B" kernel "$tmp/b.cu" > "$tmp/out" 2> "$tmp/err"
 clean "comment --fill and --name escaped" "$tmp/out" "$tmp/err"
@@ -50,20 +44,20 @@ clean "--name and --arg on the command line escaped" "$tmp/out" "$tmp/err"
 printf '__global__ void k(int n)\n{\n  \033[2J int x = ;\n#error \033]0;PWN\007 \302\233\n}\n' > "$tmp/d.cu"
 "$B" kernel "$tmp/d.cu" > "$tmp/out" 2> "$tmp/err"
 clean "compile errors, the source line and #error escaped" "$tmp/out" "$tmp/err"
-grep -q "error" "$tmp/err" && ok "compile errors still shown" || bad "no compile error shown: $(cat "$tmp/err")"
+grep -q "error" "$tmp/err" && ok "compile errors still shown" || fail "no compile error shown: $(cat "$tmp/err")"
 printf '#include "\033[31mnothere.h"\n__global__ void k(int n) { }\n' > "$tmp/e.cu"
 "$B" kernel "$tmp/e.cu" > "$tmp/out" 2> "$tmp/err"
 clean "NVRTC's include name escaped" "$tmp/out" "$tmp/err"
 nl=$(printf 'x\ny')
 cp "$tmp/d.cu" "$tmp/$nl.cu"
 "$B" kernel "$tmp/$nl.cu" > "$tmp/out" 2> "$tmp/err"
-if grep -q '^y\.cu' "$tmp/err"; then bad "a newline in the file name splits the line"; else ok "a newline in the file name is escaped"; fi
+if grep -q '^y\.cu' "$tmp/err"; then fail "a newline in the file name splits the line"; else ok "a newline in the file name is escaped"; fi
 
 # ---- a name given twice ----
 "$B" kernel assets/kernels/strided.cu --arg stride=1 --arg stride=2 > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ $rc = 2 ] && grep -q "given twice" "$tmp/err" && ok "--arg given twice refused (exit 2)" ||
-    bad "--arg twice: exit $rc: $(head -n 2 "$tmp/err")"
+    fail "--arg twice: exit $rc: $(head -n 2 "$tmp/err")"
 
 # ---- 4096 pointer parameters ----
 params() { # N: a kernel with N float* parameters
@@ -81,7 +75,7 @@ params 4096 > "$tmp/p.cu"
 "$B" kernel "$tmp/p.cu" --compiler nvrtc > "$tmp/out" 2> "$tmp/err"
 rc=$?
 [ $rc = 2 ] && grep -q "4096 parameters" "$tmp/err" && ok "4096 pointer parameters: the reason (exit 2)" ||
-    bad "4096 parameters: exit $rc, stderr: $(head -c 300 "$tmp/err")"
+    fail "4096 parameters: exit $rc, stderr: $(head -c 300 "$tmp/err")"
 
 # ---- the include scan: linear in the distinct headers ----
 # timed NAME FILE: `banklab kernel FILE` (process start, NVRTC, the cache) in under 5 s, where
@@ -93,7 +87,7 @@ timed() {
     "$B" kernel "$2" --compiler nvrtc --time-limit 30 > "$tmp/out" 2> "$tmp/err"
     ms=$((($(date +%s%N) - s) / 1000000))
     if [ $ms -lt 5000 ] && grep -q "compiles\|GPU" "$tmp/err"; then ok "$1 ($ms ms)"; else
-        bad "$1: $ms ms: $(head -c 300 "$tmp/err")"; fi
+        fail "$1: $ms ms: $(head -c 300 "$tmp/err")"; fi
 }
 for n in 10 1000; do
     mkdir -p "$tmp/inc$n"
@@ -119,7 +113,7 @@ echo '__device__ int g1000;' > "$tmp/chain/h1000.cuh"
 "$B" kernel "$tmp/chain/k.cu" --compiler nvrtc --json > "$tmp/out" 2> "$tmp/err"
 n=$(ls "$tmp/cache/banklab/kernels" | grep -c 'cubin$')
 [ "$n" -ge 3 ] && ok "editing the 1000th header makes a new cache entry ($n entries)" ||
-    bad "editing the 1000th header: $n cache entries"
+    fail "editing the 1000th header: $n cache entries"
 
 # ---- ASan+UBSan: every shipped kernel (make asan-kernel: the kernel path needs GPU=cuda) ----
 AK=${ASAN_KERNEL_BANKLAB:-${BUILD:-build}/asan-kernel/banklab}
@@ -129,12 +123,11 @@ if [ -x "$AK" ]; then
             "$AK" kernel "$f" > "$tmp/out" 2> "$tmp/err"
         rc=$?
         if grep -q "runtime error\|AddressSanitizer\|LeakSanitizer" "$tmp/err" || [ $rc -gt 4 ]; then
-            bad "asan: kernel $f: exit $rc: $(grep -m 3 "error\|Sanitizer" "$tmp/err")"
+            fail "asan: kernel $f: exit $rc: $(grep -m 3 "error\|Sanitizer" "$tmp/err")"
         else ok "asan: kernel $f runs clean (exit $rc)"; fi
     done
 else
     echo "(no $AK: make asan-kernel; the sanitizer part is not run)"
 fi
 
-echo "kernel_attack.sh: $pass passed, $fail failed"
-[ $fail = 0 ]
+finish

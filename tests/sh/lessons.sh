@@ -6,20 +6,16 @@
 # text, in both languages: each parameter's keys, t when the scene cycles types, a when it has
 # several accesses.
 set -u
-: "${BANKLAB:=build/banklab}"
-fail=0
-t=$(mktemp -d) || exit 1
-trap 'rm -rf "$t"' EXIT
-bad() { echo "FAIL: $*"; fail=1; }
-[ -x "$BANKLAB" ] || { echo "no binary $BANKLAB"; exit 1; }
+. tests/sh/lib.sh lessons.sh
+t=$tmp
 command -v jq >/dev/null || { echo "SKIP: no jq"; exit 77; }
 rec=assets/h200-recording.json
 [ -f "$rec" ] || { echo "SKIP: no $rec"; exit 77; }
 
 # 1. quoted figures against the shipped recording
-"$BANKLAB" check --recording "$rec" lessons/ >"$t/out" 2>&1 || { bad "figures do not hold"; cat "$t/out"; }
+"$BANKLAB" check --recording "$rec" lessons/ >"$t/out" 2>&1 || { fail "figures do not hold"; cat "$t/out"; }
 n=$(sed -n 's/.* \([0-9][0-9]*\) figures: all hold$/\1/p' "$t/out")
-[ "${n:-0}" -ge 40 ] || bad "only ${n:-0} quoted figures: $(tail -n 1 "$t/out")"
+[ "${n:-0}" -ge 40 ] || fail "only ${n:-0} quoted figures: $(tail -n 1 "$t/out")"
 
 # 2. a re-made recording in which the first quoted figure's row measured 1000 times more: the
 #    check names that figure and fails
@@ -29,11 +25,11 @@ label=$(printf '%s' "$first" | cut -f2)
 field=$(printf '%s' "$first" | cut -f3)
 jq --arg g "$group" --arg l "$label" --arg f "$field" \
    '(.records[] | select(.group == $g and .label == $l) | .result | (.timing // {}), (.counters // {})
-     | select(has($f)) | .[$f]) |= . * 1000 + 1' "$rec" >"$t/stale.json" || bad "jq could not edit $rec"
+     | select(has($f)) | .[$f]) |= . * 1000 + 1' "$rec" >"$t/stale.json" || fail "jq could not edit $rec"
 "$BANKLAB" check --quiet --recording "$t/stale.json" lessons/ >"$t/out" 2>&1; rc=$?
-[ $rc -eq 1 ] || bad "a stale figure: exit $rc, want 1"
+[ $rc -eq 1 ] || fail "a stale figure: exit $rc, want 1"
 grep -q "figures\[[0-9]*\]: the recording gives .*($group \"$label\" $field" "$t/out" ||
-    bad "the stale figure is not named: $(head -n 3 "$t/out")"
+    fail "the stale figure is not named: $(head -n 3 "$t/out")"
 
 # 4. figures the tutorial would contradict: each file of tests/lessons_figures gives exactly
 #    its .expect lines against the shipped recording (a figure from another record than the
@@ -44,10 +40,10 @@ nf=0
 for f in tests/lessons_figures/*.json; do
     nf=$((nf + 1))
     "$BANKLAB" check --quiet --recording "$rec" "$f" >"$t/out" 2>&1; rc=$?
-    [ $rc -eq 1 ] || bad "$f: exit $rc, want 1"
-    cmp -s "$t/out" "${f%.json}.expect" || { bad "$f: output differs"; diff "${f%.json}.expect" "$t/out" | sed 's/^/    /'; }
+    [ $rc -eq 1 ] || fail "$f: exit $rc, want 1"
+    cmp -s "$t/out" "${f%.json}.expect" || { fail "$f: output differs"; diff "${f%.json}.expect" "$t/out" | sed 's/^/    /'; }
 done
-[ $nf -ge 8 ] || bad "only $nf figure lessons in tests/lessons_figures"
+[ $nf -ge 8 ] || fail "only $nf figure lessons in tests/lessons_figures"
 
 # 3. keys named in every scene step's text
 jq -r '
@@ -65,16 +61,16 @@ jq -r '
             select(test("^\\s*(__shared__|extern|typedef)|^\\s*[A-Za-z_][A-Za-z0-9_ ]*\\*\\s*[A-Za-z_][A-Za-z0-9_]*\\s*=") | not)] | length > 1) |
       select((named($zh; "a") and ($en | plain | test("press a\\b|\\(a switches\\)"; "i"))) | not) |
       "\($f) \($st.id): several accesses, but the text does not name the key a" )
-' lessons/*.json >"$t/keys" || bad "jq could not read lessons/*.json"
+' lessons/*.json >"$t/keys" || fail "jq could not read lessons/*.json"
 if [ -s "$t/keys" ]; then
-    bad "keys not named:"
+    fail "keys not named:"
     sed 's/^/    /' "$t/keys"
 fi
 
 # 5. a measured number in a step's text (GB/s, clocks, cycles, B per clock, ns) is one of the
 #    step's figures, or the step names the run it comes from (a date, "reference run", docs/)
 if command -v python3 >/dev/null; then
-    python3 - lessons/*.json >"$t/unlisted" <<'PY' || bad "python3 could not read lessons/*.json"
+    python3 - lessons/*.json >"$t/unlisted" <<'PY' || fail "python3 could not read lessons/*.json"
 import json, re, sys
 UNIT = re.compile(r'(?<![0-9.\w])([0-9]+(?:\.[0-9]+)?) ?(GB/s|clocks?\b|cycles?\b|B per clock|ns\b|个周期|周期)')
 RUN = re.compile(r'20[0-9][0-9]-[0-9][0-9]-[0-9][0-9]|reference run|参考测量|docs/')
@@ -95,10 +91,10 @@ for path in sys.argv[1:]:
                               (path, st['id'], lang, m.group(0)))
 PY
     if [ -s "$t/unlisted" ]; then
-        bad "measured numbers that are not figures:"
+        fail "measured numbers that are not figures:"
         sed 's/^/    /' "$t/unlisted"
     fi
 fi
 
-[ $fail -eq 0 ] && echo "lessons.sh: all passed ($n figures)"
-exit $fail
+[ $nfail -eq 0 ] && echo "lessons.sh: all passed ($n figures)"
+[ $nfail -eq 0 ]

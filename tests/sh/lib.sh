@@ -3,7 +3,8 @@
 #   BANKLAB    the binary (default build/banklab), made absolute; the suite fails without it
 #   root, tmp  the repository's root; a fresh directory, removed at exit (add to `cleanup`
 #              by defining suite_cleanup before sourcing)
-#   ok, fail   count a passed / failed check (fail prints "FAIL: ..."); finish prints
+#   ok, fail   count a passed / failed check (fail prints "FAIL: ...", ok "ok   ..." when
+#              given a text); finish prints
 #              "NAME: N passed, M failed" and exits 0 when none failed, 1 else
 #   sandbox    a private HOME and XDG directories under $tmp, LANG=C.UTF-8, and none of the
 #              variables that would point banklab elsewhere
@@ -22,7 +23,7 @@ trap cleanup EXIT
 trap 'exit 1' INT TERM
 nfail=0 npass=0
 fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
-ok() { npass=$((npass + 1)); }
+ok() { npass=$((npass + 1)); [ $# -eq 0 ] || echo "ok   $*"; }
 finish() { echo "$lib_name: $npass passed, $nfail failed"; [ "$nfail" -eq 0 ] && exit 0; exit 1; }
 sandbox() {
     export HOME="$tmp/home" XDG_STATE_HOME="$tmp/state" XDG_DATA_HOME="$tmp/data" LANG=C.UTF-8
