@@ -13,6 +13,7 @@
 
 #include <cmocka.h>
 
+#include "fmt_test.h"
 #include "../../src/keys/keys.h"
 
 static const struct {
@@ -24,33 +25,6 @@ static const struct {
 };
 
 #define NSTRINGS ((int)(sizeof strings / sizeof strings[0]))
-
-/* the conversions of a printf format, e.g. "%d %s %lld %.1f" -> "d s lld f" */
-static void conversions(const char *f, char *out, size_t size)
-{
-    size_t o = 0;
-    out[0] = 0;
-    for (const char *p = f; *p; p++) {
-        if (*p != '%')
-            continue;
-        p++;
-        if (*p == '%')
-            continue;
-        while (*p && strchr("-+ #0123456789.*", *p))
-            p++;
-        char conv[8];
-        size_t k = 0;
-        while (*p && strchr("hlLqjzt", *p) && k < 4)
-            conv[k++] = *p++;
-        if (!*p)
-            break;
-        conv[k++] = *p;
-        conv[k] = 0;
-        o += (size_t)snprintf(out + o, size - o, "%s ", conv);
-        if (o >= size)
-            break;
-    }
-}
 
 static void test_both_languages(void **state)
 {
