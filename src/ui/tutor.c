@@ -53,6 +53,8 @@ static int tutor_enter(struct app *a, void *st)
     a->sc.held = step && tutor_hidden(t, step);
     task_update(a, &t->task, &a->set.lessons[a->li], step);
     if (step && step->scene)
+        tutor_qvals_show(a, t, step); /* answered before: the question's values */
+    if (step && step->scene)
         scene_measure(a, &a->sc);     /* nothing while the answer is held */
     return 0;
 }
@@ -92,24 +94,19 @@ static void scroll_page(struct app *a, struct tutor *t, const struct lesson_step
     t->text_scroll = s < 0 ? 0 : s > L.maxscroll ? L.maxscroll : s;
 }
 
-/* the quiz answered or revealed: the scene is no longer held; presenter mode shows the class
- * the access the quiz asked about (the screen's note named it: quiz.c) */
-static void release(struct app *a, const struct lesson_step *st)
+/* the quiz answered or revealed: the scene is no longer held, and it shows the values the
+ * question named (its parameters, type and access: qvals.c), in every mode */
+static void release(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     a->sc.held = 0;
-    const struct lesson_quiz *lq = st->quiz;
-    if (a->opt.present && lq && lq->check.field != FIELD_NONE && lq->check.access >= 0 &&
-        lq->check.access < a->sc.naccess && lq->check.access != a->sc.access) {
-        a->sc.access = lq->check.access;
-        scene_eval(a, &a->sc);
-    }
+    tutor_qvals_show(a, t, st);
     scene_measure(a, &a->sc);
 }
 
 static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     quiz_reveal(a, &t->quiz, &a->set.lessons[a->li], st);
-    release(a, st);
+    release(a, t, st);
     show_block(a, t, st, -2, 1);
 }
 
@@ -219,6 +216,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_SWEEP: open_sweep(a); return UI_HANDLED;
     case ACT_SVG: export_svg(a, st, hid); return UI_HANDLED;
     case ACT_VALUE: entry_open(a, &t->entry, &a->sc); return UI_HANDLED;
+    case ACT_QUIZ_VALUES: tutor_qvals_key(a, t, st); return UI_HANDLED;
     case ACT_TYPE: case ACT_WARP_NEXT: case ACT_WARP_PREV: case ACT_ACCESS:
         if (!a->sc.ls) {
             app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_SCENE));
@@ -259,11 +257,10 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
     }
     if (k->action != ACT_NEXT && k->action != ACT_PREV)
         t->leave_warned = ACT_NONE;
-    int was_hidden = tutor_hidden(t, step);
     struct quiz before = t->quiz;
     if (quiz_key(a, &t->quiz, &a->set.lessons[a->li], step, k)) {
-        if (was_hidden && !tutor_hidden(t, step) && step->scene)
-            release(a, step);             /* answered: now measure what was predicted */
+        if (!before.answered && !before.revealed && t->quiz.answered && step->scene)
+            release(a, t, step);          /* answered: now measure what was predicted */
         /* an answer: its verdict and explanation in view; typing: the number in view */
         int answered = t->quiz.answered != before.answered || t->quiz.correct != before.correct ||
                        t->quiz.choice != before.choice || t->quiz.submitted > before.submitted;

@@ -133,12 +133,14 @@ static void reading_flow(const struct app *a, const struct tutor *t, const struc
                    theme_attr(a, UIC_KEY));
     }
     if (st->quiz) {
+        char note[UI_MSG_MAX];
+        const char *nt = flow_fmt(f, "%s", tutor_qvals_note(a, t, st, note, sizeof note));
         L->quiz = f->n;
         /* presenter mode, once answered or revealed: the class reads the explanation */
         if (a->opt.present && (t->quiz.answered || t->quiz.revealed))
-            L->status = quiz_flow_verdict(a, &t->quiz, f, x, w, st->quiz);
+            L->status = quiz_flow_verdict(a, &t->quiz, f, x, w, st->quiz, nt);
         else
-            L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz);
+            L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz, nt);
     }
     if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1)
         chapter_end(a, f, x, w);
@@ -336,9 +338,30 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
     task_draw(a, &t->task, st, y, 1, tw, L->task);
 }
 
+/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): the sweep
+ * with a parameter to sweep, inspect with a grid drawn, a hint left, Q after a quiz that
+ * names other values */
+static unsigned step_keys(const struct app *a, const struct tutor *t, const struct lesson_step *st)
+{
+    unsigned k = 0;
+    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0)
+        k |= KS_CAN_SWEEP;
+    if (a->sc.ls && a->sc.ok && !quiz_hidden(&t->quiz, st))
+        k |= KS_CAN_INSPECT;
+    if (t->hints_shown < st->nhints)
+        k |= KS_CAN_HINT;
+    int qv = tutor_qvals(a, t, st);
+    if (qv == QV_OWN)
+        k |= KS_QUIZ_VALS;
+    else if (qv == QV_QUIZ)
+        k |= KS_OWN_VALS;
+    return k;
+}
+
 /* the key bar: the step's keys, one item per parameter with keys, the scroll keys when the
  * reading area scrolls, the inspect keys in inspect mode */
-static void draw_keybar(const struct app *a, const struct tutor *t, const struct tutor_layout *L)
+static void draw_keybar(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                        const struct tutor_layout *L)
 {
     char items[PATTERN_MAX_PARAMS][64];
     const char *lesson[PATTERN_MAX_PARAMS];
@@ -353,7 +376,7 @@ static void draw_keybar(const struct app *a, const struct tutor *t, const struct
         n++;
     }
     unsigned mode = t->entry.on ? KS_VALUE : t->insp.on ? KS_INSPECT : 0;
-    unsigned screens = KS_TUTOR | mode | (L->maxscroll ? KS_SCROLL : 0);
+    unsigned screens = KS_TUTOR | mode | (L->maxscroll ? KS_SCROLL : 0) | step_keys(a, t, st);
     app_keybar(a, screens, lesson, n);
 }
 
@@ -375,5 +398,5 @@ void tutor_draw(const struct app *a, const void *state)
     flow_scrollbar(a, 1, a->W - 1, L.read, scroll, L.flow.rows);
     if (a->sc.ls)
         draw_scene(a, t, st, &L, 1 + L.read);
-    draw_keybar(a, t, &L);
+    draw_keybar(a, t, st, &L);
 }
