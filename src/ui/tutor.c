@@ -48,6 +48,7 @@ static int tutor_enter(struct app *a, void *st)
     t->hints_shown = 0;
     t->text_scroll = 0;
     t->leave_warned = ACT_NONE;
+    t->below_warned = 0;
     quiz_load(&t->quiz, a, step ? &a->set.lessons[a->li] : NULL, step);
     scene_load(a, &a->sc, step ? step->scene : NULL);
     a->sc.held = step && tutor_hidden(t, step);
@@ -117,6 +118,28 @@ static int keep_typed(struct app *a, struct tutor *t, const struct ui_key *k)
         return 0;
     t->leave_warned = k->action;
     app_msg(a, 1, "%s%s%s", ui_str(a, UIS_TYPED_1), t->quiz.input, ui_str(a, UIS_TYPED_2));
+    return 1;
+}
+
+/* n (or Enter going on) while the step's quiz is not answered and its question is below the
+ * reading area: the question is scrolled into view and the message says so, once; the same
+ * key again goes on */
+static int quiz_below(struct app *a, struct tutor *t, const struct lesson_step *st,
+                      const struct ui_key *k)
+{
+    if (!st->quiz || t->quiz.answered || t->quiz.revealed || t->below_warned)
+        return 0;
+    struct tutor_layout L;
+    tutor_layout(a, t, st, &L);
+    int scroll = t->text_scroll < L.maxscroll ? t->text_scroll : L.maxscroll;
+    if (L.quiz < 0 || flow_top(&L.flow, L.quiz) < scroll + L.read)
+        return 0;
+    t->below_warned = 1;
+    show_block(a, t, st, L.status, 0);
+    show_block(a, t, st, L.quiz, 0);
+    char key[16];
+    app_msg(a, 1, ui_str(a, UIS_MSG_QUIZ_BELOW), keys_name(k->key, a->lang == LANG_ZH, key,
+                                                           sizeof key));
     return 1;
 }
 
@@ -190,7 +213,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     int hid = tutor_hidden(t, st);
     switch (k->action) {
     case ACT_NEXT:
-        if (!keep_typed(a, t, k))
+        if (!keep_typed(a, t, k) && !quiz_below(a, t, st, k))
             app_goto(a, a->li, a->si + 1);
         return UI_HANDLED;
     case ACT_PREV:
@@ -200,7 +223,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_ENTER:
         if (hid)
             reveal(a, t, st);
-        else
+        else if (!quiz_below(a, t, st, k))
             app_goto(a, a->li, a->si + 1);
         return UI_HANDLED;
     case ACT_REVEAL:

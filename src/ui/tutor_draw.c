@@ -142,7 +142,9 @@ static void reading_flow(const struct app *a, const struct tutor *t, const struc
         else
             L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz, nt);
     }
-    if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1)
+    /* the chapter's score once its last quiz is answered, not beside an open question */
+    if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1 &&
+        (!st->quiz || t->quiz.answered || t->quiz.revealed))
         chapter_end(a, f, x, w);
 }
 
