@@ -109,10 +109,14 @@ static void toc_draw(const struct app *a, const void *st)
 {
     const struct toc *t = st;
     int W = a->W, rows = toc_rows(a);
-    char buf[UI_MSG_MAX], right[64];
+    char buf[UI_MSG_MAX], right[160];
     int done, first, total;
     app_progress(a, &done, &first, &total);
-    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total, first);
+    int steps = 0;
+    for (int i = 0; i < a->set.nlessons; i++)
+        steps += a->set.lessons[i].nsteps;
+    /* the count `banklab report` gives: of the steps that ask something, and of all */
+    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total, steps, first);
     app_title(a, ui_str(a, UIS_TOC_TITLE), right);
     int n = toc_count(a), top = toc_top(t, rows);
     for (int r = 0; r < rows && top + r < n; r++) {
