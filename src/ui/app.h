@@ -59,6 +59,7 @@ struct ui_glyphs {
     const char *ellipsis;
     const char *up, *down;    /* a scrolled area has more above, more below */
     const char *todo;         /* contents: a step whose quiz waits for an answer */
+    const char *revealed;     /* contents: a quiz revealed (e) and not answered since */
     const char *sep;          /* between items of a status line */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "quiz.h"
 
 struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */
@@ -69,7 +70,7 @@ static int toc_enter(struct app *a, void *st)
 }
 
 /* a step's mark: done at the first try, done after a wrong try (or a reveal), answered wrong
- * (a quiz's last answer), waiting, or nothing to do */
+ * (a quiz's last answer), revealed without an answer, waiting, or nothing to do */
 static const char *step_mark(const struct app *a, int li, int si)
 {
     const struct lesson *l = &a->set.lessons[li];
@@ -79,7 +80,10 @@ static const char *step_mark(const struct app *a, int li, int si)
         return " ";
     if (state > 0)
         return state == 2 ? a->g->right : a->g->late;
-    return st->quiz && app_record(a, l, st, 0) ? a->g->wrong : a->g->todo;
+    const struct progress_quiz *q = st->quiz ? app_record(a, l, st, 0) : NULL;
+    if (q && !strcmp(q->given, QUIZ_REVEALED))
+        return a->g->revealed;   /* seen without an answer: not answered wrong */
+    return q ? a->g->wrong : a->g->todo;
 }
 
 /* one entry's line: a chapter with its steps done, or a step with the current-step mark and
@@ -131,7 +135,7 @@ static void toc_draw(const struct app *a, const void *st)
             text_puts(a, 1 + r, W - rw, rw - 1, right, at);
     }
     snprintf(buf, sizeof buf, ui_str(a, UIS_TOC_LEGEND), a->g->right, a->g->late, a->g->wrong,
-             a->g->todo);
+             a->g->revealed, a->g->todo);
     text_puts(a, a->H - 2, 1, W - 2, buf, theme_attr(a, UIC_DIM));
     app_keybar(a, KS_TOC, NULL, 0);
 }
