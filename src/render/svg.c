@@ -167,7 +167,7 @@ static const char *kind_fill(enum kind k, const struct palette *pal)
 #define HALO "paint-order=\"stroke\" stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\""
 
 static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int row, int x,
-                      int y, int h, const struct palette *pal)
+                      int y, int h, const struct palette *pal, enum bl_lang lang)
 {
     const struct bank_cell *c = &res->pass[pi].cell[b];
     enum kind k = cell_kind(c, row);
@@ -181,8 +181,10 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
     }
     char lanes[160];
     grid_lanes_str(c->lanes[row], lanes, sizeof lanes);
-    fprintf(f, "<title>bank %d, word %" PRIu64 " (byte %" PRIu64 "): lanes %s</title>", b,
-            c->word[row], c->word[row] * BANK_WORD_BYTES, lanes);
+    fprintf(f, "<title>");   /* the cell's tooltip, in the picture's language */
+    fprintf(f, W(SVG_CELL_TITLE), b, (unsigned long long)c->word[row],
+            (unsigned long long)(c->word[row] * BANK_WORD_BYTES), lanes);
+    fprintf(f, "</title>");
     int slot = 0;
     for (int n = 0; n < BANK_LANES; n++) {
         if (!(c->lanes[row] >> n & 1u))
@@ -230,7 +232,7 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
         fprintf(f, W(SVG_WAVEFRONT), r + 1);
         fprintf(f, "</text>\n");
         for (int b = 0; b < BANK_COUNT; b++)
-            draw_cell(f, res, pi, b, r, gx + b * CELL_W, yy, h, pal);
+            draw_cell(f, res, pi, b, r, gx + b * CELL_W, yy, h, pal, lang);
         yy += h;
     }
     /* the worst bank: a heavy dashed outline round its column, and a triangle in the tally */
