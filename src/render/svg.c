@@ -217,7 +217,10 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
     /* passes counted from 1, as on the screen (data-pass keeps the index) */
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + (p->lanes ? 13 : 12));
-    fprintf(f, W(SVG_PASS), pi + 1);
+    /* ldmatrix / stmatrix: one pass per 8x8 matrix, named so */
+    fprintf(f, W(res->instr == BANK_LDMATRIX || res->instr == BANK_STMATRIX ? SVG_MATRIX
+                                                                             : SVG_PASS),
+            pi + 1);
     fprintf(f, "</text>");
     if (!p->lanes) {
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n", gx, y + 12,
@@ -331,8 +334,12 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     grid_lanes_str(active, lanes, sizeof lanes);
     int nact = grid_lane_count(active);
     fprintf(f, "<text id=\"detail\" x=\"%d\" y=\"%d\" font-size=\"11\">", MARGIN, y + 28);
-    fprintf(f, W(nact == 1 ? SVG_DETAIL_LANE : SVG_DETAIL_LANES), width,
-            op == BANK_STORE ? "store" : "load", nact, lanes);
+    char instr[32];           /* a load, a store, or the instruction (ldmatrix.x4, cp.async) */
+    if (res->instr != BANK_PLAIN)
+        bank_instr_name(res->instr, res->matrices, res->trans, width, instr, sizeof instr);
+    else
+        snprintf(instr, sizeof instr, "%s", op == BANK_STORE ? "store" : "load");
+    fprintf(f, W(nact == 1 ? SVG_DETAIL_LANE : SVG_DETAIL_LANES), width, instr, nact, lanes);
     fprintf(f, W(npasses == 1 ? SVG_DETAIL_PASS : SVG_DETAIL_PASSES), npasses);
     fprintf(f, "%s</text>\n", res->paired ? W(SVG_PAIRED) : "");
 

@@ -326,7 +326,7 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
         draw_grid(a, t, y, L->grid);
     y += L->grid;
     if (L->legend) {
-        grid_legend(a, tw, buf, sizeof buf);
+        grid_legend(a, &a->sc.res, tw, buf, sizeof buf);
         text_puts(a, y++, 1, tw, buf, theme_attr(a, UIC_DIM));
     }
     if (L->insp) {
