@@ -414,9 +414,10 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
             bank_instr_name((unsigned)ai->instr, (unsigned)ai->matrices, (unsigned)ai->trans,
                             ai->width, in, sizeof in);
         if (ai)
+            /* the key by the number, so that a line cut for room keeps it (6.4 at 80x24) */
             bl_fmt(buf + o, size - o, ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "",
-                   s->access + 1, s->naccess,
+                   s->access + 1, s->naccess, hint,
                    ai->instr ? in : ai->kind == PATTERN_STORE ? "store" : "load", ai->array,
-                   ai->type, ai->width, hint);
+                   ai->type, ai->width);
     }
 }

@@ -112,10 +112,10 @@ done
 # --- presenter mode: 6.2 asks about the load, says so, and e shows the load
 start 100 26 -- --lessons lessons --lang en --reset --chapter 6 --step 2 --present
 expect " 6\\.2/6 "
-expect "access 1/2: store"
+expect "access 1/2 \\[a\\]: store"
 expect "\\(about access 2/2, the load of tile"
 keys e
-expect "access 2/2: load"
+expect "access 2/2 \\[a\\]: load"
 quit
 echo "learner screens: first tries, chapter ends, F1, q, --lang, lanes, measured lines"
 exit 0
