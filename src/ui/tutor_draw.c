@@ -289,6 +289,36 @@ static void draw_present(const struct app *a, const struct tutor *t, const struc
 
 /* --- the normal screen ------------------------------------------------------------------ */
 
+/* the part of a one-line code around an error, cut to w columns with an ellipsis where it is
+ * cut, into line; a caret under the error's place into caret. 0 when the error has no place
+ * in the code. A long scene's code wraps on the screen, and a caret under the whole of it
+ * would stand rows away from its place, or not be shown at all (7.3 at 80x24). */
+static int error_window(const struct app *a, const char *code, const struct bl_err *e, int w,
+                        char *line, char *caret, size_t size)
+{
+    int n = (int)strlen(code), at = e->where.at - 1, len = e->where.len > 0 ? e->where.len : 1;
+    const char *el = a->g->ellipsis;
+    int ew = text_width(el), room = w - 2 * ew;
+    if (at < 0 || at > n || room < 8 || strchr(code, '\n') || (size_t)w + 2 * strlen(el) >= size)
+        return 0;
+    int start = at - room / 3;                   /* the error a third of the way in */
+    if (start + room > n)
+        start = n - room;
+    if (start < 0)
+        start = 0;
+    int end = start + room < n ? start + room : n;
+    int lead = start > 0 ? ew : 0;
+    snprintf(line, size, "%s%.*s%s", start > 0 ? el : "", end - start, code + start,
+             end < n ? el : "");
+    int col = lead + at - start, o = 0;
+    for (int i = 0; i < col && o + 1 < (int)size; i++)
+        caret[o++] = ' ';
+    for (int i = 0; i < len && col + i < w && o + 1 < (int)size; i++)
+        caret[o++] = i ? '~' : '^';
+    caret[o] = 0;
+    return 1;
+}
+
 /* the grid, or why the scene has none (with a caret under the code) */
 static void draw_grid(const struct app *a, const struct tutor *t, int y, int rows)
 {
@@ -300,10 +330,11 @@ static void draw_grid(const struct app *a, const struct tutor *t, int y, int row
     char buf[UI_MSG_MAX];
     scene_error_text(a, &a->sc, buf, sizeof buf);
     int r = text_draw(a, y, 1, tw, rows, buf, 0, theme_attr(a, UIC_ERROR));
-    if (a->sc.err.where.at > 0 && a->sc.run.code[0] && r < rows) {
-        char caret[UI_CODE_MAX * 2];
-        pattern_error_caret(a->sc.run.code, &a->sc.err, caret, sizeof caret);
-        text_draw(a, y + r, 1, tw, rows - r, caret, 0, A_NORMAL);
+    char code[UI_MSG_MAX], caret[UI_MSG_MAX];
+    if (r + 2 <= rows && error_window(a, a->sc.run.code, &a->sc.err, tw, code, caret,
+                                      sizeof code)) {
+        text_puts(a, y + r, 1, tw, code, theme_attr(a, UIC_CODE));
+        text_puts(a, y + r + 1, 1, tw, caret, theme_attr(a, UIC_ERROR));
     }
 }
 
