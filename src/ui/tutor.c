@@ -27,11 +27,12 @@ static void measured(void *ctx, const struct gpu_result *r)
 
 /* without a GPU (nor a recording) nothing answers the measurement: the step's access at the
  * values shown when its quiz is answered goes into the explored list with the model's
- * numbers alone, so the report says what was explored */
+ * numbers alone, so the report says what was explored (while the runner is still being
+ * opened too: a measurement that comes later adds its own row) */
 static void record_model(struct tutor *t)
 {
     struct app *a = t->app;
-    if (req_hub_ready(&a->hub) || req_hub_opening(&a->hub) || !a->sc.ok || a->sc.held)
+    if (req_hub_ready(&a->hub) || !a->sc.ok || a->sc.held)
         return;
     struct gpu_result none;
     memset(&none, 0, sizeof none);   /* GPU_OK, nothing measured */

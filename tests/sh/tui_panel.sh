@@ -7,8 +7,9 @@
 # - a quiz below the reading area is not passed over silently: n shows it and says so, the
 #   same key again goes on; the chapter's score does not stand beside its open last quiz;
 # - the key bar offers s, i, h only on steps where they act;
-# - the contents count the steps as the report does; presenter mode marks a revealed step
-#   revealed, not answered wrong;
+# - the contents count the steps as the report does (report.sh); presenter mode marks a
+#   revealed step revealed, not answered wrong; the access answered is in the explored list
+#   for the report, measured or not;
 # - zh: the kernel view's example list, the SVG's cell tooltips, the ldmatrix grid's legend;
 #   6.4 keeps its [a] at 80x24; 7.3's error shows once, with a caret under its place.
 . tests/sh/tui_fixtures/lib.sh
@@ -46,6 +47,9 @@ expect "PAD=1 \\[p/P\\]"
 keys Q
 expect "PAD=2 \\[p/P\\]"    # back to the values shown before
 quit
+# the access answered is in the explored list (with the model's numbers when no GPU measured it)
+jq -e '[.explored[]? | select(.where == "avoiding/padding" and .wavefronts == 1)] | length > 0' \
+    "$PROGRESS" >/dev/null || fail "5.1 answered: no explored row at PAD = 1 ($(jq -c '.explored' "$PROGRESS"))"
 # coming back to the answered step: the question's values again
 start 80 24 -- --lessons $L --lang en --chapter 5 --step 1
 expect " 5\\.1/"
