@@ -125,8 +125,7 @@ start 80 24 -- --lessons lessons --lang en --chapter 5 --step 1
 expect " 5\\.1/"
 keys e   # a predict step comes into the playground once answered or revealed (tui_hidden.sh)
 expect "revealed without an answer"
-keys P
-expect "PAD=1 \\[p/P\\]"
+expect "PAD=1 \\[p/P\\]"   # revealed: the question's values (tui_panel.sh)
 keys g
 expect "> __shared__ float data\\[32\\]\\[32 \\+ PAD\\]; data\\[lane\\]\\[0\\]; PAD=1"
 grep -q "unset" "$TMP/screen.txt" && fail "the step's parameter is unset in the playground"
