@@ -378,6 +378,10 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 {
     struct bl_err why;
     bl_err_clear(&why);
+    if (files_own_parent(path, warn)) { /* another user's directory: nothing read or moved */
+        progress_init(p);
+        return 1;
+    }
     remove_stale_temps(path);
     if (progress_read(path, p, &why) == 0)
         return 0;
@@ -465,7 +469,7 @@ static int make_parents(const char *path, struct bl_err *err)
     if ((size_t)(slash - path) >= sizeof dir)
         return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return files_mkdirs(dir, 0700, err);
+    return files_own_dir(dir, 1, err); /* never another user's directory */
 }
 
 static int emit_json(FILE *f, void *w)
