@@ -378,7 +378,8 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 {
     struct bl_err why;
     bl_err_clear(&why);
-    if (files_own_parent(path, warn)) { /* another user's directory: nothing read or moved */
+    /* in another user's directory (or one others can write) nothing is read or moved */
+    if (path && path[0] && files_own_parent(path, warn)) {
         progress_init(p);
         return 1;
     }
