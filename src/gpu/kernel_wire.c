@@ -80,12 +80,16 @@ static int cmp_inst(const void *a, const void *b)
     return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
-static int cmp_line(const void *a, const void *b)
+/* Instructions by (file, line), then pc: the order their lines are summed in. */
+static int cmp_inst_line(const void *a, const void *b)
 {
-    const struct gpu_kernel_line *x = a, *y = b;
+    const struct gpu_kernel_inst *x = *(const struct gpu_kernel_inst *const *)a;
+    const struct gpu_kernel_inst *y = *(const struct gpu_kernel_inst *const *)b;
     if (x->file != y->file)
         return x->file < y->file ? -1 : 1;
-    return x->line < y->line ? -1 : x->line > y->line;
+    if (x->line != y->line)
+        return x->line < y->line ? -1 : 1;
+    return x->pc < y->pc ? -1 : x->pc > y->pc;
 }
 
 int kres_build_lines(struct gpu_kernel_result *res)
@@ -97,16 +101,22 @@ int kres_build_lines(struct gpu_kernel_result *res)
     memset(&res->totals, 0, sizeof res->totals);
     if (res->ninsts == 0)
         return 0;
+    /* sorted by line, not searched: a kernel of many instructions takes n log n */
+    const struct gpu_kernel_inst **by = malloc((size_t)res->ninsts * sizeof *by);
     res->lines = calloc((size_t)res->ninsts, sizeof res->lines[0]);
-    if (!res->lines)
+    if (!by || !res->lines) {
+        free(by);
+        free(res->lines);
+        res->lines = NULL;
         return -1;
+    }
+    for (int i = 0; i < res->ninsts; i++)
+        by[i] = &res->insts[i];
+    qsort(by, (size_t)res->ninsts, sizeof by[0], cmp_inst_line);
     for (int i = 0; i < res->ninsts; i++) {
-        const struct gpu_kernel_inst *in = &res->insts[i];
-        struct gpu_kernel_line *l = NULL;
-        for (int k = 0; k < res->nlines && !l; k++)
-            if (res->lines[k].file == in->file && res->lines[k].line == in->line)
-                l = &res->lines[k];
-        if (!l) {
+        const struct gpu_kernel_inst *in = by[i];
+        struct gpu_kernel_line *l = res->nlines ? &res->lines[res->nlines - 1] : NULL;
+        if (!l || l->file != in->file || l->line != in->line) {
             l = &res->lines[res->nlines++];
             l->file = in->file;
             l->line = in->line;
@@ -118,6 +128,9 @@ int kres_build_lines(struct gpu_kernel_result *res)
         l->ideal += in->ideal;
         if (!in->ideal_known)
             l->ideal_known = 0;
+    }
+    for (int i = 0; i < res->ninsts; i++) {  /* the totals in pc order, as before */
+        const struct gpu_kernel_inst *in = &res->insts[i];
         struct gpu_kernel_totals *t = &res->totals;
         t->inst += in->inst;
         t->wavefronts += in->wavefronts;
@@ -127,13 +140,13 @@ int kres_build_lines(struct gpu_kernel_result *res)
             t->op_wavefronts[in->op] += in->wavefronts;
         }
     }
+    free(by);
     for (int k = 0; k < res->nlines; k++) {
         struct gpu_kernel_line *l = &res->lines[k];
         l->excess = l->wavefronts - l->ideal;
         l->ways = l->ideal > 0 ? l->wavefronts / l->ideal : 0;
     }
     res->totals.excess = res->totals.wavefronts - res->totals.ideal;
-    qsort(res->lines, (size_t)res->nlines, sizeof res->lines[0], cmp_line);
     return 0;
 }
 

@@ -5,7 +5,8 @@
  * measuring process sends such a result fails with the reason and nothing of it; at the time
  * limit and on cancel the job kills the measuring process's whole group (a "compiler" it
  * started dies with it) and removes the temporary directory it left; notes are said once, in
- * the order first said, 200,000 of them in well under a second.
+ * the order first said, 200,000 of them in well under a second; 200,000 instructions are
+ * summed per line in well under a second.
  *
  * This binary is its own measuring process: the job execs /proc/self/exe __kernel-child,
  * which main() answers as FAKE_CHILD says. */
@@ -331,6 +332,35 @@ static void test_notes(void **state)
         fail_msg("400,000 notes took %.0f ms", ms);
 }
 
+/* The per-line sums of many instructions: sorted, not searched (200,000 instructions on
+ * 100,000 lines took minutes when each looked its line up among the lines so far). */
+static void test_many_lines(void **state)
+{
+    (void)state;
+    struct gpu_kernel_result r;
+    memset(&r, 0, sizeof r);
+    int n = 200000;
+    r.insts = calloc((size_t)n, sizeof *r.insts);
+    assert_non_null(r.insts);
+    r.ninsts = n;
+    for (int i = 0; i < n; i++)
+        r.insts[i] = (struct gpu_kernel_inst){(uint32_t)(n - i) * 16, 0, 1 + (i * 7919) % (n / 2),
+                                              GPU_KOP_LD, "LDS", 4, 1, 1, 2, 1};
+    double t0 = bl_now_ms();
+    assert_int_equal(kres_build_lines(&r), 0);
+    double ms = bl_now_ms() - t0;
+    assert_int_equal(r.nlines, n / 2);
+    for (int k = 0; k < r.nlines; k++) {
+        assert_int_equal(r.lines[k].line, k + 1);
+        assert_int_equal(r.lines[k].ninst, 2);
+        assert_true(r.lines[k].wavefronts == 4 && r.lines[k].ways == 2);
+    }
+    assert_true(r.totals.wavefronts == 2.0 * n && r.insts[0].pc == 16);
+    gpu_kernel_result_done(&r);
+    if (ms > 1000)
+        fail_msg("200,000 instructions summed in %.0f ms", ms);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 2 && !strcmp(argv[1], "__kernel-child"))
@@ -346,6 +376,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_time_limit_kills_group),
         cmocka_unit_test(test_cancel_kills_group),
         cmocka_unit_test(test_notes),
+        cmocka_unit_test(test_many_lines),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     char cmd[512];
