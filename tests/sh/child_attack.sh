@@ -13,7 +13,8 @@
 #     launches with NaN or 1e18 are refused with the reason, never printed; 51,000 notes
 #     (50,000 different) are said once each in under 5 s (the pairwise check took 83 s for
 #     101,000 on the dev VM).
-#   - `kernel --model` and `--fix` on a file whose name holds escapes: escaped.
+#   - `kernel --model` and `--fix` on a file whose name holds escapes, and a GPU server's device
+#     and lock text in `sim --gpu` (tests/sh/child_fake_server.c): escaped.
 #   - a state directory of another user: banklab lab refuses to save there, saying whose it is.
 # Env: BANKLAB.
 set -u
@@ -164,6 +165,23 @@ if [ -f "$lib" ]; then
     fi
 else
     echo "(no $lib: the banklab run part is not run)"
+fi
+
+# ---- a GPU server's strings in sim --gpu (tests/sh/child_fake_server.c) ----
+L=$(dirname "$B")/lib
+if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fsrv" tests/sh/child_fake_server.c "$L/gpu.a" \
+    "$L/model.a" "$L/base.a" -ldl -lm -lpthread 2> "$tmp/cc.err"; then
+    "$tmp/fsrv" "$tmp/fake.sock" 10 &
+    fsrv=$!
+    n=0; while [ ! -S "$tmp/fake.sock" ] && [ $n -lt 50 ]; do sleep 0.1; n=$((n+1)); done
+    "$B" sim '__shared__ float s[1024]; s[lane]' --gpu --server "$tmp/fake.sock" > "$tmp/out" 2> "$tmp/err"
+    rc=$?
+    kill $fsrv 2>/dev/null
+    raw "$tmp/out" "$tmp/err" && fail "sim --gpu: the server's strings reached the terminal raw" ||
+        { grep -q 'turns through \\x1b\]0;PWNED\\x07' "$tmp/out" && ok "sim --gpu: the server's lock text and device escaped" ||
+          fail "sim --gpu: exit $rc: $(tail -n 3 "$tmp/out") $(head -c 200 "$tmp/err")"; }
+else
+    fail "cannot build tests/sh/child_fake_server.c: $(head -n 3 "$tmp/cc.err")"
 fi
 
 # ---- file names with escapes: kernel --model, --fix ----
