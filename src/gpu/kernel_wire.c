@@ -367,10 +367,12 @@ static int num_in(struct bl_err *why, const char *what, int i, const char *field
     if (v >= lo && v <= hi)
         return 0;
     char name[96];
-    if (i >= 0)
-        bl_fmt(name, sizeof name, "%s[%d].%s", what, i, field);
+    if (i >= 0 && *what)
+        bl_fmt(name, sizeof name, "%s[%d].%s", what, i, field);     /* insts[3].wavefronts */
+    else if (i >= 0)
+        bl_fmt(name, sizeof name, "%s[%d]", field, i);              /* grid[1] */
     else
-        bl_fmt(name, sizeof name, "%s%s%s", what, *what ? "." : "", field);
+        bl_fmt(name, sizeof name, "%s%s%s", what, *what ? "." : "", field); /* totals.ideal */
     return bl_fail(why, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_BAD_NUMBER, name, v, lo, hi);
 }
 
@@ -420,8 +422,8 @@ int kres_check(const struct gpu_kernel_result *r, struct bl_err *why)
     N("totals", -1, "ideal", t->ideal, 0, KR_COUNT);
     N("totals", -1, "excess", t->excess, -KR_COUNT, KR_COUNT);
     for (int k = 0; k < GPU_KOP_COUNT; k++) {
-        N("totals", k, "op_inst", t->op_inst[k], 0, KR_COUNT);
-        N("totals", k, "op_wavefronts", t->op_wavefronts[k], 0, KR_COUNT);
+        N("totals.op_inst", -1, gpu_kernel_op_name(k), t->op_inst[k], 0, KR_COUNT);
+        N("totals.op_wavefronts", -1, gpu_kernel_op_name(k), t->op_wavefronts[k], 0, KR_COUNT);
     }
     if (r->has_counters) {   /* -1: not read */
         const struct gpu_kernel_counters *c = &r->counters;
@@ -436,8 +438,10 @@ int kres_check(const struct gpu_kernel_result *r, struct bl_err *why)
     const struct gpu_kernel_timing *m = &r->timing;
     const double ms[] = {m->start, m->init, m->context, m->compile, m->load, m->wait, m->cupti,
                          m->run, m->collect, m->counters, m->total};
-    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++)
-        N("timing", (int)k, "ms", ms[k], -KR_MS, KR_MS); /* a clock's difference: may be < 0 */
+    static const char *const ms_name[] = {"start", "init", "context", "compile", "load", "wait",
+                                          "cupti", "run", "collect", "counters", "total"};
+    for (size_t k = 0; k < sizeof ms / sizeof ms[0]; k++) /* a clock's difference: may be < 0 */
+        N("timing", -1, ms_name[k], ms[k], -KR_MS, KR_MS);
     N("timing", -1, "cache_hit", m->cache_hit, 0, 1);
     N("timing", -1, "warm", m->warm, 0, 1);
 #undef N

@@ -89,9 +89,10 @@ static void test_ranges(void **state)
     } bad[] = {
         {0, NAN, "insts[0].wavefronts = nan"},    {0, 1e18, "insts[0].wavefronts = 1e+18"},
         {0, -1, "insts[0].wavefronts = -1"},      {1, INFINITY, "lines[0].inst = inf"},
-        {2, NAN, "totals.ideal = nan"},           {3, 1e18, "timing[7].ms = 1e+18"},
+        {2, NAN, "totals.ideal = nan"},           {3, 1e18, "timing.run = 1e+18"},
         {4, 7, "insts[1].ideal_known = 7"},       {5, 99, "insts[0].op = 99"},
         {6, 1e9, "registers = 1e+09"},            {7, NAN, "lines[0].ways = nan"},
+        {8, 5000, "block[0] = 5000"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         good_result(&r);
@@ -104,6 +105,7 @@ static void test_ranges(void **state)
         case 5: r.insts[0].op = (int)bad[i].v; break;
         case 6: r.regs = (int)bad[i].v; break;
         case 7: r.lines[0].ways = bad[i].v; break;
+        case 8: r.block[0] = (unsigned)bad[i].v; break;
         }
         memset(&why, 0, sizeof why);
         assert_int_equal(round_trip(&r, &back, &why), -1);
