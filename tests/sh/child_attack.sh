@@ -6,7 +6,8 @@
 #     only their environment holds) is left 2 s after it returns, nor a temporary directory;
 #     the same with a measuring server, and when banklab kernel itself gets TERM.
 #   - a warm measuring server that drops the connection: banklab kernel measures in a new
-#     process (the exit status of a run without one) instead of dying of SIGPIPE (141).
+#     process (the exit status of a run without one) instead of dying of SIGPIPE (141); the
+#     kernel view (in tmux) shows the file's result instead of quitting.
 #   - `banklab run` killed by TERM or HUP removes its directory.
 #   - a hostile program under `banklab run` (tests/sh/child_fake.c): escapes in the device,
 #     the lock note, a SASS mnemonic without a NUL and a note reach the terminal escaped;
@@ -115,10 +116,29 @@ EOF
         i=$((i+1)); done; } > "$tmp/big.cu"
     BANKLAB_KERNEL_SERVER=5 "$B" kernel "$tmp/big.cu" > "$tmp/out" 2> "$tmp/err"
     rc=$?
-    kill $fake 2>/dev/null
     [ $rc = 3 ] && grep -q "compiles" "$tmp/err" &&
         ok "a server that drops the connection: measured in a new process (exit 3, no SIGPIPE)" ||
         fail "a server that drops the connection: exit $rc: $(head -c 300 "$tmp/err")"
+    # the kernel view (banklab FILE.cu) the same: it shows the file's result and stays
+    if command -v tmux > /dev/null 2>&1; then
+        { cat assets/kernels/strided.cu; i=0; while [ $i -lt 300 ]; do
+            printf '// %01000d\n' 0; i=$((i+1)); done; } > "$tmp/view.cu"
+        ts="child-attack-$$"
+        tmux -L "$ts" new-session -d -x 120 -y 30 "cd '$PWD' && CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR='$tmp/run' XDG_CACHE_HOME='$tmp/cache' BANKLAB_KERNEL_SERVER=5 '$B' '$tmp/view.cu'; echo EXITED rc=\$?; sleep 30"
+        seen=
+        for i in $(seq 1 40); do
+            tmux -L "$ts" capture-pane -p > "$tmp/pane" 2> /dev/null
+            grep -q "EXITED\|compiles (for sm_90)" "$tmp/pane" && { seen=1; break; }
+            sleep 0.25
+        done
+        sleep 0.5
+        tmux -L "$ts" capture-pane -p > "$tmp/pane" 2> /dev/null
+        tmux -L "$ts" kill-server 2> /dev/null
+        [ -n "$seen" ] && ! grep -q "EXITED" "$tmp/pane" && grep -q "compiles (for sm_90)" "$tmp/pane" &&
+            ok "the kernel view with a server that drops the connection: measured, still open" ||
+            fail "the kernel view: $(grep -m 3 "EXITED\|compiles\|error" "$tmp/pane")"
+    fi
+    kill $fake 2>/dev/null
 else
     fail "no measuring server socket in $tmp/run/banklab"
 fi
