@@ -82,6 +82,7 @@ static void test_ranges(void **state)
     assert_int_equal(why.status, 0);
     assert_true(back.lines[0].wavefronts == 256);
     gpu_kernel_result_done(&back);
+    gpu_kernel_result_done(&r);
     static const struct {
         int which;
         double v;
