@@ -78,6 +78,26 @@ static int may_start(wchar_t c, int after_space)
     return !(c >= 0x80 && bl_no_line_start(c));
 }
 
+/* a line of code may not start at s[i] with an ASCII operator or closing mark ('-' only as
+ * a binary minus, "- b" or "-=": "-x" and a command's "--option" may) */
+static int code_op(const char *s, size_t n, size_t i)
+{
+    if (i >= n || !s[i])
+        return 0;
+    if (s[i] == '-')
+        return i + 1 >= n || s[i + 1] == ' ' || s[i + 1] == '=' || s[i + 1] == '`';
+    return strchr("=+*/%<>&|^!?:.,;)]}", s[i]) != NULL;
+}
+
+/* the columns of the code span whose text starts at s[i] (after its opening backtick) */
+static int span_width(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && s[j] && s[j] != '`' && s[j] != '\n')
+        j++;
+    return bl_width_n(s + i, j - i);
+}
+
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut)
 {
     int cols = 0;
@@ -86,29 +106,44 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
     int have = 0;
     wchar_t prev = 0;
     int wlen = 0;             /* characters since the last space */
+    /* inside a code span: whole, it fits on a line and is never split; depth, its brackets */
+    int code = (ticks & BL_WRAP_IN_CODE & ~BL_WRAP_TICKS) != 0, whole = 0, depth = 0;
     *cut = 0;
     if (width < 1)
         width = 1;
+    if (code)
+        whole = span_width(s, n, 0) <= width;
     while (i < n && s[i]) {
         if (s[i] == '\n') {
             *next = i + 1;
             return i;
         }
         if (s[i] == '`' && ticks) {
+            code = !code;
+            if (code)
+                whole = span_width(s, n, i + 1) <= width, depth = 0;
             i++;
             continue;
         }
         wchar_t wc;
         int w;
         size_t k = bl_char(s + i, n - i, &wc, &w);
-        /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
-        int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
-        if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
-            !bl_no_line_end(prev)) {
-            at = i, nx = i + 1, have = 1;                  /* at a space */
-        } else if (w == 2 && i > 0 && !bl_no_line_start(wc) && !bl_no_line_end(prev) &&
-                   prev != L' ') {
-            at = i, nx = i, have = 1;                      /* before a wide character */
+        if (code) {
+            /* code breaks only at a space outside brackets, never before an operator, and
+             * not at all in a span that fits on one line */
+            if (wc == L' ' && !whole && depth == 0 && i > 0 && prev != L' ' && i + 1 < n &&
+                s[i + 1] != ' ' && s[i + 1] != '`' && !code_op(s, n, i + 1))
+                at = i, nx = i + 1, have = 1;
+        } else {
+            /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
+            int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
+            if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
+                !bl_no_line_end(prev)) {
+                at = i, nx = i + 1, have = 1;                  /* at a space */
+            } else if (w == 2 && i > 0 && !bl_no_line_start(wc) && !bl_no_line_end(prev) &&
+                       prev != L' ') {
+                at = i, nx = i, have = 1;                      /* before a wide character */
+            }
         }
         wlen = wc == L' ' ? 0 : wlen + 1;
         if (cols + w > width && wc != L' ') {
@@ -126,10 +161,16 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
         i += k;
         if (cols <= width - 1)
             fit1 = i;
-        /* after a wide character, or a list's comma, unless what follows may not start */
-        if (((w == 2 && !bl_no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n))) &&
-            may_start(char_at(s, n, i, ticks), 0) && char_at(s, n, i, ticks) != L' ')
+        if (code) {
+            if (wc == L'(' || wc == L'[' || wc == L'{')
+                depth++;
+            else if ((wc == L')' || wc == L']' || wc == L'}') && depth > 0)
+                depth--;
+        } else if (((w == 2 && !bl_no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n))) &&
+                   may_start(char_at(s, n, i, ticks), 0) && char_at(s, n, i, ticks) != L' ') {
+            /* after a wide character, or a list's comma, unless what follows may not start */
             at = i, nx = i, have = 1;
+        }
         prev = wc;
     }
     *next = i;

@@ -24,9 +24,15 @@ int bl_no_line_end(wchar_t c);
 /* bl_wrap: the next line of s[0..n) at width columns: returns its byte length and *next where
  * the line after it starts. Breaks at spaces, between wide characters and after the commas
  * of a list written without spaces, never inside a word that fits, never so that a line
- * starts with closing or ends with opening punctuation; a '\n' ends a line. With ticks,
- * backticks are zero-width marks (lesson text's `code`). *cut = 1 when a word wider than
- * the line had to be cut. */
+ * starts with closing or ends with opening punctuation; a '\n' ends a line. With ticks
+ * (BL_WRAP_TICKS), backticks are zero-width marks of lesson text's `code`: a code span that
+ * fits on a line is never split (the line breaks before it); a longer one breaks only at a
+ * space outside brackets and never so that a line starts with an operator (= + - * / % < >
+ * & | ^ ! ? : . , ; and closing brackets); wide characters and commas are no breaks in code.
+ * BL_WRAP_IN_CODE: s starts inside a code span (the text before it opened one). *cut = 1
+ * when a word (or code with no break allowed) wider than the line had to be cut. */
+#define BL_WRAP_TICKS 1
+#define BL_WRAP_IN_CODE 3        /* implies BL_WRAP_TICKS */
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut);
 
 #endif
