@@ -14,6 +14,7 @@
 #include "../store/lesson_load.h"
 #include "../store/recording.h"
 #include "cli.h"
+#include "lab.h"
 
 struct check_run {
     int problems;
@@ -172,6 +173,7 @@ static void check_one(struct check_run *r, const char *path)
         r->figures += l->steps[i].nfigures;
     }
     r->problems += lesson_check(l, show_problem, r);
+    r->problems += lesson_check_text(l, show_problem, r);
     if (r->rec)
         r->problems += recording_check_figures(r->rec, l, show_problem, r);
     if (!l->id) {
@@ -330,6 +332,7 @@ int cmd_check(int argc, char **argv)
     status = collect_files(&o, &files, &nfiles);
     free(o.targets);
 
+    lab_locale();   /* a UTF-8 LC_CTYPE where one exists: text widths as the tutorial's */
     struct check_run r;
     memset(&r, 0, sizeof r);
     struct recording rec;
