@@ -447,14 +447,14 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
         const struct lesson_param *p = i < n ? &s->params[i] : NULL;
         if (p) {
             range_text(lab, p, range, sizeof range);
-            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "),
+            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]："),
                      p->name, range, v->v[i]);
         } else {
             size_t len = 0;
             for (int k = 0; k < s->ntypes && len < sizeof range; k++)
                 len += (size_t)snprintf(range + len, sizeof range - len, "%s%s", k ? "|" : "",
                                         s->types[k]);
-            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), range,
+            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]："), range,
                      s->types[v->type]);
         }
         for (int bad = 0;; bad++) {

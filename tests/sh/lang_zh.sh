@@ -9,6 +9,15 @@
 # lines fit 80 columns, count accesses from 1 and name no key of the tutorial.
 . tests/sh/tui_fixtures/lib.sh
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
+
+# 0. the zh texts at their sources: no ASCII : ( , right after a Chinese character outside code
+#    (first on a fixture that has each, so the check is seen to fail)
+printf '{"t": {"zh": "行距:128，步长(字)，大小,32 与 `a[i](x),y`", "en": "x"}}\n' >"$TMP/punct.json"
+python3 tests/sh/zh_words.py --sources "$TMP/punct.json" >"$TMP/punct.txt" && fail "zh_words.py --sources passed a fixture with ASCII : ( ,"
+[ "$(grep -c "ASCII '" "$TMP/punct.txt")" = 3 ] || fail "zh_words.py --sources: want 3 findings: $(cat "$TMP/punct.txt")"
+python3 tests/sh/zh_words.py --sources lessons/*.json src/base/msg.def src/ui/strings.def \
+    src/keys/keys.def src/cli/lab.c src/cli/lab_text.c >"$TMP/punct.txt" ||
+    { cat "$TMP/punct.txt"; fail "ASCII : ( , after Chinese in a zh source text"; }
 CAP="$TMP/captures.txt"
 : >"$CAP"
 cap() { # WHAT: the screen as it is now, into the captures
@@ -111,7 +120,7 @@ for p in sys.argv[1:]:
         line = line.rstrip("\n")
         w = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
         # a prompt answered through a pipe shares its line with what follows
-        if w > 80 and "]: " not in line:
+        if w > 80 and "]：" not in line and "]: " not in line:
             print("%d columns: %s" % (w, line)); bad = 1
 sys.exit(bad)
 PY
