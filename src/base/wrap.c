@@ -176,3 +176,50 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
     *next = i;
     return i;
 }
+
+/* the ASCII stand-in of code point u, or NULL */
+static const char *ascii_for(unsigned u)
+{
+    static const struct {
+        unsigned u;
+        const char *a;
+    } t[] = {{0x00b7, "*"}, {0x00d7, "x"},  {0x2212, "-"},  {0x2013, "-"},   {0x2014, "-"},
+             {0x2192, "->"}, {0x2190, "<-"}, {0x2264, "<="}, {0x2265, ">="}, {0x2248, "~"},
+             {0x2260, "!="}, {0x2261, "=="}, {0x2026, "..."}, {0x00b1, "+-"}, {0x2018, "'"},
+             {0x2019, "'"},  {0x201c, "\""}, {0x201d, "\""}, {0x00a0, " "}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].u == u)
+            return t[i].a;
+    return NULL;
+}
+
+size_t bl_ascii(char *dst, size_t size, const char *s, size_t n)
+{
+    size_t o = 0, i = 0;
+    if (!size)
+        return 0;
+    while (i < n && s[i] && o + 1 < size) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            dst[o++] = (char)c;
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        unsigned u = len == 4 ? c & 0x07u : len == 3 ? c & 0x0fu : c & 0x1fu;
+        size_t k = 1;
+        for (; k < len && i + k < n && ((unsigned char)s[i + k] & 0xc0) == 0x80; k++)
+            u = u << 6 | ((unsigned char)s[i + k] & 0x3fu);
+        const char *a = k == len && len > 1 ? ascii_for(u) : NULL;
+        if (!a || strlen(a) > k)
+            a = "?";
+        size_t al = strlen(a);
+        if (o + al >= size)
+            break;
+        memcpy(dst + o, a, al);
+        o += al;
+        i += k;
+    }
+    dst[o] = 0;
+    return o;
+}

@@ -35,4 +35,12 @@ int bl_no_line_end(wchar_t c);
 #define BL_WRAP_IN_CODE 3        /* implies BL_WRAP_TICKS */
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut);
 
+/* bl_ascii: s[0..n) (UTF-8, decoded without the locale) into dst (size bytes, always
+ * terminated) for a terminal that cannot show UTF-8: ASCII as it is, the lessons' own
+ * symbols as ASCII stand-ins (· as *, × as x, − and – and — as -, → as ->, ≤ as <=, ≥ as >=,
+ * ≈ as ~, ≠ as !=, ≡ as ==, … as ..., ± as +-, curly quotes as straight ones), any other
+ * character as '?'. Never longer than s: a line measured in bytes still fits. Returns the
+ * bytes written. */
+size_t bl_ascii(char *dst, size_t size, const char *s, size_t n);
+
 #endif

@@ -101,8 +101,15 @@ int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size
         if (k == 0)
             break;
         attrset(code ? theme_attr(a, UIC_TEXTCODE) : at);
-        addnstr(s + i, (int)k);
-        cols += c;
+        if (a->utf8) {
+            addnstr(s + i, (int)k);
+            cols += c;
+        } else {   /* no UTF-8: the text's · × − → as * x - -> (bl_ascii), never vanishing */
+            char plain[1024];
+            size_t m = bl_ascii(plain, sizeof plain, s + i, k < sizeof plain ? k : sizeof plain - 1);
+            addnstr(plain, (int)m);
+            cols += (int)m;
+        }
         i += k;
         if (i < j)
             break;

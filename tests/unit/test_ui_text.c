@@ -280,6 +280,22 @@ static void test_wrap_code_spans(void **state)
     assert_int_equal(text_count(c, 30), 2);
 }
 
+/* A terminal without UTF-8: the lessons' own symbols keep an ASCII stand-in (never vanish),
+ * other characters become '?', and the result is never longer than the text. */
+static void test_ascii_fallback(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *s = "word 40\u00b7r + c, 32 \u00d7 32, a \u2212 b \u2192 c \u2264 4 \u4e2d";
+    size_t n = bl_ascii(buf, sizeof buf, s, strlen(s));
+    assert_string_equal(buf, "word 40*r + c, 32 x 32, a - b -> c <= 4 ?");
+    assert_int_equal(n, strlen(buf));
+    assert_true(n <= strlen(s));
+    assert_int_equal(bl_ascii(buf, 6, "a\u00d7b\u00d7c", 7), 5);   /* cut to fit, terminated */
+    assert_string_equal(buf, "axbxc");
+    assert_int_equal(bl_ascii(buf, sizeof buf, "\xe4\xb8", 2), 1);   /* a cut sequence: '?' */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -289,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_code),
         cmocka_unit_test(test_wrap_code_spans),
+        cmocka_unit_test(test_ascii_fallback),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_punctuation),
         cmocka_unit_test(test_wrap_punctuation_all_widths),
