@@ -163,4 +163,12 @@ for line in open(sys.argv[1], encoding="utf-8"):
 sys.exit(bad)
 PY
 echo "Chinese: no English word outside code, names and units; no line starts with closing punctuation"
+
+# A terminal without UTF-8 (LANG=C, an ssh session without a locale): the tutorial falls back
+# to English, and the lessons' own · and × keep ASCII stand-ins instead of vanishing (2.3:
+# "word 40·r + c" reads "word 40*r + c", not "word 40  r + c"; test_ui_text covers the rest)
+start 80 24 LANG=C LC_ALL=C LC_CTYPE=C -- --lessons lessons --reset --chapter 2 --step 3
+expect "word 40\\*r \\+ c" 5
+grep -q "40  r" "$TMP/screen.txt" && fail "LANG=C: the middle dot vanished"
+echo "LANG=C: the lessons' symbols shown as ASCII"
 exit 0
