@@ -800,7 +800,8 @@ static int check_answers(struct lab *lab, const struct lesson *l)
 static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
                          int no_gpu)
 {
-    lab_out("banklab lab: %s (%s)\n", tr(lab, &lab->l->title), CLI_CLEAN(file));
+    lab_out(TR(lab, "banklab lab: %s (%s)\n", "banklab lab：%s（%s）\n"), tr(lab, &lab->l->title),
+            CLI_CLEAN(file));
     lab_out(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
            TR(lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
     if (!lab->scripted)
