@@ -49,7 +49,7 @@ int bl_no_line_end(wchar_t c)
 /* the character a line starting at s[i] would begin with (backticks skipped), 0 at the end */
 static wchar_t char_at(const char *s, size_t n, size_t i, int ticks)
 {
-    while (i < n && s[i] == '`' && ticks)
+    while (i < n && s[i] == '`' && ticks && !(ticks & BL_WRAP_SHOWN))
         i++;
     if (i >= n || !s[i])
         return 0;
@@ -119,11 +119,14 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
             return i;
         }
         if (s[i] == '`' && ticks) {
+            int shown = (ticks & BL_WRAP_SHOWN) != 0;   /* then the backticks take a column */
             code = !code;
             if (code)
-                whole = span_width(s, n, i + 1) <= width, depth = 0;
-            i++;
-            continue;
+                whole = span_width(s, n, i + 1) + 2 * shown <= width, depth = 0;
+            if (!shown) {
+                i++;
+                continue;
+            }
         }
         wchar_t wc;
         int w;

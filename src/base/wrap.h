@@ -33,6 +33,8 @@ int bl_no_line_end(wchar_t c);
  * when a word (or code with no break allowed) wider than the line had to be cut. */
 #define BL_WRAP_TICKS 1
 #define BL_WRAP_IN_CODE 3        /* implies BL_WRAP_TICKS */
+#define BL_WRAP_SHOWN 4          /* with BL_WRAP_TICKS: the backticks are printed (a line
+                                  * terminal's `code`), one column each */
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut);
 
 /* bl_ascii: s[0..n) (UTF-8, decoded without the locale) into dst (size bytes, always

@@ -276,6 +276,12 @@ static void test_wrap_code_spans(void **state)
     n = bl_wrap(z, strlen(z), 24, BL_WRAP_TICKS, &next, &cut);
     assert_int_equal(n, strlen("读取共享内存"));
     assert_int_equal(text_count(z, 24), 2);
+    /* a line terminal prints the backticks (BL_WRAP_SHOWN): they take a column each, and the
+     * span still goes to the next line whole */
+    n = bl_wrap(s, strlen(s), 14, BL_WRAP_TICKS | BL_WRAP_SHOWN, &next, &cut);
+    assert_int_equal(n, 3);
+    n = bl_wrap(s + next, strlen(s + next), 14, BL_WRAP_TICKS | BL_WRAP_SHOWN, &next, &cut);
+    assert_int_equal(n, strlen("`a[i] = b[j];`"));
     /* text_count carries the span over a line break: 3 lines, not a cut */
     assert_int_equal(text_count(c, 30), 2);
 }
