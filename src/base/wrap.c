@@ -138,8 +138,12 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
                 s[i + 1] != ' ' && s[i + 1] != '`' && !code_op(s, n, i + 1))
                 at = i, nx = i + 1, have = 1;
         } else {
-            /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
+            /* a mark standing alone ("* broadcast", "· idle") stays with the word after it,
+             * and an operator standing alone ("x = 0", "p / P") with the word before it */
             int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
+            if (wc == L' ' && i + 2 <= n && s[i + 1] && strchr("=+*/%<>", s[i + 1]) &&
+                (i + 2 == n || s[i + 2] == ' '))
+                mark = 1;
             if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
                 !bl_no_line_end(prev)) {
                 at = i, nx = i + 1, have = 1;                  /* at a space */

@@ -241,9 +241,12 @@ static void test_wrap_code_spans(void **state)
     assert_int_equal(n, 3);
     assert_int_equal(cut, 0);
     assert_string_equal(s + next, "`a[i] = b[j];` now");
-    /* without the code marks the same text breaks inside it, at a space */
+    /* prose: an operator standing alone keeps the words on both sides ("x = 0", "p / P") */
     n = bl_wrap("see a[i] = b[j]; now", 20, 12, 0, &next, &cut);
-    assert_int_equal(n, strlen("see a[i]"));
+    assert_int_equal(n, strlen("see"));
+    n = bl_wrap("press p / P now", 15, 8, 0, &next, &cut);
+    assert_int_equal(n, strlen("press"));
+    assert_string_equal("press p / P now" + next, "p / P now");
     /* longer than the line: after the '=', not before it, not inside the brackets */
     const char *c = "`out[(y + j) * n + x] = in[(y + j) * n + x];`";
     n = bl_wrap(c, strlen(c), 30, BL_WRAP_TICKS, &next, &cut);
