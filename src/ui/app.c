@@ -12,7 +12,7 @@
 #include "../base/utf8.h"
 #include "app.h"
 
-static volatile sig_atomic_t ui_signal;
+static volatile sig_atomic_t ui_signal, ui_leaving;
 
 /* The screens, by id (screen.h). The stack (screen.c) gets this table and names no screen, so
  * the screens can push and pop without calling each other in a circle. */
@@ -26,8 +26,17 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
     [UI_KERNEL] = &screen_kernel,
 };
 
+/* The first signal only sets the flag: the loop (awake every 100 ms, never blocked on the GPU
+ * server: requests.c and serve_client.c bound every wait) ends, the terminal is restored and
+ * progress saved. One that comes while that is under way ends the program as its default
+ * would: a second ^C is never ignored. */
 static void on_signal(int sig)
 {
+    if (ui_leaving && ui_signal) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     ui_signal = sig;
 }
 
@@ -251,6 +260,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         fflush(a->timing);
     }
     loop(a);
+    ui_leaving = 1;
     endwin();
     delscreen(scr);
     struct bl_err save_err = {0};   /* a save that fails at the end is not exit 0 */
