@@ -880,8 +880,11 @@ struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct 
     bl_err_clear(&err);
     if (start_server(device, path, &note, &err) == 0 &&
         (g = open_client(path, device, 1, info, &err))) {
-        if (bl_err_failed(&note) && info)   /* a planted start lock, said in the turns' line */
-            bl_fmt(info->lock, sizeof info->lock, "%.120s; %s", info->lock, note.msg);
+        if (bl_err_failed(&note) && info) { /* a planted start lock, said in the turns' line */
+            char lock[GPU_TEXT_MAX];
+            bl_fmt(lock, sizeof lock, "%s", info->lock);
+            bl_fmt(info->lock, sizeof info->lock, "%.100s; %s", lock, note.msg);
+        }
         return g;
     }
     return in_process(device, info, bl_err_failed(&err) ? &err : &first);
