@@ -15,6 +15,8 @@
 #      on SIGTERM within 1 s
 #   5. a 1777 `banklab-serve` directory bl30mal made first, with bl30mal's own server in it:
 #      the learner never talks to that server and says why (in-process fallback, bounded)
+#   6. a server that stalls after answering (SIGSTOP, meanwhile): the waiting request fails
+#      after the 30 s docs/teaching.md promises, saying so
 # Everything runs on Unix sockets under a fresh directory, every wait is bounded, and every
 # process the suite started (the users' included) is ended by its id at exit. Needs root to
 # create the users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
@@ -112,6 +114,20 @@ stat_of() { # LOCKDIR KEY (as root, root's server)
     BANKLAB_LOCK_DIR=$1 BANKLAB_SERVE_FAKE=1 timeout 10 "$BB" serve --stats |
         tr ' ' '\n' | sed -n "/^$2\$/{n;p;}"
 }
+
+# ---- 6. (in the background meanwhile) a server that stalls once it has answered ----
+"$BB" serve --fake --fake-delay 5 --cache 0 --socket "$tmp/stall.sock" 2> "$tmp/stall-serve.err" &
+stall_srv=$!
+pids="$pids $stall_srv"
+i=0
+while [ ! -S "$tmp/stall.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+mkfifo "$tmp/stall.in"
+timeout 50 "$BB" sim --gpu --json --script - --server "$tmp/stall.sock" < "$tmp/stall.in" \
+    > "$tmp/stall.jsonl" 2> "$tmp/stall.err" &
+pids="$pids $!"
+( echo '__shared__ float s[1024]; s[lane]'; sleep 0.5; kill -STOP $stall_srv
+  echo '__shared__ float s[1024]; s[lane * 2]'; exec sleep 45 ) > "$tmp/stall.in" &
+pids="$pids $!"
 
 # ---- the teacher's server (root) ----
 SD=$tmp/lock/banklab-serve
@@ -271,6 +287,21 @@ if [ "$served" = 0 ] && [ $ms -lt 10000 ] && grep -q "banklab-serve: shared, but
     ok "bl30mal's 1777 directory: not used ($served requests reached bl30mal's server), said in $ms ms: $(grep -o 'banklab-serve: shared[^;]*' "$tmp/d.out" | head -n 1)"
 else
     bad "bl30mal's 1777 directory: bl30mal's server got '$served' requests, exit $rc after $ms ms: $(head -c 400 "$tmp/d.out")"
+fi
+
+# ---- 6. the stalled server: the second request fails after 30 s, saying why ----
+i=0
+while ! grep -q '"line":2' "$tmp/stall.jsonl" 2>/dev/null && [ $i -lt 450 ]; do sleep 0.1; i=$((i + 1)); done
+kill -CONT $stall_srv 2>/dev/null
+waited=$(python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    m = json.loads(l)["measured"]
+    if json.loads(l)["line"] == 2: print("%.0f %s" % (m["request_ms"], m["error"]))' "$tmp/stall.jsonl" 2>/dev/null)
+ms=${waited%% *}
+if [ -n "$ms" ] && [ "$ms" -ge 30000 ] && [ "$ms" -lt 36000 ] && echo "$waited" | grep -q "sent nothing for 30 s"; then
+    ok "a server that stalls after answering: the waiting request failed after $ms ms: ${waited#* }"
+else
+    bad "a server that stalls after answering: '$waited' $(head -c 200 "$tmp/stall.err")"
 fi
 
 echo "bl30mal's flood, its last count: $(tail -n 1 "$tmp/flood.out" 2>/dev/null)"
