@@ -7,6 +7,8 @@ not from banklab's code). Every command stops by itself after SECONDS. Commands:
   flood SOCK N SECONDS   N connections, each sending distinct valid requests as fast as the
                          server reads them (reading what comes back, reconnecting when dropped);
                          prints "sent S answered R reconnects C" every second
+  burst SOCK N           (the learner) one connection sends N distinct requests at once;
+                         prints "answered A of N in MS ms"
   plant PATH SECONDS     a socket at PATH that listens and never accepts, its queue kept full
                          (a connect to it would block); prints "planted" once it is
 """
@@ -131,6 +133,33 @@ def flood(path, n, seconds):
     print("sent %d answered %d reconnects %d" % (sent, answered, reconnects), flush=True)
 
 
+def burst(path, n):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(20)
+    s.connect(path)
+    s.sendall(frame(HELLO, b"\x01\x00\x00\x00\x00\x00\x00\x00"))
+    t0 = time.monotonic()
+    s.sendall(b"".join(request(900000 + k, offsets=[lane * (k + 40000) * 4 % (1 << 20)
+                                                    for lane in range(32)]) for k in range(n)))
+    buf, got = b"", 0
+    try:
+        while got < n:
+            data = s.recv(65536)
+            if not data:
+                break
+            buf += data
+            while len(buf) >= 12:
+                ftype, size = int.from_bytes(buf[6:8], "little"), int.from_bytes(buf[8:12], "little")
+                if len(buf) < 12 + size:
+                    break
+                if ftype == 3 and buf[12 + 8] == 0:     # a result, status ok
+                    got += 1
+                buf = buf[12 + size:]
+    except socket.timeout:
+        pass
+    print("answered %d of %d in %.0f ms" % (got, n, (time.monotonic() - t0) * 1e3), flush=True)
+
+
 def plant(path, seconds):
     end = time.monotonic() + seconds
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -159,6 +188,8 @@ def main():
         idle(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
     elif cmd == "flood":
         flood(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+    elif cmd == "burst":
+        burst(sys.argv[2], int(sys.argv[3]))
     elif cmd == "plant":
         plant(sys.argv[2], float(sys.argv[3]))
     else:

@@ -156,6 +156,25 @@ else
     bad "under attack: median $attack ms (alone $alone ms), served: $(all_served attack && echo yes || echo no): $(head -c 300 "$tmp/attack-3.err") $(head -c 300 "$tmp/attack-3.json")"
 fi
 
+# ---- 1b. turns per user, not per connection: bl30mal floods on 16 connections ----
+"$BB" serve --fake --fake-delay 50 --cache 0 --socket "$tmp/fair.sock" 2> "$tmp/fair-serve.err" &
+pids="$pids $!"
+i=0
+while [ ! -S "$tmp/fair.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+as $L "$tmp/lock" timeout 30 python3 "$tmp/py/serve_hostile.py" burst "$tmp/fair.sock" 10 > "$tmp/burst-alone.out" 2>&1
+mal "$tmp/lock" flood16.out flood "$tmp/fair.sock" 16 12
+sleep 1.5
+as $L "$tmp/lock" timeout 30 python3 "$tmp/py/serve_hostile.py" burst "$tmp/fair.sock" 10 > "$tmp/burst.out" 2>&1
+b_alone=$(sed -n 's/answered 10 of 10 in \([0-9]*\) ms/\1/p' "$tmp/burst-alone.out")
+b_attack=$(sed -n 's/answered 10 of 10 in \([0-9]*\) ms/\1/p' "$tmp/burst.out")
+# round-robin over users: the learner's 10 take every other turn (about 2 x alone); over
+# connections they would take one turn in 17 (about 8 x alone)
+if [ -n "$b_alone" ] && [ -n "$b_attack" ] && [ "$b_attack" -le $((3 * b_alone + 300)) ]; then
+    ok "turns per user: the learner's 10 requests at once took $b_attack ms beside bl30mal's 16 flooding connections ($b_alone ms alone)"
+else
+    bad "turns per user: the learner's 10 requests: '$(cat "$tmp/burst.out")' beside the flood, '$(cat "$tmp/burst-alone.out")' alone"
+fi
+
 # ---- 2. bl30mal's pause is refused ----
 as $M "$tmp/lock" timeout 20 "$BB" serve --pause 60 > "$tmp/pause.out" 2>&1
 rc=$?
