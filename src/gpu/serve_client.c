@@ -130,12 +130,15 @@ static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_
         }
         int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd pf = {fd, POLLIN, 0};
-        if (left <= 0)
+        int pr = poll(&pf, 1, left > 0 ? left : 0);   /* what already came is read even then */
+        if (pr < 0 && errno != EINTR)
+            return -1;
+        if (pr > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (rx_fill(x, fd) < 0)
+                return -1;
+        } else if (left <= 0) {
             return 0;
-        if (poll(&pf, 1, left) < 0 && errno != EINTR)
-            return -1;
-        if ((pf.revents & (POLLIN | POLLHUP | POLLERR)) && rx_fill(x, fd) < 0)
-            return -1;
+        }
     }
 }
 
@@ -225,13 +228,16 @@ static int hello_at(const char *path, int check, int device, struct rx *x, int *
     struct sw_buf b;
     const uint8_t *p;
     uint32_t n;
-    int ok = 0, r;
-    if (sw_put_hello(&b, &h) || send_all(s, &b, SC_HELLO_MS))
-        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HELLO_NOT_SENT, path);
-    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) == 0)
-        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
-    else if (r == 2)
+    int ok = 0;
+    int sent = sw_put_hello(&b, &h) == 0 && send_all(s, &b, SC_HELLO_MS) == 0;
+    /* a server that refused the connection said why before closing it: read that first */
+    int r = wait_frame(x, s, SW_HELLO, &p, &n, sent ? SC_HELLO_MS : 0);
+    if (r == 2)
         refused(p, n, path, err);
+    else if (!sent)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HELLO_NOT_SENT, path);
+    else if (r == 0)
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
     else if (r != 1)
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HUNG_UP, path);
     else if (sw_get_info(p, n, info, err) == 0)

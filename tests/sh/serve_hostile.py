@@ -2,8 +2,8 @@
 """serve_hostile.py: a hostile learner against `banklab serve`, for tests/sh/serve_hostile_users.sh
 (run as a second Unix user). The frames come from serve_wire.py (written from the wire format,
 not from banklab's code). Every command stops by itself after SECONDS. Commands:
-  idle SOCK N SECONDS    open N connections and send nothing; prints how many the server still
-                         holds open 1.5 s later and 6 s later ("held_1s A held_6s B")
+  idle SOCK N SECONDS LATE  open N connections and send nothing; prints how many the server
+                         still holds open 1.5 s later and LATE s later ("held_1s A held_late B")
   flood SOCK N SECONDS   N connections, each sending distinct valid requests as fast as the
                          server reads them (reading what comes back, reconnecting when dropped);
                          prints "sent S answered R reconnects C" every second
@@ -48,29 +48,30 @@ def connect(path, patience=0.0):
 
 
 def still_open(conns):
+    """how many of conns the server has not closed (what it said before closing is read)"""
     n = 0
     for s in conns:
         try:
-            data = s.recv(65536)
-            if data:
-                n += 1              # something came (not expected): open
+            while s.recv(65536):
+                pass                # a refusal's reason, then the end
         except BlockingIOError:
-            n += 1                  # nothing to read and not closed: open
+            n += 1                  # nothing more to read and not closed: open
         except OSError:
             pass
     return n
 
 
-def idle(path, n, seconds):
+def idle(path, n, seconds, late):
     more_fds()
     end = time.monotonic() + seconds
     conns = [c for c in (connect(path, 3.0) for _ in range(n)) if c is not None]
     t0 = time.monotonic()
     time.sleep(1.5)
     a = still_open(conns)
-    time.sleep(max(0.0, 6.0 - (time.monotonic() - t0)))
+    print("opened %d held_1s %d" % (len(conns), a), flush=True)
+    time.sleep(max(0.0, late - (time.monotonic() - t0)))
     b = still_open(conns)
-    print("opened %d held_1s %d held_6s %d" % (len(conns), a, b), flush=True)
+    print("opened %d held_1s %d held_late %d" % (len(conns), a, b), flush=True)
     while time.monotonic() < end:
         time.sleep(0.2)
 
@@ -185,7 +186,7 @@ def plant(path, seconds):
 def main():
     cmd = sys.argv[1]
     if cmd == "idle":
-        idle(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
+        idle(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]), float(sys.argv[5]))
     elif cmd == "flood":
         flood(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
     elif cmd == "burst":
