@@ -33,7 +33,8 @@ struct serve_stats {
     uint64_t merged;              /* answered by a measurement queued or in flight for another */
     uint64_t cache_hits;          /* answered from the cache */
     uint64_t errors;              /* bad frames answered with an error */
-    uint64_t dropped;             /* clients dropped (oversized frame, broken framing) */
+    uint64_t dropped;             /* clients dropped (oversized frame, broken framing, not
+                                     reading) or refused (over a user's connections) */
     uint32_t clients;             /* connected now */
     uint32_t queued;              /* requests waiting now */
     int32_t pause_left_s;         /* counters paused for this long still (0: not paused) */

@@ -773,6 +773,7 @@ static void sc_free(struct sc *C)
 static void c_close(void *impl)
 {
     struct sc *C = impl;
+    pthread_t th = C->thread;      /* C may be freed by the thread once it is left alone */
     pthread_mutex_lock(&C->mu);
     C->stop = 1;
     pthread_mutex_unlock(&C->mu);
@@ -786,12 +787,12 @@ static void c_close(void *impl)
         int detached = C->detached;
         pthread_mutex_unlock(&C->mu);
         if (exited) {
-            pthread_join(C->thread, NULL);
+            pthread_join(th, NULL);
             sc_free(C);
             return;
         }
         if (detached) {
-            pthread_detach(C->thread);
+            pthread_detach(th);
             return;
         }
         nap_ms(5);

@@ -19,6 +19,8 @@
 #      the learner never talks to that server and says why (in-process fallback, bounded)
 #   6. a server that stalls after answering (SIGSTOP, meanwhile): the waiting request fails
 #      after the 30 s docs/teaching.md promises, saying so
+#   7. a server started with --idle (as a client starts one) leaves after that long without
+#      a request even while bl30mal holds connections open
 # Everything runs on Unix sockets under a fresh directory, every wait is bounded, and every
 # process the suite started (the users' included) is ended by its id at exit. Needs root to
 # create the users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
@@ -316,6 +318,24 @@ if [ "$served" = 0 ] && [ $ms -lt 10000 ] && grep -q "banklab-serve: shared, but
     ok "bl30mal's 1777 directory: not used ($served requests reached bl30mal's server), said in $ms ms: $(grep -o 'banklab-serve: shared[^;]*' "$tmp/d.out" | head -n 1)"
 else
     bad "bl30mal's 1777 directory: bl30mal's server got '$served' requests, exit $rc after $ms ms: $(head -c 400 "$tmp/d.out")"
+fi
+
+# ---- 7. a server a client started is not kept by idle connections ----
+"$BB" serve --fake --idle 2 --client-idle 0 --socket "$tmp/auto.sock" 2> "$tmp/auto-serve.err" &
+auto=$!
+pids="$pids $auto"
+i=0
+while [ ! -S "$tmp/auto.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+mal "$tmp/lock" idle-auto.out idle "$tmp/auto.sock" 8 8 1.5
+t0=$(now_ms)
+i=0
+while kill -0 $auto 2>/dev/null && [ $i -lt 160 ]; do sleep 0.05; i=$((i + 1)); done
+ms=$(( $(now_ms) - t0 ))
+held=$(sed -n 's/.*held_1s \([0-9]*\).*/\1/p' "$tmp/idle-auto.out" | head -n 1)
+if ! kill -0 $auto 2>/dev/null && [ "${held:-0}" -ge 1 ]; then
+    ok "a server with --idle 2 left after $ms ms without a request, $held idle connections of bl30mal's open"
+else
+    bad "--idle 2 with idle connections: still running after $ms ms (held: '$(cat "$tmp/idle-auto.out")')"
 fi
 
 # ---- 6. the stalled server: the second request fails after 30 s, saying why ----
