@@ -43,8 +43,8 @@
 #define SV_QUEUE 256               /* requests a client may have waiting */
 #define SV_JOBS 4096
 #define SV_USER_CONNS SERVE_USER_CONNS /* connections of one user (not the owner, not root) */
-#define SV_USER_QUEUE 256          /* requests one user may have waiting, all connections */
-#define SV_USER_JOBS 256           /* jobs one user's requests created, queued or running */
+#define SV_USER_QUEUE 512          /* requests one user may have waiting, all connections */
+#define SV_USER_JOBS 512           /* jobs one user's requests created, queued or running */
 #define SV_PRIV_FACTOR 4           /* the owner and root: this many times the queue and jobs */
 #define SV_ACCEPT_BURST 256        /* connections taken per turn of the loop */
 #define SV_KEEPALIVE_S 5.0         /* waiters hear from the server at least this often */
