@@ -353,6 +353,10 @@ else
     bad "a server that stalls after answering: '$waited' $(head -c 200 "$tmp/stall.err")"
 fi
 
+# (with BANKLAB=build/asan/banklab: the servers and clients ran clean)
+if grep -l "Sanitizer\|runtime error" "$tmp"/*.err > "$tmp/san.list" 2>/dev/null; then
+    bad "sanitizer reports in $(cat "$tmp/san.list" | tr '\n' ' '): $(grep -h -m2 "Sanitizer\|runtime error" $(cat "$tmp/san.list"))"
+fi
 echo "bl30mal's flood, its last count: $(tail -n 1 "$tmp/flood.out" 2>/dev/null)"
 echo "serve_hostile_users.sh: $pass passed, $fail failed"
 [ $fail = 0 ]
