@@ -30,8 +30,14 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
  * server: requests.c and serve_client.c bound every wait) ends, the terminal is restored and
  * progress saved. One that comes while that is under way ends the program as its default
  * would: a second ^C is never ignored. */
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
+    (void)ctx;
+    /* a SIGPIPE the kernel raised for this process's own write to a connection that closed
+     * (a server that dropped it): that write fails with EPIPE and its caller says so; only
+     * one sent by someone else (kill -PIPE) ends the tutorial */
+    if (sig == SIGPIPE && info && info->si_pid == getpid())
+        return;
     if (ui_leaving && ui_signal) {
         signal(sig, SIG_DFL);
         raise(sig);
@@ -163,7 +169,8 @@ static void catch_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
         sigaction(ending_signals[i], &sa, NULL);

@@ -10,7 +10,8 @@
 #      server keeps at most 16 of bl30mal's connections (a 17th is told why) and closes the
 #      idle ones (--client-idle); with 16 flooding connections the learner's burst of 10
 #      takes its turn every other time (turns per user, not per connection)
-#   3. the learner's tutorial shows the server's numbers and quits on q within 1 s meanwhile
+#   3. the learner's tutorial shows the server's numbers and quits on q within 1 s meanwhile;
+#      a SIGPIPE from its own write (its timing FIFO's reader gone) does not end it
 #   4. with no server running: a FIFO at both start locks and never-accepting sockets (their
 #      queues full) at the shared name and at bl30mal's own: the learner is still answered
 #      (its own server, started beside them) in bounded time, and its tutorial quits on q and
@@ -210,18 +211,18 @@ fi
 # $tmp/NAME.rc its exit status once it ended
 cat > "$tmp/tui.sh" <<EOF
 #!/bin/sh
-n=\$1 ld=\$2
+n=\$1 ld=\$2 timing=\${3:-}
 sh -c 'echo \$\$ > "\$0"; exec "\$@"' "$tmp/\$n.pid" setpriv --reuid=$L --regid=$(id -g $L) --clear-groups \\
     env -i PATH="\$PATH" HOME="$tmp/home-$L" XDG_STATE_HOME="$tmp/home-$L/state" \\
     XDG_RUNTIME_DIR="$tmp/home-$L/run" LANG=C.UTF-8 TERM=xterm-256color CUDA_VISIBLE_DEVICES= \\
-    BANKLAB_LOCK_DIR="\$ld" BANKLAB_SERVE_FAKE=1 "$BB" --lessons "$tmp/lessons" --lang en --reset \\
+    BANKLAB_LOCK_DIR="\$ld" BANKLAB_SERVE_FAKE=1 BANKLAB_TIMING="\$timing" "$BB" --lessons "$tmp/lessons" --lang en --reset \\
     --chapter 1 --step 2
 echo \$? > "$tmp/\$n.rc.tmp" && mv "$tmp/\$n.rc.tmp" "$tmp/\$n.rc"
 sleep 120
 EOF
 chmod 755 "$tmp/tui.sh"
 $TM new-session -d -s keep -x 80 -y 24 "sleep 300" || bad "tmux cannot start"
-tui() { $TM new-session -d -s "$1" -x 100 -y 30 "$tmp/tui.sh $1 $2"; }
+tui() { $TM new-session -d -s "$1" -x 100 -y 30 "$tmp/tui.sh $1 $2 ${3:-}"; }
 wait_screen() { # NAME REGEX SECONDS
     end=$(( $(now_ms) + $3 * 1000 ))
     while [ "$(now_ms)" -lt $end ]; do
@@ -297,6 +298,32 @@ if [ "$ms" != never ] && [ "$ms" -le 1000 ] && [ "$(cat "$tmp/t3.rc")" = 143 ]; 
     ok "tutorial beside the planted names: SIGTERM ended it in $ms ms (exit 143)"
 else
     bad "tutorial beside the planted names: SIGTERM: $ms ms, exit $(cat "$tmp/t3.rc" 2>/dev/null)"
+fi
+
+# the tutorial's own write to a pipe whose reader left (as a server that dropped a connection)
+# raises SIGPIPE in it: that write fails, the tutorial goes on (kill -PIPE from outside still
+# ends it: tui_hostile.sh)
+mkfifo -m 666 "$tmp/timing.fifo"
+cat "$tmp/timing.fifo" > /dev/null &
+reader=$!
+pids="$pids $reader"
+tui t4 "$tmp/lock" "$tmp/timing.fifo"
+wait_screen t4 " 1\\.2/5 " 10
+kill $reader 2>/dev/null
+sleep 0.2
+$TM send-keys -t t4 P
+sleep 0.3
+$TM send-keys -t t4 p
+sleep 0.3
+if [ ! -f "$tmp/t4.rc" ] && wait_screen t4 "PAD=0 " 3; then
+    ms=$(quits t4 q)
+    if [ "$ms" != never ] && [ "$(cat "$tmp/t4.rc")" = 0 ]; then
+        ok "the tutorial's own SIGPIPE (its timing FIFO's reader gone): it went on, then q quit (exit 0, $ms ms)"
+    else
+        bad "the tutorial's own SIGPIPE: q: $ms ms, exit $(cat "$tmp/t4.rc" 2>/dev/null)"
+    fi
+else
+    bad "the tutorial's own SIGPIPE ended it: exit $(cat "$tmp/t4.rc" 2>/dev/null)"
 fi
 
 # ---- 5. a 1777 directory bl30mal made first, with bl30mal's server in it ----
