@@ -5,7 +5,7 @@
 # reply, that client dropped, the others served), a client reconnecting after the server is
 # killed with SIGKILL (an explicit --server restarted by hand, and the default socket that the
 # client restarts itself), 64 clients starting at once start one server, and a client of
-# another Unix user served like the owner's. The raw frames come from serve_wire.py (written
+# another Unix user served like the owner's (and the owner never served by that user's). The raw frames come from serve_wire.py (written
 # from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
 # set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
 set -u
@@ -195,18 +195,23 @@ else
         bad "user $other: $(cat "$tmp/u1.err") $(cat "$tmp/u1.json")"
     fi
     # the owner's server dies; the other user's client starts one under a name of its own
-    # beside the stale socket it may not remove, and the owner's clients find it there
+    # beside the stale socket it may not remove; the owner's clients do not use that other
+    # user's server (it could answer anything): root starts its own at the shared name
     for p in $spid2; do kill -9 "$p"; done
     sleep 0.2
     as "$tmp/banklab" sim '__shared__ float s[1024]; s[lane * 11]' --gpu --json > "$tmp/u2.json" 2> "$tmp/u2.err"
     "$B" sim '__shared__ float s[1024]; s[lane * 13]' --gpu --json > "$tmp/u3.json" 2> "$tmp/u3.err"
     spid3=$(pgrep -u "$other" -f "banklab serve --device 0" | tr '\n' ' ')
     for p in $spid3; do echo "$p" > "$tmp/other.pid"; done
+    u3lock=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["measured"]["lock"])' < "$tmp/u3.json" 2>/dev/null)
+    spid4=$(pgrep -u 0 -f "banklab serve --device 0 --idle 600 --socket $dsock" | tr '\n' ' ')
+    for p in $spid4; do echo "$p" > "$tmp/auto.pid"; done
     if [ "$(json status < "$tmp/u2.json" 2>/dev/null)" = ok ] && [ "$(json status < "$tmp/u3.json" 2>/dev/null)" = ok ] &&
-       [ -n "$spid3" ] && ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -q "gpu-fake-u[0-9]*.sock"; then
-        ok "user $other started the next server ($(ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -- -u)); the owner is served by it"
+       [ -n "$spid3" ] && ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -q "gpu-fake-u[0-9]*.sock" &&
+       [ -n "$spid4" ] && case $u3lock in "served by $dsock "*) true ;; *) false ;; esac; then
+        ok "user $other started the next server ($(ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -- -u | tr '\n' ' ')); root is served by its own ($u3lock)"
     else
-        bad "after the owner's server died: $(cat "$tmp/u2.err" "$tmp/u3.err") [$(ls "$BANKLAB_LOCK_DIR/banklab-serve/")]"
+        bad "after the owner's server died: $(cat "$tmp/u2.err" "$tmp/u3.err") [$(ls "$BANKLAB_LOCK_DIR/banklab-serve/")] root's: '$spid4' $u3lock"
     fi
     for p in $spid3; do kill "$p" 2>/dev/null; done
 fi
