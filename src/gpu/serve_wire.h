@@ -124,8 +124,9 @@ int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, struct bl_err *
  * cp.async of 4, 8 or 16 bytes), trans and has_src 0 or 1, matrices 0, 1, 2 or 4, the offsets
  * of the lanes the instruction uses aligned and below SW_MAX_OFFSET, global sources (has_src,
  * cp.async only) aligned and inside the runner's source buffer (SW_MAX_SRC), a pattern with
- * at least one lane; a case kernel that exists with at most GPU_CASE_MAX_PARAMS parameters
- * it reads (names or aliases), each value in its range. Else -1 with err. */
+ * at least one lane; a case kernel that exists with at most GPU_CASE_MAX_PARAMS parameters,
+ * the value of each it reads (by name or alias) in its range; one it does not read is left
+ * alone, as the runner leaves it. Else -1 with err. */
 #define SW_MAX_OFFSET (1u << 20)
 #define SW_MAX_SRC 65536u          /* = BL_CP_ASYNC_SRC (kernels/kernels.h) */
 int sw_check_request(const struct gpu_request *q, struct bl_err *err);

@@ -171,6 +171,21 @@ case $line in
 *)  bad "verify through the server on the fake device (exit $vrc): $line"; grep DIFFERS "$tmp/verify.txt" | head -5 ;;
 esac
 stop x
+# verify and bench --both: through the default server (started by the client, as a learner's
+# is) and in this process, both on the fake device (BANKLAB_SERVE_FAKE=1): every measurement
+# must agree between the two paths
+mkdir -m 1777 "$tmp/lock2"
+for cmd in "verify --both" "bench --both --quick"; do
+    BANKLAB_LOCK_DIR="$tmp/lock2" BANKLAB_SERVE_FAKE=1 "$B" $cmd > "$tmp/both.txt" 2>&1
+    brc=$?
+    line=$(grep '^through the server vs in this process' "$tmp/both.txt")
+    case "$brc $line" in
+    "0 through the server vs in this process: "*" agree, 0 differ, 0 measured by one path only"*)
+        ok "$cmd on the fake device: $line" ;;
+    *)  bad "$cmd on the fake device: exit $brc: $line"; grep -m5 "DIFFER" "$tmp/both.txt" ;;
+    esac
+done
+for p in $(pgrep -f "banklab serve --device 0 --idle 600 --socket $tmp/lock2/"); do kill "$p"; done
 
 # ---- the server killed mid-session ----
 serve k --fake-delay 10 --cache 0 || exit 1
