@@ -364,6 +364,7 @@ static int bench_in_process(struct bench *B, struct bench_both *bb)
     while (nanosleep(&ts, &ts) == -1) {
     }
     const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */
     struct gpu_info info;
     int rc = EXIT_USAGE;
     struct gpu *g = fake && !strcmp(fake, "1")

@@ -567,6 +567,7 @@ static int measure_in_process(const struct vopts *o, struct vlist *L, struct bot
     /* the server gives the counters back after a quiet second (cuda_gpu.c); until then this
      * process would find them busy */
     nap_ms(1500);
+    unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */
     struct gpu_info info;
     int rc = 0;
     struct gpu *g = open_gpu(o, 1, &info, &rc);
