@@ -79,8 +79,9 @@ struct sw_buf {
     int overflow;
 };
 
-/* The ranges a decoder accepts for the numbers of a result (the recording's, store/recording.c,
- * where they are the same kind of number): per warp instruction counters, times, rates. */
+/* The ranges a decoder accepts for the numbers of a result: a recording's (store/recording.c)
+ * for counters per warp instruction, instruction counts, times and rates; a slowdown against
+ * the conflict-free access tighter (a warp access is at most a few dozen times slower). */
 #define SW_COUNTER_MAX 65536.0     /* wavefronts, conflicts per instruction */
 #define SW_INST_MAX 1e15           /* raw instruction counts */
 #define SW_MS_MAX 1e7              /* a launch's ms; also wait_ms */
