@@ -7,7 +7,9 @@
 # client restarts itself), 64 clients starting at once start one server, and a client of
 # another Unix user served like the owner's; chapter 11's instructions (ldmatrix, stmatrix,
 # cp.async with its sources) measured as themselves through the server: the raw wire, sim
-# --gpu against the model's figures, and `banklab verify` 100 % on the fake device. The raw frames come from serve_wire.py (written
+# --gpu against the model's figures, and `banklab verify` 100 % on the fake device;
+# verify and bench --both (through the server and in-process agree); a hostile server's
+# NaN, 1e18, negative count, escape sequence, invalid UTF-8 and unknown status refused. The raw frames come from serve_wire.py (written
 # from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
 # set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
 set -u
@@ -186,6 +188,49 @@ for cmd in "verify --both" "bench --both --quick"; do
     esac
 done
 for p in $(pgrep -f "banklab serve --device 0 --idle 600 --socket $tmp/lock2/"); do kill "$p"; done
+
+# ---- a hostile server: numbers out of range and raw bytes are refused (issue 30, item 7) ----
+# serve_wire.py's server answers every request with one bad field; the client refuses the
+# result, says why, and nothing of it reaches the output, a lab's grade or the progress
+for mode in nan huge negative escape utf8 status; do
+    rm -f "$tmp/h.sock"
+    python3 "$here/serve_wire.py" hostile "$tmp/h.sock" "$mode" 2> "$tmp/h.err" &
+    hp=$!
+    pids="$pids $hp"
+    i=0
+    while [ ! -S "$tmp/h.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    "$B" sim "$P" --gpu --json --server "$tmp/h.sock" > "$tmp/h.json" 2> "$tmp/h1.err"
+    hrc=$?
+    "$B" sim "$P" --gpu --server "$tmp/h.sock" > "$tmp/h.txt" 2>&1
+    st=$(json status < "$tmp/h.json" 2>&1) wf=$(json wavefronts < "$tmp/h.json" 2>&1)
+    # strict JSON (no NaN or Infinity) and no measured number at all
+    nums=$(python3 -c '
+import json, sys
+def no(c):
+    raise ValueError(c)
+m = json.load(open(sys.argv[1]), parse_constant=no)["measured"]
+print(sum(1 for k in ("wavefronts", "conflicts", "ns_per_access", "clk_per_access", "slowdown") if m.get(k) is not None))
+' "$tmp/h.json" 2>&1)
+    if [ $hrc = 4 ] && [ "$st" = failed ] && [ "$wf" = None ] && [ "$nums" = 0 ] &&
+       grep -q "result was refused" "$tmp/h1.err" && grep -q "result was refused" "$tmp/h.txt" &&
+       ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/h.txt" "$tmp/h.json" "$tmp/h1.err"; then
+        ok "a hostile server's result ($mode) refused: $(sed 's/.*result was refused: //' "$tmp/h1.err" | head -n 1)"
+    else
+        bad "a hostile server's result ($mode): exit $hrc, status '$st', wavefronts '$wf', numbers '$nums': $(head -c 300 "$tmp/h1.err")"
+    fi
+    if [ "$mode" = nan ]; then
+        # a wrong answer stays wrong: graded by the model, not by a NaN
+        "$B" lab "$here/../labs/lab-basic.json" --no-save --server "$tmp/h.sock" --answers PAD=0,STRIDE=2 > "$tmp/hl.txt" 2>&1
+        if grep -q "result was refused" "$tmp/hl.txt" && grep -q "(1 of 2 tasks solved)" "$tmp/hl.txt" &&
+           ! grep -qi "^Measured" "$tmp/hl.txt"; then
+            ok "lab against it: graded by the model ($(grep 'Score' "$tmp/hl.txt"))"
+        else
+            bad "lab against a NaN server: $(grep -i 'score\|GPU' "$tmp/hl.txt" | head -n 4)"
+        fi
+    fi
+    kill $hp 2>/dev/null
+    wait $hp 2>/dev/null
+done
 
 # ---- the server killed mid-session ----
 serve k --fake-delay 10 --cache 0 || exit 1

@@ -8,6 +8,10 @@ one by one. Commands (each prints what it checks and exits 1 when a check fails)
   bad SOCK          malformed requests get an error reply and the connection goes on; an
                     oversized frame closes that client only while another is still served
   stats SOCK        print the server's counts
+  hostile SOCK MODE a server of its own on SOCK that answers every request with a result
+                    banklab must refuse (MODE: nan, huge, negative, escape, utf8, status),
+                    until killed; a learner's client says the result was refused, and no
+                    such number or byte reaches its output (serve.sh)
   ch11 SOCK         chapter 11's instructions (ldmatrix .x1 at a 128-byte pitch, cp.async of 32
                     lanes to one word, ...) come back with the wavefronts of the instruction
                     asked for (the fake device measures with the model), not of a plain ld/st
@@ -287,6 +291,66 @@ def bad(path):
     return 1 if fails else 0
 
 
+def s_err(status=0, msg=""):
+    """An error as the wire writes it: status, msg, place, lane, no message."""
+    return struct.pack("<B", status) + s16(msg) + struct.pack("<iiii", 0, 0, -1, -1) + \
+        s16("") + struct.pack("<BH", 0, 0)
+
+
+def info_payload():
+    return (struct.pack("<BB", 1, 1) + s_err() + s16("hostile device (serve_wire.py)") +
+            struct.pack("<iiiiB", 9, 0, 132, 1980000, 1) + s_err() + s16("no turns") +
+            s16("") + struct.pack("<BH", 0, 0))
+
+
+def result_payload(rid, mode):
+    nan, wf, slow, status, prov = float("nan"), 1.0, 1.0, 0, "hostile device"
+    if mode == "nan":
+        wf, slow = nan, nan
+    elif mode == "huge":
+        wf, slow = 1e18, 1e18
+    elif mode == "negative":
+        wf = -1.0
+    elif mode == "escape":
+        prov = "\x1b[2J\x1b]0;owned\x07 hostile"
+    elif mode == "status":
+        status = 77
+    p = struct.pack("<Q", rid) + s_err(status) + (s16(b"\xff\xfe") if mode == "utf8" else s16(prov))
+    p += struct.pack("<B3di3dBB4dB6d", 1, 1.0, 1.0, 1.0, 11, 2.0, 64.0, 1000.0, 0, 1,
+                     2.0, 1.0, 2.0, slow, 1, wf, 0.0, 0.0, 0.0, 1.0, 0.0)
+    p += s16("") + struct.pack("<BdBBd", 0, 0.0, 1, 0, 0.0)
+    return p
+
+
+def hostile(path, mode):
+    """Serve every client with a well-formed frame holding a value out of range."""
+    lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    lsock.bind(path)
+    lsock.listen(8)
+
+    def client(c):
+        buf = b""
+        while True:
+            data = c.recv(65536)
+            if not data:
+                return
+            buf += data
+            while len(buf) >= 12:
+                ftype, n = struct.unpack("<HI", buf[6:12])
+                if len(buf) < 12 + n:
+                    break
+                payload, buf = buf[12:12 + n], buf[12 + n:]
+                if ftype == HELLO:
+                    c.sendall(frame(HELLO, info_payload()))
+                elif ftype == REQUEST:
+                    rid = struct.unpack("<Q", payload[:8])[0]
+                    c.sendall(frame(RESULT, result_payload(rid, mode)))
+
+    while True:
+        c, _ = lsock.accept()
+        threading.Thread(target=client, args=(c,), daemon=True).start()
+
+
 def ch11(path):
     """The instructions of chapter 11 through the server: wavefronts of the instruction asked
     for (the fake device measures with the model, as the H200 counted them:
@@ -344,6 +408,8 @@ def main():
         return 0
     if cmd == "ch11":
         return ch11(path)
+    if cmd == "hostile":
+        return hostile(path, sys.argv[3])
     print("unknown command " + cmd)
     return 2
 
