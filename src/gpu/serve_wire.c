@@ -455,13 +455,18 @@ static void get_msg(struct rd *r, struct bl_msg *m, const char *what)
             refuse(r);
         }
         a->kind = (char)k;
-        if (k == 'f')
+        if (k == 'f') {
             a->v.f = get_f64(r, -1e300, 1e300, what);
-        else
-            a->v.u = get_u64(r, what);
-        if (!r->bad && k == 's' && a->v.u >= sizeof m->sbuf) {
-            bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_MSG_ARG_STRING, what, a->v.u);
+            continue;
+        }
+        uint64_t v = get_u64(r, what);
+        if (k != 's') {
+            a->v.u = v;
+        } else if (!r->bad && v >= sizeof m->sbuf) {
+            bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_MSG_ARG_STRING, what, (unsigned long long)v);
             refuse(r);
+        } else {
+            a->v.s = (unsigned)v;
         }
     }
     unsigned used = get_u16(r, what);
