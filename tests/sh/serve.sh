@@ -5,11 +5,7 @@
 # reply, that client dropped, the others served), a client reconnecting after the server is
 # killed with SIGKILL (an explicit --server restarted by hand, and the default socket that the
 # client restarts itself), 64 clients starting at once start one server, and a client of
-# another Unix user served like the owner's; chapter 11's instructions (ldmatrix, stmatrix,
-# cp.async with its sources) measured as themselves through the server: the raw wire, sim
-# --gpu against the model's figures, and `banklab verify` 100 % on the fake device;
-# verify and bench --both (through the server and in-process agree); a hostile server's
-# NaN, 1e18, negative count, escape sequence, invalid UTF-8 and unknown status refused. The raw frames come from serve_wire.py (written
+# another Unix user served like the owner's. The raw frames come from serve_wire.py (written
 # from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
 # set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
 set -u
@@ -131,6 +127,9 @@ fi
 stop b
 
 # ---- chapter 11 through the server: every field of the access reaches the device ----
+# (and below: verify and bench --both, through the server and in-process, agree; a hostile
+# server's NaN, 1e18, negative count, escape sequence, invalid UTF-8 and unknown status are
+# refused)
 # The fake device measures with the model on what the wire brought, as the CUDA runner does:
 # a wire that dropped the instruction measured ldmatrix .x1 at a 128-byte pitch as a plain
 # 16-byte load (32 wavefronts, not 8) and cp.async of 32 lanes to one word as one store (1,
