@@ -135,18 +135,10 @@ struct server {
 
 /* ---- keys ---- */
 
-/* a and b are the same measurement (checked requests: known cases) */
+/* a and b are the same measurement: every field but the id (serve_wire.h) */
 static int same_key(const struct gpu_request *a, const struct gpu_request *b)
 {
-    if (a->kind != b->kind || !a->want_timing != !b->want_timing ||
-        !a->want_counters != !b->want_counters)
-        return 0;
-    if (a->access.mask || b->access.mask || a->kind == GPU_REQ_PATTERN)
-        if (!gpu_same_access(&a->access, &b->access))
-            return 0;
-    if (a->kind == GPU_REQ_CASE)
-        return gpu_same_case(a, b);
-    return 1;
+    return sw_same_request(a, b);
 }
 
 static int paused(const struct server *S)

@@ -487,8 +487,8 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
     struct bl_err err = {0};
     if (type == SW_RESULT) {
         struct gpu_result r;
-        if (sw_get_result(p, n, &r, &err))
-            return;
+        if (sw_get_result(p, n, &r, &err) && r.id == 0)
+            return;           /* refused before its id: no request to tell */
         r.from_server = 1;
         pthread_mutex_lock(&C->mu);
         int k = find_pending(C, r.id);
