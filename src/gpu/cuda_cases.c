@@ -306,7 +306,7 @@ int case_measure(struct runner *R, const struct gpu_request *req, struct case_ru
     CK(res, cudaMemcpy(host, c->out, c->out_floats * sizeof(float), cudaMemcpyDeviceToHost));
     if (req->want_counters && !c->gc->uncounted) {
         double v[BL_NMETRICS];
-        if (read_counters(R, res, l_case_sync, c, v) == 0) {
+        if (read_counters(R, res, l_case_sync, c, BL_INST_ST + 1, v) == 0) {
             counters_to_result(res, v, v[BL_INST_LD], v[BL_INST_ST]);
             bl_fmt(counter_note, sizeof counter_note,
                    "CUPTI range profiler, per executed shared instruction");

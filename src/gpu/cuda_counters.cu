@@ -74,6 +74,7 @@ struct bl_counters {
     size_t data_size;
     const char **names;          /* the metrics read, and how many (at most BL_MAX_METRICS) */
     size_t n;
+    size_t n_all;                /* the handle's metrics; n is the first n of them in use */
 };
 
 /* fail: CUPTI call `call` answered r (bl_cupti_fail, with CUPTI's name for r). -1. */
@@ -159,6 +160,7 @@ extern "C" struct bl_counters *bl_counters_new(int device, const char **names, i
     c->device = device;
     c->names = names ? names : metric_names;
     c->n = names ? (size_t)(n > 0 ? n : 0) : (size_t)BL_NMETRICS;
+    c->n_all = c->n;
     if (load(c, err)) {
         bl_counters_close(c);
         return NULL;
@@ -334,6 +336,17 @@ extern "C" void bl_counters_release(struct bl_counters *c)
 {
     if (c && (c->rp || c->config || c->profiler_initialized))
         release(c);
+}
+
+extern "C" void bl_counters_use(struct bl_counters *c, int n)
+{
+    if (!c)
+        return;
+    size_t want = n > 0 && (size_t)n < c->n_all ? (size_t)n : c->n_all;
+    if (want == c->n)
+        return;
+    release(c);
+    c->n = want;
 }
 
 extern "C" double bl_counters_held_since(const struct bl_counters *c)

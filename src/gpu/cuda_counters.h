@@ -72,6 +72,13 @@ enum ctr_status bl_counters_prepare(struct bl_counters *c, struct bl_err *err);
 enum ctr_status bl_counters_measure(struct bl_counters *c, int (*launch)(void *arg), void *arg,
                                     double *vals, struct bl_err *err);
 
+/* bl_counters_use: read only the first n of the handle's metrics from now on (n <= 0 or more
+ * than it has: all of them). A configuration of fewer metrics takes fewer passes of the
+ * counter hardware: the six of the plain loads and stores cost a parameter change about 19 ms
+ * on the H200, the eleven 28 ms (docs/runs/h200-2026-12-03-calls.md, call 2). A change of n
+ * releases the handle (as bl_counters_release); the next measurement sets it up again. */
+void bl_counters_use(struct bl_counters *c, int n);
+
 /* bl_counters_release: disable the range profiler and deinitialise the profiler, so other
  * processes (another banklab, Nsight Compute) can read counters; the next measurement sets it
  * up again (docs/gpu.md says what that costs). NULL or not held is fine.

@@ -83,13 +83,14 @@ int sync_launch(void *arg, int (*launch)(void *))
 /* ---- counters ---- */
 
 int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *), void *arg,
-                  double *v)
+                  int nmetrics, double *v)
 {
     if (!R->ctr) {
         bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->info.counters_err.msg);
         return -1;
     }
     struct bl_err why = {0};
+    bl_counters_use(R->ctr, nmetrics);
     enum ctr_status st = ctr_policy_measure(&R->retry, launch, arg, v, &why);
     if (st == CTR_OK)
         return 0;
@@ -300,7 +301,9 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
                "metrics for ldmatrix, stmatrix and cp.async");
         return 0;
     }
-    if (read_counters(R, res, pattern_launch_sync, &c, v))
+    /* a plain load or store needs the six metrics alone: fewer counter passes */
+    int nm = p->a.instr == BANK_PLAIN ? BL_INST_ST + 1 : BL_NMETRICS;
+    if (read_counters(R, res, pattern_launch_sync, &c, nm, v))
         return res->err.status == GPU_OK ? 0 : -1;
     double n = COUNT_INSTR;
     counters_to_result(res, v, n, n);
@@ -311,7 +314,7 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
         got = res->inst_st = v[BL_INST_STSM];
     else if (p->a.instr == BANK_CPASYNC) {
         c.iters = 2 * COUNT_ITERS;
-        if (read_counters(R, res, pattern_launch_sync, &c, v2)) {
+        if (read_counters(R, res, pattern_launch_sync, &c, nm, v2)) {
             res->has_counters = 0;
             return res->err.status == GPU_OK ? 0 : -1;
         }
@@ -353,8 +356,10 @@ void runner_warm_up(struct runner *R)
     c.smem = bl_pattern_smem(&c.a, c.threads);
     c.sink = R->d_sink;
     if (bl_pattern_attr(&c.a, c.smem) == 0) {
-        if (R->ctr && R->retry.prepared)
+        if (R->ctr && R->retry.prepared) {
+            bl_counters_use(R->ctr, BL_INST_ST + 1);
             bl_counters_measure(R->ctr, pattern_launch_sync, &c, v, &why);
+        }
         else
             pattern_launch_sync(&c);
     }

@@ -98,11 +98,13 @@ int time_launches(struct runner *R, struct gpu_result *res, int (*launch)(void *
 /* sync_launch: launch(arg), then wait for the device; 0 or -1. */
 int sync_launch(void *arg, int (*launch)(void *));
 
-/* read_counters: the counters of what launch(arg) launches into v (busy counters are tried
- * once: busy is reported at once, counters.h). 0; or -1 with res->counters_note (and counters_busy) set, or
- * with res failed when the launch left a CUDA error. */
+/* read_counters: the counters of what launch(arg) launches into v, the first nmetrics of them
+ * (BL_INST_ST + 1: the plain loads' and stores' six, fewer passes; BL_NMETRICS: all; busy
+ * counters are tried once: busy is reported at once, counters.h). 0; or -1 with
+ * res->counters_note (and counters_busy) set, or with res failed when the launch left a CUDA
+ * error. */
 int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *), void *arg,
-                  double *v);
+                  int nmetrics, double *v);
 
 /* counters_to_result: v per instruction (divided by div_ld / div_st) into res. */
 void counters_to_result(struct gpu_result *res, const double *v, double div_ld, double div_st);
