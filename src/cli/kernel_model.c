@@ -28,7 +28,7 @@ static void name_expr(const char *src, size_t len, const struct gpu_kernel_reque
         return;
     }
     int k = kp_kernels(src, len, names, tmpl, 64);
-    bl_fmt(out, n, "%s", k >= 1 ? names[0] : "");
+    bl_fmt(out, n, "%s", k >= 1 && !tmpl[0] ? names[0] : "");
 }
 
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */

@@ -4,11 +4,13 @@
  * access is evaluated for every warp of the block and run through bank_simulate. Warps with
  * no active lane do not execute the line and count nothing, as on the GPU. Pure C: the model
  * and src/base. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"
 #include "../model/bank.h"
+#include "../model/clex.h"
 #include "../model/pattern_cuda.h"
 #include "kernel_impl.h"
 #include "kernel_predict.h"
@@ -159,6 +161,7 @@ struct kp_eval {
     unsigned widen[2];              /* the width nvcc emitted (0: the source's) */
     int merge_pairs[2];             /* adjacent accesses of a trip that line up become one */
     int group;                      /* trips of the innermost loop one instruction covers */
+    int pieces[2];                  /* a narrower instruction: how many of the pieces */
     int dry;                        /* 1: count nothing (a trip the group's first covers) */
     int widened, merged, split;     /* what happened, for the note */
 };
@@ -278,10 +281,11 @@ static int count_compiled(struct kp_eval *e, struct bank_access *acc, const stru
         e->widened = 1;
         return count(e, acc, mult, w, i, array);
     }
-    struct bank_access part = *acc;                /* split into acc->width / W pieces */
-    part.width = W;
-    e->split = 1;
-    for (unsigned o = 0; o < acc->width; o += W) {
+    struct bank_access part = *acc;                /* split into acc->width / W pieces, or */
+    part.width = W;                                /* the pieces nvcc loads (shifting every */
+    e->split = 1;                                  /* lane alike costs the same) */
+    int np = e->pieces[acc->op] > 0 ? e->pieces[acc->op] : (int)(acc->width / W);
+    for (unsigned o = 0; o < (unsigned)np * W && o < acc->width; o += W) {
         for (int k = 0; k < BANK_LANES; k++)
             part.offset[k] = acc->offset[k] + o;
         if (count(e, &part, mult, w, i, array))
@@ -444,6 +448,268 @@ static int line_has(const char *src, size_t len, int n, const char *w)
     return 0;
 }
 
+/* ---------------------------------------------------------------- the text one line needs */
+
+/* pattern_from_cuda reads the whole file for every line it translates; a kernel of n lines
+ * would cost n times its length. So each line is translated from a copy of the file in which
+ * the kernel's statements that cannot matter to it are blanks (newlines kept, so every line
+ * keeps its number): after the kernel, nothing; in the body, a statement stays when it is
+ * control (braces, for, if, while, ..., return), the line's own, or declares or changes a
+ * name that a kept statement uses (followed back and forth until nothing is added). What is
+ * left for a line is what its translation reads; BANKLAB_KP_FULL=1 turns this off (the tests
+ * compare both). The statements are read once per kernel. */
+
+struct kstmt {
+    int pos, end;                   /* bytes [pos, end) of the source */
+    int line0, line1;
+    int control;
+    int id0, nid;                   /* its identifiers: ids[id0 .. id0 + nid) */
+    int set0, nset;                 /* the names it declares or changes: ids[set0 ..) */
+};
+
+struct kbody {
+    const char *src;
+    size_t len;
+    int first, last;                /* the kernel's lines */
+    size_t body_from, body_to;      /* its body's bytes */
+    struct kstmt *st;
+    int nst;
+    int *ids;                       /* identifier ids, per statement */
+    int nids, capids;
+    int nnames;                     /* distinct identifiers */
+    struct { int pos, len; } *name;
+    int *hash;                      /* open addressing over names, -1 free */
+    int hcap;
+    unsigned char *need;            /* per name, for one line */
+    char *text;                     /* the copy one line is translated from */
+    int ok;
+};
+
+static struct kbody kb;
+
+static void kbody_free(void)
+{
+    free(kb.st);
+    free(kb.ids);
+    free(kb.name);
+    free(kb.hash);
+    free(kb.need);
+    free(kb.text);
+    memset(&kb, 0, sizeof kb);
+}
+
+static int name_id(const char *s, int pos, int len)
+{
+    uint64_t h = khash(KHASH_SEED, s + pos, (size_t)len);
+    for (int i = (int)(h % (uint64_t)kb.hcap);; i = (i + 1) % kb.hcap) {
+        int k = kb.hash[i];
+        if (k < 0) {
+            if (kb.nnames * 2 >= kb.hcap)
+                return -1;
+            kb.hash[i] = kb.nnames;
+            kb.name[kb.nnames].pos = pos;
+            kb.name[kb.nnames].len = len;
+            return kb.nnames++;
+        }
+        if (kb.name[k].len == len && !memcmp(s + kb.name[k].pos, s + pos, (size_t)len))
+            return k;
+    }
+}
+
+static int push_id(int id)
+{
+    if (kb.nids == kb.capids) {
+        int cap = kb.capids ? kb.capids * 2 : 1024;
+        int *n = realloc(kb.ids, (size_t)cap * sizeof *n);
+        if (!n)
+            return -1;
+        kb.ids = n;
+        kb.capids = cap;
+    }
+    kb.ids[kb.nids++] = id;
+    return 0;
+}
+
+static const char *const control_words[] = {"for", "if", "else", "while", "do", "switch", "case",
+                                            "default", "return", "break", "continue", "goto",
+                                            "asm", "__asm__", "__syncthreads_or", NULL};
+
+/* the statements of the body of the kernel on lines [first, last] */
+static void kbody_read(const char *src, size_t len, int first, int last)
+{
+    kbody_free();
+    kb.src = src;
+    kb.len = len;
+    kb.first = first;
+    kb.last = last;
+    if (getenv("BANKLAB_KP_FULL") && getenv("BANKLAB_KP_FULL")[0] == '1')
+        return;
+    /* the bytes of lines first .. last */
+    int line = 1;
+    size_t i = 0;
+    for (; i < len && line < first; i++)
+        line += src[i] == '\n';
+    kb.body_from = i;
+    for (; i < len && line <= last; i++)
+        line += src[i] == '\n';
+    kb.body_to = i;
+    struct clex L;
+    struct clex_toks v = {NULL, 0, 0};
+    clex_init(&L, src, kb.body_from, kb.body_to, first, CLEX_DIRECTIVES | CLEX_SPLICE);
+    if (clex_all(&L, &v)) {
+        free(v.t);
+        return;
+    }
+    kb.hcap = 2 * v.n + 64;
+    kb.hash = malloc((size_t)kb.hcap * sizeof *kb.hash);
+    kb.name = malloc((size_t)(kb.hcap / 2 + 1) * sizeof *kb.name);
+    kb.st = malloc((size_t)(v.n + 1) * sizeof *kb.st);
+    kb.text = malloc(len + 1);
+    if (!kb.hash || !kb.name || !kb.st || !kb.text) {
+        free(v.t);
+        kbody_free();
+        return;
+    }
+    memset(kb.hash, -1, (size_t)kb.hcap * sizeof *kb.hash);
+    int from = 0, paren = 0;
+    for (int k = 0; k < v.n; k++) {
+        const struct clex_tok *t = &v.t[k];
+        int one = t->kind == CLEX_PUNCT && t->len == 1;
+        char c = one ? src[t->pos] : 0;
+        if (c == '(' || c == '[')
+            paren++;
+        else if ((c == ')' || c == ']') && paren > 0)
+            paren--;
+        int ends = t->kind == CLEX_DIRECTIVE || (paren == 0 && (c == ';' || c == '{' || c == '}'));
+        if (!ends && k + 1 < v.n)
+            continue;
+        /* statement [from, k] */
+        struct kstmt *s = &kb.st[kb.nst++];
+        memset(s, 0, sizeof *s);
+        s->pos = v.t[from].pos;
+        s->end = t->pos + t->len;
+        s->line0 = v.t[from].line;
+        s->line1 = t->line;
+        s->control = t->kind == CLEX_DIRECTIVE || (from == k && (c == '{' || c == '}'));
+        s->id0 = kb.nids;
+        int decl = 0;
+        for (int q = from; q <= k; q++) {
+            const struct clex_tok *x = &v.t[q];
+            if (x->kind != CLEX_IDENT)
+                continue;
+            for (int w = 0; control_words[w]; w++)
+                if (clex_is(src, x, control_words[w]))
+                    s->control = 1;
+            int id = name_id(src, x->pos, x->len);
+            if (id < 0 || push_id(id)) {
+                free(v.t);
+                kbody_free();
+                return;
+            }
+            s->nid++;
+            if (q == from && q + 1 <= k && (v.t[q + 1].kind == CLEX_IDENT ||
+                                            clex_is(src, &v.t[q + 1], "*") ||
+                                            clex_is(src, &v.t[q + 1], "&") ||
+                                            clex_is(src, &v.t[q + 1], "<") ||
+                                            clex_is(src, &v.t[q + 1], "::")))
+                decl = 1;          /* TYPE NAME, TYPE *NAME, T<...> NAME: a declaration */
+        }
+        /* what it declares or changes: in a declaration every identifier (a superset); else
+         * a name before an assignment, ++ or --, after ++, -- or & */
+        s->set0 = kb.nids;
+        for (int q = from; q <= k; q++) {
+            const struct clex_tok *x = &v.t[q];
+            if (x->kind != CLEX_IDENT)
+                continue;
+            int set = decl;
+            if (!set && q + 1 <= k && v.t[q + 1].kind == CLEX_PUNCT) {
+                const struct clex_tok *n = &v.t[q + 1];
+                const char *p = src + n->pos;
+                set = (n->len >= 1 && p[n->len - 1] == '=' && !(n->len == 2 && (p[0] == '=' ||
+                       p[0] == '!' || p[0] == '<' || p[0] == '>')) && !(n->len == 1 &&
+                       q + 2 <= k && clex_is(src, &v.t[q + 2], "="))) ||
+                      clex_is(src, n, "++") || clex_is(src, n, "--") ||
+                      clex_is(src, n, ".") || clex_is(src, n, "->");
+            }
+            if (!set && q > from)
+                set = clex_is(src, &v.t[q - 1], "++") || clex_is(src, &v.t[q - 1], "--") ||
+                      clex_is(src, &v.t[q - 1], "&");
+            if (set) {
+                if (push_id(name_id(src, x->pos, x->len))) {
+                    free(v.t);
+                    kbody_free();
+                    return;
+                }
+                s->nset++;
+            }
+        }
+        from = k + 1;
+    }
+    free(v.t);
+    kb.need = calloc((size_t)kb.nnames + 1, 1);
+    kb.ok = kb.need != NULL;
+}
+
+static int stmt_sets_needed(const struct kstmt *s)
+{
+    for (int i = 0; i < s->nset; i++)
+        if (kb.need[kb.ids[s->set0 + i]])
+            return 1;
+    return 0;
+}
+
+static int stmt_need(const struct kstmt *s)
+{
+    int added = 0;
+    for (int i = 0; i < s->nid; i++)
+        if (!kb.need[kb.ids[s->id0 + i]]) {
+            kb.need[kb.ids[s->id0 + i]] = 1;
+            added = 1;
+        }
+    return added;
+}
+
+/* the text line `line` is translated from (kb.text, or src itself) */
+static const char *kbody_text(int line)
+{
+    if (!kb.ok || line < kb.first || line > kb.last)
+        return kb.src;
+    memset(kb.need, 0, (size_t)kb.nnames);
+    static unsigned char *keep;
+    static int keepcap;
+    if (keepcap < kb.nst) {
+        free(keep);
+        keep = malloc((size_t)kb.nst);
+        keepcap = keep ? kb.nst : 0;
+        if (!keep)
+            return kb.src;
+    }
+    for (int i = 0; i < kb.nst; i++) {
+        const struct kstmt *s = &kb.st[i];
+        keep[i] = s->control || (s->line0 <= line && s->line1 >= line);
+        if (keep[i])
+            stmt_need(s);
+    }
+    for (int changed = 1; changed;) {
+        changed = 0;
+        for (int i = kb.nst - 1; i >= 0; i--)
+            if (!keep[i] && stmt_sets_needed(&kb.st[i])) {
+                keep[i] = 1;
+                changed |= stmt_need(&kb.st[i]);
+            }
+    }
+    memcpy(kb.text, kb.src, kb.body_to);
+    for (size_t i = kb.body_to; i < kb.len; i++)      /* after the kernel: nothing */
+        kb.text[i] = kb.src[i] == '\n' ? '\n' : ' ';
+    for (int i = 0; i < kb.nst; i++)
+        if (!keep[i])
+            for (int b = kb.st[i].pos; b < kb.st[i].end; b++)
+                if (kb.text[b] != '\n')
+                    kb.text[b] = ' ';
+    kb.text[kb.len] = 0;
+    return kb.text;
+}
+
 /* what the compiled code has on one line, for predict_line: per op (BANK_LOAD, BANK_STORE)
  * the plain LDS/STS instructions' width (0 none, -1 mixed) and whether one is twice another */
 struct line_sass {
@@ -451,6 +717,7 @@ struct line_sass {
     int width[2];
     int has_double[2];              /* some instruction twice as wide as another */
     unsigned widths[2];             /* bit b: an instruction of 2^b bytes */
+    int count[2];                   /* plain LDS / STS instructions */
     const char *text[2];            /* an instruction's text, per op */
 };
 
@@ -482,9 +749,14 @@ static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, cons
     for (int o = 0; o < 2; o++) {
         if (sw[o] <= 0 || !ls->widths[o])
             continue;
-        if (ls->width[o] > 0 && ls->width[o] != sw[o]) {
-            if (ls->width[o] < sw[o] || (na[o] == 1 && pc->nloops == 0))
-                e->widen[o] = (unsigned)ls->width[o];           /* widened, or split */
+        if (ls->width[o] > 0 && ls->width[o] < sw[o]) {
+            e->widen[o] = (unsigned)ls->width[o];               /* split, or narrowed */
+            e->pieces[o] = sw[o] / ls->width[o];
+            if (pc->nloops == 0 && ls->count[o] / na[o] < e->pieces[o])
+                e->pieces[o] = ls->count[o] / na[o] > 0 ? ls->count[o] / na[o] : 1;
+        } else if (ls->width[o] > 0 && ls->width[o] != sw[o]) {
+            if (na[o] == 1 && pc->nloops == 0)
+                e->widen[o] = (unsigned)ls->width[o];           /* widened */
             else if (na[o] == 1 && ls->width[o] % sw[o] == 0) {
                 e->widen[o] = (unsigned)ls->width[o];           /* trips of the loop merged */
                 e->group = ls->width[o] / sw[o];
@@ -492,7 +764,15 @@ static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, cons
                 e->merge_pairs[o] = 1;
         } else if (ls->width[o] < 0 && (ls->widths[o] >> 1 & (ls->widths[o] >> 0)) &&
                    (ls->widths[o] & (unsigned)sw[o])) {
-            e->merge_pairs[o] = 1;                              /* some accesses merged */
+            int wide = 16;
+            while (wide > sw[o] && !(ls->widths[o] & (unsigned)wide))
+                wide /= 2;
+            if (na[o] == 1 && pc->nloops > 0 && wide > sw[o]) {
+                e->widen[o] = (unsigned)wide;                   /* trips merged, a rest */
+                e->group = wide / sw[o];
+            } else {
+                e->merge_pairs[o] = 1;                          /* some accesses merged */
+            }
         }
     }
 }
@@ -526,6 +806,8 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->control = 1;
     L->trip = e.trip;
     L->ntrip = KP_LOOPS;
+    src = kbody_text(l->line);
+    e.src = src;
     if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
@@ -593,9 +875,10 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这一行里相邻的访问合并成一条更宽的指令（%s）；按此预测",
                l->sass);
     } else if (e.split) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc split this access into %s; predicted as those "
-               "instructions", l->sass);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问拆成了 %s；按这些指令预测", l->sass);
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc loads this access in narrower pieces (%s: "
+               "split, or only the components used); predicted as those instructions", l->sass);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问分成更窄的几块（%s：拆开，或只取用到的分量）；"
+               "按这些指令预测", l->sass);
     }
 }
 
@@ -655,6 +938,7 @@ static void line_sass_of(const struct kp_sass *sass, int line, struct line_sass 
         if (in->op != GPU_KOP_LD && in->op != GPU_KOP_ST)
             continue;
         int op = in->op == GPU_KOP_ST;
+        ls->count[op]++;
         ls->width[op] = !ls->width[op] || ls->width[op] == in->bytes ? in->bytes : -1;
         for (int b = 0; b < 5; b++)
             if (in->bytes == 1 << b)
@@ -712,6 +996,18 @@ static void unread(const struct kp_result *r, struct kp_line *l)
             bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 在 kernel 的函数体之外：模型只读 kernel 自己的行", l->sass);
         return;
     }
+    int matrix = 1;
+    for (const char *q = l->sass; *q; q++)
+        if ((q == l->sass || q[-1] == ' ') && strncmp(q, "LDSM", 4) && strncmp(q, "STSM", 4) &&
+            strncmp(q, "LDGSTS", 6) && strncmp(q, "x", 1) && *q != ',')
+            matrix = 0;
+    if (matrix) {
+        bl_fmt(l->reason[KP_EN], KP_TEXT, "%s from inline asm (ldmatrix, stmatrix, cp.async): an "
+               "address, not an index", l->sass);
+        bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 来自内联汇编（ldmatrix、stmatrix、cp.async）：给的是地址，"
+               "不是下标", l->sass);
+        return;
+    }
     bl_fmt(l->reason[KP_EN], KP_TEXT, "nvcc emits %s here, but the model finds no index of a "
            "__shared__ array on the line (a pointer cast, a reference, a call?)", l->sass);
     bl_fmt(l->reason[KP_ZH], KP_TEXT, "nvcc 在这里生成了 %s，但模型在这一行找不到 __shared__ 数组的下标"
@@ -744,6 +1040,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
     }
     out->smem = req->smem;
     out->sass_known = sass != NULL;
+    kbody_read(src, len, out->first, out->last);
     int tried = 0;
     const char *p = src, *end = src + len;
     struct line_sass ls;
@@ -781,6 +1078,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }
+    kbody_free();
     return 0;
 }
 
