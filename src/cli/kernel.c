@@ -700,9 +700,11 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
         return rc;
     *n = 1;
     int k = kp_kernels(src, len, names, tmpl, 64);
-    if (reqs[0].name[0] || k <= 1)
-        return build_request(a, src, len, reqs[0].name[0] ? reqs[0].name : k ? names[0] : "",
-                             &reqs[0]);
+    if (reqs[0].name[0] || k <= 1) {
+        char one[GPU_KERNEL_TEXT];      /* build_request clears reqs[0] */
+        bl_fmt(one, sizeof one, "%s", reqs[0].name[0] ? reqs[0].name : k ? names[0] : "");
+        return build_request(a, src, len, one, &reqs[0]);
+    }
     *n = 0;
     for (int i = 0; i < k && *n < max; i++) {
         if (tmpl[i]) {
@@ -740,8 +742,9 @@ int cmd_kernel(int argc, char **argv)
             return rc;
         }
         int k = kp_kernels(src, len, names, tmpl, 64);
-        if ((req.name[0] || k == 1) &&
-            (rc = build_request(&a, src, len, req.name[0] ? req.name : names[0], &req))) {
+        char one[GPU_KERNEL_TEXT];          /* build_request clears req */
+        bl_fmt(one, sizeof one, "%s", req.name[0] ? req.name : k == 1 ? names[0] : "");
+        if (one[0] && (rc = build_request(&a, src, len, one, &req))) {
             free(src);
             return rc;
         }

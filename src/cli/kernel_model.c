@@ -63,7 +63,7 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
 }
 
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
-                       const struct kp_result *r, int g, int sass)
+                       const struct kp_result *r, int g, int sass, int own)
 {
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", file, r->kernel, r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
@@ -75,6 +75,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     kout_lines(src, len, &lines);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
+        /* own: one kernel of several, its own lines (and any other line it has figures on) */
+        if (own && (l->line < r->name_line || l->line > r->last) && l->state == KP_NONE &&
+            l->nsass <= 0)
+            continue;
         fprintf(f, "%6d", l->line);
         if (l->state == KP_OK) {
             fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f | ", l->inst, l->wavefronts, l->ideal,
@@ -102,7 +106,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     if (g == KP_ZH) {
         fprintf(f, "模型预测了 %d 行，%d 行没有预测（每行都写了原因）\n", r->npredicted, r->ncannot);
         if (r->sass_known)
-            fprintf(f, "nvcc 的 SASS（sm_90）：%d 行有共享内存指令，%d 行既没有预测也没有原因\n",
+            fprintf(f, "SASS（sm_90）：%d 行有共享内存指令，%d 行既没有预测也没有原因\n",
                     r->nsass_lines, unnamed);
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
@@ -113,7 +117,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         fprintf(f, "%d line%s predicted by the model, %d not (each says why)\n", r->npredicted,
                 r->npredicted == 1 ? "" : "s", r->ncannot);
         if (r->sass_known)
-            fprintf(f, "nvcc's SASS (sm_90): %d line%s with shared-memory instructions, %d without "
+            fprintf(f, "the SASS (sm_90): %d line%s with shared-memory instructions, %d without "
                     "a prediction or a reason\n", r->nsass_lines, r->nsass_lines == 1 ? "" : "s",
                     unnamed);
         else
@@ -167,8 +171,10 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
         } else {
             jw_str(w, "reason", l->reason[KP_EN]);
         }
-        if (l->nsass >= 0)
+        if (l->nsass >= 0) {
             jw_str(w, "sass", l->sass);
+            jw_int(w, "sass_count", l->nsass);
+        }
         if (l->compiler[KP_EN][0])
             jw_str(w, "compiler", l->compiler[KP_EN]);
         jw_end(w);
@@ -197,8 +203,10 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     jw_int(w, "predicted", r->npredicted);
     jw_int(w, "cannot", r->ncannot);
     jw_bool(w, "sass", r->sass_known);
-    if (r->sass_known)
+    if (r->sass_known) {
         jw_int(w, "sass_lines", r->nsass_lines);
+        jw_int(w, "sass_instructions", r->sass_total);
+    }
     else
         jw_str(w, "sass_note", r->sass_note[KP_EN]);
 }
@@ -232,7 +240,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
         } else {
             if (k)
                 fputs("\n", stdout);
-            print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN, sass);
+            print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN, sass, n > 1);
         }
         kp_free(&r);
     }

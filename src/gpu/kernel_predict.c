@@ -139,6 +139,7 @@ static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_requ
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, n ? KP_WHICH : KP_NO_GLOBAL, n);
     bl_fmt(out->kernel, sizeof out->kernel, "%s", req->name[0] ? req->name : ks[pick].name);
     body_lines(src, len, ks[pick].line, &out->first, &out->last);
+    out->name_line = ks[pick].line;
     return 0;
 }
 
@@ -600,6 +601,8 @@ static void kbody_read(const char *src, size_t len, int first, int last)
             for (int w = 0; control_words[w]; w++)
                 if (clex_is(src, x, control_words[w]))
                     s->control = 1;
+            if (clex_is(src, x, "__shared__"))
+                s->control = 1;     /* a shared array: the layout of those after it */
             int id = name_id(src, x->pos, x->len);
             if (id < 0 || push_id(id)) {
                 free(v.t);
@@ -614,22 +617,59 @@ static void kbody_read(const char *src, size_t len, int first, int last)
                                             clex_is(src, &v.t[q + 1], "::")))
                 decl = 1;          /* TYPE NAME, TYPE *NAME, T<...> NAME: a declaration */
         }
-        /* what it declares or changes: in a declaration every identifier (a superset); else
-         * a name before an assignment, ++ or --, after ++, -- or & */
+        /* what it declares or changes: in a declaration the declarators (the last name of
+         * the leading run of type words, *, & and template arguments; again after each
+         * comma outside brackets); in any statement a name before an assignment, ++ or --,
+         * or after ++, -- or & */
         s->set0 = kb.nids;
+        int depth = 0, seg = from;
         for (int q = from; q <= k; q++) {
             const struct clex_tok *x = &v.t[q];
+            int set = 0;
+            if (decl && q == seg) {
+                int lastid = -1, r = q, tdepth = 0;
+                for (; r <= k; r++) {
+                    const struct clex_tok *y = &v.t[r];
+                    if (clex_is(src, y, "<"))
+                        tdepth++;
+                    else if (clex_is(src, y, ">") && tdepth > 0)
+                        tdepth--;
+                    else if (tdepth == 0 && y->kind == CLEX_IDENT)
+                        lastid = r;
+                    else if (tdepth == 0 && !clex_is(src, y, "*") && !clex_is(src, y, "&") &&
+                             !clex_is(src, y, "::"))
+                        break;
+                }
+                if (lastid >= 0) {
+                    if (push_id(name_id(src, v.t[lastid].pos, v.t[lastid].len))) {
+                        free(v.t);
+                        kbody_free();
+                        return;
+                    }
+                    s->nset++;
+                }
+            }
+            if (x->kind == CLEX_PUNCT && x->len == 1) {
+                char ch = src[x->pos];
+                depth += (ch == '(' || ch == '[' || ch == '{') - (ch == ')' || ch == ']' || ch == '}');
+                if (ch == ',' && depth == 0)
+                    seg = q + 1;
+            }
             if (x->kind != CLEX_IDENT)
                 continue;
-            int set = decl;
-            if (!set && q + 1 <= k && v.t[q + 1].kind == CLEX_PUNCT) {
-                const struct clex_tok *n = &v.t[q + 1];
+            /* a.x = ..., p->y += ...: a member of a changes */
+            int at = q + 1;
+            if (q + 3 <= k && (clex_is(src, &v.t[q + 1], ".") || clex_is(src, &v.t[q + 1], "->")) &&
+                v.t[q + 2].kind == CLEX_IDENT && (q == from || (!clex_is(src, &v.t[q - 1], ".") &&
+                                                                !clex_is(src, &v.t[q - 1], "->"))))
+                at = q + 3;
+            if (at <= k && v.t[at].kind == CLEX_PUNCT) {
+                const struct clex_tok *n = &v.t[at];
                 const char *p = src + n->pos;
                 set = (n->len >= 1 && p[n->len - 1] == '=' && !(n->len == 2 && (p[0] == '=' ||
                        p[0] == '!' || p[0] == '<' || p[0] == '>')) && !(n->len == 1 &&
-                       q + 2 <= k && clex_is(src, &v.t[q + 2], "="))) ||
-                      clex_is(src, n, "++") || clex_is(src, n, "--") ||
-                      clex_is(src, n, ".") || clex_is(src, n, "->");
+                       at + 1 <= k && clex_is(src, &v.t[at + 1], "="))) ||
+                      clex_is(src, n, "++") || clex_is(src, n, "--");
             }
             if (!set && q > from)
                 set = clex_is(src, &v.t[q - 1], "++") || clex_is(src, &v.t[q - 1], "--") ||
@@ -684,12 +724,29 @@ static const char *kbody_text(int line)
         if (!keep)
             return kb.src;
     }
+    static unsigned char *own;              /* the names the line's statement sets */
+    static int owncap;
+    if (owncap < kb.nnames + 1) {
+        free(own);
+        own = calloc((size_t)kb.nnames + 1, 1);
+        owncap = own ? kb.nnames + 1 : 0;
+        if (!own)
+            return kb.src;
+    }
+    memset(own, 0, (size_t)kb.nnames + 1);
     for (int i = 0; i < kb.nst; i++) {
         const struct kstmt *s = &kb.st[i];
         keep[i] = s->control || (s->line0 <= line && s->line1 >= line);
         if (keep[i])
             stmt_need(s);
+        if (s->line0 <= line && s->line1 >= line)
+            for (int q = 0; q < s->nset; q++)
+                own[kb.ids[s->set0 + q]] = 1;
     }
+    for (int i = 0; i < kb.nst; i++)        /* where the line's own names go (an address into asm) */
+        for (int q = 0; !keep[i] && q < kb.st[i].nid; q++)
+            if (own[kb.ids[kb.st[i].id0 + q]])
+                keep[i] = 2;                /* kept to be read, its names not needed */
     for (int changed = 1; changed;) {
         changed = 0;
         for (int i = kb.nst - 1; i >= 0; i--)
@@ -1040,6 +1097,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
     }
     out->smem = req->smem;
     out->sass_known = sass != NULL;
+    out->sass_total = sass ? sass->total : 0;
     kbody_read(src, len, out->first, out->last);
     int tried = 0;
     const char *p = src, *end = src + len;
@@ -1056,6 +1114,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         if (sass) {
             line_sass_of(sass, l->line, &ls, l);
             out->nsass_lines += ls.n > 0;
+            out->sass_on_lines += ls.n;
         }
         int in_body = l->line >= out->first && l->line <= out->last;
         /* a shared access is an index ('[') or asm: other lines are not translated (each

@@ -67,6 +67,8 @@ struct kp_sass_insn {
 struct kp_sass {
     int n;
     struct kp_sass_insn *insn;
+    int total;                      /* shared instructions of the kernel, those of no line of
+                                       the file too (n counts only those with a line) */
 };
 
 void kp_sass_free(struct kp_sass *s);
@@ -82,6 +84,7 @@ struct kp_array {                   /* a shared array as the model laid it out *
 struct kp_result {
     char kernel[GPU_KERNEL_TEXT];   /* the kernel predicted */
     int first, last;                /* its body's lines */
+    int name_line;                  /* the line its name stands on */
     int nlines;                     /* the file's lines: line[i] is line i + 1 */
     struct kp_line *line;
     int npredicted, ncannot;
@@ -92,6 +95,7 @@ struct kp_result {
     int sass_known;                 /* 1: the lines come from the compiled code's SASS */
     char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
     int nsass_lines;                /* lines with a shared SASS instruction */
+    int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)

@@ -320,6 +320,7 @@ int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
         if ((d.op == GPU_KOP_LD || d.op == GPU_KOP_ST) && strncmp(d.text, "LDS", 3) &&
             strncmp(d.text, "STS", 3))
             continue;
+        out->total++;
         int r = row_at(&f, pc);
         int line = 0, call = 0;
         for (int hop = 0; r >= 0 && hop < 32; hop++) {

@@ -486,6 +486,26 @@ static int lprimary(struct lctx *c, const struct clex_tok *t, int *k, int b, lon
             *out = -*out;
         return 0;
     }
+    if (x->kind == CLEX_IDENT && tok_is(c, x, "sizeof") && *k + 1 < b && tok_is(c, &t[*k + 1], "(")) {
+        /* sizeof(TYPE) of the types a launch sizes shared memory with */
+        static const struct { const char *w; int n; } sizes[] = {
+            {"char", 1}, {"short", 2}, {"half", 2}, {"__half", 2}, {"__nv_bfloat16", 2},
+            {"int", 4}, {"unsigned", 4}, {"float", 4}, {"uint32_t", 4}, {"int32_t", 4},
+            {"long", 8}, {"double", 8}, {"size_t", 8}, {"float2", 8}, {"int2", 8},
+            {"uint2", 8}, {"float4", 16}, {"int4", 16}, {"uint4", 16}, {"double2", 16}};
+        int close = clex_close(c->src, t, *k + 1, b);
+        if (close < 0 || close < *k + 3 || t[close - 1].kind != CLEX_IDENT)
+            return -1;
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+            if (tok_is(c, &t[close - 1], sizes[i].w)) {
+                *out = tok_is(c, &t[close - 2], "long") && sizes[i].n == 8 ? 8 : sizes[i].n;
+                if (tok_is(c, &t[close - 1], "int") && tok_is(c, &t[close - 2], "long"))
+                    *out = 8;
+                *k = close + 1;
+                return 0;
+            }
+        return -1;
+    }
     if (x->kind == CLEX_NUMBER) {
         char buf[32], *e;
         bl_fmt(buf, sizeof buf, "%.*s", x->len, c->src + x->pos);
