@@ -703,18 +703,26 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     if (reqs[0].name[0] || k <= 1) {
         char one[GPU_KERNEL_TEXT];      /* build_request clears reqs[0] */
         bl_fmt(one, sizeof one, "%s", reqs[0].name[0] ? reqs[0].name : k ? names[0] : "");
-        return build_request(a, src, len, one, &reqs[0]);
+        if (!reqs[0].name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
+            kp_file_instance(src, len, names[0], one, sizeof one) == 0)
+            bl_fmt(one, sizeof one, "%s", names[0]);
+        rc = build_request(a, src, len, one, &reqs[0]);
+        if (!rc && !reqs[0].name[0] && strchr(one, '<'))
+            bl_fmt(reqs[0].name, sizeof reqs[0].name, "%s", one);
+        return rc;
     }
     *n = 0;
     for (int i = 0; i < k && *n < max; i++) {
-        if (tmpl[i]) {
+        char inst[GPU_KERNEL_TEXT];
+        bl_fmt(inst, sizeof inst, "%s", names[i]);
+        if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
             fprintf(stderr, "banklab kernel: %s: %s is a template: --name '%s<...>' predicts an "
                     "instance\n", CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
             continue;
         }
-        if ((rc = build_request(a, src, len, names[i], &reqs[*n])))
+        if ((rc = build_request(a, src, len, inst, &reqs[*n])))
             return rc;
-        bl_fmt(reqs[*n].name, sizeof reqs[*n].name, "%s", names[i]);
+        bl_fmt(reqs[*n].name, sizeof reqs[*n].name, "%s", inst);
         (*n)++;
     }
     if (*n == 0)

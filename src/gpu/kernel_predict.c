@@ -164,6 +164,9 @@ struct kp_eval {
     int group;                      /* trips of the innermost loop one instruction covers */
     int pieces[2];                  /* a narrower instruction: how many of the pieces */
     int dry;                        /* 1: count nothing (a trip the group's first covers) */
+    unsigned vec_mask;              /* accesses whose trips nvcc loads vec_g at a time, */
+    unsigned vec_w;                 /* vec_w bytes wide (a loop's trips read side by side) */
+    int vec_g, nloops;
     int widened, merged, split;     /* what happened, for the note */
 };
 
@@ -340,6 +343,19 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
             any = 1;
             if (w < sizeof skip && skip[w])
                 continue;                   /* merged into access i - 1's instruction */
+            if (i < 32 && (e->vec_mask >> i & 1) && e->nloops > 0) {
+                if (e->trip[e->nloops - 1] % e->vec_g != 0)
+                    continue;               /* in the instruction of the group's first trip */
+                for (int q = 0; q < BANK_LANES; q++)
+                    acc.offset[q] &= ~(uint64_t)(e->vec_w - 1);
+                acc.width = e->vec_w;
+                e->widened = 1;
+                if (count(e, &acc, mult, w, i, array)) {
+                    pattern_free(p);
+                    return -1;
+                }
+                continue;
+            }
             int have_next = 0, mnext = 0;
             if (i + 1 < nacc && acc.op <= BANK_STORE && e->merge_pairs[acc.op])
                 have_next = pattern_eval(p, &env, i + 1, &nxt, NULL, &err) == 0;
@@ -834,6 +850,61 @@ static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, cons
     }
 }
 
+/* offsets of access `which` of warp 0 of block 0 at the trips e->trip (0, or -1) */
+static int probe_access(struct kp_eval *e, int which, struct bank_access *acc)
+{
+    static struct pattern_cuda pc;
+    char text[3 * PATTERN_CUDA_TEXT];
+    struct pattern *p = NULL;
+    struct bl_err err;
+    memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
+    if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
+        pattern_parse(text, &p, &err))
+        return -1;
+    struct pattern_env env = pc.env;
+    env.warp = 0;
+    int rc = which < pattern_access_count(p) ? pattern_eval(p, &env, which, acc, NULL, &err) : -1;
+    pattern_free(p);
+    return rc;
+}
+
+/* a loop line whose instructions are of two widths (LDS and LDS.128): the accesses whose
+ * lanes read side by side from one trip of the innermost loop to the next, aligned for the
+ * wider instruction, are the ones nvcc loads several trips at a time (a matrix multiply's
+ * As[ty][k]): e->vec_* */
+static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int nloops)
+{
+    static struct bank_access a0, a1;
+    for (int o = 0; o < 2; o++) {
+        if (ls->width[o] >= 0 || nloops == 0)
+            continue;
+        unsigned wide = 16;
+        while (wide > 1 && !(ls->widths[o] & wide))
+            wide /= 2;
+        for (int i = 0; i < 32; i++) {
+            memset(e->trip, 0, sizeof e->trip);
+            if (probe_access(e, i, &a0))
+                break;
+            if ((int)a0.op != o || a0.instr || a0.width >= wide || !a0.mask)
+                continue;
+            e->trip[nloops - 1] = 1;
+            if (probe_access(e, i, &a1) || a1.mask != a0.mask)
+                continue;
+            int side = 1;
+            for (int q = 0; q < BANK_LANES && side; q++)
+                if (a0.mask >> q & 1)
+                    side = a1.offset[q] == a0.offset[q] + a0.width && a0.offset[q] % wide == 0;
+            if (side) {
+                e->vec_mask |= 1u << i;
+                e->vec_w = wide;
+                e->vec_g = (int)(wide / a0.width);
+            }
+        }
+    }
+    memset(e->trip, 0, sizeof e->trip);
+    memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
+}
+
 static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
                          struct kp_result *r, struct kp_line *l, const struct line_sass *ls)
 {
@@ -877,10 +948,16 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
+    e.nloops = nloops;
     if (ls && ls->n)
         plan_compiled(&e, &pc, ls);
     if (nloops == 0)
         e.group = 1;
+    if (ls && ls->n && nloops > 0 && (ls->width[0] < 0 || ls->width[1] < 0) && e.group == 1) {
+        plan_vector_trips(&e, ls, nloops);
+        if (e.vec_mask)
+            e.merge_pairs[0] = e.merge_pairs[1] = 0;
+    }
     l->state = KP_OK;
     for (int tuples = 0;; tuples++) {
         if (tuples >= KP_MAX_TRIPS) {
@@ -916,7 +993,13 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         bl_fmt(l->worst, sizeof l->worst, "%s", e.worst_text);
     }
     const char *t = ls ? (ls->text[0] ? ls->text[0] : ls->text[1]) : NULL;
-    if (e.group > 1 && e.widened) {
+    if (e.vec_mask) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc reads %d trips of the loop at a time with one "
+               "%u-byte instruction for an access of this line (%s); predicted so", e.vec_g, e.vec_w,
+               l->sass);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 用一条 %u 字节的指令一次读这一行某个访问的 %d 次循环迭代（%s）；"
+               "按此预测", e.vec_w, e.vec_g, l->sass);
+    } else if (e.group > 1 && e.widened) {
         bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc: one %s covers %d trips of the loop here; "
                "predicted as that instruction", t ? t : l->sass, e.group);
         bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc：这里一条 %s 覆盖循环的 %d 次迭代；按这条指令预测", t ? t : l->sass,

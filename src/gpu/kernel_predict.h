@@ -123,6 +123,10 @@ int kp_kernels(const char *src, size_t len, char (*names)[GPU_KERNEL_TEXT], int 
  * block and smem. Returns 1 when found and applied, 0 when there is none (req untouched). */
 int kp_file_launch(const char *src, size_t len, const char *name, struct gpu_kernel_request *req);
 
+/* kp_file_instance: the first instance of template kernel `name` the file launches
+ * (`name<32><<<...>>>`): "name<32>" into out. 1 when found, 0 none. */
+int kp_file_instance(const char *src, size_t len, const char *name, char *out, size_t n);
+
 /* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
  * the model, or the reason there is none, into its fix fields. */
 void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,

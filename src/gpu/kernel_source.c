@@ -799,6 +799,40 @@ int kp_file_launch(const char *src, size_t len, const char *name, struct gpu_ker
     return done;
 }
 
+int kp_file_instance(const char *src, size_t len, const char *name, char *out, size_t n)
+{
+    struct clex L;
+    struct clex_toks all = {NULL, 0, 0};
+    clex_init(&L, src, 0, len, 1, CLEX_DIRECTIVES | CLEX_PUNCT1 | CLEX_SPLICE);
+    out[0] = 0;
+    if (clex_all(&L, &all)) {
+        free(all.t);
+        return 0;
+    }
+    const char *colon = strrchr(name, ':');
+    const char *want = colon ? colon + 1 : name;
+    const struct clex_tok *v = all.t;
+    for (int k = 0; k + 2 < all.n && !out[0]; k++) {
+        if (v[k].kind != CLEX_IDENT || !clex_is(src, &v[k], want) || !clex_is(src, &v[k + 1], "<") ||
+            clex_is(src, &v[k + 2], "<"))
+            continue;
+        int depth = 0, j = k + 1;
+        for (; j < all.n; j++) {
+            depth += clex_is(src, &v[j], "<") - clex_is(src, &v[j], ">");
+            if (depth == 0 || clex_is(src, &v[j], ";"))
+                break;
+        }
+        if (depth != 0 || j + 3 >= all.n || !clex_is(src, &v[j + 1], "<") ||
+            !clex_is(src, &v[j + 2], "<") || !clex_is(src, &v[j + 3], "<"))
+            continue;
+        size_t from = (size_t)v[k].pos, to = (size_t)(v[j].pos + v[j].len);
+        if (to - from + 1 < n && !memchr(src + from, '\n', to - from))
+            bl_fmt(out, n, "%.*s", (int)(to - from), src + from);
+    }
+    free(all.t);
+    return out[0] != 0;
+}
+
 int kp_kernels(const char *src, size_t len, char (*names)[GPU_KERNEL_TEXT], int *is_template,
                int max)
 {
