@@ -96,4 +96,24 @@ keys n
 expect "^>  13 "
 expect "原子操作"
 keys q; expect "EXITED rc=0"
+# ---- the prediction runs beside the view: keys are answered while a long kernel is predicted
+# (BANKLAB_KP_FULL=1 makes the 2000 lines take seconds: the slow way, on purpose) ----
+python3 - "$TMP/big.cu" <<'PY'
+import sys
+out = ['__global__ void big(float *out)', '{', '    __shared__ float s[32][32];', '    int t = threadIdx.x;']
+for i in range(1995):
+    out.append('    s[%d][t %% 32] = %d.0f;' % (i % 32, i) if i % 2 else '    __syncthreads();')
+out += ['    out[t] = s[t / 32][t % 32];', '}']
+open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
+PY
+start 80 24 $KENV BANKLAB_KP_FULL=1 -- "$TMP/big.cu" --lang en --block 32 --reset
+expect "measuring it needs a"
+t0=$(date +%s)
+keys Down Down
+expect "^>   3 "
+t1=$(date +%s)
+[ $((t1 - t0)) -le 3 ] || fail "Down took $((t1 - t0)) s while the model was predicting"
+screen | grep -q "^ model only" && echo "tui_kernel_model: (the prediction was already there)"
+expect "^ model only" 90
+keys q; expect "EXITED rc=0"
 echo "tui_kernel_model: pass"
