@@ -62,6 +62,28 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
     return rc;
 }
 
+/* " (lines 13, 19: each says why)": the lines not predicted, a few of them */
+static const char *not_lines(const struct kp_result *r, int g, char *buf, size_t size)
+{
+    size_t o = 0;
+    int n = 0;
+    buf[0] = 0;
+    if (!r->ncannot)
+        return buf;
+    o += bl_fmt(buf, size, g == KP_ZH ? "（第 " : " (line%s ", r->ncannot > 1 ? "s" : "");
+    for (int i = 0; i < r->nlines; i++) {
+        if (r->line[i].state != KP_CANNOT)
+            continue;
+        if (n++ == 8) {
+            o += bl_fmt(buf + o, size - o, g == KP_ZH ? "……" : ", ...");
+            break;
+        }
+        o += bl_fmt(buf + o, size - o, "%s%d", n > 1 ? (g == KP_ZH ? "、" : ", ") : "", r->line[i].line);
+    }
+    bl_fmt(buf + o, size - o, g == KP_ZH ? " 行，每行都写了原因）" : ": each says why)");
+    return buf;
+}
+
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
                        const struct kp_result *r, int g, int sass, int own)
 {
@@ -100,11 +122,13 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     kout_lines_free(&lines);
     fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
+    char list[160];
     int unnamed = 0;
     for (int i = 0; i < r->nlines; i++)
         unnamed += r->line[i].nsass > 0 && r->line[i].state == KP_NONE;
     if (g == KP_ZH) {
-        fprintf(f, "模型预测了 %d 行，%d 行没有预测（每行都写了原因）\n", r->npredicted, r->ncannot);
+        fprintf(f, "模型预测了 %d 行，%d 行没有预测%s\n", r->npredicted, r->ncannot,
+                not_lines(r, KP_ZH, list, sizeof list));
         if (r->sass_known)
             fprintf(f, "SASS（sm_90）：%d 行有共享内存指令，%d 行既没有预测也没有原因\n",
                     r->nsass_lines, unnamed);
@@ -114,8 +138,8 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         fprintf(f, "\nmodel：bank 模型对这次启动每个 block 的每个 warp 的预测（docs/kernel.md）；"
                 "excess = wavefronts - ideal（冲突）。\n");
     } else {
-        fprintf(f, "%d line%s predicted by the model, %d not (each says why)\n", r->npredicted,
-                r->npredicted == 1 ? "" : "s", r->ncannot);
+        fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
+                r->npredicted == 1 ? "" : "s", r->ncannot, not_lines(r, KP_EN, list, sizeof list));
         if (r->sass_known)
             fprintf(f, "the SASS (sm_90): %d line%s with shared-memory instructions, %d without "
                     "a prediction or a reason\n", r->nsass_lines, r->nsass_lines == 1 ? "" : "s",
