@@ -450,21 +450,6 @@ static int span_has(const char *p, const char *e, const char *w)
     return 0;
 }
 
-/* line n of src holds the text w */
-static int line_has(const char *src, size_t len, int n, const char *w)
-{
-    const char *p = src, *end = src + len;
-    for (int i = 1; p < end; i++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (i == n)
-            return span_has(p, e, w);
-        p = e + 1;
-    }
-    return 0;
-}
-
 /* what the compiled code has on one line, for predict_line: per op (BANK_LOAD, BANK_STORE)
  * the plain LDS/STS instructions' width (0 none, -1 mixed) and whether one is twice another */
 struct line_sass {
@@ -587,8 +572,10 @@ static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int
     memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
 }
 
+/* the line's own text is [lfrom, lend) (read for asm: the file is not searched per line) */
 static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
-                         struct kp_result *r, struct kp_line *l, const struct line_sass *ls)
+                         struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
+                         const char *lfrom, const char *lend)
 {
     static struct kp_eval e;
     static struct pattern_cuda pc;
@@ -622,7 +609,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
             l->state = KP_NONE;
-        else if (!strncmp(pc.err.msg, "inline asm", 10) && !line_has(src, len, l->line, ".shared") &&
+        else if (!strncmp(pc.err.msg, "inline asm", 10) && !span_has(lfrom, lend, ".shared") &&
                  !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
@@ -892,7 +879,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
             out->ncannot++;
             continue;
         }
-        predict_line(src, len, req, out, l, sass ? &ls : NULL);
+        predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
         if (sass && ls.n && l->state == KP_NONE)
             unread(out, l);
         else if (sass && ls.n && l->state == KP_OK && !in_body && l->call_line)
