@@ -422,8 +422,8 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
         free(comp.cubin);
-        say(why, "%s does not compile (banklab kernel FILE shows the errors)",
-            "%s 编译不通过（banklab kernel FILE 会显示错误）", have_nvcc ? "nvcc: the file" : "NVRTC: the file");
+        say(why, "%s: the file does not compile (banklab kernel FILE shows the errors)",
+            "%s：这个文件编译不通过（banklab kernel FILE 会显示错误）", have_nvcc ? "nvcc" : "NVRTC");
         return NULL;
     }
     struct ksl_cubin *c = calloc(1, sizeof *c);
@@ -442,6 +442,11 @@ int ksl_kernel(const struct ksl_cubin *c, const char *name_expr, const char *src
 {
     char sym[GPU_KERNEL_TEXT];
     memset(out, 0, sizeof *out);
+    if (!name_expr || !name_expr[0]) {
+        say(why, "a template kernel%s: --name 'k<...>' names the instance to compile",
+            "模板 kernel%s：用 --name 'k<...>' 指定要编译的实例", "");
+        return -1;
+    }
     if (knvcc_symbol(c->cubin, c->size, name_expr, src, len, sym, sizeof sym)) {
         say(why, "the cubin has no kernel %s (a template needs --name 'k<...>')",
             "cubin 里没有 kernel %s（模板需要 --name 'k<...>'）", name_expr);
