@@ -202,6 +202,8 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
         }
         if (l->compiler[KP_EN][0])
             jw_str(w, "compiler", l->compiler[KP_EN]);
+        if (l->call_line)
+            jw_int(w, "inlined_at", l->call_line);
         jw_end(w);
     }
     jw_end(w);

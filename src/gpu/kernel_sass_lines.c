@@ -279,16 +279,18 @@ static int read_lines(const struct elf_want *w, const char *symbol, const char *
     return f->done ? 0 : -1;
 }
 
-/* the row that covers pc: the last one at an address <= pc; -1 none */
+/* the row that covers pc: the last one at an address <= pc (rows go up by address); -1 none */
 static int row_at(const struct found *f, uint64_t pc)
 {
-    int best = -1;
-    for (int i = 0; i < f->nrows; i++)
-        if (f->row[i].addr <= pc)
-            best = i;
+    int lo = 0, hi = f->nrows;              /* the first row past pc is in [lo, hi] */
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (f->row[mid].addr <= pc)
+            lo = mid + 1;
         else
-            break;
-    return best;
+            hi = mid;
+    }
+    return lo - 1;
 }
 
 static int is_ours(const struct found *f, int file)
