@@ -16,6 +16,7 @@
 #include "../store/files.h"
 #include "../store/json_write.h"
 #include "cli.h"
+#include "../base/fmt.h"
 #include "kernel_model.h"
 #include "measured.h"
 #include "kernel_out.h"
@@ -662,41 +663,100 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
     return *src ? 0 : EXIT_USAGE;
 }
 
+/* req for kernel `name` ("" = the request's own): the defaults, the launch the file's host
+ * code writes for that kernel, then the file's // banklab: options and the command line's,
+ * which win. 0, or the exit status (said). */
+static int build_request(const struct kernel_args *a, const char *src, size_t len,
+                         const char *name, struct gpu_kernel_request *req)
+{
+    char err[512], path[sizeof req->path];
+    bl_fmt(path, sizeof path, "%s", a->file);
+    gpu_kernel_request_init(req);
+    bl_fmt(req->path, sizeof req->path, "%s", path);
+    if (name[0])
+        kp_file_launch(src, len, name, req);
+    if (gpu_kernel_file_options(req, src, len, err, sizeof err)) {
+        fprintf(stderr, "%s:%s\n", CLI_CLEAN(a->file), CLI_CLEAN(err));
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < a->nopts; i++) {
+        if (gpu_kernel_option(req, a->opt[i], a->val[i], err, sizeof err) != 1) {
+            say(err);
+            return EXIT_USAGE;
+        }
+    }
+    return 0;
+}
+
+/* the kernels --model reports: --name's, the only one, or every kernel of the file (a
+ * template without its arguments is left out, said on stderr); n of them into reqs */
+static int model_requests(const struct kernel_args *a, const char *src, size_t len,
+                          struct gpu_kernel_request *reqs, int max, int *n)
+{
+    static char names[64][GPU_KERNEL_TEXT];
+    int tmpl[64];
+    int rc = build_request(a, src, len, "", &reqs[0]);
+    if (rc)
+        return rc;
+    *n = 1;
+    int k = kp_kernels(src, len, names, tmpl, 64);
+    if (reqs[0].name[0] || k <= 1) {
+        char one[GPU_KERNEL_TEXT];      /* build_request clears reqs[0] */
+        bl_fmt(one, sizeof one, "%s", reqs[0].name[0] ? reqs[0].name : k ? names[0] : "");
+        if (!reqs[0].name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
+            kp_file_instance(src, len, names[0], one, sizeof one) == 0)
+            bl_fmt(one, sizeof one, "%s", names[0]);
+        rc = build_request(a, src, len, one, &reqs[0]);
+        if (!rc && !reqs[0].name[0] && strchr(one, '<'))
+            bl_fmt(reqs[0].name, sizeof reqs[0].name, "%s", one);
+        return rc;
+    }
+    *n = 0;
+    for (int i = 0; i < k && *n < max; i++) {
+        char inst[GPU_KERNEL_TEXT];
+        bl_fmt(inst, sizeof inst, "%s", names[i]);
+        if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
+            fprintf(stderr, "banklab kernel: %s: %s is a template: --name '%s<...>' predicts an "
+                    "instance\n", CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
+            continue;
+        }
+        if ((rc = build_request(a, src, len, inst, &reqs[*n])))
+            return rc;
+        bl_fmt(reqs[*n].name, sizeof reqs[*n].name, "%s", inst);
+        (*n)++;
+    }
+    if (*n == 0)
+        return build_request(a, src, len, "", &reqs[0]), *n = 1, 0;
+    return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     static struct kernel_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
-    char err[512];
     size_t len = 0;
-    struct gpu_kernel_request req;
+    static struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
     char *src = read_source(a.file, &req, &len);
     if (!src)
         return EXIT_USAGE;
-    if (gpu_kernel_file_options(&req, src, len, err, sizeof err)) {
-        fprintf(stderr, "%s:%s\n", CLI_CLEAN(a.file), CLI_CLEAN(err));
-        free(src);
-        return EXIT_USAGE;
-    }
-    for (int i = 0; i < a.nopts; i++) {
-        if (gpu_kernel_option(&req, a.opt[i], a.val[i], err, sizeof err) != 1) {
-            say(err);
+    {
+        static char names[64][GPU_KERNEL_TEXT];
+        int tmpl[64];
+        if ((rc = build_request(&a, src, len, "", &req))) {
             free(src);
-            return EXIT_USAGE;
+            return rc;
+        }
+        int k = kp_kernels(src, len, names, tmpl, 64);
+        char one[GPU_KERNEL_TEXT];          /* build_request clears req */
+        bl_fmt(one, sizeof one, "%s", req.name[0] ? req.name : k == 1 ? names[0] : "");
+        if (one[0] && (rc = build_request(&a, src, len, one, &req))) {
+            free(src);
+            return rc;
         }
     }
-    if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
-        return rc;
-    if (a.model) {
-        rc = kmodel_print(a.file, src, len, &req, a.json, a.zh);
-        free(src);
-        return rc;
-    }
-    req.counters = a.counters;
-    req.launch_only = a.launch_only;
-    req.server_idle = a.no_server || a.launch_only ? 0 : gpu_kernel_server_idle();
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
         req.cache_dir[0] = '\0';
@@ -706,6 +766,22 @@ int cmd_kernel(int argc, char **argv)
                 CLI_CLEAN(cache_err.msg));
         req.cache_dir[0] = '\0';
     }
+    if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
+        return rc;
+    if (a.model) {
+        static struct gpu_kernel_request reqs[64];
+        int n = 0;
+        rc = model_requests(&a, src, len, reqs, 64, &n);
+        for (int i = 0; i < n; i++)
+            bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req.cache_dir);
+        if (!rc)
+            rc = kmodel_print(a.file, src, len, reqs, n, a.json, a.zh, a.sass);
+        free(src);
+        return rc;
+    }
+    req.counters = a.counters;
+    req.launch_only = a.launch_only;
+    req.server_idle = a.no_server || a.launch_only ? 0 : gpu_kernel_server_idle();
     struct bl_err e = {0};
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
@@ -749,9 +825,9 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_ECOUNTERS:
         say(r.err.msg);
         rc = EXIT_NOGPU;
-        if (a.fix && !a.json) {  /* no GPU to measure the fix: its prediction */
+        if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
             printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
-            rc = kmodel_print(a.file, src, len, &req, 0, a.zh);
+            rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass);
         }
         break;
     default:

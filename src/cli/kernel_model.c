@@ -11,22 +11,81 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../gpu/kernel_predict.h"
+#include "../gpu/kernel_sass_lines.h"
 #include "../store/files.h"
 #include "cli.h"
 #include "kernel_model.h"
 #include "kernel_out.h"
 
-int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   struct kp_result *r, struct bl_err *err)
+/* the kernel's name as the compiler instantiates it: --name, else the only kernel's */
+static void name_expr(const char *src, size_t len, const struct gpu_kernel_request *req,
+                      char *out, size_t n)
 {
-    if (kp_predict(src, len, req, r, err))
+    static char names[64][GPU_KERNEL_TEXT];
+    int tmpl[64];
+    if (req->name[0]) {
+        bl_fmt(out, n, "%s", req->name);
+        return;
+    }
+    int k = kp_kernels(src, len, names, tmpl, 64);
+    bl_fmt(out, n, "%s", k >= 1 && !tmpl[0] ? names[0] : "");
+}
+
+/* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
+static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const char *src,
+                        size_t len, const struct gpu_kernel_request *req, struct kp_result *r,
+                        struct bl_err *err)
+{
+    struct kp_sass sass = {0};
+    char kwhy[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    name_expr(src, len, req, expr, sizeof expr);
+    int have = c && ksl_kernel(c, expr, src, len, &sass, kwhy) == 0;
+    int rc = kp_predict_sass(src, len, req, have ? &sass : NULL, r, err);
+    kp_sass_free(&sass);
+    if (rc)
         return -1;
+    if (!have)
+        for (int g = 0; g < 2; g++)
+            bl_fmt(r->sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
     kp_fixes(src, len, req, r);
     return 0;
 }
 
+int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   struct kp_result *r, struct bl_err *err)
+{
+    char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    name_expr(src, len, req, expr, sizeof expr);
+    struct ksl_cubin *c = ksl_compile(src, len, req, expr, why);
+    int rc = predict_with(c, why, src, len, req, r, err);
+    ksl_free(c);
+    return rc;
+}
+
+/* " (lines 13, 19: each says why)": the lines not predicted, a few of them */
+static const char *not_lines(const struct kp_result *r, int g, char *buf, size_t size)
+{
+    size_t o = 0;
+    int n = 0;
+    buf[0] = 0;
+    if (!r->ncannot)
+        return buf;
+    o += bl_fmt(buf, size, g == KP_ZH ? "（第 " : " (line%s ", r->ncannot > 1 ? "s" : "");
+    for (int i = 0; i < r->nlines; i++) {
+        if (r->line[i].state != KP_CANNOT)
+            continue;
+        if (n++ == 8) {
+            o += bl_fmt(buf + o, size - o, g == KP_ZH ? "……" : ", ...");
+            break;
+        }
+        o += bl_fmt(buf + o, size - o, "%s%d", n > 1 ? (g == KP_ZH ? "、" : ", ") : "", r->line[i].line);
+    }
+    bl_fmt(buf + o, size - o, g == KP_ZH ? " 行，每行都写了原因）" : ": each says why)");
+    return buf;
+}
+
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
-                       const struct kp_result *r, int g)
+                       const struct kp_result *r, int g, int sass, int own)
 {
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", CLI_CLEAN(file),
             CLI_CLEAN(r->kernel), r->grid[0],
@@ -39,6 +98,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     kout_lines(src, len, &lines);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
+        /* own: one kernel of several, its own lines (and any other line it has figures on) */
+        if (own && (l->line < r->name_line || l->line > r->last) && l->state == KP_NONE &&
+            l->nsass <= 0)
+            continue;
         fprintf(f, "%6d", l->line);
         if (l->state == KP_OK) {
             fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f | ", l->inst, l->wavefronts, l->ideal,
@@ -54,19 +117,41 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             kout_source(f, lines.at[l->line - 1], lines.len[l->line - 1]);
         fputc('\n', f);
         kmodel_put_notes(f, l, g == KP_ZH);
+        if (sass && l->nsass > 0)
+            fprintf(f, "%6s   sass: %s\n", "", l->sass);
     }
     kout_lines_free(&lines);
     fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
-    if (g == KP_ZH)
-        fprintf(f, "模型预测了 %d 行，%d 行无法表达\n\nmodel：bank 模型对这次启动每个 block 的每个 "
-                "warp 的预测（docs/kernel.md）；excess = wavefronts - ideal（冲突）。\n",
-                r->npredicted, r->ncannot);
-    else
-        fprintf(f, "%d line%s predicted by the model, %d it cannot express\n\nmodel: the bank "
-                "model's figures for every warp of every block of this launch (docs/kernel.md); "
-                "nothing here was\nmeasured. excess = wavefronts - ideal (the conflicts); ways = "
-                "wavefronts / ideal.\n", r->npredicted, r->npredicted == 1 ? "" : "s", r->ncannot);
+    char list[160];
+    int unnamed = 0;
+    for (int i = 0; i < r->nlines; i++)
+        unnamed += r->line[i].nsass > 0 && r->line[i].state == KP_NONE;
+    if (g == KP_ZH) {
+        fprintf(f, "模型预测了 %d 行，%d 行没有预测%s\n", r->npredicted, r->ncannot,
+                not_lines(r, KP_ZH, list, sizeof list));
+        if (r->sass_known)
+            fprintf(f, "SASS（sm_90）：%d 行有共享内存指令，%d 行既没有预测也没有原因\n",
+                    r->nsass_lines, unnamed);
+        else
+            fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
+                    r->sass_note[KP_ZH]);
+        fprintf(f, "\nmodel：bank 模型对这次启动每个 block 的每个 warp 的预测（docs/kernel.md）；"
+                "excess = wavefronts - ideal（冲突）。\n");
+    } else {
+        fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
+                r->npredicted == 1 ? "" : "s", r->ncannot, not_lines(r, KP_EN, list, sizeof list));
+        if (r->sass_known)
+            fprintf(f, "the SASS (sm_90): %d line%s with shared-memory instructions, %d without "
+                    "a prediction or a reason\n", r->nsass_lines, r->nsass_lines == 1 ? "" : "s",
+                    unnamed);
+        else
+            fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
+                    "widen or remove accesses)\n", r->sass_note[KP_EN]);
+        fprintf(f, "\nmodel: the bank model's figures for every warp of every block of this launch "
+                "(docs/kernel.md); nothing here was\nmeasured. excess = wavefronts - ideal (the "
+                "conflicts); ways = wavefronts / ideal.\n");
+    }
 }
 
 void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
@@ -80,6 +165,8 @@ void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
         fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
     if (l->state == KP_OK && l->fix[g][0])
         fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
+    if (l->compiler[g][0])
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->compiler[g]));
 }
 
 /* the predicted lines as the array key of w's open object */
@@ -109,6 +196,14 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
         } else {
             jw_str(w, "reason", l->reason[KP_EN]);
         }
+        if (l->nsass >= 0) {
+            jw_str(w, "sass", l->sass);
+            jw_int(w, "sass_count", l->nsass);
+        }
+        if (l->compiler[KP_EN][0])
+            jw_str(w, "compiler", l->compiler[KP_EN]);
+        if (l->call_line)
+            jw_int(w, "inlined_at", l->call_line);
         jw_end(w);
     }
     jw_end(w);
@@ -122,31 +217,68 @@ static int kmodel_refused(const char *file, const struct bl_err *err)
     return EXIT_USAGE;
 }
 
+static void json_one(struct jw *w, const char *file, const char *src, size_t len,
+                     const struct kp_result *r)
+{
+    jw_str(w, "file", file);
+    jw_str(w, "kernel", r->kernel);
+    jw_str(w, "source", "model");
+    jw_uints(w, "grid", r->grid, 3);
+    jw_uints(w, "block", r->block, 3);
+    jw_int(w, "dynamic_smem", (long long)r->smem);
+    kmodel_json_lines(w, "model", src, len, r);
+    jw_int(w, "predicted", r->npredicted);
+    jw_int(w, "cannot", r->ncannot);
+    jw_bool(w, "sass", r->sass_known);
+    if (r->sass_known) {
+        jw_int(w, "sass_lines", r->nsass_lines);
+        jw_int(w, "sass_instructions", r->sass_total);
+    }
+    else
+        jw_str(w, "sass_note", r->sass_note[KP_EN]);
+}
+
 int kmodel_print(const char *file, const char *src, size_t len,
-                 const struct gpu_kernel_request *req, int json, int zh)
+                 const struct gpu_kernel_request *reqs, int n, int json, int zh, int sass)
 {
     static struct kp_result r;
     struct bl_err err = {0};
-    if (kmodel_predict(src, len, req, &r, &err))
-        return kmodel_refused(file, &err);
-    if (json) {
-        struct jw *w = jw_new(0);
-        jw_str(w, "file", file);
-        jw_str(w, "kernel", r.kernel);
-        jw_str(w, "source", "model");
-        jw_uints(w, "grid", r.grid, 3);
-        jw_uints(w, "block", r.block, 3);
-        jw_int(w, "dynamic_smem", (long long)r.smem);
-        kmodel_json_lines(w, "model", src, len, &r);
-        jw_int(w, "predicted", r.npredicted);
-        jw_int(w, "cannot", r.ncannot);
-        jw_print(w, stdout, 1);
-        jw_free(w);
-    } else {
-        print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN);
+    char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    name_expr(src, len, &reqs[0], expr, sizeof expr);
+    struct ksl_cubin *c = ksl_compile(src, len, &reqs[0], expr, why);
+    struct jw *w = json ? jw_new(n > 1) : NULL;
+    int rc = 0;
+    for (int k = 0; k < n; k++) {
+        if (predict_with(c, why, src, len, &reqs[k], &r, &err)) {
+            if (n == 1) {
+                rc = kmodel_refused(file, &err);
+                break;
+            }
+            fprintf(stderr, "banklab kernel: %s: %s: %s\n", CLI_CLEAN(file), CLI_CLEAN(reqs[k].name),
+                    CLI_CLEAN(err.msg));
+            rc = EXIT_USAGE;
+            continue;
+        }
+        if (w) {
+            if (n > 1)
+                jw_obj(w, NULL);
+            json_one(w, file, src, len, &r);
+            if (n > 1)
+                jw_end(w);
+        } else {
+            if (k)
+                fputs("\n", stdout);
+            print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN, sass, n > 1);
+        }
+        kp_free(&r);
     }
-    kp_free(&r);
-    return 0;
+    if (w) {
+        if (rc == 0 || n > 1)
+            jw_print(w, stdout, 1);
+        jw_free(w);
+    }
+    ksl_free(c);
+    return rc;
 }
 
 int kmodel_write_fix(const char *file, const char *src, size_t len,

@@ -15,10 +15,12 @@
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, struct bl_err *err);
 
-/* kmodel_print: --model: the prediction of every line (text, or JSON), why and fixes;
- * zh: the notes in Chinese. Returns the exit status. */
+/* kmodel_print: --model: the prediction of every line (text, or JSON), why and fixes, driven
+ * by the SASS nvcc makes of the file (compiled once), for each of the n requests (one per
+ * kernel: several without --name; JSON then an array of the objects); zh: the notes in
+ * Chinese; sass: each line's SASS instructions. Returns the exit status. */
 int kmodel_print(const char *file, const char *src, size_t len,
-                 const struct gpu_kernel_request *req, int json, int zh);
+                 const struct gpu_kernel_request *reqs, int n, int json, int zh, int sass);
 
 /* kmodel_write_fix: --fix: the fix of the line with the most excess that has one, written to
  * FILE.fixed.cu (into fixed; never over an existing file); prints the note. Returns 0, or the

@@ -4,11 +4,13 @@
  * access is evaluated for every warp of the block and run through bank_simulate. Warps with
  * no active lane do not execute the line and count nothing, as on the GPU. Pure C: the model
  * and src/base. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"
 #include "../model/bank.h"
+#include "../model/clex.h"
 #include "../model/pattern_cuda.h"
 #include "kernel_impl.h"
 #include "kernel_predict.h"
@@ -137,6 +139,7 @@ static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_requ
         return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, n ? KP_WHICH : KP_NO_GLOBAL, n);
     bl_fmt(out->kernel, sizeof out->kernel, "%s", req->name[0] ? req->name : ks[pick].name);
     body_lines(src, len, ks[pick].line, &out->first, &out->last);
+    out->name_line = ks[pick].line;
     return 0;
 }
 
@@ -155,6 +158,16 @@ struct kp_eval {
     int worst_warp, worst_access;
     unsigned worst_block[3];
     char worst_text[PATTERN_NAME_MAX];
+    /* the compiler's version of the line (kp_predict_sass), per op (BANK_LOAD, BANK_STORE): */
+    unsigned widen[2];              /* the width nvcc emitted (0: the source's) */
+    int merge_pairs[2];             /* adjacent accesses of a trip that line up become one */
+    int group;                      /* trips of the innermost loop one instruction covers */
+    int pieces[2];                  /* a narrower instruction: how many of the pieces */
+    int dry;                        /* 1: count nothing (a trip the group's first covers) */
+    unsigned vec_mask;              /* accesses whose trips nvcc loads vec_g at a time, */
+    unsigned vec_w;                 /* vec_w bytes wide (a loop's trips read side by side) */
+    int vec_g, nloops;
+    int widened, merged, split;     /* what happened, for the note */
 };
 
 /* the text of one trip of one block: declarations, then each access under the guard */
@@ -209,6 +222,82 @@ static void add_array(struct kp_line *l, const char *name)
     bl_fmt(l->arrays + o, sizeof l->arrays - o, "%s%s", o ? " " : "", name);
 }
 
+/* one warp instruction into the line's sums: 0, or -1 (the reason set) */
+static int count(struct kp_eval *e, const struct bank_access *acc, double mult, unsigned w,
+                 int i, const char *array)
+{
+    static struct bank_result res;
+    if (bank_simulate(acc, &res, NULL) != BANK_OK) {
+        set_reason(e->l, "the model: a misaligned access");
+        return -1;
+    }
+    if (e->dry)
+        return 0;
+    struct kp_line *l = e->l;
+    l->inst += mult;
+    l->wavefronts += mult * res.wavefronts;
+    l->ideal += mult * res.passes;
+    if (res.ways > l->ways)
+        l->ways = res.ways;
+    double ex = res.wavefronts - res.passes;
+    if (ex > e->worst_excess) {
+        e->worst_excess = ex;
+        e->worst = res;
+        e->worst_warp = (int)w;
+        e->worst_access = i;
+        memcpy(e->worst_block, e->launch.block_idx, sizeof e->worst_block);
+        bl_fmt(e->worst_text, sizeof e->worst_text, "%s", array);
+    }
+    return 0;
+}
+
+/* b is a's neighbour: the same op and lanes, each lane's address a's plus its width, a's
+ * aligned to twice the width (what nvcc can load with one instruction of twice the width) */
+static int lines_up(const struct bank_access *a, const struct bank_access *b)
+{
+    if (a->op != b->op || a->mask != b->mask || a->width != b->width || a->width > 8 ||
+        a->instr || b->instr || !a->mask)
+        return 0;
+    for (int k = 0; k < BANK_LANES; k++)
+        if ((a->mask >> k & 1) &&
+            (b->offset[k] != a->offset[k] + a->width || a->offset[k] % (2 * a->width)))
+            return 0;
+    return 1;
+}
+
+/* the access as nvcc emitted it (e->widen, e->merge_pairs), counted: 0, or -1 */
+static int count_compiled(struct kp_eval *e, struct bank_access *acc, const struct bank_access *next,
+                          int *merged_next, double mult, unsigned w, int i, const char *array)
+{
+    unsigned W = acc->op <= BANK_STORE ? e->widen[acc->op] : 0;
+    if (next && acc->op <= BANK_STORE && e->merge_pairs[acc->op] && lines_up(acc, next)) {
+        acc->width *= 2;
+        *merged_next = 1;
+        e->merged = 1;
+        return count(e, acc, mult, w, i, array);
+    }
+    if (!W || W == acc->width || acc->instr)
+        return count(e, acc, mult, w, i, array);
+    if (W > acc->width) {
+        for (int k = 0; k < BANK_LANES; k++)
+            acc->offset[k] &= ~(uint64_t)(W - 1);
+        acc->width = W;
+        e->widened = 1;
+        return count(e, acc, mult, w, i, array);
+    }
+    struct bank_access part = *acc;                /* split into acc->width / W pieces, or */
+    part.width = W;                                /* the pieces nvcc loads (shifting every */
+    e->split = 1;                                  /* lane alike costs the same) */
+    int np = e->pieces[acc->op] > 0 ? e->pieces[acc->op] : (int)(acc->width / W);
+    for (unsigned o = 0; o < (unsigned)np * W && o < acc->width; o += W) {
+        for (int k = 0; k < BANK_LANES; k++)
+            part.offset[k] = acc->offset[k] + o;
+        if (count(e, &part, mult, w, i, array))
+            return -1;
+    }
+    return 0;
+}
+
 /* every warp of one block for one trip: 1 when a lane was active, 0 none, -1 failed */
 static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double mult)
 {
@@ -225,10 +314,13 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
     unsigned threads = b[0] * b[1] * b[2], warps = (threads + 31) / 32;
     int any = 0, nacc = pattern_access_count(p);
     struct pattern_env env = pc->env;
-    struct bank_access acc;
-    static struct bank_result res;
+    static struct bank_access acc, nxt;
+    static unsigned char skip[1024 / 32 + 1], merged[1024 / 32 + 1];
+    memset(skip, 0, sizeof skip);
     for (int i = 0; i < nacc; i++) {
-        add_array(e->l, pattern_access(p, i)->array);
+        const char *array = pattern_access(p, i)->array;
+        add_array(e->l, array);
+        memset(merged, 0, sizeof merged);
         for (unsigned w = 0; w < warps; w++) {
             if (++e->evals > KP_MAX_EVALS) {
                 pattern_free(p);
@@ -248,28 +340,33 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
                 record_layout(e->r, &lay);
             if (!acc.mask)
                 continue;
-            if (bank_simulate(&acc, &res, NULL) != BANK_OK) {
+            any = 1;
+            if (w < sizeof skip && skip[w])
+                continue;                   /* merged into access i - 1's instruction */
+            if (i < 32 && (e->vec_mask >> i & 1) && e->nloops > 0) {
+                if (e->trip[e->nloops - 1] % e->vec_g != 0)
+                    continue;               /* in the instruction of the group's first trip */
+                for (int q = 0; q < BANK_LANES; q++)
+                    acc.offset[q] &= ~(uint64_t)(e->vec_w - 1);
+                acc.width = e->vec_w;
+                e->widened = 1;
+                if (count(e, &acc, mult, w, i, array)) {
+                    pattern_free(p);
+                    return -1;
+                }
+                continue;
+            }
+            int have_next = 0, mnext = 0;
+            if (i + 1 < nacc && acc.op <= BANK_STORE && e->merge_pairs[acc.op])
+                have_next = pattern_eval(p, &env, i + 1, &nxt, NULL, &err) == 0;
+            if (count_compiled(e, &acc, have_next ? &nxt : NULL, &mnext, mult, w, i, array)) {
                 pattern_free(p);
-                set_reason(e->l, "the model: a misaligned access");
                 return -1;
             }
-            any = 1;
-            struct kp_line *l = e->l;
-            l->inst += mult;
-            l->wavefronts += mult * res.wavefronts;
-            l->ideal += mult * res.passes;
-            if (res.ways > l->ways)
-                l->ways = res.ways;
-            double ex = res.wavefronts - res.passes;
-            if (ex > e->worst_excess) {
-                e->worst_excess = ex;
-                e->worst = res;
-                e->worst_warp = (int)w;
-                e->worst_access = i;
-                memcpy(e->worst_block, e->launch.block_idx, sizeof e->worst_block);
-                bl_fmt(e->worst_text, sizeof e->worst_text, "%s", pattern_access(p, i)->array);
-            }
+            if (w < sizeof merged)
+                merged[w] = (unsigned char)mnext;
         }
+        memcpy(skip, merged, sizeof skip);
     }
     pattern_free(p);
     return any;
@@ -353,23 +450,132 @@ static int span_has(const char *p, const char *e, const char *w)
     return 0;
 }
 
-/* line n of src holds the text w */
-static int line_has(const char *src, size_t len, int n, const char *w)
+/* what the compiled code has on one line, for predict_line: per op (BANK_LOAD, BANK_STORE)
+ * the plain LDS/STS instructions' width (0 none, -1 mixed) and whether one is twice another */
+struct line_sass {
+    int n;                          /* shared instructions on the line */
+    int width[2];
+    int has_double[2];              /* some instruction twice as wide as another */
+    unsigned widths[2];             /* bit b: an instruction of 2^b bytes */
+    int count[2];                   /* plain LDS / STS instructions */
+    const char *text[2];            /* an instruction's text, per op */
+};
+
+/* the widths of the source's accesses per op (0 none, -1 mixed) and how many */
+static void source_widths(const struct pattern_cuda *pc, int width[2], int nacc[2])
 {
-    const char *p = src, *end = src + len;
-    for (int i = 1; p < end; i++) {
-        const char *e = memchr(p, '\n', (size_t)(end - p));
-        if (!e)
-            e = end;
-        if (i == n)
-            return span_has(p, e, w);
-        p = e + 1;
+    width[0] = width[1] = nacc[0] = nacc[1] = 0;
+    char text[3 * PATTERN_CUDA_TEXT];
+    struct pattern *p = NULL;
+    struct bl_err err;
+    if (compose(pc, text, sizeof text) || pattern_parse(text, &p, &err) != 0)
+        return;
+    for (int i = 0; i < pattern_access_count(p); i++) {
+        const struct pattern_access_info *a = pattern_access(p, i);
+        int o = a->kind == PATTERN_STORE;
+        if (a->instr)
+            continue;
+        nacc[o]++;
+        width[o] = !width[o] || width[o] == (int)a->width ? (int)a->width : -1;
     }
-    return 0;
+    pattern_free(p);
 }
 
+/* e's compiler fields from the line's SASS (ls) and the source's accesses */
+static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, const struct line_sass *ls)
+{
+    int sw[2], na[2];
+    source_widths(pc, sw, na);
+    for (int o = 0; o < 2; o++) {
+        if (sw[o] <= 0 || !ls->widths[o])
+            continue;
+        if (ls->width[o] > 0 && ls->width[o] < sw[o]) {
+            e->widen[o] = (unsigned)ls->width[o];               /* split, or narrowed */
+            e->pieces[o] = sw[o] / ls->width[o];
+            if (pc->nloops == 0 && ls->count[o] / na[o] < e->pieces[o])
+                e->pieces[o] = ls->count[o] / na[o] > 0 ? ls->count[o] / na[o] : 1;
+        } else if (ls->width[o] > 0 && ls->width[o] != sw[o]) {
+            if (na[o] == 1 && pc->nloops == 0)
+                e->widen[o] = (unsigned)ls->width[o];           /* widened */
+            else if (na[o] == 1 && ls->width[o] % sw[o] == 0) {
+                e->widen[o] = (unsigned)ls->width[o];           /* trips of the loop merged */
+                e->group = ls->width[o] / sw[o];
+            } else
+                e->merge_pairs[o] = 1;
+        } else if (ls->width[o] < 0 && (ls->widths[o] >> 1 & (ls->widths[o] >> 0)) &&
+                   (ls->widths[o] & (unsigned)sw[o])) {
+            int wide = 16;
+            while (wide > sw[o] && !(ls->widths[o] & (unsigned)wide))
+                wide /= 2;
+            if (na[o] == 1 && pc->nloops > 0 && wide > sw[o]) {
+                e->widen[o] = (unsigned)wide;                   /* trips merged, a rest */
+                e->group = wide / sw[o];
+            } else {
+                e->merge_pairs[o] = 1;                          /* some accesses merged */
+            }
+        }
+    }
+}
+
+/* offsets of access `which` of warp 0 of block 0 at the trips e->trip (0, or -1) */
+static int probe_access(struct kp_eval *e, int which, struct bank_access *acc)
+{
+    static struct pattern_cuda pc;
+    char text[3 * PATTERN_CUDA_TEXT];
+    struct pattern *p = NULL;
+    struct bl_err err;
+    memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
+    if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
+        pattern_parse(text, &p, &err))
+        return -1;
+    struct pattern_env env = pc.env;
+    env.warp = 0;
+    int rc = which < pattern_access_count(p) ? pattern_eval(p, &env, which, acc, NULL, &err) : -1;
+    pattern_free(p);
+    return rc;
+}
+
+/* a loop line whose instructions are of two widths (LDS and LDS.128): the accesses whose
+ * lanes read side by side from one trip of the innermost loop to the next, aligned for the
+ * wider instruction, are the ones nvcc loads several trips at a time (a matrix multiply's
+ * As[ty][k]): e->vec_* */
+static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int nloops)
+{
+    static struct bank_access a0, a1;
+    for (int o = 0; o < 2; o++) {
+        if (ls->width[o] >= 0 || nloops == 0)
+            continue;
+        unsigned wide = 16;
+        while (wide > 1 && !(ls->widths[o] & wide))
+            wide /= 2;
+        for (int i = 0; i < 32; i++) {
+            memset(e->trip, 0, sizeof e->trip);
+            if (probe_access(e, i, &a0))
+                break;
+            if ((int)a0.op != o || a0.instr || a0.width >= wide || !a0.mask)
+                continue;
+            e->trip[nloops - 1] = 1;
+            if (probe_access(e, i, &a1) || a1.mask != a0.mask)
+                continue;
+            int side = 1;
+            for (int q = 0; q < BANK_LANES && side; q++)
+                if (a0.mask >> q & 1)
+                    side = a1.offset[q] == a0.offset[q] + a0.width && a0.offset[q] % wide == 0;
+            if (side) {
+                e->vec_mask |= 1u << i;
+                e->vec_w = wide;
+                e->vec_g = (int)(wide / a0.width);
+            }
+        }
+    }
+    memset(e->trip, 0, sizeof e->trip);
+    memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
+}
+
+/* the line's own text is [lfrom, lend) (read for asm: the file is not searched per line) */
 static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
-                         struct kp_result *r, struct kp_line *l)
+                         struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
+                         const char *lfrom, const char *lend)
 {
     static struct kp_eval e;
     static struct pattern_cuda pc;
@@ -384,6 +590,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     e.l = l;
     e.r = r;
     e.worst_excess = -1;
+    e.group = 1;
     struct pattern_cuda_launch *L = &e.launch;
     for (int d = 0; d < 3; d++) {
         L->grid[d] = req->grid[d] ? req->grid[d] : 1;
@@ -396,23 +603,37 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->control = 1;
     L->trip = e.trip;
     L->ntrip = KP_LOOPS;
+    src = kptext_for(l->line);
+    e.src = src;
     if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
             l->state = KP_NONE;
-        else if (!strncmp(pc.err.msg, "inline asm", 10) && !line_has(src, len, l->line, ".shared"))
+        else if (!strncmp(pc.err.msg, "inline asm", 10) && !span_has(lfrom, lend, ".shared") &&
+                 !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
             set_reason(l, pc.err.msg);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
+    e.nloops = nloops;
+    if (ls && ls->n)
+        plan_compiled(&e, &pc, ls);
+    if (nloops == 0)
+        e.group = 1;
+    if (ls && ls->n && nloops > 0 && (ls->width[0] < 0 || ls->width[1] < 0) && e.group == 1) {
+        plan_vector_trips(&e, ls, nloops);
+        if (e.vec_mask)
+            e.merge_pairs[0] = e.merge_pairs[1] = 0;
+    }
     l->state = KP_OK;
     for (int tuples = 0;; tuples++) {
         if (tuples >= KP_MAX_TRIPS) {
             set_reason(l, "more trips than the model follows (4096)");
             break;
         }
+        e.dry = nloops > 0 && e.group > 1 && e.trip[nloops - 1] % e.group != 0;
         int rc = eval_trip(&e, r, block_dep);
         if (rc < 0)
             break;
@@ -439,6 +660,34 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     if (l->excess > 0) {
         explain(&e, r, block_dep);
         bl_fmt(l->worst, sizeof l->worst, "%s", e.worst_text);
+    }
+    const char *t = ls ? (ls->text[0] ? ls->text[0] : ls->text[1]) : NULL;
+    if (e.vec_mask) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc reads %d trips of the loop at a time with one "
+               "%u-byte instruction for an access of this line (%s); predicted so", e.vec_g, e.vec_w,
+               l->sass);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 用一条 %u 字节的指令一次读这一行某个访问的 %d 次循环迭代（%s）；"
+               "按此预测", e.vec_w, e.vec_g, l->sass);
+    } else if (e.group > 1 && e.widened) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc: one %s covers %d trips of the loop here; "
+               "predicted as that instruction", t ? t : l->sass, e.group);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc：这里一条 %s 覆盖循环的 %d 次迭代；按这条指令预测", t ? t : l->sass,
+               e.group);
+    } else if (e.widened) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc widened this access to %s; predicted as that "
+               "instruction (each lane's address, %s wide)", t ? t : l->sass, t && strstr(t, "128") ? "16 bytes" : "8 bytes");
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问加宽成了 %s；按这条指令预测（每个 lane 的地址，"
+               "%s 字节宽）", t ? t : l->sass, t && strstr(t, "128") ? "16" : "8");
+    } else if (e.merged) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc merges accesses of this line that lie side by "
+               "side into one wider instruction (%s); predicted so", l->sass);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这一行里相邻的访问合并成一条更宽的指令（%s）；按此预测",
+               l->sass);
+    } else if (e.split) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc loads this access in narrower pieces (%s: "
+               "split, or only the components used); predicted as those instructions", l->sass);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问分成更窄的几块（%s：拆开，或只取用到的分量）；"
+               "按这些指令预测", l->sass);
     }
 }
 
@@ -468,8 +717,120 @@ void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
     }
 }
 
+/* the line's instructions into ls and l->sass ("LDS.64 x2, LDS") */
+static void line_sass_of(const struct kp_sass *sass, int line, struct line_sass *ls, struct kp_line *l)
+{
+    memset(ls, 0, sizeof *ls);
+    l->nsass = 0;
+    size_t o = 0;
+    l->sass[0] = 0;
+    for (int i = 0; i < sass->n; i++) {
+        const struct kp_sass_insn *in = &sass->insn[i];
+        if (in->line != line)
+            continue;
+        ls->n++;
+        l->nsass++;
+        if (in->call_line != in->line)
+            l->call_line = in->call_line;
+        int same = 0;
+        for (int k = 0; k < i; k++)
+            same += sass->insn[k].line == line && !strcmp(sass->insn[k].text, in->text);
+        if (!same) {
+            int cnt = 0;
+            for (int k = i; k < sass->n; k++)
+                cnt += sass->insn[k].line == line && !strcmp(sass->insn[k].text, in->text);
+            if (cnt > 1)
+                o += bl_fmt(l->sass + o, sizeof l->sass - o, "%s%s x%d", o ? ", " : "", in->text, cnt);
+            else
+                o += bl_fmt(l->sass + o, sizeof l->sass - o, "%s%s", o ? ", " : "", in->text);
+        }
+        if (in->op != GPU_KOP_LD && in->op != GPU_KOP_ST)
+            continue;
+        int op = in->op == GPU_KOP_ST;
+        ls->count[op]++;
+        ls->width[op] = !ls->width[op] || ls->width[op] == in->bytes ? in->bytes : -1;
+        for (int b = 0; b < 5; b++)
+            if (in->bytes == 1 << b)
+                ls->widths[op] |= 1u << b;
+        if (!ls->text[op])
+            ls->text[op] = in->text;
+    }
+}
+
+/* a line the compiled code has no instruction on, though the source reads shared memory
+ * there: what nvcc did with it (the nearest line within 4 with an instruction of the kind) */
+static void no_instruction(const struct kp_result *r, const struct kp_sass *sass, struct kp_line *l)
+{
+    int best = -1;
+    for (int i = 0; i < sass->n; i++) {
+        int d = sass->insn[i].line - l->line;
+        if (d < 0)
+            d = -d;
+        if (d > 0 && d <= 4 && sass->insn[i].line >= r->first && sass->insn[i].line <= r->last &&
+            (best < 0 || d < abs(sass->insn[best].line - l->line)))
+            best = i;
+    }
+    l->inst = l->wavefronts = l->ideal = l->excess = 0;
+    l->ways = 0;
+    l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+    l->fix_kind = KP_FIX_NONE;
+    if (best >= 0) {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc emits no shared-memory instruction for this "
+               "line: merged into line %d's %s (or removed); nothing predicted here",
+               sass->insn[best].line, sass->insn[best].text);
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 没有为这一行生成共享内存指令：并进了第 %d 行的 %s（或被删除）；"
+               "这里不预测", sass->insn[best].line, sass->insn[best].text);
+    } else {
+        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc emits no shared-memory instruction for this "
+               "line (its value is unused or known); nothing predicted here");
+        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 没有为这一行生成共享内存指令（值没被用到或已知）；这里不预测");
+    }
+}
+
+/* a line with shared instructions that the source reading did not predict: a reason */
+static void unread(const struct kp_result *r, struct kp_line *l)
+{
+    l->state = KP_CANNOT;
+    if (l->line < r->first || l->line > r->last) {
+        if (l->call_line)
+            bl_fmt(l->reason[KP_EN], KP_TEXT, "%s in a function inlined at line %d: the model "
+                   "reads the kernel's own lines", l->sass, l->call_line);
+        else
+            bl_fmt(l->reason[KP_EN], KP_TEXT, "%s outside the kernel's body: the model reads the "
+                   "kernel's own lines", l->sass);
+        if (l->call_line)
+            bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 在第 %d 行内联进来的函数里：模型只读 kernel 自己的行",
+                   l->sass, l->call_line);
+        else
+            bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 在 kernel 的函数体之外：模型只读 kernel 自己的行", l->sass);
+        return;
+    }
+    int matrix = 1;
+    for (const char *q = l->sass; *q; q++)
+        if ((q == l->sass || q[-1] == ' ') && strncmp(q, "LDSM", 4) && strncmp(q, "STSM", 4) &&
+            strncmp(q, "LDGSTS", 6) && strncmp(q, "x", 1) && *q != ',')
+            matrix = 0;
+    if (matrix) {
+        bl_fmt(l->reason[KP_EN], KP_TEXT, "%s from inline asm (ldmatrix, stmatrix, cp.async): an "
+               "address, not an index", l->sass);
+        bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 来自内联汇编（ldmatrix、stmatrix、cp.async）：给的是地址，"
+               "不是下标", l->sass);
+        return;
+    }
+    bl_fmt(l->reason[KP_EN], KP_TEXT, "nvcc emits %s here, but the model finds no index of a "
+           "__shared__ array on the line (a pointer cast, a reference, a call?)", l->sass);
+    bl_fmt(l->reason[KP_ZH], KP_TEXT, "nvcc 在这里生成了 %s，但模型在这一行找不到 __shared__ 数组的下标"
+           "（指针转换、引用，还是函数调用？）", l->sass);
+}
+
 int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                struct kp_result *out, struct bl_err *err)
+{
+    return kp_predict_sass(src, len, req, NULL, out, err);
+}
+
+int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                    const struct kp_sass *sass, struct kp_result *out, struct bl_err *err)
 {
     memset(out, 0, sizeof *out);
     if (pick_kernel(src, len, req, out, err))
@@ -487,30 +848,48 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
         out->block[d] = req->block[d] ? req->block[d] : 1;
     }
     out->smem = req->smem;
+    out->sass_known = sass != NULL;
+    out->sass_total = sass ? sass->total : 0;
+    kptext_read(src, len, out->first, out->last);
     int tried = 0;
     const char *p = src, *end = src + len;
+    struct line_sass ls;
     for (int i = 0; i < n; i++) {
         struct kp_line *l = &out->line[i];
         l->line = i + 1;
+        l->nsass = -1;
         const char *e = memchr(p, '\n', (size_t)(end - p));
         if (!e)
             e = end;
         const char *from = p;
         p = e < end ? e + 1 : end;
+        if (sass) {
+            line_sass_of(sass, l->line, &ls, l);
+            out->nsass_lines += ls.n > 0;
+            out->sass_on_lines += ls.n;
+        }
+        int in_body = l->line >= out->first && l->line <= out->last;
         /* a shared access is an index ('[') or asm: other lines are not translated (each
-         * translation reads the whole file) */
-        if (l->line < out->first || l->line > out->last ||
-            !(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm")))
+         * translation reads the whole file), unless the compiled code has one there */
+        if (!(sass && ls.n) && (!in_body ||
+            !(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm"))))
             continue;
         if (++tried > KP_MAX_LINES) {
             set_reason(l, "the kernel has too many lines with an index for the model");
             out->ncannot++;
             continue;
         }
-        predict_line(src, len, req, out, l);
+        predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
+        if (sass && ls.n && l->state == KP_NONE)
+            unread(out, l);
+        else if (sass && ls.n && l->state == KP_OK && !in_body && l->call_line)
+            ;                               /* a helper's line the reader predicted */
+        else if (sass && !ls.n && l->state == KP_OK)
+            no_instruction(out, sass, l);
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }
+    kptext_free();
     return 0;
 }
 

@@ -45,7 +45,33 @@ struct kp_line {
     enum kp_fix_kind fix_kind;      /* the fix found, for kp_patch */
     char fix_array[64];
     int fix_pad;                    /* elements added to the last dimension */
+    /* what the compiled code has on the line (kp_predict_sass): */
+    int nsass;                      /* its shared-memory SASS instructions (-1: not known) */
+    char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
+    int call_line;                  /* inlined from this line of the kernel (a helper), or 0 */
+    char compiler[2][KP_TEXT];      /* where the SASS differs from the source: what nvcc did */
 };
+
+/* A shared-memory instruction of the compiled kernel (kernel_sass_lines.h), as the model needs
+ * it: the line nvcc charges it to, its kind and width. */
+struct kp_sass_insn {
+    int line;                       /* the file's line nvcc charges it to (a helper's line) */
+    int call_line;                  /* the kernel's line it was inlined from (= line if not) */
+    unsigned pc;
+    int op;                         /* enum gpu_kernel_op */
+    int bytes;                      /* per lane (16 for a matrix row) */
+    int ideal;                      /* wavefronts of a full warp without a conflict */
+    char text[24];                  /* "LDS.128", "STS.U8", "LDSM.16.M88.4", ... */
+};
+
+struct kp_sass {
+    int n;
+    struct kp_sass_insn *insn;
+    int total;                      /* shared instructions of the kernel, those of no line of
+                                       the file too (n counts only those with a line) */
+};
+
+void kp_sass_free(struct kp_sass *s);
 
 struct kp_array {                   /* a shared array as the model laid it out */
     char name[32];
@@ -58,6 +84,7 @@ struct kp_array {                   /* a shared array as the model laid it out *
 struct kp_result {
     char kernel[GPU_KERNEL_TEXT];   /* the kernel predicted */
     int first, last;                /* its body's lines */
+    int name_line;                  /* the line its name stands on */
     int nlines;                     /* the file's lines: line[i] is line i + 1 */
     struct kp_line *line;
     int npredicted, ncannot;
@@ -65,6 +92,10 @@ struct kp_result {
     struct kp_array array[KP_ARRAYS];
     unsigned grid[3], block[3];
     unsigned long long smem;
+    int sass_known;                 /* 1: the lines come from the compiled code's SASS */
+    char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
+    int nsass_lines;                /* lines with a shared SASS instruction */
+    int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
@@ -72,6 +103,29 @@ struct kp_result {
  * kernel, which kernel, out of memory; NULL: no reason kept). Never prints. */
 int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                struct kp_result *out, struct bl_err *err);
+
+/* kp_predict_sass: kp_predict driven by the compiled code (sass: the kernel's shared-memory
+ * instructions per line, kernel_sass_lines.h; NULL: the source reading alone). Every line
+ * with a shared instruction is predicted or gets a reason; a predicted line without one says
+ * what nvcc did (merged, removed) and predicts nothing; a line whose instructions are wider
+ * or narrower than the source's accesses is predicted as the instructions nvcc emitted. */
+int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                    const struct kp_sass *sass, struct kp_result *out, struct bl_err *err);
+
+/* kp_kernels: the __global__ functions of src, in the file's order: their names into
+ * names[max] (with namespaces), is_template[i] 1 for a template. Returns how many. */
+int kp_kernels(const char *src, size_t len, char (*names)[GPU_KERNEL_TEXT], int *is_template,
+               int max);
+
+/* kp_file_launch: the launch written in the file's host code for kernel `name` (its short
+ * name), `name<<<grid, block[, smem]>>>(...)` whose arguments are constants (numbers, #define
+ * and const names of the file, dim3(...), + - * / % << >> and parentheses), into req's grid,
+ * block and smem. Returns 1 when found and applied, 0 when there is none (req untouched). */
+int kp_file_launch(const char *src, size_t len, const char *name, struct gpu_kernel_request *req);
+
+/* kp_file_instance: the first instance of template kernel `name` the file launches
+ * (`name<32><<<...>>>`): "name<32>" into out. 1 when found, 0 none. */
+int kp_file_instance(const char *src, size_t len, const char *name, char *out, size_t n);
 
 /* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
  * the model, or the reason there is none, into its fix fields. */

@@ -182,10 +182,17 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
 static int build_request(struct app *a, struct kview *k, struct gpu_kernel_request *rq,
                          const char *src, size_t len)
 {
-    char err[GPU_KERNEL_TEXT];
+    char err[GPU_KERNEL_TEXT], name[GPU_KERNEL_TEXT] = "";
+    /* the launch the file's host code writes for its kernel (--name's, or the only one)
+     * comes first; the // banklab: comment and the options given win */
+    static char names[8][GPU_KERNEL_TEXT];
+    int tmpl[8];
+    for (int pass = 0; pass < 2; pass++) {
     gpu_kernel_request_init(rq);
     bl_fmt(rq->path, sizeof rq->path, "%s", k->file.path);
     rq->device = a->opt.device;
+    if (pass == 1 && name[0])
+        kp_file_launch(src, len, name, rq);
     if (gpu_kernel_file_options(rq, src, len, err, sizeof err)) {
         char text[UI_PATH_MAX + GPU_KERNEL_TEXT];
         bl_fmt(text, sizeof text, "%s:%s", k->file.path, err);
@@ -198,6 +205,11 @@ static int build_request(struct app *a, struct kview *k, struct gpu_kernel_reque
             bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, err);
             return -1;
         }
+    if (pass == 0 && rq->name[0])
+        bl_fmt(name, sizeof name, "%s", rq->name);
+    else if (pass == 0 && kp_kernels(src, len, names, tmpl, 8) == 1)
+        bl_fmt(name, sizeof name, "%s", names[0]);
+    }
     rq->server_idle = gpu_kernel_server_idle();
     if (!files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels", rq->cache_dir,
                         sizeof rq->cache_dir))
@@ -276,6 +288,7 @@ static void open_file(struct app *a, struct kview *k, const struct kv_open *o)
     clear_shown(k);
     k->file = *o;
     k->cur = k->top = k->hscroll = 0;
+    k->pred_placed = 0;
     k->last_run = 0;
     k->watch = 1;
     start_run(a, k);
@@ -290,14 +303,18 @@ static void move_cursor(const struct app *a, struct kview *k, int to)
     k->top = kv_first_shown(k, kv_table_rows(a, k));
 }
 
-/* n / N: the next row (dir 1) or the previous (-1) with figures or a compiler message */
+/* n / N: the next row (dir 1) or the previous (-1) with figures (measured, or the model's
+ * when nothing was measured: predicted, or named with its reason) or a compiler message */
 static void next_marked(struct app *a, struct kview *k, int dir)
 {
-    for (int i = k->cur + dir; i >= 0 && i < k->nrows; i += dir)
-        if (k->rows[i].li >= 0 || k->rows[i].diag >= 0) {
+    int model = kv_model_shown(k);
+    for (int i = k->cur + dir; i >= 0 && i < k->nrows; i += dir) {
+        const struct kp_line *l = model ? kv_pred_line(k, &k->rows[i]) : NULL;
+        if (k->rows[i].li >= 0 || k->rows[i].diag >= 0 || (l && l->state != KP_NONE)) {
             move_cursor(a, k, i);
             return;
         }
+    }
     app_msg(a, 0, "%s", ui_str(a, UIS_KV_NO_MORE));
 }
 
@@ -404,6 +421,18 @@ static int kv_idle(struct app *a, void *st)
 {
     struct kview *k = st;
     int redraw = 0;
+    if (kv_predict_poll(k)) {
+        redraw = 1;
+        /* nothing measured: the cursor opens on the line the model says is worst, once */
+        if (!k->pred_placed && (!k->has_res || k->res.err.status != GPU_KERNEL_OK) &&
+            !(k->has_res && k->res.err.status == GPU_KERNEL_ECOMPILE) && !k->problem_line) {
+            int to = kv_pred_worst(k);
+            if (to >= 0) {
+                k->pred_placed = 1;
+                move_cursor(a, k, to);
+            }
+        }
+    }
     if (k->job) {
         struct gpu_kernel_result r;
         enum gpu_kernel_phase phase = k->phase;

@@ -65,6 +65,9 @@ struct kview {
     char why[UI_MSG_MAX];     /* why the cursor's line has no grid (Enter), until it moves */
     struct kp_result pred;    /* the model's prediction of the text shown (kview_model.c) */
     int has_pred;
+    struct kv_pjob *pjob;     /* the prediction being made, on its thread (kview_model.c) */
+    int pred_stale;           /* its text is no longer shown: drop its result */
+    int pred_placed;          /* the cursor was put on the worst predicted line once */
     time_t last_run;
     /* the run in flight */
     struct gpu_kernel_job *job;
@@ -105,6 +108,10 @@ int kv_prompt_key(struct app *a, struct kview *k, const struct ui_key *key);
  * it wrote the fixed copy, whose path and options are in k->ask to be opened */
 void kv_predict(struct kview *k);
 void kv_predict_free(struct kview *k);
+/* kv_predict_poll: 1 when a prediction arrived for the text shown (k->pred, has_pred);
+ * kv_pred_worst: the row of the predicted line with the most excess, -1 none */
+int kv_predict_poll(struct kview *k);
+int kv_pred_worst(const struct kview *k);
 const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w);
 int kv_model_shown(const struct kview *k);
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex);

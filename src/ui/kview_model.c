@@ -5,13 +5,109 @@
  * conflicts and the fix checked with the model; f writes the fixed copy next to the file
  * (FILE.fixed.cu, never over an existing file) and hands it back to be opened and measured
  * (or predicted, without a GPU). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
+#include "../gpu/kernel_sass_lines.h"
 #include "../store/files.h"
 #include "kview.h"
+
+/* The prediction runs on a thread of its own (compiling for the SASS and predicting a long
+ * kernel take time): the view stays answering keys and picks the result up on its idle tick
+ * (kv_predict_poll). One at a time (the model's scratch is static): a text shown while one
+ * runs waits for it, and a result for a text no longer shown is dropped. */
+struct kv_pjob {
+    pthread_t th;
+    char *src;
+    size_t len;
+    struct gpu_kernel_request req;
+    struct kp_result res;
+    int ok;
+    atomic_int done;
+};
+
+static void *predict_main(void *arg)
+{
+    struct kv_pjob *j = arg;
+    char why[2][KP_TEXT], kwhy[2][KP_TEXT];
+    struct kp_sass sass = {0};
+    struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, why);
+    int have = c && ksl_kernel(c, j->req.name, j->src, j->len, &sass, kwhy) == 0;
+    j->ok = kp_predict_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res, NULL) == 0;
+    if (j->ok) {
+        if (!have)
+            for (int g = 0; g < 2; g++)
+                bl_fmt(j->res.sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
+        kp_fixes(j->src, j->len, &j->req, &j->res);
+    }
+    kp_sass_free(&sass);
+    ksl_free(c);
+    atomic_store(&j->done, 1);
+    return NULL;
+}
+
+static void pjob_start(struct kview *k)
+{
+    struct kv_pjob *j = calloc(1, sizeof *j);
+    if (!j)
+        return;
+    j->src = malloc(k->srclen + 1);
+    if (!j->src) {
+        free(j);
+        return;
+    }
+    memcpy(j->src, k->src, k->srclen);
+    j->src[k->srclen] = 0;
+    j->len = k->srclen;
+    j->req = k->req;
+    if (!j->req.name[0]) {                  /* the only kernel: its name, for the compiler */
+        static char names[8][GPU_KERNEL_TEXT];
+        int tmpl[8];
+        if (kp_kernels(j->src, j->len, names, tmpl, 8) == 1 && !tmpl[0])
+            bl_fmt(j->req.name, sizeof j->req.name, "%s", names[0]);
+    }
+    atomic_init(&j->done, 0);
+    if (pthread_create(&j->th, NULL, predict_main, j)) {
+        free(j->src);
+        free(j);
+        return;
+    }
+    k->pjob = j;
+}
+
+static void pjob_end(struct kv_pjob *j, struct kp_result *into)
+{
+    pthread_join(j->th, NULL);
+    if (into && j->ok)
+        *into = j->res;
+    else if (j->ok)
+        kp_free(&j->res);
+    free(j->src);
+    free(j);
+}
+
+int kv_predict_poll(struct kview *k)
+{
+    struct kv_pjob *j = k->pjob;
+    if (!j || !atomic_load(&j->done))
+        return 0;
+    k->pjob = NULL;
+    if (k->pred_stale || !k->src) {         /* for a text no longer shown: again */
+        pjob_end(j, NULL);
+        k->pred_stale = 0;
+        if (k->src)
+            pjob_start(k);
+        return 0;
+    }
+    int ok = j->ok;
+    pjob_end(j, &k->pred);
+    k->has_pred = ok;
+    return ok;
+}
 
 const struct kv_row *kv_cur_row(const struct kview *k)
 {
@@ -20,13 +116,15 @@ const struct kv_row *kv_cur_row(const struct kview *k)
 
 void kv_predict(struct kview *k)
 {
-    kv_predict_free(k);
+    if (k->has_pred)
+        kp_free(&k->pred);
+    k->has_pred = 0;
     if (!k->src)
         return;
-    if (kp_predict(k->src, k->srclen, &k->req, &k->pred, NULL) == 0) {
-        kp_fixes(k->src, k->srclen, &k->req, &k->pred);
-        k->has_pred = 1;
-    }
+    if (k->pjob)
+        k->pred_stale = 1;                  /* the running one's result is dropped */
+    else
+        pjob_start(k);
 }
 
 void kv_predict_free(struct kview *k)
@@ -34,6 +132,22 @@ void kv_predict_free(struct kview *k)
     if (k->has_pred)
         kp_free(&k->pred);
     k->has_pred = 0;
+    if (k->pjob)                            /* never waited for: its result is dropped */
+        k->pred_stale = 1;
+}
+
+int kv_pred_worst(const struct kview *k)
+{
+    int best = -1;
+    double ex = 0;
+    for (int i = 0; k->has_pred && i < k->nrows; i++) {
+        const struct kp_line *l = kv_pred_line(k, &k->rows[i]);
+        if (l && l->state == KP_OK && l->excess > ex) {
+            best = i;
+            ex = l->excess;
+        }
+    }
+    return best;
 }
 
 const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w)
@@ -77,6 +191,11 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
                                                                    l->reason[g]));
         return;
     }
+    if (l->compiler[g][0] && l->nsass == 0) {  /* nvcc emitted nothing here: say what it did */
+        bl_fmt(buf, size, "%s %s %d: %s", ui_str(a, UIS_KV_MODEL), ui_str(a, UIS_KV_LINE),
+               l->line, bl_clean(clean, sizeof clean, l->compiler[g]));
+        return;
+    }
     bl_fmt(way, sizeof way, ui_str(a, UIS_KV_WAY), l->ways);
     size_t o = bl_fmt(buf, size, "%s %s %d: %s %.0f%s%s %.0f%s%s %.0f%s%s %.0f%s%s",
                       ui_str(a, UIS_KV_MODEL), ui_str(a, UIS_KV_LINE), l->line,
@@ -94,6 +213,8 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
         o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->why[g]));
     if (l->fix[g][0])
         o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->fix[g]));
+    if (l->compiler[g][0])
+        o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->compiler[g]));
     if (l->fix_kind != KP_FIX_NONE)
         bl_fmt(buf + o, size - o, "%s%s", sep, ui_str(a, UIS_KV_FIX_KEY));
 }

@@ -39,6 +39,62 @@ if command -v jq >/dev/null 2>&1; then
         fail "--json: line 17 is not 1048576 wavefronts"
 fi
 
+# The compiler's version of a line and the launch from the file (these need nvcc: the lines
+# and widths come from the SASS nvcc makes for sm_90). Worked out by hand:
+# - vectors.cu: nvcc loads s2[lane * 2] (line 18, 8 bytes at 16 * lane) and s4[lane] (line 19,
+#   16 bytes at the same 16 * lane) with one LDS.128 on line 18 and nothing on line 19: line 18
+#   is predicted as that LDS.128 (one warp, 4 passes of 8 lanes, 8 lanes x 4 words = 32
+#   different banks: 4 wavefronts, ideal 4), line 19 as nothing, saying where it went.
+# - launches.cu (tests/golden/kernel_model/src): no // banklab: line; main launches
+#   copy_rows<<<N / TILE, block>>> with dim3 block(TILE, ROWS): 32 blocks of 32 x 8; line 16
+#   runs 4 trips x 8 warps x 32 blocks = 1024 row stores, 1 wavefront each; line 18 reads the
+#   column t[x][y]: 256 loads of 32 words 32 apart, one bank: 32 wavefronts each, 8192.
+#   stride2<<<2, dim3(64)>>>: 2 blocks of 2 warps; s[(t * 2) & 511]: lanes l and l + 16 read
+#   words 2l and 2l + 32, bank 2l: 2-way, 4 loads x 2 = 8 wavefronts. dyn<<<1, 2 * TILE,
+#   4 * TILE * 2 * sizeof(float)>>>: 64 threads, 1024 bytes; d[t * 4]: words 4l, lanes l, l + 8,
+#   l + 16, l + 24 share bank 4l % 32: 4-way, 2 warps x 4 = 8 wavefronts (the load the same).
+# - many.cu (tests/gpu/programs): six kernels, each launched <<<64, 256>>> by main: column's
+#   s[x][y] is 32-way: 64 x 8 = 512 loads x 32 = 16384 wavefronts; quads reads v.x and v.w of
+#   s[t ^ 1] as two LDS (4 bytes at 16 (l ^ 1)): 8 banks, 4-way: 1024 loads x 4 = 4096.
+if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/null 2>&1; then
+    for f in tests/golden/kernel_model/src/launches.cu tests/gpu/programs/many.cu \
+             tests/gpu/kernels/loop_column.cu tests/gpu/kernels/reduce_interleaved.cu; do
+        name=$(basename "$f" .cu)
+        timeout 120 "$BANKLAB" kernel "$f" --model >"$tmp/out" 2>&1
+        echo "exit $?" >>"$tmp/out"
+        compare "$name"
+    done
+    timeout 60 "$BANKLAB" kernel tests/golden/kernel_model/src/launches.cu --model --json >"$tmp/out" 2>&1
+    echo "exit $?" >>"$tmp/out"
+    compare launches.json
+    "$BANKLAB" kernel assets/kernels/vectors.cu --model >"$tmp/m" 2>&1
+    grep -q "^    18           1            4           4           0    1.00 |" "$tmp/m" ||
+        fail "vectors.cu line 18 is not one LDS.128 of 4 wavefronts: $(grep '^    18' "$tmp/m")"
+    grep -q "merged into line 18's LDS.128" "$tmp/m" || fail "vectors.cu line 19 does not say where its access went"
+    "$BANKLAB" kernel tests/golden/kernel_model/src/launches.cu --model >"$tmp/m" 2>&1
+    grep -q "copy_rows<<<(32,1,1), (32,8,1), 0>>>" "$tmp/m" || fail "launches.cu: copy_rows's launch from main not taken"
+    grep -q "^    18         256         8192 " "$tmp/m" || fail "launches.cu: line 18 is not 8192 wavefronts"
+    grep -q "dyn<<<(1,1,1), (64,1,1), 1024>>>" "$tmp/m" || fail "launches.cu: dyn's launch from main not taken"
+    grep -q "^    34           2            8           2           6    4.00 |" "$tmp/m" || fail "launches.cu: line 34 is not 4-way"
+    # --grid/--block still win over the file's launch
+    "$BANKLAB" kernel tests/golden/kernel_model/src/launches.cu --model --name stride2 --block 32 >"$tmp/m" 2>&1
+    grep -q "stride2<<<(2,1,1), (32,1,1), 0>>>" "$tmp/m" || fail "--block does not override the file's launch: $(head -n 1 "$tmp/m")"
+    grep -c "the model's prediction" "$tmp/m" | grep -qx 1 || fail "--name printed more than one kernel"
+    # several kernels, --json: an array, one object per kernel
+    "$BANKLAB" kernel tests/gpu/programs/many.cu --model --json >"$tmp/j" 2>&1
+    python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert [k["kernel"] for k in a]==["row","column","column_padded","pairs","quads","histogram"], a; assert [l["wavefronts"] for l in a[1]["model"] if l["line"]==24]==[16384]' "$tmp/j" ||
+        fail "many.cu --json is not the six kernels' objects"
+    # --sass without a GPU: the prediction with each line's instructions
+    "$BANKLAB" kernel assets/kernels/vectors.cu --sass >"$tmp/m" 2>&1
+    grep -A3 "^    18 " "$tmp/m" | grep -q "sass: LDS.128" || fail "--sass without a GPU: no LDS.128 under line 18"
+    # no compiler that can read the file: said once, the source reading instead
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --model --name column >"$tmp/m" 2>&1
+    grep -q "^not compiled (.*): the lines are read from the source" "$tmp/m" || fail "no nvcc: no note: $(tail -n 5 "$tmp/m")"
+    grep -q "^    24         512        16384 " "$tmp/m" || fail "no nvcc: the source reading did not predict line 24"
+else
+    echo "kernel_model.sh: no nvcc: the compiled-code checks skipped"
+fi
+
 # every shipped example: every line with a conflict has a why, and a note or the reason none
 for f in assets/kernels/*.cu; do
     "$BANKLAB" kernel "$f" --model >"$tmp/m" 2>&1 || fail "$f: --model failed"

@@ -23,7 +23,7 @@ start 80 24 $KENV -- "$TMP/t.cu" --lang en --reset
 expect "measuring it needs a"
 expect "^ model only: inst 65.5k · wavefronts 1.08M · ideal 65.5k · excess 1.02M"
 expect "^   14  ✓ +0  1\\.00 │     tile\\[threadIdx\\.y\\]\\[threadIdx\\.x\\] = in"
-down 16
+# no GPU: the cursor opens on the line with the most predicted excess
 expect "^>  17 ████  1015808 32\\.00 │     out\\[x \\* n \\+ y\\] = tile"
 expect "^ model line 17: inst 32768 · wavefronts 1048576 · ideal 32768 · excess 1015808"
 # (no line starts with the ellipsis, a closing mark: the break goes one word back)
@@ -35,7 +35,14 @@ bar_ok
 keys Up Up
 expect "^>  15 "
 screen | grep -q "^ model line" && fail "line 15 shows a model line"
-keys Down Down
+# n / N move between the lines with predicted figures
+keys N
+expect "^>  14  ✓"
+keys n
+expect "^>  17 ████"
+keys n
+expect "no other line"
+expect "^>  17 ████"
 # f: the fixed copy, opened on line 17, conflict free
 keys f
 expect "banklab: kernel t\\.fixed\\.cu"
@@ -53,7 +60,10 @@ keys q; expect "EXITED rc=0"
 start 80 24 $KENV -- "$TMP/t.cu" --lang zh --reset
 expect "测量需要 GPU"
 expect "^ 仅模型: 指令 65.5k · wavefront 1\\.08M"
-down 16
+expect "^>  17 ████"
+keys N
+expect "^>  14  ✓"
+keys n
 expect "^>  17 ████"
 expect "^ 模型 行 17: 指令 32768 · wavefront 1048576 · 理想 32768 · 多余 1015808"
 expect "^ 原因：warp 0，tile，第 1 批（共 1 批）：bank 0 要给 lane 0-31 送 32 个不同的字"
@@ -69,8 +79,41 @@ keys q; expect "EXITED rc=0"
 # ---- a line the model cannot express ----
 start 80 24 $KENV -- assets/kernels/atomics.cu --lang en --reset
 expect "measuring it needs a"
-down 12
+expect "^ model only"
+keys Home
+keys n
+expect "^>  10 "
+keys n
 expect "^>  13 "
 expect "the model cannot predict it: atomicAdd is an atomic: the model has loads and"
+keys q; expect "EXITED rc=0"
+start 80 24 $KENV -- assets/kernels/atomics.cu --lang zh --reset
+expect "测量需要 GPU"
+expect "^ 仅模型"
+keys Home
+keys n
+keys n
+expect "^>  13 "
+expect "原子操作"
+keys q; expect "EXITED rc=0"
+# ---- the prediction runs beside the view: keys are answered while a long kernel is predicted
+# (BANKLAB_KP_FULL=1 makes the 2000 lines take seconds: the slow way, on purpose) ----
+python3 - "$TMP/big.cu" <<'PY'
+import sys
+out = ['__global__ void big(float *out)', '{', '    __shared__ float s[32][32];', '    int t = threadIdx.x;']
+for i in range(1995):
+    out.append('    s[%d][t %% 32] = %d.0f;' % (i % 32, i) if i % 2 else '    __syncthreads();')
+out += ['    out[t] = s[t / 32][t % 32];', '}']
+open(sys.argv[1], 'w').write('\n'.join(out) + '\n')
+PY
+start 80 24 $KENV BANKLAB_KP_FULL=1 -- "$TMP/big.cu" --lang en --block 32 --reset
+expect "measuring it needs a"
+t0=$(date +%s)
+keys Down Down
+expect "^>   3 "
+t1=$(date +%s)
+[ $((t1 - t0)) -le 3 ] || fail "Down took $((t1 - t0)) s while the model was predicting"
+screen | grep -q "^ model only" && echo "tui_kernel_model: (the prediction was already there)"
+expect "^ model only" 90
 keys q; expect "EXITED rc=0"
 echo "tui_kernel_model: pass"

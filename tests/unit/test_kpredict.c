@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "../../src/gpu/kernel_predict.h"
+#include "../../src/gpu/kernel_sass_lines.h"
 
 static struct kp_result R;
 
@@ -257,6 +258,123 @@ static void test_hostile(void **state)
     (void)state;
 }
 
+/* The launch main writes: each argument a constant expression of the file. */
+static void test_file_launch(void **state)
+{
+    const char *src =
+        "#define TILE 32\n"
+        "const int N = 1 << 12;\n"
+        "__global__ void k(float *o) { }\n"
+        "__global__ void other(float *o) { }\n"
+        "int main() {\n"
+        "    int n = 100;\n"
+        "    n += 1;\n"
+        "    dim3 block(TILE, 32 / 4);\n"
+        "    other<<<n, 32>>>(0);\n"                         /* n changes: not a constant */
+        "    k<<<N / TILE, block, 2 * TILE * sizeof(float)>>>(0);\n"
+        "    other<<<dim3(3, (2 + 1) * 2), 64 % 48>>>(0);\n"
+        "}\n";
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    assert_int_equal(kp_file_launch(src, strlen(src), "k", &req), 1);
+    /* N / TILE = 4096 / 32 = 128 blocks; block(32, 8); 2 * 32 * 4 = 256 bytes */
+    assert_int_equal(req.grid[0], 128);
+    assert_int_equal(req.grid[1], 1);
+    assert_int_equal(req.block[0], 32);
+    assert_int_equal(req.block[1], 8);
+    assert_int_equal(req.smem, 256);
+    gpu_kernel_request_init(&req);
+    /* other's first launch uses n (assigned twice): skipped; the second: (3, 6), 16 */
+    assert_int_equal(kp_file_launch(src, strlen(src), "other", &req), 1);
+    assert_int_equal(req.grid[0], 3);
+    assert_int_equal(req.grid[1], 6);
+    assert_int_equal(req.block[0], 16);
+    assert_int_equal(req.smem, 0);
+    gpu_kernel_request_init(&req);
+    assert_int_equal(kp_file_launch(src, strlen(src), "missing", &req), 0);
+    assert_int_equal(req.block[0], 256);                 /* untouched: the default */
+    const char *tsrc = "template <int T> __global__ void t(float *o) { }\n"
+                       "int main() { t<16><<<1, 32>>>(0); }\n";
+    char inst[64];
+    assert_int_equal(kp_file_instance(tsrc, strlen(tsrc), "t", inst, sizeof inst), 1);
+    assert_string_equal(inst, "t<16>");
+    (void)state;
+}
+
+/* The SASS per line of a cubin NVRTC made on the H200 machine (tests/data/kernel): the
+ * histogram of assets/kernels/atomics.cu stores zeros on line 10 (h[i] = 0: STS), adds on
+ * line 13 (atomicAdd(&h[v % bins], 1): the header's ATOMS, charged to the calling line) and
+ * reads on line 16 (h[i]: LDS); nothing else touches shared memory. */
+static void test_sass_lines(void **state)
+{
+    FILE *f = fopen(TEST_DATA_DIR "/kernel/atomics.sm90.cubin", "rb");
+    assert_non_null(f);
+    static unsigned char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf, f);
+    fclose(f);
+    struct kp_sass s;
+    assert_int_equal(ksl_lines(buf, n, "_Z9histogramPKiPii", "atomics.cu", &s), 0);
+    assert_int_equal(s.n, 3);
+    assert_int_equal(s.total, 3);
+    assert_int_equal(s.insn[0].line, 10);
+    assert_string_equal(s.insn[0].text, "STS");
+    assert_int_equal(s.insn[1].line, 13);
+    assert_int_equal(s.insn[1].op, GPU_KOP_ATOM);
+    assert_int_equal(s.insn[2].line, 16);
+    assert_string_equal(s.insn[2].text, "LDS");
+    kp_sass_free(&s);
+    /* no such function, not a cubin */
+    assert_int_equal(ksl_lines(buf, n, "_Z4nonev", "atomics.cu", &s), -1);
+    assert_int_equal(ksl_lines("not an elf", 10, "_Z9histogramPKiPii", "atomics.cu", &s), -1);
+    /* a truncated cubin is refused, never read past */
+    assert_int_equal(ksl_lines(buf, n / 2, "_Z9histogramPKiPii", "atomics.cu", &s), -1);
+    (void)state;
+}
+
+/* the SASS decides: a line the source reading predicts but nvcc emits nothing for predicts
+ * nothing and says so; a line with an instruction the reading does not see gets a reason;
+ * an instruction wider than the access (LDS.128 for a float2) is predicted at its width */
+static void test_sass_drive(void **state)
+{
+    const char *src =
+        "__global__ void k(float *o)\n"                     /* 1 */
+        "{\n"
+        "    __shared__ float4 s4[64];\n"
+        "    float2 *s2 = (float2 *)s4;\n"
+        "    int lane = threadIdx.x & 31;\n"                /* 5 */
+        "    float2 b = s2[lane * 2];\n"                    /* 6: 8 bytes at 16 * lane */
+        "    float4 c = s4[lane];\n"                        /* 7: the same 16 bytes */
+        "    o[lane] = b.x + c.w + helper();\n"             /* 8 */
+        "}\n";
+    struct kp_sass_insn in[2] = {
+        {.line = 6, .call_line = 6, .op = GPU_KOP_LD, .bytes = 16, .ideal = 4, .text = "LDS.128"},
+        {.line = 8, .call_line = 8, .op = GPU_KOP_LD, .bytes = 4, .ideal = 1, .text = "LDS"},
+    };
+    struct kp_sass s = {2, in, 2};
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.block[0] = 32;
+    struct bl_err err = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
+    /* line 6 as one LDS.128: 4 passes of 8 lanes, 32 different banks each: 4, ideal 4 (the
+     * source's float2 at stride 16 bytes would be 2-way: 4 wavefronts, ideal 2) */
+    assert_int_equal(R.line[5].state, KP_OK);
+    assert_true(R.line[5].wavefronts == 4 && R.line[5].ideal == 4 && R.line[5].inst == 1);
+    assert_non_null(strstr(R.line[5].compiler[KP_EN], "LDS.128"));
+    /* line 7: nothing emitted, merged into line 6's LDS.128 */
+    assert_int_equal(R.line[6].state, KP_OK);
+    assert_true(R.line[6].inst == 0 && R.line[6].wavefronts == 0);
+    assert_non_null(strstr(R.line[6].compiler[KP_EN], "line 6's LDS.128"));
+    assert_non_null(strstr(R.line[6].compiler[KP_ZH], "第 6 行"));
+    /* line 8: an LDS the reading does not see: named, in both languages */
+    assert_int_equal(R.line[7].state, KP_CANNOT);
+    assert_non_null(strstr(R.line[7].reason[KP_EN], "LDS"));
+    assert_true(R.line[7].reason[KP_ZH][0] != 0);
+    assert_int_equal(R.nsass_lines, 2);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -264,6 +382,8 @@ int main(void)
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
+        cmocka_unit_test(test_file_launch), cmocka_unit_test(test_sass_lines),
+        cmocka_unit_test(test_sass_drive),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kp_free(&R);
