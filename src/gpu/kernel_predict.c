@@ -368,6 +368,8 @@ static int line_has(const char *src, size_t len, int n, const char *w)
     return 0;
 }
 
+static int kp_path;                 /* h7reader: the call path of a helper's line being read */
+
 static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
                          struct kp_result *r, struct kp_line *l)
 {
@@ -396,6 +398,9 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->control = 1;
     L->trip = e.trip;
     L->ntrip = KP_LOOPS;
+    L->name = req->name;                /* h7reader: template arguments, helpers' call paths */
+    L->kernel_line = r->first;
+    L->path = kp_path;
     if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
@@ -499,15 +504,21 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
         p = e < end ? e + 1 : end;
         /* a shared access is an index ('[') or asm: other lines are not translated (each
          * translation reads the whole file) */
-        if (l->line < out->first || l->line > out->last ||
-            !(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm")))
+        if (!(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm")))
+            continue;
+        /* h7reader: a line of a __device__ helper the kernel calls counts once per call path */
+        int paths = l->line < out->first || l->line > out->last ?
+                    pattern_cuda_paths(src, len, out->first, l->line) : 1;
+        if (paths < 1)
             continue;
         if (++tried > KP_MAX_LINES) {
             set_reason(l, "the kernel has too many lines with an index for the model");
             out->ncannot++;
             continue;
         }
-        predict_line(src, len, req, out, l);
+        for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++)
+            predict_line(src, len, req, out, l);
+        kp_path = 0;
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }

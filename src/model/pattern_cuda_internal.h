@@ -21,6 +21,26 @@ struct cdefine {             /* #define NAME BODY (object-like), or a macro with
 
 struct cfunc {
     int name, lparen, rparen, open, close;   /* token indices */
+    int tmpl_from, tmpl_to;  /* the parameters of `template <...>` before it, or -1 */
+};
+
+/* a type the file defines: struct NAME { ... };  typedef ... NAME;  using NAME = ...; */
+enum { PCU_STRUCT = 1, PCU_TYPEDEF, PCU_USING };
+
+struct ctypedef {
+    int kind;
+    int fn;                  /* the function it is defined in, -1 at file scope */
+    int stmt, end;           /* its first token and its ';' */
+    int name;                /* the name's token */
+    int open, close;         /* a struct body's braces, or -1 */
+};
+
+/* a function of the call chain from the kernel to the line's function (frame 0 the kernel) */
+#define PCU_MAX_FRAMES 5
+#define PCU_MAX_PARAMS 16
+struct pcu_frame {
+    int fn;
+    int call;                /* the token of its name in the caller's call, -1 for the kernel */
 };
 
 /* One declarator of a declaration statement. */
@@ -64,13 +84,19 @@ struct ctx {
     int nfn, fncap;
     struct cdecl *decl;
     int ndecl, declcap;
+    struct ctypedef *type;
+    int ntype, typecap;
     int oom;
     /* the resolution */
     int use;                 /* the first token of the line: names are looked up before it */
     int depth;               /* of resolve: declarations depending on declarations */
     const struct pattern_cuda_launch *launch;
     int line;
-    unsigned char *decl_need, *def_need;
+    unsigned char *decl_need, *def_need, *type_need;
+    struct pcu_frame frame[PCU_MAX_FRAMES];
+    int nframe;              /* 1: the line is in the kernel itself */
+    unsigned char bind_need[PCU_MAX_FRAMES][PCU_MAX_PARAMS];   /* a helper's parameter */
+    unsigned char tparam_need[PCU_MAX_FRAMES][PCU_MAX_PARAMS]; /* a template parameter */
     struct pattern_cuda *out;
     struct bl_err *err;      /* &out->err */
     struct pcu_loop loop[PCU_MAX_CTL];
@@ -82,6 +108,31 @@ struct ctx {
 /* pcu_enclosing: the control statements of function fn around token target, outermost
  * first, into ctl[max]. Returns their number, or -1 when there are more than max. */
 int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, int max);
+
+/* ---- pattern_cuda_call.c ---- */
+
+/* pcu_paths: the call paths from function kfn to function fn (kfn == fn: one, the empty
+ * path); when want >= 0, path number `want` into c->frame / c->nframe. At most 64. */
+int pcu_paths(struct ctx *c, int kfn, int fn, int want);
+/* pcu_list_item: item i of the comma list [from, to) (commas in brackets and <> do not
+ * count): its tokens [*a, *b); -1 when there is none */
+int pcu_list_item(const struct ctx *c, int from, int to, int i, int *a, int *b);
+/* pcu_frame_of: the frame of function fn, or -1 */
+int pcu_frame_of(const struct ctx *c, int fn);
+/* pcu_param_index: the 0-based position of fn's parameter whose name is token `name`, and
+ * pcu_call_arg: the tokens [*a, *b) of argument i of the call whose name is token `call`;
+ * -1 when there is none */
+int pcu_param_index(const struct ctx *c, int fn, int name);
+int pcu_call_arg(const struct ctx *c, int call, int i, int *a, int *b);
+/* pcu_param_shared: fn's parameter s (n bytes), in a helper's frame, is bound to an argument
+ * that points into shared memory */
+int pcu_param_shared(const struct ctx *c, int fn, const char *s, int n, int depth);
+/* pcu_tparam: the template parameter s (n bytes) of function fn: its index, its tokens
+ * [*a, *b) in the template list; -1 when none */
+int pcu_tparam(const struct ctx *c, int fn, const char *s, int n, int *a, int *b);
+/* pcu_targ: argument i of the template arguments written in name ("k<32, float>"): its text
+ * into *s, *n; -1 when there is none */
+int pcu_targ(const char *name, int i, const char **s, int *n);
 
 /* ---- pattern_cuda_read.c ---- */
 
@@ -107,5 +158,9 @@ int pcu_lookup_param(const struct ctx *c, int fn, const char *s, int n, int *fir
 /* pcu_is_shared: the declaration points into shared memory (an array, or a pointer carved
  * from one) */
 int pcu_is_shared(const struct ctx *c, int di, int depth);
+/* pcu_lookup_type: the type s (n bytes) the file defines before token use, or -1 */
+int pcu_lookup_type(const struct ctx *c, const char *s, int n, int use);
+/* pcu_match_back: the '(' opening the ')' at token k, or -1 */
+int pcu_match_back(const struct ctx *c, int k);
 
 #endif

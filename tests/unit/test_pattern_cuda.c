@@ -182,9 +182,10 @@ static void test_names(void **state)
     pc = translate(misc, 15, 32, 8, 0, 0);
     text_is(&pc, NULL, "t[0 % 32][x]");
     assert_string_equal(note_en(&pc), "blockIdx is 0 here: the grid shows the first block");
-    /* a type the pattern language does not know */
+    /* a template type without its argument: where to give it */
     pc = translate(misc, 22, 32, 1, 0, -1);
-    assert_string_equal(pc.err.msg, "the pattern language cannot read it: unknown type 'T'");
+    assert_string_equal(pc.err.msg, "T is a template parameter of k: give its value in --name "
+                                    "('k<...>')");
     pc = translate(misc, 25, 32, 1, 0, 0);
     text_is(&pc, "__shared__ int before[3]; int x = threadIdx.x", "before[x % 3]");
 }
