@@ -228,7 +228,8 @@ static int uses(const char *s, const struct ftoks *v, int d, unsigned elem, int 
  * declaration, e.g. "tile[32][33]". One dimension: its index, pad elements a 128-byte row
  * (a[i] as a[(i) + (i) / R * pad]), the array longer by as much */
 static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, int pad,
-                       unsigned elem, char *decl, size_t dsz, size_t *outlen)
+                       unsigned elem, char *decl, size_t dsz, char *idx, size_t isz,
+                       size_t *outlen)
 {
     int last = -1, dims = 0;
     size_t o = bl_fmt(decl, dsz, "%.*s", v->t[d].len, s + v->t[d].pos);
@@ -287,11 +288,13 @@ static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, 
             if (strlen(x->text) + 1 >= sizeof x->text)
                 return NULL;
         }
-        bl_fmt(decl + o, dsz - o, "[%s], indexing it %.*s[i + i / %lld%s%.0d]", e[0].text,
-               v->t[d].len, s + v->t[d].pos, rowel, pad == 1 ? "" : " * ", pad == 1 ? 0 : pad);
+        bl_fmt(decl + o, dsz - o, "[%s]", e[0].text);
+        bl_fmt(idx, isz, "%.*s[i + i / %lld%s%.0d]", v->t[d].len, s + v->t[d].pos, rowel,
+               pad == 1 ? "" : " * ", pad == 1 ? 0 : pad);
         return apply(s, len, e, n, outlen);
     }
     bl_fmt(decl + o, dsz - o, "[%s]", e[0].text);
+    idx[0] = 0;
     return apply(s, len, e, 1, outlen);
 }
 
@@ -340,8 +343,8 @@ static char *swizzle_patch(const char *s, size_t len, const struct ftoks *v, int
         if (chunk == 1)
             bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld)]", nl, name, cols, rows);
         else
-            bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld * %d)] (whole %u-byte chunks)", nl,
-                   name, cols, rows, chunk, chunk * a->elem);
+            bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld * %d)]", nl, name, cols, rows,
+                   chunk);
         return apply(s, len, e, n, outlen);
     }
     for (int k = 0; k < v->n; k++) {
@@ -455,17 +458,25 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
                    struct kp_line *l, const struct kp_array *a, const char *name, int made,
                    struct tried *tr)
 {
-    char what[160], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT];
+    char what[160], idx[64], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT];
     size_t tlen;
     int pads = 0;
     unsigned rowel = a->elem ? 128 / a->elem : 32;
     for (int pad = 1; pad <= 8; pad++) {
-        char *t = pad_patch(src, len, v, d, pad, a->elem, what, sizeof what, &tlen);
+        char *t = pad_patch(src, len, v, d, pad, a->elem, what, sizeof what, idx, sizeof idx,
+                            &tlen);
         if (!t)
             break;
         pads = pad;
         int ok = check(t, tlen, req, r, l->line, name, outcome);
         free(t);
+        if (ok && idx[0]) {
+            bl_fmt(en, sizeof en, "note: declare %s, indexing it %s on every line: %s", what,
+                   idx, outcome[KP_EN]);
+            bl_fmt(zh, sizeof zh, "提示：声明为 %s，每一行的下标都写成 %s：%s", what, idx,
+                   outcome[KP_ZH]);
+            return found(l, KP_FIX_PAD, pad, name, en, zh);
+        }
         if (ok) {
             bl_fmt(en, sizeof en, "note: declare %s: %s", what, outcome[KP_EN]);
             bl_fmt(zh, sizeof zh, "提示：声明为 %s：%s", what, outcome[KP_ZH]);
@@ -611,13 +622,14 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
         return NULL;
     const struct kp_line *l = &r->line[line - 1];
     struct ftoks v;
-    char what[160];
+    char what[160], idx[64];
     char *out = NULL;
     if (lex(src, len, &v) == 0) {
         int d = find_decl(src, &v, l->fix_array);
         const struct kp_array *a = array_of(r, l->fix_array);
         if (d >= 0 && a && l->fix_kind == KP_FIX_PAD)
-            out = pad_patch(src, len, &v, d, l->fix_pad, a->elem, what, sizeof what, outlen);
+            out = pad_patch(src, len, &v, d, l->fix_pad, a->elem, what, sizeof what, idx,
+                            sizeof idx, outlen);
         else if (d >= 0 && a)
             out = swizzle_patch(src, len, &v, d, a, what, sizeof what, outlen);
     }

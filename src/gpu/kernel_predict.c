@@ -516,8 +516,21 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
             out->ncannot++;
             continue;
         }
-        for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++)
+        static struct kp_line best;         /* h7reader: the why of the worst call path */
+        double most = -1;
+        for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++) {
+            double before = l->wavefronts - l->ideal;
             predict_line(src, len, req, out, l);
+            if (paths > 1 && l->excess - before > most) {
+                most = l->excess - before;
+                memcpy(best.why, l->why, sizeof best.why);
+                memcpy(best.worst, l->worst, sizeof best.worst);
+            }
+        }
+        if (paths > 1 && l->state == KP_OK && most > 0) {
+            memcpy(l->why, best.why, sizeof l->why);
+            memcpy(l->worst, best.worst, sizeof l->worst);
+        }
         kp_path = 0;
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
