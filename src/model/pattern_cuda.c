@@ -785,6 +785,20 @@ static void put_item(const struct ctx *c, const struct item *it, struct buf *b)
     }
 }
 
+/* the token naming what item x declares (a declaration's or a bound parameter's), or -1 */
+static int item_decl_name(const struct ctx *c, const struct item *x)
+{
+    int a, e;
+    if (x->kind == I_DECL)
+        return c->decl[x->index].name;
+    if (x->kind != I_BIND || x->index < 0)
+        return -1;
+    int fn = c->frame[x->frame].fn;
+    if (pcu_list_item(c, c->fn[fn].lparen + 1, c->fn[fn].rparen, x->index, &a, &e))
+        return -1;
+    return item_name(c, a, e);
+}
+
 static void compose_decls(const struct ctx *c, struct buf *b)
 {
     int cap = c->ndecl + c->ndef + c->ntype + 2 * PCU_MAX_FRAMES * PCU_MAX_PARAMS, n = 0;
@@ -816,7 +830,23 @@ static void compose_decls(const struct ctx *c, struct buf *b)
     for (int i = 0; i < n; i++) {
         if (b->n)
             puts_(b, "; ");
-        put_item(c, &it[i], b);
+        struct item x = it[i];
+        int nm = item_decl_name(c, &x), again = 0;
+        for (int j = 0; j < i && x.kind == I_BIND && nm >= 0 && !again; j++) {
+            int on = item_decl_name(c, &it[j]);
+            again = on >= 0 && pcu_same_text(c, &c->code.t[on], c->src + c->code.t[nm].pos,
+                                             c->code.t[nm].len);
+        }
+        int x0, y0;
+        if (again && pcu_call_arg(c, c->frame[x.frame].call, x.index, &x0, &y0) == 0) {
+            /* a caller's name: assigned the argument (an integer local may be) */
+            put_tokens(c, &c->code, nm, nm + 1, b, 0);
+            puts_(b, " = (");
+            put_tokens(c, &c->code, x0, y0, b, 0);
+            puts_(b, ")");
+            continue;
+        }
+        put_item(c, &x, b);
     }
     free(it);
 }
