@@ -530,6 +530,10 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
                "swizzle would miss)", name);
         bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（有指针由它得到，重排顾及不到经这个指针的访问）",
                name);
+    } else if (a->ndims == 1 && a->elem && 128 % a->elem == 0) {
+        bl_fmt(en, sizeof en, "an XOR swizzle of %s (it is not a whole number of 128-byte rows)",
+               name);
+        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（它的长度不是 128 字节的整数倍）", name);
     } else {
         bl_fmt(en, sizeof en, "an XOR swizzle of %s (its rows are not a power of two elements)",
                name);

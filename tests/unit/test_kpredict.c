@@ -336,23 +336,24 @@ static const char fix1d[] =
     "    int lane = threadIdx.x & 31;\n"                           /* 5 */
     "    c[lane] = lane;\n"
     "    float4 y = reinterpret_cast<float4 *>(c)[lane * 4];\n"    /* 7 */
-    "    out[lane] = y.x + c[(lane / 4) * 32 + lane % 4] + b[lane * 32];\n"   /* 8 */
+    "    out[lane] = y.x + c[(lane / 4) * 32 + lane % 4];\n"     /* 8 */
+    "    out[lane] += b[lane * 32];\n"                             /* 9 */
     "}\n";
 
 /* By hand: line 7, float4 at byte 64*lane, 4 a pass of 8: 16 wavefronts (ideal 4); line 8,
- * c's rows 0-7 at columns 0-3: 8-way, and b[lane * 32]: 32-way (8 + 32 = 40). c's swizzle in
- * 16-byte chunks makes both of c's reads conflict free (line 8 stays 32-way for b); b (1040
- * floats) has no whole rows to swizzle, its index padding b[i + i / 32] puts lane l on word
- * 33l. */
+ * c's rows 0-7 at columns 0-3: 8-way; line 9, b[lane * 32]: 32-way. c's swizzle in 16-byte
+ * chunks makes both of c's reads conflict free; b (1040 floats) has no whole rows to swizzle,
+ * its index padding b[i + i / 32] puts lane l on word 33l. */
 static void test_reader_fix1d(void **state)
 {
     predict(fix1d, 1, 32, 1, NULL);
     figures(7, 1, 16, 4, 4);
-    figures(8, 2, 40, 2, 32);
+    figures(8, 1, 8, 1, 8);
+    figures(9, 1, 32, 1, 32);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_SWIZZLE);
     assert_string_equal(R.line[6].fix[KP_EN], "note: swizzle c, indexing it c[i ^ ((i / 32) % 8 "
                                               "* 4)] on every line: line 7 becomes 1-way, line 6 "
-                                              "stays 1-way, line 8 stays 32-way");
+                                              "stays 1-way, line 8 becomes 1-way");
     size_t n;
     char *p = kp_patch(fix1d, strlen(fix1d), &R, 7, &n);
     assert_non_null(p);
@@ -360,10 +361,10 @@ static void test_reader_fix1d(void **state)
     assert_non_null(strstr(p, "c[((lane / 4) * 32 + lane % 4) ^ ((((lane / 4) * 32 + lane % 4) / "
                               "32) % 8 * 4)]"));
     free(p);
-    /* line 8's worst array is b: padding its index */
-    assert_int_equal(R.line[7].fix_kind, KP_FIX_PAD);
-    assert_string_equal(R.line[7].fix_array, "b");
-    p = kp_patch(fix1d, strlen(fix1d), &R, 8, &n);
+    /* b: no swizzle (and why), then padding its index */
+    assert_int_equal(R.line[8].fix_kind, KP_FIX_PAD);
+    assert_string_equal(R.line[8].fix_array, "b");
+    p = kp_patch(fix1d, strlen(fix1d), &R, 9, &n);
     assert_non_null(p);
     assert_non_null(strstr(p, "__shared__ float b[1073];"));
     assert_non_null(strstr(p, "b[(lane * 32) + (lane * 32) / 32]"));
