@@ -1,7 +1,9 @@
-/* pattern_cuda_internal.h: what the two files of pattern_cuda.h share: the token list of the
- * CUDA source, its functions, declarations and #defines (pattern_cuda_read.c reads them), and
- * the state of one translation (pattern_cuda.c resolves the line's names over them). Included
- * by src/model/pattern_cuda*.c only. Pure C: libc and src/base. */
+/* pattern_cuda_internal.h: what the files of pattern_cuda.h share: the token list of the
+ * CUDA source, its functions, declarations, types and #defines (pattern_cuda_read.c reads
+ * them), the call paths and bound parameters of helpers (pattern_cuda_call.c), the line's
+ * accesses (pattern_cuda_access.c), the text composed (pattern_cuda_emit.c) and the state of
+ * one translation (pattern_cuda.c resolves the line's names over them). Included by
+ * src/model/pattern_cuda*.c only. Pure C: libc and src/base. */
 #ifndef BANKLAB_PATTERN_CUDA_INTERNAL_H
 #define BANKLAB_PATTERN_CUDA_INTERNAL_H
 
@@ -103,6 +105,54 @@ struct ctx {
     int nloop;
 };
 
+/* text being composed; full when it did not fit */
+struct buf {
+    char *s;
+    size_t size, n;
+    int full;
+};
+
+/* one access of the line (pattern_cuda_access.c) */
+enum acc_kind { A_LOAD, A_STORE, A_BOTH };
+
+struct access {
+    int from, to;            /* tokens of the lvalue: name[..][..].member */
+    int kind;
+    int decl;                /* the array's declaration, -1 for a cast or a helper's parameter */
+    int whole;               /* no member selected */
+};
+
+#define MAX_LINE_ACCESSES 16
+
+/* ---- pattern_cuda_emit.c ---- */
+
+void pcu_put(struct buf *b, const char *s, size_t n);
+void pcu_puts(struct buf *b, const char *s);
+/* pcu_block_builtin: blockIdx.x (y, z) or gridDim.x at token k of v: the launch's number (the
+ * block of launch->block_idx; gridDim the grid), else -1 */
+long long pcu_block_builtin(const struct ctx *c, const struct clex_toks *v, int k);
+/* reinterpret_cast, static_cast, const_cast */
+extern const char *const pcu_cpp_casts[];
+/* pcu_put_tokens: tokens [from, to) of v as pattern text (map_types: size_t and the other
+ * integer typedefs as their C names) */
+void pcu_put_tokens(const struct ctx *c, const struct clex_toks *v, int from, int to,
+                    struct buf *b, int map_types);
+/* pcu_compose_decls: every needed declaration, define, type, template argument and bound
+ * parameter, "; " between; pcu_compose_accesses: the accesses, loads first, a whole float3 or
+ * struct element as its members; their number */
+void pcu_compose_decls(const struct ctx *c, struct buf *b);
+int pcu_compose_accesses(const struct ctx *c, const struct access *acc, int n, struct buf *b);
+
+/* ---- pattern_cuda_access.c ---- */
+
+/* '=', the compound assignments, then ++ and -- (the last two) */
+extern const char *const pcu_assign_ops[];
+/* pcu_line_accesses: the shared-memory accesses of tokens [a, b) of function fn, at most max;
+ * when there is none *why_kind says what else was there: 1 an address (&s[i]), 2 an atomic,
+ * 3 inline asm, with its name in what */
+int pcu_line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, int max,
+                      int *why_kind, char *what, size_t wsz);
+
 /* ---- pattern_cuda_ctl.c ---- */
 
 /* pcu_enclosing: the control statements of function fn around token target, outermost
@@ -127,6 +177,9 @@ int pcu_call_arg(const struct ctx *c, int call, int i, int *a, int *b);
 /* pcu_param_shared: fn's parameter s (n bytes), in a helper's frame, is bound to an argument
  * that points into shared memory */
 int pcu_param_shared(const struct ctx *c, int fn, const char *s, int n, int depth);
+/* pcu_is_shared: the declaration points into shared memory (an array, or a pointer carved
+ * from one, or from a helper's parameter bound to one) */
+int pcu_is_shared(const struct ctx *c, int di, int depth);
 /* pcu_tparam: the template parameter s (n bytes) of function fn: its index, its tokens
  * [*a, *b) in the template list; -1 when none */
 int pcu_tparam(const struct ctx *c, int fn, const char *s, int n, int *a, int *b);
@@ -155,9 +208,6 @@ int pcu_lookup_define(const struct ctx *c, const char *s, int n);
 /* pcu_lookup_param: the name token of function fn's parameter s, its tokens [*first, *last),
  * or -1 */
 int pcu_lookup_param(const struct ctx *c, int fn, const char *s, int n, int *first, int *last);
-/* pcu_is_shared: the declaration points into shared memory (an array, or a pointer carved
- * from one) */
-int pcu_is_shared(const struct ctx *c, int di, int depth);
 /* pcu_lookup_type: the type s (n bytes) the file defines before token use, or -1 */
 int pcu_lookup_type(const struct ctx *c, const char *s, int n, int use);
 /* pcu_match_back: the '(' opening the ')' at token k, or -1 */

@@ -429,27 +429,6 @@ int pcu_lookup_param(const struct ctx *c, int fn, const char *s, int n, int *fir
     return -1;
 }
 
-/* does the declaration point into shared memory (an array, or a pointer carved from one)? */
-int pcu_is_shared(const struct ctx *c, int di, int depth)
-{
-    const struct cdecl *d = &c->decl[di];
-    if (d->shared)
-        return 1;
-    if (!d->pointer || d->init < 0 || depth > 8)
-        return 0;
-    for (int k = d->init; k < d->init_end; k++) {
-        const struct clex_tok *t = &c->code.t[k];
-        if (t->kind != CLEX_IDENT || pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
-            continue;
-        int e = pcu_lookup_decl(c, c->src + t->pos, t->len, d->name, d->fn);
-        if (e >= 0 && e != di && pcu_is_shared(c, e, depth + 1))
-            return 1;
-        if (e < 0 && pcu_param_shared(c, d->fn, c->src + t->pos, t->len, depth + 1))
-            return 1;
-    }
-    return 0;
-}
-
 void pcu_read(struct ctx *c)
 {
     struct clex L;
