@@ -216,7 +216,7 @@ static int need_tparam(struct ctx *c, int fn, int i, int a, int b, const char *n
     c->tparam_need[fr][i] = 1;
     const char *s;
     int n;
-    if (fr == 0 && pcu_targ(c->launch->name, i, &s, &n) == 0)
+    if (fr == 0 && pcu_targ(c->targs, i, &s, &n) == 0)
         return resolve_text(c, s, n);
     for (int k = a; k < b; k++)
         if (pcu_cis(c, k, "="))
@@ -441,6 +441,10 @@ static int translate(struct ctx *c)
         if (c->nframe == 0)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_NOT_CALLED, c->line);
     }
+    if (c->launch->name && strchr(c->launch->name, '<'))
+        bl_fmt(c->targs, sizeof c->targs, "%s", c->launch->name);
+    else
+        pcu_file_targs(c, c->frame[0].fn, c->targs, sizeof c->targs);
     int a = c->fn[fn].open + 1, b = a;
     while (a < c->fn[fn].close && c->code.t[a].line < c->line)
         a++;

@@ -252,7 +252,7 @@ static void put_item(const struct ctx *c, const struct item *it, struct buf *b)
             pcu_put(b, c->src + nm->pos, (size_t)nm->len);
             pcu_puts(b, " = ");
         }
-        if (it->frame == 0 && pcu_targ(c->launch->name, it->index, &s, &n) == 0) {
+        if (it->frame == 0 && pcu_targ(c->targs, it->index, &s, &n) == 0) {
             pcu_put(b, s, (size_t)n);
         } else {
             int k = a;

@@ -97,6 +97,7 @@ struct ctx {
     unsigned char *decl_need, *def_need, *type_need;
     struct pcu_frame frame[PCU_MAX_FRAMES];
     int nframe;              /* 1: the line is in the kernel itself */
+    char targs[256];         /* the kernel's template arguments: --name's, else the file's launch */
     unsigned char bind_need[PCU_MAX_FRAMES][PCU_MAX_PARAMS];   /* a helper's parameter */
     unsigned char tparam_need[PCU_MAX_FRAMES][PCU_MAX_PARAMS]; /* a template parameter */
     struct pattern_cuda *out;
@@ -186,6 +187,10 @@ int pcu_tparam(const struct ctx *c, int fn, const char *s, int n, int *a, int *b
 /* pcu_targ: argument i of the template arguments written in name ("k<32, float>"): its text
  * into *s, *n; -1 when there is none */
 int pcu_targ(const char *name, int i, const char **s, int *n);
+/* pcu_file_targs: the template arguments of the launches of kernel fn in the file's own code
+ * (carve4<32><<<1, 256>>>(...)) as "<32>" into buf, "" when there are none, or launches with
+ * different arguments */
+void pcu_file_targs(const struct ctx *c, int fn, char *buf, size_t size);
 
 /* ---- pattern_cuda_read.c ---- */
 

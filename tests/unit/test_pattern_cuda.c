@@ -435,6 +435,18 @@ static void test_template(void **state)
     pc = translate_in(tmpl, 7, 32, "carve4", 0, 0, -1);
     assert_string_equal(pc.err.msg, "TILE is a template parameter of carve4: give its value in "
                                     "--name ('carve4<...>')");
+    /* without --name's arguments, the file's own launch gives them; two different launches
+     * do not */
+    char src[1024];
+    snprintf(src, sizeof src, "%sint main() { carve4<16, float4, 0><<<1, 16>>>(0); }\n", tmpl);
+    pc = translate_in(src, 7, 16, "carve4", 0, 0, 0);
+    text_is(&pc, "const int TILE = 16; const int PAD = 0; __shared__ float t[TILE][TILE + PAD]",
+            "t[threadIdx.x][0]");
+    assert_int_equal(model(&pc, 0).wavefronts, 8);   /* word 16l: banks 0 and 16, 8 lanes each */
+    snprintf(src, sizeof src, "%sint main() { carve4<16, float4><<<1, 32>>>(0);\n"
+             "carve4<32, float4><<<1, 32>>>(0); }\n", tmpl);
+    pc = translate_in(src, 7, 32, NULL, 0, 0, -1);
+    assert_non_null(strstr(pc.err.msg, "template parameter of carve4"));
 }
 
 static const char helper[] =
