@@ -52,6 +52,22 @@ static const char *const reasons[][3] = {
      "模板类型或参数：模型需要具体的类型"},
 };
 
+static void set_reason(struct kp_line *l, const char *why);
+
+/* h7reader: a reason of the source reader that the table above would blur (a template
+ * parameter's --name, a struct with functions, a helper's argument), in both languages from
+ * its msg.def row */
+static void set_reason_err(struct kp_line *l, const struct bl_err *err)
+{
+    set_reason(l, err->msg);
+    int id = err->why.id;
+    if (id == CU_TEMPLATE_PARAMETER || id == CU_STRUCT_WITH_FUNCTIONS || id == CU_HELPER_ARGUMENT ||
+        id == CU_NOT_CALLED) {
+        bl_err_text(err, BL_LANG_EN, l->reason[KP_EN], KP_TEXT);
+        bl_err_text(err, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
+    }
+}
+
 static void set_reason(struct kp_line *l, const char *why)
 {
     char name[64];
@@ -288,7 +304,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
         if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
-            set_reason(e->l, pc.err.msg);
+            set_reason_err(e->l, &pc.err);
             return -1;
         }
         int rc = eval_block(e, &pc, mult);
@@ -408,7 +424,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         else if (!strncmp(pc.err.msg, "inline asm", 10) && !line_has(src, len, l->line, ".shared"))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
-            set_reason(l, pc.err.msg);
+            set_reason_err(l, &pc.err);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
