@@ -244,6 +244,8 @@ static void put_item(const struct ctx *c, const struct item *it, struct buf *b)
         if (pcu_list_item(c, c->fn[fn].tmpl_from, c->fn[fn].tmpl_to, it->index, &a, &e))
             return;
         int name = item_name(c, a, e), type = pcu_cis(c, a, "typename") || pcu_cis(c, a, "class");
+        if (name < 0)
+            return;
         const struct clex_tok *nm = &c->code.t[name];
         const char *s;
         int n;
@@ -270,6 +272,8 @@ static void put_item(const struct ctx *c, const struct item *it, struct buf *b)
             pcu_call_arg(c, c->frame[it->frame].call, it->index, &x, &y))
             return;
         int name = item_name(c, a, e);
+        if (name < 0)
+            return;
         pcu_put_tokens(c, &c->code, a, name + 1, b, 1);
         pcu_puts(b, " = (");
         pcu_put_tokens(c, &c->code, x, y, b, 0);

@@ -541,6 +541,51 @@ static void test_consts(void **state)
     assert_non_null(strstr(pc.decls, "const int H = ROWS"));
 }
 
+/* every line of cut and garbled copies of the sources above, read with a kernel line, a
+ * --name and each call path: an answer, never a crash (run under ASan too) */
+static void test_total_reader(void **state)
+{
+    (void)state;
+    const char *srcs[] = {casts, types, tmpl, helper, consts};
+    static const char *const names[] = {"n"}, *const values[] = {"7"};
+    char buf[2048];
+    unsigned seed = 7;
+    for (size_t f = 0; f < sizeof srcs / sizeof srcs[0]; f++) {
+        size_t n = strlen(srcs[f]);
+        for (size_t cut = 0; cut <= n; cut += 5) {
+            char *exact = malloc(cut ? cut : 1);   /* not terminated: a read past it is caught */
+            assert_non_null(exact);
+            memcpy(exact, srcs[f], cut);
+            for (int line = 0; line < 20; line++) {
+                struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 2, 1},
+                                                .nargs = 1, .arg_name = names,
+                                                .arg_value = values, .name = "carve4<32, float2>",
+                                                .kernel_line = 11, .path = line % 3,
+                                                .control = line % 2};
+                struct pattern_cuda pc;
+                int rc = pattern_from_cuda(exact, cut, line, &l, &pc);
+                assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
+                assert_true(pattern_cuda_paths(exact, cut, 11, line) >= 0);
+            }
+            free(exact);
+        }
+        for (int r = 0; r < 300; r++) {
+            memcpy(buf, srcs[f], n);
+            for (int k = 0; k < 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                buf[(seed >> 8) % n] = "{}()[];=*&#\"'/\\\n<>,"[(seed >> 20) % 19];
+            }
+            struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1},
+                                            .name = (seed & 64) ? "k<" : "carve4<1,,>",
+                                            .kernel_line = (int)((seed >> 6) % 20),
+                                            .path = (int)(seed % 4)};
+            struct pattern_cuda pc;
+            int rc = pattern_from_cuda(buf, n, (int)((seed >> 4) % 20), &l, &pc);
+            assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -549,7 +594,7 @@ int main(void)
         cmocka_unit_test(test_loop),      cmocka_unit_test(test_total),
         cmocka_unit_test(test_casts),     cmocka_unit_test(test_types),
         cmocka_unit_test(test_template),  cmocka_unit_test(test_helper),
-        cmocka_unit_test(test_consts),
+        cmocka_unit_test(test_consts),    cmocka_unit_test(test_total_reader),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
