@@ -21,13 +21,17 @@ trap 'rm -rf "$tmp"' EXIT
     "$tmp/cg"
     ncu --query-metrics > "$tmp/q.txt" 2>&1
     echo "== metrics naming ldgsts"
-    grep -i ldgsts "$tmp/q.txt"
-    list=$(grep -i -E 'ldgsts' "$tmp/q.txt" | awk '{print $1".sum"}' | tr '\n' ',' | sed 's/,$//')
-    list="$list,smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"
+    grep -i -E '^[a-z_0-9]*ldgsts[a-z_0-9]* ' "$tmp/q.txt" | awk '{print $1}'
+    list=""
+    for m in $(grep -i -E '^[a-z_0-9]*ldgsts[a-z_0-9]* ' "$tmp/q.txt" | awk '$2 == "Counter" {print $1}') \
+        smsp__sass_l1tex_data_pipe_lsu_wavefronts_mem_shared smsp__sass_inst_executed_op_shared_st \
+        l1tex__data_pipe_lsu_wavefronts_mem_shared l1tex__data_bank_conflicts_pipe_lsu_mem_shared; do
+        grep -q -E "^$m[[:space:]]" "$tmp/q.txt" && list="$list${list:+,}$m.sum"
+    done
     echo "== ncu --metrics $list"
-    ncu --clock-control none --metrics "$list" "$tmp/cg"
+    ncu --clock-control none --metrics "$list" "$tmp/cg" | grep -E 'cpa|\.sum'
     echo "== ncu --section SourceCounters, source page"
     ncu --clock-control none --section SourceCounters --print-details all --page source --csv "$tmp/cg" |
-        grep -E 'cp.async|Kernel|"#"|Address' | cut -c1-400
+        grep -E 'cp.async|"#"' | cut -c1-600
 } > "$log" 2>&1
 echo "cg_probe: $log"
