@@ -520,7 +520,8 @@ int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req
         p = e < end ? e + 1 : end;
         /* a shared access is an index ('[') or asm: other lines are not translated (each
          * translation reads the whole file) */
-        if (!(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm")))
+        if (!(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm") ||
+              span_has(from, e, "*(")))         /* h7reader: *(float4 *)(s + i) */
             continue;
         /* h7reader: a line of a __device__ helper the kernel calls counts once per call path */
         int paths = l->line < out->first || l->line > out->last ?

@@ -56,11 +56,20 @@ static int members_end(const struct ctx *c, int e)
 
 /* a shared pointer expression [lo, hi) (a name, &name[i]) inside casts of line [a, b):
  * reinterpret_cast<float4 *>(s)[i], ((float4 *)s)[i], *(float4 *)&s[i],
- * *reinterpret_cast<const float4 *>(&s[i]): the access's tokens [*from, *to); 0 when the
- * expression is not cast and then indexed or dereferenced */
+ * *reinterpret_cast<const float4 *>(&s[i]), *(float4 *)(s + 4 * i), *(s + i): the access's
+ * tokens [*from, *to); 0 when the expression is neither cast nor offset, or is not then
+ * indexed or dereferenced */
 static int cast_access(const struct ctx *c, int lo, int hi, int a, int b, int *from, int *to)
 {
     int casts = 0;
+    if (pcu_cis(c, lo - 1, "(") && (pcu_cis(c, hi, "+") || pcu_cis(c, hi, "-"))) {
+        /* (s + 4 * lane): pointer arithmetic, the whole parenthesis */
+        int close = pcu_match(c, &c->code, lo - 1, b);
+        if (close > hi && close < b && pcu_cis(c, close, ")")) {
+            hi = close;
+            casts++;
+        }
+    }
     for (int guard = 0; guard < 16; guard++) {
         if (pcu_cis(c, lo - 1, ")")) {                      /* (T *) X */
             int lp = pcu_match_back(c, lo - 1);

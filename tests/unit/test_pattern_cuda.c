@@ -313,6 +313,8 @@ static const char casts[] =
     "    float2 f = reinterpret_cast<float2 *>(s)[lane * 16];\n"         /* 11 */
     "    *(float4 *)&s[lane * 4] = a;\n"                                 /* 12: a store */
     "    out[lane] = s[lane] * 2;\n"                                     /* 13: '*' multiplies */
+    "    float4 g = *(float4 *)(s + 4 * lane);\n"                          /* 14: arithmetic */
+    "    out[lane] = *(s + lane * 2);\n"                                   /* 15 */
     "}\n";
 
 /* By hand: float4 index lane*4 is byte 64*lane: a pass of 8 lanes puts the even lanes' 4 words
@@ -347,6 +349,12 @@ static void test_casts(void **state)
     assert_int_equal(model(&pc, 0).wavefronts, 4);       /* consecutive float4: 4 passes */
     pc = translate(casts, 13, 32, 1, 0, 0);
     text_is(&pc, NULL, "s[lane]");
+    pc = translate(casts, 14, 32, 1, 0, 0);
+    text_is(&pc, NULL, "*(float4 *)(s + 4 * lane)");
+    assert_int_equal(model(&pc, 0).wavefronts, 4);       /* consecutive float4 */
+    pc = translate(casts, 15, 32, 1, 0, 0);
+    text_is(&pc, NULL, "*(s + lane * 2)");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);       /* stride 2: 2-way */
 }
 
 static const char types[] =

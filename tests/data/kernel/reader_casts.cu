@@ -13,6 +13,8 @@
  *   e: float2 index lane*16 = byte 128*lane: all 16 lanes of a pass on banks 0-1: 16 a pass,
  *      32 (the 16-way line of issue 31).
  *   f: through the local p: float2 index lane*16 + 1 = byte 128*lane + 8: banks 2-3, 32.
+ *   i: float4 through pointer arithmetic, *(float4 *)(s + 4 * lane + 8): consecutive: 4.
+ *   j: *(s + lane * 2), stride 2 words: lanes l and l + 16 on one bank: 2.
  *   g: a float2 store at float2 index lane: 32 consecutive words a pass: 2.
  *   h: a float4 store at float index lane*4: 4. */
 __global__ void reader_casts(float *out)
@@ -29,8 +31,10 @@ __global__ void reader_casts(float *out)
     float2 e = reinterpret_cast<float2 *>(s)[lane * 16];                // wf 32
     float2 *p = (float2 *)s;
     float2 f = p[lane * 16 + 1];                                        // wf 32
+    float4 i4 = *(float4 *)(s + 4 * lane + 8);                          // wf 4
+    float j = *(s + lane * 2);                                          // wf 2
     __syncthreads();
     reinterpret_cast<float2 *>(s)[lane] = make_float2(a.x, b.y);        // wf 2
     *(float4 *)&s[lane * 4] = c;                                        // wf 4
-    out[lane] = d.x + e.x + f.y;
+    out[lane] = d.x + e.x + f.y + i4.z + j;
 }
