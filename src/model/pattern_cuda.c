@@ -408,6 +408,18 @@ static int control_guard(struct ctx *c, int target)
 
 /* ---------------------------------------------------------------- the entry point */
 
+/* function f is a __global__ kernel */
+static int is_global(const struct ctx *c, int f)
+{
+    for (int k = c->fn[f].name - 1; k >= 0 && k >= c->fn[f].name - 24; k--) {
+        if (pcu_cis(c, k, "__global__"))
+            return 1;
+        if (pcu_cis(c, k, ";") || pcu_cis(c, k, "}") || pcu_cis(c, k, "{"))
+            return 0;
+    }
+    return 0;
+}
+
 /* the function whose body holds line `line`, or -1 */
 static int fn_of_line(const struct ctx *c, int line)
 {
@@ -435,6 +447,9 @@ static int translate(struct ctx *c)
     c->nframe = 1;
     c->frame[0] = (struct pcu_frame){fn, -1};
     int kfn = c->launch->kernel_line > 0 ? fn_of_line(c, c->launch->kernel_line) : -1;
+    for (int f = 0; c->launch->kernel_line <= 0 && kfn < 0 && !is_global(c, fn) && f < c->nfn; f++)
+        if (is_global(c, f) && pcu_paths(c, f, fn, -1) > 0)
+            kfn = f;                /* a helper's line without the kernel: the first caller's */
     if (kfn >= 0 && kfn != fn) {
         c->nframe = 0;
         pcu_paths(c, kfn, fn, c->launch->path);

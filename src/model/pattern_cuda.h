@@ -33,7 +33,8 @@ struct pattern_cuda_launch {
     const char *name;                /* the kernel as --name gives it, with its template
                                         arguments: "carve4<32>" gives TILE = 32 */
     int kernel_line;                 /* a line of the kernel's body: a line of a helper it
-                                        calls is read inlined at the call, with its arguments */
+                                        calls is read inlined at the call, with its arguments
+                                        (0: the first __global__ function that calls it) */
     int path;                        /* which call path (pattern_cuda_paths), from 0 */
 };
 
