@@ -218,6 +218,13 @@ static int need_tparam(struct ctx *c, int fn, int i, int a, int b, const char *n
     int n;
     if (fr == 0 && pcu_targ(c->targs, i, &s, &n) == 0)
         return resolve_text(c, s, n);
+    int lt = c->frame[fr].call + 1, gt, a2, b2;
+    if (fr > 0 && pcu_cis(c, lt, "<") && (gt = clex_close(c->src, c->code.t, lt, c->code.n)) > lt &&
+        pcu_list_item(c, lt + 1, gt, i, &a2, &b2) == 0) {  /* a helper's: warpReduce<256>(..) */
+        if (b2 - a2 == 1 && pcu_same_text(c, &c->code.t[a2], name, (int)strlen(name)))
+            c->tparam_need[fr][i] = 0;         /* the caller's own name passed on */
+        return resolve(c, &c->code, a2, b2, c->frame[fr].call, c->frame[fr - 1].fn);
+    }
     for (int k = a; k < b; k++)
         if (pcu_cis(c, k, "="))
             return resolve(c, &c->code, k + 1, b, c->use, -1);

@@ -52,12 +52,37 @@ int pcu_param_index(const struct ctx *c, int fn, int name)
     return -1;
 }
 
+/* the '(' of the call whose name is token k (f(...) or f<...>(...)), or -1 */
+static int call_paren(const struct ctx *c, int k)
+{
+    if (pcu_cis(c, k + 1, "("))
+        return k + 1;
+    if (!pcu_cis(c, k + 1, "<"))
+        return -1;
+    int close = clex_close(c->src, c->code.t, k + 1, c->code.n);
+    return close > 0 && pcu_cis(c, close + 1, "(") ? close + 1 : -1;
+}
+
 int pcu_call_arg(const struct ctx *c, int call, int i, int *a, int *b)
 {
-    if (call < 0 || !pcu_cis(c, call + 1, "("))
+    int lp = call < 0 ? -1 : call_paren(c, call);
+    if (lp < 0)
         return -1;
-    int close = pcu_match(c, &c->code, call + 1, c->code.n);
-    return pcu_list_item(c, call + 2, close, i, a, b);
+    int close = pcu_match(c, &c->code, lp, c->code.n);
+    return pcu_list_item(c, lp + 1, close, i, a, b);
+}
+
+void pcu_call_targs(const struct ctx *c, int call, char *buf, size_t size)
+{
+    buf[0] = 0;
+    int lp = call < 0 ? -1 : call_paren(c, call);
+    if (lp <= call + 1 || size < 2)
+        return;
+    int from = c->code.t[call + 1].pos, to = c->code.t[lp - 1].pos + 1;
+    if ((size_t)(to - from) < size) {
+        memcpy(buf, c->src + from, (size_t)(to - from));
+        buf[to - from] = 0;
+    }
 }
 
 /* ---------------------------------------------------------------- call paths */
@@ -95,7 +120,7 @@ static void dfs(struct walk *w)
         return;
     for (int k = c->fn[f].open + 1; k < c->fn[f].close && w->count < MAX_PATHS; k++) {
         const struct clex_tok *t = &c->code.t[k];
-        if (t->kind != CLEX_IDENT || !pcu_cis(c, k + 1, "(") || pcu_cis(c, k - 1, ".") ||
+        if (t->kind != CLEX_IDENT || call_paren(c, k) < 0 || pcu_cis(c, k - 1, ".") ||
             pcu_cis(c, k - 1, "->"))
             continue;
         for (int g = 0; g < c->nfn; g++) {

@@ -254,7 +254,11 @@ static void put_item(const struct ctx *c, const struct item *it, struct buf *b)
             pcu_put(b, c->src + nm->pos, (size_t)nm->len);
             pcu_puts(b, " = ");
         }
+        char at[256];
+        pcu_call_targs(c, c->frame[it->frame].call, at, sizeof at);
         if (it->frame == 0 && pcu_targ(c->targs, it->index, &s, &n) == 0) {
+            pcu_put(b, s, (size_t)n);
+        } else if (it->frame > 0 && pcu_targ(at, it->index, &s, &n) == 0) {
             pcu_put(b, s, (size_t)n);
         } else {
             int k = a;

@@ -191,6 +191,9 @@ int pcu_targ(const char *name, int i, const char **s, int *n);
  * (carve4<32><<<1, 256>>>(...)) as "<32>" into buf, "" when there are none, or launches with
  * different arguments */
 void pcu_file_targs(const struct ctx *c, int fn, char *buf, size_t size);
+/* pcu_call_targs: the template arguments written at the call whose name is token call
+ * (warpReduce<256>(...)) as "<256>" into buf, "" when none */
+void pcu_call_targs(const struct ctx *c, int call, char *buf, size_t size);
 
 /* ---- pattern_cuda_read.c ---- */
 

@@ -519,6 +519,21 @@ static void test_helper(void **state)
     assert_int_equal(model(&pc, 0).wavefronts, 32);
     pc = translate_in(helper, 3, 64, NULL, 11, 7, -1);
     assert_string_equal(pc.err.msg, "line 3 is in a function the kernel does not call");
+    /* a template helper called with explicit arguments: its parameter from the call, the
+     * caller's own name passed on, another value bound */
+    static const char th[] =
+        "template <int B, int S>\n"
+        "__device__ void wr(volatile float *s, int t) { s[t * S] += s[t + B]; }\n"   /* 2 */
+        "template <int B>\n"
+        "__global__ void r(float *o)\n"
+        "{\n"
+        "    __shared__ float s[B * 2];\n"
+        "    if (threadIdx.x < 32) wr<B, 2>(s, threadIdx.x);\n"
+        "}\n";
+    pc = translate_in(th, 2, 64, "r<64>", 5, 0, 0);
+    text_is(&pc, "const int B = 64; __shared__ float s[B * 2]; const int S = 2; "
+                 "int t = (threadIdx.x)", "s[t * S]; s[t + B]; s[t * S] = 0");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);      /* stride 2: lanes l and l + 16 */
 }
 
 static const char consts[] =
