@@ -262,7 +262,7 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, const struct g
             fprintf(f, " %11.0f", in->ideal);
         else
             fprintf(f, " %11s", "-");
-        fprintf(f, "%20s |   pc 0x%04x  %-12s %s\n", "", in->pc, in->sass,
+        fprintf(f, "%20s |   pc 0x%04x  %-12s %s\n", "", in->pc, CLI_CLEAN(in->sass),
                 gpu_kernel_op_name(in->op));
     }
 }
@@ -750,7 +750,7 @@ int cmd_kernel(int argc, char **argv)
         say(r.err.msg);
         rc = EXIT_NOGPU;
         if (a.fix && !a.json) {  /* no GPU to measure the fix: its prediction */
-            printf("no GPU to measure %s: the model's prediction instead\n\n", a.file);
+            printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
             rc = kmodel_print(a.file, src, len, &req, 0, a.zh);
         }
         break;

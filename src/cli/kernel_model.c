@@ -28,7 +28,8 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
                        const struct kp_result *r, int g)
 {
-    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", file, r->kernel, r->grid[0],
+    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", CLI_CLEAN(file),
+            CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             g == KP_ZH ? "模型的预测（没有在 GPU 上实测）" : "the model's prediction (nothing measured)");
     fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "model inst", "wavefronts", "ideal",
@@ -117,7 +118,7 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
 /* "banklab kernel: FILE: why" on stderr: the exit status of a prediction that failed. */
 static int kmodel_refused(const char *file, const struct bl_err *err)
 {
-    fprintf(stderr, "banklab kernel: %s: %s\n", file, err->msg);
+    fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file), CLI_CLEAN(err->msg));
     return EXIT_USAGE;
 }
 
@@ -164,7 +165,7 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         int conflicting = 0;
         for (int i = 0; i < r.nlines; i++)
             conflicting += r.line[i].state == KP_OK && r.line[i].excess > 0;
-        fprintf(stderr, "banklab kernel: %s: %s\n", file,
+        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file),
                 conflicting ? "no fix found for its conflicting lines (--model says why)"
                             : "the model finds no conflicting line to fix");
         kp_free(&r);
@@ -181,9 +182,9 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, werr.msg));
         rc = EXIT_USAGE;
     } else {
-        fprintf(o, "%s:%d: %s\n", file, line,
+        fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line,
                 bl_clean(clean, sizeof clean, r.line[line - 1].fix[KP_EN]));
-        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", fixed, line);
+        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", CLI_CLEAN(fixed), line);
     }
     free(patched);
     kp_free(&r);

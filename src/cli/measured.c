@@ -59,7 +59,7 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
                 r->wait_ms / 1e3, run->request_ms / 1e3);
     if (run && run->open_ms > 0)
         fprintf(f, "  start-up: %.2f s (its turn for the clock included); %s\n",
-                run->open_ms / 1e3, run->lock && run->lock[0] ? run->lock : "no turns");
+                run->open_ms / 1e3, run->lock && run->lock[0] ? CLI_CLEAN(run->lock) : "no turns");
 }
 
 void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,

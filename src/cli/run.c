@@ -189,7 +189,8 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
             continue;
         fprintf(f, "%6s", "");
         kout_figures(f, in->inst, in->wavefronts, in->ideal_known, in->ideal);
-        fprintf(f, " |   pc 0x%04x  %-12s %s\n", in->pc, in->sass, gpu_kernel_op_name(in->op));
+        fprintf(f, " |   pc 0x%04x  %-12s %s\n", in->pc, CLI_CLEAN(in->sass),
+                gpu_kernel_op_name(in->op));
     }
 }
 
@@ -201,14 +202,14 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
     bl_clean(name, sizeof name, r->kernel);
     fprintf(f, "\n== %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s: launch %ld of this kernel "
             "(%ld of the process %d)\n", name, r->grid[0], r->grid[1], r->grid[2], r->block[0],
-            r->block[1], r->block[2], r->smem, r->device, l->nth, l->ordinal, l->pid);
+            r->block[1], r->block[2], r->smem, CLI_CLEAN(r->device), l->nth, l->ordinal, l->pid);
     if (r->err.status != GPU_KERNEL_OK) {
         bl_clean(name, sizeof name, r->err.msg);
         fprintf(f, "not measured: %s\n", name);
         return;
     }
     fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n\n", r->regs,
-            r->static_smem, r->smem, r->lock_note[0] ? "; measured " : "", r->lock_note);
+            r->static_smem, r->smem, r->lock_note[0] ? "; measured " : "", CLI_CLEAN(r->lock_note));
     int lineinfo = 0;
     for (int i = 0; i < r->nlines; i++)
         lineinfo |= r->lines[i].line > 0;
@@ -414,18 +415,9 @@ static int merge_run(struct gpu_run_output *o, struct gpu_run_output *r)
         r->launches = NULL;
         r->nlaunches = 0;
     }
-    for (int i = 0; i < r->nnotes; i++) {
-        int seen = 0;
-        for (int j = 0; j < o->nnotes && !seen; j++)
-            seen = !strcmp(o->notes[j], r->notes[i]);
-        if (seen)
-            continue;
-        char (*nn)[2 * GPU_KERNEL_TEXT] = realloc(o->notes, (size_t)(o->nnotes + 1) * sizeof *nn);
-        if (!nn)
-            return -1;
-        o->notes = nn;
-        memcpy(o->notes[o->nnotes++], r->notes[i], sizeof o->notes[0]);
-    }
+    for (int i = 0; i < r->nnotes; i++)
+        gpu_run_note(o, r->notes[i], strlen(r->notes[i]));
+    gpu_run_notes_unique(o); /* each said once: sorted, not compared pairwise */
     if (!o->status)
         o->status = r->status;
     gpu_run_output_done(r);
@@ -460,7 +452,7 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         struct gpu_run_output r;
         struct bl_err e = {0};
         if (gpu_run_program(req, argv, &r, &e)) {
-            fprintf(stderr, "banklab run: %s\n", e.msg);
+            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg));
             break;
         }
         /* replay notes of this run: kernels that run 1 named already */
@@ -493,12 +485,12 @@ int cmd_run(int argc, char **argv)
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
     struct bl_err e = {0};
     if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
-        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", e.msg);
+        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", CLI_CLEAN(e.msg));
         return EXIT_NOGPU;
     }
     char lib[PATH_MAX + 256];
     if (gpu_run_find_lib(lib, sizeof lib, &e)) {
-        fprintf(stderr, "banklab run: %s\n", e.msg);
+        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names $BANKLAB_INJECT */
         return EXIT_NOGPU;
     }
     /* the first launch of each kernel (of those --kernel names): one a run of the program */
@@ -506,7 +498,7 @@ int cmd_run(int argc, char **argv)
     struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one};
     struct gpu_run_output o;
     if (gpu_run_program(&req, a.argv, &o, &e)) {
-        fprintf(stderr, "banklab run: %s\n", e.msg);
+        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names argv[0] */
         return EXIT_CHECK;
     }
     if (one)
@@ -539,7 +531,7 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "banklab run: %s never started CUDA: nothing was measured\n", prog);
     else if (!o.nlaunches)
         fprintf(stderr, "banklab run: %s launched no kernel%s%s to measure\n", prog,
-                a.kernel_re ? " matching " : "", a.kernel_re ? a.kernel_re : "");
+                a.kernel_re ? " matching " : "", a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
     if (!rc && (o.status || !o.nlaunches))
         rc = EXIT_CHECK;
     if (a.view && o.nlaunches)

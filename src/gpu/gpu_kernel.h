@@ -261,8 +261,15 @@ struct gpu_run_output {
     struct gpu_run_launch *launches;
     int nnotes;
     char (*notes)[2 * GPU_KERNEL_TEXT]; /* why something was not measured, each once */
+    int notes_cut;                   /* 1: more different notes came than were kept */
     int status;                      /* the program's exit status (128 + N: signal N) */
 };
+
+/* gpu_run_note: add a note (text[0..n)) to out; repeats are taken out by
+ * gpu_run_notes_unique (in O(n log n), the order of first appearance kept), which
+ * gpu_run_program has done on what it returns. 0, or -1 when not kept. */
+int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n);
+void gpu_run_notes_unique(struct gpu_run_output *out);
 
 /* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with err filled
  * ("no CUDA driver (libcuda.so.1 not found)", "no CUDA device"). */

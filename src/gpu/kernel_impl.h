@@ -9,6 +9,7 @@
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "../base/err.h"
 #include "../base/fmt.h"
@@ -166,9 +167,28 @@ void kwire_hello(int fd, int warm);
 /* kwire_put_result: write the result frame. Returns 0 or -1. */
 int kwire_put_result(int fd, const struct gpu_kernel_result *res);
 
-/* kwire_get_result: decode a result payload into res (arrays malloc'ed). Returns 0, or -1
- * when the payload is malformed. */
-int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res);
+/* kwire_get_result: decode a result payload into res (arrays malloc'ed), its strings
+ * terminated and its numbers checked (kres_check). Returns 0, or -1 with why filled (res
+ * then empty) when the payload is malformed or a number is out of range. */
+int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res,
+                     struct bl_err *why);
+
+/* kres_check: the numbers of a result from another process as a recording's are checked:
+ * finite, counts in 0..1e15, times within 1e7 ms, flags 0 or 1, kinds and phases known.
+ * 0, or -1 with why naming the first one out of range (GPU_KERNEL_ECRASH). */
+int kres_check(const struct gpu_kernel_result *res, struct bl_err *why);
+
+/* kwire_write: write(2) that never raises SIGPIPE: send(MSG_NOSIGNAL) on a socket (a peer
+ * gone is EPIPE), write on anything else. */
+ssize_t kwire_write(int fd, const void *p, size_t n);
+
+/* ktmp_make: a private directory $TMPDIR/banklab-WHAT-PID-XXXXXX (mkdtemp: 0700) into dir;
+ * its name says whose it is. 0, or -1 with errno. ktmp_remove: dir and everything of ours
+ * in it (links removed, never followed). ktmp_sweep: remove the banklab-WHAT-PID-* of
+ * process pid (pid > 0: a caller that killed it), or (pid 0) those whose process is gone. */
+int ktmp_make(const char *what, char *dir, size_t size);
+void ktmp_remove(const char *dir);
+void ktmp_sweep(const char *what, long pid);
 
 /* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
 int kres_add_file(struct gpu_kernel_result *res, const char *name);

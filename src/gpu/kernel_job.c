@@ -96,6 +96,9 @@ int gpu_kernel_child_main(int argc, char **argv)
 
 struct gpu_kernel_job {
     pid_t pid;                   /* the measuring process (from its hello) */
+    pid_t pgid;                  /* its process group, when we made it (0: ask getpgid) */
+    int wgone;                   /* writing the request failed: the server went away */
+    int werrno;                  /* why */
     int own_child;               /* pid is our child (one-shot): reap it */
     int res_fd, out_fd;          /* frames; the child's stdout and stderr (one-shot only) */
     unsigned char *buf;          /* frames read so far */
@@ -156,11 +159,15 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
             _exit(127);
         for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
             close(fd);
+        /* a process group of its own, which nvcc and its compilers join: a time limit or a
+         * cancel kills the group whole (a session of its own for a server to be) */
         if (detach) {
             setsid();
             pid_t g = fork();
             if (g != 0)
                 _exit(g < 0 ? 127 : 0);
+        } else {
+            setpgid(0, 0);
         }
         char *argv[] = {"banklab", "__kernel-child", NULL};
         execv(job->exe, argv);
@@ -179,9 +186,11 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
         job->pid = -1; /* the real one says who it is in its hello */
         job->own_child = 0;
     } else {
+        setpgid(pid, pid); /* as the child does: whichever runs first */
         job->pid = pid;
         job->own_child = 1;
     }
+    job->pgid = pid; /* the intermediate's session and group: the measuring process's */
     job->res_fd = rp[0];
     job->out_fd = op[0];
     fcntl(job->res_fd, F_SETFL, fcntl(job->res_fd, F_GETFL) | O_NONBLOCK);
@@ -224,6 +233,7 @@ static int try_server(struct gpu_kernel_job *job)
     job->out_fd = -1;
     job->via_server = 1;
     job->pid = -1;
+    job->pgid = 0;
     job->own_child = 0;
     return 0;
 }
@@ -287,9 +297,9 @@ static int drain(struct gpu_kernel_job *job, int *fd, int frames)
         ssize_t r = read(*fd, chunk, sizeof chunk);
         if (r < 0 && errno == EINTR)
             continue;
-        if (r < 0)
-            return 0; /* EAGAIN */
-        if (r == 0) {
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return 0;
+        if (r <= 0) { /* the end, or a peer gone (ECONNRESET): the end too */
             close(*fd);
             *fd = -1;
             return 1;
@@ -330,6 +340,10 @@ static int parse_frames(struct gpu_kernel_job *job)
         if (head[0] == KWIRE_HELLO && head[1] == 8) {
             int32_t h[2];
             memcpy(h, payload, sizeof h);
+            if (h[0] <= 1 || h[0] == getpid() || (h[1] != 0 && h[1] != 1)) {
+                bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);
+                break;
+            }
             if (!job->own_child)
                 job->pid = h[0];
             job->t_hello = bl_now_ms();
@@ -339,10 +353,11 @@ static int parse_frames(struct gpu_kernel_job *job)
             if (ph >= GPU_KPHASE_START && ph <= GPU_KPHASE_DONE)
                 job->phase = (enum gpu_kernel_phase)ph;
         } else if (head[0] == KWIRE_RESULT && !got) {
-            if (kwire_get_result(payload, head[1], &job->res) == 0)
+            struct bl_err why = {0};
+            if (kwire_get_result(payload, head[1], &job->res, &why) == 0)
                 got = 1;
             else
-                bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);
+                job->res.err = why; /* refused whole, with the reason */
         }
         at += 8 + head[1];
     }
@@ -363,6 +378,27 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
     while (r < 0 && errno == EINTR);
     if (r == job->pid || (r < 0 && errno == ECHILD))
         job->reaped = 1;
+}
+
+/* Stop the measuring process and everything it started: its process group (nvcc, cicc and
+ * the host compiler are in it) with SIGKILL, never ours; then, once the group is gone (2 s at
+ * most), the temporary directories it left. */
+static void kill_job(struct gpu_kernel_job *job)
+{
+    pid_t pid = job->pid > 1 && job->pid != getpid() ? job->pid : -1;
+    pid_t pg = job->pgid > 1 ? job->pgid : pid > 0 ? getpgid(pid) : -1;
+    if (pg > 1 && pg != getpgrp())
+        kill(-pg, SIGKILL);
+    else if (pid > 0)
+        kill(pid, SIGKILL);
+    else
+        return;
+    if (job->own_child)
+        reap(job, 1, NULL);
+    for (int i = 0; i < 200 && pg > 1 && pg != getpgrp() && kill(-pg, 0) == 0; i++)
+        usleep(10000); /* its members die and are reaped by whoever is their parent now */
+    if (pid > 0)
+        ktmp_sweep("nvcc", pid);
 }
 
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
@@ -391,17 +427,25 @@ static void timeout_message(struct gpu_kernel_job *job)
     }
 }
 
-/* Write what the server's socket takes of the request. */
+/* Write what the server's socket takes of the request (never SIGPIPE: a server that left
+ * the connection makes the write fail with EPIPE, and the job goes on without it). */
 static void send_request(struct gpu_kernel_job *job)
 {
-    while (job->wbuf && job->woff < job->wlen) {
-        ssize_t w = write(job->res_fd, job->wbuf + job->woff, job->wlen - job->woff);
+    while (job->wbuf && job->woff < job->wlen && !job->wgone) {
+        ssize_t w = kwire_write(job->res_fd, job->wbuf + job->woff, job->wlen - job->woff);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
-            return; /* full (or gone: the read side sees it) */
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            return; /* full: the rest on the next poll */
+        if (w <= 0) {
+            job->wgone = 1;
+            job->werrno = w < 0 ? errno : EPIPE;
+            return;
+        }
         job->woff += (size_t)w;
     }
+    if (job->wgone)
+        return;
     free(job->wbuf);
     job->wbuf = NULL;
 }
@@ -441,8 +485,10 @@ static int respawn(struct gpu_kernel_job *job)
     job->len = 0;
     job->t_hello = 0;
     job->via_server = 0;
+    job->wgone = 0;
     job->reaped = 0;
     job->pid = -1;
+    job->pgid = 0;
     struct bl_err err = {0};
     if (spawn(job, &err) == 0)
         return 0;
@@ -515,11 +561,21 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
             reap(job, 0, NULL); /* it may still be tearing its context down: free reaps it */
         return next_step(job, res);
     }
-    if (eof && job->via_server && !job->t_hello && !job->retried) {
-        /* the server left before taking the request (it was going idle): start a new one */
+    if ((eof || job->wgone) && job->via_server && !job->t_hello && !job->retried) {
+        /* the server left before taking the request (it was going idle, or it dropped the
+         * connection: EPIPE): start a new one */
         job->retried = 1;
         if (respawn(job) == 0)
             return 0;
+        finish(job, res);
+        return 1;
+    }
+    if (job->wgone && job->via_server && !job->t_hello) {
+        gpu_kernel_result_done(&job->res);
+        memset(&job->res, 0, sizeof job->res);
+        job->res.phase = job->phase;
+        bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_SERVER_GONE,
+                strerror(job->werrno));
         finish(job, res);
         return 1;
     }
@@ -534,10 +590,7 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     int over = job->t_hello ? now - job->t_hello > job->limit_ms
                             : now - job->t0 > job->limit_ms + QUEUE_WAIT_MS;
     if (over) {
-        if (job->pid > 0)
-            kill(job->pid, SIGKILL);
-        if (job->own_child)
-            reap(job, 1, NULL);
+        kill_job(job);
         drain(job, &job->out_fd, 0);
         gpu_kernel_result_done(&job->res);
         memset(&job->res, 0, sizeof job->res);
@@ -560,21 +613,55 @@ int gpu_kernel_fd(const struct gpu_kernel_job *job)
     return job && !job->ended ? job->res_fd : -1;
 }
 
+static volatile sig_atomic_t wait_signal;
+
+static void on_wait_signal(int sig)
+{
+    wait_signal = sig;
+}
+
 void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
 {
+    /* the measuring process is in a group of its own, which the terminal's ^C does not
+     * reach: a signal that ends the caller ends it (and nvcc's compilers) first */
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+    struct sigaction old[4], sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_wait_signal;
+    sigemptyset(&sa.sa_mask);
+    wait_signal = 0;
+    for (int i = 0; i < 4; i++)
+        if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
     while (!gpu_kernel_poll(job, res, NULL)) {
+        if (wait_signal) {
+            int sig = wait_signal;
+            kill_job(job);
+            for (int i = 0; i < 4; i++)
+                sigaction(sigs[i], &old[i], NULL);
+            raise(sig); /* as the caller would have ended without us; if it goes on: */
+            gpu_kernel_result_done(&job->res);
+            memset(&job->res, 0, sizeof job->res);
+            job->res.phase = job->phase;
+            bl_fail(&job->res.err, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_STOPPED, sig,
+                    strsignal(sig));
+            finish(job, res);
+            return;
+        }
         struct pollfd fds[2] = {{job->res_fd, (short)(POLLIN | (job->wbuf ? POLLOUT : 0)), 0},
                                 {job->out_fd, POLLIN, 0}};
         poll(fds, 2, 100);
     }
+    for (int i = 0; i < 4; i++)
+        sigaction(sigs[i], &old[i], NULL);
 }
 
 void gpu_kernel_free(struct gpu_kernel_job *job)
 {
     if (!job)
         return;
-    if (!job->ended && job->pid > 0)
-        kill(job->pid, SIGKILL); /* cancelled: whatever it was doing stops */
+    if (!job->ended)
+        kill_job(job); /* cancelled: whatever it was doing stops, nvcc's compilers too */
     if (job->own_child)
         reap(job, 1, NULL);
     if (job->res_fd >= 0)

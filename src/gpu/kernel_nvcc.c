@@ -184,22 +184,55 @@ void knvcc_id(const char *nvcc, char *id, size_t size)
 
 /* ---- running it ---- */
 
-/* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept). The exit status,
- * or -1 with err when it could not be started. */
-static int run_argv(char *const argv[], struct keybuf *out, struct bl_err *err)
+extern char **environ;
+
+/* The environment with TMPDIR=tmpdir (nvcc's own temporaries then go into our private
+ * directory, removed with it): a malloc'ed array of environ's strings and one of ours. */
+static char **env_with_tmpdir(const char *tmpdir, char *entry, size_t size)
+{
+    size_t n = 0;
+    while (environ && environ[n])
+        n++;
+    char **env = malloc((n + 2) * sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7))
+            env[k++] = environ[i];
+    bl_fmt(entry, size, "TMPDIR=%s", tmpdir);
+    env[k++] = entry;
+    env[k] = NULL;
+    return env;
+}
+
+/* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept), its temporaries in
+ * tmpdir. It stays in the measuring process's group (which its caller kills whole at a time
+ * limit: cicc and the host compiler with it). The exit status, or -1 with err when it could
+ * not be started. */
+static int run_argv(char *const argv[], const char *tmpdir, struct keybuf *out,
+                    struct bl_err *err)
 {
     int p[2];
-    if (pipe(p))
+    char entry[PATH_MAX + 8];
+    char **env = env_with_tmpdir(tmpdir, entry, sizeof entry);
+    if (!env)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(ENOMEM));
+    if (pipe(p)) {
+        free(env);
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
+    }
     pid_t pid = fork();
     if (pid < 0) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
         close(p[0]);
         close(p[1]);
+        free(env);
         return -1;
     }
     if (pid == 0) {
         prctl(PR_SET_PDEATHSIG, SIGKILL); /* the measuring process stopped at its time limit */
+        signal(SIGPIPE, SIG_DFL);         /* as any program expects (ours ignores it) */
         int devnull = open("/dev/null", O_RDONLY);
         if (devnull >= 0)
             dup2(devnull, 0);
@@ -207,9 +240,10 @@ static int run_argv(char *const argv[], struct keybuf *out, struct bl_err *err)
         dup2(p[1], 2);
         for (int fd = 3; fd < 1024; fd++)
             close(fd);
-        execv(argv[0], argv);
+        execve(argv[0], argv, env);
         _exit(127);
     }
+    free(env);
     close(p[1]);
     char chunk[4096];
     for (;;) {
@@ -495,23 +529,11 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
     return fclose(f) ? -1 : 0;
 }
 
-static void remove_dir(const char *dir)
-{
-    const char *names[] = {"k.cubin", "instance.cu"};
-    char p[PATH_MAX];
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        bl_fmt(p, sizeof p, "%s/%s", dir, names[i]);
-        unlink(p);
-    }
-    rmdir(dir);
-}
-
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
-    const char *tmpbase = getenv("TMPDIR");
     char dir[PATH_MAX];
-    bl_fmt(dir, sizeof dir, "%s/banklab-nvcc-XXXXXX", tmpbase && *tmpbase ? tmpbase : "/tmp");
-    if (!mkdtemp(dir))
+    ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
+    if (ktmp_make("nvcc", dir, sizeof dir))
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
     char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
@@ -536,10 +558,10 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     argv[ac++] = input;
     argv[ac] = NULL;
     struct keybuf log = {0};
-    int rc = run_argv(argv, &log, err);
+    int rc = run_argv(argv, dir, &log, err);
     if (rc < 0) {
         free(log.s);
-        remove_dir(dir);
+        ktmp_remove(dir);
         return -1;
     }
     if (in->dbg)
@@ -550,7 +572,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
             bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_CUBIN, in->name);
-            remove_dir(dir);
+            ktmp_remove(dir);
             return -1;
         }
         out->ok = 1;
@@ -558,6 +580,6 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
     }
-    remove_dir(dir);
+    ktmp_remove(dir);
     return 0;
 }

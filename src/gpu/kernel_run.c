@@ -107,18 +107,78 @@ static unsigned char *slurp(const char *path, size_t *n)
     return b;
 }
 
+/* ---- notes: each said once, in the order first said ---- */
+
+#define RUN_NOTES_MAX 4096 /* notes held before the repeats are taken out */
+
+struct note_ref {
+    const char *s;
+    int i;
+};
+
+static int cmp_note(const void *a, const void *b)
+{
+    const struct note_ref *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+void gpu_run_notes_unique(struct gpu_run_output *out)
+{
+    int n = out->nnotes;
+    if (n < 2)
+        return;
+    struct note_ref *r = malloc((size_t)n * sizeof *r);
+    unsigned char *dup = calloc((size_t)n, 1);
+    if (r && dup) {  /* sorted by text, then by place: a repeat follows its first */
+        for (int i = 0; i < n; i++)
+            r[i] = (struct note_ref){out->notes[i], i};
+        qsort(r, (size_t)n, sizeof *r, cmp_note);
+        for (int k = 1; k < n; k++)
+            dup[r[k].i] = !strcmp(r[k].s, r[k - 1].s);
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            if (dup[i])
+                continue;
+            if (j != i)
+                memcpy(out->notes[j], out->notes[i], sizeof out->notes[0]);
+            j++;
+        }
+        out->nnotes = j;
+    }
+    free(r);
+    free(dup);
+}
+
+int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n)
+{
+    if (out->notes_cut)
+        return -1;
+    if (out->nnotes >= RUN_NOTES_MAX) {
+        gpu_run_notes_unique(out);
+        if (out->nnotes > RUN_NOTES_MAX / 2) { /* that many different ones: enough said */
+            out->notes_cut = 1;
+            return -1;
+        }
+    }
+    int cap = 16;
+    while (cap < out->nnotes)
+        cap *= 2;
+    if (!out->notes || out->nnotes == cap) {  /* doubled when full: linear in all */
+        size_t want = (size_t)(out->notes ? cap * 2 : cap);
+        char (*w)[2 * GPU_KERNEL_TEXT] = realloc(out->notes, want * sizeof *w);
+        if (!w)
+            return -1;
+        out->notes = w;
+    }
+    bl_fmt(out->notes[out->nnotes++], sizeof out->notes[0], "%.*s",
+           (int)(n < sizeof out->notes[0] ? n : sizeof out->notes[0] - 1), text);
+    return 0;
+}
+
 static void add_note(struct gpu_run_output *out, const unsigned char *p, size_t n)
 {
-    char line[2 * GPU_KERNEL_TEXT];
-    bl_fmt(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), (const char *)p);
-    for (int i = 0; i < out->nnotes; i++)
-        if (!strcmp(out->notes[i], line))
-            return;
-    char (*w)[2 * GPU_KERNEL_TEXT] = realloc(out->notes, (size_t)(out->nnotes + 1) * sizeof *w);
-    if (!w)
-        return;
-    out->notes = w;
-    bl_fmt(out->notes[out->nnotes++], sizeof out->notes[0], "%s", line);
+    gpu_run_note(out, (const char *)p, n);
 }
 
 static void read_results(const char *path, struct gpu_run_output *out)
@@ -152,17 +212,23 @@ static void read_results(const char *path, struct gpu_run_output *out)
                 out->launches = w;
                 struct gpu_run_launch *l = &w[out->nlaunches];
                 memset(l, 0, sizeof *l);
-                if (kwire_get_result(p, head[1], &l->res) == 0) {
+                struct bl_err why = {0};
+                if (kwire_get_result(p, head[1], &l->res, &why) == 0) {
                     l->pid = pid;
                     l->ordinal = ordinal;
                     l->nth = nth;
                     out->nlaunches++;
+                } else { /* refused whole, said once */
+                    struct bl_err e = {0};
+                    bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_BAD_RESULT, pid, why.msg);
+                    add_note(out, (const unsigned char *)e.msg, strlen(e.msg));
                 }
             }
         }
         at += 8 + head[1];
     }
     free(b);
+    gpu_run_notes_unique(out);
 }
 
 void gpu_run_output_done(struct gpu_run_output *out)
@@ -207,14 +273,25 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
     _exit(127);
 }
 
+/* TERM and HUP while the program runs: passed on to it (a second one kills it); when it has
+ * ended, the private directory is removed and banklab ends of the signal. */
+static volatile sig_atomic_t run_signal;
+static volatile pid_t run_child;
+
+static void on_run_signal(int sig)
+{
+    if (run_child > 0)
+        kill(run_child, run_signal ? SIGKILL : sig);
+    run_signal = sig;
+}
+
 int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
                     struct gpu_run_output *out, struct bl_err *err)
 {
     memset(out, 0, sizeof *out);
-    const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], path[PATH_MAX];
-    bl_fmt(dir, sizeof dir, "%s/banklab-run-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) /* 0700: the results are the user's */
+    ktmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
+    if (ktmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
         return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(path, sizeof path, "%s/results", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -223,19 +300,31 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
         bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_FILE, strerror(errno));
         if (fd >= 0)
             close(fd);
-        unlink(path);
-        rmdir(dir);
+        ktmp_remove(dir);
         return -1;
     }
     close(fd);
     fcntl(ep[1], F_SETFD, FD_CLOEXEC);
     void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
+    struct sigaction sa, old_term, old_hup;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_run_signal;
+    sigemptyset(&sa.sa_mask);
+    run_signal = 0;
+    run_child = 0;
+    sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGHUP, &sa, &old_hup);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         close(ep[0]);
+        sigaction(SIGTERM, &old_term, NULL);
+        sigaction(SIGHUP, &old_hup, NULL);
         child(req, argv, dir, ep[1]);
     }
+    run_child = pid;
+    if (pid > 0 && run_signal) /* it came before the child was known */
+        kill(pid, run_signal);
     close(ep[1]);
     int rv = 0;
     if (pid < 0) {
@@ -256,9 +345,13 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
         }
     }
     close(ep[0]);
+    run_child = 0;
+    ktmp_remove(dir);
     signal(SIGINT, old_int);
     signal(SIGQUIT, old_quit);
-    unlink(path);
-    rmdir(dir);
+    sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGHUP, &old_hup, NULL);
+    if (run_signal)
+        raise(run_signal); /* killed: ended as the signal says, the directory gone */
     return rv;
 }

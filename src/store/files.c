@@ -75,6 +75,31 @@ static void dir_of(const char *path, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
+int files_own_dir(const char *dir, int create, struct bl_err *err)
+{
+    struct stat st;
+    if (create && files_mkdirs(dir, 0700, err) < 0)
+        return -1;
+    if (stat(dir, &st) < 0)
+        return !create && errno == ENOENT ? 0 : bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_CREATE,
+                                                        dir, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return bl_fail(err, ENOTDIR, BL_NOWHERE, FIL_NOT_A_DIRECTORY, dir);
+    if (st.st_uid != geteuid())  /* another user's: they could plant, lock or take our files */
+        return bl_fail(err, EPERM, BL_NOWHERE, FIL_DIR_NOT_OURS, dir, (unsigned long)st.st_uid);
+    if (st.st_mode & 022)
+        return bl_fail(err, EPERM, BL_NOWHERE, FIL_DIR_OPEN_TO_OTHERS, dir,
+                       (unsigned)(st.st_mode & 0777));
+    return 0;
+}
+
+int files_own_parent(const char *path, struct bl_err *err)
+{
+    char dir[4096];
+    dir_of(path, dir, sizeof dir);
+    return files_own_dir(dir, 0, err);
+}
+
 /* Replaces the regular file (or nothing) at path: temp file, fsync, rename, fsync of the
  * directory. */
 static int replace(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,

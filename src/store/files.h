@@ -22,6 +22,14 @@ const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char
  * Returns 0, or -1 with err filled. */
 int files_mkdirs(const char *dir, mode_t mode, struct bl_err *err);
 
+/* files_own_dir: a directory for this user's own state (the progress file and its lock):
+ * created 0700 with its parents when create is set; refused when it belongs to another user
+ * or others may write in it (they could plant, hold or replace what banklab keeps there).
+ * Missing and not created is fine. Returns 0, or -1 with err saying why.
+ * files_own_parent: the same check of the directory that holds path (nothing created). */
+int files_own_dir(const char *dir, int create, struct bl_err *err);
+int files_own_parent(const char *path, struct bl_err *err);
+
 /* files_write_atomic: replace path with what emit(f, ctx) writes: a temp file in the same
  * directory (created exclusively with mode), fsync, rename over path, then fsync of the
  * directory (best effort). A character device or FIFO at path is written through, a link is

@@ -378,6 +378,11 @@ int progress_load(const char *path, struct progress *p, struct bl_err *warn)
 {
     struct bl_err why;
     bl_err_clear(&why);
+    /* in another user's directory (or one others can write) nothing is read or moved */
+    if (path && path[0] && files_own_parent(path, warn)) {
+        progress_init(p);
+        return 1;
+    }
     remove_stale_temps(path);
     if (progress_read(path, p, &why) == 0)
         return 0;
@@ -465,7 +470,7 @@ static int make_parents(const char *path, struct bl_err *err)
     if ((size_t)(slash - path) >= sizeof dir)
         return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, path);
     snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    return files_mkdirs(dir, 0700, err);
+    return files_own_dir(dir, 1, err); /* never another user's directory */
 }
 
 static int emit_json(FILE *f, void *w)

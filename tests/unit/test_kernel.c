@@ -347,7 +347,7 @@ static void test_wire_result(void **state)
     size_t at = 8 + head[1];
     memcpy(head, buf + at, 8);
     assert_int_equal(head[0], KWIRE_RESULT);
-    assert_int_equal(kwire_get_result(buf + at + 8, head[1], &back), 0);
+    assert_int_equal(kwire_get_result(buf + at + 8, head[1], &back, NULL), 0);
     assert_int_equal(back.err.status, GPU_KERNEL_ECOMPILE);
     assert_string_equal(back.err.msg, r.err.msg);
     assert_int_equal(back.ndiags, 1);
@@ -357,8 +357,8 @@ static void test_wire_result(void **state)
     assert_true(back.lines[0].wavefronts == 5);
     /* a short or padded payload is refused */
     struct gpu_kernel_result junk;
-    assert_int_equal(kwire_get_result(buf + at + 8, head[1] - 1, &junk), -1);
-    assert_int_equal(kwire_get_result(buf + at + 8, 16, &junk), -1);
+    assert_int_equal(kwire_get_result(buf + at + 8, head[1] - 1, &junk, NULL), -1);
+    assert_int_equal(kwire_get_result(buf + at + 8, 16, &junk, NULL), -1);
     gpu_kernel_result_done(&r);
     gpu_kernel_result_done(&back);
 }
