@@ -287,7 +287,19 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
             k += 2;
             continue;
         }
-        int de = pcu_lookup_define(c, c->src + t->pos, t->len);
+        int de = pcu_lookup_define(c, c->src + t->pos, t->len), params, body;
+        if (de >= 0 && c->def[de].with_args && v == &c->code && vis(c, v, k + 1, "(") &&
+            pcu_macro(c, de, &params, &body) >= 0) {
+            /* IDX(r, c): the names of its body but its parameters; the arguments follow */
+            for (int q = body, run = body; q <= c->def[de].to; q++) {
+                if (q < c->def[de].to && pcu_macro_param(c, de, &c->defs.t[q]) < 0)
+                    continue;
+                if (q > run && resolve(c, &c->defs, run, q, use, fn))
+                    return -1;
+                run = q + 1;
+            }
+            continue;
+        }
         if (de >= 0 && c->def[de].with_args)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_A_MACRO_WITH_ARGUMENTS, name);
         if (vis(c, v, k + 1, "("))

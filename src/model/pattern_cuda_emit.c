@@ -80,9 +80,34 @@ void pcu_put_tokens(const struct ctx *c, const struct clex_toks *v, int from, in
         const struct clex_tok *t = &v->t[k];
         if (k > from && t->pos > v->t[k - 1].pos + v->t[k - 1].len)
             pcu_puts(b, " ");
-        int gt, rp;
+        int gt, rp, de, params, body;
         if (clex_is(c->src, t, "__restrict__") || clex_is(c->src, t, "__restrict"))
             continue;
+        if (v == &c->code && t->kind == CLEX_IDENT && k + 1 < to && pcu_cis(c, k + 1, "(") &&
+            (de = pcu_lookup_define(c, c->src + t->pos, t->len)) >= 0 && c->def[de].with_args &&
+            pcu_macro(c, de, &params, &body) >= 0) {
+            /* IDX(r, c): its body, each parameter replaced by the argument's text, as the
+             * preprocessor does */
+            int close = pcu_match(c, &c->code, k + 1, to), run = body;
+            const struct clex_tok *bt = c->defs.t;
+            for (int q = body; q <= c->def[de].to; q++) {
+                int p = q < c->def[de].to ? pcu_macro_param(c, de, &bt[q]) : -1, x, y;
+                if (q < c->def[de].to && p < 0)
+                    continue;
+                if (q > run && run > body && bt[run].pos > bt[run - 1].pos + bt[run - 1].len)
+                    pcu_puts(b, " ");
+                pcu_put_tokens(c, &c->defs, run, q, b, map_types);
+                if (q < c->def[de].to) {
+                    if (q > body && bt[q].pos > bt[q - 1].pos + bt[q - 1].len)
+                        pcu_puts(b, " ");
+                    if (pcu_list_item(c, k + 2, close, p, &x, &y) == 0)
+                        pcu_put_tokens(c, &c->code, x, y, b, map_types);
+                }
+                run = q + 1;
+            }
+            k = close;
+            continue;
+        }
         if (cpp_cast(c, v, k, to, &gt, &rp)) {
             pcu_puts(b, "((");
             pcu_put_tokens(c, v, k + 2, gt, b, 1);

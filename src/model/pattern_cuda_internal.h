@@ -211,6 +211,11 @@ int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n);
 /* pcu_lookup_decl: the declaration of name s (n bytes) visible at token `use` of function fn:
  * the function's last one before `use`, else the file's; -1 when none */
 int pcu_lookup_decl(const struct ctx *c, const char *s, int n, int use, int fn);
+/* pcu_macro: a #define with arguments: its parameters' tokens from *params and its body's
+ * from *body to def->to in c->defs; returns the ')' closing the parameters, or -1.
+ * pcu_macro_param: the index of the parameter of define de named like token t, or -1 */
+int pcu_macro(const struct ctx *c, int de, int *params, int *body);
+int pcu_macro_param(const struct ctx *c, int de, const struct clex_tok *t);
 /* pcu_lookup_define: the #define of s defined before the line, or -1 */
 int pcu_lookup_define(const struct ctx *c, const char *s, int n);
 /* pcu_lookup_param: the name token of function fn's parameter s, its tokens [*first, *last),

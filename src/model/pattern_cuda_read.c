@@ -387,6 +387,33 @@ int pcu_lookup_decl(const struct ctx *c, const char *s, int n, int use, int fn)
     return best;
 }
 
+int pcu_macro(const struct ctx *c, int de, int *params, int *body)
+{
+    const struct cdefine *d = &c->def[de];
+    if (!d->with_args || d->to <= d->from || !clex_is(c->src, &c->defs.t[d->from], "("))
+        return -1;
+    int close = clex_close(c->src, c->defs.t, d->from, d->to);
+    if (close < 0)
+        return -1;
+    *params = d->from + 1;
+    *body = close + 1;
+    return close;
+}
+
+int pcu_macro_param(const struct ctx *c, int de, const struct clex_tok *t)
+{
+    int params, body, close = pcu_macro(c, de, &params, &body);
+    if (close < 0 || t->kind != CLEX_IDENT)
+        return -1;
+    for (int k = params, i = 0; k < close; k++) {
+        if (clex_is(c->src, &c->defs.t[k], ","))
+            i++;
+        else if (pcu_same_text(c, &c->defs.t[k], c->src + t->pos, t->len))
+            return i;
+    }
+    return -1;
+}
+
 int pcu_lookup_define(const struct ctx *c, const char *s, int n)
 {
     for (int i = c->ndef - 1; i >= 0; i--)

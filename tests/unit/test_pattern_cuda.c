@@ -198,7 +198,6 @@ static void test_reasons(void **state)
         const char *why;
     } cases[] = {
         {14, "r changes at line 12, after its declaration at line 11"},
-        {17, "IDX is a macro with arguments: the pattern language has none"},
         {19, "in points to global memory (a parameter of k): the model cannot know what it "
              "holds"},
         {20, "the pattern language cannot read it: index 't[0][x]' is not an integer the model "
@@ -550,6 +549,41 @@ static const char consts[] =
     "    out[0] = a[threadIdx.x % H][threadIdx.x / H];\n"               /* 11 */
     "}\n";
 
+/* a macro with arguments in an index: its body with the arguments' text, as the
+ * preprocessor substitutes it (AT2(y + 1, x) is y + 1*32 + x, not (y + 1)*32 + x) */
+static void test_macros(void **state)
+{
+    (void)state;
+    struct pattern_cuda pc = translate(misc, 17, 32, 8, 0, 0);
+    text_is(&pc, "const int TILE = 32; __shared__ int before[3]; __shared__ float t[TILE][TILE "
+                 "+ 1]; int x = threadIdx.x; int y = threadIdx.y", "t[((x) * TILE + (y)) % 32][0]");
+    static const char src[] = "#define W 32\n"
+                              "#define AT2(r,c) (r*W+c)\n"
+                              "__global__ void k(float *o)\n{\n"
+                              "    __shared__ float u[64 * 64];\n"
+                              "    int x = threadIdx.x, y = threadIdx.y;\n"
+                              "    o[0] = u[AT2(y + 1, x)] + u[AT2(x, y)];\n}\n";
+    pc = translate(src, 7, 32, 1, 0, 0);
+    text_is(&pc, "const int W = 32; __shared__ float u[64 * 64]; int x = threadIdx.x; "
+                 "int y = threadIdx.y", "u[(y + 1*W+x)]; u[(x*W+y)]");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);   /* y + 32 + x: a row */
+    assert_int_equal(model(&pc, 1).wavefronts, 32);  /* x * 32: a column */
+    /* the preprocessor's text exactly: AT3 has no parentheses of its own, so % binds to x */
+    static const char bare3[] = "#define W 32\n#define AT3(r, c) r * W + c\n"
+                                "__global__ void k(float *o)\n{\n"
+                                "    __shared__ float u[64 * 64];\n"
+                                "    o[0] = u[AT3(threadIdx.x, threadIdx.x) % 64];\n}\n";
+    pc = translate(bare3, 6, 32, 1, 0, 0);
+    text_is(&pc, NULL, "u[threadIdx.x * W + threadIdx.x % 64]");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);   /* word 32x + x = 33x: bank x */
+    /* without its parentheses it is still a macro the language has not */
+    static const char bare[] = "#define F(a) (a)\n__global__ void k(float *o)\n{\n"
+                               "    __shared__ float u[64];\n"
+                               "    o[0] = u[threadIdx.x + F];\n}\n";
+    pc = translate(bare, 5, 32, 1, 0, -1);
+    assert_string_equal(pc.err.msg, "F is a macro with arguments: the pattern language has none");
+}
+
 /* By hand: stride 4 words: 4-way. a[lane % 8][lane / 8] is word 33r + c: bank r + c, 3..7
  * each taken by four (r, c): 4-way. */
 static void test_consts(void **state)
@@ -619,6 +653,7 @@ int main(void)
         cmocka_unit_test(test_casts),     cmocka_unit_test(test_types),
         cmocka_unit_test(test_template),  cmocka_unit_test(test_helper),
         cmocka_unit_test(test_consts),    cmocka_unit_test(test_total_reader),
+        cmocka_unit_test(test_macros),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
