@@ -1,7 +1,8 @@
 // banklab: --block 32
 /* reader_consts.cu: sizes and strides from #define (and a macro with arguments), constexpr
  * and const at file and kernel scope (tests/sh/reader_model.sh). One warp, 4-byte accesses,
- * one pass of 32 lanes costing the most distinct words one bank serves (bank = word % 32); "wf" is the line's wavefronts.
+ * one pass of 32 lanes costing the most distinct words one bank serves (bank = word % 32);
+ * "wf" is the line's wavefronts.
  *   a[r][lane] = r: rows of W + PAD = 33 words, H = ROWS = 8 trips of a row: 8.
  *   b[lane * STRIDE]: stride 4 words: banks 0, 4, .., 28, four lanes each: 4.
  *   a[lane % ROWS][lane / ROWS]: word 33r + c, r = lane % 8, c = lane / 8 (0..3): bank
