@@ -251,20 +251,21 @@ void pcu_file_targs(const struct ctx *c, int fn, char *buf, size_t size)
     const struct clex_tok *nm = &c->code.t[c->fn[fn].name];
     for (int k = 0; k + 1 < c->code.n; k++) {
         const struct clex_tok *t = &c->code.t[k];
-        if (k == c->fn[fn].name || t->kind != CLEX_IDENT || !pcu_same_text(c, t, c->src + nm->pos, nm->len) ||
-            !pcu_cis(c, k + 1, "<"))
+        if (k == c->fn[fn].name || t->kind != CLEX_IDENT ||
+            !pcu_same_text(c, t, c->src + nm->pos, nm->len) || !pcu_cis(c, k + 1, "<"))
             continue;
         int close = clex_close(c->src, c->code.t, k + 1, c->code.n);
         if (close < 0 || close + 1 >= c->code.n || c->src[c->code.t[close + 1].pos] != '<')
             continue;                              /* not a launch: name<...><<<...>>> */
         int from = c->code.t[k + 1].pos, to = c->code.t[close].pos + 1;
-        if (buf[0] && (strlen(buf) != (size_t)(to - from) || memcmp(buf, c->src + from, (size_t)(to - from)))) {
+        size_t n = (size_t)(to - from);
+        if (buf[0] && (strlen(buf) != n || memcmp(buf, c->src + from, n))) {
             buf[0] = 0;                            /* two instances: --name must say which */
             return;
         }
-        if ((size_t)(to - from) >= size)
+        if (n >= size)
             return;
-        memcpy(buf, c->src + from, (size_t)(to - from));
-        buf[to - from] = 0;
+        memcpy(buf, c->src + from, n);
+        buf[n] = 0;
     }
 }
