@@ -26,8 +26,8 @@ __global__ void reduce6(const float *g_idata, float *g_odata)
     sdata[tid] = g_idata[blockIdx.x * blockSize + tid];                 // wf 8
     __syncthreads();
     if (blockSize >= 512) { if (tid < 256) { sdata[tid] += sdata[tid + 256]; } __syncthreads(); }
-    if (blockSize >= 256) { if (tid < 128) sdata[tid] += sdata[tid + 128]; __syncthreads(); }  // wf 12
-    if (blockSize >= 128) { if (tid < 64) sdata[tid] += sdata[tid + 64]; __syncthreads(); }    // wf 6
+    if (blockSize >= 256) { if (tid < 128) sdata[tid] += sdata[tid + 128]; __syncthreads(); } // wf 12
+    if (blockSize >= 128) { if (tid < 64) sdata[tid] += sdata[tid + 64]; __syncthreads(); } // wf 6
     if (tid < 32)
         warpReduce<blockSize>(sdata, tid);
     if (tid == 0)
