@@ -38,6 +38,13 @@ enum key_screen {
     KS_HELP = 1u << 11,    /* the help box: its scroll keys; any other key closes it */
     KS_KERNEL = 1u << 12,  /* the kernel view: a learner's .cu file, line by line */
     KS_KPROMPT = 1u << 13, /* the kernel view's file prompt: printable keys are text */
+    /* key bars only: the step's keys that act on this step alone (the bar offers no key
+     * that would be refused) */
+    KS_CAN_SWEEP = 1u << 14,   /* the scene has a parameter to sweep (s) */
+    KS_CAN_INSPECT = 1u << 15, /* the grid is drawn (i) */
+    KS_CAN_HINT = 1u << 16,    /* a hint is left to show (h) */
+    KS_QUIZ_VALS = 1u << 17,   /* answered: Q shows the values the question named */
+    KS_OWN_VALS = 1u << 18,    /* answered, the question's values shown: Q shows the scene's */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)

@@ -167,7 +167,7 @@ static const char *kind_fill(enum kind k, const struct palette *pal)
 #define HALO "paint-order=\"stroke\" stroke=\"#ffffff\" stroke-width=\"3\" stroke-linejoin=\"round\""
 
 static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int row, int x,
-                      int y, int h, const struct palette *pal)
+                      int y, int h, const struct palette *pal, enum bl_lang lang)
 {
     const struct bank_cell *c = &res->pass[pi].cell[b];
     enum kind k = cell_kind(c, row);
@@ -181,8 +181,10 @@ static void draw_cell(FILE *f, const struct bank_result *res, int pi, int b, int
     }
     char lanes[160];
     grid_lanes_str(c->lanes[row], lanes, sizeof lanes);
-    fprintf(f, "<title>bank %d, word %" PRIu64 " (byte %" PRIu64 "): lanes %s</title>", b,
-            c->word[row], c->word[row] * BANK_WORD_BYTES, lanes);
+    fprintf(f, "<title>");   /* the cell's tooltip, in the picture's language */
+    fprintf(f, W(SVG_CELL_TITLE), b, (unsigned long long)c->word[row],
+            (unsigned long long)(c->word[row] * BANK_WORD_BYTES), lanes);
+    fprintf(f, "</title>");
     int slot = 0;
     for (int n = 0; n < BANK_LANES; n++) {
         if (!(c->lanes[row] >> n & 1u))
@@ -215,7 +217,10 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
     fprintf(f, "<g class=\"pass\" data-pass=\"%d\" data-cost=\"%d\">\n", pi, p->cost);
     /* passes counted from 1, as on the screen (data-pass keeps the index) */
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-weight=\"bold\">", MARGIN, y + (p->lanes ? 13 : 12));
-    fprintf(f, W(SVG_PASS), pi + 1);
+    /* ldmatrix / stmatrix: one pass per 8x8 matrix, named so */
+    fprintf(f, W(res->instr == BANK_LDMATRIX || res->instr == BANK_STMATRIX ? SVG_MATRIX
+                                                                             : SVG_PASS),
+            pi + 1);
     fprintf(f, "</text>");
     if (!p->lanes) {
         fprintf(f, "<text x=\"%d\" y=\"%d\" font-style=\"italic\">%s</text>\n</g>\n", gx, y + 12,
@@ -230,7 +235,7 @@ static int draw_pass(FILE *f, const struct bank_result *res, int pi, int y,
         fprintf(f, W(SVG_WAVEFRONT), r + 1);
         fprintf(f, "</text>\n");
         for (int b = 0; b < BANK_COUNT; b++)
-            draw_cell(f, res, pi, b, r, gx + b * CELL_W, yy, h, pal);
+            draw_cell(f, res, pi, b, r, gx + b * CELL_W, yy, h, pal, lang);
         yy += h;
     }
     /* the worst bank: a heavy dashed outline round its column, and a triangle in the tally */
@@ -329,8 +334,12 @@ int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_
     grid_lanes_str(active, lanes, sizeof lanes);
     int nact = grid_lane_count(active);
     fprintf(f, "<text id=\"detail\" x=\"%d\" y=\"%d\" font-size=\"11\">", MARGIN, y + 28);
-    fprintf(f, W(nact == 1 ? SVG_DETAIL_LANE : SVG_DETAIL_LANES), width,
-            op == BANK_STORE ? "store" : "load", nact, lanes);
+    char instr[32];           /* a load, a store, or the instruction (ldmatrix.x4, cp.async) */
+    if (res->instr != BANK_PLAIN)
+        bank_instr_name(res->instr, res->matrices, res->trans, width, instr, sizeof instr);
+    else
+        snprintf(instr, sizeof instr, "%s", op == BANK_STORE ? "store" : "load");
+    fprintf(f, W(nact == 1 ? SVG_DETAIL_LANE : SVG_DETAIL_LANES), width, instr, nact, lanes);
     fprintf(f, W(npasses == 1 ? SVG_DETAIL_PASS : SVG_DETAIL_PASSES), npasses);
     fprintf(f, "%s</text>\n", res->paired ? W(SVG_PAIRED) : "");
 

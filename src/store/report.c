@@ -80,6 +80,8 @@ static const char *choice_given(const struct lesson_step *st, const struct progr
 }
 
 struct totals {
+    int steps, asking, steps_done;         /* steps in the lesson set, those with a quiz or a
+                                            * task, those done (the tutorial's count) */
     int answered, first_right, right_now;  /* from progress */
     int known;                             /* answers for quiz steps in the lesson set */
     int tried, solved_first, solved;       /* graded task entries in progress */
@@ -95,6 +97,50 @@ static void score_of(const struct progress *p, const struct totals *t, int *scor
 {
     *score = t->tasks ? t->score : p->task_score;
     *max = t->tasks ? t->task_points : p->task_max;
+}
+
+/* The progress entry of a step: its quiz answer or task met in the tutorial (lab 0) or a
+ * task's result in `banklab lab` (lab 1); NULL when none. */
+static const struct progress_quiz *record_of(const struct progress *p, const char *lesson_id,
+                                            const char *step_id, int lab)
+{
+    size_t n = strlen(REPORT_TASK_PREFIX);
+    for (int i = 0; i < p->nquiz && i < PROGRESS_MAX_QUIZ; i++) {
+        const char *lid = p->quiz[i].lesson_id;
+        if (lab && strncmp(lid, REPORT_TASK_PREFIX, n))
+            continue;
+        if (!strcmp(lab ? lid + n : lid, lesson_id) && !strcmp(p->quiz[i].step_id, step_id))
+            return &p->quiz[i];
+    }
+    return NULL;
+}
+
+/* A step done as the tutorial counts it (its contents, src/ui/session.c): its quiz answered
+ * right, or its task met in the tutorial or in `banklab lab`. */
+static int step_done(const struct progress *p, const struct lesson *l, const struct lesson_step *s)
+{
+    const struct progress_quiz *q = record_of(p, l->id, s->id, 0);
+    if (s->task && !(q && q->correct))
+        q = record_of(p, l->id, s->id, 1);
+    return q && q->correct;
+}
+
+/* The points of lesson l's tasks (*max) and of those solved (*score): one lab's score, as
+ * `banklab lab` and the tutorial count it. 0 when l has no task. */
+static int lab_score(const struct progress *p, const struct lesson *l, int *score, int *max)
+{
+    *score = *max = 0;
+    int n = 0;
+    for (int j = 0; j < l->nsteps; j++) {
+        const struct lesson_step *s = &l->steps[j];
+        if (!s->task)
+            continue;
+        n++;
+        *max += s->task->points;
+        if (step_done(p, l, s))
+            *score += s->task->points;
+    }
+    return n;
 }
 
 static void count(const struct progress *p, const struct lesson_set *set, struct totals *t)
@@ -121,6 +167,9 @@ static void count(const struct progress *p, const struct lesson_set *set, struct
     for (int i = 0; set && i < set->nlessons; i++)
         for (int j = 0; j < set->lessons[i].nsteps; j++) {
             const struct lesson_step *s = &set->lessons[i].steps[j];
+            t->steps++;
+            t->asking += s->quiz || s->task;
+            t->steps_done += (s->quiz || s->task) && step_done(p, &set->lessons[i], s);
             t->quizzes += s->quiz != NULL;
             if (s->task) {
                 t->tasks++;
@@ -319,6 +368,8 @@ static void md_quizzes(FILE *f, const struct progress *p, const struct lesson_se
                        enum lesson_lang lang, const struct totals *t)
 {
     fprintf(f, "%s", L(RPT_QUIZ_RESULTS));
+    if (t->asking)
+        fprintf(f, L(RPT_STEPS_DONE), t->steps_done, t->asking, t->steps);
     if (t->quizzes) {
         fprintf(f, L(RPT_ANSWERED_OF), t->known, t->quizzes);
         if (t->answered > t->known)
@@ -338,12 +389,25 @@ static void md_tasks(FILE *f, const struct progress *p, const struct lesson_set 
                      enum lesson_lang lang, const struct totals *t)
 {
     fprintf(f, "%s", L(RPT_GRADED_TASKS));
-    int score, max;
-    score_of(p, t, &score, &max);
-    fprintf(f, L(RPT_SCORE), score, max);
-    if (t->tasks)
-        fprintf(f, L(t->tasks == 1 ? RPT_TASK_IN_LESSONS : RPT_TASKS_IN_LESSONS), t->tasks);
-    fprintf(f, "%s", L(RPT_END));
+    int score, max, labs = 0;
+    for (int i = 0; set && i < set->nlessons; i++)
+        labs += lab_score(p, &set->lessons[i], &score, &max) > 0;
+    if (labs > 1) {           /* one score per lab, as `banklab lab` gives it */
+        fprintf(f, "%s", L(RPT_SCORE_BY_LAB));
+        for (int i = 0; i < set->nlessons; i++)
+            if (lab_score(p, &set->lessons[i], &score, &max) > 0) {
+                fprintf(f, L(RPT_SCORE_LAB), set->lessons[i].chapter);
+                md_cell(f, lesson_tr(&set->lessons[i].title, lang));
+                fprintf(f, L(RPT_SCORE_LAB_POINTS), score, max);
+            }
+        fputc('\n', f);
+    } else {
+        score_of(p, t, &score, &max);
+        fprintf(f, L(RPT_SCORE), score, max);
+        if (t->tasks)
+            fprintf(f, L(t->tasks == 1 ? RPT_TASK_IN_LESSONS : RPT_TASKS_IN_LESSONS), t->tasks);
+        fprintf(f, "%s", L(RPT_END));
+    }
     if (t->tried) {
         fprintf(f, L(RPT_TASKS_TRIED), t->tried, t->solved, t->solved_first);
         fprintf(f, "%s", L(RPT_TASK_HEADER));
@@ -391,6 +455,11 @@ static void md_explored(FILE *f, const struct progress *p, enum lesson_lang lang
         return;
     }
     fprintf(f, "%s", L(RPT_EXPLORED_INTRO));
+    int measured = 0;
+    for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++)
+        measured += p->explored[i].has_measured != 0;
+    if (!measured)            /* explored without a GPU: the model's numbers alone */
+        fprintf(f, "%s", L(RPT_MODEL_ONLY));
     fprintf(f, "%s", L(RPT_EXPLORED_HEADER));
     fprintf(f, "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|:---:|---|\n");
     for (int i = 0; i < p->nexplored && i < PROGRESS_MAX_EXPLORED; i++)
@@ -471,7 +540,26 @@ static void json_answers(struct jw *w, const struct progress *p, const struct le
         jw_num(w, "graded_steps", t->tasks);
         jw_num(w, "tried", t->tried);
         jw_num(w, "solved", t->solved);
+        jw_arr(w, "labs");    /* one score per lab (lesson with tasks), as banklab lab's */
+        for (int i = 0; set && i < set->nlessons; i++) {
+            int ls, lm;
+            if (lab_score(p, &set->lessons[i], &ls, &lm) <= 0)
+                continue;
+            jw_obj(w, NULL);
+            add_text(w, "lesson", set->lessons[i].id);
+            jw_num(w, "chapter", set->lessons[i].chapter);
+            jw_str(w, "title", lesson_tr(&set->lessons[i].title, lang));
+            jw_num(w, "score", ls);
+            jw_num(w, "max", lm);
+            jw_end(w);
+        }
+        jw_end(w);
     } else {
+        if (set) {
+            jw_num(w, "steps", t->steps);
+            jw_num(w, "steps_asking", t->asking);
+            jw_num(w, "steps_done", t->steps_done);
+        }
         jw_num(w, "answered", t->answered);
         jw_num(w, "first_try_correct", t->first_right);
         jw_num(w, "correct_now", t->right_now);

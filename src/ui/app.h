@@ -59,6 +59,7 @@ struct ui_glyphs {
     const char *ellipsis;
     const char *up, *down;    /* a scrolled area has more above, more below */
     const char *todo;         /* contents: a step whose quiz waits for an answer */
+    const char *revealed;     /* contents: a quiz revealed (e) and not answered since */
     const char *sep;          /* between items of a status line */
 };
 
@@ -284,7 +285,8 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
 int grid_inspect_text(const struct app *a, const struct ui_scene *s, const struct ui_inspect *in,
                       char *l1, char *l2, size_t size);
 /* grid_legend: what the grid's marks mean, in whole items that fit cols columns */
-void grid_legend(const struct app *a, int cols, char *buf, size_t size);
+void grid_legend(const struct app *a, const struct bank_result *r, int cols, char *buf,
+                 size_t size);
 void grid_inspect_move(const struct ui_scene *s, struct ui_inspect *in, enum key_action act);
 void grid_inspect_clamp(const struct ui_scene *s, struct ui_inspect *in);
 /* results.c: the model's line and what was measured, in w columns (big: presenter mode):

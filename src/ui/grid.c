@@ -149,7 +149,7 @@ static void draw_footer(const struct app *a, const struct bank_result *r, int p,
     char buf[64];
     const struct bank_pass *ps = &r->pass[p];
     if (r->instr == BANK_LDMATRIX || r->instr == BANK_STMATRIX)
-        snprintf(buf, sizeof buf, "m%d", p + 1);   /* one pass per 8x8 matrix */
+        snprintf(buf, sizeof buf, ui_str(a, UIS_GRID_MATRIX), p + 1);   /* a pass a matrix */
     else if (r->npasses > 1)
         snprintf(buf, sizeof buf, "p%d", p + 1);
     else
@@ -214,26 +214,31 @@ void grid_draw(const struct app *a, int y, int x, int w, int h, const struct ui_
 
 /* the legend's items: with narrow cells (80 columns) each mark stuck to its word, so that
  * the words row and the A-W digits fit as well */
-static int legend_items(const struct app *a, char item[][64], int narrow, int letters)
+static int legend_items(const struct app *a, char item[][80], int narrow, int letters,
+                        int matrix)
 {
     const char *fmt = narrow ? "%s%s" : "%s %s";
     int n = 0;
-    snprintf(item[n++], 64, fmt, a->g->broadcast, ui_str(a, UIS_LEG_BROADCAST));
-    snprintf(item[n++], 64, fmt, a->g->conflict, ui_str(a, UIS_LEG_CONFLICT));
-    snprintf(item[n++], 64, fmt, a->g->both, ui_str(a, UIS_LEG_BOTH));
-    snprintf(item[n++], 64, fmt, a->g->worst, ui_str(a, narrow ? UIS_LEG_WORST_SHORT : UIS_LEG_WORST));
-    snprintf(item[n++], 64, fmt, a->g->dot, ui_str(a, UIS_LEG_IDLE));
-    snprintf(item[n++], 64, "%s", ui_str(a, narrow ? UIS_LEG_WORDS_SHORT : UIS_LEG_WORDS));
+    snprintf(item[n++], 80, fmt, a->g->broadcast, ui_str(a, UIS_LEG_BROADCAST));
+    snprintf(item[n++], 80, fmt, a->g->conflict, ui_str(a, UIS_LEG_CONFLICT));
+    snprintf(item[n++], 80, fmt, a->g->both, ui_str(a, UIS_LEG_BOTH));
+    snprintf(item[n++], 80, fmt, a->g->worst, ui_str(a, narrow ? UIS_LEG_WORST_SHORT : UIS_LEG_WORST));
+    snprintf(item[n++], 80, fmt, a->g->dot, ui_str(a, UIS_LEG_IDLE));
+    enum ui_str words = matrix ? (narrow ? UIS_LEG_WORDS_M_SHORT : UIS_LEG_WORDS_M)
+                               : (narrow ? UIS_LEG_WORDS_SHORT : UIS_LEG_WORDS);
+    snprintf(item[n++], 80, "%s", ui_str(a, words));
     if (letters)
-        snprintf(item[n++], 64, "%s", ui_str(a, UIS_LEG_NARROW));
+        snprintf(item[n++], 80, "%s", ui_str(a, UIS_LEG_NARROW));
     return n;
 }
 
-void grid_legend(const struct app *a, int cols, char *buf, size_t size)
+void grid_legend(const struct app *a, const struct bank_result *r, int cols, char *buf,
+                 size_t size)
 {
     int cw = cell_w(a->W, a->opt.present), narrow = cw == 2;
-    char item[8][64];
-    int n = legend_items(a, item, narrow, cw <= 3), w = 0;
+    int matrix = r && (r->instr == BANK_LDMATRIX || r->instr == BANK_STMATRIX);
+    char item[8][80];
+    int n = legend_items(a, item, narrow, cw <= 3, matrix), w = 0;
     size_t o = 0;
     buf[0] = 0;
     for (int i = 0; i < n; i++) {   /* whole items only: the last ones go when narrow */
@@ -409,9 +414,10 @@ void params_line(const struct app *a, const struct ui_scene *s, unsigned keys, c
             bank_instr_name((unsigned)ai->instr, (unsigned)ai->matrices, (unsigned)ai->trans,
                             ai->width, in, sizeof in);
         if (ai)
+            /* the key by the number, so that a line cut for room keeps it (6.4 at 80x24) */
             bl_fmt(buf + o, size - o, ui_str(a, UIS_PARAM_ACCESS), o ? a->g->sep : "",
-                   s->access + 1, s->naccess,
+                   s->access + 1, s->naccess, hint,
                    ai->instr ? in : ai->kind == PATTERN_STORE ? "store" : "load", ai->array,
-                   ai->type, ai->width, hint);
+                   ai->type, ai->width);
     }
 }

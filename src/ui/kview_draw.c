@@ -471,6 +471,26 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
     put_line(a, y, buf, theme_attr(a, k->job ? UIC_MEASURED : UIC_DIM));
 }
 
+/* what a shipped example shows, in the screen's language (strings.def); another file: the
+ * first sentence of its comment */
+static const char *example_text(const struct app *a, const struct kv_example *e)
+{
+    static const struct {
+        const char *name;
+        enum ui_str what;
+    } known[] = {
+        {"atomics.cu", UIS_KV_EX_ATOMICS}, {"carve.cu", UIS_KV_EX_CARVE},
+        {"cp_async.cu", UIS_KV_EX_CP_ASYNC}, {"ldmatrix.cu", UIS_KV_EX_LDMATRIX},
+        {"stores.cu", UIS_KV_EX_STORES}, {"strided.cu", UIS_KV_EX_STRIDED},
+        {"transpose_seed.cu", UIS_KV_EX_TRANSPOSE},
+        {"transpose_seed_padded.cu", UIS_KV_EX_TRANSPOSE_PAD}, {"vectors.cu", UIS_KV_EX_VECTORS},
+    };
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (!strcmp(e->name, known[i].name))
+            return ui_str(a, known[i].what);
+    return e->what;
+}
+
 /* the shipped examples while the prompt is open: name and what it shows, the picked one
  * marked; h rows from y */
 static void draw_examples(const struct app *a, const struct kview *k, int y, int h)
@@ -490,9 +510,9 @@ static void draw_examples(const struct app *a, const struct kview *k, int y, int
         if (sel)
             text_puts(a, row, 1, 1, ">", theme_attr(a, UIC_CURSOR));
         text_puts(a, row, 3, nw, e->name, theme_attr(a, sel ? UIC_CURSOR : UIC_CODE));
+        const char *what = example_text(a, e);
         if (a->W - 6 - nw > 0)
-            draw_source(a, row, 5 + nw, a->W - 6 - nw, e->what, (int)strlen(e->what), 0,
-                        A_NORMAL);
+            draw_source(a, row, 5 + nw, a->W - 6 - nw, what, (int)strlen(what), 0, A_NORMAL);
     }
 }
 

@@ -225,7 +225,7 @@ static void flow_question(const struct app *a, const struct quiz *q, struct flow
 }
 
 int quiz_flow_verdict(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
-                      const struct lesson_quiz *lq)
+                      const struct lesson_quiz *lq, const char *note)
 {
     char buf[UI_MSG_MAX];
     if (!q->answered && !q->revealed)
@@ -233,16 +233,18 @@ int quiz_flow_verdict(const struct app *a, const struct quiz *q, struct flow *f,
     enum ui_role role = !q->answered ? UIC_DIM : q->correct ? UIC_RIGHT : UIC_WRONG;
     int v = flow_add(f, flow_fmt(f, "%s", verdict_text(a, q, lq, buf, sizeof buf)), x, w,
                      theme_attr(a, role));
+    if (note && *note)
+        flow_add(f, flow_fmt(f, "%s", note), x + 2, w - 2, theme_attr(a, UIC_KEY));
     flow_add(f, lesson_tr(&lq->explanation, a->lang), x + 2, w - 2, A_NORMAL);
     return v;
 }
 
 int quiz_flow(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
-              const struct lesson_quiz *lq)
+              const struct lesson_quiz *lq, const char *note)
 {
     flow_question(a, q, f, x, w, lq);
     if (q->answered || q->revealed)
-        return quiz_flow_verdict(a, q, f, x, w, lq);
+        return quiz_flow_verdict(a, q, f, x, w, lq, note);
     enum ui_str prompt = lq->kind == QUIZ_CHOICE
                              ? (lq->predict ? UIS_CHOICE_PREDICT : UIS_CHOICE)
                              : (lq->predict ? UIS_NUMBER_PREDICT : UIS_NUMBER);

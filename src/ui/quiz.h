@@ -56,16 +56,16 @@ const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, 
                              size_t size);
 
 /* quiz_flow: the quiz as blocks of f at x in w columns: the question, its choices or the
- * number typed, then the verdict (the answer as a value) and the explanation, or what to
- * press. Returns the block of the verdict (or of what to press): the row to show after an
- * answer. */
+ * number typed, then the verdict (the answer as a value), note under it (the values the
+ * panel shows; NULL or "": none) and the explanation, or what to press. Returns the block of
+ * the verdict (or of what to press): the row to show after an answer. */
 int quiz_flow(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
-              const struct lesson_quiz *lq);
+              const struct lesson_quiz *lq, const char *note);
 
 /* quiz_flow_verdict: the verdict ("right (answer: 2)", or revealed) and the explanation
  * alone, once answered or revealed (presenter mode: the class reads the explanation);
  * returns the verdict's block, -1 when there is none yet. */
 int quiz_flow_verdict(const struct app *a, const struct quiz *q, struct flow *f, int x, int w,
-                      const struct lesson_quiz *lq);
+                      const struct lesson_quiz *lq, const char *note);
 
 #endif

@@ -276,9 +276,8 @@ static void model_line(const struct app *a, int y, int x, int w, const struct ui
     int lab = big ? 0 : 10;
     if (!big)
         text_puts(a, y, x, w, ui_str(a, UIS_MODEL), theme_attr(a, UIC_HEADER));
-    if (!s->ok) {
-        scene_error_text(a, s, buf, sizeof buf);
-        text_puts(a, y, x + lab, w - lab, buf[0] ? buf : "-", theme_attr(a, UIC_ERROR));
+    if (!s->ok) {             /* the error itself stands above, where the grid would */
+        text_puts(a, y, x + lab, w - lab, ui_str(a, UIS_MODEL_NO_RESULT), theme_attr(a, UIC_DIM));
         return;
     }
     char wf[64], cf[64], ways[64], passes[64];

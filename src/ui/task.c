@@ -8,11 +8,12 @@
 
 #include "../store/report.h"
 
-/* the points of every task in the lessons, and of those solved */
+/* the points of every task of this lesson (one lab), and of those solved: one score per lab,
+ * as `banklab lab` and `banklab report` give it */
 static void totals(const struct app *a, int *score, int *max)
 {
     *score = *max = 0;
-    for (int i = 0; i < a->set.nlessons; i++) {
+    for (int i = a->li; i == a->li && i < a->set.nlessons; i++) {
         const struct lesson *l = &a->set.lessons[i];
         for (int j = 0; j < l->nsteps; j++) {
             const struct lesson_step *st = &l->steps[j];

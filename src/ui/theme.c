@@ -41,13 +41,14 @@ static const struct ui_glyphs glyphs_utf8 = {
     .both = "#", .worst = "\u25b2", .bar = "\u2588", .bar_top = "\u2584", .mark = "\u25b2",
     .right = "\u2713", .wrong = "\u2717", .late = "\u25d1", .ellipsis = "\u2026", .sep = " \u00b7 ",
     .up = "\u2191", .down = "\u2193", .todo = "\u25cb",
+    .revealed = "\u25cc",
 };
 
 static const struct ui_glyphs glyphs_ascii = {
     .utf8 = 0, .hline = "-", .vline = "|", .tl = "+", .tr = "+", .bl = "+", .br = "+",
     .dot = ".", .broadcast = "*", .conflict = "!", .both = "#", .worst = "^", .bar = "#",
     .bar_top = "#", .mark = "^", .right = "ok", .wrong = "x", .late = "re", .ellipsis = "...", .sep = " | ",
-    .up = "^", .down = "v", .todo = "o",
+    .up = "^", .down = "v", .todo = "o", .revealed = "e",
 };
 
 void theme_init(struct app *a)

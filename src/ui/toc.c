@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "app.h"
+#include "quiz.h"
 
 struct toc {
     int cursor;               /* entry under the cursor (chapter lines count) */
@@ -69,7 +70,7 @@ static int toc_enter(struct app *a, void *st)
 }
 
 /* a step's mark: done at the first try, done after a wrong try (or a reveal), answered wrong
- * (a quiz's last answer), waiting, or nothing to do */
+ * (a quiz's last answer), revealed without an answer, waiting, or nothing to do */
 static const char *step_mark(const struct app *a, int li, int si)
 {
     const struct lesson *l = &a->set.lessons[li];
@@ -79,7 +80,10 @@ static const char *step_mark(const struct app *a, int li, int si)
         return " ";
     if (state > 0)
         return state == 2 ? a->g->right : a->g->late;
-    return st->quiz && app_record(a, l, st, 0) ? a->g->wrong : a->g->todo;
+    const struct progress_quiz *q = st->quiz ? app_record(a, l, st, 0) : NULL;
+    if (q && !strcmp(q->given, QUIZ_REVEALED))
+        return a->g->revealed;   /* seen without an answer: not answered wrong */
+    return q ? a->g->wrong : a->g->todo;
 }
 
 /* one entry's line: a chapter with its steps done, or a step with the current-step mark and
@@ -109,10 +113,14 @@ static void toc_draw(const struct app *a, const void *st)
 {
     const struct toc *t = st;
     int W = a->W, rows = toc_rows(a);
-    char buf[UI_MSG_MAX], right[64];
+    char buf[UI_MSG_MAX], right[160];
     int done, first, total;
     app_progress(a, &done, &first, &total);
-    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total, first);
+    int steps = 0;
+    for (int i = 0; i < a->set.nlessons; i++)
+        steps += a->set.lessons[i].nsteps;
+    /* the count `banklab report` gives: of the steps that ask something, and of all */
+    snprintf(right, sizeof right, ui_str(a, UIS_TOC_DONE), done, total, steps, first);
     app_title(a, ui_str(a, UIS_TOC_TITLE), right);
     int n = toc_count(a), top = toc_top(t, rows);
     for (int r = 0; r < rows && top + r < n; r++) {
@@ -127,7 +135,7 @@ static void toc_draw(const struct app *a, const void *st)
             text_puts(a, 1 + r, W - rw, rw - 1, right, at);
     }
     snprintf(buf, sizeof buf, ui_str(a, UIS_TOC_LEGEND), a->g->right, a->g->late, a->g->wrong,
-             a->g->todo);
+             a->g->revealed, a->g->todo);
     text_puts(a, a->H - 2, 1, W - 2, buf, theme_attr(a, UIC_DIM));
     app_keybar(a, KS_TOC, NULL, 0);
 }

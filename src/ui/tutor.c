@@ -25,6 +25,20 @@ static void measured(void *ctx, const struct gpu_result *r)
     scene_record(a, &a->sc, r, where);
 }
 
+/* without a GPU (nor a recording) nothing answers the measurement: the step's access at the
+ * values shown when its quiz is answered goes into the explored list with the model's
+ * numbers alone, so the report says what was explored (while the runner is still being
+ * opened too: a measurement that comes later adds its own row) */
+static void record_model(struct tutor *t)
+{
+    struct app *a = t->app;
+    if (req_hub_ready(&a->hub) || !a->sc.ok || a->sc.held)
+        return;
+    struct gpu_result none;
+    memset(&none, 0, sizeof none);   /* GPU_OK, nothing measured */
+    measured(t, &none);
+}
+
 static void tutor_init(struct app *a, void *st)
 {
     struct tutor *t = st;
@@ -48,10 +62,13 @@ static int tutor_enter(struct app *a, void *st)
     t->hints_shown = 0;
     t->text_scroll = 0;
     t->leave_warned = ACT_NONE;
+    t->below_warned = 0;
     quiz_load(&t->quiz, a, step ? &a->set.lessons[a->li] : NULL, step);
     scene_load(a, &a->sc, step ? step->scene : NULL);
     a->sc.held = step && tutor_hidden(t, step);
     task_update(a, &t->task, &a->set.lessons[a->li], step);
+    if (step && step->scene)
+        tutor_qvals_show(a, t, step); /* answered before: the question's values */
     if (step && step->scene)
         scene_measure(a, &a->sc);     /* nothing while the answer is held */
     return 0;
@@ -92,24 +109,20 @@ static void scroll_page(struct app *a, struct tutor *t, const struct lesson_step
     t->text_scroll = s < 0 ? 0 : s > L.maxscroll ? L.maxscroll : s;
 }
 
-/* the quiz answered or revealed: the scene is no longer held; presenter mode shows the class
- * the access the quiz asked about (the screen's note named it: quiz.c) */
-static void release(struct app *a, const struct lesson_step *st)
+/* the quiz answered or revealed: the scene is no longer held, and it shows the values the
+ * question named (its parameters, type and access: qvals.c), in every mode */
+static void release(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     a->sc.held = 0;
-    const struct lesson_quiz *lq = st->quiz;
-    if (a->opt.present && lq && lq->check.field != FIELD_NONE && lq->check.access >= 0 &&
-        lq->check.access < a->sc.naccess && lq->check.access != a->sc.access) {
-        a->sc.access = lq->check.access;
-        scene_eval(a, &a->sc);
-    }
+    tutor_qvals_show(a, t, st);
     scene_measure(a, &a->sc);
+    record_model(t);
 }
 
 static void reveal(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     quiz_reveal(a, &t->quiz, &a->set.lessons[a->li], st);
-    release(a, st);
+    release(a, t, st);
     show_block(a, t, st, -2, 1);
 }
 
@@ -120,6 +133,28 @@ static int keep_typed(struct app *a, struct tutor *t, const struct ui_key *k)
         return 0;
     t->leave_warned = k->action;
     app_msg(a, 1, "%s%s%s", ui_str(a, UIS_TYPED_1), t->quiz.input, ui_str(a, UIS_TYPED_2));
+    return 1;
+}
+
+/* n (or Enter going on) while the step's quiz is not answered and its question is below the
+ * reading area: the question is scrolled into view and the message says so, once; the same
+ * key again goes on */
+static int quiz_below(struct app *a, struct tutor *t, const struct lesson_step *st,
+                      const struct ui_key *k)
+{
+    if (!st->quiz || t->quiz.answered || t->quiz.revealed || t->below_warned)
+        return 0;
+    struct tutor_layout L;
+    tutor_layout(a, t, st, &L);
+    int scroll = t->text_scroll < L.maxscroll ? t->text_scroll : L.maxscroll;
+    if (L.quiz < 0 || flow_top(&L.flow, L.quiz) < scroll + L.read)
+        return 0;
+    t->below_warned = 1;
+    show_block(a, t, st, L.status, 0);
+    show_block(a, t, st, L.quiz, 0);
+    char key[16];
+    app_msg(a, 1, ui_str(a, UIS_MSG_QUIZ_BELOW), keys_name(k->key, a->lang == LANG_ZH, key,
+                                                           sizeof key));
     return 1;
 }
 
@@ -193,7 +228,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     int hid = tutor_hidden(t, st);
     switch (k->action) {
     case ACT_NEXT:
-        if (!keep_typed(a, t, k))
+        if (!keep_typed(a, t, k) && !quiz_below(a, t, st, k))
             app_goto(a, a->li, a->si + 1);
         return UI_HANDLED;
     case ACT_PREV:
@@ -203,7 +238,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_ENTER:
         if (hid)
             reveal(a, t, st);
-        else
+        else if (!quiz_below(a, t, st, k))
             app_goto(a, a->li, a->si + 1);
         return UI_HANDLED;
     case ACT_REVEAL:
@@ -219,6 +254,7 @@ static enum ui_result step_key(struct app *a, struct tutor *t, const struct less
     case ACT_SWEEP: open_sweep(a); return UI_HANDLED;
     case ACT_SVG: export_svg(a, st, hid); return UI_HANDLED;
     case ACT_VALUE: entry_open(a, &t->entry, &a->sc); return UI_HANDLED;
+    case ACT_QUIZ_VALUES: tutor_qvals_key(a, t, st); return UI_HANDLED;
     case ACT_TYPE: case ACT_WARP_NEXT: case ACT_WARP_PREV: case ACT_ACCESS:
         if (!a->sc.ls) {
             app_msg(a, 0, "%s", ui_str(a, UIS_MSG_NO_SCENE));
@@ -259,11 +295,10 @@ static enum ui_result tutor_key(struct app *a, void *st, const struct ui_key *k)
     }
     if (k->action != ACT_NEXT && k->action != ACT_PREV)
         t->leave_warned = ACT_NONE;
-    int was_hidden = tutor_hidden(t, step);
     struct quiz before = t->quiz;
     if (quiz_key(a, &t->quiz, &a->set.lessons[a->li], step, k)) {
-        if (was_hidden && !tutor_hidden(t, step) && step->scene)
-            release(a, step);             /* answered: now measure what was predicted */
+        if (!before.answered && !before.revealed && t->quiz.answered && step->scene)
+            release(a, t, step);          /* answered: now measure what was predicted */
         /* an answer: its verdict and explanation in view; typing: the number in view */
         int answered = t->quiz.answered != before.answered || t->quiz.correct != before.correct ||
                        t->quiz.choice != before.choice || t->quiz.submitted > before.submitted;

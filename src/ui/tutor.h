@@ -8,6 +8,13 @@
 #include "quiz.h"
 #include "task.h"
 
+/* A setting of the scene a quiz may name: every parameter's value, the element type and the
+ * access drawn. */
+struct qsetting {
+    long long v[PATTERN_MAX_PARAMS];
+    int type, access;
+};
+
 struct tutor {
     struct app *app;          /* for the measurement callback */
     struct quiz quiz;
@@ -17,7 +24,23 @@ struct tutor {
     int hints_shown;
     int text_scroll;          /* rows of the reading area scrolled away (clamped by the layout) */
     enum key_action leave_warned; /* n or b just warned that a typed number is left */
+    struct qsetting own;      /* the scene's values before the question's were shown (Q) */
+    int below_warned;         /* n warned once that the quiz is below the fold */
 };
+
+/* The values a quiz names (its check's parameters, type and access) against the panel, once
+ * it is answered or revealed: QV_NONE (not answered, or the question names the scene's own
+ * values), QV_QUIZ (the panel shows the question's values), QV_OWN (other values: Q shows the
+ * question's). tutor_qvals_note: the line under the verdict that says which, or "". */
+enum { QV_NONE = 0, QV_QUIZ = 1, QV_OWN = 2 };
+int tutor_qvals(const struct app *a, const struct tutor *t, const struct lesson_step *st);
+const char *tutor_qvals_note(const struct app *a, const struct tutor *t,
+                             const struct lesson_step *st, char *buf, size_t size);
+/* tutor_qvals_show: the quiz answered or revealed: the panel goes to the question's values
+ * (the values shown before are kept for Q). tutor_qvals_key: Q, the scene's own values and
+ * back, or a message why not. */
+void tutor_qvals_show(struct app *a, struct tutor *t, const struct lesson_step *st);
+void tutor_qvals_key(struct app *a, struct tutor *t, const struct lesson_step *st);
 
 /* The tutor screen at the terminal's size. The reading area (the text, the hints shown and
  * the quiz, as one flow) scrolls; under it the scene: code, parameters, the grid (or why

@@ -133,14 +133,18 @@ static void reading_flow(const struct app *a, const struct tutor *t, const struc
                    theme_attr(a, UIC_KEY));
     }
     if (st->quiz) {
+        char note[UI_MSG_MAX];
+        const char *nt = flow_fmt(f, "%s", tutor_qvals_note(a, t, st, note, sizeof note));
         L->quiz = f->n;
         /* presenter mode, once answered or revealed: the class reads the explanation */
         if (a->opt.present && (t->quiz.answered || t->quiz.revealed))
-            L->status = quiz_flow_verdict(a, &t->quiz, f, x, w, st->quiz);
+            L->status = quiz_flow_verdict(a, &t->quiz, f, x, w, st->quiz, nt);
         else
-            L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz);
+            L->status = quiz_flow(a, &t->quiz, f, x, w, st->quiz, nt);
     }
-    if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1)
+    /* the chapter's score once its last quiz is answered, not beside an open question */
+    if (!a->opt.present && a->si == a->set.lessons[a->li].nsteps - 1 &&
+        (!st->quiz || t->quiz.answered || t->quiz.revealed))
         chapter_end(a, f, x, w);
 }
 
@@ -285,6 +289,36 @@ static void draw_present(const struct app *a, const struct tutor *t, const struc
 
 /* --- the normal screen ------------------------------------------------------------------ */
 
+/* the part of a one-line code around an error, cut to w columns with an ellipsis where it is
+ * cut, into line; a caret under the error's place into caret. 0 when the error has no place
+ * in the code. A long scene's code wraps on the screen, and a caret under the whole of it
+ * would stand rows away from its place, or not be shown at all (7.3 at 80x24). */
+static int error_window(const struct app *a, const char *code, const struct bl_err *e, int w,
+                        char *line, char *caret, size_t size)
+{
+    int n = (int)strlen(code), at = e->where.at - 1, len = e->where.len > 0 ? e->where.len : 1;
+    const char *el = a->g->ellipsis;
+    int ew = text_width(el), room = w - 2 * ew;
+    if (at < 0 || at > n || room < 8 || strchr(code, '\n') || (size_t)w + 2 * strlen(el) >= size)
+        return 0;
+    int start = at - room / 3;                   /* the error a third of the way in */
+    if (start + room > n)
+        start = n - room;
+    if (start < 0)
+        start = 0;
+    int end = start + room < n ? start + room : n;
+    int lead = start > 0 ? ew : 0;
+    snprintf(line, size, "%s%.*s%s", start > 0 ? el : "", end - start, code + start,
+             end < n ? el : "");
+    int col = lead + at - start, o = 0;
+    for (int i = 0; i < col && o + 1 < (int)size; i++)
+        caret[o++] = ' ';
+    for (int i = 0; i < len && col + i < w && o + 1 < (int)size; i++)
+        caret[o++] = i ? '~' : '^';
+    caret[o] = 0;
+    return 1;
+}
+
 /* the grid, or why the scene has none (with a caret under the code) */
 static void draw_grid(const struct app *a, const struct tutor *t, int y, int rows)
 {
@@ -296,10 +330,11 @@ static void draw_grid(const struct app *a, const struct tutor *t, int y, int row
     char buf[UI_MSG_MAX];
     scene_error_text(a, &a->sc, buf, sizeof buf);
     int r = text_draw(a, y, 1, tw, rows, buf, 0, theme_attr(a, UIC_ERROR));
-    if (a->sc.err.where.at > 0 && a->sc.run.code[0] && r < rows) {
-        char caret[UI_CODE_MAX * 2];
-        pattern_error_caret(a->sc.run.code, &a->sc.err, caret, sizeof caret);
-        text_draw(a, y + r, 1, tw, rows - r, caret, 0, A_NORMAL);
+    char code[UI_MSG_MAX], caret[UI_MSG_MAX];
+    if (r + 2 <= rows && error_window(a, a->sc.run.code, &a->sc.err, tw, code, caret,
+                                      sizeof code)) {
+        text_puts(a, y + r, 1, tw, code, theme_attr(a, UIC_CODE));
+        text_puts(a, y + r + 1, 1, tw, caret, theme_attr(a, UIC_ERROR));
     }
 }
 
@@ -322,7 +357,7 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
         draw_grid(a, t, y, L->grid);
     y += L->grid;
     if (L->legend) {
-        grid_legend(a, tw, buf, sizeof buf);
+        grid_legend(a, &a->sc.res, tw, buf, sizeof buf);
         text_puts(a, y++, 1, tw, buf, theme_attr(a, UIC_DIM));
     }
     if (L->insp) {
@@ -336,9 +371,30 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
     task_draw(a, &t->task, st, y, 1, tw, L->task);
 }
 
+/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): the sweep
+ * with a parameter to sweep, inspect with a grid drawn, a hint left, Q after a quiz that
+ * names other values */
+static unsigned step_keys(const struct app *a, const struct tutor *t, const struct lesson_step *st)
+{
+    unsigned k = 0;
+    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0)
+        k |= KS_CAN_SWEEP;
+    if (a->sc.ls && a->sc.ok && !quiz_hidden(&t->quiz, st))
+        k |= KS_CAN_INSPECT;
+    if (t->hints_shown < st->nhints)
+        k |= KS_CAN_HINT;
+    int qv = tutor_qvals(a, t, st);
+    if (qv == QV_OWN)
+        k |= KS_QUIZ_VALS;
+    else if (qv == QV_QUIZ)
+        k |= KS_OWN_VALS;
+    return k;
+}
+
 /* the key bar: the step's keys, one item per parameter with keys, the scroll keys when the
  * reading area scrolls, the inspect keys in inspect mode */
-static void draw_keybar(const struct app *a, const struct tutor *t, const struct tutor_layout *L)
+static void draw_keybar(const struct app *a, const struct tutor *t, const struct lesson_step *st,
+                        const struct tutor_layout *L)
 {
     char items[PATTERN_MAX_PARAMS][64];
     const char *lesson[PATTERN_MAX_PARAMS];
@@ -353,7 +409,7 @@ static void draw_keybar(const struct app *a, const struct tutor *t, const struct
         n++;
     }
     unsigned mode = t->entry.on ? KS_VALUE : t->insp.on ? KS_INSPECT : 0;
-    unsigned screens = KS_TUTOR | mode | (L->maxscroll ? KS_SCROLL : 0);
+    unsigned screens = KS_TUTOR | mode | (L->maxscroll ? KS_SCROLL : 0) | step_keys(a, t, st);
     app_keybar(a, screens, lesson, n);
 }
 
@@ -375,5 +431,5 @@ void tutor_draw(const struct app *a, const void *state)
     flow_scrollbar(a, 1, a->W - 1, L.read, scroll, L.flow.rows);
     if (a->sc.ls)
         draw_scene(a, t, st, &L, 1 + L.read);
-    draw_keybar(a, t, &L);
+    draw_keybar(a, t, st, &L);
 }

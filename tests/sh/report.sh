@@ -96,6 +96,51 @@ mkdir -p "$tmp/empty"
 "$BANKLAB" report --progress "$tmp/none.json" --out "$tmp/empty" --no-gpu >/dev/null 2>"$tmp/err" && ok || fail "no progress: exit $?"
 grep -q "None yet" "$tmp/empty"/*.md 2>/dev/null && ok || fail "no progress: report lacks 'None yet'"
 
+# 5. one score per lab and one count of steps, the same as `banklab lab` and the tutorial's
+#    contents (tui_panel.sh): on the shipped lessons, two labs (chapters 10 and 11)
+if ls "$root"/lessons/*.json >/dev/null 2>&1; then
+    mkdir -p "$tmp/labs"
+    lp="$tmp/labs/state/banklab/progress.json"
+    XDG_STATE_HOME="$tmp/labs/state" "$BANKLAB" lab "$root/lessons/10-lab-workshop.json" --no-gpu \
+        --answers PAD=1 >"$tmp/lab.txt" 2>&1
+    labscore=$(sed -n 's/^== Score: \([0-9]*\) of \([0-9]*\) points.*/\1 of \2/p' "$tmp/lab.txt")
+    [ -n "$labscore" ] && ok || fail "lab printed no score: $(tail -n 3 "$tmp/lab.txt")"
+    "$BANKLAB" report --lessons "$root/lessons" --progress "$lp" --no-gpu --out "$tmp/labs" >/dev/null 2>"$tmp/err" \
+        && ok || fail "report on the shipped lessons: exit $? ($(head -c 300 "$tmp/err"))"
+    lmd=$(ls "$tmp"/labs/banklab-report-*.md | head -n 1)
+    ljs=$(ls "$tmp"/labs/banklab-report-*.json | head -n 1)
+    grep -q "^- Chapter 10, Workshop lab: remove the conflicts: $labscore points$" "$lmd" && ok ||
+        fail "the report's score of lab 10 is not banklab lab's ($labscore): $(grep -i 'score\|points' "$lmd" | head -n 4)"
+    grep -q "^- Chapter 11, .*: 0 of [0-9]* points$" "$lmd" && ok || fail "no score line for lab 11"
+    grep -q "Score: [0-9]* of [0-9]* points" "$lmd" && fail "the report adds the labs into one score" || ok
+    msg=$(json_check "$ljs" tasks.labs.0.lesson=lab-workshop tasks.labs.0.score="${labscore%% *}" \
+          tasks.labs.0.max="${labscore##* }" tasks.labs.1.chapter=11 2>&1) && ok || fail "JSON labs: $msg"
+    steps=$(cat "$root"/lessons/*.json | python3 -c 'import json,sys,re
+t=sys.stdin.read(); d=json.JSONDecoder(); i=0; n=a=0
+while i < len(t):
+    while i < len(t) and t[i].isspace(): i += 1
+    if i >= len(t): break
+    o, i = d.raw_decode(t, i); n += len(o["steps"]); a += sum(1 for s in o["steps"] if "quiz" in s or "task" in s)
+print(n, a)')
+    grep -q "^Done: 1 of ${steps#* } quiz and task steps (${steps% *} steps in all)\.$" "$lmd" && ok ||
+        fail "the report's count of steps: $(grep '^Done' "$lmd") (want 1 of ${steps#* }, ${steps% *} steps)"
+    msg=$(json_check "$ljs" quiz.steps="${steps% *}" quiz.steps_asking="${steps#* }" quiz.steps_done=1 2>&1) \
+        && ok || fail "JSON steps: $msg"
+fi
+
+# 6. explored without a GPU: model-only rows are reported as such, not as "none"
+cat >"$tmp/model.json" <<'EOF2'
+{"format": 1, "explored": [
+  {"code": "__shared__ float data[32][32 + 1]; data[lane][0]", "where": "avoiding/padding",
+   "wavefronts": 1, "conflicts": 0, "ways": 1, "when": 1790000000, "measured": null}]}
+EOF2
+mkdir -p "$tmp/model"
+"$BANKLAB" report --progress "$tmp/model.json" --out "$tmp/model" --no-gpu >/dev/null 2>&1 && ok || fail "model-only report: exit $?"
+grep -q "No GPU measured these: the numbers are the bank model's" "$tmp/model"/*.md && ok ||
+    fail "a report of model-only rows does not say they are the model's"
+grep -q "| avoiding/padding | \` __shared__ float data\[32\]\[32 + 1\]; data\[lane\]\[0\] \` | 1 | 0 | 1 | - |" "$tmp/model"/*.md && ok ||
+    fail "the model-only row is missing: $(grep avoiding "$tmp/model"/*.md)"
+
 # the same under ASan+UBSan when the test driver provides that binary
 if [ -n "${ASAN_BANKLAB:-}" ] && [ -x "$ASAN_BANKLAB" ]; then
     case $ASAN_BANKLAB in /*) A=$ASAN_BANKLAB ;; *) A=$root/$ASAN_BANKLAB ;; esac

@@ -21,7 +21,7 @@ keys 1
 expect "not quite"
 expect "done 1/2[ ,]"
 keys c
-expect "1 of 2 steps done"
+expect "done 1/2 quiz and task steps"
 expect "^  1  UI fixture +1/2, 1 first try *$"
 expect "^    1\\.4  ✓ Predict first"
 expect "^ >  1\\.5  ✗ The two accesses"
@@ -29,7 +29,7 @@ expect "✓ right at the first try .* ◑ right later .* ✗ answered wrong .* �
 keys Escape l
 expect "已完成 1/2[ ，]"
 keys c
-expect "已完成 1/2 步"
+expect "已完成 1/2 个测验和任务步骤"
 keys Escape q
 expect "EXITED rc=0"
 

@@ -35,7 +35,7 @@ expect "banklab: contents"
 expect "1\\.3  ◑ "
 expect "1\\.4  ✓ "
 expect "◑ right later"
-expect "2 of [0-9]+ steps done, 1 at the first try"
+expect "done 2/[0-9]+ quiz and task steps \\([0-9]+ steps\\), 1 first try"
 keys Escape
 # F1 is help on the step as ? is
 expect " 1\\.4/6 "
@@ -55,9 +55,12 @@ tr -d '\n' <"$TMP/screen.txt" | grep -q "the next start resumes at 1\\.4" || fai
 jq -e '.quiz[] | select(.step == "collision") | .correct and (.first_correct | not)' \
     "$PROGRESS" >/dev/null || fail "1.3 is not recorded as right after a wrong try"
 
-# --- the chapter's end: its score at the last step, a word when moving on
+# --- the chapter's end: its score at the last step once its quiz is answered (not beside the
+# open question), a word when moving on
 start 120 50 -- --lessons lessons --lang en --chapter 1 --step 6
 expect " 1\\.6/6 "
+grep -q "End of chapter 1" "$TMP/screen.txt" && fail "the chapter's score stands beside its open last quiz"
+keys 1
 expect "End of chapter 1\\. Score: 1 of [0-9]+ right at the first try \\(2 done\\)\\. n: chapter 2"
 keys n
 expect " 2\\.1/"
@@ -112,10 +115,10 @@ done
 # --- presenter mode: 6.2 asks about the load, says so, and e shows the load
 start 100 26 -- --lessons lessons --lang en --reset --chapter 6 --step 2 --present
 expect " 6\\.2/6 "
-expect "access 1/2: store"
+expect "access 1/2 \\[a\\]: store"
 expect "\\(about access 2/2, the load of tile"
 keys e
-expect "access 2/2: load"
+expect "access 2/2 \\[a\\]: load"
 quit
 echo "learner screens: first tries, chapter ends, F1, q, --lang, lanes, measured lines"
 exit 0

@@ -78,14 +78,14 @@ expect "> __shared__ float s\\[32\\]\\[32 \\+ PAD\\]; PAD=1; s\\[lane\\]\\[0\\]"
 # the keys the parameter line names: w is text, PgDn/PgUp move the warp, Tab the access
 keys C-u
 lit '__shared__ float s[32][33]; block=32x8; s[threadIdx.y][threadIdx.x] = 0; s[tid % 32][tid / 32]'
-expect "warp 0/8 \\[PgDn/PgUp\\] · access 1/2: store s \\(float, 4 B\\) \\[Tab\\]"
+expect "warp 0/8 \\[PgDn/PgUp\\] · access 1/2 \\[Tab\\]: store s \\(float, 4 B\\)"
 grep -q "\\[w/W\\]\\|\\[a\\]" "$TMP/screen.txt" && fail "the playground names the tutorial's keys"
 keys NPage NPage
 expect "warp 2/8 \\[PgDn/PgUp\\]"
 keys PPage
 expect "warp 1/8 \\[PgDn/PgUp\\]"
 keys Tab
-expect "warp 1/8 \\[PgDn/PgUp\\] · access 2/2: load s"
+expect "warp 1/8 \\[PgDn/PgUp\\] · access 2/2 \\[Tab\\]: load s"
 lit '; warp=5'
 expect "warp 5/8 \\[PgDn/PgUp\\]"
 keys NPage
@@ -125,8 +125,7 @@ start 80 24 -- --lessons lessons --lang en --chapter 5 --step 1
 expect " 5\\.1/"
 keys e   # a predict step comes into the playground once answered or revealed (tui_hidden.sh)
 expect "revealed without an answer"
-keys P
-expect "PAD=1 \\[p/P\\]"
+expect "PAD=1 \\[p/P\\]"   # revealed: the question's values (tui_panel.sh)
 keys g
 expect "> __shared__ float data\\[32\\]\\[32 \\+ PAD\\]; data\\[lane\\]\\[0\\]; PAD=1"
 grep -q "unset" "$TMP/screen.txt" && fail "the step's parameter is unset in the playground"
@@ -149,10 +148,10 @@ expect "> typedef float4 T; __shared__ T v\\[128\\]; v\\[lane \\* S\\] = 0; S=2"
 keys Escape c End Enter
 expect " 1\\.5/"
 keys a
-expect "access 2/2: load tile"
+expect "access 2/2 \\[a\\]: load tile"
 keys g
 expect "block=32x8x1"
-expect "access 2/2: load tile"         # the access shown on the step comes along
+expect "access 2/2 \\[Tab\\]: load tile"  # the access shown on the step comes along
 expect "model +32 wavefronts"
 keys Escape q
 expect "EXITED rc=0"

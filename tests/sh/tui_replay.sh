@@ -84,7 +84,7 @@ keys Escape c
 expect "contents"
 keys Down Down Down Enter
 expect " 1\\.5/5 "
-expect "access 1/2: store tile"
+expect "access 1/2 \\[a\\]: store tile"
 expect "measured +whole kernel: 1\\.00 wavefronts, 0\\.00 conflicts per store · kernel 1\\.000 ms, 1601 GB/s"
 expect "^ +recorded on NVIDIA H200"
 keys a

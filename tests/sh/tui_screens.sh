@@ -94,16 +94,16 @@ keys i
 keys n n
 expect " 1\\.5/5 "
 expect "warp 0/8 \\[w/W\\]"
-expect "access 1/2: store tile"
+expect "access 1/2 \\[a\\]: store tile"
 keys w
 expect "warp 1/8"
 keys W
 expect "warp 0/8"
 keys a
-expect "access 2/2: load tile"
+expect "access 2/2 \\[a\\]: load tile"
 expect "model +32 wavefronts"
 keys Tab
-expect "access 1/2: store tile"
+expect "access 1/2 \\[a\\]: store tile"
 keys q
 expect "EXITED rc=0"
 

@@ -53,6 +53,8 @@ start 80 24 -- --lessons lessons --lang en --reset --replay "$REC" --chapter "$1
 key=$3
 expect " $1\\.$2/"
 keys e   # a predict step: reveal without answering
+expect "PAD=1 "  # revealed: the question's values (tui_panel.sh); Q: the scene's own
+keys Q
 v=0
 while [ $v -le 8 ]; do
     expect "PAD=$v "
@@ -74,6 +76,9 @@ set -- $(where misaligned)
 start 80 24 -- --lessons lessons --lang en --reset --replay "$REC" --chapter "$1" --step "$2"
 expect " $1\\.$2/"
 keys e
+expect "Q: the scene's"
+keys Q   # from the question's values back to the scene's defaults
+expect "N=64 "
 expect "$MEASURED"
 expect "whole kernel: [0-9.]+ wavefronts"
 echo "ok   7.3 defaults: $(measured)"

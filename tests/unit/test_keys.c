@@ -113,6 +113,9 @@ static void bar_is(unsigned screens, int zh, const char *lesson, const char *con
     bar_fits(screens, zh, &lesson, lesson ? 1 : 0, 1000, items);
 }
 
+/* a step where the sweep, inspect and a hint all act (the tutor adds these bits; tutor_draw.c) */
+#define KS_STEP_ALL (KS_TUTOR | KS_CAN_SWEEP | KS_CAN_INSPECT | KS_CAN_HINT)
+
 static void test_bars(void **state)
 {
     (void)state;
@@ -120,15 +123,26 @@ static void test_bars(void **state)
     const char *const tutor[] = {"n next", "b back", "p/P PAD", "c contents", "g playground",
                                  "z kernel", "s sweep", "i inspect", "h hint", "l lang", "? help",
                                  "q quit", NULL};
-    bar_is(KS_TUTOR, 0, "p/P PAD", tutor);
+    bar_is(KS_STEP_ALL, 0, "p/P PAD", tutor);
+    /* a step where none of them acts offers none of them */
+    const char *const bare[] = {"n next", "b back", "c contents", "g playground", "z kernel",
+                                "l lang", "? help", "q quit", NULL};
+    bar_is(KS_TUTOR, 0, NULL, bare);
+    /* after a quiz that names other values: Q, with the word of where it goes */
+    const char *const qv[] = {"n next", "b back", "Q question's values", "c contents",
+                              "g playground", "z kernel", "l lang", "? help", "q quit", NULL};
+    bar_is(KS_TUTOR | KS_QUIZ_VALS, 0, NULL, qv);
+    const char *const own[] = {"n 下一步", "b 上一步", "Q 场景的取值", "c 目录", "g 练习场", "z 内核",
+                               "l 语言", "? 帮助", "q 退出", NULL};
+    bar_is(KS_TUTOR | KS_OWN_VALS, 1, NULL, own);
     const char *const no_params[] = {"n next", "b back", "c contents", "g playground",
                                      "z kernel", "s sweep", "i inspect", "h hint", "l lang",
                                      "? help", "q quit", NULL};
-    bar_is(KS_TUTOR, 0, NULL, no_params);
-    bar_is(KS_TUTOR, 0, "", no_params);
+    bar_is(KS_STEP_ALL, 0, NULL, no_params);
+    bar_is(KS_STEP_ALL, 0, "", no_params);
     const char *const zh[] = {"n 下一步", "b 上一步", "c 目录", "g 练习场", "z 内核", "s 扫描",
                               "i 检查", "h 提示", "l 语言", "? 帮助", "q 退出", NULL};
-    bar_is(KS_TUTOR, 1, NULL, zh);
+    bar_is(KS_STEP_ALL, 1, NULL, zh);
     const char *const inspect[] = {"arrows move", "Enter next lane", "i/Esc leave", NULL};
     bar_is(KS_INSPECT, 0, NULL, inspect);
     const char *const toc[] = {"Up/Down PgUp/PgDn move", "Enter go", "Esc/c back", "? help",
@@ -165,16 +179,16 @@ static void test_bar_fit(void **state)
     const char *const two[] = {"j/J ROW", "u/U COL"};
     const char *const tutor80[] = {"n next", "b back", "j/J ROW", "u/U COL", "c contents",
                                    "h hint", "l lang", "? help", "q quit", NULL};
-    bar_fits(KS_TUTOR, 0, two, 2, 78, tutor80);
+    bar_fits(KS_STEP_ALL, 0, two, 2, 78, tutor80);
     const char *const scroll80[] = {"n next", "b back", "PgDn/PgUp scroll", "j/J ROW",
                                     "u/U COL", "h hint", "? help", "q quit", NULL};
-    bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 78, scroll80);
+    bar_fits(KS_STEP_ALL | KS_SCROLL, 0, two, 2, 78, scroll80);
     const char *const zh80[] = {"n 下一步", "b 上一步", "PgDn/PgUp 滚动", "j/J ROW", "u/U COL",
                                 "h 提示", "? 帮助", "q 退出", NULL};
-    bar_fits(KS_TUTOR | KS_SCROLL, 1, two, 2, 78, zh80);
+    bar_fits(KS_STEP_ALL | KS_SCROLL, 1, two, 2, 78, zh80);
     const char *const inspect80[] = {"arrows move", "i/Esc leave", "n next", "b back",
                                      "j/J ROW", "u/U COL", "? help", "q quit", NULL};
-    bar_fits(KS_TUTOR | KS_INSPECT, 0, two, 2, 78, inspect80);
+    bar_fits(KS_STEP_ALL | KS_INSPECT, 0, two, 2, 78, inspect80);
     /* no room at all: only the items that never go */
     const char *const always[] = {"n next", "b back", "? help", "q quit", NULL};
     bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 0, always);
@@ -224,7 +238,7 @@ static void test_names(void **state)
     assert_string_equal(keys_name(K_SPACE, 1, buf, sizeof buf), "空格");
     assert_string_equal(keys_name('?', 0, buf, sizeof buf), "?");
     const char *want[] = {"n Space Right", "b Left", "Enter", "e", "1-9", "0-9 . -", "PgDn PgUp",
-                          "lesson keys", "=", "t", "w W", "a Tab", "c", "g", "z", "s", "i", "h",
+                          "lesson keys", "Q", "=", "t", "w W", "a Tab", "c", "g", "z", "s", "i", "h",
                           "l", "x", "r", "? F1", "q", NULL};
     /* the tutorial's help box: rows acting outside the playground */
     help_rows_are(KS_GLOBAL, want);
@@ -274,7 +288,7 @@ static void test_reserved(void **state)
     assert_false(keys_reserved('k'));   /* the contents' key, not the step's */
     char buf[128];
     assert_string_equal(keys_reserved_text(buf, sizeof buf),
-                        "- . = ? W a b c e g h i l n q r s t w x z, digits, space");
+                        "- . = ? Q W a b c e g h i l n q r s t w x z, digits, space");
 }
 
 /* --- the man page --------------------------------------------------------------------- */

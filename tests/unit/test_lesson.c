@@ -183,14 +183,14 @@ static void test_field_errors(void **state)
                  "chapter: expected an integer in 1..99, found 3.5");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"jw\""), 0, 0,
                  "steps[0].scene.params[0].keys: 'w' is reserved by the program (reserved: - . = ? "
-                 "W a b c e g h i l n q r s t w x z, digits, space)");
+                 "Q W a b c e g h i l n q r s t w x z, digits, space)");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"j5\""), 0, 0,
                  "steps[0].scene.params[0].keys: '5' is reserved by the program (reserved: - . = ? "
-                 "W a b c e g h i l n q r s t w x z, digits, space)");
+                 "Q W a b c e g h i l n q r s t w x z, digits, space)");
     /* number input's '-' and '.' are the program's too (src/keys/keys.c derives the list) */
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"j-\""), 0, 0,
                  "steps[0].scene.params[0].keys: '-' is reserved by the program (reserved: - . = ? "
-                 "W a b c e g h i l n q r s t w x z, digits, space)");
+                 "Q W a b c e g h i l n q r s t w x z, digits, space)");
     expect_error(edit("\"keys\": \"jJ\"", "\"keys\": \"jj\""), 0, 0,
                  "steps[0].scene.params[0].keys: \"jj\": expected two different printable ASCII "
                  "characters (lower, raise), e.g. \"pP\"");
