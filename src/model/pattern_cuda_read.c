@@ -249,7 +249,11 @@ static void statements(struct ctx *c, int from, int to, int fn)
 {
     int s = from;
     for (int i = from; i < to && !c->oom;) {
-        if (pcu_cis(c, i, "{") || pcu_cis(c, i, "}")) {
+        if (pcu_cis(c, i, "{") && (pcu_cis(c, i - 1, "struct") || pcu_cis(c, i - 1, "union") ||
+                                   pcu_cis(c, i - 2, "struct") || pcu_cis(c, i - 2, "union") ||
+                                   pcu_cis(c, i - 2, "class"))) {
+            i = pcu_match(c, &c->code, i, to) + 1;  /* a struct's members are not variables */
+        } else if (pcu_cis(c, i, "{") || pcu_cis(c, i, "}")) {
             s = ++i;
         } else if (pcu_cis(c, i, ";")) {
             statement(c, s, i, fn, 0);

@@ -401,6 +401,15 @@ static void test_types(void **state)
                  "__shared__ Pair q[64]; count_t t = threadIdx.x", "r[t * 2]; q[t].b");
     assert_int_equal(model(&pc, 0).wavefronts, 2);
     assert_int_equal(model(&pc, 1).wavefronts, 2);
+    /* a struct's members are not variables: a parameter of the same name is the parameter */
+    static const char member[] = "struct P { int m; float x; };\n"
+                                 "__global__ void k(float *o, int m)\n{\n"
+                                 "    __shared__ P s[64];\n"
+                                 "    o[0] = s[threadIdx.x * m].x;\n}\n";
+    pc = translate(member, 5, 32, 1, 0, 0);                 /* m = 0x3 (translate's --arg) */
+    text_is(&pc, "typedef struct P { int m; float x; } P; __shared__ P s[64]",
+            "s[threadIdx.x * m].x");
+    param_is(&pc, "m", 3);
     /* a struct with a member function is refused, naming it */
     static const char method[] = "struct V { float x; float get() { return x; } };\n"
                                  "__global__ void k(float *o)\n{\n"
