@@ -249,8 +249,11 @@ static int need_bind(struct ctx *c, int fr, int fn, int name, int first)
     if (b - a == 1 && pcu_same_text(c, &c->code.t[a], c->src + t->pos, t->len))
         return resolve(c, &c->code, a, b, call, caller);
     c->bind_need[fr][i] = 1;
-    for (int k = first; k < name; k++)
-        if (pcu_cis(c, k, "&") || pcu_cis(c, k, "["))
+    int pa, pe;                 /* a reference, an array or a pointer to arrays: not followed */
+    if (pcu_list_item(c, c->fn[fn].lparen + 1, c->fn[fn].rparen, i, &pa, &pe))
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_HELPER_ARGUMENT, nm);
+    for (int k = pa; k < pe; k++)
+        if (pcu_cis(c, k, "&") || pcu_cis(c, k, "[") || pcu_cis(c, k, "(") || pcu_cis(c, k, "&&"))
             return bl_fail(c->err, -1, BL_NOWHERE, CU_HELPER_ARGUMENT, nm);
     if (resolve_types(c, first, name, name, fn))
         return -1;

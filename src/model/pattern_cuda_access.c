@@ -179,7 +179,11 @@ int pcu_line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, i
             }
             int atomic = call >= 0 && c->code.t[call].len > 6 &&
                          !memcmp(c->src + c->code.t[call].pos, "atomic", 6);
-            if (*why_kind == 0 || *why_kind == 1) {
+            int helper = 0;         /* an argument of a function of the file: its lines count */
+            for (int f = 0; call >= 0 && f < c->nfn && !helper; f++)
+                helper = pcu_same_text(c, &c->code.t[c->fn[f].name],
+                                       c->src + c->code.t[call].pos, c->code.t[call].len);
+            if (!helper && (*why_kind == 0 || *why_kind == 1)) {
                 *why_kind = atomic ? 2 : 1;
                 if (call >= 0)
                     bl_fmt(what, wsz, "%.*s", c->code.t[call].len, c->src + c->code.t[call].pos);

@@ -527,6 +527,23 @@ static void test_helper(void **state)
     assert_int_equal(model(&pc, 0).wavefronts, 32);
     pc = translate_in(helper, 3, 64, NULL, 11, 7, -1);
     assert_string_equal(pc.err.msg, "line 3 is in a function the kernel does not call");
+    /* an address passed to a helper of the file is no access of the call's line (the
+     * helper's line has it); a pointer-to-array parameter is not followed, and says so */
+    static const char addr[] =
+        "__device__ float ld(const float *p, int i) { return p[i]; }\n"
+        "__device__ void st(float (*t)[33], int r) { t[r][0] = 0; }\n"
+        "__global__ void k(float *o)\n{\n"
+        "    __shared__ float tile[32][33];\n"
+        "    o[0] = ld(&tile[0][0], threadIdx.x);\n"                      /* 6 */
+        "    st(tile, threadIdx.x);\n}\n";
+    pc = translate_in(addr, 6, 32, NULL, 4, 0, -1);
+    assert_string_equal(pc.err.msg, "no load or store of a shared array declared in this file");
+    pc = translate_in(addr, 1, 32, NULL, 4, 0, 0);
+    text_is(&pc, "__shared__ float tile[32][33]; const float *p = (&tile[0][0]); "
+                 "int i = (threadIdx.x)", "p[i]");
+    pc = translate_in(addr, 2, 32, NULL, 4, 0, -1);
+    assert_string_equal(pc.err.msg, "the helper's parameter t: its argument at the call cannot "
+                                    "be followed (an array, a reference or a missing argument)");
     /* a template helper called with explicit arguments: its parameter from the call, the
      * caller's own name passed on, another value bound */
     static const char th[] =
