@@ -425,7 +425,21 @@ static const struct kp_array *array_of(const struct kp_result *r, const char *na
     return NULL;
 }
 
-/* what was tried for a line, in both languages, ", " between */
+/* s without a last UTF-8 character cut short by a bounded format */
+static void whole_chars(char *s)
+{
+    size_t n = strlen(s), i = n;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0 || (unsigned char)s[i - 1] < 0xC0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (n - (i - 1) < want)
+        s[i - 1] = 0;
+}
+
+/* what was tried for a line, in both languages, "; " between */
 struct tried {
     char t[2][KP_TEXT];      /* tried and found wanting */
     char x[2][KP_TEXT];      /* not possible, and why */
@@ -489,8 +503,7 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
     } else if (pads) {
         bl_fmt(en, sizeof en, "padding %s's index by 1-8 elements every 128 bytes "
                "(%s[i + i / %u])", name, name, rowel);
-        bl_fmt(zh, sizeof zh, "每 128 字节给 %s 的下标填充 1-8 个元素（%s[i + i / %u]）", name,
-               name, rowel);
+        bl_fmt(zh, sizeof zh, "下标填充 %s[i + i / %u]（每 128 字节 1-8 个元素）", name, rowel);
     } else if (made) {
         bl_fmt(en, sizeof en, "padding %s (a pointer is made of it, whose accesses a padding "
                "would miss)", name);
@@ -590,16 +603,18 @@ void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
             declared |= a && !a->dynamic && find_decl(src, &v, n) >= 0;
             found = try_array(src, len, &v, req, r, l, n, &tr);
         }
-        if (found)
+        if (found) {
+            whole_chars(l->fix[KP_ZH]);
             continue;
+        }
         if (declared) {
             size_t o[2];
             if (tr.t[KP_EN][0]) {
                 o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found: tried %s: each leaves "
                                   "line %d conflicting or makes another line of the array worse",
                                   tr.t[KP_EN], l->line);
-                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改：试过%s：每一种都没有消除"
-                                  "第 %d 行的冲突，或让该数组的另一行更差", tr.t[KP_ZH], l->line);
+                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改（试过：%s）：都不能消除"
+                                  "第 %d 行的冲突而不让该数组的另一行更差", tr.t[KP_ZH], l->line);
             } else {
                 o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found for line %d", l->line);
                 o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "第 %d 行没有找到修改", l->line);
@@ -615,6 +630,8 @@ void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
             bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有修改建议：%s 不是文件里声明的 __shared__ 数组"
                    "（指针或 extern 内存）", l->worst);
         }
+        whole_chars(l->fix[KP_EN]);
+        whole_chars(l->fix[KP_ZH]);
     }
     free(v.t);
 }

@@ -51,6 +51,29 @@ done
 timeout 60 "$BANKLAB" kernel tests/data/kernel/reader_fix1d.cu --model --lang zh >"$tmp/out" 2>&1
 echo "exit $?" >>"$tmp/out"
 compare reader_fix1d.zh
+iconv -f UTF-8 -t UTF-8 "$tmp/out" >/dev/null 2>&1 || fail "reader_fix1d in Chinese is not valid UTF-8"
+# two arrays of long names on one line: the Chinese note is longer than its buffer and is
+# cut, at a character's end whatever the names' lengths (26, 27, 28 letters: three cut points)
+for n1 in aaaaaaaaaaaaaaaaaaaaaaaaaa aaaaaaaaaaaaaaaaaaaaaaaaaaa aaaaaaaaaaaaaaaaaaaaaaaaaaaa; do
+    n2=bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
+    cat >"$tmp/long.cu" <<EOF
+// banklab: --block 32
+__global__ void k(float *out)
+{
+    __shared__ float $n1[1024];
+    __shared__ float $n2[1024];
+    int lane = threadIdx.x & 31;
+    out[lane] = $n1[lane * 32] + $n2[lane * 32];
+    out[lane] += $n1[lane * 33] + $n2[lane * 33];
+}
+EOF
+    timeout 60 "$BANKLAB" kernel "$tmp/long.cu" --model --lang zh >"$tmp/long" 2>&1
+    grep -q "试过" "$tmp/long" || fail "the long-named arrays have no 'no fix found' note"
+    # a character cut in two would be printed escaped, \xe8\xaf
+    grep -q '\\x[0-9a-f][0-9a-f]' "$tmp/long" &&
+        fail "a cut note ends in half a character (${#n1}-letter name): $(grep '试过' "$tmp/long" | tail -c 40)"
+done
+
 
 # --fix: the worst line of reader_fix1d is line 27 (a[lane * 32], 31 excess, the first of
 # three); its swizzle is written to the copy, and the copy predicts line 27 conflict free
