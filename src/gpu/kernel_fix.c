@@ -265,25 +265,25 @@ static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, 
         o += bl_fmt(decl + o, dsz - o, "%.*s", v->t[closing(s, v, k)].pos + 1 - v->t[k].pos,
                     s + v->t[k].pos);
     if (dims == 1) {
-        /* every index, a[i] and &a[i] alike; a vector read through a cast would lose its
-         * alignment: not for those */
+        /* every index, a[i] and &a[i] alike, and a vector read through a cast in its own
+         * units, where the pad keeps it aligned (a multiple of its elements) */
         int at[MAX_EDITS], g[MAX_EDITS];
         int nu = uses(s, v, d, elem, at, g, MAX_EDITS - 1);
         if (nu <= 0)
             return NULL;
         for (int i = 0; i < nu; i++) {
             int c1 = closing(s, v, at[i]);
-            if (g[i] != 1 || c1 < 0)
+            if (c1 < 0 || pad % g[i] || rowel % g[i])
                 return NULL;
             struct edit *x = &e[n++];
-            int rf = v->t[at[i]].pos + 1, rt = v->t[c1].pos;
+            int rf = v->t[at[i]].pos + 1, rt = v->t[c1].pos, m = pad / g[i];
             x->at = rf;
             x->cut = rt - rf;
-            bl_fmt(x->text, sizeof x->text, "(%.*s) + (%.*s) / %lld%s", rt - rf, s + rf, rt - rf,
-                   s + rf, rowel, pad == 1 ? "" : " * ");
-            if (pad > 1) {
+            bl_fmt(x->text, sizeof x->text, "(%.*s) + (%.*s) / %lld", rt - rf, s + rf, rt - rf,
+                   s + rf, rowel / g[i]);
+            if (m > 1) {
                 size_t tl = strlen(x->text);
-                bl_fmt(x->text + tl, sizeof x->text - tl, "%d", pad);
+                bl_fmt(x->text + tl, sizeof x->text - tl, " * %d", m);
             }
             if (strlen(x->text) + 1 >= sizeof x->text)
                 return NULL;
@@ -472,7 +472,7 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
                    struct kp_line *l, const struct kp_array *a, const char *name, int made,
                    struct tried *tr)
 {
-    char what[160], idx[64], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT];
+    char what[160], idx[64], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT], list[32] = "";
     size_t tlen;
     int pads = 0;
     unsigned rowel = a->elem ? 128 / a->elem : 32;
@@ -480,8 +480,10 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
         char *t = pad_patch(src, len, v, d, pad, a->elem, what, sizeof what, idx, sizeof idx,
                             &tlen);
         if (!t)
-            break;
+            continue;               /* not this pad: a vector's alignment, say */
         pads = pad;
+        size_t tl = strlen(list);
+        bl_fmt(list + tl, sizeof list - tl, "%s%d", tl ? ", " : "", pad);
         int ok = check(t, tlen, req, r, l->line, name, outcome);
         free(t);
         if (ok && idx[0]) {
@@ -501,17 +503,19 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
         bl_fmt(en, sizeof en, "padding %s's rows by 1-8 elements", name);
         bl_fmt(zh, sizeof zh, "把 %s 的每行填充 1-8 个元素", name);
     } else if (pads) {
-        bl_fmt(en, sizeof en, "padding %s's index by 1-8 elements every 128 bytes "
-               "(%s[i + i / %u])", name, name, rowel);
-        bl_fmt(zh, sizeof zh, "下标填充 %s[i + i / %u]（每 128 字节 1-8 个元素）", name, rowel);
+        const char *by = strlen(list) > 16 ? "1-8" : list;    /* "4, 8": whole float4s */
+        bl_fmt(en, sizeof en, "padding %s's index by %s elements every 128 bytes "
+               "(%s[i + i / %u])", name, by, name, rowel);
+        bl_fmt(zh, sizeof zh, "下标填充 %s[i + i / %u]（每 128 字节 %s 个元素）", name, rowel, by);
     } else if (made) {
         bl_fmt(en, sizeof en, "padding %s (a pointer is made of it, whose accesses a padding "
                "would miss)", name);
         bl_fmt(zh, sizeof zh, "填充 %s（有指针由它得到，填充顾及不到经这个指针的访问）", name);
     } else {
-        bl_fmt(en, sizeof en, "padding %s (it is read through a cast to a wider element, which "
-               "a padding would misalign)", name);
-        bl_fmt(zh, sizeof zh, "填充 %s（它通过强制转换按更宽的元素读取，填充会破坏对齐）", name);
+        bl_fmt(en, sizeof en, "padding %s (it is read through a cast to an element wider than 8 "
+               "of its own, which any pad of 1-8 would misalign)", name);
+        bl_fmt(zh, sizeof zh, "填充 %s（它通过强制转换按比自身宽 8 倍以上的元素读取，1-8 个元素的填充都"
+               "会破坏对齐）", name);
     }
     tried_add(tr, pads > 0, en, zh);
     return 0;

@@ -383,6 +383,40 @@ static void test_reader_fix1d(void **state)
     (void)state;
 }
 
+static const char pad4[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1040];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float4 a = reinterpret_cast<float4 *>(s)[lane];\n"            /* 5 */
+    "    out[lane] = a.x + s[(lane % 8) * 32 + lane / 8];\n"           /* 6 */
+    "}\n";
+
+/* By hand: line 6 reads rows 0-7 at columns 0-3 of 32-word rows: banks 0-3, 8 lanes each:
+ * 8-way. 1040 floats are no whole rows: no swizzle. Padding the index keeps line 5's float4
+ * whole only by 4 or 8 floats a row; 4 puts row r at word 36r: banks 4r + c, all distinct.
+ * Line 5 (consecutive float4) becomes float4 j + j / 8: still one row a pass: conflict free. */
+static void test_reader_pad_vector(void **state)
+{
+    predict(pad4, 1, 32, 1, NULL);
+    figures(5, 1, 4, 4, 1);
+    figures(6, 1, 8, 1, 8);
+    assert_int_equal(R.line[5].fix_kind, KP_FIX_PAD);
+    assert_int_equal(R.line[5].fix_pad, 4);
+    size_t n;
+    char *p = kp_patch(pad4, strlen(pad4), &R, 6, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "__shared__ float s[1172];"));                /* 1040 + 33 * 4 */
+    assert_non_null(strstr(p, "reinterpret_cast<float4 *>(s)[(lane) + (lane) / 8];"));
+    assert_non_null(strstr(p, "s[((lane % 8) * 32 + lane / 8) + ((lane % 8) * 32 + lane / 8) / "
+                              "32 * 4]"));
+    predict(p, 1, 32, 1, NULL);
+    figures(5, 1, 4, 4, 1);
+    figures(6, 1, 1, 1, 1);
+    free(p);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -391,7 +425,7 @@ int main(void)
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_reader_helper), cmocka_unit_test(test_reader_template),
-        cmocka_unit_test(test_reader_fix1d),
+        cmocka_unit_test(test_reader_fix1d), cmocka_unit_test(test_reader_pad_vector),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kp_free(&R);
