@@ -45,6 +45,8 @@ endif
 SHARE_DIR := $(PREFIX)/share/banklab
 # the systemd unit of `banklab serve` (assets/banklab-serve@.service)
 SYSTEMD_DIR ?= $(PREFIX)/lib/systemd/system
+# the entry that makes its socket directory /run/lock/banklab-serve root's at boot
+TMPFILES_DIR ?= $(PREFIX)/lib/tmpfiles.d
 
 CFLAGS_STD   = -std=c11 -D_DEFAULT_SOURCE -D_XOPEN_SOURCE=700
 CFLAGS_WARN  = -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wno-unused-parameter
@@ -282,13 +284,22 @@ install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO))
 	install -d $(DESTDIR)$(SYSTEMD_DIR)
 	sed 's|@BINDIR@|$(PREFIX)/bin|g' assets/banklab-serve@.service > $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
 	chmod 644 $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service
+	install -d $(DESTDIR)$(TMPFILES_DIR)
+	install -m 644 assets/banklab-tmpfiles.conf $(DESTDIR)$(TMPFILES_DIR)/banklab.conf
+	@# now too (not only at the next boot): root's, mode 1777; one a learner made first is left
+	@# alone and named (banklab refuses it: remove it, then run make install again)
+	@if [ -z "$(DESTDIR)" ] && [ "$$(id -u)" = 0 ] && [ -d /run/lock ]; then \
+	  if [ ! -e /run/lock/banklab-serve ]; then install -d -m 1777 -o root -g root /run/lock/banklab-serve; \
+	  elif [ "$$(stat -c %u /run/lock/banklab-serve)" != 0 ]; then \
+	    echo "  /run/lock/banklab-serve belongs to uid $$(stat -c %u /run/lock/banklab-serve), not root: remove it and run make install again"; fi; fi
 	@echo "  the GPU server of device N for every user: systemctl daemon-reload && systemctl enable --now banklab-serve@N"
 	$(if $(filter cuda,$(GPU)),install -d $(DESTDIR)$(PREFIX)/lib/banklab && \
 	  install -m 755 $(INJECT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/libbanklab_inject.so)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1 \
-	  $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service $(DESTDIR)$(PREFIX)/lib/banklab
+	  $(DESTDIR)$(SYSTEMD_DIR)/banklab-serve@.service $(DESTDIR)$(TMPFILES_DIR)/banklab.conf \
+	  $(DESTDIR)$(PREFIX)/lib/banklab
 
 # A build to carry to a GPU machine that has no libcjson: sm_90 only, libcjson.so.1 (and, for
 # test_gpu, libcmocka.so.0) beside the binary (found where the compiler's linker finds them,

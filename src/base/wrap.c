@@ -49,7 +49,7 @@ int bl_no_line_end(wchar_t c)
 /* the character a line starting at s[i] would begin with (backticks skipped), 0 at the end */
 static wchar_t char_at(const char *s, size_t n, size_t i, int ticks)
 {
-    while (i < n && s[i] == '`' && ticks)
+    while (i < n && s[i] == '`' && ticks && !(ticks & BL_WRAP_SHOWN))
         i++;
     if (i >= n || !s[i])
         return 0;
@@ -78,6 +78,26 @@ static int may_start(wchar_t c, int after_space)
     return !(c >= 0x80 && bl_no_line_start(c));
 }
 
+/* a line of code may not start at s[i] with an ASCII operator or closing mark ('-' only as
+ * a binary minus, "- b" or "-=": "-x" and a command's "--option" may) */
+static int code_op(const char *s, size_t n, size_t i)
+{
+    if (i >= n || !s[i])
+        return 0;
+    if (s[i] == '-')
+        return i + 1 >= n || s[i + 1] == ' ' || s[i + 1] == '=' || s[i + 1] == '`';
+    return strchr("=+*/%<>&|^!?:.,;)]}", s[i]) != NULL;
+}
+
+/* the columns of the code span whose text starts at s[i] (after its opening backtick) */
+static int span_width(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && s[j] && s[j] != '`' && s[j] != '\n')
+        j++;
+    return bl_width_n(s + i, j - i);
+}
+
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut)
 {
     int cols = 0;
@@ -86,29 +106,51 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
     int have = 0;
     wchar_t prev = 0;
     int wlen = 0;             /* characters since the last space */
+    /* inside a code span: whole, it fits on a line and is never split; depth, its brackets */
+    int code = (ticks & BL_WRAP_IN_CODE & ~BL_WRAP_TICKS) != 0, whole = 0, depth = 0;
     *cut = 0;
     if (width < 1)
         width = 1;
+    if (code)
+        whole = span_width(s, n, 0) <= width;
     while (i < n && s[i]) {
         if (s[i] == '\n') {
             *next = i + 1;
             return i;
         }
         if (s[i] == '`' && ticks) {
-            i++;
-            continue;
+            int shown = (ticks & BL_WRAP_SHOWN) != 0;   /* then the backticks take a column */
+            code = !code;
+            if (code)
+                whole = span_width(s, n, i + 1) + 2 * shown <= width, depth = 0;
+            if (!shown) {
+                i++;
+                continue;
+            }
         }
         wchar_t wc;
         int w;
         size_t k = bl_char(s + i, n - i, &wc, &w);
-        /* a mark standing alone ("* broadcast", "· idle") stays with the word after it */
-        int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
-        if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
-            !bl_no_line_end(prev)) {
-            at = i, nx = i + 1, have = 1;                  /* at a space */
-        } else if (w == 2 && i > 0 && !bl_no_line_start(wc) && !bl_no_line_end(prev) &&
-                   prev != L' ') {
-            at = i, nx = i, have = 1;                      /* before a wide character */
+        if (code) {
+            /* code breaks only at a space outside brackets, never before an operator, and
+             * not at all in a span that fits on one line */
+            if (wc == L' ' && !whole && depth == 0 && i > 0 && prev != L' ' && i + 1 < n &&
+                s[i + 1] != ' ' && s[i + 1] != '`' && !code_op(s, n, i + 1))
+                at = i, nx = i + 1, have = 1;
+        } else {
+            /* a mark standing alone ("* broadcast", "· idle") stays with the word after it,
+             * and an operator standing alone ("x = 0", "p / P") with the word before it */
+            int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
+            if (wc == L' ' && i + 2 <= n && s[i + 1] && strchr("=+*/%<>", s[i + 1]) &&
+                (i + 2 == n || s[i + 2] == ' '))
+                mark = 1;
+            if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
+                !bl_no_line_end(prev)) {
+                at = i, nx = i + 1, have = 1;                  /* at a space */
+            } else if (w == 2 && i > 0 && !bl_no_line_start(wc) && !bl_no_line_end(prev) &&
+                       prev != L' ') {
+                at = i, nx = i, have = 1;                      /* before a wide character */
+            }
         }
         wlen = wc == L' ' ? 0 : wlen + 1;
         if (cols + w > width && wc != L' ') {
@@ -126,12 +168,65 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
         i += k;
         if (cols <= width - 1)
             fit1 = i;
-        /* after a wide character, or a list's comma, unless what follows may not start */
-        if (((w == 2 && !bl_no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n))) &&
-            may_start(char_at(s, n, i, ticks), 0) && char_at(s, n, i, ticks) != L' ')
+        if (code) {
+            if (wc == L'(' || wc == L'[' || wc == L'{')
+                depth++;
+            else if ((wc == L')' || wc == L']' || wc == L'}') && depth > 0)
+                depth--;
+        } else if (((w == 2 && !bl_no_line_end(wc)) || (w == 1 && break_after(s, i - 1, n))) &&
+                   may_start(char_at(s, n, i, ticks), 0) && char_at(s, n, i, ticks) != L' ') {
+            /* after a wide character, or a list's comma, unless what follows may not start */
             at = i, nx = i, have = 1;
+        }
         prev = wc;
     }
     *next = i;
     return i;
+}
+
+/* the ASCII stand-in of code point u, or NULL */
+static const char *ascii_for(unsigned u)
+{
+    static const struct {
+        unsigned u;
+        const char *a;
+    } t[] = {{0x00b7, "*"}, {0x00d7, "x"},  {0x2212, "-"},  {0x2013, "-"},   {0x2014, "-"},
+             {0x2192, "->"}, {0x2190, "<-"}, {0x2264, "<="}, {0x2265, ">="}, {0x2248, "~"},
+             {0x2260, "!="}, {0x2261, "=="}, {0x2026, "..."}, {0x00b1, "+-"}, {0x2018, "'"},
+             {0x2019, "'"},  {0x201c, "\""}, {0x201d, "\""}, {0x00a0, " "}};
+    for (size_t i = 0; i < sizeof t / sizeof t[0]; i++)
+        if (t[i].u == u)
+            return t[i].a;
+    return NULL;
+}
+
+size_t bl_ascii(char *dst, size_t size, const char *s, size_t n)
+{
+    size_t o = 0, i = 0;
+    if (!size)
+        return 0;
+    while (i < n && s[i] && o + 1 < size) {
+        unsigned char c = (unsigned char)s[i];
+        if (c < 0x80) {
+            dst[o++] = (char)c;
+            i++;
+            continue;
+        }
+        size_t len = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : c >= 0xc0 ? 2 : 1;
+        unsigned u = len == 4 ? c & 0x07u : len == 3 ? c & 0x0fu : c & 0x1fu;
+        size_t k = 1;
+        for (; k < len && i + k < n && ((unsigned char)s[i + k] & 0xc0) == 0x80; k++)
+            u = u << 6 | ((unsigned char)s[i + k] & 0x3fu);
+        const char *a = k == len && len > 1 ? ascii_for(u) : NULL;
+        if (!a || strlen(a) > k)
+            a = "?";
+        size_t al = strlen(a);
+        if (o + al >= size)
+            break;
+        memcpy(dst + o, a, al);
+        o += al;
+        i += k;
+    }
+    dst[o] = 0;
+    return o;
 }

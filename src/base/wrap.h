@@ -24,9 +24,26 @@ int bl_no_line_end(wchar_t c);
 /* bl_wrap: the next line of s[0..n) at width columns: returns its byte length and *next where
  * the line after it starts. Breaks at spaces, between wide characters and after the commas
  * of a list written without spaces, never inside a word that fits, never so that a line
- * starts with closing or ends with opening punctuation; a '\n' ends a line. With ticks,
- * backticks are zero-width marks (lesson text's `code`). *cut = 1 when a word wider than
- * the line had to be cut. */
+ * starts with closing or ends with opening punctuation, never next to an ASCII operator
+ * standing alone ("x = 0", "p / P" stay whole); a '\n' ends a line. With ticks
+ * (BL_WRAP_TICKS), backticks are zero-width marks of lesson text's `code`: a code span that
+ * fits on a line is never split (the line breaks before it); a longer one breaks only at a
+ * space outside brackets and never so that a line starts with an operator (= + - * / % < >
+ * & | ^ ! ? : . , ; and closing brackets); wide characters and commas are no breaks in code.
+ * BL_WRAP_IN_CODE: s starts inside a code span (the text before it opened one). *cut = 1
+ * when a word (or code with no break allowed) wider than the line had to be cut. */
+#define BL_WRAP_TICKS 1
+#define BL_WRAP_IN_CODE 3        /* implies BL_WRAP_TICKS */
+#define BL_WRAP_SHOWN 4          /* with BL_WRAP_TICKS: the backticks are printed (a line
+                                  * terminal's `code`), one column each */
 size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int *cut);
+
+/* bl_ascii: s[0..n) (UTF-8, decoded without the locale) into dst (size bytes, always
+ * terminated) for a terminal that cannot show UTF-8: ASCII as it is, the lessons' own
+ * symbols as ASCII stand-ins (· as *, × as x, − and – and — as -, → as ->, ≤ as <=, ≥ as >=,
+ * ≈ as ~, ≠ as !=, ≡ as ==, … as ..., ± as +-, curly quotes as straight ones), any other
+ * character as '?'. Never longer than s: a line measured in bytes still fits. Returns the
+ * bytes written. */
+size_t bl_ascii(char *dst, size_t size, const char *s, size_t n);
 
 #endif

@@ -3,21 +3,26 @@
  * against the conflict-free access; the copy ceiling (cudaMemcpy device to device and a copy
  * kernel that reaches it) and the transpose family as a share of it; the case kernels; a
  * table of predicted vs measured, or the recording format (--json, docs/gpu.md) or CSV.
- * No curses. */
+ * --both measures everything through the GPU server (as learners do) and again in this
+ * process and fails when the two disagree. No curses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/err.h"
 #include "../gpu/gpu.h"
+#include "../gpu/serve.h"
 #include "../store/recording.h"
 #include "../model/bank.h"
 #include "cli.h"
 
 #define BENCH_TIMEOUT_MS 120000
 #define BENCH_LATENCY_RUNS 7
+#define BOTH_TIME_TOLERANCE 0.10  /* --both: a time of one path within 10 % of the other's */
+#define BOTH_LIST 40
 
 struct bench_row {
     struct recording_row row;
@@ -25,7 +30,7 @@ struct bench_row {
 };
 
 struct bench_opts {
-    int json, csv, quick, device, no_server;
+    int json, csv, quick, device, no_server, both;
     const char *server;
 };
 
@@ -37,25 +42,32 @@ struct bench {
     uint64_t id;
     double lat[BENCH_LATENCY_RUNS];
     int nlat;
+    int lat_cached;              /* latency requests the server's cache answered (not counted) */
 };
 
 static void usage(FILE *f)
 {
     fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick] [--server SOCKET | --no-server]\n"
+               "                     [--both]\n"
                "  GPU measurements vs the bank model: a stride sweep of every width (time per\n"
                "  warp access, slowdown against the conflict-free access), the copy ceiling and\n"
                "  the transposes as a share of it, the case kernels.\n"
                "  --json writes the recording format (docs/gpu.md) that --replay reads.\n"
                "  --quick: fewer strides, no case kernels.\n"
                "  --server SOCKET: ask the GPU server there (banklab serve; also BANKLAB_SERVER);\n"
-               "  by default the device's own server. --no-server: measure in this process.\n");
+               "  by default the device's own server. --no-server: measure in this process.\n"
+               "  --both: through the GPU server (as learners do; whatever BANKLAB_NO_SERVER\n"
+               "  says), then in this process; fails when they disagree (counters, a case's\n"
+               "  checked output, a time more than 10 %% apart) and shows both parameter-change\n"
+               "  times (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests).\n");
 }
 
-enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_DEVICE };
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_BOTH, OPT_DEVICE };
 
 static const struct option bench_options[] = {
     {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
-    {"quick", no_argument, NULL, OPT_QUICK}, {"device", required_argument, NULL, OPT_DEVICE},
+    {"quick", no_argument, NULL, OPT_QUICK}, {"both", no_argument, NULL, OPT_BOTH},
+    {"device", required_argument, NULL, OPT_DEVICE},
     CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
@@ -66,8 +78,8 @@ static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct bench_opts *o = ctx;
-    int *flag[] = {&o->json, &o->csv, &o->quick};
-    if (key >= OPT_JSON && key <= OPT_QUICK) {
+    int *flag[] = {&o->json, &o->csv, &o->quick, &o->both};
+    if (key >= OPT_JSON && key <= OPT_BOTH) {
         *flag[key - OPT_JSON] = 1;
         return 0;
     }
@@ -254,9 +266,15 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* What a learner waits for after changing a parameter: one new access, timed on all SMs
- * (with its conflict-free reference already measured) and counted on one warp. */
+ * (with its conflict-free reference already measured) and counted on one warp. New also to a
+ * GPU server's cache: the strides 5..11 the sweep measured, moved by a multiple of 128 bytes
+ * (the same banks, the same figures) that this run picks, so the server measures them; an
+ * answer from its cache all the same (another run picked the same) is not counted. */
 static void measure_latency(struct gpu *g, struct bench *B)
 {
+    /* at most 8 KiB further: the launch keeps its 8 blocks an SM */
+    uint64_t base = 128u * (1u + ((uint64_t)bl_now_ms() ^ (uint64_t)getpid() * 2654435761u) % 64u);
+    B->nlat = B->lat_cached = 0;
     for (unsigned s = 5; s < 5 + BENCH_LATENCY_RUNS; s++) {
         struct gpu_request q;
         struct gpu_result r;
@@ -264,13 +282,151 @@ static void measure_latency(struct gpu *g, struct bench *B)
         q.id = B->id++;
         q.kind = GPU_REQ_PATTERN;
         stride_access(&q.access, 4, s, 0);
+        for (int l = 0; l < BANK_LANES; l++)
+            q.access.offset[l] += base;
         q.want_timing = q.want_counters = 1;
         double t0 = bl_now_ms();
         gpu_run(g, &q, &r, BENCH_TIMEOUT_MS);
-        if (r.err.status == GPU_OK)
+        if (r.err.status == GPU_OK && r.from_cache)
+            B->lat_cached++;
+        else if (r.err.status == GPU_OK)
             B->lat[B->nlat++] = bl_now_ms() - t0;
     }
     qsort(B->lat, (size_t)B->nlat, sizeof B->lat[0], cmp_double);
+}
+
+/* ---- --both: through the server and in this process ---- */
+
+struct bench_both {
+    struct gpu_result *in;       /* each row's result in this process */
+    double lat[BENCH_LATENCY_RUNS];
+    int nlat;
+    int agree, differ, one_path;
+    double worst_time;           /* the largest |in-process / server - 1| of a compared time */
+};
+
+/* the time of one path against the other's: within BOTH_TIME_TOLERANCE (both > 0) */
+static int time_near(double a, double b, double *worst)
+{
+    if (!(a > 0 && b > 0))
+        return 1;
+    double d = fabs(b / a - 1);
+    *worst = d > *worst ? d : *worst;
+    return d <= BOTH_TIME_TOLERANCE;
+}
+
+/* 1: row b's result a (server) and c (in-process) agree; 0: they differ; -1: one path could
+ * not measure it (not a difference). Counters per instruction equal (a whole kernel's within
+ * 1 %), the same checked output, times within 10 %. */
+static int row_agrees(const struct bench_row *b, const struct gpu_result *a,
+                      const struct gpu_result *c, double *worst)
+{
+    if (a->err.status == GPU_EINVAL || c->err.status == GPU_EINVAL)
+        return a->err.status == c->err.status;
+    if (a->err.status != GPU_OK || c->err.status != GPU_OK)
+        return a->err.status == GPU_EVERIFY || c->err.status == GPU_EVERIFY ? 0 : -1;
+    int is_case = b->row.rec.req.kind == GPU_REQ_CASE;
+    if (is_case && !a->verified != !c->verified)
+        return 0;
+    if (a->has_counters && c->has_counters) {
+        const double x[] = {a->wavefronts_ld, a->wavefronts_st, a->conflicts_ld, a->conflicts_st};
+        const double y[] = {c->wavefronts_ld, c->wavefronts_st, c->conflicts_ld, c->conflicts_st};
+        for (int i = 0; i < 4; i++)
+            if (fabs(x[i] - y[i]) > (is_case ? fmax(0.02, 0.01 * fabs(x[i])) : 0.01))
+                return 0;
+    } else if (a->has_counters != c->has_counters) {
+        return -1;
+    }
+    int ok = 1;
+    if (a->has_access_timing && c->has_access_timing)
+        ok &= time_near(a->clk_per_access, c->clk_per_access, worst);
+    if (is_case && a->has_timing && c->has_timing)
+        ok &= time_near(a->ms_median, c->ms_median, worst);
+    return ok;
+}
+
+/* --both's second path: every row and the latency again in this process (or, with
+ * BANKLAB_SERVE_FAKE=1, on the fake device in this process), then compared. 0, or the exit
+ * status after one line. */
+static int bench_in_process(struct bench *B, struct bench_both *bb)
+{
+    bb->in = malloc((size_t)(B->n ? B->n : 1) * sizeof *bb->in);
+    struct gpu_result *srv = malloc((size_t)(B->n ? B->n : 1) * sizeof *srv);
+    if (!bb->in || !srv) {
+        free(srv);
+        fprintf(stderr, "banklab bench: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < B->n; i++)
+        srv[i] = B->rows[i].row.rec.res;
+    struct timespec ts = {1, 500000000L};  /* the server gives the counters back after a quiet
+                                              second (cuda_gpu.c) */
+    while (nanosleep(&ts, &ts) == -1) {
+    }
+    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */
+    struct gpu_info info;
+    int rc = EXIT_USAGE;
+    struct gpu *g = fake && !strcmp(fake, "1")
+                        ? serve_fake_open(0, &info)
+                        : cli_open_gpu("bench", NULL, B->o.device, NULL, 1, &info, &rc);
+    if (!g) {
+        free(srv);
+        return rc;
+    }
+    int failures = B->failures;
+    double lat[BENCH_LATENCY_RUNS];
+    int nlat = B->nlat;
+    memcpy(lat, B->lat, sizeof lat);
+    run_rows(g, B);
+    measure_latency(g, B);
+    gpu_close(g);
+    B->failures = failures;
+    memcpy(bb->lat, B->lat, sizeof bb->lat);
+    bb->nlat = B->nlat;
+    memcpy(B->lat, lat, sizeof lat);
+    B->nlat = nlat;
+    for (int i = 0; i < B->n; i++) {
+        bb->in[i] = B->rows[i].row.rec.res;
+        B->rows[i].row.rec.res = srv[i];
+        int s = row_agrees(&B->rows[i], &srv[i], &bb->in[i], &bb->worst_time);
+        bb->agree += s == 1;
+        bb->differ += s == 0;
+        bb->one_path += s < 0;
+    }
+    free(srv);
+    return 0;
+}
+
+static void print_both(const struct bench *B, const struct bench_both *bb, FILE *f)
+{
+    int listed = 0;
+    for (int i = 0; i < B->n && listed < BOTH_LIST; i++) {
+        const struct bench_row *b = &B->rows[i];
+        const struct gpu_result *a = &b->row.rec.res, *c = &bb->in[i];
+        double w = 0;
+        if (row_agrees(b, a, c, &w) != 0)
+            continue;
+        listed++;
+        fprintf(f, "%-36s SERVER AND IN-PROCESS DIFFER: server %s ld %.2f/%.2f st %.2f/%.2f "
+                "%.2f clk %.4f ms%s; in-process %s ld %.2f/%.2f st %.2f/%.2f %.2f clk %.4f ms%s\n",
+                b->row.label, gpu_status_name((enum gpu_status)a->err.status) ?
+                gpu_status_name((enum gpu_status)a->err.status) : "?", a->wavefronts_ld,
+                a->conflicts_ld, a->wavefronts_st, a->conflicts_st, a->clk_per_access,
+                a->ms_median, a->verified ? " checked" : "",
+                gpu_status_name((enum gpu_status)c->err.status) ?
+                gpu_status_name((enum gpu_status)c->err.status) : "?", c->wavefronts_ld,
+                c->conflicts_ld, c->wavefronts_st, c->conflicts_st, c->clk_per_access,
+                c->ms_median, c->verified ? " checked" : "");
+    }
+    fprintf(f, "through the server vs in this process: %d of %d rows agree, %d differ, %d "
+            "measured by one path only (worst time apart: %.1f %%)\n", bb->agree,
+            bb->agree + bb->differ + bb->one_path, bb->differ, bb->one_path, bb->worst_time * 100);
+    if (B->nlat && bb->nlat)
+        fprintf(f, "parameter change -> new timing + counters, through the server: median %.1f ms "
+                "(min %.1f, max %.1f); in this process: median %.1f ms (min %.1f, max %.1f)\n",
+                B->lat[B->nlat / 2], B->lat[0], B->lat[B->nlat - 1], bb->lat[bb->nlat / 2],
+                bb->lat[0], bb->lat[bb->nlat - 1]);
 }
 
 /* ---- output ---- */
@@ -448,6 +604,10 @@ int cmd_bench(int argc, char **argv)
         rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
     if (rc)
         return rc < 0 ? 0 : rc;
+    if (B.o.both && B.o.no_server)
+        return cli_usage_error(&bench_cmd, "--both and --no-server exclude each other");
+    if (B.o.both)
+        unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu *g = cli_open_gpu("bench", NULL, B.o.device, B.o.server, B.o.no_server, &B.info,
                                  &rc);
     if (!g)
@@ -464,12 +624,25 @@ int cmd_bench(int argc, char **argv)
     run_rows(g, &B);
     measure_latency(g, &B);
     gpu_close(g);
+    struct bench_both bb;
+    memset(&bb, 0, sizeof bb);
+    if (B.o.both && (rc = bench_in_process(&B, &bb)) != 0) {
+        free(B.rows);
+        return rc;
+    }
     if (B.o.json)
         write_json(&B);
     else if (B.o.csv)
         write_csv(&B);
     else
         print_text(&B);
+    if (bb.in) {
+        print_both(&B, &bb, B.o.json || B.o.csv ? stderr : stdout);
+        free(bb.in);
+    }
     free(B.rows);
-    return B.failures ? EXIT_CHECK : 0;
+    if (B.lat_cached)
+        fprintf(stderr, "banklab bench: %d parameter-change request(s) answered from the server's "
+                "cache were not counted\n", B.lat_cached);
+    return B.failures || bb.differ ? EXIT_CHECK : bb.one_path ? EXIT_UNMEASURED : 0;
 }

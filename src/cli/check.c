@@ -9,17 +9,21 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "../gpu/gpu.h"
+#include "../lesson/scene.h"
 #include "../store/files.h"
 #include "../lesson/lesson.h"
 #include "../store/lesson_load.h"
 #include "../store/recording.h"
 #include "cli.h"
+#include "lab.h"
 
 struct check_run {
     int problems;
     int unreadable;            /* files that could not be read: exit 2 */
     int lessons, steps, expects, quizzes, tasks, figures;
     const struct recording *rec;   /* --recording: quoted figures are checked against it */
+    struct gpu *replay;            /* --recording: its replay, for the scenes' records */
     struct {
         char *id, *path;
     } *ids;
@@ -34,6 +38,52 @@ static void show_problem(const struct lesson_error *e, void *ctx)
     printf("%s\n", CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
+/* --recording: every step's scene has a record that the tutorial's replay answers with (the
+ * request the tutorial sends at the scene's defaults: the drawn access of its warp, and a case
+ * kernel's run with every scene parameter); otherwise replay would show "no recorded
+ * measurement" beside the step. Returns the number of problems. */
+static int check_scene_records(struct check_run *r, const struct lesson *l)
+{
+    struct lesson_problems P = {l->path, show_problem, r, 0, NULL, 0};
+    for (int i = 0; i < l->nsteps; i++) {
+        const struct lesson_scene *s = l->steps[i].scene;
+        if (!s || !s->code)
+            continue;
+        struct scene_run run = {0};
+        struct bank_access acc;
+        struct bank_result res;
+        struct scene_in in = {.scene = s, .access = s->access, .warp = -1};
+        if (scene_run(&run, &in, &acc, &res, NULL)) {   /* a broken scene: said already */
+            scene_run_free(&run);
+            continue;
+        }
+        scene_run_free(&run);
+        struct gpu_request q;
+        memset(&q, 0, sizeof q);
+        q.want_timing = q.want_counters = 1;
+        q.access = acc;
+        int is_case = s->kernel && *s->kernel && strcmp(s->kernel, "pattern");
+        q.kind = is_case ? GPU_REQ_CASE : GPU_REQ_PATTERN;
+        if (is_case) {
+            snprintf(q.case_name, sizeof q.case_name, "%s", s->kernel);
+            for (int p = 0; p < s->nparams && p < GPU_CASE_MAX_PARAMS; p++) {
+                snprintf(q.param_name[p], sizeof q.param_name[0], "%s", s->params[p].name);
+                q.param_value[p] = s->params[p].def;
+                q.nparams = p + 1;
+            }
+        }
+        struct gpu_result out;
+        gpu_run(r->replay, &q, &out, 1000);
+        if (out.err.status == GPU_ENOTRECORDED)
+            lesson_problem(&P, 0, NULL,
+                           "steps[%d].scene: the recording has no record of %s%s at the "
+                           "scene's defaults (warp %u, access %d): replay shows no measurement "
+                           "beside the step", i, is_case ? "case kernel " : "its drawn access",
+                           is_case ? s->kernel : "", s->warp, s->access + 1);
+    }
+    return P.n;
+}
+
 static void usage(FILE *f)
 {
     fprintf(f,
@@ -41,8 +91,10 @@ static void usage(FILE *f)
             "\n"
             "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
             "languages (zh and en), every scene's code through the pattern language, and every\n"
-            "expectation, quiz check and graded task through the bank model. A problem does\n"
-            "not stop the check: every problem in a file is listed.\n"
+            "expectation, quiz check and graded task through the bank model; and the prose:\n"
+            "no step's title, text or key sentence gives its quiz's answer before the\n"
+            "question, and no code in the text would be cut on the tutorial's screen at\n"
+            "80x24. A problem does not stop the check: every problem in a file is listed.\n"
             "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
             "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
             "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
@@ -61,7 +113,9 @@ static void usage(FILE *f)
             "                       \"figures\") with this recording, e.g. the shipped\n"
             "                       assets/h200-recording.json: the value, the record and\n"
             "                       rounding the tutorial's panel shows, and the comparison\n"
-            "                       its sentence makes (\"within 11 %%\")\n"
+            "                       its sentence makes (\"within 11 %%\"); and that every\n"
+            "                       step's scene has a record replay can show (its drawn\n"
+            "                       access, or its case kernel, at the scene's defaults)\n"
             "  -h, --help           this help\n"
             "\n"
             "Exit status: 0 everything holds, 1 a problem was found, 2 bad usage or a file or\n"
@@ -172,8 +226,12 @@ static void check_one(struct check_run *r, const char *path)
         r->figures += l->steps[i].nfigures;
     }
     r->problems += lesson_check(l, show_problem, r);
-    if (r->rec)
+    r->problems += lesson_check_text(l, show_problem, r);
+    if (r->rec) {
         r->problems += recording_check_figures(r->rec, l, show_problem, r);
+        if (r->replay)
+            r->problems += check_scene_records(r, l);
+    }
     if (!l->id) {
         lesson_free(l);
         return;
@@ -330,6 +388,7 @@ int cmd_check(int argc, char **argv)
     status = collect_files(&o, &files, &nfiles);
     free(o.targets);
 
+    lab_locale();   /* a UTF-8 LC_CTYPE where one exists: text widths as the tutorial's */
     struct check_run r;
     memset(&r, 0, sizeof r);
     struct recording rec;
@@ -341,8 +400,11 @@ int cmd_check(int argc, char **argv)
         return EXIT_USAGE;
     }
     r.rec = o.rec_path ? &rec : NULL;
+    struct gpu_info info;
+    r.replay = r.rec ? recording_open_replay(&rec, &info) : NULL;
     for (int i = 0; i < nfiles; i++)
         check_one(&r, files[i]);
+    gpu_close(r.replay);
     if (r.rec)
         recording_done(&rec);
     if (!o.quiet)

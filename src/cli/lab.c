@@ -447,14 +447,14 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
         const struct lesson_param *p = i < n ? &s->params[i] : NULL;
         if (p) {
             range_text(lab, p, range, sizeof range);
-            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]: "),
+            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]："),
                      p->name, range, v->v[i]);
         } else {
             size_t len = 0;
             for (int k = 0; k < s->ntypes && len < sizeof range; k++)
                 len += (size_t)snprintf(range + len, sizeof range - len, "%s%s", k ? "|" : "",
                                         s->types[k]);
-            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]: "), range,
+            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]："), range,
                      s->types[v->type]);
         }
         for (int bad = 0;; bad++) {
@@ -800,7 +800,8 @@ static int check_answers(struct lab *lab, const struct lesson *l)
 static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
                          int no_gpu)
 {
-    lab_out("banklab lab: %s (%s)\n", tr(lab, &lab->l->title), CLI_CLEAN(file));
+    lab_out(TR(lab, "banklab lab: %s (%s)\n", "banklab lab：%s（%s）\n"), tr(lab, &lab->l->title),
+            CLI_CLEAN(file));
     lab_out(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
            TR(lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
     if (!lab->scripted)

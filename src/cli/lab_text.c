@@ -186,10 +186,15 @@ void lab_out(const char *fmt, ...)
             /* banklab's own line: wrapped, later lines as indented as the first */
             int width = lab_width();
             size_t pos = (size_t)lead, len = line;
+            int code = 0;   /* inside a lesson's `code` span: it keeps its wrapping rules */
             while (pos < len) {
                 size_t next;
                 int cut, in = lead;
-                size_t n = bl_wrap(one + pos, len - pos, width - in, 0, &next, &cut);
+                size_t n = bl_wrap(one + pos, len - pos, width - in,
+                                   (code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS) | BL_WRAP_SHOWN,
+                                   &next, &cut);
+                for (size_t t = pos; t < pos + next && t < len; t++)
+                    code ^= one[t] == '`';
                 fprintf(stdout, "%*s%.*s\n", in, "", (int)n, one + pos);
                 pos += next ? next : 1;
                 while (pos < len && one[pos] == ' ')

@@ -5,13 +5,18 @@
  * counters fails (exit 1); one that could not be measured (counters busy, no turn on the GPU,
  * a failed run) is counted apart (exit 4). --timing also times each access (time per access,
  * slowdown);
- * --json writes the recording format (tests/gpu/record.sh). No curses. */
+ * --json writes the recording format (tests/gpu/record.sh). --both measures everything twice,
+ * through the GPU server as a learner's tutorial does and in this process, and fails when the
+ * two disagree (issue 34: the server's wire once measured chapter 11 as plain loads and
+ * stores). No curses. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../gpu/gpu.h"
+#include "../gpu/serve.h"
 #include "../lesson/lesson.h"
 #include "../store/lesson_load.h"
 #include "../store/recording.h"
@@ -267,7 +272,7 @@ static void case_line(const struct vitem *it)
 static void usage(FILE *f)
 {
     fprintf(f, "usage: banklab verify [--json] [--timing] [--lessons DIR] [--device N]\n"
-               "                      [--server SOCKET | --no-server]\n"
+               "                      [--server SOCKET | --no-server] [--both]\n"
                "  Runs every lesson access (every parameter setting, type, warp and access of\n"
                "  every scene) and the 63 H200 reference cases on the GPU and compares the bank\n"
                "  model with the hardware counters; case-kernel scenes also run their kernel at\n"
@@ -277,6 +282,11 @@ static void usage(FILE *f)
                "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER;\n"
                "            default: the device's own server, started when none runs)\n"
                "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
+               "  --both    measure through the GPU server (as learners do; --server SOCKET or\n"
+               "            the device's own, whatever BANKLAB_NO_SERVER says) and then in this\n"
+               "            process, and fail when they disagree: an access's counters, a case\n"
+               "            run's outcome, with --timing a time per access more than 15 %% apart\n"
+               "            (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests)\n"
                "Exit status: 0 every access agrees and every case output is right; 1 model\n"
                "and counters differ somewhere, or a case kernel's output is wrong; 4 nothing\n"
                "differs, but some accesses or case runs could not be measured (counters busy\n"
@@ -285,14 +295,15 @@ static void usage(FILE *f)
 }
 
 struct vopts {
-    int json, timing, device, no_server;
+    int json, timing, device, no_server, both;
     const char *lessons, *server;
 };
 
-enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE };
+enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE, OPT_BOTH };
 
 static const struct option verify_options[] = {
     {"json", no_argument, NULL, OPT_JSON}, {"timing", no_argument, NULL, OPT_TIMING},
+    {"both", no_argument, NULL, OPT_BOTH},
     {"lessons", required_argument, NULL, OPT_LESSONS},
     {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
     {"help", no_argument, NULL, 'h'}, {0}};
@@ -307,8 +318,9 @@ static int verify_opt(void *ctx, int key, const char *name, const char *val)
     struct vopts *o = ctx;
     o->json |= key == OPT_JSON;
     o->timing |= key == OPT_TIMING;
+    o->both |= key == OPT_BOTH;
     o->lessons = key == OPT_LESSONS && val ? val : o->lessons;
-    if (key == OPT_JSON || key == OPT_TIMING || (key == OPT_LESSONS && val))
+    if (key == OPT_JSON || key == OPT_TIMING || key == OPT_BOTH || (key == OPT_LESSONS && val))
         return 0;
     if (key == OPT_DEVICE)
         return cli_int_opt(&verify_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
@@ -408,10 +420,16 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
     return 0;
 }
 
-/* The GPU, or NULL after one line (*rc: EXIT_NOGPU, or EXIT_USAGE when out of memory). */
-static struct gpu *open_gpu(const struct vopts *o, struct gpu_info *info, int *rc)
+/* The GPU (in_process: this process's runner, else o's choice), or NULL after one line (*rc:
+ * EXIT_NOGPU, or EXIT_USAGE when out of memory). */
+static struct gpu *open_gpu(const struct vopts *o, int in_process, struct gpu_info *info, int *rc)
 {
-    struct gpu *g = cli_open_gpu("verify", NULL, o->device, o->server, o->no_server, info, rc);
+    const char *fake = getenv("BANKLAB_SERVE_FAKE");  /* tests: the fake device in here too */
+    int here_fake = in_process && fake && !strcmp(fake, "1");
+    *rc = EXIT_USAGE;                                   /* out of memory */
+    struct gpu *g = here_fake ? serve_fake_open(0, info)
+                  : cli_open_gpu("verify", NULL, o->device, in_process ? NULL : o->server,
+                                 in_process || o->no_server, info, rc);
     if (!g || info->counters)
         return g;
     fprintf(stderr, "banklab verify: no hardware counters: %s\n", CLI_CLEAN(info->counters_err.msg));
@@ -470,6 +488,148 @@ static void measure_all(struct gpu *g, struct vlist *L, struct tally *t)
         else
             t->differ++;
     }
+}
+
+/* ---- --both: through the server and in this process ---- */
+
+#define BOTH_TIME_TOLERANCE 0.15  /* a time per access of one path within 15 % of the other's */
+#define BOTH_LIST 40              /* differences listed */
+
+struct both {
+    struct gpu_result *in;        /* the in-process result of each item (NULL: not run) */
+    int agree, differ, one_path;  /* first measurements compared; one_path: measured by one */
+    int in_unmeasured;            /* in this process: accesses or case runs not measured */
+    double worst_time;            /* the largest |in-process / server - 1| of a time per access */
+};
+
+static int near(double a, double b, double abs_tol, double rel_tol)
+{
+    return fabs(a - b) <= abs_tol || fabs(a - b) <= rel_tol * fmax(fabs(a), fabs(b));
+}
+
+/* 1 when a (through the server) and b (in this process) are the same outcome of item it, 0
+ * when they differ, -1 when one path could not measure it (busy counters, no turn: not a
+ * difference). Counters must be equal (a whole kernel's within 1 %: other traffic), a refusal
+ * or a case's checked output the same, a time per access (--timing) within 15 %. */
+static int same_outcome(const struct vitem *it, const struct gpu_result *a, const struct gpu_result *b,
+                        double *worst)
+{
+    int ra = a->err.status == GPU_EINVAL, rb = b->err.status == GPU_EINVAL;
+    if (ra || rb)
+        return ra == rb;
+    int ma = a->err.status == GPU_OK || (it->is_case && a->err.status == GPU_EVERIFY);
+    int mb = b->err.status == GPU_OK || (it->is_case && b->err.status == GPU_EVERIFY);
+    if (!ma || !mb || (!it->is_case && (!a->has_counters || !b->has_counters)))
+        return -1;
+    if (a->err.status != b->err.status || (it->is_case && !a->verified != !b->verified))
+        return 0;
+    double tol = it->is_case ? 0.02 : 0.005, rel = it->is_case ? 0.01 : 0;
+    if (a->has_counters && b->has_counters &&
+        !(near(a->wavefronts_ld, b->wavefronts_ld, tol, rel) &&
+          near(a->wavefronts_st, b->wavefronts_st, tol, rel) &&
+          near(a->conflicts_ld, b->conflicts_ld, tol, rel) &&
+          near(a->conflicts_st, b->conflicts_st, tol, rel)))
+        return 0;
+    if (a->has_access_timing && b->has_access_timing && a->clk_per_access > 0) {
+        double d = fabs(b->clk_per_access / a->clk_per_access - 1);
+        if (d > *worst)
+            *worst = d;
+        if (d > BOTH_TIME_TOLERANCE)
+            return 0;
+    }
+    return 1;
+}
+
+static void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) == -1) {
+    }
+}
+
+/* --both's second path: every item measured again in this process into bt->in, the server's
+ * results left in L. 0, or the exit status after one line. */
+static int measure_in_process(const struct vopts *o, struct vlist *L, struct both *bt)
+{
+    struct gpu_result *srv = malloc((size_t)(L->n ? L->n : 1) * sizeof *srv);
+    int *agree = malloc((size_t)(L->n ? L->n : 1) * sizeof *agree);
+    bt->in = malloc((size_t)(L->n ? L->n : 1) * sizeof *bt->in);
+    if (!srv || !agree || !bt->in) {
+        free(srv);
+        free(agree);
+        fprintf(stderr, "banklab verify: out of memory\n");
+        return EXIT_USAGE;
+    }
+    for (int i = 0; i < L->n; i++) {
+        srv[i] = L->v[i].row.rec.res;
+        agree[i] = L->v[i].row.agree;
+    }
+    /* the server gives the counters back after a quiet second (cuda_gpu.c); until then this
+     * process would find them busy */
+    nap_ms(1500);
+    unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */
+    struct gpu_info info;
+    int rc = 0;
+    struct gpu *g = open_gpu(o, 1, &info, &rc);
+    if (g) {
+        struct tally t2;
+        memset(&t2, 0, sizeof t2);
+        measure_all(g, L, &t2);
+        gpu_close(g);
+        bt->in_unmeasured = t2.unmeasured + t2.case_unmeasured;
+        for (int i = 0; i < L->n; i++)
+            bt->in[i] = L->v[i].row.rec.res;
+    }
+    for (int i = 0; i < L->n; i++) {
+        L->v[i].row.rec.res = srv[i];
+        L->v[i].row.agree = agree[i];
+    }
+    free(srv);
+    free(agree);
+    if (!g) {
+        free(bt->in);
+        bt->in = NULL;
+    }
+    return g ? 0 : rc;
+}
+
+static void both_figures(const struct gpu_result *r, char *buf, size_t n)
+{
+    if (r->err.status != GPU_OK)
+        snprintf(buf, n, "%s: %s", gpu_status_name((enum gpu_status)r->err.status) ?
+                 gpu_status_name((enum gpu_status)r->err.status) : "?", r->err.msg);
+    else if (r->has_counters)
+        snprintf(buf, n, "ld %.2f/%.2f st %.2f/%.2f%s", r->wavefronts_ld, r->conflicts_ld,
+                 r->wavefronts_st, r->conflicts_st, r->verified ? ", checked" : "");
+    else
+        snprintf(buf, n, "no counters: %s", r->counters_note);
+}
+
+/* Compares the two paths item by item (first measurements) and says how they went, the
+ * differences listed on f. */
+static void compare_paths(const struct vlist *L, struct both *bt, FILE *f)
+{
+    int listed = 0;
+    for (int i = 0; i < L->n; i++) {
+        const struct vitem *it = &L->v[i];
+        if (it->dup_of >= 0)
+            continue;
+        int s = same_outcome(it, &it->row.rec.res, &bt->in[i], &bt->worst_time);
+        bt->agree += s == 1;
+        bt->one_path += s < 0;
+        bt->differ += s == 0;
+        if (s == 0 && listed++ < BOTH_LIST) {
+            char a[384], b[384];
+            both_figures(&it->row.rec.res, a, sizeof a);
+            both_figures(&bt->in[i], b, sizeof b);
+            fprintf(f, "%-60.60s  SERVER AND IN-PROCESS DIFFER: server %s; in-process %s\n",
+                    it->row.label, CLI_CLEAN(a), CLI_CLEAN(b));
+        }
+    }
+    fprintf(f, "through the server vs in this process: %d of %d measurements agree, %d differ, "
+            "%d measured by one path only (worst time per access apart: %.1f %%)\n", bt->agree,
+            bt->agree + bt->differ + bt->one_path, bt->differ, bt->one_path,
+            bt->worst_time * 100);
 }
 
 static int write_json(const struct vlist *L, const struct gpu_info *info, int timing,
@@ -564,8 +724,12 @@ int cmd_verify(int argc, char **argv)
         ncase_items += L.v[i].is_case;
     if (!rc)
         rc = collect_reference(&L, &cases, &ncases, cpath, sizeof cpath);
+    if (!rc && o.both && o.no_server)
+        rc = cli_usage_error(&verify_cmd, "--both and --no-server exclude each other");
+    if (!rc && o.both)
+        unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu_info info;
-    struct gpu *g = rc ? NULL : open_gpu(&o, &info, &rc);
+    struct gpu *g = rc ? NULL : open_gpu(&o, 0, &info, &rc);
     if (!g) {
         free(cases);
         vlist_free(&L);
@@ -575,6 +739,13 @@ int cmd_verify(int argc, char **argv)
     memset(&t, 0, sizeof t);
     measure_all(g, &L, &t);
     gpu_close(g);
+    struct both bt;
+    memset(&bt, 0, sizeof bt);
+    if (o.both && (rc = measure_in_process(&o, &L, &bt)) != 0) {
+        free(cases);
+        vlist_free(&L);
+        return rc;
+    }
     /* The H200 file's own numbers: the model must match them too (it does: tests/unit). */
     for (int i = 0; i < ncases; i++) {
         const struct vitem *it = &L.v[nlesson_items + i];
@@ -592,6 +763,14 @@ int cmd_verify(int argc, char **argv)
         write_rows(&L);
         write_summary(&t, nlessons, nlesson_items, ncase_items, ncases, L.n - ncase_items,
                       o.timing, cpath);
+    }
+    if (bt.in) {
+        compare_paths(&L, &bt, o.json ? stderr : stdout);
+        if (bt.differ)
+            rc = EXIT_CHECK;
+        else if (!rc && (bt.one_path || bt.in_unmeasured))
+            rc = EXIT_UNMEASURED;
+        free(bt.in);
     }
     free(cases);
     vlist_free(&L);

@@ -165,6 +165,11 @@ int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err)
     else if ((st.st_mode & 07777) != 01777 &&
              !(st.st_uid == geteuid() && !(st.st_mode & (S_IWGRP | S_IWOTH))))
         problem = "neither shared with the sticky bit (mode 1777) nor private to you";
+    else if (st.st_uid != 0 && st.st_uid != geteuid())
+        /* its owner may remove or replace anything in it, sticky bit or not: a learner who
+         * made it first would answer for the class's server (as OpenSSH's StrictModes and
+         * git's safe.directory, only root's or ours is trusted) */
+        problem = "shared, but owned by a user who is neither root nor you";
     if (problem) {
         owner_note(dfd, name, owner, sizeof owner);
         close(dfd);

@@ -39,8 +39,8 @@ int devlock_dir(char *buf, size_t n, struct bl_err *err);
 
 /* devlock_share_dir: the directory `name` (e.g. "banklab-serve") inside devlock_dir's, made
  * when missing as a shared sticky directory (mode 1777 whatever the umask) and checked (lstat:
- * a directory, not a link; mode 1777, or owned by this user and writable by nobody else; its
- * owner named when refused). For files every user of the machine shares (the GPU server's
+ * a directory, not a link, owned by root or by this user (its owner may remove anything in
+ * it); mode 1777, or this user's and writable by nobody else; its owner named when refused). For files every user of the machine shares (the GPU server's
  * sockets). Returns 0 with the path in buf, or -1 with err failed. */
 int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err);
 

@@ -8,7 +8,16 @@
  * cache for cache_s seconds. A client that leaves takes its waits with it; a job nobody waits
  * for any more is dropped before it runs, or its result cached when it was running. While the
  * counters are paused (for a profiler: --pause, SIGUSR1) requests are measured without
- * counters and say so. Never prints. */
+ * counters and say so.
+ *
+ * Clients are known by their Unix user (SO_PEERCRED at accept): a user who is neither the
+ * server's owner nor root holds at most SV_USER_CONNS connections, SV_USER_QUEUE waiting
+ * requests and SV_USER_JOBS jobs, so no one user can fill the tables; the backend's turns go
+ * round-robin over users first and then over that user's connections, so 100 connections of
+ * one user do not make another wait 100 times longer. A connection with nothing in flight
+ * that sent nothing for client_idle_s is closed; a server a client started (idle_s) leaves
+ * after idle_s without a request, whatever connections stay open. Pausing or resuming the
+ * counters is refused to anyone but the owner and root. Never prints. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -29,9 +39,15 @@
 #include "serve.h"
 #include "serve_wire.h"
 
-#define SV_CLIENTS 256
+#define SV_CLIENTS 1024            /* connections of all users */
 #define SV_QUEUE 256               /* requests a client may have waiting */
-#define SV_JOBS 1024
+#define SV_JOBS 4096
+#define SV_USER_CONNS SERVE_USER_CONNS /* connections of one user (not the owner, not root) */
+#define SV_USER_QUEUE 512          /* requests one user may have waiting, all connections */
+#define SV_USER_JOBS 512           /* jobs one user's requests created, queued or running */
+#define SV_PRIV_FACTOR 4           /* the owner and root: this many times the queue and jobs */
+#define SV_ACCEPT_BURST 256        /* connections taken per turn of the loop */
+#define SV_KEEPALIVE_S 5.0         /* waiters hear from the server at least this often */
 #define SV_INFLIGHT 2              /* requests handed to the backend at once */
 #define SV_CACHE 512
 #define SV_OUT_MAX (512 * 1024)    /* bytes a client has not read before it is dropped */
@@ -59,6 +75,7 @@ enum job_state { JOB_FREE = 0, JOB_QUEUED, JOB_RUNNING };
 struct job {
     enum job_state state;
     uint64_t serial;               /* the id the backend sees */
+    int user;                      /* the user (S->u index) whose request made it */
     struct gpu_request req;
     int paused;                    /* measured while the counters were paused */
     int told_phase, told_ahead;    /* the backend's progress last forwarded to the waiters */
@@ -69,6 +86,9 @@ struct job {
 struct client {
     int fd;                        /* -1: free slot */
     uint32_t gen;
+    int user;                      /* its user: an index of S->u */
+    int waits;                     /* requests of it a job will answer */
+    double last_active;            /* seconds: when it last sent something */
     int closing;                   /* close once the output is written */
     uint8_t *in;
     size_t inlen;
@@ -85,6 +105,15 @@ struct cache_ent {
     double t;
 };
 
+/* A Unix user with connections or jobs: what it holds, counted against its limits. */
+struct user {
+    int used;
+    uid_t uid;
+    int priv;                      /* the server's owner or root: no connection limit */
+    int conns, queued, jobs;
+    int rr;                        /* its connection whose turn is next */
+};
+
 struct server {
     struct gpu *be;
     const struct gpu_info *info;
@@ -95,26 +124,21 @@ struct server {
     struct cache_ent *cache;
     uint64_t next_serial;
     int running;
-    int rr;                        /* the client whose turn is next */
+    struct user *u;                /* SV_CLIENTS: at most one user per connection */
+    int urr;                       /* the user whose turn is next */
+    uid_t owner;                   /* who runs the server */
     double pause_until;
-    double last_seen;              /* a client was connected (for idle_s) */
+    double last_request;           /* seconds: the last request (for idle_s) */
+    double accept_after;           /* out of descriptors: accept again after this */
     struct serve_stats st;
 };
 
 /* ---- keys ---- */
 
-/* a and b are the same measurement (checked requests: known cases) */
+/* a and b are the same measurement: every field but the id (serve_wire.h) */
 static int same_key(const struct gpu_request *a, const struct gpu_request *b)
 {
-    if (a->kind != b->kind || !a->want_timing != !b->want_timing ||
-        !a->want_counters != !b->want_counters)
-        return 0;
-    if (a->access.mask || b->access.mask || a->kind == GPU_REQ_PATTERN)
-        if (!gpu_same_access(&a->access, &b->access))
-            return 0;
-    if (a->kind == GPU_REQ_CASE)
-        return gpu_same_case(a, b);
-    return 1;
+    return sw_same_request(a, b);
 }
 
 static int paused(const struct server *S)
@@ -199,6 +223,37 @@ static void send_progress(struct server *S, int slot, uint64_t id, int phase, in
         send_frame(S, slot, &b);
 }
 
+/* ---- users ---- */
+
+/* the user of uid, made when new; -1 when the table is full (it cannot be: one per client) */
+static int user_of(struct server *S, uid_t uid)
+{
+    int free_at = -1;
+    for (int i = 0; i < SV_CLIENTS; i++) {
+        if (S->u[i].used && S->u[i].uid == uid)
+            return i;
+        if (!S->u[i].used && free_at < 0)
+            free_at = i;
+    }
+    if (free_at >= 0) {
+        S->u[free_at] = (struct user){1, uid, uid == 0 || uid == S->owner, 0, 0, 0, -1};
+    }
+    return free_at;
+}
+
+/* forgets user i once it holds nothing */
+static void user_done(struct server *S, int i)
+{
+    struct user *u = &S->u[i];
+    if (u->used && u->conns == 0 && u->jobs == 0 && u->queued == 0)
+        memset(u, 0, sizeof *u);
+}
+
+static int user_limit(const struct server *S, int i, int base)
+{
+    return S->u[i].priv ? base * SV_PRIV_FACTOR : base;
+}
+
 /* ---- jobs ---- */
 
 static struct job *job_of(struct server *S, uint64_t serial)
@@ -209,13 +264,18 @@ static struct job *job_of(struct server *S, uint64_t serial)
     return NULL;
 }
 
-static void job_free(struct job *j)
+static void job_free(struct server *S, struct job *j)
 {
+    int u = j->user;
     free(j->w);
     memset(j, 0, sizeof *j);
+    if (u >= 0 && S->u[u].jobs > 0) {
+        S->u[u].jobs--;
+        user_done(S, u);
+    }
 }
 
-static int job_wait(struct job *j, int slot, uint32_t gen, uint64_t id)
+static int job_wait(struct server *S, struct job *j, int slot, uint64_t id)
 {
     if (j->nw == j->cap) {
         int cap = j->cap ? j->cap * 2 : 4;
@@ -225,7 +285,8 @@ static int job_wait(struct job *j, int slot, uint32_t gen, uint64_t id)
         j->w = w;
         j->cap = cap;
     }
-    j->w[j->nw++] = (struct waiter){slot, gen, id};
+    j->w[j->nw++] = (struct waiter){slot, S->c[slot].gen, id};
+    S->c[slot].waits++;
     return 0;
 }
 
@@ -242,8 +303,11 @@ static struct job *job_find(struct server *S, const struct gpu_request *q)
     return NULL;
 }
 
-static struct job *job_new(struct server *S, const struct gpu_request *q)
+/* a new job of user's, or NULL when the table or that user's share of it is full */
+static struct job *job_new(struct server *S, const struct gpu_request *q, int user)
 {
+    if (S->u[user].jobs >= user_limit(S, user, SV_USER_JOBS))
+        return NULL;
     for (int i = 0; i < SV_JOBS; i++) {
         struct job *j = &S->jobs[i];
         if (j->state != JOB_FREE)
@@ -252,6 +316,8 @@ static struct job *job_new(struct server *S, const struct gpu_request *q)
         j->serial = ++S->next_serial;
         j->req = *q;
         j->req.id = j->serial;
+        j->user = user;
+        S->u[user].jobs++;
         return j;
     }
     return NULL;
@@ -306,19 +372,32 @@ static const struct cache_ent *cache_get(struct server *S, const struct gpu_requ
 
 /* ---- requests ---- */
 
-/* how many measurements come before a request that is the k-th of client slot's queue */
-static int ahead_of(const struct server *S, int slot, int k)
+/* how many measurements come before a request that is the k-th of its user's waiting ones:
+ * those running, the user's own before it, and up to k + 1 of every other user's (turns go
+ * round-robin over users) */
+static int ahead_of(const struct server *S, int user, int k)
 {
     int n = S->running + k;
     for (int i = 0; i < SV_CLIENTS; i++)
-        if (i != slot && S->c[i].fd >= 0)
-            n += S->c[i].qcount < k + 1 ? S->c[i].qcount : k + 1;
+        if (i != user && S->u[i].used)
+            n += S->u[i].queued < k + 1 ? S->u[i].queued : k + 1;
     return n;
+}
+
+static void send_busy(struct server *S, int slot, uint64_t id, int waiting)
+{
+    struct gpu_result r;
+    memset(&r, 0, sizeof r);
+    r.id = id;
+    r.from_server = 1;
+    bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SRV_QUEUE_FULL, waiting);
+    send_result(S, slot, &r);
 }
 
 static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
 {
     struct client *c = &S->c[slot];
+    struct user *u = &S->u[c->user];
     struct gpu_request q;
     uint64_t id = 0;
     struct bl_err err = {0};
@@ -327,6 +406,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         return;
     }
     S->st.requests++;
+    S->last_request = bl_now_ms() / 1e3;
     const struct cache_ent *e = cache_get(S, &q);
     if (e) {
         struct gpu_result r = e->res;
@@ -340,20 +420,15 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     }
     struct job *j = job_find(S, &q);
     int merged = j != NULL;
-    if (!j && c->qcount < SV_QUEUE)
-        j = job_new(S, &q);
-    if (j && job_wait(j, slot, c->gen, q.id)) {
+    if (!j && c->qcount < SV_QUEUE && u->queued < user_limit(S, c->user, SV_USER_QUEUE))
+        j = job_new(S, &q, c->user);
+    if (j && job_wait(S, j, slot, q.id)) {
         if (!merged)
-            job_free(j);
+            job_free(S, j);
         j = NULL;
     }
     if (!j) {
-        struct gpu_result r;
-        memset(&r, 0, sizeof r);
-        r.id = q.id;
-        r.from_server = 1;
-        bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SRV_QUEUE_FULL, c->qcount);
-        send_result(S, slot, &r);
+        send_busy(S, slot, q.id, u->queued);
         return;
     }
     if (merged) {
@@ -362,9 +437,12 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
                                                             : GPU_PHASE_WAITING, 0);
         return;
     }
-    int ahead = ahead_of(S, slot, c->qcount);
+    int ahead = ahead_of(S, c->user, u->queued);
+    j->told_phase = ahead ? GPU_PHASE_WAITING : GPU_PHASE_MEASURING;
+    j->told_ahead = ahead;
     c->q[(c->qhead + c->qcount) % SV_QUEUE] = j->serial;
     c->qcount++;
+    u->queued++;
     S->st.queued++;
     send_progress(S, slot, q.id, ahead ? GPU_PHASE_WAITING : GPU_PHASE_MEASURING, ahead);
 }
@@ -375,6 +453,17 @@ static void on_control(struct server *S, int slot, const uint8_t *p, size_t n)
     struct bl_err err = {0};
     if (sw_get_control(p, n, &ctl, &err)) {
         send_error(S, slot, 0, err.msg);
+        return;
+    }
+    if (ctl.op == SW_CTL_PAUSE && !S->u[S->c[slot].user].priv) {
+        /* the counters are the class's: only who runs the server (or root) pauses them */
+        struct gpu_result r;
+        memset(&r, 0, sizeof r);
+        r.from_server = 1;
+        bl_fail(&r.err, GPU_EINVAL, BL_NOWHERE, SV_CONTROL_REFUSED, (unsigned)S->owner,
+                (unsigned)S->u[S->c[slot].user].uid);
+        S->st.errors++;
+        send_result(S, slot, &r);
         return;
     }
     if (ctl.op == SW_CTL_PAUSE)
@@ -431,6 +520,7 @@ static void read_client(struct server *S, int slot)
         return;
     }
     c->inlen += (size_t)k;
+    c->last_active = bl_now_ms() / 1e3;
     while (c->fd >= 0 && !c->closing && c->inlen >= SW_HEADER) {
         int type;
         uint32_t len;
@@ -477,21 +567,48 @@ static void drop_client(struct server *S, int slot)
                 j->w[k++] = j->w[w];
         j->nw = k;
         if (j->state == JOB_QUEUED && j->nw == 0)
-            job_free(j);           /* nobody waits: never measured */
+            job_free(S, j);        /* nobody waits: never measured */
     }
+    struct user *u = &S->u[c->user];
     S->st.queued -= (uint32_t)c->qcount;
+    u->queued -= c->qcount;
+    u->conns--;
     c->qcount = c->qhead = 0;
     c->inlen = c->outlen = 0;
     c->closing = 0;
+    c->waits = 0;
     c->gen++;
-    S->last_seen = bl_now_ms() / 1e3;
+    user_done(S, c->user);
 }
 
-static void accept_client(struct server *S)
+/* Takes one waiting connection: its user known and under the limits, else closed at once
+ * (the client sees the connection close). 0, or -1 when none waits or none can be taken. */
+static int accept_client(struct server *S)
 {
     int fd = accept4(S->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
-    if (fd < 0)
-        return;
+    if (fd < 0) {
+        if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
+            S->accept_after = bl_now_ms() / 1e3 + 0.1;     /* no busy loop on a full table */
+        return -1;
+    }
+    uid_t uid;
+    int user = serve_peer_uid(fd, &uid) ? -1 : user_of(S, uid);
+    if (user < 0 || (!S->u[user].priv && S->u[user].conns >= SV_USER_CONNS)) {
+        if (user >= 0) {           /* that user holds enough connections: say so, once */
+            struct gpu_result r;
+            struct sw_buf b;
+            memset(&r, 0, sizeof r);
+            r.from_server = 1;
+            bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SV_TOO_MANY_CONNS, (unsigned)uid, SV_USER_CONNS);
+            if (sw_put_result(&b, &r) == 0)
+                (void)!send(fd, b.b, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
+        }
+        close(fd);
+        S->st.dropped++;
+        if (user >= 0)
+            user_done(S, user);
+        return 0;
+    }
     for (int i = 0; i < SV_CLIENTS; i++) {
         struct client *c = &S->c[i];
         if (c->fd >= 0)
@@ -501,9 +618,30 @@ static void accept_client(struct server *S)
         c->fd = fd;
         c->inlen = c->outlen = 0;
         c->qhead = c->qcount = 0;
-        return;
+        c->waits = 0;
+        c->user = user;
+        c->last_active = bl_now_ms() / 1e3;
+        S->u[user].conns++;
+        return 0;
     }
     close(fd);                     /* full: the client sees the connection close */
+    S->st.dropped++;
+    user_done(S, user);
+    return 0;
+}
+
+/* Closes the connections that have nothing in flight and sent nothing for client_idle_s. */
+static void close_idle(struct server *S)
+{
+    if (S->o->client_idle_s <= 0)
+        return;
+    double now = bl_now_ms() / 1e3;
+    for (int i = 0; i < SV_CLIENTS; i++) {
+        struct client *c = &S->c[i];
+        if (c->fd >= 0 && c->waits == 0 && c->qcount == 0 && c->outlen == 0 &&
+            now - c->last_active >= S->o->client_idle_s)
+            drop_client(S, i);
+    }
 }
 
 /* ---- the backend ---- */
@@ -516,6 +654,7 @@ static struct job *next_job(struct server *S, int slot)
         struct job *j = job_of(S, c->q[c->qhead]);
         c->qhead = (c->qhead + 1) % SV_QUEUE;
         c->qcount--;
+        S->u[c->user].queued--;
         S->st.queued--;
         if (j && j->state == JOB_QUEUED)
             return j;
@@ -534,17 +673,39 @@ static void tell_waiters(struct server *S, struct job *j, int phase, int ahead)
 
 static void done(struct server *S, const struct gpu_result *res);
 
-/* Hands queued jobs to the backend, one client at a time, while it takes them. */
+/* The connection of user whose turn is next (after its last one), with a request waiting;
+ * -1 when none. */
+static int next_slot(struct server *S, int user)
+{
+    struct user *u = &S->u[user];
+    for (int k = 1; k <= SV_CLIENTS; k++) {
+        int i = (u->rr + k + SV_CLIENTS) % SV_CLIENTS;
+        if (S->c[i].fd >= 0 && S->c[i].user == user && S->c[i].qcount > 0) {
+            u->rr = i;
+            return i;
+        }
+    }
+    return -1;
+}
+
+/* Hands queued jobs to the backend while it takes them: one user at a time, round-robin, and
+ * within a user one connection at a time. */
 static void dispatch(struct server *S)
 {
     for (int tries = 0; S->running < SV_INFLIGHT && tries < SV_CLIENTS; tries++) {
-        int slot = S->rr;
-        S->rr = (S->rr + 1) % SV_CLIENTS;
-        if (S->c[slot].fd < 0 || S->c[slot].qcount == 0)
+        int user = S->urr;
+        S->urr = (S->urr + 1) % SV_CLIENTS;
+        if (!S->u[user].used || S->u[user].queued <= 0)
+            continue;
+        int slot = next_slot(S, user);
+        if (slot < 0)
             continue;
         struct job *j = next_job(S, slot);
-        if (!j)
+        if (!j) {
+            tries--;               /* its queue held only jobs others started: same user again */
+            S->urr = user;
             continue;
+        }
         struct gpu_request q = j->req;
         j->paused = paused(S) && q.want_counters;
         if (j->paused)
@@ -555,8 +716,10 @@ static void dispatch(struct server *S)
             c->qhead = (c->qhead + SV_QUEUE - 1) % SV_QUEUE;
             c->q[c->qhead] = j->serial;
             c->qcount++;
+            S->u[user].queued++;
             S->st.queued++;
-            S->rr = slot;
+            S->u[user].rr = (slot + SV_CLIENTS - 1) % SV_CLIENTS;
+            S->urr = user;
             return;
         }
         if (st != GPU_OK) {
@@ -596,91 +759,16 @@ static void done(struct server *S, const struct gpu_result *res)
     r.from_server = 1;
     for (int w = 0; w < j->nw; w++) {
         const struct waiter *x = &j->w[w];
-        if (S->c[x->slot].fd < 0 || S->c[x->slot].gen != x->gen)
+        struct client *c = &S->c[x->slot];
+        if (c->fd < 0 || c->gen != x->gen)
             continue;
+        if (c->waits > 0)
+            c->waits--;
+        c->last_active = bl_now_ms() / 1e3;
         r.id = x->id;
         send_result(S, x->slot, &r);
     }
-    job_free(j);
-}
-
-/* ---- the socket ---- */
-
-static int unix_addr(const char *path, struct sockaddr_un *a)
-{
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a->sun_path)
-        return -1;
-    memcpy(a->sun_path, path, strlen(path) + 1);
-    return 0;
-}
-
-/* The name beside path for this user's server when path is another user's stale socket:
- * "<path without .sock>-u<uid>.sock". */
-static void own_name(const char *path, char *buf, size_t n)
-{
-    size_t len = strlen(path);
-    if (len > 5 && !strcmp(path + len - 5, ".sock"))
-        len -= 5;
-    bl_fmt(buf, n, "%.*s-u%lu.sock", (int)len, path, (unsigned long)geteuid());
-}
-
-/* Binds and listens on path (mode 0666: every user of the machine is served). 0 with *fd,
- * 1 when a live server answers there, -1 with err; errno EPERM/EACCES: a stale socket that is
- * not ours. */
-static int listen_at(const char *path, int *fd, struct bl_err *err)
-{
-    struct sockaddr_un a;
-    if (unix_addr(path, &a))
-        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_PATH_TOO_LONG, path);
-    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-    if (s < 0)
-        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_SOCKET, strerror(errno));
-    mode_t old = umask(0);
-    int rc = bind(s, (struct sockaddr *)&a, sizeof a);
-    if (rc && errno == EADDRINUSE) {
-        int t = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-        int live = t >= 0 && connect(t, (struct sockaddr *)&a, sizeof a) == 0;
-        if (t >= 0)
-            close(t);
-        if (live) {
-            umask(old);
-            close(s);
-            return 1;
-        }
-        struct stat st;
-        if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
-            umask(old);
-            close(s);
-            errno = EEXIST;
-            return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_NOT_A_SOCKET, path);
-        }
-        rc = unlink(path) ? -1 : bind(s, (struct sockaddr *)&a, sizeof a);
-    }
-    int e = errno;
-    umask(old);
-    if (rc || listen(s, 128)) {
-        e = errno;
-        close(s);
-        errno = e;
-        return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_CANNOT_LISTEN, path, strerror(e));
-    }
-    chmod(path, 0666);
-    *fd = s;
-    return 0;
-}
-
-static int open_listener(struct server *S, char *bound, size_t bn, struct bl_err *err)
-{
-    bl_fmt(bound, bn, "%s", S->o->path);
-    int rc = listen_at(bound, &S->lfd, err);
-    if (rc == -1 && (errno == EPERM || errno == EACCES)) {
-        bl_err_clear(err);
-        own_name(S->o->path, bound, bn);
-        rc = listen_at(bound, &S->lfd, err);
-    }
-    return rc;
+    job_free(S, j);
 }
 
 /* ---- the loop ---- */
@@ -704,35 +792,50 @@ static void take_results(struct server *S)
         tell_waiters(S, j, phase, ahead);
 }
 
-static int poll_once(struct server *S, struct pollfd *pf, int *slot_of)
+/* Every SV_KEEPALIVE_S, each waiter hears where its request is: a client tells a server that
+ * is slow from one that stalled (serve_client.c gives up on silence). */
+static void keepalive(struct server *S, double *last)
 {
-    int n = 0, nclients = 0;
-    pf[n].fd = S->lfd;
+    double now = bl_now_ms() / 1e3;
+    if (now - *last < SV_KEEPALIVE_S)
+        return;
+    *last = now;
+    for (int i = 0; i < SV_JOBS; i++) {
+        struct job *j = &S->jobs[i];
+        if (j->state != JOB_FREE)
+            tell_waiters(S, j, j->told_phase ? j->told_phase : GPU_PHASE_WAITING, j->told_ahead);
+    }
+}
+
+static void poll_once(struct server *S, struct pollfd *pf, int *slot_of)
+{
+    int n = 0;
+    int listen_now = bl_now_ms() / 1e3 >= S->accept_after;
+    pf[n].fd = listen_now ? S->lfd : -1;
     pf[n].events = POLLIN;
     slot_of[n++] = -1;
     for (int i = 0; i < SV_CLIENTS; i++) {
         if (S->c[i].fd < 0)
             continue;
-        nclients++;
         pf[n].fd = S->c[i].fd;
         pf[n].events = (short)(POLLIN | (S->c[i].outlen ? POLLOUT : 0));
         slot_of[n++] = i;
     }
-    if (nclients)
-        S->last_seen = bl_now_ms() / 1e3;
-    int r = poll(pf, (nfds_t)n, S->running ? 2 : 200);
+    int r = poll(pf, (nfds_t)n, S->running ? 2 : listen_now ? 200 : 20);
     if (r <= 0)
-        return nclients;
+        return;
     if (pf[0].revents & POLLIN)
-        accept_client(S);
+        for (int k = 0; k < SV_ACCEPT_BURST && accept_client(S) == 0; k++) {
+        }
     for (int k = 1; k < n; k++) {
         int i = slot_of[k];
+        if (S->c[i].fd != pf[k].fd)
+            continue;              /* dropped meanwhile (its slot may hold a new client) */
         if (pf[k].revents & POLLOUT)
             flush_client(S, i);
         if (S->c[i].fd >= 0 && (pf[k].revents & (POLLIN | POLLHUP | POLLERR)))
             read_client(S, i);
     }
-    return nclients;
 }
 
 static int jobs_left(const struct server *S)
@@ -752,17 +855,22 @@ static void loop(struct server *S)
         free(slot_of);
         return;
     }
-    S->last_seen = bl_now_ms() / 1e3;
+    double last_keepalive = bl_now_ms() / 1e3;
+    S->last_request = bl_now_ms() / 1e3;
     while (!stop_flag) {
         if (pause_flag) {
             pause_flag = 0;
             S->pause_until = bl_now_ms() / 1e3 + SERVE_SIGNAL_PAUSE_S;
         }
         dispatch(S);
-        int nclients = poll_once(S, pf, slot_of);
+        poll_once(S, pf, slot_of);
         take_results(S);
-        if (S->o->idle_s > 0 && nclients == 0 && !jobs_left(S) &&
-            bl_now_ms() / 1e3 - S->last_seen >= S->o->idle_s)
+        keepalive(S, &last_keepalive);
+        close_idle(S);
+        /* a server a client started leaves after idle_s without a request: connections
+         * left open (a tutorial, or anyone's idle ones) do not keep it */
+        if (S->o->idle_s > 0 && !jobs_left(S) &&
+            bl_now_ms() / 1e3 - S->last_request >= S->o->idle_s)
             break;
     }
     free(pf);
@@ -778,6 +886,17 @@ static void ready(const struct serve_opts *o, const char *msg)
     close(o->ready_fd);
 }
 
+/* room for every connection: the soft limit on descriptors raised towards the hard one */
+static void more_descriptors(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < SV_CLIENTS + 64) {
+        rl.rlim_cur = rl.rlim_max == RLIM_INFINITY || rl.rlim_max > SV_CLIENTS + 64
+                          ? SV_CLIENTS + 64 : rl.rlim_max;
+        setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
 int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
               char *bound, size_t bn, struct bl_err *err)
 {
@@ -787,16 +906,19 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     S.info = info;
     S.o = o;
     S.lfd = -1;
+    S.owner = geteuid();
     S.c = calloc(SV_CLIENTS, sizeof *S.c);
+    S.u = calloc(SV_CLIENTS, sizeof *S.u);
     S.jobs = calloc(SV_JOBS, sizeof *S.jobs);
     S.cache = calloc(SV_CACHE, sizeof *S.cache);
     int rc = -1;
-    if (!S.c || !S.jobs || !S.cache) {
+    more_descriptors();
+    if (!S.c || !S.u || !S.jobs || !S.cache) {
         bl_fail(err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     } else {
         for (int i = 0; i < SV_CLIENTS; i++)
             S.c[i].fd = -1;
-        rc = open_listener(&S, bound, bn, err);
+        rc = serve_listen(o->path, &S.lfd, bound, bn, err);
     }
     if (rc != 0) {
         ready(o, rc == 1 ? "ok\n" : err->msg);
@@ -820,6 +942,7 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     for (int i = 0; S.jobs && i < SV_JOBS; i++)
         free(S.jobs[i].w);
     free(S.c);
+    free(S.u);
     free(S.jobs);
     free(S.cache);
     return rc;

@@ -2,8 +2,13 @@
  * and the paths and start-up of the server. A thread of the handle talks to the server: it
  * sends what was submitted, reads results and progress, and when the server goes away it
  * reconnects (starting a new server when this client started the first one itself: the
- * default socket) and sends every unanswered request again. Every wait is bounded: a request
- * fails after SC_GIVEUP_S without a server. No CUDA here, no GPU memory; never prints. */
+ * default socket) and sends every unanswered request again, waiting longer between tries
+ * (SC_RETRY_MS doubled up to SC_RETRY_MAX_MS). Every wait is bounded: a connect
+ * (non-blocking, SC_CONNECT_MS), a hello, an open of the start lock (O_NONBLOCK), a request
+ * fails after SC_GIVEUP_S without a server or without a word from a connected one, and closing
+ * the handle waits SC_CLOSE_MS for its thread at most. In the shared directory only sockets
+ * and files of root's or this user's are used (docs/security.md). No CUDA here, no GPU
+ * memory; never prints. */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
@@ -33,8 +38,11 @@
 #define SC_HELLO_MS 5000           /* the server answers a hello this fast, or is not there */
 #define SC_START_MS 20000          /* a server started here is listening this fast */
 #define SC_GIVEUP_S 30.0           /* requests fail after this long without a server */
-#define SC_RETRY_MS 200
+#define SC_RETRY_MS 200            /* reconnecting: the first wait, doubled up to SC_RETRY_MAX_MS */
+#define SC_RETRY_MAX_MS 3200
 #define SC_RESTART_S 2.0           /* a new server is started at most this often */
+#define SC_CONNECT_MS 2000         /* a socket takes the connection this fast, or is given up */
+#define SC_CLOSE_MS 300            /* closing waits this long for the thread, then leaves it */
 #define TEXT_(x) #x
 #define TEXT(x) TEXT_(x)
 #define IDLE_TEXT TEXT(SERVE_AUTO_IDLE_S)
@@ -101,7 +109,8 @@ static int send_all(int fd, const struct sw_buf *b, int timeout_ms)
     return 0;
 }
 
-/* Waits up to timeout_ms for a frame of type want (others are skipped). 1 with p/n, 0 on
+/* Waits up to timeout_ms for a frame of type want (others are skipped). 1 with p/n, 2 with
+ * p/n when the server answered with an error instead (a result of id 0: refused), 0 on
  * timeout, -1 when the stream broke. */
 static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_t *n,
                       int timeout_ms)
@@ -113,90 +122,121 @@ static int wait_frame(struct rx *x, int fd, int want, const uint8_t **p, uint32_
             return -1;
         if (r == 1 && type == want)
             return 1;
+        if (r == 1 && type == SW_RESULT && *n >= 8 && !memcmp(*p, "\0\0\0\0\0\0\0\0", 8))
+            return 2;
         if (r == 1) {
             rx_used(x, *n);
             continue;
         }
         int left = (int)((until - bl_now_ms() / 1e3) * 1e3);
         struct pollfd pf = {fd, POLLIN, 0};
-        if (left <= 0)
+        int pr = poll(&pf, 1, left > 0 ? left : 0);   /* what already came is read even then */
+        if (pr < 0 && errno != EINTR)
+            return -1;
+        if (pr > 0 && (pf.revents & (POLLIN | POLLHUP | POLLERR))) {
+            if (rx_fill(x, fd) < 0)
+                return -1;
+        } else if (left <= 0) {
             return 0;
-        if (poll(&pf, 1, left) < 0 && errno != EINTR)
-            return -1;
-        if ((pf.revents & (POLLIN | POLLHUP | POLLERR)) && rx_fill(x, fd) < 0)
-            return -1;
+        }
     }
 }
 
-static int connect_path(const char *path)
+static void nap_ms(int ms)
+{
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+/* Connects to the socket at path within SC_CONNECT_MS (never a blocking connect: a socket that
+ * takes no connection is given up, with why). check: only a socket of root or this user,
+ * listened on by root or this user (the shared directory's names, which anyone may plant);
+ * without it (a --server the learner named) any. The fd (non-blocking), or -1 with err. */
+static int connect_path(const char *path, int check, struct bl_err *err)
 {
     struct sockaddr_un a;
     memset(&a, 0, sizeof a);
     a.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a.sun_path) {
-        errno = ENAMETOOLONG;
-        return -1;
-    }
+    if (strlen(path) >= sizeof a.sun_path)
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(ENAMETOOLONG));
     memcpy(a.sun_path, path, strlen(path) + 1);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    if (fd < 0)
-        return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
-        int e = errno;
-        close(fd);
-        errno = e;
-        return -1;
-    }
-    return fd;
-}
-
-/* The server at path, or one of this name's other users ("<path>-u<uid>.sock", when a
- * server could not take the name itself: serve.c's own_name). -1 with errno. */
-static int connect_any(const char *path, int others)
-{
-    int fd = connect_path(path);
-    if (fd >= 0 || !others)
-        return fd;
-    int e = errno;
-    char dir[256], base[128];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        return -1;
-    bl_fmt(dir, sizeof dir, "%.*s", (int)(slash - path), path);
-    size_t bl = strlen(slash + 1);
-    bl_fmt(base, sizeof base, "%.*s-u", (int)(bl > 5 ? bl - 5 : bl), slash + 1);
-    DIR *d = opendir(dir);
-    struct dirent *de;
-    while (d && fd < 0 && (de = readdir(d))) {
-        size_t l = strlen(de->d_name);
-        if (strncmp(de->d_name, base, strlen(base)) || l < 5 || strcmp(de->d_name + l - 5, ".sock"))
-            continue;
-        char p[384];
-        bl_fmt(p, sizeof p, "%s/%s", dir, de->d_name);
-        fd = connect_path(p);
-    }
-    if (d)
-        closedir(d);
-    errno = fd < 0 ? e : 0;
-    return fd;
-}
-
-/* Connects and says hello: 0 with *fd and the server's info, -1 with err. */
-static int hello(const char *path, int others, int device, struct rx *x, int *fd,
-                 struct gpu_info *info, struct bl_err *err)
-{
-    int s = connect_any(path, others);
-    if (s < 0)
+    struct stat st;
+    if (check && lstat(path, &st))
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
+    if (check && !S_ISSOCK(st.st_mode))
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_SOCKET, path);
+    if (check && !serve_trusted_uid(st.st_uid))
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_TRUSTED, path, (unsigned)st.st_uid);
+    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (fd < 0)
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
+    double t0 = bl_now_ms();
+    for (;;) {
+        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+            break;
+        int e = errno;
+        if (e == EINPROGRESS) {
+            struct pollfd p = {fd, POLLOUT, 0};
+            int left = (int)(t0 + SC_CONNECT_MS - bl_now_ms()), so = 0;
+            socklen_t sl = sizeof so;
+            if (left > 0 && poll(&p, 1, left) == 1 &&
+                getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &sl) == 0 && so == 0)
+                break;
+            e = so ? so : ETIMEDOUT;
+        }
+        if (e == EAGAIN || e == EINTR || e == ETIMEDOUT) {     /* its queue is full */
+            if (bl_now_ms() - t0 < SC_CONNECT_MS && e != ETIMEDOUT) {
+                nap_ms(20);
+                continue;
+            }
+            close(fd);
+            return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_ACCEPTING, path,
+                           (bl_now_ms() - t0) / 1e3);
+        }
+        close(fd);
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(e));
+    }
+    uid_t peer = (uid_t)-1;
+    if (check && (serve_peer_uid(fd, &peer) || !serve_trusted_uid(peer))) {
+        close(fd);
+        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PEER_NOT_TRUSTED, path,
+                       (unsigned)peer);
+    }
+    return fd;
+}
+
+/* err: why the server at path refused (its error reply, payload p of n bytes) */
+static void refused(const uint8_t *p, uint32_t n, const char *path, struct bl_err *err)
+{
+    struct gpu_result r;
+    struct bl_err e = {0};
+    if (sw_get_result(p, n, &r, &e) || !r.err.msg[0])
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HUNG_UP, path);
+    else
+        bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_TEXT, r.err.msg);
+}
+
+/* Connects to path and says hello: 0 with *fd and the server's info, -1 with err. */
+static int hello_at(const char *path, int check, int device, struct rx *x, int *fd,
+                    struct gpu_info *info, struct bl_err *err)
+{
+    int s = connect_path(path, check, err);
+    if (s < 0)
+        return -1;
     x->len = 0;
     struct sw_hello h = {SW_VERSION, device};
     struct sw_buf b;
     const uint8_t *p;
     uint32_t n;
-    int ok = 0, r;
-    if (sw_put_hello(&b, &h) || send_all(s, &b, SC_HELLO_MS))
+    int ok = 0;
+    int sent = sw_put_hello(&b, &h) == 0 && send_all(s, &b, SC_HELLO_MS) == 0;
+    /* a server that refused the connection said why before closing it: read that first */
+    int r = wait_frame(x, s, SW_HELLO, &p, &n, sent ? SC_HELLO_MS : 0);
+    if (r == 2)
+        refused(p, n, path, err);
+    else if (!sent)
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HELLO_NOT_SENT, path);
-    else if ((r = wait_frame(x, s, SW_HELLO, &p, &n, SC_HELLO_MS)) == 0)
+    else if (r == 0)
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
     else if (r != 1)
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_HUNG_UP, path);
@@ -211,21 +251,55 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
     return 0;
 }
 
+/* The server of the default socket path: path when root's or this user's, else this user's
+ * own name beside it (serve_own_path). Nobody else's socket is tried (a learner could plant
+ * one that never answers, or answer in the server's place). 0, or -1 with err: the more
+ * telling of the two reasons. */
+#define SC_PATH_MAX 300
+
+static int hello(const char *path, int others, int device, struct rx *x, int *fd,
+                 struct gpu_info *info, char at[SC_PATH_MAX], struct bl_err *err)
+{
+    bl_fmt(at, SC_PATH_MAX, "%s", path);
+    if (!others)
+        return hello_at(path, 0, device, x, fd, info, err);
+    struct bl_err e1 = {0}, e2 = {0};
+    if (hello_at(path, 1, device, x, fd, info, &e1) == 0)
+        return 0;
+    char own[SC_PATH_MAX];
+    serve_own_path(path, own, sizeof own);
+    if (strcmp(own, path) && hello_at(own, 1, device, x, fd, info, &e2) == 0) {
+        bl_fmt(at, SC_PATH_MAX, "%s", own);
+        return 0;
+    }
+    /* a missing own name says less than what was wrong with the shared one */
+    *err = bl_err_failed(&e2) && e1.why.id == SC_NO_SERVER_AT && e2.why.id != SC_NO_SERVER_AT
+               ? e2 : e1;
+    return -1;
+}
+
 /* ---- paths and start-up ---- */
+
+/* the name of device's server: its UUID ("fake" with $BANKLAB_SERVE_FAKE=1). 0, or -1 */
+static int serve_key(int device, char *key, size_t n, struct bl_err *err)
+{
+    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    if (fake && !strcmp(fake, "1")) {
+        bl_fmt(key, n, "fake");
+        return 0;
+    }
+    unsigned char uuid[16];
+    if (gpu_device_uuid(device, uuid, err))
+        return -1;
+    devlock_key(uuid, key, n);
+    return 0;
+}
 
 int serve_default_path(int device, char *path, size_t n, struct bl_err *err)
 {
     char key[64], dir[256];
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
-    if (fake && !strcmp(fake, "1")) {
-        bl_fmt(key, sizeof key, "fake");
-    } else {
-        unsigned char uuid[16];
-        if (gpu_device_uuid(device, uuid, err))
-            return -1;
-        devlock_key(uuid, key, sizeof key);
-    }
-    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err))
+    if (serve_key(device, key, sizeof key, err) ||
+        devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, err))
         return -1;
     bl_fmt(path, n, "%s/gpu-%s.sock", dir, key);
     return 0;
@@ -250,44 +324,71 @@ static void exec_server(char *const argv[], int ready_w)
     _exit(127);
 }
 
-/* Starts a server for path unless one answers; one at a time for every client of the
- * machine (an flock beside the socket). 0 when one answers or started, -1 with err. */
-static int start_server(int device, const char *path, struct bl_err *err)
+/* The flock that lets one of this user's clients start the server: "<own socket>.start",
+ * opened without following a link and without waiting (O_NONBLOCK: a FIFO planted there must
+ * not block us), used only when it is a regular file of root's or this user's. -1 with a note
+ * why when not usable: the server is then started without it (a second server of this user
+ * finds the first listening and leaves). */
+static int start_lock(const char *spath, struct bl_err *note)
 {
-    char lpath[300];
-    bl_fmt(lpath, sizeof lpath, "%s.start", path);
-    int lf = open(lpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    const int fl = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC;
+    int lf = open(spath, fl);
     if (lf < 0 && errno == ENOENT) {
-        lf = open(lpath, O_RDONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        if (lf >= 0)
-            fchmod(lf, 0666);
-        else if (errno == EEXIST)
-            lf = open(lpath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+        lf = open(spath, fl | O_CREAT | O_EXCL, 0644);
+        if (lf < 0 && errno == EEXIST)
+            lf = open(spath, fl);
     }
     struct stat st;
-    if (lf < 0 || fstat(lf, &st) || !S_ISREG(st.st_mode)) {
-        if (lf >= 0)
-            close(lf);
-        return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_CANNOT_USE_START, lpath);
+    if (lf >= 0 && fstat(lf, &st) == 0 && S_ISREG(st.st_mode) && serve_trusted_uid(st.st_uid))
+        return lf;
+    if (lf >= 0 || lstat(spath, &st) == 0) {
+        if (lf >= 0 && fstat(lf, &st))
+            memset(&st, 0, sizeof st);
+        bl_fail(note, GPU_EUNAVAILABLE, BL_NOWHERE, SC_START_NOT_USED, spath, (unsigned)st.st_uid,
+                (unsigned)(st.st_mode & 07777));
+    } else {
+        bl_fail(note, GPU_EUNAVAILABLE, BL_NOWHERE, SC_CANNOT_USE_START, spath);
     }
+    if (lf >= 0)
+        close(lf);
+    return -1;
+}
+
+/* Starts a server for path unless one answers; one at a time for this user's clients (an
+ * flock beside this user's socket). 0 when one answers or started, -1 with err; note: what
+ * was not used on the way (a planted .start). */
+static int start_server(int device, const char *path, struct bl_err *note, struct bl_err *err)
+{
+    char own[SC_PATH_MAX], spath[SC_PATH_MAX + 8];
+    serve_own_path(path, own, sizeof own);
+    bl_fmt(spath, sizeof spath, "%s.start", own);
+    int lf = start_lock(spath, note);
     double until = bl_now_ms() / 1e3 + SC_START_MS / 1e3;
-    while (flock(lf, LOCK_EX | LOCK_NB)) {
+    while (lf >= 0 && flock(lf, LOCK_EX | LOCK_NB)) {
         if (bl_now_ms() / 1e3 > until) {
             close(lf);
             return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_STARTING_FOR,
                            SC_START_MS / 1000);
         }
-        usleep(20000);
+        nap_ms(20);
     }
-    int fd = connect_any(path, 1);
-    if (fd >= 0) {                 /* another client started it meanwhile */
-        close(fd);
-        close(lf);
+    struct rx *x = malloc(sizeof *x);
+    struct gpu_info info;
+    struct bl_err e = {0};
+    int fd = -1;
+    char at[SC_PATH_MAX];
+    if (x && hello(path, 1, device, x, &fd, &info, at, &e) == 0) {
+        close(fd);                 /* another client started it meanwhile */
+        free(x);
+        if (lf >= 0)
+            close(lf);
         return 0;
     }
+    free(x);
     int pp[2];
     if (pipe2(pp, O_CLOEXEC)) {
-        close(lf);
+        if (lf >= 0)
+            close(lf);
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
     }
     char dev[16];
@@ -315,7 +416,8 @@ static int start_server(int device, const char *path, struct bl_err *err)
     }
     msg[got] = '\0';
     close(pp[0]);
-    close(lf);                     /* the next client finds it listening */
+    if (lf >= 0)
+        close(lf);                 /* the next client finds it listening */
     if (!strcmp(msg, "ok\n"))
         return 0;
     return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_DID_NOT_START, pid < 0 ? strerror(errno)
@@ -328,11 +430,13 @@ struct pend {
     struct gpu_request req;
     double since;
     int sent;                      /* on the current connection */
+    double sent_at;                /* seconds */
     int phase, ahead;              /* what the server said last */
 };
 
 struct sc {
     char path[256];
+    char served_by[SC_PATH_MAX];   /* path, or this user's name beside it (thread only) */
     int device;
     int autostart;                 /* the default socket: start a server when none answers */
     pthread_t thread;
@@ -345,10 +449,14 @@ struct sc {
     int np;
     struct gpu_result r[SC_PENDING];
     struct gpu_ring done;          /* over r[] */
-    int down;                      /* connection lost: reconnecting */
+    int down;                      /* connection lost with requests pending: reconnecting */
     double down_since, last_start;
+    double last_rx;                /* seconds: the server last sent something (thread only) */
+    double next_try;               /* seconds: reconnect not before (thread only) */
+    int retry_ms;                  /* the wait after the next failed try (thread only) */
     char down_why[GPU_TEXT_MAX];
     int stop;
+    int exited, detached;          /* the thread ended; c_close left it to free C itself */
 };
 
 static void push_result(struct sc *C, const struct gpu_result *r)
@@ -379,8 +487,8 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
     struct bl_err err = {0};
     if (type == SW_RESULT) {
         struct gpu_result r;
-        if (sw_get_result(p, n, &r, &err))
-            return;
+        if (sw_get_result(p, n, &r, &err) && r.id == 0)
+            return;           /* refused before its id: no request to tell */
         r.from_server = 1;
         pthread_mutex_lock(&C->mu);
         int k = find_pending(C, r.id);
@@ -401,13 +509,16 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
     }
 }
 
+/* The connection ends (why). Only with requests pending is the client down (reconnecting,
+ * and failing them SC_GIVEUP_S later): a server that closed an idle connection is simply
+ * connected to again at the next request. */
 static void disconnect(struct sc *C, const char *why)
 {
     if (C->fd >= 0)
         close(C->fd);
     C->fd = -1;
     pthread_mutex_lock(&C->mu);
-    if (!C->down) {
+    if (!C->down && C->np > 0) {
         C->down = 1;
         C->down_since = bl_now_ms() / 1e3;
     }
@@ -432,31 +543,72 @@ static void give_up(struct sc *C)
     pthread_mutex_unlock(&C->mu);
 }
 
+/* Every request sent on this connection that has heard nothing for SC_GIVEUP_S fails: the
+ * server accepted it and stalled (a live server says where each request is every few
+ * seconds, serve.c's keepalive). Then the connection is dropped (the next request connects
+ * anew). */
+static void stalled(struct sc *C)
+{
+    double now = bl_now_ms() / 1e3;
+    int any = 0;
+    pthread_mutex_lock(&C->mu);
+    for (int k = 0; k < C->np;) {
+        double heard = C->p[k].sent_at > C->last_rx ? C->p[k].sent_at : C->last_rx;
+        if (!C->p[k].sent || now - heard <= SC_GIVEUP_S) {
+            k++;
+            continue;
+        }
+        struct gpu_result r;
+        memset(&r, 0, sizeof r);
+        r.id = C->p[k].req.id;
+        r.from_server = 1;
+        bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SC_STALLED, C->path, SC_GIVEUP_S);
+        answer(C, k, &r);
+        any = 1;
+    }
+    pthread_mutex_unlock(&C->mu);
+    if (any)
+        disconnect(C, "the GPU server stalled");
+}
+
+static void connected(struct sc *C)
+{
+    pthread_mutex_lock(&C->mu);
+    C->down = 0;
+    pthread_mutex_unlock(&C->mu);
+    C->retry_ms = SC_RETRY_MS;
+    C->last_rx = bl_now_ms() / 1e3;
+}
+
 static void reconnect(struct sc *C)
 {
     struct bl_err err = {0};
     struct gpu_info info;
-    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, &err) == 0) {
-        pthread_mutex_lock(&C->mu);
-        C->down = 0;
-        pthread_mutex_unlock(&C->mu);
+    if (hello(C->path, C->autostart, C->device, &C->rx, &C->fd, &info, C->served_by, &err) == 0) {
+        connected(C);
         return;
     }
     C->fd = -1;
     if (C->autostart && bl_now_ms() / 1e3 - C->last_start >= SC_RESTART_S) {
         C->last_start = bl_now_ms() / 1e3;
-        struct bl_err e2 = {0};
-        if (start_server(C->device, C->path, &e2) == 0 &&
-            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, &err) == 0) {
-            pthread_mutex_lock(&C->mu);
-            C->down = 0;
-            pthread_mutex_unlock(&C->mu);
+        struct bl_err e2 = {0}, note = {0};
+        if (start_server(C->device, C->path, &note, &e2) == 0 &&
+            hello(C->path, 1, C->device, &C->rx, &C->fd, &info, C->served_by, &err) == 0) {
+            connected(C);
             return;
         }
         C->fd = -1;
         if (bl_err_failed(&e2))
             err = e2;
     }
+    /* the next try waits longer: a server that is gone is not knocked on 5 times a second */
+    C->next_try = bl_now_ms() / 1e3 + C->retry_ms / 1e3;
+    C->retry_ms = C->retry_ms * 2 > SC_RETRY_MAX_MS ? SC_RETRY_MAX_MS : C->retry_ms * 2;
+    pthread_mutex_lock(&C->mu);
+    int pending = C->np > 0;
+    pthread_mutex_unlock(&C->mu);
+    if (!pending)
+        return;
     disconnect(C, err.msg);
 }
 
@@ -473,6 +625,7 @@ static void send_pending(struct sc *C)
                 found = 1;
                 id = C->p[k].req.id;
                 C->p[k].sent = 1;
+                C->p[k].sent_at = bl_now_ms() / 1e3;
                 if (sw_put_request(&b, &C->p[k].req))
                     found = 2;
             }
@@ -505,22 +658,33 @@ static void drain_wake(struct sc *C)
     }
 }
 
+static void sc_free(struct sc *C);
+
 static void *client_main(void *arg)
 {
     struct sc *C = arg;
+    C->retry_ms = SC_RETRY_MS;
+    C->last_rx = bl_now_ms() / 1e3;
     for (;;) {
         pthread_mutex_lock(&C->mu);
         int stop = C->stop, busy = C->np > 0;
         pthread_mutex_unlock(&C->mu);
         if (stop)
             break;
-        if (C->fd < 0 && busy)
+        if (C->fd < 0 && busy && bl_now_ms() / 1e3 >= C->next_try)
             reconnect(C);
         give_up(C);
         if (C->fd >= 0)
+            stalled(C);
+        if (C->fd >= 0)
             send_pending(C);
+        int wait_ms = SC_RETRY_MS;
+        if (C->fd < 0 && busy) {
+            int left = (int)((C->next_try - bl_now_ms() / 1e3) * 1e3);
+            wait_ms = left < 10 ? 10 : left > SC_RETRY_MAX_MS ? SC_RETRY_MAX_MS : left;
+        }
         struct pollfd pf[2] = {{C->wake[0], POLLIN, 0}, {C->fd, POLLIN, 0}};
-        int r = poll(pf, C->fd >= 0 ? 2 : 1, C->fd >= 0 ? 1000 : SC_RETRY_MS);
+        int r = poll(pf, C->fd >= 0 ? 2 : 1, C->fd >= 0 ? 1000 : wait_ms);
         if (r > 0 && (pf[0].revents & POLLIN))
             drain_wake(C);
         if (C->fd < 0 || r <= 0 || !(pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -529,6 +693,7 @@ static void *client_main(void *arg)
             disconnect(C, "the GPU server closed the connection");
             continue;
         }
+        C->last_rx = bl_now_ms() / 1e3;
         int type, fr;
         const uint8_t *p;
         uint32_t n;
@@ -539,6 +704,12 @@ static void *client_main(void *arg)
         if (fr < 0)
             disconnect(C, "the GPU server sent a broken frame");
     }
+    pthread_mutex_lock(&C->mu);
+    int left_alone = C->detached;
+    C->exited = 1;
+    pthread_mutex_unlock(&C->mu);
+    if (left_alone)
+        sc_free(C);                /* c_close did not wait for us */
     return NULL;
 }
 
@@ -596,15 +767,36 @@ static void sc_free(struct sc *C)
     free(C);
 }
 
+/* Stops the thread and frees C; never waits more than SC_CLOSE_MS (a quitting tutorial must
+ * not hang on a server): a thread still inside a bounded connect or hello then frees C
+ * itself when it ends. */
 static void c_close(void *impl)
 {
     struct sc *C = impl;
+    pthread_t th = C->thread;      /* C may be freed by the thread once it is left alone */
     pthread_mutex_lock(&C->mu);
     C->stop = 1;
     pthread_mutex_unlock(&C->mu);
     wake(C);
-    pthread_join(C->thread, NULL);
-    sc_free(C);
+    double until = bl_now_ms() + SC_CLOSE_MS;
+    for (;;) {
+        pthread_mutex_lock(&C->mu);
+        int exited = C->exited;
+        if (!exited && bl_now_ms() >= until)
+            C->detached = 1;
+        int detached = C->detached;
+        pthread_mutex_unlock(&C->mu);
+        if (exited) {
+            pthread_join(th, NULL);
+            sc_free(C);
+            return;
+        }
+        if (detached) {
+            pthread_detach(th);
+            return;
+        }
+        nap_ms(5);
+    }
 }
 
 static const struct gpu_ops client_ops = {c_submit, NULL, NULL, c_close, c_progress};
@@ -624,7 +816,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     pthread_mutex_init(&C->mu, NULL);
     pthread_cond_init(&C->cv, NULL);
     struct gpu_info si;
-    if (hello(path, autostart, device, &C->rx, &C->fd, &si, err) == 0 &&
+    if (hello(path, autostart, device, &C->rx, &C->fd, &si, C->served_by, err) == 0 &&
         pipe2(C->wake, O_CLOEXEC | O_NONBLOCK))
         bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_PIPE, strerror(errno));
     else if (!bl_err_failed(err) && pthread_create(&C->thread, NULL, client_main, C))
@@ -636,7 +828,7 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     if (info) {
         *info = si;
         char lock[GPU_TEXT_MAX];
-        bl_fmt(lock, sizeof lock, "served by %s (%s)", path, si.lock);
+        bl_fmt(lock, sizeof lock, "served by %s (%s)", C->served_by, si.lock);
         bl_fmt(info->lock, sizeof info->lock, "%s", lock);
     }
     return gpu_wrap_new(&client_ops, C, &C->done, si.backend);
@@ -652,6 +844,26 @@ struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
     return gpu_unavailable(info, &err);
 }
 
+/* No server to be had (why): the runner in this process, its info saying why it was not
+ * served (the reason in its turns' line, or before its own reason when it has no GPU). */
+static struct gpu *in_process(int device, struct gpu_info *info, const struct bl_err *why)
+{
+    struct gpu *g = gpu_open(device, info);
+    struct bl_err t = {0};
+    if (!info)
+        return g;
+    if (info->available) {
+        bl_fail(&t, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_SERVED, why->msg, info->lock);
+        bl_fmt(info->lock, sizeof info->lock, "%s", t.msg);
+    } else {
+        struct bl_err own = info->err;
+        bl_err_clear(&info->err);
+        bl_fail(&info->err, own.status ? own.status : GPU_EUNAVAILABLE, BL_NOWHERE, SC_FALLBACK,
+                why->msg, own.msg);
+    }
+    return g;
+}
+
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)
 {
     if (!server || !*server)
@@ -661,35 +873,48 @@ struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct 
     const char *ns = getenv("BANKLAB_NO_SERVER");
     if (no_server || (ns && !strcmp(ns, "1")))
         return gpu_open(device, info);
-    char path[256];
-    struct bl_err err = {0};
-    if (serve_default_path(device, path, sizeof path, &err))
+    char path[256], key[64], dir[256];
+    struct bl_err err = {0}, note = {0};
+    if (serve_key(device, key, sizeof key, &err))
         return gpu_open(device, info);       /* no driver, no device: today's reason */
+    if (devlock_share_dir(SERVE_DIR_NAME, dir, sizeof dir, &err))
+        return in_process(device, info, &err); /* a directory another user could rule */
+    bl_fmt(path, sizeof path, "%s/gpu-%s.sock", dir, key);
     struct gpu *g = open_client(path, device, 1, info, &err);
     if (g)
         return g;
+    struct bl_err first = err;
     bl_err_clear(&err);
-    if (start_server(device, path, &err) == 0 &&
-        (g = open_client(path, device, 1, info, &err)))
+    if (start_server(device, path, &note, &err) == 0 &&
+        (g = open_client(path, device, 1, info, &err))) {
+        if (bl_err_failed(&note) && info) { /* a planted start lock, said in the turns' line */
+            char lock[GPU_TEXT_MAX];
+            bl_fmt(lock, sizeof lock, "%s", info->lock);
+            bl_fmt(info->lock, sizeof info->lock, "%.100s; %s", lock, note.msg);
+        }
         return g;
-    return gpu_open(device, info);           /* no server: measure in this process */
+    }
+    return in_process(device, info, bl_err_failed(&err) ? &err : &first);
 }
 
 int serve_control(const char *path, int pause, int seconds, struct serve_stats *st, struct bl_err *err)
 {
     struct rx *x = calloc(1, sizeof *x);
     struct gpu_info info;
-    int fd = -1, rc = -1;
+    int fd = -1, rc = -1, r;
     if (!x)
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_OUT_OF_MEMORY);
-    if (hello(path, 1, 0, x, &fd, &info, err) == 0) {
+    char at[SC_PATH_MAX];
+    if (hello(path, 1, 0, x, &fd, &info, at, err) == 0) {
         struct sw_control c = {pause ? SW_CTL_PAUSE : SW_CTL_STATS, seconds};
         struct sw_buf b;
         const uint8_t *p;
         uint32_t n;
         if (sw_put_control(&b, &c) || send_all(fd, &b, SC_HELLO_MS))
             bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_TAKEN, path);
-        else if (wait_frame(x, fd, SW_STATS, &p, &n, SC_HELLO_MS) != 1)
+        else if ((r = wait_frame(x, fd, SW_STATS, &p, &n, SC_HELLO_MS)) == 2)
+            refused(p, n, path, err);      /* a pause from neither the owner nor root */
+        else if (r != 1)
             bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_ANSWER, path);
         else
             rc = sw_get_stats(p, n, st, err);

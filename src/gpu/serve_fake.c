@@ -1,8 +1,11 @@
 /* serve_fake.c: the fake device behind `banklab serve --fake` (serve.h), for tests without a
  * GPU: a worker thread answers each request after a set delay with the model's wavefronts
- * (bank_simulate) as its "counters" and a timing derived from them (clk per access = 2 x
- * wavefronts, deterministic), and counts what it measured. Every result and its gpu_info say
- * "fake device". No CUDA. */
+ * (bank_simulate, on every field of the access the wire brought: the instruction, ldmatrix's
+ * matrices and .trans, cp.async's sources) as its "counters", in the figures the CUDA runner
+ * puts them in, and a timing derived from them (clk per access = 2 x wavefronts,
+ * deterministic); it refuses what the runner refuses before it launches, with its messages,
+ * so a fake fails the way the hardware fails. Every result and its gpu_info say "fake
+ * device". No CUDA. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include "serve.h"
 
 #define FAKE_QUEUE 16
+#define FAKE_CP_ASYNC_SRC 65536    /* = BL_CP_ASYNC_SRC (kernels/kernels.h) */
 #define FAKE_DEVICE "fake device (banklab serve --fake, for tests: the model's numbers)"
 
 struct fake {
@@ -37,28 +41,70 @@ static void nap_ms(int ms)
     }
 }
 
+/* What the CUDA runner refuses before it launches (cuda_measure.c's pattern_setup), refused
+ * the same way: the model's own refusals, cp.async's sources past its buffer. */
+static int fake_refuses(const struct bank_access *acc, struct bank_result *br, struct gpu_result *res)
+{
+    int bad_lane = -1;
+    enum bank_status bs = bank_simulate(acc, br, &bad_lane);
+    if (bs == BANK_EALIGN)
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_LANE_OFFSET_IS_NOT_A, bad_lane,
+                       acc->width);
+    if (bs != BANK_OK)
+        return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_TEXT, bank_status_str(bs));
+    for (int l = 0; acc->instr == BANK_CPASYNC && l < BANK_LANES; l++) {
+        uint32_t g = acc->has_src ? acc->src[l] : (uint32_t)l * acc->width;
+        if ((uint64_t)g + acc->width > FAKE_CP_ASYNC_SRC)
+            return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_CP_ASYNC_SRC_PAST, l, g,
+                           FAKE_CP_ASYNC_SRC);
+    }
+    uint32_t used = bank_address_lanes(acc);
+    for (int l = 0; l < BANK_LANES; l++)
+        if ((used >> l & 1u) && acc->offset[l] > 0x7fffffffu)
+            return bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, GPU_LANE_OFFSET_IS_BEYOND_SHARED, l,
+                           (unsigned long long)acc->offset[l]);
+    /* (the runner's shared-memory limit, 227 KiB a block on an H200, is left out: the fake
+     * takes every offset the wire allows, 1 MiB, which the server's tests use) */
+    return 0;
+}
+
+/* One access measured as the runner measures it, with every field of the access (the
+ * instruction, its matrices and .trans, cp.async's sources): the model's wavefronts as the
+ * counters, in the figures the runner reads them from (ldmatrix: the loads'; stmatrix and
+ * cp.async: the stores'; cp.async's wavefronts as its conflicts plus its passes), and a time
+ * of 2 clocks a wavefront against the same instruction conflict-free (lane l at l * width). */
 static void fake_access(const struct bank_access *acc, int want_timing, int want_counters,
                         struct gpu_result *res)
 {
     struct bank_result br;
-    if (bank_simulate(acc, &br, NULL) != BANK_OK) {
-        bl_fail(&res->err, GPU_EINVAL, BL_NOWHERE, SRV_FAKE_REFUSES);
+    if (fake_refuses(acc, &br, res))
         return;
-    }
-    int st = acc->op == BANK_STORE;
+    int st = acc->instr == BANK_STMATRIX || acc->instr == BANK_CPASYNC ||
+             (acc->instr == BANK_PLAIN && acc->op == BANK_STORE);
+    if (acc->instr == BANK_LDMATRIX)
+        st = 0;
     if (want_counters) {
         res->has_counters = 1;
         *(st ? &res->wavefronts_st : &res->wavefronts_ld) = br.wavefronts;
         *(st ? &res->conflicts_st : &res->conflicts_ld) = br.conflicts;
         *(st ? &res->inst_st : &res->inst_ld) = 1;
+        if (acc->instr == BANK_CPASYNC)
+            bl_fmt(res->counters_note, sizeof res->counters_note, "cp.async: wavefronts = LDGSTS "
+                   "conflicts + %d passes (fake device)", br.passes);
     } else {
         bl_fmt(res->counters_note, sizeof res->counters_note, "counters not asked for");
     }
     if (want_timing) {
+        struct bank_access ref = *acc;
+        struct bank_result rr;
+        ref.has_src = 0;
+        for (int l = 0; l < BANK_LANES; l++)
+            ref.offset[l] = (uint64_t)l * acc->width;
+        int rwf = bank_simulate(&ref, &rr, NULL) == BANK_OK && rr.wavefronts > 0 ? rr.wavefronts : 1;
         res->has_access_timing = 1;
         res->clk_per_access = 2.0 * br.wavefronts;
         res->ns_per_access = res->clk_per_access / 1.98;
-        res->ref_clk_per_access = 2.0 * (br.npasses > 0 ? br.npasses : 1);
+        res->ref_clk_per_access = 2.0 * rwf;
         res->slowdown = res->clk_per_access / res->ref_clk_per_access;
         res->has_timing = 1;
         res->ms_median = res->ms_min = res->ms_max = 1.0;

@@ -221,6 +221,17 @@ int lesson_task_met(const struct lesson_task *t, long wavefronts, long conflicts
 int lesson_check(const struct lesson *l,
                  void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
+/* lesson_check_text: what `banklab check` holds a lesson's prose to beyond lesson_check (not
+ * the tutorial's loading: a lesson that breaks these still shows): a step's title, text and key
+ * sentence do not give its quiz's answer (a number quiz's number, or a choice's value, as a
+ * token followed by what the quiz's check measures: "2 wavefronts", "2-way", "2 个 wavefront";
+ * a choice without a value: 4 English words or 5 Chinese characters of the right choice in a
+ * row that no other choice has); no code span would be cut on the tutorial's reading screen at
+ * 80x24 (src/base/wrap.h's rules; checked only under a UTF-8 locale). Reports each problem as
+ * lesson_check does; returns their number. */
+int lesson_check_text(const struct lesson *l,
+                      void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
+
 void lesson_set_done(struct lesson_set *set);
 
 /* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).

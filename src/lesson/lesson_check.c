@@ -1,11 +1,13 @@
 /* lesson_check.c: runs a loaded lesson's expectations, quiz checks and graded tasks through
  * the model (scene_run). Never prints, never exits. No cJSON, no files: it works on lesson.h
  * structs; problems go through lesson_problem. */
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../base/wrap.h"
 #include "scene.h"
 
 #define TASK_SEARCH_MAX 4096   /* parameter combinations tried to show a task is solvable */
@@ -281,3 +283,304 @@ int lesson_check(const struct lesson *l,
     return C.P.n;
 }
 
+
+/* ---- what a step says before its quiz, and how its code wraps (lesson_check_text) ---- */
+
+/* The columns each text of a step is wrapped to on the tutorial's reading screen at 80x24
+ * (src/ui/tutor_draw.c reading_flow, src/ui/quiz.c): the text at W - 2, a hint 8 further in,
+ * the quiz's question and explanation 2 in, a choice 5 in; the key sentence (presenter mode)
+ * and a task's goal at W - 4. */
+enum {
+    WRAP_TEXT = 78, WRAP_HINT = 70, WRAP_QUESTION = 76, WRAP_CHOICE = 73, WRAP_KEY = 76,
+    WRAP_GOAL = 76
+};
+
+static const char *const lang_name[2] = {"zh", "en"};
+
+/* Code in s that the tutorial would have to cut at width (a span wider than the line with no
+ * space outside brackets to break at): reports it once and returns 1. */
+static int check_wrap(struct lesson_problems *P, const char *path, int lang, const char *s,
+                      int width)
+{
+    size_t n = s ? strlen(s) : 0, pos = 0;
+    int code = 0;
+    while (pos < n) {
+        size_t nx;
+        int cut;
+        size_t len = bl_wrap(s + pos, n - pos, width, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS,
+                             &nx, &cut);
+        size_t open = code ? 0 : (size_t)-1;   /* where the span cut at its end opened */
+        for (size_t i = 0; i < len; i++)
+            if (s[pos + i] == '`') {
+                code = !code;
+                open = code ? pos + i + 1 : (size_t)-1;
+            }
+        if (cut && code) {
+            if (open == 0)                      /* opened on an earlier line: find it */
+                for (size_t i = 0, c = 0; i < pos; i++)
+                    if (s[i] == '`' && (c = !c))
+                        open = i + 1;
+            size_t e = open;
+            while (e < n && s[e] != '`' && s[e] != '\n')
+                e++;
+            int w = bl_width_n(s + open, e - open);
+            lesson_problem(P, 0, NULL,
+                           "%s.%s: code `%.40s%s` (%d columns) would be cut at %d columns "
+                           "(the tutorial at 80x24): keep code to one line that fits, or let it "
+                           "break at a space outside brackets", path, lang_name[lang], s + open,
+                           e - open > 40 ? "..." : "", w, width);
+            return 1;
+        }
+        if (nx == 0)
+            break;
+        pos += nx;
+    }
+    return 0;
+}
+
+/* The words that name what a quiz's check measures, after its number ("4 wavefronts",
+ * "2-way", "2 路冲突", "31 次冲突"), by field and language (LANG_ZH, LANG_EN). */
+static const char *const field_nouns[5][2][4] = {
+    [FIELD_WAVEFRONTS] = {{"wavefront", NULL}, {"wavefront", NULL}},
+    [FIELD_CONFLICTS] = {{"\u6b21\u51b2\u7a81", "\u4e2a\u51b2\u7a81", "\u51b2\u7a81", NULL},
+                         {"conflict", NULL}},
+    [FIELD_WAYS] = {{"\u8def", NULL}, {"-way", "way", NULL}},
+    [FIELD_PASSES] = {{"\u6279", NULL}, {"pass", NULL}},
+};
+
+static int word_byte(unsigned char c)
+{
+    return isalnum(c) || c == '_';
+}
+
+/* Where s (outside its code spans) says the number num as a whole token, not as a binding's
+ * value ("PAD = 2", "<= 4") and, with nouns, followed by one of them ("2 wavefronts",
+ * "2 个 wavefront"): its offset, or -1. */
+static long number_said(const char *s, const char *num, const char *const *nouns)
+{
+    size_t k = strlen(num);
+    int code = 0;
+    for (size_t i = 0; s[i]; i++) {
+        if (s[i] == '`')
+            code = !code;
+        if (code || strncmp(s + i, num, k))
+            continue;
+        if (i > 0 && (word_byte((unsigned char)s[i - 1]) || s[i - 1] == '.'))
+            continue;
+        const char *a = s + i + k;
+        if (word_byte((unsigned char)*a) || (*a == '.' && isdigit((unsigned char)a[1])))
+            continue;
+        size_t b = i;
+        while (b > 0 && s[b - 1] == ' ')
+            b--;
+        if (b > 0 && (strchr("=<>", s[b - 1]) ||
+                      (b >= 3 && !strncmp(s + b - 3, "\u2264", 3)) ||
+                      (b >= 3 && !strncmp(s + b - 3, "\u2265", 3))))
+            continue;
+        if (!nouns || !nouns[0])
+            return (long)i;
+        const char *w = a;
+        while (*w == ' ')
+            w++;
+        if (!strncmp(w, "\u4e2a", 3))            /* 个 */
+            for (w += 3; *w == ' ';)
+                w++;
+        for (int q = 0; q < 4 && nouns[q]; q++)
+            if (!strncmp(a, nouns[q], strlen(nouns[q])) || !strncmp(w, nouns[q], strlen(nouns[q])))
+                return (long)i;
+    }
+    return -1;
+}
+
+/* Words of a text outside its code spans: ASCII letter and digit runs, and each other
+ * character but punctuation (a Chinese character is a word of its own). */
+struct word {
+    const char *p;
+    size_t n;
+};
+
+static int words_of(const char *s, struct word *w, int max)
+{
+    int nw = 0, code = 0;
+    for (size_t i = 0; s && s[i];) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '`') {
+            code = !code;
+            i++;
+            continue;
+        }
+        size_t j = i + 1;
+        if (isalnum(c)) {
+            while (isalnum((unsigned char)s[j]))
+                j++;
+        } else if (c >= 0x80) {
+            while ((s[j] & 0xc0) == 0x80)
+                j++;
+            /* CJK and full-width punctuation (U+3000..U+303F, U+FF00..U+FFEF) and general
+             * punctuation (U+2000..U+206F) separate words */
+            unsigned u = c >= 0xe0 && j - i == 3 ? (c & 0x0fu) << 12 |
+                         ((unsigned char)s[i + 1] & 0x3fu) << 6 | ((unsigned char)s[i + 2] & 0x3fu)
+                                                 : 0;
+            if ((u >= 0x3000 && u <= 0x303f) || (u >= 0xff00 && u <= 0xffef) ||
+                (u >= 0x2000 && u <= 0x206f)) {
+                i = j;
+                continue;
+            }
+        } else {
+            i = j;
+            continue;
+        }
+        if (!code && nw < max)
+            w[nw++] = (struct word){s + i, j - i};
+        i = j;
+    }
+    return nw;
+}
+
+static int same_words(const struct word *a, const struct word *b, int n)
+{
+    for (int k = 0; k < n; k++) {
+        if (a[k].n != b[k].n)
+            return 0;
+        for (size_t c = 0; c < a[k].n; c++)
+            if (tolower((unsigned char)a[k].p[c]) != tolower((unsigned char)b[k].p[c]))
+                return 0;
+    }
+    return 1;
+}
+
+/* 1 when the n words at g occur in a row in w[0..nw) */
+static int has_words(const struct word *w, int nw, const struct word *g, int n)
+{
+    for (int i = 0; i + n <= nw; i++)
+        if (same_words(w + i, g, n))
+            return 1;
+    return 0;
+}
+
+#define WORDS_MAX 2048
+#define PHRASE_WORDS_EN 4    /* a choice's distinctive phrase: 4 English words in a row, */
+#define PHRASE_WORDS_ZH 5    /* or 5 Chinese characters */
+
+/* The right choice's distinctive text in src: a run of words of the right choice that no
+ * other choice has, and src has too. Returns 1 and the phrase in *at, *len. */
+static int choice_said(const struct lesson_quiz *q, int lang, const char *src, const char **at,
+                       size_t *len)
+{
+    static struct word r[WORDS_MAX], o[WORDS_MAX], t[WORDS_MAX];
+    int n = lang == LANG_EN ? PHRASE_WORDS_EN : PHRASE_WORDS_ZH;
+    int nr = words_of(lesson_tr(&q->choices[q->answer], (enum lesson_lang)lang), r, WORDS_MAX);
+    int nt = words_of(src, t, WORDS_MAX);
+    for (int i = 0; i + n <= nr; i++) {
+        int other = 0;
+        for (int k = 0; k < q->nchoices && !other; k++) {
+            if (k == q->answer)
+                continue;
+            int no = words_of(lesson_tr(&q->choices[k], (enum lesson_lang)lang), o, WORDS_MAX);
+            other = has_words(o, no, r + i, n);
+        }
+        if (other)
+            continue;
+        for (int j = 0; j + n <= nt; j++)
+            if (same_words(t + j, r + i, n)) {
+                *at = t[j].p;
+                *len = (size_t)(t[j + n - 1].p + t[j + n - 1].n - t[j].p);
+                return 1;
+            }
+    }
+    return 0;
+}
+
+/* The title, text and key sentence of step si must not give its quiz's answer: a number (a
+ * number quiz's, or the right choice's value) said as a token with what the check measures, or
+ * the right choice's own words. */
+static void check_answer_before(struct lesson_problems *P, int si, const struct lesson_step *st)
+{
+    const struct lesson_quiz *q = st->quiz;
+    if (!q || (q->kind == QUIZ_CHOICE && (q->answer < 0 || q->answer >= q->nchoices)))
+        return;
+    double v = q->kind == QUIZ_NUMBER ? q->number
+                                      : q->choice_values ? q->choice_values[q->answer] : NAN;
+    char num[40];
+    if (!isnan(v))
+        fmt_num(v, num, sizeof num);
+    const struct lesson_text *src[3] = {&st->title, &st->text, &st->key};
+    static const char *const src_name[3] = {"title", "text", "key"};
+    for (int f = 0; f < 3; f++)
+        for (int lang = 0; lang < 2; lang++) {
+            const char *s = lesson_tr(src[f], (enum lesson_lang)lang);
+            if (!s || (f == 2 && !src[f]->en))
+                continue;
+            const char *at = NULL;
+            size_t len = 0;
+            if (!isnan(v)) {
+                long i = number_said(s, num, field_nouns[q->check.field][lang]);
+                if (i >= 0) {
+                    at = s + i;
+                    len = strlen(num);
+                    while (at[len] && at[len] != '.' && len < 24 &&
+                           !strchr(",;:)", at[len]) && strncmp(at + len, "\uff0c", 3) &&
+                           strncmp(at + len, "\u3002", 3) && strncmp(at + len, "\uff1a", 3))
+                        len++;
+                    while (len > 0 && (at[len - 1] & 0xc0) == 0x80 && (at[len] & 0xc0) == 0x80)
+                        len--;   /* never half a character */
+                }
+            } else if (q->kind == QUIZ_CHOICE) {
+                choice_said(q, lang, s, &at, &len);
+            }
+            if (at)
+                lesson_problem(P, 0, NULL,
+                               "steps[%d].%s.%s: \"%.*s\" gives the answer of the step's quiz "
+                               "before it is asked; say it in the explanation", si, src_name[f],
+                               lang_name[lang], (int)len, at);
+        }
+}
+
+int lesson_check_text(const struct lesson *l,
+                      void (*report)(const struct lesson_error *e, void *ctx), void *ctx)
+{
+    if (!l)
+        return 0;
+    struct lesson_problems P = {l->path, report, ctx, 0, NULL, 0};
+    /* widths need a UTF-8 locale (a Chinese character is 2 columns): without one, no wrap check */
+    int wrap = bl_width_n("\u4e2d", 3) == 2;
+    char path[64];
+    for (int i = 0; i < l->nsteps; i++) {
+        const struct lesson_step *st = &l->steps[i];
+        check_answer_before(&P, i, st);
+        for (int lang = 0; wrap && lang < 2; lang++) {
+            snprintf(path, sizeof path, "steps[%d].text", i);
+            check_wrap(&P, path, lang, lesson_tr(&st->text, (enum lesson_lang)lang), WRAP_TEXT);
+            if (st->key.en) {
+                snprintf(path, sizeof path, "steps[%d].key", i);
+                check_wrap(&P, path, lang, lesson_tr(&st->key, (enum lesson_lang)lang), WRAP_KEY);
+            }
+            for (int h = 0; h < st->nhints; h++) {
+                snprintf(path, sizeof path, "steps[%d].hints[%d]", i, h);
+                check_wrap(&P, path, lang, lesson_tr(&st->hints[h], (enum lesson_lang)lang),
+                           WRAP_HINT);
+            }
+            if (st->quiz) {
+                const struct lesson_quiz *q = st->quiz;
+                snprintf(path, sizeof path, "steps[%d].quiz.question", i);
+                check_wrap(&P, path, lang, lesson_tr(&q->question, (enum lesson_lang)lang),
+                           WRAP_QUESTION);
+                for (int c = 0; c < q->nchoices; c++) {
+                    snprintf(path, sizeof path, "steps[%d].quiz.choices[%d]", i, c);
+                    check_wrap(&P, path, lang, lesson_tr(&q->choices[c], (enum lesson_lang)lang),
+                               WRAP_CHOICE);
+                }
+                snprintf(path, sizeof path, "steps[%d].quiz.explanation", i);
+                check_wrap(&P, path, lang, lesson_tr(&q->explanation, (enum lesson_lang)lang),
+                           WRAP_QUESTION);
+            }
+            if (st->task) {
+                snprintf(path, sizeof path, "steps[%d].task.goal", i);
+                check_wrap(&P, path, lang, lesson_tr(&st->task->goal, (enum lesson_lang)lang),
+                           WRAP_GOAL);
+            }
+        }
+    }
+    lesson_problems_end(&P);
+    return P.n;
+}

@@ -601,7 +601,8 @@ int recording_load_file(const char *path, struct recording *r, struct bl_err *er
 }
 
 /* One case of tests/data/h200-matrix.json (it has "instruction"): 1 when it is one, 0 for
- * one the model does not cover (cp.async.cg: no counter sees it), -1 on a bad field. */
+ * one the model does not cover (cp.async.cg: the table read 0 for it; docs/model.md), -1 on
+ * a bad field. */
 static int matrix_case(struct rd *d, const cJSON *o, struct hw_case *c, const char *where)
 {
     char ins[16] = "", var[16] = "", mask[16] = "", name[40];

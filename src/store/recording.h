@@ -92,7 +92,8 @@ void recording_done(struct recording *r);
 
 /* One measured warp access of tests/data/h200-wavefronts.json or h200-matrix.json (installed
  * as assets/h200-wavefronts.json, assets/h200-matrix.json): what the H200's counters reported
- * (the matrix table's cp.async.cg cases are left out: no counter saw them). */
+ * (the matrix table's cp.async.cg cases are left out: the model does not cover them, and the
+ * table read 0 for them; docs/model.md). */
 struct hw_case {
     char name[64];
     struct bank_access access;

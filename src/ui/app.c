@@ -12,7 +12,7 @@
 #include "../base/utf8.h"
 #include "app.h"
 
-static volatile sig_atomic_t ui_signal;
+static volatile sig_atomic_t ui_signal, ui_leaving;
 
 /* The screens, by id (screen.h). The stack (screen.c) gets this table and names no screen, so
  * the screens can push and pop without calling each other in a circle. */
@@ -26,8 +26,23 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
     [UI_KERNEL] = &screen_kernel,
 };
 
-static void on_signal(int sig)
+/* The first signal only sets the flag: the loop (awake every 100 ms, never blocked on the GPU
+ * server: requests.c and serve_client.c bound every wait) ends, the terminal is restored and
+ * progress saved. One that comes while that is under way ends the program as its default
+ * would: a second ^C is never ignored. */
+static void on_signal(int sig, siginfo_t *info, void *ctx)
 {
+    (void)ctx;
+    /* a SIGPIPE the kernel raised for this process's own write to a connection that closed
+     * (a server that dropped it): that write fails with EPIPE and its caller says so; only
+     * one sent by someone else (kill -PIPE) ends the tutorial */
+    if (sig == SIGPIPE && info && info->si_pid == getpid())
+        return;
+    if (ui_leaving && ui_signal) {
+        signal(sig, SIG_DFL);
+        raise(sig);
+        return;
+    }
     ui_signal = sig;
 }
 
@@ -154,7 +169,8 @@ static void catch_signals(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_signal;
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
         sigaction(ending_signals[i], &sa, NULL);
@@ -251,6 +267,7 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
         fflush(a->timing);
     }
     loop(a);
+    ui_leaving = 1;
     endwin();
     delscreen(scr);
     struct bl_err save_err = {0};   /* a save that fails at the end is not exit 0 */

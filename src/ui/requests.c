@@ -3,6 +3,7 @@
  * answers by id to the slot or series that asked. No curses, no allocation but the opener. */
 #include "requests.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -262,6 +263,14 @@ const struct gpu_progress *req_hub_progress(const struct req_hub *h)
 
 void req_hub_done(struct req_hub *h)
 {
+    struct opener *o = h->opener;
+    for (double until = bl_now_ms() + 500; o && !atomic_load(&o->done) && bl_now_ms() < until;)
+        poll(NULL, 0, 10);
+    if (o && !atomic_load(&o->done)) {  /* still opening (a server that does not answer: the
+                                           wait is bounded, but quitting is not held up by it) */
+        pthread_detach(o->thread);     /* o and what it opens are left to the exit */
+        h->opener = NULL;
+    }
     if (h->opener)       /* quit while CUDA was starting: wait for it, then close */
         take_opened(h);
     if (h->own)

@@ -52,13 +52,25 @@ size_t text_line(const char *s, size_t n, int width, size_t *next)
     return text_wrap(s, n, width, next, &cut);
 }
 
+/* 1 when s[0..len) opens or closes an odd number of code spans */
+static int ticks_odd(const char *s, size_t len)
+{
+    int odd = 0;
+    for (size_t i = 0; i < len; i++)
+        odd ^= s[i] == '`';
+    return odd;
+}
+
 int text_count(const char *s, int width)
 {
     size_t n = strlen(s), pos = 0;
-    int lines = 0;
+    int lines = 0, code = 0;   /* a code span may continue over a line break */
     while (pos < n) {
         size_t nx;
-        text_line(s + pos, n - pos, width, &nx);
+        int cut;
+        size_t len = bl_wrap(s + pos, n - pos, width, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS,
+                             &nx, &cut);
+        code ^= ticks_odd(s + pos, len);
         pos += nx;
         lines++;
         if (nx == 0)
@@ -89,8 +101,15 @@ int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size
         if (k == 0)
             break;
         attrset(code ? theme_attr(a, UIC_TEXTCODE) : at);
-        addnstr(s + i, (int)k);
-        cols += c;
+        if (a->utf8) {
+            addnstr(s + i, (int)k);
+            cols += c;
+        } else {   /* no UTF-8: the text's · × − → as * x - -> (bl_ascii), never vanishing */
+            char plain[1024];
+            size_t m = bl_ascii(plain, sizeof plain, s + i, k < sizeof plain ? k : sizeof plain - 1);
+            addnstr(plain, (int)m);
+            cols += (int)m;
+        }
         i += k;
         if (i < j)
             break;
@@ -183,7 +202,8 @@ int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s,
     while (pos < n && drawn < h) {
         size_t nx;
         int cut;
-        size_t len = text_wrap(s + pos, n - pos, w, &nx, &cut);
+        size_t len = bl_wrap(s + pos, n - pos, w, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS, &nx,
+                             &cut);
         if (line >= skip) {
             draw_line(a, y + drawn, x, w, s + pos, len, code, at);
             int more = pos + nx < n && drawn + 1 == h && mark_more;
@@ -191,9 +211,7 @@ int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s,
                 draw_mark(a, y + drawn, x, w, s + pos, len, at);
             drawn++;
         }
-        for (size_t i = 0; i < len; i++)
-            if (s[pos + i] == '`')
-                code = !code;
+        code ^= ticks_odd(s + pos, len);
         line++;
         if (nx == 0)
             break;

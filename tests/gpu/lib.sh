@@ -1,4 +1,5 @@
-# lib.sh: what the GPU scripts share. `. tests/gpu/lib.sh` (or "$dir/lib.sh").
+# lib.sh: what the GPU scripts share. `. tests/gpu/lib.sh` (or "$dir/lib.sh"): the tagged
+# processes below, and a GPU server of the test's own for the both-paths runs (serve_start).
 # The scripts end only the processes they started: every process started under a tag carries
 # BANKLAB_TEST_TAG=TAG in its environment (children inherit it, whatever their process group
 # or session), and tagged/kill_tagged find them by it, never by a command name.
@@ -17,4 +18,31 @@ kill_tagged() {
     # shellcheck disable=SC2086
     kill "-$1" $pids 2>/dev/null
     return 1
+}
+# serve_start DIR: a GPU server of this test (`banklab serve`, $B) on DIR/gpu.sock, its pid in
+# DIR/gpu.pid and its log in DIR/serve.log, tagged DIR's name; returns 0 once it listens (60 s
+# at most: a CUDA context and the counters set up). serve_stop DIR: ends that server, by its pid.
+# The clients reach it with --server DIR/gpu.sock: the learners' client, wire and server, on a
+# socket no other test or learner shares.
+serve_start() {
+    BANKLAB_TEST_TAG="serve-$(basename "$1")" "$B" serve --socket "$1/gpu.sock" --idle 600 \
+        > "$1/serve.log" 2>&1 &
+    echo $! > "$1/gpu.pid"
+    i=0
+    while [ ! -S "$1/gpu.sock" ] && [ $i -lt 600 ] && kill -0 "$(cat "$1/gpu.pid")" 2>/dev/null; do
+        sleep 0.1
+        i=$((i + 1))
+    done
+    [ -S "$1/gpu.sock" ]
+}
+serve_stop() {
+    [ -f "$1/gpu.pid" ] || return 0
+    kill "$(cat "$1/gpu.pid")" 2>/dev/null
+    wait "$(cat "$1/gpu.pid")" 2>/dev/null
+    rm -f "$1/gpu.pid"
+}
+# both_agree FILE: FILE (the output of verify --both or bench --both) says the server and this
+# process agreed on every measurement both made and no measurement was left to one of them
+both_agree() {
+    grep -q '^through the server vs in this process: [0-9]* of [0-9]* [a-z]* agree, 0 differ, 0 measured by one path only' "$1"
 }

@@ -1,33 +1,40 @@
 #!/bin/sh
 # matrix.sh (make test-gpu): ldmatrix, stmatrix and cp.async on the GPU (issue 24).
-# 1. `banklab verify` on chapter 11 and the table tests/data/h200-matrix.json (installed as
-#    assets/h200-matrix.json, read by verify with h200-wavefronts.json): every access of the
-#    chapter's scenes and every case of the tables must agree with the model (exit 0).
+# 1. `banklab verify --both` on chapter 11 and the table tests/data/h200-matrix.json (installed
+#    as assets/h200-matrix.json, read by verify with h200-wavefronts.json): every access of the
+#    chapter's scenes and every case of the tables must agree with the model (exit 0), through
+#    a GPU server as learners measure (one of this test's own) and in this process alike.
 # 2. The model's prediction for the ldmatrix line of assets/kernels/ldmatrix.cu (banklab sim
 #    on the same access, written in the pattern language) equals what `banklab kernel`
 #    measures on that line, per warp instruction, with --arg swizzle=0 and 1.
 # Without a GPU: SKIP (77). Env: BANKLAB (the binary), MATRIX_OUT (keep the files there).
 set -u
 B=${BANKLAB:-build/banklab}
-if [ -n "${MATRIX_OUT:-}" ]; then out=$MATRIX_OUT; mkdir -p "$out"; else
-    out=$(mktemp -d); trap 'rm -rf "$out"' EXIT; fi
+. "$(dirname "$0")/lib.sh"
+if [ -n "${MATRIX_OUT:-}" ]; then out=$MATRIX_OUT; mkdir -p "$out"; trap 'serve_stop "$out"' EXIT
+else out=$(mktemp -d); trap 'serve_stop "$out"; rm -rf "$out"' EXIT; fi
 command -v python3 > /dev/null 2>&1 || { echo "SKIP: no python3"; exit 77; }
 fail=0
 ok() { echo "ok   $1"; }
 bad() { echo "FAIL $1"; fail=1; }
 
-mkdir -p "$out/lessons"
-cp lessons/11-tensor-cores.json "$out/lessons/"
-"$B" verify --lessons "$out/lessons" > "$out/verify.txt" 2> "$out/verify.err"
-rc=$?
-if [ $rc = 3 ]; then
-    echo "SKIP: $(tail -n 1 "$out/verify.err")"
+"$B" sim '__shared__ float s[64]; s[lane]' --gpu --no-server > "$out/probe.txt" 2>&1
+if [ $? = 3 ]; then
+    echo "SKIP: $(tail -n 1 "$out/probe.txt")"
     exit 77
 fi
-grep -E "DIFFERS|NOT MEASURED" "$out/verify.txt" | head -20
-tail -n 4 "$out/verify.txt"
-if [ $rc = 0 ]; then ok "verify: chapter 11 and the tables agree with the model"
-else bad "verify exit $rc (1: model and counters differ, 4: not all measured)"; fi
+mkdir -p "$out/lessons"
+cp lessons/11-tensor-cores.json "$out/lessons/"
+serve_start "$out" || bad "a GPU server of this test listens: $(tail -n 3 "$out/serve.log")"
+"$B" verify --both --server "$out/gpu.sock" --lessons "$out/lessons" > "$out/verify.txt" 2> "$out/verify.err"
+rc=$?
+serve_stop "$out"
+grep -E "DIFFERS|DIFFER:|NOT MEASURED" "$out/verify.txt" | head -20
+tail -n 5 "$out/verify.txt"
+if [ $rc = 0 ]; then ok "verify --both: chapter 11 and the tables agree with the model, through the server and in this process"
+else bad "verify --both exit $rc (1: model and counters, or the two paths, differ; 4: not all measured)"; fi
+both_agree "$out/verify.txt" && ok "the server and this process measured chapter 11 alike" ||
+    bad "the server and this process: $(grep '^through the server vs' "$out/verify.txt")"
 # the matrix table's cases were among those checked
 n=$(grep -c 'h200/\(ldsm\|stsm\|cpa\)_' "$out/verify.txt")
 [ "$n" -ge 100 ] && ok "verify checked $n ldmatrix/stmatrix/cp.async cases of the table" ||

@@ -200,7 +200,7 @@ while tmux -L "$SOCK" list-sessions >/dev/null 2>&1 && [ $i -lt 50 ]; do sleep 0
 # q stops early, score so far
 tmux -L "$SOCK" -f /dev/null new-session -d -s lab -x 110 -y 45 \
     "'$BANKLAB' lab '$LAB' --no-gpu --no-save --lang zh; echo \"EXIT=\$?\"; sleep 60"
-wait_for "PAD [0..8，当前 0]:" && ok || fail "tmux zh: no prompt"
+wait_for "PAD [0..8，当前 0]：" && ok || fail "tmux zh: no prompt"
 keys q Enter
 wait_for "得分：0 / 3 分（解决 0 / 2 个任务）" && ok || fail "tmux zh: no score after q"
 wait_for "EXIT=0" && ok || fail "tmux zh: exit status not 0"

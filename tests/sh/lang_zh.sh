@@ -9,6 +9,15 @@
 # lines fit 80 columns, count accesses from 1 and name no key of the tutorial.
 . tests/sh/tui_fixtures/lib.sh
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
+
+# 0. the zh texts at their sources: no ASCII : ( , right after a Chinese character outside code
+#    (first on a fixture that has each, so the check is seen to fail)
+printf '{"t": {"zh": "行距:128，步长(字)，大小,32 与 `a[i](x),y`", "en": "x"}}\n' >"$TMP/punct.json"
+python3 tests/sh/zh_words.py --sources "$TMP/punct.json" >"$TMP/punct.txt" && fail "zh_words.py --sources passed a fixture with ASCII : ( ,"
+[ "$(grep -c "ASCII '" "$TMP/punct.txt")" = 3 ] || fail "zh_words.py --sources: want 3 findings: $(cat "$TMP/punct.txt")"
+python3 tests/sh/zh_words.py --sources lessons/*.json src/base/msg.def src/ui/strings.def \
+    src/keys/keys.def src/cli/lab.c src/cli/lab_text.c >"$TMP/punct.txt" ||
+    { cat "$TMP/punct.txt"; fail "ASCII : ( , after Chinese in a zh source text"; }
 CAP="$TMP/captures.txt"
 : >"$CAP"
 cap() { # WHAT: the screen as it is now, into the captures
@@ -111,7 +120,7 @@ for p in sys.argv[1:]:
         line = line.rstrip("\n")
         w = sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in line)
         # a prompt answered through a pipe shares its line with what follows
-        if w > 80 and "]: " not in line:
+        if w > 80 and "]：" not in line and "]: " not in line:
             print("%d columns: %s" % (w, line)); bad = 1
 sys.exit(bad)
 PY
@@ -154,4 +163,12 @@ for line in open(sys.argv[1], encoding="utf-8"):
 sys.exit(bad)
 PY
 echo "Chinese: no English word outside code, names and units; no line starts with closing punctuation"
+
+# A terminal without UTF-8 (LANG=C, an ssh session without a locale): the tutorial falls back
+# to English, and the lessons' own · and × keep ASCII stand-ins instead of vanishing (2.3:
+# "word 40·r + c" reads "word 40*r + c", not "word 40  r + c"; test_ui_text covers the rest)
+start 80 24 LANG=C LC_ALL=C LC_CTYPE=C -- --lessons lessons --reset --chapter 2 --step 3
+expect "word 40\\*r \\+ c" 5
+grep -q "40  r" "$TMP/screen.txt" && fail "LANG=C: the middle dot vanished"
+echo "LANG=C: the lessons' symbols shown as ASCII"
 exit 0

@@ -5,7 +5,7 @@
 # reply, that client dropped, the others served), a client reconnecting after the server is
 # killed with SIGKILL (an explicit --server restarted by hand, and the default socket that the
 # client restarts itself), 64 clients starting at once start one server, and a client of
-# another Unix user served like the owner's. The raw frames come from serve_wire.py (written
+# another Unix user served like the owner's (and the owner never served by that user's). The raw frames come from serve_wire.py (written
 # from the format, not from banklab's code). The same under ASan+UBSan when ASAN_BANKLAB is
 # set (make test). Env: BANKLAB (default build/banklab), ASAN_BANKLAB.
 set -u
@@ -126,6 +126,111 @@ fi
     bad "the server after the bad requests: $(cat "$tmp/b2.json")"
 stop b
 
+# ---- chapter 11 through the server: every field of the access reaches the device ----
+# (and below: verify and bench --both, through the server and in-process, agree; a hostile
+# server's NaN, 1e18, negative count, escape sequence, invalid UTF-8 and unknown status are
+# refused)
+# The fake device measures with the model on what the wire brought, as the CUDA runner does:
+# a wire that dropped the instruction measured ldmatrix .x1 at a 128-byte pitch as a plain
+# 16-byte load (32 wavefronts, not 8) and cp.async of 32 lanes to one word as one store (1,
+# not 32); `banklab verify` through such a server had 73 of 4768 differ (issue 34).
+serve x --fake-delay 0 || exit 1
+if python3 "$here/serve_wire.py" ch11 "$tmp/x.sock" > "$tmp/ch11.out" 2>&1; then
+    ok "chapter 11's instructions over the raw wire: $(grep -c '^ok' "$tmp/ch11.out") kinds measured as themselves"
+else
+    bad "chapter 11 over the raw wire:"; cat "$tmp/ch11.out"
+fi
+# sim --gpu through the server: the measured figures are the model's of this very access (the
+# in-process figures on the fake), and the H200's (tests/data/h200-matrix.json)
+for scene in '__shared__ half t[32 * 64]; ldmatrix.x1(t[lane * 64])|8' \
+             '__shared__ half t[32 * 64]; ldmatrix.x2.trans(t[lane * 64])|16' \
+             '__shared__ half t[32 * 64]; stmatrix.x1(t[lane * 64])|8' \
+             '__shared__ float s[64]; cp.async4(s[0])|32' \
+             '__shared__ float4 s[256]; cp.async16(s[lane * 2])|8'; do
+    code=${scene%|*} want=${scene##*|}
+    "$B" sim "$code" --gpu --json --server "$tmp/x.sock" > "$tmp/x.json" 2> "$tmp/x.err"
+    got=$(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = d["measured"]
+print(d["instruction"], d["wavefronts"], d["conflicts"], m["status"], m["wavefronts"], m["conflicts"], m["from_server"])
+' "$tmp/x.json" 2>&1)
+    set -- $got
+    if [ "$#" = 7 ] && [ "$2" = "$want" ] && [ "$4" = ok ] && [ "$5" = "$2" ] && [ "$6" = "$3" ] && [ "$7" = True ]; then
+        ok "sim --gpu through the server: $1 measured $5 wavefronts, $6 conflicts = the model's in-process"
+    else
+        bad "sim --gpu through the server, $code: want $want wavefronts: $got $(cat "$tmp/x.err")"
+    fi
+done
+"$B" verify --server "$tmp/x.sock" > "$tmp/verify.txt" 2>&1
+vrc=$?
+line=$(grep '^model vs counters' "$tmp/verify.txt")
+case $line in
+"model vs counters: "*" of "*" agree (100.0 %), 0 differ, 0 could not be measured")
+    [ $vrc = 0 ] && ok "verify through the server on the fake device: $line" ||
+        bad "verify through the server: exit $vrc: $line" ;;
+*)  bad "verify through the server on the fake device (exit $vrc): $line"; grep DIFFERS "$tmp/verify.txt" | head -5 ;;
+esac
+stop x
+# verify and bench --both: through the default server (started by the client, as a learner's
+# is) and in this process, both on the fake device (BANKLAB_SERVE_FAKE=1): every measurement
+# must agree between the two paths
+mkdir -m 1777 "$tmp/lock2"
+for cmd in "verify --both" "bench --both --quick"; do
+    BANKLAB_LOCK_DIR="$tmp/lock2" BANKLAB_SERVE_FAKE=1 "$B" $cmd > "$tmp/both.txt" 2>&1
+    brc=$?
+    line=$(grep '^through the server vs in this process' "$tmp/both.txt")
+    case "$brc $line" in
+    "0 through the server vs in this process: "*" agree, 0 differ, 0 measured by one path only"*)
+        ok "$cmd on the fake device: $line" ;;
+    *)  bad "$cmd on the fake device: exit $brc: $line"; grep -m5 "DIFFER" "$tmp/both.txt" ;;
+    esac
+done
+for p in $(pgrep -f "banklab serve --device 0 --idle 600 --socket $tmp/lock2/"); do kill "$p"; done
+
+# ---- a hostile server: numbers out of range and raw bytes are refused (issue 30, item 7) ----
+# serve_wire.py's server answers every request with one bad field; the client refuses the
+# result, says why, and nothing of it reaches the output, a lab's grade or the progress
+for mode in nan huge negative escape utf8 status; do
+    rm -f "$tmp/h.sock"
+    python3 "$here/serve_wire.py" hostile "$tmp/h.sock" "$mode" 2> "$tmp/h.err" &
+    hp=$!
+    pids="$pids $hp"
+    i=0
+    while [ ! -S "$tmp/h.sock" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+    "$B" sim "$P" --gpu --json --server "$tmp/h.sock" > "$tmp/h.json" 2> "$tmp/h1.err"
+    hrc=$?
+    "$B" sim "$P" --gpu --server "$tmp/h.sock" > "$tmp/h.txt" 2>&1
+    st=$(json status < "$tmp/h.json" 2>&1) wf=$(json wavefronts < "$tmp/h.json" 2>&1)
+    # strict JSON (no NaN or Infinity) and no measured number at all
+    nums=$(python3 -c '
+import json, sys
+def no(c):
+    raise ValueError(c)
+m = json.load(open(sys.argv[1]), parse_constant=no)["measured"]
+print(sum(1 for k in ("wavefronts", "conflicts", "ns_per_access", "clk_per_access", "slowdown") if m.get(k) is not None))
+' "$tmp/h.json" 2>&1)
+    if [ $hrc = 4 ] && [ "$st" = failed ] && [ "$wf" = None ] && [ "$nums" = 0 ] &&
+       grep -q "result was refused" "$tmp/h1.err" && grep -q "result was refused" "$tmp/h.txt" &&
+       ! LC_ALL=C grep -q "$(printf '\033')" "$tmp/h.txt" "$tmp/h.json" "$tmp/h1.err"; then
+        ok "a hostile server's result ($mode) refused: $(sed 's/.*result was refused: //' "$tmp/h1.err" | head -n 1)"
+    else
+        bad "a hostile server's result ($mode): exit $hrc, status '$st', wavefronts '$wf', numbers '$nums': $(head -c 300 "$tmp/h1.err")"
+    fi
+    if [ "$mode" = nan ]; then
+        # a wrong answer stays wrong: graded by the model, not by a NaN
+        "$B" lab "$here/../labs/lab-basic.json" --no-save --server "$tmp/h.sock" --answers PAD=0,STRIDE=2 > "$tmp/hl.txt" 2>&1
+        if grep -q "result was refused" "$tmp/hl.txt" && grep -q "(1 of 2 tasks solved)" "$tmp/hl.txt" &&
+           ! grep -qi "^Measured" "$tmp/hl.txt"; then
+            ok "lab against it: graded by the model ($(grep 'Score' "$tmp/hl.txt"))"
+        else
+            bad "lab against a NaN server: $(grep -i 'score\|GPU' "$tmp/hl.txt" | head -n 4)"
+        fi
+    fi
+    kill $hp 2>/dev/null
+    wait $hp 2>/dev/null
+done
+
 # ---- the server killed mid-session ----
 serve k --fake-delay 10 --cache 0 || exit 1
 { echo "$P"; sleep 1; echo '__shared__ float s[1024]; s[lane * 5]'; sleep 1.5
@@ -195,18 +300,23 @@ else
         bad "user $other: $(cat "$tmp/u1.err") $(cat "$tmp/u1.json")"
     fi
     # the owner's server dies; the other user's client starts one under a name of its own
-    # beside the stale socket it may not remove, and the owner's clients find it there
+    # beside the stale socket it may not remove; the owner's clients do not use that other
+    # user's server (it could answer anything): root starts its own at the shared name
     for p in $spid2; do kill -9 "$p"; done
     sleep 0.2
     as "$tmp/banklab" sim '__shared__ float s[1024]; s[lane * 11]' --gpu --json > "$tmp/u2.json" 2> "$tmp/u2.err"
     "$B" sim '__shared__ float s[1024]; s[lane * 13]' --gpu --json > "$tmp/u3.json" 2> "$tmp/u3.err"
     spid3=$(pgrep -u "$other" -f "banklab serve --device 0" | tr '\n' ' ')
     for p in $spid3; do echo "$p" > "$tmp/other.pid"; done
+    u3lock=$(python3 -c 'import json,sys; print(json.loads(sys.stdin.readline())["measured"]["lock"])' < "$tmp/u3.json" 2>/dev/null)
+    spid4=$(pgrep -u 0 -f "banklab serve --device 0 --idle 600 --socket $dsock" | tr '\n' ' ')
+    for p in $spid4; do echo "$p" > "$tmp/auto.pid"; done
     if [ "$(json status < "$tmp/u2.json" 2>/dev/null)" = ok ] && [ "$(json status < "$tmp/u3.json" 2>/dev/null)" = ok ] &&
-       [ -n "$spid3" ] && ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -q "gpu-fake-u[0-9]*.sock"; then
-        ok "user $other started the next server ($(ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -- -u)); the owner is served by it"
+       [ -n "$spid3" ] && ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -q "gpu-fake-u[0-9]*.sock" &&
+       [ -n "$spid4" ] && case $u3lock in "served by $dsock "*) true ;; *) false ;; esac; then
+        ok "user $other started the next server ($(ls "$BANKLAB_LOCK_DIR/banklab-serve/" | grep -- -u | tr '\n' ' ')); root is served by its own ($u3lock)"
     else
-        bad "after the owner's server died: $(cat "$tmp/u2.err" "$tmp/u3.err") [$(ls "$BANKLAB_LOCK_DIR/banklab-serve/")]"
+        bad "after the owner's server died: $(cat "$tmp/u2.err" "$tmp/u3.err") [$(ls "$BANKLAB_LOCK_DIR/banklab-serve/")] root's: '$spid4' $u3lock"
     fi
     for p in $spid3; do kill "$p" 2>/dev/null; done
 fi

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """zh_words.py: English words in text a Chinese learner sees (tests/sh/lang_zh.sh).
 
+--sources FILE...: instead, every zh text of those sources (lessons' "zh" strings, string
+literals holding Chinese in C sources and tables) must not have an ASCII ':' '(' or ','
+directly after a Chinese character outside `code` (prose takes ：（，); exit 1 naming each.
+
 Reads captures from the files given: sections start with a line "### WHAT". Prints one line
 per English word found outside code, names and units ("WHAT: 'word' in: <line>") and exits 1
 when there is one. What is not a word of English prose:
@@ -96,11 +100,63 @@ def english(line):
             yield t
 
 
+# ---- --sources: ASCII ':' '(' ',' right after a Chinese character in a zh source text ----
+
+CJK_ASCII = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff][:(,]")
+
+
+def punct_hits(where, text, out):
+    """ASCII : ( , directly after a Chinese character, outside `code`: prose wants ：（，"""
+    plain = re.sub(r"`[^`]*`", lambda m: "`" * len(m.group(0)), text)
+    for m in CJK_ASCII.finditer(plain):
+        out.append("%s: ASCII '%s' after a Chinese character (write %s): ...%s..." % (
+            where, m.group(0)[1], {":": "：", "(": "（", ",": "，"}[m.group(0)[1]],
+            text[max(0, m.start() - 12):m.end() + 12]))
+
+
+def c_literals(line):
+    return [x for x in re.findall(r'"((?:[^"\\]|\\.)*)"', line) if re.search(r"[\u4e00-\u9fff]", x)]
+
+
+def sources(paths):
+    """Every zh text of the given sources: lessons/*.json (each "zh" string), and C sources and
+    tables (src/base/msg.def, src/ui/strings.def, src/keys/keys.def, src/cli/lab.c, lab_text.c:
+    each string literal holding Chinese)."""
+    import json
+    out = []
+
+    def walk(o, path, f):
+        if isinstance(o, dict):
+            for k, v in o.items():
+                if k == "zh" and isinstance(v, str):
+                    punct_hits("%s %s" % (f, path), v, out)
+                else:
+                    walk(v, path + "." + k, f)
+        elif isinstance(o, list):
+            for i, v in enumerate(o):
+                walk(v, "%s[%d]" % (path, i), f)
+
+    for f in paths:
+        if f.endswith(".json"):
+            with open(f, encoding="utf-8") as fh:
+                walk(json.load(fh), "", f)
+        else:
+            with open(f, encoding="utf-8") as fh:
+                for n, line in enumerate(fh, 1):
+                    for lit in c_literals(line):
+                        punct_hits("%s:%d" % (f, n), lit, out)
+    for line in out:
+        print(line)
+    return 1 if out else 0
+
+
 def main():
     bad = 0
     what = "?"
     seen = set()
     args = sys.argv[1:]
+    if args and args[0] == "--sources":
+        return sources(args[1:])
     while len(args) >= 2 and args[0] == "--allow":
         with open(args[1], encoding="utf-8") as f:
             ALLOW.update(w.strip() for w in f if w.strip())

@@ -5,7 +5,8 @@
  * and first-come-first-served fairness between processes (measured: the most turns others took
  * between two turns of one process, and the longest wait), a dead holder and a stopped waiter
  * skipped, timeouts, cancelling, and a second user (root only: a child that drops to uid 65534)
- * sharing a lock root made. Each test works in its own BANKLAB_LOCK_DIR.
+ * sharing a lock root made; the server's shared directory trusted only when root's or ours.
+ * Each test works in its own BANKLAB_LOCK_DIR.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -469,6 +470,43 @@ static void test_other_user(void **state)
     devlock_close(root_lock);
 }
 
+/* The shared directory of the GPU server's sockets (issue 30): one made here is 1777 and
+ * ours; one of mode 1777 that another user (not root) made is refused with its owner named
+ * (that user may remove or replace anything in it); root's is accepted by another user. */
+static void test_share_dir_owner(void **state)
+{
+    (void)state;
+    char buf[512], sub[600];
+    struct stat st;
+    assert_int_equal(chmod(dir, 01777), 0);
+    assert_int_equal(devlock_share_dir("banklab-serve", buf, sizeof buf, ERR), 0);
+    assert_int_equal(lstat(buf, &st), 0);
+    assert_int_equal(st.st_mode & 07777, 01777);
+    assert_int_equal(st.st_uid, geteuid());
+    if (geteuid() != 0)
+        skip();                                         /* needs root to play another user */
+    snprintf(sub, sizeof sub, "%s/banklab-other", dir);
+    assert_int_equal(mkdir(sub, 0700), 0);
+    assert_int_equal(chmod(sub, 01777), 0);
+    assert_int_equal(chown(sub, 65534, 65534), 0);
+    assert_int_equal(devlock_share_dir("banklab-other", buf, sizeof buf, ERR), -1);
+    assert_non_null(strstr(err.msg, "neither root nor you"));
+    assert_non_null(strstr(err.msg, "uid 65534"));
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {                                       /* nobody: root's 1777 one is fine */
+        struct bl_err e = {0};
+        char b[512];
+        if (setgid(65534) || setuid(65534))
+            _exit(2);
+        _exit(devlock_share_dir("banklab-serve", b, sizeof b, &e) == 0 ? 0 : 3);
+    }
+    int ws;
+    assert_int_equal(waitpid(c, &ws, 0), c);
+    assert_true(WIFEXITED(ws));
+    assert_int_equal(WEXITSTATUS(ws), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -482,6 +520,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_timeout_and_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_holder_and_stopped_waiter, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_share_dir_owner, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "../../src/base/wrap.h"
 #include "../../src/ui/app.h"
 
 static int setup(void **state)
@@ -226,6 +227,84 @@ static void test_source_line(void **state)
     assert_int_equal(ui_source_line(text, strlen(text), 4, &at, &n), 0);
 }
 
+/* Lesson code spans: one that fits on a line is never split (the line breaks before it); a
+ * longer one breaks at a space outside brackets, never before an operator; a span with no
+ * such space is cut (and marked); a span continued from the line before keeps its rules. */
+static void test_wrap_code_spans(void **state)
+{
+    (void)state;
+    size_t next;
+    int cut;
+    /* "see `a[i] = b[j];` now" at 12: the span (12 columns) goes to the next line whole */
+    const char *s = "see `a[i] = b[j];` now";
+    size_t n = bl_wrap(s, strlen(s), 12, BL_WRAP_TICKS, &next, &cut);
+    assert_int_equal(n, 3);
+    assert_int_equal(cut, 0);
+    assert_string_equal(s + next, "`a[i] = b[j];` now");
+    /* prose: an operator standing alone keeps the words on both sides ("x = 0", "p / P") */
+    n = bl_wrap("see a[i] = b[j]; now", 20, 12, 0, &next, &cut);
+    assert_int_equal(n, strlen("see"));
+    n = bl_wrap("press p / P now", 15, 8, 0, &next, &cut);
+    assert_int_equal(n, strlen("press"));
+    assert_string_equal("press p / P now" + next, "p / P now");
+    /* longer than the line: after the '=', not before it, not inside the brackets */
+    const char *c = "`out[(y + j) * n + x] = in[(y + j) * n + x];`";
+    n = bl_wrap(c, strlen(c), 30, BL_WRAP_TICKS, &next, &cut);
+    assert_int_equal(n, strlen("`out[(y + j) * n + x] ="));
+    assert_int_equal(cut, 0);
+    assert_string_equal(c + next, "in[(y + j) * n + x];`");
+    /* the rest starts inside the span: it fits, so it is one line */
+    n = bl_wrap(c + next, strlen(c + next), 30, BL_WRAP_IN_CODE, &next, &cut);
+    assert_int_equal(n, strlen("in[(y + j) * n + x];`"));
+    /* "x = a + b" at 6: a break after "=" or "+" only, never with the operator first */
+    const char *e = "`x = a + bb`";
+    n = bl_wrap(e, strlen(e), 6, BL_WRAP_TICKS, &next, &cut);
+    assert_int_equal(n, strlen("`x ="));
+    n = bl_wrap(e + next, strlen(e + next), 6, BL_WRAP_IN_CODE, &next, &cut);
+    assert_int_equal(n, strlen("a + bb`"));             /* the rest fits: whole */
+    n = bl_wrap("a + bb`", 7, 5, BL_WRAP_IN_CODE, &next, &cut);
+    assert_int_equal(n, strlen("a +"));                 /* not "a" then "+ bb" */
+    /* one shell word wider than the line: no break at its commas inside code, a cut */
+    const char *m = "`ncu --metrics aaaa.sum,bbbb.sum,cccc.sum ./app`";
+    n = bl_wrap(m, strlen(m), 20, BL_WRAP_TICKS, &next, &cut);
+    assert_int_equal(n, strlen("`ncu --metrics"));   /* an option's '-' is no operator */
+    assert_int_equal(text_count("`ncu --metrics`", 9), 2);   /* "ncu", "--metrics" */
+    assert_int_equal(text_count("`a - b`", 4), 2);           /* "a -", "b": never "- b" */
+    const char *w = m + strlen("`ncu --metrics ");
+    n = bl_wrap(w, strlen(w), 20, BL_WRAP_IN_CODE, &next, &cut);
+    assert_int_equal(cut, 1);                         /* 26 columns, no break: cut */
+    assert_int_equal(n, 19);
+    /* Chinese before a span: the break falls before the span, not inside it */
+    const char *z = "读取共享内存 `tile[threadIdx.x][0]`。";
+    n = bl_wrap(z, strlen(z), 24, BL_WRAP_TICKS, &next, &cut);
+    assert_int_equal(n, strlen("读取共享内存"));
+    assert_int_equal(text_count(z, 24), 2);
+    /* a line terminal prints the backticks (BL_WRAP_SHOWN): they take a column each, and the
+     * span still goes to the next line whole */
+    n = bl_wrap(s, strlen(s), 14, BL_WRAP_TICKS | BL_WRAP_SHOWN, &next, &cut);
+    assert_int_equal(n, 3);
+    n = bl_wrap(s + next, strlen(s + next), 14, BL_WRAP_TICKS | BL_WRAP_SHOWN, &next, &cut);
+    assert_int_equal(n, strlen("`a[i] = b[j];`"));
+    /* text_count carries the span over a line break: 3 lines, not a cut */
+    assert_int_equal(text_count(c, 30), 2);
+}
+
+/* A terminal without UTF-8: the lessons' own symbols keep an ASCII stand-in (never vanish),
+ * other characters become '?', and the result is never longer than the text. */
+static void test_ascii_fallback(void **state)
+{
+    (void)state;
+    char buf[64];
+    const char *s = "word 40\u00b7r + c, 32 \u00d7 32, a \u2212 b \u2192 c \u2264 4 \u4e2d";
+    size_t n = bl_ascii(buf, sizeof buf, s, strlen(s));
+    assert_string_equal(buf, "word 40*r + c, 32 x 32, a - b -> c <= 4 ?");
+    assert_int_equal(n, strlen(buf));
+    assert_true(n <= strlen(s));
+    assert_int_equal(bl_ascii(buf, 6, "a\u00d7b\u00d7c", 7), 5);   /* cut to fit, terminated */
+    assert_string_equal(buf, "axbxc");
+    assert_int_equal(bl_ascii(buf, sizeof buf, "\xe4\xb8", 2), 1);   /* a cut sequence: '?' */
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -234,6 +313,8 @@ int main(void)
         cmocka_unit_test(test_source_line),
         cmocka_unit_test(test_wrap_english),
         cmocka_unit_test(test_wrap_code),
+        cmocka_unit_test(test_wrap_code_spans),
+        cmocka_unit_test(test_ascii_fallback),
         cmocka_unit_test(test_wrap_chinese),
         cmocka_unit_test(test_wrap_punctuation),
         cmocka_unit_test(test_wrap_punctuation_all_widths),
