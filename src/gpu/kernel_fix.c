@@ -1,10 +1,14 @@
 /* kernel_fix.c: a fix for a conflicting line, checked with the model (kernel_predict.h):
  * for each static __shared__ array the line accesses, padding its last dimension by 1..8
- * elements (arrays of two or more dimensions), then an XOR swizzle of its column on every
- * access of the file (a[r][c] as a[r][(c) ^ ((r) & (C - 1))], or a[(e) ^ (((e) / R) % R)] for
- * one dimension, R the elements in 128 bytes); the file is predicted again with each, and the
- * first that leaves the line conflict free without making another line of the array worse is
- * proposed, in a compiler's words. The patched text keeps every line where it was. Pure C. */
+ * elements (arrays of two or more dimensions) or, for one dimension, padding its index by
+ * 1..8 elements a 128-byte row (a[(e) + (e) / R * p], R the elements in 128 bytes), then an
+ * XOR swizzle on every access of the file (a[r][c] as a[r][(c) ^ ((r) & (C - 1))]; for one
+ * dimension a[(e) ^ (((e) / R) % R)], or in chunks of the widest access when the array is
+ * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
+ * so every float4 stays whole); the file is predicted again with each, and the first that
+ * leaves the line conflict free without making another line of the array worse is proposed,
+ * in a compiler's words; else what was tried. The patched text keeps every line where it
+ * was. Pure C. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,10 +162,74 @@ static int find_decl(const char *s, const struct ftoks *v, const char *name)
     return -1;
 }
 
+static const struct {
+    const char *name;
+    int bytes;
+} widths[] = {{"float4", 16}, {"int4", 16}, {"uint4", 16}, {"double2", 16}, {"longlong2", 16},
+              {"float2", 8}, {"int2", 8}, {"uint2", 8}, {"double", 8}, {"half2", 4},
+              {"float", 4}, {"int", 4}, {"unsigned", 4}, {"half", 2}, {"__half", 2},
+              {"short", 2}, {"char", 1}, {NULL, 0}};
+
+/* the use of array name at token k as reinterpret_cast<T *>(a)[j] or ((T *)a)[j]: the '[' of
+ * its index and T's bytes into *bytes; -1 when it is neither */
+static int cast_use(const char *s, const struct ftoks *v, int k, int *bytes)
+{
+    if (!tis(s, v, k + 1, ")") || !tis(s, v, k + 2, "["))
+        return -1;
+    int from = -1, to = -1;
+    if (tis(s, v, k - 1, "(") && tis(s, v, k - 2, ">")) {
+        to = k - 2;
+        for (int q = to - 1; q >= 0 && q > to - 8 && from < 0; q--)
+            if (tis(s, v, q, "<"))
+                from = q + 1;
+    } else if (tis(s, v, k - 1, ")") && tis(s, v, k + 1, ")")) {
+        to = k - 1;
+        for (int q = to - 1; q >= 0 && q > to - 8 && from < 0; q--)
+            if (tis(s, v, q, "("))
+                from = q + 1;
+    }
+    for (int q = from; from >= 0 && q < to; q++)
+        for (int w = 0; widths[w].name; w++)
+            if (v->t[q].kind == 'i' && tis(s, v, q, widths[w].name)) {
+                *bytes = widths[w].bytes;
+                return k + 2;
+            }
+    return -1;
+}
+
+/* the uses of array name (token d declares it), each the '[' of its index in elements of
+ * g[i] array elements (1 for a[i] and &a[i], 4 for reinterpret_cast<float4 *>(a)[j] of a
+ * float array), into at[] / g[]; -1 when it is used otherwise (a pointer made of it, another
+ * thing of that name) */
+static int uses(const char *s, const struct ftoks *v, int d, unsigned elem, int *at, int *g,
+                int max)
+{
+    const char *name = s + v->t[d].pos;
+    int nl = v->t[d].len, n = 0, bytes;
+    for (int k = 0; k < v->n; k++) {
+        if (k == d || v->t[k].kind != 'i' || v->t[k].len != nl || memcmp(s + v->t[k].pos, name, (size_t)nl) ||
+            tis(s, v, k - 1, ".") || tis(s, v, k - 1, "->"))
+            continue;
+        if (k < d || n == max)
+            return -1;
+        if (tis(s, v, k + 1, "[")) {
+            at[n] = k + 1;
+            g[n++] = 1;
+        } else if ((at[n] = cast_use(s, v, k, &bytes)) > 0 && elem && bytes % (int)elem == 0) {
+            g[n++] = bytes / (int)elem;
+        } else {
+            return -1;
+        }
+    }
+    return n;
+}
+
 /* padding: the last dimension of the array whose name is token d, plus pad; *decl the new
- * declaration, e.g. "tile[32][33]" */
+ * declaration, e.g. "tile[32][33]". One dimension: its index, pad elements a 128-byte row
+ * (a[i] as a[(i) + (i) / R * pad]), the array longer by as much */
 static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, int pad,
-                       char *decl, size_t dsz, size_t *outlen)
+                       unsigned elem, char *decl, size_t dsz, char *idx, size_t isz,
+                       size_t *outlen)
 {
     int last = -1, dims = 0;
     size_t o = bl_fmt(decl, dsz, "%.*s", v->t[d].len, s + v->t[d].pos);
@@ -170,26 +238,68 @@ static char *pad_patch(const char *s, size_t len, const struct ftoks *v, int d, 
             return NULL;
         last = k;
     }
-    if (dims < 2)
+    if (dims < 1)
         return NULL;
-    struct edit e;
-    int from = v->t[last + 1].pos, end = closing(s, v, last), to = v->t[end].pos;
-    e.at = from;
-    e.cut = to - from;
-    if (end == last + 2 && v->t[last + 1].kind == 'n') {
-        long long n = strtoll(s + from, NULL, 0);
-        bl_fmt(e.text, sizeof e.text, "%lld", n + pad);
+    struct edit e[MAX_EDITS];
+    int from = v->t[last + 1].pos, end = closing(s, v, last), to = v->t[end].pos, n = 1;
+    long long rowel = elem ? 128 / elem : 32;
+    e[0].at = from;
+    e[0].cut = to - from;
+    if (dims == 1 && end == last + 2 && v->t[last + 1].kind == 'n') {
+        long long nel = strtoll(s + from, NULL, 0);
+        bl_fmt(e[0].text, sizeof e[0].text, "%lld", nel + (nel + rowel - 1) / rowel * pad);
+    } else if (dims == 1) {
+        bl_fmt(e[0].text, sizeof e[0].text, "%.*s + (%.*s) / %lld", to - from, s + from,
+               to - from, s + from, rowel);
+        if (pad > 1) {
+            size_t tl = strlen(e[0].text);
+            bl_fmt(e[0].text + tl, sizeof e[0].text - tl, " * %d", pad);
+        }
+    } else if (end == last + 2 && v->t[last + 1].kind == 'n') {
+        long long nel = strtoll(s + from, NULL, 0);
+        bl_fmt(e[0].text, sizeof e[0].text, "%lld", nel + pad);
     } else {
-        bl_fmt(e.text, sizeof e.text, "%.*s + %d", to - from, s + from, pad);
+        bl_fmt(e[0].text, sizeof e[0].text, "%.*s + %d", to - from, s + from, pad);
     }
     for (int k = d + 1; k < last; k = closing(s, v, k) + 1)
         o += bl_fmt(decl + o, dsz - o, "%.*s", v->t[closing(s, v, k)].pos + 1 - v->t[k].pos,
                     s + v->t[k].pos);
-    bl_fmt(decl + o, dsz - o, "[%s]", e.text);
-    return apply(s, len, &e, 1, outlen);
+    if (dims == 1) {
+        /* every index, a[i] and &a[i] alike, and a vector read through a cast in its own
+         * units, where the pad keeps it aligned (a multiple of its elements) */
+        int at[MAX_EDITS], g[MAX_EDITS];
+        int nu = uses(s, v, d, elem, at, g, MAX_EDITS - 1);
+        if (nu <= 0)
+            return NULL;
+        for (int i = 0; i < nu; i++) {
+            int c1 = closing(s, v, at[i]);
+            if (c1 < 0 || pad % g[i] || rowel % g[i])
+                return NULL;
+            struct edit *x = &e[n++];
+            int rf = v->t[at[i]].pos + 1, rt = v->t[c1].pos, m = pad / g[i];
+            x->at = rf;
+            x->cut = rt - rf;
+            bl_fmt(x->text, sizeof x->text, "(%.*s) + (%.*s) / %lld", rt - rf, s + rf, rt - rf,
+                   s + rf, rowel / g[i]);
+            if (m > 1) {
+                size_t tl = strlen(x->text);
+                bl_fmt(x->text + tl, sizeof x->text - tl, " * %d", m);
+            }
+            if (strlen(x->text) + 1 >= sizeof x->text)
+                return NULL;
+        }
+        bl_fmt(decl + o, dsz - o, "[%s]", e[0].text);
+        bl_fmt(idx, isz, "%.*s[i + i / %lld%s%.0d]", v->t[d].len, s + v->t[d].pos, rowel,
+               pad == 1 ? "" : " * ", pad == 1 ? 0 : pad);
+        return apply(s, len, e, n, outlen);
+    }
+    bl_fmt(decl + o, dsz - o, "[%s]", e[0].text);
+    idx[0] = 0;
+    return apply(s, len, e, 1, outlen);
 }
 
-/* the swizzle on every access of the array (every use of its name must be a full index) */
+/* the swizzle on every access of the array (every use of its name must be a full index, or
+ * for one dimension an index through a cast to a wider element) */
 static char *swizzle_patch(const char *s, size_t len, const struct ftoks *v, int d,
                            const struct kp_array *a, char *how, size_t hsz, size_t *outlen)
 {
@@ -201,6 +311,42 @@ static char *swizzle_patch(const char *s, size_t len, const struct ftoks *v, int
         return NULL;
     const char *name = s + v->t[d].pos;
     int nl = v->t[d].len;
+    if (a->ndims == 1) {
+        /* chunks of the widest access: each vector stays whole, the chunks of a 128-byte row
+         * XORed with the row */
+        int at[MAX_EDITS], g[MAX_EDITS], chunk = 1;
+        int nu = uses(s, v, d, a->elem, at, g, MAX_EDITS);
+        if (nu <= 0)
+            return NULL;
+        for (int i = 0; i < nu; i++)
+            chunk = g[i] > chunk ? g[i] : chunk;
+        long long rows = cols / chunk;          /* chunks in a row */
+        if (rows < 2 || cols % chunk)
+            return NULL;
+        for (int i = 0; i < nu; i++) {
+            int c1 = closing(s, v, at[i]);
+            if (c1 < 0 || chunk % g[i])
+                return NULL;
+            struct edit *x = &e[n++];
+            int rf = v->t[at[i]].pos + 1, rt = v->t[c1].pos, m = chunk / g[i];
+            x->at = rf;
+            x->cut = rt - rf;
+            if (m == 1)
+                bl_fmt(x->text, sizeof x->text, "(%.*s) ^ (((%.*s) / %lld) %% %lld)", rt - rf,
+                       s + rf, rt - rf, s + rf, cols / g[i], rows);
+            else
+                bl_fmt(x->text, sizeof x->text, "(%.*s) ^ (((%.*s) / %lld) %% %lld * %d)",
+                       rt - rf, s + rf, rt - rf, s + rf, cols / g[i], rows, m);
+            if (strlen(x->text) + 1 >= sizeof x->text)
+                return NULL;
+        }
+        if (chunk == 1)
+            bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld)]", nl, name, cols, rows);
+        else
+            bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld * %d)]", nl, name, cols, rows,
+                   chunk);
+        return apply(s, len, e, n, outlen);
+    }
     for (int k = 0; k < v->n; k++) {
         if (k == d || v->t[k].kind != 'i' || v->t[k].len != nl || memcmp(s + v->t[k].pos, name, (size_t)nl) ||
             tis(s, v, k - 1, ".") || tis(s, v, k - 1, "->"))
@@ -210,30 +356,20 @@ static char *swizzle_patch(const char *s, size_t len, const struct ftoks *v, int
         int b1 = k + 1, c1 = tis(s, v, b1, "[") ? closing(s, v, b1) : -1;
         if (c1 < 0 || n == MAX_EDITS)
             return NULL;                      /* used as a pointer: a swizzle would miss it */
-        int b2 = c1 + 1, c2 = a->ndims == 2 && tis(s, v, b2, "[") ? closing(s, v, b2) : -1;
-        if (a->ndims == 2 && c2 < 0)
+        int b2 = c1 + 1, c2 = tis(s, v, b2, "[") ? closing(s, v, b2) : -1;
+        if (c2 < 0)
             return NULL;
         struct edit *x = &e[n++];
         int rf = v->t[b1].pos + 1, rt = v->t[c1].pos;
-        if (a->ndims == 2) {
-            int cf = v->t[b2].pos + 1, ct = v->t[c2].pos;
-            x->at = cf;
-            x->cut = ct - cf;
-            bl_fmt(x->text, sizeof x->text, "(%.*s) ^ ((%.*s) & %lld)", ct - cf, s + cf, rt - rf,
-                   s + rf, cols - 1);
-        } else {
-            x->at = rf;
-            x->cut = rt - rf;
-            bl_fmt(x->text, sizeof x->text, "(%.*s) ^ (((%.*s) / %lld) %% %lld)", rt - rf, s + rf,
-                   rt - rf, s + rf, cols, cols);
-        }
+        int cf = v->t[b2].pos + 1, ct = v->t[c2].pos;
+        x->at = cf;
+        x->cut = ct - cf;
+        bl_fmt(x->text, sizeof x->text, "(%.*s) ^ ((%.*s) & %lld)", ct - cf, s + cf, rt - rf,
+               s + rf, cols - 1);
         if (strlen(x->text) + 1 >= sizeof x->text)
             return NULL;
     }
-    if (a->ndims == 2)
-        bl_fmt(how, hsz, "%.*s[r][c ^ (r & %lld)]", nl, name, cols - 1);
-    else
-        bl_fmt(how, hsz, "%.*s[i ^ ((i / %lld) %% %lld)]", nl, name, cols, cols);
+    bl_fmt(how, hsz, "%.*s[r][c ^ (r & %lld)]", nl, name, cols - 1);
     return n ? apply(s, len, e, n, outlen) : NULL;
 }
 
@@ -289,47 +425,159 @@ static const struct kp_array *array_of(const struct kp_result *r, const char *na
     return NULL;
 }
 
-/* try the fixes for one array of a line: 1 when one was found */
-static int try_array(const char *src, size_t len, const struct ftoks *v,
-                     const struct gpu_kernel_request *req, const struct kp_result *r,
-                     struct kp_line *l, const char *name)
+/* s without a last UTF-8 character cut short by a bounded format */
+static void whole_chars(char *s)
 {
-    const struct kp_array *a = array_of(r, name);
-    int d = find_decl(src, v, name);
-    if (!a || d < 0 || a->dynamic)
-        return 0;
-    char what[160], outcome[2][KP_TEXT];
+    size_t n = strlen(s), i = n;
+    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
+        i--;
+    if (i == 0 || (unsigned char)s[i - 1] < 0xC0)
+        return;
+    unsigned char lead = (unsigned char)s[i - 1];
+    size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+    if (n - (i - 1) < want)
+        s[i - 1] = 0;
+}
+
+/* what was tried for a line, in both languages, "; " between */
+struct tried {
+    char t[2][KP_TEXT];      /* tried and found wanting */
+    char x[2][KP_TEXT];      /* not possible, and why */
+};
+
+static void tried_add(struct tried *t, int possible, const char *en, const char *zh)
+{
+    for (int g = 0; g < 2; g++) {
+        char *d = possible ? t->t[g] : t->x[g];
+        size_t o = strlen(d);
+        bl_fmt(d + o, KP_TEXT - o, "%s%s", o ? (g ? "；" : "; ") : "", g ? zh : en);
+    }
+}
+
+/* a fix found: into the line's fix fields */
+static int found(struct kp_line *l, enum kp_fix_kind kind, int pad, const char *name,
+                 const char *en, const char *zh)
+{
+    l->fix_kind = kind;
+    l->fix_pad = pad;
+    bl_fmt(l->fix[KP_EN], KP_TEXT, "%s", en);
+    bl_fmt(l->fix[KP_ZH], KP_TEXT, "%s", zh);
+    bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
+    return 1;
+}
+
+/* padding array a (token d declares it) for line l: 1 when it fixes it, else what was tried */
+static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
+                   const struct gpu_kernel_request *req, const struct kp_result *r,
+                   struct kp_line *l, const struct kp_array *a, const char *name, int made,
+                   struct tried *tr)
+{
+    char what[160], idx[64], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT], list[32] = "";
     size_t tlen;
+    int pads = 0;
+    unsigned rowel = a->elem ? 128 / a->elem : 32;
     for (int pad = 1; pad <= 8; pad++) {
-        char *t = pad_patch(src, len, v, d, pad, what, sizeof what, &tlen);
+        char *t = pad_patch(src, len, v, d, pad, a->elem, what, sizeof what, idx, sizeof idx,
+                            &tlen);
         if (!t)
-            break;
+            continue;               /* not this pad: a vector's alignment, say */
+        pads = pad;
+        size_t tl = strlen(list);
+        bl_fmt(list + tl, sizeof list - tl, "%s%d", tl ? ", " : "", pad);
         int ok = check(t, tlen, req, r, l->line, name, outcome);
         free(t);
+        if (ok && idx[0]) {
+            bl_fmt(en, sizeof en, "note: declare %s, indexing it %s on every line: %s", what,
+                   idx, outcome[KP_EN]);
+            bl_fmt(zh, sizeof zh, "提示：声明为 %s，每一行的下标都写成 %s：%s", what, idx,
+                   outcome[KP_ZH]);
+            return found(l, KP_FIX_PAD, pad, name, en, zh);
+        }
         if (ok) {
-            l->fix_kind = KP_FIX_PAD;
-            l->fix_pad = pad;
-            bl_fmt(l->fix[KP_EN], KP_TEXT, "note: declare %s: %s", what, outcome[KP_EN]);
-            bl_fmt(l->fix[KP_ZH], KP_TEXT, "提示：声明为 %s：%s", what, outcome[KP_ZH]);
-            bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
-            return 1;
+            bl_fmt(en, sizeof en, "note: declare %s: %s", what, outcome[KP_EN]);
+            bl_fmt(zh, sizeof zh, "提示：声明为 %s：%s", what, outcome[KP_ZH]);
+            return found(l, KP_FIX_PAD, pad, name, en, zh);
         }
     }
+    if (pads && a->ndims >= 2) {
+        bl_fmt(en, sizeof en, "padding %s's rows by 1-8 elements", name);
+        bl_fmt(zh, sizeof zh, "把 %s 的每行填充 1-8 个元素", name);
+    } else if (pads) {
+        const char *by = strlen(list) > 16 ? "1-8" : list;    /* "4, 8": whole float4s */
+        bl_fmt(en, sizeof en, "padding %s's index by %s elements every 128 bytes "
+               "(%s[i + i / %u])", name, by, name, rowel);
+        bl_fmt(zh, sizeof zh, "下标填充 %s[i + i / %u]（每 128 字节 %s 个元素）", name, rowel, by);
+    } else if (made) {
+        bl_fmt(en, sizeof en, "padding %s (a pointer is made of it, whose accesses a padding "
+               "would miss)", name);
+        bl_fmt(zh, sizeof zh, "填充 %s（有指针由它得到，填充顾及不到经这个指针的访问）", name);
+    } else {
+        bl_fmt(en, sizeof en, "padding %s (it is read through a cast to an element wider than 8 "
+               "of its own, which any pad of 1-8 would misalign)", name);
+        bl_fmt(zh, sizeof zh, "填充 %s（它通过强制转换按比自身宽 8 倍以上的元素读取，1-8 个元素的填充都"
+               "会破坏对齐）", name);
+    }
+    tried_add(tr, pads > 0, en, zh);
+    return 0;
+}
+
+/* an XOR swizzle of array a for line l: 1 when it fixes it, else what was tried */
+static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d,
+                       const struct gpu_kernel_request *req, const struct kp_result *r,
+                       struct kp_line *l, const struct kp_array *a, const char *name, int made,
+                       struct tried *tr)
+{
+    char what[160], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT];
+    size_t tlen;
     char *t = swizzle_patch(src, len, v, d, a, what, sizeof what, &tlen);
     if (t) {
         int ok = check(t, tlen, req, r, l->line, name, outcome);
         free(t);
         if (ok) {
-            l->fix_kind = KP_FIX_SWIZZLE;
-            bl_fmt(l->fix[KP_EN], KP_TEXT, "note: swizzle %s, indexing it %s on every line: %s",
-                   name, what, outcome[KP_EN]);
-            bl_fmt(l->fix[KP_ZH], KP_TEXT, "提示：对 %s 做 XOR 重排（swizzle），每一行都写成 %s：%s",
+            bl_fmt(en, sizeof en, "note: swizzle %s, indexing it %s on every line: %s", name,
+                   what, outcome[KP_EN]);
+            bl_fmt(zh, sizeof zh, "提示：对 %s 做 XOR 重排（swizzle），每一行都写成 %s：%s",
                    name, what, outcome[KP_ZH]);
-            bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
-            return 1;
+            return found(l, KP_FIX_SWIZZLE, 0, name, en, zh);
         }
+        bl_fmt(en, sizeof en, "the XOR swizzle %s", what);
+        bl_fmt(zh, sizeof zh, "XOR 重排 %s", what);
+    } else if (made) {
+        bl_fmt(en, sizeof en, "an XOR swizzle of %s (a pointer is made of it, whose accesses a "
+               "swizzle would miss)", name);
+        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（有指针由它得到，重排顾及不到经这个指针的访问）",
+               name);
+    } else if (a->ndims == 1 && a->elem && 128 % a->elem == 0) {
+        bl_fmt(en, sizeof en, "an XOR swizzle of %s (it is not a whole number of 128-byte rows)",
+               name);
+        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（它的长度不是 128 字节的整数倍）", name);
+    } else {
+        bl_fmt(en, sizeof en, "an XOR swizzle of %s (its rows are not a power of two elements)",
+               name);
+        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（它的行长不是 2 的幂个元素）", name);
     }
+    tried_add(tr, t != NULL, en, zh);
     return 0;
+}
+
+/* try the fixes for one array of a line: 1 when one was found; what was tried into *tr. Two
+ * dimensions: padding the rows first; one: the swizzle first (the array keeps its size),
+ * then padding the index */
+static int try_array(const char *src, size_t len, const struct ftoks *v,
+                     const struct gpu_kernel_request *req, const struct kp_result *r,
+                     struct kp_line *l, const char *name, struct tried *tr)
+{
+    const struct kp_array *a = array_of(r, name);
+    int d = find_decl(src, v, name);
+    if (!a || d < 0 || a->dynamic)
+        return 0;
+    int at[MAX_EDITS], g[MAX_EDITS];
+    int made = uses(src, v, d, a->elem, at, g, MAX_EDITS) < 0;   /* a pointer made of it */
+    if (a->ndims >= 2)
+        return try_pad(src, len, v, d, req, r, l, a, name, made, tr) ||
+               try_swizzle(src, len, v, d, req, r, l, a, name, made, tr);
+    return try_swizzle(src, len, v, d, req, r, l, a, name, made, tr) ||
+           try_pad(src, len, v, d, req, r, l, a, name, made, tr);
 }
 
 void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
@@ -347,26 +595,47 @@ void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
         char names[sizeof l->arrays + sizeof l->worst + 2];
         bl_fmt(names, sizeof names, "%s %s", l->worst, l->arrays);   /* the worst one first */
         int found = 0, declared = 0;
+        struct tried tr;
+        memset(&tr, 0, sizeof tr);
         for (char *save = NULL, *n = strtok_r(names, " ", &save); n && !found;
              n = strtok_r(NULL, " ", &save)) {
             const struct kp_array *a = array_of(r, n);
+            char seen[2 * KP_TEXT + 2];
+            bl_fmt(seen, sizeof seen, "%s %s", tr.t[KP_EN], tr.x[KP_EN]);
+            if (declared && strstr(seen, n))
+                continue;                        /* the worst array again */
             declared |= a && !a->dynamic && find_decl(src, &v, n) >= 0;
-            found = try_array(src, len, &v, req, r, l, n);
+            found = try_array(src, len, &v, req, r, l, n, &tr);
         }
-        if (found)
+        if (found) {
+            whole_chars(l->fix[KP_ZH]);
             continue;
+        }
         if (declared) {
-            bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found: padding by 1-8 elements and an XOR "
-                   "swizzle leave line %d conflicting or make another line of %s worse", l->line,
-                   l->worst);
-            bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改：填充 1-8 个元素和 XOR 重排（swizzle）"
-                   "都不能消除第 %d 行的冲突，或让 %s 的另一行更差", l->line, l->worst);
+            size_t o[2];
+            if (tr.t[KP_EN][0]) {
+                o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found: tried %s: each leaves "
+                                  "line %d conflicting or makes another line of the array worse",
+                                  tr.t[KP_EN], l->line);
+                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改（试过：%s）：都不能消除"
+                                  "第 %d 行的冲突而不让该数组的另一行更差", tr.t[KP_ZH], l->line);
+            } else {
+                o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found for line %d", l->line);
+                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "第 %d 行没有找到修改", l->line);
+            }
+            if (tr.x[KP_EN][0]) {
+                bl_fmt(l->fix[KP_EN] + o[KP_EN], KP_TEXT - o[KP_EN], "; not possible: %s",
+                       tr.x[KP_EN]);
+                bl_fmt(l->fix[KP_ZH] + o[KP_ZH], KP_TEXT - o[KP_ZH], "；无法尝试：%s", tr.x[KP_ZH]);
+            }
         } else {
             bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix proposed: %s is not a __shared__ array the "
                    "file declares (a pointer or extern memory)", l->worst);
             bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有修改建议：%s 不是文件里声明的 __shared__ 数组"
                    "（指针或 extern 内存）", l->worst);
         }
+        whole_chars(l->fix[KP_EN]);
+        whole_chars(l->fix[KP_ZH]);
     }
     free(v.t);
 }
@@ -378,13 +647,14 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
         return NULL;
     const struct kp_line *l = &r->line[line - 1];
     struct ftoks v;
-    char what[160];
+    char what[160], idx[64];
     char *out = NULL;
     if (lex(src, len, &v) == 0) {
         int d = find_decl(src, &v, l->fix_array);
         const struct kp_array *a = array_of(r, l->fix_array);
         if (d >= 0 && a && l->fix_kind == KP_FIX_PAD)
-            out = pad_patch(src, len, &v, d, l->fix_pad, what, sizeof what, outlen);
+            out = pad_patch(src, len, &v, d, l->fix_pad, a->elem, what, sizeof what, idx,
+                            sizeof idx, outlen);
         else if (d >= 0 && a)
             out = swizzle_patch(src, len, &v, d, a, what, sizeof what, outlen);
     }

@@ -54,6 +54,22 @@ static const char *const reasons[][3] = {
      "模板类型或参数：模型需要具体的类型"},
 };
 
+static void set_reason(struct kp_line *l, const char *why);
+
+/* h7reader: a reason of the source reader that the table above would blur (a template
+ * parameter's --name, a struct with functions, a helper's argument), in both languages from
+ * its msg.def row */
+static void set_reason_err(struct kp_line *l, const struct bl_err *err)
+{
+    set_reason(l, err->msg);
+    int id = err->why.id;
+    if (id == CU_TEMPLATE_PARAMETER || id == CU_STRUCT_WITH_FUNCTIONS || id == CU_HELPER_ARGUMENT ||
+        id == CU_NOT_CALLED) {
+        bl_err_text(err, BL_LANG_EN, l->reason[KP_EN], KP_TEXT);
+        bl_err_text(err, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
+    }
+}
+
 static void set_reason(struct kp_line *l, const char *why)
 {
     char name[64];
@@ -385,7 +401,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
         if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
-            set_reason(e->l, pc.err.msg);
+            set_reason_err(e->l, &pc.err);
             return -1;
         }
         int rc = eval_block(e, &pc, mult);
@@ -573,6 +589,8 @@ static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int
 }
 
 /* the line's own text is [lfrom, lend) (read for asm: the file is not searched per line) */
+static int kp_path;                 /* h7reader: the call path of a helper's line being read */
+
 static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
                          struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
                          const char *lfrom, const char *lend)
@@ -603,6 +621,9 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->control = 1;
     L->trip = e.trip;
     L->ntrip = KP_LOOPS;
+    L->name = req->name;                /* h7reader: template arguments, helpers' call paths */
+    L->kernel_line = r->first;
+    L->path = kp_path;
     src = kptext_for(l->line);
     e.src = src;
     if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
@@ -613,7 +634,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
                  !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
-            set_reason(l, pc.err.msg);
+            set_reason_err(l, &pc.err);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
@@ -870,16 +891,36 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         }
         int in_body = l->line >= out->first && l->line <= out->last;
         /* a shared access is an index ('[') or asm: other lines are not translated (each
-         * translation reads the whole file), unless the compiled code has one there */
-        if (!(sass && ls.n) && (!in_body ||
-            !(memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm"))))
+         * translation reads the whole file), unless the compiled code has one there; a line of
+         * a __device__ helper the kernel calls counts once per call path */
+        int looks = memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm") ||
+                    span_has(from, e, "*(");
+        int paths = in_body ? 1 : pattern_cuda_paths(src, len, out->first, l->line);
+        if (!(sass && ls.n) && (!looks || paths < 1))
             continue;
+        if (paths < 1)
+            paths = 1;
         if (++tried > KP_MAX_LINES) {
             set_reason(l, "the kernel has too many lines with an index for the model");
             out->ncannot++;
             continue;
         }
-        predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
+        static struct kp_line best;         /* the why of the worst call path */
+        double most = -1;
+        for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++) {
+            double before = l->wavefronts - l->ideal;
+            predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
+            if (paths > 1 && l->excess - before > most) {
+                most = l->excess - before;
+                memcpy(best.why, l->why, sizeof best.why);
+                memcpy(best.worst, l->worst, sizeof best.worst);
+            }
+        }
+        if (paths > 1 && l->state == KP_OK && most > 0) {
+            memcpy(l->why, best.why, sizeof l->why);
+            memcpy(l->worst, best.worst, sizeof l->worst);
+        }
+        kp_path = 0;
         if (sass && ls.n && l->state == KP_NONE)
             unread(out, l);
         else if (sass && ls.n && l->state == KP_OK && !in_body && l->call_line)

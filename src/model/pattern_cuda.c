@@ -1,8 +1,11 @@
 /* pattern_cuda.c: a line of CUDA source as a pattern (pattern_cuda.h), over the file as
- * pattern_cuda_read.c reads it: take the line's accesses of shared arrays (and of pointers
- * carved from them), then resolve every name their indices use into declarations to emit, in
- * source order, or a reason why the pattern language cannot know it. The text is checked with
- * pattern_parse. Pure C: libc and src/base only. */
+ * pattern_cuda_read.c reads it: take the line's accesses of shared arrays (pattern_cuda_access.c:
+ * indexed, through pointer casts, through a helper's parameter), find the call path from the
+ * kernel when the line is in a __device__ helper (pattern_cuda_call.c), then resolve every name
+ * their indices use (declarations, #defines, the file's structs and typedefs, template
+ * parameters from --name, a helper's parameters bound to the call's arguments) into text to
+ * emit (pattern_cuda_emit.c), or a reason why the pattern language cannot know it. The text is
+ * checked with pattern_parse. Pure C: libc and src/base only. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,118 +13,11 @@
 #include "../base/fmt.h"
 #include "pattern_cuda_internal.h"
 
-/* ---------------------------------------------------------------- text */
-
-struct buf {
-    char *s;
-    size_t size, n;
-    int full;
-};
-
-static void put(struct buf *b, const char *s, size_t n)
-{
-    if (b->n + n + 1 > b->size) {
-        b->full = 1;
-        return;
-    }
-    memcpy(b->s + b->n, s, n);
-    b->n += n;
-    b->s[b->n] = 0;
-}
-
-static void puts_(struct buf *b, const char *s)
-{
-    put(b, s, strlen(s));
-}
-
-/* integer typedefs of CUDA code the pattern language knows by their C names */
-static const char *const type_alias[][2] = {
-    {"size_t", "unsigned long"}, {"uint32_t", "unsigned"}, {"int32_t", "int"},
-    {"uint64_t", "unsigned long long"}, {"int64_t", "long long"}, {"uint16_t", "unsigned short"},
-    {"int16_t", "short"}, {"uint8_t", "unsigned char"}, {"int8_t", "char"}, {"bool", "int"},
-    {"auto", "long long"}, {"ptrdiff_t", "long"}, {NULL, NULL}};
-
-/* blockIdx.x (y, z) and gridDim.x at token k of v: the number the playground takes (blockIdx
- * 0, the first block; gridDim the launch's), else -1 */
-static long long block_builtin(const struct ctx *c, const struct clex_toks *v, int k)
-{
-    if (k + 2 >= v->n || v->t[k].kind != CLEX_IDENT || !clex_is(c->src, &v->t[k + 1], ".") ||
-        v->t[k + 2].len != 1)
-        return -1;
-    int d = c->src[v->t[k + 2].pos] - 'x';
-    if (d < 0 || d > 2)
-        return -1;
-    if (clex_is(c->src, &v->t[k], "blockIdx"))
-        return c->launch->block_idx[d];
-    if (clex_is(c->src, &v->t[k], "gridDim"))
-        return c->launch->grid[d] ? c->launch->grid[d] : 1;
-    return -1;
-}
-
-/* tokens [from, to) of v as text: one space where the source had blanks or a comment */
-static void put_tokens(const struct ctx *c, const struct clex_toks *v, int from, int to,
-                       struct buf *b, int map_types)
-{
-    for (int k = from; k < to; k++) {
-        const struct clex_tok *t = &v->t[k];
-        if (k > from && t->pos > v->t[k - 1].pos + v->t[k - 1].len)
-            puts_(b, " ");
-        long long bv = block_builtin(c, v, k);
-        if (bv >= 0 && k + 2 < to) {
-            char num[24];
-            bl_fmt(num, sizeof num, "%lld", bv);
-            puts_(b, num);
-            k += 2;
-            continue;
-        }
-        const char *s = c->src + t->pos;
-        size_t n = (size_t)t->len;
-        for (int a = 0; map_types && t->kind == CLEX_IDENT && type_alias[a][0]; a++)
-            if (clex_is(c->src, t, type_alias[a][0])) {
-                s = type_alias[a][1];
-                n = strlen(s);
-            }
-        put(b, s, n);
-    }
-}
-
-static int loop_of_decl(const struct ctx *c, int di)
-{
-    for (int i = 0; i < c->nloop; i++)
-        if (c->loop[i].decl == di)
-            return i;
-    return -1;
-}
-
-/* an enclosing loop's variable at its trip: (init) + trip * (step), or * / << >> */
-static void put_trip(const struct ctx *c, const struct cdecl *d, const struct pcu_loop *l,
-                     struct buf *b)
-{
-    char num[24];
-    puts_(b, "(");
-    put_tokens(c, &c->code, d->init, d->init_end, b, 0);
-    puts_(b, ")");
-    bl_fmt(num, sizeof num, "%lld", l->trip);
-    if (l->op == '*' || l->op == '/') {
-        for (long long t = 0; t < l->trip && !b->full; t++) {
-            puts_(b, l->op == '*' ? " * (" : " / (");
-            put_tokens(c, &c->code, l->step_from, l->step_to, b, 0);
-            puts_(b, ")");
-        }
-        return;
-    }
-    puts_(b, l->op == '+' ? " + " : l->op == '-' ? " - " : l->op == 'l' ? " << " : " >> ");
-    puts_(b, num);
-    if (l->step_to > l->step_from) {
-        puts_(b, " * (");
-        put_tokens(c, &c->code, l->step_from, l->step_to, b, 0);
-        puts_(b, ")");
-    }
-}
-
 /* ---------------------------------------------------------------- resolving names */
 
 static int resolve(struct ctx *c, const struct clex_toks *v, int from, int to, int use, int fn);
+static int need_type(struct ctx *c, int ti);
+static int resolve_types(struct ctx *c, int from, int to, int use, int fn);
 static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int to, int use,
                          int fn);
 
@@ -130,11 +26,8 @@ static const char *const known_words[] = {
     "volatile", "sizeof", "struct", "half", "__half", "half2", "__half2", "float2", "float3",
     "float4", "int2", "int3", "int4", "uint2", "uint4", "double2", "longlong2", "void",
     "size_t", "uint32_t", "int32_t", "uint64_t", "int64_t", "uint16_t", "int16_t", "uint8_t",
-    "int8_t", "__restrict__", "min", "max", NULL};
-
-/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
-static const char *const assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                         "<<=", ">>=", "++", "--", NULL};
+    "int8_t", "__restrict__", "min", "max", "reinterpret_cast", "static_cast", "const_cast",
+    "uint3", NULL};
 
 static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char *w)
 {
@@ -144,7 +37,7 @@ static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char
 /* the line where a local's value changes between its declaration and the line, or 0 */
 static int reassigned(const struct ctx *c, const struct cdecl *d)
 {
-    const char *const *ops = assign_ops;
+    const char *const *ops = pcu_assign_ops;
     const struct clex_tok *nm = &c->code.t[d->name];
     for (int k = d->init_end; k < c->use; k++) {
         const struct clex_tok *t = &c->code.t[k];
@@ -167,6 +60,9 @@ static int need_decl(struct ctx *c, int di, const char *name)
     if (c->decl_need[di])
         return 0;
     c->decl_need[di] = 1;
+    if (resolve_types(c, d->type_from, d->type_end, d->name, d->fn) ||
+        resolve_types(c, d->dstart, d->name, d->name, d->fn))
+        return -1;
     if (d->shared) {
         if (d->is_extern && c->launch->dyn_bytes == 0)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_EXTERN_SHARED_AND_THE, name);
@@ -193,7 +89,7 @@ static int need_decl(struct ctx *c, int di, const char *name)
             char first[PATTERN_MSG_MAX];
             struct buf b = {first, sizeof first, 0, 0};
             first[0] = 0;
-            put_tokens(c, &c->code, d->init, d->init_end, &b, 0);
+            pcu_put_tokens(c, &c->code, d->init, d->init_end, &b, 0);
             bl_msg_set(&c->out->note, NULL, 0, CU_NOTE_LOOP, name,
                        name, first);
         }
@@ -229,6 +125,141 @@ static int need_param(struct ctx *c, int fn, int first, int last, const char *na
     return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_KERNEL_PARAMETER_HAS_NO, name, name);
 }
 
+/* ---------------------------------------------------------------- types, templates, helpers */
+
+static int need_tparam(struct ctx *c, int fn, int i, int a, int b, const char *name);
+
+/* the type names among the words [from, to) of the code (a declaration's type, a struct's
+ * members, a parameter's type): the file's structs and typedefs, fn's template parameters,
+ * #defines (a member's array size) */
+static int resolve_types(struct ctx *c, int from, int to, int use, int fn)
+{
+    for (int k = from; k < to; k++) {
+        const struct clex_tok *t = &c->code.t[k];
+        if (t->kind != CLEX_IDENT || pcu_cis(c, k - 1, ".") || clex_word_in(c->src, t, known_words))
+            continue;
+        char name[PATTERN_NAME_MAX * 2];
+        bl_fmt(name, sizeof name, "%.*s", t->len, c->src + t->pos);
+        int ti = pcu_lookup_type(c, c->src + t->pos, t->len, use), a, b, i;
+        if (ti >= 0) {
+            if (need_type(c, ti))
+                return -1;
+        } else if ((i = pcu_tparam(c, fn, c->src + t->pos, t->len, &a, &b)) >= 0) {
+            if (need_tparam(c, fn, i, a, b, name))
+                return -1;
+        } else {
+            int de = pcu_lookup_define(c, c->src + t->pos, t->len);
+            if (de >= 0 && !c->def[de].with_args && !c->def_need[de]) {
+                c->def_need[de] = 1;
+                if (resolve(c, &c->defs, c->def[de].from, c->def[de].to, use, fn))
+                    return -1;
+            }
+        }
+    }
+    return 0;
+}
+
+/* a struct, typedef or using of the file: it and the types it is made of */
+static int need_type(struct ctx *c, int ti)
+{
+    if (c->type_need[ti])
+        return 0;
+    c->type_need[ti] = 1;
+    const struct ctypedef *d = &c->type[ti];
+    if (d->kind == PCU_STRUCT) {
+        for (int k = d->open + 1; k < d->close; k++)
+            if (pcu_cis(c, k, "(")) {
+                const struct clex_tok *t = &c->code.t[d->name];
+                return bl_fail(c->err, -1, BL_NOWHERE, CU_STRUCT_WITH_FUNCTIONS, t->len,
+                               c->src + t->pos);
+            }
+        return resolve_types(c, d->open + 1, d->close, d->name, d->fn);
+    }
+    return resolve_types(c, d->stmt + 1, d->end, d->name, d->fn);
+}
+
+/* the words of a text outside the file (a template argument of --name): its types and
+ * #defines */
+static int resolve_text(struct ctx *c, const char *s, int n)
+{
+    for (int i = 0; i < n;) {
+        if (!clex_alpha((unsigned char)s[i])) {
+            i++;
+            continue;
+        }
+        int j = i;
+        while (j < n && clex_alnum((unsigned char)s[j]))
+            j++;
+        int ti = pcu_lookup_type(c, s + i, j - i, c->code.n), de;
+        if (ti >= 0 && need_type(c, ti))
+            return -1;
+        if (ti < 0 && (de = pcu_lookup_define(c, s + i, j - i)) >= 0 && !c->def[de].with_args &&
+            !c->def_need[de]) {
+            c->def_need[de] = 1;
+            if (resolve(c, &c->defs, c->def[de].from, c->def[de].to, c->use, -1))
+                return -1;
+        }
+        i = j;
+    }
+    return 0;
+}
+
+/* template parameter i (tokens [a, b) of its list) of function fn: the kernel's from the
+ * arguments of --name, else its default */
+static int need_tparam(struct ctx *c, int fn, int i, int a, int b, const char *name)
+{
+    int fr = pcu_frame_of(c, fn);
+    if (fr < 0 || i >= PCU_MAX_PARAMS)
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS, name, c->line);
+    if (c->tparam_need[fr][i])
+        return 0;
+    c->tparam_need[fr][i] = 1;
+    const char *s;
+    int n;
+    if (fr == 0 && pcu_targ(c->targs, i, &s, &n) == 0)
+        return resolve_text(c, s, n);
+    int lt = c->frame[fr].call + 1, gt, a2, b2;
+    if (fr > 0 && pcu_cis(c, lt, "<") && (gt = clex_close(c->src, c->code.t, lt, c->code.n)) > lt &&
+        pcu_list_item(c, lt + 1, gt, i, &a2, &b2) == 0) {  /* a helper's: warpReduce<256>(..) */
+        if (b2 - a2 == 1 && pcu_same_text(c, &c->code.t[a2], name, (int)strlen(name)))
+            c->tparam_need[fr][i] = 0;         /* the caller's own name passed on */
+        return resolve(c, &c->code, a2, b2, c->frame[fr].call, c->frame[fr - 1].fn);
+    }
+    for (int k = a; k < b; k++)
+        if (pcu_cis(c, k, "="))
+            return resolve(c, &c->code, k + 1, b, c->use, -1);
+    const struct clex_tok *f = &c->code.t[c->fn[fn].name];
+    return bl_fail(c->err, -1, BL_NOWHERE, CU_TEMPLATE_PARAMETER, name, f->len, c->src + f->pos,
+                   f->len, c->src + f->pos);
+}
+
+/* parameter `name` (token) of helper fn in frame fr > 0: the argument of the call; the same
+ * name passed on (warpReduce(sdata, tid)) is the caller's, else a local of the argument */
+static int need_bind(struct ctx *c, int fr, int fn, int name, int first)
+{
+    int i = pcu_param_index(c, fn, name), a, b;
+    const struct clex_tok *t = &c->code.t[name];
+    char nm[PATTERN_NAME_MAX * 2];
+    bl_fmt(nm, sizeof nm, "%.*s", t->len, c->src + t->pos);
+    if (i < 0 || i >= PCU_MAX_PARAMS || pcu_call_arg(c, c->frame[fr].call, i, &a, &b))
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_HELPER_ARGUMENT, nm);
+    if (c->bind_need[fr][i])
+        return 0;
+    int caller = c->frame[fr - 1].fn, call = c->frame[fr].call;
+    if (b - a == 1 && pcu_same_text(c, &c->code.t[a], c->src + t->pos, t->len))
+        return resolve(c, &c->code, a, b, call, caller);
+    c->bind_need[fr][i] = 1;
+    int pa, pe;                 /* a reference, an array or a pointer to arrays: not followed */
+    if (pcu_list_item(c, c->fn[fn].lparen + 1, c->fn[fn].rparen, i, &pa, &pe))
+        return bl_fail(c->err, -1, BL_NOWHERE, CU_HELPER_ARGUMENT, nm);
+    for (int k = pa; k < pe; k++)
+        if (pcu_cis(c, k, "&") || pcu_cis(c, k, "[") || pcu_cis(c, k, "(") || pcu_cis(c, k, "&&"))
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_HELPER_ARGUMENT, nm);
+    if (resolve_types(c, first, name, name, fn))
+        return -1;
+    return resolve(c, &c->code, a, b, call, caller);
+}
+
 /* every name the tokens [from, to) of v use, looked up at token `use` of function fn */
 static int resolve(struct ctx *c, const struct clex_toks *v, int from, int to, int use, int fn)
 {
@@ -251,7 +282,7 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
         if (!strcmp(name, "threadIdx") || !strcmp(name, "blockDim") ||
             !strcmp(name, "warpSize") || clex_word_in(c->src, t, known_words))
             continue;
-        if (block_builtin(c, v, k) >= 0) {
+        if (pcu_block_builtin(c, v, k) >= 0) {
             if (!strcmp(name, "blockIdx"))
                 c->out->block_dep = 1;
             if (!strcmp(name, "blockIdx") && !c->out->note.id && !c->launch->control)
@@ -259,7 +290,19 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
             k += 2;
             continue;
         }
-        int de = pcu_lookup_define(c, c->src + t->pos, t->len);
+        int de = pcu_lookup_define(c, c->src + t->pos, t->len), params, body;
+        if (de >= 0 && c->def[de].with_args && v == &c->code && vis(c, v, k + 1, "(") &&
+            pcu_macro(c, de, &params, &body) >= 0) {
+            /* IDX(r, c): the names of its body but its parameters; the arguments follow */
+            for (int q = body, run = body; q <= c->def[de].to; q++) {
+                if (q < c->def[de].to && pcu_macro_param(c, de, &c->defs.t[q]) < 0)
+                    continue;
+                if (q > run && resolve(c, &c->defs, run, q, use, fn))
+                    return -1;
+                run = q + 1;
+            }
+            continue;
+        }
         if (de >= 0 && c->def[de].with_args)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_A_MACRO_WITH_ARGUMENTS, name);
         if (vis(c, v, k + 1, "("))
@@ -270,9 +313,19 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
                 return -1;
             continue;
         }
-        int first, last;
-        if (pcu_lookup_param(c, fn, c->src + t->pos, t->len, &first, &last) >= 0) {
-            if (need_param(c, fn, first, last, name))
+        int first, last, pn, fr = pcu_frame_of(c, fn), ti, a, b, i;
+        if ((pn = pcu_lookup_param(c, fn, c->src + t->pos, t->len, &first, &last)) >= 0) {
+            if (fr > 0 ? need_bind(c, fr, fn, pn, first) : need_param(c, fn, first, last, name))
+                return -1;
+            continue;
+        }
+        if (v == &c->code && (ti = pcu_lookup_type(c, c->src + t->pos, t->len, use)) >= 0) {
+            if (need_type(c, ti))
+                return -1;
+            continue;
+        }
+        if ((i = pcu_tparam(c, fn, c->src + t->pos, t->len, &a, &b)) >= 0) {
+            if (need_tparam(c, fn, i, a, b, name))
                 return -1;
             continue;
         }
@@ -287,152 +340,6 @@ static int resolve_names(struct ctx *c, const struct clex_toks *v, int from, int
         return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_NOT_DECLARED_IN_THIS, name, c->line);
     }
     return 0;
-}
-
-/* ---------------------------------------------------------------- the line's accesses */
-
-enum acc_kind { A_LOAD, A_STORE, A_BOTH };
-
-struct access {
-    int from, to;            /* tokens of the lvalue: name[..][..].member */
-    int kind;
-};
-
-#define MAX_LINE_ACCESSES 16
-
-/* the accesses of shared memory on the line (tokens [a, b) of function fn); *why_kind says
- * what else was there when there is none: 1 an address (&s[i]), 2 an atomic, 3 inline asm */
-static int line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, int max,
-                         int *why_kind, char *what, size_t wsz)
-{
-    const char *const *rmw = assign_ops + 1;       /* a read and a write: ++ -- last */
-    int n = 0;
-    *why_kind = 0;
-    for (int k = a; k < b; k++) {
-        const struct clex_tok *t = &c->code.t[k];
-        if (pcu_cis(c, k, "asm") || pcu_cis(c, k, "__asm__") || pcu_cis(c, k, "__asm"))
-            *why_kind = *why_kind ? *why_kind : 3;
-        if (t->kind != CLEX_IDENT || !pcu_cis(c, k + 1, "[") || pcu_cis(c, k - 1, ".") ||
-            pcu_cis(c, k - 1, "->"))
-            continue;
-        int di = pcu_lookup_decl(c, c->src + t->pos, t->len, k, fn);
-        if (di < 0 || !pcu_is_shared(c, di, 0))
-            continue;
-        int e = k + 1;
-        while (e < c->code.n && pcu_cis(c, e, "["))
-            e = pcu_match(c, &c->code, e, c->code.n) + 1;
-        while ((pcu_cis(c, e, ".") || pcu_cis(c, e, "->")) && e + 1 < c->code.n &&
-               c->code.t[e + 1].kind == CLEX_IDENT)
-            e += 2;
-        if (pcu_cis(c, k - 1, "&")) {
-            /* an address: of an atomic, or for inline asm */
-            int call = -1;
-            for (int p = k - 2, depth = 0; p >= a; p--) {
-                if (pcu_cis(c, p, ")"))
-                    depth++;
-                else if (pcu_cis(c, p, "(") && depth-- == 0) {
-                    call = p - 1;
-                    break;
-                }
-            }
-            int atomic = call >= 0 && c->code.t[call].len > 6 &&
-                         !memcmp(c->src + c->code.t[call].pos, "atomic", 6);
-            if (*why_kind == 0 || *why_kind == 1) {
-                *why_kind = atomic ? 2 : 1;
-                if (call >= 0)
-                    bl_fmt(what, wsz, "%.*s", c->code.t[call].len, c->src + c->code.t[call].pos);
-                else
-                    bl_fmt(what, wsz, "&%.*s", t->len, c->src + t->pos);
-            }
-            k = e - 1;
-            continue;
-        }
-        if (n < max) {
-            acc[n].from = k;
-            acc[n].to = e;
-            acc[n].kind = pcu_cis(c, e, "=") ? A_STORE : A_LOAD;
-            for (int o = 0; rmw[o]; o++)
-                if (pcu_cis(c, e, rmw[o]) || (o >= 10 && pcu_cis(c, k - 1, rmw[o])))
-                    acc[n].kind = A_BOTH;
-            n++;
-        }
-        /* indices inside are looked at too: s[s2[i]] has two accesses */
-    }
-    return n;
-}
-
-/* ---------------------------------------------------------------- composing */
-
-/* one needed declaration as pattern text */
-static void put_decl(const struct ctx *c, const struct cdecl *d, struct buf *b)
-{
-    if (d->shared) {
-        if (d->is_extern)
-            puts_(b, "extern ");
-        puts_(b, "__shared__ ");
-        if (d->align_from >= 0 && pcu_cis(c, d->align_from, "__align__")) {
-            put_tokens(c, &c->code, d->align_from, d->align_to, b, 0);
-            puts_(b, " ");
-        }
-    } else if (d->is_const) {
-        puts_(b, "const ");
-    }
-    put_tokens(c, &c->code, d->type_from, d->type_end, b, 1);
-    puts_(b, " ");
-    put_tokens(c, &c->code, d->dstart, d->dims_to, b, 0);
-    if (!d->shared && d->init >= 0) {
-        puts_(b, " = ");
-        int li = loop_of_decl(c, (int)(d - c->decl));
-        if (li >= 0)
-            put_trip(c, d, &c->loop[li], b);
-        else
-            put_tokens(c, &c->code, d->init, d->init_end, b, 0);
-    }
-}
-
-/* the needed declarations and defines, in the order of the file */
-static void compose_decls(const struct ctx *c, struct buf *b)
-{
-    int di = 0, de = 0;
-    for (;;) {
-        while (di < c->ndecl && !c->decl_need[di])
-            di++;
-        while (de < c->ndef && !c->def_need[de])
-            de++;
-        if (di >= c->ndecl && de >= c->ndef)
-            return;
-        int dpos = di < c->ndecl ? c->code.t[c->decl[di].stmt].pos : -1;
-        int fpos = de < c->ndef ? c->def[de].name_pos : -1;
-        if (b->n)
-            puts_(b, "; ");
-        if (fpos >= 0 && (dpos < 0 || fpos < dpos)) {
-            const struct cdefine *d = &c->def[de++];
-            bl_fmt(b->s + b->n, b->size - b->n, "const int %.*s = ", d->name_len,
-                   c->src + d->name_pos);
-            b->n += strlen(b->s + b->n);
-            put_tokens(c, &c->defs, d->from, d->to, b, 0);
-        } else {
-            put_decl(c, &c->decl[di++], b);
-        }
-    }
-}
-
-static int compose_accesses(const struct ctx *c, const struct access *acc, int n, struct buf *b)
-{
-    int count = 0;
-    for (int pass = 0; pass < 2; pass++)
-        for (int i = 0; i < n && count < PATTERN_MAX_ACCESSES; i++) {
-            int load = acc[i].kind != A_STORE, store = acc[i].kind != A_LOAD;
-            if (pass == 0 ? !load : !store)
-                continue;
-            if (b->n)
-                puts_(b, "; ");
-            put_tokens(c, &c->code, acc[i].from, acc[i].to, b, 0);
-            if (pass == 1)
-                puts_(b, " = 0");
-            count++;
-        }
-    return count;
 }
 
 /* ---------------------------------------------------------------- control around the line */
@@ -483,32 +390,37 @@ static int loop_of(struct ctx *c, int fn, const struct pcu_ctl *t, int line)
     return 0;
 }
 
-/* the ifs and fors around the line's first access: out->guard, the loops' trips */
-static int control_guard(struct ctx *c, int fn, int target)
+/* the ifs and fors around the line's first access: out->guard, the loops' trips; for a
+ * helper's line those around each call first, from the kernel's */
+static int control_guard(struct ctx *c, int target)
 {
     struct pcu_ctl ctl[PCU_MAX_CTL];
-    int n = pcu_enclosing(c, fn, target, ctl, PCU_MAX_CTL);
-    if (n < 0)
-        return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_CONTROLS, PCU_MAX_CTL);
     struct buf g = {c->out->guard, sizeof c->out->guard, 0, 0};
-    for (int i = 0; i < n; i++) {
-        const struct pcu_ctl *t = &ctl[i];
-        int line = c->code.t[t->kw].line;
-        if (t->kind == PCU_WHILE || t->kind == PCU_DO)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_DATA_DEPENDENT_LOOP, line);
-        if (t->kind == PCU_SWITCH)
-            return bl_fail(c->err, -1, BL_NOWHERE, CU_INSIDE_SWITCH, line);
-        if (t->kind == PCU_FOR && loop_of(c, fn, t, line))
-            return -1;
-        if (t->cond_to <= t->cond_from)
-            continue;
-        if (resolve(c, &c->code, t->cond_from, t->cond_to, t->cond_from, fn))
-            return -1;
-        if (g.n)
-            puts_(&g, " && ");
-        puts_(&g, t->kind == PCU_ELSE ? "!(" : "(");
-        put_tokens(c, &c->code, t->cond_from, t->cond_to, &g, 0);
-        puts_(&g, ")");
+    for (int fr = 0; fr < c->nframe; fr++) {
+        int fn = c->frame[fr].fn;
+        int n = pcu_enclosing(c, fn, fr + 1 < c->nframe ? c->frame[fr + 1].call : target, ctl,
+                              PCU_MAX_CTL);
+        if (n < 0)
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_TOO_MANY_CONTROLS, PCU_MAX_CTL);
+        for (int i = 0; i < n; i++) {
+            const struct pcu_ctl *t = &ctl[i];
+            int line = c->code.t[t->kw].line;
+            if (t->kind == PCU_WHILE || t->kind == PCU_DO)
+                return bl_fail(c->err, -1, BL_NOWHERE, CU_DATA_DEPENDENT_LOOP, line);
+            if (t->kind == PCU_SWITCH)
+                return bl_fail(c->err, -1, BL_NOWHERE, CU_INSIDE_SWITCH, line);
+            if (t->kind == PCU_FOR && loop_of(c, fn, t, line))
+                return -1;
+            if (t->cond_to <= t->cond_from)
+                continue;
+            if (resolve(c, &c->code, t->cond_from, t->cond_to, t->cond_from, fn))
+                return -1;
+            if (g.n)
+                pcu_puts(&g, " && ");
+            pcu_puts(&g, t->kind == PCU_ELSE ? "!(" : "(");
+            pcu_put_tokens(c, &c->code, t->cond_from, t->cond_to, &g, 0);
+            pcu_puts(&g, ")");
+        }
     }
     if (g.full)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_CONDITIONS_TOO_LONG, PATTERN_CUDA_TEXT - 1);
@@ -518,23 +430,58 @@ static int control_guard(struct ctx *c, int fn, int target)
 
 /* ---------------------------------------------------------------- the entry point */
 
+/* function f is a __global__ kernel */
+static int is_global(const struct ctx *c, int f)
+{
+    for (int k = c->fn[f].name - 1; k >= 0 && k >= c->fn[f].name - 24; k--) {
+        if (pcu_cis(c, k, "__global__"))
+            return 1;
+        if (pcu_cis(c, k, ";") || pcu_cis(c, k, "}") || pcu_cis(c, k, "{"))
+            return 0;
+    }
+    return 0;
+}
+
+/* the function whose body holds line `line`, or -1 */
+static int fn_of_line(const struct ctx *c, int line)
+{
+    for (int f = 0; f < c->nfn; f++) {
+        const struct cfunc *F = &c->fn[f];
+        int last = F->close < c->code.n ? c->code.t[F->close].line : 1 << 30;
+        if (c->code.t[F->open].line <= line && line <= last)
+            return f;
+    }
+    return -1;
+}
+
 static int translate(struct ctx *c)
 {
     struct pattern_cuda *out = c->out;
     pcu_read(c);
     c->decl_need = calloc((size_t)c->ndecl + 1, 1);
     c->def_need = calloc((size_t)c->ndef + 1, 1);
-    if (c->oom || !c->decl_need || !c->def_need)
+    c->type_need = calloc((size_t)c->ntype + 1, 1);
+    if (c->oom || !c->decl_need || !c->def_need || !c->type_need)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_OUT_OF_MEMORY);
-    int fn = -1;
-    for (int f = 0; f < c->nfn && fn < 0; f++) {
-        const struct cfunc *F = &c->fn[f];
-        int last = F->close < c->code.n ? c->code.t[F->close].line : 1 << 30;
-        if (c->code.t[F->open].line <= c->line && c->line <= last)
-            fn = f;
-    }
+    int fn = fn_of_line(c, c->line);
     if (fn < 0)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_LINE_IS_NOT_INSIDE_A, c->line);
+    c->nframe = 1;
+    c->frame[0] = (struct pcu_frame){fn, -1};
+    int kfn = c->launch->kernel_line > 0 ? fn_of_line(c, c->launch->kernel_line) : -1;
+    for (int f = 0; c->launch->kernel_line <= 0 && kfn < 0 && !is_global(c, fn) && f < c->nfn; f++)
+        if (is_global(c, f) && pcu_paths(c, f, fn, -1) > 0)
+            kfn = f;                /* a helper's line without the kernel: the first caller's */
+    if (kfn >= 0 && kfn != fn) {
+        c->nframe = 0;
+        pcu_paths(c, kfn, fn, c->launch->path);
+        if (c->nframe == 0)
+            return bl_fail(c->err, -1, BL_NOWHERE, CU_NOT_CALLED, c->line);
+    }
+    if (c->launch->name && strchr(c->launch->name, '<'))
+        bl_fmt(c->targs, sizeof c->targs, "%s", c->launch->name);
+    else
+        pcu_file_targs(c, c->frame[0].fn, c->targs, sizeof c->targs);
     int a = c->fn[fn].open + 1, b = a;
     while (a < c->fn[fn].close && c->code.t[a].line < c->line)
         a++;
@@ -547,7 +494,7 @@ static int translate(struct ctx *c)
     struct access acc[MAX_LINE_ACCESSES];
     int why_kind;
     char what[64] = "";
-    int n = line_accesses(c, fn, a, b, acc, MAX_LINE_ACCESSES, &why_kind, what, sizeof what);
+    int n = pcu_line_accesses(c, fn, a, b, acc, MAX_LINE_ACCESSES, &why_kind, what, sizeof what);
     if (n == 0) {
         if (why_kind == 2)
             return bl_fail(c->err, -1, BL_NOWHERE, CU_IS_AN_ATOMIC_THE_PATTERN, what);
@@ -560,12 +507,12 @@ static int translate(struct ctx *c)
     for (int i = 0; i < n; i++)
         if (resolve(c, &c->code, acc[i].from, acc[i].to, acc[i].from, fn))
             return -1;
-    if (c->launch->control && control_guard(c, fn, acc[0].from))
+    if (c->launch->control && control_guard(c, acc[0].from))
         return -1;
     struct buf bd = {out->decls, sizeof out->decls, 0, 0};
     struct buf ba = {out->accesses, sizeof out->accesses, 0, 0};
-    compose_decls(c, &bd);
-    out->naccess = compose_accesses(c, acc, n, &ba);
+    pcu_compose_decls(c, &bd);
+    out->naccess = pcu_compose_accesses(c, acc, n, &ba);
     if (bd.full || ba.full)
         return bl_fail(c->err, -1, BL_NOWHERE, CU_THE_DECLARATIONS_THIS_LINE_NEEDS,
                     PATTERN_CUDA_TEXT - 1);
@@ -618,9 +565,35 @@ int pattern_from_cuda(const char *src, size_t len, int line,
     free(c.decl);
     free(c.decl_need);
     free(c.def_need);
+    free(c.type_need);
+    free(c.type);
     if (rc) {
         out->decls[0] = out->accesses[0] = out->guard[0] = 0;
         out->naccess = 0;
     }
     return rc;
+}
+
+int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line)
+{
+    static const struct pattern_cuda_launch none;
+    struct ctx c;
+    memset(&c, 0, sizeof c);
+    c.src = src ? src : "";
+    c.len = src ? len : 0;
+    c.launch = &none;
+    c.line = line;
+    pcu_read(&c);
+    int n = 0;
+    if (!c.oom) {
+        int fn = fn_of_line(&c, line), kfn = fn_of_line(&c, kernel_line);
+        n = kfn >= 0 && fn >= 0 ? pcu_paths(&c, kfn, fn, -1) : 0;
+    }
+    free(c.code.t);
+    free(c.defs.t);
+    free(c.def);
+    free(c.fn);
+    free(c.decl);
+    free(c.type);
+    return n;
 }

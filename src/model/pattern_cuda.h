@@ -29,6 +29,13 @@ struct pattern_cuda_launch {
                                         loop variables their values at trip[] */
     int ntrip;
     const long long *trip;           /* the trip of each enclosing for, outermost first */
+    /* for a line of a __device__ helper or a template (0 / NULL: the line's own function) */
+    const char *name;                /* the kernel as --name gives it, with its template
+                                        arguments: "carve4<32>" gives TILE = 32 */
+    int kernel_line;                 /* a line of the kernel's body: a line of a helper it
+                                        calls is read inlined at the call, with its arguments
+                                        (0: the first __global__ function that calls it) */
+    int path;                        /* which call path (pattern_cuda_paths), from 0 */
 };
 
 struct pattern_cuda {
@@ -52,5 +59,12 @@ struct pattern_cuda {
  * Never prints; total for every input. */
 int pattern_from_cuda(const char *src, size_t len, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
+
+/* pattern_cuda_paths: the number of call paths (at most 64, 4 calls deep) from the function
+ * whose body holds line kernel_line to the function whose body holds line `line`: 1 when it
+ * is the same function, 0 when the kernel does not call it (or either line is in none). A
+ * helper's accesses count once per path (nvcc inlines each call; the counters charge the
+ * helper's line). */
+int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line);
 
 #endif

@@ -73,8 +73,7 @@ int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n)
     return close >= 0 ? close : n > k ? n - 1 : k;
 }
 
-/* the '(' opening the ')' at k, or -1 */
-static int match_back(const struct ctx *c, int k)
+int pcu_match_back(const struct ctx *c, int k)
 {
     int depth = 0;
     for (int i = k; i >= 0; i--) {
@@ -113,7 +112,7 @@ static void find_functions(struct ctx *c)
             p--;
         if (p < 0 || !pcu_cis(c, p, ")"))
             continue;               /* a namespace, extern "C", a struct: transparent */
-        int lp = match_back(c, p);
+        int lp = pcu_match_back(c, p);
         if (lp < 1 || t[lp - 1].kind != CLEX_IDENT || clex_word_in(c->src, &t[lp - 1], not_functions))
             continue;
         int close = pcu_match(c, &c->code, i, c->code.n);
@@ -121,7 +120,36 @@ static void find_functions(struct ctx *c)
         if (!f)
             return;
         c->fn = f;
-        c->fn[c->nfn++] = (struct cfunc){lp - 1, lp, p, i, close};
+        c->fn[c->nfn++] = (struct cfunc){lp - 1, lp, p, i, close, -1, -1};
+        /* template <...> before it: back over the type words, qualifiers and __launch_bounds__ */
+        for (int b = lp - 2, steps = 0; b >= 1 && steps < 64; b--, steps++) {
+            if (pcu_cis(c, b, ";") || pcu_cis(c, b, "{") || pcu_cis(c, b, "}"))
+                break;
+            if (pcu_cis(c, b, ")")) {
+                b = pcu_match_back(c, b);
+                if (b < 0)
+                    break;
+                continue;
+            }
+            if (pcu_cis(c, b, ">")) {
+                int depth = 0, lt = -1;
+                for (int q = b; q >= 0 && lt < 0; q--)
+                    if (pcu_cis(c, q, ">"))
+                        depth++;
+                    else if (pcu_cis(c, q, "<") && --depth == 0)
+                        lt = q;
+                    else if (pcu_cis(c, q, ";") || pcu_cis(c, q, "{") || pcu_cis(c, q, "}"))
+                        break;
+                if (lt >= 1 && pcu_cis(c, lt - 1, "template")) {
+                    c->fn[c->nfn - 1].tmpl_from = lt + 1;
+                    c->fn[c->nfn - 1].tmpl_to = b;
+                    break;
+                }
+                if (lt < 0)
+                    break;
+                b = lt;
+            }
+        }
         i = close;                  /* nothing nested */
     }
 }
@@ -221,7 +249,11 @@ static void statements(struct ctx *c, int from, int to, int fn)
 {
     int s = from;
     for (int i = from; i < to && !c->oom;) {
-        if (pcu_cis(c, i, "{") || pcu_cis(c, i, "}")) {
+        if (pcu_cis(c, i, "{") && (pcu_cis(c, i - 1, "struct") || pcu_cis(c, i - 1, "union") ||
+                                   pcu_cis(c, i - 2, "struct") || pcu_cis(c, i - 2, "union") ||
+                                   pcu_cis(c, i - 2, "class"))) {
+            i = pcu_match(c, &c->code, i, to) + 1;  /* a struct's members are not variables */
+        } else if (pcu_cis(c, i, "{") || pcu_cis(c, i, "}")) {
             s = ++i;
         } else if (pcu_cis(c, i, ";")) {
             statement(c, s, i, fn, 0);
@@ -248,14 +280,94 @@ static void statements(struct ctx *c, int from, int to, int fn)
     }
 }
 
+/* ---------------------------------------------------------------- types */
+
+static void add_type(struct ctx *c, const struct ctypedef *d)
+{
+    struct ctypedef *v = grow(c->type, &c->typecap, c->ntype, sizeof *v, &c->oom);
+    if (!v)
+        return;
+    c->type = v;
+    c->type[c->ntype++] = *d;
+}
+
+/* struct NAME { ... };  typedef ... NAME;  using NAME = ...; in tokens [from, to) */
+static void find_types(struct ctx *c, int from, int to, int fn)
+{
+    const struct clex_tok *t = c->code.t;
+    for (int i = from; i < to && !c->oom; i++) {
+        struct ctypedef d = {0, fn, i, -1, -1, -1, -1};
+        if ((pcu_cis(c, i, "struct") || pcu_cis(c, i, "class")) && (i == from ||
+            pcu_cis(c, i - 1, ";") || pcu_cis(c, i - 1, "}") || pcu_cis(c, i - 1, "{"))) {
+            int k = i + 1;
+            while (k < to && (pcu_cis(c, k, "__align__") || pcu_cis(c, k, "alignas")) &&
+                   pcu_cis(c, k + 1, "("))
+                k = pcu_match(c, &c->code, k + 1, to) + 1;
+            if (k + 1 >= to || t[k].kind != CLEX_IDENT || !pcu_cis(c, k + 1, "{"))
+                continue;
+            d.kind = PCU_STRUCT;
+            d.name = k;
+            d.open = k + 1;
+            d.close = pcu_match(c, &c->code, k + 1, to);
+            d.end = d.close + 1;
+            add_type(c, &d);
+            i = d.close;
+        } else if (pcu_cis(c, i, "typedef")) {
+            int k = i + 1, name = -1;
+            while (k < to && !pcu_cis(c, k, ";")) {
+                if (pcu_cis(c, k, "{")) {
+                    d.open = k;
+                    d.close = k = pcu_match(c, &c->code, k, to);
+                } else if (pcu_cis(c, k, "[") || pcu_cis(c, k, "(")) {
+                    break;
+                } else if (t[k].kind == CLEX_IDENT) {
+                    name = k;
+                }
+                k++;
+            }
+            if (!pcu_cis(c, k, ";") || name < 0)
+                continue;
+            d.kind = PCU_TYPEDEF;
+            d.name = name;
+            d.end = k;
+            add_type(c, &d);
+            i = k;
+        } else if (pcu_cis(c, i, "using") && i + 2 < to && t[i + 1].kind == CLEX_IDENT &&
+                   pcu_cis(c, i + 2, "=")) {
+            int k = i + 3;
+            while (k < to && !pcu_cis(c, k, ";") && !pcu_cis(c, k, "{"))
+                k++;
+            if (!pcu_cis(c, k, ";"))
+                continue;
+            d.kind = PCU_USING;
+            d.name = i + 1;
+            d.end = k;
+            add_type(c, &d);
+            i = k;
+        }
+    }
+}
+
+int pcu_lookup_type(const struct ctx *c, const char *s, int n, int use)
+{
+    int best = -1;
+    for (int i = 0; i < c->ntype; i++)
+        if (c->type[i].name < use && pcu_same_text(c, &c->code.t[c->type[i].name], s, n))
+            best = i;
+    return best;
+}
+
 static void find_declarations(struct ctx *c)
 {
     int from = 0;
     for (int f = 0; f < c->nfn; f++) {
+        find_types(c, from, c->fn[f].open, -1);
+        find_types(c, c->fn[f].open + 1, c->fn[f].close, f);
         statements(c, from, c->fn[f].open, -1);
         statements(c, c->fn[f].open + 1, c->fn[f].close, f);
         from = c->fn[f].close + 1;
     }
+    find_types(c, from, c->code.n, -1);
     statements(c, from, c->code.n, -1);
 }
 
@@ -277,6 +389,33 @@ int pcu_lookup_decl(const struct ctx *c, const char *s, int n, int use, int fn)
             best = i;
         }
     return best;
+}
+
+int pcu_macro(const struct ctx *c, int de, int *params, int *body)
+{
+    const struct cdefine *d = &c->def[de];
+    if (!d->with_args || d->to <= d->from || !clex_is(c->src, &c->defs.t[d->from], "("))
+        return -1;
+    int close = clex_close(c->src, c->defs.t, d->from, d->to);
+    if (close < 0)
+        return -1;
+    *params = d->from + 1;
+    *body = close + 1;
+    return close;
+}
+
+int pcu_macro_param(const struct ctx *c, int de, const struct clex_tok *t)
+{
+    int params, body, close = pcu_macro(c, de, &params, &body);
+    if (close < 0 || t->kind != CLEX_IDENT)
+        return -1;
+    for (int k = params, i = 0; k < close; k++) {
+        if (clex_is(c->src, &c->defs.t[k], ","))
+            i++;
+        else if (pcu_same_text(c, &c->defs.t[k], c->src + t->pos, t->len))
+            return i;
+    }
+    return -1;
 }
 
 int pcu_lookup_define(const struct ctx *c, const char *s, int n)
@@ -319,25 +458,6 @@ int pcu_lookup_param(const struct ctx *c, int fn, const char *s, int n, int *fir
         a = i + 1;
     }
     return -1;
-}
-
-/* does the declaration point into shared memory (an array, or a pointer carved from one)? */
-int pcu_is_shared(const struct ctx *c, int di, int depth)
-{
-    const struct cdecl *d = &c->decl[di];
-    if (d->shared)
-        return 1;
-    if (!d->pointer || d->init < 0 || depth > 8)
-        return 0;
-    for (int k = d->init; k < d->init_end; k++) {
-        const struct clex_tok *t = &c->code.t[k];
-        if (t->kind != CLEX_IDENT || pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
-            continue;
-        int e = pcu_lookup_decl(c, c->src + t->pos, t->len, d->name, d->fn);
-        if (e >= 0 && e != di && pcu_is_shared(c, e, depth + 1))
-            return 1;
-    }
-    return 0;
 }
 
 void pcu_read(struct ctx *c)

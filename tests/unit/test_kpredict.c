@@ -375,6 +375,166 @@ static void test_sass_drive(void **state)
     (void)state;
 }
 
+/* ---------------------------------------------------------------- h7reader: issue 31 */
+
+/* predict() with --name */
+static void predict_named(const char *src, const char *name, unsigned bx)
+{
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.block[0] = bx;
+    snprintf(req.name, sizeof req.name, "%s", name);
+    struct bl_err err = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict(src, strlen(src), &req, &R, &err), 0);
+    kp_fixes(src, strlen(src), &req, &R);
+}
+
+static const char helpers[] =
+    "__device__ float pick(const float *row, int k)\n"
+    "{\n"
+    "    return row[k * 32];\n"                                  /* 3 */
+    "}\n"
+    "__device__ float unused(const float *row) { return row[0]; }\n"   /* 5: never called */
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float tile[1024];\n"
+    "    int lane = threadIdx.x & 31, warp = threadIdx.x / 32;\n"
+    "    tile[threadIdx.x] = 0;\n"                                /* 10 */
+    "    float a = pick(tile, lane);\n"
+    "    float b = pick(tile + warp, lane % 2);\n"
+    "    out[threadIdx.x] = a + b;\n"
+    "}\n";
+
+/* By hand, two warps: pick(tile, lane) is tile[lane * 32], 32 lanes on bank 0: 32 a warp;
+ * pick(tile + warp, lane % 2) is two words on bank `warp`: 2 a warp. Line 3 sums both calls
+ * of both warps: 4 instructions, 68 wavefronts, ideal 4; its why is the 32-way call's. */
+static void test_reader_helper(void **state)
+{
+    predict(helpers, 1, 64, 1, NULL);
+    figures(10, 2, 2, 2, 1);
+    figures(3, 4, 68, 4, 32);
+    assert_non_null(strstr(R.line[2].why[KP_EN], "32-way"));
+    assert_int_equal(R.line[4].state, KP_NONE);
+    assert_int_equal(R.npredicted, 2);
+    (void)state;
+}
+
+static const char tile_tmpl[] =
+    "template <int TILE>\n"
+    "__global__ void carve4(float *out)\n"
+    "{\n"
+    "    __shared__ float t[TILE][TILE];\n"
+    "    t[threadIdx.x][0] = 0;\n"                                /* 5 */
+    "}\n";
+
+/* By hand: TILE = 32 from --name: a column of 32-word rows, all lanes on bank 0: 32-way; 64
+ * the same; 48: word 48l, bank 16l % 32 is 0 or 16, 16 lanes each: 16-way. Without the
+ * argument: not predicted (the reason says where to give it). */
+static void test_reader_template(void **state)
+{
+    predict_named(tile_tmpl, "carve4<32>", 32);
+    figures(5, 1, 32, 1, 32);
+    assert_string_equal(R.line[4].fix[KP_EN], "note: declare t[TILE][TILE + 1]: line 5 becomes "
+                                              "1-way");
+    predict_named(tile_tmpl, "carve4<64>", 32);
+    figures(5, 1, 32, 1, 32);
+    predict_named(tile_tmpl, "carve4<48>", 32);      /* rows of 48 words: bank 16l % 32 */
+    figures(5, 1, 16, 1, 16);
+    predict_named(tile_tmpl, "carve4", 32);
+    assert_int_equal(R.line[4].state, KP_CANNOT);
+    (void)state;
+}
+
+static const char fix1d[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float c[1024];\n"
+    "    __shared__ float b[1040];\n"
+    "    int lane = threadIdx.x & 31;\n"                           /* 5 */
+    "    c[lane] = lane;\n"
+    "    float4 y = reinterpret_cast<float4 *>(c)[lane * 4];\n"    /* 7 */
+    "    out[lane] = y.x + c[(lane / 4) * 32 + lane % 4];\n"     /* 8 */
+    "    out[lane] += b[lane * 32];\n"                             /* 9 */
+    "}\n";
+
+/* By hand: line 7, float4 at byte 64*lane, 4 a pass of 8: 16 wavefronts (ideal 4); line 8,
+ * c's rows 0-7 at columns 0-3: 8-way; line 9, b[lane * 32]: 32-way. c's swizzle in 16-byte
+ * chunks makes both of c's reads conflict free; b (1040 floats) has no whole rows to swizzle,
+ * its index padding b[i + i / 32] puts lane l on word 33l. */
+static void test_reader_fix1d(void **state)
+{
+    predict(fix1d, 1, 32, 1, NULL);
+    figures(7, 1, 16, 4, 4);
+    figures(8, 1, 8, 1, 8);
+    figures(9, 1, 32, 1, 32);
+    assert_int_equal(R.line[6].fix_kind, KP_FIX_SWIZZLE);
+    assert_string_equal(R.line[6].fix[KP_EN], "note: swizzle c, indexing it c[i ^ ((i / 32) % 8 "
+                                              "* 4)] on every line: line 7 becomes 1-way, line 6 "
+                                              "stays 1-way, line 8 becomes 1-way");
+    size_t n;
+    char *p = kp_patch(fix1d, strlen(fix1d), &R, 7, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "reinterpret_cast<float4 *>(c)[(lane * 4) ^ (((lane * 4) / 8) % 8)]"));
+    assert_non_null(strstr(p, "c[((lane / 4) * 32 + lane % 4) ^ ((((lane / 4) * 32 + lane % 4) / "
+                              "32) % 8 * 4)]"));
+    free(p);
+    /* b: no swizzle (and why), then padding its index */
+    assert_int_equal(R.line[8].fix_kind, KP_FIX_PAD);
+    assert_string_equal(R.line[8].fix_array, "b");
+    p = kp_patch(fix1d, strlen(fix1d), &R, 9, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "__shared__ float b[1073];"));
+    assert_non_null(strstr(p, "b[(lane * 32) + (lane * 32) / 32]"));
+    free(p);
+    /* a pointer made of the array: what could not be tried, and why */
+    static const char made[] = "__global__ void k(float *out)\n{\n"
+                               "    __shared__ float s[1024];\n"
+                               "    float2 *p = (float2 *)s;\n"
+                               "    out[0] = s[threadIdx.x * 32] + p[0].x;\n}\n";
+    predict(made, 1, 32, 1, NULL);
+    assert_string_equal(R.line[4].fix[KP_EN], "no fix found for line 5; not possible: an XOR "
+                        "swizzle of s (a pointer is made of it, whose accesses a swizzle would "
+                        "miss); padding s (a pointer is made of it, whose accesses a padding "
+                        "would miss)");
+    assert_non_null(strstr(R.line[4].fix[KP_ZH], "无法尝试"));
+    (void)state;
+}
+
+static const char pad4[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1040];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float4 a = reinterpret_cast<float4 *>(s)[lane];\n"            /* 5 */
+    "    out[lane] = a.x + s[(lane % 8) * 32 + lane / 8];\n"           /* 6 */
+    "}\n";
+
+/* By hand: line 6 reads rows 0-7 at columns 0-3 of 32-word rows: banks 0-3, 8 lanes each:
+ * 8-way. 1040 floats are no whole rows: no swizzle. Padding the index keeps line 5's float4
+ * whole only by 4 or 8 floats a row; 4 puts row r at word 36r: banks 4r + c, all distinct.
+ * Line 5 (consecutive float4) becomes float4 j + j / 8: still one row a pass: conflict free. */
+static void test_reader_pad_vector(void **state)
+{
+    predict(pad4, 1, 32, 1, NULL);
+    figures(5, 1, 4, 4, 1);
+    figures(6, 1, 8, 1, 8);
+    assert_int_equal(R.line[5].fix_kind, KP_FIX_PAD);
+    assert_int_equal(R.line[5].fix_pad, 4);
+    size_t n;
+    char *p = kp_patch(pad4, strlen(pad4), &R, 6, &n);
+    assert_non_null(p);
+    assert_non_null(strstr(p, "__shared__ float s[1172];"));                /* 1040 + 33 * 4 */
+    assert_non_null(strstr(p, "reinterpret_cast<float4 *>(s)[(lane) + (lane) / 8];"));
+    assert_non_null(strstr(p, "s[((lane % 8) * 32 + lane / 8) + ((lane % 8) * 32 + lane / 8) / "
+                              "32 * 4]"));
+    predict(p, 1, 32, 1, NULL);
+    figures(5, 1, 4, 4, 1);
+    figures(6, 1, 1, 1, 1);
+    free(p);
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -384,6 +544,8 @@ int main(void)
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_file_launch), cmocka_unit_test(test_sass_lines),
         cmocka_unit_test(test_sass_drive),
+        cmocka_unit_test(test_reader_helper), cmocka_unit_test(test_reader_template),
+        cmocka_unit_test(test_reader_fix1d), cmocka_unit_test(test_reader_pad_vector),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kp_free(&R);

@@ -182,9 +182,10 @@ static void test_names(void **state)
     pc = translate(misc, 15, 32, 8, 0, 0);
     text_is(&pc, NULL, "t[0 % 32][x]");
     assert_string_equal(note_en(&pc), "blockIdx is 0 here: the grid shows the first block");
-    /* a type the pattern language does not know */
+    /* a template type without its argument: where to give it */
     pc = translate(misc, 22, 32, 1, 0, -1);
-    assert_string_equal(pc.err.msg, "the pattern language cannot read it: unknown type 'T'");
+    assert_string_equal(pc.err.msg, "T is a template parameter of k: give its value in --name "
+                                    "('k<...>')");
     pc = translate(misc, 25, 32, 1, 0, 0);
     text_is(&pc, "__shared__ int before[3]; int x = threadIdx.x", "before[x % 3]");
 }
@@ -197,7 +198,6 @@ static void test_reasons(void **state)
         const char *why;
     } cases[] = {
         {14, "r changes at line 12, after its declaration at line 11"},
-        {17, "IDX is a macro with arguments: the pattern language has none"},
         {19, "in points to global memory (a parameter of k): the model cannot know what it "
              "holds"},
         {20, "the pattern language cannot read it: index 't[0][x]' is not an integer the model "
@@ -280,12 +280,406 @@ static void test_total(void **state)
     assert_int_equal(pattern_from_cuda(NULL, 0, 1, &l, &pc), -1);
 }
 
+/* ---------------------------------------------------------------- issue 31: what developers write */
+
+/* translate line `line` of src for one block of bx threads, with the kernel (its body holding
+ * kernel_line) and --name given; want_rc as translate() */
+static struct pattern_cuda translate_in(const char *src, int line, unsigned bx, const char *name,
+                                        int kernel_line, int path, int want_rc)
+{
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {bx, 1, 1}, .name = name,
+                                    .kernel_line = kernel_line, .path = path};
+    struct pattern_cuda out;
+    int rc = pattern_from_cuda(src, strlen(src), line, &l, &out);
+    if (rc != want_rc)
+        print_error("line %d: rc %d, why '%s', decls '%s', accesses '%s'\n", line, rc, out.err.msg,
+                    out.decls, out.accesses);
+    assert_int_equal(rc, want_rc);
+    return out;
+}
+
+static const char casts[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[4096];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float4 a = reinterpret_cast<float4 *>(s)[lane * 4];\n"          /* 5 */
+    "    float4 b = ((float4 *)s)[lane * 4];\n"                          /* 6 */
+    "    float4 c = *(float4 *)&s[lane * 16];\n"                         /* 7 */
+    "    float4 d = *reinterpret_cast<const float4 *>(&s[lane * 16]);\n" /* 8 */
+    "    float4 *p = (float4 *)s;\n"                                     /* 9: no access */
+    "    float4 e = p[lane * 4];\n"                                      /* 10 */
+    "    float2 f = reinterpret_cast<float2 *>(s)[lane * 16];\n"         /* 11 */
+    "    *(float4 *)&s[lane * 4] = a;\n"                                 /* 12: a store */
+    "    out[lane] = s[lane] * 2;\n"                                     /* 13: '*' multiplies */
+    "    float4 g = *(float4 *)(s + 4 * lane);\n"                          /* 14: arithmetic */
+    "    out[lane] = *(s + lane * 2);\n"                                   /* 15 */
+    "}\n";
+
+/* By hand: float4 index lane*4 is byte 64*lane: a pass of 8 lanes puts the even lanes' 4 words
+ * on banks 0-3, the odd lanes' on 16-19: 4 distinct words a bank, 4 passes: 16 wavefronts,
+ * 4-way. Float index lane*16 is the same byte. float2 index lane*16 is byte 128*lane: 16 lanes
+ * of a pass on banks 0-1: 16 a pass, 32 wavefronts, 16-way. */
+static void test_casts(void **state)
+{
+    (void)state;
+    static const char *const want[] = {
+        NULL, NULL, NULL, NULL, NULL,
+        "((float4 *)(s))[lane * 4]", "((float4 *)s)[lane * 4]", "*(float4 *)&s[lane * 16]",
+        "*((const float4 *)(&s[lane * 16]))", NULL, "p[lane * 4]",
+        "((float2 *)(s))[lane * 16]"};
+    for (int line = 5; line <= 11; line++) {
+        if (line == 9)
+            continue;
+        struct pattern_cuda pc = translate(casts, line, 32, 1, 0, 0);
+        text_is(&pc, NULL, want[line]);
+        assert_int_equal(pc.naccess, 1);
+        struct bank_result r = model(&pc, 0);
+        assert_int_equal(r.wavefronts, line == 11 ? 32 : 16);
+        assert_int_equal(r.ways, line == 11 ? 16 : 4);
+    }
+    struct pattern_cuda pc = translate(casts, 10, 32, 1, 0, 0);
+    assert_string_equal(pc.decls, "__shared__ float s[4096]; int lane = threadIdx.x & 31; "
+                                  "float4 *p = (float4 *)s");
+    pc = translate(casts, 9, 32, 1, 0, -1);
+    assert_string_equal(pc.err.msg, "no load or store of a shared array declared in this file");
+    pc = translate(casts, 12, 32, 1, 0, 0);
+    text_is(&pc, NULL, "*(float4 *)&s[lane * 4] = 0");
+    assert_int_equal(model(&pc, 0).wavefronts, 4);       /* consecutive float4: 4 passes */
+    pc = translate(casts, 13, 32, 1, 0, 0);
+    text_is(&pc, NULL, "s[lane]");
+    pc = translate(casts, 14, 32, 1, 0, 0);
+    text_is(&pc, NULL, "*(float4 *)(s + 4 * lane)");
+    assert_int_equal(model(&pc, 0).wavefronts, 4);       /* consecutive float4 */
+    pc = translate(casts, 15, 32, 1, 0, 0);
+    text_is(&pc, NULL, "*(s + lane * 2)");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);       /* stride 2: 2-way */
+}
+
+static const char types[] =
+    "struct Particle { float x, y, z; };\n"
+    "typedef float real;\n"
+    "using count_t = int;\n"
+    "typedef struct { float a, b; } Pair;\n"
+    "__global__ void k(float *out)\n"                                 /* 5 */
+    "{\n"
+    "    __shared__ Particle p[64];\n"
+    "    __shared__ float3 v[64];\n"
+    "    __shared__ real r[64];\n"
+    "    __shared__ Pair q[64];\n"                                    /* 10 */
+    "    count_t t = threadIdx.x;\n"
+    "    p[t].y = t;\n"                                               /* 12 */
+    "    v[t] = make_float3(t, t, t);\n"                              /* 13 */
+    "    float3 w = v[(t * 2) % 64];\n"                               /* 14 */
+    "    Particle c = p[t];\n"                                        /* 15 */
+    "    out[t] = r[t * 2] + q[t].b;\n"                               /* 16 */
+    "}\n";
+
+/* By hand: Particle is 12 bytes, p[t].y word 3t + 1: 3 is odd, 32 lanes on 32 banks: 1. A
+ * whole float3 or Particle is three 4-byte accesses (alignment 4). v[(2t) % 64].x is word 6t
+ * (+192 after p): t and t + 16 share a bank: 2-way. r[2t]: 2-way. q[t].b: word 2t + 1: 2-way. */
+static void test_types(void **state)
+{
+    (void)state;
+    struct pattern_cuda pc = translate(types, 12, 32, 1, 0, 0);
+    text_is(&pc, "typedef struct Particle { float x, y, z; } Particle; typedef int count_t; "
+                 "__shared__ Particle p[64]; count_t t = threadIdx.x", "p[t].y = 0");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);
+    pc = translate(types, 13, 32, 1, 0, 0);
+    text_is(&pc, NULL, "v[t].x = 0; v[t].y = 0; v[t].z = 0");
+    assert_int_equal(pc.naccess, 3);
+    pc = translate(types, 14, 32, 1, 0, 0);
+    text_is(&pc, NULL, "v[(t * 2) % 64].x; v[(t * 2) % 64].y; v[(t * 2) % 64].z");
+    for (int i = 0; i < 3; i++)
+        assert_int_equal(model(&pc, i).wavefronts, 2);
+    pc = translate(types, 15, 32, 1, 0, 0);
+    text_is(&pc, NULL, "p[t].x; p[t].y; p[t].z");
+    pc = translate(types, 16, 32, 1, 0, 0);
+    text_is(&pc, "typedef struct Particle { float x, y, z; } Particle; typedef float real; "
+                 "typedef int count_t; typedef struct { float a, b; } Pair; "
+                 "__shared__ Particle p[64]; __shared__ float3 v[64]; __shared__ real r[64]; "
+                 "__shared__ Pair q[64]; count_t t = threadIdx.x", "r[t * 2]; q[t].b");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);
+    assert_int_equal(model(&pc, 1).wavefronts, 2);
+    /* a struct's members are not variables: a parameter of the same name is the parameter */
+    static const char member[] = "struct P { int m; float x; };\n"
+                                 "__global__ void k(float *o, int m)\n{\n"
+                                 "    __shared__ P s[64];\n"
+                                 "    o[0] = s[threadIdx.x * m].x;\n}\n";
+    pc = translate(member, 5, 32, 1, 0, 0);                 /* m = 0x3 (translate's --arg) */
+    text_is(&pc, "typedef struct P { int m; float x; } P; __shared__ P s[64]",
+            "s[threadIdx.x * m].x");
+    param_is(&pc, "m", 3);
+    /* a struct with a member function is refused, naming it */
+    static const char method[] = "struct V { float x; float get() { return x; } };\n"
+                                 "__global__ void k(float *o)\n{\n"
+                                 "    __shared__ V s[32];\n"
+                                 "    o[0] = s[threadIdx.x].x;\n}\n";
+    pc = translate(method, 5, 32, 1, 0, -1);
+    assert_string_equal(pc.err.msg, "struct V has functions or constructors: the pattern language "
+                                    "knows plain members only");
+}
+
+static const char tmpl[] =
+    "#define BIG 64\n"
+    "template <int TILE, typename V, int PAD = 1>\n"
+    "__global__ void carve4(float *out)\n"
+    "{\n"
+    "    __shared__ float t[TILE][TILE + PAD];\n"                       /* 5 */
+    "    __shared__ V vec[BIG];\n"
+    "    out[threadIdx.x] = t[threadIdx.x][0];\n"                       /* 7 */
+    "    V q = vec[threadIdx.x * 2];\n"                                 /* 8 */
+    "}\n";
+
+/* By hand, TILE = 32, PAD = 1 (its default): rows of 33 words, the column conflict free: 1;
+ * with --name 'carve4<32, float2, 0>' rows of 32 words: 32. V = float2 at stride 16 bytes:
+ * two passes of 16 lanes, lanes l and l + 8 on one bank: 4 wavefronts. */
+static void test_template(void **state)
+{
+    (void)state;
+    struct pattern_cuda pc = translate_in(tmpl, 7, 32, "carve4<32, float2>", 0, 0, 0);
+    text_is(&pc, "const int TILE = 32; const int PAD = 1; __shared__ float t[TILE][TILE + PAD]",
+            "t[threadIdx.x][0]");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);
+    pc = translate_in(tmpl, 7, 32, "carve4<32, float2, 0>", 0, 0, 0);
+    assert_int_equal(model(&pc, 0).wavefronts, 32);
+    pc = translate_in(tmpl, 8, 32, "carve4<32,float2>", 0, 0, 0);
+    text_is(&pc, "const int BIG = 64; const int TILE = 32; typedef float2 V; const int PAD = 1; "
+                 "__shared__ float t[TILE][TILE + PAD]; __shared__ V vec[BIG]",
+            "vec[threadIdx.x * 2]");
+    assert_int_equal(model(&pc, 0).wavefronts, 4);
+    pc = translate_in(tmpl, 7, 32, "carve4", 0, 0, -1);
+    assert_string_equal(pc.err.msg, "TILE is a template parameter of carve4: give its value in "
+                                    "--name ('carve4<...>')");
+    /* without --name's arguments, the file's own launch gives them; two different launches
+     * do not */
+    char src[1024];
+    snprintf(src, sizeof src, "%sint main() { carve4<16, float4, 0><<<1, 16>>>(0); }\n", tmpl);
+    pc = translate_in(src, 7, 16, "carve4", 0, 0, 0);
+    text_is(&pc, "const int TILE = 16; const int PAD = 0; __shared__ float t[TILE][TILE + PAD]",
+            "t[threadIdx.x][0]");
+    assert_int_equal(model(&pc, 0).wavefronts, 8);   /* word 16l: banks 0 and 16, 8 lanes each */
+    snprintf(src, sizeof src, "%sint main() { carve4<16, float4><<<1, 32>>>(0);\n"
+             "carve4<32, float4><<<1, 32>>>(0); }\n", tmpl);
+    pc = translate_in(src, 7, 32, NULL, 0, 0, -1);
+    assert_non_null(strstr(pc.err.msg, "template parameter of carve4"));
+}
+
+static const char helper[] =
+    "__device__ float pick(const float *row, int k)\n"
+    "{\n"
+    "    return row[k * 32];\n"                                        /* 3 */
+    "}\n"
+    "__device__ void add_up(volatile float *sdata, int tid)\n"
+    "{\n"
+    "    sdata[tid] += sdata[tid + 32];\n"                              /* 7 */
+    "}\n"
+    "__device__ float twice(const float *row, int k) { return pick(row, k) + pick(row, k + 1); }\n"
+    "__global__ void k(float *out)\n"                                 /* 10 */
+    "{\n"
+    "    __shared__ float sdata[64];\n"
+    "    __shared__ float tile[1024];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float a = pick(tile, lane);\n"                                 /* 15 */
+    "    if (threadIdx.x < 32)\n"
+    "        add_up(sdata, threadIdx.x);\n"                             /* 17 */
+    "    out[threadIdx.x] = a + twice(tile + 1, lane % 2);\n"
+    "}\n";
+
+/* By hand: pick(tile, lane) reads tile[lane * 32]: 32 lanes on bank 0: 32-way. Through
+ * twice(tile + 1, lane % 2): pick(row, k) and pick(row, k + 1) read tile[1 + (lane % 2) * 32]
+ * and tile[1 + (lane % 2 + 1) * 32]: two words on bank 1: 2 each. add_up runs for the
+ * threads below 32 only. */
+static void test_helper(void **state)
+{
+    (void)state;
+    assert_int_equal(pattern_cuda_paths(helper, strlen(helper), 11, 3), 3);
+    assert_int_equal(pattern_cuda_paths(helper, strlen(helper), 11, 7), 1);
+    assert_int_equal(pattern_cuda_paths(helper, strlen(helper), 11, 14), 1);  /* the kernel */
+    assert_int_equal(pattern_cuda_paths(helper, strlen(helper), 3, 7), 0);    /* not called */
+    struct pattern_cuda pc = translate_in(helper, 3, 64, NULL, 11, 0, 0);
+    text_is(&pc, "__shared__ float sdata[64]; __shared__ float tile[1024]; "
+                 "int lane = threadIdx.x & 31; const float *row = (tile); int k = (lane)",
+            "row[k * 32]");
+    assert_int_equal(model(&pc, 0).wavefronts, 32);
+    /* through twice: pick(row, k) passes twice's names on; pick(row, k + 1) assigns k */
+    pc = translate_in(helper, 3, 64, NULL, 11, 1, 0);
+    assert_string_equal(pc.decls, "__shared__ float sdata[64]; __shared__ float tile[1024]; "
+                                  "int lane = threadIdx.x & 31; const float *row = (tile + 1); "
+                                  "int k = (lane % 2)");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);
+    pc = translate_in(helper, 3, 64, NULL, 11, 2, 0);
+    assert_string_equal(pc.decls, "__shared__ float sdata[64]; __shared__ float tile[1024]; "
+                                  "int lane = threadIdx.x & 31; const float *row = (tile + 1); "
+                                  "int k = (lane % 2); k = (k + 1)");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);
+    pc = translate_in(helper, 7, 64, NULL, 11, 0, 0);
+    text_is(&pc, "__shared__ float sdata[64]; int tid = (threadIdx.x)",
+            "sdata[tid]; sdata[tid + 32]; sdata[tid] = 0");
+    /* with control: the caller's if around the call guards the helper's line */
+    struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {64, 1, 1}, .kernel_line = 11,
+                                    .control = 1};
+    assert_int_equal(pattern_from_cuda(helper, strlen(helper), 7, &l, &pc), 0);
+    assert_string_equal(pc.guard, "(threadIdx.x < 32)");
+    /* without the kernel's line: the first kernel that calls the helper, its first path */
+    pc = translate_in(helper, 3, 64, NULL, 0, 0, 0);
+    text_is(&pc, NULL, "row[k * 32]");
+    assert_int_equal(model(&pc, 0).wavefronts, 32);
+    pc = translate_in(helper, 3, 64, NULL, 11, 7, -1);
+    assert_string_equal(pc.err.msg, "line 3 is in a function the kernel does not call");
+    /* an address passed to a helper of the file is no access of the call's line (the
+     * helper's line has it); a pointer-to-array parameter is not followed, and says so */
+    static const char addr[] =
+        "__device__ float ld(const float *p, int i) { return p[i]; }\n"
+        "__device__ void st(float (*t)[33], int r) { t[r][0] = 0; }\n"
+        "__global__ void k(float *o)\n{\n"
+        "    __shared__ float tile[32][33];\n"
+        "    o[0] = ld(&tile[0][0], threadIdx.x);\n"                      /* 6 */
+        "    st(tile, threadIdx.x);\n}\n";
+    pc = translate_in(addr, 6, 32, NULL, 4, 0, -1);
+    assert_string_equal(pc.err.msg, "no load or store of a shared array declared in this file");
+    pc = translate_in(addr, 1, 32, NULL, 4, 0, 0);
+    text_is(&pc, "__shared__ float tile[32][33]; const float *p = (&tile[0][0]); "
+                 "int i = (threadIdx.x)", "p[i]");
+    pc = translate_in(addr, 2, 32, NULL, 4, 0, -1);
+    assert_string_equal(pc.err.msg, "the helper's parameter t: its argument at the call cannot "
+                                    "be followed (an array, a reference or a missing argument)");
+    /* a template helper called with explicit arguments: its parameter from the call, the
+     * caller's own name passed on, another value bound */
+    static const char th[] =
+        "template <int B, int S>\n"
+        "__device__ void wr(volatile float *s, int t) { s[t * S] += s[t + B]; }\n"   /* 2 */
+        "template <int B>\n"
+        "__global__ void r(float *o)\n"
+        "{\n"
+        "    __shared__ float s[B * 2];\n"
+        "    if (threadIdx.x < 32) wr<B, 2>(s, threadIdx.x);\n"
+        "}\n";
+    pc = translate_in(th, 2, 64, "r<64>", 5, 0, 0);
+    text_is(&pc, "const int B = 64; __shared__ float s[B * 2]; const int S = 2; "
+                 "int t = (threadIdx.x)", "s[t * S]; s[t + B]; s[t * S] = 0");
+    assert_int_equal(model(&pc, 0).wavefronts, 2);      /* stride 2: lanes l and l + 16 */
+}
+
+static const char consts[] =
+    "#define ROWS 8\n"
+    "constexpr int PAD = 1;\n"
+    "static const int STRIDE = 4;\n"
+    "__global__ void k(float *out)\n"
+    "{\n"                                                             /* 5 */
+    "    constexpr int W = 32;\n"
+    "    const int H = ROWS;\n"
+    "    __shared__ float a[ROWS][W + PAD];\n"
+    "    __shared__ float b[W * STRIDE];\n"
+    "    b[threadIdx.x * STRIDE] = 0;\n"                                /* 10 */
+    "    out[0] = a[threadIdx.x % H][threadIdx.x / H];\n"               /* 11 */
+    "}\n";
+
+/* a macro with arguments in an index: its body with the arguments' text, as the
+ * preprocessor substitutes it (AT2(y + 1, x) is y + 1*32 + x, not (y + 1)*32 + x) */
+static void test_macros(void **state)
+{
+    (void)state;
+    struct pattern_cuda pc = translate(misc, 17, 32, 8, 0, 0);
+    text_is(&pc, "const int TILE = 32; __shared__ int before[3]; __shared__ float t[TILE][TILE "
+                 "+ 1]; int x = threadIdx.x; int y = threadIdx.y", "t[((x) * TILE + (y)) % 32][0]");
+    static const char src[] = "#define W 32\n"
+                              "#define AT2(r,c) (r*W+c)\n"
+                              "__global__ void k(float *o)\n{\n"
+                              "    __shared__ float u[64 * 64];\n"
+                              "    int x = threadIdx.x, y = threadIdx.y;\n"
+                              "    o[0] = u[AT2(y + 1, x)] + u[AT2(x, y)];\n}\n";
+    pc = translate(src, 7, 32, 1, 0, 0);
+    text_is(&pc, "const int W = 32; __shared__ float u[64 * 64]; int x = threadIdx.x; "
+                 "int y = threadIdx.y", "u[(y + 1*W+x)]; u[(x*W+y)]");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);   /* y + 32 + x: a row */
+    assert_int_equal(model(&pc, 1).wavefronts, 32);  /* x * 32: a column */
+    /* the preprocessor's text exactly: AT3 has no parentheses of its own, so % binds to x */
+    static const char bare3[] = "#define W 32\n#define AT3(r, c) r * W + c\n"
+                                "__global__ void k(float *o)\n{\n"
+                                "    __shared__ float u[64 * 64];\n"
+                                "    o[0] = u[AT3(threadIdx.x, threadIdx.x) % 64];\n}\n";
+    pc = translate(bare3, 6, 32, 1, 0, 0);
+    text_is(&pc, NULL, "u[threadIdx.x * W + threadIdx.x % 64]");
+    assert_int_equal(model(&pc, 0).wavefronts, 1);   /* word 32x + x = 33x: bank x */
+    /* without its parentheses it is still a macro the language has not */
+    static const char bare[] = "#define F(a) (a)\n__global__ void k(float *o)\n{\n"
+                               "    __shared__ float u[64];\n"
+                               "    o[0] = u[threadIdx.x + F];\n}\n";
+    pc = translate(bare, 5, 32, 1, 0, -1);
+    assert_string_equal(pc.err.msg, "F is a macro with arguments: the pattern language has none");
+}
+
+/* By hand: stride 4 words: 4-way. a[lane % 8][lane / 8] is word 33r + c: bank r + c, 3..7
+ * each taken by four (r, c): 4-way. */
+static void test_consts(void **state)
+{
+    (void)state;
+    struct pattern_cuda pc = translate(consts, 10, 32, 1, 0, 0);
+    text_is(&pc, "const int ROWS = 8; const int PAD = 1; const int STRIDE = 4; const int W = 32; "
+                 "__shared__ float a[ROWS][W + PAD]; __shared__ float b[W * STRIDE]",
+            "b[threadIdx.x * STRIDE] = 0");
+    assert_int_equal(model(&pc, 0).wavefronts, 4);
+    pc = translate(consts, 11, 32, 1, 0, 0);
+    assert_int_equal(model(&pc, 0).wavefronts, 4);
+    assert_non_null(strstr(pc.decls, "const int H = ROWS"));
+}
+
+/* every line of cut and garbled copies of the sources above, read with a kernel line, a
+ * --name and each call path: an answer, never a crash (run under ASan too) */
+static void test_total_reader(void **state)
+{
+    (void)state;
+    const char *srcs[] = {casts, types, tmpl, helper, consts};
+    static const char *const names[] = {"n"}, *const values[] = {"7"};
+    char buf[2048];
+    unsigned seed = 7;
+    for (size_t f = 0; f < sizeof srcs / sizeof srcs[0]; f++) {
+        size_t n = strlen(srcs[f]);
+        for (size_t cut = 0; cut <= n; cut += 5) {
+            char *exact = malloc(cut ? cut : 1);   /* not terminated: a read past it is caught */
+            assert_non_null(exact);
+            memcpy(exact, srcs[f], cut);
+            for (int line = 0; line < 20; line++) {
+                struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 2, 1},
+                                                .nargs = 1, .arg_name = names,
+                                                .arg_value = values, .name = "carve4<32, float2>",
+                                                .kernel_line = 11, .path = line % 3,
+                                                .control = line % 2};
+                struct pattern_cuda pc;
+                int rc = pattern_from_cuda(exact, cut, line, &l, &pc);
+                assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
+                assert_true(pattern_cuda_paths(exact, cut, 11, line) >= 0);
+            }
+            free(exact);
+        }
+        for (int r = 0; r < 300; r++) {
+            memcpy(buf, srcs[f], n);
+            for (int k = 0; k < 3; k++) {
+                seed = seed * 1103515245u + 12345u;
+                buf[(seed >> 8) % n] = "{}()[];=*&#\"'/\\\n<>,"[(seed >> 20) % 19];
+            }
+            struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 1, 1},
+                                            .name = (seed & 64) ? "k<" : "carve4<1,,>",
+                                            .kernel_line = (int)((seed >> 6) % 20),
+                                            .path = (int)(seed % 4)};
+            struct pattern_cuda pc;
+            int rc = pattern_from_cuda(buf, n, (int)((seed >> 4) % 20), &l, &pc);
+            assert_true(rc == 0 || (rc == -1 && pc.err.msg[0]));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_transpose), cmocka_unit_test(test_carve),
         cmocka_unit_test(test_names),     cmocka_unit_test(test_reasons),
         cmocka_unit_test(test_loop),      cmocka_unit_test(test_total),
+        cmocka_unit_test(test_casts),     cmocka_unit_test(test_types),
+        cmocka_unit_test(test_template),  cmocka_unit_test(test_helper),
+        cmocka_unit_test(test_consts),    cmocka_unit_test(test_total_reader),
+        cmocka_unit_test(test_macros),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
