@@ -821,7 +821,10 @@ static void poll_once(struct server *S, struct pollfd *pf, int *slot_of)
         pf[n].events = (short)(POLLIN | (S->c[i].outlen ? POLLOUT : 0));
         slot_of[n++] = i;
     }
-    int r = poll(pf, (nfds_t)n, S->running ? 2 : listen_now ? 200 : 20);
+    /* while the backend works, look for its results every millisecond: the wait adds half of
+     * that to a learner's parameter change on average (2 ms gave 30.0 ms through the server
+     * against 29.0 in-process: docs/runs/h200-2026-12-03-calls.md, call 2) */
+    int r = poll(pf, (nfds_t)n, S->running ? 1 : listen_now ? 200 : 20);
     if (r <= 0)
         return;
     if (pf[0].revents & POLLIN)
