@@ -1,7 +1,7 @@
 #!/bin/sh
 # docfigures.sh: every measured figure that docs/sources.md and docs/glossary.md quote is the
 # shipped recording's, by the lessons' own figure check: each figure is marked where it stands,
-# `3711<!-- figure {"group": ..., "label": ..., "field": ...} -->` (a list of such objects when
+# `3673<!-- figure {"group": ..., "label": ..., "field": ...} -->` (a list of such objects when
 # one quote stands for several rows; "over" and "percent" as in a lesson's "figures",
 # docs/lessons.md), and this test turns every marked line into a lesson step whose text is the
 # line and whose figures are its marks, then runs `banklab check --recording` on it: the value
