@@ -441,23 +441,10 @@ static struct gpu *open_gpu(const struct vopts *o, int in_process, struct gpu_in
 /* What the run found. A measurement that failed is never counted as a difference. */
 struct tally {
     int agree, differ, unmeasured, busy;      /* pattern accesses (busy: of the unmeasured) */
-    int cpasync_noise;                        /* of agree: cp.async within CPASYNC_TOLERANCE */
+    int cpasync_noise;                        /* of agree: cp.async within recording_tolerance */
     int distinct, case_runs, case_refused, case_wrong, case_unmeasured;
     int file_mismatch;
 };
-
-/* The counters of cp.async come from the range profiler's LDGSTS bank-conflict count, which
- * varies by a few in 100 instructions from run to run where the global sources are scattered
- * (H200: 27.96, 28.02 and 31.98 conflicts an instruction for the model's 28 and 32 on the same
- * case, while CUPTI's SASS counters read 28.00 exactly: tests/data/h200-matrix.json and
- * docs/runs/h200-2026-12-03-calls.md, call 2); every other access is counted exactly. */
-#define CPASYNC_TOLERANCE 0.05
-
-/* how far a measured figure an instruction may be from another and still be the same count */
-static double counter_tolerance(const struct bank_access *a)
-{
-    return a->instr == BANK_CPASYNC ? CPASYNC_TOLERANCE : 0.005;
-}
 
 /* Measure every item (identical ones once) and sort the results into t. */
 static void measure_all(struct gpu *g, struct vlist *L, struct tally *t)
@@ -495,7 +482,7 @@ static void measure_all(struct gpu *g, struct vlist *L, struct tally *t)
         int st = it->row.rec.req.access.op == BANK_STORE;
         double w = st ? r->wavefronts_st : r->wavefronts_ld;
         double c = st ? r->conflicts_st : r->conflicts_ld;
-        double tol = counter_tolerance(&it->row.rec.req.access);
+        double tol = recording_tolerance(&it->row.rec.req.access);
         it->row.agree = fabs(w - it->row.model_wavefronts) < tol &&
                         fabs(c - it->row.model_conflicts) < tol;
         if (it->row.agree && (fabs(w - it->row.model_wavefronts) >= 0.005 ||
@@ -541,7 +528,7 @@ static int same_outcome(const struct vitem *it, const struct gpu_result *a, cons
         return -1;
     if (a->err.status != b->err.status || (it->is_case && !a->verified != !b->verified))
         return 0;
-    double tol = it->is_case ? 0.02 : counter_tolerance(&it->row.rec.req.access);
+    double tol = it->is_case ? 0.02 : recording_tolerance(&it->row.rec.req.access);
     double rel = it->is_case ? 0.01 : 0;
     if (a->has_counters && b->has_counters &&
         !(near(a->wavefronts_ld, b->wavefronts_ld, tol, rel) &&
@@ -713,10 +700,10 @@ static void write_summary(const struct tally *t, int nlessons, int nlesson_items
     if (t->busy)
         printf(" (%d with the counters busy: another profiler)", t->busy);
     if (t->cpasync_noise)
-        printf("\n(%d cp.async access(es) agree within %.2f wavefronts an instruction: the range "
+        printf("\n(%d cp.async access(es) agree within 0.05 wavefronts an instruction: the range "
                "profiler's LDGSTS count varies by a few in 100 instructions from run to run, where "
                "CUPTI's SASS counters read the model's figure exactly: docs/model.md)",
-               t->cpasync_noise, CPASYNC_TOLERANCE);
+               t->cpasync_noise);
     printf("\ncase kernel scenes: %d settings, %d distinct runs: %d outputs checked against the "
            "CPU reference, %d refused as the lesson expects, %d wrong, %d could not be measured\n",
            ncase_items, t->case_runs,

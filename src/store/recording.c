@@ -743,3 +743,7 @@ const char *recording_find_asset(const char *name, char *buf, size_t size)
     return NULL;
 }
 
+double recording_tolerance(const struct bank_access *a)
+{
+    return a->instr == BANK_CPASYNC ? 0.05 : 0.005;
+}

@@ -63,6 +63,14 @@ extern const struct recording_field recording_fields[];   /* ends with a NULL na
 const struct recording_field *recording_field(const char *name);
 double recording_value(const struct gpu_result *r, const char *name);
 
+/* recording_tolerance: how far a measured wavefront or conflict figure an instruction may be
+ * from the model's (or from another measurement of the same access) and still be the same
+ * count: 0.005; 0.05 for cp.async, whose counters come from the range profiler's LDGSTS
+ * bank-conflict count, which moves by a few in 100 instructions from run to run where the
+ * global sources are scattered (H200: 27.96 and 28.02 for the model's 28, CUPTI's SASS
+ * counters 28.00: tests/data/h200-matrix.json, docs/runs/h200-2026-12-03-calls.md call 2). */
+double recording_tolerance(const struct bank_access *a);
+
 /* recording_init: an empty recording (version set, no rows). */
 void recording_init(struct recording *r);
 

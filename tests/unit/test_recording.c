@@ -371,18 +371,23 @@ static void test_shipped(void **state)
         if (!strcmp(w->group, "h200") || !strcmp(w->group, "lesson")) {
             h200 += !strcmp(w->group, "h200");
             lesson += !strcmp(w->group, "lesson");
-            assert_int_equal(w->agree, 1);
             assert_true(w->rec.res.has_counters);
             struct bank_result m;
             assert_int_equal(bank_simulate(&w->rec.req.access, &m, NULL), BANK_OK);
             double got = w->rec.req.access.op == BANK_STORE ? w->rec.res.wavefronts_st
                                                              : w->rec.res.wavefronts_ld;
-            assert_true(fabs(got - m.wavefronts) < 0.005);
+            /* verify's agree of the time of recording, or within the counters' spread of a
+             * cp.async (recording_tolerance) where verify then was stricter */
+            if (w->agree != 1)
+                assert_int_equal(w->rec.req.access.instr, BANK_CPASYNC);
+            assert_true(fabs(got - m.wavefronts) < recording_tolerance(&w->rec.req.access));
         }
         sweep += !strcmp(w->group, "sweep");
         transpose += !strcmp(w->group, "transpose") && w->rec.res.verified;
     }
-    assert_int_equal(h200, 63);
+    /* tests/data/h200-wavefronts.json's 63 and h200-matrix.json's 129 (of its 138, the 9
+     * cp.async.cg cases are not modelled) */
+    assert_int_equal(h200, 63 + 129);
     assert_true(lesson > 0);
     assert_true(sweep >= 33);
     assert_int_equal(transpose, 7);   /* memcpy, copy, copy_tile32 and the four transposes */
