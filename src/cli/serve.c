@@ -11,7 +11,7 @@
 
 struct serve_args {
     const char *socket;
-    long long device, cache_s, idle_s, client_idle_s, pause_s, fake_delay_ms, ready_fd;
+    long long device, cache_s, idle_s, client_idle_s, pause_s, fake_delay_ms, ready_fd, user_conns;
     int pause, stats, fake;
 };
 
@@ -37,13 +37,14 @@ static void usage(FILE *f)
         "                     marked busy (0 ends a pause; SIGUSR1 pauses %d s); only the\n"
         "                     server's owner or root may\n"
         "  --stats            print what the running server counted\n"
-        "  Each user but the owner and root holds at most %d connections; turns go to the\n"
-        "  users in turn (docs/security.md).\n",
+        "  --user-connections N  connections one user but the owner and root may hold\n"
+        "                     (default %d; a class of one Unix user a learner needs few)\n"
+        "  Turns go to the users in turn (docs/security.md).\n",
         SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S, SERVE_USER_CONNS);
 }
 
 enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
-       OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD };
+       OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD, OPT_USER_CONNS };
 
 static const struct option serve_options[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -51,6 +52,7 @@ static const struct option serve_options[] = {
     {"server", required_argument, NULL, OPT_SOCKET},
     {"cache", required_argument, NULL, OPT_CACHE}, {"idle", required_argument, NULL, OPT_IDLE},
     {"client-idle", required_argument, NULL, OPT_CLIENT_IDLE},
+    {"user-connections", required_argument, NULL, OPT_USER_CONNS},
     {"pause", required_argument, NULL, OPT_PAUSE}, {"stats", no_argument, NULL, OPT_STATS},
     {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
     {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
@@ -78,6 +80,10 @@ static long long *int_opt(struct serve_args *a, int key, long long *lo, long lon
         return &a->idle_s;
     case OPT_CLIENT_IDLE:
         return &a->client_idle_s;
+    case OPT_USER_CONNS:
+        *lo = 1;
+        *hi = 1024;
+        return &a->user_conns;
     case OPT_PAUSE:
         a->pause = 1;
         return &a->pause_s;
@@ -114,6 +120,7 @@ static int parse(int argc, char **argv, struct serve_args *a)
     memset(a, 0, sizeof *a);
     a->cache_s = SERVE_CACHE_DEFAULT_S;
     a->client_idle_s = SERVE_CLIENT_IDLE_S;
+    a->user_conns = SERVE_USER_CONNS;
     a->ready_fd = -1;
     const char *env = getenv("BANKLAB_SERVE_CACHE");
     if (env && *env && cli_int_arg("serve", "BANKLAB_SERVE_CACHE", env, 0, 86400, &a->cache_s))
@@ -207,7 +214,7 @@ int cmd_serve(int argc, char **argv)
     fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
-                           (int)a.client_idle_s, (int)a.ready_fd};
+                           (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns};
     char bound[256];
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);

@@ -593,13 +593,14 @@ static int accept_client(struct server *S)
     }
     uid_t uid;
     int user = serve_peer_uid(fd, &uid) ? -1 : user_of(S, uid);
-    if (user < 0 || (!S->u[user].priv && S->u[user].conns >= SV_USER_CONNS)) {
+    int most = S->o->user_conns > 0 ? S->o->user_conns : SV_USER_CONNS;
+    if (user < 0 || (!S->u[user].priv && S->u[user].conns >= most)) {
         if (user >= 0) {           /* that user holds enough connections: say so, once */
             struct gpu_result r;
             struct sw_buf b;
             memset(&r, 0, sizeof r);
             r.from_server = 1;
-            bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SV_TOO_MANY_CONNS, (unsigned)uid, SV_USER_CONNS);
+            bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SV_TOO_MANY_CONNS, (unsigned)uid, most);
             if (sw_put_result(&b, &r) == 0)
                 (void)!send(fd, b.b, b.len, MSG_NOSIGNAL | MSG_DONTWAIT);
         }

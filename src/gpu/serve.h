@@ -48,6 +48,7 @@ struct serve_opts {
     int idle_s;                   /* leave after this long without a request; 0: never */
     int client_idle_s;            /* close a connection idle this long; 0: never */
     int ready_fd;                 /* >= 0: "ok\n" or the error is written there once listening */
+    int user_conns;               /* connections of one user but the owner and root; 0: SERVE_USER_CONNS */
 };
 
 /* serve_default_path: the socket of device's server, SERVE_DIR_NAME/gpu-<uuid>.sock in the

@@ -166,8 +166,10 @@ class() {
 
 # server CACHE: the class's server (this script's user), listening before it returns
 server() {
+    # two Unix users stand for the whole class here, where a real class has one a learner:
+    # each may hold as many connections as the largest part has learners
     # shellcheck disable=SC2086
-    BANKLAB_SERVE_FAKE=$FAKE "$BL" serve --device "$DEV" --cache "$1" $fake_arg > "$pd/server.log" 2>&1 &
+    BANKLAB_SERVE_FAKE=$FAKE "$BL" serve --device "$DEV" --cache "$1" --user-connections 128 $fake_arg > "$pd/server.log" 2>&1 &
     spid=$!
     started="$started $spid"
     i=0
