@@ -97,6 +97,18 @@ expect "EXITED rc=0"
 jq -e '.explored[] | select(.device != "" and .wavefronts == 32)' "$PROGRESS" >/dev/null ||
     fail "the measured access is not in progress.json's explored list"
 
+# the shipped recording: every step of chapter 11 (each has a scene) shows what the H200
+# measured once its quiz is revealed, never "no recorded measurement"
+for st in 1 2 3 4 5 6 7 8; do
+    start 120 45 -- --replay assets/h200-recording.json --lang en --reset --chapter 11 --step $st
+    expect " 11\\.$st/8 "
+    keys e
+    expect "^ *measured +[0-9.]+ wavefronts, [0-9.]+ conflicts · [0-9.]+ ns per access"
+    screen | grep -q "no recorded measurement" && fail "11.$st: no recorded measurement"
+    keys q
+    expect "EXITED rc=0"
+done
+
 # a broken recording: refused before the screen starts
 printf '{"format": "banklab-recording", "version": 1, "records": [' >"$TMP/bad.json"
 "$BANKLAB" --lessons $FIX --replay "$TMP/bad.json" </dev/null >"$TMP/out.txt" 2>&1
