@@ -925,8 +925,8 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
             unread(out, l);
         else if (sass && ls.n && l->state == KP_OK && !in_body && l->call_line)
             ;                               /* a helper's line the reader predicted */
-        else if (sass && !ls.n && l->state == KP_OK)
-            no_instruction(out, sass, l);
+        else if (sass && !ls.n && l->state == KP_OK && l->inst > 0)
+            no_instruction(out, sass, l);   /* (the reading finding no access here: nothing to say) */
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }

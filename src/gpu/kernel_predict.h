@@ -132,6 +132,11 @@ int kp_file_instance(const char *src, size_t len, const char *name, char *out, s
 void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
               struct kp_result *r);
 
+/* kp_fixes_sass: kp_fixes for r predicted by kp_predict_sass with sass: every candidate fix
+ * is checked with the same compiled instructions per line (the edits keep the lines) */
+void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, struct kp_result *r);
+
 /* kp_patch: src with the fix of line `line` applied (a new NUL-terminated buffer, *outlen its
  * length; the lines keep their numbers), or NULL when the line has no fix or memory is out. */
 char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
