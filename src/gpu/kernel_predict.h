@@ -50,6 +50,7 @@ struct kp_line {
     char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
     int call_line;                  /* inlined from this line of the kernel (a helper), or 0 */
     char compiler[2][KP_TEXT];      /* where the SASS differs from the source: what nvcc did */
+    unsigned ops;                   /* the reading's accesses: 1 << BANK_LOAD | 1 << BANK_STORE */
 };
 
 /* A shared-memory instruction of the compiled kernel (kernel_sass_lines.h), as the model needs
