@@ -41,13 +41,15 @@ static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const c
     name_expr(src, len, req, expr, sizeof expr);
     int have = c && ksl_kernel(c, expr, src, len, &sass, kwhy) == 0;
     int rc = kp_predict_sass(src, len, req, have ? &sass : NULL, r, err);
-    kp_sass_free(&sass);
-    if (rc)
+    if (rc) {
+        kp_sass_free(&sass);
         return -1;
+    }
     if (!have)
         for (int g = 0; g < 2; g++)
             bl_fmt(r->sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
-    kp_fixes(src, len, req, r);
+    kp_fixes_sass(src, len, req, have ? &sass : NULL, r);
+    kp_sass_free(&sass);
     return 0;
 }
 

@@ -383,13 +383,19 @@ static int has_array(const struct kp_line *l, const char *name)
     return strstr(have, want) != NULL;
 }
 
+/* the compiled code the lines were predicted with (kp_fixes_sass; NULL: the source alone): a
+ * candidate fix is checked with the same instructions per line (nvcc's widening, merging,
+ * narrowing), so that a line nvcc loads in other pieces than the source's is judged as the
+ * GPU will run it */
+static const struct kp_sass *fix_sass;
+
 /* 1 when text fixes line `line` without making another line of array `name` worse; the
  * outcome of the lines of the array, in both languages, into out[2] */
 static int check(const char *text, size_t tlen, const struct gpu_kernel_request *req,
                  const struct kp_result *r, int line, const char *name, char out[2][KP_TEXT])
 {
     static struct kp_result p;
-    if (kp_predict(text, tlen, req, &p, NULL))
+    if (kp_predict_sass(text, tlen, req, fix_sass, &p, NULL))
         return 0;
     int ok = p.nlines == r->nlines && p.line[line - 1].state == KP_OK &&
              p.line[line - 1].excess == 0;
@@ -583,6 +589,13 @@ static int try_array(const char *src, size_t len, const struct ftoks *v,
 void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
               struct kp_result *r)
 {
+    kp_fixes_sass(src, len, req, NULL, r);
+}
+
+void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, struct kp_result *r)
+{
+    fix_sass = sass;
     struct ftoks v;
     if (lex(src, len, &v)) {
         free(v.t);

@@ -357,6 +357,7 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
             if (!acc.mask)
                 continue;
             any = 1;
+            e->l->ops |= 1u << (acc.op & 7);
             if (w < sizeof skip && skip[w])
                 continue;                   /* merged into access i - 1's instruction */
             if (i < 32 && (e->vec_mask >> i & 1) && e->nloops > 0) {
@@ -783,10 +784,14 @@ static void line_sass_of(const struct kp_sass *sass, int line, struct line_sass 
 static void no_instruction(const struct kp_result *r, const struct kp_sass *sass, struct kp_line *l)
 {
     int best = -1;
+    /* of the kind the line reads: a load merged into a load, a store into a store */
+    int want = l->ops == 1u << BANK_LOAD ? GPU_KOP_LD : l->ops == 1u << BANK_STORE ? GPU_KOP_ST : -1;
     for (int i = 0; i < sass->n; i++) {
         int d = sass->insn[i].line - l->line;
         if (d < 0)
             d = -d;
+        if (want >= 0 && sass->insn[i].op != want)
+            continue;
         if (d > 0 && d <= 4 && sass->insn[i].line >= r->first && sass->insn[i].line <= r->last &&
             (best < 0 || d < abs(sass->insn[best].line - l->line)))
             best = i;
@@ -925,8 +930,8 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
             unread(out, l);
         else if (sass && ls.n && l->state == KP_OK && !in_body && l->call_line)
             ;                               /* a helper's line the reader predicted */
-        else if (sass && !ls.n && l->state == KP_OK)
-            no_instruction(out, sass, l);
+        else if (sass && !ls.n && l->state == KP_OK && l->inst > 0)
+            no_instruction(out, sass, l);   /* (the reading finding no access here: nothing to say) */
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }

@@ -50,6 +50,7 @@ struct kp_line {
     char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
     int call_line;                  /* inlined from this line of the kernel (a helper), or 0 */
     char compiler[2][KP_TEXT];      /* where the SASS differs from the source: what nvcc did */
+    unsigned ops;                   /* the reading's accesses: 1 << BANK_LOAD | 1 << BANK_STORE */
 };
 
 /* A shared-memory instruction of the compiled kernel (kernel_sass_lines.h), as the model needs
@@ -131,6 +132,11 @@ int kp_file_instance(const char *src, size_t len, const char *name, char *out, s
  * the model, or the reason there is none, into its fix fields. */
 void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
               struct kp_result *r);
+
+/* kp_fixes_sass: kp_fixes for r predicted by kp_predict_sass with sass: every candidate fix
+ * is checked with the same compiled instructions per line (the edits keep the lines) */
+void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, struct kp_result *r);
 
 /* kp_patch: src with the fix of line `line` applied (a new NUL-terminated buffer, *outlen its
  * length; the lines keep their numbers), or NULL when the line has no fix or memory is out. */

@@ -42,7 +42,7 @@ static void *predict_main(void *arg)
         if (!have)
             for (int g = 0; g < 2; g++)
                 bl_fmt(j->res.sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
-        kp_fixes(j->src, j->len, &j->req, &j->res);
+        kp_fixes_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res);
     }
     kp_sass_free(&sass);
     ksl_free(c);

@@ -375,6 +375,49 @@ static void test_sass_drive(void **state)
     (void)state;
 }
 
+/* a fix checked with the instructions nvcc emitted: line 7 reads float4s at t ^ 1, which the
+ * source reads conflict free (8 lanes a pass, 8 consecutive float4s: 4 wavefronts, ideal 4),
+ * but only v.x and v.w are used and nvcc emits two 4-byte LDS: words 4(t ^ 1) (+ 3), on 8 of
+ * the 32 banks, 32 words: 4-way each, 8 wavefronts, ideal 2. No padding or swizzle of a float4
+ * array moves a word off its bank % 4: checked with the LDS, no fix; checked with the source's
+ * float4 read, any candidate would pass (the source line has no conflict to begin with) */
+static void test_fix_narrowed(void **state)
+{
+    const char *src =
+        "__global__ void k(float *o)\n"                     /* 1 */
+        "{\n"
+        "    __shared__ float4 s[256];\n"
+        "    int t = threadIdx.x;\n"
+        "    s[t] = make_float4(t, t, t, t);\n"             /* 5 */
+        "    __syncthreads();\n"
+        "    float4 v = s[t ^ 1];\n"                        /* 7 */
+        "    o[t] = v.x + v.w;\n"
+        "}\n";
+    struct kp_sass_insn in[3] = {
+        {.line = 5, .call_line = 5, .op = GPU_KOP_ST, .bytes = 16, .ideal = 4, .text = "STS.128"},
+        {.line = 7, .call_line = 7, .op = GPU_KOP_LD, .bytes = 4, .ideal = 1, .text = "LDS"},
+        {.line = 7, .call_line = 7, .op = GPU_KOP_LD, .bytes = 4, .ideal = 1, .text = "LDS"},
+    };
+    struct kp_sass s = {3, in, 3};
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.block[0] = 32;
+    struct bl_err err = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
+    figures(5, 1, 4, 4, 1);
+    figures(7, 2, 8, 2, 4);
+    kp_fixes_sass(src, strlen(src), &req, &s, &R);
+    assert_int_equal(R.line[6].fix_kind, KP_FIX_NONE);
+    assert_non_null(strstr(R.line[6].fix[KP_EN], "no fix found"));
+    assert_non_null(strstr(R.line[6].fix[KP_ZH], "没有找到修改"));
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
+    kp_fixes(src, strlen(src), &req, &R);          /* the source reading alone: fooled */
+    assert_int_not_equal(R.line[6].fix_kind, KP_FIX_NONE);
+    (void)state;
+}
+
 /* ---------------------------------------------------------------- h7reader: issue 31 */
 
 /* predict() with --name */
@@ -543,7 +586,7 @@ int main(void)
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_file_launch), cmocka_unit_test(test_sass_lines),
-        cmocka_unit_test(test_sass_drive),
+        cmocka_unit_test(test_sass_drive), cmocka_unit_test(test_fix_narrowed),
         cmocka_unit_test(test_reader_helper), cmocka_unit_test(test_reader_template),
         cmocka_unit_test(test_reader_fix1d), cmocka_unit_test(test_reader_pad_vector),
     };

@@ -8,7 +8,8 @@
  *   a[lane % ROWS][lane / ROWS]: word 33r + c, r = lane % 8, c = lane / 8 (0..3): bank
  *   (r + c) % 32; r + c = 3..7 each for four (r, c): 4-way: 4.
  *   b[lane + LAST]: LAST = 96, consecutive words: 1.
- *   f[IDX(lane % ROWS, lane / ROWS)]: the macro gives word 33r + c as a's read: 4. */
+ *   f[IDX(lane % ROWS, lane / ROWS)]: the macro gives word 33r + c as a's read: 4.
+ *   f[lane], read back so that nvcc keeps the store above: consecutive words: 1. */
 #define ROWS 8
 #define IDX(r, c) ((r) * 33 + (c))
 constexpr int PAD = 1;
@@ -30,4 +31,6 @@ __global__ void reader_consts(float *out)
     float x = a[lane % ROWS][lane / ROWS];                              // wf 4
     f[IDX(lane % ROWS, lane / ROWS)] = x;                               // wf 4
     out[lane] = x + b[lane + LAST];                                     // wf 1
+    __syncthreads();
+    out[lane] += f[lane];                                               // wf 1
 }

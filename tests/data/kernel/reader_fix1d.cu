@@ -30,5 +30,5 @@ __global__ void reader_fix1d(float *out)
     x += c[(lane / 4) * 32 + lane % 4];                                 // wf 8
     x += d[lane * 32];                                                  // wf 32
     x += d[lane * 33];                                                  // wf 1
-    out[lane] = x + y.x;
+    out[lane] = x + y.x + y.y + y.z + y.w;
 }
