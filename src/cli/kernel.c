@@ -752,10 +752,15 @@ int cmd_kernel(int argc, char **argv)
         int k = kp_kernels(src, len, names, tmpl, 64);
         char one[GPU_KERNEL_TEXT];          /* build_request clears req */
         bl_fmt(one, sizeof one, "%s", req.name[0] ? req.name : k == 1 ? names[0] : "");
+        if (!req.name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
+            kp_file_instance(src, len, names[0], one, sizeof one) == 0)
+            bl_fmt(one, sizeof one, "%s", names[0]);
         if (one[0] && (rc = build_request(&a, src, len, one, &req))) {
             free(src);
             return rc;
         }
+        if (!req.name[0] && strchr(one, '<'))
+            bl_fmt(req.name, sizeof req.name, "%s", one);
     }
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))

@@ -1,7 +1,7 @@
 #!/bin/sh
 # predict.sh (make test-gpu): the model's per-line prediction against the GPU. For every
 # shipped example (assets/kernels/*.cu) and the kernels with a conflicting line in
-# tests/gpu/kernels/ (not fault/hang/printf), `banklab kernel FILE --json` measures the lines
+# tests/gpu/kernels/ (not fault/hang/printf; a file of several kernels: each by --name), `banklab kernel FILE --json` measures the lines
 # and carries the model's prediction; every line the model predicts must have predicted
 # wavefronts equal to the measured ones (a predicted line that measured nothing counts as 0);
 # how many also agree in instructions and ideal is reported (a guarded access the compiler
@@ -62,24 +62,28 @@ row() { printf "%-22s %5s %5s %5s %5s %4s %6s  %s\n" "$@" | tee -a "$out/summary
 row kernel lines wf= inst= ideal= fix excess result
 echo "(lines: predicted; wf=, inst=, ideal=: of them equal to the measured; fix: the line fixed;" \
      "excess: its measured excess after the fix)" | tee -a "$out/summary.txt"
-for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
-    name=$(basename "$f" .cu)
-    case $name in fault|hang|printf) continue ;; esac
-    timeout "$T" "$B" kernel "$f" --json > "$out/$name.json" 2> "$out/$name.err"
+# one FILE LABEL [--name K]: measure, compare, fix one kernel
+one() {
+    f=$1 name=$2; shift 2
+    extra="$*"                  # --name K (no spaces) or nothing
+    # shellcheck disable=SC2086
+    timeout "$T" "$B" kernel "$f" $extra --json > "$out/$name.json" 2> "$out/$name.err"
     rc=$?
     if [ $rc != 0 ]; then
         row "$name" - - - - - - "FAIL (banklab kernel exit $rc)"
-        fail=1; continue
+        fail=1; return
     fi
     set -- $(check_lines "$out/$name.json" 2> "$out/$name.diff")
     n=${1:-0} eq=${2:-0} eqi=${3:-0} eqd=${4:-0}
     res=ok
     [ "$n" = "$eq" ] || { res="FAIL (lines differ: $name.diff)"; fail=1; }
-    timeout "$T" "$B" kernel "$f" --model > "$out/$name.model.txt" 2>&1
+    # shellcheck disable=SC2086
+    timeout "$T" "$B" kernel "$f" $extra --model > "$out/$name.model.txt" 2>&1
     fixline=- fexc=-
     if grep -q "^ *note: " "$out/$name.model.txt"; then
         cp "$f" "$out/fix/$name.cu"
-        timeout "$T" "$B" kernel "$out/fix/$name.cu" --fix --json > "$out/$name.fixed.json" 2> "$out/$name.fix.err"
+        # shellcheck disable=SC2086
+        timeout "$T" "$B" kernel "$out/fix/$name.cu" $extra --fix --json > "$out/$name.fixed.json" 2> "$out/$name.fix.err"
         rc=$?
         fixline=$(sed -n 's/^.*\.cu:\([0-9]*\): note: .*/\1/p' "$out/$name.fix.err" | head -n 1)
         if [ $rc != 0 ] || [ -z "$fixline" ]; then
@@ -92,6 +96,17 @@ for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
         fi
     fi
     row "$name" "$n" "$eq" "$eqi" "$eqd" "$fixline" "$fexc" "$res"
+}
+for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
+    name=$(basename "$f" .cu)
+    case $name in fault|hang|printf) continue ;; esac
+    # a file of several kernels (launched from its main): each by its name
+    ks=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$f")
+    if [ "$(echo "$ks" | wc -w)" -gt 1 ]; then
+        for k in $ks; do one "$f" "$name.$k" --name "$k"; done
+    else
+        one "$f" "$name"
+    fi
 done
 echo "logs: $out (summary.txt, NAME.json, NAME.diff, NAME.model.txt, NAME.fixed.json)"
 [ $fail = 0 ] && echo "predict.sh: pass" || echo "predict.sh: FAIL"
