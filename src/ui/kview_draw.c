@@ -360,9 +360,9 @@ static void draw_totals(const struct app *a, enum ui_str label, const double t[4
     const char *sep = a->g->sep;
     char buf[UI_MSG_MAX * 2], n[32];
     for (int pass = 0; pass < 3; pass++) {
-        size_t o = bl_fmt(buf, sizeof buf, "%s:", ui_str(a, label));
+        size_t o = bl_fmt(buf, sizeof buf, "%s%s", ui_str(a, label), ui_str(a, UIS_COLON));
         for (int i = 0; i < 4; i++)
-            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %s", i ? sep : " ", ui_str(a, names[i]),
+            o += bl_fmt(buf + o, sizeof buf - o, "%s%s %s", i ? sep : "", ui_str(a, names[i]),
                         fmt_num(t[i], pass == 0 ? 12 : 4, n, sizeof n));
         if (ways >= 0)
             o += bl_fmt(buf + o, sizeof buf - o, "%s%s %.2f", sep, ui_str(a, UIS_KV_WAYS), ways);

@@ -3,10 +3,15 @@
 # every step of lessons/ (each quiz answered wrong first), the contents, help, the playground
 # with an error of each kind of the pattern language (syntax, unknown type, division by zero,
 # bounds, alignment), the sweep, the kernel view, a replayed recording (an access it has and
-# one it has not) and a chapter's step out of range; then `banklab lab --lang zh` (scripted
-# and at its prompt) and `banklab report --lang zh`. tests/sh/zh_words.py fails on an English
-# word outside code, names and units; no line may start with closing punctuation; the lab's
-# lines fit 80 columns, count accesses from 1 and name no key of the tutorial.
+# one it has not), a chapter's step out of range, the kernel view's example list (z), panels of
+# steps answered right (5.1, 11.2) and the SVGs the tutorial exports (x: their tooltips and
+# captions); then `banklab kernel --model --lang zh` (transpose_seed.cu, dev_casts.cu, and
+# many.cu without nvcc: header, notes, footer), `banklab lab --lang zh` (scripted and at its
+# prompt) and `banklab report --lang zh`. tests/sh/zh_words.py fails on an English word outside
+# code, names and units and (--punct) on an ASCII : ( , right after a Chinese character, as
+# the check of the zh sources does; both first fail on planted fixtures. No line may start
+# with closing punctuation; the lab's lines fit 80 columns, count accesses from 1 and name no
+# key of the tutorial.
 . tests/sh/tui_fixtures/lib.sh
 command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; exit 77; }
 
@@ -18,6 +23,14 @@ python3 tests/sh/zh_words.py --sources "$TMP/punct.json" >"$TMP/punct.txt" && fa
 python3 tests/sh/zh_words.py --sources lessons/*.json src/base/msg.def src/ui/strings.def \
     src/keys/keys.def src/cli/lab.c src/cli/lab_text.c >"$TMP/punct.txt" ||
     { cat "$TMP/punct.txt"; fail "ASCII : ( , after Chinese in a zh source text"; }
+# the same check over rendered text (zh_words.py --punct) and the English-word check: first on
+# a planted capture that has each, so neither can pass vacuously
+printf '### fixture\n冲突:32 路(共 32 个)，lane 0-31\n第 1 行,第 2 行 与 `a[i](x)` 与 s[写](0)\n### fixture, English\nThe load walks a column of the tile\n' >"$TMP/fixture.txt"
+python3 tests/sh/zh_words.py --punct "$TMP/fixture.txt" >"$TMP/fixture.out" &&
+    fail "zh_words.py --punct passed a planted capture"
+[ "$(grep -c "ASCII '" "$TMP/fixture.out")" = 3 ] ||
+    fail "zh_words.py --punct: want 3 ASCII findings on the fixture: $(cat "$TMP/fixture.out")"
+grep -q "'column'" "$TMP/fixture.out" || fail "zh_words.py: the English sentence was not found: $(cat "$TMP/fixture.out")"
 CAP="$TMP/captures.txt"
 : >"$CAP"
 cap() { # WHAT: the screen as it is now, into the captures
@@ -88,6 +101,76 @@ sleep 2
 cap "kernel view"
 keys q; keys q; sleep 0.5
 
+# 2b. the kernel view's example list (at 80 columns and, whole, at 200); panels of steps with a scene and a quiz answered (5.1:
+#     the choice answered right; 11.2: the number answered right, then revealed)
+start 80 24 -- --lessons lessons --lang zh --reset
+expect " 1\\.1/" 5
+keys z; expect "示例" 5; cap "kernel view: the examples"
+keys Down; sleep 0.3; cap "kernel view: the examples, the second"
+keys Escape; keys q; keys q; sleep 0.3
+start 200 30 -- --lessons lessons --lang zh --reset
+expect " 1\\.1/" 5
+keys z; expect "示例" 5; cap "kernel view: the examples at 200 columns, not cut"
+keys Escape; keys q; keys q; sleep 0.3
+start 80 24 -- --lessons lessons --lang zh --reset --chapter 5 --step 1
+expect " 5\\.1/" 5
+keys "$(awk -F '\t' '$1 == 5 && $2 == 1 { print $6 + 1 }' "$TMP/steps.tsv")"
+expect "✓" 5; sleep 0.5; cap "step 5.1, answered"
+keys e; sleep 0.5; cap "step 5.1, answered, revealed"
+keys q; keys q; sleep 0.3
+start 80 24 -- --lessons lessons --lang zh --reset --chapter 11 --step 2
+expect " 11\\.2/" 5
+lit "$(awk -F '\t' '$1 == 11 && $2 == 2 { print $6 }' "$TMP/steps.tsv")"; keys Enter
+expect "✓" 5; sleep 0.5; cap "step 11.2, answered"
+keys e; sleep 0.5; cap "step 11.2, answered, revealed"
+keys PgDn; sleep 0.3; cap "step 11.2, answered, revealed, PgDn"
+keys q; keys q; sleep 0.3
+
+# 2c. the SVG the tutorial exports (x) in Chinese: its tooltips (<title>) and captions (<text>)
+has_zh() { # PREFIX FILE: a Chinese character after the regex PREFIX somewhere in FILE
+    python3 -c 'import re, sys
+sys.exit(not re.search(sys.argv[1] + "[\u4e00-\u9fff]", open(sys.argv[2], encoding="utf-8").read()))' "$1" "$2"
+}
+mkdir -p "$TMP/export"
+for at in "5 1" "11 1"; do
+    set -- $at
+    start 100 30 BANKLAB_EXPORT_DIR="$TMP/export" -- --lessons lessons --lang zh --reset --chapter $1 --step $2
+    expect " $1\\.$2/" 5
+    keys e; sleep 0.5
+    keys x; expect "\\.svg" 5
+    keys q; keys q; sleep 0.3
+done
+nsvg=0
+for svg in "$TMP"/export/*.svg; do
+    [ -f "$svg" ] || continue
+    nsvg=$((nsvg + 1))
+    has_zh "<title>[^<]*" "$svg" || fail "SVG $svg: no tooltip in Chinese"
+    { echo "### SVG $(basename "$svg")"
+      python3 -c 'import re, sys, html
+for m in re.finditer(r"<(title|text|desc)[^>]*>(.*?)</\1>", open(sys.argv[1], encoding="utf-8").read(), re.S):
+    print(html.unescape(re.sub(r"<[^>]*>", "", m.group(2))))' "$svg"; } >>"$CAP"
+done
+[ "$nsvg" = 2 ] || fail "x wrote $nsvg SVGs, want 2"
+
+# 2d. `banklab kernel --model --lang zh`: the header, the lines' notes, the footer. The table's
+#     column names (line, model inst, wavefronts, ideal, excess, ways, total) are the names of
+#     --sort and of docs/kernel.md, kept as they are (the footer names them too: masked as
+#     COLUMN); the source column is the learner's code
+#     (with nvcc when there is one; many.cu's column with none, for the note that says so)
+for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/gpu/programs/many.cu --name column"; do
+    case $k in
+    *many.cu*) nv=/nonexistent ;;
+    *) nv=${BANKLAB_NVCC:-} ;;
+    esac
+    BANKLAB_NVCC=$nv PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel $k --model --lang zh >"$TMP/kmodel.txt" 2>&1 ||
+        fail "banklab kernel $k --model --lang zh failed: $(cat "$TMP/kmodel.txt")"
+    case $k in *many.cu*) grep -q "^没有编译（" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")" ;; esac
+    has_zh "" "$TMP/kmodel.txt" || fail "kernel $k --model --lang zh: no Chinese"
+    { echo "### kernel --model $k"
+      sed -e 's/ | .*$/ |/' -e '/^  line  model inst /d' -e 's/^ total  /       /' \
+          -e 's/^model：/COLUMN：/' -e 's/excess = wavefronts - ideal/COLUMN = COLUMN - COLUMN/' "$TMP/kmodel.txt"; } >>"$CAP"
+done
+
 # 3. a replayed recording: what it has, and an access it has not
 start 80 24 -- --lessons lessons --lang zh --reset --replay assets/h200-recording.json --chapter 1 --step 3
 expect " 1\\.3/" 5
@@ -141,9 +224,9 @@ grep -q "下面的实测数字：录制于" "$md" || fail "report: the device li
     cat assets/kernels/*.cu
     grep -o "'__shared__[^']*'" "$0"
 } | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u >"$TMP/codewords"
-python3 tests/sh/zh_words.py --allow "$TMP/codewords" "$CAP" >"$TMP/english.txt" || {
+python3 tests/sh/zh_words.py --punct --allow "$TMP/codewords" "$CAP" >"$TMP/english.txt" || {
     head -n 40 "$TMP/english.txt"
-    echo "FAIL: $(wc -l <"$TMP/english.txt") English words a Chinese learner sees (above: the first 40)"
+    echo "FAIL: $(wc -l <"$TMP/english.txt") English words or ASCII : ( , after Chinese a learner sees (above: the first 40)"
     exit 1
 }
 python3 - "$CAP" <<'PY' || { echo "FAIL: a line starts with closing punctuation"; exit 1; }
@@ -162,7 +245,7 @@ for line in open(sys.argv[1], encoding="utf-8"):
         print("%s: %s" % (what, line.rstrip())); bad = 1
 sys.exit(bad)
 PY
-echo "Chinese: no English word outside code, names and units; no line starts with closing punctuation"
+echo "Chinese: no English word outside code, names and units, no ASCII : ( , after a Chinese character; no line starts with closing punctuation"
 
 # A terminal without UTF-8 (LANG=C, an ssh session without a locale): the tutorial falls back
 # to English, and the lessons' own · and × keep ASCII stand-ins instead of vanishing (2.3:

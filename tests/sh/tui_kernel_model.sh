@@ -59,7 +59,7 @@ keys q; expect "EXITED rc=0"
 # ---- Chinese, 80x24: the same line, its why and fix; f does not write over the copy ----
 start 80 24 $KENV -- "$TMP/t.cu" --lang zh --reset
 expect "测量需要 GPU"
-expect "^ 仅模型: 指令 65.5k · wavefront 1\\.08M"
+expect "^ 仅模型：指令 65.5k · wavefront 1\\.08M"
 expect "^>  17 ████"
 keys N
 expect "^>  14  ✓"

@@ -5,6 +5,10 @@
 literals holding Chinese in C sources and tables) must not have an ASCII ':' '(' or ','
 directly after a Chinese character outside `code` (prose takes ：（，); exit 1 naming each.
 
+--punct (before the files): the captures too must not have an ASCII ':' '(' or ',' directly
+after a Chinese character outside `code` (the rendered text: screens, the SVG, the kernel's
+notes), one line "WHAT: ASCII ..." each.
+
 Reads captures from the files given: sections start with a line "### WHAT". Prints one line
 per English word found outside code, names and units ("WHAT: 'word' in: <line>") and exits 1
 when there is one. What is not a word of English prose:
@@ -157,6 +161,9 @@ def main():
     args = sys.argv[1:]
     if args and args[0] == "--sources":
         return sources(args[1:])
+    punct = False
+    if args and args[0] == "--punct":
+        punct, args = True, args[1:]
     while len(args) >= 2 and args[0] == "--allow":
         with open(args[1], encoding="utf-8") as f:
             ALLOW.update(w.strip() for w in f if w.strip())
@@ -170,6 +177,12 @@ def main():
                     what = line[4:]
                     state = [None]
                     continue
+                if punct:
+                    hits = []
+                    punct_hits(what, line, hits)
+                    for h in hits:
+                        print(h)
+                        bad = 1
                 for w in english(unquote(line, state)):
                     key = (w, line.strip())
                     if key in seen:
