@@ -98,14 +98,14 @@ one() {
     row "$name" "$n" "$eq" "$eqi" "$eqd" "$fixline" "$fexc" "$res"
 }
 for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
-    name=$(basename "$f" .cu)
-    case $name in fault|hang|printf) continue ;; esac
+    base=$(basename "$f" .cu)
+    case $base in fault|hang|printf) continue ;; esac
     # a file of several kernels (launched from its main): each by its name
     ks=$(sed -n 's/^__global__ void \([A-Za-z_0-9]*\)(.*/\1/p' "$f")
     if [ "$(echo "$ks" | wc -w)" -gt 1 ]; then
-        for k in $ks; do one "$f" "$name.$k" --name "$k"; done
+        for k in $ks; do one "$f" "$base.$k" --name "$k"; done
     else
-        one "$f" "$name"
+        one "$f" "$base"
     fi
 done
 echo "logs: $out (summary.txt, NAME.json, NAME.diff, NAME.model.txt, NAME.fixed.json)"
