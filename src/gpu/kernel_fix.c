@@ -674,10 +674,9 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
         }
     }
     if (K != 2 && K != 4) {
-        bl_fmt(en, sizeof en, "a wider element (line %d does not read 2 or 4 consecutive "
-               "elements of %s a lane as separate accesses)", l->line, name);
-        bl_fmt(zh, sizeof zh, "更宽的元素（第 %d 行没有让每个线程分开读取 %s 的 2 个或 4 个相邻元素）",
-               l->line, name);
+        bl_fmt(en, sizeof en, "a wider element (no lane reads 2 or 4 consecutive elements of "
+               "%s one by one)", name);
+        bl_fmt(zh, sizeof zh, "更宽的元素（没有线程逐个读取 %s 的 2 或 4 个相邻元素）", name);
         tried_add(tr, 0, en, zh);
         return 0;
     }
@@ -740,6 +739,77 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
     return 0;
 }
 
+/* a narrower element for line l of array `name`: a float2 / float4 read through a cast,
+ * reinterpret_cast<float4 *>(a)[j], read as its 2 or 4 floats, a[(j) * 4 + c], when the model
+ * gives the line fewer wavefronts that way. 1 when proposed; else what was tried, or nothing
+ * when the line reads no vector of the array */
+static int try_narrower(const char *src, size_t len, const struct ftoks *v,
+                        const struct gpu_kernel_request *req, struct kp_line *l,
+                        const struct kp_array *a, const char *name, struct tried *tr)
+{
+    int b, e, bytes = 0, o = -1, k;
+    line_toks(src, v, l->line, &b, &e);
+    for (k = b; k < e && o < 0; k++)
+        if (tis(src, v, k, name) && (o = cast_use(src, v, k, &bytes)) > 0 &&
+            (bytes != 8 && bytes != 16))
+            o = -1;
+    if (o < 0 || a->ndims != 1 || a->elem != 4)
+        return 0;
+    k--;
+    int start = -1;
+    for (int q = k - 1; q >= 0 && q >= k - 8 && start < 0; q--)
+        if (tis(src, v, q, "reinterpret_cast"))
+            start = q;
+        else if (tis(src, v, q, "(") && tis(src, v, q - 1, "("))
+            start = q - 1;
+    int c = closing(src, v, o);
+    if (start < 0 || c < 0 || (l->nsass > 0 && !strstr(l->sass, "LDS.")))
+        return 0;                   /* nvcc already reads it narrower */
+    int n = bytes / 4;
+    char j[64], text[160], en[KP_TEXT], zh[KP_TEXT];
+    copy_toks(src, v, o + 1, c - o - 1, j, sizeof j);
+    struct edit ed;
+    ed.at = v->t[start].pos;
+    ed.cut = v->t[c].pos + 1 - ed.at;
+    size_t w = bl_fmt(ed.text, sizeof ed.text, "make_float%d(", n);
+    for (int m = 0; m < n; m++)
+        w += bl_fmt(ed.text + w, sizeof ed.text - w, "%s%s[(%s) * %d + %d]", m ? ", " : "", name,
+                    j, n, m);
+    bl_fmt(ed.text + w, sizeof ed.text - w, ")");
+    bl_fmt(text, sizeof text, "%s", ed.text);
+    size_t tlen;
+    char *t = apply(src, len, &ed, 1, &tlen);
+    static struct kp_result p;
+    double wf = -1;
+    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
+        if (p.nlines >= l->line && p.line[l->line - 1].state == KP_OK)
+            wf = p.line[l->line - 1].wavefronts;
+        kp_free(&p);
+    }
+    free(t);
+    if (wf >= 0 && wf < l->wavefronts) {
+        bl_fmt(en, sizeof en, "note: read the %d-byte element as its %d floats, %s: line %d "
+               "becomes %.0f wavefronts instead of %.0f", bytes, n, text, l->line, wf,
+               l->wavefronts);
+        bl_fmt(zh, sizeof zh, "提示：把 %d 字节的元素拆成 %d 个 float 读取，%s：第 %d 行由 %.0f 个 "
+               "wavefront 变为 %.0f 个", bytes, n, text, l->line, l->wavefronts, wf);
+        return found(l, KP_FIX_NONE, 0, name, en, zh);
+    }
+    if (wf >= 0) {
+        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: %.0f "
+               "wavefronts, no better)", name, bytes, n, wf);
+        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：%.0f 个 wavefront，"
+               "并不更好）", name, bytes, n, wf);
+    } else {
+        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: the model "
+               "cannot predict it)", name, bytes, n);
+        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：模型无法预测）",
+               name, bytes, n);
+    }
+    tried_add(tr, 1, en, zh);
+    return 0;
+}
+
 /* try the fixes for one array of a line: 1 when one was found; what was tried into *tr. Two
  * dimensions: padding the rows first; one: the swizzle first (the array keeps its size),
  * then padding the index */
@@ -788,7 +858,8 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
             const struct kp_array *a = array_of(r, l->worst);
             int d = find_decl(src, &v, l->worst);
             if (a && d >= 0 && !a->dynamic)
-                found = try_wider(src, len, &v, d, req, l, a, l->worst, &tr);
+                found = try_wider(src, len, &v, d, req, l, a, l->worst, &tr) ||
+                        try_narrower(src, len, &v, req, l, a, l->worst, &tr);
         }
         for (char *save = NULL, *n = strtok_r(names, " ", &save); n && !found;
              n = strtok_r(NULL, " ", &save)) {
