@@ -7,7 +7,11 @@
  * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
  * so every float4 stays whole); the file is predicted again with each, and the first that
  * leaves the line conflict free without making another line of the array worse is proposed,
- * in a compiler's words; else what was tried. The patched text keeps every line where it
+ * in a compiler's words; else what was tried. Before those, the element's width (a note, no
+ * patch): K = 2 or 4 consecutive elements a lane read one by one (a[K * x], a[K * x + 1], ...
+ * on the line, or a[K * x + j] in a loop on j below K) that nvcc left as separate LDS, read as
+ * one float2 / float4; a float2 / float4 read through a cast, read as its floats; each only
+ * when the model gives the line fewer wavefronts. The patched text keeps every line where it
  * was. Pure C. */
 #include <stdlib.h>
 #include <string.h>
