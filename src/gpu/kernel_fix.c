@@ -7,7 +7,11 @@
  * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
  * so every float4 stays whole); the file is predicted again with each, and the first that
  * leaves the line conflict free without making another line of the array worse is proposed,
- * in a compiler's words; else what was tried. The patched text keeps every line where it
+ * in a compiler's words; else what was tried. Before those, the element's width (a note, no
+ * patch): K = 2 or 4 consecutive elements a lane read one by one (a[K * x], a[K * x + 1], ...
+ * on the line, or a[K * x + j] in a loop on j below K) that nvcc left as separate LDS, read as
+ * one float2 / float4; a float2 / float4 read through a cast, read as its floats; each only
+ * when the model gives the line fewer wavefronts. The patched text keeps every line where it
  * was. Pure C. */
 #include <stdlib.h>
 #include <string.h>
@@ -566,6 +570,250 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
     return 0;
 }
 
+/* ---------------------------------------------------------------- element width */
+
+/* tokens [*b, *e) of line `line` */
+static void line_toks(const char *s, const struct ftoks *v, int line, int *b, int *e)
+{
+    int ln = 1, p = 0;
+    *b = *e = v->n;
+    for (int k = 0; k < v->n; k++) {
+        for (; p < v->t[k].pos; p++)
+            ln += s[p] == '\n';
+        if (ln == line && *b == v->n)
+            *b = k;
+        if (ln > line) {
+            *e = k;
+            if (*b == v->n)
+                *b = k;
+            return;
+        }
+    }
+}
+
+static int same_toks(const char *s, const struct ftoks *v, int a, int b, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (v->t[a + i].len != v->t[b + i].len ||
+            memcmp(s + v->t[a + i].pos, s + v->t[b + i].pos, (size_t)v->t[a + i].len))
+            return 0;
+    return 1;
+}
+
+static int tnum(const char *s, const struct ftoks *v, int k)
+{
+    return k >= 0 && k < v->n && v->t[k].kind == 'n' ? atoi(s + v->t[k].pos) : -1;
+}
+
+/* index tokens [a, e) as K * X or X * K, X one token or a parenthesized group: X's first
+ * token and count into *x, *xn; K, or -1 */
+static int times_k(const char *s, const struct ftoks *v, int a, int e, int *x, int *xn)
+{
+    int k = tnum(s, v, a);
+    if (k > 0 && tis(s, v, a + 1, "*")) {
+        *x = a + 2;
+    } else if ((k = tnum(s, v, e - 1)) > 0 && tis(s, v, e - 2, "*")) {
+        *x = a;
+        e -= 2;
+    } else {
+        return -1;
+    }
+    *xn = e - *x;
+    if (*xn == 1 || (tis(s, v, *x, "(") && closing(s, v, *x) == *x + *xn - 1))
+        return k;
+    return -1;
+}
+
+static void copy_toks(const char *s, const struct ftoks *v, int a, int n, char *out, size_t size)
+{
+    int from = v->t[a].pos, to = v->t[a + n - 1].pos + v->t[a + n - 1].len;
+    bl_fmt(out, size, "%.*s", to - from, s + from);
+}
+
+/* a wider element for line l of array `name` (token d declares it): each lane reading K = 2 or
+ * 4 consecutive elements as separate accesses, a[K * X], a[K * X + 1], ... on the line, or
+ * a[K * X + j] in `for (int j = 0; j < K; j++)`, read as one K-wide vector instead, when the
+ * model gives the line fewer wavefronts that way. 1 when proposed, else what was tried */
+static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
+                     const struct gpu_kernel_request *req, struct kp_line *l,
+                     const struct kp_array *a, const char *name, struct tried *tr)
+{
+    char en[KP_TEXT], zh[KP_TEXT], x[64], vec[16], cand[160];
+    const char *ty = tis(src, v, d - 1, "float") ? "float" : tis(src, v, d - 1, "int") ? "int"
+                     : tis(src, v, d - 1, "unsigned") ? "uint" : NULL;
+    int b, e, acc[8], nacc = 0;
+    line_toks(src, v, l->line, &b, &e);
+    for (int k = b; k < e && nacc < 8; k++)
+        if (v->t[k].kind == 'i' && tis(src, v, k, name) && tis(src, v, k + 1, "[") &&
+            !tis(src, v, k - 1, ".") && !tis(src, v, k - 1, "->"))
+            acc[nacc++] = k;
+    /* the pattern: K and the accesses' base K * X */
+    int K = -1, xa = 0, xn = 0, bound = -1, loopvar = -1;
+    if (ty && a->ndims == 1 && a->elem == 4 && nacc >= 1) {
+        int o = acc[0] + 1, c = closing(src, v, o);
+        if (nacc == 1 && c > o + 3 && tis(src, v, c - 2, "+") && v->t[c - 1].kind == 'i') {
+            /* a[K * X + j] in a loop on j from 0 below K, its header before the line */
+            K = times_k(src, v, o + 1, c - 2, &xa, &xn);
+            loopvar = c - 1;
+            for (int q = b - 1; K > 0 && q >= 0 && q >= b - 40 && bound < 0; q--)
+                if (tis(src, v, q, "for") && tis(src, v, q + 1, "(") && tis(src, v, q + 2, "int") &&
+                    same_toks(src, v, q + 3, loopvar, 1) && tis(src, v, q + 4, "=") &&
+                    tnum(src, v, q + 5) == 0 && tis(src, v, q + 6, ";") &&
+                    same_toks(src, v, q + 7, loopvar, 1) && tis(src, v, q + 8, "<") &&
+                    tnum(src, v, q + 9) == K && tis(src, v, q + 10, ";"))
+                    bound = q + 9;
+            if (bound < 0)
+                K = -1;
+        } else if (nacc >= 2 && c > o) {
+            K = times_k(src, v, o + 1, c, &xa, &xn);
+            int bn = c - o - 1;
+            if (K != nacc)
+                K = -1;
+            for (int m = 1; K > 0 && m < nacc; m++) {
+                int om = acc[m] + 1, cm = closing(src, v, om);
+                if (cm - om - 1 != bn + 2 || !same_toks(src, v, o + 1, om + 1, bn) ||
+                    !tis(src, v, om + 1 + bn, "+") || tnum(src, v, om + 2 + bn) != m)
+                    K = -1;
+            }
+        }
+    }
+    if (K != 2 && K != 4) {
+        bl_fmt(en, sizeof en, "a wider element (no lane reads 2 or 4 consecutive elements of "
+               "%s one by one)", name);
+        bl_fmt(zh, sizeof zh, "更宽的元素（没有线程逐个读取 %s 的 2 或 4 个相邻元素）", name);
+        tried_add(tr, 0, en, zh);
+        return 0;
+    }
+    copy_toks(src, v, xa, xn, x, sizeof x);
+    bl_fmt(vec, sizeof vec, "%s%d", ty, K);
+    if (l->nsass > 0 && strstr(l->sass, "LDS.")) {
+        bl_fmt(en, sizeof en, "a wider element (nvcc already reads %s's %d elements a lane as "
+               "one wide load: %s)", name, K, l->sass);
+        bl_fmt(zh, sizeof zh, "更宽的元素（nvcc 已把 %s 的每线程 %d 个元素合成一次宽读取：%s）",
+               name, K, l->sass);
+        tried_add(tr, 0, en, zh);
+        return 0;
+    }
+    /* the candidate: the first access as the vector's, the others 0, the loop once */
+    struct edit ed[8];
+    int n = 0;
+    int o = acc[0] + 1, c = closing(src, v, o);
+    ed[n].at = v->t[acc[0]].pos;
+    ed[n].cut = v->t[c].pos + 1 - ed[n].at;
+    bl_fmt(ed[n++].text, sizeof ed[0].text, "reinterpret_cast<%s *>(%s)[%s].x", vec, name, x);
+    for (int m = 1; m < nacc; m++) {
+        int cm = closing(src, v, acc[m] + 1);
+        ed[n].at = v->t[acc[m]].pos;
+        ed[n].cut = v->t[cm].pos + 1 - ed[n].at;
+        bl_fmt(ed[n++].text, sizeof ed[0].text, "0");
+    }
+    if (bound >= 0) {
+        ed[n].at = v->t[bound].pos;
+        ed[n].cut = v->t[bound].len;
+        bl_fmt(ed[n++].text, sizeof ed[0].text, "1");
+    }
+    size_t tlen;
+    char *t = apply(src, len, ed, n, &tlen);
+    static struct kp_result p;
+    double wf = -1;
+    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
+        if (p.nlines >= l->line && p.line[l->line - 1].state == KP_OK)
+            wf = p.line[l->line - 1].wavefronts;
+        kp_free(&p);
+    }
+    free(t);
+    bl_fmt(cand, sizeof cand, "%s v = reinterpret_cast<const %s *>(%s)[%s]", vec, vec, name, x);
+    if (wf >= 0 && wf < l->wavefronts) {
+        bl_fmt(en, sizeof en, "note: read %s's %d elements a lane as one %s, %s (%s aligned to %d "
+               "bytes: __align__(%d)): line %d becomes %.0f wavefronts instead of %.0f", name, K,
+               vec, cand, name, 4 * K, 4 * K, l->line, wf, l->wavefronts);
+        bl_fmt(zh, sizeof zh, "提示：把 %s 每线程的 %d 个元素合成一次 %s 读取，%s（%s 须按 %d 字节对齐："
+               "__align__(%d)）：第 %d 行由 %.0f 个 wavefront 变为 %.0f 个", name, K, vec, cand,
+               name, 4 * K, 4 * K, l->line, l->wavefronts, wf);
+        return found(l, KP_FIX_NONE, 0, name, en, zh);
+    }
+    if (wf >= 0) {
+        bl_fmt(en, sizeof en, "a wider element (%s: %.0f wavefronts, no fewer)", cand, wf);
+        bl_fmt(zh, sizeof zh, "更宽的元素（%s：%.0f 个 wavefront，并不更少）", cand, wf);
+    } else {
+        bl_fmt(en, sizeof en, "a wider element (%s: the model cannot predict it)", cand);
+        bl_fmt(zh, sizeof zh, "更宽的元素（%s：模型无法预测）", cand);
+    }
+    tried_add(tr, 1, en, zh);
+    return 0;
+}
+
+/* a narrower element for line l of array `name`: a float2 / float4 read through a cast,
+ * reinterpret_cast<float4 *>(a)[j], read as its 2 or 4 floats, a[(j) * 4 + c], when the model
+ * gives the line fewer wavefronts that way. 1 when proposed; else what was tried, or nothing
+ * when the line reads no vector of the array */
+static int try_narrower(const char *src, size_t len, const struct ftoks *v,
+                        const struct gpu_kernel_request *req, struct kp_line *l,
+                        const struct kp_array *a, const char *name, struct tried *tr)
+{
+    int b, e, bytes = 0, o = -1, k;
+    line_toks(src, v, l->line, &b, &e);
+    for (k = b; k < e && o < 0; k++)
+        if (tis(src, v, k, name) && (o = cast_use(src, v, k, &bytes)) > 0 &&
+            (bytes != 8 && bytes != 16))
+            o = -1;
+    if (o < 0 || a->ndims != 1 || a->elem != 4)
+        return 0;
+    k--;
+    int start = -1;
+    for (int q = k - 1; q >= 0 && q >= k - 8 && start < 0; q--)
+        if (tis(src, v, q, "reinterpret_cast"))
+            start = q;
+        else if (tis(src, v, q, "(") && tis(src, v, q - 1, "("))
+            start = q - 1;
+    int c = closing(src, v, o);
+    if (start < 0 || c < 0 || (l->nsass > 0 && !strstr(l->sass, "LDS.")))
+        return 0;                   /* nvcc already reads it narrower */
+    int n = bytes / 4;
+    char j[64], text[160], en[KP_TEXT], zh[KP_TEXT];
+    copy_toks(src, v, o + 1, c - o - 1, j, sizeof j);
+    struct edit ed;
+    ed.at = v->t[start].pos;
+    ed.cut = v->t[c].pos + 1 - ed.at;
+    size_t w = bl_fmt(ed.text, sizeof ed.text, "make_float%d(", n);
+    for (int m = 0; m < n; m++)
+        w += bl_fmt(ed.text + w, sizeof ed.text - w, "%s%s[(%s) * %d + %d]", m ? ", " : "", name,
+                    j, n, m);
+    bl_fmt(ed.text + w, sizeof ed.text - w, ")");
+    bl_fmt(text, sizeof text, "%s", ed.text);
+    size_t tlen;
+    char *t = apply(src, len, &ed, 1, &tlen);
+    static struct kp_result p;
+    double wf = -1;
+    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
+        if (p.nlines >= l->line && p.line[l->line - 1].state == KP_OK)
+            wf = p.line[l->line - 1].wavefronts;
+        kp_free(&p);
+    }
+    free(t);
+    if (wf >= 0 && wf < l->wavefronts) {
+        bl_fmt(en, sizeof en, "note: read the %d-byte element as its %d floats, %s: line %d "
+               "becomes %.0f wavefronts instead of %.0f", bytes, n, text, l->line, wf,
+               l->wavefronts);
+        bl_fmt(zh, sizeof zh, "提示：把 %d 字节的元素拆成 %d 个 float 读取，%s：第 %d 行由 %.0f 个 "
+               "wavefront 变为 %.0f 个", bytes, n, text, l->line, l->wavefronts, wf);
+        return found(l, KP_FIX_NONE, 0, name, en, zh);
+    }
+    if (wf >= 0) {
+        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: %.0f "
+               "wavefronts, no better)", name, bytes, n, wf);
+        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：%.0f 个 wavefront，"
+               "并不更好）", name, bytes, n, wf);
+    } else {
+        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: the model "
+               "cannot predict it)", name, bytes, n);
+        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：模型无法预测）",
+               name, bytes, n);
+    }
+    tried_add(tr, 1, en, zh);
+    return 0;
+}
+
 /* try the fixes for one array of a line: 1 when one was found; what was tried into *tr. Two
  * dimensions: padding the rows first; one: the swizzle first (the array keeps its size),
  * then padding the index */
@@ -610,6 +858,13 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
         int found = 0, declared = 0;
         struct tried tr;
         memset(&tr, 0, sizeof tr);
+        {   /* a wider element first: one load instead of K, the conflicts with it */
+            const struct kp_array *a = array_of(r, l->worst);
+            int d = find_decl(src, &v, l->worst);
+            if (a && d >= 0 && !a->dynamic)
+                found = try_wider(src, len, &v, d, req, l, a, l->worst, &tr) ||
+                        try_narrower(src, len, &v, req, l, a, l->worst, &tr);
+        }
         for (char *save = NULL, *n = strtok_r(names, " ", &save); n && !found;
              n = strtok_r(NULL, " ", &save)) {
             const struct kp_array *a = array_of(r, n);

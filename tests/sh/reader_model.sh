@@ -3,7 +3,8 @@
 # tests/data/kernel/reader_*.cu, each written the way developers write one construct (pointer
 # casts of four spellings and a pointer made of the array, a file-scope struct of three floats
 # with float3 and make_float3 and a typedef, __device__ helpers called with a shared pointer,
-# a template given by --name, #define / constexpr / const, fixes of one-dimensional arrays):
+# a template given by --name, #define / constexpr / const, fixes of one-dimensional arrays,
+# a wider or narrower element):
 #   1. every line carrying a `// wf N` comment (its wavefronts, worked out by hand in the
 #      file's comment) is predicted, with N wavefronts: no shared-access line blank;
 #   2. the whole output, why / note / "no fix found" included, byte for byte as

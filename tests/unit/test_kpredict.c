@@ -536,8 +536,9 @@ static void test_reader_fix1d(void **state)
                                "    float2 *p = (float2 *)s;\n"
                                "    out[0] = s[threadIdx.x * 32] + p[0].x;\n}\n";
     predict(made, 1, 32, 1, NULL);
-    assert_string_equal(R.line[4].fix[KP_EN], "no fix found for line 5; not possible: an XOR "
-                        "swizzle of s (a pointer is made of it, whose accesses a swizzle would "
+    assert_string_equal(R.line[4].fix[KP_EN], "no fix found for line 5; not possible: a wider "
+                        "element (no lane reads 2 or 4 consecutive elements of s one by one); "
+                        "an XOR swizzle of s (a pointer is made of it, whose accesses a swizzle would "
                         "miss); padding s (a pointer is made of it, whose accesses a padding "
                         "would miss)");
     assert_non_null(strstr(R.line[4].fix[KP_ZH], "无法尝试"));
@@ -578,6 +579,105 @@ static void test_reader_pad_vector(void **state)
     (void)state;
 }
 
+/* ---------------------------------------------------------------- h11width: element width */
+
+static const char wide4[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1024];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float a = s[4 * lane], b = s[4 * lane + 1], c = s[4 * lane + 2], d = s[4 * lane + 3];\n"
+    "    out[lane] = a + b + c + d;\n"
+    "}\n";
+
+/* By hand: line 5's four reads each put lanes 0, 8, 16, 24 on one bank (word 4 * lane): 4-way,
+ * 4 wavefronts each, 16. One float4 at index lane: 4 passes of 8 lanes, 128 bytes each: 4.
+ * The wider element is proposed when nvcc emits four LDS; with one LDS.128 nvcc already
+ * reads it wide: not proposed. */
+static void test_width_wider(void **state)
+{
+    struct kp_sass_insn in[4];
+    for (int i = 0; i < 4; i++)
+        in[i] = (struct kp_sass_insn){.line = 5, .call_line = 5, .op = GPU_KOP_LD, .bytes = 4,
+                                      .ideal = 1, .text = "LDS"};
+    struct kp_sass four = {4, in, 4};
+    struct kp_sass_insn w = {.line = 5, .call_line = 5, .op = GPU_KOP_LD, .bytes = 16,
+                             .ideal = 4, .text = "LDS.128"};
+    struct kp_sass one = {1, &w, 1};
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.block[0] = 32;
+    struct bl_err err = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &four, &R, &err), 0);
+    figures(5, 4, 16, 4, 4);
+    kp_fixes_sass(wide4, strlen(wide4), &req, &four, &R);
+    assert_int_equal(R.line[4].fix_kind, KP_FIX_NONE);
+    assert_string_equal(R.line[4].fix[KP_EN], "note: read s's 4 elements a lane as one float4, "
+                        "float4 v = reinterpret_cast<const float4 *>(s)[lane] (s aligned to 16 "
+                        "bytes: __align__(16)): line 5 becomes 4 wavefronts instead of 16");
+    assert_non_null(strstr(R.line[4].fix[KP_ZH], "第 5 行由 16 个 wavefront 变为 4 个"));
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &one, &R, &err), 0);
+    kp_fixes_sass(wide4, strlen(wide4), &req, &one, &R);
+    assert_null(strstr(R.line[4].fix[KP_EN], "float4 v ="));       /* nvcc reads it wide */
+    (void)state;
+}
+
+static const char wide_loop[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1024];\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float x = 0;\n"
+    "    for (int j = 0; j < 2; j++)\n"
+    "        x += s[2 * lane + j];\n"                                  /* 7 */
+    "    for (int j = 0; j < 4; j++)\n"
+    "        x += s[2 * lane + j + 64];\n"                             /* 9 */
+    "    out[lane] = x;\n"
+    "}\n";
+
+/* By hand: line 7, each trip lanes 0 and 16 on one bank: 2-way, 2 trips: 4; one float2 at
+ * index lane: 2 passes of 16 lanes, 128 bytes each: 2. Line 9 reads 4 elements from 2 * lane:
+ * overlapping, no whole float4 a lane: not possible. */
+static void test_width_loop(void **state)
+{
+    predict(wide_loop, 1, 32, 1, NULL);
+    figures(7, 2, 4, 2, 2);
+    assert_non_null(strstr(R.line[6].fix[KP_EN], "one float2, float2 v = reinterpret_cast<const "
+                           "float2 *>(s)[lane] (s aligned to 8 bytes"));
+    assert_non_null(strstr(R.line[6].fix[KP_EN], "line 7 becomes 2 wavefronts instead of 4"));
+    assert_non_null(strstr(R.line[6].fix[KP_ZH], "合成一次 float2 读取"));
+    assert_non_null(strstr(R.line[8].fix[KP_EN], "not possible: a wider element (no lane reads "
+                           "2 or 4 consecutive elements of s one by one)"));
+    assert_non_null(strstr(R.line[8].fix[KP_ZH], "更宽的元素（没有线程逐个读取 s 的"));
+    (void)state;
+}
+
+static const char narrow2[] =
+    "__global__ void k(float *out)\n"
+    "{\n"
+    "    __shared__ float s[1024];\n"
+    "    float *p = s;\n"
+    "    int lane = threadIdx.x & 31;\n"
+    "    float2 e = reinterpret_cast<float2 *>(s)[lane * 16];\n"     /* 6 */
+    "    out[lane] = e.x + e.y + p[0];\n"
+    "}\n";
+
+/* By hand: line 6, float2 at word 32 * lane: 2 passes of 16 lanes on banks 0-1: 16-way, 32.
+ * As 2 floats, s[(lane * 16) * 2 + m]: 32 lanes on one bank each: 64, no better; a pointer
+ * is made of s: no padding or swizzle. */
+static void test_width_narrower(void **state)
+{
+    predict(narrow2, 1, 32, 1, NULL);
+    figures(6, 1, 32, 2, 16);
+    assert_non_null(strstr(R.line[5].fix[KP_EN], "no fix found: tried a narrower element (s's "
+                           "8-byte element as 2 floats: 64 wavefronts, no better)"));
+    assert_non_null(strstr(R.line[5].fix[KP_ZH], "更窄的元素（把 s 的 8 字节元素拆成 2 个 float："
+                           "64 个 wavefront，并不更好）"));
+    (void)state;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -589,6 +689,8 @@ int main(void)
         cmocka_unit_test(test_sass_drive), cmocka_unit_test(test_fix_narrowed),
         cmocka_unit_test(test_reader_helper), cmocka_unit_test(test_reader_template),
         cmocka_unit_test(test_reader_fix1d), cmocka_unit_test(test_reader_pad_vector),
+        cmocka_unit_test(test_width_wider), cmocka_unit_test(test_width_loop),
+        cmocka_unit_test(test_width_narrower),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     kp_free(&R);
