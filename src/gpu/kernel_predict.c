@@ -176,7 +176,8 @@ struct kp_eval {
     char worst_text[PATTERN_NAME_MAX];
     /* the compiler's version of the line (kp_predict_sass), per op (BANK_LOAD, BANK_STORE): */
     unsigned widen[2];              /* the width nvcc emitted (0: the source's) */
-    int merge_pairs[2];             /* adjacent accesses of a trip that line up become one */
+    unsigned merge_w[2];            /* adjacent accesses of a trip that line up become one
+                                       instruction of at most this many bytes (0: none) */
     int group;                      /* trips of the innermost loop one instruction covers */
     int pieces[2];                  /* a narrower instruction: how many of the pieces */
     int dry;                        /* 1: count nothing (a trip the group's first covers) */
@@ -267,28 +268,48 @@ static int count(struct kp_eval *e, const struct bank_access *acc, double mult, 
     return 0;
 }
 
-/* b is a's neighbour: the same op and lanes, each lane's address a's plus its width, a's
- * aligned to twice the width (what nvcc can load with one instruction of twice the width) */
-static int lines_up(const struct bank_access *a, const struct bank_access *b)
+/* b lines up j widths after a: the same op, lanes and width, each lane's address a's plus j
+ * widths */
+static int lines_up_at(const struct bank_access *a, const struct bank_access *b, unsigned j)
 {
-    if (a->op != b->op || a->mask != b->mask || a->width != b->width || a->width > 8 ||
-        a->instr || b->instr || !a->mask)
+    if (a->op != b->op || a->mask != b->mask || a->width != b->width || a->instr || b->instr ||
+        !a->mask)
         return 0;
     for (int k = 0; k < BANK_LANES; k++)
-        if ((a->mask >> k & 1) &&
-            (b->offset[k] != a->offset[k] + a->width || a->offset[k] % (2 * a->width)))
+        if ((a->mask >> k & 1) && b->offset[k] != a->offset[k] + j * a->width)
             return 0;
     return 1;
 }
 
-/* the access as nvcc emitted it (e->widen, e->merge_pairs), counted: 0, or -1 */
-static int count_compiled(struct kp_eval *e, struct bank_access *acc, const struct bank_access *next,
-                          int *merged_next, double mult, unsigned w, int i, const char *array)
+/* how many accesses, acc and the next ones nx[0..nnext), nvcc loads as one instruction of at
+ * most maxw bytes: 4 or 2 that lie side by side for every lane, the first aligned to all of
+ * them (what one wider instruction can load); 1: none */
+static int run_of(const struct bank_access *acc, const struct bank_access *nx, int nnext,
+                  unsigned maxw)
+{
+    for (int k = 4; k >= 2; k /= 2) {
+        if (k - 1 > nnext || k * acc->width > maxw)
+            continue;
+        int ok = 1;
+        for (int j = 1; j < k && ok; j++)
+            ok = lines_up_at(acc, &nx[j - 1], (unsigned)j);
+        for (int q = 0; q < BANK_LANES && ok; q++)
+            if ((acc->mask >> q & 1) && acc->offset[q] % (k * acc->width))
+                ok = 0;
+        if (ok)
+            return k;
+    }
+    return 1;
+}
+
+/* the access as nvcc emitted it (e->widen; run accesses from it merged into one), counted: 0,
+ * or -1 */
+static int count_compiled(struct kp_eval *e, struct bank_access *acc, int run, double mult,
+                          unsigned w, int i, const char *array)
 {
     unsigned W = acc->op <= BANK_STORE ? e->widen[acc->op] : 0;
-    if (next && acc->op <= BANK_STORE && e->merge_pairs[acc->op] && lines_up(acc, next)) {
-        acc->width *= 2;
-        *merged_next = 1;
+    if (run > 1) {
+        acc->width *= (unsigned)run;
         e->merged = 1;
         return count(e, acc, mult, w, i, array);
     }
@@ -330,13 +351,12 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
     unsigned threads = b[0] * b[1] * b[2], warps = (threads + 31) / 32;
     int any = 0, nacc = pattern_access_count(p);
     struct pattern_env env = pc->env;
-    static struct bank_access acc, nxt;
-    static unsigned char skip[1024 / 32 + 1], merged[1024 / 32 + 1];
+    static struct bank_access acc, nx[3];
+    static unsigned char skip[1024 / 32 + 1];   /* accesses of a warp merged into an earlier one */
     memset(skip, 0, sizeof skip);
     for (int i = 0; i < nacc; i++) {
         const char *array = pattern_access(p, i)->array;
         add_array(e->l, array);
-        memset(merged, 0, sizeof merged);
         for (unsigned w = 0; w < warps; w++) {
             if (++e->evals > KP_MAX_EVALS) {
                 pattern_free(p);
@@ -358,8 +378,10 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
                 continue;
             any = 1;
             e->l->ops |= 1u << (acc.op & 7);
-            if (w < sizeof skip && skip[w])
-                continue;                   /* merged into access i - 1's instruction */
+            if (w < sizeof skip && skip[w]) {
+                skip[w]--;
+                continue;                   /* merged into an earlier access's instruction */
+            }
             if (i < 32 && (e->vec_mask >> i & 1) && e->nloops > 0) {
                 if (e->trip[e->nloops - 1] % e->vec_g != 0)
                     continue;               /* in the instruction of the group's first trip */
@@ -373,17 +395,21 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
                 }
                 continue;
             }
-            int have_next = 0, mnext = 0;
-            if (i + 1 < nacc && acc.op <= BANK_STORE && e->merge_pairs[acc.op])
-                have_next = pattern_eval(p, &env, i + 1, &nxt, NULL, &err) == 0;
-            if (count_compiled(e, &acc, have_next ? &nxt : NULL, &mnext, mult, w, i, array)) {
+            int run = 1;
+            if (acc.op <= BANK_STORE && e->merge_w[acc.op] > acc.width) {
+                int nn = 0;
+                while (nn < 3 && i + 1 + nn < nacc &&
+                       pattern_eval(p, &env, i + 1 + nn, &nx[nn], NULL, &err) == 0)
+                    nn++;
+                run = run_of(&acc, nx, nn, e->merge_w[acc.op]);
+            }
+            if (count_compiled(e, &acc, run, mult, w, i, array)) {
                 pattern_free(p);
                 return -1;
             }
-            if (w < sizeof merged)
-                merged[w] = (unsigned char)mnext;
+            if (w < sizeof skip)
+                skip[w] = (unsigned char)(run - 1);
         }
-        memcpy(skip, merged, sizeof skip);
     }
     pattern_free(p);
     return any;
@@ -518,7 +544,7 @@ static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, cons
                 e->widen[o] = (unsigned)ls->width[o];           /* trips of the loop merged */
                 e->group = ls->width[o] / sw[o];
             } else
-                e->merge_pairs[o] = 1;
+                e->merge_w[o] = (unsigned)ls->width[o];
         } else if (ls->width[o] < 0 && (ls->widths[o] >> 1 & (ls->widths[o] >> 0)) &&
                    (ls->widths[o] & (unsigned)sw[o])) {
             int wide = 16;
@@ -528,7 +554,7 @@ static void plan_compiled(struct kp_eval *e, const struct pattern_cuda *pc, cons
                 e->widen[o] = (unsigned)wide;                   /* trips merged, a rest */
                 e->group = wide / sw[o];
             } else {
-                e->merge_pairs[o] = 1;                          /* some accesses merged */
+                e->merge_w[o] = (unsigned)wide;                 /* some accesses merged */
             }
         }
     }
@@ -647,7 +673,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     if (ls && ls->n && nloops > 0 && (ls->width[0] < 0 || ls->width[1] < 0) && e.group == 1) {
         plan_vector_trips(&e, ls, nloops);
         if (e.vec_mask)
-            e.merge_pairs[0] = e.merge_pairs[1] = 0;
+            e.merge_w[0] = e.merge_w[1] = 0;
     }
     l->state = KP_OK;
     for (int tuples = 0;; tuples++) {
