@@ -630,6 +630,24 @@ static void copy_toks(const char *s, const struct ftoks *v, int a, int n, char *
     bl_fmt(out, size, "%.*s", to - from, s + from);
 }
 
+
+/* line `line`'s predicted wavefronts in src with the edits ed[0..n) applied (the copy compiled
+ * anew and predicted from its own SASS), or -1 when that fails or the line is not predicted */
+static double edited_wavefronts(const char *src, size_t len, struct edit *ed, int n,
+                                const struct gpu_kernel_request *req, int line)
+{
+    size_t tlen;
+    char *t = apply(src, len, ed, n, &tlen);
+    static struct kp_result p;
+    double wf = -1;
+    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
+        if (p.nlines >= line && p.line[line - 1].state == KP_OK)
+            wf = p.line[line - 1].wavefronts;
+        kp_free(&p);
+    }
+    free(t);
+    return wf;
+}
 /* a wider element for line l of array `name` (token d declares it): each lane reading K = 2 or
  * 4 consecutive elements as separate accesses, a[K * X], a[K * X + 1], ... on the line, or
  * a[K * X + j] in `for (int j = 0; j < K; j++)`, read as one K-wide vector instead, when the
@@ -712,16 +730,7 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
         ed[n].cut = v->t[bound].len;
         bl_fmt(ed[n++].text, sizeof ed[0].text, "1");
     }
-    size_t tlen;
-    char *t = apply(src, len, ed, n, &tlen);
-    static struct kp_result p;
-    double wf = -1;
-    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
-        if (p.nlines >= l->line && p.line[l->line - 1].state == KP_OK)
-            wf = p.line[l->line - 1].wavefronts;
-        kp_free(&p);
-    }
-    free(t);
+    double wf = edited_wavefronts(src, len, ed, n, req, l->line);
     bl_fmt(cand, sizeof cand, "%s v = reinterpret_cast<const %s *>(%s)[%s]", vec, vec, name, x);
     if (wf >= 0 && wf < l->wavefronts) {
         bl_fmt(en, sizeof en, "note: read %s's %d elements a lane as one %s, %s (%s aligned to %d "
@@ -781,16 +790,7 @@ static int try_narrower(const char *src, size_t len, const struct ftoks *v,
                     j, n, m);
     bl_fmt(ed.text + w, sizeof ed.text - w, ")");
     bl_fmt(text, sizeof text, "%s", ed.text);
-    size_t tlen;
-    char *t = apply(src, len, &ed, 1, &tlen);
-    static struct kp_result p;
-    double wf = -1;
-    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
-        if (p.nlines >= l->line && p.line[l->line - 1].state == KP_OK)
-            wf = p.line[l->line - 1].wavefronts;
-        kp_free(&p);
-    }
-    free(t);
+    double wf = edited_wavefronts(src, len, &ed, 1, req, l->line);
     if (wf >= 0 && wf < l->wavefronts) {
         bl_fmt(en, sizeof en, "note: read the %d-byte element as its %d floats, %s: line %d "
                "becomes %.0f wavefronts instead of %.0f", bytes, n, text, l->line, wf,
