@@ -97,7 +97,7 @@ else
   GPU_LIBS :=
 endif
 # room_c, room_cu: the sources of room $(1) in this build; room_obj: its objects.
-room_c   = $(filter-out src/cli/main.c,$(foreach f,$(wildcard src/$(1)/*.c),$(if $(filter $(GPU_SKIP),$(notdir $(f))),,$(f))))
+room_c   = $(filter-out src/cli/main.c,$(foreach f,$(wildcard src/$(1)/*.c),$(if $(filter $(GPU_SKIP) san_%,$(notdir $(f))),,$(f))))
 room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter gpu,$(1)),$(wildcard kernels/*.cu)))
 room_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_c,$(1))) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(call room_cu,$(1)))
 room_lib = $(BUILD)/lib/$(1).a
@@ -119,6 +119,20 @@ INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c sr
               src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c src/base/err.c \
               src/base/msg.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
+# banklab run's sanitizer route (src/sanitize/san_inject.c and the device patch
+# src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's
+# headers (the GPU machine; SANITIZER_HOME to name another place). Elsewhere `banklab run`
+# says the route is missing and measures through CUPTI.
+SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
+HAVE_SANITIZER := $(if $(filter cuda,$(GPU)),$(wildcard $(SANITIZER_HOME)/include/sanitizer.h))
+SANITIZE_SO    := $(BUILD)/libbanklab_sanitize.so
+SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
+SANITIZE_SRC   := src/sanitize/san_inject.c src/sanitize/table.c src/model/bank.c \
+                  src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
+                  src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c \
+                  src/base/err.c src/base/msg.c
+SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
+SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
 ROOM_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
 BIN      := $(BUILD)/banklab
@@ -140,7 +154,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
-all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO))
+all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL)
 
 help:
 	@sed -n '2,11p' Makefile
@@ -165,6 +179,19 @@ $(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  CC      $< (PIC)")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
+
+$(BUILD)/pic/src/sanitize/%.o: CPPFLAGS += -I$(SANITIZER_HOME)/include
+
+$(SANITIZE_SO): $(SANITIZE_OBJ)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -o $@ $^ \
+	  -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public -ldl -lpthread
+
+$(SANITIZE_PATCH): src/sanitize/patch/patch.cu src/sanitize/cost.h src/sanitize/table.h $(FLAGS_STAMP)
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  NVCC    $@ (tools patch)")
+	$(Q)$(NVCC) --fatbin --compile-as-tools-patch -I$(SANITIZER_HOME)/include -O3 \
+	  -gencode arch=compute_90,code=sm_90 -o $@ $<
 
 $(INJECT_SO): $(INJECT_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
@@ -274,7 +301,7 @@ bench: deps
 bench-built: $(BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/bench/run.sh
 
-install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO))
+install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHARE_DIR)/lessons $(DESTDIR)$(SHARE_DIR)/assets \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/banklab
@@ -308,6 +335,7 @@ uninstall:
 device-bundle:
 	$(MAKE) --no-print-directory BUILD=$(BUILD) GPU=cuda \
 	  NVCC_ARCH='-gencode arch=compute_90,code=sm_90' $(BUILD)/banklab $(BUILD)/libbanklab_inject.so \
+	  $(SANITIZE_ALL) \
 	  $(BUILD)/tests/gpu_probe \
 	  $(BUILD)/tests/test_gpu
 	@for so in libcjson.so.1 libcmocka.so.0; do lib=$$($(CC) -print-file-name=$$so); case $$lib in \

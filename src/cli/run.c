@@ -22,17 +22,20 @@
 #include "measured.h"
 #include "kernel_out.h"
 
+enum { ROUTE_AUTO = 0, ROUTE_SANITIZER, ROUTE_CUPTI };
+
 struct run_args {
     const char *kernel_re;
     long skip, count;
     int json, sass, view;
+    int route;                   /* ROUTE_AUTO, ROUTE_SANITIZER, ROUTE_CUPTI */
     char **argv;                 /* the program and its arguments */
 };
 
 static void short_usage(FILE *f)
 {
     fputs("usage: banklab run [--kernel REGEX] [--launch-skip N] [--launch-count N] [--sass]\n"
-          "                   [--json] [--view] -- PROGRAM [ARGS]\n"
+          "                   [--route auto|sanitizer|cupti] [--json] [--view] -- PROGRAM [ARGS]\n"
           "banklab run --help explains everything (docs/kernel.md has a worked example).\n", f);
 }
 
@@ -44,12 +47,19 @@ static void help(FILE *f)
         "\n"
         "usage: banklab run [OPTIONS] -- PROGRAM [ARGS]\n"
         "\n"
-        "PROGRAM runs as it is (its output passes through) with banklab's CUPTI injection\n"
-        "library (libbanklab_inject.so, through CUDA_INJECTION64_PATH). A measured launch runs\n"
-        "in the device's turn with CUPTI's SASS metrics; its figures are summed per source\n"
-        "line from the line info of the cubin the program loaded (compile with nvcc -lineinfo;\n"
-        "without it banklab shows each SASS instruction). Any program: a binary, a Python\n"
-        "script with CuPy or PyTorch kernels.\n"
+        "PROGRAM runs as it is (its output passes through) with one of banklab's injection\n"
+        "libraries (through CUDA_INJECTION64_PATH), and every kernel it launches is measured in\n"
+        "that one run. The sanitizer route (libbanklab_sanitize.so, where it was built) patches\n"
+        "every shared-memory instruction with the Compute Sanitizer: each warp's addresses are\n"
+        "costed by the bank model on the GPU and summed per instruction; it needs no counters.\n"
+        "CUPTI's route (libbanklab_inject.so) reads the SASS metrics of one kernel per run of\n"
+        "the program (the others are run again). A measured launch takes the device's turn.\n"
+        "Figures are summed per source line from the line info of the cubin the program\n"
+        "loaded (compile with nvcc -lineinfo; without it banklab shows each SASS instruction).\n"
+        "Any program: a binary, a Python script with CuPy or PyTorch kernels.\n"
+        "\n"
+        "  --route auto|sanitizer|cupti  how to measure (auto: the sanitizer route where it\n"
+        "                         was built, else CUPTI's)\n"
         "\n"
         "Which launches (as in Nsight Compute):\n"
         "  --kernel REGEX         only kernels whose name (or mangled symbol) matches the\n"
@@ -82,14 +92,14 @@ static void help(FILE *f)
         f);
 }
 
-enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW };
+enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW, OPT_ROUTE };
 
 static const struct option run_options[] = {
     {"kernel", required_argument, NULL, OPT_KERNEL},
     {"launch-skip", required_argument, NULL, OPT_SKIP},
     {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
     {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
-    {"help", no_argument, NULL, 'h'}, {0}};
+    {"route", required_argument, NULL, OPT_ROUTE}, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int run_opt(void *ctx, int key, const char *name, const char *val);
 
@@ -106,6 +116,15 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
         return 0;
     if (!val)
         return cli_usage_error(&run_cmd, "%s needs a value", name);
+    if (key == OPT_ROUTE) {
+        static const char *const routes[] = {"auto", "sanitizer", "cupti"};
+        for (int i = 0; i < 3; i++)
+            if (!strcmp(val, routes[i])) {
+                a->route = i;
+                return 0;
+            }
+        return cli_usage_error(&run_cmd, "--route takes auto, sanitizer or cupti");
+    }
     if (key == OPT_KERNEL) {
         regex_t re;
         if (regcomp(&re, val, REG_EXTENDED | REG_NOSUB))
@@ -493,9 +512,22 @@ int cmd_run(int argc, char **argv)
         fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names $BANKLAB_INJECT */
         return EXIT_NOGPU;
     }
-    /* the first launch of each kernel (of those --kernel names): one a run of the program */
-    int one = a.skip < 0 && a.count < 0;
-    struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one};
+    char slib[PATH_MAX + 256], patch[PATH_MAX + 256];
+    const char *use_patch = NULL;
+    if (a.route != ROUTE_CUPTI) {
+        struct bl_err se = {0};
+        if (!gpu_run_find_sanitizer(slib, patch, sizeof slib, &se)) {
+            bl_fmt(lib, sizeof lib, "%s", slib);
+            use_patch = patch;
+        } else if (a.route == ROUTE_SANITIZER) {
+            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(se.msg));
+            return EXIT_NOGPU;
+        }
+    }
+    /* CUPTI: the first launch of each kernel (of those --kernel names), one a run of the
+     * program; the sanitizer route measures them all in one run */
+    int one = !use_patch && a.skip < 0 && a.count < 0;
+    struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one, use_patch};
     struct gpu_run_output o;
     if (gpu_run_program(&req, a.argv, &o, &e)) {
         fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names argv[0] */

@@ -246,7 +246,7 @@ static void correlate(const struct cupti *c, const struct sassm_code *code,
     p.pcOffset = in->pc;
     in->file = 0;
     in->line = 0;
-    if (c->correlate(&p) != CUPTI_SUCCESS)
+    if (!c || c->correlate(&p) != CUPTI_SUCCESS) /* no CUPTI: no line */
         return;
     in->line = (int)p.lineNumber;
     if (p.fileName) {

@@ -247,6 +247,8 @@ struct gpu_run_request {
                                         stdout holds the JSON alone) */
     int one;                         /* measure one launch per run of the program (the library
                                         names the other kernels in "replay:" notes) */
+    const char *patch;               /* the sanitizer route: the device patch
+                                        (banklab_patch.fatbin) lib loads; NULL: CUPTI's route */
 };
 
 struct gpu_run_launch {
@@ -279,6 +281,12 @@ int gpu_run_check(struct bl_err *err);
  * banklab binary, ../lib/banklab/ from it, then the installed lib directory. 0 with its
  * path, -1 with err saying where it looked. */
 int gpu_run_find_lib(char *path, size_t size, struct bl_err *err);
+
+/* gpu_run_find_sanitizer: the sanitizer route's library and device patch
+ * (libbanklab_sanitize.so and banklab_patch.fatbin, from $BANKLAB_SANITIZE_DIR, beside the
+ * executable or installed), and the Compute Sanitizer's own library they need. 0, or -1 with
+ * err saying what is missing (then banklab run measures through CUPTI). */
+int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err);
 
 /* gpu_run_program: run argv (execvp: PATH is searched) with its output on ours, the library
  * injected (CUDA_INJECTION64_PATH) and a private directory for its results; wait for it

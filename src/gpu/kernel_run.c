@@ -76,6 +76,43 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
 #endif
 }
 
+/* The directory of this executable (no trailing slash), or "" when unknown. */
+static void exe_dir(char *dir, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+}
+
+int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err)
+{
+    char dir[PATH_MAX];
+    const char *env = getenv("BANKLAB_SANITIZE_DIR");
+    const char *where[3] = {NULL, NULL, NULL};
+    char beside[PATH_MAX], installed[PATH_MAX];
+    if (env && *env) {
+        where[0] = env;
+    } else {
+        exe_dir(dir, sizeof dir);
+        bl_fmt(beside, sizeof beside, "%s", dir);
+        bl_fmt(installed, sizeof installed, "%s/../lib/banklab", dir);
+        where[0] = beside;
+        where[1] = installed;
+#ifdef BANKLAB_LIB_DIR
+        where[2] = BANKLAB_LIB_DIR;
+#endif
+    }
+    for (int i = 0; i < 3 && where[i]; i++) {
+        bl_fmt(lib, size, "%s/libbanklab_sanitize.so", where[i]);
+        bl_fmt(patch, size, "%s/banklab_patch.fatbin", where[i]);
+        if (regular(lib) && regular(patch))
+            return 0;
+    }
+    return bl_fail(err, -1, BL_NOWHERE, KRN_SANITIZE_MISSING);
+}
+
 /* ---- the results ---- */
 
 static unsigned char *slurp(const char *path, size_t *n)
@@ -252,6 +289,8 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     if (req->one)
         setenv("BANKLAB_RUN_ONE", "1", 1);
+    if (req->patch)
+        setenv("BANKLAB_SANITIZE_PATCH", req->patch, 1);
     if (req->kernel_re)
         setenv("BANKLAB_RUN_KERNEL", req->kernel_re, 1);
     if (req->skip >= 0) {

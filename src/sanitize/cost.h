@@ -1,0 +1,105 @@
+/* cost.h: the bank model of src/model/bank.c reduced to its two figures (wavefronts, passes)
+ * for one warp instruction, small enough to run in a Compute Sanitizer device callback: no
+ * per-cell tables, 32 addresses in, two numbers out. The same rules as bank_simulate: passes
+ * by width (32, 16 or 8 lanes), 8/16-byte loads fuse passes when neighbouring lanes (n^1 or
+ * n^2) ask for the same address, a pass costs the most distinct 4-byte words one bank must
+ * serve; ldmatrix/stmatrix: one pass per 8x8 matrix of rows from lanes 8i..8i+7; cp.async:
+ * every word written counts (no broadcast) and the global side's banks count too.
+ * tests/unit/test_sancost.c holds it against bank_simulate on every pattern of tests/data and
+ * on random ones. C and CUDA (SAN_HD is __host__ __device__ under nvcc); no libc. */
+#ifndef BANKLAB_SANITIZE_COST_H
+#define BANKLAB_SANITIZE_COST_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define SAN_HD __host__ __device__ __forceinline__
+#else
+#define SAN_HD static inline
+#endif
+
+enum san_kind { SAN_LD = 0, SAN_ST = 1, SAN_ATOM = 2, SAN_LDSM = 3, SAN_STSM = 4, SAN_CPASYNC = 5 };
+
+struct san_cost { uint32_t wavefronts, passes; };
+
+/* san_pass_cost: the cost of the lanes `lanes` of one pass: the most distinct words (cp.async:
+ * words, each lane's counting) one bank serves; cp.async also the most words one source bank
+ * gives. nwords: 4-byte words per lane. */
+SAN_HD uint32_t san_pass_cost(const uint32_t *addr, const uint32_t *src, uint32_t lanes,
+                              unsigned nwords, int every_word)
+{
+    uint32_t worst = 0;
+    uint8_t count[32], scount[32];
+    for (int b = 0; b < 32; b++)
+        count[b] = scount[b] = 0;
+    for (int n = 0; n < 32; n++) {
+        if (!(lanes >> n & 1u))
+            continue;
+        uint32_t first = addr[n] / 4u;
+        for (unsigned k = 0; k < nwords; k++) {
+            uint32_t w = first + k;
+            int seen = 0;
+            if (!every_word) { /* a word an earlier lane of the pass asked for is free */
+                for (int m = 0; m < n && !seen; m++) {
+                    if (!(lanes >> m & 1u))
+                        continue;
+                    uint32_t f = addr[m] / 4u;
+                    seen = w >= f && w < f + nwords;
+                }
+            }
+            if (seen)
+                continue;
+            uint8_t c = ++count[w % 32u];
+            if (c > worst)
+                worst = c;
+            if (every_word && src) {
+                uint8_t s = ++scount[(src[n] / 4u + k) % 32u];
+                if (s > worst)
+                    worst = s;
+            }
+        }
+    }
+    return worst;
+}
+
+/* san_cost_of: wavefronts and passes of one warp instruction of `kind`, `width` bytes per
+ * lane (16 for a matrix row), active lanes `mask`, shared byte offsets addr[32] (src[32]: the
+ * global sources of cp.async, else unused), matrices 1/2/4 for ldmatrix/stmatrix. */
+SAN_HD struct san_cost san_cost_of(unsigned kind, unsigned width, uint32_t mask,
+                                   const uint32_t *addr, const uint32_t *src, unsigned matrices)
+{
+    struct san_cost r = {0, 0};
+    if (kind == SAN_LDSM || kind == SAN_STSM) {
+        for (unsigned i = 0; i < matrices && i < 4; i++) {
+            uint32_t lanes = 0xffu << (8u * i);
+            r.wavefronts += san_pass_cost(addr, 0, lanes, 4, 0);
+            r.passes++;
+        }
+        return r;
+    }
+    unsigned per = width == 16 ? 8 : width == 8 ? 16 : 32;
+    unsigned nwords = width <= 4 ? 1 : width / 4;
+    if (kind == SAN_LD && width >= 8) {
+        int pair = 0;
+        for (unsigned x = 1; x <= 2 && !pair; x++) {
+            pair = 1;
+            for (unsigned n = 0; n < 32 && pair; n++) {
+                unsigned p = n ^ x;
+                if ((mask >> n & 1u) && (mask >> p & 1u) && addr[n] != addr[p])
+                    pair = 0;
+            }
+        }
+        if (pair)
+            per *= 2;
+    }
+    for (unsigned first = 0; first < 32; first += per) {
+        uint32_t lanes = (per == 32 ? 0xffffffffu : ((1u << per) - 1u) << first) & mask;
+        if (!lanes)
+            continue;
+        r.wavefronts += san_pass_cost(addr, src, lanes, nwords, kind == SAN_CPASYNC);
+        r.passes++;
+    }
+    return r;
+}
+
+#endif

@@ -1,0 +1,71 @@
+#!/usr/bin/env python3
+"""sanitize_compare.py OUT PROG: the sanitizer route's `banklab run --json` of PROG
+(OUT/san_PROG.json) against CUPTI's route of the same program (OUT/cupti_PROG.json): every
+launch of the sanitizer run is matched by kernel name with CUPTI's, and per SASS instruction
+(pc) the executions, wavefronts and ideal must be equal; then, where OUT/ncu_PROG_I.csv exist
+(ncu --page source --csv --print-source cuda,sass of launch I), per source line the
+wavefronts must equal ncu's. Prints one ok/FAIL line per check; exit 0 when all hold."""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from kernel_compare import parse_ncu  # noqa: E402
+
+
+def main():
+    out, prog = sys.argv[1], sys.argv[2]
+    fail = 0
+
+    def check(ok, text):
+        nonlocal fail
+        print(("ok   " if ok else "FAIL ") + text)
+        fail += 0 if ok else 1
+
+    san = json.load(open(os.path.join(out, "san_%s.json" % prog)))
+    cup = json.load(open(os.path.join(out, "cupti_%s.json" % prog)))
+    cl = {l["kernel"]: l for l in cup["launches"]}
+    check(len(san["launches"]) == len(cl) and len(cl) > 0,
+          "%s: %d launches measured in one run by the sanitizer route, %d by CUPTI's" %
+          (prog, len(san["launches"]), len(cl)))
+    insts = equal = 0
+    for l in san["launches"]:
+        c = cl.get(l["kernel"])
+        if not c:
+            check(False, "%s: %s not measured by CUPTI" % (prog, l["kernel"]))
+            continue
+        ci = {i["pc"]: i for i in c["instructions"]}
+        si = {i["pc"]: i for i in l["instructions"]}
+        bad = []
+        for pc in sorted(set(ci) | set(si)):
+            a, b = si.get(pc), ci.get(pc)
+            insts += 1
+            fa = a and (a["inst"], a["wavefronts"], a.get("ideal"))
+            fb = b and (b["inst"], b["wavefronts"], b.get("ideal"))
+            if fa == fb:
+                equal += 1
+            else:
+                bad.append("pc %#x %s: sanitizer %s, CUPTI %s" %
+                           (pc, (a or b)["sass"], fa, fb))
+        check(not bad, "%s %s: %d instructions equal to CUPTI's%s" %
+              (prog, l["kernel"], len(si), ("; " + "; ".join(bad[:4])) if bad else ""))
+        for i, launch in enumerate(san["launches"]):
+            if launch is not l:
+                continue
+            path = os.path.join(out, "ncu_%s_%d.csv" % (prog, i))
+            if not os.path.exists(path):
+                continue
+            theirs = parse_ncu(open(path, errors="replace").read())
+            ours = {(os.path.basename(x["file"]), x["line"]): x["wavefronts"] for x in l["lines"]}
+            keys = [k for k in set(ours) | set(theirs)
+                    if ours.get(k, 0) or theirs.get(k, [0])[0]]
+            lbad = ["%s:%d ours %s ncu %s" % (k[0], k[1], ours.get(k, 0), theirs.get(k, [0])[0])
+                    for k in sorted(keys) if ours.get(k, 0) != theirs.get(k, [0])[0]]
+            check(not lbad, "%s %s: %d lines equal to ncu's%s" %
+                  (prog, l["kernel"], len(keys), ("; " + "; ".join(lbad[:4])) if lbad else ""))
+    print("%s: %d of %d instructions equal to CUPTI's" % (prog, equal, insts))
+    return 1 if fail else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
