@@ -128,7 +128,7 @@ HAVE_SANITIZER := $(if $(filter cuda,$(GPU)),$(wildcard $(SANITIZER_HOME)/includ
 SANITIZE_SO    := $(BUILD)/libbanklab_sanitize.so
 SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
 SANITIZE_SRC   := src/sanitize/san_inject.c src/sanitize/table.c src/model/bank.c \
-                  src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
+                  src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c src/gpu/kernel_sass_lines.c \
                   src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c \
                   src/base/err.c src/base/msg.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
@@ -181,10 +181,12 @@ $(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/pic/src/sanitize/%.o: CPPFLAGS += -I$(SANITIZER_HOME)/include
+# only what the library calls is linked: kernel_sass_lines.c's line table without its compiler
+$(SANITIZE_OBJ): CFLAGS_EXTRA += -ffunction-sections -fdata-sections
 
 $(SANITIZE_SO): $(SANITIZE_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -o $@ $^ \
+	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--gc-sections -Wl,--no-undefined -o $@ $^ \
 	  -L$(SANITIZER_HOME) -Wl,-rpath,$(SANITIZER_HOME) -lsanitizer-public -ldl -lpthread
 
 $(SANITIZE_PATCH): src/sanitize/patch/patch.cu src/sanitize/cost.h src/sanitize/table.h $(FLAGS_STAMP)

@@ -31,6 +31,7 @@
 #include "../gpu/cuda_kstate.h"
 #include "../gpu/cuda_sassm.h"
 #include "../gpu/devlock.h"
+#include "../gpu/kernel_sass_lines.h"
 #include "sanitize.h"
 
 #define TURN_WAIT_MS 30000
@@ -319,6 +320,51 @@ static void fill_head(struct gpu_kernel_result *res)
                TURN_WAIT_MS / 1000);
 }
 
+/* A header of the CUDA toolkit (CUDA's own include directories), where the code of
+ * atomicAdd, __half2float, cuda::memcpy_async, cub and wmma stands. */
+static int toolkit_file(const char *path)
+{
+    return strstr(path, "/include/") && (strstr(path, "/cuda") || strstr(path, "/cccl/"));
+}
+
+/* Instructions CUPTI's line table charges to a header of the toolkit are charged instead to
+ * the line of the kernel's own file that called it (the outermost frames of the DWARF
+ * inlined-at chain in that file, ksl_lines), as Nsight Compute's source page shows them: the
+ * learner's line, not CUDA's. The kernel's file: the file of its other instructions. */
+static void own_lines(struct gpu_kernel_result *res, const struct module *m)
+{
+    const char *own = NULL;
+    int moved = 0;
+    for (int i = 0; i < res->ninsts && !own; i++) {
+        int f = res->insts[i].file;
+        if (f > 0 && f < res->nfiles && !toolkit_file(res->files[f]))
+            own = res->files[f];
+    }
+    if (!own)
+        return;
+    char ownpath[GPU_KERNEL_TEXT];
+    bl_fmt(ownpath, sizeof ownpath, "%s", own);
+    struct kp_sass ks;
+    if (ksl_lines(m->cubin, m->size, T.symbol, ownpath, &ks))
+        return;
+    int fo = kres_add_file(res, ownpath);
+    for (int i = 0; i < res->ninsts && fo >= 0; i++) {
+        struct gpu_kernel_inst *in = &res->insts[i];
+        if (in->file <= 0 || in->file >= res->nfiles || !toolkit_file(res->files[in->file]))
+            continue;
+        for (int k = 0; k < ks.n; k++)
+            if (ks.insn[k].pc == in->pc) {
+                in->file = fo;
+                in->line = ks.insn[k].line;
+                moved++;
+                break;
+            }
+    }
+    kp_sass_free(&ks);
+    if (moved)
+        kres_build_lines(res);
+}
+
 /* The copied table into res (G.mu held). */
 static void table_result(struct gpu_kernel_result *res, double t_run)
 {
@@ -366,6 +412,8 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
         struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL};
         if (sassm_build(G.have_cupti ? &G.c : NULL, &code, &cfg, &sr, res, NULL))
             bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+        else
+            own_lines(res, m);
     }
     free(sr.rows);
     res->timing.run = t_run;

@@ -44,6 +44,7 @@ def parse_ncu(text):
     rows under each CUDA line are summed; where a page has only line rows, those are taken."""
     sass = {}
     direct = {}
+    seen = set()
     cur_file, cur_line, hdr = "", None, None
     for row in csv.reader(io.StringIO(text)):
         if not row:
@@ -88,6 +89,9 @@ def parse_ncu(text):
         if wf is None:
             continue
         key = (cur_file, cur_line if cur_line is not None else 0)
+        if (key, cells[ai]) in seen:  # ncu 2025.3 lists a line's SASS rows twice
+            continue
+        seen.add((key, cells[ai]))
         acc = sass.setdefault(key, [0.0, 0.0])
         acc[0] += wf
         acc[1] += ideal or 0.0

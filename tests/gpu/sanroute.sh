@@ -33,10 +33,10 @@ for p in $progs; do
     [ -f "$src" ] || continue
     $CUDA_HOME/bin/nvcc -O3 -lineinfo -arch=sm_90 -o "$out/bin/$p" "$src" > "$out/nvcc_$p.txt" 2>&1 ||
         { say "FAIL: nvcc $p"; fail=$((fail + 1)); continue; }
-    BANKLAB_SANITIZE_PATTERNS="$out/patterns_$p.txt" BANKLAB_RUN_DEBUG="$out/san_$p.debug" timeout 300 "$B" run --route sanitizer --sass --json -- \
+    BANKLAB_SANITIZE_PATTERNS="$out/patterns_$p.txt" BANKLAB_RUN_DEBUG="$out/san_$p.debug" timeout 300 "$B" run --route sanitizer --json -- \
         "$out/bin/$p" > "$out/san_$p.json" 2> "$out/san_$p.err"
     say "banklab run --route sanitizer -- $p: exit $? $(grep -v '^\(eight\|many\)' "$out/san_$p.err" | head -n 3 | tr '\n' ' ')"
-    timeout 300 "$B" run --route cupti --sass --json -- "$out/bin/$p" > "$out/cupti_$p.json" 2> "$out/cupti_$p.err"
+    timeout 300 "$B" run --route cupti --json -- "$out/bin/$p" > "$out/cupti_$p.json" 2> "$out/cupti_$p.err"
     say "banklab run --route cupti -- $p: exit $?"
     if [ -x "$NCU" ] && [ "$p" = eight -o "$p" = many ]; then
         timeout 400 "$NCU" --section SourceCounters -f -o "$out/ncu_$p" "$out/bin/$p" > "$out/ncu_$p.log" 2>&1
@@ -51,7 +51,7 @@ for p in $progs; do
     python3 "$here/sanitize_compare.py" "$out" "$p" >> "$log" 2>&1 || fail=$((fail + 1))
 done
 # speed: median of 3, end to end, on the ten-kernel program
-for p in eight many; do
+for p in ${SAN_SPEED:-eight many}; do
     [ -x "$out/bin/$p" ] || continue
     for k in 1 2 3; do t0=$(ms); "$out/bin/$p" >/dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_plain"
     for k in 1 2 3; do t0=$(ms); "$B" run --route sanitizer -- "$out/bin/$p" >/dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_san"
