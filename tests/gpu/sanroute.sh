@@ -61,5 +61,16 @@ for p in ${SAN_SPEED:-eight many}; do
     else echo 0 > "$out/t_ncu"; fi
     say "speed $p (median of 3, ms): plain $(cat "$out/t_plain"), sanitizer route $(cat "$out/t_san"), CUPTI route $(cat "$out/t_cupti"), ncu --section SourceCounters $(cat "$out/t_ncu")"
 done
+# Python programs: PyTorch and CuPy (or its ctypes stand-in), every launch measured, timed
+for py in tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py; do
+    name=$(basename "$py" .py)
+    t0=$(ms); timeout 120 python3 "$py" > "$out/plain_$name.txt" 2>&1; rc=$?; tp=$(( $(ms) - t0 ))
+    t0=$(ms)
+    BANKLAB_SANITIZE_PATTERNS="$out/patterns_$name.txt" timeout 300 "$B" run --route sanitizer --json -- python3 "$py" \
+        > "$out/san_$name.json" 2> "$out/san_$name.err"
+    rs=$?; ts=$(( $(ms) - t0 ))
+    n=$(python3 -c "import json;d=json.load(open('$out/san_$name.json'));print(len(d['launches']), sum(1 for l in d['launches'] if l['status']=='ok'))" 2>/dev/null)
+    say "python3 $name: plain exit $rc $tp ms; banklab run --route sanitizer exit $rs $ts ms; launches measured, ok: $n; $(grep -c . "$out/san_$name.err") lines on stderr"
+done
 say "sanitize: $fail failed"
 [ $fail = 0 ]
