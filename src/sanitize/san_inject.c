@@ -370,6 +370,19 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
 {
     uint64_t pc0 = 0, size = 0;
     SanitizerResult r = sanitizerGetFunctionPcAndSize(T.mod, T.symbol, &pc0, &size);
+    /* a kernel of a library (cuLibraryLoad, CUDA's lazy loading) may name another module at
+     * launch than the one it was loaded in: try each module whose cubin holds the symbol */
+    for (int i = G.nmods - 1; i >= 0 && r != SANITIZER_SUCCESS; i--) {
+        const uint8_t *code;
+        size_t n;
+        if (G.mods[i].mod != T.mod &&
+            !sass_function_code(G.mods[i].cubin, G.mods[i].size, T.symbol, &code, &n) &&
+            sanitizerGetFunctionPcAndSize(G.mods[i].mod, T.symbol, &pc0, &size) ==
+                SANITIZER_SUCCESS) {
+            T.mod = G.mods[i].mod;
+            r = SANITIZER_SUCCESS;
+        }
+    }
     if (r != SANITIZER_SUCCESS) {
         bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED,
                 "sanitizerGetFunctionPcAndSize", "not found");

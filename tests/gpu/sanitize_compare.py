@@ -57,12 +57,23 @@ def main():
                 continue
             theirs = parse_ncu(open(path, errors="replace").read())
             ours = {(os.path.basename(x["file"]), x["line"]): x["wavefronts"] for x in l["lines"]}
+            # ncu's source page lists an inlined instruction under the header line of CUDA's
+            # code it stands in (and, for some, under the caller's line too); banklab charges
+            # it to the caller's line in the learner's file. Lines of .cu files are compared;
+            # what ncu shows only under a header must account for the rest.
+            cu = lambda k: k[0].endswith(".cu")
+            hdr = sum(v[0] for k, v in theirs.items() if not cu(k))
             keys = [k for k in set(ours) | set(theirs)
-                    if ours.get(k, 0) or theirs.get(k, [0])[0]]
+                    if cu(k) and (ours.get(k, 0) or theirs.get(k, [0])[0])]
+            diff = {k: ours.get(k, 0) - theirs.get(k, [0])[0] for k in keys}
             lbad = ["%s:%d ours %s ncu %s" % (k[0], k[1], ours.get(k, 0), theirs.get(k, [0])[0])
-                    for k in sorted(keys) if ours.get(k, 0) != theirs.get(k, [0])[0]]
-            check(not lbad, "%s %s: %d lines equal to ncu's%s" %
-                  (prog, l["kernel"], len(keys), ("; " + "; ".join(lbad[:4])) if lbad else ""))
+                    for k in sorted(keys) if diff[k]]
+            moved = sum(d for d in diff.values() if d > 0)
+            ok = not [d for d in diff.values() if d < 0] and moved <= hdr
+            check(ok, "%s %s: %d lines of the .cu equal to ncu's%s%s" %
+                  (prog, l["kernel"], len(keys),
+                   (" but for what ncu charges to CUDA's headers (%s)" % "; ".join(lbad[:4]))
+                   if lbad and ok else "", ("; " + "; ".join(lbad[:4])) if not ok else ""))
     print("%s: %d of %d instructions equal to CUPTI's" % (prog, equal, insts))
     return 1 if fail else 0
 

@@ -22,7 +22,9 @@ static __device__ __forceinline__ unsigned lane_id(void)
     return r;
 }
 
-/* A hash of the pattern with offsets taken relative to the 128-byte row of the lowest one. */
+/* A hash of the pattern with offsets taken relative to the lowest one's word: warps whose
+ * addresses differ by a whole number of words ask the same banks for the same words, rotated,
+ * and cost the same (cp.async: relative to the 128-byte row, its global side stays put). */
 static __device__ uint64_t pattern_key(const uint32_t *a, const uint32_t *s, uint32_t mask,
                                        unsigned width, unsigned kind, unsigned matrices)
 {
@@ -30,7 +32,7 @@ static __device__ uint64_t pattern_key(const uint32_t *a, const uint32_t *s, uin
     for (int i = 0; i < 32; i++)
         if ((mask >> i & 1u) && a[i] < lo)
             lo = a[i];
-    lo &= ~127u;
+    lo &= kind == SAN_CPASYNC ? ~127u : ~3u;
     uint64_t h = 1469598103934665603ull;
     h = (h ^ mask) * 1099511628211ull;
     h = (h ^ (width | kind << 8 | matrices << 16)) * 1099511628211ull;
@@ -87,6 +89,16 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
     int placed = 0;
     for (int i = 0; i < SAN_PATS && !placed; i++) {
         struct san_pat *p = &e->pat[i];
+        /* a plain read first: the slot of a common pattern is counted without a compare-and-
+           swap (every warp of a hot loop would otherwise queue on that one word) */
+        unsigned long long seen = *(volatile unsigned long long *)&p->key;
+        if (seen == key) {
+            atomicAdd(&p->count, 1u);
+            placed = 1;
+            continue;
+        }
+        if (seen != 0)
+            continue;
         unsigned long long old = atomicCAS((unsigned long long *)&p->key, 0ull,
                                            (unsigned long long)key);
         if (old == 0) {
@@ -101,7 +113,7 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
     if (!placed)
         atomicAdd(&e->others, 1u);
     struct san_pat *w = &e->pat[SAN_WORST];
-    if (atomicMax(&w->wavefronts, wf) < wf) { /* a costlier warp: keep it (last writer wins) */
+    if (*(volatile uint32_t *)&w->wavefronts < wf && atomicMax(&w->wavefronts, wf) < wf) { /* a costlier warp: keep it (last writer wins) */
         w->key = key;
         fill(w, a, s, mask, width, kind, matrices, wf);
     }
