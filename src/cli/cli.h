@@ -131,4 +131,10 @@ void cli_now_utc(char *buf, size_t n);
  * returns EXIT_USAGE, else rc. Called once by main() after every command. */
 int cli_stdout_done(const char *cmd, int rc);
 
+/* cli_run_program (run.c): `banklab run` of argv (a program built by banklab kernel from a
+ * .cu with main()): every kernel it launches measured in one run (--kernel kernel_re, skip and
+ * count as --launch-skip and --launch-count, -1 when not given), printed as banklab run prints
+ * (json: one object). Returns the exit status. */
+int cli_run_program(char **argv, const char *kernel_re, long skip, long count, int json);
+
 #endif

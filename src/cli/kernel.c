@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "../base/fmt.h"
 #include "kernel_model.h"
+#include "kernel_prog.h"
 #include "measured.h"
 #include "kernel_out.h"
 
@@ -30,6 +31,7 @@ struct kernel_args {
     int nopts;
     int json, sass, sort_excess, timings, no_cache, no_server, counters, launch_only;
     int model, fix, zh;          /* --model, --fix, --lang zh (kernel_model.c) */
+    long skip, count;            /* --launch-skip, --launch-count (a program); -1: not given */
 };
 
 static void short_usage(FILE *f)
@@ -138,7 +140,7 @@ static void help(FILE *f)
 }
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
-       OPT_COUNTERS, OPT_LAUNCH_ONLY, OPT_MODEL, OPT_FIX, OPT_LANG, OPT_SORT };
+       OPT_COUNTERS, OPT_LAUNCH_ONLY, OPT_MODEL, OPT_FIX, OPT_LANG, OPT_SORT, OPT_SKIP, OPT_COUNT };
 
 static const struct option kernel_options[] = {
     CLI_LAUNCH_OPTIONS, {"device", required_argument, NULL, CLI_LAUNCH},
@@ -149,7 +151,8 @@ static const struct option kernel_options[] = {
     {"counters", no_argument, NULL, OPT_COUNTERS},
     {"launch-only", no_argument, NULL, OPT_LAUNCH_ONLY}, {"model", no_argument, NULL, OPT_MODEL},
     {"fix", no_argument, NULL, OPT_FIX}, {"lang", required_argument, NULL, OPT_LANG},
-    {"sort", required_argument, NULL, OPT_SORT}, {"help", no_argument, NULL, 'h'}, {0}};
+    {"sort", required_argument, NULL, OPT_SORT}, {"launch-skip", required_argument, NULL, OPT_SKIP},
+    {"launch-count", required_argument, NULL, OPT_COUNT}, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int kernel_opt(void *ctx, int key, const char *name, const char *val);
 
@@ -180,6 +183,12 @@ static int kernel_opt(void *ctx, int key, const char *name, const char *val)
         if (!val || (strcmp(val, "en") && strcmp(val, "zh")))
             return cli_usage_error(&kernel_cmd, "--lang takes en or zh");
         a->zh = !strcmp(val, "zh");
+    } else if (key == OPT_SKIP || key == OPT_COUNT) {
+        char *end;
+        long n = val ? strtol(val, &end, 10) : -1;
+        if (!val || !*val || *end || n < 0 || n > 1000000000L)
+            return cli_usage_error(&kernel_cmd, "%s takes a count (0, 1, 2, ...)", name);
+        *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     } else if (key == OPT_SORT) {
         if (!val)
             return cli_usage_error(&kernel_cmd, "--sort needs a value (line or excess)");
@@ -215,6 +224,7 @@ static int named_twice(const struct kernel_args *a)
 static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
     memset(a, 0, sizeof *a);
+    a->skip = a->count = -1;
     int rc = cli_parse(&kernel_cmd, argc, argv, a, NULL), twice = rc ? -1 : named_twice(a);
     if (rc)
         return rc;
@@ -730,6 +740,34 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     return 0;
 }
 
+/* A file with a main() is measured as the program it is (kernel_prog.h), unless a launch of
+ * one kernel is asked for (--grid, --block, --smem, --arg, --buffer-size, --fill) or the model,
+ * a fix or a single launch for ncu. */
+static int as_program(const struct kernel_args *a, const char *src, size_t len)
+{
+    static const char *const launch[] = {"--grid", "--block", "--smem", "--arg", "--buffer-size",
+                                         "--fill"};
+    if (a->model || a->fix || a->launch_only || a->counters || !kprog_has_main(src, len))
+        return 0;
+    for (int i = 0; i < a->nopts; i++)
+        for (size_t k = 0; k < sizeof launch / sizeof launch[0]; k++)
+            if (!strcmp(a->opt[i], launch[k]))
+                return 0;
+    return 1;
+}
+
+static int program(const struct kernel_args *a, const struct gpu_kernel_request *req)
+{
+    struct bl_err e = {0};
+    if (gpu_run_check(&e)) {
+        fprintf(stderr, "banklab kernel: %s has a main(): measuring the program needs a GPU: %s "
+                "(banklab kernel %s --model predicts it without one)\n", CLI_CLEAN(a->file),
+                CLI_CLEAN(e.msg), CLI_CLEAN(a->file));
+        return EXIT_NOGPU;
+    }
+    return kprog_run(req, a->skip, a->count, a->json);
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     static struct kernel_args a;
@@ -761,6 +799,17 @@ int cmd_kernel(int argc, char **argv)
         }
         if (!req.name[0] && strchr(one, '<'))
             bl_fmt(req.name, sizeof req.name, "%s", one);
+    }
+    if (as_program(&a, src, len)) {
+        /* with a GPU: the program; without one, a file of one kernel is still compiled and
+           checked below (its errors as FILE:LINE:COL), one of several is said so here */
+        struct bl_err e = {0};
+        static char kn[64][GPU_KERNEL_TEXT];
+        int tm[64];
+        if (!gpu_run_check(&e) || kp_kernels(src, len, kn, tm, 64) > 1) {
+            free(src);
+            return program(&a, &req);
+        }
     }
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))

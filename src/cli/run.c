@@ -486,12 +486,34 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
     }
 }
 
+static int run_measure(struct run_args *a);
+
 int cmd_run(int argc, char **argv)
 {
     struct run_args a;
     int rc = parse_args(argc, argv, &a);
     if (rc)
         return rc < 0 ? 0 : rc;
+    return run_measure(&a);
+}
+
+int cli_run_program(char **argv, const char *kernel_re, long skip, long count, int json)
+{
+    struct run_args a;
+    memset(&a, 0, sizeof a);
+    a.argv = argv;
+    a.kernel_re = kernel_re;
+    a.skip = skip;
+    a.count = count;
+    a.json = json;
+    return run_measure(&a);
+}
+
+/* Runs a->argv under the chosen route and prints what it measured. */
+static int run_measure(struct run_args *ap)
+{
+    struct run_args a = *ap;
+    int rc;
     const char *other = getenv("CUDA_INJECTION64_PATH");
     char why[PATH_MAX + 256];
     if (other && *other) {

@@ -288,6 +288,10 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err);
  * err saying what is missing (then banklab run measures through CUPTI). */
 int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err);
 
+/* knvcc_find (kernel_nvcc.c): the toolkit's nvcc ($CUDA_HOME, $CUDA_PATH, PATH, then
+ * /usr/local/cuda); 0 when found (path filled), else -1. */
+int knvcc_find(char *path, size_t size);
+
 /* gpu_run_program: run argv (execvp: PATH is searched) with its output on ours, the library
  * injected (CUDA_INJECTION64_PATH) and a private directory for its results; wait for it
  * (SIGINT and SIGQUIT reach the program, not the wait); read what it measured into *out

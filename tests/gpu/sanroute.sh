@@ -61,6 +61,29 @@ for p in ${SAN_SPEED:-eight many}; do
     else echo 0 > "$out/t_ncu"; fi
     say "speed $p (median of 3, ms): plain $(cat "$out/t_plain"), sanitizer route $(cat "$out/t_san"), CUPTI route $(cat "$out/t_cupti"), ncu --section SourceCounters $(cat "$out/t_ncu")"
 done
+# banklab kernel F.cu with no options on every program: the program as it is, every kernel
+# measured in one run, every shared access on a line of the learner's own file
+for src in tests/gpu/programs/*.cu tests/gpu/route/*.cu ${SAN_KERNEL_EXTRA:-}; do
+    name=$(basename "$src" .cu)
+    t0=$(ms)
+    timeout 300 "$B" kernel "$src" --json > "$out/kernel_$name.json" 2> "$out/kernel_$name.err"
+    rc=$?
+    res=$(python3 - "$out/kernel_$name.json" "$src" <<'PY'
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+src = open(sys.argv[2]).read()
+kernels = len(re.findall(r"__global__", src))
+ls = d["launches"]
+ok = [l for l in ls if l["status"] == "ok"]
+hdr = [(l["kernel"], x["file"], x["line"]) for l in ls for x in l["lines"]
+       if not x["file"].endswith(".cu") and x["wavefronts"]]
+print("%d launches, %d measured, %d __global__ in the file, %d lines, %d charged to a header%s"
+      % (len(ls), len(ok), kernels, sum(len(l["lines"]) for l in ls), len(hdr),
+         (": " + str(hdr[:3])) if hdr else ""))
+PY
+)
+    say "banklab kernel $name.cu: exit $rc, $(( $(ms) - t0 )) ms: $res"
+done
 # Python programs: PyTorch and CuPy (or its ctypes stand-in), every launch measured, timed
 for py in tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py; do
     name=$(basename "$py" .py)
