@@ -140,7 +140,7 @@ static void test_patterns_cost_and_cover(void **state)
         free(text);
     }
     assert_true(patterns > 150);
-    assert_true(covered >= 67); /* of 76: column reads of 8 warps hold more than 4 patterns */
+    assert_int_equal(covered, 76);
 }
 
 static void test_column_grid(void **state)
