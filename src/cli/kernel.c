@@ -765,7 +765,15 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
                 CLI_CLEAN(e.msg), CLI_CLEAN(a->file));
         return EXIT_NOGPU;
     }
-    return kprog_run(req, a->skip, a->count, a->json);
+    /* --name as the user gave it: the request's own (the only kernel, a template's instance
+       main launches) would leave the program's other launches out */
+    static struct gpu_kernel_request pr;
+    pr = *req;
+    pr.name[0] = '\0';
+    for (int i = 0; i < a->nopts; i++)
+        if (!strcmp(a->opt[i], "--name"))
+            bl_fmt(pr.name, sizeof pr.name, "%s", a->val[i]);
+    return kprog_run(&pr, a->skip, a->count, a->json);
 }
 
 int cmd_kernel(int argc, char **argv)
