@@ -18,6 +18,7 @@
 #include "../gpu/gpu_kernel.h"
 #include "../store/files.h"
 #include "../store/json_write.h"
+#include "../render/grid_text.h"
 #include "cli.h"
 #include "measured.h"
 #include "kernel_out.h"
@@ -27,7 +28,7 @@ enum { ROUTE_AUTO = 0, ROUTE_SANITIZER, ROUTE_CUPTI };
 struct run_args {
     const char *kernel_re;
     long skip, count;
-    int json, sass, view;
+    int json, sass, view, grid;
     int route;                   /* ROUTE_AUTO, ROUTE_SANITIZER, ROUTE_CUPTI */
     char **argv;                 /* the program and its arguments */
 };
@@ -70,6 +71,8 @@ static void help(FILE *f)
         "\n"
         "Output:\n"
         "  --sass                 under each line, its SASS instructions\n"
+        "  --grid                 under each conflicting line, the bank grid of its worst warp\n"
+        "                         as the GPU executed it (the sanitizer route)\n"
         "  --view                 then open the tutorial's kernel view on the measured kernel\n"
         "                         with the most excess (its .cu file from the line info, its\n"
         "                         name and launch; scalar parameters from the file's\n"
@@ -92,14 +95,16 @@ static void help(FILE *f)
         f);
 }
 
-enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW, OPT_ROUTE };
+enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW, OPT_ROUTE,
+       OPT_GRID };
 
 static const struct option run_options[] = {
     {"kernel", required_argument, NULL, OPT_KERNEL},
     {"launch-skip", required_argument, NULL, OPT_SKIP},
     {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
     {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
-    {"route", required_argument, NULL, OPT_ROUTE}, {"help", no_argument, NULL, 'h'}, {0}};
+    {"route", required_argument, NULL, OPT_ROUTE}, {"grid", no_argument, NULL, OPT_GRID},
+    {"help", no_argument, NULL, 'h'}, {0}};
 
 static int run_opt(void *ctx, int key, const char *name, const char *val);
 
@@ -112,7 +117,8 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
     a->json |= key == OPT_JSON;
     a->sass |= key == OPT_SASS;
     a->view |= key == OPT_VIEW;
-    if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW)
+    a->grid |= key == OPT_GRID;
+    if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW || key == OPT_GRID)
         return 0;
     if (!val)
         return cli_usage_error(&run_cmd, "%s needs a value", name);
@@ -150,8 +156,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
         return rc;
     if (i >= argc)
         return cli_usage_error(&run_cmd, "which program? (banklab run -- PROGRAM [ARGS])");
-    if (a->json && (a->sass || a->view))
-        return cli_usage_error(&run_cmd, "--json holds everything: no --sass or --view with it");
+    if (a->json && (a->sass || a->view || a->grid))
+        return cli_usage_error(&run_cmd, "--json holds everything: no --sass, --grid or --view "
+                               "with it");
     a->argv = argv + i;
     return 0;
 }
@@ -213,6 +220,66 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
     }
 }
 
+/* A warp the sanitizer route kept, as the model's access. */
+static void pattern_access(const struct gpu_kernel_pattern *q, struct bank_access *acc)
+{
+    memset(acc, 0, sizeof *acc);
+    acc->width = q->width;
+    acc->mask = q->mask;
+    acc->op = q->op == GPU_KOP_LD || q->op == GPU_KOP_LDSM ? BANK_LOAD : BANK_STORE;
+    acc->instr = q->op == GPU_KOP_LDSM ? BANK_LDMATRIX : q->op == GPU_KOP_STSM ? BANK_STMATRIX
+               : q->op == GPU_KOP_LDGSTS ? BANK_CPASYNC : BANK_PLAIN;
+    acc->matrices = (uint8_t)q->matrices;
+    acc->has_src = q->op == GPU_KOP_LDGSTS;
+    for (int i = 0; i < 32; i++) {
+        acc->offset[i] = q->addr[i];
+        acc->src[i] = q->src[i];
+    }
+}
+
+/* Under a conflicting line: per instruction, the warps the sanitizer route kept (how many
+ * warps each distinct pattern stands for, its wavefronts) and its worst warp; --grid: that
+ * warp's bank grid. */
+static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel_result *r,
+                      const struct gpu_kernel_line *ln)
+{
+    for (int i = 0; i < r->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &r->insts[i];
+        if (in->file != ln->file || in->line != ln->line || in->wavefronts <= in->ideal)
+            continue;
+        const struct gpu_kernel_pattern *worst = NULL;
+        char list[512] = "";
+        size_t o = 0;
+        for (int k = 0; k < r->npats; k++) {
+            const struct gpu_kernel_pattern *q = &r->pats[k];
+            if (q->pc != in->pc)
+                continue;
+            if (q->slot < 0)
+                worst = q;
+            else
+                o += bl_fmt(list + o, sizeof list - o, "%s%u at %u", o ? ", " : "", q->count,
+                            q->wavefronts);
+        }
+        if (!worst)
+            continue;
+        fprintf(f, "%6s %s: warps %s wavefronts of %.0f; the worst, warp %u of block (%u,%u,%u): "
+                "%u\n", "", CLI_CLEAN(in->sass), list, in->inst, worst->warp, worst->block[0],
+                worst->block[1], worst->block[2], worst->wavefronts);
+        if (!a->grid)
+            continue;
+        struct bank_access acc;
+        static struct bank_result br;
+        pattern_access(worst, &acc);
+        if (bank_simulate(&acc, &br, NULL) != BANK_OK)
+            continue;
+        struct grid_text_options opt;
+        grid_text_options_init(&opt);
+        fprintf(f, "measured addresses, warp %u of block (%u,%u,%u):\n", worst->warp,
+                worst->block[0], worst->block[1], worst->block[2]);
+        grid_text_write(f, &br, acc.width, acc.op, acc.mask, &opt);
+    }
+}
+
 static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run_launch *l,
                          struct src_cache *cache)
 {
@@ -262,6 +329,8 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
             fputc('\n', f);
             if (a->sass)
                 put_insts(f, r, ln->file, ln->line, 0);
+            if (ln->excess > 0)
+                put_warps(f, a, r, ln);
         }
     }
     fprintf(f, "%6s", "total");
@@ -309,6 +378,32 @@ static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src
         else
             jw_null(w, "source");
         json_figures(w, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+        jw_end(w);
+    }
+    jw_end(w);
+    jw_arr(w, "warps");            /* the sanitizer route's: worst warp, distinct patterns */
+    for (int i = 0; i < r->npats; i++) {
+        const struct gpu_kernel_pattern *q = &r->pats[i];
+        jw_obj(w, NULL);
+        jw_int(w, "pc", q->pc);
+        jw_str(w, "kind", q->slot < 0 ? "worst" : "pattern");
+        jw_int(w, "warps", q->count);
+        jw_int(w, "wavefronts", q->wavefronts);
+        jw_str(w, "op", gpu_kernel_op_name(q->op));
+        jw_int(w, "width", q->width);
+        jw_int(w, "matrices", q->matrices);
+        char mask[16];
+        bl_fmt(mask, sizeof mask, "%08x", q->mask);
+        jw_str(w, "mask", mask);
+        jw_arr(w, "block");
+        for (int k = 0; k < 3; k++)
+            jw_int(w, NULL, q->block[k]);
+        jw_end(w);
+        jw_int(w, "warp", q->warp);
+        jw_arr(w, "offsets");
+        for (int k = 0; k < 32; k++)
+            jw_int(w, NULL, q->addr[k]);
+        jw_end(w);
         jw_end(w);
     }
     jw_end(w);

@@ -145,6 +145,24 @@ struct gpu_kernel_line {
     double inst, wavefronts, ideal, excess, ways;
 };
 
+/* A warp of one instruction as the GPU executed it (the sanitizer route): its lanes' shared
+ * byte offsets, kept per instruction as the worst warp and the first distinct patterns (warps
+ * whose offsets differ by whole words cost the same and share a pattern). */
+#define GPU_KERNEL_PATS 4            /* distinct patterns kept per instruction */
+struct gpu_kernel_pattern {
+    uint32_t pc;                     /* the instruction's (struct gpu_kernel_inst) */
+    int slot;                        /* -1: the worst warp seen; 0..GPU_KERNEL_PATS-1: a pattern */
+    uint32_t count;                  /* warps with this pattern (the worst: 0) */
+    uint32_t wavefronts;             /* of one such warp */
+    int op;                          /* enum gpu_kernel_op */
+    uint32_t width;                  /* bytes per lane (16: a matrix row) */
+    uint32_t matrices;               /* ldmatrix/stmatrix: 1, 2 or 4 */
+    uint32_t mask;                   /* active lanes */
+    uint32_t block[3], warp;         /* the first warp with it */
+    uint32_t addr[32];               /* shared byte offsets (in the block's shared window) */
+    uint32_t src[32];                /* cp.async: the global source addresses' low bits */
+};
+
 struct gpu_kernel_totals {
     double inst, wavefronts, ideal, excess;
     double op_inst[GPU_KOP_COUNT], op_wavefronts[GPU_KOP_COUNT];
@@ -192,6 +210,8 @@ struct gpu_kernel_result {
     struct gpu_kernel_inst *insts;   /* by pc */
     int nlines;
     struct gpu_kernel_line *lines;   /* by file, then line */
+    int npats;
+    struct gpu_kernel_pattern *pats; /* the sanitizer route's warps, by pc (none from CUPTI) */
     struct gpu_kernel_totals totals;
     int has_counters;
     struct gpu_kernel_counters counters;

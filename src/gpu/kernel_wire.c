@@ -54,11 +54,13 @@ void gpu_kernel_result_done(struct gpu_kernel_result *res)
     free(res->files);
     free(res->insts);
     free(res->lines);
+    free(res->pats);
     res->diags = NULL;
     res->files = NULL;
     res->insts = NULL;
     res->lines = NULL;
-    res->ndiags = res->nfiles = res->ninsts = res->nlines = 0;
+    res->pats = NULL;
+    res->ndiags = res->nfiles = res->ninsts = res->nlines = res->npats = 0;
 }
 
 int kres_add_file(struct gpu_kernel_result *res, const char *name)
@@ -310,11 +312,13 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res)
     head.files = NULL;
     head.insts = NULL;
     head.lines = NULL;
+    head.pats = NULL;
+    size_t np = (size_t)res->npats * sizeof res->pats[0];
     size_t nd = (size_t)res->ndiags * sizeof res->diags[0];
     size_t nf = (size_t)res->nfiles * sizeof res->files[0];
     size_t ni = (size_t)res->ninsts * sizeof res->insts[0];
     size_t nl = (size_t)res->nlines * sizeof res->lines[0];
-    size_t total = sizeof head + nd + nf + ni + nl;
+    size_t total = sizeof head + nd + nf + ni + nl + np;
     unsigned char *buf = malloc(total);
     if (!buf)
         return -1;
@@ -332,6 +336,9 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res)
     p += ni;
     if (nl)
         memcpy(p, res->lines, nl);
+    p += nl;
+    if (np)
+        memcpy(p, res->pats, np);
     int r = kwire_frame(fd, KWIRE_RESULT, buf, total);
     free(buf);
     return r;
@@ -394,6 +401,14 @@ int kres_check(const struct gpu_kernel_result *r, struct bl_err *why)
         N("diags", i, "line", r->diags[i].line, 0, INT_MAX);
         N("diags", i, "col", r->diags[i].col, 0, INT_MAX);
         N("diags", i, "error", r->diags[i].error, 0, 1);
+    }
+    for (int i = 0; i < r->npats && !bad; i++) {
+        const struct gpu_kernel_pattern *q = &r->pats[i];
+        N("pats", i, "slot", q->slot, -1, GPU_KERNEL_PATS - 1);
+        N("pats", i, "op", q->op, 0, GPU_KOP_COUNT - 1);
+        N("pats", i, "width", q->width, 1, 16);
+        N("pats", i, "matrices", q->matrices, 0, 4);
+        N("pats", i, "wavefronts", q->wavefronts, 0, 1024);
     }
     for (int i = 0; i < r->ninsts && !bad; i++) {
         const struct gpu_kernel_inst *in = &r->insts[i];
@@ -463,10 +478,12 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->files = NULL;
     res->insts = NULL;
     res->lines = NULL;
+    res->pats = NULL;
     if (take(&p, &n, head.ndiags, sizeof head.diags[0], &res->diags) ||
         take(&p, &n, head.nfiles, sizeof head.files[0], &res->files) ||
         take(&p, &n, head.ninsts, sizeof head.insts[0], &res->insts) ||
-        take(&p, &n, head.nlines, sizeof head.lines[0], &res->lines) || n != 0) {
+        take(&p, &n, head.nlines, sizeof head.lines[0], &res->lines) ||
+        take(&p, &n, head.npats, sizeof head.pats[0], &res->pats) || n != 0) {
         gpu_kernel_result_done(res);
         memset(res, 0, sizeof *res);
         return bl_fail(why, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);

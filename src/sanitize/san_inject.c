@@ -365,6 +365,43 @@ static void own_lines(struct gpu_kernel_result *res, const struct module *m)
         kres_build_lines(res);
 }
 
+/* The table's warps (the worst and the distinct patterns of each instruction) into res. */
+static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t size)
+{
+    static const int op_of[] = {GPU_KOP_LD, GPU_KOP_ST, GPU_KOP_ATOM, GPU_KOP_LDSM, GPU_KOP_STSM,
+                                GPU_KOP_LDGSTS};
+    int n = 0;
+    for (int i = 0; i < SAN_PCS; i++)
+        if (G.host->pc[i].pc && G.host->pc[i].pc - 1 >= pc0 && G.host->pc[i].pc - 1 - pc0 < size)
+            n += SAN_PATS + 1;
+    res->pats = calloc(n ? (size_t)n : 1, sizeof *res->pats);
+    if (!res->pats)
+        return;
+    for (int i = 0; i < SAN_PCS; i++) {
+        const struct san_pc *e = &G.host->pc[i];
+        if (!e->pc || e->pc - 1 < pc0 || e->pc - 1 - pc0 >= size)
+            continue;
+        for (int k = 0; k <= SAN_PATS; k++) {
+            const struct san_pat *p = &e->pat[k];
+            if (!p->key || !p->ready || p->kind > SAN_CPASYNC || !p->width || p->width > 16)
+                continue;
+            struct gpu_kernel_pattern *q = &res->pats[res->npats++];
+            q->pc = (uint32_t)(e->pc - 1 - pc0);
+            q->slot = k == SAN_WORST ? -1 : k;
+            q->count = k == SAN_WORST ? 0 : p->count;
+            q->wavefronts = p->wavefronts;
+            q->op = op_of[p->kind];
+            q->width = p->width;
+            q->matrices = p->matrices;
+            q->mask = p->mask;
+            memcpy(q->block, p->block, sizeof q->block);
+            q->warp = p->warp;
+            memcpy(q->addr, p->addr, sizeof q->addr);
+            memcpy(q->src, p->src, sizeof q->src);
+        }
+    }
+}
+
 /* The copied table into res (G.mu held). */
 static void table_result(struct gpu_kernel_result *res, double t_run)
 {
@@ -393,6 +430,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
     int n = san_table_rows(G.host, pc0, size, rows, SAN_PCS, &chk);
     if (G.pat)
         san_write_patterns(G.pat, T.symbol, T.ordinal, G.host, pc0, size);
+    keep_patterns(res, pc0, size);
     if (chk.mismatch)
         note("sanitizer: %d of %d patterns of %s cost otherwise in the model (first at pc %#x)",
              chk.mismatch, chk.patterns, T.symbol, chk.first_pc);

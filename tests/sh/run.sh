@@ -81,12 +81,21 @@ if grep -q "GPU=cuda" "$(dirname "$B")/flags.stamp" 2>/dev/null || [ -f "$lib" ]
         grep -qF 'odd\x1b[31mname' "$tmp/out" && ! grep -q "$(printf '\033')" "$tmp/out" &&
             ok "a kernel name's escape sequence is shown escaped" || bad "escape sequence reached the terminal"
         grep -q "^banklab run: not measured: a note from the library" "$tmp/err" && ok "the library's note on stderr" || bad "no note"
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --grid -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
+        grep -q "LDS: warps 1024 at 32 wavefronts of 32768; the worst, warp 3 of block (0,0,0): 32" "$tmp/out" &&
+            ok "the sanitizer route's warps under the conflicting line" || bad "no warps line: $(head -c 300 "$tmp/out")"
+        grep -q "^measured addresses, warp 3 of block (0,0,0):" "$tmp/out" &&
+            grep -q "32 wavefronts, worst bank 3 (32 words)" "$tmp/out" &&
+            ok "--grid: the measured worst warp's bank grid" || bad "--grid: no grid of the measured warp"
         BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --json -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
         grep -q "^fake program: its own output" "$tmp/err" && ok "--json: the program's output goes to stderr" ||
             bad "--json: the program's output is not on stderr"
         python3 - "$tmp/out" <<'PYEOF' && ok "--json: launches, lines with source, notes" || bad "--json"
 import json, sys
 r = json.load(open(sys.argv[1]))
+w = r["launches"][0]["warps"]
+assert [x["kind"] for x in w] == ["pattern", "worst"] and w[0]["warps"] == 1024, w
+assert w[1]["offsets"][1] - w[1]["offsets"][0] == 128 and w[1]["wavefronts"] == 32, w
 l = r["launches"]
 ok = (len(l) == 2 and l[0]["kernel"] == "transpose" and l[0]["grid"] == [32, 32, 1]
       and any(x["line"] == 21 and x["excess"] == 1015808 and "tile[threadIdx.x]" in x["source"] for x in l[0]["lines"])

@@ -37,6 +37,22 @@ static void launch(int fd, const char *kernel, const char *sym, const char *file
     r.insts[0] = (struct gpu_kernel_inst){0x100, f, l1, GPU_KOP_ST, "STS", 4, 1, 32768, 32768, 32768};
     r.insts[1] = (struct gpu_kernel_inst){0x180, f, l2, GPU_KOP_LD, "LDS", 4, 1, 32768, 1048576, 32768};
     kres_build_lines(&r);
+    /* the sanitizer route's warps of the conflicting load: a column read, 32 wavefronts */
+    r.pats = calloc(2, sizeof *r.pats);
+    r.npats = 2;
+    for (int k = 0; k < 2; k++) {
+        struct gpu_kernel_pattern *q = &r.pats[k];
+        q->pc = 0x180;
+        q->slot = k ? -1 : 0;
+        q->count = k ? 0 : 1024;
+        q->wavefronts = 32;
+        q->op = GPU_KOP_LD;
+        q->width = 4;
+        q->mask = 0xffffffffu;
+        q->warp = 3;
+        for (int i = 0; i < 32; i++)
+            q->addr[i] = 0x400 + (uint32_t)i * 128u + 12u;
+    }
     int32_t w[2] = {ordinal, 1};
     frame(fd, KWIRE_LAUNCH, w, sizeof w);
     kwire_put_result(fd, &r);
