@@ -24,6 +24,7 @@
 #define SERVE_CLIENT_IDLE_S 60       /* a connection with nothing in flight that sent nothing
                                         this long is closed (the client reconnects when it asks) */
 #define SERVE_USER_CONNS 16          /* connections of one user but the owner and root */
+#define SERVE_JOB_S 90               /* a measurement the backend holds this long fails */
 #define SERVE_PAUSE_NOTE "counters paused for a profiler (banklab serve --pause)"
 
 /* What the server counts (`banklab serve --stats`; the tests read it). */
@@ -49,6 +50,8 @@ struct serve_opts {
     int client_idle_s;            /* close a connection idle this long; 0: never */
     int ready_fd;                 /* >= 0: "ok\n" or the error is written there once listening */
     int user_conns;               /* connections of one user but the owner and root; 0: SERVE_USER_CONNS */
+    int job_s;                    /* a measurement the backend holds this long fails, its
+                                     waiters told; 0: SERVE_JOB_S */
 };
 
 /* serve_default_path: the socket of device's server, SERVE_DIR_NAME/gpu-<uuid>.sock in the
