@@ -39,6 +39,7 @@
 #include "../base/fmt.h"
 #include "gpu_impl.h"
 #include "serve.h"
+#include "serve_cache.h"
 #include "serve_wire.h"
 
 #define SV_CLIENTS 1024            /* connections of all users */
@@ -102,13 +103,6 @@ struct client {
     int qhead, qcount;
 };
 
-struct cache_ent {
-    int used;
-    struct gpu_request req;
-    struct gpu_result res;
-    double t;
-};
-
 /* A Unix user with connections or jobs: what it holds, counted against its limits. */
 struct user {
     int used;
@@ -125,7 +119,7 @@ struct server {
     int lfd;
     struct client *c;
     struct job *jobs;
-    struct cache_ent *cache;
+    struct sv_cache_ent *cache;    /* SV_CACHE */
     uint64_t next_serial;
     int running;
     struct user *u;                /* SV_CLIENTS: at most one user per connection */
@@ -327,53 +321,6 @@ static struct job *job_new(struct server *S, const struct gpu_request *q, int us
     return NULL;
 }
 
-/* ---- the cache ---- */
-
-static int cacheable(const struct job *j, const struct gpu_result *r)
-{
-    return r->err.status == GPU_OK && !j->paused && !(j->req.want_counters && !r->has_counters) &&
-           !(j->req.want_timing && !r->has_access_timing && !r->has_timing);
-}
-
-static void cache_put(struct server *S, const struct job *j, const struct gpu_result *r)
-{
-    if (S->o->cache_s <= 0 || !cacheable(j, r))
-        return;
-    int at = 0;
-    for (int i = 0; i < SV_CACHE; i++) {
-        if (!S->cache[i].used || same_key(&S->cache[i].req, &j->req)) {
-            at = i;
-            break;
-        }
-        if (S->cache[i].t < S->cache[at].t)
-            at = i;                /* the oldest goes */
-    }
-    struct cache_ent *e = &S->cache[at];
-    e->used = 1;
-    e->req = j->req;
-    e->res = *r;
-    e->t = bl_now_ms() / 1e3;
-}
-
-static const struct cache_ent *cache_get(struct server *S, const struct gpu_request *q)
-{
-    if (S->o->cache_s <= 0)
-        return NULL;
-    double t = bl_now_ms() / 1e3;
-    for (int i = 0; i < SV_CACHE; i++) {
-        struct cache_ent *e = &S->cache[i];
-        if (!e->used)
-            continue;
-        if (t - e->t > S->o->cache_s) {
-            e->used = 0;
-            continue;
-        }
-        if (same_key(&e->req, q))
-            return e;
-    }
-    return NULL;
-}
-
 /* ---- requests ---- */
 
 /* how many measurements come before a request that is the k-th of its user's waiting ones:
@@ -416,7 +363,8 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     }
     S->st.requests++;
     S->last_request = bl_now_ms() / 1e3;
-    const struct cache_ent *e = cache_get(S, &q);
+    const struct sv_cache_ent *e =
+        S->o->cache_s > 0 ? sv_cache_get(S->cache, SV_CACHE, S->o->cache_s, &q) : NULL;
     if (e) {
         struct gpu_result r = e->res;
         r.id = q.id;
@@ -833,7 +781,8 @@ static void done(struct server *S, const struct gpu_result *res)
         r.counters_busy = 1;
         bl_fmt(r.counters_note, sizeof r.counters_note, "%s", SERVE_PAUSE_NOTE);
     }
-    cache_put(S, j, &r);
+    if (S->o->cache_s > 0 && sv_cacheable(&j->req, j->paused, &r))
+        sv_cache_put(S->cache, SV_CACHE, &j->req, &r);
     finish(S, j, &r);
 }
 

@@ -19,9 +19,9 @@ Commands (each prints what it saw; exit 1 when it could not do its part):
                       is full" answer
   quitter SOCK SECONDS SEED  a learner that quits at random: connects, asks for a lesson
                       pattern (cut at random: closed, or SHUT_RD) for SECONDS; prints counts
-  rebind PATH SECONDS a loop that takes PATH back as fast as it can: unlink it and bind a
-                      socket there, for SECONDS; prints "rebinding" at its first bind and
-                      "binds B" at the end
+  rebind PATH SECONDS loops that take PATH back as fast as they can (4 processes bind it
+                      whenever it is free; one unlinks its own socket there every 50 ms), for
+                      SECONDS; prints "rebinding" once they run and "binds B" at the end
   server SOCK MODE    a server of its own that answers hello and then, on a request: close
                       (closes the connection; prints "connections N" as they come), other
                       (progress for another request every 0.5 s), drip (a frame one byte a
@@ -233,28 +233,43 @@ def quitter(path, seconds, seed):
     return 0
 
 
-def rebind(path, seconds):
+def rebind(path, seconds, procs=4):
+    """procs processes bind PATH whenever it is free (one of them also unlinks its own socket
+    there every 50 ms): whoever unlinks the name and then binds it loses to them"""
     end = time.monotonic() + seconds
-    binds = 0
-    held = []
-    while time.monotonic() < end:
-        try:
-            os.unlink(path)
-        except OSError:
-            pass
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.bind(path)
-            s.listen(1)
-            binds += 1
-            if binds == 1:
-                print("rebinding", flush=True)
-            held.append(s)
-            if len(held) > 8:
-                held.pop(0).close()
-        except OSError:
-            s.close()
-    print("binds %d" % binds, flush=True)
+    kids = []
+    for p in range(procs):
+        pid = os.fork()
+        if pid:
+            kids.append(pid)
+            continue
+        binds = 0
+        held, last = [], time.monotonic()
+        while time.monotonic() < end:
+            if p == 0 and time.monotonic() - last > 0.05:
+                last = time.monotonic()
+                try:
+                    if os.lstat(path).st_uid == os.getuid():
+                        os.unlink(path)
+                except OSError:
+                    pass
+            s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                s.bind(path)
+                s.listen(1)
+                binds += 1
+                held.append(s)
+                if len(held) > 8:
+                    held.pop(0).close()
+            except OSError:
+                s.close()
+        os._exit(min(binds, 255))
+    time.sleep(0.3)
+    print("rebinding", flush=True)
+    total = 0
+    for pid in kids:
+        total += os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+    print("binds %d" % total, flush=True)
     return 0
 
 
