@@ -95,5 +95,9 @@ else
     bad "a server that closes each connection that asks: $conns connections, exit $rc after ${ms:-?} ms: '$err' $(head -c 300 "$tmp/close.err")"
 fi
 
+# (with BANKLAB=build/asan/banklab: the server and the clients ran clean)
+if grep -l "Sanitizer\|runtime error" "$tmp"/*.err > "$tmp/san.list" 2>/dev/null; then
+    bad "sanitizer reports in $(tr '\n' ' ' < "$tmp/san.list")"
+fi
 echo "serve_deadline.sh: $pass passed, $fail failed"
 [ $fail = 0 ]
