@@ -43,7 +43,7 @@
 #include "serve_wire.h"
 
 #define SV_CLIENTS 1024            /* connections of all users */
-#define SV_QUEUE 256               /* requests a client may have waiting */
+#define SV_QUEUE 256               /* requests a connection may wait on, merged ones included */
 #define SV_JOBS 4096
 #define SV_USER_CONNS SERVE_USER_CONNS /* connections of one user (not the owner, not root) */
 #define SV_USER_QUEUE 512          /* requests one user may have waiting, all connections */
