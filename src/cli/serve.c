@@ -11,7 +11,8 @@
 
 struct serve_args {
     const char *socket;
-    long long device, cache_s, idle_s, client_idle_s, pause_s, fake_delay_ms, ready_fd, user_conns;
+    long long device, cache_s, idle_s, client_idle_s, pause_s, fake_delay_ms, ready_fd, user_conns,
+        job_s;
     int pause, stats, fake;
 };
 
@@ -39,12 +40,15 @@ static void usage(FILE *f)
         "  --stats            print what the running server counted\n"
         "  --user-connections N  connections one user but the owner and root may hold\n"
         "                     (default %d; a class of one Unix user a learner needs few)\n"
+        "  --job-timeout SECONDS  a measurement the device holds this long fails, and\n"
+        "                     everyone waiting on it is told (default %d)\n"
         "  Turns go to the users in turn (docs/security.md).\n",
-        SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S, SERVE_USER_CONNS);
+        SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S, SERVE_USER_CONNS,
+        SERVE_JOB_S);
 }
 
 enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
-       OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD, OPT_USER_CONNS };
+       OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD, OPT_USER_CONNS, OPT_JOB_S };
 
 static const struct option serve_options[] = {
     {"device", required_argument, NULL, OPT_DEVICE},
@@ -53,6 +57,7 @@ static const struct option serve_options[] = {
     {"cache", required_argument, NULL, OPT_CACHE}, {"idle", required_argument, NULL, OPT_IDLE},
     {"client-idle", required_argument, NULL, OPT_CLIENT_IDLE},
     {"user-connections", required_argument, NULL, OPT_USER_CONNS},
+    {"job-timeout", required_argument, NULL, OPT_JOB_S},
     {"pause", required_argument, NULL, OPT_PAUSE}, {"stats", no_argument, NULL, OPT_STATS},
     {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
     {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
@@ -84,6 +89,9 @@ static long long *int_opt(struct serve_args *a, int key, long long *lo, long lon
         *lo = 1;
         *hi = 1024;
         return &a->user_conns;
+    case OPT_JOB_S:
+        *lo = 1;
+        return &a->job_s;
     case OPT_PAUSE:
         a->pause = 1;
         return &a->pause_s;
@@ -121,6 +129,7 @@ static int parse(int argc, char **argv, struct serve_args *a)
     a->cache_s = SERVE_CACHE_DEFAULT_S;
     a->client_idle_s = SERVE_CLIENT_IDLE_S;
     a->user_conns = SERVE_USER_CONNS;
+    a->job_s = SERVE_JOB_S;
     a->ready_fd = -1;
     const char *env = getenv("BANKLAB_SERVE_CACHE");
     if (env && *env && cli_int_arg("serve", "BANKLAB_SERVE_CACHE", env, 0, 86400, &a->cache_s))
@@ -214,7 +223,8 @@ int cmd_serve(int argc, char **argv)
     fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
-                           (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns};
+                           (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns,
+                           (int)a.job_s};
     char bound[256];
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);

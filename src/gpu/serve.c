@@ -5,8 +5,10 @@
  * of one key (kind, access or case and the values its kernel reads, want flags); a second
  * request of the same key while the job is queued or in flight waits on the same job, so it
  * is measured once and every waiter answered. Finished jobs with complete numbers go to the
- * cache for cache_s seconds. A client that leaves takes its waits with it; a job nobody waits
- * for any more is dropped before it runs, or its result cached when it was running. While the
+ * cache for cache_s seconds. A client that leaves takes its waits with it; a queued job that
+ * others still wait on goes to one of their queues (hand_over), one nobody waits for any more
+ * is dropped before it runs, or its result cached when it was running. A job the backend
+ * holds job_s seconds fails, its waiters told (expire_jobs). While the
  * counters are paused (for a profiler: --pause, SIGUSR1) requests are measured without
  * counters and say so.
  *
@@ -37,10 +39,11 @@
 #include "../base/fmt.h"
 #include "gpu_impl.h"
 #include "serve.h"
+#include "serve_cache.h"
 #include "serve_wire.h"
 
 #define SV_CLIENTS 1024            /* connections of all users */
-#define SV_QUEUE 256               /* requests a client may have waiting */
+#define SV_QUEUE 256               /* requests a connection may wait on, merged ones included */
 #define SV_JOBS 4096
 #define SV_USER_CONNS SERVE_USER_CONNS /* connections of one user (not the owner, not root) */
 #define SV_USER_QUEUE 512          /* requests one user may have waiting, all connections */
@@ -79,6 +82,7 @@ struct job {
     struct gpu_request req;
     int paused;                    /* measured while the counters were paused */
     int told_phase, told_ahead;    /* the backend's progress last forwarded to the waiters */
+    double since;                  /* seconds: handed to the backend (JOB_RUNNING) */
     struct waiter *w;
     int nw, cap;
 };
@@ -87,22 +91,16 @@ struct client {
     int fd;                        /* -1: free slot */
     uint32_t gen;
     int user;                      /* its user: an index of S->u */
-    int waits;                     /* requests of it a job will answer */
+    int waits;                     /* requests of it a job will answer (at most SV_QUEUE) */
     double last_active;            /* seconds: when it last sent something */
     int closing;                   /* close once the output is written */
     uint8_t *in;
     size_t inlen;
     uint8_t *out;
     size_t outlen, outcap;
-    uint64_t q[SV_QUEUE];          /* serials of jobs, oldest first */
+    uint64_t q[SV_QUEUE];          /* serials of queued jobs it waits on, oldest first (never
+                                      more than waits) */
     int qhead, qcount;
-};
-
-struct cache_ent {
-    int used;
-    struct gpu_request req;
-    struct gpu_result res;
-    double t;
 };
 
 /* A Unix user with connections or jobs: what it holds, counted against its limits. */
@@ -121,7 +119,7 @@ struct server {
     int lfd;
     struct client *c;
     struct job *jobs;
-    struct cache_ent *cache;
+    struct sv_cache_ent *cache;    /* SV_CACHE */
     uint64_t next_serial;
     int running;
     struct user *u;                /* SV_CLIENTS: at most one user per connection */
@@ -323,53 +321,6 @@ static struct job *job_new(struct server *S, const struct gpu_request *q, int us
     return NULL;
 }
 
-/* ---- the cache ---- */
-
-static int cacheable(const struct job *j, const struct gpu_result *r)
-{
-    return r->err.status == GPU_OK && !j->paused && !(j->req.want_counters && !r->has_counters) &&
-           !(j->req.want_timing && !r->has_access_timing && !r->has_timing);
-}
-
-static void cache_put(struct server *S, const struct job *j, const struct gpu_result *r)
-{
-    if (S->o->cache_s <= 0 || !cacheable(j, r))
-        return;
-    int at = 0;
-    for (int i = 0; i < SV_CACHE; i++) {
-        if (!S->cache[i].used || same_key(&S->cache[i].req, &j->req)) {
-            at = i;
-            break;
-        }
-        if (S->cache[i].t < S->cache[at].t)
-            at = i;                /* the oldest goes */
-    }
-    struct cache_ent *e = &S->cache[at];
-    e->used = 1;
-    e->req = j->req;
-    e->res = *r;
-    e->t = bl_now_ms() / 1e3;
-}
-
-static const struct cache_ent *cache_get(struct server *S, const struct gpu_request *q)
-{
-    if (S->o->cache_s <= 0)
-        return NULL;
-    double t = bl_now_ms() / 1e3;
-    for (int i = 0; i < SV_CACHE; i++) {
-        struct cache_ent *e = &S->cache[i];
-        if (!e->used)
-            continue;
-        if (t - e->t > S->o->cache_s) {
-            e->used = 0;
-            continue;
-        }
-        if (same_key(&e->req, q))
-            return e;
-    }
-    return NULL;
-}
-
 /* ---- requests ---- */
 
 /* how many measurements come before a request that is the k-th of its user's waiting ones:
@@ -384,13 +335,18 @@ static int ahead_of(const struct server *S, int user, int k)
     return n;
 }
 
-static void send_busy(struct server *S, int slot, uint64_t id, int waiting)
+/* the request id of client slot refused: its user's or its connection's share is full (what
+ * each holds said), or the table is */
+static void send_busy(struct server *S, int slot, uint64_t id)
 {
+    const struct client *c = &S->c[slot];
+    const struct user *u = &S->u[c->user];
     struct gpu_result r;
     memset(&r, 0, sizeof r);
     r.id = id;
     r.from_server = 1;
-    bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SRV_QUEUE_FULL, waiting);
+    bl_fail(&r.err, GPU_EBUSY, BL_NOWHERE, SRV_QUEUE_FULL, (unsigned)u->uid, u->queued,
+            user_limit(S, c->user, SV_USER_QUEUE), c->waits, SV_QUEUE);
     send_result(S, slot, &r);
 }
 
@@ -407,7 +363,8 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
     }
     S->st.requests++;
     S->last_request = bl_now_ms() / 1e3;
-    const struct cache_ent *e = cache_get(S, &q);
+    const struct sv_cache_ent *e =
+        S->o->cache_s > 0 ? sv_cache_get(S->cache, SV_CACHE, S->o->cache_s, &q) : NULL;
     if (e) {
         struct gpu_result r = e->res;
         r.id = q.id;
@@ -418,9 +375,11 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         send_result(S, slot, &r);
         return;
     }
-    struct job *j = job_find(S, &q);
+    /* a connection waits on SV_QUEUE requests at most, merged ones included: its queue can
+     * always take a job it waits on (hand_over) */
+    struct job *j = c->waits < SV_QUEUE ? job_find(S, &q) : NULL;
     int merged = j != NULL;
-    if (!j && c->qcount < SV_QUEUE && u->queued < user_limit(S, c->user, SV_USER_QUEUE))
+    if (!j && c->waits < SV_QUEUE && u->queued < user_limit(S, c->user, SV_USER_QUEUE))
         j = job_new(S, &q, c->user);
     if (j && job_wait(S, j, slot, q.id)) {
         if (!merged)
@@ -428,7 +387,7 @@ static void on_request(struct server *S, int slot, const uint8_t *p, size_t n)
         j = NULL;
     }
     if (!j) {
-        send_busy(S, slot, q.id, u->queued);
+        send_busy(S, slot, q.id);
         return;
     }
     if (merged) {
@@ -550,6 +509,37 @@ static void read_client(struct server *S, int slot)
     }
 }
 
+/* The jobs queued on leaving connection slot (its waits already removed) that others still
+ * wait on go to one of them: that waiter's connection takes the job at the head of its queue
+ * (the request waited already) and it counts as that connection's user's. Each such
+ * connection waits on the job and has a queue entry per queued job it waits on, at most
+ * SV_QUEUE waits: there is room. */
+static void hand_over(struct server *S, int slot)
+{
+    const struct client *c = &S->c[slot];
+    for (int k = c->qcount - 1; k >= 0; k--) {  /* newest first: each goes to the head */
+        struct job *j = job_of(S, c->q[(c->qhead + k) % SV_QUEUE]);
+        int to = -1;
+        for (int w = 0; j && j->state == JOB_QUEUED && w < j->nw && to < 0; w++) {
+            const struct client *d = &S->c[j->w[w].slot];
+            if (d->fd >= 0 && d->gen == j->w[w].gen && d->qcount < SV_QUEUE)
+                to = j->w[w].slot;
+        }
+        if (to < 0)
+            continue;              /* freed already: nobody else waited */
+        struct client *d = &S->c[to];
+        d->qhead = (d->qhead + SV_QUEUE - 1) % SV_QUEUE;
+        d->q[d->qhead] = j->serial;
+        d->qcount++;
+        S->u[d->user].queued++;
+        S->st.queued++;
+        if (S->u[j->user].jobs > 0)
+            S->u[j->user].jobs--;
+        j->user = d->user;
+        S->u[d->user].jobs++;
+    }
+}
+
 static void drop_client(struct server *S, int slot)
 {
     struct client *c = &S->c[slot];
@@ -569,6 +559,7 @@ static void drop_client(struct server *S, int slot)
         if (j->state == JOB_QUEUED && j->nw == 0)
             job_free(S, j);        /* nobody waits: never measured */
     }
+    hand_over(S, slot);
     struct user *u = &S->u[c->user];
     S->st.queued -= (uint32_t)c->qcount;
     u->queued -= c->qcount;
@@ -663,16 +654,24 @@ static struct job *next_job(struct server *S, int slot)
     return NULL;
 }
 
+/* Tells every waiter of j where it is. From a copy of the waiters: one whose connection
+ * fails meanwhile is dropped, which removes it from j->w (and may free j). */
 static void tell_waiters(struct server *S, struct job *j, int phase, int ahead)
 {
     j->told_phase = phase;
     j->told_ahead = ahead;
-    for (int w = 0; w < j->nw; w++)
-        if (S->c[j->w[w].slot].fd >= 0 && S->c[j->w[w].slot].gen == j->w[w].gen)
-            send_progress(S, j->w[w].slot, j->w[w].id, phase, ahead);
+    int nw = j->nw;
+    struct waiter *w = nw ? malloc((size_t)nw * sizeof *w) : NULL;
+    if (!w)
+        return;                    /* told at the next keepalive */
+    memcpy(w, j->w, (size_t)nw * sizeof *w);
+    for (int k = 0; k < nw; k++)
+        if (S->c[w[k].slot].fd >= 0 && S->c[w[k].slot].gen == w[k].gen)
+            send_progress(S, w[k].slot, w[k].id, phase, ahead);
+    free(w);
 }
 
-static void done(struct server *S, const struct gpu_result *res);
+static void finish(struct server *S, struct job *j, struct gpu_result *r);
 
 /* The connection of user whose turn is next (after its last one), with a request waiting;
  * -1 when none. */
@@ -733,43 +732,76 @@ static void dispatch(struct server *S)
                 bl_fail(&r.err, st, BL_NOWHERE, GPU_NO_GPU_AVAILABLE);
             j->state = JOB_RUNNING;
             S->running++;
-            done(S, &r);
+            finish(S, j, &r);
             continue;
         }
         j->state = JOB_RUNNING;
+        j->since = bl_now_ms() / 1e3;
         S->running++;
         S->st.measured++;
         tell_waiters(S, j, GPU_PHASE_MEASURING, 0);
     }
 }
 
-/* A result from the backend: every waiter of its job answered, the cache fed. */
+/* Answers every waiter of running job j with r. j leaves the table first, its waiters with
+ * it: a waiter whose connection fails while it is answered is dropped without touching the
+ * list the others are answered from. */
+static void finish(struct server *S, struct job *j, struct gpu_result *r)
+{
+    struct waiter *w = j->w;
+    int nw = j->nw;
+    j->w = NULL;
+    j->nw = j->cap = 0;
+    S->running--;
+    job_free(S, j);
+    r->from_server = 1;
+    for (int k = 0; k < nw; k++) {
+        struct client *c = &S->c[w[k].slot];
+        if (c->fd < 0 || c->gen != w[k].gen)
+            continue;
+        if (c->waits > 0)
+            c->waits--;
+        c->last_active = bl_now_ms() / 1e3;
+        r->id = w[k].id;
+        send_result(S, w[k].slot, r);
+    }
+    free(w);
+}
+
+/* A result from the backend: every waiter of its job answered, the cache fed. A result of a
+ * job given up already (expire_jobs) is dropped. */
 static void done(struct server *S, const struct gpu_result *res)
 {
     struct job *j = job_of(S, res->id);
     if (!j || j->state != JOB_RUNNING)
         return;
-    S->running--;
     struct gpu_result r = *res;
     if (j->paused) {
         r.has_counters = 0;
         r.counters_busy = 1;
         bl_fmt(r.counters_note, sizeof r.counters_note, "%s", SERVE_PAUSE_NOTE);
     }
-    cache_put(S, j, &r);
-    r.from_server = 1;
-    for (int w = 0; w < j->nw; w++) {
-        const struct waiter *x = &j->w[w];
-        struct client *c = &S->c[x->slot];
-        if (c->fd < 0 || c->gen != x->gen)
+    if (S->o->cache_s > 0 && sv_cacheable(&j->req, j->paused, &r))
+        sv_cache_put(S->cache, SV_CACHE, &j->req, &r);
+    finish(S, j, &r);
+}
+
+/* A job the backend has held for job_s seconds fails, its waiters told why, and its turn
+ * goes to the next: a measurement that hangs holds no one forever. */
+static void expire_jobs(struct server *S)
+{
+    int most = S->o->job_s > 0 ? S->o->job_s : SERVE_JOB_S;
+    double now = bl_now_ms() / 1e3;
+    for (int i = 0; i < SV_JOBS && S->running > 0; i++) {
+        struct job *j = &S->jobs[i];
+        if (j->state != JOB_RUNNING || now - j->since < most)
             continue;
-        if (c->waits > 0)
-            c->waits--;
-        c->last_active = bl_now_ms() / 1e3;
-        r.id = x->id;
-        send_result(S, x->slot, &r);
+        struct gpu_result r;
+        memset(&r, 0, sizeof r);
+        bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SV_JOB_TIMEOUT, most);
+        S->st.errors++;
+        finish(S, j, &r);
     }
-    job_free(S, j);
 }
 
 /* ---- the loop ---- */
@@ -779,7 +811,7 @@ static void done(struct server *S, const struct gpu_result *res)
 static void take_results(struct server *S)
 {
     struct gpu_result r;
-    while (S->running > 0 && gpu_poll(S->be, &r))
+    while (gpu_poll(S->be, &r))    /* late results of jobs given up too */
         done(S, &r);
     if (S->running == 0)
         return;
@@ -869,6 +901,7 @@ static void loop(struct server *S)
         dispatch(S);
         poll_once(S, pf, slot_of);
         take_results(S);
+        expire_jobs(S);
         keepalive(S, &last_keepalive);
         close_idle(S);
         /* a server a client started leaves after idle_s without a request: connections

@@ -24,6 +24,7 @@
 #define SERVE_CLIENT_IDLE_S 60       /* a connection with nothing in flight that sent nothing
                                         this long is closed (the client reconnects when it asks) */
 #define SERVE_USER_CONNS 16          /* connections of one user but the owner and root */
+#define SERVE_JOB_S 90               /* a measurement the backend holds this long fails */
 #define SERVE_PAUSE_NOTE "counters paused for a profiler (banklab serve --pause)"
 
 /* What the server counts (`banklab serve --stats`; the tests read it). */
@@ -49,6 +50,8 @@ struct serve_opts {
     int client_idle_s;            /* close a connection idle this long; 0: never */
     int ready_fd;                 /* >= 0: "ok\n" or the error is written there once listening */
     int user_conns;               /* connections of one user but the owner and root; 0: SERVE_USER_CONNS */
+    int job_s;                    /* a measurement the backend holds this long fails, its
+                                     waiters told; 0: SERVE_JOB_S */
 };
 
 /* serve_default_path: the socket of device's server, SERVE_DIR_NAME/gpu-<uuid>.sock in the
@@ -56,17 +59,22 @@ struct serve_opts {
  * 0, or -1 with err (no driver, no device, no safe directory). */
 int serve_default_path(int device, char *path, size_t n, struct bl_err *err);
 
-/* serve_run: listen on o->path (a stale socket is replaced, and so is another user's when this
- * is root; one of another user that this user cannot remove: "<path>-u<uid>.sock" beside it,
- * where this user's clients look next) and serve backend until serve_stop, o->idle_s without a
- * request, or an error. bound receives the path listened on.
+/* serve_run: listen on o->path (serve_listen: a stale socket is replaced, and so is whatever
+ * another user put there when this is root; one of another user that this user cannot
+ * replace: "<path>-u<uid>.sock" beside it, where this user's clients look next) and serve
+ * backend until serve_stop, o->idle_s without a request, or an error. bound receives the path
+ * listened on.
  * 0 after a clean end (the socket removed), 1 when another server already listens there, -1
  * with err. */
 int serve_run(struct gpu *backend, const struct gpu_info *info, const struct serve_opts *o,
               char *bound, size_t bn, struct bl_err *err);
 
-/* serve_listen (serve_sock.c): bind and listen on path, or on serve_own_path(path) when path
- * is another user's socket this user may not remove; bound receives the path listened on.
+/* serve_listen (serve_sock.c): listen on path, or on serve_own_path(path) when path is another
+ * user's name this user may not replace; bound receives the path listened on. The socket is
+ * bound under a fresh name in path's directory and renamed onto path, so a stale socket, or a
+ * file, FIFO, symlink or socket (a loop re-binding it included) of another user's there, is
+ * replaced at once where this user may (root, in the root-owned shared directory); a file of
+ * root's or this user's that is not a socket is never replaced (refused).
  * 0 with *fd, 1 when a live server of root or this user already listens there, -1 with err. */
 int serve_listen(const char *path, int *fd, char *bound, size_t bn, struct bl_err *err);
 

@@ -3,9 +3,10 @@
  * sends what was submitted, reads results and progress, and when the server goes away it
  * reconnects (starting a new server when this client started the first one itself: the
  * default socket) and sends every unanswered request again, waiting longer between tries
- * (SC_RETRY_MS doubled up to SC_RETRY_MAX_MS). Every wait is bounded: a connect
- * (non-blocking, SC_CONNECT_MS), a hello, an open of the start lock (O_NONBLOCK), a request
- * fails after SC_GIVEUP_S without a server or without a word from a connected one, and closing
+ * (SC_RETRY_MS doubled up to SC_RETRY_MAX_MS, also when a server closes connections that ask,
+ * until one is answered). Every wait is bounded: a connect (non-blocking, SC_CONNECT_MS), a
+ * hello, an open of the start lock (O_NONBLOCK), a request fails SC_GIVEUP_S after it last
+ * heard of itself (where it is, from the server; other bytes do not count), and closing
  * the handle waits SC_CLOSE_MS for its thread at most. In the shared directory only sockets
  * and files of root's or this user's are used (docs/security.md). No CUDA here, no GPU
  * memory; never prints. */
@@ -430,7 +431,7 @@ struct pend {
     struct gpu_request req;
     double since;
     int sent;                      /* on the current connection */
-    double sent_at;                /* seconds */
+    double heard;                  /* seconds: submitted, or the server last said where it is */
     int phase, ahead;              /* what the server said last */
 };
 
@@ -450,8 +451,7 @@ struct sc {
     struct gpu_result r[SC_PENDING];
     struct gpu_ring done;          /* over r[] */
     int down;                      /* connection lost with requests pending: reconnecting */
-    double down_since, last_start;
-    double last_rx;                /* seconds: the server last sent something (thread only) */
+    double last_start;
     double next_try;               /* seconds: reconnect not before (thread only) */
     int retry_ms;                  /* the wait after the next failed try (thread only) */
     char down_why[GPU_TEXT_MAX];
@@ -495,6 +495,8 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
         if (k >= 0)
             answer(C, k, &r);
         pthread_mutex_unlock(&C->mu);
+        if (k >= 0)
+            C->retry_ms = SC_RETRY_MS;     /* answered: reconnecting starts quick again */
     } else if (type == SW_PROGRESS) {
         struct sw_progress pr;
         if (sw_get_progress(p, n, &pr, &err))
@@ -504,57 +506,52 @@ static void on_frame(struct sc *C, int type, const uint8_t *p, uint32_t n)
         if (k >= 0) {
             C->p[k].phase = pr.phase;
             C->p[k].ahead = pr.ahead;
+            C->p[k].heard = bl_now_ms() / 1e3;
         }
         pthread_mutex_unlock(&C->mu);
     }
 }
 
-/* The connection ends (why). Only with requests pending is the client down (reconnecting,
- * and failing them SC_GIVEUP_S later): a server that closed an idle connection is simply
- * connected to again at the next request. */
+/* The next connection waits longer: a server that is gone, or that closes every connection
+ * that asks, is not knocked on more than SC_RETRY_MAX_MS apart once it failed a few times. */
+static void back_off(struct sc *C)
+{
+    C->next_try = bl_now_ms() / 1e3 + C->retry_ms / 1e3;
+    C->retry_ms = C->retry_ms * 2 > SC_RETRY_MAX_MS ? SC_RETRY_MAX_MS : C->retry_ms * 2;
+}
+
+/* The connection ends (why). Only with requests pending is the client down (reconnecting
+ * after a wait that grows until one is answered, back_off; each fails SC_GIVEUP_S after it
+ * last heard of itself): a server that closed an idle connection is simply connected to
+ * again at the next request. */
 static void disconnect(struct sc *C, const char *why)
 {
     if (C->fd >= 0)
         close(C->fd);
     C->fd = -1;
     pthread_mutex_lock(&C->mu);
-    if (!C->down && C->np > 0) {
-        C->down = 1;
-        C->down_since = bl_now_ms() / 1e3;
-    }
+    int pending = C->np > 0;
+    C->down |= pending;
     bl_fmt(C->down_why, sizeof C->down_why, "%s", why);
     for (int k = 0; k < C->np; k++)
         C->p[k].sent = 0;          /* sent again on the next connection */
     pthread_mutex_unlock(&C->mu);
+    if (pending)
+        back_off(C);
 }
 
-/* Every request still pending after SC_GIVEUP_S without a server fails. */
-static void give_up(struct sc *C)
-{
-    pthread_mutex_lock(&C->mu);
-    while (C->down && C->np > 0 && bl_now_ms() / 1e3 - C->down_since > SC_GIVEUP_S) {
-        struct gpu_result r;
-        memset(&r, 0, sizeof r);
-        r.id = C->p[0].req.id;
-        r.from_server = 1;
-        bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SRV_NO_SERVER_FOR, SC_GIVEUP_S, C->down_why);
-        answer(C, 0, &r);
-    }
-    pthread_mutex_unlock(&C->mu);
-}
-
-/* Every request sent on this connection that has heard nothing for SC_GIVEUP_S fails: the
- * server accepted it and stalled (a live server says where each request is every few
- * seconds, serve.c's keepalive). Then the connection is dropped (the next request connects
- * anew). */
-static void stalled(struct sc *C)
+/* Every request that heard nothing about itself (where it is, or its answer) for SC_GIVEUP_S
+ * fails: the server stalled, lost it, or is gone. Bytes that are not about it (a frame
+ * dripped, progress of another request) do not keep it waiting; a live server says where
+ * each request is every few seconds (serve.c's keepalive). When one failed on a connection,
+ * that connection is dropped (the next request connects anew). */
+static void deadlines(struct sc *C)
 {
     double now = bl_now_ms() / 1e3;
     int any = 0;
     pthread_mutex_lock(&C->mu);
     for (int k = 0; k < C->np;) {
-        double heard = C->p[k].sent_at > C->last_rx ? C->p[k].sent_at : C->last_rx;
-        if (!C->p[k].sent || now - heard <= SC_GIVEUP_S) {
+        if (now - C->p[k].heard <= SC_GIVEUP_S) {
             k++;
             continue;
         }
@@ -562,9 +559,13 @@ static void stalled(struct sc *C)
         memset(&r, 0, sizeof r);
         r.id = C->p[k].req.id;
         r.from_server = 1;
-        bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SC_STALLED, C->path, SC_GIVEUP_S);
+        if (C->fd >= 0 && C->p[k].sent) {
+            bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SC_STALLED, C->path, SC_GIVEUP_S);
+            any = 1;
+        } else {
+            bl_fail(&r.err, GPU_EFAILED, BL_NOWHERE, SRV_NO_SERVER_FOR, SC_GIVEUP_S, C->down_why);
+        }
         answer(C, k, &r);
-        any = 1;
     }
     pthread_mutex_unlock(&C->mu);
     if (any)
@@ -576,8 +577,6 @@ static void connected(struct sc *C)
     pthread_mutex_lock(&C->mu);
     C->down = 0;
     pthread_mutex_unlock(&C->mu);
-    C->retry_ms = SC_RETRY_MS;
-    C->last_rx = bl_now_ms() / 1e3;
 }
 
 static void reconnect(struct sc *C)
@@ -601,15 +600,13 @@ static void reconnect(struct sc *C)
         if (bl_err_failed(&e2))
             err = e2;
     }
-    /* the next try waits longer: a server that is gone is not knocked on 5 times a second */
-    C->next_try = bl_now_ms() / 1e3 + C->retry_ms / 1e3;
-    C->retry_ms = C->retry_ms * 2 > SC_RETRY_MAX_MS ? SC_RETRY_MAX_MS : C->retry_ms * 2;
     pthread_mutex_lock(&C->mu);
     int pending = C->np > 0;
     pthread_mutex_unlock(&C->mu);
-    if (!pending)
-        return;
-    disconnect(C, err.msg);
+    if (pending)
+        disconnect(C, err.msg);    /* and the next try waits longer */
+    else
+        back_off(C);
 }
 
 /* Sends the pending requests not sent on this connection. */
@@ -625,7 +622,6 @@ static void send_pending(struct sc *C)
                 found = 1;
                 id = C->p[k].req.id;
                 C->p[k].sent = 1;
-                C->p[k].sent_at = bl_now_ms() / 1e3;
                 if (sw_put_request(&b, &C->p[k].req))
                     found = 2;
             }
@@ -664,7 +660,6 @@ static void *client_main(void *arg)
 {
     struct sc *C = arg;
     C->retry_ms = SC_RETRY_MS;
-    C->last_rx = bl_now_ms() / 1e3;
     for (;;) {
         pthread_mutex_lock(&C->mu);
         int stop = C->stop, busy = C->np > 0;
@@ -673,9 +668,7 @@ static void *client_main(void *arg)
             break;
         if (C->fd < 0 && busy && bl_now_ms() / 1e3 >= C->next_try)
             reconnect(C);
-        give_up(C);
-        if (C->fd >= 0)
-            stalled(C);
+        deadlines(C);
         if (C->fd >= 0)
             send_pending(C);
         int wait_ms = SC_RETRY_MS;
@@ -693,8 +686,7 @@ static void *client_main(void *arg)
             disconnect(C, "the GPU server closed the connection");
             continue;
         }
-        C->last_rx = bl_now_ms() / 1e3;
-        int type, fr;
+            int type, fr;
         const uint8_t *p;
         uint32_t n;
         while ((fr = rx_frame(&C->rx, &type, &p, &n)) == 1) {
@@ -731,7 +723,7 @@ static enum gpu_status c_submit(void *impl, const struct gpu_request *req)
         struct pend *p = &C->p[C->np++];
         memset(p, 0, sizeof *p);
         p->req = *req;
-        p->since = bl_now_ms() / 1e3;
+        p->since = p->heard = bl_now_ms() / 1e3;
         p->phase = GPU_PHASE_MEASURING;
     }
     pthread_mutex_unlock(&C->mu);

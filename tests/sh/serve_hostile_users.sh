@@ -374,7 +374,7 @@ for l in open(sys.argv[1]):
     m = json.loads(l)["measured"]
     if json.loads(l)["line"] == 2: print("%.0f %s" % (m["request_ms"], m["error"]))' "$tmp/stall.jsonl" 2>/dev/null)
 ms=${waited%% *}
-if [ -n "$ms" ] && [ "$ms" -ge 30000 ] && [ "$ms" -lt 36000 ] && echo "$waited" | grep -q "sent nothing for 30 s"; then
+if [ -n "$ms" ] && [ "$ms" -ge 30000 ] && [ "$ms" -lt 36000 ] && echo "$waited" | grep -q "sent nothing about this request for 30 s"; then
     ok "a server that stalls after answering: the waiting request failed after $ms ms: ${waited#* }"
 else
     bad "a server that stalls after answering: '$waited' $(head -c 200 "$tmp/stall.err")"
