@@ -753,7 +753,12 @@ static int as_program(const struct kernel_args *a, const char *src, size_t len)
         for (size_t k = 0; k < sizeof launch / sizeof launch[0]; k++)
             if (!strcmp(a->opt[i], launch[k]))
                 return 0;
-    return 1;
+    /* with a GPU: the program; without one, a file of one kernel is still compiled and
+       checked as before (its errors as FILE:LINE:COL), one of several is said so here */
+    struct bl_err e = {0};
+    static char kn[64][GPU_KERNEL_TEXT];
+    int tm[64];
+    return !gpu_run_check(&e) || kp_kernels(src, len, kn, tm, 64) > 1;
 }
 
 static int program(const struct kernel_args *a, const struct gpu_kernel_request *req)
@@ -809,15 +814,8 @@ int cmd_kernel(int argc, char **argv)
             bl_fmt(req.name, sizeof req.name, "%s", one);
     }
     if (as_program(&a, src, len)) {
-        /* with a GPU: the program; without one, a file of one kernel is still compiled and
-           checked below (its errors as FILE:LINE:COL), one of several is said so here */
-        struct bl_err e = {0};
-        static char kn[64][GPU_KERNEL_TEXT];
-        int tm[64];
-        if (!gpu_run_check(&e) || kp_kernels(src, len, kn, tm, 64) > 1) {
-            free(src);
-            return program(&a, &req);
-        }
+        free(src);
+        return program(&a, &req);
     }
     if (!a.no_cache && !files_xdg_path("XDG_CACHE_HOME", ".cache", "banklab/kernels",
                                        req.cache_dir, sizeof req.cache_dir))
