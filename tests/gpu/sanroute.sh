@@ -84,6 +84,15 @@ PY
 )
     say "banklab kernel $name.cu: exit $rc, $(( $(ms) - t0 )) ms: $res"
 done
+# the cost: per measured launch (1000 one-block launches) and per patched warp instruction
+# (one launch of a million warps), plain and under the route, median of 3
+$CUDA_HOME/bin/nvcc -O3 -lineinfo -arch=sm_90 -o "$out/bin/cost" tests/gpu/route/cost.cu > "$out/nvcc_cost.txt" 2>&1
+for what in launches warps; do
+    for k in 1 2 3; do t0=$(ms); "$out/bin/cost" $what >/dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_plain"
+    for k in 1 2 3; do t0=$(ms); "$B" run --route sanitizer --launch-count 1000 -- "$out/bin/cost" $what > "$out/cost_$what.txt" 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_san"
+    for k in 1 2 3; do t0=$(ms); "$B" run --route sanitizer --launch-count 0 -- "$out/bin/cost" $what > /dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_none"
+    say "cost $what (median of 3, ms): plain $(cat "$out/t_plain"), every launch measured $(cat "$out/t_san"), patched but none measured $(cat "$out/t_none"); $(grep -c '^== ' "$out/cost_$what.txt") launches shown"
+done
 # Python programs: PyTorch and CuPy (or its ctypes stand-in), every launch measured, timed
 for py in tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py; do
     name=$(basename "$py" .py)
