@@ -32,6 +32,9 @@ struct kcompile_in {
     const char *nvcc;            /* NULL: NVRTC; else the nvcc to run (kernel_nvcc.c) */
     int nflags;                  /* the request's -I, -D and --nvcc-flag words */
     const char (*flags)[GPU_KERNEL_TEXT];
+    const char *path;            /* the file's real bytes for nvcc (NULL: name); name may be
+                                  * its escaped copy, for messages and NVRTC */
+    double limit_s;              /* nvcc's deadline (0: 60 s) */
 };
 
 /* libnvrtc, loaded on first use and kept. */

@@ -257,7 +257,8 @@ static void correlate(const struct cupti *c, const struct sassm_code *code,
         else
             bl_fmt(full, sizeof full, "%s", p.fileName);
         const char *mp = code->main_path;
-        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp))) {
+        const char *raw = code->main_raw;
+        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp) && (!raw || strcmp(full, raw)))) {
             const char *show = full;
             size_t dl = code->dir ? strlen(code->dir) : 0;
             if (dl && !strncmp(full, code->dir, dl) && full[dl] == '/')

@@ -3,15 +3,19 @@
  * does not survive fork, and a fault must not reach the caller), reads its frames without
  * blocking, and stops it at the time limit. Also that process's main. No CUDA: both builds
  * have it. Never prints (but for the child's one line on a bad start). */
+#define _GNU_SOURCE /* POLLRDHUP */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +33,39 @@ int gpu_kernel_server_idle(void)
         return *end || v < 0 ? 0 : v > 3600 ? 3600 : (int)v;
     }
     return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
+}
+
+struct watch {
+    int fd;
+    double deadline;            /* bl_now_ms() */
+    atomic_int stop;
+};
+
+static void *watch_main(void *arg)
+{
+    struct watch *w = arg;
+    while (!atomic_load(&w->stop)) {
+        struct pollfd p = {w->fd, POLLRDHUP, 0};
+        int r = poll(&p, 1, 100);
+        int gone = r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
+        if (atomic_load(&w->stop))
+            break;
+        if (gone || bl_now_ms() > w->deadline)
+            kill(getpid(), SIGKILL);
+    }
+    return NULL;
+}
+
+void kstate_watched(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
+                    size_t len, struct gpu_kernel_result *res, int fd)
+{
+    struct watch w = {fd, bl_now_ms() + (req->time_limit + 2) * 1e3, 0};
+    pthread_t th;
+    int on = pthread_create(&th, NULL, watch_main, &w) == 0;
+    kstate_measure(st, req, src, len, res, fd);
+    atomic_store(&w.stop, 1);
+    if (on)
+        pthread_join(th, NULL);
 }
 
 int gpu_kernel_child_main(int argc, char **argv)
@@ -59,7 +96,7 @@ int gpu_kernel_child_main(int argc, char **argv)
     if (kres_add_file(res, req.path) < 0)
         bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
-        kstate_measure(st, &req, src, len, res, 3);
+        kstate_watched(st, &req, src, len, res, 3);
     fflush(stdout);
     fflush(stderr);
     /* a warm process for the next request? listen before answering, so the caller's next
@@ -147,6 +184,7 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
+    pid_t caller = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
@@ -168,6 +206,9 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
                 _exit(g < 0 ? 127 : 0);
         } else {
             setpgid(0, 0);
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with its caller */
+            if (getppid() != caller)
+                _exit(127);
         }
         char *argv[] = {"banklab", "__kernel-child", NULL};
         execv(job->exe, argv);
