@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
 #include "cuda_kstate.h"
 #include "cuda_sassm.h"
 
@@ -258,7 +259,8 @@ static void correlate(const struct cupti *c, const struct sassm_code *code,
             bl_fmt(full, sizeof full, "%s", p.fileName);
         const char *mp = code->main_path;
         const char *raw = code->main_raw;
-        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp) && (!raw || strcmp(full, raw)))) {
+        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp) &&
+                    (!raw || !bl_name_same(full, raw)))) { /* nvcc: the name's bytes, or '?' */
             const char *show = full;
             size_t dl = code->dir ? strlen(code->dir) : 0;
             if (dl && !strncmp(full, code->dir, dl) && full[dl] == '/')

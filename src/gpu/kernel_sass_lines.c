@@ -216,11 +216,8 @@ static int read_lines(const struct elf_want *w, const char *symbol, const char *
             uleb(&r);
             uleb(&r);
             uleb(&r);
-            if (k < 256) { /* nvcc names the file by its bytes, NVRTC as it was named (escaped) */
-                char clean[PATH_MAX];
-                f->ours[k] = !strcmp(base_name(nm), base_name(file)) ||
-                             !strcmp(base_name(bl_clean(clean, sizeof clean, nm)), base_name(file));
-            }
+            if (k < 256) /* NVRTC: as it was named (escaped); nvcc: '?' for a non-UTF-8 byte */
+                f->ours[k] = bl_name_same(base_name(nm), base_name(file));
         }
         r.i = prog;
         struct row st = {0, 1, 1, 0};
@@ -448,7 +445,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     }
     c->cubin = comp.cubin;
     c->size = comp.cubin_size;
-    bl_fmt(c->file, sizeof c->file, "%s", named);
+    bl_fmt(c->file, sizeof c->file, "%s", real); /* its bytes: ksl_lines matches any naming */
     return c;
 }
 
