@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/utf8.h"
 #include "cuda_kernel_impl.h"
 #include "kernel_cache.h"
 #include "kernel_spawn.h"
@@ -336,10 +337,13 @@ static void put_caret(struct keybuf *t, const char *line, size_t n, int col)
     kbuf_add(t, "^\n", 2, SIZE_MAX);
 }
 
-/* The file nvcc was given (its real bytes: in->path), as a message's head names it. */
+/* The path nvcc was given for the file, while it runs (source_path below). */
+static char given_path[PATH_MAX];
+
+/* The file nvcc was given, as a message's head names it. */
 static int is_ours(const struct kcompile_in *in, const char *s, size_t n)
 {
-    const char *p = in->path ? in->path : in->name;
+    const char *p = given_path[0] ? given_path : in->path ? in->path : in->name;
     return n == strlen(p) && !strncmp(s, p, n);
 }
 
@@ -537,11 +541,43 @@ static int out_of_memory(const char *log)
     return 0;
 }
 
+/* The path nvcc reads the file by: its real bytes (in->path). A name with bytes that are not
+ * UTF-8 or are control characters is handed over as a link in the private directory dir to
+ * the real file, named with each such byte as '?': nvcc reads the file itself (never one
+ * named by an escaped copy), and its messages and line table name the link, which
+ * bl_name_same matches (nvcc would write '?' for some such bytes, C escapes or a cut name
+ * for others). */
+static void source_path(const struct kcompile_in *in, const char *dir, char *out, size_t n)
+{
+    const char *real = in->path ? in->path : in->name;
+    bl_fmt(out, n, "%s", real);
+    char clean[PATH_MAX], cwd[PATH_MAX], target[PATH_MAX], link[PATH_MAX];
+    if (!strcmp(bl_clean(clean, sizeof clean, real), real))
+        return;
+    if (real[0] == '/')
+        bl_fmt(target, sizeof target, "%s", real);
+    else if (getcwd(cwd, sizeof cwd))
+        bl_fmt(target, sizeof target, "%s/%s", cwd, real);
+    else
+        return;
+    const char *base = strrchr(real, '/');
+    base = base ? base + 1 : real;
+    size_t bl = strlen(base);
+    char masked[NAME_MAX + 1];
+    if (!bl || bl > NAME_MAX)
+        return;
+    memcpy(masked, base, bl + 1);
+    bl_mask(masked, bl);
+    bl_fmt(link, sizeof link, "%s/%s", dir, masked);
+    if (symlink(target, link) == 0)
+        bl_fmt(out, n, "%s", link);
+}
+
 /* A file that includes the user's and names the template instance, so nvcc makes it: only
  * for a name with template arguments. 0 with its path, -1 (compile the file itself). */
 static int instance_file(const struct kcompile_in *in, const char *dir, char *path, size_t n)
 {
-    const char *real = in->path ? in->path : in->name;
+    const char *real = given_path;
     if (!in->name_expr || !strchr(in->name_expr, '<') || strpbrk(real, "\"\\\n"))
         return -1;
     bl_fmt(path, n, "%s/instance.cu", dir);
@@ -567,8 +603,9 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
     bl_fmt(inc, sizeof inc, "-I%s", in->dir);
     instance_path[0] = '\0';
+    source_path(in, dir, given_path, sizeof given_path);
     if (instance_file(in, dir, input, sizeof input))
-        bl_fmt(input, sizeof input, "%s", in->path ? in->path : in->name); /* real bytes */
+        bl_fmt(input, sizeof input, "%s", given_path);
     else
         bl_fmt(instance_path, sizeof instance_path, "%s", input);
     char *argv[16 + GPU_KERNEL_MAX_FLAGS];
