@@ -3,15 +3,12 @@
  * does not survive fork, and a fault must not reach the caller), reads its frames without
  * blocking, and stops it at the time limit. Also that process's main. No CUDA: both builds
  * have it. Never prints (but for the child's one line on a bad start). */
-#define _GNU_SOURCE /* POLLRDHUP */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,39 +30,6 @@ int gpu_kernel_server_idle(void)
         return *end || v < 0 ? 0 : v > 3600 ? 3600 : (int)v;
     }
     return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
-}
-
-struct watch {
-    int fd;
-    double deadline;            /* bl_now_ms() */
-    atomic_int stop;
-};
-
-static void *watch_main(void *arg)
-{
-    struct watch *w = arg;
-    while (!atomic_load(&w->stop)) {
-        struct pollfd p = {w->fd, POLLRDHUP, 0};
-        int r = poll(&p, 1, 100);
-        int gone = r > 0 && (p.revents & (POLLRDHUP | POLLHUP | POLLERR | POLLNVAL));
-        if (atomic_load(&w->stop))
-            break;
-        if (gone || bl_now_ms() > w->deadline)
-            kill(getpid(), SIGKILL);
-    }
-    return NULL;
-}
-
-void kstate_watched(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
-                    size_t len, struct gpu_kernel_result *res, int fd)
-{
-    struct watch w = {fd, bl_now_ms() + (req->time_limit + 2) * 1e3, 0};
-    pthread_t th;
-    int on = pthread_create(&th, NULL, watch_main, &w) == 0;
-    kstate_measure(st, req, src, len, res, fd);
-    atomic_store(&w.stop, 1);
-    if (on)
-        pthread_join(th, NULL);
 }
 
 int gpu_kernel_child_main(int argc, char **argv)
@@ -197,8 +161,10 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
             _exit(127);
         for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
             close(fd);
-        /* a process group of its own, which nvcc and its compilers join: a time limit or a
-         * cancel kills the group whole (a session of its own for a server to be) */
+        /* a process group of its own: a time limit or a cancel kills the group whole (a
+         * session of its own for a server to be); its compilers run under guards that kill
+         * them when it dies (kernel_spawn.c). One that is our child dies with us; one to be
+         * a server watches us through its frames' fd (kernel_watch.c) */
         if (detach) {
             setsid();
             pid_t g = fork();
@@ -421,9 +387,10 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
         job->reaped = 1;
 }
 
-/* Stop the measuring process and everything it started: its process group (nvcc, cicc and
- * the host compiler are in it) with SIGKILL, never ours; then, once the group is gone (2 s at
- * most), the temporary directories it left. */
+/* Stop the measuring process and everything it started: its process group with SIGKILL,
+ * never ours (the guards of its compilers then kill nvcc, cicc and the host compiler and
+ * remove their directories: kernel_spawn.c); then, once the group is gone (2 s at most), the
+ * temporary directories it left. */
 static void kill_job(struct gpu_kernel_job *job)
 {
     pid_t pid = job->pid > 1 && job->pid != getpid() ? job->pid : -1;
