@@ -4,6 +4,7 @@
 #ifndef BANKLAB_CUDA_KERNEL_IMPL_H
 #define BANKLAB_CUDA_KERNEL_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -35,6 +36,7 @@ struct kcompile_in {
     const char *path;            /* the file's real bytes for nvcc (NULL: name); name may be
                                   * its escaped copy, for messages and NVRTC */
     double limit_s;              /* nvcc's deadline (0: 60 s) */
+    const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
 };
 
 /* libnvrtc, loaded on first use and kept. */

@@ -215,14 +215,15 @@ static char **env_with_tmpdir(const char *tmpdir, char *entry, size_t size)
  * tmpdir, under kspawn's guard (its own session and group, a deadline of limit_s, a memory
  * limit, dies with its caller). The exit status, or -1 with err when it could not be started
  * or ran past the deadline. */
-static int run_argv(char *const argv[], const char *tmpdir, double limit_s, struct keybuf *out,
-                    struct bl_err *err)
+static int run_argv(char *const argv[], const char *tmpdir, double limit_s,
+                    const atomic_int *cancel, struct keybuf *out, struct bl_err *err)
 {
     char entry[PATH_MAX + 8];
     char **env = env_with_tmpdir(tmpdir, entry, sizeof entry);
     if (!env)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(ENOMEM));
-    struct kspawn sp = {argv, env, tmpdir, limit_s > 0 ? limit_s : KNVCC_LIMIT_DEFAULT, 1u << 20};
+    struct kspawn sp = {argv, env, tmpdir, limit_s > 0 ? limit_s : KNVCC_LIMIT_DEFAULT, 1u << 20,
+                        cancel};
     int code = 0;
     int end = kspawn_run(&sp, out, &code, err);
     free(env);
@@ -234,6 +235,8 @@ static int run_argv(char *const argv[], const char *tmpdir, double limit_s, stru
         return 128 + code;
     case KSPAWN_TIMEOUT:
         return bl_fail(err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_COMPILE, sp.limit_s);
+    case KSPAWN_CANCELLED:
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_COMPILE_CANCELLED);
     case KSPAWN_NOEXEC:
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(code));
     default:
@@ -622,7 +625,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     argv[ac++] = input;
     argv[ac] = NULL;
     struct keybuf log = {0};
-    int rc = run_argv(argv, dir, in->limit_s, &log, err);
+    int rc = run_argv(argv, dir, in->limit_s, in->cancel, &log, err);
     if (rc > 0 && no_space(dir, log.s))
         rc = tmpdir_full(dir, err); /* not the file's fault: say where the space ran out */
     else if (rc > 0 && out_of_memory(log.s))

@@ -377,7 +377,8 @@ static void say(char why[2][KP_TEXT], const char *en, const char *zh, const char
 }
 
 struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kernel_request *req,
-                              const char *name_expr, char why[2][KP_TEXT])
+                              const char *name_expr, const atomic_int *cancel,
+                              char why[2][KP_TEXT])
 {
     char real[PATH_MAX], dir[PATH_MAX], nvcc[PATH_MAX];
     if (!realpath(req->path, real))
@@ -393,7 +394,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     /* nvcc reads the file by its real bytes; messages and NVRTC name it escaped */
     struct kcompile_in in = {src, len, named, dir, name_expr && name_expr[0] ? name_expr : NULL,
                              KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags,
-                             real, req->time_limit};
+                             real, req->time_limit, cancel};
     int have_nvcc = req->compiler != GPU_COMPILER_NVRTC && knvcc_find(nvcc, sizeof nvcc) == 0;
     if (have_nvcc)
         in.nvcc = nvcc;

@@ -294,7 +294,12 @@ int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl
      * deadline by 5 s is told to stop, and killed 3 s after that */
     double t0 = bl_now_ms(), told = 0;
     char chunk[4096];
+    int cancelled = 0;
     for (;;) {
+        if (!cancelled && sp->cancel && atomic_load(sp->cancel)) {
+            kill(g, SIGTERM); /* the guard kills the group and removes the directory */
+            cancelled = 1;
+        }
         struct pollfd p = {op[0], POLLIN, 0};
         int pr = poll(&p, 1, 100);
         if (pr > 0) {
@@ -325,7 +330,7 @@ int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl
     while (waitpid(g, NULL, 0) < 0 && errno == EINTR)
         ;
     if (n != (ssize_t)sizeof r || r.end < 0) /* the guard was killed, or told to stop */
-        r = (struct guard_report){KSPAWN_TIMEOUT, 0};
+        r = (struct guard_report){cancelled ? KSPAWN_CANCELLED : KSPAWN_TIMEOUT, 0};
     *code = r.code;
     return r.end;
 }

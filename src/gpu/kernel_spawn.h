@@ -12,6 +12,7 @@
 #ifndef BANKLAB_KERNEL_SPAWN_H
 #define BANKLAB_KERNEL_SPAWN_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "../base/err.h"
@@ -27,6 +28,7 @@ struct kspawn {
     const char *tmpdir;         /* its private directory: removed when the caller dies (or NULL) */
     double limit_s;             /* the deadline (seconds, > 0) */
     size_t keep;                /* at most this many bytes of its output kept */
+    const atomic_int *cancel;   /* when it turns non-zero the group is killed (or NULL) */
 };
 
 enum kspawn_end {
@@ -34,6 +36,7 @@ enum kspawn_end {
     KSPAWN_SIGNALED = 1,        /* *code: the signal */
     KSPAWN_TIMEOUT = 2,         /* past limit_s: the group killed */
     KSPAWN_NOEXEC = 3,          /* it could not be started: *code the errno of execve */
+    KSPAWN_CANCELLED = 4,       /* *cancel was set: the group killed */
 };
 
 /* kspawn_mem: the address-space limit in bytes (KSPAWN_MEM_DEFAULT, or
