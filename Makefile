@@ -117,7 +117,7 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
 INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
               src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c
+              src/base/msg.c src/base/utf8.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 # banklab run's sanitizer route (src/sanitize/san_inject.c and the device patch
 # src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's

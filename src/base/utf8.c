@@ -184,3 +184,17 @@ int bl_hex_digit(int c)
         return c - 'A' + 10;
     return -1;
 }
+
+int bl_name_same(const char *told, const char *real)
+{
+    char buf[4096];
+    size_t n = strlen(real);
+    if (!strcmp(told, real))
+        return 1;
+    if (n >= sizeof buf)
+        return 0;
+    if (!strcmp(told, bl_clean(buf, sizeof buf, real)))
+        return 1;
+    memcpy(buf, real, n + 1);
+    return !strcmp(told, bl_mask(buf, n));
+}

@@ -42,6 +42,11 @@ size_t bl_clean_size(const char *s);
  * a byte offset keeps its offsets. Returns s. */
 char *bl_mask(char *s, size_t n);
 
+/* bl_name_same: 1 when told, a tool's name for a file (a compiler's line table, CUPTI), names
+ * the file whose bytes are real: real itself, its escaped copy (bl_clean: what NVRTC was told)
+ * or its masked copy (bl_mask: nvcc writes each byte of a name that is not UTF-8 as '?'). */
+int bl_name_same(const char *told, const char *real);
+
 /* bl_utf8_fix: s (NUL-terminated) into dst (n bytes) with each byte that is not valid UTF-8
  * replaced by U+FFFD and each control character but \n by a space: text for a file that must
  * be valid UTF-8 (a JSON or Markdown report). Cut at a character boundary; returns dst. */

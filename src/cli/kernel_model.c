@@ -58,7 +58,7 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
 {
     char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
     name_expr(src, len, req, expr, sizeof expr);
-    struct ksl_cubin *c = ksl_compile(src, len, req, expr, why);
+    struct ksl_cubin *c = ksl_compile(src, len, req, expr, NULL, why);
     int rc = predict_with(c, why, src, len, req, r, err);
     ksl_free(c);
     return rc;
@@ -247,7 +247,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
     struct bl_err err = {0};
     char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
     name_expr(src, len, &reqs[0], expr, sizeof expr);
-    struct ksl_cubin *c = ksl_compile(src, len, &reqs[0], expr, why);
+    struct ksl_cubin *c = ksl_compile(src, len, &reqs[0], expr, NULL, why);
     struct jw *w = json ? jw_new(n > 1) : NULL;
     int rc = 0;
     for (int k = 0; k < n; k++) {

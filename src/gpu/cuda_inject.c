@@ -464,7 +464,7 @@ static void end(void)
         if (!m) {
             bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
         } else {
-            struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL};
+            struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
             if (sassm_build(&G.c, &code, &G.cfg, &T.sr, res, NULL))
                 bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         }

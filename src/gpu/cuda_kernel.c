@@ -247,6 +247,7 @@ static void request(struct child *ch)
         bl_fmt(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
     /* NVRTC's messages and line info name the program: a name with a newline or an escape
      * in it would split or drive what shows them, so it gets the escaped name (-I keeps dir) */
+    bl_fmt(ch->rawpath, sizeof ch->rawpath, "%s", ch->realpath); /* what nvcc reads */
     char named[sizeof ch->realpath];
     bl_clean(named, sizeof named, ch->realpath);
     bl_fmt(ch->realpath, sizeof ch->realpath, "%s", named);
@@ -262,7 +263,8 @@ static void request(struct child *ch)
     bl_fmt(res->arch, sizeof res->arch, "sm_%d", arch);
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg,
-                             NULL, req->nflags, req->flags};
+                             NULL, req->nflags, req->flags, ch->rawpath,
+                             req->time_limit + 1, NULL};
     char nvcc[PATH_MAX];
     if (req->compiler != GPU_COMPILER_NVRTC) { /* nvcc when there is one (kernel_nvcc.c) */
         if (knvcc_find(nvcc, sizeof nvcc) == 0)

@@ -4,6 +4,7 @@
 #ifndef BANKLAB_CUDA_KERNEL_IMPL_H
 #define BANKLAB_CUDA_KERNEL_IMPL_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -32,6 +33,10 @@ struct kcompile_in {
     const char *nvcc;            /* NULL: NVRTC; else the nvcc to run (kernel_nvcc.c) */
     int nflags;                  /* the request's -I, -D and --nvcc-flag words */
     const char (*flags)[GPU_KERNEL_TEXT];
+    const char *path;            /* the file's real bytes for nvcc (NULL: name); name may be
+                                  * its escaped copy, for messages and NVRTC */
+    double limit_s;              /* nvcc's deadline (0: 60 s) */
+    const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
 };
 
 /* libnvrtc, loaded on first use and kept. */

@@ -59,7 +59,7 @@ int ksass_measure(struct child *ch)
         sass_check(ch, sassm_sum(&st->sassm, &sr, ch->comp.lowered, st->dbg), &sr))
         goto out;
     struct sassm_code code = {ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, st->sm,
-                              ch->realpath, ch->dir};
+                              ch->realpath, ch->dir, ch->rawpath};
     if (sassm_build(&st->c, &code, &st->sassm, &sr, ch->res, st->dbg)) {
         bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         goto out;

@@ -125,7 +125,8 @@ struct child {
     struct gpu_kernel_result *res;
     int fd;
     enum gpu_kernel_phase phase; /* the last one sent */
-    char realpath[PATH_MAX];     /* the program's name for NVRTC (line info, ncu) */
+    char realpath[PATH_MAX];     /* the program's name for NVRTC (line info, ncu): escaped */
+    char rawpath[PATH_MAX];      /* the same path's real bytes: what nvcc reads and names */
     char dir[PATH_MAX];          /* its directory: -I */
     struct ksrc_kernel kernels[KSRC_MAX_KERNELS];
     int nkernels;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/utf8.h"
 #include "cuda_kstate.h"
 #include "cuda_sassm.h"
 
@@ -235,6 +236,14 @@ void sassm_free(struct sassm_run *sr)
     sr->nrows = sr->caprows = 0;
 }
 
+/* CUPTI's name for the file nvcc compiled by its bytes raw: the path, or (for a name nvcc
+ * was given as a link with '?' for its odd bytes: kernel_nvcc.c) its file name. */
+static int same_file(const char *told, const char *raw)
+{
+    const char *a = strrchr(told, '/'), *b = strrchr(raw, '/');
+    return bl_name_same(told, raw) || bl_name_same(a ? a + 1 : told, b ? b + 1 : raw);
+}
+
 /* pc -> (file, line) through CUPTI's correlation on the cubin. */
 static void correlate(const struct cupti *c, const struct sassm_code *code,
                       struct gpu_kernel_result *res, struct gpu_kernel_inst *in)
@@ -257,7 +266,9 @@ static void correlate(const struct cupti *c, const struct sassm_code *code,
         else
             bl_fmt(full, sizeof full, "%s", p.fileName);
         const char *mp = code->main_path;
-        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp))) {
+        const char *raw = code->main_raw;
+        if (!mp || (strcmp(full, mp) && strcmp(p.fileName, mp) &&
+                    (!raw || !same_file(full, raw)))) {
             const char *show = full;
             size_t dl = code->dir ? strlen(code->dir) : 0;
             if (dl && !strncmp(full, code->dir, dl) && full[dl] == '/')

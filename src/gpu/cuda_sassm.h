@@ -81,6 +81,7 @@ struct sassm_code {
     const char *function;        /* the symbol in the cubin */
     int sm;                      /* the GPU's compute capability as 90 (decoding) */
     const char *main_path;       /* a source file that is files[0] of the result (NULL: none) */
+    const char *main_raw;        /* the same file by its real bytes, as nvcc names it (or NULL) */
     const char *dir;             /* other files are shown relative to it (NULL: as named) */
 };
 

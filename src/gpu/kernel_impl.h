@@ -222,6 +222,13 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res);
 void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
                     size_t len, struct gpu_kernel_result *res, int fd);
 
+/* kstate_watched: kstate_measure, while a watchdog thread ends this process (SIGKILL, so
+ * that the guards of its compilers kill them and remove their directories) when the caller
+ * on fd is gone (a pipe without its reader, a socket its peer closed) or the request's
+ * --time-limit passed 2 s ago: a measuring process never outlives its caller's request. */
+void kstate_watched(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
+                    size_t len, struct gpu_kernel_result *res, int fd);
+
 /* kstate_prepare: do now what a request would otherwise wait for: the context, CUPTI, the
  * SASS metrics' ids (a spare measuring process calls it before it takes a request). */
 void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res);

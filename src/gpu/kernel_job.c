@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -59,7 +60,7 @@ int gpu_kernel_child_main(int argc, char **argv)
     if (kres_add_file(res, req.path) < 0)
         bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
-        kstate_measure(st, &req, src, len, res, 3);
+        kstate_watched(st, &req, src, len, res, 3);
     fflush(stdout);
     fflush(stderr);
     /* a warm process for the next request? listen before answering, so the caller's next
@@ -147,6 +148,7 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
+    pid_t caller = getpid();
     pid_t pid = fork();
     if (pid < 0) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
@@ -159,8 +161,10 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
             _exit(127);
         for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
             close(fd);
-        /* a process group of its own, which nvcc and its compilers join: a time limit or a
-         * cancel kills the group whole (a session of its own for a server to be) */
+        /* a process group of its own: a time limit or a cancel kills the group whole (a
+         * session of its own for a server to be); its compilers run under guards that kill
+         * them when it dies (kernel_spawn.c). One that is our child dies with us; one to be
+         * a server watches us through its frames' fd (kernel_watch.c) */
         if (detach) {
             setsid();
             pid_t g = fork();
@@ -168,6 +172,9 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
                 _exit(g < 0 ? 127 : 0);
         } else {
             setpgid(0, 0);
+            prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with its caller */
+            if (getppid() != caller)
+                _exit(127);
         }
         char *argv[] = {"banklab", "__kernel-child", NULL};
         execv(job->exe, argv);
@@ -380,9 +387,10 @@ static void reap(struct gpu_kernel_job *job, int block, int *wstatus)
         job->reaped = 1;
 }
 
-/* Stop the measuring process and everything it started: its process group (nvcc, cicc and
- * the host compiler are in it) with SIGKILL, never ours; then, once the group is gone (2 s at
- * most), the temporary directories it left. */
+/* Stop the measuring process and everything it started: its process group with SIGKILL,
+ * never ours (the guards of its compilers then kill nvcc, cicc and the host compiler and
+ * remove their directories: kernel_spawn.c); then, once the group is gone (2 s at most), the
+ * temporary directories it left. */
 static void kill_job(struct gpu_kernel_job *job)
 {
     pid_t pid = job->pid > 1 && job->pid != getpid() ? job->pid : -1;

@@ -15,14 +15,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
+#include <sys/statvfs.h>
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/utf8.h"
 #include "cuda_kernel_impl.h"
 #include "kernel_cache.h"
+#include "kernel_spawn.h"
+
+/* the deadline of a compile whose caller gave none (s) */
+#define KNVCC_LIMIT_DEFAULT 60.0
 
 /* ---- the request's compile options ---- */
 
@@ -207,61 +212,36 @@ static char **env_with_tmpdir(const char *tmpdir, char *entry, size_t size)
 }
 
 /* argv[0] with argv, its stdout and stderr into *out (at most 1 MiB kept), its temporaries in
- * tmpdir. It stays in the measuring process's group (which its caller kills whole at a time
- * limit: cicc and the host compiler with it). The exit status, or -1 with err when it could
- * not be started. */
-static int run_argv(char *const argv[], const char *tmpdir, struct keybuf *out,
-                    struct bl_err *err)
+ * tmpdir, under kspawn's guard (its own session and group, a deadline of limit_s, a memory
+ * limit, dies with its caller). The exit status, or -1 with err when it could not be started
+ * or ran past the deadline. */
+static int run_argv(char *const argv[], const char *tmpdir, double limit_s,
+                    const atomic_int *cancel, struct keybuf *out, struct bl_err *err)
 {
-    int p[2];
     char entry[PATH_MAX + 8];
     char **env = env_with_tmpdir(tmpdir, entry, sizeof entry);
     if (!env)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(ENOMEM));
-    if (pipe(p)) {
-        free(env);
-        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
-    }
-    pid_t pid = fork();
-    if (pid < 0) {
-        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(errno));
-        close(p[0]);
-        close(p[1]);
-        free(env);
+    struct kspawn sp = {argv, env, tmpdir, limit_s > 0 ? limit_s : KNVCC_LIMIT_DEFAULT, 1u << 20,
+                        cancel};
+    int code = 0;
+    int end = kspawn_run(&sp, out, &code, err);
+    free(env);
+    switch (end) {
+    case KSPAWN_EXITED:
+        return code == 127 ? bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN, argv[0])
+                           : code;
+    case KSPAWN_SIGNALED:
+        return 128 + code;
+    case KSPAWN_TIMEOUT:
+        return bl_fail(err, GPU_KERNEL_ETIMEOUT, BL_NOWHERE, KRN_TIMEOUT_COMPILE, sp.limit_s);
+    case KSPAWN_CANCELLED:
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_COMPILE_CANCELLED);
+    case KSPAWN_NOEXEC:
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(code));
+    default:
         return -1;
     }
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL); /* the measuring process stopped at its time limit */
-        signal(SIGPIPE, SIG_DFL);         /* as any program expects (ours ignores it) */
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        dup2(p[1], 1);
-        dup2(p[1], 2);
-        for (int fd = 3; fd < 1024; fd++)
-            close(fd);
-        execve(argv[0], argv, env);
-        _exit(127);
-    }
-    free(env);
-    close(p[1]);
-    char chunk[4096];
-    for (;;) {
-        ssize_t r = read(p[0], chunk, sizeof chunk);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        if (out->len < (1u << 20))
-            kbuf_add(out, chunk, (size_t)r, SIZE_MAX);
-    }
-    close(p[0]);
-    int ws = 0;
-    while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-        ;
-    if (WIFEXITED(ws) && WEXITSTATUS(ws) == 127)
-        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN, argv[0]);
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + (WIFSIGNALED(ws) ? WTERMSIG(ws) : 0);
 }
 
 /* ---- nvcc's messages in NVRTC's form ---- */
@@ -360,6 +340,16 @@ static void put_caret(struct keybuf *t, const char *line, size_t n, int col)
     kbuf_add(t, "^\n", 2, SIZE_MAX);
 }
 
+/* The path nvcc was given for the file, while it runs (source_path below). */
+static char given_path[PATH_MAX];
+
+/* The file nvcc was given, as a message's head names it. */
+static int is_ours(const struct kcompile_in *in, const char *s, size_t n)
+{
+    const char *p = given_path[0] ? given_path : in->path ? in->path : in->name;
+    return n == strlen(p) && !strncmp(s, p, n);
+}
+
 /* The file that names a template instance (instance_file), while nvcc runs: its messages
  * are about --name, not about a line of the user's. */
 static char instance_path[PATH_MAX];
@@ -407,13 +397,16 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     size_t atn = 0;
     if (gcc_head(s, sn, &flen, &line, &col, &rest)) {
         int fatal = !strncmp(rest, "fatal ", 6);
-        kbuf_add(t, s, flen, SIZE_MAX);
+        int ours = is_ours(in, s, flen);
+        if (ours)  /* the file by its shown name, never its raw bytes */
+            kbuf_add(t, in->name, strlen(in->name), SIZE_MAX);
+        else
+            kbuf_add(t, s, flen, SIZE_MAX);
         char head[64];
         int hl = snprintf(head, sizeof head, "(%d): ", line);
         kbuf_add(t, head, (size_t)hl, SIZE_MAX);
         kbuf_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0), SIZE_MAX);
         kbuf_add(t, "\n", 1, SIZE_MAX);
-        int ours = flen == strlen(in->name) && !strncmp(s, in->name, flen);
         if (ours && col > 0 && src_line(in->src, in->len, line, &at, &atn))
             put_caret(t, at, atn, col);
         int used = 1; /* the preprocessor's own echo: "    1 | ...", "      |   ^~~" */
@@ -432,16 +425,22 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
         kbuf_add(t, "\n", 1, SIZE_MAX);
         return 1;
     }
-    kbuf_add(t, s, sn, SIZE_MAX);
+    int head = edg_head(s, sn, &open, &line);
+    int ours = head && is_ours(in, s, open);
+    if (ours) {
+        kbuf_add(t, in->name, strlen(in->name), SIZE_MAX);
+        kbuf_add(t, s + open, sn - open, SIZE_MAX);
+    } else {
+        kbuf_add(t, s, sn, SIZE_MAX);
+    }
     kbuf_add(t, "\n", 1, SIZE_MAX);
-    if (!edg_head(s, sn, &open, &line) || i + 2 >= n)
+    if (!head || i + 2 >= n)
         return 1;
     const char *echo = ln[i + 1], *car = ln[i + 2];
     const char *hat = memchr(car, '^', lnn[i + 2]);
     if (!hat || strspn(car, " \t") != (size_t)(hat - car) || lnn[i + 1] < 2)
         return 1;
     size_t caret = (size_t)(hat - car);
-    int ours = open == strlen(in->name) && !strncmp(s, in->name, open);
     col = 0;
     if (ours && src_line(in->src, in->len, line, &at, &atn) && caret >= 2)
         col = caret_column(echo + 2, caret - 2, at, atn);
@@ -514,18 +513,82 @@ static unsigned char *read_file(const char *path, size_t *n)
     return (unsigned char *)t.s;
 }
 
+/* The compile failed for want of space where its temporaries go: TMPDIR (dir's parent) is
+ * full, or a compiler said so. */
+static int no_space(const char *dir, const char *log)
+{
+    struct statvfs v;
+    if (log && (strstr(log, "No space left on device") || strstr(log, "Disk quota exceeded")))
+        return 1;
+    return statvfs(dir, &v) == 0 && (v.f_bavail == 0 || (v.f_files && v.f_favail == 0));
+}
+
+static int tmpdir_full(const char *dir, struct bl_err *err)
+{
+    char base[PATH_MAX];
+    bl_fmt(base, sizeof base, "%s", dir);
+    char *slash = strrchr(base, '/');
+    if (slash && slash != base)
+        *slash = '\0';
+    return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_TMPDIR_FULL, base);
+}
+
+/* A compiler stopped by its memory limit (RLIMIT_AS: its allocations fail). */
+static int out_of_memory(const char *log)
+{
+    static const char *const says[] = {"out of memory", "memory exhausted",
+                                       "Cannot allocate memory", "bad_alloc"};
+    for (size_t i = 0; log && i < sizeof says / sizeof says[0]; i++)
+        if (strstr(log, says[i]))
+            return 1;
+    return 0;
+}
+
+/* The path nvcc reads the file by: its real bytes (in->path). A name with bytes that are not
+ * UTF-8 or are control characters is handed over as a link in the private directory dir to
+ * the real file, named with each such byte as '?': nvcc reads the file itself (never one
+ * named by an escaped copy), and its messages and line table name the link, which
+ * bl_name_same matches (nvcc would write '?' for some such bytes, C escapes or a cut name
+ * for others). */
+static void source_path(const struct kcompile_in *in, const char *dir, char *out, size_t n)
+{
+    const char *real = in->path ? in->path : in->name;
+    bl_fmt(out, n, "%s", real);
+    char clean[PATH_MAX], cwd[PATH_MAX], target[PATH_MAX], link[PATH_MAX];
+    if (!strcmp(bl_clean(clean, sizeof clean, real), real))
+        return;
+    if (real[0] == '/')
+        bl_fmt(target, sizeof target, "%s", real);
+    else if (getcwd(cwd, sizeof cwd))
+        bl_fmt(target, sizeof target, "%s/%s", cwd, real);
+    else
+        return;
+    const char *base = strrchr(real, '/');
+    base = base ? base + 1 : real;
+    size_t bl = strlen(base);
+    char masked[NAME_MAX + 1];
+    if (!bl || bl > NAME_MAX)
+        return;
+    memcpy(masked, base, bl + 1);
+    bl_mask(masked, bl);
+    bl_fmt(link, sizeof link, "%s/%s", dir, masked);
+    if (symlink(target, link) == 0)
+        bl_fmt(out, n, "%s", link);
+}
+
 /* A file that includes the user's and names the template instance, so nvcc makes it: only
  * for a name with template arguments. 0 with its path, -1 (compile the file itself). */
 static int instance_file(const struct kcompile_in *in, const char *dir, char *path, size_t n)
 {
-    if (!in->name_expr || !strchr(in->name_expr, '<') || strpbrk(in->name, "\"\\\n"))
+    const char *real = given_path;
+    if (!in->name_expr || !strchr(in->name_expr, '<') || strpbrk(real, "\"\\\n"))
         return -1;
     bl_fmt(path, n, "%s/instance.cu", dir);
     FILE *f = fopen(path, "w");
     if (!f)
         return -1;
     fprintf(f, "#include \"%s\"\nstatic void *const banklab_instance_ __attribute__((unused)) "
-            "= (void *)&%s;\n", in->name, in->name_expr);
+            "= (void *)&%s;\n", real, in->name_expr);
     return fclose(f) ? -1 : 0;
 }
 
@@ -533,15 +596,19 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
 {
     char dir[PATH_MAX];
     ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
-    if (ktmp_make("nvcc", dir, sizeof dir))
+    if (ktmp_make("nvcc", dir, sizeof dir)) {
+        if (errno == ENOSPC || errno == EDQUOT)
+            return tmpdir_full(dir, err);
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
+    }
     char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
     bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
     bl_fmt(inc, sizeof inc, "-I%s", in->dir);
     instance_path[0] = '\0';
+    source_path(in, dir, given_path, sizeof given_path);
     if (instance_file(in, dir, input, sizeof input))
-        bl_fmt(input, sizeof input, "%s", in->name);
+        bl_fmt(input, sizeof input, "%s", given_path);
     else
         bl_fmt(instance_path, sizeof instance_path, "%s", input);
     char *argv[16 + GPU_KERNEL_MAX_FLAGS];
@@ -558,7 +625,12 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     argv[ac++] = input;
     argv[ac] = NULL;
     struct keybuf log = {0};
-    int rc = run_argv(argv, dir, &log, err);
+    int rc = run_argv(argv, dir, in->limit_s, in->cancel, &log, err);
+    if (rc > 0 && no_space(dir, log.s))
+        rc = tmpdir_full(dir, err); /* not the file's fault: say where the space ran out */
+    else if (rc > 0 && out_of_memory(log.s))
+        rc = bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILER_MEMORY,
+                     kspawn_mem() >> 20);
     if (rc < 0) {
         free(log.s);
         ktmp_remove(dir);

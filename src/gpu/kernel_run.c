@@ -115,11 +115,29 @@ int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *e
 
 /* ---- the results ---- */
 
-static unsigned char *slurp(const char *path, size_t *n)
+/* The results file, read whole; NULL with a note in out when it is not a regular file (the
+ * program may have put a FIFO or a device there: opened O_NONBLOCK, nothing waits) or cannot
+ * be read. */
+static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *out)
 {
-    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    struct bl_err e = {0};
+    if (fd < 0 && errno == ELOOP) /* a symbolic link */
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_NOT_FILE, (unsigned)S_IFLNK);
+    else if (fd < 0 && errno != ENOENT)
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_UNREADABLE, strerror(errno));
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode)))
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_NOT_FILE, (unsigned)(st.st_mode & S_IFMT));
+    if (e.status) {
+        gpu_run_note(out, e.msg, strlen(e.msg));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
     if (fd < 0)
         return NULL;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     size_t cap = 65536, len = 0;
     unsigned char *b = malloc(cap);
     while (b) {
@@ -221,7 +239,7 @@ static void add_note(struct gpu_run_output *out, const unsigned char *p, size_t 
 static void read_results(const char *path, struct gpu_run_output *out)
 {
     size_t n = 0;
-    unsigned char *b = slurp(path, &n);
+    unsigned char *b = slurp(path, &n, out);
     int pid = 0;
     long ordinal = 0, nth = 0;
     for (size_t at = 0; b && n - at >= 8;) {
@@ -301,8 +319,6 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
         snprintf(num, sizeof num, "%ld", req->count);
         setenv("BANKLAB_RUN_COUNT", num, 1);
     }
-    signal(SIGINT, SIG_DFL);
-    signal(SIGQUIT, SIG_DFL);
     if (req->stdout_to_stderr)
         dup2(2, 1);
     execvp(argv[0], argv);
@@ -312,14 +328,19 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
     _exit(127);
 }
 
-/* TERM and HUP while the program runs: passed on to it (a second one kills it); when it has
- * ended, the private directory is removed and banklab ends of the signal. */
+/* INT, QUIT, TERM and HUP while the program runs: passed on to it (a second one kills it);
+ * when it has ended, the private directory is removed and banklab ends of the signal. */
+static const int run_sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
 static volatile sig_atomic_t run_signal;
 static volatile pid_t run_child;
 
-static void on_run_signal(int sig)
+static void on_run_signal(int sig, siginfo_t *info, void *ctx)
 {
-    if (run_child > 0)
+    (void)ctx;
+    /* the terminal's ^C or ^\ (si_code SI_KERNEL) reached the program already: only one
+     * sent to banklab alone is passed on */
+    int from_tty = info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT);
+    if (run_child > 0 && (run_signal || !from_tty))
         kill(run_child, run_signal ? SIGKILL : sig);
     run_signal = sig;
 }
@@ -344,21 +365,22 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
     }
     close(fd);
     fcntl(ep[1], F_SETFD, FD_CLOEXEC);
-    void (*old_int)(int) = signal(SIGINT, SIG_IGN), (*old_quit)(int) = signal(SIGQUIT, SIG_IGN);
-    struct sigaction sa, old_term, old_hup;
+    struct sigaction sa, old[4];
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_run_signal;
+    sa.sa_sigaction = on_run_signal;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     run_signal = 0;
     run_child = 0;
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGHUP, &sa, &old_hup);
+    for (int i = 0; i < 4; i++) /* one ignored by whoever started banklab stays ignored */
+        if (sigaction(run_sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(run_sigs[i], &sa, NULL);
     fflush(NULL);
     pid_t pid = fork();
     if (pid == 0) {
         close(ep[0]);
-        sigaction(SIGTERM, &old_term, NULL);
-        sigaction(SIGHUP, &old_hup, NULL);
+        for (int i = 0; i < 4; i++)
+            sigaction(run_sigs[i], &old[i], NULL);
         child(req, argv, dir, ep[1]);
     }
     run_child = pid;
@@ -386,10 +408,8 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
     close(ep[0]);
     run_child = 0;
     ktmp_remove(dir);
-    signal(SIGINT, old_int);
-    signal(SIGQUIT, old_quit);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGHUP, &old_hup, NULL);
+    for (int i = 0; i < 4; i++)
+        sigaction(run_sigs[i], &old[i], NULL);
     if (run_signal)
         raise(run_signal); /* killed: ended as the signal says, the directory gone */
     return rv;

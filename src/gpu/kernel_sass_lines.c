@@ -216,8 +216,8 @@ static int read_lines(const struct elf_want *w, const char *symbol, const char *
             uleb(&r);
             uleb(&r);
             uleb(&r);
-            if (k < 256)
-                f->ours[k] = !strcmp(base_name(nm), base_name(file));
+            if (k < 256) /* NVRTC: as it was named (escaped); nvcc: '?' for a non-UTF-8 byte */
+                f->ours[k] = bl_name_same(base_name(nm), base_name(file));
         }
         r.i = prog;
         struct row st = {0, 1, 1, 0};
@@ -377,7 +377,8 @@ static void say(char why[2][KP_TEXT], const char *en, const char *zh, const char
 }
 
 struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kernel_request *req,
-                              const char *name_expr, char why[2][KP_TEXT])
+                              const char *name_expr, const atomic_int *cancel,
+                              char why[2][KP_TEXT])
 {
     char real[PATH_MAX], dir[PATH_MAX], nvcc[PATH_MAX];
     if (!realpath(req->path, real))
@@ -390,8 +391,10 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
         bl_fmt(dir, sizeof dir, "%s", slash ? "/" : ".");
     char named[PATH_MAX];
     bl_clean(named, sizeof named, real);
+    /* nvcc reads the file by its real bytes; messages and NVRTC name it escaped */
     struct kcompile_in in = {src, len, named, dir, name_expr && name_expr[0] ? name_expr : NULL,
-                             KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags};
+                             KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags,
+                             real, req->time_limit, cancel};
     int have_nvcc = req->compiler != GPU_COMPILER_NVRTC && knvcc_find(nvcc, sizeof nvcc) == 0;
     if (have_nvcc)
         in.nvcc = nvcc;
@@ -415,6 +418,14 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     }
     rc = knvcc_compile(&in, &comp, &err);
 #endif
+    if (rc && (err.status == GPU_KERNEL_ETIMEOUT || err.why.id == KRN_TMPDIR_FULL ||
+               err.why.id == KRN_COMPILER_MEMORY)) {
+        for (int g = 0; g < 2; g++)  /* the reason itself: neither "no compiler" nor the file */
+            bl_err_text(&err, g ? BL_LANG_ZH : BL_LANG_EN, why[g], KP_TEXT);
+        free(comp.log);
+        free(comp.cubin);
+        return NULL;
+    }
     if (rc) {
         say(why, "no compiler for the SASS: %s", "没有能给出 SASS 的编译器：%s", err.msg);
         free(comp.log);
@@ -435,7 +446,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     }
     c->cubin = comp.cubin;
     c->size = comp.cubin_size;
-    bl_fmt(c->file, sizeof c->file, "%s", named);
+    bl_fmt(c->file, sizeof c->file, "%s", real); /* its bytes: ksl_lines matches any naming */
     return c;
 }
 

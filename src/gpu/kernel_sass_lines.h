@@ -12,15 +12,20 @@
 
 #include <stddef.h>
 
+#include <stdatomic.h>
+
 #include "gpu_kernel.h"
 #include "kernel_predict.h"
 
 /* ksl_compile: compile src (the file req->path) once for sm_90 into a handle whose kernels
  * ksl_kernel reads; NULL when there is no compiler or it refused the file: *why (en, zh) says
- * so in one line each (for the report's note). */
+ * so in one line each (for the report's note). nvcc runs under the compiler guard
+ * (kernel_spawn.h) with req->time_limit as its deadline, stopped early when *cancel (if not
+ * NULL) turns non-zero. */
 struct ksl_cubin;
 struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kernel_request *req,
-                              const char *name_expr, char why[2][KP_TEXT]);
+                              const char *name_expr, const atomic_int *cancel,
+                              char why[2][KP_TEXT]);
 
 /* ksl_kernel: the shared-memory instructions of kernel name_expr ("k", "k<32>") of the
  * compiled file, per line of the file, into *out (free with kp_sass_free). 0, or -1 when the

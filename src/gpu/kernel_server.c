@@ -149,7 +149,7 @@ static void serve_one(struct kstate *st, int conn, int out)
     if (kres_add_file(res, req.path) < 0)
         bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     else
-        kstate_measure(st, &req, src, len, res, conn);
+        kstate_watched(st, &req, src, len, res, conn);
     fflush(stdout);
     fflush(stderr);
     take_output(out, res);

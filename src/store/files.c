@@ -47,8 +47,15 @@ int files_mkdirs(const char *dir, mode_t mode, struct bl_err *err)
             char c = *s;
             *s = 0;
             struct stat st;
-            if (mkdir(buf, mode) < 0 && errno != EEXIST) {
+            int made = mkdir(buf, mode) == 0;
+            if (!made && errno != EEXIST) {
                 bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_CREATE, buf, strerror(errno));
+                return -1;
+            }
+            /* what banklab made is a directory of this user's, not a link put in its place */
+            if (made && (lstat(buf, &st) < 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())) {
+                bl_fail(err, EPERM, BL_NOWHERE, FIL_DIR_MADE_NOT_OURS, buf,
+                        (unsigned long)st.st_uid);
                 return -1;
             }
             if (stat(buf, &st) < 0 || !S_ISDIR(st.st_mode)) {
@@ -75,9 +82,35 @@ static void dir_of(const char *path, char *buf, size_t size)
         snprintf(buf, size, "%.*s", (int)(slash - path), path);
 }
 
+/* No component of dir is a symbolic link of a user who is neither this one nor root: its
+ * owner could point it elsewhere (stat follows it). 0, or -1 with err. */
+static int links_ours(const char *dir, struct bl_err *err)
+{
+    char buf[4096];
+    if (strlen(dir) >= sizeof buf)
+        return bl_fail(err, ENAMETOOLONG, BL_NOWHERE, FIL_PATH_TOO_LONG, dir);
+    strcpy(buf, dir);
+    for (char *s = buf + 1;; s++) {
+        if (*s != '/' && *s)
+            continue;
+        char c = *s;
+        *s = 0;
+        struct stat st;
+        if (lstat(buf, &st) == 0 && S_ISLNK(st.st_mode) && st.st_uid != geteuid() &&
+            st.st_uid != 0)
+            return bl_fail(err, EPERM, BL_NOWHERE, FIL_DIR_LINK_NOT_OURS, buf,
+                           (unsigned long)st.st_uid);
+        *s = c;
+        if (!c)
+            return 0;
+    }
+}
+
 int files_own_dir(const char *dir, int create, struct bl_err *err)
 {
     struct stat st;
+    if (links_ours(dir, err) < 0)
+        return -1;
     if (create && files_mkdirs(dir, 0700, err) < 0)
         return -1;
     if (stat(dir, &st) < 0)

@@ -46,12 +46,19 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
     ui_signal = sig;
 }
 
+/* 1 when the terminal is smaller than the screens need: the "too small" screen shows */
+static int too_small(const struct app *a, int *need_w, int *need_h)
+{
+    *need_w = a->opt.present ? UI_PRESENT_MIN_W : UI_MIN_W;
+    *need_h = a->opt.present ? UI_PRESENT_MIN_H : UI_MIN_H;
+    return a->W < *need_w || a->H < *need_h;
+}
+
 static void draw(const struct app *a)
 {
+    int need_w, need_h;
     erase();
-    int need_w = a->opt.present ? UI_PRESENT_MIN_W : UI_MIN_W;
-    int need_h = a->opt.present ? UI_PRESENT_MIN_H : UI_MIN_H;
-    if (a->W < need_w || a->H < need_h)
+    if (too_small(a, &need_w, &need_h))
         small_draw(a, need_w, need_h);
     else
         ui_draw(a);
@@ -99,8 +106,25 @@ static enum ui_result global_key(struct app *a, const struct ui_key *k)
     return UI_HANDLED;
 }
 
+/* A key while the terminal is too small: nothing unseen happens (no screen opens, no text is
+ * typed into one): q quits, as the screen says, and help opens; the rest waits for a resize. */
+static void key_small(struct app *a, int ch)
+{
+    struct ui_key k = {.key = ui_key_name(ch)};
+    k.action = keys_action(KS_GLOBAL, k.key);
+    if (k.action == ACT_QUIT)
+        a->quit = 1;
+    else if (k.action == ACT_HELP)
+        ui_push(a, UI_HELP);
+}
+
 static void key(struct app *a, int ch)
 {
+    int need_w, need_h;
+    if (too_small(a, &need_w, &need_h)) {
+        key_small(a, ch);
+        return;
+    }
     struct ui_key k = {.key = ui_key_name(ch)};
     k.action = keys_action(ui_keyset(a), k.key);
     if (!ui_overlay_on_top(a))

@@ -28,6 +28,7 @@ struct kv_pjob {
     struct kp_result res;
     int ok;
     atomic_int done;
+    atomic_int cancel;                      /* its result will be dropped: stop the compiler */
 };
 
 static void *predict_main(void *arg)
@@ -35,7 +36,7 @@ static void *predict_main(void *arg)
     struct kv_pjob *j = arg;
     char why[2][KP_TEXT], kwhy[2][KP_TEXT];
     struct kp_sass sass = {0};
-    struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, why);
+    struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, &j->cancel, why);
     int have = c && ksl_kernel(c, j->req.name, j->src, j->len, &sass, kwhy) == 0;
     j->ok = kp_predict_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res, NULL) == 0;
     if (j->ok) {
@@ -71,6 +72,7 @@ static void pjob_start(struct kview *k)
             bl_fmt(j->req.name, sizeof j->req.name, "%s", names[0]);
     }
     atomic_init(&j->done, 0);
+    atomic_init(&j->cancel, 0);
     if (pthread_create(&j->th, NULL, predict_main, j)) {
         free(j->src);
         free(j);
@@ -121,8 +123,10 @@ void kv_predict(struct kview *k)
     k->has_pred = 0;
     if (!k->src)
         return;
-    if (k->pjob)
+    if (k->pjob) {
         k->pred_stale = 1;                  /* the running one's result is dropped */
+        atomic_store(&k->pjob->cancel, 1);
+    }
     else
         pjob_start(k);
 }
@@ -132,8 +136,10 @@ void kv_predict_free(struct kview *k)
     if (k->has_pred)
         kp_free(&k->pred);
     k->has_pred = 0;
-    if (k->pjob)                            /* never waited for: its result is dropped */
+    if (k->pjob) {                          /* never waited for: its result is dropped */
         k->pred_stale = 1;
+        atomic_store(&k->pjob->cancel, 1);  /* and its compiler stopped now */
+    }
 }
 
 int kv_pred_worst(const struct kview *k)

@@ -100,6 +100,19 @@ static void test_fix(void **state)
     assert_string_equal(bl_utf8_fix(small, sizeof small, "\xE4\xB8\xAD\xE6\x96\x87"), "\xE4\xB8\xAD");
 }
 
+/* a tool's name for a file: the bytes, the escaped copy (NVRTC's), '?' for odd bytes (nvcc's) */
+static void test_name_same(void **state)
+{
+    (void)state;
+    assert_true(bl_name_same("/d/caf\xe9.cu", "/d/caf\xe9.cu"));
+    assert_true(bl_name_same("/d/caf\\xe9.cu", "/d/caf\xe9.cu"));
+    assert_true(bl_name_same("/d/caf?.cu", "/d/caf\xe9.cu"));
+    assert_true(bl_name_same("k?]0;PWN?.cu", "k\033]0;PWN\007.cu"));
+    assert_false(bl_name_same("/d/cafe.cu", "/d/caf\xe9.cu"));
+    assert_false(bl_name_same("/d/caf?.cu", "/d/cafe.cu"));
+    assert_false(bl_name_same("/d/caf\\xe9.cu", "/d/caf\\xe9.cu.other"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -109,6 +122,7 @@ int main(void)
         cmocka_unit_test(test_fix),
         cmocka_unit_test(test_bidi),
         cmocka_unit_test(test_lines_mask),
+        cmocka_unit_test(test_name_same),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
