@@ -130,7 +130,7 @@ SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
 SANITIZE_SRC   := src/sanitize/san_inject.c src/sanitize/table.c src/model/bank.c \
                   src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c src/gpu/kernel_sass_lines.c \
                   src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c \
-                  src/base/err.c src/base/msg.c
+                  src/base/err.c src/base/msg.c src/base/utf8.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
