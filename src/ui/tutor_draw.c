@@ -371,13 +371,18 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
     task_draw(a, &t->task, st, y, 1, tw, L->task);
 }
 
-/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): the sweep
- * with a parameter to sweep, inspect with a grid drawn, a hint left, Q after a quiz that
- * names other values */
+/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): next and
+ * back where a step follows or comes before, the sweep with a parameter to sweep and the
+ * answer not held, inspect with a grid drawn, a hint left, Q where there are other values
+ * to go to */
 static unsigned step_keys(const struct app *a, const struct tutor *t, const struct lesson_step *st)
 {
     unsigned k = 0;
-    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0)
+    if (a->li + 1 < a->set.nlessons || a->si + 1 < a->set.lessons[a->li].nsteps)
+        k |= KS_CAN_NEXT;
+    if (a->li > 0 || a->si > 0)
+        k |= KS_CAN_BACK;
+    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0 && !a->sc.held)
         k |= KS_CAN_SWEEP;
     if (a->sc.ls && a->sc.ok && !quiz_hidden(&t->quiz, st))
         k |= KS_CAN_INSPECT;
