@@ -88,6 +88,16 @@ int tutor_qvals(const struct app *a, const struct tutor *t, const struct lesson_
     return other_setting(st->scene, t, &q, &o) ? QV_QUIZ : QV_NONE;
 }
 
+int tutor_qvals_yours(const struct app *a, const struct tutor *t, const struct lesson_step *st)
+{
+    struct qsetting q, o, def;
+    if (tutor_qvals(a, t, st) != QV_QUIZ || quiz_setting(a, st, &q) != 0)
+        return 0;
+    other_setting(st->scene, t, &q, &o);
+    own_defaults(st->scene, &def);
+    return !same(st->scene, &o, &def);
+}
+
 static void apply(struct app *a, struct tutor *t, const struct qsetting *q)
 {
     struct ui_scene *s = &a->sc;
@@ -174,11 +184,10 @@ const char *tutor_qvals_note(const struct app *a, const struct tutor *t,
         return buf;
     keys_first(KS_TUTOR, ACT_QUIZ_VALUES, a->lang == LANG_ZH, key, sizeof key);
     if (state == QV_QUIZ) {
-        struct qsetting own, def;
+        struct qsetting own;
         other_setting(st->scene, t, &q, &own);
-        own_defaults(st->scene, &def);
         /* the setting Q goes to: the scene's defaults, or the learner's own */
-        enum ui_str form = same(st->scene, &own, &def) ? UIS_QV_QUIZ : UIS_QV_QUIZ_YOURS;
+        enum ui_str form = tutor_qvals_yours(a, t, st) ? UIS_QV_QUIZ_YOURS : UIS_QV_QUIZ;
         bl_fmt(buf, size, ui_str(a, form), setting_text(a, st->scene, &q, &own, qs, sizeof qs),
                key, setting_text(a, st->scene, &own, &q, os, sizeof os));
     } else {

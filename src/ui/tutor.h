@@ -36,6 +36,8 @@ struct tutor {
  * that says which, or "". */
 enum { QV_NONE = 0, QV_QUIZ = 1, QV_OWN = 2 };
 int tutor_qvals(const struct app *a, const struct tutor *t, const struct lesson_step *st);
+/* tutor_qvals_yours: QV_QUIZ, and Q goes to values the learner set, not the scene's defaults */
+int tutor_qvals_yours(const struct app *a, const struct tutor *t, const struct lesson_step *st);
 const char *tutor_qvals_note(const struct app *a, const struct tutor *t,
                              const struct lesson_step *st, char *buf, size_t size);
 /* tutor_qvals_show: the quiz answered or revealed: the panel goes to the question's values

@@ -456,7 +456,7 @@ static unsigned step_keys(const struct app *a, const struct tutor *t, const stru
     if (qv == QV_OWN)
         k |= KS_QUIZ_VALS;
     else if (qv == QV_QUIZ)
-        k |= KS_OWN_VALS;
+        k |= tutor_qvals_yours(a, t, st) ? KS_YOUR_VALS : KS_OWN_VALS;
     return k;
 }
 

@@ -46,6 +46,8 @@ check_one() {
         expect "The grid shows the question's values: $p = $def \\(Q: yours, $p = $moved\\)"
     fi
     expect "$p=$def \\[" || fail "$lang $c.$s: the panel does not show the question's $p = $def"
+    # the key bar names where Q goes (where it has room for Q): the learner's values
+    grep -qE "Q (scene's values|场景的取值)" "$TMP/screen.txt" && fail "$lang $c.$s: Q named the scene's values"
     grep -q "$p=$moved \\[" "$TMP/screen.txt" && fail "$lang $c.$s: the panel still shows $p = $moved"
     # Q: the learner's own setting, named; Q again: the question's
     keys Q

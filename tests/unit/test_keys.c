@@ -143,6 +143,10 @@ static void test_bars(void **state)
     const char *const own[] = {"n 下一步", "b 上一步", "Q 场景的取值", "c 目录", "g 练习场", "z 内核",
                                "l 语言", "? 帮助", "q 退出", NULL};
     bar_is(KS_STEP_MID | KS_OWN_VALS, 1, NULL, own);
+    /* ... or to the values the learner had set before answering */
+    const char *const yours[] = {"n next", "b back", "Q your values", "c contents",
+                                 "g playground", "z kernel", "l lang", "? help", "q quit", NULL};
+    bar_is(KS_STEP_MID | KS_YOUR_VALS, 0, NULL, yours);
     const char *const no_params[] = {"n next", "b back", "c contents", "g playground",
                                      "z kernel", "s sweep", "i inspect", "h hint", "l lang",
                                      "? help", "q quit", NULL};
