@@ -89,6 +89,16 @@ static int code_op(const char *s, size_t n, size_t i)
     return strchr("=+*/%<>&|^!?:.,;)]}", s[i]) != NULL;
 }
 
+/* an operator of one or two characters standing alone at s[i] ("= 0", "^ r", "<< 3"): the
+ * line may not start with it */
+static int alone_op(const char *s, size_t n, size_t i)
+{
+    size_t j = i;
+    while (j < n && j < i + 2 && s[j] && strchr("=+*/%<>^&|!", s[j]))
+        j++;
+    return j > i && (j == n || !s[j] || s[j] == ' ');
+}
+
 /* the columns of the code span whose text starts at s[i] (after its opening backtick) */
 static int span_width(const char *s, size_t n, size_t i)
 {
@@ -141,8 +151,7 @@ size_t bl_wrap(const char *s, size_t n, int width, int ticks, size_t *next, int 
             /* a mark standing alone ("* broadcast", "· idle") stays with the word after it,
              * and an operator standing alone ("x = 0", "p / P") with the word before it */
             int mark = wc == L' ' && wlen == 1 && !iswalnum((wint_t)prev);
-            if (wc == L' ' && i + 2 <= n && s[i + 1] && strchr("=+*/%<>", s[i + 1]) &&
-                (i + 2 == n || s[i + 2] == ' '))
+            if (wc == L' ' && alone_op(s, n, i + 1))
                 mark = 1;
             if (wc == L' ' && !mark && i > 0 && may_start(char_at(s, n, i + 1, ticks), 1) &&
                 !bl_no_line_end(prev)) {

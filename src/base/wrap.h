@@ -25,7 +25,7 @@ int bl_no_line_end(wchar_t c);
  * the line after it starts. Breaks at spaces, between wide characters and after the commas
  * of a list written without spaces, never inside a word that fits, never so that a line
  * starts with closing or ends with opening punctuation, never next to an ASCII operator
- * standing alone ("x = 0", "p / P" stay whole); a '\n' ends a line. With ticks
+ * standing alone ("x = 0", "p / P", "c ^ r", "1 << B" stay whole); a '\n' ends a line. With ticks
  * (BL_WRAP_TICKS), backticks are zero-width marks of lesson text's `code`: a code span that
  * fits on a line is never split (the line breaks before it); a longer one breaks only at a
  * space outside brackets and never so that a line starts with an operator (= + - * / % < >

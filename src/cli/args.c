@@ -55,6 +55,31 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
     return g;
 }
 
+int cli_model_only(void)
+{
+    const char *mo = getenv("BANKLAB_MODEL_ONLY");
+    return mo && *mo && strcmp(mo, "0") != 0;
+}
+
+int cli_recorded_fallback(struct gpu **g, struct gpu_info *info, int model_only,
+                          struct bl_err *why)
+{
+    if (model_only || info->available)
+        return 0;
+    struct gpu_info ri;
+    struct bl_err e = {0};
+    struct gpu *rg = recording_open_shipped(&ri, &e);
+    if (!rg || !ri.available) {
+        gpu_close(rg);
+        return 0;
+    }
+    *why = info->err;
+    gpu_close(*g);
+    *g = rg;
+    *info = ri;
+    return 1;
+}
+
 struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const char *server,
                          int no_server, struct gpu_info *info, int *rc)
 {

@@ -103,6 +103,15 @@ int cli_int_opt(const struct cli_cmd *c, const char *opt, const char *val, int l
  * truncated or foreign file, or out of memory). info is filled on success. */
 struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *info);
 
+/* cli_model_only (args.c): BANKLAB_MODEL_ONLY is set (and not "0"): without a GPU, the model
+ * alone, as --model-only. cli_recorded_fallback: *g (opened by gpu_open_auto) cannot measure
+ * and model_only is 0: the shipped recording (recording_open_shipped) takes its place, *info
+ * is the recording's and *why says why the device could not (returns 1); else nothing
+ * changes (0). */
+int cli_model_only(void);
+int cli_recorded_fallback(struct gpu **g, struct gpu_info *info, int model_only,
+                          struct bl_err *why);
+
 /* cli_open_gpu (args.c): the recording at replay (cli_open_replay), else the GPU as gpu_open_auto
  * opens it. NULL after one line on stderr, *rc the exit status: EXIT_NOGPU, or EXIT_USAGE (out
  * of memory, a bad recording). */

@@ -85,6 +85,8 @@ static void usage(FILE *f)
             "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER)\n"
             "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
             "  --replay FILE    grade against counters recorded by bench/verify --json\n"
+            "                   (without a GPU: the shipped H200 recording's, where it has them)\n"
+            "  --model-only     without a GPU, grade by the model alone (BANKLAB_MODEL_ONLY=1)\n"
             "  --no-save        do not record the results in the saved progress\n"
             "  -h, --help       this help\n"
             "\n"
@@ -706,18 +708,18 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 struct lab_opts {
     struct lab *lab;
     const char *file, *replay, *server;
-    int no_gpu, device, save, no_server;
+    int no_gpu, device, save, no_server, model_only;
 };
 
 enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_DEVICE, OPT_REPLAY,
-       OPT_NO_SAVE };
+       OPT_NO_SAVE, OPT_MODEL_ONLY };
 
 static const struct option lab_options[] = {
     {"answers", required_argument, NULL, OPT_ANSWERS}, {"lang", required_argument, NULL, OPT_LANG},
     {"tries", required_argument, NULL, OPT_TRIES}, {"no-gpu", no_argument, NULL, OPT_NO_GPU},
     {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
     {"replay", required_argument, NULL, OPT_REPLAY}, {"no-save", no_argument, NULL, OPT_NO_SAVE},
-    {"help", no_argument, NULL, 'h'}, {0}};
+    {"model-only", no_argument, NULL, OPT_MODEL_ONLY}, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int lab_opt(void *ctx, int key, const char *name, const char *val);
 
@@ -729,9 +731,10 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct lab_opts *o = ctx;
     struct lab *lab = o->lab;
-    if (key == OPT_NO_GPU || key == OPT_NO_SAVE) {
+    if (key == OPT_NO_GPU || key == OPT_NO_SAVE || key == OPT_MODEL_ONLY) {
         o->no_gpu |= key == OPT_NO_GPU;
         o->save &= key != OPT_NO_SAVE;
+        o->model_only |= key == OPT_MODEL_ONLY;
         return 0;
     }
     if (key == CLI_SERVER || key == CLI_NO_SERVER)
@@ -798,7 +801,7 @@ static int check_answers(struct lab *lab, const struct lesson *l)
 
 /* The lab's title, its tasks and points, what grades them, how to answer. */
 static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
-                         int no_gpu)
+                         int no_gpu, const struct bl_err *nogpu)
 {
     lab_out(TR(lab, "banklab lab: %s (%s)\n", "banklab lab：%s（%s）\n"), tr(lab, &lab->l->title),
             CLI_CLEAN(file));
@@ -808,7 +811,13 @@ static void print_header(const struct lab *lab, const char *file, int ntasks, in
         lab_out(TR(lab, " Up to %d %s per task.", "每个任务最多尝试 %d 次%s。"), lab->tries,
                TR(lab, lab->tries == 1 ? "try" : "tries", ""));
     lab_out("\n");
-    if (lab->gpu && lab->info.available)
+    if (lab->gpu && lab->info.available && bl_err_failed(nogpu)) {   /* the shipped recording */
+        struct bl_msg m;
+        char en[512];
+        bl_msg_set(&m, en, sizeof en, LAB_RECORDED_NO_GPU,
+                   nogpu->msg[0] ? nogpu->msg : "not available", lab->info.device);
+        lab_out("%s\n", CLI_CLEAN(MSG(lab, &m, en)));
+    } else if (lab->gpu && lab->info.available)
         lab_out(TR(lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
                   "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
                CLI_CLEAN(MSG(lab, &lab->info.device_msg, lab->info.device)));
@@ -897,12 +906,15 @@ int cmd_lab(int argc, char **argv)
         lesson_free(l);
         return rc;
     }
-    if (!o.replay && !o.no_gpu)
+    struct bl_err nogpu = {0};     /* the device could not measure: the recording stands in */
+    if (!o.replay && !o.no_gpu) {
         lab.gpu = gpu_open_auto(o.device, o.server, o.no_server, &lab.info);
+        cli_recorded_fallback(&lab.gpu, &lab.info, o.model_only || cli_model_only(), &nogpu);
+    }
     char ppath[4096];
     struct progress *prog = lab.prog = open_progress(&o, ppath, sizeof ppath);
     setvbuf(stdout, NULL, _IOLBF, 0);
-    print_header(&lab, o.file, ntasks, max_points, o.no_gpu);
+    print_header(&lab, o.file, ntasks, max_points, o.no_gpu, &nogpu);
     int score = 0, solved = 0;
     rc = run_tasks(&lab, ntasks, &score, &solved);
     if (rc == 0) {

@@ -27,13 +27,30 @@ int measured_complete(const struct gpu_result *r)
     return r->err.status == GPU_OK && r->has_counters && r->has_access_timing;
 }
 
+/* a recording's source as the text prints it, to fit 80 columns: "recorded on NVIDIA H200
+ * (sm_90), 2026-12-03" of "recorded on NVIDIA H200 (sm_90), 132 SMs, ..., 2026-12-03T13:45Z" */
+static const char *short_source(const char *source, char *buf, size_t size)
+{
+    const char *comma = strchr(source, ','), *last = strrchr(source, ',');
+    if (strncmp(source, "recorded on ", 12) || !comma || !last || strlen(last) < 12 ||
+        last[2 + 4] != '-' || last[2 + 7] != '-')
+        return source;
+    snprintf(buf, size, "%.*s, %.10s", (int)(comma - source), source, last + 2);
+    return buf;
+}
+
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE;
+    char shorter[GPU_TEXT_MAX];
+    source = short_source(source, shorter, sizeof shorter);
     if (r->err.status != GPU_OK) {
-        fprintf(f, "measured: none: %s (%s)\n",
-                CLI_CLEAN(r->err.msg[0] ? r->err.msg : status_word(r->err.status)), CLI_CLEAN(source));
+        const char *why = r->err.msg[0] ? r->err.msg : status_word(r->err.status);
+        /* on two lines where one would pass 80 columns */
+        int wide = strlen("measured: none:  ()") + strlen(why) + strlen(source) > 80;
+        fprintf(f, "measured: none: %s%s(%s)\n", CLI_CLEAN(why), wide ? "\n  " : " ",
+                CLI_CLEAN(source));
         return;
     }
     fprintf(f, "measured (%s):\n", CLI_CLEAN(source));  /* a recording's device, escaped */
@@ -45,9 +62,13 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
                 CLI_CLEAN(r->counters_note[0] ? r->counters_note : "not measured"));
     if (r->has_access_timing) {
         double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;
-        fprintf(f, "  %.2f ns per warp access (%.2f clk), %.1fx the conflict-free %u-byte %s "
-                   "(%.2f ns)\n", r->ns_per_access, r->clk_per_access, r->slowdown, acc->width,
-                st ? "store" : "load", ref_ns);
+        char line[256], ref[32];
+        snprintf(line, sizeof line, "  %.2f ns per warp access (%.2f clk), %.1fx the conflict-free "
+                 "%u-byte %s", r->ns_per_access, r->clk_per_access, r->slowdown, acc->width,
+                 st ? "store" : "load");
+        snprintf(ref, sizeof ref, " (%.2f ns)", ref_ns);
+        /* the reference's own time where the line has room for it (80 columns) */
+        fprintf(f, "%s%s\n", line, strlen(line) + strlen(ref) <= 80 ? ref : "");
     } else {
         fprintf(f, "  time per access: not measured\n");
     }

@@ -19,6 +19,7 @@
 #include "../render/grid_text.h"
 #include "../render/svg.h"
 #include "../store/files.h"
+#include "../store/recording.h"
 #include "cli.h"
 #include "measured.h"
 #include "sim.h"
@@ -571,6 +572,11 @@ int cmd_sim(int argc, char **argv)
         fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why.msg));
         return EXIT_USAGE;
     }
+    /* the text without --gpu: the shipped recording's figures where it has the access */
+    static char shipped[4096];
+    if (!a.gpu && !a.replay && !a.json && !a.model_only && !cli_model_only() &&
+        recording_find_asset(RECORDING_SHIPPED, shipped, sizeof shipped))
+        a.replay = shipped;
     struct sim_meter meter, *mt = NULL;
     memset(&meter, 0, sizeof meter);
     if ((a.gpu || a.replay) && (rc = meter_open(&a, &meter)) == 0)

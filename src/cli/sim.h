@@ -27,7 +27,8 @@ struct sim_args {
     int gpu, device, device_set;             /* --gpu, --device N */
     const char *server;                      /* --server SOCKET: a GPU server to ask */
     int no_server;                           /* --no-server: measure in this process */
-    const char *replay;                      /* --replay FILE */
+    const char *replay;                      /* --replay FILE (or the shipped recording) */
+    int model_only;                          /* --model-only: no recording by default */
     const char *script;                      /* --script FILE: a pattern a line, "-" stdin */
 };
 

@@ -83,6 +83,9 @@ static void help_options(FILE *f)
         "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
         "  --replay FILE        instead, look the access up in a recording (bench/verify\n"
         "                       --json; the shipped one is assets/h200-recording.json)\n"
+        "                       Without --gpu, --replay or --json the text shows the\n"
+        "                       shipped recording's figures where it has the access\n"
+        "  --model-only         the model alone (also BANKLAB_MODEL_ONLY=1)\n"
         "  --script FILE        many patterns, one a line (- reads stdin; blank lines and\n"
         "                       lines starting with # are skipped), each with the options\n"
         "                       given here; the GPU (or the recording) is opened once, as\n"
@@ -172,14 +175,15 @@ static void help(FILE *f)
 static int sim_opt(void *ctx, int key, const char *name, const char *val);
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_ASCII, OPT_NO_COLOR, OPT_STORE, OPT_LANES, OPT_GPU,
-       OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
+       OPT_MODEL_ONLY, OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
        OPT_COLUMNS, OPT_SCRIPT, OPT_REPLAY, OPT_DEVICE, OPT_SVG };
 
 static const struct option sim_options[] = {
     {"json", no_argument, NULL, OPT_JSON}, {"ascii", no_argument, NULL, OPT_ASCII},
     {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
     {"store", no_argument, NULL, OPT_STORE}, {"lanes", no_argument, NULL, OPT_LANES},
-    {"gpu", no_argument, NULL, OPT_GPU}, {"block", required_argument, NULL, OPT_BLOCK},
+    {"gpu", no_argument, NULL, OPT_GPU}, {"model-only", no_argument, NULL, OPT_MODEL_ONLY},
+    {"block", required_argument, NULL, OPT_BLOCK},
     {"warp", required_argument, NULL, OPT_WARP}, {"param", required_argument, NULL, OPT_PARAM},
     {"access", required_argument, NULL, OPT_ACCESS},
     {"dynamic", required_argument, NULL, OPT_DYNAMIC},
@@ -420,8 +424,9 @@ static int value_opt(struct sim_args *a, int key, const char *name, const char *
 static int sim_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct sim_args *a = ctx;
-    int *flag[] = {&a->json, &a->ascii, &a->no_color, &a->store, &a->lanes, &a->gpu};
-    if (key >= OPT_JSON && key <= OPT_GPU) {
+    int *flag[] = {&a->json, &a->ascii, &a->no_color, &a->store, &a->lanes, &a->gpu,
+                   &a->model_only};
+    if (key >= OPT_JSON && key <= OPT_MODEL_ONLY) {
         *flag[key - OPT_JSON] = 1;
     } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
         return cli_server_opt(&sim_cmd, key, val, &a->server, &a->no_server);

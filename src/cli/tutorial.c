@@ -50,6 +50,8 @@ static void usage(FILE *f)
           "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
           "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
           "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
+          "                       (without a GPU the shipped H200 recording's, by default)\n"
+          "  --model-only         without a GPU, the model alone (also BANKLAB_MODEL_ONLY=1)\n"
           "  --present            presenter mode: large cells, key sentences, e reveals;\n"
           "                       starts clean: saved progress is neither shown nor changed\n"
           "  --keep-progress      with --present: use (and save) the saved progress\n"
@@ -61,7 +63,7 @@ static void usage(FILE *f)
           "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
           "\n", f);
     cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fputs("Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, NO_COLOR,\n"
+    fputs("Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, BANKLAB_MODEL_ONLY, NO_COLOR,\n"
           "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n"
           "\n"
           "Exit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
@@ -78,7 +80,7 @@ struct tut_opts {
 };
 
 enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_DEVICE, OPT_REPLAY,
-       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS };
+       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MODEL_ONLY };
 
 static const struct option tutorial_options[] = {
     CLI_LAUNCH_OPTIONS, {"lessons", required_argument, NULL, OPT_LESSONS},
@@ -88,7 +90,8 @@ static const struct option tutorial_options[] = {
     {"reset", no_argument, NULL, OPT_RESET}, {"ascii", no_argument, NULL, OPT_ASCII},
     {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
     {"present", no_argument, NULL, OPT_PRESENT},
-    {"keep-progress", no_argument, NULL, OPT_KEEP_PROGRESS}, {"help", no_argument, NULL, 'h'},
+    {"keep-progress", no_argument, NULL, OPT_KEEP_PROGRESS},
+    {"model-only", no_argument, NULL, OPT_MODEL_ONLY}, {"help", no_argument, NULL, 'h'},
     {0}};
 
 static int tutorial_opt(void *ctx, int key, const char *name, const char *val);
@@ -130,8 +133,9 @@ static int tutorial_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct tut_opts *t = ctx;
     struct ui_options *o = &t->ui;
-    int *flag[] = {&o->reset, &o->ascii, &o->no_color, &o->present, &o->keep_progress};
-    if (key >= OPT_RESET && key <= OPT_KEEP_PROGRESS) {
+    int *flag[] = {&o->reset, &o->ascii, &o->no_color, &o->present, &o->keep_progress,
+                   &o->model_only};
+    if (key >= OPT_RESET && key <= OPT_MODEL_ONLY) {
         *flag[key - OPT_RESET] = 1;
     } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
         return cli_server_opt(&tutorial_cmd, key, val, &o->server, &o->no_server);
@@ -183,6 +187,8 @@ int cmd_tutorial(int argc, char **argv)
     memset(&t, 0, sizeof t);
     o->t_start = bl_now_ms();
     o->lang = -1;
+    const char *mo = getenv("BANKLAB_MODEL_ONLY");
+    o->model_only = mo && *mo && strcmp(mo, "0");
     int rc = cli_parse(&tutorial_cmd, argc, argv, &t, NULL);
     if (rc)
         return rc < 0 ? 0 : rc;

@@ -45,6 +45,10 @@ enum key_screen {
     KS_CAN_HINT = 1u << 16,    /* a hint is left to show (h) */
     KS_QUIZ_VALS = 1u << 17,   /* answered: Q shows the values the question named */
     KS_OWN_VALS = 1u << 18,    /* answered, the question's values shown: Q shows the scene's */
+    KS_CAN_NEXT = 1u << 19,    /* a step follows (n): not on the last step of the course */
+    KS_CAN_BACK = 1u << 20,    /* a step comes before (b): not on the first */
+    KS_YOUR_VALS = 1u << 21,   /* answered, the question's values shown: Q shows the values
+                                * the learner had set before answering */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)

@@ -737,10 +737,41 @@ const char *recording_find_asset(const char *name, char *buf, size_t size)
     if (access(buf, R_OK) == 0)
         return buf;
 #endif
+    /* the build tree: build/banklab beside the source's assets/ */
+    char exe[4096];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = 0;
+        char *slash = strrchr(exe, '/');
+        if (slash) {
+            *slash = 0;
+            snprintf(buf, size, "%s/../assets/%s", exe, name);
+            if (access(buf, R_OK) == 0)
+                return buf;
+        }
+    }
     snprintf(buf, size, "assets/%s", name);
     if (access(buf, R_OK) == 0)
         return buf;
     return NULL;
+}
+
+struct gpu *recording_open_shipped(struct gpu_info *info, struct bl_err *err)
+{
+    char path[4096];
+    struct recording rec;
+    memset(info, 0, sizeof *info);
+    if (!recording_find_asset(RECORDING_SHIPPED, path, sizeof path)) {
+        bl_fail(err, -1, BL_NOWHERE, REC_NO_SHIPPED, RECORDING_SHIPPED);
+        return NULL;
+    }
+    if (recording_load_file(path, &rec, err) != 0)
+        return NULL;
+    struct gpu *g = recording_open_replay(&rec, info);
+    recording_done(&rec);
+    if (!g)
+        bl_fail(err, -1, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    return g;
 }
 
 double recording_tolerance(const struct bank_access *a)

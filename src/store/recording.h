@@ -114,8 +114,16 @@ int recording_load_hw_cases(const char *path, struct hw_case **cases, int *n,
                             struct bl_err *err);
 
 /* recording_find_asset: the path of assets file `name`: $BANKLAB_ASSETS/name, else the
- * installed share directory, else ./assets/name. Returns buf, or NULL when none exists. */
+ * installed share directory, else the build tree's (assets/ beside the directory of the
+ * binary, build/banklab), else ./assets/name. Returns buf, or NULL when none exists. */
 const char *recording_find_asset(const char *name, char *buf, size_t size);
+
+/* The recording shipped with banklab: what an H200 measured for every lesson scene, shown
+ * without a GPU unless --model-only. recording_open_shipped: a replay handle over it (info
+ * filled: "recorded on <device>" and its date), or NULL with the reason in err (not found,
+ * damaged, out of memory). */
+#define RECORDING_SHIPPED "h200-recording.json"
+struct gpu *recording_open_shipped(struct gpu_info *info, struct bl_err *err);
 
 /* recording_check_figures: compare every quoted figure of lesson l with r: the rows must
  * exist, hold the field, and give the quoted value at its precision (3495 holds

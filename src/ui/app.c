@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "../base/utf8.h"
+#include "../store/recording.h"
 #include "app.h"
 
 static volatile sig_atomic_t ui_signal, ui_leaving;
@@ -142,6 +143,13 @@ static void idle(struct app *a)
 {
     if (req_hub_poll(&a->hub))
         a->dirty = 1;
+    const struct gpu_info *info = req_hub_info(&a->hub);
+    if (!a->said_recorded && bl_err_failed(&a->hub.nogpu) && info->backend == GPU_BACKEND_REPLAY) {
+        char why[GPU_TEXT_MAX];            /* once: the figures are recorded, and why */
+        app_msg(a, 0, ui_str(a, UIS_MSG_RECORDED), ui_err(a, &a->hub.nogpu, why, sizeof why));
+        a->said_recorded = 1;
+        a->dirty = 1;
+    }
     if (ui_idle(a))
         a->dirty = 1;
     if (a->save_due) {
@@ -254,6 +262,8 @@ int ui_run(const struct ui_options *opt, struct gpu *gpu, const struct gpu_info 
     }
     a->opt = *opt;
     req_hub_init(&a->hub, gpu, info);
+    if (!opt->model_only)     /* no GPU: the shipped recording's figures, said so once */
+        req_hub_fallback(&a->hub, recording_open_shipped);
     if (ui_screens_init(a, screens) != 0) {
         fprintf(stderr, "banklab: out of memory\n");
         ui_screens_done(a);

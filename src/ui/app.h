@@ -151,6 +151,7 @@ struct app {
     int save_due;                         /* progress changed: saved when the input is idle */
 
     struct req_hub hub;                   /* the GPU: every request goes through it */
+    int said_recorded;                    /* said once why recorded figures stand in */
     struct ui_stack stack;                /* the screens (screen.h) */
 
     char msg[UI_MSG_MAX];                 /* one-line message over the key bar until a key */

@@ -60,23 +60,42 @@ static int same(const struct lesson_scene *ls, const struct qsetting *x, const s
     return x->type == y->type && x->access == y->access;
 }
 
-/* the quiz names values other than the scene's defaults: its setting in *q */
+/* the quiz names a setting of this scene (its values may be the scene's defaults): in *q */
 static int names_values(const struct app *a, const struct lesson_step *st, struct qsetting *q)
 {
-    struct qsetting def;
-    if (quiz_setting(a, st, q) != 0)
-        return 0;
-    own_defaults(st->scene, &def);
-    return !same(st->scene, q, &def);
+    return quiz_setting(a, st, q) == 0;
+}
+
+/* the setting Q goes back to from the question's values q: the one shown before them, or
+ * the scene's defaults when that was q itself; 0 when there is none other than q */
+static int other_setting(const struct lesson_scene *ls, const struct tutor *t,
+                         const struct qsetting *q, struct qsetting *o)
+{
+    *o = t->own;
+    if (same(ls, o, q))
+        own_defaults(ls, o);
+    return !same(ls, o, q);
 }
 
 int tutor_qvals(const struct app *a, const struct tutor *t, const struct lesson_step *st)
 {
-    struct qsetting q, now;
+    struct qsetting q, now, o;
     if (!st || !(t->quiz.answered || t->quiz.revealed) || !names_values(a, st, &q))
         return QV_NONE;
     current(a, &now);
-    return same(st->scene, &q, &now) ? QV_QUIZ : QV_OWN;
+    if (!same(st->scene, &q, &now))
+        return QV_OWN;
+    return other_setting(st->scene, t, &q, &o) ? QV_QUIZ : QV_NONE;
+}
+
+int tutor_qvals_yours(const struct app *a, const struct tutor *t, const struct lesson_step *st)
+{
+    struct qsetting q, o, def;
+    if (tutor_qvals(a, t, st) != QV_QUIZ || quiz_setting(a, st, &q) != 0)
+        return 0;
+    other_setting(st->scene, t, &q, &o);
+    own_defaults(st->scene, &def);
+    return !same(st->scene, &o, &def);
 }
 
 static void apply(struct app *a, struct tutor *t, const struct qsetting *q)
@@ -93,32 +112,43 @@ static void apply(struct app *a, struct tutor *t, const struct qsetting *q)
     task_update(a, &t->task, &a->set.lessons[a->li], app_step(a));
 }
 
+void tutor_qvals_enter(struct app *a, struct tutor *t)
+{
+    memset(&t->own, 0, sizeof t->own);
+    if (a->sc.ls)
+        current(a, &t->own);
+}
+
 void tutor_qvals_show(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
-    struct qsetting q;
+    struct qsetting q, now;
     if (!(t->quiz.answered || t->quiz.revealed) || !names_values(a, st, &q))
         return;
-    current(a, &t->own);
-    if (!same(st->scene, &q, &t->own))
+    current(a, &now);
+    if (!same(st->scene, &q, &now)) {     /* what was shown stays one key (Q) away */
+        t->own = now;
         apply(a, t, &q);
+    }
 }
 
 void tutor_qvals_key(struct app *a, struct tutor *t, const struct lesson_step *st)
 {
     char key[16];
-    struct qsetting q;
+    struct qsetting q, o;
     keys_first(KS_TUTOR, ACT_QUIZ_VALUES, a->lang == LANG_ZH, key, sizeof key);
+    int state = tutor_qvals(a, t, st);
     if (!a->sc.ls || !names_values(a, st, &q)) {
         app_msg(a, 0, "%s", ui_str(a, UIS_MSG_QV_NONE));
     } else if (!(t->quiz.answered || t->quiz.revealed)) {
         app_msg(a, 0, ui_str(a, UIS_MSG_QV_FIRST), key);
-    } else if (tutor_qvals(a, t, st) == QV_QUIZ) {
-        if (same(st->scene, &t->own, &q))   /* never away from them: the scene's defaults */
-            own_defaults(st->scene, &t->own);
-        apply(a, t, &t->own);
-    } else {
+    } else if (state == QV_QUIZ) {
+        other_setting(st->scene, t, &q, &o);
+        apply(a, t, &o);
+    } else if (state == QV_OWN) {
         current(a, &t->own);
         apply(a, t, &q);
+    } else {                              /* the question's values are the only ones shown */
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_QV_NONE));
     }
 }
 
@@ -154,10 +184,11 @@ const char *tutor_qvals_note(const struct app *a, const struct tutor *t,
         return buf;
     keys_first(KS_TUTOR, ACT_QUIZ_VALUES, a->lang == LANG_ZH, key, sizeof key);
     if (state == QV_QUIZ) {
-        struct qsetting own = t->own;
-        if (same(st->scene, &own, &q))
-            own_defaults(st->scene, &own);
-        bl_fmt(buf, size, ui_str(a, UIS_QV_QUIZ), setting_text(a, st->scene, &q, &own, qs, sizeof qs),
+        struct qsetting own;
+        other_setting(st->scene, t, &q, &own);
+        /* the setting Q goes to: the scene's defaults, or the learner's own */
+        enum ui_str form = tutor_qvals_yours(a, t, st) ? UIS_QV_QUIZ_YOURS : UIS_QV_QUIZ;
+        bl_fmt(buf, size, ui_str(a, form), setting_text(a, st->scene, &q, &own, qs, sizeof qs),
                key, setting_text(a, st->scene, &own, &q, os, sizeof os));
     } else {
         current(a, &now);

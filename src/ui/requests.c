@@ -17,6 +17,8 @@ struct opener {
     const char *server;
     struct gpu *gpu;
     struct gpu_info info;
+    req_fallback_fn fallback;
+    struct bl_err nogpu;          /* why the device could not, when the fallback answers */
     atomic_int done;
 };
 
@@ -24,8 +26,26 @@ static void *opener_main(void *arg)
 {
     struct opener *o = arg;
     o->gpu = gpu_open_auto(o->device, o->server, o->no_server, &o->info);
+    if (o->fallback && !o->info.available) {
+        struct gpu_info fi;
+        struct bl_err ferr = {0};
+        struct gpu *fg = o->fallback(&fi, &ferr);
+        if (fg && fi.available) {
+            o->nogpu = o->info.err;
+            gpu_close(o->gpu);
+            o->gpu = fg;
+            o->info = fi;
+        } else {
+            gpu_close(fg);
+        }
+    }
     atomic_store(&o->done, 1);
     return NULL;
+}
+
+void req_hub_fallback(struct req_hub *h, req_fallback_fn fn)
+{
+    h->fallback = fn;
 }
 
 void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *info)
@@ -50,6 +70,7 @@ int req_hub_open(struct req_hub *h, int device, const char *server, int no_serve
     o->device = device;
     o->server = server;
     o->no_server = no_server;
+    o->fallback = h->fallback;
     atomic_init(&o->done, 0);
     if (pthread_create(&o->thread, NULL, opener_main, o) != 0) {
         free(o);
@@ -225,6 +246,7 @@ static void take_opened(struct req_hub *h)
     pthread_join(o->thread, NULL);
     h->gpu = o->gpu;
     h->info = o->info;
+    h->nogpu = o->nogpu;
     h->own = 1;
     h->opener = NULL;
     free(o);

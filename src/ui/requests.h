@@ -61,9 +61,16 @@ struct req_series {
     req_series_fn answer;
 };
 
+/* in place of a device that cannot measure: another runner (a recording), its info filled;
+ * NULL with the reason in err when there is none. Called on the opener's thread. */
+typedef struct gpu *(*req_fallback_fn)(struct gpu_info *info, struct bl_err *err);
+
 struct req_hub {
     struct gpu *gpu;              /* NULL until opened */
     struct gpu_info info;
+    req_fallback_fn fallback;     /* req_hub_fallback: when the device cannot measure */
+    struct bl_err nogpu;          /* why the device could not measure, when the fallback
+                                   * answers instead (status 0: it did not) */
     int own;                      /* opened here: req_hub_done closes it */
     void *opener;                 /* the background gpu_open while it runs, else NULL */
     int unopened;                 /* no gpu given and req_hub_open not called yet */
@@ -85,6 +92,11 @@ void req_hub_init(struct req_hub *h, struct gpu *gpu, const struct gpu_info *inf
  * hub owns what it opens. Returns 0, or -1 when no thread could be started (the info's reason
  * says so). */
 int req_hub_open(struct req_hub *h, int device, const char *server, int no_server);
+
+/* req_hub_fallback: before req_hub_open: when no device can measure, the hub asks fn for a
+ * runner instead (the shipped recording) and keeps why the device could not in h->nogpu;
+ * when fn has none either, the device's reason stands. */
+void req_hub_fallback(struct req_hub *h, req_fallback_fn fn);
 
 /* req_hub_poll: take the runner's answers and the opener's result, route them, and send what
  * waits. Returns 1 when anything changed (a redraw is due), else 0. Never blocks. */

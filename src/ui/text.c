@@ -61,15 +61,23 @@ static int ticks_odd(const char *s, size_t len)
     return odd;
 }
 
+/* a code span continued over a line break: the line after the break is indented by this
+ * much, so that the rest of a wrapped code line never reads as a statement of its own */
+#define CODE_INDENT 4
+static int code_indent(int code, int width)
+{
+    return code && width >= 10 * CODE_INDENT ? CODE_INDENT : 0;   /* not in a narrow column */
+}
+
 int text_count(const char *s, int width)
 {
     size_t n = strlen(s), pos = 0;
     int lines = 0, code = 0;   /* a code span may continue over a line break */
     while (pos < n) {
         size_t nx;
-        int cut;
-        size_t len = bl_wrap(s + pos, n - pos, width, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS,
-                             &nx, &cut);
+        int cut, in = code_indent(code, width);
+        size_t len = bl_wrap(s + pos, n - pos, width - in,
+                             code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS, &nx, &cut);
         code ^= ticks_odd(s + pos, len);
         pos += nx;
         lines++;
@@ -201,14 +209,14 @@ int text_draw_ex(const struct app *a, int y, int x, int w, int h, const char *s,
     int code = 0;   /* a code span may continue over a line break */
     while (pos < n && drawn < h) {
         size_t nx;
-        int cut;
-        size_t len = bl_wrap(s + pos, n - pos, w, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS, &nx,
-                             &cut);
+        int cut, in = code_indent(code, w);
+        size_t len = bl_wrap(s + pos, n - pos, w - in, code ? BL_WRAP_IN_CODE : BL_WRAP_TICKS,
+                             &nx, &cut);
         if (line >= skip) {
-            draw_line(a, y + drawn, x, w, s + pos, len, code, at);
+            draw_line(a, y + drawn, x + in, w - in, s + pos, len, code, at);
             int more = pos + nx < n && drawn + 1 == h && mark_more;
             if (cut || more)
-                draw_mark(a, y + drawn, x, w, s + pos, len, at);
+                draw_mark(a, y + drawn, x + in, w - in, s + pos, len, at);
             drawn++;
         }
         code ^= ticks_odd(s + pos, len);

@@ -67,6 +67,7 @@ static int tutor_enter(struct app *a, void *st)
     scene_load(a, &a->sc, step ? step->scene : NULL);
     a->sc.held = step && tutor_hidden(t, step);
     task_update(a, &t->task, &a->set.lessons[a->li], step);
+    tutor_qvals_enter(a, t);
     if (step && step->scene)
         tutor_qvals_show(a, t, step); /* answered before: the question's values */
     if (step && step->scene)

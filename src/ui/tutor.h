@@ -28,18 +28,24 @@ struct tutor {
     int below_warned;         /* n warned once that the quiz is below the fold */
 };
 
-/* The values a quiz names (its check's parameters, type and access) against the panel, once
- * it is answered or revealed: QV_NONE (not answered, or the question names the scene's own
- * values), QV_QUIZ (the panel shows the question's values), QV_OWN (other values: Q shows the
- * question's). tutor_qvals_note: the line under the verdict that says which, or "". */
+/* The values a quiz names (its check's parameters, type and access, which may be the scene's
+ * defaults) against the panel, once it is answered or revealed: QV_NONE (not answered, or the
+ * question's values are the only ones there are to show: the scene's defaults, never moved),
+ * QV_QUIZ (the panel shows the question's values; Q: the ones shown before, or the scene's),
+ * QV_OWN (other values: Q shows the question's). tutor_qvals_note: the line under the verdict
+ * that says which, or "". */
 enum { QV_NONE = 0, QV_QUIZ = 1, QV_OWN = 2 };
 int tutor_qvals(const struct app *a, const struct tutor *t, const struct lesson_step *st);
+/* tutor_qvals_yours: QV_QUIZ, and Q goes to values the learner set, not the scene's defaults */
+int tutor_qvals_yours(const struct app *a, const struct tutor *t, const struct lesson_step *st);
 const char *tutor_qvals_note(const struct app *a, const struct tutor *t,
                              const struct lesson_step *st, char *buf, size_t size);
 /* tutor_qvals_show: the quiz answered or revealed: the panel goes to the question's values
  * (the values shown before are kept for Q). tutor_qvals_key: Q, the scene's own values and
  * back, or a message why not. */
 void tutor_qvals_show(struct app *a, struct tutor *t, const struct lesson_step *st);
+/* tutor_qvals_enter: a step entered, its scene loaded: the values shown are the ones Q knows */
+void tutor_qvals_enter(struct app *a, struct tutor *t);
 void tutor_qvals_key(struct app *a, struct tutor *t, const struct lesson_step *st);
 
 /* The tutor screen at the terminal's size. The reading area (the text, the hints shown and

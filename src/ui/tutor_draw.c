@@ -245,13 +245,76 @@ static void scene_params(const struct app *a, const struct tutor *t, char *buf, 
         params_line(a, &a->sc, KS_TUTOR, buf, size);
 }
 
+/* --- the code line ----------------------------------------------------------------------- */
+
+/* where byte off of the scene's own code stands in the code shown (values filled in) */
+static size_t shown_offset(const struct ui_scene *s, size_t off)
+{
+    char pre[UI_CODE_MAX], out[UI_CODE_MAX];
+    snprintf(pre, sizeof pre, "%.*s", (int)off, s->ls->code);
+    int k = pattern_substitute(pre, &s->env, out, sizeof out);
+    return k < 0 ? off : (size_t)k;
+}
+
+/* the rows that text s takes at width w up to byte end */
+static int rows_to(const char *s, int w, size_t end)
+{
+    size_t n = strlen(s), pos = 0;
+    int rows = 0;
+    while (pos < n) {
+        size_t nx, len = text_line(s + pos, n - pos, w, &nx);
+        rows++;
+        if (pos + len >= end || nx == 0)
+            break;
+        pos += nx;
+    }
+    return rows;
+}
+
+/* The code as the panel draws it in rows lines of w columns: all of it when it fits or the
+ * drawn access stands in the lines that fit; else it starts at the first wrapped line from
+ * which the access shows, after an ellipsis (6.5's "^ threadIdx.x", 7.3's two accesses at
+ * 80x24), so a cut never hides the access the grid draws. */
+static const char *code_shown(const struct app *a, int w, int rows, char *buf, size_t size)
+{
+    const struct ui_scene *s = &a->sc;
+    const char *code = s->shown, *el = a->g->ellipsis;
+    if (rows < 1 || w < 8 || text_count(code, w) <= rows || !s->ls || !s->parsed || !s->run.pat)
+        return code;
+    const struct pattern_access_info *ai = pattern_access(s->run.pat, s->access);
+    long st = ai ? ai->col - 1 - (long)s->run.prefix : -1;
+    if (st < 0 || (size_t)st + (size_t)ai->len > strlen(s->ls->code))
+        return code;
+    size_t a0 = shown_offset(s, (size_t)st), a1 = shown_offset(s, (size_t)st + (size_t)ai->len);
+    size_t n = strlen(code), pos = 0, from = a0;
+    if (rows_to(code, w, a1) <= rows)
+        return code;
+    while (pos < n && pos <= a0) {          /* the earliest line start that shows the access */
+        size_t nx;
+        text_line(code + pos, n - pos, w, &nx);
+        if (nx == 0)
+            break;
+        pos += nx;
+        if (pos > a0)
+            break;
+        bl_fmt(buf, size, "%s%s", el, code + pos);
+        if (rows_to(buf, w, strlen(el) + (a1 - pos)) <= rows) {
+            from = pos;
+            break;
+        }
+    }
+    bl_fmt(buf, size, "%s%s", el, code + from);
+    return buf;
+}
+
 /* the scene in large cells, or the prompt to predict first; returns the next free row */
 static int present_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
                          const struct tutor_layout *L, int y)
 {
-    char buf[UI_MSG_MAX];
+    char buf[UI_MSG_MAX], code[UI_CODE_MAX];
     int W = a->W;
-    y += text_draw(a, y, 2, W - 4, L->code, a->sc.shown, 0, theme_attr(a, UIC_CODE) | A_BOLD);
+    y += text_draw(a, y, 2, W - 4, L->code, code_shown(a, W - 4, L->code, code, sizeof code), 0,
+                   theme_attr(a, UIC_CODE) | A_BOLD);
     scene_params(a, t, buf, sizeof buf);
     text_puts(a, y++, 2, W - 4, buf, A_BOLD);
     if (quiz_hidden(&t->quiz, st)) {
@@ -341,10 +404,11 @@ static void draw_grid(const struct app *a, const struct tutor *t, int y, int row
 static void draw_scene(const struct app *a, const struct tutor *t, const struct lesson_step *st,
                        const struct tutor_layout *L, int y)
 {
-    char buf[UI_MSG_MAX];
+    char buf[UI_MSG_MAX], code[UI_CODE_MAX];
     int tw = a->W - 2;
     text_puts(a, y, 1, 5, ui_str(a, UIS_CODE), theme_attr(a, UIC_HEADER));
-    text_draw(a, y, 7, tw - 6, L->code, a->sc.shown, 0, theme_attr(a, UIC_CODE));
+    text_draw(a, y, 7, tw - 6, L->code, code_shown(a, tw - 6, L->code, code, sizeof code), 0,
+              theme_attr(a, UIC_CODE));
     y += L->code;
     scene_params(a, t, buf, sizeof buf);
     text_puts(a, y++, 1, tw, buf, t->entry.on ? theme_attr(a, UIC_KEY) : A_NORMAL);
@@ -371,13 +435,18 @@ static void draw_scene(const struct app *a, const struct tutor *t, const struct 
     task_draw(a, &t->task, st, y, 1, tw, L->task);
 }
 
-/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): the sweep
- * with a parameter to sweep, inspect with a grid drawn, a hint left, Q after a quiz that
- * names other values */
+/* the key bar's keys that act on this step alone (tutor.c refuses them elsewhere): next and
+ * back where a step follows or comes before, the sweep with a parameter to sweep and the
+ * answer not held, inspect with a grid drawn, a hint left, Q where there are other values
+ * to go to */
 static unsigned step_keys(const struct app *a, const struct tutor *t, const struct lesson_step *st)
 {
     unsigned k = 0;
-    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0)
+    if (a->li + 1 < a->set.nlessons || a->si + 1 < a->set.lessons[a->li].nsteps)
+        k |= KS_CAN_NEXT;
+    if (a->li > 0 || a->si > 0)
+        k |= KS_CAN_BACK;
+    if (a->sc.ls && a->sc.parsed && a->sc.ls->nparams > 0 && !a->sc.held)
         k |= KS_CAN_SWEEP;
     if (a->sc.ls && a->sc.ok && !quiz_hidden(&t->quiz, st))
         k |= KS_CAN_INSPECT;
@@ -387,7 +456,7 @@ static unsigned step_keys(const struct app *a, const struct tutor *t, const stru
     if (qv == QV_OWN)
         k |= KS_QUIZ_VALS;
     else if (qv == QV_QUIZ)
-        k |= KS_OWN_VALS;
+        k |= tutor_qvals_yours(a, t, st) ? KS_YOUR_VALS : KS_OWN_VALS;
     return k;
 }
 

@@ -20,6 +20,8 @@ struct ui_options {
     int device;                /* CUDA device to open in the background when gpu is NULL */
     const char *server;        /* --server SOCKET: the GPU server to ask (gpu_open_auto) */
     int no_server;             /* --no-server: measure in this process */
+    int model_only;            /* --model-only (BANKLAB_MODEL_ONLY): without a GPU the model
+                                  alone, not the shipped recording's figures */
     const char *kernel_file;   /* banklab FILE.cu: start on the kernel view of this file */
     int kernel_nopts;          /* ... with these launch options (--arg n=1024 ...) */
     const char *const *kernel_opt, *const *kernel_val;

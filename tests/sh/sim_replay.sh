@@ -40,7 +40,7 @@ assert m['status'] == 'not-recorded' and m['slowdown'] is None and m['ns_per_acc
 assert 'no recorded measurement' in m['error'], m
 " 2>/dev/null && [ $rc = 0 ] || fail "not recorded: exit $rc, $(cat "$tmp/o" "$tmp/e" | head -c 300)"
 "$BANKLAB" sim '__shared__ float s[8192]; s[lane * 200]' --replay "$REC" >"$tmp/o" 2>&1
-grep -q "^measured: none: no recorded measurement for this access (recorded on " "$tmp/o" ||
+grep -A1 "^measured: none: no recorded measurement for this access" "$tmp/o" | grep -q "(recorded on " ||
     fail "not recorded, text: $(tail -2 "$tmp/o")"
 
 # the text form: counters, time per access and slowdown on two lines under the grid

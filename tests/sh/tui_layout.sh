@@ -81,7 +81,7 @@ expect "banklab：扫描 PAD，范围 0\\.\\.8"
 expect "模型：每条 warp 指令的 wavefront 数随 PAD 的变化"
 expect "PAD=0：32 个 wavefront（模型）"
 keys Escape b b
-expect "这是第一步 +n 下一步  b 上一步  \\? 帮助  q 退出"
+expect "这是第一步 +n 下一步  \\? 帮助  q 退出"   # no b on the first step
 keys q
 expect "EXITED rc=0"
 exit 0

@@ -1,7 +1,7 @@
 #!/bin/sh
 # tui_walk.sh: walk every step of every lesson in lessons/ with n. At 80x24, in English and in
-# Chinese, every quiz is answered wrong and then right; on every screen the key bar shows next,
-# back, help and quit (the key table's rows that never go), after each answer the verdict and
+# Chinese, every quiz is answered wrong and then right; on every screen the key bar shows next
+# (not on the last step), back (not on the first), help and quit, after each answer the verdict and
 # the start of the explanation are on the screen or come onto it with PgDn, and no line ends
 # in a word cut short without an ellipsis (a line's last word must be a word of the lessons or
 # of the program's sources). Predict steps hide the grid until answered; every step with a
@@ -71,14 +71,26 @@ cut_words() {
     }
 }
 
-# check_screen WHAT: next, back, help and quit on the key bar (beside a message too), no word
-# cut short
+# check_screen WHAT: next (but on the last step, step n of total), back (but on the first),
+# help and quit on the key bar (beside a message too), no word cut short
 check_screen() {
     screen >"$TMP/screen.txt"
     bar=$(tail -n 1 "$TMP/screen.txt")
     case $bar in
-    *"$NEXT"*"$BACK"*"$HELP"*"$QUIT"*) ;;
-    *) fail "$1: the key bar lacks one of '$NEXT' '$BACK' '$HELP' '$QUIT'" ;;
+    *"$HELP"*"$QUIT"*) ;;
+    *) fail "$1: the key bar lacks one of '$HELP' '$QUIT'" ;;
+    esac
+    case $n:$bar in
+    "$total":*"$NEXT"*) fail "$1: the last step's key bar offers '$NEXT'" ;;
+    "$total":*) ;;
+    *"$NEXT"*) ;;
+    *) fail "$1: the key bar lacks '$NEXT'" ;;
+    esac
+    case $n:$bar in
+    1:*"$BACK"*) fail "$1: the first step's key bar offers '$BACK'" ;;
+    1:*) ;;
+    *"$BACK"*) ;;
+    *) fail "$1: the key bar lacks '$BACK'" ;;
     esac
     cut_words "$1"
 }

@@ -114,7 +114,8 @@ static void bar_is(unsigned screens, int zh, const char *lesson, const char *con
 }
 
 /* a step where the sweep, inspect and a hint all act (the tutor adds these bits; tutor_draw.c) */
-#define KS_STEP_ALL (KS_TUTOR | KS_CAN_SWEEP | KS_CAN_INSPECT | KS_CAN_HINT)
+#define KS_STEP_ALL (KS_TUTOR | KS_CAN_NEXT | KS_CAN_BACK | KS_CAN_SWEEP | KS_CAN_INSPECT | KS_CAN_HINT)
+#define KS_STEP_MID (KS_TUTOR | KS_CAN_NEXT | KS_CAN_BACK)   /* a step between two others */
 
 static void test_bars(void **state)
 {
@@ -127,14 +128,25 @@ static void test_bars(void **state)
     /* a step where none of them acts offers none of them */
     const char *const bare[] = {"n next", "b back", "c contents", "g playground", "z kernel",
                                 "l lang", "? help", "q quit", NULL};
-    bar_is(KS_TUTOR, 0, NULL, bare);
+    bar_is(KS_STEP_MID, 0, NULL, bare);
+    /* the last step of the course offers no next, the first no back */
+    const char *const last[] = {"b back", "c contents", "g playground", "z kernel", "l lang",
+                                "? help", "q quit", NULL};
+    bar_is(KS_TUTOR | KS_CAN_BACK, 0, NULL, last);
+    const char *const first[] = {"n next", "c contents", "g playground", "z kernel", "l lang",
+                                 "? help", "q quit", NULL};
+    bar_is(KS_TUTOR | KS_CAN_NEXT, 0, NULL, first);
     /* after a quiz that names other values: Q, with the word of where it goes */
     const char *const qv[] = {"n next", "b back", "Q question's values", "c contents",
                               "g playground", "z kernel", "l lang", "? help", "q quit", NULL};
-    bar_is(KS_TUTOR | KS_QUIZ_VALS, 0, NULL, qv);
+    bar_is(KS_STEP_MID | KS_QUIZ_VALS, 0, NULL, qv);
     const char *const own[] = {"n 下一步", "b 上一步", "Q 场景的取值", "c 目录", "g 练习场", "z 内核",
                                "l 语言", "? 帮助", "q 退出", NULL};
-    bar_is(KS_TUTOR | KS_OWN_VALS, 1, NULL, own);
+    bar_is(KS_STEP_MID | KS_OWN_VALS, 1, NULL, own);
+    /* ... or to the values the learner had set before answering */
+    const char *const yours[] = {"n next", "b back", "Q your values", "c contents",
+                                 "g playground", "z kernel", "l lang", "? help", "q quit", NULL};
+    bar_is(KS_STEP_MID | KS_YOUR_VALS, 0, NULL, yours);
     const char *const no_params[] = {"n next", "b back", "c contents", "g playground",
                                      "z kernel", "s sweep", "i inspect", "h hint", "l lang",
                                      "? help", "q quit", NULL};
@@ -191,7 +203,7 @@ static void test_bar_fit(void **state)
     bar_fits(KS_STEP_ALL | KS_INSPECT, 0, two, 2, 78, inspect80);
     /* no room at all: only the items that never go */
     const char *const always[] = {"n next", "b back", "? help", "q quit", NULL};
-    bar_fits(KS_TUTOR | KS_SCROLL, 0, two, 2, 0, always);
+    bar_fits(KS_STEP_MID | KS_SCROLL, 0, two, 2, 0, always);
     const char *const play_always[] = {"F1 help", "Esc back", NULL};
     bar_fits(KS_PLAY, 0, NULL, 0, 0, play_always);
     /* every screen's bar keeps a way to help and a way out */

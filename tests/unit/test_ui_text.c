@@ -244,6 +244,14 @@ static void test_wrap_code_spans(void **state)
     /* prose: an operator standing alone keeps the words on both sides ("x = 0", "p / P") */
     n = bl_wrap("see a[i] = b[j]; now", 20, 12, 0, &next, &cut);
     assert_int_equal(n, strlen("see"));
+    /* "^", "&", "|" and two-character operators ("<<") standing alone stay too: 11.3's
+     * formula never puts "^" first on a line */
+    const char *x = "that is x ^ ((x & m) << S)";
+    n = bl_wrap(x, strlen(x), 10, 0, &next, &cut);
+    assert_int_equal(n, strlen("that is"));
+    assert_string_equal(x + next, "x ^ ((x & m) << S)");
+    n = bl_wrap(x + next, strlen(x + next), 16, 0, &next, &cut);
+    assert_int_equal(n, strlen("x ^ ((x & m) <<"));   /* "<<" ends the line, never starts one */
     n = bl_wrap("press p / P now", 15, 8, 0, &next, &cut);
     assert_int_equal(n, strlen("press"));
     assert_string_equal("press p / P now" + next, "p / P now");
@@ -287,6 +295,12 @@ static void test_wrap_code_spans(void **state)
     assert_int_equal(n, strlen("`a[i] = b[j];`"));
     /* text_count carries the span over a line break: 3 lines, not a cut */
     assert_int_equal(text_count(c, 30), 2);
+    /* at 40 columns and more the rest of a wrapped code line is indented by 4 (6.2's `for`
+     * lines): a rest of 37 columns fits in 40, not in the 36 left after the indent */
+    const char *f = "`x = tile_of_thirty_eight_columns_wide[0];`";
+    assert_int_equal(text_count(f, 40), 3);   /* "x =", the rest cut in two */
+    assert_int_equal(text_count(f, 39), 2);   /* narrower than 40: no indent */
+    assert_int_equal(text_count(f, 41), 1);
 }
 
 /* A terminal without UTF-8: the lessons' own symbols keep an ASCII stand-in (never vanish),

@@ -13,6 +13,9 @@ SOCK=banklab-test-$$
 TM="tmux -L $SOCK -f /dev/null"
 export HOME="$TMP/home" XDG_STATE_HOME="$TMP/state" LANG=C.UTF-8 LC_ALL= LC_MESSAGES= TERM=xterm-256color
 unset NO_COLOR BANKLAB_LESSONS BANKLAB_TIMING 2>/dev/null || true
+# Without a GPU the tutorial shows the shipped recording's figures by default; the suites and
+# the golden screens are of the model alone (tui_recorded.sh starts without this).
+export BANKLAB_MODEL_ONLY=1
 mkdir -p "$HOME"
 PROGRESS="$XDG_STATE_HOME/banklab/progress.json"
 tui_cleanup() { $TM kill-server >/dev/null 2>&1; sleep 0.3; rm -rf "$TMP"; }
