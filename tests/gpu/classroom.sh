@@ -15,6 +15,9 @@
 #            learners' clients start the next one themselves)
 #   kernel   CLASS_N_KERNEL (16) learners; `banklab kernel` on a seed kernel after 3 s, its
 #            per-line figures against the same run alone
+#   run      CLASS_N_RUN (64) learners while `banklab run -- PROG` (CLASS_RUN_PROG, default
+#            tests/gpu/route/eight.cu built here: ten kernels) measures a program in a loop
+#            beside them; each run's time against its time alone
 #   none     a client without a CUDA driver (CLASS_NONE_BANKLAB: a GPU=none build; else, as
 #            root, this binary with libcuda hidden in a mount namespace) with BANKLAB_SERVER
 # The device memory of the class is sampled (nvidia-smi --query-compute-apps) in every part.
@@ -287,6 +290,30 @@ for p in $PARTS; do
         kp=$!
         class "${CLASS_N_KERNEL:-16}"
         wait $kp
+        part_end ;;
+    run)
+        # a program of several kernels measured by banklab run (the sanitizer route, or CUPTI's
+        # where it is not built) again and again beside the class; each run's time against
+        # the same run alone (median of 3 before the class)
+        part run 0
+        RP=${CLASS_RUN_PROG:-}
+        if [ -z "$RP" ]; then
+            RP=$tmp/run_prog
+            "${NVCC:-/usr/local/cuda/bin/nvcc}" -O3 -lineinfo -arch=sm_90 -o "$RP" \
+                "$root/tests/gpu/route/eight.cu" > "$pd/nvcc.txt" 2>&1
+        fi
+        chmod 755 "$RP" 2>/dev/null
+        for k in 1 2 3; do
+            t0=$(ms_now); "$BL" run -- "$RP" > "$pd/run_alone_$k.txt" 2>&1; echo "$? $(( $(ms_now) - t0 ))"
+        done > "$pd/runs_alone"
+        setsid sh -c "while :; do t0=\$(date +%s%N | cut -c1-13); '$BL' run -- '$RP' > '$pd/run_last.txt' 2>&1; rc=\$?; \
+            echo \"\$rc \$(( \$(date +%s%N | cut -c1-13) - t0 ))\" >> '$pd/runs_beside'; done" > /dev/null 2>&1 &
+        rg=$!
+        groups="$groups $rg"
+        class "${CLASS_N_RUN:-64}"
+        kill -TERM -- "-$rg" 2>/dev/null
+        sleep 1
+        kill -KILL -- "-$rg" 2>/dev/null
         part_end ;;
     none)
         part none 0

@@ -202,6 +202,33 @@ for part in PARTS:
         summarize(part, rows, names, kernel_goals)
         if ka != kc:
             notes.append("kernel: alone %s, in the class %s (exits %s)" % (ka, kc, rcs))
+    elif part == "run":
+        names = learners(pd)
+        rows = [r for w in names for r in load(pd, w)]
+
+        def runs(f):
+            out = []
+            for ln in read(os.path.join(pd, f)).splitlines():
+                w = ln.split()
+                if len(w) == 2 and w[0].isdigit() and w[1].isdigit():
+                    out.append((int(w[0]), int(w[1])))
+            return out
+        alone, beside = runs("runs_alone"), runs("runs_beside")
+        t_alone = med([t for _, t in alone]) if alone else 0
+        worst_run = max([t for _, t in beside], default=0)
+
+        def run_goals(rows, nocount, differ, full, n, req, worst, mib, users, alone=alone,
+                      beside=beside, t_alone=t_alone, worst_run=worst_run):
+            return [("every learner has counters for every request", full == n),
+                    ("p95 request to numbers < 1 s", bool(req) and pct(req, 95) < 1000),
+                    ("banklab run beside the class: %d runs, all exit 0" % len(beside),
+                     len(beside) > 0 and all(rc == 0 for rc, _ in beside)),
+                    ("each run within 2x its time alone (%d ms; the slowest %d ms)" % (t_alone, worst_run),
+                     t_alone > 0 and bool(beside) and worst_run <= 2 * t_alone),
+                    ("learners of two Unix users", len(users) >= 2)]
+        summarize(part, rows, names, run_goals)
+        notes.append("run: alone %s ms; beside the class %s" % (
+            [t for _, t in alone], [t for _, t in beside][:40]))
     elif part == "none":
         how = read(os.path.join(pd, "how")).strip()
         try:
