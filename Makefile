@@ -74,10 +74,15 @@ LDFLAGS_EXTRA ?=
 LDLIBS      = $(PKG_LIBS) -lpthread -lm
 
 # Rooms: every folder src/ROOM is one archive, $(BUILD)/lib/ROOM.a. In any room, cuda_*.c and
-# *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to src/gpu.
-# The binary, every unit test and benchmark link every room's archive in one group: the
-# linker takes only the objects a program calls.
+# *.cu build only with GPU=cuda and none_*.c only with GPU=none; the room src/cuda (the CUDA
+# libraries as banklab loads them) builds only with GPU=cuda; kernels/*.cu belong to
+# src/runner. The binary, every unit test and benchmark link every room's archive in one
+# group: the linker takes only the objects a program calls.
+CUDA_ROOMS := cuda
 ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
+ifneq ($(GPU),cuda)
+  ROOMS  := $(filter-out $(CUDA_ROOMS),$(ROOMS))
+endif
 ifeq ($(GPU),cuda)
   GPU_SKIP := none_%
   CPPFLAGS += -DBANKLAB_GPU_CUDA=1 -I$(CUDA_HOME)/include
@@ -87,7 +92,7 @@ ifeq ($(GPU),cuda)
   NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
   NVCCFLAGS ?= -O3 -lineinfo -std=c++17 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-fPIC
   # cudart static: the binary starts (and says "no driver") where libcuda is absent.
-  # No -lcuda, no -lcupti: both are dlopen'ed (src/gpu/cuda_counters.cu). $ORIGIN: a device
+  # No -lcuda, no -lcupti: both are dlopen'ed (src/cuda/counters.cu). $ORIGIN: a device
   # bundle carries libcjson.so.1 beside the binary.
   CPPFLAGS += -DBANKLAB_CUDA_HOME='"$(CUDA_HOME)"'
   GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,'$$ORIGIN' \
@@ -98,13 +103,13 @@ else
 endif
 # room_c, room_cu: the sources of room $(1) in this build; room_obj: its objects.
 room_c   = $(filter-out src/cli/main.c,$(foreach f,$(wildcard src/$(1)/*.c),$(if $(filter $(GPU_SKIP),$(notdir $(f))),,$(f))))
-room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter gpu,$(1)),$(wildcard kernels/*.cu)))
+room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter runner,$(1)),$(wildcard kernels/*.cu)))
 room_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_c,$(1))) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(call room_cu,$(1)))
 room_lib = $(BUILD)/lib/$(1).a
 # External libraries a room needs when it is linked.
 LIBS_store  = $(CJSON_LIBS)
 LIBS_ui     = $(CURSES_LIBS)
-LIBS_gpu    = $(GPU_LIBS)
+LIBS_runner = $(GPU_LIBS)
 LIBS_cjson  = $(CJSON_LIBS)
 LIBS_curses = $(CURSES_LIBS)
 # link_libs: archives (in a group: order-free) and libraries for a list of rooms and names.
@@ -112,12 +117,12 @@ link_libs = -Wl,--start-group $(foreach r,$(filter $(ROOMS),$(1)),$(call room_li
             $(foreach r,$(1),$(LIBS_$(r))) -lpthread -lm
 
 LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
-# banklab run's CUPTI injection library (src/gpu/cuda_inject.c): the program's driver loads it
+# banklab run's CUPTI injection library (src/kmeasure/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
-              src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c
+INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_sassm.c src/cuda/cupti.c src/cuda/syms.c src/kernel/wire.c \
+              src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
+              src/base/msg.c src/base/hash.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
 ROOM_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
@@ -247,17 +252,17 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c src/gpu/cuda_counters.h \
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/cupti.c src/runner/counters.c src/cuda/cudalib.h \
                           $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/cuda/counters.cu src/cuda/cupti.c src/runner/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
+FUZZ_LIB_C = $(foreach r,$(filter-out ui cli $(CUDA_ROOMS),$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \
