@@ -74,15 +74,10 @@ LDFLAGS_EXTRA ?=
 LDLIBS      = $(PKG_LIBS) -lpthread -lm
 
 # Rooms: every folder src/ROOM is one archive, $(BUILD)/lib/ROOM.a. In any room, cuda_*.c and
-# *.cu build only with GPU=cuda and none_*.c only with GPU=none; the room src/cuda (the CUDA
-# libraries as banklab loads them) builds only with GPU=cuda; kernels/*.cu belong to
+# *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to
 # src/runner. The binary, every unit test and benchmark link every room's archive in one
 # group: the linker takes only the objects a program calls.
-CUDA_ROOMS := cuda
 ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
-ifneq ($(GPU),cuda)
-  ROOMS  := $(filter-out $(CUDA_ROOMS),$(ROOMS))
-endif
 ifeq ($(GPU),cuda)
   GPU_SKIP := none_%
   CPPFLAGS += -DBANKLAB_GPU_CUDA=1 -I$(CUDA_HOME)/include
@@ -120,7 +115,7 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 # banklab run's CUPTI injection library (src/kmeasure/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_sassm.c src/cuda/cupti.c src/cuda/syms.c src/kernel/wire.c \
+INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
               src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
               src/base/msg.c src/base/hash.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
@@ -252,17 +247,17 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/cupti.c src/runner/counters.c src/cuda/cudalib.h \
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/open.c src/runner/counters.c src/cuda/cudalib.h \
                           $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/cuda/counters.cu src/cuda/cupti.c src/runner/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/cuda/counters.cu src/cuda/open.c src/runner/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(foreach r,$(filter-out ui cli $(CUDA_ROOMS),$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
+FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \

@@ -1,4 +1,4 @@
-/* cuda_nvrtc.c: NVRTC for `banklab kernel`: libnvrtc (dlopen'ed once per process), the
+/* cuda_nvrtc.c: NVRTC for `banklab kernel`: libnvrtc (opened once per process, cuda/open.c), the
  * options (line info, the target architecture, the file's directory and the toolkit's
  * include directory), the lowered name of the chosen kernel, and a cache of cubins keyed by
  * everything that goes into them (source, quoted includes, options, NVRTC version), so an
@@ -39,21 +39,8 @@ struct rtc_api {
 
 static int rtc_load(struct rtc_api *r, struct bl_err *err)
 {
-    static const char *names[] = {
-        "libnvrtc.so.13", "libnvrtc.so.12", "libnvrtc.so",
-#ifdef BANKLAB_CUDA_HOME
-        BANKLAB_CUDA_HOME "/lib64/libnvrtc.so.13", BANKLAB_CUDA_HOME "/lib64/libnvrtc.so.12",
-        BANKLAB_CUDA_HOME "/lib64/libnvrtc.so",
-#endif
-        "/usr/local/cuda/lib64/libnvrtc.so.13", "/usr/local/cuda/lib64/libnvrtc.so.12",
-        "/usr/local/cuda/lib64/libnvrtc.so",
-    };
     memset(r, 0, sizeof *r);
-    const char *env = getenv("BANKLAB_NVRTC");
-    if (env && *env)
-        r->lib = dlopen(env, RTLD_NOW | RTLD_LOCAL);
-    for (size_t i = 0; !r->lib && i < sizeof names / sizeof names[0]; i++)
-        r->lib = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+    r->lib = bl_nvrtc_open();
     if (!r->lib)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NO_NVRTC);
     static const struct ksym syms[] = {

@@ -125,7 +125,7 @@ static int load(struct bl_counters *c, struct bl_err *err)
     c->lib = bl_cupti_open();
     if (!c->lib)
         return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_CUPTI);
-    c->libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    c->libcuda = bl_cuda_open();
     if (!c->libcuda)
         return bl_fail(err, CTR_UNAVAILABLE, BL_NOWHERE, CNT_NO_LIBCUDA);
 #define SYM(lib, name)                                                                         \

@@ -1,5 +1,5 @@
 /* cudalib.h: libcuda, libcupti and libnvrtc as banklab loads them (dlopen, never linked):
- * where libcupti lives (cupti.c), a table of a library's functions (syms.c), and
+ * where they live and the one place that opens them (open.c), a table of a library's functions (syms.c), and
  * hardware counters of the shared-memory pipe through CUPTI's Range Profiler
  * (auto range, kernel replay), behind a C interface: the CUPTI counter layer that runner/counters.h's
  * retry policy drives. libcupti and libcuda are loaded lazily (dlopen), so the program starts
@@ -104,9 +104,14 @@ void bl_counters_close(struct bl_counters *c);
  * Returns -1. */
 int bl_cupti_fail(struct bl_err *err, int other, int r, const char *text, const char *call);
 
-/* bl_cupti_open (cuda/cupti.c): dlopen libcupti ($BANKLAB_CUPTI, then the usual names and
- * CUDA_HOME), the one place that knows where it lives. NULL when not found. Never unloaded. */
+/* ---- open.c: the one place that opens the CUDA libraries (dlopen; never unloaded) ---- */
+
+/* bl_cuda_open: libcuda.so.1, the driver. bl_cupti_open: libcupti ($BANKLAB_CUPTI, then the
+ * usual names and CUDA_HOME). bl_nvrtc_open: libnvrtc ($BANKLAB_NVRTC, then the usual names
+ * and CUDA_HOME). NULL when not found. */
+void *bl_cuda_open(void);
 void *bl_cupti_open(void);
+void *bl_nvrtc_open(void);
 
 /* ---- syms.c ---- */
 

@@ -252,6 +252,17 @@ enum gpu_status gpu_submit(struct gpu *g, const struct gpu_request *req)
     return GPU_OK;
 }
 
+/* gpu_ring_take: the oldest result into *out (mutex held); 1, or 0 when empty. */
+static int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out)
+{
+    if (q->count == 0)
+        return 0;
+    *out = q->r[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return 1;
+}
+
 /* The oldest result of q, waiting up to timeout_ms (0: not at all) for one. */
 static int ring_wait(struct gpu_ring *q, int timeout_ms, struct gpu_result *out)
 {
@@ -337,16 +348,6 @@ int gpu_ring_put(struct gpu_ring *q, const struct gpu_result *res)
     q->r[(q->head + q->count) % q->cap] = *res;
     q->count++;
     return 0;
-}
-
-int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out)
-{
-    if (q->count == 0)
-        return 0;
-    *out = q->r[q->head];
-    q->head = (q->head + 1) % q->cap;
-    q->count--;
-    return 1;
 }
 
 struct timespec gpu_deadline(double ms)

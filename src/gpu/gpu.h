@@ -269,10 +269,9 @@ struct gpu_ring {
     pthread_cond_t *cv;
 };
 
-/* gpu_ring_put: append res (mutex held); 0, or -1 when the ring is full. gpu_ring_take: the
- * oldest result into *out (mutex held); 1, or 0 when empty. */
+/* gpu_ring_put: append res (mutex held); 0, or -1 when the ring is full (gpu_poll and
+ * gpu_wait take the oldest). */
 int gpu_ring_put(struct gpu_ring *q, const struct gpu_result *res);
-int gpu_ring_take(struct gpu_ring *q, struct gpu_result *out);
 
 /* gpu_deadline: CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
 struct timespec gpu_deadline(double ms);

@@ -279,15 +279,6 @@ int kp_file_launch(const char *src, size_t len, const char *name, struct gpu_ker
  * (`name<32><<<...>>>`): "name<32>" into out. 1 when found, 0 none. */
 int kp_file_instance(const char *src, size_t len, const char *name, char *out, size_t n);
 
-/* ---- kernel/launch.c: the compile options of a request ---- */
-
-/* kcompile_option: "-I" DIR, "-D" NAME[=VALUE], "--nvcc-flag" FLAG (one word for the
- * compiler: it must start with '-', hold no blank or control character, and not be one that
- * banklab sets itself: the output, its kind, the architecture), "--compiler" nvcc|nvrtc|auto.
- * Returns 1 applied, 0 when opt is none of these, -1 with one line in err. */
-int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
-                    char *err, size_t errsz);
-
 /* ---- kernel/launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
@@ -336,11 +327,6 @@ int kwire_put_result(int fd, const struct gpu_kernel_result *res);
  * then empty) when the payload is malformed or a number is out of range. */
 int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result *res,
                      struct bl_err *why);
-
-/* kres_check: the numbers of a result from another process as a recording's are checked:
- * finite, counts in 0..1e15, times within 1e7 ms, flags 0 or 1, kinds and phases known.
- * 0, or -1 with why naming the first one out of range (GPU_KERNEL_ECRASH). */
-int kres_check(const struct gpu_kernel_result *res, struct bl_err *why);
 
 /* kwire_write: write(2) that never raises SIGPIPE: send(MSG_NOSIGNAL) on a socket (a peer
  * gone is EPIPE), write on anything else. */

@@ -93,6 +93,112 @@ int kreq_bytes(const char *val, unsigned long long *out)
     return parse_bytes(val, 4, 64ull << 30, out);
 }
 
+/* ---- the request's compile options ---- */
+
+/* Flags banklab sets itself (output, its kind, the target): a flag equal to one of these or
+ * starting with one followed by '=' is refused. */
+static const char *const refused_flags[] = {
+    "-o", "--output-file", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-c",
+    "--compile", "-E", "--preprocess", "-M", "-MM", "-MD", "-MMD", "-MF", "--dependency-output",
+    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
+    "-run", "--run", "-lib", "--lib", "-link", "--link", "-dlink", "--device-link", "-odir",
+    "--output-directory", "-keep", "--keep", "-keep-dir", "--keep-dir", "-dryrun", "--dryrun",
+    "-lineinfo", "--generate-line-info", "-v", "--verbose", "-V", "--version", "-h", "--help",
+    "-optf", "--options-file", "-save-temps", "--save-temps",
+};
+
+static int flag_refused(const char *f)
+{
+    for (size_t i = 0; i < sizeof refused_flags / sizeof refused_flags[0]; i++) {
+        size_t n = strlen(refused_flags[i]);
+        if (!strncmp(f, refused_flags[i], n) && (f[n] == '\0' || f[n] == '='))
+            return 1;
+    }
+    return !strncmp(f, "-arch=", 6) || !strncmp(f, "-arch", 5); /* -archsm_90 forms too */
+}
+
+/* A word that may reach the compiler: printable, no blank, no quote, at most 200 bytes. */
+static int word_ok(const char *w)
+{
+    size_t n = strlen(w);
+    if (n == 0 || n > 200)
+        return 0;
+    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
+        if (*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\'' || *p == '\\')
+            return 0;
+    return 1;
+}
+
+static int add_flag(struct gpu_kernel_request *req, const char *pre, const char *val, char *err,
+                    size_t errsz)
+{
+    if (req->nflags >= GPU_KERNEL_MAX_FLAGS) {
+        bl_fmt(err, errsz, "too many compiler options (at most %d -I, -D and --nvcc-flag)",
+               GPU_KERNEL_MAX_FLAGS);
+        return -1;
+    }
+    bl_fmt(req->flags[req->nflags++], GPU_KERNEL_TEXT, "%s%s", pre, val);
+    return 1;
+}
+
+static int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
+                    char *err, size_t errsz)
+{
+    int inc = !strcmp(opt, "-I"), def = !strcmp(opt, "-D"), pass = !strcmp(opt, "--nvcc-flag");
+    int comp = !strcmp(opt, "--compiler");
+    if (!inc && !def && !pass && !comp)
+        return 0;
+    if (!val || !*val) {
+        bl_fmt(err, errsz, "%s needs a value", opt);
+        return -1;
+    }
+    if (comp) {
+        if (!strcmp(val, "nvcc"))
+            req->compiler = GPU_COMPILER_NVCC;
+        else if (!strcmp(val, "nvrtc"))
+            req->compiler = GPU_COMPILER_NVRTC;
+        else if (!strcmp(val, "auto"))
+            req->compiler = GPU_COMPILER_AUTO;
+        else {
+            bl_fmt(err, errsz, "--compiler takes nvcc, nvrtc or auto");
+            return -1;
+        }
+        return 1;
+    }
+    if (!word_ok(val)) {
+        bl_fmt(err, errsz, "%s: a value without blanks, quotes, backslashes or control "
+               "characters, at most 200 bytes", opt);
+        return -1;
+    }
+    if (inc)
+        return add_flag(req, "-I", val, err, errsz);
+    if (def) {
+        const char *p = val;
+        if (!isalpha((unsigned char)*p) && *p != '_') {
+            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
+            return -1;
+        }
+        while (isalnum((unsigned char)*p) || *p == '_')
+            p++;
+        if (*p && *p != '=') {
+            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
+            return -1;
+        }
+        return add_flag(req, "-D", val, err, errsz);
+    }
+    if (val[0] != '-') {
+        bl_fmt(err, errsz, "--nvcc-flag takes one compiler flag starting with '-' (e.g. "
+               "--nvcc-flag -maxrregcount=64)");
+        return -1;
+    }
+    if (flag_refused(val)) {
+        bl_fmt(err, errsz, "--nvcc-flag %s: banklab sets that itself (the output, its kind and "
+               "the GPU's architecture)", val);
+        return -1;
+    }
+    return add_flag(req, "", val, err, errsz);
+}
+
 /* NAME=VALUE into list (replacing an earlier NAME). */
 static int put_named(struct gpu_kernel_named *list, int *n, const char *opt, const char *val,
                      char *err, size_t errsz)
@@ -338,110 +444,4 @@ int gpu_kernel_file_options(struct gpu_kernel_request *req, const char *src, siz
         line++;
     }
     return 0;
-}
-
-/* ---- the request's compile options ---- */
-
-/* Flags banklab sets itself (output, its kind, the target): a flag equal to one of these or
- * starting with one followed by '=' is refused. */
-static const char *const refused_flags[] = {
-    "-o", "--output-file", "-cubin", "--cubin", "-ptx", "--ptx", "-fatbin", "--fatbin", "-c",
-    "--compile", "-E", "--preprocess", "-M", "-MM", "-MD", "-MMD", "-MF", "--dependency-output",
-    "-arch", "--gpu-architecture", "-code", "--gpu-code", "-gencode", "--generate-code",
-    "-run", "--run", "-lib", "--lib", "-link", "--link", "-dlink", "--device-link", "-odir",
-    "--output-directory", "-keep", "--keep", "-keep-dir", "--keep-dir", "-dryrun", "--dryrun",
-    "-lineinfo", "--generate-line-info", "-v", "--verbose", "-V", "--version", "-h", "--help",
-    "-optf", "--options-file", "-save-temps", "--save-temps",
-};
-
-static int flag_refused(const char *f)
-{
-    for (size_t i = 0; i < sizeof refused_flags / sizeof refused_flags[0]; i++) {
-        size_t n = strlen(refused_flags[i]);
-        if (!strncmp(f, refused_flags[i], n) && (f[n] == '\0' || f[n] == '='))
-            return 1;
-    }
-    return !strncmp(f, "-arch=", 6) || !strncmp(f, "-arch", 5); /* -archsm_90 forms too */
-}
-
-/* A word that may reach the compiler: printable, no blank, no quote, at most 200 bytes. */
-static int word_ok(const char *w)
-{
-    size_t n = strlen(w);
-    if (n == 0 || n > 200)
-        return 0;
-    for (const unsigned char *p = (const unsigned char *)w; *p; p++)
-        if (*p <= ' ' || *p == 0x7f || *p == '"' || *p == '\'' || *p == '\\')
-            return 0;
-    return 1;
-}
-
-static int add_flag(struct gpu_kernel_request *req, const char *pre, const char *val, char *err,
-                    size_t errsz)
-{
-    if (req->nflags >= GPU_KERNEL_MAX_FLAGS) {
-        bl_fmt(err, errsz, "too many compiler options (at most %d -I, -D and --nvcc-flag)",
-               GPU_KERNEL_MAX_FLAGS);
-        return -1;
-    }
-    bl_fmt(req->flags[req->nflags++], GPU_KERNEL_TEXT, "%s%s", pre, val);
-    return 1;
-}
-
-int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
-                    char *err, size_t errsz)
-{
-    int inc = !strcmp(opt, "-I"), def = !strcmp(opt, "-D"), pass = !strcmp(opt, "--nvcc-flag");
-    int comp = !strcmp(opt, "--compiler");
-    if (!inc && !def && !pass && !comp)
-        return 0;
-    if (!val || !*val) {
-        bl_fmt(err, errsz, "%s needs a value", opt);
-        return -1;
-    }
-    if (comp) {
-        if (!strcmp(val, "nvcc"))
-            req->compiler = GPU_COMPILER_NVCC;
-        else if (!strcmp(val, "nvrtc"))
-            req->compiler = GPU_COMPILER_NVRTC;
-        else if (!strcmp(val, "auto"))
-            req->compiler = GPU_COMPILER_AUTO;
-        else {
-            bl_fmt(err, errsz, "--compiler takes nvcc, nvrtc or auto");
-            return -1;
-        }
-        return 1;
-    }
-    if (!word_ok(val)) {
-        bl_fmt(err, errsz, "%s: a value without blanks, quotes, backslashes or control "
-               "characters, at most 200 bytes", opt);
-        return -1;
-    }
-    if (inc)
-        return add_flag(req, "-I", val, err, errsz);
-    if (def) {
-        const char *p = val;
-        if (!isalpha((unsigned char)*p) && *p != '_') {
-            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
-            return -1;
-        }
-        while (isalnum((unsigned char)*p) || *p == '_')
-            p++;
-        if (*p && *p != '=') {
-            bl_fmt(err, errsz, "-D takes NAME or NAME=VALUE (NAME a C identifier)");
-            return -1;
-        }
-        return add_flag(req, "-D", val, err, errsz);
-    }
-    if (val[0] != '-') {
-        bl_fmt(err, errsz, "--nvcc-flag takes one compiler flag starting with '-' (e.g. "
-               "--nvcc-flag -maxrregcount=64)");
-        return -1;
-    }
-    if (flag_refused(val)) {
-        bl_fmt(err, errsz, "--nvcc-flag %s: banklab sets that itself (the output, its kind and "
-               "the GPU's architecture)", val);
-        return -1;
-    }
-    return add_flag(req, "", val, err, errsz);
 }

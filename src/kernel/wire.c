@@ -352,7 +352,10 @@ static int num_in(struct bl_err *why, const char *what, int i, const char *field
     return bl_fail(why, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_BAD_NUMBER, name, v, lo, hi);
 }
 
-int kres_check(const struct gpu_kernel_result *r, struct bl_err *why)
+/* kres_check: the numbers of a result from another process as a recording's are checked:
+ * finite, counts in 0..1e15, times within 1e7 ms, flags 0 or 1, kinds and phases known.
+ * 0, or -1 with why naming the first one out of range (GPU_KERNEL_ECRASH). */
+static int kres_check(const struct gpu_kernel_result *r, struct bl_err *why)
 {
     int bad = 0;
 #define N(what, i, field, v, lo, hi) (bad |= num_in(why, what, i, field, (double)(v), lo, hi))

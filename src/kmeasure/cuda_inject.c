@@ -187,7 +187,7 @@ static void cupti_note(CUptiResult r, const char *call)
 
 static int load_api(void)
 {
-    void *lib = bl_cupti_open(), *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_cupti_open(), *cuda = bl_cuda_open();
     if (!lib || !cuda) {
         note("not measured: %s", lib ? "libcuda.so.1 not found" :
              "libcupti.so.13 not found (set BANKLAB_CUPTI)");

@@ -19,7 +19,7 @@
 static int drv_load(struct drv *d, struct bl_err *err)
 {
     memset(d, 0, sizeof *d);
-    d->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    d->lib = bl_cuda_open();
     if (!d->lib)
         return bl_fail(err, GPU_KERNEL_ENOGPU, BL_NOWHERE, GPU_NO_DRIVER);
     static const struct ksym syms[] = {
@@ -159,11 +159,6 @@ int kstate_can_serve(const struct kstate *st)
 {
     /* without a GPU a server still saves loading NVRTC: compile errors come back sooner */
     return st && !st->dead && !st->sass_used;
-}
-
-int kstate_has_gpu(const struct kstate *st)
-{
-    return st && st->have_gpu;
 }
 
 void kstate_free(struct kstate *st)

@@ -609,11 +609,6 @@ int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
     return 0;
 }
 
-int gpu_kernel_fd(const struct gpu_kernel_job *job)
-{
-    return job && !job->ended ? job->res_fd : -1;
-}
-
 static volatile sig_atomic_t wait_signal;
 
 static void on_wait_signal(int sig)

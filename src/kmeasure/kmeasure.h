@@ -29,10 +29,6 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
 int gpu_kernel_poll(struct gpu_kernel_job *job, struct gpu_kernel_result *res,
                     enum gpu_kernel_phase *phase);
 
-/* gpu_kernel_fd: a descriptor that becomes readable when the job has news (for poll(2) in an
- * input loop); -1 once the job ended. */
-int gpu_kernel_fd(const struct gpu_kernel_job *job);
-
 /* gpu_kernel_wait: block until the job ends (command line only); fills *res like poll. */
 void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res);
 
@@ -124,9 +120,8 @@ void kstate_prepare(struct kstate *st, struct gpu_kernel_result *res);
 
 /* kstate_can_serve: 1 when the state can take another request (no sticky CUDA error, and no
  * CUPTI measurement made yet: CUPTI 13 allows one per process; with no GPU it only compiles
- * and takes any number). kstate_has_gpu: 1 when a GPU answered. */
+ * and takes any number). */
 int kstate_can_serve(const struct kstate *st);
-int kstate_has_gpu(const struct kstate *st);
 
 void kstate_free(struct kstate *st);
 

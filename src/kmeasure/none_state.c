@@ -41,12 +41,6 @@ int kstate_can_serve(const struct kstate *st)
     return 0;
 }
 
-int kstate_has_gpu(const struct kstate *st)
-{
-    (void)st;
-    return 0;
-}
-
 void kstate_free(struct kstate *st)
 {
     free(st);

@@ -18,10 +18,11 @@
 
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
+#include "../cuda/cudalib.h"
 
 int gpu_run_check(struct bl_err *err)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_cuda_open();
     if (!lib)
         return bl_fail(err, -1, BL_NOWHERE, GPU_NO_DRIVER);
     int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");

@@ -57,6 +57,7 @@ static const char *const reasons[][3] = {
 };
 
 static void set_reason(struct kp_line *l, const char *why);
+static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
 
 /* h7reader: a reason of the source reader that the table above would blur (a template
  * parameter's --name, a struct with functions, a helper's argument), in both languages from
@@ -743,7 +744,8 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
 
 /* ---------------------------------------------------------------- the file */
 
-void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
+/* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (… past a few) into buf */
+static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 {
     size_t o = 0;
     int items = 0;

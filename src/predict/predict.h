@@ -110,9 +110,6 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
 /* kp_worst_fixable: the line with the most excess that has a fix, or 0 */
 int kp_worst_fixable(const struct kp_result *r);
 
-/* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (… past a few) into buf */
-void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
-
 void kp_free(struct kp_result *r);
 
 #endif

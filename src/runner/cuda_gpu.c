@@ -378,7 +378,7 @@ static const struct gpu_ops runner_ops = {r_submit, NULL, NULL, r_close, r_progr
  * is usable (prop then holds its properties). */
 static void probe(int device, struct bl_err *why, struct cudaDeviceProp *prop)
 {
-    void *libcuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *libcuda = bl_cuda_open();
     if (!libcuda) {
         bl_fail(why, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DRIVER);
         return;

@@ -7,6 +7,7 @@
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
 #include "runner.h"
+#include "../cuda/cudalib.h"
 
 typedef int (*cu_init_fn)(unsigned);
 typedef int (*cu_device_get_fn)(int *, int);
@@ -15,7 +16,7 @@ typedef int (*cu_uuid_fn)(unsigned char *, int);
 
 int gpu_device_uuid(int device, unsigned char uuid[16], struct bl_err *err)
 {
-    void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_cuda_open();
     if (!lib)
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, GPU_NO_DRIVER);
     cu_init_fn init = (cu_init_fn)dlsym(lib, "cuInit");

@@ -836,7 +836,13 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     return gpu_wrap_new(&client_ops, C, &C->done, si.backend);
 }
 
-struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
+/* gpu_open_server: a client of the GPU server (`banklab serve`) listening on the Unix socket
+ * at path: requests go to it and its results come back (no CUDA in this
+ * process, no GPU memory). device is only told to the server. Waits at most a few seconds for
+ * the server's hello; when none answers, the handle is unavailable and info.err says why.
+ * A server that goes away later is reconnected to and the unanswered requests are sent again
+ * (gpu_progress: GPU_PHASE_RECONNECTING); after 30 s without a server they fail. */
+static struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info)
 {
     struct bl_err err = {0};
     struct gpu *g = open_client(path, device, 0, info, &err);

@@ -93,14 +93,6 @@ int serve_control(const char *path, int pause, int seconds, struct serve_stats *
  * wavefronts as counters. For tests; gpu_info.device and provenance say "fake device". */
 struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info);
 
-/* gpu_open_server: a client of the GPU server (`banklab serve`) listening on the Unix socket
- * at path: requests go to it and its results come back (serve/client.c; no CUDA in this
- * process, no GPU memory). device is only told to the server. Waits at most a few seconds for
- * the server's hello; when none answers, the handle is unavailable and info.err says why.
- * A server that goes away later is reconnected to and the unanswered requests are sent again
- * (gpu_progress: GPU_PHASE_RECONNECTING); after 30 s without a server they fail. */
-struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info);
-
 /* gpu_open_auto: what every banklab command but `banklab kernel` and `banklab serve` opens.
  * server (or $BANKLAB_SERVER when server is NULL or ""): a client of that socket. no_server
  * (or $BANKLAB_NO_SERVER=1): gpu_open, the runner in this process. Else the default socket of
