@@ -58,7 +58,7 @@ void krtc_free(struct rtc *r);
 int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, int *cache_hit,
              struct bl_err *err);
 
-/* ---- compile/nvcc.c: the toolkit's nvcc, for files with host code (no CUDA headers) ---- */
+/* ---- nvcc.c: the toolkit's nvcc, for files with host code (no CUDA headers) ---- */
 
 /* knvcc_find: the nvcc to use: $BANKLAB_NVCC, $CUDA_HOME/bin/nvcc, the build's CUDA home,
  * nvcc on $PATH, /usr/local/cuda/bin/nvcc; the first that is an executable file. 0 with its
@@ -148,7 +148,7 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
 int kcache_store(int dfd, const char *name, const struct keybuf *key,
                  const struct kcache_entry *e);
 
-/* ---- compile/sass.c: shared-memory instructions in a cubin (sm_70 .. sm_90 encodings) ---- */
+/* ---- sass.c: shared-memory instructions in a cubin (sm_70 .. sm_90 encodings) ---- */
 
 struct sass_insn {
     int shared;          /* 1: an instruction that moves data through shared memory */

@@ -1,11 +1,9 @@
-/* kernel.h: measuring a learner's own kernel, per source line (part of the GPU interface,
- * beside gpu.h). A request names a .cu file, the kernel and its launch; a job compiles it with
- * NVRTC and runs it in another process (a fresh exec of banklab, so a fault, a hang or a
- * crash of the driver cannot take the caller down), reading CUPTI's SASS metrics for every
- * shared-memory instruction and mapping them to source lines. Each process measures once
- * (CUPTI allows one SASS configuration per process) and leaves a successor that opens the
- * device and CUPTI ahead of the next request, so a re-run skips the driver's start-up.
- * Callers never block: start a job, poll it (or wait, from the command line).
+/* kernel.h: a learner's own kernel as a request: what to compile and how to launch it (the
+ * launch options, launch.c, read from the command line, the file's `// banklab:` comment and
+ * the kernel view), the __global__ functions and parameters of the source (source.c), the
+ * result per source line, and the frames both sides of a measurement exchange (wire.c). The
+ * measuring itself is kmeasure/kmeasure.h's: a job runs it in another process (a fresh exec
+ * of banklab, so a fault, a hang or a crash of the driver cannot take the caller down).
  * No curses, no cJSON, no CUDA in this header. */
 #ifndef BANKLAB_GPU_KERNEL_H
 #define BANKLAB_GPU_KERNEL_H
@@ -213,7 +211,7 @@ const char *gpu_kernel_op_name(int op);
 /* gpu_kernel_phase_name: "starting", "compiling", "running the kernel", ... */
 const char *gpu_kernel_phase_name(enum gpu_kernel_phase phase);
 
-/* ---- kernel/source.c: __global__ functions and their parameters ---- */
+/* ---- source.c: __global__ functions and their parameters ---- */
 
 #define KSRC_MAX_PARAMS 32
 #define KSRC_MAX_KERNELS 64
@@ -279,12 +277,12 @@ int kp_file_launch(const char *src, size_t len, const char *name, struct gpu_ker
  * (`name<32><<<...>>>`): "name<32>" into out. 1 when found, 0 none. */
 int kp_file_instance(const char *src, size_t len, const char *name, char *out, size_t n);
 
-/* ---- kernel/launch.c ---- */
+/* ---- launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */
 int kreq_bytes(const char *val, unsigned long long *out);
 
-/* ---- kernel/wire.c: the wire format and the result helpers ---- */
+/* ---- wire.c: the wire format and the result helpers ---- */
 
 /* Frames the measuring process writes (descriptor 3, or a server's connection): a 4-byte
  * tag, a 4-byte length, the payload. HELLO comes first. */

@@ -12,7 +12,6 @@
 
 #include "../model/clex.h"
 #include "kernel.h"
-#include "../predict/predict.h"
 
 /* Attributes that may stand between __global__ and the name, with a parenthesised argument. */
 static const char *const attributes[] = {"__launch_bounds__", "__attribute__", "__maxnreg__",

@@ -99,8 +99,8 @@ void gpu_run_output_done(struct gpu_run_output *out);
  * when set (0 turns servers off), else 60. */
 int gpu_kernel_server_idle(void);
 
-/* ---- the measuring process: kmeasure/cuda_request.c over kmeasure/cuda_state.c, kmeasure/cuda_launch.c and
- * kmeasure/cuda_sass.c (CUDA build), or kmeasure/none_state.c ---- */
+/* ---- the measuring process: cuda_request.c over cuda_state.c, cuda_launch.c and
+ * cuda_sass.c (CUDA build), or none_state.c ---- */
 
 /* What lasts between requests: the driver, the device, its context, CUPTI, NVRTC. */
 struct kstate;
@@ -125,7 +125,7 @@ int kstate_can_serve(const struct kstate *st);
 
 void kstate_free(struct kstate *st);
 
-/* ---- kmeasure/server.c: the measuring server ---- */
+/* ---- server.c: the measuring server ---- */
 
 /* kserver_path: the socket of the server for (this binary, $CUDA_VISIBLE_DEVICES, device):
  * $XDG_RUNTIME_DIR/banklab/ or /tmp/banklab-UID/ (made 0700, refused when not ours), file

@@ -7,7 +7,6 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../runner/counters.h"
 #include "../gpu/gpu.h"
 #include "wire.h"
 

@@ -14,7 +14,8 @@
 #      when A uses a global symbol (function or data) B defines; a circle is a set of files
 #      (or rooms) each reaching the others. It reads what the compiler kept, so calls through
 #      a header's macro count and a function no one calls does not. From the same objects:
-#      dlopen is called only in src/cuda (the one place that loads the CUDA libraries);
+#      dlopen is called only in src/cuda (the one place that loads the CUDA libraries). A
+#      file's #include "../ROOM/..." is an arrow too: into a room on its floor or above fails;
 #   6. a room holds more than MAX_ROOM_SHARE % of the lines of src/ (all its files);
 #   4. a file of the project (src, tests, kernels, assets, lessons, docs, README.md, Makefile;
 #      not the shell suites, whose .md names are files they make) cites a document that is
@@ -147,6 +148,22 @@ up_calls() {
     ' doc="$ARCH_DOC" "$1"
 }
 
+# up_includes ROOMS_DOWN FILE...: "FILE:LINE: includes ROOM/HEADER, on its floor or above"
+# for each #include "../ROOM/..." of a file of src/ROOM2 into a room ROOM2 may not call (the
+# same floors as the calls: a header is an arrow too).
+up_includes() {
+    allowed=$1; shift
+    awk -v allowed="$allowed" '
+        BEGIN { n = split(allowed, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); ok[kv[1]] = "," kv[2] "," } }
+        FNR == 1 { from = FILENAME; sub(/^.*src\//, "", from); sub(/\/.*/, "", from) }
+        /^[ \t]*#[ \t]*include[ \t]*"\.\.\/[a-z]+\// {
+            to = $0; sub(/^[^"]*"\.\.\//, "", to); sub(/\/.*/, "", to)
+            if (to != from && (from in ok) && index(ok[from], "," to ",") == 0) {
+                h = $0; sub(/^[^"]*"\.\.\//, "", h); sub(/".*/, "", h)
+                print FILENAME ":" FNR ": includes " h ", on its floor or above" } }
+    ' "$@"
+}
+
 # dlopen_outside NMFILE: "ROOM/FILE" for each object outside DLOPEN_ROOMS that calls dlopen.
 dlopen_outside() {
     awk -v rooms=" $DLOPEN_ROOMS " '
@@ -274,6 +291,12 @@ echo "$out" | grep -q "src/top\|into src/low" && bad "self-check: a downward cal
 printf '%s\n' "b/lib/cuda.a[cupti.o]: dlopen U" "b/lib/runner.a[cuda_uuid.o]: dlopen U" "b/lib/runner.a[x.o]: dlsym U" > "$tmp/self/dl"
 out=$(dlopen_outside "$tmp/self/dl")
 [ "$out" = "runner/cuda_uuid.c" ] || bad "self-check: dlopen outside src/cuda: '$out', not runner/cuda_uuid.c"
+mkdir -p "$tmp/self/inc/src/low" "$tmp/self/inc/src/top"
+printf '#include "../top/top.h"\n#include "../low/low.h"\n' > "$tmp/self/inc/src/low/x.c"
+printf '#include "../low/low.h"\n#include "own.h"\n' > "$tmp/self/inc/src/top/y.c"
+out=$(up_includes "$down" "$tmp/self/inc/src/low/x.c" "$tmp/self/inc/src/top/y.c")
+[ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "src/low/x.c:1: includes top/top.h" ||
+    bad "self-check: an upward #include not found, or a downward one reported ($out)"
 mkdir -p "$tmp/self/src/big" "$tmp/self/src/small"
 i=0; while [ $i -lt 30 ]; do echo "$i"; i=$((i+1)); done > "$tmp/self/src/big/a.c"
 i=0; while [ $i -lt 70 ]; do echo "$i"; i=$((i+1)); done > "$tmp/self/src/small/b.c"
@@ -347,6 +370,7 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     done | sort -u >> "$tmp/up"
     dlopen_outside "$tmp/nm" | while read -r f; do
         echo "src/$f calls dlopen: the CUDA libraries are opened in src/cuda (cudalib.h) only"; done >> "$tmp/up"
+    up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
     sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
