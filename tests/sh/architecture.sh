@@ -9,7 +9,7 @@
 #   sh tests/sh/architecture.sh           fails (exit 1) when a made column is stale, a room
 #                                         has no row or a row no room; prints what differs
 #   sh tests/sh/architecture.sh --write   rewrites the made columns (floors and jobs kept)
-# The calls column is compared only after a CUDA build ($BUILD/lib/cuda.a: every room built);
+# The calls column is compared only after a CUDA build (GPU=cuda: every object built);
 # the "at BEFORE" column only where git has that commit; otherwise the document's figures
 # stand. First it checks itself: a stale line count and a missing room must be found.
 # Env: BUILD (default build). Exit 0 pass, 1 fail.
@@ -135,7 +135,8 @@ cmp -s "$tmp/self/made" "$tmp/self/doc.md" && bad "self-check: a stale table rea
 grep -q '<!-- rooms:begin -->' "$DOC" || { bad "$DOC has no table of rooms (<!-- rooms:begin -->)"; }
 room_lines src > "$tmp/lines"
 : > "$tmp/calls"
-if [ -f "$BUILD/lib/cuda.a" ] && command -v nm >/dev/null 2>&1; then
+# a CUDA build (the Makefile's flags stamp starts with GPU): every object of every room
+if [ "$(cut -d' ' -f1 "$BUILD/flags.stamp" 2>/dev/null)" = cuda ] && command -v nm >/dev/null 2>&1; then
     for lib in "$BUILD"/lib/*.a; do
         r=$(basename "$lib" .a); [ -d "src/$r" ] && nm -A -P -g "$lib" 2>/dev/null
     done > "$tmp/nm"
