@@ -74,9 +74,9 @@ LDFLAGS_EXTRA ?=
 LDLIBS      = $(PKG_LIBS) -lpthread -lm
 
 # Rooms: every folder src/ROOM is one archive, $(BUILD)/lib/ROOM.a. In any room, cuda_*.c and
-# *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to src/gpu.
-# The binary, every unit test and benchmark link every room's archive in one group: the
-# linker takes only the objects a program calls.
+# *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to
+# src/runner. The binary, every unit test and benchmark link every room's archive in one
+# group: the linker takes only the objects a program calls.
 ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
 ifeq ($(GPU),cuda)
   GPU_SKIP := none_%
@@ -87,7 +87,7 @@ ifeq ($(GPU),cuda)
   NVCC_ARCH ?= -gencode arch=compute_90,code=sm_90 -gencode arch=compute_75,code=compute_75
   NVCCFLAGS ?= -O3 -lineinfo -std=c++17 $(NVCC_ARCH) -Xcompiler -Wall,-Wextra,-fPIC
   # cudart static: the binary starts (and says "no driver") where libcuda is absent.
-  # No -lcuda, no -lcupti: both are dlopen'ed (src/gpu/cuda_counters.cu). $ORIGIN: a device
+  # No -lcuda, no -lcupti: both are dlopen'ed (src/cuda/counters.cu). $ORIGIN: a device
   # bundle carries libcjson.so.1 beside the binary.
   CPPFLAGS += -DBANKLAB_CUDA_HOME='"$(CUDA_HOME)"'
   GPU_LIBS := -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -Wl,-rpath,'$$ORIGIN' \
@@ -98,13 +98,13 @@ else
 endif
 # room_c, room_cu: the sources of room $(1) in this build; room_obj: its objects.
 room_c   = $(filter-out src/cli/main.c,$(foreach f,$(wildcard src/$(1)/*.c),$(if $(filter $(GPU_SKIP) san_%,$(notdir $(f))),,$(f))))
-room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter gpu,$(1)),$(wildcard kernels/*.cu)))
+room_cu  = $(if $(filter cuda,$(GPU)),$(wildcard src/$(1)/*.cu) $(if $(filter runner,$(1)),$(wildcard kernels/*.cu)))
 room_obj = $(patsubst %.c,$(BUILD)/obj/%.o,$(call room_c,$(1))) $(patsubst %.cu,$(BUILD)/obj/%.cu.o,$(call room_cu,$(1)))
 room_lib = $(BUILD)/lib/$(1).a
 # External libraries a room needs when it is linked.
 LIBS_store  = $(CJSON_LIBS)
 LIBS_ui     = $(CURSES_LIBS)
-LIBS_gpu    = $(GPU_LIBS)
+LIBS_runner = $(GPU_LIBS)
 LIBS_cjson  = $(CJSON_LIBS)
 LIBS_curses = $(CURSES_LIBS)
 # link_libs: archives (in a group: order-free) and libraries for a list of rooms and names.
@@ -112,14 +112,14 @@ link_libs = -Wl,--start-group $(foreach r,$(filter $(ROOMS),$(1)),$(call room_li
             $(foreach r,$(1),$(LIBS_$(r))) -lpthread -lm
 
 LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
-# banklab run's CUPTI injection library (src/gpu/cuda_inject.c): the program's driver loads it
+# banklab run's CUPTI injection library (src/kmeasure/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/gpu/cuda_inject.c src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c \
-              src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c src/base/utf8.c
+INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
+              src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
+              src/base/msg.c src/base/hash.c src/base/utf8.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
-# banklab run's sanitizer route (src/sanitize/san_inject.c and the device patch
+# banklab run's sanitizer route (src/kmeasure/san_inject.c and the device patch
 # src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's
 # headers (the GPU machine; SANITIZER_HOME to name another place). Elsewhere `banklab run`
 # says the route is missing and measures through CUPTI.
@@ -127,10 +127,10 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(if $(filter cuda,$(GPU)),$(wildcard $(SANITIZER_HOME)/include/sanitizer.h))
 SANITIZE_SO    := $(BUILD)/libbanklab_sanitize.so
 SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
-SANITIZE_SRC   := src/sanitize/san_inject.c src/sanitize/table.c src/model/bank.c \
-                  src/gpu/cuda_sassm.c src/gpu/cuda_cupti.c src/gpu/kernel_wire.c src/gpu/kernel_sass_lines.c \
-                  src/gpu/kernel_demangle.c src/gpu/sass_decode.c src/gpu/devlock.c src/base/fmt.c \
-                  src/base/err.c src/base/msg.c src/base/utf8.c
+SANITIZE_SRC   := src/kmeasure/san_inject.c src/sanitize/table.c src/model/bank.c \
+                  src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c src/compile/lines.c \
+                  src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c \
+                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
@@ -180,7 +180,7 @@ $(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	@$(if $(Q),echo "  CC      $< (PIC)")
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
-$(BUILD)/pic/src/sanitize/%.o: CPPFLAGS += -I$(SANITIZER_HOME)/include
+$(BUILD)/pic/src/kmeasure/san_inject.o: CPPFLAGS += -I$(SANITIZER_HOME)/include
 # only what the library calls is linked: kernel_sass_lines.c's line table without its compiler
 $(SANITIZE_OBJ): CFLAGS_EXTRA += -ffunction-sections -fdata-sections
 
@@ -276,12 +276,12 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO
 
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
-$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c src/gpu/cuda_counters.h \
+$(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/open.c src/runner/counters.c src/cuda/cudalib.h \
                           $(call room_lib,base) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/gpu/cuda_counters.cu src/gpu/cuda_cupti.c src/gpu/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/cuda/counters.cu src/cuda/open.c src/runner/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.

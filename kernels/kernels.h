@@ -1,4 +1,4 @@
-/* kernels.h: the extern "C" launchers of the kernels/ .cu files, for the CUDA runner (src/gpu).
+/* kernels.h: the extern "C" launchers of the kernels/ .cu files, for the CUDA runner (src/runner).
  * Every launcher returns a cudaError_t value (0 = cudaSuccess) from the launch itself
  * (cudaGetLastError right after it); it never synchronises. */
 #ifndef BANKLAB_KERNELS_H
@@ -52,7 +52,7 @@ int bl_transpose_launch(int kind, float *out, const float *in, int n, int pad);
 int bl_copy_launch(float *out, const float *in, size_t n, int blocks);
 
 /* Shared-memory case kernels, one signature (bl_case_launch: the runner's table,
- * src/gpu/cuda_cases.c): `blocks` blocks of 256 threads reading parameters a and b (in the
+ * src/runner/cuda_cases.c): `blocks` blocks of 256 threads reading parameters a and b (in the
  * order of the case's parameters, src/gpu/cases.c); `rounds` repeats of the access loop so
  * shared memory dominates the time. in/out sizes: see each file. */
 typedef int (*bl_case_launch)(float *out, const float *in, int blocks, int a, int b, int rounds);

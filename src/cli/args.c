@@ -13,6 +13,7 @@
 #include "../keys/keys.h"
 #include "../store/recording.h"
 #include "cli.h"
+#include "../serve/serve.h"
 
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
                 long long *out)

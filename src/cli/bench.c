@@ -14,7 +14,7 @@
 
 #include "../base/err.h"
 #include "../gpu/gpu.h"
-#include "../gpu/serve.h"
+#include "../serve/serve.h"
 #include "../store/recording.h"
 #include "../model/bank.h"
 #include "cli.h"
@@ -360,7 +360,7 @@ static int bench_in_process(struct bench *B, struct bench_both *bb)
     for (int i = 0; i < B->n; i++)
         srv[i] = B->rows[i].row.rec.res;
     struct timespec ts = {1, 500000000L};  /* the server gives the counters back after a quiet
-                                              second (cuda_gpu.c) */
+                                              second (runner/cuda_gpu.c) */
     while (nanosleep(&ts, &ts) == -1) {
     }
     const char *fake = getenv("BANKLAB_SERVE_FAKE");

@@ -1,7 +1,7 @@
 /* kernel.c: `banklab kernel FILE.cu`: compile a learner's kernel, run it in a child process
  * and print, next to the source, per line: shared-memory instructions executed, wavefronts,
  * the ideal wavefronts for the instructions' width, the excess (bank conflicts) and the
- * average ways; or one JSON object (--json). The measuring lives behind src/gpu/gpu_kernel.h;
+ * average ways; or one JSON object (--json). The measuring lives behind src/kernel/kernel.h;
  * this file reads options, prints and picks the exit status. No curses; JSON through
  * src/store/json_write.h. */
 #include <errno.h>
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../gpu/gpu_kernel.h"
-#include "../gpu/kernel_cache.h"
+#include "../kernel/kernel.h"
+#include "../compile/compile.h"
 #include "../store/files.h"
 #include "../store/json_write.h"
 #include "cli.h"
@@ -21,6 +21,7 @@
 #include "kernel_prog.h"
 #include "measured.h"
 #include "kernel_out.h"
+#include "../kmeasure/kmeasure.h"
 
 #define MAX_CLI_OPTS 96
 

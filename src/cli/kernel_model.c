@@ -1,5 +1,5 @@
 /* kernel_model.c: the model's side of `banklab kernel`: `--model` prints the prediction of
- * every line (src/gpu/kernel_predict.h) without a GPU, labelled as the model's, with the
+ * every line (src/predict/predict.h) without a GPU, labelled as the model's, with the
  * worst pass of each conflicting line and a fix checked with the model, or why a line cannot
  * be predicted; `--fix` writes the patched copy FILE.fixed.cu (never over an existing file)
  * for kernel.c to measure; and the predicted wavefronts kernel.c prints beside the measured
@@ -10,8 +10,8 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../gpu/kernel_predict.h"
-#include "../gpu/kernel_sass_lines.h"
+#include "../predict/predict.h"
+#include "../compile/compile.h"
 #include "../store/files.h"
 #include "cli.h"
 #include "kernel_model.h"

@@ -7,8 +7,8 @@
 #include <stdio.h>
 
 #include "../base/err.h"
-#include "../gpu/gpu_kernel.h"
-#include "../gpu/kernel_predict.h"
+#include "../kernel/kernel.h"
+#include "../predict/predict.h"
 #include "../store/json_write.h"
 
 /* kmodel_predict: kp_predict and kp_fixes. Returns 0, or -1 with kp_predict's err. */

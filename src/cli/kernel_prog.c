@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "../base/fmt.h"
+#include "../compile/compile.h"
 #include "cli.h"
 #include "kernel_prog.h"
 

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "../gpu/gpu_kernel.h"
+#include "../kernel/kernel.h"
 
 /* kprog_has_main: 1 when src defines a main function (a line holding `main(` after a return
  * type, outside comments), else 0. */

@@ -19,6 +19,7 @@
 #include "../store/report.h"
 #include "cli.h"
 #include "lab.h"
+#include "../serve/serve.h"
 
 #define LAB_MAX_ANSWERS 64
 #define LAB_MAX_PARAMS 16

@@ -4,8 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../gpu/gpu_kernel.h"
+#include "../kernel/kernel.h"
 #include "cli.h"
+#include "../kmeasure/kmeasure.h"
 
 #define ROW(name, summary) {#name, cmd_##name},
 static const struct {

@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "../gpu/gpu.h"
-#include "../gpu/gpu_kernel.h"
+#include "../kernel/kernel.h"
 #include "../store/json_write.h"
 
 /* What a live run adds (sim --gpu; NULL for a recording): how long the request took from

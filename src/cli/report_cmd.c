@@ -14,6 +14,7 @@
 #include "../store/progress.h"
 #include "../store/report.h"
 #include "cli.h"
+#include "../runner/runner.h"
 
 static void usage(FILE *f)
 {

@@ -2,7 +2,7 @@
  * banklab's CUPTI injection library, its output let through, and for each measured launch
  * (the first of each kernel; --kernel, --launch-skip, --launch-count as in ncu) the
  * shared-memory figures per source line, as `banklab kernel` prints them, or one JSON object.
- * The running and reading live behind src/gpu/gpu_kernel.h; this file reads options, prints
+ * The running and reading live behind src/kernel/kernel.h; this file reads options, prints
  * and picks the exit status. No curses, no cJSON. */
 #include <errno.h>
 #include <limits.h>
@@ -15,13 +15,14 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../gpu/gpu_kernel.h"
+#include "../kernel/kernel.h"
 #include "../store/files.h"
 #include "../store/json_write.h"
 #include "../render/grid_text.h"
 #include "cli.h"
 #include "measured.h"
 #include "kernel_out.h"
+#include "../kmeasure/kmeasure.h"
 
 enum { ROUTE_AUTO = 0, ROUTE_SANITIZER, ROUTE_CUPTI };
 

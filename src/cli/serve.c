@@ -1,4 +1,4 @@
-/* serve.c: `banklab serve`, the one measuring process of a GPU (src/gpu/serve.h), and its
+/* serve.c: `banklab serve`, the one measuring process of a GPU (src/serve/serve.h), and its
  * control commands (--pause SECONDS, --stats) sent to a running server. */
 #include <signal.h>
 #include <stdio.h>
@@ -6,8 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../gpu/serve.h"
+#include "../serve/serve.h"
 #include "cli.h"
+#include "../runner/runner.h"
 
 struct serve_args {
     const char *socket;

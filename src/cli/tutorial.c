@@ -9,7 +9,7 @@
 
 #include "../base/err.h"
 #include "../gpu/gpu.h"
-#include "../gpu/gpu_kernel.h"
+#include "../kernel/kernel.h"
 #include "../store/files.h"
 #include "../lesson/lesson.h"
 #include "../ui/ui.h"

@@ -16,7 +16,7 @@
 #include <time.h>
 
 #include "../gpu/gpu.h"
-#include "../gpu/serve.h"
+#include "../serve/serve.h"
 #include "../lesson/lesson.h"
 #include "../store/lesson_load.h"
 #include "../store/recording.h"
@@ -570,7 +570,7 @@ static int measure_in_process(const struct vopts *o, struct vlist *L, struct bot
         srv[i] = L->v[i].row.rec.res;
         agree[i] = L->v[i].row.agree;
     }
-    /* the server gives the counters back after a quiet second (cuda_gpu.c); until then this
+    /* the server gives the counters back after a quiet second (runner/cuda_gpu.c); until then this
      * process would find them busy */
     nap_ms(1500);
     unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */

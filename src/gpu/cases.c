@@ -1,6 +1,6 @@
 /* cases.c: the one table of case kernels (gpu.h struct gpu_case): names, parameters with
  * defaults and ranges, the taught shared access as the model sees it, and the settings
- * `banklab bench` measures. The runner (cuda_cases.c), bench, verify, replay, the lesson
+ * `banklab bench` measures. The runner (runner/cuda_cases.c), bench, verify, replay, the lesson
  * checker and the tutorial all read it; the kernels are in kernels/. No CUDA, no curses. */
 #include <string.h>
 

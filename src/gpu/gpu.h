@@ -2,12 +2,14 @@
  * when nvcc is present), none (no toolkit, no device, no driver), and replay (results recorded
  * by `banklab bench/verify --json`). Callers never block: requests run on a worker thread, and
  * gpu_progress says what the oldest one is doing (it may wait seconds for its turn on a device
- * shared by a class: devlock.h). Depends on the model (bank.h) only; no curses, no cJSON. */
+ * shared by a class: devlock/devlock.h). Depends on the model (bank.h) only; no curses, no cJSON. */
 #ifndef BANKLAB_GPU_H
 #define BANKLAB_GPU_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "../base/err.h"
 #include "../model/bank.h"
@@ -100,7 +102,7 @@ struct gpu_result {
     int counters_busy;            /* counters missing because another profiler held them:
                                      a later request may have them (not recorded) */
     double wait_ms;               /* time waiting for the device's turn (not recorded) */
-    /* answered by a GPU server (`banklab serve`, serve_client.c; not recorded) */
+    /* answered by a GPU server (`banklab serve`, serve/client.c; not recorded) */
     int from_server;              /* 1: measured by the server of the device, not this process */
     int from_cache;               /* 1: the server's cache answered: measured earlier for the
                                      same request (of any client), cached_age_s ago */
@@ -125,28 +127,6 @@ struct gpu_progress {
 };
 
 struct gpu;
-
-/* gpu_open: open device `device` (index) with the built-in implementation (CUDA if built
- * and usable, else none). Always returns a handle (NULL only when out of memory); info tells
- * what answers. Starts the worker thread when a device is there. */
-struct gpu *gpu_open(int device, struct gpu_info *info);
-
-/* gpu_open_server: a client of the GPU server (`banklab serve`) listening on the Unix socket
- * at path: requests go to it and its results come back (serve_client.c; no CUDA in this
- * process, no GPU memory). device is only told to the server. Waits at most a few seconds for
- * the server's hello; when none answers, the handle is unavailable and info.err says why.
- * A server that goes away later is reconnected to and the unanswered requests are sent again
- * (gpu_progress: GPU_PHASE_RECONNECTING); after 30 s without a server they fail. */
-struct gpu *gpu_open_server(const char *path, int device, struct gpu_info *info);
-
-/* gpu_open_auto: what every banklab command but `banklab kernel` and `banklab serve` opens.
- * server (or $BANKLAB_SERVER when server is NULL or ""): a client of that socket. no_server
- * (or $BANKLAB_NO_SERVER=1): gpu_open, the runner in this process. Else the default socket of
- * device (the directory of serve_dir, named after the GPU's UUID); when no server answers
- * there, one is started (`banklab serve --device N --idle 600`, detached; one for many
- * clients starting at once) and reconnected to if it dies. Without a CUDA driver or device:
- * gpu_open (the reason of today). Returns NULL only when out of memory. */
-struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info);
 
 /* A recorded measurement: the request it answers and the result. Files of these are written by
  * `banklab bench/verify --json` and read by src/store/recording.c (the JSON side lives there,
@@ -199,7 +179,7 @@ struct gpu_case_param {
 
 /* A case kernel: the one table every part reads (the runner, `bench`, `verify`, the lesson
  * checker, the tutorial), found by name; the runner's device side of each row is in
- * src/gpu/cuda_cases.c. */
+ * src/runner/cuda_cases.c. */
 struct gpu_case {
     const char *name;             /* what lessons and requests call it, e.g. "transpose_padded" */
     int matrix;                   /* 1: works on the 8192 x 8192 matrix (copies, transposes:
@@ -259,5 +239,54 @@ const char *gpu_status_name(enum gpu_status st);
 
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);
+
+/* ---- for the implementations (src/gpu/common.c, the runner, the GPU server's client, the
+ * fake device): not for the callers of the interface ---- */
+
+/* gpu_unavailable: a handle whose requests all answer GPU_EUNAVAILABLE; info (when not NULL)
+ * gets why as its err and counters_err (status GPU_EUNAVAILABLE). Returns NULL only when out
+ * of memory. */
+struct gpu *gpu_unavailable(struct gpu_info *info, const struct bl_err *why);
+
+/* A handle backed by another implementation (the CUDA runner, the server's client, the fake
+ * device): gpu_submit/close/progress forward to ops with impl, and gpu_poll/wait take from
+ * its ring of results (gpu_wrap_new), or forward to ops when it has none. */
+struct gpu_ops {
+    enum gpu_status (*submit)(void *impl, const struct gpu_request *req);
+    int (*poll)(void *impl, struct gpu_result *out);              /* NULL with a ring */
+    int (*wait)(void *impl, struct gpu_result *out, int timeout_ms);
+    void (*close)(void *impl);
+    void (*progress)(void *impl, struct gpu_progress *out); /* may be NULL: always idle */
+};
+
+/* A ring of finished results, for the implementations that hand results from a thread of
+ * their own to gpu_poll/gpu_wait. The implementation owns the slots, the mutex the ring is
+ * used under and the condition variable signalled when a result is put. */
+struct gpu_ring {
+    struct gpu_result *r;         /* cap slots */
+    int cap, head, count;
+    pthread_mutex_t *mu;
+    pthread_cond_t *cv;
+};
+
+/* gpu_ring_put: append res (mutex held); 0, or -1 when the ring is full (gpu_poll and
+ * gpu_wait take the oldest). */
+int gpu_ring_put(struct gpu_ring *q, const struct gpu_result *res);
+
+/* gpu_deadline: CLOCK_REALTIME ms from now, for pthread_cond_timedwait. */
+struct timespec gpu_deadline(double ms);
+
+/* copy_access_timing: t's time of one warp access (has_access_timing and its figures) into r. */
+void copy_access_timing(struct gpu_result *r, const struct gpu_result *t);
+
+/* gpu_same_case: a and b (case requests) run the same kernel setting: the same name and the
+ * same values of the parameters the kernel reads (gpu_case_values); an unknown case matches
+ * only the same name with the same parameters given. */
+int gpu_same_case(const struct gpu_request *a, const struct gpu_request *b);
+
+/* gpu_wrap_new: a handle forwarding to ops/impl (impl is closed by gpu_close), its results
+ * taken from ring (NULL: from ops). NULL when out of memory (impl is then closed too). */
+struct gpu *gpu_wrap_new(const struct gpu_ops *ops, void *impl, struct gpu_ring *ring,
+                         enum gpu_backend backend);
 
 #endif

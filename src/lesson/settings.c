@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "scene.h"
+#include "../base/hash.h"
 
 static long long param_count(const struct lesson_param *p, long long step)
 {
@@ -102,23 +103,14 @@ int lesson_scene_accesses(const struct lesson_scene *s, const struct lesson_bind
     return visited;
 }
 
-/* FNV-1a over the bytes of p (n bytes), continuing from h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ b[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint64_t fnv_str(uint64_t h, const char *s)
 {
-    return fnv(h, s ? s : "", (s ? strlen(s) : 0) + 1);  /* the NUL separates fields */
+    return bl_hash(h, s ? s : "", (s ? strlen(s) : 0) + 1);  /* the NUL separates fields */
 }
 
 static uint64_t fnv_ll(uint64_t h, long long v)
 {
-    return fnv(h, &v, sizeof v);
+    return bl_hash(h, &v, sizeof v);
 }
 
 static uint64_t digest_binding(uint64_t h, const struct lesson_binding *b)
@@ -131,7 +123,7 @@ static uint64_t digest_binding(uint64_t h, const struct lesson_binding *b)
 
 void lesson_scenes_digest(const struct lesson_set *set, char buf[17])
 {
-    uint64_t h = 1469598103934665603ull;
+    uint64_t h = BL_HASH_SEED;
     for (int li = 0; set && li < set->nlessons; li++) {
         const struct lesson *l = &set->lessons[li];
         h = fnv_str(h, l->id);

@@ -1,7 +1,7 @@
 /* clex.h: the one tokenizer of C and CUDA text in banklab, a cursor over a text that yields
  * identifiers, numbers, string and character literals and punctuation with their line and
  * column, blanks and comments skipped. The pattern language (pattern_lex.c), the CUDA reader
- * of pattern_cuda (pattern_cuda_read.c) and the kernel reader (src/gpu/kernel_source.c) all
+ * of pattern_cuda (pattern_cuda_read.c) and the kernel reader (src/kernel/source.c) all
  * read through it; each adds what its own grammar needs (the pattern language its number
  * values and operators). Pure C: libc only; never allocates except in clex_all. */
 #ifndef BANKLAB_MODEL_CLEX_H

@@ -36,7 +36,7 @@ static int same_setting(const struct gpu_request *a, const struct gpu_request *b
     return n >= 0 && gpu_case_values(b, vb) == n && !memcmp(va, vb, (size_t)n * sizeof *va);
 }
 
-/* The row whose field the tutorial's replay shows for request q (gpu_common.c: the first
+/* The row whose field the tutorial's replay shows for request q (gpu/common.c: the first
  * record of that kernel setting, the access timing from the first record of the drawn
  * access), for naming it; NULL when none is found. */
 static const struct recording_row *panel_row(const struct recording *r,

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "lesson_read.h"
+#include "../base/hash.h"
 
 /* Reads "params" (and "type") of obj into b, checked against scene s. */
 static int read_binding(struct ld *L, const cJSON *obj, const char *path,
@@ -364,9 +365,7 @@ static const char *const step_keys[] = {"id", "title", "text", "key", "scene", "
 /* Adds steps[k]'s id; returns the index of an earlier step with the same id, or -1. */
 static int ids_add(struct lr_ids *S, int k)
 {
-    uint64_t h = 1469598103934665603ULL;  /* FNV-1a */
-    for (const char *c = S->steps[k].id; *c; c++)
-        h = (h ^ (unsigned char)*c) * 1099511628211ULL;
+    uint64_t h = bl_hash(BL_HASH_SEED, S->steps[k].id, strlen(S->steps[k].id));
     for (size_t i = (size_t)h & (S->cap - 1);; i = (i + 1) & (S->cap - 1)) {
         if (!S->slot[i]) {
             S->slot[i] = k + 1;

@@ -28,7 +28,7 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
 };
 
 /* The first signal only sets the flag: the loop (awake every 100 ms, never blocked on the GPU
- * server: requests.c and serve_client.c bound every wait) ends, the terminal is restored and
+ * server: requests.c and serve/client.c bound every wait) ends, the terminal is restored and
  * progress saved. One that comes while that is under way ends the program as its default
  * would: a second ^C is never ignored. */
 static void on_signal(int sig, siginfo_t *info, void *ctx)

@@ -1,5 +1,5 @@
 /* kview.c: the kernel view (z, or `banklab FILE.cu`): a learner's own .cu file with the
- * shared-memory figures of every line, measured in another process through gpu_kernel.h and
+ * shared-memory figures of every line, measured in another process through kernel/kernel.h and
  * polled on the idle tick, so the screen never waits. r runs again; w watches the file (its
  * mtime and size, read on the idle tick) and runs after each save; compile errors put the
  * cursor on their line; Enter opens the playground on the line's access (pattern_cuda.h) or
@@ -16,6 +16,7 @@
 #include "../model/pattern_cuda.h"
 #include "../store/files.h"
 #include "kview.h"
+#include "../kmeasure/kmeasure.h"
 
 /* ---------------------------------------------------------------- the shown text and result */
 

@@ -6,9 +6,10 @@
 
 #include <time.h>
 
-#include "../gpu/gpu_kernel.h"
-#include "../gpu/kernel_predict.h"
+#include "../kernel/kernel.h"
+#include "../predict/predict.h"
 #include "app.h"
+#include "../kmeasure/kmeasure.h"
 
 #define KV_OPTS 32            /* launch options kept for the runs */
 #define KV_FILES 16           /* a result's other files (headers) whose lines are shown */

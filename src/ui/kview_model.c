@@ -1,5 +1,5 @@
 /* kview_model.c: the kernel view's model side: the bank model's prediction of every line of
- * the text shown, for its launch (src/gpu/kernel_predict.h), made whenever a text is shown;
+ * the text shown, for its launch (src/predict/predict.h), made whenever a text is shown;
  * the figure columns show it where nothing was measured (no GPU); under the table, for the
  * cursor's line, the prediction (beside the measured figures when there are some), why it
  * conflicts and the fix checked with the model; f writes the fixed copy next to the file
@@ -12,7 +12,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../gpu/kernel_sass_lines.h"
+#include "../compile/compile.h"
 #include "../store/files.h"
 #include "kview.h"
 

@@ -2,6 +2,7 @@
  * runner's queue allows (slots when nothing is in flight, then series), and the routing of
  * answers by id to the slot or series that asked. No curses, no allocation but the opener. */
 #include "requests.h"
+#include "../serve/serve.h"
 
 #include <poll.h>
 #include <pthread.h>

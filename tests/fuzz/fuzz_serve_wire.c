@@ -1,16 +1,16 @@
-/* fuzz_serve_wire.c: libFuzzer target for the frames of `banklab serve` (src/gpu/serve_wire.c):
+/* fuzz_serve_wire.c: libFuzzer target for the frames of `banklab serve` (src/serve/wire.c):
  * any bytes as a stream of frames, each payload through the decoder of its type and through
  * every other decoder (a server must survive any frame a client sends, a client any frame a
  * server sends); a request, a result or an info that decodes encodes back to the same struct,
  * every field (the wire carries them all), a request passes the server's check, and every
  * number of a decoded result is finite and in its range. Must never crash, hang, leak or trip
- * a sanitizer. Links src/gpu and src/model. */
+ * a sanitizer. Links src/serve, src/gpu and src/model. */
 #include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
-#include "../../src/gpu/serve_wire.h"
+#include "../../src/serve/wire.h"
 
 /* W: e emptied for the next call (the first failure of an error wins) */
 static struct bl_err *W(struct bl_err *e)

@@ -35,7 +35,7 @@ key=${key#banklab-}
 LH=${LOCKHOLD:-}
 if [ -z "$LH" ]; then
     LH=$tmp/lockhold
-    ${CC:-cc} -O2 -o "$LH" "$dir/lockhold.c" "$root/src/gpu/devlock.c" "$root/src/base/fmt.c" \
+    ${CC:-cc} -O2 -o "$LH" "$dir/lockhold.c" "$root/src/devlock/lock.c" "$root/src/base/fmt.c" \
         "$root/src/base/err.c" "$root/src/base/msg.c" || { bad "cannot build lockhold"; exit 1; }
 fi
 

@@ -1,13 +1,13 @@
 /* lockhold.c: a test helper for tests/gpu/classroom.sh: takes the measurement lock of a device
- * (src/gpu/devlock.c, the lock every banklab process takes) and holds it for a while, as a
+ * (src/devlock/lock.c, the lock every banklab process takes) and holds it for a while, as a
  * long measurement would, so the tests can see others wait and say so.
  * usage: lockhold GPU-UUID SECONDS   (prints "held" once the lock is ours, "released" at the end)
- * Build: cc -O2 -o lockhold tests/gpu/lockhold.c src/gpu/devlock.c src/base/fmt.c */
+ * Build: cc -O2 -o lockhold tests/gpu/lockhold.c src/devlock/lock.c src/base/fmt.c */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "../../src/gpu/devlock.h"
+#include "../../src/devlock/devlock.h"
 
 int main(int argc, char **argv)
 {

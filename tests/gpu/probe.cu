@@ -6,7 +6,7 @@
  *   gpu_probe offset    where the whole-kernel counter offset comes from: the padded
  *                       transpose (1 wavefront per shared load on one warp) with its global
  *                       traffic changed (bypassing L1, removed, moved), counted through the
- *                       project's own CUPTI code (src/gpu/cuda_counters.cu)
+ *                       project's own CUPTI code (src/cuda/counters.cu)
  *
  * Every kernel's output is checked against a CPU reference before its numbers are printed. */
 #include <cuda_runtime.h>
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/gpu/cuda_counters.h"
+#include "../../src/cuda/cudalib.h"
 
 #define TILE 32
 #define CK(x)                                                                                  \

@@ -159,7 +159,7 @@ if [ -f "$lib" ]; then
     done
     # ---- a hostile program's results ----
     if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fake" tests/sh/child_fake.c \
-        "$(dirname "$B")/lib/gpu.a" "$(dirname "$B")/lib/base.a" -ldl -lm 2> "$tmp/cc.err"; then
+        "$(dirname "$B")/lib/kernel.a" "$(dirname "$B")/lib/base.a" -ldl -lm 2> "$tmp/cc.err"; then
         s=$(date +%s%N)
         BANKLAB_RUN_NO_GPU_CHECK=1 BANKLAB_INJECT="$lib" timeout 30 "$B" run -- "$tmp/fake" 1000 50000 \
             > "$tmp/out" 2> "$tmp/err"
@@ -189,7 +189,7 @@ fi
 
 # ---- a GPU server's strings in sim --gpu (tests/sh/child_fake_server.c) ----
 L=$(dirname "$B")/lib
-if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fsrv" tests/sh/child_fake_server.c "$L/gpu.a" \
+if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fsrv" tests/sh/child_fake_server.c "$L/serve.a" "$L/gpu.a" \
     "$L/model.a" "$L/base.a" -ldl -lm -lpthread 2> "$tmp/cc.err"; then
     "$tmp/fsrv" "$tmp/fake.sock" 10 &
     fsrv=$!

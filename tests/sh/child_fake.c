@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/gpu/kernel_impl.h"
+#include "src/kernel/kernel.h"
 
 #define ESC "\033]0;PWNED\007\033[2J"
 

@@ -1,7 +1,7 @@
 /* child_fake_server.c: a hostile stand-in for `banklab serve`, for tests/sh/child_attack.sh
  * (issue 30): on the socket argv[1] it answers each client's hello with a device and a lock
  * text full of terminal escapes, and each request with a measurement whose counters note
- * holds some too, written with the project's own encoders (serve_wire.c), for as many
+ * holds some too, written with the project's own encoders (serve/wire.c), for as many
  * connections as come within argv[2] seconds. */
 #include <poll.h>
 #include <stdio.h>
@@ -11,7 +11,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "src/gpu/serve_wire.h"
+#include "src/serve/wire.h"
 
 #define ESC "\033]0;PWNED\007\033[2J"
 

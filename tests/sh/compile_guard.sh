@@ -1,6 +1,6 @@
 #!/bin/sh
 # compile_guard.sh: every nvcc banklab starts runs under the compiler guard
-# (src/gpu/kernel_spawn.c; docs/security.md), without a GPU:
+# (src/compile/spawn.c; docs/security.md), without a GPU:
 #   - `kernel --model --time-limit 3` on a macro expanded 2^40 times stops at 3 s and says so
 #     (it ran until killed from outside before), leaving no process and no temporary file;
 #   - `kernel --model` on a file that includes /dev/zero: the compiler's address space stays

@@ -8,11 +8,15 @@
 #      exactly those bodies, so it also fails on a top-level line that opens a body on its
 #      signature line ("...) {"), which it could not measure;
 #   3. files of one room call each other in a circle, or rooms do, or a room calls a room
-#      above it (ROOMS_DOWN below, as docs/architecture.md draws them): from the objects the
-#      last build linked ($BUILD/lib/ROOM.a and main.o, `nm`), file A -> file B when A uses a
-#      global symbol (function or data) B defines; a circle is a set of files (or rooms) each
-#      reaching the others. It reads what the compiler kept, so calls through a header's
-#      macro count and a function no one calls does not.
+#      on its floor or above it (the floors of docs/architecture.md's table of rooms: a room
+#      may call every room on a lower floor; a folder of src/ without a row fails): from the
+#      objects the last build linked ($BUILD/lib/ROOM.a and main.o, `nm`), file A -> file B
+#      when A uses a global symbol (function or data) B defines; a circle is a set of files
+#      (or rooms) each reaching the others. It reads what the compiler kept, so calls through
+#      a header's macro count and a function no one calls does not. From the same objects:
+#      dlopen is called only in src/cuda (the one place that loads the CUDA libraries). A
+#      file's #include "../ROOM/..." is an arrow too: into a room on its floor or above fails;
+#   6. a room holds more than MAX_ROOM_SHARE % of the lines of src/ (all its files);
 #   4. a file of the project (src, tests, kernels, assets, lessons, docs, README.md, Makefile;
 #      not the shell suites, whose .md names are files they make) cites a document that is
 #      not in the repository: a NAME.md that is neither a path from
@@ -27,18 +31,21 @@
 #      the subcommand). A check of a foreign library's return code that ends in bl_fail is
 #      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
-# other and a file citing a missing document must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
+# other, a file citing a missing document, a second way of each kind, a room calling one on
+# a higher floor, a room without a floor, dlopen outside src/cuda and a room over its share
+# must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
 # the one file that parses JSON (cJSON, through json_read): src/store
 ONE_JSON_READERS="src/store/json.c"
 MAX_FUNC=120
-# ROOM:the rooms it may call (docs/architecture.md). A room not named here is not checked;
-# calling it from one that is named fails until it is added.
-ROOMS_DOWN="cli:ui,store,lesson,gpu,render,keys,model,base ui:store,lesson,gpu,render,keys,model,base
-store:lesson,gpu,keys,model,base lesson:model,base gpu:model,base render:model,base keys:base
-model:base base:"
+# the document whose table of rooms gives each room its floor
+ARCH_DOC=${ARCH_DOC:-docs/architecture.md}
+# the rooms that may call dlopen (the CUDA libraries, loaded once)
+DLOPEN_ROOMS="cuda"
+# no room holds more of src/'s lines than this share (in %)
+MAX_ROOM_SHARE=20
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -110,6 +117,72 @@ circles() {
             print "circle:" set uses
         }
     }' "$1"
+}
+
+# rooms_down DOC: from DOC's table of rooms (the rows between "<!-- rooms:begin -->" and
+# "<!-- rooms:end -->": | floor | room | ...), "ROOM:CALLEE,CALLEE..." for each room: the rooms
+# on a lower floor, which it may call.
+rooms_down() {
+    awk '
+    function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
+    /<!-- rooms:begin -->/ { on = 1; next }
+    /<!-- rooms:end -->/ { on = 0 }
+    on && /^\|/ { split($0, c, "|"); f = trim(c[2]); r = trim(c[3])
+        if (f ~ /^[0-9]+$/ && r ~ /^[a-z]+$/) { floor[r] = f + 0; n++ } }
+    END { for (r in floor) { s = ""
+              for (t in floor) if (floor[t] < floor[r]) s = s "," t
+              print r ":" substr(s, 2) } }
+    ' "$1"
+}
+
+# up_calls EDGES ROOMS_DOWN: "src/A calls up into src/B: ..." for each room A calling a room B
+# it may not (the first use); a room without a floor: "src/A has no floor ...".
+up_calls() {
+    awk -v allowed="$2" '
+        BEGIN { n = split(allowed, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); ok[kv[1]] = "," kv[2] "," } }
+        { split($1, f, "/"); split($2, t, "/") }
+        f[1] != t[1] && !(f[1] in ok) && !(f[1] in nofloor) {
+            nofloor[f[1]] = 1; print "src/" f[1] " has no floor in the table of rooms (" doc ")" }
+        f[1] != t[1] && !((f[1], t[1]) in said) && (f[1] in ok) && index(ok[f[1]], "," t[1] ",") == 0 {
+            said[f[1], t[1]] = 1; print "src/" f[1] " calls up into src/" t[1] ": " $1 " uses " $3 " of " $2 }
+    ' doc="$ARCH_DOC" "$1"
+}
+
+# up_includes ROOMS_DOWN FILE...: "FILE:LINE: includes ROOM/HEADER, on its floor or above"
+# for each #include "../ROOM/..." of a file of src/ROOM2 into a room ROOM2 may not call (the
+# same floors as the calls: a header is an arrow too).
+up_includes() {
+    allowed=$1; shift
+    awk -v allowed="$allowed" '
+        BEGIN { n = split(allowed, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); ok[kv[1]] = "," kv[2] "," } }
+        FNR == 1 { from = FILENAME; sub(/^.*src\//, "", from); sub(/\/.*/, "", from) }
+        /^[ \t]*#[ \t]*include[ \t]*"\.\.\/[a-z]+\// {
+            to = $0; sub(/^[^"]*"\.\.\//, "", to); sub(/\/.*/, "", to)
+            if (to != from && (from in ok) && index(ok[from], "," to ",") == 0) {
+                h = $0; sub(/^[^"]*"\.\.\//, "", h); sub(/".*/, "", h)
+                print FILENAME ":" FNR ": includes " h ", on its floor or above" } }
+    ' "$@"
+}
+
+# dlopen_outside NMFILE: "ROOM/FILE" for each object outside DLOPEN_ROOMS that calls dlopen.
+dlopen_outside() {
+    awk -v rooms=" $DLOPEN_ROOMS " '
+    $2 == "dlopen" && $3 == "U" { r = $1; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
+        m = $1; sub(/^[^\[]*\[/, "", m); sub(/\]:$/, "", m); sub(/\.o$/, "", m); if (m !~ /\.cu$/) m = m ".c"
+        if (index(rooms, " " r " ") == 0) print r "/" m }
+    ' "$1"
+}
+
+# room_shares SRC: "ROOM LINES SHARE%" for each folder of SRC over MAX_ROOM_SHARE % of all
+# its lines, and "total N" last.
+room_shares() {
+    for d in "$1"/*/; do
+        [ -d "$d" ] || continue
+        echo "$(basename "$d") $(find "$d" -type f -exec cat {} + | wc -l)"
+    done | awk -v max="$MAX_ROOM_SHARE" '{ room[NR] = $1; n[NR] = $2; t += $2 }
+        END { for (i = 1; i <= NR; i++) if (t > 0 && 100 * n[i] > max * t)
+                  printf "%s %d %.1f%%\n", room[i], n[i], 100 * n[i] / t
+              print "total", t }'
 }
 
 # rooms_nm: nm of every room archive of the last build (and main.o, part of cli).
@@ -199,6 +272,41 @@ if command -v nm >/dev/null 2>&1 && command -v ar >/dev/null 2>&1 && command -v 
         bad "self-check: a.c and b.c call each other, not found: $(cat "$tmp/self/circles" "$tmp/self/edges")"
     grep -q "c.c" "$tmp/self/circles" && bad "self-check: c.c (calls a, called by none) is in no circle"
 fi
+# a table of rooms, a lower room calling a higher one, a room without a floor, dlopen outside
+# src/cuda, a room over its share
+printf '%s\n' '<!-- rooms:begin -->' '| floor | room | one job |' '|---:|---|---|' '| 3 | top | t |' \
+    '| 2 | mid | m |' '| 2 | side | s |' '| 1 | low | l |' '<!-- rooms:end -->' > "$tmp/self/arch.md"
+down=$(rooms_down "$tmp/self/arch.md" | tr '\n' ' ')
+for want in top:low top:mid top:side mid:low side:low; do
+    echo " $down" | grep -q " ${want%%:*}:\([a-z]*,\)*${want#*:}\(,[a-z]*\)* " ||
+        bad "self-check: ${want%%:*} may call ${want#*:} by the floors, not read so ($down)"
+done
+echo " $down" | grep -q " mid:\([a-z]*,\)*side\| low:[a-z]" && bad "self-check: a call within a floor or from the lowest allowed ($down)"
+printf '%s\n' "top/a.c mid/b.c f" "mid/b.c low/c.c g" "low/c.c mid/b.c h" "mid/b.c side/d.c i" "new/e.c low/c.c j" > "$tmp/self/redges"
+out=$(ARCH_DOC=arch.md up_calls "$tmp/self/redges" "$down")
+echo "$out" | grep -q "^src/low calls up into src/mid: low/c.c uses h" || bad "self-check: an upward call not found ($out)"
+echo "$out" | grep -q "^src/mid calls up into src/side" || bad "self-check: a call within a floor not found ($out)"
+echo "$out" | grep -q "^src/new has no floor" || bad "self-check: a room without a floor not found ($out)"
+echo "$out" | grep -q "src/top\|into src/low" && bad "self-check: a downward call reported ($out)"
+printf '%s\n' "b/lib/cuda.a[cupti.o]: dlopen U" "b/lib/runner.a[cuda_uuid.o]: dlopen U" "b/lib/runner.a[x.o]: dlsym U" > "$tmp/self/dl"
+out=$(dlopen_outside "$tmp/self/dl")
+[ "$out" = "runner/cuda_uuid.c" ] || bad "self-check: dlopen outside src/cuda: '$out', not runner/cuda_uuid.c"
+mkdir -p "$tmp/self/inc/src/low" "$tmp/self/inc/src/top"
+printf '#include "../top/top.h"\n#include "../low/low.h"\n' > "$tmp/self/inc/src/low/x.c"
+printf '#include "../low/low.h"\n#include "own.h"\n' > "$tmp/self/inc/src/top/y.c"
+out=$(up_includes "$down" "$tmp/self/inc/src/low/x.c" "$tmp/self/inc/src/top/y.c")
+[ "$(echo "$out" | wc -l)" = 1 ] && echo "$out" | grep -q "src/low/x.c:1: includes top/top.h" ||
+    bad "self-check: an upward #include not found, or a downward one reported ($out)"
+mkdir -p "$tmp/self/src/big" "$tmp/self/src/small"
+i=0; while [ $i -lt 30 ]; do echo "$i"; i=$((i+1)); done > "$tmp/self/src/big/a.c"
+i=0; while [ $i -lt 70 ]; do echo "$i"; i=$((i+1)); done > "$tmp/self/src/small/b.c"
+for d in c d e f; do mkdir -p "$tmp/self/src/$d"; cp "$tmp/self/src/small/b.c" "$tmp/self/src/$d/"; done
+out=$(room_shares "$tmp/self/src")
+echo "$out" | grep -q "^big 30 " && bad "self-check: a room under its share reported ($out)"
+echo "$out" | grep -q "^total 380$" || bad "self-check: room_shares total ($out)"
+i=0; while [ $i -lt 100 ]; do echo "$i"; i=$((i+1)); done >> "$tmp/self/src/big/a.c"
+out=$(room_shares "$tmp/self/src")
+echo "$out" | grep -q "^big 130 " || bad "self-check: a room over $MAX_ROOM_SHARE % not found ($out)"
 
 printf 'int pat_fail(int x)\n{\n    return x;\n}\n#define CUDA_FAIL(x) x\nstatic double t(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return 0;\n}\nint bl_fail_ok(void);\n' > "$tmp/self/two.c"
 mkdir -p "$tmp/self/src/cli"
@@ -253,18 +361,28 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     awk '{ split($1, f, "/"); split($2, t, "/") } f[1] != t[1] { print f[1], t[1], $3 " (" $1 " -> " $2 ")" }' \
         "$tmp/edges" | sort -u -k1,2 | circles /dev/stdin > "$tmp/c"
     [ -s "$tmp/c" ] && bad "rooms call each other in a $(cat "$tmp/c")"
-    # and downwards only: the rooms each room may call, as docs/architecture.md draws them
-    awk -v allowed="$ROOMS_DOWN" '
-        BEGIN { n = split(allowed, r, " "); for (i = 1; i <= n; i++) { split(r[i], kv, ":"); ok[kv[1]] = "," kv[2] "," } }
-        { split($1, f, "/"); split($2, t, "/") }
-        f[1] != t[1] && !((f[1], t[1]) in said) && (f[1] in ok) && index(ok[f[1]], "," t[1] ",") == 0 {
-            said[f[1], t[1]] = 1; print "src/" f[1] " calls up into src/" t[1] ": " $1 " uses " $3 " of " $2 }
-    ' "$tmp/edges" > "$tmp/up"
+    # and downwards only: the rooms each room may call, from the floors of docs/architecture.md
+    down=$(rooms_down "$ARCH_DOC" | tr '\n' ' ')
+    [ -n "$down" ] || bad "no table of rooms with floors in $ARCH_DOC (<!-- rooms:begin -->)"
+    up_calls "$tmp/edges" "$down" > "$tmp/up"
+    for d in src/*/; do r=$(basename "$d")
+        echo " $down" | grep -q " $r:" || echo "src/$r has no floor in the table of rooms ($ARCH_DOC)"
+    done | sort -u >> "$tmp/up"
+    dlopen_outside "$tmp/nm" | while read -r f; do
+        echo "src/$f calls dlopen: the CUDA libraries are opened in src/cuda (cudalib.h) only"; done >> "$tmp/up"
+    up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
+    sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
 else
     calls="SKIPPED (no nm, ar or cc, or no build in $BUILD/lib)"
 fi
+
+# ---- 6. rooms within their share of src/ ----
+room_shares src > "$tmp/shares"
+while read -r r n share; do
+    [ "$r" = total ] || bad "src/$r holds $n lines, $share of src/ (at most $MAX_ROOM_SHARE %): split it"
+done < "$tmp/shares"
 
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"

@@ -4,7 +4,7 @@
 # ptxas merged repeated ldmatrix of one address once (1 LDSM.x4 a trip: the H200's counters
 # read 1/32 of the model, docs/runs/h200-2026-12-01-matrix.txt); this compiles pattern.cu for
 # sm_90 and counts the shared instructions of each kernel with banklab's own SASS decoder
-# (src/gpu/sass_decode.c), no GPU needed. SKIP (77) without nvcc. Env: BUILD.
+# (src/compile/sass.c), no GPU needed. SKIP (77) without nvcc. Env: BUILD.
 NVCC=$(command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
 if [ -z "$NVCC" ]; then
     echo "SKIP: no nvcc"
@@ -18,7 +18,7 @@ cat > "$t/count.c" <<'C'
 #include <stdlib.h>
 #include <string.h>
 #include <stdint.h>
-#include "kernel_impl.h"
+#include "compile/compile.h"
 /* count SYMBOL...: the shared-memory instructions of each function, by kind */
 int main(int argc, char **argv)
 {
@@ -47,7 +47,7 @@ int main(int argc, char **argv)
     return 0;
 }
 C
-${CC:-cc} -I src/gpu -I src -o "$t/count" "$t/count.c" src/gpu/sass_decode.c || { echo "FAIL: cc"; exit 1; }
+${CC:-cc} -I src -o "$t/count" "$t/count.c" src/compile/sass.c || { echo "FAIL: cc"; exit 1; }
 syms=$(LC_ALL=C tr -c '[:print:]' '\n' < "$t/p.cubin" | sed -n 's/^\.text\.\(_Z[0-9]*\(pattern_kernel\|matrix_kernel\|cp_async_kernel\).*\)/\1/p' | sort -u)
 [ -n "$syms" ] || { echo "FAIL: no pattern kernels in the cubin"; exit 1; }
 "$t/count" "$t/p.cubin" $syms > "$t/counts" || { echo "FAIL: decode"; exit 1; }

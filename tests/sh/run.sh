@@ -65,7 +65,7 @@ if grep -q "GPU=cuda" "$(dirname "$B")/flags.stamp" 2>/dev/null || [ -f "$lib" ]
     fi
     # what the library writes, printed: a program that writes the frames itself (no GPU here)
     if cc -std=c11 -D_DEFAULT_SOURCE -I. -o "$tmp/fake" tests/sh/run_fake.c \
-        "$(dirname "$B")/lib/gpu.a" "$(dirname "$B")/lib/base.a" -ldl 2> "$tmp/cc.err"; then
+        "$(dirname "$B")/lib/kernel.a" "$(dirname "$B")/lib/base.a" -ldl 2> "$tmp/cc.err"; then
         src=$PWD/tests/gpu/programs/transpose.cu
         BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
         rc=$?

@@ -1,6 +1,6 @@
 /* run_fake.c: a stand-in for a CUDA program under `banklab run`, for tests/sh/run.sh on a
  * machine without a GPU: it writes into $BANKLAB_RUN_DIR/results what the injection library
- * writes (kernel_wire.c's frames): a hello, two measured launches (one with line info from
+ * writes (kernel/wire.c's frames): a hello, two measured launches (one with line info from
  * the file named in argv[1], one without) and a note, then prints a line of its own. */
 #include <fcntl.h>
 #include <limits.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "src/gpu/kernel_impl.h"
+#include "src/kernel/kernel.h"
 
 static void frame(int fd, uint32_t tag, const void *p, uint32_t n)
 {

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """serve_wire.py: a raw client of `banklab serve` for tests/sh/serve.sh, written from the wire
-format of src/gpu/serve_wire.h (not from its code): frames of a 12-byte header ("BLSV",
+format of src/serve/wire.h (not from its code): frames of a 12-byte header ("BLSV",
 version 2, type, payload length, little-endian) and every field of a request and a result,
 one by one. Commands (each prints what it checks and exits 1 when a check fails):
   fair SOCK         client A queues 50 requests, then client B 5: B's come back before A's end
@@ -115,7 +115,7 @@ class Reader:
 
 
 def full_result(payload):
-    """Every field of a result payload, as a dict (the layout of serve_wire.h)."""
+    """Every field of a result payload, as a dict (the layout of serve/wire.h)."""
     r, d = Reader(payload), {}
     d["id"], d["status"] = r.take("QB")
     d["msg"] = r.str()

@@ -1,6 +1,6 @@
 #!/bin/sh
 # tui_kernel_guard.sh: the kernel view (banklab FILE.cu) compiles for the model's prediction
-# under the compiler guard (src/gpu/kernel_spawn.c): on a file that includes /dev/zero and on
+# under the compiler guard (src/compile/spawn.c): on a file that includes /dev/zero and on
 # one that expands a macro 2^40 times, `q` 2 s after the start leaves, 3 s later, no process of
 # banklab's (banklab, its measuring process, the guard, nvcc, cicc, gcc, cc1plus: found by a
 # variable only their environment holds) and nothing in TMPDIR. The compilers' address space

@@ -1,4 +1,4 @@
-/* test_counters.c: the counter policy (src/gpu/counters.c) against a fake counter layer that
+/* test_counters.c: the counter policy (src/runner/counters.c) against a fake counter layer that
  * fails the way the hardware does: busy means no values at all (the vals stay as the layer
  * left them, zero), not a slower success. Busy is answered at once for that one measurement
  * and never waited for; the next measurement tries again; a refusal switches counters off; a
@@ -13,7 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/gpu/counters.h"
+#include "../../src/runner/counters.h"
+#include "../../src/cuda/cudalib.h"
 
 struct fake {
     int busy_prepares;            /* prepare answers busy this many more times */

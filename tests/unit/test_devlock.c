@@ -1,4 +1,4 @@
-/* test_devlock.c: the per-device measurement lock (src/gpu/devlock.c) without a GPU: safe
+/* test_devlock.c: the per-device measurement lock (src/devlock/lock.c) without a GPU: safe
  * creation (mode 0666 whatever the umask; a planted symlink, FIFO, a hard link to what is not a
  * lock (a second name of the real lock is accepted: issue 19), foreign or damaged
  * file refused with a message naming the owner; unsafe directories refused), mutual exclusion
@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/gpu/devlock.h"
+#include "../../src/devlock/devlock.h"
 
 #define KEY "GPU-00112233-4455-6677-8899-aabbccddeeff"
 

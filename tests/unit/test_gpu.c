@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "../../src/gpu/gpu.h"
-#include "../../src/gpu/gpu_impl.h"
+#include "../../src/runner/runner.h"
 
 static void stride(struct gpu_request *q, unsigned width, unsigned s)
 {

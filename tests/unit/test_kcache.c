@@ -1,4 +1,4 @@
-/* test_kcache.c: the compiled-kernel cache (src/gpu/kernel_cache.c) without NVRTC: the key's
+/* test_kcache.c: the compiled-kernel cache (src/compile/cache.c) without NVRTC: the key's
  * include scan reads each distinct header once (a header that includes itself 10 or 1000
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../src/gpu/kernel_cache.h"
+#include "../../src/compile/compile.h"
 
 static char dir[256];
 

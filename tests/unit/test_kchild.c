@@ -28,8 +28,8 @@
 #include <unistd.h>
 
 #include "../../src/base/err.h"
-#include "../../src/gpu/gpu_kernel.h"
-#include "../../src/gpu/kernel_impl.h"
+#include "../../src/kernel/kernel.h"
+#include "../../src/kmeasure/kmeasure.h"
 
 static char tmpdir[256];
 

@@ -14,8 +14,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../src/gpu/gpu_kernel.h"
-#include "../../src/gpu/kernel_impl.h"
+#include "../../src/kernel/kernel.h"
+#include "../../src/kmeasure/kmeasure.h"
+#include "../../src/compile/compile.h"
 
 static int find(const char *src, struct ksrc_kernel *k, int max)
 {

@@ -1,4 +1,4 @@
-/* test_kpredict.c: the model's prediction of every line of a kernel (src/gpu/kernel_predict.c)
+/* test_kpredict.c: the model's prediction of every line of a kernel (src/predict/predict.c)
  * against counts worked out by hand in the comments: every warp of every block that executes
  * a line, a guard taking lanes (and whole warps) out, loops with their trips (a constant
  * count, a block-stride loop, a halving reduction), a line whose text depends on blockIdx,
@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/gpu/kernel_predict.h"
-#include "../../src/gpu/kernel_sass_lines.h"
+#include "../../src/predict/predict.h"
+#include "../../src/compile/compile.h"
 
 static struct kp_result R;
 

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../src/gpu/cuda_kernel_impl.h"
-#include "../../src/gpu/gpu_kernel.h"
+#include "../../src/compile/compile.h"
+#include "../../src/kernel/kernel.h"
 
 static void test_compile_options(void **state)
 {

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "../../src/gpu/gpu_impl.h"
+#include "../../src/gpu/gpu.h"
 #include "../../src/ui/requests.h"
 
 /* --- a runner that answers when the test says so --------------------------------------- */

@@ -17,7 +17,7 @@
 
 #include <cjson/cJSON.h>
 
-#include "../../src/gpu/gpu_kernel.h"
+#include "../../src/kernel/kernel.h"
 #include "../../src/sanitize/sanitize.h"
 
 #ifndef TEST_DATA_DIR

@@ -1,4 +1,4 @@
-/* test_serve_wire.c: the frames of `banklab serve` (src/gpu/serve_wire.c).
+/* test_serve_wire.c: the frames of `banklab serve` (src/serve/wire.c).
  *
  * Every field: struct gpu_request (with its struct bank_access), struct gpu_result and struct
  * gpu_info (with their struct bl_err, bl_place and bl_msg) are filled with a distinct value in
@@ -26,8 +26,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../src/gpu/counters.h"
-#include "../../src/gpu/serve_wire.h"
+#include "../../src/runner/counters.h"
+#include "../../src/serve/wire.h"
+#include "../../src/cuda/cudalib.h"
 
 #pragma GCC diagnostic error "-Wmissing-field-initializers"
 

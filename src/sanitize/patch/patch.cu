@@ -1,6 +1,6 @@
 /* patch.cu: the device side of the sanitizer route, built with
  * `nvcc --fatbin --compile-as-tools-patch` into banklab_patch.fatbin and loaded by
- * libbanklab_sanitize.so (src/sanitize/san_inject.c) into each context of the program. The
+ * libbanklab_sanitize.so (src/kmeasure/san_inject.c) into each context of the program. The
  * Compute Sanitizer calls these functions before every shared-memory instruction it patched
  * (ld/st/atomics, ldmatrix/stmatrix, cp.async), once per thread. The lanes of a warp that
  * reach the same pc together are grouped (__match_any_sync), their addresses gathered to the

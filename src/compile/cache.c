@@ -1,0 +1,358 @@
+/* cache.c: the compiled-kernel cache's key and entries (compile/compile.h). The key scan
+ * visits each included file once (a set of device and inode numbers, a queue instead of
+ * recursion), so its time is linear in the bytes of the distinct files; entries live in a
+ * directory of this user's alone and are opened relative to it, never through a link. */
+#include "compile.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/fmt.h"
+
+int kcache_key_add(struct keybuf *k, const void *p, size_t n)
+{
+    return kbuf_add(k, p, n, KCACHE_KEY_MAX);
+}
+
+int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max)
+{
+    if (k->failed)
+        return -1;
+    if (k->len + n + 1 > max) {
+        k->failed = 1;
+        return -1;
+    }
+    if (k->len + n + 1 > k->cap) {
+        size_t nc = k->cap ? k->cap * 2 : 4096;
+        while (nc < k->len + n + 1)
+            nc *= 2;
+        char *w = realloc(k->s, nc);
+        if (!w) {
+            k->failed = 1;
+            return -1;
+        }
+        k->s = w;
+        k->cap = nc;
+    }
+    memcpy(k->s + k->len, p, n);
+    k->len += n;
+    k->s[k->len] = '\0';
+    return 0;
+}
+
+/* ---- the include scan ---- */
+
+struct seen {                    /* open addressing over (dev, ino); 0 marks a free slot */
+    uint64_t *dev, *ino;
+    size_t cap, n;
+};
+
+/* 1 when (dev, ino) was seen before, else records it and returns 0; -1 out of memory. */
+static int seen_add(struct seen *s, uint64_t dev, uint64_t ino)
+{
+    if (2 * (s->n + 1) > s->cap) {
+        struct seen g = {0};
+        g.cap = s->cap ? s->cap * 2 : 64;
+        g.dev = calloc(g.cap, sizeof *g.dev);
+        g.ino = calloc(g.cap, sizeof *g.ino);
+        if (!g.dev || !g.ino) {
+            free(g.dev);
+            free(g.ino);
+            return -1;
+        }
+        for (size_t i = 0; i < s->cap; i++)
+            if (s->ino[i])
+                seen_add(&g, s->dev[i], s->ino[i]);
+        free(s->dev);
+        free(s->ino);
+        *s = g;
+    }
+    size_t i = (size_t)((dev * 0x9E3779B97F4A7C15ull) ^ (ino * 0xC2B2AE3D27D4EB4Full)) % s->cap;
+    ino = ino ? ino : 1;  /* inode 0 does not occur; keep 0 for free slots */
+    for (; s->ino[i]; i = (i + 1) % s->cap)
+        if (s->dev[i] == dev && s->ino[i] == ino)
+            return 1;
+    s->dev[i] = dev;
+    s->ino[i] = ino;
+    s->n++;
+    return 0;
+}
+
+struct pending {                 /* a queue of paths still to read */
+    char **path;
+    size_t n, head, cap;
+};
+
+static int pending_push(struct pending *q, const char *dir, const char *name, size_t nlen)
+{
+    if (q->n == q->cap) {
+        size_t nc = q->cap ? q->cap * 2 : 16;
+        char **w = realloc(q->path, nc * sizeof *w);
+        if (!w)
+            return -1;
+        q->path = w;
+        q->cap = nc;
+    }
+    size_t dl = strlen(dir);
+    char *p = malloc(dl + nlen + 2);
+    if (!p)
+        return -1;
+    memcpy(p, dir, dl);
+    p[dl] = '/';
+    memcpy(p + dl + 1, name, nlen);
+    p[dl + 1 + nlen] = '\0';
+    q->path[q->n++] = p;
+    return 0;
+}
+
+/* Each `#include "NAME"` of src (in directory dir) onto the queue. */
+static int queue_includes(struct pending *q, const char *dir, const char *src, size_t len)
+{
+    const char *p = src, *end = src + len;
+    while (p < end) {
+        const char *e = memchr(p, '\n', (size_t)(end - p));
+        if (!e)
+            e = end;
+        const char *s = p;
+        while (s < e && (*s == ' ' || *s == '\t'))
+            s++;
+        if (s < e && *s == '#') {
+            s++;
+            while (s < e && (*s == ' ' || *s == '\t'))
+                s++;
+            if ((size_t)(e - s) > 8 && !strncmp(s, "include", 7)) {
+                const char *q1 = memchr(s, '"', (size_t)(e - s));
+                const char *q2 = q1 ? memchr(q1 + 1, '"', (size_t)(e - q1 - 1)) : NULL;
+                if (q1 && q2 && q2 > q1 + 1 && pending_push(q, dir, q1 + 1, (size_t)(q2 - q1 - 1)))
+                    return -1;
+            }
+        }
+        p = e < end ? e + 1 : end;
+    }
+    return 0;
+}
+
+/* The regular file at path, at most KCACHE_INCLUDE_MAX bytes, into buf; its identity in st.
+ * Returns the length, or -1 when it is missing or not a regular file (NVRTC says so). */
+static long read_include(const char *path, char *buf, struct stat *st)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    long n = 0;
+    if (fstat(fd, st) == 0 && S_ISREG(st->st_mode)) {
+        while (n < (long)KCACHE_INCLUDE_MAX) {
+            ssize_t k = read(fd, buf + n, KCACHE_INCLUDE_MAX - (size_t)n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k <= 0)
+                break;
+            n += k;
+        }
+    } else {
+        n = -1;
+    }
+    close(fd);
+    return n;
+}
+
+int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size_t len)
+{
+    struct pending q = {0};
+    struct seen seen = {0};
+    char *buf = malloc(KCACHE_INCLUDE_MAX);
+    int rc = buf ? queue_includes(&q, dir, src, len) : -1;
+    size_t files = 0;
+    while (!rc && q.head < q.n) {
+        char *path = q.path[q.head++];
+        struct stat st;
+        long n = read_include(path, buf, &st);
+        int was = n < 0 ? 1 : seen_add(&seen, (uint64_t)st.st_dev, (uint64_t)st.st_ino);
+        if (was < 0 || (!was && ++files > KCACHE_INCLUDES_MAX)) {
+            rc = -1;
+        } else if (!was) {
+            kcache_key_add(k, "\ninclude ", 9);
+            kcache_key_add(k, path, strlen(path));
+            kcache_key_add(k, "\n", 1);
+            kcache_key_add(k, buf, (size_t)n);
+            char *slash = strrchr(path, '/');
+            *slash = '\0';  /* pending_push always wrote one */
+            rc = k->failed ? -1 : queue_includes(&q, path, buf, (size_t)n);
+        }
+    }
+    for (size_t i = 0; i < q.n; i++)
+        free(q.path[i]);
+    free(q.path);
+    free(seen.dev);
+    free(seen.ino);
+    free(buf);
+    if (rc)
+        k->failed = 1;
+    return rc;
+}
+
+/* ---- the directory and its entries ---- */
+
+int kcache_dir_open(const char *dir, struct bl_err *err)
+{
+    char p[PATH_MAX];
+    if (bl_fmt(p, sizeof p, "%s", dir) >= sizeof p - 1 || p[0] != '/')
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_NOT_ABSOLUTE, dir);
+    for (char *s = p + 1; *s; s++) {
+        if (*s == '/') {
+            *s = '\0';
+            (void)mkdir(p, 0700);
+            *s = '/';
+        }
+    }
+    (void)mkdir(p, 0700);
+    int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 && (errno == ELOOP || errno == ENOTDIR))
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_LINK, dir);
+    if (fd < 0)
+        return bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_CANNOT_OPEN, dir, strerror(errno));
+    if (fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+        if (st.st_uid != geteuid())
+            bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_NOT_OURS, dir, (unsigned long)st.st_uid);
+        else
+            bl_fail(err, -1, BL_NOWHERE, KRN_CACHE_OPEN_TO_OTHERS, dir,
+                    (unsigned)(st.st_mode & 0777));
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+int kernel_cache_refused(const char *dir, struct bl_err *err)
+{
+    int fd = kcache_dir_open(dir, err);
+    if (fd < 0)
+        return 1;
+    close(fd);
+    return 0;
+}
+
+static int put_u64(FILE *f, uint64_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
+
+static int put_part(FILE *f, const void *p, uint64_t n)
+{
+    return put_u64(f, n) || (n && fwrite(p, 1, (size_t)n, f) != n) ? -1 : 0;
+}
+
+/* Temporary files of stores that were killed (NAME.tmp-X, untouched for KCACHE_TMP_STALE_S:
+ * a live store writes its file within seconds) are removed. */
+#define KCACHE_TMP_STALE_S 600
+static void remove_stale_tmps(int dfd)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    rewinddir(d);
+    time_t now = time(NULL);
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d)))
+        if (strstr(de->d_name, ".cubin.tmp-") &&
+            fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && now - st.st_mtime > KCACHE_TMP_STALE_S)
+            unlinkat(dfd, de->d_name, 0);
+    closedir(d);
+}
+
+int kcache_store(int dfd, const char *name, const struct keybuf *key,
+                 const struct kcache_entry *e)
+{
+    remove_stale_tmps(dfd);
+    char tmp[256];
+    int fd = -1;
+    for (int tries = 0; fd < 0 && tries < 16; tries++) {
+        unsigned long r = (unsigned long)random() ^ ((unsigned long)getpid() << 16);
+        if (bl_fmt(tmp, sizeof tmp, "%s.tmp-%lx", name, r) >= sizeof tmp - 1)
+            return -1;
+        fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+        if (fd < 0 && errno != EEXIST)
+            return -1;
+    }
+    FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
+    if (!f) {
+        if (fd >= 0) {
+            close(fd);
+            unlinkat(dfd, tmp, 0);
+        }
+        return -1;
+    }
+    const char *log = e->log ? e->log : "", *low = e->lowered ? e->lowered : "";
+    int bad = fwrite("BLKC1\n", 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
+              put_part(f, log, strlen(log)) || put_part(f, low, strlen(low)) ||
+              put_part(f, e->cubin, e->cubin_size);
+    int e2 = errno;
+    if (fclose(f) || bad || renameat(dfd, tmp, dfd, name)) {
+        e2 = errno ? errno : e2;
+        unlinkat(dfd, tmp, 0);
+        errno = e2;
+        return -1;
+    }
+    return 0;
+}
+
+static void *get_part(FILE *f, uint64_t max, uint64_t *n)
+{
+    if (fread(n, sizeof *n, 1, f) != 1 || *n > max)
+        return NULL;
+    char *p = malloc((size_t)*n + 1);
+    if (!p)
+        return NULL;
+    if (fread(p, 1, (size_t)*n, f) != *n) {
+        free(p);
+        return NULL;
+    }
+    p[*n] = '\0';
+    return p;
+}
+
+int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcache_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    FILE *f = NULL;
+    if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+        !(f = fdopen(fd, "rb"))) {
+        close(fd);
+        return -1;
+    }
+    char magic[6];
+    uint64_t n;
+    char *k = NULL;
+    int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, "BLKC1\n", 6) &&
+             (k = get_part(f, KCACHE_KEY_MAX, &n)) && n == key->len && !memcmp(k, key->s, n) &&
+             (e->log = get_part(f, 16u << 20, &n)) && (e->lowered = get_part(f, 4096, &n)) &&
+             (e->cubin = get_part(f, 256u << 20, &n));
+    if (ok)
+        e->cubin_size = (size_t)n;
+    fclose(f);
+    free(k);
+    if (!ok) {
+        free(e->log);
+        free(e->lowered);
+        free(e->cubin);
+        memset(e, 0, sizeof *e);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,237 @@
+/* cuda_nvrtc.c: NVRTC for `banklab kernel`: libnvrtc (opened once per process, cuda/open.c), the
+ * options (line info, the target architecture, the file's directory and the toolkit's
+ * include directory), the lowered name of the chosen kernel, and a cache of cubins keyed by
+ * everything that goes into them (source, quoted includes, options, NVRTC version), so an
+ * unchanged file is not compiled twice. Runs in the measuring process only. Never prints. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <nvrtc.h>
+
+#include "compile.h"
+#include "../base/hash.h"
+#include "../cuda/cudalib.h"
+
+/* ---- libnvrtc ---- */
+
+struct rtc_api {
+    void *lib;
+    nvrtcResult (*version)(int *, int *);
+    nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
+                          const char *const *);
+    nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*log_size)(nvrtcProgram, size_t *);
+    nvrtcResult (*log)(nvrtcProgram, char *);
+    nvrtcResult (*cubin_size)(nvrtcProgram, size_t *);
+    nvrtcResult (*cubin)(nvrtcProgram, char *);
+    nvrtcResult (*add_name)(nvrtcProgram, const char *);
+    nvrtcResult (*lowered)(nvrtcProgram, const char *, const char **);
+    nvrtcResult (*destroy)(nvrtcProgram *);
+    const char *(*error_string)(nvrtcResult);
+};
+
+static int rtc_load(struct rtc_api *r, struct bl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    r->lib = bl_nvrtc_open();
+    if (!r->lib)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NO_NVRTC);
+    static const struct ksym syms[] = {
+#define S(field, name) {offsetof(struct rtc_api, field), name, 0}
+        S(version, "nvrtcVersion"), S(create, "nvrtcCreateProgram"),
+        S(compile, "nvrtcCompileProgram"), S(log_size, "nvrtcGetProgramLogSize"),
+        S(log, "nvrtcGetProgramLog"), S(cubin_size, "nvrtcGetCUBINSize"),
+        S(cubin, "nvrtcGetCUBIN"), S(add_name, "nvrtcAddNameExpression"),
+        S(lowered, "nvrtcGetLoweredName"), S(destroy, "nvrtcDestroyProgram"),
+        S(error_string, "nvrtcGetErrorString"),
+#undef S
+    };
+    return KSYMS(r->lib, syms, r, err, GPU_KERNEL_ESYSTEM, KRN_NVRTC_MISSING);
+}
+
+struct rtc {
+    int tried, loaded;
+    struct bl_err err;           /* why loading failed */
+    struct rtc_api api;
+};
+
+struct rtc *krtc_new(void)
+{
+    return calloc(1, sizeof(struct rtc));
+}
+
+void krtc_free(struct rtc *r)
+{
+    free(r); /* libnvrtc stays loaded for the process */
+}
+
+void compiled_done(struct compiled *c)
+{
+    free(c->log);
+    free(c->cubin);
+    memset(c, 0, sizeof *c);
+}
+
+/* ---- the compile cache (compile/cache.c: the key, a private directory, no links) ---- */
+
+/* The cached compile of key in cache_dir, into out. 0 on a hit. */
+static int cache_get(const char *cache_dir, const char *name, const struct keybuf *key,
+                     struct compiled *out)
+{
+    int dfd = kcache_dir_open(cache_dir, NULL);
+    struct kcache_entry e;
+    if (dfd < 0)
+        return -1;
+    int rc = kcache_load(dfd, name, key, &e);
+    close(dfd);
+    if (rc)
+        return -1;
+    out->log = e.log;
+    out->cubin = e.cubin;
+    out->cubin_size = e.cubin_size;
+    snprintf(out->lowered, sizeof out->lowered, "%s", e.lowered);
+    free(e.lowered);
+    out->ok = 1;
+    return 0;
+}
+
+static void cache_put(const struct kcompile_in *in, const char *name, const struct keybuf *key,
+                      const struct compiled *c)
+{
+    struct bl_err why = {0};
+    int dfd = kcache_dir_open(in->cache_dir, &why);
+    struct kcache_entry e = {c->log, (char *)c->lowered, c->cubin, c->cubin_size};
+    if (dfd < 0 || kcache_store(dfd, name, key, &e)) {
+        if (in->dbg)
+            fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, name,
+                    dfd < 0 ? why.msg : strerror(errno));
+    }
+    if (dfd >= 0)
+        close(dfd);
+}
+
+/* NVRTC, once per process. */
+static int rtc_ready(struct rtc *r)
+{
+    if (!r->tried) {
+        r->tried = 1;
+        r->loaded = rtc_load(&r->api, &r->err) == 0;
+    }
+    return r->loaded;
+}
+
+int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+             struct bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *cache_hit = 0;
+    char opt_arch[32], opt_inc[PATH_MAX + 4], opt_cuda[PATH_MAX + 4];
+    snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=sm_%d", in->arch);
+    snprintf(opt_inc, sizeof opt_inc, "-I%s", in->dir);
+    const char *home = getenv("CUDA_HOME");
+#ifdef BANKLAB_CUDA_HOME
+    if (!home || !*home)
+        home = BANKLAB_CUDA_HOME;
+#endif
+    if (!home || !*home)
+        home = "/usr/local/cuda";
+    snprintf(opt_cuda, sizeof opt_cuda, "-I%s/include", home);
+    const char *opts[5 + GPU_KERNEL_MAX_FLAGS] = {opt_arch, "-lineinfo", "--std=c++17", opt_inc,
+                                                  opt_cuda};
+    int nopts = 5;
+    for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++) /* -I, -D, --nvcc-flag */
+        opts[nopts++] = in->flags[i];
+    char compiler[PATH_MAX + 64] = "";
+    if (in->nvcc) /* the toolkit's nvcc (compile/nvcc.c): the same cache, its own key */
+        knvcc_id(in->nvcc, compiler, sizeof compiler);
+    else if (!rtc_ready(r)) {
+        *err = r->err;
+        return -1;
+    }
+    struct rtc_api *api = &r->api;
+    int vmaj = 0, vmin = 0;
+    if (!in->nvcc)
+        api->version(&vmaj, &vmin);
+
+    /* the cache key: everything that goes into the cubin */
+    struct keybuf key = {0};
+    char cname[64] = "";
+    int use_cache = in->cache_dir && in->cache_dir[0] && in->name_expr;
+    if (use_cache) {
+        char head[PATH_MAX + 512];
+        int hl = snprintf(head, sizeof head, "banklab kernel cache 1\nnvrtc %d.%d\nname %s\nexpr %s\n",
+                          vmaj, vmin, in->name, in->name_expr);
+        kcache_key_add(&key, head, (size_t)hl);
+        kcache_key_add(&key, compiler, strlen(compiler));
+        for (int i = 0; i < nopts; i++) {
+            kcache_key_add(&key, opts[i], strlen(opts[i]));
+            kcache_key_add(&key, "\n", 1);
+        }
+        kcache_key_add(&key, "source\n", 7);
+        kcache_key_add(&key, in->src, in->len);
+        kcache_key_includes(&key, in->dir, in->src, in->len);
+        use_cache = key.s && !key.failed;
+        if (use_cache) {
+            uint64_t h = bl_hash(BL_HASH_SEED, key.s, key.len);
+            snprintf(cname, sizeof cname, "%016llx.cubin", (unsigned long long)h);
+            if (cache_get(in->cache_dir, cname, &key, out) == 0) {
+                *cache_hit = 1;
+                free(key.s);
+                return 0;
+            }
+        }
+    }
+    int rv = 0;
+    if (in->nvcc) {
+        rv = knvcc_compile(in, out, err);
+        if (rv == 0 && out->ok && in->name_expr && !out->lowered[0])
+            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_KERNEL, in->name,
+                         in->name_expr);
+        goto store;
+    }
+    nvrtcProgram prog;
+    nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
+    if (nr != NVRTC_SUCCESS) {
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_REFUSED, api->error_string(nr));
+        free(key.s);
+        return -1;
+    }
+    if (in->name_expr)
+        api->add_name(prog, in->name_expr);
+    nvrtcResult cr = api->compile(prog, nopts, opts);
+    size_t ls = 0;
+    api->log_size(prog, &ls);
+    out->log = malloc(ls + 1);
+    if (out->log) {
+        out->log[0] = '\0';
+        if (ls)
+            api->log(prog, out->log);
+        out->log[ls] = '\0';
+    }
+    if (cr == NVRTC_SUCCESS) {
+        const char *low = NULL;
+        size_t cs = 0;
+        if (in->name_expr && api->lowered(prog, in->name_expr, &low) == NVRTC_SUCCESS && low)
+            snprintf(out->lowered, sizeof out->lowered, "%s", low);
+        if (api->cubin_size(prog, &cs) == NVRTC_SUCCESS && cs && (out->cubin = malloc(cs)) &&
+            api->cubin(prog, (char *)out->cubin) == NVRTC_SUCCESS) {
+            out->cubin_size = cs;
+            out->ok = 1;
+        } else {
+            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_NO_CUBIN, in->name);
+        }
+    }
+    api->destroy(&prog);
+store:
+    if (rv == 0 && out->ok && use_cache && out->lowered[0])
+        cache_put(in, cname, &key, out);
+    free(key.s);
+    return rv;
+}

@@ -1,0 +1,418 @@
+/* run.c: the caller's side of `banklab run` (kernel/kernel.h): is there a driver and a
+ * device, where the injection library is, the program started with it injected and a
+ * private directory for its results, and those results read back (the frames of
+ * kernel/wire.c, written by kmeasure/cuda_inject.c in the program's processes). No CUDA headers: the
+ * driver is asked through dlopen. Never prints. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../kernel/kernel.h"
+#include "kmeasure.h"
+#include "../cuda/cudalib.h"
+
+int gpu_run_check(struct bl_err *err)
+{
+    void *lib = bl_cuda_open();
+    if (!lib)
+        return bl_fail(err, -1, BL_NOWHERE, GPU_NO_DRIVER);
+    int (*init)(unsigned) = (int (*)(unsigned))dlsym(lib, "cuInit");
+    int (*count)(int *) = (int (*)(int *))dlsym(lib, "cuDeviceGetCount");
+    int n = 0, r = init && count ? init(0) : -1;
+    if (r == 0)
+        r = count(&n);
+    if (r == 100 /* CUDA_ERROR_NO_DEVICE */ || (r == 0 && n == 0))
+        return bl_fail(err, -1, BL_NOWHERE, GPU_NO_DEVICE);
+    if (r != 0)
+        return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CUINIT, r);
+    return 0; /* the driver stays loaded: the program loads its own in its process */
+}
+
+static int regular(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
+{
+    const char *env = getenv("BANKLAB_INJECT");
+    if (env && *env) {
+        bl_fmt(path, size, "%s", env);
+        if (regular(path))
+            return 0;
+        return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NOT_FILE, env);
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        bl_fmt(path, size, "%s/libbanklab_inject.so", exe);
+        if (regular(path))
+            return 0;
+        bl_fmt(path, size, "%s/../lib/banklab/libbanklab_inject.so", exe);
+        if (regular(path))
+            return 0;
+    }
+#ifdef BANKLAB_LIB_DIR
+    bl_fmt(path, size, "%s/libbanklab_inject.so", BANKLAB_LIB_DIR);
+    if (regular(path))
+        return 0;
+#endif
+#ifdef BANKLAB_GPU_CUDA
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING, n > 0 ? exe : "banklab");
+#else
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NONE);
+#endif
+}
+
+/* The directory of this executable (no trailing slash), or "" when unknown. */
+static void exe_dir(char *dir, size_t size)
+{
+    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
+    dir[n > 0 ? n : 0] = '\0';
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+}
+
+int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err)
+{
+    char dir[PATH_MAX];
+    const char *env = getenv("BANKLAB_SANITIZE_DIR");
+    const char *where[3] = {NULL, NULL, NULL};
+    char beside[PATH_MAX], installed[PATH_MAX];
+    if (env && *env) {
+        where[0] = env;
+    } else {
+        exe_dir(dir, sizeof dir);
+        bl_fmt(beside, sizeof beside, "%s", dir);
+        bl_fmt(installed, sizeof installed, "%s/../lib/banklab", dir);
+        where[0] = beside;
+        where[1] = installed;
+#ifdef BANKLAB_LIB_DIR
+        where[2] = BANKLAB_LIB_DIR;
+#endif
+    }
+    for (int i = 0; i < 3 && where[i]; i++) {
+        bl_fmt(lib, size, "%s/libbanklab_sanitize.so", where[i]);
+        bl_fmt(patch, size, "%s/banklab_patch.fatbin", where[i]);
+        if (regular(lib) && regular(patch))
+            return 0;
+    }
+    return bl_fail(err, -1, BL_NOWHERE, KRN_SANITIZE_MISSING);
+}
+
+/* ---- the results ---- */
+
+/* The results file, read whole; NULL with a note in out when it is not a regular file (the
+ * program may have put a FIFO or a device there: opened O_NONBLOCK, nothing waits) or cannot
+ * be read. */
+static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *out)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    struct stat st;
+    struct bl_err e = {0};
+    if (fd < 0 && errno == ELOOP) /* a symbolic link */
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_NOT_FILE, (unsigned)S_IFLNK);
+    else if (fd < 0 && errno != ENOENT)
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_UNREADABLE, strerror(errno));
+    if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode)))
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_NOT_FILE, (unsigned)(st.st_mode & S_IFMT));
+    if (e.status) {
+        gpu_run_note(out, e.msg, strlen(e.msg));
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    if (fd < 0)
+        return NULL;
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    size_t cap = 65536, len = 0;
+    unsigned char *b = malloc(cap);
+    while (b) {
+        if (len == cap) {
+            if (cap >= (1u << 30))
+                break;
+            unsigned char *w = realloc(b, cap * 2);
+            if (!w)
+                break;
+            b = w;
+            cap *= 2;
+        }
+        ssize_t r = read(fd, b + len, cap - len);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        len += (size_t)r;
+    }
+    close(fd);
+    *n = len;
+    return b;
+}
+
+/* ---- notes: each said once, in the order first said ---- */
+
+#define RUN_NOTES_MAX 4096 /* notes held before the repeats are taken out */
+
+struct note_ref {
+    const char *s;
+    int i;
+};
+
+static int cmp_note(const void *a, const void *b)
+{
+    const struct note_ref *x = a, *y = b;
+    int c = strcmp(x->s, y->s);
+    return c ? c : (x->i > y->i) - (x->i < y->i);
+}
+
+void gpu_run_notes_unique(struct gpu_run_output *out)
+{
+    int n = out->nnotes;
+    if (n < 2)
+        return;
+    struct note_ref *r = malloc((size_t)n * sizeof *r);
+    unsigned char *dup = calloc((size_t)n, 1);
+    if (r && dup) {  /* sorted by text, then by place: a repeat follows its first */
+        for (int i = 0; i < n; i++)
+            r[i] = (struct note_ref){out->notes[i], i};
+        qsort(r, (size_t)n, sizeof *r, cmp_note);
+        for (int k = 1; k < n; k++)
+            dup[r[k].i] = !strcmp(r[k].s, r[k - 1].s);
+        int j = 0;
+        for (int i = 0; i < n; i++) {
+            if (dup[i])
+                continue;
+            if (j != i)
+                memcpy(out->notes[j], out->notes[i], sizeof out->notes[0]);
+            j++;
+        }
+        out->nnotes = j;
+    }
+    free(r);
+    free(dup);
+}
+
+int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n)
+{
+    if (out->notes_cut)
+        return -1;
+    if (out->nnotes >= RUN_NOTES_MAX) {
+        gpu_run_notes_unique(out);
+        if (out->nnotes > RUN_NOTES_MAX / 2) { /* that many different ones: enough said */
+            out->notes_cut = 1;
+            return -1;
+        }
+    }
+    int cap = 16;
+    while (cap < out->nnotes)
+        cap *= 2;
+    if (!out->notes || out->nnotes == cap) {  /* doubled when full: linear in all */
+        size_t want = (size_t)(out->notes ? cap * 2 : cap);
+        char (*w)[2 * GPU_KERNEL_TEXT] = realloc(out->notes, want * sizeof *w);
+        if (!w)
+            return -1;
+        out->notes = w;
+    }
+    bl_fmt(out->notes[out->nnotes++], sizeof out->notes[0], "%.*s",
+           (int)(n < sizeof out->notes[0] ? n : sizeof out->notes[0] - 1), text);
+    return 0;
+}
+
+static void add_note(struct gpu_run_output *out, const unsigned char *p, size_t n)
+{
+    gpu_run_note(out, (const char *)p, n);
+}
+
+static void read_results(const char *path, struct gpu_run_output *out)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n, out);
+    int pid = 0;
+    long ordinal = 0, nth = 0;
+    for (size_t at = 0; b && n - at >= 8;) {
+        uint32_t head[2];
+        memcpy(head, b + at, sizeof head);
+        if (n - at - 8 < head[1])
+            break;
+        const unsigned char *p = b + at + 8;
+        if (head[0] == KWIRE_HELLO && head[1] == 8) {
+            int32_t h[2];
+            memcpy(h, p, sizeof h);
+            pid = h[0];
+            out->injected++;
+        } else if (head[0] == KWIRE_LAUNCH && head[1] == 8) {
+            int32_t w[2];
+            memcpy(w, p, sizeof w);
+            ordinal = w[0];
+            nth = w[1];
+        } else if (head[0] == KWIRE_NOTE) {
+            add_note(out, p, head[1]);
+        } else if (head[0] == KWIRE_RESULT) {
+            struct gpu_run_launch *w = realloc(out->launches,
+                                               (size_t)(out->nlaunches + 1) * sizeof *w);
+            if (w) {
+                out->launches = w;
+                struct gpu_run_launch *l = &w[out->nlaunches];
+                memset(l, 0, sizeof *l);
+                struct bl_err why = {0};
+                if (kwire_get_result(p, head[1], &l->res, &why) == 0) {
+                    l->pid = pid;
+                    l->ordinal = ordinal;
+                    l->nth = nth;
+                    out->nlaunches++;
+                } else { /* refused whole, said once */
+                    struct bl_err e = {0};
+                    bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_BAD_RESULT, pid, why.msg);
+                    add_note(out, (const unsigned char *)e.msg, strlen(e.msg));
+                }
+            }
+        }
+        at += 8 + head[1];
+    }
+    free(b);
+    gpu_run_notes_unique(out);
+}
+
+void gpu_run_output_done(struct gpu_run_output *out)
+{
+    for (int i = 0; i < out->nlaunches; i++)
+        gpu_kernel_result_done(&out->launches[i].res);
+    free(out->launches);
+    free(out->notes);
+    memset(out, 0, sizeof *out);
+}
+
+/* ---- the program ---- */
+
+static void child(const struct gpu_run_request *req, char *const argv[], const char *dir,
+                  int errfd)
+{
+    char num[32];
+    setenv("CUDA_INJECTION64_PATH", req->lib, 1);
+    setenv("BANKLAB_RUN_DIR", dir, 1);
+    /* every module loaded up front: the cubins are seen (and kept) before their launches */
+    setenv("CUDA_MODULE_LOADING", "EAGER", 0);
+    if (req->one)
+        setenv("BANKLAB_RUN_ONE", "1", 1);
+    if (req->patch)
+        setenv("BANKLAB_SANITIZE_PATCH", req->patch, 1);
+    if (req->kernel_re)
+        setenv("BANKLAB_RUN_KERNEL", req->kernel_re, 1);
+    if (req->skip >= 0) {
+        snprintf(num, sizeof num, "%ld", req->skip);
+        setenv("BANKLAB_RUN_SKIP", num, 1);
+    }
+    if (req->count >= 0) {
+        snprintf(num, sizeof num, "%ld", req->count);
+        setenv("BANKLAB_RUN_COUNT", num, 1);
+    }
+    if (req->stdout_to_stderr)
+        dup2(2, 1);
+    execvp(argv[0], argv);
+    int e = errno;
+    ssize_t w = write(errfd, &e, sizeof e);
+    (void)w;
+    _exit(127);
+}
+
+/* INT, QUIT, TERM and HUP while the program runs: passed on to it (a second one kills it);
+ * when it has ended, the private directory is removed and banklab ends of the signal. */
+static const int run_sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+static volatile sig_atomic_t run_signal;
+static volatile pid_t run_child;
+
+static void on_run_signal(int sig, siginfo_t *info, void *ctx)
+{
+    (void)ctx;
+    /* the terminal's ^C or ^\ (si_code SI_KERNEL) reached the program already: only one
+     * sent to banklab alone is passed on */
+    int from_tty = info && info->si_code == SI_KERNEL && (sig == SIGINT || sig == SIGQUIT);
+    if (run_child > 0 && (run_signal || !from_tty))
+        kill(run_child, run_signal ? SIGKILL : sig);
+    run_signal = sig;
+}
+
+int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
+                    struct gpu_run_output *out, struct bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    char dir[PATH_MAX], path[PATH_MAX];
+    ktmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
+    if (ktmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
+        return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
+    bl_fmt(path, sizeof path, "%s/results", dir);
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    int ep[2] = {-1, -1};
+    if (fd < 0 || pipe(ep)) {
+        bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_FILE, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        ktmp_remove(dir);
+        return -1;
+    }
+    close(fd);
+    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
+    struct sigaction sa, old[4];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_run_signal;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    run_signal = 0;
+    run_child = 0;
+    for (int i = 0; i < 4; i++) /* one ignored by whoever started banklab stays ignored */
+        if (sigaction(run_sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sigaction(run_sigs[i], &sa, NULL);
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(ep[0]);
+        for (int i = 0; i < 4; i++)
+            sigaction(run_sigs[i], &old[i], NULL);
+        child(req, argv, dir, ep[1]);
+    }
+    run_child = pid;
+    if (pid > 0 && run_signal) /* it came before the child was known */
+        kill(pid, run_signal);
+    close(ep[1]);
+    int rv = 0;
+    if (pid < 0) {
+        rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_START, argv[0], strerror(errno));
+    } else {
+        int e = 0;
+        ssize_t r;
+        while ((r = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
+            ;
+        int ws = 0;
+        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+            ;
+        if (r == (ssize_t)sizeof e) {
+            rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_RUN, argv[0], strerror(e));
+        } else {
+            out->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+            read_results(path, out);
+        }
+    }
+    close(ep[0]);
+    run_child = 0;
+    ktmp_remove(dir);
+    for (int i = 0; i < 4; i++)
+        sigaction(run_sigs[i], &old[i], NULL);
+    if (run_signal)
+        raise(run_signal); /* killed: ended as the signal says, the directory gone */
+    return rv;
+}

@@ -1,0 +1,594 @@
+/* san_inject.c: the sanitizer route of `banklab run` (build/libbanklab_sanitize.so): the CUDA
+ * driver loads it into an unmodified program through CUDA_INJECTION64_PATH and calls
+ * InitializeInjection. It subscribes to the Compute Sanitizer's callbacks: every module the
+ * program loads is patched (shared ld/st/atomics, ldmatrix/stmatrix, cp.async call the
+ * device functions of banklab_patch.fatbin, BANKLAB_SANITIZE_PATCH), and every selected
+ * launch (the first of each kernel, or --kernel REGEX, --launch-skip, --launch-count, as the
+ * CUPTI route selects them) gets a zeroed table (table.h) as callback data; after the launch
+ * the table is copied back, its pcs made offsets into the kernel's code, each instruction's
+ * figures and patterns checked against the model (table.c), decoded and mapped to lines as
+ * CUPTI's route does (cuda_sassm.c), and written as frames (kernel_wire.c) to
+ * BANKLAB_RUN_DIR/results; the patterns go to BANKLAB_RUN_DIR/patterns. It holds no
+ * performance counter; a measured launch takes the device's turn (devlock.h) so that the class
+ * server's timings and this run do not disturb each other. Never prints: a problem is a NOTE
+ * frame. Built only where the toolkit has compute-sanitizer/include (the GPU machine). */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cuda.h>
+#include <sanitizer.h>
+
+#include "../compile/compile.h"
+#include "../cuda/cudalib.h"
+#include "../devlock/devlock.h"
+#include "../sanitize/sanitize.h"
+#include "cuda_sassm.h"
+#include "cuda_state.h"
+
+#define TURN_WAIT_MS 30000
+#define MAX_MODULES 4096
+#define MAX_SEEN 4096
+#define MAX_CTX 64
+
+struct module {
+    CUmodule mod;
+    unsigned char *cubin;
+    size_t size;
+};
+
+struct ctxbuf {
+    CUcontext ctx;
+    struct san_table *dev;     /* the launch table in this context (sanitizerAlloc) */
+    int patches;               /* banklab_patch.fatbin added */
+};
+
+struct san_drv {
+    CUresult (*ctx_device)(CUdevice *);
+    CUresult (*dev_attr)(int *, CUdevice_attribute, CUdevice);
+    CUresult (*dev_name)(char *, int, CUdevice);
+    CUresult (*dev_uuid)(CUuuid *, CUdevice);
+    CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
+};
+
+static struct {
+    pthread_mutex_t mu;        /* modules, contexts, counts, the one measured launch */
+    int fd;                    /* the results file */
+    FILE *pat;                 /* the patterns file */
+    int broken;
+    const char *patch;         /* banklab_patch.fatbin */
+    struct cupti c;            /* for CUPTI's SASS-to-source correlation only */
+    int have_cupti;
+    struct san_drv d;
+    Sanitizer_SubscriberHandle sub;
+    regex_t re;
+    int have_re;
+    long skip, count, matched, selected, measured, launches;
+    char *seen[MAX_SEEN];
+    long seen_n[MAX_SEEN];
+    int nseen;
+    struct module mods[MAX_MODULES];
+    int nmods;
+    struct ctxbuf ctxs[MAX_CTX];
+    int nctx;
+    int sm;
+    char devname[GPU_KERNEL_TEXT];
+    struct devlock *lock;
+    int lock_tried;
+    struct san_table *host;    /* the copy of a launch's table */
+    FILE *dbg;
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+/* The selected launch in flight (launch begin and end come on the launching thread). */
+static __thread struct {
+    int selected;
+    long ordinal, nth;
+    char symbol[GPU_KERNEL_TEXT];
+    unsigned grid[3], block[3];
+    CUfunction func;
+    CUmodule mod;
+    struct ctxbuf *cb;
+    int turn;
+    double t0;
+} T;
+
+static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void note(const char *fmt, ...)
+{
+    char line[GPU_KERNEL_TEXT * 2];
+    va_list ap;
+    va_start(ap, fmt);
+    bl_vfmt(line, sizeof line, fmt, ap);
+    va_end(ap);
+    kwire_frame(G.fd, KWIRE_NOTE, line, strlen(line));
+    if (G.dbg)
+        fprintf(G.dbg, "note: %s\n", line), fflush(G.dbg);
+}
+
+static void san_note(SanitizerResult r, const char *call)
+{
+    const char *s = NULL;
+    if (sanitizerGetResultString(r, &s) != SANITIZER_SUCCESS || !s)
+        s = "unknown error";
+    note("not measured: %s failed: %s (%d)", call, s, (int)r);
+}
+
+/* ---- modules and contexts ---- */
+
+static struct ctxbuf *ctx_of(CUcontext ctx)
+{
+    for (int i = 0; i < G.nctx; i++)
+        if (G.ctxs[i].ctx == ctx)
+            return &G.ctxs[i];
+    if (G.nctx == MAX_CTX)
+        return NULL;
+    struct ctxbuf *b = &G.ctxs[G.nctx++];
+    memset(b, 0, sizeof *b);
+    b->ctx = ctx;
+    return b;
+}
+
+static void module_loaded(const Sanitizer_ResourceModuleData *md)
+{
+    pthread_mutex_lock(&G.mu);
+    struct ctxbuf *b = ctx_of(md->context);
+    SanitizerResult r = SANITIZER_SUCCESS;
+    if (b && !b->patches) {
+        r = sanitizerAddPatchesFromFile(G.patch, md->context);
+        if (r != SANITIZER_SUCCESS) {
+            san_note(r, "sanitizerAddPatchesFromFile");
+            G.broken = 1;
+        }
+        b->patches = 1;
+    }
+    if (!G.broken) {
+        r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_SHARED_MEMORY_ACCESS, md->module,
+                                       "bl_shared_access");
+        if (r == SANITIZER_SUCCESS)
+            r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MATRIX_MEMORY_ACCESS, md->module,
+                                           "bl_matrix_access");
+        if (r == SANITIZER_SUCCESS)
+            r = sanitizerPatchInstructions(SANITIZER_INSTRUCTION_MEMCPY_ASYNC, md->module,
+                                           "bl_memcpy_async");
+        if (r == SANITIZER_SUCCESS)
+            r = sanitizerPatchModule(md->module);
+        if (r != SANITIZER_SUCCESS) {
+            san_note(r, "sanitizerPatchModule");
+            G.broken = 1;
+        }
+    }
+    if (G.nmods < MAX_MODULES && md->pCubin && md->cubinSize && md->cubinSize < (512u << 20)) {
+        struct module *m = &G.mods[G.nmods];
+        m->cubin = malloc(md->cubinSize);
+        if (m->cubin) {
+            memcpy(m->cubin, md->pCubin, md->cubinSize);
+            m->size = md->cubinSize;
+            m->mod = md->module;
+            G.nmods++;
+        }
+    }
+    pthread_mutex_unlock(&G.mu);
+}
+
+static const struct module *module_cubin(CUmodule mod, const char *symbol)
+{
+    const struct module *any = NULL;
+    for (int i = G.nmods - 1; i >= 0; i--) {
+        const uint8_t *code;
+        size_t size;
+        if (sass_function_code(G.mods[i].cubin, G.mods[i].size, symbol, &code, &size))
+            continue;
+        if (G.mods[i].mod == mod)
+            return &G.mods[i];
+        if (!any)
+            any = &G.mods[i];
+    }
+    return any;
+}
+
+/* ---- which launches (as the CUPTI route: cuda_inject.c) ---- */
+
+static long env_long(const char *name)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return -1;
+    char *end;
+    long n = strtol(v, &end, 10);
+    return *end || n < 0 ? -1 : n;
+}
+
+static int select_launch(const char *symbol)
+{
+    char dem[GPU_KERNEL_TEXT];
+    if (kdemangle(symbol, dem, sizeof dem))
+        bl_fmt(dem, sizeof dem, "%s", symbol);
+    G.launches++;
+    T.ordinal = G.launches;
+    if (G.have_re && regexec(&G.re, dem, 0, NULL, 0) && regexec(&G.re, symbol, 0, NULL, 0))
+        return 0;
+    int i;
+    for (i = 0; i < G.nseen; i++)
+        if (!strcmp(G.seen[i], symbol))
+            break;
+    if (i == G.nseen) {
+        if (G.nseen == MAX_SEEN || !(G.seen[i] = strdup(symbol)))
+            return 0;
+        G.seen_n[G.nseen++] = 0;
+    }
+    T.nth = ++G.seen_n[i];
+    G.matched++;
+    if (G.skip < 0 && G.count < 0)
+        return T.nth == 1;
+    if (G.skip >= 0 && G.matched <= G.skip)
+        return 0;
+    if (G.count >= 0 && G.selected >= G.count)
+        return 0;
+    G.selected++;
+    return 1;
+}
+
+static void device_facts(void)
+{
+    if (G.sm)
+        return;
+    CUdevice dev;
+    int major = 0, minor = 0;
+    char name[128] = "";
+    if (G.d.ctx_device(&dev) != CUDA_SUCCESS ||
+        G.d.dev_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) ||
+        G.d.dev_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) ||
+        G.d.dev_name(name, sizeof name, dev))
+        return;
+    G.sm = major * 10 + minor;
+    bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
+    CUuuid u;
+    char key[64];
+    struct bl_err err = {0};
+    if (!G.lock_tried && !getenv("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
+        G.d.dev_uuid(&u, dev) == CUDA_SUCCESS) {
+        devlock_key((const unsigned char *)u.bytes, key, sizeof key);
+        if (devlock_open(key, &G.lock, &err))
+            G.lock = NULL;
+    }
+    G.lock_tried = 1;
+}
+
+/* ---- a launch ---- */
+
+static void launch_begin(const Sanitizer_LaunchData *ld)
+{
+    T.selected = 0;
+    pthread_mutex_lock(&G.mu);
+    int sel = !G.broken && ld->functionName && select_launch(ld->functionName);
+    struct ctxbuf *b = sel ? ctx_of(ld->context) : NULL;
+    if (b && !b->dev) {
+        SanitizerResult r = sanitizerAlloc(ld->context, (void **)&b->dev, sizeof(struct san_table));
+        if (r != SANITIZER_SUCCESS) {
+            san_note(r, "sanitizerAlloc");
+            b->dev = NULL;
+        }
+    }
+    if (!b || !b->dev) {
+        pthread_mutex_unlock(&G.mu);
+        sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, NULL);
+        return;
+    }
+    device_facts();
+    T.selected = 1; /* G.mu stays held until launch_end: one measured launch at a time */
+    T.cb = b;
+    T.func = ld->function;
+    T.mod = ld->module;
+    bl_fmt(T.symbol, sizeof T.symbol, "%s", ld->functionName);
+    T.grid[0] = ld->gridDim_x, T.grid[1] = ld->gridDim_y, T.grid[2] = ld->gridDim_z;
+    T.block[0] = ld->blockDim_x, T.block[1] = ld->blockDim_y, T.block[2] = ld->blockDim_z;
+    T.turn = 0;
+    if (G.lock) {
+        struct bl_err err = {0};
+        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+    }
+    sanitizerMemset(b->dev, 0, sizeof(struct san_table), ld->hStream);
+    sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, b->dev);
+    T.t0 = bl_now_ms();
+}
+
+static void fill_head(struct gpu_kernel_result *res)
+{
+    if (kdemangle(T.symbol, res->kernel, sizeof res->kernel))
+        bl_fmt(res->kernel, sizeof res->kernel, "%s", T.symbol);
+    bl_fmt(res->lowered, sizeof res->lowered, "%s", T.symbol);
+    bl_fmt(res->device, sizeof res->device, "%s", G.devname);
+    bl_fmt(res->arch, sizeof res->arch, "sm_%d", G.sm);
+    memcpy(res->grid, T.grid, sizeof res->grid);
+    memcpy(res->block, T.block, sizeof res->block);
+    if (T.func) {
+        G.d.func_attr(&res->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, T.func);
+        G.d.func_attr(&res->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, T.func);
+    }
+    if (!G.lock)
+        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns (no device lock)");
+    else if (!T.turn)
+        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns: waited %d s for the GPU",
+               TURN_WAIT_MS / 1000);
+}
+
+/* A header of the CUDA toolkit (CUDA's own include directories), where the code of
+ * atomicAdd, __half2float, cuda::memcpy_async, cub and wmma stands. */
+static int toolkit_file(const char *path)
+{
+    return strstr(path, "/include/") && (strstr(path, "/cuda") || strstr(path, "/cccl/"));
+}
+
+/* Instructions CUPTI's line table charges to a header of the toolkit are charged instead to
+ * the line of the kernel's own file that called it (the outermost frames of the DWARF
+ * inlined-at chain in that file, ksl_lines), as Nsight Compute's source page shows them: the
+ * learner's line, not CUDA's. The kernel's file: the file of its other instructions. */
+static void own_lines(struct gpu_kernel_result *res, const struct module *m)
+{
+    const char *own = NULL;
+    int moved = 0;
+    for (int i = 0; i < res->ninsts && !own; i++) {
+        int f = res->insts[i].file;
+        if (f > 0 && f < res->nfiles && !toolkit_file(res->files[f]))
+            own = res->files[f];
+    }
+    if (!own)
+        return;
+    char ownpath[GPU_KERNEL_TEXT];
+    bl_fmt(ownpath, sizeof ownpath, "%s", own);
+    struct kp_sass ks;
+    if (ksl_lines(m->cubin, m->size, T.symbol, ownpath, &ks))
+        return;
+    int fo = kres_add_file(res, ownpath);
+    for (int i = 0; i < res->ninsts && fo >= 0; i++) {
+        struct gpu_kernel_inst *in = &res->insts[i];
+        if (in->file <= 0 || in->file >= res->nfiles || !toolkit_file(res->files[in->file]))
+            continue;
+        for (int k = 0; k < ks.n; k++)
+            if (ks.insn[k].pc == in->pc) {
+                in->file = fo;
+                in->line = ks.insn[k].line;
+                moved++;
+                break;
+            }
+    }
+    kp_sass_free(&ks);
+    if (moved)
+        kres_build_lines(res);
+}
+
+/* The table's warps (the worst and the distinct patterns of each instruction) into res. */
+static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t size)
+{
+    static const int op_of[] = {GPU_KOP_LD, GPU_KOP_ST, GPU_KOP_ATOM, GPU_KOP_LDSM, GPU_KOP_STSM,
+                                GPU_KOP_LDGSTS};
+    int n = 0;
+    for (int i = 0; i < SAN_PCS; i++)
+        if (G.host->pc[i].pc && G.host->pc[i].pc - 1 >= pc0 && G.host->pc[i].pc - 1 - pc0 < size)
+            n += SAN_PATS + 1;
+    res->pats = calloc(n ? (size_t)n : 1, sizeof *res->pats);
+    if (!res->pats)
+        return;
+    for (int i = 0; i < SAN_PCS; i++) {
+        const struct san_pc *e = &G.host->pc[i];
+        if (!e->pc || e->pc - 1 < pc0 || e->pc - 1 - pc0 >= size)
+            continue;
+        for (int k = 0; k <= SAN_PATS; k++) {
+            const struct san_pat *p = &e->pat[k];
+            if (!p->key || !p->ready || p->kind > SAN_CPASYNC || !p->width || p->width > 16)
+                continue;
+            struct gpu_kernel_pattern *q = &res->pats[res->npats++];
+            q->pc = (uint32_t)(e->pc - 1 - pc0);
+            q->slot = k == SAN_WORST ? -1 : k;
+            q->count = k == SAN_WORST ? 0 : p->count;
+            q->wavefronts = p->wavefronts;
+            q->op = op_of[p->kind];
+            q->width = p->width;
+            q->matrices = p->matrices;
+            q->mask = p->mask;
+            memcpy(q->block, p->block, sizeof q->block);
+            q->warp = p->warp;
+            memcpy(q->addr, p->addr, sizeof q->addr);
+            memcpy(q->src, p->src, sizeof q->src);
+        }
+    }
+}
+
+/* The copied table into res (G.mu held). */
+static void table_result(struct gpu_kernel_result *res, double t_run)
+{
+    uint64_t pc0 = 0, size = 0;
+    SanitizerResult r = sanitizerGetFunctionPcAndSize(T.mod, T.symbol, &pc0, &size);
+    /* a kernel of a library (cuLibraryLoad, CUDA's lazy loading) may name another module at
+     * launch than the one it was loaded in: try each module whose cubin holds the symbol */
+    for (int i = G.nmods - 1; i >= 0 && r != SANITIZER_SUCCESS; i--) {
+        const uint8_t *code;
+        size_t n;
+        if (G.mods[i].mod != T.mod &&
+            !sass_function_code(G.mods[i].cubin, G.mods[i].size, T.symbol, &code, &n) &&
+            sanitizerGetFunctionPcAndSize(G.mods[i].mod, T.symbol, &pc0, &size) ==
+                SANITIZER_SUCCESS) {
+            T.mod = G.mods[i].mod;
+            r = SANITIZER_SUCCESS;
+        }
+    }
+    if (r != SANITIZER_SUCCESS) {
+        bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED,
+                "sanitizerGetFunctionPcAndSize", "not found");
+        return;
+    }
+    struct san_row rows[SAN_PCS];
+    struct san_check chk;
+    int n = san_table_rows(G.host, pc0, size, rows, SAN_PCS, &chk);
+    if (G.pat)
+        san_write_patterns(G.pat, T.symbol, T.ordinal, G.host, pc0, size);
+    keep_patterns(res, pc0, size);
+    if (chk.mismatch)
+        note("sanitizer: %d of %d patterns of %s cost otherwise in the model (first at pc %#x)",
+             chk.mismatch, chk.patterns, T.symbol, chk.first_pc);
+    if (chk.outside)
+        note("sanitizer: %llu executions of %s outside its code (a called device function) "
+             "not shown", (unsigned long long)chk.outside, T.symbol);
+    if (G.host->overflow)
+        note("sanitizer: %s has more than %d shared instructions: %u executions not counted",
+             T.symbol, SAN_PCS, G.host->overflow);
+    struct sassm_run sr = {0};
+    sr.rows = calloc(n ? (size_t)n : 1, sizeof *sr.rows);
+    if (!sr.rows) {
+        bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+        return;
+    }
+    for (int i = 0; i < n; i++) {
+        struct sassm_row *row = &sr.rows[sr.nrows++];
+        row->pc = rows[i].pc;
+        row->inst[rows[i].op] = rows[i].inst;
+        row->wf = rows[i].wavefronts;
+        row->ideal = rows[i].ideal;
+    }
+    sr.caprows = sr.nrows;
+    struct sassm_cfg cfg = {.configured = 1, .have_ideal = 1};
+    kres_add_file(res, "?");
+    const struct module *m = module_cubin(T.mod, T.symbol);
+    if (!m) {
+        bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
+    } else {
+        struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
+        if (sassm_build(G.have_cupti ? &G.c : NULL, &code, &cfg, &sr, res, NULL))
+            bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+        else
+            own_lines(res, m);
+    }
+    free(sr.rows);
+    res->timing.run = t_run;
+}
+
+static void launch_end(const Sanitizer_LaunchData *ld)
+{
+    if (!T.selected)
+        return;
+    T.selected = 0;
+    struct gpu_kernel_result *res = calloc(1, sizeof *res);
+    SanitizerResult r = sanitizerStreamSynchronize(ld->hStream);
+    double t_run = bl_now_ms() - T.t0;
+    if (r == SANITIZER_SUCCESS)
+        r = sanitizerMemcpyDeviceToHost(G.host, T.cb->dev, sizeof(struct san_table), ld->hStream);
+    if (T.turn)
+        devlock_release(G.lock);
+    if (res) {
+        if (r != SANITIZER_SUCCESS) {
+            const char *s = NULL;
+            sanitizerGetResultString(r, &s);
+            bl_fail(&res->err, GPU_KERNEL_EFAULT, BL_NOWHERE, KRN_KERNEL_FAULTED,
+                    s ? s : "sanitizer error");
+        } else {
+            table_result(res, t_run);
+        }
+        fill_head(res);
+        res->phase = GPU_KPHASE_DONE;
+        int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
+        kwire_frame(G.fd, KWIRE_LAUNCH, which, sizeof which);
+        kwire_put_result(G.fd, res);
+        G.measured++;
+        gpu_kernel_result_done(res);
+        free(res);
+    }
+    pthread_mutex_unlock(&G.mu);
+}
+
+static void SANITIZERAPI on_callback(void *ud, Sanitizer_CallbackDomain dom,
+                                     Sanitizer_CallbackId id, const void *data)
+{
+    (void)ud;
+    if (dom == SANITIZER_CB_DOMAIN_RESOURCE && id == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
+        module_loaded(data);
+    else if (dom == SANITIZER_CB_DOMAIN_LAUNCH && id == SANITIZER_CBID_LAUNCH_BEGIN)
+        launch_begin(data);
+    else if (dom == SANITIZER_CB_DOMAIN_LAUNCH && id == SANITIZER_CBID_LAUNCH_END)
+        launch_end(data);
+}
+
+/* ---- the entry point ---- */
+
+static int load_api(void)
+{
+    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!cuda) {
+        note("not measured: libcuda.so.1 not found");
+        return -1;
+    }
+    static const struct ksym ds[] = {
+#define S(field, name, opt) {offsetof(struct san_drv, field), name, opt}
+        S(ctx_device, "cuCtxGetDevice", 0), S(dev_attr, "cuDeviceGetAttribute", 0),
+        S(dev_name, "cuDeviceGetName", 0), S(dev_uuid, "cuDeviceGetUuid_v2", 1),
+        S(func_attr, "cuFuncGetAttribute", 0),
+#undef S
+    };
+    struct bl_err e = {0};
+    if (KSYMS(cuda, ds, &G.d, &e, -1, KRN_INJECT_SYM_MISSING)) {
+        note("%s", e.msg);
+        return -1;
+    }
+    void *cupti = bl_cupti_open(); /* only for the line table; without it lines read "?" */
+    G.have_cupti = cupti && !sassm_cupti_syms(cupti, &G.c, &e, KRN_INJECT_SYM_MISSING);
+    if (!G.have_cupti)
+        note("sanitizer: libcupti not found: instructions without source lines");
+    return 0;
+}
+
+__attribute__((visibility("default"))) int InitializeInjection(void);
+__attribute__((visibility("default"))) int InitializeInjection(void)
+{
+    static int done;
+    if (done)
+        return 1;
+    done = 1;
+    const char *dir = getenv("BANKLAB_RUN_DIR");
+    G.patch = getenv("BANKLAB_SANITIZE_PATCH");
+    if (!dir || !*dir || !G.patch || !*G.patch)
+        return 1;
+    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    if (dbgpath && *dbgpath)
+        G.dbg = fopen(dbgpath, "a");
+    char path[PATH_MAX];
+    bl_fmt(path, sizeof path, "%s/results", dir);
+    G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
+    if (G.fd < 0)
+        return 1;
+    kwire_hello(G.fd, 0);
+    const char *pat = getenv("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
+    if (pat && *pat)
+        bl_fmt(path, sizeof path, "%s", pat);
+    else
+        bl_fmt(path, sizeof path, "%s/patterns", dir);
+    int pfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+    G.pat = pfd >= 0 ? fdopen(pfd, "a") : NULL;
+    const char *re = getenv("BANKLAB_RUN_KERNEL");
+    if (re && *re) {
+        if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {
+            note("not measured: --kernel %s is not an extended regular expression", re);
+            return 1;
+        }
+        G.have_re = 1;
+    }
+    G.skip = env_long("BANKLAB_RUN_SKIP");
+    G.count = env_long("BANKLAB_RUN_COUNT");
+    G.host = calloc(1, sizeof *G.host);
+    if (!G.host || load_api())
+        return 1;
+    SanitizerResult r = sanitizerSubscribe(&G.sub, on_callback, NULL);
+    if (r == SANITIZER_SUCCESS)
+        r = sanitizerEnableDomain(1, G.sub, SANITIZER_CB_DOMAIN_RESOURCE);
+    if (r == SANITIZER_SUCCESS)
+        r = sanitizerEnableDomain(1, G.sub, SANITIZER_CB_DOMAIN_LAUNCH);
+    if (r != SANITIZER_SUCCESS)
+        san_note(r, "sanitizerSubscribe");
+    return 1;
+}

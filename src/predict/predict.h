@@ -1,0 +1,115 @@
+/* predict.h: the bank model's prediction for every line of a learner's kernel, for
+ * the launch of a request (grid, block, --smem, --arg): each line's shared-memory accesses as
+ * the pattern language expresses them (pattern_cuda.h, with the ifs and fors around the line
+ * as a guard and loop trips), evaluated for every warp of every block that executes it and
+ * summed as CUPTI's SASS metrics sum them (inst, wavefronts, ideal = passes, excess). A line
+ * the language cannot express gets one short reason; a conflicting line the worst pass that
+ * explains it; and a fix checked with the model (predict/fix.c): padding of the array's last
+ * dimension or an XOR swizzle of its column, the smallest that makes the line conflict free
+ * without making another line of the array worse. Every text in English and Chinese.
+ * No GPU, no curses, no files: the model only; one caller at a time (static scratch). */
+#ifndef BANKLAB_KERNEL_PREDICT_H
+#define BANKLAB_KERNEL_PREDICT_H
+
+#include <stddef.h>
+
+#include "../compile/compile.h"
+#include "../kernel/kernel.h"
+
+#define KP_EN 0
+#define KP_ZH 1
+#define KP_MAX_EVALS (1L << 21)     /* warp evaluations one line may take */
+#define KP_MAX_TRIPS 4096           /* trips of the loops around one line */
+#define KP_LOOPS 8                  /* loops around one line */
+#define KP_MAX_LINES 2000           /* lines with an index translated per file */
+#define KP_ARRAYS 16
+
+enum kp_state {
+    KP_NONE = 0,                    /* no shared-memory access on the line */
+    KP_OK,                          /* predicted */
+    KP_CANNOT,                      /* accesses the model cannot express: reason[] */
+};
+
+enum kp_fix_kind { KP_FIX_NONE = 0, KP_FIX_PAD, KP_FIX_SWIZZLE };
+
+struct kp_line {
+    int line;
+    enum kp_state state;
+    double inst, wavefronts, ideal, excess;
+    int ways;                       /* the largest pass cost of any warp: n-way */
+    char arrays[128];               /* the arrays it accesses, one space between */
+    char worst[32];                 /* the array of its worst access */
+    char reason[2][KP_TEXT];        /* KP_CANNOT: why not, en and zh */
+    char why[2][KP_TEXT];           /* excess > 0: its worst pass, en and zh */
+    char fix[2][KP_TEXT];           /* excess > 0: the fix note (or why none), en and zh */
+    enum kp_fix_kind fix_kind;      /* the fix found, for kp_patch */
+    char fix_array[64];
+    int fix_pad;                    /* elements added to the last dimension */
+    /* what the compiled code has on the line (kp_predict_sass): */
+    int nsass;                      /* its shared-memory SASS instructions (-1: not known) */
+    char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
+    int call_line;                  /* inlined from this line of the kernel (a helper), or 0 */
+    char compiler[2][KP_TEXT];      /* where the SASS differs from the source: what nvcc did */
+    unsigned ops;                   /* the reading's accesses: 1 << BANK_LOAD | 1 << BANK_STORE */
+};
+
+struct kp_array {                   /* a shared array as the model laid it out */
+    char name[32];
+    int ndims;                      /* 0: a carved pointer or an extern array */
+    long long dims[3];
+    unsigned elem;                  /* bytes per element */
+    int dynamic;
+};
+
+struct kp_result {
+    char kernel[GPU_KERNEL_TEXT];   /* the kernel predicted */
+    int first, last;                /* its body's lines */
+    int name_line;                  /* the line its name stands on */
+    int nlines;                     /* the file's lines: line[i] is line i + 1 */
+    struct kp_line *line;
+    int npredicted, ncannot;
+    int narrays;
+    struct kp_array array[KP_ARRAYS];
+    unsigned grid[3], block[3];
+    unsigned long long smem;
+    int sass_known;                 /* 1: the lines come from the compiled code's SASS */
+    char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
+    int nsass_lines;                /* lines with a shared SASS instruction */
+    int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
+};
+
+/* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
+ * of src (len bytes). Returns 0 with *out filled (free it with kp_free), or -1 with err (no
+ * kernel, which kernel, out of memory; NULL: no reason kept). Never prints. */
+int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
+               struct kp_result *out, struct bl_err *err);
+
+/* kp_predict_sass: kp_predict driven by the compiled code (sass: the kernel's shared-memory
+ * instructions per line, compile/compile.h; NULL: the source reading alone). Every line
+ * with a shared instruction is predicted or gets a reason; a predicted line without one says
+ * what nvcc did (merged, removed) and predicts nothing; a line whose instructions are wider
+ * or narrower than the source's accesses is predicted as the instructions nvcc emitted. */
+int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                    const struct kp_sass *sass, struct kp_result *out, struct bl_err *err);
+
+/* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
+ * the model, or the reason there is none, into its fix fields. */
+void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
+              struct kp_result *r);
+
+/* kp_fixes_sass: kp_fixes for r predicted by kp_predict_sass with sass: every candidate fix
+ * is checked with the same compiled instructions per line (the edits keep the lines) */
+void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, struct kp_result *r);
+
+/* kp_patch: src with the fix of line `line` applied (a new NUL-terminated buffer, *outlen its
+ * length; the lines keep their numbers), or NULL when the line has no fix or memory is out. */
+char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
+               size_t *outlen);
+
+/* kp_worst_fixable: the line with the most excess that has a fix, or 0 */
+int kp_worst_fixable(const struct kp_result *r);
+
+void kp_free(struct kp_result *r);
+
+#endif
