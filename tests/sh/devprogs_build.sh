@@ -13,6 +13,7 @@ t=$(mktemp -d) || exit 1
 trap 'rm -rf "$t"' EXIT
 nfail=0 npass=0
 fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
+words() { printf '%s\n' "$1" | tr '\n' ' '; }
 ok() { npass=$((npass + 1)); }
 [ -f "$man" ] || { echo "FAIL: no $man"; exit 1; }
 
@@ -43,8 +44,8 @@ for f in "$dir"/*.cu; do
 done | sort > "$t/present"
 missing=$(comm -23 "$t/present" "$t/listed")
 stale=$(comm -13 "$t/present" "$t/listed" | sort -u)
-[ -z "$missing" ] || fail "not in MANIFEST: $(echo $missing)"
-[ -z "$stale" ] || fail "MANIFEST names files that do not exist: $(echo $stale)"
+[ -z "$missing" ] || fail "not in MANIFEST: $(words "$missing")"
+[ -z "$stale" ] || fail "MANIFEST names files that do not exist: $(words "$stale")"
 nprog=$(wc -l < "$t/present")
 [ "$nprog" -ge 12 ] || fail "only $nprog programs in $dir (at least 12)"
 
@@ -57,8 +58,8 @@ while IFS='|' read -r file klist idioms; do
     [ -s "$t/have" ] || fail "$file: no __global__ kernel found"
     d1=$(comm -23 "$t/have" "$t/want")
     d2=$(comm -13 "$t/have" "$t/want")
-    [ -z "$d1" ] || fail "$file: kernels missing from MANIFEST: $(echo $d1)"
-    [ -z "$d2" ] || fail "$file: MANIFEST names kernels the file does not define: $(echo $d2)"
+    [ -z "$d1" ] || fail "$file: kernels missing from MANIFEST: $(words "$d1")"
+    [ -z "$d2" ] || fail "$file: MANIFEST names kernels the file does not define: $(words "$d2")"
     grep -q 'int main *(' "$dir/$file" || fail "$file: no main()"
     [ -z "$d1$d2" ] && ok
     nk=$((nk + $(wc -l < "$t/have")))
@@ -72,6 +73,7 @@ if [ -z "$NVCC" ]; then
     exit 77
 fi
 export NVCC T="$t"
+# shellcheck disable=SC2016
 sed "s|^|$dir/|" "$t/present" | xargs -P2 -n1 sh -c '
     b=$(basename "$1" .cu)
     if timeout 300 "$NVCC" -O3 -lineinfo -arch=sm_90 -o "$T/$b" "$1" > "$T/$b.log" 2>&1; then :

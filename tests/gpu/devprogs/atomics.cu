@@ -116,6 +116,57 @@ __global__ void distinct_count(const int *x, int n, int *counts)
         counts[blockIdx.x] = distinct;
 }
 
+// the first wrong entry of bit_masks' outputs (masks first, then the warp ORs), or -1
+static int first_wrong_mask(const std::vector<unsigned int> &words, const std::vector<unsigned int> &masks,
+                            const std::vector<unsigned int> &warps, int blocks, int threads)
+{
+    for (int b = 0; b < blocks; b++)
+    {
+        unsigned int a = 0xffffffffu, o = 0, x = 0;
+        for (int t = 0; t < threads; t++)
+        {
+            unsigned int v = words[b * threads + t];
+            a &= v;
+            o |= v;
+            x ^= v;
+        }
+        if (masks[3 * b] != a || masks[3 * b + 1] != o || masks[3 * b + 2] != x)
+            return 3 * b;
+        for (int w = 0; w < threads / 32; w++)
+        {
+            unsigned int wo = 0;
+            for (int l = 0; l < 32; l++)
+                wo |= words[b * threads + w * 32 + l];
+            if (warps[b * (threads / 32) + w] != wo)
+                return 3 * blocks + b * (threads / 32) + w;
+        }
+    }
+    return -1;
+}
+
+// the first block whose distinct count is wrong, or -1
+static int first_wrong_count(const std::vector<int> &xs, const std::vector<int> &counts, int blocks,
+                             int threads)
+{
+    for (int b = 0; b < blocks; b++)
+    {
+        std::vector<char> seen(TABLE, 0);
+        int c = 0;
+        for (int t = 0; t < threads; t++)
+        {
+            int k = xs[b * threads + t] & (TABLE - 1);
+            if (!seen[k])
+            {
+                seen[k] = 1;
+                c++;
+            }
+        }
+        if (counts[b] != c)
+            return b;
+    }
+    return -1;
+}
+
 int main(int argc, char **argv)
 {
     const int N = 1 << 16, THREADS = 256;
@@ -201,28 +252,7 @@ int main(int argc, char **argv)
     std::vector<unsigned int> masks(3 * blocks), warps(blocks * (THREADS / 32));
     CHECK(cudaMemcpy(masks.data(), d_masks, masks.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(warps.data(), d_warp, warps.size() * sizeof(unsigned int), cudaMemcpyDeviceToHost));
-    wrong = -1;
-    for (int b = 0; b < blocks && wrong < 0; b++)
-    {
-        unsigned int a = 0xffffffffu, o = 0, x = 0;
-        for (int t = 0; t < THREADS; t++)
-        {
-            unsigned int v = words[b * THREADS + t];
-            a &= v;
-            o |= v;
-            x ^= v;
-        }
-        if (masks[3 * b] != a || masks[3 * b + 1] != o || masks[3 * b + 2] != x)
-            wrong = 3 * b;
-        for (int w = 0; w < THREADS / 32 && wrong < 0; w++)
-        {
-            unsigned int wo = 0;
-            for (int l = 0; l < 32; l++)
-                wo |= words[b * THREADS + w * 32 + l];
-            if (warps[b * (THREADS / 32) + w] != wo)
-                wrong = 3 * blocks + b * (THREADS / 32) + w;
-        }
-    }
+    wrong = first_wrong_mask(words, masks, warps, blocks, THREADS);
     if (wrong >= 0)
     {
         printf("bit_masks: WRONG at %d\n", wrong);
@@ -236,23 +266,7 @@ int main(int argc, char **argv)
     CHECK(cudaGetLastError());
     std::vector<int> counts(blocks);
     CHECK(cudaMemcpy(counts.data(), d_counts, blocks * sizeof(int), cudaMemcpyDeviceToHost));
-    wrong = -1;
-    for (int b = 0; b < blocks && wrong < 0; b++)
-    {
-        std::vector<char> seen(TABLE, 0);
-        int c = 0;
-        for (int t = 0; t < THREADS; t++)
-        {
-            int k = xs[b * THREADS + t] & (TABLE - 1);
-            if (!seen[k])
-            {
-                seen[k] = 1;
-                c++;
-            }
-        }
-        if (counts[b] != c)
-            wrong = b;
-    }
+    wrong = first_wrong_count(xs, counts, blocks, THREADS);
     if (wrong >= 0)
     {
         printf("distinct_count: WRONG at %d (%d distinct)\n", wrong, counts[wrong]);

@@ -13,7 +13,8 @@
 
 #define SEG 1024
 
-__global__ void bitonic_pairs(int *keys) {
+__global__ void bitonic_pairs(int *keys)
+{
     __shared__ int s[SEG];
     int t = threadIdx.x;
     int *seg = keys + blockIdx.x * SEG;
@@ -37,7 +38,8 @@ __global__ void bitonic_pairs(int *keys) {
     seg[t + SEG / 2] = s[t + SEG / 2];
 }
 
-__global__ void bitonic_xor(int *keys) {
+__global__ void bitonic_xor(int *keys)
+{
     __shared__ int s[SEG];
     unsigned tid = threadIdx.x;
     int *seg = keys + blockIdx.x * SEG;
@@ -60,7 +62,8 @@ __global__ void bitonic_xor(int *keys) {
 }
 
 // out[rank] = key, rank = keys smaller + equal keys earlier in the segment
-__global__ void rank_sort(const int *keys, int *out) {
+__global__ void rank_sort(const int *keys, int *out)
+{
     __shared__ int s[SEG];
     int t = threadIdx.x;
     const int *seg = keys + blockIdx.x * SEG;
@@ -77,7 +80,8 @@ __global__ void rank_sort(const int *keys, int *out) {
     out[blockIdx.x * SEG + t] = s[t];
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int segs = argc > 1 ? atoi(argv[1]) : 8;
     if (segs < 1 || segs > 1024) segs = 8;
     int n = segs * SEG;

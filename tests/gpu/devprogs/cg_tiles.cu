@@ -16,7 +16,8 @@ namespace cg = cooperative_groups;
 #define RMAX 8
 #define SBLOCK 256
 
-__global__ void cg_block_sum(const int *in, int *out, int n) {
+__global__ void cg_block_sum(const int *in, int *out, int n)
+{
     __shared__ int partial[32];
     cg::thread_block block = cg::this_thread_block();
     cg::thread_block_tile<32> warp = cg::tiled_partition<32>(block);
@@ -38,7 +39,8 @@ __global__ void cg_block_sum(const int *in, int *out, int n) {
 
 // block (32, 8): a 32x32 tile per block; `pitch` 32 (conflicting) or 33 (padded)
 template <int PITCH>
-__global__ void cg_transpose(float *out, const float *in, int n) {
+__global__ void cg_transpose(float *out, const float *in, int n)
+{
     __shared__ float tile[32 * PITCH];
     cg::thread_block block = cg::this_thread_block();
     auto at = [&](int r, int c) -> float & { return tile[r * PITCH + c]; };
@@ -53,7 +55,8 @@ __global__ void cg_transpose(float *out, const float *in, int n) {
         out[(y + j) * n + x] = at(tx, ty + j);
 }
 
-__global__ void cg_stencil(const float *in, float *out, int n, int radius) {
+__global__ void cg_stencil(const float *in, float *out, int n, int radius)
+{
     __shared__ float s[SBLOCK + 2 * RMAX];
     cg::thread_block block = cg::this_thread_block();
     int t = block.thread_rank();
@@ -72,7 +75,8 @@ __global__ void cg_stencil(const float *in, float *out, int n, int radius) {
         out[g] = sum;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = argc > 1 ? atoi(argv[1]) : 50000;
     int radius = argc > 2 ? atoi(argv[2]) : 5;
     if (n < 1 || n > (1 << 22)) n = 50000;

@@ -14,7 +14,8 @@
 constexpr int THREADS = 128, ITEMS = 4, TILE_ITEMS = THREADS * ITEMS;
 
 // inclusive prefix sum of each TILE_ITEMS-long tile of in
-__global__ void tile_scan(const int *in, int *out, int n) {
+__global__ void tile_scan(const int *in, int *out, int n)
+{
     typedef cub::BlockLoad<int, THREADS, ITEMS, cub::BLOCK_LOAD_TRANSPOSE> Load;
     typedef cub::BlockScan<int, THREADS> Scan;
     typedef cub::BlockStore<int, THREADS, ITEMS, cub::BLOCK_STORE_TRANSPOSE> Store;
@@ -33,7 +34,8 @@ __global__ void tile_scan(const int *in, int *out, int n) {
     Store(temp.store).Store(out + offset, items, valid);
 }
 
-__global__ void block_sum(const int *in, int *out, int n) {
+__global__ void block_sum(const int *in, int *out, int n)
+{
     typedef cub::BlockReduce<int, 256> Reduce;
     __shared__ typename Reduce::TempStorage temp;
     int i = blockIdx.x * 256 + threadIdx.x;
@@ -44,7 +46,8 @@ __global__ void block_sum(const int *in, int *out, int n) {
 }
 
 // out[t * ITEMS + k] = in[t * ITEMS + k] + in[t * ITEMS] within each tile
-__global__ void striped_to_blocked(const int *in, int *out) {
+__global__ void striped_to_blocked(const int *in, int *out)
+{
     typedef cub::BlockExchange<int, THREADS, ITEMS> Exchange;
     __shared__ typename Exchange::TempStorage temp;
     int offset = blockIdx.x * TILE_ITEMS;
@@ -56,7 +59,8 @@ __global__ void striped_to_blocked(const int *in, int *out) {
     cub::StoreDirectBlocked(threadIdx.x, out + offset, items);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = argc > 1 ? atoi(argv[1]) : 30000;
     if (n < 1 || n > (1 << 22)) n = 30000;
     int bad = 0;

@@ -12,7 +12,8 @@
 
 #define BLOCK 256
 
-__global__ void reduce_interleaved(const int *in, int *out, int n) {
+__global__ void reduce_interleaved(const int *in, int *out, int n)
+{
     __shared__ int s[BLOCK];
     unsigned tid = threadIdx.x;
     unsigned i = blockIdx.x * blockDim.x + tid;
@@ -27,7 +28,8 @@ __global__ void reduce_interleaved(const int *in, int *out, int n) {
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
-__global__ void reduce_sequential(const int *in, int *out, int n) {
+__global__ void reduce_sequential(const int *in, int *out, int n)
+{
     __shared__ int s[BLOCK];
     unsigned tid = threadIdx.x;
     unsigned i = blockIdx.x * (blockDim.x * 2) + tid;
@@ -43,13 +45,15 @@ __global__ void reduce_sequential(const int *in, int *out, int n) {
     if (tid == 0) out[blockIdx.x] = s[0];
 }
 
-__inline__ __device__ float warpReduceSum(float val) {
+__inline__ __device__ float warpReduceSum(float val)
+{
     for (int offset = warpSize / 2; offset > 0; offset /= 2)
         val += __shfl_down_sync(0xffffffff, val, offset);
     return val;
 }
 
-__inline__ __device__ float blockReduceSum(float val) {
+__inline__ __device__ float blockReduceSum(float val)
+{
     static __shared__ float shared[32];
     int lane = threadIdx.x % warpSize;
     int wid = threadIdx.x / warpSize;
@@ -62,7 +66,8 @@ __inline__ __device__ float blockReduceSum(float val) {
 }
 
 // grid-stride loop: each block sums its share, then one atomicAdd per block
-__global__ void sum_grid_stride(const float *in, float *out, int n) {
+__global__ void sum_grid_stride(const float *in, float *out, int n)
+{
     float sum = 0.0f;
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += blockDim.x * gridDim.x)
         sum += in[i];
@@ -71,7 +76,8 @@ __global__ void sum_grid_stride(const float *in, float *out, int n) {
 }
 
 // one block per row of `cols` values: subtract the row's mean, kept in a shared scalar
-__global__ void center_rows(float *x, int cols) {
+__global__ void center_rows(float *x, int cols)
+{
     __shared__ float mean;
     float *row = x + (size_t)blockIdx.x * cols;
     float sum = 0.0f;
@@ -84,7 +90,8 @@ __global__ void center_rows(float *x, int cols) {
         row[c] -= mean;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = argc > 1 ? atoi(argv[1]) : 100000;
     if (n < 1 || n > (1 << 24)) n = 100000;
     const int ROWS = 64, COLS = 1000;

@@ -16,13 +16,15 @@
 #define CONFLICT_FREE_OFFSET(n) ((n) >> LOG_NUM_BANKS)
 
 template <bool PAD>
-__device__ __forceinline__ int pad(int i) {
+__device__ __forceinline__ int pad(int i)
+{
     return PAD ? CONFLICT_FREE_OFFSET(i) : 0;
 }
 
 // each block scans ELEMS values of in (exclusive) into out and writes its total to sums
 template <bool PAD>
-__global__ void prescan(int *out, const int *in, int *sums, int n) {
+__global__ void prescan(int *out, const int *in, int *sums, int n)
+{
     __shared__ int temp[ELEMS + ELEMS / 32];
     int thid = threadIdx.x;
     int base = blockIdx.x * ELEMS;
@@ -68,7 +70,8 @@ __global__ void prescan(int *out, const int *in, int *sums, int n) {
     if (base + bi < n) out[base + bi] = temp[bi + pad<PAD>(bi)];
 }
 
-__global__ void add_block_offsets(int *out, const int *offsets, int n) {
+__global__ void add_block_offsets(int *out, const int *offsets, int n)
+{
     __shared__ int add;
     if (threadIdx.x == 0) add = offsets[blockIdx.x];
     __syncthreads();
@@ -77,7 +80,8 @@ __global__ void add_block_offsets(int *out, const int *offsets, int n) {
     if (i + THREADS < n) out[i + THREADS] += add;
 }
 
-static int check(const char *name, const int *d_out, const std::vector<int> &ref, int n) {
+static int check(const char *name, const int *d_out, const std::vector<int> &ref, int n)
+{
     std::vector<int> got(n);
     CHECK(cudaMemcpy(got.data(), d_out, n * sizeof(int), cudaMemcpyDeviceToHost));
     for (int i = 0; i < n; i++)
@@ -89,7 +93,8 @@ static int check(const char *name, const int *d_out, const std::vector<int> &ref
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     int n = argc > 1 ? atoi(argv[1]) : 10000;
     if (n < 1 || n > ELEMS * ELEMS) n = 10000;
     std::vector<int> h(n), ref(n);

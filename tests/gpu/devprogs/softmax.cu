@@ -12,17 +12,20 @@
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(2); } } while (0)
 
-__device__ __forceinline__ float warp_max(float v) {
+__device__ __forceinline__ float warp_max(float v)
+{
     for (int o = 16; o > 0; o >>= 1) v = fmaxf(v, __shfl_xor_sync(0xffffffffu, v, o));
     return v;
 }
 
-__device__ __forceinline__ float warp_sum(float v) {
+__device__ __forceinline__ float warp_sum(float v)
+{
     for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffu, v, o);
     return v;
 }
 
-__global__ void softmax_rows(const float *x, float *y, int cols) {
+__global__ void softmax_rows(const float *x, float *y, int cols)
+{
     __shared__ float partial[32];
     __shared__ float row_max, row_sum;
     const float *in = x + (size_t)blockIdx.x * cols;
@@ -57,7 +60,8 @@ __global__ void softmax_rows(const float *x, float *y, int cols) {
 }
 
 __global__ void layernorm_rows(const float *x, const float *gamma, const float *beta, float *y,
-                               int cols, float eps) {
+                               int cols, float eps)
+{
     __shared__ float partial[32];
     __shared__ float mean, rstd;
     const float *in = x + (size_t)blockIdx.x * cols;
@@ -95,11 +99,13 @@ __global__ void layernorm_rows(const float *x, const float *gamma, const float *
 }
 
 // softmax values are small (about 1 / COLS): a tiny absolute slack; layer norm's are O(1)
-static int close_enough(float got, double want, double abs_tol) {
+static int close_enough(float got, double want, double abs_tol)
+{
     return fabs(got - want) <= abs_tol + 1e-3 * fabs(want);
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const int ROWS = 128, COLS = 1000;
     const int THREADS = 256;
     const float EPS = 1e-5f;

@@ -15,7 +15,8 @@ const int BX = 16, BY = 16;
 const int RMAX = 16, ROWSEG = 128;
 
 // out = (n + s + e + w) / 4 inside, the boundary copied; nx, ny multiples of 16
-__global__ void jacobi_step(const float *in, float *out, int nx, int ny) {
+__global__ void jacobi_step(const float *in, float *out, int nx, int ny)
+{
     __shared__ float t[BY + 2][BX + 2];
     int tx = threadIdx.x, ty = threadIdx.y;
     int x = blockIdx.x * BX + tx, y = blockIdx.y * BY + ty;
@@ -32,7 +33,8 @@ __global__ void jacobi_step(const float *in, float *out, int nx, int ny) {
 }
 
 // out[y][x] = sum of in[y][x - radius .. x + radius] (zeros outside the row)
-__global__ void row_blur(const float *in, float *out, int nx, int radius) {
+__global__ void row_blur(const float *in, float *out, int nx, int radius)
+{
     __shared__ float seg[ROWSEG + 2 * RMAX];
     int y = blockIdx.y;
     int x0 = blockIdx.x * ROWSEG;
@@ -51,7 +53,8 @@ __global__ void row_blur(const float *in, float *out, int nx, int radius) {
 
 } // namespace stencil
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const int NX = 512, NY = 512;
     int iters = argc > 1 ? atoi(argv[1]) : 4;
     int radius = argc > 2 ? atoi(argv[2]) : 3;

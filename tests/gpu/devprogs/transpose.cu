@@ -12,7 +12,8 @@
 #define CHECK(call) do { cudaError_t e_ = (call); if (e_ != cudaSuccess) { \
     fprintf(stderr, "%s:%d: %s\n", __FILE__, __LINE__, cudaGetErrorString(e_)); exit(2); } } while (0)
 
-__global__ void transpose_naive(float *out, const float *in, int width, int height) {
+__global__ void transpose_naive(float *out, const float *in, int width, int height)
+{
     int x = blockIdx.x * TILE_DIM + threadIdx.x;
     int y = blockIdx.y * TILE_DIM + threadIdx.y;
     for (int j = 0; j < TILE_DIM; j += BLOCK_ROWS) {
@@ -21,7 +22,8 @@ __global__ void transpose_naive(float *out, const float *in, int width, int heig
     }
 }
 
-__global__ void transpose_tiled(float *out, const float *in, int width, int height) {
+__global__ void transpose_tiled(float *out, const float *in, int width, int height)
+{
     __shared__ float tile[TILE_DIM][TILE_DIM];
     int x = blockIdx.x * TILE_DIM + threadIdx.x;
     int y = blockIdx.y * TILE_DIM + threadIdx.y;
@@ -34,7 +36,8 @@ __global__ void transpose_tiled(float *out, const float *in, int width, int heig
         out[(y + j) * height + x] = tile[threadIdx.x][threadIdx.y + j];
 }
 
-__global__ void transpose_padded(float *out, const float *in, int width, int height) {
+__global__ void transpose_padded(float *out, const float *in, int width, int height)
+{
     __shared__ float tile[TILE_DIM][TILE_DIM + 1];
     int x = blockIdx.x * TILE_DIM + threadIdx.x;
     int y = blockIdx.y * TILE_DIM + threadIdx.y;
@@ -48,11 +51,13 @@ __global__ void transpose_padded(float *out, const float *in, int width, int hei
 }
 
 // row r, column c of a 32x32 tile stored flat, columns XOR-swizzled by the row
-__device__ __forceinline__ int swz(int r, int c) {
+__device__ __forceinline__ int swz(int r, int c)
+{
     return r * TILE_DIM + (c ^ r);
 }
 
-__global__ void transpose_swizzled(float *out, const float *in, int width, int height) {
+__global__ void transpose_swizzled(float *out, const float *in, int width, int height)
+{
     __shared__ float tile[TILE_DIM * TILE_DIM];
     int x = blockIdx.x * TILE_DIM + threadIdx.x;
     int y = blockIdx.y * TILE_DIM + threadIdx.y;
@@ -66,7 +71,8 @@ __global__ void transpose_swizzled(float *out, const float *in, int width, int h
 }
 
 static int check(const char *name, const std::vector<float> &got, const std::vector<float> &in,
-                 int width, int height) {
+                 int width, int height)
+{
     for (int y = 0; y < height; y++)
         for (int x = 0; x < width; x++) {
             size_t i = (size_t)x * height + y;
@@ -79,7 +85,8 @@ static int check(const char *name, const std::vector<float> &got, const std::vec
     return 0;
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const int NX = 512, NY = 384;
     int reps = argc > 1 ? atoi(argv[1]) : 1;
     if (reps < 1) reps = 1;

@@ -19,7 +19,8 @@ using namespace nvcuda;
 #define WK 16
 
 // one warp per block, one 16x16 tile of C = A * B (A M x K, B K x N, row-major)
-__global__ void wmma_tile16(const half *A, const half *B, float *C, int M, int N, int K) {
+__global__ void wmma_tile16(const half *A, const half *B, float *C, int M, int N, int K)
+{
     __shared__ __align__(32) half a[16 * 16];
     __shared__ __align__(32) half b[16 * 16];
     __shared__ __align__(32) float c[16 * 16];
@@ -53,7 +54,8 @@ __global__ void wmma_tile16(const half *A, const half *B, float *C, int M, int N
 
 // four warps per block (2 x 2 tiles of 16x16), C = relu(A * B + bias[col])
 __global__ void wmma_block32(const half *A, const half *B, const float *bias, float *C,
-                             int M, int N, int K) {
+                             int M, int N, int K)
+{
     __shared__ __align__(32) half as[BT][WK + APAD];
     __shared__ __align__(32) half bs[WK][BT + APAD];
     __shared__ __align__(32) float cs[BT][BT + CPAD];
@@ -86,7 +88,8 @@ __global__ void wmma_block32(const half *A, const half *B, const float *bias, fl
     }
 }
 
-int main(int argc, char **argv) {
+int main(int argc, char **argv)
+{
     const int M = 64, N = 96, K = 48;
     int bad = 0;
     std::vector<half> hA(M * K), hB(K * N);
