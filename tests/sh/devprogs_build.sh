@@ -13,7 +13,7 @@ t=$(mktemp -d) || exit 1
 trap 'rm -rf "$t"' EXIT
 nfail=0 npass=0
 fail() { nfail=$((nfail + 1)); echo "FAIL: $*"; }
-words() { printf '%s\n' "$1" | tr '\n' ' '; }
+words() { printf '%s' "$1" | tr '\n' ' '; }
 ok() { npass=$((npass + 1)); }
 [ -f "$man" ] || { echo "FAIL: no $man"; exit 1; }
 
