@@ -124,16 +124,6 @@ int ksyms(void *lib, const struct ksym *syms, size_t n, void *table, struct bl_e
 int kcompile_option(struct gpu_kernel_request *req, const char *opt, const char *val,
                     char *err, size_t errsz);
 
-/* ---- kernel_ptext.c: the text the model translates one line from ---- */
-
-/* kptext_read: read the statements of the kernel body on lines [first, last] of src (kept
- * until kptext_free or the next read); kptext_for: the text to translate line `line` from (a
- * copy with what cannot matter to it blanked, lines kept; src itself outside the body or when
- * the reading failed). */
-void kptext_read(const char *src, size_t len, int first, int last);
-const char *kptext_for(int line);
-void kptext_free(void);
-
 /* ---- kernel_launch.c ---- */
 
 /* kreq_bytes: a --buffer-size value ("4096", "16M") in 4 .. 64 GiB. Returns 0 or -1. */

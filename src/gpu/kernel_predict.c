@@ -164,6 +164,7 @@ static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_requ
 struct kp_eval {
     const char *src;
     size_t len;
+    struct pattern_cuda_file *pf;   /* the file, read once for all its lines */
     struct pattern_cuda_launch launch;
     long long trip[KP_LOOPS];
     struct kp_line *l;
@@ -427,7 +428,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[0] = (unsigned)(bi % r->grid[0]);
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
-        if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
+        if (pattern_cuda_line(e->pf, e->l->line, &e->launch, &pc) != 0) {
             set_reason_err(e->l, &pc.err);
             return -1;
         }
@@ -568,7 +569,7 @@ static int probe_access(struct kp_eval *e, int which, struct bank_access *acc)
     struct pattern *p = NULL;
     struct bl_err err;
     memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
-    if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
+    if (pattern_cuda_line(e->pf, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
         pattern_parse(text, &p, &err))
         return -1;
     struct pattern_env env = pc.env;
@@ -618,8 +619,8 @@ static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int
 /* the line's own text is [lfrom, lend) (read for asm: the file is not searched per line) */
 static int kp_path;                 /* h7reader: the call path of a helper's line being read */
 
-static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
-                         struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
+static void predict_line(struct pattern_cuda_file *pf, const char *src, size_t len,
+                         const struct gpu_kernel_request *req, struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
                          const char *lfrom, const char *lend)
 {
     static struct kp_eval e;
@@ -632,6 +633,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     memset(&e, 0, sizeof e);
     e.src = src;
     e.len = len;
+    e.pf = pf;
     e.l = l;
     e.r = r;
     e.worst_excess = -1;
@@ -651,9 +653,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->name = req->name;                /* h7reader: template arguments, helpers' call paths */
     L->kernel_line = r->first;
     L->path = kp_path;
-    src = kptext_for(l->line);
-    e.src = src;
-    if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
+    if (pattern_cuda_line(pf, l->line, L, &pc) != 0) {
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
             l->state = KP_NONE;
@@ -902,7 +902,9 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
     out->smem = req->smem;
     out->sass_known = sass != NULL;
     out->sass_total = sass ? sass->total : 0;
-    kptext_read(src, len, out->first, out->last);
+    struct pattern_cuda_file *pf = pattern_cuda_open(src, len);
+    if (!pf)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     int tried = 0;
     const char *p = src, *end = src + len;
     struct line_sass ls;
@@ -921,13 +923,15 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
             out->sass_on_lines += ls.n;
         }
         int in_body = l->line >= out->first && l->line <= out->last;
-        /* a shared access is an index ('[') or asm: other lines are not translated (each
-         * translation reads the whole file), unless the compiled code has one there; a line of
-         * a __device__ helper the kernel calls counts once per call path */
+        /* a shared access is an index ('[') or asm: other lines are not translated, unless the
+         * compiled code has one there; a line of a __device__ helper the kernel calls counts
+         * once per call path */
         int looks = memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm") ||
                     span_has(from, e, "*(");
-        int paths = in_body ? 1 : pattern_cuda_paths(src, len, out->first, l->line);
-        if (!(sass && ls.n) && (!looks || paths < 1))
+        if (!(sass && ls.n) && !looks)
+            continue;
+        int paths = in_body ? 1 : pattern_cuda_file_paths(pf, out->first, l->line);
+        if (!(sass && ls.n) && paths < 1)
             continue;
         if (paths < 1)
             paths = 1;
@@ -940,7 +944,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         double most = -1;
         for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++) {
             double before = l->wavefronts - l->ideal;
-            predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
+            predict_line(pf, src, len, req, out, l, sass ? &ls : NULL, from, e);
             if (paths > 1 && l->excess - before > most) {
                 most = l->excess - before;
                 memcpy(best.why, l->why, sizeof best.why);
@@ -961,7 +965,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }
-    kptext_free();
+    pattern_cuda_close(pf);
     return 0;
 }
 
