@@ -903,8 +903,10 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
     out->sass_known = sass != NULL;
     out->sass_total = sass ? sass->total : 0;
     struct pattern_cuda_file *pf = pattern_cuda_open(src, len);
-    if (!pf)
+    if (!pf) {
+        kp_free(out);
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    }
     int tried = 0;
     const char *p = src, *end = src + len;
     struct line_sass ls;

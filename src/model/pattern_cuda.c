@@ -489,9 +489,14 @@ static int translate(struct ctx *c, struct pattern_cuda_file *file)
         file->targs_fn = c->frame[0].fn;
         bl_fmt(file->targs, sizeof file->targs, "%s", c->targs);
     }
-    int a = c->fn[fn].open + 1, b = a;
-    while (a < c->fn[fn].close && c->code.t[a].line < c->line)
-        a++;
+    int a = c->fn[fn].open + 1, b, hi = c->fn[fn].close;
+    while (a < hi) {                /* the first token of the line (tokens go line by line) */
+        int mid = a + (hi - a) / 2;
+        if (c->code.t[mid].line < c->line)
+            a = mid + 1;
+        else
+            hi = mid;
+    }
     b = a;
     while (b < c->fn[fn].close && c->code.t[b].line == c->line)
         b++;
