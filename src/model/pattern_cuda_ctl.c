@@ -1,8 +1,9 @@
 /* pattern_cuda_ctl.c: the control statements around a token of a function (pattern_cuda.c
  * turns them into a guard and loop trips when the launch asks for control): the function's
  * body is walked statement by statement, a braced block, if / else, for, while, do and
- * switch with braced or braceless bodies, and every construct whose body holds the target is
- * kept. A small walker over the tokens, not a C++ parser. Pure C: libc and src/base. */
+ * switch with braced or braceless bodies, once per function: every construct with the tokens
+ * its body spans (c->ctlx); the constructs around a target are those whose span holds it. A
+ * small walker over the tokens, not a C++ parser. Pure C: libc and src/base. */
 #include <stdlib.h>
 #include <string.h>
 
