@@ -570,6 +570,8 @@ void pattern_cuda_close(struct pattern_cuda_file *f)
 {
     if (!f)
         return;
+    for (int g = 0; f->read.ctlx && g < f->read.nfn; g++)
+        free(f->read.ctlx[g].s);
     pcu_read_free(&f->read);
     free(f->paths);
     free(f);

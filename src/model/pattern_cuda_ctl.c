@@ -154,10 +154,3 @@ int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, 
         }
     return n;
 }
-
-void pcu_ctlx_free(struct pcu_ctlx *x, int nfn)
-{
-    for (int f = 0; x && f < nfn; f++)
-        free(x[f].s);
-    free(x);
-}

@@ -175,8 +175,6 @@ struct pcu_ctlx {
     struct pcu_ctl_span *s;
     int n, cap;
 };
-/* pcu_ctlx_free: the spans of c->nfn functions */
-void pcu_ctlx_free(struct pcu_ctlx *x, int nfn);
 
 /* pcu_enclosing: the control statements of function fn around token target, outermost
  * first, into ctl[max]. Returns their number, or -1 when there are more than max. */
@@ -220,7 +218,8 @@ void pcu_call_targs(const struct ctx *c, int call, char *buf, size_t size);
 /* ---- pattern_cuda_read.c ---- */
 
 /* pcu_index: the indexes of a read file (c->match, c->fn_head / fn_next, c->ctlx); c->oom on
- * a failed allocation. pcu_read_free frees them and the read. */
+ * a failed allocation. pcu_read_free frees them and the read (not the spans each
+ * c->ctlx[f].s holds: pattern_cuda_close). */
 void pcu_index(struct ctx *c);
 void pcu_read_free(struct ctx *c);
 /* pcu_assigned: the first token in [from, to) where the name s (n bytes) is assigned, or

@@ -489,6 +489,10 @@ static unsigned name_hash(const char *s, int n)
     return h;
 }
 
+/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
+const char *const pcu_assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                      "<<=", ">>=", "++", "--", NULL};
+
 /* token k is a name assigned, ++ or --, not a member */
 static int assigns(const struct ctx *c, int k)
 {
@@ -601,7 +605,7 @@ int pcu_fn_next(const struct ctx *c, int g)
 
 void pcu_read_free(struct ctx *c)
 {
-    pcu_ctlx_free(c->ctlx, c->nfn);
+    free(c->ctlx);                      /* its spans: pattern_cuda_close */
     free(c->match);
     free(c->fn_head);
     free(c->fn_next);
