@@ -24,6 +24,7 @@
 struct ftok {
     int pos, len;
     char kind;               /* 'i' identifier, 'n' number, 'p' punctuation */
+    int line;                /* the line of its first byte */
 };
 
 struct ftoks {
@@ -89,8 +90,13 @@ static int lex(const char *s, size_t len, struct ftoks *v)
             v->t = w;
             cap *= 2;
         }
-        v->t[v->n++] = (struct ftok){(int)i, (int)((j < len ? j : len) - i), kind};
+        v->t[v->n++] = (struct ftok){(int)i, (int)((j < len ? j : len) - i), kind, 0};
         i = j;
+    }
+    for (int k = 0, ln = 1, p = 0; k < v->n; k++) {
+        for (; p < v->t[k].pos; p++)
+            ln += s[p] == '\n';
+        v->t[k].line = ln;
     }
     return 0;
 }
@@ -640,23 +646,27 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
 
 /* ---------------------------------------------------------------- element width */
 
-/* tokens [*b, *e) of line `line` */
+/* tokens [*b, *e) of line `line` (the first token on a later line for both when it has none) */
 static void line_toks(const char *s, const struct ftoks *v, int line, int *b, int *e)
 {
-    int ln = 1, p = 0;
-    *b = *e = v->n;
-    for (int k = 0; k < v->n; k++) {
-        for (; p < v->t[k].pos; p++)
-            ln += s[p] == '\n';
-        if (ln == line && *b == v->n)
-            *b = k;
-        if (ln > line) {
-            *e = k;
-            if (*b == v->n)
-                *b = k;
-            return;
-        }
+    (void)s;
+    int lo = 0, hi = v->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->t[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    *b = lo;
+    for (hi = v->n; lo < hi;) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->t[mid].line <= line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *e = lo;
 }
 
 static int same_toks(const char *s, const struct ftoks *v, int a, int b, int n)
