@@ -412,8 +412,7 @@ struct memo {
     char *text;
     size_t len;
     const struct kp_sass *sass;
-    int ok;
-    int nlines;
+    int ok, nlines;
     struct lfig *line;
 };
 #define MEMO 64
@@ -422,11 +421,8 @@ static int memo_next;
 
 static void memo_clear(void)
 {
-    for (int i = 0; i < MEMO; i++) {
-        free(memo[i].text);
-        free(memo[i].line);
-        memset(&memo[i], 0, sizeof memo[i]);
-    }
+    for (int i = 0; i < MEMO; i++)
+        free(memo[i].text), free(memo[i].line), memset(&memo[i], 0, sizeof memo[i]);
     memo_next = 0;
 }
 
@@ -454,13 +450,11 @@ static const struct memo *predicted(const char *text, size_t tlen,
     m.text = malloc(tlen + 1);
     struct memo *slot = &memo[memo_next];
     if (!m.text) {
-        free(m.text);
         free(m.line);
         return NULL;
     }
     memcpy(m.text, text, tlen);
-    free(slot->text);
-    free(slot->line);
+    free(slot->text), free(slot->line);
     *slot = m;
     memo_next = (memo_next + 1) % MEMO;
     return slot->ok ? slot : NULL;
@@ -647,9 +641,8 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
 /* ---------------------------------------------------------------- element width */
 
 /* tokens [*b, *e) of line `line` (the first token on a later line for both when it has none) */
-static void line_toks(const char *s, const struct ftoks *v, int line, int *b, int *e)
+static void line_toks(const struct ftoks *v, int line, int *b, int *e)
 {
-    (void)s;
     int lo = 0, hi = v->n;
     while (lo < hi) {
         int mid = lo + (hi - lo) / 2;
@@ -708,7 +701,6 @@ static void copy_toks(const char *s, const struct ftoks *v, int a, int n, char *
     bl_fmt(out, size, "%.*s", to - from, s + from);
 }
 
-
 /* line `line`'s predicted wavefronts in src with the edits ed[0..n) applied (the copy compiled
  * anew and predicted from its own SASS), or -1 when that fails or the line is not predicted */
 static double edited_wavefronts(const char *src, size_t len, struct edit *ed, int n,
@@ -735,7 +727,7 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
     const char *ty = tis(src, v, d - 1, "float") ? "float" : tis(src, v, d - 1, "int") ? "int"
                      : tis(src, v, d - 1, "unsigned") ? "uint" : NULL;
     int b, e, acc[8], nacc = 0;
-    line_toks(src, v, l->line, &b, &e);
+    line_toks(v, l->line, &b, &e);
     for (int k = b; k < e && nacc < 8; k++)
         if (v->t[k].kind == 'i' && tis(src, v, k, name) && tis(src, v, k + 1, "[") &&
             !tis(src, v, k - 1, ".") && !tis(src, v, k - 1, "->"))
@@ -836,7 +828,7 @@ static int try_narrower(const char *src, size_t len, const struct ftoks *v,
                         const struct kp_array *a, const char *name, struct tried *tr)
 {
     int b, e, bytes = 0, o = -1, k;
-    line_toks(src, v, l->line, &b, &e);
+    line_toks(v, l->line, &b, &e);
     for (k = b; k < e && o < 0; k++)
         if (tis(src, v, k, name) && (o = cast_use(src, v, k, &bytes)) > 0 &&
             (bytes != 8 && bytes != 16))
