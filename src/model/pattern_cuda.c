@@ -37,20 +37,9 @@ static int vis(const struct ctx *c, const struct clex_toks *v, int k, const char
 /* the line where a local's value changes between its declaration and the line, or 0 */
 static int reassigned(const struct ctx *c, const struct cdecl *d)
 {
-    const char *const *ops = pcu_assign_ops;
     const struct clex_tok *nm = &c->code.t[d->name];
-    for (int k = d->init_end; k < c->use; k++) {
-        const struct clex_tok *t = &c->code.t[k];
-        if (t->kind != CLEX_IDENT || !pcu_same_text(c, t, c->src + nm->pos, nm->len) ||
-            pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
-            continue;
-        if (pcu_cis(c, k - 1, "++") || pcu_cis(c, k - 1, "--"))
-            return t->line;
-        for (int o = 0; ops[o]; o++)
-            if (pcu_cis(c, k + 1, ops[o]))
-                return t->line;
-    }
-    return 0;
+    int k = pcu_assigned(c, c->src + nm->pos, nm->len, d->init_end, c->use);
+    return k >= 0 ? c->code.t[k].line : 0;
 }
 
 static int need_decl(struct ctx *c, int di, const char *name)
@@ -442,22 +431,35 @@ static int is_global(const struct ctx *c, int f)
     return 0;
 }
 
-/* the function whose body holds line `line`, or -1 */
+/* the function whose body holds line `line`, or -1: the first whose last line is at or after
+ * it (the functions follow one another, none nested), when it starts at or before it */
 static int fn_of_line(const struct ctx *c, int line)
 {
-    for (int f = 0; f < c->nfn; f++) {
-        const struct cfunc *F = &c->fn[f];
+    int lo = 0, hi = c->nfn;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        const struct cfunc *F = &c->fn[mid];
         int last = F->close < c->code.n ? c->code.t[F->close].line : 1 << 30;
-        if (c->code.t[F->open].line <= line && line <= last)
-            return f;
+        if (last < line)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    return -1;
+    return lo < c->nfn && c->code.t[c->fn[lo].open].line <= line ? lo : -1;
 }
 
-static int translate(struct ctx *c)
+/* a file read once (pattern_cuda_open): the read and its indexes, and what lines ask again */
+struct pattern_cuda_file {
+    struct ctx read;                /* the tokens, functions, declarations, types, defines */
+    int paths_kfn;                  /* pattern_cuda_file_paths: for this kernel's function, */
+    int *paths;                     /* the call paths to each function (-1: not counted yet) */
+    int targs_fn;                   /* pcu_file_targs of this function (-1: none yet) */
+    char targs[256];
+};
+
+static int translate(struct ctx *c, struct pattern_cuda_file *file)
 {
     struct pattern_cuda *out = c->out;
-    pcu_read(c);
     c->decl_need = calloc((size_t)c->ndecl + 1, 1);
     c->def_need = calloc((size_t)c->ndef + 1, 1);
     c->type_need = calloc((size_t)c->ntype + 1, 1);
@@ -480,11 +482,21 @@ static int translate(struct ctx *c)
     }
     if (c->launch->name && strchr(c->launch->name, '<'))
         bl_fmt(c->targs, sizeof c->targs, "%s", c->launch->name);
-    else
+    else if (c->frame[0].fn == file->targs_fn)
+        bl_fmt(c->targs, sizeof c->targs, "%s", file->targs);
+    else {
         pcu_file_targs(c, c->frame[0].fn, c->targs, sizeof c->targs);
-    int a = c->fn[fn].open + 1, b = a;
-    while (a < c->fn[fn].close && c->code.t[a].line < c->line)
-        a++;
+        file->targs_fn = c->frame[0].fn;
+        bl_fmt(file->targs, sizeof file->targs, "%s", c->targs);
+    }
+    int a = c->fn[fn].open + 1, b, hi = c->fn[fn].close;
+    while (a < hi) {                /* the first token of the line (tokens go line by line) */
+        int mid = a + (hi - a) / 2;
+        if (c->code.t[mid].line < c->line)
+            a = mid + 1;
+        else
+            hi = mid;
+    }
     b = a;
     while (b < c->fn[fn].close && c->code.t[b].line == c->line)
         b++;
@@ -540,7 +552,32 @@ static int translate(struct ctx *c)
     return 0;
 }
 
-int pattern_from_cuda(const char *src, size_t len, int line,
+struct pattern_cuda_file *pattern_cuda_open(const char *src, size_t len)
+{
+    struct pattern_cuda_file *f = calloc(1, sizeof *f);
+    if (!f)
+        return NULL;
+    f->read.src = src ? src : "";
+    f->read.len = src ? len : 0;
+    pcu_read(&f->read);
+    if (!f->read.oom)
+        pcu_index(&f->read);
+    f->paths_kfn = f->targs_fn = -1;
+    return f;
+}
+
+void pattern_cuda_close(struct pattern_cuda_file *f)
+{
+    if (!f)
+        return;
+    for (int g = 0; f->read.ctlx && g < f->read.nfn; g++)
+        free(f->read.ctlx[g].s);
+    pcu_read_free(&f->read);
+    free(f->paths);
+    free(f);
+}
+
+int pattern_cuda_line(struct pattern_cuda_file *file, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out)
 {
     memset(out, 0, sizeof *out);
@@ -549,24 +586,16 @@ int pattern_from_cuda(const char *src, size_t len, int line,
     for (int i = 0; i < 3; i++)
         out->env.block[i] = launch->block[i] ? launch->block[i] : 1;
     out->env.dyn_bytes = launch->dyn_bytes;
-    struct ctx c;
-    memset(&c, 0, sizeof c);
-    c.src = src ? src : "";
-    c.len = src ? len : 0;
+    struct ctx c = file->read;      /* the read shared, the rest this line's own */
     c.launch = launch;
     c.line = line;
     c.out = out;
     c.err = &out->err;
-    int rc = line < 1 ? bl_fail(&out->err, -1, BL_NOWHERE, CU_NO_SUCH_LINE) : translate(&c);
-    free(c.code.t);
-    free(c.defs.t);
-    free(c.def);
-    free(c.fn);
-    free(c.decl);
+    int rc = line < 1 ? bl_fail(&out->err, -1, BL_NOWHERE, CU_NO_SUCH_LINE) :
+             c.oom ? bl_fail(c.err, -1, BL_NOWHERE, CU_OUT_OF_MEMORY) : translate(&c, file);
     free(c.decl_need);
     free(c.def_need);
     free(c.type_need);
-    free(c.type);
     if (rc) {
         out->decls[0] = out->accesses[0] = out->guard[0] = 0;
         out->naccess = 0;
@@ -574,26 +603,49 @@ int pattern_from_cuda(const char *src, size_t len, int line,
     return rc;
 }
 
+int pattern_from_cuda(const char *src, size_t len, int line,
+                      const struct pattern_cuda_launch *launch, struct pattern_cuda *out)
+{
+    struct pattern_cuda_file *f = pattern_cuda_open(src, len);
+    if (!f) {
+        memset(out, 0, sizeof *out);
+        return bl_fail(&out->err, -1, BL_NOWHERE, CU_OUT_OF_MEMORY);
+    }
+    int rc = pattern_cuda_line(f, line, launch, out);
+    pattern_cuda_close(f);
+    return rc;
+}
+
+int pattern_cuda_file_paths(struct pattern_cuda_file *file, int kernel_line, int line)
+{
+    struct ctx *c = &file->read;
+    if (c->oom)
+        return 0;
+    int fn = fn_of_line(c, line), kfn = fn_of_line(c, kernel_line);
+    if (fn < 0 || kfn < 0)
+        return 0;
+    if (file->paths_kfn != kfn) {
+        free(file->paths);
+        file->paths = malloc(((size_t)c->nfn + 1) * sizeof *file->paths);
+        file->paths_kfn = file->paths ? kfn : -1;
+        for (int g = 0; file->paths && g < c->nfn; g++)
+            file->paths[g] = -1;
+    }
+    if (!file->paths) {
+        struct ctx w = *c;
+        return pcu_paths(&w, kfn, fn, -1);
+    }
+    if (file->paths[fn] < 0) {
+        struct ctx w = *c;          /* pcu_paths writes frames only when asked for one */
+        file->paths[fn] = pcu_paths(&w, kfn, fn, -1);
+    }
+    return file->paths[fn];
+}
+
 int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line)
 {
-    static const struct pattern_cuda_launch none;
-    struct ctx c;
-    memset(&c, 0, sizeof c);
-    c.src = src ? src : "";
-    c.len = src ? len : 0;
-    c.launch = &none;
-    c.line = line;
-    pcu_read(&c);
-    int n = 0;
-    if (!c.oom) {
-        int fn = fn_of_line(&c, line), kfn = fn_of_line(&c, kernel_line);
-        n = kfn >= 0 && fn >= 0 ? pcu_paths(&c, kfn, fn, -1) : 0;
-    }
-    free(c.code.t);
-    free(c.defs.t);
-    free(c.def);
-    free(c.fn);
-    free(c.decl);
-    free(c.type);
+    struct pattern_cuda_file *f = pattern_cuda_open(src, len);
+    int n = f ? pattern_cuda_file_paths(f, kernel_line, line) : 0;
+    pattern_cuda_close(f);
     return n;
 }

@@ -60,6 +60,17 @@ struct pattern_cuda {
 int pattern_from_cuda(const char *src, size_t len, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
 
+/* A file read once for many lines: pattern_cuda_open reads src (kept by the caller, unchanged,
+ * until pattern_cuda_close) into its tokens, functions, declarations and their indexes (NULL
+ * out of memory); pattern_cuda_line is pattern_from_cuda over it, its cost the line's, not the
+ * file's; pattern_cuda_file_paths is pattern_cuda_paths over it, each function's count kept. */
+struct pattern_cuda_file;
+struct pattern_cuda_file *pattern_cuda_open(const char *src, size_t len);
+void pattern_cuda_close(struct pattern_cuda_file *f);
+int pattern_cuda_line(struct pattern_cuda_file *f, int line,
+                      const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
+int pattern_cuda_file_paths(struct pattern_cuda_file *f, int kernel_line, int line);
+
 /* pattern_cuda_paths: the number of call paths (at most 64, 4 calls deep) from the function
  * whose body holds line kernel_line to the function whose body holds line `line`: 1 when it
  * is the same function, 0 when the kernel does not call it (or either line is in none). A

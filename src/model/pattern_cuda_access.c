@@ -9,10 +9,6 @@
 #include "../base/fmt.h"
 #include "pattern_cuda_internal.h"
 
-/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
-const char *const pcu_assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
-                                      "<<=", ">>=", "++", "--", NULL};
-
 /* ---------------------------------------------------------------- the line's accesses */
 
 /* the '*' at token k is unary (a dereference), not a multiplication */

@@ -123,12 +123,11 @@ static void dfs(struct walk *w)
         if (t->kind != CLEX_IDENT || call_paren(c, k) < 0 || pcu_cis(c, k - 1, ".") ||
             pcu_cis(c, k - 1, "->"))
             continue;
-        for (int g = 0; g < c->nfn; g++) {
-            const struct clex_tok *gn = &c->code.t[c->fn[g].name];
+        for (int g = pcu_fn_named(c, c->src + t->pos, t->len); g >= 0; g = pcu_fn_next(c, g)) {
             int on = 0;
             for (int d = 0; d <= w->depth; d++)
                 on |= w->stack[d].fn == g;
-            if (on || !pcu_same_text(c, gn, c->src + t->pos, t->len))
+            if (on)
                 continue;
             w->depth++;
             w->stack[w->depth] = (struct pcu_frame){g, k};

@@ -1,17 +1,17 @@
 /* pattern_cuda_ctl.c: the control statements around a token of a function (pattern_cuda.c
  * turns them into a guard and loop trips when the launch asks for control): the function's
  * body is walked statement by statement, a braced block, if / else, for, while, do and
- * switch with braced or braceless bodies, and every construct whose body holds the target is
- * kept. A small walker over the tokens, not a C++ parser. Pure C: libc and src/base. */
+ * switch with braced or braceless bodies, once per function: every construct with the tokens
+ * its body spans (c->ctlx); the constructs around a target are those whose span holds it. A
+ * small walker over the tokens, not a C++ parser. Pure C: libc and src/base. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "pattern_cuda_internal.h"
 
 struct walk {
     const struct ctx *c;
-    int target;
-    struct pcu_ctl found[PCU_MAX_CTL + 1];
-    int n, over;
+    struct pcu_ctlx *rec;    /* every control statement of the function, with its span */
     int depth;               /* of statement(): braces in braces */
 };
 
@@ -19,12 +19,23 @@ struct walk {
 
 static int statement(struct walk *w, int k, int end);
 
-static void keep(struct walk *w, const struct pcu_ctl *x)
+/* control statement x, whose body spans the tokens [lo, hi) */
+static void keep(struct walk *w, const struct pcu_ctl *x, int lo, int hi)
 {
-    if (w->n < PCU_MAX_CTL)
-        w->found[w->n++] = *x;
-    else
-        w->over = 1;
+    struct pcu_ctlx *r = w->rec;
+    if (r->over)
+        return;
+    if (r->n == r->cap) {
+        int cap = r->cap ? r->cap * 2 : 16;
+        struct pcu_ctl_span *n = realloc(r->s, (size_t)cap * sizeof *n);
+        if (!n) {
+            r->over = 1;
+            return;
+        }
+        r->s = n;
+        r->cap = cap;
+    }
+    r->s[r->n++] = (struct pcu_ctl_span){*x, lo, hi};
 }
 
 /* the statement at token k of [k, end): the index after it */
@@ -66,14 +77,11 @@ static int headed(struct walk *w, int k, int end, int kind)
         x.step_to = cp;
     }
     int body = cp + 1, bend = statement(w, body, end);
-    if (w->target >= body && w->target < bend)
-        keep(w, &x);
+    keep(w, &x, body, bend);
     if (kind == PCU_IF && pcu_cis(c, bend, "else")) {
         int eend = statement(w, bend + 1, end);
-        if (w->target > bend && w->target < eend) {
-            x.kind = PCU_ELSE;
-            keep(w, &x);
-        }
+        x.kind = PCU_ELSE;
+        keep(w, &x, bend + 1, eend);
         return eend;
     }
     return bend;
@@ -84,7 +92,7 @@ static int statement_at(struct walk *w, int k, int end);
 static int statement(struct walk *w, int k, int end)
 {
     if (w->depth >= MAX_NESTING) {       /* deeper than kernels are written: given up */
-        w->over = 1;
+        w->rec->over = 1;
         return end;
     }
     w->depth++;
@@ -117,23 +125,32 @@ static int statement_at(struct walk *w, int k, int end)
         memset(&x, 0, sizeof x);
         x.kind = PCU_DO;
         x.kw = k;
-        if (w->target > k && w->target < bend)
-            keep(w, &x);
+        keep(w, &x, k + 1, bend);
         return plain(w, bend, end);         /* while (...); */
     }
     return plain(w, k, end);
 }
 
+/* the function is walked once; each question after is answered from its spans */
 int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, int max)
 {
-    struct walk w;
-    memset(&w, 0, sizeof w);
-    w.c = c;
-    w.target = target;
-    statement(&w, c->fn[fn].open, c->fn[fn].close + 1);
-    if (w.over || w.n > max)
+    struct pcu_ctlx *r = &c->ctlx[fn];
+    if (!r->done) {
+        struct walk w;
+        memset(&w, 0, sizeof w);
+        w.c = c;
+        w.rec = r;
+        statement(&w, c->fn[fn].open, c->fn[fn].close + 1);
+        r->done = 1;
+    }
+    if (r->over)
         return -1;
-    for (int i = 0; i < w.n; i++)      /* found innermost first */
-        ctl[i] = w.found[w.n - 1 - i];
-    return w.n;
+    int n = 0;
+    for (int i = r->n - 1; i >= 0; i--)     /* kept innermost first: outermost first here */
+        if (target >= r->s[i].lo && target < r->s[i].hi) {
+            if (n >= max || n >= PCU_MAX_CTL)
+                return -1;
+            ctl[n++] = r->s[i].x;
+        }
+    return n;
 }

@@ -89,6 +89,14 @@ struct ctx {
     struct ctypedef *type;
     int ntype, typecap;
     int oom;
+    /* indexes read once with the file (pcu_index), for every line translated from it */
+    int *match;              /* per code token: its closing ) ] }, -1 unclosed, -2 not one */
+    int *fn_head, *fn_next;  /* the functions by name: open hash of fn_hcap heads, chains */
+    int fn_hcap;
+    struct pcu_ctlx *ctlx;   /* per function: its control statements, filled when first asked */
+    int *asg_head, *asg_next;/* the names assigned, ++ or -- (pcu_assigned): open hash of
+                                asg_hcap heads over tokens, chains in the file's order */
+    int asg_hcap;
     /* the resolution */
     int use;                 /* the first token of the line: names are looked up before it */
     int depth;               /* of resolve: declarations depending on declarations */
@@ -156,6 +164,18 @@ int pcu_line_accesses(struct ctx *c, int fn, int a, int b, struct access *acc, i
 
 /* ---- pattern_cuda_ctl.c ---- */
 
+/* the control statements of one function, each with the tokens [lo, hi) its body spans, in
+ * the order a walk of the function meets their ends (innermost first) */
+struct pcu_ctl_span {
+    struct pcu_ctl x;
+    int lo, hi;
+};
+struct pcu_ctlx {
+    int done, over;          /* read; nested deeper than the walk follows */
+    struct pcu_ctl_span *s;
+    int n, cap;
+};
+
 /* pcu_enclosing: the control statements of function fn around token target, outermost
  * first, into ctl[max]. Returns their number, or -1 when there are more than max. */
 int pcu_enclosing(const struct ctx *c, int fn, int target, struct pcu_ctl *ctl, int max);
@@ -196,6 +216,18 @@ void pcu_file_targs(const struct ctx *c, int fn, char *buf, size_t size);
 void pcu_call_targs(const struct ctx *c, int call, char *buf, size_t size);
 
 /* ---- pattern_cuda_read.c ---- */
+
+/* pcu_index: the indexes of a read file (c->match, c->fn_head / fn_next, c->ctlx); c->oom on
+ * a failed allocation. pcu_read_free frees them and the read (not the spans each
+ * c->ctlx[f].s holds: pattern_cuda_close). */
+void pcu_index(struct ctx *c);
+void pcu_read_free(struct ctx *c);
+/* pcu_assigned: the first token in [from, to) where the name s (n bytes) is assigned, or
+ * incremented or decremented (not a member: a.s, p->s), or -1 */
+int pcu_assigned(const struct ctx *c, const char *s, int n, int from, int to);
+/* pcu_fn_named: the first function named s (n bytes), pcu_fn_next the next one, -1 when none */
+int pcu_fn_named(const struct ctx *c, const char *s, int n);
+int pcu_fn_next(const struct ctx *c, int g);
 
 /* pcu_read: the tokens of c->src (the bodies of object-like #defines in c->defs), the
  * functions with a body and every declarator of the file; c->oom on a failed allocation */

@@ -69,7 +69,11 @@ int pcu_same_text(const struct ctx *c, const struct clex_tok *a, const char *s, 
 
 int pcu_match(const struct ctx *c, const struct clex_toks *v, int k, int n)
 {
-    int close = clex_close(c->src, v->t, k, n);
+    int close;
+    if (v == &c->code && c->match && k >= 0 && k < c->code.n && c->match[k] != -2)
+        close = c->match[k] < n ? c->match[k] : -1;     /* the index: what clex_close finds */
+    else
+        close = clex_close(c->src, v->t, k, n);
     return close >= 0 ? close : n > k ? n - 1 : k;
 }
 
@@ -473,4 +477,144 @@ void pcu_read(struct ctx *c)
         find_functions(c);
     if (!c->oom)
         find_declarations(c);
+}
+
+/* ---------------------------------------------------------------- indexes */
+
+static unsigned name_hash(const char *s, int n)
+{
+    unsigned h = 2166136261u;
+    for (int i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+/* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */
+const char *const pcu_assign_ops[] = {"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+                                      "<<=", ">>=", "++", "--", NULL};
+
+/* token k is a name assigned, ++ or --, not a member */
+static int assigns(const struct ctx *c, int k)
+{
+    if (c->code.t[k].kind != CLEX_IDENT || pcu_cis(c, k - 1, ".") || pcu_cis(c, k - 1, "->"))
+        return 0;
+    if (pcu_cis(c, k - 1, "++") || pcu_cis(c, k - 1, "--"))
+        return 1;
+    for (int o = 0; pcu_assign_ops[o]; o++)
+        if (pcu_cis(c, k + 1, pcu_assign_ops[o]))
+            return 1;
+    return 0;
+}
+
+static void index_assignments(struct ctx *c)
+{
+    int n = c->code.n, na = 0;
+    for (int k = 0; k < n; k++)
+        na += assigns(c, k);
+    c->asg_hcap = 2 * na + 16;
+    c->asg_head = malloc((size_t)c->asg_hcap * sizeof *c->asg_head);
+    c->asg_next = malloc(((size_t)n + 1) * sizeof *c->asg_next);
+    if (!c->asg_head || !c->asg_next) {
+        c->oom = 1;
+        return;
+    }
+    memset(c->asg_head, -1, (size_t)c->asg_hcap * sizeof *c->asg_head);
+    for (int k = n - 1; k >= 0; k--) {
+        c->asg_next[k] = -1;
+        if (!assigns(c, k))
+            continue;
+        const struct clex_tok *t = &c->code.t[k];
+        unsigned h = name_hash(c->src + t->pos, t->len) % (unsigned)c->asg_hcap;
+        c->asg_next[k] = c->asg_head[h];
+        c->asg_head[h] = k;
+    }
+}
+
+int pcu_assigned(const struct ctx *c, const char *s, int n, int from, int to)
+{
+    if (!c->asg_head)
+        return -1;
+    for (int k = c->asg_head[name_hash(s, n) % (unsigned)c->asg_hcap]; k >= 0 && k < to;
+         k = c->asg_next[k])
+        if (k >= from && pcu_same_text(c, &c->code.t[k], s, n))
+            return k;
+    return -1;
+}
+
+/* every ( [ { of the code with its closing bracket of the same kind (a stack a kind: what
+ * clex_close finds scanning forward), the functions by name */
+void pcu_index(struct ctx *c)
+{
+    int n = c->code.n;
+    c->match = malloc(((size_t)n + 1) * sizeof *c->match);
+    int *stack = malloc(((size_t)n + 1) * sizeof *stack);
+    c->fn_hcap = 2 * c->nfn + 16;
+    c->fn_head = malloc((size_t)c->fn_hcap * sizeof *c->fn_head);
+    c->fn_next = malloc(((size_t)c->nfn + 1) * sizeof *c->fn_next);
+    c->ctlx = calloc((size_t)c->nfn + 1, sizeof *c->ctlx);
+    if (!c->match || !stack || !c->fn_head || !c->fn_next || !c->ctlx) {
+        free(stack);
+        c->oom = 1;
+        return;
+    }
+    static const char opens[] = "([{", closes[] = ")]}";
+    for (int kind = 0; kind < 3; kind++) {
+        int top = 0;
+        for (int k = 0; k < n; k++) {
+            const struct clex_tok *t = &c->code.t[k];
+            char ch = t->kind == CLEX_PUNCT && t->len == 1 ? c->src[t->pos] : 0;
+            if (kind == 0)
+                c->match[k] = -2;
+            if (ch == opens[kind]) {
+                c->match[k] = -1;
+                stack[top++] = k;
+            } else if (ch == closes[kind] && top > 0) {
+                c->match[stack[--top]] = k;
+            }
+        }
+    }
+    free(stack);
+    index_assignments(c);
+    memset(c->fn_head, -1, (size_t)c->fn_hcap * sizeof *c->fn_head);
+    for (int f = c->nfn - 1; f >= 0; f--) {     /* chains in the file's order */
+        const struct clex_tok *t = &c->code.t[c->fn[f].name];
+        unsigned h = name_hash(c->src + t->pos, t->len) % (unsigned)c->fn_hcap;
+        c->fn_next[f] = c->fn_head[h];
+        c->fn_head[h] = f;
+    }
+}
+
+int pcu_fn_named(const struct ctx *c, const char *s, int n)
+{
+    if (!c->fn_head)
+        return -1;
+    int g = c->fn_head[name_hash(s, n) % (unsigned)c->fn_hcap];
+    while (g >= 0 && !pcu_same_text(c, &c->code.t[c->fn[g].name], s, n))
+        g = c->fn_next[g];
+    return g;
+}
+
+int pcu_fn_next(const struct ctx *c, int g)
+{
+    const struct clex_tok *t = &c->code.t[c->fn[g].name];
+    for (g = c->fn_next[g]; g >= 0 && !pcu_same_text(c, &c->code.t[c->fn[g].name],
+                                                      c->src + t->pos, t->len);)
+        g = c->fn_next[g];
+    return g;
+}
+
+void pcu_read_free(struct ctx *c)
+{
+    free(c->ctlx);                      /* its spans: pattern_cuda_close */
+    free(c->match);
+    free(c->fn_head);
+    free(c->fn_next);
+    free(c->asg_head);
+    free(c->asg_next);
+    free(c->code.t);
+    free(c->defs.t);
+    free(c->def);
+    free(c->fn);
+    free(c->decl);
+    free(c->type);
 }

@@ -18,13 +18,13 @@
 
 #include "../base/fmt.h"
 #include "predict.h"
-#include "../compile/compile.h"
 
 /* ---------------------------------------------------------------- tokens */
 
 struct ftok {
     int pos, len;
     char kind;               /* 'i' identifier, 'n' number, 'p' punctuation */
+    int line;                /* the line of its first byte */
 };
 
 struct ftoks {
@@ -90,8 +90,13 @@ static int lex(const char *s, size_t len, struct ftoks *v)
             v->t = w;
             cap *= 2;
         }
-        v->t[v->n++] = (struct ftok){(int)i, (int)((j < len ? j : len) - i), kind};
+        v->t[v->n++] = (struct ftok){(int)i, (int)((j < len ? j : len) - i), kind, 0};
         i = j;
+    }
+    for (int k = 0, ln = 1, p = 0; k < v->n; k++) {
+        for (; p < v->t[k].pos; p++)
+            ln += s[p] == '\n';
+        v->t[k].line = ln;
     }
     return 0;
 }
@@ -394,14 +399,76 @@ static int has_array(const struct kp_line *l, const char *name)
  * GPU will run it */
 static const struct kp_sass *fix_sass;
 
+/* the predictions of the edited copies, kept while kp_fixes_sass runs: a padding or swizzle
+ * of an array edits every access of it, the same copy for each of its conflicting lines,
+ * predicted once (a copy is the same when its bytes and the instructions it is predicted
+ * with are); of each, what the checks read: per line its state, wavefronts, excess, ways */
+struct lfig {
+    enum kp_state state;
+    double wavefronts, excess;
+    int ways;
+};
+struct memo {
+    char *text;
+    size_t len;
+    const struct kp_sass *sass;
+    int ok, nlines;
+    struct lfig *line;
+};
+#define MEMO 64
+static struct memo memo[MEMO];
+static int memo_next;
+
+static void memo_clear(void)
+{
+    for (int i = 0; i < MEMO; i++)
+        free(memo[i].text), free(memo[i].line), memset(&memo[i], 0, sizeof memo[i]);
+    memo_next = 0;
+}
+
+/* the lines of text predicted with sass (kp_predict_sass), each copy once until memo_clear;
+ * NULL when that fails */
+static const struct memo *predicted(const char *text, size_t tlen,
+                                    const struct gpu_kernel_request *req,
+                                    const struct kp_sass *sass)
+{
+    for (int i = 0; i < MEMO; i++)
+        if (memo[i].text && memo[i].len == tlen && memo[i].sass == sass &&
+            !memcmp(memo[i].text, text, tlen))
+            return memo[i].ok ? &memo[i] : NULL;
+    static struct kp_result p;
+    struct memo m = {NULL, tlen, sass, 0, 0, NULL};
+    if (!kp_predict_sass(text, tlen, req, sass, &p, NULL)) {
+        m.nlines = p.nlines;
+        m.line = malloc(((size_t)p.nlines + 1) * sizeof *m.line);
+        for (int i = 0; m.line && i < p.nlines; i++)
+            m.line[i] = (struct lfig){p.line[i].state, p.line[i].wavefronts, p.line[i].excess,
+                                      p.line[i].ways};
+        m.ok = m.line != NULL;
+        kp_free(&p);
+    }
+    m.text = malloc(tlen + 1);
+    struct memo *slot = &memo[memo_next];
+    if (!m.text) {
+        free(m.line);
+        return NULL;
+    }
+    memcpy(m.text, text, tlen);
+    free(slot->text), free(slot->line);
+    *slot = m;
+    memo_next = (memo_next + 1) % MEMO;
+    return slot->ok ? slot : NULL;
+}
+
 /* 1 when text fixes line `line` without making another line of array `name` worse; the
  * outcome of the lines of the array, in both languages, into out[2] */
 static int check(const char *text, size_t tlen, const struct gpu_kernel_request *req,
                  const struct kp_result *r, int line, const char *name, char out[2][KP_TEXT])
 {
-    static struct kp_result p;
-    if (kp_predict_sass(text, tlen, req, fix_sass, &p, NULL))
+    const struct memo *pp = predicted(text, tlen, req, fix_sass);
+    if (!pp)
         return 0;
+    const struct memo p = *pp;
     int ok = p.nlines == r->nlines && p.line[line - 1].state == KP_OK &&
              p.line[line - 1].excess == 0;
     size_t o[2] = {0, 0};
@@ -411,7 +478,8 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
         o[KP_ZH] = bl_fmt(out[KP_ZH], KP_TEXT, "第 %d 行变为 %d 路", line, p.line[line - 1].ways);
     }
     for (int i = 0; ok && i < r->nlines; i++) {
-        const struct kp_line *was = &r->line[i], *now = &p.line[i];
+        const struct kp_line *was = &r->line[i];
+        const struct lfig *now = &p.line[i];
         if (was->line == line || was->state != KP_OK || !has_array(was, name))
             continue;
         if (now->state != KP_OK || now->excess > was->excess) {
@@ -424,7 +492,6 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
         o[KP_ZH] += bl_fmt(out[KP_ZH] + o[KP_ZH], KP_TEXT - o[KP_ZH], "，第 %d 行%s %d 路",
                            was->line, same ? "仍为" : "变为", now->ways);
     }
-    kp_free(&p);
     return ok;
 }
 
@@ -573,23 +640,26 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
 
 /* ---------------------------------------------------------------- element width */
 
-/* tokens [*b, *e) of line `line` */
-static void line_toks(const char *s, const struct ftoks *v, int line, int *b, int *e)
+/* tokens [*b, *e) of line `line` (the first token on a later line for both when it has none) */
+static void line_toks(const struct ftoks *v, int line, int *b, int *e)
 {
-    int ln = 1, p = 0;
-    *b = *e = v->n;
-    for (int k = 0; k < v->n; k++) {
-        for (; p < v->t[k].pos; p++)
-            ln += s[p] == '\n';
-        if (ln == line && *b == v->n)
-            *b = k;
-        if (ln > line) {
-            *e = k;
-            if (*b == v->n)
-                *b = k;
-            return;
-        }
+    int lo = 0, hi = v->n;
+    while (lo < hi) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->t[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
+    *b = lo;
+    for (hi = v->n; lo < hi;) {
+        int mid = lo + (hi - lo) / 2;
+        if (v->t[mid].line <= line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    *e = lo;
 }
 
 static int same_toks(const char *s, const struct ftoks *v, int a, int b, int n)
@@ -631,7 +701,6 @@ static void copy_toks(const char *s, const struct ftoks *v, int a, int n, char *
     bl_fmt(out, size, "%.*s", to - from, s + from);
 }
 
-
 /* line `line`'s predicted wavefronts in src with the edits ed[0..n) applied (the copy compiled
  * anew and predicted from its own SASS), or -1 when that fails or the line is not predicted */
 static double edited_wavefronts(const char *src, size_t len, struct edit *ed, int n,
@@ -639,13 +708,10 @@ static double edited_wavefronts(const char *src, size_t len, struct edit *ed, in
 {
     size_t tlen;
     char *t = apply(src, len, ed, n, &tlen);
-    static struct kp_result p;
+    const struct memo *p = t ? predicted(t, tlen, req, NULL) : NULL;
     double wf = -1;
-    if (t && !kp_predict_sass(t, tlen, req, NULL, &p, NULL)) {
-        if (p.nlines >= line && p.line[line - 1].state == KP_OK)
-            wf = p.line[line - 1].wavefronts;
-        kp_free(&p);
-    }
+    if (p && p->nlines >= line && p->line[line - 1].state == KP_OK)
+        wf = p->line[line - 1].wavefronts;
     free(t);
     return wf;
 }
@@ -661,7 +727,7 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
     const char *ty = tis(src, v, d - 1, "float") ? "float" : tis(src, v, d - 1, "int") ? "int"
                      : tis(src, v, d - 1, "unsigned") ? "uint" : NULL;
     int b, e, acc[8], nacc = 0;
-    line_toks(src, v, l->line, &b, &e);
+    line_toks(v, l->line, &b, &e);
     for (int k = b; k < e && nacc < 8; k++)
         if (v->t[k].kind == 'i' && tis(src, v, k, name) && tis(src, v, k + 1, "[") &&
             !tis(src, v, k - 1, ".") && !tis(src, v, k - 1, "->"))
@@ -762,7 +828,7 @@ static int try_narrower(const char *src, size_t len, const struct ftoks *v,
                         const struct kp_array *a, const char *name, struct tried *tr)
 {
     int b, e, bytes = 0, o = -1, k;
-    line_toks(src, v, l->line, &b, &e);
+    line_toks(v, l->line, &b, &e);
     for (k = b; k < e && o < 0; k++)
         if (tis(src, v, k, name) && (o = cast_use(src, v, k, &bytes)) > 0 &&
             (bytes != 8 && bytes != 16))
@@ -845,6 +911,7 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
                    const struct kp_sass *sass, struct kp_result *r)
 {
     fix_sass = sass;
+    memo_clear();
     struct ftoks v;
     if (lex(src, len, &v)) {
         free(v.t);
@@ -906,6 +973,7 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
         whole_chars(l->fix[KP_EN]);
         whole_chars(l->fix[KP_ZH]);
     }
+    memo_clear();
     free(v.t);
 }
 

@@ -12,10 +12,7 @@
 #include "../model/bank.h"
 #include "../model/clex.h"
 #include "../model/pattern_cuda.h"
-#include "../kernel/kernel.h"
 #include "predict.h"
-#include "../compile/compile.h"
-#include "ptext.h"
 
 /* ---------------------------------------------------------------- reasons, in two languages */
 
@@ -165,8 +162,7 @@ static int pick_kernel(const char *src, size_t len, const struct gpu_kernel_requ
 /* ---------------------------------------------------------------- one line */
 
 struct kp_eval {
-    const char *src;
-    size_t len;
+    struct pattern_cuda_file *pf;   /* the file, read once for all its lines */
     struct pattern_cuda_launch launch;
     long long trip[KP_LOOPS];
     struct kp_line *l;
@@ -430,7 +426,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[0] = (unsigned)(bi % r->grid[0]);
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
-        if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
+        if (pattern_cuda_line(e->pf, e->l->line, &e->launch, &pc) != 0) {
             set_reason_err(e->l, &pc.err);
             return -1;
         }
@@ -571,7 +567,7 @@ static int probe_access(struct kp_eval *e, int which, struct bank_access *acc)
     struct pattern *p = NULL;
     struct bl_err err;
     memset(e->launch.block_idx, 0, sizeof e->launch.block_idx);
-    if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
+    if (pattern_cuda_line(e->pf, e->l->line, &e->launch, &pc) || compose(&pc, text, sizeof text) ||
         pattern_parse(text, &p, &err))
         return -1;
     struct pattern_env env = pc.env;
@@ -621,7 +617,7 @@ static void plan_vector_trips(struct kp_eval *e, const struct line_sass *ls, int
 /* the line's own text is [lfrom, lend) (read for asm: the file is not searched per line) */
 static int kp_path;                 /* h7reader: the call path of a helper's line being read */
 
-static void predict_line(const char *src, size_t len, const struct gpu_kernel_request *req,
+static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_request *req,
                          struct kp_result *r, struct kp_line *l, const struct line_sass *ls,
                          const char *lfrom, const char *lend)
 {
@@ -633,8 +629,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
         values[i] = req->args[i].value;
     }
     memset(&e, 0, sizeof e);
-    e.src = src;
-    e.len = len;
+    e.pf = pf;
     e.l = l;
     e.r = r;
     e.worst_excess = -1;
@@ -654,9 +649,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     L->name = req->name;                /* h7reader: template arguments, helpers' call paths */
     L->kernel_line = r->first;
     L->path = kp_path;
-    src = kptext_for(l->line);
-    e.src = src;
-    if (pattern_from_cuda(src, len, l->line, L, &pc) != 0) {
+    if (pattern_cuda_line(pf, l->line, L, &pc) != 0) {
         if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
             strstr(pc.err.msg, "not inside a function"))
             l->state = KP_NONE;
@@ -770,27 +763,28 @@ static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 }
 
 /* the line's instructions into ls and l->sass ("LDS.64 x2, LDS") */
-static void line_sass_of(const struct kp_sass *sass, int line, struct line_sass *ls, struct kp_line *l)
+/* the instructions of line `line`: from at[line - 1], each one's next in *next (the file's
+ * order; -1 ends), built once for all lines by kp_predict_sass */
+static void line_sass_of(const struct kp_sass *sass, const int *at, const int *next, int line,
+                         struct line_sass *ls, struct kp_line *l)
 {
     memset(ls, 0, sizeof *ls);
     l->nsass = 0;
     size_t o = 0;
     l->sass[0] = 0;
-    for (int i = 0; i < sass->n; i++) {
+    for (int i = at[line - 1]; i >= 0; i = next[i]) {
         const struct kp_sass_insn *in = &sass->insn[i];
-        if (in->line != line)
-            continue;
         ls->n++;
         l->nsass++;
         if (in->call_line != in->line)
             l->call_line = in->call_line;
         int same = 0;
-        for (int k = 0; k < i; k++)
-            same += sass->insn[k].line == line && !strcmp(sass->insn[k].text, in->text);
+        for (int k = at[line - 1]; k != i; k = next[k])
+            same += !strcmp(sass->insn[k].text, in->text);
         if (!same) {
             int cnt = 0;
-            for (int k = i; k < sass->n; k++)
-                cnt += sass->insn[k].line == line && !strcmp(sass->insn[k].text, in->text);
+            for (int k = i; k >= 0; k = next[k])
+                cnt += !strcmp(sass->insn[k].text, in->text);
             if (cnt > 1)
                 o += bl_fmt(l->sass + o, sizeof l->sass - o, "%s%s x%d", o ? ", " : "", in->text, cnt);
             else
@@ -906,7 +900,22 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
     out->smem = req->smem;
     out->sass_known = sass != NULL;
     out->sass_total = sass ? sass->total : 0;
-    kptext_read(src, len, out->first, out->last);
+    struct pattern_cuda_file *pf = pattern_cuda_open(src, len);
+    int nin = sass ? sass->n : 0;
+    int *at = malloc(((size_t)n + 1) * sizeof *at), *next = malloc(((size_t)nin + 1) * sizeof *next);
+    if (!pf || !at || !next) {
+        pattern_cuda_close(pf);
+        free(at), free(next), kp_free(out);
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+    }
+    for (int i = 0; i < n; i++)             /* each line's instructions, in the file's order */
+        at[i] = -1;
+    for (int i = nin - 1; i >= 0; i--) {
+        int ln = sass->insn[i].line;
+        next[i] = ln >= 1 && ln <= n ? at[ln - 1] : -1;
+        if (ln >= 1 && ln <= n)
+            at[ln - 1] = i;
+    }
     int tried = 0;
     const char *p = src, *end = src + len;
     struct line_sass ls;
@@ -920,18 +929,20 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         const char *from = p;
         p = e < end ? e + 1 : end;
         if (sass) {
-            line_sass_of(sass, l->line, &ls, l);
+            line_sass_of(sass, at, next, l->line, &ls, l);
             out->nsass_lines += ls.n > 0;
             out->sass_on_lines += ls.n;
         }
         int in_body = l->line >= out->first && l->line <= out->last;
-        /* a shared access is an index ('[') or asm: other lines are not translated (each
-         * translation reads the whole file), unless the compiled code has one there; a line of
-         * a __device__ helper the kernel calls counts once per call path */
+        /* a shared access is an index ('[') or asm: other lines are not translated, unless the
+         * compiled code has one there; a line of a __device__ helper the kernel calls counts
+         * once per call path */
         int looks = memchr(from, '[', (size_t)(e - from)) || span_has(from, e, "asm") ||
                     span_has(from, e, "*(");
-        int paths = in_body ? 1 : pattern_cuda_paths(src, len, out->first, l->line);
-        if (!(sass && ls.n) && (!looks || paths < 1))
+        if (!(sass && ls.n) && !looks)
+            continue;
+        int paths = in_body ? 1 : pattern_cuda_file_paths(pf, out->first, l->line);
+        if (!(sass && ls.n) && paths < 1)
             continue;
         if (paths < 1)
             paths = 1;
@@ -944,7 +955,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         double most = -1;
         for (kp_path = 0; kp_path < paths && (kp_path == 0 || l->state == KP_OK); kp_path++) {
             double before = l->wavefronts - l->ideal;
-            predict_line(src, len, req, out, l, sass ? &ls : NULL, from, e);
+            predict_line(pf, req, out, l, sass ? &ls : NULL, from, e);
             if (paths > 1 && l->excess - before > most) {
                 most = l->excess - before;
                 memcpy(best.why, l->why, sizeof best.why);
@@ -965,7 +976,8 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         out->npredicted += l->state == KP_OK;
         out->ncannot += l->state == KP_CANNOT;
     }
-    kptext_free();
+    pattern_cuda_close(pf);
+    free(at), free(next);
     return 0;
 }
 

@@ -21,7 +21,7 @@
 #define KP_MAX_EVALS (1L << 21)     /* warp evaluations one line may take */
 #define KP_MAX_TRIPS 4096           /* trips of the loops around one line */
 #define KP_LOOPS 8                  /* loops around one line */
-#define KP_MAX_LINES 2000           /* lines with an index translated per file */
+#define KP_MAX_LINES 10000          /* lines with an index translated per file */
 #define KP_ARRAYS 16
 
 enum kp_state {

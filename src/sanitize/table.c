@@ -5,7 +5,7 @@
 
 #include "sanitize.h"
 
-/* The op numbers of enum gpu_kernel_op (src/gpu/gpu_kernel.h), kept in step by test_sancost. */
+/* The op numbers of enum gpu_kernel_op (src/kernel/kernel.h), kept in step by test_sancost. */
 static const int kind_op[] = {
     [SAN_LD] = 0, [SAN_ST] = 1, [SAN_ATOM] = 2, [SAN_LDSM] = 3, [SAN_STSM] = 4, [SAN_CPASYNC] = 5,
 };

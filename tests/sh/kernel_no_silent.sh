@@ -7,9 +7,9 @@
 # instruction on a line left out would make them differ), and a line with one has figures or a
 # reason. Against the H200's measured lines (tests/data/kernel/h200-lines.json): every
 # measured line predicted or named, every predicted line equal. Then the speed: a 2000-line kernel predicted in under 5 s (the requirement is 2 s;
-# the figure is printed), and the shortened texts the model translates give the same output as
-# the whole file (BANKLAB_KP_FULL=1) on every shipped .cu; every fix proposed, applied and
-# compiled, predicts its line conflict free. Needs nvcc: SKIP without.
+# the figure is printed; tests/sh/reader_speed.sh times the lines outside the kernel and its
+# control statements); every fix proposed, applied and compiled, predicts its line conflict
+# free. Needs nvcc: SKIP without.
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
 . tests/sh/lib.sh kernel_no_silent.sh
@@ -126,13 +126,6 @@ PY
         fail "the H200 comparison passed a line predicted one wavefront off"
     [ $rc -eq 0 ] || fail "the H200's per-line figures: $(grep -c '^FAIL' "$tmp/h200") lines differ: $(grep '^FAIL' "$tmp/h200" | head -n 5)"
 fi
-
-# the same output with the whole file translated for every line
-for f in assets/kernels/*.cu tests/gpu/programs/*.cu tests/gpu/kernels/*.cu tests/golden/kernel_model/src/*.cu; do
-    "$BANKLAB" kernel "$f" --model >"$tmp/a" 2>&1
-    BANKLAB_KP_FULL=1 "$BANKLAB" kernel "$f" --model >"$tmp/b" 2>&1
-    cmp -s "$tmp/a" "$tmp/b" || { fail "$f: the shortened texts predict differently"; diff "$tmp/b" "$tmp/a" | head -n 6; }
-done
 
 # every fix proposed (checked with the compiled instructions of the original), applied by --fix
 # to a copy that nvcc compiles anew: the fixed line predicted conflict free with the copy's own

@@ -670,6 +670,104 @@ static void test_total_reader(void **state)
     }
 }
 
+/* one reading for many lines: pattern_cuda_line over a file opened once answers as
+ * pattern_from_cuda does, whatever lines were asked before (each line twice, last to first and
+ * first to last, with and without control and call paths) */
+static void test_open_once(void **state)
+{
+    (void)state;
+    const char *srcs[] = {transpose_seed, carve, misc, casts, types, tmpl, helper, consts};
+    static const char *const names[] = {"n"}, *const values[] = {"7"};
+    int same = 0;
+    for (size_t f = 0; f < sizeof srcs / sizeof srcs[0]; f++) {
+        size_t n = strlen(srcs[f]);
+        struct pattern_cuda_file *pf = pattern_cuda_open(srcs[f], n);
+        assert_non_null(pf);
+        for (int pass = 0; pass < 4; pass++)
+            for (int i = 0; i < 32; i++) {
+                int line = pass % 2 ? i : 31 - i;
+                struct pattern_cuda_launch l = {.grid = {1, 1, 1}, .block = {32, 2, 1},
+                                                .nargs = 1, .arg_name = names,
+                                                .arg_value = values, .control = pass / 2,
+                                                .dyn_bytes = 4096,
+                                                .kernel_line = f == 6 ? 11 : 0,
+                                                .path = line % 2};
+                static struct pattern_cuda a, b;
+                int ra = pattern_from_cuda(srcs[f], n, line, &l, &a);
+                int rb = pattern_cuda_line(pf, line, &l, &b);
+                assert_int_equal(ra, rb);
+                assert_string_equal(a.decls, b.decls);
+                assert_string_equal(a.accesses, b.accesses);
+                assert_string_equal(a.guard, b.guard);
+                assert_string_equal(a.err.msg, b.err.msg);
+                assert_int_equal(a.nloops, b.nloops);
+                assert_int_equal(pattern_cuda_paths(srcs[f], n, 11, line),
+                                 pattern_cuda_file_paths(pf, 11, line));
+                same += ra == 0;
+            }
+        pattern_cuda_close(pf);
+    }
+    assert_true(same >= 40);          /* lines translated, not only reasons compared */
+}
+
+/* K&R braces: the kernel's '{' on its name's line, a helper's and a struct's too, a loop's
+ * and an if / else's: the same text as the Allman form (transpose_seed: lines 9 and 12) */
+static void test_knr(void **state)
+{
+    (void)state;
+    static const char knr[] =
+        "// banklab: --grid 32x32 --block 32x32 --arg n=1024 --buffer-size 4M\n"
+        "__global__ void transpose(float *in, float *out, int n) {\n"
+        "\n"
+        "    __shared__ float tile[32][32];\n"
+        "\n"
+        "    int x = blockIdx.x * 32 + threadIdx.x;\n"
+        "    int y = blockIdx.y * 32 + threadIdx.y;\n"
+        "\n"
+        "    tile[threadIdx.y][threadIdx.x] = in[y * n + x];\n"
+        "    __syncthreads();\n"
+        "\n"
+        "    out[x * n + y] = tile[threadIdx.x][threadIdx.y];\n"
+        "}\n";
+    static const char *const names[] = {"n"}, *const values[] = {"1024"};
+    struct pattern_cuda_launch l = {.grid = {32, 32, 1}, .block = {32, 32, 1}, .nargs = 1,
+                                    .arg_name = names, .arg_value = values, .control = 1};
+    for (int line = 9; line <= 12; line += 3) {
+        static struct pattern_cuda a, b;
+        assert_int_equal(pattern_from_cuda(transpose_seed, strlen(transpose_seed), line, &l, &a), 0);
+        assert_int_equal(pattern_from_cuda(knr, strlen(knr), line, &l, &b), 0);
+        assert_string_equal(a.decls, b.decls);
+        assert_string_equal(a.accesses, b.accesses);
+    }
+    static const char one[] =
+        "struct P { float x, y; };\n"
+        "__device__ float get(const float *a, int i) { return a[i]; }\n"
+        "__global__ void k(float *out) {\n"
+        "    __shared__ float s[64];\n"
+        "    __shared__ P p[32];\n"
+        "    float acc = 0;\n"
+        "    for (int j = 0; j < 2; j++) { acc += s[threadIdx.x * 2 + j]; }\n"
+        "    if (threadIdx.x < 16) { acc += s[threadIdx.x]; } else {\n"
+        "        acc += p[threadIdx.x].y; }\n"
+        "    out[0] = acc + get(s, threadIdx.x);\n"
+        "}\n";
+    struct pattern_cuda_launch m = {.grid = {1, 1, 1}, .block = {32, 1, 1}, .control = 1,
+                                    .kernel_line = 3};
+    static struct pattern_cuda pc;
+    assert_int_equal(pattern_from_cuda(one, strlen(one), 7, &m, &pc), 0);
+    assert_string_equal(pc.accesses, "s[threadIdx.x * 2 + j]");
+    assert_int_equal(pc.nloops, 1);
+    assert_int_equal(pattern_from_cuda(one, strlen(one), 8, &m, &pc), 0);
+    assert_string_equal(pc.guard, "(threadIdx.x < 16)");
+    assert_int_equal(pattern_from_cuda(one, strlen(one), 9, &m, &pc), 0);
+    assert_string_equal(pc.guard, "!(threadIdx.x < 16)");
+    assert_non_null(strstr(pc.decls, "struct P"));
+    assert_int_equal(pattern_from_cuda(one, strlen(one), 2, &m, &pc), 0);
+    assert_string_equal(pc.accesses, "a[i]");          /* a bound to s, i to threadIdx.x */
+    assert_non_null(strstr(pc.decls, "s[64]"));
+    assert_int_equal(pattern_cuda_paths(one, strlen(one), 3, 2), 1);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -679,7 +777,8 @@ int main(void)
         cmocka_unit_test(test_casts),     cmocka_unit_test(test_types),
         cmocka_unit_test(test_template),  cmocka_unit_test(test_helper),
         cmocka_unit_test(test_consts),    cmocka_unit_test(test_total_reader),
-        cmocka_unit_test(test_macros),
+        cmocka_unit_test(test_macros),    cmocka_unit_test(test_open_once),
+        cmocka_unit_test(test_knr),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -179,7 +179,7 @@ static void test_rows(void **state)
     assert_int_equal(chk.mismatch, 1); /* the store's stored 2 against the model's 1 */
     assert_int_equal(chk.first_pc, 0x40);
     assert_int_equal((int)chk.outside, 3);
-    /* the enum kept in step with gpu_kernel.h */
+    /* the enum kept in step with kernel/kernel.h */
     assert_int_equal(GPU_KOP_LDGSTS, 5);
     assert_int_equal(GPU_KOP_STSM, 4);
 

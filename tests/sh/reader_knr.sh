@@ -1,0 +1,155 @@
+#!/bin/sh
+# reader_knr.sh: the reader does not depend on where braces stand. Every .cu the repository
+# ships (assets/kernels, tests/gpu/kernels, tests/gpu/programs, tests/golden/kernel_model/src)
+# and the reader's fixtures (tests/data/kernel/reader_*.cu) are rewritten in K&R style: a line
+# holding only '{' (a kernel's, a __device__ helper's, a struct's, a loop's, an if's) joins the
+# line before it and an `else` line joins the '}' line before it (`} else {`), the lines they
+# leave blank so that every line keeps its number; `banklab kernel FILE --model` must print
+# the same figures, whys, notes and totals for both (the source column aside). Then the
+# one-line forms: a kernel, a helper, a struct, a loop and an if/else whose braces share
+# their head's line, against the same kernel written out. Needs nvcc (the compiled code
+# decides which lines have instructions): SKIP without.
+set -u
+: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
+. tests/sh/lib.sh reader_knr.sh
+export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
+mkdir -p "$tmp/run" "$tmp/a" "$tmp/b" && chmod 700 "$tmp/run"
+if ! [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] && ! command -v nvcc >/dev/null 2>&1; then
+    echo "SKIP: no nvcc"; exit 77
+fi
+
+# the K&R rewrite of stdin (lines kept: a joined line leaves a blank one)
+knr() {
+    awk '{ l[NR] = $0 }
+         function prev(i,   j) { j = i - 1; while (j > 0 && l[j] ~ /^[ \t]*$/) j--; return j }
+         function plain(s) { return s !~ /\/\/|\/\*|\*\/|\\$|^[ \t]*#/ }
+         END {
+             for (i = 1; i <= NR; i++) {
+                 if (l[i] ~ /^[ \t]*else([ \t{]|$)/ && (j = prev(i)) > 0 && l[j] ~ /^[ \t]*}[ \t]*$/) {
+                     s = l[i]; sub(/^[ \t]*/, "", s); l[j] = l[j] " " s; l[i] = ""
+                 }
+                 if (l[i] ~ /^[ \t]*{[ \t]*$/ && (j = prev(i)) > 0 && plain(l[j])) {
+                     l[j] = l[j] " {"; l[i] = ""
+                 }
+             }
+             for (i = 1; i <= NR; i++) print l[i]
+         }'
+}
+
+# the report without the source column and the file's path
+figures() { sed -e 's/|.*$/|/' -e "s|$tmp/[ab]/||g" "$1"; }
+
+nfiles=0 nchanged=0
+for f in assets/kernels/*.cu tests/gpu/kernels/*.cu tests/gpu/programs/*.cu \
+         tests/golden/kernel_model/src/*.cu tests/data/kernel/reader_*.cu; do
+    [ -f "$f" ] || continue
+    b=$(basename "$f")
+    nfiles=$((nfiles + 1))
+    cp "$f" "$tmp/a/$b"
+    knr <"$f" >"$tmp/b/$b"
+    [ "$(wc -l <"$f")" = "$(wc -l <"$tmp/b/$b")" ] || { fail "$f: the rewrite changed the line count"; continue; }
+    cmp -s "$f" "$tmp/b/$b" && continue
+    nchanged=$((nchanged + 1))
+    names=""
+    case "$f" in */programs/ldmatrix.cu) names="--name ldm<0>" ;; esac
+    timeout 120 "$BANKLAB" kernel "$tmp/a/$b" --model $names >"$tmp/a.out" 2>&1; echo "exit $?" >>"$tmp/a.out"
+    timeout 120 "$BANKLAB" kernel "$tmp/b/$b" --model $names >"$tmp/b.out" 2>&1; echo "exit $?" >>"$tmp/b.out"
+    figures "$tmp/a.out" >"$tmp/a.fig"
+    figures "$tmp/b.out" >"$tmp/b.fig"
+    if cmp -s "$tmp/a.fig" "$tmp/b.fig"; then ok; else
+        fail "$f in K&R style predicts differently:"; diff "$tmp/a.fig" "$tmp/b.fig" | head -n 8
+    fi
+done
+[ "$nfiles" -ge 30 ] || fail "only $nfiles .cu files found"
+[ "$nchanged" -ge 30 ] || fail "only $nchanged files had a brace to move"
+echo "reader_knr.sh: $nchanged of $nfiles files rewritten in K&R style"
+
+# the rewrite itself: a kernel, a helper, a struct, a loop, an if / else
+printf 'struct P\n{\n    float x;\n};\n__device__ float g(float *a, int i)\n{\n    return a[i];\n}\n__global__ void k(float *o)\n{\n    if (o)\n    {\n        o[0] = 1;\n    }\n    else\n    {\n        o[1] = 2;\n    }\n    for (;;)\n    {\n    }\n}\n' >"$tmp/in.cu"
+printf 'struct P {\n    float x;\n};\n__device__ float g(float *a, int i) {\n    return a[i];\n}\n__global__ void k(float *o) {\n    if (o) {\n        o[0] = 1;\n    } else {\n        o[1] = 2;\n    }\n    for (;;) {\n    }\n}\n' >"$tmp/want"
+knr <"$tmp/in.cu" | grep -v '^$' >"$tmp/got"
+cmp -s "$tmp/want" "$tmp/got" || { fail "the K&R rewrite:"; diff "$tmp/want" "$tmp/got"; }
+
+# one-line forms, each against the kernel written out (the same lines)
+cat >"$tmp/a/one.cu" <<'EOF'
+// banklab: --block 64
+struct P
+{
+    float x, y;
+};
+__device__ float twice(const float *a, int i)
+{
+    return 2.0f * a[i];
+}
+__global__ void one(float *out)
+{
+    __shared__ float s[64 * 33];
+    __shared__ P p[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    p[t].x = t;
+    __syncthreads();
+    float acc = 0;
+    for (int k = 0; k < 2; k++)
+    {
+        acc += s[t * 32 + k];
+    }
+    if (t < 32)
+    {
+        acc += s[t * 2];
+    }
+    else
+    {
+        acc += s[t * 33];
+    }
+    out[t] = acc + twice(s, t * 4) + p[t].x;
+}
+EOF
+cat >"$tmp/b/one.cu" <<'EOF'
+// banklab: --block 64
+struct P { float x, y; };
+
+
+
+
+
+__device__ float twice(const float *a, int i) { return 2.0f * a[i]; }
+
+__global__ void one(float *out) {
+
+    __shared__ float s[64 * 33];
+    __shared__ P p[64];
+    int t = threadIdx.x;
+    s[t] = t;
+    p[t].x = t;
+    __syncthreads();
+    float acc = 0;
+
+
+    for (int k = 0; k < 2; k++) { acc += s[t * 32 + k]; }
+
+
+
+    if (t < 32) { acc += s[t * 2]; } else {
+
+
+
+        acc += s[t * 33]; }
+
+    out[t] = acc + twice(s, t * 4) + p[t].x;
+}
+EOF
+"$BANKLAB" kernel "$tmp/a/one.cu" --model >"$tmp/a.out" 2>&1; echo "exit $?" >>"$tmp/a.out"
+"$BANKLAB" kernel "$tmp/b/one.cu" --model >"$tmp/b.out" 2>&1; echo "exit $?" >>"$tmp/b.out"
+figures "$tmp/a.out" >"$tmp/a.fig"
+figures "$tmp/b.out" >"$tmp/b.fig"
+if cmp -s "$tmp/a.fig" "$tmp/b.fig"; then ok; else
+    fail "one-line braces predict differently:"; diff "$tmp/a.fig" "$tmp/b.fig" | head -n 8
+fi
+# and it is predicted: the helper's line, the loop's, both branches
+for l in 8 15 16 21 25 29; do
+    row=$(awk -v l=$l '$1 == l && /\|/ { print; exit }' "$tmp/b.out")
+    set -- $row
+    [ $# -ge 3 ] && [ "$2" != "|" ] && [ "$2" != "-" ] || fail "one.cu line $l in K&R style not predicted: $row"
+done
+finish
