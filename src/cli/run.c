@@ -221,15 +221,17 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
     }
 }
 
-/* A warp the sanitizer route kept, as the model's access. */
-static void pattern_access(const struct gpu_kernel_pattern *q, struct bank_access *acc)
+/* A warp the sanitizer route kept, as the model's access (each: an atomic that serves every
+ * lane on its own). */
+static void pattern_access(const struct gpu_kernel_pattern *q, int each, struct bank_access *acc)
 {
     memset(acc, 0, sizeof *acc);
     acc->width = q->width;
     acc->mask = q->mask;
     acc->op = q->op == GPU_KOP_LD || q->op == GPU_KOP_LDSM ? BANK_LOAD : BANK_STORE;
     acc->instr = q->op == GPU_KOP_LDSM ? BANK_LDMATRIX : q->op == GPU_KOP_STSM ? BANK_STMATRIX
-               : q->op == GPU_KOP_LDGSTS ? BANK_CPASYNC : BANK_PLAIN;
+               : q->op == GPU_KOP_LDGSTS ? BANK_CPASYNC : q->op == GPU_KOP_ATOM && each ? BANK_ATOMIC
+               : BANK_PLAIN;
     acc->matrices = (uint8_t)q->matrices;
     acc->has_src = q->op == GPU_KOP_LDGSTS;
     for (int i = 0; i < 32; i++) {
@@ -249,6 +251,7 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
         if (in->file != ln->file || in->line != ln->line || in->wavefronts <= in->ideal)
             continue;
         const struct gpu_kernel_pattern *worst = NULL;
+        int each = in->op == GPU_KOP_ATOM && strcmp(in->sass, "ATOMS.POPC.INC");
         char list[512] = "";
         size_t o = 0;
         for (int k = 0; k < r->npats; k++) {
@@ -259,18 +262,18 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
                 worst = q;
             else
                 o += bl_fmt(list + o, sizeof list - o, "%s%u at %u", o ? ", " : "", q->count,
-                            q->wavefronts);
+                            each ? q->wavefronts_each : q->wavefronts);
         }
         if (!worst)
             continue;
         fprintf(f, "%6s %s: warps %s wavefronts of %.0f; the worst, warp %u of block (%u,%u,%u): "
                 "%u\n", "", CLI_CLEAN(in->sass), list, in->inst, worst->warp, worst->block[0],
-                worst->block[1], worst->block[2], worst->wavefronts);
+                worst->block[1], worst->block[2], each ? worst->wavefronts_each : worst->wavefronts);
         if (!a->grid)
             continue;
         struct bank_access acc;
         static struct bank_result br;
-        pattern_access(worst, &acc);
+        pattern_access(worst, each, &acc);
         if (bank_simulate(&acc, &br, NULL) != BANK_OK)
             continue;
         struct grid_text_options opt;

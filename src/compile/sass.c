@@ -123,8 +123,11 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out)
     }
     case 0x38c:
     case 0x38d:
+    case 0x3c4:
     case 0xf8c:
-        /* ATOMS (RED on shared too; 0xf8c: ATOMS.POPC.INC, what atomicAdd(p, 1) becomes) */
+        /* ATOMS (RED on shared too; 0xf8c: ATOMS.POPC.INC, what atomicAdd(p, 1) becomes;
+         * 0x3c4: the one of a lane after a warp's reduction, what atomicMin/Max/And/Or/Xor on
+         * an address the same for the whole warp become: one lane, one wavefront) */
         out->shared = 1;
         out->op = GPU_KOP_ATOM;
         out->bytes = 4;

@@ -155,6 +155,7 @@ struct gpu_kernel_pattern {
     int slot;                        /* -1: the worst warp seen; 0..GPU_KERNEL_PATS-1: a pattern */
     uint32_t count;                  /* warps with this pattern (the worst: 0) */
     uint32_t wavefronts;             /* of one such warp */
+    uint32_t wavefronts_each;        /* an atomic's with every lane served on its own (ATOMS) */
     int op;                          /* enum gpu_kernel_op */
     uint32_t width;                  /* bytes per lane (16: a matrix row) */
     uint32_t matrices;               /* ldmatrix/stmatrix: 1, 2 or 4 */

@@ -340,6 +340,24 @@ static void own_lines(struct gpu_kernel_result *res, const struct module *m)
         if (f > 0 && f < res->nfiles && !toolkit_file(res->files[f]))
             own = res->files[f];
     }
+    char entry[GPU_KERNEL_TEXT];
+    if (!own && G.have_cupti) { /* every shared access in a header (cub): the kernel's own line */
+        CUpti_GetSassToSourceCorrelationParams p = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
+        p.cubin = m->cubin;
+        p.cubinSize = m->size;
+        p.functionName = T.symbol;
+        p.pcOffset = 0;
+        if (G.c.correlate(&p) == CUPTI_SUCCESS && p.fileName) {
+            if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
+                bl_fmt(entry, sizeof entry, "%s/%s", p.dirName, p.fileName);
+            else
+                bl_fmt(entry, sizeof entry, "%s", p.fileName);
+            if (!toolkit_file(entry))
+                own = entry;
+        }
+        free(p.fileName);
+        free(p.dirName);
+    }
     if (!own)
         return;
     char ownpath[GPU_KERNEL_TEXT];
@@ -390,6 +408,7 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
             q->slot = k == SAN_WORST ? -1 : k;
             q->count = k == SAN_WORST ? 0 : p->count;
             q->wavefronts = p->wavefronts;
+            q->wavefronts_each = p->kind == SAN_ATOM ? p->wavefronts_each : p->wavefronts;
             q->op = op_of[p->kind];
             q->width = p->width;
             q->matrices = p->matrices;
@@ -400,6 +419,26 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
             memcpy(q->src, p->src, sizeof q->src);
         }
     }
+}
+
+/* An atomic's instruction that serves every lane on its own (ATOMS, ATOMS.CAS: measured on
+ * an H100, 32 lanes on one word took 32 wavefronts) takes the figure counted that way; one
+ * that serves the lanes on a word together (ATOMS.POPC.INC) keeps the store's. */
+static void atomics_each(struct gpu_kernel_result *res, const struct san_row *rows, int n)
+{
+    int moved = 0;
+    for (int i = 0; i < res->ninsts; i++) {
+        struct gpu_kernel_inst *in = &res->insts[i];
+        if (in->op != GPU_KOP_ATOM || !strcmp(in->sass, "ATOMS.POPC.INC"))
+            continue;
+        for (int k = 0; k < n; k++)
+            if (rows[k].pc == in->pc && rows[k].wavefronts_each != in->wavefronts) {
+                in->wavefronts = rows[k].wavefronts_each;
+                moved = 1;
+            }
+    }
+    if (moved)
+        kres_build_lines(res);
 }
 
 /* The copied table into res (G.mu held). */
@@ -465,6 +504,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
             bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         else
             own_lines(res, m);
+        atomics_each(res, rows, n);
     }
     free(sr.rows);
     res->timing.run = t_run;

@@ -31,6 +31,8 @@ char *bank_instr_name(unsigned instr, unsigned matrices, unsigned trans, unsigne
                  matrices, trans ? ".trans" : "");
     else if (instr == BANK_CPASYNC)
         snprintf(buf, size, "cp.async%u", width);
+    else if (instr == BANK_ATOMIC)
+        snprintf(buf, size, "atom%u", width);
     else
         buf[0] = 0;
     return buf;
@@ -48,6 +50,14 @@ int bank_instr_parse(const char *name, struct bank_access *acc)
         acc->trans = name[11] != 0;
         acc->width = 16;
         acc->op = ld ? BANK_LOAD : BANK_STORE;
+        return 0;
+    }
+    if (!strcmp(name, "atom4") || !strcmp(name, "atom8")) {
+        acc->instr = BANK_ATOMIC;
+        acc->matrices = 0;
+        acc->trans = 0;
+        acc->width = name[4] == '4' ? 4 : 8;
+        acc->op = BANK_STORE;
         return 0;
     }
     if (!strcmp(name, "cp.async4") || !strcmp(name, "cp.async8") || !strcmp(name, "cp.async16")) {
@@ -88,6 +98,11 @@ static unsigned instr_passes(const struct bank_access *acc, enum bank_status *st
         else if (acc->mask != 0xffffffffu)
             *st = BANK_ESYNC;
         return 8;
+    case BANK_ATOMIC:
+        /* one pass of 32 lanes (4 bytes) or two of 16 (8 bytes), as a store of that width */
+        if (w != 4 && w != 8)
+            *st = BANK_EWIDTH;
+        return w == 8 ? 16 : 32;
     case BANK_CPASYNC:
         /* the shared side is written like a store of that width */
         if (w != 4 && w != 8 && w != 16)
@@ -196,7 +211,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
     if (acc->instr == BANK_LDMATRIX || acc->instr == BANK_STMATRIX)
         res->npasses = acc->matrices;
     void (*add)(struct bank_cell *, uint64_t, unsigned) =
-        acc->instr == BANK_CPASYNC ? add_new_word : cell_add;
+        acc->instr == BANK_CPASYNC || acc->instr == BANK_ATOMIC ? add_new_word : cell_add;
     int nwords = w <= 4 ? 1 : (int)(w / BANK_WORD_BYTES);
     /* Reset only what is read: pass headers, and the cell counts of the passes in use (only
      * the first nwords entries of a cell are defined). Clearing the whole 48 KB result cost

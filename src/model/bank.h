@@ -22,6 +22,9 @@ enum bank_instr {
     BANK_LDMATRIX = 1,   /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (LDSM) */
     BANK_STMATRIX = 2,   /* stmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16 (STSM) */
     BANK_CPASYNC = 3,    /* cp.async.ca.shared.global of 4, 8 or 16 bytes (LDGSTS): its shared side */
+    BANK_ATOMIC = 4,     /* atom/red on shared of 4 or 8 bytes (ATOMS): each lane's operation is
+                            served on its own, the same word from two lanes costs two (measured
+                            on an H100: 32 lanes on one word, 32 wavefronts) */
 };
 
 /* One warp instruction: what the model takes. */

@@ -4,7 +4,8 @@
  * by width (32, 16 or 8 lanes), 8/16-byte loads fuse passes when neighbouring lanes (n^1 or
  * n^2) ask for the same address, a pass costs the most distinct 4-byte words one bank must
  * serve; ldmatrix/stmatrix: one pass per 8x8 matrix of rows from lanes 8i..8i+7; cp.async:
- * every word written counts (no broadcast) and the global side's banks count too.
+ * every word written counts (no broadcast) and the global side's banks count too; an
+ * atomic as a store, or (SAN_ATOM_EACH) with every lane's word counted on its own.
  * tests/unit/test_sancost.c holds it against bank_simulate on every pattern of tests/data and
  * on random ones. C and CUDA (SAN_HD is __host__ __device__ under nvcc); no libc. */
 #ifndef BANKLAB_SANITIZE_COST_H
@@ -18,7 +19,11 @@
 #define SAN_HD static inline
 #endif
 
-enum san_kind { SAN_LD = 0, SAN_ST = 1, SAN_ATOM = 2, SAN_LDSM = 3, SAN_STSM = 4, SAN_CPASYNC = 5 };
+/* SAN_ATOM is costed both ways: as a store (distinct words: ATOMS.POPC.INC, which serves the
+ * lanes on one word together) and, as SAN_ATOM_EACH, every lane's word on its own (ATOMS,
+ * ATOMS.CAS); which one the instruction was is told by its SASS on the host. */
+enum san_kind { SAN_LD = 0, SAN_ST = 1, SAN_ATOM = 2, SAN_LDSM = 3, SAN_STSM = 4, SAN_CPASYNC = 5,
+                SAN_ATOM_EACH = 6 };
 
 struct san_cost { uint32_t wavefronts, passes; };
 
@@ -96,7 +101,8 @@ SAN_HD struct san_cost san_cost_of(unsigned kind, unsigned width, uint32_t mask,
         uint32_t lanes = (per == 32 ? 0xffffffffu : ((1u << per) - 1u) << first) & mask;
         if (!lanes)
             continue;
-        r.wavefronts += san_pass_cost(addr, src, lanes, nwords, kind == SAN_CPASYNC);
+        r.wavefronts += san_pass_cost(addr, kind == SAN_CPASYNC ? src : 0, lanes, nwords,
+                                      kind == SAN_CPASYNC || kind == SAN_ATOM_EACH);
         r.passes++;
     }
     return r;

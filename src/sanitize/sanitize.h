@@ -18,6 +18,7 @@ struct san_row {
     uint32_t pc;                 /* byte offset in the kernel's code */
     int op;                      /* enum gpu_kernel_op: LD, ST, ATOM, LDSM, STSM, LDGSTS */
     double inst, wavefronts, ideal;
+    double wavefronts_each;      /* atomics: every lane's word on its own (ATOMS, ATOMS.CAS) */
 };
 
 struct san_check {
@@ -37,7 +38,9 @@ void san_pattern_access(const struct san_pat *p, struct bank_access *acc);
 
 /* san_write_patterns: one line per stored pattern of t:
  *   KERNEL LAUNCH PC SLOT COUNT WAVEFRONTS KIND WIDTH MATRICES MASK BX BY BZ WARP A0..A31 [S0..S31]
- * (SLOT "w" for the worst warp; PC an offset; addresses in hex; S only for cp.async). */
+ *   [EACH]
+ * (SLOT "w" for the worst warp; PC an offset; addresses in hex; S only for cp.async; EACH, an
+ * atomic's wavefronts with every lane on its own, only for atomics). */
 void san_write_patterns(FILE *f, const char *kernel, long launch, const struct san_table *t,
                         uint64_t pc0, uint64_t size);
 

@@ -41,7 +41,13 @@ static void check_pattern(const struct san_pat *p, uint32_t off, struct san_chec
     static __thread struct bank_result res;
     san_pattern_access(p, &acc);
     chk->patterns++;
-    if (bank_simulate(&acc, &res, NULL) != BANK_OK || (uint32_t)res.wavefronts != p->wavefronts) {
+    int bad = bank_simulate(&acc, &res, NULL) != BANK_OK || (uint32_t)res.wavefronts != p->wavefronts;
+    if (p->kind == SAN_ATOM && !bad) { /* and with every lane on its own */
+        acc.instr = BANK_ATOMIC;
+        bad = bank_simulate(&acc, &res, NULL) != BANK_OK ||
+              (uint32_t)res.wavefronts != p->wavefronts_each;
+    }
+    if (bad) {
         if (!chk->mismatch)
             chk->first_pc = off;
         chk->mismatch++;
@@ -70,6 +76,7 @@ int san_table_rows(const struct san_table *t, uint64_t pc0, uint64_t size, struc
         r->inst = (double)e->inst;
         r->wavefronts = (double)e->wavefronts;
         r->ideal = (double)e->ideal;
+        r->wavefronts_each = (double)e->wavefronts_each;
         for (int k = 0; k <= SAN_PATS; k++)
             check_pattern(&e->pat[k], r->pc, chk);
     }
@@ -103,6 +110,8 @@ void san_write_patterns(FILE *f, const char *kernel, long launch, const struct s
             if (p->kind == SAN_CPASYNC)
                 for (int l = 0; l < 32; l++)
                     fprintf(f, " %x", p->src[l]);
+            if (p->kind == SAN_ATOM)
+                fprintf(f, " %u", p->wavefronts_each);
             fputc('\n', f);
         }
     }
@@ -188,6 +197,9 @@ int san_read_pattern(const char *line, char *kernel, size_t n, long *launch, uin
                 return -1;
             p->src[l] = (uint32_t)a;
         }
+    unsigned long long each;
+    if (kind == SAN_ATOM && !word(&s, 10, &each)) /* (recordings before it lack it) */
+        p->wavefronts_each = (uint32_t)each;
     p->key = 1;
     p->ready = 1;
     return 0;

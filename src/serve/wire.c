@@ -726,7 +726,7 @@ int sw_get_stats(const uint8_t *p, size_t n, struct sw_stats *s, struct bl_err *
 static int check_instr(const struct bank_access *a, struct bl_err *err)
 {
     char name[32];
-    if (a->instr > BANK_CPASYNC)
+    if (a->instr > BANK_ATOMIC)
         return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_UNKNOWN_INSTR, (unsigned)a->instr);
     if (a->trans > 1 || a->has_src > 1)
         return bl_fail(err, GPU_EINVAL, BL_NOWHERE, SW_NOT_A_FLAG, a->trans > 1 ? "trans" : "has_src",

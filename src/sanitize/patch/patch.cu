@@ -48,7 +48,7 @@ static __device__ uint64_t pattern_key(const uint32_t *a, const uint32_t *s, uin
 
 static __device__ void fill(struct san_pat *p, const uint32_t *a, const uint32_t *s,
                             uint32_t mask, unsigned width, unsigned kind, unsigned matrices,
-                            uint32_t wf)
+                            uint32_t wf, uint32_t wf_each)
 {
     for (int i = 0; i < 32; i++) {
         p->addr[i] = a[i];
@@ -59,6 +59,7 @@ static __device__ void fill(struct san_pat *p, const uint32_t *a, const uint32_t
     p->kind = kind;
     p->matrices = matrices;
     p->wavefronts = wf;
+    p->wavefronts_each = wf_each;
     p->block[0] = blockIdx.x;
     p->block[1] = blockIdx.y;
     p->block[2] = blockIdx.z;
@@ -83,7 +84,7 @@ static __device__ struct san_pc *pc_slot(struct san_table *t, uint64_t pc)
 
 static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const uint32_t *s,
                                    uint32_t mask, unsigned width, unsigned kind,
-                                   unsigned matrices, uint32_t wf)
+                                   unsigned matrices, uint32_t wf, uint32_t wf_each)
 {
     uint64_t key = pattern_key(a, s, mask, width, kind, matrices);
     int placed = 0;
@@ -102,7 +103,7 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
         unsigned long long old = atomicCAS((unsigned long long *)&p->key, 0ull,
                                            (unsigned long long)key);
         if (old == 0) {
-            fill(p, a, s, mask, width, kind, matrices, wf);
+            fill(p, a, s, mask, width, kind, matrices, wf, wf_each);
             atomicAdd(&p->count, 1u);
             placed = 1;
         } else if (old == key) {
@@ -115,7 +116,7 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
     struct san_pat *w = &e->pat[SAN_WORST];
     if (*(volatile uint32_t *)&w->wavefronts < wf && atomicMax(&w->wavefronts, wf) < wf) { /* a costlier warp: keep it (last writer wins) */
         w->key = key;
-        fill(w, a, s, mask, width, kind, matrices, wf);
+        fill(w, a, s, mask, width, kind, matrices, wf, wf_each);
     }
 }
 
@@ -146,6 +147,9 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
         return;
     t->magic = SAN_MAGIC;
     struct san_cost c = san_cost_of(kind, width, grp, a, s, matrices);
+    uint32_t each = kind == SAN_ATOM
+                        ? san_cost_of(SAN_ATOM_EACH, width, grp, a, s, matrices).wavefronts
+                        : c.wavefronts;
     struct san_pc *e = pc_slot(t, pc);
     if (!e) {
         atomicAdd(&t->overflow, 1u);
@@ -157,7 +161,8 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
     atomicAdd(&e->inst, 1ull);
     atomicAdd(&e->wavefronts, (unsigned long long)c.wavefronts);
     atomicAdd(&e->ideal, (unsigned long long)c.passes);
-    add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts);
+    atomicAdd(&e->wavefronts_each, (unsigned long long)each);
+    add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts, each);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult
