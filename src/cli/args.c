@@ -96,6 +96,15 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
     }
 }
 
+const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n)
+{
+    if (!zh)
+        return e->msg;
+    if (e->why.id != BL_MSG_NONE)
+        return bl_err_text(e, BL_LANG_ZH, buf, n);
+    return bl_msg_text(NULL, e->msg, BL_LANG_ZH, buf, n);
+}
+
 int cli_stdout_done(const char *cmd, int rc)
 {
     errno = 0;

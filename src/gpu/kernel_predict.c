@@ -4,6 +4,7 @@
  * access is evaluated for every warp of the block and run through bank_simulate. Warps with
  * no active lane do not execute the line and count nothing, as on the GPU. Pure C: the model
  * and src/base. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,23 +55,51 @@ static const char *const reasons[][3] = {
      "模板类型或参数：模型需要具体的类型"},
 };
 
-static void set_reason(struct kp_line *l, const char *why);
+static int set_reason(struct kp_line *l, const char *why);
 
-/* h7reader: a reason of the source reader that the table above would blur (a template
- * parameter's --name, a struct with functions, a helper's argument), in both languages from
- * its msg.def row */
-static void set_reason_err(struct kp_line *l, const struct bl_err *err)
+/* a reason of msg.def's row id, in both languages */
+static void set_reason_id(struct kp_line *l, int id, ...)
 {
-    set_reason(l, err->msg);
+    struct bl_msg m;
+    char en[KP_TEXT];
+    va_list ap;
+    va_start(ap, id);
+    bl_msg_vset(&m, en, sizeof en, id, ap);
+    va_end(ap);
+    l->state = KP_CANNOT;
+    bl_msg_render(&m, BL_LANG_EN, l->reason[KP_EN], KP_TEXT);
+    bl_msg_render(&m, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
+}
+
+/* the reason of a failure of the reader or the model (err), in both languages: a row of the
+ * table below where one blurs its words (a template parameter's --name, a struct with
+ * functions, a helper's argument keep their own), else err's message itself, rendered from its
+ * msg.def row ("the model: " before it when model is 1); the English text of err for text from
+ * outside banklab */
+static void set_reason_err(struct kp_line *l, const struct bl_err *err, int model)
+{
     int id = err->why.id;
-    if (id == CU_TEMPLATE_PARAMETER || id == CU_STRUCT_WITH_FUNCTIONS || id == CU_HELPER_ARGUMENT ||
-        id == CU_NOT_CALLED) {
-        bl_err_text(err, BL_LANG_EN, l->reason[KP_EN], KP_TEXT);
-        bl_err_text(err, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
+    if (!model && set_reason(l, err->msg) && id != CU_TEMPLATE_PARAMETER &&
+        id != CU_STRUCT_WITH_FUNCTIONS && id != CU_HELPER_ARGUMENT && id != CU_NOT_CALLED)
+        return;
+    char text[2][KP_TEXT];
+    bl_err_text(err, BL_LANG_EN, text[KP_EN], KP_TEXT);
+    bl_err_text(err, BL_LANG_ZH, text[KP_ZH], KP_TEXT);
+    l->state = KP_CANNOT;
+    for (int g = 0; g < 2; g++) {
+        if (model)
+            bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KP_THE_MODEL, g ? BL_LANG_ZH : BL_LANG_EN),
+                   text[g]);
+        else if (id == BL_MSG_NONE || id == BL_TEXT)
+            bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KP_CANNOT_EXPRESS,
+                                                        g ? BL_LANG_ZH : BL_LANG_EN), text[g]);
+        else
+            bl_fmt(l->reason[g], KP_TEXT, "%s", text[g]);
     }
 }
 
-static void set_reason(struct kp_line *l, const char *why)
+/* a row of the table above for why, in both languages: 1; 0 (the reason unset) when none */
+static int set_reason(struct kp_line *l, const char *why)
 {
     char name[64];
     size_t n = strcspn(why, " :=");
@@ -91,10 +120,9 @@ static void set_reason(struct kp_line *l, const char *why)
                         bl_fmt(l->reason[g], KP_TEXT, "%.*s%s%s", (int)(p - f), f, name, p + 2);
                 }
             }
-            return;
+            return 1;
         }
-    bl_fmt(l->reason[KP_EN], KP_TEXT, "%s", why);
-    bl_fmt(l->reason[KP_ZH], KP_TEXT, "模型无法表达这一行：%s", why);
+    return 0;
 }
 
 /* ---------------------------------------------------------------- the kernel's body */
@@ -245,7 +273,7 @@ static int count(struct kp_eval *e, const struct bank_access *acc, double mult, 
 {
     static struct bank_result res;
     if (bank_simulate(acc, &res, NULL) != BANK_OK) {
-        set_reason(e->l, "the model: a misaligned access");
+        set_reason_id(e->l, KP_MISALIGNED);
         return -1;
     }
     if (e->dry)
@@ -340,11 +368,11 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
 {
     char text[3 * PATTERN_CUDA_TEXT];
     if (compose(pc, text, sizeof text))
-        return bl_fmt(e->l->reason[KP_EN], KP_TEXT, "the line's text is too long"), -1;
+        return set_reason_id(e->l, KP_TEXT_TOO_LONG), -1;
     struct pattern *p = NULL;
     struct bl_err err;
     if (pattern_parse(text, &p, &err) != 0) {
-        set_reason(e->l, err.msg);
+        set_reason_err(e->l, &err, 0);
         return -1;
     }
     const unsigned *b = pc->env.block;
@@ -360,16 +388,14 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
         for (unsigned w = 0; w < warps; w++) {
             if (++e->evals > KP_MAX_EVALS) {
                 pattern_free(p);
-                set_reason(e->l, "too many warps and trips for the model to evaluate");
+                set_reason_id(e->l, KP_TOO_MANY_EVALS);
                 return -1;
             }
             env.warp = w;
             static struct pattern_layout lay;
             if (pattern_eval(p, &env, i, &acc, w == 0 ? &lay : NULL, &err) != 0) {
-                char m[PATTERN_MSG_MAX + 32];
-                bl_fmt(m, sizeof m, "the model: %s", err.msg);
                 pattern_free(p);
-                set_reason(e->l, m);
+                set_reason_err(e->l, &err, 1);
                 return -1;
             }
             if (w == 0)
@@ -428,7 +454,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
         if (pattern_from_cuda(e->src, e->len, e->l->line, &e->launch, &pc) != 0) {
-            set_reason_err(e->l, &pc.err);
+            set_reason_err(e->l, &pc.err, 0);
             return -1;
         }
         int rc = eval_block(e, &pc, mult);
@@ -661,7 +687,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
                  !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
-            set_reason_err(l, &pc.err);
+            set_reason_err(l, &pc.err, 0);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
@@ -678,7 +704,7 @@ static void predict_line(const char *src, size_t len, const struct gpu_kernel_re
     l->state = KP_OK;
     for (int tuples = 0;; tuples++) {
         if (tuples >= KP_MAX_TRIPS) {
-            set_reason(l, "more trips than the model follows (4096)");
+            set_reason_id(l, KP_TOO_MANY_TRIPS);
             break;
         }
         e.dry = nloops > 0 && e.group > 1 && e.trip[nloops - 1] % e.group != 0;
@@ -932,7 +958,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         if (paths < 1)
             paths = 1;
         if (++tried > KP_MAX_LINES) {
-            set_reason(l, "the kernel has too many lines with an index for the model");
+            set_reason_id(l, KP_TOO_MANY_LINES);
             out->ncannot++;
             continue;
         }
