@@ -99,6 +99,17 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
     int rec = info->backend == GPU_BACKEND_REPLAY;
     const char *dev = rec && !strncmp(info->device, "recorded on ", 12) ? info->device + 12
                                                                          : info->device;
+    char zdev[GPU_TEXT_MAX], full[GPU_TEXT_MAX];
+    if (rec && ui_lang(a) == BL_LANG_ZH && info->device_msg.id == GPU_RECORDED_ON) {
+        /* the recording's device and date in Chinese (its msg.def rows), without the lead */
+        const char *f = bl_msg_format(GPU_RECORDED_ON, BL_LANG_ZH);
+        size_t k = strcspn(f, "%");
+        bl_msg_render(&info->device_msg, BL_LANG_ZH, full, sizeof full);
+        if (!strncmp(full, f, k)) {
+            snprintf(zdev, sizeof zdev, "%s", full + k);
+            dev = zdev;
+        }
+    }
     char d[3][GPU_TEXT_MAX];
     device_forms(dev, d);
     it->dim = 1;
