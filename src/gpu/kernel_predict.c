@@ -71,30 +71,20 @@ static void set_reason_id(struct kp_line *l, int id, ...)
     bl_msg_render(&m, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
 }
 
-/* the reason of a failure of the reader or the model (err), in both languages: a row of the
- * table below where one blurs its words (a template parameter's --name, a struct with
- * functions, a helper's argument keep their own), else err's message itself, rendered from its
- * msg.def row ("the model: " before it when model is 1); the English text of err for text from
- * outside banklab */
+/* the reason of err (the reader's or, model 1, the model's) in both languages: a row of the
+ * table above, else (and for the reader's own reasons) err's msg.def row itself */
 static void set_reason_err(struct kp_line *l, const struct bl_err *err, int model)
 {
     int id = err->why.id;
     if (!model && set_reason(l, err->msg) && id != CU_TEMPLATE_PARAMETER &&
         id != CU_STRUCT_WITH_FUNCTIONS && id != CU_HELPER_ARGUMENT && id != CU_NOT_CALLED)
         return;
-    char text[2][KP_TEXT];
-    bl_err_text(err, BL_LANG_EN, text[KP_EN], KP_TEXT);
-    bl_err_text(err, BL_LANG_ZH, text[KP_ZH], KP_TEXT);
     l->state = KP_CANNOT;
     for (int g = 0; g < 2; g++) {
-        if (model)
-            bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KP_THE_MODEL, g ? BL_LANG_ZH : BL_LANG_EN),
-                   text[g]);
-        else if (id == BL_MSG_NONE || id == BL_TEXT)
-            bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KP_CANNOT_EXPRESS,
-                                                        g ? BL_LANG_ZH : BL_LANG_EN), text[g]);
-        else
-            bl_fmt(l->reason[g], KP_TEXT, "%s", text[g]);
+        char t[KP_TEXT];
+        bl_err_text(err, g ? BL_LANG_ZH : BL_LANG_EN, t, KP_TEXT);
+        int f = model ? KP_THE_MODEL : id == BL_MSG_NONE || id == BL_TEXT ? KP_CANNOT_EXPRESS : 0;
+        bl_fmt(l->reason[g], KP_TEXT, f ? bl_msg_format(f, g ? BL_LANG_ZH : BL_LANG_EN) : "%s", t);
     }
 }
 
