@@ -170,7 +170,7 @@ done
 
 # 2e. the commands with --lang zh, what they answer and their errors: a kernel line the model
 #     refuses (its reason), a missing file, a directory, a kernel that compiles where no GPU
-#     measures it, a lab's bounds, the report's directory missing or a file
+#     measures it, the report's directory missing or a file, an unknown option
 mkdir -p "$TMP/cli"
 cp assets/kernels/strided.cu "$TMP/cli/col.cu"
 printf '// banklab: --block 32\n__global__ void k(float *out)\n{\n    __shared__ float s[1024];\n    s[threadIdx.x + 1024] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = s[threadIdx.x];\n}\n' >"$TMP/cli/oob.cu"
@@ -189,8 +189,10 @@ cli "lab: a missing file" "$BANKLAB" lab nosuch.json --lang zh
 cli "lab: a directory" "$BANKLAB" lab "$ROOT/lessons" --lang zh
 cli "report: a missing directory" "$BANKLAB" report --out "$TMP/cli/no/such" --lang zh
 cli "report: a file for a directory" "$BANKLAB" report --out "$TMP/cli/col.cu" --lang zh
+for c in kernel lab report; do cli "$c: a bad option" "$BANKLAB" $c --bogus --lang zh; done
+cli "the tutorial: a bad option" "$BANKLAB" --bogus --lang zh
 # the errors name the file before a full-width colon, never "path: " in Chinese text
-sed -n '/^### kernel: a missing file/,$p' "$CAP" | grep -v '^###' | sed 's/^banklab [a-z]*: //' | grep -E ': [^ -~]' &&
+sed -n '/^### kernel: a missing file/,$p' "$CAP" | grep -v '^###' | sed 's/^banklab\( [a-z]*\)\{0,1\}: //' | grep -E ': [^ -~]' &&
     fail "an error joins a name and Chinese with an ASCII ': ' (want ：)"
 
 # 3. a replayed recording: what it has, and an access it has not
