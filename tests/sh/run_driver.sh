@@ -30,7 +30,7 @@ mkdir -p "$tmp/r/tests/sh" "$tmp/r/b/tests"
 cp tests/run.sh "$tmp/r/tests/run.sh"
 printf '#!/bin/sh\nsleep 1\ndate +%%s.%%N >"%s/a.start"\n' "$tmp" >"$tmp/r/tests/sh/a.sh"
 printf '#!/bin/sh\n# run.sh: alone\ndate +%%s.%%N >"%s/z.start"\n' "$tmp" >"$tmp/r/tests/sh/0z.sh"
-(cd "$tmp/r" && JOBS=2 BUILD=b BANKLAB=/bin/true sh tests/run.sh >"$tmp/out2" 2>&1)
+(cd "$tmp/r" && JOBS=2 BUILD=b BANKLAB=/bin/true ONLY= sh tests/run.sh >"$tmp/out2" 2>&1)
 tail -n 1 "$tmp/out2" | grep -qx "2 passed, 0 failed, 0 skipped" || { echo "FAIL: alone: $(cat "$tmp/out2")"; fail=1; }
 awk -v a="$(cat "$tmp/a.start" 2>/dev/null)" -v z="$(cat "$tmp/z.start" 2>/dev/null)" \
     'BEGIN { exit !(a != "" && z != "" && z + 0 >= a + 0) }' ||
