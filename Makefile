@@ -231,10 +231,14 @@ DEPS ?= sh tests/deps.sh
 deps:
 	@$(DEPS)
 
+# run and test build with one job per core (unless make was given -j itself); tests/run.sh
+# runs the tests as many at a time (JOBS=N for another number).
+NPROC := $(shell nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)
+JOBS_FLAG = $(if $(strip $(filter -j%,$(MAKEFLAGS)) $(findstring j,$(filter-out -%,$(firstword $(MAKEFLAGS))))),,-j$(NPROC))
 # run, test and bench install missing packages first, then start a new make: its pkg-config
 # answers (read while the Makefile is parsed) see the packages just installed.
 run: deps
-	@$(MAKE) --no-print-directory $(BIN)
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) $(BIN)
 	$(BIN) $(ARGS)
 
 # The same build under ASan+UBSan, in $(BUILD)/asan (no CUDA: the sanitizers and cudart's
@@ -254,7 +258,7 @@ asan-kernel:
 
 # Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
 test: deps
-	@$(MAKE) --no-print-directory test-built
+	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-built
 
 # (the GPU probe is built too, so a change that breaks its build shows without a GPU)
 test-built: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)

@@ -122,6 +122,15 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
     }
 }
 
+const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n)
+{
+    if (!zh)
+        return e->msg;
+    if (e->why.id != BL_MSG_NONE)
+        return bl_err_text(e, BL_LANG_ZH, buf, n);
+    return bl_msg_text(NULL, e->msg, BL_LANG_ZH, buf, n);
+}
+
 int cli_stdout_done(const char *cmd, int rc)
 {
     errno = 0;
@@ -178,8 +187,38 @@ static const char *refused_long(const struct cli_cmd *c, const char *s)
     return !strncmp(s, "--", 2) && (!optopt || (o && o->val == optopt)) ? s : NULL;
 }
 
+/* 1 when c takes --lang and argv asks for Chinese (--lang zh, --lang=zh): the parse errors are
+ * then said in Chinese, read before any option is taken */
+static int wants_zh(const struct cli_cmd *c, int argc, char **argv)
+{
+    if (!exact(c, "--lang"))
+        return 0;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strcmp(argv[i], "--lang=zh") || (!strcmp(argv[i], "--lang") && i + 1 < argc &&
+                                              !strcmp(argv[i + 1], "zh")))
+            return 1;
+    }
+    return 0;
+}
+
+/* an unknown option: c's own words, or in Chinese (without the English usage) */
+static int unknown_option(const struct cli_cmd *c, int zh, const char *name)
+{
+    if (!zh)
+        return cli_usage_error(c, c->unknown, name);
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "banklab%s%s", c->name ? " " : "", c->name ? c->name : "");
+    fprintf(stderr, "%s: ", cmd);
+    fprintf(stderr, bl_msg_format(CLI_UNKNOWN_OPTION, BL_LANG_ZH), name, cmd);
+    fputc('\n', stderr);
+    return EXIT_USAGE;
+}
+
 int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest)
 {
+    int zh = wants_zh(c, argc, argv);
     char shortopts[64], name[64];
     snprintf(shortopts, sizeof shortopts, "%c:%s", c->in_order ? '+' : '-', c->shortopts);
     opterr = 0;
@@ -199,13 +238,13 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *re
         if (elem) {
             const struct option *o = exact(c, elem);
             if (!o || k == '?')
-                return cli_usage_error(c, c->unknown, CLI_CLEAN(elem));
+                return unknown_option(c, zh, CLI_CLEAN(elem));
             k = o->val;
             snprintf(name, sizeof name, "--%s", o->name);
         } else {
             if (k == '?') {
                 snprintf(name, sizeof name, "-%c", optopt);
-                return cli_usage_error(c, c->unknown, CLI_CLEAN(name));
+                return unknown_option(c, zh, CLI_CLEAN(name));
             }
             k = k == ':' ? optopt : k;
             snprintf(name, sizeof name, "-%c", k);

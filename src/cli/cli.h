@@ -135,6 +135,11 @@ void cli_put_clean(FILE *f, const char *s, int lines);
 /* cli_now_utc (args.c): the date and time now as a recording writes it, 2026-01-31T12:00:00Z. */
 void cli_now_utc(char *buf, size_t n);
 
+/* cli_err_text (args.c): e's message for the learner: in English its text; in Chinese (zh 1)
+ * rendered from its msg.def row, or, where e carries only text (an answer that crossed a
+ * process), that text read back as a message of the table (bl_msg_text); into buf. */
+const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n);
+
 /* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
  * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and
  * returns EXIT_USAGE, else rc. Called once by main() after every command. */

@@ -602,6 +602,13 @@ static void say(const char *text)
     fputc('\n', stderr);
 }
 
+/* say e, in Chinese with --lang zh */
+static void say_err(const struct bl_err *e, int zh)
+{
+    char buf[BL_ERR_TEXT * 2];
+    say(cli_err_text(e, zh, buf, sizeof buf));
+}
+
 static int has_error(const struct gpu_kernel_result *r)
 {
     for (int i = 0; i < r->ndiags; i++)
@@ -644,14 +651,21 @@ static void print_diags(const struct gpu_kernel_result *r, const char *file, con
 }
 
 /* The text of the source at path (*len bytes), its path into req. NULL after the message. */
-static char *read_source(const char *path, struct gpu_kernel_request *req, size_t *len)
+static char *read_source(const char *path, struct gpu_kernel_request *req, size_t *len, int zh)
 {
     struct bl_err why = {0};
+    char buf[BL_ERR_TEXT * 2];
     int fits = strlen(path) < sizeof req->path;
     char *src = fits ? files_read(path, GPU_KERNEL_MAX_SOURCE, len, &why) : NULL;
+    if (!src && !fits)
+        bl_fail(&why, 2, BL_NOWHERE, BL_TEXT, "path too long");
     if (!src)
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(path), fits ? CLI_CLEAN(why.msg)
-                                                                        : "path too long");
+    {
+        fputs("banklab kernel: ", stderr);
+        fprintf(stderr, bl_msg_format(CLI_PATH_SAYS, zh ? BL_LANG_ZH : BL_LANG_EN), CLI_CLEAN(path),
+                CLI_CLEAN(cli_err_text(&why, zh, buf, sizeof buf)));
+        fputc('\n', stderr);
+    }
     else
         snprintf(req->path, sizeof req->path, "%s", path);
     return src;
@@ -670,7 +684,7 @@ static int fixed_copy(struct kernel_args *a, struct gpu_kernel_request *req, cha
     if (rc)
         return rc;
     a->file = fixed;
-    *src = read_source(a->file, req, len);
+    *src = read_source(a->file, req, len, a->zh);
     return *src ? 0 : EXIT_USAGE;
 }
 
@@ -791,7 +805,7 @@ int cmd_kernel(int argc, char **argv)
     size_t len = 0;
     static struct gpu_kernel_request req;
     gpu_kernel_request_init(&req);
-    char *src = read_source(a.file, &req, &len);
+    char *src = read_source(a.file, &req, &len, a.zh);
     if (!src)
         return EXIT_USAGE;
     {
@@ -846,7 +860,7 @@ int cmd_kernel(int argc, char **argv)
     struct bl_err e = {0};
     struct gpu_kernel_job *job = gpu_kernel_start(&req, src, len, &e);
     if (!job) {
-        say(e.msg);
+        say_err(&e, a.zh);
         free(src);
         return 1;
     }
@@ -875,16 +889,16 @@ int cmd_kernel(int argc, char **argv)
     case GPU_KERNEL_ECOMPILE:
         print_diags(&r, a.file, src, len);
         if (r.ndiags == 0 || !has_error(&r))  /* the reason must show (a message without a line) */
-            say(r.err.msg);
+            say_err(&r.err, a.zh);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_EINPUT:
-        say(r.err.msg);
+        say_err(&r.err, a.zh);
         rc = EXIT_USAGE;
         break;
     case GPU_KERNEL_ENOGPU:
     case GPU_KERNEL_ECOUNTERS:
-        say(r.err.msg);
+        say_err(&r.err, a.zh);
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
             printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
@@ -892,7 +906,7 @@ int cmd_kernel(int argc, char **argv)
         }
         break;
     default:
-        say(r.err.msg);
+        say_err(&r.err, a.zh);
         rc = 1;
     }
     fflush(stdout);

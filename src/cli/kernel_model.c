@@ -86,6 +86,21 @@ static const char *not_lines(const struct kp_result *r, int g, char *buf, size_t
     return buf;
 }
 
+/* text right-aligned in width display columns after sep: a character from U+2E80 on (CJK,
+ * full-width forms) takes 2, any other 1, whatever the locale */
+static void put_col(FILE *f, const char *sep, const char *text, int width)
+{
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+        if ((*p & 0xc0) == 0x80)
+            continue;
+        unsigned u = (*p & 0xf0) == 0xe0 && p[1] && p[2]
+                         ? (*p & 0x0fu) << 12 | (p[1] & 0x3fu) << 6 | (p[2] & 0x3fu) : 0;
+        w += u >= 0x2e80 ? 2 : 1;
+    }
+    fprintf(f, "%s%*s%s", sep, w < width ? width - w : 0, "", text);
+}
+
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
                        const struct kp_result *r, int g, int sass, int own)
 {
@@ -93,8 +108,13 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             g == KP_ZH ? "模型的预测（没有在 GPU 上实测）" : "the model's prediction (nothing measured)");
-    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "model inst", "wavefronts", "ideal",
-            "excess", "ways", "source");
+    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
+    static const int col_id[7] = {KM_COL_LINE, KM_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
+                                  KM_COL_EXCESS, KM_COL_WAYS, KM_COL_SOURCE};
+    static const int col_w[6] = {6, 11, 12, 11, 11, 7};
+    for (int c = 0; c < 6; c++)
+        put_col(f, c ? " " : "", bl_msg_format(col_id[c], lang), col_w[c]);
+    fprintf(f, " | %s\n", bl_msg_format(col_id[6], lang));
     double t[4] = {0, 0, 0, 0};
     struct text_lines lines;
     kout_lines(src, len, &lines);
@@ -123,7 +143,8 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             fprintf(f, "%6s   sass: %s\n", "", l->sass);
     }
     kout_lines_free(&lines);
-    fprintf(f, "%6s %11.0f %12.0f %11.0f %11.0f %7.2f |\n", "total", t[0], t[1], t[2], t[3],
+    put_col(f, "", bl_msg_format(KM_TOTAL, lang), 6);
+    fprintf(f, " %11.0f %12.0f %11.0f %11.0f %7.2f |\n", t[0], t[1], t[2], t[3],
             t[2] > 0 ? t[1] / t[2] : 0);
     char list[160];
     int unnamed = 0;
@@ -138,8 +159,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
                     r->sass_note[KP_ZH]);
-        fprintf(f, "\nmodel：bank 模型对这次启动每个 block 的每个 warp 的预测（docs/kernel.md）；"
-                "excess = wavefronts - ideal（冲突）。\n");
+        fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
     } else {
         fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
                 r->npredicted == 1 ? "" : "s", r->ncannot, not_lines(r, KP_EN, list, sizeof list));
@@ -150,9 +170,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
                     "widen or remove accesses)\n", r->sass_note[KP_EN]);
-        fprintf(f, "\nmodel: the bank model's figures for every warp of every block of this launch "
-                "(docs/kernel.md); nothing here was\nmeasured. excess = wavefronts - ideal (the "
-                "conflicts); ways = wavefronts / ideal.\n");
+        fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
     }
 }
 
@@ -161,8 +179,12 @@ void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
     char clean[KP_TEXT * 2];
     int g = zh ? KP_ZH : KP_EN;
     if (l->state == KP_CANNOT)
-        fprintf(f, "%6s   %s %s\n", "", g == KP_ZH ? "无法预测：" : "not predicted:",
+    {
+        fprintf(f, "%6s   ", "");
+        fprintf(f, bl_msg_format(KM_NOT_PREDICTED, zh ? BL_LANG_ZH : BL_LANG_EN),
                 bl_clean(clean, sizeof clean, l->reason[g]));
+        fputc('\n', f);
+    }
     if (l->state == KP_OK && l->why[g][0])
         fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
     if (l->state == KP_OK && l->fix[g][0])

@@ -246,15 +246,15 @@ static void print_requirement(const struct lab *lab, const struct lesson_task *t
     const char *sep = "";
     lab_out("%s", TR(lab, "Required: ", "要求："));
     if (t->max_wavefronts >= 0) {
-        lab_out(TR(lab, "wavefronts <= %d", "wavefront 数 <= %d"), t->max_wavefronts);
+        lab_out(TR(lab, "wavefronts <= %d", "wavefront 数不超过 %d"), t->max_wavefronts);
         sep = TR(lab, ", ", "，");
     }
     if (t->max_conflicts >= 0) {
-        lab_out(TR(lab, "%sconflicts <= %d", "%s冲突数 <= %d"), sep, t->max_conflicts);
+        lab_out(TR(lab, "%sconflicts <= %d", "%s冲突数不超过 %d"), sep, t->max_conflicts);
         sep = TR(lab, ", ", "，");
     }
     if (t->max_ways >= 0)
-        lab_out(TR(lab, "%sways <= %d", "%s路数 <= %d"), sep, t->max_ways);
+        lab_out(TR(lab, "%sways <= %d", "%s路数不超过 %d"), sep, t->max_ways);
     lab_out("\n");
 }
 
@@ -884,8 +884,14 @@ int cmd_lab(int argc, char **argv)
     memset(&lerr, 0, sizeof lerr);
     struct lesson *l = lesson_load_file(o.file, &lerr);
     if (!l) {
-        char line[512];
-        fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(&lerr, line, sizeof line)));
+        char line[512], buf[BL_ERR_TEXT * 2];
+        if (lab.lang == LANG_ZH && lerr.line <= 0) {   /* file：message, in Chinese */
+            fprintf(stderr, bl_msg_format(CLI_PATH_SAYS, BL_LANG_ZH), CLI_CLEAN(lerr.file),
+                    CLI_CLEAN(cli_err_text(&lerr.err, 1, buf, sizeof buf)));
+            fputc('\n', stderr);
+        } else {
+            fprintf(stderr, "%s\n", CLI_CLEAN(lesson_error_line(&lerr, line, sizeof line)));
+        }
         return EXIT_USAGE;
     }
     lab.l = l;

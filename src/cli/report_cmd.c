@@ -159,9 +159,12 @@ static int write_report(const struct report_opts *o, const struct progress *p,
     struct report_meta meta = meta_of(o, &info);
     char written[8400];
     struct bl_err err = {0};
-    if (report_write_dir(o->out, o->formats, p, set, pick_lang(o->lang_opt, p->lang), &meta,
-                         written, sizeof written, &err) < 0) {
-        fprintf(stderr, "banklab report: %s\n", CLI_CLEAN(err.msg));
+    enum lesson_lang lang = pick_lang(o->lang_opt, p->lang);
+    if (report_write_dir(o->out, o->formats, p, set, lang, &meta, written, sizeof written,
+                         &err) < 0) {
+        char buf[BL_ERR_TEXT * 2];
+        fprintf(stderr, "banklab report: %s\n",
+                CLI_CLEAN(cli_err_text(&err, lang == LANG_ZH, buf, sizeof buf)));
         return EXIT_USAGE;
     }
     for (char *line = written, *nl; line; line = nl ? nl + 1 : NULL) {

@@ -107,8 +107,9 @@ static void help_output(FILE *f)
     fputs(
         "The grid: a column per bank, a row per distinct 4-byte word the bank must serve\n"
         "in the pass (rows 2 and below are extra wavefronts). A cell shows the lowest\n"
-        "lane asking for the word, and a mark: * broadcast (several lanes, one word:\n"
-        "free), ! conflict (the bank serves more than one word), # both. The 'words'\n"
+        "lane asking for the word, and a mark: * broadcast (several lanes load one\n"
+        "word: free), ! conflict (the bank serves more than one word), # both, = one\n"
+        "word stored by several lanes (no broadcast: one value is kept). The 'words'\n"
         "row counts each bank's words; ^ (a triangle in Unicode) marks the worst bank\n"
         "of a pass that has a conflict.\n"
         "8-byte accesses run in 2 passes of 16 lanes, 16-byte ones in 4 passes of 8,\n"

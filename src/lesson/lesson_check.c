@@ -341,7 +341,8 @@ static int check_wrap(struct lesson_problems *P, const char *path, int lang, con
 /* The words that name what a quiz's check measures, after its number ("4 wavefronts",
  * "2-way", "2 路冲突", "31 次冲突"), by field and language (LANG_ZH, LANG_EN). */
 static const char *const field_nouns[5][2][4] = {
-    [FIELD_WAVEFRONTS] = {{"wavefront", NULL}, {"wavefront", NULL}},
+    /* a pass of a conflict-free access is one wavefront: "two passes" gives it too */
+    [FIELD_WAVEFRONTS] = {{"wavefront", "\u6279", NULL}, {"wavefront", "pass", NULL}},
     [FIELD_CONFLICTS] = {{"\u6b21\u51b2\u7a81", "\u4e2a\u51b2\u7a81", "\u51b2\u7a81", NULL},
                          {"conflict", NULL}},
     [FIELD_WAYS] = {{"\u8def", NULL}, {"-way", "way", NULL}},
@@ -353,22 +354,97 @@ static int word_byte(unsigned char c)
     return isalnum(c) || c == '_';
 }
 
-/* Where s (outside its code spans) says the number num as a whole token, not as a binding's
- * value ("PAD = 2", "<= 4") and, with nouns, followed by one of them ("2 wavefronts",
- * "2 个 wavefront"): its offset, or -1. */
-static long number_said(const char *s, const char *num, const char *const *nouns)
+/* The number v written out, as prose says it: English words and Chinese numerals (up to 32),
+ * for the spellings of number_said besides the digits. */
+static const char *const num_words[33][2] = {
+    [1] = {"\u4e00", "one"}, [2] = {"\u4e24", "two"}, [3] = {"\u4e09", "three"},
+    [4] = {"\u56db", "four"}, [5] = {"\u4e94", "five"}, [6] = {"\u516d", "six"},
+    [7] = {"\u4e03", "seven"}, [8] = {"\u516b", "eight"}, [9] = {"\u4e5d", "nine"},
+    [10] = {"\u5341", "ten"}, [12] = {"\u5341\u4e8c", "twelve"}, [16] = {"\u5341\u516d", "sixteen"},
+    [32] = {"\u4e09\u5341\u4e8c", "thirty-two"},
+};
+
+/* Chinese characters that make a numeral before or after them part of another word:
+ * 同一 (the same), 每一 (each), 第一 (the first), 唯一, 任一, 统一, 之一, 一一, 十 (a longer
+ * numeral), 些 (一些: some), 样 (一样: alike), 起 (一起: together), 直 (一直: always) */
+static int cjk_bound(const char *p, int before)
+{
+    static const char *const pre[] = {"\u540c", "\u6bcf", "\u7b2c", "\u552f", "\u4efb", "\u7edf",
+                                      "\u4e4b", "\u4e00", "\u5341", NULL};
+    static const char *const post[] = {"\u4e00", "\u5341", "\u4e9b", "\u6837", "\u8d77", "\u76f4",
+                                       NULL};
+    for (const char *const *w = before ? pre : post; *w; w++)
+        if (!strncmp(p, *w, strlen(*w)))
+            return 1;
+    return 0;
+}
+
+/* after a number at a: " and 4 ", " or four ", "和四" (one number more before the noun, "two
+ * and four passes"; not a list "2、4、8 路", which names every case): where the noun may start */
+static const char *skip_second_number(const char *a)
+{
+    const char *w = a;
+    while (*w == ' ')
+        w++;
+    if (!strncmp(w, "and ", 4) || !strncmp(w, "or ", 3))
+        w += w[0] == 'a' ? 4 : 3;
+    else if (!strncmp(w, "\u6216", 3) || !strncmp(w, "\u548c", 3))
+        w += 3;
+    else
+        return a;
+    const char *d = w;
+    while (isdigit((unsigned char)*d))
+        d++;
+    if (d > w)
+        return d;
+    for (int k = 1; k <= 32; k++)
+        for (int lang = 0; lang < 2; lang++) {
+            const char *t = num_words[k][lang];
+            if (t && !strncmp(w, t, strlen(t)) && !word_byte((unsigned char)w[strlen(t)]))
+                return w + strlen(t);
+        }
+    return a;
+}
+
+/* 1 when one of nouns follows a (after blanks and 个) */
+static int noun_follows(const char *a, const char *const *nouns)
+{
+    const char *w = a;
+    while (*w == ' ')
+        w++;
+    if (!strncmp(w, "\u4e2a", 3))            /* 个 */
+        for (w += 3; *w == ' ';)
+            w++;
+    for (int q = 0; q < 4 && nouns[q]; q++)
+        if (!strncmp(a, nouns[q], strlen(nouns[q])) || !strncmp(w, nouns[q], strlen(nouns[q])))
+            return 1;
+    return 0;
+}
+
+/* Where s says the number num as a whole token, not as a binding's value ("PAD = 2",
+ * "<= 4") and, with nouns, followed by one of them ("2 wavefronts", "2 个 wavefront", "two
+ * and four passes", "两批"): its offset, or -1. Outside code spans; inside one too with a noun
+ * after it (`// 2 wavefronts`: an answer in code is still given). A numeral (a Chinese one
+ * among them) needs a noun. *nlen: the length of what matched. */
+static long number_said(const char *s, const char *num, const char *const *nouns, size_t *nlen)
 {
     size_t k = strlen(num);
     int code = 0;
     for (size_t i = 0; s[i]; i++) {
         if (s[i] == '`')
             code = !code;
-        if (code || strncmp(s + i, num, k))
+        if (strncmp(s + i, num, k))
             continue;
-        if (i > 0 && (word_byte((unsigned char)s[i - 1]) || s[i - 1] == '.'))
+        if (code && !(nouns && nouns[0]))
+            continue;
+        if (i > 0 && (word_byte((unsigned char)s[i - 1]) || s[i - 1] == '.' || s[i - 1] == '-'))
+            continue;
+        if (i >= 3 && (unsigned char)num[0] >= 0x80 && cjk_bound(s + i - 3, 1))
             continue;
         const char *a = s + i + k;
         if (word_byte((unsigned char)*a) || (*a == '.' && isdigit((unsigned char)a[1])))
+            continue;
+        if ((unsigned char)num[0] >= 0x80 && cjk_bound(a, 0))
             continue;
         size_t b = i;
         while (b > 0 && s[b - 1] == ' ')
@@ -377,17 +453,14 @@ static long number_said(const char *s, const char *num, const char *const *nouns
                       (b >= 3 && !strncmp(s + b - 3, "\u2264", 3)) ||
                       (b >= 3 && !strncmp(s + b - 3, "\u2265", 3))))
             continue;
+        *nlen = k;
         if (!nouns || !nouns[0])
             return (long)i;
-        const char *w = a;
-        while (*w == ' ')
-            w++;
-        if (!strncmp(w, "\u4e2a", 3))            /* 个 */
-            for (w += 3; *w == ' ';)
-                w++;
-        for (int q = 0; q < 4 && nouns[q]; q++)
-            if (!strncmp(a, nouns[q], strlen(nouns[q])) || !strncmp(w, nouns[q], strlen(nouns[q])))
-                return (long)i;
+        const char *a2 = skip_second_number(a);
+        if (noun_follows(a, nouns) || (a2 != a && noun_follows(a2, nouns))) {
+            *nlen = (size_t)(a2 - (s + i));
+            return (long)i;
+        }
     }
     return -1;
 }
@@ -491,9 +564,50 @@ static int choice_said(const struct lesson_quiz *q, int lang, const char *src, c
     return 0;
 }
 
+/* Words of a title that state a finding ("A remap that works", "The row length causes it, not
+ * n", "Conflicts cost time, never correctness"): in a step with a quiz the title names the
+ * topic and the quiz finds the rest. English whole words; Chinese substrings. */
+static const char *const verdict_en[] = {"not", "never", "no", "only", "always", "works",
+                                          "fails", "causes", "decides", "slows", "counts",
+                                          "count", "wins", NULL};
+static const char *const verdict_zh[] = {"\u4e0d", "\u6ca1", "\u53ea", "\u6709\u6548",
+                                          "\u6765\u81ea", "\u51b3\u5b9a", "\u8bf4\u4e86\u7b97",
+                                          NULL};
+
+static const char *title_verdict(const char *s, int lang)
+{
+    if (lang == LANG_ZH) {
+        for (int k = 0; verdict_zh[k]; k++)
+            if (strstr(s, verdict_zh[k]))
+                return verdict_zh[k];
+        return NULL;
+    }
+    static struct word w[64];
+    int nw = words_of(s, w, 64);
+    for (int i = 0; i < nw; i++)
+        for (int k = 0; verdict_en[k]; k++)
+            if (w[i].n == strlen(verdict_en[k]) &&
+                same_words(&w[i], &(struct word){verdict_en[k], w[i].n}, 1))
+                return verdict_en[k];
+    return NULL;
+}
+
+/* the spellings of v that number_said looks for in lang: its digits, and written out */
+static int spellings(double v, const char *num, int lang, const char **out)
+{
+    int n = 0;
+    out[n++] = num;
+    if (v == floor(v) && v >= 1 && v <= 32 && num_words[(int)v][lang])
+        out[n++] = num_words[(int)v][lang];
+    if (v == 2 && lang == LANG_ZH)
+        out[n++] = "\u4e8c";
+    return n;
+}
+
 /* The title, text and key sentence of step si must not give its quiz's answer: a number (a
- * number quiz's, or the right choice's value) said as a token with what the check measures, or
- * the right choice's own words. */
+ * number quiz's, or the right choice's value) said as a token with what the check measures
+ * (in digits or in words, in prose or in code), the right choice's own words, or, in the
+ * title, a finding (title_verdict). */
 static void check_answer_before(struct lesson_problems *P, int si, const struct lesson_step *st)
 {
     const struct lesson_quiz *q = st->quiz;
@@ -514,25 +628,38 @@ static void check_answer_before(struct lesson_problems *P, int si, const struct 
             const char *at = NULL;
             size_t len = 0;
             if (!isnan(v)) {
-                long i = number_said(s, num, field_nouns[q->check.field][lang]);
-                if (i >= 0) {
+                const char *const *nouns = field_nouns[q->check.field][lang];
+                const char *sp[3];
+                int nsp = spellings(v, num, lang, sp);
+                for (int k = 0; k < nsp && !at; k++) {
+                    size_t nl = 0;
+                    long i = k == 0 || (nouns && nouns[0]) ? number_said(s, sp[k], nouns, &nl) : -1;
+                    if (i < 0)
+                        continue;
                     at = s + i;
-                    len = strlen(num);
-                    while (at[len] && at[len] != '.' && len < 24 &&
+                    len = nl;
+                    while (at[len] && at[len] != '.' && at[len] != '`' && len < 24 &&
                            !strchr(",;:)", at[len]) && strncmp(at + len, "\uff0c", 3) &&
-                           strncmp(at + len, "\u3002", 3) && strncmp(at + len, "\uff1a", 3))
+                           strncmp(at + len, "\u3002", 3) && strncmp(at + len, "\uff1a", 3) &&
+                           strncmp(at + len, "\u3001", 3))
                         len++;
                     while (len > 0 && (at[len - 1] & 0xc0) == 0x80 && (at[len] & 0xc0) == 0x80)
                         len--;   /* never half a character */
                 }
-            } else if (q->kind == QUIZ_CHOICE) {
-                choice_said(q, lang, s, &at, &len);
             }
+            if (!at && q->kind == QUIZ_CHOICE)
+                choice_said(q, lang, s, &at, &len);
             if (at)
                 lesson_problem(P, 0, NULL,
                                "steps[%d].%s.%s: \"%.*s\" gives the answer of the step's quiz "
                                "before it is asked; say it in the explanation", si, src_name[f],
                                lang_name[lang], (int)len, at);
+            const char *vw = f == 0 ? title_verdict(s, lang) : NULL;
+            if (vw && !at)
+                lesson_problem(P, 0, NULL,
+                               "steps[%d].title.%s: \"%s\" states what the step's quiz asks "
+                               "(\"%s\"); let the title name the topic", si, lang_name[lang], s,
+                               vw);
         }
 }
 

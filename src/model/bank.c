@@ -205,6 +205,7 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
     res->paired = paired;
     res->pass_lanes = (int)lanes_per_pass;
     res->instr = acc->instr;
+    res->op = (uint8_t)acc->op;
     res->matrices = acc->matrices;
     res->trans = acc->trans;
     res->npasses = (int)(BANK_LANES / lanes_per_pass);

@@ -82,6 +82,9 @@ struct bank_result {
     uint32_t conflict_lanes;            /* lanes marked conflict in lane[] */
     int pass_lanes;     /* lanes per pass: 32, 16 or 8 (a matrix's 8 rows) */
     uint8_t instr, matrices, trans;     /* the access's, for drawing (enum bank_instr) */
+    uint8_t op;                         /* the access's enum bank_op: several lanes loading one
+                                           word share it (a broadcast); several storing to it
+                                           leave one value (no broadcast) */
     struct bank_lane lane[BANK_LANES];
     struct bank_pass pass[BANK_MAX_PASSES];  /* cells defined for pass < npasses only */
 };

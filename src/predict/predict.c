@@ -4,6 +4,7 @@
  * access is evaluated for every warp of the block and run through bank_simulate. Warps with
  * no active lane do not execute the line and count nothing, as on the GPU. Pure C: the model
  * and src/base. */
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,89 +14,9 @@
 #include "../model/clex.h"
 #include "../model/pattern_cuda.h"
 #include "predict.h"
+#include "reason.h"
 
-/* ---------------------------------------------------------------- reasons, in two languages */
-
-/* what pattern_from_cuda says, as one short phrase: {part of its message, en, zh}; %s is
- * the first word of the message (the name it is about) */
-static const char *const reasons[][3] = {
-    {"is an atomic", "%s is an atomic: the model has loads and stores only",
-     "%s 是原子操作：模型只有 load 和 store"},
-    {"takes a shared address", "%s takes a shared address (cp.async, ldmatrix, asm): not an index",
-     "%s 取的是共享内存地址（cp.async、ldmatrix、asm）：不是下标"},
-    {"inline asm", "inline asm (ldmatrix, stmatrix, cp.async): an address, not an index",
-     "内联汇编（ldmatrix、stmatrix、cp.async）：给的是地址，不是下标"},
-    {"points to global memory", "an index read from memory (%s points to global memory)",
-     "下标是从内存读出的（%s 指向全局内存）"},
-    {"local array", "an index read from a local array (%s)", "下标是从局部数组读出的（%s）"},
-    {"data-dependent loop", "a data-dependent loop (while): the model cannot count its trips",
-     "依赖数据的循环（while）：模型数不出它的次数"},
-    {"has no value (--arg", "the parameter %s has no value (--arg %s=VALUE)",
-     "参数 %s 没有值（--arg %s=VALUE）"},
-    {"not declared in this file", "%s: a name the file does not declare before the line (a "
-     "template parameter?)", "%s：文件在这一行之前没有声明这个名字（模板参数？）"},
-    {"changes at line", "%s changes between its declaration and the line",
-     "%s 在声明和这一行之间被改变了"},
-    {"macro with arguments", "%s is a macro with arguments", "%s 是带参数的宏"},
-    {"calls", "the index calls a function", "下标调用了函数"},
-    {"steps in a way", "a loop whose step the model does not follow",
-     "模型跟不上这个循环的步进方式"},
-    {"declares no variable", "a loop without its own variable", "循环没有声明自己的变量"},
-    {"has no condition", "a loop without a condition", "循环没有条件"},
-    {"inside a switch", "inside a switch: not followed", "在 switch 里：模型不跟踪"},
-    {"extern __shared__", "%s is extern __shared__ and the launch has no --smem",
-     "%s 是 extern __shared__，而启动没有 --smem"},
-    {"is not an integer", "a parameter that is not an integer", "参数不是整数"},
-    {"loaded from shared", "an index read from shared memory", "下标是从共享内存读出的"},
-    {"cannot be used in an index", "an index read from memory (a value the model does not know)",
-     "下标是从内存读出的（模型不知道的值）"},
-    {"template", "a template type or parameter: the model needs concrete types",
-     "模板类型或参数：模型需要具体的类型"},
-};
-
-static void set_reason(struct kp_line *l, const char *why);
 static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
-
-/* h7reader: a reason of the source reader that the table above would blur (a template
- * parameter's --name, a struct with functions, a helper's argument), in both languages from
- * its msg.def row */
-static void set_reason_err(struct kp_line *l, const struct bl_err *err)
-{
-    set_reason(l, err->msg);
-    int id = err->why.id;
-    if (id == CU_TEMPLATE_PARAMETER || id == CU_STRUCT_WITH_FUNCTIONS || id == CU_HELPER_ARGUMENT ||
-        id == CU_NOT_CALLED) {
-        bl_err_text(err, BL_LANG_EN, l->reason[KP_EN], KP_TEXT);
-        bl_err_text(err, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
-    }
-}
-
-static void set_reason(struct kp_line *l, const char *why)
-{
-    char name[64];
-    size_t n = strcspn(why, " :=");
-    bl_fmt(name, sizeof name, "%.*s", (int)(n < 63 ? n : 63), why);
-    l->state = KP_CANNOT;
-    for (size_t i = 0; i < sizeof reasons / sizeof reasons[0]; i++)
-        if (strstr(why, reasons[i][0])) {
-            for (int g = 0; g < 2; g++) {
-                const char *f = reasons[i][1 + g], *p = strstr(f, "%s");
-                if (!p) {
-                    bl_fmt(l->reason[g], KP_TEXT, "%s", f);
-                } else {
-                    const char *q = strstr(p + 2, "%s");
-                    if (q)
-                        bl_fmt(l->reason[g], KP_TEXT, "%.*s%s%.*s%s%s", (int)(p - f), f, name,
-                               (int)(q - p - 2), p + 2, name, q + 2);
-                    else
-                        bl_fmt(l->reason[g], KP_TEXT, "%.*s%s%s", (int)(p - f), f, name, p + 2);
-                }
-            }
-            return;
-        }
-    bl_fmt(l->reason[KP_EN], KP_TEXT, "%s", why);
-    bl_fmt(l->reason[KP_ZH], KP_TEXT, "模型无法表达这一行：%s", why);
-}
 
 /* ---------------------------------------------------------------- the kernel's body */
 
@@ -244,7 +165,7 @@ static int count(struct kp_eval *e, const struct bank_access *acc, double mult, 
 {
     static struct bank_result res;
     if (bank_simulate(acc, &res, NULL) != BANK_OK) {
-        set_reason(e->l, "the model: a misaligned access");
+        kp_reason_id(e->l, KP_MISALIGNED);
         return -1;
     }
     if (e->dry)
@@ -339,11 +260,11 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
 {
     char text[3 * PATTERN_CUDA_TEXT];
     if (compose(pc, text, sizeof text))
-        return bl_fmt(e->l->reason[KP_EN], KP_TEXT, "the line's text is too long"), -1;
+        return kp_reason_id(e->l, KP_TEXT_TOO_LONG), -1;
     struct pattern *p = NULL;
     struct bl_err err;
     if (pattern_parse(text, &p, &err) != 0) {
-        set_reason(e->l, err.msg);
+        kp_reason_err(e->l, &err, 0);
         return -1;
     }
     const unsigned *b = pc->env.block;
@@ -359,16 +280,14 @@ static int eval_block(struct kp_eval *e, const struct pattern_cuda *pc, double m
         for (unsigned w = 0; w < warps; w++) {
             if (++e->evals > KP_MAX_EVALS) {
                 pattern_free(p);
-                set_reason(e->l, "too many warps and trips for the model to evaluate");
+                kp_reason_id(e->l, KP_TOO_MANY_EVALS);
                 return -1;
             }
             env.warp = w;
             static struct pattern_layout lay;
             if (pattern_eval(p, &env, i, &acc, w == 0 ? &lay : NULL, &err) != 0) {
-                char m[PATTERN_MSG_MAX + 32];
-                bl_fmt(m, sizeof m, "the model: %s", err.msg);
                 pattern_free(p);
-                set_reason(e->l, m);
+                kp_reason_err(e->l, &err, 1);
                 return -1;
             }
             if (w == 0)
@@ -427,7 +346,7 @@ static int eval_trip(struct kp_eval *e, struct kp_result *r, int block_dep)
         e->launch.block_idx[1] = (unsigned)(bi / r->grid[0] % r->grid[1]);
         e->launch.block_idx[2] = (unsigned)(bi / r->grid[0] / r->grid[1]);
         if (pattern_cuda_line(e->pf, e->l->line, &e->launch, &pc) != 0) {
-            set_reason_err(e->l, &pc.err);
+            kp_reason_err(e->l, &pc.err, 0);
             return -1;
         }
         int rc = eval_block(e, &pc, mult);
@@ -657,7 +576,7 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
                  !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
-            set_reason_err(l, &pc.err);
+            kp_reason_err(l, &pc.err, 0);
         return;
     }
     int nloops = pc.nloops < KP_LOOPS ? pc.nloops : KP_LOOPS, block_dep = pc.block_dep;
@@ -674,7 +593,7 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
     l->state = KP_OK;
     for (int tuples = 0;; tuples++) {
         if (tuples >= KP_MAX_TRIPS) {
-            set_reason(l, "more trips than the model follows (4096)");
+            kp_reason_id(l, KP_TOO_MANY_TRIPS);
             break;
         }
         e.dry = nloops > 0 && e.group > 1 && e.trip[nloops - 1] % e.group != 0;
@@ -947,7 +866,7 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
         if (paths < 1)
             paths = 1;
         if (++tried > KP_MAX_LINES) {
-            set_reason(l, "the kernel has too many lines with an index for the model");
+            kp_reason_id(l, KP_TOO_MANY_LINES);
             out->ncannot++;
             continue;
         }

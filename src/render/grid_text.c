@@ -64,13 +64,16 @@ void grid_cell_get(const struct bank_result *res, int pass, int bank, int row,
     out->lanes = c->lanes[row];
     out->nlanes = grid_lane_count(out->lanes);
     out->first_lane = grid_lane_first(out->lanes);
-    out->broadcast = out->nlanes > 1;
+    out->broadcast = out->nlanes > 1 && res->op == BANK_LOAD;
+    out->same = out->nlanes > 1 && res->op != BANK_LOAD;
     if (out->broadcast && out->conflict)
         out->mark = GRID_MARK_BOTH;
     else if (out->broadcast)
         out->mark = GRID_MARK_BROADCAST;
     else if (out->conflict)
         out->mark = GRID_MARK_CONFLICT;
+    else if (out->same)
+        out->mark = GRID_MARK_SAME;
 }
 
 int grid_lanes_str(uint32_t lanes, char *buf, size_t size)
@@ -369,7 +372,7 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
     if (res->conflict_lanes)
         fprintf(f, " (%d)", grid_lane_count(res->conflict_lanes));
     fputc('\n', f);
-    int seen[4] = {0};  /* broadcast, conflict, both, worst */
+    int seen[5] = {0};  /* broadcast, conflict, both, worst, same word stored */
     for (int p = 0; p < res->npasses && p < BANK_MAX_PASSES; p++) {
         if (res->pass[p].cost > 1)
             seen[3] = 1;
@@ -380,6 +383,7 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
                 seen[0] |= c.mark == GRID_MARK_BROADCAST;
                 seen[1] |= c.mark == GRID_MARK_CONFLICT;
                 seen[2] |= c.mark == GRID_MARK_BOTH;
+                seen[4] |= c.mark == GRID_MARK_SAME;
             }
     }
     fputs("cell = lowest lane on the word", f);
@@ -389,6 +393,8 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
         fprintf(f, "; %c conflict", GRID_MARK_CONFLICT);
     if (seen[2])
         fprintf(f, "; %c both", GRID_MARK_BOTH);
+    if (seen[4])
+        fprintf(f, "; %c one word stored by several lanes (one value kept)", GRID_MARK_SAME);
     if (seen[3])
         fprintf(f, "; %s worst bank", g->worst);
     fputs("\n", f);

@@ -23,6 +23,7 @@
 #define GRID_MARK_BROADCAST '*'   /* several lanes ask for this word: served once */
 #define GRID_MARK_CONFLICT '!'    /* the bank serves more than one word in this pass */
 #define GRID_MARK_BOTH '#'        /* a broadcast word in a conflicting bank */
+#define GRID_MARK_SAME '='        /* several lanes store to this word: one value is kept */
 
 struct grid_text_options {
     int ascii;      /* 1: ASCII characters only; 0: Unicode box drawing (UTF-8) */
@@ -39,10 +40,12 @@ struct grid_cell {
     uint32_t lanes;     /* lanes asking for it, bit n = lane n */
     int nlanes;         /* popcount of lanes */
     int first_lane;     /* lowest lane: the number the cell shows */
-    int broadcast;      /* nlanes > 1 */
+    int broadcast;      /* nlanes > 1 of a load (stores do not broadcast: same below) */
+    int same;           /* nlanes > 1 of a store or stmatrix: one lane's value is kept */
     int conflict;       /* the bank serves > 1 word in this pass */
     int worst;          /* this bank is the pass's worst bank */
-    char mark;          /* ' ', GRID_MARK_BROADCAST, GRID_MARK_CONFLICT or GRID_MARK_BOTH */
+    char mark;          /* ' ', GRID_MARK_BROADCAST, GRID_MARK_CONFLICT, GRID_MARK_BOTH or
+                           GRID_MARK_SAME (a store's shared word, in a bank without conflict) */
 };
 
 /* grid_text_options_init: ASCII off, colour off, 80 columns, lane table when it fits,

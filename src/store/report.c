@@ -264,6 +264,23 @@ static void md_answer_row(FILE *f, const struct lesson *lo, const struct lesson_
  * device measured on. */
 static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
 {
+    char zh[512], part[512];
+    if (lang == LANG_ZH) {   /* the device's SMs and clock from its msg.def row, in Chinese */
+        const char *d = !strncmp(dev, "recorded on ", 12) ? dev + 12 : dev;
+        const char *date = d != dev ? strrchr(d, ',') : NULL;   /* "recorded on DEVICE, DATE" */
+        snprintf(part, sizeof part, "%.*s", date ? (int)(date - d) : (int)strlen(d), d);
+        const char *t = bl_msg_text(NULL, part, BL_LANG_ZH, zh, sizeof zh);
+        if (t != part) {
+            if (d != dev)
+                fputs(L(RPT_RECORDED_ON), f);
+            md_cell(f, t);
+            if (date) {
+                fputs("\uff0c", f);
+                md_cell(f, date + 1 + (date[1] == ' '));
+            }
+            return;
+        }
+    }
     if (!strncmp(dev, "recorded on ", 12)) {
         fputs(L(RPT_RECORDED_ON), f);
         md_cell(f, dev + 12);

@@ -198,13 +198,13 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
         return;
     }
     if (l->compiler[g][0] && l->nsass == 0) {  /* nvcc emitted nothing here: say what it did */
-        bl_fmt(buf, size, "%s %s %d: %s", ui_str(a, UIS_KV_MODEL), ui_str(a, UIS_KV_LINE),
-               l->line, bl_clean(clean, sizeof clean, l->compiler[g]));
+        size_t h = bl_fmt(buf, size, ui_str(a, UIS_KV_MODEL_LINE), l->line);
+        bl_fmt(buf + h, size - h, "%s", bl_clean(clean, sizeof clean, l->compiler[g]));
         return;
     }
     bl_fmt(way, sizeof way, ui_str(a, UIS_KV_WAY), l->ways);
-    size_t o = bl_fmt(buf, size, "%s %s %d: %s %.0f%s%s %.0f%s%s %.0f%s%s %.0f%s%s",
-                      ui_str(a, UIS_KV_MODEL), ui_str(a, UIS_KV_LINE), l->line,
+    size_t o = bl_fmt(buf, size, ui_str(a, UIS_KV_MODEL_LINE), l->line);
+    o += bl_fmt(buf + o, size - o, "%s %.0f%s%s %.0f%s%s %.0f%s%s %.0f%s%s",
                       ui_str(a, UIS_KV_INST), l->inst, sep, ui_str(a, UIS_KV_WAVEFRONTS),
                       l->wavefronts, sep, ui_str(a, UIS_KV_IDEAL), l->ideal, sep,
                       ui_str(a, UIS_KV_EXCESS), l->excess, sep, way);

@@ -81,15 +81,17 @@ static void date_of(const char *dev, char *buf, size_t size)
 }
 
 /* the device text whole, its first part and the date, its name and the date */
-static void device_forms(const char *dev, char out[3][GPU_TEXT_MAX])
+static void device_forms(const char *dev, char out[3][GPU_TEXT_MAX], int zh)
 {
     char date[16], name[64];
+    const char *comma = zh ? "\uff0c" : ", ";      /* the Chinese text's own comma */
     date_of(dev, date, sizeof date);
     app_device_short(dev, name, sizeof name);
-    size_t n = strcspn(dev, ",");
+    const char *cut = zh ? strstr(dev, comma) : strchr(dev, ',');
+    int n = cut ? (int)(cut - dev) : (int)strlen(dev);
     snprintf(out[0], GPU_TEXT_MAX, "%s", dev);
-    snprintf(out[1], GPU_TEXT_MAX, "%.*s%s%s", (int)n, dev, date[0] ? ", " : "", date);
-    snprintf(out[2], GPU_TEXT_MAX, "%s%s%s", name[0] ? name : dev, date[0] ? ", " : "", date);
+    snprintf(out[1], GPU_TEXT_MAX, "%.*s%s%s", n, dev, date[0] ? comma : "", date);
+    snprintf(out[2], GPU_TEXT_MAX, "%s%s%s", name[0] ? name : dev, date[0] ? comma : "", date);
 }
 
 /* where the answer comes from: recorded (replay), measured now, without counters (why) */
@@ -99,8 +101,19 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
     int rec = info->backend == GPU_BACKEND_REPLAY;
     const char *dev = rec && !strncmp(info->device, "recorded on ", 12) ? info->device + 12
                                                                          : info->device;
+    char zdev[GPU_TEXT_MAX], full[GPU_TEXT_MAX];
+    if (rec && ui_lang(a) == BL_LANG_ZH && info->device_msg.id == GPU_RECORDED_ON) {
+        /* the recording's device and date in Chinese (its msg.def rows), without the lead */
+        const char *f = bl_msg_format(GPU_RECORDED_ON, BL_LANG_ZH);
+        size_t k = strcspn(f, "%");
+        bl_msg_render(&info->device_msg, BL_LANG_ZH, full, sizeof full);
+        if (!strncmp(full, f, k)) {
+            snprintf(zdev, sizeof zdev, "%s", full + k);
+            dev = zdev;
+        }
+    }
     char d[3][GPU_TEXT_MAX];
-    device_forms(dev, d);
+    device_forms(dev, d, dev == zdev);
     it->dim = 1;
     if (!rec && g && g->err.status == GPU_OK && g->from_cache) {
         /* the GPU server's cache answered: measured for an earlier request, this long ago */

@@ -68,10 +68,20 @@ void app_progress(const struct app *a, int *done, int *first, int *total)
     }
 }
 
+/* where r and x write: BANKLAB_EXPORT_DIR, else the learner's own state directory,
+ * $XDG_STATE_HOME/banklab/exports (~/.local/state/banklab/exports), made when missing; never
+ * the current directory (a clone of banklab, or someone else's). The messages name the path. */
 const char *app_export_dir(void)
 {
+    static char dir[UI_PATH_MAX];
     const char *d = getenv("BANKLAB_EXPORT_DIR");
-    return d && *d ? d : ".";
+    if (d && *d)
+        return d;
+    if (!files_xdg_path("XDG_STATE_HOME", ".local/state", "banklab/exports", dir, sizeof dir))
+        return "/nonexistent/banklab-exports";   /* no HOME: the write fails and says so */
+    struct bl_err err = {0};
+    files_mkdirs(dir, 0700, &err);                /* a failure shows when the file is written */
+    return dir;
 }
 
 int app_save(struct app *a, struct bl_err *err)

@@ -64,6 +64,9 @@ void app_start_progress(struct app *a)
                                         : "progress could not be read; starting fresh");
     else if (english)
         app_msg(a, 1, "the locale is not UTF-8: showing English with ASCII glyphs");
+    else if (a->utf8 && a->opt.lang != LANG_ZH && a->opt.lang != LANG_EN &&
+             lesson_lang_parse(a->prog.lang, &(enum lesson_lang){0}) != 0)
+        app_msg(a, 0, "%s", ui_str(a, UIS_MSG_LANG_HINT));   /* no choice yet: how to make one */
 }
 
 static void load_report(const struct lesson_error *e, void *ctx)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone
 # child_attack.sh (issue 30): what banklab takes from the processes it starts, and what it
 # leaves behind them, without a GPU.
 #   - `banklab kernel --time-limit 3` on a .cu that includes /dev/zero, or expands a macro

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone
 # kernel_no_silent.sh: no silent line. For every .cu the repository ships (assets/kernels,
 # tests/gpu/programs, tests/gpu/kernels, tests/golden/kernel_model/src) and every kernel of it,
 # `banklab kernel FILE --model --json` must have compiled it (nvcc, sm_90), and every SASS

@@ -152,10 +152,8 @@ for m in re.finditer(r"<(title|text|desc)[^>]*>(.*?)</\1>", open(sys.argv[1], en
 done
 [ "$nsvg" = 2 ] || fail "x wrote $nsvg SVGs, want 2"
 
-# 2d. `banklab kernel --model --lang zh`: the header, the lines' notes, the footer. The table's
-#     column names (line, model inst, wavefronts, ideal, excess, ways, total) are the names of
-#     --sort and of docs/kernel.md, kept as they are (the footer names them too: masked as
-#     COLUMN); the source column is the learner's code
+# 2d. `banklab kernel --model --lang zh`: the header, the column names, the lines' notes, the
+#     total and the footer, all in Chinese; the source column is the learner's code
 #     (with nvcc when there is one; many.cu's column with none, for the note that says so)
 for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/gpu/programs/many.cu --name column"; do
     case $k in
@@ -167,9 +165,35 @@ for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/
     case $k in *many.cu*) grep -q "^没有编译（" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")" ;; esac
     has_zh "" "$TMP/kmodel.txt" || fail "kernel $k --model --lang zh: no Chinese"
     { echo "### kernel --model $k"
-      sed -e 's/ | .*$/ |/' -e '/^  line  model inst /d' -e 's/^ total  /       /' \
-          -e 's/^model：/COLUMN：/' -e 's/excess = wavefronts - ideal/COLUMN = COLUMN - COLUMN/' "$TMP/kmodel.txt"; } >>"$CAP"
+      sed -e 's/ | .*$/ |/' "$TMP/kmodel.txt"; } >>"$CAP"
 done
+
+# 2e. the commands with --lang zh, what they answer and their errors: a kernel line the model
+#     refuses (its reason), a missing file, a directory, a kernel that compiles where no GPU
+#     measures it, the report's directory missing or a file, an unknown option
+mkdir -p "$TMP/cli"
+cp assets/kernels/strided.cu "$TMP/cli/col.cu"
+printf '// banklab: --block 32\n__global__ void k(float *out)\n{\n    __shared__ float s[1024];\n    s[threadIdx.x + 1024] = 1.0f;\n    __syncthreads();\n    out[threadIdx.x] = s[threadIdx.x];\n}\n' >"$TMP/cli/oob.cu"
+cli() { # WHAT CMD...: what CMD prints (stdout and stderr, run in $TMP/cli) into the captures
+    what=$1
+    shift
+    { echo "### $what"; (cd "$TMP/cli" && "$@" 2>&1 | sed -e 's/ | .*$/ |/'); } >>"$CAP"
+}
+cli "kernel --model: a line the model refuses" env BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel oob.cu --model --lang zh
+grep -A 30 "^### kernel --model: a line the model refuses" "$CAP" | grep -q "^ *无法预测：模型：" ||
+    fail "kernel --model --lang zh: the refused line's reason is not in Chinese: $(grep -A 30 'refuses' "$CAP" | grep -m1 -i 'predict')"
+cli "kernel: a missing file" "$BANKLAB" kernel nosuch.cu --lang zh
+cli "kernel: a directory" "$BANKLAB" kernel "$ROOT/assets/kernels/" --lang zh
+cli "kernel: no GPU" env CUDA_VISIBLE_DEVICES= PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel col.cu --lang zh
+cli "lab: a missing file" "$BANKLAB" lab nosuch.json --lang zh
+cli "lab: a directory" "$BANKLAB" lab "$ROOT/lessons" --lang zh
+cli "report: a missing directory" "$BANKLAB" report --out "$TMP/cli/no/such" --lang zh
+cli "report: a file for a directory" "$BANKLAB" report --out "$TMP/cli/col.cu" --lang zh
+for c in kernel lab report; do cli "$c: a bad option" "$BANKLAB" $c --bogus --lang zh; done
+cli "the tutorial: a bad option" "$BANKLAB" --bogus --lang zh
+# the errors name the file before a full-width colon, never "path: " in Chinese text
+sed -n '/^### kernel: a missing file/,$p' "$CAP" | grep -v '^###' | sed 's/^banklab\( [a-z]*\)\{0,1\}: //' | grep -E ': [^ -~]' &&
+    fail "an error joins a name and Chinese with an ASCII ': ' (want ：)"
 
 # 3. a replayed recording: what it has, and an access it has not
 start 80 24 -- --lessons lessons --lang zh --reset --replay assets/h200-recording.json --chapter 1 --step 3
@@ -183,6 +207,15 @@ wait_for "录制里没有" 5 || fail "replay: no 'not recorded' in Chinese"
 cap "replay, an access not recorded"
 keys Escape; keys q; expect "EXITED rc=0" 5
 
+# 3b. presenter mode on the recording: the device it names (its SMs and clock) in Chinese
+start 120 40 -- --lessons lessons --lang zh --reset --present --replay assets/h200-recording.json --chapter 1 --step 3
+expect " 1\\.3/" 5
+keys e
+wait_for "录制于" 5 || fail "presenter: no provenance in Chinese"
+cap "presenter, replay, step 1.3"
+grep -q "SM clock\|SMs" "$TMP/screen.txt" && fail "presenter: the recording's device in English"
+keys q; keys q; sleep 0.3
+
 # 4. the lab: scripted against the recording, and at its prompt
 COLUMNS=80 "$BANKLAB" lab lessons/10-lab-workshop.json --lang zh --no-save \
     --replay assets/h200-recording.json --answers PAD=1,K=2 >"$TMP/lab.txt" 2>&1 ||
@@ -195,6 +228,8 @@ grep -q "访问 0" "$TMP/lab.txt" && fail "lab: 'access 0'"
 grep -qE "(用|with) [a-zA-Z] / [a-zA-Z]|换几个 warp|other warps" "$TMP/lab.txt" "$TMP/lab2.txt" &&
     fail "lab: the tutorial's keys at the lab's prompt: $(grep -hE '(用|with) [a-zA-Z] / [a-zA-Z]|warp' "$TMP/lab.txt" | head -n 2)"
 grep -q "在 PAD 提示处" "$TMP/lab.txt" || fail "lab: no instruction for its prompt"
+grep -q "要求：wavefront 数 <=" "$TMP/lab.txt" && fail "lab: the bound is written 'wavefront 数 <= N' (want 不超过)"
+grep -q "SM clock\|SMs," "$TMP/lab.txt" && fail "lab: the recording's device in English ($(grep -m1 'SM clock' "$TMP/lab.txt"))"
 python3 - "$TMP/lab.txt" "$TMP/lab2.txt" <<'PY' || fail "lab: a line wider than 80 columns"
 import sys, unicodedata
 bad = 0

@@ -292,7 +292,8 @@ if [ -z "$other" ]; then
 else
     cp "$B" "$tmp/banklab"
     chmod 755 "$tmp/banklab"
-    as() { runuser -u "$other" -- env BANKLAB_LOCK_DIR="$BANKLAB_LOCK_DIR" BANKLAB_SERVE_FAKE=1 "$@"; }
+    # (in $tmp, with the copy: the clone may be in a directory the other user cannot enter)
+    as() { (cd "$tmp" && exec runuser -u "$other" -- env BANKLAB_LOCK_DIR="$BANKLAB_LOCK_DIR" BANKLAB_SERVE_FAKE=1 "$@"); }
     as "$tmp/banklab" sim "$P" --gpu --json > "$tmp/u1.json" 2> "$tmp/u1.err"
     if [ "$(json status < "$tmp/u1.json" 2>/dev/null)" = ok ] && [ "$(json from_server < "$tmp/u1.json")" = True ]; then
         ok "user $other served by $(id -un)'s server like its owner"

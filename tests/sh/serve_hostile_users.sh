@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone
 # serve_hostile_users.sh (issue 30): the class's GPU server under a hostile learner. Two Unix
 # users besides root: a learner (bl30learn) and a mischievous one (bl30mal). Root runs
 # `banklab serve` on its fake device (the teacher's unit); the learner measures with
@@ -81,11 +82,11 @@ for d in lock lock2 lock3; do mkdir -m 1777 "$tmp/$d" && chmod 1777 "$tmp/$d"; d
 as() {
     u=$1 ld=$2
     shift 2
-    setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
+    (cd "$tmp" && exec setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
         env -i PATH="$PATH" HOME="$tmp/home-$u" XDG_STATE_HOME="$tmp/home-$u/state" \
         XDG_CACHE_HOME="$tmp/home-$u/cache" XDG_RUNTIME_DIR="$tmp/home-$u/run" LANG=C.UTF-8 \
         TERM=xterm-256color CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 \
-        BANKLAB_LOCK_DIR="$ld" BANKLAB_SERVE_FAKE=1 "$@"
+        BANKLAB_LOCK_DIR="$ld" BANKLAB_SERVE_FAKE=1 "$@")
 }
 # mal CMD...: bl30mal's helper in the background (stops by itself); its pid kept
 mal() {
@@ -222,7 +223,7 @@ sleep 120
 EOF
 chmod 755 "$tmp/tui.sh"
 $TM new-session -d -s keep -x 80 -y 24 "sleep 300" || bad "tmux cannot start"
-tui() { $TM new-session -d -s "$1" -x 100 -y 30 "$tmp/tui.sh $1 $2 ${3:-}"; }
+tui() { $TM new-session -d -c "$tmp" -s "$1" -x 100 -y 30 "$tmp/tui.sh $1 $2 ${3:-}"; }
 wait_screen() { # NAME REGEX SECONDS
     end=$(( $(now_ms) + $3 * 1000 ))
     while [ "$(now_ms)" -lt $end ]; do

@@ -22,6 +22,10 @@ done
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 chmod 755 "$tmp"
+# the users run a copy of the binary from $tmp, in $tmp: the clone itself may be in a
+# directory they cannot enter (a home of mode 0750, a `mktemp -d`)
+mkdir "$tmp/bin" && cp "$B" "$tmp/bin/banklab" && chmod 755 "$tmp/bin" "$tmp/bin/banklab" || exit 1
+B=$tmp/bin/banklab
 pass=0 fail=0
 ok() { pass=$((pass+1)); echo "ok   $1"; }
 bad() { fail=$((fail+1)); echo "FAIL $1"; }
@@ -30,10 +34,10 @@ bad() { fail=$((fail+1)); echo "FAIL $1"; }
 as() {
     u=$1
     shift
-    setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
+    (cd "$tmp" && exec setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
         env HOME="$tmp/home-$u" XDG_STATE_HOME="$tmp/home-$u/state" \
         XDG_CACHE_HOME="$tmp/home-$u/cache" XDG_RUNTIME_DIR="$tmp/home-$u/run" \
-        CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 "$@"
+        CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 "$@")
 }
 for u in bl19alice bl19bob; do
     mkdir -p "$tmp/home-$u/run" && chmod 700 "$tmp/home-$u/run" && chown -R "$u" "$tmp/home-$u"

@@ -65,7 +65,7 @@ keys N
 expect "^>  14  ✓"
 keys n
 expect "^>  17 ████"
-expect "^ 模型 行 17: 指令 32768 · wavefront 1048576 · 理想 32768 · 多余 1015808"
+expect "^ 模型，第 17 行：指令 32768 · wavefront 1048576 · 理想 32768 · 多余 1015808"
 expect "^ 原因：warp 0，tile，第 1 批（共 1 批）：bank 0 要给 lane 0-31 送 32 个不同的字"
 expect "^ 提示：声明为 tile\\[32\\]\\[33\\]：第 17 行变为 1 路，第 14 行仍为 1 路"
 bar_ok

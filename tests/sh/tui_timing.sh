@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: alone
 # tui_timing.sh: replay with the shipped H200 recording at 80x24, the "what must show":
 # step 1.5 shows a time per access and a slowdown for strides 1, 2, 4, 8, 16, 32 (the slowdown
 # about the stride), 5.1 for every PAD (a case kernel: row_col, with its kernel time), 7.3 at

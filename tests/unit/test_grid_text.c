@@ -112,6 +112,36 @@ static void test_cells(void **state)
     grid_cell_get(&res, 0, 0, 2, &c);
     assert_false(c.used);
 
+    /* A store of every lane to word 0 is no broadcast (a store keeps one value): its mark
+     * says one word stored by several lanes, and the rendered grid never says "broadcast";
+     * 9.4's float2 store v[lane / 2] = 0 likewise. */
+    stride_access(&acc, 4, 0);
+    acc.op = BANK_STORE;
+    assert_int_equal(bank_simulate(&acc, &res, NULL), BANK_OK);
+    grid_cell_get(&res, 0, 0, 0, &c);
+    assert_true(c.used && !c.broadcast && c.same && !c.conflict);
+    assert_int_equal(c.mark, GRID_MARK_SAME);
+    stride_access(&acc, 8, 0);
+    acc.op = BANK_STORE;
+    for (unsigned n = 0; n < BANK_LANES; n++)
+        acc.offset[n] = (n / 2) * 8;
+    assert_int_equal(bank_simulate(&acc, &res, NULL), BANK_OK);
+    grid_cell_get(&res, 0, 0, 0, &c);
+    assert_true(c.used && !c.broadcast && c.nlanes == 2);
+    {
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        assert_non_null(f);
+        struct grid_text_options opt;
+        grid_text_options_init(&opt);
+        assert_int_equal(grid_text_write(f, &res, 8, BANK_STORE, 0xffffffffu, &opt), 0);
+        fclose(f);
+        assert_null(strstr(buf, "broadcast"));
+        assert_non_null(strstr(buf, "one value kept"));
+        free(buf);
+    }
+
     /* Out of range never reads outside the result. */
     grid_cell_get(&res, 4, 0, 0, &c);
     assert_false(c.used);

@@ -302,13 +302,20 @@ static void test_cancel_kills_group(void **state)
 }
 
 /* Notes: each once, in first-said order; many of them in a blink. */
+/* this process's CPU time in ms: the speed checks below measure the work, not how busy the
+ * machine is (tests run in parallel, beside other users) */
+static double cpu_ms(void)
+{
+    return (double)clock() * 1000.0 / CLOCKS_PER_SEC;
+}
+
 static void test_notes(void **state)
 {
     (void)state;
     struct gpu_run_output o;
     memset(&o, 0, sizeof o);
     char line[64];
-    double t0 = bl_now_ms();
+    double t0 = cpu_ms();
     for (int i = 0; i < 200000; i++) {
         snprintf(line, sizeof line, "not measured: reason %d", (i * 7) % 10);
         gpu_run_note(&o, line, strlen(line));
@@ -330,7 +337,7 @@ static void test_notes(void **state)
     assert_string_equal(o.notes[0], "note 0");
     assert_int_equal(o.notes_cut, 1);
     gpu_run_output_done(&o);
-    double ms = bl_now_ms() - t0;
+    double ms = cpu_ms() - t0;
     if (ms > 1000)
         fail_msg("400,000 notes took %.0f ms", ms);
 }
@@ -349,9 +356,9 @@ static void test_many_lines(void **state)
     for (int i = 0; i < n; i++)
         r.insts[i] = (struct gpu_kernel_inst){(uint32_t)(n - i) * 16, 0, 1 + (i * 7919) % (n / 2),
                                               GPU_KOP_LD, "LDS", 4, 1, 1, 2, 1};
-    double t0 = bl_now_ms();
+    double t0 = cpu_ms();
     assert_int_equal(kres_build_lines(&r), 0);
-    double ms = bl_now_ms() - t0;
+    double ms = cpu_ms() - t0;
     assert_int_equal(r.nlines, n / 2);
     for (int k = 0; k < r.nlines; k++) {
         assert_int_equal(r.lines[k].line, k + 1);

@@ -48,9 +48,14 @@ start() {
     $TM set-option -t t status off >/dev/null
 }
 
+# BANKLAB_TEST_SLOW (tests/run.sh sets 3 when tests run in parallel): every wait lasts that
+# many times its SECONDS; a wait ends as soon as the screen shows what it waits for
+: "${BANKLAB_TEST_SLOW:=1}"
+case $BANKLAB_TEST_SLOW in ''|*[!0-9]*|0) BANKLAB_TEST_SLOW=1 ;; esac
+
 # wait_for REGEX [SECONDS]: poll the screen until REGEX (grep -E) matches
 wait_for() {
-    end=$(( $(now_ms) + ${2:-5} * 1000 ))
+    end=$(( $(now_ms) + ${2:-5} * 1000 * BANKLAB_TEST_SLOW ))
     while :; do
         screen >"$TMP/screen.txt"
         grep -qE -- "$1" "$TMP/screen.txt" && return 0
@@ -61,7 +66,7 @@ wait_for() {
 
 # wait_gone REGEX [SECONDS]: poll until REGEX no longer matches
 wait_gone() {
-    end=$(( $(now_ms) + ${2:-5} * 1000 ))
+    end=$(( $(now_ms) + ${2:-5} * 1000 * BANKLAB_TEST_SLOW ))
     while :; do
         screen >"$TMP/screen.txt"
         grep -qE -- "$1" "$TMP/screen.txt" || return 0
