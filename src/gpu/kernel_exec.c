@@ -10,6 +10,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
+#include "../model/bank.h"
 #include "../ptx/ptx.h"
 #include "../ptx/ptx_agg.h"
 #include "cuda_kernel_impl.h"
@@ -234,9 +235,57 @@ static const char *base_of(const char *p)
     return s ? s + 1 : p;
 }
 
+/* why line l conflicts: the worst warp of its instruction with the most conflicts */
+static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
+{
+    static struct bank_result res;
+    struct bank_access b;
+    memset(&b, 0, sizeof b);
+    b.width = p->width;
+    b.mask = p->worst_mask;
+    b.op = p->kind == PTX_LD || p->kind == PTX_LDSM ? BANK_LOAD : BANK_STORE;
+    b.instr = p->kind == PTX_LDSM ? BANK_LDMATRIX : p->kind == PTX_STSM ? BANK_STMATRIX
+              : p->kind == PTX_CPASYNC ? BANK_CPASYNC : BANK_PLAIN;
+    b.matrices = p->matrices;
+    b.trans = p->trans;
+    for (int i = 0; i < 32; i++)
+        b.offset[i] = p->worst_addr[i];
+    if (p->worst_wf < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
+        return;
+    int pw = 0;
+    for (int i = 1; i < res.npasses; i++)
+        if (res.pass[i].cost > res.pass[pw].cost)
+            pw = i;
+    int bank = res.pass[pw].worst_bank;
+    if (bank < 0)
+        return;
+    const struct bank_cell *cell = &res.pass[pw].cell[bank];
+    char words[96], lanes[96], what[48], in[32];
+    size_t o = 0;
+    uint32_t lm = 0;
+    for (int k = 0; k < cell->nwords; k++) {
+        lm |= cell->lanes[k];
+        if (k < 3 || k == cell->nwords - 1)
+            o += bl_fmt(words + o, sizeof words - o, "%s%s%llu", k ? ", " : "",
+                        k == cell->nwords - 1 && k > 3 ? "…, " : "",
+                        (unsigned long long)cell->word[k]);
+    }
+    kp_fmt_lanes(lm, lanes, sizeof lanes);
+    static const char *const kinds[] = {"ld.shared", "st.shared", "atom.shared", "", "", ""};
+    if (b.instr)
+        bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);
+    bl_fmt(what, sizeof what, b.instr ? "%s" : "%s %u B", b.instr ? in : kinds[p->kind % 6],
+           (unsigned)p->width);
+    for (int g = 0; g < 2; g++)
+        bl_fmt(l->why[g], KP_TEXT, bl_msg_format(KEX_WHY, g ? BL_LANG_ZH : BL_LANG_EN),
+               p->worst_warp, p->worst_block[0], p->worst_block[1], p->worst_block[2], what,
+               pw + 1, res.npasses, bank, cell->nwords, words, lanes, res.pass[pw].cost);
+}
+
 /* the executed lines into r */
 static void apply(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
+    int *from = calloc((size_t)(r->nlines ? r->nlines : 1), sizeof *from);
     for (int i = 0; i < r->nlines; i++) {
         struct kp_line *l = &r->line[i];
         const struct ptx_agg_line *e = NULL;
@@ -245,15 +294,16 @@ static void apply(const struct ptx_agg *a, const char *named, struct kp_result *
                 (!strcmp(a->lines[j].file, named) ||
                  !strcmp(base_of(a->lines[j].file), base_of(named))))
                 e = &a->lines[j];
-        if (!e) {
-            if (l->state != KP_NONE) {
+        if (!e) { /* no executed access: a line the reader said nvcc merged keeps its zeros */
+            if (l->state == KP_CANNOT)
                 l->state = KP_NONE;
-                l->inst = l->wavefronts = l->ideal = l->excess = 0;
-                l->reason[0][0] = l->reason[1][0] = 0;
-            }
+            l->inst = l->wavefronts = l->ideal = l->excess = 0;
+            l->reason[0][0] = l->reason[1][0] = 0;
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             continue;
         }
-        if (l->state != KP_OK) {
+        int was_ok = l->state == KP_OK;
+        if (!was_ok) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             l->fix_kind = KP_FIX_NONE;
         }
@@ -267,8 +317,15 @@ static void apply(const struct ptx_agg *a, const char *named, struct kp_result *
         if (l->excess <= 0) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             l->fix_kind = KP_FIX_NONE;
+        } else if (!was_ok || !l->why[0][0]) {
+            explain(&a->pcs[e->worst_pc], l);
+            if (!l->fix[0][0])
+                for (int g = 0; g < 2; g++)
+                    bl_fmt(l->fix[g], KP_TEXT, bl_msg_format(KEX_NO_FIX, g ? BL_LANG_ZH
+                                                                            : BL_LANG_EN), l->line);
         }
     }
+    free(from);
     r->npredicted = r->ncannot = 0;
     for (int i = 0; i < r->nlines; i++) {
         r->npredicted += r->line[i].state == KP_OK;
