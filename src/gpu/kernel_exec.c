@@ -302,6 +302,16 @@ static void apply(const struct ptx_agg *a, const char *named, struct kp_result *
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             continue;
         }
+        if (e->unmodelled) {
+            l->state = KP_CANNOT;
+            l->inst = l->wavefronts = l->ideal = l->excess = 0;
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            for (int g = 0; g < 2; g++)
+                bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KEX_UNPRICED, g ? BL_LANG_ZH
+                                                                          : BL_LANG_EN),
+                       e->unmodelled);
+            continue;
+        }
         int was_ok = l->state == KP_OK;
         if (!was_ok) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;

@@ -32,6 +32,7 @@ struct ptx_access {                  /* one warp's shared-memory instruction, as
     unsigned char matrices;          /* PTX_LDSM/PTX_STSM: 1, 2 or 4 (.x1/.x2/.x4) */
     unsigned char trans;             /* PTX_LDSM/PTX_STSM: .trans */
     uint32_t src[32];                /* PTX_CPASYNC: low 32 bits of each lane's global source */
+    unsigned char bypass;            /* PTX_CPASYNC: .cg (LDGSTS.BYPASS), not .ca */
 };
 struct ptx_frame { const char *file; unsigned line, col; };
 /* ptx_loc: the source frames of loc, innermost first (the instruction's own line, then each

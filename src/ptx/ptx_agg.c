@@ -108,6 +108,10 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
     p->matrices = r->matrices;
     p->trans = r->trans;
     p->inst += 1;
+    if (r->kind == PTX_CPASYNC && r->bypass) { /* measured, not modelled (docs/model.md) */
+        p->unmodelled++;
+        return;
+    }
     if (bank_simulate(&b, &res, NULL) != BANK_OK) {
         p->bad++;
         return;
@@ -197,6 +201,7 @@ int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *s
         if (p->conflicts > a->pcs[L->worst_pc].conflicts)
             L->worst_pc = i;
         L->npcs++;
+        L->unmodelled += p->unmodelled + p->bad;
         L->op_mask |= 1u << p->kind;
     }
     return a->oom ? -1 : 0;

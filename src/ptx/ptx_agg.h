@@ -33,6 +33,7 @@ struct ptx_agg_pc {
     double inst, wavefronts, ideal, conflicts;
     int ways;                  /* the largest pass cost of any execution */
     int bad;                   /* executions the model refused (misaligned, ...) */
+    int unmodelled;            /* executions the model has no rule for (cp.async.cg) */
     /* the worst warp: the first execution with the most wavefronts */
     int worst_wf;
     uint32_t worst_mask, worst_addr[32];
@@ -50,6 +51,7 @@ struct ptx_agg_line {
     int npcs;                  /* its shared instructions */
     int worst_pc;              /* the index into pcs of its instruction with most conflicts */
     unsigned op_mask;          /* 1 << enum ptx_akind of its instructions */
+    int unmodelled;            /* executions without a price (cp.async.cg), bad ones too */
 };
 
 struct ptx_agg {

@@ -162,6 +162,8 @@ static void modifiers(struct ptx_insn *in, const char *s, size_t len)
             in->op = OP_CPWAIT;
         else if (in->op == OP_CPASYNC && (is(w, n, "bulk") || is(w, n, "mbarrier")))
             in->op = OP_NONE;
+        else if (in->op == OP_CPASYNC && is(w, n, "cg"))
+            in->mod = 1;
         else if (in->op == OP_LD && is(w, n, "volatile"))
             in->mod = 1;
         else if (in->op == OP_MATCH && is(w, n, "b64"))
