@@ -282,6 +282,40 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
                pw + 1, res.npasses, bank, cell->nwords, words, lanes, res.pass[pw].cost);
 }
 
+/* the widest LDS (store 0) or STS (1) the compiled code has among sass ("LDS.64 x2, LDS") */
+static unsigned sass_width(const char *sass, int store)
+{
+    unsigned w = 0;
+    const char *want = store ? "STS" : "LDS";
+    for (const char *p = strstr(sass, want); p; p = strstr(p + 3, want)) {
+        unsigned x = !strncmp(p + 3, ".128", 4) ? 16 : !strncmp(p + 3, ".64", 3) ? 8 : 4;
+        if (x > w)
+            w = x;
+    }
+    return w;
+}
+
+/* where the compiled code has wider plain accesses on a line than 4 bytes, that line's
+ * records may merge up to that width (ptxas's side-by-side merging, ptx_agg_merge) */
+static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                      const char *const *sys, const struct kp_result *r)
+{
+    for (int pc = 0; pc < ptx_kernel_ninsn(m, k); pc++) {
+        struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
+                                           PTX_CHARGE_LEARNER_INNER, sys);
+        if (f.line < 1 || (int)f.line > r->nlines ||
+            (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
+            continue;
+        const struct kp_line *l = &r->line[f.line - 1];
+        for (int st = 0; st < 2; st++) {
+            unsigned w = l->nsass > 0 ? sass_width(l->sass, st) : 0;
+            if (w > 4 && ptx_agg_merge(a, (unsigned)pc, st, w))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 /* the executed lines into r */
 static void apply(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
@@ -389,7 +423,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         L.lane_steps = &steps;
         strcat(root, "/");
         const char *sys[] = {root, "/usr/include/", "/usr/lib/gcc/", NULL};
-        if (ptx_agg_init(&c.agg, m, k))
+        if (ptx_agg_init(&c.agg, m, k) || merge_caps(&c.agg, m, k, named, sys, r))
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         else if (ptx_run(m, k, &L, &err) == 0 &&
                  ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {

@@ -62,6 +62,9 @@ int ptx_run(const struct ptx_module *m, int k, const struct ptx_launch *l, struc
 /* ptx_kernel_static_smem: bytes of kernel k's static .shared variables as laid out
  * (declaration order, each at its .align; ptx_parse.c) */
 size_t ptx_kernel_static_smem(const struct ptx_module *m, int k);
+/* ptx_kernel_ninsn: kernel k's instructions; ptx_insn_loc: the loc of its instruction pc */
+int ptx_kernel_ninsn(const struct ptx_module *m, int k);
+unsigned ptx_insn_loc(const struct ptx_module *m, int k, unsigned pc);
 /* the generic windows: a generic address in [PTX_SHARED_WIN, + 2^32) is the shared offset
  * address - PTX_SHARED_WIN (cvta.shared), likewise local; no host address is ever there */
 #define PTX_SHARED_WIN UINT64_C(0xF000000000000000)

@@ -833,6 +833,18 @@ size_t ptx_kernel_static_smem(const struct ptx_module *m, int k)
     return m && k >= 0 && k < m->nkernels ? m->kernel[k].static_smem : 0;
 }
 
+int ptx_kernel_ninsn(const struct ptx_module *m, int k)
+{
+    return m && k >= 0 && k < m->nkernels ? m->kernel[k].ninsn : 0;
+}
+
+unsigned ptx_insn_loc(const struct ptx_module *m, int k, unsigned pc)
+{
+    if (!m || k < 0 || k >= m->nkernels || pc >= (unsigned)m->kernel[k].ninsn)
+        return ~0u;
+    return m->kernel[k].insn[pc].loc;
+}
+
 int ptx_loc(const struct ptx_module *m, unsigned loc, struct ptx_frame *out, int max)
 {
     int n = 0;
