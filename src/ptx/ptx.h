@@ -2,7 +2,10 @@
  * once into a compact instruction array per kernel and executed on the CPU block by block,
  * each block's warps in lockstep groups of 32 lanes (ptx_exec.c states the reconvergence rule);
  * every shared-memory access of a warp is handed to the caller as one record, for the bank
- * model (src/model/bank.h) to price. Pure C: libc, base and model only; no CUDA, no curses. */
+ * model (src/model/bank.h) to price. Pure C: libc, base and model only; no CUDA, no curses.
+ * Not executed (ptx_run names the instruction and its line when one runs): calls (but
+ * printf's vprintf, which prints nothing), wmma/mma/wgmma, f16/bf16 arithmetic (cvt and moves
+ * of f16 are run), tex/surf, mbarrier, cp.async.bulk and TMA, bar.red, 128-bit types. */
 #ifndef BANKLAB_PTX_H
 #define BANKLAB_PTX_H
 
@@ -53,7 +56,7 @@ struct ptx_launch {
                                         called endless; 0: PTX_MAX_STEPS */
     uint64_t *lane_steps;            /* NULL, or receives the lane-instructions executed */
 };
-#define PTX_MAX_STEPS (UINT64_C(1) << 28)
+#define PTX_MAX_STEPS (UINT64_C(1) << 25)  /* about 1e9 lane-instructions: seconds */
 /* ptx_run: executes kernel k with l; 0, or -1 with err naming the PTX instruction and its
  * source line that could not be executed (an unsupported opcode, a fault, a barrier deadlock). */
 int ptx_run(const struct ptx_module *m, int k, const struct ptx_launch *l, struct bl_err *err);
