@@ -138,6 +138,8 @@ static void flush(struct ptx_agg *a, int w)
     price(a, p);
 }
 
+/* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
+ * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no */
 static int can_merge(const struct ptx_access *p, const struct ptx_access *r, unsigned cap)
 {
     unsigned w = p->width + r->width;
@@ -145,10 +147,14 @@ static int can_merge(const struct ptx_access *p, const struct ptx_access *r, uns
         p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
         return 0;
     unsigned al = w == 12 ? 16 : w;
-    for (int l = 0; l < 32; l++)
-        if ((p->mask >> l & 1) && (r->addr[l] != p->addr[l] + p->width || p->addr[l] % al))
-            return 0;
-    return 1;
+    int after = 1, before = 1;
+    for (int l = 0; l < 32 && (after || before); l++) {
+        if (!(p->mask >> l & 1))
+            continue;
+        after &= r->addr[l] == p->addr[l] + p->width && p->addr[l] % al == 0;
+        before &= r->addr[l] + r->width == p->addr[l] && r->addr[l] % al == 0;
+    }
+    return after ? 1 : before ? 2 : 0;
 }
 
 /* A warp's held records: one of them grows when r continues it; a record of another kind
@@ -166,7 +172,10 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
         struct ptx_access *p = &a->pend[base + j];
         if (!a->has_pend[base + j])
             continue;
-        if (can_merge(p, r, merge_cap(a, p))) {
+        int how = can_merge(p, r, merge_cap(a, p));
+        if (how) {
+            if (how == 2)
+                memcpy(p->addr, r->addr, sizeof p->addr);
             p->width = (unsigned char)(p->width + r->width);
             return;
         }
