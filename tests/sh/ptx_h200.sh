@@ -59,7 +59,7 @@ for k in d["kernels"]:
         line = h["line"]
         where = "%s:%d" % (os.path.basename(h["file"]), line)
         if h["file"] != f:  # a header's line: the model charges it to the calling line
-            calls = [n for n in lines if n not in h200_lines and "inst" in lines[n]]
+            calls = [n for n in lines if n not in h200_lines and lines[n].get("inst")]
             line = calls[0] if len(calls) == 1 else None
             where += " (at line %s)" % line
         l = lines.get(line)
