@@ -191,6 +191,8 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
                 p->pc = r->pc;
                 p->loc = r->loc;
             }
+            if (p->width >= merge_cap(a, p)) /* full: it cannot grow, make room */
+                flush(a, base + j);
             return;
         }
     }
