@@ -140,8 +140,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
                     r->sass_note[KP_ZH]);
-        if (!r->executed && r->exec_note[KP_ZH][0])
-            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH), r->exec_note[KP_ZH]), fputc('\n', f);
+        if (!r->executed && r->exec_note[KP_ZH][0]) {
+            char clean[KP_TEXT * 2];
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH),
+                    bl_clean(clean, sizeof clean, r->exec_note[KP_ZH]));
+            fputc('\n', f);
+        }
         fprintf(f, "\nmodel：bank 模型对这次启动每个 block 的每个 warp 的预测（docs/kernel.md）；"
                 "excess = wavefronts - ideal（冲突）。\n");
     } else {
@@ -154,8 +158,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
                     "widen or remove accesses)\n", r->sass_note[KP_EN]);
-        if (!r->executed && r->exec_note[KP_EN][0])
-            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN), r->exec_note[KP_EN]), fputc('\n', f);
+        if (!r->executed && r->exec_note[KP_EN][0]) {
+            char clean[KP_TEXT * 2];
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN),
+                    bl_clean(clean, sizeof clean, r->exec_note[KP_EN]));
+            fputc('\n', f);
+        }
         fprintf(f, "\nmodel: the bank model's figures for every warp of every block of this launch "
                 "(docs/kernel.md); nothing here was\nmeasured. excess = wavefronts - ideal (the "
                 "conflicts); ways = wavefronts / ideal.\n");
