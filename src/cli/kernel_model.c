@@ -11,6 +11,7 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../predict/predict.h"
+#include "../predict/exec.h"
 #include "../compile/compile.h"
 #include "../store/files.h"
 #include "cli.h"
@@ -50,6 +51,7 @@ static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const c
             bl_fmt(r->sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
     kp_fixes_sass(src, len, req, have ? &sass : NULL, r);
     kp_sass_free(&sass);
+    kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
     return 0;
 }
 
@@ -159,6 +161,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
                     r->sass_note[KP_ZH]);
+        if (!r->executed && r->exec_note[KP_ZH][0]) {
+            char clean[KP_TEXT * 2];
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH),
+                    bl_clean(clean, sizeof clean, r->exec_note[KP_ZH]));
+            fputc('\n', f);
+        }
         fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
     } else {
         fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
@@ -170,6 +178,12 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
                     "widen or remove accesses)\n", r->sass_note[KP_EN]);
+        if (!r->executed && r->exec_note[KP_EN][0]) {
+            char clean[KP_TEXT * 2];
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN),
+                    bl_clean(clean, sizeof clean, r->exec_note[KP_EN]));
+            fputc('\n', f);
+        }
         fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
     }
 }
@@ -253,6 +267,11 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     kmodel_json_lines(w, "model", src, len, r);
     jw_int(w, "predicted", r->npredicted);
     jw_int(w, "cannot", r->ncannot);
+    jw_bool(w, "executed", r->executed);
+    if (r->executed)
+        jw_int(w, "lane_instructions", (long long)r->exec_steps);
+    else if (r->exec_note[KP_EN][0])
+        jw_str(w, "exec_note", r->exec_note[KP_EN]);
     jw_bool(w, "sass", r->sass_known);
     if (r->sass_known) {
         jw_int(w, "sass_lines", r->nsass_lines);

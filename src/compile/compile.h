@@ -50,6 +50,8 @@ struct kcompile_in {
                                   * its escaped copy, for messages and NVRTC */
     double limit_s;              /* nvcc's deadline (0: 60 s) */
     const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
+    int ptx;                     /* nvcc only: -ptx instead of -cubin (out->cubin holds the
+                                    PTX text, out->lowered stays empty) */
 };
 
 /* libnvrtc, loaded on first use and kept. */

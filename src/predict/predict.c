@@ -16,7 +16,6 @@
 #include "predict.h"
 #include "reason.h"
 
-static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
 
 /* ---------------------------------------------------------------- the kernel's body */
 
@@ -657,7 +656,7 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
 /* ---------------------------------------------------------------- the file */
 
 /* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (… past a few) into buf */
-static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
+void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 {
     size_t o = 0;
     int items = 0;

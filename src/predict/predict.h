@@ -76,6 +76,10 @@ struct kp_result {
     char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
     int nsass_lines;                /* lines with a shared SASS instruction */
     int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
+    /* kexec_apply (predict/exec.h): the figures of executing the kernel's PTX */
+    int executed;                   /* 1: every line's figures come from the execution */
+    char exec_note[2][KP_TEXT];     /* executed 0: why not ("" for a file with host code) */
+    unsigned long long exec_steps;  /* lane-instructions executed */
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
@@ -111,5 +115,9 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
 int kp_worst_fixable(const struct kp_result *r);
 
 void kp_free(struct kp_result *r);
+
+/* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (... past a few) into buf (the why of a
+ * line: the model's and the executed warp's). */
+void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
 
 #endif

@@ -1,0 +1,348 @@
+/* ptx_agg.c: executed shared accesses priced by the bank model and summed per instruction and
+ * per line (ptx_agg.h). An atomic is priced as a store of its width (the model has loads,
+ * stores, matrix instructions and cp.async); cp.async with its global sources. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "../model/bank.h"
+#include "ptx_agg.h"
+#include "ptx_internal.h"
+
+int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k)
+{
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    if (!m || k < 0 || k >= m->nkernels)
+        return -1;
+    a->ninsn = m->kernel[k].ninsn;
+    a->slot = malloc((size_t)(a->ninsn ? a->ninsn : 1) * sizeof *a->slot);
+    if (!a->slot)
+        return -1;
+    for (int i = 0; i < a->ninsn; i++)
+        a->slot[i] = -1;
+    return 0;
+}
+
+static struct ptx_agg_pc *pc_of(struct ptx_agg *a, const struct ptx_access *r)
+{
+    if (r->pc >= (unsigned)a->ninsn)
+        return NULL;
+    int s = a->slot[r->pc];
+    if (s >= 0)
+        return &a->pcs[s];
+    if (a->npcs == a->cap) {
+        int n = a->cap ? a->cap * 2 : 16;
+        void *p = realloc(a->pcs, (size_t)n * sizeof *a->pcs);
+        if (!p)
+            return NULL;
+        a->pcs = p;
+        a->cap = n;
+    }
+    struct ptx_agg_pc *p = &a->pcs[a->npcs];
+    memset(p, 0, sizeof *p);
+    p->pc = r->pc;
+    p->loc = r->loc;
+    p->worst_wf = -1;
+    a->slot[r->pc] = a->npcs++;
+    return p;
+}
+
+static void to_bank(const struct ptx_access *r, struct bank_access *b)
+{
+    memset(b, 0, sizeof *b);
+    b->width = r->width;
+    b->mask = r->mask;
+    b->op = (r->kind == PTX_LD || r->kind == PTX_LDSM) ? BANK_LOAD : BANK_STORE;
+    for (int l = 0; l < 32; l++)
+        b->offset[l] = r->addr[l];
+    if (r->kind == PTX_LDSM || r->kind == PTX_STSM) {
+        b->instr = r->kind == PTX_LDSM ? BANK_LDMATRIX : BANK_STMATRIX;
+        b->matrices = r->matrices;
+        b->trans = r->trans;
+    } else if (r->kind == PTX_CPASYNC) {
+        b->instr = BANK_CPASYNC;
+        b->has_src = 1;
+        memcpy(b->src, r->src, sizeof b->src);
+    }
+}
+
+static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int wf)
+{
+    for (int i = 0; i < p->npat; i++) {
+        struct ptx_agg_pattern *q = &p->pat[i];
+        if (q->mask != r->mask)
+            continue;
+        int same = 1;
+        for (int l = 0; l < 32 && same; l++)
+            same = !((r->mask >> l) & 1) || q->addr[l] == r->addr[l];
+        if (same) {
+            q->count++;
+            return;
+        }
+    }
+    if (p->npat == PTX_AGG_PATTERNS) {
+        p->other++;
+        return;
+    }
+    struct ptx_agg_pattern *q = &p->pat[p->npat++];
+    q->mask = r->mask;
+    for (int l = 0; l < 32; l++)
+        q->addr[l] = (r->mask >> l) & 1 ? r->addr[l] : 0;
+    q->count = 1;
+    q->wavefronts = wf;
+}
+
+static void price(struct ptx_agg *a, const struct ptx_access *r);
+
+#define PEND 8 /* records one warp holds: loads of different arrays interleave (a += x[k] * y[k]) */
+
+int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width)
+{
+    if (pc >= (unsigned)a->ninsn)
+        return 0;
+    if (!a->merge) {
+        a->merge = calloc((size_t)a->ninsn * 2, 1);
+        a->pend = calloc(32 * PEND, sizeof *a->pend);
+        a->has_pend = calloc(32 * PEND, sizeof *a->has_pend);
+        if (!a->merge || !a->pend || !a->has_pend)
+            return -1;
+    }
+    unsigned char *m = &a->merge[2 * pc + (store ? 1 : 0)];
+    *m = (unsigned char)((*m & 0x80) | (width > 16 ? 16 : width));
+    return 0;
+}
+
+int ptx_agg_orphan(struct ptx_agg *a, unsigned pc)
+{
+    if (!a->merge && ptx_agg_merge(a, 0, 0, 0))
+        return -1;
+    if (pc < (unsigned)a->ninsn)
+        a->merge[2 * pc] |= 0x80;
+    return 0;
+}
+
+static unsigned merge_cap(const struct ptx_agg *a, const struct ptx_access *r)
+{
+    if (!a->merge || r->pc >= (unsigned)a->ninsn || (r->kind != PTX_LD && r->kind != PTX_ST))
+        return 0;
+    return a->merge[2 * r->pc + (r->kind == PTX_ST)] & 0x7f;
+}
+
+/* a held record priced: split into access widths the model takes (12 = 8 + 4) */
+static void flush(struct ptx_agg *a, int w)
+{
+    if (!a->has_pend || !a->has_pend[w])
+        return;
+    a->has_pend[w] = 0;
+    struct ptx_access *p = &a->pend[w];
+    if (p->width == 12) {
+        struct ptx_access q = *p;
+        q.width = 8;
+        price(a, &q);
+        for (int l = 0; l < 32; l++)
+            q.addr[l] += 8;
+        q.width = 4;
+        price(a, &q);
+        return;
+    }
+    price(a, p);
+}
+
+/* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
+ * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no */
+static int can_merge(const struct ptx_access *p, const struct ptx_access *r, unsigned cap)
+{
+    unsigned w = p->width + r->width;
+    if (p->kind != r->kind || p->mask != r->mask || r->pc <= p->pc || w > cap ||
+        p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
+        return 0;
+    unsigned al = w == 12 ? 16 : w;
+    int after = 1, before = 1;
+    for (int l = 0; l < 32 && (after || before); l++) {
+        if (!(p->mask >> l & 1))
+            continue;
+        after &= r->addr[l] == p->addr[l] + p->width && p->addr[l] % al == 0;
+        before &= r->addr[l] + r->width == p->addr[l] && r->addr[l] % al == 0;
+    }
+    return after ? 1 : before ? 2 : 0;
+}
+
+/* A warp's held records: one of them grows when r continues it; a record of another kind
+ * (a store after loads) or another block ends them all (no merging across it); when all
+ * PEND are held, the narrowest (oldest among equals) is priced to make room. Loads merge past other loads, as ptxas reorders them. */
+void ptx_agg_sink(void *ctx, const struct ptx_access *r)
+{
+    struct ptx_agg *a = ctx;
+    if (!a->merge) {
+        price(a, r);
+        return;
+    }
+    int base = (int)(r->warp & 31) * PEND, free_slot = -1;
+    for (int j = 0; j < PEND; j++) {
+        struct ptx_access *p = &a->pend[base + j];
+        if (!a->has_pend[base + j])
+            continue;
+        int how = can_merge(p, r, merge_cap(a, p));
+        if (how) {
+            if (how == 2)
+                memcpy(p->addr, r->addr, sizeof p->addr);
+            p->width = (unsigned char)(p->width + r->width);
+            if (a->merge[2 * p->pc] & 0x80) { /* charged where the compiled code has it */
+                p->pc = r->pc;
+                p->loc = r->loc;
+            }
+            if (p->width >= merge_cap(a, p)) /* full: it cannot grow, make room */
+                flush(a, base + j);
+            return;
+        }
+    }
+    for (int j = 0; j < PEND; j++) {
+        const struct ptx_access *p = &a->pend[base + j];
+        if (a->has_pend[base + j] && (p->kind != r->kind || r->kind != PTX_LD ||
+                                      memcmp(p->block, r->block, sizeof p->block)))
+            flush(a, base + j);
+        if (!a->has_pend[base + j] && free_slot < 0)
+            free_slot = base + j;
+    }
+    if (merge_cap(a, r) <= r->width) {
+        price(a, r);
+        return;
+    }
+    if (free_slot < 0) {
+        free_slot = base;
+        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), oldest */
+            const struct ptx_access *p = &a->pend[base + j], *q = &a->pend[free_slot];
+            if (p->width < q->width || (p->width == q->width && p->pc < q->pc))
+                free_slot = base + j;
+        }
+        flush(a, free_slot);
+    }
+    a->pend[free_slot] = *r;
+    a->has_pend[free_slot] = 1;
+}
+
+static void price(struct ptx_agg *a, const struct ptx_access *r)
+{
+    struct ptx_agg_pc *p = pc_of(a, r);
+    if (!p) {
+        a->oom = 1;
+        return;
+    }
+    static _Thread_local struct bank_result res;
+    struct bank_access b;
+    to_bank(r, &b);
+    p->kind = r->kind;
+    p->width = r->width;
+    p->matrices = r->matrices;
+    p->trans = r->trans;
+    p->inst += 1;
+    if (r->kind == PTX_CPASYNC && r->bypass) { /* measured, not modelled (docs/model.md) */
+        p->unmodelled++;
+        return;
+    }
+    if (bank_simulate(&b, &res, NULL) != BANK_OK) {
+        p->bad++;
+        return;
+    }
+    p->wavefronts += res.wavefronts;
+    p->ideal += res.passes;
+    p->conflicts += res.conflicts;
+    if (res.ways > p->ways)
+        p->ways = res.ways;
+    if (res.wavefronts > p->worst_wf) {
+        p->worst_wf = res.wavefronts;
+        p->worst_mask = r->mask;
+        memcpy(p->worst_addr, r->addr, sizeof p->worst_addr);
+        memcpy(p->worst_block, r->block, sizeof p->worst_block);
+        p->worst_warp = r->warp;
+    }
+    keep_pattern(p, r, res.wavefronts);
+}
+
+static int is_sys(const char *path, const char *const *sysdirs)
+{
+    if (!sysdirs)
+        return strstr(path, "/cuda") && strstr(path, "/include/");
+    for (int i = 0; sysdirs[i]; i++)
+        if (!strncmp(path, sysdirs[i], strlen(sysdirs[i])))
+            return 1;
+    return 0;
+}
+
+static int by_pc(const void *x, const void *y)
+{
+    const struct ptx_agg_pc *a = x, *b = y;
+    return (a->pc > b->pc) - (a->pc < b->pc);
+}
+
+struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
+                               const char *const *sysdirs)
+{
+    struct ptx_frame f[32], none = {"", 0, 0};
+    int n = ptx_loc(m, loc, f, 32);
+    if (n == 0)
+        return none;
+    if (c == PTX_CHARGE_OWN)
+        return f[0];
+    if (c == PTX_CHARGE_LEARNER_INNER) {
+        for (int i = 0; i < n; i++)
+            if (!is_sys(f[i].file, sysdirs))
+                return f[i];
+    } else {
+        for (int i = n - 1; i >= 0; i--)
+            if (!is_sys(f[i].file, sysdirs))
+                return f[i];
+    }
+    return f[n - 1];
+}
+
+int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs)
+{
+    for (int w = 0; a->merge && w < 32 * PEND; w++)
+        flush(a, w);
+    qsort(a->pcs, (size_t)a->npcs, sizeof *a->pcs, by_pc);
+    for (int i = 0; i < a->npcs; i++)
+        a->slot[a->pcs[i].pc] = i;
+    free(a->lines);
+    a->lines = calloc((size_t)(a->npcs ? a->npcs : 1), sizeof *a->lines);
+    a->nlines = 0;
+    if (!a->lines)
+        return -1;
+    for (int i = 0; i < a->npcs; i++) {
+        const struct ptx_agg_pc *p = &a->pcs[i];
+        struct ptx_frame f = ptx_agg_frame(a->m, p->loc, c, sysdirs);
+        struct ptx_agg_line *L = NULL;
+        for (int j = 0; j < a->nlines && !L; j++)
+            if (a->lines[j].line == f.line && !strcmp(a->lines[j].file, f.file))
+                L = &a->lines[j];
+        if (!L) {
+            L = &a->lines[a->nlines++];
+            L->file = f.file;
+            L->line = f.line;
+            L->worst_pc = i;
+        }
+        L->inst += p->inst;
+        L->wavefronts += p->wavefronts;
+        L->ideal += p->ideal;
+        L->conflicts += p->conflicts;
+        if (p->ways > L->ways)
+            L->ways = p->ways;
+        if (p->conflicts > a->pcs[L->worst_pc].conflicts)
+            L->worst_pc = i;
+        L->npcs++;
+        L->unmodelled += p->unmodelled + p->bad;
+        L->op_mask |= 1u << p->kind;
+    }
+    return a->oom ? -1 : 0;
+}
+
+void ptx_agg_free(struct ptx_agg *a)
+{
+    free(a->pcs);
+    free(a->lines);
+    free(a->slot);
+    free(a->merge);
+    free(a->pend);
+    free(a->has_pend);
+    memset(a, 0, sizeof *a);
+}
