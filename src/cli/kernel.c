@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "../base/fmt.h"
 #include "kernel_model.h"
+#include "../gpu/kernel_xrt.h"
 #include "measured.h"
 #include "kernel_out.h"
 
@@ -773,6 +774,13 @@ int cmd_kernel(int argc, char **argv)
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
         return rc;
+    char xrt_dir[4096];
+    if (a.model && !a.fix && !a.sass && kxrt_has_main(src, len) &&
+        kxrt_lib_dir(xrt_dir, sizeof xrt_dir) == 0) {   /* main() runs as it is */
+        rc = kxrun_print(a.file, src, len, &req, xrt_dir, a.json, a.zh);
+        free(src);
+        return rc;
+    }
     if (a.model) {
         static struct gpu_kernel_request reqs[64];
         int n = 0;

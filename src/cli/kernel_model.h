@@ -36,4 +36,12 @@ void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh);
 void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t len,
                        const struct kp_result *r);
 
+/* kxrun_print (kernel_xrun.c): --model on a file with main() where this build has banklab's
+ * CUDA runtime (in lib_dir): the program built and run as it is, every launch of main with its
+ * shared-memory lines (text, or JSON), the program's output on stderr. Returns the exit
+ * status: 0, 1 (the program failed, timed out or was killed), 2 (it could not be built, or it
+ * calls what the runtime does not have). */
+int kxrun_print(const char *file, const char *src, size_t len, const struct gpu_kernel_request *req,
+                const char *lib_dir, int json, int zh);
+
 #endif

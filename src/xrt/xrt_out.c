@@ -4,7 +4,8 @@
  * (instructions, wavefronts, passes), as text lines appended to the file BANKLAB_XRT_OUT
  * names:
  *   launch SEQ STATUS GX GY GZ BX BY BZ SMEM NAME
- *   note TEXT                     (why a launch failed)
+ *   status NAME TEXT              (a launch refused or failed: cudaGetErrorName, -String)
+ *   note TEXT                     (the executor's reason, when the kernel failed)
  *   acc KIND WIDTH INST WAVEFRONTS PASSES UNMODELLED NFRAMES
  *   frame LINE COL FILE           (NFRAMES of them, the innermost first)
  *   end SEQ
@@ -203,6 +204,8 @@ void xrt_out_launch(const struct ptx_module *m, const struct xrt_func *f, const 
     unsigned long seq = ++launch_seq;
     record("launch %lu %d %u %u %u %u %u %u %zu %s", seq, (int)status, grid[0], grid[1], grid[2],
            block[0], block[1], block[2], smem, f ? f->name : "?");
+    if (status)
+        record("status %s %s", cudaGetErrorName(status), cudaGetErrorString(status));
     if (note && *note)
         record("note %s", note);
     if (tab && tab_n)
