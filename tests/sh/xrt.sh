@@ -1,0 +1,115 @@
+#!/bin/sh
+# xrt.sh: banklab's CUDA runtime without a GPU (src/xrt, build/xrt*/libcudart.so.13) and
+# `banklab kernel FILE.cu --model` on a file with main() (src/gpu/kernel_xrt.c,
+# src/cli/kernel_xrun.c), over the TEST DOUBLE of the PTX executor (tests/xrt/fake_ptx.c: it
+# runs no kernel code, hands one made-up 4-byte shared load per warp, charged to fake.cu:1):
+#   the library: NVIDIA's soname and version node, the same functions as NVIDIA's
+#   libcudart.so.13 exports (where the toolkit has it) and nothing else;
+#   tests/xrt/prog.cu built with -cudart shared and run with it: its own stdout as
+#   tests/xrt/prog.expected (memcpy round trip, the errors a real runtime returns, H100
+#   properties), its launches recorded with main's computed grid, block and dynamic shared
+#   memory (a launch refused for its configuration and for 64 KB without the attribute),
+#   one access per warp summed; cudaGraphCreate and cudaMemcpyToSymbol end it with one line
+#   naming the call and status 86; no PTX: one line and 87;
+#   banklab kernel prog.cu --model: every launch of main printed with its lines (text and
+#   JSON), the program's stdout on stderr, apart; the unsupported call named, exit 2.
+# Needs nvcc and a GPU=cuda build (else SKIP). Env: BUILD, BANKLAB.
+set -u
+: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
+. tests/sh/lib.sh xrt.sh
+LIB=$root/$BUILD/xrt-fake
+NVCC=${BANKLAB_NVCC:-}
+[ -n "$NVCC" ] || NVCC=$(command -v nvcc 2>/dev/null) || NVCC=/usr/local/cuda/bin/nvcc
+if [ ! -x "$NVCC" ]; then echo "SKIP: no nvcc"; exit 77; fi
+case $(cat "$BUILD/flags.stamp" 2>/dev/null) in none*) echo "SKIP: a GPU=none build has no CUDA runtime library"; exit 77 ;; esac
+[ -f "$LIB/libcudart.so.13" ] || { fail "no $BUILD/xrt-fake/libcudart.so.13 in a GPU=cuda build"; finish; }
+export CUDA_VISIBLE_DEVICES=
+
+# ---- the library ----
+so=$LIB/libcudart.so.13
+objdump -p "$so" | grep -q "SONAME *libcudart.so.13$" && ok "soname libcudart.so.13" || fail "soname: $(objdump -p "$so" | grep SONAME)"
+objdump -p "$so" | sed -n '/Version definitions/,/^$/p' | grep -q " libcudart.so.13$" \
+    && ok "version node libcudart.so.13" || fail "no version node libcudart.so.13"
+objdump -T "$so" | awk '$3 == "DF" && $4 != "*UND*" && $(NF-1) == "libcudart.so.13" {print $NF}' | sort > "$tmp/ours"
+others=$(objdump -T "$so" | awk '$2 == "g" && $4 != "*UND*" && $(NF-1) != "libcudart.so.13"' | wc -l)
+[ "$others" = 0 ] && ok "nothing exported outside the version node" || fail "$others symbols exported outside libcudart.so.13"
+real=$(dirname "$(dirname "$NVCC")")/lib64/libcudart.so.13
+if [ -f "$real" ]; then
+    objdump -T "$real" | awk '$3 == "DF" && $(NF-1) == "libcudart.so.13" {print $NF}' | sort > "$tmp/real"
+    if cmp -s "$tmp/ours" "$tmp/real"; then ok "the same $(wc -l < "$tmp/ours") functions as $real"
+    else fail "exports differ from $real:"; diff "$tmp/real" "$tmp/ours" | head -n 10; fi
+fi
+
+# ---- the program, run with the runtime ----
+cd "$tmp" || exit 1
+cp "$root/tests/xrt/prog.cu" prog.cu
+"$NVCC" -arch=sm_90 -lineinfo -ptx -o prog.ptx prog.cu > nvcc.log 2>&1 &&
+    "$NVCC" -arch=sm_90 -lineinfo -cudart shared -o prog prog.cu >> nvcc.log 2>&1 ||
+    { fail "nvcc: $(head -n 5 nvcc.log)"; finish; }
+objdump -p prog | grep -q "NEEDED *libcudart.so.13$" && ok "prog needs libcudart.so.13" || fail "prog does not need libcudart.so.13"
+runit() { # OUT-PREFIX: run prog with the runtime; OUT.out, OUT.err, OUT.rec, $rc
+    rm -f "$1.rec"
+    LD_BIND_NOW=1 LD_LIBRARY_PATH=$LIB BANKLAB_XRT_PTX=prog.ptx BANKLAB_XRT_OUT=$1.rec \
+        timeout 60 ./prog > "$1.out" 2> "$1.err"
+    rc=$?
+    touch "$1.rec"
+}
+runit plain
+[ "$rc" = 0 ] && ok "prog exits 0" || fail "prog exit $rc: $(head -n 3 plain.err)"
+if cmp -s plain.out "$root/tests/xrt/prog.expected"; then ok "prog's own output as expected (round trip, errors, properties)"
+else fail "prog's output differs:"; diff "$root/tests/xrt/prog.expected" plain.out | head -n 20; fi
+grep '^launch ' plain.rec > launches
+cat > want <<'W'
+launch 1 0 9 1 1 128 1 1 0 _Z5scalePfif
+launch 2 1 1 1 1 256 1 1 65536 _Z6spreadILi2EEvPi
+launch 3 0 3 2 1 256 1 1 65536 _Z6spreadILi2EEvPi
+launch 4 9 1 1 1 2048 1 1 0 _Z5scalePfif
+W
+if cmp -s launches want; then ok "4 launches with main's grid, block, shared memory and status"
+else fail "launches:"; diff want launches; fi
+grep -q "^status cudaErrorInvalidConfiguration invalid configuration argument$" plain.rec &&
+    ok "the refused launch's error named" || fail "no status record for the 2048-thread launch"
+# 9 blocks of 4 warps; 6 blocks of 8 warps: one 1-wavefront access per warp from the double
+n=$(grep -c '^acc ld 4 36 36 36 0 1$' plain.rec) m=$(grep -c '^acc ld 4 48 48 48 0 1$' plain.rec)
+[ "$n" = 1 ] && [ "$m" = 1 ] && ok "accesses summed per launch (36 and 48 warps)" || fail "acc records: $(grep '^acc' plain.rec)"
+grep -q "^frame 1 1 fake.cu$" plain.rec && ok "frames from ptx_loc" || fail "no frame record"
+
+for call in graph:cudaGraphCreate symbol:cudaMemcpyToSymbol; do
+    XRT_TEST_CALL=${call%%:*}; export XRT_TEST_CALL
+    runit un
+    name=${call#*:}
+    if [ "$rc" = 86 ] && [ "$(wc -l < un.err)" = 1 ] && grep -q "$name is not supported" un.err &&
+       grep -q "^unsupported $name$" un.rec; then ok "$name: one line naming it, exit 86"
+    else fail "$name: exit $rc, $(cat un.err)"; fi
+done
+unset XRT_TEST_CALL
+rm -f np.rec
+LD_BIND_NOW=1 LD_LIBRARY_PATH=$LIB BANKLAB_XRT_OUT=np.rec ./prog > np.out 2> np.err
+rc=$?
+[ "$rc" = 87 ] && grep -q "BANKLAB_XRT_PTX names no PTX file" np.err && ok "no PTX: one line, exit 87" ||
+    fail "no PTX: exit $rc, $(cat np.err)"
+
+# ---- banklab kernel FILE.cu --model on it ----
+export BANKLAB_XRT_DIR=$LIB XDG_CACHE_HOME=$tmp/cache BANKLAB_KERNEL_SERVER=0
+timeout 120 "$BANKLAB" kernel prog.cu --model > k.out 2> k.err
+rc=$?
+[ "$rc" = 0 ] && ok "banklab kernel --model: exit 0" || fail "banklab kernel --model: exit $rc: $(head -n 5 k.err)"
+for want in "prog.cu: launch 1 of main: scale<<<(9,1,1), (128,1,1), 0>>>" \
+            "prog.cu: launch 2 of main: spread<2><<<(1,1,1), (256,1,1), 65536>>>" \
+            "the launch was refused: cudaErrorInvalidValue (invalid argument)" \
+            "prog.cu: launch 3 of main: spread<2><<<(3,2,1), (256,1,1), 65536>>>" \
+            "the launch was refused: cudaErrorInvalidConfiguration (invalid configuration argument)"; do
+    grep -qF "$want" k.out && ok "prints: $want" || fail "missing: $want"
+done
+grep -qE '^ +1 +48 +48 +48 +0 +1.00 \| \(fake.cu:1\)$' k.out && ok "a line's figures" || fail "no figures line: $(grep fake k.out)"
+grep -q "round trip: same" k.err && ! grep -q "round trip" k.out && ok "the program's stdout on stderr, apart" ||
+    fail "program output: stdout $(grep -c round k.out), stderr $(grep -c round k.err)"
+timeout 120 "$BANKLAB" kernel prog.cu --model --json > j.out 2> j.err
+r=$(json_check j.out launches.0.grid=[9,1,1] launches.2.block=[256,1,1] launches.2.dynamic_smem=65536 \
+    launches.3.status=cudaErrorInvalidConfiguration launches.2.model.0.inst=48 exit_status=0) &&
+    ok "--json: the launches" || fail "--json: $r"
+XRT_TEST_CALL=graph timeout 120 "$BANKLAB" kernel prog.cu --model > g.out 2> g.err
+rc=$?
+[ "$rc" = 2 ] && grep -q "^prog.cu: the program calls cudaGraphCreate, which banklab cannot run without a GPU" g.err &&
+    ok "an unsupported call: named, exit 2" || fail "unsupported via banklab: exit $rc, $(tail -n 2 g.err)"
+finish
