@@ -1,0 +1,78 @@
+/* ptx_agg.h: the executed shared-memory accesses of a launch (ptx_run's records) priced by the
+ * bank model (bank_simulate, src/model/bank.h) and summed per PTX instruction and per source
+ * line as CUPTI's SASS metrics sum them: instructions (warp executions), wavefronts, ideal
+ * (the passes a conflict-free access takes) and conflicts (wavefronts - ideal); for each
+ * instruction its worst warp's addresses and the first distinct address patterns with their
+ * counts (for the grid). Pure C over ptx and model; no files, no printing. */
+#ifndef BANKLAB_PTX_AGG_H
+#define BANKLAB_PTX_AGG_H
+
+#include "ptx.h"
+
+#define PTX_AGG_PATTERNS 4
+
+/* which source frame a line is charged to */
+enum ptx_agg_charge {
+    PTX_CHARGE_OWN = 0,        /* the instruction's own .loc, a header's line too (what the
+                                  hardware's line table and the H200 figures give) */
+    PTX_CHARGE_LEARNER_INNER,  /* the innermost frame outside the toolkit's include
+                                  directories: a helper's own line, a header call's call site */
+    PTX_CHARGE_LEARNER_OUTER,  /* the outermost such frame: a helper's accesses at its call */
+};
+
+struct ptx_agg_pattern {
+    uint32_t mask;
+    uint32_t addr[32];
+    uint64_t count;            /* warp executions with exactly these addresses */
+    int wavefronts;
+};
+
+struct ptx_agg_pc {
+    unsigned pc, loc;
+    unsigned char kind, width, matrices, trans;  /* the last record's (enum ptx_akind) */
+    double inst, wavefronts, ideal, conflicts;
+    int ways;                  /* the largest pass cost of any execution */
+    int bad;                   /* executions the model refused (misaligned, ...) */
+    /* the worst warp: the first execution with the most wavefronts */
+    int worst_wf;
+    uint32_t worst_mask, worst_addr[32];
+    unsigned worst_block[3], worst_warp;
+    int npat;                  /* distinct patterns kept (at most PTX_AGG_PATTERNS) */
+    uint64_t other;            /* executions of patterns beyond them */
+    struct ptx_agg_pattern pat[PTX_AGG_PATTERNS];
+};
+
+struct ptx_agg_line {
+    const char *file;          /* the module's path of the frame charged */
+    unsigned line;
+    double inst, wavefronts, ideal, conflicts;
+    int ways;
+    int npcs;                  /* its shared instructions */
+    int worst_pc;              /* the index into pcs of its instruction with most conflicts */
+    unsigned op_mask;          /* 1 << enum ptx_akind of its instructions */
+};
+
+struct ptx_agg {
+    const struct ptx_module *m;
+    int npcs;                  /* shared instructions executed, in PC order after finish */
+    struct ptx_agg_pc *pcs;
+    int nlines;
+    struct ptx_agg_line *lines;
+    /* internal */
+    int ninsn;
+    int *slot;                 /* per PC: index in pcs, -1 */
+    int cap;
+    int oom;
+};
+
+/* ptx_agg_init: an empty aggregation for kernel k of m; 0 or -1 (out of memory) */
+int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k);
+/* ptx_agg_sink: a ptx_sink (ctx: the struct ptx_agg) */
+void ptx_agg_sink(void *ctx, const struct ptx_access *r);
+/* ptx_agg_lines: the per-line sums, charged as c; sysdirs: path prefixes of the toolkit's
+ * include directories (NULL-terminated; NULL: any path with "/cuda" and "/include/" in it).
+ * 0 or -1 (out of memory, or a record was lost to it) */
+int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs);
+void ptx_agg_free(struct ptx_agg *a);
+
+#endif

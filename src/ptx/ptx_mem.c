@@ -1,0 +1,480 @@
+/* ptx_mem.c: PTX memory and warp-wide instructions for the lanes of a warp: ld/st (scalar and
+ * .v2/.v4) and atom/red on .shared, .global, .local, .param, .const and generic addresses
+ * (a generic address in the shared window is shared: ptx.h), ldmatrix/stmatrix (8x8 b16
+ * matrices: lane 8i+j addresses row j of matrix i), cp.async (copied at once; commit/wait do
+ * nothing else), shfl.sync, vote, match, activemask, redux. Every shared access of the warp is
+ * handed to the launch's sink as one record (ptx.h); atomics run lane by lane in lane order.
+ * The warp-wide instructions see the lanes that execute them together (the min-PC rule of
+ * ptx_exec.c); a member lane that is elsewhere takes no part. */
+#include <string.h>
+
+#include "../base/fmt.h"
+#include "ptx_exec.h"
+
+/* where an access lands */
+struct place {
+    unsigned char *p;
+    int shared;
+    uint32_t off;
+};
+
+static int fail_addr(struct ptx_blk *b, const struct ptx_insn *in, int sp, uint64_t a,
+                     unsigned n, int lane)
+{
+    char t[96];
+    const char *f;
+    unsigned line;
+    ptx_insn_where(b->m, in, t, sizeof t, &f, &line);
+    struct bl_place at = BL_AT(-1, 0, lane);
+    if (sp == SP_SHARED)
+        return bl_fail(b->err, -1, at, PTX_E_SHARED, t, f, line, (unsigned long long)a, n,
+                       (unsigned long long)b->smem_size);
+    if (sp == SP_LOCAL)
+        return bl_fail(b->err, -1, at, PTX_E_LOCAL, t, f, line, (unsigned long long)a, n,
+                       (unsigned long long)b->k->local_bytes);
+    return bl_fail(b->err, -1, at, PTX_E_GLOBAL, t, f, line, (unsigned long long)a, n);
+}
+
+/* in a .global/.const variable of the module */
+static int in_module(const struct ptx_module *m, uint64_t a, unsigned n)
+{
+    for (int g = 0; g < m->ngvars; g++) {
+        uint64_t s = (uint64_t)(uintptr_t)m->gvar[g].data;
+        if (m->gvar[g].data && a >= s && a + n <= s + m->gvar[g].size)
+            return 1;
+    }
+    return 0;
+}
+
+/* the place of n bytes at a in space sp for lane l; -1 with b->err */
+static int place_of(struct ptx_blk *b, const struct ptx_warp *w, const struct ptx_insn *in,
+                    int sp, uint64_t a, unsigned n, unsigned l, struct place *pl)
+{
+    if (n > 1 && a % (n > 16 ? 16 : n)) {
+        char t[96];
+        const char *f;
+        unsigned line;
+        ptx_insn_where(b->m, in, t, sizeof t, &f, &line);
+        return bl_fail(b->err, -1, BL_AT(-1, 0, (int)l), PTX_E_ALIGN, t, f, line,
+                       (unsigned long long)a, n > 16 ? 16 : n);
+    }
+    pl->shared = 0;
+    if (sp == SP_GENERIC) {
+        if (a >= PTX_SHARED_WIN && a - PTX_SHARED_WIN < (UINT64_C(1) << 32))
+            sp = SP_SHARED, a -= PTX_SHARED_WIN;
+        else if (a >= PTX_LOCAL_WIN && a - PTX_LOCAL_WIN < (UINT64_C(1) << 32))
+            sp = SP_LOCAL, a -= PTX_LOCAL_WIN;
+        else
+            sp = SP_GLOBAL;
+    }
+    switch (sp) {
+    case SP_SHARED:
+        if (a > b->smem_size || n > b->smem_size - a)
+            return fail_addr(b, in, sp, a, n, (int)l);
+        pl->p = b->smem + a;
+        pl->shared = 1;
+        pl->off = (uint32_t)a;
+        return 0;
+    case SP_LOCAL:
+        if (a > b->k->local_bytes || n > b->k->local_bytes - a)
+            return fail_addr(b, in, sp, a, n, (int)l);
+        pl->p = b->local + (size_t)b->k->local_bytes * ((unsigned)w->id * 32 + l) + a;
+        return 0;
+    case SP_PARAM:
+        if (a > b->k->param_bytes || n > b->k->param_bytes - a)
+            return fail_addr(b, in, SP_GLOBAL, a, n, (int)l);
+        pl->p = b->param + a;
+        return 0;
+    default:
+        if (!in_module(b->m, a, n) && b->l->global_ok && !b->l->global_ok(b->l->ctx, a, n))
+            return fail_addr(b, in, SP_GLOBAL, a, n, (int)l);
+        if (a == 0)
+            return fail_addr(b, in, SP_GLOBAL, a, n, (int)l);
+        pl->p = (unsigned char *)(uintptr_t)a;
+        return 0;
+    }
+}
+
+/* the space of a memory operand: a call site's .param lives in local memory */
+static int space_of(const struct ptx_insn *in, const struct ptx_opnd *o)
+{
+    if (o->reg < 0 && o->space == SP_LOCAL)
+        return SP_LOCAL;
+    return in->space;
+}
+
+static uint64_t addr_of(const struct ptx_warp *w, const struct ptx_opnd *o, unsigned l)
+{
+    return (o->reg >= 0 ? w->r[(unsigned)o->reg * 32 + l] : 0) + o->imm;
+}
+
+static void rec_begin(struct ptx_blk *b, const struct ptx_warp *w, const struct ptx_insn *in,
+                      int kind, unsigned width)
+{
+    struct ptx_access *r = &b->rec;
+    r->loc = in->loc;
+    r->pc = (unsigned)(in - b->k->insn);
+    r->width = (unsigned char)width;
+    r->kind = (unsigned char)kind;
+    r->mask = 0;
+    r->warp = (unsigned)w->id;
+    r->matrices = r->trans = 0;
+    memcpy(r->block, b->blk, sizeof r->block);
+}
+
+static void rec_end(struct ptx_blk *b)
+{
+    if (b->rec.mask && b->l->sink)
+        b->l->sink(b->l->ctx, &b->rec);
+}
+
+static uint64_t load(const unsigned char *p, unsigned n, int sgn)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, n > 8 ? 8 : n);
+    if (sgn && n < 4) {
+        int sh = 64 - (int)n * 8;
+        v = (uint64_t)((int64_t)(v << sh) >> sh) & 0xffffffffu;
+    }
+    return v;
+}
+
+static int ldst(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    int st = in->op == OP_ST;
+    const struct ptx_opnd *mo = &in->o[st ? 0 : 1], *vo = &in->o[st ? 1 : 0];
+    unsigned el = TY_BYTES(in->type), n = el * in->vec;
+    int sp = space_of(in, mo), sgn = TY_KIND(in->type) == TK_S;
+    rec_begin(b, w, in, st ? PTX_ST : PTX_LD, n);
+    LANES(mask, l) {
+        struct place pl;
+        if (place_of(b, w, in, sp, addr_of(w, mo, l), n, l, &pl))
+            return -1;
+        if (pl.shared) {
+            b->rec.mask |= 1u << l;
+            b->rec.addr[l] = pl.off;
+        }
+        for (unsigned e = 0; e < in->vec; e++) {
+            int32_t r = vo->kind == O_VEC ? vo->vreg[e] : vo->reg;
+            if (st) {
+                uint64_t v = vo->kind == O_VEC ? (r >= 0 ? w->r[(unsigned)r * 32 + l] : 0)
+                                               : ptx_val(w, vo, (int)l);
+                memcpy(pl.p + e * el, &v, el > 8 ? 8 : el);
+            } else if (r >= 0) {
+                w->r[(unsigned)r * 32 + l] = load(pl.p + e * el, el, sgn);
+            }
+        }
+    }
+    rec_end(b);
+    return 0;
+}
+
+static uint64_t atom_op(const struct ptx_insn *in, uint64_t old, uint64_t x, uint64_t y)
+{
+    unsigned by = TY_BYTES(in->type);
+    int k = TY_KIND(in->type);
+    uint64_t m = by >= 8 ? UINT64_MAX : (UINT64_C(1) << by * 8) - 1;
+    old &= m;
+    x &= m;
+    switch (in->cmp) {
+    case AT_ADD:
+        if (k == TK_F) {
+            if (by == 4) {
+                float a, c;
+                uint32_t u = (uint32_t)old, v = (uint32_t)x;
+                memcpy(&a, &u, 4);
+                memcpy(&c, &v, 4);
+                a += c;
+                memcpy(&u, &a, 4);
+                return u;
+            }
+            double a, c;
+            memcpy(&a, &old, 8);
+            memcpy(&c, &x, 8);
+            a += c;
+            memcpy(&old, &a, 8);
+            return old;
+        }
+        return (old + x) & m;
+    case AT_MIN: case AT_MAX: {
+        int lt;
+        if (k == TK_S) {
+            int sh = 64 - (int)by * 8;
+            lt = ((int64_t)(old << sh) >> sh) < ((int64_t)(x << sh) >> sh);
+        } else
+            lt = old < x;
+        return (in->cmp == AT_MIN) == lt ? old : x;
+    }
+    case AT_INC: return old >= x ? 0 : old + 1;
+    case AT_DEC: return (old == 0 || old > x) ? x : old - 1;
+    case AT_AND: return old & x;
+    case AT_OR: return old | x;
+    case AT_XOR: return old ^ x;
+    case AT_EXCH: return x;
+    case AT_CAS: return old == x ? (y & m) : old;
+    }
+    return old;
+}
+
+static int atom(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    int red = in->op == OP_RED;
+    const struct ptx_opnd *mo = &in->o[red ? 0 : 1];
+    const struct ptx_opnd *xo = &in->o[red ? 1 : 2], *yo = &in->o[red ? 2 : 3];
+    unsigned by = TY_BYTES(in->type);
+    int sp = space_of(in, mo);
+    if (!in->cmp || (TY_KIND(in->type) == TK_F && in->cmp != AT_ADD && in->cmp != AT_EXCH) ||
+        by < 4 || in->vec > 1)
+        return 1;
+    rec_begin(b, w, in, PTX_ATOM, by);
+    LANES(mask, l) {
+        struct place pl;
+        if (place_of(b, w, in, sp, addr_of(w, mo, l), by, l, &pl))
+            return -1;
+        if (pl.shared) {
+            b->rec.mask |= 1u << l;
+            b->rec.addr[l] = pl.off;
+        }
+        uint64_t old = load(pl.p, by, 0);
+        uint64_t nw = atom_op(in, old, ptx_val(w, xo, (int)l), ptx_val(w, yo, (int)l));
+        memcpy(pl.p, &nw, by);
+        if (!red && in->o[0].kind == O_REG)
+            w->r[(unsigned)in->o[0].reg * 32 + l] = old;
+    }
+    rec_end(b);
+    return 0;
+}
+
+/* ldmatrix/stmatrix .x1/.x2/.x4 [.trans] .shared .b16 */
+static int matrix(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in,
+                  uint32_t mask)
+{
+    int st = in->op == OP_STMATRIX;
+    const struct ptx_opnd *mo = &in->o[st ? 0 : 1], *vo = &in->o[st ? 1 : 0];
+    unsigned nm = in->cmp ? in->cmp : 1;
+    if (in->space != SP_SHARED || vo->kind != O_VEC || vo->n != nm)
+        return 1;
+    rec_begin(b, w, in, st ? PTX_STSM : PTX_LDSM, 16);
+    b->rec.matrices = (unsigned char)nm;
+    b->rec.trans = in->mod;
+    unsigned char *row[32];
+    b->rec.mask = mask;
+    for (unsigned l = 0; l < 8 * nm; l++) {
+        struct place pl;
+        if (!(mask >> l & 1)) { /* .sync.aligned: the model names the missing lane */
+            row[l] = NULL;
+            b->rec.addr[l] = 0;
+            continue;
+        }
+        if (place_of(b, w, in, SP_SHARED, addr_of(w, mo, l), 16, l, &pl))
+            return -1;
+        row[l] = pl.p;
+        b->rec.addr[l] = pl.off;
+    }
+    for (unsigned l = 8 * nm; l < 32; l++)
+        b->rec.addr[l] = 0;
+    LANES(mask, t) {
+        for (unsigned i = 0; i < nm; i++) {
+            int32_t r = vo->vreg[i];
+            for (unsigned h = 0; h < 2; h++) {
+                unsigned rr = t / 4, cc = 2 * (t % 4) + h; /* the fragment's element */
+                if (in->mod) { /* .trans: element (rr, cc) of the transpose */
+                    unsigned x = rr;
+                    rr = cc;
+                    cc = x;
+                }
+                unsigned char *p = row[8 * i + rr];
+                if (!p)
+                    continue;
+                uint16_t e;
+                if (st) {
+                    e = r >= 0 ? (uint16_t)(w->r[(unsigned)r * 32 + t] >> (16 * h)) : 0;
+                    memcpy(p + 2 * cc, &e, 2);
+                } else if (r >= 0) {
+                    memcpy(&e, p + 2 * cc, 2);
+                    uint64_t *d = &w->r[(unsigned)r * 32 + t];
+                    *d = (*d & ~(UINT64_C(0xffff) << (16 * h))) | (uint64_t)e << (16 * h);
+                }
+            }
+        }
+    }
+    rec_end(b);
+    return 0;
+}
+
+/* cp.async.ca/cg.shared.global [dst], [src], size[, src-size] */
+static int cpasync(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in,
+                   uint32_t mask)
+{
+    const struct ptx_opnd *d = &in->o[0], *s = &in->o[1];
+    if (in->nopnd < 3 || d->kind != O_MEM || s->kind != O_MEM || in->o[2].kind != O_IMM)
+        return 1;
+    unsigned n = (unsigned)in->o[2].imm;
+    if (n != 4 && n != 8 && n != 16)
+        return 1;
+    rec_begin(b, w, in, PTX_CPASYNC, n);
+    LANES(mask, l) {
+        struct place pd, ps;
+        uint64_t sa = addr_of(w, s, l);
+        unsigned srcn = in->nopnd > 3 && in->o[3].kind != O_NONE
+                            ? (unsigned)ptx_val(w, &in->o[3], (int)l) : n;
+        if (srcn > n)
+            srcn = n;
+        if (place_of(b, w, in, SP_SHARED, addr_of(w, d, l), n, l, &pd) ||
+            (srcn && place_of(b, w, in, SP_GLOBAL, sa, srcn, l, &ps)))
+            return -1;
+        unsigned char buf[16] = {0};
+        if (srcn)
+            memcpy(buf, ps.p, srcn);
+        memcpy(pd.p, buf, n);
+        b->rec.mask |= 1u << l;
+        b->rec.addr[l] = pd.off;
+        b->rec.src[l] = (uint32_t)sa;
+    }
+    rec_end(b);
+    return 0;
+}
+
+static void shfl(struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    uint64_t a[32];
+    const struct ptx_opnd *pd = &in->o[PTX_NOPND - 1];
+    for (unsigned l = 0; l < 32; l++)
+        a[l] = ptx_val(w, &in->o[1], (int)l);
+    LANES(mask, l) {
+        int bv = (int)(ptx_val(w, &in->o[2], (int)l) & 0xffffffffu);
+        unsigned c = (unsigned)ptx_val(w, &in->o[3], (int)l);
+        int seg = (int)((c >> 8) & 31), cval = (int)(c & 31), lane = (int)l;
+        int minl = lane & seg, maxl = minl | (cval & ~seg), j, ok;
+        switch (in->cmp) {
+        case SH_UP: j = lane - bv; ok = j >= maxl; break;
+        case SH_DOWN: j = lane + bv; ok = j <= maxl; break;
+        case SH_BFLY: j = lane ^ bv; ok = j <= maxl; break;
+        default: j = minl | (bv & 31 & ~seg); ok = j <= maxl; break;
+        }
+        if (!ok || j < 0 || j > 31)
+            j = lane, ok = 0;
+        if (in->o[0].kind == O_REG)
+            w->r[(unsigned)in->o[0].reg * 32 + l] = a[j] & 0xffffffffu;
+        if (pd->kind == O_REG)
+            w->r[(unsigned)pd->reg * 32 + l] = (uint64_t)ok;
+    }
+}
+
+static uint32_t pred_mask(const struct ptx_warp *w, const struct ptx_opnd *o, uint32_t mask)
+{
+    uint32_t r = 0;
+    LANES(mask, l) if ((ptx_val(w, o, (int)l) & 1) ^ o->neg) r |= 1u << l;
+    return r;
+}
+
+static int warpwide(struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    uint64_t *d = in->o[0].kind == O_REG ? w->r + (unsigned)in->o[0].reg * 32 : NULL;
+    uint32_t mem = in->op == OP_ACTIVEMASK ? mask
+                   : (uint32_t)ptx_val(w, &in->o[in->nopnd - 1], __builtin_ctz(mask)) & mask;
+    if (!d)
+        return 1;
+    switch (in->op) {
+    case OP_ACTIVEMASK:
+        LANES(mask, l) d[l] = mask;
+        return 0;
+    case OP_VOTE: {
+        uint32_t t = pred_mask(w, &in->o[1], mem);
+        uint64_t v = in->cmp == VT_BALLOT ? t : in->cmp == VT_ALL ? t == mem
+                     : in->cmp == VT_ANY ? t != 0 : (t == 0 || t == mem);
+        LANES(mask, l) d[l] = v;
+        return 0;
+    }
+    case OP_MATCH: {
+        uint64_t um = TY_BYTES(in->type) >= 8 ? UINT64_MAX : 0xffffffffu;
+        const struct ptx_opnd *pd = &in->o[PTX_NOPND - 1];
+        LANES(mask, l) {
+            uint64_t v = ptx_val(w, &in->o[1], (int)l) & um;
+            uint32_t same = 0;
+            for (unsigned j = 0; j < 32; j++)
+                if ((mem >> j & 1) && (ptx_val(w, &in->o[1], (int)j) & um) == v)
+                    same |= 1u << j;
+            if (in->cmp == VT_ALL) {
+                d[l] = same == mem ? mem : 0;
+                if (pd->kind == O_REG)
+                    w->r[(unsigned)pd->reg * 32 + l] = same == mem;
+            } else
+                d[l] = same;
+        }
+        return 0;
+    }
+    case OP_REDUX: {
+        int sgn = TY_KIND(in->type) == TK_S;
+        uint64_t acc = 0;
+        int first = 1;
+        LANES(mem, l) {
+            uint32_t v = (uint32_t)ptx_val(w, &in->o[1], (int)l);
+            if (first) {
+                acc = v;
+                first = 0;
+                continue;
+            }
+            uint32_t a = (uint32_t)acc;
+            switch (in->cmp) {
+            case AT_ADD: acc = a + v; break;
+            case AT_AND: acc = a & v; break;
+            case AT_OR: acc = a | v; break;
+            case AT_XOR: acc = a ^ v; break;
+            case AT_MIN: acc = sgn ? ((int32_t)v < (int32_t)a ? v : a) : (v < a ? v : a); break;
+            case AT_MAX: acc = sgn ? ((int32_t)v > (int32_t)a ? v : a) : (v > a ? v : a); break;
+            default: return 1;
+            }
+        }
+        LANES(mask, l) d[l] = acc & 0xffffffffu;
+        return 0;
+    }
+    }
+    return 1;
+}
+
+int ptx_mem(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    switch (in->op) {
+    case OP_LD: case OP_ST:
+        if (TY_BYTES(in->type) > 8 || (in->o[in->op == OP_ST ? 0 : 1].kind != O_MEM))
+            return 1;
+        return ldst(b, w, in, mask);
+    case OP_ATOM: case OP_RED: return atom(b, w, in, mask);
+    case OP_LDMATRIX: case OP_STMATRIX: return matrix(b, w, in, mask);
+    case OP_CPASYNC: return cpasync(b, w, in, mask);
+    case OP_CPWAIT: case OP_NOP: return 0;
+    case OP_SHFL:
+        if (!in->cmp)
+            return 1;
+        shfl(w, in, mask);
+        return 0;
+    case OP_VOTE: case OP_MATCH: case OP_ACTIVEMASK: case OP_REDUX:
+        return warpwide(w, in, mask);
+    }
+    return 1;
+}
+
+void ptx_insn_where(const struct ptx_module *m, const struct ptx_insn *in, char *text,
+                    size_t ntext, const char **file, unsigned *line)
+{
+    size_t n = in->tlen, o = 0;
+    for (size_t i = 0; i < n && o + 1 < ntext; i++) { /* whitespace runs to one space */
+        char c = m->text[in->text + i];
+        if (c == '\t' || c == '\n' || c == ' ') {
+            if (o && text[o - 1] != ' ')
+                text[o++] = ' ';
+        } else
+            text[o++] = c;
+    }
+    text[o] = 0;
+    struct ptx_frame f[16];
+    int nf = ptx_loc(m, in->loc, f, 16);
+    *file = "?";
+    *line = in->line;
+    if (nf > 0) {
+        const char *p = f[nf - 1].file, *s = strrchr(p, '/');
+        *file = s ? s + 1 : p;
+        *line = f[nf - 1].line;
+    }
+}
