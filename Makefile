@@ -125,17 +125,15 @@ INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 # and version node, that `banklab kernel FILE.cu --model` puts first on the library path of a
 # program built with -cudart shared; position-independent copies of src/xrt, the PTX
 # executor (src/ptx) and the model and base rooms, which the linker takes from one archive
-# as the runtime calls them. XRT_FAKE_SO: the same over tests/xrt/fake_ptx.c, a test double
-# of the executor (tests/sh/xrt.sh). Both need the CUDA headers (GPU=cuda).
+# as the runtime calls them. It needs the CUDA headers (GPU=cuda).
 XRT_SO      := $(BUILD)/xrt/libcudart.so.13
-XRT_FAKE_SO := $(BUILD)/xrt-fake/libcudart.so.13
 XRT_OBJ     := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/xrt/*.c))
 XRT_DEPS_A  := $(BUILD)/pic/xrt-rooms.a
 XRT_DEPS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/ptx/*.c src/model/*.c src/base/*.c))
 XRT_LINK     = $(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libcudart.so.13 \
                -Wl,--version-script,src/xrt/xrt.map -o $@
 ifeq ($(GPU),cuda)
-  XRT_BUILT := $(XRT_FAKE_SO) $(if $(wildcard src/ptx/*.c),$(XRT_SO))
+  XRT_BUILT := $(XRT_SO)
 else
   XRT_BUILT :=
 endif
@@ -194,19 +192,10 @@ $(XRT_DEPS_A): $(XRT_DEPS_OBJ)
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $^
 
-$(BUILD)/pic/tests/xrt/%.o: tests/xrt/%.c $(FLAGS_STAMP)
-	@mkdir -p $(dir $@)
-	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
-
 $(XRT_SO): $(XRT_OBJ) $(XRT_DEPS_A) src/xrt/xrt.map
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(XRT_LINK) $(XRT_OBJ) $(XRT_DEPS_A) -lpthread
-
-$(XRT_FAKE_SO): $(XRT_OBJ) $(BUILD)/pic/tests/xrt/fake_ptx.o $(XRT_DEPS_A) src/xrt/xrt.map
-	@mkdir -p $(dir $@)
-	@$(if $(Q),echo "  LINK    $@ (test double of the executor)")
-	$(Q)$(XRT_LINK) $(XRT_OBJ) $(BUILD)/pic/tests/xrt/fake_ptx.o $(XRT_DEPS_A) -lpthread
+	$(Q)$(XRT_LINK) $(XRT_OBJ) $(XRT_DEPS_A) -lpthread -lm
 
 define ROOM_RULE
 $(call room_lib,$(1)): $(call room_obj,$(1))
@@ -333,6 +322,8 @@ install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(XRT_BUILT)
 	@echo "  the GPU server of device N for every user: systemctl daemon-reload && systemctl enable --now banklab-serve@N"
 	$(if $(filter cuda,$(GPU)),install -d $(DESTDIR)$(PREFIX)/lib/banklab && \
 	  install -m 755 $(INJECT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/libbanklab_inject.so)
+	$(if $(XRT_BUILT),install -d $(DESTDIR)$(PREFIX)/lib/banklab/xrt && \
+	  install -m 755 $(XRT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/xrt/libcudart.so.13)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1 \

@@ -67,10 +67,6 @@ static void print_launch(FILE *f, const char *file, const struct text_lines *src
         else
             fprintf(f, "(%s:%d)", CLI_CLEAN(x->file), x->line);
         fputc('\n', f);
-        if (x->unmodelled > 0) {
-            fprintf(f, "%6s   ", "");
-            say_msg(f, zh, KXRT_UNMODELLED, x->unmodelled);
-        }
         t[0] += x->inst;
         t[1] += x->wavefronts;
         t[2] += x->ideal;
@@ -78,6 +74,8 @@ static void print_launch(FILE *f, const char *file, const struct text_lines *src
     fprintf(f, "%6s", "total");
     kout_figures(f, t[0], t[1], 1, t[2]);
     fputs(" |\n", f);
+    if (l->unmodelled > 0)
+        say_msg(f, zh, KXRT_UNMODELLED, l->unmodelled);
 }
 
 static void json_launches(const char *file, const struct kxrt_result *r)
@@ -97,6 +95,7 @@ static void json_launches(const char *file, const struct kxrt_result *r)
         jw_int(w, "dynamic_smem", (long long)l->smem);
         jw_str(w, "status", l->status ? l->error : "cudaSuccess");
         jw_str(w, "note", l->note[0] ? l->note : NULL);
+        jw_numf(w, "unmodelled", "%.17g", l->unmodelled);
         jw_arr(w, "model");
         for (int k = 0; k < l->nlines; k++) {
             const struct kxrt_line *x = &l->lines[k];
@@ -108,7 +107,6 @@ static void json_launches(const char *file, const struct kxrt_result *r)
             jw_numf(w, "wavefronts", "%.17g", x->wavefronts);
             jw_numf(w, "ideal", "%.17g", x->ideal);
             jw_numf(w, "excess", "%.17g", x->wavefronts - x->ideal);
-            jw_numf(w, "unmodelled", "%.17g", x->unmodelled);
             jw_end(w);
         }
         jw_end(w);

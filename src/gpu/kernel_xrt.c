@@ -1,7 +1,7 @@
 /* kernel_xrt.c: a whole program run without a GPU through banklab's CUDA runtime
  * (kernel_xrt.h): nvcc builds it and its PTX in a private directory, a child runs it with
  * the runtime first on LD_LIBRARY_PATH, and the runtime's records (src/xrt/xrt_out.c: launch,
- * note, acc, frame, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
+ * status, note, line, unmodelled, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -271,39 +271,25 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* one acc record and its frames (lines[0..nf)): charged to the innermost frame in the
- * compiled file, else to the outermost */
-static int take_acc(struct kxrt_launch *l, const char *acc, char **frames, int nf, const char *file)
+/* one line record: "line LINE INST WAVEFRONTS IDEAL KINDS FILE" */
+static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
 {
-    char kind[16];
-    unsigned width = 0;
-    unsigned long long inst = 0, wf = 0, passes = 0, unm = 0;
-    if (sscanf(acc, "acc %15s %u %llu %llu %llu %llu", kind, &width, &inst, &wf, &passes, &unm) != 6)
+    int line = 0, off = 0;
+    double inst = 0, wf = 0, ideal = 0;
+    char kinds[64];
+    if (sscanf(rec, "line %d %lf %lf %lf %63s %n", &line, &inst, &wf, &ideal, kinds, &off) < 5 || !off)
         return 0;
-    int pick = -1, line = 0;
-    for (int i = 0; i < nf && pick < 0; i++) {
-        int col = 0, off = 0;
-        if (sscanf(frames[i], "frame %d %d %n", &line, &col, &off) >= 2 &&
-            !strcmp(base_name(frames[i] + off), base_name(file)))
-            pick = i;
-    }
-    if (pick < 0)
-        pick = nf - 1;
-    int col = 0, off = 0;
-    const char *f = "";
-    line = 0;
-    if (pick >= 0 && sscanf(frames[pick], "frame %d %d %n", &line, &col, &off) >= 2)
-        f = frames[pick] + off;
-    struct kxrt_line *e = line_of(l, f, line, !strcmp(base_name(f), base_name(file)));
+    const char *f = rec + off;
+    struct kxrt_line *e = line_of(l, f, line, !strcmp(f, file) || !strcmp(base_name(f), base_name(file)));
     if (!e)
         return -1;
-    e->inst += (double)inst;
-    e->wavefronts += (double)wf;
-    e->ideal += (double)passes;
-    e->unmodelled += (double)unm;
-    if (!strstr(e->kinds, kind) && strlen(e->kinds) + strlen(kind) + 2 < sizeof e->kinds)
-        bl_fmt(e->kinds + strlen(e->kinds), sizeof e->kinds - strlen(e->kinds), "%s%s",
-               e->kinds[0] ? " " : "", kind);
+    e->inst += inst;
+    e->wavefronts += wf;
+    e->ideal += ideal;
+    for (char *c = kinds; *c; c++)
+        if (*c == ',')
+            *c = ' ';
+    bl_fmt(e->kinds, sizeof e->kinds, "%s", kinds);
     return 0;
 }
 
@@ -347,9 +333,7 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
         return -1;
     memcpy(copy, text, n);
     copy[n] = '\0';
-    char *frames[8];
-    char *acc = NULL;
-    int nf = 0, want = 0, open = 0, rc = 0;
+    int open = 0, rc = 0;
     for (char *s = copy, *e; s && *s && rc == 0; s = e) {
         e = strchr(s, '\n');
         if (e)
@@ -363,17 +347,10 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
             bl_fmt(l->error_text, sizeof l->error_text, "%s", s + 7 + k + (s[7 + k] == ' '));
         } else if (l && !strncmp(s, "note ", 5)) {
             bl_fmt(l->note, sizeof l->note, "%s", s + 5);
-        } else if (l && !strncmp(s, "acc ", 4)) {
-            acc = s;
-            nf = 0;
-            want = 0;
-            sscanf(s, "acc %*s %*u %*u %*u %*u %*u %d", &want);
-            if (want <= 0)
-                rc = take_acc(l, acc, frames, 0, file);
-        } else if (l && acc && !strncmp(s, "frame ", 6) && nf < 8) {
-            frames[nf++] = s;
-            if (nf == want || nf == 8)
-                rc = take_acc(l, acc, frames, nf, file), acc = NULL;
+        } else if (l && !strncmp(s, "line ", 5)) {
+            rc = take_line(l, s, file);
+        } else if (l && !strncmp(s, "unmodelled ", 11)) {
+            l->unmodelled = strtod(s + 11, NULL);
         } else if (l && !strncmp(s, "end ", 4)) {
             qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
             open = 0;

@@ -21,7 +21,7 @@ struct kxrt_line {
     int line;
     int in_file;             /* 1: a line of the compiled file */
     char kinds[40];          /* "ld st" ...: the instructions seen there */
-    double inst, wavefronts, ideal, unmodelled;
+    double inst, wavefronts, ideal;
 };
 
 struct kxrt_launch {
@@ -32,6 +32,7 @@ struct kxrt_launch {
     char error[64];                 /* its name (cudaErrorInvalidConfiguration), when not 0 */
     char error_text[128];           /* cudaGetErrorString's */
     char note[256];                 /* the executor's reason, when the kernel failed */
+    double unmodelled;              /* warp instructions the bank model refused (misaligned) */
     int nlines;
     struct kxrt_line *lines;        /* by file then line */
 };

@@ -52,7 +52,7 @@ struct xrt_func {
     const void *stub;        /* the host stub's address, as <<<>>> and cudaLaunchKernel pass it */
     char name[512];          /* the mangled device name */
     int k;                   /* its index in the PTX module, -1 when unknown */
-    int max_dyn;             /* cudaFuncAttributeMaxDynamicSharedMemorySize */
+    int max_dyn;             /* cudaFuncAttributeMaxDynamicSharedMemorySize as set, -1 never */
 };
 struct xrt_func *xrt_func_of(const void *stub);
 
@@ -86,10 +86,11 @@ cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 gridDim, dim3 bloc
 void xrt_fatal(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3), noreturn));
 /* xrt_unsupported: the line naming entry point `name` and exit XRT_EXIT_UNSUPPORTED */
 void xrt_unsupported(const char *name) __attribute__((noreturn));
-/* a launch's figures: begin (aggregation cleared), the executor's sink, end (written) */
-void xrt_out_begin(void);
+/* a launch's figures: begin (the aggregation of kernel k of m; -1 out of memory), the
+ * executor's sink, then the records of the launch (with its figures when begun) */
+int xrt_out_begin(const struct ptx_module *m, int k);
 void xrt_out_sink(void *ctx, const struct ptx_access *a);
-void xrt_out_launch(const struct ptx_module *m, const struct xrt_func *f, const unsigned grid[3],
-                    const unsigned block[3], size_t smem, cudaError_t status, const char *note);
+void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsigned block[3],
+                    size_t smem, cudaError_t status, const char *note);
 
 #endif

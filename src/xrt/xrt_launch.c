@@ -117,7 +117,7 @@ XRT_API void __cudaRegisterFunction(void **handle, const char *hostFun, char *de
     f->stub = hostFun;
     snprintf(f->name, sizeof f->name, "%s", deviceFun ? deviceFun : deviceName ? deviceName : "?");
     f->k = -2;   /* not looked up yet */
-    f->max_dyn = (int)XRT_SMEM_DEFAULT;
+    f->max_dyn = -1;   /* the default: 48 KB less the static shared memory */
     pthread_mutex_unlock(&xrt_lock);
 }
 
@@ -154,6 +154,31 @@ struct xrt_func *xrt_func_of(const void *stub)
         if (funcs[i].stub == stub || (const void *)&funcs[i] == stub)
             return &funcs[i];
     return NULL;
+}
+
+/* under the lock: f's kernel in the module (the program ends when the PTX has none) */
+static int kernel_of(struct xrt_func *f)
+{
+    struct ptx_module *m = the_module();
+    if (f->k == -2)
+        f->k = ptx_kernel_find(m, f->name);
+    if (f->k < 0)
+        xrt_fatal(XRT_EXIT_SETUP, "kernel %s is not in the PTX made of this source", f->name);
+    return f->k;
+}
+
+static size_t static_smem(struct xrt_func *f)
+{
+    return ptx_kernel_static_smem(the_module(), kernel_of(f));
+}
+
+/* cudaFuncAttributeMaxDynamicSharedMemorySize as it stands */
+static size_t max_dyn(struct xrt_func *f)
+{
+    size_t st = static_smem(f);
+    if (f->max_dyn >= 0)
+        return (size_t)f->max_dyn;
+    return st < XRT_SMEM_DEFAULT ? XRT_SMEM_DEFAULT - st : 0;
 }
 
 /* ---- <<<>>> ---- */
@@ -206,19 +231,16 @@ static cudaError_t launch(struct xrt_func *f, dim3 g, dim3 b, void **args, size_
     if (!f)
         return cudaErrorInvalidDeviceFunction;
     cudaError_t st = cudaSuccess;
+    struct ptx_module *m = the_module();
+    int k = kernel_of(f);
     if (!config_ok(g, b))
         st = cudaErrorInvalidConfiguration;
-    else if (smem > (size_t)f->max_dyn)
+    else if (smem > max_dyn(f))
         st = cudaErrorInvalidValue;
-    struct ptx_module *m = the_module();
     if (st) {
-        xrt_out_launch(m, f, grid, block, smem, st, NULL);
+        xrt_out_launch(f, grid, block, smem, st, NULL);
         return st;
     }
-    if (f->k == -2)
-        f->k = ptx_kernel_find(m, f->name);
-    if (f->k < 0)
-        xrt_fatal(XRT_EXIT_SETUP, "kernel %s is not in the PTX made of this source", f->name);
     struct ptx_launch l;
     memset(&l, 0, sizeof l);
     memcpy(l.grid, grid, sizeof grid);
@@ -229,13 +251,14 @@ static cudaError_t launch(struct xrt_func *f, dim3 g, dim3 b, void **args, size_
     l.sink = xrt_out_sink;
     l.global_ok = xrt_global_ok;
     struct bl_err err = {0};
-    xrt_out_begin();
+    if (xrt_out_begin(m, k))
+        xrt_fatal(XRT_EXIT_SETUP, "out of memory for the launch of %s", f->name);
     xrt_bad_global = 0;
-    if (ptx_run(m, f->k, &l, &err)) {
+    if (ptx_run(m, k, &l, &err)) {
         st = xrt_bad_global ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
         xrt_sticky = st;
     }
-    xrt_out_launch(m, f, grid, block, smem, st, st ? err.msg : NULL);
+    xrt_out_launch(f, grid, block, smem, st, st ? err.msg : NULL);
     return cudaSuccess;   /* a kernel's fault shows at the next call, as on a GPU */
 }
 
@@ -305,7 +328,7 @@ XRT_API cudaError_t cudaFuncSetAttribute(const void *func, enum cudaFuncAttribut
     if (!f)
         e = cudaErrorInvalidDeviceFunction;
     else if (attr == cudaFuncAttributeMaxDynamicSharedMemorySize) {
-        if (value < 0 || (unsigned)value > XRT_SMEM_OPTIN)
+        if (value < 0 || (size_t)value + static_smem(f) > XRT_SMEM_OPTIN)
             e = cudaErrorInvalidValue;
         else
             f->max_dyn = value;
@@ -331,18 +354,19 @@ XRT_API cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const
 {
     pthread_mutex_lock(&xrt_lock);
     struct xrt_func *f = xrt_func_of(func);
-    int max_dyn = f ? f->max_dyn : 0;
+    size_t dyn = f ? max_dyn(f) : 0, st = f ? static_smem(f) : 0;
     pthread_mutex_unlock(&xrt_lock);
     if (!f)
         return xrt_set(cudaErrorInvalidDeviceFunction);
     if (!attr)
         return xrt_set(cudaErrorInvalidValue);
-    /* what the PTX does not say (static shared memory, registers) is reported as 0 */
+    /* what the PTX does not say (registers, local and constant sizes) is reported as 0 */
     memset(attr, 0, sizeof *attr);
+    attr->sharedSizeBytes = st;
     attr->maxThreadsPerBlock = 1024;
     attr->ptxVersion = 90;
     attr->binaryVersion = 90;
-    attr->maxDynamicSharedSizeBytes = max_dyn;
+    attr->maxDynamicSharedSizeBytes = (int)dyn;
     attr->preferredShmemCarveout = -1;
     return xrt_sticky;
 }
@@ -366,12 +390,13 @@ XRT_API cudaError_t cudaOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks
 {
     pthread_mutex_lock(&xrt_lock);
     struct xrt_func *f = xrt_func_of(func);
+    size_t st = f ? static_smem(f) : 0;
     pthread_mutex_unlock(&xrt_lock);
     if (!f)
         return xrt_set(cudaErrorInvalidDeviceFunction);
     if (!numBlocks)
         return xrt_set(cudaErrorInvalidValue);
-    *numBlocks = dynamicSMemSize > (size_t)f->max_dyn ? 0 : blocks_per_sm(blockSize, dynamicSMemSize);
+    *numBlocks = blocks_per_sm(blockSize, st + dynamicSMemSize);
     return xrt_sticky;
 }
 

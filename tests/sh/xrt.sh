@@ -1,28 +1,29 @@
 #!/bin/sh
-# xrt.sh: banklab's CUDA runtime without a GPU (src/xrt, build/xrt*/libcudart.so.13) and
-# `banklab kernel FILE.cu --model` on a file with main() (src/gpu/kernel_xrt.c,
-# src/cli/kernel_xrun.c), over the TEST DOUBLE of the PTX executor (tests/xrt/fake_ptx.c: it
-# runs no kernel code, hands one made-up 4-byte shared load per warp, charged to fake.cu:1):
+# xrt.sh: banklab's CUDA runtime without a GPU (src/xrt, $BUILD/xrt/libcudart.so.13, over the
+# PTX executor of src/ptx) and `banklab kernel FILE.cu --model` on a file with main()
+# (src/gpu/kernel_xrt.c, src/cli/kernel_xrun.c):
 #   the library: NVIDIA's soname and version node, the same functions as NVIDIA's
 #   libcudart.so.13 exports (where the toolkit has it) and nothing else;
 #   tests/xrt/prog.cu built with -cudart shared and run with it: its own stdout as
-#   tests/xrt/prog.expected (memcpy round trip, the errors a real runtime returns, H100
-#   properties), its launches recorded with main's computed grid, block and dynamic shared
-#   memory (a launch refused for its configuration and for 64 KB without the attribute),
-#   one access per warp summed; cudaGraphCreate and cudaMemcpyToSymbol end it with one line
-#   naming the call and status 86; no PTX: one line and 87;
+#   tests/xrt/prog.expected (a kernel's results copied back right, the errors a real runtime
+#   returns, H100 properties), its launches recorded with main's computed grid, block and
+#   dynamic shared memory (one refused for its configuration, one for 64 KB without the
+#   attribute), each shared-memory line's instructions and wavefronts (worked out by hand
+#   below); a kernel reading past its allocation: cudaErrorIllegalAddress from then on and the
+#   executor's reason; cudaGraphCreate and cudaMemcpyToSymbol end it with one line naming the
+#   call and status 86; no PTX: one line and 87;
 #   banklab kernel prog.cu --model: every launch of main printed with its lines (text and
 #   JSON), the program's stdout on stderr, apart; the unsupported call named, exit 2.
 # Needs nvcc and a GPU=cuda build (else SKIP). Env: BUILD, BANKLAB.
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
 . tests/sh/lib.sh xrt.sh
-LIB=$root/$BUILD/xrt-fake
+LIB=$root/$BUILD/xrt
 NVCC=${BANKLAB_NVCC:-}
 [ -n "$NVCC" ] || NVCC=$(command -v nvcc 2>/dev/null) || NVCC=/usr/local/cuda/bin/nvcc
 if [ ! -x "$NVCC" ]; then echo "SKIP: no nvcc"; exit 77; fi
 case $(cat "$BUILD/flags.stamp" 2>/dev/null) in none*) echo "SKIP: a GPU=none build has no CUDA runtime library"; exit 77 ;; esac
-[ -f "$LIB/libcudart.so.13" ] || { fail "no $BUILD/xrt-fake/libcudart.so.13 in a GPU=cuda build"; finish; }
+[ -f "$LIB/libcudart.so.13" ] || { fail "no $BUILD/xrt/libcudart.so.13 in a GPU=cuda build"; finish; }
 export CUDA_VISIBLE_DEVICES=
 
 # ---- the library ----
@@ -69,11 +70,21 @@ if cmp -s launches want; then ok "4 launches with main's grid, block, shared mem
 else fail "launches:"; diff want launches; fi
 grep -q "^status cudaErrorInvalidConfiguration invalid configuration argument$" plain.rec &&
     ok "the refused launch's error named" || fail "no status record for the 2048-thread launch"
-# 9 blocks of 4 warps; 6 blocks of 8 warps: one 1-wavefront access per warp from the double
-n=$(grep -c '^acc ld 4 36 36 36 0 1$' plain.rec) m=$(grep -c '^acc ld 4 48 48 48 0 1$' plain.rec)
-[ "$n" = 1 ] && [ "$m" = 1 ] && ok "accesses summed per launch (36 and 48 warps)" || fail "acc records: $(grep '^acc' plain.rec)"
-grep -q "^frame 1 1 fake.cu$" plain.rec && ok "frames from ptx_loc" || fail "no frame record"
-
+# By hand: scale<<<9, 128>>> over 1061 elements: line 17 stores s[t % 32][t / 32] of a
+# [32][33] float array: lane l at word 33 l + w, 32 banks, 1 wavefront for each of the 36
+# warps; line 20 loads it back under i < n: 8 full blocks of 4 warps and 37 threads of the
+# last (2 warps): 34 instructions, 34 wavefronts. spread<2><<<(3,2), 256>>>: dyn[2 t] (int):
+# lanes 16 apart share a bank, 2 wavefronts for each of the 48 warps, on lines 27 and 29.
+for want in "line 17 36 36 36 st " "line 20 34 34 34 ld " "line 27 48 96 48 st " "line 29 48 96 48 ld "; do
+    [ "$(grep -c "^$want" plain.rec)" = 1 ] && ok "record: $want" || fail "no record '$want': $(grep '^line' plain.rec | tr '\n' ';')"
+done
+XRT_TEST_CALL=oob; export XRT_TEST_CALL
+runit oob
+if [ "$rc" = 1 ] && grep -q "^cudaDeviceSynchronize(): cudaErrorIllegalAddress$" oob.out &&
+   grep -q "^cudaMalloc(&small, 16): cudaErrorIllegalAddress$" oob.out &&
+   grep -q "^launch 1 700 1 1 1 128 1 1 0 _Z5scalePfif$" oob.rec && grep -q "^note .*prog.cu:17" oob.rec
+then ok "a read past the allocation: cudaErrorIllegalAddress, sticky, the executor's reason"
+else fail "oob: exit $rc: $(cat oob.out) $(cat oob.rec)"; fi
 for call in graph:cudaGraphCreate symbol:cudaMemcpyToSymbol; do
     XRT_TEST_CALL=${call%%:*}; export XRT_TEST_CALL
     runit un
@@ -101,12 +112,13 @@ for want in "prog.cu: launch 1 of main: scale<<<(9,1,1), (128,1,1), 0>>>" \
             "the launch was refused: cudaErrorInvalidConfiguration (invalid configuration argument)"; do
     grep -qF "$want" k.out && ok "prints: $want" || fail "missing: $want"
 done
-grep -qE '^ +1 +48 +48 +48 +0 +1.00 \| \(fake.cu:1\)$' k.out && ok "a line's figures" || fail "no figures line: $(grep fake k.out)"
-grep -q "round trip: same" k.err && ! grep -q "round trip" k.out && ok "the program's stdout on stderr, apart" ||
+grep -qE '^ +27 +48 +96 +48 +48 +2.00 \| +dyn\[threadIdx.x \* STRIDE\] = threadIdx.x;$' k.out && ok "a line's figures and source" ||
+    fail "no figures of line 27: $(grep "^ *27 " k.out)"
+grep -q "round trip: every element doubled" k.err && ! grep -q "round trip" k.out && ok "the program's stdout on stderr, apart" ||
     fail "program output: stdout $(grep -c round k.out), stderr $(grep -c round k.err)"
 timeout 120 "$BANKLAB" kernel prog.cu --model --json > j.out 2> j.err
 r=$(json_check j.out launches.0.grid=[9,1,1] launches.2.block=[256,1,1] launches.2.dynamic_smem=65536 \
-    launches.3.status=cudaErrorInvalidConfiguration launches.2.model.0.inst=48 exit_status=0) &&
+    launches.3.status=cudaErrorInvalidConfiguration launches.2.model.0.inst=48 launches.2.model.0.wavefronts=96 launches.2.model.0.line=27 exit_status=0) &&
     ok "--json: the launches" || fail "--json: $r"
 XRT_TEST_CALL=graph timeout 120 "$BANKLAB" kernel prog.cu --model > g.out 2> g.err
 rc=$?

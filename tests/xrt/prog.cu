@@ -1,8 +1,9 @@
 // prog.cu: a whole CUDA program for tests/sh/xrt.sh (banklab's CUDA runtime, no GPU): two
-// kernels whose launches main computes, a cudaMemcpy round trip, a dynamic-shared launch past
-// 48 KB after cudaFuncSetAttribute, the errors a real runtime returns, the device's
-// properties. It prints what it saw; XRT_TEST_CALL=graph or =symbol first calls an entry point
-// the runtime does not support.
+// kernels whose launches main computes, a cudaMemcpy round trip through a kernel (its results
+// checked), a dynamic-shared launch past 48 KB after cudaFuncSetAttribute, the errors a real
+// runtime returns, the device's properties. It prints what it saw; XRT_TEST_CALL=graph or
+// =symbol first calls an entry point the runtime does not support, =oob first launches a
+// kernel that reads past its allocation.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -41,6 +42,14 @@ int main(int argc, char **argv)
         float c[4] = {1, 2, 3, 4};
         SAY(cudaMemcpyToSymbol(coef, c, sizeof c));
     }
+    if (call && !strcmp(call, "oob")) {
+        float *small = nullptr;
+        SAY(cudaMalloc(&small, 16 * sizeof(float)));
+        scale<<<1, 128>>>(small, 128, 1.0f);
+        SAY(cudaDeviceSynchronize());
+        SAY(cudaMalloc(&small, 16));
+        return 1;
+    }
     int n = 1;
     for (int i = 0; i < 10; i++)
         n *= 2;
@@ -55,7 +64,10 @@ int main(int argc, char **argv)
     scale<<<blocks, threads>>>(d, n, 2.0f);
     SAY(cudaGetLastError());
     SAY(cudaMemcpy(back, d, n * sizeof(float), cudaMemcpyDeviceToHost));
-    printf("round trip: %s\n", back[n - 1] == h[n - 1] || back[n - 1] == 2 * h[n - 1] ? "same" : "differs");
+    int twice = 1;
+    for (int i = 0; i < n; i++)
+        twice &= back[i] == 2 * h[i];
+    printf("round trip: %s\n", twice ? "every element doubled" : "wrong");
 
     int *o = nullptr;
     SAY(cudaMalloc(&o, 256 * sizeof(int)));
@@ -65,6 +77,11 @@ int main(int argc, char **argv)
     SAY(cudaFuncSetAttribute(spread<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)big));
     spread<2><<<dim3(3, 2), 256, big>>>(o);
     SAY(cudaGetLastError());
+    int ho[256], right = 1;
+    SAY(cudaMemcpy(ho, o, sizeof ho, cudaMemcpyDeviceToHost));
+    for (int t = 0; t < 256; t++)
+        right &= ho[t] == t;
+    printf("spread: %s\n", right ? "right" : "wrong");
     SAY(cudaFuncSetAttribute(spread<2>, cudaFuncAttributeMaxDynamicSharedMemorySize, 300 * 1024));
     scale<<<1, 2048>>>(d, n, 1.0f);           // more threads than a block may have
     SAY(cudaGetLastError());
