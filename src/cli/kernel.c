@@ -731,6 +731,18 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     return 0;
 }
 
+/* --model on a file with main(), where this build has banklab's CUDA runtime: the program
+ * runs as it is (kernel_xrun.c). Its exit status, or -1 when the model reads the source. */
+static int model_run_main(const struct kernel_args *a, const char *src, size_t len,
+                          const struct gpu_kernel_request *req)
+{
+    char dir[4096];
+    if (!a->model || a->fix || a->sass || !kxrt_has_main(src, len) ||
+        kxrt_lib_dir(dir, sizeof dir) != 0)
+        return -1;
+    return kxrun_print(a->file, src, len, req, dir, a->json, a->zh);
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     static struct kernel_args a;
@@ -774,10 +786,7 @@ int cmd_kernel(int argc, char **argv)
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
         return rc;
-    char xrt_dir[4096];
-    if (a.model && !a.fix && !a.sass && kxrt_has_main(src, len) &&
-        kxrt_lib_dir(xrt_dir, sizeof xrt_dir) == 0) {   /* main() runs as it is */
-        rc = kxrun_print(a.file, src, len, &req, xrt_dir, a.json, a.zh);
+    if ((rc = model_run_main(&a, src, len, &req)) >= 0) {
         free(src);
         return rc;
     }
