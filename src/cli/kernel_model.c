@@ -10,6 +10,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
+#include "../gpu/kernel_exec.h"
 #include "../gpu/kernel_predict.h"
 #include "../gpu/kernel_sass_lines.h"
 #include "../store/files.h"
@@ -50,6 +51,7 @@ static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const c
             bl_fmt(r->sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
     kp_fixes_sass(src, len, req, have ? &sass : NULL, r);
     kp_sass_free(&sass);
+    kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
     return 0;
 }
 
@@ -138,6 +140,8 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
                     r->sass_note[KP_ZH]);
+        if (!r->executed && r->exec_note[KP_ZH][0])
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH), r->exec_note[KP_ZH]), fputc('\n', f);
         fprintf(f, "\nmodel：bank 模型对这次启动每个 block 的每个 warp 的预测（docs/kernel.md）；"
                 "excess = wavefronts - ideal（冲突）。\n");
     } else {
@@ -150,6 +154,8 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         else
             fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
                     "widen or remove accesses)\n", r->sass_note[KP_EN]);
+        if (!r->executed && r->exec_note[KP_EN][0])
+            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN), r->exec_note[KP_EN]), fputc('\n', f);
         fprintf(f, "\nmodel: the bank model's figures for every warp of every block of this launch "
                 "(docs/kernel.md); nothing here was\nmeasured. excess = wavefronts - ideal (the "
                 "conflicts); ways = wavefronts / ideal.\n");
@@ -231,6 +237,11 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     kmodel_json_lines(w, "model", src, len, r);
     jw_int(w, "predicted", r->npredicted);
     jw_int(w, "cannot", r->ncannot);
+    jw_bool(w, "executed", r->executed);
+    if (r->executed)
+        jw_int(w, "lane_instructions", (long long)r->exec_steps);
+    else if (r->exec_note[KP_EN][0])
+        jw_str(w, "exec_note", r->exec_note[KP_EN]);
     jw_bool(w, "sass", r->sass_known);
     if (r->sass_known) {
         jw_int(w, "sass_lines", r->nsass_lines);

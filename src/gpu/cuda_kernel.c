@@ -262,7 +262,7 @@ static void request(struct child *ch)
     bl_fmt(res->arch, sizeof res->arch, "sm_%d", arch);
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg,
-                             NULL, req->nflags, req->flags};
+                             NULL, req->nflags, req->flags, 0};
     char nvcc[PATH_MAX];
     if (req->compiler != GPU_COMPILER_NVRTC) { /* nvcc when there is one (kernel_nvcc.c) */
         if (knvcc_find(nvcc, sizeof nvcc) == 0)

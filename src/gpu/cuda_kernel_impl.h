@@ -32,6 +32,8 @@ struct kcompile_in {
     const char *nvcc;            /* NULL: NVRTC; else the nvcc to run (kernel_nvcc.c) */
     int nflags;                  /* the request's -I, -D and --nvcc-flag words */
     const char (*flags)[GPU_KERNEL_TEXT];
+    int ptx;                     /* nvcc only: -ptx instead of -cubin (out->cubin holds the
+                                    PTX text, out->lowered stays empty) */
 };
 
 /* libnvrtc, loaded on first use and kept. */

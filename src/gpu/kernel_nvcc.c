@@ -537,7 +537,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
     char arch[32], cubin[PATH_MAX], inc[PATH_MAX + 4], input[PATH_MAX];
     bl_fmt(arch, sizeof arch, "-arch=sm_%d", in->arch);
-    bl_fmt(cubin, sizeof cubin, "%s/k.cubin", dir);
+    bl_fmt(cubin, sizeof cubin, in->ptx ? "%s/k.ptx" : "%s/k.cubin", dir);
     bl_fmt(inc, sizeof inc, "-I%s", in->dir);
     instance_path[0] = '\0';
     if (instance_file(in, dir, input, sizeof input))
@@ -547,7 +547,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     char *argv[16 + GPU_KERNEL_MAX_FLAGS];
     int ac = 0;
     argv[ac++] = (char *)in->nvcc;
-    argv[ac++] = "-cubin";
+    argv[ac++] = in->ptx ? "-ptx" : "-cubin";
     argv[ac++] = "-lineinfo";
     argv[ac++] = arch;
     argv[ac++] = inc;
@@ -576,7 +576,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
             return -1;
         }
         out->ok = 1;
-        if (in->name_expr)
+        if (in->name_expr && !in->ptx)
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
     }

@@ -97,6 +97,10 @@ struct kp_result {
     char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
     int nsass_lines;                /* lines with a shared SASS instruction */
     int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
+    /* kexec_apply (kernel_exec.h): the figures of executing the kernel's PTX */
+    int executed;                   /* 1: every line's figures come from the execution */
+    char exec_note[2][KP_TEXT];     /* executed 0: why not ("" for a file with host code) */
+    unsigned long long exec_steps;  /* lane-instructions executed */
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)

@@ -391,7 +391,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     char named[PATH_MAX];
     bl_clean(named, sizeof named, real);
     struct kcompile_in in = {src, len, named, dir, name_expr && name_expr[0] ? name_expr : NULL,
-                             KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags};
+                             KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags, 0};
     int have_nvcc = req->compiler != GPU_COMPILER_NVRTC && knvcc_find(nvcc, sizeof nvcc) == 0;
     if (have_nvcc)
         in.nvcc = nvcc;

@@ -1,0 +1,342 @@
+/* kernel_exec.c: a kernel-only file's kernel executed on the CPU (kernel_exec.h): nvcc -ptx,
+ * the kernel found among the PTX's by its demangled name, its parameters bound as the GPU
+ * child binds them (cuda_kernel.c: --arg values, --buffer-size buffers filled by --fill),
+ * ptx_run with every access vetted against the buffers, and the per-line sums of ptx_agg
+ * written into the prediction's lines. */
+#include <ctype.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../base/fmt.h"
+#include "../base/utf8.h"
+#include "../ptx/ptx.h"
+#include "../ptx/ptx_agg.h"
+#include "cuda_kernel_impl.h"
+#include "kernel_exec.h"
+
+int kexec_has_main(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
+            while (i < n && s[i] != '\n')
+                i++;
+        } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
+            for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
+                ;
+            i++;
+        } else if (s[i] == '"' || s[i] == '\'') {
+            char q = s[i];
+            for (i++; i < n && s[i] != q && s[i] != '\n'; i++)
+                i += s[i] == '\\';
+        } else if (!strncmp(s + i, "main", 4) && i + 4 <= n &&
+                   (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
+            size_t j = i + 4;
+            if (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
+                continue;
+            while (j < n && isspace((unsigned char)s[j]))
+                j++;
+            if (j < n && s[j] == '(')
+                return 1;
+        }
+    }
+    return 0;
+}
+
+struct exec_ctx {
+    struct ptx_agg agg;
+    int nbufs;
+    unsigned char *buf[KSRC_MAX_PARAMS];
+    size_t size[KSRC_MAX_PARAMS];
+};
+
+static void sink(void *ctx, const struct ptx_access *a)
+{
+    ptx_agg_sink(&((struct exec_ctx *)ctx)->agg, a);
+}
+
+static int global_ok(void *ctx, uint64_t addr, size_t n)
+{
+    const struct exec_ctx *c = ctx;
+    for (int i = 0; i < c->nbufs; i++) {
+        uint64_t s = (uint64_t)(uintptr_t)c->buf[i];
+        if (c->buf[i] && addr >= s && addr + n <= s + c->size[i])
+            return 1;
+    }
+    return 0;
+}
+
+static void fill(unsigned char *b, size_t bytes, enum gpu_kernel_fill f)
+{
+    if (f == GPU_FILL_ZERO)
+        return; /* calloc'ed */
+    for (size_t w = 0; w + 4 <= bytes; w += 4) {
+        if (f == GPU_FILL_FLOAT) {
+            float v = (float)((w / 4) % 1024);
+            memcpy(b + w, &v, 4);
+        } else {
+            uint32_t v = (uint32_t)(w / 4);
+            memcpy(b + w, &v, 4);
+        }
+    }
+}
+
+/* the source's kernel of name_expr (its base name) */
+static const struct ksrc_kernel *src_kernel(const char *src, size_t len, const char *name_expr,
+                                            struct ksrc_kernel *ks, int *nk)
+{
+    char base[GPU_KERNEL_TEXT];
+    ksrc_find_kernels(src, len, ks, KSRC_MAX_KERNELS, nk);
+    ksrc_base_name(name_expr, base, sizeof base);
+    for (int i = 0; i < *nk; i++)
+        if (!strcmp(ks[i].name, base))
+            return &ks[i];
+    return *nk == 1 ? &ks[0] : NULL;
+}
+
+static void squeeze(const char *s, char *out, size_t n)
+{
+    size_t o = 0;
+    for (; *s && o + 1 < n; s++)
+        if (!isspace((unsigned char)*s))
+            out[o++] = *s;
+    out[o] = 0;
+}
+
+/* the PTX kernel whose demangled name is name_expr (spaces ignored), or the only one */
+static int ptx_kernel_of(const struct ptx_module *m, const char *name_expr)
+{
+    char want[GPU_KERNEL_TEXT], have[GPU_KERNEL_TEXT], dem[GPU_KERNEL_TEXT];
+    squeeze(name_expr, want, sizeof want);
+    for (int k = 0; k < ptx_kernel_count(m); k++) {
+        if (kdemangle(ptx_kernel_name(m, k), dem, sizeof dem))
+            continue;
+        squeeze(dem, have, sizeof have);
+        if (!strcmp(have, want))
+            return k;
+    }
+    return !want[0] && ptx_kernel_count(m) == 1 ? 0 : -1;
+}
+
+/* buffers and scalars for the source's parameters (as cuda_kernel.c binds them) */
+static int bind(const struct gpu_kernel_request *req, const struct ksrc_kernel *k,
+                struct exec_ctx *c, unsigned char scal[][8], void **args, struct bl_err *err)
+{
+    unsigned long long total = 0;
+    if (k->nall > KSRC_MAX_PARAMS)
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name, k->nall,
+                       KSRC_MAX_PARAMS);
+    for (int a = 0; a < req->nargs; a++) {
+        int found = 0;
+        for (int i = 0; i < k->nparams; i++)
+            found |= !strcmp(k->params[i].name, req->args[a].name) &&
+                     k->params[i].kind != KSRC_POINTER;
+        if (!found)
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
+                           req->args[a].name, k->name, req->args[a].name);
+    }
+    for (int i = 0; i < k->nparams; i++) {
+        const struct ksrc_param *p = &k->params[i];
+        memset(scal[i], 0, 8);
+        args[i] = scal[i];
+        if (p->kind == KSRC_POINTER) {
+            unsigned long long sz = req->buffer_size, v;
+            for (int b = 0; b < req->nbufs; b++)
+                if (!strcmp(req->bufs[b].name, p->name) && kreq_bytes(req->bufs[b].value, &v) == 0)
+                    sz = v;
+            total += sz;
+            if (total > KEX_MAX_BUFFERS)
+                return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_BUFFERS, k->name, total,
+                               (unsigned long long)KEX_MAX_BUFFERS);
+            c->size[i] = (size_t)sz + 256;
+            c->buf[i] = calloc(1, (size_t)(sz ? sz : 1) + 256);
+            if (!c->buf[i])
+                return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+            /* 256-aligned as cudaMalloc's: the bank of a cp.async source depends on it */
+            uintptr_t at = ((uintptr_t)c->buf[i] + 255) & ~(uintptr_t)255;
+            fill((unsigned char *)at, (size_t)sz, req->fill);
+            uint64_t ptr = at;
+            memcpy(scal[i], &ptr, 8);
+            continue;
+        }
+        if (p->kind == KSRC_UNSUPPORTED)
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED, i + 1,
+                           k->name, p->type, p->name[0] ? " " : "", p->name);
+        const char *val = NULL;
+        for (int a = 0; a < req->nargs; a++)
+            if (!strcmp(req->args[a].name, p->name))
+                val = req->args[a].value;
+        if (!val) {
+            if (p->name[0])
+                return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_NEEDS_VALUE, k->name,
+                               p->type, p->name, p->name, p->name, req->path);
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNNAMED, i + 1, k->name,
+                           p->type);
+        }
+        struct bl_err why = {0};
+        if (ksrc_scalar_bytes(p, val, scal[i], &why))
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name, val,
+                           why.msg);
+    }
+    return 0;
+}
+
+/* the file compiled to PTX text (NUL-terminated), or NULL with err */
+static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_request *req,
+                      const char *name_expr, char *named, size_t nsz, char *root, size_t rsz,
+                      struct bl_err *err)
+{
+    char real[PATH_MAX], dir[PATH_MAX], nvcc[PATH_MAX];
+    if (knvcc_find(nvcc, sizeof nvcc)) {
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KEX_NO_NVCC);
+        return NULL;
+    }
+    bl_fmt(root, rsz, "%s", nvcc); /* the toolkit: two levels above bin/nvcc */
+    for (int up = 0; up < 2; up++) {
+        char *sl = strrchr(root, '/');
+        if (sl)
+            *sl = 0;
+    }
+    if (!realpath(req->path, real))
+        bl_fmt(real, sizeof real, "%s", req->path);
+    bl_fmt(dir, sizeof dir, "%s", real);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    else
+        bl_fmt(dir, sizeof dir, "%s", slash ? "/" : ".");
+    bl_clean(named, nsz, real);
+    struct kcompile_in in = {src, len, named, dir, name_expr && name_expr[0] ? name_expr : NULL,
+                             90, NULL, NULL, nvcc, req->nflags, req->flags, 1};
+    struct compiled comp;
+    memset(&comp, 0, sizeof comp);
+    if (knvcc_compile(&in, &comp, err))
+        return NULL;
+    free(comp.log);
+    if (!comp.ok || !comp.cubin) {
+        free(comp.cubin);
+        bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KEX_NO_PTX, req->path);
+        return NULL;
+    }
+    char *t = realloc(comp.cubin, comp.cubin_size + 1);
+    if (!t) {
+        free(comp.cubin);
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+        return NULL;
+    }
+    t[comp.cubin_size] = 0;
+    return t;
+}
+
+static const char *base_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* the executed lines into r */
+static void apply(const struct ptx_agg *a, const char *named, struct kp_result *r)
+{
+    for (int i = 0; i < r->nlines; i++) {
+        struct kp_line *l = &r->line[i];
+        const struct ptx_agg_line *e = NULL;
+        for (int j = 0; j < a->nlines; j++)
+            if ((int)a->lines[j].line == l->line &&
+                (!strcmp(a->lines[j].file, named) ||
+                 !strcmp(base_of(a->lines[j].file), base_of(named))))
+                e = &a->lines[j];
+        if (!e) {
+            if (l->state != KP_NONE) {
+                l->state = KP_NONE;
+                l->inst = l->wavefronts = l->ideal = l->excess = 0;
+                l->reason[0][0] = l->reason[1][0] = 0;
+            }
+            continue;
+        }
+        if (l->state != KP_OK) {
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            l->fix_kind = KP_FIX_NONE;
+        }
+        l->state = KP_OK;
+        l->reason[0][0] = l->reason[1][0] = 0;
+        l->inst = e->inst;
+        l->wavefronts = e->wavefronts;
+        l->ideal = e->ideal;
+        l->excess = e->wavefronts - e->ideal;
+        l->ways = e->ways;
+        if (l->excess <= 0) {
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            l->fix_kind = KP_FIX_NONE;
+        }
+    }
+    r->npredicted = r->ncannot = 0;
+    for (int i = 0; i < r->nlines; i++) {
+        r->npredicted += r->line[i].state == KP_OK;
+        r->ncannot += r->line[i].state == KP_CANNOT;
+    }
+    r->executed = 1;
+}
+
+static void note(struct kp_result *r, const struct bl_err *err)
+{
+    bl_err_text(err, BL_LANG_EN, r->exec_note[0], KP_TEXT);
+    bl_err_text(err, BL_LANG_ZH, r->exec_note[1], KP_TEXT);
+}
+
+int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
+                const char *name_expr, struct kp_result *r)
+{
+    if (kexec_has_main(src, len))
+        return 1;
+    static struct ksrc_kernel ks[KSRC_MAX_KERNELS];
+    struct bl_err err;
+    bl_err_clear(&err);
+    char named[PATH_MAX], root[PATH_MAX + 2];
+    char *text = make_ptx(src, len, req, name_expr, named, sizeof named, root, sizeof root - 1,
+                          &err);
+    struct ptx_module *m = text ? ptx_module_parse(text, strlen(text), &err) : NULL;
+    free(text);
+    int nk = 0, k = -1, rc = -1;
+    const struct ksrc_kernel *sk = m ? src_kernel(src, len, name_expr, ks, &nk) : NULL;
+    if (m && ((k = ptx_kernel_of(m, name_expr)) < 0 || !sk))
+        bl_fail(&err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_NO_KERNEL, name_expr);
+    else if (m && ptx_kernel_nparams(m, k) != sk->nall)
+        bl_fail(&err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_PARAMS, name_expr,
+                ptx_kernel_nparams(m, k), sk->nall);
+    struct exec_ctx c;
+    memset(&c, 0, sizeof c);
+    unsigned char scal[KSRC_MAX_PARAMS][8];
+    void *args[KSRC_MAX_PARAMS];
+    if (!bl_err_failed(&err) && bind(req, sk, &c, scal, args, &err) == 0) {
+        c.nbufs = sk->nparams;
+        uint64_t steps = 0;
+        struct ptx_launch L;
+        memset(&L, 0, sizeof L);
+        memcpy(L.grid, req->grid, sizeof L.grid);
+        memcpy(L.block, req->block, sizeof L.block);
+        L.dyn_smem = (size_t)req->smem;
+        L.args = args;
+        L.sink = sink;
+        L.ctx = &c;
+        L.global_ok = global_ok;
+        L.lane_steps = &steps;
+        strcat(root, "/");
+        const char *sys[] = {root, "/usr/include/", "/usr/lib/gcc/", NULL};
+        if (ptx_agg_init(&c.agg, m, k))
+            bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+        else if (ptx_run(m, k, &L, &err) == 0 &&
+                 ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {
+            apply(&c.agg, named, r);
+            r->exec_steps = steps;
+            rc = 0;
+        } else
+            bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+        ptx_agg_free(&c.agg);
+    }
+    for (int i = 0; i < KSRC_MAX_PARAMS; i++)
+        free(c.buf[i]);
+    ptx_module_free(m);
+    if (rc)
+        note(r, &err);
+    return rc;
+}

@@ -1,0 +1,25 @@
+/* kernel_exec.h: a learner's kernel executed, not read: the file compiled to PTX by nvcc
+ * (-ptx -lineinfo -arch=sm_90), the request's kernel run on the CPU by the PTX executor
+ * (src/ptx) with the request's launch (grid, block, --smem, --arg; every pointer parameter a
+ * buffer of --buffer-size bytes filled as --fill says) and every executed shared access priced
+ * by the bank model, summed per line of the file. No GPU, no curses. */
+#ifndef BANKLAB_KERNEL_EXEC_H
+#define BANKLAB_KERNEL_EXEC_H
+
+#include "kernel_predict.h"
+
+#define KEX_MAX_BUFFERS (1ull << 30)  /* bytes of buffers one execution may allocate */
+
+/* kexec_apply: for a file without host code (no main), every line of r (a prediction of the
+ * same request, kp_predict_sass) gets the executed figures: inst, wavefronts, ideal, excess
+ * and ways of the lines the execution charges (an access in a helper or a header to the
+ * innermost frame in the file), KP_NONE for a line no executed access stands on; r->executed
+ * 1. Returns 0 when applied, 1 when the file has host code (r untouched), -1 when it could
+ * not be executed: r untouched but for exec_note (why, both languages). */
+int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
+                const char *name_expr, struct kp_result *r);
+
+/* kexec_has_main: the file defines main() (outside comments and strings) */
+int kexec_has_main(const char *src, size_t len);
+
+#endif

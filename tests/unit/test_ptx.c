@@ -1,0 +1,505 @@
+/* test_ptx.c: the PTX executor (src/ptx) instruction class by instruction class, against
+ * values worked out by hand: integer and float arithmetic, logic, cvt, setp/selp, branches
+ * and reconvergence, barriers and a deadlock, shfl/vote/match/redux, atomics on shared,
+ * vector widths, ldmatrix addresses and data, cp.async, the .loc inlined-at chain, and the
+ * errors (an unsupported instruction, a shared fault) naming the instruction and its line.
+ * Each kernel is a hand-written PTX body inside one frame: thread t writes 16 u32 results at
+ * out[16 t ...] (%rd3 points there), with 1024 bytes of shared memory at `sm`. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../src/ptx/ptx.h"
+#include "../../src/ptx/ptx_agg.h"
+
+#define MAXREC 64
+
+struct recs {
+    int n;
+    struct ptx_access a[MAXREC];
+};
+
+static void sink(void *ctx, const struct ptx_access *a)
+{
+    struct recs *r = ctx;
+    if (r->n < MAXREC)
+        r->a[r->n++] = *a;
+}
+
+static uint32_t out[1024 * 16];
+static struct recs recs;
+static char text[16384];
+
+static const char *frame_head =
+    ".version 9.0\n.target sm_90\n.address_size 64\n\n"
+    ".visible .entry k(\n .param .u64 k_param_0\n)\n{\n"
+    " .reg .pred %p<8>;\n .reg .b16 %rs<8>;\n .reg .b32 %r<64>;\n .reg .b64 %rd<16>;\n"
+    " .reg .f32 %f<16>;\n .reg .f64 %fd<8>;\n"
+    " .shared .align 16 .b8 sm[1024];\n"
+    " .loc 1 5 1\n"
+    " ld.param.u64 %rd1, [k_param_0];\n mov.u32 %r1, %tid.x;\n"
+    " mul.wide.u32 %rd2, %r1, 64;\n add.s64 %rd3, %rd1, %rd2;\n"
+    " .loc 1 7 3\n";
+
+/* runs body for `threads` threads of one block (grid blocks); 0 or -1 with err */
+static int run_grid(const char *body, unsigned grid, unsigned threads, struct bl_err *err)
+{
+    snprintf(text, sizeof text, "%s%s\n ret;\n}\n.file 1 \"/home/l/k.cu\"\n", frame_head,
+             body);
+    memset(out, 0xee, sizeof out);
+    recs.n = 0;
+    bl_err_clear(err);
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), err);
+    if (!m)
+        return -1;
+    uint64_t p = (uint64_t)(uintptr_t)out;
+    void *args[1] = {&p};
+    struct ptx_launch L = {{grid, 1, 1}, {threads, 1, 1}, 0, args, 0, sink, &recs, NULL, 0, NULL};
+    int rc = ptx_run(m, 0, &L, err);
+    ptx_module_free(m);
+    return rc;
+}
+
+static int run(const char *body, unsigned threads, struct bl_err *err)
+{
+    return run_grid(body, 1, threads, err);
+}
+
+static void ok(const char *body, unsigned threads)
+{
+    struct bl_err err;
+    int rc = run(body, threads, &err);
+    if (rc)
+        fprintf(stderr, "error: %s\n", err.msg);
+    assert_int_equal(rc, 0);
+}
+
+static float f32_of(uint32_t u)
+{
+    float f;
+    memcpy(&f, &u, 4);
+    return f;
+}
+
+static void test_arith(void **state)
+{
+    (void)state;
+    ok(" add.s32 %r2, %r1, -5;\n st.global.u32 [%rd3], %r2;\n"
+       " mul.lo.s32 %r3, %r1, 0x10001;\n st.global.u32 [%rd3+4], %r3;\n"
+       " mul.hi.u32 %r4, %r3, %r3;\n st.global.u32 [%rd3+8], %r4;\n"
+       " mov.u32 %r5, -7;\n div.s32 %r6, %r5, 2;\n st.global.u32 [%rd3+12], %r6;\n"
+       " rem.s32 %r7, %r5, 2;\n st.global.u32 [%rd3+16], %r7;\n"
+       " div.u32 %r8, %r5, 0;\n st.global.u32 [%rd3+20], %r8;\n"
+       " mad.lo.s32 %r9, %r1, 3, 100;\n st.global.u32 [%rd3+24], %r9;\n"
+       " mul.wide.s32 %rd4, %r5, 3;\n cvt.u32.u64 %r10, %rd4;\n shr.u64 %rd5, %rd4, 32;\n"
+       " cvt.u32.u64 %r11, %rd5;\n st.global.u32 [%rd3+28], %r10;\n st.global.u32 [%rd3+32], %r11;\n"
+       " min.s32 %r12, %r5, %r1;\n st.global.u32 [%rd3+36], %r12;\n"
+       " max.u32 %r13, %r5, %r1;\n st.global.u32 [%rd3+40], %r13;\n"
+       " abs.s32 %r14, %r5;\n st.global.u32 [%rd3+44], %r14;\n"
+       " sub.s32 %r15, %r1, 10;\n st.global.u32 [%rd3+48], %r15;\n",
+       4);
+    /* lane 3 */
+    uint32_t *o = out + 16 * 3;
+    assert_int_equal(o[0], (uint32_t)-2);
+    assert_int_equal(o[1], 3u * 0x10001u);
+    assert_int_equal(o[2], (uint32_t)(((uint64_t)(3u * 0x10001u) * (3u * 0x10001u)) >> 32));
+    assert_int_equal(o[3], (uint32_t)-3);  /* -7 / 2 truncates toward zero */
+    assert_int_equal(o[4], (uint32_t)-1);  /* -7 % 2 keeps the dividend's sign */
+    assert_int_equal(o[5], 0xffffffffu);   /* division by zero: all ones (ptx_ops.c) */
+    assert_int_equal(o[6], 109u);
+    assert_int_equal(o[7], (uint32_t)-21); /* the wide product's low word */
+    assert_int_equal(o[8], 0xffffffffu);   /* and its high word: sign extended */
+    assert_int_equal(o[9], (uint32_t)-7);
+    assert_int_equal(o[10], (uint32_t)-7); /* unsigned: 0xfffffff9 > 3 */
+    assert_int_equal(o[11], 7u);
+    assert_int_equal(o[12], (uint32_t)-7);
+}
+
+static void test_logic(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r2, 0xF0F0;\n and.b32 %r3, %r2, 0xFF;\n st.global.u32 [%rd3], %r3;\n"
+       " or.b32 %r4, %r2, 0x0F;\n st.global.u32 [%rd3+4], %r4;\n"
+       " xor.b32 %r5, %r2, 0xFFFF;\n st.global.u32 [%rd3+8], %r5;\n"
+       " not.b32 %r6, %r2;\n st.global.u32 [%rd3+12], %r6;\n"
+       " shl.b32 %r7, %r2, 20;\n st.global.u32 [%rd3+16], %r7;\n"
+       " mov.u32 %r8, -64;\n shr.s32 %r9, %r8, 3;\n st.global.u32 [%rd3+20], %r9;\n"
+       " shr.u32 %r10, %r8, 28;\n st.global.u32 [%rd3+24], %r10;\n"
+       " shl.b32 %r11, %r2, 40;\n st.global.u32 [%rd3+28], %r11;\n"
+       " bfe.u32 %r12, %r2, 4, 8;\n st.global.u32 [%rd3+32], %r12;\n"
+       " bfi.b32 %r13, 5, %r2, 0, 4;\n st.global.u32 [%rd3+36], %r13;\n"
+       " popc.b32 %r14, %r2;\n st.global.u32 [%rd3+40], %r14;\n"
+       " clz.b32 %r15, %r2;\n st.global.u32 [%rd3+44], %r15;\n"
+       " brev.b32 %r16, 1;\n st.global.u32 [%rd3+48], %r16;\n"
+       " neg.s32 %r17, %r2;\n st.global.u32 [%rd3+52], %r17;\n",
+       1);
+    assert_int_equal(out[0], 0xF0u);
+    assert_int_equal(out[1], 0xF0FFu);
+    assert_int_equal(out[2], 0x0F0Fu);
+    assert_int_equal(out[3], ~0xF0F0u);
+    assert_int_equal(out[4], 0xF0F0u << 20);
+    assert_int_equal(out[5], (uint32_t)-8);
+    assert_int_equal(out[6], 15u);
+    assert_int_equal(out[7], 0u); /* a shift past the width clamps */
+    assert_int_equal(out[8], 0x0Fu);
+    assert_int_equal(out[9], 0xF0F5u);
+    assert_int_equal(out[10], 8u);
+    assert_int_equal(out[11], 16u);
+    assert_int_equal(out[12], 0x80000000u);
+    assert_int_equal(out[13], (uint32_t)-0xF0F0);
+}
+
+static void test_float_cvt(void **state)
+{
+    (void)state;
+    ok(" cvt.rn.f32.s32 %f1, %r1;\n add.f32 %f2, %f1, 0f3FC00000;\n"      /* t + 1.5 */
+       " st.global.f32 [%rd3], %f2;\n"
+       " cvt.rzi.s32.f32 %r2, 0fC0600000;\n st.global.u32 [%rd3+4], %r2;\n" /* -3.5 -> -3 */
+       " cvt.rmi.s32.f32 %r3, 0fC0600000;\n st.global.u32 [%rd3+8], %r3;\n" /* floor: -4 */
+       " cvt.rni.s32.f32 %r4, 0f40200000;\n st.global.u32 [%rd3+12], %r4;\n" /* 2.5 -> 2 */
+       " mov.u32 %r5, 0x1234;\n cvt.u8.u32 %r6, %r5;\n st.global.u32 [%rd3+16], %r6;\n"
+       " mov.u32 %r7, -2;\n cvt.s64.s32 %rd4, %r7;\n shr.u64 %rd5, %rd4, 32;\n"
+       " cvt.u32.u64 %r8, %rd5;\n st.global.u32 [%rd3+20], %r8;\n"
+       " cvt.f64.f32 %fd1, %f2;\n mul.f64 %fd2, %fd1, 0d4000000000000000;\n"
+       " cvt.rn.f32.f64 %f3, %fd2;\n st.global.f32 [%rd3+24], %f3;\n"
+       " fma.rn.f32 %f4, %f1, %f1, 0f3F800000;\n st.global.f32 [%rd3+28], %f4;\n"
+       " cvt.rzi.u32.f32 %r9, 0fC0000000;\n st.global.u32 [%rd3+32], %r9;\n" /* -2 -> 0 */
+       " rsqrt.approx.f32 %f5, 0f40800000;\n st.global.f32 [%rd3+36], %f5;\n"
+       " div.rn.f32 %f6, %f1, 0f40000000;\n st.global.f32 [%rd3+40], %f6;\n"
+       " max.f32 %f7, %f1, 0f40400000;\n st.global.f32 [%rd3+44], %f7;\n",
+       8);
+    uint32_t *o = out + 16 * 5;
+    assert_true(f32_of(o[0]) == 6.5f);
+    assert_int_equal(o[1], (uint32_t)-3);
+    assert_int_equal(o[2], (uint32_t)-4);
+    assert_int_equal(o[3], 2u);
+    assert_int_equal(o[4], 0x34u);
+    assert_int_equal(o[5], 0xffffffffu);
+    assert_true(f32_of(o[6]) == 13.0f);
+    assert_true(f32_of(o[7]) == 26.0f);
+    assert_int_equal(o[8], 0u);
+    assert_true(f32_of(o[9]) == 0.5f);
+    assert_true(f32_of(o[10]) == 2.5f);
+    assert_true(f32_of(o[11]) == 5.0f);
+}
+
+static void test_setp_selp(void **state)
+{
+    (void)state;
+    ok(" setp.lt.s32 %p1, %r1, 2;\n selp.u32 %r2, 10, 20, %p1;\n st.global.u32 [%rd3], %r2;\n"
+       " mov.u32 %r3, -1;\n setp.lt.s32 %p2, %r3, %r1;\n selp.u32 %r4, 1, 0, %p2;\n"
+       " st.global.u32 [%rd3+4], %r4;\n"
+       " setp.lo.u32 %p3, %r3, %r1;\n selp.u32 %r5, 1, 0, %p3;\n st.global.u32 [%rd3+8], %r5;\n"
+       " setp.eq.s32 %p4, %r1, 1;\n setp.gt.s32.and %p5|%p6, %r1, 0, %p4;\n"
+       " selp.u32 %r6, 1, 0, %p5;\n st.global.u32 [%rd3+12], %r6;\n"
+       " selp.u32 %r7, 1, 0, %p6;\n st.global.u32 [%rd3+16], %r7;\n"
+       " mov.f32 %f1, 0f7FC00000;\n setp.neu.f32 %p7, %f1, %f1;\n selp.u32 %r8, 1, 0, %p7;\n"
+       " st.global.u32 [%rd3+20], %r8;\n"
+       " setp.ne.s32 %p1, %r1, 0;\n @!%p1 mov.u32 %r9, 77;\n @%p1 mov.u32 %r9, 88;\n"
+       " st.global.u32 [%rd3+24], %r9;\n",
+       4);
+    assert_int_equal(out[0], 10u);
+    assert_int_equal(out[16 * 3], 20u);
+    assert_int_equal(out[1], 1u);        /* -1 < 0 signed */
+    assert_int_equal(out[2], 0u);        /* 0xffffffff < 0 unsigned: no */
+    assert_int_equal(out[16 + 3], 1u);   /* lane 1: 1 > 0 and p4 */
+    assert_int_equal(out[16 * 2 + 3], 0u);
+    assert_int_equal(out[16 * 2 + 4], 0u); /* !(2 > 0) and p4(false) */
+    assert_int_equal(out[5], 1u);        /* NaN != NaN unordered */
+    assert_int_equal(out[6], 77u);
+    assert_int_equal(out[16 + 6], 88u);
+}
+
+/* if/else and a loop with per-lane trips: the shared stores show which lanes ran together */
+static void test_branches(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 2;\n add.s32 %r3, %r20, %r2;\n"
+       " and.b32 %r4, %r1, 1;\n setp.eq.s32 %p1, %r4, 0;\n @%p1 bra $EVEN;\n"
+       " st.shared.u32 [%r3], 1;\n bra.uni $JOIN;\n"
+       "$EVEN:\n st.shared.u32 [%r3], 2;\n"
+       "$JOIN:\n st.shared.u32 [%r3+128], 3;\n"
+       " mov.u32 %r5, 0;\n mov.u32 %r6, 0;\n"
+       "$LOOP:\n add.s32 %r6, %r6, 1;\n add.s32 %r5, %r5, 1;\n setp.lt.u32 %p2, %r5, %r1;\n"
+       " @%p2 bra $LOOP;\n st.global.u32 [%rd3], %r6;\n",
+       32);
+    assert_int_equal(recs.n, 3);
+    assert_int_equal(recs.a[0].mask, 0xAAAAAAAAu); /* the odd lanes fall through: lower PC */
+    assert_int_equal(recs.a[1].mask, 0x55555555u); /* then the even lanes at $EVEN */
+    assert_int_equal(recs.a[2].mask, 0xffffffffu); /* together again at the join */
+    assert_int_equal(recs.a[2].addr[5], 128u + 20u);
+    assert_int_equal(recs.a[0].width, 4);
+    assert_int_equal(recs.a[0].kind, PTX_ST);
+    assert_int_equal(out[16 * 0], 1u);
+    assert_int_equal(out[16 * 9], 9u);
+    assert_int_equal(out[16 * 31], 31u);
+}
+
+static void test_barrier(void **state)
+{
+    (void)state;
+    /* warp 1 writes, warp 0 reads after the barrier: 64 threads */
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 2;\n add.s32 %r3, %r20, %r2;\n"
+       " st.shared.u32 [%r3], %r1;\n bar.sync 0;\n"
+       " xor.b32 %r4, %r1, 32;\n shl.b32 %r5, %r4, 2;\n add.s32 %r6, %r20, %r5;\n"
+       " ld.shared.u32 %r7, [%r6];\n st.global.u32 [%rd3], %r7;\n",
+       64);
+    assert_int_equal(out[0], 32u);
+    assert_int_equal(out[16 * 40], 8u);
+    /* only warp 0 reaches the barrier, warp 1 waits at another: a deadlock, named */
+    struct bl_err err;
+    int rc = run(" setp.lt.u32 %p1, %r1, 32;\n @%p1 bra $A;\n"
+                 " .loc 1 12 3\n bar.sync 1;\n bra.uni $B;\n"
+                 "$A:\n .loc 1 14 3\n bar.sync 0, 64;\n$B:\n",
+                 64, &err);
+    assert_int_equal(rc, -1);
+    assert_non_null(strstr(err.msg, "deadlock"));
+    assert_non_null(strstr(err.msg, "k.cu:"));
+    assert_non_null(strstr(err.msg, "bar.sync"));
+    /* threads that exit count as arrived */
+    ok(" setp.lt.u32 %p1, %r1, 40;\n @%p1 bra $A;\n ret;\n$A:\n bar.sync 0;\n"
+       " st.global.u32 [%rd3], 5;\n",
+       64);
+    assert_int_equal(out[16 * 39], 5u);
+}
+
+static void test_warp_wide(void **state)
+{
+    (void)state;
+    ok(" shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\n st.global.u32 [%rd3], %r2;\n"
+       " shfl.sync.down.b32 %r3|%p1, %r1, 4, 31, -1;\n st.global.u32 [%rd3+4], %r3;\n"
+       " selp.u32 %r4, 1, 0, %p1;\n st.global.u32 [%rd3+8], %r4;\n"
+       " shfl.sync.idx.b32 %r5, %r1, 7, 31, -1;\n st.global.u32 [%rd3+12], %r5;\n"
+       " shfl.sync.up.b32 %r6, %r1, 1, 0, -1;\n st.global.u32 [%rd3+16], %r6;\n"
+       " and.b32 %r7, %r1, 3;\n setp.eq.s32 %p2, %r7, 0;\n"
+       " vote.sync.ballot.b32 %r8, %p2, -1;\n st.global.u32 [%rd3+20], %r8;\n"
+       " vote.sync.any.pred %p3, %p2, -1;\n selp.u32 %r9, 1, 0, %p3;\n st.global.u32 [%rd3+24], %r9;\n"
+       " match.any.sync.b32 %r10, %r7, -1;\n st.global.u32 [%rd3+28], %r10;\n"
+       " redux.sync.add.u32 %r11, %r1, -1;\n st.global.u32 [%rd3+32], %r11;\n"
+       " redux.sync.max.s32 %r12, %r1, -1;\n st.global.u32 [%rd3+36], %r12;\n"
+       " activemask.b32 %r13;\n st.global.u32 [%rd3+40], %r13;\n",
+       32);
+    assert_int_equal(out[16 * 4 + 0], 5u);
+    assert_int_equal(out[16 * 4 + 1], 8u);
+    assert_int_equal(out[16 * 4 + 2], 1u);
+    assert_int_equal(out[16 * 30 + 1], 30u); /* down past lane 31: its own value, p false */
+    assert_int_equal(out[16 * 30 + 2], 0u);
+    assert_int_equal(out[16 * 12 + 3], 7u);
+    assert_int_equal(out[16 * 0 + 4], 0u);   /* up from lane 0: itself */
+    assert_int_equal(out[16 * 9 + 4], 8u);
+    assert_int_equal(out[5], 0x11111111u);
+    assert_int_equal(out[6], 1u);
+    assert_int_equal(out[16 * 2 + 7], 0x44444444u);
+    assert_int_equal(out[8], 496u);
+    assert_int_equal(out[9], 31u);
+    assert_int_equal(out[10], 0xffffffffu);
+}
+
+static void test_atomics(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r20, sm;\n st.shared.u32 [%r20], 0;\n bar.sync 0;\n"
+       " atom.shared.add.u32 %r2, [%r20], 1;\n st.global.u32 [%rd3], %r2;\n bar.sync 0;\n"
+       " ld.shared.u32 %r3, [%r20];\n st.global.u32 [%rd3+4], %r3;\n"
+       " add.s32 %r21, %r1, 1;\n atom.shared.cas.b32 %r4, [%r20+4], 0, %r21;\n st.global.u32 [%rd3+8], %r4;\n"
+       " bar.sync 0;\n ld.shared.u32 %r5, [%r20+4];\n st.global.u32 [%rd3+12], %r5;\n"
+       " atom.shared.max.s32 %r6, [%r20+8], %r1;\n bar.sync 0;\n"
+       " ld.shared.u32 %r7, [%r20+8];\n st.global.u32 [%rd3+16], %r7;\n",
+       64);
+    /* within a warp the lanes add in lane order; the warps in some order */
+    assert_int_equal(out[16 * 5] - out[16 * 0], 5u);
+    assert_int_equal(out[16 * 33] - out[16 * 32], 1u);
+    assert_true(out[0] == 0 || out[0] == 32);
+    assert_int_equal(out[0] + out[16 * 32], 32u);
+    assert_int_equal(out[16 * 7 + 1], 64u);
+    /* the first lane to run the cas swapped 0 for its tid + 1: lane 0 of one of the warps;
+     * every other lane found that and kept it */
+    assert_true(out[16 * 9 + 3] == 1 || out[16 * 9 + 3] == 33);
+    assert_int_equal(out[16 * 9 + 2], out[16 * 9 + 3]);
+    assert_int_equal(out[16 * 9 + 4], 63u);
+    assert_int_equal(recs.a[2].kind, PTX_ATOM);
+    assert_int_equal(recs.a[2].mask, 0xffffffffu);
+}
+
+static void test_vector_widths(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 4;\n add.s32 %r3, %r20, %r2;\n"
+       " mov.f32 %f1, 0f3F800000;\n"
+       " st.shared.v4.f32 [%r3], {%f1, %f1, %f1, %f1};\n"
+       " ld.shared.v2.u32 {%r4, %r5}, [%r3+8];\n st.global.u32 [%rd3], %r5;\n"
+       " ld.shared.u8 %r6, [%r3+3];\n st.global.u32 [%rd3+4], %r6;\n"
+       " ld.shared.s8 %r7, [%r3+3];\n st.global.u32 [%rd3+8], %r7;\n"
+       " ld.shared.u16 %rs1, [%r20+2];\n cvt.u32.u16 %r8, %rs1;\n st.global.u32 [%rd3+12], %r8;\n",
+       32);
+    assert_int_equal(recs.n, 5);
+    assert_int_equal(recs.a[0].width, 16);
+    assert_int_equal(recs.a[0].addr[3], 48u);
+    assert_int_equal(recs.a[1].width, 8);
+    assert_int_equal(recs.a[1].addr[3], 56u);
+    assert_int_equal(recs.a[2].width, 1);
+    assert_int_equal(recs.a[3].width, 1);
+    assert_int_equal(recs.a[4].width, 2);
+    assert_int_equal(recs.a[4].addr[7], 2u);
+    assert_int_equal(out[0], 0x3F800000u);
+    assert_int_equal(out[1], 0x3Fu);
+    assert_int_equal(out[2], 0x3Fu);
+    assert_int_equal(out[3], 0x3F80u);
+}
+
+static void test_ldmatrix(void **state)
+{
+    (void)state;
+    /* sm holds the b16 values 0..511; lane l gives row l of the four 8x8 matrices laid one
+     * after another (row r of matrix i at 16 (8 i + r)) */
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 5;\n add.s32 %r3, %r20, %r2;\n"
+       " shl.b32 %r4, %r1, 4;\n mov.u32 %r5, 0;\n"
+       "$F:\n add.s32 %r6, %r4, %r5;\n cvt.u16.u32 %rs1, %r6;\n"
+       " shl.b32 %r7, %r5, 1;\n add.s32 %r8, %r3, %r7;\n st.shared.u16 [%r8], %rs1;\n"
+       " add.s32 %r5, %r5, 1;\n setp.lt.u32 %p1, %r5, 16;\n @%p1 bra $F;\n"
+       " bar.sync 0;\n"
+       " shl.b32 %r9, %r1, 4;\n add.s32 %r10, %r20, %r9;\n"
+       " ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r11, %r12, %r13, %r14}, [%r10];\n"
+       " st.global.u32 [%rd3], %r11;\n st.global.u32 [%rd3+4], %r14;\n"
+       " ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%r15}, [%r10];\n"
+       " st.global.u32 [%rd3+8], %r15;\n",
+       32);
+    const struct ptx_access *a = &recs.a[recs.n - 2];
+    assert_int_equal(a->kind, PTX_LDSM);
+    assert_int_equal(a->matrices, 4);
+    assert_int_equal(a->width, 16);
+    assert_int_equal(a->addr[9], 144u);
+    /* thread 5: row 1, columns 2 and 3 of matrix 0: elements 8+2, 8+3 */
+    assert_int_equal(out[16 * 5], 10u | 11u << 16);
+    /* matrix 3 (rows 24..31): row 24 + 1, columns 2, 3 */
+    assert_int_equal(out[16 * 5 + 1], (25u * 8 + 2) | (25u * 8 + 3) << 16);
+    /* .trans: thread 5 gets column 1, rows 2 and 3 */
+    assert_int_equal(out[16 * 5 + 2], (2u * 8 + 1) | (3u * 8 + 1) << 16);
+    assert_int_equal(recs.a[recs.n - 1].matrices, 1);
+    assert_int_equal(recs.a[recs.n - 1].trans, 1);
+}
+
+static void test_cp_async(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 4;\n add.s32 %r3, %r20, %r2;\n"
+       " st.global.u32 [%rd3+60], %r1;\n"
+       " add.s64 %rd4, %rd3, 48;\n"
+       " cp.async.cg.shared.global [%r3], [%rd4], 16;\n cp.async.commit_group;\n"
+       " cp.async.wait_group 0;\n bar.sync 0;\n"
+       " ld.shared.u32 %r4, [%r3+12];\n st.global.u32 [%rd3], %r4;\n",
+       32);
+    assert_int_equal(out[16 * 6], 6u);
+    assert_int_equal(recs.a[0].kind, PTX_CPASYNC);
+    assert_int_equal(recs.a[0].width, 16);
+    assert_int_equal(recs.a[0].addr[6], 96u);
+    assert_int_equal(recs.a[0].src[6], (uint32_t)(uintptr_t)(out + 16 * 6 + 12));
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    struct bl_err err;
+    assert_int_equal(run(" .loc 1 9 2\n tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}, [%rd1, {%f1, %f1}];\n",
+                         32, &err), -1);
+    assert_non_null(strstr(err.msg, "tex.2d.v4.f32.f32"));
+    assert_non_null(strstr(err.msg, "k.cu:9"));
+    /* an unsupported instruction on a path not taken does not stop the run */
+    ok(" setp.gt.u32 %p1, %r1, 100;\n @!%p1 bra $S;\n tex.1d.v4.f32.s32 {%f1, %f2, %f3, %f4}, [%rd1, {%r1}];\n$S:\n", 32);
+    assert_int_equal(run(" mov.u32 %r20, sm;\n .loc 1 11 4\n ld.shared.u32 %r2, [%r20+1024];\n", 32,
+                         &err), -1);
+    assert_non_null(strstr(err.msg, "k.cu:11"));
+    assert_non_null(strstr(err.msg, "1024"));
+    assert_int_equal(run(" bra $NOWHERE;\n", 32, &err), -1);
+    assert_non_null(strstr(err.msg, "$NOWHERE"));
+    assert_int_equal(run("$L:\n bra.uni $L;\n", 32, &err), -1);
+    assert_non_null(strstr(err.msg, "did not finish"));
+}
+
+static void test_loc_chain(void **state)
+{
+    (void)state;
+    const char *t =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .shared .align 4 .b8 a[8];\n"
+        " .shared .align 16 .b8 b[32];\n .loc 1 20 5\n"
+        " .loc 2 10 3, function_name $L__info_string0, inlined_at 1 20 5\n"
+        " .loc 3 107 3, function_name $L__info_string1, inlined_at 2 10 3\n"
+        " mov.u32 %r1, b;\n st.shared.u32 [%r1], 1;\n ret;\n}\n"
+        ".file 1 \"/home/l/k.cu\"\n.file 2 \"/home/l/h.cuh\"\n"
+        ".file 3 \"/usr/local/cuda/include/x.hpp\"\n";
+    struct bl_err err;
+    bl_err_clear(&err);
+    struct ptx_module *m = ptx_module_parse(t, strlen(t), &err);
+    assert_non_null(m);
+    assert_int_equal(ptx_kernel_static_smem(m, 0), 48); /* a at 0, b at 16 (its .align) */
+    struct ptx_launch L = {{1, 1, 1}, {32, 1, 1}, 0, NULL, 0, sink, &recs, NULL, 0, NULL};
+    recs.n = 0;
+    assert_int_equal(ptx_run(m, 0, &L, &err), 0);
+    assert_int_equal(recs.a[0].addr[0], 16u);
+    struct ptx_frame f[8];
+    int n = ptx_loc(m, recs.a[0].loc, f, 8);
+    assert_int_equal(n, 3);
+    assert_string_equal(f[0].file, "/usr/local/cuda/include/x.hpp");
+    assert_int_equal(f[0].line, 107);
+    assert_int_equal(f[1].line, 10);
+    assert_int_equal(f[2].line, 20);
+    struct ptx_agg a;
+    assert_int_equal(ptx_agg_init(&a, m, 0), 0);
+    for (int i = 0; i < recs.n; i++)
+        ptx_agg_sink(&a, &recs.a[i]);
+    assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_LEARNER_INNER, NULL), 0);
+    assert_int_equal(a.nlines, 1);
+    assert_int_equal(a.lines[0].line, 10);
+    assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_LEARNER_OUTER, NULL), 0);
+    assert_int_equal(a.lines[0].line, 20);
+    assert_true(a.lines[0].inst == 1 && a.lines[0].wavefronts == 1);
+    ptx_agg_free(&a);
+    ptx_module_free(m);
+}
+
+/* the aggregation: a 32-way column access, priced by the model */
+static void test_agg(void **state)
+{
+    (void)state;
+    struct bl_err err;
+    assert_int_equal(run_grid(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 5;\n add.s32 %r3, %r20, %r2;\n"
+                              " ld.shared.u32 %r4, [%r3];\n",
+                              2, 32, &err),
+                     0);
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    struct ptx_agg a;
+    assert_int_equal(ptx_agg_init(&a, m, 0), 0);
+    for (int i = 0; i < recs.n; i++)
+        ptx_agg_sink(&a, &recs.a[i]);
+    assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_OWN, NULL), 0);
+    assert_int_equal(a.nlines, 1);
+    assert_int_equal(a.lines[0].line, 7);
+    assert_true(a.lines[0].inst == 2 && a.lines[0].wavefronts == 16 && a.lines[0].ideal == 2);
+    assert_int_equal(a.pcs[0].ways, 8); /* 32 lanes, 8-word stride: banks 0, 8, 16, 24 */
+    assert_int_equal(a.pcs[0].npat, 1);
+    assert_int_equal(a.pcs[0].pat[0].count, 2);
+    ptx_agg_free(&a);
+    ptx_module_free(m);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arith),       cmocka_unit_test(test_logic),
+        cmocka_unit_test(test_float_cvt),   cmocka_unit_test(test_setp_selp),
+        cmocka_unit_test(test_branches),    cmocka_unit_test(test_barrier),
+        cmocka_unit_test(test_warp_wide),   cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_vector_widths), cmocka_unit_test(test_ldmatrix),
+        cmocka_unit_test(test_cp_async),    cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_loc_chain),   cmocka_unit_test(test_agg),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
