@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "../base/fmt.h"
 #include "kernel_model.h"
+#include "../gpu/kernel_exec.h"
 #include "../gpu/kernel_xrt.h"
 #include "measured.h"
 #include "kernel_out.h"
@@ -731,16 +732,24 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     return 0;
 }
 
-/* --model on a file with main(), where this build has banklab's CUDA runtime: the program
- * runs as it is (kernel_xrun.c). Its exit status, or -1 when the model reads the source. */
+/* --model on a file with main() and no launch of the command line (--name, --grid, ...: the
+ * model reads that launch), where this build has banklab's CUDA runtime: the program is run
+ * as it is into *run (kernel_xrun.c). 1 when it ran, 0 when the model reads the source
+ * (*rc 0), or 0 with *rc the exit status when it could not be built. */
 static int model_run_main(const struct kernel_args *a, const char *src, size_t len,
-                          const struct gpu_kernel_request *req)
+                          const struct gpu_kernel_request *req, struct kxrt_result *run, int *rc)
 {
     char dir[4096];
-    if (!a->model || a->fix || a->sass || !kxrt_has_main(src, len) ||
-        kxrt_lib_dir(dir, sizeof dir) != 0)
-        return -1;
-    return kxrun_print(a->file, src, len, req, dir, a->json, a->zh);
+    *rc = 0;
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt[i], "time-limit"))
+            return 0;
+    if (!a->model || a->fix || !kexec_has_main(src, len) || kxrt_lib_dir(dir, sizeof dir) != 0)
+        return 0;
+    int r = kxrun_start(a->file, req, dir, a->zh, run);
+    if (r > 0)
+        *rc = r;
+    return r == 0;
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -786,7 +795,9 @@ int cmd_kernel(int argc, char **argv)
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
         return rc;
-    if ((rc = model_run_main(&a, src, len, &req)) >= 0) {
+    static struct kxrt_result run;
+    int ran = model_run_main(&a, src, len, &req, &run, &rc);
+    if (rc) {
         free(src);
         return rc;
     }
@@ -797,7 +808,12 @@ int cmd_kernel(int argc, char **argv)
         for (int i = 0; i < n; i++)
             bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req.cache_dir);
         if (!rc)
-            rc = kmodel_print(a.file, src, len, reqs, n, a.json, a.zh, a.sass);
+            rc = kmodel_print(a.file, src, len, reqs, n, a.json, a.zh, a.sass, ran ? &run : NULL);
+        if (ran) {
+            int end = kxrun_end(a.file, &run, a.zh);
+            rc = rc ? rc : end;
+            kxrt_done(&run);
+        }
         free(src);
         return rc;
     }
@@ -849,7 +865,7 @@ int cmd_kernel(int argc, char **argv)
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
             printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
-            rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass);
+            rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass, NULL);
         }
         break;
     default:

@@ -234,8 +234,7 @@ static const char *base_of(const char *p)
     return s ? s + 1 : p;
 }
 
-/* the executed lines into r */
-static void apply(const struct ptx_agg *a, const char *named, struct kp_result *r)
+void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
     for (int i = 0; i < r->nlines; i++) {
         struct kp_line *l = &r->line[i];
@@ -326,7 +325,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         else if (ptx_run(m, k, &L, &err) == 0 &&
                  ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {
-            apply(&c.agg, named, r);
+            kexec_apply_lines(&c.agg, named, r);
             r->exec_steps = steps;
             rc = 0;
         } else

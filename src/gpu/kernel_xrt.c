@@ -3,6 +3,7 @@
  * the runtime first on LD_LIBRARY_PATH, and the runtime's records (src/xrt/xrt_out.c: launch,
  * status, note, line, unmodelled, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -16,37 +17,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../model/clex.h"
+#include "../ptx/ptx_agg.h"
 #include "cuda_kernel_impl.h"
+#include "kernel_exec.h"
+#include "kernel_predict.h"
 #include "kernel_xrt.h"
 
 #define KXRT_KEEP (1u << 20)                       /* bytes of the program's output kept */
 #define KXRT_AS_LIMIT (16ull * 1024 * 1024 * 1024) /* the child's address space */
-
-int kxrt_has_main(const char *src, size_t len)
-{
-    struct clex L;
-    struct clex_toks all = {NULL, 0, 0};
-    clex_init(&L, src, 0, len, 1, CLEX_PUNCT1 | CLEX_SPLICE);
-    if (clex_all(&L, &all)) {
-        free(all.t);
-        return 0;
-    }
-    int found = 0, depth = 0;
-    for (int k = 0; k + 1 < all.n && !found; k++) {
-        const struct clex_tok *t = &all.t[k];
-        if (t->kind == CLEX_PUNCT && t->len == 1 && src[t->pos] == '{')
-            depth++;
-        else if (t->kind == CLEX_PUNCT && t->len == 1 && src[t->pos] == '}')
-            depth--;
-        else if (depth == 0 && t->kind == CLEX_IDENT && clex_is(src, t, "main") && k > 0 &&
-                 clex_is(src, &all.t[k - 1], "int") && all.t[k + 1].len == 1 &&
-                 src[all.t[k + 1].pos] == '(')
-            found = 1;
-    }
-    free(all.t);
-    return found;
-}
 
 static int is_lib(const char *dir)
 {
@@ -271,13 +249,14 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* one line record: "line LINE INST WAVEFRONTS IDEAL KINDS FILE" */
+/* one line record: "line LINE INST WAVEFRONTS IDEAL WAYS KINDS FILE" */
 static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
 {
-    int line = 0, off = 0;
+    int line = 0, off = 0, ways = 0;
     double inst = 0, wf = 0, ideal = 0;
     char kinds[64];
-    if (sscanf(rec, "line %d %lf %lf %lf %63s %n", &line, &inst, &wf, &ideal, kinds, &off) < 5 || !off)
+    if (sscanf(rec, "line %d %lf %lf %lf %d %63s %n", &line, &inst, &wf, &ideal, &ways, kinds,
+               &off) < 6 || !off)
         return 0;
     const char *f = rec + off;
     struct kxrt_line *e = line_of(l, f, line, !strcmp(f, file) || !strcmp(base_name(f), base_name(file)));
@@ -286,6 +265,8 @@ static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
     e->inst += inst;
     e->wavefronts += wf;
     e->ideal += ideal;
+    if (ways > e->ways)
+        e->ways = ways;
     for (char *c = kinds; *c; c++)
         if (*c == ',')
             *c = ' ';
@@ -445,4 +426,76 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
         r->status = rc - 128;
     }
     return 0;
+}
+
+/* ---- a kernel's report from main's launches ---- */
+
+/* name (demangled, "ns::k<2>") is kernel name_expr: the same, or the same without template
+ * arguments when name_expr has none */
+static int same_kernel(const char *name, const char *name_expr)
+{
+    if (!strcmp(name, name_expr))
+        return 1;
+    size_t n = strcspn(name, "<");
+    return !strchr(name_expr, '<') && strlen(name_expr) == n && !strncmp(name, name_expr, n);
+}
+
+static void exec_note(struct kp_result *r, int id, ...)
+{
+    va_list ap;
+    struct bl_msg m;
+    va_start(ap, id);
+    bl_msg_vset(&m, NULL, 0, id, ap);
+    va_end(ap);
+    bl_msg_render(&m, BL_LANG_EN, r->exec_note[0], KP_TEXT);
+    bl_msg_render(&m, BL_LANG_ZH, r->exec_note[1], KP_TEXT);
+}
+
+void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char *path,
+                struct kp_result *r)
+{
+    const struct kxrt_launch *first = NULL;
+    int n = 0, at = 0, tried = 0;
+    const char *want = name_expr && name_expr[0] ? name_expr : r->kernel;
+    for (int i = 0; i < run->nlaunches; i++) {
+        const struct kxrt_launch *l = &run->launches[i];
+        if (!same_kernel(l->kernel, want))
+            continue;
+        n++;
+        tried = tried ? tried : i + 1;
+        if (!first && l->status == 0) {
+            first = l;
+            at = n;
+        }
+    }
+    r->main_launches = n;
+    if (!first) {
+        const struct kxrt_launch *t = tried ? &run->launches[tried - 1] : NULL;
+        if (t)
+            exec_note(r, KXRT_LAUNCH_FAILED, t->error, t->note[0] ? t->note : t->error_text);
+        else
+            exec_note(r, KXRT_NOT_LAUNCHED);
+        return;
+    }
+    static struct ptx_agg a;
+    static struct ptx_agg_line lines[512];
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < first->nlines && i < 512; i++) {
+        const struct kxrt_line *x = &first->lines[i];
+        memset(&lines[i], 0, sizeof lines[i]);
+        lines[i].file = x->file;
+        lines[i].line = (unsigned)x->line;
+        lines[i].inst = x->inst;
+        lines[i].wavefronts = x->wavefronts;
+        lines[i].ideal = x->ideal;
+        lines[i].conflicts = x->wavefronts - x->ideal;
+        lines[i].ways = x->ways;
+        a.nlines++;
+    }
+    a.lines = lines;
+    kexec_apply_lines(&a, path, r);
+    memcpy(r->grid, first->grid, sizeof r->grid);
+    memcpy(r->block, first->block, sizeof r->block);
+    r->smem = first->smem;
+    r->main_launch = at;
 }

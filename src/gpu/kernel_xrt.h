@@ -22,6 +22,7 @@ struct kxrt_line {
     int in_file;             /* 1: a line of the compiled file */
     char kinds[40];          /* "ld st" ...: the instructions seen there */
     double inst, wavefronts, ideal;
+    int ways;                /* the largest pass cost of any warp */
 };
 
 struct kxrt_launch {
@@ -57,9 +58,6 @@ struct kxrt_result {
 
 #define KXRT_MAX_LAUNCHES 4096
 
-/* kxrt_has_main: 1 when src defines main() (a host program to run as it is) */
-int kxrt_has_main(const char *src, size_t len);
-
 /* kxrt_lib_dir: the directory of banklab's CUDA runtime: $BANKLAB_XRT_DIR, xrt/ beside the
  * banklab binary, then the installed lib directory's xrt/. 0, or -1 (none in this build). */
 int kxrt_lib_dir(char *dir, size_t size);
@@ -71,6 +69,15 @@ int kxrt_lib_dir(char *dir, size_t size);
 int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char *lib_dir,
              int timeout_s, struct kxrt_result *r, struct bl_err *err);
 void kxrt_done(struct kxrt_result *r);
+
+/* kxrt_apply: the figures of main's first launch of kernel name_expr that ran ("" = the
+ * program's only kernel) into r, a prediction of the same kernel of file `path`: its grid,
+ * block and shared memory, every line's figures (kexec_apply_lines), r->executed 1 and
+ * r->main_launch (which launch of main, 1-based) and r->main_launches (how many of it main
+ * made). A kernel main never ran keeps the prediction, with r->exec_note saying why. */
+struct kp_result;
+void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char *path,
+                struct kp_result *r);
 
 /* kxrt_parse: the runtime's records (text, n bytes) into r's launches (for kxrt_run and the
  * tests); file: the compiled file's path (its lines are in_file). 0, or -1 out of memory. */

@@ -7,7 +7,7 @@
  *   launch SEQ STATUS GX GY GZ BX BY BZ SMEM NAME
  *   status NAME TEXT              (a launch refused or failed: cudaGetErrorName, -String)
  *   note TEXT                     (the executor's reason, when the kernel failed)
- *   line LINE INST WAVEFRONTS IDEAL KINDS FILE
+ *   line LINE INST WAVEFRONTS IDEAL WAYS KINDS FILE   (WAYS: the largest pass cost)
  *   unmodelled N                  (warp instructions the bank model refused: misaligned)
  *   end SEQ
  *   unsupported NAME | fatal TEXT
@@ -141,8 +141,8 @@ void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsi
             const struct ptx_agg_line *l = &agg.lines[i];
             char kinds[64];
             kinds_text(l->op_mask, kinds, sizeof kinds);
-            record("line %u %.0f %.0f %.0f %s %s", l->line, l->inst, l->wavefronts, l->ideal,
-                   kinds, l->file ? l->file : "");
+            record("line %u %.0f %.0f %.0f %d %s %s", l->line, l->inst, l->wavefronts, l->ideal,
+                   l->ways, kinds, l->file ? l->file : "");
         }
         if (bad > 0)
             record("unmodelled %.0f", bad);

@@ -12,8 +12,10 @@
 #   below); a kernel reading past its allocation: cudaErrorIllegalAddress from then on and the
 #   executor's reason; cudaGraphCreate and cudaMemcpyToSymbol end it with one line naming the
 #   call and status 86; no PTX: one line and 87;
-#   banklab kernel prog.cu --model: every launch of main printed with its lines (text and
-#   JSON), the program's stdout on stderr, apart; the unsupported call named, exit 2.
+#   banklab kernel prog.cu --model: each kernel reported with the figures of main's first
+#   launch of it that ran (text and JSON), the program's stdout on stderr, apart; a kernel that
+#   faults says why under its report; the unsupported call named, exit 2; with --name/--block
+#   the model reads that launch instead.
 # Needs nvcc and a GPU=cuda build (else SKIP). Env: BUILD, BANKLAB.
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
@@ -75,7 +77,7 @@ grep -q "^status cudaErrorInvalidConfiguration invalid configuration argument$" 
 # warps; line 20 loads it back under i < n: 8 full blocks of 4 warps and 37 threads of the
 # last (2 warps): 34 instructions, 34 wavefronts. spread<2><<<(3,2), 256>>>: dyn[2 t] (int):
 # lanes 16 apart share a bank, 2 wavefronts for each of the 48 warps, on lines 27 and 29.
-for want in "line 17 36 36 36 st " "line 20 34 34 34 ld " "line 27 48 96 48 st " "line 29 48 96 48 ld "; do
+for want in "line 17 36 36 36 1 st " "line 20 34 34 34 1 ld " "line 27 48 96 48 2 st " "line 29 48 96 48 2 ld "; do
     [ "$(grep -c "^$want" plain.rec)" = 1 ] && ok "record: $want" || fail "no record '$want': $(grep '^line' plain.rec | tr '\n' ';')"
 done
 XRT_TEST_CALL=oob; export XRT_TEST_CALL
@@ -105,23 +107,37 @@ export BANKLAB_XRT_DIR=$LIB XDG_CACHE_HOME=$tmp/cache BANKLAB_KERNEL_SERVER=0
 timeout 120 "$BANKLAB" kernel prog.cu --model > k.out 2> k.err
 rc=$?
 [ "$rc" = 0 ] && ok "banklab kernel --model: exit 0" || fail "banklab kernel --model: exit $rc: $(head -n 5 k.err)"
-for want in "prog.cu: launch 1 of main: scale<<<(9,1,1), (128,1,1), 0>>>" \
-            "prog.cu: launch 2 of main: spread<2><<<(1,1,1), (256,1,1), 65536>>>" \
-            "the launch was refused: cudaErrorInvalidValue (invalid argument)" \
-            "prog.cu: launch 3 of main: spread<2><<<(3,2,1), (256,1,1), 65536>>>" \
-            "the launch was refused: cudaErrorInvalidConfiguration (invalid configuration argument)"; do
+for want in "prog.cu: scale<<<(9,1,1), (128,1,1), 0>>>" \
+            "prog.cu: spread<2><<<(3,2,1), (256,1,1), 65536>>>" \
+            "executed: main's launch 1 of this kernel (of 2), run on the CPU" \
+            "executed: main's launch 2 of this kernel (of 2), run on the CPU" \
+            "why: warp 0, dyn, pass 1 of 1: bank 0 serves 2 different words (0, 32) to lanes 0, 16: 2-way"; do
     grep -qF "$want" k.out && ok "prints: $want" || fail "missing: $want"
 done
-grep -qE '^ +27 +48 +96 +48 +48 +2.00 \| +dyn\[threadIdx.x \* STRIDE\] = threadIdx.x;$' k.out && ok "a line's figures and source" ||
+grep -qE '^ +27 +48 +96 +48 +48 +2.00 \| +dyn\[threadIdx.x \* STRIDE\] = threadIdx.x;$' k.out && ok "a line's executed figures and source" ||
     fail "no figures of line 27: $(grep "^ *27 " k.out)"
+grep -qE '^ +20 +34 +34 +34 +0 +1.00 \|' k.out && ok "line 20: the last block's 2 warps only (34, not 36)" ||
+    fail "line 20: $(grep "^ *20 " k.out)"
 grep -q "round trip: every element doubled" k.err && ! grep -q "round trip" k.out && ok "the program's stdout on stderr, apart" ||
     fail "program output: stdout $(grep -c round k.out), stderr $(grep -c round k.err)"
 timeout 120 "$BANKLAB" kernel prog.cu --model --json > j.out 2> j.err
-r=$(json_check j.out launches.0.grid=[9,1,1] launches.2.block=[256,1,1] launches.2.dynamic_smem=65536 \
-    launches.3.status=cudaErrorInvalidConfiguration launches.2.model.0.inst=48 launches.2.model.0.wavefronts=96 launches.2.model.0.line=27 exit_status=0) &&
-    ok "--json: the launches" || fail "--json: $r"
+r=$(json_check j.out 0.kernel=scale 0.grid=[9,1,1] 0.executed=true 0.main_launch=1 0.main_launches=2 \
+    1.kernel="spread<2>" 1.grid=[3,2,1] 1.block=[256,1,1] 1.dynamic_smem=65536 1.main_launch=2 \
+    1.model.0.line=27 1.model.0.inst=48 1.model.0.wavefronts=96) &&
+    ok "--json: each kernel with main's launch of it" || fail "--json: $r"
+XRT_TEST_CALL=oob timeout 120 "$BANKLAB" kernel prog.cu --model > o.out 2> o.err
+rc=$?
+[ "$rc" = 1 ] && grep -q "^not executed (main's launch of it failed: cudaErrorIllegalAddress: lane 16: .*prog.cu:17" o.out &&
+    grep -q "^prog.cu: the program exited with status 1" o.err &&
+    ok "a kernel that faults: the reason under its report, the program's status, exit 1" ||
+    fail "oob via banklab: exit $rc, $(grep executed o.out) $(tail -n 1 o.err)"
 XRT_TEST_CALL=graph timeout 120 "$BANKLAB" kernel prog.cu --model > g.out 2> g.err
 rc=$?
 [ "$rc" = 2 ] && grep -q "^prog.cu: the program calls cudaGraphCreate, which banklab cannot run without a GPU" g.err &&
-    ok "an unsupported call: named, exit 2" || fail "unsupported via banklab: exit $rc, $(tail -n 2 g.err)"
+    grep -q "^not executed (main never launched it)" g.out &&
+    ok "an unsupported call: named, exit 2, the kernels read from the source" || fail "unsupported via banklab: exit $rc, $(tail -n 2 g.err)"
+# a launch of the command line is the model's to read: --block wins over main's
+timeout 120 "$BANKLAB" kernel prog.cu --model --name scale --block 64 > n.out 2>&1
+grep -q "scale<<<(1,1,1), (64,1,1), 0>>>" n.out && ! grep -q "executed: main's" n.out &&
+    ok "--name/--block: the model reads that launch, main is not run" || fail "--block: $(head -n 1 n.out)"
 finish
