@@ -746,7 +746,7 @@ static int model_run_main(const struct kernel_args *a, const char *src, size_t l
             return 0;
     if (!a->model || a->fix || !kexec_has_main(src, len) || kxrt_lib_dir(dir, sizeof dir) != 0)
         return 0;
-    int r = kxrun_start(a->file, req, dir, a->zh, run);
+    int r = kxrun_start(a->file, req, dir, a->zh, a->json, run);
     if (r > 0)
         *rc = r;
     return r == 0;

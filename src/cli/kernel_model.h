@@ -41,12 +41,12 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
 
 /* kxrun_start (kernel_xrun.c): --model on a file with main() where this build has banklab's
  * CUDA runtime (in lib_dir): the program built and run as it is into r (kxrt_done it), its own
- * output on stderr. 0; -1 without nvcc (nothing said: the model reads the source); else the
+ * output on stderr (not with json: stdout and stderr stay banklab's JSON and messages). 0; -1 without nvcc (nothing said: the model reads the source); else the
  * exit status, the reason said (nvcc's messages too). kxrun_end: how it ended, on stderr;
  * the exit status: 0, 1 (it failed, timed out or was killed), 2 (it calls what the runtime
  * does not have, or the runtime could not start). */
 int kxrun_start(const char *file, const struct gpu_kernel_request *req, const char *lib_dir,
-                int zh, struct kxrt_result *r);
+                int zh, int json, struct kxrt_result *r);
 int kxrun_end(const char *file, const struct kxrt_result *r, int zh);
 
 #endif

@@ -54,7 +54,7 @@ int kxrun_end(const char *file, const struct kxrt_result *r, int zh)
 }
 
 int kxrun_start(const char *file, const struct gpu_kernel_request *req, const char *lib_dir,
-                int zh, struct kxrt_result *r)
+                int zh, int json, struct kxrt_result *r)
 {
     struct bl_err err = {0};
     int secs = req->time_limit > KXRUN_SECONDS ? (int)req->time_limit : KXRUN_SECONDS;
@@ -70,7 +70,7 @@ int kxrun_start(const char *file, const struct gpu_kernel_request *req, const ch
         kxrt_done(r);
         return rc;
     }
-    for (int s = 0; s < 2; s++) {
+    for (int s = 0; s < 2 && !json; s++) {
         const char *t = s ? r->err : r->out;
         if (t && t[0]) {
             say_msg(stderr, zh, KXRT_OUTPUT, s ? "stderr" : "stdout");

@@ -330,6 +330,8 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
             bl_fmt(l->note, sizeof l->note, "%s", s + 5);
         } else if (l && !strncmp(s, "line ", 5)) {
             rc = take_line(l, s, file);
+        } else if (l && !strncmp(s, "steps ", 6)) {
+            l->steps = strtoull(s + 6, NULL, 10);
         } else if (l && !strncmp(s, "unmodelled ", 11)) {
             l->unmodelled = strtod(s + 11, NULL);
         } else if (l && !strncmp(s, "end ", 4)) {
@@ -498,4 +500,5 @@ void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char
     memcpy(r->block, first->block, sizeof r->block);
     r->smem = first->smem;
     r->main_launch = at;
+    r->exec_steps = first->steps;
 }

@@ -34,6 +34,7 @@ struct kxrt_launch {
     char error_text[128];           /* cudaGetErrorString's */
     char note[256];                 /* the executor's reason, when the kernel failed */
     double unmodelled;              /* warp instructions the bank model refused (misaligned) */
+    unsigned long long steps;       /* lane-instructions the executor ran */
     int nlines;
     struct kxrt_line *lines;        /* by file then line */
 };

@@ -91,6 +91,6 @@ void xrt_unsupported(const char *name) __attribute__((noreturn));
 int xrt_out_begin(const struct ptx_module *m, int k);
 void xrt_out_sink(void *ctx, const struct ptx_access *a);
 void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsigned block[3],
-                    size_t smem, cudaError_t status, const char *note);
+                    size_t smem, cudaError_t status, const char *note, uint64_t steps);
 
 #endif

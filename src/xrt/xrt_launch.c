@@ -238,7 +238,7 @@ static cudaError_t launch(struct xrt_func *f, dim3 g, dim3 b, void **args, size_
     else if (smem > max_dyn(f))
         st = cudaErrorInvalidValue;
     if (st) {
-        xrt_out_launch(f, grid, block, smem, st, NULL);
+        xrt_out_launch(f, grid, block, smem, st, NULL, 0);
         return st;
     }
     struct ptx_launch l;
@@ -250,6 +250,8 @@ static cudaError_t launch(struct xrt_func *f, dim3 g, dim3 b, void **args, size_
     l.max_blocks = (uint64_t)g.x * g.y * g.z;   /* every block: the program needs its results */
     l.sink = xrt_out_sink;
     l.global_ok = xrt_global_ok;
+    uint64_t steps = 0;
+    l.lane_steps = &steps;
     struct bl_err err = {0};
     if (xrt_out_begin(m, k))
         xrt_fatal(XRT_EXIT_SETUP, "out of memory for the launch of %s", f->name);
@@ -258,7 +260,7 @@ static cudaError_t launch(struct xrt_func *f, dim3 g, dim3 b, void **args, size_
         st = xrt_bad_global ? cudaErrorIllegalAddress : cudaErrorLaunchFailure;
         xrt_sticky = st;
     }
-    xrt_out_launch(f, grid, block, smem, st, st ? err.msg : NULL);
+    xrt_out_launch(f, grid, block, smem, st, st ? err.msg : NULL, steps);
     return cudaSuccess;   /* a kernel's fault shows at the next call, as on a GPU */
 }
 

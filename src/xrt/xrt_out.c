@@ -7,6 +7,7 @@
  *   launch SEQ STATUS GX GY GZ BX BY BZ SMEM NAME
  *   status NAME TEXT              (a launch refused or failed: cudaGetErrorName, -String)
  *   note TEXT                     (the executor's reason, when the kernel failed)
+ *   steps N                       (lane-instructions the executor ran)
  *   line LINE INST WAVEFRONTS IDEAL WAYS KINDS FILE   (WAYS: the largest pass cost)
  *   unmodelled N                  (warp instructions the bank model refused: misaligned)
  *   end SEQ
@@ -122,7 +123,7 @@ static void kinds_text(unsigned mask, char *buf, size_t n)
 }
 
 void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsigned block[3],
-                    size_t smem, cudaError_t status, const char *note)
+                    size_t smem, cudaError_t status, const char *note, uint64_t steps)
 {
     unsigned long seq = ++launch_seq;
     record("launch %lu %d %u %u %u %u %u %u %zu %s", seq, (int)status, grid[0], grid[1], grid[2],
@@ -131,6 +132,8 @@ void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsi
         record("status %s %s", cudaGetErrorName(status), cudaGetErrorString(status));
     if (note && *note)
         record("note %s", note);
+    if (steps)
+        record("steps %llu", (unsigned long long)steps);
     if (agg_on) {
         if (ptx_agg_lines(&agg, PTX_CHARGE_LEARNER_INNER, NULL))
             xrt_fatal(XRT_EXIT_SETUP, "out of memory summing the accesses");
