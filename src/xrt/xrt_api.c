@@ -27,28 +27,9 @@ static const struct {
     int code;
     const char *name, *text;
 } errors[] = {
-    {0, "cudaSuccess", "no error"},
-    {1, "cudaErrorInvalidValue", "invalid argument"},
-    {2, "cudaErrorMemoryAllocation", "out of memory"},
-    {3, "cudaErrorInitializationError", "initialization error"},
-    {4, "cudaErrorCudartUnloading", "driver shutting down"},
-    {9, "cudaErrorInvalidConfiguration", "invalid configuration argument"},
-    {12, "cudaErrorInvalidPitchValue", "invalid pitch argument"},
-    {13, "cudaErrorInvalidSymbol", "invalid device symbol"},
-    {17, "cudaErrorInvalidDevicePointer", "invalid device pointer"},
-    {21, "cudaErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"},
-    {98, "cudaErrorInvalidDeviceFunction", "invalid device function"},
-    {100, "cudaErrorNoDevice", "no CUDA-capable device is detected"},
-    {101, "cudaErrorInvalidDevice", "invalid device ordinal"},
-    {209, "cudaErrorNoKernelImageForDevice", "no kernel image is available for execution on the device"},
-    {400, "cudaErrorInvalidResourceHandle", "invalid resource handle"},
-    {500, "cudaErrorSymbolNotFound", "named symbol not found"},
-    {600, "cudaErrorNotReady", "device not ready"},
-    {700, "cudaErrorIllegalAddress", "an illegal memory access was encountered"},
-    {701, "cudaErrorLaunchOutOfResources", "too many resources requested for launch"},
-    {719, "cudaErrorLaunchFailure", "unspecified launch failure"},
-    {801, "cudaErrorNotSupported", "operation not supported"},
-    {999, "cudaErrorUnknown", "unknown error"},
+#define E(code, name, text) {code, name, text},
+#include "xrt_errors.def"
+#undef E
 };
 
 XRT_API const char *cudaGetErrorString(cudaError_t error)

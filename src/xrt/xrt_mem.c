@@ -1,9 +1,10 @@
 /* xrt_mem.c: device memory as host memory (xrt.h). Every allocation (cudaMalloc,
- * cudaMallocManaged, cudaMallocHost, cudaHostAlloc, cudaMallocPitch) is a zeroed, 256-byte
- * aligned host block kept in a table sorted by address, so a copy, a memset and the
+ * cudaMallocManaged, cudaMallocHost, cudaHostAlloc, cudaMallocPitch, cudaMallocAsync) is a
+ * zeroed, 256-byte aligned host block kept in a table sorted by address, so a copy, a memset and the
  * executor's global accesses are checked against the blocks they must lie in. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "xrt.h"
 
@@ -17,7 +18,12 @@ struct blk {
     char *base;
     size_t size;
     int kind;
+    size_t mapped;    /* bytes mmap'ed (0: from posix_memalign) */
 };
+
+/* from this size on an allocation is its own mapping: zero pages the kernel commits only as
+ * they are touched, so a large cudaMalloc costs no memory until it is used */
+#define XRT_MAP_FROM (1u << 20)
 
 static struct blk *blks;
 static size_t nblk, capblk;
@@ -88,14 +94,23 @@ static cudaError_t add(void **out, size_t size, int kind)
         blks = nb;
         capblk = cap;
     }
-    size_t round = (size + XRT_ALIGN - 1) / XRT_ALIGN * XRT_ALIGN;
+    size_t round = (size + XRT_ALIGN - 1) / XRT_ALIGN * XRT_ALIGN, mapped = 0;
     void *p = NULL;
-    if (round < size || posix_memalign(&p, XRT_ALIGN, round))
+    if (round < size)
         return cudaErrorMemoryAllocation;
-    memset(p, 0, round);
+    if (round >= XRT_MAP_FROM) {
+        p = mmap(NULL, round, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return cudaErrorMemoryAllocation;
+        mapped = round;
+    } else {
+        if (posix_memalign(&p, XRT_ALIGN, round))
+            return cudaErrorMemoryAllocation;
+        memset(p, 0, round);
+    }
     size_t i = upper(p);
     memmove(&blks[i + 1], &blks[i], (nblk - i) * sizeof *blks);
-    blks[i] = (struct blk){p, size, kind};
+    blks[i] = (struct blk){p, size, kind, mapped};
     nblk++;
     in_use += size;
     *out = p;
@@ -110,7 +125,10 @@ static cudaError_t drop(void *p, int host)
     if (i == 0 || blks[i - 1].base != p || (blks[i - 1].kind == BLK_HOST) != host)
         return cudaErrorInvalidValue;
     in_use -= blks[i - 1].size;
-    free(p);
+    if (blks[i - 1].mapped)
+        munmap(p, blks[i - 1].mapped);
+    else
+        free(p);
     memmove(&blks[i - 1], &blks[i], (nblk - i) * sizeof *blks);
     nblk--;
     return cudaSuccess;
