@@ -10,6 +10,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
+#include "../model/bank.h"
 #include "../ptx/ptx.h"
 #include "../ptx/ptx_agg.h"
 #include "cuda_kernel_impl.h"
@@ -234,8 +235,90 @@ static const char *base_of(const char *p)
     return s ? s + 1 : p;
 }
 
+/* why line l conflicts: the worst warp of its instruction with the most conflicts */
+static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
+{
+    static struct bank_result res;
+    struct bank_access b;
+    memset(&b, 0, sizeof b);
+    b.width = p->width;
+    b.mask = p->worst_mask;
+    b.op = p->kind == PTX_LD || p->kind == PTX_LDSM ? BANK_LOAD : BANK_STORE;
+    b.instr = p->kind == PTX_LDSM ? BANK_LDMATRIX : p->kind == PTX_STSM ? BANK_STMATRIX
+              : p->kind == PTX_CPASYNC ? BANK_CPASYNC : BANK_PLAIN;
+    b.matrices = p->matrices;
+    b.trans = p->trans;
+    for (int i = 0; i < 32; i++)
+        b.offset[i] = p->worst_addr[i];
+    if (p->worst_wf < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
+        return;
+    int pw = 0;
+    for (int i = 1; i < res.npasses; i++)
+        if (res.pass[i].cost > res.pass[pw].cost)
+            pw = i;
+    int bank = res.pass[pw].worst_bank;
+    if (bank < 0)
+        return;
+    const struct bank_cell *cell = &res.pass[pw].cell[bank];
+    char words[96], lanes[96], what[48], in[32];
+    size_t o = 0;
+    uint32_t lm = 0;
+    for (int k = 0; k < cell->nwords; k++) {
+        lm |= cell->lanes[k];
+        if (k < 3 || k == cell->nwords - 1)
+            o += bl_fmt(words + o, sizeof words - o, "%s%s%llu", k ? ", " : "",
+                        k == cell->nwords - 1 && k > 3 ? "…, " : "",
+                        (unsigned long long)cell->word[k]);
+    }
+    kp_fmt_lanes(lm, lanes, sizeof lanes);
+    static const char *const kinds[] = {"ld.shared", "st.shared", "atom.shared", "", "", ""};
+    if (b.instr)
+        bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);
+    bl_fmt(what, sizeof what, b.instr ? "%s" : "%s %u B", b.instr ? in : kinds[p->kind % 6],
+           (unsigned)p->width);
+    for (int g = 0; g < 2; g++)
+        bl_fmt(l->why[g], KP_TEXT, bl_msg_format(KEX_WHY, g ? BL_LANG_ZH : BL_LANG_EN),
+               p->worst_warp, p->worst_block[0], p->worst_block[1], p->worst_block[2], what,
+               pw + 1, res.npasses, bank, cell->nwords, words, lanes, res.pass[pw].cost);
+}
+
+/* the widest LDS (store 0) or STS (1) the compiled code has among sass ("LDS.64 x2, LDS") */
+static unsigned sass_width(const char *sass, int store)
+{
+    unsigned w = 0;
+    const char *want = store ? "STS" : "LDS";
+    for (const char *p = strstr(sass, want); p; p = strstr(p + 3, want)) {
+        unsigned x = !strncmp(p + 3, ".128", 4) ? 16 : !strncmp(p + 3, ".64", 3) ? 8 : 4;
+        if (x > w)
+            w = x;
+    }
+    return w;
+}
+
+/* where the compiled code has wider plain accesses on a line than 4 bytes, that line's
+ * records may merge up to that width (ptxas's side-by-side merging, ptx_agg_merge) */
+static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                      const char *const *sys, const struct kp_result *r)
+{
+    for (int pc = 0; pc < ptx_kernel_ninsn(m, k); pc++) {
+        struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
+                                           PTX_CHARGE_LEARNER_INNER, sys);
+        if (f.line < 1 || (int)f.line > r->nlines ||
+            (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
+            continue;
+        const struct kp_line *l = &r->line[f.line - 1];
+        for (int st = 0; st < 2; st++) {
+            unsigned w = l->nsass > 0 ? sass_width(l->sass, st) : 0;
+            if (w > 4 && ptx_agg_merge(a, (unsigned)pc, st, w))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
+    int *from = calloc((size_t)(r->nlines ? r->nlines : 1), sizeof *from);
     for (int i = 0; i < r->nlines; i++) {
         struct kp_line *l = &r->line[i];
         const struct ptx_agg_line *e = NULL;
@@ -244,15 +327,26 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
                 (!strcmp(a->lines[j].file, named) ||
                  !strcmp(base_of(a->lines[j].file), base_of(named))))
                 e = &a->lines[j];
-        if (!e) {
-            if (l->state != KP_NONE) {
+        if (!e) { /* no executed access: a line the reader said nvcc merged keeps its zeros */
+            if (l->state == KP_CANNOT)
                 l->state = KP_NONE;
-                l->inst = l->wavefronts = l->ideal = l->excess = 0;
-                l->reason[0][0] = l->reason[1][0] = 0;
-            }
+            l->inst = l->wavefronts = l->ideal = l->excess = 0;
+            l->reason[0][0] = l->reason[1][0] = 0;
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             continue;
         }
-        if (l->state != KP_OK) {
+        if (e->unmodelled) {
+            l->state = KP_CANNOT;
+            l->inst = l->wavefronts = l->ideal = l->excess = 0;
+            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            for (int g = 0; g < 2; g++)
+                bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KEX_UNPRICED, g ? BL_LANG_ZH
+                                                                          : BL_LANG_EN),
+                       e->unmodelled);
+            continue;
+        }
+        int was_ok = l->state == KP_OK;
+        if (!was_ok) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             l->fix_kind = KP_FIX_NONE;
         }
@@ -266,8 +360,15 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
         if (l->excess <= 0) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             l->fix_kind = KP_FIX_NONE;
+        } else if ((!was_ok || !l->why[0][0]) && a->pcs && e->worst_pc < a->npcs) {
+            explain(&a->pcs[e->worst_pc], l);
+            if (!l->fix[0][0])
+                for (int g = 0; g < 2; g++)
+                    bl_fmt(l->fix[g], KP_TEXT, bl_msg_format(KEX_NO_FIX, g ? BL_LANG_ZH
+                                                                            : BL_LANG_EN), l->line);
         }
     }
+    free(from);
     r->npredicted = r->ncannot = 0;
     for (int i = 0; i < r->nlines; i++) {
         r->npredicted += r->line[i].state == KP_OK;
@@ -321,7 +422,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         L.lane_steps = &steps;
         strcat(root, "/");
         const char *sys[] = {root, "/usr/include/", "/usr/lib/gcc/", NULL};
-        if (ptx_agg_init(&c.agg, m, k))
+        if (ptx_agg_init(&c.agg, m, k) || merge_caps(&c.agg, m, k, named, sys, r))
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         else if (ptx_run(m, k, &L, &err) == 0 &&
                  ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {

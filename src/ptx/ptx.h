@@ -2,7 +2,10 @@
  * once into a compact instruction array per kernel and executed on the CPU block by block,
  * each block's warps in lockstep groups of 32 lanes (ptx_exec.c states the reconvergence rule);
  * every shared-memory access of a warp is handed to the caller as one record, for the bank
- * model (src/model/bank.h) to price. Pure C: libc, base and model only; no CUDA, no curses. */
+ * model (src/model/bank.h) to price. Pure C: libc, base and model only; no CUDA, no curses.
+ * Not executed (ptx_run names the instruction and its line when one runs): calls (but
+ * printf's vprintf, which prints nothing), wmma/mma/wgmma, f16/bf16 arithmetic (cvt and moves
+ * of f16 are run), tex/surf, mbarrier, cp.async.bulk and TMA, bar.red, 128-bit types. */
 #ifndef BANKLAB_PTX_H
 #define BANKLAB_PTX_H
 
@@ -32,6 +35,7 @@ struct ptx_access {                  /* one warp's shared-memory instruction, as
     unsigned char matrices;          /* PTX_LDSM/PTX_STSM: 1, 2 or 4 (.x1/.x2/.x4) */
     unsigned char trans;             /* PTX_LDSM/PTX_STSM: .trans */
     uint32_t src[32];                /* PTX_CPASYNC: low 32 bits of each lane's global source */
+    unsigned char bypass;            /* PTX_CPASYNC: .cg (LDGSTS.BYPASS), not .ca */
 };
 struct ptx_frame { const char *file; unsigned line, col; };
 /* ptx_loc: the source frames of loc, innermost first (the instruction's own line, then each
@@ -52,7 +56,7 @@ struct ptx_launch {
                                         called endless; 0: PTX_MAX_STEPS */
     uint64_t *lane_steps;            /* NULL, or receives the lane-instructions executed */
 };
-#define PTX_MAX_STEPS (UINT64_C(1) << 28)
+#define PTX_MAX_STEPS (UINT64_C(1) << 25)  /* about 1e9 lane-instructions: seconds */
 /* ptx_run: executes kernel k with l; 0, or -1 with err naming the PTX instruction and its
  * source line that could not be executed (an unsupported opcode, a fault, a barrier deadlock). */
 int ptx_run(const struct ptx_module *m, int k, const struct ptx_launch *l, struct bl_err *err);
@@ -61,6 +65,9 @@ int ptx_run(const struct ptx_module *m, int k, const struct ptx_launch *l, struc
 /* ptx_kernel_static_smem: bytes of kernel k's static .shared variables as laid out
  * (declaration order, each at its .align; ptx_parse.c) */
 size_t ptx_kernel_static_smem(const struct ptx_module *m, int k);
+/* ptx_kernel_ninsn: kernel k's instructions; ptx_insn_loc: the loc of its instruction pc */
+int ptx_kernel_ninsn(const struct ptx_module *m, int k);
+unsigned ptx_insn_loc(const struct ptx_module *m, int k, unsigned pc);
 /* the generic windows: a generic address in [PTX_SHARED_WIN, + 2^32) is the shared offset
  * address - PTX_SHARED_WIN (cvta.shared), likewise local; no host address is ever there */
 #define PTX_SHARED_WIN UINT64_C(0xF000000000000000)

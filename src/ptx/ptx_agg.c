@@ -92,9 +92,121 @@ static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int w
     q->wavefronts = wf;
 }
 
+static void price(struct ptx_agg *a, const struct ptx_access *r);
+
+#define PEND 8 /* records one warp holds: loads of different arrays interleave (a += x[k] * y[k]) */
+
+int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width)
+{
+    if (pc >= (unsigned)a->ninsn)
+        return 0;
+    if (!a->merge) {
+        a->merge = calloc((size_t)a->ninsn * 2, 1);
+        a->pend = calloc(32 * PEND, sizeof *a->pend);
+        a->has_pend = calloc(32 * PEND, sizeof *a->has_pend);
+        if (!a->merge || !a->pend || !a->has_pend)
+            return -1;
+    }
+    a->merge[2 * pc + (store ? 1 : 0)] = (unsigned char)(width > 16 ? 16 : width);
+    return 0;
+}
+
+static unsigned merge_cap(const struct ptx_agg *a, const struct ptx_access *r)
+{
+    if (!a->merge || r->pc >= (unsigned)a->ninsn || (r->kind != PTX_LD && r->kind != PTX_ST))
+        return 0;
+    return a->merge[2 * r->pc + (r->kind == PTX_ST)];
+}
+
+/* a held record priced: split into access widths the model takes (12 = 8 + 4) */
+static void flush(struct ptx_agg *a, int w)
+{
+    if (!a->has_pend || !a->has_pend[w])
+        return;
+    a->has_pend[w] = 0;
+    struct ptx_access *p = &a->pend[w];
+    if (p->width == 12) {
+        struct ptx_access q = *p;
+        q.width = 8;
+        price(a, &q);
+        for (int l = 0; l < 32; l++)
+            q.addr[l] += 8;
+        q.width = 4;
+        price(a, &q);
+        return;
+    }
+    price(a, p);
+}
+
+/* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
+ * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no */
+static int can_merge(const struct ptx_access *p, const struct ptx_access *r, unsigned cap)
+{
+    unsigned w = p->width + r->width;
+    if (p->kind != r->kind || p->mask != r->mask || r->pc <= p->pc || w > cap ||
+        p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
+        return 0;
+    unsigned al = w == 12 ? 16 : w;
+    int after = 1, before = 1;
+    for (int l = 0; l < 32 && (after || before); l++) {
+        if (!(p->mask >> l & 1))
+            continue;
+        after &= r->addr[l] == p->addr[l] + p->width && p->addr[l] % al == 0;
+        before &= r->addr[l] + r->width == p->addr[l] && r->addr[l] % al == 0;
+    }
+    return after ? 1 : before ? 2 : 0;
+}
+
+/* A warp's held records: one of them grows when r continues it; a record of another kind
+ * (a store after loads) or another block ends them all (no merging across it); when all
+ * PEND are held, the narrowest (oldest among equals) is priced to make room. Loads merge past other loads, as ptxas reorders them. */
 void ptx_agg_sink(void *ctx, const struct ptx_access *r)
 {
     struct ptx_agg *a = ctx;
+    if (!a->merge) {
+        price(a, r);
+        return;
+    }
+    int base = (int)(r->warp & 31) * PEND, free_slot = -1;
+    for (int j = 0; j < PEND; j++) {
+        struct ptx_access *p = &a->pend[base + j];
+        if (!a->has_pend[base + j])
+            continue;
+        int how = can_merge(p, r, merge_cap(a, p));
+        if (how) {
+            if (how == 2)
+                memcpy(p->addr, r->addr, sizeof p->addr);
+            p->width = (unsigned char)(p->width + r->width);
+            return;
+        }
+    }
+    for (int j = 0; j < PEND; j++) {
+        const struct ptx_access *p = &a->pend[base + j];
+        if (a->has_pend[base + j] && (p->kind != r->kind || r->kind != PTX_LD ||
+                                      memcmp(p->block, r->block, sizeof p->block)))
+            flush(a, base + j);
+        if (!a->has_pend[base + j] && free_slot < 0)
+            free_slot = base + j;
+    }
+    if (merge_cap(a, r) <= r->width) {
+        price(a, r);
+        return;
+    }
+    if (free_slot < 0) {
+        free_slot = base;
+        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), oldest */
+            const struct ptx_access *p = &a->pend[base + j], *q = &a->pend[free_slot];
+            if (p->width < q->width || (p->width == q->width && p->pc < q->pc))
+                free_slot = base + j;
+        }
+        flush(a, free_slot);
+    }
+    a->pend[free_slot] = *r;
+    a->has_pend[free_slot] = 1;
+}
+
+static void price(struct ptx_agg *a, const struct ptx_access *r)
+{
     struct ptx_agg_pc *p = pc_of(a, r);
     if (!p) {
         a->oom = 1;
@@ -108,6 +220,10 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
     p->matrices = r->matrices;
     p->trans = r->trans;
     p->inst += 1;
+    if (r->kind == PTX_CPASYNC && r->bypass) { /* measured, not modelled (docs/model.md) */
+        p->unmodelled++;
+        return;
+    }
     if (bank_simulate(&b, &res, NULL) != BANK_OK) {
         p->bad++;
         return;
@@ -143,12 +259,11 @@ static int by_pc(const void *x, const void *y)
     return (a->pc > b->pc) - (a->pc < b->pc);
 }
 
-/* the frame pc p is charged to */
-static struct ptx_frame charge(const struct ptx_agg *a, const struct ptx_agg_pc *p,
-                               enum ptx_agg_charge c, const char *const *sysdirs)
+struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
+                               const char *const *sysdirs)
 {
     struct ptx_frame f[32], none = {"", 0, 0};
-    int n = ptx_loc(a->m, p->loc, f, 32);
+    int n = ptx_loc(m, loc, f, 32);
     if (n == 0)
         return none;
     if (c == PTX_CHARGE_OWN)
@@ -167,6 +282,8 @@ static struct ptx_frame charge(const struct ptx_agg *a, const struct ptx_agg_pc 
 
 int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs)
 {
+    for (int w = 0; a->merge && w < 32 * PEND; w++)
+        flush(a, w);
     qsort(a->pcs, (size_t)a->npcs, sizeof *a->pcs, by_pc);
     for (int i = 0; i < a->npcs; i++)
         a->slot[a->pcs[i].pc] = i;
@@ -177,7 +294,7 @@ int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *s
         return -1;
     for (int i = 0; i < a->npcs; i++) {
         const struct ptx_agg_pc *p = &a->pcs[i];
-        struct ptx_frame f = charge(a, p, c, sysdirs);
+        struct ptx_frame f = ptx_agg_frame(a->m, p->loc, c, sysdirs);
         struct ptx_agg_line *L = NULL;
         for (int j = 0; j < a->nlines && !L; j++)
             if (a->lines[j].line == f.line && !strcmp(a->lines[j].file, f.file))
@@ -197,6 +314,7 @@ int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *s
         if (p->conflicts > a->pcs[L->worst_pc].conflicts)
             L->worst_pc = i;
         L->npcs++;
+        L->unmodelled += p->unmodelled + p->bad;
         L->op_mask |= 1u << p->kind;
     }
     return a->oom ? -1 : 0;
@@ -207,5 +325,8 @@ void ptx_agg_free(struct ptx_agg *a)
     free(a->pcs);
     free(a->lines);
     free(a->slot);
+    free(a->merge);
+    free(a->pend);
+    free(a->has_pend);
     memset(a, 0, sizeof *a);
 }

@@ -33,6 +33,7 @@ struct ptx_agg_pc {
     double inst, wavefronts, ideal, conflicts;
     int ways;                  /* the largest pass cost of any execution */
     int bad;                   /* executions the model refused (misaligned, ...) */
+    int unmodelled;            /* executions the model has no rule for (cp.async.cg) */
     /* the worst warp: the first execution with the most wavefronts */
     int worst_wf;
     uint32_t worst_mask, worst_addr[32];
@@ -50,6 +51,7 @@ struct ptx_agg_line {
     int npcs;                  /* its shared instructions */
     int worst_pc;              /* the index into pcs of its instruction with most conflicts */
     unsigned op_mask;          /* 1 << enum ptx_akind of its instructions */
+    int unmodelled;            /* executions without a price (cp.async.cg), bad ones too */
 };
 
 struct ptx_agg {
@@ -58,7 +60,12 @@ struct ptx_agg {
     struct ptx_agg_pc *pcs;
     int nlines;
     struct ptx_agg_line *lines;
+    /* merging, as ptxas merges side-by-side accesses into one wider instruction: merge[2 * pc
+       + (0 load, 1 store)] is the widest access that pc's records may grow to (0: none) */
+    unsigned char *merge;
     /* internal */
+    struct ptx_access *pend;   /* per warp of the block: a record held to merge with the next */
+    int *has_pend;
     int ninsn;
     int *slot;                 /* per PC: index in pcs, -1 */
     int cap;
@@ -67,6 +74,14 @@ struct ptx_agg {
 
 /* ptx_agg_init: an empty aggregation for kernel k of m; 0 or -1 (out of memory) */
 int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k);
+/* ptx_agg_merge: records of pc (a load: store 0, a store: 1) may merge up to width bytes with
+ * the same warp's next records when those continue every lane's bytes side by side at an
+ * address aligned to the sum (what ptxas does when it can prove it: a caller that has the
+ * SASS says which lines it did it on). 0 or -1 (out of memory) */
+int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width);
+/* ptx_agg_frame: the frame a loc is charged to (see ptx_agg_lines) */
+struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
+                               const char *const *sysdirs);
 /* ptx_agg_sink: a ptx_sink (ctx: the struct ptx_agg) */
 void ptx_agg_sink(void *ctx, const struct ptx_access *r);
 /* ptx_agg_lines: the per-line sums, charged as c; sysdirs: path prefixes of the toolkit's

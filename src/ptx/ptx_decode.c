@@ -3,7 +3,8 @@
  * operation, rounding, ...) to fields, its operands to register slots, immediates, vectors,
  * addresses [base+offset] and labels (symbols fixed up when the function ends, ptx_parse.c).
  * An opcode outside the table decodes as OP_NONE: it is named when it executes, never
- * guessed (a kernel whose unsupported instruction never runs still runs). */
+ * guessed (a kernel whose unsupported instruction never runs still runs). The one call run
+ * is printf's (vprintf): it prints nothing and returns 0; every other call is refused. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,6 +163,8 @@ static void modifiers(struct ptx_insn *in, const char *s, size_t len)
             in->op = OP_CPWAIT;
         else if (in->op == OP_CPASYNC && (is(w, n, "bulk") || is(w, n, "mbarrier")))
             in->op = OP_NONE;
+        else if (in->op == OP_CPASYNC && is(w, n, "cg"))
+            in->mod = 1;
         else if (in->op == OP_LD && is(w, n, "volatile"))
             in->mod = 1;
         else if (in->op == OP_MATCH && is(w, n, "b64"))
@@ -372,7 +375,11 @@ int ptx_decode(struct ptx_fn *fn, int guard, int guard_neg)
     while (end < fn->ntok && fn->tok[end].t != TOK_END && !ptx_tok_p(fn, end, ';'))
         end++;
     in->tlen = fn->tok[end].at + 1 - in->text;
-    if (in->op == OP_NONE) { /* named when executed */
+    if (in->op == OP_NONE && !strncmp(s, "call", 4) && (t->len == 4 || s[4] == '.'))
+        for (int j = fn->pos; j < end; j++)
+            if (ptx_tok_id(fn, j, "vprintf"))
+                in->op = OP_NOP; /* printf: its output is not produced (returns 0) */
+    if (in->op == OP_NONE || in->op == OP_NOP) { /* named when executed; or nothing to do */
         fn->pos = end + 1;
         k->ninsn++;
         return 0;

@@ -118,7 +118,7 @@ static void rec_begin(struct ptx_blk *b, const struct ptx_warp *w, const struct 
     r->kind = (unsigned char)kind;
     r->mask = 0;
     r->warp = (unsigned)w->id;
-    r->matrices = r->trans = 0;
+    r->matrices = r->trans = r->bypass = 0;
     memcpy(r->block, b->blk, sizeof r->block);
 }
 
@@ -313,6 +313,7 @@ static int cpasync(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn 
     if (n != 4 && n != 8 && n != 16)
         return 1;
     rec_begin(b, w, in, PTX_CPASYNC, n);
+    b->rec.bypass = in->mod;
     LANES(mask, l) {
         struct place pd, ps;
         uint64_t sa = addr_of(w, s, l);

@@ -39,7 +39,9 @@ struct ptx_fn {
 /* ptx_decode: the instruction at fn->tok[fn->pos] (after its guard), through its ';', appended
  * to fn->k->insn with the guard given; 0 or -1 with fn->err */
 int ptx_decode(struct ptx_fn *fn, int guard, int guard_neg);
-/* ptx_tok_is: token i is the punctuation c / the identifier s */
+/* ptx_tokenize: the tokens of text (the last TOK_END), *n their count; NULL: out of memory */
+struct ptx_tok *ptx_tokenize(const char *s, size_t len, int *n);
+/* ptx_tok_p, ptx_tok_id: token i is the punctuation c / the identifier s */
 int ptx_tok_p(const struct ptx_fn *fn, int i, char c);
 int ptx_tok_id(const struct ptx_fn *fn, int i, const char *s);
 int ptx_perr(struct ptx_fn *fn, int i, int id);

@@ -1,5 +1,6 @@
 #!/bin/sh
-# run.sh: the `make bench` driver. Runs the model benchmark ($BUILD/tests/bench_model), then
+# run.sh: the `make bench` driver. Runs the model benchmark ($BUILD/tests/bench_model) and the
+# PTX executor's ($BUILD/tests/bench_ptx), then
 # every tests/bench/*.sh other than this one (screen, GPU, ...), printing what each reports.
 # A script exits 0 (ok), 77 (skipped: says why on its last line) or other (failed).
 # Ends with "N ok, N failed, N skipped" and exits 1 if anything failed. Env: BUILD, BANKLAB.
@@ -22,6 +23,14 @@ if [ -x "$BUILD/tests/bench_model" ]; then
 else
     echo "bench_model: $BUILD/tests/bench_model is not built (make bench builds it)"
     report bench_model 1
+fi
+
+echo "== bench_ptx"
+if [ -x "$BUILD/tests/bench_ptx" ]; then
+    "$BUILD/tests/bench_ptx"; report bench_ptx $?
+else
+    echo "bench_ptx: $BUILD/tests/bench_ptx is not built (make bench builds it)"
+    report bench_ptx 1
 fi
 
 for s in "$here"/*.sh; do

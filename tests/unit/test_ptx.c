@@ -490,6 +490,38 @@ static void test_agg(void **state)
     ptx_module_free(m);
 }
 
+/* merging: two 4-byte loads of a warp side by side (s[2 t], s[2 t + 1]) become one 8-byte
+ * access where the caller allows 8 bytes on their PCs, as ptxas makes one LDS.64: 2 passes of
+ * 16 lanes, 16 consecutive 8-byte words each: 2 wavefronts, ideal 2; unmerged each load is
+ * 2-way (lanes t and t + 16 on bank 2t % 32): 2 + 2 */
+static void test_agg_merge(void **state)
+{
+    (void)state;
+    struct bl_err err;
+    const char *body = " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 3;\n add.s32 %r3, %r20, %r2;\n"
+                       " ld.shared.u32 %r4, [%r3];\n ld.shared.u32 %r5, [%r3+4];\n";
+    assert_int_equal(run(body, 32, &err), 0);
+    assert_int_equal(recs.n, 2);
+    struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+    for (int merge = 0; merge < 2; merge++) {
+        struct ptx_agg a;
+        assert_int_equal(ptx_agg_init(&a, m, 0), 0);
+        if (merge) {
+            assert_int_equal(ptx_agg_merge(&a, recs.a[0].pc, 0, 8), 0);
+            assert_int_equal(ptx_agg_merge(&a, recs.a[1].pc, 0, 8), 0);
+        }
+        for (int i = 0; i < recs.n; i++)
+            ptx_agg_sink(&a, &recs.a[i]);
+        assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_OWN, NULL), 0);
+        assert_int_equal(a.nlines, 1);
+        assert_true(a.lines[0].inst == (merge ? 1 : 2));
+        assert_true(a.lines[0].wavefronts == (merge ? 2 : 4));
+        assert_true(a.lines[0].ideal == 2);
+        ptx_agg_free(&a);
+    }
+    ptx_module_free(m);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +532,7 @@ int main(void)
         cmocka_unit_test(test_vector_widths), cmocka_unit_test(test_ldmatrix),
         cmocka_unit_test(test_cp_async),    cmocka_unit_test(test_errors),
         cmocka_unit_test(test_loc_chain),   cmocka_unit_test(test_agg),
+        cmocka_unit_test(test_agg_merge),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
