@@ -24,7 +24,7 @@ struct xrt_var {
     size_t size;
 };
 
-static struct xrt_func *funcs;
+static struct xrt_func **funcs;   /* each its own block: a kernel handle stays valid */
 static size_t nfunc, capfunc;
 static struct xrt_var *vars;
 static size_t nvar, capvar;
@@ -106,14 +106,16 @@ XRT_API void __cudaRegisterFunction(void **handle, const char *hostFun, char *de
     pthread_mutex_lock(&xrt_lock);
     if (nfunc == capfunc) {
         size_t cap = capfunc ? capfunc * 2 : 32;
-        struct xrt_func *nf = realloc(funcs, cap * sizeof *nf);
+        struct xrt_func **nf = realloc(funcs, cap * sizeof *nf);
         if (!nf)
             xrt_fatal(XRT_EXIT_SETUP, "out of memory registering kernels");
         funcs = nf;
         capfunc = cap;
     }
-    struct xrt_func *f = &funcs[nfunc++];
-    memset(f, 0, sizeof *f);
+    struct xrt_func *f = calloc(1, sizeof *f);
+    if (!f)
+        xrt_fatal(XRT_EXIT_SETUP, "out of memory registering kernels");
+    funcs[nfunc++] = f;
     f->stub = hostFun;
     snprintf(f->name, sizeof f->name, "%s", deviceFun ? deviceFun : deviceName ? deviceName : "?");
     f->k = -2;   /* not looked up yet */
@@ -151,8 +153,8 @@ XRT_API void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, c
 struct xrt_func *xrt_func_of(const void *stub)
 {
     for (size_t i = 0; i < nfunc; i++)
-        if (funcs[i].stub == stub || (const void *)&funcs[i] == stub)
-            return &funcs[i];
+        if (funcs[i]->stub == stub || (const void *)funcs[i] == stub)
+            return funcs[i];
     return NULL;
 }
 
