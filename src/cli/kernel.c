@@ -752,6 +752,30 @@ static int model_run_main(const struct kernel_args *a, const char *src, size_t l
     return r == 0;
 }
 
+/* --model: every kernel of the file (model_requests), with main's run where there is one.
+ * The exit status. */
+static int model_report(const struct kernel_args *a, const char *src, size_t len,
+                        const struct gpu_kernel_request *req)
+{
+    static struct kxrt_result run;
+    static struct gpu_kernel_request reqs[64];
+    int rc = 0, n = 0;
+    int ran = model_run_main(a, src, len, req, &run, &rc);
+    if (rc)
+        return rc;
+    rc = model_requests(a, src, len, reqs, 64, &n);
+    for (int i = 0; i < n; i++)
+        bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req->cache_dir);
+    if (!rc)
+        rc = kmodel_print(a->file, src, len, reqs, n, a->json, a->zh, a->sass, ran ? &run : NULL);
+    if (ran) {
+        int end = kxrun_end(a->file, &run, a->zh);
+        rc = rc ? rc : end;
+        kxrt_done(&run);
+    }
+    return rc;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     static struct kernel_args a;
@@ -795,25 +819,8 @@ int cmd_kernel(int argc, char **argv)
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
         return rc;
-    static struct kxrt_result run;
-    int ran = model_run_main(&a, src, len, &req, &run, &rc);
-    if (rc) {
-        free(src);
-        return rc;
-    }
     if (a.model) {
-        static struct gpu_kernel_request reqs[64];
-        int n = 0;
-        rc = model_requests(&a, src, len, reqs, 64, &n);
-        for (int i = 0; i < n; i++)
-            bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req.cache_dir);
-        if (!rc)
-            rc = kmodel_print(a.file, src, len, reqs, n, a.json, a.zh, a.sass, ran ? &run : NULL);
-        if (ran) {
-            int end = kxrun_end(a.file, &run, a.zh);
-            rc = rc ? rc : end;
-            kxrt_done(&run);
-        }
+        rc = model_report(&a, src, len, &req);
         free(src);
         return rc;
     }
