@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/utf8.h"
 #include "../ptx/ptx_agg.h"
 #include "cuda_kernel_impl.h"
 #include "kernel_exec.h"
@@ -473,8 +474,10 @@ void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char
     r->main_launches = n;
     if (!first) {
         const struct kxrt_launch *t = tried ? &run->launches[tried - 1] : NULL;
-        if (t)
-            exec_note(r, KXRT_LAUNCH_FAILED, t->error, t->note[0] ? t->note : t->error_text);
+        char why[sizeof t->note * 4], name[sizeof t->error * 4];
+        if (t)   /* the executor's text names the program's file: escaped here */
+            exec_note(r, KXRT_LAUNCH_FAILED, bl_clean(name, sizeof name, t->error),
+                      bl_clean(why, sizeof why, t->note[0] ? t->note : t->error_text));
         else
             exec_note(r, KXRT_NOT_LAUNCHED);
         return;
