@@ -300,15 +300,22 @@ static unsigned sass_width(const char *sass, int store)
 static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
                       const char *const *sys, const struct kp_result *r)
 {
-    for (int pc = 0; pc < ptx_kernel_ninsn(m, k); pc++) {
+    unsigned next[2] = {0, 0}; /* the cap of the next line with SASS, walking backwards */
+    for (int pc = ptx_kernel_ninsn(m, k) - 1; pc >= 0; pc--) {
         struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
                                            PTX_CHARGE_LEARNER_INNER, sys);
         if (f.line < 1 || (int)f.line > r->nlines ||
             (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
             continue;
         const struct kp_line *l = &r->line[f.line - 1];
+        /* a line the compiled code has no shared instruction on (nvcc moved its access into
+         * a neighbour's wider one): its records may merge as the next line's, charged there */
+        if (l->nsass == 0 && ptx_agg_orphan(a, (unsigned)pc))
+            return -1;
         for (int st = 0; st < 2; st++) {
-            unsigned w = l->nsass > 0 ? sass_width(l->sass, st) : 0;
+            unsigned w = l->nsass > 0 ? sass_width(l->sass, st) : l->nsass == 0 ? next[st] : 0;
+            if (l->nsass > 0)
+                next[st] = w;
             if (w > 4 && ptx_agg_merge(a, (unsigned)pc, st, w))
                 return -1;
         }

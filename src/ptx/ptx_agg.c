@@ -107,7 +107,17 @@ int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width)
         if (!a->merge || !a->pend || !a->has_pend)
             return -1;
     }
-    a->merge[2 * pc + (store ? 1 : 0)] = (unsigned char)(width > 16 ? 16 : width);
+    unsigned char *m = &a->merge[2 * pc + (store ? 1 : 0)];
+    *m = (unsigned char)((*m & 0x80) | (width > 16 ? 16 : width));
+    return 0;
+}
+
+int ptx_agg_orphan(struct ptx_agg *a, unsigned pc)
+{
+    if (!a->merge && ptx_agg_merge(a, 0, 0, 0))
+        return -1;
+    if (pc < (unsigned)a->ninsn)
+        a->merge[2 * pc] |= 0x80;
     return 0;
 }
 
@@ -115,7 +125,7 @@ static unsigned merge_cap(const struct ptx_agg *a, const struct ptx_access *r)
 {
     if (!a->merge || r->pc >= (unsigned)a->ninsn || (r->kind != PTX_LD && r->kind != PTX_ST))
         return 0;
-    return a->merge[2 * r->pc + (r->kind == PTX_ST)];
+    return a->merge[2 * r->pc + (r->kind == PTX_ST)] & 0x7f;
 }
 
 /* a held record priced: split into access widths the model takes (12 = 8 + 4) */
@@ -177,6 +187,12 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
             if (how == 2)
                 memcpy(p->addr, r->addr, sizeof p->addr);
             p->width = (unsigned char)(p->width + r->width);
+            if (a->merge[2 * p->pc] & 0x80) { /* charged where the compiled code has it */
+                p->pc = r->pc;
+                p->loc = r->loc;
+            }
+            if (p->width >= merge_cap(a, p)) /* full: it cannot grow, make room */
+                flush(a, base + j);
             return;
         }
     }

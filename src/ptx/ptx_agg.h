@@ -79,6 +79,9 @@ int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k);
  * address aligned to the sum (what ptxas does when it can prove it: a caller that has the
  * SASS says which lines it did it on). 0 or -1 (out of memory) */
 int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width);
+/* ptx_agg_orphan: pc's line has no instruction of its own in the compiled code: a record of
+ * pc that merges with a later one is charged to the later one's pc (and line) */
+int ptx_agg_orphan(struct ptx_agg *a, unsigned pc);
 /* ptx_agg_frame: the frame a loc is charged to (see ptx_agg_lines) */
 struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
                                const char *const *sysdirs);

@@ -38,15 +38,6 @@ static const struct {
     {"pmevent", OP_NOP},
 };
 
-static const char *const op_names[OP_COUNT] = {
-    [OP_NONE] = "?", [OP_MOV] = "mov", [OP_ADD] = "add", [OP_LD] = "ld", [OP_ST] = "st",
-};
-
-const char *ptx_op_name(int op)
-{
-    return op >= 0 && op < OP_COUNT && op_names[op] ? op_names[op] : "op";
-}
-
 static const struct {
     const char *s;
     uint8_t t;

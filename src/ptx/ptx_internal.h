@@ -117,9 +117,4 @@ struct ptx_module {
     struct ptx_gvar *gvar;
 };
 
-/* ptx_decode_insn: the instruction starting at token *pos of the parser's stream (ptx_parse.c
- * drives it); 0 or -1 with err */
-struct ptx_fn;
-const char *ptx_op_name(int op);
-
 #endif

@@ -400,12 +400,9 @@ static int resolve_gvar(struct ptx_fn *fn, const char *name, uint32_t len, struc
         k->static_smem = off + v->size;
         if (v->align > k->smem_align)
             k->smem_align = v->align;
-        struct ptx_tok t = {TOK_ID, 0, (uint32_t)(name - m->text), len, 0};
-        int save = fn->ntok;
-        (void)save;
         if (ptx_grow((void **)&fn->sym, &fn->capsym, fn->nsym + 1, sizeof *fn->sym))
             return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-        fn->sym[fn->nsym++] = (struct ptx_sym){name, t.len, SP_SHARED, 0, off};
+        fn->sym[fn->nsym++] = (struct ptx_sym){name, len, SP_SHARED, 0, off};
         o->imm += off;
         o->space = SP_SHARED;
         return 0;

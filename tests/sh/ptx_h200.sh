@@ -9,7 +9,7 @@
 # it to. A file with host code (main) is a program: listed, not executed here. Fails when a kernel is not executed, or when fewer lines are equal than MIN_EQUAL
 # (what this suite gave when it was written: a regression guard, not a goal). Needs nvcc.
 set -u
-: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${MIN_EQUAL:=93}"
+: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${MIN_EQUAL:=96}"
 . tests/sh/lib.sh ptx_h200.sh
 export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
@@ -59,7 +59,7 @@ for k in d["kernels"]:
         line = h["line"]
         where = "%s:%d" % (os.path.basename(h["file"]), line)
         if h["file"] != f:  # a header's line: the model charges it to the calling line
-            calls = [n for n in lines if n not in h200_lines and "inst" in lines[n]]
+            calls = [n for n in lines if n not in h200_lines and lines[n].get("inst")]
             line = calls[0] if len(calls) == 1 else None
             where += " (at line %s)" % line
         l = lines.get(line)
