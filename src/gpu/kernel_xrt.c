@@ -1,7 +1,7 @@
 /* kernel_xrt.c: a whole program run without a GPU through banklab's CUDA runtime
  * (kernel_xrt.h): nvcc builds it and its PTX in a private directory, a child runs it with
  * the runtime first on LD_LIBRARY_PATH, and the runtime's records (src/xrt/xrt_out.c: launch,
- * status, note, line, unmodelled, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
+ * status, note, steps, line, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
@@ -250,14 +250,14 @@ static const char *base_name(const char *p)
     return s ? s + 1 : p;
 }
 
-/* one line record: "line LINE INST WAVEFRONTS IDEAL WAYS KINDS FILE" */
+/* one line record: "line LINE INST WAVEFRONTS IDEAL WAYS UNPRICED KINDS FILE" */
 static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
 {
-    int line = 0, off = 0, ways = 0;
+    int line = 0, off = 0, ways = 0, unpriced = 0;
     double inst = 0, wf = 0, ideal = 0;
     char kinds[64];
-    if (sscanf(rec, "line %d %lf %lf %lf %d %63s %n", &line, &inst, &wf, &ideal, &ways, kinds,
-               &off) < 6 || !off)
+    if (sscanf(rec, "line %d %lf %lf %lf %d %d %63s %n", &line, &inst, &wf, &ideal, &ways,
+               &unpriced, kinds, &off) < 7 || !off)
         return 0;
     const char *f = rec + off;
     struct kxrt_line *e = line_of(l, f, line, !strcmp(f, file) || !strcmp(base_name(f), base_name(file)));
@@ -268,6 +268,7 @@ static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
     e->ideal += ideal;
     if (ways > e->ways)
         e->ways = ways;
+    e->unpriced += unpriced;
     for (char *c = kinds; *c; c++)
         if (*c == ',')
             *c = ' ';
@@ -333,8 +334,6 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
             rc = take_line(l, s, file);
         } else if (l && !strncmp(s, "steps ", 6)) {
             l->steps = strtoull(s + 6, NULL, 10);
-        } else if (l && !strncmp(s, "unmodelled ", 11)) {
-            l->unmodelled = strtod(s + 11, NULL);
         } else if (l && !strncmp(s, "end ", 4)) {
             qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
             open = 0;
@@ -495,6 +494,7 @@ void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char
         lines[i].ideal = x->ideal;
         lines[i].conflicts = x->wavefronts - x->ideal;
         lines[i].ways = x->ways;
+        lines[i].unmodelled = x->unpriced;
         a.nlines++;
     }
     a.lines = lines;

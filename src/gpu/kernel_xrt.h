@@ -23,6 +23,7 @@ struct kxrt_line {
     char kinds[40];          /* "ld st" ...: the instructions seen there */
     double inst, wavefronts, ideal;
     int ways;                /* the largest pass cost of any warp */
+    int unpriced;            /* warp instructions the bank model has no price for */
 };
 
 struct kxrt_launch {
@@ -33,7 +34,6 @@ struct kxrt_launch {
     char error[64];                 /* its name (cudaErrorInvalidConfiguration), when not 0 */
     char error_text[128];           /* cudaGetErrorString's */
     char note[256];                 /* the executor's reason, when the kernel failed */
-    double unmodelled;              /* warp instructions the bank model refused (misaligned) */
     unsigned long long steps;       /* lane-instructions the executor ran */
     int nlines;
     struct kxrt_line *lines;        /* by file then line */

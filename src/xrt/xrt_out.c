@@ -8,8 +8,9 @@
  *   status NAME TEXT              (a launch refused or failed: cudaGetErrorName, -String)
  *   note TEXT                     (the executor's reason, when the kernel failed)
  *   steps N                       (lane-instructions the executor ran)
- *   line LINE INST WAVEFRONTS IDEAL WAYS KINDS FILE   (WAYS: the largest pass cost)
- *   unmodelled N                  (warp instructions the bank model refused: misaligned)
+ *   line LINE INST WAVEFRONTS IDEAL WAYS UNPRICED KINDS FILE
+ *                                 (WAYS: the largest pass cost; UNPRICED: warp instructions
+ *                                 the bank model has no price for, cp.async.cg, a misaligned one)
  *   end SEQ
  *   unsupported NAME | fatal TEXT
  * KINDS: the instructions seen on the line, comma-separated (ld st atom ldsm stsm cpasync).
@@ -137,18 +138,13 @@ void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsi
     if (agg_on) {
         if (ptx_agg_lines(&agg, PTX_CHARGE_LEARNER_INNER, NULL))
             xrt_fatal(XRT_EXIT_SETUP, "out of memory summing the accesses");
-        double bad = 0;
-        for (int i = 0; i < agg.npcs; i++)
-            bad += agg.pcs[i].bad;
         for (int i = 0; i < agg.nlines; i++) {
             const struct ptx_agg_line *l = &agg.lines[i];
             char kinds[64];
             kinds_text(l->op_mask, kinds, sizeof kinds);
-            record("line %u %.0f %.0f %.0f %d %s %s", l->line, l->inst, l->wavefronts, l->ideal,
-                   l->ways, kinds, l->file ? l->file : "");
+            record("line %u %.0f %.0f %.0f %d %d %s %s", l->line, l->inst, l->wavefronts,
+                   l->ideal, l->ways, l->unmodelled, kinds, l->file ? l->file : "");
         }
-        if (bad > 0)
-            record("unmodelled %.0f", bad);
         ptx_agg_free(&agg);
         agg_on = 0;
     }

@@ -77,7 +77,7 @@ grep -q "^status cudaErrorInvalidConfiguration invalid configuration argument$" 
 # warps; line 20 loads it back under i < n: 8 full blocks of 4 warps and 37 threads of the
 # last (2 warps): 34 instructions, 34 wavefronts. spread<2><<<(3,2), 256>>>: dyn[2 t] (int):
 # lanes 16 apart share a bank, 2 wavefronts for each of the 48 warps, on lines 27 and 29.
-for want in "line 17 36 36 36 1 st " "line 20 34 34 34 1 ld " "line 27 48 96 48 2 st " "line 29 48 96 48 2 ld "; do
+for want in "line 17 36 36 36 1 0 st " "line 20 34 34 34 1 0 ld " "line 27 48 96 48 2 0 st " "line 29 48 96 48 2 0 ld "; do
     [ "$(grep -c "^$want" plain.rec)" = 1 ] && ok "record: $want" || fail "no record '$want': $(grep '^line' plain.rec | tr '\n' ';')"
 done
 XRT_TEST_CALL=oob; export XRT_TEST_CALL

@@ -18,10 +18,10 @@
 static const char records[] =
     "launch 1 0 9 1 1 128 1 1 0 _Z5scalePfif\n"
     "steps 4096\n"
-    "line 20 34 34 34 1 ld /tmp/d/prog.cu\n"
-    "line 17 36 36 36 1 st /tmp/d/prog.cu\n"
-    "line 80 8 16 8 2 ld,st /usr/local/cuda/include/crt/x.h\n"
-    "line 17 4 8 4 2 st /tmp/d/prog.cu\n"
+    "line 20 34 34 34 1 0 ld /tmp/d/prog.cu\n"
+    "line 17 36 36 36 1 0 st /tmp/d/prog.cu\n"
+    "line 80 8 16 8 2 0 ld,st /usr/local/cuda/include/crt/x.h\n"
+    "line 17 4 8 4 2 1 st /tmp/d/prog.cu\n"
     "end 1\n"
     "launch 2 9 1 1 1 2048 1 1 0 _Z5scalePfif\n"
     "status cudaErrorInvalidConfiguration invalid configuration argument\n"
@@ -32,10 +32,10 @@ static const char records[] =
     "launch 3 700 3 2 1 256 1 1 65536 _Z6spreadILi2EEvPi\n"
     "status cudaErrorIllegalAddress an illegal memory access was encountered\n"
     "note lane 3: `ld.global.f32` (prog.cu:17): not memory of the program\n"
-    "unmodelled 2\n"
+    
     "end 3\n"
     "launch 4 0 1 1 1 32 1 1 0 _Z6spreadILi2EEvPi\n"
-    "line 27 1 2 1 2 st /tmp/d/prog.cu\n"
+    "line 27 1 2 1 2 0 st /tmp/d/prog.cu\n"
     "unsupported cudaGraphCreate\n";
 
 static void test_parse(void **state)
@@ -56,6 +56,7 @@ static void test_parse(void **state)
     assert_true(l->lines[0].in_file);
     assert_true(l->lines[0].inst == 40 && l->lines[0].wavefronts == 44 && l->lines[0].ideal == 40);
     assert_int_equal(l->lines[0].ways, 2);
+    assert_int_equal(l->lines[0].unpriced, 1);
     assert_int_equal(l->lines[1].line, 20);
     assert_false(l->lines[2].in_file);           /* the header's line last */
     assert_string_equal(l->lines[2].kinds, "ld st");
@@ -68,7 +69,6 @@ static void test_parse(void **state)
     assert_int_equal(l->smem, 65536);
     assert_int_equal(l->status, 700);
     assert_non_null(strstr(l->note, "not memory of the program"));
-    assert_true(l->unmodelled == 2);
     assert_int_equal(r.launches[3].nlines, 1);   /* not ended: its lines kept */
     assert_int_equal(r.end, KXRT_UNSUPPORTED);
     assert_string_equal(r.what, "cudaGraphCreate");
