@@ -77,7 +77,9 @@ LDLIBS      = $(PKG_LIBS) -lpthread -lm
 # *.cu build only with GPU=cuda and none_*.c only with GPU=none; kernels/*.cu belong to
 # src/runner. The binary, every unit test and benchmark link every room's archive in one
 # group: the linker takes only the objects a program calls.
-ROOMS    := $(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu)))))
+# src/xrt is no archive: it defines cudaMalloc and the rest of the CUDA runtime, which must
+# never stand in for cudart in banklab's own link; it is only the library below (XRT_SO).
+ROOMS    := $(filter-out xrt,$(sort $(notdir $(patsubst %/,%,$(dir $(wildcard src/*/*.c src/*/*.cu))))))
 ifeq ($(GPU),cuda)
   GPU_SKIP := none_%
   CPPFLAGS += -DBANKLAB_GPU_CUDA=1 -I$(CUDA_HOME)/include
@@ -133,6 +135,22 @@ SANITIZE_SRC   := src/kmeasure/san_inject.c src/sanitize/table.c src/model/bank.
                   src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
+# banklab's CUDA runtime without a GPU (src/xrt, xrt.h): libcudart.so.13 with NVIDIA's soname
+# and version node, that `banklab kernel FILE.cu --model` puts first on the library path of a
+# program built with -cudart shared; position-independent copies of src/xrt, the PTX
+# executor (src/ptx) and the model and base rooms, which the linker takes from one archive
+# as the runtime calls them. It needs the CUDA headers (GPU=cuda).
+XRT_SO      := $(BUILD)/xrt/libcudart.so.13
+XRT_OBJ     := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/xrt/*.c))
+XRT_DEPS_A  := $(BUILD)/pic/xrt-rooms.a
+XRT_DEPS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/ptx/*.c src/model/*.c src/base/*.c))
+XRT_LINK     = $(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libcudart.so.13 \
+               -Wl,--version-script,src/xrt/xrt.map -o $@
+ifeq ($(GPU),cuda)
+  XRT_BUILT := $(XRT_SO)
+else
+  XRT_BUILT :=
+endif
 MAIN_OBJ := $(BUILD)/obj/src/cli/main.o
 ROOM_LIBS := $(foreach r,$(ROOMS),$(call room_lib,$(r)))
 BIN      := $(BUILD)/banklab
@@ -154,7 +172,7 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
         uninstall clean deps flags help device-bundle
-all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL)
+all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL) $(XRT_BUILT)
 
 help:
 	@sed -n '2,11p' Makefile
@@ -198,6 +216,15 @@ $(SANITIZE_PATCH): src/sanitize/patch/patch.cu src/sanitize/cost.h src/sanitize/
 $(INJECT_SO): $(INJECT_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
 	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -o $@ $^ -ldl -lpthread
+
+$(XRT_DEPS_A): $(XRT_DEPS_OBJ)
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $^
+
+$(XRT_SO): $(XRT_OBJ) $(XRT_DEPS_A) src/xrt/xrt.map
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  LINK    $@")
+	$(Q)$(XRT_LINK) $(XRT_OBJ) $(XRT_DEPS_A) -lpthread -lm
 
 define ROOM_RULE
 $(call room_lib,$(1)): $(call room_obj,$(1))
@@ -261,11 +288,11 @@ test: deps
 	@$(MAKE) --no-print-directory $(JOBS_FLAG) test-built
 
 # (the GPU probe is built too, so a change that breaks its build shows without a GPU)
-test-built: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)
+test-built: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(XRT_BUILT) unit-bins asan $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe asan-kernel)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) ASAN_BUILD=$(BUILD)/asan sh tests/run.sh
 
 # One test by name: a unit test tests/unit/NAME.c or a shell suite tests/sh/NAME.sh.
-check: $(BIN)
+check: $(BIN) $(XRT_BUILT)
 	@test -n "$(T)" || { echo "make check T=NAME: a unit test (tests/unit/NAME.c) or a shell suite (tests/sh/NAME.sh)" >&2; exit 2; }
 	@if [ -f tests/unit/$(T).c ]; then $(MAKE) --no-print-directory $(BUILD)/tests/$(T) && \
 	  BUILD=$(BUILD) BANKLAB=$(BIN) ONLY=$(T) sh tests/run.sh; \
@@ -307,7 +334,7 @@ bench: deps
 bench-built: $(BIN) $(BENCH_BIN)
 	@BUILD=$(BUILD) BANKLAB=$(BIN) sh tests/bench/run.sh
 
-install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL)
+install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL) $(XRT_BUILT)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SHARE_DIR)/lessons $(DESTDIR)$(SHARE_DIR)/assets \
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/banklab
@@ -328,6 +355,8 @@ install: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL)
 	@echo "  the GPU server of device N for every user: systemctl daemon-reload && systemctl enable --now banklab-serve@N"
 	$(if $(filter cuda,$(GPU)),install -d $(DESTDIR)$(PREFIX)/lib/banklab && \
 	  install -m 755 $(INJECT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/libbanklab_inject.so)
+	$(if $(XRT_BUILT),install -d $(DESTDIR)$(PREFIX)/lib/banklab/xrt && \
+	  install -m 755 $(XRT_SO) $(DESTDIR)$(PREFIX)/lib/banklab/xrt/libcudart.so.13)
 
 uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/bin/banklab $(DESTDIR)$(SHARE_DIR) $(DESTDIR)$(PREFIX)/share/man/man1/banklab.1 \

@@ -19,6 +19,8 @@
 #include "../base/fmt.h"
 #include "kernel_model.h"
 #include "kernel_prog.h"
+#include "../predict/exec.h"
+#include "../predict/program.h"
 #include "measured.h"
 #include "kernel_out.h"
 #include "../kmeasure/kmeasure.h"
@@ -762,7 +764,7 @@ static int as_program(const struct kernel_args *a, const char *src, size_t len)
 {
     static const char *const launch[] = {"--grid", "--block", "--smem", "--arg", "--buffer-size",
                                          "--fill"};
-    if (a->model || a->fix || a->launch_only || a->counters || !kprog_has_main(src, len))
+    if (a->model || a->fix || a->launch_only || a->counters || !kexec_has_main(src, len))
         return 0;
     for (int i = 0; i < a->nopts; i++)
         for (size_t k = 0; k < sizeof launch / sizeof launch[0]; k++)
@@ -794,6 +796,50 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
         if (!strcmp(a->opt[i], "--name"))
             bl_fmt(pr.name, sizeof pr.name, "%s", a->val[i]);
     return kprog_run(&pr, a->skip, a->count, a->json);
+}
+
+/* --model on a file with main() and no launch of the command line (--name, --grid, ...: the
+ * model reads that launch), where this build has banklab's CUDA runtime: the program is run
+ * as it is into *run (kernel_xrun.c). 1 when it ran, 0 when the model reads the source
+ * (*rc 0), or 0 with *rc the exit status when it could not be built. */
+static int model_run_main(const struct kernel_args *a, const char *src, size_t len,
+                          const struct gpu_kernel_request *req, struct kxrt_result *run, int *rc)
+{
+    char dir[4096];
+    *rc = 0;
+    for (int i = 0; i < a->nopts; i++)
+        if (strcmp(a->opt[i], "time-limit"))
+            return 0;
+    if (!a->model || a->fix || !kexec_has_main(src, len) || kxrt_lib_dir(dir, sizeof dir) != 0)
+        return 0;
+    int r = kxrun_start(a->file, req, dir, a->zh, a->json, run);
+    if (r > 0)
+        *rc = r;
+    return r == 0;
+}
+
+/* --model: every kernel of the file (model_requests), with main's run where there is one.
+ * The exit status. */
+static int model_report(const struct kernel_args *a, const char *src, size_t len,
+                        const struct gpu_kernel_request *req)
+{
+    static struct kxrt_result run;
+    static struct gpu_kernel_request reqs[64];
+    int rc = 0, n = 0;
+    int ran = model_run_main(a, src, len, req, &run, &rc);
+    if (rc)
+        return rc;
+    rc = model_requests(a, src, len, reqs, 64, &n);
+    for (int i = 0; i < n; i++)
+        bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req->cache_dir);
+    if (!rc)
+        rc = kmodel_print(a->file, src, len, reqs, n, a->json, a->zh, a->sass, ran ? &run : NULL);
+    if (ran) {
+        int end = kxrun_end(a->file, &run, a->zh);
+        rc = rc ? rc : end;
+        kxrt_done(&run);
+    }
+    return rc;
 }
 
 int cmd_kernel(int argc, char **argv)
@@ -844,13 +890,7 @@ int cmd_kernel(int argc, char **argv)
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
         return rc;
     if (a.model) {
-        static struct gpu_kernel_request reqs[64];
-        int n = 0;
-        rc = model_requests(&a, src, len, reqs, 64, &n);
-        for (int i = 0; i < n; i++)
-            bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req.cache_dir);
-        if (!rc)
-            rc = kmodel_print(a.file, src, len, reqs, n, a.json, a.zh, a.sass);
+        rc = model_report(&a, src, len, &req);
         free(src);
         return rc;
     }
@@ -902,7 +942,7 @@ int cmd_kernel(int argc, char **argv)
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
             printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
-            rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass);
+            rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass, NULL);
         }
         break;
     default:

@@ -34,8 +34,8 @@ static void name_expr(const char *src, size_t len, const struct gpu_kernel_reque
 
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
 static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const char *src,
-                        size_t len, const struct gpu_kernel_request *req, struct kp_result *r,
-                        struct bl_err *err)
+                        size_t len, const struct gpu_kernel_request *req,
+                        const struct kxrt_result *run, struct kp_result *r, struct bl_err *err)
 {
     struct kp_sass sass = {0};
     char kwhy[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
@@ -52,6 +52,8 @@ static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const c
     kp_fixes_sass(src, len, req, have ? &sass : NULL, r);
     kp_sass_free(&sass);
     kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
+    if (run)                             /* a program: main's launch of it */
+        kxrt_apply(run, expr, req->path, r);
     return 0;
 }
 
@@ -61,7 +63,7 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
     char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
     name_expr(src, len, req, expr, sizeof expr);
     struct ksl_cubin *c = ksl_compile(src, len, req, expr, NULL, why);
-    int rc = predict_with(c, why, src, len, req, r, err);
+    int rc = predict_with(c, why, src, len, req, NULL, r, err);
     ksl_free(c);
     return rc;
 }
@@ -167,6 +169,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
                     bl_clean(clean, sizeof clean, r->exec_note[KP_ZH]));
             fputc('\n', f);
         }
+        if (r->executed && r->main_launch) {
+            fprintf(f, bl_msg_format(KXRT_EXECUTED, BL_LANG_ZH), r->main_launch, r->main_launches);
+            fputc('\n', f);
+        }
         fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
     } else {
         fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
@@ -182,6 +188,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             char clean[KP_TEXT * 2];
             fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN),
                     bl_clean(clean, sizeof clean, r->exec_note[KP_EN]));
+            fputc('\n', f);
+        }
+        if (r->executed && r->main_launch) {
+            fprintf(f, bl_msg_format(KXRT_EXECUTED, BL_LANG_EN), r->main_launch, r->main_launches);
             fputc('\n', f);
         }
         fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
@@ -268,6 +278,10 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     jw_int(w, "predicted", r->npredicted);
     jw_int(w, "cannot", r->ncannot);
     jw_bool(w, "executed", r->executed);
+    if (r->main_launch) {
+        jw_int(w, "main_launch", r->main_launch);
+        jw_int(w, "main_launches", r->main_launches);
+    }
     if (r->executed)
         jw_int(w, "lane_instructions", (long long)r->exec_steps);
     else if (r->exec_note[KP_EN][0])
@@ -282,7 +296,8 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,
-                 const struct gpu_kernel_request *reqs, int n, int json, int zh, int sass)
+                 const struct gpu_kernel_request *reqs, int n, int json, int zh, int sass,
+                 const struct kxrt_result *run)
 {
     static struct kp_result r;
     struct bl_err err = {0};
@@ -292,7 +307,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
     struct jw *w = json ? jw_new(n > 1) : NULL;
     int rc = 0;
     for (int k = 0; k < n; k++) {
-        if (predict_with(c, why, src, len, &reqs[k], &r, &err)) {
+        if (predict_with(c, why, src, len, &reqs[k], run, &r, &err)) {
             if (n == 1) {
                 rc = kmodel_refused(file, &err);
                 break;

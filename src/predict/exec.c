@@ -325,8 +325,7 @@ static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, cons
     return 0;
 }
 
-/* the executed lines into r */
-static void apply(const struct ptx_agg *a, const char *named, struct kp_result *r)
+void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
     int *from = calloc((size_t)(r->nlines ? r->nlines : 1), sizeof *from);
     for (int i = 0; i < r->nlines; i++) {
@@ -370,7 +369,7 @@ static void apply(const struct ptx_agg *a, const char *named, struct kp_result *
         if (l->excess <= 0) {
             l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
             l->fix_kind = KP_FIX_NONE;
-        } else if (!was_ok || !l->why[0][0]) {
+        } else if ((!was_ok || !l->why[0][0]) && a->pcs && e->worst_pc < a->npcs) {
             explain(&a->pcs[e->worst_pc], l);
             if (!l->fix[0][0])
                 for (int g = 0; g < 2; g++)
@@ -436,7 +435,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         else if (ptx_run(m, k, &L, &err) == 0 &&
                  ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {
-            apply(&c.agg, named, r);
+            kexec_apply_lines(&c.agg, named, r);
             r->exec_steps = steps;
             rc = 0;
         } else

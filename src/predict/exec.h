@@ -19,6 +19,13 @@
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r);
 
+/* kexec_apply_lines: the executed lines of a (its lines: file, line, inst, wavefronts, ideal,
+ * ways, unmodelled) into r, those of file `named` (or of its base name) on r's lines;
+ * r->executed 1. A conflicting line the reader has no why for gets one from its worst warp
+ * when a has its instructions (a->pcs), as kexec_apply's have; a program's run has lines only. */
+struct ptx_agg;
+void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r);
+
 /* kexec_has_main: the file defines main() (outside comments and strings) */
 int kexec_has_main(const char *src, size_t len);
 

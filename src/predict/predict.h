@@ -80,6 +80,9 @@ struct kp_result {
     int executed;                   /* 1: every line's figures come from the execution */
     char exec_note[2][KP_TEXT];     /* executed 0: why not ("" for a file with host code) */
     unsigned long long exec_steps;  /* lane-instructions executed */
+    /* kxrt_apply (predict/program.h): a file with main() run as it is */
+    int main_launch;                /* the launch of main whose figures these are (1-based) */
+    int main_launches;              /* main's launches of this kernel */
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)

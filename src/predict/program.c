@@ -1,0 +1,507 @@
+/* program.c: a whole program run without a GPU through banklab's CUDA runtime
+ * (predict/program.h): nvcc builds it and its PTX in a private directory, a child runs it with
+ * the runtime first on LD_LIBRARY_PATH, and the runtime's records (src/xrt/xrt_out.c: launch,
+ * status, note, steps, line, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
+#include <errno.h>
+#include <stdarg.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../base/utf8.h"
+#include "../ptx/ptx_agg.h"
+#include "../compile/compile.h"
+#include "exec.h"
+#include "predict.h"
+#include "program.h"
+
+#define KXRT_KEEP (1u << 20)                       /* bytes of the program's output kept */
+#define KXRT_AS_LIMIT (16ull * 1024 * 1024 * 1024) /* the child's address space */
+
+static int is_lib(const char *dir)
+{
+    char p[PATH_MAX];
+    struct stat st;
+    bl_fmt(p, sizeof p, "%s/libcudart.so.13", dir);
+    return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+int kxrt_lib_dir(char *dir, size_t size)
+{
+    const char *env = getenv("BANKLAB_XRT_DIR");
+    if (env && *env) {
+        bl_fmt(dir, size, "%s", env);
+        return is_lib(dir) ? 0 : -1;
+    }
+    char exe[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (n > 0) {
+        exe[n] = '\0';
+        char *slash = strrchr(exe, '/');
+        if (slash)
+            *slash = '\0';
+        bl_fmt(dir, size, "%s/xrt", exe);
+        if (is_lib(dir))
+            return 0;
+    }
+#ifdef BANKLAB_LIB_DIR
+    bl_fmt(dir, size, "%s/xrt", BANKLAB_LIB_DIR);
+    if (is_lib(dir))
+        return 0;
+#endif
+    return -1;
+}
+
+/* ---- the child processes ---- */
+
+static void limits_in_child(int timeout_s)
+{
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    struct rlimit as = {KXRT_AS_LIMIT, KXRT_AS_LIMIT}, cpu = {(rlim_t)timeout_s + 1, (rlim_t)timeout_s + 2};
+    setrlimit(RLIMIT_AS, &as);
+    setrlimit(RLIMIT_CPU, &cpu);
+    signal(SIGPIPE, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+}
+
+/* argv in dir with stdout and stderr into the files out and err, at most timeout_s seconds
+ * (its whole process group killed then). The exit status, 128 + signal, -2 timed out, -1 not
+ * started (errno). */
+static int spawn(char *const argv[], char *const envp[], const char *out, const char *err,
+                 int timeout_s)
+{
+    int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fo < 0 || fe < 0) {
+        if (fo >= 0)
+            close(fo);
+        if (fe >= 0)
+            close(fe);
+        return -1;
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        limits_in_child(timeout_s);
+        int devnull = open("/dev/null", O_RDONLY);
+        if (devnull >= 0)
+            dup2(devnull, 0);
+        dup2(fo, 1);
+        dup2(fe, 2);
+        execve(argv[0], argv, envp);
+        _exit(127);
+    }
+    close(fo);
+    close(fe);
+    if (pid < 0)
+        return -1;
+    setpgid(pid, pid);
+    double end = bl_now_ms() + 1000.0 * timeout_s;
+    int ws = 0;
+    for (;;) {
+        pid_t w = waitpid(pid, &ws, WNOHANG);
+        if (w == pid)
+            break;
+        if (w < 0 && errno != EINTR)
+            return -1;
+        if (bl_now_ms() > end) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+                ;
+            return -2;
+        }
+        struct timespec ts = {0, 5 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    kill(-pid, SIGKILL);   /* what it left behind in its group */
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
+static char *slurp(const char *path, size_t max, size_t *n)
+{
+    *n = 0;
+    FILE *f = fopen(path, "rb");
+    char *buf = malloc(max + 1);
+    if (buf && f)
+        *n = fread(buf, 1, max, f);
+    if (f)
+        fclose(f);
+    if (buf)
+        buf[*n] = '\0';
+    return buf;
+}
+
+extern char **environ;
+
+/* the environment of the program: ours with LD_LIBRARY_PATH, LD_BIND_NOW and the runtime's
+ * files set (entries in keep[5]) */
+static char **child_env(const char *lib_dir, const char *dir, char keep[5][PATH_MAX + 64])
+{
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 6, sizeof *env);
+    if (!env)
+        return NULL;
+    const char *old = getenv("LD_LIBRARY_PATH");
+    bl_fmt(keep[0], sizeof keep[0], "LD_LIBRARY_PATH=%s%s%s", lib_dir, old && *old ? ":" : "",
+           old && *old ? old : "");
+    bl_fmt(keep[1], sizeof keep[1], "LD_BIND_NOW=1");
+    bl_fmt(keep[2], sizeof keep[2], "BANKLAB_XRT_PTX=%s/prog.ptx", dir);
+    bl_fmt(keep[3], sizeof keep[3], "BANKLAB_XRT_OUT=%s/records", dir);
+    bl_fmt(keep[4], sizeof keep[4], "CUDA_VISIBLE_DEVICES=");
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        int ours = 0;
+        for (int j = 0; j < 5; j++) {
+            size_t eq = (size_t)(strchr(keep[j], '=') - keep[j]) + 1;
+            ours |= !strncmp(environ[i], keep[j], eq);
+        }
+        if (!ours)
+            env[k++] = environ[i];
+    }
+    for (int j = 0; j < 5; j++)
+        env[k++] = keep[j];
+    env[k] = NULL;
+    return env;
+}
+
+/* nvcc with the request's flags, then `extra` words: the status (see spawn) */
+static int nvcc(const char *nv, const char *path, const struct gpu_kernel_request *req,
+                const char *dir, const char *const extra[], int nextra)
+{
+    const char *argv[GPU_KERNEL_MAX_FLAGS + 16];
+    int a = 0;
+    argv[a++] = nv;
+    argv[a++] = "-arch=sm_90";
+    argv[a++] = "-lineinfo";
+    for (int i = 0; i < req->nflags; i++)
+        argv[a++] = req->flags[i];
+    for (int i = 0; i < nextra; i++)
+        argv[a++] = extra[i];
+    argv[a++] = path;
+    argv[a] = NULL;
+    char out[PATH_MAX], err[PATH_MAX];
+    bl_fmt(out, sizeof out, "%s/nvcc.out", dir);
+    bl_fmt(err, sizeof err, "%s/nvcc.err", dir);
+    char tmp[PATH_MAX + 8];
+    bl_fmt(tmp, sizeof tmp, "TMPDIR=%s", dir);
+    size_t n = 0;
+    while (environ[n])
+        n++;
+    char **env = calloc(n + 2, sizeof *env);
+    if (!env)
+        return -1;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (strncmp(environ[i], "TMPDIR=", 7))
+            env[k++] = environ[i];
+    env[k++] = tmp;
+    int rc = spawn((char *const *)argv, env, out, err, 300);
+    free(env);
+    return rc;
+}
+
+/* nvcc failed: its messages into r->err, the reason into err */
+static int nvcc_refused(const char *dir, struct kxrt_result *r, struct bl_err *err, int rc)
+{
+    char p[PATH_MAX];
+    size_t n = 0;
+    bl_fmt(p, sizeof p, "%s/nvcc.err", dir);
+    free(r->err);
+    r->err = slurp(p, KXRT_KEEP, &n);
+    if (rc == -2)
+        return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_TIMEOUT);
+    return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_FAILED, rc);
+}
+
+/* ---- the records ---- */
+
+static struct kxrt_line *line_of(struct kxrt_launch *l, const char *file, int line, int in_file)
+{
+    for (int i = 0; i < l->nlines; i++)
+        if (l->lines[i].line == line && !strcmp(l->lines[i].file, file))
+            return &l->lines[i];
+    struct kxrt_line *nl = realloc(l->lines, (size_t)(l->nlines + 1) * sizeof *nl);
+    if (!nl)
+        return NULL;
+    l->lines = nl;
+    struct kxrt_line *e = &nl[l->nlines++];
+    memset(e, 0, sizeof *e);
+    bl_fmt(e->file, sizeof e->file, "%s", file);
+    e->line = line;
+    e->in_file = in_file;
+    return e;
+}
+
+static const char *base_name(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+/* one line record: "line LINE INST WAVEFRONTS IDEAL WAYS UNPRICED KINDS FILE" */
+static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
+{
+    int line = 0, off = 0, ways = 0, unpriced = 0;
+    double inst = 0, wf = 0, ideal = 0;
+    char kinds[64];
+    if (sscanf(rec, "line %d %lf %lf %lf %d %d %63s %n", &line, &inst, &wf, &ideal, &ways,
+               &unpriced, kinds, &off) < 7 || !off)
+        return 0;
+    const char *f = rec + off;
+    struct kxrt_line *e = line_of(l, f, line, !strcmp(f, file) || !strcmp(base_name(f), base_name(file)));
+    if (!e)
+        return -1;
+    e->inst += inst;
+    e->wavefronts += wf;
+    e->ideal += ideal;
+    if (ways > e->ways)
+        e->ways = ways;
+    e->unpriced += unpriced;
+    for (char *c = kinds; *c; c++)
+        if (*c == ',')
+            *c = ' ';
+    bl_fmt(e->kinds, sizeof e->kinds, "%s", kinds);
+    return 0;
+}
+
+static int cmp_line(const void *pa, const void *pb)
+{
+    const struct kxrt_line *a = pa, *b = pb;
+    if (a->in_file != b->in_file)
+        return b->in_file - a->in_file;
+    int c = strcmp(a->file, b->file);
+    return c ? c : a->line - b->line;
+}
+
+static int take_launch(struct kxrt_result *r, const char *rec)
+{
+    if (r->nlaunches == KXRT_MAX_LAUNCHES) {
+        r->launches_cut = 1;
+        return 1;
+    }
+    struct kxrt_launch *nl = realloc(r->launches, (size_t)(r->nlaunches + 1) * sizeof *nl);
+    if (!nl)
+        return -1;
+    r->launches = nl;
+    struct kxrt_launch *l = &nl[r->nlaunches];
+    memset(l, 0, sizeof *l);
+    unsigned long seq = 0;
+    int off = 0;
+    if (sscanf(rec, "launch %lu %d %u %u %u %u %u %u %llu %n", &seq, &l->status, &l->grid[0],
+               &l->grid[1], &l->grid[2], &l->block[0], &l->block[1], &l->block[2], &l->smem,
+               &off) < 9 || !off)
+        return 1;
+    if (kdemangle(rec + off, l->kernel, sizeof l->kernel))
+        bl_fmt(l->kernel, sizeof l->kernel, "%s", rec + off);
+    r->nlaunches++;
+    return 0;
+}
+
+int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result *r)
+{
+    char *copy = malloc(n + 1);
+    if (!copy)
+        return -1;
+    memcpy(copy, text, n);
+    copy[n] = '\0';
+    int open = 0, rc = 0;
+    for (char *s = copy, *e; s && *s && rc == 0; s = e) {
+        e = strchr(s, '\n');
+        if (e)
+            *e++ = '\0';
+        struct kxrt_launch *l = open ? &r->launches[r->nlaunches - 1] : NULL;
+        if (!strncmp(s, "launch ", 7)) {
+            open = take_launch(r, s) == 0;
+        } else if (l && !strncmp(s, "status ", 7)) {
+            int k = (int)strcspn(s + 7, " ");
+            bl_fmt(l->error, sizeof l->error, "%.*s", k, s + 7);
+            bl_fmt(l->error_text, sizeof l->error_text, "%s", s + 7 + k + (s[7 + k] == ' '));
+        } else if (l && !strncmp(s, "note ", 5)) {
+            bl_fmt(l->note, sizeof l->note, "%s", s + 5);
+        } else if (l && !strncmp(s, "line ", 5)) {
+            rc = take_line(l, s, file);
+        } else if (l && !strncmp(s, "steps ", 6)) {
+            l->steps = strtoull(s + 6, NULL, 10);
+        } else if (l && !strncmp(s, "end ", 4)) {
+            qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
+            open = 0;
+        } else if (!strncmp(s, "unsupported ", 12)) {
+            r->end = KXRT_UNSUPPORTED;
+            bl_fmt(r->what, sizeof r->what, "%s", s + 12);
+        } else if (!strncmp(s, "fatal ", 6)) {
+            r->end = KXRT_SETUP;
+            bl_fmt(r->what, sizeof r->what, "%s", s + 6);
+        }
+    }
+    if (open)   /* a launch the program did not finish (it was killed in it) */
+        qsort(r->launches[r->nlaunches - 1].lines, (size_t)r->launches[r->nlaunches - 1].nlines,
+              sizeof(struct kxrt_line), cmp_line);
+    free(copy);
+    return rc;
+}
+
+void kxrt_done(struct kxrt_result *r)
+{
+    for (int i = 0; i < r->nlaunches; i++)
+        free(r->launches[i].lines);
+    free(r->launches);
+    free(r->out);
+    free(r->err);
+    memset(r, 0, sizeof *r);
+}
+
+/* the dynamic linker's "undefined symbol: NAME" in the program's stderr: NAME into r->what */
+static void undefined_symbol(struct kxrt_result *r)
+{
+    const char *u = r->err ? strstr(r->err, "undefined symbol: ") : NULL;
+    if (!u)
+        return;
+    u += 18;
+    size_t k = strcspn(u, ", \n");
+    r->end = KXRT_UNSUPPORTED;
+    bl_fmt(r->what, sizeof r->what, "%.*s", (int)k, u);
+}
+
+int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char *lib_dir,
+             int timeout_s, struct kxrt_result *r, struct bl_err *err)
+{
+    memset(r, 0, sizeof *r);
+    char nv[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], prog[PATH_MAX], o[PATH_MAX], e[PATH_MAX];
+    if (knvcc_find(nv, sizeof nv))
+        return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NO_NVCC);
+    ktmp_sweep("xrt", 0);
+    if (ktmp_make("xrt", dir, sizeof dir))
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
+    bl_fmt(p, sizeof p, "%s/prog.ptx", dir);
+    bl_fmt(prog, sizeof prog, "%s/prog", dir);
+    const char *ptx[] = {"-ptx", "-o", p};
+    const char *exe[] = {"-cudart", "shared", "-o", prog};
+    int rc = nvcc(nv, path, req, dir, ptx, 3);
+    if (rc == 0)
+        rc = nvcc(nv, path, req, dir, exe, 4);
+    if (rc != 0) {
+        nvcc_refused(dir, r, err, rc);
+        ktmp_remove(dir);
+        return -1;
+    }
+    char keep[5][PATH_MAX + 64];
+    char **env = child_env(lib_dir, dir, keep);
+    char *argv[] = {prog, NULL};
+    bl_fmt(o, sizeof o, "%s/stdout", dir);
+    bl_fmt(e, sizeof e, "%s/stderr", dir);
+    rc = env ? spawn(argv, env, o, e, timeout_s) : -1;
+    free(env);
+    if (rc == -1) {
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_CANNOT_START, prog, strerror(errno));
+        ktmp_remove(dir);
+        return -1;
+    }
+    size_t n = 0;
+    r->out = slurp(o, KXRT_KEEP, &n);
+    r->err = slurp(e, KXRT_KEEP, &n);
+    bl_fmt(p, sizeof p, "%s/records", dir);
+    char *rec = slurp(p, 64u << 20, &n);
+    int prc = rec ? kxrt_parse(rec, n, path, r) : -1;
+    free(rec);
+    ktmp_remove(dir);
+    if (prc)
+        return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, BL_TEXT, strerror(ENOMEM));
+    r->status = rc;
+    if (rc == -2)
+        r->end = KXRT_TIMEOUT;
+    else if (r->end == KXRT_ENDED && rc == 127)
+        undefined_symbol(r);
+    if (r->end == KXRT_ENDED && rc >= 128 && rc != -2) {
+        r->end = KXRT_SIGNAL;
+        r->status = rc - 128;
+    }
+    return 0;
+}
+
+/* ---- a kernel's report from main's launches ---- */
+
+/* name (demangled, "ns::k<2>") is kernel name_expr: the same, or the same without template
+ * arguments when name_expr has none */
+static int same_kernel(const char *name, const char *name_expr)
+{
+    if (!strcmp(name, name_expr))
+        return 1;
+    size_t n = strcspn(name, "<");
+    return !strchr(name_expr, '<') && strlen(name_expr) == n && !strncmp(name, name_expr, n);
+}
+
+static void exec_note(struct kp_result *r, int id, ...)
+{
+    va_list ap;
+    struct bl_msg m;
+    va_start(ap, id);
+    bl_msg_vset(&m, NULL, 0, id, ap);
+    va_end(ap);
+    bl_msg_render(&m, BL_LANG_EN, r->exec_note[0], KP_TEXT);
+    bl_msg_render(&m, BL_LANG_ZH, r->exec_note[1], KP_TEXT);
+}
+
+void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char *path,
+                struct kp_result *r)
+{
+    const struct kxrt_launch *first = NULL;
+    int n = 0, at = 0, tried = 0;
+    const char *want = name_expr && name_expr[0] ? name_expr : r->kernel;
+    for (int i = 0; i < run->nlaunches; i++) {
+        const struct kxrt_launch *l = &run->launches[i];
+        if (!same_kernel(l->kernel, want))
+            continue;
+        n++;
+        tried = tried ? tried : i + 1;
+        if (!first && l->status == 0) {
+            first = l;
+            at = n;
+        }
+    }
+    r->main_launches = n;
+    if (!first) {
+        const struct kxrt_launch *t = tried ? &run->launches[tried - 1] : NULL;
+        char why[sizeof t->note * 4], name[sizeof t->error * 4];
+        if (t)   /* the executor's text names the program's file: escaped here */
+            exec_note(r, KXRT_LAUNCH_FAILED, bl_clean(name, sizeof name, t->error),
+                      bl_clean(why, sizeof why, t->note[0] ? t->note : t->error_text));
+        else
+            exec_note(r, KXRT_NOT_LAUNCHED);
+        return;
+    }
+    static struct ptx_agg a;
+    static struct ptx_agg_line lines[512];
+    memset(&a, 0, sizeof a);
+    for (int i = 0; i < first->nlines && i < 512; i++) {
+        const struct kxrt_line *x = &first->lines[i];
+        memset(&lines[i], 0, sizeof lines[i]);
+        lines[i].file = x->file;
+        lines[i].line = (unsigned)x->line;
+        lines[i].inst = x->inst;
+        lines[i].wavefronts = x->wavefronts;
+        lines[i].ideal = x->ideal;
+        lines[i].conflicts = x->wavefronts - x->ideal;
+        lines[i].ways = x->ways;
+        lines[i].unmodelled = x->unpriced;
+        a.nlines++;
+    }
+    a.lines = lines;
+    kexec_apply_lines(&a, path, r);
+    memcpy(r->grid, first->grid, sizeof r->grid);
+    memcpy(r->block, first->block, sizeof r->block);
+    r->smem = first->smem;
+    r->main_launch = at;
+    r->exec_steps = first->steps;
+}
