@@ -372,8 +372,11 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, werr.msg));
         rc = EXIT_USAGE;
     } else {
-        fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line,
-                bl_clean(clean, sizeof clean, r.line[line - 1].fix[KP_EN]));
+        const char *note = "";
+        for (int i = 0; i < r.nlines; i++)
+            if (r.line[i].line == line)
+                note = r.line[i].fix[KP_EN];
+        fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line, bl_clean(clean, sizeof clean, note));
         fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", CLI_CLEAN(fixed), line);
     }
     free(patched);

@@ -307,7 +307,7 @@ static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, cons
         struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
                                            PTX_CHARGE_LEARNER_INNER, sys);
         if (f.line < 1 || (int)f.line > r->nlines ||
-            (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
+            !(bl_name_same(f.file, named) || bl_name_same(base_of(f.file), base_of(named))))
             continue;
         const struct kp_line *l = &r->line[f.line - 1];
         /* a line the compiled code has no shared instruction on (nvcc moved its access into
@@ -333,8 +333,8 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
         const struct ptx_agg_line *e = NULL;
         for (int j = 0; j < a->nlines; j++)
             if ((int)a->lines[j].line == l->line &&
-                (!strcmp(a->lines[j].file, named) ||
-                 !strcmp(base_of(a->lines[j].file), base_of(named))))
+                (bl_name_same(a->lines[j].file, named) ||
+                 bl_name_same(base_of(a->lines[j].file), base_of(named))))
                 e = &a->lines[j];
         if (!e) { /* no executed access: a line the reader said nvcc merged keeps its zeros */
             if (l->state == KP_CANNOT)
@@ -431,11 +431,13 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         L.lane_steps = &steps;
         strcat(root, "/");
         const char *sys[] = {root, "/usr/include/", "/usr/lib/gcc/", NULL};
-        if (ptx_agg_init(&c.agg, m, k) || merge_caps(&c.agg, m, k, named, sys, r))
+        /* the PTX names the file as nvcc was told it (its real bytes, masked where they are
+           not UTF-8): matched with the real path (bl_name_same) */
+        if (ptx_agg_init(&c.agg, m, k) || merge_caps(&c.agg, m, k, req->path, sys, r))
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         else if (ptx_run(m, k, &L, &err) == 0 &&
                  ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {
-            kexec_apply_lines(&c.agg, named, r);
+            kexec_apply_lines(&c.agg, req->path, r);
             r->exec_steps = steps;
             rc = 0;
         } else
