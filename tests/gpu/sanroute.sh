@@ -6,7 +6,8 @@
 # through the sanitizer route and through CUPTI's, ncu --section SourceCounters; compares per
 # instruction with CUPTI and per line with ncu (sanitize_compare.py); times the programs (median
 # of 3: plain, sanitizer route, ncu) and keeps the patterns the route saw. OUT/sanitize.txt.
-# Env: BUILD (a device bundle), NCU. Without a GPU: SKIP.
+# Env: BUILD (a device bundle), NCU, SAN_PROGS, SAN_SPEED, SAN_KERNEL_EXTRA, SAN_COST and SAN_PY
+# (empty: that part not run). Without a GPU: SKIP.
 set -u
 out=${1:?usage: sanroute.sh OUT}
 mkdir -p "$out/bin"
@@ -87,14 +88,14 @@ done
 # the cost: per measured launch (1000 one-block launches) and per patched warp instruction
 # (one launch of a million warps), plain and under the route, median of 3
 $CUDA_HOME/bin/nvcc -O3 -lineinfo -arch=sm_90 -o "$out/bin/cost" tests/gpu/route/cost.cu > "$out/nvcc_cost.txt" 2>&1
-for what in launches warps; do
+for what in ${SAN_COST-launches warps}; do
     for k in 1 2 3; do t0=$(ms); "$out/bin/cost" $what >/dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_plain"
     for k in 1 2 3; do t0=$(ms); "$B" run --route sanitizer --launch-count 1000 -- "$out/bin/cost" $what > "$out/cost_$what.txt" 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_san"
     for k in 1 2 3; do t0=$(ms); "$B" run --route sanitizer --launch-count 0 -- "$out/bin/cost" $what > /dev/null 2>&1; echo $(( $(ms) - t0 )); done | median3 > "$out/t_none"
     say "cost $what (median of 3, ms): plain $(cat "$out/t_plain"), every launch measured $(cat "$out/t_san"), patched but none measured $(cat "$out/t_none"); $(grep -c '^== ' "$out/cost_$what.txt") launches shown"
 done
 # Python programs: PyTorch and CuPy (or its ctypes stand-in), every launch measured, timed
-for py in tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py; do
+for py in ${SAN_PY-tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py}; do
     name=$(basename "$py" .py)
     t0=$(ms); timeout 120 python3 "$py" > "$out/plain_$name.txt" 2>&1; rc=$?; tp=$(( $(ms) - t0 ))
     t0=$(ms)
