@@ -316,17 +316,26 @@ $(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/open.
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
+# a comma, for $(subst) on a flag list
+, := ,
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_%,$(notdir $(f))),,$(f))))
+FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_% san_%,$(notdir $(f))),,$(f))))
+# each room's file compiled once for all the targets (instrumented, linked into each)
+FUZZ_OBJ   = $(FUZZ_LIB_C:%.c=$(BUILD)/fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 	@for f in $^; do n=$$(basename $$f); mkdir -p $(BUILD)/fuzz/corpus-$$n; \
 	  echo "== $$n for $(FUZZ_SECONDS)s"; \
 	  $$f -max_total_time=$(FUZZ_SECONDS) -timeout=5 -rss_limit_mb=2048 -print_final_stats=1 \
 	    $(BUILD)/fuzz/corpus-$$n tests/fuzz/corpus/$${n#fuzz_} || exit 1; done
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_LIB_C)
+$(BUILD)/fuzz/obj/%.o: %.c $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
-	$(FUZZ_CC) $(CFLAGS_STD) $(filter-out -DBANKLAB_GPU_CUDA=1,$(CPPFLAGS)) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -lm
+	$(Q)$(FUZZ_CC) $(CFLAGS_STD) $(filter-out -DBANKLAB_GPU_CUDA=1,$(CPPFLAGS)) $(PKG_CFLAGS) \
+	  $(subst fuzzer$(,),fuzzer-no-link$(,),$(FUZZ_FLAGS)) -c $< -o $@
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(FUZZ_OBJ)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(CFLAGS_STD) $(filter-out -DBANKLAB_GPU_CUDA=1,$(CPPFLAGS)) $(PKG_CFLAGS) $(FUZZ_FLAGS) -o $@ $< $(FUZZ_OBJ) $(PKG_LIBS) -lm
 
 bench: deps
 	@$(MAKE) --no-print-directory bench-built

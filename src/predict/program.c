@@ -335,7 +335,8 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
         } else if (l && !strncmp(s, "steps ", 6)) {
             l->steps = strtoull(s + 6, NULL, 10);
         } else if (l && !strncmp(s, "end ", 4)) {
-            qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
+            if (l->nlines > 1) /* (a launch without shared lines has no array) */
+                qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
             open = 0;
         } else if (!strncmp(s, "unsupported ", 12)) {
             r->end = KXRT_UNSUPPORTED;

@@ -5,7 +5,7 @@
 set -u
 : "${BUILD:=build}"
 command -v clang >/dev/null || { echo "fuzz_build.sh: SKIP: clang is not installed (make deps)"; exit 77; }
-out=$(make --no-print-directory -s BUILD="$BUILD" $(ls tests/fuzz/fuzz_*.c | sed "s|tests/fuzz/\(.*\)\.c|$BUILD/fuzz/\1|") 2>&1) ||
+out=$(make --no-print-directory -s -j"$(nproc 2>/dev/null || echo 2)" BUILD="$BUILD" $(ls tests/fuzz/fuzz_*.c | sed "s|tests/fuzz/\(.*\)\.c|$BUILD/fuzz/\1|") 2>&1) ||
     { echo "FAIL: the fuzz targets do not build:"; echo "$out" | tail -n 20; exit 1; }
 for f in "$BUILD"/fuzz/fuzz_*; do
     [ -x "$f" ] || continue
