@@ -3,6 +3,7 @@
 # tests of 1 s each take about 2 s with JOBS=2, not 4), a log per test, the one summary line
 # "N passed, N failed, N skipped" and exit 1 when one failed, cmocka's skipped tests counted,
 # and a suite marked "# run.sh: alone" run after the others, by itself.
+# run.sh: alone (its timing of four 1 s tests cannot stand the load of the others)
 set -u
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
