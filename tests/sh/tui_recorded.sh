@@ -39,7 +39,7 @@ quit
 start 80 24 $U -- --lessons "$L" --lang zh --reset --chapter 1 --step 1
 expect " 1\\.1/"
 expect "实测"
-expect "录制于 NVIDIA H200 \\(sm_90\\), 2026-12-03"
+expect "录制于 (NVIDIA )?H200(（sm_90）)?，2026-12-03"
 expect "这里没有 GPU（.*）：显示录制的实测数据"
 quit
 
