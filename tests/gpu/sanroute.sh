@@ -6,7 +6,7 @@
 # through the sanitizer route and through CUPTI's, ncu --section SourceCounters; compares per
 # instruction with CUPTI and per line with ncu (sanitize_compare.py); times the programs (median
 # of 3: plain, sanitizer route, ncu) and keeps the patterns the route saw. OUT/sanitize.txt.
-# Env: BUILD (a device bundle), NCU, SAN_PROGS, SAN_SPEED, SAN_KERNEL_EXTRA, SAN_COST and SAN_PY
+# Env: BUILD (a device bundle), NCU, SAN_PROGS, SAN_SPEED, SAN_KERNEL_FILES, SAN_KERNEL_EXTRA, SAN_COST and SAN_PY
 # (empty: that part not run). Without a GPU: SKIP.
 set -u
 out=${1:?usage: sanroute.sh OUT}
@@ -64,7 +64,7 @@ for p in ${SAN_SPEED:-eight many}; do
 done
 # banklab kernel F.cu with no options on every program: the program as it is, every kernel
 # measured in one run, every shared access on a line of the learner's own file
-for src in tests/gpu/programs/*.cu tests/gpu/route/*.cu ${SAN_KERNEL_EXTRA:-}; do
+for src in ${SAN_KERNEL_FILES-tests/gpu/programs/*.cu tests/gpu/route/*.cu} ${SAN_KERNEL_EXTRA:-}; do
     name=$(basename "$src" .cu)
     t0=$(ms)
     timeout 300 "$B" kernel "$src" --json > "$out/kernel_$name.json" 2> "$out/kernel_$name.err"
