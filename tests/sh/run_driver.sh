@@ -3,7 +3,8 @@
 # tests of 1 s each take about 2 s with JOBS=2, not 4), a log per test, the one summary line
 # "N passed, N failed, N skipped" and exit 1 when one failed, cmocka's skipped tests counted,
 # and a suite marked "# run.sh: alone" run after the others, by itself.
-# run.sh: alone (its timing of four 1 s tests cannot stand the load of the others)
+# run.sh: alone (its timing of four 1 s tests cannot stand the load of the others; the inner
+# runs are told no ASan build, which make test names in the environment)
 set -u
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -14,7 +15,7 @@ done
 printf '#!/bin/sh\necho "[  SKIPPED ] 2 test(s), listed below:"\necho "SKIP planted"\n' >"$tmp/b/tests/test_5"
 chmod +x "$tmp"/b/tests/test_*
 t0=$(date +%s)
-JOBS=2 BUILD="$tmp/b" BANKLAB=/bin/true ONLY=unit sh tests/run.sh >"$tmp/out" 2>&1
+JOBS=2 BUILD="$tmp/b" BANKLAB=/bin/true ASAN_BUILD= ONLY=unit sh tests/run.sh >"$tmp/out" 2>&1
 rc=$?
 secs=$(( $(date +%s) - t0 ))
 fail=0
@@ -31,7 +32,7 @@ mkdir -p "$tmp/r/tests/sh" "$tmp/r/b/tests"
 cp tests/run.sh "$tmp/r/tests/run.sh"
 printf '#!/bin/sh\nsleep 1\ndate +%%s.%%N >"%s/a.start"\n' "$tmp" >"$tmp/r/tests/sh/a.sh"
 printf '#!/bin/sh\n# run.sh: alone\ndate +%%s.%%N >"%s/z.start"\n' "$tmp" >"$tmp/r/tests/sh/0z.sh"
-(cd "$tmp/r" && JOBS=2 BUILD=b BANKLAB=/bin/true ONLY= sh tests/run.sh >"$tmp/out2" 2>&1)
+(cd "$tmp/r" && JOBS=2 BUILD=b BANKLAB=/bin/true ASAN_BUILD= ONLY= sh tests/run.sh >"$tmp/out2" 2>&1)
 tail -n 1 "$tmp/out2" | grep -qx "2 passed, 0 failed, 0 skipped" || { echo "FAIL: alone: $(cat "$tmp/out2")"; fail=1; }
 awk -v a="$(cat "$tmp/a.start" 2>/dev/null)" -v z="$(cat "$tmp/z.start" 2>/dev/null)" \
     'BEGIN { exit !(a != "" && z != "" && z + 0 >= a + 0) }' ||
