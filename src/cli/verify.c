@@ -7,7 +7,7 @@
  * slowdown);
  * --json writes the recording format (tests/gpu/record.sh). --both measures everything twice,
  * through the GPU server as a learner's tutorial does and in this process, and fails when the
- * two disagree (issue 34: the server's wire once measured chapter 11 as plain loads and
+ * two disagree (the server's wire once measured chapter 11 as plain loads and
  * stores). No curses. */
 #include <math.h>
 #include <stdio.h>
