@@ -63,5 +63,18 @@ expect "S=3 "
 expect "model +"
 expect "no recorded measurement for this access"
 quit
+# --- a first start with no language chosen: the word on the language stays on the first
+# screen (the recorded figures' message waits for the first key)
+$TM kill-session -t t >/dev/null 2>&1
+$TM new-session -d -s t -x 80 -y 24 \
+    "cd '$TMP/elsewhere' && env $U XDG_STATE_HOME='$TMP/fresh' LANG=C.UTF-8 '$BANKLAB' --lessons '$L'; echo EXITED rc=\$?; sleep 600" ||
+    fail "tmux new-session"
+expect " 1\\.1/"
+expect "Chinese \\(中文\\): press l, or start with --lang zh"
+sleep 1
+grep -q "Chinese (中文): press l" "$TMP/screen.txt" || fail "first start: the language hint was overwritten"
+keys n
+expect "no GPU here \\(.*\\): recorded figures shown"
+quit
 echo "tui_recorded: ok"
 exit 0
