@@ -275,8 +275,10 @@ def rebind(path, seconds, procs=4):
 
 def server(path, mode):
     lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    lsock.bind(path)
+    # bound and listening before the name appears: a client that sees the socket can connect
+    lsock.bind(path + ".new")
     lsock.listen(64)
+    os.rename(path + ".new", path)
     count = [0]
 
     def progress(rid):

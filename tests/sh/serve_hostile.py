@@ -164,9 +164,10 @@ def burst(path, n):
 def plant(path, seconds):
     end = time.monotonic() + seconds
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    s.bind(path)
-    os.chmod(path, 0o666)
+    s.bind(path + ".new")
+    os.chmod(path + ".new", 0o666)
     s.listen(0)
+    os.rename(path + ".new", path)   # listening before the name appears
     fill = []
     for _ in range(64):         # fill the queue: a blocking connect would now wait forever
         c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)

@@ -16,6 +16,7 @@ one by one. Commands (each prints what it checks and exits 1 when a check fails)
                     lanes to one word, ...) come back with the wavefronts of the instruction
                     asked for (the fake device measures with the model), not of a plain ld/st
 """
+import os
 import socket
 import struct
 import sys
@@ -325,8 +326,10 @@ def result_payload(rid, mode):
 def hostile(path, mode):
     """Serve every client with a well-formed frame holding a value out of range."""
     lsock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    lsock.bind(path)
+    # bound and listening before the name appears: a client that sees the socket can connect
+    lsock.bind(path + ".new")
     lsock.listen(8)
+    os.rename(path + ".new", path)
 
     def client(c):
         buf = b""
