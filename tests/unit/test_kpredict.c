@@ -224,7 +224,27 @@ static void test_cannot(void **state)
     assert_string_equal(T(&R.line[7].reason, BL_LANG_EN),
                         "a data-dependent loop (while): the model cannot count its trips");
     assert_non_null(strstr(T(&R.line[7].reason, BL_LANG_ZH), "循环"));
+    assert_string_equal(T(&R.line[5].reason, BL_LANG_ZH), "atomicAdd 是原子操作：模型只有 load 和 store");
     assert_int_equal(R.ncannot, 3);
+    (void)state;
+}
+
+/* a phrase is chosen by the reader's message id and names what the message names (the
+ * parameter, not the message's first word) */
+static const char noarg[] =
+    "__global__ void k(int n)\n"
+    "{\n"
+    "    __shared__ int s[1024];\n"
+    "    s[threadIdx.x * n] = 0;\n"                     /* 4: n has no value */
+    "}\n";
+
+static void test_cannot_named(void **state)
+{
+    predict(noarg, 1, 32, 1, NULL);
+    assert_int_equal(R.line[3].state, KP_CANNOT);
+    assert_string_equal(T(&R.line[3].reason, BL_LANG_EN),
+                        "the parameter n has no value (--arg n=VALUE)");
+    assert_string_equal(T(&R.line[3].reason, BL_LANG_ZH), "参数 n 没有值（--arg n=VALUE）");
     (void)state;
 }
 
@@ -694,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
+        cmocka_unit_test(test_cannot_named),
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_file_launch), cmocka_unit_test(test_sass_lines),
         cmocka_unit_test(test_sass_drive), cmocka_unit_test(test_fix_narrowed),
