@@ -15,7 +15,7 @@
 #include "../base/err.h"
 #include "../kernel/kernel.h"
 
-/* One line of text in English and Chinese (a note of the report): KP_TEXT bytes each. */
+/* The bytes a note of the report (a predictor's message rendered by the cli or the ui) takes. */
 #define KP_TEXT 384
 
 /* ---- cuda_nvrtc.c, nvcc.c, demangle.c: compiling ---- */

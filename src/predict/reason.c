@@ -77,9 +77,9 @@ void kp_reason_err(struct kp_line *l, const struct bl_err *err, int model)
     struct bl_msg m;
     bl_err_msg(err, &m);
     if (model)
-        bl_msg_set(&l->reason, NULL, 0, KP_THE_MODEL_SAYS, &m);
+        bl_msg_set(&l->reason, NULL, 0, KP_THE_MODEL, &m);
     else if (id == BL_MSG_NONE || id == BL_TEXT)
-        bl_msg_set(&l->reason, NULL, 0, KP_CANNOT_EXPRESS_MSG, &m);
+        bl_msg_set(&l->reason, NULL, 0, KP_CANNOT_EXPRESS, &m);
     else
         l->reason = m;
 }

@@ -264,14 +264,14 @@ static void test_nested(void **state)
     bl_err_clear(&e);
     bl_fail(&e, -1, BL_AT(0, 1, 7), PAT_DIVISION_BY_ZERO_IN, "i / 0");
     bl_err_msg(&e, &a);
-    bl_msg_set(&outer, en, sizeof en, KP_THE_MODEL_SAYS, &a);
+    bl_msg_set(&outer, en, sizeof en, KP_THE_MODEL, &a);
     assert_string_equal(en, "the model: lane 7: division by zero in 'i / 0'");
     bl_msg_render(&outer, BL_LANG_ZH, zh, sizeof zh);
     assert_string_equal(zh, "模型：lane 7：'i / 0' 中除以零");
     /* NULL nests nothing; a nested message stays in its process */
-    bl_msg_set(&outer, en, sizeof en, KP_THE_MODEL_SAYS, (const struct bl_msg *)NULL);
+    bl_msg_set(&outer, en, sizeof en, KP_THE_MODEL, (const struct bl_msg *)NULL);
     assert_string_equal(en, "the model: ");
-    bl_msg_set(&outer, NULL, 0, KP_THE_MODEL_SAYS, &a);
+    bl_msg_set(&outer, NULL, 0, KP_THE_MODEL, &a);
     bl_msg_sanitize(&outer);
     assert_int_equal(outer.id, BL_MSG_NONE);
     /* a chain deeper than a message can hold is cut, never overruns */
