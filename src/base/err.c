@@ -49,6 +49,19 @@ const char *bl_err_text(const struct bl_err *e, enum bl_lang lang, char *buf, si
     return buf;
 }
 
+void bl_err_msg(const struct bl_err *e, struct bl_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!e || e->status == 0)
+        return;
+    if (e->why.id == BL_MSG_NONE)
+        bl_msg_set(m, NULL, 0, BL_TEXT, e->msg);
+    else if (e->where.lane >= 0)
+        bl_msg_set(m, NULL, 0, BL_LANE_MSG, e->where.lane, &e->why);
+    else
+        *m = e->why;
+}
+
 double bl_now_ms(void)
 {
     struct timespec ts;

@@ -53,6 +53,11 @@ static inline int bl_err_failed(const struct bl_err *e) { return e && e->status 
  * in English or when why holds no message of the table. Returns buf ("" when e holds none). */
 const char *bl_err_text(const struct bl_err *e, enum bl_lang lang, char *buf, size_t n);
 
+/* bl_err_msg: e's failure as one message into m, to nest in another (%M, msg.h): its why with
+ * "lane N: " before it when where.lane >= 0, or its English text (BL_TEXT) when why holds no
+ * message of the table; BL_MSG_NONE when e holds none. Rendered it reads as bl_err_text. */
+void bl_err_msg(const struct bl_err *e, struct bl_msg *m);
+
 /* bl_now_ms: CLOCK_MONOTONIC in milliseconds, the one clock of every room (the same in every
  * process of the machine, so a server and its clients can compare stamps). */
 double bl_now_ms(void);

@@ -36,6 +36,8 @@ struct spec {
     const char *start, *end;
     int star_width, star_prec;
     int prec;         /* a precision written as digits, -1 when none */
+    int pos;          /* %N$: the Nth argument (1-based), 0 when the next one */
+    const char *body; /* after the '%' and the N$ */
     char kind;
     char len[3];      /* length modifier as written: "", "h", "hh", "l", "ll", "z", ... */
     char conv;
@@ -53,6 +55,15 @@ static const char *next_spec(const char *f, struct spec *sp)
     if (*p == '%') {
         sp->end = p + 1;
         return p + 1;
+    }
+    sp->body = p;
+    const char *d = p;
+    int pos = 0;
+    while (*d >= '0' && *d <= '9' && pos < 100)
+        pos = pos * 10 + (*d++ - '0');
+    if (*d == '$' && d > p && pos > 0) {
+        sp->pos = pos;
+        p = sp->body = d + 1;
     }
     while (*p && strchr("-+ #0", *p))
         p++;
@@ -83,6 +94,7 @@ static const char *next_spec(const char *f, struct spec *sp)
     case 'u': case 'x': case 'X': case 'o': sp->kind = 'u'; break;
     case 'f': case 'F': case 'g': case 'G': case 'e': case 'E': sp->kind = 'f'; break;
     case 's': sp->kind = 's'; break;
+    case 'M': sp->kind = 'm'; break;
     default: sp->kind = 0; sp->conv = 0; break; /* not one this table uses: copied as text */
     }
     return sp->end;
@@ -94,6 +106,113 @@ static void keep_int(struct bl_msg *m, long long v)
         m->arg[m->nargs].kind = 'i';
         m->arg[m->nargs++].v.i = v;
     }
+}
+
+/* ---- a message nested in a message (%M): kept in the outer's sbuf as a packed message, its
+ * id (2 bytes, little end first), its count of arguments (1 byte), then each argument: its
+ * kind (1 byte) and 8 bytes of value ('i' 'u' 'f'), a NUL-terminated string ('s') or a packed
+ * message ('m'). */
+
+#define NEST_DEPTH 32
+
+/* the length of the packed message at p (avail bytes), 0 when it is not one */
+static size_t packed_len(const char *p, size_t avail, int depth)
+{
+    if (avail < 3 || depth > NEST_DEPTH)
+        return 0;
+    int nargs = (unsigned char)p[2];
+    if (nargs > BL_MSG_ARGS)
+        return 0;
+    size_t o = 3;
+    for (int i = 0; i < nargs; i++) {
+        if (o >= avail)
+            return 0;
+        char k = p[o++];
+        if (k == 'i' || k == 'u' || k == 'f') {
+            o += 8;
+        } else if (k == 's') {
+            const char *z = memchr(p + o, 0, avail - o);
+            if (!z)
+                return 0;
+            o = (size_t)(z - p) + 1;
+        } else if (k == 'm') {
+            size_t l = packed_len(p + o, avail - o, depth + 1);
+            if (!l)
+                return 0;
+            o += l;
+        } else {
+            return 0;
+        }
+        if (o > avail)
+            return 0;
+    }
+    return o;
+}
+
+/* in packed into dst (room bytes): its length, 0 when it does not fit */
+static size_t pack(const struct bl_msg *in, char *dst, size_t room)
+{
+    int id = in && in->id > BL_MSG_NONE && in->id < BL_MSG_COUNT ? in->id : BL_MSG_NONE;
+    int nargs = id ? in->nargs : 0;
+    if (room < 3)
+        return 0;
+    dst[0] = (char)(id & 0xff), dst[1] = (char)(id >> 8), dst[2] = (char)nargs;
+    size_t o = 3;
+    for (int i = 0; i < nargs; i++) {
+        const struct bl_msg_arg *a = &in->arg[i];
+        const char *from = (const char *)&a->v;
+        size_t k = 8;
+        if (a->kind == 's' || a->kind == 'm') {
+            if (a->v.s >= sizeof in->sbuf)
+                return 0;
+            from = in->sbuf + a->v.s;
+            size_t avail = sizeof in->sbuf - a->v.s;
+            k = a->kind == 's' ? strnlen(from, avail) + 1 : packed_len(from, avail, 1);
+            if (!k || k > avail)
+                return 0;
+        }
+        if (o + 1 + k > room)
+            return 0;
+        dst[o++] = a->kind;
+        memcpy(dst + o, from, k);
+        o += k;
+    }
+    return o;
+}
+
+/* the packed message at p (avail bytes) into m: 1, or 0 (m empty) when it is not one */
+static int unpack(const char *p, size_t avail, struct bl_msg *m)
+{
+    memset(m, 0, sizeof *m);
+    if (!packed_len(p, avail, 1))
+        return 0;
+    int id = (unsigned char)p[0] | (unsigned char)p[1] << 8;
+    if (id <= BL_MSG_NONE || id >= BL_MSG_COUNT)
+        return 0;
+    size_t o = 3, used = 1;
+    int nargs = (unsigned char)p[2];
+    for (int i = 0; i < nargs; i++) {
+        struct bl_msg_arg *a = &m->arg[i];
+        a->kind = p[o++];
+        size_t k = 8;
+        if (a->kind == 's')
+            k = strlen(p + o) + 1;
+        else if (a->kind == 'm')
+            k = packed_len(p + o, avail - o, 2);
+        if (a->kind == 's' || a->kind == 'm') {
+            if (used + k > sizeof m->sbuf)
+                return memset(m, 0, sizeof *m), 0;
+            memcpy(m->sbuf + used, p + o, k);
+            a->v.s = (unsigned)used;
+            used += k;
+        } else {
+            memcpy(&a->v, p + o, 8);
+        }
+        o += k;
+    }
+    m->id = id;
+    m->nargs = nargs;
+    return 1;
 }
 
 /* reads one conversion's argument (and its '*' values) from ap into m */
@@ -117,7 +236,14 @@ static void keep_arg(struct bl_msg *m, const struct spec *sp, va_list *ap, size_
               : z ? va_arg(*ap, size_t) : va_arg(*ap, unsigned);
     else if (sp->kind == 'f')
         a.v.f = va_arg(*ap, double);
-    else if (sp->kind == 's') {
+    else if (sp->kind == 'm') {
+        const struct bl_msg *in = va_arg(*ap, const struct bl_msg *);
+        size_t k = pack(in, m->sbuf + *used, sizeof m->sbuf - *used);
+        if (!k) /* it does not fit: an empty message where it stands */
+            k = pack(NULL, m->sbuf + *used, sizeof m->sbuf - *used);
+        a.v.s = k ? (unsigned)*used : 0;
+        *used += k;
+    } else if (sp->kind == 's') {
         const char *s = va_arg(*ap, const char *);
         if (!s)
             s = "(null)";
@@ -142,9 +268,13 @@ static void keep_arg(struct bl_msg *m, const struct spec *sp, va_list *ap, size_
 size_t bl_msg_vset(struct bl_msg *m, char *en, size_t n, int id, va_list ap)
 {
     const char *f = bl_msg_format(id, BL_LANG_EN);
+    struct bl_msg own;
+    int nests = strstr(f, "%M") != NULL;  /* not printf's: the English rendered from m */
+    if (nests && !m)
+        m = &own;
     va_list cp;
     va_copy(cp, ap);
-    size_t k = en && n ? bl_vfmt(en, n, f, cp) : 0;
+    size_t k = en && n && !nests ? bl_vfmt(en, n, f, cp) : 0;
     va_end(cp);
     if (m) {
         memset(m, 0, sizeof *m);
@@ -159,6 +289,8 @@ size_t bl_msg_vset(struct bl_msg *m, char *en, size_t n, int id, va_list ap)
                 keep_arg(m, &sp, &rd, &used);
         va_end(rd);
     }
+    if (nests && en && n)
+        k = bl_msg_render(m, BL_LANG_EN, en, n);
     return k;
 }
 
@@ -232,6 +364,8 @@ static int match(const char *f, const char *t, struct bl_msg *m, size_t used, in
             continue;
         }
         int n0 = m->nargs;
+        if (sp.kind == 'm')
+            return 0;               /* a nested message is never read back from text */
         if (sp.kind == 's') {
             /* the shortest text after which the rest matches */
             for (size_t k = 0; k <= strlen(t); k++) {
@@ -331,19 +465,26 @@ static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct
                          int *i, char *dst, size_t n, int depth)
 {
     char f[32];
-    size_t sl = (size_t)(sp->end - sp->start);
-    if (sl >= sizeof f - 4)
+    size_t sl = (size_t)(sp->end - sp->body);
+    if (sl >= sizeof f - 5)
         return 0;
-    /* the spec without its length modifier and conversion, then ours */
+    /* the spec without its position, length modifier and conversion, then ours */
     size_t head = sl - strlen(sp->len) - 1;
-    memcpy(f, sp->start, head);
-    f[head] = 0;
+    f[0] = '%';
+    memcpy(f + 1, sp->body, head);
+    f[head + 1] = 0;
     int w = sp->star_width ? int_arg(m, i) : 0, pr = sp->star_prec ? int_arg(m, i) : 0;
     if (*i >= m->nargs)
         return 0;
     const struct bl_msg_arg *a = &m->arg[(*i)++];
     if (a->kind != sp->kind)
         return 0;
+    if (sp->kind == 'm') {          /* the nested message, in the same language */
+        struct bl_msg inner;
+        if (a->v.s >= sizeof m->sbuf || !unpack(m->sbuf + a->v.s, sizeof m->sbuf - a->v.s, &inner))
+            return 0;
+        return render(&inner, lang, dst, n, depth);
+    }
     size_t h = strlen(f);
     if (sp->kind == 'i' && sp->conv == 'c') {
         f[h] = 'c', f[h + 1] = 0;
@@ -387,15 +528,27 @@ void bl_msg_sanitize(struct bl_msg *m)
     m->sbuf[sizeof m->sbuf - 1] = 0;
     int ok = m->id > BL_MSG_NONE && m->id < BL_MSG_COUNT && m->nargs >= 0 &&
              m->nargs <= BL_MSG_ARGS;
-    for (int i = 0; ok && i < m->nargs; i++)
-        ok = m->arg[i].kind != 's' || m->arg[i].v.s < sizeof m->sbuf;
+    for (int i = 0; ok && i < m->nargs; i++) /* a nested message stays in its process */
+        ok = m->arg[i].kind != 'm' && (m->arg[i].kind != 's' || m->arg[i].v.s < sizeof m->sbuf);
     if (!ok)
         memset(m, 0, sizeof *m);
 }
 
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n)
 {
-    return render(m, lang, dst, n, 0);
+    size_t o = render(m, lang, dst, n, 0);
+    if (o + 1 == n) { /* cut where it did not fit: without a last character cut short */
+        size_t i = o;
+        while (i > 0 && ((unsigned char)dst[i - 1] & 0xC0) == 0x80)
+            i--;
+        if (i > 0 && (unsigned char)dst[i - 1] >= 0xC0) {
+            unsigned char lead = (unsigned char)dst[i - 1];
+            size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
+            if (o - (i - 1) < want)
+                dst[o = i - 1] = 0;
+        }
+    }
+    return o;
 }
 
 static size_t render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n, int depth)
@@ -427,7 +580,8 @@ static size_t render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_
             o += k;
             continue;
         }
-        o += render_one(m, lang, &sp, &i, dst + o, n - o, depth);
+        int at = sp.pos - 1;        /* %N$: the Nth argument kept (a row without '*') */
+        o += render_one(m, lang, &sp, sp.pos ? &at : &i, dst + o, n - o, depth);
         if (o + 1 >= n)
             break;
     }

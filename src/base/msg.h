@@ -8,7 +8,21 @@
  * strings copied, cut at BL_MSG_SBUF bytes in all). The Chinese format of an id takes the
  * same conversions in the same order (tests/unit/test_msg.c). A string argument that is the
  * English text of a phrase (an id named PH_*, e.g. "the end of the pattern") is rendered as
- * that phrase's Chinese. */
+ * that phrase's Chinese.
+ *
+ * A message nested in a message: the conversion %M (banklab's, not printf's) takes a
+ * const struct bl_msg * (NULL or BL_MSG_NONE: nothing is shown there). The inner message is
+ * copied into the outer's sbuf (packed: its id, its arguments, its own nested messages, at
+ * most 32 deep) and rendered in the outer's language where the %M stands, so that a room can
+ * hand up one message for a sentence made of others: "the model: %M" around the reader's
+ * error (bl_err_msg in err.h), "%M; %M" a list. A nested message that does not fit in sbuf is
+ * kept as nothing. It never crosses a process: bl_msg_sanitize and the serve wire refuse it.
+ * Rows with %M are rendered, never read back (bl_msg_parse).
+ *
+ * A Chinese format may take the arguments in another order with positions, %N$ (gettext's
+ * rule: the same conversions, any order), e.g. "block (%2$u,%3$u,%4$u) 的 warp %1$d" for
+ * "warp %d of block (%u,%u,%u)"; its English format takes them in order, and a row with
+ * positions has no '*'. */
 #ifndef BANKLAB_BASE_MSG_H
 #define BANKLAB_BASE_MSG_H
 
@@ -25,16 +39,17 @@ enum bl_msg_id {
     BL_MSG_COUNT
 };
 
-#define BL_MSG_ARGS 8
-#define BL_MSG_SBUF 224
+#define BL_MSG_ARGS 16
+#define BL_MSG_SBUF 768
 
 struct bl_msg_arg {
-    char kind;                    /* 'i' signed, 'u' unsigned, 'f' double, 's' string */
+    char kind;                    /* 'i' signed, 'u' unsigned, 'f' double, 's' string,
+                                     'm' a nested message */
     union {
         long long i;
         unsigned long long u;
         double f;
-        unsigned s;               /* offset of the string in sbuf */
+        unsigned s;               /* offset of the string (or packed message) in sbuf */
     } v;
 };
 
@@ -56,8 +71,9 @@ const char *bl_msg_name(int id);
 size_t bl_msg_vset(struct bl_msg *m, char *en, size_t n, int id, va_list ap);
 size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...);
 
-/* bl_msg_render: m in lang into dst (n bytes, always NUL-terminated when n > 0); "" for
- * BL_MSG_NONE. Returns the length written. */
+/* bl_msg_render: m in lang into dst (n bytes, always NUL-terminated when n > 0, cut where it
+ * does not fit, never inside a UTF-8 character); "" for BL_MSG_NONE. Returns the length
+ * written. */
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n);
 
 /* bl_msg_text: what to show for a message whose English text is en: en itself in English;

@@ -32,23 +32,30 @@ static void name_expr(const char *src, size_t len, const struct gpu_kernel_reque
     bl_fmt(out, n, "%s", k >= 1 && !tmpl[0] ? names[0] : "");
 }
 
+/* m rendered in language g (KP_EN, KP_ZH) into buf (KP_TEXT bytes) */
+static const char *kp_text(const struct bl_msg *m, int g, char *buf)
+{
+    bl_msg_render(m, g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN, buf, KP_TEXT);
+    return buf;
+}
+
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
-static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const char *src,
+static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, const char *src,
                         size_t len, const struct gpu_kernel_request *req,
                         const struct kxrt_result *run, struct kp_result *r, struct bl_err *err)
 {
     struct kp_sass sass = {0};
-    char kwhy[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    char expr[GPU_KERNEL_TEXT];
+    struct bl_msg kwhy = {0};
     name_expr(src, len, req, expr, sizeof expr);
-    int have = c && ksl_kernel(c, expr, src, len, &sass, kwhy) == 0;
+    int have = c && ksl_kernel(c, expr, src, len, &sass, &kwhy) == 0;
     int rc = kp_predict_sass(src, len, req, have ? &sass : NULL, r, err);
     if (rc) {
         kp_sass_free(&sass);
         return -1;
     }
     if (!have)
-        for (int g = 0; g < 2; g++)
-            bl_fmt(r->sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
+        r->sass_note = c ? kwhy : *why;
     kp_fixes_sass(src, len, req, have ? &sass : NULL, r);
     kp_sass_free(&sass);
     kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
@@ -60,10 +67,11 @@ static int predict_with(const struct ksl_cubin *c, char why[2][KP_TEXT], const c
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, struct bl_err *err)
 {
-    char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    char expr[GPU_KERNEL_TEXT];
+    struct bl_msg why = {0};
     name_expr(src, len, req, expr, sizeof expr);
-    struct ksl_cubin *c = ksl_compile(src, len, req, expr, NULL, why);
-    int rc = predict_with(c, why, src, len, req, NULL, r, err);
+    struct ksl_cubin *c = ksl_compile(src, len, req, expr, NULL, &why);
+    int rc = predict_with(c, &why, src, len, req, NULL, r, err);
     ksl_free(c);
     return rc;
 }
@@ -162,11 +170,11 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
                     r->nsass_lines, unnamed);
         else
             fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
-                    r->sass_note[KP_ZH]);
-        if (!r->executed && r->exec_note[KP_ZH][0]) {
+                    kp_text(&r->sass_note, KP_ZH, (char[KP_TEXT]){0}));
+        if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
             char clean[KP_TEXT * 2];
             fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH),
-                    bl_clean(clean, sizeof clean, r->exec_note[KP_ZH]));
+                    bl_clean(clean, sizeof clean, kp_text(&r->exec_note, KP_ZH, (char[KP_TEXT]){0})));
             fputc('\n', f);
         }
         if (r->executed && r->main_launch) {
@@ -183,11 +191,11 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
                     unnamed);
         else
             fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
-                    "widen or remove accesses)\n", r->sass_note[KP_EN]);
-        if (!r->executed && r->exec_note[KP_EN][0]) {
+                    "widen or remove accesses)\n", kp_text(&r->sass_note, KP_EN, (char[KP_TEXT]){0}));
+        if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
             char clean[KP_TEXT * 2];
             fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN),
-                    bl_clean(clean, sizeof clean, r->exec_note[KP_EN]));
+                    bl_clean(clean, sizeof clean, kp_text(&r->exec_note, KP_EN, (char[KP_TEXT]){0})));
             fputc('\n', f);
         }
         if (r->executed && r->main_launch) {
@@ -200,21 +208,21 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
 
 void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
 {
-    char clean[KP_TEXT * 2];
+    char clean[KP_TEXT * 2], t[KP_TEXT];
     int g = zh ? KP_ZH : KP_EN;
     if (l->state == KP_CANNOT)
     {
         fprintf(f, "%6s   ", "");
         fprintf(f, bl_msg_format(KM_NOT_PREDICTED, zh ? BL_LANG_ZH : BL_LANG_EN),
-                bl_clean(clean, sizeof clean, l->reason[g]));
+                bl_clean(clean, sizeof clean, kp_text(&l->reason, g, t)));
         fputc('\n', f);
     }
-    if (l->state == KP_OK && l->why[g][0])
-        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->why[g]));
-    if (l->state == KP_OK && l->fix[g][0])
-        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->fix[g]));
-    if (l->compiler[g][0])
-        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, l->compiler[g]));
+    if (l->state == KP_OK && l->why.id != BL_MSG_NONE)
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, kp_text(&l->why, g, t)));
+    if (l->state == KP_OK && l->fix.id != BL_MSG_NONE)
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, kp_text(&l->fix, g, t)));
+    if (l->compiler.id != BL_MSG_NONE)
+        fprintf(f, "%6s   %s\n", "", bl_clean(clean, sizeof clean, kp_text(&l->compiler, g, t)));
 }
 
 /* the predicted lines as the array key of w's open object */
@@ -226,6 +234,7 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
     jw_arr(w, key);
     for (int i = 0; i < r->nlines; i++) {
         const struct kp_line *l = &r->line[i];
+        char t[KP_TEXT];
         if (l->state == KP_NONE)
             continue;
         int in = l->line >= 1 && l->line <= lines.n;
@@ -239,17 +248,17 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
             jw_numf(w, "excess", "%.17g", l->excess);
             jw_numf(w, "ways", "%.17g", l->ideal > 0 ? l->wavefronts / l->ideal : 0);
             jw_int(w, "max_ways", l->ways);
-            jw_str(w, "why", l->why[KP_EN][0] ? l->why[KP_EN] : NULL);
-            jw_str(w, "fix", l->fix[KP_EN][0] ? l->fix[KP_EN] : NULL);
+            jw_str(w, "why", l->why.id != BL_MSG_NONE ? kp_text(&l->why, KP_EN, t) : NULL);
+            jw_str(w, "fix", l->fix.id != BL_MSG_NONE ? kp_text(&l->fix, KP_EN, t) : NULL);
         } else {
-            jw_str(w, "reason", l->reason[KP_EN]);
+            jw_str(w, "reason", kp_text(&l->reason, KP_EN, t));
         }
         if (l->nsass >= 0) {
             jw_str(w, "sass", l->sass);
             jw_int(w, "sass_count", l->nsass);
         }
-        if (l->compiler[KP_EN][0])
-            jw_str(w, "compiler", l->compiler[KP_EN]);
+        if (l->compiler.id != BL_MSG_NONE)
+            jw_str(w, "compiler", kp_text(&l->compiler, KP_EN, t));
         if (l->call_line)
             jw_int(w, "inlined_at", l->call_line);
         jw_end(w);
@@ -284,15 +293,15 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     }
     if (r->executed)
         jw_int(w, "lane_instructions", (long long)r->exec_steps);
-    else if (r->exec_note[KP_EN][0])
-        jw_str(w, "exec_note", r->exec_note[KP_EN]);
+    else if (r->exec_note.id != BL_MSG_NONE)
+        jw_str(w, "exec_note", kp_text(&r->exec_note, KP_EN, (char[KP_TEXT]){0}));
     jw_bool(w, "sass", r->sass_known);
     if (r->sass_known) {
         jw_int(w, "sass_lines", r->nsass_lines);
         jw_int(w, "sass_instructions", r->sass_total);
     }
     else
-        jw_str(w, "sass_note", r->sass_note[KP_EN]);
+        jw_str(w, "sass_note", kp_text(&r->sass_note, KP_EN, (char[KP_TEXT]){0}));
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,
@@ -301,13 +310,14 @@ int kmodel_print(const char *file, const char *src, size_t len,
 {
     static struct kp_result r;
     struct bl_err err = {0};
-    char why[2][KP_TEXT], expr[GPU_KERNEL_TEXT];
+    char expr[GPU_KERNEL_TEXT];
+    struct bl_msg why = {0};
     name_expr(src, len, &reqs[0], expr, sizeof expr);
-    struct ksl_cubin *c = ksl_compile(src, len, &reqs[0], expr, NULL, why);
+    struct ksl_cubin *c = ksl_compile(src, len, &reqs[0], expr, NULL, &why);
     struct jw *w = json ? jw_new(n > 1) : NULL;
     int rc = 0;
     for (int k = 0; k < n; k++) {
-        if (predict_with(c, why, src, len, &reqs[k], run, &r, &err)) {
+        if (predict_with(c, &why, src, len, &reqs[k], run, &r, &err)) {
             if (n == 1) {
                 rc = kmodel_refused(file, &err);
                 break;
@@ -373,9 +383,10 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         rc = EXIT_USAGE;
     } else {
         const char *note = "";
+        char t[KP_TEXT];
         for (int i = 0; i < r.nlines; i++)
             if (r.line[i].line == line)
-                note = r.line[i].fix[KP_EN];
+                note = kp_text(&r.line[i].fix, KP_EN, t);
         fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line, bl_clean(clean, sizeof clean, note));
         fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", CLI_CLEAN(fixed), line);
     }

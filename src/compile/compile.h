@@ -15,7 +15,7 @@
 #include "../base/err.h"
 #include "../kernel/kernel.h"
 
-/* One line of text in English and Chinese (a note of the report): KP_TEXT bytes each. */
+/* The bytes a note of the report (a predictor's message rendered by the cli or the ui) takes. */
 #define KP_TEXT 384
 
 /* ---- cuda_nvrtc.c, nvcc.c, demangle.c: compiling ---- */
@@ -218,20 +218,20 @@ struct kp_sass {
 void kp_sass_free(struct kp_sass *s);
 
 /* ksl_compile: compile src (the file req->path) once for sm_90 into a handle whose kernels
- * ksl_kernel reads; NULL when there is no compiler or it refused the file: *why (en, zh) says
- * so in one line each (for the report's note). nvcc runs under the compiler guard
+ * ksl_kernel reads; NULL when there is no compiler or it refused the file: *why (a message)
+ * says so (for the report's note). nvcc runs under the compiler guard
  * (compile/spawn.h) with req->time_limit as its deadline, stopped early when *cancel (if not
  * NULL) turns non-zero. */
 struct ksl_cubin;
 struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kernel_request *req,
                               const char *name_expr, const atomic_int *cancel,
-                              char why[2][KP_TEXT]);
+                              struct bl_msg *why);
 
 /* ksl_kernel: the shared-memory instructions of kernel name_expr ("k", "k<32>") of the
  * compiled file, per line of the file, into *out (free with kp_sass_free). 0, or -1 when the
  * cubin has no such kernel (why filled). */
 int ksl_kernel(const struct ksl_cubin *c, const char *name_expr, const char *src, size_t len,
-               struct kp_sass *out, char why[2][KP_TEXT]);
+               struct kp_sass *out, struct bl_msg *why);
 
 void ksl_free(struct ksl_cubin *c);
 

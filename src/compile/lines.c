@@ -369,15 +369,9 @@ struct ksl_cubin {
     char file[PATH_MAX];
 };
 
-static void say(char why[2][KP_TEXT], const char *en, const char *zh, const char *a)
-{
-    bl_fmt(why[0], KP_TEXT, en, a);
-    bl_fmt(why[1], KP_TEXT, zh, a);
-}
-
 struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kernel_request *req,
                               const char *name_expr, const atomic_int *cancel,
-                              char why[2][KP_TEXT])
+                              struct bl_msg *why)
 {
     char real[PATH_MAX], dir[PATH_MAX], nvcc[PATH_MAX];
     if (!realpath(req->path, real))
@@ -403,7 +397,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     int rc;
 #ifdef BANKLAB_GPU_CUDA
     if (!have_nvcc && req->compiler == GPU_COMPILER_NVCC) {
-        say(why, "no nvcc here (--compiler nvcc)%s", "这里没有 nvcc（--compiler nvcc）%s", "");
+        bl_msg_set(why, NULL, 0, KSL_NO_NVCC_ASKED);
         return NULL;
     }
     struct rtc *rtc = krtc_new();
@@ -412,21 +406,22 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     krtc_free(rtc);
 #else
     if (!have_nvcc) {
-        say(why, "no nvcc here, and this build has no NVRTC%s", "这里没有 nvcc，这个构建也没有 NVRTC%s", "");
+        bl_msg_set(why, NULL, 0, KSL_NO_COMPILER);
         return NULL;
     }
     rc = knvcc_compile(&in, &comp, &err);
 #endif
     if (rc && (err.status == GPU_KERNEL_ETIMEOUT || err.why.id == KRN_TMPDIR_FULL ||
                err.why.id == KRN_COMPILER_MEMORY)) {
-        for (int g = 0; g < 2; g++)  /* the reason itself: neither "no compiler" nor the file */
-            bl_err_text(&err, g ? BL_LANG_ZH : BL_LANG_EN, why[g], KP_TEXT);
+        bl_err_msg(&err, why);  /* the reason itself: neither "no compiler" nor the file */
         free(comp.log);
         free(comp.cubin);
         return NULL;
     }
     if (rc) {
-        say(why, "no compiler for the SASS: %s", "没有能给出 SASS 的编译器：%s", err.msg);
+        struct bl_msg m;
+        bl_err_msg(&err, &m);
+        bl_msg_set(why, NULL, 0, KSL_NO_SASS_COMPILER, &m);
         free(comp.log);
         free(comp.cubin);
         return NULL;
@@ -434,8 +429,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
         free(comp.cubin);
-        say(why, "%s: the file does not compile (banklab kernel FILE shows the errors)",
-            "%s：这个文件编译不通过（banklab kernel FILE 会显示错误）", have_nvcc ? "nvcc" : "NVRTC");
+        bl_msg_set(why, NULL, 0, KSL_DOES_NOT_COMPILE, have_nvcc ? "nvcc" : "NVRTC");
         return NULL;
     }
     struct ksl_cubin *c = calloc(1, sizeof *c);
@@ -450,22 +444,20 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
 }
 
 int ksl_kernel(const struct ksl_cubin *c, const char *name_expr, const char *src, size_t len,
-               struct kp_sass *out, char why[2][KP_TEXT])
+               struct kp_sass *out, struct bl_msg *why)
 {
     char sym[GPU_KERNEL_TEXT];
     memset(out, 0, sizeof *out);
     if (!name_expr || !name_expr[0]) {
-        say(why, "a template kernel%s: --name 'k<...>' names the instance to compile",
-            "模板 kernel%s：用 --name 'k<...>' 指定要编译的实例", "");
+        bl_msg_set(why, NULL, 0, KSL_TEMPLATE);
         return -1;
     }
     if (knvcc_symbol(c->cubin, c->size, name_expr, src, len, sym, sizeof sym)) {
-        say(why, "the cubin has no kernel %s (a template needs --name 'k<...>')",
-            "cubin 里没有 kernel %s（模板需要 --name 'k<...>'）", name_expr);
+        bl_msg_set(why, NULL, 0, KSL_NO_KERNEL, name_expr);
         return -1;
     }
     if (ksl_lines(c->cubin, c->size, sym, c->file, out)) {
-        say(why, "the cubin of %s has no line table", "%s 的 cubin 没有行号表", name_expr);
+        bl_msg_set(why, NULL, 0, KSL_NO_LINES, name_expr);
         return -1;
     }
     return 0;

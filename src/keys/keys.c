@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../base/msg.h"
 
 #define K(k, act) {(k), 0, (act)}
 #define RANGE(lo, hi, act) {(lo), (hi), (act)}
@@ -64,7 +65,7 @@ const char *keys_name(int key, int zh, char *buf, size_t size)
     if (!size)
         return buf;
     if (key == K_SPACE && zh) {
-        snprintf(buf, size, "空格");
+        snprintf(buf, size, "%s", bl_msg_format(KEYS_SPACE, BL_LANG_ZH));
         return buf;
     }
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -88,7 +89,7 @@ static const char *join_keys(const struct key_row *r, int zh, const char *sep, c
     for (const struct key_bind *b = r->keys; b->key; b++) {
         char one[40], lo[16], hi[16];
         if (b->key == ' ' && b->last == '~')
-            snprintf(one, sizeof one, "%s", zh ? "可打印字符" : "printable keys");
+            snprintf(one, sizeof one, "%s", bl_msg_format(KEYS_PRINTABLE, zh ? BL_LANG_ZH : BL_LANG_EN));
         else if (b->last)
             snprintf(one, sizeof one, "%s-%s", keys_name(b->key, zh, lo, sizeof lo),
                      keys_name(b->last, zh, hi, sizeof hi));

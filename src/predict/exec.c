@@ -278,10 +278,9 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
         bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);
     bl_fmt(what, sizeof what, b.instr ? "%s" : "%s %u B", b.instr ? in : kinds[p->kind % 6],
            (unsigned)p->width);
-    for (int g = 0; g < 2; g++)
-        bl_fmt(l->why[g], KP_TEXT, bl_msg_format(KEX_WHY, g ? BL_LANG_ZH : BL_LANG_EN),
-               p->worst_warp, p->worst_block[0], p->worst_block[1], p->worst_block[2], what,
-               pw + 1, res.npasses, bank, cell->nwords, words, lanes, res.pass[pw].cost);
+    bl_msg_set(&l->why, NULL, 0, KEX_WHY, p->worst_warp, p->worst_block[0], p->worst_block[1],
+               p->worst_block[2], what, pw + 1, res.npasses, bank, cell->nwords, words, lanes,
+               res.pass[pw].cost);
 }
 
 /* the widest LDS (store 0) or STS (1) the compiled code has among sass ("LDS.64 x2, LDS") */
@@ -340,41 +339,36 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
             if (l->state == KP_CANNOT)
                 l->state = KP_NONE;
             l->inst = l->wavefronts = l->ideal = l->excess = 0;
-            l->reason[0][0] = l->reason[1][0] = 0;
-            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            l->reason.id = BL_MSG_NONE;
+            l->why.id = l->fix.id = BL_MSG_NONE;
             continue;
         }
         if (e->unmodelled) {
             l->state = KP_CANNOT;
             l->inst = l->wavefronts = l->ideal = l->excess = 0;
-            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
-            for (int g = 0; g < 2; g++)
-                bl_fmt(l->reason[g], KP_TEXT, bl_msg_format(KEX_UNPRICED, g ? BL_LANG_ZH
-                                                                          : BL_LANG_EN),
-                       e->unmodelled);
+            l->why.id = l->fix.id = BL_MSG_NONE;
+            bl_msg_set(&l->reason, NULL, 0, KEX_UNPRICED, e->unmodelled);
             continue;
         }
         int was_ok = l->state == KP_OK;
         if (!was_ok) {
-            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            l->why.id = l->fix.id = BL_MSG_NONE;
             l->fix_kind = KP_FIX_NONE;
         }
         l->state = KP_OK;
-        l->reason[0][0] = l->reason[1][0] = 0;
+        l->reason.id = BL_MSG_NONE;
         l->inst = e->inst;
         l->wavefronts = e->wavefronts;
         l->ideal = e->ideal;
         l->excess = e->wavefronts - e->ideal;
         l->ways = e->ways;
         if (l->excess <= 0) {
-            l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+            l->why.id = l->fix.id = BL_MSG_NONE;
             l->fix_kind = KP_FIX_NONE;
-        } else if ((!was_ok || !l->why[0][0]) && a->pcs && e->worst_pc < a->npcs) {
+        } else if ((!was_ok || l->why.id == BL_MSG_NONE) && a->pcs && e->worst_pc < a->npcs) {
             explain(&a->pcs[e->worst_pc], l);
-            if (!l->fix[0][0])
-                for (int g = 0; g < 2; g++)
-                    bl_fmt(l->fix[g], KP_TEXT, bl_msg_format(KEX_NO_FIX, g ? BL_LANG_ZH
-                                                                            : BL_LANG_EN), l->line);
+            if (l->fix.id == BL_MSG_NONE)
+                bl_msg_set(&l->fix, NULL, 0, KEX_NO_FIX, l->line);
         }
     }
     free(from);
@@ -388,8 +382,7 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
 
 static void note(struct kp_result *r, const struct bl_err *err)
 {
-    bl_err_text(err, BL_LANG_EN, r->exec_note[0], KP_TEXT);
-    bl_err_text(err, BL_LANG_ZH, r->exec_note[1], KP_TEXT);
+    bl_err_msg(err, &r->exec_note);
 }
 
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,

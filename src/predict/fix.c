@@ -461,9 +461,9 @@ static const struct memo *predicted(const char *text, size_t tlen,
 }
 
 /* 1 when text fixes line `line` without making another line of array `name` worse; the
- * outcome of the lines of the array, in both languages, into out[2] */
+ * outcome of the lines of the array into *out */
 static int check(const char *text, size_t tlen, const struct gpu_kernel_request *req,
-                 const struct kp_result *r, int line, const char *name, char out[2][KP_TEXT])
+                 const struct kp_result *r, int line, const char *name, struct bl_msg *out)
 {
     const struct memo *pp = predicted(text, tlen, req, fix_sass);
     if (!pp)
@@ -471,12 +471,8 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
     const struct memo p = *pp;
     int ok = p.nlines == r->nlines && p.line[line - 1].state == KP_OK &&
              p.line[line - 1].excess == 0;
-    size_t o[2] = {0, 0};
-    if (ok) {
-        o[KP_EN] = bl_fmt(out[KP_EN], KP_TEXT, "line %d becomes %d-way", line,
-                          p.line[line - 1].ways);
-        o[KP_ZH] = bl_fmt(out[KP_ZH], KP_TEXT, "第 %d 行变为 %d 路", line, p.line[line - 1].ways);
-    }
+    if (ok)
+        bl_msg_set(out, NULL, 0, KP_FIX_BECOMES, line, p.line[line - 1].ways);
     for (int i = 0; ok && i < r->nlines; i++) {
         const struct kp_line *was = &r->line[i];
         const struct lfig *now = &p.line[i];
@@ -486,11 +482,9 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
             ok = 0;
             break;
         }
-        int same = now->ways == was->ways;
-        o[KP_EN] += bl_fmt(out[KP_EN] + o[KP_EN], KP_TEXT - o[KP_EN], ", line %d %s %d-way",
-                           was->line, same ? "stays" : "becomes", now->ways);
-        o[KP_ZH] += bl_fmt(out[KP_ZH] + o[KP_ZH], KP_TEXT - o[KP_ZH], "，第 %d 行%s %d 路",
-                           was->line, same ? "仍为" : "变为", now->ways);
+        struct bl_msg before = *out;
+        bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
+                   &before, was->line, now->ways);
     }
     return ok;
 }
@@ -503,43 +497,35 @@ static const struct kp_array *array_of(const struct kp_result *r, const char *na
     return NULL;
 }
 
-/* s without a last UTF-8 character cut short by a bounded format */
-static void whole_chars(char *s)
-{
-    size_t n = strlen(s), i = n;
-    while (i > 0 && ((unsigned char)s[i - 1] & 0xC0) == 0x80)
-        i--;
-    if (i == 0 || (unsigned char)s[i - 1] < 0xC0)
-        return;
-    unsigned char lead = (unsigned char)s[i - 1];
-    size_t want = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : 2;
-    if (n - (i - 1) < want)
-        s[i - 1] = 0;
-}
-
-/* what was tried for a line, in both languages, "; " between */
+/* what was tried for a line: two lists, "; " between; the English of each is kept as well
+ * (only to tell which arrays were tried already) */
 struct tried {
-    char t[2][KP_TEXT];      /* tried and found wanting */
-    char x[2][KP_TEXT];      /* not possible, and why */
+    struct bl_msg t, x;      /* tried and found wanting; not possible, and why */
+    char t_en[KP_TEXT], x_en[KP_TEXT];
 };
 
-static void tried_add(struct tried *t, int possible, const char *en, const char *zh)
+static void tried_add(struct tried *t, int possible, const struct bl_msg *item)
 {
-    for (int g = 0; g < 2; g++) {
-        char *d = possible ? t->t[g] : t->x[g];
-        size_t o = strlen(d);
-        bl_fmt(d + o, KP_TEXT - o, "%s%s", o ? (g ? "；" : "; ") : "", g ? zh : en);
+    struct bl_msg *list = possible ? &t->t : &t->x;
+    char *en = possible ? t->t_en : t->x_en, one[KP_TEXT];
+    if (list->id == BL_MSG_NONE) {
+        *list = *item;
+    } else {
+        struct bl_msg before = *list;
+        bl_msg_set(list, NULL, 0, BL_LIST_SEMI, &before, item);
     }
+    size_t o = strlen(en);
+    bl_msg_render(item, BL_LANG_EN, one, sizeof one);
+    bl_fmt(en + o, KP_TEXT - o, "%s%s", o ? "; " : "", one);
 }
 
 /* a fix found: into the line's fix fields */
 static int found(struct kp_line *l, enum kp_fix_kind kind, int pad, const char *name,
-                 const char *en, const char *zh)
+                 const struct bl_msg *note)
 {
     l->fix_kind = kind;
     l->fix_pad = pad;
-    bl_fmt(l->fix[KP_EN], KP_TEXT, "%s", en);
-    bl_fmt(l->fix[KP_ZH], KP_TEXT, "%s", zh);
+    l->fix = *note;
     bl_fmt(l->fix_array, sizeof l->fix_array, "%s", name);
     return 1;
 }
@@ -550,7 +536,8 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
                    struct kp_line *l, const struct kp_array *a, const char *name, int made,
                    struct tried *tr)
 {
-    char what[160], idx[64], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT], list[32] = "";
+    char what[160], idx[64], list[32] = "";
+    struct bl_msg outcome, note;
     size_t tlen;
     int pads = 0;
     unsigned rowel = a->elem ? 128 / a->elem : 32;
@@ -562,40 +549,24 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
         pads = pad;
         size_t tl = strlen(list);
         bl_fmt(list + tl, sizeof list - tl, "%s%d", tl ? ", " : "", pad);
-        int ok = check(t, tlen, req, r, l->line, name, outcome);
+        int ok = check(t, tlen, req, r, l->line, name, &outcome);
         free(t);
-        if (ok && idx[0]) {
-            bl_fmt(en, sizeof en, "note: declare %s, indexing it %s on every line: %s", what,
-                   idx, outcome[KP_EN]);
-            bl_fmt(zh, sizeof zh, "提示：声明为 %s，每一行的下标都写成 %s：%s", what, idx,
-                   outcome[KP_ZH]);
-            return found(l, KP_FIX_PAD, pad, name, en, zh);
-        }
-        if (ok) {
-            bl_fmt(en, sizeof en, "note: declare %s: %s", what, outcome[KP_EN]);
-            bl_fmt(zh, sizeof zh, "提示：声明为 %s：%s", what, outcome[KP_ZH]);
-            return found(l, KP_FIX_PAD, pad, name, en, zh);
-        }
+        if (ok && idx[0])
+            bl_msg_set(&note, NULL, 0, KP_NOTE_PAD_INDEXED, what, idx, &outcome);
+        else if (ok)
+            bl_msg_set(&note, NULL, 0, KP_NOTE_PAD, what, &outcome);
+        if (ok)
+            return found(l, KP_FIX_PAD, pad, name, &note);
     }
     if (pads && a->ndims >= 2) {
-        bl_fmt(en, sizeof en, "padding %s's rows by 1-8 elements", name);
-        bl_fmt(zh, sizeof zh, "把 %s 的每行填充 1-8 个元素", name);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_PAD_ROWS, name);
     } else if (pads) {
         const char *by = strlen(list) > 16 ? "1-8" : list;    /* "4, 8": whole float4s */
-        bl_fmt(en, sizeof en, "padding %s's index by %s elements every 128 bytes "
-               "(%s[i + i / %u])", name, by, name, rowel);
-        bl_fmt(zh, sizeof zh, "下标填充 %s[i + i / %u]（每 128 字节 %s 个元素）", name, rowel, by);
-    } else if (made) {
-        bl_fmt(en, sizeof en, "padding %s (a pointer is made of it, whose accesses a padding "
-               "would miss)", name);
-        bl_fmt(zh, sizeof zh, "填充 %s（有指针由它得到，填充顾及不到经这个指针的访问）", name);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_PAD_INDEX, name, by, name, rowel);
     } else {
-        bl_fmt(en, sizeof en, "padding %s (it is read through a cast to an element wider than 8 "
-               "of its own, which any pad of 1-8 would misalign)", name);
-        bl_fmt(zh, sizeof zh, "填充 %s（它通过强制转换按比自身宽 8 倍以上的元素读取，1-8 个元素的填充都"
-               "会破坏对齐）", name);
+        bl_msg_set(&note, NULL, 0, made ? KP_TRIED_PAD_POINTER : KP_TRIED_PAD_CAST, name);
     }
-    tried_add(tr, pads > 0, en, zh);
+    tried_add(tr, pads > 0, &note);
     return 0;
 }
 
@@ -605,36 +576,26 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
                        struct kp_line *l, const struct kp_array *a, const char *name, int made,
                        struct tried *tr)
 {
-    char what[160], outcome[2][KP_TEXT], en[KP_TEXT], zh[KP_TEXT];
+    char what[160];
+    struct bl_msg outcome, note;
     size_t tlen;
     char *t = swizzle_patch(src, len, v, d, a, what, sizeof what, &tlen);
     if (t) {
-        int ok = check(t, tlen, req, r, l->line, name, outcome);
+        int ok = check(t, tlen, req, r, l->line, name, &outcome);
         free(t);
         if (ok) {
-            bl_fmt(en, sizeof en, "note: swizzle %s, indexing it %s on every line: %s", name,
-                   what, outcome[KP_EN]);
-            bl_fmt(zh, sizeof zh, "提示：对 %s 做 XOR 重排（swizzle），每一行都写成 %s：%s",
-                   name, what, outcome[KP_ZH]);
-            return found(l, KP_FIX_SWIZZLE, 0, name, en, zh);
+            bl_msg_set(&note, NULL, 0, KP_NOTE_SWIZZLE, name, what, &outcome);
+            return found(l, KP_FIX_SWIZZLE, 0, name, &note);
         }
-        bl_fmt(en, sizeof en, "the XOR swizzle %s", what);
-        bl_fmt(zh, sizeof zh, "XOR 重排 %s", what);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE, what);
     } else if (made) {
-        bl_fmt(en, sizeof en, "an XOR swizzle of %s (a pointer is made of it, whose accesses a "
-               "swizzle would miss)", name);
-        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（有指针由它得到，重排顾及不到经这个指针的访问）",
-               name);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE_POINTER, name);
     } else if (a->ndims == 1 && a->elem && 128 % a->elem == 0) {
-        bl_fmt(en, sizeof en, "an XOR swizzle of %s (it is not a whole number of 128-byte rows)",
-               name);
-        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（它的长度不是 128 字节的整数倍）", name);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE_ROWS, name);
     } else {
-        bl_fmt(en, sizeof en, "an XOR swizzle of %s (its rows are not a power of two elements)",
-               name);
-        bl_fmt(zh, sizeof zh, "对 %s 做 XOR 重排（它的行长不是 2 的幂个元素）", name);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE_POW2, name);
     }
-    tried_add(tr, t != NULL, en, zh);
+    tried_add(tr, t != NULL, &note);
     return 0;
 }
 
@@ -723,7 +684,8 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
                      const struct gpu_kernel_request *req, struct kp_line *l,
                      const struct kp_array *a, const char *name, struct tried *tr)
 {
-    char en[KP_TEXT], zh[KP_TEXT], x[64], vec[16], cand[160];
+    char x[64], vec[16], cand[160];
+    struct bl_msg note;
     const char *ty = tis(src, v, d - 1, "float") ? "float" : tis(src, v, d - 1, "int") ? "int"
                      : tis(src, v, d - 1, "unsigned") ? "uint" : NULL;
     int b, e, acc[8], nacc = 0;
@@ -763,20 +725,15 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
         }
     }
     if (K != 2 && K != 4) {
-        bl_fmt(en, sizeof en, "a wider element (no lane reads 2 or 4 consecutive elements of "
-               "%s one by one)", name);
-        bl_fmt(zh, sizeof zh, "更宽的元素（没有线程逐个读取 %s 的 2 或 4 个相邻元素）", name);
-        tried_add(tr, 0, en, zh);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_WIDER_NONE, name);
+        tried_add(tr, 0, &note);
         return 0;
     }
     copy_toks(src, v, xa, xn, x, sizeof x);
     bl_fmt(vec, sizeof vec, "%s%d", ty, K);
     if (l->nsass > 0 && strstr(l->sass, "LDS.")) {
-        bl_fmt(en, sizeof en, "a wider element (nvcc already reads %s's %d elements a lane as "
-               "one wide load: %s)", name, K, l->sass);
-        bl_fmt(zh, sizeof zh, "更宽的元素（nvcc 已把 %s 的每线程 %d 个元素合成一次宽读取：%s）",
-               name, K, l->sass);
-        tried_add(tr, 0, en, zh);
+        bl_msg_set(&note, NULL, 0, KP_TRIED_WIDER_ALREADY, name, K, l->sass);
+        tried_add(tr, 0, &note);
         return 0;
     }
     /* the candidate: the first access as the vector's, the others 0, the loop once */
@@ -800,22 +757,15 @@ static int try_wider(const char *src, size_t len, const struct ftoks *v, int d,
     double wf = edited_wavefronts(src, len, ed, n, req, l->line);
     bl_fmt(cand, sizeof cand, "%s v = reinterpret_cast<const %s *>(%s)[%s]", vec, vec, name, x);
     if (wf >= 0 && wf < l->wavefronts) {
-        bl_fmt(en, sizeof en, "note: read %s's %d elements a lane as one %s, %s (%s aligned to %d "
-               "bytes: __align__(%d)): line %d becomes %.0f wavefronts instead of %.0f", name, K,
-               vec, cand, name, 4 * K, 4 * K, l->line, wf, l->wavefronts);
-        bl_fmt(zh, sizeof zh, "提示：把 %s 每线程的 %d 个元素合成一次 %s 读取，%s（%s 须按 %d 字节对齐："
-               "__align__(%d)）：第 %d 行由 %.0f 个 wavefront 变为 %.0f 个", name, K, vec, cand,
-               name, 4 * K, 4 * K, l->line, l->wavefronts, wf);
-        return found(l, KP_FIX_NONE, 0, name, en, zh);
+        bl_msg_set(&note, NULL, 0, KP_NOTE_WIDER, name, K, vec, cand, name, 4 * K, 4 * K,
+                   l->line, wf, l->wavefronts);
+        return found(l, KP_FIX_NONE, 0, name, &note);
     }
-    if (wf >= 0) {
-        bl_fmt(en, sizeof en, "a wider element (%s: %.0f wavefronts, no fewer)", cand, wf);
-        bl_fmt(zh, sizeof zh, "更宽的元素（%s：%.0f 个 wavefront，并不更少）", cand, wf);
-    } else {
-        bl_fmt(en, sizeof en, "a wider element (%s: the model cannot predict it)", cand);
-        bl_fmt(zh, sizeof zh, "更宽的元素（%s：模型无法预测）", cand);
-    }
-    tried_add(tr, 1, en, zh);
+    if (wf >= 0)
+        bl_msg_set(&note, NULL, 0, KP_TRIED_WIDER_NO_FEWER, cand, wf);
+    else
+        bl_msg_set(&note, NULL, 0, KP_TRIED_WIDER_UNKNOWN, cand);
+    tried_add(tr, 1, &note);
     return 0;
 }
 
@@ -846,7 +796,8 @@ static int try_narrower(const char *src, size_t len, const struct ftoks *v,
     if (start < 0 || c < 0 || (l->nsass > 0 && !strstr(l->sass, "LDS.")))
         return 0;                   /* nvcc already reads it narrower */
     int n = bytes / 4;
-    char j[64], text[160], en[KP_TEXT], zh[KP_TEXT];
+    char j[64], text[160];
+    struct bl_msg note;
     copy_toks(src, v, o + 1, c - o - 1, j, sizeof j);
     struct edit ed;
     ed.at = v->t[start].pos;
@@ -859,25 +810,14 @@ static int try_narrower(const char *src, size_t len, const struct ftoks *v,
     bl_fmt(text, sizeof text, "%s", ed.text);
     double wf = edited_wavefronts(src, len, &ed, 1, req, l->line);
     if (wf >= 0 && wf < l->wavefronts) {
-        bl_fmt(en, sizeof en, "note: read the %d-byte element as its %d floats, %s: line %d "
-               "becomes %.0f wavefronts instead of %.0f", bytes, n, text, l->line, wf,
-               l->wavefronts);
-        bl_fmt(zh, sizeof zh, "提示：把 %d 字节的元素拆成 %d 个 float 读取，%s：第 %d 行由 %.0f 个 "
-               "wavefront 变为 %.0f 个", bytes, n, text, l->line, l->wavefronts, wf);
-        return found(l, KP_FIX_NONE, 0, name, en, zh);
+        bl_msg_set(&note, NULL, 0, KP_NOTE_NARROWER, bytes, n, text, l->line, wf, l->wavefronts);
+        return found(l, KP_FIX_NONE, 0, name, &note);
     }
-    if (wf >= 0) {
-        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: %.0f "
-               "wavefronts, no better)", name, bytes, n, wf);
-        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：%.0f 个 wavefront，"
-               "并不更好）", name, bytes, n, wf);
-    } else {
-        bl_fmt(en, sizeof en, "a narrower element (%s's %d-byte element as %d floats: the model "
-               "cannot predict it)", name, bytes, n);
-        bl_fmt(zh, sizeof zh, "更窄的元素（把 %s 的 %d 字节元素拆成 %d 个 float：模型无法预测）",
-               name, bytes, n);
-    }
-    tried_add(tr, 1, en, zh);
+    if (wf >= 0)
+        bl_msg_set(&note, NULL, 0, KP_TRIED_NARROWER_NO_BETTER, name, bytes, n, wf);
+    else
+        bl_msg_set(&note, NULL, 0, KP_TRIED_NARROWER_UNKNOWN, name, bytes, n);
+    tried_add(tr, 1, &note);
     return 0;
 }
 
@@ -937,41 +877,27 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
              n = strtok_r(NULL, " ", &save)) {
             const struct kp_array *a = array_of(r, n);
             char seen[2 * KP_TEXT + 2];
-            bl_fmt(seen, sizeof seen, "%s %s", tr.t[KP_EN], tr.x[KP_EN]);
+            bl_fmt(seen, sizeof seen, "%s %s", tr.t_en, tr.x_en);
             if (declared && strstr(seen, n))
                 continue;                        /* the worst array again */
             declared |= a && !a->dynamic && find_decl(src, &v, n) >= 0;
             found = try_array(src, len, &v, req, r, l, n, &tr);
         }
-        if (found) {
-            whole_chars(l->fix[KP_ZH]);
+        if (found)
             continue;
-        }
         if (declared) {
-            size_t o[2];
-            if (tr.t[KP_EN][0]) {
-                o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found: tried %s: each leaves "
-                                  "line %d conflicting or makes another line of the array worse",
-                                  tr.t[KP_EN], l->line);
-                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有找到修改（试过：%s）：都不能消除"
-                                  "第 %d 行的冲突而不让该数组的另一行更差", tr.t[KP_ZH], l->line);
-            } else {
-                o[KP_EN] = bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix found for line %d", l->line);
-                o[KP_ZH] = bl_fmt(l->fix[KP_ZH], KP_TEXT, "第 %d 行没有找到修改", l->line);
-            }
-            if (tr.x[KP_EN][0]) {
-                bl_fmt(l->fix[KP_EN] + o[KP_EN], KP_TEXT - o[KP_EN], "; not possible: %s",
-                       tr.x[KP_EN]);
-                bl_fmt(l->fix[KP_ZH] + o[KP_ZH], KP_TEXT - o[KP_ZH], "；无法尝试：%s", tr.x[KP_ZH]);
-            }
+            struct bl_msg head;
+            if (tr.t.id != BL_MSG_NONE)
+                bl_msg_set(&head, NULL, 0, KP_NO_FIX_TRIED, &tr.t, l->line);
+            else
+                bl_msg_set(&head, NULL, 0, KP_NO_FIX_LINE, l->line);
+            if (tr.x.id != BL_MSG_NONE)
+                bl_msg_set(&l->fix, NULL, 0, KP_NO_FIX_NOT_POSSIBLE, &head, &tr.x);
+            else
+                l->fix = head;
         } else {
-            bl_fmt(l->fix[KP_EN], KP_TEXT, "no fix proposed: %s is not a __shared__ array the "
-                   "file declares (a pointer or extern memory)", l->worst);
-            bl_fmt(l->fix[KP_ZH], KP_TEXT, "没有修改建议：%s 不是文件里声明的 __shared__ 数组"
-                   "（指针或 extern 内存）", l->worst);
+            bl_msg_set(&l->fix, NULL, 0, KP_NO_FIX_NOT_SHARED, l->worst);
         }
-        whole_chars(l->fix[KP_EN]);
-        whole_chars(l->fix[KP_ZH]);
     }
     memo_clear();
     free(v.t);

@@ -379,24 +379,15 @@ static void explain(struct kp_eval *e, const struct kp_result *r, int block_dep)
                         k == cell->nwords - 1 && k > 3 ? "…, " : "",
                         (unsigned long long)cell->word[k]);
     }
-    char lane_s[96], where[2][64];
+    char lane_s[96];
     kp_fmt_lanes(lanes, lane_s, sizeof lane_s);
     if (block_dep)
-        bl_fmt(where[KP_EN], sizeof where[0], "warp %d of block (%u,%u,%u)", e->worst_warp,
-               e->worst_block[0], e->worst_block[1], e->worst_block[2]);
+        bl_msg_set(&e->l->why, NULL, 0, KP_WHY_PASS_BLOCK, e->worst_warp, e->worst_block[0],
+                   e->worst_block[1], e->worst_block[2], e->worst_text, p + 1, w->npasses, bank,
+                   cell->nwords, words, lane_s, w->pass[p].cost);
     else
-        bl_fmt(where[KP_EN], sizeof where[0], "warp %d", e->worst_warp);
-    if (block_dep)
-        bl_fmt(where[KP_ZH], sizeof where[0], "block (%u,%u,%u) 的 warp %d", e->worst_block[0],
-               e->worst_block[1], e->worst_block[2], e->worst_warp);
-    else
-        bl_fmt(where[KP_ZH], sizeof where[0], "warp %d", e->worst_warp);
-    bl_fmt(e->l->why[KP_EN], KP_TEXT, "why: %s, %s, pass %d of %d: bank %d serves %d different "
-           "words (%s) to lanes %s: %d-way", where[KP_EN], e->worst_text, p + 1, w->npasses, bank,
-           cell->nwords, words, lane_s, w->pass[p].cost);
-    bl_fmt(e->l->why[KP_ZH], KP_TEXT, "原因：%s，%s，第 %d 批（共 %d 批）：bank %d 要给 lane %s "
-           "送 %d 个不同的字（%s）：%d 路冲突", where[KP_ZH], e->worst_text, p + 1, w->npasses,
-           bank, lane_s, cell->nwords, words, w->pass[p].cost);
+        bl_msg_set(&e->l->why, NULL, 0, KP_WHY_PASS, e->worst_warp, e->worst_text, p + 1,
+                   w->npasses, bank, cell->nwords, words, lane_s, w->pass[p].cost);
     (void)r;
 }
 
@@ -568,10 +559,10 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
     L->kernel_line = r->first;
     L->path = kp_path;
     if (pattern_cuda_line(pf, l->line, L, &pc) != 0) {
-        if (strstr(pc.err.msg, "no load or store of a shared array") || strstr(pc.err.msg, "has no code") ||
-            strstr(pc.err.msg, "not inside a function"))
+        int id = pc.err.why.id;
+        if (id == CU_NO_LOAD_OR_STORE_OF || id == CU_LINE_HAS_NO_CODE || id == CU_LINE_IS_NOT_INSIDE_A)
             l->state = KP_NONE;
-        else if (!strncmp(pc.err.msg, "inline asm", 10) && !span_has(lfrom, lend, ".shared") &&
+        else if (id == CU_INLINE_ASM_LDMATRIX_STMATRIX_CP && !span_has(lfrom, lend, ".shared") &&
                  !(ls && ls->n))
             l->state = KP_NONE;             /* asm that does not touch shared memory */
         else
@@ -624,33 +615,17 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
         bl_fmt(l->worst, sizeof l->worst, "%s", e.worst_text);
     }
     const char *t = ls ? (ls->text[0] ? ls->text[0] : ls->text[1]) : NULL;
-    if (e.vec_mask) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc reads %d trips of the loop at a time with one "
-               "%u-byte instruction for an access of this line (%s); predicted so", e.vec_g, e.vec_w,
-               l->sass);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 用一条 %u 字节的指令一次读这一行某个访问的 %d 次循环迭代（%s）；"
-               "按此预测", e.vec_w, e.vec_g, l->sass);
-    } else if (e.group > 1 && e.widened) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc: one %s covers %d trips of the loop here; "
-               "predicted as that instruction", t ? t : l->sass, e.group);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc：这里一条 %s 覆盖循环的 %d 次迭代；按这条指令预测", t ? t : l->sass,
-               e.group);
-    } else if (e.widened) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc widened this access to %s; predicted as that "
-               "instruction (each lane's address, %s wide)", t ? t : l->sass, t && strstr(t, "128") ? "16 bytes" : "8 bytes");
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问加宽成了 %s；按这条指令预测（每个 lane 的地址，"
-               "%s 字节宽）", t ? t : l->sass, t && strstr(t, "128") ? "16" : "8");
-    } else if (e.merged) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc merges accesses of this line that lie side by "
-               "side into one wider instruction (%s); predicted so", l->sass);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这一行里相邻的访问合并成一条更宽的指令（%s）；按此预测",
-               l->sass);
-    } else if (e.split) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc loads this access in narrower pieces (%s: "
-               "split, or only the components used); predicted as those instructions", l->sass);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 把这次访问分成更窄的几块（%s：拆开，或只取用到的分量）；"
-               "按这些指令预测", l->sass);
-    }
+    if (e.vec_mask)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_VECTOR, e.vec_g, e.vec_w, l->sass);
+    else if (e.group > 1 && e.widened)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_COVERS, t ? t : l->sass, e.group);
+    else if (e.widened)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_WIDENED, t ? t : l->sass,
+                   t && strstr(t, "128") ? 16 : 8);
+    else if (e.merged)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_MERGES, l->sass);
+    else if (e.split)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_SPLITS, l->sass);
 }
 
 /* ---------------------------------------------------------------- the file */
@@ -740,19 +715,14 @@ static void no_instruction(const struct kp_result *r, const struct kp_sass *sass
     }
     l->inst = l->wavefronts = l->ideal = l->excess = 0;
     l->ways = 0;
-    l->why[0][0] = l->why[1][0] = l->fix[0][0] = l->fix[1][0] = 0;
+    memset(&l->why, 0, sizeof l->why);
+    memset(&l->fix, 0, sizeof l->fix);
     l->fix_kind = KP_FIX_NONE;
-    if (best >= 0) {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc emits no shared-memory instruction for this "
-               "line: merged into line %d's %s (or removed); nothing predicted here",
-               sass->insn[best].line, sass->insn[best].text);
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 没有为这一行生成共享内存指令：并进了第 %d 行的 %s（或被删除）；"
-               "这里不预测", sass->insn[best].line, sass->insn[best].text);
-    } else {
-        bl_fmt(l->compiler[KP_EN], KP_TEXT, "nvcc emits no shared-memory instruction for this "
-               "line (its value is unused or known); nothing predicted here");
-        bl_fmt(l->compiler[KP_ZH], KP_TEXT, "nvcc 没有为这一行生成共享内存指令（值没被用到或已知）；这里不预测");
-    }
+    if (best >= 0)
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_MERGED_INTO, sass->insn[best].line,
+                   sass->insn[best].text);
+    else
+        bl_msg_set(&l->compiler, NULL, 0, KP_NVCC_NOTHING);
 }
 
 /* a line with shared instructions that the source reading did not predict: a reason */
@@ -761,16 +731,9 @@ static void unread(const struct kp_result *r, struct kp_line *l)
     l->state = KP_CANNOT;
     if (l->line < r->first || l->line > r->last) {
         if (l->call_line)
-            bl_fmt(l->reason[KP_EN], KP_TEXT, "%s in a function inlined at line %d: the model "
-                   "reads the kernel's own lines", l->sass, l->call_line);
+            bl_msg_set(&l->reason, NULL, 0, KP_R_INLINED, l->sass, l->call_line);
         else
-            bl_fmt(l->reason[KP_EN], KP_TEXT, "%s outside the kernel's body: the model reads the "
-                   "kernel's own lines", l->sass);
-        if (l->call_line)
-            bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 在第 %d 行内联进来的函数里：模型只读 kernel 自己的行",
-                   l->sass, l->call_line);
-        else
-            bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 在 kernel 的函数体之外：模型只读 kernel 自己的行", l->sass);
+            bl_msg_set(&l->reason, NULL, 0, KP_R_OUTSIDE, l->sass);
         return;
     }
     int matrix = 1;
@@ -778,17 +741,7 @@ static void unread(const struct kp_result *r, struct kp_line *l)
         if ((q == l->sass || q[-1] == ' ') && strncmp(q, "LDSM", 4) && strncmp(q, "STSM", 4) &&
             strncmp(q, "LDGSTS", 6) && strncmp(q, "x", 1) && *q != ',')
             matrix = 0;
-    if (matrix) {
-        bl_fmt(l->reason[KP_EN], KP_TEXT, "%s from inline asm (ldmatrix, stmatrix, cp.async): an "
-               "address, not an index", l->sass);
-        bl_fmt(l->reason[KP_ZH], KP_TEXT, "%s 来自内联汇编（ldmatrix、stmatrix、cp.async）：给的是地址，"
-               "不是下标", l->sass);
-        return;
-    }
-    bl_fmt(l->reason[KP_EN], KP_TEXT, "nvcc emits %s here, but the model finds no index of a "
-           "__shared__ array on the line (a pointer cast, a reference, a call?)", l->sass);
-    bl_fmt(l->reason[KP_ZH], KP_TEXT, "nvcc 在这里生成了 %s，但模型在这一行找不到 __shared__ 数组的下标"
-           "（指针转换、引用，还是函数调用？）", l->sass);
+    bl_msg_set(&l->reason, NULL, 0, matrix ? KP_R_ASM_MATRIX : KP_R_NO_INDEX, l->sass);
 }
 
 int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
@@ -876,12 +829,12 @@ int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request
             predict_line(pf, req, out, l, sass ? &ls : NULL, from, e);
             if (paths > 1 && l->excess - before > most) {
                 most = l->excess - before;
-                memcpy(best.why, l->why, sizeof best.why);
+                best.why = l->why;
                 memcpy(best.worst, l->worst, sizeof best.worst);
             }
         }
         if (paths > 1 && l->state == KP_OK && most > 0) {
-            memcpy(l->why, best.why, sizeof l->why);
+            l->why = best.why;
             memcpy(l->worst, best.worst, sizeof l->worst);
         }
         kp_path = 0;

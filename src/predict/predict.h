@@ -6,7 +6,8 @@
  * the language cannot express gets one short reason; a conflicting line the worst pass that
  * explains it; and a fix checked with the model (predict/fix.c): padding of the array's last
  * dimension or an XOR swizzle of its column, the smallest that makes the line conflict free
- * without making another line of the array worse. Every text in English and Chinese.
+ * without making another line of the array worse. Every text is a message (id and arguments,
+ * base/msg.h) that the cli or the ui renders in the reader's language.
  * No GPU, no curses, no files: the model only; one caller at a time (static scratch). */
 #ifndef BANKLAB_KERNEL_PREDICT_H
 #define BANKLAB_KERNEL_PREDICT_H
@@ -14,9 +15,10 @@
 #include <stddef.h>
 
 #include "../compile/compile.h"
+#include "../base/msg.h"
 #include "../kernel/kernel.h"
 
-#define KP_EN 0
+#define KP_EN 0                     /* the cli's kernel report: its language, 0 or 1 */
 #define KP_ZH 1
 #define KP_MAX_EVALS (1L << 21)     /* warp evaluations one line may take */
 #define KP_MAX_TRIPS 4096           /* trips of the loops around one line */
@@ -39,9 +41,9 @@ struct kp_line {
     int ways;                       /* the largest pass cost of any warp: n-way */
     char arrays[128];               /* the arrays it accesses, one space between */
     char worst[32];                 /* the array of its worst access */
-    char reason[2][KP_TEXT];        /* KP_CANNOT: why not, en and zh */
-    char why[2][KP_TEXT];           /* excess > 0: its worst pass, en and zh */
-    char fix[2][KP_TEXT];           /* excess > 0: the fix note (or why none), en and zh */
+    struct bl_msg reason;           /* KP_CANNOT: why not */
+    struct bl_msg why;              /* excess > 0: its worst pass */
+    struct bl_msg fix;              /* excess > 0: the fix note (or why none) */
     enum kp_fix_kind fix_kind;      /* the fix found, for kp_patch */
     char fix_array[64];
     int fix_pad;                    /* elements added to the last dimension */
@@ -49,7 +51,7 @@ struct kp_line {
     int nsass;                      /* its shared-memory SASS instructions (-1: not known) */
     char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
     int call_line;                  /* inlined from this line of the kernel (a helper), or 0 */
-    char compiler[2][KP_TEXT];      /* where the SASS differs from the source: what nvcc did */
+    struct bl_msg compiler;         /* where the SASS differs from the source: what nvcc did */
     unsigned ops;                   /* the reading's accesses: 1 << BANK_LOAD | 1 << BANK_STORE */
 };
 
@@ -73,12 +75,12 @@ struct kp_result {
     unsigned grid[3], block[3];
     unsigned long long smem;
     int sass_known;                 /* 1: the lines come from the compiled code's SASS */
-    char sass_note[2][KP_TEXT];     /* 0: why not (no compiler, a compile error), en and zh */
+    struct bl_msg sass_note;        /* sass_known 0: why not (no compiler, a compile error) */
     int nsass_lines;                /* lines with a shared SASS instruction */
     int sass_total, sass_on_lines;  /* the kernel's shared instructions; those on a line */
     /* kexec_apply (predict/exec.h): the figures of executing the kernel's PTX */
     int executed;                   /* 1: every line's figures come from the execution */
-    char exec_note[2][KP_TEXT];     /* executed 0: why not ("" for a file with host code) */
+    struct bl_msg exec_note;        /* executed 0: why not (none for a file with host code) */
     unsigned long long exec_steps;  /* lane-instructions executed */
     /* kxrt_apply (predict/program.h): a file with main() run as it is */
     int main_launch;                /* the launch of main whose figures these are (1-based) */

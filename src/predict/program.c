@@ -446,12 +446,9 @@ static int same_kernel(const char *name, const char *name_expr)
 static void exec_note(struct kp_result *r, int id, ...)
 {
     va_list ap;
-    struct bl_msg m;
     va_start(ap, id);
-    bl_msg_vset(&m, NULL, 0, id, ap);
+    bl_msg_vset(&r->exec_note, NULL, 0, id, ap);
     va_end(ap);
-    bl_msg_render(&m, BL_LANG_EN, r->exec_note[0], KP_TEXT);
-    bl_msg_render(&m, BL_LANG_ZH, r->exec_note[1], KP_TEXT);
 }
 
 void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char *path,

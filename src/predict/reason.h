@@ -1,18 +1,18 @@
-/* reason.h: a line's reason in both languages (reason.c), private to src/predict. */
+/* reason.h: a line's reason as a message (reason.c), private to src/predict. */
 #ifndef BANKLAB_PREDICT_REASON_H
 #define BANKLAB_PREDICT_REASON_H
 
 #include "../base/err.h"
 #include "predict.h"
 
-/* kp_reason: a row of the table of phrases for the reader's message why: 1 (l's reason set);
- * 0 (unset) when none matches. */
-int kp_reason(struct kp_line *l, const char *why);
+/* kp_reason_phrase: the short phrase (an id of msg.def) for the reader's message id, or
+ * BL_MSG_NONE when it has none. */
+int kp_reason_phrase(int id);
 
-/* kp_reason_id: the reason of msg.def's row id (and its arguments), in both languages. */
+/* kp_reason_id: l cannot be predicted, for msg.def's row id (and its arguments). */
 void kp_reason_id(struct kp_line *l, int id, ...);
 
-/* kp_reason_err: the reason of err (the reader's or, model 1, the model's) in both languages. */
+/* kp_reason_err: l cannot be predicted, for err (the reader's or, model 1, the model's). */
 void kp_reason_err(struct kp_line *l, const struct bl_err *err, int model);
 
 #endif

@@ -275,7 +275,7 @@ static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
                 fputs(L(RPT_RECORDED_ON), f);
             md_cell(f, t);
             if (date) {
-                fputs("\uff0c", f);
+                fputs(bl_msg_format(BL_COMMA, BL_LANG_ZH), f);
                 md_cell(f, date + 1 + (date[1] == ' '));
             }
             return;

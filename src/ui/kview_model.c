@@ -34,15 +34,14 @@ struct kv_pjob {
 static void *predict_main(void *arg)
 {
     struct kv_pjob *j = arg;
-    char why[2][KP_TEXT], kwhy[2][KP_TEXT];
+    struct bl_msg why = {0}, kwhy = {0};
     struct kp_sass sass = {0};
-    struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, &j->cancel, why);
-    int have = c && ksl_kernel(c, j->req.name, j->src, j->len, &sass, kwhy) == 0;
+    struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, &j->cancel, &why);
+    int have = c && ksl_kernel(c, j->req.name, j->src, j->len, &sass, &kwhy) == 0;
     j->ok = kp_predict_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res, NULL) == 0;
     if (j->ok) {
         if (!have)
-            for (int g = 0; g < 2; g++)
-                bl_fmt(j->res.sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
+            j->res.sass_note = c ? kwhy : why;
         kp_fixes_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res);
     }
     kp_sass_free(&sass);
@@ -186,20 +185,21 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
 {
     const struct kv_row *w = kv_cur_row(k);
     const struct kp_line *l = kv_pred_line(k, w);
-    int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;
+    enum bl_lang g = a->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN;
     const char *sep = a->g->sep;
-    char clean[KP_TEXT * 2], way[32];
+    char clean[KP_TEXT * 2], way[32], t[KP_TEXT];
     buf[0] = 0;
     if (!l || l->state == KP_NONE || k->prompting)
         return;
     if (l->state == KP_CANNOT) {
-        bl_fmt(buf, size, ui_str(a, UIS_KV_MODEL_CANNOT), bl_clean(clean, sizeof clean,
-                                                                   l->reason[g]));
+        bl_msg_render(&l->reason, g, t, sizeof t);
+        bl_fmt(buf, size, ui_str(a, UIS_KV_MODEL_CANNOT), bl_clean(clean, sizeof clean, t));
         return;
     }
-    if (l->compiler[g][0] && l->nsass == 0) {  /* nvcc emitted nothing here: say what it did */
+    if (l->compiler.id != BL_MSG_NONE && l->nsass == 0) {  /* nvcc emitted nothing: what it did */
         size_t h = bl_fmt(buf, size, ui_str(a, UIS_KV_MODEL_LINE), l->line);
-        bl_fmt(buf + h, size - h, "%s", bl_clean(clean, sizeof clean, l->compiler[g]));
+        bl_msg_render(&l->compiler, g, t, sizeof t);
+        bl_fmt(buf + h, size - h, "%s", bl_clean(clean, sizeof clean, t));
         return;
     }
     bl_fmt(way, sizeof way, ui_str(a, UIS_KV_WAY), l->ways);
@@ -215,12 +215,10 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
                                 : bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_MODEL_DIFF), m);
         o += bl_fmt(buf + o, size - o, ")");
     }
-    if (l->why[g][0])
-        o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->why[g]));
-    if (l->fix[g][0])
-        o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->fix[g]));
-    if (l->compiler[g][0])
-        o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, l->compiler[g]));
+    const struct bl_msg *notes[] = {&l->why, &l->fix, &l->compiler};
+    for (int i = 0; i < 3; i++)
+        if (notes[i]->id != BL_MSG_NONE && bl_msg_render(notes[i], g, t, sizeof t) > 0)
+            o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, t));
     if (l->fix_kind != KP_FIX_NONE)
         bl_fmt(buf + o, size - o, "%s%s", sep, ui_str(a, UIS_KV_FIX_KEY));
 }
@@ -254,10 +252,10 @@ int kv_fix(struct app *a, struct kview *k)
         app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, rc < 0 && !err.msg[0] ? path : err.msg));
         return 0;
     }
-    int g = a->lang == LANG_ZH ? KP_ZH : KP_EN;
-    char note[KP_TEXT * 2];
+    char note[KP_TEXT * 2], t[KP_TEXT];
+    bl_msg_render(&l->fix, a->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN, t, sizeof t);
     app_msg(a, 0, ui_str(a, UIS_KV_FIX_WROTE), bl_clean(clean, sizeof clean, path),
-            bl_clean(note, sizeof note, l->fix[g]));
+            bl_clean(note, sizeof note, t));
     k->ask = k->file;
     bl_fmt(k->ask.path, sizeof k->ask.path, "%s", path);
     return 1;

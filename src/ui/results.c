@@ -84,7 +84,7 @@ static void date_of(const char *dev, char *buf, size_t size)
 static void device_forms(const char *dev, char out[3][GPU_TEXT_MAX], int zh)
 {
     char date[16], name[64];
-    const char *comma = zh ? "\uff0c" : ", ";      /* the Chinese text's own comma */
+    const char *comma = bl_msg_format(BL_COMMA, zh ? BL_LANG_ZH : BL_LANG_EN);
     date_of(dev, date, sizeof date);
     app_device_short(dev, name, sizeof name);
     const char *cut = zh ? strstr(dev, comma) : strchr(dev, ',');
@@ -93,7 +93,7 @@ static void device_forms(const char *dev, char out[3][GPU_TEXT_MAX], int zh)
     snprintf(out[1], GPU_TEXT_MAX, "%.*s%s%s", n, dev, date[0] ? comma : "", date);
     snprintf(out[2], GPU_TEXT_MAX, "%s%s%s", name[0] ? name : dev, date[0] ? comma : "", date);
     if (zh) { /* app_device_short reads the English form: the name before its "（" here */
-        const char *paren = strstr(dev, "\uff08");
+        const char *paren = strstr(dev, bl_msg_format(BL_PAREN_OPEN, BL_LANG_ZH));
         const char *from = !strncmp(dev, "NVIDIA ", 7) ? dev + 7 : dev;
         int m = paren && paren > from ? (int)(paren - from) : n - (int)(from - dev);
         snprintf(out[2], GPU_TEXT_MAX, "%.*s%s%s", m > 0 ? m : 0, from, date[0] ? comma : "",

@@ -90,8 +90,9 @@ static const char *key_sentence(const struct app *a, const struct lesson_step *s
             n++;
             break;
         }
-        if (!strncmp(t + n, "\xe3\x80\x82", 3)) {   /* 。 */
-            n += 3;
+        const char *stop = bl_msg_format(BL_FULL_STOP, BL_LANG_ZH);
+        if (!strncmp(t + n, stop, strlen(stop))) {
+            n += strlen(stop);
             break;
         }
         n++;

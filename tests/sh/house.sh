@@ -30,10 +30,16 @@
 #      (argv compared with strcmp in src/cli outside src/cli/args.c, and main.c's dispatch of
 #      the subcommand). A check of a foreign library's return code that ends in bl_fail is
 #      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
+#   7. a Chinese literal (a C string or character literal holding a CJK character or
+#      full-width form, as UTF-8 or as an escape; comments are not read) in src/**/*.c or *.h
+#      outside ZH_DATA: banklab's words in Chinese are rows of its catalogues (src/base/msg.def,
+#      src/ui/strings.def, the keys' src/keys/keys.def), never literals in code. ZH_PENDING
+#      names the files still to convert (counted, not failed). It also prints the count of the
+#      other ways text reaches the screen in two languages besides the catalogue rows.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
-# a higher floor, a room without a floor, dlopen outside src/cuda and a room over its share
-# must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
+# a higher floor, a room without a floor, dlopen outside src/cuda, a room over its share and
+# a Chinese literal (raw and escaped, not one in a comment) must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
@@ -46,10 +52,56 @@ ARCH_DOC=${ARCH_DOC:-docs/architecture.md}
 DLOPEN_ROOMS="cuda"
 # no room holds more of src/'s lines than this share (in %)
 MAX_ROOM_SHARE=20
+# the files of src whose Chinese literals are data, not words banklab says: the two lesson
+# readers match words of the lessons' own Chinese prose (numerals, units, comparisons) and
+# the line breaker knows which Chinese punctuation may not start or end a line
+ZH_DATA="src/lesson/lesson_check.c src/store/lesson_read_figure.c src/base/wrap.c"
+# the files whose Chinese literals are still to become catalogue rows (counted, not failed)
+ZH_PENDING="src/cli/lab.c src/cli/lab_text.c src/cli/kernel_model.c"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# zh_literals FILE...: "FILE:LINE: a Chinese literal" for each C string or character literal
+# (comments left out) that holds Chinese: a character from U+2E80 to U+9FFF (CJK, its
+# punctuation) or U+FF00 to U+FFEF (full-width forms), written as UTF-8 or as \u, \U or \x
+# escapes.
+zh_literals() {
+    LC_ALL=C awk '
+    function zh(s) {
+        if (s ~ /\342[\272-\277][\200-\277]|[\343-\351][\200-\277][\200-\277]|\357[\274-\276][\200-\277]|\357\277[\200-\257]/)
+            return 1
+        if (s ~ /\\u(2[eEfF]|[3-9])[0-9a-fA-F][0-9a-fA-F]|\\u[fF][fF][0-9a-eA-E][0-9a-fA-F]|\\U0000(2[eEfF]|[3-9])/)
+            return 1
+        return s ~ /\\x[eE][3-9]\\x[89abAB]|\\x[eE]2\\x[bB][a-fA-F]|\\x[eE][fF]\\x[bB][c-eC-E]|\\x[eE][fF]\\x[bB][fF]\\x[89aA]/
+    }
+    FNR == 1 { inc = 0 }
+    {
+        line = $0; n = length(line); i = 1
+        while (i <= n) {
+            c = substr(line, i, 1)
+            if (inc) {
+                if (substr(line, i, 2) == "*/") { inc = 0; i += 2 } else i++
+                continue
+            }
+            two = substr(line, i, 2)
+            if (two == "//") break
+            if (two == "/*") { inc = 1; i += 2; continue }
+            if (c == "\"" || c == "\047") {
+                q = c; lit = ""; i++
+                while (i <= n && substr(line, i, 1) != q) {
+                    if (substr(line, i, 1) == "\\") { lit = lit substr(line, i, 2); i += 2 }
+                    else { lit = lit substr(line, i, 1); i++ }
+                }
+                i++
+                if (zh(lit)) { print FILENAME ":" FNR ": a Chinese literal"; break }
+                continue
+            }
+            i++
+        }
+    }' "$@"
+}
 
 # long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
 long_files() {
@@ -318,6 +370,12 @@ for want in "two.c:1: a failing helper pat_fail" "two.c:5: a failing macro CUDA_
 done
 echo "$out" | grep -q "f.c\|bl_fail_ok" && bad "self-check: a file doing things the one way reported ($out)"
 
+mkdir -p "$tmp/self/src/zh"
+printf '/* 空格 in a comment */\nconst char *a = "空格";\nconst char *b = "\\u4e2a";\n// "中"\nconst char *c = "\\xe3\\x80\\x82";\nconst char *d = "\\xef\\xbf\\xbd ok";\nint e = 1; /* "中"\n  "中" */\n' > "$tmp/self/src/zh/plant.c"
+out=$(zh_literals "$tmp/self/src/zh/plant.c" | sed 's|.*/||' | tr '\n' ' ')
+[ "$out" = "plant.c:2: a Chinese literal plant.c:3: a Chinese literal plant.c:5: a Chinese literal " ] ||
+    bad "self-check: the Chinese literals of plant.c (lines 2, 3, 5) not found as such ($out)"
+
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
         -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
@@ -383,6 +441,25 @@ room_shares src > "$tmp/shares"
 while read -r r n share; do
     [ "$r" = total ] || bad "src/$r holds $n lines, $share of src/ (at most $MAX_ROOM_SHARE %): split it"
 done < "$tmp/shares"
+
+# ---- 7. Chinese in code: only in the catalogues and the data of ZH_DATA ----
+srcc=$(find src -type f \( -name '*.c' -o -name '*.h' \) | sort)
+zh_literals $srcc > "$tmp/zh"
+npending=0
+while IFS=: read -r f n rest; do
+    case " $ZH_DATA " in *" $f "*) continue ;; esac
+    case " $ZH_PENDING " in *" $f "*) npending=$((npending+1)); continue ;; esac
+    bad "$f:$n:$rest outside the catalogues (a row of src/base/msg.def or src/ui/strings.def)"
+done < "$tmp/zh"
+ways() { grep -rnE "$1" src --include='*.c' --include='*.h' | grep -cvE "${2:-^$}"; }
+echo "house.sh: Chinese literal lines in src/**/*.c|h: $(wc -l < "$tmp/zh") ($npending in files" \
+     "still to convert: $ZH_PENDING; the rest in $ZH_DATA)"
+echo "house.sh: catalogue rows: msg.def $(grep -c '^M(' src/base/msg.def)," \
+     "strings.def $(grep -c '^[A-Z_]*(' src/ui/strings.def), keys.def EN_ZH $(grep -c 'EN_ZH(' src/keys/keys.def)"
+echo "house.sh: other ways to two languages: TR() $(ways '\bTR\(')," \
+     "KP_EN/KP_ZH $(ways '\bKP_(EN|ZH)\b'), text pairs [2][...] $(ways 'char [a-z_]+\[2\]\[')," \
+     "zh ? \"..\" : \"..\" $(ways '(zh|ZH)[^;]*\? *\"[^\"]*\" *: *\"')," \
+     "English read back $(ways 'bl_msg_parse\(|bl_msg_text\(NULL|bl_phrase\(' '^src/base/msg\.')"
 
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"

@@ -18,6 +18,16 @@
 #include "../../src/predict/predict.h"
 #include "../../src/compile/compile.h"
 
+/* T: a message of the prediction rendered in lang (one of four buffers, in turn) */
+static const char *T(const struct bl_msg *m, enum bl_lang lang)
+{
+    static char buf[4][1024];
+    static int at;
+    at = (at + 1) % 4;
+    bl_msg_render(m, lang, buf[at], sizeof buf[at]);
+    return buf[at];
+}
+
 static struct kp_result R;
 
 static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, const char *arg)
@@ -43,7 +53,7 @@ static void figures(int line, double inst, double wavefronts, double ideal, int 
 {
     const struct kp_line *l = &R.line[line - 1];
     if (l->state != KP_OK)
-        fail_msg("line %d not predicted: %s", line, l->reason[KP_EN]);
+        fail_msg("line %d not predicted: %s", line, T(&l->reason, BL_LANG_EN));
     assert_true(l->inst == inst);
     assert_true(l->wavefronts == wavefronts);
     assert_true(l->ideal == ideal);
@@ -81,10 +91,10 @@ static void test_transpose(void **state)
     figures(8, 32768, 1048576, 32768, 32);
     assert_int_equal(R.line[3].state, KP_NONE);   /* int x = ...: no shared memory */
     /* warp 0: lane l reads word 32 l: all in bank 0 */
-    assert_non_null(strstr(R.line[7].why[KP_EN], "bank 0 serves 32 different words "
+    assert_non_null(strstr(T(&R.line[7].why, BL_LANG_EN), "bank 0 serves 32 different words "
                                                  "(0, 32, 64, …, 992) to lanes 0-31: 32-way"));
-    assert_non_null(strstr(R.line[7].why[KP_ZH], "32 路冲突"));
-    assert_string_equal(R.line[7].fix[KP_EN],
+    assert_non_null(strstr(T(&R.line[7].why, BL_LANG_ZH), "32 路冲突"));
+    assert_string_equal(T(&R.line[7].fix, BL_LANG_EN),
                         "note: declare tile[32][33]: line 8 becomes 1-way, line 6 stays 1-way");
     assert_int_equal(kp_worst_fixable(&R), 8);
     size_t n;
@@ -111,7 +121,7 @@ static void test_guard(void **state)
 {
     predict(guard, 3, 64, 1, NULL);
     figures(5, 3, 48, 3, 16);
-    assert_string_equal(R.line[4].fix[KP_EN], "note: declare m[32][33]: line 5 becomes 1-way");
+    assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: declare m[32][33]: line 5 becomes 1-way");
     (void)state;
 }
 
@@ -158,7 +168,7 @@ static void test_blocks(void **state)
 {
     predict(blocks, 4, 32, 1, NULL);
     figures(4, 4, 8, 4, 4);
-    assert_non_null(strstr(R.line[3].why[KP_EN], "warp 0 of block (3,0,0)"));
+    assert_non_null(strstr(T(&R.line[3].why, BL_LANG_EN), "warp 0 of block (3,0,0)"));
     (void)state;
 }
 
@@ -179,7 +189,7 @@ static void test_swizzle(void **state)
     figures(5, 1, 1, 1, 1);
     figures(6, 1, 32, 1, 32);
     assert_int_equal(R.line[5].fix_kind, KP_FIX_SWIZZLE);
-    assert_string_equal(R.line[5].fix[KP_EN], "note: swizzle w, indexing it w[i ^ ((i / 32) % 32)] "
+    assert_string_equal(T(&R.line[5].fix, BL_LANG_EN), "note: swizzle w, indexing it w[i ^ ((i / 32) % 32)] "
                                               "on every line: line 6 becomes 1-way, line 5 stays "
                                               "1-way");
     size_t n;
@@ -207,14 +217,34 @@ static void test_cannot(void **state)
 {
     predict(cannot, 1, 32, 1, NULL);
     assert_int_equal(R.line[4].state, KP_CANNOT);
-    assert_string_equal(R.line[4].reason[KP_EN],
+    assert_string_equal(T(&R.line[4].reason, BL_LANG_EN),
                         "an index read from memory (in points to global memory)");
-    assert_string_equal(R.line[5].reason[KP_EN],
+    assert_string_equal(T(&R.line[5].reason, BL_LANG_EN),
                         "atomicAdd is an atomic: the model has loads and stores only");
-    assert_string_equal(R.line[7].reason[KP_EN],
+    assert_string_equal(T(&R.line[7].reason, BL_LANG_EN),
                         "a data-dependent loop (while): the model cannot count its trips");
-    assert_non_null(strstr(R.line[7].reason[KP_ZH], "循环"));
+    assert_non_null(strstr(T(&R.line[7].reason, BL_LANG_ZH), "循环"));
+    assert_string_equal(T(&R.line[5].reason, BL_LANG_ZH), "atomicAdd 是原子操作：模型只有 load 和 store");
     assert_int_equal(R.ncannot, 3);
+    (void)state;
+}
+
+/* a phrase is chosen by the reader's message id and names what the message names (the
+ * parameter, not the message's first word) */
+static const char noarg[] =
+    "__global__ void k(int n)\n"
+    "{\n"
+    "    __shared__ int s[1024];\n"
+    "    s[threadIdx.x * n] = 0;\n"                     /* 4: n has no value */
+    "}\n";
+
+static void test_cannot_named(void **state)
+{
+    predict(noarg, 1, 32, 1, NULL);
+    assert_int_equal(R.line[3].state, KP_CANNOT);
+    assert_string_equal(T(&R.line[3].reason, BL_LANG_EN),
+                        "the parameter n has no value (--arg n=VALUE)");
+    assert_string_equal(T(&R.line[3].reason, BL_LANG_ZH), "参数 n 没有值（--arg n=VALUE）");
     (void)state;
 }
 
@@ -361,16 +391,16 @@ static void test_sass_drive(void **state)
      * source's float2 at stride 16 bytes would be 2-way: 4 wavefronts, ideal 2) */
     assert_int_equal(R.line[5].state, KP_OK);
     assert_true(R.line[5].wavefronts == 4 && R.line[5].ideal == 4 && R.line[5].inst == 1);
-    assert_non_null(strstr(R.line[5].compiler[KP_EN], "LDS.128"));
+    assert_non_null(strstr(T(&R.line[5].compiler, BL_LANG_EN), "LDS.128"));
     /* line 7: nothing emitted, merged into line 6's LDS.128 */
     assert_int_equal(R.line[6].state, KP_OK);
     assert_true(R.line[6].inst == 0 && R.line[6].wavefronts == 0);
-    assert_non_null(strstr(R.line[6].compiler[KP_EN], "line 6's LDS.128"));
-    assert_non_null(strstr(R.line[6].compiler[KP_ZH], "第 6 行"));
+    assert_non_null(strstr(T(&R.line[6].compiler, BL_LANG_EN), "line 6's LDS.128"));
+    assert_non_null(strstr(T(&R.line[6].compiler, BL_LANG_ZH), "第 6 行"));
     /* line 8: an LDS the reading does not see: named, in both languages */
     assert_int_equal(R.line[7].state, KP_CANNOT);
-    assert_non_null(strstr(R.line[7].reason[KP_EN], "LDS"));
-    assert_true(R.line[7].reason[KP_ZH][0] != 0);
+    assert_non_null(strstr(T(&R.line[7].reason, BL_LANG_EN), "LDS"));
+    assert_true(T(&R.line[7].reason, BL_LANG_ZH)[0] != 0);
     assert_int_equal(R.nsass_lines, 2);
     (void)state;
 }
@@ -409,8 +439,8 @@ static void test_fix_narrowed(void **state)
     figures(7, 2, 8, 2, 4);
     kp_fixes_sass(src, strlen(src), &req, &s, &R);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_NONE);
-    assert_non_null(strstr(R.line[6].fix[KP_EN], "no fix found"));
-    assert_non_null(strstr(R.line[6].fix[KP_ZH], "没有找到修改"));
+    assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "no fix found"));
+    assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_ZH), "没有找到修改"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
     kp_fixes(src, strlen(src), &req, &R);          /* the source reading alone: fooled */
@@ -457,7 +487,7 @@ static void test_reader_helper(void **state)
     predict(helpers, 1, 64, 1, NULL);
     figures(10, 2, 2, 2, 1);
     figures(3, 4, 68, 4, 32);
-    assert_non_null(strstr(R.line[2].why[KP_EN], "32-way"));
+    assert_non_null(strstr(T(&R.line[2].why, BL_LANG_EN), "32-way"));
     assert_int_equal(R.line[4].state, KP_NONE);
     assert_int_equal(R.npredicted, 2);
     (void)state;
@@ -478,7 +508,7 @@ static void test_reader_template(void **state)
 {
     predict_named(tile_tmpl, "carve4<32>", 32);
     figures(5, 1, 32, 1, 32);
-    assert_string_equal(R.line[4].fix[KP_EN], "note: declare t[TILE][TILE + 1]: line 5 becomes "
+    assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: declare t[TILE][TILE + 1]: line 5 becomes "
                                               "1-way");
     predict_named(tile_tmpl, "carve4<64>", 32);
     figures(5, 1, 32, 1, 32);
@@ -512,7 +542,7 @@ static void test_reader_fix1d(void **state)
     figures(8, 1, 8, 1, 8);
     figures(9, 1, 32, 1, 32);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_SWIZZLE);
-    assert_string_equal(R.line[6].fix[KP_EN], "note: swizzle c, indexing it c[i ^ ((i / 32) % 8 "
+    assert_string_equal(T(&R.line[6].fix, BL_LANG_EN), "note: swizzle c, indexing it c[i ^ ((i / 32) % 8 "
                                               "* 4)] on every line: line 7 becomes 1-way, line 6 "
                                               "stays 1-way, line 8 becomes 1-way");
     size_t n;
@@ -536,12 +566,12 @@ static void test_reader_fix1d(void **state)
                                "    float2 *p = (float2 *)s;\n"
                                "    out[0] = s[threadIdx.x * 32] + p[0].x;\n}\n";
     predict(made, 1, 32, 1, NULL);
-    assert_string_equal(R.line[4].fix[KP_EN], "no fix found for line 5; not possible: a wider "
+    assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "no fix found for line 5; not possible: a wider "
                         "element (no lane reads 2 or 4 consecutive elements of s one by one); "
                         "an XOR swizzle of s (a pointer is made of it, whose accesses a swizzle would "
                         "miss); padding s (a pointer is made of it, whose accesses a padding "
                         "would miss)");
-    assert_non_null(strstr(R.line[4].fix[KP_ZH], "无法尝试"));
+    assert_non_null(strstr(T(&R.line[4].fix, BL_LANG_ZH), "无法尝试"));
     (void)state;
 }
 
@@ -613,14 +643,14 @@ static void test_width_wider(void **state)
     figures(5, 4, 16, 4, 4);
     kp_fixes_sass(wide4, strlen(wide4), &req, &four, &R);
     assert_int_equal(R.line[4].fix_kind, KP_FIX_NONE);
-    assert_string_equal(R.line[4].fix[KP_EN], "note: read s's 4 elements a lane as one float4, "
+    assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: read s's 4 elements a lane as one float4, "
                         "float4 v = reinterpret_cast<const float4 *>(s)[lane] (s aligned to 16 "
                         "bytes: __align__(16)): line 5 becomes 4 wavefronts instead of 16");
-    assert_non_null(strstr(R.line[4].fix[KP_ZH], "第 5 行由 16 个 wavefront 变为 4 个"));
+    assert_non_null(strstr(T(&R.line[4].fix, BL_LANG_ZH), "第 5 行由 16 个 wavefront 变为 4 个"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &one, &R, &err), 0);
     kp_fixes_sass(wide4, strlen(wide4), &req, &one, &R);
-    assert_null(strstr(R.line[4].fix[KP_EN], "float4 v ="));       /* nvcc reads it wide */
+    assert_null(strstr(T(&R.line[4].fix, BL_LANG_EN), "float4 v ="));       /* nvcc reads it wide */
     (void)state;
 }
 
@@ -644,13 +674,13 @@ static void test_width_loop(void **state)
 {
     predict(wide_loop, 1, 32, 1, NULL);
     figures(7, 2, 4, 2, 2);
-    assert_non_null(strstr(R.line[6].fix[KP_EN], "one float2, float2 v = reinterpret_cast<const "
+    assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "one float2, float2 v = reinterpret_cast<const "
                            "float2 *>(s)[lane] (s aligned to 8 bytes"));
-    assert_non_null(strstr(R.line[6].fix[KP_EN], "line 7 becomes 2 wavefronts instead of 4"));
-    assert_non_null(strstr(R.line[6].fix[KP_ZH], "合成一次 float2 读取"));
-    assert_non_null(strstr(R.line[8].fix[KP_EN], "not possible: a wider element (no lane reads "
+    assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "line 7 becomes 2 wavefronts instead of 4"));
+    assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_ZH), "合成一次 float2 读取"));
+    assert_non_null(strstr(T(&R.line[8].fix, BL_LANG_EN), "not possible: a wider element (no lane reads "
                            "2 or 4 consecutive elements of s one by one)"));
-    assert_non_null(strstr(R.line[8].fix[KP_ZH], "更宽的元素（没有线程逐个读取 s 的"));
+    assert_non_null(strstr(T(&R.line[8].fix, BL_LANG_ZH), "更宽的元素（没有线程逐个读取 s 的"));
     (void)state;
 }
 
@@ -671,9 +701,9 @@ static void test_width_narrower(void **state)
 {
     predict(narrow2, 1, 32, 1, NULL);
     figures(6, 1, 32, 2, 16);
-    assert_non_null(strstr(R.line[5].fix[KP_EN], "no fix found: tried a narrower element (s's "
+    assert_non_null(strstr(T(&R.line[5].fix, BL_LANG_EN), "no fix found: tried a narrower element (s's "
                            "8-byte element as 2 floats: 64 wavefronts, no better)"));
-    assert_non_null(strstr(R.line[5].fix[KP_ZH], "更窄的元素（把 s 的 8 字节元素拆成 2 个 float："
+    assert_non_null(strstr(T(&R.line[5].fix, BL_LANG_ZH), "更窄的元素（把 s 的 8 字节元素拆成 2 个 float："
                            "64 个 wavefront，并不更好）"));
     (void)state;
 }
@@ -684,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
+        cmocka_unit_test(test_cannot_named),
         cmocka_unit_test(test_which_kernel), cmocka_unit_test(test_hostile),
         cmocka_unit_test(test_file_launch), cmocka_unit_test(test_sass_lines),
         cmocka_unit_test(test_sass_drive), cmocka_unit_test(test_fix_narrowed),
