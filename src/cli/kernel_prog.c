@@ -16,6 +16,7 @@
 #include "../compile/compile.h"
 #include "cli.h"
 #include "kernel_prog.h"
+#include "../sys/sys.h"
 
 #define BUILD_SECONDS 300   /* nvcc on a file with CUB or CUTLASS headers takes a while */
 
@@ -119,7 +120,7 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
                 "none here (set CUDA_HOME)\n", CLI_CLEAN(req->path));
         return EXIT_NOGPU;
     }
-    const char *tmp = getenv("TMPDIR");
+    const char *tmp = sys_env("TMPDIR");
     char dir[PATH_MAX], exe[PATH_MAX + 16];
     bl_fmt(dir, sizeof dir, "%s/banklab-prog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {

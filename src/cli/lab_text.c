@@ -11,6 +11,7 @@
 #include "../base/wrap.h"
 #include "../lesson/scene.h"
 #include "../model/pattern.h"
+#include "../sys/sys.h"
 
 void lab_locale(void)
 {
@@ -23,7 +24,7 @@ void lab_locale(void)
 
 int lab_width(void)
 {
-    const char *c = getenv("COLUMNS");
+    const char *c = sys_env("COLUMNS");
     int w = c ? atoi(c) : 0;
     return w >= 20 && w <= 500 ? w : 80;
 }

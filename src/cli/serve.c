@@ -9,6 +9,7 @@
 #include "../serve/serve.h"
 #include "cli.h"
 #include "../runner/runner.h"
+#include "../sys/sys.h"
 
 struct serve_args {
     const char *socket;
@@ -132,7 +133,7 @@ static int parse(int argc, char **argv, struct serve_args *a)
     a->user_conns = SERVE_USER_CONNS;
     a->job_s = SERVE_JOB_S;
     a->ready_fd = -1;
-    const char *env = getenv("BANKLAB_SERVE_CACHE");
+    const char *env = sys_env("BANKLAB_SERVE_CACHE");
     if (env && *env && cli_int_arg("serve", "BANKLAB_SERVE_CACHE", env, 0, 86400, &a->cache_s))
         return EXIT_USAGE;
     int rc = cli_parse(&serve_cmd, argc, argv, a, NULL);

@@ -23,6 +23,7 @@
 #include "../base/utf8.h"
 #include "compile.h"
 #include "spawn.h"
+#include "../sys/sys.h"
 
 /* the deadline of a compile whose caller gave none (s) */
 #define KNVCC_LIMIT_DEFAULT 60.0
@@ -37,12 +38,12 @@ static int executable(const char *p)
 
 int knvcc_find(char *path, size_t size)
 {
-    const char *env = getenv("BANKLAB_NVCC");
+    const char *env = sys_env("BANKLAB_NVCC");
     if (env && *env) {
         bl_fmt(path, size, "%s", env);
         return executable(path) ? 0 : -1;
     }
-    const char *homes[] = {getenv("CUDA_HOME"),
+    const char *homes[] = {sys_env("CUDA_HOME"),
 #ifdef BANKLAB_CUDA_HOME
                            BANKLAB_CUDA_HOME,
 #endif
@@ -54,7 +55,7 @@ int knvcc_find(char *path, size_t size)
         if (executable(path))
             return 0;
     }
-    const char *pathenv = getenv("PATH");
+    const char *pathenv = sys_env("PATH");
     while (pathenv && *pathenv) {
         const char *colon = strchr(pathenv, ':');
         size_t n = colon ? (size_t)(colon - pathenv) : strlen(pathenv);

@@ -24,10 +24,11 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "../sys/sys.h"
 
 unsigned long long kspawn_mem(void)
 {
-    const char *e = getenv("BANKLAB_COMPILER_MEMORY");
+    const char *e = sys_env("BANKLAB_COMPILER_MEMORY");
     if (e && *e) {
         char *end;
         unsigned long long mb = strtoull(e, &end, 10);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "kernel.h"
+#include "../sys/sys.h"
 
 /* ---- results ---- */
 
@@ -507,7 +508,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
 /* TMPDIR (absolute) or /tmp. */
 static const char *tmp_base(void)
 {
-    const char *t = getenv("TMPDIR");
+    const char *t = sys_env("TMPDIR");
     return t && t[0] == '/' ? t : "/tmp";
 }
 

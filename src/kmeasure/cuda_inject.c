@@ -34,6 +34,7 @@
 #include "cuda_sassm.h"
 #include "../devlock/devlock.h"
 #include "../compile/compile.h"
+#include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
@@ -273,7 +274,7 @@ static const struct module *module_of(const char *symbol, const struct sassm_run
 
 static long env_long(const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = sys_env(name);
     if (!v || !*v)
         return -1;
     char *end;
@@ -369,7 +370,7 @@ static int prepare(void)
     CUuuid u;
     char key[64];
     struct bl_err err = {0};
-    if (!getenv("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
+    if (!sys_env("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
         if (devlock_open(key, &G.lock, &err))
             G.lock = NULL;
@@ -656,10 +657,10 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (done)
         return 1;
     done = 1;
-    const char *dir = getenv("BANKLAB_RUN_DIR");
+    const char *dir = sys_env("BANKLAB_RUN_DIR");
     if (!dir || !*dir)
         return 1;
-    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
     if (dbgpath && *dbgpath)
         G.dbg = fopen(dbgpath, "a");
     char path[PATH_MAX];
@@ -668,7 +669,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (G.fd < 0)
         return 1; /* not ours to write: stay out of the way */
     kwire_hello(G.fd, 0);
-    const char *re = getenv("BANKLAB_RUN_KERNEL");
+    const char *re = sys_env("BANKLAB_RUN_KERNEL");
     if (re && *re) {
         if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {
             note("not measured: --kernel %s is not an extended regular expression", re);

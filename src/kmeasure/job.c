@@ -19,18 +19,19 @@
 
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
+#include "../sys/sys.h"
 
 /* ---- the measuring process ---- */
 
 int gpu_kernel_server_idle(void)
 {
-    const char *e = getenv("BANKLAB_KERNEL_SERVER");
+    const char *e = sys_env("BANKLAB_KERNEL_SERVER");
     if (e && *e) {
         char *end;
         long v = strtol(e, &end, 10);
         return *end || v < 0 ? 0 : v > 3600 ? 3600 : (int)v;
     }
-    return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
+    return sys_env("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
 }
 
 int gpu_kernel_child_main(int argc, char **argv)

@@ -19,6 +19,7 @@
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../cuda/cudalib.h"
+#include "../sys/sys.h"
 
 int gpu_run_check(struct bl_err *err)
 {
@@ -45,7 +46,7 @@ static int regular(const char *p)
 
 int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
 {
-    const char *env = getenv("BANKLAB_INJECT");
+    const char *env = sys_env("BANKLAB_INJECT");
     if (env && *env) {
         bl_fmt(path, size, "%s", env);
         if (regular(path))
@@ -91,7 +92,7 @@ static void exe_dir(char *dir, size_t size)
 int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err)
 {
     char dir[PATH_MAX];
-    const char *env = getenv("BANKLAB_SANITIZE_DIR");
+    const char *env = sys_env("BANKLAB_SANITIZE_DIR");
     const char *where[3] = {NULL, NULL, NULL};
     char beside[PATH_MAX], installed[PATH_MAX];
     if (env && *env) {

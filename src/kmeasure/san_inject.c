@@ -33,6 +33,7 @@
 #include "../sanitize/sanitize.h"
 #include "cuda_sassm.h"
 #include "cuda_state.h"
+#include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
@@ -198,7 +199,7 @@ static const struct module *module_cubin(CUmodule mod, const char *symbol)
 
 static long env_long(const char *name)
 {
-    const char *v = getenv(name);
+    const char *v = sys_env(name);
     if (!v || !*v)
         return -1;
     char *end;
@@ -253,7 +254,7 @@ static void device_facts(void)
     CUuuid u;
     char key[64];
     struct bl_err err = {0};
-    if (!G.lock_tried && !getenv("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
+    if (!G.lock_tried && !sys_env("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
         G.d.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
         if (devlock_open(key, &G.lock, &err))
@@ -590,11 +591,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (done)
         return 1;
     done = 1;
-    const char *dir = getenv("BANKLAB_RUN_DIR");
-    G.patch = getenv("BANKLAB_SANITIZE_PATCH");
+    const char *dir = sys_env("BANKLAB_RUN_DIR");
+    G.patch = sys_env("BANKLAB_SANITIZE_PATCH");
     if (!dir || !*dir || !G.patch || !*G.patch)
         return 1;
-    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
     if (dbgpath && *dbgpath)
         G.dbg = fopen(dbgpath, "a");
     char path[PATH_MAX];
@@ -603,14 +604,14 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (G.fd < 0)
         return 1;
     kwire_hello(G.fd, 0);
-    const char *pat = getenv("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
+    const char *pat = sys_env("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
     if (pat && *pat)
         bl_fmt(path, sizeof path, "%s", pat);
     else
         bl_fmt(path, sizeof path, "%s/patterns", dir);
     int pfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     G.pat = pfd >= 0 ? fdopen(pfd, "a") : NULL;
-    const char *re = getenv("BANKLAB_RUN_KERNEL");
+    const char *re = sys_env("BANKLAB_RUN_KERNEL");
     if (re && *re) {
         if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {
             note("not measured: --kernel %s is not an extended regular expression", re);

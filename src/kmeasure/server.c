@@ -23,6 +23,7 @@
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../base/hash.h"
+#include "../sys/sys.h"
 
 #define REQUEST_WAIT_MS 10000 /* a client that connects sends its request at once */
 
@@ -41,7 +42,7 @@ static int private_dir(const char *dir)
 int kserver_path(int device, char *path, size_t size)
 {
     char dir[108];
-    const char *rt = getenv("XDG_RUNTIME_DIR");
+    const char *rt = sys_env("XDG_RUNTIME_DIR");
     if (rt && rt[0] == '/' && strlen(rt) + 10 < sizeof dir) {
         snprintf(dir, sizeof dir, "%s/banklab", rt);
     } else {
@@ -58,7 +59,7 @@ int kserver_path(int device, char *path, size_t size)
     h = bl_hash(h, &self.st_ino, sizeof self.st_ino);
     h = bl_hash(h, &self.st_mtime, sizeof self.st_mtime);
     h = bl_hash(h, &self.st_size, sizeof self.st_size);
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    const char *vis = sys_env("CUDA_VISIBLE_DEVICES");
     h = bl_hash(h, vis ? vis : "(unset)", strlen(vis ? vis : "(unset)") + 1);
     h = bl_hash(h, &device, sizeof device);
     int n = snprintf(path, size, "%s/kernel-%016llx.sock", dir, (unsigned long long)h);
@@ -164,7 +165,7 @@ static void serve_one(struct kstate *st, int conn, int out)
 int kserver_can_serve(const struct kstate *st)
 {
     /* BANKLAB_KERNEL_ONE_REQUEST: every process takes one request, as on a GPU (tests) */
-    return kstate_can_serve(st) && !getenv("BANKLAB_KERNEL_ONE_REQUEST");
+    return kstate_can_serve(st) && !sys_env("BANKLAB_KERNEL_ONE_REQUEST");
 }
 
 /* A successor for the socket: a fresh measuring process that inherits lfd, opens the

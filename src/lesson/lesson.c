@@ -8,6 +8,7 @@
 
 #include "../base/fmt.h"
 #include "lesson.h"
+#include "../sys/sys.h"
 
 const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
 {
@@ -35,7 +36,7 @@ enum lesson_lang lesson_lang_from_env(void)
 {
     const char *v[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
     for (int i = 0; i < 3; i++) {
-        const char *s = getenv(v[i]);
+        const char *s = sys_env(v[i]);
         if (s && *s)
             return !strncmp(s, "zh", 2) ? LANG_ZH : LANG_EN;
     }

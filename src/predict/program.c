@@ -23,6 +23,7 @@
 #include "exec.h"
 #include "predict.h"
 #include "program.h"
+#include "../sys/sys.h"
 
 #define KXRT_KEEP (1u << 20)                       /* bytes of the program's output kept */
 #define KXRT_AS_LIMIT (16ull * 1024 * 1024 * 1024) /* the child's address space */
@@ -37,7 +38,7 @@ static int is_lib(const char *dir)
 
 int kxrt_lib_dir(char *dir, size_t size)
 {
-    const char *env = getenv("BANKLAB_XRT_DIR");
+    const char *env = sys_env("BANKLAB_XRT_DIR");
     if (env && *env) {
         bl_fmt(dir, size, "%s", env);
         return is_lib(dir) ? 0 : -1;
@@ -153,7 +154,7 @@ static char **child_env(const char *lib_dir, const char *dir, char keep[5][PATH_
     char **env = calloc(n + 6, sizeof *env);
     if (!env)
         return NULL;
-    const char *old = getenv("LD_LIBRARY_PATH");
+    const char *old = sys_env("LD_LIBRARY_PATH");
     bl_fmt(keep[0], sizeof keep[0], "LD_LIBRARY_PATH=%s%s%s", lib_dir, old && *old ? ":" : "",
            old && *old ? old : "");
     bl_fmt(keep[1], sizeof keep[1], "LD_BIND_NOW=1");

@@ -35,6 +35,7 @@
 #include "serve.h"
 #include "wire.h"
 #include "../runner/runner.h"
+#include "../sys/sys.h"
 
 #define SC_PENDING 256
 #define SC_HELLO_MS 5000           /* the server answers a hello this fast, or is not there */
@@ -285,7 +286,7 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
 /* the name of device's server: its UUID ("fake" with $BANKLAB_SERVE_FAKE=1). 0, or -1 */
 static int serve_key(int device, char *key, size_t n, struct bl_err *err)
 {
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");
     if (fake && !strcmp(fake, "1")) {
         bl_fmt(key, n, "fake");
         return 0;
@@ -395,7 +396,7 @@ static int start_server(int device, const char *path, struct bl_err *note, struc
     }
     char dev[16];
     snprintf(dev, sizeof dev, "%d", device);
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");
     char *argv[] = {"banklab", "serve", "--device", dev, "--idle", IDLE_TEXT, "--socket", (char *)path,
                     "--ready-fd", "3", fake && !strcmp(fake, "1") ? "--fake" : NULL, NULL};
     pid_t pid = fork();
@@ -866,10 +867,10 @@ static struct gpu *in_process(int device, struct gpu_info *info, const struct bl
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)
 {
     if (!server || !*server)
-        server = getenv("BANKLAB_SERVER");
+        server = sys_env("BANKLAB_SERVER");
     if (server && *server)
         return gpu_open_server(server, device, info);
-    const char *ns = getenv("BANKLAB_NO_SERVER");
+    const char *ns = sys_env("BANKLAB_NO_SERVER");
     if (no_server || (ns && !strcmp(ns, "1")))
         return gpu_open(device, info);
     char path[256], key[64], dir[256];

@@ -14,12 +14,13 @@
 #include <unistd.h>
 
 #include "../base/err.h"
+#include "../sys/sys.h"
 
 const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char *suffix,
                            char *buf, size_t size)
 {
-    const char *xdg = getenv(xdg_var);
-    const char *home = getenv("HOME");
+    const char *xdg = sys_env(xdg_var);
+    const char *home = sys_env("HOME");
     int n;
     if (!buf || !size)
         return NULL;

@@ -17,6 +17,7 @@
 #include "json.h"
 #include "json_write.h"
 #include "recording.h"
+#include "../sys/sys.h"
 
 /* What a recording may hold (docs/security.md, with the shipped one's size): larger files,
  * and files packed with more values, are refused before cJSON builds its tree (64 bytes a
@@ -726,7 +727,7 @@ done:
 
 const char *recording_find_asset(const char *name, char *buf, size_t size)
 {
-    const char *env = getenv("BANKLAB_ASSETS");
+    const char *env = sys_env("BANKLAB_ASSETS");
     if (env && *env) {
         snprintf(buf, size, "%s/%s", env, name);
         if (access(buf, R_OK) == 0)

@@ -12,6 +12,7 @@
 #include "../base/utf8.h"
 #include "../store/recording.h"
 #include "app.h"
+#include "../sys/sys.h"
 
 static volatile sig_atomic_t ui_signal, ui_leaving;
 
@@ -216,7 +217,7 @@ static void catch_signals(void)
  * why filled. Asked before curses starts, so a refused terminal sees no output at all. */
 static int terminal_usable(struct bl_err *why)
 {
-    const char *term = getenv("TERM");
+    const char *term = sys_env("TERM");
     int err = 0;
     term = term && *term ? term : "(unset)";
     if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {
