@@ -120,12 +120,10 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
                 "none here (set CUDA_HOME)\n", CLI_CLEAN(req->path));
         return EXIT_NOGPU;
     }
-    const char *tmp = sys_env("TMPDIR");
     char dir[PATH_MAX], exe[PATH_MAX + 16];
-    bl_fmt(dir, sizeof dir, "%s/banklab-prog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(dir)) {
+    if (sys_tmp_make("prog", dir, sizeof dir)) {
         fprintf(stderr, "banklab kernel: cannot make a directory in %s: %s\n",
-                tmp && *tmp ? tmp : "/tmp", strerror(errno));
+                sys_tmp_base(), strerror(errno));
         return 1;
     }
     bl_fmt(exe, sizeof exe, "%s/program", dir);
@@ -147,8 +145,7 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
     if (rc) {
         fprintf(stderr, "banklab kernel: nvcc could not build %s (%s)\n", CLI_CLEAN(req->path),
                 rc == 124 ? "time limit" : "its messages are above");
-        unlink(exe);
-        rmdir(dir);
+        sys_tmp_remove(dir);
         return EXIT_USAGE;
     }
     char re[2 * GPU_KERNEL_TEXT] = "";
@@ -156,7 +153,6 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
         name_regex(req->name, re, sizeof re);
     char *pargv[] = {exe, NULL};
     rc = cli_run_program(pargv, re[0] ? re : NULL, skip, count, json);
-    unlink(exe);
-    rmdir(dir);
+    sys_tmp_remove(dir);
     return rc;
 }

@@ -488,8 +488,8 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
     char dir[PATH_MAX];
-    ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
-    if (ktmp_make("nvcc", dir, sizeof dir)) {
+    sys_tmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
+    if (sys_tmp_make("nvcc", dir, sizeof dir)) {
         if (errno == ENOSPC || errno == EDQUOT)
             return tmpdir_full(dir, err);
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
@@ -526,7 +526,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
                      kspawn_mem() >> 20);
     if (rc < 0) {
         free(log.s);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     if (in->dbg)
@@ -537,7 +537,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
             bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_CUBIN, in->name);
-            ktmp_remove(dir);
+            sys_tmp_remove(dir);
             return -1;
         }
         out->ok = 1;
@@ -545,6 +545,6 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
     }
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     return 0;
 }

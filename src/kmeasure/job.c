@@ -408,7 +408,7 @@ static void kill_job(struct gpu_kernel_job *job)
     for (int i = 0; i < 200 && pg > 1 && pg != getpgrp() && kill(-pg, 0) == 0; i++)
         usleep(10000); /* its members die and are reaped by whoever is their parent now */
     if (pid > 0)
-        ktmp_sweep("nvcc", pid);
+        sys_tmp_sweep("nvcc", pid);
 }
 
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)

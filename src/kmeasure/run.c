@@ -353,8 +353,8 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
 {
     memset(out, 0, sizeof *out);
     char dir[PATH_MAX], path[PATH_MAX];
-    ktmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
-    if (ktmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
+    sys_tmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
+    if (sys_tmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
         return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(path, sizeof path, "%s/results", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -363,7 +363,7 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
         bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_FILE, strerror(errno));
         if (fd >= 0)
             close(fd);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     close(fd);
@@ -410,7 +410,7 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
     }
     close(ep[0]);
     run_child = 0;
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     for (int i = 0; i < 4; i++)
         sigaction(run_sigs[i], &old[i], NULL);
     if (run_signal)

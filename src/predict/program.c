@@ -383,8 +383,8 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     char nv[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], prog[PATH_MAX], o[PATH_MAX], e[PATH_MAX];
     if (knvcc_find(nv, sizeof nv))
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NO_NVCC);
-    ktmp_sweep("xrt", 0);
-    if (ktmp_make("xrt", dir, sizeof dir))
+    sys_tmp_sweep("xrt", 0);
+    if (sys_tmp_make("xrt", dir, sizeof dir))
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(p, sizeof p, "%s/prog.ptx", dir);
     bl_fmt(prog, sizeof prog, "%s/prog", dir);
@@ -395,7 +395,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
         rc = nvcc(nv, path, req, dir, exe, 4);
     if (rc != 0) {
         nvcc_refused(dir, r, err, rc);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     char keep[5][PATH_MAX + 64];
@@ -407,7 +407,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     free(env);
     if (rc == -1) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_CANNOT_START, prog, strerror(errno));
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     size_t n = 0;
@@ -417,7 +417,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     char *rec = slurp(p, 64u << 20, &n);
     int prc = rec ? kxrt_parse(rec, n, path, r) : -1;
     free(rec);
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     if (prc)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, BL_TEXT, strerror(ENOMEM));
     r->status = rc;
