@@ -70,31 +70,13 @@ int kprog_has_main(const char *src, size_t len)
  * Returns its exit status (124 at the limit, 127 when it could not start). */
 static int run_limited(char *const argv[], int seconds)
 {
-    pid_t pid = fork();
+    struct sys_spawn sp = {.argv = argv, .path_search = 1, .group = SYS_OWN_GROUP,
+                           .fd = {SYS_FD_KEEP, SYS_FD_KEEP, SYS_FD_KEEP}, .fd3 = -1};
+    pid_t pid = sys_spawn(&sp);
     if (pid < 0)
         return 127;
-    if (pid == 0) {
-        setpgid(0, 0);
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    setpgid(pid, pid);
-    time_t t0 = time(NULL);
-    for (;;) {
-        int st;
-        pid_t w = waitpid(pid, &st, WNOHANG);
-        if (w == pid)
-            return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-        if (w < 0 && errno != EINTR)
-            return 127;
-        if (time(NULL) - t0 >= seconds) {
-            kill(-pid, SIGKILL);
-            waitpid(pid, &st, 0);
-            return 124;
-        }
-        struct timespec ts = {0, 20 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    int st = 0, w = sys_wait(pid, 1000.0 * seconds, 1, &st);
+    return w < 0 ? 127 : w > 0 ? 124 : st;
 }
 
 /* "^NAME([(<]|$)" for --name NAME, its regex characters escaped. */
