@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -64,15 +63,12 @@ int kxrt_lib_dir(char *dir, size_t size)
 
 /* ---- the child processes ---- */
 
-static void limits_in_child(int timeout_s)
+static void limits_in_child(void *ctx)
 {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int timeout_s = *(const int *)ctx;
     struct rlimit as = {KXRT_AS_LIMIT, KXRT_AS_LIMIT}, cpu = {(rlim_t)timeout_s + 1, (rlim_t)timeout_s + 2};
     setrlimit(RLIMIT_AS, &as);
     setrlimit(RLIMIT_CPU, &cpu);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
 }
 
 /* argv in dir with stdout and stderr into the files out and err, at most timeout_s seconds
@@ -90,42 +86,23 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
             close(fe);
         return -1;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        limits_in_child(timeout_s);
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execve(argv[0], argv, envp);
-        _exit(127);
-    }
+    static const int dfl[] = {SIGPIPE, SIGINT, 0};
+    struct sys_spawn sp = {.argv = argv, .envp = envp, .group = SYS_OWN_GROUP,
+                           .fd = {SYS_FD_NULL, fo, fe}, .fd3 = -1, .pdeath_sig = SIGKILL,
+                           .unblock = dfl, .exec_fail_exits = 1,
+                           .setup = limits_in_child, .ctx = &timeout_s};
+    pid_t pid = sys_spawn(&sp);
     close(fo);
     close(fe);
     if (pid < 0)
         return -1;
-    setpgid(pid, pid);
-    double end = bl_now_ms() + 1000.0 * timeout_s;
-    int ws = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, &ws, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (bl_now_ms() > end) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-                ;
-            return -2;
-        }
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    int status = 0, w = sys_wait(pid, 1000.0 * timeout_s, 1, &status);
+    if (w < 0)
+        return -1;
+    if (w > 0)
+        return -2;
     kill(-pid, SIGKILL);   /* what it left behind in its group */
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return status;
 }
 
 static char *slurp(const char *path, size_t max, size_t *n)

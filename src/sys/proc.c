@@ -125,12 +125,12 @@ pid_t sys_spawn(const struct sys_spawn *s)
     while ((r = read(ep[0], &code, sizeof code)) < 0 && errno == EINTR)
         ;
     close(ep[0]);
-    if (r == (ssize_t)sizeof code) {
+    if (r == (ssize_t)sizeof code && !s->exec_fail_exits) {
         if (s->group != SYS_DETACHED)
             while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
                 ;
         errno = code;
-        return -1;
+        return -2;
     }
     return s->group == SYS_DETACHED ? 0 : pid;
 }

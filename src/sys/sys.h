@@ -77,6 +77,8 @@ struct sys_spawn {
     int pdeath_sig;           /* > 0: sent to the child when its parent dies (it leaves at
                                * once when the parent is gone already) */
     int default_signals;      /* every handler SIG_DFL and no signal blocked */
+    int exec_fail_exits;      /* exec failing: the child exits 127 (seen by sys_wait) and
+                               * sys_spawn returns its pid, as a shell would */
     const int *unblock;       /* these signals (0-ended) back to SIG_DFL, nothing blocked */
     /* the room's policy, run in the child before exec (async-signal-safe calls only) */
     void (*setup)(void *ctx);
@@ -84,8 +86,8 @@ struct sys_spawn {
 };
 
 /* sys_spawn: starts s->argv. The child's pid (for SYS_DETACHED: 0, the middle process
- * reaped), or -1 with errno when it could not start: fork failed, or exec did (its errno,
- * read from a close-on-exec pipe). */
+ * reaped); -1 with errno when fork failed; -2 with exec's errno (read from a close-on-exec
+ * pipe, the child reaped) when exec did, unless exec_fail_exits. */
 pid_t sys_spawn(const struct sys_spawn *s);
 
 /* sys_wait: waits for pid (EINTR retried). timeout_ms < 0: no deadline; at the deadline the

@@ -127,13 +127,18 @@ static void test_spawn(void **state)
     int st = -1;
     assert_int_equal(sys_wait(pid, -1, 0, &st), 0);
     assert_int_equal(st, 3);
-    /* exec failing: -1 with its errno, the child reaped */
+    /* exec failing: -2 with its errno, the child reaped */
     char *none[] = {"/nonexistent/banklab-prog", NULL};
     struct sys_spawn bad = {.argv = none, .fd = {SYS_FD_KEEP, SYS_FD_KEEP, SYS_FD_KEEP}, .fd3 = -1};
     errno = 0;
-    assert_int_equal(sys_spawn(&bad), -1);
+    assert_int_equal(sys_spawn(&bad), -2);
     assert_int_equal(errno, ENOENT);
     assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);   /* no child left */
+    bad.exec_fail_exits = 1;                            /* as a shell: 127 */
+    pid = sys_spawn(&bad);
+    assert_true(pid > 0);
+    assert_int_equal(sys_wait(pid, 1000, 0, &st), 0);
+    assert_int_equal(st, 127);
     /* the deadline: the group killed, a grandchild too */
     char pidfile[PATH_MAX], cmd[PATH_MAX + 64];
     snprintf(pidfile, sizeof pidfile, "/tmp/banklab-systest-%ld.pid", (long)getpid());
