@@ -493,7 +493,7 @@ static int open_view(const struct gpu_run_output *o)
     char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--grid", grid,
                     "--block", block, "--smem", smem, NULL};
     fflush(NULL);
-    execv("/proc/self/exe", argv);
+    sys_exec_self(argv);
     fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
     return EXIT_CHECK;
 }

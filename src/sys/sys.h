@@ -90,6 +90,10 @@ struct sys_spawn {
  * pipe, the child reaped) when exec did, unless exec_fail_exits. */
 pid_t sys_spawn(const struct sys_spawn *s);
 
+/* sys_exec_self: this process becomes this executable (/proc/self/exe) with argv; returns
+ * only when that failed (-1 with errno). */
+int sys_exec_self(char *const argv[]);
+
 /* sys_wait: waits for pid (EINTR retried). timeout_ms < 0: no deadline; at the deadline the
  * child's group (kill_group) or the child is killed (SIGKILL) and reaped, and 1 returned.
  * 0 with *status (exit code, or 128 + signal), or -1 with errno. */
