@@ -43,12 +43,7 @@ int kxrt_lib_dir(char *dir, size_t size)
         return is_lib(dir) ? 0 : -1;
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (sys_exe_dir(exe, sizeof exe) == 0) {
         bl_fmt(dir, size, "%s/xrt", exe);
         if (is_lib(dir))
             return 0;

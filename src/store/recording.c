@@ -740,16 +740,10 @@ const char *recording_find_asset(const char *name, char *buf, size_t size)
 #endif
     /* the build tree: build/banklab beside the source's assets/ */
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, size, "%s/../assets/%s", exe, name);
-            if (access(buf, R_OK) == 0)
-                return buf;
-        }
+    if (sys_exe_dir(exe, sizeof exe) == 0) {
+        snprintf(buf, size, "%s/../assets/%s", exe, name);
+        if (access(buf, R_OK) == 0)
+            return buf;
     }
     snprintf(buf, size, "assets/%s", name);
     if (access(buf, R_OK) == 0)
