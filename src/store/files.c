@@ -4,7 +4,6 @@
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -512,25 +511,26 @@ int files_remove_temps(const char *path)
     const char *base = slash ? slash + 1 : path;
     size_t bl = strlen(base);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct sys_dir *d = dfd >= 0 ? sys_dir_at(dfd) : NULL;
     int n = 0;
     if (!d) {
         if (dfd >= 0)
             close(dfd);
         return 0;
     }
-    struct dirent *e;
-    while ((e = readdir(d))) {
+    const char *name;
+    while ((name = sys_dir_next(d))) {
         /* exactly what replace() makes: NAME.tmp-XXXXXX (mkstemp's six characters) */
-        if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".tmp-", 5) ||
-            strlen(e->d_name + bl + 5) != 6)
+        if (strncmp(name, base, bl) || strncmp(name + bl, ".tmp-", 5) ||
+            strlen(name + bl + 5) != 6)
             continue;
         struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-            st.st_uid == geteuid() && unlinkat(dfd, e->d_name, 0) == 0)
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && unlinkat(dfd, name, 0) == 0)
             n++;
     }
-    closedir(d);
+    sys_dir_close(d);
+    close(dfd);
     return n;
 }
 
