@@ -156,11 +156,7 @@ static void on_pause(int sig)
 
 static void handle(int sig, void (*fn)(int))
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fn;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);     /* no SA_RESTART: poll() returns at once */
+    sys_sig_set(sig, fn, 0, NULL);     /* no SA_RESTART: poll() returns at once */
 }
 
 static int control(const struct serve_args *a, const char *path)
@@ -221,7 +217,7 @@ int cmd_serve(int argc, char **argv)
     handle(SIGINT, on_stop);
     handle(SIGHUP, on_stop);
     handle(SIGUSR1, on_pause);
-    signal(SIGPIPE, SIG_IGN);
+    sys_sig_set(SIGPIPE, SIG_IGN, 0, NULL);
     fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
