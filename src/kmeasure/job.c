@@ -43,7 +43,7 @@ int gpu_kernel_child_main(int argc, char **argv)
     size_t len = 0;
     char cwd[PATH_MAX];
     double t_start = 0;
-    signal(SIGPIPE, SIG_IGN);
+    sys_sig_set(SIGPIPE, SIG_IGN, 0, NULL);
     if (kwire_get_request(0, &req, &src, &len, cwd, &t_start)) {
         fprintf(stderr, "banklab __kernel-child: no request on stdin (an internal command)\n");
         return 2;
@@ -630,20 +630,17 @@ void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
     /* the measuring process is in a group of its own, which the terminal's ^C does not
      * reach: a signal that ends the caller ends it (and nvcc's compilers) first */
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    struct sigaction old[4], sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_wait_signal;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old[4];
     wait_signal = 0;
     for (int i = 0; i < 4; i++)
-        if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+        if (sys_sig_get(sigs[i], &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sys_sig_set(sigs[i], on_wait_signal, 0, NULL);
     while (!gpu_kernel_poll(job, res, NULL)) {
         if (wait_signal) {
             int sig = wait_signal;
             kill_job(job);
             for (int i = 0; i < 4; i++)
-                sigaction(sigs[i], &old[i], NULL);
+                sys_sig_restore(sigs[i], &old[i]);
             raise(sig); /* as the caller would have ended without us; if it goes on: */
             gpu_kernel_result_done(&job->res);
             memset(&job->res, 0, sizeof job->res);
@@ -658,7 +655,7 @@ void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
         poll(fds, 2, 100);
     }
     for (int i = 0; i < 4; i++)
-        sigaction(sigs[i], &old[i], NULL);
+        sys_sig_restore(sigs[i], &old[i]);
 }
 
 void gpu_kernel_free(struct gpu_kernel_job *job)
