@@ -84,7 +84,7 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
     static const int dfl[] = {SIGPIPE, SIGINT, 0};
     struct sys_spawn sp = {.argv = argv, .envp = envp, .group = SYS_OWN_GROUP,
                            .fd = {SYS_FD_NULL, fo, fe}, .fd3 = -1, .pdeath_sig = SIGKILL,
-                           .unblock = dfl, .exec_fail_exits = 1,
+                           .dfl_signals = dfl, .exec_fail_exits = 1,
                            .setup = limits_in_child, .ctx = &timeout_s};
     pid_t pid = sys_spawn(&sp);
     close(fo);

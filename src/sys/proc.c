@@ -55,15 +55,15 @@ static void child(const struct sys_spawn *s, pid_t parent, int errw)
         if (getppid() != parent)
             _exit(127);
     }
-    if (s->default_signals || s->unblock) {
-        struct sigaction dfl;
-        memset(&dfl, 0, sizeof dfl);
-        dfl.sa_handler = SIG_DFL;
-        if (s->default_signals)
-            for (int i = 1; i < NSIG; i++)
-                sigaction(i, &dfl, NULL);
-        for (const int *u = s->unblock; u && *u; u++)
-            sigaction(*u, &dfl, NULL);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    if (s->default_signals)
+        for (int i = 1; i < NSIG; i++)
+            sigaction(i, &dfl, NULL);
+    for (const int *u = s->dfl_signals; u && *u; u++)
+        sigaction(*u, &dfl, NULL);
+    if (s->default_signals || s->unblock_all) {
         sigset_t none;
         sigemptyset(&none);
         sigprocmask(SIG_SETMASK, &none, NULL);
@@ -132,7 +132,17 @@ pid_t sys_spawn(const struct sys_spawn *s)
         errno = code;
         return -2;
     }
-    return s->group == SYS_DETACHED ? 0 : pid;
+    return pid;
+}
+
+pid_t sys_fork_run(void (*fn)(void *ctx), void *ctx)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        fn(ctx);
+        _exit(0);
+    }
+    return pid;
 }
 
 int sys_exec_self(char *const argv[])

@@ -7,7 +7,8 @@
  *   proc.c  the one spawner: a child with its own group or session, its fds, a signal when its
  *           parent dies, the caller's policy (limits) in the child, exec errors through a pipe,
  *           waiting with a deadline
- *   sig.c   handlers set and put back (the only sigaction) */
+ *   sig.c   handlers set and put back (the only sigaction)
+ *   sock.c  Unix stream sockets: made, bound, listening, connected, accepted */
 #ifndef BANKLAB_SYS_H
 #define BANKLAB_SYS_H
 
@@ -59,8 +60,8 @@ enum sys_group {
     SYS_SAME_GROUP,     /* the caller's process group */
     SYS_OWN_GROUP,      /* a process group of its own (setpgid in both processes) */
     SYS_OWN_SESSION,    /* a session of its own (setsid) */
-    SYS_DETACHED        /* a session of its own, and no child of the caller's: the middle
-                         * process leaves at once and is reaped by sys_spawn */
+    SYS_DETACHED        /* a session of its own, and no child of the caller's: a middle
+                         * process makes the session, forks it and leaves; sys_spawn reaps it */
 };
 #define SYS_FD_KEEP (-1)  /* the child keeps the caller's fd */
 #define SYS_FD_NULL (-2)  /* /dev/null */
@@ -77,18 +78,24 @@ struct sys_spawn {
     int pdeath_sig;           /* > 0: sent to the child when its parent dies (it leaves at
                                * once when the parent is gone already) */
     int default_signals;      /* every handler SIG_DFL and no signal blocked */
+    int unblock_all;          /* no signal blocked (the forking thread's mask is inherited) */
     int exec_fail_exits;      /* exec failing: the child exits 127 (seen by sys_wait) and
                                * sys_spawn returns its pid, as a shell would */
-    const int *unblock;       /* these signals (0-ended) back to SIG_DFL, nothing blocked */
+    const int *dfl_signals;   /* these signals (0-ended) back to SIG_DFL */
     /* the room's policy, run in the child before exec (async-signal-safe calls only) */
     void (*setup)(void *ctx);
     void *ctx;
 };
 
-/* sys_spawn: starts s->argv. The child's pid (for SYS_DETACHED: 0, the middle process
- * reaped); -1 with errno when fork failed; -2 with exec's errno (read from a close-on-exec
+/* sys_spawn: starts s->argv. The child's pid (for SYS_DETACHED: the middle process's, reaped,
+ * which is the id of the child's session and process group); -1 with errno when fork failed; -2 with exec's errno (read from a close-on-exec
  * pipe, the child reaped) when exec did, unless exec_fail_exits. */
 pid_t sys_spawn(const struct sys_spawn *s);
+
+/* sys_fork_run: a child that runs fn(ctx) and ends (_exit(0) if fn returns): a process
+ * that runs code of banklab's rather than a program (compile/spawn.c's guard). Only
+ * async-signal-safe calls in fn: the caller may have threads. Its pid, or -1 with errno. */
+pid_t sys_fork_run(void (*fn)(void *ctx), void *ctx);
 
 /* sys_exec_self: this process becomes this executable (/proc/self/exe) with argv; returns
  * only when that failed (-1 with errno). */
@@ -110,5 +117,19 @@ int sys_sig_action(int sig, void (*handler)(int, siginfo_t *, void *), int flags
 int sys_sig_restore(int sig, const struct sigaction *old);
 /* sys_sig_get: the current disposition of sig into cur (nothing changed) */
 int sys_sig_get(int sig, struct sigaction *cur);
+
+/* ---- sock.c ---- */
+
+struct sockaddr_un;
+/* sys_sock_addr: the address of path; -1 (ENAMETOOLONG) when it does not fit */
+int sys_sock_addr(const char *path, struct sockaddr_un *a);
+/* sys_sock_new: a Unix stream socket, close-on-exec (and non-blocking when nonblock); -1 with
+ * errno. The others are socket(2)'s calls on such a socket and an address of sys_sock_addr:
+ * 0, or -1 with errno; sys_sock_accept: the connection's fd (flags: accept4's SOCK_*). */
+int sys_sock_new(int nonblock);
+int sys_sock_connect(int fd, const struct sockaddr_un *a);
+int sys_sock_bind(int fd, const struct sockaddr_un *a);
+int sys_sock_listen(int fd, int backlog);
+int sys_sock_accept(int lfd, int flags);
 
 #endif
