@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -150,52 +149,28 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
-    pid_t caller = getpid();
-    pid_t pid = fork();
+    /* a process group of its own: a time limit or a cancel kills the group whole (a
+     * session of its own for a server to be); its compilers run under guards that kill
+     * them when it dies (compile/spawn.c). One that is our child dies with us; one to be
+     * a server watches us through its frames' fd (kmeasure/watch.c). Nothing of the
+     * caller's fds but the request, the output and the frames (a server outlives it). */
+    char *argv[] = {"banklab", "__kernel-child", NULL};
+    struct sys_spawn sp = {.argv = argv, .file = job->exe,
+                           .group = detach ? SYS_DETACHED : SYS_OWN_GROUP,
+                           .fd = {fileno(tmp), op[1], op[1]}, .fd3 = rp[1], .close_from = 4,
+                           .pdeath_sig = detach ? 0 : SIGKILL};
+    pid_t pid = sys_spawn(&sp);
     if (pid < 0) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
         goto fail;
-    }
-    if (pid == 0) {
-        /* async-signal-safe calls only until exec */
-        int tfd = fileno(tmp);
-        if (dup2(tfd, 0) < 0 || dup2(op[1], 1) < 0 || dup2(op[1], 2) < 0 || dup2(rp[1], 3) < 0)
-            _exit(127);
-        for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
-            close(fd);
-        /* a process group of its own: a time limit or a cancel kills the group whole (a
-         * session of its own for a server to be); its compilers run under guards that kill
-         * them when it dies (compile/spawn.c). One that is our child dies with us; one to be
-         * a server watches us through its frames' fd (kmeasure/watch.c) */
-        if (detach) {
-            setsid();
-            pid_t g = fork();
-            if (g != 0)
-                _exit(g < 0 ? 127 : 0);
-        } else {
-            setpgid(0, 0);
-            prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with its caller */
-            if (getppid() != caller)
-                _exit(127);
-        }
-        char *argv[] = {"banklab", "__kernel-child", NULL};
-        execv(job->exe, argv);
-        static const char msg[] = "exec failed\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(127);
     }
     fclose(tmp);
     close(rp[1]);
     close(op[1]);
     if (detach) {
-        int ws;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
         job->pid = -1; /* the real one says who it is in its hello */
         job->own_child = 0;
     } else {
-        setpgid(pid, pid); /* as the child does: whichever runs first */
         job->pid = pid;
         job->own_child = 1;
     }
