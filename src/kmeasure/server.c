@@ -72,10 +72,7 @@ int kserver_path(int device, char *path, size_t size)
 /* A Unix stream socket and the address of path. -1 when no socket can be made. */
 static int unix_socket(const char *path, struct sockaddr_un *a)
 {
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    snprintf(a->sun_path, sizeof a->sun_path, "%s", path);
-    return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    return sys_sock_addr(path, a) ? -1 : sys_sock_new(0);
 }
 
 int kserver_connect(const char *path)
@@ -84,7 +81,7 @@ int kserver_connect(const char *path)
     int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    if (sys_sock_connect(fd, &a)) {
         close(fd);
         return -1;
     }
@@ -97,18 +94,18 @@ int kserver_listen(const char *path)
     int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a)) {
+    if (sys_sock_bind(fd, &a)) {
         /* a socket file is there: a live server keeps it, a dead one left it behind */
         int other = errno == EADDRINUSE ? kserver_connect(path) : -1;
         if (other >= 0 || errno != ECONNREFUSED || unlink(path) ||
-            bind(fd, (struct sockaddr *)&a, sizeof a)) {
+            sys_sock_bind(fd, &a)) {
             if (other >= 0)
                 close(other);
             close(fd);
             return -1;
         }
     }
-    if (listen(fd, 8)) {
+    if (sys_sock_listen(fd, 8)) {
         unlink(path);
         close(fd);
         return -1;
@@ -170,27 +167,27 @@ int kserver_can_serve(const struct kstate *st)
 
 /* A successor for the socket: a fresh measuring process that inherits lfd, opens the
  * device and CUPTI, and waits for the next request. 0 when it started. */
+/* in the successor before exec: lfd is inherited */
+static void keep_listener(void *ctx)
+{
+    int lfd = *(const int *)ctx;
+    int flags = fcntl(lfd, F_GETFD);
+    if (flags < 0 || fcntl(lfd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+        _exit(127);
+}
+
 static int successor(int lfd, const char *path, int idle, int device)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        /* async-signal-safe calls only until exec */
-        int flags = fcntl(lfd, F_GETFD);
-        if (flags < 0 || fcntl(lfd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
-            _exit(127);
-        setsid();
-        char a_lfd[16], a_idle[16], a_dev[16];
-        snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
-        snprintf(a_idle, sizeof a_idle, "%d", idle);
-        snprintf(a_dev, sizeof a_dev, "%d", device);
-        char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
-                        (char *)path, NULL};
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    return 0;
+    char a_lfd[16], a_idle[16], a_dev[16];
+    snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
+    snprintf(a_idle, sizeof a_idle, "%d", idle);
+    snprintf(a_dev, sizeof a_dev, "%d", device);
+    char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
+                    (char *)path, NULL};
+    struct sys_spawn sp = {.argv = argv, .file = "/proc/self/exe", .group = SYS_OWN_SESSION,
+                           .fd = {SYS_FD_KEEP, SYS_FD_KEEP, SYS_FD_KEEP}, .fd3 = -1,
+                           .setup = keep_listener, .ctx = &lfd};
+    return sys_spawn(&sp) > 0 ? 0 : -1;
 }
 
 int kserver_handover(int lfd, const char *path, int idle, int device)
@@ -222,7 +219,7 @@ int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int i
             continue;
         if (r <= 0)
             break; /* idle long enough */
-        int conn = accept(lfd, NULL, NULL);
+        int conn = sys_sock_accept(lfd, 0);
         if (conn < 0)
             continue;
         fcntl(conn, F_SETFD, FD_CLOEXEC);
