@@ -30,7 +30,7 @@ static int place(int fd, int to)
     return fd == to ? fcntl(fd, F_SETFD, 0) : dup2(fd, to) < 0 ? -1 : 0;
 }
 
-static void exec_failed(int errw)
+static void exec_error(int errw)
 {
     int e = errno;
     ssize_t w = write(errw, &e, sizeof e);
@@ -72,7 +72,7 @@ static void child(const struct sys_spawn *s, pid_t parent, int errw)
     int fd3 = s->fd3 >= 0 ? fcntl(s->fd3, F_DUPFD, 10) : -1;
     if ((s->fd3 >= 0 && fd3 < 0) || place(s->fd[0], 0) || place(s->fd[1], 1) ||
         place(s->fd[2], 2) || (fd3 >= 0 && dup2(fd3, 3) < 0))
-        exec_failed(errw);
+        exec_error(errw);
     if (s->close_from > 0) {
         int from = s->close_from;
         /* errw stays open (close-on-exec) to say why exec failed */
@@ -91,7 +91,7 @@ static void child(const struct sys_spawn *s, pid_t parent, int errw)
         execve(file, s->argv, s->envp);
     else
         execv(file, s->argv);
-    exec_failed(errw);
+    exec_error(errw);
 }
 
 pid_t sys_spawn(const struct sys_spawn *s)
