@@ -20,52 +20,6 @@
 
 #define BUILD_SECONDS 300   /* nvcc on a file with CUB or CUTLASS headers takes a while */
 
-int kprog_has_main(const char *src, size_t len)
-{
-    int in_block = 0;
-    const char *p = src, *end = src + len;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        const char *e = nl ? nl : end;
-        const char *q = p;
-        while (q < e) {
-            if (in_block) {
-                if (q + 1 < e && q[0] == '*' && q[1] == '/') {
-                    in_block = 0;
-                    q += 2;
-                } else {
-                    q++;
-                }
-                continue;
-            }
-            if (q + 1 < e && q[0] == '/' && q[1] == '/')
-                break;
-            if (q + 1 < e && q[0] == '/' && q[1] == '*') {
-                in_block = 1;
-                q += 2;
-                continue;
-            }
-            /* "main" as a word followed by '(' with something before it on the line */
-            if (q > p && e - q >= 5 && !memcmp(q, "main", 4) &&
-                !(q[-1] == '_' || (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z') ||
-                  (q[-1] >= '0' && q[-1] <= '9'))) {
-                const char *r = q + 4;
-                while (r < e && (*r == ' ' || *r == '\t'))
-                    r++;
-                const char *b = p;
-                while (b < q && (*b == ' ' || *b == '\t'))
-                    b++;
-                if (r < e && *r == '(' && b < q && (!strncmp(b, "int", 3) || !strncmp(b, "auto", 4) ||
-                                                    !strncmp(b, "void", 4)))
-                    return 1;
-            }
-            q++;
-        }
-        p = nl ? nl + 1 : end;
-    }
-    return 0;
-}
-
 /* Runs argv with its output on ours, in its own process group, killed after `seconds`.
  * Returns its exit status (124 at the limit, 127 when it could not start). */
 static int run_limited(char *const argv[], int seconds)

@@ -61,27 +61,6 @@ int recording_add(struct recording *r, const struct recording_row *row)
     return 0;
 }
 
-int recording_merge(struct recording *dst, const struct recording *src)
-{
-    for (int i = 0; i < src->nrows; i++)
-        if (recording_add(dst, &src->rows[i]))
-            return -1;
-    if (!dst->device[0])
-        snprintf(dst->device, sizeof dst->device, "%s", src->device);
-    if (!dst->date[0])
-        snprintf(dst->date, sizeof dst->date, "%s", src->date);
-    if (!dst->scenes[0])
-        snprintf(dst->scenes, sizeof dst->scenes, "%s", src->scenes);
-    if (src->command[0]) {
-        size_t n = strlen(dst->command);
-        if (n)
-            snprintf(dst->command + n, sizeof dst->command - n, "; %s", src->command);
-        else
-            snprintf(dst->command, sizeof dst->command, "%s", src->command);
-    }
-    return 0;
-}
-
 struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *info)
 {
     struct gpu_record *recs = calloc((size_t)(r->nrows ? r->nrows : 1), sizeof *recs);
@@ -98,7 +77,7 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
 
 #define F(name, part, kind, req, range, pd, cd)                                                \
     {#name, part, offsetof(struct gpu_result, name), kind, req, range, pd, cd}
-const struct recording_field recording_fields[] = {
+static const struct recording_field recording_fields[] = {
     F(ms_median, REC_TIMING, REC_SIG, 1, R_MS, -1, 3),
     F(ms_min, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
     F(ms_max, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
