@@ -22,7 +22,8 @@ void lab_locale(void)
             setlocale(LC_CTYPE, "en_US.UTF-8");
 }
 
-int lab_width(void)
+/* the columns to wrap at: $COLUMNS when it is 20..500, else 80 */
+static int lab_width(void)
 {
     const char *c = sys_env("COLUMNS");
     int w = c ? atoi(c) : 0;

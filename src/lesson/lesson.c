@@ -80,7 +80,7 @@ void lesson_scene_free(struct lesson_scene *s)
     free(s);
 }
 
-void lesson_quiz_free(struct lesson_quiz *q)
+static void lesson_quiz_free(struct lesson_quiz *q)
 {
     if (!q)
         return;

@@ -65,6 +65,8 @@ void kp_reason_id(struct kp_line *l, int id, ...)
     bl_msg_render(&m, BL_LANG_ZH, l->reason[KP_ZH], KP_TEXT);
 }
 
+static int kp_reason(struct kp_line *l, const char *why);
+
 /* the reason of err (the reader's or, model 1, the model's) in both languages: a row of the
  * table above, else (and for the reader's own reasons) err's msg.def row itself */
 void kp_reason_err(struct kp_line *l, const struct bl_err *err, int model)
@@ -83,7 +85,7 @@ void kp_reason_err(struct kp_line *l, const struct bl_err *err, int model)
 }
 
 /* a row of the table above for why, in both languages: 1; 0 (the reason unset) when none */
-int kp_reason(struct kp_line *l, const char *why)
+static int kp_reason(struct kp_line *l, const char *why)
 {
     char name[64];
     size_t n = strcspn(why, " :=");

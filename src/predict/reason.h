@@ -5,9 +5,6 @@
 #include "../base/err.h"
 #include "predict.h"
 
-/* kp_reason: a row of the table of phrases for the reader's message why: 1 (l's reason set);
- * 0 (unset) when none matches. */
-int kp_reason(struct kp_line *l, const char *why);
 
 /* kp_reason_id: the reason of msg.def's row id (and its arguments), in both languages. */
 void kp_reason_id(struct kp_line *l, int id, ...);

@@ -241,7 +241,11 @@ static const char *kind_of(mode_t m)
                                                                           : "not a regular file";
 }
 
-int files_dir_shared(const char *dir)
+/* 1 when other users can change what the directory dir holds: it is writable by its group
+ * or others, or owned by someone who is neither this user nor root (or it cannot be read); 0
+ * when only this user (or root) can. In a shared directory files_write_atomic follows,
+ * replaces and writes through only what this user owns. */
+static int dir_shared(const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) < 0)
@@ -287,7 +291,7 @@ static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *
         /* the file it names, under the rules of the directory that holds it */
         char rdir[4096];
         dir_of(real, rdir, sizeof rdir);
-        if (files_dir_shared(rdir) && entry_ours(real, &st, err))
+        if (dir_shared(rdir) && entry_ours(real, &st, err))
             rc = -1;
         else if (S_ISREG(st.st_mode))
             rc = replace(real, mode, emit, ctx, err);
@@ -311,7 +315,7 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     }
     char dir[4096];
     dir_of(path, dir, sizeof dir);
-    int shared = files_dir_shared(dir);
+    int shared = dir_shared(dir);
     if (lstat(path, &st) < 0) {
         if (errno != ENOENT) {
             bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));

@@ -72,7 +72,7 @@ void app_progress(const struct app *a, int *done, int *first, int *total)
 /* where r and x write: BANKLAB_EXPORT_DIR, else the learner's own state directory,
  * $XDG_STATE_HOME/banklab/exports (~/.local/state/banklab/exports), made when missing; never
  * the current directory (a clone of banklab, or someone else's). The messages name the path. */
-const char *app_export_dir(void)
+static const char *app_export_dir(void)
 {
     static char dir[UI_PATH_MAX];
     const char *d = sys_env("BANKLAB_EXPORT_DIR");
