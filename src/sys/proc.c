@@ -41,6 +41,11 @@ static void exec_error(int errw)
 /* the child's side: never returns */
 static void child(const struct sys_spawn *s, pid_t parent, int errw)
 {
+    int high = fcntl(errw, F_DUPFD_CLOEXEC, 10);  /* never one of the fds placed below */
+    if (high >= 0) {
+        close(errw);
+        errw = high;
+    }
     if (s->group == SYS_OWN_GROUP)
         setpgid(0, 0);
     else if (s->group == SYS_OWN_SESSION || s->group == SYS_DETACHED)
@@ -50,7 +55,7 @@ static void child(const struct sys_spawn *s, pid_t parent, int errw)
         if (g != 0)
             _exit(g < 0 ? 127 : 0);     /* the middle process leaves: no zombie for anyone */
     }
-    if (s->pdeath_sig > 0) {
+    if (s->pdeath_sig > 0 && s->group != SYS_DETACHED) {
         prctl(PR_SET_PDEATHSIG, s->pdeath_sig);
         if (getppid() != parent)
             _exit(127);

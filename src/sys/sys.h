@@ -76,7 +76,7 @@ struct sys_spawn {
     int fd3;                  /* passed as fd 3 when >= 0 (else -1) */
     int close_from;           /* > 0: every fd from this one up is closed before exec */
     int pdeath_sig;           /* > 0: sent to the child when its parent dies (it leaves at
-                               * once when the parent is gone already) */
+                               * once when the parent is gone already); not SYS_DETACHED */
     int default_signals;      /* every handler SIG_DFL and no signal blocked */
     int unblock_all;          /* no signal blocked (the forking thread's mask is inherited) */
     int exec_fail_exits;      /* exec failing: the child exits 127 (seen by sys_wait) and
