@@ -117,9 +117,9 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 # banklab run's CUPTI injection library (src/kmeasure/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
+INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/pick.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
               src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c src/base/hash.c src/base/utf8.c
+              src/base/msg.c src/base/hash.c src/base/utf8.c src/sys/env.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 # banklab run's sanitizer route (src/kmeasure/san_inject.c and the device patch
 # src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's
@@ -129,21 +129,21 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(if $(filter cuda,$(GPU)),$(wildcard $(SANITIZER_HOME)/include/sanitizer.h))
 SANITIZE_SO    := $(BUILD)/libbanklab_sanitize.so
 SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
-SANITIZE_SRC   := src/kmeasure/san_inject.c src/sanitize/table.c src/model/bank.c \
+SANITIZE_SRC   := src/kmeasure/san_inject.c src/kmeasure/pick.c src/sanitize/table.c src/model/bank.c \
                   src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c src/compile/lines.c \
                   src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c \
-                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c
+                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/sys/env.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 # banklab's CUDA runtime without a GPU (src/xrt, xrt.h): libcudart.so.13 with NVIDIA's soname
 # and version node, that `banklab kernel FILE.cu --model` puts first on the library path of a
 # program built with -cudart shared; position-independent copies of src/xrt, the PTX
-# executor (src/ptx) and the model and base rooms, which the linker takes from one archive
+# executor (src/ptx) and the model, base and sys rooms, which the linker takes from one archive
 # as the runtime calls them. It needs the CUDA headers (GPU=cuda).
 XRT_SO      := $(BUILD)/xrt/libcudart.so.13
 XRT_OBJ     := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/xrt/*.c))
 XRT_DEPS_A  := $(BUILD)/pic/xrt-rooms.a
-XRT_DEPS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/ptx/*.c src/model/*.c src/base/*.c))
+XRT_DEPS_OBJ := $(patsubst %.c,$(BUILD)/pic/%.o,$(wildcard src/ptx/*.c src/model/*.c src/base/*.c src/sys/*.c))
 XRT_LINK     = $(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -Wl,-soname,libcudart.so.13 \
                -Wl,--version-script,src/xrt/xrt.map -o $@
 ifeq ($(GPU),cuda)

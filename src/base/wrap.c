@@ -33,14 +33,16 @@ int bl_width_n(const char *s, size_t n)
     return cols;
 }
 
-int bl_no_line_start(wchar_t c)
+/* bl_no_line_start, bl_no_line_end: c may not begin a line (closing punctuation, also ASCII
+ * , . ; : ! ? and ')'), may not end one (opening punctuation). */
+static int bl_no_line_start(wchar_t c)
 {
     return c && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b"
                        L"\u3011\u3009\u3015\u3017\uff3d\uff5d\uff0e\u201d\u2019\u2026\uff05"
                        L",.;:!?)", c) != NULL;
 }
 
-int bl_no_line_end(wchar_t c)
+static int bl_no_line_end(wchar_t c)
 {
     return c && wcschr(L"\uff08\u300c\u300e\u300a\u3010\u3008\u3014\u3016\uff3b\uff5b\u201c"
                        L"\u2018", c) != NULL;

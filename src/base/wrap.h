@@ -16,10 +16,6 @@ size_t bl_char(const char *s, size_t n, wchar_t *wc, int *w);
 /* bl_width_n: the display columns of s[0..n) (stops at a NUL). */
 int bl_width_n(const char *s, size_t n);
 
-/* bl_no_line_start, bl_no_line_end: c may not begin a line (closing punctuation, also ASCII
- * , . ; : ! ? and ')'), may not end one (opening punctuation). */
-int bl_no_line_start(wchar_t c);
-int bl_no_line_end(wchar_t c);
 
 /* bl_wrap: the next line of s[0..n) at width columns: returns its byte length and *next where
  * the line after it starts. Breaks at spaces, between wide characters and after the commas

@@ -14,6 +14,7 @@
 #include "../store/recording.h"
 #include "cli.h"
 #include "../serve/serve.h"
+#include "../sys/sys.h"
 
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
                 long long *out)
@@ -58,7 +59,7 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
 
 int cli_model_only(void)
 {
-    const char *mo = getenv("BANKLAB_MODEL_ONLY");
+    const char *mo = sys_env("BANKLAB_MODEL_ONLY");
     return mo && *mo && strcmp(mo, "0") != 0;
 }
 

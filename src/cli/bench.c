@@ -18,6 +18,7 @@
 #include "../store/recording.h"
 #include "../model/bank.h"
 #include "cli.h"
+#include "../sys/sys.h"
 
 #define BENCH_TIMEOUT_MS 120000
 #define BENCH_LATENCY_RUNS 7
@@ -363,7 +364,7 @@ static int bench_in_process(struct bench *B, struct bench_both *bb)
                                               second (runner/cuda_gpu.c) */
     while (nanosleep(&ts, &ts) == -1) {
     }
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");
     unsetenv("BANKLAB_SERVER");         /* it would win over --no-server */
     struct gpu_info info;
     int rc = EXIT_USAGE;

@@ -3,7 +3,6 @@
  * file: path: message (a syntax error as file:line:col: message), then one summary line;
  * usage errors go to stderr.
  * Depends on the lesson loader only (no curses, no GPU). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +16,7 @@
 #include "../store/recording.h"
 #include "cli.h"
 #include "lab.h"
+#include "../sys/sys.h"
 
 struct check_run {
     int problems;
@@ -144,27 +144,27 @@ static int add_path(char ***list, int *n, const char *path)
 /* Every *.json in dir, sorted. Returns the number added, or -1 if dir cannot be read. */
 static int add_dir(char ***list, int *n, const char *dir)
 {
-    DIR *d = opendir(dir);
+    struct sys_dir *d = sys_dir_open(dir);
     if (!d)
         return -1;
     int first = *n, added = 0;
-    struct dirent *de;
-    while ((de = readdir(d))) {
-        size_t ln = strlen(de->d_name);
-        if (de->d_name[0] == '.' || ln < 6 || strcmp(de->d_name + ln - 5, ".json"))
+    const char *name;
+    while ((name = sys_dir_next(d))) {
+        size_t ln = strlen(name);
+        if (name[0] == '.' || ln < 6 || strcmp(name + ln - 5, ".json"))
             continue;
         size_t need = strlen(dir) + ln + 2;
         char *p = malloc(need);
         if (!p)
             break;
-        snprintf(p, need, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", de->d_name);
+        snprintf(p, need, "%s%s%s", dir, dir[strlen(dir) - 1] == '/' ? "" : "/", name);
         int rc = add_path(list, n, p);
         free(p);
         if (rc)
             break;
         added++;
     }
-    closedir(d);
+    sys_dir_close(d);
     if (added > 1)
         qsort(*list + first, (size_t)added, sizeof **list, cmp_str);
     return added;

@@ -11,9 +11,6 @@
 
 #include "../kernel/kernel.h"
 
-/* kprog_has_main: 1 when src defines a main function (a line holding `main(` after a return
- * type, outside comments), else 0. */
-int kprog_has_main(const char *src, size_t len);
 
 /* kprog_run: build and run the program of req->path (req: its compile words, --name in
  * req->name, the time limit of the build), print what was measured; json as --json. Returns

@@ -11,8 +11,6 @@
 /* lab_locale: a UTF-8 LC_CTYPE for measuring text in columns (the locale's, else C.UTF-8). */
 void lab_locale(void);
 
-/* lab_width: the columns to wrap at: $COLUMNS when it is 20..500, else 80. */
-int lab_width(void);
 
 /* lab_out: printf for the lab's own lines on stdout: each complete line is wrapped at
  * lab_width() by the Chinese line-breaking rules (continuation lines indented as the line); text

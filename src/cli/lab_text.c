@@ -11,6 +11,7 @@
 #include "../base/wrap.h"
 #include "../lesson/scene.h"
 #include "../model/pattern.h"
+#include "../sys/sys.h"
 
 void lab_locale(void)
 {
@@ -21,9 +22,10 @@ void lab_locale(void)
             setlocale(LC_CTYPE, "en_US.UTF-8");
 }
 
-int lab_width(void)
+/* the columns to wrap at: $COLUMNS when it is 20..500, else 80 */
+static int lab_width(void)
 {
-    const char *c = getenv("COLUMNS");
+    const char *c = sys_env("COLUMNS");
     int w = c ? atoi(c) : 0;
     return w >= 20 && w <= 500 ? w : 80;
 }

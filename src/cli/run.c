@@ -23,6 +23,7 @@
 #include "measured.h"
 #include "kernel_out.h"
 #include "../kmeasure/kmeasure.h"
+#include "../sys/sys.h"
 
 enum { ROUTE_AUTO = 0, ROUTE_SANITIZER, ROUTE_CUPTI };
 
@@ -492,7 +493,7 @@ static int open_view(const struct gpu_run_output *o)
     char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--grid", grid,
                     "--block", block, "--smem", smem, NULL};
     fflush(NULL);
-    execv("/proc/self/exe", argv);
+    sys_exec_self(argv);
     fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
     return EXIT_CHECK;
 }
@@ -613,7 +614,7 @@ static int run_measure(struct run_args *ap)
 {
     struct run_args a = *ap;
     int rc;
-    const char *other = getenv("CUDA_INJECTION64_PATH");
+    const char *other = sys_env("CUDA_INJECTION64_PATH");
     char why[PATH_MAX + 256];
     if (other && *other) {
         bl_clean(why, sizeof why, other);
@@ -624,7 +625,7 @@ static int run_measure(struct run_args *ap)
     }
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
     struct bl_err e = {0};
-    if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
+    if (!sys_env("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
         fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", CLI_CLEAN(e.msg));
         return EXIT_NOGPU;
     }

@@ -9,6 +9,7 @@
 #include "../serve/serve.h"
 #include "cli.h"
 #include "../runner/runner.h"
+#include "../sys/sys.h"
 
 struct serve_args {
     const char *socket;
@@ -132,7 +133,7 @@ static int parse(int argc, char **argv, struct serve_args *a)
     a->user_conns = SERVE_USER_CONNS;
     a->job_s = SERVE_JOB_S;
     a->ready_fd = -1;
-    const char *env = getenv("BANKLAB_SERVE_CACHE");
+    const char *env = sys_env("BANKLAB_SERVE_CACHE");
     if (env && *env && cli_int_arg("serve", "BANKLAB_SERVE_CACHE", env, 0, 86400, &a->cache_s))
         return EXIT_USAGE;
     int rc = cli_parse(&serve_cmd, argc, argv, a, NULL);
@@ -155,11 +156,7 @@ static void on_pause(int sig)
 
 static void handle(int sig, void (*fn)(int))
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = fn;
-    sigemptyset(&sa.sa_mask);
-    sigaction(sig, &sa, NULL);     /* no SA_RESTART: poll() returns at once */
+    sys_sig_set(sig, fn, 0, NULL);     /* no SA_RESTART: poll() returns at once */
 }
 
 static int control(const struct serve_args *a, const char *path)
@@ -220,7 +217,7 @@ int cmd_serve(int argc, char **argv)
     handle(SIGINT, on_stop);
     handle(SIGHUP, on_stop);
     handle(SIGUSR1, on_pause);
-    signal(SIGPIPE, SIG_IGN);
+    sys_sig_set(SIGPIPE, SIG_IGN, 0, NULL);
     fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
             CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,

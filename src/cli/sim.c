@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "measured.h"
 #include "sim.h"
+#include "../sys/sys.h"
 
 /* ---- JSON (src/store/json_write.h) ---- */
 
@@ -248,7 +249,7 @@ static int write_svg(const struct sim_args *a, const struct sim_one *o)
 {
     char title[1024], sub[512];
     struct svg_options so = {0};
-    const char *nc = getenv("NO_COLOR");
+    const char *nc = sys_env("NO_COLOR");
     so.monochrome = a->no_color || (nc && *nc); /* black-and-white handouts */
     if (a->pattern) {
         access_text(a->pattern, o->info, title, sizeof title);
@@ -462,7 +463,7 @@ static void write_text(const struct sim_args *a, struct pattern *p,
     struct grid_text_options go;
     grid_text_options_init(&go);
     go.ascii = a->ascii;
-    const char *nc = getenv("NO_COLOR");
+    const char *nc = sys_env("NO_COLOR");
     go.color = !a->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
     go.cols = a->cols ? a->cols : term_columns();
     go.lanes = a->lanes == 1 ? 1 : n == 1 ? -1 : 0;

@@ -14,6 +14,7 @@
 #include "../lesson/lesson.h"
 #include "../ui/ui.h"
 #include "cli.h"
+#include "../sys/sys.h"
 
 #define MAX_KERNEL_OPTS 32
 
@@ -187,7 +188,7 @@ int cmd_tutorial(int argc, char **argv)
     memset(&t, 0, sizeof t);
     o->t_start = bl_now_ms();
     o->lang = -1;
-    const char *mo = getenv("BANKLAB_MODEL_ONLY");
+    const char *mo = sys_env("BANKLAB_MODEL_ONLY");
     o->model_only = mo && *mo && strcmp(mo, "0");
     int rc = cli_parse(&tutorial_cmd, argc, argv, &t, NULL);
     if (rc)

@@ -23,6 +23,7 @@
 #include "../model/bank.h"
 #include "../model/pattern.h"
 #include "cli.h"
+#include "../sys/sys.h"
 
 #define VERIFY_TIMEOUT_MS 60000
 #define CODE_MAX 4096
@@ -424,7 +425,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
  * EXIT_NOGPU, or EXIT_USAGE when out of memory). */
 static struct gpu *open_gpu(const struct vopts *o, int in_process, struct gpu_info *info, int *rc)
 {
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");  /* tests: the fake device in here too */
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");  /* tests: the fake device in here too */
     int here_fake = in_process && fake && !strcmp(fake, "1");
     *rc = EXIT_USAGE;                                   /* out of memory */
     struct gpu *g = here_fake ? serve_fake_open(0, info)

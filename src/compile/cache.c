@@ -4,7 +4,6 @@
  * directory of this user's alone and are opened relative to it, never through a link. */
 #include "compile.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "../base/fmt.h"
+#include "../sys/sys.h"
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n)
 {
@@ -253,23 +253,18 @@ static int put_part(FILE *f, const void *p, uint64_t n)
 #define KCACHE_TMP_STALE_S 600
 static void remove_stale_tmps(int dfd)
 {
-    int fd = dup(dfd);
-    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-    if (!d) {
-        if (fd >= 0)
-            close(fd);
+    struct sys_dir *d = sys_dir_at(dfd);
+    if (!d)
         return;
-    }
-    rewinddir(d);
     time_t now = time(NULL);
-    struct dirent *de;
+    const char *name;
     struct stat st;
-    while ((de = readdir(d)))
-        if (strstr(de->d_name, ".cubin.tmp-") &&
-            fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+    while ((name = sys_dir_next(d)))
+        if (strstr(name, ".cubin.tmp-") &&
+            fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
             st.st_uid == geteuid() && now - st.st_mtime > KCACHE_TMP_STALE_S)
-            unlinkat(dfd, de->d_name, 0);
-    closedir(d);
+            unlinkat(dfd, name, 0);
+    sys_dir_close(d);
 }
 
 int kcache_store(int dfd, const char *name, const struct keybuf *key,

@@ -18,6 +18,7 @@
 #include "compile.h"
 #include "../base/hash.h"
 #include "../cuda/cudalib.h"
+#include "../sys/sys.h"
 
 /* ---- libnvrtc ---- */
 
@@ -135,7 +136,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     char opt_arch[32], opt_inc[PATH_MAX + 4], opt_cuda[PATH_MAX + 4];
     snprintf(opt_arch, sizeof opt_arch, "--gpu-architecture=sm_%d", in->arch);
     snprintf(opt_inc, sizeof opt_inc, "-I%s", in->dir);
-    const char *home = getenv("CUDA_HOME");
+    const char *home = sys_env("CUDA_HOME");
 #ifdef BANKLAB_CUDA_HOME
     if (!home || !*home)
         home = BANKLAB_CUDA_HOME;

@@ -23,6 +23,7 @@
 #include "../base/utf8.h"
 #include "compile.h"
 #include "spawn.h"
+#include "../sys/sys.h"
 
 /* the deadline of a compile whose caller gave none (s) */
 #define KNVCC_LIMIT_DEFAULT 60.0
@@ -37,12 +38,12 @@ static int executable(const char *p)
 
 int knvcc_find(char *path, size_t size)
 {
-    const char *env = getenv("BANKLAB_NVCC");
+    const char *env = sys_env("BANKLAB_NVCC");
     if (env && *env) {
         bl_fmt(path, size, "%s", env);
         return executable(path) ? 0 : -1;
     }
-    const char *homes[] = {getenv("CUDA_HOME"),
+    const char *homes[] = {sys_env("CUDA_HOME"),
 #ifdef BANKLAB_CUDA_HOME
                            BANKLAB_CUDA_HOME,
 #endif
@@ -54,7 +55,7 @@ int knvcc_find(char *path, size_t size)
         if (executable(path))
             return 0;
     }
-    const char *pathenv = getenv("PATH");
+    const char *pathenv = sys_env("PATH");
     while (pathenv && *pathenv) {
         const char *colon = strchr(pathenv, ':');
         size_t n = colon ? (size_t)(colon - pathenv) : strlen(pathenv);
@@ -487,8 +488,8 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
     char dir[PATH_MAX];
-    ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
-    if (ktmp_make("nvcc", dir, sizeof dir)) {
+    sys_tmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
+    if (sys_tmp_make("nvcc", dir, sizeof dir)) {
         if (errno == ENOSPC || errno == EDQUOT)
             return tmpdir_full(dir, err);
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_TMPDIR, strerror(errno));
@@ -525,7 +526,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
                      kspawn_mem() >> 20);
     if (rc < 0) {
         free(log.s);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     if (in->dbg)
@@ -536,7 +537,7 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
             bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_CUBIN, in->name);
-            ktmp_remove(dir);
+            sys_tmp_remove(dir);
             return -1;
         }
         out->ok = 1;
@@ -544,6 +545,6 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
     }
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     return 0;
 }

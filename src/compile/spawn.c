@@ -24,10 +24,11 @@
 #include <unistd.h>
 
 #include "compile.h"
+#include "../sys/sys.h"
 
 unsigned long long kspawn_mem(void)
 {
-    const char *e = getenv("BANKLAB_COMPILER_MEMORY");
+    const char *e = sys_env("BANKLAB_COMPILER_MEMORY");
     if (e && *e) {
         char *end;
         unsigned long long mb = strtoull(e, &end, 10);
@@ -114,40 +115,15 @@ static void rm_tree(const char *dir)
     rmdir(dir);
 }
 
-/* The compiler's side of the fork: its group, its limits, its fds, then exec. */
-static void compiler(const struct kspawn *sp, pid_t guard, int outw, int errw,
-                     unsigned long long mem)
+/* The compiler's limits, in its process before exec (sys_spawn gives it its group, its fds,
+ * the default signals and the signal when the guard dies). */
+static void compiler_limits(void *ctx)
 {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != guard)
-        _exit(127);
+    unsigned long long mem = *(const unsigned long long *)ctx;
     struct rlimit as = {mem, mem}, fs = {KSPAWN_FSIZE_MAX, KSPAWN_FSIZE_MAX}, core = {0, 0};
     setrlimit(RLIMIT_AS, &as);
     setrlimit(RLIMIT_FSIZE, &fs);
     setrlimit(RLIMIT_CORE, &core);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    for (int s = 1; s < NSIG; s++) /* as any program expects (ours ignores SIGPIPE) */
-        sigaction(s, &dfl, NULL);
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    int nul = open("/dev/null", O_RDONLY);
-    if (nul >= 0 && nul != 0) {
-        dup2(nul, 0);
-        close(nul);
-    }
-    dup2(outw, 1);
-    dup2(outw, 2);
-    if (outw > 2)
-        close(outw);
-    execve(sp->argv[0], sp->argv, sp->envp);
-    int e = errno;
-    ssize_t w = write(errw, &e, sizeof e);
-    (void)w;
-    _exit(127);
 }
 
 static void report(int stw, int end, int code)
@@ -170,10 +146,7 @@ static void guard(const struct kspawn *sp, pid_t caller, int outw, int stw,
     stw = 4;
     close_from(5, -1);
     fcntl(stw, F_SETFD, FD_CLOEXEC);
-    struct sigaction dfl;
-    memset(&dfl, 0, sizeof dfl);
-    dfl.sa_handler = SIG_DFL;
-    sigaction(SIGCHLD, &dfl, NULL); /* never ignored: the compiler is waited for */
+    sys_sig_set(SIGCHLD, SIG_DFL, 0, NULL); /* never ignored: the compiler is waited for */
     sigset_t all;
     sigfillset(&all);
     sigprocmask(SIG_SETMASK, &all, NULL);
@@ -185,24 +158,19 @@ static void guard(const struct kspawn *sp, pid_t caller, int outw, int stw,
         _exit(0);
     }
     double deadline = mono_s() + sp->limit_s;
-    int ep[2];
-    if (pipe2(ep, O_CLOEXEC)) {
-        report(stw, KSPAWN_NOEXEC, errno);
-        _exit(0);
-    }
-    pid_t self = getpid();
-    pid_t c = fork();
-    if (c == 0) {
-        close(ep[0]);
-        compiler(sp, self, outw, ep[1], mem);
-    }
-    close(ep[1]);
+    /* stdin /dev/null, stdout and stderr into outw, nothing else of ours (fd 3 up closed),
+     * its own group, killed when the guard dies, every signal as a program expects (ours
+     * ignores SIGPIPE); an exec that fails is told at once, with its errno */
+    struct sys_spawn cs = {.argv = sp->argv, .envp = sp->envp, .group = SYS_OWN_GROUP,
+                           .fd = {SYS_FD_NULL, outw, outw}, .fd3 = -1, .close_from = 3,
+                           .pdeath_sig = SIGKILL, .default_signals = 1,
+                           .setup = compiler_limits, .ctx = &mem};
+    pid_t c = sys_spawn(&cs);
     close(outw);
     if (c < 0) {
         report(stw, KSPAWN_NOEXEC, errno);
         _exit(0);
     }
-    setpgid(c, c); /* as it does itself: whichever runs first */
     int end = -1, code = 0, ws = 0, reaped = 0;
     sigset_t wake;
     sigemptyset(&wake);
@@ -247,17 +215,25 @@ static void guard(const struct kspawn *sp, pid_t caller, int outw, int stw,
         struct timespec ms = {0, 10 * 1000 * 1000};
         nanosleep(&ms, NULL);
     }
-    if (end == KSPAWN_EXITED && code == 127) {
-        int e = 0;
-        if (read(ep[0], &e, sizeof e) == (ssize_t)sizeof e) {
-            end = KSPAWN_NOEXEC;
-            code = e;
-        }
-    }
     if (end < 0 && sp->tmpdir)
         rm_tree(sp->tmpdir);  /* nobody else will */
     report(stw, end, code);
     _exit(0);
+}
+
+struct guard_args {
+    const struct kspawn *sp;
+    pid_t caller;
+    int outw, stw, outr, str;
+    unsigned long long mem;
+};
+
+static void guard_main(void *ctx)
+{
+    const struct guard_args *a = ctx;
+    close(a->outr);
+    close(a->str);
+    guard(a->sp, a->caller, a->outw, a->stw, a->mem);
 }
 
 /* ---- the caller's side ---- */
@@ -274,13 +250,8 @@ int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_RUN_NVCC, strerror(e));
     }
     unsigned long long mem = kspawn_mem();
-    pid_t caller = getpid();
-    pid_t g = fork();
-    if (g == 0) {
-        close(op[0]);
-        close(stp[0]);
-        guard(sp, caller, op[1], stp[1], mem);
-    }
+    struct guard_args ga = {sp, getpid(), op[1], stp[1], op[0], stp[0], mem};
+    pid_t g = sys_fork_run(guard_main, &ga);
     int e = errno;
     close(op[1]);
     close(stp[1]);

@@ -8,11 +8,12 @@
 #include <stdlib.h>
 
 #include "cudalib.h"
+#include "../sys/sys.h"
 
 /* open_first: $env_name when set and loadable, else the first of names[n] that loads */
 static void *open_first(const char *env_name, const char *const *names, size_t n)
 {
-    const char *env = getenv(env_name);
+    const char *env = sys_env(env_name);
     if (env && *env) {
         void *h = dlopen(env, RTLD_NOW | RTLD_LOCAL);
         if (h)

@@ -30,6 +30,7 @@
 #include "../base/err.h"
 #include "../base/fmt.h"
 #include "devlock.h"
+#include "../sys/sys.h"
 
 #define DL_MAGIC "BLDLOCK1"
 #define DL_SIZE 64
@@ -95,7 +96,7 @@ static int open_dir(int *dfd, char *path, size_t pn, struct bl_err *err)
 {
     static const char *const candidates[] = {"/run/lock", "/var/lock", "/dev/shm", "/tmp"};
     char why[96];
-    const char *env = getenv("BANKLAB_LOCK_DIR");
+    const char *env = sys_env("BANKLAB_LOCK_DIR");
     if (env && *env) {
         int fd = open(env, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
         const char *p = fd < 0 ? strerror(errno) : dir_problem(fd, 1, why, sizeof why);

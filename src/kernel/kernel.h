@@ -351,13 +351,6 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
  * gone is EPIPE), write on anything else. */
 ssize_t kwire_write(int fd, const void *p, size_t n);
 
-/* ktmp_make: a private directory $TMPDIR/banklab-WHAT-PID-XXXXXX (mkdtemp: 0700) into dir;
- * its name says whose it is. 0, or -1 with errno. ktmp_remove: dir and everything of ours
- * in it (links removed, never followed). ktmp_sweep: remove the banklab-WHAT-PID-* of
- * process pid (pid > 0: a caller that killed it), or (pid 0) those whose process is gone. */
-int ktmp_make(const char *what, char *dir, size_t size);
-void ktmp_remove(const char *dir);
-void ktmp_sweep(const char *what, long pid);
 
 /* kres_add_file: index of file name in res->files, added when new; -1 out of memory. */
 int kres_add_file(struct gpu_kernel_result *res, const char *name);

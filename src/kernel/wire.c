@@ -3,7 +3,6 @@
  * the result helpers both sides use (first error wins, files, per-line sums);; The two sides are the same
  * binary, so structs travel as they are, checked for size on arrival. Pure C: no CUDA, no
  * curses; never prints. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -499,98 +498,4 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
         return -1;
     }
     return 0;
-}
-
-
-/* ---- temporary directories of a measuring process ---- */
-
-/* TMPDIR (absolute) or /tmp. */
-static const char *tmp_base(void)
-{
-    const char *t = getenv("TMPDIR");
-    return t && t[0] == '/' ? t : "/tmp";
-}
-
-int ktmp_make(const char *what, char *dir, size_t size)
-{
-    bl_fmt(dir, size, "%s/banklab-%s-%ld-XXXXXX", tmp_base(), what, (long)getpid());
-    return mkdtemp(dir) ? 0 : -1;
-}
-
-/* Everything in the directory dfd that is ours, depth levels down at most; links are removed,
- * never followed. */
-static void remove_in(int dfd, int depth)
-{
-    for (int pass = 0; pass < 4; pass++) {  /* a directory changed while read: read it again */
-        int fd = dup(dfd), removed = 0;
-        DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-        if (!d) {
-            if (fd >= 0)
-                close(fd);
-            return;
-        }
-        rewinddir(d);
-        struct dirent *e;
-        while ((e = readdir(d))) {
-            struct stat st;
-            if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-                fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) || st.st_uid != geteuid())
-                continue;
-            if (S_ISDIR(st.st_mode)) {
-                int sub = depth > 0 ? openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY |
-                                             O_NOFOLLOW | O_CLOEXEC) : -1;
-                if (sub >= 0) {
-                    remove_in(sub, depth - 1);
-                    close(sub);
-                }
-                removed += unlinkat(dfd, e->d_name, AT_REMOVEDIR) == 0;
-            } else {
-                removed += unlinkat(dfd, e->d_name, 0) == 0;
-            }
-        }
-        closedir(d);
-        if (!removed)
-            return;
-    }
-}
-
-void ktmp_remove(const char *dir)
-{
-    struct stat st;
-    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd < 0)
-        return;
-    if (fstat(fd, &st) == 0 && st.st_uid == geteuid())
-        remove_in(fd, 8);
-    close(fd);
-    rmdir(dir);
-}
-
-void ktmp_sweep(const char *what, long pid)
-{
-    const char *base = tmp_base();
-    DIR *d = opendir(base);
-    if (!d)
-        return;
-    char prefix[64], path[PATH_MAX];
-    int plen = snprintf(prefix, sizeof prefix, "banklab-%s-", what);
-    time_t now = time(NULL);
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, prefix, (size_t)plen))
-            continue;
-        char *end;
-        long owner = strtol(e->d_name + plen, &end, 10);
-        struct stat st;
-        bl_fmt(path, sizeof path, "%s/%s", base, e->d_name);
-        if (end == e->d_name + plen || *end != '-' || owner <= 0 ||
-            lstat(path, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid())
-            continue;
-        /* that process's (killed by its caller), or a process's that is gone and left it
-         * untouched for a minute (a killed caller's child) */
-        if (pid > 0 ? owner == pid
-                    : kill((pid_t)owner, 0) < 0 && errno == ESRCH && now - st.st_mtime > 60)
-            ktmp_remove(path);
-    }
-    closedir(d);
 }

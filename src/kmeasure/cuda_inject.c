@@ -30,14 +30,15 @@
 #include <cupti_target.h>
 
 #include "../cuda/cudalib.h"
+#include "pick.h"
 #include "cuda_state.h"
 #include "cuda_sassm.h"
 #include "../devlock/devlock.h"
 #include "../compile/compile.h"
+#include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
-#define MAX_SEEN 4096
 
 struct module {
     unsigned char *cubin;
@@ -70,13 +71,8 @@ static struct {
     struct cupti c;
     struct extra_api x;
     CUpti_SubscriberHandle sub;
-    regex_t re;
-    int have_re;
-    long skip, count;          /* -1: not given */
-    long matched, selected, measured, launches;
-    char *seen[MAX_SEEN];      /* kernels measured (first-of-each mode) and launch counts */
-    long seen_n[MAX_SEEN];
-    int nseen;
+    struct kpick pick;         /* which launches (pick.h) */
+    long measured;
     struct module mods[MAX_MODULES];
     int nmods;
     int ready;                 /* device, CUPTI profiler, metrics resolved and configured */
@@ -85,11 +81,6 @@ static struct {
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     int sass_on;               /* SASS metrics enabled: at the first measured launch, kept */
-    int one;                   /* BANKLAB_RUN_ONE: measure one launch in this process (CUPTI's
-                                  SASS metrics counted nothing for a second kernel of a process
-                                  on the H200); the first launches of other kernels that would
-                                  be measured are named in "replay:" notes for banklab run */
-    int measured_one;
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -271,53 +262,14 @@ static const struct module *module_of(const char *symbol, const struct sassm_run
 
 /* ---- which launches ---- */
 
-static long env_long(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return -1;
-    char *end;
-    long n = strtol(v, &end, 10);
-    return *end || n < 0 ? -1 : n;
-}
-
 /* Count this launch of `symbol`; 1 when it is to be measured (G.count_mu held). */
 static int select_launch(const char *symbol)
 {
-    char dem[GPU_KERNEL_TEXT];
-    if (kdemangle(symbol, dem, sizeof dem))
-        bl_fmt(dem, sizeof dem, "%s", symbol);
-    G.launches++;
-    T.ordinal = G.launches;
-    if (G.have_re && regexec(&G.re, dem, 0, NULL, 0) && regexec(&G.re, symbol, 0, NULL, 0))
-        return 0;
-    int i;
-    for (i = 0; i < G.nseen; i++)
-        if (!strcmp(G.seen[i], symbol))
-            break;
-    if (i == G.nseen) {
-        if (G.nseen == MAX_SEEN || !(G.seen[i] = strdup(symbol)))
-            return 0;
-        G.seen_n[G.nseen++] = 0;
-    }
-    T.nth = ++G.seen_n[i];
-    G.matched++;
-    if (G.one && G.measured_one) {
-        if (T.nth == 1 && G.skip < 0 && G.count < 0)
-            note("replay:%s", symbol);
-        return 0;
-    }
-    if (G.skip < 0 && G.count < 0) {
-        G.measured_one = T.nth == 1;
-        return T.nth == 1; /* the first launch of each kernel */
-    }
-    if (G.skip >= 0 && G.matched <= G.skip)
-        return 0;
-    if (G.count >= 0 && G.selected >= G.count)
-        return 0;
-    G.selected++;
-    G.measured_one = 1;
-    return 1;
+    int replay;
+    int sel = kpick_launch(&G.pick, symbol, &T.ordinal, &T.nth, &replay);
+    if (replay)
+        note("replay:%s", symbol);
+    return sel;
 }
 
 /* ---- measuring ---- */
@@ -369,7 +321,7 @@ static int prepare(void)
     CUuuid u;
     char key[64];
     struct bl_err err = {0};
-    if (!getenv("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
+    if (!sys_env("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
         if (devlock_open(key, &G.lock, &err))
             G.lock = NULL;
@@ -656,10 +608,10 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (done)
         return 1;
     done = 1;
-    const char *dir = getenv("BANKLAB_RUN_DIR");
+    const char *dir = sys_env("BANKLAB_RUN_DIR");
     if (!dir || !*dir)
         return 1;
-    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
     if (dbgpath && *dbgpath)
         G.dbg = fopen(dbgpath, "a");
     char path[PATH_MAX];
@@ -668,18 +620,15 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (G.fd < 0)
         return 1; /* not ours to write: stay out of the way */
     kwire_hello(G.fd, 0);
-    const char *re = getenv("BANKLAB_RUN_KERNEL");
-    if (re && *re) {
-        if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {
-            note("not measured: --kernel %s is not an extended regular expression", re);
-            G.broken = 1;
-            return 1;
-        }
-        G.have_re = 1;
+    /* BANKLAB_RUN_ONE: measure one launch in this process (CUPTI's SASS metrics counted
+     * nothing for a second kernel of a process on the H200); the first launches of other
+     * kernels that would be measured are named in "replay:" notes for banklab run */
+    const char *re = NULL;
+    if (kpick_init(&G.pick, 1, &re)) {
+        note("not measured: --kernel %s is not an extended regular expression", re);
+        G.broken = 1;
+        return 1;
     }
-    G.skip = env_long("BANKLAB_RUN_SKIP");
-    G.count = env_long("BANKLAB_RUN_COUNT");
-    G.one = env_long("BANKLAB_RUN_ONE") == 1;
     if (load_api()) {
         G.broken = 1;
         return 1;

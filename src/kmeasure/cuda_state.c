@@ -15,6 +15,7 @@
 #include "../devlock/devlock.h"
 #include "kmeasure.h"
 #include "../compile/compile.h"
+#include "../sys/sys.h"
 
 static int drv_load(struct drv *d, struct bl_err *err)
 {
@@ -75,7 +76,7 @@ static void open_turns(struct kstate *st)
     CUuuid u;
     char key[64];
     struct bl_err err = {0};
-    if (getenv("BANKLAB_NO_LOCK")) {
+    if (sys_env("BANKLAB_NO_LOCK")) {
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
         return;
     }
@@ -143,7 +144,7 @@ struct kstate *kstate_new(int device, struct gpu_kernel_result *res)
         return NULL;
     }
     st->device = device;
-    const char *dbgpath = getenv("BANKLAB_KERNEL_DEBUG");
+    const char *dbgpath = sys_env("BANKLAB_KERNEL_DEBUG");
     if (dbgpath && *dbgpath) {
         snprintf(st->dbgpath, sizeof st->dbgpath, "%s", dbgpath);
         st->dbg = fopen(dbgpath, "a");

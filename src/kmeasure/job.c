@@ -12,25 +12,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
+#include "../sys/sys.h"
 
 /* ---- the measuring process ---- */
 
 int gpu_kernel_server_idle(void)
 {
-    const char *e = getenv("BANKLAB_KERNEL_SERVER");
+    const char *e = sys_env("BANKLAB_KERNEL_SERVER");
     if (e && *e) {
         char *end;
         long v = strtol(e, &end, 10);
         return *end || v < 0 ? 0 : v > 3600 ? 3600 : (int)v;
     }
-    return getenv("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
+    return sys_env("BANKLAB_KERNEL_DEBUG") ? 0 : 60;
 }
 
 int gpu_kernel_child_main(int argc, char **argv)
@@ -42,7 +42,7 @@ int gpu_kernel_child_main(int argc, char **argv)
     size_t len = 0;
     char cwd[PATH_MAX];
     double t_start = 0;
-    signal(SIGPIPE, SIG_IGN);
+    sys_sig_set(SIGPIPE, SIG_IGN, 0, NULL);
     if (kwire_get_request(0, &req, &src, &len, cwd, &t_start)) {
         fprintf(stderr, "banklab __kernel-child: no request on stdin (an internal command)\n");
         return 2;
@@ -149,52 +149,28 @@ static int spawn(struct gpu_kernel_job *job, struct bl_err *err)
         fcntl(op[i], F_SETFD, FD_CLOEXEC);
     }
     int detach = job->req.server_idle > 0 && !job->req.launch_only && !job->req.counters_only;
-    pid_t caller = getpid();
-    pid_t pid = fork();
+    /* a process group of its own: a time limit or a cancel kills the group whole (a
+     * session of its own for a server to be); its compilers run under guards that kill
+     * them when it dies (compile/spawn.c). One that is our child dies with us; one to be
+     * a server watches us through its frames' fd (kmeasure/watch.c). Nothing of the
+     * caller's fds but the request, the output and the frames (a server outlives it). */
+    char *argv[] = {"banklab", "__kernel-child", NULL};
+    struct sys_spawn sp = {.argv = argv, .file = job->exe,
+                           .group = detach ? SYS_DETACHED : SYS_OWN_GROUP,
+                           .fd = {fileno(tmp), op[1], op[1]}, .fd3 = rp[1], .close_from = 4,
+                           .pdeath_sig = detach ? 0 : SIGKILL};
+    pid_t pid = sys_spawn(&sp);
     if (pid < 0) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_CANNOT_START_CHILD, strerror(errno));
         goto fail;
-    }
-    if (pid == 0) {
-        /* async-signal-safe calls only until exec */
-        int tfd = fileno(tmp);
-        if (dup2(tfd, 0) < 0 || dup2(op[1], 1) < 0 || dup2(op[1], 2) < 0 || dup2(rp[1], 3) < 0)
-            _exit(127);
-        for (int fd = 4; fd < 1024; fd++) /* nothing of the caller's (a server outlives it) */
-            close(fd);
-        /* a process group of its own: a time limit or a cancel kills the group whole (a
-         * session of its own for a server to be); its compilers run under guards that kill
-         * them when it dies (compile/spawn.c). One that is our child dies with us; one to be
-         * a server watches us through its frames' fd (kmeasure/watch.c) */
-        if (detach) {
-            setsid();
-            pid_t g = fork();
-            if (g != 0)
-                _exit(g < 0 ? 127 : 0);
-        } else {
-            setpgid(0, 0);
-            prctl(PR_SET_PDEATHSIG, SIGKILL); /* it dies with its caller */
-            if (getppid() != caller)
-                _exit(127);
-        }
-        char *argv[] = {"banklab", "__kernel-child", NULL};
-        execv(job->exe, argv);
-        static const char msg[] = "exec failed\n";
-        ssize_t w = write(2, msg, sizeof msg - 1);
-        (void)w;
-        _exit(127);
     }
     fclose(tmp);
     close(rp[1]);
     close(op[1]);
     if (detach) {
-        int ws;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
         job->pid = -1; /* the real one says who it is in its hello */
         job->own_child = 0;
     } else {
-        setpgid(pid, pid); /* as the child does: whichever runs first */
         job->pid = pid;
         job->own_child = 1;
     }
@@ -407,7 +383,7 @@ static void kill_job(struct gpu_kernel_job *job)
     for (int i = 0; i < 200 && pg > 1 && pg != getpgrp() && kill(-pg, 0) == 0; i++)
         usleep(10000); /* its members die and are reaped by whoever is their parent now */
     if (pid > 0)
-        ktmp_sweep("nvcc", pid);
+        sys_tmp_sweep("nvcc", pid);
 }
 
 static void finish(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
@@ -629,20 +605,17 @@ void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
     /* the measuring process is in a group of its own, which the terminal's ^C does not
      * reach: a signal that ends the caller ends it (and nvcc's compilers) first */
     static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
-    struct sigaction old[4], sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_wait_signal;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old[4];
     wait_signal = 0;
     for (int i = 0; i < 4; i++)
-        if (sigaction(sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+        if (sys_sig_get(sigs[i], &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sys_sig_set(sigs[i], on_wait_signal, 0, NULL);
     while (!gpu_kernel_poll(job, res, NULL)) {
         if (wait_signal) {
             int sig = wait_signal;
             kill_job(job);
             for (int i = 0; i < 4; i++)
-                sigaction(sigs[i], &old[i], NULL);
+                sys_sig_restore(sigs[i], &old[i]);
             raise(sig); /* as the caller would have ended without us; if it goes on: */
             gpu_kernel_result_done(&job->res);
             memset(&job->res, 0, sizeof job->res);
@@ -657,7 +630,7 @@ void gpu_kernel_wait(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
         poll(fds, 2, 100);
     }
     for (int i = 0; i < 4; i++)
-        sigaction(sigs[i], &old[i], NULL);
+        sys_sig_restore(sigs[i], &old[i]);
 }
 
 void gpu_kernel_free(struct gpu_kernel_job *job)

@@ -19,6 +19,7 @@
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../cuda/cudalib.h"
+#include "../sys/sys.h"
 
 int gpu_run_check(struct bl_err *err)
 {
@@ -45,7 +46,7 @@ static int regular(const char *p)
 
 int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
 {
-    const char *env = getenv("BANKLAB_INJECT");
+    const char *env = sys_env("BANKLAB_INJECT");
     if (env && *env) {
         bl_fmt(path, size, "%s", env);
         if (regular(path))
@@ -53,12 +54,8 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
         return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NOT_FILE, env);
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    int n = sys_exe_dir(exe, sizeof exe) == 0;
+    if (n) {
         bl_fmt(path, size, "%s/libbanklab_inject.so", exe);
         if (regular(path))
             return 0;
@@ -72,32 +69,22 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
         return 0;
 #endif
 #ifdef BANKLAB_GPU_CUDA
-    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING, n > 0 ? exe : "banklab");
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING, n ? exe : "banklab");
 #else
     return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NONE);
 #endif
 }
 
-/* The directory of this executable (no trailing slash), or "" when unknown. */
-static void exe_dir(char *dir, size_t size)
-{
-    ssize_t n = readlink("/proc/self/exe", dir, size - 1);
-    dir[n > 0 ? n : 0] = '\0';
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = '\0';
-}
-
 int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err)
 {
     char dir[PATH_MAX];
-    const char *env = getenv("BANKLAB_SANITIZE_DIR");
+    const char *env = sys_env("BANKLAB_SANITIZE_DIR");
     const char *where[3] = {NULL, NULL, NULL};
     char beside[PATH_MAX], installed[PATH_MAX];
     if (env && *env) {
         where[0] = env;
     } else {
-        exe_dir(dir, sizeof dir);
+        sys_exe_dir(dir, sizeof dir);
         bl_fmt(beside, sizeof beside, "%s", dir);
         bl_fmt(installed, sizeof installed, "%s/../lib/banklab", dir);
         where[0] = beside;
@@ -299,12 +286,28 @@ void gpu_run_output_done(struct gpu_run_output *out)
 
 /* ---- the program ---- */
 
-static void child(const struct gpu_run_request *req, char *const argv[], const char *dir,
-                  int errfd)
+/* INT, QUIT, TERM and HUP while the program runs: passed on to it (a second one kills it);
+ * when it has ended, the private directory is removed and banklab ends of the signal. */
+static const int run_sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
+static volatile sig_atomic_t run_signal;
+static volatile pid_t run_child;
+
+struct run_child_env {
+    const struct gpu_run_request *req;
+    const char *dir;
+    const struct sigaction *old;
+};
+
+/* in the child before exec: the caller's handlers back, the injection library's variables */
+static void child_env(void *ctx)
 {
+    const struct run_child_env *c = ctx;
+    const struct gpu_run_request *req = c->req;
     char num[32];
+    for (int i = 0; i < 4; i++)
+        sys_sig_restore(run_sigs[i], &c->old[i]);
     setenv("CUDA_INJECTION64_PATH", req->lib, 1);
-    setenv("BANKLAB_RUN_DIR", dir, 1);
+    setenv("BANKLAB_RUN_DIR", c->dir, 1);
     /* every module loaded up front: the cubins are seen (and kept) before their launches */
     setenv("CUDA_MODULE_LOADING", "EAGER", 0);
     if (req->one)
@@ -321,20 +324,7 @@ static void child(const struct gpu_run_request *req, char *const argv[], const c
         snprintf(num, sizeof num, "%ld", req->count);
         setenv("BANKLAB_RUN_COUNT", num, 1);
     }
-    if (req->stdout_to_stderr)
-        dup2(2, 1);
-    execvp(argv[0], argv);
-    int e = errno;
-    ssize_t w = write(errfd, &e, sizeof e);
-    (void)w;
-    _exit(127);
 }
-
-/* INT, QUIT, TERM and HUP while the program runs: passed on to it (a second one kills it);
- * when it has ended, the private directory is removed and banklab ends of the signal. */
-static const int run_sigs[4] = {SIGINT, SIGQUIT, SIGTERM, SIGHUP};
-static volatile sig_atomic_t run_signal;
-static volatile pid_t run_child;
 
 static void on_run_signal(int sig, siginfo_t *info, void *ctx)
 {
@@ -352,66 +342,47 @@ int gpu_run_program(const struct gpu_run_request *req, char *const argv[],
 {
     memset(out, 0, sizeof *out);
     char dir[PATH_MAX], path[PATH_MAX];
-    ktmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
-    if (ktmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
+    sys_tmp_sweep("run", 0); /* the directories of runs that were killed (SIGKILL) */
+    if (sys_tmp_make("run", dir, sizeof dir)) /* 0700: the results are the user's */
         return bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(path, sizeof path, "%s/results", dir);
     int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    int ep[2] = {-1, -1};
-    if (fd < 0 || pipe(ep)) {
+    if (fd < 0) {
         bl_fail(err, -1, BL_NOWHERE, KRN_RUN_NO_FILE, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     close(fd);
-    fcntl(ep[1], F_SETFD, FD_CLOEXEC);
-    struct sigaction sa, old[4];
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_run_signal;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
+    struct sigaction old[4];
     run_signal = 0;
     run_child = 0;
     for (int i = 0; i < 4; i++) /* one ignored by whoever started banklab stays ignored */
-        if (sigaction(run_sigs[i], NULL, &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
-            sigaction(run_sigs[i], &sa, NULL);
+        if (sys_sig_get(run_sigs[i], &old[i]) == 0 && old[i].sa_handler != SIG_IGN)
+            sys_sig_action(run_sigs[i], on_run_signal, 0, NULL);
     fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-        close(ep[0]);
-        for (int i = 0; i < 4; i++)
-            sigaction(run_sigs[i], &old[i], NULL);
-        child(req, argv, dir, ep[1]);
-    }
-    run_child = pid;
+    struct run_child_env ce = {req, dir, old};
+    struct sys_spawn sp = {.argv = argv, .path_search = 1, .group = SYS_SAME_GROUP,
+                           .fd = {SYS_FD_KEEP, req->stdout_to_stderr ? 2 : SYS_FD_KEEP, SYS_FD_KEEP},
+                           .fd3 = -1, .setup = child_env, .ctx = &ce};
+    pid_t pid = sys_spawn(&sp);
+    run_child = pid > 0 ? pid : 0;
     if (pid > 0 && run_signal) /* it came before the child was known */
         kill(pid, run_signal);
-    close(ep[1]);
     int rv = 0;
-    if (pid < 0) {
+    if (pid == -1) {
         rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_START, argv[0], strerror(errno));
+    } else if (pid < 0) {
+        rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_RUN, argv[0], strerror(errno));
     } else {
-        int e = 0;
-        ssize_t r;
-        while ((r = read(ep[0], &e, sizeof e)) < 0 && errno == EINTR)
-            ;
-        int ws = 0;
-        while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-            ;
-        if (r == (ssize_t)sizeof e) {
-            rv = bl_fail(err, -1, BL_NOWHERE, KRN_RUN_CANNOT_RUN, argv[0], strerror(e));
-        } else {
-            out->status = WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
-            read_results(path, out);
-        }
+        int st = 0;
+        sys_wait(pid, -1, 0, &st);
+        out->status = st;
+        read_results(path, out);
     }
-    close(ep[0]);
     run_child = 0;
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     for (int i = 0; i < 4; i++)
-        sigaction(run_sigs[i], &old[i], NULL);
+        sys_sig_restore(run_sigs[i], &old[i]);
     if (run_signal)
         raise(run_signal); /* killed: ended as the signal says, the directory gone */
     return rv;

@@ -33,10 +33,11 @@
 #include "../sanitize/sanitize.h"
 #include "cuda_sassm.h"
 #include "cuda_state.h"
+#include "pick.h"
+#include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
-#define MAX_SEEN 4096
 #define MAX_CTX 64
 
 struct module {
@@ -69,12 +70,8 @@ static struct {
     int have_cupti;
     struct san_drv d;
     Sanitizer_SubscriberHandle sub;
-    regex_t re;
-    int have_re;
-    long skip, count, matched, selected, measured, launches;
-    char *seen[MAX_SEEN];
-    long seen_n[MAX_SEEN];
-    int nseen;
+    struct kpick pick;         /* which launches (pick.h) */
+    long measured;
     struct module mods[MAX_MODULES];
     int nmods;
     struct ctxbuf ctxs[MAX_CTX];
@@ -196,44 +193,10 @@ static const struct module *module_cubin(CUmodule mod, const char *symbol)
 
 /* ---- which launches (as the CUPTI route: cuda_inject.c) ---- */
 
-static long env_long(const char *name)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return -1;
-    char *end;
-    long n = strtol(v, &end, 10);
-    return *end || n < 0 ? -1 : n;
-}
-
 static int select_launch(const char *symbol)
 {
-    char dem[GPU_KERNEL_TEXT];
-    if (kdemangle(symbol, dem, sizeof dem))
-        bl_fmt(dem, sizeof dem, "%s", symbol);
-    G.launches++;
-    T.ordinal = G.launches;
-    if (G.have_re && regexec(&G.re, dem, 0, NULL, 0) && regexec(&G.re, symbol, 0, NULL, 0))
-        return 0;
-    int i;
-    for (i = 0; i < G.nseen; i++)
-        if (!strcmp(G.seen[i], symbol))
-            break;
-    if (i == G.nseen) {
-        if (G.nseen == MAX_SEEN || !(G.seen[i] = strdup(symbol)))
-            return 0;
-        G.seen_n[G.nseen++] = 0;
-    }
-    T.nth = ++G.seen_n[i];
-    G.matched++;
-    if (G.skip < 0 && G.count < 0)
-        return T.nth == 1;
-    if (G.skip >= 0 && G.matched <= G.skip)
-        return 0;
-    if (G.count >= 0 && G.selected >= G.count)
-        return 0;
-    G.selected++;
-    return 1;
+    int replay;
+    return kpick_launch(&G.pick, symbol, &T.ordinal, &T.nth, &replay);
 }
 
 static void device_facts(void)
@@ -253,7 +216,7 @@ static void device_facts(void)
     CUuuid u;
     char key[64];
     struct bl_err err = {0};
-    if (!G.lock_tried && !getenv("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
+    if (!G.lock_tried && !sys_env("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
         G.d.dev_uuid(&u, dev) == CUDA_SUCCESS) {
         devlock_key((const unsigned char *)u.bytes, key, sizeof key);
         if (devlock_open(key, &G.lock, &err))
@@ -590,11 +553,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (done)
         return 1;
     done = 1;
-    const char *dir = getenv("BANKLAB_RUN_DIR");
-    G.patch = getenv("BANKLAB_SANITIZE_PATCH");
+    const char *dir = sys_env("BANKLAB_RUN_DIR");
+    G.patch = sys_env("BANKLAB_SANITIZE_PATCH");
     if (!dir || !*dir || !G.patch || !*G.patch)
         return 1;
-    const char *dbgpath = getenv("BANKLAB_RUN_DEBUG");
+    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
     if (dbgpath && *dbgpath)
         G.dbg = fopen(dbgpath, "a");
     char path[PATH_MAX];
@@ -603,23 +566,18 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     if (G.fd < 0)
         return 1;
     kwire_hello(G.fd, 0);
-    const char *pat = getenv("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
+    const char *pat = sys_env("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
     if (pat && *pat)
         bl_fmt(path, sizeof path, "%s", pat);
     else
         bl_fmt(path, sizeof path, "%s/patterns", dir);
     int pfd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
     G.pat = pfd >= 0 ? fdopen(pfd, "a") : NULL;
-    const char *re = getenv("BANKLAB_RUN_KERNEL");
-    if (re && *re) {
-        if (regcomp(&G.re, re, REG_EXTENDED | REG_NOSUB)) {
-            note("not measured: --kernel %s is not an extended regular expression", re);
-            return 1;
-        }
-        G.have_re = 1;
+    const char *re = NULL;
+    if (kpick_init(&G.pick, 0, &re)) {
+        note("not measured: --kernel %s is not an extended regular expression", re);
+        return 1;
     }
-    G.skip = env_long("BANKLAB_RUN_SKIP");
-    G.count = env_long("BANKLAB_RUN_COUNT");
     G.host = calloc(1, sizeof *G.host);
     if (!G.host || load_api())
         return 1;

@@ -23,6 +23,7 @@
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../base/hash.h"
+#include "../sys/sys.h"
 
 #define REQUEST_WAIT_MS 10000 /* a client that connects sends its request at once */
 
@@ -41,7 +42,7 @@ static int private_dir(const char *dir)
 int kserver_path(int device, char *path, size_t size)
 {
     char dir[108];
-    const char *rt = getenv("XDG_RUNTIME_DIR");
+    const char *rt = sys_env("XDG_RUNTIME_DIR");
     if (rt && rt[0] == '/' && strlen(rt) + 10 < sizeof dir) {
         snprintf(dir, sizeof dir, "%s/banklab", rt);
     } else {
@@ -58,7 +59,7 @@ int kserver_path(int device, char *path, size_t size)
     h = bl_hash(h, &self.st_ino, sizeof self.st_ino);
     h = bl_hash(h, &self.st_mtime, sizeof self.st_mtime);
     h = bl_hash(h, &self.st_size, sizeof self.st_size);
-    const char *vis = getenv("CUDA_VISIBLE_DEVICES");
+    const char *vis = sys_env("CUDA_VISIBLE_DEVICES");
     h = bl_hash(h, vis ? vis : "(unset)", strlen(vis ? vis : "(unset)") + 1);
     h = bl_hash(h, &device, sizeof device);
     int n = snprintf(path, size, "%s/kernel-%016llx.sock", dir, (unsigned long long)h);
@@ -71,10 +72,7 @@ int kserver_path(int device, char *path, size_t size)
 /* A Unix stream socket and the address of path. -1 when no socket can be made. */
 static int unix_socket(const char *path, struct sockaddr_un *a)
 {
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    snprintf(a->sun_path, sizeof a->sun_path, "%s", path);
-    return socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    return sys_sock_addr(path, a) ? -1 : sys_sock_new(0);
 }
 
 int kserver_connect(const char *path)
@@ -83,7 +81,7 @@ int kserver_connect(const char *path)
     int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
+    if (sys_sock_connect(fd, &a)) {
         close(fd);
         return -1;
     }
@@ -96,18 +94,18 @@ int kserver_listen(const char *path)
     int fd = unix_socket(path, &a);
     if (fd < 0)
         return -1;
-    if (bind(fd, (struct sockaddr *)&a, sizeof a)) {
+    if (sys_sock_bind(fd, &a)) {
         /* a socket file is there: a live server keeps it, a dead one left it behind */
         int other = errno == EADDRINUSE ? kserver_connect(path) : -1;
         if (other >= 0 || errno != ECONNREFUSED || unlink(path) ||
-            bind(fd, (struct sockaddr *)&a, sizeof a)) {
+            sys_sock_bind(fd, &a)) {
             if (other >= 0)
                 close(other);
             close(fd);
             return -1;
         }
     }
-    if (listen(fd, 8)) {
+    if (sys_sock_listen(fd, 8)) {
         unlink(path);
         close(fd);
         return -1;
@@ -164,32 +162,32 @@ static void serve_one(struct kstate *st, int conn, int out)
 int kserver_can_serve(const struct kstate *st)
 {
     /* BANKLAB_KERNEL_ONE_REQUEST: every process takes one request, as on a GPU (tests) */
-    return kstate_can_serve(st) && !getenv("BANKLAB_KERNEL_ONE_REQUEST");
+    return kstate_can_serve(st) && !sys_env("BANKLAB_KERNEL_ONE_REQUEST");
 }
 
 /* A successor for the socket: a fresh measuring process that inherits lfd, opens the
  * device and CUPTI, and waits for the next request. 0 when it started. */
+/* in the successor before exec: lfd is inherited */
+static void keep_listener(void *ctx)
+{
+    int lfd = *(const int *)ctx;
+    int flags = fcntl(lfd, F_GETFD);
+    if (flags < 0 || fcntl(lfd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+        _exit(127);
+}
+
 static int successor(int lfd, const char *path, int idle, int device)
 {
-    pid_t pid = fork();
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        /* async-signal-safe calls only until exec */
-        int flags = fcntl(lfd, F_GETFD);
-        if (flags < 0 || fcntl(lfd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
-            _exit(127);
-        setsid();
-        char a_lfd[16], a_idle[16], a_dev[16];
-        snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
-        snprintf(a_idle, sizeof a_idle, "%d", idle);
-        snprintf(a_dev, sizeof a_dev, "%d", device);
-        char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
-                        (char *)path, NULL};
-        execv("/proc/self/exe", argv);
-        _exit(127);
-    }
-    return 0;
+    char a_lfd[16], a_idle[16], a_dev[16];
+    snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
+    snprintf(a_idle, sizeof a_idle, "%d", idle);
+    snprintf(a_dev, sizeof a_dev, "%d", device);
+    char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
+                    (char *)path, NULL};
+    struct sys_spawn sp = {.argv = argv, .file = "/proc/self/exe", .group = SYS_OWN_SESSION,
+                           .fd = {SYS_FD_KEEP, SYS_FD_KEEP, SYS_FD_KEEP}, .fd3 = -1,
+                           .setup = keep_listener, .ctx = &lfd};
+    return sys_spawn(&sp) > 0 ? 0 : -1;
 }
 
 int kserver_handover(int lfd, const char *path, int idle, int device)
@@ -221,7 +219,7 @@ int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int i
             continue;
         if (r <= 0)
             break; /* idle long enough */
-        int conn = accept(lfd, NULL, NULL);
+        int conn = sys_sock_accept(lfd, 0);
         if (conn < 0)
             continue;
         fcntl(conn, F_SETFD, FD_CLOEXEC);

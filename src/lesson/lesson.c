@@ -8,6 +8,7 @@
 
 #include "../base/fmt.h"
 #include "lesson.h"
+#include "../sys/sys.h"
 
 const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
 {
@@ -35,7 +36,7 @@ enum lesson_lang lesson_lang_from_env(void)
 {
     const char *v[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
     for (int i = 0; i < 3; i++) {
-        const char *s = getenv(v[i]);
+        const char *s = sys_env(v[i]);
         if (s && *s)
             return !strncmp(s, "zh", 2) ? LANG_ZH : LANG_EN;
     }
@@ -79,7 +80,7 @@ void lesson_scene_free(struct lesson_scene *s)
     free(s);
 }
 
-void lesson_quiz_free(struct lesson_quiz *q)
+static void lesson_quiz_free(struct lesson_quiz *q)
 {
     if (!q)
         return;

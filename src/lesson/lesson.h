@@ -207,7 +207,6 @@ void lesson_free(struct lesson *l);
 void lesson_text_free(struct lesson_text *t);
 void lesson_binding_free(struct lesson_binding *b);
 void lesson_scene_free(struct lesson_scene *s);
-void lesson_quiz_free(struct lesson_quiz *q);
 void lesson_figure_free(struct lesson_figure *f);
 
 /* lesson_task_met: 1 when a result (the model's, or counters rounded to whole numbers) is at

@@ -14,7 +14,7 @@
 /* ---------------------------------------------------------------- text */
 
 
-void pcu_put(struct buf *b, const char *s, size_t n)
+static void pcu_put(struct buf *b, const char *s, size_t n)
 {
     if (b->n + n + 1 > b->size) {
         b->full = 1;

@@ -135,7 +135,6 @@ struct access {
 
 /* ---- pattern_cuda_emit.c ---- */
 
-void pcu_put(struct buf *b, const char *s, size_t n);
 void pcu_puts(struct buf *b, const char *s);
 /* pcu_block_builtin: blockIdx.x (y, z) or gridDim.x at token k of v: the launch's number (the
  * block of launch->block_idx; gridDim the grid), else -1 */

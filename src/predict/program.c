@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,6 +22,7 @@
 #include "exec.h"
 #include "predict.h"
 #include "program.h"
+#include "../sys/sys.h"
 
 #define KXRT_KEEP (1u << 20)                       /* bytes of the program's output kept */
 #define KXRT_AS_LIMIT (16ull * 1024 * 1024 * 1024) /* the child's address space */
@@ -37,18 +37,13 @@ static int is_lib(const char *dir)
 
 int kxrt_lib_dir(char *dir, size_t size)
 {
-    const char *env = getenv("BANKLAB_XRT_DIR");
+    const char *env = sys_env("BANKLAB_XRT_DIR");
     if (env && *env) {
         bl_fmt(dir, size, "%s", env);
         return is_lib(dir) ? 0 : -1;
     }
     char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = '\0';
-        char *slash = strrchr(exe, '/');
-        if (slash)
-            *slash = '\0';
+    if (sys_exe_dir(exe, sizeof exe) == 0) {
         bl_fmt(dir, size, "%s/xrt", exe);
         if (is_lib(dir))
             return 0;
@@ -63,15 +58,12 @@ int kxrt_lib_dir(char *dir, size_t size)
 
 /* ---- the child processes ---- */
 
-static void limits_in_child(int timeout_s)
+static void limits_in_child(void *ctx)
 {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    int timeout_s = *(const int *)ctx;
     struct rlimit as = {KXRT_AS_LIMIT, KXRT_AS_LIMIT}, cpu = {(rlim_t)timeout_s + 1, (rlim_t)timeout_s + 2};
     setrlimit(RLIMIT_AS, &as);
     setrlimit(RLIMIT_CPU, &cpu);
-    signal(SIGPIPE, SIG_DFL);
-    signal(SIGINT, SIG_DFL);
 }
 
 /* argv in dir with stdout and stderr into the files out and err, at most timeout_s seconds
@@ -89,42 +81,23 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
             close(fe);
         return -1;
     }
-    pid_t pid = fork();
-    if (pid == 0) {
-        limits_in_child(timeout_s);
-        int devnull = open("/dev/null", O_RDONLY);
-        if (devnull >= 0)
-            dup2(devnull, 0);
-        dup2(fo, 1);
-        dup2(fe, 2);
-        execve(argv[0], argv, envp);
-        _exit(127);
-    }
+    static const int dfl[] = {SIGPIPE, SIGINT, 0};
+    struct sys_spawn sp = {.argv = argv, .envp = envp, .group = SYS_OWN_GROUP,
+                           .fd = {SYS_FD_NULL, fo, fe}, .fd3 = -1, .pdeath_sig = SIGKILL,
+                           .dfl_signals = dfl, .exec_fail_exits = 1,
+                           .setup = limits_in_child, .ctx = &timeout_s};
+    pid_t pid = sys_spawn(&sp);
     close(fo);
     close(fe);
     if (pid < 0)
         return -1;
-    setpgid(pid, pid);
-    double end = bl_now_ms() + 1000.0 * timeout_s;
-    int ws = 0;
-    for (;;) {
-        pid_t w = waitpid(pid, &ws, WNOHANG);
-        if (w == pid)
-            break;
-        if (w < 0 && errno != EINTR)
-            return -1;
-        if (bl_now_ms() > end) {
-            kill(-pid, SIGKILL);
-            kill(pid, SIGKILL);
-            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
-                ;
-            return -2;
-        }
-        struct timespec ts = {0, 5 * 1000 * 1000};
-        nanosleep(&ts, NULL);
-    }
+    int status = 0, w = sys_wait(pid, 1000.0 * timeout_s, 1, &status);
+    if (w < 0)
+        return -1;
+    if (w > 0)
+        return -2;
     kill(-pid, SIGKILL);   /* what it left behind in its group */
-    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+    return status;
 }
 
 static char *slurp(const char *path, size_t max, size_t *n)
@@ -153,7 +126,7 @@ static char **child_env(const char *lib_dir, const char *dir, char keep[5][PATH_
     char **env = calloc(n + 6, sizeof *env);
     if (!env)
         return NULL;
-    const char *old = getenv("LD_LIBRARY_PATH");
+    const char *old = sys_env("LD_LIBRARY_PATH");
     bl_fmt(keep[0], sizeof keep[0], "LD_LIBRARY_PATH=%s%s%s", lib_dir, old && *old ? ":" : "",
            old && *old ? old : "");
     bl_fmt(keep[1], sizeof keep[1], "LD_BIND_NOW=1");
@@ -382,8 +355,8 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     char nv[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], prog[PATH_MAX], o[PATH_MAX], e[PATH_MAX];
     if (knvcc_find(nv, sizeof nv))
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NO_NVCC);
-    ktmp_sweep("xrt", 0);
-    if (ktmp_make("xrt", dir, sizeof dir))
+    sys_tmp_sweep("xrt", 0);
+    if (sys_tmp_make("xrt", dir, sizeof dir))
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
     bl_fmt(p, sizeof p, "%s/prog.ptx", dir);
     bl_fmt(prog, sizeof prog, "%s/prog", dir);
@@ -394,7 +367,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
         rc = nvcc(nv, path, req, dir, exe, 4);
     if (rc != 0) {
         nvcc_refused(dir, r, err, rc);
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     char keep[5][PATH_MAX + 64];
@@ -406,7 +379,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     free(env);
     if (rc == -1) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_CANNOT_START, prog, strerror(errno));
-        ktmp_remove(dir);
+        sys_tmp_remove(dir);
         return -1;
     }
     size_t n = 0;
@@ -416,7 +389,7 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     char *rec = slurp(p, 64u << 20, &n);
     int prc = rec ? kxrt_parse(rec, n, path, r) : -1;
     free(rec);
-    ktmp_remove(dir);
+    sys_tmp_remove(dir);
     if (prc)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, BL_TEXT, strerror(ENOMEM));
     r->status = rc;

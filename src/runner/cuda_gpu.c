@@ -19,6 +19,7 @@
 #include "../gpu/gpu.h"
 #include "runner.h"
 #include "../cuda/cudalib.h"
+#include "../sys/sys.h"
 
 /* Oldest GPU the kernels run on: CUDA 13 dropped sm_70 (Volta), CUDA 12 still builds it. */
 #if CUDART_VERSION >= 13000
@@ -184,7 +185,7 @@ static void open_counters(struct runner *R)
 {
     struct bl_err *e = &R->info.counters_err, why = {0};
     R->info.counters = 0;
-    if (getenv("BANKLAB_NO_COUNTERS")) {
+    if (sys_env("BANKLAB_NO_COUNTERS")) {
         bl_fail(e, CTR_UNAVAILABLE, BL_NOWHERE, CNT_OFF_BY_ENV);
         return;
     }
@@ -425,8 +426,8 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
         return NULL;
     R->device = device;
     R->done = (struct gpu_ring){R->r, RUNNER_QUEUE, 0, 0, &R->mu, &R->cv_res};
-    R->light = getenv("BANKLAB_LIGHT") != NULL;
-    const char *linger = getenv("BANKLAB_COUNTERS_LINGER_MS");
+    R->light = sys_env("BANKLAB_LIGHT") != NULL;
+    const char *linger = sys_env("BANKLAB_COUNTERS_LINGER_MS");
     R->linger_ms = linger && *linger ? atof(linger) : COUNTERS_LINGER_MS;
     if (R->linger_ms < 0 || R->linger_ms > COUNTERS_HOLD_MS)
         R->linger_ms = COUNTERS_LINGER_MS;

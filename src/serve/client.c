@@ -35,6 +35,7 @@
 #include "serve.h"
 #include "wire.h"
 #include "../runner/runner.h"
+#include "../sys/sys.h"
 
 #define SC_PENDING 256
 #define SC_HELLO_MS 5000           /* the server answers a hello this fast, or is not there */
@@ -157,11 +158,8 @@ static void nap_ms(int ms)
 static int connect_path(const char *path, int check, struct bl_err *err)
 {
     struct sockaddr_un a;
-    memset(&a, 0, sizeof a);
-    a.sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a.sun_path)
+    if (sys_sock_addr(path, &a))
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(ENAMETOOLONG));
-    memcpy(a.sun_path, path, strlen(path) + 1);
     struct stat st;
     if (check && lstat(path, &st))
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
@@ -169,12 +167,12 @@ static int connect_path(const char *path, int check, struct bl_err *err)
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_SOCKET, path);
     if (check && !serve_trusted_uid(st.st_uid))
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_TRUSTED, path, (unsigned)st.st_uid);
-    int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int fd = sys_sock_new(1);
     if (fd < 0)
         return bl_fail(err, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NO_SERVER_AT, path, strerror(errno));
     double t0 = bl_now_ms();
     for (;;) {
-        if (connect(fd, (struct sockaddr *)&a, sizeof a) == 0)
+        if (sys_sock_connect(fd, &a) == 0)
             break;
         int e = errno;
         if (e == EINPROGRESS) {
@@ -285,7 +283,7 @@ static int hello(const char *path, int others, int device, struct rx *x, int *fd
 /* the name of device's server: its UUID ("fake" with $BANKLAB_SERVE_FAKE=1). 0, or -1 */
 static int serve_key(int device, char *key, size_t n, struct bl_err *err)
 {
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");
     if (fake && !strcmp(fake, "1")) {
         bl_fmt(key, n, "fake");
         return 0;
@@ -305,25 +303,6 @@ int serve_default_path(int device, char *path, size_t n, struct bl_err *err)
         return -1;
     bl_fmt(path, n, "%s/gpu-%s.sock", dir, key);
     return 0;
-}
-
-/* the detached server: setsid, stdio to /dev/null, the ready pipe as fd 3, no signal blocked
- * (the forking thread's mask would be inherited). Async-signal-safe calls only: argv was made
- * before the fork. */
-static void exec_server(char *const argv[], int ready_w)
-{
-    sigset_t none;
-    sigemptyset(&none);
-    sigprocmask(SIG_SETMASK, &none, NULL);
-    if (setsid() < 0 || fork() != 0)
-        _exit(0);                  /* the middle process leaves: no zombie for the client */
-    int nul = open("/dev/null", O_RDWR);
-    if (nul < 0 || dup2(ready_w, 3) < 0 || dup2(nul, 0) < 0 || dup2(nul, 1) < 0 || dup2(nul, 2) < 0)
-        _exit(127);
-    for (int fd = 4; fd < 1024; fd++)
-        close(fd);
-    execv("/proc/self/exe", argv);
-    _exit(127);
 }
 
 /* The flock that lets one of this user's clients start the server: "<own socket>.start",
@@ -395,15 +374,16 @@ static int start_server(int device, const char *path, struct bl_err *note, struc
     }
     char dev[16];
     snprintf(dev, sizeof dev, "%d", device);
-    const char *fake = getenv("BANKLAB_SERVE_FAKE");
+    const char *fake = sys_env("BANKLAB_SERVE_FAKE");
     char *argv[] = {"banklab", "serve", "--device", dev, "--idle", IDLE_TEXT, "--socket", (char *)path,
                     "--ready-fd", "3", fake && !strcmp(fake, "1") ? "--fake" : NULL, NULL};
-    pid_t pid = fork();
-    if (pid == 0)
-        exec_server(argv, pp[1]);
+    /* the detached server: a session of its own and nobody's child, stdio to /dev/null, the
+     * ready pipe as fd 3, no signal blocked (the forking thread's mask would be inherited) */
+    struct sys_spawn sp = {.argv = argv, .file = "/proc/self/exe", .group = SYS_DETACHED,
+                           .fd = {SYS_FD_NULL, SYS_FD_NULL, SYS_FD_NULL}, .fd3 = pp[1],
+                           .close_from = 4, .unblock_all = 1};
+    pid_t pid = sys_spawn(&sp);
     close(pp[1]);
-    if (pid > 0)
-        waitpid(pid, NULL, 0);
     char msg[GPU_TEXT_MAX] = "";
     size_t got = 0;
     while (pid > 0 && got < sizeof msg - 1) {
@@ -866,10 +846,10 @@ static struct gpu *in_process(int device, struct gpu_info *info, const struct bl
 struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct gpu_info *info)
 {
     if (!server || !*server)
-        server = getenv("BANKLAB_SERVER");
+        server = sys_env("BANKLAB_SERVER");
     if (server && *server)
         return gpu_open_server(server, device, info);
-    const char *ns = getenv("BANKLAB_NO_SERVER");
+    const char *ns = sys_env("BANKLAB_NO_SERVER");
     if (no_server || (ns && !strcmp(ns, "1")))
         return gpu_open(device, info);
     char path[256], key[64], dir[256];

@@ -41,6 +41,7 @@
 #include "serve.h"
 #include "cache.h"
 #include "wire.h"
+#include "../sys/sys.h"
 
 #define SV_CLIENTS 1024            /* connections of all users */
 #define SV_QUEUE 256               /* requests a connection may wait on, merged ones included */
@@ -576,7 +577,7 @@ static void drop_client(struct server *S, int slot)
  * (the client sees the connection close). 0, or -1 when none waits or none can be taken. */
 static int accept_client(struct server *S)
 {
-    int fd = accept4(S->lfd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+    int fd = sys_sock_accept(S->lfd, SOCK_CLOEXEC | SOCK_NONBLOCK);
     if (fd < 0) {
         if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM)
             S->accept_after = bl_now_ms() / 1e3 + 0.1;     /* no busy loop on a full table */

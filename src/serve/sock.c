@@ -19,18 +19,14 @@
 #include "../base/err.h"
 #include "../base/fmt.h"
 #include "serve.h"
+#include "../sys/sys.h"
 
 #define SV_PROBE_MS 1000           /* an existing socket takes a connection this fast, or is busy */
 
 
 static int unix_addr(const char *path, struct sockaddr_un *a)
 {
-    memset(a, 0, sizeof *a);
-    a->sun_family = AF_UNIX;
-    if (strlen(path) >= sizeof a->sun_path)
-        return -1;
-    memcpy(a->sun_path, path, strlen(path) + 1);
-    return 0;
+    return sys_sock_addr(path, a);
 }
 
 void serve_own_path(const char *path, char *buf, size_t n)
@@ -65,13 +61,13 @@ int serve_peer_uid(int fd, uid_t *uid)
  * does (a stale socket). Never waits longer. */
 static int probe(const struct sockaddr_un *a)
 {
-    int t = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int t = sys_sock_new(1);
     if (t < 0)
         return 0;
     int live = 0;
     double until = bl_now_ms() + SV_PROBE_MS;
     for (;;) {
-        if (connect(t, (const struct sockaddr *)a, sizeof *a) == 0) {
+        if (sys_sock_connect(t, a) == 0) {
             uid_t uid;
             live = serve_peer_uid(t, &uid) == 0 && serve_trusted_uid(uid);
             break;
@@ -107,7 +103,7 @@ static int temp_name(const char *path, unsigned k, char *buf, size_t n)
  * beside path: the fd, or -1 with err; tmp receives its name. */
 static int listen_temp(const char *path, char *tmp, size_t tn, struct bl_err *err)
 {
-    int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    int s = sys_sock_new(1);
     if (s < 0)
         return bl_fail(err, GPU_EFAILED, BL_NOWHERE, SV_SOCKET, strerror(errno));
     mode_t old = umask(0);
@@ -118,13 +114,13 @@ static int listen_temp(const char *path, char *tmp, size_t tn, struct bl_err *er
             e = ENAMETOOLONG;
             break;
         }
-        rc = bind(s, (struct sockaddr *)&a, sizeof a);
+        rc = sys_sock_bind(s, &a);
         e = errno;
         if (rc && e != EADDRINUSE)
             break;
     }
     umask(old);
-    if (rc == 0 && (listen(s, 128) || chmod(tmp, 0666))) {
+    if (rc == 0 && (sys_sock_listen(s, 128) || chmod(tmp, 0666))) {
         e = errno;
         unlink(tmp);
         rc = -1;

@@ -4,7 +4,6 @@
  * POSIX only; no curses, no CUDA, no cJSON. */
 #include "files.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -14,12 +13,13 @@
 #include <unistd.h>
 
 #include "../base/err.h"
+#include "../sys/sys.h"
 
 const char *files_xdg_path(const char *xdg_var, const char *home_rel, const char *suffix,
                            char *buf, size_t size)
 {
-    const char *xdg = getenv(xdg_var);
-    const char *home = getenv("HOME");
+    const char *xdg = sys_env(xdg_var);
+    const char *home = sys_env("HOME");
     int n;
     if (!buf || !size)
         return NULL;
@@ -241,7 +241,11 @@ static const char *kind_of(mode_t m)
                                                                           : "not a regular file";
 }
 
-int files_dir_shared(const char *dir)
+/* 1 when other users can change what the directory dir holds: it is writable by its group
+ * or others, or owned by someone who is neither this user nor root (or it cannot be read); 0
+ * when only this user (or root) can. In a shared directory files_write_atomic follows,
+ * replaces and writes through only what this user owns. */
+static int dir_shared(const char *dir)
 {
     struct stat st;
     if (stat(dir, &st) < 0)
@@ -287,7 +291,7 @@ static int write_link(const char *path, mode_t mode, int (*emit)(FILE *f, void *
         /* the file it names, under the rules of the directory that holds it */
         char rdir[4096];
         dir_of(real, rdir, sizeof rdir);
-        if (files_dir_shared(rdir) && entry_ours(real, &st, err))
+        if (dir_shared(rdir) && entry_ours(real, &st, err))
             rc = -1;
         else if (S_ISREG(st.st_mode))
             rc = replace(real, mode, emit, ctx, err);
@@ -311,7 +315,7 @@ int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void 
     }
     char dir[4096];
     dir_of(path, dir, sizeof dir);
-    int shared = files_dir_shared(dir);
+    int shared = dir_shared(dir);
     if (lstat(path, &st) < 0) {
         if (errno != ENOENT) {
             bl_fail(err, errno, BL_NOWHERE, FIL_CANNOT_WRITE, path, strerror(errno));
@@ -511,25 +515,26 @@ int files_remove_temps(const char *path)
     const char *base = slash ? slash + 1 : path;
     size_t bl = strlen(base);
     int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+    struct sys_dir *d = dfd >= 0 ? sys_dir_at(dfd) : NULL;
     int n = 0;
     if (!d) {
         if (dfd >= 0)
             close(dfd);
         return 0;
     }
-    struct dirent *e;
-    while ((e = readdir(d))) {
+    const char *name;
+    while ((name = sys_dir_next(d))) {
         /* exactly what replace() makes: NAME.tmp-XXXXXX (mkstemp's six characters) */
-        if (strncmp(e->d_name, base, bl) || strncmp(e->d_name + bl, ".tmp-", 5) ||
-            strlen(e->d_name + bl + 5) != 6)
+        if (strncmp(name, base, bl) || strncmp(name + bl, ".tmp-", 5) ||
+            strlen(name + bl + 5) != 6)
             continue;
         struct stat st;
-        if (fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
-            st.st_uid == geteuid() && unlinkat(dfd, e->d_name, 0) == 0)
+        if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
+            st.st_uid == geteuid() && unlinkat(dfd, name, 0) == 0)
             n++;
     }
-    closedir(d);
+    sys_dir_close(d);
+    close(dfd);
     return n;
 }
 

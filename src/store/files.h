@@ -33,7 +33,7 @@ int files_own_parent(const char *path, struct bl_err *err);
 /* files_write_atomic: replace path with what emit(f, ctx) writes: a temp file in the same
  * directory (created exclusively with mode), fsync, rename over path, then fsync of the
  * directory (best effort). A character device or FIFO at path is written through, a link is
- * followed only when it is trusted (files_dir_shared), and in a shared directory anything at
+ * followed only when it is trusted (files.c's dir_shared), and in a shared directory anything at
  * path that belongs to another user is refused. emit returns 0, or -1 on failure. On any
  * failure the temp file is removed, path is untouched, and -1 comes back with err filled. */
 int files_write_atomic(const char *path, mode_t mode, int (*emit)(FILE *f, void *ctx), void *ctx,
@@ -52,11 +52,6 @@ int files_create_new(const char *path, const char *data, size_t len, struct bl_e
  * many were removed. */
 int files_remove_temps(const char *path);
 
-/* files_dir_shared: 1 when other users can change what the directory dir holds: it is
- * writable by its group or others, or owned by someone who is neither this user nor root (or
- * it cannot be read); 0 when only this user (or root) can. In a shared directory
- * files_write_atomic follows, replaces and writes through only what this user owns. */
-int files_dir_shared(const char *dir);
 
 /* files_read: the whole regular file at path, at most max bytes, into a new NUL-terminated
  * buffer (the caller frees it); *len gets its length. On failure returns NULL with errno set

@@ -13,6 +13,7 @@
 #include "files.h"
 #include "lesson_load.h"
 #include "lesson_read.h"
+#include "../sys/sys.h"
 
 static const char *const lesson_keys[] = {"format", "id", "chapter", "title", "steps", NULL};
 
@@ -181,8 +182,8 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
         return NULL;
     if (explicit_dir) {
         cand = explicit_dir;
-    } else if (getenv("BANKLAB_LESSONS") && *getenv("BANKLAB_LESSONS")) {
-        cand = getenv("BANKLAB_LESSONS");
+    } else if (sys_env("BANKLAB_LESSONS") && *sys_env("BANKLAB_LESSONS")) {
+        cand = sys_env("BANKLAB_LESSONS");
     } else {
 #ifdef BANKLAB_SHARE_DIR
         if (is_a(BANKLAB_SHARE_DIR "/lessons", S_IFDIR))
@@ -191,7 +192,7 @@ const char *lesson_find_dir(const char *explicit_dir, char *buf, size_t size)
         if (!cand)
             cand = "lessons";
     }
-    int may_be_file = explicit_dir || getenv("BANKLAB_LESSONS");
+    int may_be_file = explicit_dir || sys_env("BANKLAB_LESSONS");
     if (!is_a(cand, S_IFDIR) && !(may_be_file && is_a(cand, S_IFREG)))
         return NULL;
     int n = snprintf(buf, size, "%s", cand);

@@ -478,6 +478,10 @@ static int emit_json(FILE *f, void *w)
     return jw_print(w, f, 1);
 }
 
+/* the merge of progress_save without the file: dst becomes the merge of dst and src (dst
+ * wins ties) */
+static void progress_merge(struct progress *dst, const struct progress *src);
+
 int progress_save(const char *path, struct progress *p, struct bl_err *err)
 {
     if (!path || !path[0])
@@ -617,7 +621,7 @@ static void merge_history(struct progress *dst, const struct progress *src, doub
     free(tmp);
 }
 
-void progress_merge(struct progress *dst, const struct progress *src)
+static void progress_merge(struct progress *dst, const struct progress *src)
 {
     double reset = dst->reset_when > src->reset_when ? dst->reset_when : src->reset_when;
     if (src_newer(dst->position_when, src->position_when)) {

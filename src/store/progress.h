@@ -91,9 +91,6 @@ int progress_read(const char *path, struct progress *p, struct bl_err *err);
 #define PROGRESS_LOCK_WAIT_MS 3000
 int progress_save(const char *path, struct progress *p, struct bl_err *err);
 
-/* progress_merge: the merge of progress_save without the file: dst becomes the merge of dst
- * and src (dst wins ties). */
-void progress_merge(struct progress *dst, const struct progress *src);
 
 /* progress_set_position / _set_lang / _set_tasks: change that part and stamp it (only when
  * the value changes, for the position and the language). */

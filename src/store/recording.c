@@ -17,6 +17,7 @@
 #include "json.h"
 #include "json_write.h"
 #include "recording.h"
+#include "../sys/sys.h"
 
 /* What a recording may hold (docs/security.md, with the shipped one's size): larger files,
  * and files packed with more values, are refused before cJSON builds its tree (64 bytes a
@@ -60,27 +61,6 @@ int recording_add(struct recording *r, const struct recording_row *row)
     return 0;
 }
 
-int recording_merge(struct recording *dst, const struct recording *src)
-{
-    for (int i = 0; i < src->nrows; i++)
-        if (recording_add(dst, &src->rows[i]))
-            return -1;
-    if (!dst->device[0])
-        snprintf(dst->device, sizeof dst->device, "%s", src->device);
-    if (!dst->date[0])
-        snprintf(dst->date, sizeof dst->date, "%s", src->date);
-    if (!dst->scenes[0])
-        snprintf(dst->scenes, sizeof dst->scenes, "%s", src->scenes);
-    if (src->command[0]) {
-        size_t n = strlen(dst->command);
-        if (n)
-            snprintf(dst->command + n, sizeof dst->command - n, "; %s", src->command);
-        else
-            snprintf(dst->command, sizeof dst->command, "%s", src->command);
-    }
-    return 0;
-}
-
 struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *info)
 {
     struct gpu_record *recs = calloc((size_t)(r->nrows ? r->nrows : 1), sizeof *recs);
@@ -97,7 +77,7 @@ struct gpu *recording_open_replay(const struct recording *r, struct gpu_info *in
 
 #define F(name, part, kind, req, range, pd, cd)                                                \
     {#name, part, offsetof(struct gpu_result, name), kind, req, range, pd, cd}
-const struct recording_field recording_fields[] = {
+static const struct recording_field recording_fields[] = {
     F(ms_median, REC_TIMING, REC_SIG, 1, R_MS, -1, 3),
     F(ms_min, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
     F(ms_max, REC_TIMING, REC_SIG, 0, R_MS, -1, -1),
@@ -726,7 +706,7 @@ done:
 
 const char *recording_find_asset(const char *name, char *buf, size_t size)
 {
-    const char *env = getenv("BANKLAB_ASSETS");
+    const char *env = sys_env("BANKLAB_ASSETS");
     if (env && *env) {
         snprintf(buf, size, "%s/%s", env, name);
         if (access(buf, R_OK) == 0)
@@ -739,16 +719,10 @@ const char *recording_find_asset(const char *name, char *buf, size_t size)
 #endif
     /* the build tree: build/banklab beside the source's assets/ */
     char exe[4096];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    if (n > 0) {
-        exe[n] = 0;
-        char *slash = strrchr(exe, '/');
-        if (slash) {
-            *slash = 0;
-            snprintf(buf, size, "%s/../assets/%s", exe, name);
-            if (access(buf, R_OK) == 0)
-                return buf;
-        }
+    if (sys_exe_dir(exe, sizeof exe) == 0) {
+        snprintf(buf, size, "%s/../assets/%s", exe, name);
+        if (access(buf, R_OK) == 0)
+            return buf;
     }
     snprintf(buf, size, "assets/%s", name);
     if (access(buf, R_OK) == 0)

@@ -56,7 +56,6 @@ struct recording_field {
     int panel_pattern, panel_case; /* decimals the tutorial's panel shows it with, for a
                                       pattern and a case kernel; -1: no panel shows it */
 };
-extern const struct recording_field recording_fields[];   /* ends with a NULL name */
 
 /* recording_field: the entry of name, or NULL. recording_value: field name of r; NAN when r
  * failed, its part was not measured or there is no such field. */
@@ -88,9 +87,6 @@ int recording_load_buffer(const char *name, const char *data, size_t len, struct
 /* recording_write: write r as JSON to f. Returns 0, or -1 on a write error or out of memory. */
 int recording_write(FILE *f, const struct recording *r);
 
-/* recording_merge: append every row of src to dst and join the commands with "; ".
- * Returns 0, or -1 when out of memory. */
-int recording_merge(struct recording *dst, const struct recording *src);
 
 /* recording_open_replay: a replay handle (gpu.h) answering from r's rows; r may be freed
  * afterwards. NULL only when out of memory. */

@@ -12,6 +12,7 @@
 #include "../base/utf8.h"
 #include "../store/recording.h"
 #include "app.h"
+#include "../sys/sys.h"
 
 static volatile sig_atomic_t ui_signal, ui_leaving;
 
@@ -40,7 +41,7 @@ static void on_signal(int sig, siginfo_t *info, void *ctx)
     if (sig == SIGPIPE && info && info->si_pid == getpid())
         return;
     if (ui_leaving && ui_signal) {
-        signal(sig, SIG_DFL);
+        sys_sig_set(sig, SIG_DFL, 0, NULL);
         raise(sig);
         return;
     }
@@ -201,22 +202,17 @@ static const int ending_signals[] = {
 
 static void catch_signals(void)
 {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_signal;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < sizeof ending_signals / sizeof ending_signals[0]; i++)
-        sigaction(ending_signals[i], &sa, NULL);
+        sys_sig_action(ending_signals[i], on_signal, 0, NULL);
     for (int sig = SIGRTMIN; sig <= SIGRTMAX; sig++)
-        sigaction(sig, &sa, NULL);
+        sys_sig_action(sig, on_signal, 0, NULL);
 }
 
 /* 1 when terminfo knows TERM and it can place the cursor and clear the screen; else 0 with
  * why filled. Asked before curses starts, so a refused terminal sees no output at all. */
 static int terminal_usable(struct bl_err *why)
 {
-    const char *term = getenv("TERM");
+    const char *term = sys_env("TERM");
     int err = 0;
     term = term && *term ? term : "(unset)";
     if (setupterm(NULL, STDOUT_FILENO, &err) != OK) {

@@ -178,10 +178,6 @@ size_t text_line(const char *s, size_t n, int width, size_t *next);
 /* text_wrap: text_line, and *cut = 1 when the line had to cut a word wider than the line (it
  * then leaves a column free for the mark that says so). */
 size_t text_wrap(const char *s, size_t n, int width, size_t *next, int *cut);
-/* text_put: draw s (n bytes, clipped to maxcols) at y,x; returns columns used.
- * rich: backticks toggle UIC_TEXTCODE and are not drawn. */
-int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size_t n,
-             attr_t at, int rich);
 /* text_puts: one line of s in maxcols columns; a line that does not fit ends in an ellipsis
  * (never a silent cut). Returns columns used. */
 int text_puts(const struct app *a, int y, int x, int maxcols, const char *s, attr_t at);
@@ -353,7 +349,6 @@ void app_say_saved(struct app *a, int saved);
 void app_save_soon(struct app *a);     /* save at the next idle tick (never delays a frame) */
 void app_export_svg(struct app *a, const struct ui_scene *s, const char *name);
 void app_export_report(struct app *a);
-const char *app_export_dir(void);
 
 /* start.c: what ui_run does before the first frame */
 void app_start_locale(struct app *a);       /* locale, UTF-8, BANKLAB_TIMING */

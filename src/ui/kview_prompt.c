@@ -3,7 +3,6 @@
  * shipped examples listed with what each shows (Up/Down picks one); Tab completes the path
  * from its directory, Enter checks the options and that the file can be read before the view
  * opens it, Esc cancels. Edits like the playground's line. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +12,7 @@
 #include "../base/utf8.h"
 #include "../store/files.h"
 #include "kview.h"
+#include "../sys/sys.h"
 
 static int cmp_examples(const void *x, const void *y)
 {
@@ -50,17 +50,17 @@ static void list_examples(struct kview *k, const char *dir)
     k->nex = 0;
     k->exsel = -1;
     bl_fmt(k->exdir, sizeof k->exdir, "%s", dir);
-    DIR *d = opendir(dir);
+    struct sys_dir *d = sys_dir_open(dir);
     if (!d)
         return;
-    struct dirent *e;
-    while ((e = readdir(d)) && k->nex < KV_EXAMPLES) {
-        size_t n = strlen(e->d_name);
-        if (n < 4 || n >= sizeof k->ex[0].name || strcmp(e->d_name + n - 3, ".cu"))
+    const char *name;
+    while (k->nex < KV_EXAMPLES && (name = sys_dir_next(d))) {
+        size_t n = strlen(name);
+        if (n < 4 || n >= sizeof k->ex[0].name || strcmp(name + n - 3, ".cu"))
             continue;
-        bl_fmt(k->ex[k->nex++].name, sizeof k->ex[0].name, "%s", e->d_name);
+        bl_fmt(k->ex[k->nex++].name, sizeof k->ex[0].name, "%s", name);
     }
-    closedir(d);
+    sys_dir_close(d);
     qsort(k->ex, (size_t)k->nex, sizeof k->ex[0], cmp_examples);
     for (int i = 0; i < k->nex; i++) {
         char path[2 * UI_PATH_MAX];
@@ -198,7 +198,7 @@ static void prompt_complete(struct app *a, struct kview *k)
     bl_fmt(word, sizeof word, "%.*s", end, k->input);
     const char *slash = strrchr(word, '/'), *base = slash ? slash + 1 : word;
     bl_fmt(dir, sizeof dir, "%.*s", slash ? (int)(slash - word + 1) : 0, word);
-    DIR *d = opendir(dir[0] ? dir : ".");
+    struct sys_dir *d = sys_dir_open(dir[0] ? dir : ".");
     if (!d) {
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_NO_MATCH));
         return;
@@ -207,25 +207,24 @@ static void prompt_complete(struct app *a, struct kview *k)
     int n = 0, common = -1;
     size_t blen = strlen(base);
     char first[256] = "";
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (strncmp(e->d_name, base, blen) || !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
-            (e->d_name[0] == '.' && base[0] != '.'))
+    const char *ename;
+    while ((ename = sys_dir_next(d))) {
+        if (strncmp(ename, base, blen) || (ename[0] == '.' && base[0] != '.'))
             continue;
         if (!first[0]) {
-            bl_fmt(first, sizeof first, "%s", e->d_name);
+            bl_fmt(first, sizeof first, "%s", ename);
             common = (int)strlen(first);
         } else {
             int c = 0;
-            while (c < common && first[c] == e->d_name[c])
+            while (c < common && first[c] == ename[c])
                 c++;
             common = c;
         }
         if (n < 64)
-            bl_fmt(names[n], sizeof names[n], "%s", e->d_name);
+            bl_fmt(names[n], sizeof names[n], "%s", ename);
         n++;
     }
-    closedir(d);
+    sys_dir_close(d);
     if (n == 0) {
         app_msg(a, 1, "%s", ui_str(a, UIS_KV_NO_MATCH));
         return;

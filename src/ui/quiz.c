@@ -159,7 +159,9 @@ int quiz_key(struct app *a, struct quiz *q, const struct lesson *l, const struct
     }
 }
 
-const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, char *buf,
+/* the right answer as a value: the right choice's text, or the number (with its tolerance).
+ * Writes into buf (always terminated) and returns buf. */
+static const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, char *buf,
                              size_t size)
 {
     if (lq->kind == QUIZ_CHOICE && lq->answer >= 0 && lq->answer < lq->nchoices)

@@ -50,10 +50,6 @@ void quiz_reveal(struct app *a, struct quiz *q, const struct lesson *l,
 int quiz_key(struct app *a, struct quiz *q, const struct lesson *l, const struct lesson_step *st,
              const struct ui_key *k);
 
-/* quiz_answer_text: the right answer as a value: the right choice's text, or the number
- * (with its tolerance). Writes into buf (always terminated) and returns buf. */
-const char *quiz_answer_text(const struct app *a, const struct lesson_quiz *lq, char *buf,
-                             size_t size);
 
 /* quiz_flow: the quiz as blocks of f at x in w columns: the question, its choices or the
  * number typed, then the verdict (the answer as a value), note under it (the values the

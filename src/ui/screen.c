@@ -45,7 +45,7 @@ void ui_screens_done(struct app *a)
     }
 }
 
-enum ui_screen_id ui_top(const struct app *a)
+static enum ui_screen_id ui_top(const struct app *a)
 {
     return a->stack.depth > 0 ? a->stack.id[a->stack.depth - 1] : UI_ERROR;
 }

@@ -88,7 +88,6 @@ void ui_pop(struct app *a);
 /* ui_reset: pop to the base screen id and enter it again (a new step). */
 void ui_reset(struct app *a, enum ui_screen_id base);
 
-enum ui_screen_id ui_top(const struct app *a);
 /* ui_under: the screen below the top one (the one an overlay is drawn over); UI_ERROR when
  * there is none. */
 enum ui_screen_id ui_under(const struct app *a);

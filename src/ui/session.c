@@ -9,6 +9,7 @@
 #include "../store/report.h"
 #include "../render/svg.h"
 #include "app.h"
+#include "../sys/sys.h"
 
 const struct lesson_step *app_step(const struct app *a)
 {
@@ -71,10 +72,10 @@ void app_progress(const struct app *a, int *done, int *first, int *total)
 /* where r and x write: BANKLAB_EXPORT_DIR, else the learner's own state directory,
  * $XDG_STATE_HOME/banklab/exports (~/.local/state/banklab/exports), made when missing; never
  * the current directory (a clone of banklab, or someone else's). The messages name the path. */
-const char *app_export_dir(void)
+static const char *app_export_dir(void)
 {
     static char dir[UI_PATH_MAX];
-    const char *d = getenv("BANKLAB_EXPORT_DIR");
+    const char *d = sys_env("BANKLAB_EXPORT_DIR");
     if (d && *d)
         return d;
     if (!files_xdg_path("XDG_STATE_HOME", ".local/state", "banklab/exports", dir, sizeof dir))
@@ -178,7 +179,7 @@ void app_export_report(struct app *a)
     struct report_meta meta = {
         .device = info->available ? info->device : NULL,
         .backend = gpu_backend_name(info->backend),
-        .learner = getenv("USER"),
+        .learner = sys_env("USER"),
         .now = 0,
     };
     if (report_write_dir(app_export_dir(), REPORT_BOTH, &a->prog, a->have_lessons ? &a->set : NULL,

@@ -11,12 +11,13 @@
 
 #include "../store/lesson_load.h"
 #include "app.h"
+#include "../sys/sys.h"
 
 void app_start_locale(struct app *a)
 {
     if (!setlocale(LC_ALL, "")) {
         /* a UTF-8 locale that is not installed (e.g. zh_CN.UTF-8): keep UTF-8 through C.UTF-8 */
-        const char *v[] = {getenv("LC_ALL"), getenv("LC_CTYPE"), getenv("LANG")};
+        const char *v[] = {sys_env("LC_ALL"), sys_env("LC_CTYPE"), sys_env("LANG")};
         for (int i = 0; i < 3; i++)
             if (v[i] && *v[i]) {
                 if (strstr(v[i], "UTF-8") || strstr(v[i], "utf8") || strstr(v[i], "UTF8"))
@@ -26,7 +27,7 @@ void app_start_locale(struct app *a)
     }
     const char *cs = nl_langinfo(CODESET);
     a->utf8 = cs && (!strcmp(cs, "UTF-8") || !strcmp(cs, "utf8"));
-    const char *tf = getenv("BANKLAB_TIMING");
+    const char *tf = sys_env("BANKLAB_TIMING");
     if (tf && *tf) {  /* appended; a FIFO nobody reads is skipped, not waited for */
         int fd = open(tf, O_WRONLY | O_APPEND | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
         if (fd >= 0 && !(a->timing = fdopen(fd, "a")))

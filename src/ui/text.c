@@ -87,8 +87,10 @@ int text_count(const char *s, int width)
     return lines;
 }
 
-int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size_t n,
-             attr_t at, int rich)
+/* draw s (n bytes, clipped to maxcols) at y,x; returns columns used. rich: backticks toggle
+ * UIC_TEXTCODE and are not drawn. */
+static int text_put(const struct app *a, int y, int x, int maxcols, const char *s, size_t n,
+                    attr_t at, int rich)
 {
     int cols = 0;
     size_t i = 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "app.h"
+#include "../sys/sys.h"
 
 static const struct {
     short fg, bg;        /* colour pair (-1 = terminal default) */
@@ -54,7 +55,7 @@ static const struct ui_glyphs glyphs_ascii = {
 void theme_init(struct app *a)
 {
     a->g = (a->utf8 && !a->opt.ascii) ? &glyphs_utf8 : &glyphs_ascii;
-    const char *nc = getenv("NO_COLOR");
+    const char *nc = sys_env("NO_COLOR");
     a->color = 0;
     if (a->opt.no_color || (nc && *nc) || !has_colors())
         return;

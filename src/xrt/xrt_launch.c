@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "xrt.h"
+#include "../sys/sys.h"
 
 /* The executor's storage of a module-scope variable, when the executor offers it (an optional
  * entry point: without it the symbol calls end the program with the unsupported line). */
@@ -63,7 +64,7 @@ static struct ptx_module *the_module(void)
 {
     if (module)
         return module;
-    const char *path = getenv("BANKLAB_XRT_PTX");
+    const char *path = sys_env("BANKLAB_XRT_PTX");
     if (!path || !*path)
         xrt_fatal(XRT_EXIT_SETUP, "BANKLAB_XRT_PTX names no PTX file: run the program through "
                   "banklab kernel FILE.cu --model");

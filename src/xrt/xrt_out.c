@@ -25,6 +25,7 @@
 
 #include "../ptx/ptx_agg.h"
 #include "xrt.h"
+#include "../sys/sys.h"
 
 static struct ptx_agg agg;
 static int agg_on;
@@ -38,7 +39,7 @@ static int out_file(void)
 {
     if (out_fd != -2)
         return out_fd;
-    const char *p = getenv("BANKLAB_XRT_OUT");
+    const char *p = sys_env("BANKLAB_XRT_OUT");
     out_fd = p && *p ? open(p, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600) : -1;
     return out_fd;
 }

@@ -14,7 +14,9 @@
 #      when A uses a global symbol (function or data) B defines; a circle is a set of files
 #      (or rooms) each reaching the others. It reads what the compiler kept, so calls through
 #      a header's macro count and a function no one calls does not. From the same objects:
-#      dlopen is called only in src/cuda (the one place that loads the CUDA libraries). A
+#      dlopen is called only in src/cuda (the one place that loads the CUDA libraries), and
+#      the border with the OS (SYS_PRIMITIVES: fork, exec*, opendir, mkdtemp, sigaction,
+#      signal, getenv, socket, bind, listen, connect, accept...) is crossed only in src/sys. A
 #      file's #include "../ROOM/..." is an arrow too: into a room on its floor or above fails;
 #   6. a room holds more than MAX_ROOM_SHARE % of the lines of src/ (all its files);
 #   4. a file of the project (src, tests, kernels, assets, lessons, docs, README.md, Makefile;
@@ -38,8 +40,10 @@
 #      other ways text reaches the screen in two languages besides the catalogue rows.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
-# a higher floor, a room without a floor, dlopen outside src/cuda, a room over its share and
-# a Chinese literal (raw and escaped, not one in a comment) must be found. Env: BUILD (default build). Exit 0 pass, 1 fail, 77 skip (no build).
+# a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
+# call fork, getenv and opendir outside src/sys, a room over its share and a Chinese literal
+# (raw and escaped, not one in a comment) must be found. Env: BUILD (default build). Exit 0
+# pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
 MAX_FILE=1000
@@ -50,6 +54,10 @@ MAX_FUNC=120
 ARCH_DOC=${ARCH_DOC:-docs/architecture.md}
 # the rooms that may call dlopen (the CUDA libraries, loaded once)
 DLOPEN_ROOMS="cuda"
+# the rooms that may cross the border with the OS, and the calls that cross it (libc's names,
+# as `nm` shows them undefined in an object)
+SYS_ROOMS="sys"
+SYS_PRIMITIVES='fork|vfork|clone|execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawn|posix_spawnp|system|popen|opendir|fdopendir|mkdtemp|sigaction|signal|__sysv_signal|bsd_signal|sigset|getenv|secure_getenv|socket|socketpair|bind|listen|connect|accept|accept4'
 # no room holds more of src/'s lines than this share (in %)
 MAX_ROOM_SHARE=20
 # the files of src whose Chinese literals are data, not words banklab says: the two lesson
@@ -225,6 +233,16 @@ dlopen_outside() {
     ' "$1"
 }
 
+# sys_outside NMFILE: "ROOM/FILE SYMBOL" for each object outside SYS_ROOMS that calls one of
+# SYS_PRIMITIVES.
+sys_outside() {
+    awk -v rooms=" $SYS_ROOMS " -v prims="^($SYS_PRIMITIVES)$" '
+    $3 == "U" && $2 ~ prims { r = $1; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
+        m = $1; sub(/^[^\[]*\[/, "", m); sub(/\]:$/, "", m); sub(/\.o$/, "", m); if (m !~ /\.cu$/) m = m ".c"
+        if (index(rooms, " " r " ") == 0) print r "/" m, $2 }
+    ' "$1"
+}
+
 # room_shares SRC: "ROOM LINES SHARE%" for each folder of SRC over MAX_ROOM_SHARE % of all
 # its lines, and "total N" last.
 room_shares() {
@@ -343,6 +361,19 @@ echo "$out" | grep -q "src/top\|into src/low" && bad "self-check: a downward cal
 printf '%s\n' "b/lib/cuda.a[cupti.o]: dlopen U" "b/lib/runner.a[cuda_uuid.o]: dlopen U" "b/lib/runner.a[x.o]: dlsym U" > "$tmp/self/dl"
 out=$(dlopen_outside "$tmp/self/dl")
 [ "$out" = "runner/cuda_uuid.c" ] || bad "self-check: dlopen outside src/cuda: '$out', not runner/cuda_uuid.c"
+# the OS border from real objects: fork, getenv and opendir in a room other than sys are
+# found, the same calls in sys are not
+if [ $have_nm -eq 1 ]; then
+    printf '#include <stdlib.h>\n#include <unistd.h>\n#include <dirent.h>\nint leak(void) { return fork() + !getenv("HOME") + !opendir("."); }\n' > "$tmp/self/leak.c"
+    cp "$tmp/self/leak.c" "$tmp/self/border.c"
+    "${CC:-cc}" -c "$tmp/self/leak.c" -o "$tmp/self/leak.o" && "${CC:-cc}" -c "$tmp/self/border.c" -o "$tmp/self/border.o" ||
+        bad "self-check: cc leak.c"
+    (cd "$tmp/self" && ar rcs lib/kmeasure.a leak.o && ar rcs lib/sys.a border.o)
+    nm -A -P -g "$tmp/self/lib/kmeasure.a" "$tmp/self/lib/sys.a" > "$tmp/self/nmsys"
+    out=$(sys_outside "$tmp/self/nmsys" | sort | tr '\n' ' ')
+    [ "$out" = "kmeasure/leak.c fork kmeasure/leak.c getenv kmeasure/leak.c opendir " ] ||
+        bad "self-check: fork, getenv, opendir outside src/sys: '$out'"
+fi
 mkdir -p "$tmp/self/inc/src/low" "$tmp/self/inc/src/top"
 printf '#include "../top/top.h"\n#include "../low/low.h"\n' > "$tmp/self/inc/src/low/x.c"
 printf '#include "../low/low.h"\n#include "own.h"\n' > "$tmp/self/inc/src/top/y.c"
@@ -428,6 +459,8 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     done | sort -u >> "$tmp/up"
     dlopen_outside "$tmp/nm" | while read -r f; do
         echo "src/$f calls dlopen: the CUDA libraries are opened in src/cuda (cudalib.h) only"; done >> "$tmp/up"
+    sys_outside "$tmp/nm" | while read -r f sym; do
+        echo "src/$f calls $sym: the border with the OS is crossed in src/sys (sys.h) only"; done >> "$tmp/up"
     up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
     sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"

@@ -21,39 +21,17 @@
 # Every wait is bounded and every process the suite started is ended by its id. Needs root to
 # create the users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
 set -u
-: "${BANKLAB:=build/banklab}"
-case $BANKLAB in /*) B=$BANKLAB ;; *) B=$(pwd)/$BANKLAB ;; esac
-[ -x "$B" ] || { echo "serve_class.sh: no binary at $B"; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$(id -u)" = 0 ] || { echo "SKIP: playing four Unix users needs root to create them (CI runs as root)"; exit 77; }
-for c in useradd setpriv python3 timeout stat; do
-    command -v $c >/dev/null 2>&1 || { echo "SKIP: no $c here"; exit 77; }
-done
 USERS="blcls1 blcls2 blcls3 blcls4"
-for u in $USERS; do
-    id "$u" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh "$u" 2>/dev/null ||
-        { echo "SKIP: useradd $u failed (cannot create the class's users)"; exit 77; }
-done
+pids=
+suite_cleanup() { users_kill "$pids" $USERS; }
+. "$here/lib.sh" serve_class.sh
+B=$BANKLAB
+users_need "python3 timeout stat" $USERS
 L=blcls1 M=blcls2
 LU=$(id -u $L)
 CLASS_MS=3000
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-class.XXXXXX") || exit 1
 chmod 755 "$tmp"
-pids=
-cleanup() {
-    for p in $pids; do kill "$p" 2>/dev/null; done
-    for u in $USERS; do
-        for p in $(pgrep -u "$u" -f "$tmp" 2>/dev/null); do kill "$p" 2>/dev/null; done
-    done
-    sleep 0.2
-    for p in $pids; do kill -9 "$p" 2>/dev/null; done
-    for u in $USERS; do
-        for p in $(pgrep -u "$u" -f "$tmp" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
@@ -64,21 +42,11 @@ cp "$B" "$tmp/bin/banklab" && chmod 755 "$tmp/bin/banklab"
 BB=$tmp/bin/banklab
 cp "$here/serve_wire.py" "$here/serve_attack.py" "$tmp/py/"
 chmod -R a+rX "$tmp/py"
-for u in $USERS; do
-    mkdir -p "$tmp/home-$u/run" && chmod 700 "$tmp/home-$u/run" && chown -R "$u" "$tmp/home-$u"
-done
+users_home $USERS
 for d in lock lock4 lock5 out; do mkdir -m 1777 "$tmp/$d" && chmod 1777 "$tmp/$d"; done
 
 # as USER LOCKDIR CMD...: CMD as USER with its own HOME and state, the lock directory given
-as() {
-    u=$1 ld=$2
-    shift 2
-    setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
-        env -i PATH="$PATH" HOME="$tmp/home-$u" XDG_STATE_HOME="$tmp/home-$u/state" \
-        XDG_CACHE_HOME="$tmp/home-$u/cache" XDG_RUNTIME_DIR="$tmp/home-$u/run" LANG=C.UTF-8 \
-        TERM=xterm-256color CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 \
-        BANKLAB_LOCK_DIR="$ld" BANKLAB_SERVE_FAKE=1 "$@"
-}
+as() { as_user "$@"; }
 attack() { # USER OUT CMD...: serve_attack.py as USER in the background
     u=$1 out=$2
     shift 2

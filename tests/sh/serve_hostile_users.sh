@@ -27,40 +27,17 @@
 # process the suite started (the users' included) is ended by its id at exit. Needs root to
 # create the users (CI runs as root): otherwise SKIP (77). Env: BANKLAB.
 set -u
-: "${BANKLAB:=build/banklab}"
-case $BANKLAB in /*) B=$BANKLAB ;; *) B=$(pwd)/$BANKLAB ;; esac
-[ -x "$B" ] || { echo "serve_hostile_users.sh: no binary at $B"; exit 1; }
 here=$(cd "$(dirname "$0")" && pwd)
-[ "$(id -u)" = 0 ] || { echo "SKIP: playing two users needs root (CI runs as root)"; exit 77; }
-for c in useradd setpriv python3 tmux timeout; do
-    command -v $c >/dev/null 2>&1 || { echo "SKIP: no $c here"; exit 77; }
-done
 L=bl30learn M=bl30mal
-for u in $L $M; do
-    id "$u" >/dev/null 2>&1 || useradd -M -d /nonexistent -s /bin/sh "$u" 2>/dev/null ||
-        { echo "SKIP: useradd $u failed"; exit 77; }
-done
-LU=$(id -u $L) MU=$(id -u $M)
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-hostile30.XXXXXX") || exit 1
-chmod 755 "$tmp"
 TM="tmux -L banklab-h30-$$ -f /dev/null"
 pids=
-cleanup() {
-    $TM kill-server >/dev/null 2>&1
-    for p in $pids; do kill "$p" 2>/dev/null; done
-    # the servers the learner's banklab started (detached): by id, found by this run's path
-    for u in $L $M; do
-        for p in $(pgrep -u "$u" -f "$tmp" 2>/dev/null); do kill "$p" 2>/dev/null; done
-    done
-    sleep 0.2
-    for p in $pids; do kill -9 "$p" 2>/dev/null; done
-    for u in $L $M; do
-        for p in $(pgrep -u "$u" -f "$tmp" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
-    done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 1' INT TERM
+# the servers the learner's banklab started (detached) too: by id, found by this run's path
+suite_cleanup() { $TM kill-server >/dev/null 2>&1; users_kill "$pids" $L $M; }
+. "$here/lib.sh" serve_hostile_users.sh
+B=$BANKLAB
+users_need "python3 tmux timeout" $L $M
+LU=$(id -u $L) MU=$(id -u $M)
+chmod 755 "$tmp"
 pass=0 fail=0
 ok() { pass=$((pass + 1)); echo "ok   $1"; }
 bad() { fail=$((fail + 1)); echo "FAIL $1"; }
@@ -72,22 +49,12 @@ BB=$tmp/bin/banklab
 cp "$here/serve_wire.py" "$here/serve_hostile.py" "$tmp/py/"
 cp -r "$here/tui_fixtures/lessons" "$tmp/lessons"
 chmod -R a+rX "$tmp/py" "$tmp/lessons"
-for u in $L $M; do
-    mkdir -p "$tmp/home-$u/run" && chmod 700 "$tmp/home-$u/run" && chown -R "$u" "$tmp/home-$u"
-done
+users_home $L $M
 # the lock directories: root's, mode 1777 (as /run/lock)
 for d in lock lock2 lock3; do mkdir -m 1777 "$tmp/$d" && chmod 1777 "$tmp/$d"; done
 
 # as USER LOCKDIR CMD...: CMD as USER with its own HOME and state, the lock directory given
-as() {
-    u=$1 ld=$2
-    shift 2
-    (cd "$tmp" && exec setpriv --reuid="$u" --regid="$(id -g "$u")" --clear-groups \
-        env -i PATH="$PATH" HOME="$tmp/home-$u" XDG_STATE_HOME="$tmp/home-$u/state" \
-        XDG_CACHE_HOME="$tmp/home-$u/cache" XDG_RUNTIME_DIR="$tmp/home-$u/run" LANG=C.UTF-8 \
-        TERM=xterm-256color CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 \
-        BANKLAB_LOCK_DIR="$ld" BANKLAB_SERVE_FAKE=1 "$@")
-}
+as() { as_user "$@"; }
 # mal CMD...: bl30mal's helper in the background (stops by itself); its pid kept
 mal() {
     ld=$1 out=$2

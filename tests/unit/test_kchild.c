@@ -30,6 +30,7 @@
 #include "../../src/base/err.h"
 #include "../../src/kernel/kernel.h"
 #include "../../src/kmeasure/kmeasure.h"
+#include "../../src/sys/sys.h"
 
 static char tmpdir[256];
 
@@ -140,7 +141,7 @@ static int fake_child(void)
     if (!strcmp(mode, "hang")) {
         /* as nvcc: a "compiler" of its own and a temporary directory, then no answer */
         char dir[PATH_MAX], file[PATH_MAX + 32];
-        if (ktmp_make("nvcc", dir, sizeof dir))
+        if (sys_tmp_make("nvcc", dir, sizeof dir))
             return 3;
         snprintf(file, sizeof file, "%s/tmpxft_00000000-1.ii", dir);
         FILE *f = fopen(file, "w");
