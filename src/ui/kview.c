@@ -15,7 +15,7 @@
 #include "../base/utf8.h"
 #include "../model/pattern_cuda.h"
 #include "../store/files.h"
-#include "kview.h"
+#include "kgrid.h"
 #include "../kmeasure/kmeasure.h"
 
 /* ---------------------------------------------------------------- the shown text and result */
@@ -319,11 +319,14 @@ static void next_marked(struct app *a, struct kview *k, int dir)
     app_msg(a, 0, "%s", ui_str(a, UIS_KV_NO_MORE));
 }
 
-/* Enter: the line's access in the playground, or why it cannot be shown */
+/* Enter: the line's warps (measured, or executed on the CPU) in the grid; without them its
+ * access in the playground, or why it cannot be shown */
 static void open_grid(struct app *a, struct kview *k)
 {
     const struct kv_row *w = kv_cur_row(k);
     if (!w)
+        return;
+    if (kgrid_open(a, k, w) != 1)           /* its measured or executed warps */
         return;
     if (w->file != 0) {
         bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_OTHER_FILE));

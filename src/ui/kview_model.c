@@ -13,6 +13,7 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../compile/compile.h"
+#include "../predict/exec.h"
 #include "../store/files.h"
 #include "kview.h"
 
@@ -44,6 +45,8 @@ static void *predict_main(void *arg)
             for (int g = 0; g < 2; g++)
                 bl_fmt(j->res.sass_note[g], KP_TEXT, "%s", c ? kwhy[g] : why[g]);
         kp_fixes_sass(j->src, j->len, &j->req, have ? &sass : NULL, &j->res);
+        if (!atomic_load(&j->cancel))   /* a kernel-only file: executed, not read */
+            kexec_apply(j->src, j->len, &j->req, j->req.name, &j->res);
     }
     kp_sass_free(&sass);
     ksl_free(c);
