@@ -15,6 +15,7 @@
 #include "../base/utf8.h"
 #include "../model/pattern_cuda.h"
 #include "../store/files.h"
+#include "../store/krecord.h"
 #include "kgrid.h"
 #include "../kmeasure/kmeasure.h"
 
@@ -256,6 +257,17 @@ static void start_run(struct app *a, struct kview *k)
         return;
     }
     struct bl_err e = {0};
+    if (a->opt.kernel_measured) {           /* a recorded measurement, read again each time */
+        struct gpu_kernel_result rec;
+        if (krec_read(a->opt.kernel_measured, k->file.path, k->job_req.name, &rec, &e) == 0) {
+            adopt(k, src, len, &k->job_req, &rec);
+            return;
+        }
+        char text[UI_PATH_MAX + BL_ERR_TEXT];
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, ui_err(a, &e, text, sizeof text));
+        adopt(k, src, len, &k->job_req, NULL);
+        return;
+    }
     k->job = gpu_kernel_start(&k->job_req, src, len, &e);
     if (!k->job) {
         k->problem = e;
