@@ -92,6 +92,8 @@ static int take_insts(const cJSON *l, const char *cu_path, struct gpu_kernel_res
 static int take_warps(const cJSON *l, struct gpu_kernel_result *res)
 {
     const cJSON *a = item(l, "warps"), *e;
+    if (!a)                     /* recorded before warps were kept, or by the CUPTI route */
+        return 0;
     int n = cJSON_GetArraySize(a);
     if (!cJSON_IsArray(a) || !(res->pats = calloc((size_t)(n ? n : 1), sizeof *res->pats)))
         return -1;

@@ -47,7 +47,8 @@ static int count_lines(const char *text, size_t len)
     return n + (len > 0 && text[len - 1] != '\n');
 }
 
-static void clear_shown(struct kview *k)
+/* keep_pred: the same text comes again (its measurement): its prediction stays */
+static void clear_shown_but(struct kview *k, int keep_pred)
 {
     k->why[0] = 0;
     free(k->src);
@@ -63,7 +64,13 @@ static void clear_shown(struct kview *k)
     free(k->rows);
     k->rows = NULL;
     k->nrows = k->nsrc = 0;
-    kv_predict_free(k);
+    if (!keep_pred)
+        kv_predict_free(k);
+}
+
+static void clear_shown(struct kview *k)
+{
+    clear_shown_but(k, 0);
 }
 
 static int diag_here(const struct kview *k, const struct gpu_kernel_diag *d)
@@ -145,7 +152,9 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
                   struct gpu_kernel_result *res)
 {
     int first = !k->has_res;
-    clear_shown(k);
+    int same = k->src && (k->has_pred || k->pjob) && len == k->srclen &&
+               !memcmp(src, k->src, len) && !memcmp(req, &k->req, sizeof *req);
+    clear_shown_but(k, same);
     k->src = src;
     k->srclen = len;
     k->req = *req;
@@ -156,7 +165,8 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
         k->last_run = time(NULL);
     }
     build_rows(k);
-    kv_predict(k);                          /* the model's figures for the same text */
+    if (!same)
+        kv_predict(k);                      /* the model's figures for the same text */
     k->cur = ui_min(k->cur, ui_max(0, k->nrows - 1));
     if (!k->has_res)
         return;
@@ -340,6 +350,10 @@ static void open_grid(struct app *a, struct kview *k)
         return;
     if (kgrid_open(a, k, w) != 1)           /* its measured or executed warps */
         return;
+    if (kv_executing(k) && kv_pred_line(k, w) && kv_pred_line(k, w)->state == KP_OK) {
+        app_msg(a, 0, "%s", ui_str(a, UIS_KV_EXECUTING));
+        return;
+    }
     if (w->file != 0) {
         bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_OTHER_FILE));
         return;

@@ -113,6 +113,8 @@ void kv_predict_free(struct kview *k);
  * kv_pred_worst: the row of the predicted line with the most excess, -1 none */
 int kv_predict_poll(struct kview *k);
 int kv_pred_worst(const struct kview *k);
+/* kv_executing: the shown text is being executed on the CPU (its warps are still to come) */
+int kv_executing(const struct kview *k);
 const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w);
 int kv_model_shown(const struct kview *k);
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex);
