@@ -4,8 +4,9 @@
  * each drawn in the lessons' 32-bank grid (grid.c) through the bank model
  * (gpu_kernel_pattern_access, bank_simulate), labelled where its addresses come from and which
  * warp of which block they are; [ and ] step through the line's distinct patterns with how
- * many warps have each; the why names the colliding lanes of the pattern shown. Without warps
- * kgrid_open says so and the kernel view keeps its playground. */
+ * many warps have each; the why names the colliding lanes of the pattern shown; Enter opens
+ * the line's access in the playground. Without warps kgrid_open says so and the kernel view
+ * keeps its playground. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,8 @@
 #include "kgrid.h"
 
 struct kgrid {
+    const struct kview *k;          /* the view and the row shown (Enter: the playground) */
+    int row;
     struct kg_list l;
     int cur;
     int ok;                         /* sc.res holds the current warp's grid */
@@ -96,6 +99,8 @@ int kgrid_open(struct app *a, const struct kview *k, const struct kv_row *row)
     if (!kg_gather(k, row, &g->l))
         return 1;
     g->cur = 0;
+    g->k = k;
+    g->row = (int)(row - k->rows);
     show(g);
     return ui_push(a, UI_KGRID);
 }
@@ -168,9 +173,16 @@ static void kg_draw(const struct app *a, const void *st)
 static enum ui_result kg_key(struct app *a, void *st, const struct ui_key *k)
 {
     struct kgrid *g = st;
-    (void)a;
+    if (k->action == ACT_GO) {         /* the line's access in the playground, as the model
+                                          reads it from the source */
+        char why[UI_MSG_MAX];
+        if (g->k && g->row >= 0 && g->row < g->k->nrows &&
+            kv_play_open(a, g->k, &g->k->rows[g->row], why, sizeof why) != 0)
+            app_msg(a, 1, "%s", why);
+        return UI_HANDLED;
+    }
     if (k->action != ACT_PAT_NEXT && k->action != ACT_PAT_PREV)
-        return UI_IGNORED;             /* Esc, Enter (back), ?, q, l: the loop's */
+        return UI_IGNORED;             /* Esc (back), ?, q, l: the loop's */
     if (g->l.n > 0) {
         g->cur = (g->cur + (k->action == ACT_PAT_NEXT ? 1 : g->l.n - 1)) % g->l.n;
         show(g);

@@ -13,7 +13,6 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../model/pattern_cuda.h"
 #include "../store/files.h"
 #include "../store/krecord.h"
 #include "kgrid.h"
@@ -342,7 +341,7 @@ static void next_marked(struct app *a, struct kview *k, int dir)
 }
 
 /* Enter: the line's warps (measured, or executed on the CPU) in the grid; without them its
- * access in the playground, or why it cannot be shown */
+ * access in the playground (kview_play.c), or why it cannot be shown */
 static void open_grid(struct app *a, struct kview *k)
 {
     const struct kv_row *w = kv_cur_row(k);
@@ -354,51 +353,7 @@ static void open_grid(struct app *a, struct kview *k)
         app_msg(a, 0, "%s", ui_str(a, UIS_KV_EXECUTING));
         return;
     }
-    if (w->file != 0) {
-        bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_OTHER_FILE));
-        return;
-    }
-    const struct gpu_kernel_request *rq = &k->req;
-    const char *names[GPU_KERNEL_MAX_ARGS], *values[GPU_KERNEL_MAX_ARGS];
-    for (int i = 0; i < rq->nargs && i < GPU_KERNEL_MAX_ARGS; i++) {
-        names[i] = rq->args[i].name;
-        values[i] = rq->args[i].value;
-    }
-    struct pattern_cuda_launch l = {.grid = {rq->grid[0], rq->grid[1], rq->grid[2]},
-                                    .block = {rq->block[0], rq->block[1], rq->block[2]},
-                                    .dyn_bytes = rq->smem, .nargs = rq->nargs,
-                                    .arg_name = names, .arg_value = values};
-    struct pattern_cuda pc;
-    if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
-        char why[2 * PATTERN_MSG_MAX];
-        bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), ui_err(a, &pc.err, why, sizeof why));
-        return;
-    }
-    /* the playground's text: declarations; the values it needs; the accesses */
-    char text[2 * PATTERN_CUDA_TEXT + 256];
-    size_t o = bl_fmt(text, sizeof text, "%s", pc.decls);
-    for (int i = 0; i < pc.env.nparams; i++)
-        o += bl_fmt(text + o, sizeof text - o, "%s%s=%lld", o ? "; " : "", pc.env.param[i].name,
-                    pc.env.param[i].value);
-    const unsigned *b = pc.env.block;
-    if (b[0] != 32 || b[1] != 1 || b[2] != 1) {
-        char dims[32];
-        kv_fmt_dims(b, dims, sizeof dims);
-        o += bl_fmt(text + o, sizeof text - o, "%sblock=%s", o ? "; " : "", dims);
-    }
-    if (strstr(pc.decls, "extern "))
-        o += bl_fmt(text + o, sizeof text - o, "%sdynamic=%llu", o ? "; " : "",
-                    (unsigned long long)pc.env.dyn_bytes);
-    bl_fmt(text + o, sizeof text - o, "%s%s", o ? "; " : "", pc.accesses);
-    if (strlen(text) + 1 >= sizeof text || play_open(a, text) != 0) {
-        bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_TOO_LONG));
-        return;
-    }
-    char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
-    if (pc.note.id && bl_msg_render(&pc.note, ui_lang(a), shown, sizeof shown))
-        app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
-                bl_clean(note, sizeof note, shown));
+    kv_play_open(a, k, w, k->why, sizeof k->why);
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)

@@ -123,6 +123,11 @@ int kv_fix(struct app *a, struct kview *k);
 /* kv_cur_row: the cursor's row, NULL when there is none */
 const struct kv_row *kv_cur_row(const struct kview *k);
 
+/* kview_play.c: row w's access in the playground: 0 (opened), or -1 with why (size bytes)
+ * saying why not */
+int kv_play_open(struct app *a, const struct kview *k, const struct kv_row *w, char *why,
+                 size_t size);
+
 /* kview_draw.c */
 void kv_draw(const struct app *a, const void *st);
 /* kv_table_rows: the rows of source the screen shows at its size now */

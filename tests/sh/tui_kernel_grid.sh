@@ -3,7 +3,8 @@
 # any). Executed: assets/kernels/transpose_seed.cu runs on the CPU; Enter on its 32-way line
 # shows the worst warp in the bank grid, labelled "executed on the CPU, warp W of block B",
 # with why naming the colliding lanes; ] and [ step to the distinct pattern and back ("32768
-# of 32768 warps"), Esc goes back to the line. Measured: tests/gpu/programs/vectors.cu with
+# of 32768 warps"), Enter opens the line's access in the playground, Esc goes back to the
+# line. Measured: tests/gpu/programs/vectors.cu with
 # --measured tests/data/sanitize/vectors.run.json (the H100's recorded warps) shows "measured
 # addresses" for its 16-way line, and its STS.128 line (nvcc's 16-byte store) in four passes.
 # A recording without warps keeps today's Enter (the playground); a recording of another file
@@ -65,6 +66,12 @@ golden 80x24_executed_next
 keys ]
 expect "^ 1 of 2: the worst warp"
 keys [
+expect "^ 2 of 2: "
+# Enter: the line's access in the playground, as the model reads it; Esc: the grid again
+keys Enter
+expect "^ banklab: playground"
+expect "tile\\[threadIdx\\.x\\]\\[threadIdx\\.y\\]"
+keys Escape
 expect "^ 2 of 2: "
 keys Escape
 expect "^>  17 ████"
