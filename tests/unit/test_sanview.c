@@ -10,7 +10,8 @@
  * its worst warp and its patterns (their counts add up to the line's warps), the worst's grid
  * is the model's for its addresses, the transpose's 32-way line matches the GPU's worst warp
  * of the same line (tests/gpu/programs/transpose.cu line 21) in cost, and a line nvcc widened
- * to LDS.128 or STS.128 keeps 16-byte warps of 4 passes. */
+ * to LDS.128 or STS.128 keeps 16-byte warps of 4 passes; a program's run (banklab's CUDA
+ * runtime's records) keeps each line's warps, bounded. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -25,6 +26,7 @@
 #include "../../src/model/bank.h"
 #include "../../src/predict/exec.h"
 #include "../../src/predict/predict.h"
+#include "../../src/predict/program.h"
 #include "../../src/render/grid_text.h"
 #include "../../src/sanitize/sanitize.h"
 #include "../../src/store/files.h"
@@ -277,12 +279,58 @@ static void test_executed_all(void **state)
     assert_true(lines >= 6);
 }
 
+/* a program's run: the runtime's warp records (xrt_out.c) kept with their line, at most
+ * KP_LINE_WARPS of a line, and handed to the prediction of the file's lines */
+static void test_program_records(void **state)
+{
+    (void)state;
+    char text[16384];
+    size_t o = (size_t)snprintf(text, sizeof text,
+                                "launch 1 0 2 1 1 64 1 1 0 _Z1kPf\n"
+                                "line 7 4 128 4 32 0 ld /d/k.cu\n");
+    for (int k = -1; k < 12; k++) {     /* a worst and 12 patterns: more than are kept */
+        o += (size_t)snprintf(text + o, sizeof text - o, "warp 9 %d %d 4 32 ld 4 0 ffffffff 1 0 0 %d",
+                              k < 0 ? -1 : k, k < 0 ? 0 : 1, k < 0 ? 1 : k);
+        for (int l = 0; l < 32; l++)
+            o += (size_t)snprintf(text + o, sizeof text - o, " %x", 128 * l + 4 * (k + 1));
+        o += (size_t)snprintf(text + o, sizeof text - o, "\n");
+    }
+    o += (size_t)snprintf(text + o, sizeof text - o, "line 9 4 4 4 1 0 st /d/k.cu\nend 1\n");
+    struct kxrt_result run;
+    memset(&run, 0, sizeof run);
+    assert_int_equal(kxrt_parse(text, o, "/d/k.cu", &run), 0);
+    assert_int_equal(run.nlaunches, 1);
+    const struct kxrt_launch *l = &run.launches[0];
+    assert_int_equal(l->nlines, 2);
+    const struct kxrt_line *seven = l->lines[0].line == 7 ? &l->lines[0] : &l->lines[1];
+    const struct kxrt_line *nine = seven == &l->lines[0] ? &l->lines[1] : &l->lines[0];
+    assert_int_equal(seven->nwarps, KP_LINE_WARPS);
+    assert_int_equal(nine->nwarps, 0);
+    const struct kp_warp *w = &seven->warps[0];
+    assert_int_equal(w->p.slot, -1);
+    assert_int_equal(w->p.wavefronts, 32);
+    assert_int_equal(w->p.block[0], 1);
+    assert_int_equal(w->p.warp, 1);
+    assert_int_equal(w->p.addr[31], 128 * 31);
+    assert_true(w->inst == 4);
+    struct bank_access acc;
+    gpu_kernel_pattern_access(&w->p, 0, &acc);
+    int wf = 0;
+    char *g = grid_of(&acc, &wf, NULL);
+    assert_int_equal(wf, 32);
+    free(g);
+    assert_int_equal(seven->warps[1].p.count, 1);
+    assert_int_equal(seven->warps[1].p.addr[1], 128 + 4);
+    kxrt_done(&run);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recorded),
         cmocka_unit_test(test_executed),
         cmocka_unit_test(test_executed_all),
+        cmocka_unit_test(test_program_records),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
