@@ -11,7 +11,8 @@
  * is the model's for its addresses, the transpose's 32-way line matches the GPU's worst warp
  * of the same line (tests/gpu/programs/transpose.cu line 21) in cost, and a line nvcc widened
  * to LDS.128 or STS.128 keeps 16-byte warps of 4 passes; a program's run (banklab's CUDA
- * runtime's records) keeps each line's warps, bounded. */
+ * runtime's records) keeps each line's warps, bounded; and the programs transpose, vectors and
+ * strided run on that runtime give every line's worst warp the cost the GPU's had. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -324,6 +325,79 @@ static void test_program_records(void **state)
     kxrt_done(&run);
 }
 
+/* the largest worst-warp cost kept for line of a result's file 0, -1 when none */
+static int recorded_line_worst(const struct gpu_kernel_result *res, int line)
+{
+    int best = -1;
+    for (int j = 0; j < res->ninsts; j++)
+        for (int q = 0; q < res->npats && res->insts[j].file == 0 && res->insts[j].line == line;
+             q++)
+            if (res->pats[q].pc == res->insts[j].pc && res->pats[q].slot < 0 &&
+                (int)res->pats[q].wavefronts > best)
+                best = (int)res->pats[q].wavefronts;
+    return best;
+}
+
+/* the programs of tests/gpu/programs the samples recorded, run without a GPU on banklab's CUDA
+ * runtime (build/xrt): on every line with a recorded worst warp the executed worst warp costs
+ * what the GPU's did (nvcc needed: skipped without it) */
+static void test_programs_agree(void **state)
+{
+    (void)state;
+    static const char *const progs[] = {"transpose", "vectors", "strided"};
+    char dir[4096];
+    setenv("BANKLAB_XRT_DIR", "build/xrt", 0);
+    if (kxrt_lib_dir(dir, sizeof dir) != 0) {
+        skip();
+        return;
+    }
+    int lines = 0;
+    for (size_t p = 0; p < sizeof progs / sizeof progs[0]; p++) {
+        char path[256], rec[256];
+        snprintf(path, sizeof path, "tests/gpu/programs/%s.cu", progs[p]);
+        snprintf(rec, sizeof rec, TEST_DATA_DIR "/sanitize/%s.run.json", progs[p]);
+        struct gpu_kernel_request req;
+        gpu_kernel_request_init(&req);
+        snprintf(req.path, sizeof req.path, "%s", path);
+        struct kxrt_result run;
+        struct bl_err err = {0};
+        memset(&run, 0, sizeof run);
+        if (kxrt_run(path, &req, dir, 120, &run, &err) != 0) {   /* no nvcc */
+            skip();
+            return;
+        }
+        for (int i = 0; i < run.nlaunches; i++) {
+            const struct kxrt_launch *l = &run.launches[i];
+            struct gpu_kernel_result res;
+            char name[GPU_KERNEL_TEXT];
+            ksrc_base_name(l->kernel, name, sizeof name);
+            char *paren = strchr(name, '(');
+            if (paren)
+                *paren = 0;
+            if (krec_read(rec, path, name, &res, &err) != 0)
+                continue;                       /* a launch the recording does not have */
+            for (int k = 0; k < l->nlines; k++) {
+                const struct kxrt_line *x = &l->lines[k];
+                int gpu = recorded_line_worst(&res, x->line), cpu = -1;
+                if (!x->in_file || gpu < 0)
+                    continue;
+                for (int w = 0; w < x->nwarps; w++)
+                    if (x->warps[w].p.slot < 0 && (int)x->warps[w].p.wavefronts > cpu)
+                        cpu = (int)x->warps[w].p.wavefronts;
+                if (cpu != gpu)
+                    print_message("%s line %d: executed worst %d, measured worst %d\n",
+                                  progs[p], x->line, cpu, gpu);
+                assert_int_equal(cpu, gpu);
+                lines++;
+            }
+            gpu_kernel_result_done(&res);
+        }
+        kxrt_done(&run);
+    }
+    print_message("%d lines of programs: executed worst warps cost what the GPU's did\n", lines);
+    assert_true(lines >= 6);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -331,6 +405,7 @@ int main(void)
         cmocka_unit_test(test_executed),
         cmocka_unit_test(test_executed_all),
         cmocka_unit_test(test_program_records),
+        cmocka_unit_test(test_programs_agree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
