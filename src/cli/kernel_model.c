@@ -250,6 +250,11 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
             jw_int(w, "max_ways", l->ways);
             jw_str(w, "why", l->why.id != BL_MSG_NONE ? kp_text(&l->why, KP_EN, t) : NULL);
             jw_str(w, "fix", l->fix.id != BL_MSG_NONE ? kp_text(&l->fix, KP_EN, t) : NULL);
+            jw_arr(w, "warps");    /* executed (kexec_apply): worst warps, distinct patterns */
+            for (int k = 0; k < r->nwarps; k++)
+                if (r->warps[k].line == l->line)
+                    kout_warp_json(w, &r->warps[k].p, r->warps[k].inst);
+            jw_end(w);
         } else {
             jw_str(w, "reason", kp_text(&l->reason, KP_EN, t));
         }

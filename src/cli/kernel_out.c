@@ -1,10 +1,13 @@
 /* kernel_out.c: the figures of a measured kernel, as banklab kernel and banklab run print
  * them (kernel_out.h). */
 #include "kernel_out.h"
+#include "../kernel/kernel.h"
+#include "../store/json_write.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/fmt.h"
 #include "../base/utf8.h"
 
 int kout_lines(const char *s, size_t n, struct text_lines *t)
@@ -79,3 +82,23 @@ void kout_figures(FILE *f, double inst, double wf, int ideal_known, double ideal
 }
 
 
+
+void kout_warp_json(struct jw *w, const struct gpu_kernel_pattern *q, double of)
+{
+    jw_obj(w, NULL);
+    jw_int(w, "pc", q->pc);
+    jw_str(w, "kind", q->slot < 0 ? "worst" : "pattern");
+    jw_int(w, "warps", q->count);
+    jw_numf(w, "of", "%.17g", of);
+    jw_int(w, "wavefronts", q->wavefronts);
+    jw_str(w, "op", gpu_kernel_op_name(q->op));
+    jw_int(w, "width", q->width);
+    jw_int(w, "matrices", q->matrices);
+    char mask[16];
+    bl_fmt(mask, sizeof mask, "%08x", q->mask);
+    jw_str(w, "mask", mask);
+    jw_uints(w, "block", (const unsigned *)q->block, 3);
+    jw_int(w, "warp", q->warp);
+    jw_uints(w, "offsets", (const unsigned *)q->addr, 32);
+    jw_end(w);
+}

@@ -34,5 +34,13 @@ void kout_source(FILE *f, const char *s, int n);
  * wavefronts - ideal, ways = wavefronts / ideal; '-' for the three when ideal is unknown). */
 void kout_figures(FILE *f, double inst, double wf, int ideal_known, double ideal);
 
+/* kout_warp_json: one kept warp as the object both `banklab kernel --json` (the executor's
+ * warps, under each line) and `banklab run --json` (the sanitizer route's, under each line
+ * and per launch) write: pc, kind ("worst" or "pattern"), warps (with this pattern), of (the
+ * warp executions of its instruction), wavefronts, op, width, matrices, mask, block, warp,
+ * offsets. */
+struct jw;
+struct gpu_kernel_pattern;
+void kout_warp_json(struct jw *w, const struct gpu_kernel_pattern *q, double of);
 
 #endif

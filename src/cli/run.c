@@ -222,25 +222,6 @@ static void put_insts(FILE *f, const struct gpu_kernel_result *r, int file, int 
     }
 }
 
-/* A warp the sanitizer route kept, as the model's access (each: an atomic that serves every
- * lane on its own). */
-static void pattern_access(const struct gpu_kernel_pattern *q, int each, struct bank_access *acc)
-{
-    memset(acc, 0, sizeof *acc);
-    acc->width = q->width;
-    acc->mask = q->mask;
-    acc->op = q->op == GPU_KOP_LD || q->op == GPU_KOP_LDSM ? BANK_LOAD : BANK_STORE;
-    acc->instr = q->op == GPU_KOP_LDSM ? BANK_LDMATRIX : q->op == GPU_KOP_STSM ? BANK_STMATRIX
-               : q->op == GPU_KOP_LDGSTS ? BANK_CPASYNC : q->op == GPU_KOP_ATOM && each ? BANK_ATOMIC
-               : BANK_PLAIN;
-    acc->matrices = (uint8_t)q->matrices;
-    acc->has_src = q->op == GPU_KOP_LDGSTS;
-    for (int i = 0; i < 32; i++) {
-        acc->offset[i] = q->addr[i];
-        acc->src[i] = q->src[i];
-    }
-}
-
 /* Under a conflicting line: per instruction, the warps the sanitizer route kept (how many
  * warps each distinct pattern stands for, its wavefronts) and its worst warp; --grid: that
  * warp's bank grid. */
@@ -274,7 +255,7 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
             continue;
         struct bank_access acc;
         static struct bank_result br;
-        pattern_access(worst, each, &acc);
+        gpu_kernel_pattern_access(worst, each, &acc);
         if (bank_simulate(&acc, &br, NULL) != BANK_OK)
             continue;
         struct grid_text_options opt;
@@ -359,6 +340,17 @@ static void json_figures(struct jw *w, double inst, double wf, int ideal_known, 
     jw_numf(w, "ways", "%.17g", !ideal_known ? NAN : ideal > 0 ? wf / ideal : 0);
 }
 
+/* the warp executions of r's instruction at pc when it stands on (file, line) (file -1: any);
+ * -1 when it does not */
+static double inst_execs(const struct gpu_kernel_result *r, uint32_t pc, int file, int line)
+{
+    for (int i = 0; i < r->ninsts; i++)
+        if (r->insts[i].pc == pc)
+            return file < 0 || (r->insts[i].file == file && r->insts[i].line == line)
+                       ? r->insts[i].inst : -1;
+    return -1;
+}
+
 static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src_cache *cache)
 {
     const struct gpu_kernel_result *r = &l->res;
@@ -383,34 +375,19 @@ static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src
         else
             jw_null(w, "source");
         json_figures(w, ln->inst, ln->wavefronts, ln->ideal_known, ln->ideal);
+        jw_arr(w, "warps");        /* those of its instructions */
+        for (int k = 0; k < r->npats; k++) {
+            double of = inst_execs(r, r->pats[k].pc, ln->file, ln->line);
+            if (of >= 0)
+                kout_warp_json(w, &r->pats[k], of);
+        }
+        jw_end(w);
         jw_end(w);
     }
     jw_end(w);
     jw_arr(w, "warps");            /* the sanitizer route's: worst warp, distinct patterns */
-    for (int i = 0; i < r->npats; i++) {
-        const struct gpu_kernel_pattern *q = &r->pats[i];
-        jw_obj(w, NULL);
-        jw_int(w, "pc", q->pc);
-        jw_str(w, "kind", q->slot < 0 ? "worst" : "pattern");
-        jw_int(w, "warps", q->count);
-        jw_int(w, "wavefronts", q->wavefronts);
-        jw_str(w, "op", gpu_kernel_op_name(q->op));
-        jw_int(w, "width", q->width);
-        jw_int(w, "matrices", q->matrices);
-        char mask[16];
-        bl_fmt(mask, sizeof mask, "%08x", q->mask);
-        jw_str(w, "mask", mask);
-        jw_arr(w, "block");
-        for (int k = 0; k < 3; k++)
-            jw_int(w, NULL, q->block[k]);
-        jw_end(w);
-        jw_int(w, "warp", q->warp);
-        jw_arr(w, "offsets");
-        for (int k = 0; k < 32; k++)
-            jw_int(w, NULL, q->addr[k]);
-        jw_end(w);
-        jw_end(w);
-    }
+    for (int i = 0; i < r->npats; i++)
+        kout_warp_json(w, &r->pats[i], inst_execs(r, r->pats[i].pc, -1, -1));
     jw_end(w);
     jw_arr(w, "instructions");
     for (int i = 0; i < r->ninsts; i++) {

@@ -13,6 +13,7 @@
 #include "../store/files.h"
 #include "../lesson/lesson.h"
 #include "../ui/ui.h"
+#include "../store/krecord.h"
 #include "cli.h"
 #include "../sys/sys.h"
 
@@ -53,6 +54,8 @@ static void usage(FILE *f)
           "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
           "                       (without a GPU the shipped H200 recording's, by default)\n"
           "  --model-only         without a GPU, the model alone (also BANKLAB_MODEL_ONLY=1)\n"
+          "  --measured FILE      with FILE.cu: show FILE, recorded by `banklab run --json`, as\n"
+          "                       its measurement (Enter: a line's measured warps), not measuring\n"
           "  --present            presenter mode: large cells, key sentences, e reveals;\n"
           "                       starts clean: saved progress is neither shown nor changed\n"
           "  --keep-progress      with --present: use (and save) the saved progress\n"
@@ -81,7 +84,8 @@ struct tut_opts {
 };
 
 enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_DEVICE, OPT_REPLAY,
-       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MODEL_ONLY };
+       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MODEL_ONLY,
+       OPT_MEASURED };
 
 static const struct option tutorial_options[] = {
     CLI_LAUNCH_OPTIONS, {"lessons", required_argument, NULL, OPT_LESSONS},
@@ -93,6 +97,7 @@ static const struct option tutorial_options[] = {
     {"present", no_argument, NULL, OPT_PRESENT},
     {"keep-progress", no_argument, NULL, OPT_KEEP_PROGRESS},
     {"model-only", no_argument, NULL, OPT_MODEL_ONLY}, {"help", no_argument, NULL, 'h'},
+    {"measured", required_argument, NULL, OPT_MEASURED},
     {0}};
 
 static int tutorial_opt(void *ctx, int key, const char *name, const char *val);
@@ -121,6 +126,11 @@ static int value_opt(struct tut_opts *t, int key, const char *name, const char *
         if (!val)
             return cli_usage_error(&tutorial_cmd, "--replay needs a file");
         t->replay = val;
+        return 0;
+    case OPT_MEASURED:
+        if (!val)
+            return cli_usage_error(&tutorial_cmd, "--measured needs a file");
+        o->kernel_measured = val;
         return 0;
     }
     if (key == OPT_CHAPTER)
@@ -202,6 +212,20 @@ int cmd_tutorial(int argc, char **argv)
                                "FILE.cu %s ...)", t.kopt[0], t.kopt[0]);
     if (o->kernel_file && check_kernel(o->kernel_file, t.nk, t.kopt_at, t.kval))
         return EXIT_USAGE;
+    if (o->kernel_measured && !o->kernel_file)
+        return cli_usage_error(&tutorial_cmd, "--measured goes with a kernel file (banklab "
+                               "FILE.cu --measured RECORDING)");
+    if (o->kernel_measured) {   /* a recording of no launch of the file is refused here */
+        struct gpu_kernel_result rec;
+        struct bl_err err = {0};
+        if (krec_read(o->kernel_measured, o->kernel_file, "", &rec, &err)) {
+            char text[BL_ERR_TEXT];
+            fprintf(stderr, "banklab: --measured: %s\n",
+                    bl_err_text(&err, BL_LANG_EN, text, sizeof text));
+            return EXIT_USAGE;
+        }
+        gpu_kernel_result_done(&rec);
+    }
     o->kernel_nopts = t.nk;
     o->kernel_opt = t.kopt_at;
     o->kernel_val = t.kval;

@@ -165,6 +165,13 @@ struct gpu_kernel_pattern {
     uint32_t src[32];                /* cp.async: the global source addresses' low bits */
 };
 
+/* gpu_kernel_pattern_access: a kept warp as the bank model's access (src/model/bank.h), the
+ * one way the grid of a measured or executed warp is made (each: an atomic that serves every
+ * lane on its own, as ATOMS does; 0: priced as a store of its width) (warp.c). */
+struct bank_access;
+void gpu_kernel_pattern_access(const struct gpu_kernel_pattern *q, int each,
+                               struct bank_access *acc);
+
 struct gpu_kernel_totals {
     double inst, wavefronts, ideal, excess;
     double op_inst[GPU_KOP_COUNT], op_wavefronts[GPU_KOP_COUNT];

@@ -49,6 +49,8 @@ enum key_screen {
     KS_CAN_BACK = 1u << 20,    /* a step comes before (b): not on the first */
     KS_YOUR_VALS = 1u << 21,   /* answered, the question's values shown: Q shows the values
                                 * the learner had set before answering */
+    KS_KGRID = 1u << 22,       /* the kernel view's warp grid: a line's measured or executed
+                                * warps (kgrid.c) */
 };
 #define KS_MODES (KS_INSPECT | KS_CHOICE | KS_NUMBER | KS_VALUE)
 #define KS_STEP (KS_TUTOR | KS_MODES)

@@ -324,17 +324,81 @@ static int merge_caps(struct ptx_agg *a, const struct ptx_module *m, int k, cons
     return 0;
 }
 
+/* the op of enum gpu_kernel_op for an executed kind (enum ptx_akind) */
+static int op_of(unsigned kind)
+{
+    static const int op[] = {[PTX_LD] = GPU_KOP_LD, [PTX_ST] = GPU_KOP_ST, [PTX_ATOM] = GPU_KOP_ATOM,
+                             [PTX_LDSM] = GPU_KOP_LDSM, [PTX_STSM] = GPU_KOP_STSM,
+                             [PTX_CPASYNC] = GPU_KOP_LDGSTS};
+    return kind < sizeof op / sizeof op[0] ? op[kind] : GPU_KOP_LD;
+}
+
+static void put_warp(struct kp_result *r, int line, const struct ptx_agg_pc *p, int slot)
+{
+    struct kp_warp *w = &r->warps[r->nwarps++];
+    memset(w, 0, sizeof *w);
+    w->line = line;
+    w->inst = p->inst;
+    struct gpu_kernel_pattern *q = &w->p;
+    q->pc = p->pc;
+    q->slot = slot;
+    q->op = op_of(p->kind);
+    q->matrices = p->matrices;
+    if (slot < 0) {
+        q->wavefronts = (uint32_t)p->worst_wf;
+        q->width = p->worst_width;
+        q->mask = p->worst_mask;
+        memcpy(q->block, p->worst_block, sizeof q->block);
+        q->warp = p->worst_warp;
+        memcpy(q->addr, p->worst_addr, sizeof q->addr);
+        return;
+    }
+    const struct ptx_agg_pattern *t = &p->pat[slot];
+    q->count = (uint32_t)t->count;
+    q->wavefronts = (uint32_t)t->wavefronts;
+    q->width = t->width;
+    q->mask = t->mask;
+    memcpy(q->block, t->block, sizeof q->block);
+    q->warp = t->warp;
+    memcpy(q->addr, t->addr, sizeof q->addr);
+}
+
+/* the executed warps of line index j of a (its instructions' worst warps, then their first
+ * distinct patterns; at most KP_LINE_WARPS) as r's warps of line `line`. cp.async is left
+ * out: its patterns keep no global sources, which its price needs. */
+static void keep_warps(const struct ptx_agg *a, int j, int line, struct kp_result *r)
+{
+    if (!a->pcs || !r->warps)
+        return;
+    int kept = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int i = 0; i < a->npcs; i++) {
+            const struct ptx_agg_pc *p = &a->pcs[i];
+            if (p->line != j || p->kind == PTX_CPASYNC || p->worst_wf < 0 || p->trans)
+                continue;
+            for (int k = pass ? 0 : -1; k < (pass ? p->npat : 0) && kept < KP_LINE_WARPS; k++) {
+                put_warp(r, line, p, k);
+                kept++;
+            }
+        }
+}
+
 void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r)
 {
     int *from = calloc((size_t)(r->nlines ? r->nlines : 1), sizeof *from);
+    free(r->warps);
+    r->nwarps = 0;
+    r->warps = a->pcs ? calloc((size_t)(a->nlines ? a->nlines : 1) * KP_LINE_WARPS,
+                               sizeof *r->warps) : NULL;
     for (int i = 0; i < r->nlines; i++) {
         struct kp_line *l = &r->line[i];
         const struct ptx_agg_line *e = NULL;
+        int ej = -1;
         for (int j = 0; j < a->nlines; j++)
             if ((int)a->lines[j].line == l->line &&
                 (bl_name_same(a->lines[j].file, named) ||
                  bl_name_same(base_of(a->lines[j].file), base_of(named))))
-                e = &a->lines[j];
+                e = &a->lines[ej = j];
         if (!e) { /* no executed access: a line the reader said nvcc merged keeps its zeros */
             if (l->state == KP_CANNOT)
                 l->state = KP_NONE;
@@ -362,6 +426,7 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
         l->ideal = e->ideal;
         l->excess = e->wavefronts - e->ideal;
         l->ways = e->ways;
+        keep_warps(a, ej, l->line, r);
         if (l->excess <= 0) {
             l->why.id = l->fix.id = BL_MSG_NONE;
             l->fix_kind = KP_FIX_NONE;

@@ -867,5 +867,6 @@ int kp_worst_fixable(const struct kp_result *r)
 void kp_free(struct kp_result *r)
 {
     free(r->line);
+    free(r->warps);
     memset(r, 0, sizeof *r);
 }

@@ -63,6 +63,20 @@ struct kp_array {                   /* a shared array as the model laid it out *
     int dynamic;
 };
 
+/* An executed warp of a line (kexec_apply): its addresses in the shape the GPU's sanitizer
+ * route gives them (struct gpu_kernel_pattern: pc is the PTX instruction's index; slot -1 the
+ * worst warp of that instruction, 0.. its first distinct patterns), with the line charged
+ * and its instruction's warp executions. Per line at most KP_LINE_WARPS are kept: the worst
+ * warp of each instruction first, then the first distinct patterns of each (the executor keeps
+ * PTX_AGG_PATTERNS per instruction), so a result holds at most KP_LINE_WARPS x its lines of
+ * them (about 320 bytes each). */
+#define KP_LINE_WARPS 10
+struct kp_warp {
+    int line;
+    double inst;                    /* executions of its instruction (warps) */
+    struct gpu_kernel_pattern p;
+};
+
 struct kp_result {
     char kernel[GPU_KERNEL_TEXT];   /* the kernel predicted */
     int first, last;                /* its body's lines */
@@ -85,6 +99,8 @@ struct kp_result {
     /* kxrt_apply (predict/program.h): a file with main() run as it is */
     int main_launch;                /* the launch of main whose figures these are (1-based) */
     int main_launches;              /* main's launches of this kernel */
+    int nwarps;                     /* executed warps kept per line (kexec_apply), by line */
+    struct kp_warp *warps;
 };
 
 /* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)

@@ -224,7 +224,8 @@ static const char *base_name(const char *p)
 }
 
 /* one line record: "line LINE INST WAVEFRONTS IDEAL WAYS UNPRICED KINDS FILE" */
-static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
+static int take_line(struct kxrt_launch *l, const char *rec, const char *file,
+                     struct kxrt_line **taken)
 {
     int line = 0, off = 0, ways = 0, unpriced = 0;
     double inst = 0, wf = 0, ideal = 0;
@@ -234,6 +235,7 @@ static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
         return 0;
     const char *f = rec + off;
     struct kxrt_line *e = line_of(l, f, line, !strcmp(f, file) || !strcmp(base_name(f), base_name(file)));
+    *taken = e;
     if (!e)
         return -1;
     e->inst += inst;
@@ -246,6 +248,46 @@ static int take_line(struct kxrt_launch *l, const char *rec, const char *file)
         if (*c == ',')
             *c = ' ';
     bl_fmt(e->kinds, sizeof e->kinds, "%s", kinds);
+    return 0;
+}
+
+static int op_of(const char *kind)
+{
+    static const char *const names[] = {"ld", "st", "atom", "ldsm", "stsm", "cpasync"};
+    static const int op[] = {GPU_KOP_LD, GPU_KOP_ST, GPU_KOP_ATOM, GPU_KOP_LDSM, GPU_KOP_STSM,
+                             GPU_KOP_LDGSTS};
+    for (int i = 0; i < 6; i++)
+        if (!strcmp(kind, names[i]))
+            return op[i];
+    return -1;
+}
+
+/* one warp record of line e (xrt_out.c): kept while e has fewer than KP_LINE_WARPS */
+static int take_warp(struct kxrt_line *e, const char *rec)
+{
+    struct kp_warp w;
+    memset(&w, 0, sizeof w);
+    struct gpu_kernel_pattern *q = &w.p;
+    char kind[16];
+    int off = 0;
+    if (!e || e->nwarps >= KP_LINE_WARPS ||
+        sscanf(rec, "warp %u %d %u %lf %u %15s %u %u %x %u %u %u %u%n", &q->pc, &q->slot,
+               &q->count, &w.inst, &q->wavefronts, kind, &q->width, &q->matrices, &q->mask,
+               &q->block[0], &q->block[1], &q->block[2], &q->warp, &off) < 13 ||
+        (q->op = op_of(kind)) < 0)
+        return 0;
+    for (int l = 0; l < 32; l++) {
+        int n = 0;
+        if (sscanf(rec + off, " %x%n", &q->addr[l], &n) < 1)
+            return 0;
+        off += n;
+    }
+    struct kp_warp *nw = realloc(e->warps, (size_t)(e->nwarps + 1) * sizeof *nw);
+    if (!nw)
+        return -1;
+    e->warps = nw;
+    w.line = e->line;
+    nw[e->nwarps++] = w;
     return 0;
 }
 
@@ -290,6 +332,7 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
     memcpy(copy, text, n);
     copy[n] = '\0';
     int open = 0, rc = 0;
+    struct kxrt_line *last = NULL;        /* the line a warp record belongs to */
     for (char *s = copy, *e; s && *s && rc == 0; s = e) {
         e = strchr(s, '\n');
         if (e)
@@ -297,6 +340,7 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
         struct kxrt_launch *l = open ? &r->launches[r->nlaunches - 1] : NULL;
         if (!strncmp(s, "launch ", 7)) {
             open = take_launch(r, s) == 0;
+            last = NULL;
         } else if (l && !strncmp(s, "status ", 7)) {
             int k = (int)strcspn(s + 7, " ");
             bl_fmt(l->error, sizeof l->error, "%.*s", k, s + 7);
@@ -304,13 +348,16 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
         } else if (l && !strncmp(s, "note ", 5)) {
             bl_fmt(l->note, sizeof l->note, "%s", s + 5);
         } else if (l && !strncmp(s, "line ", 5)) {
-            rc = take_line(l, s, file);
+            rc = take_line(l, s, file, &last);
+        } else if (l && !strncmp(s, "warp ", 5)) {
+            rc = take_warp(last, s);
         } else if (l && !strncmp(s, "steps ", 6)) {
             l->steps = strtoull(s + 6, NULL, 10);
         } else if (l && !strncmp(s, "end ", 4)) {
             if (l->nlines > 1) /* (a launch without shared lines has no array) */
                 qsort(l->lines, (size_t)l->nlines, sizeof *l->lines, cmp_line);
             open = 0;
+            last = NULL;
         } else if (!strncmp(s, "unsupported ", 12)) {
             r->end = KXRT_UNSUPPORTED;
             bl_fmt(r->what, sizeof r->what, "%s", s + 12);
@@ -328,8 +375,11 @@ int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result 
 
 void kxrt_done(struct kxrt_result *r)
 {
-    for (int i = 0; i < r->nlaunches; i++)
+    for (int i = 0; i < r->nlaunches; i++) {
+        for (int j = 0; j < r->launches[i].nlines; j++)
+            free(r->launches[i].lines[j].warps);
         free(r->launches[i].lines);
+    }
     free(r->launches);
     free(r->out);
     free(r->err);
@@ -470,6 +520,13 @@ void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char
     }
     a.lines = lines;
     kexec_apply_lines(&a, path, r);
+    int nw = 0;                           /* the kept warps of the file's lines */
+    for (int i = 0; i < first->nlines; i++)
+        nw += first->lines[i].in_file ? first->lines[i].nwarps : 0;
+    if (nw && (r->warps = malloc((size_t)nw * sizeof *r->warps)))
+        for (int i = 0; i < first->nlines; i++)
+            for (int k = 0; first->lines[i].in_file && k < first->lines[i].nwarps; k++)
+                r->warps[r->nwarps++] = first->lines[i].warps[k];
     memcpy(r->grid, first->grid, sizeof r->grid);
     memcpy(r->block, first->block, sizeof r->block);
     r->smem = first->smem;

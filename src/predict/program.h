@@ -13,6 +13,7 @@
 
 #include "../base/err.h"
 #include "../kernel/kernel.h"
+#include "predict.h"
 
 /* one source line of a launch: the shared-memory warp instructions run there and their
  * wavefronts through the bank model; ideal = passes (the wavefronts without a conflict) */
@@ -24,6 +25,9 @@ struct kxrt_line {
     double inst, wavefronts, ideal;
     int ways;                /* the largest pass cost of any warp */
     int unpriced;            /* warp instructions the bank model has no price for */
+    int nwarps;              /* its kept warps (the runtime's "warp" records), at most
+                                KP_LINE_WARPS */
+    struct kp_warp *warps;
 };
 
 struct kxrt_launch {

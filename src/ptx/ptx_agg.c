@@ -66,15 +66,30 @@ static void to_bank(const struct ptx_access *r, struct bank_access *b)
     }
 }
 
+/* the lowest active lane's word (cp.async: its 128-byte row): patterns are compared relative
+ * to it */
+static uint32_t base_word(const struct ptx_access *r)
+{
+    uint32_t lo = 0xffffffffu;
+    for (int l = 0; l < 32; l++)
+        if ((r->mask >> l & 1) && r->addr[l] < lo)
+            lo = r->addr[l];
+    return lo & (r->kind == PTX_CPASYNC ? ~127u : ~3u);
+}
+
 static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int wf)
 {
+    uint32_t lo = base_word(r);
     for (int i = 0; i < p->npat; i++) {
         struct ptx_agg_pattern *q = &p->pat[i];
-        if (q->mask != r->mask)
+        if (q->mask != r->mask || q->width != r->width)
             continue;
+        struct ptx_access t = {.mask = q->mask, .kind = r->kind};
+        memcpy(t.addr, q->addr, sizeof t.addr);
+        uint32_t qlo = base_word(&t);
         int same = 1;
         for (int l = 0; l < 32 && same; l++)
-            same = !((r->mask >> l) & 1) || q->addr[l] == r->addr[l];
+            same = !((r->mask >> l) & 1) || q->addr[l] - qlo == r->addr[l] - lo;
         if (same) {
             q->count++;
             return;
@@ -90,6 +105,9 @@ static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int w
         q->addr[l] = (r->mask >> l) & 1 ? r->addr[l] : 0;
     q->count = 1;
     q->wavefronts = wf;
+    q->width = r->width;
+    memcpy(q->block, r->block, sizeof q->block);
+    q->warp = r->warp;
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r);
@@ -255,6 +273,7 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
         memcpy(p->worst_addr, r->addr, sizeof p->worst_addr);
         memcpy(p->worst_block, r->block, sizeof p->worst_block);
         p->worst_warp = r->warp;
+        p->worst_width = r->width;
     }
     keep_pattern(p, r, res.wavefronts);
 }
@@ -321,6 +340,7 @@ int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *s
             L->line = f.line;
             L->worst_pc = i;
         }
+        a->pcs[i].line = (int)(L - a->lines);
         L->inst += p->inst;
         L->wavefronts += p->wavefronts;
         L->ideal += p->ideal;

@@ -22,9 +22,13 @@ enum ptx_agg_charge {
 
 struct ptx_agg_pattern {
     uint32_t mask;
-    uint32_t addr[32];
-    uint64_t count;            /* warp executions with exactly these addresses */
+    uint32_t addr[32];         /* the first such warp's (lanes off the mask: 0) */
+    uint64_t count;            /* warp executions with these addresses, or all of them a
+                                  whole number of words apart (the same banks, rotated: as
+                                  the sanitizer route's patterns count) */
     int wavefronts;
+    unsigned char width;       /* bytes per lane (after merging) */
+    unsigned block[3], warp;   /* the first warp with it */
 };
 
 struct ptx_agg_pc {
@@ -38,6 +42,8 @@ struct ptx_agg_pc {
     int worst_wf;
     uint32_t worst_mask, worst_addr[32];
     unsigned worst_block[3], worst_warp;
+    unsigned char worst_width;
+    int line;                  /* after ptx_agg_lines: its index in lines */
     int npat;                  /* distinct patterns kept (at most PTX_AGG_PATTERNS) */
     uint64_t other;            /* executions of patterns beyond them */
     struct ptx_agg_pattern pat[PTX_AGG_PATTERNS];

@@ -26,6 +26,7 @@ static const struct ui_screen *const screens[UI_SCREENS] = {
     [UI_PLAY] = &screen_play,
     [UI_HELP] = &screen_help,
     [UI_KERNEL] = &screen_kernel,
+    [UI_KGRID] = &screen_kgrid,
 };
 
 /* The first signal only sets the flag: the loop (awake every 100 ms, never blocked on the GPU

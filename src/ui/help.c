@@ -85,13 +85,15 @@ static void add_binding(const struct app *a, struct flow *f, const struct key_ro
 }
 
 /* the whole box's text at x in w columns: over the playground its keys and the pattern syntax,
- * over the kernel view its keys and what its columns mean, elsewhere the tutorial's keys and
- * the grid's marks */
+ * over the kernel view its keys and what its columns mean, over a line's warps their keys and
+ * the grid's marks, elsewhere the tutorial's keys and the grid's marks */
 static void help_flow(const struct app *a, struct flow *f, int x, int w)
 {
     struct help_line lines[HELP_LINES];
     int play = ui_under(a) == UI_PLAY, kernel = ui_under(a) == UI_KERNEL;
-    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : kernel ? KS_KERNEL : KS_GLOBAL);
+    int kgrid = ui_under(a) == UI_KGRID;    /* a line's warps: its keys and the grid's marks */
+    int nb = help_lines(lines, HELP_LINES, play ? KS_PLAY : kernel ? KS_KERNEL
+                                           : kgrid ? KS_KGRID : KS_GLOBAL);
     int zh = a->lang == LANG_ZH;
     struct help_cols c;
     help_columns(lines, nb, &c);
@@ -132,7 +134,8 @@ static void help_flow(const struct app *a, struct flow *f, int x, int w)
                          a->g->worst, a->g->dot), x, w, A_NORMAL);
     flow_add(f, ui_str(a, UIS_HELP_GRID3), x, w, A_NORMAL);
     flow_add(f, ui_str(a, UIS_HELP_WORDS), x, w, A_NORMAL);
-    flow_add(f, ui_str(a, UIS_HELP_MEASURED), x, w, A_NORMAL);
+    if (!kgrid)
+        flow_add(f, ui_str(a, UIS_HELP_MEASURED), x, w, A_NORMAL);
 }
 
 static void frame(const struct app *a, int y, int x, int w, int h)

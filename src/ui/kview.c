@@ -13,9 +13,9 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
-#include "../model/pattern_cuda.h"
 #include "../store/files.h"
-#include "kview.h"
+#include "../store/krecord.h"
+#include "kgrid.h"
 #include "../kmeasure/kmeasure.h"
 
 /* ---------------------------------------------------------------- the shown text and result */
@@ -46,7 +46,8 @@ static int count_lines(const char *text, size_t len)
     return n + (len > 0 && text[len - 1] != '\n');
 }
 
-static void clear_shown(struct kview *k)
+/* keep_pred: the same text comes again (its measurement): its prediction stays */
+static void clear_shown_but(struct kview *k, int keep_pred)
 {
     k->why[0] = 0;
     free(k->src);
@@ -62,7 +63,13 @@ static void clear_shown(struct kview *k)
     free(k->rows);
     k->rows = NULL;
     k->nrows = k->nsrc = 0;
-    kv_predict_free(k);
+    if (!keep_pred)
+        kv_predict_free(k);
+}
+
+static void clear_shown(struct kview *k)
+{
+    clear_shown_but(k, 0);
 }
 
 static int diag_here(const struct kview *k, const struct gpu_kernel_diag *d)
@@ -144,7 +151,9 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
                   struct gpu_kernel_result *res)
 {
     int first = !k->has_res;
-    clear_shown(k);
+    int same = k->src && (k->has_pred || k->pjob) && len == k->srclen &&
+               !memcmp(src, k->src, len) && !memcmp(req, &k->req, sizeof *req);
+    clear_shown_but(k, same);
     k->src = src;
     k->srclen = len;
     k->req = *req;
@@ -155,7 +164,8 @@ static void adopt(struct kview *k, char *src, size_t len, const struct gpu_kerne
         k->last_run = time(NULL);
     }
     build_rows(k);
-    kv_predict(k);                          /* the model's figures for the same text */
+    if (!same)
+        kv_predict(k);                      /* the model's figures for the same text */
     k->cur = ui_min(k->cur, ui_max(0, k->nrows - 1));
     if (!k->has_res)
         return;
@@ -256,6 +266,17 @@ static void start_run(struct app *a, struct kview *k)
         return;
     }
     struct bl_err e = {0};
+    if (a->opt.kernel_measured) {           /* a recorded measurement, read again each time */
+        struct gpu_kernel_result rec;
+        if (krec_read(a->opt.kernel_measured, k->file.path, k->job_req.name, &rec, &e) == 0) {
+            adopt(k, src, len, &k->job_req, &rec);
+            return;
+        }
+        char text[UI_PATH_MAX + BL_ERR_TEXT];
+        bl_fail(&k->problem, -1, BL_NOWHERE, BL_TEXT, ui_err(a, &e, text, sizeof text));
+        adopt(k, src, len, &k->job_req, NULL);
+        return;
+    }
     k->job = gpu_kernel_start(&k->job_req, src, len, &e);
     if (!k->job) {
         k->problem = e;
@@ -319,57 +340,20 @@ static void next_marked(struct app *a, struct kview *k, int dir)
     app_msg(a, 0, "%s", ui_str(a, UIS_KV_NO_MORE));
 }
 
-/* Enter: the line's access in the playground, or why it cannot be shown */
+/* Enter: the line's warps (measured, or executed on the CPU) in the grid; without them its
+ * access in the playground (kview_play.c), or why it cannot be shown */
 static void open_grid(struct app *a, struct kview *k)
 {
     const struct kv_row *w = kv_cur_row(k);
     if (!w)
         return;
-    if (w->file != 0) {
-        bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_OTHER_FILE));
+    if (kgrid_open(a, k, w) != 1)           /* its measured or executed warps */
+        return;
+    if (kv_executing(k) && kv_pred_line(k, w) && kv_pred_line(k, w)->state == KP_OK) {
+        app_msg(a, 0, "%s", ui_str(a, UIS_KV_EXECUTING));
         return;
     }
-    const struct gpu_kernel_request *rq = &k->req;
-    const char *names[GPU_KERNEL_MAX_ARGS], *values[GPU_KERNEL_MAX_ARGS];
-    for (int i = 0; i < rq->nargs && i < GPU_KERNEL_MAX_ARGS; i++) {
-        names[i] = rq->args[i].name;
-        values[i] = rq->args[i].value;
-    }
-    struct pattern_cuda_launch l = {.grid = {rq->grid[0], rq->grid[1], rq->grid[2]},
-                                    .block = {rq->block[0], rq->block[1], rq->block[2]},
-                                    .dyn_bytes = rq->smem, .nargs = rq->nargs,
-                                    .arg_name = names, .arg_value = values};
-    struct pattern_cuda pc;
-    if (pattern_from_cuda(k->src, k->srclen, w->line, &l, &pc) != 0) {
-        char why[2 * PATTERN_MSG_MAX];
-        bl_fmt(k->why, sizeof k->why, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line,
-               ui_str(a, UIS_COLON), ui_err(a, &pc.err, why, sizeof why));
-        return;
-    }
-    /* the playground's text: declarations; the values it needs; the accesses */
-    char text[2 * PATTERN_CUDA_TEXT + 256];
-    size_t o = bl_fmt(text, sizeof text, "%s", pc.decls);
-    for (int i = 0; i < pc.env.nparams; i++)
-        o += bl_fmt(text + o, sizeof text - o, "%s%s=%lld", o ? "; " : "", pc.env.param[i].name,
-                    pc.env.param[i].value);
-    const unsigned *b = pc.env.block;
-    if (b[0] != 32 || b[1] != 1 || b[2] != 1) {
-        char dims[32];
-        kv_fmt_dims(b, dims, sizeof dims);
-        o += bl_fmt(text + o, sizeof text - o, "%sblock=%s", o ? "; " : "", dims);
-    }
-    if (strstr(pc.decls, "extern "))
-        o += bl_fmt(text + o, sizeof text - o, "%sdynamic=%llu", o ? "; " : "",
-                    (unsigned long long)pc.env.dyn_bytes);
-    bl_fmt(text + o, sizeof text - o, "%s%s", o ? "; " : "", pc.accesses);
-    if (strlen(text) + 1 >= sizeof text || play_open(a, text) != 0) {
-        bl_fmt(k->why, sizeof k->why, "%s", ui_str(a, UIS_KV_TOO_LONG));
-        return;
-    }
-    char note[2 * PATTERN_MSG_MAX], shown[2 * PATTERN_MSG_MAX];
-    if (pc.note.id && bl_msg_render(&pc.note, ui_lang(a), shown, sizeof shown))
-        app_msg(a, 0, "%s %d%s%s", ui_str(a, UIS_KV_LINE), w->line, ui_str(a, UIS_COLON),
-                bl_clean(note, sizeof note, shown));
+    kv_play_open(a, k, w, k->why, sizeof k->why);
 }
 
 static enum ui_result kv_key(struct app *a, void *st, const struct ui_key *key)

@@ -113,6 +113,8 @@ void kv_predict_free(struct kview *k);
  * kv_pred_worst: the row of the predicted line with the most excess, -1 none */
 int kv_predict_poll(struct kview *k);
 int kv_pred_worst(const struct kview *k);
+/* kv_executing: the shown text is being executed on the CPU (its warps are still to come) */
+int kv_executing(const struct kview *k);
 const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w);
 int kv_model_shown(const struct kview *k);
 void kv_model_total(const struct kview *k, double *inst, double *wf, double *ideal, double *ex);
@@ -120,6 +122,11 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
 int kv_fix(struct app *a, struct kview *k);
 /* kv_cur_row: the cursor's row, NULL when there is none */
 const struct kv_row *kv_cur_row(const struct kview *k);
+
+/* kview_play.c: row w's access in the playground: 0 (opened), or -1 with why (size bytes)
+ * saying why not */
+int kv_play_open(struct app *a, const struct kview *k, const struct kv_row *w, char *why,
+                 size_t size);
 
 /* kview_draw.c */
 void kv_draw(const struct app *a, const void *st);

@@ -13,19 +13,24 @@
 #include "../base/fmt.h"
 #include "../base/utf8.h"
 #include "../compile/compile.h"
+#include "../predict/exec.h"
 #include "../store/files.h"
 #include "kview.h"
 
 /* The prediction runs on a thread of its own (compiling for the SASS and predicting a long
  * kernel take time): the view stays answering keys and picks the result up on its idle tick
  * (kv_predict_poll). One at a time (the model's scratch is static): a text shown while one
- * runs waits for it, and a result for a text no longer shown is dropped. */
+ * runs waits for it, and a result for a text no longer shown is dropped. It comes in two
+ * steps: the reading (kp_predict_sass, the fixes), shown as soon as it is there, then a
+ * kernel-only file executed on the CPU (kexec_apply: nvcc's PTX, seconds more) on a copy of
+ * it, which replaces it with the executed figures and warps. */
 struct kv_pjob {
     pthread_t th;
     char *src;
     size_t len;
     struct gpu_kernel_request req;
     struct kp_result res;
+    int exec;                               /* the second step: res is the reading's copy */
     int ok;
     atomic_int done;
     atomic_int cancel;                      /* its result will be dropped: stop the compiler */
@@ -34,6 +39,11 @@ struct kv_pjob {
 static void *predict_main(void *arg)
 {
     struct kv_pjob *j = arg;
+    if (j->exec) {                          /* a kernel-only file: executed, not read */
+        j->ok = kexec_apply(j->src, j->len, &j->req, j->req.name, &j->res) == 0;
+        atomic_store(&j->done, 1);
+        return NULL;
+    }
     struct bl_msg why = {0}, kwhy = {0};
     struct kp_sass sass = {0};
     struct ksl_cubin *c = ksl_compile(j->src, j->len, &j->req, j->req.name, &j->cancel, &why);
@@ -50,11 +60,24 @@ static void *predict_main(void *arg)
     return NULL;
 }
 
-static void pjob_start(struct kview *k)
+/* from (NULL: the reading) is the reading to execute on: copied */
+static void pjob_start(struct kview *k, const struct kp_result *from)
 {
     struct kv_pjob *j = calloc(1, sizeof *j);
     if (!j)
         return;
+    if (from) {
+        j->exec = 1;
+        j->res = *from;
+        j->res.warps = NULL;
+        j->res.nwarps = 0;
+        j->res.line = malloc((size_t)(from->nlines ? from->nlines : 1) * sizeof *from->line);
+        if (!j->res.line) {
+            free(j);
+            return;
+        }
+        memcpy(j->res.line, from->line, (size_t)from->nlines * sizeof *from->line);
+    }
     j->src = malloc(k->srclen + 1);
     if (!j->src) {
         free(j);
@@ -73,6 +96,8 @@ static void pjob_start(struct kview *k)
     atomic_init(&j->done, 0);
     atomic_init(&j->cancel, 0);
     if (pthread_create(&j->th, NULL, predict_main, j)) {
+        if (j->exec)
+            kp_free(&j->res);
         free(j->src);
         free(j);
         return;
@@ -85,7 +110,7 @@ static void pjob_end(struct kv_pjob *j, struct kp_result *into)
     pthread_join(j->th, NULL);
     if (into && j->ok)
         *into = j->res;
-    else if (j->ok)
+    else if (j->ok || j->exec)
         kp_free(&j->res);
     free(j->src);
     free(j);
@@ -101,13 +126,29 @@ int kv_predict_poll(struct kview *k)
         pjob_end(j, NULL);
         k->pred_stale = 0;
         if (k->src)
-            pjob_start(k);
+            pjob_start(k, NULL);
         return 0;
     }
     int ok = j->ok;
+    if (j->exec) {                          /* the executed figures replace the reading's */
+        if (!ok || !k->has_pred) {
+            pjob_end(j, NULL);
+            return 0;
+        }
+        kp_free(&k->pred);
+        pjob_end(j, &k->pred);
+        return 1;
+    }
     pjob_end(j, &k->pred);
     k->has_pred = ok;
+    if (ok && !kexec_has_main(k->src, k->srclen))
+        pjob_start(k, &k->pred);
     return ok;
+}
+
+int kv_executing(const struct kview *k)
+{
+    return k->pjob && k->pjob->exec && !k->pred_stale;
 }
 
 const struct kv_row *kv_cur_row(const struct kview *k)
@@ -127,7 +168,7 @@ void kv_predict(struct kview *k)
         atomic_store(&k->pjob->cancel, 1);
     }
     else
-        pjob_start(k);
+        pjob_start(k, NULL);
 }
 
 void kv_predict_free(struct kview *k)

@@ -25,6 +25,7 @@ enum ui_screen_id {
     UI_PLAY,          /* the playground (play.c) */
     UI_HELP,          /* the key help, over the screen below (help.c) */
     UI_KERNEL,        /* a learner's .cu file, line by line (kview.c) */
+    UI_KGRID,         /* a line's measured or executed warps in the bank grid (kgrid.c) */
     UI_SCREENS
 };
 
@@ -63,7 +64,7 @@ struct ui_screen {
 };
 
 extern const struct ui_screen screen_tutor, screen_error, screen_toc, screen_sweep, screen_play,
-    screen_help, screen_kernel;
+    screen_help, screen_kernel, screen_kgrid;
 
 #define UI_STACK_MAX 8
 

@@ -25,6 +25,9 @@ struct ui_options {
     const char *kernel_file;   /* banklab FILE.cu: start on the kernel view of this file */
     int kernel_nopts;          /* ... with these launch options (--arg n=1024 ...) */
     const char *const *kernel_opt, *const *kernel_val;
+    const char *kernel_measured; /* --measured FILE: the kernel view shows this recording of
+                                  `banklab run --json` as the file's measurement (its warps in
+                                  the grid), instead of measuring */
 };
 
 /* ui_run: run the tutorial until the learner quits or a signal (SIGINT, SIGTERM, SIGHUP)

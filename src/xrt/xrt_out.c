@@ -11,6 +11,11 @@
  *   line LINE INST WAVEFRONTS IDEAL WAYS UNPRICED KINDS FILE
  *                                 (WAYS: the largest pass cost; UNPRICED: warp instructions
  *                                 the bank model has no price for, cp.async.cg, a misaligned one)
+ *   warp PC SLOT COUNT OF WAVEFRONTS KIND WIDTH MATRICES MASK BX BY BZ WARP A0..A31
+ *                                 (after its line: a kept warp of one of its instructions,
+ *                                 SLOT -1 the worst, 0.. the distinct patterns with their
+ *                                 COUNT of OF executions; MASK and the offsets A in hex;
+ *                                 none for cp.async and transposed ldmatrix)
  *   end SEQ
  *   unsupported NAME | fatal TEXT
  * KINDS: the instructions seen on the line, comma-separated (ld st atom ldsm stsm cpasync).
@@ -113,6 +118,21 @@ void xrt_out_sink(void *ctx, const struct ptx_access *a)
     ptx_agg_sink(&agg, a);
 }
 
+static void warp_record(const struct ptx_agg_pc *p, int slot)
+{
+    const struct ptx_agg_pattern *t = slot >= 0 ? &p->pat[slot] : NULL;
+    const uint32_t *a = t ? t->addr : p->worst_addr;
+    const unsigned *b = t ? t->block : p->worst_block;
+    char offs[32 * 9 + 1];
+    size_t o = 0;
+    for (int l = 0; l < 32; l++)
+        o += (size_t)snprintf(offs + o, sizeof offs - o, " %x", a[l]);
+    record("warp %u %d %llu %.0f %d %s %u %u %x %u %u %u %u%s", p->pc, slot,
+           t ? (unsigned long long)t->count : 0ull, p->inst, t ? t->wavefronts : p->worst_wf,
+           kind_names[p->kind % 6], t ? t->width : p->worst_width, p->matrices,
+           t ? t->mask : p->worst_mask, b[0], b[1], b[2], t ? t->warp : p->worst_warp, offs);
+}
+
 static void kinds_text(unsigned mask, char *buf, size_t n)
 {
     size_t o = 0;
@@ -145,6 +165,13 @@ void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsi
             kinds_text(l->op_mask, kinds, sizeof kinds);
             record("line %u %.0f %.0f %.0f %d %d %s %s", l->line, l->inst, l->wavefronts,
                    l->ideal, l->ways, l->unmodelled, kinds, l->file ? l->file : "");
+            for (int j = 0; j < agg.npcs; j++) {
+                const struct ptx_agg_pc *p = &agg.pcs[j];
+                if (p->line != i || p->kind == PTX_CPASYNC || p->trans || p->worst_wf < 0)
+                    continue;
+                for (int k = -1; k < p->npat; k++)
+                    warp_record(p, k);
+            }
         }
         ptx_agg_free(&agg);
         agg_on = 0;

@@ -96,6 +96,10 @@ r = json.load(open(sys.argv[1]))
 w = r["launches"][0]["warps"]
 assert [x["kind"] for x in w] == ["pattern", "worst"] and w[0]["warps"] == 1024, w
 assert w[1]["offsets"][1] - w[1]["offsets"][0] == 128 and w[1]["wavefronts"] == 32, w
+# each line carries the warps of its instructions, the same objects with "of" (the executions)
+lw = [x for ln in r["launches"][0]["lines"] for x in ln["warps"]]
+assert [dict(x, of=None) for x in lw] == [dict(x, of=None) for x in w], lw
+assert all(x["of"] == 32768 for x in lw), lw
 l = r["launches"]
 ok = (len(l) == 2 and l[0]["kernel"] == "transpose" and l[0]["grid"] == [32, 32, 1]
       and any(x["line"] == 21 and x["excess"] == 1015808 and "tile[threadIdx.x]" in x["source"] for x in l[0]["lines"])

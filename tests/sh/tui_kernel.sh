@@ -25,6 +25,16 @@ bar_ok() { # the key bar (last line) keeps help and quit
     screen | tail -n 1 >"$TMP/bar.txt"
     grep -q "$1" "$TMP/bar.txt" && grep -q "$2" "$TMP/bar.txt" || fail "key bar without $1 and $2"
 }
+play() { # Enter on the cursor's line: its warps in the grid once the CPU has executed the
+    # kernel (Enter says it is running until then), then Enter there: the playground
+    n=0
+    while [ $n -lt 60 ]; do
+        keys Enter
+        if wait_for "^line [0-9]+: its warps" 1; then keys Enter; return 0; fi
+        n=$((n + 1))
+    done
+    fail "Enter never showed the line's warps"
+}
 down() { # N: the cursor N lines down
     n=$1
     while [ "$n" -gt 0 ]; do keys Down; n=$((n - 1)); done
@@ -45,20 +55,21 @@ expect "watching assets/kernels/transpose_seed\\.cu · last run [0-9:]+"
 # no GPU: the cursor opens on the line the model predicts worst, the column load of line 17
 expect "^>  17 .*out\\[x \\* n \\+ y\\] = tile"
 bar_ok "? help" "q quit"
-# line 17 in the playground: the declaration, the block, the access
-keys Enter
+# line 17 in the playground (Enter, Enter: through its executed warps): the declaration, the
+# block, the access
+play
 expect "banklab: playground"
 expect "block=32x32; tile\\[threadIdx\\.x\\]\\[threadIdx\\.y\\]"
 expect "model +$(sim_line '__shared__ float tile[32][32]; tile[threadIdx.x][threadIdx.y]' --block 32x32)"
-keys Escape
+keys Escape Escape
 expect "banklab: kernel transpose_seed\\.cu"
 # line 14 is the row store: conflict free
 keys Up Up Up
 expect "^>  14 "
-keys Enter
+play
 expect "tile\\[threadIdx\\.y\\]\\[threadIdx\\.x\\] = 0"
 expect "model +$(sim_line '__shared__ float tile[32][32]; tile[threadIdx.y][threadIdx.x] = 0' --block 32x32)"
-keys Escape
+keys Escape Escape
 # line 11 indexes global memory only: why, in one line
 keys Up Up Up
 expect "^>  11 "
@@ -72,14 +83,15 @@ start 80 24 $KENV -- assets/kernels/atomics.cu --lang en
 expect "measuring it needs a"
 down 12
 expect "^>  13 "
-keys Enter
+play
 expect "line 13: atomicAdd is an atomic: the pattern language has loads and stores"
+keys Escape
 keys Up Up Up
 expect "^>  10 "
-keys Enter
+play
 expect "> __shared__ int h\\[1024\\]; int i = threadIdx\\.x; block=256; h\\[i\\] = 0"
 expect "line 10: i is a loop variable: its first trip, i = threadIdx\\.x"
-keys Escape q
+keys Escape Escape q
 expect "EXITED rc=0"
 
 # ---- watch mode: a compile error appears with the cursor on its line, and goes ----
