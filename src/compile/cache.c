@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "../base/fmt.h"
+#include "../base/hash.h"
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n)
 {
@@ -241,6 +242,19 @@ int kernel_cache_refused(const char *dir, struct bl_err *err)
     return 0;
 }
 
+/* An entry: the magic, the key, the log, the lowered name and the output (each a length and
+ * its bytes), then the hash of all four: a torn or altered entry is never taken. */
+#define KCACHE_MAGIC "BLKC2\n"
+
+static uint64_t entry_sum(const void *k, size_t kn, const void *l, size_t ln, const void *w,
+                          size_t wn, const void *b, size_t bn)
+{
+    uint64_t h = bl_hash(BL_HASH_SEED, k, kn);
+    h = bl_hash(h, l, ln);
+    h = bl_hash(h, w, wn);
+    return bl_hash(h, b, bn);
+}
+
 static int put_u64(FILE *f, uint64_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
 
 static int put_part(FILE *f, const void *p, uint64_t n)
@@ -265,7 +279,7 @@ static void remove_stale_tmps(int dfd)
     struct dirent *de;
     struct stat st;
     while ((de = readdir(d)))
-        if (strstr(de->d_name, ".cubin.tmp-") &&
+        if (strstr(de->d_name, ".tmp-") &&
             fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
             st.st_uid == geteuid() && now - st.st_mtime > KCACHE_TMP_STALE_S)
             unlinkat(dfd, de->d_name, 0);
@@ -295,9 +309,11 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
         return -1;
     }
     const char *log = e->log ? e->log : "", *low = e->lowered ? e->lowered : "";
-    int bad = fwrite("BLKC1\n", 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
+    int bad = fwrite(KCACHE_MAGIC, 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
               put_part(f, log, strlen(log)) || put_part(f, low, strlen(low)) ||
-              put_part(f, e->cubin, e->cubin_size);
+              put_part(f, e->cubin, e->cubin_size) ||
+              put_u64(f, entry_sum(key->s, key->len, log, strlen(log), low, strlen(low), e->cubin,
+                                   e->cubin_size));
     int e2 = errno;
     if (fclose(f) || bad || renameat(dfd, tmp, dfd, name)) {
         e2 = errno ? errno : e2;
@@ -305,6 +321,7 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
         errno = e2;
         return -1;
     }
+    kcache_trim(dfd, KCACHE_DIR_MAX);
     return 0;
 }
 
@@ -336,15 +353,20 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
         close(fd);
         return -1;
     }
-    char magic[6];
-    uint64_t n;
+    char magic[6], extra;
+    uint64_t n, ln = 0, wn = 0, sum = 0;
     char *k = NULL;
-    int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, "BLKC1\n", 6) &&
+    int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, KCACHE_MAGIC, 6) &&
              (k = get_part(f, KCACHE_KEY_MAX, &n)) && n == key->len && !memcmp(k, key->s, n) &&
-             (e->log = get_part(f, 16u << 20, &n)) && (e->lowered = get_part(f, 4096, &n)) &&
-             (e->cubin = get_part(f, 256u << 20, &n));
-    if (ok)
+             (e->log = get_part(f, 16u << 20, &ln)) && (e->lowered = get_part(f, 4096, &wn)) &&
+             (e->cubin = get_part(f, 256u << 20, &n)) && fread(&sum, sizeof sum, 1, f) == 1 &&
+             fread(&extra, 1, 1, f) == 0 &&
+             sum == entry_sum(k, key->len, e->log, (size_t)ln, e->lowered, (size_t)wn, e->cubin,
+                              (size_t)n);
+    if (ok) {
         e->cubin_size = (size_t)n;
+        (void)futimens(fd, NULL); /* used now: the trim removes the least recently used */
+    }
     fclose(f);
     free(k);
     if (!ok) {
@@ -355,4 +377,141 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
         return -1;
     }
     return 0;
+}
+
+/* ---- the size bound ---- */
+
+struct aged {
+    char name[64];
+    long long size;
+    struct timespec used;
+};
+
+static int older(const void *a, const void *b)
+{
+    const struct aged *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+/* An entry's name: 16 hex digits, a dot and a kind ("0123456789abcdef.cubin"). */
+static int entry_name(const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i < 16; i++)
+        if (!strchr("0123456789abcdef", s[i]))
+            return 0;
+    return i == 16 && s[16] == '.' && !strchr(s + 17, '.') && strlen(s) < 64;
+}
+
+int kcache_trim(int dfd, unsigned long long max)
+{
+    int fd = dup(dfd);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        if (fd >= 0)
+            close(fd);
+        return -1;
+    }
+    rewinddir(d);
+    struct aged *v = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long total = 0;
+    struct dirent *de;
+    struct stat st;
+    while ((de = readdir(d))) {
+        if (!entry_name(de->d_name) || fstatat(dfd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct aged *w = realloc(v, nc * sizeof *w);
+            if (!w)
+                break;
+            v = w;
+            cap = nc;
+        }
+        bl_fmt(v[n].name, sizeof v[n].name, "%s", de->d_name);
+        v[n].size = (long long)st.st_size;
+        v[n].used = st.st_mtim;
+        total += (unsigned long long)st.st_size;
+        n++;
+    }
+    closedir(d);
+    int removed = 0;
+    if (total > max && n) {
+        qsort(v, n, sizeof *v, older);
+        for (size_t i = 0; i < n && total > max; i++)
+            if (unlinkat(dfd, v[i].name, 0) == 0) {
+                total -= (unsigned long long)v[i].size;
+                removed++;
+            }
+    }
+    free(v);
+    return removed;
+}
+
+/* ---- a compile through the cache ---- */
+
+int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
+                       const char *const *opts, int nopts, struct keybuf *key, char *cname,
+                       size_t n)
+{
+    memset(key, 0, sizeof *key);
+    cname[0] = '\0';
+    if (!in->cache_dir || !in->cache_dir[0] || !in->name_expr)
+        return -1;
+    const char *head[] = {"banklab kernel cache 2\nout ", kind, "\ncompiler ", compiler,
+                          "\nname ", in->name, "\nexpr ", in->name_expr, "\noptions\n"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        kcache_key_add(key, head[i], strlen(head[i]));
+    for (int i = 0; i < nopts; i++) {
+        kcache_key_add(key, opts[i], strlen(opts[i]));
+        kcache_key_add(key, "\n", 1);
+    }
+    kcache_key_add(key, "source\n", 7);
+    kcache_key_add(key, in->src, in->len);
+    kcache_key_includes(key, in->dir, in->src, in->len);
+    if (!key->s || key->failed) {
+        free(key->s);
+        memset(key, 0, sizeof *key);
+        return -1;
+    }
+    bl_fmt(cname, n, "%016llx.%s", (unsigned long long)bl_hash(BL_HASH_SEED, key->s, key->len),
+           kind);
+    return 0;
+}
+
+int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
+               struct compiled *out)
+{
+    int dfd = kcache_dir_open(cache_dir, NULL);
+    struct kcache_entry e;
+    if (dfd < 0)
+        return -1;
+    int rc = kcache_load(dfd, cname, key, &e);
+    close(dfd);
+    if (rc)
+        return -1;
+    out->log = e.log;
+    out->cubin = e.cubin;
+    out->cubin_size = e.cubin_size;
+    bl_fmt(out->lowered, sizeof out->lowered, "%s", e.lowered);
+    free(e.lowered);
+    out->ok = 1;
+    return 0;
+}
+
+void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
+                const char *log, const char *lowered, const void *bytes, size_t size)
+{
+    struct bl_err why = {0};
+    int dfd = kcache_dir_open(in->cache_dir, &why);
+    struct kcache_entry e = {(char *)log, (char *)lowered, (unsigned char *)bytes, size};
+    if ((dfd < 0 || kcache_store(dfd, cname, key, &e)) && in->dbg)
+        fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, cname,
+                dfd < 0 ? why.msg : strerror(errno));
+    if (dfd >= 0)
+        close(dfd);
 }

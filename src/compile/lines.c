@@ -415,7 +415,8 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
         say(why, "no nvcc here, and this build has no NVRTC%s", "这里没有 nvcc，这个构建也没有 NVRTC%s", "");
         return NULL;
     }
-    rc = knvcc_compile(&in, &comp, &err);
+    int hit = 0;
+    rc = kcompile_nvcc(&in, &comp, &hit, &err);
 #endif
     if (rc && (err.status == GPU_KERNEL_ETIMEOUT || err.why.id == KRN_TMPDIR_FULL ||
                err.why.id == KRN_COMPILER_MEMORY)) {

@@ -6,6 +6,7 @@
  * symbol is found among the cubin's functions by their demangled names. No CUDA headers;
  * never prints. */
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -71,12 +72,28 @@ int knvcc_find(char *path, size_t size)
 
 void knvcc_id(const char *nvcc, char *id, size_t size)
 {
-    struct stat st;
-    if (stat(nvcc, &st) == 0)
-        bl_fmt(id, size, "nvcc %s %lld %lld", nvcc, (long long)st.st_size,
-               (long long)st.st_mtime);
+    char dir[PATH_MAX], p[PATH_MAX + 32];
+    bl_fmt(dir, sizeof dir, "%s", nvcc);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
     else
-        bl_fmt(id, size, "nvcc %s", nvcc);
+        dir[0] = '\0';
+    static const char *const tools[] = {"", "../nvvm/bin/cicc", "ptxas"};
+    size_t o = 0;
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        if (i)
+            bl_fmt(p, sizeof p, "%s%s", dir, tools[i]);
+        else
+            bl_fmt(p, sizeof p, "%s", nvcc);
+        if (stat(p, &st) == 0)
+            o += bl_fmt(id + o, size - o, "%snvcc %s %lld %lld.%09ld", i ? " " : "", p,
+                        (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                        (long)st.st_mtim.tv_nsec);
+        else
+            o += bl_fmt(id + o, size - o, "%s%s", i ? " " : "", p);
+    }
 }
 
 /* ---- running it ---- */
@@ -386,6 +403,29 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
 
 /* ---- the compile ---- */
 
+/* the one .ptx file nvcc -keep left in dir, or NULL */
+static unsigned char *read_file(const char *path, size_t *n);
+static unsigned char *kept_ptx(const char *dir, size_t *n)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX + NAME_MAX + 2];
+    unsigned char *text = NULL;
+    int found = 0;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && !strcmp(e->d_name + l - 4, ".ptx")) {
+            found++;
+            bl_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    if (found == 1)
+        text = read_file(path, n);
+    return text;
+}
+
 static unsigned char *read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -484,7 +524,10 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
     return fclose(f) ? -1 : 0;
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
+/* knvcc_compile, and with keep_ptx (a cubin compile) the PTX nvcc made on the way into
+ * *ptx (NULL when there is none) */
+static int nvcc_run(const struct kcompile_in *in, int keep_ptx, struct compiled *out,
+                    char **ptx, size_t *ptx_size, struct bl_err *err)
 {
     char dir[PATH_MAX];
     ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
@@ -512,6 +555,11 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     argv[ac++] = inc;
     for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
         argv[ac++] = (char *)in->flags[i];
+    if (keep_ptx && !in->ptx) { /* nvcc's PTX on the way to the cubin: the same bytes */
+        argv[ac++] = "-keep";
+        argv[ac++] = "--keep-dir";
+        argv[ac++] = dir;
+    }
     argv[ac++] = "-o";
     argv[ac++] = cubin;
     argv[ac++] = input;
@@ -543,7 +591,71 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         if (in->name_expr && !in->ptx)
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
+        if (keep_ptx && !in->ptx)
+            *ptx = (char *)kept_ptx(dir, ptx_size);
     }
     ktmp_remove(dir);
     return 0;
+}
+
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
+{
+    return nvcc_run(in, 0, out, NULL, NULL, err);
+}
+
+/* the options of an nvcc compile as its cache key has them (knvcc_compile's argv less the
+ * output, the temporary paths and -keep) */
+static int key_options(const struct kcompile_in *in, const char **opts, char *arch, char *inc)
+{
+    int n = 0;
+    sprintf(arch, "-arch=sm_%d", in->arch);
+    bl_fmt(inc, PATH_MAX + 4, "-I%s", in->dir);
+    opts[n++] = "-lineinfo";
+    opts[n++] = arch;
+    opts[n++] = inc;
+    for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
+        opts[n++] = in->flags[i];
+    return n;
+}
+
+int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+                  struct bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *cache_hit = 0;
+    char compiler[3 * PATH_MAX], arch[32], inc[PATH_MAX + 4], cname[64], pname[64];
+    const char *opts[4 + GPU_KERNEL_MAX_FLAGS];
+    knvcc_id(in->nvcc, compiler, sizeof compiler);
+    int nopts = key_options(in, opts, arch, inc);
+    struct keybuf key, pkey = {0};
+    const char *kind = in->ptx ? "ptx" : "cubin";
+    int cached = kcache_key_compile(in, kind, compiler, opts, nopts, &key, cname, sizeof cname) == 0;
+    if (cached && kcache_get(in->cache_dir, cname, &key, out) == 0) {
+        *cache_hit = 1;
+        free(key.s);
+        return 0;
+    }
+    /* the PTX too, when its entry is missing: one nvcc for both */
+    int keep = cached && !in->ptx &&
+               kcache_key_compile(in, "ptx", compiler, opts, nopts, &pkey, pname,
+                                  sizeof pname) == 0;
+    if (keep) {
+        struct compiled have;
+        memset(&have, 0, sizeof have);
+        if (kcache_get(in->cache_dir, pname, &pkey, &have) == 0)
+            keep = 0;
+        free(have.log);
+        free(have.cubin);
+    }
+    char *ptx = NULL;
+    size_t ptx_size = 0;
+    int rc = nvcc_run(in, keep, out, &ptx, &ptx_size, err);
+    if (rc == 0 && out->ok && cached && (in->ptx || out->lowered[0]))
+        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size);
+    if (rc == 0 && out->ok && ptx)
+        kcache_put(in, pname, &pkey, out->log, "", ptx, ptx_size);
+    free(ptx);
+    free(key.s);
+    free(pkey.s);
+    return rc;
 }

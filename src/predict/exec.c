@@ -1,4 +1,5 @@
-/* exec.c: a kernel-only file's kernel executed on the CPU (predict/exec.h): nvcc -ptx,
+/* exec.c: a kernel-only file's kernel executed on the CPU (predict/exec.h): nvcc -ptx (through
+ * the kernel cache: the SASS compile of the same file leaves its PTX there),
  * the kernel found among the PTX's by its demangled name, its parameters bound as the GPU
  * child binds them (cuda_kernel.c: --arg values, --buffer-size buffers filled by --fill),
  * ptx_run with every access vetted against the buffers, and the per-line sums of ptx_agg
@@ -210,10 +211,12 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
     struct kcompile_in in = {.src = src, .len = len, .name = named, .dir = dir,
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
                              .nvcc = nvcc, .nflags = req->nflags, .flags = req->flags,
-                             .path = real, .limit_s = req->time_limit, .ptx = 1};
+                             .path = real, .limit_s = req->time_limit, .ptx = 1,
+                             .cache_dir = req->cache_dir};
     struct compiled comp;
+    int hit = 0;
     memset(&comp, 0, sizeof comp);
-    if (knvcc_compile(&in, &comp, err))
+    if (kcompile_nvcc(&in, &comp, &hit, err))
         return NULL;
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
