@@ -309,11 +309,13 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
         return -1;
     }
     const char *log = e->log ? e->log : "", *low = e->lowered ? e->lowered : "";
+    const char *deps = e->deps ? e->deps : "";
+    uint64_t sum = entry_sum(key->s, key->len, log, strlen(log), low, strlen(low), e->cubin,
+                             e->cubin_size);
     int bad = fwrite(KCACHE_MAGIC, 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
               put_part(f, log, strlen(log)) || put_part(f, low, strlen(low)) ||
-              put_part(f, e->cubin, e->cubin_size) ||
-              put_u64(f, entry_sum(key->s, key->len, log, strlen(log), low, strlen(low), e->cubin,
-                                   e->cubin_size));
+              put_part(f, e->cubin, e->cubin_size) || put_part(f, deps, strlen(deps)) ||
+              put_u64(f, bl_hash(sum, deps, strlen(deps)));
     int e2 = errno;
     if (fclose(f) || bad || renameat(dfd, tmp, dfd, name)) {
         e2 = errno ? errno : e2;
@@ -323,6 +325,90 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
     }
     kcache_trim(dfd, KCACHE_DIR_MAX);
     return 0;
+}
+
+/* the hash of the regular file at path (at most 64 MiB, no link followed at its last step)
+ * into *h; 0, or -1 */
+static int file_hash(const char *path, uint64_t *h)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+        close(fd);
+        return -1;
+    }
+    char buf[65536];
+    ssize_t r;
+    *h = BL_HASH_SEED;
+    while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+        if (r > 0)
+            *h = bl_hash(*h, buf, (size_t)r);
+    close(fd);
+    return r < 0 ? -1 : 0;
+}
+
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+char *kcache_deps(const char *paths, const char *skip, struct timespec since)
+{
+    struct keybuf t = {0};
+    size_t sl = skip ? strlen(skip) : 0;
+    kbuf_add(&t, "", 0, SIZE_MAX);
+    for (const char *p = paths; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char path[PATH_MAX], line[PATH_MAX + 24];
+        struct stat st;
+        uint64_t h;
+        if (n && n < sizeof path) {
+            memcpy(path, p, n);
+            path[n] = '\0';
+            if (sl && !strncmp(path, skip, sl) && path[sl] == '/')
+                ;  /* the compile's own temporary files */
+            else if (path[0] != '/' || lstat(path, &st) || !before(&st.st_mtim, &since) ||
+                     !before(&st.st_ctim, &since) || file_hash(path, &h)) {
+                free(t.s);  /* not absolute, gone, changed while compiled: keep no entry */
+                return NULL;
+            } else {
+                size_t l = bl_fmt(line, sizeof line, "%016llx %s\n", (unsigned long long)h, path);
+                if (kbuf_add(&t, line, l, 16u << 20)) {
+                    free(t.s);
+                    return NULL;
+                }
+            }
+        } else if (n) {
+            free(t.s);
+            return NULL;
+        }
+        p = e ? e + 1 : p + n;
+    }
+    return t.s;
+}
+
+/* every "HASH PATH" line of deps still names a file of those bytes */
+static int deps_hold(const char *deps)
+{
+    for (const char *p = deps; *p;) {
+        const char *e = strchr(p, '\n');
+        char path[PATH_MAX];
+        unsigned long long want;
+        uint64_t h;
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!e || n < 18 || n - 17 >= sizeof path || sscanf(p, "%16llx", &want) != 1 ||
+            p[16] != ' ')
+            return 0;
+        memcpy(path, p + 17, n - 17);
+        path[n - 17] = '\0';
+        if (file_hash(path, &h) || h != want)
+            return 0;
+        p = e + 1;
+    }
+    return 1;
 }
 
 static void *get_part(FILE *f, uint64_t max, uint64_t *n)
@@ -354,15 +440,17 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
         return -1;
     }
     char magic[6], extra;
-    uint64_t n, ln = 0, wn = 0, sum = 0;
-    char *k = NULL;
+    uint64_t n, ln = 0, wn = 0, dn = 0, sum = 0;
+    char *k = NULL, *deps = NULL;
     int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, KCACHE_MAGIC, 6) &&
              (k = get_part(f, KCACHE_KEY_MAX, &n)) && n == key->len && !memcmp(k, key->s, n) &&
              (e->log = get_part(f, 16u << 20, &ln)) && (e->lowered = get_part(f, 4096, &wn)) &&
-             (e->cubin = get_part(f, 256u << 20, &n)) && fread(&sum, sizeof sum, 1, f) == 1 &&
-             fread(&extra, 1, 1, f) == 0 &&
-             sum == entry_sum(k, key->len, e->log, (size_t)ln, e->lowered, (size_t)wn, e->cubin,
-                              (size_t)n);
+             (e->cubin = get_part(f, 256u << 20, &n)) && (deps = get_part(f, 16u << 20, &dn)) &&
+             fread(&sum, sizeof sum, 1, f) == 1 && fread(&extra, 1, 1, f) == 0 &&
+             sum == bl_hash(entry_sum(k, key->len, e->log, (size_t)ln, e->lowered, (size_t)wn,
+                                      e->cubin, (size_t)n), deps, (size_t)dn) &&
+             deps_hold(deps);
+    free(deps);
     if (ok) {
         e->cubin_size = (size_t)n;
         (void)futimens(fd, NULL); /* used now: the trim removes the least recently used */
@@ -504,11 +592,13 @@ int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *ke
 }
 
 void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
-                const char *log, const char *lowered, const void *bytes, size_t size)
+                const char *log, const char *lowered, const void *bytes, size_t size,
+                const char *deps)
 {
     struct bl_err why = {0};
     int dfd = kcache_dir_open(in->cache_dir, &why);
-    struct kcache_entry e = {(char *)log, (char *)lowered, (unsigned char *)bytes, size};
+    struct kcache_entry e = {(char *)log, (char *)lowered, (unsigned char *)bytes, size,
+                             (char *)deps};
     if ((dfd < 0 || kcache_store(dfd, cname, key, &e)) && in->dbg)
         fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, cname,
                 dfd < 0 ? why.msg : strerror(errno));

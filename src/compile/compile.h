@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../base/err.h"
 #include "../kernel/kernel.h"
@@ -155,10 +156,22 @@ struct kcache_entry {
     char *lowered;
     unsigned char *cubin;
     size_t cubin_size;
+    char *deps;                  /* kcache_store: NULL or kcache_deps' list; kcache_load
+                                    checks it and leaves this NULL */
 };
 
+/* kcache_deps: for each absolute path of paths (one a line) other than those under the
+ * directory skip, a line "HASH PATH" (the hash of its bytes now): the files a compile read,
+ * which an entry holds and kcache_load reads again, so an edited header that the key's
+ * include scan cannot see (found through -I or <...>) is a miss. NULL (store no entry) when
+ * a path is not absolute, cannot be read, or was changed (its data or its inode) at or
+ * after since (CLOCK_REALTIME when the compile started). Free it. */
+char *kcache_deps(const char *paths, const char *skip, struct timespec since);
+
 /* kcache_load: the entry name in directory dfd when it is a regular file of this user's (no
- * link followed) whose key equals key. 0, or -1 (no entry, not ours, another key). */
+ * link followed) whose key equals key, whose checksum holds (no byte changed, none missing
+ * or added) and whose files (kcache_deps) still have the bytes they had. 0, or -1 (no entry,
+ * not ours, another key, altered, a file it read changed). */
 int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcache_entry *e);
 
 /* kcache_store: writes the entry under a temporary name made exclusively (O_EXCL, never
@@ -189,10 +202,11 @@ int kcache_key_compile(const struct kcompile_in *in, const char *kind, const cha
 int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
                struct compiled *out);
 
-/* kcache_put: bytes[size] (with the log and the lowered name) stored as cname of key in
- * in->cache_dir; a failure only goes to in->dbg. */
+/* kcache_put: bytes[size] (with the log, the lowered name and deps, kcache_deps' list or
+ * NULL) stored as cname of key in in->cache_dir; a failure only goes to in->dbg. */
 void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
-                const char *log, const char *lowered, const void *bytes, size_t size);
+                const char *log, const char *lowered, const void *bytes, size_t size,
+                const char *deps);
 
 /* ---- sass.c: shared-memory instructions in a cubin (sm_70 .. sm_90 encodings) ---- */
 

@@ -171,7 +171,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     }
     api->destroy(&prog);
     if (rv == 0 && out->ok && use_cache && out->lowered[0])
-        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size);
+        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, NULL);
     free(key.s);
     return rv;
 }

@@ -19,6 +19,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/utf8.h"
@@ -524,11 +525,76 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
     return fclose(f) ? -1 : 0;
 }
 
-/* knvcc_compile, and with keep_ptx (a cubin compile) the PTX nvcc made on the way into
- * *ptx (NULL when there is none) */
-static int nvcc_run(const struct kcompile_in *in, int keep_ptx, struct compiled *out,
-                    char **ptx, size_t *ptx_size, struct bl_err *err)
+/* The files a compile read, from the linemarkers (# LINE "PATH" FLAGS) of the device side's
+ * preprocessed text that nvcc -keep left in dir (NAME.cpp1.ii): each distinct path once, one
+ * a line; NULL when there is no such file. */
+static char *kept_deps(const char *dir)
 {
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    char path[PATH_MAX + NAME_MAX + 2];
+    int found = 0;
+    while (d && (e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 8 && !strcmp(e->d_name + l - 8, ".cpp1.ii")) {
+            found++;
+            bl_fmt(path, sizeof path, "%s/%s", dir, e->d_name);
+        }
+    }
+    if (d)
+        closedir(d);
+    size_t n = 0;
+    unsigned char *text = found == 1 ? read_file(path, &n) : NULL;
+    if (!text)
+        return NULL;
+    struct keybuf out = {0}, seen = {0};
+    char last[PATH_MAX + 2] = "";
+    kbuf_add(&out, "", 0, SIZE_MAX);
+    kbuf_add(&seen, "\n", 1, SIZE_MAX);
+    for (char *p = (char *)text, *end = p + n; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        nl = nl ? nl : end;
+        char *q = p + 1, name[PATH_MAX + 2];
+        size_t o = 0;
+        if (*p == '#' && q < nl && *q == ' ' && isdigit((unsigned char)q[1])) {
+            for (q++; q < nl && isdigit((unsigned char)*q); q++)
+                ;
+            if (q + 1 < nl && q[0] == ' ' && q[1] == '"') {
+                for (q += 2; q < nl && *q != '"' && o + 2 < sizeof name; q++)
+                    name[o++] = *q == '\\' && q + 1 < nl ? *++q : *q;
+                name[o] = '\0';
+                if (o && name[0] != '<' && strcmp(name, last)) {
+                    bl_fmt(last, sizeof last, "%s", name);
+                    name[o++] = '\n';
+                    name[o] = '\0';
+                    char *at = strstr(seen.s, name);
+                    if (!at || at[-1] != '\n') {
+                        kbuf_add(&seen, name, o, SIZE_MAX);
+                        kbuf_add(&out, name, o, SIZE_MAX);
+                    }
+                }
+            }
+        }
+        p = nl + 1;
+    }
+    free(seen.s);
+    free(text);
+    return out.s;
+}
+
+struct kept {                    /* what nvcc -keep left besides the output */
+    char *ptx;                   /* a cubin compile's PTX (NULL: none) */
+    size_t ptx_size;
+    char *deps;                  /* kcache_deps of the files it read (NULL: none) */
+};
+
+/* knvcc_compile, and with keep (k not NULL) the PTX a cubin compile made on the way and the
+ * files the compile read into *k */
+static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compiled *out,
+                    struct bl_err *err)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
     char dir[PATH_MAX];
     ktmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
     if (ktmp_make("nvcc", dir, sizeof dir)) {
@@ -555,7 +621,7 @@ static int nvcc_run(const struct kcompile_in *in, int keep_ptx, struct compiled 
     argv[ac++] = inc;
     for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
         argv[ac++] = (char *)in->flags[i];
-    if (keep_ptx && !in->ptx) { /* nvcc's PTX on the way to the cubin: the same bytes */
+    if (k) { /* nvcc's PTX on the way to the cubin (the same bytes), its preprocessed text */
         argv[ac++] = "-keep";
         argv[ac++] = "--keep-dir";
         argv[ac++] = dir;
@@ -591,8 +657,12 @@ static int nvcc_run(const struct kcompile_in *in, int keep_ptx, struct compiled 
         if (in->name_expr && !in->ptx)
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
-        if (keep_ptx && !in->ptx)
-            *ptx = (char *)kept_ptx(dir, ptx_size);
+        if (k && !in->ptx)
+            k->ptx = (char *)kept_ptx(dir, &k->ptx_size);
+        char *paths = k ? kept_deps(dir) : NULL;
+        if (paths)
+            k->deps = kcache_deps(paths, dir, start);
+        free(paths);
     }
     ktmp_remove(dir);
     return 0;
@@ -600,7 +670,7 @@ static int nvcc_run(const struct kcompile_in *in, int keep_ptx, struct compiled 
 
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
 {
-    return nvcc_run(in, 0, out, NULL, NULL, err);
+    return nvcc_run(in, NULL, out, err);
 }
 
 /* the options of an nvcc compile as its cache key has them (knvcc_compile's argv less the
@@ -636,25 +706,26 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
         return 0;
     }
     /* the PTX too, when its entry is missing: one nvcc for both */
-    int keep = cached && !in->ptx &&
-               kcache_key_compile(in, "ptx", compiler, opts, nopts, &pkey, pname,
-                                  sizeof pname) == 0;
-    if (keep) {
+    int ptx_too = cached && !in->ptx &&
+                  kcache_key_compile(in, "ptx", compiler, opts, nopts, &pkey, pname,
+                                     sizeof pname) == 0;
+    if (ptx_too) {
         struct compiled have;
         memset(&have, 0, sizeof have);
         if (kcache_get(in->cache_dir, pname, &pkey, &have) == 0)
-            keep = 0;
+            ptx_too = 0;
         free(have.log);
         free(have.cubin);
     }
-    char *ptx = NULL;
-    size_t ptx_size = 0;
-    int rc = nvcc_run(in, keep, out, &ptx, &ptx_size, err);
-    if (rc == 0 && out->ok && cached && (in->ptx || out->lowered[0]))
-        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size);
-    if (rc == 0 && out->ok && ptx)
-        kcache_put(in, pname, &pkey, out->log, "", ptx, ptx_size);
-    free(ptx);
+    struct kept k = {0};
+    int rc = nvcc_run(in, cached ? &k : NULL, out, err);
+    /* an entry only with the list of the files the compile read (kcache_deps) */
+    if (rc == 0 && out->ok && cached && k.deps && (in->ptx || out->lowered[0]))
+        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, k.deps);
+    if (rc == 0 && out->ok && ptx_too && k.ptx && k.deps)
+        kcache_put(in, pname, &pkey, out->log, "", k.ptx, k.ptx_size, k.deps);
+    free(k.ptx);
+    free(k.deps);
     free(key.s);
     free(pkey.s);
     return rc;
