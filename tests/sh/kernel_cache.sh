@@ -1,9 +1,10 @@
 #!/bin/sh
 # kernel_cache.sh: `banklab kernel FILE.cu --model` and the kernel cache, with nvcc behind a
 # shim that counts its runs. The first run runs nvcc once (the cubin, and the PTX the executor
-# runs made on the way); a second run of the same file runs it not at all and prints the same
-# bytes; an edit of the file, of a quoted include, of a header found through -I, or a -D
-# flag runs it again; a cache entry with a byte changed or cut short is compiled again (never
+# runs made on the way) and keeps the executed figures; a second run of the same file runs it
+# not at all and prints the same bytes (for every shipped example, the golden report); an
+# edit of the file, of a quoted include, of a header found through -I, or a -D flag runs it
+# again; a cache entry with a byte changed or cut short is compiled again (never
 # trusted) and the figures stay the same; --no-cache compiles both (twice); a cache directory
 # open to others, or another user's (as root), is refused with the reason and the figures
 # stay the same.
@@ -72,8 +73,10 @@ run cold
 grep -q "^exit 0" "$tmp/cold.out" || { fail "the first run failed:"; cat "$tmp/cold.out" "$tmp/cold.err"; }
 grep -q "1048576" "$tmp/cold.out" || fail "the first run has not line 17's 1048576 wavefronts"
 expect_calls 1 "first run (one nvcc for the cubin and the PTX)"
-n_entries=$(ls "$cache" | grep -c '^[0-9a-f]\{16\}\.\(cubin\|ptx\)$')
-[ "$n_entries" -eq 2 ] && ok "two entries: the cubin and the PTX" || { fail "$n_entries entries:"; ls -l "$cache"; }
+for kind in cubin ptx exec; do
+    n_entries=$(ls "$cache" | grep -c "^[0-9a-f]\{16\}\.$kind\$")
+    [ "$n_entries" -eq 1 ] && ok "one .$kind entry" || { fail "$n_entries .$kind entries:"; ls -l "$cache"; }
+done
 [ "$(stat -c %a "$cache")" = 700 ] && ok "the cache directory is 0700" || fail "cache mode $(stat -c %a "$cache")"
 for f in "$cache"/*; do
     [ "$(stat -c %a "$f")" = 600 ] || fail "$f: mode $(stat -c %a "$f")"
@@ -151,4 +154,25 @@ if [ "$(id -u)" -eq 0 ]; then
     same cold theirs "another user's cache directory"
     chown 0 "$cache"
 fi
+
+# every shipped example, twice: the second run (compiled and executed figures from the cache)
+# prints the golden report of kernel_model.sh byte for byte (with the real nvcc: the executor
+# knows the toolkit's headers by nvcc's place)
+chmod 700 "$cache"
+export BANKLAB_NVCC="$real"
+for f in assets/kernels/*.cu; do
+    name=$(basename "$f" .cu)
+    for r in 1 2; do
+        timeout 60 "$BANKLAB" kernel "$f" --model >"$tmp/g.out" 2>&1
+        echo "exit $?" >>"$tmp/g.out"
+    done
+    if cmp -s "$tmp/g.out" "tests/golden/kernel_model/$name.txt"; then
+        ok "$name: the second run's report is the golden one"
+    else
+        fail "$name: the second run differs from tests/golden/kernel_model/$name.txt:"
+        diff "tests/golden/kernel_model/$name.txt" "$tmp/g.out" | head -n 10
+    fi
+done
+n_exec=$(ls "$cache" | grep -c '\.exec$')
+[ "$n_exec" -ge 9 ] && ok "$n_exec executions kept" || fail "$n_exec executions kept"
 finish
