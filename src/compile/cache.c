@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "../base/fmt.h"
+#include "../base/hash.h"
 #include "../sys/sys.h"
 
 int kcache_key_add(struct keybuf *k, const void *p, size_t n)
@@ -241,6 +242,19 @@ int kernel_cache_refused(const char *dir, struct bl_err *err)
     return 0;
 }
 
+/* An entry: the magic, the key, the log, the lowered name and the output (each a length and
+ * its bytes), then the hash of all four: a torn or altered entry is never taken. */
+#define KCACHE_MAGIC "BLKC2\n"
+
+static uint64_t entry_sum(const void *k, size_t kn, const void *l, size_t ln, const void *w,
+                          size_t wn, const void *b, size_t bn)
+{
+    uint64_t h = bl_hash(BL_HASH_SEED, k, kn);
+    h = bl_hash(h, l, ln);
+    h = bl_hash(h, w, wn);
+    return bl_hash(h, b, bn);
+}
+
 static int put_u64(FILE *f, uint64_t v) { return fwrite(&v, sizeof v, 1, f) == 1 ? 0 : -1; }
 
 static int put_part(FILE *f, const void *p, uint64_t n)
@@ -260,7 +274,7 @@ static void remove_stale_tmps(int dfd)
     const char *name;
     struct stat st;
     while ((name = sys_dir_next(d)))
-        if (strstr(name, ".cubin.tmp-") &&
+        if (strstr(name, ".tmp-") &&
             fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode) &&
             st.st_uid == geteuid() && now - st.st_mtime > KCACHE_TMP_STALE_S)
             unlinkat(dfd, name, 0);
@@ -290,9 +304,13 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
         return -1;
     }
     const char *log = e->log ? e->log : "", *low = e->lowered ? e->lowered : "";
-    int bad = fwrite("BLKC1\n", 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
+    const char *deps = e->deps ? e->deps : "";
+    uint64_t sum = entry_sum(key->s, key->len, log, strlen(log), low, strlen(low), e->cubin,
+                             e->cubin_size);
+    int bad = fwrite(KCACHE_MAGIC, 6, 1, f) != 1 || put_part(f, key->s, key->len) ||
               put_part(f, log, strlen(log)) || put_part(f, low, strlen(low)) ||
-              put_part(f, e->cubin, e->cubin_size);
+              put_part(f, e->cubin, e->cubin_size) || put_part(f, deps, strlen(deps)) ||
+              put_u64(f, bl_hash(sum, deps, strlen(deps)));
     int e2 = errno;
     if (fclose(f) || bad || renameat(dfd, tmp, dfd, name)) {
         e2 = errno ? errno : e2;
@@ -300,7 +318,92 @@ int kcache_store(int dfd, const char *name, const struct keybuf *key,
         errno = e2;
         return -1;
     }
+    kcache_trim(dfd, KCACHE_DIR_MAX);
     return 0;
+}
+
+/* the hash of the regular file at path (at most 64 MiB, no link followed at its last step)
+ * into *h; 0, or -1 */
+static int file_hash(const char *path, uint64_t *h)
+{
+    int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+        close(fd);
+        return -1;
+    }
+    char buf[65536];
+    ssize_t r;
+    *h = BL_HASH_SEED;
+    while ((r = read(fd, buf, sizeof buf)) > 0 || (r < 0 && errno == EINTR))
+        if (r > 0)
+            *h = bl_hash(*h, buf, (size_t)r);
+    close(fd);
+    return r < 0 ? -1 : 0;
+}
+
+static int before(const struct timespec *a, const struct timespec *b)
+{
+    return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+char *kcache_deps(const char *paths, const char *skip, struct timespec since)
+{
+    struct keybuf t = {0};
+    size_t sl = skip ? strlen(skip) : 0;
+    kbuf_add(&t, "", 0, SIZE_MAX);
+    for (const char *p = paths; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        char path[PATH_MAX], line[PATH_MAX + 24];
+        struct stat st;
+        uint64_t h;
+        if (n && n < sizeof path) {
+            memcpy(path, p, n);
+            path[n] = '\0';
+            if (sl && !strncmp(path, skip, sl) && path[sl] == '/')
+                ;  /* the compile's own temporary files */
+            else if (path[0] != '/' || lstat(path, &st) || !before(&st.st_mtim, &since) ||
+                     !before(&st.st_ctim, &since) || file_hash(path, &h)) {
+                free(t.s);  /* not absolute, gone, changed while compiled: keep no entry */
+                return NULL;
+            } else {
+                size_t l = bl_fmt(line, sizeof line, "%016llx %s\n", (unsigned long long)h, path);
+                if (kbuf_add(&t, line, l, 16u << 20)) {
+                    free(t.s);
+                    return NULL;
+                }
+            }
+        } else if (n) {
+            free(t.s);
+            return NULL;
+        }
+        p = e ? e + 1 : p + n;
+    }
+    return t.s;
+}
+
+/* every "HASH PATH" line of deps still names a file of those bytes */
+static int deps_hold(const char *deps)
+{
+    for (const char *p = deps; *p;) {
+        const char *e = strchr(p, '\n');
+        char path[PATH_MAX];
+        unsigned long long want;
+        uint64_t h;
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        if (!e || n < 18 || n - 17 >= sizeof path || sscanf(p, "%16llx", &want) != 1 ||
+            p[16] != ' ')
+            return 0;
+        memcpy(path, p + 17, n - 17);
+        path[n - 17] = '\0';
+        if (file_hash(path, &h) || h != want)
+            return 0;
+        p = e + 1;
+    }
+    return 1;
 }
 
 static void *get_part(FILE *f, uint64_t max, uint64_t *n)
@@ -331,15 +434,22 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
         close(fd);
         return -1;
     }
-    char magic[6];
-    uint64_t n;
-    char *k = NULL;
-    int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, "BLKC1\n", 6) &&
+    char magic[6], extra;
+    uint64_t n, ln = 0, wn = 0, dn = 0, sum = 0;
+    char *k = NULL, *deps = NULL;
+    int ok = fread(magic, 6, 1, f) == 1 && !memcmp(magic, KCACHE_MAGIC, 6) &&
              (k = get_part(f, KCACHE_KEY_MAX, &n)) && n == key->len && !memcmp(k, key->s, n) &&
-             (e->log = get_part(f, 16u << 20, &n)) && (e->lowered = get_part(f, 4096, &n)) &&
-             (e->cubin = get_part(f, 256u << 20, &n));
-    if (ok)
+             (e->log = get_part(f, 16u << 20, &ln)) && (e->lowered = get_part(f, 4096, &wn)) &&
+             (e->cubin = get_part(f, 256u << 20, &n)) && (deps = get_part(f, 16u << 20, &dn)) &&
+             fread(&sum, sizeof sum, 1, f) == 1 && fread(&extra, 1, 1, f) == 0 &&
+             sum == bl_hash(entry_sum(k, key->len, e->log, (size_t)ln, e->lowered, (size_t)wn,
+                                      e->cubin, (size_t)n), deps, (size_t)dn) &&
+             deps_hold(deps);
+    free(deps);
+    if (ok) {
         e->cubin_size = (size_t)n;
+        (void)futimens(fd, NULL); /* used now: the trim removes the least recently used */
+    }
     fclose(f);
     free(k);
     if (!ok) {
@@ -350,4 +460,138 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
         return -1;
     }
     return 0;
+}
+
+/* ---- the size bound ---- */
+
+struct aged {
+    char name[64];
+    long long size;
+    struct timespec used;
+};
+
+static int older(const void *a, const void *b)
+{
+    const struct aged *x = a, *y = b;
+    if (x->used.tv_sec != y->used.tv_sec)
+        return x->used.tv_sec < y->used.tv_sec ? -1 : 1;
+    return x->used.tv_nsec < y->used.tv_nsec ? -1 : x->used.tv_nsec > y->used.tv_nsec;
+}
+
+/* An entry's name: 16 hex digits, a dot and a kind ("0123456789abcdef.cubin"). */
+static int entry_name(const char *s)
+{
+    size_t i = 0;
+    for (; s[i] && i < 16; i++)
+        if (!strchr("0123456789abcdef", s[i]))
+            return 0;
+    return i == 16 && s[16] == '.' && !strchr(s + 17, '.') && strlen(s) < 64;
+}
+
+int kcache_trim(int dfd, unsigned long long max)
+{
+    struct sys_dir *d = sys_dir_at(dfd);
+    if (!d)
+        return -1;
+    struct aged *v = NULL;
+    size_t n = 0, cap = 0;
+    unsigned long long total = 0;
+    const char *name;
+    struct stat st;
+    while ((name = sys_dir_next(d))) {
+        if (!entry_name(name) || fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ||
+            !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+            continue;
+        if (n == cap) {
+            size_t nc = cap ? cap * 2 : 64;
+            struct aged *w = realloc(v, nc * sizeof *w);
+            if (!w)
+                break;
+            v = w;
+            cap = nc;
+        }
+        bl_fmt(v[n].name, sizeof v[n].name, "%s", name);
+        v[n].size = (long long)st.st_size;
+        v[n].used = st.st_mtim;
+        total += (unsigned long long)st.st_size;
+        n++;
+    }
+    sys_dir_close(d);
+    int removed = 0;
+    if (total > max && n) {
+        qsort(v, n, sizeof *v, older);
+        for (size_t i = 0; i < n && total > max; i++)
+            if (unlinkat(dfd, v[i].name, 0) == 0) {
+                total -= (unsigned long long)v[i].size;
+                removed++;
+            }
+    }
+    free(v);
+    return removed;
+}
+
+/* ---- a compile through the cache ---- */
+
+int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
+                       const char *const *opts, int nopts, struct keybuf *key, char *cname,
+                       size_t n)
+{
+    memset(key, 0, sizeof *key);
+    cname[0] = '\0';
+    if (!in->cache_dir || !in->cache_dir[0] || !in->name_expr)
+        return -1;
+    const char *head[] = {"banklab kernel cache 2\nout ", kind, "\ncompiler ", compiler,
+                          "\nname ", in->name, "\nexpr ", in->name_expr, "\noptions\n"};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        kcache_key_add(key, head[i], strlen(head[i]));
+    for (int i = 0; i < nopts; i++) {
+        kcache_key_add(key, opts[i], strlen(opts[i]));
+        kcache_key_add(key, "\n", 1);
+    }
+    kcache_key_add(key, "source\n", 7);
+    kcache_key_add(key, in->src, in->len);
+    kcache_key_includes(key, in->dir, in->src, in->len);
+    if (!key->s || key->failed) {
+        free(key->s);
+        memset(key, 0, sizeof *key);
+        return -1;
+    }
+    bl_fmt(cname, n, "%016llx.%s", (unsigned long long)bl_hash(BL_HASH_SEED, key->s, key->len),
+           kind);
+    return 0;
+}
+
+int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
+               struct compiled *out)
+{
+    int dfd = kcache_dir_open(cache_dir, NULL);
+    struct kcache_entry e;
+    if (dfd < 0)
+        return -1;
+    int rc = kcache_load(dfd, cname, key, &e);
+    close(dfd);
+    if (rc)
+        return -1;
+    out->log = e.log;
+    out->cubin = e.cubin;
+    out->cubin_size = e.cubin_size;
+    bl_fmt(out->lowered, sizeof out->lowered, "%s", e.lowered);
+    free(e.lowered);
+    out->ok = 1;
+    return 0;
+}
+
+void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
+                const char *log, const char *lowered, const void *bytes, size_t size,
+                const char *deps)
+{
+    struct bl_err why = {0};
+    int dfd = kcache_dir_open(in->cache_dir, &why);
+    struct kcache_entry e = {(char *)log, (char *)lowered, (unsigned char *)bytes, size,
+                             (char *)deps};
+    if ((dfd < 0 || kcache_store(dfd, cname, key, &e)) && in->dbg)
+        fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, cname,
+                dfd < 0 ? why.msg : strerror(errno));
+    if (dfd >= 0)
+        close(dfd);
 }

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <time.h>
 
 #include "../base/err.h"
 #include "../kernel/kernel.h"
@@ -72,7 +73,9 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
  * path, -1 when there is none. */
 int knvcc_find(char *path, size_t size);
 
-/* knvcc_id: what identifies that nvcc in a cache key (path, size, modification time). */
+/* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
+ * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
+ * them). */
 void knvcc_id(const char *nvcc, char *id, size_t size);
 
 /* knvcc_compile: the device side of in->src's file (in->name) with nvcc -cubin -lineinfo
@@ -82,6 +85,16 @@ void knvcc_id(const char *nvcc, char *id, size_t size);
  * in->name_expr found among the cubin's functions. Returns 0 with out->ok telling whether it
  * compiled, or -1 with err (GPU_KERNEL_ESYSTEM) when nvcc could not be run. */
 int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err);
+
+/* kcompile_nvcc: knvcc_compile through the cache in in->cache_dir (none when it is NULL or
+ * "", or in->name_expr is NULL): an entry of the same key (kcache_key_compile: the output
+ * kind, knvcc_id, the options, the source and its quoted includes) answers without running
+ * nvcc (*cache_hit 1). A cubin compiled is kept only when the kernel's symbol was found in
+ * it; compiling a cubin also keeps the PTX nvcc made on the way (-keep), under the key a
+ * -ptx compile of the same input has, so the executor's PTX (predict/exec.c) needs no second
+ * nvcc. Returns as knvcc_compile. */
+int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+                  struct bl_err *err);
 
 /* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>", "k<MODE_A>"
  * with MODE_A an enumerator, #define or const int of src), by the demangled names of its
@@ -143,10 +156,22 @@ struct kcache_entry {
     char *lowered;
     unsigned char *cubin;
     size_t cubin_size;
+    char *deps;                  /* kcache_store: NULL or kcache_deps' list; kcache_load
+                                    checks it and leaves this NULL */
 };
 
+/* kcache_deps: for each absolute path of paths (one a line) other than those under the
+ * directory skip, a line "HASH PATH" (the hash of its bytes now): the files a compile read,
+ * which an entry holds and kcache_load reads again, so an edited header that the key's
+ * include scan cannot see (found through -I or <...>) is a miss. NULL (store no entry) when
+ * a path is not absolute, cannot be read, or was changed (its data or its inode) at or
+ * after since (CLOCK_REALTIME when the compile started). Free it. */
+char *kcache_deps(const char *paths, const char *skip, struct timespec since);
+
 /* kcache_load: the entry name in directory dfd when it is a regular file of this user's (no
- * link followed) whose key equals key. 0, or -1 (no entry, not ours, another key). */
+ * link followed) whose key equals key, whose checksum holds (no byte changed, none missing
+ * or added) and whose files (kcache_deps) still have the bytes they had. 0, or -1 (no entry,
+ * not ours, another key, altered, a file it read changed). */
 int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcache_entry *e);
 
 /* kcache_store: writes the entry under a temporary name made exclusively (O_EXCL, never
@@ -154,6 +179,34 @@ int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcac
  * is removed). Temporary files of killed stores (untouched for 10 minutes) go first. */
 int kcache_store(int dfd, const char *name, const struct keybuf *key,
                  const struct kcache_entry *e);
+
+/* The entries' bytes in one cache directory stay under KCACHE_DIR_MAX: after each store,
+ * kcache_trim removes the least recently used (a hit refreshes an entry's modification
+ * time) until they fit. kcache_trim returns how many it removed, -1 when dfd cannot be
+ * read. Only entries' names (16 hex digits, '.', a kind) of regular files of this user's
+ * are counted and removed. */
+#define KCACHE_DIR_MAX (256ull << 20)
+int kcache_trim(int dfd, unsigned long long max);
+
+/* kcache_key_compile: the key of in's compile into key (free key->s) and the entry's name
+ * ("HASH.KIND") into cname: "banklab kernel cache 2", kind ("cubin", "ptx"), the
+ * compiler's identity (knvcc_id, or NVRTC's version), in->name, in->name_expr, opts, the
+ * source and its quoted includes (kcache_key_includes). 0, or -1 when there is to be no
+ * cache (no directory, no name_expr, a key over its limits). */
+int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
+                       const char *const *opts, int nopts, struct keybuf *key, char *cname,
+                       size_t n);
+
+/* kcache_get: the entry cname of key in cache_dir into out (log, lowered, cubin; ok 1).
+ * 0 on a hit; -1 (no entry, another key, an entry torn or altered, a refused directory). */
+int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
+               struct compiled *out);
+
+/* kcache_put: bytes[size] (with the log, the lowered name and deps, kcache_deps' list or
+ * NULL) stored as cname of key in in->cache_dir; a failure only goes to in->dbg. */
+void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
+                const char *log, const char *lowered, const void *bytes, size_t size,
+                const char *deps);
 
 /* ---- sass.c: shared-memory instructions in a cubin (sm_70 .. sm_90 encodings) ---- */
 

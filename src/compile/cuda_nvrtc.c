@@ -80,44 +80,6 @@ void compiled_done(struct compiled *c)
     memset(c, 0, sizeof *c);
 }
 
-/* ---- the compile cache (compile/cache.c: the key, a private directory, no links) ---- */
-
-/* The cached compile of key in cache_dir, into out. 0 on a hit. */
-static int cache_get(const char *cache_dir, const char *name, const struct keybuf *key,
-                     struct compiled *out)
-{
-    int dfd = kcache_dir_open(cache_dir, NULL);
-    struct kcache_entry e;
-    if (dfd < 0)
-        return -1;
-    int rc = kcache_load(dfd, name, key, &e);
-    close(dfd);
-    if (rc)
-        return -1;
-    out->log = e.log;
-    out->cubin = e.cubin;
-    out->cubin_size = e.cubin_size;
-    snprintf(out->lowered, sizeof out->lowered, "%s", e.lowered);
-    free(e.lowered);
-    out->ok = 1;
-    return 0;
-}
-
-static void cache_put(const struct kcompile_in *in, const char *name, const struct keybuf *key,
-                      const struct compiled *c)
-{
-    struct bl_err why = {0};
-    int dfd = kcache_dir_open(in->cache_dir, &why);
-    struct kcache_entry e = {c->log, (char *)c->lowered, c->cubin, c->cubin_size};
-    if (dfd < 0 || kcache_store(dfd, name, key, &e)) {
-        if (in->dbg)
-            fprintf(in->dbg, "cache: cannot write %s/%s: %s\n", in->cache_dir, name,
-                    dfd < 0 ? why.msg : strerror(errno));
-    }
-    if (dfd >= 0)
-        close(dfd);
-}
-
 /* NVRTC, once per process. */
 static int rtc_ready(struct rtc *r)
 {
@@ -149,54 +111,33 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     int nopts = 5;
     for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++) /* -I, -D, --nvcc-flag */
         opts[nopts++] = in->flags[i];
-    char compiler[PATH_MAX + 64] = "";
-    if (in->nvcc) /* the toolkit's nvcc (compile/nvcc.c): the same cache, its own key */
-        knvcc_id(in->nvcc, compiler, sizeof compiler);
-    else if (!rtc_ready(r)) {
+    if (in->nvcc) { /* the toolkit's nvcc (compile/nvcc.c): the same cache, its own key */
+        int rv = kcompile_nvcc(in, out, cache_hit, err);
+        if (rv == 0 && out->ok && in->name_expr && !in->ptx && !out->lowered[0])
+            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_KERNEL, in->name,
+                         in->name_expr);
+        return rv;
+    }
+    if (!rtc_ready(r)) {
         *err = r->err;
         return -1;
     }
     struct rtc_api *api = &r->api;
     int vmaj = 0, vmin = 0;
-    if (!in->nvcc)
-        api->version(&vmaj, &vmin);
+    api->version(&vmaj, &vmin);
 
     /* the cache key: everything that goes into the cubin */
     struct keybuf key = {0};
-    char cname[64] = "";
-    int use_cache = in->cache_dir && in->cache_dir[0] && in->name_expr;
-    if (use_cache) {
-        char head[PATH_MAX + 512];
-        int hl = snprintf(head, sizeof head, "banklab kernel cache 1\nnvrtc %d.%d\nname %s\nexpr %s\n",
-                          vmaj, vmin, in->name, in->name_expr);
-        kcache_key_add(&key, head, (size_t)hl);
-        kcache_key_add(&key, compiler, strlen(compiler));
-        for (int i = 0; i < nopts; i++) {
-            kcache_key_add(&key, opts[i], strlen(opts[i]));
-            kcache_key_add(&key, "\n", 1);
-        }
-        kcache_key_add(&key, "source\n", 7);
-        kcache_key_add(&key, in->src, in->len);
-        kcache_key_includes(&key, in->dir, in->src, in->len);
-        use_cache = key.s && !key.failed;
-        if (use_cache) {
-            uint64_t h = bl_hash(BL_HASH_SEED, key.s, key.len);
-            snprintf(cname, sizeof cname, "%016llx.cubin", (unsigned long long)h);
-            if (cache_get(in->cache_dir, cname, &key, out) == 0) {
-                *cache_hit = 1;
-                free(key.s);
-                return 0;
-            }
-        }
+    char cname[64] = "", compiler[64];
+    snprintf(compiler, sizeof compiler, "nvrtc %d.%d", vmaj, vmin);
+    int use_cache = kcache_key_compile(in, "cubin", compiler, opts, nopts, &key, cname,
+                                       sizeof cname) == 0;
+    if (use_cache && kcache_get(in->cache_dir, cname, &key, out) == 0) {
+        *cache_hit = 1;
+        free(key.s);
+        return 0;
     }
     int rv = 0;
-    if (in->nvcc) {
-        rv = knvcc_compile(in, out, err);
-        if (rv == 0 && out->ok && in->name_expr && !out->lowered[0])
-            rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVCC_NO_KERNEL, in->name,
-                         in->name_expr);
-        goto store;
-    }
     nvrtcProgram prog;
     nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
     if (nr != NVRTC_SUCCESS) {
@@ -230,9 +171,8 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
         }
     }
     api->destroy(&prog);
-store:
     if (rv == 0 && out->ok && use_cache && out->lowered[0])
-        cache_put(in, cname, &key, out);
+        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, NULL);
     free(key.s);
     return rv;
 }

@@ -409,7 +409,8 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
         bl_msg_set(why, NULL, 0, KSL_NO_COMPILER);
         return NULL;
     }
-    rc = knvcc_compile(&in, &comp, &err);
+    int hit = 0;
+    rc = kcompile_nvcc(&in, &comp, &hit, &err);
 #endif
     if (rc && (err.status == GPU_KERNEL_ETIMEOUT || err.why.id == KRN_TMPDIR_FULL ||
                err.why.id == KRN_COMPILER_MEMORY)) {

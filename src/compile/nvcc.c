@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/utf8.h"
@@ -72,12 +73,28 @@ int knvcc_find(char *path, size_t size)
 
 void knvcc_id(const char *nvcc, char *id, size_t size)
 {
-    struct stat st;
-    if (stat(nvcc, &st) == 0)
-        bl_fmt(id, size, "nvcc %s %lld %lld", nvcc, (long long)st.st_size,
-               (long long)st.st_mtime);
+    char dir[PATH_MAX], p[PATH_MAX + 32];
+    bl_fmt(dir, sizeof dir, "%s", nvcc);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        slash[1] = '\0';
     else
-        bl_fmt(id, size, "nvcc %s", nvcc);
+        dir[0] = '\0';
+    static const char *const tools[] = {"", "../nvvm/bin/cicc", "ptxas"};
+    size_t o = 0;
+    for (int i = 0; i < 3; i++) {
+        struct stat st;
+        if (i)
+            bl_fmt(p, sizeof p, "%s%s", dir, tools[i]);
+        else
+            bl_fmt(p, sizeof p, "%s", nvcc);
+        if (stat(p, &st) == 0)
+            o += bl_fmt(id + o, size - o, "%snvcc %s %lld %lld.%09ld", i ? " " : "", p,
+                        (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+                        (long)st.st_mtim.tv_nsec);
+        else
+            o += bl_fmt(id + o, size - o, "%s%s", i ? " " : "", p);
+    }
 }
 
 /* ---- running it ---- */
@@ -387,6 +404,29 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
 
 /* ---- the compile ---- */
 
+/* the one .ptx file nvcc -keep left in dir, or NULL */
+static unsigned char *read_file(const char *path, size_t *n);
+static unsigned char *kept_ptx(const char *dir, size_t *n)
+{
+    struct sys_dir *d = sys_dir_open(dir);
+    const char *e;
+    char path[PATH_MAX + NAME_MAX + 2];
+    unsigned char *text = NULL;
+    int found = 0;
+    while (d && (e = sys_dir_next(d))) {
+        size_t l = strlen(e);
+        if (l > 4 && !strcmp(e + l - 4, ".ptx")) {
+            found++;
+            bl_fmt(path, sizeof path, "%s/%s", dir, e);
+        }
+    }
+    if (d)
+        sys_dir_close(d);
+    if (found == 1)
+        text = read_file(path, n);
+    return text;
+}
+
 static unsigned char *read_file(const char *path, size_t *n)
 {
     FILE *f = fopen(path, "rb");
@@ -485,8 +525,76 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
     return fclose(f) ? -1 : 0;
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
+/* The files a compile read, from the linemarkers (# LINE "PATH" FLAGS) of the device side's
+ * preprocessed text that nvcc -keep left in dir (NAME.cpp1.ii): each distinct path once, one
+ * a line; NULL when there is no such file. */
+static char *kept_deps(const char *dir)
 {
+    struct sys_dir *d = sys_dir_open(dir);
+    const char *e;
+    char path[PATH_MAX + NAME_MAX + 2];
+    int found = 0;
+    while (d && (e = sys_dir_next(d))) {
+        size_t l = strlen(e);
+        if (l > 8 && !strcmp(e + l - 8, ".cpp1.ii")) {
+            found++;
+            bl_fmt(path, sizeof path, "%s/%s", dir, e);
+        }
+    }
+    if (d)
+        sys_dir_close(d);
+    size_t n = 0;
+    unsigned char *text = found == 1 ? read_file(path, &n) : NULL;
+    if (!text)
+        return NULL;
+    struct keybuf out = {0}, seen = {0};
+    char last[PATH_MAX + 2] = "";
+    kbuf_add(&out, "", 0, SIZE_MAX);
+    kbuf_add(&seen, "\n", 1, SIZE_MAX);
+    for (char *p = (char *)text, *end = p + n; p < end;) {
+        char *nl = memchr(p, '\n', (size_t)(end - p));
+        nl = nl ? nl : end;
+        char *q = p + 1, name[PATH_MAX + 2];
+        size_t o = 0;
+        if (*p == '#' && q < nl && *q == ' ' && isdigit((unsigned char)q[1])) {
+            for (q++; q < nl && isdigit((unsigned char)*q); q++)
+                ;
+            if (q + 1 < nl && q[0] == ' ' && q[1] == '"') {
+                for (q += 2; q < nl && *q != '"' && o + 2 < sizeof name; q++)
+                    name[o++] = *q == '\\' && q + 1 < nl ? *++q : *q;
+                name[o] = '\0';
+                if (o && name[0] != '<' && strcmp(name, last)) {
+                    bl_fmt(last, sizeof last, "%s", name);
+                    name[o++] = '\n';
+                    name[o] = '\0';
+                    char *at = strstr(seen.s, name);
+                    if (!at || at[-1] != '\n') {
+                        kbuf_add(&seen, name, o, SIZE_MAX);
+                        kbuf_add(&out, name, o, SIZE_MAX);
+                    }
+                }
+            }
+        }
+        p = nl + 1;
+    }
+    free(seen.s);
+    free(text);
+    return out.s;
+}
+
+struct kept {                    /* what nvcc -keep left besides the output */
+    char *ptx;                   /* a cubin compile's PTX (NULL: none) */
+    size_t ptx_size;
+    char *deps;                  /* kcache_deps of the files it read (NULL: none) */
+};
+
+/* knvcc_compile, and with keep (k not NULL) the PTX a cubin compile made on the way and the
+ * files the compile read into *k */
+static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compiled *out,
+                    struct bl_err *err)
+{
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
     char dir[PATH_MAX];
     sys_tmp_sweep("nvcc", 0); /* those of measuring processes killed with their caller */
     if (sys_tmp_make("nvcc", dir, sizeof dir)) {
@@ -513,6 +621,11 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
     argv[ac++] = inc;
     for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
         argv[ac++] = (char *)in->flags[i];
+    if (k) { /* nvcc's PTX on the way to the cubin (the same bytes), its preprocessed text */
+        argv[ac++] = "-keep";
+        argv[ac++] = "--keep-dir";
+        argv[ac++] = dir;
+    }
     argv[ac++] = "-o";
     argv[ac++] = cubin;
     argv[ac++] = input;
@@ -544,7 +657,76 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
         if (in->name_expr && !in->ptx)
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
+        if (k && !in->ptx)
+            k->ptx = (char *)kept_ptx(dir, &k->ptx_size);
+        char *paths = k ? kept_deps(dir) : NULL;
+        if (paths)
+            k->deps = kcache_deps(paths, dir, start);
+        free(paths);
     }
     sys_tmp_remove(dir);
     return 0;
+}
+
+int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
+{
+    return nvcc_run(in, NULL, out, err);
+}
+
+/* the options of an nvcc compile as its cache key has them (knvcc_compile's argv less the
+ * output, the temporary paths and -keep) */
+static int key_options(const struct kcompile_in *in, const char **opts, char *arch, char *inc)
+{
+    int n = 0;
+    sprintf(arch, "-arch=sm_%d", in->arch);
+    bl_fmt(inc, PATH_MAX + 4, "-I%s", in->dir);
+    opts[n++] = "-lineinfo";
+    opts[n++] = arch;
+    opts[n++] = inc;
+    for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
+        opts[n++] = in->flags[i];
+    return n;
+}
+
+int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+                  struct bl_err *err)
+{
+    memset(out, 0, sizeof *out);
+    *cache_hit = 0;
+    char compiler[3 * PATH_MAX], arch[32], inc[PATH_MAX + 4], cname[64], pname[64];
+    const char *opts[4 + GPU_KERNEL_MAX_FLAGS];
+    knvcc_id(in->nvcc, compiler, sizeof compiler);
+    int nopts = key_options(in, opts, arch, inc);
+    struct keybuf key, pkey = {0};
+    const char *kind = in->ptx ? "ptx" : "cubin";
+    int cached = kcache_key_compile(in, kind, compiler, opts, nopts, &key, cname, sizeof cname) == 0;
+    if (cached && kcache_get(in->cache_dir, cname, &key, out) == 0) {
+        *cache_hit = 1;
+        free(key.s);
+        return 0;
+    }
+    /* the PTX too, when its entry is missing: one nvcc for both */
+    int ptx_too = cached && !in->ptx &&
+                  kcache_key_compile(in, "ptx", compiler, opts, nopts, &pkey, pname,
+                                     sizeof pname) == 0;
+    if (ptx_too) {
+        struct compiled have;
+        memset(&have, 0, sizeof have);
+        if (kcache_get(in->cache_dir, pname, &pkey, &have) == 0)
+            ptx_too = 0;
+        free(have.log);
+        free(have.cubin);
+    }
+    struct kept k = {0};
+    int rc = nvcc_run(in, cached ? &k : NULL, out, err);
+    /* an entry only with the list of the files the compile read (kcache_deps) */
+    if (rc == 0 && out->ok && cached && k.deps && (in->ptx || out->lowered[0]))
+        kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, k.deps);
+    if (rc == 0 && out->ok && ptx_too && k.ptx && k.deps)
+        kcache_put(in, pname, &pkey, out->log, "", k.ptx, k.ptx_size, k.deps);
+    free(k.ptx);
+    free(k.deps);
+    free(key.s);
+    free(pkey.s);
+    return rc;
 }

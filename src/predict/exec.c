@@ -1,14 +1,19 @@
-/* exec.c: a kernel-only file's kernel executed on the CPU (predict/exec.h): nvcc -ptx,
+/* exec.c: a kernel-only file's kernel executed on the CPU (predict/exec.h): nvcc -ptx (through
+ * the kernel cache: the SASS compile of the same file leaves its PTX there),
  * the kernel found among the PTX's by its demangled name, its parameters bound as the GPU
  * child binds them (cuda_kernel.c: --arg values, --buffer-size buffers filled by --fill),
  * ptx_run with every access vetted against the buffers, and the per-line sums of ptx_agg
- * written into the prediction's lines. */
+ * written into the prediction's lines; the lines an execution wrote are kept in the kernel
+ * cache under everything the execution depends on, so an unchanged request is not executed
+ * twice. */
 #include <ctype.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "../base/fmt.h"
+#include "../base/hash.h"
 #include "../base/utf8.h"
 #include "../model/bank.h"
 #include "../ptx/ptx.h"
@@ -210,10 +215,12 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
     struct kcompile_in in = {.src = src, .len = len, .name = named, .dir = dir,
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
                              .nvcc = nvcc, .nflags = req->nflags, .flags = req->flags,
-                             .path = real, .limit_s = req->time_limit, .ptx = 1};
+                             .path = real, .limit_s = req->time_limit, .ptx = 1,
+                             .cache_dir = req->cache_dir};
     struct compiled comp;
+    int hit = 0;
     memset(&comp, 0, sizeof comp);
-    if (knvcc_compile(&in, &comp, err))
+    if (kcompile_nvcc(&in, &comp, &hit, err))
         return NULL;
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
@@ -445,6 +452,138 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
     r->executed = 1;
 }
 
+/* ---- the executed figures in the kernel cache ----
+ * An execution is a function of the PTX, the launch (grid, block, --smem, --arg, buffers,
+ * --fill), the kernel's name, the prediction it amends (the reader's lines from the source
+ * and the SASS) and banklab itself: with all of them in the key, a hit gives exactly the lines
+ * an execution would. An entry holds the lines the execution changed (index, the line) and
+ * the result's counts. */
+
+struct memo {
+    struct keybuf key;
+    char name[64];
+    int on;
+};
+
+static void key_str(struct keybuf *k, const char *tag, const char *v)
+{
+    kcache_key_add(k, tag, strlen(tag));
+    kcache_key_add(k, v, strlen(v));
+    kcache_key_add(k, "\n", 1);
+}
+
+static void memo_key(struct memo *mc, const char *ptx, const struct gpu_kernel_request *req,
+                     const char *name_expr, const struct kp_result *r)
+{
+    memset(mc, 0, sizeof *mc);
+    struct stat st;
+    char t[512];
+    if (!req->cache_dir[0] || stat("/proc/self/exe", &st))
+        return;
+    struct keybuf *k = &mc->key;
+    bl_fmt(t, sizeof t, "banklab exec 1\nexe %lld %lld.%09ld %llu %zu\n", (long long)st.st_size,
+           (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+           (unsigned long long)st.st_ino, sizeof(struct kp_line));
+    kcache_key_add(k, t, strlen(t));
+    key_str(k, "kernel ", name_expr ? name_expr : "");
+    key_str(k, "path ", req->path);
+    bl_fmt(t, sizeof t, "launch %u %u %u %u %u %u %llu %llu %d\n", req->grid[0], req->grid[1],
+           req->grid[2], req->block[0], req->block[1], req->block[2], req->smem,
+           req->buffer_size, (int)req->fill);
+    kcache_key_add(k, t, strlen(t));
+    for (int i = 0; i < req->nargs; i++) {
+        key_str(k, "arg ", req->args[i].name);
+        key_str(k, "= ", req->args[i].value);
+    }
+    for (int i = 0; i < req->nbufs; i++) {
+        key_str(k, "buffer ", req->bufs[i].name);
+        key_str(k, "= ", req->bufs[i].value);
+    }
+    uint64_t h = bl_hash(BL_HASH_SEED, r->line, (size_t)r->nlines * sizeof *r->line);
+    bl_fmt(t, sizeof t, "lines %d %016llx\nptx\n", r->nlines, (unsigned long long)h);
+    kcache_key_add(k, t, strlen(t));
+    kcache_key_add(k, ptx, strlen(ptx));
+    if (!k->s || k->failed) {
+        free(k->s);
+        memset(mc, 0, sizeof *mc);
+        return;
+    }
+    bl_fmt(mc->name, sizeof mc->name, "%016llx.exec",
+           (unsigned long long)bl_hash(BL_HASH_SEED, k->s, k->len));
+    mc->on = 1;
+}
+
+struct memo_head {
+    int nchanged, npredicted, ncannot, nlines;
+    unsigned long long steps;
+};
+
+/* the entry of mc applied to r: 0, or -1 (none, or not one for these lines) */
+static int memo_get(const struct memo *mc, const struct gpu_kernel_request *req,
+                    struct kp_result *r)
+{
+    struct compiled c;
+    memset(&c, 0, sizeof c);
+    if (!mc->on || kcache_get(req->cache_dir, mc->name, &mc->key, &c))
+        return -1;
+    struct memo_head h;
+    size_t rec = sizeof(int) + sizeof(struct kp_line);
+    int ok = c.cubin_size >= sizeof h;
+    if (ok) {
+        memcpy(&h, c.cubin, sizeof h);
+        ok = h.nlines == r->nlines && h.nchanged >= 0 && h.nchanged <= r->nlines &&
+             c.cubin_size == sizeof h + (size_t)h.nchanged * rec;
+    }
+    for (int i = 0; ok && i < h.nchanged; i++) {
+        int at;
+        memcpy(&at, c.cubin + sizeof h + (size_t)i * rec, sizeof at);
+        ok = at >= 0 && at < r->nlines;
+    }
+    for (int i = 0; ok && i < h.nchanged; i++) {
+        int at;
+        const unsigned char *p = c.cubin + sizeof h + (size_t)i * rec;
+        memcpy(&at, p, sizeof at);
+        memcpy(&r->line[at], p + sizeof at, sizeof(struct kp_line));
+    }
+    if (ok) {
+        r->npredicted = h.npredicted;
+        r->ncannot = h.ncannot;
+        r->exec_steps = h.steps;
+        r->executed = 1;
+    }
+    free(c.log);
+    free(c.cubin);
+    return ok ? 0 : -1;
+}
+
+/* the lines of r that differ from before[], and r's counts, stored under mc */
+static void memo_put(const struct memo *mc, const struct gpu_kernel_request *req,
+                     const struct kp_line *before, const struct kp_result *r)
+{
+    if (!mc->on || !before)
+        return;
+    struct memo_head h = {0, r->npredicted, r->ncannot, r->nlines, r->exec_steps};
+    size_t rec = sizeof(int) + sizeof(struct kp_line);
+    for (int i = 0; i < r->nlines; i++)
+        h.nchanged += memcmp(&before[i], &r->line[i], sizeof *before) != 0;
+    unsigned char *b = malloc(sizeof h + (size_t)h.nchanged * rec);
+    if (!b)
+        return;
+    memcpy(b, &h, sizeof h);
+    unsigned char *p = b + sizeof h;
+    for (int i = 0; i < r->nlines; i++)
+        if (memcmp(&before[i], &r->line[i], sizeof *before)) {
+            memcpy(p, &i, sizeof i);
+            memcpy(p + sizeof i, &r->line[i], sizeof *before);
+            p += rec;
+        }
+    struct kcompile_in in;
+    memset(&in, 0, sizeof in);
+    in.cache_dir = req->cache_dir;
+    kcache_put(&in, mc->name, &mc->key, "", "", b, (size_t)(p - b), NULL);
+    free(b);
+}
+
 static void note(struct kp_result *r, const struct bl_err *err)
 {
     bl_err_msg(err, &r->exec_note);
@@ -461,6 +600,18 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
     char named[PATH_MAX], root[PATH_MAX + 2];
     char *text = make_ptx(src, len, req, name_expr, named, sizeof named, root, sizeof root - 1,
                           &err);
+    struct memo mc = {0};
+    if (text)
+        memo_key(&mc, text, req, name_expr, r);
+    if (text && memo_get(&mc, req, r) == 0) {
+        free(text);
+        free(mc.key.s);
+        return 0;
+    }
+    struct kp_line *before = mc.on ? malloc((size_t)(r->nlines ? r->nlines : 1) * sizeof *before)
+                                   : NULL;
+    if (before)
+        memcpy(before, r->line, (size_t)r->nlines * sizeof *before);
     struct ptx_module *m = text ? ptx_module_parse(text, strlen(text), &err) : NULL;
     free(text);
     int nk = 0, k = -1, rc = -1;
@@ -498,6 +649,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
             kexec_apply_lines(&c.agg, req->path, r);
             r->exec_steps = steps;
             rc = 0;
+            memo_put(&mc, req, before, r);
         } else
             bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         ptx_agg_free(&c.agg);
@@ -505,6 +657,8 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
     for (int i = 0; i < KSRC_MAX_PARAMS; i++)
         free(c.buf[i]);
     ptx_module_free(m);
+    free(before);
+    free(mc.key.s);
     if (rc)
         note(r, &err);
     return rc;

@@ -3,7 +3,9 @@
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
  * be this user's and closed to others; entries are never read or written through a link and
- * a store leaves no temporary file and removes those of killed stores (issue 19). */
+ * a store leaves no temporary file and removes those of killed stores (issue 19); an entry
+ * with a byte changed or cut short is never taken; the directory stays under its bound, the
+ * least recently used entries removed first. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -162,7 +164,7 @@ static void test_dir_and_entries(void **state)
     struct keybuf key = {0};
     kcache_key_add(&key, "the key", 7);
     unsigned char cubin[4] = {1, 2, 3, 4};
-    struct kcache_entry e = {"log", "_Z1kv", cubin, sizeof cubin}, back;
+    struct kcache_entry e = {"log", "_Z1kv", cubin, sizeof cubin, NULL}, back;
     assert_int_equal(kcache_store(dfd, "a.cubin", &key, &e), 0);
     assert_int_equal(kcache_load(dfd, "a.cubin", &key, &back), 0);
     assert_int_equal(back.cubin_size, 4);
@@ -231,6 +233,107 @@ static void test_dir_and_entries(void **state)
     }
 }
 
+/* An entry with any one byte changed, or cut short anywhere, is a miss (the caller compiles
+ * again), never a cubin with other bytes. */
+static void test_altered_entries(void **state)
+{
+    (void)state;
+    char cdir[512], path[600];
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    int dfd = kcache_dir_open(cdir, NULL);
+    assert_true(dfd >= 0);
+    struct keybuf key = {0};
+    kcache_key_add(&key, "k", 1);
+    unsigned char body[64];
+    for (size_t i = 0; i < sizeof body; i++)
+        body[i] = (unsigned char)(i * 7);
+    struct kcache_entry e = {"a log", "_Z1kv", body, sizeof body, NULL}, back;
+    assert_int_equal(kcache_store(dfd, "0123456789abcdef.cubin", &key, &e), 0);
+    snprintf(path, sizeof path, "%s/0123456789abcdef.cubin", cdir);
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    unsigned char good[512];
+    size_t n = fread(good, 1, sizeof good, f);
+    fclose(f);
+    assert_true(n > sizeof body && n < sizeof good);
+    for (size_t at = 0; at < n; at++) {
+        unsigned char bad[512];
+        memcpy(bad, good, n);
+        bad[at] ^= 0x01;
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(bad, 1, n, f), n);
+        fclose(f);
+        if (kcache_load(dfd, "0123456789abcdef.cubin", &key, &back) == 0)
+            fail_msg("byte %zu of %zu changed: the entry was taken", at, n);
+    }
+    for (size_t len = 0; len < n; len++) {
+        f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(good, 1, len, f), len);
+        fclose(f);
+        if (kcache_load(dfd, "0123456789abcdef.cubin", &key, &back) == 0)
+            fail_msg("cut to %zu of %zu bytes: the entry was taken", len, n);
+    }
+    f = fopen(path, "wb"); /* and a byte too many */
+    assert_non_null(f);
+    assert_int_equal(fwrite(good, 1, n, f), n);
+    fputc(0, f);
+    fclose(f);
+    assert_int_equal(kcache_load(dfd, "0123456789abcdef.cubin", &key, &back), -1);
+    f = fopen(path, "wb"); /* the good bytes again: a hit */
+    assert_non_null(f);
+    assert_int_equal(fwrite(good, 1, n, f), n);
+    fclose(f);
+    assert_int_equal(kcache_load(dfd, "0123456789abcdef.cubin", &key, &back), 0);
+    assert_memory_equal(back.cubin, body, sizeof body);
+    free(back.log);
+    free(back.lowered);
+    free(back.cubin);
+    free(key.s);
+    close(dfd);
+}
+
+/* The directory's entries stay under the bound: the least recently used go first (a load
+ * makes an entry recent), and nothing but entries is counted or removed. */
+static void test_trim(void **state)
+{
+    (void)state;
+    char cdir[512];
+    snprintf(cdir, sizeof cdir, "%s/cache", dir);
+    int dfd = kcache_dir_open(cdir, NULL);
+    assert_true(dfd >= 0);
+    struct keybuf key = {0};
+    kcache_key_add(&key, "k", 1);
+    static unsigned char body[10000];
+    struct kcache_entry e = {"", "", body, sizeof body, NULL}, back;
+    const char *names[4] = {"000000000000000a.cubin", "000000000000000b.ptx",
+                            "000000000000000c.cubin", "000000000000000d.cubin"};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(kcache_store(dfd, names[i], &key, &e), 0);
+        int fd = openat(dfd, names[i], O_RDONLY);
+        struct timespec t[2] = {{time(NULL) - 100 + i, 0}, {time(NULL) - 100 + i, 0}};
+        assert_int_equal(futimens(fd, t), 0); /* a first, d last */
+        close(fd);
+    }
+    put("cache/notes.txt", "not an entry\n");
+    assert_int_equal(kcache_load(dfd, names[0], &key, &back), 0); /* a: used now */
+    free(back.log);
+    free(back.lowered);
+    free(back.cubin);
+    assert_int_equal(kcache_trim(dfd, 1ull << 30), 0);
+    /* room for two entries: b and c, the least recently used, go */
+    assert_int_equal(kcache_trim(dfd, 2 * sizeof body + 400), 2);
+    struct stat st;
+    assert_int_equal(fstatat(dfd, names[0], &st, 0), 0);
+    assert_int_equal(fstatat(dfd, names[1], &st, 0), -1);
+    assert_int_equal(fstatat(dfd, names[2], &st, 0), -1);
+    assert_int_equal(fstatat(dfd, names[3], &st, 0), 0);
+    assert_int_equal(fstatat(dfd, "notes.txt", &st, 0), 0);
+    free(key.s);
+    close(dfd);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -239,6 +342,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_chain_1000, setup, teardown),
         cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dir_and_entries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_altered_entries, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trim, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
