@@ -457,7 +457,7 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
  * --fill), the kernel's name, the prediction it amends (the reader's lines from the source
  * and the SASS) and banklab itself: with all of them in the key, a hit gives exactly the lines
  * an execution would. An entry holds the lines the execution changed (index, the line) and
- * the result's counts. */
+ * the result's counts, its note and its kept warps (struct kp_warp, plain data). */
 
 struct memo {
     struct keybuf key;
@@ -514,8 +514,9 @@ static void memo_key(struct memo *mc, const char *ptx, const struct gpu_kernel_r
 }
 
 struct memo_head {
-    int nchanged, npredicted, ncannot, nlines;
+    int nchanged, npredicted, ncannot, nlines, nwarps;
     unsigned long long steps;
+    struct bl_msg note;             /* the execution's note (r->exec_note) */
 };
 
 /* the entry of mc applied to r: 0, or -1 (none, or not one for these lines) */
@@ -532,7 +533,9 @@ static int memo_get(const struct memo *mc, const struct gpu_kernel_request *req,
     if (ok) {
         memcpy(&h, c.cubin, sizeof h);
         ok = h.nlines == r->nlines && h.nchanged >= 0 && h.nchanged <= r->nlines &&
-             c.cubin_size == sizeof h + (size_t)h.nchanged * rec;
+             h.nwarps >= 0 && h.nwarps <= (r->nlines ? r->nlines : 1) * KP_LINE_WARPS &&
+             c.cubin_size == sizeof h + (size_t)h.nchanged * rec +
+                                 (size_t)h.nwarps * sizeof(struct kp_warp);
     }
     for (int i = 0; ok && i < h.nchanged; i++) {
         int at;
@@ -545,11 +548,23 @@ static int memo_get(const struct memo *mc, const struct gpu_kernel_request *req,
         memcpy(&at, p, sizeof at);
         memcpy(&r->line[at], p + sizeof at, sizeof(struct kp_line));
     }
+    struct kp_warp *w = NULL;
+    if (ok && h.nwarps) {
+        w = malloc((size_t)h.nwarps * sizeof *w);
+        ok = w != NULL;
+        if (ok)
+            memcpy(w, c.cubin + sizeof h + (size_t)h.nchanged * rec,
+                   (size_t)h.nwarps * sizeof *w);
+    }
     if (ok) {
         r->npredicted = h.npredicted;
         r->ncannot = h.ncannot;
         r->exec_steps = h.steps;
         r->executed = 1;
+        r->exec_note = h.note;
+        free(r->warps);
+        r->warps = w;
+        r->nwarps = h.nwarps;
     }
     free(c.log);
     free(c.cubin);
@@ -562,11 +577,19 @@ static void memo_put(const struct memo *mc, const struct gpu_kernel_request *req
 {
     if (!mc->on || !before)
         return;
-    struct memo_head h = {0, r->npredicted, r->ncannot, r->nlines, r->exec_steps};
+    struct memo_head h;
+    memset(&h, 0, sizeof h);
+    h.npredicted = r->npredicted;
+    h.ncannot = r->ncannot;
+    h.nlines = r->nlines;
+    h.nwarps = r->warps ? r->nwarps : 0;
+    h.steps = r->exec_steps;
+    h.note = r->exec_note;
     size_t rec = sizeof(int) + sizeof(struct kp_line);
     for (int i = 0; i < r->nlines; i++)
         h.nchanged += memcmp(&before[i], &r->line[i], sizeof *before) != 0;
-    unsigned char *b = malloc(sizeof h + (size_t)h.nchanged * rec);
+    size_t wbytes = (size_t)h.nwarps * sizeof(struct kp_warp);
+    unsigned char *b = malloc(sizeof h + (size_t)h.nchanged * rec + wbytes);
     if (!b)
         return;
     memcpy(b, &h, sizeof h);
@@ -577,6 +600,10 @@ static void memo_put(const struct memo *mc, const struct gpu_kernel_request *req
             memcpy(p + sizeof i, &r->line[i], sizeof *before);
             p += rec;
         }
+    if (wbytes) {
+        memcpy(p, r->warps, wbytes);
+        p += wbytes;
+    }
     struct kcompile_in in;
     memset(&in, 0, sizeof in);
     in.cache_dir = req->cache_dir;

@@ -173,6 +173,18 @@ for f in assets/kernels/*.cu; do
         diff "tests/golden/kernel_model/$name.txt" "$tmp/g.out" | head -n 10
     fi
 done
+# --json too: the second run's warps[] (the executed worst warps and patterns) and notes come
+# from the cache entry, as the golden has them
+for r in 1 2; do
+    timeout 60 "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json >"$tmp/j.out" 2>&1
+    echo "exit $?" >>"$tmp/j.out"
+done
+if cmp -s "$tmp/j.out" tests/golden/kernel_model/transpose_seed.json.txt; then
+    ok "transpose_seed --json: the second run's report (its warps too) is the golden one"
+else
+    fail "transpose_seed --json: the second run differs from the golden:"
+    diff tests/golden/kernel_model/transpose_seed.json.txt "$tmp/j.out" | head -n 10
+fi
 n_exec=$(ls "$cache" | grep -c '\.exec$')
 [ "$n_exec" -ge 9 ] && ok "$n_exec executions kept" || fail "$n_exec executions kept"
 finish
