@@ -76,7 +76,7 @@ cmp -s "$TMP/before" "$TMP/t.fixed.cu" || fail "f wrote over t.fixed.cu"
 expect "banklab：内核 t\\.cu"
 keys q; expect "EXITED rc=0"
 
-# ---- a line the model cannot express ----
+# ---- a line the source reading cannot express, executed: atomicAdd is priced from the run ----
 start 80 24 $KENV -- assets/kernels/atomics.cu --lang en --reset
 expect "measuring it needs a"
 expect "^ model only"
@@ -85,7 +85,7 @@ keys n
 expect "^>  10 "
 keys n
 expect "^>  13 "
-expect "the model cannot predict it: atomicAdd is an atomic: the model has loads and"
+expect "model line 13: inst 32 . wavefronts 32 . ideal 32 . excess 0"
 keys q; expect "EXITED rc=0"
 start 80 24 $KENV -- assets/kernels/atomics.cu --lang zh --reset
 expect "测量需要 GPU"
@@ -94,7 +94,7 @@ keys Home
 keys n
 keys n
 expect "^>  13 "
-expect "原子操作"
+expect "模型，第 13 行：指令 32 · wavefront 32"
 keys q; expect "EXITED rc=0"
 # ---- the prediction runs beside the view: keys are answered while a long kernel is predicted
 # (BANKLAB_KP_FULL=1 makes the 2000 lines take seconds: the slow way, on purpose) ----
