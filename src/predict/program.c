@@ -443,6 +443,32 @@ static int same_kernel(const char *name, const char *name_expr)
     return !strchr(name_expr, '<') && strlen(name_expr) == n && !strncmp(name, name_expr, n);
 }
 
+/* launched (demangled, "ns::k<2>") is an instance of template name ("k" or "ns::k") */
+static int instance_of(const char *launched, const char *name)
+{
+    size_t n = strcspn(launched, "<"), k = strlen(name);
+    if (!launched[n])
+        return 0;
+    if (n == k && !strncmp(launched, name, n))
+        return 1;
+    return n > k + 2 && !strncmp(launched + n - k, name, k) && !strncmp(launched + n - k - 2, "::", 2);
+}
+
+int kxrt_instances(const struct kxrt_result *run, const char *name, char (*out)[GPU_KERNEL_TEXT],
+                   int max)
+{
+    int k = 0;
+    for (int i = 0; run && i < run->nlaunches && k < max; i++) {
+        const char *l = run->launches[i].kernel;
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++)
+            seen = !strcmp(out[j], l);
+        if (!seen && instance_of(l, name))
+            bl_fmt(out[k++], GPU_KERNEL_TEXT, "%s", l);
+    }
+    return k;
+}
+
 static void exec_note(struct kp_result *r, int id, ...)
 {
     va_list ap;
