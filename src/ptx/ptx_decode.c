@@ -183,7 +183,7 @@ int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len)
     if (is(s, len, "%tid") || is(s, len, "%ntid") || is(s, len, "%ctaid") ||
         is(s, len, "%nctaid"))
         return -1;
-    for (int i = 0; i < fn->npfx; i++)
+    for (int i = fn->npfx - 1; i >= 0; i--) /* the innermost block's name first */
         if (fn->pfx[i].count < 0 && fn->pfx[i].len == len && !memcmp(fn->pfx[i].name, s, len))
             return fn->pfx[i].base;
     uint32_t d = len;
@@ -192,7 +192,7 @@ int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len)
     if (d == len || d == 0)
         return -1;
     long n = strtol(s + d, NULL, 10);
-    for (int i = 0; i < fn->npfx; i++)
+    for (int i = fn->npfx - 1; i >= 0; i--)
         if (fn->pfx[i].count >= 0 && fn->pfx[i].len == d && !memcmp(fn->pfx[i].name, s, d) &&
             n < fn->pfx[i].count)
             return fn->pfx[i].base + (int)n;
@@ -309,12 +309,19 @@ static int operand(struct ptx_fn *fn, struct ptx_insn *in, int idx)
     }
     if (t->t != TOK_ID)
         return ptx_perr(fn, i, PTX_E_SYNTAX);
-    if (s[0] == '%') {
+    int r = ptx_reg_find(fn, s, t->len);
+    if (s[0] == '%' || r >= 0) { /* a register: %r1, or a block's own name (r0) */
         o->kind = O_REG;
         o->neg = (uint8_t)neg;
-        o->reg = ptx_reg_find(fn, s, t->len);
+        o->reg = r;
         if (o->reg < 0)
             return ptx_perr(fn, i, PTX_E_UNDECLARED);
+        fn->pos = i + 1;
+        return 0;
+    }
+    if (ptx_tok_id(fn, i, "WARP_SZ")) { /* PTX's constant: the warp's width */
+        o->kind = O_IMM;
+        o->imm = 32;
         fn->pos = i + 1;
         return 0;
     }
