@@ -296,6 +296,37 @@ struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum pt
     return f[n - 1];
 }
 
+static const char *base_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                 const char *const *sysdirs, const struct ptx_agg_sass *w, int nw)
+{
+    unsigned next[2] = {0, 0}; /* the cap of the next line with SASS, walking backwards */
+    for (int pc = ptx_kernel_ninsn(m, k) - 1; pc >= 0; pc--) {
+        struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
+                                           PTX_CHARGE_LEARNER_INNER, sysdirs);
+        if (f.line < 1 || (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
+            continue;
+        const struct ptx_agg_sass *l = NULL;
+        for (int i = 0; i < nw && !l; i++)
+            l = w[i].line == f.line && w[i].n > 0 ? &w[i] : NULL;
+        if (!l && ptx_agg_orphan(a, (unsigned)pc))
+            return -1;
+        for (int st = 0; st < 2; st++) {
+            unsigned width = l ? l->width[st] : next[st];
+            if (l)
+                next[st] = width;
+            if (width > 4 && ptx_agg_merge(a, (unsigned)pc, st, width))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs)
 {
     for (int w = 0; a->merge && w < 32 * PEND; w++)

@@ -82,6 +82,16 @@ int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width);
 /* ptx_agg_orphan: pc's line has no instruction of its own in the compiled code: a record of
  * pc that merges with a later one is charged to the later one's pc (and line) */
 int ptx_agg_orphan(struct ptx_agg *a, unsigned pc);
+/* one line of the learner's file in the compiled code: its shared-memory instructions there
+ * (n) and the widest LDS (width[0]) and STS (width[1]) among them, in bytes */
+struct ptx_agg_sass { unsigned line; int n; unsigned char width[2]; };
+/* ptx_agg_caps: merging as ptxas merged on kernel k, from the compiled code's lines of the file
+ * `named` (w: nw of them, every line of it with a shared instruction; any other line of it has
+ * none): a line with an access wider than 4 bytes lets its records merge up to that width, a
+ * line with none lets them merge as the next line's (ptx_agg_orphan); frames charged as
+ * PTX_CHARGE_LEARNER_INNER with sysdirs. 0 or -1 (out of memory) */
+int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                 const char *const *sysdirs, const struct ptx_agg_sass *w, int nw);
 /* ptx_agg_frame: the frame a loc is charged to (see ptx_agg_lines) */
 struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
                                const char *const *sysdirs);
