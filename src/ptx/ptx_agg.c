@@ -15,6 +15,7 @@ int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k)
     if (!m || k < 0 || k >= m->nkernels)
         return -1;
     a->ninsn = m->kernel[k].ninsn;
+    a->k = k;
     a->slot = malloc((size_t)(a->ninsn ? a->ninsn : 1) * sizeof *a->slot);
     if (!a->slot)
         return -1;
@@ -148,12 +149,28 @@ static void flush(struct ptx_agg *a, int w)
     price(a, p);
 }
 
+/* the base register of instruction pc's address (-1: a symbol's or a number), -2: none */
+static int base_reg(const struct ptx_agg *a, unsigned pc)
+{
+    if (pc >= (unsigned)a->ninsn)
+        return -2;
+    const struct ptx_insn *in = &a->m->kernel[a->k].insn[pc];
+    for (int i = 0; i < in->nopnd; i++)
+        if (in->o[i].kind == O_MEM)
+            return in->o[i].reg;
+    return -2;
+}
+
 /* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
- * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no */
-static int can_merge(const struct ptx_access *p, const struct ptx_access *r, unsigned cap)
+ * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no.
+ * Only accesses off the same base register merge: ptxas merges what it can prove side by
+ * side, [%r8] with [%r8+4], not two addresses computed apart that happen to meet. */
+static int can_merge(const struct ptx_agg *a, const struct ptx_access *p,
+                     const struct ptx_access *r, unsigned cap)
 {
     unsigned w = p->width + r->width;
     if (p->kind != r->kind || p->mask != r->mask || r->pc <= p->pc || w > cap ||
+        base_reg(a, p->pc) != base_reg(a, r->pc) ||
         p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
         return 0;
     unsigned al = w == 12 ? 16 : w;
@@ -182,7 +199,7 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
         struct ptx_access *p = &a->pend[base + j];
         if (!a->has_pend[base + j])
             continue;
-        int how = can_merge(p, r, merge_cap(a, p));
+        int how = can_merge(a, p, r, merge_cap(a, p));
         if (how) {
             if (how == 2)
                 memcpy(p->addr, r->addr, sizeof p->addr);
@@ -210,15 +227,17 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
     }
     if (free_slot < 0) {
         free_slot = base;
-        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), oldest */
+        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), the
+                                            longest held (a loop's next turn is newer) */
             const struct ptx_access *p = &a->pend[base + j], *q = &a->pend[free_slot];
-            if (p->width < q->width || (p->width == q->width && p->pc < q->pc))
+            if (p->width < q->width ||
+                (p->width == q->width && a->has_pend[base + j] < a->has_pend[free_slot]))
                 free_slot = base + j;
         }
         flush(a, free_slot);
     }
     a->pend[free_slot] = *r;
-    a->has_pend[free_slot] = 1;
+    a->has_pend[free_slot] = ++a->tick;
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r)

@@ -65,7 +65,9 @@ struct ptx_agg {
     unsigned char *merge;
     /* internal */
     struct ptx_access *pend;   /* per warp of the block: a record held to merge with the next */
-    int *has_pend;
+    uint64_t *has_pend;        /* 0: none held; else when it came (a->tick) */
+    uint64_t tick;
+    int k;                     /* the kernel */
     int ninsn;
     int *slot;                 /* per PC: index in pcs, -1 */
     int cap;
