@@ -46,7 +46,7 @@ static const struct {
     {"u8", TY(TK_U, 0)},  {"u16", TY(TK_U, 1)}, {"u32", TY(TK_U, 2)}, {"u64", TY(TK_U, 3)},
     {"s8", TY(TK_S, 0)},  {"s16", TY(TK_S, 1)}, {"s32", TY(TK_S, 2)}, {"s64", TY(TK_S, 3)},
     {"f32", TY(TK_F, 2)}, {"f64", TY(TK_F, 3)}, {"pred", TY(TK_PRED, 0)},
-    {"f16", TY(TK_F, 1)}, {"bf16", TY(TK_X, 1)}, {"f16x2", TY(TK_X, 2)}, {"bf16x2", TY(TK_X, 2)},
+    {"f16", TY(TK_F, 1)}, {"bf16", TY(TK_BF, 1)}, {"f16x2", TY(TK_H2, 2)}, {"bf16x2", TY(TK_BF, 2)},
     {"b128", TY(TK_B, 4)}, {"tf32", TY(TK_X, 2)},
 };
 

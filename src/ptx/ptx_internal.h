@@ -22,7 +22,8 @@ enum ptx_op {
 };
 
 /* types: kind in the high nibble, log2 bytes in the low */
-enum { TK_B = 0, TK_U = 1, TK_S = 2, TK_F = 3, TK_PRED = 4, TK_X = 14 /* bf16, f16x2, tf32 */, TK_NONE = 15 };
+enum { TK_B = 0, TK_U = 1, TK_S = 2, TK_F = 3, TK_PRED = 4, TK_BF = 5 /* bf16, bf16x2 */,
+       TK_H2 = 6 /* f16x2 (f16 is TK_F) */, TK_X = 14 /* tf32 */, TK_NONE = 15 };
 #define TY(k, lg) ((uint8_t)((k) << 4 | (lg)))
 #define TY_KIND(t) ((t) >> 4)
 #define TY_BYTES(t) (1u << ((t) & 15))

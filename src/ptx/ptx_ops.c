@@ -491,11 +491,12 @@ int ptx_alu(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
     uint64_t *d = o[0].kind == O_REG ? w->r + (unsigned)o[0].reg * 32 : NULL;
     unsigned by = TY_BYTES(in->type);
     int fl = TY_KIND(in->type) == TK_F;
-    if (in->op != OP_MOV && (TY_KIND(in->type) == TK_X || TY_KIND(in->type2) == TK_X ||
-                             (fl && by == 2 && in->op != OP_CVT) ||
-                             (TY_KIND(in->type2) == TK_F && TY_BYTES(in->type2) == 2 &&
-                              in->op != OP_CVT)))
-        return 1; /* f16 arithmetic, bf16, tf32: not executed */
+    int k1 = TY_KIND(in->type), k2 = TY_KIND(in->type2);
+    if (in->op != OP_MOV && (k1 == TK_BF || k1 == TK_H2 || k2 == TK_BF || k2 == TK_H2 ||
+                             (fl && by == 2) || (k2 == TK_F && TY_BYTES(in->type2) == 2)))
+        return ptx_half(w, in, mask); /* 16-bit floats (ptx_half.c) */
+    if (in->op != OP_MOV && (k1 == TK_X || k2 == TK_X))
+        return 1; /* tf32: not executed */
     switch (in->op) {
     case OP_MOV:
         if (o[0].kind == O_VEC || o[1].kind == O_VEC) {
