@@ -129,13 +129,23 @@ static unsigned merge_cap(const struct ptx_agg *a, const struct ptx_access *r)
     return a->merge[2 * r->pc + (r->kind == PTX_ST)] & 0x7f;
 }
 
-/* a held record priced: split into access widths the model takes (12 = 8 + 4) */
+/* a held record priced: split into access widths the model takes (12 = 8 + 4, or 16 where the
+ * compiled code has a 16-byte access there and the address allows it) */
 static void flush(struct ptx_agg *a, int w)
 {
     if (!a->has_pend || !a->has_pend[w])
         return;
     a->has_pend[w] = 0;
     struct ptx_access *p = &a->pend[w];
+    int al16 = 1;
+    for (int l = 0; l < 32; l++)
+        al16 &= !(p->mask >> l & 1) || p->addr[l] % 16 == 0;
+    if (p->width == 12 && al16 && merge_cap(a, p) == 16) { /* one LDS.128, its last word unused */
+        struct ptx_access q = *p;
+        q.width = 16;
+        price(a, &q);
+        return;
+    }
     if (p->width == 12) {
         struct ptx_access q = *p;
         q.width = 8;
