@@ -35,7 +35,7 @@ static const struct {
     {"trap", OP_TRAP},      {"shfl", OP_SHFL},        {"vote", OP_VOTE},
     {"match", OP_MATCH},    {"activemask", OP_ACTIVEMASK}, {"redux", OP_REDUX},
     {"prefetch", OP_NOP},   {"prefetchu", OP_NOP},    {"nanosleep", OP_NOP},
-    {"pmevent", OP_NOP},
+    {"pmevent", OP_NOP},    {"mbarrier", OP_MBAR},    {"bfind", OP_BFIND},
 };
 
 static const struct {
@@ -55,6 +55,8 @@ static const char *const cmps[] = {"",   "eq",  "ne",  "lt",  "le",  "gt",  "ge"
                                    "leu", "gtu", "geu", "num", "nan"};
 static const char *const atoms[] = {"", "add", "min", "max", "inc", "dec",
                                     "and", "or", "xor", "exch", "cas"};
+static const char *const mbars[] = {"", "init", "arrive", "arrive_drop", "test_wait",
+                                    "try_wait", "inval"};
 static const char *const rnds[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
 
 static int word_in(const char *w, size_t n, const char *const *list, int count)
@@ -152,8 +154,21 @@ static void modifiers(struct ptx_insn *in, const char *s, size_t len)
         else if (in->op == OP_CPASYNC && (is(w, n, "commit_group") || is(w, n, "wait_group") ||
                                           is(w, n, "wait_all")))
             in->op = OP_CPWAIT;
-        else if (in->op == OP_CPASYNC && (is(w, n, "bulk") || is(w, n, "mbarrier")))
+        else if (in->op == OP_BFIND && is(w, n, "shiftamt"))
+            in->mod = 1;
+        else if (in->op == OP_CPASYNC && is(w, n, "mbarrier"))
+            in->op = OP_MBAR, in->cmp = MB_CPARRIVE;
+        else if (in->op == OP_CPASYNC && is(w, n, "bulk"))
             in->op = OP_NONE;
+        else if (in->op == OP_MBAR && in->cmp != MB_CPARRIVE &&
+                 (v = word_in(w, n, mbars, 7)))
+            in->cmp = (uint8_t)v;
+        else if (in->op == OP_MBAR && is(w, n, "parity"))
+            in->mod |= MB_PARITY;
+        else if (in->op == OP_MBAR && is(w, n, "noinc"))
+            in->mod |= MB_NOINC;
+        else if (in->op == OP_MBAR && (is(w, n, "expect_tx") || is(w, n, "complete_tx")))
+            in->mod |= MB_TX;
         else if (in->op == OP_CPASYNC && is(w, n, "cg"))
             in->mod = 1;
         else if (in->op == OP_LD && is(w, n, "volatile"))

@@ -34,6 +34,7 @@ struct ptx_blk {
     unsigned bar_count[16]; /* threads arrived at each barrier */
     unsigned bar_expect[16]; /* the count each was last waited for with (0: all) */
     struct ptx_access rec;
+    int yield;              /* the warp's turn ends after this instruction (a barrier wait) */
 };
 
 /* ptx_alu: an arithmetic, logic, conversion or comparison instruction for the lanes of mask;

@@ -337,6 +337,71 @@ static int cpasync(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn 
     return 0;
 }
 
+/* mbarrier: an 8-byte object in shared memory, kept here as pending arrivals (bits 0-31),
+ * the expected count (32-62) and the phase's parity (63); a state token is the word before
+ * the arrival. Each lane arrives in turn; the arrival that brings pending to zero completes the
+ * phase (pending back to the expected count, the parity flipped). cp.async's arrive happens at
+ * once: the executor's cp.async has completed when it returns (without .noinc the pending count
+ * it adds first is taken away again). A wait that completes for no lane ends the warp's turn
+ * (b->yield) so the warps it waits for run. mbarrier's transaction counts (expect_tx, for
+ * cp.async.bulk) are not executed. */
+static int mbar(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    int op = in->cmp, mi = op == MB_INIT || op == MB_INVAL || op == MB_CPARRIVE ? 0 : 1;
+    const struct ptx_opnd *mo = &in->o[mi];
+    if ((in->mod & MB_TX) || !op || mo->kind != O_MEM)
+        return 1;
+    int sp = space_of(in, mo);
+    uint32_t done = 0;
+    LANES(mask, l) {
+        struct place pl;
+        if (place_of(b, w, in, sp, addr_of(w, mo, l), 8, l, &pl))
+            return -1;
+        uint64_t v;
+        memcpy(&v, pl.p, 8);
+        uint64_t pend = v & 0xffffffffu, expect = v >> 32 & 0x7fffffffu, phase = v >> 63;
+        uint64_t *d = in->o[0].kind == O_REG ? &w->r[(unsigned)in->o[0].reg * 32 + l] : NULL;
+        switch (op) {
+        case MB_INIT: {
+            uint64_t n = ptx_val(w, &in->o[1], (int)l) & 0x7fffffffu;
+            v = n << 32 | n;
+            break;
+        }
+        case MB_INVAL:
+            v = 0;
+            break;
+        case MB_ARRIVE: case MB_DROP: case MB_CPARRIVE: {
+            uint64_t n = op != MB_CPARRIVE && in->nopnd > 2 ? ptx_val(w, &in->o[2], (int)l) : 1;
+            if (op == MB_CPARRIVE && !(in->mod & MB_NOINC))
+                n = 0; /* its own increment, then its arrival */
+            if (d)
+                *d = v;
+            if (op == MB_DROP && expect > 0)
+                expect--;
+            pend = n >= pend ? 0 : pend - n;
+            if (n && pend == 0) {
+                pend = expect;
+                phase ^= 1;
+            }
+            v = phase << 63 | expect << 32 | pend;
+            break;
+        }
+        default: { /* test_wait, try_wait: has the phase of the token (or parity) completed */
+            uint64_t want = ptx_val(w, &in->o[2], (int)l);
+            uint64_t ph = in->mod & MB_PARITY ? want & 1 : want >> 63;
+            if (d)
+                *d = ph != phase;
+            done |= (uint32_t)(ph != phase) << l;
+            continue;
+        }
+        }
+        memcpy(pl.p, &v, 8);
+    }
+    if ((op == MB_TEST || op == MB_TRY) && !done)
+        b->yield = 1;
+    return 0;
+}
+
 static void shfl(struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
 {
     uint64_t a[32];
@@ -446,6 +511,7 @@ int ptx_mem(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
     case OP_LDMATRIX: case OP_STMATRIX: return matrix(b, w, in, mask);
     case OP_CPASYNC: return cpasync(b, w, in, mask);
     case OP_CPWAIT: case OP_NOP: return 0;
+    case OP_MBAR: return mbar(b, w, in, mask);
     case OP_SHFL:
         if (!in->cmp)
             return 1;

@@ -554,6 +554,16 @@ int ptx_alu(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
         LANES(mask, l) d[l] = bfi(ptx_val(w, &o[1], (int)l), ptx_val(w, &o[2], (int)l),
                                   ptx_val(w, &o[3], (int)l), ptx_val(w, &o[4], (int)l), by);
         return 0;
+    case OP_BFIND: /* the most significant bit unlike the sign (.shiftamt: from the top) */
+        LANES(mask, l) {
+            uint64_t a = trunc_to(ptx_val(w, &o[1], (int)l), by);
+            if (TY_KIND(in->type) == TK_S && (a >> (by * 8 - 1) & 1))
+                a = trunc_to(~a, by);
+            int pos = a ? 63 - __builtin_clzll(a) : -1;
+            d[l] = pos < 0 ? 0xffffffffu : in->mod ? (uint64_t)(by * 8 - 1 - (unsigned)pos)
+                                                   : (uint64_t)pos;
+        }
+        return 0;
     case OP_PRMT:
         if (in->mod || in->rnd)
             return 1;
