@@ -36,6 +36,7 @@ static const struct {
     {"match", OP_MATCH},    {"activemask", OP_ACTIVEMASK}, {"redux", OP_REDUX},
     {"prefetch", OP_NOP},   {"prefetchu", OP_NOP},    {"nanosleep", OP_NOP},
     {"pmevent", OP_NOP},    {"mbarrier", OP_MBAR},    {"bfind", OP_BFIND},
+    {"wmma", OP_WMMA},
 };
 
 static const struct {
@@ -154,6 +155,15 @@ static void modifiers(struct ptx_insn *in, const char *s, size_t len)
         else if (in->op == OP_CPASYNC && (is(w, n, "commit_group") || is(w, n, "wait_group") ||
                                           is(w, n, "wait_all")))
             in->op = OP_CPWAIT;
+        else if (in->op == OP_WMMA && (is(w, n, "load") || is(w, n, "store") || is(w, n, "mma")))
+            in->cmp = is(w, n, "load") ? WM_LOAD : is(w, n, "store") ? WM_STORE : WM_MMA;
+        else if (in->op == OP_WMMA && in->cmp == WM_LOAD && n == 1 && w[0] >= 'a' && w[0] <= 'c')
+            in->cmp = (uint8_t)(WM_LOADA + (w[0] - 'a'));
+        else if (in->op == OP_WMMA && (is(w, n, "row") || is(w, n, "col"))) {
+            in->mod |= (uint8_t)(is(w, n, "col") ? (in->mod & WM_SEEN ? WM_COL2 : WM_COL) : 0);
+            in->mod |= WM_SEEN;
+        } else if (in->op == OP_WMMA && is(w, n, "m16n16k16"))
+            in->mod |= WM_SHAPE;
         else if (in->op == OP_BFIND && is(w, n, "shiftamt"))
             in->mod = 1;
         else if (in->op == OP_CPASYNC && is(w, n, "mbarrier"))
@@ -266,7 +276,7 @@ static int operand(struct ptx_fn *fn, struct ptx_insn *in, int idx)
         o->kind = O_VEC;
         i++;
         while (!ptx_tok_p(fn, i, '}')) {
-            if (o->n == 4)
+            if (o->n == 8)
                 return ptx_perr(fn, i, PTX_E_SYNTAX);
             int r = ptx_tok_id(fn, i, "_") ? -1
                     : ptx_reg_find(fn, fn->m->text + fn->tok[i].at, fn->tok[i].len);

@@ -17,7 +17,7 @@ enum ptx_op {
     OP_BREV, OP_BFE, OP_BFI, OP_PRMT, OP_COPYSIGN, OP_MUL24, OP_MAD24, OP_BFIND,
     OP_LD, OP_ST, OP_ATOM, OP_RED, OP_LDMATRIX, OP_STMATRIX, OP_CPASYNC, OP_CPWAIT,
     OP_BRA, OP_RET, OP_EXIT, OP_BAR, OP_BARARRIVE, OP_NOP, OP_TRAP,
-    OP_SHFL, OP_VOTE, OP_MATCH, OP_ACTIVEMASK, OP_REDUX, OP_MBAR,
+    OP_SHFL, OP_VOTE, OP_MATCH, OP_ACTIVEMASK, OP_REDUX, OP_MBAR, OP_WMMA,
     OP_COUNT
 };
 
@@ -39,7 +39,7 @@ struct ptx_opnd {
     uint8_t n;             /* O_VEC: elements */
     uint8_t space;         /* O_MEM/O_IMM of a symbol: the symbol's space (param: kernel's) */
     int32_t reg;           /* O_REG, O_MEM base (-1: none) */
-    int32_t vreg[4];       /* O_VEC: slots (-1: a sink `_`) */
+    int32_t vreg[8];       /* O_VEC: slots (-1: a sink `_`) */
     uint64_t imm;          /* O_IMM value bits, O_MEM offset, O_LABEL target pc */
 };
 
@@ -56,6 +56,10 @@ enum { CV_TO = 1, CV_FROM };
  * mod: MB_PARITY, MB_NOINC, MB_TX (expect_tx: not executed) */
 enum { MB_INIT = 1, MB_ARRIVE, MB_DROP, MB_TEST, MB_TRY, MB_INVAL, MB_CPARRIVE };
 enum { MB_PARITY = 1, MB_NOINC = 2, MB_TX = 4 };
+/* wmma (cmp): load.a, load.b, load.c, store.d, mma; mod: WM_COL (the (first) layout col),
+ * WM_COL2 (mma's second), WM_SEEN (a layout read), WM_SHAPE (m16n16k16) */
+enum { WM_LOADA = 1, WM_LOADB, WM_LOADC, WM_STORE, WM_MMA, WM_LOAD = 9 };
+enum { WM_COL = 1, WM_COL2 = 2, WM_SEEN = 4, WM_SHAPE = 8 };
 enum { RND_NONE = 0, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
 #define PTX_NOPND 6
