@@ -214,7 +214,9 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
             if (how == 2)
                 memcpy(p->addr, r->addr, sizeof p->addr);
             p->width = (unsigned char)(p->width + r->width);
-            if (a->merge[2 * p->pc] & 0x80) { /* charged where the compiled code has it */
+            unsigned char own = a->own ? a->own[2 * p->pc + (p->kind == PTX_ST)] : 0;
+            if ((a->merge[2 * p->pc] & 0x80) || (own && p->width > own)) {
+                /* charged where the compiled code has it */
                 p->pc = r->pc;
                 p->loc = r->loc;
             }
@@ -347,8 +349,14 @@ int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const cha
             return -1;
         for (int st = 0; st < 2; st++) {
             unsigned width = l ? l->width[st] : next[st];
+            if (l && next[st] > width && next[st] > 4) { /* may grow into the next line's */
+                if (!a->own && !(a->own = calloc((size_t)a->ninsn * 2, 1)))
+                    return -1;
+                a->own[2 * pc + st] = (unsigned char)(width ? width : 4);
+                width = next[st];
+            }
             if (l)
-                next[st] = width;
+                next[st] = l->width[st];
             if (width > 4 && ptx_agg_merge(a, (unsigned)pc, st, width))
                 return -1;
         }
@@ -402,6 +410,7 @@ void ptx_agg_free(struct ptx_agg *a)
     free(a->lines);
     free(a->slot);
     free(a->merge);
+    free(a->own);
     free(a->pend);
     free(a->has_pend);
     memset(a, 0, sizeof *a);

@@ -63,6 +63,9 @@ struct ptx_agg {
     /* merging, as ptxas merges side-by-side accesses into one wider instruction: merge[2 * pc
        + (0 load, 1 store)] is the widest access that pc's records may grow to (0: none) */
     unsigned char *merge;
+    /* own[2 * pc + st]: the widest access the compiled code has on pc's own line where a
+       record may grow past it into a later line's wider one (0: no such limit) */
+    unsigned char *own;
     /* internal */
     struct ptx_access *pend;   /* per warp of the block: a record held to merge with the next */
     uint64_t *has_pend;        /* 0: none held; else when it came (a->tick) */
@@ -90,7 +93,9 @@ struct ptx_agg_sass { unsigned line; int n; unsigned char width[2]; };
 /* ptx_agg_caps: merging as ptxas merged on kernel k, from the compiled code's lines of the file
  * `named` (w: nw of them, every line of it with a shared instruction; any other line of it has
  * none): a line with an access wider than 4 bytes lets its records merge up to that width, a
- * line with none lets them merge as the next line's (ptx_agg_orphan); frames charged as
+ * line with none lets them merge as the next line's (ptx_agg_orphan), and a line whose next
+ * line has a wider one lets them grow into it, charged there (ptxas's STS.64 on the second of
+ * two lines storing side by side); frames charged as
  * PTX_CHARGE_LEARNER_INNER with sysdirs. 0 or -1 (out of memory) */
 int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
                  const char *const *sysdirs, const struct ptx_agg_sass *w, int nw);
