@@ -104,6 +104,10 @@ int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width)
     if (!a->merge) {
         a->merge = calloc((size_t)a->ninsn * 2, 1);
         a->pend = calloc(32 * PEND, sizeof *a->pend);
+        a->palign = calloc((size_t)a->ninsn, 1);
+        a->canon = malloc((size_t)a->ninsn * sizeof *a->canon);
+        for (int i = 0; a->canon && i < a->ninsn; i++)
+            a->canon[i] = -3;
         a->has_pend = calloc(32 * PEND, sizeof *a->has_pend);
         if (!a->merge || !a->pend || !a->has_pend)
             return -1;
@@ -159,16 +163,111 @@ static void flush(struct ptx_agg *a, int w)
     price(a, p);
 }
 
+/* the register reg at pc stands for: through `add/sub %r, %s, imm` and `mov %r, %s` before it
+ * (the nearest write of each before it in the PTX's order), as ptxas sees
+ * %r136 = %r76 - 4 and %r135 = %r76 - 4 as one base */
+static int canon_reg(const struct ptx_agg *a, unsigned pc, int reg)
+{
+    const struct ptx_insn *code = a->m->kernel[a->k].insn;
+    for (int hop = 0; hop < 8 && reg >= 0; hop++) {
+        int from = -1;
+        for (int q = (int)pc - 1; q >= 0 && from < 0; q--) {
+            const struct ptx_insn *in = &code[q];
+            if (in->nopnd < 2 || in->o[0].kind != O_REG || in->o[0].reg != reg)
+                continue;
+            if (in->guard < 0 && in->o[1].kind == O_REG &&
+                ((in->op == OP_MOV && in->nopnd == 2) ||
+                 ((in->op == OP_ADD || in->op == OP_SUB) && in->o[2].kind == O_IMM)))
+                from = q;
+            else
+                return reg; /* another write: the base itself */
+        }
+        if (from < 0)
+            return reg;
+        pc = (unsigned)from;
+        reg = code[from].o[1].reg;
+    }
+    return reg;
+}
+
+static unsigned imm_align(uint64_t v)
+{
+    return v == 0 || (v & 15) == 0 ? 16 : (unsigned)(v & (0 - v));
+}
+
+/* the alignment (1 .. 16 bytes) reg's value at pc is known to have, as ptxas can prove it:
+ * from a symbol's offset, numbers, and the adds, multiplies and shifts between them (a
+ * thread's index or a loaded value: 1) */
+static unsigned reg_align(const struct ptx_agg *a, unsigned pc, int reg, int depth)
+{
+    const struct ptx_insn *code = a->m->kernel[a->k].insn;
+    if (reg < SR_COUNT || depth > 8)
+        return 1;
+    for (int q = (int)pc - 1; q >= 0; q--) {
+        const struct ptx_insn *in = &code[q];
+        if (in->nopnd < 2 || in->o[0].kind != O_REG || in->o[0].reg != reg)
+            continue;
+        unsigned x[3] = {16, 16, 16};
+        for (int i = 1; i < in->nopnd && i < 4; i++) {
+            const struct ptx_opnd *o = &in->o[i];
+            if (o->kind == O_IMM)
+                x[i - 1] = imm_align(o->imm);
+            else if (o->kind == O_REG && o->reg == reg) /* i += k in a loop: from before it */
+                x[i - 1] = reg_align(a, (unsigned)q, reg, depth + 1);
+            else if (o->kind == O_REG)
+                x[i - 1] = reg_align(a, (unsigned)q, o->reg, depth + 1);
+            else
+                x[i - 1] = 1;
+        }
+        unsigned r;
+        switch (in->op) {
+        case OP_MOV: case OP_CVTA: case OP_CVT: r = x[0]; break;
+        case OP_ADD: case OP_SUB: r = x[0] < x[1] ? x[0] : x[1]; break;
+        case OP_MUL: r = in->mod == MOD_HI ? 1 : x[0] * x[1]; break;
+        case OP_MAD: {
+            unsigned m = in->mod == MOD_HI ? 1 : x[0] * x[1];
+            r = m < x[2] ? m : x[2];
+            break;
+        }
+        case OP_SHL:
+            r = in->o[2].kind == O_IMM && in->o[2].imm < 5 ? x[0] << in->o[2].imm : 16;
+            break;
+        default: r = 1;
+        }
+        return r > 16 ? 16 : r;
+    }
+    return 1;
+}
+
 /* the base register of instruction pc's address (-1: a symbol's or a number), -2: none */
 static int base_reg(const struct ptx_agg *a, unsigned pc)
 {
     if (pc >= (unsigned)a->ninsn)
         return -2;
+    if (a->canon && a->canon[pc] != -3)
+        return a->canon[pc];
     const struct ptx_insn *in = &a->m->kernel[a->k].insn[pc];
-    for (int i = 0; i < in->nopnd; i++)
+    int r = -2;
+    for (int i = 0; i < in->nopnd && r == -2; i++)
         if (in->o[i].kind == O_MEM)
-            return in->o[i].reg;
-    return -2;
+            r = in->o[i].reg >= 0 ? canon_reg(a, pc, in->o[i].reg) : -1;
+    if (a->canon)
+        a->canon[pc] = r;
+    return r;
+}
+
+/* the merged access's alignment follows from its base register's: the runtime checks the
+ * address itself, and every record merged shares that base (base_reg) */
+static int provable(const struct ptx_agg *a, const struct ptx_access *p, unsigned w)
+{
+    unsigned al = w == 12 ? 16 : w, pc = p->pc;
+    if (a->palign && a->palign[pc])
+        return a->palign[pc] >= al;
+    int base = base_reg(a, pc);
+    unsigned got = base == -1 ? 16 : base < 0 ? 1 : reg_align(a, pc, base, 0);
+    if (a->palign)
+        a->palign[pc] = (unsigned char)got;
+    return got >= al;
 }
 
 /* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
@@ -180,7 +279,7 @@ static int can_merge(const struct ptx_agg *a, const struct ptx_access *p,
 {
     unsigned w = p->width + r->width;
     if (p->kind != r->kind || p->mask != r->mask || r->pc <= p->pc || w > cap ||
-        base_reg(a, p->pc) != base_reg(a, r->pc) ||
+        base_reg(a, p->pc) != base_reg(a, r->pc) || !provable(a, p, w) ||
         p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
         return 0;
     unsigned al = w == 12 ? 16 : w;
@@ -349,7 +448,8 @@ int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const cha
             return -1;
         for (int st = 0; st < 2; st++) {
             unsigned width = l ? l->width[st] : next[st];
-            if (l && next[st] > width && next[st] > 4) { /* may grow into the next line's */
+            if (st && l && next[st] > width && next[st] > 4) { /* a store: may grow into the
+                                                                   next line's, as ptxas sinks it */
                 if (!a->own && !(a->own = calloc((size_t)a->ninsn * 2, 1)))
                     return -1;
                 a->own[2 * pc + st] = (unsigned char)(width ? width : 4);
@@ -411,6 +511,8 @@ void ptx_agg_free(struct ptx_agg *a)
     free(a->slot);
     free(a->merge);
     free(a->own);
+    free(a->canon);
+    free(a->palign);
     free(a->pend);
     free(a->has_pend);
     memset(a, 0, sizeof *a);

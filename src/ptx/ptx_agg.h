@@ -71,6 +71,8 @@ struct ptx_agg {
     uint64_t *has_pend;        /* 0: none held; else when it came (a->tick) */
     uint64_t tick;
     int k;                     /* the kernel */
+    int *canon;                /* per PC: its address's base register as base_reg finds it */
+    unsigned char *palign;     /* per PC: its address's provable alignment (0: not yet known) */
     int ninsn;
     int *slot;                 /* per PC: index in pcs, -1 */
     int cap;
