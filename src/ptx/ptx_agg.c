@@ -196,7 +196,7 @@ static unsigned imm_align(uint64_t v)
 }
 
 /* the alignment (1 .. 16 bytes) reg's value at pc is known to have, as ptxas can prove it:
- * from a symbol's offset, numbers, and the adds, multiplies and shifts between them (a
+ * from a symbol's offset, numbers, and the adds, masks, multiplies and shifts between them (a
  * thread's index or a loaded value: 1) */
 static unsigned reg_align(const struct ptx_agg *a, unsigned pc, int reg, int depth)
 {
@@ -222,7 +222,8 @@ static unsigned reg_align(const struct ptx_agg *a, unsigned pc, int reg, int dep
         unsigned r;
         switch (in->op) {
         case OP_MOV: case OP_CVTA: case OP_CVT: r = x[0]; break;
-        case OP_ADD: case OP_SUB: r = x[0] < x[1] ? x[0] : x[1]; break;
+        case OP_ADD: case OP_SUB: case OP_OR: r = x[0] < x[1] ? x[0] : x[1]; break;
+        case OP_AND: r = x[0] > x[1] ? x[0] : x[1]; break; /* (t * 16) & 496, t & ~15 */
         case OP_MUL: r = in->mod == MOD_HI ? 1 : x[0] * x[1]; break;
         case OP_MAD: {
             unsigned m = in->mod == MOD_HI ? 1 : x[0] * x[1];

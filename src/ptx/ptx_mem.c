@@ -2,7 +2,7 @@
  * .v2/.v4) and atom/red on .shared, .global, .local, .param, .const and generic addresses
  * (a generic address in the shared window is shared: ptx.h), ldmatrix/stmatrix (8x8 b16
  * matrices: lane 8i+j addresses row j of matrix i), cp.async (copied at once; commit/wait do
- * nothing else), shfl.sync, vote, match, activemask, redux. Every shared access of the warp is
+ * nothing else), mbarrier, wmma, shfl.sync, vote, match, activemask, redux. Every shared access of the warp is
  * handed to the launch's sink as one record (ptx.h); atomics run lane by lane in lane order.
  * The warp-wide instructions see the lanes that execute them together (the min-PC rule of
  * ptx_exec.c); a member lane that is elsewhere takes no part. */
