@@ -724,18 +724,21 @@ static int build_request(const struct kernel_args *a, const char *src, size_t le
 }
 
 /* the kernels --model reports: --name's, the only one, or every kernel of the file (a
- * template without its arguments is left out, said on stderr); n of them into reqs */
+ * template: every instance main launched in run, else the one the file names; one without its
+ * arguments is left out, said on stderr); n of them into reqs */
 static int model_requests(const struct kernel_args *a, const char *src, size_t len,
-                          struct gpu_kernel_request *reqs, int max, int *n)
+                          const struct kxrt_result *run, struct gpu_kernel_request *reqs, int max,
+                          int *n)
 {
-    static char names[64][GPU_KERNEL_TEXT];
+    static char names[64][GPU_KERNEL_TEXT], launched[64][GPU_KERNEL_TEXT];
     int tmpl[64];
     int rc = build_request(a, src, len, "", &reqs[0]);
     if (rc)
         return rc;
     *n = 1;
     int k = kp_kernels(src, len, names, tmpl, 64);
-    if (reqs[0].name[0] || k <= 1) {
+    int several = k == 1 && tmpl[0] && kxrt_instances(run, names[0], launched, 64) > 1;
+    if (reqs[0].name[0] || (k <= 1 && !several)) {
         char one[GPU_KERNEL_TEXT];      /* build_request clears reqs[0] */
         bl_fmt(one, sizeof one, "%s", reqs[0].name[0] ? reqs[0].name : k ? names[0] : "");
         if (!reqs[0].name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
@@ -750,6 +753,15 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     for (int i = 0; i < k && *n < max; i++) {
         char inst[GPU_KERNEL_TEXT];
         bl_fmt(inst, sizeof inst, "%s", names[i]);
+        int m = tmpl[i] ? kxrt_instances(run, names[i], launched, 64) : 0;
+        for (int j = 0; j < m && *n < max; j++) {
+            if ((rc = build_request(a, src, len, launched[j], &reqs[*n])))
+                return rc;
+            bl_fmt(reqs[*n].name, sizeof reqs[*n].name, "%s", launched[j]);
+            (*n)++;
+        }
+        if (m)
+            continue;
         if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
             fprintf(stderr, "banklab kernel: %s: %s is a template: --name '%s<...>' predicts an "
                     "instance\n", CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
@@ -837,7 +849,7 @@ static int model_report(const struct kernel_args *a, const char *src, size_t len
     int ran = model_run_main(a, src, len, req, &run, &rc);
     if (rc)
         return rc;
-    rc = model_requests(a, src, len, reqs, 64, &n);
+    rc = model_requests(a, src, len, ran ? &run : NULL, reqs, 64, &n);
     for (int i = 0; i < n; i++)
         bl_fmt(reqs[i].cache_dir, sizeof reqs[i].cache_dir, "%s", req->cache_dir);
     if (!rc)

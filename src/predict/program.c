@@ -117,13 +117,13 @@ static char *slurp(const char *path, size_t max, size_t *n)
 extern char **environ;
 
 /* the environment of the program: ours with LD_LIBRARY_PATH, LD_BIND_NOW and the runtime's
- * files set (entries in keep[5]) */
-static char **child_env(const char *lib_dir, const char *dir, char keep[5][PATH_MAX + 64])
+ * files set (entries in keep[6]) */
+static char **child_env(const char *lib_dir, const char *dir, char keep[6][PATH_MAX + 64])
 {
     size_t n = 0;
     while (environ[n])
         n++;
-    char **env = calloc(n + 6, sizeof *env);
+    char **env = calloc(n + 7, sizeof *env);
     if (!env)
         return NULL;
     const char *old = sys_env("LD_LIBRARY_PATH");
@@ -133,17 +133,18 @@ static char **child_env(const char *lib_dir, const char *dir, char keep[5][PATH_
     bl_fmt(keep[2], sizeof keep[2], "BANKLAB_XRT_PTX=%s/prog.ptx", dir);
     bl_fmt(keep[3], sizeof keep[3], "BANKLAB_XRT_OUT=%s/records", dir);
     bl_fmt(keep[4], sizeof keep[4], "CUDA_VISIBLE_DEVICES=");
+    bl_fmt(keep[5], sizeof keep[5], "BANKLAB_XRT_SASS=%s/sass", dir);
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         int ours = 0;
-        for (int j = 0; j < 5; j++) {
+        for (int j = 0; j < 6; j++) {
             size_t eq = (size_t)(strchr(keep[j], '=') - keep[j]) + 1;
             ours |= !strncmp(environ[i], keep[j], eq);
         }
         if (!ours)
             env[k++] = environ[i];
     }
-    for (int j = 0; j < 5; j++)
+    for (int j = 0; j < 6; j++)
         env[k++] = keep[j];
     env[k] = NULL;
     return env;
@@ -196,6 +197,84 @@ static int nvcc_refused(const char *dir, struct kxrt_result *r, struct bl_err *e
     if (rc == -2)
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_TIMEOUT);
     return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_FAILED, rc);
+}
+
+/* ---- the compiled code's widths, for the runtime's merging ---- */
+
+struct sass_out {
+    FILE *f;
+    const uint8_t *cubin;
+    size_t n;
+    const char *file;
+    int kernels;
+};
+
+/* one function of the cubin: "kernel SYMBOL" and a "sass LINE N LDS STS" per line of the
+ * learner's file with shared instructions (N of them; the widest LDS and STS in bytes) */
+static int sass_function(const char *name, const Elf64_Shdr *sh, void *arg)
+{
+    struct sass_out *o = arg;
+    struct kp_sass s;
+    (void)sh;
+    if (strncmp(name, ".text.", 6) || ksl_lines(o->cubin, o->n, name + 6, o->file, &s))
+        return 0;
+    fprintf(o->f, "kernel %s\n", name + 6);
+    o->kernels++;
+    for (int i = 0; i < s.n; i++) {
+        int seen = 0, n = 0;
+        unsigned w[2] = {0, 0};
+        for (int j = 0; j < i && !seen; j++)
+            seen = s.insn[j].line == s.insn[i].line;
+        for (int j = i; j < s.n && !seen; j++) {
+            if (s.insn[j].line != s.insn[i].line)
+                continue;
+            const char *t = s.insn[j].text;
+            unsigned x = strstr(t, ".128") ? 16 : strstr(t, ".64") ? 8 : 4;
+            int st = !strncmp(t, "STS", 3) ? 1 : !strncmp(t, "LDS", 3) ? 0 : -1;
+            if (st >= 0 && x > w[st])
+                w[st] = x;
+            n++;
+        }
+        if (!seen)
+            fprintf(o->f, "sass %d %d %u %u\n", s.insn[i].line, n, w[0], w[1]);
+    }
+    kp_sass_free(&s);
+    return 0;
+}
+
+/* the sm_90 cubins the program's fat binary holds uncompressed (ELF, machine EM_CUDA), each
+ * function's lines into dir/sass (src/xrt/xrt_out.c reads it). Without one the runtime does
+ * not merge. */
+static void sass_widths(const char *prog, const char *path, const char *dir)
+{
+    size_t n = 0;
+    char *b = slurp(prog, 256u << 20, &n), p[PATH_MAX], real[PATH_MAX];
+    bl_fmt(p, sizeof p, "%s/sass", dir);
+    FILE *f = b ? fopen(p, "w") : NULL;
+    if (!f) {
+        free(b);
+        return;
+    }
+    fprintf(f, "file %s\n", realpath(path, real) ? real : path);
+    struct sass_out o = {f, NULL, 0, realpath(path, real) ? real : path, 0};
+    for (size_t i = 0; i + sizeof(Elf64_Ehdr) <= n; i++) {
+        if (memcmp(b + i, ELFMAG, SELFMAG) || b[i + EI_CLASS] != ELFCLASS64)
+            continue;
+        Elf64_Ehdr h;
+        memcpy(&h, b + i, sizeof h);
+        size_t end = (size_t)h.e_shoff + (size_t)h.e_shnum * h.e_shentsize;
+        uint8_t *c = h.e_machine == 190 && h.e_shoff && end <= n - i ? malloc(end) : NULL;
+        if (!c)
+            continue;
+        memcpy(c, b + i, end);   /* aligned for the ELF reader */
+        o.cubin = c;
+        o.n = end;
+        sass_sections(o.cubin, o.n, sass_function, &o);
+        free(c);
+        i += end - 1;
+    }
+    fclose(f);
+    free(b);
 }
 
 /* ---- the records ---- */
@@ -420,7 +499,8 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
         sys_tmp_remove(dir);
         return -1;
     }
-    char keep[5][PATH_MAX + 64];
+    sass_widths(prog, path, dir);
+    char keep[6][PATH_MAX + 64];
     char **env = child_env(lib_dir, dir, keep);
     char *argv[] = {prog, NULL};
     bl_fmt(o, sizeof o, "%s/stdout", dir);
@@ -464,6 +544,32 @@ static int same_kernel(const char *name, const char *name_expr)
         return 1;
     size_t n = strcspn(name, "<");
     return !strchr(name_expr, '<') && strlen(name_expr) == n && !strncmp(name, name_expr, n);
+}
+
+/* launched (demangled, "ns::k<2>") is an instance of template name ("k" or "ns::k") */
+static int instance_of(const char *launched, const char *name)
+{
+    size_t n = strcspn(launched, "<"), k = strlen(name);
+    if (!launched[n])
+        return 0;
+    if (n == k && !strncmp(launched, name, n))
+        return 1;
+    return n > k + 2 && !strncmp(launched + n - k, name, k) && !strncmp(launched + n - k - 2, "::", 2);
+}
+
+int kxrt_instances(const struct kxrt_result *run, const char *name, char (*out)[GPU_KERNEL_TEXT],
+                   int max)
+{
+    int k = 0;
+    for (int i = 0; run && i < run->nlaunches && k < max; i++) {
+        const char *l = run->launches[i].kernel;
+        int seen = 0;
+        for (int j = 0; j < k && !seen; j++)
+            seen = !strcmp(out[j], l);
+        if (!seen && instance_of(l, name))
+            bl_fmt(out[k++], GPU_KERNEL_TEXT, "%s", l);
+    }
+    return k;
 }
 
 static void exec_note(struct kp_result *r, int id, ...)

@@ -84,6 +84,12 @@ struct kp_result;
 void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char *path,
                 struct kp_result *r);
 
+/* kxrt_instances: the instances of template kernel name ("k" or "ns::k", no arguments) that
+ * main launched, as demangled ("ns::k<float>"), in the order of their first launch: up to max
+ * into out; the count */
+int kxrt_instances(const struct kxrt_result *run, const char *name, char (*out)[GPU_KERNEL_TEXT],
+                   int max);
+
 /* kxrt_parse: the runtime's records (text, n bytes) into r's launches (for kxrt_run and the
  * tests); file: the compiled file's path (its lines are in_file). 0, or -1 out of memory. */
 int kxrt_parse(const char *text, size_t n, const char *file, struct kxrt_result *r);

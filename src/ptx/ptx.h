@@ -3,9 +3,11 @@
  * each block's warps in lockstep groups of 32 lanes (ptx_exec.c states the reconvergence rule);
  * every shared-memory access of a warp is handed to the caller as one record, for the bank
  * model (src/model/bank.h) to price. Pure C: libc, base and model only; no CUDA, no curses.
- * Not executed (ptx_run names the instruction and its line when one runs): calls (but
- * printf's vprintf, which prints nothing), wmma/mma/wgmma, f16/bf16 arithmetic (cvt and moves
- * of f16 are run), tex/surf, mbarrier, cp.async.bulk and TMA, bar.red, 128-bit types. */
+ * f16, bf16 and their pairs (ptx_half.c), mbarrier and wmma m16n16k16 with f16 inputs and f32
+ * accumulators (ptx_mem.c) are run. Not executed (ptx_run names the instruction and its line
+ * when one runs): calls (but printf's vprintf, which prints nothing), mma/wgmma and wmma's
+ * other shapes and types, tf32, tex/surf, mbarrier's transaction counts, cp.async.bulk and
+ * TMA, bar.red, 128-bit types. */
 #ifndef BANKLAB_PTX_H
 #define BANKLAB_PTX_H
 

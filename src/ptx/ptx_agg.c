@@ -15,6 +15,7 @@ int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k)
     if (!m || k < 0 || k >= m->nkernels)
         return -1;
     a->ninsn = m->kernel[k].ninsn;
+    a->k = k;
     a->slot = malloc((size_t)(a->ninsn ? a->ninsn : 1) * sizeof *a->slot);
     if (!a->slot)
         return -1;
@@ -121,6 +122,10 @@ int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width)
     if (!a->merge) {
         a->merge = calloc((size_t)a->ninsn * 2, 1);
         a->pend = calloc(32 * PEND, sizeof *a->pend);
+        a->palign = calloc((size_t)a->ninsn, 1);
+        a->canon = malloc((size_t)a->ninsn * sizeof *a->canon);
+        for (int i = 0; a->canon && i < a->ninsn; i++)
+            a->canon[i] = -3;
         a->has_pend = calloc(32 * PEND, sizeof *a->has_pend);
         if (!a->merge || !a->pend || !a->has_pend)
             return -1;
@@ -146,13 +151,23 @@ static unsigned merge_cap(const struct ptx_agg *a, const struct ptx_access *r)
     return a->merge[2 * r->pc + (r->kind == PTX_ST)] & 0x7f;
 }
 
-/* a held record priced: split into access widths the model takes (12 = 8 + 4) */
+/* a held record priced: split into access widths the model takes (12 = 8 + 4, or 16 where the
+ * compiled code has a 16-byte access there and the address allows it) */
 static void flush(struct ptx_agg *a, int w)
 {
     if (!a->has_pend || !a->has_pend[w])
         return;
     a->has_pend[w] = 0;
     struct ptx_access *p = &a->pend[w];
+    int al16 = 1;
+    for (int l = 0; l < 32; l++)
+        al16 &= !(p->mask >> l & 1) || p->addr[l] % 16 == 0;
+    if (p->width == 12 && al16 && merge_cap(a, p) == 16) { /* one LDS.128, its last word unused */
+        struct ptx_access q = *p;
+        q.width = 16;
+        price(a, &q);
+        return;
+    }
     if (p->width == 12) {
         struct ptx_access q = *p;
         q.width = 8;
@@ -166,12 +181,124 @@ static void flush(struct ptx_agg *a, int w)
     price(a, p);
 }
 
+/* the register reg at pc stands for: through `add/sub %r, %s, imm` and `mov %r, %s` before it
+ * (the nearest write of each before it in the PTX's order), as ptxas sees
+ * %r136 = %r76 - 4 and %r135 = %r76 - 4 as one base */
+static int canon_reg(const struct ptx_agg *a, unsigned pc, int reg)
+{
+    const struct ptx_insn *code = a->m->kernel[a->k].insn;
+    for (int hop = 0; hop < 8 && reg >= 0; hop++) {
+        int from = -1;
+        for (int q = (int)pc - 1; q >= 0 && from < 0; q--) {
+            const struct ptx_insn *in = &code[q];
+            if (in->nopnd < 2 || in->o[0].kind != O_REG || in->o[0].reg != reg)
+                continue;
+            if (in->guard < 0 && in->o[1].kind == O_REG &&
+                ((in->op == OP_MOV && in->nopnd == 2) ||
+                 ((in->op == OP_ADD || in->op == OP_SUB) && in->o[2].kind == O_IMM)))
+                from = q;
+            else
+                return reg; /* another write: the base itself */
+        }
+        if (from < 0)
+            return reg;
+        pc = (unsigned)from;
+        reg = code[from].o[1].reg;
+    }
+    return reg;
+}
+
+static unsigned imm_align(uint64_t v)
+{
+    return v == 0 || (v & 15) == 0 ? 16 : (unsigned)(v & (0 - v));
+}
+
+/* the alignment (1 .. 16 bytes) reg's value at pc is known to have, as ptxas can prove it:
+ * from a symbol's offset, numbers, and the adds, masks, multiplies and shifts between them (a
+ * thread's index or a loaded value: 1) */
+static unsigned reg_align(const struct ptx_agg *a, unsigned pc, int reg, int depth)
+{
+    const struct ptx_insn *code = a->m->kernel[a->k].insn;
+    if (reg < SR_COUNT || depth > 8)
+        return 1;
+    for (int q = (int)pc - 1; q >= 0; q--) {
+        const struct ptx_insn *in = &code[q];
+        if (in->nopnd < 2 || in->o[0].kind != O_REG || in->o[0].reg != reg)
+            continue;
+        unsigned x[3] = {16, 16, 16};
+        for (int i = 1; i < in->nopnd && i < 4; i++) {
+            const struct ptx_opnd *o = &in->o[i];
+            if (o->kind == O_IMM)
+                x[i - 1] = imm_align(o->imm);
+            else if (o->kind == O_REG && o->reg == reg) /* i += k in a loop: from before it */
+                x[i - 1] = reg_align(a, (unsigned)q, reg, depth + 1);
+            else if (o->kind == O_REG)
+                x[i - 1] = reg_align(a, (unsigned)q, o->reg, depth + 1);
+            else
+                x[i - 1] = 1;
+        }
+        unsigned r;
+        switch (in->op) {
+        case OP_MOV: case OP_CVTA: case OP_CVT: r = x[0]; break;
+        case OP_ADD: case OP_SUB: case OP_OR: r = x[0] < x[1] ? x[0] : x[1]; break;
+        case OP_AND: r = x[0] > x[1] ? x[0] : x[1]; break; /* (t * 16) & 496, t & ~15 */
+        case OP_MUL: r = in->mod == MOD_HI ? 1 : x[0] * x[1]; break;
+        case OP_MAD: {
+            unsigned m = in->mod == MOD_HI ? 1 : x[0] * x[1];
+            r = m < x[2] ? m : x[2];
+            break;
+        }
+        case OP_SHL:
+            r = in->o[2].kind == O_IMM && in->o[2].imm < 5 ? x[0] << in->o[2].imm : 16;
+            break;
+        default: r = 1;
+        }
+        return r > 16 ? 16 : r;
+    }
+    return 1;
+}
+
+/* the base register of instruction pc's address (-1: a symbol's or a number), -2: none */
+static int base_reg(const struct ptx_agg *a, unsigned pc)
+{
+    if (pc >= (unsigned)a->ninsn)
+        return -2;
+    if (a->canon && a->canon[pc] != -3)
+        return a->canon[pc];
+    const struct ptx_insn *in = &a->m->kernel[a->k].insn[pc];
+    int r = -2;
+    for (int i = 0; i < in->nopnd && r == -2; i++)
+        if (in->o[i].kind == O_MEM)
+            r = in->o[i].reg >= 0 ? canon_reg(a, pc, in->o[i].reg) : -1;
+    if (a->canon)
+        a->canon[pc] = r;
+    return r;
+}
+
+/* the merged access's alignment follows from its base register's: the runtime checks the
+ * address itself, and every record merged shares that base (base_reg) */
+static int provable(const struct ptx_agg *a, const struct ptx_access *p, unsigned w)
+{
+    unsigned al = w == 12 ? 16 : w, pc = p->pc;
+    if (a->palign && a->palign[pc])
+        return a->palign[pc] >= al;
+    int base = base_reg(a, pc);
+    unsigned got = base == -1 ? 16 : base < 0 ? 1 : reg_align(a, pc, base, 0);
+    if (a->palign)
+        a->palign[pc] = (unsigned char)got;
+    return got >= al;
+}
+
 /* 1: r continues p's bytes in every lane (appended), 2: r's bytes come just before them
- * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no */
-static int can_merge(const struct ptx_access *p, const struct ptx_access *r, unsigned cap)
+ * (prepended: nvcc may load the second word first), at a base aligned to the sum; 0: no.
+ * Only accesses off the same base register merge: ptxas merges what it can prove side by
+ * side, [%r8] with [%r8+4], not two addresses computed apart that happen to meet. */
+static int can_merge(const struct ptx_agg *a, const struct ptx_access *p,
+                     const struct ptx_access *r, unsigned cap)
 {
     unsigned w = p->width + r->width;
     if (p->kind != r->kind || p->mask != r->mask || r->pc <= p->pc || w > cap ||
+        base_reg(a, p->pc) != base_reg(a, r->pc) || !provable(a, p, w) ||
         p->block[0] != r->block[0] || p->block[1] != r->block[1] || p->block[2] != r->block[2])
         return 0;
     unsigned al = w == 12 ? 16 : w;
@@ -200,12 +327,14 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
         struct ptx_access *p = &a->pend[base + j];
         if (!a->has_pend[base + j])
             continue;
-        int how = can_merge(p, r, merge_cap(a, p));
+        int how = can_merge(a, p, r, merge_cap(a, p));
         if (how) {
             if (how == 2)
                 memcpy(p->addr, r->addr, sizeof p->addr);
             p->width = (unsigned char)(p->width + r->width);
-            if (a->merge[2 * p->pc] & 0x80) { /* charged where the compiled code has it */
+            unsigned char own = a->own ? a->own[2 * p->pc + (p->kind == PTX_ST)] : 0;
+            if ((a->merge[2 * p->pc] & 0x80) || (own && p->width > own)) {
+                /* charged where the compiled code has it */
                 p->pc = r->pc;
                 p->loc = r->loc;
             }
@@ -228,15 +357,17 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
     }
     if (free_slot < 0) {
         free_slot = base;
-        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), oldest */
+        for (int j = 1; j < PEND; j++) { /* the narrowest (one that has not grown), the
+                                            longest held (a loop's next turn is newer) */
             const struct ptx_access *p = &a->pend[base + j], *q = &a->pend[free_slot];
-            if (p->width < q->width || (p->width == q->width && p->pc < q->pc))
+            if (p->width < q->width ||
+                (p->width == q->width && a->has_pend[base + j] < a->has_pend[free_slot]))
                 free_slot = base + j;
         }
         flush(a, free_slot);
     }
     a->pend[free_slot] = *r;
-    a->has_pend[free_slot] = 1;
+    a->has_pend[free_slot] = ++a->tick;
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r)
@@ -315,6 +446,44 @@ struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum pt
     return f[n - 1];
 }
 
+static const char *base_of(const char *p)
+{
+    const char *s = strrchr(p, '/');
+    return s ? s + 1 : p;
+}
+
+int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                 const char *const *sysdirs, const struct ptx_agg_sass *w, int nw)
+{
+    unsigned next[2] = {0, 0}; /* the cap of the next line with SASS, walking backwards */
+    for (int pc = ptx_kernel_ninsn(m, k) - 1; pc >= 0; pc--) {
+        struct ptx_frame f = ptx_agg_frame(m, ptx_insn_loc(m, k, (unsigned)pc),
+                                           PTX_CHARGE_LEARNER_INNER, sysdirs);
+        if (f.line < 1 || (strcmp(f.file, named) && strcmp(base_of(f.file), base_of(named))))
+            continue;
+        const struct ptx_agg_sass *l = NULL;
+        for (int i = 0; i < nw && !l; i++)
+            l = w[i].line == f.line && w[i].n > 0 ? &w[i] : NULL;
+        if (!l && ptx_agg_orphan(a, (unsigned)pc))
+            return -1;
+        for (int st = 0; st < 2; st++) {
+            unsigned width = l ? l->width[st] : next[st];
+            if (st && l && next[st] > width && next[st] > 4) { /* a store: may grow into the
+                                                                   next line's, as ptxas sinks it */
+                if (!a->own && !(a->own = calloc((size_t)a->ninsn * 2, 1)))
+                    return -1;
+                a->own[2 * pc + st] = (unsigned char)(width ? width : 4);
+                width = next[st];
+            }
+            if (l)
+                next[st] = l->width[st];
+            if (width > 4 && ptx_agg_merge(a, (unsigned)pc, st, width))
+                return -1;
+        }
+    }
+    return 0;
+}
+
 int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs)
 {
     for (int w = 0; a->merge && w < 32 * PEND; w++)
@@ -362,6 +531,9 @@ void ptx_agg_free(struct ptx_agg *a)
     free(a->lines);
     free(a->slot);
     free(a->merge);
+    free(a->own);
+    free(a->canon);
+    free(a->palign);
     free(a->pend);
     free(a->has_pend);
     memset(a, 0, sizeof *a);

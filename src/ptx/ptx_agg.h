@@ -69,9 +69,16 @@ struct ptx_agg {
     /* merging, as ptxas merges side-by-side accesses into one wider instruction: merge[2 * pc
        + (0 load, 1 store)] is the widest access that pc's records may grow to (0: none) */
     unsigned char *merge;
+    /* own[2 * pc + st]: the widest access the compiled code has on pc's own line where a
+       record may grow past it into a later line's wider one (0: no such limit) */
+    unsigned char *own;
     /* internal */
     struct ptx_access *pend;   /* per warp of the block: a record held to merge with the next */
-    int *has_pend;
+    uint64_t *has_pend;        /* 0: none held; else when it came (a->tick) */
+    uint64_t tick;
+    int k;                     /* the kernel */
+    int *canon;                /* per PC: its address's base register as base_reg finds it */
+    unsigned char *palign;     /* per PC: its address's provable alignment (0: not yet known) */
     int ninsn;
     int *slot;                 /* per PC: index in pcs, -1 */
     int cap;
@@ -88,6 +95,18 @@ int ptx_agg_merge(struct ptx_agg *a, unsigned pc, int store, unsigned width);
 /* ptx_agg_orphan: pc's line has no instruction of its own in the compiled code: a record of
  * pc that merges with a later one is charged to the later one's pc (and line) */
 int ptx_agg_orphan(struct ptx_agg *a, unsigned pc);
+/* one line of the learner's file in the compiled code: its shared-memory instructions there
+ * (n) and the widest LDS (width[0]) and STS (width[1]) among them, in bytes */
+struct ptx_agg_sass { unsigned line; int n; unsigned char width[2]; };
+/* ptx_agg_caps: merging as ptxas merged on kernel k, from the compiled code's lines of the file
+ * `named` (w: nw of them, every line of it with a shared instruction; any other line of it has
+ * none): a line with an access wider than 4 bytes lets its records merge up to that width, a
+ * line with none lets them merge as the next line's (ptx_agg_orphan), and a line whose next
+ * line has a wider one lets them grow into it, charged there (ptxas's STS.64 on the second of
+ * two lines storing side by side); frames charged as
+ * PTX_CHARGE_LEARNER_INNER with sysdirs. 0 or -1 (out of memory) */
+int ptx_agg_caps(struct ptx_agg *a, const struct ptx_module *m, int k, const char *named,
+                 const char *const *sysdirs, const struct ptx_agg_sass *w, int nw);
 /* ptx_agg_frame: the frame a loc is charged to (see ptx_agg_lines) */
 struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum ptx_agg_charge c,
                                const char *const *sysdirs);

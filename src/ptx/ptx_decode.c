@@ -35,7 +35,8 @@ static const struct {
     {"trap", OP_TRAP},      {"shfl", OP_SHFL},        {"vote", OP_VOTE},
     {"match", OP_MATCH},    {"activemask", OP_ACTIVEMASK}, {"redux", OP_REDUX},
     {"prefetch", OP_NOP},   {"prefetchu", OP_NOP},    {"nanosleep", OP_NOP},
-    {"pmevent", OP_NOP},
+    {"pmevent", OP_NOP},    {"mbarrier", OP_MBAR},    {"bfind", OP_BFIND},
+    {"wmma", OP_WMMA},
 };
 
 static const struct {
@@ -46,7 +47,7 @@ static const struct {
     {"u8", TY(TK_U, 0)},  {"u16", TY(TK_U, 1)}, {"u32", TY(TK_U, 2)}, {"u64", TY(TK_U, 3)},
     {"s8", TY(TK_S, 0)},  {"s16", TY(TK_S, 1)}, {"s32", TY(TK_S, 2)}, {"s64", TY(TK_S, 3)},
     {"f32", TY(TK_F, 2)}, {"f64", TY(TK_F, 3)}, {"pred", TY(TK_PRED, 0)},
-    {"f16", TY(TK_F, 1)}, {"bf16", TY(TK_X, 1)}, {"f16x2", TY(TK_X, 2)}, {"bf16x2", TY(TK_X, 2)},
+    {"f16", TY(TK_F, 1)}, {"bf16", TY(TK_BF, 1)}, {"f16x2", TY(TK_H2, 2)}, {"bf16x2", TY(TK_BF, 2)},
     {"b128", TY(TK_B, 4)}, {"tf32", TY(TK_X, 2)},
 };
 
@@ -55,6 +56,8 @@ static const char *const cmps[] = {"",   "eq",  "ne",  "lt",  "le",  "gt",  "ge"
                                    "leu", "gtu", "geu", "num", "nan"};
 static const char *const atoms[] = {"", "add", "min", "max", "inc", "dec",
                                     "and", "or", "xor", "exch", "cas"};
+static const char *const mbars[] = {"", "init", "arrive", "arrive_drop", "test_wait",
+                                    "try_wait", "inval"};
 static const char *const rnds[] = {"", "rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"};
 
 static int word_in(const char *w, size_t n, const char *const *list, int count)
@@ -152,8 +155,30 @@ static void modifiers(struct ptx_insn *in, const char *s, size_t len)
         else if (in->op == OP_CPASYNC && (is(w, n, "commit_group") || is(w, n, "wait_group") ||
                                           is(w, n, "wait_all")))
             in->op = OP_CPWAIT;
-        else if (in->op == OP_CPASYNC && (is(w, n, "bulk") || is(w, n, "mbarrier")))
+        else if (in->op == OP_WMMA && (is(w, n, "load") || is(w, n, "store") || is(w, n, "mma")))
+            in->cmp = is(w, n, "load") ? WM_LOAD : is(w, n, "store") ? WM_STORE : WM_MMA;
+        else if (in->op == OP_WMMA && in->cmp == WM_LOAD && n == 1 && w[0] >= 'a' && w[0] <= 'c')
+            in->cmp = (uint8_t)(WM_LOADA + (w[0] - 'a'));
+        else if (in->op == OP_WMMA && (is(w, n, "row") || is(w, n, "col"))) {
+            in->mod |= (uint8_t)(is(w, n, "col") ? (in->mod & WM_SEEN ? WM_COL2 : WM_COL) : 0);
+            in->mod |= WM_SEEN;
+        } else if (in->op == OP_WMMA && is(w, n, "m16n16k16"))
+            in->mod |= WM_SHAPE;
+        else if (in->op == OP_BFIND && is(w, n, "shiftamt"))
+            in->mod = 1;
+        else if (in->op == OP_CPASYNC && is(w, n, "mbarrier"))
+            in->op = OP_MBAR, in->cmp = MB_CPARRIVE;
+        else if (in->op == OP_CPASYNC && is(w, n, "bulk"))
             in->op = OP_NONE;
+        else if (in->op == OP_MBAR && in->cmp != MB_CPARRIVE &&
+                 (v = word_in(w, n, mbars, 7)))
+            in->cmp = (uint8_t)v;
+        else if (in->op == OP_MBAR && is(w, n, "parity"))
+            in->mod |= MB_PARITY;
+        else if (in->op == OP_MBAR && is(w, n, "noinc"))
+            in->mod |= MB_NOINC;
+        else if (in->op == OP_MBAR && (is(w, n, "expect_tx") || is(w, n, "complete_tx")))
+            in->mod |= MB_TX;
         else if (in->op == OP_CPASYNC && is(w, n, "cg"))
             in->mod = 1;
         else if (in->op == OP_LD && is(w, n, "volatile"))
@@ -183,7 +208,7 @@ int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len)
     if (is(s, len, "%tid") || is(s, len, "%ntid") || is(s, len, "%ctaid") ||
         is(s, len, "%nctaid"))
         return -1;
-    for (int i = 0; i < fn->npfx; i++)
+    for (int i = fn->npfx - 1; i >= 0; i--) /* the innermost block's name first */
         if (fn->pfx[i].count < 0 && fn->pfx[i].len == len && !memcmp(fn->pfx[i].name, s, len))
             return fn->pfx[i].base;
     uint32_t d = len;
@@ -192,7 +217,7 @@ int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len)
     if (d == len || d == 0)
         return -1;
     long n = strtol(s + d, NULL, 10);
-    for (int i = 0; i < fn->npfx; i++)
+    for (int i = fn->npfx - 1; i >= 0; i--)
         if (fn->pfx[i].count >= 0 && fn->pfx[i].len == d && !memcmp(fn->pfx[i].name, s, d) &&
             n < fn->pfx[i].count)
             return fn->pfx[i].base + (int)n;
@@ -251,7 +276,7 @@ static int operand(struct ptx_fn *fn, struct ptx_insn *in, int idx)
         o->kind = O_VEC;
         i++;
         while (!ptx_tok_p(fn, i, '}')) {
-            if (o->n == 4)
+            if (o->n == 8)
                 return ptx_perr(fn, i, PTX_E_SYNTAX);
             int r = ptx_tok_id(fn, i, "_") ? -1
                     : ptx_reg_find(fn, fn->m->text + fn->tok[i].at, fn->tok[i].len);
@@ -309,12 +334,19 @@ static int operand(struct ptx_fn *fn, struct ptx_insn *in, int idx)
     }
     if (t->t != TOK_ID)
         return ptx_perr(fn, i, PTX_E_SYNTAX);
-    if (s[0] == '%') {
+    int r = ptx_reg_find(fn, s, t->len);
+    if (s[0] == '%' || r >= 0) { /* a register: %r1, or a block's own name (r0) */
         o->kind = O_REG;
         o->neg = (uint8_t)neg;
-        o->reg = ptx_reg_find(fn, s, t->len);
+        o->reg = r;
         if (o->reg < 0)
             return ptx_perr(fn, i, PTX_E_UNDECLARED);
+        fn->pos = i + 1;
+        return 0;
+    }
+    if (ptx_tok_id(fn, i, "WARP_SZ")) { /* PTX's constant: the warp's width */
+        o->kind = O_IMM;
+        o->imm = 32;
         fn->pos = i + 1;
         return 0;
     }

@@ -196,6 +196,10 @@ static int run_warp(struct ptx_blk *b, struct ptx_warp *w, int budget)
             ungroup(w, g, w->gpc);
             w->gmask = 0;
         }
+        if (b->yield) { /* an mbarrier wait not yet complete: the others run first */
+            b->yield = 0;
+            return 0;
+        }
     }
     return 0;
 }

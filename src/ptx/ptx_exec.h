@@ -34,11 +34,15 @@ struct ptx_blk {
     unsigned bar_count[16]; /* threads arrived at each barrier */
     unsigned bar_expect[16]; /* the count each was last waited for with (0: all) */
     struct ptx_access rec;
+    int yield;              /* the warp's turn ends after this instruction (a barrier wait) */
 };
 
 /* ptx_alu: an arithmetic, logic, conversion or comparison instruction for the lanes of mask;
  * 1 when in->op is not one of them */
 int ptx_alu(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask);
+/* ptx_half: an arithmetic instruction or cvt on f16, bf16, f16x2 or bf16x2 (ptx_half.c);
+ * 1 when it is not one the executor runs */
+int ptx_half(struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask);
 /* ptx_mem: a memory or warp-wide instruction; 0, -1 with b->err, 1 when not one of them */
 int ptx_mem(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask);
 /* ptx_insn_where: the instruction's text (cut to ntext) and its source file (the last part of

@@ -14,15 +14,16 @@ enum ptx_op {
     OP_MOV, OP_ADD, OP_SUB, OP_MUL, OP_MAD, OP_FMA, OP_DIV, OP_REM, OP_MIN, OP_MAX, OP_ABS,
     OP_NEG, OP_AND, OP_OR, OP_XOR, OP_NOT, OP_CNOT, OP_SHL, OP_SHR, OP_SELP, OP_SETP, OP_CVT,
     OP_CVTA, OP_RSQRT, OP_SQRT, OP_RCP, OP_EX2, OP_LG2, OP_SIN, OP_COS, OP_POPC, OP_CLZ,
-    OP_BREV, OP_BFE, OP_BFI, OP_PRMT, OP_COPYSIGN, OP_MUL24, OP_MAD24,
+    OP_BREV, OP_BFE, OP_BFI, OP_PRMT, OP_COPYSIGN, OP_MUL24, OP_MAD24, OP_BFIND,
     OP_LD, OP_ST, OP_ATOM, OP_RED, OP_LDMATRIX, OP_STMATRIX, OP_CPASYNC, OP_CPWAIT,
     OP_BRA, OP_RET, OP_EXIT, OP_BAR, OP_BARARRIVE, OP_NOP, OP_TRAP,
-    OP_SHFL, OP_VOTE, OP_MATCH, OP_ACTIVEMASK, OP_REDUX,
+    OP_SHFL, OP_VOTE, OP_MATCH, OP_ACTIVEMASK, OP_REDUX, OP_MBAR, OP_WMMA,
     OP_COUNT
 };
 
 /* types: kind in the high nibble, log2 bytes in the low */
-enum { TK_B = 0, TK_U = 1, TK_S = 2, TK_F = 3, TK_PRED = 4, TK_X = 14 /* bf16, f16x2, tf32 */, TK_NONE = 15 };
+enum { TK_B = 0, TK_U = 1, TK_S = 2, TK_F = 3, TK_PRED = 4, TK_BF = 5 /* bf16, bf16x2 */,
+       TK_H2 = 6 /* f16x2 (f16 is TK_F) */, TK_X = 14 /* tf32 */, TK_NONE = 15 };
 #define TY(k, lg) ((uint8_t)((k) << 4 | (lg)))
 #define TY_KIND(t) ((t) >> 4)
 #define TY_BYTES(t) (1u << ((t) & 15))
@@ -38,7 +39,7 @@ struct ptx_opnd {
     uint8_t n;             /* O_VEC: elements */
     uint8_t space;         /* O_MEM/O_IMM of a symbol: the symbol's space (param: kernel's) */
     int32_t reg;           /* O_REG, O_MEM base (-1: none) */
-    int32_t vreg[4];       /* O_VEC: slots (-1: a sink `_`) */
+    int32_t vreg[8];       /* O_VEC: slots (-1: a sink `_`) */
     uint64_t imm;          /* O_IMM value bits, O_MEM offset, O_LABEL target pc */
 };
 
@@ -51,6 +52,14 @@ enum { SH_UP = 1, SH_DOWN, SH_BFLY, SH_IDX };
 enum { VT_ALL = 1, VT_ANY, VT_UNI, VT_BALLOT };
 enum { BOP_AND = 1, BOP_OR, BOP_XOR };
 enum { CV_TO = 1, CV_FROM };
+/* mbarrier (cmp): init, arrive, arrive_drop, test_wait, try_wait, inval, cp.async's arrive;
+ * mod: MB_PARITY, MB_NOINC, MB_TX (expect_tx: not executed) */
+enum { MB_INIT = 1, MB_ARRIVE, MB_DROP, MB_TEST, MB_TRY, MB_INVAL, MB_CPARRIVE };
+enum { MB_PARITY = 1, MB_NOINC = 2, MB_TX = 4 };
+/* wmma (cmp): load.a, load.b, load.c, store.d, mma; mod: WM_COL (the (first) layout col),
+ * WM_COL2 (mma's second), WM_SEEN (a layout read), WM_SHAPE (m16n16k16) */
+enum { WM_LOADA = 1, WM_LOADB, WM_LOADC, WM_STORE, WM_MMA, WM_LOAD = 9 };
+enum { WM_COL = 1, WM_COL2 = 2, WM_SEEN = 4, WM_SHAPE = 8 };
 enum { RND_NONE = 0, RND_RN, RND_RZ, RND_RM, RND_RP, RND_RNI, RND_RZI, RND_RMI, RND_RPI };
 
 #define PTX_NOPND 6
@@ -61,7 +70,8 @@ struct ptx_insn {
     uint8_t space;         /* memory ops, cvta */
     uint8_t vec;           /* .v2/.v4: 2, 4; else 1 */
     uint8_t cmp;           /* setp: CMP_*, atom: AT_*, shfl: SH_*, vote: VT_*, cvta: CV_*,
-                              redux: AT_*, match: VT_ALL/VT_ANY, bar: 0 sync, ldmatrix: .xN */
+                              redux: AT_*, match: VT_ALL/VT_ANY, bar: 0 sync, ldmatrix: .xN,
+                              mbarrier: MB_* */
     uint8_t mod;           /* MOD_LO/HI/WIDE; setp: BOP_*; ldmatrix/stmatrix: .trans;
                               bra.uni; ld.volatile */
     uint8_t rnd;           /* cvt/float rounding RND_*, sat in bit 7 */

@@ -2,10 +2,11 @@
  * .v2/.v4) and atom/red on .shared, .global, .local, .param, .const and generic addresses
  * (a generic address in the shared window is shared: ptx.h), ldmatrix/stmatrix (8x8 b16
  * matrices: lane 8i+j addresses row j of matrix i), cp.async (copied at once; commit/wait do
- * nothing else), shfl.sync, vote, match, activemask, redux. Every shared access of the warp is
+ * nothing else), mbarrier, wmma, shfl.sync, vote, match, activemask, redux. Every shared access of the warp is
  * handed to the launch's sink as one record (ptx.h); atomics run lane by lane in lane order.
  * The warp-wide instructions see the lanes that execute them together (the min-PC rule of
  * ptx_exec.c); a member lane that is elsewhere takes no part. */
+#include <math.h>
 #include <string.h>
 
 #include "../base/fmt.h"
@@ -337,6 +338,214 @@ static int cpasync(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn 
     return 0;
 }
 
+/* mbarrier: an 8-byte object in shared memory, kept here as pending arrivals (bits 0-31),
+ * the expected count (32-62) and the phase's parity (63); a state token is the word before
+ * the arrival. Each lane arrives in turn; the arrival that brings pending to zero completes the
+ * phase (pending back to the expected count, the parity flipped). cp.async's arrive happens at
+ * once: the executor's cp.async has completed when it returns (without .noinc the pending count
+ * it adds first is taken away again). A wait that completes for no lane ends the warp's turn
+ * (b->yield) so the warps it waits for run. mbarrier's transaction counts (expect_tx, for
+ * cp.async.bulk) are not executed. */
+static int mbar(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    int op = in->cmp, mi = op == MB_INIT || op == MB_INVAL || op == MB_CPARRIVE ? 0 : 1;
+    const struct ptx_opnd *mo = &in->o[mi];
+    if ((in->mod & MB_TX) || !op || mo->kind != O_MEM)
+        return 1;
+    int sp = space_of(in, mo);
+    uint32_t done = 0;
+    LANES(mask, l) {
+        struct place pl;
+        if (place_of(b, w, in, sp, addr_of(w, mo, l), 8, l, &pl))
+            return -1;
+        uint64_t v;
+        memcpy(&v, pl.p, 8);
+        uint64_t pend = v & 0xffffffffu, expect = v >> 32 & 0x7fffffffu, phase = v >> 63;
+        uint64_t *d = in->o[0].kind == O_REG ? &w->r[(unsigned)in->o[0].reg * 32 + l] : NULL;
+        switch (op) {
+        case MB_INIT: {
+            uint64_t n = ptx_val(w, &in->o[1], (int)l) & 0x7fffffffu;
+            v = n << 32 | n;
+            break;
+        }
+        case MB_INVAL:
+            v = 0;
+            break;
+        case MB_ARRIVE: case MB_DROP: case MB_CPARRIVE: {
+            uint64_t n = op != MB_CPARRIVE && in->nopnd > 2 ? ptx_val(w, &in->o[2], (int)l) : 1;
+            if (op == MB_CPARRIVE && !(in->mod & MB_NOINC))
+                n = 0; /* its own increment, then its arrival */
+            if (d)
+                *d = v;
+            if (op == MB_DROP && expect > 0)
+                expect--;
+            pend = n >= pend ? 0 : pend - n;
+            if (n && pend == 0) {
+                pend = expect;
+                phase ^= 1;
+            }
+            v = phase << 63 | expect << 32 | pend;
+            break;
+        }
+        default: { /* test_wait, try_wait: has the phase of the token (or parity) completed */
+            uint64_t want = ptx_val(w, &in->o[2], (int)l);
+            uint64_t ph = in->mod & MB_PARITY ? want & 1 : want >> 63;
+            if (d)
+                *d = ph != phase;
+            done |= (uint32_t)(ph != phase) << l;
+            continue;
+        }
+        }
+        memcpy(pl.p, &v, 8);
+    }
+    if ((op == MB_TEST || op == MB_TRY) && !done)
+        b->yield = 1;
+    return 0;
+}
+
+/* wmma, shape m16n16k16: a and b f16 (load.a, load.b), the accumulator f32 (load.c,
+ * store.d, mma .f32.f32). PTX leaves the fragments' layout to the implementation; here lane l
+ * holds elements 8l .. 8l+7 of the 16x16 matrix in row order (f16: two to a register, the
+ * first in the low half; f32: one to a register), so load, mma and store agree with each
+ * other. The shared accesses are priced as the H100's code makes them: a load of a or b one
+ * LDSM.x4 (lane l at the row l % 16 of the stored matrix, its 16-byte half l / 16), the
+ * accumulator four 8-byte accesses (row-major; lane l at rows l / 4 and l / 4 + 8, columns
+ * 2 (l % 4) and 8 more), column-major eight 4-byte ones. mma's sums are exact products added
+ * in double and rounded once to f32, not the tensor core's own order of additions. */
+#define WM_N 16
+
+/* the place of element (i, j) of the stored matrix at lane 0's address (the warp's: .aligned) */
+static int wm_place(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in,
+                    uint64_t base, uint64_t ld, int col, unsigned i, unsigned j, unsigned size,
+                    struct place *pl)
+{
+    uint64_t e = col ? (uint64_t)j * ld + i : (uint64_t)i * ld + j;
+    return place_of(b, w, in, space_of(in, &in->o[in->cmp == WM_STORE ? 0 : 1]), base + e * size,
+                    size, 0, pl);
+}
+
+static void wm_records(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in,
+                       uint64_t base, uint64_t ld, int col, unsigned size)
+{
+    int acc = size == 4;
+    if (!acc) { /* one LDSM.x4 */
+        rec_begin(b, w, in, PTX_LDSM, 16);
+        b->rec.matrices = 4;
+        b->rec.mask = 0xffffffffu;
+        for (unsigned l = 0; l < 32; l++)
+            b->rec.addr[l] = (uint32_t)(base + (l % 16) * ld * 2 + (l / 16) * 16);
+        rec_end(b);
+        return;
+    }
+    int st = in->cmp == WM_STORE;
+    for (unsigned q = 0; q < (col ? 8u : 4u); q++) {
+        rec_begin(b, w, in, st ? PTX_ST : PTX_LD, col ? 4 : 8);
+        b->rec.mask = 0xffffffffu;
+        for (unsigned l = 0; l < 32; l++) {
+            unsigned i = l / 4 + 8 * (q % 2), j = 2 * (l % 4) + 8 * (q / 2 % 2) + (col ? q / 4 : 0);
+            b->rec.addr[l] = (uint32_t)(base + 4 * (col ? j * ld + i : i * ld + j));
+        }
+        rec_end(b);
+    }
+}
+
+static int wmma_mem(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in)
+{
+    int st = in->cmp == WM_STORE, col = in->mod & WM_COL;
+    const struct ptx_opnd *mo = &in->o[st ? 0 : 1], *vo = &in->o[st ? 1 : 0];
+    unsigned size = in->cmp == WM_LOADC || st ? 4 : 2, per = 8 / (size == 2 ? 2 : 1);
+    if (mo->kind != O_MEM || vo->kind != O_VEC || vo->n < per ||
+        TY_BYTES(in->type) != size || (size == 4 && TY_KIND(in->type) != TK_F) ||
+        (size == 2 && in->type != TY(TK_F, 1)))
+        return 1;
+    uint64_t base = addr_of(w, mo, 0);
+    uint64_t ld = in->nopnd > 2 ? ptx_val(w, &in->o[2], 0) : WM_N;
+    for (unsigned idx = 0; idx < WM_N * WM_N; idx++) {
+        unsigned l = idx / 8, s = idx % 8, i = idx / WM_N, j = idx % WM_N;
+        struct place pl;
+        if (wm_place(b, w, in, base, ld, col, i, j, size, &pl))
+            return -1;
+        int32_t r = vo->vreg[size == 2 ? s / 2 : s];
+        if (r < 0)
+            continue;
+        uint64_t *reg = &w->r[(unsigned)r * 32 + l];
+        unsigned sh = size == 2 ? 16 * (s % 2) : 0;
+        uint64_t m = (size == 2 ? UINT64_C(0xffff) : UINT64_C(0xffffffff)) << sh;
+        if (st) {
+            uint32_t v = (uint32_t)((*reg & m) >> sh);
+            memcpy(pl.p, &v, size);
+        } else {
+            uint32_t v = 0;
+            memcpy(&v, pl.p, size);
+            *reg = (*reg & ~m) | ((uint64_t)v << sh);
+        }
+    }
+    for (unsigned e = per; e < vo->n; e++) /* the registers this layout leaves unused */
+        if (!st && vo->vreg[e] >= 0)
+            for (unsigned l = 0; l < 32; l++)
+                w->r[(unsigned)vo->vreg[e] * 32 + l] = 0;
+    struct place pl;
+    if (place_of(b, w, in, space_of(in, mo), base, size, 0, &pl))
+        return -1;
+    if (pl.shared)
+        wm_records(b, w, in, pl.off, ld, col, size);
+    return 0;
+}
+
+static double wm_half(uint64_t v)
+{
+    uint16_t h = (uint16_t)v;
+    unsigned e = (h >> 10) & 31, m = h & 1023;
+    double x = e == 31 ? (m ? NAN : INFINITY) : e ? ldexp(m | 1024, (int)e - 25) : ldexp(m, -24);
+    return h & 0x8000 ? -x : x;
+}
+
+static int wmma_mma(struct ptx_warp *w, const struct ptx_insn *in)
+{
+    const struct ptx_opnd *o = in->o;
+    if (in->nopnd < 4 || in->type != TY(TK_F, 2) || in->type2 != TY(TK_F, 2) || o[0].n < 8 ||
+        o[1].n < 4 || o[2].n < 4 || o[3].n < 8)
+        return 1;
+    static double A[WM_N][WM_N], B[WM_N][WM_N], C[WM_N][WM_N];
+    for (unsigned idx = 0; idx < WM_N * WM_N; idx++) {
+        unsigned l = idx / 8, s = idx % 8, i = idx / WM_N, j = idx % WM_N;
+        uint64_t a = o[1].vreg[s / 2] >= 0 ? w->r[(unsigned)o[1].vreg[s / 2] * 32 + l] : 0;
+        uint64_t bb = o[2].vreg[s / 2] >= 0 ? w->r[(unsigned)o[2].vreg[s / 2] * 32 + l] : 0;
+        uint64_t c = o[3].vreg[s] >= 0 ? w->r[(unsigned)o[3].vreg[s] * 32 + l] : 0;
+        float cf;
+        uint32_t cu = (uint32_t)c;
+        memcpy(&cf, &cu, 4);
+        /* a fragment holds the matrix in row order whichever layout it was loaded from */
+        A[i][j] = wm_half(a >> (16 * (s % 2)));
+        B[i][j] = wm_half(bb >> (16 * (s % 2)));
+        C[i][j] = cf;
+    }
+    for (unsigned idx = 0; idx < WM_N * WM_N; idx++) {
+        unsigned l = idx / 8, s = idx % 8, i = idx / WM_N, j = idx % WM_N;
+        double sum = C[i][j];
+        for (unsigned k = 0; k < WM_N; k++)
+            sum += A[i][k] * B[k][j];
+        float f = (float)sum;
+        uint32_t u;
+        memcpy(&u, &f, 4);
+        if (o[0].vreg[s] >= 0)
+            w->r[(unsigned)o[0].vreg[s] * 32 + l] = u;
+    }
+    return 0;
+}
+
+/* wmma: the warp as one (.sync.aligned: every lane takes part) */
+static int wmma(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
+{
+    if (!(in->mod & WM_SHAPE) || mask != w->live || w->live != 0xffffffffu)
+        return 1;
+    if (in->cmp == WM_MMA)
+        return wmma_mma(w, in);
+    if (in->cmp >= WM_LOADA && in->cmp <= WM_STORE)
+        return wmma_mem(b, w, in);
+    return 1;
+}
+
 static void shfl(struct ptx_warp *w, const struct ptx_insn *in, uint32_t mask)
 {
     uint64_t a[32];
@@ -446,6 +655,8 @@ int ptx_mem(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
     case OP_LDMATRIX: case OP_STMATRIX: return matrix(b, w, in, mask);
     case OP_CPASYNC: return cpasync(b, w, in, mask);
     case OP_CPWAIT: case OP_NOP: return 0;
+    case OP_MBAR: return mbar(b, w, in, mask);
+    case OP_WMMA: return wmma(b, w, in, mask);
     case OP_SHFL:
         if (!in->cmp)
             return 1;

@@ -491,11 +491,12 @@ int ptx_alu(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
     uint64_t *d = o[0].kind == O_REG ? w->r + (unsigned)o[0].reg * 32 : NULL;
     unsigned by = TY_BYTES(in->type);
     int fl = TY_KIND(in->type) == TK_F;
-    if (in->op != OP_MOV && (TY_KIND(in->type) == TK_X || TY_KIND(in->type2) == TK_X ||
-                             (fl && by == 2 && in->op != OP_CVT) ||
-                             (TY_KIND(in->type2) == TK_F && TY_BYTES(in->type2) == 2 &&
-                              in->op != OP_CVT)))
-        return 1; /* f16 arithmetic, bf16, tf32: not executed */
+    int k1 = TY_KIND(in->type), k2 = TY_KIND(in->type2);
+    if (in->op != OP_MOV && (k1 == TK_BF || k1 == TK_H2 || k2 == TK_BF || k2 == TK_H2 ||
+                             (fl && by == 2) || (k2 == TK_F && TY_BYTES(in->type2) == 2)))
+        return ptx_half(w, in, mask); /* 16-bit floats (ptx_half.c) */
+    if (in->op != OP_MOV && (k1 == TK_X || k2 == TK_X))
+        return 1; /* tf32: not executed */
     switch (in->op) {
     case OP_MOV:
         if (o[0].kind == O_VEC || o[1].kind == O_VEC) {
@@ -552,6 +553,16 @@ int ptx_alu(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in, ui
     case OP_BFI:
         LANES(mask, l) d[l] = bfi(ptx_val(w, &o[1], (int)l), ptx_val(w, &o[2], (int)l),
                                   ptx_val(w, &o[3], (int)l), ptx_val(w, &o[4], (int)l), by);
+        return 0;
+    case OP_BFIND: /* the most significant bit unlike the sign (.shiftamt: from the top) */
+        LANES(mask, l) {
+            uint64_t a = trunc_to(ptx_val(w, &o[1], (int)l), by);
+            if (TY_KIND(in->type) == TK_S && (a >> (by * 8 - 1) & 1))
+                a = trunc_to(~a, by);
+            int pos = a ? 63 - __builtin_clzll(a) : -1;
+            d[l] = pos < 0 ? 0xffffffffu : in->mod ? (uint64_t)(by * 8 - 1 - (unsigned)pos)
+                                                   : (uint64_t)pos;
+        }
         return 0;
     case OP_PRMT:
         if (in->mod || in->rnd)

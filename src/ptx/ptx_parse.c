@@ -90,6 +90,8 @@ static int dir_loc(struct ptx_fn *fn, int i)
     for (int j = 0; j < 3; j++)
         if (num_at(fn, i + 1 + j, &v[j]))
             return -1;
+    if (v[1] == 0) /* "no line": the code stays with the line before, as in the line table */
+        return end;
     int parent = -1;
     for (int j = i + 4; j < end; j++)
         if (ptx_tok_id(fn, j, "inlined_at")) {
@@ -316,8 +318,8 @@ static int params(struct ptx_fn *fn, int i, int record)
 static int dir_reg(struct ptx_fn *fn, int i)
 {
     int end = skip_to_semi(fn, i);
-    for (int j = i + 1; j < end - 1; j++) {
-        if (fn->tok[j].t != TOK_ID || fn->m->text[fn->tok[j].at] != '%')
+    for (int j = i + 1; j < end - 1; j++) { /* %r, or a block's plain names (r0, p) */
+        if (fn->tok[j].t != TOK_ID || fn->m->text[fn->tok[j].at] == '.')
             continue;
         int count = -1;
         if (ptx_tok_p(fn, j + 1, '<')) {
@@ -468,8 +470,17 @@ static int resolve(struct ptx_fn *fn)
 
 static int body_stmt(struct ptx_fn *fn, int i)
 {
-    if (ptx_tok_p(fn, i, '{') || ptx_tok_p(fn, i, '}'))
+    if (ptx_tok_p(fn, i, '{')) { /* a block (inline asm's): its .reg names are its own */
+        if (fn->nscope == (int)(sizeof fn->scope / sizeof fn->scope[0]))
+            return ptx_perr(fn, i, PTX_E_SYNTAX);
+        fn->scope[fn->nscope++] = fn->npfx;
         return i + 1;
+    }
+    if (ptx_tok_p(fn, i, '}')) {
+        if (fn->nscope > 0)
+            fn->npfx = fn->scope[--fn->nscope];
+        return i + 1;
+    }
     if (ptx_tok_id(fn, i, ".reg"))
         return dir_reg(fn, i);
     if (ptx_tok_id(fn, i, ".loc"))
@@ -523,7 +534,7 @@ static int function(struct ptx_fn *fn, int i, int is_entry)
     k->nslots = SR_COUNT;
     k->smem_align = 1;
     fn->k = k;
-    fn->npfx = fn->nsym = fn->nlabel = fn->nfix = 0;
+    fn->npfx = fn->nsym = fn->nlabel = fn->nfix = fn->nscope = 0;
     fn->capinsn = 0;
     if (!k->name || (i = params(fn, i + 1, 1)) < 0)
         return -1;

@@ -34,6 +34,8 @@ struct ptx_fn {
     int nfix, capfix;
     int capinsn;
     unsigned cur_loc;        /* the loc of the next instruction */
+    int scope[32];           /* npfx where each open { } block began (its .reg names end at } ) */
+    int nscope;
 };
 
 /* ptx_decode: the instruction at fn->tok[fn->pos] (after its guard), through its ';', appended

@@ -62,9 +62,11 @@ struct ptx_tok *ptx_tokenize(const char *s, size_t len, int *n)
         }
         unsigned char c = (unsigned char)s[i];
         size_t j = i + 1;
-        if (id_start(c)) {
-            while (j < len && id_char((unsigned char)s[j]))
-                j++;
+        if (id_start(c)) { /* a state space's sub-qualifier stays in the word: shared::cta */
+            while (j < len && (id_char((unsigned char)s[j]) ||
+                               (s[j] == ':' && j + 2 < len && s[j + 1] == ':' &&
+                                isalpha((unsigned char)s[j + 2]))))
+                j += s[j] == ':' ? 2 : 1;
             o->t = TOK_ID;
         } else if (isdigit(c)) {
             while (j < len && (isalnum((unsigned char)s[j]) || s[j] == '.'))

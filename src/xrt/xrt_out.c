@@ -105,11 +105,85 @@ void xrt_unsupported(const char *name)
     _exit(XRT_EXIT_UNSUPPORTED);
 }
 
+/* The compiled code's shared instructions per line, as banklab read them from the program's
+ * cubin, in the file BANKLAB_XRT_SASS names (absent: no merging):
+ *   file PATH                     (the learner's file)
+ *   kernel SYMBOL                 (then its lines)
+ *   sass LINE N LDS-BYTES STS-BYTES
+ * so the records merge where ptxas merged side-by-side accesses (ptx_agg_caps). */
+static char *sass_text;
+static int sass_read;
+
+static char *sass_file(void)
+{
+    if (sass_read)
+        return sass_text;
+    sass_read = 1;
+    const char *p = getenv("BANKLAB_XRT_SASS");
+    FILE *f = p && *p ? fopen(p, "r") : NULL;
+    if (!f)
+        return NULL;
+    size_t cap = 0, n = 0;
+    char buf[4096];
+    for (size_t r; (r = fread(buf, 1, sizeof buf, f)) > 0;) {
+        if (n + r + 1 > cap) {
+            char *t = realloc(sass_text, cap = 2 * (n + r + 1));
+            if (!t)
+                break;
+            sass_text = t;
+        }
+        memcpy(sass_text + n, buf, r);
+        n += r;
+        sass_text[n] = '\0';
+    }
+    fclose(f);
+    return sass_text;
+}
+
+/* kernel k's lines from the file into the aggregation's merging; 0 or -1 (out of memory) */
+static int sass_caps(const struct ptx_module *m, int k)
+{
+    const char *t = sass_file(), *name = ptx_kernel_name(m, k);
+    if (!t || !name)
+        return 0;
+    char file[4096] = "";
+    struct ptx_agg_sass *w = NULL;
+    int nw = 0, cap = 0, in = 0, rc = 0;
+    for (const char *s = t; *s; s = strchr(s, '\n') ? strchr(s, '\n') + 1 : s + strlen(s)) {
+        int len = (int)strcspn(s, "\n");
+        unsigned line, a, b;
+        int n;
+        if (!strncmp(s, "file ", 5))
+            snprintf(file, sizeof file, "%.*s", len - 5, s + 5);
+        else if (!strncmp(s, "kernel ", 7))
+            in = len - 7 == (int)strlen(name) && !strncmp(s + 7, name, (size_t)len - 7);
+        else if (in && sscanf(s, "sass %u %d %u %u", &line, &n, &a, &b) == 4) {
+            if (nw == cap) {
+                struct ptx_agg_sass *x = realloc(w, (size_t)(cap = 2 * cap + 16) * sizeof *w);
+                if (!x) {
+                    free(w);
+                    return -1;
+                }
+                w = x;
+            }
+            w[nw++] = (struct ptx_agg_sass){line, n, {(unsigned char)a, (unsigned char)b}};
+        }
+    }
+    if (nw && file[0])
+        rc = ptx_agg_caps(&agg, m, k, file, NULL, w, nw);
+    free(w);
+    return rc;
+}
+
 int xrt_out_begin(const struct ptx_module *m, int k)
 {
     if (agg_on)
         ptx_agg_free(&agg);
     agg_on = ptx_agg_init(&agg, m, k) == 0;
+    if (agg_on && sass_caps(m, k)) {
+        ptx_agg_free(&agg);
+        agg_on = 0;
+    }
     return agg_on ? 0 : -1;
 }
 

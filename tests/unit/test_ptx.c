@@ -522,6 +522,149 @@ static void test_agg_merge(void **state)
     ptx_module_free(m);
 }
 
+
+/* f16, bf16 and their pairs: each result rounded once, to nearest even, from the exact value */
+static void test_half(void **state)
+{
+    (void)state;
+    ok(" mov.f32 %f1, 0f3F801000;\n cvt.rn.f16.f32 %rs1, %f1;\n" /* 1 + 2^-11: a tie, to 1 */
+       " cvt.u32.u16 %r2, %rs1;\n st.global.u32 [%rd3], %r2;\n"
+       " mov.f32 %f2, 0f3F801800;\n cvt.rn.f16.f32 %rs2, %f2;\n" /* 1 + 3 * 2^-12: up */
+       " cvt.u32.u16 %r3, %rs2;\n st.global.u32 [%rd3+4], %r3;\n"
+       " mov.f64 %fd1, 0d3FF0020000010000;\n cvt.rn.f16.f64 %rs3, %fd1;\n" /* past the tie */
+       " cvt.u32.u16 %r4, %rs3;\n st.global.u32 [%rd3+8], %r4;\n"
+       " mov.f32 %f3, 0f477FF000;\n cvt.rn.f16.f32 %rs4, %f3;\n" /* 65520: to infinity */
+       " cvt.u32.u16 %r5, %rs4;\n st.global.u32 [%rd3+12], %r5;\n"
+       " mov.f32 %f4, 0f33400000;\n cvt.rn.f16.f32 %rs5, %f4;\n" /* 3 * 2^-26: subnormal 1 */
+       " cvt.u32.u16 %r6, %rs5;\n st.global.u32 [%rd3+16], %r6;\n"
+       " mov.f32 %f5, 0f40400000;\n mov.f32 %f6, 0f3F800000;\n"
+       " cvt.rn.f16x2.f32 %r7, %f5, %f6;\n st.global.u32 [%rd3+20], %r7;\n" /* {3, 1} */
+       " fma.rn.f16x2 %r8, %r7, %r7, %r7;\n st.global.u32 [%rd3+24], %r8;\n" /* {12, 2} */
+       " mov.b16 %rs6, 0x3F80;\n cvt.f32.bf16 %f7, %rs6;\n st.global.f32 [%rd3+28], %f7;\n"
+       " mov.f32 %f8, 0f3F808000;\n cvt.rn.bf16.f32 %rs7, %f8;\n" /* 1 + 2^-8: a tie, to 1 */
+       " cvt.u32.u16 %r9, %rs7;\n st.global.u32 [%rd3+32], %r9;\n"
+       " mov.b32 %r10, 0x3C003C00;\n add.rn.f16x2 %r11, %r10, %r10;\n st.global.u32 [%rd3+36], %r11;\n",
+       1);
+    assert_int_equal(out[0], 0x3c00);
+    assert_int_equal(out[1], 0x3c01);
+    assert_int_equal(out[2], 0x3c01); /* not 0x3c00: rounded once from the double */
+    assert_int_equal(out[3], 0x7c00);
+    assert_int_equal(out[4], 0x0001);
+    assert_int_equal(out[5], 0x42003c00u); /* 3.0 high, 1.0 low */
+    assert_int_equal(out[6], 0x4a004000u); /* 3 * 3 + 3 = 12, 1 * 1 + 1 = 2 */
+    assert_true(f32_of(out[7]) == 1.0f);
+    assert_int_equal(out[8], 0x3f80);
+    assert_int_equal(out[9], 0x40004000u);
+}
+
+/* inline asm's { } blocks with names of their own, WARP_SZ, bfind */
+static void test_scopes(void **state)
+{
+    (void)state;
+    ok(" {\n .reg .pred p;\n .reg .s32 r0;\n setp.eq.s32 p, %r1, 1;\n mov.s32 r0, 5;\n"
+       " @p add.s32 r0, r0, 10;\n mov.s32 %r2, r0;\n }\n"
+       " {\n .reg .s32 r0;\n mov.s32 r0, 7;\n mov.s32 %r3, r0;\n }\n"
+       " st.global.u32 [%rd3], %r2;\n st.global.u32 [%rd3+4], %r3;\n"
+       " mov.u32 %r4, WARP_SZ;\n st.global.u32 [%rd3+8], %r4;\n"
+       " mov.u32 %r5, 0x00F00000;\n bfind.u32 %r6, %r5;\n st.global.u32 [%rd3+12], %r6;\n"
+       " bfind.shiftamt.u32 %r7, %r5;\n st.global.u32 [%rd3+16], %r7;\n"
+       " bfind.u32 %r8, 0;\n st.global.u32 [%rd3+20], %r8;\n",
+       2);
+    assert_int_equal(out[0], 5);
+    assert_int_equal(out[16], 15);
+    assert_int_equal(out[1], 7);
+    assert_int_equal(out[2], 32);
+    assert_int_equal(out[3], 23);
+    assert_int_equal(out[4], 8);
+    assert_int_equal(out[5], 0xffffffffu);
+}
+
+/* an mbarrier of 64 threads: warp 0 waits on the phase until warp 1 has arrived too */
+static void test_mbarrier(void **state)
+{
+    (void)state;
+    ok(" mov.u32 %r20, sm;\n setp.ne.s32 %p1, %r1, 0;\n @%p1 bra SKIP;\n"
+       " mbarrier.init.shared::cta.b64 [%r20], 64;\nSKIP:\n bar.sync 0;\n"
+       " mbarrier.arrive.shared::cta.b64 %rd4, [%r20];\n"
+       "WAIT:\n mbarrier.try_wait.parity.shared::cta.b64 %p2, [%r20], 0;\n @!%p2 bra WAIT;\n"
+       " mbarrier.test_wait.shared.b64 %p3, [%r20], %rd4;\n selp.u32 %r2, 1, 0, %p3;\n"
+       " st.global.u32 [%rd3], %r2;\n",
+       64);
+    assert_int_equal(out[0], 1);
+    assert_int_equal(out[16 * 63], 1);
+}
+
+/* wmma m16n16k16: A (row-major, the identity times 2) * B (col-major, b[i][j] = i + j) + C,
+ * from shared memory; the loads priced as one LDSM.x4 each, the store as four 8-byte ones */
+static void test_wmma(void **state)
+{
+    (void)state;
+    /* sm: A at 0 (16x16 f16), B at 512, C/D f32 at 0 afterwards (A no longer needed) */
+    ok(" mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 3;\n" /* lane t fills elements 8 t .. 8 t + 7 */
+       " mov.u32 %r3, 0;\nFILL:\n add.u32 %r4, %r2, %r3;\n shr.u32 %r5, %r4, 4;\n and.b32 %r6, %r4, 15;\n"
+       " setp.eq.u32 %p1, %r5, %r6;\n selp.u32 %r7, 0x4000, 0, %p1;\n cvt.u16.u32 %rs1, %r7;\n"
+       " shl.b32 %r8, %r4, 1;\n add.u32 %r9, %r20, %r8;\n st.shared.u16 [%r9], %rs1;\n"
+       " add.u32 %r10, %r5, %r6;\n cvt.rn.f16.u32 %rs2, %r10;\n st.shared.u16 [%r9+512], %rs2;\n"
+       " add.u32 %r3, %r3, 1;\n setp.lt.u32 %p2, %r3, 8;\n @%p2 bra FILL;\n"
+       " bar.sync 0;\n .loc 1 9 3\n"
+       " wmma.load.a.sync.aligned.row.m16n16k16.shared.f16 {%r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37}, [%r20], 16;\n"
+       " add.u32 %r21, %r20, 512;\n"
+       " wmma.load.b.sync.aligned.col.m16n16k16.shared.f16 {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, [%r21], 16;\n"
+       " mov.f32 %f1, 0f3F800000;\n"
+       " wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, {%r30, %r31, %r32, %r33, %r34, %r35, %r36, %r37}, {%r40, %r41, %r42, %r43, %r44, %r45, %r46, %r47}, {%f1, %f1, %f1, %f1, %f1, %f1, %f1, %f1};\n"
+       " bar.sync 0;\n .loc 1 11 3\n"
+       " wmma.store.d.sync.aligned.row.m16n16k16.shared.f32 [%r20], {%f2, %f3, %f4, %f5, %f6, %f7, %f8, %f9}, 16;\n"
+       " bar.sync 0;\n"
+       " shl.b32 %r11, %r1, 2;\n add.u32 %r12, %r20, %r11;\n ld.shared.f32 %f10, [%r12];\n"
+       " st.global.f32 [%rd3], %f10;\n ld.shared.f32 %f11, [%r12+196];\n st.global.f32 [%rd3+4], %f11;\n",
+       32);
+    /* D = 2 B + 1 with B col-major: D[i][j] = 2 (j + i) + 1; lane t reads D[0][t] and D[3][t + 1] */
+    for (int t = 0; t < 16; t++)
+        assert_true(f32_of(out[16 * t]) == 2.0f * (float)t + 1.0f);
+    assert_true(f32_of(out[16 * 2 + 1]) == 2.0f * (3 + 3) + 1.0f);
+    int ldsm = 0, st8 = 0;
+    for (int i = 0; i < recs.n; i++) {
+        ldsm += recs.a[i].kind == PTX_LDSM && recs.a[i].matrices == 4;
+        st8 += recs.a[i].kind == PTX_ST && recs.a[i].width == 8;
+    }
+    assert_int_equal(ldsm, 2);
+    assert_int_equal(st8, 4);
+}
+
+/* merging follows what ptxas can prove: loads off one base register (through an add of a
+ * number) merge; two registers that happen to meet, or a base only 4-aligned, do not */
+static void test_agg_provable(void **state)
+{
+    (void)state;
+    struct bl_err err;
+    static const char *const bodies[3] = {
+        /* one base (%r3 and %r6 = %r3 + 0): merged */
+        " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 3;\n add.s32 %r3, %r20, %r2;\n add.s32 %r6, %r3, 0;\n"
+        " ld.shared.u32 %r4, [%r3];\n ld.shared.u32 %r5, [%r6+4];\n",
+        /* two registers computed apart: not merged */
+        " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 3;\n add.s32 %r3, %r20, %r2;\n"
+        " mul.lo.s32 %r6, %r1, 8;\n add.s32 %r7, %r20, %r6;\n"
+        " ld.shared.u32 %r4, [%r3];\n ld.shared.u32 %r5, [%r7+4];\n",
+        /* a base only known 4-aligned (a row of 12 bytes), even where a lane's is 8-aligned */
+        " mov.u32 %r20, sm;\n mul.lo.s32 %r2, %r1, 12;\n add.s32 %r3, %r20, %r2;\n"
+        " ld.shared.u32 %r4, [%r3];\n ld.shared.u32 %r5, [%r3+4];\n"};
+    for (int b = 0; b < 3; b++) {
+        assert_int_equal(run(bodies[b], 2, &err), 0);
+        assert_int_equal(recs.n, 2);
+        struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+        struct ptx_agg a;
+        assert_int_equal(ptx_agg_init(&a, m, 0), 0);
+        assert_int_equal(ptx_agg_merge(&a, recs.a[0].pc, 0, 8), 0);
+        assert_int_equal(ptx_agg_merge(&a, recs.a[1].pc, 0, 8), 0);
+        for (int i = 0; i < recs.n; i++)
+            ptx_agg_sink(&a, &recs.a[i]);
+        assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_OWN, NULL), 0);
+        assert_true(a.lines[0].inst == (b == 0 ? 1 : 2));
+        ptx_agg_free(&a);
+        ptx_module_free(m);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -532,7 +675,9 @@ int main(void)
         cmocka_unit_test(test_vector_widths), cmocka_unit_test(test_ldmatrix),
         cmocka_unit_test(test_cp_async),    cmocka_unit_test(test_errors),
         cmocka_unit_test(test_loc_chain),   cmocka_unit_test(test_agg),
-        cmocka_unit_test(test_agg_merge),
+        cmocka_unit_test(test_agg_merge),   cmocka_unit_test(test_half),
+        cmocka_unit_test(test_scopes),      cmocka_unit_test(test_mbarrier),
+        cmocka_unit_test(test_wmma),        cmocka_unit_test(test_agg_provable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
