@@ -404,27 +404,26 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
 
 /* ---- the compile ---- */
 
-/* the one .ptx file nvcc -keep left in dir, or NULL */
+/* the one file nvcc -keep left in dir whose name ends in suffix, read whole (*n bytes), or
+ * NULL (none, or more than one) */
 static unsigned char *read_file(const char *path, size_t *n);
-static unsigned char *kept_ptx(const char *dir, size_t *n)
+static unsigned char *kept_file(const char *dir, const char *suffix, size_t *n)
 {
     struct sys_dir *d = sys_dir_open(dir);
     const char *e;
     char path[PATH_MAX + NAME_MAX + 2];
-    unsigned char *text = NULL;
+    size_t sl = strlen(suffix);
     int found = 0;
     while (d && (e = sys_dir_next(d))) {
         size_t l = strlen(e);
-        if (l > 4 && !strcmp(e + l - 4, ".ptx")) {
+        if (l > sl && !strcmp(e + l - sl, suffix)) {
             found++;
             bl_fmt(path, sizeof path, "%s/%s", dir, e);
         }
     }
     if (d)
         sys_dir_close(d);
-    if (found == 1)
-        text = read_file(path, n);
-    return text;
+    return found == 1 ? read_file(path, n) : NULL;
 }
 
 static unsigned char *read_file(const char *path, size_t *n)
@@ -530,21 +529,8 @@ static int instance_file(const struct kcompile_in *in, const char *dir, char *pa
  * a line; NULL when there is no such file. */
 static char *kept_deps(const char *dir)
 {
-    struct sys_dir *d = sys_dir_open(dir);
-    const char *e;
-    char path[PATH_MAX + NAME_MAX + 2];
-    int found = 0;
-    while (d && (e = sys_dir_next(d))) {
-        size_t l = strlen(e);
-        if (l > 8 && !strcmp(e + l - 8, ".cpp1.ii")) {
-            found++;
-            bl_fmt(path, sizeof path, "%s/%s", dir, e);
-        }
-    }
-    if (d)
-        sys_dir_close(d);
     size_t n = 0;
-    unsigned char *text = found == 1 ? read_file(path, &n) : NULL;
+    unsigned char *text = kept_file(dir, ".cpp1.ii", &n);
     if (!text)
         return NULL;
     struct keybuf out = {0}, seen = {0};
@@ -658,7 +644,7 @@ static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compile
             knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
                          out->lowered, sizeof out->lowered);
         if (k && !in->ptx)
-            k->ptx = (char *)kept_ptx(dir, &k->ptx_size);
+            k->ptx = (char *)kept_file(dir, ".ptx", &k->ptx_size);
         char *paths = k ? kept_deps(dir) : NULL;
         if (paths)
             k->deps = kcache_deps(paths, dir, start);

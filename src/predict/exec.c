@@ -270,16 +270,7 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
         return;
     const struct bank_cell *cell = &res.pass[pw].cell[bank];
     char words[96], lanes[96], what[48], in[32];
-    size_t o = 0;
-    uint32_t lm = 0;
-    for (int k = 0; k < cell->nwords; k++) {
-        lm |= cell->lanes[k];
-        if (k < 3 || k == cell->nwords - 1)
-            o += bl_fmt(words + o, sizeof words - o, "%s%s%llu", k ? ", " : "",
-                        k == cell->nwords - 1 && k > 3 ? "…, " : "",
-                        (unsigned long long)cell->word[k]);
-    }
-    kp_fmt_lanes(lm, lanes, sizeof lanes);
+    kp_fmt_cell(cell, words, sizeof words, lanes, sizeof lanes);
     static const char *const kinds[] = {"ld.shared", "st.shared", "atom.shared", "", "", ""};
     if (b.instr)
         bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);

@@ -630,6 +630,22 @@ static void predict_line(struct pattern_cuda_file *pf, const struct gpu_kernel_r
 
 /* ---------------------------------------------------------------- the file */
 
+void kp_fmt_cell(const struct bank_cell *c, char *words, size_t wsize, char *lanes,
+                 size_t lsize)
+{
+    size_t o = 0;
+    uint32_t lm = 0;
+    words[0] = 0;
+    for (int i = 0; i < c->nwords && i < BANK_MAX_CELL_WORDS; i++) {
+        lm |= c->lanes[i];
+        if (i < 3 || i == c->nwords - 1)
+            o += bl_fmt(words + o, wsize - o, "%s%s%llu", i ? ", " : "",
+                        i == c->nwords - 1 && i > 3 ? "\u2026, " : "",
+                        (unsigned long long)c->word[i]);
+    }
+    kp_fmt_lanes(lm, lanes, lsize);
+}
+
 /* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (… past a few) into buf */
 void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 {

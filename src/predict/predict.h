@@ -141,4 +141,11 @@ void kp_free(struct kp_result *r);
  * line: the model's and the executed warp's). */
 void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
 
+/* kp_fmt_cell: the words a bank cell serves ("0, 32, 64, …, 992": the first three and the
+ * last) into words and the lanes asking for them (kp_fmt_lanes) into lanes: the why of a
+ * pass, for the model's text and the kernel view's grid alike. */
+struct bank_cell;
+void kp_fmt_cell(const struct bank_cell *c, char *words, size_t wsize, char *lanes,
+                 size_t lsize);
+
 #endif

@@ -119,16 +119,7 @@ void kg_why(const struct app *a, const struct bank_result *r, char *buf, size_t 
     }
     const struct bank_cell *c = &r->pass[pw].cell[bank];
     char words[96], lanes[96];
-    size_t o = 0;
-    uint32_t lm = 0;
-    for (int i = 0; i < c->nwords && i < BANK_MAX_CELL_WORDS; i++) {
-        lm |= c->lanes[i];
-        if (i < 3 || i == c->nwords - 1)
-            o += bl_fmt(words + o, sizeof words - o, "%s%s%llu", i ? ", " : "",
-                        i == c->nwords - 1 && i > 3 ? "\u2026, " : "",
-                        (unsigned long long)c->word[i]);
-    }
-    kp_fmt_lanes(lm, lanes, sizeof lanes);
+    kp_fmt_cell(c, words, sizeof words, lanes, sizeof lanes);
     bl_fmt(buf, size, ui_str(a, UIS_KG_WHY), pw + 1, r->npasses, bank, c->nwords, words, lanes,
            r->pass[pw].cost);
 }
