@@ -47,19 +47,7 @@ struct bench {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick] [--server SOCKET | --no-server]\n"
-               "                     [--both]\n"
-               "  GPU measurements vs the bank model: a stride sweep of every width (time per\n"
-               "  warp access, slowdown against the conflict-free access), the copy ceiling and\n"
-               "  the transposes as a share of it, the case kernels.\n"
-               "  --json writes the recording format (docs/gpu.md) that --replay reads.\n"
-               "  --quick: fewer strides, no case kernels.\n"
-               "  --server SOCKET: ask the GPU server there (banklab serve; also BANKLAB_SERVER);\n"
-               "  by default the device's own server. --no-server: measure in this process.\n"
-               "  --both: through the GPU server (as learners do; whatever BANKLAB_NO_SERVER\n"
-               "  says), then in this process; fails when they disagree (counters, a case's\n"
-               "  checked output, a time more than 10 %% apart) and shows both parameter-change\n"
-               "  times (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests).\n");
+    cli_say(f, CLI_HELP_BENCH);
 }
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_BOTH, OPT_DEVICE };
@@ -73,7 +61,7 @@ static const struct option bench_options[] = {
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
-                                         "unknown argument '%s'", usage, usage, bench_opt};
+                                         CLI_UNKNOWN_ARGUMENT, usage, usage, bench_opt};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
@@ -601,11 +589,11 @@ int cmd_bench(int argc, char **argv)
     B.id = 1;
     int rc = cli_parse(&bench_cmd, argc, argv, &B.o, NULL);
     if (!rc && B.o.json && B.o.csv)
-        rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
+        rc = cli_usage_error(&bench_cmd, CLI_E_JSON_AND_CSV_EXCLUDE_EACH);
     if (rc)
         return rc < 0 ? 0 : rc;
     if (B.o.both && B.o.no_server)
-        return cli_usage_error(&bench_cmd, "--both and --no-server exclude each other");
+        return cli_usage_error(&bench_cmd, CLI_E_BOTH_AND_NO_SERVER_EXCLUDE);
     if (B.o.both)
         unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu *g = cli_open_gpu("bench", NULL, B.o.device, B.o.server, B.o.no_server, &B.info,

@@ -86,40 +86,7 @@ static int check_scene_records(struct check_run *r, const struct lesson *l)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab check [--quiet] [--lessons DIR] [--recording FILE] [FILE|DIR]...\n"
-            "\n"
-            "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
-            "languages (zh and en), every scene's code through the pattern language, and every\n"
-            "expectation, quiz check and graded task through the bank model; and the prose:\n"
-            "no step's title, text or key sentence gives its quiz's answer before the\n"
-            "question, and no code in the text would be cut on the tutorial's screen at\n"
-            "80x24. A problem does not stop the check: every problem in a file is listed.\n"
-            "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
-            "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
-            "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
-            "\n"
-            "Output (stdout): one line per problem, file: path: message, the JSON path naming\n"
-            "the field (a JSON syntax error: file:line:col: message, columns counting\n"
-            "characters), then a summary line:\n"
-            "  checked N lessons, M steps, K expectations, Q quizzes: all hold\n"
-            "  checked N lessons, M steps, K expectations, Q quizzes: P problems\n"
-            "(with --recording: \", F figures\" before the colon).\n"
-            "\n"
-            "Options:\n"
-            "  -q, --quiet          no summary line; only problems are printed\n"
-            "      --lessons DIR    the lessons directory to check when no FILE is given\n"
-            "      --recording FILE also compare every figure the lessons quote (a step's\n"
-            "                       \"figures\") with this recording, e.g. the shipped\n"
-            "                       assets/h200-recording.json: the value, the record and\n"
-            "                       rounding the tutorial's panel shows, and the comparison\n"
-            "                       its sentence makes (\"within 11 %%\"); and that every\n"
-            "                       step's scene has a record replay can show (its drawn\n"
-            "                       access, or its case kernel, at the scene's defaults)\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Exit status: 0 everything holds, 1 a problem was found, 2 bad usage or a file or\n"
-            "directory that does not exist or cannot be read (message on stderr).\n");
+    cli_say(f, CLI_HELP_CHECK);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -277,7 +244,7 @@ static const struct option check_options[] = {
 static int check_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd check_cmd = {"check", "hq", check_options, 0,
-                                         "unknown option '%s' (banklab check --help)", NULL,
+                                         CLI_UNKNOWN_OPTION_CHECK, NULL,
                                          usage, check_opt};
 
 static int check_opt(void *ctx, int key, const char *name, const char *val)
@@ -288,16 +255,16 @@ static int check_opt(void *ctx, int key, const char *name, const char *val)
         o->quiet = 1;
     } else if (key == OPT_LESSONS) {
         if (!val)
-            return cli_usage_error(&check_cmd, "--lessons needs a directory");
+            return cli_usage_error(&check_cmd, CLI_E_LESSONS_NEEDS_DIRECTORY);
         o->lessons_dir = val;
     } else if (key == OPT_RECORDING) {
         if (!val || !*val)
-            return cli_usage_error(&check_cmd, "--recording needs a file");
+            return cli_usage_error(&check_cmd, CLI_E_RECORDING_NEEDS_FILE);
         o->rec_path = val;
     } else {  /* FILE|DIR|- */
         const char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
         if (!nt)
-            return cli_usage_error(&check_cmd, "out of memory");
+            return cli_usage_error(&check_cmd, CLI_E_OUT_MEMORY);
         o->targets = nt;
         o->targets[o->ntargets++] = val;
     }

@@ -39,113 +39,12 @@ struct kernel_args {
 
 static void short_usage(FILE *f)
 {
-    fputs("usage: banklab kernel FILE.cu [--name K] [--grid G] [--block B] [--smem BYTES]\n"
-          "                      [--arg NAME=VALUE]... [--buffer-size [NAME=]BYTES]...\n"
-          "                      [--fill float|int|zero] [--sort line|excess] [--json] [--sass]\n"
-          "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
-          "                      [--no-server] [--launch-only] [--timings]\n"
-          "                      [-I DIR] [-D NAME[=V]] [--nvcc-flag FLAG] [--compiler C]\n"
-          "                      [--model [--lang en|zh]] [--fix]\n"
-          "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
-          f);
+    cli_say(f, CLI_USAGE_KERNEL);
 }
 
 static void help(FILE *f)
 {
-    fputs(
-        "banklab kernel: measure the shared-memory wavefronts and bank conflicts of your own\n"
-        "kernel, per source line, on the GPU.\n"
-        "\n"
-        "usage: banklab kernel FILE.cu [OPTIONS]\n"
-        "\n"
-        "FILE.cu is compiled with the CUDA toolkit's nvcc (its device side: host code, host\n"
-        "headers and a main() are fine), or with NVRTC where there is no nvcc (device code\n"
-        "only); line info, the GPU's architecture (with no GPU, sm_90, so compile errors still\n"
-        "show as FILE:LINE:COL). The kernel runs once in a child process: a fault, a hang or\n"
-        "too much shared memory is reported in one line.\n"
-        "\n"
-        "Launch (also from comments at the top of FILE.cu, before the first line of code:\n"
-        "  // banklab: --grid 32x32 --block 32x32 --arg n=1024\n"
-        "options on the command line win):\n"
-        "  --name K               the kernel (a template instance: 'k<float4>'); default: the\n"
-        "                         only __global__ function of the file\n"
-        "  --grid X[xY[xZ]]       blocks (default 1)\n"
-        "  --block X[xY[xZ]]      threads per block (default 256)\n"
-        "  --smem BYTES           dynamic shared memory per block (default 0; e.g. 4352, 48K)\n"
-        "  --arg NAME=VALUE       a scalar parameter's value (repeatable); every scalar\n"
-        "                         parameter needs one\n"
-        "  --buffer-size BYTES    each pointer parameter gets a device buffer of this size\n"
-        "                         (default 16M); NAME=BYTES sizes one parameter's buffer\n"
-        "  --fill float|int|zero  buffer contents before the launch: float (default): 4-byte\n"
-        "                         word k holds the float k mod 1024; int: the int k; zero\n"
-        "\n"
-        "Compiling:\n"
-        "  -I DIR, -D NAME[=V]    include directory, macro (also -IDIR, -DNAME)\n"
-        "  --nvcc-flag FLAG       one more compiler flag, e.g. -maxrregcount=64 (repeatable;\n"
-        "                         not the output, its kind or the architecture)\n"
-        "  --compiler C           nvcc, nvrtc or auto (default: nvcc when found)\n"
-        "\n"
-        "Measurement:\n"
-        "  --device N             CUDA device (default 0)\n"
-        "  --time-limit S         stop the kernel (and compiling) after S seconds (default 10)\n"
-        "  --counters             also read the whole-kernel counters of the range profiler\n"
-        "                         (what banklab bench reads; in a process of its own) to\n"
-        "                         compare with the sums\n"
-        "  --no-cache             compile again (compiled kernels are kept in\n"
-        "                         $XDG_CACHE_HOME/banklab/kernels, keyed by source and options)\n"
-        "  --no-server            leave no measuring process ready for the next run (by default\n"
-        "                         one opens the GPU and CUPTI ahead and waits 60 s, holding a\n"
-        "                         CUDA context, so a re-run skips the driver's start-up;\n"
-        "                         BANKLAB_KERNEL_SERVER=SECONDS changes the wait, 0: none)\n"
-        "  --launch-only          run the kernel once and measure nothing (to profile the same\n"
-        "                         launch with another tool, e.g. ncu)\n"
-        "\n"
-        "A file with a main(), given no launch option: the program is built with nvcc and run\n"
-        "as it is, every kernel it launches measured in that one run (banklab run's way; with\n"
-        "--model, on banklab's own CUDA runtime on the CPU). --name K picks kernels, and:\n"
-        "  --launch-skip N        skip the first N launches of the kernels picked\n"
-        "  --launch-count N       measure at most N of them (neither: the first of each)\n"
-        "\n"
-        "Output:\n"
-        "  --sort line|excess     line (default): the whole file in order; excess: only lines\n"
-        "                         with shared-memory instructions, most excess first\n"
-        "  --sass                 under each line, its SASS instructions\n"
-        "  --json                 one JSON object (fields as the columns, per line and total)\n"
-        "  --timings              how long each step took (ms)\n"
-        "\n"
-        "The model (no GPU needed):\n"
-        "  --model                the bank model's prediction of every line for this launch\n"
-        "                         (every warp of every block), why a conflicting line conflicts,\n"
-        "                         a fix checked with the model, or why a line cannot be\n"
-        "                         predicted; nothing is measured (--lang zh: in Chinese)\n"
-        "  --fix                  write FILE.fixed.cu with the fix of the worst line (never over\n"
-        "                         an existing file) and measure it (without a GPU: predict it)\n"
-        "  With a GPU, the 'model' column is the predicted wavefronts beside the measured ones.\n"
-        "\n"
-        "Columns (CUPTI's SASS metrics, summed over the whole launch; the same figures\n"
-        "as Nsight Compute's source page):\n"
-        "  inst        shared-memory warp instructions executed on the line\n"
-        "  wavefronts  shared-memory wavefronts they took\n"
-        "              (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared)\n"
-        "  ideal       the wavefronts the same accesses need without a bank conflict, for\n"
-        "              their width and active lanes (..._mem_shared_ideal; '-' when this\n"
-        "              CUPTI lacks it and the instruction's width is unknown)\n"
-        "  excess      wavefronts - ideal: the bank conflicts\n"
-        "  ways        wavefronts / ideal: 1.00 conflict free, 32.00 a 32-way conflict\n"
-        "\n"
-        "Exit status: 0 measured; 1 the kernel failed at run time (fault, time limit, launch\n"
-        "refused) or the measurement failed; 2 bad usage, a compile error or a kernel that\n"
-        "cannot be launched as asked; 3 no GPU (or counters not allowed).\n"
-        "\n"
-        "In the tutorial: banklab FILE.cu [LAUNCH OPTIONS] opens the kernel view of FILE.cu\n"
-        "(z from a step): these figures next to the source, measured again on every save,\n"
-        "Enter on a line opens its access in the playground.\n"
-        "\n"
-        "Examples:\n"
-        "  banklab kernel assets/kernels/transpose_seed.cu\n"
-        "  banklab kernel my.cu --name 'tile<float4>' --grid 64 --block 32x8 --arg n=4096\n"
-        "  banklab kernel my.cu --sort excess --sass\n",
-        f);
+    cli_say(f, CLI_HELP_KERNEL);
 }
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
@@ -166,7 +65,7 @@ static const struct option kernel_options[] = {
 static int kernel_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd kernel_cmd = {"kernel", "hI:D:", kernel_options, 0,
-                                          "unknown option '%s'", short_usage, help, kernel_opt};
+                                          CLI_UNKNOWN_OPTION_OF, short_usage, help, kernel_opt};
 
 /* The switch a flag option sets, or NULL. */
 static int *flag_of(struct kernel_args *a, int key)
@@ -183,30 +82,30 @@ static int kernel_opt(void *ctx, int key, const char *name, const char *val)
         *flag_of(a, key) = 1;
     } else if (key == CLI_LAUNCH || key == 'I' || key == 'D') {
         if (!val)
-            return cli_usage_error(&kernel_cmd, "%s needs a value", name);
+            return cli_usage_error(&kernel_cmd, CLI_E_NEEDS_VALUE, name);
         if (a->nopts == MAX_CLI_OPTS)
-            return cli_usage_error(&kernel_cmd, "too many options");
+            return cli_usage_error(&kernel_cmd, CLI_E_TOO_MANY_OPTIONS);
         snprintf(a->opt[a->nopts], sizeof a->opt[0], "%s", name);
         a->val[a->nopts++] = val;
     } else if (key == OPT_LANG) {
         if (!val || (strcmp(val, "en") && strcmp(val, "zh")))
-            return cli_usage_error(&kernel_cmd, "--lang takes en or zh");
+            return cli_usage_error(&kernel_cmd, CLI_E_LANG_TAKES_EN_OR_ZH);
         a->zh = !strcmp(val, "zh");
     } else if (key == OPT_SKIP || key == OPT_COUNT) {
         char *end;
         long n = val ? strtol(val, &end, 10) : -1;
         if (!val || !*val || *end || n < 0 || n > 1000000000L)
-            return cli_usage_error(&kernel_cmd, "%s takes a count (0, 1, 2, ...)", name);
+            return cli_usage_error(&kernel_cmd, CLI_E_TAKES_COUNT, name);
         *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     } else if (key == OPT_SORT) {
         if (!val)
-            return cli_usage_error(&kernel_cmd, "--sort needs a value (line or excess)");
+            return cli_usage_error(&kernel_cmd, CLI_E_SORT_NEEDS_VALUE_LINE_OR);
         if (strcmp(val, "excess") && strcmp(val, "line"))
-            return cli_usage_error(&kernel_cmd, "--sort takes line or excess, not '%s'",
+            return cli_usage_error(&kernel_cmd, CLI_E_SORT_TAKES_LINE_OR_EXCESS,
                                    CLI_CLEAN(val));
         a->sort_excess = !strcmp(val, "excess");
     } else if (a->file) {
-        return cli_usage_error(&kernel_cmd, "one file at a time ('%s', then '%s')",
+        return cli_usage_error(&kernel_cmd, CLI_E_ONE_FILE_AT_TIME_THEN,
                                CLI_CLEAN(a->file), CLI_CLEAN(val));
     } else {
         a->file = val;
@@ -238,13 +137,11 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
     if (rc)
         return rc;
     if (twice >= 0)
-        return cli_usage_error(&kernel_cmd, "%s %s: that name is given twice (no value "
-                               "silently wins)", a->opt[twice], CLI_CLEAN(a->val[twice]));
+        return cli_usage_error(&kernel_cmd, CLI_E_THAT_NAME_IS_GIVEN_TWICE, a->opt[twice], CLI_CLEAN(a->val[twice]));
     if (!a->file)
-        return cli_usage_error(&kernel_cmd, "which file? (banklab kernel FILE.cu)");
+        return cli_usage_error(&kernel_cmd, CLI_E_WHICH_FILE_BANKLAB_KERNEL_FILE);
     if (a->json && (a->sass || a->sort_excess || a->timings))
-        return cli_usage_error(&kernel_cmd, "--json holds everything: no --sass, --sort or "
-                               "--timings with it");
+        return cli_usage_error(&kernel_cmd, CLI_E_JSON_HOLDS_EVERYTHING_NO_SASS);
     return 0;
 }
 

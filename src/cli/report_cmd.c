@@ -18,25 +18,7 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab report [--out DIR] [--format md|json|both] [OPTIONS]\n"
-            "\n"
-            "Write the lab report banklab-report-<date>.md and/or .json: quiz results, graded\n"
-            "task score, the patterns explored with predicted vs measured numbers, the device.\n"
-            "Nothing is written outside DIR.\n"
-            "\n"
-            "  --out DIR            directory for the report (default: the current directory)\n"
-            "  --format md|json|both  which files (default: both)\n"
-            "  --progress FILE      progress file (default: $XDG_STATE_HOME/banklab/progress.json)\n"
-            "  --lessons DIR        lessons, for titles and totals (default: as the tutorial)\n"
-            "  --lang zh|en         language of lesson titles (default: saved, else the locale)\n"
-            "  --learner NAME       name to put on the report (default: none)\n"
-            "  --no-gpu             do not look for a GPU (device: model only)\n"
-            "  --device N           CUDA device to name (default 0)\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Prints the paths written. Exit status: 0 written, 2 bad usage, unreadable progress\n"
-            "or a directory that cannot be written.\n");
+    cli_say(f, CLI_HELP_REPORT);
 }
 
 static void lesson_report(const struct lesson_error *e, void *ctx)
@@ -82,18 +64,18 @@ static int check_options(struct report_opts *o)
     for (size_t i = 0; i < sizeof formats / sizeof formats[0] && !o->formats; i++)
         o->formats = strcmp(o->format, formats[i].name) ? 0 : formats[i].formats;
     if (!o->formats)
-        return cli_usage_error(&report_cmd, "--format is md, json or both, not '%s'",
+        return cli_usage_error(&report_cmd, CLI_E_FORMAT_IS_MD_JSON_OR,
                                CLI_CLEAN(o->format));
     unsigned cp = 0;
     const char *l = o->learner;
     if (l && bl_utf8_bad(l, strlen(l)) != SIZE_MAX)
-        return cli_usage_error(&report_cmd, "--learner is not UTF-8 text: '%s'", CLI_CLEAN(l));
+        return cli_usage_error(&report_cmd, CLI_E_LEARNER_IS_NOT_UTF_TEXT, CLI_CLEAN(l));
     if (l && bl_utf8_control(l, NULL, &cp) != SIZE_MAX)
-        return cli_usage_error(&report_cmd, "--learner holds control character U+%04X: '%s'",
+        return cli_usage_error(&report_cmd, CLI_E_LEARNER_HOLDS_CONTROL_CHARACTER,
                                cp, CLI_CLEAN(l));
     enum lesson_lang lang;
     if (o->lang_opt && lesson_lang_parse(o->lang_opt, &lang) != 0)
-        return cli_usage_error(&report_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(o->lang_opt));
+        return cli_usage_error(&report_cmd, CLI_E_LANG_IS_ZH_OR_EN, CLI_CLEAN(o->lang_opt));
     return 0;
 }
 
@@ -109,7 +91,7 @@ static const struct option report_options[] = {
     {"help", no_argument, NULL, 'h'}, {0}};
 
 static const struct cli_cmd report_cmd = {"report", "h", report_options, 0,
-                                          "unknown option '%s' (banklab report --help)", NULL,
+                                          CLI_UNKNOWN_OPTION_REPORT, NULL,
                                           usage, report_opt};
 
 static int report_opt(void *ctx, int key, const char *name, const char *val)
@@ -127,7 +109,7 @@ static int report_opt(void *ctx, int key, const char *name, const char *val)
     if (!dst)  /* an argument */
         return cli_usage_error(&report_cmd, report_cmd.unknown, CLI_CLEAN(val));
     if (!val || !*val)
-        return cli_usage_error(&report_cmd, "%s wants a value", name);
+        return cli_usage_error(&report_cmd, CLI_E_WANTS_VALUE, name);
     *dst = val;
     return 0;
 }

@@ -338,8 +338,8 @@ static int eval_offsets(const struct sim_args *a, struct sim_one *o)
     int bad = -1;
     int st = simulate(o, &bad);
     if (st == BANK_EALIGN) {
-        return cli_usage_error(&sim_cmd, "lane %d: offset %" PRIu64 " is not a multiple of the "
-                               "width (%u bytes)", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
+        return cli_usage_error(&sim_cmd, CLI_E_LANE_OFFSET_ALIGN, bad,
+                               (unsigned long long)a->offset[bad >= 0 && bad < 32 ? bad : 0],
                                a->width);
     } else if (st) {
         fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));

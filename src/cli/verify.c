@@ -271,27 +271,7 @@ static void case_line(const struct vitem *it)
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: banklab verify [--json] [--timing] [--lessons DIR] [--device N]\n"
-               "                      [--server SOCKET | --no-server] [--both]\n"
-               "  Runs every lesson access (every parameter setting, type, warp and access of\n"
-               "  every scene) and the 63 H200 reference cases on the GPU and compares the bank\n"
-               "  model with the hardware counters; case-kernel scenes also run their kernel at\n"
-               "  every setting, checked against a CPU reference.\n"
-               "  --timing  also time each access (time per access, slowdown): for recordings\n"
-               "  --json    write the recording format (docs/gpu.md) that --replay reads\n"
-               "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER;\n"
-               "            default: the device's own server, started when none runs)\n"
-               "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
-               "  --both    measure through the GPU server (as learners do; --server SOCKET or\n"
-               "            the device's own, whatever BANKLAB_NO_SERVER says) and then in this\n"
-               "            process, and fail when they disagree: an access's counters, a case\n"
-               "            run's outcome, with --timing a time per access more than 15 %% apart\n"
-               "            (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests)\n"
-               "Exit status: 0 every access agrees and every case output is right; 1 model\n"
-               "and counters differ somewhere, or a case kernel's output is wrong; 4 nothing\n"
-               "differs, but some accesses or case runs could not be measured (counters busy\n"
-               "or not allowed, no turn on the GPU, a failed run: counted apart, never as a\n"
-               "difference); 2 bad usage or input; 3 no GPU or no counters at all.\n");
+    cli_say(f, CLI_HELP_VERIFY);
 }
 
 struct vopts {
@@ -311,7 +291,7 @@ static const struct option verify_options[] = {
 static int verify_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
-                                          "unknown argument '%s'", usage, usage, verify_opt};
+                                          CLI_UNKNOWN_ARGUMENT, usage, usage, verify_opt};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {
@@ -736,7 +716,7 @@ int cmd_verify(int argc, char **argv)
     if (!rc)
         rc = collect_reference(&L, &cases, &ncases, cpath, sizeof cpath);
     if (!rc && o.both && o.no_server)
-        rc = cli_usage_error(&verify_cmd, "--both and --no-server exclude each other");
+        rc = cli_usage_error(&verify_cmd, CLI_E_BOTH_AND_NO_SERVER_EXCLUDE);
     if (!rc && o.both)
         unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu_info info;
