@@ -178,6 +178,40 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
         n += keys_summary(cli_lang() == BL_LANG_ZH, text + n, sizeof text - n);
     if (n < sizeof text)
         snprintf(text + n, sizeof text - n, "%s", tail);
+    if (cli_lang() == BL_LANG_ZH) {
+        /* Chinese: the keys joined by a full-width comma, lines of at most 80 columns */
+        char zh[2048];
+        size_t o = 0;
+        for (const char *q = text; *q && o + 4 < sizeof zh; q++) {
+            if (q[0] == ',' && q[1] == ' ') {
+                memcpy(zh + o, "\xef\xbc\x8c", 3);  /* U+FF0C */
+                o += 3;
+                q++;
+            } else {
+                zh[o++] = *q;
+            }
+        }
+        zh[o] = 0;
+        /* broken after a comma (a key stays with its word); a 3-byte character is 2 columns */
+        const char *line = zh, *brk = NULL;
+        int cols = 0;
+        for (const char *q = zh; *q; q++) {
+            unsigned char c = (unsigned char)*q;
+            cols += c < 0x80 ? 1 : (c & 0xe0) == 0xe0 ? 2 : 0;
+            if (cols > 80 && brk) {
+                fprintf(f, "%.*s\n", (int)(brk - line), line);
+                line = brk;
+                brk = NULL;
+                cols = 0;
+                q = line - 1;
+                continue;
+            }
+            if (!strncmp(q, "\xef\xbc\x8c", 3))
+                brk = q + 3;
+        }
+        fprintf(f, "%s\n", line);
+        return;
+    }
     /* lines of at most 90 columns, broken after a comma (a key stays with its word) */
     const char *p = text;
     while (*p) {

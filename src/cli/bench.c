@@ -56,7 +56,7 @@ static const struct option bench_options[] = {
     {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
     {"quick", no_argument, NULL, OPT_QUICK}, {"both", no_argument, NULL, OPT_BOTH},
     {"device", required_argument, NULL, OPT_DEVICE},
-    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_SERVER_OPTIONS, CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
 

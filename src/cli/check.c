@@ -238,7 +238,8 @@ enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_RECORDING };
 
 static const struct option check_options[] = {
     {"quiet", no_argument, NULL, 'q'}, {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"recording", required_argument, NULL, OPT_RECORDING}, {"help", no_argument, NULL, 'h'},
+    {"recording", required_argument, NULL, OPT_RECORDING}, CLI_LANG_OPTION,
+    {"help", no_argument, NULL, 'h'},
     {0}};
 
 static int check_opt(void *ctx, int key, const char *name, const char *val);

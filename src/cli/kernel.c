@@ -133,6 +133,7 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
     memset(a, 0, sizeof *a);
     a->skip = a->count = -1;
+    a->zh = cli_lang() == BL_LANG_ZH;
     int rc = cli_parse(&kernel_cmd, argc, argv, a, NULL), twice = rc ? -1 : named_twice(a);
     if (rc)
         return rc;

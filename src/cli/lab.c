@@ -845,7 +845,7 @@ int cmd_lab(int argc, char **argv)
     static struct lab lab;  /* large: keep it off the stack */
     memset(&lab, 0, sizeof lab);
     lab.tries = 3;
-    lab.lang = lesson_lang_from_env();
+    lab.lang = cli_lang() == BL_LANG_ZH ? LANG_ZH : LANG_EN;
     lab_locale();
     struct lab_opts o = {.lab = &lab, .save = 1};
     int rc = cli_parse(&lab_cmd, argc, argv, &o, NULL);

@@ -142,6 +142,7 @@ static int write_report(const struct report_opts *o, const struct progress *p,
     char written[8400];
     struct bl_err err = {0};
     enum lesson_lang lang = pick_lang(o->lang_opt, p->lang);
+    cli_set_lang(lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN);
     if (report_write_dir(o->out, o->formats, p, set, lang, &meta, written, sizeof written,
                          &err) < 0) {
         char buf[BL_ERR_TEXT * 2];

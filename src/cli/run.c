@@ -53,7 +53,7 @@ static const struct option run_options[] = {
     {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
     {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
     {"route", required_argument, NULL, OPT_ROUTE}, {"grid", no_argument, NULL, OPT_GRID},
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int run_opt(void *ctx, int key, const char *name, const char *val);
 

@@ -38,7 +38,7 @@ static const struct option serve_options[] = {
     {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
     {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
     {"ready-fd", required_argument, NULL, OPT_READY_FD},            /* the client that starts it */
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int serve_opt(void *ctx, int key, const char *name, const char *val);
 

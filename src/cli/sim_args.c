@@ -53,7 +53,7 @@ static const struct option sim_options[] = {
     {"script", required_argument, NULL, OPT_SCRIPT},
     {"replay", required_argument, NULL, OPT_REPLAY},
     {"device", required_argument, NULL, OPT_DEVICE}, {"svg", required_argument, NULL, OPT_SVG},
-    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_SERVER_OPTIONS, CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 const struct cli_cmd sim_cmd = {"sim", "h", sim_options, 0, CLI_UNKNOWN_OPTION_OF,
                                 sim_short_usage, help, sim_opt};

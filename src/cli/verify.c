@@ -286,7 +286,7 @@ static const struct option verify_options[] = {
     {"both", no_argument, NULL, OPT_BOTH},
     {"lessons", required_argument, NULL, OPT_LESSONS},
     {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val);
 
