@@ -159,6 +159,11 @@ void cli_now_utc(char *buf, size_t n);
  * process), that text read back as a message of the table (bl_msg_text); into buf. */
 const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n);
 
+/* CLI_ERR: cli_err_text of e in the language of cli_lang, in a buffer that lives until the
+ * end of the enclosing block. */
+#define CLI_ERR(e) cli_err_text((e), cli_lang() == BL_LANG_ZH, (char[BL_ERR_TEXT * 2]){0}, \
+                                BL_ERR_TEXT * 2)
+
 /* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
  * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and
  * returns EXIT_USAGE, else rc. Called once by main() after every command. */

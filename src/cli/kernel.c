@@ -647,8 +647,7 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
         char inst[GPU_KERNEL_TEXT];
         bl_fmt(inst, sizeof inst, "%s", names[i]);
         if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
-            fprintf(stderr, "banklab kernel: %s: %s is a template: --name '%s<...>' predicts an "
-                    "instance\n", CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
+            cli_fail("kernel", CLI_F_IS_TEMPLATE_NAME_PREDICTS_INSTANCE, CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
             continue;
         }
         if ((rc = build_request(a, src, len, inst, &reqs[*n])))
@@ -686,9 +685,8 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
 {
     struct bl_err e = {0};
     if (gpu_run_check(&e)) {
-        fprintf(stderr, "banklab kernel: %s has a main(): measuring the program needs a GPU: %s "
-                "(banklab kernel %s --model predicts it without one)\n", CLI_CLEAN(a->file),
-                CLI_CLEAN(e.msg), CLI_CLEAN(a->file));
+        cli_fail("kernel", CLI_F_HAS_MAIN_MEASURING_PROGRAM_NEEDS, CLI_CLEAN(a->file),
+                CLI_CLEAN(CLI_ERR(&e)), CLI_CLEAN(a->file));
         return EXIT_NOGPU;
     }
     /* --name as the user gave it: the request's own (the only kernel, a template's instance
@@ -787,8 +785,8 @@ int cmd_kernel(int argc, char **argv)
         req.cache_dir[0] = '\0';
     struct bl_err cache_err = {0};
     if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
-        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n",
-                CLI_CLEAN(cache_err.msg));
+        cli_fail("kernel", CLI_F_NOT_USING_KERNEL_CACHE,
+                CLI_CLEAN(CLI_ERR(&cache_err)));
         req.cache_dir[0] = '\0';
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
@@ -822,7 +820,7 @@ int cmd_kernel(int argc, char **argv)
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
-            fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
+            cli_fail("kernel", CLI_F_RAN_ONCE_ON_LAUNCH_ONLY,
                     CLI_CLEAN(r.kernel), CLI_CLEAN(r.device));
         else if (a.json)
             print_json(&a, &r, src, len, has_model ? &model : NULL);

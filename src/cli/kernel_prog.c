@@ -115,15 +115,14 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
 {
     char nvcc[PATH_MAX];
     if (knvcc_find(nvcc, sizeof nvcc) || access(nvcc, X_OK)) {
-        fprintf(stderr, "banklab kernel: %s has a main(): building it needs nvcc, and there is "
-                "none here (set CUDA_HOME)\n", CLI_CLEAN(req->path));
+        cli_fail("kernel", CLI_F_HAS_MAIN_BUILDING_IT_NEEDS, CLI_CLEAN(req->path));
         return EXIT_NOGPU;
     }
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], exe[PATH_MAX + 16];
     bl_fmt(dir, sizeof dir, "%s/banklab-prog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        fprintf(stderr, "banklab kernel: cannot make a directory in %s: %s\n",
+        cli_fail("kernel", CLI_F_CANNOT_MAKE_DIRECTORY_IN,
                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
         return 1;
     }
@@ -140,11 +139,10 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
     argv[n++] = exe;
     argv[n++] = (char *)req->path;
     argv[n] = NULL;
-    fprintf(stderr, "banklab kernel: %s has a main(): building it with nvcc and measuring every "
-            "kernel it launches\n", CLI_CLEAN(req->path));
+    cli_fail("kernel", CLI_F_HAS_MAIN_BUILDING_IT_WITH, CLI_CLEAN(req->path));
     int rc = run_limited(argv, BUILD_SECONDS);
     if (rc) {
-        fprintf(stderr, "banklab kernel: nvcc could not build %s (%s)\n", CLI_CLEAN(req->path),
+        cli_fail("kernel", CLI_F_NVCC_COULD_NOT_BUILD, CLI_CLEAN(req->path),
                 rc == 124 ? "time limit" : "its messages are above");
         unlink(exe);
         rmdir(dir);

@@ -411,7 +411,7 @@ static int open_view(const struct gpu_run_output *o)
             best = r;
     }
     if (!best) {
-        fprintf(stderr, "banklab run: --view: no measured kernel with source lines to open\n");
+        cli_fail("run", CLI_F_VIEW_NO_MEASURED_KERNEL_WITH);
         return EXIT_CHECK;
     }
     const struct gpu_kernel_line *top = NULL;
@@ -422,12 +422,11 @@ static int open_view(const struct gpu_run_output *o)
     size_t fl = strlen(file);
     if (fl < 4 || strcmp(file + fl - 3, ".cu") || access(file, R_OK)) {
         char c[PATH_MAX];
-        fprintf(stderr, "banklab run: --view: the kernel's source %s is not a .cu file that can "
-                "be read\n", bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
+        cli_fail("run", CLI_F_VIEW_KERNEL_SOURCE_IS_NOT, bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
         return EXIT_CHECK;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "banklab run: --view needs a terminal\n");
+        cli_fail("run", CLI_F_VIEW_NEEDS_TERMINAL);
         return EXIT_USAGE;
     }
     char grid[64], block[64], smem[32];
@@ -440,7 +439,7 @@ static int open_view(const struct gpu_run_output *o)
                     "--block", block, "--smem", smem, NULL};
     fflush(NULL);
     execv("/proc/self/exe", argv);
-    fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
+    cli_fail("run", CLI_F_VIEW_CANNOT_START_KERNEL_VIEW, strerror(errno));
     return EXIT_CHECK;
 }
 
@@ -510,8 +509,7 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         }
         re[k++] = '$';
         re[k] = '\0';
-        fprintf(stderr, "banklab run: running %s again for %s (CUPTI measures one kernel a "
-                "process)\n", bl_clean(clean, sizeof clean, argv[0]),
+        cli_fail("run", CLI_F_RUNNING_AGAIN_FOR_CUPTI_MEASURES, bl_clean(clean, sizeof clean, argv[0]),
                 bl_clean(why, sizeof why, names[i]));
         req->kernel_re = re;
         struct gpu_run_output r;
@@ -564,15 +562,13 @@ static int run_measure(struct run_args *ap)
     char why[PATH_MAX + 256];
     if (other && *other) {
         bl_clean(why, sizeof why, other);
-        fprintf(stderr, "banklab run: another profiler is injected already "
-                "(CUDA_INJECTION64_PATH=%s); banklab run measures with its own: run it "
-                "outside that profiler\n", why);
+        cli_fail("run", CLI_F_ANOTHER_PROFILER_IS_INJECTED_ALREADY, why);
         return EXIT_NOGPU;
     }
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
     struct bl_err e = {0};
     if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
-        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", CLI_CLEAN(e.msg));
+        cli_fail("run", CLI_F_MEASURING_PROGRAM_NEEDS_GPU, CLI_CLEAN(CLI_ERR(&e)));
         return EXIT_NOGPU;
     }
     char lib[PATH_MAX + 256];
@@ -624,14 +620,15 @@ static int run_measure(struct run_args *ap)
     }
     rc = 0;
     if (o.status)
-        fprintf(stderr, "banklab run: %s exited with status %d\n", prog, o.status);
+        cli_fail("run", CLI_F_EXITED_WITH_STATUS, prog, o.status);
     if (!o.nlaunches && o.nnotes)
         rc = EXIT_NOGPU;
     else if (!o.nlaunches && !o.injected)
-        fprintf(stderr, "banklab run: %s never started CUDA: nothing was measured\n", prog);
+        cli_fail("run", CLI_F_NEVER_STARTED_CUDA_NOTHING_WAS, prog);
     else if (!o.nlaunches)
-        fprintf(stderr, "banklab run: %s launched no kernel%s%s to measure\n", prog,
-                a.kernel_re ? " matching " : "", a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
+        cli_fail("run", a.kernel_re ? CLI_F_LAUNCHED_NO_KERNEL_MATCHING
+                                    : CLI_F_LAUNCHED_NO_KERNEL_TO_MEASURE, prog,
+                 a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
     if (!rc && (o.status || !o.nlaunches))
         rc = EXIT_CHECK;
     if (a.view && o.nlaunches)

@@ -176,7 +176,7 @@ int cmd_serve(int argc, char **argv)
     if (a.socket) {
         snprintf(path, sizeof path, "%s", a.socket);
     } else if (serve_default_path((int)a.device, path, sizeof path, &e)) {
-        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", (int)a.device, CLI_CLEAN(e.msg));
+        cli_fail("serve", CLI_F_NO_SOCKET_FOR_DEVICE, (int)a.device, CLI_CLEAN(CLI_ERR(&e)));
         tell_ready((int)a.ready_fd, e.msg);
         return EXIT_NOGPU;
     }
@@ -196,8 +196,8 @@ int cmd_serve(int argc, char **argv)
     handle(SIGHUP, on_stop);
     handle(SIGUSR1, on_pause);
     signal(SIGPIPE, SIG_IGN);
-    fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
-            CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
+    cli_fail("serve", a.idle_s ? CLI_F_ON_CACHE_IDLE : CLI_F_ON_CACHE, CLI_CLEAN(info.device),
+             CLI_CLEAN(path), a.cache_s);
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
                            (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns,
                            (int)a.job_s};
@@ -205,7 +205,7 @@ int cmd_serve(int argc, char **argv)
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);
     if (rc == 1) {
-        fprintf(stderr, "banklab serve: a server already listens on %s\n", CLI_CLEAN(bound));
+        cli_fail("serve", CLI_F_SERVER_ALREADY_LISTENS_ON, CLI_CLEAN(bound));
         return EXIT_CHECK;
     }
     if (rc) {

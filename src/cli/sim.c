@@ -297,14 +297,14 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
     }
     int count = r->naccess;
     if (a->access > count) {
-        fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a->access,
-                count, count == 1 ? "" : "es");
+        cli_fail("sim", count == 1 ? CLI_F_ACCESS_PATTERN_HAS_1 : CLI_F_ACCESS_PATTERN_HAS_N,
+                 a->access, count);
         return EXIT_USAGE;
     }
     unsigned threads = a->env.block[0] * a->env.block[1] * a->env.block[2];
     if (a->env.warp * 32 >= threads) {
-        fprintf(stderr, "banklab sim: --warp %u: a block of %u threads has %u warp%s\n",
-                a->env.warp, threads, (threads + 31) / 32, threads > 32 ? "s" : "");
+        cli_fail("sim", threads > 32 ? CLI_F_WARP_BLOCK_HAS_N : CLI_F_WARP_BLOCK_HAS_1,
+                 a->env.warp, threads, (threads + 31) / 32);
         return EXIT_USAGE;
     }
     for (int i = 0; i < count && i < PATTERN_MAX_ACCESSES; i++) {
@@ -314,7 +314,7 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
         in.access = i;
         if (scene_run(r, &in, &o->acc, &o->res, &err)) {
             if (err.status == SCENE_EBANK)
-                fprintf(stderr, "banklab sim: access %d: %s\n", i + 1, err.msg);
+                cli_fail("sim", CLI_F_ACCESS, i + 1, CLI_ERR(&err));
             else
                 print_pattern_error(a->pattern, &err);
             return EXIT_USAGE;
@@ -415,17 +415,18 @@ static int measured_status(const struct sim_meas *m, int n)
     if (!bad)
         return 0;
     const struct gpu_result *r = &m->res[first];
-    char what[48] = "";
+    char what[96] = "";
     if (n > 1)
-        snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
+        snprintf(what, sizeof what, cli_msg(CLI_F_N_OF_ACCESSES), bad, n);
     if (r->err.status != GPU_OK)
-        fprintf(stderr, "banklab sim: %snot measured: %s\n", what,
-                r->err.msg[0] ? CLI_CLEAN(r->err.msg) : "no result");
+        cli_fail("sim", CLI_F_MEASURED, what,
+                 r->err.msg[0] ? CLI_CLEAN(CLI_ERR(&r->err)) : cli_msg(CLI_F_NO_RESULT));
     else if (!r->has_counters)
-        fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
-                r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "not read");
+        cli_fail("sim", CLI_F_WITHOUT_COUNTERS, what,
+                 r->counters_note[0] ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                                     : cli_msg(CLI_F_NOT_READ));
     else
-        fprintf(stderr, "banklab sim: %smeasured without the time per access\n", what);
+        cli_fail("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);
     return EXIT_UNMEASURED;
 }
 
@@ -498,8 +499,7 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
         rc = mrc;
     if (!rc && a->svg) {
         if (n != 1) {
-            fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
-                            "(the pattern has %d)\n", n);
+            cli_fail("sim", CLI_F_SVG_DRAWS_ONE_ACCESS_PICK, n);
             rc = EXIT_USAGE;
         } else {
             rc = write_svg(a, &one[0]);
@@ -528,10 +528,10 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         line++;
         if (flags) {
             if (flags & FILES_LINE_NUL)
-                fprintf(stderr, "banklab sim: %s:%d: the line holds a NUL byte; skipped\n",
+                cli_fail("sim", CLI_F_LINE_HOLDS_NUL_BYTE_SKIPPED,
                         CLI_CLEAN(a->script), line);
             else
-                fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
+                cli_fail("sim", CLI_F_LINE_LONGER_THAN_BYTES,
                         CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
             continue;
@@ -546,13 +546,13 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         a->pattern = t;
         int rc = sim_pattern(a, mt, line);
         if (rc && rc != EXIT_CHECK)
-            fprintf(stderr, "banklab sim: %s:%d: the line above failed (exit %d)\n",
+            cli_fail("sim", CLI_F_LINE_ABOVE_FAILED_EXIT,
                     CLI_CLEAN(a->script), line, rc);
         first = first ? first : rc;
         fflush(stdout);
     }
     if (got < 0) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why.msg));
+        cli_fail("sim", CLI_PATH_SAYS, CLI_CLEAN(a->script), CLI_CLEAN(CLI_ERR(&why)));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -569,7 +569,7 @@ int cmd_sim(int argc, char **argv)
     static struct files_lines script;
     struct bl_err why = {0};
     if (a.script && files_lines_open(&script, a.script, 0, &why)) {
-        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why.msg));
+        cli_fail("sim", CLI_F_SCRIPT, CLI_CLEAN(a.script), CLI_CLEAN(CLI_ERR(&why)));
         return EXIT_USAGE;
     }
     /* the text without --gpu: the shipped recording's figures where it has the access */

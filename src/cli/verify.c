@@ -320,10 +320,10 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
     *nloaded = 0;
     if (!dir) {
         if (lessons_opt) {
-            fprintf(stderr, "banklab verify: %s: no such lessons directory\n", CLI_CLEAN(lessons_opt));
+            cli_fail("verify", CLI_F_NO_SUCH_LESSONS_DIRECTORY, CLI_CLEAN(lessons_opt));
             return EXIT_USAGE;
         }
-        fprintf(stderr, "banklab verify: no lessons directory found; checking the H200 cases only\n");
+        cli_fail("verify", CLI_F_NO_LESSONS_DIRECTORY_FOUND_CHECKING);
         return 0;
     }
     struct lctx lc = {0};
@@ -335,20 +335,19 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
             for (int si = 0; si < les->nsteps; si++) {
                 const struct lesson_step *st = &les->steps[si];
                 if (st->scene && add_step(L, les, st)) {
-                    fprintf(stderr, "banklab verify: out of memory\n");
+                    cli_fail("verify", CLI_F_OUT_MEMORY);
                     lesson_set_done(&set);
                     return EXIT_USAGE;
                 }
             }
         }
     } else if (lessons_opt) {
-        fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", CLI_CLEAN(dir));
+        cli_fail("verify", CLI_F_NO_LESSON_COULD_BE_LOADED, CLI_CLEAN(dir));
         return EXIT_USAGE;
     }
     if (lc.problems) {
         scenes[0] = '\0'; /* a file left out: the digest would not be the lessons' */
-        fprintf(stderr, "banklab verify: %d lesson problem(s) above; `banklab check` "
-                        "explains them\n", lc.problems);
+        cli_fail("verify", CLI_F_LESSON_PROBLEM_ABOVE_BANKLAB_CHECK, lc.problems);
     }
     lesson_set_done(&set);
     return 0;
@@ -369,7 +368,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         struct hw_case *more = NULL;
         int nmore = 0;
         if (!cpath) {
-            fprintf(stderr, "banklab verify: assets/%s not found (set BANKLAB_ASSETS)\n",
+            cli_fail("verify", CLI_F_ASSETS_NOT_FOUND_SET_BANKLAB,
                     files[f]);
             return EXIT_USAGE;
         }
@@ -381,7 +380,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         struct hw_case *all = realloc(*cases, (size_t)(*ncases + nmore + 1) * sizeof *all);
         if (!all) {
             free(more);
-            fprintf(stderr, "banklab verify: out of memory\n");
+            cli_fail("verify", CLI_F_OUT_MEMORY);
             return EXIT_USAGE;
         }
         memcpy(all + *ncases, more, (size_t)nmore * sizeof *all);
@@ -393,7 +392,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         char label[128];
         snprintf(label, sizeof label, "h200/%s", (*cases)[i].name);
         if (vlist_add(L, "h200", label, &(*cases)[i].access)) {
-            fprintf(stderr, "banklab verify: out of memory\n");
+            cli_fail("verify", CLI_F_OUT_MEMORY);
             return EXIT_USAGE;
         }
     }
@@ -412,7 +411,7 @@ static struct gpu *open_gpu(const struct vopts *o, int in_process, struct gpu_in
                                  in_process || o->no_server, info, rc);
     if (!g || info->counters)
         return g;
-    fprintf(stderr, "banklab verify: no hardware counters: %s\n", CLI_CLEAN(info->counters_err.msg));
+    cli_fail("verify", CLI_F_NO_HARDWARE_COUNTERS, CLI_CLEAN(CLI_ERR(&info->counters_err)));
     gpu_close(g);
     *rc = EXIT_NOGPU;
     return NULL;
@@ -543,7 +542,7 @@ static int measure_in_process(const struct vopts *o, struct vlist *L, struct bot
     if (!srv || !agree || !bt->in) {
         free(srv);
         free(agree);
-        fprintf(stderr, "banklab verify: out of memory\n");
+        cli_fail("verify", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     for (int i = 0; i < L->n; i++) {
