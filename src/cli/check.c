@@ -328,17 +328,17 @@ static void free_list(char **list, int n)
 /* "checked N lessons, ...: all hold | P problems | not every file was read". */
 static void print_summary(const struct check_run *r, int figures, int complete)
 {
-    printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r->lessons,
-           r->lessons == 1 ? "" : "s", r->steps, r->steps == 1 ? "" : "s", r->expects,
-           r->expects == 1 ? "" : "s", r->quizzes, r->quizzes == 1 ? "" : "zes");
+    cli_say(stdout, CHK_SUMMARY, r->lessons, r->lessons == 1 ? "" : "s", r->steps,
+            r->steps == 1 ? "" : "s", r->expects, r->expects == 1 ? "" : "s", r->quizzes,
+            r->quizzes == 1 ? "" : "zes");
     if (figures)
-        printf(", %d figure%s", r->figures, r->figures == 1 ? "" : "s");
+        cli_say(stdout, CHK_FIGURES, r->figures, r->figures == 1 ? "" : "s");
     if (r->problems)
-        printf(": %d problem%s\n", r->problems, r->problems == 1 ? "" : "s");
+        cli_say(stdout, CHK_PROBLEMS, r->problems, r->problems == 1 ? "" : "s");
     else if (!complete)
-        printf(": not every file was read\n");  /* never "all hold" next to an error */
+        cli_say(stdout, CHK_NOT_EVERY_FILE);  /* never "all hold" next to an error */
     else
-        printf(": all hold\n");
+        cli_say(stdout, CHK_ALL_HOLD);
 }
 
 int cmd_check(int argc, char **argv)
@@ -362,7 +362,7 @@ int cmd_check(int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     struct bl_err err = {0};
     if (o.rec_path && recording_load_file(o.rec_path, &rec, &err)) {
-        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(err.msg));
+        cli_fail("check", BL_TEXT, CLI_CLEAN(CLI_ERR(&err)));
         free_list(files, nfiles);
         return EXIT_USAGE;
     }
