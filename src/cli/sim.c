@@ -168,35 +168,35 @@ static void print_pattern_head(FILE *f, const struct sim_args *a,
                                const struct pattern_layout *lay)
 {
     char buf[4096];
-    fputs("pattern: ", f);
+    cli_say(f, SIM_PATTERN);
     cli_put_clean(f, a->pattern, 1);
     fputc('\n', f);
     if (a->env.nparams > 0 && pattern_substitute(a->pattern, &a->env, buf, sizeof buf) >= 0 &&
         strcmp(buf, a->pattern)) {
-        fputs("   with", f);
+        cli_say(f, SIM_WITH);
         for (int i = 0; i < a->env.nparams; i++)
             fprintf(f, "%s %s=%lld", i ? "," : "", a->env.param[i].name, a->env.param[i].value);
-        fputs(": ", f);
+        cli_say(f, SIM_WITH_END);
         cli_put_clean(f, buf, 1);
         fputc('\n', f);
     }
     unsigned t0 = a->env.warp * 32;
-    fprintf(f, "block %ux%ux%u, warp %u (threads %u-%u)", a->env.block[0], a->env.block[1],
-            a->env.block[2], a->env.warp, t0, t0 + 31);
+    cli_say(f, SIM_BLOCK, a->env.block[0], a->env.block[1], a->env.block[2], a->env.warp, t0,
+            t0 + 31);
     if (a->env.dyn_bytes)
-        fprintf(f, ", dynamic shared memory %" PRIu64 " bytes", a->env.dyn_bytes);
+        cli_say(f, SIM_DYNAMIC, (unsigned long long)a->env.dyn_bytes);
     fputc('\n', f);
     for (int i = 0; i < lay->narrays; i++) {
         const struct pattern_array_info *ai = &lay->array[i];
-        fprintf(f, "array %s: %s", ai->name, ai->type);
+        cli_say(f, SIM_ARRAY, ai->name, ai->type);
         if (ai->ndims > 0)
             for (int d = 0; d < ai->ndims && d < 3; d++)
                 fprintf(f, "[%lld]", ai->dims[d]);
         else
-            fputs(ai->dynamic ? " (dynamic)" : "", f);
-        fprintf(f, ", %u bytes per element, at byte %" PRIu64, ai->elem_size, ai->base);
+            fputs(ai->dynamic ? cli_msg(SIM_DYNAMIC_ARRAY) : "", f);
+        cli_say(f, SIM_ELEM, ai->elem_size, (unsigned long long)ai->base);
         if (ai->bytes)
-            fprintf(f, ", %" PRIu64 " bytes", ai->bytes);
+            cli_say(f, SIM_BYTES, (unsigned long long)ai->bytes);
         fputc('\n', f);
     }
 }
@@ -467,14 +467,15 @@ static void write_text(const struct sim_args *a, struct pattern *p,
     go.color = !a->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
     go.cols = a->cols ? a->cols : term_columns();
     go.lanes = a->lanes == 1 ? 1 : n == 1 ? -1 : 0;
+    go.zh = cli_lang() == BL_LANG_ZH;
     if (p)
         print_pattern_head(stdout, a, lay);
     for (int i = 0; i < n; i++) {
         if (p) {
             char text[1024];
             access_text(a->pattern, one[i].info, text, sizeof text);
-            fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
-                    one[i].index, pattern_access_count(p), CLI_CLEAN(text),
+            fputs(i || p ? "\n" : "", stdout);
+            cli_say(stdout, SIM_ACCESS, one[i].index, pattern_access_count(p), CLI_CLEAN(text),
                     one[i].info->kind == PATTERN_STORE ? "store" : "load", one[i].info->type);
         }
         grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
