@@ -39,13 +39,15 @@ static const char *short_source(const char *source, char *buf, size_t size)
     return buf;
 }
 
-/* source ("recorded on ...", "measured now on ...") in the language of the text */
+/* source ("recorded on ...", "measured now on ...", a lock's "served by ...") in the language
+ * of the text */
 static const char *said_source(const char *source, char *buf, size_t size)
 {
     static const struct {
         const char *en;
         int id;
-    } head[] = {{"recorded on ", MEAS_RECORDED_ON}, {"measured now on ", MEAS_NOW_ON}};
+    } head[] = {{"recorded on ", MEAS_RECORDED_ON}, {"measured now on ", MEAS_NOW_ON},
+                {"served by ", MEAS_SERVED_BY}};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
         if (!strncmp(source, head[i].en, strlen(head[i].en))) {
             snprintf(buf, size, cli_msg(head[i].id), source + strlen(head[i].en));
@@ -90,9 +92,11 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
         cli_say(f, MEAS_CACHED, r->cached_age_s);
     if (run)
         cli_say(f, MEAS_WAITED, r->wait_ms / 1e3, run->request_ms / 1e3);
+    char lock[GPU_TEXT_MAX + 64];
     if (run && run->open_ms > 0)
         cli_say(f, MEAS_START_UP, run->open_ms / 1e3,
-                run->lock && run->lock[0] ? CLI_CLEAN(run->lock) : cli_msg(MEAS_NO_TURNS));
+                run->lock && run->lock[0] ? CLI_CLEAN(said_source(run->lock, lock, sizeof lock))
+                                          : cli_msg(MEAS_NO_TURNS));
 }
 
 void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,

@@ -7,7 +7,9 @@
 # steps answered right (5.1, 11.2) and the SVGs the tutorial exports (x: their tooltips and
 # captions); then `banklab kernel --model --lang zh` (transpose_seed.cu, dev_casts.cu, and
 # many.cu without nvcc: header, notes, footer), `banklab lab --lang zh` (scripted and at its
-# prompt) and `banklab report --lang zh`. tests/sh/zh_words.py fails on an English word outside
+# prompt) and `banklab report --lang zh`; every command's --help, usage errors and no-GPU
+# answers under --lang zh and LANG=zh_CN.UTF-8, sim's text (also measured on the fake device
+# of `banklab serve --fake`) and check's summary. tests/sh/zh_words.py fails on an English word outside
 # code, names and units and (--punct) on an ASCII : ( , right after a Chinese character, as
 # the check of the zh sources does; both first fail on planted fixtures. No line may start
 # with closing punctuation; the lab's lines fit 80 columns, count accesses from 1 and name no
@@ -194,6 +196,53 @@ cli "the tutorial: a bad option" "$BANKLAB" --bogus --lang zh
 # the errors name the file before a full-width colon, never "path: " in Chinese text
 sed -n '/^### kernel: a missing file/,$p' "$CAP" | grep -v '^###' | sed 's/^banklab\( [a-z]*\)\{0,1\}: //' | grep -E ': [^ -~]' &&
     fail "an error joins a name and Chinese with an ASCII ': ' (want ：)"
+
+# 2f. every command under --lang zh (and the tutorial's and kernel's under LANG=zh_CN.UTF-8):
+#     its --help, its usage errors, and what it answers without a GPU (the no-GPU line of
+#     sim --gpu, verify, bench, serve, run and kernel; sim's grid and summary with the
+#     shipped recording's figures; check's summary); then sim --gpu on the fake device of
+#     `banklab serve --fake` for what a GPU's measurement prints
+nogpu() { env CUDA_VISIBLE_DEVICES= BANKLAB_NO_SERVER=1 PATH="$PATH:/usr/local/cuda/bin" "$@"; }
+for c in "" sim check bench verify lab report kernel serve run; do
+    cli "$c --help" "$BANKLAB" $c --help --lang zh
+done
+cli "LANG=zh_CN.UTF-8 --help" env LANG=zh_CN.UTF-8 "$BANKLAB" --help
+cli "LANG=zh_CN.UTF-8 kernel --help" env LANG=zh_CN.UTF-8 "$BANKLAB" kernel --help
+for c in sim check bench verify serve run; do cli "$c: a bad option" "$BANKLAB" $c --bogus --lang zh; done
+cli "sim: a bad value" "$BANKLAB" sim --warp 99 's[lane]' --lang zh
+cli "sim: two forms" "$BANKLAB" sim 's[lane]' --offsets 0 --lang zh
+cli "kernel: no file" "$BANKLAB" kernel --lang zh
+cli "run: no program" "$BANKLAB" run --lang zh
+cli "an unknown command" "$BANKLAB" nosuch --lang zh
+cli "--lang fr" "$BANKLAB" sim --lang fr 's[lane]'
+cli "sim: text" "$BANKLAB" sim '__shared__ float s[64][32]; s[lane / 2][0]; s[lane][lane] = 1' --lang zh --columns 80
+cli "sim: 8-byte, lanes" "$BANKLAB" sim --offsets "$(seq -s, 0 8 248)" --width 8 --lanes --lang zh
+cli "sim: ldmatrix" "$BANKLAB" sim '__shared__ half t[64][8]; ldmatrix.x4(t[lane][0])' --lang zh --columns 80
+cli "sim: cp.async" "$BANKLAB" sim '__shared__ float4 t[64]; cp.async16(t[lane * 2])' --lang zh --columns 80
+cli "sim: LANG=zh_CN.UTF-8, --access" env LANG=zh_CN.UTF-8 "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --access 1 --columns 80
+cli "sim --gpu: no GPU" nogpu "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --gpu --lang zh
+cli "sim --access 3 of 1" "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --access 3 --lang zh
+cli "check: the lessons" "$BANKLAB" check --lessons "$ROOT/lessons" --lang zh
+cli "check: a missing file" "$BANKLAB" check nosuch.json --lang zh
+cli "verify: no GPU" nogpu "$BANKLAB" verify --lessons "$ROOT/lessons" --lang zh
+cli "bench: no GPU" nogpu "$BANKLAB" bench --lang zh
+cli "serve: no GPU" nogpu "$BANKLAB" serve --lang zh
+cli "run: no GPU" nogpu "$BANKLAB" run --lang zh -- true
+cli "kernel: no GPU, LANG=zh_CN.UTF-8" nogpu env LANG=zh_CN.UTF-8 "$BANKLAB" kernel col.cu
+"$BANKLAB" serve --fake --socket "$TMP/fake.sock" --lang zh 2>"$TMP/fake.err" &
+fake=$!
+i=0
+while [ ! -S "$TMP/fake.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# the fake device's own name and turns (the server's test double describes itself in English)
+nofake() { sed -e 's/fake device ([^)]*)/FAKE/g' -e 's/no turns (fake device)/FAKE/g'; }
+{ echo "### sim --gpu on the fake device"
+  "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
+kill $fake 2>/dev/null; wait $fake 2>/dev/null
+{ echo "### serve --fake"; nofake <"$TMP/fake.err"; } >>"$CAP"
+for w in "--help" "sim: text" "check: the lessons" "bench: no GPU" "sim --gpu on the fake device"; do
+    sed -n "/^### \(LANG=zh_CN.UTF-8 \)\{0,1\}$w\$/,/^### /p" "$CAP" | grep -q '[一-龥]' ||
+        fail "$w: no Chinese in its output"
+done
 
 # 3. a replayed recording: what it has, and an access it has not
 start 80 24 -- --lessons lessons --lang zh --reset --replay assets/h200-recording.json --chapter 1 --step 3
