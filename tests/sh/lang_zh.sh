@@ -214,7 +214,7 @@ cli "sim: two forms" "$BANKLAB" sim 's[lane]' --offsets 0 --lang zh
 cli "kernel: no file" "$BANKLAB" kernel --lang zh
 cli "run: no program" "$BANKLAB" run --lang zh
 cli "an unknown command" "$BANKLAB" nosuch --lang zh
-cli "--lang fr" "$BANKLAB" sim --lang fr 's[lane]'
+cli "--lang fr under LANG=zh_CN.UTF-8" env LANG=zh_CN.UTF-8 "$BANKLAB" sim --lang fr 's[lane]'
 cli "sim: text" "$BANKLAB" sim '__shared__ float s[64][32]; s[lane / 2][0]; s[lane][lane] = 1' --lang zh --columns 80
 cli "sim: 8-byte, lanes" "$BANKLAB" sim --offsets "$(seq -s, 0 8 248)" --width 8 --lanes --lang zh
 cli "sim: ldmatrix" "$BANKLAB" sim '__shared__ half t[64][8]; ldmatrix.x4(t[lane][0])' --lang zh --columns 80
@@ -239,9 +239,13 @@ nofake() { sed -e 's/fake device ([^)]*)/FAKE/g' -e 's/no turns (fake device)/FA
   "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
 kill $fake 2>/dev/null; wait $fake 2>/dev/null
 { echo "### serve --fake"; nofake <"$TMP/fake.err"; } >>"$CAP"
-for w in "--help" "sim: text" "check: the lessons" "bench: no GPU" "sim --gpu on the fake device"; do
-    sed -n "/^### \(LANG=zh_CN.UTF-8 \)\{0,1\}$w\$/,/^### /p" "$CAP" | grep -q '[一-龥]' ||
-        fail "$w: no Chinese in its output"
+for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "sim --gpu on the fake device"; do
+    python3 - "$CAP" "$w" <<'PY' || fail "$w: no Chinese in its output"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"^### " + re.escape(sys.argv[2]) + r"\n(.*?)(?=^### |\Z)", text, re.S | re.M)
+sys.exit(not (m and re.search("[\u4e00-\u9fff]", m.group(1))))
+PY
 done
 
 # 3. a replayed recording: what it has, and an access it has not
@@ -307,9 +311,20 @@ grep -q "下面的实测数字：录制于" "$md" || fail "report: the device li
     jq -r '.. | objects | .code? // empty | strings' lessons/*.json
     cat assets/kernels/*.cu
     grep -o "'__shared__[^']*'" "$0"
+    # the names the --help texts quote: JSON fields (of sim --json, kernel --model --json and
+    # the lessons), option values (--fill float|int|zero)
+    "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --json --replay assets/h200-recording.json |
+        jq -r '[paths | .[] | strings] | unique[]'
+    echo launches lines totals notes   # banklab run --json's (it needs a GPU)
+    echo ok not-recorded unavailable failed null lock   # sim --gpu --json's status and lock
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json |
+        jq -r '[paths | .[] | strings] | unique[]'
+    jq -r '[paths | .[] | strings] | unique[]' lessons/*.json
+    for c in "" sim check bench verify lab report kernel serve run; do "$BANKLAB" $c --help; done |
+        grep -oE '[a-z0-9]+(\|[a-z0-9]+)+'
 } | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u >"$TMP/codewords"
 python3 tests/sh/zh_words.py --punct --allow "$TMP/codewords" "$CAP" >"$TMP/english.txt" || {
-    head -n 40 "$TMP/english.txt"
+    head -n "${ZH_SHOW:-40}" "$TMP/english.txt"
     echo "FAIL: $(wc -l <"$TMP/english.txt") English words or ASCII : ( , after Chinese a learner sees (above: the first 40)"
     exit 1
 }
