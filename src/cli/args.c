@@ -76,7 +76,7 @@ void cli_say(FILE *f, int id, ...)
     va_end(ap);
 }
 
-void cli_fail(const char *cmd, int id, ...)
+void cli_tell(const char *cmd, int id, ...)
 {
     va_list ap;
     fprintf(stderr, "banklab%s%s: ", cmd ? " " : "", cmd ? cmd : "");
@@ -93,7 +93,7 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
     errno = 0;
     long long x = val ? strtoll(val, &end, 10) : 0;
     if (!val || !*val || errno || *end || x < lo || x > hi) {
-        cli_fail(cmd, CLI_E_INTEGER, opt, lo, hi, CLI_CLEAN(val ? val : ""));
+        cli_tell(cmd, CLI_E_INTEGER, opt, lo, hi, CLI_CLEAN(val ? val : ""));
         return -1;
     }
     *out = x;
@@ -116,14 +116,14 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
     struct bl_err err = {0};
     if (recording_load_file(path, &rec, &err) != 0) {
         char buf[BL_ERR_TEXT * 2];
-        cli_fail(cmd, BL_TEXT, CLI_CLEAN(cli_err_text(&err, cli_lang() == BL_LANG_ZH, buf,
+        cli_tell(cmd, BL_TEXT, CLI_CLEAN(cli_err_text(&err, cli_lang() == BL_LANG_ZH, buf,
                                                       sizeof buf)));
         return NULL;
     }
     struct gpu *g = recording_open_replay(&rec, info);
     recording_done(&rec);
     if (!g)
-        cli_fail(cmd, CLI_E_OOM_OPENING, CLI_CLEAN(path));
+        cli_tell(cmd, CLI_E_OOM_OPENING, CLI_CLEAN(path));
     return g;
 }
 
@@ -159,9 +159,9 @@ struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const 
                            : gpu_open_auto(device, server, no_server, info);
     *rc = g ? EXIT_NOGPU : EXIT_USAGE;
     if (!g && !replay)
-        cli_fail(cmd, UI_OUT_OF_MEMORY);
+        cli_tell(cmd, UI_OUT_OF_MEMORY);
     else if (g && !info->available)
-        cli_fail(cmd, CLI_E_NO_GPU, CLI_CLEAN(cli_err_text(&info->err, cli_lang() == BL_LANG_ZH,
+        cli_tell(cmd, CLI_E_NO_GPU, CLI_CLEAN(cli_err_text(&info->err, cli_lang() == BL_LANG_ZH,
                                                            (char[BL_ERR_TEXT * 2]){0},
                                                            BL_ERR_TEXT * 2)));
     else if (g)
@@ -243,7 +243,7 @@ int cli_stdout_done(const char *cmd, int rc)
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
-    cli_fail(cmd, CLI_E_WRITE_STDOUT,
+    cli_tell(cmd, CLI_E_WRITE_STDOUT,
              bl_phrase(errno ? strerror(errno) : bl_msg_format(CLI_OUTPUT_LOST, BL_LANG_EN),
                        cli_lang()));
     return EXIT_USAGE;

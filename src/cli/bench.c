@@ -233,7 +233,7 @@ static void run_rows(struct gpu *g, struct bench *B)
         gpu_run(g, &b->row.rec.req, r, BENCH_TIMEOUT_MS);
         if (r->err.status != GPU_OK) {
             B->failures++;
-            cli_fail("bench", CLI_PATH_SAYS, b->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
+            cli_tell("bench", CLI_PATH_SAYS, b->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
         }
         if (b->row.rec.req.kind == GPU_REQ_PATTERN && r->has_counters &&
             b->row.model_wavefronts >= 0) {
@@ -342,7 +342,7 @@ static int bench_in_process(struct bench *B, struct bench_both *bb)
     struct gpu_result *srv = malloc((size_t)(B->n ? B->n : 1) * sizeof *srv);
     if (!bb->in || !srv) {
         free(srv);
-        cli_fail("bench", CLI_F_OUT_MEMORY);
+        cli_tell("bench", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     for (int i = 0; i < B->n; i++)
@@ -428,7 +428,7 @@ static int write_json(struct bench *B)
     snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", B->o.quick ? " --quick" : "");
     for (int i = 0; i < B->n; i++)
         if (recording_add(&rec, &B->rows[i].row)) {
-            cli_fail("bench", CLI_F_OUT_MEMORY);
+            cli_tell("bench", CLI_F_OUT_MEMORY);
             B->failures++;
             break;
         }
@@ -436,7 +436,7 @@ static int write_json(struct bench *B)
         fprintf(stderr, "parameter change -> timing + counters: median %.1f ms\n",
                 B->lat[B->nlat / 2]);
     if (recording_write(stdout, &rec)) {
-        cli_fail("bench", CLI_F_CANNOT_WRITE_RECORDING);
+        cli_tell("bench", CLI_F_CANNOT_WRITE_RECORDING);
         B->failures++;
     }
     recording_done(&rec);
@@ -606,7 +606,7 @@ int cmd_bench(int argc, char **argv)
     if (add_sweep(&B) || add_cases(&B, 1) || (!B.o.quick && add_cases(&B, 0))) {
         gpu_close(g);
         free(B.rows);
-        cli_fail("bench", CLI_F_OUT_MEMORY);
+        cli_tell("bench", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     run_rows(g, &B);
@@ -630,6 +630,6 @@ int cmd_bench(int argc, char **argv)
     }
     free(B.rows);
     if (B.lat_cached)
-        cli_fail("bench", CLI_F_PARAMETER_CHANGE_REQUEST_ANSWERED_FROM, B.lat_cached);
+        cli_tell("bench", CLI_F_PARAMETER_CHANGE_REQUEST_ANSWERED_FROM, B.lat_cached);
     return B.failures || bb.differ ? EXIT_CHECK : bb.one_path ? EXIT_UNMEASURED : 0;
 }

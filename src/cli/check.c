@@ -173,7 +173,7 @@ static void check_one(struct check_run *r, const char *path)
                                    : read_stdin(&len, &why);
     path = strcmp(path, "-") ? path : "<stdin>";
     if (!data) {  /* exit 2: said on stderr, not among the problems */
-        cli_fail("check", CLI_PATH_SAYS, CLI_CLEAN(path), CLI_ERR(&why));
+        cli_tell("check", CLI_PATH_SAYS, CLI_CLEAN(path), CLI_ERR(&why));
         r->unreadable++;
         return;
     }
@@ -279,19 +279,19 @@ static int add_target(char ***files, int *nfiles, const char *t)
     struct stat sb;
     int n;
     if (strcmp(t, "-") && stat(t, &sb) != 0) {
-        cli_fail("check", CLI_F_NO_SUCH_FILE_OR_DIRECTORY, CLI_CLEAN(t));
+        cli_tell("check", CLI_F_NO_SUCH_FILE_OR_DIRECTORY, CLI_CLEAN(t));
         return EXIT_USAGE;
     }
     if (strcmp(t, "-") && S_ISDIR(sb.st_mode)) {
         if ((n = add_dir(files, nfiles, t)) > 0)
             return 0;
-        cli_fail("check", CLI_PATH_SAYS, CLI_CLEAN(t),
+        cli_tell("check", CLI_PATH_SAYS, CLI_CLEAN(t),
                  cli_msg(n < 0 ? CLI_F_CANNOT_READ_DIR : CLI_F_NO_LESSON_FILES));
         return EXIT_USAGE;
     }
     if (!add_path(files, nfiles, t))
         return 0;
-    cli_fail("check", CLI_F_OUT_MEMORY);
+    cli_tell("check", CLI_F_OUT_MEMORY);
     return EXIT_USAGE;
 }
 
@@ -306,10 +306,10 @@ static int collect_files(const struct check_opts *o, char ***files, int *nfiles)
         if (dir)
             return add_target(files, nfiles, dir);  /* a directory, or --lessons FILE.json */
         if (o->lessons_dir)
-            cli_fail("check", CLI_F_NO_SUCH_DIRECTORY_OR_LESSON,
+            cli_tell("check", CLI_F_NO_SUCH_DIRECTORY_OR_LESSON,
                     CLI_CLEAN(o->lessons_dir));
         else
-            cli_fail("check", CLI_F_NO_LESSONS_DIRECTORY_FOUND_TRIED,
+            cli_tell("check", CLI_F_NO_LESSONS_DIRECTORY_FOUND_TRIED,
                     BANKLAB_SHARE_DIR);
         return EXIT_USAGE;
     }
@@ -362,7 +362,7 @@ int cmd_check(int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     struct bl_err err = {0};
     if (o.rec_path && recording_load_file(o.rec_path, &rec, &err)) {
-        cli_fail("check", BL_TEXT, CLI_CLEAN(CLI_ERR(&err)));
+        cli_tell("check", BL_TEXT, CLI_CLEAN(CLI_ERR(&err)));
         free_list(files, nfiles);
         return EXIT_USAGE;
     }

@@ -40,14 +40,14 @@ int cmd_tutorial(int argc, char **argv); /* tutorial.c: banklab without a subcom
  * else Chinese when the locale asks for it in UTF-8 (LC_ALL, LC_MESSAGES, LANG), else
  * English. Every text comes from the catalogue (src/base/msg.def) in that language.
  * cli_set_lang: a command's own choice (the tutorial's saved one, a report's). cli_msg: the
- * printf format of a message id in it. cli_say: that message formatted on f. cli_fail:
+ * printf format of a message id in it. cli_say: that message formatted on f. cli_tell:
  * "banklab CMD: " (cmd NULL: "banklab: "), the message and a newline on stderr. */
 void cli_lang_init(int argc, char **argv);
 void cli_set_lang(enum bl_lang lang);
 enum bl_lang cli_lang(void);
 const char *cli_msg(int id);
 void cli_say(FILE *f, int id, ...);
-void cli_fail(const char *cmd, int id, ...);
+void cli_tell(const char *cmd, int id, ...);
 
 /* ---- the options of a command (args.c) ----
  * Every command reads its options with cli_parse: getopt_long over the command's one table

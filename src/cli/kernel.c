@@ -647,7 +647,7 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
         char inst[GPU_KERNEL_TEXT];
         bl_fmt(inst, sizeof inst, "%s", names[i]);
         if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
-            cli_fail("kernel", CLI_F_IS_TEMPLATE_NAME_PREDICTS_INSTANCE, CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
+            cli_tell("kernel", CLI_F_IS_TEMPLATE_NAME_PREDICTS_INSTANCE, CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
             continue;
         }
         if ((rc = build_request(a, src, len, inst, &reqs[*n])))
@@ -685,7 +685,7 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
 {
     struct bl_err e = {0};
     if (gpu_run_check(&e)) {
-        cli_fail("kernel", CLI_F_HAS_MAIN_MEASURING_PROGRAM_NEEDS, CLI_CLEAN(a->file),
+        cli_tell("kernel", CLI_F_HAS_MAIN_MEASURING_PROGRAM_NEEDS, CLI_CLEAN(a->file),
                 CLI_CLEAN(CLI_ERR(&e)), CLI_CLEAN(a->file));
         return EXIT_NOGPU;
     }
@@ -785,7 +785,7 @@ int cmd_kernel(int argc, char **argv)
         req.cache_dir[0] = '\0';
     struct bl_err cache_err = {0};
     if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
-        cli_fail("kernel", CLI_F_NOT_USING_KERNEL_CACHE,
+        cli_tell("kernel", CLI_F_NOT_USING_KERNEL_CACHE,
                 CLI_CLEAN(CLI_ERR(&cache_err)));
         req.cache_dir[0] = '\0';
     }
@@ -820,7 +820,7 @@ int cmd_kernel(int argc, char **argv)
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
-            cli_fail("kernel", CLI_F_RAN_ONCE_ON_LAUNCH_ONLY,
+            cli_tell("kernel", CLI_F_RAN_ONCE_ON_LAUNCH_ONLY,
                     CLI_CLEAN(r.kernel), CLI_CLEAN(r.device));
         else if (a.json)
             print_json(&a, &r, src, len, has_model ? &model : NULL);

@@ -115,14 +115,14 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
 {
     char nvcc[PATH_MAX];
     if (knvcc_find(nvcc, sizeof nvcc) || access(nvcc, X_OK)) {
-        cli_fail("kernel", CLI_F_HAS_MAIN_BUILDING_IT_NEEDS, CLI_CLEAN(req->path));
+        cli_tell("kernel", CLI_F_HAS_MAIN_BUILDING_IT_NEEDS, CLI_CLEAN(req->path));
         return EXIT_NOGPU;
     }
     const char *tmp = getenv("TMPDIR");
     char dir[PATH_MAX], exe[PATH_MAX + 16];
     bl_fmt(dir, sizeof dir, "%s/banklab-prog-XXXXXX", tmp && *tmp ? tmp : "/tmp");
     if (!mkdtemp(dir)) {
-        cli_fail("kernel", CLI_F_CANNOT_MAKE_DIRECTORY_IN,
+        cli_tell("kernel", CLI_F_CANNOT_MAKE_DIRECTORY_IN,
                 tmp && *tmp ? tmp : "/tmp", strerror(errno));
         return 1;
     }
@@ -139,10 +139,10 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
     argv[n++] = exe;
     argv[n++] = (char *)req->path;
     argv[n] = NULL;
-    cli_fail("kernel", CLI_F_HAS_MAIN_BUILDING_IT_WITH, CLI_CLEAN(req->path));
+    cli_tell("kernel", CLI_F_HAS_MAIN_BUILDING_IT_WITH, CLI_CLEAN(req->path));
     int rc = run_limited(argv, BUILD_SECONDS);
     if (rc) {
-        cli_fail("kernel", CLI_F_NVCC_COULD_NOT_BUILD, CLI_CLEAN(req->path),
+        cli_tell("kernel", CLI_F_NVCC_COULD_NOT_BUILD, CLI_CLEAN(req->path),
                 rc == 124 ? "time limit" : "its messages are above");
         unlink(exe);
         rmdir(dir);

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
         if (n > 3 && !strcmp(argv[1] + n - 3, ".cu")) /* banklab FILE.cu: the kernel view */
             return cli_stdout_done(NULL, cmd_tutorial(argc, argv));
         if (argv[1][0] != '-') {
-            cli_fail(NULL, CLI_E_UNKNOWN_COMMAND, CLI_CLEAN(argv[1]));
+            cli_tell(NULL, CLI_E_UNKNOWN_COMMAND, CLI_CLEAN(argv[1]));
             return EXIT_USAGE;
         }
     }

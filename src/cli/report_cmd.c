@@ -25,7 +25,7 @@ static void lesson_report(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;
     char line[512];
-    cli_fail("report", CLI_F_WARNING_SKIPPED,
+    cli_tell("report", CLI_F_WARNING_SKIPPED,
             CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
@@ -168,17 +168,17 @@ int cmd_report(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     char pbuf[4096];
     if (!o.progress_path && !(o.progress_path = progress_default_path(pbuf, sizeof pbuf))) {
-        cli_fail("report", CLI_F_NEITHER_XDG_STATE_HOME_NOR);
+        cli_tell("report", CLI_F_NEITHER_XDG_STATE_HOME_NOR);
         return EXIT_USAGE;
     }
     struct progress *p = malloc(sizeof *p);
     if (!p) {
-        cli_fail("report", CLI_F_OUT_MEMORY);
+        cli_tell("report", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     struct bl_err err = {0};
     if (progress_read(o.progress_path, p, &err) < 0) {
-        cli_fail("report", CLI_F_PROGRESS_FILE_IS_UNUSABLE_TUTORIAL, CLI_CLEAN(o.progress_path), CLI_CLEAN(CLI_ERR(&err)));
+        cli_tell("report", CLI_F_PROGRESS_FILE_IS_UNUSABLE_TUTORIAL, CLI_CLEAN(o.progress_path), CLI_CLEAN(CLI_ERR(&err)));
         free(p);
         return EXIT_USAGE;
     }
@@ -188,7 +188,7 @@ int cmd_report(int argc, char **argv)
     char dbuf[4096];
     const char *dir = lesson_find_dir(o.lessons, dbuf, sizeof dbuf);
     if (o.lessons && !dir) {
-        cli_fail("report", CLI_F_LESSON_DIRECTORY_NOT_FOUND, CLI_CLEAN(o.lessons));
+        cli_tell("report", CLI_F_LESSON_DIRECTORY_NOT_FOUND, CLI_CLEAN(o.lessons));
         free(p);
         return EXIT_USAGE;
     }

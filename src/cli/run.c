@@ -411,7 +411,7 @@ static int open_view(const struct gpu_run_output *o)
             best = r;
     }
     if (!best) {
-        cli_fail("run", CLI_F_VIEW_NO_MEASURED_KERNEL_WITH);
+        cli_tell("run", CLI_F_VIEW_NO_MEASURED_KERNEL_WITH);
         return EXIT_CHECK;
     }
     const struct gpu_kernel_line *top = NULL;
@@ -422,11 +422,11 @@ static int open_view(const struct gpu_run_output *o)
     size_t fl = strlen(file);
     if (fl < 4 || strcmp(file + fl - 3, ".cu") || access(file, R_OK)) {
         char c[PATH_MAX];
-        cli_fail("run", CLI_F_VIEW_KERNEL_SOURCE_IS_NOT, bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
+        cli_tell("run", CLI_F_VIEW_KERNEL_SOURCE_IS_NOT, bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
         return EXIT_CHECK;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        cli_fail("run", CLI_F_VIEW_NEEDS_TERMINAL);
+        cli_tell("run", CLI_F_VIEW_NEEDS_TERMINAL);
         return EXIT_USAGE;
     }
     char grid[64], block[64], smem[32];
@@ -439,7 +439,7 @@ static int open_view(const struct gpu_run_output *o)
                     "--block", block, "--smem", smem, NULL};
     fflush(NULL);
     execv("/proc/self/exe", argv);
-    cli_fail("run", CLI_F_VIEW_CANNOT_START_KERNEL_VIEW, strerror(errno));
+    cli_tell("run", CLI_F_VIEW_CANNOT_START_KERNEL_VIEW, strerror(errno));
     return EXIT_CHECK;
 }
 
@@ -509,7 +509,7 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         }
         re[k++] = '$';
         re[k] = '\0';
-        cli_fail("run", CLI_F_RUNNING_AGAIN_FOR_CUPTI_MEASURES, bl_clean(clean, sizeof clean, argv[0]),
+        cli_tell("run", CLI_F_RUNNING_AGAIN_FOR_CUPTI_MEASURES, bl_clean(clean, sizeof clean, argv[0]),
                 bl_clean(why, sizeof why, names[i]));
         req->kernel_re = re;
         struct gpu_run_output r;
@@ -562,13 +562,13 @@ static int run_measure(struct run_args *ap)
     char why[PATH_MAX + 256];
     if (other && *other) {
         bl_clean(why, sizeof why, other);
-        cli_fail("run", CLI_F_ANOTHER_PROFILER_IS_INJECTED_ALREADY, why);
+        cli_tell("run", CLI_F_ANOTHER_PROFILER_IS_INJECTED_ALREADY, why);
         return EXIT_NOGPU;
     }
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
     struct bl_err e = {0};
     if (!getenv("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
-        cli_fail("run", CLI_F_MEASURING_PROGRAM_NEEDS_GPU, CLI_CLEAN(CLI_ERR(&e)));
+        cli_tell("run", CLI_F_MEASURING_PROGRAM_NEEDS_GPU, CLI_CLEAN(CLI_ERR(&e)));
         return EXIT_NOGPU;
     }
     char lib[PATH_MAX + 256];
@@ -620,13 +620,13 @@ static int run_measure(struct run_args *ap)
     }
     rc = 0;
     if (o.status)
-        cli_fail("run", CLI_F_EXITED_WITH_STATUS, prog, o.status);
+        cli_tell("run", CLI_F_EXITED_WITH_STATUS, prog, o.status);
     if (!o.nlaunches && o.nnotes)
         rc = EXIT_NOGPU;
     else if (!o.nlaunches && !o.injected)
-        cli_fail("run", CLI_F_NEVER_STARTED_CUDA_NOTHING_WAS, prog);
+        cli_tell("run", CLI_F_NEVER_STARTED_CUDA_NOTHING_WAS, prog);
     else if (!o.nlaunches)
-        cli_fail("run", a.kernel_re ? CLI_F_LAUNCHED_NO_KERNEL_MATCHING
+        cli_tell("run", a.kernel_re ? CLI_F_LAUNCHED_NO_KERNEL_MATCHING
                                     : CLI_F_LAUNCHED_NO_KERNEL_TO_MEASURE, prog,
                  a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
     if (!rc && (o.status || !o.nlaunches))

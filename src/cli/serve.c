@@ -176,7 +176,7 @@ int cmd_serve(int argc, char **argv)
     if (a.socket) {
         snprintf(path, sizeof path, "%s", a.socket);
     } else if (serve_default_path((int)a.device, path, sizeof path, &e)) {
-        cli_fail("serve", CLI_F_NO_SOCKET_FOR_DEVICE, (int)a.device, CLI_CLEAN(CLI_ERR(&e)));
+        cli_tell("serve", CLI_F_NO_SOCKET_FOR_DEVICE, (int)a.device, CLI_CLEAN(CLI_ERR(&e)));
         tell_ready((int)a.ready_fd, e.msg);
         return EXIT_NOGPU;
     }
@@ -196,7 +196,7 @@ int cmd_serve(int argc, char **argv)
     handle(SIGHUP, on_stop);
     handle(SIGUSR1, on_pause);
     signal(SIGPIPE, SIG_IGN);
-    cli_fail("serve", a.idle_s ? CLI_F_ON_CACHE_IDLE : CLI_F_ON_CACHE, CLI_CLEAN(info.device),
+    cli_tell("serve", a.idle_s ? CLI_F_ON_CACHE_IDLE : CLI_F_ON_CACHE, CLI_CLEAN(info.device),
              CLI_CLEAN(path), a.cache_s);
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
                            (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns,
@@ -205,7 +205,7 @@ int cmd_serve(int argc, char **argv)
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);
     if (rc == 1) {
-        cli_fail("serve", CLI_F_SERVER_ALREADY_LISTENS_ON, CLI_CLEAN(bound));
+        cli_tell("serve", CLI_F_SERVER_ALREADY_LISTENS_ON, CLI_CLEAN(bound));
         return EXIT_CHECK;
     }
     if (rc) {

@@ -297,13 +297,13 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
     }
     int count = r->naccess;
     if (a->access > count) {
-        cli_fail("sim", count == 1 ? CLI_F_ACCESS_PATTERN_HAS_1 : CLI_F_ACCESS_PATTERN_HAS_N,
+        cli_tell("sim", count == 1 ? CLI_F_ACCESS_PATTERN_HAS_1 : CLI_F_ACCESS_PATTERN_HAS_N,
                  a->access, count);
         return EXIT_USAGE;
     }
     unsigned threads = a->env.block[0] * a->env.block[1] * a->env.block[2];
     if (a->env.warp * 32 >= threads) {
-        cli_fail("sim", threads > 32 ? CLI_F_WARP_BLOCK_HAS_N : CLI_F_WARP_BLOCK_HAS_1,
+        cli_tell("sim", threads > 32 ? CLI_F_WARP_BLOCK_HAS_N : CLI_F_WARP_BLOCK_HAS_1,
                  a->env.warp, threads, (threads + 31) / 32);
         return EXIT_USAGE;
     }
@@ -314,7 +314,7 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
         in.access = i;
         if (scene_run(r, &in, &o->acc, &o->res, &err)) {
             if (err.status == SCENE_EBANK)
-                cli_fail("sim", CLI_F_ACCESS, i + 1, CLI_ERR(&err));
+                cli_tell("sim", CLI_F_ACCESS, i + 1, CLI_ERR(&err));
             else
                 print_pattern_error(a->pattern, &err);
             return EXIT_USAGE;
@@ -419,14 +419,14 @@ static int measured_status(const struct sim_meas *m, int n)
     if (n > 1)
         snprintf(what, sizeof what, cli_msg(CLI_F_N_OF_ACCESSES), bad, n);
     if (r->err.status != GPU_OK)
-        cli_fail("sim", CLI_F_MEASURED, what,
+        cli_tell("sim", CLI_F_MEASURED, what,
                  r->err.msg[0] ? CLI_CLEAN(CLI_ERR(&r->err)) : cli_msg(CLI_F_NO_RESULT));
     else if (!r->has_counters)
-        cli_fail("sim", CLI_F_WITHOUT_COUNTERS, what,
+        cli_tell("sim", CLI_F_WITHOUT_COUNTERS, what,
                  r->counters_note[0] ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
                                      : cli_msg(CLI_F_NOT_READ));
     else
-        cli_fail("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);
+        cli_tell("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);
     return EXIT_UNMEASURED;
 }
 
@@ -500,7 +500,7 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
         rc = mrc;
     if (!rc && a->svg) {
         if (n != 1) {
-            cli_fail("sim", CLI_F_SVG_DRAWS_ONE_ACCESS_PICK, n);
+            cli_tell("sim", CLI_F_SVG_DRAWS_ONE_ACCESS_PICK, n);
             rc = EXIT_USAGE;
         } else {
             rc = write_svg(a, &one[0]);
@@ -529,10 +529,10 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         line++;
         if (flags) {
             if (flags & FILES_LINE_NUL)
-                cli_fail("sim", CLI_F_LINE_HOLDS_NUL_BYTE_SKIPPED,
+                cli_tell("sim", CLI_F_LINE_HOLDS_NUL_BYTE_SKIPPED,
                         CLI_CLEAN(a->script), line);
             else
-                cli_fail("sim", CLI_F_LINE_LONGER_THAN_BYTES,
+                cli_tell("sim", CLI_F_LINE_LONGER_THAN_BYTES,
                         CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
             continue;
@@ -547,13 +547,13 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         a->pattern = t;
         int rc = sim_pattern(a, mt, line);
         if (rc && rc != EXIT_CHECK)
-            cli_fail("sim", CLI_F_LINE_ABOVE_FAILED_EXIT,
+            cli_tell("sim", CLI_F_LINE_ABOVE_FAILED_EXIT,
                     CLI_CLEAN(a->script), line, rc);
         first = first ? first : rc;
         fflush(stdout);
     }
     if (got < 0) {
-        cli_fail("sim", CLI_PATH_SAYS, CLI_CLEAN(a->script), CLI_CLEAN(CLI_ERR(&why)));
+        cli_tell("sim", CLI_PATH_SAYS, CLI_CLEAN(a->script), CLI_CLEAN(CLI_ERR(&why)));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -570,7 +570,7 @@ int cmd_sim(int argc, char **argv)
     static struct files_lines script;
     struct bl_err why = {0};
     if (a.script && files_lines_open(&script, a.script, 0, &why)) {
-        cli_fail("sim", CLI_F_SCRIPT, CLI_CLEAN(a.script), CLI_CLEAN(CLI_ERR(&why)));
+        cli_tell("sim", CLI_F_SCRIPT, CLI_CLEAN(a.script), CLI_CLEAN(CLI_ERR(&why)));
         return EXIT_USAGE;
     }
     /* the text without --gpu: the shipped recording's figures where it has the access */

@@ -125,7 +125,7 @@ static int check_kernel(const char *file, int nopts, const char *const *opt,
     size_t len;
     char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        cli_fail(NULL, CLI_PATH_SAYS, CLI_CLEAN(file), CLI_ERR(&e));
+        cli_tell(NULL, CLI_PATH_SAYS, CLI_CLEAN(file), CLI_ERR(&e));
         return -1;
     }
     free(src);
