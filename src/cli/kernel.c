@@ -843,7 +843,7 @@ int cmd_kernel(int argc, char **argv)
         say_err(&r.err, a.zh);
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
-            printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
+            cli_say(stdout, KM_NO_GPU_PREDICT, CLI_CLEAN(a.file));
             rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass, NULL);
         }
         break;

@@ -347,15 +347,16 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err werr = {0};
     int w = files_create_new(fixed, patched, plen, &werr);
     if (w != 0) {
-        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, werr.msg));
+        cli_tell("kernel", BL_TEXT, bl_clean(clean, sizeof clean, CLI_ERR(&werr)));
         rc = EXIT_USAGE;
     } else {
         const char *note = "";
+        int g = cli_lang() == BL_LANG_ZH ? KP_ZH : KP_EN;
         for (int i = 0; i < r.nlines; i++)
             if (r.line[i].line == line)
-                note = r.line[i].fix[KP_EN];
+                note = r.line[i].fix[g];
         fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line, bl_clean(clean, sizeof clean, note));
-        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", CLI_CLEAN(fixed), line);
+        cli_say(o, KM_WROTE_FIX, CLI_CLEAN(fixed), line);
     }
     free(patched);
     kp_free(&r);

@@ -229,6 +229,9 @@ cli "bench: no GPU" nogpu "$BANKLAB" bench --lang zh
 cli "serve: no GPU" nogpu "$BANKLAB" serve --lang zh
 cli "run: no GPU" nogpu "$BANKLAB" run --lang zh -- true
 cli "kernel: no GPU, LANG=zh_CN.UTF-8" nogpu env LANG=zh_CN.UTF-8 "$BANKLAB" kernel col.cu
+cp assets/kernels/transpose_seed.cu "$TMP/cli/seed.cu"
+cli "kernel --fix: no GPU" nogpu "$BANKLAB" kernel seed.cu --fix --lang zh
+cli "kernel --fix: the copy exists" nogpu "$BANKLAB" kernel seed.cu --fix --lang zh
 "$BANKLAB" serve --fake --socket "$TMP/fake.sock" --lang zh 2>"$TMP/fake.err" &
 fake=$!
 i=0
@@ -239,7 +242,8 @@ nofake() { sed -e 's/fake device ([^)]*)/FAKE/g' -e 's/no turns (fake device)/FA
   "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
 kill $fake 2>/dev/null; wait $fake 2>/dev/null
 { echo "### serve --fake"; nofake <"$TMP/fake.err"; } >>"$CAP"
-for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "sim --gpu on the fake device"; do
+for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "kernel --fix: no GPU" \
+         "sim --gpu on the fake device"; do
     python3 - "$CAP" "$w" <<'PY' || fail "$w: no Chinese in its output"
 import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
