@@ -265,8 +265,7 @@ static void put_model_summary(FILE *f, const struct gpu_kernel_result *r,
         n += m->line[i].state == KP_OK;
         same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
     }
-    fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
-            "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
+    cli_say(f, KRN_MODEL_SUMMARY, n, n == 1 ? "" : "s", same, m->ncannot);
 }
 
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
@@ -284,20 +283,31 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         snprintf(dir, sizeof dir, ".");
     kout_lines(src, srclen, &s.main);
 
-    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", CLI_CLEAN(a->file),
+    cli_say(f, KRN_HEAD, CLI_CLEAN(a->file),
             CLI_CLEAN(r->kernel), r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
             r->block[2], r->smem, CLI_CLEAN(r->device));
-    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n", r->regs,
-            r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "",
-            r->timing.warm ? "; measuring server (warm)" : "");
-    if (r->lock_note[0])
-        fprintf(f, "measured %s\n", CLI_CLEAN(r->lock_note));
-    else if (r->timing.wait >= 100)
-        fprintf(f, "waited %.1f s for the GPU (other banklab processes were measuring)\n",
-                r->timing.wait / 1e3);
+    cli_say(f, KRN_REGS, r->regs, r->static_smem, r->smem);
+    if (r->timing.cache_hit)
+        cli_say(f, KRN_FROM_CACHE);
+    if (r->timing.warm)
+        cli_say(f, KRN_WARM);
     fputc('\n', f);
-    fprintf(f, "%6s %11s %12s %11s %11s %7s %11s | %s\n", "line", "inst", "wavefronts", "ideal",
-            "excess", "ways", "model", "source");
+    if (r->lock_note[0])
+        cli_say(f, KRN_MEASURED_LOCK, CLI_CLEAN(r->lock_note));
+    else if (r->timing.wait >= 100)
+        cli_say(f, KRN_WAITED, r->timing.wait / 1e3);
+    fputc('\n', f);
+    static const int col_id[8] = {KM_COL_LINE, KRN_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
+                                  KM_COL_EXCESS, KM_COL_WAYS, KRN_COL_MODEL, KM_COL_SOURCE};
+    static const int col_w[7] = {6, 11, 12, 11, 11, 7, 11};
+    for (int c = 0; c < 7; c++) {
+        const char *t = cli_msg(col_id[c]);
+        int w = 0;
+        for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+            w += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+        fprintf(f, "%s%*s%s", c ? " " : "", w < col_w[c] ? col_w[c] - w : 0, "", t);
+    }
+    fprintf(f, " | %s\n", cli_msg(col_id[7]));
     char label[32];
     if (a->sort_excess) {
         const struct gpu_kernel_line **order = malloc((size_t)(r->nlines ? r->nlines : 1) *
@@ -352,22 +362,21 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     for (int i = 0; i < r->nlines; i++)
         if (!r->lines[i].ideal_known)
             tot.ideal_known = 0;
-    put_row(f, "total", &tot, NULL);
-    fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
-    fputs(KOUT_LEGEND "model: the bank model's wavefronts for the line ('-': it cannot express "
-          "it; banklab kernel --model says why).\n", f);
+    put_row(f, cli_msg(KM_TOTAL), &tot, NULL);
+    cli_say(f, KRN_NLINES, r->nlines, r->nlines == 1 ? "" : "s");
+    cli_say(f, KRN_LEGEND);
+    cli_say(f, KRN_LEGEND_MODEL);
     if (m)
         put_model_summary(f, r, m);
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;
-            fprintf(f, "range profiler, whole kernel: wavefronts %.0f (the lines above: %.0f), "
-                    "ld %.0f, st %.0f; conflicts ld %.0f, st %.0f; instructions ld %.0f, st %.0f\n",
-                    c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
+            cli_say(f, KRN_RANGE, c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
                     c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
         } else {
-            fprintf(f, "range profiler: %s\n",
-                    r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "no figures");
+            cli_say(f, KRN_RANGE_NONE, r->counters_note[0]
+                                           ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                                           : cli_msg(KRN_NO_FIGURES));
         }
     }
     if (a->timings) {

@@ -609,7 +609,7 @@ static int run_measure(struct run_args *ap)
             print_launch(stdout, &a, &o.launches[i], &cache);
         src_cache_done(&cache);
         if (o.nlaunches)
-            fputs(KOUT_LEGEND, stdout);
+            cli_say(stdout, KRN_LEGEND);
     }
     fflush(stdout);
     char prog[512];
