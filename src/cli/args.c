@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "../keys/keys.h"
@@ -16,6 +17,76 @@
 #include "../serve/serve.h"
 #include "../sys/sys.h"
 
+static enum bl_lang lang_now = BL_LANG_EN;
+
+/* 1 when the locale asks for Chinese: the first of LC_ALL, LC_MESSAGES, LANG that is set
+ * starts with zh and names UTF-8 (Chinese in another encoding would not show) */
+static int locale_zh(void)
+{
+    const char *v[] = {"LC_ALL", "LC_MESSAGES", "LANG"};
+    for (int i = 0; i < 3; i++) {
+        const char *s = sys_env(v[i]);
+        if (!s || !*s)
+            continue;
+        if (strncmp(s, "zh", 2))
+            return 0;
+        for (const char *p = s; *p; p++)
+            if (!strncasecmp(p, "utf-8", 5) || !strncasecmp(p, "utf8", 4))
+                return 1;
+        return 0;
+    }
+    return 0;
+}
+
+void cli_lang_init(int argc, char **argv)
+{
+    lang_now = locale_zh() ? BL_LANG_ZH : BL_LANG_EN;
+    for (int i = 1; i < argc; i++) {
+        const char *v = NULL;
+        if (!strcmp(argv[i], "--"))
+            break;
+        if (!strncmp(argv[i], "--lang=", 7))
+            v = argv[i] + 7;
+        else if (!strcmp(argv[i], "--lang") && i + 1 < argc)
+            v = argv[i + 1];
+        if (v && (!strcmp(v, "zh") || !strcmp(v, "en")))
+            lang_now = !strcmp(v, "zh") ? BL_LANG_ZH : BL_LANG_EN;
+    }
+}
+
+void cli_set_lang(enum bl_lang lang)
+{
+    lang_now = lang;
+}
+
+enum bl_lang cli_lang(void)
+{
+    return lang_now;
+}
+
+const char *cli_msg(int id)
+{
+    return bl_msg_format(id, lang_now);
+}
+
+void cli_say(FILE *f, int id, ...)
+{
+    va_list ap;
+    va_start(ap, id);
+    vfprintf(f, bl_msg_format(id, lang_now), ap);
+    va_end(ap);
+}
+
+void cli_tell(const char *cmd, int id, ...)
+{
+    va_list ap;
+    fprintf(stderr, "banklab%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+    va_start(ap, id);
+    vfprintf(stderr, bl_msg_format(id, lang_now), ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
 int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo, long long hi,
                 long long *out)
 {
@@ -23,8 +94,7 @@ int cli_int_arg(const char *cmd, const char *opt, const char *val, long long lo,
     errno = 0;
     long long x = val ? strtoll(val, &end, 10) : 0;
     if (!val || !*val || errno || *end || x < lo || x > hi) {
-        fprintf(stderr, "banklab%s%s: %s takes an integer in %lld..%lld, not '%s'\n",
-                cmd ? " " : "", cmd ? cmd : "", opt, lo, hi, CLI_CLEAN(val ? val : ""));
+        cli_tell(cmd, CLI_E_INTEGER, opt, lo, hi, CLI_CLEAN(val ? val : ""));
         return -1;
     }
     *out = x;
@@ -46,14 +116,15 @@ struct gpu *cli_open_replay(const char *cmd, const char *path, struct gpu_info *
     struct recording rec;
     struct bl_err err = {0};
     if (recording_load_file(path, &rec, &err) != 0) {
-        fprintf(stderr, "banklab%s%s: %s\n", cmd ? " " : "", cmd ? cmd : "", CLI_CLEAN(err.msg));
+        char buf[BL_ERR_TEXT * 2];
+        cli_tell(cmd, BL_TEXT, CLI_CLEAN(cli_err_text(&err, cli_lang() == BL_LANG_ZH, buf,
+                                                      sizeof buf)));
         return NULL;
     }
     struct gpu *g = recording_open_replay(&rec, info);
     recording_done(&rec);
     if (!g)
-        fprintf(stderr, "banklab%s%s: out of memory opening %s\n", cmd ? " " : "", cmd ? cmd : "",
-                CLI_CLEAN(path));
+        cli_tell(cmd, CLI_E_OOM_OPENING, CLI_CLEAN(path));
     return g;
 }
 
@@ -89,9 +160,11 @@ struct gpu *cli_open_gpu(const char *cmd, const char *replay, int device, const 
                            : gpu_open_auto(device, server, no_server, info);
     *rc = g ? EXIT_NOGPU : EXIT_USAGE;
     if (!g && !replay)
-        fprintf(stderr, "banklab %s: out of memory\n", cmd);
+        cli_tell(cmd, UI_OUT_OF_MEMORY);
     else if (g && !info->available)
-        fprintf(stderr, "banklab %s: no GPU: %s\n", cmd, CLI_CLEAN(info->err.msg));
+        cli_tell(cmd, CLI_E_NO_GPU, CLI_CLEAN(cli_err_text(&info->err, cli_lang() == BL_LANG_ZH,
+                                                           (char[BL_ERR_TEXT * 2]){0},
+                                                           BL_ERR_TEXT * 2)));
     else if (g)
         return g;
     gpu_close(g);
@@ -103,9 +176,44 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
     char text[2048];
     size_t n = (size_t)snprintf(text, sizeof text, "%s", lead);
     if (n < sizeof text)
-        n += keys_summary(0, text + n, sizeof text - n);
+        n += keys_summary(cli_lang() == BL_LANG_ZH, text + n, sizeof text - n);
     if (n < sizeof text)
         snprintf(text + n, sizeof text - n, "%s", tail);
+    if (cli_lang() == BL_LANG_ZH) {
+        /* Chinese: the keys joined by a full-width comma, lines of at most 80 columns */
+        char zh[2048];
+        const char *comma = bl_msg_format(BL_COMMA, BL_LANG_ZH);   /* U+FF0C */
+        size_t o = 0, cl = strlen(comma);
+        for (const char *q = text; *q && o + 4 < sizeof zh; q++) {
+            if (q[0] == ',' && q[1] == ' ') {
+                memcpy(zh + o, comma, cl);
+                o += cl;
+                q++;
+            } else {
+                zh[o++] = *q;
+            }
+        }
+        zh[o] = 0;
+        /* broken after a comma (a key stays with its word); a 3-byte character is 2 columns */
+        const char *line = zh, *brk = NULL;
+        int cols = 0;
+        for (const char *q = zh; *q; q++) {
+            unsigned char c = (unsigned char)*q;
+            cols += c < 0x80 ? 1 : (c & 0xe0) == 0xe0 ? 2 : 0;
+            if (cols > 80 && brk) {
+                fprintf(f, "%.*s\n", (int)(brk - line), line);
+                line = brk;
+                brk = NULL;
+                cols = 0;
+                q = line - 1;
+                continue;
+            }
+            if (!strncmp(q, comma, cl))
+                brk = q + cl;
+        }
+        fprintf(f, "%s\n", line);
+        return;
+    }
     /* lines of at most 90 columns, broken after a comma (a key stays with its word) */
     const char *p = text;
     while (*p) {
@@ -137,8 +245,9 @@ int cli_stdout_done(const char *cmd, int rc)
     errno = 0;
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
-    fprintf(stderr, "banklab%s%s: write error on standard output: %s\n", cmd ? " " : "",
-            cmd ? cmd : "", errno ? strerror(errno) : "output lost");
+    cli_tell(cmd, CLI_E_WRITE_STDOUT,
+             bl_phrase(errno ? strerror(errno) : bl_msg_format(CLI_OUTPUT_LOST, BL_LANG_EN),
+                       cli_lang()));
     return EXIT_USAGE;
 }
 
@@ -147,19 +256,19 @@ void cli_put_clean(FILE *f, const char *s, int lines)
     size_t n = bl_clean_size(s);
     char *buf = malloc(n);
     if (!buf) {
-        fputs("(out of memory)", f);
+        cli_say(f, CLI_OOM_PAREN);
         return;
     }
     fputs(lines ? bl_clean_lines(buf, n, s) : bl_clean(buf, n, s), f);
     free(buf);
 }
 
-int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...)
+int cli_usage_error(const struct cli_cmd *c, int id, ...)
 {
     va_list ap;
     fprintf(stderr, "banklab%s%s: ", c->name ? " " : "", c->name ? c->name : "");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    va_start(ap, id);
+    vfprintf(stderr, cli_msg(id), ap);
     va_end(ap);
     fputc('\n', stderr);
     if (c->usage)
@@ -188,38 +297,14 @@ static const char *refused_long(const struct cli_cmd *c, const char *s)
     return !strncmp(s, "--", 2) && (!optopt || (o && o->val == optopt)) ? s : NULL;
 }
 
-/* 1 when c takes --lang and argv asks for Chinese (--lang zh, --lang=zh): the parse errors are
- * then said in Chinese, read before any option is taken */
-static int wants_zh(const struct cli_cmd *c, int argc, char **argv)
+/* an unknown option: c's own words, and its usage */
+static int unknown_option(const struct cli_cmd *c, const char *name)
 {
-    if (!exact(c, "--lang"))
-        return 0;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--"))
-            break;
-        if (!strcmp(argv[i], "--lang=zh") || (!strcmp(argv[i], "--lang") && i + 1 < argc &&
-                                              !strcmp(argv[i + 1], "zh")))
-            return 1;
-    }
-    return 0;
-}
-
-/* an unknown option: c's own words, or in Chinese (without the English usage) */
-static int unknown_option(const struct cli_cmd *c, int zh, const char *name)
-{
-    if (!zh)
-        return cli_usage_error(c, c->unknown, name);
-    char cmd[64];
-    snprintf(cmd, sizeof cmd, "banklab%s%s", c->name ? " " : "", c->name ? c->name : "");
-    fprintf(stderr, "%s: ", cmd);
-    fprintf(stderr, bl_msg_format(CLI_UNKNOWN_OPTION, BL_LANG_ZH), name, cmd);
-    fputc('\n', stderr);
-    return EXIT_USAGE;
+    return cli_usage_error(c, c->unknown, name);
 }
 
 int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest)
 {
-    int zh = wants_zh(c, argc, argv);
     char shortopts[64], name[64];
     snprintf(shortopts, sizeof shortopts, "%c:%s", c->in_order ? '+' : '-', c->shortopts);
     opterr = 0;
@@ -239,16 +324,21 @@ int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *re
         if (elem) {
             const struct option *o = exact(c, elem);
             if (!o || k == '?')
-                return unknown_option(c, zh, CLI_CLEAN(elem));
+                return unknown_option(c, CLI_CLEAN(elem));
             k = o->val;
             snprintf(name, sizeof name, "--%s", o->name);
         } else {
             if (k == '?') {
                 snprintf(name, sizeof name, "-%c", optopt);
-                return unknown_option(c, zh, CLI_CLEAN(name));
+                return unknown_option(c, CLI_CLEAN(name));
             }
             k = k == ':' ? optopt : k;
             snprintf(name, sizeof name, "-%c", k);
+        }
+        if (k == CLI_LANG) {
+            if (!val || (strcmp(val, "zh") && strcmp(val, "en")))
+                return cli_usage_error(c, CLI_E_LANG, CLI_CLEAN(val ? val : ""));
+            continue;
         }
         if (k == 'h') {
             c->help(stdout);
@@ -275,7 +365,7 @@ int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char
         return 0;
     }
     if (!val || !*val)
-        return cli_usage_error(c, "--server takes the path of a GPU server's socket");
+        return cli_usage_error(c, CLI_E_SERVER_TAKES_PATH_GPU_SERVER);
     *server = val;
     return 0;
 }

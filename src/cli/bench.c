@@ -48,19 +48,7 @@ struct bench {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: banklab bench [--json | --csv] [--device N] [--quick] [--server SOCKET | --no-server]\n"
-               "                     [--both]\n"
-               "  GPU measurements vs the bank model: a stride sweep of every width (time per\n"
-               "  warp access, slowdown against the conflict-free access), the copy ceiling and\n"
-               "  the transposes as a share of it, the case kernels.\n"
-               "  --json writes the recording format (docs/gpu.md) that --replay reads.\n"
-               "  --quick: fewer strides, no case kernels.\n"
-               "  --server SOCKET: ask the GPU server there (banklab serve; also BANKLAB_SERVER);\n"
-               "  by default the device's own server. --no-server: measure in this process.\n"
-               "  --both: through the GPU server (as learners do; whatever BANKLAB_NO_SERVER\n"
-               "  says), then in this process; fails when they disagree (counters, a case's\n"
-               "  checked output, a time more than 10 %% apart) and shows both parameter-change\n"
-               "  times (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests).\n");
+    cli_say(f, CLI_HELP_BENCH);
 }
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_BOTH, OPT_DEVICE };
@@ -69,12 +57,12 @@ static const struct option bench_options[] = {
     {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
     {"quick", no_argument, NULL, OPT_QUICK}, {"both", no_argument, NULL, OPT_BOTH},
     {"device", required_argument, NULL, OPT_DEVICE},
-    CLI_SERVER_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_SERVER_OPTIONS, CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
-                                         "unknown argument '%s'", usage, usage, bench_opt};
+                                         CLI_UNKNOWN_ARGUMENT, usage, usage, bench_opt};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
@@ -246,7 +234,7 @@ static void run_rows(struct gpu *g, struct bench *B)
         gpu_run(g, &b->row.rec.req, r, BENCH_TIMEOUT_MS);
         if (r->err.status != GPU_OK) {
             B->failures++;
-            fprintf(stderr, "banklab bench: %s: %s\n", b->row.label, CLI_CLEAN(r->err.msg));
+            cli_tell("bench", CLI_PATH_SAYS, b->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
         }
         if (b->row.rec.req.kind == GPU_REQ_PATTERN && r->has_counters &&
             b->row.model_wavefronts >= 0) {
@@ -355,7 +343,7 @@ static int bench_in_process(struct bench *B, struct bench_both *bb)
     struct gpu_result *srv = malloc((size_t)(B->n ? B->n : 1) * sizeof *srv);
     if (!bb->in || !srv) {
         free(srv);
-        fprintf(stderr, "banklab bench: out of memory\n");
+        cli_tell("bench", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     for (int i = 0; i < B->n; i++)
@@ -441,7 +429,7 @@ static int write_json(struct bench *B)
     snprintf(rec.command, sizeof rec.command, "banklab bench --json%s", B->o.quick ? " --quick" : "");
     for (int i = 0; i < B->n; i++)
         if (recording_add(&rec, &B->rows[i].row)) {
-            fprintf(stderr, "banklab bench: out of memory\n");
+            cli_tell("bench", CLI_F_OUT_MEMORY);
             B->failures++;
             break;
         }
@@ -449,7 +437,7 @@ static int write_json(struct bench *B)
         fprintf(stderr, "parameter change -> timing + counters: median %.1f ms\n",
                 B->lat[B->nlat / 2]);
     if (recording_write(stdout, &rec)) {
-        fprintf(stderr, "banklab bench: cannot write the recording\n");
+        cli_tell("bench", CLI_F_CANNOT_WRITE_RECORDING);
         B->failures++;
     }
     recording_done(&rec);
@@ -487,14 +475,28 @@ static const char *cell(char *buf, size_t n, int have, const char *fmt, double v
 #define MODEL_CELL(b) cell((char[16]){0}, 16, (b)->row.model_wavefronts >= 0, "%.0f", \
                            (double)(b)->row.model_wavefronts)
 
+/* a table's head: each message id in its column (width w, negative: left-aligned), counted in
+ * columns (a Chinese character takes 2), a space between */
+static void head(const int *id, const int *w, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const char *s = cli_msg(id[i]);
+        int cols = 0;
+        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+            cols += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+        int pad = (w[i] < 0 ? -w[i] : w[i]) - cols;
+        printf("%s%*s%s%*s", i ? " " : "", w[i] > 0 && pad > 0 ? pad : 0, "", s,
+               w[i] < 0 && pad > 0 ? pad : 0, "");
+    }
+    putchar('\n');
+}
+
 static void print_sweep(const struct bench *B)
 {
-    printf("\nStride sweep (pattern kernel on all SMs). Time per warp access = SM clocks one warp\n"
-           "instruction costs while every SM runs 64 warps of it (docs/gpu.md); slowdown = that\n"
-           "time / the time of the conflict-free access of the same width and kind, measured by\n"
-           "this process; pred = model wavefronts / those of the conflict-free access\n");
-    printf("%-18s %5s %9s %9s %8s %8s %8s %7s %7s %9s\n", "access", "model", "counters",
-           "conflicts", "ns/acc", "clk/acc", "slowdown", "pred", "err%", "B/clk/SM");
+    cli_say(stdout, BN_SWEEP_TITLE);
+    head((const int[]){BN_ACCESS, BN_MODEL, BN_COUNTERS, BN_CONFLICTS, BN_NS_ACC, BN_CLK_ACC,
+                       BN_SLOWDOWN, BN_PRED, BN_ERR, BN_BW},
+         (const int[]){-18, 5, 9, 9, 8, 8, 8, 7, 7, 9}, 10);
     double worst[17] = {0}, best_bw = 0;
     for (int i = 0; i < B->n; i++) {
         const struct bench_row *b = &B->rows[i];
@@ -514,14 +516,12 @@ static void print_sweep(const struct bench *B)
                b->row.model_wavefronts, CELL(c, st ? r->wavefronts_st : r->wavefronts_ld),
                CELL(c, st ? r->conflicts_st : r->conflicts_ld), r->ns_per_access,
                r->clk_per_access, r->slowdown, b->pred_slowdown, err, r->bytes_per_clk_per_sm,
-               r->err.status == GPU_OK ? "" : "  FAILED");
+               r->err.status == GPU_OK ? "" : cli_msg(BN_FAILED_MARK));
     }
     double limit = 128.0 * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12;
-    printf("4-byte loads: worst |measured/predicted ratio - 1| = %.1f %% (goal <= 5 %%)\n", worst[4]);
-    printf("other loads, worst |slowdown / predicted - 1|: 1 B %.1f %%, 2 B %.1f %%, 8 B %.1f %%, "
-           "16 B %.1f %%\n", worst[1], worst[2], worst[8], worst[16]);
-    printf("conflict-free 4-byte load: %.1f B/clk/SM = %.1f %% of 128 B/clk/SM "
-           "(%.2f of %.2f TB/s at %.0f MHz x %d SMs)\n", best_bw, best_bw / 128 * 100,
+    cli_say(stdout, BN_WORST4, worst[4]);
+    cli_say(stdout, BN_WORST_OTHER, worst[1], worst[2], worst[8], worst[16]);
+    cli_say(stdout, BN_BANDWIDTH, best_bw, best_bw / 128 * 100,
            best_bw * B->info.sm_count * B->info.clock_khz * 1e3 / 1e12, limit,
            B->info.clock_khz / 1e3, B->info.sm_count);
 }
@@ -544,11 +544,11 @@ static void print_transposes(const struct bench *B)
         ceiling = mc->gbps;
     if (ck && ck->gbps > ceiling)
         ceiling = ck->gbps;
-    printf("\nCopy ceiling and transposes, 8192 x 8192 float (GB/s = bytes read + written)\n");
-    printf("copy ceiling: %.0f GB/s (cudaMemcpy device to device %.0f, copy kernel %.0f)\n",
-           ceiling, mc ? mc->gbps : 0, ck ? ck->gbps : 0);
-    printf("%-22s %10s %9s %10s %6s %9s %9s %8s\n", "kernel", "ms median", "GB/s", "of ceiling",
-           "model", "ld wf/in", "ld cf/in", "checked");
+    cli_say(stdout, BN_COPY_TITLE);
+    cli_say(stdout, BN_CEILING, ceiling, mc ? mc->gbps : 0, ck ? ck->gbps : 0);
+    head((const int[]){BN_KERNEL, BN_MS_MEDIAN, BN_GBS, BN_OF_CEILING, BN_MODEL, BN_LD_WF,
+                       BN_LD_CF, BN_CHECKED},
+         (const int[]){-22, 10, 9, 10, 6, 9, 9, 8}, 8);
     for (int i = 0; i < B->n; i++) {
         const struct bench_row *b = &B->rows[i];
         const struct gpu_result *r = &b->row.rec.res;
@@ -558,16 +558,15 @@ static void print_transposes(const struct bench *B)
         printf("%-22s %10.4f %9.0f %9.0f%% %6s %9s %9s %8s\n", b->row.rec.req.case_name,
                r->ms_median, r->gbps, ceiling > 0 ? r->gbps / ceiling * 100 : 0, MODEL_CELL(b),
                CELL(ld, r->wavefronts_ld), CELL(ld, r->conflicts_ld),
-               r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
+               r->verified ? cli_msg(GT_YES) : (r->err.status == GPU_OK ? "-" : cli_msg(BN_FAILED)));
     }
 }
 
 static void print_cases(const struct bench *B)
 {
-    printf("\nCase kernels (counters per shared instruction of the whole kernel; model = the "
-           "taught access; ms = kernel time)\n");
-    printf("%-36s %6s %9s %9s %9s %10s %8s\n", "case", "model", "ld wf/in", "ld cf/in",
-           "st wf/in", "ms median", "checked");
+    cli_say(stdout, BN_CASES_TITLE);
+    head((const int[]){BN_CASE, BN_MODEL, BN_LD_WF, BN_LD_CF, BN_ST_WF, BN_MS_MEDIAN, BN_CHECKED},
+         (const int[]){-36, 6, 9, 9, 9, 10, 8}, 7);
     for (int i = 0; i < B->n; i++) {
         const struct bench_row *b = &B->rows[i];
         const struct gpu_result *r = &b->row.rec.res;
@@ -576,23 +575,21 @@ static void print_cases(const struct bench *B)
         printf("%-36s %6s %9s %9s %9s %10.4f %8s\n", b->row.label, MODEL_CELL(b),
                CELL(r->has_counters, r->wavefronts_ld), CELL(r->has_counters, r->conflicts_ld),
                CELL(r->has_counters, r->wavefronts_st), r->ms_median,
-               r->verified ? "yes" : (r->err.status == GPU_OK ? "-" : "FAILED"));
+               r->verified ? cli_msg(GT_YES) : (r->err.status == GPU_OK ? "-" : cli_msg(BN_FAILED)));
     }
 }
 
 static void print_text(const struct bench *B)
 {
-    printf("device: %s\n", CLI_CLEAN(B->info.device));
+    cli_say(stdout, VER_DEVICE, CLI_CLEAN(B->info.device));
     print_sweep(B);
     print_transposes(B);
     if (!B->o.quick)
         print_cases(B);
     if (B->nlat)
-        printf("\nparameter change -> new timing + counters (warm, 4-byte strides 5..11): median "
-               "%.1f ms, min %.1f, max %.1f (aim < 150 ms)\n", B->lat[B->nlat / 2], B->lat[0],
-               B->lat[B->nlat - 1]);
+        cli_say(stdout, BN_LATENCY, B->lat[B->nlat / 2], B->lat[0], B->lat[B->nlat - 1]);
     if (!B->info.counters)
-        printf("\ncounters: %s\n", CLI_CLEAN(B->info.counters_err.msg));
+        cli_say(stdout, BN_NO_COUNTERS, CLI_CLEAN(CLI_ERR(&B->info.counters_err)));
 }
 
 int cmd_bench(int argc, char **argv)
@@ -602,11 +599,11 @@ int cmd_bench(int argc, char **argv)
     B.id = 1;
     int rc = cli_parse(&bench_cmd, argc, argv, &B.o, NULL);
     if (!rc && B.o.json && B.o.csv)
-        rc = cli_usage_error(&bench_cmd, "--json and --csv exclude each other");
+        rc = cli_usage_error(&bench_cmd, CLI_E_JSON_AND_CSV_EXCLUDE_EACH);
     if (rc)
         return rc < 0 ? 0 : rc;
     if (B.o.both && B.o.no_server)
-        return cli_usage_error(&bench_cmd, "--both and --no-server exclude each other");
+        return cli_usage_error(&bench_cmd, CLI_E_BOTH_AND_NO_SERVER_EXCLUDE);
     if (B.o.both)
         unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu *g = cli_open_gpu("bench", NULL, B.o.device, B.o.server, B.o.no_server, &B.info,
@@ -614,12 +611,11 @@ int cmd_bench(int argc, char **argv)
     if (!g)
         return rc;
     if (!B.info.counters && !B.o.json && !B.o.csv)
-        printf("counters: %s (timings and the model are still shown)\n",
-               CLI_CLEAN(B.info.counters_err.msg));
+        cli_say(stdout, BN_NO_COUNTERS_STILL, CLI_CLEAN(CLI_ERR(&B.info.counters_err)));
     if (add_sweep(&B) || add_cases(&B, 1) || (!B.o.quick && add_cases(&B, 0))) {
         gpu_close(g);
         free(B.rows);
-        fprintf(stderr, "banklab bench: out of memory\n");
+        cli_tell("bench", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     run_rows(g, &B);
@@ -643,7 +639,6 @@ int cmd_bench(int argc, char **argv)
     }
     free(B.rows);
     if (B.lat_cached)
-        fprintf(stderr, "banklab bench: %d parameter-change request(s) answered from the server's "
-                "cache were not counted\n", B.lat_cached);
+        cli_tell("bench", CLI_F_PARAMETER_CHANGE_REQUEST_ANSWERED_FROM, B.lat_cached);
     return B.failures || bb.differ ? EXIT_CHECK : bb.one_path ? EXIT_UNMEASURED : 0;
 }

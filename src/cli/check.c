@@ -86,40 +86,7 @@ static int check_scene_records(struct check_run *r, const struct lesson *l)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab check [--quiet] [--lessons DIR] [--recording FILE] [FILE|DIR]...\n"
-            "\n"
-            "Validates lesson files completely: JSON syntax, every field's type and range, both\n"
-            "languages (zh and en), every scene's code through the pattern language, and every\n"
-            "expectation, quiz check and graded task through the bank model; and the prose:\n"
-            "no step's title, text or key sentence gives its quiz's answer before the\n"
-            "question, and no code in the text would be cut on the tutorial's screen at\n"
-            "80x24. A problem does not stop the check: every problem in a file is listed.\n"
-            "Without FILE or DIR it checks the lessons directory: --lessons DIR, else\n"
-            "$BANKLAB_LESSONS, else the installed lessons, else ./lessons. A DIR means every\n"
-            "*.json in it; - reads one lesson from standard input (named <stdin>).\n"
-            "\n"
-            "Output (stdout): one line per problem, file: path: message, the JSON path naming\n"
-            "the field (a JSON syntax error: file:line:col: message, columns counting\n"
-            "characters), then a summary line:\n"
-            "  checked N lessons, M steps, K expectations, Q quizzes: all hold\n"
-            "  checked N lessons, M steps, K expectations, Q quizzes: P problems\n"
-            "(with --recording: \", F figures\" before the colon).\n"
-            "\n"
-            "Options:\n"
-            "  -q, --quiet          no summary line; only problems are printed\n"
-            "      --lessons DIR    the lessons directory to check when no FILE is given\n"
-            "      --recording FILE also compare every figure the lessons quote (a step's\n"
-            "                       \"figures\") with this recording, e.g. the shipped\n"
-            "                       assets/h200-recording.json: the value, the record and\n"
-            "                       rounding the tutorial's panel shows, and the comparison\n"
-            "                       its sentence makes (\"within 11 %%\"); and that every\n"
-            "                       step's scene has a record replay can show (its drawn\n"
-            "                       access, or its case kernel, at the scene's defaults)\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Exit status: 0 everything holds, 1 a problem was found, 2 bad usage or a file or\n"
-            "directory that does not exist or cannot be read (message on stderr).\n");
+    cli_say(f, CLI_HELP_CHECK);
 }
 
 static int cmp_str(const void *a, const void *b)
@@ -206,7 +173,7 @@ static void check_one(struct check_run *r, const char *path)
                                    : read_stdin(&len, &why);
     path = strcmp(path, "-") ? path : "<stdin>";
     if (!data) {  /* exit 2: said on stderr, not among the problems */
-        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(path), why.msg);
+        cli_tell("check", CLI_PATH_SAYS, CLI_CLEAN(path), CLI_ERR(&why));
         r->unreadable++;
         return;
     }
@@ -271,13 +238,14 @@ enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_RECORDING };
 
 static const struct option check_options[] = {
     {"quiet", no_argument, NULL, 'q'}, {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"recording", required_argument, NULL, OPT_RECORDING}, {"help", no_argument, NULL, 'h'},
+    {"recording", required_argument, NULL, OPT_RECORDING}, CLI_LANG_OPTION,
+    {"help", no_argument, NULL, 'h'},
     {0}};
 
 static int check_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd check_cmd = {"check", "hq", check_options, 0,
-                                         "unknown option '%s' (banklab check --help)", NULL,
+                                         CLI_UNKNOWN_OPTION_CHECK, NULL,
                                          usage, check_opt};
 
 static int check_opt(void *ctx, int key, const char *name, const char *val)
@@ -288,16 +256,16 @@ static int check_opt(void *ctx, int key, const char *name, const char *val)
         o->quiet = 1;
     } else if (key == OPT_LESSONS) {
         if (!val)
-            return cli_usage_error(&check_cmd, "--lessons needs a directory");
+            return cli_usage_error(&check_cmd, CLI_E_LESSONS_NEEDS_DIRECTORY);
         o->lessons_dir = val;
     } else if (key == OPT_RECORDING) {
         if (!val || !*val)
-            return cli_usage_error(&check_cmd, "--recording needs a file");
+            return cli_usage_error(&check_cmd, CLI_E_RECORDING_NEEDS_FILE);
         o->rec_path = val;
     } else {  /* FILE|DIR|- */
         const char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
         if (!nt)
-            return cli_usage_error(&check_cmd, "out of memory");
+            return cli_usage_error(&check_cmd, CLI_E_OUT_MEMORY);
         o->targets = nt;
         o->targets[o->ntargets++] = val;
     }
@@ -311,19 +279,19 @@ static int add_target(char ***files, int *nfiles, const char *t)
     struct stat sb;
     int n;
     if (strcmp(t, "-") && stat(t, &sb) != 0) {
-        fprintf(stderr, "banklab check: %s: no such file or directory\n", CLI_CLEAN(t));
+        cli_tell("check", CLI_F_NO_SUCH_FILE_OR_DIRECTORY, CLI_CLEAN(t));
         return EXIT_USAGE;
     }
     if (strcmp(t, "-") && S_ISDIR(sb.st_mode)) {
         if ((n = add_dir(files, nfiles, t)) > 0)
             return 0;
-        fprintf(stderr, "banklab check: %s: %s\n", CLI_CLEAN(t),
-                n < 0 ? "cannot read the directory" : "no lesson files (*.json)");
+        cli_tell("check", CLI_PATH_SAYS, CLI_CLEAN(t),
+                 cli_msg(n < 0 ? CLI_F_CANNOT_READ_DIR : CLI_F_NO_LESSON_FILES));
         return EXIT_USAGE;
     }
     if (!add_path(files, nfiles, t))
         return 0;
-    fprintf(stderr, "banklab check: out of memory\n");
+    cli_tell("check", CLI_F_OUT_MEMORY);
     return EXIT_USAGE;
 }
 
@@ -338,11 +306,10 @@ static int collect_files(const struct check_opts *o, char ***files, int *nfiles)
         if (dir)
             return add_target(files, nfiles, dir);  /* a directory, or --lessons FILE.json */
         if (o->lessons_dir)
-            fprintf(stderr, "banklab check: %s: no such directory or lesson file\n",
+            cli_tell("check", CLI_F_NO_SUCH_DIRECTORY_OR_LESSON,
                     CLI_CLEAN(o->lessons_dir));
         else
-            fprintf(stderr, "banklab check: no lessons directory found (tried "
-                    "$BANKLAB_LESSONS, %s/lessons, ./lessons); give --lessons DIR or files\n",
+            cli_tell("check", CLI_F_NO_LESSONS_DIRECTORY_FOUND_TRIED,
                     BANKLAB_SHARE_DIR);
         return EXIT_USAGE;
     }
@@ -361,17 +328,17 @@ static void free_list(char **list, int n)
 /* "checked N lessons, ...: all hold | P problems | not every file was read". */
 static void print_summary(const struct check_run *r, int figures, int complete)
 {
-    printf("checked %d lesson%s, %d step%s, %d expectation%s, %d quiz%s", r->lessons,
-           r->lessons == 1 ? "" : "s", r->steps, r->steps == 1 ? "" : "s", r->expects,
-           r->expects == 1 ? "" : "s", r->quizzes, r->quizzes == 1 ? "" : "zes");
+    cli_say(stdout, CHK_SUMMARY, r->lessons, r->lessons == 1 ? "" : "s", r->steps,
+            r->steps == 1 ? "" : "s", r->expects, r->expects == 1 ? "" : "s", r->quizzes,
+            r->quizzes == 1 ? "" : "zes");
     if (figures)
-        printf(", %d figure%s", r->figures, r->figures == 1 ? "" : "s");
+        cli_say(stdout, CHK_FIGURES, r->figures, r->figures == 1 ? "" : "s");
     if (r->problems)
-        printf(": %d problem%s\n", r->problems, r->problems == 1 ? "" : "s");
+        cli_say(stdout, CHK_PROBLEMS, r->problems, r->problems == 1 ? "" : "s");
     else if (!complete)
-        printf(": not every file was read\n");  /* never "all hold" next to an error */
+        cli_say(stdout, CHK_NOT_EVERY_FILE);  /* never "all hold" next to an error */
     else
-        printf(": all hold\n");
+        cli_say(stdout, CHK_ALL_HOLD);
 }
 
 int cmd_check(int argc, char **argv)
@@ -395,7 +362,7 @@ int cmd_check(int argc, char **argv)
     memset(&rec, 0, sizeof rec);
     struct bl_err err = {0};
     if (o.rec_path && recording_load_file(o.rec_path, &rec, &err)) {
-        fprintf(stderr, "banklab check: %s\n", CLI_CLEAN(err.msg));
+        cli_tell("check", BL_TEXT, CLI_CLEAN(CLI_ERR(&err)));
         free_list(files, nfiles);
         return EXIT_USAGE;
     }

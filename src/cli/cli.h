@@ -7,6 +7,7 @@
 #include <getopt.h>
 #include <stdio.h>
 
+#include "../base/msg.h"
 #include "../base/utf8.h"
 #include "../gpu/gpu.h"
 
@@ -17,22 +18,36 @@
                                     turn, a failed run (sim --gpu, verify) */
 
 /* The subcommands: a row here (its name, its function cmd_NAME in src/cli/NAME.c or the file
- * its comment names, its summary for banklab --help; main.c dispatches from this list) and its
- * section of assets/banklab.1 are all a new one needs. */
+ * its comment names, the msg.def id of its summary for banklab --help; main.c dispatches from
+ * this list) and its section of assets/banklab.1 are all a new one needs. */
 #define CLI_COMMANDS(X)                                                                        \
-    X(sim, "one warp access through the bank model: grid, summary, --json")                    \
-    X(check, "validate lesson files (schema, scenes, expectations, quizzes)")                  \
-    X(bench, "run kernels on the GPU: predicted vs measured (--json, --csv)")                  \
-    X(verify, "model vs hardware counters for every lesson scene and case")                    \
-    X(lab, "run a graded workshop lab and print a score")                                      \
-    X(report, "write a lab report (Markdown and JSON) from saved progress") /* report_cmd.c */ \
-    X(kernel, "your own .cu kernel: per-line shared wavefronts and conflicts")                 \
-    X(serve, "the one measuring process of a GPU, for every banklab of the machine")           \
-    X(run, "a whole CUDA program (-- PROGRAM ARGS): its kernels, line by line")
+    X(sim, CLI_SUM_SIM)                                                                        \
+    X(check, CLI_SUM_CHECK)                                                                    \
+    X(bench, CLI_SUM_BENCH)                                                                    \
+    X(verify, CLI_SUM_VERIFY)                                                                  \
+    X(lab, CLI_SUM_LAB)                                                                        \
+    X(report, CLI_SUM_REPORT) /* report_cmd.c */                                               \
+    X(kernel, CLI_SUM_KERNEL)                                                                  \
+    X(serve, CLI_SUM_SERVE)                                                                    \
+    X(run, CLI_SUM_RUN)
 
 #define CLI_DECLARE(name, summary) int cmd_##name(int argc, char **argv);
 CLI_COMMANDS(CLI_DECLARE)
 int cmd_tutorial(int argc, char **argv); /* tutorial.c: banklab without a subcommand */
+
+/* ---- the language of what the commands print (args.c) ----
+ * cli_lang_init (main, before any command): --lang zh|en among the arguments (before "--"),
+ * else Chinese when the locale asks for it in UTF-8 (LC_ALL, LC_MESSAGES, LANG), else
+ * English. Every text comes from the catalogue (src/base/msg.def) in that language.
+ * cli_set_lang: a command's own choice (the tutorial's saved one, a report's). cli_msg: the
+ * printf format of a message id in it. cli_say: that message formatted on f. cli_tell:
+ * "banklab CMD: " (cmd NULL: "banklab: "), the message and a newline on stderr. */
+void cli_lang_init(int argc, char **argv);
+void cli_set_lang(enum bl_lang lang);
+enum bl_lang cli_lang(void);
+const char *cli_msg(int id);
+void cli_say(FILE *f, int id, ...);
+void cli_tell(const char *cmd, int id, ...);
 
 /* ---- the options of a command (args.c) ----
  * Every command reads its options with cli_parse: getopt_long over the command's one table
@@ -44,7 +59,11 @@ int cmd_tutorial(int argc, char **argv); /* tutorial.c: banklab without a subcom
 #define CLI_REST 2
 /* Keys of the options several commands share (the table rows: CLI_SERVER_OPTIONS,
  * CLI_LAUNCH_OPTIONS). */
-enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_KEY_FIRST };
+enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_LANG, CLI_KEY_FIRST };
+
+/* --lang zh|en for a command that has no language of its own: cli_parse checks its value
+ * (cli_lang_init took it) and gives it to no opt(). */
+#define CLI_LANG_OPTION {"lang", required_argument, NULL, CLI_LANG}
 
 #define CLI_SERVER_OPTIONS                                                                     \
     {"server", required_argument, NULL, CLI_SERVER},                                           \
@@ -64,7 +83,7 @@ struct cli_cmd {
     const char *shortopts;         /* getopt's letters, e.g. "hq" */
     const struct option *longopts; /* ends with {0}; a key of CLI_KEY_FIRST or more, or a letter */
     int in_order;                  /* 1: the first argument that is not an option ends them */
-    const char *unknown;           /* the message for an unknown option, %s the option */
+    int unknown;                   /* the message id for an unknown option, %s the option */
     void (*usage)(FILE *f);        /* the short usage after every usage error, or NULL */
     void (*help)(FILE *f);         /* -h, --help on stdout */
     /* one option (name as spelled: "--grid", "-I"; val NULL when its value is missing) or
@@ -76,10 +95,10 @@ struct cli_cmd {
  * message. With c->in_order, *rest is the index of the first argument left (argc: none). */
 int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest);
 
-/* cli_usage_error: "banklab CMD: " and the message on stderr, then c's short usage. Text from
- * outside (an argument) must be escaped by the caller (CLI_CLEAN). Returns EXIT_USAGE. */
-int cli_usage_error(const struct cli_cmd *c, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
+/* cli_usage_error: "banklab CMD: " and the message id (msg.def) with its arguments on stderr,
+ * in the language of cli_lang, then c's short usage. Text from outside (an argument) must be
+ * escaped by the caller (CLI_CLEAN). Returns EXIT_USAGE. */
+int cli_usage_error(const struct cli_cmd *c, int id, ...);
 
 /* cli_server_opt: --server SOCKET (a path, not empty) and --no-server. 0, or EXIT_USAGE. */
 int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char **server,
@@ -139,6 +158,11 @@ void cli_now_utc(char *buf, size_t n);
  * rendered from its msg.def row, or, where e carries only text (an answer that crossed a
  * process), that text read back as a message of the table (bl_msg_text); into buf. */
 const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n);
+
+/* CLI_ERR: cli_err_text of e in the language of cli_lang, in a buffer that lives until the
+ * end of the enclosing block. */
+#define CLI_ERR(e) cli_err_text((e), cli_lang() == BL_LANG_ZH, (char[BL_ERR_TEXT * 2]){0}, \
+                                BL_ERR_TEXT * 2)
 
 /* cli_stdout_done (args.c): flushes stdout; when anything written to it was lost (a full disk,
  * a closed pipe) prints "banklab CMD: write error on standard output: ..." on stderr and

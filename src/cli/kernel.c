@@ -39,115 +39,12 @@ struct kernel_args {
 
 static void short_usage(FILE *f)
 {
-    fputs("usage: banklab kernel FILE.cu [--name K] [--grid G] [--block B] [--smem BYTES]\n"
-          "                      [--arg NAME=VALUE]... [--buffer-size [NAME=]BYTES]...\n"
-          "                      [--fill float|int|zero] [--sort line|excess] [--json] [--sass]\n"
-          "                      [--counters] [--device N] [--time-limit S] [--no-cache]\n"
-          "                      [--no-server] [--launch-only] [--timings]\n"
-          "                      [-I DIR] [-D NAME[=V]] [--nvcc-flag FLAG] [--compiler C]\n"
-          "                      [--model [--lang en|zh]] [--fix]\n"
-          "banklab kernel --help explains everything (docs/kernel.md has a worked example).\n",
-          f);
+    cli_say(f, CLI_USAGE_KERNEL);
 }
 
 static void help(FILE *f)
 {
-    fputs(
-        "banklab kernel: measure the shared-memory wavefronts and bank conflicts of your own\n"
-        "kernel, per source line, on the GPU.\n"
-        "\n"
-        "usage: banklab kernel FILE.cu [OPTIONS]\n"
-        "\n"
-        "FILE.cu is compiled with the CUDA toolkit's nvcc (its device side: host code, host\n"
-        "headers and a main() are fine), or with NVRTC where there is no nvcc (device code\n"
-        "only); line info, the GPU's architecture (with no GPU, sm_90, so compile errors still\n"
-        "show as FILE:LINE:COL). The kernel runs once in a child process: a fault, a hang or\n"
-        "too much shared memory is reported in one line.\n"
-        "\n"
-        "Launch (also from comments at the top of FILE.cu, before the first line of code:\n"
-        "  // banklab: --grid 32x32 --block 32x32 --arg n=1024\n"
-        "options on the command line win):\n"
-        "  --name K               the kernel (a template instance: 'k<float4>'); default: the\n"
-        "                         only __global__ function of the file\n"
-        "  --grid X[xY[xZ]]       blocks (default 1)\n"
-        "  --block X[xY[xZ]]      threads per block (default 256)\n"
-        "  --smem BYTES           dynamic shared memory per block (default 0; e.g. 4352, 48K)\n"
-        "  --arg NAME=VALUE       a scalar parameter's value (repeatable); every scalar\n"
-        "                         parameter needs one\n"
-        "  --buffer-size BYTES    each pointer parameter gets a device buffer of this size\n"
-        "                         (default 16M); NAME=BYTES sizes one parameter's buffer\n"
-        "  --fill float|int|zero  buffer contents before the launch: float (default): 4-byte\n"
-        "                         word k holds the float k mod 1024; int: the int k; zero\n"
-        "\n"
-        "Compiling:\n"
-        "  -I DIR, -D NAME[=V]    include directory, macro (also -IDIR, -DNAME)\n"
-        "  --nvcc-flag FLAG       one more compiler flag, e.g. -maxrregcount=64 (repeatable;\n"
-        "                         not the output, its kind or the architecture)\n"
-        "  --compiler C           nvcc, nvrtc or auto (default: nvcc when found)\n"
-        "\n"
-        "Measurement:\n"
-        "  --device N             CUDA device (default 0)\n"
-        "  --time-limit S         stop the kernel (and compiling) after S seconds (default 10)\n"
-        "  --counters             also read the whole-kernel counters of the range profiler\n"
-        "                         (what banklab bench reads; in a process of its own) to\n"
-        "                         compare with the sums\n"
-        "  --no-cache             compile (and with --model execute) again: compiled kernels,\n"
-        "                         their PTX and --model's executed figures are kept in\n"
-        "                         $XDG_CACHE_HOME/banklab/kernels (yours alone, 0700), keyed\n"
-        "                         by the source, the files it includes, options and compiler\n"
-        "  --no-server            leave no measuring process ready for the next run (by default\n"
-        "                         one opens the GPU and CUPTI ahead and waits 60 s, holding a\n"
-        "                         CUDA context, so a re-run skips the driver's start-up;\n"
-        "                         BANKLAB_KERNEL_SERVER=SECONDS changes the wait, 0: none)\n"
-        "  --launch-only          run the kernel once and measure nothing (to profile the same\n"
-        "                         launch with another tool, e.g. ncu)\n"
-        "\n"
-        "A file with a main(), given no launch option: the program is built with nvcc and run\n"
-        "as it is, every kernel it launches measured in that one run (banklab run's way; with\n"
-        "--model, on banklab's own CUDA runtime on the CPU). --name K picks kernels, and:\n"
-        "  --launch-skip N        skip the first N launches of the kernels picked\n"
-        "  --launch-count N       measure at most N of them (neither: the first of each)\n"
-        "\n"
-        "Output:\n"
-        "  --sort line|excess     line (default): the whole file in order; excess: only lines\n"
-        "                         with shared-memory instructions, most excess first\n"
-        "  --sass                 under each line, its SASS instructions\n"
-        "  --json                 one JSON object (fields as the columns, per line and total)\n"
-        "  --timings              how long each step took (ms)\n"
-        "\n"
-        "The model (no GPU needed):\n"
-        "  --model                the bank model's prediction of every line for this launch\n"
-        "                         (every warp of every block), why a conflicting line conflicts,\n"
-        "                         a fix checked with the model, or why a line cannot be\n"
-        "                         predicted; nothing is measured (--lang zh: in Chinese)\n"
-        "  --fix                  write FILE.fixed.cu with the fix of the worst line (never over\n"
-        "                         an existing file) and measure it (without a GPU: predict it)\n"
-        "  With a GPU, the 'model' column is the predicted wavefronts beside the measured ones.\n"
-        "\n"
-        "Columns (CUPTI's SASS metrics, summed over the whole launch; the same figures\n"
-        "as Nsight Compute's source page):\n"
-        "  inst        shared-memory warp instructions executed on the line\n"
-        "  wavefronts  shared-memory wavefronts they took\n"
-        "              (smsp__sass_l1tex_pipe_lsu_wavefronts_mem_shared)\n"
-        "  ideal       the wavefronts the same accesses need without a bank conflict, for\n"
-        "              their width and active lanes (..._mem_shared_ideal; '-' when this\n"
-        "              CUPTI lacks it and the instruction's width is unknown)\n"
-        "  excess      wavefronts - ideal: the bank conflicts\n"
-        "  ways        wavefronts / ideal: 1.00 conflict free, 32.00 a 32-way conflict\n"
-        "\n"
-        "Exit status: 0 measured; 1 the kernel failed at run time (fault, time limit, launch\n"
-        "refused) or the measurement failed; 2 bad usage, a compile error or a kernel that\n"
-        "cannot be launched as asked; 3 no GPU (or counters not allowed).\n"
-        "\n"
-        "In the tutorial: banklab FILE.cu [LAUNCH OPTIONS] opens the kernel view of FILE.cu\n"
-        "(z from a step): these figures next to the source, measured again on every save,\n"
-        "Enter on a line opens its access in the playground.\n"
-        "\n"
-        "Examples:\n"
-        "  banklab kernel assets/kernels/transpose_seed.cu\n"
-        "  banklab kernel my.cu --name 'tile<float4>' --grid 64 --block 32x8 --arg n=4096\n"
-        "  banklab kernel my.cu --sort excess --sass\n",
-        f);
+    cli_say(f, CLI_HELP_KERNEL);
 }
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
@@ -168,7 +65,7 @@ static const struct option kernel_options[] = {
 static int kernel_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd kernel_cmd = {"kernel", "hI:D:", kernel_options, 0,
-                                          "unknown option '%s'", short_usage, help, kernel_opt};
+                                          CLI_UNKNOWN_OPTION_OF, short_usage, help, kernel_opt};
 
 /* The switch a flag option sets, or NULL. */
 static int *flag_of(struct kernel_args *a, int key)
@@ -185,30 +82,30 @@ static int kernel_opt(void *ctx, int key, const char *name, const char *val)
         *flag_of(a, key) = 1;
     } else if (key == CLI_LAUNCH || key == 'I' || key == 'D') {
         if (!val)
-            return cli_usage_error(&kernel_cmd, "%s needs a value", name);
+            return cli_usage_error(&kernel_cmd, CLI_E_NEEDS_VALUE, name);
         if (a->nopts == MAX_CLI_OPTS)
-            return cli_usage_error(&kernel_cmd, "too many options");
+            return cli_usage_error(&kernel_cmd, CLI_E_TOO_MANY_OPTIONS);
         snprintf(a->opt[a->nopts], sizeof a->opt[0], "%s", name);
         a->val[a->nopts++] = val;
     } else if (key == OPT_LANG) {
         if (!val || (strcmp(val, "en") && strcmp(val, "zh")))
-            return cli_usage_error(&kernel_cmd, "--lang takes en or zh");
+            return cli_usage_error(&kernel_cmd, CLI_E_LANG_TAKES_EN_OR_ZH);
         a->zh = !strcmp(val, "zh");
     } else if (key == OPT_SKIP || key == OPT_COUNT) {
         char *end;
         long n = val ? strtol(val, &end, 10) : -1;
         if (!val || !*val || *end || n < 0 || n > 1000000000L)
-            return cli_usage_error(&kernel_cmd, "%s takes a count (0, 1, 2, ...)", name);
+            return cli_usage_error(&kernel_cmd, CLI_E_TAKES_COUNT, name);
         *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     } else if (key == OPT_SORT) {
         if (!val)
-            return cli_usage_error(&kernel_cmd, "--sort needs a value (line or excess)");
+            return cli_usage_error(&kernel_cmd, CLI_E_SORT_NEEDS_VALUE_LINE_OR);
         if (strcmp(val, "excess") && strcmp(val, "line"))
-            return cli_usage_error(&kernel_cmd, "--sort takes line or excess, not '%s'",
+            return cli_usage_error(&kernel_cmd, CLI_E_SORT_TAKES_LINE_OR_EXCESS,
                                    CLI_CLEAN(val));
         a->sort_excess = !strcmp(val, "excess");
     } else if (a->file) {
-        return cli_usage_error(&kernel_cmd, "one file at a time ('%s', then '%s')",
+        return cli_usage_error(&kernel_cmd, CLI_E_ONE_FILE_AT_TIME_THEN,
                                CLI_CLEAN(a->file), CLI_CLEAN(val));
     } else {
         a->file = val;
@@ -236,17 +133,16 @@ static int parse_args(int argc, char **argv, struct kernel_args *a)
 {
     memset(a, 0, sizeof *a);
     a->skip = a->count = -1;
+    a->zh = cli_lang() == BL_LANG_ZH;
     int rc = cli_parse(&kernel_cmd, argc, argv, a, NULL), twice = rc ? -1 : named_twice(a);
     if (rc)
         return rc;
     if (twice >= 0)
-        return cli_usage_error(&kernel_cmd, "%s %s: that name is given twice (no value "
-                               "silently wins)", a->opt[twice], CLI_CLEAN(a->val[twice]));
+        return cli_usage_error(&kernel_cmd, CLI_E_THAT_NAME_IS_GIVEN_TWICE, a->opt[twice], CLI_CLEAN(a->val[twice]));
     if (!a->file)
-        return cli_usage_error(&kernel_cmd, "which file? (banklab kernel FILE.cu)");
+        return cli_usage_error(&kernel_cmd, CLI_E_WHICH_FILE_BANKLAB_KERNEL_FILE);
     if (a->json && (a->sass || a->sort_excess || a->timings))
-        return cli_usage_error(&kernel_cmd, "--json holds everything: no --sass, --sort or "
-                               "--timings with it");
+        return cli_usage_error(&kernel_cmd, CLI_E_JSON_HOLDS_EVERYTHING_NO_SASS);
     return 0;
 }
 
@@ -369,8 +265,23 @@ static void put_model_summary(FILE *f, const struct gpu_kernel_result *r,
         n += m->line[i].state == KP_OK;
         same += m->line[i].state == KP_OK && m->line[i].wavefronts == (l ? l->wavefronts : 0);
     }
-    fprintf(f, "model: %d line%s predicted, %d with the measured wavefronts, %d it cannot "
-            "express\n", n, n == 1 ? "" : "s", same, m->ncannot);
+    cli_say(f, KRN_MODEL_SUMMARY, n, n == 1 ? "" : "s", same, m->ncannot);
+}
+
+/* the columns' names, right-aligned in display columns (a Chinese character takes 2) */
+static void put_head(FILE *f)
+{
+    static const int col_id[8] = {KM_COL_LINE, KRN_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
+                                  KM_COL_EXCESS, KM_COL_WAYS, KRN_COL_MODEL, KM_COL_SOURCE};
+    static const int col_w[7] = {6, 11, 12, 11, 11, 7, 11};
+    for (int c = 0; c < 7; c++) {
+        const char *t = cli_msg(col_id[c]);
+        int w = 0;
+        for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+            w += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+        fprintf(f, "%s%*s%s", c ? " " : "", w < col_w[c] ? col_w[c] - w : 0, "", t);
+    }
+    fprintf(f, " | %s\n", cli_msg(col_id[7]));
 }
 
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,
@@ -388,20 +299,21 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         snprintf(dir, sizeof dir, ".");
     kout_lines(src, srclen, &s.main);
 
-    fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s\n", CLI_CLEAN(a->file),
+    cli_say(f, KRN_HEAD, CLI_CLEAN(a->file),
             CLI_CLEAN(r->kernel), r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
             r->block[2], r->smem, CLI_CLEAN(r->device));
-    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n", r->regs,
-            r->static_smem, r->smem, r->timing.cache_hit ? "; compiled kernel from the cache" : "",
-            r->timing.warm ? "; measuring server (warm)" : "");
-    if (r->lock_note[0])
-        fprintf(f, "measured %s\n", CLI_CLEAN(r->lock_note));
-    else if (r->timing.wait >= 100)
-        fprintf(f, "waited %.1f s for the GPU (other banklab processes were measuring)\n",
-                r->timing.wait / 1e3);
+    cli_say(f, KRN_REGS, r->regs, r->static_smem, r->smem);
+    if (r->timing.cache_hit)
+        cli_say(f, KRN_FROM_CACHE);
+    if (r->timing.warm)
+        cli_say(f, KRN_WARM);
     fputc('\n', f);
-    fprintf(f, "%6s %11s %12s %11s %11s %7s %11s | %s\n", "line", "inst", "wavefronts", "ideal",
-            "excess", "ways", "model", "source");
+    if (r->lock_note[0])
+        cli_say(f, KRN_MEASURED_LOCK, CLI_CLEAN(r->lock_note));
+    else if (r->timing.wait >= 100)
+        cli_say(f, KRN_WAITED, r->timing.wait / 1e3);
+    fputc('\n', f);
+    put_head(f);
     char label[32];
     if (a->sort_excess) {
         const struct gpu_kernel_line **order = malloc((size_t)(r->nlines ? r->nlines : 1) *
@@ -456,22 +368,21 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
     for (int i = 0; i < r->nlines; i++)
         if (!r->lines[i].ideal_known)
             tot.ideal_known = 0;
-    put_row(f, "total", &tot, NULL);
-    fprintf(f, "%d line%s with shared-memory instructions\n", r->nlines, r->nlines == 1 ? "" : "s");
-    fputs(KOUT_LEGEND "model: the bank model's wavefronts for the line ('-': it cannot express "
-          "it; banklab kernel --model says why).\n", f);
+    put_row(f, cli_msg(KM_TOTAL), &tot, NULL);
+    cli_say(f, KRN_NLINES, r->nlines, r->nlines == 1 ? "" : "s");
+    cli_say(f, KRN_LEGEND);
+    cli_say(f, KRN_LEGEND_MODEL);
     if (m)
         put_model_summary(f, r, m);
     if (a->counters) {
         if (r->has_counters) {
             const struct gpu_kernel_counters *c = &r->counters;
-            fprintf(f, "range profiler, whole kernel: wavefronts %.0f (the lines above: %.0f), "
-                    "ld %.0f, st %.0f; conflicts ld %.0f, st %.0f; instructions ld %.0f, st %.0f\n",
-                    c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
+            cli_say(f, KRN_RANGE, c->wavefronts, r->totals.wavefronts, c->wavefronts_ld, c->wavefronts_st,
                     c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
         } else {
-            fprintf(f, "range profiler: %s\n",
-                    r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "no figures");
+            cli_say(f, KRN_RANGE_NONE, r->counters_note[0]
+                                           ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                                           : cli_msg(KRN_NO_FIGURES));
         }
     }
     if (a->timings) {
@@ -763,8 +674,7 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
         if (m)
             continue;
         if (tmpl[i] && !kp_file_instance(src, len, names[i], inst, sizeof inst)) {
-            fprintf(stderr, "banklab kernel: %s: %s is a template: --name '%s<...>' predicts an "
-                    "instance\n", CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
+            cli_tell("kernel", CLI_F_IS_TEMPLATE_NAME_PREDICTS_INSTANCE, CLI_CLEAN(a->file), CLI_CLEAN(names[i]), CLI_CLEAN(names[i]));
             continue;
         }
         if ((rc = build_request(a, src, len, inst, &reqs[*n])))
@@ -802,9 +712,8 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
 {
     struct bl_err e = {0};
     if (gpu_run_check(&e)) {
-        fprintf(stderr, "banklab kernel: %s has a main(): measuring the program needs a GPU: %s "
-                "(banklab kernel %s --model predicts it without one)\n", CLI_CLEAN(a->file),
-                CLI_CLEAN(e.msg), CLI_CLEAN(a->file));
+        cli_tell("kernel", CLI_F_HAS_MAIN_MEASURING_PROGRAM_NEEDS, CLI_CLEAN(a->file),
+                CLI_CLEAN(CLI_ERR(&e)), CLI_CLEAN(a->file));
         return EXIT_NOGPU;
     }
     /* --name as the user gave it: the request's own (the only kernel, a template's instance
@@ -903,8 +812,8 @@ int cmd_kernel(int argc, char **argv)
         req.cache_dir[0] = '\0';
     struct bl_err cache_err = {0};
     if (req.cache_dir[0] && kernel_cache_refused(req.cache_dir, &cache_err)) {
-        fprintf(stderr, "banklab kernel: not using the kernel cache: %s\n",
-                CLI_CLEAN(cache_err.msg));
+        cli_tell("kernel", CLI_F_NOT_USING_KERNEL_CACHE,
+                CLI_CLEAN(CLI_ERR(&cache_err)));
         req.cache_dir[0] = '\0';
     }
     if (a.fix && (rc = fixed_copy(&a, &req, &src, &len)) != 0)
@@ -938,7 +847,7 @@ int cmd_kernel(int argc, char **argv)
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)
-            fprintf(stderr, "banklab kernel: %s ran once on %s (--launch-only: nothing measured)\n",
+            cli_tell("kernel", CLI_F_RAN_ONCE_ON_LAUNCH_ONLY,
                     CLI_CLEAN(r.kernel), CLI_CLEAN(r.device));
         else if (a.json)
             print_json(&a, &r, src, len, has_model ? &model : NULL);
@@ -961,7 +870,7 @@ int cmd_kernel(int argc, char **argv)
         say_err(&r.err, a.zh);
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
-            printf("no GPU to measure %s: the model's prediction instead\n\n", CLI_CLEAN(a.file));
+            cli_say(stdout, KM_NO_GPU_PREDICT, CLI_CLEAN(a.file));
             rc = kmodel_print(a.file, src, len, &req, 1, 0, a.zh, a.sass, NULL);
         }
         break;

@@ -84,17 +84,19 @@ static const char *not_lines(const struct kp_result *r, int g, char *buf, size_t
     buf[0] = 0;
     if (!r->ncannot)
         return buf;
-    o += bl_fmt(buf, size, g == KP_ZH ? "（第 " : " (line%s ", r->ncannot > 1 ? "s" : "");
+    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
+    o += bl_fmt(buf, size, bl_msg_format(KM_NOT_LINES_OPEN, lang), r->ncannot > 1 ? "s" : "");
     for (int i = 0; i < r->nlines; i++) {
         if (r->line[i].state != KP_CANNOT)
             continue;
         if (n++ == 8) {
-            o += bl_fmt(buf + o, size - o, g == KP_ZH ? "……" : ", ...");
+            o += bl_fmt(buf + o, size - o, "%s", bl_msg_format(KM_NOT_LINES_MORE, lang));
             break;
         }
-        o += bl_fmt(buf + o, size - o, "%s%d", n > 1 ? (g == KP_ZH ? "、" : ", ") : "", r->line[i].line);
+        o += bl_fmt(buf + o, size - o, "%s%d", n > 1 ? bl_msg_format(KM_NOT_LINES_SEP, lang) : "",
+                    r->line[i].line);
     }
-    bl_fmt(buf + o, size - o, g == KP_ZH ? " 行，每行都写了原因）" : ": each says why)");
+    bl_fmt(buf + o, size - o, "%s", bl_msg_format(KM_NOT_LINES_CLOSE, lang));
     return buf;
 }
 
@@ -116,11 +118,11 @@ static void put_col(FILE *f, const char *sep, const char *text, int width)
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
                        const struct kp_result *r, int g, int sass, int own)
 {
+    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", CLI_CLEAN(file),
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
-            g == KP_ZH ? "模型的预测（没有在 GPU 上实测）" : "the model's prediction (nothing measured)");
-    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
+            bl_msg_format(KM_PREDICTION, lang));
     static const int col_id[7] = {KM_COL_LINE, KM_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
                                   KM_COL_EXCESS, KM_COL_WAYS, KM_COL_SOURCE};
     static const int col_w[6] = {6, 11, 12, 11, 11, 7};
@@ -162,48 +164,25 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     int unnamed = 0;
     for (int i = 0; i < r->nlines; i++)
         unnamed += r->line[i].nsass > 0 && r->line[i].state == KP_NONE;
-    if (g == KP_ZH) {
-        fprintf(f, "模型预测了 %d 行，%d 行没有预测%s\n", r->npredicted, r->ncannot,
-                not_lines(r, KP_ZH, list, sizeof list));
-        if (r->sass_known)
-            fprintf(f, "SASS（sm_90）：%d 行有共享内存指令，%d 行既没有预测也没有原因\n",
-                    r->nsass_lines, unnamed);
-        else
-            fprintf(f, "没有编译（%s）：这些行是从源码读出来的（nvcc 可能会合并、加宽或删掉访问）\n",
-                    kp_text(&r->sass_note, KP_ZH, (char[KP_TEXT]){0}));
-        if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
-            char clean[KP_TEXT * 2];
-            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_ZH),
-                    bl_clean(clean, sizeof clean, kp_text(&r->exec_note, KP_ZH, (char[KP_TEXT]){0})));
-            fputc('\n', f);
-        }
-        if (r->executed && r->main_launch) {
-            fprintf(f, bl_msg_format(KXRT_EXECUTED, BL_LANG_ZH), r->main_launch, r->main_launches);
-            fputc('\n', f);
-        }
-        fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
-    } else {
-        fprintf(f, "%d line%s predicted by the model, %d not%s\n", r->npredicted,
-                r->npredicted == 1 ? "" : "s", r->ncannot, not_lines(r, KP_EN, list, sizeof list));
-        if (r->sass_known)
-            fprintf(f, "the SASS (sm_90): %d line%s with shared-memory instructions, %d without "
-                    "a prediction or a reason\n", r->nsass_lines, r->nsass_lines == 1 ? "" : "s",
-                    unnamed);
-        else
-            fprintf(f, "not compiled (%s): the lines are read from the source (nvcc may merge, "
-                    "widen or remove accesses)\n", kp_text(&r->sass_note, KP_EN, (char[KP_TEXT]){0}));
-        if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
-            char clean[KP_TEXT * 2];
-            fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, BL_LANG_EN),
-                    bl_clean(clean, sizeof clean, kp_text(&r->exec_note, KP_EN, (char[KP_TEXT]){0})));
-            fputc('\n', f);
-        }
-        if (r->executed && r->main_launch) {
-            fprintf(f, bl_msg_format(KXRT_EXECUTED, BL_LANG_EN), r->main_launch, r->main_launches);
-            fputc('\n', f);
-        }
-        fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
+    fprintf(f, bl_msg_format(KM_PREDICTED, lang), r->npredicted, r->npredicted == 1 ? "" : "s",
+            r->ncannot, not_lines(r, g, list, sizeof list));
+    if (r->sass_known)
+        fprintf(f, bl_msg_format(KM_SASS_LINES, lang), r->nsass_lines,
+                r->nsass_lines == 1 ? "" : "s", unnamed);
+    else
+        fprintf(f, bl_msg_format(KM_NOT_COMPILED, lang),
+                kp_text(&r->sass_note, g, (char[KP_TEXT]){0}));
+    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
+        char clean[KP_TEXT * 2];
+        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
+                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
+        fputc('\n', f);
     }
+    if (r->executed && r->main_launch) {
+        fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
+        fputc('\n', f);
+    }
+    fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
 }
 
 void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
@@ -384,16 +363,17 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err werr = {0};
     int w = files_create_new(fixed, patched, plen, &werr);
     if (w != 0) {
-        fprintf(stderr, "banklab kernel: %s\n", bl_clean(clean, sizeof clean, werr.msg));
+        cli_tell("kernel", BL_TEXT, bl_clean(clean, sizeof clean, CLI_ERR(&werr)));
         rc = EXIT_USAGE;
     } else {
         const char *note = "";
+        int g = cli_lang() == BL_LANG_ZH ? KP_ZH : KP_EN;
         char t[KP_TEXT];
         for (int i = 0; i < r.nlines; i++)
             if (r.line[i].line == line)
-                note = kp_text(&r.line[i].fix, KP_EN, t);
+                note = kp_text(&r.line[i].fix, g, t);
         fprintf(o, "%s:%d: %s\n", CLI_CLEAN(file), line, bl_clean(clean, sizeof clean, note));
-        fprintf(o, "wrote %s (line %d fixed); measuring it\n\n", CLI_CLEAN(fixed), line);
+        cli_say(o, KM_WROTE_FIX, CLI_CLEAN(fixed), line);
     }
     free(patched);
     kp_free(&r);

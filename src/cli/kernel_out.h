@@ -15,12 +15,6 @@ struct text_lines {
     int n;
 };
 
-/* What the columns of the tables mean, under them. */
-#define KOUT_LEGEND                                                                            \
-    "\ninst: shared-memory warp instructions executed; ideal: the wavefronts the same accesses " \
-    "need\nwithout a bank conflict; excess = wavefronts - ideal (the conflicts); ways = "        \
-    "wavefronts / ideal.\n"
-
 /* kout_lines: the lines of s (n bytes) into t (kout_lines_free it). 0, or -1 out of memory
  * (t holds the lines found so far). */
 int kout_lines(const char *s, size_t n, struct text_lines *t);

@@ -52,14 +52,12 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
 {
     char nvcc[PATH_MAX];
     if (knvcc_find(nvcc, sizeof nvcc) || access(nvcc, X_OK)) {
-        fprintf(stderr, "banklab kernel: %s has a main(): building it needs nvcc, and there is "
-                "none here (set CUDA_HOME)\n", CLI_CLEAN(req->path));
+        cli_tell("kernel", CLI_F_HAS_MAIN_BUILDING_IT_NEEDS, CLI_CLEAN(req->path));
         return EXIT_NOGPU;
     }
     char dir[PATH_MAX], exe[PATH_MAX + 16];
     if (sys_tmp_make("prog", dir, sizeof dir)) {
-        fprintf(stderr, "banklab kernel: cannot make a directory in %s: %s\n",
-                sys_tmp_base(), strerror(errno));
+        cli_tell("kernel", CLI_F_CANNOT_MAKE_DIRECTORY_IN, sys_tmp_base(), strerror(errno));
         return 1;
     }
     bl_fmt(exe, sizeof exe, "%s/program", dir);
@@ -75,11 +73,10 @@ int kprog_run(const struct gpu_kernel_request *req, long skip, long count, int j
     argv[n++] = exe;
     argv[n++] = (char *)req->path;
     argv[n] = NULL;
-    fprintf(stderr, "banklab kernel: %s has a main(): building it with nvcc and measuring every "
-            "kernel it launches\n", CLI_CLEAN(req->path));
+    cli_tell("kernel", CLI_F_HAS_MAIN_BUILDING_IT_WITH, CLI_CLEAN(req->path));
     int rc = run_limited(argv, BUILD_SECONDS);
     if (rc) {
-        fprintf(stderr, "banklab kernel: nvcc could not build %s (%s)\n", CLI_CLEAN(req->path),
+        cli_tell("kernel", CLI_F_NVCC_COULD_NOT_BUILD, CLI_CLEAN(req->path),
                 rc == 124 ? "time limit" : "its messages are above");
         sys_tmp_remove(dir);
         return EXIT_USAGE;

@@ -64,7 +64,7 @@ int kxrun_start(const char *file, const struct gpu_kernel_request *req, const ch
             if (r->err && r->err[0])
                 cli_put_clean(stderr, r->err, 1);
             char text[BL_ERR_TEXT];
-            fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file),
+            cli_tell("kernel", CLI_PATH_SAYS, CLI_CLEAN(file),
                     bl_err_text(&err, zh ? BL_LANG_ZH : BL_LANG_EN, text, sizeof text));
         }
         kxrt_done(r);

@@ -68,33 +68,7 @@ static const char *tr(const struct lab *lab, const struct lesson_text *t)
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab lab FILE [--answers NAME=V,...] [--lang zh|en] [OPTIONS]\n"
-            "\n"
-            "Run the graded tasks of a lab (a lesson file whose steps have a \"task\"): for each\n"
-            "task it shows the goal and the scene, asks for parameter values (one line each),\n"
-            "grades them with the bank model (and the GPU's counters when a GPU is present),\n"
-            "allows retries and prints a score.\n"
-            "\n"
-            "  --answers LIST   NAME=V,... answers instead of prompts (one try per task);\n"
-            "                   STEP.NAME=V answers for one step only; T=TYPE picks the element\n"
-            "                   type where the scene has types. May be given more than once.\n"
-            "  --lang zh|en     language (default: from the locale)\n"
-            "  --tries N        tries per task, 1..20 (default 3)\n"
-            "  --no-gpu         grade with the model only\n"
-            "  --device N       CUDA device (default 0)\n"
-            "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER)\n"
-            "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
-            "  --replay FILE    grade against counters recorded by bench/verify --json\n"
-            "                   (without a GPU: the shipped H200 recording's, where it has them)\n"
-            "  --model-only     without a GPU, grade by the model alone (BANKLAB_MODEL_ONLY=1)\n"
-            "  --no-save        do not record the results in the saved progress\n"
-            "  -h, --help       this help\n"
-            "\n"
-            "At a prompt: a value and Enter; Enter alone keeps the value shown; ? shows a hint;\n"
-            "q stops the lab (the score so far is printed).\n"
-            "Exit status: 0 the lab ran to its score, 2 bad usage, a bad lab file or bad answers,\n"
-            "or the score could not be saved.\n");
+    cli_say(f, CLI_HELP_LAB);
 }
 
 static int parse_ll(const char *s, long long *out)
@@ -121,7 +95,7 @@ static int parse_answers(struct lab *lab, const char *list)
 {
     char buf[4096];
     if (strlen(list) >= sizeof buf)
-        return cli_usage_error(&lab_cmd, "--answers is too long");
+        return cli_usage_error(&lab_cmd, CLI_E_ANSWERS_IS_TOO_LONG);
     strcpy(buf, list);
     int before = lab->nanswers;
     for (char *save = NULL, *item = strtok_r(buf, ",", &save); item;
@@ -132,11 +106,11 @@ static int parse_answers(struct lab *lab, const char *list)
             continue;
         char *eq = strchr(item, '=');
         if (!eq || eq == item || !eq[1])
-            return cli_usage_error(&lab_cmd, "--answers wants NAME=VALUE items, not '%s'",
+            return cli_usage_error(&lab_cmd, CLI_E_ANSWERS_WANTS_NAME_VALUE_ITEMS,
                                    CLI_CLEAN(item));
         *eq = 0;
         if (lab->nanswers == LAB_MAX_ANSWERS)
-            return cli_usage_error(&lab_cmd, "more than %d answers", LAB_MAX_ANSWERS);
+            return cli_usage_error(&lab_cmd, CLI_E_MORE_THAN_ANSWERS, LAB_MAX_ANSWERS);
         struct lab_answer *a = &lab->answers[lab->nanswers];
         memset(a, 0, sizeof *a);
         char *dot = strrchr(item, '.');
@@ -145,7 +119,7 @@ static int parse_answers(struct lab *lab, const char *list)
             *dot = 0;
             name = dot + 1;
             if (strlen(item) >= sizeof a->step || !*item)
-                return cli_usage_error(&lab_cmd, "bad step name in --answers: '%s'",
+                return cli_usage_error(&lab_cmd, CLI_E_BAD_STEP_NAME_IN_ANSWERS,
                                        CLI_CLEAN(item));
             strcpy(a->step, item);
         }
@@ -156,18 +130,18 @@ static int parse_answers(struct lab *lab, const char *list)
         while (isspace((unsigned char)*val))
             val++;
         if (!*name || strlen(name) >= sizeof a->name || strlen(val) >= sizeof a->text)
-            return cli_usage_error(&lab_cmd, "bad item in --answers: '%s=%s'", CLI_CLEAN(name),
+            return cli_usage_error(&lab_cmd, CLI_E_BAD_ITEM_IN_ANSWERS, CLI_CLEAN(name),
                                    CLI_CLEAN(val));
         strcpy(a->name, name);
         strcpy(a->text, val);
         for (int k = 0; k < lab->nanswers; k++)
             if (!strcmp(lab->answers[k].step, a->step) && !strcmp(lab->answers[k].name, name))
-                return cli_usage_error(&lab_cmd, "--answers: %s%s%s is given twice", a->step,
+                return cli_usage_error(&lab_cmd, CLI_E_ANSWERS_IS_GIVEN_TWICE, a->step,
                                        a->step[0] ? "." : "", CLI_CLEAN(name));
         lab->nanswers++;
     }
     if (lab->nanswers == before)
-        return cli_usage_error(&lab_cmd, "--answers is empty (give NAME=VALUE,...)");
+        return cli_usage_error(&lab_cmd, CLI_E_ANSWERS_IS_EMPTY_GIVE_NAME);
     return 0;
 }
 
@@ -489,8 +463,7 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
             if (!strcmp(a->name, "T") && s->ntypes > 0) {
                 int found = type_index(s, a->text);
                 if (found < 0)
-                    return cli_usage_error(&lab_cmd, "step %s: T=%s is not one of the scene's "
-                                           "types", st->id, CLI_CLEAN(a->text));
+                    return cli_usage_error(&lab_cmd, CLI_E_STEP_T_IS_NOT_ONE, st->id, CLI_CLEAN(a->text));
                 v->type = found;
                 a->used = 1;
                 continue;
@@ -503,10 +476,10 @@ static int apply_answers(struct lab *lab, const struct lesson_step *st, struct l
                 char range[96];
                 range_text(lab, p, range, sizeof range);
                 if (parse_ll(a->text, &x) < 0)
-                    return cli_usage_error(&lab_cmd, "step %s: %s=%s is not a whole number", st->id,
+                    return cli_usage_error(&lab_cmd, CLI_E_STEP_IS_NOT_WHOLE_NUMBER, st->id,
                                            a->name, CLI_CLEAN(a->text));
                 if (!value_ok(p, x))
-                    return cli_usage_error(&lab_cmd, "step %s: %s=%lld is outside %s", st->id,
+                    return cli_usage_error(&lab_cmd, CLI_E_STEP_IS_OUTSIDE, st->id,
                                            a->name, x, range);
                 v->v[i] = x;
                 a->used = 1;
@@ -725,7 +698,7 @@ static const struct option lab_options[] = {
 static int lab_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd lab_cmd = {"lab", "h", lab_options, 0,
-                                       "unknown option '%s' (banklab lab --help)", NULL, usage,
+                                       CLI_UNKNOWN_OPTION_LAB, NULL, usage,
                                        lab_opt};
 
 static int lab_opt(void *ctx, int key, const char *name, const char *val)
@@ -742,13 +715,13 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
         return cli_server_opt(&lab_cmd, key, val, &o->server, &o->no_server);
     if (key == CLI_ARG || key == CLI_REST) {
         if (o->file)
-            return cli_usage_error(&lab_cmd, "one lab file at a time ('%s' and '%s')",
+            return cli_usage_error(&lab_cmd, CLI_E_ONE_LAB_FILE_AT_TIME,
                                    CLI_CLEAN(o->file), CLI_CLEAN(val));
         o->file = val;
         return 0;
     }
     if (!val)
-        return cli_usage_error(&lab_cmd, "%s wants a value", name);
+        return cli_usage_error(&lab_cmd, CLI_E_WANTS_VALUE, name);
     switch (key) {
     case OPT_ANSWERS:
         if (parse_answers(lab, val))
@@ -757,7 +730,7 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
         return 0;
     case OPT_LANG:
         if (lesson_lang_parse(val, &lab->lang) != 0)
-            return cli_usage_error(&lab_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(val));
+            return cli_usage_error(&lab_cmd, CLI_E_LANG_IS_ZH_OR_EN, CLI_CLEAN(val));
         return 0;
     case OPT_REPLAY:
         o->replay = val;
@@ -786,9 +759,9 @@ static int check_answers(struct lab *lab, const struct lesson *l)
                 found |= !strcmp(st->scene->params[q].name, a->name);
         }
         if (!step_found || !found)
-            return cli_usage_error(&lab_cmd, "--answers: %s%s%s is not a parameter of %s",
-                                   CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name),
-                                   a->step[0] && !step_found ? "any graded step (unknown step)" : "a graded step");
+            return cli_usage_error(&lab_cmd, a->step[0] && !step_found
+                                   ? CLI_E_ANSWERS_UNKNOWN_STEP : CLI_E_ANSWERS_IS_NOT_PARAMETER,
+                                   CLI_CLEAN(a->step), a->step[0] ? "." : "", CLI_CLEAN(a->name));
     }
     for (int i = 0; i < l->nsteps && lab->scripted; i++) {
         const struct lesson_step *st = &l->steps[i];
@@ -872,12 +845,12 @@ int cmd_lab(int argc, char **argv)
     static struct lab lab;  /* large: keep it off the stack */
     memset(&lab, 0, sizeof lab);
     lab.tries = 3;
-    lab.lang = lesson_lang_from_env();
+    lab.lang = cli_lang() == BL_LANG_ZH ? LANG_ZH : LANG_EN;
     lab_locale();
     struct lab_opts o = {.lab = &lab, .save = 1};
     int rc = cli_parse(&lab_cmd, argc, argv, &o, NULL);
     if (!rc && !o.file)
-        rc = cli_usage_error(&lab_cmd, "which lab? usage: banklab lab FILE (banklab lab --help)");
+        rc = cli_usage_error(&lab_cmd, CLI_E_WHICH_LAB_USAGE_BANKLAB_LAB);
     if (rc)
         return rc < 0 ? 0 : rc;
     struct lesson_error lerr;

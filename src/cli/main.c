@@ -16,6 +16,7 @@ static const struct {
 
 int main(int argc, char **argv)
 {
+    cli_lang_init(argc, argv);
     if (argc >= 2) {
         if (!strcmp(argv[1], "help"))  /* the tutorial's --help lists the commands */
             return cli_stdout_done(NULL, cmd_tutorial(2, (char *[]){argv[0], "--help", NULL}));
@@ -32,8 +33,7 @@ int main(int argc, char **argv)
         if (n > 3 && !strcmp(argv[1] + n - 3, ".cu")) /* banklab FILE.cu: the kernel view */
             return cli_stdout_done(NULL, cmd_tutorial(argc, argv));
         if (argv[1][0] != '-') {
-            fprintf(stderr, "banklab: unknown command '%s' (banklab --help lists them; a kernel: "
-                    "banklab FILE.cu)\n", CLI_CLEAN(argv[1]));
+            cli_tell(NULL, CLI_E_UNKNOWN_COMMAND, CLI_CLEAN(argv[1]));
             return EXIT_USAGE;
         }
     }

@@ -39,48 +39,64 @@ static const char *short_source(const char *source, char *buf, size_t size)
     return buf;
 }
 
+/* source ("recorded on ...", "measured now on ...", a lock's "served by ...") in the language
+ * of the text */
+static const char *said_source(const char *source, char *buf, size_t size)
+{
+    static const struct {
+        const char *en;
+        int id;
+    } head[] = {{"recorded on ", MEAS_RECORDED_ON}, {"measured now on ", MEAS_NOW_ON},
+                {"served by ", MEAS_SERVED_BY}};
+    for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
+        if (!strncmp(source, head[i].en, strlen(head[i].en))) {
+            snprintf(buf, size, cli_msg(head[i].id), source + strlen(head[i].en));
+            return buf;
+        }
+    return source;
+}
+
 void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access *acc,
                    const char *source, const struct measured_run *run)
 {
     int st = acc->op == BANK_STORE;
-    char shorter[GPU_TEXT_MAX];
-    source = short_source(source, shorter, sizeof shorter);
+    char shorter[GPU_TEXT_MAX], said[GPU_TEXT_MAX + 64];
+    source = said_source(short_source(source, shorter, sizeof shorter), said, sizeof said);
     if (r->err.status != GPU_OK) {
-        const char *why = r->err.msg[0] ? r->err.msg : status_word(r->err.status);
+        const char *why = r->err.msg[0] ? CLI_ERR(&r->err) : status_word(r->err.status);
         /* on two lines where one would pass 80 columns */
         int wide = strlen("measured: none:  ()") + strlen(why) + strlen(source) > 80;
-        fprintf(f, "measured: none: %s%s(%s)\n", CLI_CLEAN(why), wide ? "\n  " : " ",
-                CLI_CLEAN(source));
+        cli_say(f, wide ? MEAS_NONE_WIDE : MEAS_NONE, CLI_CLEAN(why), CLI_CLEAN(source));
         return;
     }
-    fprintf(f, "measured (%s):\n", CLI_CLEAN(source));  /* a recording's device, escaped */
+    cli_say(f, MEAS_HEAD, CLI_CLEAN(source));  /* a recording's device, escaped */
     if (r->has_counters)
-        fprintf(f, "  %.2f wavefronts, %.2f conflicts per warp instruction (hardware counters)\n",
-                st ? r->wavefronts_st : r->wavefronts_ld, st ? r->conflicts_st : r->conflicts_ld);
+        cli_say(f, MEAS_COUNTERS, st ? r->wavefronts_st : r->wavefronts_ld,
+                st ? r->conflicts_st : r->conflicts_ld);
     else
-        fprintf(f, "  counters: %s\n",
-                CLI_CLEAN(r->counters_note[0] ? r->counters_note : "not measured"));
+        cli_say(f, MEAS_NO_COUNTERS, CLI_CLEAN(r->counters_note[0]
+                                                   ? bl_phrase(r->counters_note, cli_lang())
+                                                   : cli_msg(MEAS_NOT_MEASURED)));
     if (r->has_access_timing) {
         double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;
         char line[256], ref[32];
-        snprintf(line, sizeof line, "  %.2f ns per warp access (%.2f clk), %.1fx the conflict-free "
-                 "%u-byte %s", r->ns_per_access, r->clk_per_access, r->slowdown, acc->width,
-                 st ? "store" : "load");
-        snprintf(ref, sizeof ref, " (%.2f ns)", ref_ns);
+        snprintf(line, sizeof line, cli_msg(st ? MEAS_TIME_STORE : MEAS_TIME_LOAD),
+                 r->ns_per_access, r->clk_per_access, r->slowdown, acc->width);
+        snprintf(ref, sizeof ref, cli_msg(MEAS_REF), ref_ns);
         /* the reference's own time where the line has room for it (80 columns) */
         fprintf(f, "%s%s\n", line, strlen(line) + strlen(ref) <= 80 ? ref : "");
     } else {
-        fprintf(f, "  time per access: not measured\n");
+        cli_say(f, MEAS_NO_TIME);
     }
     if (r->from_cache)
-        fprintf(f, "  measured on this GPU %.0f s ago (the GPU server's cache of repeats)\n",
-                r->cached_age_s);
+        cli_say(f, MEAS_CACHED, r->cached_age_s);
     if (run)
-        fprintf(f, "  waited %.2f s for the GPU's turn; %.2f s from request to numbers\n",
-                r->wait_ms / 1e3, run->request_ms / 1e3);
+        cli_say(f, MEAS_WAITED, r->wait_ms / 1e3, run->request_ms / 1e3);
+    char lock[GPU_TEXT_MAX + 64];
     if (run && run->open_ms > 0)
-        fprintf(f, "  start-up: %.2f s (its turn for the clock included); %s\n",
-                run->open_ms / 1e3, run->lock && run->lock[0] ? CLI_CLEAN(run->lock) : "no turns");
+        cli_say(f, MEAS_START_UP, run->open_ms / 1e3,
+                run->lock && run->lock[0] ? CLI_CLEAN(said_source(run->lock, lock, sizeof lock))
+                                          : cli_msg(MEAS_NO_TURNS));
 }
 
 void measured_json(struct jw *w, const struct gpu_result *r, const struct bank_access *acc,

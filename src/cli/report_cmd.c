@@ -18,32 +18,14 @@
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-            "usage: banklab report [--out DIR] [--format md|json|both] [OPTIONS]\n"
-            "\n"
-            "Write the lab report banklab-report-<date>.md and/or .json: quiz results, graded\n"
-            "task score, the patterns explored with predicted vs measured numbers, the device.\n"
-            "Nothing is written outside DIR.\n"
-            "\n"
-            "  --out DIR            directory for the report (default: the current directory)\n"
-            "  --format md|json|both  which files (default: both)\n"
-            "  --progress FILE      progress file (default: $XDG_STATE_HOME/banklab/progress.json)\n"
-            "  --lessons DIR        lessons, for titles and totals (default: as the tutorial)\n"
-            "  --lang zh|en         language of lesson titles (default: saved, else the locale)\n"
-            "  --learner NAME       name to put on the report (default: none)\n"
-            "  --no-gpu             do not look for a GPU (device: model only)\n"
-            "  --device N           CUDA device to name (default 0)\n"
-            "  -h, --help           this help\n"
-            "\n"
-            "Prints the paths written. Exit status: 0 written, 2 bad usage, unreadable progress\n"
-            "or a directory that cannot be written.\n");
+    cli_say(f, CLI_HELP_REPORT);
 }
 
 static void lesson_report(const struct lesson_error *e, void *ctx)
 {
     (void)ctx;
     char line[512];
-    fprintf(stderr, "banklab report: warning: %s (skipped)\n",
+    cli_tell("report", CLI_F_WARNING_SKIPPED,
             CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
 }
 
@@ -82,18 +64,18 @@ static int check_options(struct report_opts *o)
     for (size_t i = 0; i < sizeof formats / sizeof formats[0] && !o->formats; i++)
         o->formats = strcmp(o->format, formats[i].name) ? 0 : formats[i].formats;
     if (!o->formats)
-        return cli_usage_error(&report_cmd, "--format is md, json or both, not '%s'",
+        return cli_usage_error(&report_cmd, CLI_E_FORMAT_IS_MD_JSON_OR,
                                CLI_CLEAN(o->format));
     unsigned cp = 0;
     const char *l = o->learner;
     if (l && bl_utf8_bad(l, strlen(l)) != SIZE_MAX)
-        return cli_usage_error(&report_cmd, "--learner is not UTF-8 text: '%s'", CLI_CLEAN(l));
+        return cli_usage_error(&report_cmd, CLI_E_LEARNER_IS_NOT_UTF_TEXT, CLI_CLEAN(l));
     if (l && bl_utf8_control(l, NULL, &cp) != SIZE_MAX)
-        return cli_usage_error(&report_cmd, "--learner holds control character U+%04X: '%s'",
+        return cli_usage_error(&report_cmd, CLI_E_LEARNER_HOLDS_CONTROL_CHARACTER,
                                cp, CLI_CLEAN(l));
     enum lesson_lang lang;
     if (o->lang_opt && lesson_lang_parse(o->lang_opt, &lang) != 0)
-        return cli_usage_error(&report_cmd, "--lang is zh or en, not '%s'", CLI_CLEAN(o->lang_opt));
+        return cli_usage_error(&report_cmd, CLI_E_LANG_IS_ZH_OR_EN, CLI_CLEAN(o->lang_opt));
     return 0;
 }
 
@@ -109,7 +91,7 @@ static const struct option report_options[] = {
     {"help", no_argument, NULL, 'h'}, {0}};
 
 static const struct cli_cmd report_cmd = {"report", "h", report_options, 0,
-                                          "unknown option '%s' (banklab report --help)", NULL,
+                                          CLI_UNKNOWN_OPTION_REPORT, NULL,
                                           usage, report_opt};
 
 static int report_opt(void *ctx, int key, const char *name, const char *val)
@@ -127,7 +109,7 @@ static int report_opt(void *ctx, int key, const char *name, const char *val)
     if (!dst)  /* an argument */
         return cli_usage_error(&report_cmd, report_cmd.unknown, CLI_CLEAN(val));
     if (!val || !*val)
-        return cli_usage_error(&report_cmd, "%s wants a value", name);
+        return cli_usage_error(&report_cmd, CLI_E_WANTS_VALUE, name);
     *dst = val;
     return 0;
 }
@@ -160,6 +142,7 @@ static int write_report(const struct report_opts *o, const struct progress *p,
     char written[8400];
     struct bl_err err = {0};
     enum lesson_lang lang = pick_lang(o->lang_opt, p->lang);
+    cli_set_lang(lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN);
     if (report_write_dir(o->out, o->formats, p, set, lang, &meta, written, sizeof written,
                          &err) < 0) {
         char buf[BL_ERR_TEXT * 2];
@@ -185,19 +168,17 @@ int cmd_report(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     char pbuf[4096];
     if (!o.progress_path && !(o.progress_path = progress_default_path(pbuf, sizeof pbuf))) {
-        fprintf(stderr, "banklab report: neither XDG_STATE_HOME nor HOME is set; "
-                        "name the progress file with --progress\n");
+        cli_tell("report", CLI_F_NEITHER_XDG_STATE_HOME_NOR);
         return EXIT_USAGE;
     }
     struct progress *p = malloc(sizeof *p);
     if (!p) {
-        fprintf(stderr, "banklab report: out of memory\n");
+        cli_tell("report", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     struct bl_err err = {0};
     if (progress_read(o.progress_path, p, &err) < 0) {
-        fprintf(stderr, "banklab report: progress file %s is unusable (%s); the tutorial moves it "
-                        "aside at its next start\n", CLI_CLEAN(o.progress_path), CLI_CLEAN(err.msg));
+        cli_tell("report", CLI_F_PROGRESS_FILE_IS_UNUSABLE_TUTORIAL, CLI_CLEAN(o.progress_path), CLI_CLEAN(CLI_ERR(&err)));
         free(p);
         return EXIT_USAGE;
     }
@@ -207,7 +188,7 @@ int cmd_report(int argc, char **argv)
     char dbuf[4096];
     const char *dir = lesson_find_dir(o.lessons, dbuf, sizeof dbuf);
     if (o.lessons && !dir) {
-        fprintf(stderr, "banklab report: lesson directory %s not found\n", CLI_CLEAN(o.lessons));
+        cli_tell("report", CLI_F_LESSON_DIRECTORY_NOT_FOUND, CLI_CLEAN(o.lessons));
         free(p);
         return EXIT_USAGE;
     }

@@ -37,64 +37,12 @@ struct run_args {
 
 static void short_usage(FILE *f)
 {
-    fputs("usage: banklab run [--kernel REGEX] [--launch-skip N] [--launch-count N] [--sass]\n"
-          "                   [--route auto|sanitizer|cupti] [--json] [--view] -- PROGRAM [ARGS]\n"
-          "banklab run --help explains everything (docs/kernel.md has a worked example).\n", f);
+    cli_say(f, CLI_USAGE_RUN);
 }
 
 static void help(FILE *f)
 {
-    fputs(
-        "banklab run: measure the shared-memory wavefronts and bank conflicts of the kernels an\n"
-        "unmodified CUDA program launches, per source line, on the GPU.\n"
-        "\n"
-        "usage: banklab run [OPTIONS] -- PROGRAM [ARGS]\n"
-        "\n"
-        "PROGRAM runs as it is (its output passes through) with one of banklab's injection\n"
-        "libraries (through CUDA_INJECTION64_PATH), and every kernel it launches is measured in\n"
-        "that one run. The sanitizer route (libbanklab_sanitize.so, where it was built) patches\n"
-        "every shared-memory instruction with the Compute Sanitizer: each warp's addresses are\n"
-        "costed by the bank model on the GPU and summed per instruction; it needs no counters.\n"
-        "CUPTI's route (libbanklab_inject.so) reads the SASS metrics of one kernel per run of\n"
-        "the program (the others are run again). A measured launch takes the device's turn.\n"
-        "Figures are summed per source line from the line info of the cubin the program\n"
-        "loaded (compile with nvcc -lineinfo; without it banklab shows each SASS instruction).\n"
-        "Any program: a binary, a Python script with CuPy or PyTorch kernels.\n"
-        "\n"
-        "  --route auto|sanitizer|cupti  how to measure (auto: the sanitizer route where it\n"
-        "                         was built, else CUPTI's)\n"
-        "\n"
-        "Which launches (as in Nsight Compute):\n"
-        "  --kernel REGEX         only kernels whose name (or mangled symbol) matches the\n"
-        "                         extended regular expression\n"
-        "  --launch-skip N        skip the first N matching launches\n"
-        "  --launch-count N       measure at most N matching launches\n"
-        "                         (neither given: the first launch of each kernel)\n"
-        "\n"
-        "Output:\n"
-        "  --sass                 under each line, its SASS instructions\n"
-        "  --grid                 under each conflicting line, the bank grid of its worst warp\n"
-        "                         as the GPU executed it (the sanitizer route)\n"
-        "  --view                 then open the tutorial's kernel view on the measured kernel\n"
-        "                         with the most excess (its .cu file from the line info, its\n"
-        "                         name and launch; scalar parameters from the file's\n"
-        "                         // banklab: comment): re-measured there on every save\n"
-        "  --json                 one JSON object: the program, its exit status, launches[]\n"
-        "                         (kernel, launch, grid, block, lines[], totals), notes[];\n"
-        "                         the program's own output then goes to stderr\n"
-        "\n"
-        "Columns: as banklab kernel (inst, wavefronts, ideal, excess = wavefronts - ideal,\n"
-        "ways = wavefronts / ideal); banklab kernel --help explains them.\n"
-        "\n"
-        "Exit status: 0 measured (and the program succeeded); 1 the program failed, or launched\n"
-        "no kernel to measure; 2 bad usage; 3 no GPU, counters not allowed, or another\n"
-        "profiler (or the program itself) holds CUPTI.\n"
-        "\n"
-        "Examples:\n"
-        "  nvcc -lineinfo -o transpose transpose.cu && banklab run -- ./transpose\n"
-        "  banklab run --kernel 'tile' --launch-skip 2 --launch-count 1 -- ./app 4096\n"
-        "  banklab run -- python3 my_cupy_script.py\n",
-        f);
+    cli_say(f, CLI_HELP_RUN);
 }
 
 enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW, OPT_ROUTE,
@@ -106,11 +54,11 @@ static const struct option run_options[] = {
     {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
     {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
     {"route", required_argument, NULL, OPT_ROUTE}, {"grid", no_argument, NULL, OPT_GRID},
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int run_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd run_cmd = {"run", "h", run_options, 1, "unknown option %s",
+static const struct cli_cmd run_cmd = {"run", "h", run_options, 1, CLI_UNKNOWN_OPTION_RUN,
                                        short_usage, help, run_opt};
 
 static int run_opt(void *ctx, int key, const char *name, const char *val)
@@ -123,7 +71,7 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
     if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW || key == OPT_GRID)
         return 0;
     if (!val)
-        return cli_usage_error(&run_cmd, "%s needs a value", name);
+        return cli_usage_error(&run_cmd, CLI_E_NEEDS_VALUE, name);
     if (key == OPT_ROUTE) {
         static const char *const routes[] = {"auto", "sanitizer", "cupti"};
         for (int i = 0; i < 3; i++)
@@ -131,12 +79,12 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
                 a->route = i;
                 return 0;
             }
-        return cli_usage_error(&run_cmd, "--route takes auto, sanitizer or cupti");
+        return cli_usage_error(&run_cmd, CLI_E_ROUTE_TAKES_AUTO_SANITIZER_OR);
     }
     if (key == OPT_KERNEL) {
         regex_t re;
         if (regcomp(&re, val, REG_EXTENDED | REG_NOSUB))
-            return cli_usage_error(&run_cmd, "--kernel takes an extended regular expression");
+            return cli_usage_error(&run_cmd, CLI_E_KERNEL_TAKES_EXTENDED_REGULAR_EXPRESSION);
         regfree(&re);
         a->kernel_re = val;
         return 0;
@@ -144,7 +92,7 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
     char *end;
     long n = strtol(val, &end, 10);
     if (!*val || *end || n < 0 || n > 1000000000L)
-        return cli_usage_error(&run_cmd, "%s takes a count (0, 1, 2, ...)", name);
+        return cli_usage_error(&run_cmd, CLI_E_TAKES_COUNT, name);
     *(key == OPT_SKIP ? &a->skip : &a->count) = n;
     return 0;
 }
@@ -157,10 +105,9 @@ static int parse_args(int argc, char **argv, struct run_args *a)
     if (rc)
         return rc;
     if (i >= argc)
-        return cli_usage_error(&run_cmd, "which program? (banklab run -- PROGRAM [ARGS])");
+        return cli_usage_error(&run_cmd, CLI_E_WHICH_PROGRAM_BANKLAB_RUN_PROGRAM);
     if (a->json && (a->sass || a->view || a->grid))
-        return cli_usage_error(&run_cmd, "--json holds everything: no --sass, --grid or --view "
-                               "with it");
+        return cli_usage_error(&run_cmd, CLI_E_JSON_HOLDS_EVERYTHING_NO_SASS_2);
     a->argv = argv + i;
     return 0;
 }
@@ -442,7 +389,7 @@ static int open_view(const struct gpu_run_output *o)
             best = r;
     }
     if (!best) {
-        fprintf(stderr, "banklab run: --view: no measured kernel with source lines to open\n");
+        cli_tell("run", CLI_F_VIEW_NO_MEASURED_KERNEL_WITH);
         return EXIT_CHECK;
     }
     const struct gpu_kernel_line *top = NULL;
@@ -453,12 +400,11 @@ static int open_view(const struct gpu_run_output *o)
     size_t fl = strlen(file);
     if (fl < 4 || strcmp(file + fl - 3, ".cu") || access(file, R_OK)) {
         char c[PATH_MAX];
-        fprintf(stderr, "banklab run: --view: the kernel's source %s is not a .cu file that can "
-                "be read\n", bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
+        cli_tell("run", CLI_F_VIEW_KERNEL_SOURCE_IS_NOT, bl_clean(c, sizeof c, file[0] ? file : "(no line info)"));
         return EXIT_CHECK;
     }
     if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-        fprintf(stderr, "banklab run: --view needs a terminal\n");
+        cli_tell("run", CLI_F_VIEW_NEEDS_TERMINAL);
         return EXIT_USAGE;
     }
     char grid[64], block[64], smem[32];
@@ -471,7 +417,7 @@ static int open_view(const struct gpu_run_output *o)
                     "--block", block, "--smem", smem, NULL};
     fflush(NULL);
     sys_exec_self(argv);
-    fprintf(stderr, "banklab run: --view: cannot start the kernel view: %s\n", strerror(errno));
+    cli_tell("run", CLI_F_VIEW_CANNOT_START_KERNEL_VIEW, strerror(errno));
     return EXIT_CHECK;
 }
 
@@ -541,8 +487,7 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         }
         re[k++] = '$';
         re[k] = '\0';
-        fprintf(stderr, "banklab run: running %s again for %s (CUPTI measures one kernel a "
-                "process)\n", bl_clean(clean, sizeof clean, argv[0]),
+        cli_tell("run", CLI_F_RUNNING_AGAIN_FOR_CUPTI_MEASURES, bl_clean(clean, sizeof clean, argv[0]),
                 bl_clean(why, sizeof why, names[i]));
         req->kernel_re = re;
         struct gpu_run_output r;
@@ -595,15 +540,13 @@ static int run_measure(struct run_args *ap)
     char why[PATH_MAX + 256];
     if (other && *other) {
         bl_clean(why, sizeof why, other);
-        fprintf(stderr, "banklab run: another profiler is injected already "
-                "(CUDA_INJECTION64_PATH=%s); banklab run measures with its own: run it "
-                "outside that profiler\n", why);
+        cli_tell("run", CLI_F_ANOTHER_PROFILER_IS_INJECTED_ALREADY, why);
         return EXIT_NOGPU;
     }
     /* BANKLAB_RUN_NO_GPU_CHECK: tests/sh/run.sh's program that writes results itself */
     struct bl_err e = {0};
     if (!sys_env("BANKLAB_RUN_NO_GPU_CHECK") && gpu_run_check(&e)) {
-        fprintf(stderr, "banklab run: measuring a program needs a GPU: %s\n", CLI_CLEAN(e.msg));
+        cli_tell("run", CLI_F_MEASURING_PROGRAM_NEEDS_GPU, CLI_CLEAN(CLI_ERR(&e)));
         return EXIT_NOGPU;
     }
     char lib[PATH_MAX + 256];
@@ -644,7 +587,7 @@ static int run_measure(struct run_args *ap)
             print_launch(stdout, &a, &o.launches[i], &cache);
         src_cache_done(&cache);
         if (o.nlaunches)
-            fputs(KOUT_LEGEND, stdout);
+            cli_say(stdout, KRN_LEGEND);
     }
     fflush(stdout);
     char prog[512];
@@ -655,14 +598,15 @@ static int run_measure(struct run_args *ap)
     }
     rc = 0;
     if (o.status)
-        fprintf(stderr, "banklab run: %s exited with status %d\n", prog, o.status);
+        cli_tell("run", CLI_F_EXITED_WITH_STATUS, prog, o.status);
     if (!o.nlaunches && o.nnotes)
         rc = EXIT_NOGPU;
     else if (!o.nlaunches && !o.injected)
-        fprintf(stderr, "banklab run: %s never started CUDA: nothing was measured\n", prog);
+        cli_tell("run", CLI_F_NEVER_STARTED_CUDA_NOTHING_WAS, prog);
     else if (!o.nlaunches)
-        fprintf(stderr, "banklab run: %s launched no kernel%s%s to measure\n", prog,
-                a.kernel_re ? " matching " : "", a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
+        cli_tell("run", a.kernel_re ? CLI_F_LAUNCHED_NO_KERNEL_MATCHING
+                                    : CLI_F_LAUNCHED_NO_KERNEL_TO_MEASURE, prog,
+                 a.kernel_re ? CLI_CLEAN(a.kernel_re) : "");
     if (!rc && (o.status || !o.nlaunches))
         rc = EXIT_CHECK;
     if (a.view && o.nlaunches)

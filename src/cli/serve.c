@@ -20,33 +20,8 @@ struct serve_args {
 
 static void usage(FILE *f)
 {
-    fprintf(f,
-        "usage: banklab serve [--device N] [--socket PATH] [--cache SECONDS] [--idle SECONDS]\n"
-        "       banklab serve --pause SECONDS | --stats [--device N] [--socket PATH]\n"
-        "  The one measuring process of a GPU: every tutorial, sim --gpu, verify, bench and lab\n"
-        "  of the machine sends it its requests (the first one starts it when none runs).\n"
-        "  Requests queue per client and are served in turn; the same request of several\n"
-        "  clients is measured once; a cache answers repeats.\n"
-        "  --device N         CUDA device (default 0)\n"
-        "  --socket PATH      the socket (default: gpu-<UUID>.sock in the shared\n"
-        "                     directory " SERVE_DIR_NAME " under /run/lock or $BANKLAB_LOCK_DIR)\n"
-        "  --cache SECONDS    answer repeats from results this young (default %d; 0: off,\n"
-        "                     also BANKLAB_SERVE_CACHE=0)\n"
-        "  --idle SECONDS     leave after this long without a request (default: never)\n"
-        "  --client-idle SECONDS  close a connection with nothing in flight that sent\n"
-        "                     nothing this long (default %d; 0: never)\n"
-        "  --pause SECONDS    tell the running server to leave the counters to another\n"
-        "                     profiler (Nsight Compute) this long: requests get timing only,\n"
-        "                     marked busy (0 ends a pause; SIGUSR1 pauses %d s); only the\n"
-        "                     server's owner or root may\n"
-        "  --stats            print what the running server counted\n"
-        "  --user-connections N  connections one user but the owner and root may hold\n"
-        "                     (default %d; a class of one Unix user a learner needs few)\n"
-        "  --job-timeout SECONDS  a measurement the device holds this long fails, and\n"
-        "                     everyone waiting on it is told (default %d)\n"
-        "  Turns go to the users in turn (docs/security.md).\n",
-        SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S, SERVE_USER_CONNS,
-        SERVE_JOB_S);
+    cli_say(f, CLI_HELP_SERVE, SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S,
+            SERVE_USER_CONNS, SERVE_JOB_S);
 }
 
 enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
@@ -64,12 +39,12 @@ static const struct option serve_options[] = {
     {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
     {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
     {"ready-fd", required_argument, NULL, OPT_READY_FD},            /* the client that starts it */
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int serve_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd serve_cmd = {"serve", "h", serve_options, 0,
-                                         "unknown argument '%s'", usage, usage, serve_opt};
+                                         CLI_UNKNOWN_ARGUMENT, usage, usage, serve_opt};
 
 /* The integer options: where each goes and its range. */
 static long long *int_opt(struct serve_args *a, int key, long long *lo, long long *hi)
@@ -116,7 +91,7 @@ static int serve_opt(void *ctx, int key, const char *name, const char *val)
         return cli_int_arg("serve", name, val, lo, hi, dst) ? EXIT_USAGE : 0;
     }
     if (key == OPT_SOCKET && (!val || !*val))
-        return cli_usage_error(&serve_cmd, "%s takes a path", name);
+        return cli_usage_error(&serve_cmd, CLI_E_TAKES_PATH, name);
     a->socket = key == OPT_SOCKET ? val : a->socket;
     a->stats |= key == OPT_STATS;
     a->fake |= key == OPT_FAKE;
@@ -138,7 +113,7 @@ static int parse(int argc, char **argv, struct serve_args *a)
         return EXIT_USAGE;
     int rc = cli_parse(&serve_cmd, argc, argv, a, NULL);
     if (!rc && a->pause && a->stats)
-        rc = cli_usage_error(&serve_cmd, "--pause and --stats exclude each other");
+        rc = cli_usage_error(&serve_cmd, CLI_E_PAUSE_AND_STATS_EXCLUDE_EACH);
     return rc;
 }
 
@@ -198,7 +173,7 @@ int cmd_serve(int argc, char **argv)
     if (a.socket) {
         snprintf(path, sizeof path, "%s", a.socket);
     } else if (serve_default_path((int)a.device, path, sizeof path, &e)) {
-        fprintf(stderr, "banklab serve: no socket for device %d: %s\n", (int)a.device, CLI_CLEAN(e.msg));
+        cli_tell("serve", CLI_F_NO_SOCKET_FOR_DEVICE, (int)a.device, CLI_CLEAN(CLI_ERR(&e)));
         tell_ready((int)a.ready_fd, e.msg);
         return EXIT_NOGPU;
     }
@@ -218,8 +193,8 @@ int cmd_serve(int argc, char **argv)
     handle(SIGHUP, on_stop);
     handle(SIGUSR1, on_pause);
     sys_sig_set(SIGPIPE, SIG_IGN, 0, NULL);
-    fprintf(stderr, "banklab serve: %s on %s (cache %lld s%s)\n", CLI_CLEAN(info.device),
-            CLI_CLEAN(path), a.cache_s, a.idle_s ? ", leaves when idle" : "");
+    cli_tell("serve", a.idle_s ? CLI_F_ON_CACHE_IDLE : CLI_F_ON_CACHE, CLI_CLEAN(info.device),
+             CLI_CLEAN(path), a.cache_s);
     struct serve_opts o = {path, (int)a.device, (int)a.cache_s, (int)a.idle_s,
                            (int)a.client_idle_s, (int)a.ready_fd, (int)a.user_conns,
                            (int)a.job_s};
@@ -227,7 +202,7 @@ int cmd_serve(int argc, char **argv)
     rc = serve_run(g, &info, &o, bound, sizeof bound, &e);
     gpu_close(g);
     if (rc == 1) {
-        fprintf(stderr, "banklab serve: a server already listens on %s\n", CLI_CLEAN(bound));
+        cli_tell("serve", CLI_F_SERVER_ALREADY_LISTENS_ON, CLI_CLEAN(bound));
         return EXIT_CHECK;
     }
     if (rc) {

@@ -169,35 +169,35 @@ static void print_pattern_head(FILE *f, const struct sim_args *a,
                                const struct pattern_layout *lay)
 {
     char buf[4096];
-    fputs("pattern: ", f);
+    cli_say(f, SIM_PATTERN);
     cli_put_clean(f, a->pattern, 1);
     fputc('\n', f);
     if (a->env.nparams > 0 && pattern_substitute(a->pattern, &a->env, buf, sizeof buf) >= 0 &&
         strcmp(buf, a->pattern)) {
-        fputs("   with", f);
+        cli_say(f, SIM_WITH);
         for (int i = 0; i < a->env.nparams; i++)
             fprintf(f, "%s %s=%lld", i ? "," : "", a->env.param[i].name, a->env.param[i].value);
-        fputs(": ", f);
+        cli_say(f, SIM_WITH_END);
         cli_put_clean(f, buf, 1);
         fputc('\n', f);
     }
     unsigned t0 = a->env.warp * 32;
-    fprintf(f, "block %ux%ux%u, warp %u (threads %u-%u)", a->env.block[0], a->env.block[1],
-            a->env.block[2], a->env.warp, t0, t0 + 31);
+    cli_say(f, SIM_BLOCK, a->env.block[0], a->env.block[1], a->env.block[2], a->env.warp, t0,
+            t0 + 31);
     if (a->env.dyn_bytes)
-        fprintf(f, ", dynamic shared memory %" PRIu64 " bytes", a->env.dyn_bytes);
+        cli_say(f, SIM_DYNAMIC, (unsigned long long)a->env.dyn_bytes);
     fputc('\n', f);
     for (int i = 0; i < lay->narrays; i++) {
         const struct pattern_array_info *ai = &lay->array[i];
-        fprintf(f, "array %s: %s", ai->name, ai->type);
+        cli_say(f, SIM_ARRAY, ai->name, ai->type);
         if (ai->ndims > 0)
             for (int d = 0; d < ai->ndims && d < 3; d++)
                 fprintf(f, "[%lld]", ai->dims[d]);
         else
-            fputs(ai->dynamic ? " (dynamic)" : "", f);
-        fprintf(f, ", %u bytes per element, at byte %" PRIu64, ai->elem_size, ai->base);
+            fputs(ai->dynamic ? cli_msg(SIM_DYNAMIC_ARRAY) : "", f);
+        cli_say(f, SIM_ELEM, ai->elem_size, (unsigned long long)ai->base);
         if (ai->bytes)
-            fprintf(f, ", %" PRIu64 " bytes", ai->bytes);
+            cli_say(f, SIM_BYTES, (unsigned long long)ai->bytes);
         fputc('\n', f);
     }
 }
@@ -298,14 +298,14 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
     }
     int count = r->naccess;
     if (a->access > count) {
-        fprintf(stderr, "banklab sim: --access %d: the pattern has %d access%s\n", a->access,
-                count, count == 1 ? "" : "es");
+        cli_tell("sim", count == 1 ? CLI_F_ACCESS_PATTERN_HAS_1 : CLI_F_ACCESS_PATTERN_HAS_N,
+                 a->access, count);
         return EXIT_USAGE;
     }
     unsigned threads = a->env.block[0] * a->env.block[1] * a->env.block[2];
     if (a->env.warp * 32 >= threads) {
-        fprintf(stderr, "banklab sim: --warp %u: a block of %u threads has %u warp%s\n",
-                a->env.warp, threads, (threads + 31) / 32, threads > 32 ? "s" : "");
+        cli_tell("sim", threads > 32 ? CLI_F_WARP_BLOCK_HAS_N : CLI_F_WARP_BLOCK_HAS_1,
+                 a->env.warp, threads, (threads + 31) / 32);
         return EXIT_USAGE;
     }
     for (int i = 0; i < count && i < PATTERN_MAX_ACCESSES; i++) {
@@ -315,7 +315,7 @@ static int eval_pattern(const struct sim_args *a, struct sim_one *one, struct sc
         in.access = i;
         if (scene_run(r, &in, &o->acc, &o->res, &err)) {
             if (err.status == SCENE_EBANK)
-                fprintf(stderr, "banklab sim: access %d: %s\n", i + 1, err.msg);
+                cli_tell("sim", CLI_F_ACCESS, i + 1, CLI_ERR(&err));
             else
                 print_pattern_error(a->pattern, &err);
             return EXIT_USAGE;
@@ -339,8 +339,8 @@ static int eval_offsets(const struct sim_args *a, struct sim_one *o)
     int bad = -1;
     int st = simulate(o, &bad);
     if (st == BANK_EALIGN) {
-        return cli_usage_error(&sim_cmd, "lane %d: offset %" PRIu64 " is not a multiple of the "
-                               "width (%u bytes)", bad, a->offset[bad >= 0 && bad < 32 ? bad : 0],
+        return cli_usage_error(&sim_cmd, CLI_E_LANE_OFFSET_ALIGN, bad,
+                               (unsigned long long)a->offset[bad >= 0 && bad < 32 ? bad : 0],
                                a->width);
     } else if (st) {
         fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
@@ -416,17 +416,18 @@ static int measured_status(const struct sim_meas *m, int n)
     if (!bad)
         return 0;
     const struct gpu_result *r = &m->res[first];
-    char what[48] = "";
+    char what[96] = "";
     if (n > 1)
-        snprintf(what, sizeof what, "%d of %d accesses ", bad, n);
+        snprintf(what, sizeof what, cli_msg(CLI_F_N_OF_ACCESSES), bad, n);
     if (r->err.status != GPU_OK)
-        fprintf(stderr, "banklab sim: %snot measured: %s\n", what,
-                r->err.msg[0] ? CLI_CLEAN(r->err.msg) : "no result");
+        cli_tell("sim", CLI_F_MEASURED, what,
+                 r->err.msg[0] ? CLI_CLEAN(CLI_ERR(&r->err)) : cli_msg(CLI_F_NO_RESULT));
     else if (!r->has_counters)
-        fprintf(stderr, "banklab sim: %smeasured without counters: %s\n", what,
-                r->counters_note[0] ? CLI_CLEAN(r->counters_note) : "not read");
+        cli_tell("sim", CLI_F_WITHOUT_COUNTERS, what,
+                 r->counters_note[0] ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                                     : cli_msg(CLI_F_NOT_READ));
     else
-        fprintf(stderr, "banklab sim: %smeasured without the time per access\n", what);
+        cli_tell("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);
     return EXIT_UNMEASURED;
 }
 
@@ -467,14 +468,15 @@ static void write_text(const struct sim_args *a, struct pattern *p,
     go.color = !a->no_color && !(nc && *nc) && isatty(STDOUT_FILENO);
     go.cols = a->cols ? a->cols : term_columns();
     go.lanes = a->lanes == 1 ? 1 : n == 1 ? -1 : 0;
+    go.zh = cli_lang() == BL_LANG_ZH;
     if (p)
         print_pattern_head(stdout, a, lay);
     for (int i = 0; i < n; i++) {
         if (p) {
             char text[1024];
             access_text(a->pattern, one[i].info, text, sizeof text);
-            fprintf(stdout, "%saccess %d of %d: %s (%s %s)\n", i || p ? "\n" : "",
-                    one[i].index, pattern_access_count(p), CLI_CLEAN(text),
+            fputs(i || p ? "\n" : "", stdout);
+            cli_say(stdout, SIM_ACCESS, one[i].index, pattern_access_count(p), CLI_CLEAN(text),
                     one[i].info->kind == PATTERN_STORE ? "store" : "load", one[i].info->type);
         }
         grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
@@ -499,8 +501,7 @@ static int sim_pattern(const struct sim_args *a, struct sim_meter *mt, int line)
         rc = mrc;
     if (!rc && a->svg) {
         if (n != 1) {
-            fprintf(stderr, "banklab sim: --svg draws one access; pick it with --access N "
-                            "(the pattern has %d)\n", n);
+            cli_tell("sim", CLI_F_SVG_DRAWS_ONE_ACCESS_PICK, n);
             rc = EXIT_USAGE;
         } else {
             rc = write_svg(a, &one[0]);
@@ -529,10 +530,10 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         line++;
         if (flags) {
             if (flags & FILES_LINE_NUL)
-                fprintf(stderr, "banklab sim: %s:%d: the line holds a NUL byte; skipped\n",
+                cli_tell("sim", CLI_F_LINE_HOLDS_NUL_BYTE_SKIPPED,
                         CLI_CLEAN(a->script), line);
             else
-                fprintf(stderr, "banklab sim: %s:%d: line longer than %zu bytes\n",
+                cli_tell("sim", CLI_F_LINE_LONGER_THAN_BYTES,
                         CLI_CLEAN(a->script), line, sizeof buf - 2);
             first = first ? first : EXIT_USAGE;
             continue;
@@ -547,13 +548,13 @@ static int sim_script(struct sim_args *a, struct files_lines *in, struct sim_met
         a->pattern = t;
         int rc = sim_pattern(a, mt, line);
         if (rc && rc != EXIT_CHECK)
-            fprintf(stderr, "banklab sim: %s:%d: the line above failed (exit %d)\n",
+            cli_tell("sim", CLI_F_LINE_ABOVE_FAILED_EXIT,
                     CLI_CLEAN(a->script), line, rc);
         first = first ? first : rc;
         fflush(stdout);
     }
     if (got < 0) {
-        fprintf(stderr, "banklab sim: %s: %s\n", CLI_CLEAN(a->script), CLI_CLEAN(why.msg));
+        cli_tell("sim", CLI_PATH_SAYS, CLI_CLEAN(a->script), CLI_CLEAN(CLI_ERR(&why)));
         first = first ? first : EXIT_USAGE;
     }
     return first;
@@ -570,7 +571,7 @@ int cmd_sim(int argc, char **argv)
     static struct files_lines script;
     struct bl_err why = {0};
     if (a.script && files_lines_open(&script, a.script, 0, &why)) {
-        fprintf(stderr, "banklab sim: --script %s: %s\n", CLI_CLEAN(a.script), CLI_CLEAN(why.msg));
+        cli_tell("sim", CLI_F_SCRIPT, CLI_CLEAN(a.script), CLI_CLEAN(CLI_ERR(&why)));
         return EXIT_USAGE;
     }
     /* the text without --gpu: the shipped recording's figures where it has the access */

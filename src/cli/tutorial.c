@@ -19,59 +19,16 @@
 
 #define MAX_KERNEL_OPTS 32
 
-#define SUMMARY(name, summary) fprintf(f, "  %-8s %s\n", #name, summary);
+#define SUMMARY(name, summary) fprintf(f, "  %-8s %s\n", #name, cli_msg(summary));
 
 /* banklab --help: the forms, the commands, the tutorial's options and keys. */
 static void usage(FILE *f)
 {
-    fputs("usage: banklab [OPTIONS]            start (or resume) the tutorial\n"
-          "       banklab FILE.cu [LAUNCH OPTIONS] [OPTIONS]\n"
-          "                                    the tutorial on the kernel view of FILE.cu\n"
-          "       banklab COMMAND [ARGS]       run a command; banklab COMMAND --help for its options\n"
-          "\n"
-          "banklab teaches and measures CUDA shared-memory bank conflicts. The kernel view of\n"
-          "FILE.cu shows its shared-memory wavefronts and conflicts per line, measured on the GPU\n"
-          "and measured again when it is saved.\n"
-          "\n"
-          "Commands:\n", f);
+    cli_say(f, CLI_HELP_TUT_1);
     CLI_COMMANDS(SUMMARY)
-    fputs("\n"
-          "Tutorial options (see also man banklab):\n"
-          "  --lessons DIR|FILE   lesson directory or one lesson file (default: $BANKLAB_LESSONS,\n"
-          "                       installed, ./lessons); lessons that banklab check refuses\n"
-          "                       are listed and not shown\n"
-          "  --lang zh|en         language (default: saved choice, else zh when LC_ALL/LC_MESSAGES/LANG\n"
-          "                       starts with zh, else en; English when the locale is not UTF-8)\n"
-          "  --chapter N          start at chapter N ...\n"
-          "  --step M             ... step M (1-based; with --chapter)\n"
-          "  --reset              forget the progress saved so far (from the first save on)\n"
-          "  --ascii              ASCII glyphs instead of Unicode box drawing\n"
-          "  --no-color           no colours (NO_COLOR=1 does the same); glyphs still mark conflicts\n"
-          "  --device N           use CUDA device N (default 0)\n"
-          "  --server SOCKET      measure on the GPU server there (banklab serve; also\n"
-          "                       BANKLAB_SERVER; from a laptop: ssh -L, docs/teaching.md)\n"
-          "  --no-server          measure in this process (also BANKLAB_NO_SERVER=1)\n"
-          "  --replay FILE        show measurements recorded by `banklab bench/verify --json`\n"
-          "                       (without a GPU the shipped H200 recording's, by default)\n"
-          "  --model-only         without a GPU, the model alone (also BANKLAB_MODEL_ONLY=1)\n"
-          "  --measured FILE      with FILE.cu: show FILE, recorded by `banklab run --json`, as\n"
-          "                       its measurement (Enter: a line's measured warps), not measuring\n"
-          "  --present            presenter mode: large cells, key sentences, e reveals;\n"
-          "                       starts clean: saved progress is neither shown nor changed\n"
-          "  --keep-progress      with --present: use (and save) the saved progress\n"
-          "  -h, --help           this help\n"
-          "  -V, --version        version\n"
-          "\n"
-          "Launch options of FILE.cu (as banklab kernel takes them; they add to its\n"
-          "// banklab: comment): --name K, --grid X[xY[xZ]], --block X[xY[xZ]], --smem BYTES,\n"
-          "--arg NAME=VALUE, --buffer-size [NAME=]BYTES, --fill float|int|zero, --time-limit S.\n"
-          "\n", f);
-    cli_print_keys(f, "Tutorial keys: ", ". Lessons add their parameter keys (e.g. p/P).");
-    fputs("Environment: BANKLAB_LESSONS, BANKLAB_EXPORT_DIR, BANKLAB_TIMING, BANKLAB_MODEL_ONLY, NO_COLOR,\n"
-          "XDG_STATE_HOME (progress in $XDG_STATE_HOME/banklab/progress.json).\n"
-          "\n"
-          "Exit status: 0 success, 1 a failed check, 2 bad usage or input (also: output that\n"
-          "could not be written), 3 no GPU.\n", f);
+    cli_say(f, CLI_HELP_TUT_2);
+    cli_print_keys(f, cli_msg(CLI_HELP_KEYS_LEAD), cli_msg(CLI_HELP_KEYS_TAIL));
+    cli_say(f, CLI_HELP_TUT_3);
 }
 
 /* The options as read, for ui_run. */
@@ -103,7 +60,7 @@ static const struct option tutorial_options[] = {
 static int tutorial_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd tutorial_cmd = {NULL, "h", tutorial_options, 0,
-                                            "unknown option '%s' (banklab --help lists them)",
+                                            CLI_UNKNOWN_OPTION_TUT,
                                             NULL, usage, tutorial_opt};
 
 /* The options with a value that is not a launch option's: where each goes. */
@@ -114,22 +71,22 @@ static int value_opt(struct tut_opts *t, int key, const char *name, const char *
     switch (key) {
     case OPT_LESSONS:
         if (!val)
-            return cli_usage_error(&tutorial_cmd, "--lessons needs a directory or a file");
+            return cli_usage_error(&tutorial_cmd, CLI_E_LESSONS_NEEDS_DIRECTORY_OR_FILE);
         o->lessons_dir = val;
         return 0;
     case OPT_LANG:
         if (lesson_lang_parse(val, &lang) != 0)
-            return cli_usage_error(&tutorial_cmd, "--lang takes zh or en");
+            return cli_usage_error(&tutorial_cmd, CLI_E_LANG_TAKES_ZH_OR_EN);
         o->lang = lang;
         return 0;
     case OPT_REPLAY:
         if (!val)
-            return cli_usage_error(&tutorial_cmd, "--replay needs a file");
+            return cli_usage_error(&tutorial_cmd, CLI_E_REPLAY_NEEDS_FILE);
         t->replay = val;
         return 0;
     case OPT_MEASURED:
         if (!val)
-            return cli_usage_error(&tutorial_cmd, "--measured needs a file");
+            return cli_usage_error(&tutorial_cmd, CLI_E_MEASURED_NEEDS_FILE);
         o->kernel_measured = val;
         return 0;
     }
@@ -152,14 +109,14 @@ static int tutorial_opt(void *ctx, int key, const char *name, const char *val)
         return cli_server_opt(&tutorial_cmd, key, val, &o->server, &o->no_server);
     } else if (key == CLI_LAUNCH) {
         if (!val || t->nk == MAX_KERNEL_OPTS)
-            return cli_usage_error(&tutorial_cmd, "%s", val ? "too many launch options"
-                                                            : "a launch option needs a value");
+            return cli_usage_error(&tutorial_cmd, val ? CLI_E_TOO_MANY_LAUNCH
+                                                            : CLI_E_LAUNCH_NEEDS_VALUE);
         snprintf(t->kopt[t->nk], sizeof t->kopt[0], "%s", name);
         t->kopt_at[t->nk] = t->kopt[t->nk];
         t->kval[t->nk++] = val;
     } else if (key == CLI_ARG || key == CLI_REST) {
         if (o->kernel_file)
-            return cli_usage_error(&tutorial_cmd, "one kernel file at a time ('%s', then '%s')",
+            return cli_usage_error(&tutorial_cmd, CLI_E_ONE_KERNEL_FILE_AT_TIME,
                                    CLI_CLEAN(o->kernel_file), CLI_CLEAN(val));
         o->kernel_file = val;
     } else {
@@ -177,7 +134,7 @@ static int check_kernel(const char *file, int nopts, const char *const *opt,
     size_t len;
     char *src = files_read(file, GPU_KERNEL_MAX_SOURCE, &len, &e);
     if (!src) {
-        fprintf(stderr, "banklab: %s: %s\n", CLI_CLEAN(file), e.msg);
+        cli_tell(NULL, CLI_PATH_SAYS, CLI_CLEAN(file), CLI_ERR(&e));
         return -1;
     }
     free(src);
@@ -204,24 +161,20 @@ int cmd_tutorial(int argc, char **argv)
     if (rc)
         return rc < 0 ? 0 : rc;
     if (o->step && !o->chapter)
-        return cli_usage_error(&tutorial_cmd, "--step needs --chapter");
+        return cli_usage_error(&tutorial_cmd, CLI_E_STEP_NEEDS_CHAPTER);
     if (o->keep_progress && !o->present)
-        return cli_usage_error(&tutorial_cmd, "--keep-progress goes with --present");
+        return cli_usage_error(&tutorial_cmd, CLI_E_KEEP_PROGRESS_GOES_WITH_PRESENT);
     if (t.nk && !o->kernel_file)
-        return cli_usage_error(&tutorial_cmd, "%s is a launch option of a kernel file (banklab "
-                               "FILE.cu %s ...)", t.kopt[0], t.kopt[0]);
+        return cli_usage_error(&tutorial_cmd, CLI_E_IS_LAUNCH_OPTION_KERNEL_FILE, t.kopt[0], t.kopt[0]);
     if (o->kernel_file && check_kernel(o->kernel_file, t.nk, t.kopt_at, t.kval))
         return EXIT_USAGE;
     if (o->kernel_measured && !o->kernel_file)
-        return cli_usage_error(&tutorial_cmd, "--measured goes with a kernel file (banklab "
-                               "FILE.cu --measured RECORDING)");
+        return cli_usage_error(&tutorial_cmd, CLI_E_MEASURED_NEEDS_KERNEL);
     if (o->kernel_measured) {   /* a recording of no launch of the file is refused here */
         struct gpu_kernel_result rec;
         struct bl_err err = {0};
         if (krec_read(o->kernel_measured, o->kernel_file, "", &rec, &err)) {
-            char text[BL_ERR_TEXT];
-            fprintf(stderr, "banklab: --measured: %s\n",
-                    bl_err_text(&err, BL_LANG_EN, text, sizeof text));
+            cli_tell(NULL, CLI_E_MEASURED_REFUSED, CLI_ERR(&err));
             return EXIT_USAGE;
         }
         gpu_kernel_result_done(&rec);

@@ -260,39 +260,18 @@ static void case_line(const struct vitem *it)
 {
     const struct gpu_result *r = &it->row.rec.res;
     if (r->err.status == GPU_OK && r->verified)
-        printf("%-60.60s  checked, %.4f ms, ld %.2f wf/instr\n", it->row.label, r->ms_median,
-               r->wavefronts_ld);
+        cli_say(stdout, VER_CASE_CHECKED, it->row.label, r->ms_median, r->wavefronts_ld);
     else if (r->err.status == GPU_EINVAL)
-        printf("%-60.60s  refused: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
+        cli_say(stdout, VER_CASE_REFUSED, it->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
     else if (r->err.status == GPU_EVERIFY || r->err.status == GPU_OK)
-        printf("%-60.60s  WRONG OUTPUT: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
+        cli_say(stdout, VER_CASE_WRONG, it->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
     else
-        printf("%-60.60s  NOT MEASURED: %s\n", it->row.label, CLI_CLEAN(r->err.msg));
+        cli_say(stdout, VER_CASE_UNMEASURED, it->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
 }
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: banklab verify [--json] [--timing] [--lessons DIR] [--device N]\n"
-               "                      [--server SOCKET | --no-server] [--both]\n"
-               "  Runs every lesson access (every parameter setting, type, warp and access of\n"
-               "  every scene) and the 63 H200 reference cases on the GPU and compares the bank\n"
-               "  model with the hardware counters; case-kernel scenes also run their kernel at\n"
-               "  every setting, checked against a CPU reference.\n"
-               "  --timing  also time each access (time per access, slowdown): for recordings\n"
-               "  --json    write the recording format (docs/gpu.md) that --replay reads\n"
-               "  --server SOCKET  ask the GPU server there (banklab serve; also BANKLAB_SERVER;\n"
-               "            default: the device's own server, started when none runs)\n"
-               "  --no-server      measure in this process (also BANKLAB_NO_SERVER=1)\n"
-               "  --both    measure through the GPU server (as learners do; --server SOCKET or\n"
-               "            the device's own, whatever BANKLAB_NO_SERVER says) and then in this\n"
-               "            process, and fail when they disagree: an access's counters, a case\n"
-               "            run's outcome, with --timing a time per access more than 15 %% apart\n"
-               "            (BANKLAB_SERVE_FAKE=1: both on the fake device, for tests)\n"
-               "Exit status: 0 every access agrees and every case output is right; 1 model\n"
-               "and counters differ somewhere, or a case kernel's output is wrong; 4 nothing\n"
-               "differs, but some accesses or case runs could not be measured (counters busy\n"
-               "or not allowed, no turn on the GPU, a failed run: counted apart, never as a\n"
-               "difference); 2 bad usage or input; 3 no GPU or no counters at all.\n");
+    cli_say(f, CLI_HELP_VERIFY);
 }
 
 struct vopts {
@@ -307,12 +286,12 @@ static const struct option verify_options[] = {
     {"both", no_argument, NULL, OPT_BOTH},
     {"lessons", required_argument, NULL, OPT_LESSONS},
     {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
-    {"help", no_argument, NULL, 'h'}, {0}};
+    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
-                                          "unknown argument '%s'", usage, usage, verify_opt};
+                                          CLI_UNKNOWN_ARGUMENT, usage, usage, verify_opt};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {
@@ -341,10 +320,10 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
     *nloaded = 0;
     if (!dir) {
         if (lessons_opt) {
-            fprintf(stderr, "banklab verify: %s: no such lessons directory\n", CLI_CLEAN(lessons_opt));
+            cli_tell("verify", CLI_F_NO_SUCH_LESSONS_DIRECTORY, CLI_CLEAN(lessons_opt));
             return EXIT_USAGE;
         }
-        fprintf(stderr, "banklab verify: no lessons directory found; checking the H200 cases only\n");
+        cli_tell("verify", CLI_F_NO_LESSONS_DIRECTORY_FOUND_CHECKING);
         return 0;
     }
     struct lctx lc = {0};
@@ -356,20 +335,19 @@ static int collect_lessons(struct vlist *L, const char *lessons_opt, int *nloade
             for (int si = 0; si < les->nsteps; si++) {
                 const struct lesson_step *st = &les->steps[si];
                 if (st->scene && add_step(L, les, st)) {
-                    fprintf(stderr, "banklab verify: out of memory\n");
+                    cli_tell("verify", CLI_F_OUT_MEMORY);
                     lesson_set_done(&set);
                     return EXIT_USAGE;
                 }
             }
         }
     } else if (lessons_opt) {
-        fprintf(stderr, "banklab verify: %s: no lesson could be loaded\n", CLI_CLEAN(dir));
+        cli_tell("verify", CLI_F_NO_LESSON_COULD_BE_LOADED, CLI_CLEAN(dir));
         return EXIT_USAGE;
     }
     if (lc.problems) {
         scenes[0] = '\0'; /* a file left out: the digest would not be the lessons' */
-        fprintf(stderr, "banklab verify: %d lesson problem(s) above; `banklab check` "
-                        "explains them\n", lc.problems);
+        cli_tell("verify", CLI_F_LESSON_PROBLEM_ABOVE_BANKLAB_CHECK, lc.problems);
     }
     lesson_set_done(&set);
     return 0;
@@ -390,7 +368,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         struct hw_case *more = NULL;
         int nmore = 0;
         if (!cpath) {
-            fprintf(stderr, "banklab verify: assets/%s not found (set BANKLAB_ASSETS)\n",
+            cli_tell("verify", CLI_F_ASSETS_NOT_FOUND_SET_BANKLAB,
                     files[f]);
             return EXIT_USAGE;
         }
@@ -402,7 +380,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         struct hw_case *all = realloc(*cases, (size_t)(*ncases + nmore + 1) * sizeof *all);
         if (!all) {
             free(more);
-            fprintf(stderr, "banklab verify: out of memory\n");
+            cli_tell("verify", CLI_F_OUT_MEMORY);
             return EXIT_USAGE;
         }
         memcpy(all + *ncases, more, (size_t)nmore * sizeof *all);
@@ -414,7 +392,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
         char label[128];
         snprintf(label, sizeof label, "h200/%s", (*cases)[i].name);
         if (vlist_add(L, "h200", label, &(*cases)[i].access)) {
-            fprintf(stderr, "banklab verify: out of memory\n");
+            cli_tell("verify", CLI_F_OUT_MEMORY);
             return EXIT_USAGE;
         }
     }
@@ -433,7 +411,7 @@ static struct gpu *open_gpu(const struct vopts *o, int in_process, struct gpu_in
                                  in_process || o->no_server, info, rc);
     if (!g || info->counters)
         return g;
-    fprintf(stderr, "banklab verify: no hardware counters: %s\n", CLI_CLEAN(info->counters_err.msg));
+    cli_tell("verify", CLI_F_NO_HARDWARE_COUNTERS, CLI_CLEAN(CLI_ERR(&info->counters_err)));
     gpu_close(g);
     *rc = EXIT_NOGPU;
     return NULL;
@@ -564,7 +542,7 @@ static int measure_in_process(const struct vopts *o, struct vlist *L, struct bot
     if (!srv || !agree || !bt->in) {
         free(srv);
         free(agree);
-        fprintf(stderr, "banklab verify: out of memory\n");
+        cli_tell("verify", CLI_F_OUT_MEMORY);
         return EXIT_USAGE;
     }
     for (int i = 0; i < L->n; i++) {
@@ -662,7 +640,8 @@ static int write_json(const struct vlist *L, const struct gpu_info *info, int ti
 
 static void write_rows(const struct vlist *L)
 {
-    printf("%-60s %11s %13s  %s\n", "access", "model wf/cf", "counters wf/cf", "");
+    printf("%-60s %11s %13s  %s\n", cli_msg(VER_COL_ACCESS), cli_msg(VER_COL_MODEL),
+           cli_msg(VER_COL_COUNTERS), "");
     for (int i = 0; i < L->n; i++) {
         const struct vitem *it = &L->v[i];
         const struct gpu_result *r = &it->row.rec.res;
@@ -683,37 +662,31 @@ static void write_rows(const struct vlist *L)
             snprintf(meas, sizeof meas, "-");
         printf("%-60.60s %5d/%-5d %13s  %s\n", it->row.label, it->row.model_wavefronts,
                it->row.model_conflicts, meas,
-               !measured ? "NOT MEASURED" : it->row.agree == 1 ? "ok" : "DIFFERS");
+               cli_msg(!measured ? VER_NOT_MEASURED : it->row.agree == 1 ? VER_OK : VER_DIFFERS));
         if (!measured)
-            printf("    %s\n", CLI_CLEAN(r->err.status != GPU_OK ? r->err.msg : r->counters_note));
+            printf("    %s\n", CLI_CLEAN(r->err.status != GPU_OK ? CLI_ERR(&r->err)
+                                                       : bl_phrase(r->counters_note, cli_lang())));
     }
 }
 
 static void write_summary(const struct tally *t, int nlessons, int nlesson_items, int ncase_items,
                           int ncases, int npattern, int timing, const char *cpath)
 {
-    printf("\n%d lesson(s): %d lesson accesses (every setting, type, warp and access of every "
-           "scene); %d H200 reference cases; %d distinct accesses measured%s\n", nlessons,
-           nlesson_items - ncase_items, ncases, t->distinct, timing ? " and timed" : "");
-    printf("model vs counters: %d of %d agree (%.1f %%), %d differ, %d could not be measured",
-           t->agree, npattern, npattern ? 100.0 * t->agree / npattern : 0.0, t->differ,
-           t->unmeasured);
+    cli_say(stdout, timing ? VER_SUM_LESSONS_TIMED : VER_SUM_LESSONS, nlessons,
+            nlesson_items - ncase_items, ncases, t->distinct);
+    cli_say(stdout, VER_SUM_AGREE, t->agree, npattern,
+            npattern ? 100.0 * t->agree / npattern : 0.0, t->differ, t->unmeasured);
     if (t->busy)
-        printf(" (%d with the counters busy: another profiler)", t->busy);
+        cli_say(stdout, VER_SUM_BUSY, t->busy);
     if (t->cpasync_noise)
-        printf("\n(%d cp.async access(es) agree within 0.05 wavefronts an instruction: the range "
-               "profiler's LDGSTS count varies by a few in 100 instructions from run to run, where "
-               "CUPTI's SASS counters read the model's figure exactly: docs/model.md)",
-               t->cpasync_noise);
-    printf("\ncase kernel scenes: %d settings, %d distinct runs: %d outputs checked against the "
-           "CPU reference, %d refused as the lesson expects, %d wrong, %d could not be measured\n",
-           ncase_items, t->case_runs,
-           t->case_runs - t->case_refused - t->case_wrong - t->case_unmeasured, t->case_refused,
-           t->case_wrong, t->case_unmeasured);
+        cli_say(stdout, VER_SUM_CPASYNC, t->cpasync_noise);
+    cli_say(stdout, VER_SUM_CASES, ncase_items, t->case_runs,
+            t->case_runs - t->case_refused - t->case_wrong - t->case_unmeasured, t->case_refused,
+            t->case_wrong, t->case_unmeasured);
     if (t->file_mismatch)
-        printf("model vs %s: %d case(s) differ\n", cpath, t->file_mismatch);
+        cli_say(stdout, VER_SUM_FILE, cpath, t->file_mismatch);
     if (t->unmeasured || t->case_unmeasured)
-        printf("not measured is not a difference: run again when the GPU is free (exit 4)\n");
+        cli_say(stdout, VER_SUM_UNMEASURED);
 }
 
 int cmd_verify(int argc, char **argv)
@@ -737,7 +710,7 @@ int cmd_verify(int argc, char **argv)
     if (!rc)
         rc = collect_reference(&L, &cases, &ncases, cpath, sizeof cpath);
     if (!rc && o.both && o.no_server)
-        rc = cli_usage_error(&verify_cmd, "--both and --no-server exclude each other");
+        rc = cli_usage_error(&verify_cmd, CLI_E_BOTH_AND_NO_SERVER_EXCLUDE);
     if (!rc && o.both)
         unsetenv("BANKLAB_NO_SERVER");    /* --both: the server first, whatever it says */
     struct gpu_info info;
@@ -771,7 +744,7 @@ int cmd_verify(int argc, char **argv)
         if (write_json(&L, &info, o.timing, scenes))
             rc = EXIT_CHECK;
     } else {
-        printf("device: %s\n", CLI_CLEAN(info.device));
+        cli_say(stdout, VER_DEVICE, CLI_CLEAN(info.device));
         write_rows(&L);
         write_summary(&t, nlessons, nlesson_items, ncase_items, ncases, L.n - ncase_items,
                       o.timing, cpath);

@@ -6,6 +6,33 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../base/msg.h"
+
+/* the language of the text being written (grid_text_write sets it from its options) */
+static enum bl_lang lang;
+
+static const char *T(int id)
+{
+    return bl_msg_format(id, lang);
+}
+
+/* the columns s takes (a character of 3 or 4 UTF-8 bytes takes 2) */
+static int cols_of(const char *s)
+{
+    int w = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        w += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+    return w;
+}
+
+/* s right-aligned in width columns */
+static void put_right(FILE *f, const char *s, int width)
+{
+    for (int w = cols_of(s); w < width; w++)
+        fputc(' ', f);
+    fputs(s, f);
+}
+
 struct glyphs {
     const char *h, *v, *tl, *tm, *tr, *ml, *mm, *mr, *bl, *bm, *br;
     const char *worst;  /* under the worst bank in the "words" row */
@@ -35,6 +62,7 @@ void grid_text_options_init(struct grid_text_options *opt)
     opt->cols = 80;
     opt->lanes = -1;
     opt->summary = 1;
+    opt->zh = 0;
 }
 
 int grid_banks_per_band(int cols)
@@ -187,7 +215,8 @@ static void band(FILE *f, const struct bank_result *res, int pass, int b0, int b
     }
     if (rows > 0)
         rule(f, g, banks, g->ml, g->mm, g->mr);
-    fprintf(f, "%*s ", GRID_LABEL_COLS - 1, "words");
+    put_right(f, T(GT_WORDS), GRID_LABEL_COLS - 1);
+    fputc(' ', f);
     fputs(g->v, f);
     for (int b = b0; b < b0 + banks; b++) {
         int n = p->cell[b].nwords;
@@ -265,21 +294,25 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
         grid_lanes_str(run[k].lanes, lanes, sizeof lanes);
         int n;
         if (run[k].bank0 == run[k].bank1)
-            n = snprintf(item, sizeof item, "bank %d word %" PRIu64 ": lanes %s", run[k].bank0,
-                         run[k].word0, lanes);
+            n = snprintf(item, sizeof item, T(GT_BC_ONE), run[k].bank0,
+                         (unsigned long long)run[k].word0, lanes);
         else
-            n = snprintf(item, sizeof item, "banks %d-%d words %" PRIu64 "-%" PRIu64
-                         ": lanes %s", run[k].bank0, run[k].bank1, run[k].word0, run[k].word1,
+            n = snprintf(item, sizeof item, T(GT_BC_RUN), run[k].bank0, run[k].bank1,
+                         (unsigned long long)run[k].word0, (unsigned long long)run[k].word1,
                          lanes);
+        int indent = cols_of(T(GT_BROADCAST));
+        n = cols_of(item);
         if (col == 0) {
-            fputs("  broadcast: ", f);
-            col = 13;
+            fputs(T(GT_BROADCAST), f);
+            col = indent;
         } else if (col + 2 + n > cols) {
-            fputs(";\n", f);
-            put_n(f, " ", 13);
-            col = 13;
+            fputs(T(GT_SEMICOLON), f);
+            fputc('\n', f);
+            put_n(f, " ", indent);
+            col = indent;
         } else {
-            fputs("; ", f);
+            fputs(T(GT_SEMICOLON), f);
+            fputs(lang == BL_LANG_ZH ? "" : " ", f);
             col += 2;
         }
         fputs(item, f);
@@ -338,8 +371,17 @@ static void lane_table(FILE *f, const struct bank_result *res, int cols, int for
     fputc('\n', f);
     int per_line = two ? 2 : 1;
     for (int k = 0; k < per_line; k++) {
-        fprintf(f, "%s%4s  %*s  %*s  %*s  %4s%s", k ? "    " : "", "lane", wo, "offset", ww,
-                "word", wb, "bank", "pass", k + 1 < per_line ? " " : "");
+        fputs(k ? "    " : "", f);
+        put_right(f, "lane", 4);
+        fputs("  ", f);
+        put_right(f, T(GT_OFFSET), wo);
+        fputs("  ", f);
+        put_right(f, T(GT_WORD), ww);
+        fputs("  ", f);
+        put_right(f, "bank", wb);
+        fputs("  ", f);
+        put_right(f, T(GT_PASS), 4);
+        fputs(k + 1 < per_line ? " " : "", f);
     }
     fputc('\n', f);
     int nlines = BANK_LANES / per_line;
@@ -353,8 +395,7 @@ static void lane_table(FILE *f, const struct bank_result *res, int cols, int for
         }
         fputc('\n', f);
     }
-    fputs("(offset in bytes; word = offset / 4; pass counts from 1; ! conflict, - inactive)\n",
-          f);
+    fputs(T(GT_LANE_NOTE), f);
 }
 
 static void summary(FILE *f, const struct bank_result *res, const struct glyphs *g, int color)
@@ -363,12 +404,12 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
     fputc('\n', f);
     if (color)
         fputs(SGR_BOLD, f);
-    fprintf(f, "wavefronts %d, passes %d, conflicts %d, ways %d, paired %s\n", res->wavefronts,
-            res->passes, res->conflicts, res->ways, res->paired ? "yes" : "no");
+    fprintf(f, T(GT_SUMMARY), res->wavefronts, res->passes, res->conflicts, res->ways,
+            T(res->paired ? GT_YES : GT_NO));
     if (color)
         fputs(SGR_RESET, f);
     grid_lanes_str(res->conflict_lanes, lanes, sizeof lanes);
-    fprintf(f, "conflicting lanes: %s", lanes);
+    fprintf(f, T(GT_CONFLICT_LANES), res->conflict_lanes ? lanes : T(GT_NONE));
     if (res->conflict_lanes)
         fprintf(f, " (%d)", grid_lane_count(res->conflict_lanes));
     fputc('\n', f);
@@ -386,17 +427,17 @@ static void summary(FILE *f, const struct bank_result *res, const struct glyphs 
                 seen[4] |= c.mark == GRID_MARK_SAME;
             }
     }
-    fputs("cell = lowest lane on the word", f);
+    fputs(T(GT_CELL), f);
     if (seen[0])
-        fprintf(f, "; %c broadcast", GRID_MARK_BROADCAST);
+        fprintf(f, T(GT_M_BROADCAST), GRID_MARK_BROADCAST);
     if (seen[1])
-        fprintf(f, "; %c conflict", GRID_MARK_CONFLICT);
+        fprintf(f, T(GT_M_CONFLICT), GRID_MARK_CONFLICT);
     if (seen[2])
-        fprintf(f, "; %c both", GRID_MARK_BOTH);
+        fprintf(f, T(GT_M_BOTH), GRID_MARK_BOTH);
     if (seen[4])
-        fprintf(f, "; %c one word stored by several lanes (one value kept)", GRID_MARK_SAME);
+        fprintf(f, T(GT_M_SAME), GRID_MARK_SAME);
     if (seen[3])
-        fprintf(f, "; %s worst bank", g->worst);
+        fprintf(f, T(GT_M_WORST), g->worst);
     fputs("\n", f);
 }
 
@@ -406,17 +447,13 @@ static void instr_head(FILE *f, const struct bank_result *res, unsigned width, u
     char name[32];
     bank_instr_name(res->instr, res->matrices, res->trans, width, name, sizeof name);
     if (res->instr == BANK_CPASYNC) {
-        fprintf(f, "%s: the shared side, written like a store of %u bytes a lane,\n"
-                "  mask %08" PRIx32 " (%d active lane%s), %d pass%s of %d lanes;\n"
-                "  the same word from two lanes is two writes\n", name, width, mask,
+        fprintf(f, T(GT_CPASYNC), name, width, (unsigned)mask,
                 grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s", res->npasses,
                 res->npasses == 1 ? "" : "es", res->pass_lanes);
         return;
     }
-    fprintf(f, "%s: %s %d 8x8 matri%s of 16-bit values, one 16-byte row a lane:\n"
-            "  lane 8i+j gives row j of matrix i (lanes 0-%d); one pass per matrix\n", name,
-            res->instr == BANK_LDMATRIX ? "loads" : "stores", res->matrices,
-            res->matrices == 1 ? "x" : "ces", 8 * res->matrices - 1);
+    fprintf(f, T(res->instr == BANK_LDMATRIX ? GT_MATRIX_LOADS : GT_MATRIX_STORES), name,
+            res->matrices, res->matrices == 1 ? "x" : "ces", 8 * res->matrices - 1);
 }
 
 /* A matrix's rows: which lane gives each, the banks it covers, and the earlier row it
@@ -426,16 +463,16 @@ static void matrix_rows(FILE *f, const struct bank_result *res, int p)
     for (int j = 0; j < 8; j++) {
         int n = p * 8 + j;
         const struct bank_lane *l = &res->lane[n];
-        fprintf(f, "  row %d, lane %2d: bytes %" PRIu64 "-%" PRIu64 ", banks %d-%d", j, n,
-                l->offset, l->offset + 15, l->bank[0], l->bank[3]);
+        fprintf(f, T(GT_ROW), j, n, (unsigned long long)l->offset,
+                (unsigned long long)l->offset + 15, l->bank[0], l->bank[3]);
         for (int k = 0; k < j; k++) {
             const struct bank_lane *o = &res->lane[p * 8 + k];
             if (o->offset == l->offset) {
-                fprintf(f, "; the same row as row %d (free)", k);
+                fprintf(f, T(GT_ROW_SAME), k);
                 break;
             }
             if (o->bank[0] == l->bank[0]) {  /* 16-byte aligned rows: same 4 banks or none */
-                fprintf(f, "; collides with row %d", k);
+                fprintf(f, T(GT_ROW_COLLIDES), k);
                 break;
             }
         }
@@ -452,6 +489,7 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
         opt = &defaults;
     }
     const struct glyphs *g = opt->ascii ? &glyphs_ascii : &glyphs_utf8;
+    lang = opt->zh ? BL_LANG_ZH : BL_LANG_EN;
     int cols = opt->cols > 0 ? opt->cols : 80;
     int banks = grid_banks_per_band(cols);
     int npasses = res->npasses;
@@ -462,15 +500,14 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
     if (res->instr != BANK_PLAIN) {
         instr_head(f, res, width, mask);
     } else {
-        fprintf(f, "%s of %u byte%s per lane, mask %08" PRIx32 " (%d active lane%s)",
-                op == BANK_STORE ? "store" : "load", width, width == 1 ? "" : "s", mask,
-                grid_lane_count(mask), grid_lane_count(mask) == 1 ? "" : "s");
+        fprintf(f, T(op == BANK_STORE ? GT_HEAD_STORE : GT_HEAD_LOAD), width,
+                width == 1 ? "" : "s", (unsigned)mask, grid_lane_count(mask),
+                grid_lane_count(mask) == 1 ? "" : "s");
         if (width >= 8 && res->paired)
-            fprintf(f, ",\n  neighbour lanes share addresses: passes fused into %d of %d lanes",
-                    npasses, BANK_LANES / npasses);
+            fprintf(f, T(GT_FUSED), npasses, BANK_LANES / npasses);
         else if (width >= 8)
-            fprintf(f, ",\n  split into %d passes of %d lanes%s", npasses, BANK_LANES / npasses,
-                    op == BANK_STORE ? " (stores never fuse)" : "");
+            fprintf(f, T(op == BANK_STORE ? GT_SPLIT_STORE : GT_SPLIT), npasses,
+                    BANK_LANES / npasses);
         fputs("\n", f);
     }
 
@@ -482,15 +519,15 @@ int grid_text_write(FILE *f, const struct bank_result *res, unsigned width, enum
         if (opt->color)
             fputs(SGR_BOLD, f);
         if (matrix)
-            fprintf(f, "matrix %d of %d: lanes %s give its rows 0-7, ", p + 1, npasses, span);
+            fprintf(f, T(GT_MATRIX_HEAD), p + 1, npasses, span);
         else
-            fprintf(f, "pass %d of %d: lanes %s, ", p + 1, npasses, span);
+            fprintf(f, T(GT_PASS_HEAD), p + 1, npasses, span);
         if (!ps->lanes)
-            fputs("no active lane, 0 wavefronts", f);
+            fputs(T(GT_NO_ACTIVE), f);
         else
-            fprintf(f, "%d wavefront%s", ps->cost, ps->cost == 1 ? "" : "s");
+            fprintf(f, T(GT_WAVEFRONTS), ps->cost, ps->cost == 1 ? "" : "s");
         if (ps->lanes && ps->cost > 1 && ps->worst_bank >= 0)
-            fprintf(f, ", worst bank %d (%d words)", ps->worst_bank, ps->cost);
+            fprintf(f, T(GT_WORST), ps->worst_bank, ps->cost);
         if (opt->color)
             fputs(SGR_RESET, f);
         fputc('\n', f);

@@ -31,6 +31,7 @@ struct grid_text_options {
     int cols;       /* column budget; < GRID_WIDE_COLS gives two bands of 16 banks; 0 means 80 */
     int lanes;      /* per-lane table: 1 always, 0 never, -1 when it fits in cols */
     int summary;    /* 1: print the summary lines after the grid */
+    int zh;         /* 1: the words in Chinese (src/base/msg.def, GT_*); 0: English */
 };
 
 /* What one cell of the grid (pass, bank, row) holds. */

@@ -7,7 +7,9 @@
 # steps answered right (5.1, 11.2) and the SVGs the tutorial exports (x: their tooltips and
 # captions); then `banklab kernel --model --lang zh` (transpose_seed.cu, dev_casts.cu, and
 # many.cu without nvcc: header, notes, footer), `banklab lab --lang zh` (scripted and at its
-# prompt) and `banklab report --lang zh`. tests/sh/zh_words.py fails on an English word outside
+# prompt) and `banklab report --lang zh`; every command's --help, usage errors and no-GPU
+# answers under --lang zh and LANG=zh_CN.UTF-8, sim's text (also measured on the fake device
+# of `banklab serve --fake`) and check's summary. tests/sh/zh_words.py fails on an English word outside
 # code, names and units and (--punct) on an ASCII : ( , right after a Chinese character, as
 # the check of the zh sources does; both first fail on planted fixtures. No line may start
 # with closing punctuation; the lab's lines fit 80 columns, count accesses from 1 and name no
@@ -20,7 +22,7 @@ command -v python3 >/dev/null 2>&1 || { echo "SKIP: python3 is not installed"; e
 printf '{"t": {"zh": "行距:128，步长(字)，大小,32 与 `a[i](x),y`", "en": "x"}}\n' >"$TMP/punct.json"
 python3 tests/sh/zh_words.py --sources "$TMP/punct.json" >"$TMP/punct.txt" && fail "zh_words.py --sources passed a fixture with ASCII : ( ,"
 [ "$(grep -c "ASCII '" "$TMP/punct.txt")" = 3 ] || fail "zh_words.py --sources: want 3 findings: $(cat "$TMP/punct.txt")"
-python3 tests/sh/zh_words.py --sources lessons/*.json src/base/msg.def src/ui/strings.def \
+python3 tests/sh/zh_words.py --sources lessons/*.json src/base/msg*.def src/ui/strings.def \
     src/keys/keys.def src/cli/lab.c src/cli/lab_text.c >"$TMP/punct.txt" ||
     { cat "$TMP/punct.txt"; fail "ASCII : ( , after Chinese in a zh source text"; }
 # the same check over rendered text (zh_words.py --punct) and the English-word check: first on
@@ -195,6 +197,61 @@ cli "the tutorial: a bad option" "$BANKLAB" --bogus --lang zh
 sed -n '/^### kernel: a missing file/,$p' "$CAP" | grep -v '^###' | sed 's/^banklab\( [a-z]*\)\{0,1\}: //' | grep -E ': [^ -~]' &&
     fail "an error joins a name and Chinese with an ASCII ': ' (want ：)"
 
+# 2f. every command under --lang zh (and the tutorial's and kernel's under LANG=zh_CN.UTF-8):
+#     its --help, its usage errors, and what it answers without a GPU (the no-GPU line of
+#     sim --gpu, verify, bench, serve, run and kernel; sim's grid and summary with the
+#     shipped recording's figures; check's summary); then sim --gpu on the fake device of
+#     `banklab serve --fake` for what a GPU's measurement prints
+nogpu() { env CUDA_VISIBLE_DEVICES= BANKLAB_NO_SERVER=1 PATH="$PATH:/usr/local/cuda/bin" "$@"; }
+for c in "" sim check bench verify lab report kernel serve run; do
+    cli "$c --help" "$BANKLAB" $c --help --lang zh
+done
+cli "LANG=zh_CN.UTF-8 --help" env LANG=zh_CN.UTF-8 "$BANKLAB" --help
+cli "LANG=zh_CN.UTF-8 kernel --help" env LANG=zh_CN.UTF-8 "$BANKLAB" kernel --help
+for c in sim check bench verify serve run; do cli "$c: a bad option" "$BANKLAB" $c --bogus --lang zh; done
+cli "sim: a bad value" "$BANKLAB" sim --warp 99 's[lane]' --lang zh
+cli "sim: two forms" "$BANKLAB" sim 's[lane]' --offsets 0 --lang zh
+cli "kernel: no file" "$BANKLAB" kernel --lang zh
+cli "run: no program" "$BANKLAB" run --lang zh
+cli "an unknown command" "$BANKLAB" nosuch --lang zh
+cli "--lang fr under LANG=zh_CN.UTF-8" env LANG=zh_CN.UTF-8 "$BANKLAB" sim --lang fr 's[lane]'
+cli "sim: text" "$BANKLAB" sim '__shared__ float s[64][32]; s[lane / 2][0]; s[lane][lane] = 1' --lang zh --columns 80
+cli "sim: 8-byte, lanes" "$BANKLAB" sim --offsets "$(seq -s, 0 8 248)" --width 8 --lanes --lang zh
+cli "sim: ldmatrix" "$BANKLAB" sim '__shared__ half t[64][8]; ldmatrix.x4(t[lane][0])' --lang zh --columns 80
+cli "sim: cp.async" "$BANKLAB" sim '__shared__ float4 t[64]; cp.async16(t[lane * 2])' --lang zh --columns 80
+cli "sim: LANG=zh_CN.UTF-8, --access" env LANG=zh_CN.UTF-8 "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --access 1 --columns 80
+cli "sim --gpu: no GPU" nogpu "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --gpu --lang zh
+cli "sim --access 3 of 1" "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --access 3 --lang zh
+cli "check: the lessons" "$BANKLAB" check --lessons "$ROOT/lessons" --lang zh
+cli "check: a missing file" "$BANKLAB" check nosuch.json --lang zh
+cli "verify: no GPU" nogpu "$BANKLAB" verify --lessons "$ROOT/lessons" --lang zh
+cli "bench: no GPU" nogpu "$BANKLAB" bench --lang zh
+cli "serve: no GPU" nogpu "$BANKLAB" serve --lang zh
+cli "run: no GPU" nogpu "$BANKLAB" run --lang zh -- true
+cli "kernel: no GPU, LANG=zh_CN.UTF-8" nogpu env LANG=zh_CN.UTF-8 "$BANKLAB" kernel col.cu
+cp assets/kernels/transpose_seed.cu "$TMP/cli/seed.cu"
+cli "kernel --fix: no GPU" nogpu "$BANKLAB" kernel seed.cu --fix --lang zh
+cli "kernel --fix: the copy exists" nogpu "$BANKLAB" kernel seed.cu --fix --lang zh
+"$BANKLAB" serve --fake --socket "$TMP/fake.sock" --lang zh 2>"$TMP/fake.err" &
+fake=$!
+i=0
+while [ ! -S "$TMP/fake.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+# the fake device's own name and turns (the server's test double describes itself in English)
+nofake() { sed -e 's/fake device ([^)]*)/FAKE/g' -e 's/no turns (fake device)/FAKE/g'; }
+{ echo "### sim --gpu on the fake device"
+  "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
+kill $fake 2>/dev/null; wait $fake 2>/dev/null
+{ echo "### serve --fake"; nofake <"$TMP/fake.err"; } >>"$CAP"
+for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "kernel --fix: no GPU" \
+         "sim --gpu on the fake device"; do
+    python3 - "$CAP" "$w" <<'PY' || fail "$w: no Chinese in its output"
+import re, sys
+text = open(sys.argv[1], encoding="utf-8").read()
+m = re.search(r"^### " + re.escape(sys.argv[2]) + r"\n(.*?)(?=^### |\Z)", text, re.S | re.M)
+sys.exit(not (m and re.search("[\u4e00-\u9fff]", m.group(1))))
+PY
+done
+
 # 3. a replayed recording: what it has, and an access it has not
 start 80 24 -- --lessons lessons --lang zh --reset --replay assets/h200-recording.json --chapter 1 --step 3
 expect " 1\\.3/" 5
@@ -258,9 +315,20 @@ grep -q "下面的实测数字：录制于" "$md" || fail "report: the device li
     jq -r '.. | objects | .code? // empty | strings' lessons/*.json
     cat assets/kernels/*.cu
     grep -o "'__shared__[^']*'" "$0"
+    # the names the --help texts quote: JSON fields (of sim --json, kernel --model --json and
+    # the lessons), option values (--fill float|int|zero)
+    "$BANKLAB" sim '__shared__ float s[32]; s[lane]' --json --replay assets/h200-recording.json |
+        jq -r '[paths | .[] | strings] | unique[]'
+    echo launches lines totals notes   # banklab run --json's (it needs a GPU)
+    echo ok not-recorded unavailable failed null lock   # sim --gpu --json's status and lock
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json |
+        jq -r '[paths | .[] | strings] | unique[]'
+    jq -r '[paths | .[] | strings] | unique[]' lessons/*.json
+    for c in "" sim check bench verify lab report kernel serve run; do "$BANKLAB" $c --help; done |
+        grep -oE '[a-z0-9]+(\|[a-z0-9]+)+'
 } | grep -oE '[A-Za-z_][A-Za-z0-9_]*' | sort -u >"$TMP/codewords"
 python3 tests/sh/zh_words.py --punct --allow "$TMP/codewords" "$CAP" >"$TMP/english.txt" || {
-    head -n 40 "$TMP/english.txt"
+    head -n "${ZH_SHOW:-40}" "$TMP/english.txt"
     echo "FAIL: $(wc -l <"$TMP/english.txt") English words or ASCII : ( , after Chinese a learner sees (above: the first 40)"
     exit 1
 }

@@ -21,7 +21,8 @@ when there is one. What is not a word of English prose:
   the identifiers of the lessons' scenes);
 - a word cut short for room (ending in "…").
 - the terms that Chinese CUDA writing keeps in English (docs/glossary.md: bank, warp, lane,
-  wavefront, block, tile, load, store, kernel), and units.
+  wavefront, block, tile, load, store, kernel), and units;
+- banklab's commands (sim, check, ...), the languages' codes (zh, en), a mask in hex.
 """
 import re
 import sys
@@ -38,6 +39,9 @@ Blackwell Fermi CuTe CUTLASS Linux
 Enter Esc Tab Space Shift Ctrl Up Down Left Right PgUp PgDn Home End BSpace Backspace
 AoS SoA SMs Delete
 compute-sanitizer cuda-memcheck memcheck racecheck
+Unicode Unix root ssh cubin nvrtc cupti sanitizer Sanitizer CuPy PyTorch
+zh en
+sim check bench verify lab report serve run
 """.split())
 # words outside banklab's control that the lessons quote as they are: CUDA's error text
 # ("invalid argument", "misaligned address"). (The recording's device description is said in
@@ -86,6 +90,8 @@ def english(line):
             if t in ALLOW:
                 continue
             t = t.strip("'\"") if t[:1] == t[-1:] and t[:1] in "'\"" else t
+            if t in ALLOW:
+                continue                      # a quoted name ("not-recorded")
             if not t or CODE.search(t):
                 # a hyphenated English word ("conflict-free") is still prose
                 if re.fullmatch(r"[a-z]+(-[a-z]+)+", t or ""):
@@ -95,6 +101,8 @@ def english(line):
                 continue
             if not t.isascii() or not t.isalpha() or len(t) == 1 or t in ALLOW:
                 continue
+            if re.fullmatch(r"[0-9a-f]{8}", t):
+                continue                      # a mask in hex ("ffffffff")
             if t.isupper() or re.fullmatch(r"[A-Z]+s", t):
                 continue                      # CAPITALS: a parameter, an acronym
             if re.search(r"[a-z][A-Z]", t):
