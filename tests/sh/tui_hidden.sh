@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh: light (it waits on tmux screens, computing little: it runs beside the others)
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_hidden.sh: a predict step's answer stays hidden until it is answered. At every predict
 # step of lessons/ (from the JSON, with jq), in English with the shipped H200 recording (so
 # that measurements exist and could leak), before answering: the sweep (s), the inspector (i),

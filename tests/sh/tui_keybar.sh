@@ -1,5 +1,5 @@
 #!/bin/sh
-# run.sh: light (it waits on tmux screens, computing little: it runs beside the others)
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_keybar.sh: the key bar offers only keys that act. A walk over every step of every
 # shipped lesson at 80x24 (English, and Chinese over chapter 1): on each step each key of
 # the bar that acts on the step (h, s, i, Q, a lesson's parameter keys, t, a, w, b, n) is
