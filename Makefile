@@ -278,10 +278,21 @@ asan:
 # The kernel path (`banklab kernel`: the job, the wire, NVRTC, the cache) under ASan+UBSan, in
 # $(BUILD)/asan-kernel: GPU=cuda, for tests/sh/kernel_attack.sh, which runs it without a device
 # (no CUDA runtime call is made there: it compiles and says that measuring needs a GPU).
-asan-kernel:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan-kernel GPU=cuda CFLAGS_OPT='-O1 -g' \
+# nvcc is given no sanitizer flag, so with GPU=cuda here the .cu objects are this build's
+# (the same nvcc, the same command): copied in once the inner make has written its flags stamp
+# (its `flags` target), so that they are newer than it, instead of compiled a second time.
+ASAN_KERNEL_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD)/asan-kernel GPU=cuda CFLAGS_OPT='-O1 -g' \
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
-	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(BUILD)/asan-kernel/banklab
+	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(if $(filter cuda,$(GPU)),NVCC='$(NVCC)')
+CU_OBJ := $(filter %.cu.o,$(LIB_OBJ))
+asan-kernel: $(CU_OBJ)
+ifeq ($(GPU),cuda)
+	@$(ASAN_KERNEL_MAKE) flags >/dev/null
+	@for o in $(CU_OBJ); do d=$(BUILD)/asan-kernel/$${o#$(BUILD)/}; \
+	  [ "$$d" -nt "$$o" ] && [ "$$d" -nt $(BUILD)/asan-kernel/flags.stamp ] && continue; \
+	  mkdir -p "$$(dirname "$$d")" && cp "$$o" "$$d" || exit 1; done
+endif
+	@$(ASAN_KERNEL_MAKE) $(BUILD)/asan-kernel/banklab
 
 # Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
 test: deps

@@ -6,10 +6,14 @@
 # Tests run in parallel: JOBS at once (default: the machine's cores, `nproc`), each with its
 # own log in $BUILD/test-logs/NAME.log; a line "PASS|FAIL|SKIP  NAME (N s)" as each ends, the
 # last lines of every failed log at the end. The longest tests of the last run start first
-# ($BUILD/test-logs/times). A suite whose text holds the line "# run.sh: alone" (its checks
-# time things, or compare times) runs by itself after the others. Under JOBS > 1 the tmux
-# suites' waits last BANKLAB_TEST_SLOW (3) times as long (tests/sh/tui_fixtures/lib.sh): a
-# loaded machine takes longer to draw a screen, not a different one.
+# ($BUILD/test-logs/times; before a first run, tests/times: a whole run's seconds). A suite
+# whose text holds the line "# run.sh: alone" (its checks time things, or compare times) runs
+# by itself after the others. A suite whose text holds the line "# run.sh: light" spends its
+# time waiting (tmux screens, a server's timeouts), not computing: under JOBS > 1 the light
+# suites run one at a time beside the JOBS others, in a lane of their own, taking none of their
+# turns (the longest first there too). Under JOBS > 1 the tmux suites' waits last
+# BANKLAB_TEST_SLOW (3) times as long (tests/sh/tui_fixtures/lib.sh): a loaded machine takes
+# longer to draw a screen, not a different one.
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${ASAN_BUILD:=}" "${ONLY:=}"
 export BUILD BANKLAB
@@ -67,19 +71,35 @@ case $ONLY in
     else echo "run.sh: no test named $ONLY"; echo; echo "0 passed, 1 failed, 0 skipped"; exit 1; fi ;;
 esac
 
-# alone: suites that say so; the others, the longest of the last run first
-alone="$logdir/alone"; pool="$logdir/pool"; : >"$alone"; : >"$pool"
+# alone: suites that say so; light ones (under JOBS > 1); the others, the longest of the last
+# run first
+alone="$logdir/alone"; pool="$logdir/pool"; light="$logdir/light"; : >"$alone"; : >"$pool"; : >"$light"
 times="$logdir/times"
+# no run yet (a fresh clone): the order of tests/times, the seconds of a whole run kept in the
+# repository
+order=$times
+[ -f "$order" ] || order=tests/times
 while read -r name cmd; do
     f=${cmd#sh }
+    t=$( [ -f "$order" ] && awk -v n="$name" '$1 == n { print $2 }' "$order" | tail -n 1)
     if [ "$f" != "$cmd" ] && grep -q '^# run\.sh: alone' "$f" 2>/dev/null; then
         echo "$name $cmd" >>"$alone"
+    elif [ "$JOBS" -gt 1 ] && [ "$f" != "$cmd" ] && grep -q '^# run\.sh: light' "$f" 2>/dev/null; then
+        echo "${t:-999} $name $cmd" >>"$light"
     else
-        t=$( [ -f "$times" ] && awk -v n="$name" '$1 == n { print $2 }' "$times" | tail -n 1)
         echo "${t:-999} $name $cmd" >>"$pool"
     fi
 done <"$list"
 sort -k1,1nr -s "$pool" | cut -d' ' -f2- >"$pool.sorted"
+sort -k1,1nr -s "$light" | cut -d' ' -f2- >"$light.sorted"
+
+# the light lane: one light suite at a time, beside the pool (waited for with it)
+if [ -s "$light.sorted" ]; then
+    while read -r name cmd; do
+        # shellcheck disable=SC2086
+        run_one "$name" $cmd </dev/null
+    done <"$light.sorted" &
+fi
 
 # the pool: a FIFO holding JOBS tokens; a test takes one to start and gives it back at its end
 if [ "$JOBS" -gt 1 ] && [ "$(wc -l <"$pool.sorted")" -gt 1 ]; then
@@ -101,6 +121,7 @@ else
         run_one "$name" $cmd </dev/null
     done <"$pool.sorted"
 fi
+wait    # the light lane
 while read -r name cmd; do
     # shellcheck disable=SC2086
     BANKLAB_TEST_SLOW=1 run_one "$name" $cmd </dev/null

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # lang_zh.sh: every word a Chinese learner sees is Chinese. With --lang zh at 80x24 it walks
 # every step of lessons/ (each quiz answered wrong first), the contents, help, the playground
 # with an error of each kind of the pattern language (syntax, unknown type, division by zero,

@@ -1,4 +1,6 @@
 #!/bin/sh
+# run.sh: alone (it times --model against a bound of 8 s; beside the others on a loaded
+# machine the 10,000-helper file has taken 20 s)
 # reader_speed.sh: `banklab kernel FILE.cu --model` is linear in the file, outside the kernel
 # and in its control statements too. Three generated files, each predicted in under $BOUND s
 # of CPU time (default 8: the requirement is 2 s; before the reader read a file once they took

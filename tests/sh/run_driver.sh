@@ -2,7 +2,9 @@
 # run_driver.sh: tests/run.sh itself, on planted tests (no banklab needed): JOBS at once (four
 # tests of 1 s each take about 2 s with JOBS=2, not 4), a log per test, the one summary line
 # "N passed, N failed, N skipped" and exit 1 when one failed, cmocka's skipped tests counted,
-# and a suite marked "# run.sh: alone" run after the others, by itself.
+# a suite marked "# run.sh: alone" run after the others, by itself, and suites marked
+# "# run.sh: light" beside the JOBS others, one at a time (two pool suites of 2 s and two light
+# ones of 1 s take about 2 s with JOBS=2, not 3).
 # run.sh: alone (its timing of four 1 s tests cannot stand the load of the others; the inner
 # runs are told no ASan build, which make test names in the environment)
 set -u
@@ -37,5 +39,25 @@ tail -n 1 "$tmp/out2" | grep -qx "2 passed, 0 failed, 0 skipped" || { echo "FAIL
 awk -v a="$(cat "$tmp/a.start" 2>/dev/null)" -v z="$(cat "$tmp/z.start" 2>/dev/null)" \
     'BEGIN { exit !(a != "" && z != "" && z + 0 >= a + 0) }' ||
     { echo "FAIL: the suite marked alone did not run after the others"; fail=1; }
-[ $fail = 0 ] && echo "run.sh: parallel, logs, summary, alone: ok ($secs s)"
+# "# run.sh: light": beside the pool, one light suite at a time
+mkdir -p "$tmp/l/tests/sh" "$tmp/l/b/tests"
+cp tests/run.sh "$tmp/l/tests/run.sh"
+for x in a b; do printf '#!/bin/sh\nsleep 2\n' >"$tmp/l/tests/sh/$x.sh"; done
+for x in l1 l2; do
+    printf '#!/bin/sh\n# run.sh: light\ndate +%%s%%N >"%s/%s.start"\nsleep 1\ndate +%%s%%N >"%s/%s.end"\n' \
+        "$tmp" $x "$tmp" $x >"$tmp/l/tests/sh/$x.sh"
+done
+t0=$(date +%s%N)
+(cd "$tmp/l" && JOBS=2 BUILD=b BANKLAB=/bin/true ASAN_BUILD= ONLY= sh tests/run.sh >"$tmp/out3" 2>&1)
+lms=$(( ($(date +%s%N) - t0) / 1000000 ))
+tail -n 1 "$tmp/out3" | grep -qx "4 passed, 0 failed, 0 skipped" || { echo "FAIL: light: $(cat "$tmp/out3")"; fail=1; }
+[ $lms -lt 2800 ] || { echo "FAIL: two 2 s suites and two light 1 s suites with JOBS=2 took $lms ms (the light ones took turns)"; fail=1; }
+l1s=$(cat "$tmp/l1.start" 2>/dev/null) l1e=$(cat "$tmp/l1.end" 2>/dev/null)
+l2s=$(cat "$tmp/l2.start" 2>/dev/null) l2e=$(cat "$tmp/l2.end" 2>/dev/null)
+if [ -z "$l1s" ] || [ -z "$l1e" ] || [ -z "$l2s" ] || [ -z "$l2e" ]; then
+    echo "FAIL: the light suites did not run"; fail=1
+elif [ "$l2s" -lt "$l1e" ] && [ "$l1s" -lt "$l2e" ]; then
+    echo "FAIL: two light suites ran at once"; fail=1
+fi
+[ $fail = 0 ] && echo "run.sh: parallel, logs, summary, alone, light: ok ($secs s; light $lms ms)"
 exit $fail

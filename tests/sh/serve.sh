@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on servers and their timeouts, computing little)
 # serve.sh: `banklab serve` without a GPU, on its fake device (the model's numbers after a set
 # delay; `serve --fake`): round-robin fairness between clients, in-flight merging of the same
 # request, the cache and its age (and --cache 0), malformed and oversized requests (an error

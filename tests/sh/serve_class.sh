@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on servers and their timeouts, computing little)
 # serve_class.sh: root's class server (`banklab serve` on its fake device) with learners of
 # four Unix users (blcls1 .. blcls4; blcls1 is "the learner", blcls2 attacks). Hostile clients
 # come from serve_attack.py (written from the wire format of src/gpu/serve_wire.h).

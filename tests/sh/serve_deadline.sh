@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits out the client's 30 s deadlines, computing little)
 # serve_deadline.sh: every wait of a GPU server's client and of the server's jobs ends.
 #   1. a measurement that the device holds past --job-timeout fails, with why, for every
 #      request waiting on it (two learners merged on it), and the server goes on

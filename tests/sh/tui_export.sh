@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_export.sh: what the tutorial's first screen and its exports do for a learner who has made
 # no choice yet. A first start in an English UTF-8 locale without --lang says how to switch to
 # Chinese (l, --lang zh); x (the grid's SVG) and r (the report) write into the learner's state

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_golden.sh: golden screen captures (tmux capture-pane) of fixed steps of the fixture
 # lesson, compared with tests/golden/screen_*.txt. UPDATE=1 regenerates them. The line that
 # names the GPU (or why there is none) and the backend's words in the title are normalised, so

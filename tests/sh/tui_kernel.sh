@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_kernel.sh: the kernel view (banklab FILE.cu, z in the tutorial) without a GPU
 # (CUDA_VISIBLE_DEVICES= hides any): an example opens with its source and the one line that
 # measuring needs a GPU; a line's access opens in the playground with its grid (the model's

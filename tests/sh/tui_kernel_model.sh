@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_kernel_model.sh: the kernel view without a GPU (CUDA_VISIBLE_DEVICES= hides any) shows
 # the bank model's prediction: the figure columns and the totals from the model, labelled
 # "model only"; under the table, for the cursor's line, the model's figures, why it conflicts

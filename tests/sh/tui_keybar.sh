@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_keybar.sh: the key bar offers only keys that act. A walk over every step of every
 # shipped lesson at 80x24 (English, and Chinese over chapter 1): on each step each key of
 # the bar that acts on the step (h, s, i, Q, a lesson's parameter keys, t, a, w, b, n) is
@@ -18,28 +19,26 @@ offers() { bar | grep -qE "(^| )$1 "; }   # offers KEYS: the bar has "KEYS word"
 place() { sed -n '1s/^ *\([0-9]*\.[0-9]*\)\/.*/\1/p' "$TMP/screen.txt"; }
 refused() { bar | grep -oE -- "$REFUSED" | head -n 1; }   # the message stands on the bar's line
 
-# press KEY and look: refused (the message) or not; screens opened are left with Esc
+# press KEY and look once banklab has drawn for it (press_drawn, tui_fixtures/lib.sh): refused
+# (the message) or not; screens opened are left with Esc
 press() {
-    keys "$1"
-    sleep 0.25
-    screen >"$TMP/screen.txt"
+    press_drawn 250 "$1"
     r=$(refused)
     [ -n "$r" ] && fail "$where: '$1' offered by the bar is refused: $r"
     case $(bar) in
-    *"Esc/s back"*|*"Esc/c back"*|*"Esc back"*|*"i/Esc leave"*) keys Escape; sleep 0.2 ;;
+    *"Esc/s back"*|*"Esc/c back"*|*"Esc back"*|*"i/Esc leave"*) press_drawn 200 Escape ;;
     esac
 }
 
 walk() { # LANG LAST [CHAPTER]: walk from CHAPTER.1 (1.1) to step LAST (c.s) or the end
     lang=$1 last=$2
-    start 80 24 -- --lessons $L --lang "$lang" --reset --chapter "${3:-1}" --step 1
+    start 80 24 BANKLAB_TIMING="$TIMING" -- --lessons $L --lang "$lang" --reset --chapter "${3:-1}" --step 1
     expect " ${3:-1}\\.1/"
     n=0
     while :; do
         n=$((n + 1))
         [ $n -gt 200 ] && fail "the walk does not end"
-        keys PPage; sleep 0.2    # a message over the bar goes at a key: the whole bar
-        screen >"$TMP/screen.txt"
+        press_drawn 200 PPage    # a message over the bar goes at a key: the whole bar
         where="$lang $(place)"
         # the hints while the bar offers h
         k=0
@@ -52,9 +51,9 @@ walk() { # LANG LAST [CHAPTER]: walk from CHAPTER.1 (1.1) to step LAST (c.s) or 
         for pair in $(bar | grep -oE '(^| )[[:alpha:]]/[[:alpha:]] [A-Za-z_][A-Za-z_0-9]*' | \
                       sed 's/^ //; s/ .*//'); do
             lo=${pair%/*} hi=${pair#*/}
-            keys "$hi"; sleep 0.2; screen >"$TMP/screen.txt"
+            press_drawn 200 "$hi"
             r1=$(refused)
-            keys "$lo"; sleep 0.2; screen >"$TMP/screen.txt"
+            press_drawn 200 "$lo"
             r2=$(refused)
             [ -n "$r1" ] && [ -n "$r2" ] && fail "$where: both $pair refused: $r1"
         done
@@ -62,9 +61,8 @@ walk() { # LANG LAST [CHAPTER]: walk from CHAPTER.1 (1.1) to step LAST (c.s) or 
         if offers b; then
             press b
             [ "$(place)" != "${where#* }" ] || fail "$where: b did not go back"
-            keys n; sleep 0.25
-            screen >"$TMP/screen.txt"
-            [ "$(place)" = "${where#* }" ] || keys n
+            press_drawn 250 n
+            [ "$(place)" = "${where#* }" ] || press_drawn 0 n
         fi
         [ "${where#* }" = "$last" ] && break
         screen >"$TMP/screen.txt"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_learner.sh: what a learner is told on the tutorial's screens (lessons/, answers from the
 # JSON with jq): a step answered right after a wrong try is done but not a first-try success
 # (its verdict, the title's count, the contents' mark and legend); a chapter's last step gives

@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_qvals.sh: after a quiz is answered the panel shows the question's values beside the
 # verdict, also when they are the scene's defaults and the learner moved a parameter before
 # answering (4.4: "change it with m / M as you work through the question"): the grid and the

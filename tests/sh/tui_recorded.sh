@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_recorded.sh: without a GPU the tutorial shows the figures of the shipped H200 recording
 # (assets/h200-recording.json) wherever a scene was recorded, labelled with the GPU and the
 # date, and says once why (no GPU here); --model-only (or BANKLAB_MODEL_ONLY=1) shows the model

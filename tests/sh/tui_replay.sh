@@ -1,4 +1,5 @@
 #!/bin/sh
+# run.sh: light (it waits on tmux screens, computing little)
 # tui_replay.sh: --replay FILE. Measurements recorded by bench/verify --json are shown next to
 # the model, labelled "recorded on <device>, <date>": counters, the time of one warp access and
 # its slowdown against the conflict-free access; changing the parameter asks for the new

@@ -29,16 +29,25 @@ total=$(wc -l <"$TMP/steps.tsv")
     cat src/*/*.c src/*/*.h src/ui/strings.def | sed -e 's/\\n/ /g' -e 's/%[-+ #0-9.*]*[hlLjzt]*[a-zA-Z]/ /g'
 } | LC_ALL=C tr -d '`' | LC_ALL=C tr -c 'A-Za-z0-9_./:;,()=+*%<>&|!?#[]{}\047-' '\n' | LC_ALL=C sort -u >"$TMP/words"
 
+# the same list as one dictionary for grep -Fx, made once: "w WORD" for every word, "f FORM"
+# for each word's shape once capitals and digits are taken as one, "c CODE" for each word of
+# code (brackets, operators) once its names and values are taken as one
+LC_ALL=C awk '
+    function shape(s) { gsub(/[A-Z0-9]+/, "#", s); return s }
+    function code(s) { gsub(/[A-Za-z0-9_]+/, "#", s); return s }
+    { print "w " $0; print "f " shape($0); if ($0 ~ /[][(){}=*+<>&|]/) print "c " code($0) }' \
+    "$TMP/words" | LC_ALL=C sort -u >"$TMP/dict"
+
 # cut_words WHAT: fail when a line of the screen ends in something that is not a word: the
 # last run of ASCII word characters of a line (Chinese may break between any two characters),
 # a word of the list, or one once capitals and digits are taken as one (code with a
 # parameter's value in place of its name), code (brackets, operators) of a known shape, marks
-# and numbers, or grid cells
+# and numbers, or grid cells. The screen's line ends that are none of the marks, numbers and
+# cells are looked up in the dictionary at once (one grep), not by loading the list each time.
 cut_words() {
-    LC_ALL=C awk -v what="$1" '
+    LC_ALL=C awk '
         function shape(s) { gsub(/[A-Z0-9]+/, "#", s); return s }
         function code(s) { gsub(/[A-Za-z0-9_]+/, "#", s); return s }
-        NR == FNR { word[$0] = 1; form[shape($0)] = 1; if ($0 ~ /[][(){}=*+<>&|]/) codes[code($0)] = 1; next }
         {
             line = $0
             sub(/ +$/, "", line)
@@ -47,25 +56,34 @@ cut_words() {
             if (!match(line, /[A-Za-z0-9_.\/:;,()=+*%<>&|!?#{}\047[\]-]+$/))
                 next
             t = substr(line, RSTART)
-            if (t ~ /^[0-9.,:;()%\/=+*<>!?#{}[\]-]*$/ || (t in word))
+            if (t ~ /^[0-9.,:;()%\/=+*<>!?#{}[\]-]*$/)
                 next
             if (t ~ /^([0-9A-W][!*#]?)+$/)     # grid cells: lanes and word counts 0-9, A-W
                 next
-            u = t
-            sub(/[.,:;!?]+$/, "", u)
-            if (u in word)
-                next
-            sub(/[.,:;!?)\]]+$/, "", u)
-            if (u in word)
-                next
-            if (shape(t) in form)        # code with values for its parameters: row[0], row[C]
-                next
-            if (t ~ /[][(){}=*+<>&|]/ && (code(t) in codes))   # code, its names and values apart
-                next
-            printf "%s: line %d ends in \"%s\", not a word and no ellipsis\n", what, FNR, t
+            u1 = t
+            sub(/[.,:;!?]+$/, "", u1)
+            u2 = u1
+            sub(/[.,:;!?)\]]+$/, "", u2)
+            c = t ~ /[][(){}=*+<>&|]/ ? code(t) : ""
+            # the line, the end, and what may make it a word: the same end stripped of
+            # marks, its shape, its code
+            printf "%d\t%s\tw %s\tw %s\tw %s\tf %s\tc %s\n", FNR, t, t, u1, u2, shape(t), c
+        }' "$TMP/screen.txt" >"$TMP/ends.txt"
+    [ -s "$TMP/ends.txt" ] || return 0
+    {   echo "="     # found.txt is never empty (awk's NR == FNR below)
+        cut -f3- "$TMP/ends.txt" | tr '\t' '\n' | LC_ALL=C grep -v '^[wc] $' |
+            LC_ALL=C grep -Fx -f - "$TMP/dict"
+    } >"$TMP/found.txt"
+    LC_ALL=C awk -F '\t' -v what="$1" '
+        NR == FNR { known[$0] = 1; next }
+        {
+            for (i = 3; i <= 7; i++)
+                if ($i in known && $i != "c ")
+                    next
+            printf "%s: line %d ends in \"%s\", not a word and no ellipsis\n", what, $1, $2
             bad = 1
         }
-        END { exit bad }' "$TMP/words" "$TMP/screen.txt" >"$TMP/cut.txt" || {
+        END { exit bad }' "$TMP/found.txt" "$TMP/ends.txt" >"$TMP/cut.txt" || {
         cat "$TMP/cut.txt"
         fail "$1: a word cut short"
     }

@@ -22,13 +22,15 @@ tui_cleanup() { $TM kill-server >/dev/null 2>&1; sleep 0.3; rm -rf "$TMP"; }
 trap tui_cleanup EXIT
 trap 'exit 1' INT TERM
 
+# TS: the session banklab runs in ("t"; a suite that runs several at once names each its own)
+TS=t
 # a session that keeps the private server alive between test sessions
 $TM new-session -d -s keep -x 80 -y 24 "sleep 3600" || { echo "FAIL: tmux cannot start"; exit 1; }
 
 now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
-screen() { $TM capture-pane -p -t t 2>/dev/null; }
-keys() { $TM send-keys -t t "$@"; }
-lit() { $TM send-keys -t t -l -- "$1"; }
+screen() { $TM capture-pane -p -t "$TS" 2>/dev/null; }
+keys() { $TM send-keys -t "$TS" "$@"; }
+lit() { $TM send-keys -t "$TS" -l -- "$1"; }
 fail() {
     echo "FAIL: $*"
     echo "--- screen:"
@@ -36,16 +38,16 @@ fail() {
     exit 1
 }
 
-# start W H [ENV=VALUE ...] -- ARGS...: run banklab in a fresh session "t"
+# start W H [ENV=VALUE ...] -- ARGS...: run banklab in a fresh session $TS
 start() {
     w=$1; h=$2; shift 2
     envs=""
     while [ $# -gt 0 ] && [ "$1" != "--" ]; do envs="$envs $1"; shift; done
     [ $# -gt 0 ] && shift
-    $TM kill-session -t t >/dev/null 2>&1
-    $TM new-session -d -s t -x "$w" -y "$h" \
+    $TM kill-session -t "$TS" >/dev/null 2>&1
+    $TM new-session -d -s "$TS" -x "$w" -y "$h" \
         "cd '$ROOT' && env $envs '$BANKLAB' $*; echo EXITED rc=\$?; sleep 600" || fail "tmux new-session"
-    $TM set-option -t t status off >/dev/null
+    $TM set-option -t "$TS" status off >/dev/null
 }
 
 # BANKLAB_TEST_SLOW (tests/run.sh sets 3 when tests run in parallel): every wait lasts that
@@ -77,9 +79,54 @@ wait_gone() {
 
 expect() { wait_for "$1" "${2:-5}" || fail "did not see /$1/"; }
 
+# A key and its drawing, without a fixed sleep: a suite that starts banklab with
+# BANKLAB_TIMING="$TIMING" gets a line "redraw_ms N key K" there each time banklab has read a
+# key and drawn the screen for it (src/ui/app.c). Read on descriptor 9 as lines come.
+TIMING="$TMP/timing"
+: >"$TIMING"
+exec 9<"$TIMING"
+
+# press_drawn MS KEY: send KEY (a tmux key name) and wait until banklab has drawn the screen
+# for it (5 s, times BANKLAB_TEST_SLOW, at most) and the drawing is on tmux's screen: the screen
+# differs from the one before the key and is the same in two captures 20 ms apart. A key that
+# changes nothing on the screen waits MS from the key (what a fixed `sleep` waited before), and
+# 100 ms after the drawing at least; the screen is then taken as it is. The last capture is
+# left in $TMP/screen.txt.
+press_drawn() {
+    pd_ms=$1; shift
+    while IFS= read -r pd_l <&9; do :; done     # the lines of earlier drawings
+    pd_before=$(screen; echo .)
+    pd_t0=$(now_ms)
+    keys "$1"
+    pd_line=$pd_l pd_i=0
+    while [ $pd_i -lt $((500 * BANKLAB_TEST_SLOW)) ]; do
+        if IFS= read -r pd_l <&9; then
+            pd_line=$pd_line$pd_l
+            case $pd_line in "redraw_ms "*" key "*) break ;; esac
+            pd_line=
+        else
+            pd_line=$pd_line$pd_l     # a line not whole yet
+            sleep 0.01
+            pd_i=$((pd_i + 1))
+        fi
+    done
+    pd_now=$(now_ms)
+    pd_until=$(( pd_t0 + pd_ms ))
+    [ "$pd_until" -lt $(( pd_now + 100 )) ] && pd_until=$(( pd_now + 100 ))
+    pd_a=$(screen; echo .)
+    while :; do
+        sleep 0.02
+        pd_b=$(screen; echo .)
+        [ "$pd_a" = "$pd_b" ] && [ "$pd_b" != "$pd_before" ] && break
+        pd_a=$pd_b
+        [ "$(now_ms)" -ge "$pd_until" ] && break
+    done
+    printf '%s' "${pd_b%.}" >"$TMP/screen.txt"
+}
+
 # the pid of banklab inside the session (a child of the pane's shell)
 banklab_pid() {
-    sh_pid=$($TM display-message -p -t t '#{pane_pid}')
+    sh_pid=$($TM display-message -p -t "$TS" '#{pane_pid}')
     # from /proc, not ps: procps is not in every minimal image. Through cat: a process that
     # ends between the glob and the read must not stop the scan (mawk gives up on such a
     # file); tried for up to 2 s while the program starts.
