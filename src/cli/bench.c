@@ -397,24 +397,19 @@ static void print_both(const struct bench *B, const struct bench_both *bb, FILE 
         if (row_agrees(b, a, c, &w) != 0)
             continue;
         listed++;
-        fprintf(f, "%-36s SERVER AND IN-PROCESS DIFFER: server %s ld %.2f/%.2f st %.2f/%.2f "
-                "%.2f clk %.4f ms%s; in-process %s ld %.2f/%.2f st %.2f/%.2f %.2f clk %.4f ms%s\n",
-                b->row.label, gpu_status_name((enum gpu_status)a->err.status) ?
+        cli_say(f, BN_BOTH_DIFFER, b->row.label, gpu_status_name((enum gpu_status)a->err.status) ?
                 gpu_status_name((enum gpu_status)a->err.status) : "?", a->wavefronts_ld,
                 a->conflicts_ld, a->wavefronts_st, a->conflicts_st, a->clk_per_access,
-                a->ms_median, a->verified ? " checked" : "",
+                a->ms_median, a->verified ? cli_msg(BN_BOTH_CHECKED) : "",
                 gpu_status_name((enum gpu_status)c->err.status) ?
                 gpu_status_name((enum gpu_status)c->err.status) : "?", c->wavefronts_ld,
                 c->conflicts_ld, c->wavefronts_st, c->conflicts_st, c->clk_per_access,
-                c->ms_median, c->verified ? " checked" : "");
+                c->ms_median, c->verified ? cli_msg(BN_BOTH_CHECKED) : "");
     }
-    fprintf(f, "through the server vs in this process: %d of %d rows agree, %d differ, %d "
-            "measured by one path only (worst time apart: %.1f %%)\n", bb->agree,
+    cli_say(f, BN_BOTH_SUM, bb->agree,
             bb->agree + bb->differ + bb->one_path, bb->differ, bb->one_path, bb->worst_time * 100);
     if (B->nlat && bb->nlat)
-        fprintf(f, "parameter change -> new timing + counters, through the server: median %.1f ms "
-                "(min %.1f, max %.1f); in this process: median %.1f ms (min %.1f, max %.1f)\n",
-                B->lat[B->nlat / 2], B->lat[0], B->lat[B->nlat - 1], bb->lat[bb->nlat / 2],
+        cli_say(f, BN_BOTH_LATENCY, B->lat[B->nlat / 2], B->lat[0], B->lat[B->nlat - 1], bb->lat[bb->nlat / 2],
                 bb->lat[0], bb->lat[bb->nlat - 1]);
 }
 

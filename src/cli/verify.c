@@ -607,12 +607,10 @@ static void compare_paths(const struct vlist *L, struct both *bt, FILE *f)
             char a[384], b[384];
             both_figures(&it->row.rec.res, a, sizeof a);
             both_figures(&bt->in[i], b, sizeof b);
-            fprintf(f, "%-60.60s  SERVER AND IN-PROCESS DIFFER: server %s; in-process %s\n",
-                    it->row.label, CLI_CLEAN(a), CLI_CLEAN(b));
+            cli_say(f, VER_BOTH_DIFFER, it->row.label, CLI_CLEAN(a), CLI_CLEAN(b));
         }
     }
-    fprintf(f, "through the server vs in this process: %d of %d measurements agree, %d differ, "
-            "%d measured by one path only (worst time per access apart: %.1f %%)\n", bt->agree,
+    cli_say(f, VER_BOTH_SUM, bt->agree,
             bt->agree + bt->differ + bt->one_path, bt->differ, bt->one_path,
             bt->worst_time * 100);
 }
