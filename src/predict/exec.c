@@ -7,10 +7,12 @@
  * cache under everything the execution depends on, so an unchanged request is not executed
  * twice. */
 #include <ctype.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "../base/fmt.h"
 #include "../base/hash.h"
@@ -19,6 +21,7 @@
 #include "../ptx/ptx.h"
 #include "../ptx/ptx_agg.h"
 #include "../compile/compile.h"
+#include "../sys/sys.h"
 #include "exec.h"
 
 int kexec_has_main(const char *s, size_t n)
@@ -679,5 +682,82 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
     free(mc.key.s);
     if (rc)
         note(r, &err);
+    return rc;
+}
+
+/* text written where nvcc will read it, named as req's file: in
+ * CACHE/fixes/HASH/ (HASH of the file's real path and the text, so the same copy compiles and
+ * runs once through the kernel cache), or in a private temporary directory (*tmp 1: remove
+ * dir after) without a cache. 0 with the file's path, -1. */
+static int write_copy(const struct gpu_kernel_request *req, const char *text, size_t tlen,
+                      char *dir, size_t dsz, int *tmp, char *path, size_t psz)
+{
+    char real[PATH_MAX], part[PATH_MAX + 32];
+    if (!realpath(req->path, real))
+        bl_fmt(real, sizeof real, "%s", req->path);
+    const char *base = strrchr(real, '/');
+    base = base ? base + 1 : real;
+    *tmp = !req->cache_dir[0];
+    if (*tmp && sys_tmp_make("fix", dir, dsz))
+        return -1;
+    if (!*tmp) {
+        struct bl_err err;
+        bl_err_clear(&err);
+        int fd = kcache_dir_open(req->cache_dir, &err);
+        if (fd < 0)
+            return -1;
+        close(fd);
+        uint64_t h = bl_hash(bl_hash(BL_HASH_SEED, real, strlen(real) + 1), text, tlen);
+        bl_fmt(dir, dsz, "%s/fixes", req->cache_dir);
+        (void)mkdir(dir, 0700);
+        bl_fmt(dir, dsz, "%s/fixes/%016llx", req->cache_dir, (unsigned long long)h);
+        (void)mkdir(dir, 0700);
+    }
+    if (bl_fmt(path, psz, "%s/%s", dir, base) >= psz - 1)
+        return -1;
+    bl_fmt(part, sizeof part, "%s.tmp-%ld", path, (long)getpid());
+    int fd = open(part, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return -1;
+    size_t off = 0;
+    while (off < tlen) {
+        ssize_t w = write(fd, text + off, tlen - off);
+        if (w <= 0)
+            break;
+        off += (size_t)w;
+    }
+    int ok = off == tlen;
+    ok = close(fd) == 0 && ok && rename(part, path) == 0;
+    if (!ok)
+        unlink(part);
+    return ok ? 0 : -1;
+}
+
+int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_request *req,
+                     const char *name_expr, struct kp_result *r)
+{
+    static struct gpu_kernel_request cq;
+    char dir[PATH_MAX], path[PATH_MAX + NAME_MAX + 2], real[PATH_MAX];
+    int tmp = 0;
+    cq = *req;
+    if (write_copy(req, text, tlen, dir, sizeof dir, &tmp, path, sizeof path) ||
+        bl_fmt(cq.path, sizeof cq.path, "%s", path) >= sizeof cq.path - 1) {
+        bl_msg_set(&r->exec_note, NULL, 0, KEX_NO_COPY, req->path);
+        if (tmp)
+            sys_tmp_remove(dir);
+        return -1;
+    }
+    if (!realpath(req->path, real))   /* its own directory's headers, as the file has them */
+        bl_fmt(real, sizeof real, "%s", req->path);
+    char *slash = strrchr(real, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        bl_fmt(real, sizeof real, ".");
+    if (cq.nflags < GPU_KERNEL_MAX_FLAGS)
+        bl_fmt(cq.flags[cq.nflags++], sizeof cq.flags[0], "-I%s", real[0] ? real : "/");
+    int rc = kexec_apply(text, tlen, &cq, name_expr, r);
+    if (tmp)
+        sys_tmp_remove(dir);
     return rc;
 }

@@ -26,6 +26,22 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
 struct ptx_agg;
 void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r);
 
+/* kexec_apply_copy: kexec_apply of text, an edited copy of req's file (lines where they were),
+ * written for nvcc as a file of the same name in a directory of its own (under the kernel
+ * cache, named by the file's path and the text: the same copy is compiled and executed once;
+ * without a cache a temporary directory, removed after), its file's directory an include
+ * directory. Returns as kexec_apply; -1 with exec_note when the copy cannot be written. */
+int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_request *req,
+                     const char *name_expr, struct kp_result *r);
+
+/* kp_fixes_exec: kp_fixes_sass, and for a file without host code (name_expr not NULL) the
+ * candidate the model would propose for a line executed as kexec_apply executes the file
+ * (the edited copy's PTX run on the CPU): proposed only when the run does not fault and leaves
+ * the line conflict free; else the next candidate, at most 3 runs a line, each rejected one
+ * named with its reason among what was tried. */
+void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, const char *name_expr, struct kp_result *r);
+
 /* kexec_has_main: the file defines main() (outside comments and strings) */
 int kexec_has_main(const char *src, size_t len);
 

@@ -7,7 +7,10 @@
  * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
  * so every float4 stays whole); the file is predicted again with each, and the first that
  * leaves the line conflict free without making another line of the array worse is proposed,
- * in a compiler's words; else what was tried. Before those, the element's width (a note, no
+ * in a compiler's words; else what was tried. For a kernel-only file (kp_fixes_exec) the
+ * candidate the model would propose is executed as well (kexec_apply: its PTX run on the CPU),
+ * and proposed only when the run neither faults nor leaves the line conflicting; else the next
+ * candidate, at most FIX_EXECS runs a line, each rejected one named with its reason. Before those, the element's width (a note, no
  * patch): K = 2 or 4 consecutive elements a lane read one by one (a[K * x], a[K * x + 1], ...
  * on the line, or a[K * x + j] in a loop on j below K) that nvcc left as separate LDS, read as
  * one float2 / float4; a float2 / float4 read through a cast, read as its floats; each only
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "exec.h"
 #include "predict.h"
 
 /* ---------------------------------------------------------------- tokens */
@@ -399,6 +403,42 @@ static int has_array(const struct kp_line *l, const char *name)
  * GPU will run it */
 static const struct kp_sass *fix_sass;
 
+/* the kernel to execute each proposal of (kp_fixes_exec; NULL: checked by the reading alone),
+ * and the executions left for the line being fixed */
+#define FIX_EXECS 3
+static const char *fix_expr;
+static int fix_execs_left, fix_fault_told;   /* a fault's words are told once a line */
+
+/* 1 when text, executed, has line `line` conflict free; 0 with why when the execution faults
+ * or leaves the line conflicting, or when the line has no executions left */
+static int executed_ok(const char *text, size_t tlen, const struct gpu_kernel_request *req,
+                       int line, struct bl_msg *why)
+{
+    if (fix_execs_left <= 0) {
+        bl_msg_set(why, NULL, 0, KP_EXEC_LIMIT, FIX_EXECS);
+        return 0;
+    }
+    fix_execs_left--;
+    static struct kp_result p;
+    memset(&p, 0, sizeof p);
+    int ok = 0, ran = kp_predict_sass(text, tlen, req, fix_sass, &p, NULL) == 0 &&
+                      kexec_apply_copy(text, tlen, req, fix_expr, &p) == 0;
+    if (!ran && fix_fault_told) {
+        bl_msg_set(why, NULL, 0, KP_EXEC_FAULTS_TOO);
+    } else if (!ran) {
+        fix_fault_told = 1;
+        bl_msg_set(why, NULL, 0, KP_EXEC_FAULTS, &p.exec_note);
+    } else if (line > p.nlines) {
+        bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, 0);
+    } else if (p.line[line - 1].state == KP_OK && p.line[line - 1].excess > 0) {
+        bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, p.line[line - 1].ways);
+    } else {
+        ok = 1;
+    }
+    kp_free(&p);
+    return ok;
+}
+
 /* the predictions of the edited copies, kept while kp_fixes_sass runs: a padding or swizzle
  * of an array edits every access of it, the same copy for each of its conflicting lines,
  * predicted once (a copy is the same when its bytes and the instructions it is predicted
@@ -461,10 +501,13 @@ static const struct memo *predicted(const char *text, size_t tlen,
 }
 
 /* 1 when text fixes line `line` without making another line of array `name` worse; the
- * outcome of the lines of the array into *out */
+ * outcome of the lines of the array into *out. When the reading passes it but its execution
+ * (fix_expr) does not, 0 with the reason in *why (else why->id stays BL_MSG_NONE). */
 static int check(const char *text, size_t tlen, const struct gpu_kernel_request *req,
-                 const struct kp_result *r, int line, const char *name, struct bl_msg *out)
+                 const struct kp_result *r, int line, const char *name, struct bl_msg *out,
+                 struct bl_msg *why)
 {
+    why->id = BL_MSG_NONE;
     const struct memo *pp = predicted(text, tlen, req, fix_sass);
     if (!pp)
         return 0;
@@ -486,6 +529,8 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
         bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
                    &before, was->line, now->ways);
     }
+    if (ok && fix_expr)
+        ok = executed_ok(text, tlen, req, line, why);
     return ok;
 }
 
@@ -537,7 +582,7 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
                    struct tried *tr)
 {
     char what[160], idx[64], list[32] = "";
-    struct bl_msg outcome, note;
+    struct bl_msg outcome, note, why;
     size_t tlen;
     int pads = 0;
     unsigned rowel = a->elem ? 128 / a->elem : 32;
@@ -549,8 +594,12 @@ static int try_pad(const char *src, size_t len, const struct ftoks *v, int d,
         pads = pad;
         size_t tl = strlen(list);
         bl_fmt(list + tl, sizeof list - tl, "%s%d", tl ? ", " : "", pad);
-        int ok = check(t, tlen, req, r, l->line, name, &outcome);
+        int ok = check(t, tlen, req, r, l->line, name, &outcome, &why);
         free(t);
+        if (!ok && why.id != BL_MSG_NONE) {
+            bl_msg_set(&note, NULL, 0, KP_TRIED_PAD_EXEC, what, &why);
+            tried_add(tr, 1, &note);
+        }
         if (ok && idx[0])
             bl_msg_set(&note, NULL, 0, KP_NOTE_PAD_INDEXED, what, idx, &outcome);
         else if (ok)
@@ -577,17 +626,20 @@ static int try_swizzle(const char *src, size_t len, const struct ftoks *v, int d
                        struct tried *tr)
 {
     char what[160];
-    struct bl_msg outcome, note;
+    struct bl_msg outcome, note, why;
     size_t tlen;
     char *t = swizzle_patch(src, len, v, d, a, what, sizeof what, &tlen);
     if (t) {
-        int ok = check(t, tlen, req, r, l->line, name, &outcome);
+        int ok = check(t, tlen, req, r, l->line, name, &outcome, &why);
         free(t);
         if (ok) {
             bl_msg_set(&note, NULL, 0, KP_NOTE_SWIZZLE, name, what, &outcome);
             return found(l, KP_FIX_SWIZZLE, 0, name, &note);
         }
-        bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE, what);
+        if (why.id != BL_MSG_NONE)
+            bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE_EXEC, what, &why);
+        else
+            bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE, what);
     } else if (made) {
         bl_msg_set(&note, NULL, 0, KP_TRIED_SWIZZLE_POINTER, name);
     } else if (a->ndims == 1 && a->elem && 128 % a->elem == 0) {
@@ -850,7 +902,14 @@ void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
 void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
                    const struct kp_sass *sass, struct kp_result *r)
 {
+    kp_fixes_exec(src, len, req, sass, NULL, r);
+}
+
+void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,
+                   const struct kp_sass *sass, const char *name_expr, struct kp_result *r)
+{
     fix_sass = sass;
+    fix_expr = name_expr && !kexec_has_main(src, len) ? name_expr : NULL;
     memo_clear();
     struct ftoks v;
     if (lex(src, len, &v)) {
@@ -861,6 +920,8 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
         struct kp_line *l = &r->line[i];
         if (l->state != KP_OK || l->excess <= 0)
             continue;
+        fix_execs_left = FIX_EXECS;
+        fix_fault_told = 0;
         char names[sizeof l->arrays + sizeof l->worst + 2];
         bl_fmt(names, sizeof names, "%s %s", l->worst, l->arrays);   /* the worst one first */
         int found = 0, declared = 0;
@@ -900,6 +961,7 @@ void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request 
         }
     }
     memo_clear();
+    fix_expr = NULL;
     free(v.t);
 }
 

@@ -84,6 +84,18 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     "$BANKLAB" kernel tests/gpu/programs/many.cu --model --json >"$tmp/j" 2>&1
     python3 -c 'import json,sys; a=json.load(open(sys.argv[1])); assert [k["kernel"] for k in a]==["row","column","column_padded","pairs","quads","histogram"], a; assert [l["wavefronts"] for l in a[1]["model"] if l["line"]==24]==[16384]' "$tmp/j" ||
         fail "many.cu --json is not the six kernels' objects"
+    # a fix is executed before it is proposed (kernel-only files): half2_pad.cu's line 16 is
+    # conflict free, as the reading sees it, with t[32][33], but that copy's __half2 load on
+    # line 17 (an index read from memory, which the reading cannot predict) is misaligned on
+    # every odd row when executed; t[32][34] keeps 4-byte rows. float4_pad.cu's float4 load
+    # (line 15) is misaligned with every pad the reading accepts for line 14: no fix, each
+    # failed run named.
+    "$BANKLAB" kernel tests/golden/kernel_model/src/half2_pad.cu --model >"$tmp/m" 2>&1
+    grep -q "note: declare t\[32\]\[34\]: line 16 becomes 1-way" "$tmp/m" ||
+        fail "half2_pad.cu: not t[32][34]: $(grep -A2 '^    16' "$tmp/m")"
+    "$BANKLAB" kernel tests/golden/kernel_model/src/float4_pad.cu --model --json >"$tmp/j" 2>&1
+    python3 -c 'import json,sys; f=[l for l in json.load(open(sys.argv[1]))["model"] if l["line"]==14][0]["fix"]; assert f.startswith("no fix found: tried declaring t[32][33] (executing it fails: lane 0: `ld.shared.v4.f32") and "declaring t[32][34] (executing it fails as well)" in f, f' "$tmp/j" ||
+        fail "float4_pad.cu: a fix proposed, or the failed runs not named"
     # --sass without a GPU: the prediction with each line's instructions
     "$BANKLAB" kernel assets/kernels/vectors.cu --sass >"$tmp/m" 2>&1
     grep -A3 "^    18 " "$tmp/m" | grep -q "sass: LDS.128" || fail "--sass without a GPU: no LDS.128 under line 18"
