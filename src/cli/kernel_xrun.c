@@ -58,7 +58,7 @@ int kxrun_start(const char *file, const struct gpu_kernel_request *req, const ch
 {
     struct bl_err err = {0};
     int secs = req->time_limit > KXRUN_SECONDS ? (int)req->time_limit : KXRUN_SECONDS;
-    if (kxrt_run(file, req, lib_dir, secs, r, &err)) {
+    if (kxrt_run(file, req, lib_dir, secs, NULL, r, &err)) {
         int rc = err.why.id == KXRT_NO_NVCC ? -1 : EXIT_USAGE;
         if (rc != -1) {
             if (r->err && r->err[0])

@@ -4,6 +4,7 @@
  * status, note, steps, line, end, unsupported, fatal lines) are read back. No CUDA; never prints. */
 #include <errno.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
@@ -66,11 +67,35 @@ static void limits_in_child(void *ctx)
     setrlimit(RLIMIT_CPU, &cpu);
 }
 
+/* spawn's wait for pid when its caller may cancel: *cancel looked at every 20 ms */
+static int wait_cancellable(pid_t pid, int timeout_s, const atomic_int *cancel)
+{
+    int ws = 0;
+    pid_t w;
+    struct timespec nap = {0, 20 * 1000 * 1000};
+    double end = bl_now_ms() + 1000.0 * timeout_s;
+    while ((w = waitpid(pid, &ws, WNOHANG)) == 0 || (w < 0 && errno == EINTR)) {
+        int cancelled = atomic_load(cancel) != 0;
+        if (cancelled || bl_now_ms() >= end) {
+            kill(-pid, SIGKILL);
+            kill(pid, SIGKILL);
+            while (waitpid(pid, &ws, 0) < 0 && errno == EINTR)
+                ;
+            return cancelled ? -3 : -2;
+        }
+        nanosleep(&nap, NULL);
+    }
+    if (w < 0)
+        return -1;
+    kill(-pid, SIGKILL);   /* what it left behind in its group */
+    return WIFEXITED(ws) ? WEXITSTATUS(ws) : 128 + WTERMSIG(ws);
+}
+
 /* argv in dir with stdout and stderr into the files out and err, at most timeout_s seconds
- * (its whole process group killed then). The exit status, 128 + signal, -2 timed out, -1 not
- * started (errno). */
+ * (its whole process group killed then, and as soon as *cancel is set when cancel is not
+ * NULL). The exit status, 128 + signal, -2 timed out, -3 cancelled, -1 not started (errno). */
 static int spawn(char *const argv[], char *const envp[], const char *out, const char *err,
-                 int timeout_s)
+                 int timeout_s, const atomic_int *cancel)
 {
     int fo = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
     int fe = open(err, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
@@ -91,6 +116,8 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
     close(fe);
     if (pid < 0)
         return -1;
+    if (cancel)
+        return wait_cancellable(pid, timeout_s, cancel);
     int status = 0, w = sys_wait(pid, 1000.0 * timeout_s, 1, &status);
     if (w < 0)
         return -1;
@@ -152,7 +179,7 @@ static char **child_env(const char *lib_dir, const char *dir, char keep[6][PATH_
 
 /* nvcc with the request's flags, then `extra` words: the status (see spawn) */
 static int nvcc(const char *nv, const char *path, const struct gpu_kernel_request *req,
-                const char *dir, const char *const extra[], int nextra)
+                const char *dir, const char *const extra[], int nextra, const atomic_int *cancel)
 {
     const char *argv[GPU_KERNEL_MAX_FLAGS + 16];
     int a = 0;
@@ -181,7 +208,7 @@ static int nvcc(const char *nv, const char *path, const struct gpu_kernel_reques
         if (strncmp(environ[i], "TMPDIR=", 7))
             env[k++] = environ[i];
     env[k++] = tmp;
-    int rc = spawn((char *const *)argv, env, out, err, 300);
+    int rc = spawn((char *const *)argv, env, out, err, 300, cancel);
     free(env);
     return rc;
 }
@@ -194,6 +221,8 @@ static int nvcc_refused(const char *dir, struct kxrt_result *r, struct bl_err *e
     bl_fmt(p, sizeof p, "%s/nvcc.err", dir);
     free(r->err);
     r->err = slurp(p, KXRT_KEEP, &n);
+    if (rc == -3)
+        return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILE_CANCELLED);
     if (rc == -2)
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_TIMEOUT);
     return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KXRT_NVCC_FAILED, rc);
@@ -478,7 +507,7 @@ static void undefined_symbol(struct kxrt_result *r)
 }
 
 int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char *lib_dir,
-             int timeout_s, struct kxrt_result *r, struct bl_err *err)
+             int timeout_s, const atomic_int *cancel, struct kxrt_result *r, struct bl_err *err)
 {
     memset(r, 0, sizeof *r);
     char nv[PATH_MAX], dir[PATH_MAX], p[PATH_MAX], prog[PATH_MAX], o[PATH_MAX], e[PATH_MAX];
@@ -491,9 +520,9 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     bl_fmt(prog, sizeof prog, "%s/prog", dir);
     const char *ptx[] = {"-ptx", "-o", p};
     const char *exe[] = {"-cudart", "shared", "-o", prog};
-    int rc = nvcc(nv, path, req, dir, ptx, 3);
+    int rc = nvcc(nv, path, req, dir, ptx, 3, cancel);
     if (rc == 0)
-        rc = nvcc(nv, path, req, dir, exe, 4);
+        rc = nvcc(nv, path, req, dir, exe, 4, cancel);
     if (rc != 0) {
         nvcc_refused(dir, r, err, rc);
         sys_tmp_remove(dir);
@@ -505,12 +534,16 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     char *argv[] = {prog, NULL};
     bl_fmt(o, sizeof o, "%s/stdout", dir);
     bl_fmt(e, sizeof e, "%s/stderr", dir);
-    rc = env ? spawn(argv, env, o, e, timeout_s) : -1;
+    rc = env ? spawn(argv, env, o, e, timeout_s, cancel) : -1;
     free(env);
     if (rc == -1) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_CANNOT_START, prog, strerror(errno));
         sys_tmp_remove(dir);
         return -1;
+    }
+    if (rc == -3) {                       /* cancelled: nothing of it is wanted */
+        sys_tmp_remove(dir);
+        return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILE_CANCELLED);
     }
     size_t n = 0;
     r->out = slurp(o, KXRT_KEEP, &n);

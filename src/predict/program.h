@@ -9,6 +9,7 @@
 #ifndef BANKLAB_GPU_KERNEL_XRT_H
 #define BANKLAB_GPU_KERNEL_XRT_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 
 #include "../base/err.h"
@@ -68,11 +69,12 @@ struct kxrt_result {
 int kxrt_lib_dir(char *dir, size_t size);
 
 /* kxrt_run: build the file at path (the request's -I/-D/--nvcc-flag too) and run it with the
- * runtime in lib_dir, for at most timeout_s seconds; *r filled (kxrt_done it). 0 when the
- * program ran (whatever its end), or -1 with err: nvcc missing or failing (its messages in
- * err's text), no private directory. */
+ * runtime in lib_dir, for at most timeout_s seconds; *r filled (kxrt_done it). cancel (NULL:
+ * never) set by another thread kills nvcc or the program at once. 0 when the program ran
+ * (whatever its end), or -1 with err: nvcc missing or failing (its messages in err's text),
+ * no private directory, cancelled (KRN_COMPILE_CANCELLED). */
 int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char *lib_dir,
-             int timeout_s, struct kxrt_result *r, struct bl_err *err);
+             int timeout_s, const atomic_int *cancel, struct kxrt_result *r, struct bl_err *err);
 void kxrt_done(struct kxrt_result *r);
 
 /* kxrt_apply: the figures of main's first launch of kernel name_expr that ran ("" = the

@@ -137,8 +137,13 @@ static void kg_draw(const struct app *a, const void *st)
     const struct kg_warp *w = &g->l.w[g->cur];
     const struct gpu_kernel_pattern *p = &w->p;
     int y = 1, width = a->W - 2;
-    bl_fmt(buf, sizeof buf, ui_str(a, g->l.measured ? UIS_KG_MEASURED : UIS_KG_EXECUTED),
-           p->warp, p->block[0], p->block[1], p->block[2]);
+    int launch = g->l.measured ? 0 : g->k->pred.main_launch;   /* a program's: main's launch */
+    if (launch > 0)
+        bl_fmt(buf, sizeof buf, ui_str(a, UIS_KG_EXECUTED_MAIN), launch, p->warp, p->block[0],
+               p->block[1], p->block[2]);
+    else
+        bl_fmt(buf, sizeof buf, ui_str(a, g->l.measured ? UIS_KG_MEASURED : UIS_KG_EXECUTED),
+               p->warp, p->block[0], p->block[1], p->block[2]);
     text_puts(a, y++, 1, width, buf, A_BOLD);
     if (p->slot < 0)
         bl_fmt(buf, sizeof buf, ui_str(a, UIS_KG_WORST), g->cur + 1, g->l.n, w->name, w->of,

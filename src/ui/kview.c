@@ -408,6 +408,7 @@ static int kv_idle(struct app *a, void *st)
     int redraw = 0;
     if (kv_predict_poll(k)) {
         redraw = 1;
+        kv_prog_note(a, k);
         /* nothing measured: the cursor opens on the line the model says is worst, once */
         if (!k->pred_placed && (!k->has_res || k->res.err.status != GPU_KERNEL_OK) &&
             !(k->has_res && k->res.err.status == GPU_KERNEL_ECOMPILE) && !k->problem_line) {

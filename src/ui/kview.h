@@ -69,6 +69,8 @@ struct kview {
     struct kv_pjob *pjob;     /* the prediction being made, on its thread (kview_model.c) */
     int pred_stale;           /* its text is no longer shown: drop its result */
     int pred_placed;          /* the cursor was put on the worst predicted line once */
+    struct bl_msg prog_note;  /* a program's run: why it gave no figures, or how it ended */
+    int prog_told;            /* prog_note was put on the message line */
     time_t last_run;
     /* the run in flight */
     struct gpu_kernel_job *job;
@@ -113,6 +115,8 @@ void kv_predict_free(struct kview *k);
  * kv_pred_worst: the row of the predicted line with the most excess, -1 none */
 int kv_predict_poll(struct kview *k);
 int kv_pred_worst(const struct kview *k);
+/* kv_prog_note: a program's prog_note on the message line, once */
+void kv_prog_note(struct app *a, struct kview *k);
 /* kv_executing: the shown text is being executed on the CPU (its warps are still to come) */
 int kv_executing(const struct kview *k);
 const struct kp_line *kv_pred_line(const struct kview *k, const struct kv_row *w);

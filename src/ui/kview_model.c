@@ -14,6 +14,7 @@
 #include "../base/utf8.h"
 #include "../compile/compile.h"
 #include "../predict/exec.h"
+#include "../predict/program.h"
 #include "../store/files.h"
 #include "kview.h"
 
@@ -23,7 +24,12 @@
  * runs waits for it, and a result for a text no longer shown is dropped. It comes in two
  * steps: the reading (kp_predict_sass, the fixes), shown as soon as it is there, then a
  * kernel-only file executed on the CPU (kexec_apply: nvcc's PTX, seconds more) on a copy of
- * it, which replaces it with the executed figures and warps. */
+ * it, which replaces it with the executed figures and warps; a file with main() is run as a
+ * program on banklab's CUDA runtime instead (kxrt_run: its own process group, time and memory
+ * limits, killed when cancelled), and main's first launch of the kernel shown gives the
+ * figures and warps (kxrt_apply). A program that fails, or never launches the kernel, keeps
+ * the reading; why is said once on the message line (kv_prog_note). */
+#define KV_PROG_SECONDS 120                 /* the program's time limit (as the command's) */
 struct kv_pjob {
     pthread_t th;
     char *src;
@@ -31,14 +37,64 @@ struct kv_pjob {
     struct gpu_kernel_request req;
     struct kp_result res;
     int exec;                               /* the second step: res is the reading's copy */
+    int prog;                               /* ... by running the program (a file with main) */
+    char path[UI_PATH_MAX], lib[UI_PATH_MAX];   /* its file and banklab's CUDA runtime */
+    struct bl_msg note;                     /* why the program gave no figures, or how it ended */
     int ok;
     atomic_int done;
     atomic_int cancel;                      /* its result will be dropped: stop the compiler */
 };
 
+/* how a program that ran ended, when not well, into *m */
+static void prog_end(const struct kxrt_result *run, const char *path, int secs, struct bl_msg *m)
+{
+    switch (run->end) {
+    case KXRT_UNSUPPORTED:
+        bl_msg_set(m, NULL, 0, KXRT_SAY_UNSUPPORTED, path, run->what);
+        break;
+    case KXRT_SETUP:
+        bl_msg_set(m, NULL, 0, KXRT_SAY_SETUP, path, run->what);
+        break;
+    case KXRT_TIMEOUT:
+        bl_msg_set(m, NULL, 0, KXRT_SAY_TIMEOUT, path, secs);
+        break;
+    case KXRT_SIGNAL:
+        bl_msg_set(m, NULL, 0, KXRT_SAY_SIGNAL, path, run->status);
+        break;
+    default:
+        if (run->status != 0)
+            bl_msg_set(m, NULL, 0, KXRT_STATUS, path, run->status);
+    }
+}
+
+/* the second step of a file with main(): the program run, main's launch of the kernel */
+static void run_program(struct kv_pjob *j)
+{
+    struct kxrt_result run;
+    struct bl_err err = {0};
+    int secs = j->req.time_limit > KV_PROG_SECONDS ? (int)j->req.time_limit : KV_PROG_SECONDS;
+    j->ok = 0;
+    if (kxrt_run(j->path, &j->req, j->lib, secs, &j->cancel, &run, &err)) {
+        j->note = err.why;
+        kxrt_done(&run);
+        return;
+    }
+    kxrt_apply(&run, j->req.name, j->path, &j->res);
+    j->ok = j->res.executed;
+    prog_end(&run, j->path, secs, &j->note);
+    if (j->note.id == BL_MSG_NONE && !j->ok)
+        j->note = j->res.exec_note;
+    kxrt_done(&run);
+}
+
 static void *predict_main(void *arg)
 {
     struct kv_pjob *j = arg;
+    if (j->prog) {
+        run_program(j);
+        atomic_store(&j->done, 1);
+        return NULL;
+    }
     if (j->exec) {                          /* a kernel-only file: executed, not read */
         j->ok = kexec_apply(j->src, j->len, &j->req, j->req.name, &j->res) == 0;
         atomic_store(&j->done, 1);
@@ -60,12 +116,22 @@ static void *predict_main(void *arg)
     return NULL;
 }
 
-/* from (NULL: the reading) is the reading to execute on: copied */
+/* from (NULL: the reading) is the reading to execute on: copied; a file with main() only
+ * where this build has banklab's CUDA runtime */
 static void pjob_start(struct kview *k, const struct kp_result *from)
 {
+    char lib[UI_PATH_MAX];
+    int prog = from && kexec_has_main(k->src, k->srclen);
+    if (prog && kxrt_lib_dir(lib, sizeof lib) != 0)
+        return;
     struct kv_pjob *j = calloc(1, sizeof *j);
     if (!j)
         return;
+    if (prog) {
+        j->prog = 1;
+        bl_fmt(j->lib, sizeof j->lib, "%s", lib);
+        bl_fmt(j->path, sizeof j->path, "%s", k->file.path);
+    }
     if (from) {
         j->exec = 1;
         j->res = *from;
@@ -131,9 +197,11 @@ int kv_predict_poll(struct kview *k)
     }
     int ok = j->ok;
     if (j->exec) {                          /* the executed figures replace the reading's */
+        k->prog_note = j->note;
+        k->prog_told = 0;
         if (!ok || !k->has_pred) {
             pjob_end(j, NULL);
-            return 0;
+            return k->has_pred && k->prog_note.id != BL_MSG_NONE;   /* its why to say */
         }
         kp_free(&k->pred);
         pjob_end(j, &k->pred);
@@ -141,9 +209,19 @@ int kv_predict_poll(struct kview *k)
     }
     pjob_end(j, &k->pred);
     k->has_pred = ok;
-    if (ok && !kexec_has_main(k->src, k->srclen))
+    if (ok)
         pjob_start(k, &k->pred);
     return ok;
+}
+
+void kv_prog_note(struct app *a, struct kview *k)
+{
+    char t[KP_TEXT * 2], clean[KP_TEXT * 4];
+    if (k->prog_told || k->prog_note.id == BL_MSG_NONE)
+        return;
+    k->prog_told = 1;
+    bl_msg_render(&k->prog_note, a->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN, t, sizeof t);
+    app_msg(a, 1, "%s", bl_clean(clean, sizeof clean, t));
 }
 
 int kv_executing(const struct kview *k)
@@ -158,6 +236,7 @@ const struct kv_row *kv_cur_row(const struct kview *k)
 
 void kv_predict(struct kview *k)
 {
+    memset(&k->prog_note, 0, sizeof k->prog_note);
     if (k->has_pred)
         kp_free(&k->pred);
     k->has_pred = 0;
@@ -256,8 +335,11 @@ void kv_model_info(const struct app *a, const struct kview *k, char *buf, size_t
                                 : bl_fmt(buf + o, size - o, ui_str(a, UIS_KV_MODEL_DIFF), m);
         o += bl_fmt(buf + o, size - o, ")");
     }
-    const struct bl_msg *notes[] = {&l->why, &l->fix, &l->compiler};
-    for (int i = 0; i < 3; i++)
+    struct bl_msg ran = {0};                /* a program's: which launch of main ran */
+    if (k->pred.executed && k->pred.main_launch > 0)
+        bl_msg_set(&ran, NULL, 0, KXRT_EXECUTED, k->pred.main_launch, k->pred.main_launches);
+    const struct bl_msg *notes[] = {&l->why, &l->fix, &l->compiler, &ran};
+    for (int i = 0; i < 4; i++)
         if (notes[i]->id != BL_MSG_NONE && bl_msg_render(notes[i], g, t, sizeof t) > 0)
             o += bl_fmt(buf + o, size - o, "\n%s", bl_clean(clean, sizeof clean, t));
     if (l->fix_kind != KP_FIX_NONE)

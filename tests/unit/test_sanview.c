@@ -362,7 +362,7 @@ static void test_programs_agree(void **state)
         struct kxrt_result run;
         struct bl_err err = {0};
         memset(&run, 0, sizeof run);
-        if (kxrt_run(path, &req, dir, 120, &run, &err) != 0) {   /* no nvcc */
+        if (kxrt_run(path, &req, dir, 120, NULL, &run, &err) != 0) {   /* no nvcc */
             skip();
             return;
         }
