@@ -160,14 +160,14 @@ static int execute(const char *path, struct kp_result *r)
     int tmpl[8];
     assert_int_equal(kp_kernels(src, len, names, tmpl, 8), 1);
     snprintf(req.name, sizeof req.name, "%s", names[0]);
-    char cwhy[2][KP_TEXT], kwhy[2][KP_TEXT];
-    struct ksl_cubin *c = ksl_compile(src, len, &req, req.name, NULL, cwhy);
+    struct bl_msg cwhy = {0}, kwhy = {0};
+    struct ksl_cubin *c = ksl_compile(src, len, &req, req.name, NULL, &cwhy);
     if (!c) {
         free(src);
         return 1;
     }
     struct kp_sass sass = {0};
-    assert_int_equal(ksl_kernel(c, req.name, src, len, &sass, kwhy), 0);
+    assert_int_equal(ksl_kernel(c, req.name, src, len, &sass, &kwhy), 0);
     assert_int_equal(kp_predict_sass(src, len, &req, &sass, r, NULL), 0);
     assert_int_equal(kexec_apply(src, len, &req, req.name, r), 0);
     assert_true(r->executed);
