@@ -319,11 +319,12 @@ test-gpu: $(BIN) $(if $(filter cuda,$(GPU)),$(BUILD)/tests/gpu_probe $(INJECT_SO
 # The experiments behind docs/gpu.md (copy ceiling, counter offset): tests/gpu/probe.cu with
 # the project's CUPTI code, run by tests/gpu/probe.sh (part of make test-gpu).
 $(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/open.c src/runner/counters.c src/cuda/cudalib.h \
-                          $(call room_lib,base) $(FLAGS_STAMP)
+                          $(call room_lib,base) $(call room_lib,sys) $(FLAGS_STAMP)
 	@mkdir -p $(dir $@)
 	@$(if $(Q),echo "  NVCC    $@")
 	$(Q)$(NVCC) $(filter-out -DNCURSES_WIDECHAR=1,$(CPPFLAGS)) $(NVCCFLAGS) -o $@ tests/gpu/probe.cu \
-	  src/cuda/counters.cu src/cuda/open.c src/runner/counters.c $(call room_lib,base) -L$(CUDA_HOME)/lib64 -ldl
+	  src/cuda/counters.cu src/cuda/open.c src/runner/counters.c $(call room_lib,base) \
+	  $(call room_lib,sys) -L$(CUDA_HOME)/lib64 -ldl
 
 # libFuzzer targets: every room but the screens and the command line, built with clang as
 # GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.

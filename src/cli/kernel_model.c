@@ -32,10 +32,10 @@ static void name_expr(const char *src, size_t len, const struct gpu_kernel_reque
     bl_fmt(out, n, "%s", k >= 1 && !tmpl[0] ? names[0] : "");
 }
 
-/* m rendered in language g (KP_EN, KP_ZH) into buf (KP_TEXT bytes) */
-static const char *kp_text(const struct bl_msg *m, int g, char *buf)
+/* m rendered in language g into buf (KP_TEXT bytes) */
+static const char *kp_text(const struct bl_msg *m, enum bl_lang g, char *buf)
 {
-    bl_msg_render(m, g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN, buf, KP_TEXT);
+    bl_msg_render(m, g, buf, KP_TEXT);
     return buf;
 }
 
@@ -77,14 +77,14 @@ int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request 
 }
 
 /* " (lines 13, 19: each says why)": the lines not predicted, a few of them */
-static const char *not_lines(const struct kp_result *r, int g, char *buf, size_t size)
+static const char *not_lines(const struct kp_result *r, enum bl_lang g, char *buf, size_t size)
 {
     size_t o = 0;
     int n = 0;
     buf[0] = 0;
     if (!r->ncannot)
         return buf;
-    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
+    enum bl_lang lang = g;
     o += bl_fmt(buf, size, bl_msg_format(KM_NOT_LINES_OPEN, lang), r->ncannot > 1 ? "s" : "");
     for (int i = 0; i < r->nlines; i++) {
         if (r->line[i].state != KP_CANNOT)
@@ -116,9 +116,9 @@ static void put_col(FILE *f, const char *sep, const char *text, int width)
 }
 
 static void print_text(FILE *f, const char *file, const char *src, size_t len,
-                       const struct kp_result *r, int g, int sass, int own)
+                       const struct kp_result *r, enum bl_lang g, int sass, int own)
 {
-    enum bl_lang lang = g == KP_ZH ? BL_LANG_ZH : BL_LANG_EN;
+    enum bl_lang lang = g;
     fprintf(f, "%s: %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>>: %s\n\n", CLI_CLEAN(file),
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
@@ -152,7 +152,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
         if (l->line >= 1 && l->line <= lines.n)
             kout_source(f, lines.at[l->line - 1], lines.len[l->line - 1]);
         fputc('\n', f);
-        kmodel_put_notes(f, l, g == KP_ZH);
+        kmodel_put_notes(f, l, g == BL_LANG_ZH);
         if (sass && l->nsass > 0)
             fprintf(f, "%6s   sass: %s\n", "", l->sass);
     }
@@ -188,7 +188,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
 void kmodel_put_notes(FILE *f, const struct kp_line *l, int zh)
 {
     char clean[KP_TEXT * 2], t[KP_TEXT];
-    int g = zh ? KP_ZH : KP_EN;
+    enum bl_lang g = zh ? BL_LANG_ZH : BL_LANG_EN;
     if (l->state == KP_CANNOT)
     {
         fprintf(f, "%6s   ", "");
@@ -227,22 +227,22 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
             jw_numf(w, "excess", "%.17g", l->excess);
             jw_numf(w, "ways", "%.17g", l->ideal > 0 ? l->wavefronts / l->ideal : 0);
             jw_int(w, "max_ways", l->ways);
-            jw_str(w, "why", l->why.id != BL_MSG_NONE ? kp_text(&l->why, KP_EN, t) : NULL);
-            jw_str(w, "fix", l->fix.id != BL_MSG_NONE ? kp_text(&l->fix, KP_EN, t) : NULL);
+            jw_str(w, "why", l->why.id != BL_MSG_NONE ? kp_text(&l->why, BL_LANG_EN, t) : NULL);
+            jw_str(w, "fix", l->fix.id != BL_MSG_NONE ? kp_text(&l->fix, BL_LANG_EN, t) : NULL);
             jw_arr(w, "warps");    /* executed (kexec_apply): worst warps, distinct patterns */
             for (int k = 0; k < r->nwarps; k++)
                 if (r->warps[k].line == l->line)
                     kout_warp_json(w, &r->warps[k].p, r->warps[k].inst);
             jw_end(w);
         } else {
-            jw_str(w, "reason", kp_text(&l->reason, KP_EN, t));
+            jw_str(w, "reason", kp_text(&l->reason, BL_LANG_EN, t));
         }
         if (l->nsass >= 0) {
             jw_str(w, "sass", l->sass);
             jw_int(w, "sass_count", l->nsass);
         }
         if (l->compiler.id != BL_MSG_NONE)
-            jw_str(w, "compiler", kp_text(&l->compiler, KP_EN, t));
+            jw_str(w, "compiler", kp_text(&l->compiler, BL_LANG_EN, t));
         if (l->call_line)
             jw_int(w, "inlined_at", l->call_line);
         jw_end(w);
@@ -278,14 +278,14 @@ static void json_one(struct jw *w, const char *file, const char *src, size_t len
     if (r->executed)
         jw_int(w, "lane_instructions", (long long)r->exec_steps);
     else if (r->exec_note.id != BL_MSG_NONE)
-        jw_str(w, "exec_note", kp_text(&r->exec_note, KP_EN, (char[KP_TEXT]){0}));
+        jw_str(w, "exec_note", kp_text(&r->exec_note, BL_LANG_EN, (char[KP_TEXT]){0}));
     jw_bool(w, "sass", r->sass_known);
     if (r->sass_known) {
         jw_int(w, "sass_lines", r->nsass_lines);
         jw_int(w, "sass_instructions", r->sass_total);
     }
     else
-        jw_str(w, "sass_note", kp_text(&r->sass_note, KP_EN, (char[KP_TEXT]){0}));
+        jw_str(w, "sass_note", kp_text(&r->sass_note, BL_LANG_EN, (char[KP_TEXT]){0}));
 }
 
 int kmodel_print(const char *file, const char *src, size_t len,
@@ -320,7 +320,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
         } else {
             if (k)
                 fputs("\n", stdout);
-            print_text(stdout, file, src, len, &r, zh ? KP_ZH : KP_EN, sass, n > 1);
+            print_text(stdout, file, src, len, &r, zh ? BL_LANG_ZH : BL_LANG_EN, sass, n > 1);
         }
         kp_free(&r);
     }
@@ -367,7 +367,7 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
         rc = EXIT_USAGE;
     } else {
         const char *note = "";
-        int g = cli_lang() == BL_LANG_ZH ? KP_ZH : KP_EN;
+        enum bl_lang g = cli_lang();
         char t[KP_TEXT];
         for (int i = 0; i < r.nlines; i++)
             if (r.line[i].line == line)

@@ -55,7 +55,8 @@ struct lab_values {
 };
 
 /* Strings in the learner's language; messages of the rooms below (src/base/msg.def) in it. */
-#define TR(lab, en, zh) ((lab)->lang == LANG_ZH ? (zh) : (en))
+/* the printf format of a catalogue row (msg_lab.def) in the lab's language */
+#define LT(lab, id) bl_msg_format((id), (lab)->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 #define BL_LANG(lang) ((lang) == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 #define MSG(lab, m, en) bl_msg_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
 
@@ -155,7 +156,7 @@ static void range_text(const struct lab *lab, const struct lesson_param *p, char
                        size_t size)
 {
     if (p->step > 1)
-        snprintf(buf, size, TR(lab, "%lld..%lld, step %lld", "%lld..%lld，步长 %lld"), p->min,
+        snprintf(buf, size, LT(lab, LAB_RANGE_STEP), p->min,
                  p->max, p->step);
     else
         snprintf(buf, size, "%lld..%lld", p->min, p->max);
@@ -218,17 +219,17 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
 static void print_requirement(const struct lab *lab, const struct lesson_task *t)
 {
     const char *sep = "";
-    lab_out("%s", TR(lab, "Required: ", "要求："));
+    lab_out("%s", LT(lab, LAB_REQUIRED));
     if (t->max_wavefronts >= 0) {
-        lab_out(TR(lab, "wavefronts <= %d", "wavefront 数不超过 %d"), t->max_wavefronts);
-        sep = TR(lab, ", ", "，");
+        lab_out(LT(lab, LAB_WAVEFRONTS), t->max_wavefronts);
+        sep = LT(lab, LAB_COMMA);
     }
     if (t->max_conflicts >= 0) {
-        lab_out(TR(lab, "%sconflicts <= %d", "%s冲突数不超过 %d"), sep, t->max_conflicts);
-        sep = TR(lab, ", ", "，");
+        lab_out(LT(lab, LAB_CONFLICTS), sep, t->max_conflicts);
+        sep = LT(lab, LAB_COMMA);
     }
     if (t->max_ways >= 0)
-        lab_out(TR(lab, "%sways <= %d", "%s路数不超过 %d"), sep, t->max_ways);
+        lab_out(LT(lab, LAB_WAYS), sep, t->max_ways);
     lab_out("\n");
 }
 
@@ -239,23 +240,22 @@ static void print_bounds(const struct lab *lab, const struct lesson_task *t,
     const struct {
         const char *name;
         int bound, got;
-    } b[] = {{TR(lab, "wavefronts", "wavefront 数"), t->max_wavefronts, r->wavefronts},
-             {TR(lab, "conflicts", "冲突数"), t->max_conflicts, r->conflicts},
-             {TR(lab, "ways", "路数"), t->max_ways, r->ways}};
+    } b[] = {{LT(lab, LAB_WAVEFRONTS_NAME), t->max_wavefronts, r->wavefronts},
+             {LT(lab, LAB_CONFLICTS_NAME), t->max_conflicts, r->conflicts},
+             {LT(lab, LAB_WAYS_NAME), t->max_ways, r->ways}};
     for (size_t i = 0; i < sizeof b / sizeof b[0]; i++) {
         if (b[i].bound < 0)
             continue;
         int ok = b[i].got <= b[i].bound;
-        lab_out(TR(lab, "  %s %d %s %d: %s\n", "  %s %d %s %d：%s\n"), b[i].name, b[i].got,
+        lab_out(LT(lab, LAB_REQUIREMENT_ROW), b[i].name, b[i].got,
                ok ? "<=" : ">", b[i].bound,
-               ok ? TR(lab, "met", "满足") : TR(lab, "not met", "未满足"));
+               ok ? LT(lab, LAB_MET) : LT(lab, LAB_NOT_MET));
     }
 }
 
 static void print_result(const struct lab *lab, const char *what, const struct bank_result *r)
 {
-    lab_out(TR(lab, "%s: wavefronts %d, passes %d, conflicts %d, ways %d",
-              "%s：%d 个 wavefront，%d 批，%d 次冲突，%d 路"),
+    lab_out(LT(lab, LAB_WAVEFRONTS_PASSES_CONFLICTS_WAYS),
            what, r->wavefronts, r->passes, r->conflicts, r->ways);
     int worst = -1, cost = 0;
     for (int p = 0; p < r->npasses && p < BANK_MAX_PASSES; p++)
@@ -264,7 +264,7 @@ static void print_result(const struct lab *lab, const char *what, const struct b
             worst = r->pass[p].worst_bank;
         }
     if (worst >= 0 && cost > 1)
-        lab_out(TR(lab, " (worst: bank %d serves %d words)", "（最忙的 bank %d 要服务 %d 个字）"),
+        lab_out(LT(lab, LAB_WORST_BANK_SERVES_WORDS),
                worst, cost);
     lab_out("\n");
 }
@@ -278,8 +278,7 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     if (!lab->gpu || !lab->info.available)
         return 0;
     if (st->scene->kernel && strcmp(st->scene->kernel, "pattern")) {
-        lab_out(TR(lab, "  GPU: this scene runs the case kernel %s; graded by the model\n",
-                  "  GPU：此场景运行案例内核 %s；按模型评分\n"), st->scene->kernel);
+        lab_out(LT(lab, LAB_GPU_THIS_SCENE_RUNS_THE), st->scene->kernel);
         return 0;
     }
     struct gpu_request req;
@@ -302,16 +301,15 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
         }
     }
     if (!got) {
-        lab_out(TR(lab, "  GPU: no answer (%s); graded by the model\n",
-                  "  GPU：没有结果（%s）；按模型评分\n"),
+        lab_out(LT(lab, LAB_GPU_NO_ANSWER_GRADED_BY),
                s == GPU_OK ? "timeout" : "busy or unavailable");
         return 0;
     }
     if (res.err.status != GPU_OK || !res.has_counters) {
-        lab_out(TR(lab, "  GPU: %s; graded by the model\n", "  GPU：%s；按模型评分\n"),
+        lab_out(LT(lab, LAB_GPU_GRADED_BY_THE_MODEL),
                CLI_CLEAN(res.err.status != GPU_OK    ? MSG(lab, &res.err.why, res.err.msg)
                          : res.counters_note[0] ? MSG(lab, NULL, res.counters_note)
-                                                : TR(lab, "no counters", "没有计数器")));
+                                                : LT(lab, LAB_NO_COUNTERS)));
         return 0;
     }
     *wf = acc->op == BANK_STORE ? res.wavefronts_st : res.wavefronts_ld;
@@ -319,13 +317,11 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     /* where it was measured: replay's "recorded on <device>, <date>" in the learner's words */
     const char *prov = res.provenance[0] && strcmp(res.provenance, lab->info.device)
                            ? res.provenance : MSG(lab, &lab->info.device_msg, lab->info.device);
-    lab_out(TR(lab, "Measured (%s): wavefronts %.2f, conflicts %.2f per instruction\n",
-              "实测（%s）：每条指令 %.2f 个 wavefront，%.2f 次冲突\n"), CLI_CLEAN(prov), *wf, *cf);
+    lab_out(LT(lab, LAB_MEASURED_WAVEFRONTS_CONFLICTS_PER_INSTRUCTION), CLI_CLEAN(prov), *wf, *cf);
     *ns = res.has_access_timing ? res.ns_per_access : 0;
     *slow = res.has_access_timing ? res.slowdown : 0;
     if (res.has_access_timing)
-        lab_out(TR(lab, "  time per warp access: %.1f ns, %.1fx the conflict-free access\n",
-                  "  每次 warp 访问用时 %.1f ns，是无冲突访问的 %.1f 倍\n"), *ns, *slow);
+        lab_out(LT(lab, LAB_TIME_PER_WARP_ACCESS_NS), *ns, *slow);
     return 1;
 }
 
@@ -351,13 +347,13 @@ static int read_line(char *buf, size_t size)
 static void show_hint(struct lab *lab, const struct lesson_step *st, int *next_hint)
 {
     if (!st->nhints) {
-        lab_out("%s\n", TR(lab, "(no hint for this task)", "（此任务没有提示）"));
+        lab_out("%s\n", LT(lab, LAB_NO_HINT_FOR_THIS_TASK));
         return;
     }
     int i = *next_hint < st->nhints ? *next_hint : st->nhints - 1;
     char h[4096];
-    snprintf(h, sizeof h, "%s %d/%d%s%s", TR(lab, "Hint", "提示"), i + 1, st->nhints,
-             TR(lab, ": ", "："), tr(lab, &st->hints[i]));
+    snprintf(h, sizeof h, "%s %d/%d%s%s", LT(lab, LAB_HINT), i + 1, st->nhints,
+             LT(lab, LAB_COLON), tr(lab, &st->hints[i]));
     lab_out("%s\n", h);
     if (*next_hint < st->nhints)
         (*next_hint)++;
@@ -371,7 +367,7 @@ static int answer(struct lab *lab, const struct lesson_step *st, int *next_hint,
     for (;;) {
         lab_out("%s", prompt);
         if (read_line(line, size) < 0) {
-            lab_out("\n%s\n", TR(lab, "End of input: stopping.", "输入结束，停止。"));
+            lab_out("\n%s\n", LT(lab, LAB_END_OF_INPUT_STOPPING));
             return -1;
         }
         if (!strcmp(line, "q") || !strcmp(line, "quit"))
@@ -399,13 +395,12 @@ static int take(struct lab *lab, const struct lesson_scene *s, const struct less
     long long x = 0;
     int t = p ? 0 : type_index(s, line), number = p && parse_ll(line, &x) == 0;
     if (t < 0)
-        lab_out(TR(lab, "'%s' is not one of %s.\n", "“%s”不是 %s 之一。\n"), CLI_CLEAN(line), range);
+        lab_out(LT(lab, LAB_IS_NOT_ONE_OF), CLI_CLEAN(line), range);
     else if (p && !number)
-        lab_out(TR(lab, "'%s' is not a whole number; type a value in %s, ? for a hint, q to "
-                        "stop.\n", "“%s”不是整数；请输入 %s 范围内的值，? 查看提示，q 停止。\n"),
+        lab_out(LT(lab, LAB_IS_NOT_A_WHOLE_NUMBER),
                 CLI_CLEAN(line), range);
     else if (p && !value_ok(p, x))
-        lab_out(TR(lab, "%lld is outside %s; try again.\n", "%lld 不在 %s 内；请重试。\n"), x, range);
+        lab_out(LT(lab, LAB_LD_IS_OUTSIDE_TRY_AGAIN), x, range);
     else if (p)
         *v = x;
     else
@@ -424,19 +419,19 @@ static int ask(struct lab *lab, const struct lesson_step *st, struct lab_values 
         const struct lesson_param *p = i < n ? &s->params[i] : NULL;
         if (p) {
             range_text(lab, p, range, sizeof range);
-            snprintf(prompt, sizeof prompt, TR(lab, "%s [%s, now %lld]: ", "%s [%s，当前 %lld]："),
+            snprintf(prompt, sizeof prompt, LT(lab, LAB_PROMPT_NOW),
                      p->name, range, v->v[i]);
         } else {
             size_t len = 0;
             for (int k = 0; k < s->ntypes && len < sizeof range; k++)
                 len += (size_t)snprintf(range + len, sizeof range - len, "%s%s", k ? "|" : "",
                                         s->types[k]);
-            snprintf(prompt, sizeof prompt, TR(lab, "T [%s, now %s]: ", "T [%s，当前 %s]："), range,
+            snprintf(prompt, sizeof prompt, LT(lab, LAB_PROMPT_TYPE), range,
                      s->types[v->type]);
         }
         for (int bad = 0;; bad++) {
             if (bad >= 20) {
-                lab_out("%s\n", TR(lab, "Too many unusable answers; stopping.", "无效输入太多，停止。"));
+                lab_out("%s\n", LT(lab, LAB_TOO_MANY_UNUSABLE_ANSWERS_STOPPING));
                 return -1;
             }
             int got = answer(lab, st, next_hint, prompt, line, sizeof line);
@@ -567,16 +562,16 @@ static void print_task_text(const struct lab *lab, const struct lesson_step *st)
     const struct lesson_scene *s = st->scene;
     const struct lesson_task *t = st->task;
     static char txt[8192];
-    snprintf(txt, sizeof txt, "%s%s", TR(lab, "Goal: ", "目标："), tr(lab, &t->goal));
+    snprintf(txt, sizeof txt, "%s%s", LT(lab, LAB_GOAL), tr(lab, &t->goal));
     lab_out("%s\n", txt);
     if (st->text.en || st->text.zh) {
         /* the tutorial's keys ("with p / P") as what to type at the prompts below */
         lab_prompt_text(s, lab->lang, tr(lab, &st->text), txt, sizeof txt);
         lab_out("%s\n", txt);
     }
-    lab_out("%s%s\n", TR(lab, "Scene: ", "场景："), s->code);
+    lab_out("%s%s\n", LT(lab, LAB_SCENE), s->code);
     /* the access counted from 1, as the tutorial's "access 1/2" */
-    lab_out(TR(lab, "  block %ux%ux%u, warp %u, access %d/%d\n", "  block %ux%ux%u，warp %u，访问 %d/%d\n"),
+    lab_out(LT(lab, LAB_BLOCK_X_X_WARP_ACCESS),
            s->block[0] ? s->block[0] : 1, s->block[1] ? s->block[1] : 1,
            s->block[2] ? s->block[2] : 1, s->warp, task_access(st) + 1, lab_access_count(s));
 }
@@ -586,9 +581,9 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
 {
     const struct lesson_scene *s = st->scene;
     const struct lesson_task *t = st->task;
-    lab_out(TR(lab, "\n== %s %d/%d [%s]: %s (%d %s)\n", "\n== %s %d/%d [%s]：%s（%d %s）\n"),
-           TR(lab, "Task", "任务"), k, ntasks, st->id,
-           tr(lab, &st->title), t->points, TR(lab, t->points == 1 ? "point" : "points", "分"));
+    lab_out(LT(lab, LAB_TASK_HEAD),
+           LT(lab, LAB_TASK), k, ntasks, st->id,
+           tr(lab, &st->title), t->points, LT(lab, t->points == 1 ? LAB_POINT : LAB_POINTS));
     print_task_text(lab, st);
     struct lab_values v;
     memset(&v, 0, sizeof v);
@@ -598,15 +593,15 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         range_text(lab, p, range, sizeof range);
         v.v[i] = p->def;
         const char *label = p->label.en || p->label.zh ? tr(lab, &p->label) : "";
-        lab_out(TR(lab, "  %s%s%s: %s, %s %lld\n", "  %s%s%s：%s，%s %lld\n"), p->name,
+        lab_out(LT(lab, LAB_PARAM_ROW), p->name,
                label[0] ? " - " : "", label, range,
-               TR(lab, "default", "默认"), p->def);
+               LT(lab, LAB_DEFAULT), p->def);
     }
     if (s->ntypes > 0) {
         lab_out("  T:");
         for (int i = 0; i < s->ntypes; i++)
             lab_out(" %s", s->types[i]);
-        lab_out(" (%s %s)\n", TR(lab, "default", "默认"), s->types[0]);
+        lab_out(" (%s %s)\n", LT(lab, LAB_DEFAULT), s->types[0]);
     }
     print_requirement(lab, t);
 
@@ -615,7 +610,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
     char err[1536], vt[512], what[640];
     values_text(s, &v, vt, sizeof vt);
     if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang, NULL, 0) == 0) {
-        snprintf(what, sizeof what, TR(lab, "Now (%s)", "当前（%s）"), vt);
+        snprintf(what, sizeof what, LT(lab, LAB_NOW), vt);
         print_result(lab, what, &res);
     }
 
@@ -626,7 +621,7 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
             if (apply_answers(lab, st, &v))
                 return -1;
         } else {
-            lab_out("\n%s %d/%d\n", TR(lab, "Try", "尝试"), n, tries);
+            lab_out("\n%s %d/%d\n", LT(lab, LAB_TRY), n, tries);
             if (ask(lab, st, &v, &next_hint) < 0) {
                 lab->quit = 1;
                 return 0;
@@ -634,15 +629,15 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
         }
         values_text(s, &v, vt, sizeof vt);
         if (lab->scripted)
-            lab_out("%s%s\n", TR(lab, "Answer: ", "答案："), vt);
+            lab_out("%s%s\n", LT(lab, LAB_ANSWER), vt);
         char code[PROGRESS_CODE_MAX];
         if (evaluate(st, &v, &acc, &res, err, sizeof err, lab->lang, code, sizeof code) < 0) {
-            lab_out(TR(lab, "The pattern fails with %s: %s\n", "%s 时访问模式出错：%s\n"), vt, err);
-            lab_out("%s\n", TR(lab, "Not solved.", "未解决。"));
+            lab_out(LT(lab, LAB_THE_PATTERN_FAILS_WITH), vt, err);
+            lab_out("%s\n", LT(lab, LAB_NOT_SOLVED));
             record(lab, st, vt, 0, NULL, 0, (const double[4]){0, 0, 0, 0}, "");
             continue;
         }
-        snprintf(what, sizeof what, TR(lab, "Model (%s)", "模型（%s）"), vt);
+        snprintf(what, sizeof what, LT(lab, LAB_MODEL), vt);
         print_result(lab, what, &res);
         print_bounds(lab, t, &res);
         int ok = lesson_task_met(t, res.wavefronts, res.conflicts, res.ways);
@@ -652,28 +647,25 @@ static int run_task(struct lab *lab, const struct lesson_step *st, int k, int nt
             /* the hardware must meet the requirement too (whole wavefronts/conflicts) */
             int hw_ok = lesson_task_met(t, lround(m[0]), lround(m[1]), res.ways);
             if (ok && !hw_ok)
-                lab_out("%s\n", TR(lab, "  The counters do not meet the requirement.",
-                                  "  硬件计数器不满足要求。"));
+                lab_out("%s\n", LT(lab, LAB_THE_COUNTERS_DO_NOT_MEET));
             ok = ok && hw_ok;
         }
         record(lab, st, vt, ok, &res, measured, m, code);
         if (ok) {
-            lab_out(TR(lab, "Solved: +%d %s.\n", "已解决：+%d %s。\n"), t->points,
-                   TR(lab, t->points == 1 ? "point" : "points", "分"));
+            lab_out(LT(lab, LAB_SOLVED), t->points,
+                   LT(lab, t->points == 1 ? LAB_POINT : LAB_POINTS));
             return 1;
         }
-        lab_out("%s", TR(lab, "Not solved", "未解决"));
+        lab_out("%s", LT(lab, LAB_NOT_SOLVED_YET));
         if (n < tries)
-            lab_out(TR(lab, "; %d %s left. Type ? at a prompt for a hint.\n",
-                      "；还剩 %d 次%s。在提示符处输入 ? 查看提示。\n"),
-                   tries - n, TR(lab, tries - n == 1 ? "try" : "tries", ""));
+            lab_out(LT(lab, tries - n == 1 ? LAB_TRY_LEFT : LAB_TRIES_LEFT), tries - n);
         else
-            lab_out("%s\n", TR(lab, ".", "。"));
+            lab_out("%s\n", LT(lab, LAB_STOP));
     }
     struct lab_values sol;
     if (find_solution(st, &sol)) {
         values_text(s, &sol, vt, sizeof vt);
-        lab_out(TR(lab, "One solution: %s.\n", "一个答案：%s。\n"), vt);
+        lab_out(LT(lab, LAB_ONE_SOLUTION), vt);
     }
     return 0;
 }
@@ -777,13 +769,11 @@ static int check_answers(struct lab *lab, const struct lesson *l)
 static void print_header(const struct lab *lab, const char *file, int ntasks, int max_points,
                          int no_gpu, const struct bl_err *nogpu)
 {
-    lab_out(TR(lab, "banklab lab: %s (%s)\n", "banklab lab：%s（%s）\n"), tr(lab, &lab->l->title),
+    lab_out(LT(lab, LAB_BANKLAB_LAB), tr(lab, &lab->l->title),
             CLI_CLEAN(file));
-    lab_out(TR(lab, "%d graded %s, %d points.", "%d 个评分任务%s，共 %d 分。"), ntasks,
-           TR(lab, ntasks == 1 ? "task" : "tasks", ""), max_points);
+    lab_out(LT(lab, ntasks == 1 ? LAB_GRADED_TASK : LAB_GRADED_TASKS), ntasks, max_points);
     if (!lab->scripted)
-        lab_out(TR(lab, " Up to %d %s per task.", "每个任务最多尝试 %d 次%s。"), lab->tries,
-               TR(lab, lab->tries == 1 ? "try" : "tries", ""));
+        lab_out(LT(lab, lab->tries == 1 ? LAB_UP_TO_TRY : LAB_UP_TO_TRIES), lab->tries);
     lab_out("\n");
     if (lab->gpu && lab->info.available && bl_err_failed(nogpu)) {   /* the shipped recording */
         struct bl_msg m;
@@ -792,20 +782,16 @@ static void print_header(const struct lab *lab, const char *file, int ntasks, in
                    nogpu->msg[0] ? nogpu->msg : "not available", lab->info.device);
         lab_out("%s\n", CLI_CLEAN(MSG(lab, &m, en)));
     } else if (lab->gpu && lab->info.available)
-        lab_out(TR(lab, "GPU: %s. Solved means the model and the counters meet the requirement.\n",
-                  "GPU：%s。模型和硬件计数器都满足要求才算解决。\n"),
+        lab_out(LT(lab, LAB_GPU_SOLVED_MEANS_THE_MODEL),
                CLI_CLEAN(MSG(lab, &lab->info.device_msg, lab->info.device)));
     else if (no_gpu)
-        lab_out("%s\n", TR(lab, "GPU: not used (--no-gpu); graded by the model.",
-                          "GPU：未使用（--no-gpu）；按模型评分。"));
+        lab_out("%s\n", LT(lab, LAB_GPU_NOT_USED_NO_GPU));
     else
-        lab_out(TR(lab, "GPU: none (%s); graded by the model.\n", "GPU：无（%s）；按模型评分。\n"),
+        lab_out(LT(lab, LAB_GPU_NONE_GRADED_BY_THE),
                CLI_CLEAN(lab->info.err.msg[0] ? MSG(lab, &lab->info.err.why, lab->info.err.msg)
-                                             : TR(lab, "not available", "不可用")));
+                                             : LT(lab, LAB_NOT_AVAILABLE)));
     if (!lab->scripted)
-        lab_out("%s\n", TR(lab, "Type a value and Enter; Enter alone keeps the value shown; "
-                               "? shows a hint; q stops.",
-                          "输入数值后按回车；直接回车保留当前值；? 查看提示；q 停止。"));
+        lab_out("%s\n", LT(lab, LAB_TYPE_A_VALUE_AND_ENTER));
 }
 
 /* Every graded task in order, until the learner stops. Returns 0, or EXIT_USAGE when an
@@ -899,10 +885,8 @@ int cmd_lab(int argc, char **argv)
     rc = run_tasks(&lab, ntasks, &score, &solved);
     if (rc == 0) {
         if (lab.quit)
-            lab_out("\n%s\n", TR(&lab, "Stopped early; the remaining tasks count as not solved.",
-                                "提前停止；其余任务按未解决计。"));
-        lab_out(TR(&lab, "\n== Score: %d of %d points (%d of %d tasks solved)\n",
-                  "\n== 得分：%d / %d 分（解决 %d / %d 个任务）\n"),
+            lab_out("\n%s\n", LT(&lab, LAB_STOPPED_EARLY_THE_REMAINING_TASKS));
+        lab_out(LT(&lab, LAB_SCORE_OF_POINTS_OF_TASKS),
                score, max_points, solved, ntasks);
         if (prog) {
             progress_set_tasks(prog, score, max_points);

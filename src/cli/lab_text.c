@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/msg.h"
 #include "../base/wrap.h"
 #include "../lesson/scene.h"
 #include "../model/pattern.h"
@@ -88,7 +89,8 @@ static size_t sentence_end(const char *s, size_t i)
 static int rewrite(const struct lesson_scene *s, enum lesson_lang lang, const char *t,
                    size_t a, size_t b, char *out, size_t n, size_t *o)
 {
-    const char *lead = lang == LANG_ZH ? "\u7528 " : "with ";   /* 用 */
+    enum bl_lang bl = lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN;
+    const char *lead = bl_msg_format(LAB_KEY_LEAD, bl);   /* the lessons' "with p / P" */
     size_t ll = strlen(lead);
     char buf[2048];
     size_t k = 0;
@@ -99,8 +101,7 @@ static int rewrite(const struct lesson_scene *s, enum lesson_lang lang, const ch
             const struct lesson_param *p = key_param(s, x, y);
             if (!p)
                 return 0;
-            k += (size_t)snprintf(buf + k, sizeof buf - k, lang == LANG_ZH ? "\u5728 %s \u63d0\u793a\u5904"
-                                                                          : "at the %s prompt",
+            k += (size_t)snprintf(buf + k, sizeof buf - k, bl_msg_format(LAB_AT_PROMPT, bl),
                                   p->name);
             i += ll + m;
             if (lang == LANG_ZH && t[i] == ' ')

@@ -18,8 +18,6 @@
 #include "../base/msg.h"
 #include "../kernel/kernel.h"
 
-#define KP_EN 0                     /* the cli's kernel report: its language, 0 or 1 */
-#define KP_ZH 1
 #define KP_MAX_EVALS (1L << 21)     /* warp evaluations one line may take */
 #define KP_MAX_TRIPS 4096           /* trips of the loops around one line */
 #define KP_LOOPS 8                  /* loops around one line */
