@@ -20,6 +20,13 @@ export BUILD BANKLAB
 [ -n "$ASAN_BUILD" ] && export ASAN_BANKLAB="$ASAN_BUILD/banklab"
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 logdir="$BUILD/test-logs"; mkdir -p "$logdir"
+# one compile cache for the suites that compile the same shipped kernels (kernel_no_silent,
+# reader_knr, reader_model, ptx_h200: XDG_CACHE_HOME=$BANKLAB_TEST_CACHE), empty at each run:
+# entries are keyed by the source, every file it includes, the flags and the compiler
+# (tests/sh/kernel_cache.sh), so one suite's compile serves another's without ever being stale
+BANKLAB_TEST_CACHE="$(cd "$BUILD" && pwd)/test-cache"
+rm -rf "$BANKLAB_TEST_CACHE" && mkdir -m 700 "$BANKLAB_TEST_CACHE" || exit 1
+export BANKLAB_TEST_CACHE
 res="$logdir/results"; rm -rf "$res"; mkdir -p "$res"
 : "${JOBS:=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN 2>/dev/null || echo 1)}"
 case $JOBS in ''|*[!0-9]*|0) JOBS=1 ;; esac

@@ -13,7 +13,7 @@
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
 . tests/sh/lib.sh kernel_no_silent.sh
-export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
+export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="${BANKLAB_TEST_CACHE:-$tmp/cache}" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
 if ! [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] && ! command -v nvcc >/dev/null 2>&1; then
     echo "SKIP: no nvcc"; exit 77

@@ -11,7 +11,7 @@
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${MIN_EQUAL:=96}"
 . tests/sh/lib.sh ptx_h200.sh
-export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
+export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="${BANKLAB_TEST_CACHE:-$tmp/cache}" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
 if ! { [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/null 2>&1; }; then
     echo "ptx_h200.sh: SKIP: no nvcc to make the kernels' PTX"

@@ -12,7 +12,7 @@
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
 . tests/sh/lib.sh reader_knr.sh
-export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
+export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="${BANKLAB_TEST_CACHE:-$tmp/cache}" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" "$tmp/a" "$tmp/b" && chmod 700 "$tmp/run"
 if ! [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] && ! command -v nvcc >/dev/null 2>&1; then
     echo "SKIP: no nvcc"; exit 77
@@ -141,11 +141,16 @@ __global__ void one(float *out) {
 EOF
 "$BANKLAB" kernel "$tmp/a/one.cu" --model >"$tmp/a.out" 2>&1; echo "exit $?" >>"$tmp/a.out"
 "$BANKLAB" kernel "$tmp/b/one.cu" --model >"$tmp/b.out" 2>&1; echo "exit $?" >>"$tmp/b.out"
-figures "$tmp/a.out" >"$tmp/a.fig"
-figures "$tmp/b.out" >"$tmp/b.fig"
-if cmp -s "$tmp/a.fig" "$tmp/b.fig"; then ok; else
-    fail "one-line braces predict differently:"; diff "$tmp/a.fig" "$tmp/b.fig" | head -n 8
-fi
+# every line of an access predicted alike in both layouts: the helper's, the stores, the loop's,
+# the else branch's and the last line. Lines 23-25 are left out: the if/else's two loads
+# compile to one load of a selected address at PTX line 0, which the executor charges to the
+# PTX line before it, the `if` line (23 in a, 25 in b: the layouts differ there, not the
+# reading; docs/kernel.md, "Executed, not read")
+for l in 8 15 16 21 29 31; do
+    ra=$(figures "$tmp/a.out" | awk -v l=$l '$1 == l && /\|/ { print; exit }')
+    rb=$(figures "$tmp/b.out" | awk -v l=$l '$1 == l && /\|/ { print; exit }')
+    [ -n "$ra" ] && [ "$ra" = "$rb" ] || fail "one-line braces predict line $l differently: '$ra' against '$rb'"
+done
 # and it is predicted: the helper's line, the loop's, both branches
 for l in 8 15 16 21 25 29; do
     row=$(awk -v l=$l '$1 == l && /\|/ { print; exit }' "$tmp/b.out")
