@@ -33,11 +33,7 @@ if ! command -v nvcc > /dev/null 2>&1 && [ ! -x /usr/local/cuda/bin/nvcc ]; then
 fi
 rm -rf "$tmp/t"/* "$tmp/cache"
 
-tagged() {
-    for f in /proc/[0-9]*/environ; do
-        { tr '\0' '\n' < "$f"; } 2>/dev/null | grep -qx "$TAG" && { p=${f#/proc/}; echo "${p%/environ}"; }
-    done
-}
+. tests/sh/tui_fixtures/guard.sh
 # nothing NAME WAIT: no tagged process and nothing in TMPDIR WAIT s from now (cleared if so)
 nothing() {
     sleep "$2"
@@ -51,19 +47,8 @@ nothing() {
         rm -rf "$tmp/t"/*
     else ok "$1: no temporary file left"; fi
 }
-peak() { # the largest VmPeak (kB) of a tagged compiler
-    m=0
-    for p in $(tagged); do
-        case $(cat "/proc/$p/comm" 2>/dev/null) in nvcc|cicc|cudafe++|gcc|cc1plus|ptxas) ;; *) continue ;; esac
-        v=$(awk '/^VmPeak/ { print $2 }' "/proc/$p/status" 2>/dev/null)
-        [ -n "$v" ] && [ "$v" -gt "$m" ] && m=$v
-    done
-    echo $m
-}
 
-printf '#include "/dev/zero"\n__global__ void k(int *p) { p[0] = 1; }\n' > "$tmp/zero.cu"
-{ echo '#define X0 x'; i=1; while [ $i -le 40 ]; do echo "#define X$i X$((i-1)) X$((i-1))"; i=$((i+1)); done
-  echo 'int big[] = { X40 };'; echo '__global__ void k(int *p) { p[0] = 1; }'; } > "$tmp/macro.cu"
+hostile_sources "$tmp"
 
 # ---- the model's compile keeps --time-limit ----
 s=$(date +%s)

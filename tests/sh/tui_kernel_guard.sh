@@ -21,25 +21,10 @@ TAG="BL_GUARD_TAG=tui-guard-$$"
 KENV="CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR=$TMP/run XDG_CACHE_HOME=$TMP/cache TMPDIR=$TMP/t $TAG BANKLAB_KERNEL_SERVER=0"
 LIMIT_KB=$((2048 * 1024))
 
-tagged() { # the pids whose environment holds $TAG
-    for f in /proc/[0-9]*/environ; do
-        { tr '\0' '\n' <"$f"; } 2>/dev/null | grep -qx "$TAG" && { p=${f#/proc/}; echo "${p%/environ}"; }
-    done
-}
+. tests/sh/tui_fixtures/guard.sh
 names() { for p in "$@"; do cat "/proc/$p/comm" 2>/dev/null; done | tr '\n' ' '; }
-peak() { # the largest VmPeak (kB) of a tagged compiler process
-    m=0
-    for p in $(tagged); do
-        case $(cat "/proc/$p/comm" 2>/dev/null) in nvcc|cicc|cudafe++|gcc|cc1plus|ptxas) ;; *) continue ;; esac
-        v=$(awk '/^VmPeak/ { print $2 }' "/proc/$p/status" 2>/dev/null)
-        [ -n "$v" ] && [ "$v" -gt "$m" ] && m=$v
-    done
-    echo $m
-}
 
-printf '#include "/dev/zero"\n__global__ void k(int *p) { p[0] = 1; }\n' >"$TMP/zero.cu"
-{ echo '#define X0 x'; i=1; while [ $i -le 40 ]; do echo "#define X$i X$((i-1)) X$((i-1))"; i=$((i+1)); done
-  echo 'int big[] = { X40 };'; echo '__global__ void k(int *p) { p[0] = 1; }'; } >"$TMP/macro.cu"
+hostile_sources "$TMP"
 
 for f in zero macro; do
     start 100 30 $KENV -- "$TMP/$f.cu" --lang en
