@@ -73,6 +73,11 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
  * path, -1 when there is none. */
 int knvcc_find(char *path, size_t size);
 
+/* knvcc_where: the source file at path as nvcc is given it: its real path into real (path
+ * itself when it has none) and the directory it stands in into dir ("/" or "." at the top):
+ * the compile runs there, so that its own #include "..." files are found. */
+void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize);
+
 /* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
  * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
  * them). */

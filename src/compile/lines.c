@@ -374,14 +374,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
                               struct bl_msg *why)
 {
     char real[PATH_MAX], dir[PATH_MAX], nvcc[PATH_MAX];
-    if (!realpath(req->path, real))
-        bl_fmt(real, sizeof real, "%s", req->path);
-    bl_fmt(dir, sizeof dir, "%s", real);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir)
-        *slash = '\0';
-    else
-        bl_fmt(dir, sizeof dir, "%s", slash ? "/" : ".");
+    knvcc_where(req->path, real, sizeof real, dir, sizeof dir);
     char named[PATH_MAX];
     bl_clean(named, sizeof named, real);
     /* nvcc reads the file by its real bytes; messages and NVRTC name it escaped */

@@ -37,6 +37,18 @@ static int executable(const char *p)
     return stat(p, &st) == 0 && S_ISREG(st.st_mode) && access(p, X_OK) == 0;
 }
 
+void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize)
+{
+    char r[PATH_MAX];
+    bl_fmt(real, rsize, "%s", realpath(path, r) ? r : path);
+    bl_fmt(dir, dsize, "%s", real);
+    char *slash = strrchr(dir, '/');
+    if (slash && slash != dir)
+        *slash = '\0';
+    else
+        bl_fmt(dir, dsize, "%s", slash ? "/" : ".");
+}
+
 int knvcc_find(char *path, size_t size)
 {
     const char *env = sys_env("BANKLAB_NVCC");

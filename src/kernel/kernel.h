@@ -283,6 +283,19 @@ const char *ksrc_base_name(const char *name, char *buf, size_t size);
 int ksrc_scalar_bytes(const struct ksrc_param *p, const char *text, unsigned char out[8],
                       struct bl_err *err);
 
+/* The launch's values for kernel k's parameters, one rule for every engine that binds them
+ * (the measuring process, the executor): ksrc_check_args: k has at most KSRC_MAX_PARAMS
+ * parameters and each --arg NAME names a scalar one (0, or -1 with err). ksrc_buffer_bytes:
+ * pointer parameter i's buffer, --buffer-size NAME=BYTES or the launch's size.
+ * ksrc_scalar_arg: scalar parameter i's --arg value as its bytes into out (0, or -1 with err:
+ * a type banklab cannot pass, no value, a bad value). */
+int ksrc_check_args(const struct ksrc_kernel *k, const struct gpu_kernel_request *req,
+                    struct bl_err *err);
+unsigned long long ksrc_buffer_bytes(const struct ksrc_kernel *k, int i,
+                                     const struct gpu_kernel_request *req);
+int ksrc_scalar_arg(const struct ksrc_kernel *k, int i, const struct gpu_kernel_request *req,
+                    unsigned char out[8], struct bl_err *err);
+
 /* ksrc_parse_log: NVRTC's log as diagnostics (file, line, column from the caret line,
  * message). *diags is malloc'ed (free it); *n their number; *nerrors how many are errors.
  * A log with an error but no recognisable location gives one diagnostic in `path`, line 0.

@@ -845,3 +845,59 @@ int kp_kernels(const char *src, size_t len, char (*names)[GPU_KERNEL_TEXT], int 
     }
     return m;
 }
+
+/* ---- the launch's values for a kernel's parameters ---- */
+
+int ksrc_check_args(const struct ksrc_kernel *k, const struct gpu_kernel_request *req,
+                    struct bl_err *err)
+{
+    if (k->nall > KSRC_MAX_PARAMS)
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name, k->nall,
+                       KSRC_MAX_PARAMS);
+    for (int a = 0; a < req->nargs; a++) {
+        int found = 0;
+        for (int i = 0; i < k->nparams; i++)
+            found |= !strcmp(k->params[i].name, req->args[a].name) &&
+                     k->params[i].kind != KSRC_POINTER;
+        if (!found)
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
+                           req->args[a].name, k->name, req->args[a].name);
+    }
+    return 0;
+}
+
+unsigned long long ksrc_buffer_bytes(const struct ksrc_kernel *k, int i,
+                                     const struct gpu_kernel_request *req)
+{
+    unsigned long long sz = req->buffer_size, v;
+    for (int b = 0; b < req->nbufs; b++)
+        if (!strcmp(req->bufs[b].name, k->params[i].name) &&
+            kreq_bytes(req->bufs[b].value, &v) == 0)
+            sz = v;
+    return sz;
+}
+
+int ksrc_scalar_arg(const struct ksrc_kernel *k, int i, const struct gpu_kernel_request *req,
+                    unsigned char out[8], struct bl_err *err)
+{
+    const struct ksrc_param *p = &k->params[i];
+    if (p->kind == KSRC_UNSUPPORTED)
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED, i + 1, k->name,
+                       p->type, p->name[0] ? " " : "", p->name);
+    const char *val = NULL;
+    for (int a = 0; a < req->nargs; a++)
+        if (!strcmp(req->args[a].name, p->name))
+            val = req->args[a].value;
+    if (!val) {
+        if (p->name[0])
+            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_NEEDS_VALUE, k->name,
+                           p->type, p->name, p->name, p->name, req->path);
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNNAMED, i + 1, k->name,
+                       p->type);
+    }
+    struct bl_err why = {0};
+    if (ksrc_scalar_bytes(p, val, out, &why))
+        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name, val,
+                       why.msg);
+    return 0;
+}

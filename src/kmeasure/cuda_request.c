@@ -123,18 +123,8 @@ static int bind_params(struct child *ch)
 {
     const struct ksrc_kernel *k = ch->kernel;
     const struct gpu_kernel_request *req = ch->req;
-    if (k->nall > KSRC_MAX_PARAMS)
-        return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name,
-                       k->nall, KSRC_MAX_PARAMS);
-    for (int a = 0; a < req->nargs; a++) {
-        int found = 0;
-        for (int i = 0; i < k->nparams; i++)
-            found |= !strcmp(k->params[i].name, req->args[a].name) &&
-                     k->params[i].kind != KSRC_POINTER;
-        if (!found)
-            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
-                           req->args[a].name, k->name, req->args[a].name);
-    }
+    if (ksrc_check_args(k, req, &ch->res->err))
+        return -1;
     for (int b = 0; b < req->nbufs; b++) {
         int found = 0;
         for (int i = 0; i < k->nparams; i++)
@@ -145,36 +135,10 @@ static int bind_params(struct child *ch)
                            req->bufs[b].name, k->name, req->bufs[b].name);
     }
     for (int i = 0; i < k->nparams; i++) {
-        const struct ksrc_param *p = &k->params[i];
-        if (p->kind == KSRC_POINTER) {
-            ch->buf_size[i] = req->buffer_size;
-            for (int b = 0; b < req->nbufs; b++) {
-                unsigned long long v;
-                if (!strcmp(req->bufs[b].name, p->name) && kreq_bytes(req->bufs[b].value, &v) == 0)
-                    ch->buf_size[i] = v;
-            }
-            continue;
-        }
-        if (p->kind == KSRC_UNSUPPORTED)
-            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED,
-                           i + 1, k->name, p->type, p->name[0] ? " " : "", p->name);
-        const char *val = NULL;
-        for (int a = 0; a < req->nargs; a++)
-            if (!strcmp(req->args[a].name, p->name))
-                val = req->args[a].value;
-        if (!val) {
-            if (p->name[0])
-                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_NEEDS_VALUE,
-                        k->name, p->type, p->name, p->name, p->name, req->path);
-            else
-                bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNNAMED, i + 1,
-                        k->name, p->type);
+        if (k->params[i].kind == KSRC_POINTER)
+            ch->buf_size[i] = ksrc_buffer_bytes(k, i, req);
+        else if (ksrc_scalar_arg(k, i, req, ch->scalars[i], &ch->res->err))
             return -1;
-        }
-        struct bl_err why = {0};
-        if (ksrc_scalar_bytes(p, val, ch->scalars[i], &why))
-            return bl_fail(&ch->res->err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name,
-                           val, why.msg);
     }
     return 0;
 }
@@ -239,14 +203,7 @@ static void request(struct child *ch)
     res->smem = req->smem;
     if (st->have_gpu)
         bl_fmt(res->device, sizeof res->device, "%s", st->name);
-    if (!realpath(req->path, ch->realpath))
-        bl_fmt(ch->realpath, sizeof ch->realpath, "%s", req->path);
-    bl_fmt(ch->dir, sizeof ch->dir, "%s", ch->realpath);
-    char *slash = strrchr(ch->dir, '/');
-    if (slash && slash != ch->dir)
-        *slash = '\0';
-    else
-        bl_fmt(ch->dir, sizeof ch->dir, "%s", slash ? "/" : ".");
+    knvcc_where(req->path, ch->realpath, sizeof ch->realpath, ch->dir, sizeof ch->dir);
     /* NVRTC's messages and line info name the program: a name with a newline or an escape
      * in it would split or drive what shows them, so it gets the escaped name (-I keeps dir) */
     bl_fmt(ch->rawpath, sizeof ch->rawpath, "%s", ch->realpath); /* what nvcc reads */

@@ -132,27 +132,14 @@ static int bind(const struct gpu_kernel_request *req, const struct ksrc_kernel *
                 struct exec_ctx *c, unsigned char scal[][8], void **args, struct bl_err *err)
 {
     unsigned long long total = 0;
-    if (k->nall > KSRC_MAX_PARAMS)
-        return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_TOO_MANY_PARAMS, k->name, k->nall,
-                       KSRC_MAX_PARAMS);
-    for (int a = 0; a < req->nargs; a++) {
-        int found = 0;
-        for (int i = 0; i < k->nparams; i++)
-            found |= !strcmp(k->params[i].name, req->args[a].name) &&
-                     k->params[i].kind != KSRC_POINTER;
-        if (!found)
-            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_NO_SCALAR_PARAM,
-                           req->args[a].name, k->name, req->args[a].name);
-    }
+    if (ksrc_check_args(k, req, err))
+        return -1;
     for (int i = 0; i < k->nparams; i++) {
         const struct ksrc_param *p = &k->params[i];
         memset(scal[i], 0, 8);
         args[i] = scal[i];
         if (p->kind == KSRC_POINTER) {
-            unsigned long long sz = req->buffer_size, v;
-            for (int b = 0; b < req->nbufs; b++)
-                if (!strcmp(req->bufs[b].name, p->name) && kreq_bytes(req->bufs[b].value, &v) == 0)
-                    sz = v;
+            unsigned long long sz = ksrc_buffer_bytes(k, i, req);
             total += sz;
             if (total > KEX_MAX_BUFFERS)
                 return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_BUFFERS, k->name, total,
@@ -168,24 +155,8 @@ static int bind(const struct gpu_kernel_request *req, const struct ksrc_kernel *
             memcpy(scal[i], &ptr, 8);
             continue;
         }
-        if (p->kind == KSRC_UNSUPPORTED)
-            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNSUPPORTED, i + 1,
-                           k->name, p->type, p->name[0] ? " " : "", p->name);
-        const char *val = NULL;
-        for (int a = 0; a < req->nargs; a++)
-            if (!strcmp(req->args[a].name, p->name))
-                val = req->args[a].value;
-        if (!val) {
-            if (p->name[0])
-                return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_NEEDS_VALUE, k->name,
-                               p->type, p->name, p->name, p->name, req->path);
-            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_PARAM_UNNAMED, i + 1, k->name,
-                           p->type);
-        }
-        struct bl_err why = {0};
-        if (ksrc_scalar_bytes(p, val, scal[i], &why))
-            return bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KRN_BAD_ARG_VALUE, p->name, val,
-                           why.msg);
+        if (ksrc_scalar_arg(k, i, req, scal[i], err))
+            return -1;
     }
     return 0;
 }
@@ -206,14 +177,7 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
         if (sl)
             *sl = 0;
     }
-    if (!realpath(req->path, real))
-        bl_fmt(real, sizeof real, "%s", req->path);
-    bl_fmt(dir, sizeof dir, "%s", real);
-    char *slash = strrchr(dir, '/');
-    if (slash && slash != dir)
-        *slash = '\0';
-    else
-        bl_fmt(dir, sizeof dir, "%s", slash ? "/" : ".");
+    knvcc_where(req->path, real, sizeof real, dir, sizeof dir);
     bl_clean(named, nsz, real);
     struct kcompile_in in = {.src = src, .len = len, .name = named, .dir = dir,
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
@@ -747,15 +711,10 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
             sys_tmp_remove(dir);
         return -1;
     }
-    if (!realpath(req->path, real))   /* its own directory's headers, as the file has them */
-        bl_fmt(real, sizeof real, "%s", req->path);
-    char *slash = strrchr(real, '/');
-    if (slash)
-        *slash = '\0';
-    else
-        bl_fmt(real, sizeof real, ".");
+    char own[PATH_MAX];   /* its own directory's headers, as the file has them */
+    knvcc_where(req->path, real, sizeof real, own, sizeof own);
     if (cq.nflags < GPU_KERNEL_MAX_FLAGS)
-        bl_fmt(cq.flags[cq.nflags++], sizeof cq.flags[0], "-I%s", real[0] ? real : "/");
+        bl_fmt(cq.flags[cq.nflags++], sizeof cq.flags[0], "-I%s", own);
     int rc = kexec_apply(text, tlen, &cq, name_expr, r);
     if (tmp)
         sys_tmp_remove(dir);
