@@ -115,6 +115,12 @@ static int tutorial_opt(void *ctx, int key, const char *name, const char *val)
         t->kopt_at[t->nk] = t->kopt[t->nk];
         t->kval[t->nk++] = val;
     } else if (key == CLI_ARG || key == CLI_REST) {
+#define CMD_NAME(name, summary) #name,
+        static const char *const commands[] = {CLI_COMMANDS(CMD_NAME)};
+#undef CMD_NAME
+        for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (!strcmp(val, commands[i]))   /* banklab --lang zh sim ...: the command goes first */
+                return cli_usage_error(&tutorial_cmd, CLI_E_COMMAND_FIRST, val, val);
         if (o->kernel_file)
             return cli_usage_error(&tutorial_cmd, CLI_E_ONE_KERNEL_FILE_AT_TIME,
                                    CLI_CLEAN(o->kernel_file), CLI_CLEAN(val));

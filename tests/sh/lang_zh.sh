@@ -215,6 +215,11 @@ cli "sim: two forms" "$BANKLAB" sim 's[lane]' --offsets 0 --lang zh
 cli "kernel: no file" "$BANKLAB" kernel --lang zh
 cli "run: no program" "$BANKLAB" run --lang zh
 cli "an unknown command" "$BANKLAB" nosuch --lang zh
+cli "a command after an option" "$BANKLAB" --lang zh sim 's[lane]'
+grep -A 2 "^### a command after an option" "$CAP" | grep -q "“sim”是命令" ||
+    fail "banklab --lang zh sim: not told that the command goes first: $(grep -A 2 '^### a command after' "$CAP" | tail -n 1)"
+"$BANKLAB" --lang en sim 's[lane]' 2>&1 | grep -q "'sim' is a command: it goes first (banklab sim" ||
+    fail "banklab --lang en sim: not told that the command goes first"
 cli "--lang fr under LANG=zh_CN.UTF-8" env LANG=zh_CN.UTF-8 "$BANKLAB" sim --lang fr 's[lane]'
 cli "sim: text" "$BANKLAB" sim '__shared__ float s[64][32]; s[lane / 2][0]; s[lane][lane] = 1' --lang zh --columns 80
 cli "sim: 8-byte, lanes" "$BANKLAB" sim --offsets "$(seq -s, 0 8 248)" --width 8 --lanes --lang zh
