@@ -354,7 +354,8 @@ static void json_launch(struct jw *w, const struct gpu_run_launch *l, struct src
     jw_end(w);
 }
 
-static void print_json(const struct run_args *a, const struct gpu_run_output *o)
+/* The run as JSON (--json, and the recording --view hands to the kernel view) into f. */
+static int write_json(FILE *f, const struct run_args *a, const struct gpu_run_output *o)
 {
     struct src_cache cache;
     memset(&cache, 0, sizeof cache);
@@ -373,14 +374,34 @@ static void print_json(const struct run_args *a, const struct gpu_run_output *o)
     for (int i = 0; i < o->nnotes; i++)
         jw_str(w, NULL, o->notes[i]);
     jw_end(w);
-    jw_print(w, stdout, 1);   /* the caller reports output that could not be written */
+    int rc = jw_print(w, f, 1);
     jw_free(w);
     free(cache.text);
+    return rc;
 }
 
-/* --view: the kernel view (`banklab FILE.cu --name K --grid .. --block .. --smem ..`) on the
- * launch with the most excess, in place of this process. Returns only when it cannot. */
-static int open_view(const struct gpu_run_output *o)
+static void print_json(const struct run_args *a, const struct gpu_run_output *o)
+{
+    write_json(stdout, a, o);   /* the caller reports output that could not be written */
+}
+
+struct view_rec {
+    const struct run_args *a;
+    const struct gpu_run_output *o;
+};
+
+static int emit_view_rec(FILE *f, void *ctx)
+{
+    const struct view_rec *v = ctx;
+    return write_json(f, v->a, v->o) ? -1 : 0;
+}
+
+/* --view: the kernel view on the launch with the most excess, showing what this run measured
+ * (the program's own launch and data: its warps, not a new run with banklab's buffers). The
+ * run is kept as JSON in the learner's state directory ($XDG_STATE_HOME/banklab/run-view.json)
+ * and the view reads it (`banklab FILE.cu --name K --measured REC`), in place of this process.
+ * Returns only when it cannot. */
+static int open_view(const struct run_args *a, const struct gpu_run_output *o)
 {
     const struct gpu_kernel_result *best = NULL;
     for (int i = 0; i < o->nlaunches; i++) {
@@ -407,14 +428,19 @@ static int open_view(const struct gpu_run_output *o)
         cli_tell("run", CLI_F_VIEW_NEEDS_TERMINAL);
         return EXIT_USAGE;
     }
-    char grid[64], block[64], smem[32];
-    snprintf(grid, sizeof grid, "%ux%ux%u", best->grid[0] ? best->grid[0] : 1,
-             best->grid[1] ? best->grid[1] : 1, best->grid[2] ? best->grid[2] : 1);
-    snprintf(block, sizeof block, "%ux%ux%u", best->block[0] ? best->block[0] : 256,
-             best->block[1] ? best->block[1] : 1, best->block[2] ? best->block[2] : 1);
-    snprintf(smem, sizeof smem, "%llu", best->smem);
-    char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--grid", grid,
-                    "--block", block, "--smem", smem, NULL};
+    char rec[PATH_MAX], dir[PATH_MAX];
+    struct bl_err err = {0};
+    struct view_rec v = {a, o};
+    if (!files_xdg_path("XDG_STATE_HOME", ".local/state", "banklab", dir, sizeof dir)) {
+        cli_tell("run", CLI_F_VIEW_NO_STATE_DIR);
+        return EXIT_CHECK;
+    }
+    bl_fmt(rec, sizeof rec, "%s/run-view.json", dir);
+    if (files_mkdirs(dir, 0700, &err) || files_write_atomic(rec, 0600, emit_view_rec, &v, &err)) {
+        cli_tell("run", CLI_F_VIEW_CANNOT_KEEP_RUN, CLI_ERR(&err));
+        return EXIT_CHECK;
+    }
+    char *argv[] = {"banklab", (char *)file, "--name", (char *)best->kernel, "--measured", rec, NULL};
     fflush(NULL);
     sys_exec_self(argv);
     cli_tell("run", CLI_F_VIEW_CANNOT_START_KERNEL_VIEW, strerror(errno));
@@ -610,7 +636,7 @@ static int run_measure(struct run_args *ap)
     if (!rc && (o.status || !o.nlaunches))
         rc = EXIT_CHECK;
     if (a.view && o.nlaunches)
-        rc = open_view(&o);
+        rc = open_view(&a, &o);
     gpu_run_output_done(&o);
     return rc;
 }

@@ -115,18 +115,29 @@ PYEOF
         rc=$?
         [ "$rc" = 2 ] && grep -q "^banklab run: --view needs a terminal" "$tmp/err" && ok "--view without a terminal: one line, exit 2" ||
             bad "--view without a terminal: exit $rc"
-        if command -v tmux > /dev/null 2>&1; then # --view: the kernel view on the kernel with the most excess
+        if command -v tmux > /dev/null 2>&1; then # --view: the kernel view on what this run measured
             sock="banklab-run-$$"
-            tmux -L "$sock" new-session -d -x 100 -y 30 "cd '$PWD' && CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 XDG_CACHE_HOME='$tmp/cache' BANKLAB_RUN_NO_GPU_CHECK=1 '$B' run --view -- '$tmp/fake' '$src' 2> '$tmp/view.err'; sleep 30"
+            tmux -L "$sock" new-session -d -x 100 -y 30 "cd '$PWD' && CUDA_VISIBLE_DEVICES= BANKLAB_KERNEL_SERVER=0 XDG_CACHE_HOME='$tmp/cache' XDG_STATE_HOME='$tmp/state' BANKLAB_RUN_NO_GPU_CHECK=1 '$B' run --view -- '$tmp/fake' '$src' 2> '$tmp/view.err'; sleep 30"
             seen=
-            for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
+            for i in $(seq 1 40); do
                 tmux -L "$sock" capture-pane -p > "$tmp/pane" 2> /dev/null
-                if grep -q "banklab: kernel transpose.cu" "$tmp/pane" && grep -q "compiles (for sm_90)" "$tmp/pane"; then seen=1; break; fi
+                if grep -q "banklab: kernel transpose.cu" "$tmp/pane" && grep -q "> *21 .*1048576 *32768 *1015808 *32.00" "$tmp/pane"; then seen=1; break; fi
                 sleep 0.5
             done
+            [ -n "$seen" ] && ok "--view opens the kernel view on the run's own figures (line 21: 1048576 wavefronts)" ||
+                { bad "--view: no kernel view with the run's figures"; sed 's/^/    /' "$tmp/pane" | head -8; }
+            [ "$(stat -c %a "$tmp/state/banklab/run-view.json" 2> /dev/null)" = 600 ] &&
+                ok "--view keeps the run in the learner's state directory (mode 600)" || bad "--view: no $tmp/state/banklab/run-view.json"
+            tmux -L "$sock" send-keys Enter
+            seen=
+            for i in $(seq 1 20); do
+                tmux -L "$sock" capture-pane -p > "$tmp/pane" 2> /dev/null
+                grep -q "measured addresses, warp 3 of block (0,0,0)" "$tmp/pane" && { seen=1; break; }
+                sleep 0.3
+            done
+            [ -n "$seen" ] && ok "--view: Enter shows the warp the program's run measured" ||
+                { bad "--view: Enter shows no measured warp"; sed 's/^/    /' "$tmp/pane" | head -8; }
             tmux -L "$sock" kill-server 2> /dev/null
-            [ -n "$seen" ] && ok "--view opens the kernel view on the measured kernel's file" ||
-                { bad "--view: no kernel view"; sed 's/^/    /' "$tmp/pane" | head -8; }
         fi
         BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run -- true > "$tmp/out" 2> "$tmp/err"
         rc=$?
