@@ -275,3 +275,11 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
         res->lane[n].conflict = (uint8_t)(res->conflict_lanes >> n & 1u);
     return BANK_OK;
 }
+
+unsigned bank_ideal(const struct bank_access *acc, const struct bank_result *res)
+{
+    if (acc->op != BANK_STORE || acc->instr != BANK_PLAIN || acc->width > 16)
+        return (unsigned)res->passes;
+    unsigned bytes = (unsigned)__builtin_popcount(acc->mask) * acc->width;
+    return (bytes + 127u) / 128u;
+}

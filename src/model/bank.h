@@ -107,6 +107,15 @@ enum bank_status {
 enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result *res,
                                int *bad_lane);
 
+/* bank_ideal: the ideal wavefronts the hardware counters give one executed warp instruction
+ * whose model result is res: its passes, except a plain store (op BANK_STORE, no matrices),
+ * where they count the bytes its active lanes write, 128 a wavefront, rounded up. The two
+ * differ only for a store of 8 or 16 bytes a lane whose active lanes are fewer than a full
+ * warp and spread over more passes than their bytes need: bitonic_sort.cu's STS.64 of a
+ * partial warp, 7085 ideal on an H100 (tests/data/devprogs), where the passes are 7846.
+ * src/sanitize/cost.h's san_ideal is the same rule for the device callbacks. */
+unsigned bank_ideal(const struct bank_access *acc, const struct bank_result *res);
+
 /* bank_address_lanes: the lanes whose offsets the instruction uses: for ldmatrix/stmatrix
  * lanes 0..8*matrices-1 (the others supply no address), else the active mask. */
 uint32_t bank_address_lanes(const struct bank_access *acc);

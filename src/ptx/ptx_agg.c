@@ -394,7 +394,7 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
         return;
     }
     p->wavefronts += res.wavefronts;
-    p->ideal += res.passes;
+    p->ideal += r->kind == PTX_ST ? bank_ideal(&b, &res) : (unsigned)res.passes;
     p->conflicts += res.conflicts;
     if (res.ways > p->ways)
         p->ways = res.ways;

@@ -108,4 +108,17 @@ SAN_HD struct san_cost san_cost_of(unsigned kind, unsigned width, uint32_t mask,
     return r;
 }
 
+/* san_ideal: the ideal wavefronts of one warp instruction whose passes are `passes`: as
+ * bank_ideal (src/model/bank.h): a plain store counts its active lanes' bytes, 128 a
+ * wavefront, rounded up (a partial warp's STS.64 over both half-warps: 1, not 2 passes). */
+SAN_HD uint32_t san_ideal(unsigned kind, unsigned width, uint32_t mask, uint32_t passes)
+{
+    if (kind != SAN_ST || width > 16)
+        return passes;
+    uint32_t n = 0;
+    for (uint32_t m = mask; m; m &= m - 1u)
+        n++;
+    return (n * width + 127u) / 128u;
+}
+
 #endif

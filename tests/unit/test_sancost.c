@@ -51,6 +51,14 @@ static int agree(unsigned kind, unsigned width, uint32_t mask, const uint32_t *a
                     c.wavefronts, c.passes, r.wavefronts, r.passes);
         return 0;
     }
+    /* an atomic's pattern is costed as a plain store (san_pattern_access); its ideal stays
+     * its passes in both engines */
+    unsigned ideal = kind == SAN_ATOM ? c.passes : bank_ideal(&acc, &r);
+    if (san_ideal(kind, width, mask, c.passes) != ideal) {
+        print_error("kind %u width %u mask %#x: ideal cost.h %u, model %u\n", kind, width, mask,
+                    san_ideal(kind, width, mask, c.passes), ideal);
+        return 0;
+    }
     return 1;
 }
 

@@ -160,7 +160,7 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
     e->matrices = matrices;
     atomicAdd(&e->inst, 1ull);
     atomicAdd(&e->wavefronts, (unsigned long long)c.wavefronts);
-    atomicAdd(&e->ideal, (unsigned long long)c.passes);
+    atomicAdd(&e->ideal, (unsigned long long)san_ideal(kind, width, grp, c.passes));
     atomicAdd(&e->wavefronts_each, (unsigned long long)each);
     add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts, each);
 }
