@@ -299,4 +299,12 @@ void ksl_free(struct ksl_cubin *c);
 int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
               struct kp_sass *out);
 
+/* ksl_own_lines: for each of npcs instruction offsets pcs[] of function `symbol`, the line
+ * of the file whose name ends in `file` that the instruction is charged to, as ksl_lines does
+ * (its frame in that file nearest the instruction in the DWARF inlined-at chain), into
+ * lines[i], 0 where no frame is in the file; for any instruction, shared or not decoded (the
+ * sanitizer route knows which are shared). 0, or -1 as ksl_lines. */
+int ksl_own_lines(const void *cubin, size_t n, const char *symbol, const char *file,
+                  const unsigned *pcs, int npcs, int *lines);
+
 #endif

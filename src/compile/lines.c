@@ -297,6 +297,50 @@ static int is_ours(const struct found *f, int file)
     return file > 0 && file < 256 && f->ours[file];
 }
 
+/* the line of the file at pc: its own frame nearest the instruction in the inlined-at chain
+ * (*line), and the outermost one (*call); 0 when no frame of pc is in the file */
+static void own_line(const struct found *f, uint64_t pc, int *line, int *call)
+{
+    int r = row_at(f, pc);
+    *line = *call = 0;
+    for (int hop = 0; r >= 0 && hop < 32; hop++) {
+        if (is_ours(f, f->row[r].file)) {
+            if (!*line)
+                *line = f->row[r].line;
+            *call = f->row[r].line;
+        }
+        int c = f->row[r].ctx;
+        if (c <= 0 || c - 1 >= r)
+            break;
+        r = c - 1;
+    }
+}
+
+int ksl_own_lines(const void *cubin, size_t n, const char *symbol, const char *file,
+                  const unsigned *pcs, int npcs, int *lines)
+{
+    struct elf_want w = {.b = cubin, .n = n};
+    const uint8_t *code;
+    size_t size;
+    for (int i = 0; i < npcs; i++)
+        lines[i] = 0;
+    if (sass_function_code(cubin, n, symbol, &code, &size) ||
+        sass_sections(cubin, n, want_section, &w) != 0 || !w.line.p)
+        return -1;
+    struct found f = {0};
+    if (read_lines(&w, symbol, file, &f)) {
+        free(f.row);
+        return -1;
+    }
+    for (int i = 0; i < npcs; i++) {
+        int call;
+        if (pcs[i] < size)
+            own_line(&f, pcs[i], &lines[i], &call);
+    }
+    free(f.row);
+    return 0;
+}
+
 int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
               struct kp_sass *out)
 {
@@ -322,19 +366,8 @@ int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
             strncmp(d.text, "STS", 3))
             continue;
         out->total++;
-        int r = row_at(&f, pc);
         int line = 0, call = 0;
-        for (int hop = 0; r >= 0 && hop < 32; hop++) {
-            if (is_ours(&f, f.row[r].file)) {
-                if (!line)
-                    line = f.row[r].line;
-                call = f.row[r].line;
-            }
-            int c = f.row[r].ctx;
-            if (c <= 0 || c - 1 >= r)
-                break;
-            r = c - 1;
-        }
+        own_line(&f, pc, &line, &call);
         if (!line)
             continue;                        /* no line of the file: nothing to charge */
         if (out->n == cap) {

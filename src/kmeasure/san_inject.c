@@ -58,6 +58,7 @@ struct san_drv {
     CUresult (*dev_name)(char *, int, CUdevice);
     CUresult (*dev_uuid)(CUuuid *, CUdevice);
     CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
+    CUresult (*func_module)(CUmodule *, CUfunction); /* optional: cuFuncGetModule */
 };
 
 static struct {
@@ -88,7 +89,7 @@ static struct {
 static __thread struct {
     int selected;
     long ordinal, nth;
-    char symbol[GPU_KERNEL_TEXT];
+    char symbol[8192];         /* the mangled name, whole: a template's runs to kilobytes */
     unsigned grid[3], block[3];
     CUfunction func;
     CUmodule mod;
@@ -325,23 +326,32 @@ static void own_lines(struct gpu_kernel_result *res, const struct module *m)
         return;
     char ownpath[GPU_KERNEL_TEXT];
     bl_fmt(ownpath, sizeof ownpath, "%s", own);
-    struct kp_sass ks;
-    if (ksl_lines(m->cubin, m->size, T.symbol, ownpath, &ks))
-        return;
-    int fo = kres_add_file(res, ownpath);
-    for (int i = 0; i < res->ninsts && fo >= 0; i++) {
-        struct gpu_kernel_inst *in = &res->insts[i];
-        if (in->file <= 0 || in->file >= res->nfiles || !toolkit_file(res->files[in->file]))
-            continue;
-        for (int k = 0; k < ks.n; k++)
-            if (ks.insn[k].pc == in->pc) {
-                in->file = fo;
-                in->line = ks.insn[k].line;
-                moved++;
-                break;
-            }
+    /* every instruction in a header, decoded or not (an atomic whose SASS form the decoder
+     * does not name is still the route's shared instruction) */
+    unsigned *pcs = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *pcs);
+    int *lines = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *lines);
+    int n = 0;
+    for (int i = 0; pcs && lines && i < res->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &res->insts[i];
+        if (in->file > 0 && in->file < res->nfiles && toolkit_file(res->files[in->file]))
+            pcs[n++] = in->pc;
     }
-    kp_sass_free(&ks);
+    int fo = n ? kres_add_file(res, ownpath) : -1;
+    if (fo >= 0 && !ksl_own_lines(m->cubin, m->size, T.symbol, ownpath, pcs, n, lines)) {
+        for (int i = 0, k = 0; i < res->ninsts && k < n; i++) {
+            struct gpu_kernel_inst *in = &res->insts[i];
+            if (in->pc != pcs[k])
+                continue;
+            if (lines[k] > 0) {
+                in->file = fo;
+                in->line = lines[k];
+                moved++;
+            }
+            k++;
+        }
+    }
+    free(pcs);
+    free(lines);
     if (moved)
         kres_build_lines(res);
 }
@@ -422,7 +432,17 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
             r = SANITIZER_SUCCESS;
         }
     }
+    /* the driver's own answer: the module the launched function belongs to */
+    CUmodule fm = NULL;
+    if (r != SANITIZER_SUCCESS && T.func && G.d.func_module &&
+        G.d.func_module(&fm, T.func) == CUDA_SUCCESS && fm && fm != T.mod &&
+        sanitizerGetFunctionPcAndSize(fm, T.symbol, &pc0, &size) == SANITIZER_SUCCESS) {
+        T.mod = fm;
+        r = SANITIZER_SUCCESS;
+    }
     if (r != SANITIZER_SUCCESS) {
+        note("sanitizer: %s not found in its launch's module %p, the function's module %p or "
+             "%d loaded modules", T.symbol, (void *)T.mod, (void *)fm, G.nmods);
         bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED,
                 "sanitizerGetFunctionPcAndSize", "not found");
         return;
@@ -531,7 +551,7 @@ static int load_api(void)
 #define S(field, name, opt) {offsetof(struct san_drv, field), name, opt}
         S(ctx_device, "cuCtxGetDevice", 0), S(dev_attr, "cuDeviceGetAttribute", 0),
         S(dev_name, "cuDeviceGetName", 0), S(dev_uuid, "cuDeviceGetUuid_v2", 1),
-        S(func_attr, "cuFuncGetAttribute", 0),
+        S(func_attr, "cuFuncGetAttribute", 0), S(func_module, "cuFuncGetModule", 1),
 #undef S
     };
     struct bl_err e = {0};

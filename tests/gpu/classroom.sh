@@ -88,7 +88,7 @@ fi
 bin="$tmp/bin"
 mkdir -p "$bin"
 cp "$B" "$bin/banklab"
-for so in "$(dirname "$B")"/lib*.so*; do [ -f "$so" ] && cp "$so" "$bin/"; done
+for so in "$(dirname "$B")"/lib*.so* "$(dirname "$B")"/*.fatbin; do [ -f "$so" ] && cp "$so" "$bin/"; done
 chmod -R a+rX "$bin"
 BL="$bin/banklab"
 

@@ -352,6 +352,19 @@ static void test_sass_lines(void **state)
     assert_int_equal(s.insn[1].op, GPU_KOP_ATOM);
     assert_int_equal(s.insn[2].line, 16);
     assert_string_equal(s.insn[2].text, "LDS");
+    /* ksl_own_lines: the same lines for the same pcs, and a line for an instruction that is
+     * not a decoded shared one (pc 0, the kernel's first); none past the function's end */
+    unsigned pcs[5] = {s.insn[0].pc, s.insn[1].pc, s.insn[2].pc, 0, 1u << 30};
+    int lines[5];
+    assert_int_equal(ksl_own_lines(buf, n, "_Z9histogramPKiPii", "atomics.cu", pcs, 5, lines), 0);
+    assert_int_equal(lines[0], 10);
+    assert_int_equal(lines[1], 13);
+    assert_int_equal(lines[2], 16);
+    assert_true(lines[3] > 0 && lines[3] <= 10);
+    assert_int_equal(lines[4], 0);
+    assert_int_equal(ksl_own_lines(buf, n, "_Z9histogramPKiPii", "other.cu", pcs, 3, lines), 0);
+    assert_int_equal(lines[0] + lines[1] + lines[2], 0);
+    assert_int_equal(ksl_own_lines(buf, n, "_Z4nonev", "atomics.cu", pcs, 3, lines), -1);
     kp_sass_free(&s);
     /* no such function, not a cubin */
     assert_int_equal(ksl_lines(buf, n, "_Z4nonev", "atomics.cu", &s), -1);
