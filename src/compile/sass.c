@@ -53,7 +53,7 @@ int sass_sections(const void *cubin, size_t n,
 }
 
 struct code_want {
-    char name[GPU_KERNEL_TEXT + 8];  /* ".text.<symbol>" */
+    const char *symbol;              /* the section is ".text.<symbol>", a name of any length */
     size_t n;                        /* the cubin's bytes */
     uint64_t off, size;
 };
@@ -61,7 +61,7 @@ struct code_want {
 static int code_section(const char *name, const Elf64_Shdr *sh, void *arg)
 {
     struct code_want *w = arg;
-    if (strcmp(name, w->name))
+    if (strncmp(name, ".text.", 6) || strcmp(name + 6, w->symbol))
         return 0;
     if (sh->sh_offset > w->n || sh->sh_size > w->n - sh->sh_offset)
         return -1;
@@ -73,9 +73,8 @@ static int code_section(const char *name, const Elf64_Shdr *sh, void *arg)
 int sass_function_code(const void *cubin, size_t n, const char *symbol, const uint8_t **code,
                        size_t *size)
 {
-    struct code_want w = {.n = n};
-    int wl = snprintf(w.name, sizeof w.name, ".text.%s", symbol);
-    if (wl < 0 || (size_t)wl >= sizeof w.name || sass_sections(cubin, n, code_section, &w) != 1)
+    struct code_want w = {.symbol = symbol, .n = n};
+    if (sass_sections(cubin, n, code_section, &w) != 1)
         return -1;
     *code = (const uint8_t *)cubin + w.off;
     *size = (size_t)w.size;

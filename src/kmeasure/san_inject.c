@@ -37,6 +37,12 @@
 #include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
+/* A program's measured launches that come close together share one turn: it is kept after a
+ * launch until TURN_IDLE_MS pass without the next, and at most TURN_SLICE_MS in all (then the
+ * next launch queues again behind the class); a program of many short kernels then waits for
+ * the device once, not once a kernel, and the class waits at most a slice. */
+#define TURN_IDLE_MS 30
+#define TURN_SLICE_MS 250
 #define MAX_MODULES 4096
 #define MAX_CTX 64
 
@@ -80,6 +86,9 @@ static struct {
     int sm;
     char devname[GPU_KERNEL_TEXT];
     struct devlock *lock;
+    int held;                  /* the device's turn is ours (across launches: TURN_IDLE_MS) */
+    double held_t0, last_end;  /* when it was taken; when the last measured launch ended */
+    int keeper;                /* turn_keeper runs */
     int lock_tried;
     struct san_table *host;    /* the copy of a launch's table */
     FILE *dbg;
@@ -254,11 +263,18 @@ static void launch_begin(const Sanitizer_LaunchData *ld)
     bl_fmt(T.symbol, sizeof T.symbol, "%s", ld->functionName);
     T.grid[0] = ld->gridDim_x, T.grid[1] = ld->gridDim_y, T.grid[2] = ld->gridDim_z;
     T.block[0] = ld->blockDim_x, T.block[1] = ld->blockDim_y, T.block[2] = ld->blockDim_z;
-    T.turn = 0;
     if (G.lock) {
-        struct bl_err err = {0};
-        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+        if (G.held && bl_now_ms() - G.held_t0 > TURN_SLICE_MS) {
+            devlock_release(G.lock); /* the slice is over: queue again behind the class */
+            G.held = 0;
+        }
+        if (!G.held) {
+            struct bl_err err = {0};
+            G.held = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+            G.held_t0 = bl_now_ms();
+        }
     }
+    T.turn = G.held;
     sanitizerMemset(b->dev, 0, sizeof(struct san_table), ld->hStream);
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, b->dev);
     T.t0 = bl_now_ms();
@@ -493,6 +509,43 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
     res->timing.run = t_run;
 }
 
+/* Gives the turn back once no measured launch follows within TURN_IDLE_MS, or the slice is
+ * over; it takes G.mu only between launches (a measured launch holds it throughout). */
+static void *turn_keeper(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        usleep(10000);
+        if (pthread_mutex_trylock(&G.mu))
+            continue;
+        double now = bl_now_ms();
+        if (G.held && (now - G.last_end >= TURN_IDLE_MS || now - G.held_t0 >= TURN_SLICE_MS)) {
+            devlock_release(G.lock);
+            G.held = 0;
+        }
+        pthread_mutex_unlock(&G.mu);
+    }
+    return NULL;
+}
+
+/* After a measured launch (G.mu held): the turn stays ours a little, for the next launch. */
+static void keep_turn(void)
+{
+    G.last_end = bl_now_ms();
+    if (!G.keeper) {
+        pthread_t th;
+        pthread_attr_t at;
+        pthread_attr_init(&at);
+        pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+        G.keeper = pthread_create(&th, &at, turn_keeper, NULL) == 0;
+        pthread_attr_destroy(&at);
+        if (!G.keeper) { /* no thread: give the turn back now, as each launch did before */
+            devlock_release(G.lock);
+            G.held = 0;
+        }
+    }
+}
+
 static void launch_end(const Sanitizer_LaunchData *ld)
 {
     if (!T.selected)
@@ -503,8 +556,8 @@ static void launch_end(const Sanitizer_LaunchData *ld)
     double t_run = bl_now_ms() - T.t0;
     if (r == SANITIZER_SUCCESS)
         r = sanitizerMemcpyDeviceToHost(G.host, T.cb->dev, sizeof(struct san_table), ld->hStream);
-    if (T.turn)
-        devlock_release(G.lock);
+    if (G.held)
+        keep_turn();
     if (res) {
         if (r != SANITIZER_SUCCESS) {
             const char *s = NULL;
