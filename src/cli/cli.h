@@ -159,6 +159,9 @@ void cli_now_utc(char *buf, size_t n);
  * process), that text read back as a message of the table (bl_msg_text); into buf. */
 const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n);
 
+/* CLI_NOTE: a result's note (message m, English text en) in the language of cli_lang
+ * (bl_msg_or_text), in a buffer that lives until the end of the enclosing block. */
+#define CLI_NOTE(m, en) bl_msg_or_text((m), (en), cli_lang(), (char[1024]){0}, 1024)
 /* CLI_ERR: cli_err_text of e in the language of cli_lang, in a buffer that lives until the
  * end of the enclosing block. */
 #define CLI_ERR(e) cli_err_text((e), cli_lang() == BL_LANG_ZH, (char[BL_ERR_TEXT * 2]){0}, \

@@ -75,7 +75,7 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
                 st ? r->conflicts_st : r->conflicts_ld);
     else
         cli_say(f, MEAS_NO_COUNTERS, CLI_CLEAN(r->counters_note[0]
-                                                   ? bl_phrase(r->counters_note, cli_lang())
+                                                   ? CLI_NOTE(&r->counters_msg, r->counters_note)
                                                    : cli_msg(MEAS_NOT_MEASURED)));
     if (r->has_access_timing) {
         double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;

@@ -424,7 +424,7 @@ static int measured_status(const struct sim_meas *m, int n)
                  r->err.msg[0] ? CLI_CLEAN(CLI_ERR(&r->err)) : cli_msg(CLI_F_NO_RESULT));
     else if (!r->has_counters)
         cli_tell("sim", CLI_F_WITHOUT_COUNTERS, what,
-                 r->counters_note[0] ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                 r->counters_note[0] ? CLI_CLEAN(CLI_NOTE(&r->counters_msg, r->counters_note))
                                      : cli_msg(CLI_F_NOT_READ));
     else
         cli_tell("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);

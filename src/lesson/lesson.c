@@ -21,7 +21,8 @@ const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
 
 const char *lesson_lang_code(enum lesson_lang lang)
 {
-    return lang == LANG_ZH ? "zh" : "en";
+    static const char *const code[] = {[LANG_EN] = "en", [LANG_ZH] = "zh"};
+    return code[lang == LANG_ZH ? LANG_ZH : LANG_EN];
 }
 
 int lesson_lang_parse(const char *code, enum lesson_lang *out)
