@@ -16,6 +16,14 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size)
         snprintf(buf, size, "measured now on %s", info->device);
 }
 
+void measured_source_said(const struct gpu_info *info, char *buf, size_t size)
+{
+    if (info->backend == GPU_BACKEND_REPLAY)
+        measured_source(info, buf, size);
+    else
+        snprintf(buf, size, cli_msg(MEAS_NOW_ON), CLI_NOTE(&info->device_msg, info->device));
+}
+
 static const char *status_word(enum gpu_status st)
 {
     const char *w = gpu_status_name(st);

@@ -373,7 +373,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
             return EXIT_USAGE;
         }
         if (recording_load_hw_cases(cpath, &more, &nmore, &err)) {
-            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(err.msg));
+            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(CLI_ERR(&err)));
             free(more);
             return EXIT_USAGE;
         }

@@ -118,6 +118,9 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
             snprintf(zdev, sizeof zdev, "%s", full + k);
             dev = zdev;
         }
+    } else if (!rec && ui_lang(a) == BL_LANG_ZH && info->device_msg.id != BL_MSG_NONE) {
+        bl_msg_render(&info->device_msg, BL_LANG_ZH, zdev, sizeof zdev);   /* its SMs, clock */
+        dev = zdev;
     }
     char d[3][GPU_TEXT_MAX];
     device_forms(dev, d, dev == zdev);
