@@ -142,7 +142,8 @@ def full_result(payload):
     for _ in range(r.take("B")):
         r.take("B")
         r.take("Q")
-    r.at += r.take("H")
+    used = r.take("H")
+    r.at += used
     d["counters_busy"] = r.take("B")
     d["wait_ms"] = r.take("d")
     d["from_server"], d["from_cache"] = r.take("BB")

@@ -128,7 +128,7 @@ static void full_result(struct gpu_result *r)
     *r = full_result_base;
     bl_fail(&r->err, GPU_EVERIFY, BL_AT(2, 5, 7), CNT_BUSY_TRIED, "held by ncu", 3, 1.5);
     r->err.lane = 9;                    /* a lane named unsaid: distinct from where.lane */
-    gpu_note(r, CTR_CPASYNC_NOTE, 2, 0.25);
+    gpu_note(r, CNT_BUSY, "ncu");   /* a string argument: sbuf travels too */
 }
 
 static void full_info(struct gpu_info *in)
