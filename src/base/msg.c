@@ -3,6 +3,7 @@
  * arguments can be kept and rendered again in the other language. libc only. */
 #include "msg.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,8 +428,9 @@ int bl_msg_parse(const char *text, struct bl_msg *m)
         return 0;
     for (int id = 1; id < BL_MSG_COUNT; id++) {
         const char *f = table[id].en;
-        if (!has_words(f) || !strncmp(table[id].name, "PH_", 3))
-            continue;                   /* a text handed on; phrases stand alone */
+        if (!has_words(f) || !strncmp(table[id].name, "PH_", 3) ||
+            !strncmp(table[id].name, "KW_", 3))
+            continue;                   /* a text handed on; phrases and key words stand alone */
         memset(m, 0, sizeof *m);
         if (match(f, text, m, 1, 0)) {
             m->id = id;
@@ -443,8 +445,9 @@ const char *bl_phrase(const char *s, enum bl_lang lang)
 {
     if (lang == BL_LANG_EN || !s || !s[0])
         return s;
-    for (int i = 1; i < BL_MSG_COUNT; i++)
-        if ((!strncmp(table[i].name, "PH_", 3) || !strchr(table[i].en, '%')) &&
+    for (int i = 1; i < BL_MSG_COUNT; i++)  /* the key table's words are not phrases */
+        if ((!strncmp(table[i].name, "PH_", 3) ||
+             (!strchr(table[i].en, '%') && strncmp(table[i].name, "KW_", 3))) &&
             !strcmp(table[i].en, s))
             return table[i].zh;
     return s;
@@ -614,4 +617,33 @@ const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lan
     }
     bl_msg_render(m, lang, buf, n);
     return buf;
+}
+
+const char *bl_msg_or_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
+                           size_t n)
+{
+    if (lang == BL_LANG_EN || !buf || !n || !m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT)
+        return en;
+    bl_msg_render(m, lang, buf, n);
+    return buf;
+}
+
+const char *bl_errno_text(int err, enum bl_lang lang)
+{
+    static const struct {
+        int err, id;
+    } rows[] = {
+        {ENOENT, PH_ENOENT}, {EACCES, PH_EACCES}, {EISDIR, PH_EISDIR}, {ENOTDIR, PH_ENOTDIR},
+        {EEXIST, PH_EEXIST}, {ENOSPC, PH_ENOSPC}, {EROFS, PH_EROFS}, {ELOOP, PH_ELOOP},
+        {ENAMETOOLONG, PH_ENAMETOOLONG}, {EPERM, PH_EPERM}, {EMFILE, PH_EMFILE},
+        {ENFILE, PH_ENFILE}, {EIO, PH_EIO}, {ENXIO, PH_ENXIO}, {ETXTBSY, PH_ETXTBSY},
+        {EFBIG, PH_EFBIG}, {EBUSY, PH_EBUSY}, {EAGAIN, PH_EAGAIN}, {ENOMEM, PH_ENOMEM},
+        {ENOEXEC, PH_ENOEXEC}, {ECONNREFUSED, PH_ECONNREFUSED}, {EADDRINUSE, PH_EADDRINUSE},
+        {ETIMEDOUT, PH_ETIMEDOUT}, {EPIPE, PH_EPIPE}, {ENOTEMPTY, PH_ENOTEMPTY},
+        {EBADF, PH_EBADF},
+    };
+    for (size_t i = 0; lang != BL_LANG_EN && i < sizeof rows / sizeof rows[0]; i++)
+        if (rows[i].err == err)
+            return bl_msg_format(rows[i].id, lang);
+    return strerror(err);
 }

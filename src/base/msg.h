@@ -82,6 +82,16 @@ size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_
 const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
                         size_t n);
 
+/* bl_msg_or_text: what to show for a message m whose English text is en, never reading en
+ * back: en itself in English or where m holds no message (text from outside banklab, a
+ * recording, an older peer); else m rendered in lang into buf. */
+const char *bl_msg_or_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
+                           size_t n);
+
+/* bl_errno_text: the C library's text of the error number err (strerror) in lang: its PH_E*
+ * row of msg.def where it has one (glibc's English text in English), else strerror's. */
+const char *bl_errno_text(int err, enum bl_lang lang);
+
 /* bl_phrase: the phrase whose English text is s in lang (s itself when none is, or in
  * English): a PH_* entry, or any message without conversions (a reason given as another
  * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). */

@@ -233,11 +233,9 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
 
 const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n)
 {
-    if (!zh)
-        return e->msg;
-    if (e->why.id != BL_MSG_NONE)
-        return bl_err_text(e, BL_LANG_ZH, buf, n);
-    return bl_msg_text(NULL, e->msg, BL_LANG_ZH, buf, n);
+    if (!zh || e->why.id == BL_MSG_NONE)
+        return e->msg;      /* English, or an error that came as its English text alone */
+    return bl_err_text(e, BL_LANG_ZH, buf, n);
 }
 
 int cli_stdout_done(const char *cmd, int rc)
@@ -246,8 +244,7 @@ int cli_stdout_done(const char *cmd, int rc)
     if (fflush(stdout) == 0 && !ferror(stdout))
         return rc;
     cli_tell(cmd, CLI_E_WRITE_STDOUT,
-             bl_phrase(errno ? strerror(errno) : bl_msg_format(CLI_OUTPUT_LOST, BL_LANG_EN),
-                       cli_lang()));
+             errno ? bl_errno_text(errno, cli_lang()) : cli_msg(CLI_OUTPUT_LOST));
     return EXIT_USAGE;
 }
 

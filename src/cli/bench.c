@@ -28,6 +28,7 @@
 struct bench_row {
     struct recording_row row;
     double pred_slowdown;    /* model wavefronts / those of the conflict-free access (sweep) */
+    unsigned stride;         /* the sweep's stride in elements (row.label says it in English) */
 };
 
 struct bench_opts {
@@ -140,8 +141,9 @@ static int add_stride(struct bench *B, unsigned width, unsigned stride, int stor
     q->kind = GPU_REQ_PATTERN;
     stride_access(&q->access, width, stride, store);
     q->want_timing = q->want_counters = 1;
-    snprintf(b->row.label, sizeof b->row.label, "%u B %s stride %u", width, store ? "st" : "ld",
-             stride);
+    snprintf(b->row.label, sizeof b->row.label, bl_msg_format(BN_SWEEP_LABEL, BL_LANG_EN), width,
+             store ? "st" : "ld", stride);   /* English: the JSON, CSV and recording's label */
+    b->stride = stride;
     model_of(&q->access, &b->row.model_wavefronts, &b->row.model_conflicts);
     struct bank_access ref;
     int rwf, rcf;
@@ -429,8 +431,7 @@ static int write_json(struct bench *B)
             break;
         }
     if (B->nlat)
-        fprintf(stderr, "parameter change -> timing + counters: median %.1f ms\n",
-                B->lat[B->nlat / 2]);
+        cli_say(stderr, BN_JSON_LATENCY, B->lat[B->nlat / 2]);
     if (recording_write(stdout, &rec)) {
         cli_tell("bench", CLI_F_CANNOT_WRITE_RECORDING);
         B->failures++;
@@ -470,18 +471,24 @@ static const char *cell(char *buf, size_t n, int have, const char *fmt, double v
 #define MODEL_CELL(b) cell((char[16]){0}, 16, (b)->row.model_wavefronts >= 0, "%.0f", \
                            (double)(b)->row.model_wavefronts)
 
-/* a table's head: each message id in its column (width w, negative: left-aligned), counted in
- * columns (a Chinese character takes 2), a space between */
+/* s in a column w wide (negative: left-aligned), counted in columns (a Chinese character
+ * takes 2) */
+static void cell_text(const char *s, int w)
+{
+    int cols = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        cols += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+    int pad = (w < 0 ? -w : w) - cols;
+    printf("%*s%s%*s", w > 0 && pad > 0 ? pad : 0, "", s, w < 0 && pad > 0 ? pad : 0, "");
+}
+
+/* a table's head: each message id in its column (cell_text), a space between */
 static void head(const int *id, const int *w, int n)
 {
     for (int i = 0; i < n; i++) {
-        const char *s = cli_msg(id[i]);
-        int cols = 0;
-        for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-            cols += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
-        int pad = (w[i] < 0 ? -w[i] : w[i]) - cols;
-        printf("%s%*s%s%*s", i ? " " : "", w[i] > 0 && pad > 0 ? pad : 0, "", s,
-               w[i] < 0 && pad > 0 ? pad : 0, "");
+        if (i)
+            putchar(' ');
+        cell_text(cli_msg(id[i]), w[i]);
     }
     putchar('\n');
 }
@@ -507,8 +514,10 @@ static void print_sweep(const struct bench *B)
         if (w == 4 && !st && r->bytes_per_clk_per_sm > best_bw)
             best_bw = r->bytes_per_clk_per_sm;
         int c = r->has_counters;
-        printf("%-18s %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.label,
-               b->row.model_wavefronts, CELL(c, st ? r->wavefronts_st : r->wavefronts_ld),
+        char label[64];       /* row.label in the language of the text */
+        snprintf(label, sizeof label, cli_msg(BN_SWEEP_LABEL), w, st ? "st" : "ld", b->stride);
+        cell_text(label, -18);
+        printf(" %5d %9s %9s %8.2f %8.2f %8.2f %7.2f %7.1f %9.1f%s\n", b->row.model_wavefronts, CELL(c, st ? r->wavefronts_st : r->wavefronts_ld),
                CELL(c, st ? r->conflicts_st : r->conflicts_ld), r->ns_per_access,
                r->clk_per_access, r->slowdown, b->pred_slowdown, err, r->bytes_per_clk_per_sm,
                r->err.status == GPU_OK ? "" : cli_msg(BN_FAILED_MARK));

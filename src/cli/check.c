@@ -35,7 +35,7 @@ static void show_problem(const struct lesson_error *e, void *ctx)
     (void)ctx;  /* counted by check_one: past the cap problems are counted, not shown */
     /* names and values quoted from the file are escaped: a lesson cannot drive the terminal */
     char line[512];
-    printf("%s\n", CLI_CLEAN(lesson_error_line(e, line, sizeof line)));
+    printf("%s\n", CLI_CLEAN(lesson_error_text(e, cli_lang(), line, sizeof line)));
 }
 
 /* --recording: every step's scene has a record that the tutorial's replay answers with (the
@@ -76,9 +76,7 @@ static int check_scene_records(struct check_run *r, const struct lesson *l)
         gpu_run(r->replay, &q, &out, 1000);
         if (out.err.status == GPU_ENOTRECORDED)
             lesson_problem(&P, 0, NULL,
-                           "steps[%d].scene: the recording has no record of %s%s at the "
-                           "scene's defaults (warp %u, access %d): replay shows no measurement "
-                           "beside the step", i, is_case ? "case kernel " : "its drawn access",
+                           LP_SCENE_THE_RECORDING_HAS_NO_RECORD, i, is_case ? "case kernel " : "its drawn access",
                            is_case ? s->kernel : "", s->warp, s->access + 1);
     }
     return P.n;
@@ -206,7 +204,7 @@ static void check_one(struct check_run *r, const char *path)
     for (int k = 0; k < r->nids; k++)
         if (!strcmp(r->ids[k].id, l->id)) {
             struct lesson_problems P = {path, show_problem, r, 0, NULL, 0};
-            lesson_problem(&P, 0, "id", "\"%s\" is also the id of %s; lesson ids are unique",
+            lesson_problem(&P, 0, "id", LP_IS_ALSO_THE_ID_OF_LESSON_IDS_ARE_U,
                            l->id, r->ids[k].path);
             r->problems++;
             break;

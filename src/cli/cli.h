@@ -155,10 +155,13 @@ void cli_put_clean(FILE *f, const char *s, int lines);
 void cli_now_utc(char *buf, size_t n);
 
 /* cli_err_text (args.c): e's message for the learner: in English its text; in Chinese (zh 1)
- * rendered from its msg.def row, or, where e carries only text (an answer that crossed a
- * process), that text read back as a message of the table (bl_msg_text); into buf. */
+ * rendered from its msg.def row into buf, or its English text where e carries only text (a
+ * recording's, an older peer's): English text is never read back. */
 const char *cli_err_text(const struct bl_err *e, int zh, char *buf, size_t n);
 
+/* CLI_NOTE: a result's note (message m, English text en) in the language of cli_lang
+ * (bl_msg_or_text), in a buffer that lives until the end of the enclosing block. */
+#define CLI_NOTE(m, en) bl_msg_or_text((m), (en), cli_lang(), (char[1024]){0}, 1024)
 /* CLI_ERR: cli_err_text of e in the language of cli_lang, in a buffer that lives until the
  * end of the enclosing block. */
 #define CLI_ERR(e) cli_err_text((e), cli_lang() == BL_LANG_ZH, (char[BL_ERR_TEXT * 2]){0}, \

@@ -381,7 +381,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
                     c->conflicts_ld, c->conflicts_st, c->inst_ld, c->inst_st);
         } else {
             cli_say(f, KRN_RANGE_NONE, r->counters_note[0]
-                                           ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                                           ? CLI_CLEAN(CLI_NOTE(&r->counters_msg, r->counters_note))
                                            : cli_msg(KRN_NO_FIGURES));
         }
     }

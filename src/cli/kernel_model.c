@@ -254,7 +254,7 @@ void kmodel_json_lines(struct jw *w, const char *key, const char *src, size_t le
 /* "banklab kernel: FILE: why" on stderr: the exit status of a prediction that failed. */
 static int kmodel_refused(const char *file, const struct bl_err *err)
 {
-    fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file), CLI_CLEAN(err->msg));
+    fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file), CLI_CLEAN(CLI_ERR(err)));
     return EXIT_USAGE;
 }
 
@@ -307,7 +307,7 @@ int kmodel_print(const char *file, const char *src, size_t len,
                 break;
             }
             fprintf(stderr, "banklab kernel: %s: %s: %s\n", CLI_CLEAN(file), CLI_CLEAN(reqs[k].name),
-                    CLI_CLEAN(err.msg));
+                    CLI_CLEAN(CLI_ERR(&err)));
             rc = EXIT_USAGE;
             continue;
         }

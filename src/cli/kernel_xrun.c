@@ -73,7 +73,8 @@ int kxrun_start(const char *file, const struct gpu_kernel_request *req, const ch
     for (int s = 0; s < 2 && !json; s++) {
         const char *t = s ? r->err : r->out;
         if (t && t[0]) {
-            say_msg(stderr, zh, KXRT_OUTPUT, s ? "stderr" : "stdout");
+            const char *stream = s ? "stderr" : "stdout";
+            say_msg(stderr, zh, KXRT_OUTPUT, stream);
             cli_put_clean(stderr, t, 1);
             if (t[strlen(t) - 1] != '\n')
                 fputc('\n', stderr);

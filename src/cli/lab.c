@@ -58,7 +58,7 @@ struct lab_values {
 /* the printf format of a catalogue row (msg_lab.def) in the lab's language */
 #define LT(lab, id) bl_msg_format((id), (lab)->lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
 #define BL_LANG(lang) ((lang) == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN)
-#define MSG(lab, m, en) bl_msg_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
+#define MSG(lab, m, en) bl_msg_or_text((m), (en), BL_LANG((lab)->lang), (char[512]){0}, 512)
 
 static const struct cli_cmd lab_cmd;  /* its options, below */
 
@@ -302,13 +302,13 @@ static int measure(struct lab *lab, const struct lesson_step *st, const struct b
     }
     if (!got) {
         lab_out(LT(lab, LAB_GPU_NO_ANSWER_GRADED_BY),
-               s == GPU_OK ? "timeout" : "busy or unavailable");
+               LT(lab, s == GPU_OK ? LAB_GPU_TIMEOUT : LAB_GPU_BUSY));
         return 0;
     }
     if (res.err.status != GPU_OK || !res.has_counters) {
         lab_out(LT(lab, LAB_GPU_GRADED_BY_THE_MODEL),
-               CLI_CLEAN(res.err.status != GPU_OK    ? MSG(lab, &res.err.why, res.err.msg)
-                         : res.counters_note[0] ? MSG(lab, NULL, res.counters_note)
+               CLI_CLEAN(res.err.status != GPU_OK ? MSG(lab, &res.err.why, res.err.msg)
+                         : res.counters_note[0] ? MSG(lab, &res.counters_msg, res.counters_note)
                                                 : LT(lab, LAB_NO_COUNTERS)));
         return 0;
     }
@@ -892,7 +892,7 @@ int cmd_lab(int argc, char **argv)
             progress_set_tasks(prog, score, max_points);
             struct bl_err err = {0};
             if (progress_save(ppath, prog, &err) < 0) {
-                fprintf(stderr, "banklab lab: could not save progress: %s\n", CLI_CLEAN(err.msg));
+                fprintf(stderr, LT(&lab, LAB_SAVE_FAILED), CLI_CLEAN(CLI_ERR(&err)));
                 rc = EXIT_USAGE;  /* a lost score is not success */
             }
         }

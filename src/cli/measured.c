@@ -16,6 +16,14 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size)
         snprintf(buf, size, "measured now on %s", info->device);
 }
 
+void measured_source_said(const struct gpu_info *info, char *buf, size_t size)
+{
+    if (info->backend == GPU_BACKEND_REPLAY)
+        measured_source(info, buf, size);
+    else
+        snprintf(buf, size, cli_msg(MEAS_NOW_ON), CLI_NOTE(&info->device_msg, info->device));
+}
+
 static const char *status_word(enum gpu_status st)
 {
     const char *w = gpu_status_name(st);
@@ -75,7 +83,7 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
                 st ? r->conflicts_st : r->conflicts_ld);
     else
         cli_say(f, MEAS_NO_COUNTERS, CLI_CLEAN(r->counters_note[0]
-                                                   ? bl_phrase(r->counters_note, cli_lang())
+                                                   ? CLI_NOTE(&r->counters_msg, r->counters_note)
                                                    : cli_msg(MEAS_NOT_MEASURED)));
     if (r->has_access_timing) {
         double ref_ns = r->slowdown > 0 ? r->ns_per_access / r->slowdown : 0;

@@ -25,6 +25,9 @@ struct measured_run {
 /* measured_source: where results of this handle come from: "measured now on <device>" or
  * (replay) "recorded on <device>, <date>". */
 void measured_source(const struct gpu_info *info, char *buf, size_t size);
+/* measured_source_said: the same for the text, in the language of cli_lang (the device's SMs
+ * and clock from its message) */
+void measured_source_said(const struct gpu_info *info, char *buf, size_t size);
 
 /* measured_text: "measured (SOURCE):" and one or two lines: wavefronts and conflicts per warp
  * instruction (counters), the time of one warp access in ns and clk and its slowdown against

@@ -519,7 +519,7 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         struct gpu_run_output r;
         struct bl_err e = {0};
         if (gpu_run_program(req, argv, &r, &e)) {
-            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg));
+            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(CLI_ERR(&e)));
             break;
         }
         /* replay notes of this run: kernels that run 1 named already */
@@ -577,7 +577,7 @@ static int run_measure(struct run_args *ap)
     }
     char lib[PATH_MAX + 256];
     if (gpu_run_find_lib(lib, sizeof lib, &e)) {
-        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names $BANKLAB_INJECT */
+        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(CLI_ERR(&e))); /* it names $BANKLAB_INJECT */
         return EXIT_NOGPU;
     }
     char slib[PATH_MAX + 256], patch[PATH_MAX + 256];
@@ -588,7 +588,7 @@ static int run_measure(struct run_args *ap)
             bl_fmt(lib, sizeof lib, "%s", slib);
             use_patch = patch;
         } else if (a.route == ROUTE_SANITIZER) {
-            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(se.msg));
+            fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(CLI_ERR(&se)));
             return EXIT_NOGPU;
         }
     }
@@ -598,7 +598,7 @@ static int run_measure(struct run_args *ap)
     struct gpu_run_request req = {lib, a.kernel_re, a.skip, a.count, a.json, one, use_patch};
     struct gpu_run_output o;
     if (gpu_run_program(&req, a.argv, &o, &e)) {
-        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(e.msg)); /* it names argv[0] */
+        fprintf(stderr, "banklab run: %s\n", CLI_CLEAN(CLI_ERR(&e))); /* it names argv[0] */
         return EXIT_CHECK;
     }
     if (one)

@@ -139,7 +139,7 @@ static int control(const struct serve_args *a, const char *path)
     struct serve_stats st;
     struct bl_err err = {0};
     if (serve_control(path, a->pause, (int)a->pause_s, &st, &err)) {
-        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err.msg));
+        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(CLI_ERR(&err)));
         return EXIT_NOGPU;
     }
     if (a->pause)
@@ -206,7 +206,7 @@ int cmd_serve(int argc, char **argv)
         return EXIT_CHECK;
     }
     if (rc) {
-        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(e.msg));
+        fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(CLI_ERR(&e)));
         return EXIT_NOGPU;
     }
     return 0;

@@ -119,7 +119,7 @@ struct sim_one {
 static void print_pattern_error(const char *text, const struct bl_err *err)
 {
     static char line[4096], caret[3 * 4096];
-    fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err->msg));
+    fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(CLI_ERR(err)));
     size_t len = text ? strlen(text) : 0;
     if (err->where.at <= 0 || (size_t)err->where.at > len + 1)
         return;
@@ -268,7 +268,7 @@ static int write_svg(const struct sim_args *a, const struct sim_one *o)
     struct svg_job job = {&o->res, o->acc.width, o->acc.op, &so};
     struct bl_err err = {0};
     if (files_write_atomic(a->svg, 0644, svg_emit, &job, &err)) {
-        fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(err.msg));
+        fprintf(stderr, "banklab sim: %s\n", CLI_CLEAN(CLI_ERR(&err)));
         return EXIT_USAGE;
     }
     return 0;
@@ -343,7 +343,10 @@ static int eval_offsets(const struct sim_args *a, struct sim_one *o)
                                (unsigned long long)a->offset[bad >= 0 && bad < 32 ? bad : 0],
                                a->width);
     } else if (st) {
-        fprintf(stderr, "banklab sim: %s\n", bank_status_str((enum bank_status)st));
+        int id = st == BANK_EWIDTH ? SCENE_BANK_EWIDTH : st == BANK_EMATRIX ? SCENE_BANK_EMATRIX
+               : st == BANK_ESYNC ? SCENE_BANK_ESYNC : BL_TEXT;   /* rows of bank_status_str */
+        fprintf(stderr, "banklab sim: %s\n", id == BL_TEXT ? bank_status_str((enum bank_status)st)
+                                                            : cli_msg(id));
         return EXIT_USAGE;
     }
     return 0;
@@ -354,6 +357,7 @@ struct sim_meas {
     struct gpu_result res[PATTERN_MAX_ACCESSES];
     struct measured_run run[PATTERN_MAX_ACCESSES];
     char source[GPU_TEXT_MAX + 32];
+    char said[GPU_TEXT_MAX * 2];  /* source for the text, in its language */
     char lock[GPU_TEXT_MAX];
     int live;                     /* --gpu: measured now (run[] is filled) */
 };
@@ -382,6 +386,7 @@ static int measure(const struct sim_args *a, struct sim_meter *mt, const struct 
                    int n, struct sim_meas *m)
 {
     measured_source(&mt->info, m->source, sizeof m->source);
+    measured_source_said(&mt->info, m->said, sizeof m->said);
     snprintf(m->lock, sizeof m->lock, "%s", mt->info.lock);
     m->live = !a->replay;
     int failed = 0;
@@ -424,7 +429,7 @@ static int measured_status(const struct sim_meas *m, int n)
                  r->err.msg[0] ? CLI_CLEAN(CLI_ERR(&r->err)) : cli_msg(CLI_F_NO_RESULT));
     else if (!r->has_counters)
         cli_tell("sim", CLI_F_WITHOUT_COUNTERS, what,
-                 r->counters_note[0] ? CLI_CLEAN(bl_phrase(r->counters_note, cli_lang()))
+                 r->counters_note[0] ? CLI_CLEAN(CLI_NOTE(&r->counters_msg, r->counters_note))
                                      : cli_msg(CLI_F_NOT_READ));
     else
         cli_tell("sim", CLI_F_WITHOUT_TIME_PER_ACCESS, what);
@@ -482,7 +487,7 @@ static void write_text(const struct sim_args *a, struct pattern *p,
         grid_text_write(stdout, &one[i].res, one[i].acc.width, one[i].acc.op, one[i].acc.mask,
                         &go);
         if (m)
-            measured_text(stdout, &m->res[i], &one[i].acc, m->source,
+            measured_text(stdout, &m->res[i], &one[i].acc, m->said,
                           m->live ? &m->run[i] : NULL);
     }
 }

@@ -373,7 +373,7 @@ static int collect_reference(struct vlist *L, struct hw_case **cases, int *ncase
             return EXIT_USAGE;
         }
         if (recording_load_hw_cases(cpath, &more, &nmore, &err)) {
-            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(err.msg));
+            fprintf(stderr, "banklab verify: %s\n", CLI_CLEAN(CLI_ERR(&err)));
             free(more);
             return EXIT_USAGE;
         }
@@ -582,12 +582,13 @@ static void both_figures(const struct gpu_result *r, char *buf, size_t n)
 {
     if (r->err.status != GPU_OK)
         snprintf(buf, n, "%s: %s", gpu_status_name((enum gpu_status)r->err.status) ?
-                 gpu_status_name((enum gpu_status)r->err.status) : "?", r->err.msg);
+                 gpu_status_name((enum gpu_status)r->err.status) : "?", CLI_ERR(&r->err));
     else if (r->has_counters)
-        snprintf(buf, n, "ld %.2f/%.2f st %.2f/%.2f%s", r->wavefronts_ld, r->conflicts_ld,
-                 r->wavefronts_st, r->conflicts_st, r->verified ? ", checked" : "");
+        snprintf(buf, n, cli_msg(VER_BOTH_COUNTERS), r->wavefronts_ld, r->conflicts_ld,
+                 r->wavefronts_st, r->conflicts_st, r->verified ? cli_msg(VER_BOTH_CHECKED) : "");
     else
-        snprintf(buf, n, "no counters: %s", r->counters_note);
+        snprintf(buf, n, cli_msg(VER_BOTH_NO_COUNTERS),
+                 CLI_NOTE(&r->counters_msg, r->counters_note));
 }
 
 /* Compares the two paths item by item (first measurements) and says how they went, the
@@ -663,7 +664,7 @@ static void write_rows(const struct vlist *L)
                cli_msg(!measured ? VER_NOT_MEASURED : it->row.agree == 1 ? VER_OK : VER_DIFFERS));
         if (!measured)
             printf("    %s\n", CLI_CLEAN(r->err.status != GPU_OK ? CLI_ERR(&r->err)
-                                                       : bl_phrase(r->counters_note, cli_lang())));
+                                                       : CLI_NOTE(&r->counters_msg, r->counters_note)));
     }
 }
 

@@ -156,6 +156,21 @@ static void copy_counters(struct gpu_result *r, const struct gpu_result *c)
     r->inst_ld = c->inst_ld;
     r->inst_st = c->inst_st;
     r->counters_note[0] = '\0';
+    memset(&r->counters_msg, 0, sizeof r->counters_msg);
+}
+
+void gpu_note(struct gpu_result *r, int id, ...)
+{
+    va_list ap;
+    va_start(ap, id);
+    bl_msg_vset(&r->counters_msg, r->counters_note, sizeof r->counters_note, id, ap);
+    va_end(ap);
+}
+
+void gpu_note_err(struct gpu_result *r, const struct bl_err *e)
+{
+    bl_fmt(r->counters_note, sizeof r->counters_note, "%s", e->msg);
+    r->counters_msg = e->why;
 }
 
 /* The answer to req from the recording: a case kernel's own result, with the access timing of

@@ -99,6 +99,9 @@ struct gpu_result {
     double conflicts_ld, conflicts_st;
     double inst_ld, inst_st;      /* shared instructions executed (raw) */
     char counters_note[GPU_TEXT_MAX]; /* why counters are missing, when has_counters == 0 */
+    /* counters_note as a message id of src/base/msg.def with its arguments (gpu_note), for
+     * either language; BL_MSG_NONE where the English text is all there is (a recording's) */
+    struct bl_msg counters_msg;
     int counters_busy;            /* counters missing because another profiler held them:
                                      a later request may have them (not recorded) */
     double wait_ms;               /* time waiting for the device's turn (not recorded) */
@@ -236,6 +239,11 @@ int gpu_same_access(const struct bank_access *a, const struct bank_access *b);
 /* gpu_status_name: "ok", "unavailable", "busy", "invalid", "failed", "verify" or
  * "not-recorded" (the recording format's names); NULL for a value outside the enum. */
 const char *gpu_status_name(enum gpu_status st);
+
+/* gpu_note: r's counters note (counters_note and counters_msg) from the message id of
+ * msg.def and its arguments. gpu_note_err: the same from an error (its message and text). */
+void gpu_note(struct gpu_result *r, int id, ...);
+void gpu_note_err(struct gpu_result *r, const struct bl_err *e);
 
 /* gpu_backend_name: "cuda", "none" or "replay". */
 const char *gpu_backend_name(enum gpu_backend b);

@@ -225,6 +225,8 @@ struct gpu_kernel_result {
     int has_counters;
     struct gpu_kernel_counters counters;
     char counters_note[GPU_KERNEL_TEXT]; /* why has_counters is 0 when --counters asked */
+    struct bl_msg counters_msg;      /* the same as a message of msg.def (gpu_kernel_note), or
+                                      * BL_MSG_NONE where the English text is all there is */
     char lock_note[GPU_KERNEL_TEXT]; /* "" when measured in the device's turn, else why not */
     struct gpu_kernel_timing timing;
     char output[GPU_KERNEL_OUTPUT];  /* the end of what the kernel and the child printed */
@@ -232,6 +234,10 @@ struct gpu_kernel_result {
 
 /* gpu_kernel_result_done: free what a result holds (safe on a zeroed or done result). */
 void gpu_kernel_result_done(struct gpu_kernel_result *res);
+
+/* gpu_kernel_note: res's counters note (counters_note and counters_msg) from an error: its
+ * English text and its message. */
+void gpu_kernel_note(struct gpu_kernel_result *res, const struct bl_err *e);
 
 /* gpu_kernel_op_name: "ld", "st", "atom", "ldsm", "stsm", "ldgsts", "gmma". */
 const char *gpu_kernel_op_name(int op);

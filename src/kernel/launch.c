@@ -340,29 +340,32 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
 static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, int line,
                        const char *base, char *err, size_t errsz)
 {
-    char word[2][GPU_KERNEL_TEXT];
-    int col[2] = {0, 0}, have = 0;
+    struct {
+        char text[GPU_KERNEL_TEXT];
+        int col;
+    } word[2] = {{"", 0}, {"", 0}};   /* the option and its value */
+    int have = 0;
     size_t i = 0;
     for (;;) {
         while (i < n && (s[i] == ' ' || s[i] == '\t'))
             i++;
         if (i >= n) {
             if (have == 1) {
-                bl_fmt(err, errsz, "%d:%d: %s needs a value", line, col[0], word[0]);
+                bl_fmt(err, errsz, "%d:%d: %s needs a value", line, word[0].col, word[0].text);
                 return -1;
             }
             return 0;
         }
-        char *w = word[have];
+        char *w = word[have].text;
         size_t wl = 0;
-        col[have] = (int)(s + i - base) + 1;
+        word[have].col = (int)(s + i - base) + 1;
         char quote = 0;
         while (i < n && (quote || (s[i] != ' ' && s[i] != '\t'))) {
             if (!quote && (s[i] == '\'' || s[i] == '"'))
                 quote = s[i];
             else if (quote && s[i] == quote)
                 quote = 0;
-            else if (wl + 1 < sizeof word[0])
+            else if (wl + 1 < sizeof word[0].text)
                 w[wl++] = s[i];
             i++;
         }
@@ -372,13 +375,13 @@ static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, 
         if (have == 0 && (gpu_kernel_option(&probe, w, NULL, why, sizeof why) == 0 ||
                           !strcmp(w, "--device"))) {
             bl_fmt(err, errsz, "%d:%d: '%s' is not a launch option (--grid, --block, --smem, --arg, "
-                "--buffer-size, --fill, --name, --time-limit)", line, col[0], w);
+                "--buffer-size, --fill, --name, --time-limit)", line, word[0].col, w);
             return -1;
         }
         if (++have < 2)
             continue;
-        if (gpu_kernel_option(req, word[0], word[1], why, sizeof why) < 0) {
-            bl_fmt(err, errsz, "%d:%d: %s", line, col[1], why);
+        if (gpu_kernel_option(req, word[0].text, word[1].text, why, sizeof why) < 0) {
+            bl_fmt(err, errsz, "%d:%d: %s", line, word[1].col, why);
             return -1;
         }
         have = 0;

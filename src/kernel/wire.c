@@ -21,6 +21,12 @@
 
 /* ---- results ---- */
 
+void gpu_kernel_note(struct gpu_kernel_result *res, const struct bl_err *e)
+{
+    snprintf(res->counters_note, sizeof res->counters_note, "%s", e->msg);
+    res->counters_msg = e->why;
+}
+
 void gpu_kernel_result_done(struct gpu_kernel_result *res)
 {
     if (!res)
@@ -473,6 +479,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->lowered[sizeof res->lowered - 1] = '\0';
     res->arch[sizeof res->arch - 1] = '\0';
     res->counters_note[sizeof res->counters_note - 1] = '\0';
+    bl_msg_sanitize(&res->counters_msg);
     res->lock_note[sizeof res->lock_note - 1] = '\0';
     res->output[sizeof res->output - 1] = '\0';
     for (int i = 0; i < res->nfiles; i++)

@@ -11,7 +11,6 @@
 
 #define K(k, act) {(k), 0, (act)}
 #define RANGE(lo, hi, act) {(lo), (hi), (act)}
-#define EN_ZH(en, zh) {(en), (zh)}
 
 static const struct key_row rows[] = {
 #define ROW(actions, ...) {__VA_ARGS__},
@@ -100,12 +99,17 @@ static const char *join_keys(const struct key_row *r, int zh, const char *sep, c
     return buf;
 }
 
+const char *keys_word(int id, int zh)
+{
+    return id ? bl_msg_format(id, zh ? BL_LANG_ZH : BL_LANG_EN) : NULL;
+}
+
 const char *keys_label(const struct key_row *r, int zh, char *buf, size_t size)
 {
     if (!size)
         return buf;
-    if (r->help_keys[zh ? 1 : 0]) {
-        snprintf(buf, size, "%s", r->help_keys[zh ? 1 : 0]);
+    if (r->help_keys) {
+        snprintf(buf, size, "%s", keys_word(r->help_keys, zh));
         return buf;
     }
     return join_keys(r, zh, " ", buf, size);
@@ -118,9 +122,9 @@ size_t keys_summary(int zh, char *buf, size_t size)
         buf[0] = 0;
     for (const struct key_row *r = rows; r < rows + NROWS; r++) {
         char keys[64];
-        if (r->help[0] && !r->lesson && r->bar_text[0] && (r->screens & KS_GLOBAL))
+        if (r->help && !r->lesson && r->bar_text && (r->screens & KS_GLOBAL))
             o += bl_fmt(buf + o, size - o, "%s%s %s", o ? ", " : "",
-                        join_keys(r, zh, "/", keys, sizeof keys), r->bar_text[zh ? 1 : 0]);
+                        join_keys(r, zh, "/", keys, sizeof keys), keys_word(r->bar_text, zh));
     }
     return o;
 }
@@ -151,11 +155,11 @@ static int bar_items(unsigned screens, int zh, const char *const *lesson, int nl
         if (r->lesson || k >= max)
             continue;
         if (r->bar_keys && !*r->bar_keys)
-            snprintf(it[k].text, sizeof it[k].text, "%s", r->bar_text[zh ? 1 : 0]);
+            snprintf(it[k].text, sizeof it[k].text, "%s", keys_word(r->bar_text, zh));
         else
             snprintf(it[k].text, sizeof it[k].text, "%s %s",
                      r->bar_keys ? r->bar_keys : keys_name(r->keys[0].key, zh, name, sizeof name),
-                     r->bar_text[zh ? 1 : 0]);
+                     keys_word(r->bar_text, zh));
         it[k++].keep = r->keep;
     }
     return k;

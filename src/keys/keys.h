@@ -90,10 +90,10 @@ struct key_row {
     unsigned bar;                 /* the key bars that show the row (KS_*) */
     const char *bar_keys;         /* how the bar names the keys ("Esc/c"); NULL: the first
                                    * key's name; "": no keys, the text alone */
-    const char *bar_text[2];      /* en, zh: the word after the keys (in key bars, and in the
-                                   * summary of --help) */
-    const char *help_keys[2];     /* en, zh: keys column of the help screen; NULL: the names */
-    const char *help[2];          /* en, zh: the help line; NULL: not on the help screen */
+    int bar_text;                 /* the word after the keys (in key bars, and in the summary
+                                   * of --help): a row of the catalogue (msg_keys.def) */
+    int help_keys;                /* keys column of the help screen (a row); 0: the names */
+    int help;                     /* the help line (a row); 0: not on the help screen */
     int pair;                     /* the help screen puts the next row on the same line */
     int lesson;                   /* stands for the lesson's parameter keys */
     int keep;                     /* on a key bar too narrow for all its items, those with the
@@ -108,6 +108,10 @@ const struct key_row *keys_rows(int *n);
  * KS_TUTOR | KS_INSPECT): the rows of a mode in that set first, then the rest, in table order.
  * ACT_NONE when no row binds it there (a lesson key, or nothing). */
 enum key_action keys_action(unsigned screens, int key);
+
+/* keys_word: the text of a row's word (bar_text, help_keys, help: an id of msg_keys.def) in
+ * Chinese when zh, else English; NULL for 0 (none). */
+const char *keys_word(int id, int zh);
 
 /* keys_name: the name of one key as the help screen and the man page write it ("Esc",
  * "Ctrl-U", "PgDn", "Space", "?"); zh only changes Space (空格). Writes into buf (always

@@ -271,8 +271,11 @@ static void request(struct child *ch)
         }
         st->sass_used = 1; /* and this process takes no other request */
         in_turn(ch, counters_turn);
-        if (!ch->res->has_counters && ch->res->err.status == GPU_KERNEL_OK)
+        if (!ch->res->has_counters && ch->res->err.status == GPU_KERNEL_OK) {
             bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, BL_TEXT, res->counters_note);
+            if (res->counters_msg.id != BL_MSG_NONE)   /* the note's message, for either language */
+                res->err.why = res->counters_msg;
+        }
         return;
     }
     in_turn(ch, ksass_measure);

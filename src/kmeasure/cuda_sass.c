@@ -96,7 +96,7 @@ void kcounters_measure(struct child *ch)
         c = bl_counters_open_metrics(ch->st->device, range_metrics, n, &why);
     }
     if (!c) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
+        gpu_kernel_note(ch->res, &why);
         return;
     }
     double v[BL_NMETRICS];
@@ -111,7 +111,7 @@ void kcounters_measure(struct child *ch)
         k->inst_st = v[BL_INST_ST];
         k->wavefronts = n > BL_WAVEFRONTS_ALL ? v[BL_WAVEFRONTS_ALL] : -1;
     } else if (ch->res->err.status == GPU_KERNEL_OK) {
-        bl_fmt(ch->res->counters_note, sizeof ch->res->counters_note, "%s", why.msg);
+        gpu_kernel_note(ch->res, &why);
     }
     bl_counters_close(c);
     ch->res->timing.counters = bl_now_ms() - t0;

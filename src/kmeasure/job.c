@@ -506,7 +506,7 @@ static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
             m->has_counters = 1;
             m->counters = job->res.counters;
         } else {
-            snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.err.msg);
+            gpu_kernel_note(m, &job->res.err);
         }
         m->timing.counters = job->res.timing.counters;
         gpu_kernel_result_done(&job->res);
@@ -523,7 +523,7 @@ static int next_step(struct gpu_kernel_job *job, struct gpu_kernel_result *res)
         if (respawn(job) == 0)
             return 0;
         struct gpu_kernel_result *m = &job->main;
-        snprintf(m->counters_note, sizeof m->counters_note, "%s", job->res.err.msg);
+        gpu_kernel_note(m, &job->res.err);
         gpu_kernel_result_done(&job->res);
         job->res = *m;
         memset(m, 0, sizeof *m);

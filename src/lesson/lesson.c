@@ -21,7 +21,8 @@ const char *lesson_tr(const struct lesson_text *t, enum lesson_lang lang)
 
 const char *lesson_lang_code(enum lesson_lang lang)
 {
-    return lang == LANG_ZH ? "zh" : "en";
+    static const char *const code[] = {[LANG_EN] = "en", [LANG_ZH] = "zh"};
+    return code[lang == LANG_ZH ? LANG_ZH : LANG_EN];
 }
 
 int lesson_lang_parse(const char *code, enum lesson_lang *out)
@@ -152,13 +153,17 @@ void lesson_figure_free(struct lesson_figure *f)
     memset(f, 0, sizeof *f);
 }
 
-/* One problem to P->report, its place at (0: by its path) turned into line:col of P->text. */
-static void lesson_report(struct lesson_problems *P, int at, const char *msg)
+/* One problem to P->report, its place at (0: by its path) turned into line:col of P->text:
+ * its message m after path; msg its English text. */
+static void lesson_report(struct lesson_problems *P, int at, const char *path,
+                          const struct bl_msg *m, const char *msg)
 {
     struct lesson_error e = {.line = 0};
     bl_err_clear(&e.err);
     bl_fmt(e.file, sizeof e.file, "%s", P->file ? P->file : "(lesson)");
+    bl_fmt(e.path, sizeof e.path, "%s", path ? path : "");
     bl_fail(&e.err, -1, at > 0 ? BL_AT(at - 1, 1, -1) : BL_NOWHERE, BL_TEXT, msg);
+    e.err.why = *m;
     if (at > 0 && P->text) {
         e.line = e.col = 1;
         for (size_t i = 0; i + 1 < (size_t)at && i < P->len; i++) {
@@ -173,26 +178,55 @@ static void lesson_report(struct lesson_problems *P, int at, const char *msg)
     P->report(&e, P->ctx);
 }
 
-void lesson_problem(struct lesson_problems *P, int at, const char *path, const char *fmt, ...)
+void lesson_problem(struct lesson_problems *P, int at, const char *path, int id, ...)
 {
     if (P->n++ >= LESSON_PROBLEMS_SHOWN || !P->report)
         return;  /* past the cap a problem is counted, not shown */
     char msg[BL_ERR_TEXT];
     size_t n = path && *path ? bl_fmt(msg, sizeof msg, "%s: ", path) : 0;
+    struct bl_msg m;
     va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(msg + n, sizeof msg - n, fmt, ap);
+    va_start(ap, id);
+    bl_msg_vset(&m, msg + n, sizeof msg - n, id, ap);
     va_end(ap);
-    lesson_report(P, at, msg);
+    lesson_report(P, at, path, &m, msg);
+}
+
+void lesson_problem_err(struct lesson_problems *P, int at, const char *path,
+                        const struct bl_err *e)
+{
+    if (P->n++ >= LESSON_PROBLEMS_SHOWN || !P->report)
+        return;
+    char msg[BL_ERR_TEXT];
+    size_t n = path && *path ? bl_fmt(msg, sizeof msg, "%s: ", path) : 0;
+    bl_fmt(msg + n, sizeof msg - n, "%s", e->msg);
+    struct bl_msg m;
+    bl_err_msg(e, &m);
+    lesson_report(P, at, path, &m, msg);
+}
+
+const char *lesson_error_text(const struct lesson_error *e, enum bl_lang lang, char *buf,
+                              size_t n)
+{
+    char said[BL_ERR_TEXT * 2];
+    const char *msg = e->err.msg;
+    if (lang != BL_LANG_EN && e->err.why.id != BL_MSG_NONE) {
+        size_t k = e->path[0] ? bl_fmt(said, sizeof said, "%s%s", e->path,
+                                       bl_msg_format(BL_COLON, lang)) : 0;
+        bl_msg_render(&e->err.why, lang, said + k, sizeof said - k);
+        msg = said;
+    }
+    if (e->line > 0)
+        bl_fmt(buf, n, "%s:%d:%d%s%s", e->file, e->line, e->col, bl_msg_format(BL_COLON, lang),
+               msg);
+    else
+        bl_fmt(buf, n, "%s%s%s", e->file, bl_msg_format(BL_COLON, lang), msg);
+    return buf;
 }
 
 const char *lesson_error_line(const struct lesson_error *e, char *buf, size_t n)
 {
-    if (e->line > 0)
-        bl_fmt(buf, n, "%s:%d:%d: %s", e->file, e->line, e->col, e->err.msg);
-    else
-        bl_fmt(buf, n, "%s: %s", e->file, e->err.msg);
-    return buf;
+    return lesson_error_text(e, BL_LANG_EN, buf, n);
 }
 
 void lesson_problems_end(struct lesson_problems *P)
@@ -200,6 +234,7 @@ void lesson_problems_end(struct lesson_problems *P)
     if (P->n <= LESSON_PROBLEMS_SHOWN || !P->report)
         return;
     char msg[64];
-    bl_fmt(msg, sizeof msg, "%d more problems not shown", P->n - LESSON_PROBLEMS_SHOWN);
-    lesson_report(P, 0, msg);
+    struct bl_msg m;
+    bl_msg_set(&m, msg, sizeof msg, LP_MORE_NOT_SHOWN, P->n - LESSON_PROBLEMS_SHOWN);
+    lesson_report(P, 0, NULL, &m, msg);
 }

@@ -171,7 +171,8 @@ struct lesson_set {
 struct lesson_error {
     char file[256];
     int line, col;
-    struct bl_err err;
+    struct bl_err err;           /* err.why: the message alone, without its path */
+    char path[128];              /* the JSON path before the message ("" for none) */
 };
 
 /* The problem list of one file: the loader (src/store) and the checker add each problem they
@@ -188,13 +189,19 @@ struct lesson_problems {
 
 /* lesson_problem: the one way to add a problem: at the byte offset at - 1 of P->text (a
  * syntax error), or at 0 where the path locates it; worded "PATH: message" (path NULL or "":
- * the message alone). The loader and the checker go on past a problem and add each one. */
-void lesson_problem(struct lesson_problems *P, int at, const char *path, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+ * the message alone), the message a row of msg.def (id, its arguments), so that it can be
+ * said in either language. The loader and the checker go on past a problem and add each one.
+ * lesson_problem_err: the same with the message of the error e. */
+void lesson_problem(struct lesson_problems *P, int at, const char *path, int id, ...);
+void lesson_problem_err(struct lesson_problems *P, int at, const char *path,
+                        const struct bl_err *e);
 
 /* lesson_error_line: e as one line into buf (n bytes): "file:line:col: message", or
  * "file: message" when its path locates it. Returns buf. The one wording of a problem. */
 const char *lesson_error_line(const struct lesson_error *e, char *buf, size_t n);
+/* lesson_error_text: the same in lang (the message from its row of msg.def) */
+const char *lesson_error_text(const struct lesson_error *e, enum bl_lang lang, char *buf,
+                              size_t n);
 
 /* lesson_problems_end: when more than LESSON_PROBLEMS_SHOWN were found, one last report
  * "N more problems not shown". */

@@ -55,7 +55,7 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
     struct bl_err why;
     char desc[256];
     if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, 0, NULL, "steps[%d].expect[%d]: %s (%s)", si, ei,
+        lesson_problem(&C->P, 0, NULL, LP_EXPECT, si, ei,
                        why.msg, desc);
         return;
     }
@@ -66,8 +66,7 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
         int got = field_value(&res, (enum lesson_field)f);
         if (got != said[f]) {
             lesson_problem(&C->P, 0, NULL,
-                           "steps[%d].expect[%d]: %s is %d by the model, the lesson "
-                           "says %d (%s)", si, ei, field_name[f], got, said[f], desc);
+                           LP_EXPECT_IS_BY_THE_MODEL_THE_LESSON, si, ei, field_name[f], got, said[f], desc);
         }
     }
 }
@@ -88,7 +87,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     struct bl_err why;
     char desc[256], a[40];
     if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, 0, NULL, "steps[%d].quiz.check: %s (%s)", si,
+        lesson_problem(&C->P, 0, NULL, LP_QUIZ_CHECK, si,
                        why.msg, desc);
         return;
     }
@@ -98,8 +97,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         if (q->number != (double)got) {
             fmt_num(q->number, a, sizeof a);
             lesson_problem(&C->P, 0, NULL,
-                           "steps[%d].quiz.answer: the answer is %s, the model's %s "
-                           "is %d (%s)", si, a, fname, got, desc);
+                           LP_QUIZ_ANSWER_THE_ANSWER_IS_THE_MODE, si, a, fname, got, desc);
         }
         return;
     }
@@ -110,15 +108,13 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
     if (!right) {
         fmt_num(v, a, sizeof a);
         lesson_problem(&C->P, 0, NULL,
-                       "steps[%d].quiz.answer: choice %d (\"%s\") has value %s, the "
-                       "model's %s is %d (%s)", si, q->answer, q->choices[q->answer].en ?
+                       LP_QUIZ_ANSWER_CHOICE_HAS_VALUE_THE_M, si, q->answer, q->choices[q->answer].en ?
                        q->choices[q->answer].en : "", isnan(v) ? "none" : a, fname, got, desc);
     }
     for (int k = 0; k < q->nchoices && right; k++)
         if (k != q->answer && q->choice_values[k] == (double)got) {
             lesson_problem(&C->P, 0, NULL,
-                           "steps[%d].quiz.choices[%d]: its value %d is also the "
-                           "model's %s (%s): two choices would be right", si, k, got, fname, desc);
+                           LP_QUIZ_CHOICES_ITS_VALUE_IS_ALSO_THE, si, k, got, fname, desc);
         }
 }
 
@@ -215,11 +211,10 @@ static void check_task(struct chk *C, int si, const struct lesson_scene *s,
         return;   /* not searched to the end: no verdict */
     if (solved_default)
         lesson_problem(&C->P, 0, NULL,
-                       "steps[%d].task: already solved at the defaults "
-                       "(%s); nothing to find", si, req);
+                       LP_TASK_ALREADY_SOLVED_AT_THE_DEFAULT, si, req);
     else if (!solvable)
         lesson_problem(&C->P, 0, NULL,
-                       "steps[%d].task: no parameter values within the ranges give %s%s", si,
+                       LP_TASK_NO_PARAMETER_VALUES_WITHIN_TH, si,
                        req, searched_all ? "" : " (searched one parameter at a time)");
 }
 
@@ -252,8 +247,7 @@ static void check_quiz_figures(struct chk *C, int si, const struct lesson_step *
             if (fabs(v - f->value) <= 0.5 * unit + 1e-9 &&
                 fabs(v - q->number) > q->tolerance + 1e-9) {
                 lesson_problem(&C->P, 0, NULL,
-                               "steps[%d].quiz.answer: %.*f is refused (answer %g, tolerance %g), "
-                               "but the step quotes %s, which rounds to it at %d decimal%s",
+                               LP_QUIZ_ANSWER_IS_REFUSED_ANSWER_TOLE,
                                si, coarse, v, q->number, q->tolerance, f->text, coarse,
                                coarse == 1 ? "" : "s");
                 return;
@@ -325,9 +319,7 @@ static int check_wrap(struct lesson_problems *P, const char *path, int lang, con
                 e++;
             int w = bl_width_n(s + open, e - open);
             lesson_problem(P, 0, NULL,
-                           "%s.%s: code `%.40s%s` (%d columns) would be cut at %d columns "
-                           "(the tutorial at 80x24): keep code to one line that fits, or let it "
-                           "break at a space outside brackets", path, lang_name[lang], s + open,
+                           LP_CODE_COLUMNS_WOULD_BE_CUT_AT_COLUM, path, lang_name[lang], s + open,
                            e - open > 40 ? "..." : "", w, width);
             return 1;
         }
@@ -651,14 +643,12 @@ static void check_answer_before(struct lesson_problems *P, int si, const struct 
                 choice_said(q, lang, s, &at, &len);
             if (at)
                 lesson_problem(P, 0, NULL,
-                               "steps[%d].%s.%s: \"%.*s\" gives the answer of the step's quiz "
-                               "before it is asked; say it in the explanation", si, src_name[f],
+                               LP_GIVES_THE_ANSWER_OF_THE_STEP_S_QUI, si, src_name[f],
                                lang_name[lang], (int)len, at);
             const char *vw = f == 0 ? title_verdict(s, lang) : NULL;
             if (vw && !at)
                 lesson_problem(P, 0, NULL,
-                               "steps[%d].title.%s: \"%s\" states what the step's quiz asks "
-                               "(\"%s\"); let the title name the topic", si, lang_name[lang], s,
+                               LP_TITLE_STATES_WHAT_THE_STEP_S_QUIZ, si, lang_name[lang], s,
                                vw);
         }
 }

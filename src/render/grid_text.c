@@ -311,8 +311,7 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
             put_n(f, " ", indent);
             col = indent;
         } else {
-            fputs(T(GT_SEMICOLON), f);
-            fputs(lang == BL_LANG_ZH ? "" : " ", f);
+            fputs(T(GT_ITEM_SEP), f);
             col += 2;
         }
         fputs(item, f);

@@ -248,8 +248,8 @@ static int worker_init(struct runner *R, struct gpu_result *res)
         R->clock_mhz = R->clock_max_mhz;
         nominal = " (nominal: the device was busy at start)";
     }
-    struct bl_msg dm;   /* msg.def's row: read back (and said in Chinese) from the text */
-    bl_msg_set(&dm, R->info.device, sizeof R->info.device,
+    /* the device's text and its msg.def row, for either language */
+    bl_msg_set(&R->info.device_msg, R->info.device, sizeof R->info.device,
                nominal[0] ? GPU_DEVICE_DESC_NOMINAL : GPU_DEVICE_DESC, R->name,
                R->cc_major * 10 + R->cc_minor, R->sms, (int)(R->clock_mhz + 0.5));
     R->info.clock_khz = (int)(R->clock_mhz * 1000 + 0.5);

@@ -87,7 +87,7 @@ int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *
                   int nmetrics, double *v)
 {
     if (!R->ctr) {
-        bl_fmt(res->counters_note, sizeof res->counters_note, "%s", R->info.counters_err.msg);
+        gpu_note_err(res, &R->info.counters_err);
         return -1;
     }
     struct bl_err why = {0};
@@ -96,7 +96,7 @@ int read_counters(struct runner *R, struct gpu_result *res, int (*launch)(void *
     if (st == CTR_OK)
         return 0;
     CK(res, cudaGetLastError());      /* a launch that failed under the profiler */
-    bl_fmt(res->counters_note, sizeof res->counters_note, "%s", why.msg);
+    gpu_note_err(res, &why);
     res->counters_busy = st == CTR_BUSY;
     return -1;
 }
@@ -298,8 +298,7 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
     c.smem = bl_pattern_smem(&c.a, c.threads);
     CK(res, bl_pattern_attr(&c.a, c.smem)); /* a reference timed since may have lowered it */
     if (p->a.instr != BANK_PLAIN && R->ctr && R->ctr_nmetrics < BL_NMETRICS) {
-        bl_fmt(res->counters_note, sizeof res->counters_note, "counters: this CUPTI has no "
-               "metrics for ldmatrix, stmatrix and cp.async");
+        gpu_note(res, CTR_NO_MATRIX_METRICS);
         return 0;
     }
     /* a plain load or store needs the six metrics alone: fewer counter passes */
@@ -326,13 +325,10 @@ static int pattern_counters(struct runner *R, const struct pattern_run *p, char 
         res->conflicts_st = (v2[BL_CONFLICTS_LDGSTS] - v[BL_CONFLICTS_LDGSTS]) / n;
         res->wavefronts_st = res->conflicts_st + p->passes;
         got = res->inst_st = v2[BL_INST_LDGSTS] - v[BL_INST_LDGSTS];
-        bl_fmt(res->counters_note, sizeof res->counters_note, "cp.async: wavefronts = LDGSTS "
-               "conflicts + %d passes; the all-kinds counter reads %.2f", p->passes,
-               (d_all - d_lds) / n);
+        gpu_note(res, CTR_CPASYNC_NOTE, p->passes, (d_all - d_lds) / n);
     }
     if (p->a.mask && fabs(got - n) > 0.5)
-        bl_fmt(res->counters_note, sizeof res->counters_note,
-               "warning: %.0f shared instructions counted, %d launched", got, COUNT_INSTR);
+        gpu_note(res, CTR_INSTR_WARNING, got, COUNT_INSTR);
     if (p->a.instr == BANK_CPASYNC)
         bl_fmt(note, notesize, "counters: CUPTI, 1 warp x %d and x %d instructions, the "
                "difference", COUNT_INSTR, 2 * COUNT_INSTR);

@@ -780,7 +780,7 @@ static void done(struct server *S, const struct gpu_result *res)
     if (j->paused) {
         r.has_counters = 0;
         r.counters_busy = 1;
-        bl_fmt(r.counters_note, sizeof r.counters_note, "%s", SERVE_PAUSE_NOTE);
+        gpu_note(&r, CTR_PAUSED);
     }
     if (S->o->cache_s > 0 && sv_cacheable(&j->req, j->paused, &r))
         sv_cache_put(S->cache, SV_CACHE, &j->req, &r);

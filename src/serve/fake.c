@@ -89,10 +89,9 @@ static void fake_access(const struct bank_access *acc, int want_timing, int want
         *(st ? &res->conflicts_st : &res->conflicts_ld) = br.conflicts;
         *(st ? &res->inst_st : &res->inst_ld) = 1;
         if (acc->instr == BANK_CPASYNC)
-            bl_fmt(res->counters_note, sizeof res->counters_note, "cp.async: wavefronts = LDGSTS "
-                   "conflicts + %d passes (fake device)", br.passes);
+            gpu_note(res, CTR_FAKE_CPASYNC_NOTE, br.passes);
     } else {
-        bl_fmt(res->counters_note, sizeof res->counters_note, "counters not asked for");
+        gpu_note(res, CTR_NOT_ASKED);
     }
     if (want_timing) {
         struct bank_access ref = *acc;

@@ -25,7 +25,6 @@
                                         this long is closed (the client reconnects when it asks) */
 #define SERVE_USER_CONNS 16          /* connections of one user but the owner and root */
 #define SERVE_JOB_S 90               /* a measurement the backend holds this long fails */
-#define SERVE_PAUSE_NOTE "counters paused for a profiler (banklab serve --pause)"
 
 /* What the server counts (`banklab serve --stats`; the tests read it). */
 struct serve_stats {

@@ -243,6 +243,7 @@ int sw_put_result(struct sw_buf *b, const struct gpu_result *r)
     put_f64(b, r->inst_ld);
     put_f64(b, r->inst_st);
     put_str(b, r->counters_note, sizeof r->counters_note);
+    put_msg(b, &r->counters_msg);
     put_u8(b, r->counters_busy);
     put_f64(b, r->wait_ms);
     put_u8(b, r->from_server);
@@ -651,6 +652,8 @@ static int get_result_fields(struct rd *r, struct gpu_result *res)
     res->inst_ld = get_f64(r, 0, SW_INST_MAX, "inst_ld");
     res->inst_st = get_f64(r, 0, SW_INST_MAX, "inst_st");
     get_str(r, res->counters_note, sizeof res->counters_note, "the counters' note");
+    get_msg(r, &res->counters_msg, "the counters' note's message");
+    msg_agree(&res->counters_msg, res->counters_note, sizeof res->counters_note);
     res->counters_busy = get_flag(r, "counters_busy");
     res->wait_ms = get_f64(r, 0, SW_MS_MAX, "wait_ms");
     res->from_server = get_flag(r, "from_server");

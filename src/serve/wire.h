@@ -35,9 +35,10 @@
 #include "serve.h"
 
 #define SW_MAGIC "BLSV"
-#define SW_VERSION 2             /* 2: every field of a request, a result and an info (1:
-                                    width, op, mask and offsets only: chapter 11 measured as
-                                    plain loads and stores) */
+#define SW_VERSION 3             /* 3: a result's counters note as a message too; 2: every
+                                    field of a request, a result and an info (1: width, op,
+                                    mask and offsets only: chapter 11 measured as plain loads
+                                    and stores) */
 #define SW_HEADER 12
 #define SW_MAX_PAYLOAD 8192
 #define SW_MAX_FRAME (SW_HEADER + SW_MAX_PAYLOAD)

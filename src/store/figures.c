@@ -90,7 +90,7 @@ static int check_bound(struct lesson_problems *P, int si, int fi, const struct l
     char how[200];
     figure_how(f, how, sizeof how);
     lesson_problem(P, 0, NULL,
-                   "steps[%d].figures[%d]: the text says %s %s, but %s gives %.*f (%s)", si, fi,
+                   LP_FIGURES_THE_TEXT_SAYS_BUT_GIVES, si, fi,
                    f->bound == LESSON_FIG_AT_MOST ? "at most" : "at least",
                    f->text[0] == '-' ? f->text + 1 : f->text, whose, f->decimals + 2, x, how);
     return 1;
@@ -132,15 +132,13 @@ static int check_panel(struct lesson_problems *P, int si, int fi, const struct l
         const char *q = f->text[0] == '-' ? f->text + 1 : f->text;
         if (strcmp(q, shown) && strcmp(q, bare)) {
             lesson_problem(P, 0, NULL,
-                           "steps[%d].figures[%d]: the tutorial's panel shows %s (%d decimal%s, "
-                           "replayed from %s) for %s; the lesson quotes %s", si, fi, shown, d,
+                           LP_FIGURES_THE_TUTORIAL_S_PANEL_SHOWS, si, fi, shown, d,
                            d == 1 ? "" : "s", from, how, f->text);
             return 1;
         }
     } else if (fabs(x - f->value) > 0.5 * pow(10.0, -f->decimals) * (1 + 1e-9)) {
         lesson_problem(P, 0, NULL,
-                       "steps[%d].figures[%d]: the tutorial's replay gives %.*f (from %s) for "
-                       "%s; the lesson quotes %s", si, fi, f->decimals, x, from, how, f->text);
+                       LP_FIGURES_THE_TUTORIAL_S_REPLAY_GIVE, si, fi, f->decimals, x, from, how, f->text);
         return 1;
     }
     return check_bound(P, si, fi, f, x, "the tutorial's replay");
@@ -160,8 +158,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
         double x = recording_value(&ra->rec.res, f->field);
         if (isnan(x)) {
             lesson_problem(P, 0, NULL,
-                           "steps[%d].figures[%d]: %s \"%s\" has no %s in the "
-                           "recording (not measured)", si, fi, f->group, f->label, f->field);
+                           LP_FIGURES_HAS_NO_IN_THE_RECORDING_NO, si, fi, f->group, f->label, f->field);
             problems++;
             continue;
         }
@@ -173,8 +170,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
             double y = recording_value(&rb->rec.res, f->field);
             if (isnan(y) || y == 0) {
                 lesson_problem(P, 0, NULL,
-                               "steps[%d].figures[%d]: %s \"%s\" has no %s to divide by in "
-                               "the recording", si, fi, f->group, f->over, f->field);
+                               LP_FIGURES_HAS_NO_TO_DIVIDE_BY_IN_THE, si, fi, f->group, f->over, f->field);
                 problems++;
                 x = NAN;
                 break;
@@ -189,8 +185,7 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
             char how[200];
             figure_how(f, how, sizeof how);
             lesson_problem(P, 0, NULL,
-                           "steps[%d].figures[%d]: the recording gives %.*f "
-                           "(%s); the lesson quotes %s", si, fi, f->decimals, x, how, f->text);
+                           LP_FIGURES_THE_RECORDING_GIVES_THE_LE, si, fi, f->decimals, x, how, f->text);
             problems++;
             continue;
         }
@@ -200,12 +195,10 @@ static int check_figure(struct lesson_problems *P, int si, int fi, const struct 
             problems += check_panel(P, si, fi, f, r, replay, ra, rb);
     }
     if (na == 0) {
-        lesson_problem(P, 0, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
-                       "recording", si, fi, f->group, f->label);
+        lesson_problem(P, 0, NULL, LP_FIGURES_NO_ROW_IN_THE_RECORDING, si, fi, f->group, f->label);
         problems++;
     } else if (f->over && nb == 0 && problems == 0) {
-        lesson_problem(P, 0, NULL, "steps[%d].figures[%d]: no row %s \"%s\" in the "
-                       "recording", si, fi, f->group, f->over);
+        lesson_problem(P, 0, NULL, LP_FIGURES_NO_ROW_IN_THE_RECORDING, si, fi, f->group, f->over);
         problems++;
     }
     return problems;

@@ -25,8 +25,7 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     long long v;
     const cJSON *fj = lr_get(root, "format");
     if (fj && cJSON_IsNumber(fj) && fj->valuedouble > LESSON_FORMAT)
-        lesson_problem(&L->P, 0, "format", "this banklab reads format %d; the file needs a newer "
-                       "banklab", LESSON_FORMAT);
+        lesson_problem(&L->P, 0, "format", LP_THIS_BANKLAB_READS_FORMAT_THE_FILE, LESSON_FORMAT);
     else
         lr_get_int(L, root, "format", "", 1, LESSON_FORMAT, LESSON_FORMAT, "equal to 1", &v);
     lr_get_id(L, root, "", &l->id);
@@ -40,7 +39,7 @@ static void read_lesson(struct ld *L, const cJSON *root, struct lesson *l)
     }
     int n = cJSON_GetArraySize(sj);
     if (!cJSON_IsArray(sj) || n < 1) {
-        lesson_problem(&L->P, 0, "steps", "expected a non-empty array of steps, found %s",
+        lesson_problem(&L->P, 0, "steps", LP_EXPECTED_A_NON_EMPTY_ARRAY_OF_STEP,
                        cJSON_IsArray(sj) ? "an empty one" : json_type_name(sj));
         return;
     }
@@ -74,7 +73,7 @@ static struct lesson *load(const char *name, const char *data, size_t len,
     if (nproblems)
         *nproblems = 0;
     if (!data && !(data = owned = files_read(name, LESSON_FILE_MAX, &len, &why))) {
-        lesson_problem(&L.P, 0, "", "%s", why.msg);
+        lesson_problem_err(&L.P, 0, "", &why);
         if (nproblems)
             *nproblems = -1;
         return NULL;
@@ -95,13 +94,12 @@ static struct lesson *load(const char *name, const char *data, size_t len,
     if (!text) {
         L.oom = 1;
     } else if (bad != SIZE_MAX) {
-        lesson_problem(&L.P, (int)bad + 1, "", "%s", text[bad] ? "invalid UTF-8 (save the file "
-                       "as UTF-8)" : "NUL byte in the file");
+        lesson_problem(&L.P, (int)bad + 1, "", text[bad] ? LP_INVALID_UTF8 : LP_NUL_BYTE);
     } else if (json_read(text, len, "a lesson", &root, &err)) {
         if (err.status == -2)
             L.oom = 1;
         else
-            lesson_problem(&L.P, err.where.at, "", "%s", err.msg);
+            lesson_problem_err(&L.P, err.where.at, "", &err);
     } else if (!(l = calloc(1, sizeof *l))) {
         L.oom = 1;
     } else {
@@ -109,7 +107,7 @@ static struct lesson *load(const char *name, const char *data, size_t len,
         read_lesson(&L, root, l);
     }
     if (L.oom)
-        lesson_problem(&L.P, 0, "", "out of memory");
+        lesson_problem(&L.P, 0, "", LP_OUT_OF_MEMORY);
     lesson_problems_end(&L.P);
     if (L.oom || (L.P.n && !partial)) {
         lesson_free(l);
@@ -229,7 +227,7 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
     for (int k = 0; k < set->nlessons; k++)
         if (!strcmp(set->lessons[k].id, l->id)) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "lesson id \"%s\" is also the id of %s; file skipped",
+            lesson_problem(&P, 0, NULL, LP_LESSON_ID_IS_ALSO_THE_ID_OF_FILE_S,
                            l->id, set->lessons[k].path);
             lesson_free(l);
             return;
@@ -238,8 +236,7 @@ static void set_add(struct lesson_set *set, struct lesson *l, const char *path, 
         int problems = lesson_check(l, report, ctx);
         if (problems > 0) {
             struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
-            lesson_problem(&P, 0, NULL, "file skipped: %d problem%s above (banklab check lists "
-                           "them)", problems, problems == 1 ? "" : "s");
+            lesson_problem(&P, 0, NULL, LP_FILE_SKIPPED_PROBLEM_ABOVE_BANKLAB, problems, problems == 1 ? "" : "s");
             lesson_free(l);
             return;
         }
@@ -258,7 +255,7 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     int nnames = 1;                        /* path names one lesson file */
     if (!path || (!is_a(path, S_IFREG) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
         struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
-        lesson_problem(&P, 0, NULL, "cannot open the lessons directory");
+        lesson_problem(&P, 0, NULL, LP_CANNOT_OPEN_THE_LESSONS_DIRECTORY);
         return -1;
     }
     set->lessons = nnames ? calloc((size_t)nnames, sizeof *set->lessons) : NULL;
@@ -280,7 +277,7 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
         set->lessons = NULL;
         struct lesson_problems P = {path, report, ctx, 0, NULL, 0};
         if (nnames == 0)
-            lesson_problem(&P, 0, NULL, "no lesson files (*.json) in the directory");
+            lesson_problem(&P, 0, NULL, LP_NO_LESSON_FILES_JSON_IN_THE_DIRECT);
         return -1;
     }
     return 0;

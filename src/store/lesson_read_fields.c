@@ -94,7 +94,7 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
                 known = k;
         char p[PATH_BUF];
         if (known >= 0 && known < (int)sizeof seen && seen[known]++) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, key), "field given twice");
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), LP_FIELD_GIVEN_TWICE);
             bad++;
         }
         if (known >= 0)
@@ -115,10 +115,9 @@ int lr_check_keys(struct ld *L, const cJSON *obj, const char *path, const char *
             }
         }
         if (near)
-            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field (did you mean \"%s\"?); "
-                           "valid fields: %s", near, list);
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), LP_UNKNOWN_FIELD_DID_YOU_MEAN_VALID_F, near, list);
         else
-            lesson_problem(&L->P, 0, lr_sub(p, path, key), "unknown field; valid fields: %s", list);
+            lesson_problem(&L->P, 0, lr_sub(p, path, key), LP_UNKNOWN_FIELD_VALID_FIELDS, list);
     }
     return bad;
 }
@@ -132,7 +131,7 @@ int lr_expect_object(struct ld *L, const cJSON *j, const char *path)
 {
     if (cJSON_IsObject(j))
         return 0;
-    lesson_problem(&L->P, 0, path, "expected an object {...}, found %s", json_type_name(j));
+    lesson_problem(&L->P, 0, path, LP_EXPECTED_AN_OBJECT_FOUND, json_type_name(j));
     return -1;
 }
 
@@ -144,7 +143,7 @@ int lr_int_literal(const cJSON *j)
 /* A required field that is missing, named by the path of its object. */
 void lr_missing(struct ld *L, const char *path, const char *name)
 {
-    lesson_problem(&L->P, 0, path, "missing required field \"%s\"", name);
+    lesson_problem(&L->P, 0, path, LP_MISSING_REQUIRED_FIELD, name);
 }
 
 /* An integer field in lo..hi. Returns 1 when absent (and not required), 0 when read into
@@ -165,20 +164,19 @@ int lr_get_int(struct ld *L, const cJSON *obj, const char *name, const char *pat
     double v = j->valuedouble;
     if (!cJSON_IsNumber(j) || !isfinite(v) || v != floor(v) || fabs(v) > INT_SAFE) {
         if (cJSON_IsNumber(j))
-            lesson_problem(&L->P, 0, p, "expected an integer %s, found %g", what, v);
+            lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_INTEGER_FOUND, what, v);
         else
-            lesson_problem(&L->P, 0, p, "expected an integer %s, found %s", what,
+            lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_INTEGER_FOUND_2, what,
                            json_type_name(j));
         return -1;
     }
     if (!lr_int_literal(j)) {
-        lesson_problem(&L->P, 0, p, "expected an integer %s, found %s (write integers without a "
-                       "fraction or exponent)", what, j->valuestring);
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_INTEGER_FOUND_WRITE_IN, what, j->valuestring);
         return -1;
     }
     long long iv = (long long)v;
     if (iv < lo || iv > hi) {
-        lesson_problem(&L->P, 0, p, "expected an integer %s, found %lld", what, iv);
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_INTEGER_FOUND_3, what, iv);
         return -1;
     }
     *out = iv;
@@ -208,7 +206,7 @@ int lr_get_bool(struct ld *L, const cJSON *obj, const char *name, const char *pa
         return 1;
     if (!cJSON_IsBool(j)) {
         char p[PATH_BUF];
-        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected true or false, found %s",
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), LP_EXPECTED_TRUE_OR_FALSE_FOUND,
                        json_type_name(j));
         return -1;
     }
@@ -238,22 +236,19 @@ int lr_get_string(struct ld *L, const cJSON *obj, const char *name, const char *
         return 1;
     }
     if (!cJSON_IsString(j) || !j->valuestring) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, name), "expected a string, found %s",
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), LP_EXPECTED_A_STRING_FOUND,
                        json_type_name(j));
         return -1;
     }
     if (blank(j->valuestring)) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, name), "empty string");
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), LP_EMPTY_STRING);
         return -1;
     }
     unsigned cp = 0;
     size_t at = bl_utf8_control(j->valuestring, "\n", &cp);
     if (at != SIZE_MAX) {
-        lesson_problem(&L->P, 0,
-                    lr_sub(p, path, name),
-                    cp >= 0x2000 ? "bidirectional control character U+%04X (it reorders the "
-                    "text shown); lesson texts are plain text" : "control character U+%04X; "
-                    "lesson texts are plain text (\\n is the only one allowed)", cp);
+        lesson_problem(&L->P, 0, lr_sub(p, path, name), cp >= 0x2000 ? LP_BIDI_CONTROL : LP_CONTROL,
+                       cp);
         return -1;
     }
     *out = j->valuestring;
@@ -284,8 +279,7 @@ int lr_get_id(struct ld *L, const cJSON *obj, const char *path, char **out)
         return -1;
     if (!valid_id(s)) {
         char p[PATH_BUF];
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\": an id is 1-64 letters, digits, "
-                       "'_' or '-'", s);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), LP_AN_ID_IS_1_64_LETTERS_DIGITS_OR, s);
         return -1;
     }
     *out = lr_dupstr(L, s);
@@ -313,7 +307,7 @@ int lr_read_text(struct ld *L, const cJSON *j, const char *path, struct lesson_t
         if (v) {
             char p[PATH_BUF];
             if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble)) {
-                lesson_problem(&L->P, 0, lr_sub(p, path, "value"), "expected a number, found %s",
+                lesson_problem(&L->P, 0, lr_sub(p, path, "value"), LP_EXPECTED_A_NUMBER_FOUND,
                                json_type_name(v));
                 bad++;
             } else {

@@ -49,7 +49,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (lr_get_string(L, j, "field", path, 1, &field)) {
         bad++;
     } else if (!figure_field_known(field)) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "field"), "\"%s\": expected one of %s", field,
+        lesson_problem(&L->P, 0, lr_sub(p, path, "field"), LP_EXPECTED_ONE_OF, field,
                        LESSON_FIGURE_FIELDS);
         bad++;
     } else {
@@ -64,8 +64,7 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
     if (rc < 0) {
         bad++;
     } else if (f->percent && !over) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"), "a percentage needs \"over\" (the "
-                       "label of the row it is a percentage of)");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "percent"), LP_A_PERCENTAGE_NEEDS_OVER_THE_LABEL);
         bad++;
     }
     const cJSON *vj = lr_field(j, "value", path, p);
@@ -73,13 +72,12 @@ static int read_figure(struct ld *L, const cJSON *j, const char *path, struct le
         lr_missing(L, path, "value");
         bad++;
     } else if (!cJSON_IsNumber(vj) || !isfinite(vj->valuedouble)) {
-        lesson_problem(&L->P, 0, p, "expected a number, found %s", json_type_name(vj));
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_A_NUMBER_FOUND, json_type_name(vj));
         bad++;
     } else {
         const char *lit = vj->valuestring;
         if (strpbrk(lit, "eE") || strlen(lit) >= sizeof f->text) {
-            lesson_problem(&L->P, 0, p, "%s: write the figure as the text quotes it (no exponent, "
-                           "at most %d characters)", lit, (int)sizeof f->text - 1);
+            lesson_problem(&L->P, 0, p, LP_WRITE_THE_FIGURE_AS_THE_TEXT_QUOTE, lit, (int)sizeof f->text - 1);
             bad++;
         } else {
             snprintf(f->text, sizeof f->text, "%.*s", (int)sizeof f->text - 1,
@@ -297,18 +295,15 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         scan_step(st, (enum lesson_lang)lang, &k[lang]);
         const char *lc = lesson_lang_code((enum lesson_lang)lang);
         if (!k[lang].found) {
-            lesson_problem(&L->P, 0, p3, "no %s text of this step quotes %s (a figure is a number "
-                           "its text quotes, as written there)", lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, LP_NO_TEXT_OF_THIS_STEP_QUOTES_A_FIGU, lc, k[lang].q);
             return -1;   /* the first language that lacks it is enough to say */
         }
         if (k[lang].ratio && !f->over) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s as a ratio (\"times\", \"×\", "
-                           "\"倍\"), but the figure is not one: give \"over\", the row it is a "
-                           "ratio to", lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, LP_THE_TEXT_QUOTES_AS_A_RATIO_TIMES_B, lc, k[lang].q);
             rc = -1;
         }
         if (f->percent && !k[lang].percent) {
-            lesson_problem(&L->P, 0, p3, "a percentage, but no %s text quotes it as %s %%", lc,
+            lesson_problem(&L->P, 0, p3, LP_A_PERCENTAGE_BUT_NO_TEXT_QUOTES_IT, lc,
                            k[lang].q);
             rc = -1;
         }
@@ -318,21 +313,19 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         int up = k[lang].up || (rate ? k[lang].faster : k[lang].slower);
         int down = k[lang].down || (rate ? k[lang].slower : k[lang].faster);
         if (f->percent && ((up && f->value < 0) || (down && f->value > 0))) {
-            lesson_problem(&L->P, 0, p3, "the %s text reads %s %% as %s, but the figure is %s (%s)",
+            lesson_problem(&L->P, 0, p3, LP_THE_TEXT_READS_AS_BUT_THE_FIGURE_I,
                            lc, k[lang].q,
                            up ? "above (higher, more, faster)" : "below (lower, less, slower)",
                            f->value < 0 ? "below" : "above", f->text);
             rc = -1;
         }
         if (k[lang].bounds == (LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST)) {
-            lesson_problem(&L->P, 0, p3, "the %s text quotes %s both as an upper and as a lower "
-                           "bound", lc, k[lang].q);
+            lesson_problem(&L->P, 0, p3, LP_THE_TEXT_QUOTES_BOTH_AS_AN_UPPER_A, lc, k[lang].q);
             rc = -1;
         }
     }
     if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
-        lesson_problem(&L->P, 0, p3, "the zh text claims %s of %s, the en text %s: the same "
-                       "comparison in both languages", bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
+        lesson_problem(&L->P, 0, p3, LP_THE_ZH_TEXT_CLAIMS_OF_THE_EN_TEXT, bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
                        bound_words(k[LANG_EN].bounds));
         rc = -1;
     }
@@ -346,7 +339,7 @@ int lr_read_figures(struct ld *L, const cJSON *gj, const char *path, struct less
     lr_sub(p, path, "figures");
     int n = cJSON_GetArraySize(gj), bad = 0;
     if (!cJSON_IsArray(gj)) {
-        lesson_problem(&L->P, 0, p, "expected an array of figures, found %s", json_type_name(gj));
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_FIGURES_FOUND, json_type_name(gj));
         return -1;
     }
     if (n == 0)

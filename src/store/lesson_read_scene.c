@@ -45,22 +45,19 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         for (const char *c = name; ok && *c; c++)
             ok = lr_is_ident_char((unsigned char)*c, 0);
         if (!ok) {
-            lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is not a C identifier of at "
-                           "most %d characters", name, PATTERN_NAME_MAX - 1);
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), LP_IS_NOT_A_C_IDENTIFIER_OF_AT_MOST_C, name, PATTERN_NAME_MAX - 1);
             bad++;
         } else {
             for (int k = 0; builtin_names[k]; k++)
                 if (!strcmp(name, builtin_names[k])) {
-                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "\"%s\" is a name of the "
-                                   "pattern language; choose another (e.g. PAD, STRIDE)", name);
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), LP_IS_A_NAME_OF_THE_PATTERN_LANGUAGE, name);
                     bad++;
                     ok = 0;
                     break;
                 }
             for (int k = 0; ok && k < nprev; k++)
                 if (prev[k].name && !strcmp(prev[k].name, name)) {
-                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), "parameter \"%s\" is "
-                                   "declared twice", name);
+                    lesson_problem(&L->P, 0, lr_sub(pb, path, "name"), LP_PARAMETER_IS_DECLARED_TWICE, name);
                     bad++;
                     ok = 0;
                 }
@@ -93,8 +90,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         if (rc < 0)
             bad++;
         else if (rc == 0 && (def - mn) % step != 0) {
-            lesson_problem(&L->P, 0, lr_sub(pb, path, "default"), "%lld is not reachable from min "
-                           "(%lld) in steps of %lld", def, mn, step);
+            lesson_problem(&L->P, 0, lr_sub(pb, path, "default"), LP_IS_NOT_REACHABLE_FROM_MIN_IN_STEPS, def, mn, step);
             bad++;
         }
     } else if (!lr_get(j, "default")) {
@@ -111,12 +107,11 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
         lr_sub(pb, path, "keys");
         int a = (unsigned char)keys[0], b = a ? (unsigned char)keys[1] : 0;
         if (strlen(keys) != 2 || a < 0x21 || a > 0x7e || b < 0x21 || b > 0x7e || a == b) {
-            lesson_problem(&L->P, 0, pb, "\"%s\": expected two different printable ASCII "
-                           "characters (lower, raise), e.g. \"pP\"", keys);
+            lesson_problem(&L->P, 0, pb, LP_EXPECTED_TWO_DIFFERENT_PRINTABLE_A, keys);
             bad++;
         } else if (keys_reserved(a) || keys_reserved(b)) {
             char reserved[128];
-            lesson_problem(&L->P, 0, pb, "'%c' is reserved by the program (reserved: %s)",
+            lesson_problem(&L->P, 0, pb, LP_IS_RESERVED_BY_THE_PROGRAM_RESERVE,
                            keys_reserved(a) ? a : b, keys_reserved_text(reserved, sizeof reserved));
             bad++;
         } else {
@@ -124,7 +119,7 @@ static int read_param(struct ld *L, const cJSON *j, const char *path, struct les
             for (int k = 0; k < nprev && !clash; k++)
                 if (prev[k].key_inc == a || prev[k].key_dec == a || prev[k].key_inc == b ||
                     prev[k].key_dec == b) {
-                    lesson_problem(&L->P, 0, pb, "key '%c' is already used by parameter %s",
+                    lesson_problem(&L->P, 0, pb, LP_KEY_IS_ALREADY_USED_BY_PARAMETER,
                                    (prev[k].key_inc == a || prev[k].key_dec == a) ? a : b,
                                    prev[k].name ? prev[k].name : "(unnamed)");
                     clash = 1;
@@ -181,10 +176,10 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
         struct scene_in in = {.scene = s, .type = t, .access = -1, .warp = -1};
         if (scene_run(&r, &in, NULL, NULL, &pe)) {
             if (pe.status == SCENE_EBIND) {
-                lesson_problem(&L->P, 0, path, "%s", pe.msg);
+                lesson_problem_err(&L->P, 0, path, &pe);
             } else {
                 code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
-                lesson_problem(&L->P, 0, where, "%s", msg);
+                lesson_problem(&L->P, 0, where, BL_TEXT, msg);
             }
             rc = -1;
             break;
@@ -220,15 +215,15 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     lesson_binding_text(&r.env, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
                     if (pe.status == SCENE_EEVAL && q < 0) {
                         code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
-                        lesson_problem(&L->P, 0, where, "%s (%s)", msg, bt);
+                        lesson_problem(&L->P, 0, where, LP_TEXT_2, msg, bt);
                     } else if (pe.status == SCENE_EEVAL) {
                         char pp[PATH_BUF], p2[PATH_BUF];
                         snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
                         lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
-                                       "the code fails at %s = %lld: %s (%s)", name, value,
+                                       LP_THE_CODE_FAILS_AT, name, value,
                                        pe.msg, bt);
                     } else {
-                        lesson_problem(&L->P, 0, path, "access %d: %s (%s)", a, pe.msg, bt);
+                        lesson_problem(&L->P, 0, path, LP_ACCESS, a, pe.msg, bt);
                     }
                 }
             }
@@ -239,7 +234,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
             if (!used[q] && s->params[q].name) {
                 char pp[PATH_BUF];
                 snprintf(pp, sizeof pp, "%s.params[%d].name", path, q);
-                lesson_problem(&L->P, 0, pp, "parameter %s is not used in the code",
+                lesson_problem(&L->P, 0, pp, LP_PARAMETER_IS_NOT_USED_IN_THE_CODE,
                                s->params[q].name);
                 rc = -1;
             }
@@ -252,8 +247,7 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     uses_t = 1;
             if (!uses_t) {
                 char pp[PATH_BUF];
-                lesson_problem(&L->P, 0, lr_sub(pp, path, "types"), "the code never uses the type "
-                               "name T, so the types would change nothing");
+                lesson_problem(&L->P, 0, lr_sub(pp, path, "types"), LP_THE_CODE_NEVER_USES_THE_TYPE_NAME);
                 rc = -1;
             }
         }
@@ -271,7 +265,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
     if (!bj)
         return 0;
     if (!cJSON_IsArray(bj) || cJSON_GetArraySize(bj) < 1 || cJSON_GetArraySize(bj) > 3) {
-        lesson_problem(&L->P, 0, p, "expected [x, y, z] with 1 to 3 integers, found %s",
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_X_Y_Z_WITH_1_TO_3_INTEGER,
                        json_type_name(bj));
         return 1;
     }
@@ -282,8 +276,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
         long long hi = k == 2 ? 64 : 1024;
         if (!cJSON_IsNumber(d) || v != floor(v) || v < 1 || v > (double)hi ||
             !lr_int_literal(d)) {
-            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected an integer in 1..%lld "
-                           "(blockDim.%c), found %s", hi, "xyz"[k],
+            lesson_problem(&L->P, 0, lr_subi(p2, p, k), LP_EXPECTED_AN_INTEGER_IN_1_BLOCKDIM, hi, "xyz"[k],
                            cJSON_IsNumber(d) ? d->valuestring : json_type_name(d));
             okb = 0;
         } else {
@@ -294,7 +287,7 @@ static int read_block(struct ld *L, const cJSON *j, const char *path, struct les
     if (!okb)
         return 1;
     if (prod > 1024) {
-        lesson_problem(&L->P, 0, p, "%u x %u x %u = %lld threads; a block has at most 1024",
+        lesson_problem(&L->P, 0, p, LP_X_X_THREADS_A_BLOCK_HAS_AT_MOST_10,
                        s->block[0], s->block[1], s->block[2], prod);
         return 1;
     }
@@ -332,7 +325,7 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
         return 0;
     int n = cJSON_GetArraySize(tj), bad = 0;
     if (!cJSON_IsArray(tj) || n < 1 || n > 8) {
-        lesson_problem(&L->P, 0, p, "expected an array of 1 to 8 type names, found %s",
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_1_TO_8_TYPE_N,
                        json_type_name(tj));
         return 1;
     }
@@ -345,13 +338,13 @@ static int read_types(struct ld *L, const cJSON *j, const char *path, struct les
         for (const char *c = t; okt && *c; c++)
             okt = lr_is_ident_char((unsigned char)*c, 0) || *c == ' ';
         if (!okt) {
-            lesson_problem(&L->P, 0, lr_subi(p2, p, k), "expected a type name such as \"float2\"");
+            lesson_problem(&L->P, 0, lr_subi(p2, p, k), LP_EXPECTED_A_TYPE_NAME_SUCH_AS_FLOAT);
             bad++;
             continue;
         }
         for (int q = 0; q < s->ntypes; q++)
             if (!strcmp(s->types[q], t)) {
-                lesson_problem(&L->P, 0, lr_subi(p2, p, k), "\"%s\" is listed twice", t);
+                lesson_problem(&L->P, 0, lr_subi(p2, p, k), LP_IS_LISTED_TWICE, t);
                 bad++;
                 okt = 0;
                 break;
@@ -371,7 +364,7 @@ static int read_params(struct ld *L, const cJSON *j, const char *path, struct le
         return 0;
     int n = cJSON_GetArraySize(pj), bad = 0;
     if (!cJSON_IsArray(pj) || n > PATTERN_MAX_PARAMS) {
-        lesson_problem(&L->P, 0, p, "expected an array of at most %d parameters, found %s",
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_AT_MOST_PARAM,
                        PATTERN_MAX_PARAMS, cJSON_IsArray(pj) ? "more" : json_type_name(pj));
         return 1;
     }
@@ -406,7 +399,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
             snprintf(list + ln, sizeof list - ln, ", %s", gpu_case_at(k)->name);
         }
         if (!known) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, "kernel"), "unknown kernel \"%s\"; valid: %s",
+            lesson_problem(&L->P, 0, lr_sub(p, path, "kernel"), LP_UNKNOWN_KERNEL_VALID,
                            kernel, list);
             bad++;
         }
@@ -420,8 +413,7 @@ static int read_kernel_sweep(struct ld *L, const cJSON *j, const char *path,
         for (int k = 0; k < s->nparams; k++)
             found |= s->params[k].name && !strcmp(s->params[k].name, sweep);
         if (!found) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, "sweep"), "\"%s\" is not a parameter of this "
-                           "scene", sweep);
+            lesson_problem(&L->P, 0, lr_sub(p, path, "sweep"), LP_IS_NOT_A_PARAMETER_OF_THIS_SCENE, sweep);
             bad++;
         } else {
             s->sweep = lr_dupstr(L, sweep);
@@ -456,7 +448,7 @@ int lr_read_scene(struct ld *L, const cJSON *j, const char *path, struct lesson_
     if (naccess < 0)
         return -1;
     if (s->access >= naccess) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "access"), "the code has %d access%s (0..%d)",
+        lesson_problem(&L->P, 0, lr_sub(p, path, "access"), LP_THE_CODE_HAS_ACCESS_0,
                        naccess, naccess == 1 ? "" : "es", naccess - 1);
         return -1;
     }

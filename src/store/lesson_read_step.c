@@ -21,7 +21,7 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
     const cJSON *pj = lr_field(obj, "params", path, p);
     if (pj) {
         if (!cJSON_IsObject(pj)) {
-            lesson_problem(&L->P, 0, p, "expected an object {\"NAME\": value, ...}, found %s",
+            lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_OBJECT_NAME_VALUE_FOUN,
                            json_type_name(pj));
             return -1;
         }
@@ -46,9 +46,9 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
             }
             if (!prm) {
                 if (s->nparams)
-                    lesson_problem(&L->P, 0, p2, "not a parameter of the scene (it has: %s)", list);
+                    lesson_problem(&L->P, 0, p2, LP_NOT_A_PARAMETER_OF_THE_SCENE_IT_HA, list);
                 else
-                    lesson_problem(&L->P, 0, p2, "not a parameter of the scene (it has none)");
+                    lesson_problem(&L->P, 0, p2, LP_NOT_A_PARAMETER_OF_THE_SCENE_IT_HA_2);
                 bad++;
                 continue;
             }
@@ -57,16 +57,15 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
                 dup |= !strcmp(b->names[k], nm);
             double v = d->valuedouble;
             if (dup) {
-                lesson_problem(&L->P, 0, p2, "given twice");
+                lesson_problem(&L->P, 0, p2, LP_GIVEN_TWICE);
                 bad++;
             } else if (!cJSON_IsNumber(d) || v != floor(v) || v < (double)prm->min ||
                        v > (double)prm->max || !lr_int_literal(d)) {
                 if (cJSON_IsNumber(d))
-                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld (the "
-                                   "parameter's range), found %s", prm->min, prm->max,
+                    lesson_problem(&L->P, 0, p2, LP_EXPECTED_AN_INTEGER_IN_THE_PARAMET, prm->min, prm->max,
                                    d->valuestring);
                 else
-                    lesson_problem(&L->P, 0, p2, "expected an integer in %lld..%lld, found %s",
+                    lesson_problem(&L->P, 0, p2, LP_EXPECTED_AN_INTEGER_IN_FOUND,
                                    prm->min, prm->max, json_type_name(d));
                 bad++;
             } else {
@@ -83,11 +82,11 @@ static int read_binding(struct ld *L, const cJSON *obj, const char *path,
         for (int k = 0; t && k < s->ntypes; k++)
             found |= !strcmp(t, s->types[k]);
         if (!t) {
-            lesson_problem(&L->P, 0, p, "expected a type name (a string), found %s",
+            lesson_problem(&L->P, 0, p, LP_EXPECTED_A_TYPE_NAME_A_STRING_FOUN,
                            json_type_name(tj));
             bad++;
         } else if (!found) {
-            lesson_problem(&L->P, 0, p, "\"%s\" is not one of the scene's types%s", t,
+            lesson_problem(&L->P, 0, p, LP_IS_NOT_ONE_OF_THE_SCENE_S_TYPES, t,
                            s->ntypes ? "" : " (the scene has no \"types\")");
             bad++;
         } else {
@@ -125,7 +124,7 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, expect_keys);
     if (!s) {
-        lesson_problem(&L->P, 0, path, "an expectation needs a scene in its step");
+        lesson_problem(&L->P, 0, path, LP_AN_EXPECTATION_NEEDS_A_SCENE_IN_IT);
         return -1;
     }
     /* a broken scene (naccess < 0): only what does not depend on it */
@@ -134,8 +133,7 @@ static int read_expect(struct ld *L, const cJSON *j, const char *path,
     e->access = get_access(L, j, path, naccess, s->access, &bad);
     int *dst[] = {&e->wavefronts, &e->conflicts, &e->ways, &e->passes};
     if (lr_get_counts(L, j, field_names + 1, path, dst, &bad) == 0 && !bad) {
-        lesson_problem(&L->P, 0, path, "states no result: give at least one of wavefronts, "
-                       "conflicts, ways, passes");
+        lesson_problem(&L->P, 0, path, LP_STATES_NO_RESULT_GIVE_AT_LEAST_ONE);
         bad++;
     }
     return bad ? -1 : 0;
@@ -158,7 +156,7 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
         lr_missing(L, path, "choices");
         bad++;
     } else if (!cJSON_IsArray(cj) || n < 2 || n > 8) {
-        lesson_problem(&L->P, 0, p, "expected an array of 2 to 8 choices, found %s",
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_2_TO_8_CHOICE,
                        cJSON_IsArray(cj) ? (n < 2 ? "fewer" : "more") : json_type_name(cj));
         bad++;
     } else {
@@ -173,8 +171,7 @@ static int read_choices(struct ld *L, const cJSON *j, const char *path, struct l
                                 &q->choice_values[k]) != 0;
     }
     if (tj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "only a \"number\" quiz has a "
-                       "tolerance");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), LP_ONLY_A_NUMBER_QUIZ_HAS_A_TOLERANCE);
         bad++;
     }
     long long a;
@@ -204,15 +201,14 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     const cJSON *tj = lr_get(j, "tolerance");
     int bad = 0;
     if (cj) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), "a \"number\" quiz has no choices "
-                       "(use \"kind\": \"choice\")");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "choices"), LP_A_NUMBER_QUIZ_HAS_NO_CHOICES_USE_K);
         bad++;
     }
     if (!aj) {
         lr_missing(L, path, "answer");
         bad++;
     } else if (!cJSON_IsNumber(aj) || !isfinite(aj->valuedouble)) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "answer"), "expected a number, found %s",
+        lesson_problem(&L->P, 0, lr_sub(p, path, "answer"), LP_EXPECTED_A_NUMBER_FOUND,
                        json_type_name(aj));
         bad++;
     } else {
@@ -220,8 +216,7 @@ static int read_number_answer(struct ld *L, const cJSON *j, const char *path,
     }
     if (tj) {
         if (!cJSON_IsNumber(tj) || !(tj->valuedouble >= 0) || !isfinite(tj->valuedouble)) {
-            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), "expected a number >= 0, found "
-                           "%s", cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
+            lesson_problem(&L->P, 0, lr_sub(p, path, "tolerance"), LP_EXPECTED_A_NUMBER_0_FOUND, cJSON_IsNumber(tj) ? "a negative number" : json_type_name(tj));
             bad++;
         } else {
             q->tolerance = tj->valuedouble;
@@ -246,7 +241,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         return -1;
     found += lr_check_keys(L, ck, p, check_keys_list);
     if (!s) {
-        lesson_problem(&L->P, 0, p, "a check needs a scene in its step");
+        lesson_problem(&L->P, 0, p, LP_A_CHECK_NEEDS_A_SCENE_IN_ITS_STEP);
         return -1;
     }
     const char *f = NULL;
@@ -257,8 +252,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
             if (!strcmp(f, field_names[k]))
                 q->check.field = (enum lesson_field)k;
         if (q->check.field == FIELD_NONE) {
-            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), "\"%s\": expected wavefronts, "
-                           "conflicts, ways or passes", f);
+            lesson_problem(&L->P, 0, lr_sub(p2, p, "field"), LP_EXPECTED_WAVEFRONTS_CONFLICTS_WAYS, f);
             found++;
         }
     }
@@ -267,8 +261,7 @@ static int read_quiz_check(struct ld *L, const cJSON *j, const char *path,
         found++;
     if (q->kind == QUIZ_CHOICE && q->answer >= 0 && q->answer < q->nchoices &&
         q->choice_values && isnan(q->choice_values[q->answer]) && !(bad + found)) {
-        lesson_problem(&L->P, 0, lr_subi(p2, "choices", q->answer), "the answer of a checked quiz "
-                       "needs a \"value\" (the number it stands for)");
+        lesson_problem(&L->P, 0, lr_subi(p2, "choices", q->answer), LP_THE_ANSWER_OF_A_CHECKED_QUIZ_NEEDS);
         found++;
     }
     return found;
@@ -289,15 +282,13 @@ static int read_quiz(struct ld *L, const cJSON *j, const char *path,
     else if (!strcmp(kind, "number"))
         q->kind = QUIZ_NUMBER;
     else {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), "\"%s\": expected \"choice\" or "
-                       "\"number\"", kind);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "kind"), LP_EXPECTED_CHOICE_OR_NUMBER, kind);
         return -1;
     }
     if (lr_get_bool(L, j, "predict", path, &q->predict) < 0)
         bad++;
     if (q->predict && !s) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), "predict hides the scene, but this "
-                       "step has no scene");
+        lesson_problem(&L->P, 0, lr_sub(p, path, "predict"), LP_PREDICT_HIDES_THE_SCENE_BUT_THIS_S);
         bad++;
     }
     if (lr_get_text(L, j, "question", path, 1, &q->question))
@@ -326,8 +317,7 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         return -1;
     int bad = lr_check_keys(L, j, path, task_keys);
     if (!s || (s->nparams == 0 && naccess >= 0)) {
-        lesson_problem(&L->P, 0, path, "a task needs a scene with at least one parameter to "
-                       "change");
+        lesson_problem(&L->P, 0, path, LP_A_TASK_NEEDS_A_SCENE_WITH_AT_LEAST);
         return -1;
     }
     if (lr_get_text(L, j, "goal", path, 1, &t->goal))
@@ -347,8 +337,7 @@ static int read_task(struct ld *L, const cJSON *j, const char *path,
         bad += lr_check_keys(L, rj, p, require_keys);
         int *dst[] = {&t->max_wavefronts, &t->max_conflicts, &t->max_ways};
         if (lr_get_counts(L, rj, require_keys, p, dst, &bad) == 0 && !bad) {
-            lesson_problem(&L->P, 0, p, "states no bound: give at least one of wavefronts, "
-                           "conflicts, ways");
+            lesson_problem(&L->P, 0, p, LP_STATES_NO_BOUND_GIVE_AT_LEAST_ONE);
             bad++;
         }
     } else {
@@ -386,7 +375,7 @@ static int read_hints(struct ld *L, const cJSON *j, const char *path, struct les
         return 0;
     int n = cJSON_GetArraySize(hj);
     if (!cJSON_IsArray(hj)) {
-        lesson_problem(&L->P, 0, p, "expected an array of texts, found %s", json_type_name(hj));
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_TEXTS_FOUND, json_type_name(hj));
         return 1;
     }
     if (n == 0)
@@ -424,7 +413,7 @@ static int read_scene_parts(struct ld *L, const cJSON *j, const char *path,
     int n = cJSON_GetArraySize(ej);
     lr_sub(p, path, "expect");
     if (ej && !cJSON_IsArray(ej)) {
-        lesson_problem(&L->P, 0, p, "expected an array of expectations, found %s",
+        lesson_problem(&L->P, 0, p, LP_EXPECTED_AN_ARRAY_OF_EXPECTATIONS,
                        json_type_name(ej));
         bad++;
     } else if (n > 0) {
@@ -468,8 +457,7 @@ int lr_read_step(struct ld *L, const cJSON *j, const char *path, struct lesson_s
     if (lr_get_id(L, j, path, &st->id)) {
         bad++;
     } else if (st->id && (earlier = ids_add(ids, (int)(st - ids->steps))) >= 0) {
-        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), "\"%s\" is also the id of steps[%d]; step "
-                       "ids are unique within a file", st->id, earlier);
+        lesson_problem(&L->P, 0, lr_sub(p, path, "id"), LP_IS_ALSO_THE_ID_OF_STEP_IDS_ARE_UNI, st->id, earlier);
         bad++;
     }
     if (lr_get_text(L, j, "title", path, 1, &st->title))

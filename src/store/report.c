@@ -269,8 +269,11 @@ static void md_device(FILE *f, const char *dev, enum lesson_lang lang)
         const char *d = !strncmp(dev, "recorded on ", 12) ? dev + 12 : dev;
         const char *date = d != dev ? strrchr(d, ',') : NULL;   /* "recorded on DEVICE, DATE" */
         snprintf(part, sizeof part, "%.*s", date ? (int)(date - d) : (int)strlen(d), d);
-        const char *t = bl_msg_text(NULL, part, BL_LANG_ZH, zh, sizeof zh);
-        if (t != part) {
+        struct bl_msg m;   /* the text as the argument of a row: the catalogue says it */
+        bl_msg_set(&m, NULL, 0, BL_TEXT, part);
+        const char *t = zh;
+        bl_msg_render(&m, BL_LANG_ZH, zh, sizeof zh);
+        if (strcmp(t, part)) {
             if (d != dev)
                 fputs(L(RPT_RECORDED_ON), f);
             md_cell(f, t);

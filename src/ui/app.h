@@ -76,12 +76,13 @@ static inline int ui_follow(int top, int cur, int rows)
 
 /* The reader's language for messages of the rooms below (src/base/msg.h): strings.c. */
 enum bl_lang ui_lang(const struct app *a);
-/* ui_msg: the message m (English text en) in the screen's language, rendered into buf. */
+/* ui_msg: the message m (English text en) in the screen's language, rendered into buf; en as
+ * it is where m holds no message (bl_msg_or_text: English text is never read back). */
 const char *ui_msg(const struct app *a, const struct bl_msg *m, const char *en, char *buf,
                    size_t n);
 /* ui_err: the failure e in the screen's language (bl_err_text; one that came as its English
- * text alone, from a recording or another process, read back as ui_msg does): the one way a
- * screen shows an error of a room below. Returns the text (buf, or e's own English). */
+ * text alone, from a recording or an older peer, in English): the one way a screen shows an
+ * error of a room below. Returns the text (buf). */
 const char *ui_err(const struct app *a, const struct bl_err *e, char *buf, size_t n);
 
 /* The screen's own words, in the current language: one line each in strings.def. */

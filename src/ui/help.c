@@ -25,13 +25,13 @@ static int help_lines(struct help_line *out, int max, unsigned screens)
     int n, k = 0;
     const struct key_row *r = keys_rows(&n);
     for (int i = 0; i < n && k < max; i++) {
-        if (!r[i].help[0] || !(r[i].screens & screens))
+        if (!r[i].help || !(r[i].screens & screens))
             continue;
         out[k].left = &r[i];
         out[k].right = NULL;
         if (r[i].pair)
             for (int j = i + 1; j < n; j++)
-                if (r[j].help[0] && (r[j].screens & screens)) {
+                if (r[j].help && (r[j].screens & screens)) {
                     out[k].right = &r[j];
                     i = j;
                     break;
@@ -57,7 +57,7 @@ static void help_columns(const struct help_line *l, int n, struct help_cols *c)
             c->keys = ui_max(c->keys, text_width(keys_label(l[i].left, zh, buf, sizeof buf)));
             if (!l[i].right)
                 continue;
-            left_text = ui_max(left_text, text_width(l[i].left->help[zh]));
+            left_text = ui_max(left_text, text_width(keys_word(l[i].left->help, zh)));
             c->right_keys =
                 ui_max(c->right_keys, text_width(keys_label(l[i].right, zh, buf, sizeof buf)));
         }
@@ -79,7 +79,7 @@ static void add_binding(const struct app *a, struct flow *f, const struct key_ro
 {
     char buf[64];
     int zh = a->lang == LANG_ZH;
-    int i = flow_add(f, text ? text : r->help[zh], x + c->keys, w - c->keys, A_NORMAL);
+    int i = flow_add(f, text ? text : keys_word(r->help, zh), x + c->keys, w - c->keys, A_NORMAL);
     flow_label(f, i, flow_fmt(f, "%s", keys_label(r, zh, buf, sizeof buf)), x, c->keys - 1,
                theme_attr(a, UIC_KEY));
 }
@@ -102,10 +102,10 @@ static void help_flow(const struct app *a, struct flow *f, int x, int w)
     for (int i = 0; i < nb; i++) {
         const struct key_row *l = lines[i].left, *r = lines[i].right;
         const char *rk = r ? keys_label(r, zh, buf, sizeof buf) : "";
-        if (r && c.right + c.right_keys + text_width(r->help[zh]) <= w) {
+        if (r && c.right + c.right_keys + text_width(keys_word(r->help, zh)) <= w) {
             /* both on one line: the left help padded to the right binding's column */
-            const char *t = flow_fmt(f, "%s%s%s", padded(f, l->help[zh], c.right - c.keys),
-                                     padded(f, rk, c.right_keys), r->help[zh]);
+            const char *t = flow_fmt(f, "%s%s%s", padded(f, keys_word(l->help, zh), c.right - c.keys),
+                                     padded(f, rk, c.right_keys), keys_word(r->help, zh));
             add_binding(a, f, l, x, w, &c, t);
             continue;
         }

@@ -118,6 +118,9 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
             snprintf(zdev, sizeof zdev, "%s", full + k);
             dev = zdev;
         }
+    } else if (!rec && ui_lang(a) == BL_LANG_ZH && info->device_msg.id != BL_MSG_NONE) {
+        bl_msg_render(&info->device_msg, BL_LANG_ZH, zdev, sizeof zdev);   /* its SMs, clock */
+        dev = zdev;
     }
     char d[3][GPU_TEXT_MAX];
     device_forms(dev, d, dev == zdev);
@@ -135,8 +138,8 @@ static void provenance(const struct app *a, const struct gpu_result *g, struct i
             form(it, ui_str(a, UIS_SRC_RECORDED), d[f]);
         else if (g && g->err.status == GPU_OK && !g->has_counters && f < 2)
             form(it, ui_str(a, UIS_SRC_TIMING), d[f],
-                 g->counters_note[0] ? ui_msg(a, NULL, g->counters_note, (char[GPU_TEXT_MAX]){0},
-                                              GPU_TEXT_MAX)
+                 g->counters_note[0] ? bl_msg_or_text(&g->counters_msg, g->counters_note, ui_lang(a),
+                                                      (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX)
                                      : ui_err(a, &info->counters_err, (char[GPU_TEXT_MAX]){0},
                                               GPU_TEXT_MAX));
         else if (g && g->err.status == GPU_OK && !g->has_counters)

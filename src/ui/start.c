@@ -86,7 +86,7 @@ static void load_report(const struct lesson_error *e, void *ctx)
     a->nload_shown++;
     char line[512];
     snprintf(a->load_errors + o, sizeof a->load_errors - o, "%s%s", o ? "\n" : "",
-             lesson_error_line(e, line, sizeof line));
+             lesson_error_text(e, ui_lang(a), line, sizeof line));
 }
 
 /* the step to start at: --chapter/--step, else where the learner left off */

@@ -24,12 +24,10 @@ enum bl_lang ui_lang(const struct app *a)
 const char *ui_msg(const struct app *a, const struct bl_msg *m, const char *en, char *buf,
                    size_t n)
 {
-    return bl_msg_text(m, en, ui_lang(a), buf, n);
+    return bl_msg_or_text(m, en, ui_lang(a), buf, n);
 }
 
 const char *ui_err(const struct app *a, const struct bl_err *e, char *buf, size_t n)
 {
-    if (e->why.id == BL_MSG_NONE)
-        return ui_msg(a, NULL, e->msg, buf, n);
     return bl_err_text(e, ui_lang(a), buf, n);
 }

@@ -260,7 +260,9 @@ static void sweep_draw(const struct app *a, const void *st)
     y += avail - mh;
     if (any_measured) {
         snprintf(buf, sizeof buf, ui_str(a, sw->unit == SW_NS ? UIS_SWEEP_NS : UIS_SWEEP_WF),
-                 lp->name, a->g->sep, req_hub_info(&a->hub)->device);
+                 lp->name, a->g->sep,
+                 ui_msg(a, &req_hub_info(&a->hub)->device_msg, req_hub_info(&a->hub)->device,
+                        (char[GPU_TEXT_MAX]){0}, GPU_TEXT_MAX));
         chart(a, sw, y, 1, W - 2, mh, sw->measured, buf, UIC_MEASURED);
     }
     status_line(a, sw, buf, sizeof buf);

@@ -36,13 +36,19 @@
 #      full-width form, as UTF-8 or as an escape; comments are not read) in src/**/*.c or *.h
 #      outside ZH_DATA: banklab's words in Chinese are rows of its catalogues (src/base/msg.def,
 #      src/ui/strings.def, the keys' src/keys/keys.def), never literals in code. ZH_PENDING
-#      names the files still to convert (counted, not failed). It also prints the count of the
-#      other ways text reaches the screen in two languages besides the catalogue rows.
+#      names the files still to convert (counted, not failed);
+#   8. another way text reaches the screen in two languages besides the catalogue rows
+#      (two_ways): TR(), KP_EN/KP_ZH, a text pair char NAME[2][...], a "zh ? "..." : "..."" choice
+#      on one line, an English text read back (bl_msg_parse, bl_msg_text(NULL, ...), bl_phrase
+#      outside src/base/msg.*: a room below hands a message id and its arguments instead) in
+#      src/**/*.c|h, or an EN_ZH(...) pair in the key table (its words are rows of
+#      src/base/msg_keys.def).
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
-# call fork, getenv and opendir outside src/sys, a room over its share and a Chinese literal
-# (raw and escaped, not one in a comment) must be found. Env: BUILD (default build). Exit 0
+# call fork, getenv and opendir outside src/sys, a room over its share, a Chinese literal
+# (raw and escaped, not one in a comment) and one of each other way to two languages (in a
+# planted tree) must be found. Env: BUILD (default build). Exit 0
 # pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
@@ -71,6 +77,20 @@ tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
+
+# two_ways DIR: "KIND<tab>FILE:LINE:TEXT" for each other way to two languages in DIR (a tree
+# like src/: its .c and .h files, its keys/keys.def); read back is allowed in DIR/base/msg.*,
+# the catalogue's own code
+two_ways() {
+    way() { grep -rnE "$2" "$1" --include='*.c' --include='*.h' | grep -vE "${4:-^$}" | sed "s|^|$3	|"; }
+    way "$1" '\bTR\(' 'TR()'
+    way "$1" '\bKP_(EN|ZH)\b' 'KP_EN/KP_ZH'
+    way "$1" 'char [a-z_]+\[2\]\[' 'text pairs [2][...]'
+    way "$1" '(zh|ZH)[^;]*\? *"[^"]*" *: *"' 'zh ? ".." : ".."'
+    way "$1" 'bl_msg_parse\(|bl_msg_text\(NULL|bl_phrase\(' 'English read back' "^$1/base/msg\\."
+    [ -f "$1/keys/keys.def" ] && grep -nE 'EN_ZH\(' "$1/keys/keys.def" | sed "s|^|keys.def EN_ZH	$1/keys/keys.def:|"
+    return 0
+}
 
 # zh_literals FILE...: "FILE:LINE: a Chinese literal" for each C string or character literal
 # (comments left out) that holds Chinese: a character from U+2E80 to U+9FFF (CJK, its
@@ -407,6 +427,24 @@ printf '/* 空格 in a comment */\nconst char *a = "空格";\nconst char *b = "\
 out=$(zh_literals "$tmp/self/src/zh/plant.c" | sed 's|.*/||' | tr '\n' ' ')
 [ "$out" = "plant.c:2: a Chinese literal plant.c:3: a Chinese literal plant.c:5: a Chinese literal " ] ||
     bad "self-check: the Chinese literals of plant.c (lines 2, 3, 5) not found as such ($out)"
+mkdir -p "$tmp/self/ways/cli" "$tmp/self/ways/base" "$tmp/self/ways/keys"
+printf 'const char *t = TR("a", "b");
+int k = KP_EN;
+static const char pair[2][8] = {"a", "b"};
+const char *w = zh ? "x" : "y";
+const char *r = bl_phrase(s, lang);
+bl_msg_text(NULL, e, lang, b, n);
+bl_msg_parse(t, &m);
+const char *fine = s ? "stderr" : "stdout";
+' > "$tmp/self/ways/cli/plant.c"
+printf 'int ok = bl_msg_parse(t, &m);
+' > "$tmp/self/ways/base/msg.c"
+printf 'ROW(NO_NEW, .help = EN_ZH("go", "x"))
+' > "$tmp/self/ways/keys/keys.def"
+out=$(two_ways "$tmp/self/ways" | awk -F '\t' '{ split($2, a, ":"); n = split(a[1], p, "/"); print $1 " " p[n] ":" a[2] }' |
+      LC_ALL=C sort | tr '\n' ' ')
+want="English read back plant.c:5 English read back plant.c:6 English read back plant.c:7 KP_EN/KP_ZH plant.c:2 TR() plant.c:1 keys.def EN_ZH keys.def:1 text pairs [2][...] plant.c:3 zh ? \"..\" : \"..\" plant.c:4 "
+[ "$out" = "$want" ] || bad "self-check: the other ways to two languages planted in cli/plant.c and keys.def (one each, read back three times, none in base/msg.c) not found as such ($out)"
 
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
@@ -485,15 +523,18 @@ while IFS=: read -r f n rest; do
     case " $ZH_PENDING " in *" $f "*) npending=$((npending+1)); continue ;; esac
     bad "$f:$n:$rest outside the catalogues (a row of src/base/msg.def or src/ui/strings.def)"
 done < "$tmp/zh"
-ways() { grep -rnE "$1" src --include='*.c' --include='*.h' | grep -cvE "${2:-^$}"; }
+two_ways src > "$tmp/ways"
+ways() { awk -F '\t' -v k="$1" '$1 == k' "$tmp/ways" | wc -l | tr -d ' '; }
+while IFS="$(printf '\t')" read -r kind line; do
+    bad "another way to two languages ($kind), $line: a row of the catalogue (src/base/msg*.def, src/ui/strings.def) and a message id handed up instead"
+done < "$tmp/ways"
 echo "house.sh: Chinese literal lines in src/**/*.c|h: $(wc -l < "$tmp/zh") ($npending in files" \
      "still to convert: $ZH_PENDING; the rest in $ZH_DATA)"
 echo "house.sh: catalogue rows: msg.def and its parts $(cat src/base/msg*.def | grep -c '^M(')," \
-     "strings.def $(grep -c '^[A-Z_]*(' src/ui/strings.def), keys.def EN_ZH $(grep -c 'EN_ZH(' src/keys/keys.def)"
-echo "house.sh: other ways to two languages: TR() $(ways '\bTR\(')," \
-     "KP_EN/KP_ZH $(ways '\bKP_(EN|ZH)\b'), text pairs [2][...] $(ways 'char [a-z_]+\[2\]\[')," \
-     "zh ? \"..\" : \"..\" $(ways '(zh|ZH)[^;]*\? *\"[^\"]*\" *: *\"')," \
-     "English read back $(ways 'bl_msg_parse\(|bl_msg_text\(NULL|bl_phrase\(' '^src/base/msg\.')"
+     "strings.def $(grep -c '^[A-Z_]*(' src/ui/strings.def), keys.def EN_ZH $(ways 'keys.def EN_ZH')"
+echo "house.sh: other ways to two languages (each must be 0): TR() $(ways 'TR()')," \
+     "KP_EN/KP_ZH $(ways 'KP_EN/KP_ZH'), text pairs [2][...] $(ways 'text pairs [2][...]')," \
+     "zh ? \"..\" : \"..\" $(ways 'zh ? ".." : ".."'), English read back $(ways 'English read back')"
 
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"

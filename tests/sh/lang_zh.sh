@@ -246,10 +246,27 @@ while [ ! -S "$TMP/fake.sock" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); do
 nofake() { sed -e 's/fake device ([^)]*)/FAKE/g' -e 's/no turns (fake device)/FAKE/g'; }
 { echo "### sim --gpu on the fake device"
   "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --gpu --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
+# bench on the fake device (its table's rows, the stride sweep's labels)
+{ echo "### bench on the fake device"
+  "$BANKLAB" bench --quick --server "$TMP/fake.sock" --lang zh 2>&1 | nofake; } >>"$CAP"
+grep -A 8 "^### bench on the fake device" "$CAP" | grep -q "步长 1 " ||
+    fail "bench on the fake device: no sweep rows: $(grep -A 8 '^### bench on the fake device' "$CAP")"
 kill $fake 2>/dev/null; wait $fake 2>/dev/null
 { echo "### serve --fake"; nofake <"$TMP/fake.err"; } >>"$CAP"
+# sim --script (its "== file:line" headers, a line that fails), check of a lesson directory
+# with problems (the loader's and the checker's problem lines)
+printf '# a class\n__shared__ float s[1024]; s[lane * 32]\n\n__shared__ float s[10]; s[lane * 2]\n' >"$TMP/cli/patterns.txt"
+cli "sim --script" "$BANKLAB" sim --script patterns.txt --replay "$ROOT/assets/h200-recording.json" --lang zh --columns 80
+mkdir -p "$TMP/badlessons"
+jq '.chapter = 200 | .steps[0].bogus = 1 | .steps[1].quiz.kind = "many"' "$ROOT/lessons/01-what-is-a-bank.json" \
+    >"$TMP/badlessons/01-bad.json" || fail "jq could not plant problems in a lesson"
+printf '{"format": 1, "chapter": 3,\n "steps": [' >"$TMP/badlessons/02-syntax.json"
+cli "check: lessons with problems" "$BANKLAB" check --lessons "$TMP/badlessons" --lang zh
+[ "$(grep -A 8 '^### check: lessons with problems' "$CAP" | grep -c 'json')" -ge 4 ] ||
+    fail "check: the planted problems are not all listed: $(grep -A 8 '^### check: lessons with problems' "$CAP")"
 for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "kernel --fix: no GPU" \
-         "sim --gpu on the fake device"; do
+         "sim --gpu on the fake device" "bench on the fake device" "sim --script" \
+         "check: lessons with problems"; do
     python3 - "$CAP" "$w" <<'PY' || fail "$w: no Chinese in its output"
 import re, sys
 text = open(sys.argv[1], encoding="utf-8").read()
@@ -327,6 +344,8 @@ grep -q "下面的实测数字：录制于" "$md" || fail "report: the device li
         jq -r '[paths | .[] | strings] | unique[]'
     echo launches lines totals notes   # banklab run --json's (it needs a GPU)
     echo ok not-recorded unavailable failed null lock   # sim --gpu --json's status and lock
+    echo ld st memcpy copy   # bench's rows: PTX's ld/st, cudaMemcpy, the copy case
+    ls kernels/*.cu | sed 's|.*/||; s|\.cu$||'   # bench's kernels (the pattern kernel, copy, ...)
     BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json |
         jq -r '[paths | .[] | strings] | unique[]'
     jq -r '[paths | .[] | strings] | unique[]' lessons/*.json

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """serve_wire.py: a raw client of `banklab serve` for tests/sh/serve.sh, written from the wire
 format of src/serve/wire.h (not from its code): frames of a 12-byte header ("BLSV",
-version 2, type, payload length, little-endian) and every field of a request and a result,
+version 3, type, payload length, little-endian) and every field of a request and a result,
 one by one. Commands (each prints what it checks and exits 1 when a check fails):
   fair SOCK         client A queues 50 requests, then client B 5: B's come back before A's end
   merge SOCK N      N clients send the same request at once: the server measures it once
@@ -24,7 +24,7 @@ import threading
 import time
 
 HELLO, REQUEST, RESULT, PROGRESS, CONTROL, STATS = 1, 2, 3, 4, 5, 6
-VERSION = 2
+VERSION = 3
 PLAIN, LDMATRIX, STMATRIX, CPASYNC = 0, 1, 2, 3
 
 
@@ -138,6 +138,12 @@ def full_result(payload):
     for k in ("wavefronts_ld", "wavefronts_st", "conflicts_ld", "conflicts_st", "inst_ld", "inst_st"):
         d[k] = r.take("d")
     d["counters_note"] = r.str()
+    d["counters_msg"] = r.str()
+    for _ in range(r.take("B")):
+        r.take("B")
+        r.take("Q")
+    used = r.take("H")
+    r.at += used
     d["counters_busy"] = r.take("B")
     d["wait_ms"] = r.take("d")
     d["from_server"], d["from_cache"] = r.take("BB")
@@ -319,7 +325,8 @@ def result_payload(rid, mode):
     p = struct.pack("<Q", rid) + s_err(status) + (s16(b"\xff\xfe") if mode == "utf8" else s16(prov))
     p += struct.pack("<B3di3dBB4dB6d", 1, 1.0, 1.0, 1.0, 11, 2.0, 64.0, 1000.0, 0, 1,
                      2.0, 1.0, 2.0, slow, 1, wf, 0.0, 0.0, 0.0, 1.0, 0.0)
-    p += s16("") + struct.pack("<BdBBd", 0, 0.0, 1, 0, 0.0)
+    p += s16("") + s16("") + struct.pack("<BH", 0, 0)   # the counters' note and its message
+    p += struct.pack("<BdBBd", 0, 0.0, 1, 0, 0.0)
     return p
 
 

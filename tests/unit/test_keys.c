@@ -232,7 +232,7 @@ static void help_rows_are(unsigned screens, const char *const *want)
     char buf[64];
     const struct key_row *r = keys_rows(&n);
     for (int i = 0; i < n; i++) {
-        if (!r[i].help[0] || !(r[i].screens & screens))
+        if (!r[i].help || !(r[i].screens & screens))
             continue;
         assert_non_null(want[k]);
         assert_string_equal(keys_label(&r[i], 0, buf, sizeof buf), want[k]);

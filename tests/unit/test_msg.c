@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include <cmocka.h>
 
@@ -63,6 +64,9 @@ static void test_both_languages(void **state)
         }
         if (!strcmp(en, "%s"))
             continue; /* a text handed on as it is (a CUDA library's own message) */
+        if (!strncmp(name, "KW_", 3) && !has_non_ascii(zh) && !strchr(zh, '%') &&
+            !strcasecmp(en, zh))
+            continue; /* a name in the key table, the same in both (Home End, SVG, warp) */
         if (!strcmp(en, zh) || !has_non_ascii(zh))
             fail_msg("%s: the Chinese text '%s' is not Chinese", name, zh);
         if (strstr(zh, "趟") || strstr(zh, "轮"))

@@ -100,6 +100,7 @@ static const struct gpu_result full_result_base = {
     32.0, 8.5, 31.0, 7.5,               /* wavefronts_ld/st, conflicts_ld/st */
     4096.0, 2048.0,                     /* inst_ld, inst_st */
     "counters: CUPTI, 1 warp x 4096 instructions \xe8\xae\xa1\xe6\x95\xb0",  /* counters_note */
+    {0, 0, {{0, {0}}}, ""},             /* counters_msg: gpu_note below */
     1,                                  /* counters_busy */
     12.5,                               /* wait_ms */
     1,                                  /* from_server */
@@ -127,6 +128,7 @@ static void full_result(struct gpu_result *r)
     *r = full_result_base;
     bl_fail(&r->err, GPU_EVERIFY, BL_AT(2, 5, 7), CNT_BUSY_TRIED, "held by ncu", 3, 1.5);
     r->err.lane = 9;                    /* a lane named unsaid: distinct from where.lane */
+    gpu_note(r, CNT_BUSY, "ncu");   /* a string argument: sbuf travels too */
 }
 
 static void full_info(struct gpu_info *in)
@@ -177,6 +179,8 @@ static const struct field result_fields[] = {
     F(struct gpu_result, wavefronts_st), F(struct gpu_result, conflicts_ld),
     F(struct gpu_result, conflicts_st), F(struct gpu_result, inst_ld),
     F(struct gpu_result, inst_st), F(struct gpu_result, counters_note),
+    F(struct gpu_result, counters_msg.id), F(struct gpu_result, counters_msg.nargs),
+    F(struct gpu_result, counters_msg.arg), F(struct gpu_result, counters_msg.sbuf),
     F(struct gpu_result, counters_busy), F(struct gpu_result, wait_ms),
     F(struct gpu_result, from_server), F(struct gpu_result, from_cache),
     F(struct gpu_result, cached_age_s), {NULL, 0, 0}};

@@ -58,14 +58,14 @@ static void test_glossary(void **state)
     int n;
     const struct key_row *r = keys_rows(&n);
     for (int i = 0; i < n; i++) {
-        no_word("keys.c", r[i].help[1], "趟");
-        no_word("keys.c", r[i].help[1], "轮");
-        no_word("keys.c", r[i].bar_text[1], "趟");
-        no_word("keys.c", r[i].bar_text[1], "轮");
-        if (r[i].bar_text[0] && !r[i].bar_text[1])
-            fail_msg("keys.c: '%s' has no Chinese", r[i].bar_text[0]);
-        if (r[i].help[0] && !r[i].help[1])
-            fail_msg("keys.c: '%s' has no Chinese", r[i].help[0]);
+        no_word("keys.c", keys_word(r[i].help, 1), "趟");
+        no_word("keys.c", keys_word(r[i].help, 1), "轮");
+        no_word("keys.c", keys_word(r[i].bar_text, 1), "趟");
+        no_word("keys.c", keys_word(r[i].bar_text, 1), "轮");
+        if (r[i].bar_text && !*keys_word(r[i].bar_text, 1))
+            fail_msg("keys.c: '%s' has no Chinese", keys_word(r[i].bar_text, 0));
+        if (r[i].help && !*keys_word(r[i].help, 1))
+            fail_msg("keys.c: '%s' has no Chinese", keys_word(r[i].help, 0));
     }
 }
 
