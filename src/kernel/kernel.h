@@ -114,11 +114,10 @@ enum { GPU_KW_BAD = -1, GPU_KW_UNKNOWN = -2, GPU_KW_NO_VALUE = -3 };
 int gpu_kernel_words(struct gpu_kernel_request *req, int n, char *const *w, int mask, int *at,
                      char *err, size_t errsz);
 
-/* gpu_kernel_option: apply one launch option (the same words as on the command line):
- * opt is "--grid", "--block", "--smem", "--arg", "--buffer-size", "--fill", "--name",
- * "--time-limit", "--device", or a compile option: "-I", "-D", "--nvcc-flag", "--compiler";
- * val its value. Returns 1 when applied, 0 when opt is not a
- * launch option (req untouched), -1 on a bad value with one line in err. */
+/* gpu_kernel_option: apply one launch option (the same words as on the command line): opt a
+ * name of gpu_kernel_opts as spelled ("--grid", "-I"), val its value. Returns 1 when applied,
+ * 0 when opt is not a launch option (req untouched), -1 on a missing or bad value with one
+ * line in err. */
 int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val,
                       char *err, size_t errsz);
 
