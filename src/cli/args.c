@@ -1,6 +1,6 @@
-/* args.c: what the subcommands share: the option parser (getopt_long over a command's table)
- * and its one usage error, integer option values with a range, --server, --replay (a
- * recording loaded and opened as the GPU), the tutorial's keys for --help texts (from the
+/* args.c: what the subcommands share: the one usage error (the option tables are opts.c's),
+ * integer option values with a range, --server, --replay (a recording loaded and opened as
+ * the GPU), the tutorial's keys for --help texts (from the
  * key table) and the final check that stdout was written. Messages go to stderr as
  * "banklab CMD: ...". */
 #include <errno.h>
@@ -271,87 +271,6 @@ int cli_usage_error(const struct cli_cmd *c, int id, ...)
     if (c->usage)
         c->usage(stderr);
     return EXIT_USAGE;
-}
-
-/* The row of c's table spelled exactly as s ("--name" or "--name=value"), or NULL: getopt_long
- * takes abbreviations, banklab does not. */
-static const struct option *exact(const struct cli_cmd *c, const char *s)
-{
-    if (strncmp(s, "--", 2))
-        return NULL;
-    size_t n = strcspn(s + 2, "=");
-    for (const struct option *o = c->longopts; o->name; o++)
-        if (strlen(o->name) == n && !strncmp(o->name, s + 2, n))
-            return o;
-    return NULL;
-}
-
-/* The long option whose argument is s, when s is one of c's options that failed (optopt its
- * key; 0: getopt_long knew no such option), else NULL: a short option failed. */
-static const char *refused_long(const struct cli_cmd *c, const char *s)
-{
-    const struct option *o = exact(c, s);
-    return !strncmp(s, "--", 2) && (!optopt || (o && o->val == optopt)) ? s : NULL;
-}
-
-/* an unknown option: c's own words, and its usage */
-static int unknown_option(const struct cli_cmd *c, const char *name)
-{
-    return cli_usage_error(c, c->unknown, name);
-}
-
-int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest)
-{
-    char shortopts[64], name[64];
-    snprintf(shortopts, sizeof shortopts, "%c:%s", c->in_order ? '+' : '-', c->shortopts);
-    opterr = 0;
-    optind = 0;  /* glibc: start afresh */
-    int k, idx, rc;
-    while (idx = -1, (k = getopt_long(argc, argv, shortopts, c->longopts, &idx)) != -1) {
-        const char *val = optarg, *elem = NULL;
-        if (k == CLI_ARG) {
-            if ((rc = c->opt(ctx, CLI_ARG, NULL, val)))
-                return rc;
-            continue;
-        }
-        if (idx >= 0)  /* a long option's argument: before its value when that stood apart */
-            elem = argv[optind - 1 - (val && val == argv[optind - 1])];
-        else if (k == '?' || k == ':')
-            elem = refused_long(c, argv[optind - 1]);
-        if (elem) {
-            const struct option *o = exact(c, elem);
-            if (!o || k == '?')
-                return unknown_option(c, CLI_CLEAN(elem));
-            k = o->val;
-            snprintf(name, sizeof name, "--%s", o->name);
-        } else {
-            if (k == '?') {
-                snprintf(name, sizeof name, "-%c", optopt);
-                return unknown_option(c, CLI_CLEAN(name));
-            }
-            k = k == ':' ? optopt : k;
-            snprintf(name, sizeof name, "-%c", k);
-        }
-        if (k == CLI_LANG) {
-            if (!val || (strcmp(val, "zh") && strcmp(val, "en")))
-                return cli_usage_error(c, CLI_E_LANG, CLI_CLEAN(val ? val : ""));
-            continue;
-        }
-        if (k == 'h') {
-            c->help(stdout);
-            return -1;
-        }
-        if ((rc = c->opt(ctx, k, name, val)))
-            return rc;
-    }
-    if (rest) {
-        *rest = optind;
-        return 0;
-    }
-    for (int i = optind; i < argc; i++)
-        if ((rc = c->opt(ctx, CLI_REST, NULL, argv[i])))
-            return rc;
-    return 0;
 }
 
 int cli_server_opt(const struct cli_cmd *c, int key, const char *val, const char **server,

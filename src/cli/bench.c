@@ -54,16 +54,21 @@ static void usage(FILE *f)
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_BOTH, OPT_DEVICE };
 
-static const struct option bench_options[] = {
-    {"json", no_argument, NULL, OPT_JSON}, {"csv", no_argument, NULL, OPT_CSV},
-    {"quick", no_argument, NULL, OPT_QUICK}, {"both", no_argument, NULL, OPT_BOTH},
-    {"device", required_argument, NULL, OPT_DEVICE},
-    CLI_SERVER_OPTIONS, CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt bench_options[] = {
+    CLI_ROW("json", 0, NULL, 0, OPT_JSON),
+    CLI_ROW("csv", 0, NULL, 0, OPT_CSV),
+    CLI_ROW("quick", 0, NULL, 0, OPT_QUICK),
+    CLI_ROW("both", 0, NULL, 0, OPT_BOTH),
+    CLI_ROW("device", 0, "VALUE", 0, OPT_DEVICE),
+    CLI_SERVER_ROWS(0, 0),
+    CLI_LANG_ROW(0),
+    CLI_ROW_HELP(0),
+    CLI_ROW_END};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd bench_cmd = {"bench", "h", bench_options, 0,
-                                         CLI_UNKNOWN_ARGUMENT, usage, usage, bench_opt};
+static const struct cli_cmd bench_cmd = {"bench", bench_options, 0, CLI_UNKNOWN_ARGUMENT, usage,
+    usage, bench_opt, 0, 0, 0};
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {

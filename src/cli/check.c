@@ -82,10 +82,7 @@ static int check_scene_records(struct check_run *r, const struct lesson *l)
     return P.n;
 }
 
-static void usage(FILE *f)
-{
-    cli_say(f, CLI_HELP_CHECK);
-}
+static void usage(FILE *f);
 
 static int cmp_str(const void *a, const void *b)
 {
@@ -232,34 +229,37 @@ struct check_opts {
     int ntargets;
 };
 
-enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_RECORDING };
+enum { OPT_LESSONS = CLI_KEY_FIRST };
 
-static const struct option check_options[] = {
-    {"quiet", no_argument, NULL, 'q'}, {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"recording", required_argument, NULL, OPT_RECORDING}, CLI_LANG_OPTION,
-    {"help", no_argument, NULL, 'h'},
-    {0}};
+static const struct cli_opt check_options[] = {
+    {"quiet", 'q', NULL, CLI_OH_CHECK_QUIET, CLI_SET, 0, offsetof(struct check_opts, quiet), 0, 0},
+    CLI_ROW("lessons", 0, "DIR", CLI_OH_CHECK_LESSONS, OPT_LESSONS),
+    CLI_ROW_STR("recording", "FILE", CLI_OH_CHECK_RECORDING, struct check_opts, rec_path,
+                CLI_E_RECORDING_NEEDS_FILE),
+    CLI_ROW_HELP(CLI_OH_CHECK_HELP),
+    CLI_ROW_TEXT(CLI_HT_CHECK_1),
+    CLI_LANG_ROW(0),
+    CLI_ROW_END};
 
 static int check_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd check_cmd = {"check", "hq", check_options, 0,
-                                         CLI_UNKNOWN_OPTION_CHECK, NULL,
-                                         usage, check_opt};
+static const struct cli_cmd check_cmd = {"check", check_options, 0, CLI_UNKNOWN_OPTION_CHECK, NULL,
+                                         usage, check_opt, 23, 1, 1};
+
+static void usage(FILE *f)
+{
+    cli_say(f, CLI_HELP_CHECK);
+    cli_opt_help(f, &check_cmd);
+}
 
 static int check_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct check_opts *o = ctx;
     (void)name;
-    if (key == 'q') {
-        o->quiet = 1;
-    } else if (key == OPT_LESSONS) {
+    if (key == OPT_LESSONS) {
         if (!val)
             return cli_usage_error(&check_cmd, CLI_E_LESSONS_NEEDS_DIRECTORY);
         o->lessons_dir = val;
-    } else if (key == OPT_RECORDING) {
-        if (!val || !*val)
-            return cli_usage_error(&check_cmd, CLI_E_RECORDING_NEEDS_FILE);
-        o->rec_path = val;
     } else {  /* FILE|DIR|- */
         const char **nt = realloc(o->targets, (size_t)(o->ntargets + 1) * sizeof *nt);
         if (!nt)

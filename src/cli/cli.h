@@ -4,7 +4,7 @@
 #ifndef BANKLAB_CLI_H
 #define BANKLAB_CLI_H
 
-#include <getopt.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "../base/msg.h"
@@ -49,39 +49,70 @@ const char *cli_msg(int id);
 void cli_say(FILE *f, int id, ...);
 void cli_tell(const char *cmd, int id, ...);
 
-/* ---- the options of a command (args.c) ----
- * Every command reads its options with cli_parse: getopt_long over the command's one table
- * (struct option, with "help"/'h' in it), no abbreviations, banklab's own messages. */
+/* ---- the options of a command (opts.c) ----
+ * Every command reads its options with cli_parse from its one table (struct cli_opt):
+ * getopt_long's array, the parsing (no abbreviations, banklab's own messages) and the option
+ * list of --help (cli_opt_help) are made from it. The usage line and the text around the list
+ * stay rows of the catalogue (msg_help.def). */
 
 /* Keys cli_parse gives the command's opt() besides those of its table: an argument that is
  * not an option, before "--" (CLI_ARG) and after it (CLI_REST). */
 #define CLI_ARG 1
 #define CLI_REST 2
-/* Keys of the options several commands share (the table rows: CLI_SERVER_OPTIONS,
- * CLI_LAUNCH_OPTIONS). */
+/* Keys of the options several commands share (the rows CLI_SERVER_ROWS, CLI_LANG_ROW,
+ * CLI_LAUNCH_ROWS). */
 enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_LANG, CLI_KEY_FIRST };
+
+/* Where a row's option goes. */
+enum cli_how {
+    CLI_CALL = 0,        /* the command's opt() with the row's key */
+    CLI_SET,             /* the int at off in the command's context set to 1 */
+    CLI_STR,             /* the value into the const char * at off (need: the message id
+                            when it is missing or empty; 0: any value) */
+    CLI_TEXT,            /* not an option: the catalogue row help printed in --help's list */
+    CLI_LAUNCH_ROWS,     /* the launch options of the classes key (GPU_KOPT_, kernel.h) from
+                            the kernel room's table, each to opt() as CLI_LAUNCH with its name
+                            as spelled; help 1: listed in --help */
+};
+
+struct cli_opt {
+    const char *name;    /* the long name, "grid" (NULL: a letter alone, or a CLI_TEXT or
+                            CLI_LAUNCH_ROWS row) */
+    char letter;         /* its short letter, or 0 */
+    const char *arg;     /* its value's name in --help, "DIR"; NULL: takes no value */
+    int help;            /* msg.def id of its description in --help (lines after the first
+                            start at the column); 0: not listed */
+    int how;             /* enum cli_how */
+    int key;             /* CLI_CALL: what opt() is given; 'h' is --help, CLI_LANG --lang */
+    size_t off;          /* CLI_SET, CLI_STR: offsetof the field in the context */
+    int need;            /* CLI_STR */
+    int num;             /* a number printf'd into the description (its default) */
+};
+#define CLI_OPT_END(o) (!(o)->name && !(o)->letter && (o)->how == CLI_CALL)
+
+/* The rows: an option handled by opt(), a switch, a string, a text of the list, the end. */
+#define CLI_ROW(name, letter, arg, help, key) {name, letter, arg, help, CLI_CALL, key, 0, 0, 0}
+#define CLI_ROW_NUM(name, arg, help, key, num) {name, 0, arg, help, CLI_CALL, key, 0, 0, num}
+#define CLI_ROW_SET(name, help, type, field) \
+    {name, 0, NULL, help, CLI_SET, 0, offsetof(type, field), 0, 0}
+#define CLI_ROW_STR(name, arg, help, type, field, need) \
+    {name, 0, arg, help, CLI_STR, 0, offsetof(type, field), need, 0}
+#define CLI_ROW_TEXT(id) {NULL, 0, NULL, id, CLI_TEXT, 0, 0, 0, 0}
+#define CLI_ROW_LAUNCH(classes, listed) {NULL, 0, NULL, listed, CLI_LAUNCH_ROWS, classes, 0, 0, 0}
+#define CLI_ROW_HELP(help) {"help", 'h', NULL, help, CLI_CALL, 'h', 0, 0, 0}
+#define CLI_ROW_END {NULL, 0, NULL, 0, CLI_CALL, 0, 0, 0, 0}
 
 /* --lang zh|en for a command that has no language of its own: cli_parse checks its value
  * (cli_lang_init took it) and gives it to no opt(). */
-#define CLI_LANG_OPTION {"lang", required_argument, NULL, CLI_LANG}
+#define CLI_LANG_ROW(help) CLI_ROW("lang", 0, "zh|en", help, CLI_LANG)
 
-#define CLI_SERVER_OPTIONS                                                                     \
-    {"server", required_argument, NULL, CLI_SERVER},                                           \
-    {"no-server", no_argument, NULL, CLI_NO_SERVER}
-/* The launch options of a kernel file: banklab kernel and banklab FILE.cu take them, the name
- * and value go to gpu_kernel_option as given. */
-#define CLI_LAUNCH_OPTIONS                                                                     \
-    {"name", required_argument, NULL, CLI_LAUNCH}, {"grid", required_argument, NULL, CLI_LAUNCH}, \
-    {"block", required_argument, NULL, CLI_LAUNCH}, {"smem", required_argument, NULL, CLI_LAUNCH}, \
-    {"arg", required_argument, NULL, CLI_LAUNCH},                                              \
-    {"buffer-size", required_argument, NULL, CLI_LAUNCH},                                      \
-    {"fill", required_argument, NULL, CLI_LAUNCH},                                             \
-    {"time-limit", required_argument, NULL, CLI_LAUNCH}
+#define CLI_SERVER_ROWS(help_server, help_no_server)                                           \
+    CLI_ROW("server", 0, "SOCKET", help_server, CLI_SERVER),                                   \
+    CLI_ROW("no-server", 0, NULL, help_no_server, CLI_NO_SERVER)
 
 struct cli_cmd {
     const char *name;              /* "sim"; NULL: the tutorial (messages "banklab: ...") */
-    const char *shortopts;         /* getopt's letters, e.g. "hq" */
-    const struct option *longopts; /* ends with {0}; a key of CLI_KEY_FIRST or more, or a letter */
+    const struct cli_opt *opts;    /* ends with CLI_ROW_END */
     int in_order;                  /* 1: the first argument that is not an option ends them */
     int unknown;                   /* the message id for an unknown option, %s the option */
     void (*usage)(FILE *f);        /* the short usage after every usage error, or NULL */
@@ -89,11 +120,21 @@ struct cli_cmd {
     /* one option (name as spelled: "--grid", "-I"; val NULL when its value is missing) or
      * argument (CLI_ARG, CLI_REST: name NULL). 0, or EXIT_USAGE after cli_usage_error. */
     int (*opt)(void *ctx, int key, const char *name, const char *val);
+    /* --help's list: descriptions from column col, at least gap blanks after the option;
+     * letters: options without a letter indented as if "-x, " stood before them */
+    int col, gap, letters;
 };
 
-/* cli_parse: argv[1..] through c->opt. 0; -1 after --help (exit 0); EXIT_USAGE after a
+/* cli_parse: argv[1..] through c's table. 0; -1 after --help (exit 0); EXIT_USAGE after a
  * message. With c->in_order, *rest is the index of the first argument left (argc: none). */
 int cli_parse(const struct cli_cmd *c, int argc, char **argv, void *ctx, int *rest);
+
+/* cli_opt_help: the option list of c's --help, from its table, on f. */
+void cli_opt_help(FILE *f, const struct cli_cmd *c);
+
+/* cli_count_opt: val as a count 0..1000000000 (--launch-skip, --launch-count) into *out: 0,
+ * or EXIT_USAGE ("OPT takes a count"). */
+int cli_count_opt(const struct cli_cmd *c, const char *name, const char *val, long *out);
 
 /* cli_usage_error: "banklab CMD: " and the message id (msg.def) with its arguments on stderr,
  * in the language of cli_lang, then c's short usage. Text from outside (an argument) must be

@@ -42,45 +42,54 @@ static void short_usage(FILE *f)
     cli_say(f, CLI_USAGE_KERNEL);
 }
 
-static void help(FILE *f)
-{
-    cli_say(f, CLI_HELP_KERNEL);
-}
+static void help(FILE *f);
 
-enum { OPT_JSON = CLI_KEY_FIRST, OPT_SASS, OPT_TIMINGS, OPT_NO_CACHE, OPT_NO_SERVER,
-       OPT_COUNTERS, OPT_LAUNCH_ONLY, OPT_MODEL, OPT_FIX, OPT_LANG, OPT_SORT, OPT_SKIP, OPT_COUNT };
+enum { OPT_LANG = CLI_KEY_FIRST, OPT_SORT, OPT_SKIP, OPT_COUNT };
 
-static const struct option kernel_options[] = {
-    CLI_LAUNCH_OPTIONS, {"device", required_argument, NULL, CLI_LAUNCH},
-    {"nvcc-flag", required_argument, NULL, CLI_LAUNCH},
-    {"compiler", required_argument, NULL, CLI_LAUNCH}, {"json", no_argument, NULL, OPT_JSON},
-    {"sass", no_argument, NULL, OPT_SASS}, {"timings", no_argument, NULL, OPT_TIMINGS},
-    {"no-cache", no_argument, NULL, OPT_NO_CACHE}, {"no-server", no_argument, NULL, OPT_NO_SERVER},
-    {"counters", no_argument, NULL, OPT_COUNTERS},
-    {"launch-only", no_argument, NULL, OPT_LAUNCH_ONLY}, {"model", no_argument, NULL, OPT_MODEL},
-    {"fix", no_argument, NULL, OPT_FIX}, {"lang", required_argument, NULL, OPT_LANG},
-    {"sort", required_argument, NULL, OPT_SORT}, {"launch-skip", required_argument, NULL, OPT_SKIP},
-    {"launch-count", required_argument, NULL, OPT_COUNT}, {"help", no_argument, NULL, 'h'}, {0}};
+#define SET(name, help, field) CLI_ROW_SET(name, help, struct kernel_args, field)
+/* in the order of --help; the launch options are the kernel room's (gpu_kernel_opts) */
+static const struct cli_opt kernel_options[] = {
+    CLI_ROW_LAUNCH(GPU_KOPT_PICK | GPU_KOPT_SHAPE, 1),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_1),
+    CLI_ROW_LAUNCH(GPU_KOPT_COMPILE, 1),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_2),
+    CLI_ROW_LAUNCH(GPU_KOPT_DEVICE | GPU_KOPT_LIMIT, 1),
+    SET("counters", CLI_OH_KERNEL_COUNTERS, counters),
+    SET("no-cache", CLI_OH_KERNEL_NO_CACHE, no_cache),
+    SET("no-server", CLI_OH_KERNEL_NO_SERVER, no_server),
+    SET("launch-only", CLI_OH_KERNEL_LAUNCH_ONLY, launch_only),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_3),
+    CLI_ROW("launch-skip", 0, "N", CLI_OH_KERNEL_LAUNCH_SKIP, OPT_SKIP),
+    CLI_ROW("launch-count", 0, "N", CLI_OH_KERNEL_LAUNCH_COUNT, OPT_COUNT),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_4),
+    CLI_ROW("sort", 0, "line|excess", CLI_OH_KERNEL_SORT, OPT_SORT),
+    SET("sass", CLI_OH_KERNEL_SASS, sass),
+    SET("json", CLI_OH_KERNEL_JSON, json),
+    SET("timings", CLI_OH_KERNEL_TIMINGS, timings),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_5),
+    SET("model", CLI_OH_KERNEL_MODEL, model),
+    SET("fix", CLI_OH_KERNEL_FIX, fix),
+    CLI_ROW_TEXT(CLI_HT_KERNEL_6),
+    CLI_ROW("lang", 0, "en|zh", 0, OPT_LANG),
+    CLI_ROW_HELP(0),
+    CLI_ROW_END};
+#undef SET
 
 static int kernel_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd kernel_cmd = {"kernel", "hI:D:", kernel_options, 0,
-                                          CLI_UNKNOWN_OPTION_OF, short_usage, help, kernel_opt};
+static const struct cli_cmd kernel_cmd = {"kernel", kernel_options, 0, CLI_UNKNOWN_OPTION_OF,
+                                          short_usage, help, kernel_opt, 25, 2, 0};
 
-/* The switch a flag option sets, or NULL. */
-static int *flag_of(struct kernel_args *a, int key)
+static void help(FILE *f)
 {
-    int *flags[] = {&a->json, &a->sass, &a->timings, &a->no_cache, &a->no_server, &a->counters,
-                    &a->launch_only, &a->model, &a->fix};
-    return key >= OPT_JSON && key <= OPT_FIX ? flags[key - OPT_JSON] : NULL;
+    cli_say(f, CLI_HELP_KERNEL);
+    cli_opt_help(f, &kernel_cmd);
 }
 
 static int kernel_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct kernel_args *a = ctx;
-    if (flag_of(a, key)) {
-        *flag_of(a, key) = 1;
-    } else if (key == CLI_LAUNCH || key == 'I' || key == 'D') {
+    if (key == CLI_LAUNCH) {
         if (!val)
             return cli_usage_error(&kernel_cmd, CLI_E_NEEDS_VALUE, name);
         if (a->nopts == MAX_CLI_OPTS)
@@ -92,11 +101,7 @@ static int kernel_opt(void *ctx, int key, const char *name, const char *val)
             return cli_usage_error(&kernel_cmd, CLI_E_LANG_TAKES_EN_OR_ZH);
         a->zh = !strcmp(val, "zh");
     } else if (key == OPT_SKIP || key == OPT_COUNT) {
-        char *end;
-        long n = val ? strtol(val, &end, 10) : -1;
-        if (!val || !*val || *end || n < 0 || n > 1000000000L)
-            return cli_usage_error(&kernel_cmd, CLI_E_TAKES_COUNT, name);
-        *(key == OPT_SKIP ? &a->skip : &a->count) = n;
+        return cli_count_opt(&kernel_cmd, name, val, key == OPT_SKIP ? &a->skip : &a->count);
     } else if (key == OPT_SORT) {
         if (!val)
             return cli_usage_error(&kernel_cmd, CLI_E_SORT_NEEDS_VALUE_LINE_OR);
@@ -688,18 +693,15 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
 }
 
 /* A file with a main() is measured as the program it is (kernel_prog.h), unless a launch of
- * one kernel is asked for (--grid, --block, --smem, --arg, --buffer-size, --fill) or the model,
+ * one kernel is asked for (an option of GPU_KOPT_SHAPE: --grid, --block, ...) or the model,
  * a fix or a single launch for ncu. */
 static int as_program(const struct kernel_args *a, const char *src, size_t len)
 {
-    static const char *const launch[] = {"--grid", "--block", "--smem", "--arg", "--buffer-size",
-                                         "--fill"};
     if (a->model || a->fix || a->launch_only || a->counters || !kexec_has_main(src, len))
         return 0;
     for (int i = 0; i < a->nopts; i++)
-        for (size_t k = 0; k < sizeof launch / sizeof launch[0]; k++)
-            if (!strcmp(a->opt[i], launch[k]))
-                return 0;
+        if (gpu_kernel_opt_find(a->opt[i], GPU_KOPT_SHAPE))
+            return 0;
     /* with a GPU: the program; without one, a file of one kernel is still compiled and
        checked as before (its errors as FILE:LINE:COL), one of several is said so here */
     struct bl_err e = {0};

@@ -70,6 +70,7 @@ static const char *tr(const struct lab *lab, const struct lesson_text *t)
 static void usage(FILE *f)
 {
     cli_say(f, CLI_HELP_LAB);
+    cli_opt_help(f, &lab_cmd);
 }
 
 static int parse_ll(const char *s, long long *out)
@@ -680,18 +681,24 @@ struct lab_opts {
 enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_DEVICE, OPT_REPLAY,
        OPT_NO_SAVE, OPT_MODEL_ONLY };
 
-static const struct option lab_options[] = {
-    {"answers", required_argument, NULL, OPT_ANSWERS}, {"lang", required_argument, NULL, OPT_LANG},
-    {"tries", required_argument, NULL, OPT_TRIES}, {"no-gpu", no_argument, NULL, OPT_NO_GPU},
-    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
-    {"replay", required_argument, NULL, OPT_REPLAY}, {"no-save", no_argument, NULL, OPT_NO_SAVE},
-    {"model-only", no_argument, NULL, OPT_MODEL_ONLY}, {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt lab_options[] = {
+    CLI_ROW("answers", 0, "LIST", CLI_OH_LAB_ANSWERS, OPT_ANSWERS),
+    CLI_ROW("lang", 0, "zh|en", CLI_OH_LAB_LANG, OPT_LANG),
+    CLI_ROW("tries", 0, "N", CLI_OH_LAB_TRIES, OPT_TRIES),
+    CLI_ROW("no-gpu", 0, NULL, CLI_OH_LAB_NO_GPU, OPT_NO_GPU),
+    CLI_ROW("device", 0, "N", CLI_OH_LAB_DEVICE, OPT_DEVICE),
+    CLI_SERVER_ROWS(CLI_OH_LAB_SERVER, CLI_OH_LAB_NO_SERVER),
+    CLI_ROW("replay", 0, "FILE", CLI_OH_LAB_REPLAY, OPT_REPLAY),
+    CLI_ROW("model-only", 0, NULL, CLI_OH_LAB_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_ROW("no-save", 0, NULL, CLI_OH_LAB_NO_SAVE, OPT_NO_SAVE),
+    CLI_ROW_HELP(CLI_OH_LAB_HELP),
+    CLI_ROW_TEXT(CLI_HT_LAB_1),
+    CLI_ROW_END};
 
 static int lab_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd lab_cmd = {"lab", "h", lab_options, 0,
-                                       CLI_UNKNOWN_OPTION_LAB, NULL, usage,
-                                       lab_opt};
+static const struct cli_cmd lab_cmd = {"lab", lab_options, 0, CLI_UNKNOWN_OPTION_LAB, NULL,
+    usage, lab_opt, 19, 2, 0};
 
 static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {

@@ -16,9 +16,12 @@
 #include "cli.h"
 #include "../runner/runner.h"
 
+static const struct cli_cmd report_cmd;  /* its options, below */
+
 static void usage(FILE *f)
 {
     cli_say(f, CLI_HELP_REPORT);
+    cli_opt_help(f, &report_cmd);
 }
 
 static void lesson_report(const struct lesson_error *e, void *ctx)
@@ -51,7 +54,6 @@ struct report_opts {
 };
 
 static int report_opt(void *ctx, int key, const char *name, const char *val);
-static const struct cli_cmd report_cmd;
 
 /* The option values that need checking: --format, --learner (text for both files: UTF-8,
  * one line, no control characters), --lang. Returns 0, or EXIT_USAGE after a message. */
@@ -82,17 +84,21 @@ static int check_options(struct report_opts *o)
 enum { OPT_OUT = CLI_KEY_FIRST, OPT_FORMAT, OPT_PROGRESS, OPT_LESSONS, OPT_LANG, OPT_LEARNER,
        OPT_NO_GPU, OPT_DEVICE };
 
-static const struct option report_options[] = {
-    {"out", required_argument, NULL, OPT_OUT}, {"format", required_argument, NULL, OPT_FORMAT},
-    {"progress", required_argument, NULL, OPT_PROGRESS},
-    {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"lang", required_argument, NULL, OPT_LANG}, {"learner", required_argument, NULL, OPT_LEARNER},
-    {"no-gpu", no_argument, NULL, OPT_NO_GPU}, {"device", required_argument, NULL, OPT_DEVICE},
-    {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt report_options[] = {
+    CLI_ROW("out", 0, "DIR", CLI_OH_REPORT_OUT, OPT_OUT),
+    CLI_ROW("format", 0, "md|json|both", CLI_OH_REPORT_FORMAT, OPT_FORMAT),
+    CLI_ROW("progress", 0, "FILE", CLI_OH_REPORT_PROGRESS, OPT_PROGRESS),
+    CLI_ROW("lessons", 0, "DIR", CLI_OH_REPORT_LESSONS, OPT_LESSONS),
+    CLI_ROW("lang", 0, "zh|en", CLI_OH_REPORT_LANG, OPT_LANG),
+    CLI_ROW("learner", 0, "NAME", CLI_OH_REPORT_LEARNER, OPT_LEARNER),
+    CLI_ROW("no-gpu", 0, NULL, CLI_OH_REPORT_NO_GPU, OPT_NO_GPU),
+    CLI_ROW("device", 0, "N", CLI_OH_REPORT_DEVICE, OPT_DEVICE),
+    CLI_ROW_HELP(CLI_OH_REPORT_HELP),
+    CLI_ROW_TEXT(CLI_HT_REPORT_1),
+    CLI_ROW_END};
 
-static const struct cli_cmd report_cmd = {"report", "h", report_options, 0,
-                                          CLI_UNKNOWN_OPTION_REPORT, NULL,
-                                          usage, report_opt};
+static const struct cli_cmd report_cmd = {"report", report_options, 0, CLI_UNKNOWN_OPTION_REPORT, NULL,
+    usage, report_opt, 23, 2, 0};
 
 static int report_opt(void *ctx, int key, const char *name, const char *val)
 {

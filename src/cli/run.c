@@ -40,36 +40,42 @@ static void short_usage(FILE *f)
     cli_say(f, CLI_USAGE_RUN);
 }
 
-static void help(FILE *f)
-{
-    cli_say(f, CLI_HELP_RUN);
-}
+static void help(FILE *f);
 
-enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_JSON, OPT_SASS, OPT_VIEW, OPT_ROUTE,
-       OPT_GRID };
+enum { OPT_KERNEL = CLI_KEY_FIRST, OPT_SKIP, OPT_COUNT, OPT_ROUTE };
 
-static const struct option run_options[] = {
-    {"kernel", required_argument, NULL, OPT_KERNEL},
-    {"launch-skip", required_argument, NULL, OPT_SKIP},
-    {"launch-count", required_argument, NULL, OPT_COUNT}, {"json", no_argument, NULL, OPT_JSON},
-    {"sass", no_argument, NULL, OPT_SASS}, {"view", no_argument, NULL, OPT_VIEW},
-    {"route", required_argument, NULL, OPT_ROUTE}, {"grid", no_argument, NULL, OPT_GRID},
-    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
+#define SET(name, help, field) CLI_ROW_SET(name, help, struct run_args, field)
+static const struct cli_opt run_options[] = {
+    CLI_ROW("route", 0, "auto|sanitizer|cupti", CLI_OH_RUN_ROUTE, OPT_ROUTE),
+    CLI_ROW_TEXT(CLI_HT_RUN_1),
+    CLI_ROW("kernel", 0, "REGEX", CLI_OH_RUN_KERNEL, OPT_KERNEL),
+    CLI_ROW("launch-skip", 0, "N", CLI_OH_RUN_LAUNCH_SKIP, OPT_SKIP),
+    CLI_ROW("launch-count", 0, "N", CLI_OH_RUN_LAUNCH_COUNT, OPT_COUNT),
+    CLI_ROW_TEXT(CLI_HT_RUN_2),
+    SET("sass", CLI_OH_RUN_SASS, sass),
+    SET("grid", CLI_OH_RUN_GRID, grid),
+    SET("view", CLI_OH_RUN_VIEW, view),
+    SET("json", CLI_OH_RUN_JSON, json),
+    CLI_ROW_TEXT(CLI_HT_RUN_3),
+    CLI_LANG_ROW(0),
+    CLI_ROW_HELP(0),
+    CLI_ROW_END};
+#undef SET
 
 static int run_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd run_cmd = {"run", "h", run_options, 1, CLI_UNKNOWN_OPTION_RUN,
-                                       short_usage, help, run_opt};
+static const struct cli_cmd run_cmd = {"run", run_options, 1, CLI_UNKNOWN_OPTION_RUN, short_usage,
+                                       help, run_opt, 25, 2, 0};
+
+static void help(FILE *f)
+{
+    cli_say(f, CLI_HELP_RUN);
+    cli_opt_help(f, &run_cmd);
+}
 
 static int run_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct run_args *a = ctx;
-    a->json |= key == OPT_JSON;
-    a->sass |= key == OPT_SASS;
-    a->view |= key == OPT_VIEW;
-    a->grid |= key == OPT_GRID;
-    if (key == OPT_JSON || key == OPT_SASS || key == OPT_VIEW || key == OPT_GRID)
-        return 0;
     if (!val)
         return cli_usage_error(&run_cmd, CLI_E_NEEDS_VALUE, name);
     if (key == OPT_ROUTE) {
@@ -89,12 +95,7 @@ static int run_opt(void *ctx, int key, const char *name, const char *val)
         a->kernel_re = val;
         return 0;
     }
-    char *end;
-    long n = strtol(val, &end, 10);
-    if (!*val || *end || n < 0 || n > 1000000000L)
-        return cli_usage_error(&run_cmd, CLI_E_TAKES_COUNT, name);
-    *(key == OPT_SKIP ? &a->skip : &a->count) = n;
-    return 0;
+    return cli_count_opt(&run_cmd, name, val, key == OPT_SKIP ? &a->skip : &a->count);
 }
 
 static int parse_args(int argc, char **argv, struct run_args *a)

@@ -18,33 +18,40 @@ struct serve_args {
     int pause, stats, fake;
 };
 
+static const struct cli_cmd serve_cmd;  /* its options, below */
+
 static void usage(FILE *f)
 {
-    cli_say(f, CLI_HELP_SERVE, SERVE_CACHE_DEFAULT_S, SERVE_CLIENT_IDLE_S, SERVE_SIGNAL_PAUSE_S,
-            SERVE_USER_CONNS, SERVE_JOB_S);
+    cli_say(f, CLI_HELP_SERVE);
+    cli_opt_help(f, &serve_cmd);
 }
 
 enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
        OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD, OPT_USER_CONNS, OPT_JOB_S };
 
-static const struct option serve_options[] = {
-    {"device", required_argument, NULL, OPT_DEVICE},
-    {"socket", required_argument, NULL, OPT_SOCKET},
-    {"server", required_argument, NULL, OPT_SOCKET},
-    {"cache", required_argument, NULL, OPT_CACHE}, {"idle", required_argument, NULL, OPT_IDLE},
-    {"client-idle", required_argument, NULL, OPT_CLIENT_IDLE},
-    {"user-connections", required_argument, NULL, OPT_USER_CONNS},
-    {"job-timeout", required_argument, NULL, OPT_JOB_S},
-    {"pause", required_argument, NULL, OPT_PAUSE}, {"stats", no_argument, NULL, OPT_STATS},
-    {"fake", no_argument, NULL, OPT_FAKE},                          /* tests: no GPU */
-    {"fake-delay", required_argument, NULL, OPT_FAKE_DELAY},        /* tests */
-    {"ready-fd", required_argument, NULL, OPT_READY_FD},            /* the client that starts it */
-    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt serve_options[] = {
+    CLI_ROW("device", 0, "N", CLI_OH_SERVE_DEVICE, OPT_DEVICE),
+    CLI_ROW("socket", 0, "PATH", CLI_OH_SERVE_SOCKET, OPT_SOCKET),
+    CLI_ROW_NUM("cache", "SECONDS", CLI_OH_SERVE_CACHE, OPT_CACHE, SERVE_CACHE_DEFAULT_S),
+    CLI_ROW("idle", 0, "SECONDS", CLI_OH_SERVE_IDLE, OPT_IDLE),
+    CLI_ROW_NUM("client-idle", "SECONDS", CLI_OH_SERVE_CLIENT_IDLE, OPT_CLIENT_IDLE, SERVE_CLIENT_IDLE_S),
+    CLI_ROW_NUM("pause", "SECONDS", CLI_OH_SERVE_PAUSE, OPT_PAUSE, SERVE_SIGNAL_PAUSE_S),
+    CLI_ROW("stats", 0, NULL, CLI_OH_SERVE_STATS, OPT_STATS),
+    CLI_ROW_NUM("user-connections", "N", CLI_OH_SERVE_USER_CONNECTIONS, OPT_USER_CONNS, SERVE_USER_CONNS),
+    CLI_ROW_NUM("job-timeout", "SECONDS", CLI_OH_SERVE_JOB_TIMEOUT, OPT_JOB_S, SERVE_JOB_S),
+    CLI_ROW_TEXT(CLI_HT_SERVE_1),
+    CLI_ROW("server", 0, "VALUE", 0, OPT_SOCKET),
+    CLI_ROW("fake", 0, NULL, 0, OPT_FAKE),
+    CLI_ROW("fake-delay", 0, "VALUE", 0, OPT_FAKE_DELAY),
+    CLI_ROW("ready-fd", 0, "VALUE", 0, OPT_READY_FD),
+    CLI_LANG_ROW(0),
+    CLI_ROW_HELP(0),
+    CLI_ROW_END};
 
 static int serve_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd serve_cmd = {"serve", "h", serve_options, 0,
-                                         CLI_UNKNOWN_ARGUMENT, usage, usage, serve_opt};
+static const struct cli_cmd serve_cmd = {"serve", serve_options, 0, CLI_UNKNOWN_ARGUMENT, usage,
+    usage, serve_opt, 21, 2, 0};
 
 /* The integer options: where each goes and its range. */
 static long long *int_opt(struct serve_args *a, int key, long long *lo, long long *hi)

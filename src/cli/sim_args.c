@@ -18,6 +18,7 @@ static void sim_short_usage(FILE *f)
 static void help_options(FILE *f)
 {
     cli_say(f, CLI_HELP_SIM_1);
+    cli_opt_help(f, &sim_cmd);
 }
 
 /* --help, second half: reading the grid and the JSON, examples, the exit status. */
@@ -38,25 +39,40 @@ enum { OPT_JSON = CLI_KEY_FIRST, OPT_ASCII, OPT_NO_COLOR, OPT_STORE, OPT_LANES, 
        OPT_MODEL_ONLY, OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
        OPT_COLUMNS, OPT_SCRIPT, OPT_REPLAY, OPT_DEVICE, OPT_SVG };
 
-static const struct option sim_options[] = {
-    {"json", no_argument, NULL, OPT_JSON}, {"ascii", no_argument, NULL, OPT_ASCII},
-    {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
-    {"store", no_argument, NULL, OPT_STORE}, {"lanes", no_argument, NULL, OPT_LANES},
-    {"gpu", no_argument, NULL, OPT_GPU}, {"model-only", no_argument, NULL, OPT_MODEL_ONLY},
-    {"block", required_argument, NULL, OPT_BLOCK},
-    {"warp", required_argument, NULL, OPT_WARP}, {"param", required_argument, NULL, OPT_PARAM},
-    {"access", required_argument, NULL, OPT_ACCESS},
-    {"dynamic", required_argument, NULL, OPT_DYNAMIC},
-    {"offsets", required_argument, NULL, OPT_OFFSETS},
-    {"width", required_argument, NULL, OPT_WIDTH}, {"mask", required_argument, NULL, OPT_MASK},
-    {"columns", required_argument, NULL, OPT_COLUMNS},
-    {"script", required_argument, NULL, OPT_SCRIPT},
-    {"replay", required_argument, NULL, OPT_REPLAY},
-    {"device", required_argument, NULL, OPT_DEVICE}, {"svg", required_argument, NULL, OPT_SVG},
-    CLI_SERVER_OPTIONS, CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt sim_options[] = {
+    CLI_ROW("block", 0, "XxYxZ|XxY|X", CLI_OH_SIM_BLOCK, OPT_BLOCK),
+    CLI_ROW("warp", 0, "N", CLI_OH_SIM_WARP, OPT_WARP),
+    CLI_ROW("param", 0, "NAME=VALUE", CLI_OH_SIM_PARAM, OPT_PARAM),
+    CLI_ROW("access", 0, "N", CLI_OH_SIM_ACCESS, OPT_ACCESS),
+    CLI_ROW("dynamic", 0, "BYTES", CLI_OH_SIM_DYNAMIC, OPT_DYNAMIC),
+    CLI_ROW_TEXT(CLI_HT_SIM_1),
+    CLI_ROW("offsets", 0, "LIST", CLI_OH_SIM_OFFSETS, OPT_OFFSETS),
+    CLI_ROW("width", 0, "N", CLI_OH_SIM_WIDTH, OPT_WIDTH),
+    CLI_ROW("store", 0, NULL, CLI_OH_SIM_STORE, OPT_STORE),
+    CLI_ROW_TEXT(CLI_HT_SIM_2),
+    CLI_ROW("mask", 0, "HEX", CLI_OH_SIM_MASK, OPT_MASK),
+    CLI_ROW_TEXT(CLI_HT_SIM_3),
+    CLI_ROW("json", 0, NULL, CLI_OH_SIM_JSON, OPT_JSON),
+    CLI_ROW("ascii", 0, NULL, CLI_OH_SIM_ASCII, OPT_ASCII),
+    CLI_ROW("no-color", 0, NULL, CLI_OH_SIM_NO_COLOR, OPT_NO_COLOR),
+    CLI_ROW("lanes", 0, NULL, CLI_OH_SIM_LANES, OPT_LANES),
+    CLI_ROW("columns", 0, "N", CLI_OH_SIM_COLUMNS, OPT_COLUMNS),
+    CLI_ROW("svg", 0, "FILE", CLI_OH_SIM_SVG, OPT_SVG),
+    CLI_ROW_HELP(CLI_OH_SIM_HELP),
+    CLI_ROW_TEXT(CLI_HT_SIM_4),
+    CLI_ROW("gpu", 0, NULL, CLI_OH_SIM_GPU, OPT_GPU),
+    CLI_ROW("device", 0, "N", CLI_OH_SIM_DEVICE, OPT_DEVICE),
+    CLI_SERVER_ROWS(CLI_OH_SIM_SERVER, CLI_OH_SIM_NO_SERVER),
+    CLI_ROW("replay", 0, "FILE", CLI_OH_SIM_REPLAY, OPT_REPLAY),
+    CLI_ROW("model-only", 0, NULL, CLI_OH_SIM_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_ROW("script", 0, "FILE", CLI_OH_SIM_SCRIPT, OPT_SCRIPT),
+    CLI_ROW_TEXT(CLI_HT_SIM_5),
+    CLI_ROW("no-colour", 0, NULL, 0, OPT_NO_COLOR),
+    CLI_LANG_ROW(0),
+    CLI_ROW_END};
 
-const struct cli_cmd sim_cmd = {"sim", "h", sim_options, 0, CLI_UNKNOWN_OPTION_OF,
-                                sim_short_usage, help, sim_opt};
+const struct cli_cmd sim_cmd = {"sim", sim_options, 0, CLI_UNKNOWN_OPTION_OF, sim_short_usage,
+    help, sim_opt, 23, 2, 0};
 
 /* Strict parse of a whole number: decimal or 0x hex (a leading 0 is not octal: "010" is ten),
  * a sign only where sign is set. */

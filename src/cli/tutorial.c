@@ -21,12 +21,15 @@
 
 #define SUMMARY(name, summary) fprintf(f, "  %-8s %s\n", #name, cli_msg(summary));
 
+static const struct cli_cmd tutorial_cmd;  /* its options, below */
+
 /* banklab --help: the forms, the commands, the tutorial's options and keys. */
 static void usage(FILE *f)
 {
     cli_say(f, CLI_HELP_TUT_1);
     CLI_COMMANDS(SUMMARY)
     cli_say(f, CLI_HELP_TUT_2);
+    cli_opt_help(f, &tutorial_cmd);
     cli_print_keys(f, cli_msg(CLI_HELP_KEYS_LEAD), cli_msg(CLI_HELP_KEYS_TAIL));
     cli_say(f, CLI_HELP_TUT_3);
 }
@@ -44,24 +47,31 @@ enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_DEVICE,
        OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MODEL_ONLY,
        OPT_MEASURED };
 
-static const struct option tutorial_options[] = {
-    CLI_LAUNCH_OPTIONS, {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"lang", required_argument, NULL, OPT_LANG}, {"chapter", required_argument, NULL, OPT_CHAPTER},
-    {"step", required_argument, NULL, OPT_STEP}, {"device", required_argument, NULL, OPT_DEVICE},
-    CLI_SERVER_OPTIONS, {"replay", required_argument, NULL, OPT_REPLAY},
-    {"reset", no_argument, NULL, OPT_RESET}, {"ascii", no_argument, NULL, OPT_ASCII},
-    {"no-color", no_argument, NULL, OPT_NO_COLOR}, {"no-colour", no_argument, NULL, OPT_NO_COLOR},
-    {"present", no_argument, NULL, OPT_PRESENT},
-    {"keep-progress", no_argument, NULL, OPT_KEEP_PROGRESS},
-    {"model-only", no_argument, NULL, OPT_MODEL_ONLY}, {"help", no_argument, NULL, 'h'},
-    {"measured", required_argument, NULL, OPT_MEASURED},
-    {0}};
+static const struct cli_opt tutorial_options[] = {
+    CLI_ROW("lessons", 0, "DIR|FILE", CLI_OH_TUT_LESSONS, OPT_LESSONS),
+    CLI_ROW("lang", 0, "zh|en", CLI_OH_TUT_LANG, OPT_LANG),
+    CLI_ROW("chapter", 0, "N", CLI_OH_TUT_CHAPTER, OPT_CHAPTER),
+    CLI_ROW("step", 0, "M", CLI_OH_TUT_STEP, OPT_STEP),
+    CLI_ROW("reset", 0, NULL, CLI_OH_TUT_RESET, OPT_RESET),
+    CLI_ROW("ascii", 0, NULL, CLI_OH_TUT_ASCII, OPT_ASCII),
+    CLI_ROW("no-color", 0, NULL, CLI_OH_TUT_NO_COLOR, OPT_NO_COLOR),
+    CLI_ROW("device", 0, "N", CLI_OH_TUT_DEVICE, OPT_DEVICE),
+    CLI_SERVER_ROWS(CLI_OH_TUT_SERVER, CLI_OH_TUT_NO_SERVER),
+    CLI_ROW("replay", 0, "FILE", CLI_OH_TUT_REPLAY, OPT_REPLAY),
+    CLI_ROW("model-only", 0, NULL, CLI_OH_TUT_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_ROW("measured", 0, "FILE", CLI_OH_TUT_MEASURED, OPT_MEASURED),
+    CLI_ROW("present", 0, NULL, CLI_OH_TUT_PRESENT, OPT_PRESENT),
+    CLI_ROW("keep-progress", 0, NULL, CLI_OH_TUT_KEEP_PROGRESS, OPT_KEEP_PROGRESS),
+    CLI_ROW_HELP(CLI_OH_TUT_HELP),
+    CLI_ROW_TEXT(CLI_HT_TUT_1),
+    CLI_ROW_LAUNCH(GPU_KOPT_PICK | GPU_KOPT_SHAPE | GPU_KOPT_LIMIT, 0),
+    CLI_ROW("no-colour", 0, NULL, 0, OPT_NO_COLOR),
+    CLI_ROW_END};
 
 static int tutorial_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd tutorial_cmd = {NULL, "h", tutorial_options, 0,
-                                            CLI_UNKNOWN_OPTION_TUT,
-                                            NULL, usage, tutorial_opt};
+static const struct cli_cmd tutorial_cmd = {NULL, tutorial_options, 0, CLI_UNKNOWN_OPTION_TUT, NULL,
+    usage, tutorial_opt, 23, 2, 0};
 
 /* The options with a value that is not a launch option's: where each goes. */
 static int value_opt(struct tut_opts *t, int key, const char *name, const char *val)

@@ -281,17 +281,21 @@ struct vopts {
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE, OPT_BOTH };
 
-static const struct option verify_options[] = {
-    {"json", no_argument, NULL, OPT_JSON}, {"timing", no_argument, NULL, OPT_TIMING},
-    {"both", no_argument, NULL, OPT_BOTH},
-    {"lessons", required_argument, NULL, OPT_LESSONS},
-    {"device", required_argument, NULL, OPT_DEVICE}, CLI_SERVER_OPTIONS,
-    CLI_LANG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
+static const struct cli_opt verify_options[] = {
+    CLI_ROW("json", 0, NULL, 0, OPT_JSON),
+    CLI_ROW("timing", 0, NULL, 0, OPT_TIMING),
+    CLI_ROW("both", 0, NULL, 0, OPT_BOTH),
+    CLI_ROW("lessons", 0, "VALUE", 0, OPT_LESSONS),
+    CLI_ROW("device", 0, "VALUE", 0, OPT_DEVICE),
+    CLI_SERVER_ROWS(0, 0),
+    CLI_LANG_ROW(0),
+    CLI_ROW_HELP(0),
+    CLI_ROW_END};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val);
 
-static const struct cli_cmd verify_cmd = {"verify", "h", verify_options, 0,
-                                          CLI_UNKNOWN_ARGUMENT, usage, usage, verify_opt};
+static const struct cli_cmd verify_cmd = {"verify", verify_options, 0, CLI_UNKNOWN_ARGUMENT, usage,
+    usage, verify_opt, 0, 0, 0};
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {

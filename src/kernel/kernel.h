@@ -72,11 +72,52 @@ struct gpu_kernel_request {
  * GPU_FILL_FLOAT, device 0, time limit 10 s, no cache, no server). */
 void gpu_kernel_request_init(struct gpu_kernel_request *req);
 
-/* gpu_kernel_option: apply one launch option (the same words as on the command line):
- * opt is "--grid", "--block", "--smem", "--arg", "--buffer-size", "--fill", "--name",
- * "--time-limit", "--device", or a compile option: "-I", "-D", "--nvcc-flag", "--compiler";
- * val its value. Returns 1 when applied, 0 when opt is not a
- * launch option (req untouched), -1 on a bad value with one line in err. */
+/* ---- the launch options: one table (launch.c) for the command line (cli's option tables
+ * take their rows from it), the file's `// banklab:` comment and the kernel view ---- */
+
+/* What an option is about; a place takes the classes it accepts. */
+enum {
+    GPU_KOPT_PICK = 1,               /* --name: which kernel */
+    GPU_KOPT_SHAPE = 2,              /* a launch of one kernel: --grid --block --smem --arg
+                                        --buffer-size --fill */
+    GPU_KOPT_COMPILE = 4,            /* -I, -D, --nvcc-flag, --compiler */
+    GPU_KOPT_DEVICE = 8,             /* --device (never in the file's comment) */
+    GPU_KOPT_LIMIT = 16,             /* --time-limit */
+    GPU_KOPT_ALL = 31,
+    GPU_KOPT_FILE = GPU_KOPT_ALL & ~GPU_KOPT_DEVICE,   /* the `// banklab:` comment */
+};
+
+struct gpu_kernel_opt {
+    const char *name;                /* as spelled: "--grid", "-I" */
+    const char *arg;                 /* its value in --help and usage: "X[xY[xZ]]" */
+    const char *left;                /* --help's left column when not "NAME ARG", or NULL */
+    int cls;                         /* one GPU_KOPT_ class */
+    int help;                        /* msg.def id of its lines in --help; 0: listed with
+                                        the row before */
+    int (*apply)(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                 size_t errsz);      /* 1 applied, -1 a bad value (one line in err) */
+};
+extern const struct gpu_kernel_opt gpu_kernel_opts[];   /* ends with a NULL name */
+
+/* gpu_kernel_opt_find: the row named name (as spelled) of a class in mask, or NULL. */
+const struct gpu_kernel_opt *gpu_kernel_opt_find(const char *name, int mask);
+
+/* gpu_kernel_opt_list: the names of the classes in mask, in the table's order, joined by sep,
+ * into buf (n bytes); returns the length. */
+size_t gpu_kernel_opt_list(char *buf, size_t n, int mask, const char *sep);
+
+/* gpu_kernel_words: the words w[0..n) as on the command line (OPTION VALUE, or
+ * --OPTION=VALUE) applied in order, each option of a class in mask. 0; or, with *at the
+ * index of the word at fault and one line in err: GPU_KW_UNKNOWN (not such an option),
+ * GPU_KW_NO_VALUE (the last word wants a value), GPU_KW_BAD (a bad value). */
+enum { GPU_KW_BAD = -1, GPU_KW_UNKNOWN = -2, GPU_KW_NO_VALUE = -3 };
+int gpu_kernel_words(struct gpu_kernel_request *req, int n, char *const *w, int mask, int *at,
+                     char *err, size_t errsz);
+
+/* gpu_kernel_option: apply one launch option (the same words as on the command line): opt a
+ * name of gpu_kernel_opts as spelled ("--grid", "-I"), val its value. Returns 1 when applied,
+ * 0 when opt is not a launch option (req untouched), -1 on a missing or bad value with one
+ * line in err. */
 int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val,
                       char *err, size_t errsz);
 

@@ -233,97 +233,114 @@ static int put_named(struct gpu_kernel_named *list, int *n, const char *opt, con
     return 0;
 }
 
-int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
-                      size_t errsz)
+/* ---- the launch options, one row each (gpu_kernel_opts) ---- */
+
+static int opt_grid(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                    size_t errsz)
 {
     static const unsigned long grid_max[3] = {2147483647ul, 65535, 65535};
+    return parse_dim(val, req->grid, grid_max, opt, err, errsz) ? -1 : 1;
+}
+
+static int opt_block(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                     size_t errsz)
+{
     static const unsigned long block_max[3] = {1024, 1024, 64};
-    static const char *known[] = {"--grid", "--block", "--smem", "--arg", "--buffer-size",
-                                  "--fill", "--name", "--time-limit", "--device"};
-    size_t k;
-    int comp = kcompile_option(req, opt, val, err, errsz); /* -I, -D, --nvcc-flag, --compiler */
-    if (comp)
-        return comp;
-    for (k = 0; k < sizeof known / sizeof known[0]; k++)
-        if (!strcmp(opt, known[k]))
-            break;
-    if (k == sizeof known / sizeof known[0])
-        return 0;
-    if (!val) {
-        bl_fmt(err, errsz, "%s needs a value", opt);
+    unsigned b[3];
+    if (parse_dim(val, b, block_max, opt, err, errsz))
+        return -1;
+    if ((unsigned long)b[0] * b[1] * b[2] > 1024) {
+        bl_fmt(err, errsz, "--block %s is %lu threads; a block has at most 1024", val,
+            (unsigned long)b[0] * b[1] * b[2]);
         return -1;
     }
-    if (!strcmp(opt, "--grid"))
-        return parse_dim(val, req->grid, grid_max, opt, err, errsz) ? -1 : 1;
-    if (!strcmp(opt, "--block")) {
-        unsigned b[3];
-        if (parse_dim(val, b, block_max, opt, err, errsz))
-            return -1;
-        if ((unsigned long)b[0] * b[1] * b[2] > 1024) {
-            bl_fmt(err, errsz, "--block %s is %lu threads; a block has at most 1024", val,
-                (unsigned long)b[0] * b[1] * b[2]);
-            return -1;
-        }
-        memcpy(req->block, b, sizeof b);
+    memcpy(req->block, b, sizeof b);
+    return 1;
+}
+
+static int opt_smem(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                    size_t errsz)
+{
+    (void)opt;
+    if (parse_bytes(val, 0, 1ull << 30, &req->smem)) {
+        bl_fmt(err, errsz, "--smem takes bytes (e.g. 4352 or 48K), not '%s'", val);
+        return -1;
+    }
+    return 1;
+}
+
+static int opt_arg(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                   size_t errsz)
+{
+    return put_named(req->args, &req->nargs, opt, val, err, errsz) ? -1 : 1;
+}
+
+static int opt_buffer_size(struct gpu_kernel_request *req, const char *opt, const char *val,
+                           char *err, size_t errsz)
+{
+    const char *eq = strchr(val, '=');
+    const char *bytes = eq ? eq + 1 : val;
+    unsigned long long b;
+    if (kreq_bytes(bytes, &b)) {
+        bl_fmt(err, errsz, "--buffer-size takes BYTES or NAME=BYTES (4 .. 64G, e.g. 16M), "
+                        "not '%s'", val);
+        return -1;
+    }
+    if (!eq) {
+        req->buffer_size = b;
         return 1;
     }
-    if (!strcmp(opt, "--smem")) {
-        if (parse_bytes(val, 0, 1ull << 30, &req->smem)) {
-            bl_fmt(err, errsz, "--smem takes bytes (e.g. 4352 or 48K), not '%s'", val);
-            return -1;
-        }
-        return 1;
+    return put_named(req->bufs, &req->nbufs, opt, val, err, errsz) ? -1 : 1;
+}
+
+static int opt_fill(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                    size_t errsz)
+{
+    (void)opt;
+    if (!strcmp(val, "float"))
+        req->fill = GPU_FILL_FLOAT;
+    else if (!strcmp(val, "int"))
+        req->fill = GPU_FILL_INT;
+    else if (!strcmp(val, "zero"))
+        req->fill = GPU_FILL_ZERO;
+    else {
+        bl_fmt(err, errsz, "--fill takes float, int or zero, not '%s'", val);
+        return -1;
     }
-    if (!strcmp(opt, "--arg"))
-        return put_named(req->args, &req->nargs, opt, val, err, errsz) ? -1 : 1;
-    if (!strcmp(opt, "--buffer-size")) {
-        const char *eq = strchr(val, '=');
-        const char *bytes = eq ? eq + 1 : val;
-        unsigned long long b;
-        if (kreq_bytes(bytes, &b)) {
-            bl_fmt(err, errsz, "--buffer-size takes BYTES or NAME=BYTES (4 .. 64G, e.g. 16M), "
-                            "not '%s'", val);
-            return -1;
-        }
-        if (!eq) {
-            req->buffer_size = b;
-            return 1;
-        }
-        return put_named(req->bufs, &req->nbufs, opt, val, err, errsz) ? -1 : 1;
+    return 1;
+}
+
+static int opt_name(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                    size_t errsz)
+{
+    (void)opt;
+    if (!*val || strlen(val) >= sizeof req->name) {
+        bl_fmt(err, errsz, "--name takes a kernel name, not '%s'", val);
+        return -1;
     }
-    if (!strcmp(opt, "--fill")) {
-        if (!strcmp(val, "float"))
-            req->fill = GPU_FILL_FLOAT;
-        else if (!strcmp(val, "int"))
-            req->fill = GPU_FILL_INT;
-        else if (!strcmp(val, "zero"))
-            req->fill = GPU_FILL_ZERO;
-        else {
-            bl_fmt(err, errsz, "--fill takes float, int or zero, not '%s'", val);
-            return -1;
-        }
-        return 1;
+    snprintf(req->name, sizeof req->name, "%s", val);
+    return 1;
+}
+
+static int opt_time_limit(struct gpu_kernel_request *req, const char *opt, const char *val,
+                          char *err, size_t errsz)
+{
+    (void)opt;
+    char *end;
+    errno = 0;
+    double s = strtod(val, &end);
+    if (errno || end == val || *end || !(s >= 0.1 && s <= 3600)) {
+        bl_fmt(err, errsz, "--time-limit takes seconds in 0.1..3600, not '%s'", val);
+        return -1;
     }
-    if (!strcmp(opt, "--name")) {
-        if (!*val || strlen(val) >= sizeof req->name) {
-            bl_fmt(err, errsz, "--name takes a kernel name, not '%s'", val);
-            return -1;
-        }
-        snprintf(req->name, sizeof req->name, "%s", val);
-        return 1;
-    }
-    if (!strcmp(opt, "--time-limit")) {
-        char *end;
-        errno = 0;
-        double s = strtod(val, &end);
-        if (errno || end == val || *end || !(s >= 0.1 && s <= 3600)) {
-            bl_fmt(err, errsz, "--time-limit takes seconds in 0.1..3600, not '%s'", val);
-            return -1;
-        }
-        req->time_limit = s;
-        return 1;
-    }
-    /* --device */
+    req->time_limit = s;
+    return 1;
+}
+
+static int opt_device(struct gpu_kernel_request *req, const char *opt, const char *val,
+                      char *err, size_t errsz)
+{
+    (void)opt;
     char *end;
     errno = 0;
     long d = strtol(val, &end, 10);
@@ -335,57 +352,123 @@ int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const cha
     return 1;
 }
 
-/* Split the words of one comment line (quotes group, no escapes) and apply them as
- * OPTION VALUE pairs. */
+/* The one table of the launch options: the command line (cli's option tables take their rows
+ * from it), the file's `// banklab:` comment and the kernel view's prompt all read it. */
+const struct gpu_kernel_opt gpu_kernel_opts[] = {
+    {"--name", "K", NULL, GPU_KOPT_PICK, KOPT_HELP_NAME, opt_name},
+    {"--grid", "X[xY[xZ]]", NULL, GPU_KOPT_SHAPE, KOPT_HELP_GRID, opt_grid},
+    {"--block", "X[xY[xZ]]", NULL, GPU_KOPT_SHAPE, KOPT_HELP_BLOCK, opt_block},
+    {"--smem", "BYTES", NULL, GPU_KOPT_SHAPE, KOPT_HELP_SMEM, opt_smem},
+    {"--arg", "NAME=VALUE", NULL, GPU_KOPT_SHAPE, KOPT_HELP_ARG, opt_arg},
+    {"--buffer-size", "BYTES", NULL, GPU_KOPT_SHAPE, KOPT_HELP_BUFFER_SIZE, opt_buffer_size},
+    {"--fill", "float|int|zero", NULL, GPU_KOPT_SHAPE, KOPT_HELP_FILL, opt_fill},
+    {"-I", "DIR", "-I DIR, -D NAME[=V]", GPU_KOPT_COMPILE, KOPT_HELP_INCLUDE, kcompile_option},
+    {"-D", "NAME[=V]", NULL, GPU_KOPT_COMPILE, 0, kcompile_option},
+    {"--nvcc-flag", "FLAG", NULL, GPU_KOPT_COMPILE, KOPT_HELP_NVCC_FLAG, kcompile_option},
+    {"--compiler", "C", NULL, GPU_KOPT_COMPILE, KOPT_HELP_COMPILER, kcompile_option},
+    {"--device", "N", NULL, GPU_KOPT_DEVICE, KOPT_HELP_DEVICE, opt_device},
+    {"--time-limit", "S", NULL, GPU_KOPT_LIMIT, KOPT_HELP_TIME_LIMIT, opt_time_limit},
+    {NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const struct gpu_kernel_opt *gpu_kernel_opt_find(const char *name, int mask)
+{
+    for (const struct gpu_kernel_opt *o = gpu_kernel_opts; name && o->name; o++)
+        if ((o->cls & mask) && !strcmp(o->name, name))
+            return o;
+    return NULL;
+}
+
+size_t gpu_kernel_opt_list(char *buf, size_t n, int mask, const char *sep)
+{
+    size_t at = 0;
+    buf[0] = 0;
+    for (const struct gpu_kernel_opt *o = gpu_kernel_opts; o->name; o++)
+        if ((o->cls & mask) && at < n)
+            at += (size_t)snprintf(buf + at, n - at, "%s%s", at ? sep : "", o->name);
+    return at;
+}
+
+int gpu_kernel_option(struct gpu_kernel_request *req, const char *opt, const char *val, char *err,
+                      size_t errsz)
+{
+    const struct gpu_kernel_opt *o = gpu_kernel_opt_find(opt, GPU_KOPT_ALL);
+    if (!o)
+        return 0;
+    if (!val || (o->cls == GPU_KOPT_COMPILE && !*val)) {
+        bl_fmt(err, errsz, "%s needs a value", opt);
+        return -1;
+    }
+    return o->apply(req, opt, val, err, errsz);
+}
+
+int gpu_kernel_words(struct gpu_kernel_request *req, int n, char *const *w, int mask, int *at,
+                     char *err, size_t errsz)
+{
+    char opt[GPU_KERNEL_TEXT];
+    for (int i = 0; i < n; i++) {
+        const char *eq = strncmp(w[i], "--", 2) ? NULL : strchr(w[i], '=');
+        bl_fmt(opt, sizeof opt, "%.*s", eq ? (int)(eq - w[i]) : (int)strlen(w[i]), w[i]);
+        *at = i;
+        if (!gpu_kernel_opt_find(opt, mask)) {
+            char list[GPU_KERNEL_TEXT];
+            gpu_kernel_opt_list(list, sizeof list, mask & ~GPU_KOPT_COMPILE, ", ");
+            bl_fmt(err, errsz, "'%s' is not a launch option (%s)", opt, list);
+            return GPU_KW_UNKNOWN;
+        }
+        const char *val = eq ? eq + 1 : i + 1 < n ? w[++i] : NULL;
+        if (!val) {
+            bl_fmt(err, errsz, "%s needs a value", opt);
+            return GPU_KW_NO_VALUE;
+        }
+        *at = i;
+        if (gpu_kernel_option(req, opt, val, err, errsz) < 0)
+            return GPU_KW_BAD;
+    }
+    return 0;
+}
+
+/* Split the words of one comment line (quotes group, no escapes) and apply them as the
+ * command line's words (gpu_kernel_words: OPTION VALUE or --OPTION=VALUE). */
 static int apply_words(struct gpu_kernel_request *req, const char *s, size_t n, int line,
                        const char *base, char *err, size_t errsz)
 {
-    struct {
-        char text[GPU_KERNEL_TEXT];
-        int col;
-    } word[2] = {{"", 0}, {"", 0}};   /* the option and its value */
-    int have = 0;
+    enum { MAXW = 2 * GPU_KERNEL_MAX_ARGS + 16 };
+    static char word[MAXW][GPU_KERNEL_TEXT];
+    char *w[MAXW];
+    int col[MAXW], nw = 0;
     size_t i = 0;
     for (;;) {
         while (i < n && (s[i] == ' ' || s[i] == '\t'))
             i++;
-        if (i >= n) {
-            if (have == 1) {
-                bl_fmt(err, errsz, "%d:%d: %s needs a value", line, word[0].col, word[0].text);
-                return -1;
-            }
-            return 0;
+        if (i >= n)
+            break;
+        if (nw == MAXW) {
+            bl_fmt(err, errsz, "%d:%d: too many launch options on one line", line,
+                   (int)(s + i - base) + 1);
+            return -1;
         }
-        char *w = word[have].text;
         size_t wl = 0;
-        word[have].col = (int)(s + i - base) + 1;
+        col[nw] = (int)(s + i - base) + 1;
         char quote = 0;
         while (i < n && (quote || (s[i] != ' ' && s[i] != '\t'))) {
             if (!quote && (s[i] == '\'' || s[i] == '"'))
                 quote = s[i];
             else if (quote && s[i] == quote)
                 quote = 0;
-            else if (wl + 1 < sizeof word[0].text)
-                w[wl++] = s[i];
+            else if (wl + 1 < sizeof word[0])
+                word[nw][wl++] = s[i];
             i++;
         }
-        w[wl] = '\0';
-        char why[GPU_KERNEL_TEXT];
-        struct gpu_kernel_request probe;
-        if (have == 0 && (gpu_kernel_option(&probe, w, NULL, why, sizeof why) == 0 ||
-                          !strcmp(w, "--device"))) {
-            bl_fmt(err, errsz, "%d:%d: '%s' is not a launch option (--grid, --block, --smem, --arg, "
-                "--buffer-size, --fill, --name, --time-limit)", line, word[0].col, w);
-            return -1;
-        }
-        if (++have < 2)
-            continue;
-        if (gpu_kernel_option(req, word[0].text, word[1].text, why, sizeof why) < 0) {
-            bl_fmt(err, errsz, "%d:%d: %s", line, word[1].col, why);
-            return -1;
-        }
-        have = 0;
+        word[nw][wl] = '\0';
+        w[nw] = word[nw];
+        nw++;
     }
+    char why[GPU_KERNEL_TEXT];
+    int at = 0, rc = gpu_kernel_words(req, nw, w, GPU_KOPT_FILE, &at, why, sizeof why);
+    if (rc)
+        bl_fmt(err, errsz, "%d:%d: %s", line, col[at], why);
+    return rc ? -1 : 0;
 }
 
 int gpu_kernel_file_options(struct gpu_kernel_request *req, const char *src, size_t len,

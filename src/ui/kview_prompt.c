@@ -143,27 +143,29 @@ static int prompt_submit(struct app *a, struct kview *k)
     struct gpu_kernel_request scratch;
     gpu_kernel_request_init(&scratch);
     char err[GPU_KERNEL_TEXT];
-    for (int i = 1; i < nw; i++) {
-        char *eq = strchr(w[i], '=');
-        if (!strncmp(w[i], "--", 2) && eq && strncmp(w[i], "--arg", 5) &&
-            strncmp(w[i], "--buffer-size", 13)) {
-            *eq = 0;                                /* --grid=4 */
-            opt[nopt] = w[i];
-            val[nopt] = eq + 1;
-        } else if (i + 1 < nw) {
-            opt[nopt] = w[i];
-            val[nopt] = w[++i];
-        } else {
-            app_msg(a, 1, ui_str(a, UIS_KV_NEEDS_VALUE), w[i]);
-            return 0;
-        }
-        int rc = gpu_kernel_option(&scratch, opt[nopt], val[nopt], err, sizeof err);
-        if (rc != 1) {
-            app_msg(a, 1, "%s", rc == 0 ? ui_str(a, UIS_KV_LAUNCH_OPTS) : err);
-            return 0;
-        }
-        if (++nopt == KV_OPTS)
-            break;
+    int at = 0, rc = gpu_kernel_words(&scratch, nw - 1, w + 1, GPU_KOPT_ALL, &at, err, sizeof err);
+    if (rc == GPU_KW_NO_VALUE) {
+        app_msg(a, 1, ui_str(a, UIS_KV_NEEDS_VALUE), w[1 + at]);
+        return 0;
+    }
+    if (rc == GPU_KW_UNKNOWN) {
+        char list[GPU_KERNEL_TEXT];
+        gpu_kernel_opt_list(list, sizeof list, GPU_KOPT_PICK | GPU_KOPT_SHAPE | GPU_KOPT_LIMIT,
+                            " ");
+        app_msg(a, 1, ui_str(a, UIS_KV_LAUNCH_OPTS), list);
+        return 0;
+    }
+    if (rc) {
+        app_msg(a, 1, "%s", err);
+        return 0;
+    }
+    /* the words as option and value, as gpu_kernel_words read them (--grid=4 or --grid 4) */
+    for (int i = 1; i < nw && nopt < KV_OPTS; i++) {
+        char *eq = strncmp(w[i], "--", 2) ? NULL : strchr(w[i], '=');
+        if (eq)
+            *eq = 0;
+        opt[nopt] = w[i];
+        val[nopt++] = eq ? eq + 1 : w[++i];
     }
     struct bl_err why = {0};
     size_t len;

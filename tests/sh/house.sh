@@ -30,7 +30,9 @@
 #      bl_now_ms (CLOCK_MONOTONIC read outside src/base/err.c); a JSON parser other than
 #      the store's one reader (cJSON_Parse outside ONE_JSON_READERS); options read without getopt_long
 #      (argv compared with strcmp in src/cli outside src/cli/args.c, and main.c's dispatch of
-#      the subcommand). A check of a foreign library's return code that ends in bl_fail is
+#      the subcommand); a getopt_long table of its own (a struct option array, or a call of
+#      getopt_long, outside ONE_OPTION_TABLES: every command's options are a struct cli_opt
+#      table that src/cli/opts.c turns into getopt_long's array, the parsing and --help). A check of a foreign library's return code that ends in bl_fail is
 #      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
 #   7. a Chinese literal (a C string or character literal holding a CJK character or
 #      full-width form, as UTF-8 or as an escape; comments are not read) in src/**/*.c or *.h
@@ -55,6 +57,8 @@ set -u
 MAX_FILE=1000
 # the one file that parses JSON (cJSON, through json_read): src/store
 ONE_JSON_READERS="src/store/json.c"
+# the one file that builds getopt_long's arrays (struct option) from the commands' tables
+ONE_OPTION_TABLES="src/cli/opts.c"
 MAX_FUNC=120
 # the document whose table of rooms gives each room its floor
 ARCH_DOC=${ARCH_DOC:-docs/architecture.md}
@@ -293,7 +297,7 @@ REMOVED_HELPERS='bl_failmsg|pat_fail|res_fail|kres_fail|kres_failm|cupti_fail|CU
 second_ways() {
     for f in "$@"; do
         case $f in */base/err.c|*/base/err.h) continue ;; esac
-        awk -v f="$f" -v removed="^($REMOVED_HELPERS)$" -v checks="^($CHECKS)$" -v json="$ONE_JSON_READERS" '
+        awk -v f="$f" -v removed="^($REMOVED_HELPERS)$" -v checks="^($CHECKS)$" -v json="$ONE_JSON_READERS" -v opts="$ONE_OPTION_TABLES" '
             function name_of(s) { sub(/\(.*/, "", s); n = split(s, w, /[ *]+/); return w[n] }
             # a function defined at column 0 (its "{" on the next line) or a macro
             /^[A-Za-z_].*\(/ && !/;[ \t]*$/ { sig = $0; sigline = NR; next_is_body = 1; next }
@@ -304,7 +308,10 @@ second_ways() {
                 if ((nm ~ /FAIL|fail/ || nm ~ removed) && nm !~ checks) print f ":" NR ": a failing macro " nm " (use bl_fail)" }
             /clock_gettime\(CLOCK_MONOTONIC/ { print f ":" NR ": a clock of its own (use bl_now_ms)" }
             /cJSON_Parse/ && index(" " json " ", " " f " ") == 0 { print f ":" NR ": a JSON parser outside the store reader (" json ")" }
-            f ~ /src\/cli\// && f !~ /src\/cli\/(args|main)\.c$/ && /strcmp\(argv\[/ { print f ":" NR ": options read by strcmp (use the getopt_long table, cli_parse)" }
+            /^[ \t]*(\/\*|\*|\/\/)/ { next }
+            /(struct[ \t]+option[^_A-Za-z0-9]|getopt_long(_only)?[ \t]*\()/ && index(" " opts " ", " " f " ") == 0 && f !~ ("(^|/)" opts "$") {
+                print f ":" NR ": a getopt_long table of its own (a struct cli_opt table, " opts ")" }
+            f ~ /src\/cli\// && f !~ /src\/cli\/(args|main)\.c$/ && /strcmp\(argv\[/ { print f ":" NR ": options read by strcmp (use a struct cli_opt table, cli_parse)" }
         ' "$f"
     done
     return 0
@@ -414,12 +421,16 @@ echo "$out" | grep -q "^big 130 " || bad "self-check: a room over $MAX_ROOM_SHAR
 
 printf 'int pat_fail(int x)\n{\n    return x;\n}\n#define CUDA_FAIL(x) x\nstatic double t(void)\n{\n    struct timespec ts;\n    clock_gettime(CLOCK_MONOTONIC, &ts);\n    return 0;\n}\nint bl_fail_ok(void);\n' > "$tmp/self/two.c"
 mkdir -p "$tmp/self/src/cli"
-printf 'int f(char **argv)\n{\n    return strcmp(argv[1], "--x") || !cJSON_Parse("1");\n}\n' > "$tmp/self/src/cli/opt.c"
+printf 'int f(char **argv)\n{\n    return strcmp(argv[1], "--x") || !cJSON_Parse("1");\n}\n/* a struct option in a comment */\nstatic const struct option o[] = {{"x", 0, 0, 1}, {0}};\n' > "$tmp/self/src/cli/opt.c"
 out=$(second_ways "$tmp/self/two.c" "$tmp/self/src/cli/opt.c" "$tmp/self/f.c")
 for want in "two.c:1: a failing helper pat_fail" "two.c:5: a failing macro CUDA_FAIL" "two.c:9: a clock of its own" \
-            "opt.c:3: options read by strcmp" "opt.c:3: a JSON parser"; do
+            "opt.c:3: options read by strcmp" "opt.c:3: a JSON parser" "opt.c:6: a getopt_long table of its own"; do
     echo "$out" | grep -q "$want" || bad "self-check: '$want' not found ($out)"
 done
+echo "$out" | grep -q "opt.c:5" && bad "self-check: a struct option in a comment reported ($out)"
+mkdir -p "$tmp/self/src/cli/ok" && cp "$tmp/self/src/cli/opt.c" "$tmp/self/src/cli/ok/x.c"
+out=$(ONE_OPTION_TABLES="$tmp/self/src/cli/ok/x.c" second_ways "$tmp/self/src/cli/ok/x.c")
+echo "$out" | grep -q "getopt_long table" && bad "self-check: the option-table file itself reported ($out)"
 echo "$out" | grep -q "f.c\|bl_fail_ok" && bad "self-check: a file doing things the one way reported ($out)"
 
 mkdir -p "$tmp/self/src/zh"

@@ -112,6 +112,24 @@ keys C-u
 lit "$TMP/nosuch.cu"
 keys Enter
 expect "nosuch\\.cu: cannot open"
+# the launch options after the path: read as the command line reads them (the one table,
+# gpu_kernel_words): --OPTION=VALUE too, checked before the file is opened
+keys C-u
+lit "$TMP/nosuch.cu --grid"
+keys Enter
+expect "--grid needs a value"
+keys C-u
+lit "$TMP/nosuch.cu --json 1"
+keys Enter
+expect "launch options: --name --grid --block"
+keys C-u
+lit "$TMP/nosuch.cu --block=64x64"
+keys Enter
+expect "--block 64x64 is 4096 threads"
+keys C-u
+lit "$TMP/nosuch.cu --arg=n=1 --grid 2"
+keys Enter
+expect "nosuch\\.cu: cannot open"
 keys C-u
 lit "$TMP/w"
 keys Tab
