@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../cuda/cudalib.h"
@@ -127,28 +128,17 @@ static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *
     if (fd < 0)
         return NULL;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    size_t cap = 65536, len = 0;
-    unsigned char *b = malloc(cap);
-    while (b) {
-        if (len == cap) {
-            if (cap >= (1u << 30))
-                break;
-            unsigned char *w = realloc(b, cap * 2);
-            if (!w)
-                break;
-            b = w;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, b + len, cap - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
+    struct bl_buf b = BL_BUF_MAX(1u << 30);
+    int rc = bl_buf_read_fd(&b, fd);
+    int why = errno;
     close(fd);
-    *n = len;
-    return b;
+    if (rc) {   /* unreadable, over 1 GiB or out of memory: said, never read in part */
+        bl_buf_release(&b);
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_UNREADABLE, strerror(why));
+        gpu_run_note(out, e.msg, strlen(e.msg));
+        return NULL;
+    }
+    return (unsigned char *)bl_buf_detach(&b, n);
 }
 
 /* ---- notes: each said once, in the order first said ---- */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "xrt.h"
 #include "../sys/sys.h"
 
@@ -34,30 +35,15 @@ static void *handle_slot[1];
 
 /* ---- the module: the PTX banklab made of the same source ---- */
 
+/* the file at path, NUL-terminated, at most 64 MiB; NULL when it cannot be read whole */
 static char *read_all(const char *path, size_t *n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
-        if (fd >= 0)
-            close(fd);
+    struct bl_buf b = BL_BUF_MAX(64u << 20);
+    if (bl_buf_read_file(&b, path)) {
+        bl_buf_release(&b);
         return NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (buf)
-        buf[got] = '\0';
-    *n = got;
-    return buf;
+    return bl_buf_detach(&b, n);
 }
 
 static struct ptx_module *the_module(void)
