@@ -69,7 +69,8 @@ int bl_buf_addc(struct bl_buf *b, int c)
     return bl_buf_add(b, &ch, 1);
 }
 
-int bl_buf_vaddf(struct bl_buf *b, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0)))
+static int bl_buf_vaddf(struct bl_buf *b, const char *fmt, va_list ap)
 {
     if (bl_buf_grow(b, 0))
         return -1;
@@ -170,14 +171,6 @@ void bl_buf_reset(struct bl_buf *b)
     b->failed = 0;
     if (b->s)
         b->s[0] = '\0';
-}
-
-void bl_buf_setlen(struct bl_buf *b, size_t n)
-{
-    if (b->s && n < b->len) {
-        b->len = n;
-        b->s[n] = '\0';
-    }
 }
 
 void bl_buf_drop(struct bl_buf *b, size_t n)

@@ -44,7 +44,6 @@ int bl_buf_add(struct bl_buf *b, const void *p, size_t n);
 int bl_buf_adds(struct bl_buf *b, const char *s);
 int bl_buf_addc(struct bl_buf *b, int c);
 int bl_buf_addf(struct bl_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-int bl_buf_vaddf(struct bl_buf *b, const char *fmt, va_list ap) __attribute__((format(printf, 2, 0)));
 
 /* bl_buf_read_fd: appends what fd holds until its end (a read interrupted by a signal is
  * retried). 0, or -1 with errno: a read's error (b->failed stays 0; b holds what was read),
@@ -65,9 +64,6 @@ char *bl_buf_detach(struct bl_buf *b, size_t *len);
 
 /* bl_buf_reset: b empty again (len 0, failed 0), keeping its memory and its limit. */
 void bl_buf_reset(struct bl_buf *b);
-
-/* bl_buf_setlen: b cut to its first n bytes (n <= b->len; a larger n changes nothing). */
-void bl_buf_setlen(struct bl_buf *b, size_t n);
 
 /* bl_buf_drop: b's first n bytes removed, the rest moved to the front (a queue's consumed
  * head); n >= b->len leaves b empty. */

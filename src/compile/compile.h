@@ -79,26 +79,19 @@ int knvcc_find(char *path, size_t size);
  * the compile runs there, so that its own #include "..." files are found. */
 void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize);
 
-/* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
- * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
- * them). */
-void knvcc_id(const char *nvcc, char *id, size_t size);
-
-/* knvcc_compile: the device side of in->src's file (in->name) with nvcc -cubin -lineinfo
- * -arch=sm_<arch>, its -I, -D and flags; run as a process (an argv, no shell) in a private
- * temporary directory. out->log holds the messages in NVRTC's form (file(line): error: ...,
- * the line and an exact caret: ksrc_parse_log reads both), out->lowered the symbol of
- * in->name_expr found among the cubin's functions. Returns 0 with out->ok telling whether it
- * compiled, or -1 with err (GPU_KERNEL_ESYSTEM) when nvcc could not be run. */
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err);
-
-/* kcompile_nvcc: knvcc_compile through the cache in in->cache_dir (none when it is NULL or
- * "", or in->name_expr is NULL): an entry of the same key (kcache_key_compile: the output
- * kind, knvcc_id, the options, the source and its quoted includes) answers without running
- * nvcc (*cache_hit 1). A cubin compiled is kept only when the kernel's symbol was found in
+/* kcompile_nvcc: the device side of in->src's file (in->name) with nvcc -cubin (-ptx when
+ * in->ptx) -lineinfo -arch=sm_<arch>, its -I, -D and flags; run as a process (an argv, no
+ * shell) in a private temporary directory. out->log holds the messages in NVRTC's form
+ * (file(line): error: ..., the line and an exact caret: ksrc_parse_log reads both),
+ * out->lowered the symbol of in->name_expr found among the cubin's functions. Through the
+ * cache in in->cache_dir (none when it is NULL or "", or in->name_expr is NULL): an entry of
+ * the same key (kcache_key_compile: the output kind, the identity of nvcc and of the cicc
+ * and ptxas beside it, the options, the source and its quoted includes) answers without
+ * running nvcc (*cache_hit 1). A cubin compiled is kept only when the kernel's symbol was found in
  * it; compiling a cubin also keeps the PTX nvcc made on the way (-keep), under the key a
  * -ptx compile of the same input has, so the executor's PTX (predict/exec.c) needs no second
- * nvcc. Returns as knvcc_compile; out->cubin, from nvcc or the cache, has a NUL after its
+ * nvcc. Returns 0 with out->ok telling whether it compiled, or -1 with err
+ * (GPU_KERNEL_ESYSTEM) when nvcc could not be run; out->cubin, from nvcc or the cache, has a NUL after its
  * cubin_size bytes (a -ptx compile's text is a string). */
 int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                   struct bl_err *err);
@@ -188,7 +181,7 @@ int kcache_trim(int dfd, unsigned long long max);
 
 /* kcache_key_compile: the key of in's compile into key (free key->s) and the entry's name
  * ("HASH.KIND") into cname: "banklab kernel cache 2", kind ("cubin", "ptx"), the
- * compiler's identity (knvcc_id, or NVRTC's version), in->name, in->name_expr, opts, the
+ * compiler's identity (nvcc's files, or NVRTC's version), in->name, in->name_expr, opts, the
  * source and its quoted includes (kcache_key_includes). 0, or -1 when there is to be no
  * cache (no directory, no name_expr, a key over its limits). */
 int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,

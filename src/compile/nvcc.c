@@ -83,7 +83,9 @@ int knvcc_find(char *path, size_t size)
     return executable(path) ? 0 : -1;
 }
 
-void knvcc_id(const char *nvcc, char *id, size_t size)
+/* what identifies that nvcc in a cache key: its path, size and modification time, and those
+ * of the cicc and ptxas beside it (a toolkit updated in place changes them) */
+static void knvcc_id(const char *nvcc, char *id, size_t size)
 {
     char dir[PATH_MAX], p[PATH_MAX + 32];
     bl_fmt(dir, sizeof dir, "%s", nvcc);
@@ -258,7 +260,7 @@ static void put_caret(struct bl_buf *t, const char *line, size_t n, int col)
     bl_buf_add(t, line, n);
     bl_buf_add(t, "\n  ", 3);
     for (int i = 1; i < col; i++)
-        bl_buf_add(t, " ", 1);
+        bl_buf_addc(t, ' ');
     bl_buf_add(t, "^\n", 2);
 }
 
@@ -575,7 +577,7 @@ struct kept {                    /* what nvcc -keep left besides the output */
     char *deps;                  /* kcache_deps of the files it read (NULL: none) */
 };
 
-/* knvcc_compile, and with keep (k not NULL) the PTX a cubin compile made on the way and the
+/* the compile (kcompile_nvcc's, less the cache), and with keep (k not NULL) the PTX a cubin compile made on the way and the
  * files the compile read into *k */
 static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compiled *out,
                     struct bl_err *err)
@@ -655,12 +657,7 @@ static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compile
     return 0;
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
-{
-    return nvcc_run(in, NULL, out, err);
-}
-
-/* the options of an nvcc compile as its cache key has them (knvcc_compile's argv less the
+/* the options of an nvcc compile as its cache key has them (nvcc_run's argv less the
  * output, the temporary paths and -keep) */
 static int key_options(const struct kcompile_in *in, const char **opts, char *arch, char *inc)
 {

@@ -137,7 +137,7 @@ XRT_API void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, c
     xrt_unsupported("__managed__ variables (__cudaRegisterManagedVar)");
 }
 
-struct xrt_func *xrt_func_of(const void *stub)
+static struct xrt_func *xrt_func_of(const void *stub)
 {
     for (size_t i = 0; i < nfunc; i++)
         if (funcs[i]->stub == stub || (const void *)funcs[i] == stub)
