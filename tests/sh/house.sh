@@ -1,5 +1,5 @@
 #!/bin/sh
-# house.sh: the limits of issue 14, kept. Fails when
+# house.sh: the house's limits, kept. Fails when
 #   1. a source file (*.c *.h *.cu *.def *.sh *.py under src, tests, kernels, assets/kernels)
 #      has more than 1,000 lines;
 #   2. a C or CUDA function has more than 120 lines, counted from the line of its opening '{'
@@ -26,7 +26,7 @@
 #      must build, test and run from its own files);
 #   5. a second way to do what src has one way for (docs/architecture.md, "One way to do each
 #      thing"): a failing helper other than bl_fail (a function or macro of src whose name
-#      has "fail" in it, or one of the helpers issue 23 removed); a clock other than
+#      has "fail" in it, or one of the helpers removed since); a clock other than
 #      bl_now_ms (CLOCK_MONOTONIC read outside src/base/err.c); a JSON parser other than
 #      the store's one reader (cJSON_Parse outside ONE_JSON_READERS); options read without getopt_long
 #      (argv compared with strcmp in src/cli outside src/cli/args.c, and main.c's dispatch of

@@ -3,7 +3,7 @@
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
  * be this user's and closed to others; entries are never read or written through a link and
- * a store leaves no temporary file and removes those of killed stores (issue 19); an entry
+ * a store leaves no temporary file and removes those of killed stores; an entry
  * with a byte changed or cut short is never taken; the directory stays under its bound, the
  * least recently used entries removed first. */
 #include <stdarg.h>

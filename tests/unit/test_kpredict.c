@@ -449,7 +449,7 @@ static void test_fix_narrowed(void **state)
     (void)state;
 }
 
-/* ---------------------------------------------------------------- h7reader: issue 31 */
+/* ---------------------------------------------------------------- h7reader */
 
 /* predict() with --name */
 static void predict_named(const char *src, const char *name, unsigned bx)

@@ -289,7 +289,7 @@ static void test_total(void **state)
     assert_int_equal(pattern_from_cuda(NULL, 0, 1, &l, &pc), -1);
 }
 
-/* ---------------------------------------------------------------- issue 31: what developers write */
+/* ---------------------------------------------------------------- what developers write */
 
 /* translate line `line` of src for one block of bx threads, with the kernel (its body holding
  * kernel_line) and --name given; want_rc as translate() */
