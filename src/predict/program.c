@@ -44,17 +44,12 @@ int kxrt_lib_dir(char *dir, size_t size)
         bl_fmt(dir, size, "%s", env);
         return is_lib(dir) ? 0 : -1;
     }
-    char exe[PATH_MAX];
-    if (sys_exe_dir(exe, sizeof exe) == 0) {
-        bl_fmt(dir, size, "%s/xrt", exe);
+    char dirs[SYS_OWN_DIRS][SYS_DIR_MAX];
+    for (int i = 0, n = sys_own_dirs(dirs); i < n; i++) {
+        bl_fmt(dir, size, "%s/xrt", dirs[i]);
         if (is_lib(dir))
             return 0;
     }
-#ifdef BANKLAB_LIB_DIR
-    bl_fmt(dir, size, "%s/xrt", BANKLAB_LIB_DIR);
-    if (is_lib(dir))
-        return 0;
-#endif
     return -1;
 }
 

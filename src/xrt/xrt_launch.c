@@ -432,25 +432,17 @@ static char *var_storage(const void *symbol, size_t offset, size_t count, cudaEr
     return p + offset;
 }
 
-static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
-                             const char *call)
+/* count bytes between a __device__ variable (at offset) and the host: from src into it, or
+ * (src NULL) from it into dst */
+static cudaError_t symbol_copy(const void *symbol, const void *src, void *dst, size_t count,
+                               size_t offset, const char *call)
 {
     cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&xrt_lock);
     char *p = xrt_sticky ? NULL : var_storage(symbol, offset, count, &e, call);
-    if (p)
+    if (p && src)
         memcpy(p, src, count);
-    pthread_mutex_unlock(&xrt_lock);
-    return xrt_set(xrt_sticky ? xrt_sticky : e);
-}
-
-static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
-                               const char *call)
-{
-    cudaError_t e = cudaSuccess;
-    pthread_mutex_lock(&xrt_lock);
-    char *p = xrt_sticky ? NULL : var_storage(symbol, offset, count, &e, call);
-    if (p)
+    else if (p)
         memcpy(dst, p, count);
     pthread_mutex_unlock(&xrt_lock);
     return xrt_set(xrt_sticky ? xrt_sticky : e);
@@ -459,27 +451,27 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size
 XRT_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                        size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, "cudaMemcpyToSymbol");
+    return symbol_copy(symbol, src, NULL, count, offset, "cudaMemcpyToSymbol");
 }
 
 XRT_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                             size_t offset, enum cudaMemcpyKind kind,
                                             cudaStream_t stream)
 {
-    return to_symbol(symbol, src, count, offset, "cudaMemcpyToSymbolAsync");
+    return symbol_copy(symbol, src, NULL, count, offset, "cudaMemcpyToSymbolAsync");
 }
 
 XRT_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, "cudaMemcpyFromSymbol");
+    return symbol_copy(symbol, NULL, dst, count, offset, "cudaMemcpyFromSymbol");
 }
 
 XRT_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                               size_t offset, enum cudaMemcpyKind kind,
                                               cudaStream_t stream)
 {
-    return from_symbol(dst, symbol, count, offset, "cudaMemcpyFromSymbolAsync");
+    return symbol_copy(symbol, NULL, dst, count, offset, "cudaMemcpyFromSymbolAsync");
 }
 
 XRT_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)
