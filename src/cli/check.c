@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
+#include "../base/buf.h"
 #include "../gpu/gpu.h"
 #include "../lesson/scene.h"
 #include "../store/files.h"
@@ -135,28 +137,13 @@ static int add_dir(char ***list, int *n, const char *dir)
 /* Reads all of stdin; NULL with err when it cannot (or it is larger than LESSON_FILE_MAX). */
 static char *read_stdin(size_t *len, struct bl_err *err)
 {
-    size_t cap = 65536, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        if (n == cap) {
-            char *nb = cap <= LESSON_FILE_MAX ? realloc(buf, cap * 2) : NULL;
-            if (!nb)
-                break;
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, stdin);
-        n += got;
-        if (got == 0)
-            break;
-    }
-    if (!buf || n == cap || ferror(stdin) || n > LESSON_FILE_MAX) {
-        free(buf);
+    struct bl_buf b = BL_BUF_MAX(LESSON_FILE_MAX);
+    char *text = bl_buf_read_fd(&b, STDIN_FILENO) ? NULL : bl_buf_detach(&b, len);
+    if (!text) {
+        bl_buf_release(&b);
         bl_fail(err, EXIT_USAGE, BL_NOWHERE, CLI_STDIN_UNREADABLE, LESSON_FILE_MAX >> 20);
-        return NULL;
     }
-    *len = n;
-    return buf;
+    return text;
 }
 
 static void check_one(struct check_run *r, const char *path)

@@ -206,11 +206,11 @@ static int evaluate(const struct lesson_step *st, const struct lab_values *v,
     if (rc) {
         char pm[2 * PATTERN_MSG_MAX], caret[1024];
         bl_err_text(&e, BL_LANG(lang), pm, sizeof pm);
-        if (e.status == SCENE_EEVAL && e.where.at > 0 && strlen(r.code) < 400)
-            snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(r.code, &e, caret, sizeof caret));
+        if (e.status == SCENE_EEVAL && e.where.at > 0 && strlen(r.code.s) < 400)
+            snprintf(err, errsz, "%s\n%s", pm, pattern_error_caret(r.code.s, &e, caret, sizeof caret));
         else
             snprintf(err, errsz, "%s", pm);
-    } else if (shown && pattern_substitute(r.code, &r.env, shown, shownsz) < 0) {
+    } else if (shown && pattern_substitute(r.code.s, &r.env, shown, shownsz) < 0) {
         snprintf(shown, shownsz, "%s", s->code);
     }
     scene_run_free(&r);

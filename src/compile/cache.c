@@ -18,37 +18,6 @@
 #include "../base/hash.h"
 #include "../sys/sys.h"
 
-int kcache_key_add(struct keybuf *k, const void *p, size_t n)
-{
-    return kbuf_add(k, p, n, KCACHE_KEY_MAX);
-}
-
-int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max)
-{
-    if (k->failed)
-        return -1;
-    if (k->len + n + 1 > max) {
-        k->failed = 1;
-        return -1;
-    }
-    if (k->len + n + 1 > k->cap) {
-        size_t nc = k->cap ? k->cap * 2 : 4096;
-        while (nc < k->len + n + 1)
-            nc *= 2;
-        char *w = realloc(k->s, nc);
-        if (!w) {
-            k->failed = 1;
-            return -1;
-        }
-        k->s = w;
-        k->cap = nc;
-    }
-    memcpy(k->s + k->len, p, n);
-    k->len += n;
-    k->s[k->len] = '\0';
-    return 0;
-}
-
 /* ---- the include scan ---- */
 
 struct seen {                    /* open addressing over (dev, ino); 0 marks a free slot */
@@ -165,7 +134,7 @@ static long read_include(const char *path, char *buf, struct stat *st)
     return n;
 }
 
-int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size_t len)
+int kcache_key_includes(struct bl_buf *k, const char *dir, const char *src, size_t len)
 {
     struct pending q = {0};
     struct seen seen = {0};
@@ -180,10 +149,10 @@ int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size
         if (was < 0 || (!was && ++files > KCACHE_INCLUDES_MAX)) {
             rc = -1;
         } else if (!was) {
-            kcache_key_add(k, "\ninclude ", 9);
-            kcache_key_add(k, path, strlen(path));
-            kcache_key_add(k, "\n", 1);
-            kcache_key_add(k, buf, (size_t)n);
+            bl_buf_add(k, "\ninclude ", 9);
+            bl_buf_add(k, path, strlen(path));
+            bl_buf_add(k, "\n", 1);
+            bl_buf_add(k, buf, (size_t)n);
             char *slash = strrchr(path, '/');
             *slash = '\0';  /* pending_push always wrote one */
             rc = k->failed ? -1 : queue_includes(&q, path, buf, (size_t)n);
@@ -196,7 +165,7 @@ int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size
     free(seen.ino);
     free(buf);
     if (rc)
-        k->failed = 1;
+        k->failed = k->failed ? k->failed : EFBIG;
     return rc;
 }
 
@@ -281,7 +250,7 @@ static void remove_stale_tmps(int dfd)
     sys_dir_close(d);
 }
 
-int kcache_store(int dfd, const char *name, const struct keybuf *key,
+int kcache_store(int dfd, const char *name, const struct bl_buf *key,
                  const struct kcache_entry *e)
 {
     remove_stale_tmps(dfd);
@@ -351,9 +320,8 @@ static int before(const struct timespec *a, const struct timespec *b)
 
 char *kcache_deps(const char *paths, const char *skip, struct timespec since)
 {
-    struct keybuf t = {0};
+    struct bl_buf t = BL_BUF_MAX(16u << 20);
     size_t sl = skip ? strlen(skip) : 0;
-    kbuf_add(&t, "", 0, SIZE_MAX);
     for (const char *p = paths; p && *p;) {
         const char *e = strchr(p, '\n');
         size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -367,22 +335,22 @@ char *kcache_deps(const char *paths, const char *skip, struct timespec since)
                 ;  /* the compile's own temporary files */
             else if (path[0] != '/' || lstat(path, &st) || !before(&st.st_mtim, &since) ||
                      !before(&st.st_ctim, &since) || file_hash(path, &h)) {
-                free(t.s);  /* not absolute, gone, changed while compiled: keep no entry */
+                bl_buf_release(&t);  /* not absolute, gone, changed while compiled: keep no entry */
                 return NULL;
             } else {
                 size_t l = bl_fmt(line, sizeof line, "%016llx %s\n", (unsigned long long)h, path);
-                if (kbuf_add(&t, line, l, 16u << 20)) {
-                    free(t.s);
+                if (bl_buf_add(&t, line, l)) {
+                    bl_buf_release(&t);
                     return NULL;
                 }
             }
         } else if (n) {
-            free(t.s);
+            bl_buf_release(&t);
             return NULL;
         }
         p = e ? e + 1 : p + n;
     }
-    return t.s;
+    return bl_buf_detach(&t, NULL);
 }
 
 /* every "HASH PATH" line of deps still names a file of those bytes */
@@ -421,7 +389,7 @@ static void *get_part(FILE *f, uint64_t max, uint64_t *n)
     return p;
 }
 
-int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcache_entry *e)
+int kcache_load(int dfd, const char *name, const struct bl_buf *key, struct kcache_entry *e)
 {
     memset(e, 0, sizeof *e);
     int fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -533,27 +501,26 @@ int kcache_trim(int dfd, unsigned long long max)
 /* ---- a compile through the cache ---- */
 
 int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
-                       const char *const *opts, int nopts, struct keybuf *key, char *cname,
+                       const char *const *opts, int nopts, struct bl_buf *key, char *cname,
                        size_t n)
 {
-    memset(key, 0, sizeof *key);
+    *key = KCACHE_KEY();
     cname[0] = '\0';
     if (!in->cache_dir || !in->cache_dir[0] || !in->name_expr)
         return -1;
     const char *head[] = {"banklab kernel cache 2\nout ", kind, "\ncompiler ", compiler,
                           "\nname ", in->name, "\nexpr ", in->name_expr, "\noptions\n"};
     for (size_t i = 0; i < sizeof head / sizeof head[0]; i++)
-        kcache_key_add(key, head[i], strlen(head[i]));
+        bl_buf_add(key, head[i], strlen(head[i]));
     for (int i = 0; i < nopts; i++) {
-        kcache_key_add(key, opts[i], strlen(opts[i]));
-        kcache_key_add(key, "\n", 1);
+        bl_buf_add(key, opts[i], strlen(opts[i]));
+        bl_buf_add(key, "\n", 1);
     }
-    kcache_key_add(key, "source\n", 7);
-    kcache_key_add(key, in->src, in->len);
+    bl_buf_add(key, "source\n", 7);
+    bl_buf_add(key, in->src, in->len);
     kcache_key_includes(key, in->dir, in->src, in->len);
     if (!key->s || key->failed) {
-        free(key->s);
-        memset(key, 0, sizeof *key);
+        bl_buf_release(key);
         return -1;
     }
     bl_fmt(cname, n, "%016llx.%s", (unsigned long long)bl_hash(BL_HASH_SEED, key->s, key->len),
@@ -561,7 +528,7 @@ int kcache_key_compile(const struct kcompile_in *in, const char *kind, const cha
     return 0;
 }
 
-int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
+int kcache_get(const char *cache_dir, const char *cname, const struct bl_buf *key,
                struct compiled *out)
 {
     int dfd = kcache_dir_open(cache_dir, NULL);
@@ -581,7 +548,7 @@ int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *ke
     return 0;
 }
 
-void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
+void kcache_put(const struct kcompile_in *in, const char *cname, const struct bl_buf *key,
                 const char *log, const char *lowered, const void *bytes, size_t size,
                 const char *deps)
 {

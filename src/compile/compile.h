@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <time.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "../kernel/kernel.h"
 
@@ -78,26 +79,20 @@ int knvcc_find(char *path, size_t size);
  * the compile runs there, so that its own #include "..." files are found. */
 void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize);
 
-/* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
- * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
- * them). */
-void knvcc_id(const char *nvcc, char *id, size_t size);
-
-/* knvcc_compile: the device side of in->src's file (in->name) with nvcc -cubin -lineinfo
- * -arch=sm_<arch>, its -I, -D and flags; run as a process (an argv, no shell) in a private
- * temporary directory. out->log holds the messages in NVRTC's form (file(line): error: ...,
- * the line and an exact caret: ksrc_parse_log reads both), out->lowered the symbol of
- * in->name_expr found among the cubin's functions. Returns 0 with out->ok telling whether it
- * compiled, or -1 with err (GPU_KERNEL_ESYSTEM) when nvcc could not be run. */
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err);
-
-/* kcompile_nvcc: knvcc_compile through the cache in in->cache_dir (none when it is NULL or
- * "", or in->name_expr is NULL): an entry of the same key (kcache_key_compile: the output
- * kind, knvcc_id, the options, the source and its quoted includes) answers without running
- * nvcc (*cache_hit 1). A cubin compiled is kept only when the kernel's symbol was found in
+/* kcompile_nvcc: the device side of in->src's file (in->name) with nvcc -cubin (-ptx when
+ * in->ptx) -lineinfo -arch=sm_<arch>, its -I, -D and flags; run as a process (an argv, no
+ * shell) in a private temporary directory. out->log holds the messages in NVRTC's form
+ * (file(line): error: ..., the line and an exact caret: ksrc_parse_log reads both),
+ * out->lowered the symbol of in->name_expr found among the cubin's functions. Through the
+ * cache in in->cache_dir (none when it is NULL or "", or in->name_expr is NULL): an entry of
+ * the same key (kcache_key_compile: the output kind, the identity of nvcc and of the cicc
+ * and ptxas beside it, the options, the source and its quoted includes) answers without
+ * running nvcc (*cache_hit 1). A cubin compiled is kept only when the kernel's symbol was found in
  * it; compiling a cubin also keeps the PTX nvcc made on the way (-keep), under the key a
  * -ptx compile of the same input has, so the executor's PTX (predict/exec.c) needs no second
- * nvcc. Returns as knvcc_compile. */
+ * nvcc. Returns 0 with out->ok telling whether it compiled, or -1 with err
+ * (GPU_KERNEL_ESYSTEM) when nvcc could not be run; out->cubin, from nvcc or the cache, has a NUL after its
+ * cubin_size bytes (a -ptx compile's text is a string). */
 int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                   struct bl_err *err);
 
@@ -120,18 +115,9 @@ int knvcc_symbol(const void *cubin, size_t size, const char *name_expr, const ch
  * alone, never through a link (docs/security.md). Plain C, no CUDA: used by compile/cuda_nvrtc.c
  * and the unit tests. Never prints. */
 
-/* A growing byte string: the cache key. s is NULL until something was added, and again
- * (with len 0) after running out of memory. */
-struct keybuf {
-    char *s;
-    size_t len, cap;
-    int failed;                  /* out of memory, or over a limit: do not cache */
-};
-
-int kcache_key_add(struct keybuf *k, const void *p, size_t n);
-/* kbuf_add: p[n] appended to k (NUL-terminated) while it stays under max bytes; 0, or -1 (k
- * failed: out of memory or over max). kcache_key_add: under KCACHE_KEY_MAX. */
-int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max);
+/* A cache key is a struct bl_buf (base/buf.h) made with KCACHE_KEY(): everything appended
+ * stays under KCACHE_KEY_MAX bytes; past it, or out of memory, key.failed (do not cache). */
+#define KCACHE_KEY() BL_BUF_MAX(KCACHE_KEY_MAX)
 
 #define KCACHE_INCLUDE_MAX (1u << 20)     /* bytes read of one included file */
 #define KCACHE_INCLUDES_MAX 4096          /* distinct included files */
@@ -143,7 +129,7 @@ int kbuf_add(struct keybuf *k, const void *p, size_t n, size_t max);
  * (guarded, #pragma once, including itself) is read once. Only regular files are read. Over
  * the limits above k->failed is set (the caller then compiles without the cache). Returns 0,
  * or -1 when k->failed. */
-int kcache_key_includes(struct keybuf *k, const char *dir, const char *src, size_t len);
+int kcache_key_includes(struct bl_buf *k, const char *dir, const char *src, size_t len);
 
 /* kcache_dir_open: dir (made with its parents, 0700, when missing) opened as a directory
  * without following a link at its last step, and accepted only when it is this user's and no
@@ -177,12 +163,12 @@ char *kcache_deps(const char *paths, const char *skip, struct timespec since);
  * link followed) whose key equals key, whose checksum holds (no byte changed, none missing
  * or added) and whose files (kcache_deps) still have the bytes they had. 0, or -1 (no entry,
  * not ours, another key, altered, a file it read changed). */
-int kcache_load(int dfd, const char *name, const struct keybuf *key, struct kcache_entry *e);
+int kcache_load(int dfd, const char *name, const struct bl_buf *key, struct kcache_entry *e);
 
 /* kcache_store: writes the entry under a temporary name made exclusively (O_EXCL, never
  * through a link) in dfd, then renames it to name. 0, or -1 with errno (the temporary file
  * is removed). Temporary files of killed stores (untouched for 10 minutes) go first. */
-int kcache_store(int dfd, const char *name, const struct keybuf *key,
+int kcache_store(int dfd, const char *name, const struct bl_buf *key,
                  const struct kcache_entry *e);
 
 /* The entries' bytes in one cache directory stay under KCACHE_DIR_MAX: after each store,
@@ -195,21 +181,21 @@ int kcache_trim(int dfd, unsigned long long max);
 
 /* kcache_key_compile: the key of in's compile into key (free key->s) and the entry's name
  * ("HASH.KIND") into cname: "banklab kernel cache 2", kind ("cubin", "ptx"), the
- * compiler's identity (knvcc_id, or NVRTC's version), in->name, in->name_expr, opts, the
+ * compiler's identity (nvcc's files, or NVRTC's version), in->name, in->name_expr, opts, the
  * source and its quoted includes (kcache_key_includes). 0, or -1 when there is to be no
  * cache (no directory, no name_expr, a key over its limits). */
 int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
-                       const char *const *opts, int nopts, struct keybuf *key, char *cname,
+                       const char *const *opts, int nopts, struct bl_buf *key, char *cname,
                        size_t n);
 
 /* kcache_get: the entry cname of key in cache_dir into out (log, lowered, cubin; ok 1).
  * 0 on a hit; -1 (no entry, another key, an entry torn or altered, a refused directory). */
-int kcache_get(const char *cache_dir, const char *cname, const struct keybuf *key,
+int kcache_get(const char *cache_dir, const char *cname, const struct bl_buf *key,
                struct compiled *out);
 
 /* kcache_put: bytes[size] (with the log, the lowered name and deps, kcache_deps' list or
  * NULL) stored as cname of key in in->cache_dir; a failure only goes to in->dbg. */
-void kcache_put(const struct kcompile_in *in, const char *cname, const struct keybuf *key,
+void kcache_put(const struct kcompile_in *in, const char *cname, const struct bl_buf *key,
                 const char *log, const char *lowered, const void *bytes, size_t size,
                 const char *deps);
 

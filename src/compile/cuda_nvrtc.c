@@ -127,14 +127,14 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     api->version(&vmaj, &vmin);
 
     /* the cache key: everything that goes into the cubin */
-    struct keybuf key = {0};
+    struct bl_buf key = KCACHE_KEY();
     char cname[64] = "", compiler[64];
     snprintf(compiler, sizeof compiler, "nvrtc %d.%d", vmaj, vmin);
     int use_cache = kcache_key_compile(in, "cubin", compiler, opts, nopts, &key, cname,
                                        sizeof cname) == 0;
     if (use_cache && kcache_get(in->cache_dir, cname, &key, out) == 0) {
         *cache_hit = 1;
-        free(key.s);
+        bl_buf_release(&key);
         return 0;
     }
     int rv = 0;
@@ -142,7 +142,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
     if (nr != NVRTC_SUCCESS) {
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_REFUSED, api->error_string(nr));
-        free(key.s);
+        bl_buf_release(&key);
         return -1;
     }
     if (in->name_expr)
@@ -173,6 +173,6 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     api->destroy(&prog);
     if (rv == 0 && out->ok && use_cache && out->lowered[0])
         kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, NULL);
-    free(key.s);
+    bl_buf_release(&key);
     return rv;
 }

@@ -83,7 +83,9 @@ int knvcc_find(char *path, size_t size)
     return executable(path) ? 0 : -1;
 }
 
-void knvcc_id(const char *nvcc, char *id, size_t size)
+/* what identifies that nvcc in a cache key: its path, size and modification time, and those
+ * of the cicc and ptxas beside it (a toolkit updated in place changes them) */
+static void knvcc_id(const char *nvcc, char *id, size_t size)
 {
     char dir[PATH_MAX], p[PATH_MAX + 32];
     bl_fmt(dir, sizeof dir, "%s", nvcc);
@@ -138,7 +140,7 @@ static char **env_with_tmpdir(const char *tmpdir, char *entry, size_t size)
  * limit, dies with its caller). The exit status, or -1 with err when it could not be started
  * or ran past the deadline. */
 static int run_argv(char *const argv[], const char *tmpdir, double limit_s,
-                    const atomic_int *cancel, struct keybuf *out, struct bl_err *err)
+                    const atomic_int *cancel, struct bl_buf *out, struct bl_err *err)
 {
     char entry[PATH_MAX + 8];
     char **env = env_with_tmpdir(tmpdir, entry, sizeof entry);
@@ -252,14 +254,14 @@ static int gcc_head(const char *s, size_t n, size_t *flen, int *line, int *col, 
     return 0;
 }
 
-static void put_caret(struct keybuf *t, const char *line, size_t n, int col)
+static void put_caret(struct bl_buf *t, const char *line, size_t n, int col)
 {
-    kbuf_add(t, "  ", 2, SIZE_MAX);
-    kbuf_add(t, line, n, SIZE_MAX);
-    kbuf_add(t, "\n  ", 3, SIZE_MAX);
+    bl_buf_add(t, "  ", 2);
+    bl_buf_add(t, line, n);
+    bl_buf_add(t, "\n  ", 3);
     for (int i = 1; i < col; i++)
-        kbuf_add(t, " ", 1, SIZE_MAX);
-    kbuf_add(t, "^\n", 2, SIZE_MAX);
+        bl_buf_addc(t, ' ');
+    bl_buf_add(t, "^\n", 2);
 }
 
 /* The path nvcc was given for the file, while it runs (source_path below). */
@@ -279,7 +281,7 @@ static char instance_path[PATH_MAX];
 /* A message about the instance file: "FILE(0): error: --name K: message" (warnings dropped).
  * 1 when s was one (and the lines it took in *used). */
 static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
-                            struct keybuf *t, int *used)
+                            struct bl_buf *t, int *used)
 {
     size_t il = strlen(instance_path);
     const char *s = ln[i];
@@ -291,9 +293,9 @@ static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn
         char head[PATH_MAX + GPU_KERNEL_TEXT];
         int hl = snprintf(head, sizeof head, "%s(0): error: --name %s: ", in->name,
                           in->name_expr ? in->name_expr : "");
-        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
-        kbuf_add(t, err + 9, (size_t)(end - err - 9), SIZE_MAX);
-        kbuf_add(t, "\n", 1, SIZE_MAX);
+        bl_buf_add(t, head, (size_t)hl);
+        bl_buf_add(t, err + 9, (size_t)(end - err - 9));
+        bl_buf_add(t, "\n", 1);
     }
     *used = 1; /* and its echo and caret */
     while (*used < 3 && i + *used < n && lnn[i + *used] &&
@@ -305,7 +307,7 @@ static int instance_message(const struct kcompile_in *in, char **ln, size_t *lnn
 /* One message of nvcc's output at p (its lines until the next), rewritten into t. The number
  * of lines it took. */
 static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int i, int n,
-                       struct keybuf *t)
+                       struct bl_buf *t)
 {
     int took;
     if (instance_message(in, ln, lnn, i, n, t, &took))
@@ -321,14 +323,14 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
         int fatal = !strncmp(rest, "fatal ", 6);
         int ours = is_ours(in, s, flen);
         if (ours)  /* the file by its shown name, never its raw bytes */
-            kbuf_add(t, in->name, strlen(in->name), SIZE_MAX);
+            bl_buf_add(t, in->name, strlen(in->name));
         else
-            kbuf_add(t, s, flen, SIZE_MAX);
+            bl_buf_add(t, s, flen);
         char head[64];
         int hl = snprintf(head, sizeof head, "(%d): ", line);
-        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
-        kbuf_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0), SIZE_MAX);
-        kbuf_add(t, "\n", 1, SIZE_MAX);
+        bl_buf_add(t, head, (size_t)hl);
+        bl_buf_add(t, fatal ? rest + 6 : rest, sn - (size_t)(rest - s) - (fatal ? 6 : 0));
+        bl_buf_add(t, "\n", 1);
         if (ours && col > 0 && src_line(in->src, in->len, line, &at, &atn))
             put_caret(t, at, atn, col);
         int used = 1; /* the preprocessor's own echo: "    1 | ...", "      |   ^~~" */
@@ -342,20 +344,20 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     if (perr && perr < s + sn) { /* ptxas: the PTX's line means nothing to the user */
         char head[PATH_MAX + 32];
         int hl = snprintf(head, sizeof head, "%s(0): error: ptxas: ", in->name);
-        kbuf_add(t, head, (size_t)hl, SIZE_MAX);
-        kbuf_add(t, perr + 12, sn - (size_t)(perr + 12 - s), SIZE_MAX);
-        kbuf_add(t, "\n", 1, SIZE_MAX);
+        bl_buf_add(t, head, (size_t)hl);
+        bl_buf_add(t, perr + 12, sn - (size_t)(perr + 12 - s));
+        bl_buf_add(t, "\n", 1);
         return 1;
     }
     int head = edg_head(s, sn, &open, &line);
     int ours = head && is_ours(in, s, open);
     if (ours) {
-        kbuf_add(t, in->name, strlen(in->name), SIZE_MAX);
-        kbuf_add(t, s + open, sn - open, SIZE_MAX);
+        bl_buf_add(t, in->name, strlen(in->name));
+        bl_buf_add(t, s + open, sn - open);
     } else {
-        kbuf_add(t, s, sn, SIZE_MAX);
+        bl_buf_add(t, s, sn);
     }
-    kbuf_add(t, "\n", 1, SIZE_MAX);
+    bl_buf_add(t, "\n", 1);
     if (!head || i + 2 >= n)
         return 1;
     const char *echo = ln[i + 1], *car = ln[i + 2];
@@ -369,10 +371,10 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
     if (col > 0) {
         put_caret(t, at, atn, col);
     } else {
-        kbuf_add(t, echo, lnn[i + 1], SIZE_MAX);
-        kbuf_add(t, "\n", 1, SIZE_MAX);
-        kbuf_add(t, car, lnn[i + 2], SIZE_MAX);
-        kbuf_add(t, "\n", 1, SIZE_MAX);
+        bl_buf_add(t, echo, lnn[i + 1]);
+        bl_buf_add(t, "\n", 1);
+        bl_buf_add(t, car, lnn[i + 2]);
+        bl_buf_add(t, "\n", 1);
     }
     return 3;
 }
@@ -381,7 +383,7 @@ static int rewrite_one(const struct kcompile_in *in, char **ln, size_t *lnn, int
  * recognisable message keeps its last line as "error: ..." so it is shown. */
 static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
 {
-    struct keybuf t = {0};
+    struct bl_buf t = {0};
     char *ln[4096];
     size_t lnn[4096];
     int n = 0;
@@ -394,7 +396,7 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
     }
     for (int i = 0; i < n;)
         i += rewrite_one(in, ln, lnn, i, n, &t);
-    if (failed && (!t.s || !strstr(t.s, "error"))) {
+    if (failed && !strstr(bl_buf_str(&t), "error")) {
         const char *last = "nvcc failed without a message";
         size_t ll = strlen(last);
         for (int i = n - 1; i >= 0; i--)
@@ -405,20 +407,29 @@ static char *rewrite_log(const struct kcompile_in *in, char *raw, int failed)
             }
         char head[PATH_MAX + 32];
         int hl = snprintf(head, sizeof head, "%s(0): error: ", in->name);
-        kbuf_add(&t, head, (size_t)hl, SIZE_MAX);
-        kbuf_add(&t, last, ll, SIZE_MAX);
-        kbuf_add(&t, "\n", 1, SIZE_MAX);
+        bl_buf_add(&t, head, (size_t)hl);
+        bl_buf_add(&t, last, ll);
+        bl_buf_add(&t, "\n", 1);
     }
-    if (!t.s)
-        kbuf_add(&t, "", 0, SIZE_MAX);
-    return t.s;
+    return bl_buf_detach(&t, NULL);
 }
 
 /* ---- the compile ---- */
 
+/* the file at path read whole (*n bytes, a NUL after them), or NULL (unreadable, empty,
+ * over 256 MiB, out of memory) */
+static unsigned char *read_file(const char *path, size_t *n)
+{
+    struct bl_buf t = BL_BUF_MAX(256u << 20);
+    if (bl_buf_read_file(&t, path) || !t.len) {
+        bl_buf_release(&t);
+        return NULL;
+    }
+    return (unsigned char *)bl_buf_detach(&t, n);
+}
+
 /* the one file nvcc -keep left in dir whose name ends in suffix, read whole (*n bytes), or
  * NULL (none, or more than one) */
-static unsigned char *read_file(const char *path, size_t *n);
 static unsigned char *kept_file(const char *dir, const char *suffix, size_t *n)
 {
     struct sys_dir *d = sys_dir_open(dir);
@@ -436,25 +447,6 @@ static unsigned char *kept_file(const char *dir, const char *suffix, size_t *n)
     if (d)
         sys_dir_close(d);
     return found == 1 ? read_file(path, n) : NULL;
-}
-
-static unsigned char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    struct keybuf t = {0};
-    char chunk[65536];
-    size_t r;
-    while ((r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (kbuf_add(&t, chunk, r, SIZE_MAX) || t.len > (256u << 20)) {
-            free(t.s);
-            fclose(f);
-            return NULL;
-        }
-    fclose(f);
-    *n = t.len;
-    return (unsigned char *)t.s;
 }
 
 /* The compile failed for want of space where its temporaries go: TMPDIR (dir's parent) is
@@ -545,10 +537,9 @@ static char *kept_deps(const char *dir)
     unsigned char *text = kept_file(dir, ".cpp1.ii", &n);
     if (!text)
         return NULL;
-    struct keybuf out = {0}, seen = {0};
+    struct bl_buf out = {0}, seen = {0};
     char last[PATH_MAX + 2] = "";
-    kbuf_add(&out, "", 0, SIZE_MAX);
-    kbuf_add(&seen, "\n", 1, SIZE_MAX);
+    bl_buf_add(&seen, "\n", 1);
     for (char *p = (char *)text, *end = p + n; p < end;) {
         char *nl = memchr(p, '\n', (size_t)(end - p));
         nl = nl ? nl : end;
@@ -567,17 +558,17 @@ static char *kept_deps(const char *dir)
                     name[o] = '\0';
                     char *at = strstr(seen.s, name);
                     if (!at || at[-1] != '\n') {
-                        kbuf_add(&seen, name, o, SIZE_MAX);
-                        kbuf_add(&out, name, o, SIZE_MAX);
+                        bl_buf_add(&seen, name, o);
+                        bl_buf_add(&out, name, o);
                     }
                 }
             }
         }
         p = nl + 1;
     }
-    free(seen.s);
+    bl_buf_release(&seen);
     free(text);
-    return out.s;
+    return bl_buf_detach(&out, NULL);
 }
 
 struct kept {                    /* what nvcc -keep left besides the output */
@@ -586,7 +577,7 @@ struct kept {                    /* what nvcc -keep left besides the output */
     char *deps;                  /* kcache_deps of the files it read (NULL: none) */
 };
 
-/* knvcc_compile, and with keep (k not NULL) the PTX a cubin compile made on the way and the
+/* the compile (kcompile_nvcc's, less the cache), and with keep (k not NULL) the PTX a cubin compile made on the way and the
  * files the compile read into *k */
 static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compiled *out,
                     struct bl_err *err)
@@ -628,22 +619,22 @@ static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compile
     argv[ac++] = cubin;
     argv[ac++] = input;
     argv[ac] = NULL;
-    struct keybuf log = {0};
+    struct bl_buf log = {0};
     int rc = run_argv(argv, dir, in->limit_s, in->cancel, &log, err);
-    if (rc > 0 && no_space(dir, log.s))
+    if (rc > 0 && no_space(dir, bl_buf_str(&log)))
         rc = tmpdir_full(dir, err); /* not the file's fault: say where the space ran out */
-    else if (rc > 0 && out_of_memory(log.s))
+    else if (rc > 0 && out_of_memory(bl_buf_str(&log)))
         rc = bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILER_MEMORY,
                      kspawn_mem() >> 20);
     if (rc < 0) {
-        free(log.s);
+        bl_buf_release(&log);
         sys_tmp_remove(dir);
         return -1;
     }
     if (in->dbg)
-        fprintf(in->dbg, "nvcc (exit %d): %s\n", rc, log.s ? log.s : "");
-    out->log = rewrite_log(in, log.s ? log.s : "", rc != 0);
-    free(log.s);
+        fprintf(in->dbg, "nvcc (exit %d): %s\n", rc, bl_buf_str(&log));
+    out->log = rewrite_log(in, log.s, rc != 0); /* NULL: no output */
+    bl_buf_release(&log);
     if (rc == 0) {
         out->cubin = read_file(cubin, &out->cubin_size);
         if (!out->cubin) {
@@ -666,12 +657,7 @@ static int nvcc_run(const struct kcompile_in *in, struct kept *k, struct compile
     return 0;
 }
 
-int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_err *err)
-{
-    return nvcc_run(in, NULL, out, err);
-}
-
-/* the options of an nvcc compile as its cache key has them (knvcc_compile's argv less the
+/* the options of an nvcc compile as its cache key has them (nvcc_run's argv less the
  * output, the temporary paths and -keep) */
 static int key_options(const struct kcompile_in *in, const char **opts, char *arch, char *inc)
 {
@@ -695,12 +681,12 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
     const char *opts[4 + GPU_KERNEL_MAX_FLAGS];
     knvcc_id(in->nvcc, compiler, sizeof compiler);
     int nopts = key_options(in, opts, arch, inc);
-    struct keybuf key, pkey = {0};
+    struct bl_buf key, pkey = {0};
     const char *kind = in->ptx ? "ptx" : "cubin";
     int cached = kcache_key_compile(in, kind, compiler, opts, nopts, &key, cname, sizeof cname) == 0;
     if (cached && kcache_get(in->cache_dir, cname, &key, out) == 0) {
         *cache_hit = 1;
-        free(key.s);
+        bl_buf_release(&key);
         return 0;
     }
     /* the PTX too, when its entry is missing: one nvcc for both */
@@ -724,7 +710,7 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
         kcache_put(in, pname, &pkey, out->log, "", k.ptx, k.ptx_size, k.deps);
     free(k.ptx);
     free(k.deps);
-    free(key.s);
-    free(pkey.s);
+    bl_buf_release(&key);
+    bl_buf_release(&pkey);
     return rc;
 }

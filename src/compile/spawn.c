@@ -238,7 +238,7 @@ static void guard_main(void *ctx)
 
 /* ---- the caller's side ---- */
 
-int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl_err *err)
+int kspawn_run(const struct kspawn *sp, struct bl_buf *out, int *code, struct bl_err *err)
 {
     int op[2], stp[2];
     if (pipe2(op, O_CLOEXEC))
@@ -279,7 +279,7 @@ int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl
             if (r <= 0)
                 break;
             if (out->len < sp->keep)
-                kbuf_add(out, chunk, (size_t)r, SIZE_MAX);
+                bl_buf_add(out, chunk, (size_t)r);
             continue;
         }
         double now = bl_now_ms();

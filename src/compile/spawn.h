@@ -17,7 +17,7 @@
 
 #include "../base/err.h"
 
-struct keybuf;
+struct bl_buf;
 
 #define KSPAWN_MEM_DEFAULT (2048ull << 20)   /* RLIMIT_AS of a compiler: 2 GiB */
 #define KSPAWN_FSIZE_MAX (1024ull << 20)     /* RLIMIT_FSIZE: no file of it past 1 GiB */
@@ -46,6 +46,6 @@ unsigned long long kspawn_mem(void);
 /* kspawn_run: run sp->argv with stdin /dev/null and stdout and stderr into *out, under the
  * guard above; returns when the group is gone. An enum kspawn_end with *code, or -1 with err
  * (GPU_KERNEL_ESYSTEM) when it could not be started. */
-int kspawn_run(const struct kspawn *sp, struct keybuf *out, int *code, struct bl_err *err);
+int kspawn_run(const struct kspawn *sp, struct bl_buf *out, int *code, struct bl_err *err);
 
 #endif

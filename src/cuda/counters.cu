@@ -179,11 +179,6 @@ extern "C" struct bl_counters *bl_counters_open_metrics(int device, const char *
     return c;
 }
 
-extern "C" struct bl_counters *bl_counters_open(int device, struct bl_err *err)
-{
-    return bl_counters_open_metrics(device, NULL, BL_NMETRICS, err);
-}
-
 /* The host object and the configuration image for the six metrics (all or nothing). */
 static int build_config(struct bl_counters *c, struct bl_err *err)
 {

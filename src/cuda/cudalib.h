@@ -57,10 +57,9 @@ struct bl_counters;
 struct bl_counters *bl_counters_new(int device, const char **names, int n, struct bl_err *err);
 
 /* bl_counters_open_metrics: bl_counters_new, then bl_counters_prepare: a handle ready to
- * measure, or NULL with err failed (busy included). bl_counters_open: the six metrics. */
+ * measure, or NULL with err failed (busy included); names NULL: the six metrics. */
 struct bl_counters *bl_counters_open_metrics(int device, const char **names, int n,
                                              struct bl_err *err);
-struct bl_counters *bl_counters_open(int device, struct bl_err *err);
 
 /* bl_counters_metric: the name of metric i (BL_WAVEFRONTS_LD ...), or NULL. */
 const char *bl_counters_metric(int i);

@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../sys/sys.h"
@@ -103,8 +104,7 @@ struct gpu_kernel_job {
     int werrno;                  /* why */
     int own_child;               /* pid is our child (one-shot): reap it */
     int res_fd, out_fd;          /* frames; the child's stdout and stderr (one-shot only) */
-    unsigned char *buf;          /* frames read so far */
-    size_t len, cap;
+    struct bl_buf frames;        /* frames read so far (at most 256 MiB) */
     unsigned char *wbuf;         /* the request, still to be written to a server */
     size_t wlen, woff;
     char out[GPU_KERNEL_OUTPUT]; /* the last bytes of the child's stdout and stderr */
@@ -238,6 +238,7 @@ struct gpu_kernel_job *gpu_kernel_start(const struct gpu_kernel_request *req, co
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return NULL;
     }
+    bl_buf_init(&job->frames, 256u << 20);
     memcpy(copy, src, len);
     copy[len] = '\0';
     job->src = copy;
@@ -292,20 +293,8 @@ static int drain(struct gpu_kernel_job *job, int *fd, int frames)
             keep_output(job, chunk, (size_t)r);
             continue;
         }
-        if (job->len + (size_t)r > job->cap) {
-            size_t nc = job->cap ? job->cap * 2 : 65536;
-            while (nc < job->len + (size_t)r)
-                nc *= 2;
-            if (nc > (256u << 20))
-                return 1; /* nonsense: treat as the end */
-            unsigned char *w = realloc(job->buf, nc);
-            if (!w)
-                return 1;
-            job->buf = w;
-            job->cap = nc;
-        }
-        memcpy(job->buf + job->len, chunk, (size_t)r);
-        job->len += (size_t)r;
+        if (bl_buf_add(&job->frames, chunk, (size_t)r))
+            return 1; /* nonsense (past 256 MiB) or out of memory: treat as the end */
     }
     return 1;
 }
@@ -315,12 +304,13 @@ static int parse_frames(struct gpu_kernel_job *job)
 {
     size_t at = 0;
     int got = 0;
-    while (job->len - at >= 8) {
+    const unsigned char *buf = (const unsigned char *)job->frames.s;
+    while (job->frames.len - at >= 8) {
         uint32_t head[2];
-        memcpy(head, job->buf + at, sizeof head);
-        if (job->len - at - 8 < head[1])
+        memcpy(head, buf + at, sizeof head);
+        if (job->frames.len - at - 8 < head[1])
             break;
-        const unsigned char *payload = job->buf + at + 8;
+        const unsigned char *payload = buf + at + 8;
         if (head[0] == KWIRE_HELLO && head[1] == 8) {
             int32_t h[2];
             memcpy(h, payload, sizeof h);
@@ -345,10 +335,7 @@ static int parse_frames(struct gpu_kernel_job *job)
         }
         at += 8 + head[1];
     }
-    if (at) {  /* nothing to move (and maybe no buffer yet) otherwise: memmove(NULL) is UB */
-        memmove(job->buf, job->buf + at, job->len - at);
-        job->len -= at;
-    }
+    bl_buf_drop(&job->frames, at);
     return got || job->res.err.status != GPU_KERNEL_OK;
 }
 
@@ -467,7 +454,7 @@ static int respawn(struct gpu_kernel_job *job)
     job->res_fd = job->out_fd = -1;
     free(job->wbuf);
     job->wbuf = NULL;
-    job->len = 0;
+    bl_buf_reset(&job->frames);
     job->t_hello = 0;
     job->via_server = 0;
     job->wgone = 0;
@@ -648,7 +635,7 @@ void gpu_kernel_free(struct gpu_kernel_job *job)
     gpu_kernel_result_done(&job->res);
     gpu_kernel_result_done(&job->main);
     free(job->wbuf);
-    free(job->buf);
+    bl_buf_release(&job->frames);
     free(job->src);
     free(job);
 }

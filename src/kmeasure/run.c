@@ -16,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../kernel/kernel.h"
 #include "kmeasure.h"
 #include "../cuda/cudalib.h"
@@ -53,23 +54,16 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
             return 0;
         return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NOT_FILE, env);
     }
-    char exe[PATH_MAX];
-    int n = sys_exe_dir(exe, sizeof exe) == 0;
-    if (n) {
-        bl_fmt(path, size, "%s/libbanklab_inject.so", exe);
-        if (regular(path))
-            return 0;
-        bl_fmt(path, size, "%s/../lib/banklab/libbanklab_inject.so", exe);
+    char dirs[SYS_OWN_DIRS][SYS_DIR_MAX];
+    for (int i = 0, n = sys_own_dirs(dirs); i < n; i++) {
+        bl_fmt(path, size, "%s/libbanklab_inject.so", dirs[i]);
         if (regular(path))
             return 0;
     }
-#ifdef BANKLAB_LIB_DIR
-    bl_fmt(path, size, "%s/libbanklab_inject.so", BANKLAB_LIB_DIR);
-    if (regular(path))
-        return 0;
-#endif
 #ifdef BANKLAB_GPU_CUDA
-    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING, n ? exe : "banklab");
+    char exe[PATH_MAX];
+    return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_MISSING,
+                   sys_exe_dir(exe, sizeof exe) == 0 ? exe : "banklab");
 #else
     return bl_fail(err, -1, BL_NOWHERE, KRN_INJECT_NONE);
 #endif
@@ -77,25 +71,14 @@ int gpu_run_find_lib(char *path, size_t size, struct bl_err *err)
 
 int gpu_run_find_sanitizer(char *lib, char *patch, size_t size, struct bl_err *err)
 {
-    char dir[PATH_MAX];
+    char dirs[SYS_OWN_DIRS][SYS_DIR_MAX];
     const char *env = sys_env("BANKLAB_SANITIZE_DIR");
-    const char *where[3] = {NULL, NULL, NULL};
-    char beside[PATH_MAX], installed[PATH_MAX];
-    if (env && *env) {
-        where[0] = env;
-    } else {
-        sys_exe_dir(dir, sizeof dir);
-        bl_fmt(beside, sizeof beside, "%s", dir);
-        bl_fmt(installed, sizeof installed, "%s/../lib/banklab", dir);
-        where[0] = beside;
-        where[1] = installed;
-#ifdef BANKLAB_LIB_DIR
-        where[2] = BANKLAB_LIB_DIR;
-#endif
-    }
-    for (int i = 0; i < 3 && where[i]; i++) {
-        bl_fmt(lib, size, "%s/libbanklab_sanitize.so", where[i]);
-        bl_fmt(patch, size, "%s/banklab_patch.fatbin", where[i]);
+    int n = env && *env ? 1 : sys_own_dirs(dirs);
+    if (env && *env)
+        bl_fmt(dirs[0], sizeof dirs[0], "%s", env);
+    for (int i = 0; i < n; i++) {
+        bl_fmt(lib, size, "%s/libbanklab_sanitize.so", dirs[i]);
+        bl_fmt(patch, size, "%s/banklab_patch.fatbin", dirs[i]);
         if (regular(lib) && regular(patch))
             return 0;
     }
@@ -127,28 +110,17 @@ static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *
     if (fd < 0)
         return NULL;
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    size_t cap = 65536, len = 0;
-    unsigned char *b = malloc(cap);
-    while (b) {
-        if (len == cap) {
-            if (cap >= (1u << 30))
-                break;
-            unsigned char *w = realloc(b, cap * 2);
-            if (!w)
-                break;
-            b = w;
-            cap *= 2;
-        }
-        ssize_t r = read(fd, b + len, cap - len);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        len += (size_t)r;
-    }
+    struct bl_buf b = BL_BUF_MAX(1u << 30);
+    int rc = bl_buf_read_fd(&b, fd);
+    int why = errno;
     close(fd);
-    *n = len;
-    return b;
+    if (rc) {   /* unreadable, over 1 GiB or out of memory: said, never read in part */
+        bl_buf_release(&b);
+        bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_UNREADABLE, strerror(why));
+        gpu_run_note(out, e.msg, strlen(e.msg));
+        return NULL;
+    }
+    return (unsigned char *)bl_buf_detach(&b, n);
 }
 
 /* ---- notes: each said once, in the order first said ---- */

@@ -57,10 +57,10 @@ int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *
     return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
-/* 1 when r->code is already "typedef <type> T; " (type NULL: nothing) followed by text. */
+/* 1 when r->code.s is already "typedef <type> T; " (type NULL: nothing) followed by text. */
 static int same_code(const struct scene_run *r, const char *type, const char *text)
 {
-    const char *c = r->code;
+    const char *c = r->code.s;
     if (!c)
         return 0;
     if (type) {
@@ -69,30 +69,21 @@ static int same_code(const struct scene_run *r, const char *type, const char *te
             return 0;
         c += tl + 12;
     }
-    return c == r->code + r->prefix && !strcmp(c, text);
+    return c == r->code.s + r->prefix && !strcmp(c, text);
 }
 
-/* r->code becomes the text to parse; the parse kept is dropped when it changes. */
+/* r->code.s becomes the text to parse; the parse kept is dropped when it changes. */
 static int set_code(struct scene_run *r, const char *type, const char *text, struct bl_err *err)
 {
-    if ((!type && text == r->code) || same_code(r, type, text))
+    if ((!type && text == r->code.s) || same_code(r, type, text))
         return 0;
     pattern_free(r->pat);
     r->pat = NULL;
     r->naccess = 0;
-    size_t pre = type ? strlen(type) + 12 : 0, n = pre + strlen(text) + 1;
-    if (n > r->cap) {
-        char *c = realloc(r->code, n);
-        if (!c)
-            return bl_fail(err, SCENE_EPARSE, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-        r->code = c;
-        r->cap = n;
-    }
-    if (type)
-        snprintf(r->code, n, "typedef %s T; %s", type, text);
-    else
-        memcpy(r->code, text, n);
-    r->prefix = pre;
+    bl_buf_reset(&r->code);
+    if (type ? bl_buf_addf(&r->code, "typedef %s T; %s", type, text) : bl_buf_adds(&r->code, text))
+        return bl_fail(err, SCENE_EPARSE, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+    r->prefix = type ? strlen(type) + 12 : 0;
     return 0;
 }
 
@@ -137,7 +128,7 @@ int scene_run(struct scene_run *r, const struct scene_in *in, struct bank_access
             return -1;
     }
     if (!r->pat) {
-        if (pattern_parse(r->code, &r->pat, err)) {
+        if (pattern_parse(r->code.s, &r->pat, err)) {
             err->status = SCENE_EPARSE;
             return -1;
         }
@@ -158,7 +149,7 @@ int scene_run(struct scene_run *r, const struct scene_in *in, struct bank_access
 void scene_run_free(struct scene_run *r)
 {
     pattern_free(r->pat);
-    free(r->code);
+    bl_buf_release(&r->code);
     memset(r, 0, sizeof *r);
 }
 

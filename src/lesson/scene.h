@@ -8,13 +8,14 @@
 
 #include <stdint.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "lesson.h"
 
 /* What failed, in err.status (the message says it in either language, msg.def). */
 enum scene_status {
     SCENE_EBIND = 1,    /* a binding's parameter is not the scene's, or there are too many */
-    SCENE_EPARSE,       /* the text does not parse (err.where: in scene_run.code) */
+    SCENE_EPARSE,       /* the text does not parse (err.where: in scene_run.code.s) */
     SCENE_EEVAL,        /* the access does not evaluate (err.where, err.lane) */
     SCENE_EBANK,        /* the bank model refuses the access (err.lane: the lane, or -1) */
 };
@@ -35,8 +36,8 @@ struct scene_in {
 /* What one run leaves, and the parse kept for the next. Start from {0}; free with
  * scene_run_free. */
 struct scene_run {
-    char *code;                 /* the text parsed: "typedef <type> T; " + the scene's code */
-    size_t cap;
+    struct bl_buf code;         /* the text parsed (code.s): "typedef <type> T; " + the
+                                   scene's code */
     size_t prefix;              /* bytes of code before the scene's own text */
     struct pattern *pat;        /* code parsed; NULL when it does not parse */
     int naccess;                /* accesses of pat */
@@ -46,7 +47,7 @@ struct scene_run {
 /* scene_run: run in through the model: acc and res (not NULL when in->access >= 0) take the
  * access and the bank model's result. Returns 0, or -1 with err (may be NULL) filled, its
  * status an enum scene_status; an err that holds a failure already keeps it. r->env and
- * r->code hold what was reached. in->code may be r->code (the text r holds), no other
+ * r->code hold what was reached. in->code may be r->code.s (the text r holds), no other
  * place inside it. */
 int scene_run(struct scene_run *r, const struct scene_in *in, struct bank_access *acc,
               struct bank_result *res, struct bl_err *err);

@@ -642,10 +642,3 @@ int pattern_cuda_file_paths(struct pattern_cuda_file *file, int kernel_line, int
     return file->paths[fn];
 }
 
-int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line)
-{
-    struct pattern_cuda_file *f = pattern_cuda_open(src, len);
-    int n = f ? pattern_cuda_file_paths(f, kernel_line, line) : 0;
-    pattern_cuda_close(f);
-    return n;
-}

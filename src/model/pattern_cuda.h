@@ -35,7 +35,7 @@ struct pattern_cuda_launch {
     int kernel_line;                 /* a line of the kernel's body: a line of a helper it
                                         calls is read inlined at the call, with its arguments
                                         (0: the first __global__ function that calls it) */
-    int path;                        /* which call path (pattern_cuda_paths), from 0 */
+    int path;                        /* which call path (pattern_cuda_file_paths), from 0 */
 };
 
 struct pattern_cuda {
@@ -63,19 +63,16 @@ int pattern_from_cuda(const char *src, size_t len, int line,
 /* A file read once for many lines: pattern_cuda_open reads src (kept by the caller, unchanged,
  * until pattern_cuda_close) into its tokens, functions, declarations and their indexes (NULL
  * out of memory); pattern_cuda_line is pattern_from_cuda over it, its cost the line's, not the
- * file's; pattern_cuda_file_paths is pattern_cuda_paths over it, each function's count kept. */
+ * file's. pattern_cuda_file_paths: the number of call paths (at most 64, 4 calls deep) from
+ * the function whose body holds line kernel_line to the function whose body holds line
+ * `line`: 1 when it is the same function, 0 when the kernel does not call it (or either line
+ * is in none); a helper's accesses count once per path (nvcc inlines each call; the counters
+ * charge the helper's line); each function's count is kept in f. */
 struct pattern_cuda_file;
 struct pattern_cuda_file *pattern_cuda_open(const char *src, size_t len);
 void pattern_cuda_close(struct pattern_cuda_file *f);
 int pattern_cuda_line(struct pattern_cuda_file *f, int line,
                       const struct pattern_cuda_launch *launch, struct pattern_cuda *out);
 int pattern_cuda_file_paths(struct pattern_cuda_file *f, int kernel_line, int line);
-
-/* pattern_cuda_paths: the number of call paths (at most 64, 4 calls deep) from the function
- * whose body holds line kernel_line to the function whose body holds line `line`: 1 when it
- * is the same function, 0 when the kernel does not call it (or either line is in none). A
- * helper's accesses count once per path (nvcc inlines each call; the counters charge the
- * helper's line). */
-int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line);
 
 #endif

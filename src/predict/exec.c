@@ -195,14 +195,7 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
         bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KEX_NO_PTX, req->path);
         return NULL;
     }
-    char *t = realloc(comp.cubin, comp.cubin_size + 1);
-    if (!t) {
-        free(comp.cubin);
-        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-        return NULL;
-    }
-    t[comp.cubin_size] = 0;
-    return t;
+    return (char *)comp.cubin; /* NUL-terminated (kcompile_nvcc) */
 }
 
 static const char *base_of(const char *p)
@@ -418,51 +411,36 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
  * the result's counts, its note and its kept warps (struct kp_warp, plain data). */
 
 struct memo {
-    struct keybuf key;
+    struct bl_buf key;
     char name[64];
     int on;
 };
-
-static void key_str(struct keybuf *k, const char *tag, const char *v)
-{
-    kcache_key_add(k, tag, strlen(tag));
-    kcache_key_add(k, v, strlen(v));
-    kcache_key_add(k, "\n", 1);
-}
 
 static void memo_key(struct memo *mc, const char *ptx, const struct gpu_kernel_request *req,
                      const char *name_expr, const struct kp_result *r)
 {
     memset(mc, 0, sizeof *mc);
     struct stat st;
-    char t[512];
     if (!req->cache_dir[0] || stat("/proc/self/exe", &st))
         return;
-    struct keybuf *k = &mc->key;
-    bl_fmt(t, sizeof t, "banklab exec 1\nexe %lld %lld.%09ld %llu %zu\n", (long long)st.st_size,
-           (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
-           (unsigned long long)st.st_ino, sizeof(struct kp_line));
-    kcache_key_add(k, t, strlen(t));
-    key_str(k, "kernel ", name_expr ? name_expr : "");
-    key_str(k, "path ", req->path);
-    bl_fmt(t, sizeof t, "launch %u %u %u %u %u %u %llu %llu %d\n", req->grid[0], req->grid[1],
-           req->grid[2], req->block[0], req->block[1], req->block[2], req->smem,
-           req->buffer_size, (int)req->fill);
-    kcache_key_add(k, t, strlen(t));
-    for (int i = 0; i < req->nargs; i++) {
-        key_str(k, "arg ", req->args[i].name);
-        key_str(k, "= ", req->args[i].value);
-    }
-    for (int i = 0; i < req->nbufs; i++) {
-        key_str(k, "buffer ", req->bufs[i].name);
-        key_str(k, "= ", req->bufs[i].value);
-    }
+    struct bl_buf *k = &mc->key;
+    *k = KCACHE_KEY();
+    bl_buf_addf(k, "banklab exec 1\nexe %lld %lld.%09ld %llu %zu\n", (long long)st.st_size,
+                (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec,
+                (unsigned long long)st.st_ino, sizeof(struct kp_line));
+    bl_buf_addf(k, "kernel %s\npath %s\n", name_expr ? name_expr : "", req->path);
+    bl_buf_addf(k, "launch %u %u %u %u %u %u %llu %llu %d\n", req->grid[0], req->grid[1],
+                req->grid[2], req->block[0], req->block[1], req->block[2], req->smem,
+                req->buffer_size, (int)req->fill);
+    for (int i = 0; i < req->nargs; i++)
+        bl_buf_addf(k, "arg %s\n= %s\n", req->args[i].name, req->args[i].value);
+    for (int i = 0; i < req->nbufs; i++)
+        bl_buf_addf(k, "buffer %s\n= %s\n", req->bufs[i].name, req->bufs[i].value);
     uint64_t h = bl_hash(BL_HASH_SEED, r->line, (size_t)r->nlines * sizeof *r->line);
-    bl_fmt(t, sizeof t, "lines %d %016llx\nptx\n", r->nlines, (unsigned long long)h);
-    kcache_key_add(k, t, strlen(t));
-    kcache_key_add(k, ptx, strlen(ptx));
+    bl_buf_addf(k, "lines %d %016llx\nptx\n", r->nlines, (unsigned long long)h);
+    bl_buf_adds(k, ptx);
     if (!k->s || k->failed) {
-        free(k->s);
+        bl_buf_release(k);
         memset(mc, 0, sizeof *mc);
         return;
     }
@@ -590,7 +568,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         memo_key(&mc, text, req, name_expr, r);
     if (text && memo_get(&mc, req, r) == 0) {
         free(text);
-        free(mc.key.s);
+        bl_buf_release(&mc.key);
         return 0;
     }
     struct kp_line *before = mc.on ? malloc((size_t)(r->nlines ? r->nlines : 1) * sizeof *before)
@@ -643,7 +621,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         free(c.buf[i]);
     ptx_module_free(m);
     free(before);
-    free(mc.key.s);
+    bl_buf_release(&mc.key);
     if (rc)
         note(r, &err);
     return rc;

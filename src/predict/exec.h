@@ -34,7 +34,11 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
 int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_request *req,
                      const char *name_expr, struct kp_result *r);
 
-/* kp_fixes_exec: kp_fixes_sass, and for a file without host code (name_expr not NULL) the
+/* kp_fixes_exec: for every conflicting line of r (predicted by kp_predict_sass from src, req
+ * and sass), a fix checked with the model, or the reason there is none, into its fix fields;
+ * every candidate fix is checked with the same compiled instructions per line (the edits
+ * keep the lines; sass NULL: the source reading alone). For a file without host code
+ * (name_expr not NULL) the
  * candidate the model would propose for a line executed as kexec_apply executes the file
  * (the edited copy's PTX run on the CPU): proposed only when the run does not fault and leaves
  * the line conflict free; else the next candidate, at most 3 runs a line, each rejected one

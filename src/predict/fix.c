@@ -397,7 +397,7 @@ static int has_array(const struct kp_line *l, const char *name)
     return strstr(have, want) != NULL;
 }
 
-/* the compiled code the lines were predicted with (kp_fixes_sass; NULL: the source alone): a
+/* the compiled code the lines were predicted with (kp_fixes_exec; NULL: the source alone): a
  * candidate fix is checked with the same instructions per line (nvcc's widening, merging,
  * narrowing), so that a line nvcc loads in other pieces than the source's is judged as the
  * GPU will run it */
@@ -439,7 +439,7 @@ static int executed_ok(const char *text, size_t tlen, const struct gpu_kernel_re
     return ok;
 }
 
-/* the predictions of the edited copies, kept while kp_fixes_sass runs: a padding or swizzle
+/* the predictions of the edited copies, kept while kp_fixes_exec runs: a padding or swizzle
  * of an array edits every access of it, the same copy for each of its conflicting lines,
  * predicted once (a copy is the same when its bytes and the instructions it is predicted
  * with are); of each, what the checks read: per line its state, wavefronts, excess, ways */
@@ -891,18 +891,6 @@ static int try_array(const char *src, size_t len, const struct ftoks *v,
                try_swizzle(src, len, v, d, req, r, l, a, name, made, tr);
     return try_swizzle(src, len, v, d, req, r, l, a, name, made, tr) ||
            try_pad(src, len, v, d, req, r, l, a, name, made, tr);
-}
-
-void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
-              struct kp_result *r)
-{
-    kp_fixes_sass(src, len, req, NULL, r);
-}
-
-void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, struct kp_result *r)
-{
-    kp_fixes_exec(src, len, req, sass, NULL, r);
 }
 
 void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,

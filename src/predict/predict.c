@@ -19,6 +19,8 @@
 
 /* ---------------------------------------------------------------- the kernel's body */
 
+static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
+
 /* the lines of the body of the kernel whose name stands on line `at`: from its '{' to its
  * '}' (comments and strings skipped) */
 static void body_lines(const char *src, size_t len, int at, int *first, int *last)
@@ -647,7 +649,7 @@ void kp_fmt_cell(const struct bank_cell *c, char *words, size_t wsize, char *lan
 }
 
 /* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (… past a few) into buf */
-void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
+static void kp_fmt_lanes(unsigned lanes, char *buf, size_t size)
 {
     size_t o = 0;
     int items = 0;
@@ -758,12 +760,6 @@ static void unread(const struct kp_result *r, struct kp_line *l)
             strncmp(q, "LDGSTS", 6) && strncmp(q, "x", 1) && *q != ',')
             matrix = 0;
     bl_msg_set(&l->reason, NULL, 0, matrix ? KP_R_ASM_MATRIX : KP_R_NO_INDEX, l->sass);
-}
-
-int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, struct bl_err *err)
-{
-    return kp_predict_sass(src, len, req, NULL, out, err);
 }
 
 int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,

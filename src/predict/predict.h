@@ -101,29 +101,16 @@ struct kp_result {
     struct kp_warp *warps;
 };
 
-/* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
- * of src (len bytes). Returns 0 with *out filled (free it with kp_free), or -1 with err (no
- * kernel, which kernel, out of memory; NULL: no reason kept). Never prints. */
-int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, struct bl_err *err);
-
-/* kp_predict_sass: kp_predict driven by the compiled code (sass: the kernel's shared-memory
- * instructions per line, compile/compile.h; NULL: the source reading alone). Every line
+/* kp_predict_sass: every line of the request's kernel (req->name, or the only __global__
+ * function) of src (len bytes), driven by the compiled code (sass: the kernel's shared-memory
+ * instructions per line, compile/compile.h; NULL: the source reading alone). Returns 0 with
+ * *out filled (free it with kp_free), or -1 with err (no kernel, which kernel, out of memory;
+ * NULL: no reason kept). Never prints. Every line
  * with a shared instruction is predicted or gets a reason; a predicted line without one says
  * what nvcc did (merged, removed) and predicts nothing; a line whose instructions are wider
  * or narrower than the source's accesses is predicted as the instructions nvcc emitted. */
 int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
                     const struct kp_sass *sass, struct kp_result *out, struct bl_err *err);
-
-/* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
- * the model, or the reason there is none, into its fix fields. */
-void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
-              struct kp_result *r);
-
-/* kp_fixes_sass: kp_fixes for r predicted by kp_predict_sass with sass: every candidate fix
- * is checked with the same compiled instructions per line (the edits keep the lines) */
-void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, struct kp_result *r);
 
 /* kp_patch: src with the fix of line `line` applied (a new NUL-terminated buffer, *outlen its
  * length; the lines keep their numbers), or NULL when the line has no fix or memory is out. */
@@ -135,12 +122,8 @@ int kp_worst_fixable(const struct kp_result *r);
 
 void kp_free(struct kp_result *r);
 
-/* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (... past a few) into buf (the why of a
- * line: the model's and the executed warp's). */
-void kp_fmt_lanes(unsigned lanes, char *buf, size_t size);
-
 /* kp_fmt_cell: the words a bank cell serves ("0, 32, 64, …, 992": the first three and the
- * last) into words and the lanes asking for them (kp_fmt_lanes) into lanes: the why of a
+ * last) into words and the lanes asking for them (as ranges, "0-31", "0, 16") into lanes: the why of a
  * pass, for the model's text and the kernel view's grid alike. */
 struct bank_cell;
 void kp_fmt_cell(const struct bank_cell *c, char *words, size_t wsize, char *lanes,

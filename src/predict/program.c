@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../base/utf8.h"
 #include "../ptx/ptx_agg.h"
 #include "../compile/compile.h"
@@ -43,17 +44,12 @@ int kxrt_lib_dir(char *dir, size_t size)
         bl_fmt(dir, size, "%s", env);
         return is_lib(dir) ? 0 : -1;
     }
-    char exe[PATH_MAX];
-    if (sys_exe_dir(exe, sizeof exe) == 0) {
-        bl_fmt(dir, size, "%s/xrt", exe);
+    char dirs[SYS_OWN_DIRS][SYS_DIR_MAX];
+    for (int i = 0, n = sys_own_dirs(dirs); i < n; i++) {
+        bl_fmt(dir, size, "%s/xrt", dirs[i]);
         if (is_lib(dir))
             return 0;
     }
-#ifdef BANKLAB_LIB_DIR
-    bl_fmt(dir, size, "%s/xrt", BANKLAB_LIB_DIR);
-    if (is_lib(dir))
-        return 0;
-#endif
     return -1;
 }
 
@@ -127,18 +123,18 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
     return status;
 }
 
-static char *slurp(const char *path, size_t max, size_t *n)
+/* The file at path, NUL-terminated, or NULL (missing, unreadable, out of memory). Its first
+ * max bytes when cut is 1 (the program's output: what is kept of it), else NULL when it is
+ * longer than max. */
+static char *slurp(const char *path, size_t max, int cut, size_t *n)
 {
+    struct bl_buf b = BL_BUF_MAX(max);
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    char *buf = malloc(max + 1);
-    if (buf && f)
-        *n = fread(buf, 1, max, f);
-    if (f)
-        fclose(f);
-    if (buf)
-        buf[*n] = '\0';
-    return buf;
+    if (bl_buf_read_file(&b, path) && !(cut && b.failed == EFBIG)) {
+        bl_buf_release(&b);
+        return NULL;
+    }
+    return bl_buf_detach(&b, n);
 }
 
 extern char **environ;
@@ -220,7 +216,7 @@ static int nvcc_refused(const char *dir, struct kxrt_result *r, struct bl_err *e
     size_t n = 0;
     bl_fmt(p, sizeof p, "%s/nvcc.err", dir);
     free(r->err);
-    r->err = slurp(p, KXRT_KEEP, &n);
+    r->err = slurp(p, KXRT_KEEP, 1, &n);
     if (rc == -3)
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILE_CANCELLED);
     if (rc == -2)
@@ -277,7 +273,7 @@ static int sass_function(const char *name, const Elf64_Shdr *sh, void *arg)
 static void sass_widths(const char *prog, const char *path, const char *dir)
 {
     size_t n = 0;
-    char *b = slurp(prog, 256u << 20, &n), p[PATH_MAX], real[PATH_MAX];
+    char *b = slurp(prog, 256u << 20, 0, &n), p[PATH_MAX], real[PATH_MAX];
     bl_fmt(p, sizeof p, "%s/sass", dir);
     FILE *f = b ? fopen(p, "w") : NULL;
     if (!f) {
@@ -546,10 +542,10 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
         return bl_fail(err, GPU_KERNEL_ECOMPILE, BL_NOWHERE, KRN_COMPILE_CANCELLED);
     }
     size_t n = 0;
-    r->out = slurp(o, KXRT_KEEP, &n);
-    r->err = slurp(e, KXRT_KEEP, &n);
+    r->out = slurp(o, KXRT_KEEP, 1, &n);
+    r->err = slurp(e, KXRT_KEEP, 1, &n);
     bl_fmt(p, sizeof p, "%s/records", dir);
-    char *rec = slurp(p, 64u << 20, &n);
+    char *rec = slurp(p, 64u << 20, 0, &n);
     int prc = rec ? kxrt_parse(rec, n, path, r) : -1;
     free(rec);
     sys_tmp_remove(dir);

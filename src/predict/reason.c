@@ -31,7 +31,7 @@ static const struct {
     {PAT_IS_NOT_AN_INTEGER_THE, KP_R_NOT_INTEGER},
 };
 
-int kp_reason_phrase(int id)
+static int kp_reason_phrase(int id)
 {
     for (size_t i = 0; i < sizeof phrases / sizeof phrases[0]; i++)
         if (phrases[i].from == id)

@@ -5,10 +5,6 @@
 #include "../base/err.h"
 #include "predict.h"
 
-/* kp_reason_phrase: the short phrase (an id of msg.def) for the reader's message id, or
- * BL_MSG_NONE when it has none. */
-int kp_reason_phrase(int id);
-
 /* kp_reason_id: l cannot be predicted, for msg.def's row id (and its arguments). */
 void kp_reason_id(struct kp_line *l, int id, ...);
 

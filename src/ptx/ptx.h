@@ -23,7 +23,6 @@ int ptx_kernel_count(const struct ptx_module *m);
 const char *ptx_kernel_name(const struct ptx_module *m, int k);          /* mangled */
 int ptx_kernel_find(const struct ptx_module *m, const char *mangled);    /* -1: none */
 int ptx_kernel_nparams(const struct ptx_module *m, int k);
-size_t ptx_kernel_param_size(const struct ptx_module *m, int k, int i);  /* bytes of param i */
 enum ptx_akind { PTX_LD = 0, PTX_ST, PTX_ATOM, PTX_LDSM, PTX_STSM, PTX_CPASYNC };
 struct ptx_access {                  /* one warp's shared-memory instruction, as executed */
     unsigned loc;                    /* ptx_loc(): its source position and inlined-at chain */

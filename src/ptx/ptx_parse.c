@@ -689,13 +689,6 @@ int ptx_kernel_nparams(const struct ptx_module *m, int k)
     return m && k >= 0 && k < m->nkernels ? m->kernel[k].nparams : -1;
 }
 
-size_t ptx_kernel_param_size(const struct ptx_module *m, int k, int i)
-{
-    if (!m || k < 0 || k >= m->nkernels || i < 0 || i >= m->kernel[k].nparams)
-        return 0;
-    return m->kernel[k].param[i].size;
-}
-
 size_t ptx_kernel_static_smem(const struct ptx_module *m, int k)
 {
     return m && k >= 0 && k < m->nkernels ? m->kernel[k].static_smem : 0;

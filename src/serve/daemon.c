@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
@@ -97,8 +98,7 @@ struct client {
     int closing;                   /* close once the output is written */
     uint8_t *in;
     size_t inlen;
-    uint8_t *out;
-    size_t outlen, outcap;
+    struct bl_buf out;             /* answers still to be sent (at most SV_OUT_MAX bytes) */
     uint64_t q[SV_QUEUE];          /* serials of queued jobs it waits on, oldest first (never
                                       more than waits) */
     int qhead, qcount;
@@ -152,8 +152,8 @@ static void drop_client(struct server *S, int slot);
 static void flush_client(struct server *S, int slot)
 {
     struct client *c = &S->c[slot];
-    while (c->outlen > 0) {
-        ssize_t k = send(c->fd, c->out, c->outlen, MSG_NOSIGNAL | MSG_DONTWAIT);
+    while (c->out.len > 0) {
+        ssize_t k = send(c->fd, c->out.s, c->out.len, MSG_NOSIGNAL | MSG_DONTWAIT);
         if (k < 0 && errno == EINTR)
             continue;
         if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
@@ -162,8 +162,7 @@ static void flush_client(struct server *S, int slot)
             drop_client(S, slot);
             return;
         }
-        memmove(c->out, c->out + k, c->outlen - (size_t)k);
-        c->outlen -= (size_t)k;
+        bl_buf_drop(&c->out, (size_t)k);
     }
     if (c->closing)
         drop_client(S, slot);
@@ -174,25 +173,12 @@ static void send_frame(struct server *S, int slot, const struct sw_buf *b)
     struct client *c = &S->c[slot];
     if (c->fd < 0)
         return;
-    if (c->outlen + b->len > SV_OUT_MAX) {
-        S->st.dropped++;           /* it does not read its answers */
-        drop_client(S, slot);
+    if (bl_buf_add(&c->out, b->b, b->len)) {
+        if (c->out.failed == EFBIG)
+            S->st.dropped++;       /* it does not read its answers */
+        drop_client(S, slot);      /* or out of memory */
         return;
     }
-    if (c->outlen + b->len > c->outcap) {
-        size_t cap = c->outcap ? c->outcap : 16384;
-        while (cap < c->outlen + b->len)
-            cap *= 2;
-        uint8_t *p = realloc(c->out, cap);
-        if (!p) {
-            drop_client(S, slot);
-            return;
-        }
-        c->out = p;
-        c->outcap = cap;
-    }
-    memcpy(c->out + c->outlen, b->b, b->len);
-    c->outlen += b->len;
     flush_client(S, slot);
 }
 
@@ -566,7 +552,8 @@ static void drop_client(struct server *S, int slot)
     u->queued -= c->qcount;
     u->conns--;
     c->qcount = c->qhead = 0;
-    c->inlen = c->outlen = 0;
+    c->inlen = 0;
+    bl_buf_reset(&c->out);
     c->closing = 0;
     c->waits = 0;
     c->gen++;
@@ -609,7 +596,8 @@ static int accept_client(struct server *S)
         if (!c->in && !(c->in = malloc(SW_MAX_FRAME)))
             break;
         c->fd = fd;
-        c->inlen = c->outlen = 0;
+        c->inlen = 0;
+        bl_buf_reset(&c->out);
         c->qhead = c->qcount = 0;
         c->waits = 0;
         c->user = user;
@@ -631,7 +619,7 @@ static void close_idle(struct server *S)
     double now = bl_now_ms() / 1e3;
     for (int i = 0; i < SV_CLIENTS; i++) {
         struct client *c = &S->c[i];
-        if (c->fd >= 0 && c->waits == 0 && c->qcount == 0 && c->outlen == 0 &&
+        if (c->fd >= 0 && c->waits == 0 && c->qcount == 0 && c->out.len == 0 &&
             now - c->last_active >= S->o->client_idle_s)
             drop_client(S, i);
     }
@@ -852,7 +840,7 @@ static void poll_once(struct server *S, struct pollfd *pf, int *slot_of)
         if (S->c[i].fd < 0)
             continue;
         pf[n].fd = S->c[i].fd;
-        pf[n].events = (short)(POLLIN | (S->c[i].outlen ? POLLOUT : 0));
+        pf[n].events = (short)(POLLIN | (S->c[i].out.len ? POLLOUT : 0));
         slot_of[n++] = i;
     }
     /* while the backend works, look for its results every millisecond: the wait adds half of
@@ -954,8 +942,10 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
     if (!S.c || !S.u || !S.jobs || !S.cache) {
         bl_fail(err, GPU_EFAILED, BL_NOWHERE, GPU_OUT_OF_MEMORY);
     } else {
-        for (int i = 0; i < SV_CLIENTS; i++)
+        for (int i = 0; i < SV_CLIENTS; i++) {
             S.c[i].fd = -1;
+            bl_buf_init(&S.c[i].out, SV_OUT_MAX);
+        }
         rc = serve_listen(o->path, &S.lfd, bound, bn, err);
     }
     if (rc != 0) {
@@ -975,7 +965,7 @@ int serve_run(struct gpu *backend, const struct gpu_info *info, const struct ser
         if (S.c[i].fd >= 0)
             close(S.c[i].fd);
         free(S.c[i].in);
-        free(S.c[i].out);
+        bl_buf_release(&S.c[i].out);
     }
     for (int i = 0; S.jobs && i < SV_JOBS; i++)
         free(S.jobs[i].w);

@@ -12,6 +12,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "../sys/sys.h"
 
@@ -346,8 +347,7 @@ char *files_read(const char *path, size_t max, size_t *len, struct bl_err *why)
         return NULL;
     }
     struct stat st;
-    char *buf = NULL;
-    size_t cap = 4096, n = 0;
+    struct bl_buf b = BL_BUF_MAX(max ? max : 1);
     int e = 0;
     if (fstat(fd, &st) < 0)
         e = errno;
@@ -359,37 +359,14 @@ char *files_read(const char *path, size_t max, size_t *len, struct bl_err *why)
         e = EFBIG;   /* refused before reading a byte */
     else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0)
         e = errno;
-    else if (!(buf = malloc(cap)))
-        e = ENOMEM;
-    while (!e) {
-        if (n + 1 >= cap) {
-            if (cap > max) {
-                e = EFBIG;
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (!nb) {
-                e = ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        ssize_t k = read(fd, buf + n, cap - 1 - n);
-        if (k < 0 && errno == EINTR)
-            continue;
-        if (k < 0)
-            e = errno;
-        else if (k == 0)
-            break;
-        else
-            n += (size_t)k;
-    }
+    else if (bl_buf_grow(&b, (size_t)st.st_size) || bl_buf_read_fd(&b, fd))
+        e = errno;
+    size_t n = b.len;
     if (!e && n > max)
         e = EFBIG;   /* it grew while being read */
     close(fd);
     if (e) {
-        free(buf);
+        bl_buf_release(&b);
         if (e == EISDIR)
             bl_fail(why, e, BL_NOWHERE, FIL_IS_A_DIRECTORY);
         else if (e == EINVAL)
@@ -405,9 +382,7 @@ char *files_read(const char *path, size_t max, size_t *len, struct bl_err *why)
         errno = e;
         return NULL;
     }
-    buf[n] = 0;
-    *len = n;
-    return buf;
+    return bl_buf_detach(&b, len);
 }
 
 int files_lines_open(struct files_lines *r, const char *path, int any, struct bl_err *why)

@@ -694,15 +694,6 @@ char *report_file_name(long long now, const char *ext, char *buf, size_t size)
     return n < 0 || (size_t)n >= size ? NULL : buf;
 }
 
-const char *report_data_dir(char *buf, size_t size, int create)
-{
-    if (!files_xdg_path("XDG_DATA_HOME", ".local/share", "banklab/reports", buf, size))
-        return NULL;
-    if (create && files_mkdirs(buf, 0700, NULL) < 0)
-        return NULL;
-    return buf;
-}
-
 /* What one report file holds, for files_write_atomic. */
 struct report_job {
     int json;

@@ -46,13 +46,6 @@ int report_write_json(FILE *f, const struct progress *p, const struct lesson_set
  * into buf. Returns buf, or NULL if it does not fit. */
 char *report_file_name(long long now, const char *ext, char *buf, size_t size);
 
-/* report_data_dir: $XDG_DATA_HOME/banklab/reports (an absolute XDG_DATA_HOME only), else
- * $HOME/.local/share/banklab/reports, into buf: the place for reports when the learner chose
- * none (e.g. the TUI's r key when the current directory is not writable). With create, makes
- * the missing directories (0700). Returns buf, or NULL when neither variable is set, it does
- * not fit, or (create) a directory could not be made. */
-const char *report_data_dir(char *buf, size_t size, int create);
-
 /* report_write_dir: write the report(s) chosen by formats (REPORT_MD | REPORT_JSON) into the
  * existing directory dir (NULL = "."), each through a temp file in dir, fsync and rename;
  * an existing report of the same date is replaced. written (if not NULL) receives the paths

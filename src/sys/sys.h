@@ -54,6 +54,14 @@ const char *sys_tmp_base(void);
 /* sys_exe_dir: the directory of this executable (no trailing slash). 0, or -1 with dir "". */
 int sys_exe_dir(char *dir, size_t size);
 
+/* sys_own_dirs: where banklab's own files (its libraries, its CUDA runtime) may be installed,
+ * in the order to look: the executable's directory, its ../lib/banklab, and BANKLAB_LIB_DIR
+ * when built with one (the first two only when the executable's directory is known). Returns
+ * how many directories went into dirs. */
+#define SYS_OWN_DIRS 3
+#define SYS_DIR_MAX 4096
+int sys_own_dirs(char dirs[SYS_OWN_DIRS][SYS_DIR_MAX]);
+
 /* ---- proc.c ---- */
 
 enum sys_group {

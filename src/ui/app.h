@@ -98,7 +98,7 @@ const char *ui_str(const struct app *a, enum ui_str s);
  * the measurement of it that the screen shows. */
 struct ui_scene {
     const struct lesson_scene *ls;        /* NULL in the playground */
-    struct scene_run run;                 /* the text parsed (run.code, run.pat), owned */
+    struct scene_run run;                 /* the text parsed (run.code.s, run.pat), owned */
     char shown[UI_CODE_MAX];              /* code with parameter values filled in */
     struct pattern_env env;
     int type_index;

@@ -47,7 +47,9 @@ static int order(const void *x, const void *y)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-int kg_gather(const struct kview *k, const struct kv_row *row, struct kg_list *l)
+/* the warps of row's line: the measured result's when it has warps, else the shown
+ * prediction's when it was executed; the worst first. Returns how many. */
+static int kg_gather(const struct kview *k, const struct kv_row *row, struct kg_list *l)
 {
     memset(l, 0, sizeof *l);
     if (!row)
@@ -106,7 +108,7 @@ int kgrid_open(struct app *a, const struct kview *k, const struct kv_row *row)
 }
 
 /* why: the costliest pass's worst bank, its words and the lanes asking for them */
-void kg_why(const struct app *a, const struct bank_result *r, char *buf, size_t size)
+static void kg_why(const struct app *a, const struct bank_result *r, char *buf, size_t size)
 {
     int pw = 0;
     for (int i = 1; i < r->npasses && i < BANK_MAX_PASSES; i++)

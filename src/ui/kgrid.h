@@ -23,13 +23,8 @@ struct kg_list {
     struct kg_warp w[KG_WARPS];
 };
 
-/* kg_gather: the warps of row's line: the measured result's when it has warps, else the
- * shown prediction's when it was executed; the worst first. Returns how many. */
-int kg_gather(const struct kview *k, const struct kv_row *row, struct kg_list *l);
 /* kgrid_open: show row's warps on the grid screen: 0 (shown), 1 when the line has none (the
  * caller keeps its own Enter), -1 when it could not be shown */
 int kgrid_open(struct app *a, const struct kview *k, const struct kv_row *row);
-/* kg_why: which lanes collide in r's costliest pass, in the reader's language */
-void kg_why(const struct app *a, const struct bank_result *r, char *buf, size_t size);
 
 #endif

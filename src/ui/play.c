@@ -206,8 +206,8 @@ static void play_eval(struct app *a, struct play *p)
     sc->env = env;
     scene_eval(a, sc);
     if (sc->ok) {
-        if (pattern_substitute(sc->run.code, &sc->env, sc->shown, sizeof sc->shown) < 0)
-            snprintf(sc->shown, sizeof sc->shown, "%s", sc->run.code);
+        if (pattern_substitute(sc->run.code.s, &sc->env, sc->shown, sizeof sc->shown) < 0)
+            snprintf(sc->shown, sizeof sc->shown, "%s", sc->run.code.s);
         scene_measure(a, sc);
     }
 }
@@ -247,7 +247,7 @@ static int step_text(const struct app *a, char *buf, size_t size)
     const struct ui_scene *s = &a->sc;
     if (!s->ls || !s->parsed)
         return -1;
-    size_t o = (size_t)snprintf(buf, size, "%s", s->run.code);
+    size_t o = (size_t)snprintf(buf, size, "%s", s->run.code.s);
     for (int i = 0; i < s->ls->nparams && i < PATTERN_MAX_PARAMS && o < size; i++)
         o += (size_t)snprintf(buf + o, size - o, "; %s=%lld", s->ls->params[i].name, s->value[i]);
     const unsigned *b = s->env.block;
@@ -345,7 +345,7 @@ static int draw_error(const struct app *a, const struct play *p, int y, int star
     const struct ui_scene *sc = &p->sc;
     char buf[UI_MSG_MAX];
     int W = a->W;
-    if (sc->err.where.at > 0 && sc->err.where.at <= (int)strlen(sc->run.code) + 1) {
+    if (sc->err.where.at > 0 && sc->err.where.at <= (int)strlen(sc->run.code.s) + 1) {
         int col = p->colmap[sc->err.where.at - 1] + 1;
         int cx = 2 + (col - 1) - start;
         if (cx >= 2 && cx < W && sc->parsed == 0) {

@@ -71,7 +71,7 @@ static struct scene_in scene_in_of(struct ui_scene *s, struct lesson_binding *b,
                                    int warp)
 {
     if (!s->ls)
-        return (struct scene_in){.code = s->run.code, .env = &s->env, .access = access,
+        return (struct scene_in){.code = s->run.code.s, .env = &s->env, .access = access,
                                  .warp = warp};
     return (struct scene_in){.scene = s->ls, .bind = b, .type = s->type_index, .access = access,
                              .warp = warp};

@@ -49,7 +49,7 @@ static int grade(struct ui_scene *s, const struct lesson_task *t, struct task_pa
     env.warp = s->ls->warp;
     struct bank_access acc;
     struct bank_result res;
-    struct scene_in in = {.code = s->run.code, .env = &env, .access = t->access, .warp = -1};
+    struct scene_in in = {.code = s->run.code.s, .env = &env, .access = t->access, .warp = -1};
     if (scene_run(&s->run, &in, &acc, &res, NULL) != 0)
         return -1;
     tp->wavefronts = res.wavefronts;

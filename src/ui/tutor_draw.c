@@ -395,7 +395,7 @@ static void draw_grid(const struct app *a, const struct tutor *t, int y, int row
     scene_error_text(a, &a->sc, buf, sizeof buf);
     int r = text_draw(a, y, 1, tw, rows, buf, 0, theme_attr(a, UIC_ERROR));
     char code[UI_MSG_MAX], caret[UI_MSG_MAX];
-    if (r + 2 <= rows && error_window(a, a->sc.run.code, &a->sc.err, tw, code, caret,
+    if (r + 2 <= rows && error_window(a, a->sc.run.code.s, &a->sc.err, tw, code, caret,
                                       sizeof code)) {
         text_puts(a, y + r, 1, tw, code, theme_attr(a, UIC_CODE));
         text_puts(a, y + r + 1, 1, tw, caret, theme_attr(a, UIC_ERROR));

@@ -41,8 +41,6 @@ cudaError_t xrt_set(cudaError_t err);
 extern cudaError_t xrt_sticky;
 
 /* ---- xrt_mem.c ---- */
-/* xrt_mem_find: the allocation holding [p, p + n): its base and size; 0, or -1 when none */
-int xrt_mem_find(const void *p, size_t n, char **base, size_t *size);
 /* xrt_global_ok: the executor's check of a global range (ctx unused); sets xrt_bad_global */
 int xrt_global_ok(void *ctx, uint64_t addr, size_t n);
 extern int xrt_bad_global;
@@ -54,7 +52,6 @@ struct xrt_func {
     int k;                   /* its index in the PTX module, -1 when unknown */
     int max_dyn;             /* cudaFuncAttributeMaxDynamicSharedMemorySize as set, -1 never */
 };
-struct xrt_func *xrt_func_of(const void *stub);
 
 /* what nvcc's generated code calls (crt/host_runtime.h and device_functions.h declare them for
  * C++ only) */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "xrt.h"
 #include "../sys/sys.h"
 
@@ -34,30 +35,15 @@ static void *handle_slot[1];
 
 /* ---- the module: the PTX banklab made of the same source ---- */
 
+/* the file at path, NUL-terminated, at most 64 MiB; NULL when it cannot be read whole */
 static char *read_all(const char *path, size_t *n)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
-        if (fd >= 0)
-            close(fd);
+    struct bl_buf b = BL_BUF_MAX(64u << 20);
+    if (bl_buf_read_file(&b, path)) {
+        bl_buf_release(&b);
         return NULL;
     }
-    char *buf = malloc((size_t)st.st_size + 1);
-    size_t got = 0;
-    while (buf && got < (size_t)st.st_size) {
-        ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (size_t)r;
-    }
-    close(fd);
-    if (buf)
-        buf[got] = '\0';
-    *n = got;
-    return buf;
+    return bl_buf_detach(&b, n);
 }
 
 static struct ptx_module *the_module(void)
@@ -151,7 +137,7 @@ XRT_API void __cudaRegisterManagedVar(void **handle, void **hostVarPtrAddress, c
     xrt_unsupported("__managed__ variables (__cudaRegisterManagedVar)");
 }
 
-struct xrt_func *xrt_func_of(const void *stub)
+static struct xrt_func *xrt_func_of(const void *stub)
 {
     for (size_t i = 0; i < nfunc; i++)
         if (funcs[i]->stub == stub || (const void *)funcs[i] == stub)
@@ -446,25 +432,17 @@ static char *var_storage(const void *symbol, size_t offset, size_t count, cudaEr
     return p + offset;
 }
 
-static cudaError_t to_symbol(const void *symbol, const void *src, size_t count, size_t offset,
-                             const char *call)
+/* count bytes between a __device__ variable (at offset) and the host: from src into it, or
+ * (src NULL) from it into dst */
+static cudaError_t symbol_copy(const void *symbol, const void *src, void *dst, size_t count,
+                               size_t offset, const char *call)
 {
     cudaError_t e = cudaSuccess;
     pthread_mutex_lock(&xrt_lock);
     char *p = xrt_sticky ? NULL : var_storage(symbol, offset, count, &e, call);
-    if (p)
+    if (p && src)
         memcpy(p, src, count);
-    pthread_mutex_unlock(&xrt_lock);
-    return xrt_set(xrt_sticky ? xrt_sticky : e);
-}
-
-static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size_t offset,
-                               const char *call)
-{
-    cudaError_t e = cudaSuccess;
-    pthread_mutex_lock(&xrt_lock);
-    char *p = xrt_sticky ? NULL : var_storage(symbol, offset, count, &e, call);
-    if (p)
+    else if (p)
         memcpy(dst, p, count);
     pthread_mutex_unlock(&xrt_lock);
     return xrt_set(xrt_sticky ? xrt_sticky : e);
@@ -473,27 +451,27 @@ static cudaError_t from_symbol(void *dst, const void *symbol, size_t count, size
 XRT_API cudaError_t cudaMemcpyToSymbol(const void *symbol, const void *src, size_t count,
                                        size_t offset, enum cudaMemcpyKind kind)
 {
-    return to_symbol(symbol, src, count, offset, "cudaMemcpyToSymbol");
+    return symbol_copy(symbol, src, NULL, count, offset, "cudaMemcpyToSymbol");
 }
 
 XRT_API cudaError_t cudaMemcpyToSymbolAsync(const void *symbol, const void *src, size_t count,
                                             size_t offset, enum cudaMemcpyKind kind,
                                             cudaStream_t stream)
 {
-    return to_symbol(symbol, src, count, offset, "cudaMemcpyToSymbolAsync");
+    return symbol_copy(symbol, src, NULL, count, offset, "cudaMemcpyToSymbolAsync");
 }
 
 XRT_API cudaError_t cudaMemcpyFromSymbol(void *dst, const void *symbol, size_t count,
                                          size_t offset, enum cudaMemcpyKind kind)
 {
-    return from_symbol(dst, symbol, count, offset, "cudaMemcpyFromSymbol");
+    return symbol_copy(symbol, NULL, dst, count, offset, "cudaMemcpyFromSymbol");
 }
 
 XRT_API cudaError_t cudaMemcpyFromSymbolAsync(void *dst, const void *symbol, size_t count,
                                               size_t offset, enum cudaMemcpyKind kind,
                                               cudaStream_t stream)
 {
-    return from_symbol(dst, symbol, count, offset, "cudaMemcpyFromSymbolAsync");
+    return symbol_copy(symbol, NULL, dst, count, offset, "cudaMemcpyFromSymbolAsync");
 }
 
 XRT_API cudaError_t cudaGetSymbolSize(size_t *size, const void *symbol)

@@ -56,18 +56,6 @@ static struct blk *find(const void *p, size_t n)
     return b;
 }
 
-int xrt_mem_find(const void *p, size_t n, char **base, size_t *size)
-{
-    struct blk *b = find(p, n);
-    if (!b)
-        return -1;
-    if (base)
-        *base = b->base;
-    if (size)
-        *size = b->size;
-    return 0;
-}
-
 int xrt_global_ok(void *ctx, uint64_t addr, size_t n)
 {
     (void)ctx;

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../ptx/ptx_agg.h"
 #include "xrt.h"
 #include "../sys/sys.h"
@@ -120,23 +121,12 @@ static char *sass_file(void)
         return sass_text;
     sass_read = 1;
     const char *p = getenv("BANKLAB_XRT_SASS");
-    FILE *f = p && *p ? fopen(p, "r") : NULL;
-    if (!f)
-        return NULL;
-    size_t cap = 0, n = 0;
-    char buf[4096];
-    for (size_t r; (r = fread(buf, 1, sizeof buf, f)) > 0;) {
-        if (n + r + 1 > cap) {
-            char *t = realloc(sass_text, cap = 2 * (n + r + 1));
-            if (!t)
-                break;
-            sass_text = t;
-        }
-        memcpy(sass_text + n, buf, r);
-        n += r;
-        sass_text[n] = '\0';
-    }
-    fclose(f);
+    struct bl_buf b = BL_BUF_INIT;
+    if (p && *p && !bl_buf_read_file(&b, p))
+        sass_text = bl_buf_detach(&b, NULL);
+    else if (b.failed)
+        xrt_fatal(XRT_EXIT_SETUP, "out of memory reading %s", p);
+    bl_buf_release(&b);   /* none, or unreadable: the records are not merged */
     return sass_text;
 }
 

@@ -1,5 +1,5 @@
 #!/bin/sh
-# classroom.sh: a class on one GPU server (issue 21). One `banklab serve` measures the device;
+# classroom.sh: a class on one GPU server. One `banklab serve` measures the device;
 # every learner is one process, `banklab sim --gpu --json --script` (the request the tutorial
 # sends: timing on all SMs and counters on one warp, through gpu.h as the tutorial does), of
 # one of two Unix users made here (banklab-class1/2, useradd, when root), talking to the

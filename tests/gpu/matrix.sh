@@ -1,5 +1,5 @@
 #!/bin/sh
-# matrix.sh (make test-gpu): ldmatrix, stmatrix and cp.async on the GPU (issue 24).
+# matrix.sh (make test-gpu): ldmatrix, stmatrix and cp.async on the GPU.
 # 1. `banklab verify --both` on chapter 11 and the table tests/data/h200-matrix.json (installed
 #    as assets/h200-matrix.json, read by verify with h200-wavefronts.json): every access of the
 #    chapter's scenes and every case of the tables must agree with the model (exit 0), through

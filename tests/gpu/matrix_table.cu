@@ -1,4 +1,4 @@
-/* matrix_table.cu: the measurements behind the matrix-instruction model (issue 24): one warp
+/* matrix_table.cu: the measurements behind the matrix-instruction model: one warp
  * executes one shared-memory instruction (ldmatrix, stmatrix, cp.async, or a plain ld/st.shared
  * as a control) REPS times at fixed per-lane byte offsets; Nsight Compute (run by
  * tests/gpu/matrix_table.sh) counts its wavefronts and bank conflicts, one launch per case.

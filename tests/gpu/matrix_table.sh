@@ -1,5 +1,5 @@
 #!/bin/sh
-# matrix_table.sh: measure the table behind the matrix-instruction model (issue 24) on a GPU
+# matrix_table.sh: measure the table behind the matrix-instruction model on a GPU
 # with Nsight Compute, without banklab's own CUPTI code: builds tests/gpu/matrix_table.cu
 # (nvcc -arch=sm_90 -lineinfo), prints the ncu metrics this chip has for LDSM, STSM and
 # LDGSTS, runs every case once without ncu (cycles per instruction, the lane-to-row data

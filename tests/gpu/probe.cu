@@ -465,7 +465,7 @@ static void run_interference(struct bl_counters *c, int sms)
 static void run_offset(int sms)
 {
     struct bl_err why = {};
-    struct bl_counters *c = bl_counters_open(0, &why);
+    struct bl_counters *c = bl_counters_open_metrics(0, NULL, BL_NMETRICS, &why);
     if (!c) {
         printf("offset: no counters: %s\n", why.msg);
         fails++;

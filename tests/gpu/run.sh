@@ -11,7 +11,7 @@
 # RUN_SKIP: words of parts that ran already (tests/gpu/session.sh runs them first): lock,
 # classroom, kernel, own_code, kernel_view, sanitize. tests/gpu/own_code.sh: ordinary .cu
 # programs through banklab kernel and banklab run against Nsight Compute.
-# bench, verify and chapter 11's sim --gpu run both ways and must agree (issue 34): through a
+# bench, verify and chapter 11's sim --gpu run both ways and must agree: through a
 # GPU server (the learners' client, wire and server; one of this test's own, serve_start) and
 # in this process (--both); bench's table and goals are the server's figures, as learners see.
 B=${BANKLAB:-build/banklab}
@@ -73,7 +73,7 @@ lat=$(sed -n 's/.*counters (warm.*median \([0-9.]*\) ms.*/\1/p' "$out/bench.txt"
 check "parameter change -> timing + counters < 150 ms (median $lat ms, through the server)" \
     awk -v l="$lat" 'BEGIN { exit !(l != "" && l < 150) }'
 lin=$(sed -n 's/.*through the server: median [0-9.]* ms.*in this process: median \([0-9.]*\) ms.*/\1/p' "$out/bench.txt")
-# issue 34: 18.9-20.0 ms on 2026-12-01, 29.6 ms on 2026-12-03; back at 20 ms or below
+# 18.9-20.0 ms on 2026-12-01, 29.6 ms on 2026-12-03; back at 20 ms or below
 check "parameter change at 20 ms or below: through the server $lat ms, in this process $lin ms" \
     awk -v a="$lat" -v b="$lin" 'BEGIN { exit !(a != "" && b != "" && a <= 20 && b <= 20) }'
 
@@ -90,7 +90,7 @@ import json, sys
 m = json.load(open('$out/sim.json'))['measured']
 print('     sim --gpu:', m['wavefronts'], 'wavefronts,', m['ns_per_access'], 'ns per access,', m['slowdown'], 'x;', m['source'])
 sys.exit(0 if m['status'] == 'ok' and m['wavefronts'] == 32 and 28 <= m['slowdown'] <= 34 else 1)"
-# chapter 11 as learners measure it (issue 34: through the server ldmatrix .x1 at a 128-byte
+# chapter 11 as learners measure it (through the server ldmatrix .x1 at a 128-byte
 # pitch read 32 wavefronts, cp.async of 32 lanes to one word 1): the model's figures, both ways
 for scene in '__shared__ half t[32 * 64]; ldmatrix.x1(t[lane * 64])|8' \
              '__shared__ half t[32 * 64]; ldmatrix.x2(t[lane * 64])|16' \

@@ -3,7 +3,7 @@
 # `make run` / `make test` install packages (tests/deps.sh) and only then compute the compiler
 # flags (a new make after deps); without any pkg-config answer the build still finds cJSON and
 # curses. Simulated with a fake pkg-config that answers only once "deps" has run, and a build
-# with pkg-config answering nothing (issue 9). No packages are installed or removed here.
+# with pkg-config answering nothing. No packages are installed or removed here.
 set -u
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

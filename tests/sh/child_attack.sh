@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: alone
-# child_attack.sh (issue 30): what banklab takes from the processes it starts, and what it
+# child_attack.sh: what banklab takes from the processes it starts, and what it
 # leaves behind them, without a GPU.
 #   - `banklab kernel --time-limit 3` on a .cu that includes /dev/zero, or expands a macro
 #     2^40 times, under nvcc: no process of it (nvcc, cicc, gcc, cc1plus: found by a variable

@@ -1,5 +1,5 @@
 /* child_fake.c: a hostile stand-in for a CUDA program under `banklab run`, for
- * tests/sh/child_attack.sh (issue 30): it writes into $BANKLAB_RUN_DIR/results what the
+ * tests/sh/child_attack.sh: it writes into $BANKLAB_RUN_DIR/results what the
  * injection library would, with terminal escapes in every string the caller prints (the
  * device, the lock note, a SASS mnemonic of 24 bytes without a NUL, a file name, a note) and
  * with numbers no GPU gives (NaN wavefronts, 1e18 instructions), then `argv[1]` copies of

@@ -1,5 +1,5 @@
-/* child_fake_server.c: a hostile stand-in for `banklab serve`, for tests/sh/child_attack.sh
- * (issue 30): on the socket argv[1] it answers each client's hello with a device and a lock
+/* child_fake_server.c: a hostile stand-in for `banklab serve`, for tests/sh/child_attack.sh:
+ * on the socket argv[1] it answers each client's hello with a device and a lock
  * text full of terminal escapes, and each request with a measurement whose counters note
  * holds some too, written with the project's own encoders (serve/wire.c), for as many
  * connections as come within argv[2] seconds. */

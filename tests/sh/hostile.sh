@@ -1,5 +1,5 @@
 #!/bin/sh
-# hostile.sh: what banklab does with hostile files, names and output (issue 10; the design is
+# hostile.sh: what banklab does with hostile files, names and output (the design is
 # in docs/security.md). --svg onto a device node, a FIFO, symlinks and a directory: nothing is
 # replaced that is not a regular file; a FIFO among the lessons does not hang check; a
 # 20,000-problem one-line lesson is checked at once with the problems capped; a 240 MB

@@ -1,5 +1,5 @@
 #!/bin/sh
-# house.sh: the limits of issue 14, kept. Fails when
+# house.sh: the house's limits, kept. Fails when
 #   1. a source file (*.c *.h *.cu *.def *.sh *.py under src, tests, kernels, assets/kernels)
 #      has more than 1,000 lines;
 #   2. a C or CUDA function has more than 120 lines, counted from the line of its opening '{'
@@ -26,7 +26,7 @@
 #      must build, test and run from its own files);
 #   5. a second way to do what src has one way for (docs/architecture.md, "One way to do each
 #      thing"): a failing helper other than bl_fail (a function or macro of src whose name
-#      has "fail" in it, or one of the helpers issue 23 removed); a clock other than
+#      has "fail" in it, or one of the helpers removed since); a clock other than
 #      bl_now_ms (CLOCK_MONOTONIC read outside src/base/err.c); a JSON parser other than
 #      the store's one reader (cJSON_Parse outside ONE_JSON_READERS); options read without getopt_long
 #      (argv compared with strcmp in src/cli outside src/cli/args.c, and main.c's dispatch of
@@ -44,7 +44,12 @@
 #      on one line, an English text read back (bl_msg_parse, bl_msg_text(NULL, ...), bl_phrase
 #      outside src/base/msg.*: a room below hands a message id and its arguments instead) in
 #      src/**/*.c|h, or an EN_ZH(...) pair in the key table (its words are rows of
-#      src/base/msg_keys.def).
+#      src/base/msg_keys.def);
+#   9. a growable string of its own outside src/base (struct bl_buf, src/base/buf.h, is the one):
+#      a realloc in src/ whose size has no sizeof (bytes grown by hand) or whose result goes
+#      to a pointer to a one-byte type (char, unsigned char, uint8_t ...), or a printf sized
+#      first with snprintf(NULL, 0, ...) to allocate; GENERIC_GROWERS names the functions that
+#      grow arrays of any element, whose size is their elem argument.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
@@ -77,6 +82,9 @@ MAX_ROOM_SHARE=20
 ZH_DATA="src/lesson/lesson_check.c src/store/lesson_read_figure.c src/cli/lab_text.c src/base/wrap.c"
 # the files whose Chinese literals are still to become catalogue rows (counted, not failed)
 ZH_PENDING=""
+# the functions that grow an array of any element (the element's size is an argument): their
+# realloc has no sizeof of its own
+GENERIC_GROWERS="src/ptx/ptx_tok.c:ptx_grow src/model/pattern_cuda_read.c:grow"
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -317,6 +325,31 @@ second_ways() {
     return 0
 }
 
+# own_strings FILE...: "FILE:LINE: why" for each growable string of its own (rule 8): a
+# realloc call (its arguments read across lines) without sizeof in them outside the functions
+# of GENERIC_GROWERS, or assigned to a pointer to a one-byte type; snprintf(NULL, 0, ...).
+own_strings() {
+    for f in "$@"; do
+        case $f in src/base/*|*/src/base/*) continue ;; esac
+        awk -v f="$f" -v generic=" $GENERIC_GROWERS " '
+            function name_of(s) { sub(/\(.*/, "", s); n = split(s, w, /[ *]+/); return w[n] }
+            function opened(s,  i, c, d) { d = 0; for (i = 1; i <= length(s); i++) { c = substr(s, i, 1)
+                if (c == "(") d++; else if (c == ")") d-- } return d }
+            /^[A-Za-z_].*\(/ && !/;[ \t]*$/ { fn = name_of($0) }
+            call != "" { call = call " " $0; if (opened(call) <= 0) { check(call, at); call = "" } next }
+            /[^A-Za-z0-9_]realloc[ \t]*\(/ { s = $0; sub(/.*[^A-Za-z0-9_]realloc[ \t]*\(/, "(", s)
+                byte = $0 ~ /(char|int8_t|uint8_t)[ \t]*\*[ \t]*[A-Za-z_][A-Za-z0-9_]*[ \t]*=[ \t]*realloc/
+                if (byte) print f ":" NR ": realloc into a byte pointer: a growable string of its own (use struct bl_buf, src/base/buf.h)"
+                else if (opened(s) > 0) { call = s; at = NR } else check(s, NR) }
+            /v?snprintf[ \t]*\([ \t]*NULL[ \t]*,[ \t]*0/ { print f ":" NR ": snprintf(NULL, 0) to size a string of its own (use bl_buf_addf, src/base/buf.h)" }
+            function check(args, line) {
+                if (args !~ /sizeof/ && index(generic, " " f ":" fn " ") == 0)
+                    print f ":" line ": realloc by a byte count: a growable string of its own (use struct bl_buf, src/base/buf.h)" }
+        ' "$f"
+    done
+    return 0
+}
+
 # missing_docs FILE...: "FILE: NAME" for each document FILE cites that the repository lacks
 # (report files banklab writes, banklab-report-*.md, are names of outputs, not citations).
 missing_docs() {
@@ -457,6 +490,18 @@ out=$(two_ways "$tmp/self/ways" | awk -F '\t' '{ split($2, a, ":"); n = split(a[
 want="English read back plant.c:5 English read back plant.c:6 English read back plant.c:7 KP_EN/KP_ZH plant.c:2 TR() plant.c:1 keys.def EN_ZH keys.def:1 text pairs [2][...] plant.c:3 zh ? \"..\" : \"..\" plant.c:4 "
 [ "$out" = "$want" ] || bad "self-check: the other ways to two languages planted in cli/plant.c and keys.def (one each, read back three times, none in base/msg.c) not found as such ($out)"
 
+mkdir -p "$tmp/self/src/own" "$tmp/self/src/base"
+printf '%s\n' 'static int add(char **s, size_t *cap, size_t n)' '{' '    char *w = realloc(*s, n);' \
+    '    unsigned char *u = realloc(*s,' '                               2 * n);' '    *s = realloc(*s, *cap * 2);' \
+    '    struct row *r = realloc(rows, (size_t)n * sizeof *r);' '    char **l = realloc(list,' \
+    '                       (size_t)n * sizeof *l);' '    return snprintf(NULL, 0, "%%d", 1);' '}' \
+    'void *grow(void *p, size_t n, size_t elem)' '{' '    return realloc(p, n * elem);' '}' > "$tmp/self/src/own/plant.c"
+cp "$tmp/self/src/own/plant.c" "$tmp/self/src/base/buf.c"
+out=$(GENERIC_GROWERS="$tmp/self/src/own/plant.c:grow" own_strings "$tmp/self/src/own/plant.c" "$tmp/self/src/base/buf.c" |
+      sed 's|: realloc into a byte.*|: byte|; s|: realloc by a byte count.*|: count|; s|: snprintf(NULL.*|: sized|; s|.*/||' | tr '\n' ' ')
+[ "$out" = "plant.c:3: byte plant.c:4: byte plant.c:6: count plant.c:10: sized " ] ||
+    bad "self-check: the growable strings of plant.c (lines 3, 4, 6, 10), not its arrays nor src/base, not found as such ($out)"
+
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
         -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
@@ -476,6 +521,10 @@ done < "$tmp/funcs"
 # ---- 5. one way to do each thing ----
 second_ways $(echo "$cfiles" | grep '^src/') > "$tmp/second"
 while read -r line; do bad "$line"; done < "$tmp/second"
+
+# ---- 9. one growable string ----
+own_strings $(echo "$cfiles" | grep '^src/') > "$tmp/own"
+while read -r line; do bad "$line"; done < "$tmp/own"
 
 # ---- 4. documents cited ----
 docfiles=$(find src tests kernels assets lessons docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \

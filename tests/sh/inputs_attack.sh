@@ -1,5 +1,5 @@
 #!/bin/sh
-# inputs_attack.sh (issue 19): hostile input and output paths for one user. sim echoes C1
+# inputs_attack.sh: hostile input and output paths for one user. sim echoes C1
 # controls, bidi overrides and bytes that are not UTF-8 as '?' under its caret and escaped
 # elsewhere; `sim --script` reports a NUL in a line as such without swallowing the next line,
 # refuses /dev/zero and a FIFO without a writer at once (not a regular file), and reads

@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: alone
-# kernel_attack.sh (issue 19): `banklab kernel` against hostile files, without a GPU.
+# kernel_attack.sh: `banklab kernel` against hostile files, without a GPU.
 # Terminal escapes in the launch comment, on the command line, in compile errors, NVRTC's
 # own text (#error) and file names come out escaped (\xNN, never a raw ESC, BEL or C1);
 # --arg n=1 --arg n=2 is refused; a kernel with 4096 pointer parameters says why it fails;

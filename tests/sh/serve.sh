@@ -134,7 +134,7 @@ stop b
 # The fake device measures with the model on what the wire brought, as the CUDA runner does:
 # a wire that dropped the instruction measured ldmatrix .x1 at a 128-byte pitch as a plain
 # 16-byte load (32 wavefronts, not 8) and cp.async of 32 lanes to one word as one store (1,
-# not 32); `banklab verify` through such a server had 73 of 4768 differ (issue 34).
+# not 32); `banklab verify` through such a server had 73 of 4768 differ.
 serve x --fake-delay 0 || exit 1
 if python3 "$here/serve_wire.py" ch11 "$tmp/x.sock" > "$tmp/ch11.out" 2>&1; then
     ok "chapter 11's instructions over the raw wire: $(grep -c '^ok' "$tmp/ch11.out") kinds measured as themselves"
@@ -189,7 +189,7 @@ for cmd in "verify --both" "bench --both --quick"; do
 done
 for p in $(pgrep -f "banklab serve --device 0 --idle 600 --socket $tmp/lock2/"); do kill "$p"; done
 
-# ---- a hostile server: numbers out of range and raw bytes are refused (issue 30, item 7) ----
+# ---- a hostile server: numbers out of range and raw bytes are refused ----
 # serve_wire.py's server answers every request with one bad field; the client refuses the
 # result, says why, and nothing of it reaches the output, a lab's grade or the progress
 for mode in nan huge negative escape utf8 status; do

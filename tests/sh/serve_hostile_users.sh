@@ -1,6 +1,6 @@
 #!/bin/sh
 # run.sh: alone
-# serve_hostile_users.sh (issue 30): the class's GPU server under a hostile learner. Two Unix
+# serve_hostile_users.sh: the class's GPU server under a hostile learner. Two Unix
 # users besides root: a learner (bl30learn) and a mischievous one (bl30mal). Root runs
 # `banklab serve` on its fake device (the teacher's unit); the learner measures with
 # `banklab sim --gpu` and the tutorial (in tmux). bl30mal, with tests/sh/serve_hostile.py:

@@ -1,5 +1,5 @@
 #!/bin/sh
-# shared_dirs.sh (issue 19): two Unix users on one machine. In a shared sticky directory bob
+# shared_dirs.sh: two Unix users on one machine. In a shared sticky directory bob
 # plants links, FIFOs and files under the names alice's banklab will write (the report's .md
 # and .json, a --svg picture); alice's banklab must refuse them and leave bob's targets (her
 # own files) untouched, while her own link and a fresh name still work. bob's world-writable

@@ -1,5 +1,5 @@
 #!/bin/sh
-# sim_matrix.sh: banklab sim on ldmatrix, stmatrix, cp.async and swizzle() (issue 24): the text
+# sim_matrix.sh: banklab sim on ldmatrix, stmatrix, cp.async and swizzle(): the text
 # grid shows each matrix as a pass with the lanes that give its rows, the banks each row covers
 # and which rows collide; --json names the instruction; the figures are the model's (and the
 # H200's, tests/data/h200-matrix.json). Env: BUILD.

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tui_hostile.sh: the tutorial under hostile conditions (issue 10), in a real terminal (tmux).
+# tui_hostile.sh: the tutorial under hostile conditions, in a real terminal (tmux).
 # Every signal that ends the program (QUIT, USR1, USR2, PIPE, ALRM, TERM, HUP, ...) restores the
 # terminal (no alternate screen, cursor shown, the same stty settings as before) and saves the
 # position; TERM=dumb and an unknown TERM are refused with a hint before anything is drawn; a

@@ -109,7 +109,7 @@ for mode in "" --present; do
     expect " 6\\.1/6 "
     keys "$(answer_of 6 1)"
     # the naive kernel has no shared memory: 6.1 has no scene, so no grid and no wavefronts
-    # (issue 34: it drew the 32-way tile load and its measured 31.9x beside the question)
+    # (it drew the 32-way tile load and its measured 31.9x beside the question)
     expect "501 GB/s"
     grep -q "wavefront" "$TMP/screen.txt" && fail "6.1 $mode: a wavefront figure beside a kernel with no shared memory"
     quit

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tui_panel.sh: the panel agrees with what the step says (issue 34), on the shipped lessons, at
+# tui_panel.sh: the panel agrees with what the step says, on the shipped lessons, at
 # 80x24 and larger, in English and Chinese:
 # - after a quiz is answered or revealed the grid and numbers show the values the question
 #   named (5.1: PAD = 1, 1 wavefront, beside the verdict), in presenter mode too (9.3); Q goes

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tui_refuse.sh: a lesson that `banklab check` refuses is never shown (issue 15): one whose
+# tui_refuse.sh: a lesson that `banklab check` refuses is never shown: one whose
 # quiz answer the model contradicts (the tutorial used to mark a wrong answer right), one
 # missing a required field (it used to be dropped with a message gone at the first key), one
 # whose task is solved at the defaults. Each is listed with file: path on a screen before

@@ -1,5 +1,5 @@
 #!/bin/sh
-# tui_save_fail.sh (issue 19): a tutorial whose progress cannot be saved (the state directory
+# tui_save_fail.sh: a tutorial whose progress cannot be saved (the state directory
 # is a file) says so after the terminal is restored and exits 2, not 0; a TERM holding an
 # escape sequence is shown escaped in the "cannot use this terminal" message (a raw one would
 # retitle the terminal, and the pane would not show it).

@@ -1,6 +1,6 @@
 /* test_devlock.c: the per-device measurement lock (src/devlock/lock.c) without a GPU: safe
  * creation (mode 0666 whatever the umask; a planted symlink, FIFO, a hard link to what is not a
- * lock (a second name of the real lock is accepted: issue 19), foreign or damaged
+ * lock (a second name of the real lock is accepted), foreign or damaged
  * file refused with a message naming the owner; unsafe directories refused), mutual exclusion
  * and first-come-first-served fairness between processes (measured: the most turns others took
  * between two turns of one process, and the longest wait), a dead holder and a stopped waiter
@@ -149,8 +149,7 @@ static void test_planted_fifo_dir_hardlink(void **state)
     rmdir(path);
 
     /* a real lock file with a second name (anyone may hard-link the 0666 file): still the
-     * lock, and turns still work, so one user cannot make the others measure without turns
-     * (issue 19) */
+     * lock, and turns still work, so one user cannot make the others measure without turns */
     assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     devlock_close(l);
     char other[600];
@@ -470,7 +469,7 @@ static void test_other_user(void **state)
     devlock_close(root_lock);
 }
 
-/* The shared directory of the GPU server's sockets (issue 30): one made here is 1777 and
+/* The shared directory of the GPU server's sockets: one made here is 1777 and
  * ours; one of mode 1777 that another user (not root) made is refused with its owner named
  * (that user may remove or replace anything in it); root's is accepted by another user. */
 static void test_share_dir_owner(void **state)

@@ -3,7 +3,7 @@
  * times, a chain of 1000 guarded headers: each under a second, and every header of the chain
  * in the key), stops at its limits instead of growing without end; the cache directory must
  * be this user's and closed to others; entries are never read or written through a link and
- * a store leaves no temporary file and removes those of killed stores (issue 19); an entry
+ * a store leaves no temporary file and removes those of killed stores; an entry
  * with a byte changed or cut short is never taken; the directory stays under its bound, the
  * least recently used entries removed first. */
 #include <stdarg.h>
@@ -57,9 +57,9 @@ static double cpu_s(void)
 }
 
 /* The scan of src in dir: the key it made, its time in *secs. */
-static struct keybuf scan(const char *src, double *secs)
+static struct bl_buf scan(const char *src, double *secs)
 {
-    struct keybuf k = {0};
+    struct bl_buf k = KCACHE_KEY();
     double t0 = cpu_s();
     kcache_key_includes(&k, dir, src, strlen(src));
     *secs = cpu_s() - t0;
@@ -86,12 +86,12 @@ static void self_including(int n)
     put("self.cuh", h);
     free(h);
     double s;
-    struct keybuf k = scan("#include \"self.cuh\"\n#include \"self.cuh\"\n__global__ void k() {}\n", &s);
+    struct bl_buf k = scan("#include \"self.cuh\"\n#include \"self.cuh\"\n__global__ void k() {}\n", &s);
     assert_false(k.failed);
     assert_int_equal(count(k.s, k.len, "\ninclude "), 1);  /* read once */
     assert_true(s < 1.0);
     print_message("a header including itself %d times: %.4f s\n", n, s);
-    free(k.s);
+    bl_buf_release(&k);
 }
 
 static void test_self_10(void **state) { (void)state; self_including(10); }
@@ -109,13 +109,13 @@ static void test_chain_1000(void **state)
     }
     put("h1000.cuh", "__device__ int last;\n");
     double s;
-    struct keybuf k = scan("#include \"h0.cuh\"\n", &s);
+    struct bl_buf k = scan("#include \"h0.cuh\"\n", &s);
     assert_false(k.failed);
     assert_int_equal(count(k.s, k.len, "\ninclude "), 1001);  /* every header, once: no depth cut */
     assert_non_null(strstr(k.s, "__device__ int last;"));
     assert_true(s < 1.0);
     print_message("a chain of 1000 guarded headers: %.4f s\n", s);
-    free(k.s);
+    bl_buf_release(&k);
 }
 
 static void test_limits(void **state)
@@ -136,10 +136,10 @@ static void test_limits(void **state)
     }
     free(big);
     double s;
-    struct keybuf k = scan(src, &s);
+    struct bl_buf k = scan(src, &s);
     assert_true(k.failed);
     assert_true(k.len <= KCACHE_KEY_MAX);
-    free(k.s);
+    bl_buf_release(&k);
     /* a FIFO as an include is not read (it would block) */
     char p[512];
     snprintf(p, sizeof p, "%s/fifo.cuh", dir);
@@ -147,7 +147,7 @@ static void test_limits(void **state)
     k = scan("#include \"fifo.cuh\"\n", &s);
     assert_false(k.failed);
     assert_true(k.len == 0);
-    free(k.s);
+    bl_buf_release(&k);
 }
 
 static void test_dir_and_entries(void **state)
@@ -161,8 +161,8 @@ static void test_dir_and_entries(void **state)
     struct stat st;
     assert_int_equal(fstat(dfd, &st), 0);
     assert_int_equal(st.st_mode & 0777, 0700);
-    struct keybuf key = {0};
-    kcache_key_add(&key, "the key", 7);
+    struct bl_buf key = KCACHE_KEY();
+    bl_buf_add(&key, "the key", 7);
     unsigned char cubin[4] = {1, 2, 3, 4};
     struct kcache_entry e = {"log", "_Z1kv", cubin, sizeof cubin, NULL}, back;
     assert_int_equal(kcache_store(dfd, "a.cubin", &key, &e), 0);
@@ -174,8 +174,8 @@ static void test_dir_and_entries(void **state)
     free(back.lowered);
     free(back.cubin);
     /* another key: a miss */
-    struct keybuf other = {0};
-    kcache_key_add(&other, "other key", 9);
+    struct bl_buf other = KCACHE_KEY();
+    bl_buf_add(&other, "other key", 9);
     assert_int_equal(kcache_load(dfd, "a.cubin", &other, &back), -1);
     /* an entry that is a link (to a good entry even) is not read */
     assert_int_equal(symlinkat("a.cubin", dfd, "l.cubin"), 0);
@@ -212,8 +212,8 @@ static void test_dir_and_entries(void **state)
     snprintf(cmd, sizeof cmd, "ls '%s' | grep -q tmp", cdir);
     assert_int_not_equal(system(cmd), 0);
     close(dfd);
-    free(key.s);
-    free(other.s);
+    bl_buf_release(&key);
+    bl_buf_release(&other);
     /* a directory open to others, or a link as the directory: refused with the reason */
     assert_int_equal(chmod(cdir, 0777), 0);
     assert_int_equal(kcache_dir_open(cdir, &why), -1);
@@ -242,8 +242,8 @@ static void test_altered_entries(void **state)
     snprintf(cdir, sizeof cdir, "%s/cache", dir);
     int dfd = kcache_dir_open(cdir, NULL);
     assert_true(dfd >= 0);
-    struct keybuf key = {0};
-    kcache_key_add(&key, "k", 1);
+    struct bl_buf key = KCACHE_KEY();
+    bl_buf_add(&key, "k", 1);
     unsigned char body[64];
     for (size_t i = 0; i < sizeof body; i++)
         body[i] = (unsigned char)(i * 7);
@@ -290,7 +290,7 @@ static void test_altered_entries(void **state)
     free(back.log);
     free(back.lowered);
     free(back.cubin);
-    free(key.s);
+    bl_buf_release(&key);
     close(dfd);
 }
 
@@ -303,8 +303,8 @@ static void test_trim(void **state)
     snprintf(cdir, sizeof cdir, "%s/cache", dir);
     int dfd = kcache_dir_open(cdir, NULL);
     assert_true(dfd >= 0);
-    struct keybuf key = {0};
-    kcache_key_add(&key, "k", 1);
+    struct bl_buf key = KCACHE_KEY();
+    bl_buf_add(&key, "k", 1);
     static unsigned char body[10000];
     struct kcache_entry e = {"", "", body, sizeof body, NULL}, back;
     const char *names[4] = {"000000000000000a.cubin", "000000000000000b.ptx",
@@ -330,7 +330,7 @@ static void test_trim(void **state)
     assert_int_equal(fstatat(dfd, names[2], &st, 0), -1);
     assert_int_equal(fstatat(dfd, names[3], &st, 0), 0);
     assert_int_equal(fstatat(dfd, "notes.txt", &st, 0), 0);
-    free(key.s);
+    bl_buf_release(&key);
     close(dfd);
 }
 

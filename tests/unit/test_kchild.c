@@ -1,5 +1,5 @@
 /* test_kchild.c: what `banklab kernel` takes from its measuring process and `banklab run`
- * from the injection library (issue 30), without a GPU. The numbers of a result are checked
+ * from the injection library, without a GPU. The numbers of a result are checked
  * as a recording's are (NaN, 1e18, a flag of 7 and an unknown kind refused, with the field
  * named); a SASS mnemonic of 24 bytes without a NUL is cut, not read past; a job whose
  * measuring process sends such a result fails with the reason and nothing of it; at the time

@@ -771,7 +771,7 @@ static void test_dirs(void **state)
     rmdir(tmpdir);
 }
 
-/* Hostile sizes (issue 10): 20,000 problems on one line are found in linear time (the old
+/* Hostile sizes: 20,000 problems on one line are found in linear time (the old
  * scan from the start of the line per problem took 12 s), the first LESSON_PROBLEMS_SHOWN are
  * reported with the right columns and the rest counted; 50,000 steps with a repeated id at
  * the end are checked without comparing every pair. CPU time, so a loaded machine does not

@@ -10,6 +10,15 @@
 #include "../../src/model/pattern_cuda.h"
 
 /* the note pattern_from_cuda left, in English ("" when none) */
+/* the call paths of one file, read for this one question (pattern_cuda_file_paths) */
+static int pattern_cuda_paths(const char *src, size_t len, int kernel_line, int line)
+{
+    struct pattern_cuda_file *f = pattern_cuda_open(src, len);
+    int n = f ? pattern_cuda_file_paths(f, kernel_line, line) : 0;
+    pattern_cuda_close(f);
+    return n;
+}
+
 static const char *note_en(const struct pattern_cuda *pc)
 {
     static char buf[PATTERN_MSG_MAX];
@@ -280,7 +289,7 @@ static void test_total(void **state)
     assert_int_equal(pattern_from_cuda(NULL, 0, 1, &l, &pc), -1);
 }
 
-/* ---------------------------------------------------------------- issue 31: what developers write */
+/* ---------------------------------------------------------------- what developers write */
 
 /* translate line `line` of src for one block of bx threads, with the kernel (its body holding
  * kernel_line) and --name given; want_rc as translate() */

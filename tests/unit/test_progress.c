@@ -557,7 +557,7 @@ static void test_oversized(void **state)
     free(big);
 }
 
-/* ---- two writers (issue 10): nothing one process saved is lost by another ---------------- */
+/* ---- two writers: nothing one process saved is lost by another ---------------- */
 
 /* A tutorial left open and a lab run: each loads, changes its own entries and saves; the one
  * that saves last must keep what the other saved (the lab's score, the quiz answered in

@@ -206,7 +206,7 @@ static void test_errors(void **state)
     assert_non_null(strstr(msg.msg, "/nonexistent/rec.json"));
 }
 
-/* One record whose result's counters object holds counters_json (issue 10: numbers past what a
+/* One record whose result's counters object holds counters_json (numbers past what a
  * GPU can report are a damaged file, refused with one line). */
 static void expect_counters_error(const char *counters_json, const char *needle)
 {

@@ -368,35 +368,6 @@ static void test_write_dir(void **state)
     free(x);
 }
 
-static void test_data_dir(void **state)
-{
-    (void)state;
-    char buf[512];
-    char base[] = "/tmp/banklab-data-XXXXXX";
-    assert_non_null(mkdtemp(base));
-    setenv("XDG_DATA_HOME", base, 1);
-    snprintf(buf, sizeof buf, "%s/banklab/reports", base);
-    char want[512];
-    memcpy(want, buf, sizeof want);
-    assert_string_equal(report_data_dir(buf, sizeof buf, 0), want);
-    struct stat st;
-    assert_int_equal(stat(want, &st), -1);  /* not created without create */
-    assert_string_equal(report_data_dir(buf, sizeof buf, 1), want);
-    assert_int_equal(stat(want, &st), 0);
-    assert_true(S_ISDIR(st.st_mode));
-    assert_int_equal(st.st_mode & 0777, 0700);
-    setenv("XDG_DATA_HOME", "relative", 1);
-    setenv("HOME", "/home/u", 1);
-    assert_string_equal(report_data_dir(buf, sizeof buf, 0), "/home/u/.local/share/banklab/reports");
-    unsetenv("XDG_DATA_HOME");
-    unsetenv("HOME");
-    assert_null(report_data_dir(buf, sizeof buf, 0));
-    rmdir(want);
-    snprintf(buf, sizeof buf, "%s/banklab", base);
-    rmdir(buf);
-    assert_int_equal(rmdir(base), 0);
-}
-
 int main(void)
 {
     setenv("TZ", "UTC", 1);  /* file names use the local date */
@@ -405,7 +376,6 @@ int main(void)
         cmocka_unit_test(test_json_fields),
         cmocka_unit_test(test_markdown),
         cmocka_unit_test(test_write_dir),
-        cmocka_unit_test(test_data_dir),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

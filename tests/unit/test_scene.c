@@ -42,7 +42,7 @@ static void scene_and_binding(void **state)
     bl_err_clear(&err);
     struct scene_in in = {.scene = &s, .type = 0, .access = 0, .warp = -1};
     assert_int_equal(scene_run(&r, &in, &acc, &res, &err), 0);
-    assert_string_equal(r.code, "typedef float T; __shared__ T s[4096]; s[tid * STRIDE]");
+    assert_string_equal(r.code.s, "typedef float T; __shared__ T s[4096]; s[tid * STRIDE]");
     assert_int_equal(r.prefix, strlen("typedef float T; "));
     assert_int_equal(r.env.warp, 1);
     assert_int_equal(r.env.block[0], 64);
@@ -60,7 +60,7 @@ static void scene_and_binding(void **state)
     assert_int_equal(acc.offset[1], 8);
     in.type = 1;                                /* float2: the text changes */
     assert_int_equal(scene_run(&r, &in, &acc, &res, &err), 0);
-    assert_string_equal(r.code, "typedef float2 T; __shared__ T s[4096]; s[tid * STRIDE]");
+    assert_string_equal(r.code.s, "typedef float2 T; __shared__ T s[4096]; s[tid * STRIDE]");
     assert_int_equal(acc.width, 8);
     b.type = "float";                           /* the binding's type wins over the index */
     assert_int_equal(scene_run(&r, &in, &acc, &res, &err), 0);

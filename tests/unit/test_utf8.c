@@ -57,7 +57,7 @@ static void test_clean(void **state)
 }
 
 /* bidirectional overrides and isolates (U+202A-202E, U+2066-2069) reorder what is shown:
- * controls for the checks, escaped for terminals, spaces in reports (issue 19) */
+ * controls for the checks, escaped for terminals, spaces in reports */
 static void test_bidi(void **state)
 {
     (void)state;

@@ -12,7 +12,7 @@
  *   c: float index lane*8 = byte 32*lane: banks 0, 8, 16, 24 twice in a pass: 2 a pass, 8.
  *   d: float index lane*4 + 4: consecutive float4 again: 4.
  *   e: float2 index lane*16 = byte 128*lane: all 16 lanes of a pass on banks 0-1: 16 a pass,
- *      32 (the 16-way line of issue 31).
+ *      32 (the 16-way line the reader once missed).
  *   f: through the local p: float2 index lane*16 + 2 = byte 128*lane + 16: banks 4-5, 32 (not
  *      e's neighbour: e and f side by side, nvcc would load both with one LDS.128).
  *   i: float4 through pointer arithmetic, *(float4 *)(s + 4 * lane + 8): consecutive: 4.
