@@ -53,6 +53,8 @@ struct kcompile_in {
     const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
     int ptx;                     /* nvcc only: -ptx instead of -cubin (out->cubin holds the
                                     PTX text, out->lowered stays empty) */
+    int rtc_first;               /* nvcc only: a kernel-only file of the model's: the NVRTC of
+                                    nvcc's toolkit first (krtc_compile), nvcc when it refuses */
 };
 
 /* libnvrtc, loaded on first use and kept. */
@@ -100,6 +102,28 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
  * nvcc. Returns as knvcc_compile. */
 int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                   struct bl_err *err);
+
+/* ---- rtc.c: NVRTC as a guarded child, the model's fast route ---- */
+
+/* krtc_enable: this process is banklab, whose `banklab __nvrtc` (krtc_child_main) the fast
+ * route runs as /proc/self/exe; without it (a unit test's binary) kcompile_nvcc runs nvcc. */
+void krtc_enable(void);
+int krtc_child_main(int argc, char **argv);
+
+/* krtc_compile: for in->rtc_first with nvcc's toolkit holding libnvrtc, sm_90, a file whose
+ * name is its real bytes and whose every #include names a file: the cubin (and on the way
+ * the PTX, kept under its own key) or, for in->ptx, the PTX alone, compiled by that NVRTC in a
+ * child under the compiler guard, through the cache (keys of NVRTC's identity and nvcc's
+ * toolkit; an entry holds the files its includes found outside the toolkit, kcache_deps).
+ * 1: out filled (ok; *cache_hit 1 when the cache answered); 0: not compiled this way (NVRTC
+ * refused it or is not there: nvcc's turn, out untouched); -1 with err (its deadline, a
+ * cancel). */
+int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+                 struct bl_err *err);
+
+/* kcompile_has_main: 1 when src defines or declares a function main (outside comments and
+ * strings): a program, not a kernel-only file. */
+int kcompile_has_main(const char *s, size_t n);
 
 /* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>", "k<MODE_A>"
  * with MODE_A an enumerator, #define or const int of src), by the demangled names of its

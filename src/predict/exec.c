@@ -26,30 +26,7 @@
 
 int kexec_has_main(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
-            while (i < n && s[i] != '\n')
-                i++;
-        } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
-            for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
-                ;
-            i++;
-        } else if (s[i] == '"' || s[i] == '\'') {
-            char q = s[i];
-            for (i++; i < n && s[i] != q && s[i] != '\n'; i++)
-                i += s[i] == '\\';
-        } else if (!strncmp(s + i, "main", 4) && i + 4 <= n &&
-                   (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
-            size_t j = i + 4;
-            if (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
-                continue;
-            while (j < n && isspace((unsigned char)s[j]))
-                j++;
-            if (j < n && s[j] == '(')
-                return 1;
-        }
-    }
-    return 0;
+    return kcompile_has_main(s, n);
 }
 
 struct exec_ctx {
@@ -183,7 +160,7 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
                              .nvcc = nvcc, .nflags = req->nflags, .flags = req->flags,
                              .path = real, .limit_s = req->time_limit, .ptx = 1,
-                             .cache_dir = req->cache_dir};
+                             .cache_dir = req->cache_dir, .rtc_first = 1};
     struct compiled comp;
     int hit = 0;
     memset(&comp, 0, sizeof comp);
