@@ -138,6 +138,10 @@ static int bind(const struct gpu_kernel_request *req, const struct ksrc_kernel *
     return 0;
 }
 
+/* 1 while a fix's copy is executed (kexec_apply_copy): its PTX may come from NVRTC
+ * (compile/rtc.c), the learner's own file's always from nvcc, whose code the GPU runs */
+static int copy_now;
+
 /* the file compiled to PTX text (NUL-terminated), or NULL with err */
 static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_request *req,
                       const char *name_expr, char *named, size_t nsz, char *root, size_t rsz,
@@ -160,7 +164,7 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
                              .nvcc = nvcc, .nflags = req->nflags, .flags = req->flags,
                              .path = real, .limit_s = req->time_limit, .ptx = 1,
-                             .cache_dir = req->cache_dir, .rtc_first = 1};
+                             .cache_dir = req->cache_dir, .rtc_first = copy_now};
     struct compiled comp;
     int hit = 0;
     memset(&comp, 0, sizeof comp);
@@ -692,7 +696,9 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
     knvcc_where(req->path, real, sizeof real, own, sizeof own);
     if (cq.nflags < GPU_KERNEL_MAX_FLAGS)
         bl_fmt(cq.flags[cq.nflags++], sizeof cq.flags[0], "-I%s", own);
+    copy_now = 1;
     int rc = kexec_apply(text, tlen, &cq, name_expr, r);
+    copy_now = 0;
     if (tmp)
         sys_tmp_remove(dir);
     return rc;
