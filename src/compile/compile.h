@@ -53,8 +53,8 @@ struct kcompile_in {
     const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
     int ptx;                     /* nvcc only: -ptx instead of -cubin (out->cubin holds the
                                     PTX text, out->lowered stays empty) */
-    int rtc_first;               /* nvcc only: a kernel-only file of the model's: the NVRTC of
-                                    nvcc's toolkit first (krtc_compile), nvcc when it refuses */
+    int rtc_first;               /* with ptx: a fix's copy, which krtc_compile may compile
+                                    with the NVRTC of nvcc's toolkit */
 };
 
 /* libnvrtc, loaded on first use and kept. */
@@ -103,21 +103,20 @@ int knvcc_compile(const struct kcompile_in *in, struct compiled *out, struct bl_
 int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                   struct bl_err *err);
 
-/* ---- rtc.c: NVRTC as a guarded child, the model's fast route ---- */
+/* ---- rtc.c: NVRTC as a guarded child, for a fix's copy ---- */
 
-/* krtc_enable: this process is banklab, whose `banklab __nvrtc` (krtc_child_main) the fast
- * route runs as /proc/self/exe; without it (a unit test's binary) kcompile_nvcc runs nvcc. */
+/* krtc_enable: this process is banklab, whose `banklab __nvrtc` (krtc_child_main) krtc_compile
+ * runs as /proc/self/exe; without it (a unit test's binary) krtc_compile declines. */
 void krtc_enable(void);
 int krtc_child_main(int argc, char **argv);
 
-/* krtc_compile: for in->rtc_first with nvcc's toolkit holding libnvrtc, sm_90, a file whose
- * name is its real bytes and whose every #include names a file: the cubin (and on the way
- * the PTX, kept under its own key) or, for in->ptx, the PTX alone, compiled by that NVRTC in a
- * child under the compiler guard, through the cache (keys of NVRTC's identity and nvcc's
- * toolkit; an entry holds the files its includes found outside the toolkit, kcache_deps).
- * 1: out filled (ok; *cache_hit 1 when the cache answered); 0: not compiled this way (NVRTC
- * refused it or is not there: nvcc's turn, out untouched); -1 with err (its deadline, a
- * cancel). */
+/* krtc_compile: the PTX (in->ptx) of in->rtc_first's file, for sm_90, when nvcc's toolkit holds
+ * libnvrtc, the file's name is its real bytes and its every #include names a file: made by
+ * that NVRTC in a child under the compiler guard, through the cache (a key of NVRTC's and
+ * nvcc's toolkit's identity; an entry holds the files its includes found outside the toolkit,
+ * kcache_deps). 1: out filled (ok; *cache_hit 1 when the cache answered); 0: not made this way
+ * (NVRTC refused it or is not there: kcompile_nvcc's turn, out untouched); -1 with err (its
+ * deadline, a cancel). */
 int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                  struct bl_err *err);
 

@@ -691,9 +691,6 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
 {
     memset(out, 0, sizeof *out);
     *cache_hit = 0;
-    int fast = krtc_compile(in, out, cache_hit, err);
-    if (fast)
-        return fast > 0 ? 0 : -1;
     char compiler[3 * PATH_MAX], arch[32], inc[PATH_MAX + 4], cname[64], pname[64];
     const char *opts[4 + GPU_KERNEL_MAX_FLAGS];
     knvcc_id(in->nvcc, compiler, sizeof compiler);

@@ -1,10 +1,12 @@
-/* rtc.c: the model's fast compile of a kernel-only file: the NVRTC of the toolkit nvcc belongs
- * to (TOOLKIT/lib64/libnvrtc.so), run as a child process (`banklab __nvrtc`, krtc_child_main)
- * under the compiler guard (compile/spawn.h: deadline, memory limit, cancel, its temporary
- * directory), makes the sm_90 cubin and the PTX in one pass, or the PTX alone, without nvcc's
- * host preprocessor and its cuda_runtime.h. Through the cache of compiled kernels under keys
- * of its own; a file NVRTC does not compile (host headers, options only nvcc knows) goes on
- * to nvcc as before. Never prints (the child writes NVRTC's log to its stdout). */
+/* rtc.c: the PTX of a fix's copy of a kernel-only file (predict/exec.c), made by the NVRTC of
+ * the toolkit nvcc belongs to (TOOLKIT/lib64/libnvrtc.so) in a child process (`banklab
+ * __nvrtc`, krtc_child_main) under the compiler guard (compile/spawn.h: deadline, memory limit,
+ * cancel, its temporary directory), without nvcc's host preprocessor and cuda_runtime.h: a
+ * fifth of nvcc's time. Through the cache of compiled kernels under keys of its own; a copy
+ * NVRTC does not compile (host headers, options only nvcc knows) goes to nvcc as before. The
+ * learner's own file stays nvcc's: NVRTC's code is not always nvcc's (64-bit shared
+ * addresses, other loops), and the GPU runs nvcc's. Never prints (the child writes NVRTC's
+ * log to its stdout). */
 #include <ctype.h>
 #include <dlfcn.h>
 #include <errno.h>
@@ -18,6 +20,7 @@
 #include "../base/utf8.h"
 #include "compile.h"
 #include "spawn.h"
+#include "../cuda/cudalib.h"
 #include "../sys/sys.h"
 
 /* ---- the child: banklab __nvrtc LIB OUTDIR ARCH FILE NAME EXPR OPTION... ---- */
@@ -42,13 +45,13 @@ static int put_file(const char *dir, const char *name, const void *p, size_t n)
     return fclose(f) || bad ? -1 : 0;
 }
 
-/* exit 0: compiled (OUTDIR/k.ptx, with an sm_ ARCH OUTDIR/k.cubin); 1: NVRTC refused the file
+/* exit 0: compiled (OUTDIR/k.ptx); 1: NVRTC refused the file
  * (its log on stdout); 3: no such libnvrtc or function; 2: bad arguments or I/O */
 int krtc_child_main(int argc, char **argv)
 {
     if (argc < 6)
         return 2;
-    void *lib = dlopen(argv[0], RTLD_NOW | RTLD_LOCAL);
+    void *lib = bl_nvrtc_open_at(argv[0]);
     if (!lib) {
         printf("%s\n", dlerror());
         return 3;
@@ -59,12 +62,9 @@ int krtc_child_main(int argc, char **argv)
     rtc_get_fn log = (rtc_get_fn)dlsym(lib, "nvrtcGetProgramLog");
     rtc_size_fn ptx_size = (rtc_size_fn)dlsym(lib, "nvrtcGetPTXSize");
     rtc_get_fn ptx = (rtc_get_fn)dlsym(lib, "nvrtcGetPTX");
-    rtc_size_fn cubin_size = (rtc_size_fn)dlsym(lib, "nvrtcGetCUBINSize");
-    rtc_get_fn cubin = (rtc_get_fn)dlsym(lib, "nvrtcGetCUBIN");
     rtc_name_fn add_name = (rtc_name_fn)dlsym(lib, "nvrtcAddNameExpression");
     rtc_destroy_fn destroy = (rtc_destroy_fn)dlsym(lib, "nvrtcDestroyProgram");
-    if (!create || !compile || !log_size || !log || !ptx_size || !ptx || !cubin_size || !cubin ||
-        !add_name || !destroy)
+    if (!create || !compile || !log_size || !log || !ptx_size || !ptx || !add_name || !destroy)
         return 3;
     FILE *f = fopen(argv[3], "rb");
     struct keybuf src = {0};
@@ -105,12 +105,6 @@ int krtc_child_main(int argc, char **argv)
     char *b = NULL;
     if (ptx_size(prog, &n) || !n || !(b = malloc(n)) || ptx(prog, b) ||
         put_file(argv[1], "k.ptx", b, strnlen(b, n)))
-        rc = 2;
-    free(b);
-    b = NULL;
-    if (!rc && !strncmp(argv[2], "sm_", 3) &&
-        (cubin_size(prog, &n) || !n || !(b = malloc(n)) || cubin(prog, b) ||
-         put_file(argv[1], "k.cubin", b, n)))
         rc = 2;
     free(b);
     destroy(&prog);
@@ -279,7 +273,7 @@ static int run_child(const struct kcompile_in *in, const char *lib, const struct
     argv[ac++] = "__nvrtc";
     argv[ac++] = (char *)lib;
     argv[ac++] = (char *)dir;
-    argv[ac++] = in->ptx ? "compute_90" : "sm_90";
+    argv[ac++] = "compute_90";
     argv[ac++] = (char *)(in->path ? in->path : in->name);
     argv[ac++] = (char *)in->name;
     argv[ac++] = (char *)(in->name_expr ? in->name_expr : "");
@@ -329,9 +323,8 @@ static unsigned char *slurp(const char *dir, const char *name, size_t *n)
     return (unsigned char *)t.s;
 }
 
-/* the keys of the cubin and the PTX entries (kcache_key_compile) */
-static int rtc_keys(const struct kcompile_in *in, const char *lib, struct keybuf *ck, char *cname,
-                    struct keybuf *pk, char *pname)
+/* the key of the PTX entry (kcache_key_compile) */
+static int rtc_key(const struct kcompile_in *in, const char *lib, struct keybuf *pk, char *pname)
 {
     char compiler[4 * PATH_MAX + 64], tools[3 * PATH_MAX], arch[32], inc[PATH_MAX + 4];
     struct stat st;
@@ -349,50 +342,21 @@ static int rtc_keys(const struct kcompile_in *in, const char *lib, struct keybuf
     opts[n++] = inc;
     for (int i = 0; i < in->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
         opts[n++] = in->flags[i];
-    memset(ck, 0, sizeof *ck);
-    if (kcache_key_compile(in, "ptx", compiler, opts, n, pk, pname, 64))
-        return -1;
-    if (!in->ptx && kcache_key_compile(in, "cubin", compiler, opts, n, ck, cname, 64)) {
-        free(pk->s);
-        memset(pk, 0, sizeof *pk);
-        return -1;
-    }
-    return 0;
+    return kcache_key_compile(in, "ptx", compiler, opts, n, pk, pname, 64);
 }
 
-/* what the child made into out (the cubin, or the PTX for in->ptx), and the entries */
-static int take(const struct kcompile_in *in, const char *dir, const struct keybuf *ck,
-                const char *cname, const struct keybuf *pk, const char *pname, const char *deps,
-                struct compiled *out)
+/* the PTX the child made into out, and its entry (with deps) */
+static int take(const struct kcompile_in *in, const char *dir, const struct keybuf *pk,
+                const char *pname, const char *deps, struct compiled *out)
 {
-    size_t pn = 0, cn = 0;
+    size_t pn = 0;
     unsigned char *ptx = slurp(dir, "k.ptx", &pn);
-    unsigned char *cubin = in->ptx ? NULL : slurp(dir, "k.cubin", &cn);
-    if (!ptx || (!in->ptx && !cubin)) {
-        free(ptx);
-        free(cubin);
+    if (!ptx)
         return -1;
-    }
-    if (!in->ptx && (!in->name_expr ||
-                     knvcc_symbol(cubin, cn, in->name_expr, in->src, in->len, out->lowered,
-                                  sizeof out->lowered))) {
-        free(ptx);
-        free(cubin);
-        return -1; /* no such kernel: nvcc says what there is to say */
-    }
-    const char *log = out->log ? out->log : "";
     if (deps && pk->s)
-        kcache_put(in, pname, pk, log, "", ptx, pn, deps);
-    if (deps && ck->s)
-        kcache_put(in, cname, ck, log, out->lowered, cubin, cn, deps);
-    if (in->ptx) {
-        out->cubin = ptx;
-        out->cubin_size = pn;
-    } else {
-        free(ptx);
-        out->cubin = cubin;
-        out->cubin_size = cn;
-    }
+        kcache_put(in, pname, pk, out->log ? out->log : "", "", ptx, pn, deps);
+    out->cubin = ptx;
+    out->cubin_size = pn;
     out->ok = 1;
     return 0;
 }
@@ -400,28 +364,26 @@ static int take(const struct kcompile_in *in, const char *dir, const struct keyb
 int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                  struct bl_err *err)
 {
-    char root[PATH_MAX], lib[PATH_MAX], cname[64] = "", pname[64] = "";
+    char root[PATH_MAX], lib[PATH_MAX], pname[64] = "";
     static struct incdirs d;
-    if (!self_ok || !in->rtc_first || !in->nvcc || in->arch != 90 ||
+    if (!self_ok || !in->rtc_first || !in->ptx || !in->nvcc || in->arch != 90 ||
         toolkit(in->nvcc, root, sizeof root, lib, sizeof lib) || incdirs(in, root, &d))
         return 0;
     char clean[PATH_MAX];
     const char *real = in->path ? in->path : in->name;
     if (strcmp(bl_clean(clean, sizeof clean, real), real) || strcmp(in->name, real))
         return 0; /* NVRTC's line table names the file as told: its real bytes only */
-    struct keybuf deps_in = {0}, ck = {0}, pk = {0};
+    struct keybuf deps_in = {0}, pk = {0};
     kbuf_add(&deps_in, "", 0, SIZE_MAX);
     if (scan_deps(in->src, in->len, in->dir, &d, root, &deps_in, 0)) {
         free(deps_in.s);
         return 0;
     }
     int keyed = in->cache_dir && in->cache_dir[0] && in->name_expr &&
-                rtc_keys(in, lib, &ck, cname, &pk, pname) == 0;
-    const struct keybuf *want = in->ptx ? &pk : &ck;
-    if (keyed && kcache_get(in->cache_dir, in->ptx ? pname : cname, want, out) == 0) {
+                rtc_key(in, lib, &pk, pname) == 0;
+    if (keyed && kcache_get(in->cache_dir, pname, &pk, out) == 0) {
         *cache_hit = 1;
         free(deps_in.s);
-        free(ck.s);
         free(pk.s);
         return 1;
     }
@@ -438,7 +400,7 @@ int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_
             char *deps = keyed ? kcache_deps(deps_in.s, NULL, start) : NULL;
             out->log = log.s ? log.s : strdup("");
             log.s = NULL;
-            if (out->log && take(in, dir, &ck, cname, &pk, pname, deps, out) == 0) {
+            if (out->log && take(in, dir, &pk, pname, deps, out) == 0) {
                 rc = 1;
             } else {
                 free(out->log);
@@ -453,7 +415,6 @@ int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_
         sys_tmp_remove(dir);
     }
     free(deps_in.s);
-    free(ck.s);
     free(pk.s);
     return rc;
 }

@@ -168,7 +168,8 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
     struct compiled comp;
     int hit = 0;
     memset(&comp, 0, sizeof comp);
-    if (kcompile_nvcc(&in, &comp, &hit, err))
+    int fast = krtc_compile(&in, &comp, &hit, err); /* a fix's copy: NVRTC, else nvcc */
+    if (fast < 0 || (!fast && kcompile_nvcc(&in, &comp, &hit, err)))
         return NULL;
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
