@@ -56,6 +56,7 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
     }
     if (!have)
         r->sass_note = c ? kwhy : *why;
+    kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
     kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
     kp_sass_free(&sass);
     kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */

@@ -54,6 +54,8 @@ struct kcompile_in {
     const atomic_int *cancel;    /* nvcc is stopped when it turns non-zero (or NULL) */
     int ptx;                     /* nvcc only: -ptx instead of -cubin (out->cubin holds the
                                     PTX text, out->lowered stays empty) */
+    int rtc_first;               /* with ptx: a fix's copy, which krtc_compile may compile
+                                    with the NVRTC of nvcc's toolkit */
 };
 
 /* libnvrtc, loaded on first use and kept. */
@@ -79,6 +81,11 @@ int knvcc_find(char *path, size_t size);
  * the compile runs there, so that its own #include "..." files are found. */
 void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize);
 
+/* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
+ * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
+ * them). */
+void knvcc_id(const char *nvcc, char *id, size_t size);
+
 /* kcompile_nvcc: the device side of in->src's file (in->name) with nvcc -cubin (-ptx when
  * in->ptx) -lineinfo -arch=sm_<arch>, its -I, -D and flags; run as a process (an argv, no
  * shell) in a private temporary directory. out->log holds the messages in NVRTC's form
@@ -95,6 +102,27 @@ void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t d
  * cubin_size bytes (a -ptx compile's text is a string). */
 int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
                   struct bl_err *err);
+
+/* ---- rtc.c: NVRTC as a guarded child, for a fix's copy ---- */
+
+/* krtc_enable: this process is banklab, whose `banklab __nvrtc` (krtc_child_main) krtc_compile
+ * runs as /proc/self/exe; without it (a unit test's binary) krtc_compile declines. */
+void krtc_enable(void);
+int krtc_child_main(int argc, char **argv);
+
+/* krtc_compile: the PTX (in->ptx) of in->rtc_first's file, for sm_90, when nvcc's toolkit holds
+ * libnvrtc, the file's name is its real bytes and its every #include names a file: made by
+ * that NVRTC in a child under the compiler guard, through the cache (a key of NVRTC's and
+ * nvcc's toolkit's identity; an entry holds the files its includes found outside the toolkit,
+ * kcache_deps). 1: out filled (ok; *cache_hit 1 when the cache answered); 0: not made this way
+ * (NVRTC refused it or is not there: kcompile_nvcc's turn, out untouched); -1 with err (its
+ * deadline, a cancel). */
+int krtc_compile(const struct kcompile_in *in, struct compiled *out, int *cache_hit,
+                 struct bl_err *err);
+
+/* kcompile_has_main: 1 when src defines or declares a function main (outside comments and
+ * strings): a program, not a kernel-only file. */
+int kcompile_has_main(const char *s, size_t n);
 
 /* knvcc_symbol: the cubin's function for name_expr ("k", "ns::k", "k<float4, 4>", "k<MODE_A>"
  * with MODE_A an enumerator, #define or const int of src), by the demangled names of its

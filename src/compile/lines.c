@@ -413,7 +413,7 @@ struct ksl_cubin *ksl_compile(const char *src, size_t len, const struct gpu_kern
     /* nvcc reads the file by its real bytes; messages and NVRTC name it escaped */
     struct kcompile_in in = {src, len, named, dir, name_expr && name_expr[0] ? name_expr : NULL,
                              KSL_ARCH, req->cache_dir, NULL, NULL, req->nflags, req->flags,
-                             real, req->time_limit, cancel, 0};
+                             real, req->time_limit, cancel, 0, 0};
     int have_nvcc = req->compiler != GPU_COMPILER_NVRTC && knvcc_find(nvcc, sizeof nvcc) == 0;
     if (have_nvcc)
         in.nvcc = nvcc;

@@ -85,7 +85,7 @@ int knvcc_find(char *path, size_t size)
 
 /* what identifies that nvcc in a cache key: its path, size and modification time, and those
  * of the cicc and ptxas beside it (a toolkit updated in place changes them) */
-static void knvcc_id(const char *nvcc, char *id, size_t size)
+void knvcc_id(const char *nvcc, char *id, size_t size)
 {
     char dir[PATH_MAX], p[PATH_MAX + 32];
     bl_fmt(dir, sizeof dir, "%s", nvcc);

@@ -111,6 +111,8 @@ int bl_cupti_fail(struct bl_err *err, int other, int r, const char *text, const 
 void *bl_cuda_open(void);
 void *bl_cupti_open(void);
 void *bl_nvrtc_open(void);
+/* bl_nvrtc_open_at: the libnvrtc at path (the toolkit's own, compile/rtc.c), or NULL */
+void *bl_nvrtc_open_at(const char *path);
 
 /* ---- syms.c ---- */
 

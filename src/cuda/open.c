@@ -59,3 +59,8 @@ void *bl_nvrtc_open(void)
     };
     return open_first("BANKLAB_NVRTC", names, sizeof names / sizeof names[0]);
 }
+
+void *bl_nvrtc_open_at(const char *path)
+{
+    return dlopen(path, RTLD_NOW | RTLD_LOCAL);
+}

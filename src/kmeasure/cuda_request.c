@@ -223,7 +223,7 @@ static void request(struct child *ch)
     struct kcompile_in in = {ch->src, ch->len, ch->realpath, ch->dir,
                              ch->name_expr[0] ? ch->name_expr : NULL, arch, req->cache_dir, st->dbg,
                              NULL, req->nflags, req->flags, ch->rawpath,
-                             req->time_limit + 1, NULL, 0};
+                             req->time_limit + 1, NULL, 0, 0};
     char nvcc[PATH_MAX];
     if (req->compiler != GPU_COMPILER_NVRTC) { /* nvcc when there is one (compile/nvcc.c) */
         if (knvcc_find(nvcc, sizeof nvcc) == 0)

@@ -9,6 +9,8 @@
 #include <ctype.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,30 +28,7 @@
 
 int kexec_has_main(const char *s, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] == '/' && i + 1 < n && s[i + 1] == '/') {
-            while (i < n && s[i] != '\n')
-                i++;
-        } else if (s[i] == '/' && i + 1 < n && s[i + 1] == '*') {
-            for (i += 2; i + 1 < n && !(s[i] == '*' && s[i + 1] == '/'); i++)
-                ;
-            i++;
-        } else if (s[i] == '"' || s[i] == '\'') {
-            char q = s[i];
-            for (i++; i < n && s[i] != q && s[i] != '\n'; i++)
-                i += s[i] == '\\';
-        } else if (!strncmp(s + i, "main", 4) && i + 4 <= n &&
-                   (i == 0 || !(isalnum((unsigned char)s[i - 1]) || s[i - 1] == '_'))) {
-            size_t j = i + 4;
-            if (j < n && (isalnum((unsigned char)s[j]) || s[j] == '_'))
-                continue;
-            while (j < n && isspace((unsigned char)s[j]))
-                j++;
-            if (j < n && s[j] == '(')
-                return 1;
-        }
-    }
-    return 0;
+    return kcompile_has_main(s, n);
 }
 
 struct exec_ctx {
@@ -161,6 +140,10 @@ static int bind(const struct gpu_kernel_request *req, const struct ksrc_kernel *
     return 0;
 }
 
+/* 1 while a fix's copy is executed (kexec_apply_copy): its PTX may come from NVRTC
+ * (compile/rtc.c), the learner's own file's always from nvcc, whose code the GPU runs */
+static int copy_now;
+
 /* the file compiled to PTX text (NUL-terminated), or NULL with err */
 static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_request *req,
                       const char *name_expr, char *named, size_t nsz, char *root, size_t rsz,
@@ -183,11 +166,12 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
                              .name_expr = name_expr && name_expr[0] ? name_expr : NULL, .arch = 90,
                              .nvcc = nvcc, .nflags = req->nflags, .flags = req->flags,
                              .path = real, .limit_s = req->time_limit, .ptx = 1,
-                             .cache_dir = req->cache_dir};
+                             .cache_dir = req->cache_dir, .rtc_first = copy_now};
     struct compiled comp;
     int hit = 0;
     memset(&comp, 0, sizeof comp);
-    if (kcompile_nvcc(&in, &comp, &hit, err))
+    int fast = krtc_compile(&in, &comp, &hit, err); /* a fix's copy: NVRTC, else nvcc */
+    if (fast < 0 || (!fast && kcompile_nvcc(&in, &comp, &hit, err)))
         return NULL;
     free(comp.log);
     if (!comp.ok || !comp.cubin) {
@@ -552,22 +536,179 @@ static void note(struct kp_result *r, const struct bl_err *err)
     bl_err_msg(err, &r->exec_note);
 }
 
+/* One execution of a kernel-only file's PTX, what kexec_apply applies: a function of the PTX,
+ * the request, the kernel and the SASS widths of the lines (merge_caps), nothing else of the
+ * prediction; run here or, started by kexec_prefetch, on a thread of its own. */
+struct run {
+    struct gpu_kernel_request req;
+    const char *src;
+    size_t len;
+    char name_expr[GPU_KERNEL_TEXT];
+    char *text;                       /* the PTX (NULL: make_ptx failed, err says why) */
+    char named[PATH_MAX], root[PATH_MAX + 2];
+    struct kp_result caps;            /* nlines and the lines' SASS: merge_caps reads them */
+    struct ksrc_kernel ks[KSRC_MAX_KERNELS];
+    struct ptx_module *m;
+    struct exec_ctx c;
+    int ran;                          /* 0: c.agg holds the executed lines */
+    uint64_t steps;
+    struct bl_err err;
+    atomic_int stop;
+    pthread_t thread;
+    int threaded;
+};
+
+static struct run *run_new(const char *src, size_t len, const struct gpu_kernel_request *req,
+                           const char *name_expr, const struct kp_result *r)
+{
+    struct run *x = calloc(1, sizeof *x);
+    if (!x)
+        return NULL;
+    x->req = *req;
+    x->src = src;
+    x->len = len;
+    bl_fmt(x->name_expr, sizeof x->name_expr, "%s", name_expr ? name_expr : "");
+    x->ran = -1;
+    bl_err_clear(&x->err);
+    x->caps.nlines = r->nlines;
+    x->caps.line = malloc((size_t)(r->nlines ? r->nlines : 1) * sizeof *r->line);
+    if (!x->caps.line) {
+        free(x);
+        return NULL;
+    }
+    memcpy(x->caps.line, r->line, (size_t)r->nlines * sizeof *r->line);
+    x->text = make_ptx(src, len, req, name_expr, x->named, sizeof x->named, x->root,
+                       sizeof x->root - 1, &x->err);
+    return x;
+}
+
+static void run_free(struct run *x)
+{
+    if (!x)
+        return;
+    if (x->threaded) {
+        atomic_store(&x->stop, 1);
+        pthread_join(x->thread, NULL);
+    }
+    ptx_agg_free(&x->c.agg);
+    for (int i = 0; i < KSRC_MAX_PARAMS; i++)
+        free(x->c.buf[i]);
+    ptx_module_free(x->m);
+    free(x->caps.line);
+    free(x->text);
+    free(x);
+}
+
+/* the execution itself: x->ran 0, or x->err */
+static void run_exec(struct run *x)
+{
+    const struct gpu_kernel_request *req = &x->req;
+    const char *name_expr = x->name_expr[0] ? x->name_expr : NULL;
+    struct bl_err *err = &x->err;
+    x->m = x->text ? ptx_module_parse(x->text, strlen(x->text), err) : NULL;
+    int nk = 0, k = -1;
+    const struct ksrc_kernel *sk = x->m ? src_kernel(x->src, x->len, name_expr, x->ks, &nk) : NULL;
+    if (x->m && ((k = ptx_kernel_of(x->m, name_expr)) < 0 || !sk))
+        bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_NO_KERNEL, name_expr);
+    else if (x->m && ptx_kernel_nparams(x->m, k) != sk->nall)
+        bl_fail(err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_PARAMS, name_expr,
+                ptx_kernel_nparams(x->m, k), sk->nall);
+    struct exec_ctx *c = &x->c;
+    unsigned char scal[KSRC_MAX_PARAMS][8];
+    void *args[KSRC_MAX_PARAMS];
+    if (!x->m || bl_err_failed(err) || bind(req, sk, c, scal, args, err))
+        return;
+    c->nbufs = sk->nparams;
+    struct ptx_launch L;
+    memset(&L, 0, sizeof L);
+    memcpy(L.grid, req->grid, sizeof L.grid);
+    memcpy(L.block, req->block, sizeof L.block);
+    L.dyn_smem = (size_t)req->smem;
+    L.args = args;
+    L.sink = sink;
+    L.ctx = c;
+    L.global_ok = global_ok;
+    L.lane_steps = &x->steps;
+    L.stop = &x->stop;
+    strcat(x->root, "/");
+    const char *sys[] = {x->root, "/usr/include/", "/usr/lib/gcc/", NULL};
+    /* the PTX names the file as nvcc was told it (its real bytes, masked where they are
+       not UTF-8): matched with the real path (bl_name_same) */
+    if (ptx_agg_init(&c->agg, x->m, k) || merge_caps(&c->agg, x->m, k, req->path, sys, &x->caps))
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+    else if (ptx_run(x->m, k, &L, err) == 0 &&
+             ptx_agg_lines(&c->agg, PTX_CHARGE_LEARNER_INNER, sys) == 0)
+        x->ran = 0;
+    else if (!bl_err_failed(err))
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+}
+
+static void *run_thread(void *arg)
+{
+    run_exec(arg);
+    return NULL;
+}
+
+/* the execution kexec_prefetch started, for the kexec_apply that follows it */
+static struct run *prefetched;
+
+void kexec_prefetch(const char *src, size_t len, const struct gpu_kernel_request *req,
+                    const char *name_expr, const struct kp_result *r)
+{
+    run_free(prefetched);
+    prefetched = NULL;
+    if (kexec_has_main(src, len))
+        return;
+    struct run *x = run_new(src, len, req, name_expr, r);
+    if (x && x->text && pthread_create(&x->thread, NULL, run_thread, x) == 0)
+        x->threaded = 1;
+    if (x && !x->threaded) {
+        run_free(x);
+        return;
+    }
+    prefetched = x;
+}
+
+/* the prefetched execution when it is of this file, request, kernel and lines' SASS (still
+ * running: kexec_apply joins it, or stops it when the kept figures answer) */
+static struct run *take_prefetched(const char *src, size_t len,
+                                   const struct gpu_kernel_request *req, const char *name_expr,
+                                   const struct kp_result *r)
+{
+    struct run *x = prefetched;
+    prefetched = NULL;
+    if (!x)
+        return NULL;
+    int same = x->src == src && x->len == len && !memcmp(&x->req, req, sizeof *req) &&
+               !strcmp(x->name_expr, name_expr ? name_expr : "") && x->caps.nlines == r->nlines;
+    for (int i = 0; same && i < r->nlines; i++)
+        same = x->caps.line[i].nsass == r->line[i].nsass &&
+               !strcmp(x->caps.line[i].sass, r->line[i].sass);
+    if (!same) {
+        run_free(x);
+        return NULL;
+    }
+    return x;
+}
+
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r)
 {
     if (kexec_has_main(src, len))
         return 1;
-    static struct ksrc_kernel ks[KSRC_MAX_KERNELS];
-    struct bl_err err;
-    bl_err_clear(&err);
-    char named[PATH_MAX], root[PATH_MAX + 2];
-    char *text = make_ptx(src, len, req, name_expr, named, sizeof named, root, sizeof root - 1,
-                          &err);
+    struct run *pre = copy_now ? NULL : take_prefetched(src, len, req, name_expr, r);
+    struct run *x = pre ? pre : run_new(src, len, req, name_expr, r);
+    if (!x) {
+        struct bl_err err;
+        bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
+        note(r, &err);
+        return -1;
+    }
     struct memo mc = {0};
-    if (text)
-        memo_key(&mc, text, req, name_expr, r);
-    if (text && memo_get(&mc, req, r) == 0) {
-        free(text);
+    if (x->text)
+        memo_key(&mc, x->text, req, name_expr, r);
+    if (x->text && memo_get(&mc, req, r) == 0) {
+        run_free(x);
         bl_buf_release(&mc.key);
         return 0;
     }
@@ -575,55 +716,24 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
                                    : NULL;
     if (before)
         memcpy(before, r->line, (size_t)r->nlines * sizeof *before);
-    struct ptx_module *m = text ? ptx_module_parse(text, strlen(text), &err) : NULL;
-    free(text);
-    int nk = 0, k = -1, rc = -1;
-    const struct ksrc_kernel *sk = m ? src_kernel(src, len, name_expr, ks, &nk) : NULL;
-    if (m && ((k = ptx_kernel_of(m, name_expr)) < 0 || !sk))
-        bl_fail(&err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_NO_KERNEL, name_expr);
-    else if (m && ptx_kernel_nparams(m, k) != sk->nall)
-        bl_fail(&err, GPU_KERNEL_EINPUT, BL_NOWHERE, KEX_PARAMS, name_expr,
-                ptx_kernel_nparams(m, k), sk->nall);
-    struct exec_ctx c;
-    memset(&c, 0, sizeof c);
-    unsigned char scal[KSRC_MAX_PARAMS][8];
-    void *args[KSRC_MAX_PARAMS];
-    if (!bl_err_failed(&err) && bind(req, sk, &c, scal, args, &err) == 0) {
-        c.nbufs = sk->nparams;
-        uint64_t steps = 0;
-        struct ptx_launch L;
-        memset(&L, 0, sizeof L);
-        memcpy(L.grid, req->grid, sizeof L.grid);
-        memcpy(L.block, req->block, sizeof L.block);
-        L.dyn_smem = (size_t)req->smem;
-        L.args = args;
-        L.sink = sink;
-        L.ctx = &c;
-        L.global_ok = global_ok;
-        L.lane_steps = &steps;
-        strcat(root, "/");
-        const char *sys[] = {root, "/usr/include/", "/usr/lib/gcc/", NULL};
-        /* the PTX names the file as nvcc was told it (its real bytes, masked where they are
-           not UTF-8): matched with the real path (bl_name_same) */
-        if (ptx_agg_init(&c.agg, m, k) || merge_caps(&c.agg, m, k, req->path, sys, r))
-            bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-        else if (ptx_run(m, k, &L, &err) == 0 &&
-                 ptx_agg_lines(&c.agg, PTX_CHARGE_LEARNER_INNER, sys) == 0) {
-            kexec_apply_lines(&c.agg, req->path, r);
-            r->exec_steps = steps;
-            rc = 0;
-            memo_put(&mc, req, before, r);
-        } else
-            bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
-        ptx_agg_free(&c.agg);
+    if (pre) {
+        pthread_join(x->thread, NULL);
+        x->threaded = 0;
+    } else {
+        run_exec(x);
     }
-    for (int i = 0; i < KSRC_MAX_PARAMS; i++)
-        free(c.buf[i]);
-    ptx_module_free(m);
+    int rc = -1;
+    if (x->ran == 0) {
+        kexec_apply_lines(&x->c.agg, req->path, r);
+        r->exec_steps = x->steps;
+        rc = 0;
+        memo_put(&mc, req, before, r);
+    }
+    if (rc)
+        note(r, &x->err);
+    run_free(x);
     free(before);
     bl_buf_release(&mc.key);
-    if (rc)
-        note(r, &err);
     return rc;
 }
 
@@ -693,7 +803,9 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
     knvcc_where(req->path, real, sizeof real, own, sizeof own);
     if (cq.nflags < GPU_KERNEL_MAX_FLAGS)
         bl_fmt(cq.flags[cq.nflags++], sizeof cq.flags[0], "-I%s", own);
+    copy_now = 1;
     int rc = kexec_apply(text, tlen, &cq, name_expr, r);
+    copy_now = 0;
     if (tmp)
         sys_tmp_remove(dir);
     return rc;

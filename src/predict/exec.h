@@ -19,6 +19,14 @@
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r);
 
+/* kexec_prefetch: the execution kexec_apply would make for the same file, request and kernel,
+ * started now on a thread of its own (it reads of r only the lines' SASS, which the fixes do
+ * not change), so that it runs beside what comes before kexec_apply (kp_fixes_exec executing
+ * a fix's copy) on another core; kexec_apply then takes its figures (the same ones), or stops
+ * it when its kept figures answer. Nothing for a file with host code. */
+void kexec_prefetch(const char *src, size_t len, const struct gpu_kernel_request *req,
+                    const char *name_expr, const struct kp_result *r);
+
 /* kexec_apply_lines: the executed lines of a (its lines: file, line, inst, wavefronts, ideal,
  * ways, unmodelled) into r, those of file `named` (or of its base name) on r's lines;
  * r->executed 1. A conflicting line the reader has no why for gets one from its worst warp

@@ -12,6 +12,7 @@
 #define BANKLAB_PTX_H
 
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include "../base/err.h"
@@ -56,6 +57,8 @@ struct ptx_launch {
     uint64_t max_steps;              /* warp instructions one block may execute before it is
                                         called endless; 0: PTX_MAX_STEPS */
     uint64_t *lane_steps;            /* NULL, or receives the lane-instructions executed */
+    const atomic_int *stop;          /* NULL, or the run ends between blocks (-1, err left as
+                                        it was) once it turns non-zero */
 };
 #define PTX_MAX_STEPS (UINT64_C(1) << 25)  /* about 1e9 lane-instructions: seconds */
 /* ptx_run: executes kernel k with l; 0, or -1 with err naming the PTX instruction and its

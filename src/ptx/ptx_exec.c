@@ -353,6 +353,10 @@ int ptx_run(const struct ptx_module *m, int k, const struct ptx_launch *l, struc
     uint64_t runs = l->max_blocks && l->max_blocks < total ? l->max_blocks : total;
     uint64_t max_steps = l->max_steps ? l->max_steps : PTX_MAX_STEPS;
     for (uint64_t i = 0; !rc && i < runs; i++) {
+        if (l->stop && atomic_load(l->stop)) {
+            rc = -1;
+            break;
+        }
         uint64_t id = runs == total ? i : i * total / runs;
         unsigned blk[3] = {(unsigned)(id % l->grid[0]), (unsigned)(id / l->grid[0] % l->grid[1]),
                            (unsigned)(id / l->grid[0] / l->grid[1])};

@@ -506,7 +506,7 @@ static int wmma_mma(struct ptx_warp *w, const struct ptx_insn *in)
     if (in->nopnd < 4 || in->type != TY(TK_F, 2) || in->type2 != TY(TK_F, 2) || o[0].n < 8 ||
         o[1].n < 4 || o[2].n < 4 || o[3].n < 8)
         return 1;
-    static double A[WM_N][WM_N], B[WM_N][WM_N], C[WM_N][WM_N];
+    static _Thread_local double A[WM_N][WM_N], B[WM_N][WM_N], C[WM_N][WM_N];
     for (unsigned idx = 0; idx < WM_N * WM_N; idx++) {
         unsigned l = idx / 8, s = idx % 8, i = idx / WM_N, j = idx % WM_N;
         uint64_t a = o[1].vreg[s / 2] >= 0 ? w->r[(unsigned)o[1].vreg[s / 2] * 32 + l] : 0;

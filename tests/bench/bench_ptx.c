@@ -77,7 +77,7 @@ static double measure(const struct ptx_module *m, int mode, uint64_t *steps_out)
         uint64_t steps = 0;
         struct ptx_launch L = {{64, 1, 1}, {256, 1, 1}, 0, args, 0,
                                mode == 0 ? NULL : mode == 1 ? count : ptx_agg_sink,
-                               mode == 2 ? (void *)&agg : NULL, NULL, 0, &steps};
+                               mode == 2 ? (void *)&agg : NULL, NULL, 0, &steps, NULL};
         struct bl_err err;
         bl_err_clear(&err);
         /* every block writes out[0..255]: the same buffer for all, it only has to be valid */

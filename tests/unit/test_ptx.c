@@ -61,7 +61,7 @@ static int run_grid(const char *body, unsigned grid, unsigned threads, struct bl
         return -1;
     uint64_t p = (uint64_t)(uintptr_t)out;
     void *args[1] = {&p};
-    struct ptx_launch L = {{grid, 1, 1}, {threads, 1, 1}, 0, args, 0, sink, &recs, NULL, 0, NULL};
+    struct ptx_launch L = {{grid, 1, 1}, {threads, 1, 1}, 0, args, 0, sink, &recs, NULL, 0, NULL, NULL};
     int rc = ptx_run(m, 0, &L, err);
     ptx_module_free(m);
     return rc;
@@ -440,7 +440,7 @@ static void test_loc_chain(void **state)
     struct ptx_module *m = ptx_module_parse(t, strlen(t), &err);
     assert_non_null(m);
     assert_int_equal(ptx_kernel_static_smem(m, 0), 48); /* a at 0, b at 16 (its .align) */
-    struct ptx_launch L = {{1, 1, 1}, {32, 1, 1}, 0, NULL, 0, sink, &recs, NULL, 0, NULL};
+    struct ptx_launch L = {{1, 1, 1}, {32, 1, 1}, 0, NULL, 0, sink, &recs, NULL, 0, NULL, NULL};
     recs.n = 0;
     assert_int_equal(ptx_run(m, 0, &L, &err), 0);
     assert_int_equal(recs.a[0].addr[0], 16u);
@@ -462,6 +462,35 @@ static void test_loc_chain(void **state)
     assert_int_equal(a.lines[0].line, 20);
     assert_true(a.lines[0].inst == 1 && a.lines[0].wavefronts == 1);
     ptx_agg_free(&a);
+    ptx_module_free(m);
+}
+
+/* a launch's stop: set before the run, no block executes (-1, no error, no access); clear,
+ * every block does */
+static void test_stop(void **state)
+{
+    (void)state;
+    const char *t =
+        ".version 9.0\n.target sm_90\n.address_size 64\n"
+        ".visible .entry k()\n{\n .reg .b32 %r<4>;\n .shared .align 4 .b8 a[128];\n"
+        " .loc 1 5 1\n mov.u32 %r1, a;\n st.shared.u32 [%r1], 1;\n ret;\n}\n"
+        ".file 1 \"/home/l/k.cu\"\n";
+    struct bl_err err;
+    bl_err_clear(&err);
+    struct ptx_module *m = ptx_module_parse(t, strlen(t), &err);
+    assert_non_null(m);
+    atomic_int stop = 1;
+    uint64_t lanes = 7;
+    struct ptx_launch L = {{4, 1, 1}, {32, 1, 1}, 0, NULL, 0, sink, &recs, NULL, 0, &lanes, &stop};
+    recs.n = 0;
+    assert_int_equal(ptx_run(m, 0, &L, &err), -1);
+    assert_false(bl_err_failed(&err));
+    assert_int_equal(recs.n, 0);
+    assert_int_equal(lanes, 0);
+    atomic_store(&stop, 0);
+    assert_int_equal(ptx_run(m, 0, &L, &err), 0);
+    assert_int_equal(recs.n, 4);
+    assert_int_equal(lanes, 4 * 32 * 3);
     ptx_module_free(m);
 }
 
@@ -677,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_loc_chain),   cmocka_unit_test(test_agg),
         cmocka_unit_test(test_agg_merge),   cmocka_unit_test(test_half),
         cmocka_unit_test(test_scopes),      cmocka_unit_test(test_mbarrier),
+        cmocka_unit_test(test_stop),
         cmocka_unit_test(test_wmma),        cmocka_unit_test(test_agg_provable),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
