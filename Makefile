@@ -274,7 +274,7 @@ ASAN_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD)/asan GPU=none CFLAGS_OPT
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	  LDFLAGS_EXTRA='-fsanitize=address,undefined'
 asan:
-	@$(ASAN_MAKE) $(BUILD)/asan/banklab unit-bins
+	+@$(ASAN_MAKE) $(BUILD)/asan/banklab unit-bins
 
 # cpp-sum: for each source of CPP_SUM the line "SOURCE SUM", the sum of this build's compiler,
 # its flags less the preprocessor's (-D, -I) and the source's preprocessed text: two builds
@@ -302,18 +302,18 @@ ASAN_REUSE := $(if $(filter asan test-built,$(MAKECMDGOALS)),asan)
 AK_C := $(patsubst $(BUILD)/obj/%.o,%.c,$(filter-out %.cu.o,$(LIB_OBJ))) src/cli/main.c
 asan-kernel: $(CU_OBJ) $(ASAN_REUSE)
 ifeq ($(GPU),cuda)
-	@$(ASAN_KERNEL_MAKE) flags >/dev/null
+	+@$(ASAN_KERNEL_MAKE) flags >/dev/null
 	@for o in $(CU_OBJ); do d=$(BUILD)/asan-kernel/$${o#$(BUILD)/}; \
 	  [ "$$d" -nt "$$o" ] && [ "$$d" -nt $(BUILD)/asan-kernel/flags.stamp ] && continue; \
 	  mkdir -p "$$(dirname "$$d")" && cp "$$o" "$$d" || exit 1; done
 ifneq ($(ASAN_REUSE),)
-	@set -e; todo=; for c in $(AK_C); do a=$(BUILD)/asan/obj/$${c%.c}.o; \
+	+@set -e; todo=; for c in $(AK_C); do a=$(BUILD)/asan/obj/$${c%.c}.o; \
 	  k=$(BUILD)/asan-kernel/obj/$${c%.c}.o; [ -f "$$a" ] || continue; \
 	  [ "$$k" -nt "$$a" ] && [ "$$k" -nt $(BUILD)/asan-kernel/flags.stamp ] && continue; \
 	  todo="$$todo $$c"; done; \
 	if [ -n "$$todo" ]; then \
-	  $(ASAN_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/asan.sums; \
-	  $(ASAN_KERNEL_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/own.sums; \
+	  $(ASAN_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/asan.sums & \
+	  $(ASAN_KERNEL_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/own.sums; wait $$!; \
 	  n=0; while read -r c sum _; do \
 	    grep -qxF "$$c $$sum  -" $(BUILD)/asan-kernel/own.sums || continue; \
 	    a=$(BUILD)/asan/obj/$${c%.c}; k=$(BUILD)/asan-kernel/obj/$${c%.c}; \
@@ -323,7 +323,7 @@ ifneq ($(ASAN_REUSE),)
 	  echo "  REUSE   $$n objects of $(BUILD)/asan in $(BUILD)/asan-kernel"; fi
 endif
 endif
-	@$(ASAN_KERNEL_MAKE) $(BUILD)/asan-kernel/banklab
+	+@$(ASAN_KERNEL_MAKE) $(BUILD)/asan-kernel/banklab
 
 # Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
 test: deps
