@@ -171,7 +171,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/tests/%)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 
 .PHONY: all run test check test-built test-unit test-gpu unit-bins asan asan-kernel fuzz bench bench-built install \
-        uninstall clean deps flags help device-bundle
+        uninstall clean deps flags help device-bundle cpp-sum
 all: $(BIN) $(if $(filter cuda,$(GPU)),$(INJECT_SO)) $(SANITIZE_ALL) $(XRT_BUILT)
 
 help:
@@ -270,10 +270,19 @@ run: deps
 
 # The same build under ASan+UBSan, in $(BUILD)/asan (no CUDA: the sanitizers and cudart's
 # static runtime do not mix).
-asan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)/asan GPU=none CFLAGS_OPT='-O1 -g' \
+ASAN_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD)/asan GPU=none CFLAGS_OPT='-O1 -g' \
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
-	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(BUILD)/asan/banklab unit-bins
+	  LDFLAGS_EXTRA='-fsanitize=address,undefined'
+asan:
+	+@$(ASAN_MAKE) $(BUILD)/asan/banklab unit-bins
+
+# cpp-sum: for each source of CPP_SUM the line "SOURCE SUM", the sum of this build's compiler,
+# its flags less the preprocessor's (-D, -I) and the source's preprocessed text: two builds
+# that print the same line for a source compile the same object from it.
+cpp-sum:
+	@for f in $(CPP_SUM); do printf '%s ' "$$f"; \
+	  { echo '$(CC) $(filter-out -D% -I% -MMD -MP,$(ALL_CFLAGS))'; \
+	    $(CC) $(CPPFLAGS) $(filter-out -MMD -MP,$(ALL_CFLAGS)) -E "$$f" || echo "cpp failed"; } | md5sum; done
 
 # The kernel path (`banklab kernel`: the job, the wire, NVRTC, the cache) under ASan+UBSan, in
 # $(BUILD)/asan-kernel: GPU=cuda, for tests/sh/kernel_attack.sh, which runs it without a device
@@ -284,15 +293,37 @@ asan:
 ASAN_KERNEL_MAKE = $(MAKE) --no-print-directory BUILD=$(BUILD)/asan-kernel GPU=cuda CFLAGS_OPT='-O1 -g' \
 	  CFLAGS_EXTRA='-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer' \
 	  LDFLAGS_EXTRA='-fsanitize=address,undefined' $(if $(filter cuda,$(GPU)),NVCC='$(NVCC)')
+# When this make builds asan too (make test, make asan asan-kernel), asan comes first and each
+# C object of it whose source preprocesses alike under both builds (cpp-sum: most of them; the
+# few that read BANKLAB_GPU_CUDA or the CUDA headers differ) is copied in with its dependency
+# file instead of compiled a second time; the others compile here as before.
 CU_OBJ := $(filter %.cu.o,$(LIB_OBJ))
-asan-kernel: $(CU_OBJ)
+ASAN_REUSE := $(if $(filter asan test-built,$(MAKECMDGOALS)),asan)
+AK_C := $(patsubst $(BUILD)/obj/%.o,%.c,$(filter-out %.cu.o,$(LIB_OBJ))) src/cli/main.c
+asan-kernel: $(CU_OBJ) $(ASAN_REUSE)
 ifeq ($(GPU),cuda)
-	@$(ASAN_KERNEL_MAKE) flags >/dev/null
+	+@$(ASAN_KERNEL_MAKE) flags >/dev/null
 	@for o in $(CU_OBJ); do d=$(BUILD)/asan-kernel/$${o#$(BUILD)/}; \
 	  [ "$$d" -nt "$$o" ] && [ "$$d" -nt $(BUILD)/asan-kernel/flags.stamp ] && continue; \
 	  mkdir -p "$$(dirname "$$d")" && cp "$$o" "$$d" || exit 1; done
+ifneq ($(ASAN_REUSE),)
+	+@set -e; todo=; for c in $(AK_C); do a=$(BUILD)/asan/obj/$${c%.c}.o; \
+	  k=$(BUILD)/asan-kernel/obj/$${c%.c}.o; [ -f "$$a" ] || continue; \
+	  [ "$$k" -nt "$$a" ] && [ "$$k" -nt $(BUILD)/asan-kernel/flags.stamp ] && continue; \
+	  todo="$$todo $$c"; done; \
+	if [ -n "$$todo" ]; then \
+	  $(ASAN_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/asan.sums & \
+	  $(ASAN_KERNEL_MAKE) cpp-sum CPP_SUM="$$todo" >$(BUILD)/asan-kernel/own.sums; wait $$!; \
+	  n=0; while read -r c sum _; do \
+	    grep -qxF "$$c $$sum  -" $(BUILD)/asan-kernel/own.sums || continue; \
+	    a=$(BUILD)/asan/obj/$${c%.c}; k=$(BUILD)/asan-kernel/obj/$${c%.c}; \
+	    [ -f "$$a.d" ] || continue; mkdir -p "$$(dirname "$$k")"; \
+	    sed 's|^$(BUILD)/asan/obj/|$(BUILD)/asan-kernel/obj/|' "$$a.d" >"$$k.d"; cp "$$a.o" "$$k.o"; \
+	    n=$$((n + 1)); done <$(BUILD)/asan-kernel/asan.sums; \
+	  echo "  REUSE   $$n objects of $(BUILD)/asan in $(BUILD)/asan-kernel"; fi
 endif
-	@$(ASAN_KERNEL_MAKE) $(BUILD)/asan-kernel/banklab
+endif
+	+@$(ASAN_KERNEL_MAKE) $(BUILD)/asan-kernel/banklab
 
 # Everything: unit tests, the same under ASan+UBSan, shell suites (sim, golden, lessons, tmux).
 test: deps

@@ -21,7 +21,8 @@ export BUILD BANKLAB
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1" UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 logdir="$BUILD/test-logs"; mkdir -p "$logdir"
 # one compile cache for the suites that compile the same shipped kernels (kernel_no_silent,
-# reader_knr, reader_model, ptx_h200: XDG_CACHE_HOME=$BANKLAB_TEST_CACHE), empty at each run:
+# reader_knr, reader_model, ptx_h200, kernel_model: XDG_CACHE_HOME=$BANKLAB_TEST_CACHE; each
+# reads the files where they are, the path being part of a compile), empty at each run:
 # entries are keyed by the source, every file it includes, the flags and the compiler
 # (tests/sh/kernel_cache.sh), so one suite's compile serves another's without ever being stale
 BANKLAB_TEST_CACHE="$(cd "$BUILD" && pwd)/test-cache"

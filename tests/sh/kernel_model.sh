@@ -10,7 +10,7 @@ set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${UPDATE:=0}"
 . tests/sh/lib.sh kernel_model.sh
 dir=tests/golden/kernel_model
-export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="$tmp/cache" BANKLAB_KERNEL_SERVER=0
+export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="${BANKLAB_TEST_CACHE:-$tmp/cache}" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
 
 compare() { # NAME: $tmp/out against $dir/NAME.txt

@@ -8,7 +8,10 @@
 # the same figures, whys, notes and totals for both (the source column aside). Then the
 # one-line forms: a kernel, a helper, a struct, a loop and an if/else whose braces share
 # their head's line, against the same kernel written out. Needs nvcc (the compiled code
-# decides which lines have instructions): SKIP without.
+# decides which lines have instructions): SKIP without. The shipped files are read where they
+# are, so their compiles are the ones the other suites make (BANKLAB_TEST_CACHE, tests/run.sh):
+# every rewrite first, then every original, which the suites beside this one have compiled by
+# then.
 set -u
 : "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}"
 . tests/sh/lib.sh reader_knr.sh
@@ -36,30 +39,44 @@ knr() {
          }'
 }
 
-# the report without the source column and the file's path
-figures() { sed -e 's/|.*$/|/' -e "s|$tmp/[ab]/||g" "$1"; }
+# the report without the source column and the file's directory (the rewrite's, the original's)
+# (figures FILE [DIR]: DIR/ taken out, as given and from the root, before $tmp/a/ and $tmp/b/)
+figures() {
+    if [ $# -gt 1 ]; then sed -e 's/|.*$/|/' -e "s|$root/$2/||g" -e "s|$2/||g" -e "s|$tmp/[ab]/||g" "$1"
+    else sed -e 's/|.*$/|/' -e "s|$tmp/[ab]/||g" "$1"; fi
+}
 
+# the rewrites, predicted first (no other suite compiles them)
 nfiles=0 nchanged=0
+: >"$tmp/changed"
 for f in assets/kernels/*.cu tests/gpu/kernels/*.cu tests/gpu/programs/*.cu \
          tests/golden/kernel_model/src/*.cu tests/data/kernel/reader_*.cu; do
     [ -f "$f" ] || continue
     b=$(basename "$f")
     nfiles=$((nfiles + 1))
-    cp "$f" "$tmp/a/$b"
     knr <"$f" >"$tmp/b/$b"
     [ "$(wc -l <"$f")" = "$(wc -l <"$tmp/b/$b")" ] || { fail "$f: the rewrite changed the line count"; continue; }
     cmp -s "$f" "$tmp/b/$b" && continue
     nchanged=$((nchanged + 1))
+    mkdir -p "$tmp/b/$nchanged"
+    mv "$tmp/b/$b" "$tmp/b/$nchanged/$b"
+    echo "$nchanged $f" >>"$tmp/changed"
     names=""
     case "$f" in */programs/ldmatrix.cu) names="--name ldm<0>" ;; esac
-    timeout 120 "$BANKLAB" kernel "$tmp/a/$b" --model $names >"$tmp/a.out" 2>&1; echo "exit $?" >>"$tmp/a.out"
-    timeout 120 "$BANKLAB" kernel "$tmp/b/$b" --model $names >"$tmp/b.out" 2>&1; echo "exit $?" >>"$tmp/b.out"
-    figures "$tmp/a.out" >"$tmp/a.fig"
-    figures "$tmp/b.out" >"$tmp/b.fig"
+    timeout 120 "$BANKLAB" kernel "$tmp/b/$nchanged/$b" --model $names >"$tmp/b/$nchanged.out" 2>&1
+    echo "exit $?" >>"$tmp/b/$nchanged.out"
+done
+# then each original where it is, against its rewrite
+while read -r i f; do
+    names=""
+    case "$f" in */programs/ldmatrix.cu) names="--name ldm<0>" ;; esac
+    timeout 120 "$BANKLAB" kernel "$f" --model $names >"$tmp/a.out" 2>&1 </dev/null; echo "exit $?" >>"$tmp/a.out"
+    figures "$tmp/a.out" "$(dirname "$f")" >"$tmp/a.fig"
+    figures "$tmp/b/$i.out" "$tmp/b/$i" >"$tmp/b.fig"
     if cmp -s "$tmp/a.fig" "$tmp/b.fig"; then ok; else
         fail "$f in K&R style predicts differently:"; diff "$tmp/a.fig" "$tmp/b.fig" | head -n 8
     fi
-done
+done <"$tmp/changed"
 [ "$nfiles" -ge 30 ] || fail "only $nfiles .cu files found"
 [ "$nchanged" -ge 30 ] || fail "only $nchanged files had a brace to move"
 echo "reader_knr.sh: $nchanged of $nfiles files rewritten in K&R style"
