@@ -58,9 +58,11 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
         r->sass_note = c ? kwhy : *why;
     kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
     kp_sass_free(&sass);
-    kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
-    if (run)                             /* a program: main's launch of it */
+    if (run)                             /* a program run: main's launch of it */
         kxrt_apply(run, expr, req->path, r);
+    else                                 /* the kernel's PTX with the request's launch */
+        kexec_apply(src, len, req, expr, r);
+    kp_unexecuted(r);                    /* not executed: no figures, only why */
     return 0;
 }
 
@@ -123,6 +125,17 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             bl_msg_format(KM_PREDICTION, lang));
+    if (!r->executed) {                  /* no figures: why it was not executed, once */
+        char clean[KP_TEXT * 2];
+        struct bl_msg none;
+        bl_msg_set(&none, NULL, 0, KEX_NO_REASON);
+        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
+                bl_clean(clean, sizeof clean, kp_text(r->exec_note.id != BL_MSG_NONE
+                                                          ? &r->exec_note : &none, g,
+                                                      (char[KP_TEXT]){0})));
+        fprintf(f, "\n\n%s\n", bl_msg_format(KM_FOOTER, lang));
+        return;
+    }
     static const int col_id[7] = {KM_COL_LINE, KM_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
                                   KM_COL_EXCESS, KM_COL_WAYS, KM_COL_SOURCE};
     static const int col_w[6] = {6, 11, 12, 11, 11, 7};
@@ -172,13 +185,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     else
         fprintf(f, bl_msg_format(KM_NOT_COMPILED, lang),
                 kp_text(&r->sass_note, g, (char[KP_TEXT]){0}));
-    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
-        char clean[KP_TEXT * 2];
-        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
-                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
-        fputc('\n', f);
-    }
-    if (r->executed && r->main_launch) {
+    if (r->main_launch) {
         fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
         fputc('\n', f);
     }
@@ -341,6 +348,16 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
         return kmodel_refused(file, &err);
+    if (!r.executed) {                     /* no fix without the execution that checks it */
+        char why[KP_TEXT], c1[KP_TEXT * 2], c2[KP_TEXT * 2];
+        struct bl_msg none;
+        bl_msg_set(&none, NULL, 0, KEX_NO_REASON);
+        kp_text(r.exec_note.id != BL_MSG_NONE ? &r.exec_note : &none, cli_lang(), why);
+        cli_tell("kernel", KEX_NO_FIX_UNEXECUTED, bl_clean(c1, sizeof c1, file),
+                 bl_clean(c2, sizeof c2, why));
+        kp_free(&r);
+        return EXIT_CHECK;
+    }
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;

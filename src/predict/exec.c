@@ -577,8 +577,6 @@ static void note(struct kp_result *r, const struct bl_err *err)
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r)
 {
-    if (kexec_has_main(src, len))
-        return 1;
     static struct ksrc_kernel ks[KSRC_MAX_KERNELS];
     struct bl_err err;
     bl_err_clear(&err);

@@ -909,7 +909,7 @@ void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request 
                    const struct kp_sass *sass, const char *name_expr, struct kp_result *r)
 {
     fix_sass = sass;
-    fix_expr = name_expr && !kexec_has_main(src, len) ? name_expr : NULL;
+    fix_expr = name_expr;
     memo_clear();
     struct ftoks v;
     if (lex(src, len, &v)) {

@@ -133,6 +133,13 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
 /* kp_worst_fixable: the line with the most excess that has a fix, or 0 */
 int kp_worst_fixable(const struct kp_result *r);
 
+/* kp_unexecuted: r's figures gone when it was not executed (r->executed 0): every line
+ * KP_NONE, without figures, why, fix, reason or compiler note, the counts 0; the lines'
+ * SASS (nsass, sass) kept. The figures banklab shows come from executing the kernel (its
+ * PTX, predict/exec.h, or main's run, predict/program.h); the source reading only finds the
+ * array and the index a fix edits. r->exec_note keeps why it was not executed. */
+void kp_unexecuted(struct kp_result *r);
+
 void kp_free(struct kp_result *r);
 
 /* kp_fmt_lanes: lanes as ranges, "0-31", "0, 16" (... past a few) into buf (the why of a
