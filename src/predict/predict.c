@@ -760,12 +760,6 @@ static void unread(const struct kp_result *r, struct kp_line *l)
     bl_msg_set(&l->reason, NULL, 0, matrix ? KP_R_ASM_MATRIX : KP_R_NO_INDEX, l->sass);
 }
 
-int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, struct bl_err *err)
-{
-    return kp_predict_sass(src, len, req, NULL, out, err);
-}
-
 int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
                     const struct kp_sass *sass, struct kp_result *out, struct bl_err *err)
 {

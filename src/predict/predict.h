@@ -1,4 +1,4 @@
-/* predict.h: the bank model's prediction for every line of a learner's kernel, for
+/* predict.h: the source reading of a learner's kernel, for
  * the launch of a request (grid, block, --smem, --arg): each line's shared-memory accesses as
  * the pattern language expresses them (pattern_cuda.h, with the ifs and fors around the line
  * as a guard and loop trips), evaluated for every warp of every block that executes it and
@@ -6,7 +6,9 @@
  * the language cannot express gets one short reason; a conflicting line the worst pass that
  * explains it; and a fix checked with the model (predict/fix.c): padding of the array's last
  * dimension or an XOR swizzle of its column, the smallest that makes the line conflict free
- * without making another line of the array worse. Every text is a message (id and arguments,
+ * without making another line of the array worse, then executed (exec.h) before it is
+ * proposed. The figures shown are the execution's (exec.h, program.h); kp_unexecuted takes
+ * the reading's away where there is no execution. Every text is a message (id and arguments,
  * base/msg.h) that the cli or the ui renders in the reader's language.
  * No GPU, no curses, no files: the model only; one caller at a time (static scratch). */
 #ifndef BANKLAB_KERNEL_PREDICT_H
@@ -101,29 +103,17 @@ struct kp_result {
     struct kp_warp *warps;
 };
 
-/* kp_predict: every line of the request's kernel (req->name, or the only __global__ function)
- * of src (len bytes). Returns 0 with *out filled (free it with kp_free), or -1 with err (no
- * kernel, which kernel, out of memory; NULL: no reason kept). Never prints. */
-int kp_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
-               struct kp_result *out, struct bl_err *err);
-
-/* kp_predict_sass: kp_predict driven by the compiled code (sass: the kernel's shared-memory
- * instructions per line, compile/compile.h; NULL: the source reading alone). Every line
+/* kp_predict_sass: every line of the request's kernel (req->name, or the only __global__
+ * function) of src (len bytes) read from the source, driven by the compiled code (sass: the
+ * kernel's shared-memory instructions per line, compile/compile.h; NULL: the source reading
+ * alone). Returns 0 with *out filled (free it with kp_free), or -1 with err (no kernel, which
+ * kernel, out of memory; NULL: no reason kept). Never prints. Its figures choose the fix
+ * candidates worth executing; the figures shown are the execution's (kp_unexecuted). Every line
  * with a shared instruction is predicted or gets a reason; a predicted line without one says
  * what nvcc did (merged, removed) and predicts nothing; a line whose instructions are wider
  * or narrower than the source's accesses is predicted as the instructions nvcc emitted. */
 int kp_predict_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
                     const struct kp_sass *sass, struct kp_result *out, struct bl_err *err);
-
-/* kp_fixes: for every conflicting line of r (predicted from src and req), a fix checked with
- * the model, or the reason there is none, into its fix fields. */
-void kp_fixes(const char *src, size_t len, const struct gpu_kernel_request *req,
-              struct kp_result *r);
-
-/* kp_fixes_sass: kp_fixes for r predicted by kp_predict_sass with sass: every candidate fix
- * is checked with the same compiled instructions per line (the edits keep the lines) */
-void kp_fixes_sass(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, struct kp_result *r);
 
 /* kp_patch: src with the fix of line `line` applied (a new NUL-terminated buffer, *outlen its
  * length; the lines keep their numbers), or NULL when the line has no fix or memory is out. */

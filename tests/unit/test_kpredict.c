@@ -45,8 +45,8 @@ static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, cons
     }
     struct bl_err err = {0};
     kp_free(&R);
-    assert_int_equal(kp_predict(src, strlen(src), &req, &R, &err), 0);
-    kp_fixes(src, strlen(src), &req, &R);
+    assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
 }
 
 static void figures(int line, double inst, double wavefronts, double ideal, int ways)
@@ -85,8 +85,8 @@ static void test_transpose(void **state)
     req.nargs = 1;
     struct bl_err err = {0};
     kp_free(&R);
-    assert_int_equal(kp_predict(transpose, strlen(transpose), &req, &R, &err), 0);
-    kp_fixes(transpose, strlen(transpose), &req, &R);
+    assert_int_equal(kp_predict_sass(transpose, strlen(transpose), &req, NULL, &R, &err), 0);
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, &R);
     figures(6, 32768, 32768, 32768, 1);
     figures(8, 32768, 1048576, 32768, 32);
     assert_int_equal(R.line[3].state, KP_NONE);   /* int x = ...: no shared memory */
@@ -255,13 +255,13 @@ static void test_which_kernel(void **state)
     gpu_kernel_request_init(&req);
     struct bl_err err = {0};
     struct kp_result r;
-    assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), -1);
+    assert_int_equal(kp_predict_sass(two, strlen(two), &req, NULL, &r, &err), -1);
     assert_non_null(strstr(err.msg, "--name"));
     char zh[BL_ERR_TEXT];   /* the same failure in Chinese, from its message id */
     assert_int_equal(err.status, GPU_KERNEL_EINPUT);
     assert_non_null(strstr(bl_err_text(&err, BL_LANG_ZH, zh, sizeof zh), "文件有 2 个 kernel"));
     snprintf(req.name, sizeof req.name, "b");
-    assert_int_equal(kp_predict(two, strlen(two), &req, &r, &err), 0);
+    assert_int_equal(kp_predict_sass(two, strlen(two), &req, NULL, &r, &err), 0);
     assert_int_equal(r.first, 2);
     kp_free(&r);
     (void)state;
@@ -437,13 +437,13 @@ static void test_fix_narrowed(void **state)
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
     figures(5, 1, 4, 4, 1);
     figures(7, 2, 8, 2, 4);
-    kp_fixes_sass(src, strlen(src), &req, &s, &R);
+    kp_fixes_exec(src, strlen(src), &req, &s, NULL, &R);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_NONE);
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "no fix found"));
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_ZH), "没有找到修改"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
-    kp_fixes(src, strlen(src), &req, &R);          /* the source reading alone: fooled */
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);          /* the source reading alone: fooled */
     assert_int_not_equal(R.line[6].fix_kind, KP_FIX_NONE);
     (void)state;
 }
@@ -459,8 +459,8 @@ static void predict_named(const char *src, const char *name, unsigned bx)
     snprintf(req.name, sizeof req.name, "%s", name);
     struct bl_err err = {0};
     kp_free(&R);
-    assert_int_equal(kp_predict(src, strlen(src), &req, &R, &err), 0);
-    kp_fixes(src, strlen(src), &req, &R);
+    assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
 }
 
 static const char helpers[] =
@@ -641,7 +641,7 @@ static void test_width_wider(void **state)
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &four, &R, &err), 0);
     figures(5, 4, 16, 4, 4);
-    kp_fixes_sass(wide4, strlen(wide4), &req, &four, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &four, NULL, &R);
     assert_int_equal(R.line[4].fix_kind, KP_FIX_NONE);
     assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: read s's 4 elements a lane as one float4, "
                         "float4 v = reinterpret_cast<const float4 *>(s)[lane] (s aligned to 16 "
@@ -649,7 +649,7 @@ static void test_width_wider(void **state)
     assert_non_null(strstr(T(&R.line[4].fix, BL_LANG_ZH), "第 5 行由 16 个 wavefront 变为 4 个"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &one, &R, &err), 0);
-    kp_fixes_sass(wide4, strlen(wide4), &req, &one, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &one, NULL, &R);
     assert_null(strstr(T(&R.line[4].fix, BL_LANG_EN), "float4 v ="));       /* nvcc reads it wide */
     (void)state;
 }
