@@ -58,11 +58,16 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
         r->sass_note = c ? kwhy : *why;
     kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
     kp_sass_free(&sass);
+    /* a file with main() given a launch (--grid, ..., --fix) keeps the reading's figures:
+       the executor does not narrow a vector load as ptxas does (a float4 of which only .x and
+       .w are used: two LDS), which the reading, driven by the SASS, does (docs/kernel.md) */
+    int has_main = kexec_has_main(src, len);
     if (run)                             /* a program run: main's launch of it */
         kxrt_apply(run, expr, req->path, r);
-    else                                 /* the kernel's PTX with the request's launch */
+    else if (!has_main)                  /* the kernel's PTX with the request's launch */
         kexec_apply(src, len, req, expr, r);
-    kp_unexecuted(r);                    /* not executed: no figures, only why */
+    if (run || !has_main)
+        kp_unexecuted(r);                /* not executed: no figures, only why */
     return 0;
 }
 
@@ -125,14 +130,10 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             bl_msg_format(KM_PREDICTION, lang));
-    if (!r->executed) {                  /* no figures: why it was not executed, once */
+    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {   /* no figures: why, once */
         char clean[KP_TEXT * 2];
-        struct bl_msg none;
-        bl_msg_set(&none, NULL, 0, KEX_NO_REASON);
         fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
-                bl_clean(clean, sizeof clean, kp_text(r->exec_note.id != BL_MSG_NONE
-                                                          ? &r->exec_note : &none, g,
-                                                      (char[KP_TEXT]){0})));
+                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
         fprintf(f, "\n\n%s\n", bl_msg_format(KM_FOOTER, lang));
         return;
     }
@@ -348,11 +349,9 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
         return kmodel_refused(file, &err);
-    if (!r.executed) {                     /* no fix without the execution that checks it */
+    if (!r.executed && r.exec_note.id != BL_MSG_NONE) {   /* not executed: no figures */
         char why[KP_TEXT], c1[KP_TEXT * 2], c2[KP_TEXT * 2];
-        struct bl_msg none;
-        bl_msg_set(&none, NULL, 0, KEX_NO_REASON);
-        kp_text(r.exec_note.id != BL_MSG_NONE ? &r.exec_note : &none, cli_lang(), why);
+        kp_text(&r.exec_note, cli_lang(), why);
         cli_tell("kernel", KEX_NO_FIX_UNEXECUTED, bl_clean(c1, sizeof c1, file),
                  bl_clean(c2, sizeof c2, why));
         kp_free(&r);
