@@ -100,11 +100,11 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     "$BANKLAB" kernel assets/kernels/vectors.cu --sass >"$tmp/m" 2>&1
     grep -A3 "^    18 " "$tmp/m" | grep -q "sass: LDS.128" || fail "--sass without a GPU: no LDS.128 under line 18"
     # no nvcc to execute the kernel: said once, naming why, and no figure at all (the source
-    # reading's line 24, 512 / 16384, is never shown in their place); --fix proposes nothing
-    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --model --name column >"$tmp/m" 2>&1
+    # reading's line 17, 32768 / 1048576, is never shown in their place); --fix proposes nothing
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model >"$tmp/m" 2>&1
     grep -q "^not executed (no nvcc to make the kernel's PTX): no figures" "$tmp/m" || fail "no nvcc: no note: $(tail -n 5 "$tmp/m")"
-    ! grep -q "^ *24 " "$tmp/m" || fail "no nvcc: line 24 has figures without an execution: $(grep '^ *24 ' "$tmp/m")"
-    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --model --name column --json >"$tmp/j" 2>&1
+    ! grep -q "^ *17 " "$tmp/m" || fail "no nvcc: line 17 has figures without an execution: $(grep '^ *17 ' "$tmp/m")"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json >"$tmp/j" 2>&1
     python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["executed"] is False and o["model"]==[] and o["predicted"]==0 and "no nvcc" in o["exec_note"], o' "$tmp/j" ||
         fail "no nvcc: --json has figures or no exec_note"
     cp assets/kernels/transpose_seed.cu "$tmp/nn.cu"
