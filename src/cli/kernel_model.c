@@ -56,6 +56,12 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
     }
     if (!have)
         r->sass_note = c ? kwhy : *why;
+    /* the compile stopped by its guard (--time-limit, the memory limit): the execution's and
+       the fixes' compiles of the same file would be stopped too, each after as long */
+    if (!c && why && (why->id == KRN_TIMEOUT_COMPILE || why->id == KRN_COMPILER_MEMORY)) {
+        kp_sass_free(&sass);
+        return 0;
+    }
     kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
     kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
     kp_sass_free(&sass);
