@@ -123,14 +123,16 @@ static int spawn(char *const argv[], char *const envp[], const char *out, const 
     return status;
 }
 
-/* The file at path, NUL-terminated, or NULL (missing, unreadable, out of memory). Its first
- * max bytes when cut is 1 (the program's output: what is kept of it), else NULL when it is
- * longer than max. */
+/* The file at path, NUL-terminated; "" when it is missing (a program that ended before its
+ * first launch writes no records); NULL when unreadable or out of memory. Its first max bytes
+ * when cut is 1 (the program's output: what is kept of it), else NULL when it is longer than
+ * max. */
 static char *slurp(const char *path, size_t max, int cut, size_t *n)
 {
     struct bl_buf b = BL_BUF_MAX(max);
     *n = 0;
-    if (bl_buf_read_file(&b, path) && !(cut && b.failed == EFBIG)) {
+    if (bl_buf_read_file(&b, path) && !(errno == ENOENT && !b.failed) &&
+        !(cut && b.failed == EFBIG)) {
         bl_buf_release(&b);
         return NULL;
     }
