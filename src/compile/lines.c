@@ -316,22 +316,34 @@ static void own_line(const struct found *f, uint64_t pc, int *line, int *call)
     }
 }
 
+/* the line table of function symbol's sequence in the cubin into *f (free f->row), its code
+ * into *code and *size: 0, or -1 (not an ELF cubin, no such function, no line table) */
+static int function_lines(const void *cubin, size_t n, const char *symbol, const char *file,
+                          struct found *f, const uint8_t **code, size_t *size)
+{
+    struct elf_want w = {.b = cubin, .n = n};
+    memset(f, 0, sizeof *f);
+    if (sass_function_code(cubin, n, symbol, code, size) ||
+        sass_sections(cubin, n, want_section, &w) != 0 || !w.line.p)
+        return -1;
+    if (read_lines(&w, symbol, file, f)) {
+        free(f->row);
+        f->row = NULL;
+        return -1;
+    }
+    return 0;
+}
+
 int ksl_own_lines(const void *cubin, size_t n, const char *symbol, const char *file,
                   const unsigned *pcs, int npcs, int *lines)
 {
-    struct elf_want w = {.b = cubin, .n = n};
     const uint8_t *code;
     size_t size;
+    struct found f;
     for (int i = 0; i < npcs; i++)
         lines[i] = 0;
-    if (sass_function_code(cubin, n, symbol, &code, &size) ||
-        sass_sections(cubin, n, want_section, &w) != 0 || !w.line.p)
+    if (function_lines(cubin, n, symbol, file, &f, &code, &size))
         return -1;
-    struct found f = {0};
-    if (read_lines(&w, symbol, file, &f)) {
-        free(f.row);
-        return -1;
-    }
     for (int i = 0; i < npcs; i++) {
         int call;
         if (pcs[i] < size)
@@ -345,17 +357,11 @@ int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
               struct kp_sass *out)
 {
     memset(out, 0, sizeof *out);
-    struct elf_want w = {.b = cubin, .n = n};
     const uint8_t *code;
     size_t size;
-    if (sass_function_code(cubin, n, symbol, &code, &size) ||
-        sass_sections(cubin, n, want_section, &w) != 0 || !w.line.p)
+    struct found f;
+    if (function_lines(cubin, n, symbol, file, &f, &code, &size))
         return -1;
-    struct found f = {0};
-    if (read_lines(&w, symbol, file, &f)) {
-        free(f.row);
-        return -1;
-    }
     int cap = 0;
     for (size_t pc = 0; pc + 16 <= size; pc += 16) {
         struct sass_insn d;

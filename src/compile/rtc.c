@@ -67,16 +67,9 @@ int krtc_child_main(int argc, char **argv)
     rtc_destroy_fn destroy = (rtc_destroy_fn)dlsym(lib, "nvrtcDestroyProgram");
     if (!create || !compile || !log_size || !log || !ptx_size || !ptx || !add_name || !destroy)
         return 3;
-    FILE *f = fopen(argv[3], "rb");
     struct bl_buf src = BL_BUF_MAX(64u << 20);
-    char chunk[65536];
-    size_t r;
-    while (f && (r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (bl_buf_add(&src, chunk, r))
-            break;
-    if (!f || ferror(f) || src.failed || bl_buf_grow(&src, 1))
+    if (bl_buf_read_file(&src, argv[3]) || bl_buf_grow(&src, 1))
         return 2;
-    fclose(f);
     char arch[64];
     bl_fmt(arch, sizeof arch, "--gpu-architecture=%s", argv[2]);
     const char **opts = calloc((size_t)argc, sizeof *opts);
@@ -307,17 +300,9 @@ static unsigned char *slurp(const char *dir, const char *name, size_t *n)
 {
     char path[PATH_MAX + 16];
     bl_fmt(path, sizeof path, "%s/%s", dir, name);
-    FILE *f = fopen(path, "rb");
     struct bl_buf t = BL_BUF_MAX(256u << 20);
-    char chunk[65536];
-    size_t r;
-    while (f && (r = fread(chunk, 1, sizeof chunk, f)) > 0)
-        if (bl_buf_add(&t, chunk, r))
-            break;
-    if (f)
-        fclose(f);
-    if (!f || t.failed) {
-        free(t.s);
+    if (bl_buf_read_file(&t, path)) {
+        bl_buf_release(&t);
         return NULL;
     }
     *n = t.len;
