@@ -179,7 +179,12 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                 lesson_problem_err(&L->P, 0, path, &pe);
             } else {
                 code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
-                lesson_problem(&L->P, 0, where, BL_TEXT, msg);
+                struct bl_msg em; /* the error as its message, unless code_where reworded it */
+                bl_err_msg(&pe, &em);
+                if (strcmp(msg, pe.msg))
+                    lesson_problem(&L->P, 0, where, BL_TEXT, msg);
+                else
+                    lesson_problem(&L->P, 0, where, LP_CODE_ERR, &em);
             }
             rc = -1;
             break;
@@ -215,15 +220,23 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                     lesson_binding_text(&r.env, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
                     if (pe.status == SCENE_EEVAL && q < 0) {
                         code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
-                        lesson_problem(&L->P, 0, where, LP_TEXT_2, msg, bt);
-                    } else if (pe.status == SCENE_EEVAL) {
-                        char pp[PATH_BUF], p2[PATH_BUF];
-                        snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
-                        lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
-                                       LP_THE_CODE_FAILS_AT, name, value,
-                                       pe.msg, bt);
+                        struct bl_msg em;
+                        bl_err_msg(&pe, &em);
+                        if (strcmp(msg, pe.msg))
+                            lesson_problem(&L->P, 0, where, LP_TEXT_2, msg, bt);
+                        else
+                            lesson_problem(&L->P, 0, where, LP_CODE_ERR_AT, &em, bt);
                     } else {
-                        lesson_problem(&L->P, 0, path, LP_ACCESS, a, pe.msg, bt);
+                        struct bl_msg em; /* the error as its message, in the reader's language */
+                        bl_err_msg(&pe, &em);
+                        if (pe.status == SCENE_EEVAL) {
+                            char pp[PATH_BUF], p2[PATH_BUF];
+                            snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
+                            lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
+                                           LP_THE_CODE_FAILS_AT, name, value, &em, bt);
+                        } else {
+                            lesson_problem(&L->P, 0, path, LP_ACCESS, a, &em, bt);
+                        }
                     }
                 }
             }
