@@ -248,10 +248,11 @@ void lesson_set_done(struct lesson_set *set);
 int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
                      int type_index, struct pattern_env *env, char *code_buf, size_t size);
 
-/* lesson_binding_text: an env's parameter values, the element type (NULL: none) and the access
- * for a message: "PAD=0, T=float2, access 1". Writes into buf (always terminated). */
-void lesson_binding_text(const struct pattern_env *env, const char *type, int access,
-                         char *buf, size_t size);
+/* lesson_binding_msg: an env's parameter values, the element type (NULL: none) and the access
+ * index as a message for a problem's %M ("STRIDE=32, T=float, access 0"), rendered in the
+ * reader's language where the problem is shown. */
+void lesson_binding_msg(const struct pattern_env *env, const char *type, int access,
+                        struct bl_msg *m);
 
 /* ---- every setting of a scene (settings.c): what `banklab verify` measures and the shipped
  * recording covers, so replay has a measurement for every value a learner can choose. ---- */

@@ -28,14 +28,14 @@ static const char *type_of(const struct lesson_scene *s, const struct lesson_bin
 /* One access of scene s under binding b through the model: 0, or -1 with why. desc: the
  * binding, for the message. */
 static int model_run(const struct lesson_scene *s, const struct lesson_binding *b, int access,
-                     struct bank_result *res, char *desc, size_t dsz, struct bl_err *why)
+                     struct bank_result *res, struct bl_msg *desc, struct bl_err *why)
 {
     struct scene_run r = {0};
     struct bank_access acc;
     struct scene_in in = {.scene = s, .bind = b, .access = access, .warp = -1};
     bl_err_clear(why);
     int rc = scene_run(&r, &in, &acc, res, why);
-    lesson_binding_text(&r.env, type_of(s, b), access, desc, dsz);
+    lesson_binding_msg(&r.env, type_of(s, b), access, desc);
     scene_run_free(&r);
     return rc;
 }
@@ -53,10 +53,10 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
 {
     struct bank_result res;
     struct bl_err why;
-    char desc[256];
-    if (model_run(s, &e->bind, e->access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, 0, NULL, LP_EXPECT, si, ei,
-                       why.msg, desc);
+    struct bl_msg desc, wm;
+    if (model_run(s, &e->bind, e->access, &res, &desc, &why)) {
+        bl_err_msg(&why, &wm);
+        lesson_problem(&C->P, 0, NULL, LP_EXPECT, si, ei, &wm, &desc);
         return;
     }
     const int said[5] = {-1, e->wavefronts, e->conflicts, e->ways, e->passes};
@@ -66,7 +66,7 @@ static void check_expect(struct chk *C, int si, int ei, const struct lesson_scen
         int got = field_value(&res, (enum lesson_field)f);
         if (got != said[f]) {
             lesson_problem(&C->P, 0, NULL,
-                           LP_EXPECT_IS_BY_THE_MODEL_THE_LESSON, si, ei, field_name[f], got, said[f], desc);
+                           LP_EXPECT_IS_BY_THE_MODEL_THE_LESSON, si, ei, field_name[f], got, said[f], &desc);
         }
     }
 }
@@ -85,10 +85,11 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         return;
     struct bank_result res;
     struct bl_err why;
-    char desc[256], a[40];
-    if (model_run(s, &q->check.bind, q->check.access, &res, desc, sizeof desc, &why)) {
-        lesson_problem(&C->P, 0, NULL, LP_QUIZ_CHECK, si,
-                       why.msg, desc);
+    struct bl_msg desc, wm;
+    char a[40];
+    if (model_run(s, &q->check.bind, q->check.access, &res, &desc, &why)) {
+        bl_err_msg(&why, &wm);
+        lesson_problem(&C->P, 0, NULL, LP_QUIZ_CHECK, si, &wm, &desc);
         return;
     }
     const char *fname = field_name[q->check.field];
@@ -97,7 +98,7 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         if (q->number != (double)got) {
             fmt_num(q->number, a, sizeof a);
             lesson_problem(&C->P, 0, NULL,
-                           LP_QUIZ_ANSWER_THE_ANSWER_IS_THE_MODE, si, a, fname, got, desc);
+                           LP_QUIZ_ANSWER_THE_ANSWER_IS_THE_MODE, si, a, fname, got, &desc);
         }
         return;
     }
@@ -109,12 +110,12 @@ static void check_quiz(struct chk *C, int si, const struct lesson_scene *s,
         fmt_num(v, a, sizeof a);
         lesson_problem(&C->P, 0, NULL,
                        LP_QUIZ_ANSWER_CHOICE_HAS_VALUE_THE_M, si, q->answer, q->choices[q->answer].en ?
-                       q->choices[q->answer].en : "", isnan(v) ? "none" : a, fname, got, desc);
+                       q->choices[q->answer].en : "", isnan(v) ? "none" : a, fname, got, &desc);
     }
     for (int k = 0; k < q->nchoices && right; k++)
         if (k != q->answer && q->choice_values[k] == (double)got) {
             lesson_problem(&C->P, 0, NULL,
-                           LP_QUIZ_CHOICES_ITS_VALUE_IS_ALSO_THE, si, k, got, fname, desc);
+                           LP_QUIZ_CHOICES_ITS_VALUE_IS_ALSO_THE, si, k, got, fname, &desc);
         }
 }
 

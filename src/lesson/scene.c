@@ -153,16 +153,16 @@ void scene_run_free(struct scene_run *r)
     memset(r, 0, sizeof *r);
 }
 
-void lesson_binding_text(const struct pattern_env *env, const char *type, int access,
-                         char *buf, size_t size)
+void lesson_binding_msg(const struct pattern_env *env, const char *type, int access,
+                        struct bl_msg *m)
 {
+    char buf[200];
     size_t n = 0;
     buf[0] = 0;
-    for (int k = 0; k < env->nparams && n < size; k++)
-        n += (size_t)snprintf(buf + n, size - n, "%s=%lld, ", env->param[k].name,
+    for (int k = 0; k < env->nparams && n < sizeof buf; k++)
+        n += (size_t)snprintf(buf + n, sizeof buf - n, "%s=%lld, ", env->param[k].name,
                               env->param[k].value);
-    if (type && n < size)
-        n += (size_t)snprintf(buf + n, size - n, "T=%s, ", type);
-    if (n < size)
-        snprintf(buf + n, size - n, "access %d", access);
+    if (type && n < sizeof buf)
+        snprintf(buf + n, sizeof buf - n, "T=%s, ", type);
+    bl_msg_set(m, NULL, 0, LP_BINDING, buf, access);
 }

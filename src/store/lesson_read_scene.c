@@ -211,21 +211,21 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                 for (int a = 0; a < n && rc == 0; a++) {
                     struct bank_access acc;
                     struct bank_result res;
-                    char bt[200];
+                    struct bl_msg bt;
                     in.access = a;
                     bl_err_clear(&pe);
                     if (scene_run(&r, &in, &acc, &res, &pe) == 0)
                         continue;
                     rc = -1;
-                    lesson_binding_text(&r.env, s->ntypes > 0 ? s->types[t] : NULL, a, bt, sizeof bt);
+                    lesson_binding_msg(&r.env, s->ntypes > 0 ? s->types[t] : NULL, a, &bt);
                     if (pe.status == SCENE_EEVAL && q < 0) {
                         code_where(path, r.prefix, t, s->ntypes > 0, &pe, where, msg);
                         struct bl_msg em;
                         bl_err_msg(&pe, &em);
                         if (strcmp(msg, pe.msg))
-                            lesson_problem(&L->P, 0, where, LP_TEXT_2, msg, bt);
+                            lesson_problem(&L->P, 0, where, LP_TEXT_2, msg, &bt);
                         else
-                            lesson_problem(&L->P, 0, where, LP_CODE_ERR_AT, &em, bt);
+                            lesson_problem(&L->P, 0, where, LP_CODE_ERR_AT, &em, &bt);
                     } else {
                         struct bl_msg em; /* the error as its message, in the reader's language */
                         bl_err_msg(&pe, &em);
@@ -233,9 +233,9 @@ static int check_scene_code(struct ld *L, struct lesson_scene *s, const cJSON *s
                             char pp[PATH_BUF], p2[PATH_BUF];
                             snprintf(pp, sizeof pp, "%s.params[%d]", path, q);
                             lesson_problem(&L->P, 0, lr_sub(p2, pp, what),
-                                           LP_THE_CODE_FAILS_AT, name, value, &em, bt);
+                                           LP_THE_CODE_FAILS_AT, name, value, &em, &bt);
                         } else {
-                            lesson_problem(&L->P, 0, path, LP_ACCESS, a, &em, bt);
+                            lesson_problem(&L->P, 0, path, LP_ACCESS, a, &em, &bt);
                         }
                     }
                 }

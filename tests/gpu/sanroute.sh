@@ -95,7 +95,7 @@ for what in ${SAN_COST-launches warps}; do
     say "cost $what (median of 3, ms): plain $(cat "$out/t_plain"), every launch measured $(cat "$out/t_san"), patched but none measured $(cat "$out/t_none"); $(grep -c '^== ' "$out/cost_$what.txt") launches shown"
 done
 # Python programs: PyTorch and CuPy (or its ctypes stand-in), every launch measured, timed
-for py in ${SAN_PY-tests/gpu/route/torch_ops.py tests/gpu/programs/conflict_script.py}; do
+for py in ${SAN_PY-tests/gpu/route/torch_ops.py tests/gpu/route/cupy_ops.py tests/gpu/programs/conflict_script.py}; do
     name=$(basename "$py" .py)
     t0=$(ms); timeout 120 python3 "$py" > "$out/plain_$name.txt" 2>&1; rc=$?; tp=$(( $(ms) - t0 ))
     t0=$(ms)

@@ -261,9 +261,19 @@ mkdir -p "$TMP/badlessons"
 jq '.chapter = 200 | .steps[0].bogus = 1 | .steps[1].quiz.kind = "many"' "$ROOT/lessons/01-what-is-a-bank.json" \
     >"$TMP/badlessons/01-bad.json" || fail "jq could not plant problems in a lesson"
 printf '{"format": 1, "chapter": 3,\n "steps": [' >"$TMP/badlessons/02-syntax.json"
+# a scene whose code fails (its error and binding are messages) and an expectation the model
+# refutes (the binding "STRIDE=.., access N" in the reader's language)
+jq '.chapter = 97 | .steps[0].scene.code = "__shared__ float data[512]; data[lane * 32]"' \
+    "$ROOT/lessons/01-what-is-a-bank.json" >"$TMP/badlessons/03-code.json" &&
+    jq '.chapter = 98 | .steps[0].expect[0].wavefronts = 5' "$ROOT/lessons/03-common-cases.json" \
+    >"$TMP/badlessons/04-expect.json" || fail "jq could not plant a failing scene"
 cli "check: lessons with problems" "$BANKLAB" check --lessons "$TMP/badlessons" --lang zh
 [ "$(grep -A 8 '^### check: lessons with problems' "$CAP" | grep -c 'json')" -ge 4 ] ||
     fail "check: the planted problems are not all listed: $(grep -A 8 '^### check: lessons with problems' "$CAP")"
+grep -A 12 '^### check: lessons with problems' "$CAP" | grep -q '越界.*（访问 0）' ||
+    fail "check: the failing scene's error and binding are not in Chinese: $(grep -A 12 '^### check: lessons with problems' "$CAP")"
+grep -A 12 '^### check: lessons with problems' "$CAP" | grep -q 'COL=0, 访问 0' ||
+    fail "check: the refuted expectation's binding is not in Chinese: $(grep -A 12 '^### check: lessons with problems' "$CAP")"
 for w in " --help" "sim --help" "sim: text" "check: the lessons" "bench: no GPU" "kernel --fix: no GPU" \
          "sim --gpu on the fake device" "bench on the fake device" "sim --script" \
          "check: lessons with problems"; do
