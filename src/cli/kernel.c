@@ -639,6 +639,37 @@ static int build_request(const struct kernel_args *a, const char *src, size_t le
     return 0;
 }
 
+/* 1 when kernel (a name of the file: "dyn::table_walk", or an instance "rotate_rows<float>")
+ * is the one name asks for: the same, its name without namespaces, or the template's name
+ * for every instance */
+static int kernel_is(const char *kernel, const char *name)
+{
+    size_t kn = strcspn(kernel, "<");
+    const char *tail = kernel;
+    for (const char *p = kernel; p < kernel + kn; p++)
+        if (p[0] == ':' && p[1] == ':')
+            tail = p + 2;
+    if (!strcmp(kernel, name) || !strcmp(tail, name))
+        return 1;
+    return !strchr(name, '<') && (strlen(name) == kn ? !strncmp(kernel, name, kn)
+                                  : strlen(name) == (size_t)(kernel + kn - tail) &&
+                                    !strncmp(tail, name, strlen(name)));
+}
+
+/* 1 when the file defines a __global__ function that name asks for (kernel_is) */
+static int file_has_kernel(const char *src, size_t len, const char *name)
+{
+    static char names[64][GPU_KERNEL_TEXT];
+    int tmpl[64], k = kp_kernels(src, len, names, tmpl, 64);
+    size_t n = strcspn(name, "<");
+    char base[GPU_KERNEL_TEXT];
+    bl_fmt(base, sizeof base, "%.*s", (int)n, name);
+    for (int i = 0; i < k; i++)
+        if (kernel_is(names[i], base))
+            return 1;
+    return 0;
+}
+
 /* the kernels --model reports: --name's, the only one, or every kernel of the file (a
  * template: every instance main launched in run, else the one the file names; one without its
  * arguments is left out, said on stderr); n of them into reqs */
@@ -654,7 +685,10 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     *n = 1;
     int k = kp_kernels(src, len, names, tmpl, 64);
     int several = k == 1 && tmpl[0] && kxrt_instances(run, names[0], launched, 64) > 1;
-    if (reqs[0].name[0] || (k <= 1 && !several)) {
+    char want[GPU_KERNEL_TEXT], base[GPU_KERNEL_TEXT]; /* --name with main's run: it selects */
+    bl_fmt(want, sizeof want, "%s", run ? reqs[0].name : "");
+    bl_fmt(base, sizeof base, "%.*s", (int)strcspn(want, "<"), want);
+    if ((reqs[0].name[0] && !run) || (k <= 1 && !several)) {
         char one[GPU_KERNEL_TEXT];      /* build_request clears reqs[0] */
         bl_fmt(one, sizeof one, "%s", reqs[0].name[0] ? reqs[0].name : k ? names[0] : "");
         if (!reqs[0].name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
@@ -669,8 +703,12 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
     for (int i = 0; i < k && *n < max; i++) {
         char inst[GPU_KERNEL_TEXT];
         bl_fmt(inst, sizeof inst, "%s", names[i]);
+        if (want[0] && !kernel_is(names[i], base))
+            continue;
         int m = tmpl[i] ? kxrt_instances(run, names[i], launched, 64) : 0;
         for (int j = 0; j < m && *n < max; j++) {
+            if (want[0] && strcmp(want, base) && !kernel_is(launched[j], want))
+                continue;
             if ((rc = build_request(a, src, len, launched[j], &reqs[*n])))
                 return rc;
             bl_fmt(reqs[*n].name, sizeof reqs[*n].name, "%s", launched[j]);
@@ -688,7 +726,7 @@ static int model_requests(const struct kernel_args *a, const char *src, size_t l
         (*n)++;
     }
     if (*n == 0)
-        return build_request(a, src, len, "", &reqs[0]), *n = 1, 0;
+        return build_request(a, src, len, want, &reqs[0]), *n = 1, 0;
     return 0;
 }
 
@@ -729,8 +767,8 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
     return kprog_run(&pr, a->skip, a->count, a->json);
 }
 
-/* --model on a file with main() and no launch of the command line (--name, --grid, ...: the
- * model reads that launch), where this build has banklab's CUDA runtime: the program is run
+/* --model on a file with main() and no launch of the command line (--grid, --arg, ...: the
+ * model reads that launch; --name only selects the kernels of main's run), where this build has banklab's CUDA runtime: the program is run
  * as it is into *run (kernel_xrun.c). 1 when it ran, 0 when the model reads the source
  * (*rc 0), or 0 with *rc the exit status when it could not be built. */
 static int model_run_main(const struct kernel_args *a, const char *src, size_t len,
@@ -738,9 +776,9 @@ static int model_run_main(const struct kernel_args *a, const char *src, size_t l
 {
     char dir[4096];
     *rc = 0;
-    for (int i = 0; i < a->nopts; i++)
-        if (strcmp(a->opt[i], "time-limit"))
-            return 0;
+    for (int i = 0; i < a->nopts; i++)   /* a launch of the command line: the model reads it */
+        if (strcmp(a->opt[i], "--name") || !file_has_kernel(src, len, a->val[i]))
+            return 0;                      /* (a --name not in the file: said without a run) */
     if (!a->model || a->fix || !kexec_has_main(src, len) || kxrt_lib_dir(dir, sizeof dir) != 0)
         return 0;
     int r = kxrun_start(a->file, req, dir, a->zh, a->json, run);
