@@ -35,10 +35,12 @@
 #include "cuda_sassm.h"
 #include "../devlock/devlock.h"
 #include "../compile/compile.h"
+#include "../base/hash.h"
 #include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
+#define MAX_PATCHED 4096
 
 struct module {
     unsigned char *cubin;
@@ -81,6 +83,10 @@ static struct {
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     int sass_on;               /* SASS metrics enabled: at the first measured launch, kept */
+    /* kernels launched since then (patched): CUPTI's SASS metrics count a kernel's first
+       launch after the enable only; a later one's records are gone with the first's flush */
+    uint64_t patched[MAX_PATCHED];
+    int npatched;
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -99,6 +105,7 @@ static __thread struct {
     unsigned long long smem;
     CUfunction func;
     int turn;
+    int patched;               /* the kernel ran patched before in this process */
     struct sassm_run sr;
     double t0;
 } T;
@@ -414,7 +421,10 @@ static void end(void)
         pthread_mutex_lock(&G.mods_mu);
         const struct module *m = module_of(T.symbol, &T.sr);
         kres_add_file(res, "?"); /* files[0]: lines without line info */
-        if (!m) {
+        if (!T.sr.nrec && T.patched) {
+            bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUPTI_FIRST_LAUNCH_ONLY,
+                    T.symbol);
+        } else if (!m) {
             bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
         } else {
             struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
@@ -516,6 +526,19 @@ static void take_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void 
     }
 }
 
+/* 1 when kernel symbol was launched patched before (G.count_mu held); it is noted as patched
+ * now when add (the SASS metrics are on, or this launch turns them on). */
+static int seen_patched(const char *symbol, int add)
+{
+    uint64_t h = bl_hash(0, symbol, strlen(symbol));
+    for (int i = 0; i < G.npatched; i++)
+        if (G.patched[i] == h)
+            return 1;
+    if (add && G.npatched < MAX_PATCHED)
+        G.patched[G.npatched++] = h;
+    return 0;
+}
+
 static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cd)
 {
     dbg("%s %s %u depth %d %s\n", cd->callbackSite == CUPTI_API_ENTER ? "enter" : "exit",
@@ -536,6 +559,7 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti
             T.decided = 1;
             pthread_mutex_lock(&G.count_mu);
             int selected = select_launch(cd->symbolName);
+            T.patched = seen_patched(cd->symbolName, G.sass_on || selected);
             pthread_mutex_unlock(&G.count_mu);
             if (!selected)
                 return;

@@ -270,8 +270,14 @@ static void launch_begin(const Sanitizer_LaunchData *ld)
         }
         if (!G.held) {
             struct bl_err err = {0};
+            double w0 = bl_now_ms();
             G.held = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
             G.held_t0 = bl_now_ms();
+            if (G.dbg)
+                fprintf(G.dbg, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
+                        G.held_t0 - w0, T.symbol), fflush(G.dbg);
+        } else if (G.dbg) {
+            fprintf(G.dbg, "turn: kept (%s)\n", T.symbol), fflush(G.dbg);
         }
     }
     T.turn = G.held;

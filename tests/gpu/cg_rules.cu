@@ -3,14 +3,16 @@
  * 4 wavefronts, the ideal; at stride 2: 32, where .ca takes 8), too few for a rule. Here one
  * warp writes 16 bytes a lane with each instruction, lane l to the chunk chunk[l] of a
  * 16-KiB shared array, from consecutive global addresses (the source side never adds), for
- * every pattern of PATTERNS below, once with .cg and once with .ca: one launch each, in that
- * order, measured per SASS instruction by `banklab run --route cupti --launch-count 1000`
- * (the CUPTI SASS metrics count .cg's wavefronts; the range profiler does not). */
+ * every pattern of make_patterns below, once with .cg and once with .ca: one launch each, in
+ * that order, each pattern its own kernel (an instance of cpa_pattern<CG, P>), since CUPTI's
+ * SASS metrics count a kernel's first launch in a process only; measured per SASS instruction
+ * by `banklab run --route cupti` (its SASS metrics count .cg's wavefronts; the range profiler
+ * does not). */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>
 
-template <int CG>
+template <int CG, int P>
 __global__ void cpa_pattern(const float4 *in, const int *chunk, int active, float *out)
 {
     __shared__ __align__(16) float4 s[1024];
@@ -68,10 +70,17 @@ static int make_patterns(struct pat *P)
     return n;
 }
 
+typedef void (*kfn)(const float4 *, const int *, int, float *);
+#define K4(CG, P) cpa_pattern<CG, P>, cpa_pattern<CG, P + 1>, cpa_pattern<CG, P + 2>, cpa_pattern<CG, P + 3>
+#define K32(CG) K4(CG, 0), K4(CG, 4), K4(CG, 8), K4(CG, 12), K4(CG, 16), K4(CG, 20), K4(CG, 24), K4(CG, 28)
+static const kfn kernels[2][32] = {{K32(0)}, {K32(1)}};
+
 int main()
 {
     static struct pat P[64];
     int n = make_patterns(P);
+    if (n > 32)
+        return 2;
     float4 *in;
     float *out;
     int *chunk;
@@ -82,10 +91,7 @@ int main()
     for (int cg = 1; cg >= 0; cg--)
         for (int p = 0; p < n; p++) {
             cudaMemcpy(chunk, P[p].chunk, sizeof P[p].chunk, cudaMemcpyHostToDevice);
-            if (cg)
-                cpa_pattern<1><<<1, 32>>>(in, chunk, P[p].active, out);
-            else
-                cpa_pattern<0><<<1, 32>>>(in, chunk, P[p].active, out);
+            kernels[cg][p]<<<1, 32>>>(in, chunk, P[p].active, out);
             cudaError_t e = cudaDeviceSynchronize();
             printf("%s %d %s:", cg ? "cg" : "ca", p, P[p].name);
             for (int l = 0; l < P[p].active; l++)

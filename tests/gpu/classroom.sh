@@ -304,9 +304,10 @@ for p in $PARTS; do
         fi
         chmod 755 "$RP" 2>/dev/null
         for k in 1 2 3; do
-            t0=$(ms_now); "$BL" run -- "$RP" > "$pd/run_alone_$k.txt" 2>&1; echo "$? $(( $(ms_now) - t0 ))"
+            t0=$(ms_now); BANKLAB_RUN_DEBUG="$pd/run_alone_$k.debug" "$BL" run -- "$RP" > "$pd/run_alone_$k.txt" 2>&1; echo "$? $(( $(ms_now) - t0 ))"
         done > "$pd/runs_alone"
-        setsid sh -c "while :; do t0=\$(date +%s%N | cut -c1-13); '$BL' run -- '$RP' > '$pd/run_last.txt' 2>&1; rc=\$?; \
+        setsid sh -c "while :; do t0=\$(date +%s%N | cut -c1-13); echo \"== run at \$t0\" >> '$pd/runs_beside.debug'; \
+            BANKLAB_RUN_DEBUG='$pd/runs_beside.debug' '$BL' run -- '$RP' > '$pd/run_last.txt' 2>&1; rc=\$?; \
             echo \"\$rc \$(( \$(date +%s%N | cut -c1-13) - t0 ))\" >> '$pd/runs_beside'; done" > /dev/null 2>&1 &
         rg=$!
         groups="$groups $rg"
