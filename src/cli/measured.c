@@ -100,10 +100,9 @@ void measured_text(FILE *f, const struct gpu_result *r, const struct bank_access
         cli_say(f, MEAS_CACHED, r->cached_age_s);
     if (run)
         cli_say(f, MEAS_WAITED, r->wait_ms / 1e3, run->request_ms / 1e3);
-    char lock[GPU_TEXT_MAX + 64];
     if (run && run->open_ms > 0)
         cli_say(f, MEAS_START_UP, run->open_ms / 1e3,
-                run->lock && run->lock[0] ? CLI_CLEAN(said_source(run->lock, lock, sizeof lock))
+                run->lock && run->lock[0] ? CLI_CLEAN(CLI_NOTE(run->lock_msg, run->lock))
                                           : cli_msg(MEAS_NO_TURNS));
 }
 

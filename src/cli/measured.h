@@ -20,6 +20,7 @@ struct measured_run {
     double request_ms;
     double open_ms;
     const char *lock;
+    const struct bl_msg *lock_msg; /* lock as a message (NULL or none: the text as it is) */
 };
 
 /* measured_source: where results of this handle come from: "measured now on <device>" or

@@ -359,6 +359,7 @@ struct sim_meas {
     char source[GPU_TEXT_MAX + 32];
     char said[GPU_TEXT_MAX * 2];  /* source for the text, in its language */
     char lock[GPU_TEXT_MAX];
+    struct bl_msg lock_msg;
     int live;                     /* --gpu: measured now (run[] is filled) */
 };
 
@@ -388,6 +389,7 @@ static int measure(const struct sim_args *a, struct sim_meter *mt, const struct 
     measured_source(&mt->info, m->source, sizeof m->source);
     measured_source_said(&mt->info, m->said, sizeof m->said);
     snprintf(m->lock, sizeof m->lock, "%s", mt->info.lock);
+    m->lock_msg = mt->info.lock_msg;
     m->live = !a->replay;
     int failed = 0;
     for (int i = 0; i < n; i++) {
@@ -403,6 +405,7 @@ static int measure(const struct sim_args *a, struct sim_meter *mt, const struct 
         m->run[i].open_ms = mt->open_ms;
         mt->open_ms = 0;
         m->run[i].lock = m->lock;
+        m->run[i].lock_msg = &m->lock_msg;
         failed |= st != GPU_OK && st != GPU_ENOTRECORDED && st != GPU_EINVAL;
     }
     return failed && a->replay ? EXIT_CHECK : 0;

@@ -38,6 +38,7 @@ struct gpu_info {
      * arguments, for either language (bl_msg_text): id BL_MSG_NONE where the English text is
      * all there is (as for err.why and counters_err.why of an info read from a server) */
     struct bl_msg device_msg;
+    struct bl_msg lock_msg;       /* lock as a message, the same way (BL_MSG_NONE: text only) */
 };
 
 enum gpu_req_kind { GPU_REQ_PATTERN = 0, GPU_REQ_CASE = 1 };

@@ -49,6 +49,16 @@ static void set_phase(struct runner *R, enum gpu_phase ph, int ahead)
 }
 
 /* While waiting: show how many are ahead; stop waiting when the runner closes. */
+/* The device is measured without turns, because of why: said in the lock's line and in each
+ * result's provenance (lock_note). */
+static void without_turns(struct runner *R, const struct bl_err *why)
+{
+    struct bl_msg m;
+    bl_err_msg(why, &m);
+    bl_msg_set(&R->info.lock_msg, R->info.lock, sizeof R->info.lock, GPU_WITHOUT_TURNS, &m);
+    bl_fmt(R->lock_note, sizeof R->lock_note, "%s", R->info.lock);
+}
+
 static int lock_progress(void *arg, const struct devlock_wait *w)
 {
     struct runner *R = arg;
@@ -77,8 +87,7 @@ static int lock_take(struct runner *R, struct gpu_result *res)
     if (st == DEVLOCK_ERROR) {
         devlock_close(R->lock);
         R->lock = NULL;
-        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err.msg);
-        bl_fmt(R->info.lock, sizeof R->info.lock, "%s", R->lock_note);
+        without_turns(R, &err);
         return 0;
     }
     if (st == DEVLOCK_TIMEOUT)
@@ -446,12 +455,11 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     char key[64];
     struct bl_err err = {0};
     devlock_key((const unsigned char *)prop.uuid.bytes, key, sizeof key);
-    if (devlock_open(key, &R->lock, &err) == 0) {
-        bl_fmt(R->info.lock, sizeof R->info.lock, "turns through %s", devlock_path(R->lock));
-    } else {
-        bl_fmt(R->lock_note, sizeof R->lock_note, "without turns: %s", err.msg);
-        bl_fmt(R->info.lock, sizeof R->info.lock, "%s", R->lock_note);
-    }
+    if (devlock_open(key, &R->lock, &err) == 0)
+        bl_msg_set(&R->info.lock_msg, R->info.lock, sizeof R->info.lock, GPU_TURNS_THROUGH,
+                   devlock_path(R->lock));
+    else
+        without_turns(R, &err);
     R->info.backend = GPU_BACKEND_CUDA;
     R->info.cc_major = prop.major;
     R->info.cc_minor = prop.minor;

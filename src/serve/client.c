@@ -800,9 +800,10 @@ static struct gpu *open_client(const char *path, int device, int autostart, stru
     }
     if (info) {
         *info = si;
-        char lock[GPU_TEXT_MAX];
-        bl_fmt(lock, sizeof lock, "served by %s (%s)", C->served_by, si.lock);
-        bl_fmt(info->lock, sizeof info->lock, "%s", lock);
+        if (si.lock_msg.id == BL_MSG_NONE) /* the server's text only: it stays as it came */
+            bl_msg_set(&si.lock_msg, NULL, 0, BL_TEXT, si.lock);
+        bl_msg_set(&info->lock_msg, info->lock, sizeof info->lock, SC_SERVED_BY_TURNS,
+                   C->served_by, &si.lock_msg);
     }
     return gpu_wrap_new(&client_ops, C, &C->done, si.backend);
 }
@@ -828,12 +829,15 @@ static struct gpu *gpu_open_server(const char *path, int device, struct gpu_info
 static struct gpu *in_process(int device, struct gpu_info *info, const struct bl_err *why)
 {
     struct gpu *g = gpu_open(device, info);
-    struct bl_err t = {0};
     if (!info)
         return g;
     if (info->available) {
-        bl_fail(&t, GPU_EUNAVAILABLE, BL_NOWHERE, SC_NOT_SERVED, why->msg, info->lock);
-        bl_fmt(info->lock, sizeof info->lock, "%s", t.msg);
+        struct bl_msg lock = info->lock_msg;
+        if (lock.id == BL_MSG_NONE)
+            bl_msg_set(&lock, NULL, 0, BL_TEXT, info->lock);
+        struct bl_msg wm;
+        bl_err_msg(why, &wm);
+        bl_msg_set(&info->lock_msg, info->lock, sizeof info->lock, SC_NOT_SERVED, &wm, &lock);
     } else {
         struct bl_err own = info->err;
         bl_err_clear(&info->err);
@@ -867,9 +871,11 @@ struct gpu *gpu_open_auto(int device, const char *server, int no_server, struct 
     if (start_server(device, path, &note, &err) == 0 &&
         (g = open_client(path, device, 1, info, &err))) {
         if (bl_err_failed(&note) && info) { /* a planted start lock, said in the turns' line */
-            char lock[GPU_TEXT_MAX];
-            bl_fmt(lock, sizeof lock, "%s", info->lock);
-            bl_fmt(info->lock, sizeof info->lock, "%.100s; %s", lock, note.msg);
+            struct bl_msg lock = info->lock_msg, nm;
+            if (lock.id == BL_MSG_NONE)
+                bl_msg_set(&lock, NULL, 0, BL_TEXT, info->lock);
+            bl_err_msg(&note, &nm);
+            bl_msg_set(&info->lock_msg, info->lock, sizeof info->lock, SC_TURNS_AND_NOTE, &lock, &nm);
         }
         return g;
     }

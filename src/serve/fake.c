@@ -233,7 +233,7 @@ struct gpu *serve_fake_open(int delay_ms, struct gpu_info *info)
         info->cc_major = 9;
         info->sm_count = 1;
         info->clock_khz = 1980000;
-        bl_fmt(info->lock, sizeof info->lock, "no turns (fake device)");
+        bl_msg_set(&info->lock_msg, info->lock, sizeof info->lock, GPU_NO_TURNS_FAKE);
     }
     return gpu_wrap_new(&fake_ops, F, &F->done, GPU_BACKEND_CUDA);
 }

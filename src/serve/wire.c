@@ -176,6 +176,7 @@ int sw_put_info(struct sw_buf *b, const struct gpu_info *in)
     put_err(b, &in->counters_err);
     put_str(b, in->lock, sizeof in->lock);
     put_msg(b, &in->device_msg);
+    put_msg(b, &in->lock_msg);
     return finish(b);
 }
 
@@ -583,9 +584,11 @@ int sw_get_info(const uint8_t *p, size_t n, struct gpu_info *in, struct bl_err *
     get_err(&r, &in->counters_err, GPU_ENOTRECORDED, "the counters' reason");
     get_str(&r, in->lock, sizeof in->lock, "the lock");
     get_msg(&r, &in->device_msg, "the device's message");
+    get_msg(&r, &in->lock_msg, "the lock's message");
     if (done(&r))
         return -1;
     msg_agree(&in->device_msg, in->device, sizeof in->device);
+    msg_agree(&in->lock_msg, in->lock, sizeof in->lock);
     return 0;
 }
 

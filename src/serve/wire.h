@@ -35,7 +35,8 @@
 #include "serve.h"
 
 #define SW_MAGIC "BLSV"
-#define SW_VERSION 3             /* 3: a result's counters note as a message too; 2: every
+#define SW_VERSION 4             /* 4: an info's turns (lock) as a message too; 3: a result's
+                                    counters note as a message too; 2: every
                                     field of a request, a result and an info (1: width, op,
                                     mask and offsets only: chapter 11 measured as plain loads
                                     and stores) */

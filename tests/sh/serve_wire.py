@@ -24,7 +24,7 @@ import threading
 import time
 
 HELLO, REQUEST, RESULT, PROGRESS, CONTROL, STATS = 1, 2, 3, 4, 5, 6
-VERSION = 3
+VERSION = 4
 PLAIN, LDMATRIX, STMATRIX, CPASYNC = 0, 1, 2, 3
 
 
@@ -307,7 +307,7 @@ def s_err(status=0, msg=""):
 def info_payload():
     return (struct.pack("<BB", 1, 1) + s_err() + s16("hostile device (serve_wire.py)") +
             struct.pack("<iiiiB", 9, 0, 132, 1980000, 1) + s_err() + s16("no turns") +
-            s16("") + struct.pack("<BH", 0, 0))
+            s16("") + struct.pack("<BH", 0, 0) + s16("") + struct.pack("<BH", 0, 0))
 
 
 def result_payload(rid, mode):

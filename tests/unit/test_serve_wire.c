@@ -120,6 +120,7 @@ static const struct gpu_info full_info_base = {
     {0, {0, 0, -1}, -1, {0, 0, {{0, {0}}}, ""}, ""},  /* counters_err: bl_fail below */
     "turns through /run/lock/banklab-GPU-x.lock",     /* lock */
     {0, 0, {{0, {0}}}, ""},             /* device_msg: bl_msg_set below */
+    {0, 0, {{0, {0}}}, ""},             /* lock_msg: bl_msg_set below */
 };
 
 static void full_result(struct gpu_result *r)
@@ -142,6 +143,9 @@ static void full_info(struct gpu_info *in)
     bl_msg_set(&in->device_msg, dev, sizeof dev, GPU_RECORDED_ON, "NVIDIA H200 (sm_90)",
                "2026-12-03");
     assert_string_equal(dev, in->device);
+    char lock[GPU_TEXT_MAX];
+    bl_msg_set(&in->lock_msg, lock, sizeof lock, GPU_TURNS_THROUGH, "/run/lock/banklab-GPU-x.lock");
+    assert_string_equal(lock, in->lock);
 }
 
 /* One field of a struct: where it is, for saying which one did not come back. */
@@ -191,7 +195,9 @@ static const struct field info_fields[] = {
     F(struct gpu_info, sm_count), F(struct gpu_info, clock_khz), F(struct gpu_info, counters),
     ERR_FIELDS(struct gpu_info, counters_err), F(struct gpu_info, lock),
     F(struct gpu_info, device_msg.id), F(struct gpu_info, device_msg.nargs),
-    F(struct gpu_info, device_msg.arg), F(struct gpu_info, device_msg.sbuf), {NULL, 0, 0}};
+    F(struct gpu_info, device_msg.arg), F(struct gpu_info, device_msg.sbuf),
+    F(struct gpu_info, lock_msg.id), F(struct gpu_info, lock_msg.nargs),
+    F(struct gpu_info, lock_msg.arg), F(struct gpu_info, lock_msg.sbuf), {NULL, 0, 0}};
 
 /* every field of got equals want's, and want's fields are not zero (a value that would come
  * back from a decoder that never read it); then the whole struct, padding included (both
