@@ -77,5 +77,21 @@ grep -q "Chinese (中文): press l" "$TMP/screen.txt" || fail "first start: the 
 keys n
 expect "no GPU here \\(.*\\): recorded figures shown"
 quit
+# --- started on the kernel view (banklab FILE.cu), which shows the model's figures: the
+# recorded figures' message waits for the tutorial (Esc), where they are shown
+$TM kill-session -t t >/dev/null 2>&1
+$TM new-session -d -s t -x 80 -y 24 \
+    "cd '$ROOT' && env $U '$BANKLAB' --lessons '$L' --lang en assets/kernels/transpose_seed.cu; echo EXITED rc=\$?; sleep 600" ||
+    fail "tmux new-session"
+expect "^ model only: " 20
+expect "watching assets/kernels/transpose_seed.cu"
+sleep 1
+screen >"$TMP/screen.txt"
+grep -q "recorded figures shown" "$TMP/screen.txt" &&
+    fail "kernel view: says 'recorded figures shown' over the model's figures"
+keys Escape
+expect "recorded on NVIDIA H200 \\(sm_90\\)"
+expect "no GPU here \\(.*\\): recorded figures shown"
+quit
 echo "tui_recorded: ok"
 exit 0
