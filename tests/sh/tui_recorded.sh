@@ -2,7 +2,8 @@
 # run.sh: light (it waits on tmux screens, computing little)
 # tui_recorded.sh: without a GPU the tutorial shows the figures of the shipped H200 recording
 # (assets/h200-recording.json) wherever a scene was recorded, labelled with the GPU and the
-# date, and says once why (no GPU here); --model-only (or BANKLAB_MODEL_ONLY=1) shows the model
+# date, and says once why (no GPU here; never over another message, nor over the kernel view,
+# which shows the model's figures); --model-only (or BANKLAB_MODEL_ONLY=1) shows the model
 # alone; a scene that was not recorded shows the model and says so. The recording is found
 # from the build tree whatever the working directory. Skips on a machine with a GPU.
 . tests/sh/tui_fixtures/lib.sh
@@ -74,6 +75,19 @@ expect " 1\\.1/"
 expect "Chinese \\(中文\\): press l, or start with --lang zh"
 sleep 1
 grep -q "Chinese (中文): press l" "$TMP/screen.txt" || fail "first start: the language hint was overwritten"
+keys n
+expect "no GPU here \\(.*\\): recorded figures shown"
+quit
+# --- Chinese asked for where the locale is not UTF-8: the word on why the screen is English
+# stays on the first screen too (the recorded figures' message waits for the first key)
+$TM kill-session -t t >/dev/null 2>&1
+$TM new-session -d -s t -x 80 -y 24 \
+    "cd '$TMP/elsewhere' && env $U XDG_STATE_HOME='$TMP/fresh-c' LANG=C LC_ALL=C '$BANKLAB' --lessons '$L' --lang zh; echo EXITED rc=\$?; sleep 600" ||
+    fail "tmux new-session"
+expect " 1\\.1/"
+expect "the locale is not UTF-8: showing English"
+sleep 1
+screen | grep -q "the locale is not UTF-8" || fail "LANG=C --lang zh: the word on the locale was overwritten"
 keys n
 expect "no GPU here \\(.*\\): recorded figures shown"
 quit
