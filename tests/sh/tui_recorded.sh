@@ -63,7 +63,15 @@ expect "recorded on NVIDIA H200"
 keys K
 expect "S=3 "
 expect "model +"
-expect "no recorded measurement for this access"
+expect "measured +- \\(no recorded measurement for this access\\)"
+quit
+# ... and in Chinese, with Chinese brackets
+start 80 24 $U -- --lessons tests/sh/tui_fixtures/lessons --lang zh --reset --chapter 1 --step 3
+expect " 1\\.3/"
+expect "录制于 NVIDIA H200"
+keys K
+expect "S=3 "
+expect "实测 +-（录制里没有这次访问的实测结果）"
 quit
 # --- a first start with no language chosen: the word on the language stays on the first
 # screen (the recorded figures' message waits for the first key)
