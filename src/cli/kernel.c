@@ -535,6 +535,15 @@ static void say_err(const struct bl_err *e, int zh)
     say(cli_err_text(e, zh, buf, sizeof buf));
 }
 
+/* no GPU to measure: the one line, with the way to the model's figures without one */
+static void say_nogpu(const struct bl_err *e, const struct kernel_args *a)
+{
+    char why[BL_ERR_TEXT * 2], line[BL_ERR_TEXT * 3];
+    snprintf(line, sizeof line, cli_msg(KRN_NOGPU_TRY_MODEL),
+             cli_err_text(e, a->zh, why, sizeof why), a->file);
+    say(line);
+}
+
 static int has_error(const struct gpu_kernel_result *r)
 {
     for (int i = 0; i < r->ndiags; i++)
@@ -907,7 +916,10 @@ int cmd_kernel(int argc, char **argv)
         break;
     case GPU_KERNEL_ENOGPU:
     case GPU_KERNEL_ECOUNTERS:
-        say_err(&r.err, a.zh);
+        if (r.err.status == GPU_KERNEL_ENOGPU && !a.json && !a.fix && !a.sass)
+            say_nogpu(&r.err, &a);
+        else
+            say_err(&r.err, a.zh);
         rc = EXIT_NOGPU;
         if ((a.fix || a.sass) && !a.json) {  /* no GPU to measure: the prediction, its SASS */
             cli_say(stdout, KM_NO_GPU_PREDICT, CLI_CLEAN(a.file));

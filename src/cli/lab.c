@@ -783,10 +783,12 @@ static void print_header(const struct lab *lab, const char *file, int ntasks, in
         lab_out(LT(lab, lab->tries == 1 ? LAB_UP_TO_TRY : LAB_UP_TO_TRIES), lab->tries);
     lab_out("\n");
     if (lab->gpu && lab->info.available && bl_err_failed(nogpu)) {   /* the shipped recording */
-        struct bl_msg m;
+        struct bl_msg m, dev = lab->info.device_msg;   /* the device and date as messages */
         char en[512];
+        if (dev.id == BL_MSG_NONE)
+            bl_msg_set(&dev, NULL, 0, BL_TEXT, lab->info.device);
         bl_msg_set(&m, en, sizeof en, LAB_RECORDED_NO_GPU,
-                   nogpu->msg[0] ? nogpu->msg : "not available", lab->info.device);
+                   nogpu->msg[0] ? nogpu->msg : "not available", &dev);
         lab_out("%s\n", CLI_CLEAN(MSG(lab, &m, en)));
     } else if (lab->gpu && lab->info.available)
         lab_out(LT(lab, LAB_GPU_SOLVED_MEANS_THE_MODEL),

@@ -16,9 +16,30 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size)
         snprintf(buf, size, "measured now on %s", info->device);
 }
 
+/* a recording's source in Chinese, shortened as short_source does: "录制于 <name>（sm_N），
+ * <day>" of the device message's "录制于 <name>（sm_N），N 个 SM，...，<date>" */
+static void recorded_said_zh(const struct bl_msg *m, char *buf, size_t size)
+{
+    char full[GPU_TEXT_MAX * 2];
+    bl_msg_render(m, BL_LANG_ZH, full, sizeof full);
+    const char *comma = bl_msg_format(BL_COMMA, BL_LANG_ZH);
+    size_t cl = strlen(comma);
+    const char *first = strstr(full, comma), *last = first;
+    for (const char *p = first; p; p = strstr(p + cl, comma))
+        last = p;
+    if (first && last != first && strlen(last + cl) >= 10 && last[cl + 4] == '-' &&
+        last[cl + 7] == '-')
+        snprintf(buf, size, "%.*s%s%.10s", (int)(first - full), full, comma, last + cl);
+    else
+        snprintf(buf, size, "%s", full);
+}
+
 void measured_source_said(const struct gpu_info *info, char *buf, size_t size)
 {
-    if (info->backend == GPU_BACKEND_REPLAY)
+    if (info->backend == GPU_BACKEND_REPLAY && cli_lang() == BL_LANG_ZH &&
+        info->device_msg.id != BL_MSG_NONE)
+        recorded_said_zh(&info->device_msg, buf, size);
+    else if (info->backend == GPU_BACKEND_REPLAY)
         measured_source(info, buf, size);
     else
         snprintf(buf, size, cli_msg(MEAS_NOW_ON), CLI_NOTE(&info->device_msg, info->device));

@@ -146,9 +146,12 @@ static void idle(struct app *a)
     if (req_hub_poll(&a->hub))
         a->dirty = 1;
     const struct gpu_info *info = req_hub_info(&a->hub);
-    /* (not over the first screen's word on the language: that one stays until a key) */
+    /* (not over another message, such as the first screen's word on the language, a locale
+     * without UTF-8 or progress that could not be read: that one stays until a key; not over
+     * the kernel view, which shows the model's figures, not the recording's) */
+    enum ui_screen_id top = a->stack.depth > 0 ? a->stack.id[a->stack.depth - 1] : UI_ERROR;
     if (!a->said_recorded && bl_err_failed(&a->hub.nogpu) && info->backend == GPU_BACKEND_REPLAY &&
-        strcmp(a->msg, ui_str(a, UIS_MSG_LANG_HINT))) {
+        !a->msg[0] && top != UI_KERNEL && top != UI_KGRID) {
         char why[GPU_TEXT_MAX];            /* once: the figures are recorded, and why */
         app_msg(a, 0, ui_str(a, UIS_MSG_RECORDED), ui_err(a, &a->hub.nogpu, why, sizeof why));
         a->said_recorded = 1;

@@ -250,8 +250,9 @@ static void measured_panel(const struct app *a, const struct ui_scene *s, int w,
         form(&it[0], "-");
     } else if (g->err.status != GPU_OK) {
         char why[GPU_TEXT_MAX];
-        form(&it[0], "- (%s)", g->err.msg[0] ? ui_err(a, &g->err, why, sizeof why)
-                                           : ui_str(a, UIS_NO_RESULT));
+        form(&it[0], "-%s%s%s", ui_str(a, UIS_PAREN),
+             g->err.msg[0] ? ui_err(a, &g->err, why, sizeof why) : ui_str(a, UIS_NO_RESULT),
+             ui_str(a, UIS_PAREN_CLOSE));
         it[0].dim = 1;
     } else {
         measured_items(a, g, s, it);

@@ -1,9 +1,10 @@
 #!/bin/sh
 # kernel.sh: `banklab kernel` without a GPU (CUDA_VISIBLE_DEVICES= hides any): a compile
 # error is FILE:LINE:COL (exit 2); a good file says in one line that measuring needs a GPU
-# (exit 3) -- every shipped example and the case kernels among them; bad options, a bad
-# launch comment, no such kernel, a missing --arg exit 2; the measuring server answers a
-# second run, leaves when idle, and a socket it left behind does not stop the next run.
+# and that --model predicts it without one (exit 3) -- every shipped example and the case
+# kernels among them; bad options, a bad launch comment, no such kernel, a missing --arg
+# exit 2; the measuring server answers a second run, leaves when idle, and a socket it left
+# behind does not stop the next run.
 # A GPU=none build cannot compile: SKIP (77). Env: BANKLAB.
 set -u
 . tests/sh/lib.sh kernel.sh
@@ -128,6 +129,7 @@ has "as FILE:LINE:COL" "$tmp/err" "^$tmp/ord.cu:2:18: error: cannot open source 
 # ---- a good file: one line, exit 3 ----
 run "good file without a GPU" 3 assets/kernels/transpose_seed.cu
 one_line "one line saying measuring needs a GPU" "transpose_seed.cu compiles \\(for sm_90\\); measuring it needs a GPU: no CUDA (device|driver)"
+one_line "the same line names the way without a GPU" "\\(banklab kernel assets/kernels/transpose_seed.cu --model predicts it without one\\)\$"
 run "good file --json without a GPU" 3 assets/kernels/transpose_seed.cu --json
 one_line "--json: the same one line" "measuring it needs a GPU"
 for f in assets/kernels/*.cu; do

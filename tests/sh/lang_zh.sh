@@ -320,6 +320,19 @@ grep -qE "(用|with) [a-zA-Z] / [a-zA-Z]|换几个 warp|other warps" "$TMP/lab.t
 grep -q "在 PAD 提示处" "$TMP/lab.txt" || fail "lab: no instruction for its prompt"
 grep -q "要求：wavefront 数 <=" "$TMP/lab.txt" && fail "lab: the bound is written 'wavefront 数 <= N' (want 不超过)"
 grep -q "SM clock\|SMs," "$TMP/lab.txt" && fail "lab: the recording's device in English ($(grep -m1 'SM clock' "$TMP/lab.txt"))"
+# the lab and sim as a newcomer without a GPU gets them: the shipped recording's figures by
+# default (the suites run with BANKLAB_MODEL_ONLY=1), its device and date said in Chinese
+printf 'q\n' | nogpu env -u BANKLAB_MODEL_ONLY COLUMNS=80 "$BANKLAB" lab lessons/10-lab-workshop.json \
+    --lang zh --no-save >"$TMP/lab3.txt" 2>&1
+nogpu env -u BANKLAB_MODEL_ONLY "$BANKLAB" sim '__shared__ float s[1024]; s[lane * 32]' --lang zh \
+    >"$TMP/sim3.txt" 2>&1 || fail "sim --lang zh with the shipped recording failed: $(cat "$TMP/sim3.txt")"
+{ echo "### lab (prompt, the shipped recording)"; cat "$TMP/lab3.txt"
+  echo "### sim (the shipped recording)"; cat "$TMP/sim3.txt"; } >>"$CAP"
+for f in lab3 sim3; do
+    grep -q "录制于" "$TMP/$f.txt" || fail "${f%3} without a GPU does not say it shows the shipped recording (录制于)"
+    grep -E "录制于.*(\(sm_|SMs|SM clock|, 20[0-9][0-9]-)" "$TMP/$f.txt" &&
+        fail "${f%3}: the recording's device or date in English words or punctuation (above)"
+done
 python3 - "$TMP/lab.txt" "$TMP/lab2.txt" <<'PY' || fail "lab: a line wider than 80 columns"
 import sys, unicodedata
 bad = 0

@@ -2,7 +2,8 @@
 # run.sh: light (it waits on tmux screens, computing little)
 # tui_recorded.sh: without a GPU the tutorial shows the figures of the shipped H200 recording
 # (assets/h200-recording.json) wherever a scene was recorded, labelled with the GPU and the
-# date, and says once why (no GPU here); --model-only (or BANKLAB_MODEL_ONLY=1) shows the model
+# date, and says once why (no GPU here; never over another message, nor over the kernel view,
+# which shows the model's figures); --model-only (or BANKLAB_MODEL_ONLY=1) shows the model
 # alone; a scene that was not recorded shows the model and says so. The recording is found
 # from the build tree whatever the working directory. Skips on a machine with a GPU.
 . tests/sh/tui_fixtures/lib.sh
@@ -62,7 +63,15 @@ expect "recorded on NVIDIA H200"
 keys K
 expect "S=3 "
 expect "model +"
-expect "no recorded measurement for this access"
+expect "measured +- \\(no recorded measurement for this access\\)"
+quit
+# ... and in Chinese, with Chinese brackets
+start 80 24 $U -- --lessons tests/sh/tui_fixtures/lessons --lang zh --reset --chapter 1 --step 3
+expect " 1\\.3/"
+expect "录制于 NVIDIA H200"
+keys K
+expect "S=3 "
+expect "实测 +-（录制里没有这次访问的实测结果）"
 quit
 # --- a first start with no language chosen: the word on the language stays on the first
 # screen (the recorded figures' message waits for the first key)
@@ -75,6 +84,35 @@ expect "Chinese \\(中文\\): press l, or start with --lang zh"
 sleep 1
 grep -q "Chinese (中文): press l" "$TMP/screen.txt" || fail "first start: the language hint was overwritten"
 keys n
+expect "no GPU here \\(.*\\): recorded figures shown"
+quit
+# --- Chinese asked for where the locale is not UTF-8: the word on why the screen is English
+# stays on the first screen too (the recorded figures' message waits for the first key)
+$TM kill-session -t t >/dev/null 2>&1
+$TM new-session -d -s t -x 80 -y 24 \
+    "cd '$TMP/elsewhere' && env $U XDG_STATE_HOME='$TMP/fresh-c' LANG=C LC_ALL=C '$BANKLAB' --lessons '$L' --lang zh; echo EXITED rc=\$?; sleep 600" ||
+    fail "tmux new-session"
+expect " 1\\.1/"
+expect "the locale is not UTF-8: showing English"
+sleep 1
+screen | grep -q "the locale is not UTF-8" || fail "LANG=C --lang zh: the word on the locale was overwritten"
+keys n
+expect "no GPU here \\(.*\\): recorded figures shown"
+quit
+# --- started on the kernel view (banklab FILE.cu), which shows the model's figures: the
+# recorded figures' message waits for the tutorial (Esc), where they are shown
+$TM kill-session -t t >/dev/null 2>&1
+$TM new-session -d -s t -x 80 -y 24 \
+    "cd '$ROOT' && env $U '$BANKLAB' --lessons '$L' --lang en assets/kernels/transpose_seed.cu; echo EXITED rc=\$?; sleep 600" ||
+    fail "tmux new-session"
+expect "^ model only: " 20
+expect "watching assets/kernels/transpose_seed.cu"
+sleep 1
+screen >"$TMP/screen.txt"
+grep -q "recorded figures shown" "$TMP/screen.txt" &&
+    fail "kernel view: says 'recorded figures shown' over the model's figures"
+keys Escape
+expect "recorded on NVIDIA H200 \\(sm_90\\)"
 expect "no GPU here \\(.*\\): recorded figures shown"
 quit
 echo "tui_recorded: ok"
