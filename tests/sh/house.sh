@@ -49,13 +49,18 @@
 #      a realloc in src/ whose size has no sizeof (bytes grown by hand) or whose result goes
 #      to a pointer to a one-byte type (char, unsigned char, uint8_t ...), or a printf sized
 #      first with snprintf(NULL, 0, ...) to allocate; GENERIC_GROWERS names the functions that
-#      grow arrays of any element, whose size is their elem argument.
+#      grow arrays of any element, whose size is their elem argument;
+#  10. a command's option described in prose: a file of src/cli that defines a command's
+#      table (struct cli_cmd NAME = ...) and never prints its option list from it
+#      (cli_opt_help(f, &NAME)), or a line of src/base/msg_help.def (the usage and the text
+#      before the lists) that starts with two blanks and "--" (an option and what it does:
+#      a row of the command's table with its description in msg_opts.def instead).
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
 # call fork, getenv and opendir outside src/sys, a room over its share, a Chinese literal
-# (raw and escaped, not one in a comment) and one of each other way to two languages (in a
-# planted tree) must be found. Env: BUILD (default build). Exit 0
+# (raw and escaped, not one in a comment), one of each other way to two languages (in a
+# planted tree) and a command whose options are prose must be found. Env: BUILD (default build). Exit 0
 # pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
@@ -350,6 +355,20 @@ own_strings() {
     return 0
 }
 
+# prose_options HELP_DEF CLI_FILE...: "FILE:LINE: why" for each command whose --help does not
+# list its options from its table (rule 10).
+prose_options() {
+    def=$1; shift
+    grep -n '^ *"  --[a-z]' "$def" | sed "s|^|$def:|; s|:\([0-9]*\):.*|:\1: an option described in prose (a row of the command's table, msg_opts.def)|"
+    for f in "$@"; do
+        for c in $(sed -n 's/.*struct cli_cmd \([a-z_]*\) = .*/\1/p' "$f"); do
+            grep -q "cli_opt_help([a-z]*, &$c)" "$f" ||
+                echo "$f: the command $c never prints its option list from its table (cli_opt_help)"
+        done
+    done
+    return 0
+}
+
 # missing_docs FILE...: "FILE: NAME" for each document FILE cites that the repository lacks
 # (report files banklab writes, banklab-report-*.md, are names of outputs, not citations).
 missing_docs() {
@@ -502,6 +521,14 @@ out=$(GENERIC_GROWERS="$tmp/self/src/own/plant.c:grow" own_strings "$tmp/self/sr
 [ "$out" = "plant.c:3: byte plant.c:4: byte plant.c:6: count plant.c:10: sized " ] ||
     bad "self-check: the growable strings of plant.c (lines 3, 4, 6, 10), not its arrays nor src/base, not found as such ($out)"
 
+mkdir -p "$tmp/self/prose"
+printf '%s\n' 'M(CLI_HELP_X,' '  "usage: banklab x [--json]\\n"' '  "  --json writes JSON\\n",' '  "      --replay FILE  an example\\n")' > "$tmp/self/prose/help.def"
+printf '%s\n' 'static const struct cli_cmd a_cmd = {"a", rows};' 'static void help(FILE *f)' '{' '    cli_opt_help(f, &a_cmd);' '}' > "$tmp/self/prose/a.c"
+printf '%s\n' 'static const struct cli_cmd b_cmd = {"b", rows};' 'static void help(FILE *f)' '{' '    cli_say(f, CLI_HELP_B);' '}' > "$tmp/self/prose/b.c"
+out=$(prose_options "$tmp/self/prose/help.def" "$tmp/self/prose/a.c" "$tmp/self/prose/b.c" | sed 's|.*/||; s|: an option.*|: prose|; s|: the command .*|: no list|' | tr '\n' ' ')
+[ "$out" = "help.def:3: prose b.c: no list " ] ||
+    bad "self-check: an option in prose (help.def:3) and a command without its list (b.c), not a.c nor an example line, not found as such ($out)"
+
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
         -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
@@ -525,6 +552,10 @@ while read -r line; do bad "$line"; done < "$tmp/second"
 # ---- 9. one growable string ----
 own_strings $(echo "$cfiles" | grep '^src/') > "$tmp/own"
 while read -r line; do bad "$line"; done < "$tmp/own"
+
+# ---- 10. every command's options listed from its table ----
+prose_options src/base/msg_help.def $(echo "$cfiles" | grep '^src/cli/') > "$tmp/prose"
+while read -r line; do bad "$line"; done < "$tmp/prose"
 
 # ---- 4. documents cited ----
 docfiles=$(find src tests kernels assets lessons docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
