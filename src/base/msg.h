@@ -20,9 +20,9 @@
  * Rows with %M are rendered, never read back (bl_msg_parse).
  *
  * A Chinese format may take the arguments in another order with positions, %N$ (gettext's
- * rule: the same conversions, any order), e.g. "block (%2$u,%3$u,%4$u) 的 warp %1$d" for
- * "warp %d of block (%u,%u,%u)"; its English format takes them in order, and a row with
- * positions has no '*'. */
+ * rule: the same conversions, any order), e.g. "block (%2$u,%3$u,%4$u) ... warp %1$d" (the
+ * Chinese word order) for "warp %d of block (%u,%u,%u)"; its English format takes them in
+ * order, and a row with positions has no '*'. */
 #ifndef BANKLAB_BASE_MSG_H
 #define BANKLAB_BASE_MSG_H
 

@@ -34,11 +34,12 @@
 #      getopt_long, outside ONE_OPTION_TABLES: every command's options are a struct cli_opt
 #      table that src/cli/opts.c turns into getopt_long's array, the parsing and --help). A check of a foreign library's return code that ends in bl_fail is
 #      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
-#   7. a Chinese literal (a C string or character literal holding a CJK character or
-#      full-width form, as UTF-8 or as an escape; comments are not read) in src/**/*.c or *.h
-#      outside ZH_DATA: banklab's words in Chinese are rows of its catalogues (src/base/msg.def,
-#      src/ui/strings.def, the keys' src/keys/keys.def), never literals in code. ZH_PENDING
-#      names the files still to convert (counted, not failed);
+#   7. Chinese in src/**/*.c or *.h, any file: a Chinese literal (a C string or character
+#      literal holding a CJK character or full-width form, as UTF-8 or as an escape), or such a
+#      character written in a comment: banklab's words in Chinese are rows of its catalogues
+#      (src/base/msg.def and its parts, src/ui/strings.def, the keys' src/keys/keys.def), and
+#      the words it reads in the lessons' Chinese prose rows of its lexicon
+#      (src/base/lexicon.def), never text in code;
 #   8. another way text reaches the screen in two languages besides the catalogue rows
 #      (two_ways): TR(), KP_EN/KP_ZH, a text pair char NAME[2][...], a "zh ? "..." : "..."" choice
 #      on one line, an English text read back (bl_msg_parse, bl_msg_text(NULL, ...), bl_phrase
@@ -80,13 +81,6 @@ SYS_ROOMS="sys"
 SYS_PRIMITIVES='fork|vfork|clone|execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawn|posix_spawnp|system|popen|opendir|fdopendir|mkdtemp|sigaction|signal|__sysv_signal|bsd_signal|sigset|getenv|secure_getenv|socket|socketpair|bind|listen|connect|accept|accept4'
 # no room holds more of src/'s lines than this share (in %)
 MAX_ROOM_SHARE=20
-# the files of src whose Chinese literals are data, not words banklab says: the two lesson
-# readers match words of the lessons' own Chinese prose (numerals, units, comparisons), the
-# lab's text rewriter finds the end of a lesson's Chinese sentence (。？！) and the line
-# breaker knows which Chinese punctuation may not start or end a line
-ZH_DATA="src/lesson/lesson_check.c src/store/lesson_read_figure.c src/cli/lab_text.c src/base/wrap.c"
-# the files whose Chinese literals are still to become catalogue rows (counted, not failed)
-ZH_PENDING=""
 # the functions that grow an array of any element (the element's size is an argument): their
 # realloc has no sizeof of its own
 GENERIC_GROWERS="src/ptx/ptx_tok.c:ptx_grow src/model/pattern_cuda_read.c:grow"
@@ -147,6 +141,13 @@ zh_literals() {
             i++
         }
     }' "$@"
+}
+
+# zh_raw FILE...: "FILE:LINE: Chinese text" for each line holding a CJK character or a
+# full-width form as UTF-8, in a literal or in a comment (zh_literals finds the escaped ones).
+zh_raw() {
+    LC_ALL=C awk '/\342[\272-\277][\200-\277]|[\343-\351][\200-\277][\200-\277]|\357[\274-\276][\200-\277]|\357\277[\200-\257]/ {
+        print FILENAME ":" FNR ": Chinese text" }' "$@"
 }
 
 # long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
@@ -490,6 +491,9 @@ printf '/* 空格 in a comment */\nconst char *a = "空格";\nconst char *b = "\
 out=$(zh_literals "$tmp/self/src/zh/plant.c" | sed 's|.*/||' | tr '\n' ' ')
 [ "$out" = "plant.c:2: a Chinese literal plant.c:3: a Chinese literal plant.c:5: a Chinese literal " ] ||
     bad "self-check: the Chinese literals of plant.c (lines 2, 3, 5) not found as such ($out)"
+out=$(zh_raw "$tmp/self/src/zh/plant.c" "$tmp/self/f.c" | sed 's|.*/||' | tr '\n' ' ')
+[ "$out" = "plant.c:1: Chinese text plant.c:2: Chinese text plant.c:4: Chinese text plant.c:7: Chinese text plant.c:8: Chinese text " ] ||
+    bad "self-check: the lines of plant.c with Chinese characters (1, 2, 4, 7, 8), not its escapes nor f.c, not found as such ($out)"
 mkdir -p "$tmp/self/ways/cli" "$tmp/self/ways/base" "$tmp/self/ways/keys"
 printf 'const char *t = TR("a", "b");
 int k = KP_EN;
@@ -605,22 +609,20 @@ while read -r r n share; do
     [ "$r" = total ] || bad "src/$r holds $n lines, $share of src/ (at most $MAX_ROOM_SHARE %): split it"
 done < "$tmp/shares"
 
-# ---- 7. Chinese in code: only in the catalogues and the data of ZH_DATA ----
+# ---- 7. Chinese in code: none (the catalogues' and the lexicon's rows hold it) ----
 srcc=$(find src -type f \( -name '*.c' -o -name '*.h' \) | sort)
-zh_literals $srcc > "$tmp/zh"
-npending=0
+{ zh_literals $srcc; zh_raw $srcc; } | LC_ALL=C sort -t: -k1,1 -k2,2n -u > "$tmp/zh"
+awk -F: '!seen[$1 ":" $2]++' "$tmp/zh" > "$tmp/zh1"
 while IFS=: read -r f n rest; do
-    case " $ZH_DATA " in *" $f "*) continue ;; esac
-    case " $ZH_PENDING " in *" $f "*) npending=$((npending+1)); continue ;; esac
-    bad "$f:$n:$rest outside the catalogues (a row of src/base/msg.def or src/ui/strings.def)"
-done < "$tmp/zh"
+    bad "$f:$n:$rest in code (a row of src/base/msg.def or its parts, src/ui/strings.def, or a word list of src/base/lexicon.def)"
+done < "$tmp/zh1"
 two_ways src > "$tmp/ways"
 ways() { awk -F '\t' -v k="$1" '$1 == k' "$tmp/ways" | wc -l | tr -d ' '; }
 while IFS="$(printf '\t')" read -r kind line; do
     bad "another way to two languages ($kind), $line: a row of the catalogue (src/base/msg*.def, src/ui/strings.def) and a message id handed up instead"
 done < "$tmp/ways"
-echo "house.sh: Chinese literal lines in src/**/*.c|h: $(wc -l < "$tmp/zh") ($npending in files" \
-     "still to convert: $ZH_PENDING; the rest in $ZH_DATA)"
+echo "house.sh: lines of src/**/*.c|h with Chinese (literals, escaped or not, and comments; must be 0):" \
+     "$(wc -l < "$tmp/zh1" | tr -d ' '); lexicon word lists $(grep -c '^LEX(' src/base/lexicon.def)"
 echo "house.sh: catalogue rows: msg.def and its parts $(cat src/base/msg*.def | grep -c '^M(')," \
      "strings.def $(grep -c '^[A-Z_]*(' src/ui/strings.def), keys.def EN_ZH $(ways 'keys.def EN_ZH')"
 echo "house.sh: other ways to two languages (each must be 0): TR() $(ways 'TR()')," \
