@@ -76,12 +76,6 @@ size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...);
  * written. */
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n);
 
-/* bl_msg_text: what to show for a message whose English text is en: en itself in English;
- * else m rendered in lang into buf, or, where m holds no message (NULL or BL_MSG_NONE), en
- * read back as a message of the table (bl_msg_parse) and rendered; en when it is none. */
-const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
-                        size_t n);
-
 /* bl_msg_or_text: what to show for a message m whose English text is en, never reading en
  * back: en itself in English or where m holds no message (text from outside banklab, a
  * recording, an older peer); else m rendered in lang into buf. */

@@ -43,8 +43,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lesson_check(l, count, &sink);
         lesson_free(l);
     }
-    struct lesson_error e;
-    l = lesson_load_buffer("fuzz.json", (const char *)data, size, &e);
-    lesson_free(l);
     return 0;
 }

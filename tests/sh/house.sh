@@ -56,6 +56,9 @@
 #      (cli_opt_help(f, &NAME)), or a line of src/base/msg_help.def (the usage and the text
 #      before the lists) that starts with two blanks and "--" (an option and what it does:
 #      a row of the command's table with its description in msg_opts.def instead).
+#  11. a function of src that nothing calls (from the objects' `nm` and the sources: not
+#      another file, not its own, not a test). It also counts the functions no other file calls:
+#      those only their own file calls (they could be static) and those only tests call.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
@@ -148,6 +151,28 @@ zh_literals() {
 zh_raw() {
     LC_ALL=C awk '/\342[\272-\277][\200-\277]|[\343-\351][\200-\277][\200-\277]|\357[\274-\276][\200-\277]|\357\277[\200-\257]/ {
         print FILENAME ":" FNR ": Chinese text" }' "$@"
+}
+
+# unused_exports NMFILE: "KIND ROOM/FILE SYMBOL" for each function an object of NMFILE defines
+# globally that no other object uses and no other file of src names (the libraries built
+# apart, such as the injection ones, are read as source): KIND "own" when its own file calls
+# it (it could be static), "tests" when only tests/unit or tests/fuzz do, "never" when
+# nothing does. C objects only (a CUDA object's kernels are launched through their address).
+unused_exports() {
+    awk '
+    function who(s,   r, m) { r = s; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
+        m = s; sub(/^[^\[]*\[/, "", m); sub(/\]:$/, "", m); sub(/\.o$/, "", m); if (m !~ /\.cu$/) m = m ".c"
+        return r "/" m }
+    NR == FNR { if ($3 == "T" && who($1) ~ /\.c$/) def[$2] = who($1); next }
+    $3 == "U" && ($2 in def) && who($1) != def[$2] { used[$2] = 1 }
+    END { for (s in def) if (!(s in used)) print def[s], s }
+    ' "$1" "$1" | LC_ALL=C sort | while read -r f sym; do
+        [ -f "src/$f" ] || continue
+        grep -rlw --include='*.c' --include='*.cu' -- "$sym" src | grep -qv "^src/$f\$" && continue
+        if grep -E "[^A-Za-z0-9_]$sym[ \t]*\(" "src/$f" | grep -qv "^[A-Za-z_]"; then echo "own $f $sym"
+        elif grep -rqw -- "$sym" tests/unit tests/fuzz 2>/dev/null; then echo "tests $f $sym"
+        else echo "never $f $sym"; fi
+    done
 }
 
 # long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
@@ -525,6 +550,20 @@ out=$(GENERIC_GROWERS="$tmp/self/src/own/plant.c:grow" own_strings "$tmp/self/sr
 [ "$out" = "plant.c:3: byte plant.c:4: byte plant.c:6: count plant.c:10: sized " ] ||
     bad "self-check: the growable strings of plant.c (lines 3, 4, 6, 10), not its arrays nor src/base, not found as such ($out)"
 
+# functions no other file calls: for its own file, only by tests, never
+if [ $have_nm -eq 1 ]; then
+    mkdir -p "$tmp/self/ue/src/r" "$tmp/self/ue/tests/unit" "$tmp/self/ue/lib"
+    printf '%s\n' 'int used(void) { return 1; }' 'int own(void) { return 2; }' 'int tested(void) { return 3; }' \
+        'int dead(void) { return 4; }' 'int api(void)' '{' '    return own();' '}' > "$tmp/self/ue/src/r/a.c"
+    printf '%s\n' 'int used(void);' 'int b(void) { return used(); }' > "$tmp/self/ue/src/r/b.c"
+    printf '%s\n' 'int tested(void);' 'int api(void);' 'int main(void) { return tested() + api(); }' > "$tmp/self/ue/tests/unit/test_a.c"
+    (cd "$tmp/self/ue" && "${CC:-cc}" -c src/r/a.c -o a.o && "${CC:-cc}" -c src/r/b.c -o b.o && ar rcs lib/r.a a.o b.o) ||
+        bad "self-check: cc for the unused functions"
+    nm -A -P -g "$tmp/self/ue/lib/r.a" > "$tmp/self/ue/nm"
+    out=$(cd "$tmp/self/ue" && unused_exports nm | tr '\n' ' ')
+    [ "$out" = "tests r/a.c api never r/a.c dead own r/a.c own tests r/a.c tested never r/b.c b " ] ||
+        bad "self-check: the functions no other file calls (own, tested and api only by a test, dead and b), not used, not found as such ($out)"
+fi
 mkdir -p "$tmp/self/prose"
 printf '%s\n' 'M(CLI_HELP_X,' '  "usage: banklab x [--json]\\n"' '  "  --json writes JSON\\n",' '  "      --replay FILE  an example\\n")' > "$tmp/self/prose/help.def"
 printf '%s\n' 'static const struct cli_cmd a_cmd = {"a", rows};' 'static void help(FILE *f)' '{' '    cli_opt_help(f, &a_cmd);' '}' > "$tmp/self/prose/a.c"
@@ -596,6 +635,9 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     sys_outside "$tmp/nm" | while read -r f sym; do
         echo "src/$f calls $sym: the border with the OS is crossed in src/sys (sys.h) only"; done >> "$tmp/up"
     up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
+    unused_exports "$tmp/nm" > "$tmp/unused"
+    awk '$1 == "never" { print "src/" $2 ": " $3 " is called by nothing (not even its own file or a test): dead code" }' \
+        "$tmp/unused" >> "$tmp/up"
     sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
@@ -629,6 +671,13 @@ echo "house.sh: other ways to two languages (each must be 0): TR() $(ways 'TR()'
      "KP_EN/KP_ZH $(ways 'KP_EN/KP_ZH'), text pairs [2][...] $(ways 'text pairs [2][...]')," \
      "zh ? \"..\" : \"..\" $(ways 'zh ? ".." : ".."'), English read back $(ways 'English read back')"
 
+if [ -f "$tmp/unused" ]; then
+    kinds() { awk -v k="$1" '$1 == k' "$tmp/unused" | wc -l | tr -d ' '; }
+    echo "house.sh: functions of src no other file calls: $(wc -l < "$tmp/unused" | tr -d ' ')" \
+         "(for their own file only, could be static: $(kinds own); called only by tests: $(kinds tests)" \
+         "$(awk '$1 == "tests" { printf "%s%s", s, $3; s = ", " }' "$tmp/unused" | sed 's/^./(&/; s/.$/&)/');" \
+         "never called: $(kinds never))"
+fi
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"
 case $calls in SKIPPED*) exit 77 ;; esac

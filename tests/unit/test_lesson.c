@@ -70,10 +70,26 @@ static const char *edit(const char *old, const char *new)
     return buf;
 }
 
+/* the loader's first problem, as lesson_load_file keeps it: the first one reported */
+static void keep_first(const struct lesson_error *e, void *ctx)
+{
+    struct lesson_error *first = ctx;
+    if (first->err.status == 0)
+        *first = *e;
+}
+
+/* lesson_load_file's reading from memory (data NULL: an empty file) */
+static struct lesson *load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *e)
+{
+    memset(e, 0, sizeof *e);
+    return lesson_load_report(name, data ? data : "", data ? len : 0, keep_first, e, NULL);
+}
+
 static struct lesson *load(const char *text, struct lesson_error *e)
 {
     memset(e, 0, sizeof *e);
-    return lesson_load_buffer("t.json", text, strlen(text), e);
+    return load_buffer("t.json", text, strlen(text), e);
 }
 
 /* Loads text, expects failure with the first problem at line:col with message msg. */
@@ -257,12 +273,12 @@ static void test_syntax_errors(void **state)
     expect_error(deep, 1, 1001, "nesting too deep (more than 1000 levels)");
     /* a NUL byte inside the buffer */
     struct lesson_error e;
-    struct lesson *l = lesson_load_buffer("t.json", "{\"a\"\0:1}", 8, &e);
+    struct lesson *l = load_buffer("t.json", "{\"a\"\0:1}", 8, &e);
     assert_null(l);
     assert_int_equal(e.line, 1);
     assert_int_equal(e.col, 5);
     assert_string_equal(e.err.msg, "NUL byte in the file");
-    l = lesson_load_buffer("t.json", NULL, 0, &e);
+    l = load_buffer("t.json", NULL, 0, &e);
     assert_null(l);
     assert_string_equal(e.err.msg, "empty file (a lesson is one JSON object)");
 }
@@ -862,7 +878,7 @@ static void test_truncations(void **state)
     for (size_t k = 0; k + 1 < n; k++) {
         struct lesson_error e;
         memcpy(buf, good, k);
-        struct lesson *l = lesson_load_buffer("t.json", buf, k, &e);
+        struct lesson *l = load_buffer("t.json", buf, k, &e);
         assert_null(l);
         assert_true(e.err.msg[0] != 0);
         assert_true(e.line >= 1);
@@ -873,7 +889,7 @@ static void test_truncations(void **state)
             struct lesson_error e;
             memcpy(buf, good, n);
             buf[k] = junk[j];
-            struct lesson *l = lesson_load_buffer("t.json", buf, n, &e);
+            struct lesson *l = load_buffer("t.json", buf, n, &e);
             if (l) {
                 lesson_check(l, NULL, NULL);
                 lesson_free(l);
