@@ -43,7 +43,7 @@ static struct ptx_agg_pc *pc_of(struct ptx_agg *a, const struct ptx_access *r)
     memset(p, 0, sizeof *p);
     p->pc = r->pc;
     p->loc = r->loc;
-    p->worst_wf = -1;
+    p->worst.wavefronts = -1;
     a->slot[r->pc] = a->npcs++;
     return p;
 }
@@ -78,6 +78,17 @@ static uint32_t base_word(const struct ptx_access *r)
     return lo & (r->kind == PTX_CPASYNC ? ~127u : ~3u);
 }
 
+/* q: the warp of record r, wf wavefronts (its count left as it was) */
+static void set_pattern(struct ptx_agg_pattern *q, const struct ptx_access *r, int wf)
+{
+    q->mask = r->mask;
+    memcpy(q->addr, r->addr, sizeof q->addr);
+    q->wavefronts = wf;
+    q->width = r->width;
+    memcpy(q->block, r->block, sizeof q->block);
+    q->warp = r->warp;
+}
+
 static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int wf)
 {
     uint32_t lo = base_word(r);
@@ -101,14 +112,11 @@ static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int w
         return;
     }
     struct ptx_agg_pattern *q = &p->pat[p->npat++];
-    q->mask = r->mask;
+    set_pattern(q, r, wf);
     for (int l = 0; l < 32; l++)
-        q->addr[l] = (r->mask >> l) & 1 ? r->addr[l] : 0;
+        if (!((r->mask >> l) & 1))
+            q->addr[l] = 0;
     q->count = 1;
-    q->wavefronts = wf;
-    q->width = r->width;
-    memcpy(q->block, r->block, sizeof q->block);
-    q->warp = r->warp;
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r);
@@ -398,14 +406,8 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
     p->conflicts += res.conflicts;
     if (res.ways > p->ways)
         p->ways = res.ways;
-    if (res.wavefronts > p->worst_wf) {
-        p->worst_wf = res.wavefronts;
-        p->worst_mask = r->mask;
-        memcpy(p->worst_addr, r->addr, sizeof p->worst_addr);
-        memcpy(p->worst_block, r->block, sizeof p->worst_block);
-        p->worst_warp = r->warp;
-        p->worst_width = r->width;
-    }
+    if (res.wavefronts > p->worst.wavefronts)
+        set_pattern(&p->worst, r, res.wavefronts);
     keep_pattern(p, r, res.wavefronts);
 }
 
