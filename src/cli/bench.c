@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../serve/serve.h"
@@ -124,14 +125,8 @@ static int case_model(const struct gpu_request *q, int *conf)
 
 static struct bench_row *new_row(struct bench *B, const char *group)
 {
-    if (B->n == B->cap) {
-        int nc = B->cap ? B->cap * 2 : 128;
-        struct bench_row *nr = realloc(B->rows, (size_t)nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        B->rows = nr;
-        B->cap = nc;
-    }
+    if (bl_grow(&B->rows, &B->cap, B->n + 1, sizeof *B->rows, 128))
+        return NULL;
     struct bench_row *b = &B->rows[B->n++];
     memset(b, 0, sizeof *b);
     b->row.rec.req.id = B->id++;

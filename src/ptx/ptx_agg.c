@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "../model/bank.h"
 #include "ptx_agg.h"
 #include "ptx_internal.h"
@@ -31,14 +32,8 @@ static struct ptx_agg_pc *pc_of(struct ptx_agg *a, const struct ptx_access *r)
     int s = a->slot[r->pc];
     if (s >= 0)
         return &a->pcs[s];
-    if (a->npcs == a->cap) {
-        int n = a->cap ? a->cap * 2 : 16;
-        void *p = realloc(a->pcs, (size_t)n * sizeof *a->pcs);
-        if (!p)
-            return NULL;
-        a->pcs = p;
-        a->cap = n;
-    }
+    if (bl_grow(&a->pcs, &a->cap, a->npcs + 1, sizeof *a->pcs, 16))
+        return NULL;
     struct ptx_agg_pc *p = &a->pcs[a->npcs];
     memset(p, 0, sizeof *p);
     p->pc = r->pc;
