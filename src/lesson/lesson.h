@@ -241,14 +241,6 @@ int lesson_check_text(const struct lesson *l,
 
 void lesson_set_done(struct lesson_set *set);
 
-/* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).
- * Fills code_buf with the code to parse (with "typedef <type> T; " prefixed when the scene
- * has types). The type is bind->type when bind gives one, else types[type_index] (index
- * taken modulo ntypes; negative means 0). Returns 0, or -1 when the code does not fit or a
- * binding name is not a parameter of the scene. */
-int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
-                     int type_index, struct pattern_env *env, char *code_buf, size_t size);
-
 /* lesson_binding_msg: an env's parameter values, the element type (NULL: none) and the access
  * index as a message for a problem's %M ("STRIDE=32, T=float, access 0"), rendered in the
  * reader's language where the problem is shown. */

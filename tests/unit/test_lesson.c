@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../src/lesson/lesson.h"
+#include "../../src/lesson/scene.h"
 #include "../../src/store/lesson_load.h"
 #include "../../src/store/recording.h"
 
@@ -679,29 +680,35 @@ static void test_scene_env(void **state)
         print_error("%d:%d: %s\n", e.line, e.col, e.err.msg);
     assert_non_null(l);
     const struct lesson_scene *s = l->steps[0].scene;
-    struct pattern_env env;
-    char code[256];
-    assert_int_equal(lesson_scene_env(s, NULL, 0, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float T; __shared__ T s[1024]; s[lane * STRIDE]");
-    assert_int_equal(env.block[0], 16);
-    assert_int_equal(env.block[1], 4);
-    assert_int_equal(env.block[2], 1);
-    assert_int_equal(env.warp, 1);
-    assert_int_equal(env.dyn_bytes, 64);
-    assert_int_equal(env.nparams, 1);
-    assert_int_equal(env.param[0].value, 2);
-    assert_int_equal(lesson_scene_env(s, NULL, 3, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
+    /* the environment and the code scene_run makes of the scene (access -1: no access run) */
+    struct scene_run r = {0};
+    struct scene_in in = {.scene = s, .type = 0, .access = -1, .warp = -1};
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float T; __shared__ T s[1024]; s[lane * STRIDE]");
+    assert_int_equal(r.env.block[0], 16);
+    assert_int_equal(r.env.block[1], 4);
+    assert_int_equal(r.env.block[2], 1);
+    assert_int_equal(r.env.warp, 1);
+    assert_int_equal(r.env.dyn_bytes, 64);
+    assert_int_equal(r.env.nparams, 1);
+    assert_int_equal(r.env.param[0].value, 2);
+    in.type = 3;   /* taken modulo the two types */
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
     char *names[] = {(char *)"STRIDE"};
     long long values[] = {7};
     struct lesson_binding b = {1, names, values, (char *)"float2"};
-    assert_int_equal(lesson_scene_env(s, &b, 0, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
-    assert_int_equal(env.param[0].value, 7);
+    in = (struct scene_in){.scene = s, .bind = &b, .access = -1, .warp = -1};
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
+    assert_int_equal(r.env.param[0].value, 7);
     char *bad_names[] = {(char *)"PAD"};
     struct lesson_binding bad = {1, bad_names, values, NULL};
-    assert_int_equal(lesson_scene_env(s, &bad, 0, &env, code, sizeof code), -1);
-    assert_int_equal(lesson_scene_env(s, NULL, 0, &env, code, 20), -1);
+    struct bl_err err = {0};
+    in.bind = &bad;
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, &err), -1);
+    assert_int_equal(err.status, SCENE_EBIND);
+    scene_run_free(&r);
     /* an expectation with the second type and the model through it */
     assert_int_equal(lesson_check(l, NULL, NULL), 0);
     lesson_free(l);
