@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +23,23 @@ static int refuse(struct bl_buf *b, int e)
         b->failed = e;
     errno = e;
     return -1;
+}
+
+int bl_grow(void *p, int *cap, int need, size_t elem, int first)
+{
+    if (need <= *cap)
+        return 0;
+    int n = *cap > 0 ? *cap : first > 0 ? first : 1;
+    while (n < need && n <= INT_MAX / 2)
+        n *= 2;
+    if (n < need || (size_t)n > SIZE_MAX / elem)
+        return -1;
+    void *q = realloc(*(void **)p, (size_t)n * elem);
+    if (!q)
+        return -1;
+    *(void **)p = q;
+    *cap = n;
+    return 0;
 }
 
 int bl_buf_grow(struct bl_buf *b, size_t extra)

@@ -33,6 +33,11 @@ struct bl_buf {
 /* bl_buf_init: b empty, holding nothing allocated, with the limit max (0: none). */
 void bl_buf_init(struct bl_buf *b, size_t max);
 
+/* bl_grow: the one growable array: *p (an array of elements of elem bytes, room for *cap)
+ * made room for at least need elements, doubling from first (when *cap is 0); 0, or -1 when
+ * out of memory (*p and *cap unchanged). p is the address of the array's pointer. */
+int bl_grow(void *p, int *cap, int need, size_t elem, int first);
+
 /* bl_buf_grow: room for extra more bytes (and the NUL) without another allocation; it grows
  * by doubling, so n appends cost O(n) in all. 0, or -1 with errno and b->failed ENOMEM or
  * EFBIG (b unchanged). */

@@ -599,26 +599,6 @@ static size_t render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_
     return o;
 }
 
-const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
-                        size_t n)
-{
-    if (lang == BL_LANG_EN || !buf || !n)
-        return en;
-    if (!m || m->id <= BL_MSG_NONE || m->id >= BL_MSG_COUNT) {
-        /* only the English: read back as a message of the table where it is one */
-        struct bl_msg back;
-        const char *ph = bl_phrase(en, lang);
-        if (ph != en)
-            return ph;
-        if (!bl_msg_parse(en, &back))
-            return en;
-        bl_msg_render(&back, lang, buf, n);
-        return buf;
-    }
-    bl_msg_render(m, lang, buf, n);
-    return buf;
-}
-
 const char *bl_msg_or_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
                            size_t n)
 {

@@ -20,9 +20,9 @@
  * Rows with %M are rendered, never read back (bl_msg_parse).
  *
  * A Chinese format may take the arguments in another order with positions, %N$ (gettext's
- * rule: the same conversions, any order), e.g. "block (%2$u,%3$u,%4$u) 的 warp %1$d" for
- * "warp %d of block (%u,%u,%u)"; its English format takes them in order, and a row with
- * positions has no '*'. */
+ * rule: the same conversions, any order), e.g. "block (%2$u,%3$u,%4$u) ... warp %1$d" (the
+ * Chinese word order) for "warp %d of block (%u,%u,%u)"; its English format takes them in
+ * order, and a row with positions has no '*'. */
 #ifndef BANKLAB_BASE_MSG_H
 #define BANKLAB_BASE_MSG_H
 
@@ -75,12 +75,6 @@ size_t bl_msg_set(struct bl_msg *m, char *en, size_t n, int id, ...);
  * does not fit, never inside a UTF-8 character); "" for BL_MSG_NONE. Returns the length
  * written. */
 size_t bl_msg_render(const struct bl_msg *m, enum bl_lang lang, char *dst, size_t n);
-
-/* bl_msg_text: what to show for a message whose English text is en: en itself in English;
- * else m rendered in lang into buf, or, where m holds no message (NULL or BL_MSG_NONE), en
- * read back as a message of the table (bl_msg_parse) and rendered; en when it is none. */
-const char *bl_msg_text(const struct bl_msg *m, const char *en, enum bl_lang lang, char *buf,
-                        size_t n);
 
 /* bl_msg_or_text: what to show for a message m whose English text is en, never reading en
  * back: en itself in English or where m holds no message (text from outside banklab, a

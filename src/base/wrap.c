@@ -1,5 +1,6 @@
 /* wrap.c: display columns and line breaking (wrap.h). libc only (mbrtowc, wcwidth). */
 #include "wrap.h"
+#include "lexicon.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -33,19 +34,19 @@ int bl_width_n(const char *s, size_t n)
     return cols;
 }
 
-/* bl_no_line_start, bl_no_line_end: c may not begin a line (closing punctuation, also ASCII
- * , . ; : ! ? and ')'), may not end one (opening punctuation). */
+/* bl_no_line_start, bl_no_line_end: c may not begin a line (closing punctuation, the lexicon's
+ * NO_LINE_START, also ASCII , . ; : ! ? and ')'), may not end one (opening punctuation,
+ * NO_LINE_END). */
 static int bl_no_line_start(wchar_t c)
 {
-    return c && wcschr(L"\uff0c\u3002\u3001\uff1b\uff1a\uff01\uff1f\uff09\u300d\u300f\u300b"
-                       L"\u3011\u3009\u3015\u3017\uff3d\uff5d\uff0e\u201d\u2019\u2026\uff05"
-                       L",.;:!?)", c) != NULL;
+    if (c > 0 && c < 0x80)
+        return strchr(",.;:!?)", (int)c) != NULL;
+    return c && bl_lex_has_char(BL_LEX_NO_LINE_START, (unsigned long)c);
 }
 
 static int bl_no_line_end(wchar_t c)
 {
-    return c && wcschr(L"\uff08\u300c\u300e\u300a\u3010\u3008\u3014\u3016\uff3b\uff5b\u201c"
-                       L"\u2018", c) != NULL;
+    return c && bl_lex_has_char(BL_LEX_NO_LINE_END, (unsigned long)c);
 }
 
 /* the character a line starting at s[i] would begin with (backticks skipped), 0 at the end */

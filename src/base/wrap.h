@@ -1,8 +1,9 @@
 /* wrap.h: text measured in display columns (mbrtowc + wcwidth: CJK is two columns; the
  * caller's LC_CTYPE must be UTF-8) and wrapped into lines with the Chinese line-breaking
- * rules: closing punctuation (）。，、；：！？”’》」』 ...) never starts a line and opening
- * punctuation (（“‘《「『 ...) never ends one. One wrapper for the screen (src/ui/text.c),
- * the lab's line prompt and the reports. The base room: libc only. */
+ * rules: closing punctuation (full-width comma, full stop, closing brackets and quotes ...:
+ * the lexicon's NO_LINE_START) never starts a line and opening punctuation (NO_LINE_END)
+ * never ends one. One wrapper for the screen (src/ui/text.c), the lab's line prompt and the
+ * reports. The base room: libc only. */
 #ifndef BANKLAB_BASE_WRAP_H
 #define BANKLAB_BASE_WRAP_H
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/buf.h"
 #include "../base/err.h"
 #include "../gpu/gpu.h"
 #include "../serve/serve.h"
@@ -47,20 +48,17 @@ struct bench {
     int lat_cached;              /* latency requests the server's cache answered (not counted) */
 };
 
-static void usage(FILE *f)
-{
-    cli_say(f, CLI_HELP_BENCH);
-}
+static void usage(FILE *f);
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_CSV, OPT_QUICK, OPT_BOTH, OPT_DEVICE };
 
 static const struct cli_opt bench_options[] = {
-    CLI_ROW("json", 0, NULL, 0, OPT_JSON),
+    CLI_ROW("json", 0, NULL, CLI_OH_BENCH_JSON, OPT_JSON),
     CLI_ROW("csv", 0, NULL, 0, OPT_CSV),
-    CLI_ROW("quick", 0, NULL, 0, OPT_QUICK),
-    CLI_ROW("both", 0, NULL, 0, OPT_BOTH),
+    CLI_ROW("quick", 0, NULL, CLI_OH_BENCH_QUICK, OPT_QUICK),
+    CLI_SERVER_ROWS(CLI_OH_BENCH_SERVER, CLI_OH_BENCH_NO_SERVER),
+    CLI_ROW("both", 0, NULL, CLI_OH_BENCH_BOTH, OPT_BOTH),
     CLI_ROW("device", 0, "VALUE", 0, OPT_DEVICE),
-    CLI_SERVER_ROWS(0, 0),
     CLI_LANG_ROW(0),
     CLI_ROW_HELP(0),
     CLI_ROW_END};
@@ -68,7 +66,14 @@ static const struct cli_opt bench_options[] = {
 static int bench_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd bench_cmd = {"bench", bench_options, 0, CLI_UNKNOWN_ARGUMENT, usage,
-    usage, bench_opt, 0, 0, 0};
+    usage, bench_opt, 19, 2, 0};
+
+/* --help, and after a usage error: the usage and what bench does, then its options */
+static void usage(FILE *f)
+{
+    cli_say(f, CLI_HELP_BENCH);
+    cli_opt_help(f, &bench_cmd);
+}
 
 static int bench_opt(void *ctx, int key, const char *name, const char *val)
 {
@@ -120,14 +125,8 @@ static int case_model(const struct gpu_request *q, int *conf)
 
 static struct bench_row *new_row(struct bench *B, const char *group)
 {
-    if (B->n == B->cap) {
-        int nc = B->cap ? B->cap * 2 : 128;
-        struct bench_row *nr = realloc(B->rows, (size_t)nc * sizeof *nr);
-        if (!nr)
-            return NULL;
-        B->rows = nr;
-        B->cap = nc;
-    }
+    if (bl_grow(&B->rows, &B->cap, B->n + 1, sizeof *B->rows, 128))
+        return NULL;
     struct bench_row *b = &B->rows[B->n++];
     memset(b, 0, sizeof *b);
     b->row.rec.req.id = B->id++;

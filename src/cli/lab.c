@@ -853,7 +853,7 @@ int cmd_lab(int argc, char **argv)
     struct lesson *l = lesson_load_file(o.file, &lerr);
     if (!l) {
         char line[512], buf[BL_ERR_TEXT * 2];
-        if (lab.lang == LANG_ZH && lerr.line <= 0) {   /* file：message, in Chinese */
+        if (lab.lang == LANG_ZH && lerr.line <= 0) {   /* "file", full-width colon, message */
             fprintf(stderr, bl_msg_format(CLI_PATH_SAYS, BL_LANG_ZH), CLI_CLEAN(lerr.file),
                     CLI_CLEAN(cli_err_text(&lerr.err, 1, buf, sizeof buf)));
             fputc('\n', stderr);

@@ -20,7 +20,7 @@ void lab_out(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void lab_flush(void);
 
 /* lab_prompt_text: a tutorial step's text for the lab's prompts: "with p / P" (the keys of a
- * parameter of s) becomes "at the PAD prompt" ("用 p / P" becomes "在 PAD 提示处"), and a
+ * parameter of s) becomes "at the PAD prompt" (in Chinese too), and a
  * sentence that sends the learner to a key the lab does not have ("check other warps with w")
  * is left out. Into out (n bytes). */
 void lab_prompt_text(const struct lesson_scene *s, enum lesson_lang lang, const char *text,

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/lexicon.h"
 #include "../base/msg.h"
 #include "../base/wrap.h"
 #include "../lesson/scene.h"
@@ -69,7 +70,8 @@ static int one_key(const char *t)
 }
 
 /* the end of the sentence starting at s[i]: after . ? ! followed by a space or the end
- * (English) or after 。？！ (Chinese), or at a newline */
+ * (English) or after a Chinese full stop, question or exclamation mark (the lexicon's
+ * SENTENCE_END), or at a newline */
 static size_t sentence_end(const char *s, size_t i)
 {
     for (; s[i]; i++) {
@@ -78,9 +80,9 @@ static size_t sentence_end(const char *s, size_t i)
         if ((s[i] == '.' || s[i] == '?' || s[i] == '!') && (s[i + 1] == ' ' || !s[i + 1] ||
                                                              s[i + 1] == '\n'))
             return i + 1 + (s[i + 1] == ' ');
-        if (!strncmp(s + i, "\u3002", 3) || !strncmp(s + i, "\uff1f", 3) ||
-            !strncmp(s + i, "\uff01", 3))
-            return i + 3;
+        size_t n = bl_lex_prefix(BL_LEX_SENTENCE_END, s + i);
+        if (n)
+            return i + n;
     }
     return i;
 }
@@ -105,7 +107,7 @@ static int rewrite(const struct lesson_scene *s, enum lesson_lang lang, const ch
                                   p->name);
             i += ll + m;
             if (lang == LANG_ZH && t[i] == ' ')
-                i++;                    /* "用 p / P 找" reads "在 PAD 提示处找" */
+                i++;                    /* Chinese: no blank after the prompt */
             continue;
         }
         if (!strncmp(t + i, lead, ll) && one_key(t + i + ll))

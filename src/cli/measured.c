@@ -16,8 +16,9 @@ void measured_source(const struct gpu_info *info, char *buf, size_t size)
         snprintf(buf, size, "measured now on %s", info->device);
 }
 
-/* a recording's source in Chinese, shortened as short_source does: "录制于 <name>（sm_N），
- * <day>" of the device message's "录制于 <name>（sm_N），N 个 SM，...，<date>" */
+/* a recording's source in Chinese, shortened as short_source does: the device message
+ * rendered in Chinese (name, arch, SMs, clock, ..., date, separated by BL_COMMA's Chinese
+ * comma) cut to its first part and the date's day */
 static void recorded_said_zh(const struct bl_msg *m, char *buf, size_t size)
 {
     char full[GPU_TEXT_MAX * 2];

@@ -269,10 +269,7 @@ static void case_line(const struct vitem *it)
         cli_say(stdout, VER_CASE_UNMEASURED, it->row.label, CLI_CLEAN(CLI_ERR(&r->err)));
 }
 
-static void usage(FILE *f)
-{
-    cli_say(f, CLI_HELP_VERIFY);
-}
+static void usage(FILE *f);
 
 struct vopts {
     int json, timing, device, no_server, both;
@@ -282,12 +279,13 @@ struct vopts {
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_TIMING, OPT_LESSONS, OPT_DEVICE, OPT_BOTH };
 
 static const struct cli_opt verify_options[] = {
-    CLI_ROW("json", 0, NULL, 0, OPT_JSON),
-    CLI_ROW("timing", 0, NULL, 0, OPT_TIMING),
-    CLI_ROW("both", 0, NULL, 0, OPT_BOTH),
+    CLI_ROW("timing", 0, NULL, CLI_OH_VERIFY_TIMING, OPT_TIMING),
+    CLI_ROW("json", 0, NULL, CLI_OH_VERIFY_JSON, OPT_JSON),
+    CLI_SERVER_ROWS(CLI_OH_VERIFY_SERVER, CLI_OH_VERIFY_NO_SERVER),
+    CLI_ROW("both", 0, NULL, CLI_OH_VERIFY_BOTH, OPT_BOTH),
+    CLI_ROW_TEXT(CLI_HT_VERIFY_EXIT),
     CLI_ROW("lessons", 0, "VALUE", 0, OPT_LESSONS),
     CLI_ROW("device", 0, "VALUE", 0, OPT_DEVICE),
-    CLI_SERVER_ROWS(0, 0),
     CLI_LANG_ROW(0),
     CLI_ROW_HELP(0),
     CLI_ROW_END};
@@ -295,7 +293,14 @@ static const struct cli_opt verify_options[] = {
 static int verify_opt(void *ctx, int key, const char *name, const char *val);
 
 static const struct cli_cmd verify_cmd = {"verify", verify_options, 0, CLI_UNKNOWN_ARGUMENT, usage,
-    usage, verify_opt, 0, 0, 0};
+    usage, verify_opt, 12, 2, 0};
+
+/* --help, and after a usage error: the usage and what verify does, then its options */
+static void usage(FILE *f)
+{
+    cli_say(f, CLI_HELP_VERIFY);
+    cli_opt_help(f, &verify_cmd);
+}
 
 static int verify_opt(void *ctx, int key, const char *name, const char *val)
 {

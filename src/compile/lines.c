@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "../base/utf8.h"
 #include "compile.h"
 
@@ -159,14 +160,8 @@ struct found {                       /* what one function's sequence gave */
 
 static int push_row(struct found *f, const struct row *r)
 {
-    if (f->nrows == f->cap) {
-        int cap = f->cap ? f->cap * 2 : 256;
-        struct row *n = realloc(f->row, (size_t)cap * sizeof *n);
-        if (!n)
-            return -1;
-        f->row = n;
-        f->cap = cap;
-    }
+    if (bl_grow(&f->row, &f->cap, f->nrows + 1, sizeof *f->row, 256))
+        return -1;
     f->row[f->nrows++] = *r;
     return 0;
 }
@@ -376,15 +371,10 @@ int ksl_lines(const void *cubin, size_t n, const char *symbol, const char *file,
         own_line(&f, pc, &line, &call);
         if (!line)
             continue;                        /* no line of the file: nothing to charge */
-        if (out->n == cap) {
-            cap = cap ? cap * 2 : 32;
-            struct kp_sass_insn *ni = realloc(out->insn, (size_t)cap * sizeof *ni);
-            if (!ni) {
-                free(f.row);
-                kp_sass_free(out);
-                return -1;
-            }
-            out->insn = ni;
+        if (bl_grow(&out->insn, &cap, out->n + 1, sizeof *out->insn, 32)) {
+            free(f.row);
+            kp_sass_free(out);
+            return -1;
         }
         struct kp_sass_insn *o = &out->insn[out->n++];
         memset(o, 0, sizeof *o);

@@ -30,14 +30,12 @@ typedef int (*devlock_progress_fn)(void *arg, const struct devlock_wait *w);
 
 struct devlock;
 
-/* devlock_dir: the directory that holds the lock files: $BANKLAB_LOCK_DIR when set (and safe),
- * else the first safe one of /run/lock, /var/lock, /dev/shm, /tmp. Safe: a directory owned by
- * root or by this user that has the sticky bit when others may write to it. Returns 0 with the
- * path in buf, or -1 with err failed (status DEVLOCK_ERROR, as every failure here but
- * devlock_acquire's). */
-int devlock_dir(char *buf, size_t n, struct bl_err *err);
+/* The lock files live in one directory: $BANKLAB_LOCK_DIR when set (and safe), else the first
+ * safe one of /run/lock, /var/lock, /dev/shm, /tmp. Safe: a directory owned by root or by this
+ * user that has the sticky bit when others may write to it. Every failure here but
+ * devlock_acquire's has status DEVLOCK_ERROR. */
 
-/* devlock_share_dir: the directory `name` (e.g. "banklab-serve") inside devlock_dir's, made
+/* devlock_share_dir: the directory `name` (e.g. "banklab-serve") inside the locks' one, made
  * when missing as a shared sticky directory (mode 1777 whatever the umask) and checked (lstat:
  * a directory, not a link, owned by root or by this user (its owner may remove anything in
  * it); mode 1777, or this user's and writable by nobody else; its owner named when refused). For files every user of the machine shares (the GPU server's

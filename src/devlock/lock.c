@@ -123,15 +123,6 @@ static int open_dir(int *dfd, char *path, size_t pn, struct bl_err *err)
     return bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_NO_DIR);
 }
 
-int devlock_dir(char *buf, size_t n, struct bl_err *err)
-{
-    int dfd;
-    if (open_dir(&dfd, buf, n, err))
-        return -1;
-    close(dfd);
-    return 0;
-}
-
 int devlock_share_dir(const char *name, char *buf, size_t n, struct bl_err *err)
 {
     char parent[DL_PATH_MAX - 64];

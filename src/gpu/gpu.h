@@ -35,7 +35,7 @@ struct gpu_info {
     char lock[GPU_TEXT_MAX];      /* how measurements take turns with other processes: "turns
                                      through <lock file>", or why they cannot (one line) */
     /* device (replay's "recorded on ...") as a message id of src/base/msg.def with its
-     * arguments, for either language (bl_msg_text): id BL_MSG_NONE where the English text is
+     * arguments, for either language (bl_msg_or_text): id BL_MSG_NONE where the English text is
      * all there is (as for err.why and counters_err.why of an info read from a server) */
     struct bl_msg device_msg;
     struct bl_msg lock_msg;       /* lock as a message, the same way (BL_MSG_NONE: text only) */

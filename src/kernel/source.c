@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "../model/clex.h"
 #include "kernel.h"
 
@@ -352,17 +353,11 @@ static int log_head(const char *s, size_t n, struct gpu_kernel_diag *d)
 static int add_diag(struct gpu_kernel_diag **diags, int *n, int *cap,
                     const struct gpu_kernel_diag *d)
 {
-    if (*n == *cap) {
-        int nc = *cap ? *cap * 2 : 8;
-        struct gpu_kernel_diag *w = realloc(*diags, (size_t)nc * sizeof *w);
-        if (!w) {
-            free(*diags);
-            *diags = NULL;
-            *n = 0;
-            return -1;
-        }
-        *diags = w;
-        *cap = nc;
+    if (bl_grow(diags, cap, *n + 1, sizeof **diags, 8)) {
+        free(*diags);
+        *diags = NULL;
+        *n = 0;
+        return -1;
     }
     (*diags)[(*n)++] = *d;
     return 0;

@@ -114,7 +114,7 @@ enum key_action keys_action(unsigned screens, int key);
 const char *keys_word(int id, int zh);
 
 /* keys_name: the name of one key as the help screen and the man page write it ("Esc",
- * "Ctrl-U", "PgDn", "Space", "?"); zh only changes Space (空格). Writes into buf (always
+ * "Ctrl-U", "PgDn", "Space", "?"); zh only changes Space. Writes into buf (always
  * terminated) and returns buf. */
 const char *keys_name(int key, int zh, char *buf, size_t size);
 

@@ -130,8 +130,9 @@ struct lesson_figure {
     char text[32];               /* the quote as written in the file, e.g. "3495", "2.2" */
     int bound;                   /* what the sentence claims of it (read from the text, the
                                   * same in zh and en): LESSON_FIG_ABOUT, the value rounds to
-                                  * the quote; _AT_MOST, "within 11 %", "不到 11 %": its size
-                                  * is at most the quote's; _AT_LEAST, "more than", "超过" */
+                                  * the quote; _AT_MOST, "within 11 %" (the lexicon's
+                                  * AT_MOST_BEFORE): its size is at most the quote's;
+                                  * _AT_LEAST, "more than" (AT_LEAST_BEFORE) */
 };
 
 struct lesson_step {
@@ -230,23 +231,15 @@ int lesson_check(const struct lesson *l,
 /* lesson_check_text: what `banklab check` holds a lesson's prose to beyond lesson_check (not
  * the tutorial's loading: a lesson that breaks these still shows): a step's title, text and key
  * sentence do not give its quiz's answer (a number quiz's number, or a choice's value, as a
- * token followed by what the quiz's check measures: "2 wavefronts", "2-way", "2 个 wavefront";
- * a choice without a value: 4 English words or 5 Chinese characters of the right choice in a
- * row that no other choice has); no code span would be cut on the tutorial's reading screen at
- * 80x24 (src/base/wrap.h's rules; checked only under a UTF-8 locale). Reports each problem as
- * lesson_check does; returns their number. */
+ * token followed by what the quiz's check measures: "2 wavefronts", "2-way", a number,
+ * a Chinese measure word and a noun; a choice without a value: 4 English words or 5 Chinese
+ * characters of the right choice in a row that no other choice has); no code span would be
+ * cut on the tutorial's reading screen at 80x24 (src/base/wrap.h's rules; checked only under
+ * a UTF-8 locale). Reports each problem as lesson_check does; returns their number. */
 int lesson_check_text(const struct lesson *l,
                       void (*report)(const struct lesson_error *e, void *ctx), void *ctx);
 
 void lesson_set_done(struct lesson_set *set);
-
-/* lesson_scene_env: an env for scene s with its defaults, overridden by bind (may be NULL).
- * Fills code_buf with the code to parse (with "typedef <type> T; " prefixed when the scene
- * has types). The type is bind->type when bind gives one, else types[type_index] (index
- * taken modulo ntypes; negative means 0). Returns 0, or -1 when the code does not fit or a
- * binding name is not a parameter of the scene. */
-int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
-                     int type_index, struct pattern_env *env, char *code_buf, size_t size);
 
 /* lesson_binding_msg: an env's parameter values, the element type (NULL: none) and the access
  * index as a message for a problem's %M ("STRIDE=32, T=float, access 0"), rendered in the

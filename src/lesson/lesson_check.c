@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../base/lexicon.h"
 #include "../base/wrap.h"
 #include "scene.h"
 
@@ -332,59 +333,57 @@ static int check_wrap(struct lesson_problems *P, const char *path, int lang, con
 }
 
 /* The words that name what a quiz's check measures, after its number ("4 wavefronts",
- * "2-way", "2 路冲突", "31 次冲突"), by field and language (LANG_ZH, LANG_EN). */
-static const char *const field_nouns[5][2][4] = {
-    /* a pass of a conflict-free access is one wavefront: "two passes" gives it too */
-    [FIELD_WAVEFRONTS] = {{"wavefront", "\u6279", NULL}, {"wavefront", "pass", NULL}},
-    [FIELD_CONFLICTS] = {{"\u6b21\u51b2\u7a81", "\u4e2a\u51b2\u7a81", "\u51b2\u7a81", NULL},
-                         {"conflict", NULL}},
-    [FIELD_WAYS] = {{"\u8def", NULL}, {"-way", "way", NULL}},
-    [FIELD_PASSES] = {{"\u6279", NULL}, {"pass", NULL}},
-};
+ * "2-way", "31 conflicts"), by field and language: the lexicon's NOUNS_* rows (an empty list
+ * for a field without nouns). */
+static const char *const *field_nouns(int field, int lang)
+{
+    enum bl_lex id = field == FIELD_WAVEFRONTS  ? BL_LEX_NOUNS_WAVEFRONTS
+                     : field == FIELD_CONFLICTS ? BL_LEX_NOUNS_CONFLICTS
+                     : field == FIELD_WAYS      ? BL_LEX_NOUNS_WAYS
+                     : field == FIELD_PASSES    ? BL_LEX_NOUNS_PASSES
+                                                : BL_LEX_COUNT;
+    return bl_lex(id, lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN);
+}
 
 static int word_byte(unsigned char c)
 {
     return isalnum(c) || c == '_';
 }
 
-/* The number v written out, as prose says it: English words and Chinese numerals (up to 32),
- * for the spellings of number_said besides the digits. */
-static const char *const num_words[33][2] = {
-    [1] = {"\u4e00", "one"}, [2] = {"\u4e24", "two"}, [3] = {"\u4e09", "three"},
-    [4] = {"\u56db", "four"}, [5] = {"\u4e94", "five"}, [6] = {"\u516d", "six"},
-    [7] = {"\u4e03", "seven"}, [8] = {"\u516b", "eight"}, [9] = {"\u4e5d", "nine"},
-    [10] = {"\u5341", "ten"}, [12] = {"\u5341\u4e8c", "twelve"}, [16] = {"\u5341\u516d", "sixteen"},
-    [32] = {"\u4e09\u5341\u4e8c", "thirty-two"},
-};
-
-/* Chinese characters that make a numeral before or after them part of another word:
- * 同一 (the same), 每一 (each), 第一 (the first), 唯一, 任一, 统一, 之一, 一一, 十 (a longer
- * numeral), 些 (一些: some), 样 (一样: alike), 起 (一起: together), 直 (一直: always) */
-static int cjk_bound(const char *p, int before)
+/* The number v written out, as prose says it in lang: English words and Chinese numerals
+ * (the lexicon's NUMERALS, word k for numeral_values[k]), for the spellings of number_said
+ * besides the digits; NULL when prose has no word for v. */
+static const char *num_word(int v, int lang)
 {
-    static const char *const pre[] = {"\u540c", "\u6bcf", "\u7b2c", "\u552f", "\u4efb", "\u7edf",
-                                      "\u4e4b", "\u4e00", "\u5341", NULL};
-    static const char *const post[] = {"\u4e00", "\u5341", "\u4e9b", "\u6837", "\u8d77", "\u76f4",
-                                       NULL};
-    for (const char *const *w = before ? pre : post; *w; w++)
-        if (!strncmp(p, *w, strlen(*w)))
-            return 1;
-    return 0;
+    static const int numeral_values[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 32};
+    const char *const *w = bl_lex(BL_LEX_NUMERALS, lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN);
+    for (size_t k = 0; k < sizeof numeral_values / sizeof *numeral_values && w[k]; k++)
+        if (numeral_values[k] == v)
+            return w[k];
+    return NULL;
 }
 
-/* after a number at a: " and 4 ", " or four ", "和四" (one number more before the noun, "two
- * and four passes"; not a list "2、4、8 路", which names every case): where the noun may start */
+/* 1 when the Chinese character at p makes a numeral part of another word: before it
+ * (NUMERAL_JOINED_AFTER: "the same one", "each one", "the first", a longer numeral ...) or
+ * after it (NUMERAL_JOINED_BEFORE: "some", "alike", "together", "always" ...) */
+static int cjk_bound(const char *p, int before)
+{
+    return bl_lex_prefix(before ? BL_LEX_NUMERAL_JOINED_AFTER : BL_LEX_NUMERAL_JOINED_BEFORE,
+                         p) > 0;
+}
+
+/* after a number at a: " and 4 ", " or four ", or their Chinese words (NUMBER_LINK; one number
+ * more before the noun, "two and four passes"; not a list "2, 4, 8-way" written with the
+ * Chinese enumeration comma, which names every case): where the noun may start */
 static const char *skip_second_number(const char *a)
 {
     const char *w = a;
     while (*w == ' ')
         w++;
-    if (!strncmp(w, "and ", 4) || !strncmp(w, "or ", 3))
-        w += w[0] == 'a' ? 4 : 3;
-    else if (!strncmp(w, "\u6216", 3) || !strncmp(w, "\u548c", 3))
-        w += 3;
-    else
+    size_t link = bl_lex_prefix(BL_LEX_NUMBER_LINK, w);
+    if (!link)
         return a;
+    w += link;
     const char *d = w;
     while (isdigit((unsigned char)*d))
         d++;
@@ -392,21 +391,22 @@ static const char *skip_second_number(const char *a)
         return d;
     for (int k = 1; k <= 32; k++)
         for (int lang = 0; lang < 2; lang++) {
-            const char *t = num_words[k][lang];
+            const char *t = num_word(k, lang);
             if (t && !strncmp(w, t, strlen(t)) && !word_byte((unsigned char)w[strlen(t)]))
                 return w + strlen(t);
         }
     return a;
 }
 
-/* 1 when one of nouns follows a (after blanks and 个) */
+/* 1 when one of nouns follows a (after blanks and a measure word, COUNTER) */
 static int noun_follows(const char *a, const char *const *nouns)
 {
     const char *w = a;
     while (*w == ' ')
         w++;
-    if (!strncmp(w, "\u4e2a", 3))            /* 个 */
-        for (w += 3; *w == ' ';)
+    size_t counter = bl_lex_prefix(BL_LEX_COUNTER, w);
+    if (counter)
+        for (w += counter; *w == ' ';)
             w++;
     for (int q = 0; q < 4 && nouns[q]; q++)
         if (!strncmp(a, nouns[q], strlen(nouns[q])) || !strncmp(w, nouns[q], strlen(nouns[q])))
@@ -415,10 +415,11 @@ static int noun_follows(const char *a, const char *const *nouns)
 }
 
 /* Where s says the number num as a whole token, not as a binding's value ("PAD = 2",
- * "<= 4") and, with nouns, followed by one of them ("2 wavefronts", "2 个 wavefront", "two
- * and four passes", "两批"): its offset, or -1. Outside code spans; inside one too with a noun
- * after it (`// 2 wavefronts`: an answer in code is still given). A numeral (a Chinese one
- * among them) needs a noun. *nlen: the length of what matched. */
+ * "<= 4") and, with nouns, followed by one of them ("2 wavefronts", "2 wavefronts" with a
+ * measure word, "two and four passes", a Chinese numeral and noun): its offset, or -1.
+ * Outside code spans; inside one too with a noun after it (`// 2 wavefronts`: an answer in
+ * code is still given). A numeral (a Chinese one among them) needs a noun. *nlen: the length
+ * of what matched. */
 static long number_said(const char *s, const char *num, const char *const *nouns, size_t *nlen)
 {
     size_t k = strlen(num);
@@ -560,28 +561,22 @@ static int choice_said(const struct lesson_quiz *q, int lang, const char *src, c
 /* Words of a title that state a finding ("A remap that works", "The row length causes it, not
  * n", "Conflicts cost time, never correctness"): in a step with a quiz the title names the
  * topic and the quiz finds the rest. English whole words; Chinese substrings. */
-static const char *const verdict_en[] = {"not", "never", "no", "only", "always", "works",
-                                          "fails", "causes", "decides", "slows", "counts",
-                                          "count", "wins", NULL};
-static const char *const verdict_zh[] = {"\u4e0d", "\u6ca1", "\u53ea", "\u6709\u6548",
-                                          "\u6765\u81ea", "\u51b3\u5b9a", "\u8bf4\u4e86\u7b97",
-                                          NULL};
-
 static const char *title_verdict(const char *s, int lang)
 {
+    const char *const *verdict = bl_lex(BL_LEX_VERDICT, lang == LANG_ZH ? BL_LANG_ZH : BL_LANG_EN);
     if (lang == LANG_ZH) {
-        for (int k = 0; verdict_zh[k]; k++)
-            if (strstr(s, verdict_zh[k]))
-                return verdict_zh[k];
+        for (int k = 0; verdict[k]; k++)
+            if (strstr(s, verdict[k]))
+                return verdict[k];
         return NULL;
     }
     static struct word w[64];
     int nw = words_of(s, w, 64);
     for (int i = 0; i < nw; i++)
-        for (int k = 0; verdict_en[k]; k++)
-            if (w[i].n == strlen(verdict_en[k]) &&
-                same_words(&w[i], &(struct word){verdict_en[k], w[i].n}, 1))
-                return verdict_en[k];
+        for (int k = 0; verdict[k]; k++)
+            if (w[i].n == strlen(verdict[k]) &&
+                same_words(&w[i], &(struct word){verdict[k], w[i].n}, 1))
+                return verdict[k];
     return NULL;
 }
 
@@ -590,10 +585,10 @@ static int spellings(double v, const char *num, int lang, const char **out)
 {
     int n = 0;
     out[n++] = num;
-    if (v == floor(v) && v >= 1 && v <= 32 && num_words[(int)v][lang])
-        out[n++] = num_words[(int)v][lang];
+    if (v == floor(v) && v >= 1 && v <= 32 && num_word((int)v, lang))
+        out[n++] = num_word((int)v, lang);
     if (v == 2 && lang == LANG_ZH)
-        out[n++] = "\u4e8c";
+        out[n++] = bl_lex(BL_LEX_NUMERAL_TWO_ALSO, BL_LANG_ZH)[0];
     return n;
 }
 
@@ -621,7 +616,7 @@ static void check_answer_before(struct lesson_problems *P, int si, const struct 
             const char *at = NULL;
             size_t len = 0;
             if (!isnan(v)) {
-                const char *const *nouns = field_nouns[q->check.field][lang];
+                const char *const *nouns = field_nouns(q->check.field, lang);
                 const char *sp[3];
                 int nsp = spellings(v, num, lang, sp);
                 for (int k = 0; k < nsp && !at; k++) {
@@ -632,9 +627,7 @@ static void check_answer_before(struct lesson_problems *P, int si, const struct 
                     at = s + i;
                     len = nl;
                     while (at[len] && at[len] != '.' && at[len] != '`' && len < 24 &&
-                           !strchr(",;:)", at[len]) && strncmp(at + len, "\uff0c", 3) &&
-                           strncmp(at + len, "\u3002", 3) && strncmp(at + len, "\uff1a", 3) &&
-                           strncmp(at + len, "\u3001", 3))
+                           !strchr(",;:)", at[len]) && !bl_lex_prefix(BL_LEX_CLAUSE_END, at + len))
                         len++;
                     while (len > 0 && (at[len - 1] & 0xc0) == 0x80 && (at[len] & 0xc0) == 0x80)
                         len--;   /* never half a character */
@@ -661,7 +654,8 @@ int lesson_check_text(const struct lesson *l,
         return 0;
     struct lesson_problems P = {l->path, report, ctx, 0, NULL, 0};
     /* widths need a UTF-8 locale (a Chinese character is 2 columns): without one, no wrap check */
-    int wrap = bl_width_n("\u4e2d", 3) == 2;
+    const char *wide = bl_lex(BL_LEX_WIDE_CHARACTER, BL_LANG_ZH)[0];
+    int wrap = bl_width_n(wide, strlen(wide)) == 2;
     char path[64];
     for (int i = 0; i < l->nsteps; i++) {
         const struct lesson_step *st = &l->steps[i];

@@ -45,18 +45,6 @@ static int scene_env(const struct lesson_scene *s, const struct lesson_binding *
     return 0;
 }
 
-int lesson_scene_env(const struct lesson_scene *s, const struct lesson_binding *bind,
-                     int type_index, struct pattern_env *env, char *code_buf, size_t size)
-{
-    pattern_env_init(env);
-    if (!s || !s->code || !code_buf || size == 0 || scene_env(s, bind, env, NULL))
-        return -1;
-    const char *t = scene_type(s, bind, type_index);
-    int n = t ? snprintf(code_buf, size, "typedef %s T; %s", t, s->code)
-              : snprintf(code_buf, size, "%s", s->code);
-    return n < 0 || (size_t)n >= size ? -1 : 0;
-}
-
 /* 1 when r->code.s is already "typedef <type> T; " (type NULL: nothing) followed by text. */
 static int same_code(const struct scene_run *r, const char *type, const char *text)
 {

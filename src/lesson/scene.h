@@ -1,5 +1,6 @@
 /* scene.h: the one way a scene (or a bare pattern text) goes through the model: its
- * environment (as lesson_scene_env builds it), the parse, the evaluation of one access of one warp and the
+ * environment (its parameters' defaults, overridden by a binding; "typedef <type> T; " before
+ * its code when it has types), the parse, the evaluation of one access of one warp and the
  * bank model. `banklab check`, `banklab lab`, `banklab sim`, the loader, the settings of
  * `banklab verify` and the screen all call scene_run. The parse is kept between runs while
  * the text stays the same, so a sweep over parameter values parses once. Never prints. */

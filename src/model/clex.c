@@ -1,6 +1,8 @@
 /* clex.c: the one tokenizer of C and CUDA text (clex.h). */
 #include "clex.h"
 
+#include "../base/buf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,14 +150,8 @@ int clex_close(const char *s, const struct clex_tok *t, int k, int n)
 
 int clex_push(struct clex_toks *v, struct clex_tok t)
 {
-    if (v->n + 1 >= v->cap) {
-        int cap = v->cap ? v->cap * 2 : 256;
-        struct clex_tok *nt = realloc(v->t, (size_t)cap * sizeof *nt);
-        if (!nt)
-            return -1;
-        v->t = nt;
-        v->cap = cap;
-    }
+    if (bl_grow(&v->t, &v->cap, v->n + 2, sizeof *v->t, 256))
+        return -1;
     v->t[v->n++] = t;
     return 0;
 }

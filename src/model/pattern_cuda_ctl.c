@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "pattern_cuda_internal.h"
 
 struct walk {
@@ -25,15 +26,9 @@ static void keep(struct walk *w, const struct pcu_ctl *x, int lo, int hi)
     struct pcu_ctlx *r = w->rec;
     if (r->over)
         return;
-    if (r->n == r->cap) {
-        int cap = r->cap ? r->cap * 2 : 16;
-        struct pcu_ctl_span *n = realloc(r->s, (size_t)cap * sizeof *n);
-        if (!n) {
-            r->over = 1;
-            return;
-        }
-        r->s = n;
-        r->cap = cap;
+    if (bl_grow(&r->s, &r->cap, r->n + 1, sizeof *r->s, 16)) {
+        r->over = 1;
+        return;
     }
     r->s[r->n++] = (struct pcu_ctl_span){*x, lo, hi};
 }

@@ -7,22 +7,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "pattern_cuda_internal.h"
 
 /* ---------------------------------------------------------------- growing arrays */
 
+/* p with room for element n (bl_grow), or NULL with *oom set */
 static void *grow(void *p, int *cap, int n, size_t size, int *oom)
 {
-    if (n < *cap)
-        return p;
-    int nc = *cap ? *cap * 2 : 64;
-    void *q = realloc(p, (size_t)nc * size);
-    if (!q) {
+    if (bl_grow(&p, cap, n + 1, size, 64)) {
         *oom = 1;
         return NULL;
     }
-    *cap = nc;
-    return q;
+    return p;
 }
 
 /* ---------------------------------------------------------------- tokens */

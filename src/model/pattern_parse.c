@@ -4,6 +4,8 @@
  * depends on pattern_text.c only. */
 #include "pattern_internal.h"
 
+#include "../base/buf.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,14 +40,8 @@ int pat_new_node(struct parser *ps, int kind, int vk, int pos, int end)
     if (p->nnodes >= MAX_NODES)
         return bl_fail(ps->err, -1, BL_AT(pos, end - pos, -1),
                         PAT_PATTERN_IS_TOO_COMPLEX_MORE, MAX_NODES);
-    if (p->nnodes >= p->node_cap) {
-        int cap = p->node_cap ? p->node_cap * 2 : 64;
-        struct node *nn = realloc(p->node, sizeof *nn * (size_t)cap);
-        if (!nn)
-            return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
-        p->node = nn;
-        p->node_cap = cap;
-    }
+    if (bl_grow(&p->node, &p->node_cap, p->nnodes + 1, sizeof *p->node, 64))
+        return bl_fail(ps->err, -1, BL_AT(-1, 0, -1), PAT_OUT_OF_MEMORY);
     int id = p->nnodes++;
     struct node *nd = &p->node[id];
     memset(nd, 0, sizeof *nd);

@@ -195,15 +195,15 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
     struct bank_access b;
     memset(&b, 0, sizeof b);
     b.width = p->width;
-    b.mask = p->worst_mask;
+    b.mask = p->worst.mask;
     b.op = p->kind == PTX_LD || p->kind == PTX_LDSM ? BANK_LOAD : BANK_STORE;
     b.instr = p->kind == PTX_LDSM ? BANK_LDMATRIX : p->kind == PTX_STSM ? BANK_STMATRIX
               : p->kind == PTX_CPASYNC ? BANK_CPASYNC : BANK_PLAIN;
     b.matrices = p->matrices;
     b.trans = p->trans;
     for (int i = 0; i < 32; i++)
-        b.offset[i] = p->worst_addr[i];
-    if (p->worst_wf < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
+        b.offset[i] = p->worst.addr[i];
+    if (p->worst.wavefronts < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
         return;
     int pw = 0;
     for (int i = 1; i < res.npasses; i++)
@@ -220,8 +220,8 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
         bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);
     bl_fmt(what, sizeof what, b.instr ? "%s" : "%s %u B", b.instr ? in : kinds[p->kind % 6],
            (unsigned)p->width);
-    bl_msg_set(&l->why, NULL, 0, KEX_WHY, p->worst_warp, p->worst_block[0], p->worst_block[1],
-               p->worst_block[2], what, pw + 1, res.npasses, bank, cell->nwords, words, lanes,
+    bl_msg_set(&l->why, NULL, 0, KEX_WHY, p->worst.warp, p->worst.block[0], p->worst.block[1],
+               p->worst.block[2], what, pw + 1, res.npasses, bank, cell->nwords, words, lanes,
                res.pass[pw].cost);
 }
 
@@ -286,17 +286,9 @@ static void put_warp(struct kp_result *r, int line, const struct ptx_agg_pc *p, 
     q->slot = slot;
     q->op = op_of(p->kind);
     q->matrices = p->matrices;
-    if (slot < 0) {
-        q->wavefronts = (uint32_t)p->worst_wf;
-        q->width = p->worst_width;
-        q->mask = p->worst_mask;
-        memcpy(q->block, p->worst_block, sizeof q->block);
-        q->warp = p->worst_warp;
-        memcpy(q->addr, p->worst_addr, sizeof q->addr);
-        return;
-    }
-    const struct ptx_agg_pattern *t = &p->pat[slot];
-    q->count = (uint32_t)t->count;
+    const struct ptx_agg_pattern *t = slot >= 0 ? &p->pat[slot] : &p->worst;
+    if (slot >= 0)
+        q->count = (uint32_t)t->count;
     q->wavefronts = (uint32_t)t->wavefronts;
     q->width = t->width;
     q->mask = t->mask;
@@ -316,7 +308,7 @@ static void keep_warps(const struct ptx_agg *a, int j, int line, struct kp_resul
     for (int pass = 0; pass < 2; pass++)
         for (int i = 0; i < a->npcs; i++) {
             const struct ptx_agg_pc *p = &a->pcs[i];
-            if (p->line != j || p->kind == PTX_CPASYNC || p->worst_wf < 0 || p->trans)
+            if (p->line != j || p->kind == PTX_CPASYNC || p->worst.wavefronts < 0 || p->trans)
                 continue;
             for (int k = pass ? 0 : -1; k < (pass ? p->npat : 0) && kept < KP_LINE_WARPS; k++) {
                 put_warp(r, line, p, k);

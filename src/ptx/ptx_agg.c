@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/buf.h"
 #include "../model/bank.h"
 #include "ptx_agg.h"
 #include "ptx_internal.h"
@@ -31,19 +32,13 @@ static struct ptx_agg_pc *pc_of(struct ptx_agg *a, const struct ptx_access *r)
     int s = a->slot[r->pc];
     if (s >= 0)
         return &a->pcs[s];
-    if (a->npcs == a->cap) {
-        int n = a->cap ? a->cap * 2 : 16;
-        void *p = realloc(a->pcs, (size_t)n * sizeof *a->pcs);
-        if (!p)
-            return NULL;
-        a->pcs = p;
-        a->cap = n;
-    }
+    if (bl_grow(&a->pcs, &a->cap, a->npcs + 1, sizeof *a->pcs, 16))
+        return NULL;
     struct ptx_agg_pc *p = &a->pcs[a->npcs];
     memset(p, 0, sizeof *p);
     p->pc = r->pc;
     p->loc = r->loc;
-    p->worst_wf = -1;
+    p->worst.wavefronts = -1;
     a->slot[r->pc] = a->npcs++;
     return p;
 }
@@ -78,6 +73,17 @@ static uint32_t base_word(const struct ptx_access *r)
     return lo & (r->kind == PTX_CPASYNC ? ~127u : ~3u);
 }
 
+/* q: the warp of record r, wf wavefronts (its count left as it was) */
+static void set_pattern(struct ptx_agg_pattern *q, const struct ptx_access *r, int wf)
+{
+    q->mask = r->mask;
+    memcpy(q->addr, r->addr, sizeof q->addr);
+    q->wavefronts = wf;
+    q->width = r->width;
+    memcpy(q->block, r->block, sizeof q->block);
+    q->warp = r->warp;
+}
+
 static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int wf)
 {
     uint32_t lo = base_word(r);
@@ -101,14 +107,11 @@ static void keep_pattern(struct ptx_agg_pc *p, const struct ptx_access *r, int w
         return;
     }
     struct ptx_agg_pattern *q = &p->pat[p->npat++];
-    q->mask = r->mask;
+    set_pattern(q, r, wf);
     for (int l = 0; l < 32; l++)
-        q->addr[l] = (r->mask >> l) & 1 ? r->addr[l] : 0;
+        if (!((r->mask >> l) & 1))
+            q->addr[l] = 0;
     q->count = 1;
-    q->wavefronts = wf;
-    q->width = r->width;
-    memcpy(q->block, r->block, sizeof q->block);
-    q->warp = r->warp;
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r);
@@ -398,14 +401,8 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
     p->conflicts += res.conflicts;
     if (res.ways > p->ways)
         p->ways = res.ways;
-    if (res.wavefronts > p->worst_wf) {
-        p->worst_wf = res.wavefronts;
-        p->worst_mask = r->mask;
-        memcpy(p->worst_addr, r->addr, sizeof p->worst_addr);
-        memcpy(p->worst_block, r->block, sizeof p->worst_block);
-        p->worst_warp = r->warp;
-        p->worst_width = r->width;
-    }
+    if (res.wavefronts > p->worst.wavefronts)
+        set_pattern(&p->worst, r, res.wavefronts);
     keep_pattern(p, r, res.wavefronts);
 }
 

@@ -38,11 +38,9 @@ struct ptx_agg_pc {
     int ways;                  /* the largest pass cost of any execution */
     int bad;                   /* executions the model refused (misaligned, ...) */
     int unmodelled;            /* executions the model has no rule for (cp.async.cg) */
-    /* the worst warp: the first execution with the most wavefronts */
-    int worst_wf;
-    uint32_t worst_mask, worst_addr[32];
-    unsigned worst_block[3], worst_warp;
-    unsigned char worst_width;
+    /* the worst warp: the first execution with the most wavefronts (wavefronts -1 before any;
+     * count unused; addr as executed, lanes off the mask too) */
+    struct ptx_agg_pattern worst;
     int line;                  /* after ptx_agg_lines: its index in lines */
     int npat;                  /* distinct patterns kept (at most PTX_AGG_PATTERNS) */
     uint64_t other;            /* executions of patterns beyond them */

@@ -226,7 +226,7 @@ int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len)
 
 static int add_fix(struct ptx_fn *fn, int insn, int opnd, int tok)
 {
-    if (ptx_grow((void **)&fn->fix, &fn->capfix, fn->nfix + 1, sizeof *fn->fix))
+    if (bl_grow(&fn->fix, &fn->capfix, fn->nfix + 1, sizeof *fn->fix, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     fn->fix[fn->nfix++] = (struct ptx_fixup){insn, opnd, (uint32_t)tok};
     return 0;
@@ -366,7 +366,7 @@ static int operand(struct ptx_fn *fn, struct ptx_insn *in, int idx)
 int ptx_decode(struct ptx_fn *fn, int guard, int guard_neg)
 {
     struct ptx_kernel *k = fn->k;
-    if (ptx_grow((void **)&k->insn, &fn->capinsn, k->ninsn + 1, sizeof *k->insn))
+    if (bl_grow(&k->insn, &fn->capinsn, k->ninsn + 1, sizeof *k->insn, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     struct ptx_insn *in = &k->insn[k->ninsn];
     memset(in, 0, sizeof *in);

@@ -59,7 +59,7 @@ static int dir_file(struct ptx_fn *fn, int i)
         return ptx_perr(fn, i, PTX_E_SYNTAX);
     struct ptx_module *m = fn->m;
     int cap = m->nfiles;
-    if (ptx_grow((void **)&m->file, &cap, m->nfiles + 1, sizeof *m->file))
+    if (bl_grow(&m->file, &cap, m->nfiles + 1, sizeof *m->file, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     const struct ptx_tok *t = &fn->tok[i + 2];
     char *p = malloc(t->len);
@@ -101,7 +101,7 @@ static int dir_loc(struct ptx_fn *fn, int i)
             parent = loc_find(fn->m, (unsigned)w[0], (unsigned)w[1], (unsigned)w[2]);
             if (parent < 0) { /* no record yet: make one */
                 struct ptx_module *m = fn->m;
-                if (ptx_grow((void **)&m->loc, &m->caplocs, m->nlocs + 1, sizeof *m->loc))
+                if (bl_grow(&m->loc, &m->caplocs, m->nlocs + 1, sizeof *m->loc, 16))
                     return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
                 m->loc[m->nlocs] = (struct ptx_locrec){(unsigned)w[0], (unsigned)w[1],
                                                        (unsigned)w[2], -1};
@@ -113,7 +113,7 @@ static int dir_loc(struct ptx_fn *fn, int i)
                m->loc[m->nlocs - 1].line == v[1] && m->loc[m->nlocs - 1].col == v[2] &&
                m->loc[m->nlocs - 1].parent == parent;
     if (!same) {
-        if (ptx_grow((void **)&m->loc, &m->caplocs, m->nlocs + 1, sizeof *m->loc))
+        if (bl_grow(&m->loc, &m->caplocs, m->nlocs + 1, sizeof *m->loc, 16))
             return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         m->loc[m->nlocs++] = (struct ptx_locrec){(unsigned)v[0], (unsigned)v[1],
                                                  (unsigned)v[2], parent};
@@ -189,7 +189,7 @@ static int var_decl(struct ptx_fn *fn, int i, size_t *size, size_t *align, int *
 
 static int add_sym(struct ptx_fn *fn, int name_tok, uint8_t space, uint64_t addr, int dynamic)
 {
-    if (ptx_grow((void **)&fn->sym, &fn->capsym, fn->nsym + 1, sizeof *fn->sym))
+    if (bl_grow(&fn->sym, &fn->capsym, fn->nsym + 1, sizeof *fn->sym, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     const struct ptx_tok *t = &fn->tok[name_tok];
     fn->sym[fn->nsym++] = (struct ptx_sym){fn->m->text + t->at, t->len, space, dynamic, addr};
@@ -235,7 +235,7 @@ static int module_var(struct ptx_fn *fn, int i, uint8_t space, int is_extern)
         return -1;
     struct ptx_module *m = fn->m;
     int cap = m->ngvars;
-    if (ptx_grow((void **)&m->gvar, &cap, m->ngvars + 1, sizeof *m->gvar))
+    if (bl_grow(&m->gvar, &cap, m->ngvars + 1, sizeof *m->gvar, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     struct ptx_gvar *g = &m->gvar[m->ngvars];
     memset(g, 0, sizeof *g);
@@ -301,7 +301,7 @@ static int params(struct ptx_fn *fn, int i, int record)
         if (record) {
             struct ptx_kernel *kn = fn->k;
             int cap = kn->nparams;
-            if (ptx_grow((void **)&kn->param, &cap, kn->nparams + 1, sizeof *kn->param))
+            if (bl_grow(&kn->param, &cap, kn->nparams + 1, sizeof *kn->param, 16))
                 return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
             size_t off = align_up(kn->param_bytes, align);
             kn->param[kn->nparams++] = (struct ptx_param){tok_dup(fn, name), size, align, off};
@@ -328,7 +328,7 @@ static int dir_reg(struct ptx_fn *fn, int i)
                 return ptx_perr(fn, j, PTX_E_SYNTAX);
             count = (int)n;
         }
-        if (ptx_grow((void **)&fn->pfx, &fn->cappfx, fn->npfx + 1, sizeof *fn->pfx))
+        if (bl_grow(&fn->pfx, &fn->cappfx, fn->npfx + 1, sizeof *fn->pfx, 16))
             return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         fn->pfx[fn->npfx++] = (struct ptx_regpfx){fn->m->text + fn->tok[j].at, fn->tok[j].len,
                                                   fn->k->nslots, count};
@@ -361,7 +361,7 @@ static int fn_var(struct ptx_fn *fn, int i, uint8_t space)
 
 static int add_label(struct ptx_fn *fn, int tok)
 {
-    if (ptx_grow((void **)&fn->label, &fn->caplabel, fn->nlabel + 1, sizeof *fn->label))
+    if (bl_grow(&fn->label, &fn->caplabel, fn->nlabel + 1, sizeof *fn->label, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     fn->label[fn->nlabel++] = (struct ptx_sym){fn->m->text + fn->tok[tok].at, fn->tok[tok].len,
                                                0, 0, (uint64_t)fn->k->ninsn};
@@ -402,7 +402,7 @@ static int resolve_gvar(struct ptx_fn *fn, const char *name, uint32_t len, struc
         k->static_smem = off + v->size;
         if (v->align > k->smem_align)
             k->smem_align = v->align;
-        if (ptx_grow((void **)&fn->sym, &fn->capsym, fn->nsym + 1, sizeof *fn->sym))
+        if (bl_grow(&fn->sym, &fn->capsym, fn->nsym + 1, sizeof *fn->sym, 16))
             return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         fn->sym[fn->nsym++] = (struct ptx_sym){name, len, SP_SHARED, 0, off};
         o->imm += off;
@@ -439,7 +439,7 @@ static int resolve(struct ptx_fn *fn)
         }
         int r = resolve_gvar(fn, name, t->len, o, &dyn);
         if (r == 1) {
-            if (ptx_grow((void **)&dynfix, &capdyn, ndyn + 1, sizeof *dynfix)) {
+            if (bl_grow(&dynfix, &capdyn, ndyn + 1, sizeof *dynfix, 16)) {
                 free(dynfix);
                 return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
             }
@@ -525,7 +525,7 @@ static int function(struct ptx_fn *fn, int i, int is_entry)
         return ptx_perr(fn, i, PTX_E_SYNTAX);
     struct ptx_module *m = fn->m;
     int cap = m->nkernels;
-    if (ptx_grow((void **)&m->kernel, &cap, m->nkernels + 1, sizeof *m->kernel))
+    if (bl_grow(&m->kernel, &cap, m->nkernels + 1, sizeof *m->kernel, 16))
         return bl_fail(fn->err, -1, BL_NOWHERE, PAT_OUT_OF_MEMORY);
     struct ptx_kernel *k = &m->kernel[m->nkernels++];
     memset(k, 0, sizeof *k);

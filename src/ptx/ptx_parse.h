@@ -4,6 +4,7 @@
 #define BANKLAB_PTX_PARSE_H
 
 #include "ptx_internal.h"
+#include "../base/buf.h"
 
 enum { TOK_END = 0, TOK_ID, TOK_NUM, TOK_STR, TOK_P };
 
@@ -48,7 +49,6 @@ int ptx_tok_p(const struct ptx_fn *fn, int i, char c);
 int ptx_tok_id(const struct ptx_fn *fn, int i, const char *s);
 int ptx_perr(struct ptx_fn *fn, int i, int id);
 int ptx_reg_find(struct ptx_fn *fn, const char *s, uint32_t len);
-int ptx_grow(void **p, int *cap, int need, size_t elem);
 int ptx_num(const char *s, uint32_t len, uint64_t *v, int *is_float);
 
 #endif

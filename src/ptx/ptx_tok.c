@@ -7,21 +7,6 @@
 
 #include "ptx_parse.h"
 
-int ptx_grow(void **p, int *cap, int need, size_t elem)
-{
-    if (need <= *cap)
-        return 0;
-    int n = *cap ? *cap * 2 : 16;
-    while (n < need)
-        n *= 2;
-    void *q = realloc(*p, (size_t)n * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = n;
-    return 0;
-}
-
 static int id_start(int c) { return isalpha(c) || c == '_' || c == '$' || c == '%' || c == '.'; }
 static int id_char(int c) { return isalnum(c) || c == '_' || c == '$' || c == '.'; }
 
@@ -32,7 +17,7 @@ struct ptx_tok *ptx_tokenize(const char *s, size_t len, int *n)
     struct ptx_tok *t = NULL;
     size_t i = 0;
     for (;;) {
-        if (ptx_grow((void **)&t, &cap, k + 1, sizeof *t)) {
+        if (bl_grow(&t, &cap, k + 1, sizeof *t, 16)) {
             free(t);
             return NULL;
         }

@@ -262,14 +262,8 @@ static void job_free(struct server *S, struct job *j)
 
 static int job_wait(struct server *S, struct job *j, int slot, uint64_t id)
 {
-    if (j->nw == j->cap) {
-        int cap = j->cap ? j->cap * 2 : 4;
-        struct waiter *w = realloc(j->w, (size_t)cap * sizeof *w);
-        if (!w)
-            return -1;
-        j->w = w;
-        j->cap = cap;
-    }
+    if (bl_grow(&j->w, &j->cap, j->nw + 1, sizeof *j->w, 4))
+        return -1;
     j->w[j->nw++] = (struct waiter){slot, S->c[slot].gen, id};
     S->c[slot].waits++;
     return 0;

@@ -153,12 +153,6 @@ static struct lesson *load_first(const char *name, const char *data, size_t len,
     return l;
 }
 
-struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
-                                  struct lesson_error *err)
-{
-    return load_first(name, data ? data : "", data ? len : 0, err);
-}
-
 struct lesson *lesson_load_file(const char *path, struct lesson_error *err)
 {
     return load_first(path ? path : "", NULL, 0, err);

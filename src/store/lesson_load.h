@@ -13,11 +13,8 @@
  * Returns a new lesson (free with lesson_free) or NULL with err filled (first error wins). */
 struct lesson *lesson_load_file(const char *path, struct lesson_error *err);
 
-/* lesson_load_buffer: the same from memory; name is used in messages. */
-struct lesson *lesson_load_buffer(const char *name, const char *data, size_t len,
-                                  struct lesson_error *err);
-
-/* lesson_load_report: like lesson_load_buffer (data NULL: read the file name), but goes on
+/* lesson_load_report: like lesson_load_file, from data (len bytes; name is used in messages)
+ * or, data NULL, from the file name, but goes on
  * after a problem and calls report once per problem (the loader's first error wins only
  * within one field), for the first LESSON_PROBLEMS_SHOWN problems; past those one last call
  * says "N more problems not shown". Returns the lesson when there was no problem, else NULL;

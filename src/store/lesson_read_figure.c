@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "lesson_read.h"
+#include "../base/lexicon.h"
 
 static int is_digit(int c)
 {
@@ -95,22 +96,14 @@ struct quote_scan {
     const char *q;               /* the quote, without its sign */
     int found;                   /* quoted at least once as a whole number */
     int bounds;                  /* LESSON_FIG_AT_MOST | LESSON_FIG_AT_LEAST of any quote */
-    int ratio;                   /* some quote reads "N times", "N×", "N 倍" */
+    int ratio;                   /* some quote reads "N times", "N×" (or its Chinese word) */
     int percent;                 /* some quote reads "N %" */
-    int up, down;                /* a percentage's quote reads "above" or "below", "高" or "低" */
-    int faster, slower;          /* ... "faster" or "slower", "快" or "慢" */
+    int up, down;                /* a percentage's quote reads "above" or "below" (lexicon) */
+    int faster, slower;          /* ... "faster" or "slower" */
 };
 
-/* Words that make a quote right after them a bound: "within 11 %" is at most 11 %, "不到 11 %"
- * too; "more than 3 times", "超过 3 倍" at least. "almost", "几乎" are bounds from above.
- * ("over" and "under" are not: "as n runs over 0-31".) */
-static const char *const at_most_before[] = {"within", "less than", "fewer than", "at most",
-                                             "up to", "no more than", "almost", "nearly",
-                                             "不到", "不足", "不超过", "少于", "低于", "小于",
-                                             "至多", "最多", "几乎", "将近", NULL};
-static const char *const at_least_before[] = {"more than", "at least", "no less than", "超过",
-                                              "多于", "高于", "大于", "至少", "不少于", "不止",
-                                              NULL};
+/* The words that make a quote right after them a bound: the lexicon's AT_MOST_BEFORE
+ * ("within 11 %" is at most 11 %) and AT_LEAST_BEFORE ("more than 3 times"). */
 
 static int is_ascii_letter(int c)
 {
@@ -147,20 +140,16 @@ static const char *skip_spaces(const char *e)
 }
 
 /* Where a bound word would end before the quote at: at itself, or before one word of
- * Chinese comparison between them ("至少快 2.2 倍", "不到一半" is not a quote). */
+ * Chinese comparison between them (the lexicon's COMPARISON_BETWEEN: "at least faster 2.2
+ * times" in Chinese word order; "less than half" written in words is not a quote). */
 static const char *bound_end(const char *s, const char *at, int gap)
 {
-    static const char *const between[] = {"快", "慢", "高", "低", "多", "少", "大", "小", NULL};
     if (!gap)
         return at;
     while (at > s && at[-1] == ' ')
         at--;
-    for (int i = 0; between[i]; i++) {
-        size_t n = strlen(between[i]);
-        if ((size_t)(at - s) >= n && !strncmp(at - n, between[i], n))
-            return at - n;
-    }
-    return NULL;
+    size_t n = bl_lex_suffix(BL_LEX_COMPARISON_BETWEEN, s, at);
+    return n ? at - n : NULL;
 }
 
 /* 1 when e starts with ASCII word w, as a whole word. */
@@ -171,31 +160,27 @@ static int word_after(const char *e, const char *w)
 }
 
 /* The direction of a percentage: "0.2 % below", "8 % less", "19 % faster", or in Chinese
- * before it, "低 0.2 %", "快 19 %" (e: after the %, at: the quote). */
+ * the word before it, after an optional perfective particle (the lexicon's PERCENT_UP,
+ * PERCENT_DOWN, PERCENT_FASTER, PERCENT_SLOWER, PERFECTIVE; e: after the %, at: the quote). */
 static void percent_words(const char *s, const char *at, const char *e, struct quote_scan *k)
 {
-    static const char *const up[] = {"above", "higher", "more", "longer", "高", "多", "长", NULL};
-    static const char *const down[] = {"below", "lower", "less", "shorter", "低", "少", "短",
-                                       NULL};
-    static const char *const faster[] = {"faster", "快", NULL}, *const slower[] = {"slower", "慢",
-                                                                                 NULL};
     const char *b = at;
     while (b > s && b[-1] == ' ')
         b--;
-    if ((size_t)(b - s) >= strlen("了") && !strncmp(b - strlen("了"), "了", strlen("了")))
-        b -= strlen("了");
+    b -= bl_lex_suffix(BL_LEX_PERFECTIVE, s, b);
     struct {
-        const char *const *w;
+        enum bl_lex list;
         int *flag;
-    } tab[] = {{up, &k->up}, {down, &k->down}, {faster, &k->faster}, {slower, &k->slower}};
+    } tab[] = {{BL_LEX_PERCENT_UP, &k->up}, {BL_LEX_PERCENT_DOWN, &k->down},
+               {BL_LEX_PERCENT_FASTER, &k->faster}, {BL_LEX_PERCENT_SLOWER, &k->slower}};
     for (size_t t = 0; t < sizeof tab / sizeof *tab; t++)
-        for (int i = 0; tab[t].w[i]; i++) {
-            const char *w = tab[t].w[i];
-            size_t n = strlen(w);
-            int ascii = is_ascii_letter((unsigned char)w[0]);
-            if (ascii ? word_after(e, w) : (size_t)(b - s) >= n && !strncmp(b - n, w, n))
-                *tab[t].flag = 1;
-        }
+        for (int l = 0; l < 2; l++)
+            for (const char *const *w = bl_lex(tab[t].list, (enum bl_lang)l); *w; w++) {
+                size_t n = strlen(*w);
+                int ascii = is_ascii_letter((unsigned char)(*w)[0]);
+                if (ascii ? word_after(e, *w) : (size_t)(b - s) >= n && !strncmp(b - n, *w, n))
+                    *tab[t].flag = 1;
+            }
 }
 
 /* What the words around one quote (at, n bytes, in s) claim. */
@@ -203,38 +188,39 @@ static void scan_quote(const char *s, const char *at, size_t n, struct quote_sca
 {
     for (int gap = 0; gap < 2; gap++) {
         const char *b = bound_end(s, at, gap);
-        for (int i = 0; b && at_most_before[i]; i++)
-            if (word_before(s, b, at_most_before[i]))
-                k->bounds |= LESSON_FIG_AT_MOST;
-        for (int i = 0; b && at_least_before[i]; i++)
-            if (word_before(s, b, at_least_before[i]))
-                k->bounds |= LESSON_FIG_AT_LEAST;
+        for (int l = 0; b && l < 2; l++) {
+            for (const char *const *w = bl_lex(BL_LEX_AT_MOST_BEFORE, (enum bl_lang)l); *w; w++)
+                if (word_before(s, b, *w))
+                    k->bounds |= LESSON_FIG_AT_MOST;
+            for (const char *const *w = bl_lex(BL_LEX_AT_LEAST_BEFORE, (enum bl_lang)l); *w; w++)
+                if (word_before(s, b, *w))
+                    k->bounds |= LESSON_FIG_AT_LEAST;
+        }
     }
     const char *e = skip_spaces(at + n);
-    if (*e == '%' || !strncmp(e, "\xef\xbc\x85", 3)) {   /* % or the full-width ％ */
+    size_t sign = bl_lex_prefix(BL_LEX_PERCENT_SIGN, e);   /* % or the full-width one */
+    if (sign) {
         k->percent = 1;
-        e = skip_spaces(e + (*e == '%' ? 1 : 3));
+        e = skip_spaces(e + sign);
         percent_words(s, at, e, k);
     }
-    /* a ratio: "3.4 times", "3.4 倍", "31.9×" or "31.9x" (not "32 × 32") */
-    size_t len = 0, xl = strlen("×");
-    if (!strncmp(e, "倍", strlen("倍")))
-        len = strlen("倍");
-    else if (!strncmp(e, "×", xl) && !is_digit((unsigned char)*skip_spaces(e + xl)))
+    /* a ratio: "3.4 times" (or its Chinese word, RATIO_AFTER), "31.9×" or "31.9x" (not
+     * "32 × 32") */
+    size_t len = bl_lex_prefix(BL_LEX_RATIO_AFTER, e), xl = strlen("×");
+    if (!len && !strncmp(e, "×", xl) && !is_digit((unsigned char)*skip_spaces(e + xl)))
         len = xl;
-    else if (!strncmp(e, "times", 5) && !is_ascii_letter((unsigned char)e[5]))
+    else if (!len && !strncmp(e, "times", 5) && !is_ascii_letter((unsigned char)e[5]))
         len = 5;
-    else if (at + n == e && *e == 'x' && !is_ascii_letter((unsigned char)e[1]) &&
+    else if (!len && at + n == e && *e == 'x' && !is_ascii_letter((unsigned char)e[1]) &&
              !is_digit((unsigned char)e[1]))
         len = 1;
     if (len) {
         k->ratio = 1;
         e = skip_spaces(e + len);
     }
-    if (!strncmp(e, "以内", strlen("以内")) || !strncmp(e, "之内", strlen("之内")) ||
-        !strncmp(e, "以下", strlen("以下")))
+    if (bl_lex_prefix(BL_LEX_AT_MOST_AFTER, e))
         k->bounds |= LESSON_FIG_AT_MOST;
-    else if (!strncmp(e, "以上", strlen("以上")))
+    else if (bl_lex_prefix(BL_LEX_AT_LEAST_AFTER, e))
         k->bounds |= LESSON_FIG_AT_LEAST;
 }
 
@@ -271,12 +257,22 @@ static void scan_step(const struct lesson_step *st, enum lesson_lang lang, struc
         scan_text(lang == LANG_ZH ? st->quiz->choices[i].zh : st->quiz->choices[i].en, k);
 }
 
-static const char *bound_words(int b)
+/* b named, with the first words of its lists in the lexicon: "at most ("within", "less
+ * than", and the first Chinese one, ...)" (buf: room for it) */
+static const char *bound_words(int b, char *buf, size_t size)
 {
-    return b == LESSON_FIG_AT_MOST    ? "at most (\"within\", \"less than\", \"不到\", ...)"
-           : b == LESSON_FIG_AT_LEAST ? "at least (\"more than\", \"超过\", ...)"
-           : b                        ? "both at most and at least"
-                                      : "no bound (the value rounds to it)";
+    const char *const *en = bl_lex(BL_LEX_AT_MOST_BEFORE, BL_LANG_EN);
+    const char *const *zh = bl_lex(BL_LEX_AT_MOST_BEFORE, BL_LANG_ZH);
+    if (b == LESSON_FIG_AT_MOST)
+        snprintf(buf, size, "at most (\"%s\", \"%s\", \"%s\", ...)", en[0], en[1], zh[0]);
+    else if (b == LESSON_FIG_AT_LEAST)
+        snprintf(buf, size, "at least (\"%s\", \"%s\", ...)",
+                 bl_lex(BL_LEX_AT_LEAST_BEFORE, BL_LANG_EN)[0],
+                 bl_lex(BL_LEX_AT_LEAST_BEFORE, BL_LANG_ZH)[0]);
+    else
+        snprintf(buf, size, "%s",
+                 b ? "both at most and at least" : "no bound (the value rounds to it)");
+    return buf;
 }
 
 /* The quotes of figure f (entry d, at path p2) in both languages: present, claiming the same
@@ -325,8 +321,10 @@ static int read_quotes(struct ld *L, const cJSON *d, const char *p2, const struc
         }
     }
     if (rc == 0 && k[LANG_ZH].bounds != k[LANG_EN].bounds) {
-        lesson_problem(&L->P, 0, p3, LP_THE_ZH_TEXT_CLAIMS_OF_THE_EN_TEXT, bound_words(k[LANG_ZH].bounds), k[LANG_ZH].q,
-                       bound_words(k[LANG_EN].bounds));
+        char bz[128], be[128];
+        lesson_problem(&L->P, 0, p3, LP_THE_ZH_TEXT_CLAIMS_OF_THE_EN_TEXT,
+                       bound_words(k[LANG_ZH].bounds, bz, sizeof bz), k[LANG_ZH].q,
+                       bound_words(k[LANG_EN].bounds, be, sizeof be));
         rc = -1;
     }
     f->bound = k[LANG_EN].bounds;

@@ -11,24 +11,10 @@ static const char *const names[] = {
 #undef E
 };
 
-static const char *const whats[] = {
-#define E(name, what) what,
-#include "env.def"
-#undef E
-};
-
-int sys_env_count(void)
+/* the table's number of rows (env.def's second column, what a name means, is for readers) */
+static int sys_env_count(void)
 {
     return (int)(sizeof names / sizeof names[0]);
-}
-
-const char *sys_env_name(int i, const char **what)
-{
-    if (i < 0 || i >= sys_env_count())
-        return NULL;
-    if (what)
-        *what = whats[i];
-    return names[i];
 }
 
 const char *sys_env(const char *name)

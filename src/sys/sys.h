@@ -21,9 +21,6 @@
 /* sys_env: getenv(name) for a name of env.def; NULL with errno EINVAL for any other name
  * (tests/sh/env_table.sh checks every name src/ passes). */
 const char *sys_env(const char *name);
-/* the table: its number of rows, and row i's name (NULL past the end) and meaning */
-int sys_env_count(void);
-const char *sys_env_name(int i, const char **what);
 
 /* ---- dir.c ---- */
 

@@ -169,16 +169,12 @@ attr_t theme_attr(const struct app *a, enum ui_role r);
 
 /* text.c: UTF-8 measured in display columns (wcwidth), never bytes. */
 int text_width(const char *s);
-int text_width_n(const char *s, size_t n);
 size_t text_fit(const char *s, size_t n, int maxcols, int *cols);
 /* text_line: the next wrapped line of s[0..n) at width cols: returns its byte length;
  * *next gets the offset where the following line starts (n at the end). Backticks are
  * zero-width (they mark code). Breaks at spaces, between wide characters, after the comma of
  * a list written without spaces, at '\n'. */
 size_t text_line(const char *s, size_t n, int width, size_t *next);
-/* text_wrap: text_line, and *cut = 1 when the line had to cut a word wider than the line (it
- * then leaves a column free for the mark that says so). */
-size_t text_wrap(const char *s, size_t n, int width, size_t *next, int *cut);
 /* text_puts: one line of s in maxcols columns; a line that does not fit ends in an ellipsis
  * (never a silent cut). Returns columns used. */
 int text_puts(const struct app *a, int y, int x, int maxcols, const char *s, attr_t at);

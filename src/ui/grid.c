@@ -14,7 +14,7 @@
 static const char base32[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVW??????????????????????????????";
 
 /* the labels' columns: one more with narrow cells, where a cell's text starts at its left
- * edge (a two-column label such as 字数 needs a space after it) */
+ * edge (a label of Chinese characters, two columns each, needs a space after it) */
 static int label_w(int cw)
 {
     return cw == 2 ? LABEL + 1 : LABEL;

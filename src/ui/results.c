@@ -92,7 +92,7 @@ static void device_forms(const char *dev, char out[3][GPU_TEXT_MAX], int zh)
     snprintf(out[0], GPU_TEXT_MAX, "%s", dev);
     snprintf(out[1], GPU_TEXT_MAX, "%.*s%s%s", n, dev, date[0] ? comma : "", date);
     snprintf(out[2], GPU_TEXT_MAX, "%s%s%s", name[0] ? name : dev, date[0] ? comma : "", date);
-    if (zh) { /* app_device_short reads the English form: the name before its "（" here */
+    if (zh) { /* app_device_short reads the English form: the name before its full-width "(" here */
         const char *paren = strstr(dev, bl_msg_format(BL_PAREN_OPEN, BL_LANG_ZH));
         const char *from = !strncmp(dev, "NVIDIA ", 7) ? dev + 7 : dev;
         int m = paren && paren > from ? (int)(paren - from) : n - (int)(from - dev);

@@ -13,14 +13,9 @@
 #include "../base/wrap.h"
 #include "app.h"
 
-int text_width_n(const char *s, size_t n)
-{
-    return bl_width_n(s, n);
-}
-
 int text_width(const char *s)
 {
-    return text_width_n(s, strlen(s));
+    return bl_width_n(s, strlen(s));
 }
 
 size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
@@ -41,15 +36,10 @@ size_t text_fit(const char *s, size_t n, int maxcols, int *cols)
     return i;
 }
 
-size_t text_wrap(const char *s, size_t n, int width, size_t *next, int *cut)
-{
-    return bl_wrap(s, n, width, 1, next, cut);
-}
-
 size_t text_line(const char *s, size_t n, int width, size_t *next)
 {
     int cut;
-    return text_wrap(s, n, width, next, &cut);
+    return bl_wrap(s, n, width, BL_WRAP_TICKS, next, &cut);
 }
 
 /* 1 when s[0..len) opens or closes an odd number of code spans */
@@ -192,7 +182,7 @@ static void draw_line(const struct app *a, int y, int x, int w, const char *s, s
 static void draw_mark(const struct app *a, int y, int x, int w, const char *s, size_t len,
                       attr_t at)
 {
-    int cols = text_width_n(s, len);
+    int cols = bl_width_n(s, len);
     for (size_t i = 0; i < len; i++)
         if (s[i] == '`')
             cols--;                    /* backticks take no room */

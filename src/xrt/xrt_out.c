@@ -184,17 +184,15 @@ void xrt_out_sink(void *ctx, const struct ptx_access *a)
 
 static void warp_record(const struct ptx_agg_pc *p, int slot)
 {
-    const struct ptx_agg_pattern *t = slot >= 0 ? &p->pat[slot] : NULL;
-    const uint32_t *a = t ? t->addr : p->worst_addr;
-    const unsigned *b = t ? t->block : p->worst_block;
+    const struct ptx_agg_pattern *t = slot >= 0 ? &p->pat[slot] : &p->worst;
     char offs[32 * 9 + 1];
     size_t o = 0;
     for (int l = 0; l < 32; l++)
-        o += (size_t)snprintf(offs + o, sizeof offs - o, " %x", a[l]);
+        o += (size_t)snprintf(offs + o, sizeof offs - o, " %x", t->addr[l]);
     record("warp %u %d %llu %.0f %d %s %u %u %x %u %u %u %u%s", p->pc, slot,
-           t ? (unsigned long long)t->count : 0ull, p->inst, t ? t->wavefronts : p->worst_wf,
-           kind_names[p->kind % 6], t ? t->width : p->worst_width, p->matrices,
-           t ? t->mask : p->worst_mask, b[0], b[1], b[2], t ? t->warp : p->worst_warp, offs);
+           slot >= 0 ? (unsigned long long)t->count : 0ull, p->inst, t->wavefronts,
+           kind_names[p->kind % 6], t->width, p->matrices, t->mask, t->block[0], t->block[1],
+           t->block[2], t->warp, offs);
 }
 
 static void kinds_text(unsigned mask, char *buf, size_t n)
@@ -231,7 +229,7 @@ void xrt_out_launch(const struct xrt_func *f, const unsigned grid[3], const unsi
                    l->ideal, l->ways, l->unmodelled, kinds, l->file ? l->file : "");
             for (int j = 0; j < agg.npcs; j++) {
                 const struct ptx_agg_pc *p = &agg.pcs[j];
-                if (p->line != i || p->kind == PTX_CPASYNC || p->trans || p->worst_wf < 0)
+                if (p->line != i || p->kind == PTX_CPASYNC || p->trans || p->worst.wavefronts < 0)
                     continue;
                 for (int k = -1; k < p->npat; k++)
                     warp_record(p, k);

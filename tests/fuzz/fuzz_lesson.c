@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../../src/lesson/lesson.h"
+#include "../../src/lesson/scene.h"
 #include "../../src/store/lesson_load.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -30,9 +31,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const struct lesson_step *st = &l->steps[i];
             if (!st->scene)
                 continue;
-            struct pattern_env env;
-            char code[256];
-            lesson_scene_env(st->scene, NULL, i, &env, code, sizeof code);
+            struct scene_run r = {0};
+            scene_run(&r, &(struct scene_in){.scene = st->scene, .type = i, .access = -1, .warp = -1},
+                      NULL, NULL, NULL);
+            scene_run_free(&r);
             (void)lesson_tr(&st->title, LANG_ZH);
         }
         lesson_free(l);
@@ -43,8 +45,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         lesson_check(l, count, &sink);
         lesson_free(l);
     }
-    struct lesson_error e;
-    l = lesson_load_buffer("fuzz.json", (const char *)data, size, &e);
-    lesson_free(l);
     return 0;
 }

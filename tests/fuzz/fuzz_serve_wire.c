@@ -103,7 +103,7 @@ static void decode_info(const uint8_t *p, size_t n)
         touch(in.lock);
         touch(in.counters_err.msg);
         char text[BL_ERR_TEXT];
-        touch(bl_msg_text(&in.device_msg, in.device, BL_LANG_ZH, text, sizeof text));
+        touch(bl_msg_or_text(&in.device_msg, in.device, BL_LANG_ZH, text, sizeof text));
     }
     touch(err.msg);
 }

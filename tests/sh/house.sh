@@ -34,11 +34,12 @@
 #      getopt_long, outside ONE_OPTION_TABLES: every command's options are a struct cli_opt
 #      table that src/cli/opts.c turns into getopt_long's array, the parsing and --help). A check of a foreign library's return code that ends in bl_fail is
 #      not a second way (CHECKS: CK for CUDA, bl_cupti_fail and kcupti_fail for CUPTI).
-#   7. a Chinese literal (a C string or character literal holding a CJK character or
-#      full-width form, as UTF-8 or as an escape; comments are not read) in src/**/*.c or *.h
-#      outside ZH_DATA: banklab's words in Chinese are rows of its catalogues (src/base/msg.def,
-#      src/ui/strings.def, the keys' src/keys/keys.def), never literals in code. ZH_PENDING
-#      names the files still to convert (counted, not failed);
+#   7. Chinese in src/**/*.c or *.h, any file: a Chinese literal (a C string or character
+#      literal holding a CJK character or full-width form, as UTF-8 or as an escape), or such a
+#      character written in a comment: banklab's words in Chinese are rows of its catalogues
+#      (src/base/msg.def and its parts, src/ui/strings.def, the keys' src/keys/keys.def), and
+#      the words it reads in the lessons' Chinese prose rows of its lexicon
+#      (src/base/lexicon.def), never text in code;
 #   8. another way text reaches the screen in two languages besides the catalogue rows
 #      (two_ways): TR(), KP_EN/KP_ZH, a text pair char NAME[2][...], a "zh ? "..." : "..."" choice
 #      on one line, an English text read back (bl_msg_parse, bl_msg_text(NULL, ...), bl_phrase
@@ -49,13 +50,21 @@
 #      a realloc in src/ whose size has no sizeof (bytes grown by hand) or whose result goes
 #      to a pointer to a one-byte type (char, unsigned char, uint8_t ...), or a printf sized
 #      first with snprintf(NULL, 0, ...) to allocate; GENERIC_GROWERS names the functions that
-#      grow arrays of any element, whose size is their elem argument.
+#      grow arrays of any element, whose size is their elem argument;
+#  10. a command's option described in prose: a file of src/cli that defines a command's
+#      table (struct cli_cmd NAME = ...) and never prints its option list from it
+#      (cli_opt_help(f, &NAME)), or a line of src/base/msg_help.def (the usage and the text
+#      before the lists) that starts with two blanks and "--" (an option and what it does:
+#      a row of the command's table with its description in msg_opts.def instead).
+#  11. a function of src that nothing calls (from the objects' `nm` and the sources: not
+#      another file, not its own, not a test). It also counts the functions no other file calls:
+#      those only their own file calls (they could be static) and those only tests call.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
 # call fork, getenv and opendir outside src/sys, a room over its share, a Chinese literal
-# (raw and escaped, not one in a comment) and one of each other way to two languages (in a
-# planted tree) must be found. Env: BUILD (default build). Exit 0
+# (raw and escaped, not one in a comment), one of each other way to two languages (in a
+# planted tree) and a command whose options are prose must be found. Env: BUILD (default build). Exit 0
 # pass, 1 fail, 77 skip (no build).
 set -u
 : "${BUILD:=build}"
@@ -75,16 +84,10 @@ SYS_ROOMS="sys"
 SYS_PRIMITIVES='fork|vfork|clone|execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawn|posix_spawnp|system|popen|opendir|fdopendir|mkdtemp|sigaction|signal|__sysv_signal|bsd_signal|sigset|getenv|secure_getenv|socket|socketpair|bind|listen|connect|accept|accept4'
 # no room holds more of src/'s lines than this share (in %)
 MAX_ROOM_SHARE=20
-# the files of src whose Chinese literals are data, not words banklab says: the two lesson
-# readers match words of the lessons' own Chinese prose (numerals, units, comparisons), the
-# lab's text rewriter finds the end of a lesson's Chinese sentence (。？！) and the line
-# breaker knows which Chinese punctuation may not start or end a line
-ZH_DATA="src/lesson/lesson_check.c src/store/lesson_read_figure.c src/cli/lab_text.c src/base/wrap.c"
-# the files whose Chinese literals are still to become catalogue rows (counted, not failed)
-ZH_PENDING=""
-# the functions that grow an array of any element (the element's size is an argument): their
-# realloc has no sizeof of its own
-GENERIC_GROWERS="src/ptx/ptx_tok.c:ptx_grow src/model/pattern_cuda_read.c:grow"
+# the functions outside src/base that grow an array of any element (the element's size is an
+# argument): their realloc has no sizeof of its own. None: src/base's bl_grow (buf.h) is the
+# one growable array.
+GENERIC_GROWERS=""
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
 fails=0
@@ -142,6 +145,35 @@ zh_literals() {
             i++
         }
     }' "$@"
+}
+
+# zh_raw FILE...: "FILE:LINE: Chinese text" for each line holding a CJK character or a
+# full-width form as UTF-8, in a literal or in a comment (zh_literals finds the escaped ones).
+zh_raw() {
+    LC_ALL=C awk '/\342[\272-\277][\200-\277]|[\343-\351][\200-\277][\200-\277]|\357[\274-\276][\200-\277]|\357\277[\200-\257]/ {
+        print FILENAME ":" FNR ": Chinese text" }' "$@"
+}
+
+# unused_exports NMFILE: "KIND ROOM/FILE SYMBOL" for each function an object of NMFILE defines
+# globally that no other object uses and no other file of src names (the libraries built
+# apart, such as the injection ones, are read as source): KIND "own" when its own file calls
+# it (it could be static), "tests" when only tests/unit or tests/fuzz do, "never" when
+# nothing does. C objects only (a CUDA object's kernels are launched through their address).
+unused_exports() {
+    awk '
+    function who(s,   r, m) { r = s; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
+        m = s; sub(/^[^\[]*\[/, "", m); sub(/\]:$/, "", m); sub(/\.o$/, "", m); if (m !~ /\.cu$/) m = m ".c"
+        return r "/" m }
+    NR == FNR { if ($3 == "T" && who($1) ~ /\.c$/) def[$2] = who($1); next }
+    $3 == "U" && ($2 in def) && who($1) != def[$2] { used[$2] = 1 }
+    END { for (s in def) if (!(s in used)) print def[s], s }
+    ' "$1" "$1" | LC_ALL=C sort | while read -r f sym; do
+        [ -f "src/$f" ] || continue
+        grep -rlw --include='*.c' --include='*.cu' -- "$sym" src | grep -qv "^src/$f\$" && continue
+        if grep -E "[^A-Za-z0-9_]$sym[ \t]*\(" "src/$f" | grep -qv "^[A-Za-z_]"; then echo "own $f $sym"
+        elif grep -rqw -- "$sym" tests/unit tests/fuzz 2>/dev/null; then echo "tests $f $sym"
+        else echo "never $f $sym"; fi
+    done
 }
 
 # long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
@@ -350,6 +382,20 @@ own_strings() {
     return 0
 }
 
+# prose_options HELP_DEF CLI_FILE...: "FILE:LINE: why" for each command whose --help does not
+# list its options from its table (rule 10).
+prose_options() {
+    def=$1; shift
+    grep -n '^ *"  --[a-z]' "$def" | sed "s|^|$def:|; s|:\([0-9]*\):.*|:\1: an option described in prose (a row of the command's table, msg_opts.def)|"
+    for f in "$@"; do
+        for c in $(sed -n 's/.*struct cli_cmd \([a-z_]*\) = .*/\1/p' "$f"); do
+            grep -q "cli_opt_help([a-z]*, &$c)" "$f" ||
+                echo "$f: the command $c never prints its option list from its table (cli_opt_help)"
+        done
+    done
+    return 0
+}
+
 # missing_docs FILE...: "FILE: NAME" for each document FILE cites that the repository lacks
 # (report files banklab writes, banklab-report-*.md, are names of outputs, not citations).
 missing_docs() {
@@ -471,6 +517,9 @@ printf '/* 空格 in a comment */\nconst char *a = "空格";\nconst char *b = "\
 out=$(zh_literals "$tmp/self/src/zh/plant.c" | sed 's|.*/||' | tr '\n' ' ')
 [ "$out" = "plant.c:2: a Chinese literal plant.c:3: a Chinese literal plant.c:5: a Chinese literal " ] ||
     bad "self-check: the Chinese literals of plant.c (lines 2, 3, 5) not found as such ($out)"
+out=$(zh_raw "$tmp/self/src/zh/plant.c" "$tmp/self/f.c" | sed 's|.*/||' | tr '\n' ' ')
+[ "$out" = "plant.c:1: Chinese text plant.c:2: Chinese text plant.c:4: Chinese text plant.c:7: Chinese text plant.c:8: Chinese text " ] ||
+    bad "self-check: the lines of plant.c with Chinese characters (1, 2, 4, 7, 8), not its escapes nor f.c, not found as such ($out)"
 mkdir -p "$tmp/self/ways/cli" "$tmp/self/ways/base" "$tmp/self/ways/keys"
 printf 'const char *t = TR("a", "b");
 int k = KP_EN;
@@ -502,6 +551,28 @@ out=$(GENERIC_GROWERS="$tmp/self/src/own/plant.c:grow" own_strings "$tmp/self/sr
 [ "$out" = "plant.c:3: byte plant.c:4: byte plant.c:6: count plant.c:10: sized " ] ||
     bad "self-check: the growable strings of plant.c (lines 3, 4, 6, 10), not its arrays nor src/base, not found as such ($out)"
 
+# functions no other file calls: for its own file, only by tests, never
+if [ $have_nm -eq 1 ]; then
+    mkdir -p "$tmp/self/ue/src/r" "$tmp/self/ue/tests/unit" "$tmp/self/ue/lib"
+    printf '%s\n' 'int used(void) { return 1; }' 'int own(void) { return 2; }' 'int tested(void) { return 3; }' \
+        'int dead(void) { return 4; }' 'int api(void)' '{' '    return own();' '}' > "$tmp/self/ue/src/r/a.c"
+    printf '%s\n' 'int used(void);' 'int b(void) { return used(); }' > "$tmp/self/ue/src/r/b.c"
+    printf '%s\n' 'int tested(void);' 'int api(void);' 'int main(void) { return tested() + api(); }' > "$tmp/self/ue/tests/unit/test_a.c"
+    (cd "$tmp/self/ue" && "${CC:-cc}" -c src/r/a.c -o a.o && "${CC:-cc}" -c src/r/b.c -o b.o && ar rcs lib/r.a a.o b.o) ||
+        bad "self-check: cc for the unused functions"
+    nm -A -P -g "$tmp/self/ue/lib/r.a" > "$tmp/self/ue/nm"
+    out=$(cd "$tmp/self/ue" && unused_exports nm | tr '\n' ' ')
+    [ "$out" = "tests r/a.c api never r/a.c dead own r/a.c own tests r/a.c tested never r/b.c b " ] ||
+        bad "self-check: the functions no other file calls (own, tested and api only by a test, dead and b), not used, not found as such ($out)"
+fi
+mkdir -p "$tmp/self/prose"
+printf '%s\n' 'M(CLI_HELP_X,' '  "usage: banklab x [--json]\\n"' '  "  --json writes JSON\\n",' '  "      --replay FILE  an example\\n")' > "$tmp/self/prose/help.def"
+printf '%s\n' 'static const struct cli_cmd a_cmd = {"a", rows};' 'static void help(FILE *f)' '{' '    cli_opt_help(f, &a_cmd);' '}' > "$tmp/self/prose/a.c"
+printf '%s\n' 'static const struct cli_cmd b_cmd = {"b", rows};' 'static void help(FILE *f)' '{' '    cli_say(f, CLI_HELP_B);' '}' > "$tmp/self/prose/b.c"
+out=$(prose_options "$tmp/self/prose/help.def" "$tmp/self/prose/a.c" "$tmp/self/prose/b.c" | sed 's|.*/||; s|: an option.*|: prose|; s|: the command .*|: no list|' | tr '\n' ' ')
+[ "$out" = "help.def:3: prose b.c: no list " ] ||
+    bad "self-check: an option in prose (help.def:3) and a command without its list (b.c), not a.c nor an example line, not found as such ($out)"
+
 # ---- 1. files ----
 files=$(find src tests kernels assets/kernels -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
         -o -name '*.def' -o -name '*.sh' -o -name '*.py' \) | sort)
@@ -525,6 +596,10 @@ while read -r line; do bad "$line"; done < "$tmp/second"
 # ---- 9. one growable string ----
 own_strings $(echo "$cfiles" | grep '^src/') > "$tmp/own"
 while read -r line; do bad "$line"; done < "$tmp/own"
+
+# ---- 10. every command's options listed from its table ----
+prose_options src/base/msg_help.def $(echo "$cfiles" | grep '^src/cli/') > "$tmp/prose"
+while read -r line; do bad "$line"; done < "$tmp/prose"
 
 # ---- 4. documents cited ----
 docfiles=$(find src tests kernels assets lessons docs -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \
@@ -561,6 +636,9 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
     sys_outside "$tmp/nm" | while read -r f sym; do
         echo "src/$f calls $sym: the border with the OS is crossed in src/sys (sys.h) only"; done >> "$tmp/up"
     up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
+    unused_exports "$tmp/nm" > "$tmp/unused"
+    awk '$1 == "never" { print "src/" $2 ": " $3 " is called by nothing (not even its own file or a test): dead code" }' \
+        "$tmp/unused" >> "$tmp/up"
     sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
@@ -574,28 +652,33 @@ while read -r r n share; do
     [ "$r" = total ] || bad "src/$r holds $n lines, $share of src/ (at most $MAX_ROOM_SHARE %): split it"
 done < "$tmp/shares"
 
-# ---- 7. Chinese in code: only in the catalogues and the data of ZH_DATA ----
+# ---- 7. Chinese in code: none (the catalogues' and the lexicon's rows hold it) ----
 srcc=$(find src -type f \( -name '*.c' -o -name '*.h' \) | sort)
-zh_literals $srcc > "$tmp/zh"
-npending=0
+{ zh_literals $srcc; zh_raw $srcc; } | LC_ALL=C sort -t: -k1,1 -k2,2n -u > "$tmp/zh"
+awk -F: '!seen[$1 ":" $2]++' "$tmp/zh" > "$tmp/zh1"
 while IFS=: read -r f n rest; do
-    case " $ZH_DATA " in *" $f "*) continue ;; esac
-    case " $ZH_PENDING " in *" $f "*) npending=$((npending+1)); continue ;; esac
-    bad "$f:$n:$rest outside the catalogues (a row of src/base/msg.def or src/ui/strings.def)"
-done < "$tmp/zh"
+    bad "$f:$n:$rest in code (a row of src/base/msg.def or its parts, src/ui/strings.def, or a word list of src/base/lexicon.def)"
+done < "$tmp/zh1"
 two_ways src > "$tmp/ways"
 ways() { awk -F '\t' -v k="$1" '$1 == k' "$tmp/ways" | wc -l | tr -d ' '; }
 while IFS="$(printf '\t')" read -r kind line; do
     bad "another way to two languages ($kind), $line: a row of the catalogue (src/base/msg*.def, src/ui/strings.def) and a message id handed up instead"
 done < "$tmp/ways"
-echo "house.sh: Chinese literal lines in src/**/*.c|h: $(wc -l < "$tmp/zh") ($npending in files" \
-     "still to convert: $ZH_PENDING; the rest in $ZH_DATA)"
+echo "house.sh: lines of src/**/*.c|h with Chinese (literals, escaped or not, and comments; must be 0):" \
+     "$(wc -l < "$tmp/zh1" | tr -d ' '); lexicon word lists $(grep -c '^LEX(' src/base/lexicon.def)"
 echo "house.sh: catalogue rows: msg.def and its parts $(cat src/base/msg*.def | grep -c '^M(')," \
      "strings.def $(grep -c '^[A-Z_]*(' src/ui/strings.def), keys.def EN_ZH $(ways 'keys.def EN_ZH')"
 echo "house.sh: other ways to two languages (each must be 0): TR() $(ways 'TR()')," \
      "KP_EN/KP_ZH $(ways 'KP_EN/KP_ZH'), text pairs [2][...] $(ways 'text pairs [2][...]')," \
      "zh ? \"..\" : \"..\" $(ways 'zh ? ".." : ".."'), English read back $(ways 'English read back')"
 
+if [ -f "$tmp/unused" ]; then
+    kinds() { awk -v k="$1" '$1 == k' "$tmp/unused" | wc -l | tr -d ' '; }
+    echo "house.sh: functions of src no other file calls: $(wc -l < "$tmp/unused" | tr -d ' ')" \
+         "(for their own file only, could be static: $(kinds own); called only by tests: $(kinds tests)" \
+         "$(awk '$1 == "tests" { printf "%s%s", s, $3; s = ", " }' "$tmp/unused" | sed 's/^./(&/; s/.$/&)/');" \
+         "never called: $(kinds never))"
+fi
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"
 case $calls in SKIPPED*) exit 77 ;; esac

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <limits.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,6 +21,29 @@
 #include <unistd.h>
 
 #include "../../src/base/buf.h"
+
+/* bl_grow: the one growable array, doubling from its first size, refusing what cannot fit */
+static void test_grow(void **state)
+{
+    (void)state;
+    long *a = NULL;
+    int cap = 0;
+    assert_int_equal(bl_grow(&a, &cap, 1, sizeof *a, 4), 0);
+    assert_int_equal(cap, 4);
+    a[3] = 7;
+    assert_int_equal(bl_grow(&a, &cap, 4, sizeof *a, 4), 0);    /* room already */
+    assert_int_equal(cap, 4);
+    assert_int_equal(bl_grow(&a, &cap, 5, sizeof *a, 4), 0);
+    assert_int_equal(cap, 8);
+    assert_int_equal(bl_grow(&a, &cap, 100, sizeof *a, 4), 0);
+    assert_int_equal(cap, 128);
+    assert_int_equal(a[3], 7);
+    long *before = a;
+    assert_int_equal(bl_grow(&a, &cap, INT_MAX, (size_t)1 << 40, 4), -1);   /* too large */
+    assert_ptr_equal(a, before);
+    assert_int_equal(cap, 128);
+    free(a);
+}
 
 static void test_many_appends(void **state)
 {
@@ -230,6 +255,7 @@ static void test_out_of_memory(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_grow),
         cmocka_unit_test(test_many_appends),
         cmocka_unit_test(test_addf),
         cmocka_unit_test(test_limit),

@@ -211,10 +211,13 @@ static void test_unsafe_dirs(void **state)
     setenv("BANKLAB_LOCK_DIR", sub, 1);
     assert_int_equal(devlock_open(KEY, &l, ERR), -1);
     assert_non_null(strstr(err.msg, "no sticky bit"));
-    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), -1);
+    assert_int_equal(devlock_share_dir("share", buf, sizeof buf, ERR), -1);
     assert_int_equal(chmod(sub, 01777), 0);
-    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), 0);
-    assert_string_equal(buf, sub);
+    assert_int_equal(devlock_share_dir("share", buf, sizeof buf, ERR), 0);
+    char want[700];
+    snprintf(want, sizeof want, "%s/share", sub);
+    assert_string_equal(buf, want);
+    assert_int_equal(rmdir(buf), 0);
     assert_int_equal(devlock_open(KEY, &l, ERR), 0);
     devlock_close(l);
     snprintf(sub, sizeof sub, "%s/missing", dir);
@@ -223,7 +226,11 @@ static void test_unsafe_dirs(void **state)
     assert_non_null(strstr(err.msg, "BANKLAB_LOCK_DIR"));
     /* without the variable one of the system's sticky directories is chosen */
     unsetenv("BANKLAB_LOCK_DIR");
-    assert_int_equal(devlock_dir(buf, sizeof buf, ERR), 0);
+    char name[64];
+    snprintf(name, sizeof name, "banklab-test-devlock-%ld", (long)getpid());
+    assert_int_equal(devlock_share_dir(name, buf, sizeof buf, ERR), 0);
+    assert_int_equal(rmdir(buf), 0);
+    *strrchr(buf, '/') = 0;
     struct stat st;
     assert_int_equal(stat(buf, &st), 0);
     assert_int_equal(st.st_mode & 01777, 01777);

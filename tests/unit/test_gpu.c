@@ -41,7 +41,7 @@ static void test_unavailable(void **state)
     /* the reason in either language, from its message id */
     char zh[GPU_TEXT_MAX];
     assert_int_equal(info.err.why.id, GPU_NO_DEVICE);
-    assert_string_equal(bl_msg_text(&info.err.why, info.err.msg, BL_LANG_ZH, zh, sizeof zh),
+    assert_string_equal(bl_msg_or_text(&info.err.why, info.err.msg, BL_LANG_ZH, zh, sizeof zh),
                         "没有 CUDA 设备");
     struct gpu_request q;
     struct gpu_result r;

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "../../src/lesson/lesson.h"
+#include "../../src/lesson/scene.h"
 #include "../../src/store/lesson_load.h"
 #include "../../src/store/recording.h"
 
@@ -70,10 +71,26 @@ static const char *edit(const char *old, const char *new)
     return buf;
 }
 
+/* the loader's first problem, as lesson_load_file keeps it: the first one reported */
+static void keep_first(const struct lesson_error *e, void *ctx)
+{
+    struct lesson_error *first = ctx;
+    if (first->err.status == 0)
+        *first = *e;
+}
+
+/* lesson_load_file's reading from memory (data NULL: an empty file) */
+static struct lesson *load_buffer(const char *name, const char *data, size_t len,
+                                  struct lesson_error *e)
+{
+    memset(e, 0, sizeof *e);
+    return lesson_load_report(name, data ? data : "", data ? len : 0, keep_first, e, NULL);
+}
+
 static struct lesson *load(const char *text, struct lesson_error *e)
 {
     memset(e, 0, sizeof *e);
-    return lesson_load_buffer("t.json", text, strlen(text), e);
+    return load_buffer("t.json", text, strlen(text), e);
 }
 
 /* Loads text, expects failure with the first problem at line:col with message msg. */
@@ -257,12 +274,12 @@ static void test_syntax_errors(void **state)
     expect_error(deep, 1, 1001, "nesting too deep (more than 1000 levels)");
     /* a NUL byte inside the buffer */
     struct lesson_error e;
-    struct lesson *l = lesson_load_buffer("t.json", "{\"a\"\0:1}", 8, &e);
+    struct lesson *l = load_buffer("t.json", "{\"a\"\0:1}", 8, &e);
     assert_null(l);
     assert_int_equal(e.line, 1);
     assert_int_equal(e.col, 5);
     assert_string_equal(e.err.msg, "NUL byte in the file");
-    l = lesson_load_buffer("t.json", NULL, 0, &e);
+    l = load_buffer("t.json", NULL, 0, &e);
     assert_null(l);
     assert_string_equal(e.err.msg, "empty file (a lesson is one JSON object)");
 }
@@ -663,29 +680,35 @@ static void test_scene_env(void **state)
         print_error("%d:%d: %s\n", e.line, e.col, e.err.msg);
     assert_non_null(l);
     const struct lesson_scene *s = l->steps[0].scene;
-    struct pattern_env env;
-    char code[256];
-    assert_int_equal(lesson_scene_env(s, NULL, 0, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float T; __shared__ T s[1024]; s[lane * STRIDE]");
-    assert_int_equal(env.block[0], 16);
-    assert_int_equal(env.block[1], 4);
-    assert_int_equal(env.block[2], 1);
-    assert_int_equal(env.warp, 1);
-    assert_int_equal(env.dyn_bytes, 64);
-    assert_int_equal(env.nparams, 1);
-    assert_int_equal(env.param[0].value, 2);
-    assert_int_equal(lesson_scene_env(s, NULL, 3, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
+    /* the environment and the code scene_run makes of the scene (access -1: no access run) */
+    struct scene_run r = {0};
+    struct scene_in in = {.scene = s, .type = 0, .access = -1, .warp = -1};
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float T; __shared__ T s[1024]; s[lane * STRIDE]");
+    assert_int_equal(r.env.block[0], 16);
+    assert_int_equal(r.env.block[1], 4);
+    assert_int_equal(r.env.block[2], 1);
+    assert_int_equal(r.env.warp, 1);
+    assert_int_equal(r.env.dyn_bytes, 64);
+    assert_int_equal(r.env.nparams, 1);
+    assert_int_equal(r.env.param[0].value, 2);
+    in.type = 3;   /* taken modulo the two types */
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
     char *names[] = {(char *)"STRIDE"};
     long long values[] = {7};
     struct lesson_binding b = {1, names, values, (char *)"float2"};
-    assert_int_equal(lesson_scene_env(s, &b, 0, &env, code, sizeof code), 0);
-    assert_string_equal(code, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
-    assert_int_equal(env.param[0].value, 7);
+    in = (struct scene_in){.scene = s, .bind = &b, .access = -1, .warp = -1};
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, NULL), 0);
+    assert_string_equal(r.code.s, "typedef float2 T; __shared__ T s[1024]; s[lane * STRIDE]");
+    assert_int_equal(r.env.param[0].value, 7);
     char *bad_names[] = {(char *)"PAD"};
     struct lesson_binding bad = {1, bad_names, values, NULL};
-    assert_int_equal(lesson_scene_env(s, &bad, 0, &env, code, sizeof code), -1);
-    assert_int_equal(lesson_scene_env(s, NULL, 0, &env, code, 20), -1);
+    struct bl_err err = {0};
+    in.bind = &bad;
+    assert_int_equal(scene_run(&r, &in, NULL, NULL, &err), -1);
+    assert_int_equal(err.status, SCENE_EBIND);
+    scene_run_free(&r);
     /* an expectation with the second type and the model through it */
     assert_int_equal(lesson_check(l, NULL, NULL), 0);
     lesson_free(l);
@@ -862,7 +885,7 @@ static void test_truncations(void **state)
     for (size_t k = 0; k + 1 < n; k++) {
         struct lesson_error e;
         memcpy(buf, good, k);
-        struct lesson *l = lesson_load_buffer("t.json", buf, k, &e);
+        struct lesson *l = load_buffer("t.json", buf, k, &e);
         assert_null(l);
         assert_true(e.err.msg[0] != 0);
         assert_true(e.line >= 1);
@@ -873,7 +896,7 @@ static void test_truncations(void **state)
             struct lesson_error e;
             memcpy(buf, good, n);
             buf[k] = junk[j];
-            struct lesson *l = lesson_load_buffer("t.json", buf, n, &e);
+            struct lesson *l = load_buffer("t.json", buf, n, &e);
             if (l) {
                 lesson_check(l, NULL, NULL);
                 lesson_free(l);

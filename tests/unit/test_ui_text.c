@@ -49,11 +49,12 @@ static void test_wrap_english(void **state)
     assert_int_equal(n, 11);
     assert_string_equal(s + next, "foo");
     int cut;
-    n = text_wrap("abcdefghij", 10, 4, &next, &cut);   /* no space: a cut, a column for its mark */
+    /* no space: a cut, a column for its mark */
+    n = bl_wrap("abcdefghij", 10, 4, BL_WRAP_TICKS, &next, &cut);
     assert_int_equal(n, 3);
     assert_int_equal(next, 3);
     assert_int_equal(cut, 1);
-    n = text_wrap("abc def", 7, 4, &next, &cut);        /* a break at a space is no cut */
+    n = bl_wrap("abc def", 7, 4, BL_WRAP_TICKS, &next, &cut);   /* a break at a space is no cut */
     assert_int_equal(n, 3);
     assert_int_equal(cut, 0);
     n = text_line("`ab` cd", 7, 5, &next);        /* backticks take no room */
@@ -70,15 +71,15 @@ static void test_wrap_code(void **state)
     const char *m = "ncu --metrics l1tex__a_op_ld.sum,l1tex__b_op_ld.sum,smsp__c.sum ./app";
     size_t next;
     int cut;
-    size_t n = text_wrap(m, strlen(m), 40, &next, &cut);
+    size_t n = bl_wrap(m, strlen(m), 40, BL_WRAP_TICKS, &next, &cut);
     assert_int_equal(n, strlen("ncu --metrics l1tex__a_op_ld.sum,"));
     assert_int_equal(cut, 0);
-    n = text_wrap(m + next, strlen(m + next), 40, &next, &cut);
+    n = bl_wrap(m + next, strlen(m + next), 40, BL_WRAP_TICKS, &next, &cut);
     assert_int_equal(n, strlen("l1tex__b_op_ld.sum,smsp__c.sum ./app"));
     assert_int_equal(text_count("width 1,024 bytes", 8), 3);   /* "width", "1,024", "bytes" */
     n = text_line("x \u00b7 idle", strlen("x \u00b7 idle"), 5, &next);   /* "x", "· idle" */
     assert_int_equal(n, 1);
-    n = text_wrap("a;b", 3, 2, &next, &cut);                    /* "a;" then "b" */
+    n = bl_wrap("a;b", 3, 2, BL_WRAP_TICKS, &next, &cut);     /* "a;" then "b" */
     assert_int_equal(n, 2);
     assert_int_equal(cut, 0);
 }
@@ -93,13 +94,13 @@ static void test_wrap_chinese(void **state)
     assert_int_equal(next, 15);
     n = text_line(s, strlen(s), 9, &next);         /* an odd width: 4 characters, not 4.5 */
     assert_int_equal(n, 12);
-    assert_int_equal(text_width_n(s, n), 8);
+    assert_int_equal(bl_width_n(s, n), 8);
     assert_int_equal(text_count(s, 10), 3);       /* 10 + 10 + 8 columns */
     /* mixed: a break may fall between wide characters as well as at a space */
     const char *m = "lane n 读取 s[n][0]";
     n = text_line(m, strlen(m), 9, &next);
     assert_int_equal(n, strlen("lane n 读"));
-    assert_int_equal(text_width_n(m, n), 9);
+    assert_int_equal(bl_width_n(m, n), 9);
     assert_string_equal(m + next, "取 s[n][0]");
 }
 
@@ -139,7 +140,7 @@ static void test_wrap_punctuation_all_widths(void **state)
         while (pos < len && lines < 200) {
             size_t next;
             int cut;
-            size_t n = text_wrap(s + pos, len - pos, w, &next, &cut);
+            size_t n = bl_wrap(s + pos, len - pos, w, BL_WRAP_TICKS, &next, &cut);
             wchar_t first = 0, last = 0;
             size_t i = 0;
             while (i < n && s[pos + i] == '`')
