@@ -586,7 +586,7 @@ int cmd_sim(int argc, char **argv)
     static char shipped[4096];
     if (!a.gpu && !a.replay && !a.json && !a.model_only && !cli_model_only() &&
         recording_find_asset(RECORDING_SHIPPED, shipped, sizeof shipped))
-        a.replay = shipped;
+        a.replay = shipped;       /* said once at the end, with how to have the others */
     struct sim_meter meter, *mt = NULL;
     memset(&meter, 0, sizeof meter);
     if ((a.gpu || a.replay) && (rc = meter_open(&a, &meter)) == 0)
@@ -597,5 +597,7 @@ int cmd_sim(int argc, char **argv)
         files_lines_close(&script);
     if (mt)
         gpu_close(mt->g);
+    if (mt && a.replay == shipped && rc != EXIT_USAGE)
+        cli_say(stdout, SIM_SHIPPED_WHY);
     return rc;  /* main() reports output that could not be written */
 }
