@@ -846,6 +846,10 @@ int cmd_kernel(int argc, char **argv)
     struct bl_err merr = {0};
     int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
                     kmodel_predict(src, len, &req, &model, &merr) == 0;
+    if (has_model && !model.executed && model.exec_note.id != BL_MSG_NONE) { /* no figures */
+        kp_free(&model);
+        has_model = 0;
+    }
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)

@@ -65,9 +65,16 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
     kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
     kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
     kp_sass_free(&sass);
-    kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
-    if (run)                             /* a program: main's launch of it */
+    /* a file with main() given a launch (--grid, ..., --fix) keeps the reading's figures:
+       the executor does not narrow a vector load as ptxas does (a float4 of which only .x and
+       .w are used: two LDS), which the reading, driven by the SASS, does (docs/kernel.md) */
+    int has_main = kexec_has_main(src, len);
+    if (run)                             /* a program run: main's launch of it */
         kxrt_apply(run, expr, req->path, r);
+    else if (!has_main)                  /* the kernel's PTX with the request's launch */
+        kexec_apply(src, len, req, expr, r);
+    if (run || !has_main)
+        kp_unexecuted(r);                /* not executed: no figures, only why */
     return 0;
 }
 
@@ -130,6 +137,13 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             bl_msg_format(KM_PREDICTION, lang));
+    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {   /* no figures: why, once */
+        char clean[KP_TEXT * 2];
+        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
+                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
+        fprintf(f, "\n\n%s\n", bl_msg_format(KM_FOOTER, lang));
+        return;
+    }
     static const int col_id[7] = {KM_COL_LINE, KM_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
                                   KM_COL_EXCESS, KM_COL_WAYS, KM_COL_SOURCE};
     static const int col_w[6] = {6, 11, 12, 11, 11, 7};
@@ -179,13 +193,7 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     else
         fprintf(f, bl_msg_format(KM_NOT_COMPILED, lang),
                 kp_text(&r->sass_note, g, (char[KP_TEXT]){0}));
-    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
-        char clean[KP_TEXT * 2];
-        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
-                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
-        fputc('\n', f);
-    }
-    if (r->executed && r->main_launch) {
+    if (r->main_launch) {
         fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
         fputc('\n', f);
     }
@@ -348,6 +356,14 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
         return kmodel_refused(file, &err);
+    if (!r.executed && r.exec_note.id != BL_MSG_NONE) {   /* not executed: no figures */
+        char why[KP_TEXT], c1[KP_TEXT * 2], c2[KP_TEXT * 2];
+        kp_text(&r.exec_note, cli_lang(), why);
+        cli_tell("kernel", KEX_NO_FIX_UNEXECUTED, bl_clean(c1, sizeof c1, file),
+                 bl_clean(c2, sizeof c2, why));
+        kp_free(&r);
+        return EXIT_CHECK;
+    }
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;

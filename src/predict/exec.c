@@ -694,8 +694,6 @@ static struct run *take_prefetched(const char *src, size_t len,
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r)
 {
-    if (kexec_has_main(src, len))
-        return 1;
     struct run *pre = copy_now ? NULL : take_prefetched(src, len, req, name_expr, r);
     struct run *x = pre ? pre : run_new(src, len, req, name_expr, r);
     if (!x) {

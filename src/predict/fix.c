@@ -7,10 +7,11 @@
  * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
  * so every float4 stays whole); the file is predicted again with each, and the first that
  * leaves the line conflict free without making another line of the array worse is proposed,
- * in a compiler's words; else what was tried. For a kernel-only file (kp_fixes_exec) the
- * candidate the model would propose is executed as well (kexec_apply: its PTX run on the CPU),
- * and proposed only when the run neither faults nor leaves the line conflicting; else the next
- * candidate, at most FIX_EXECS runs a line, each rejected one named with its reason. Before those, the element's width (a note, no
+ * in a compiler's words; else what was tried. The candidate the reading passes is executed
+ * (kexec_apply: the edited copy's PTX run on the CPU, a file with main() too) and proposed
+ * only when the run neither faults, nor leaves the line conflicting, nor makes another line of
+ * the array worse; the note's figures are the run's; else the next candidate, at most
+ * FIX_EXECS runs a line, each rejected one named with its reason. Before those, the element's width (a note, no
  * patch): K = 2 or 4 consecutive elements a lane read one by one (a[K * x], a[K * x + 1], ...
  * on the line, or a[K * x + j] in a loop on j below K) that nvcc left as separate LDS, read as
  * one float2 / float4; a float2 / float4 read through a cast, read as its floats; each only
@@ -409,10 +410,13 @@ static const struct kp_sass *fix_sass;
 static const char *fix_expr;
 static int fix_execs_left, fix_fault_told;   /* a fault's words are told once a line */
 
-/* 1 when text, executed, has line `line` conflict free; 0 with why when the execution faults
- * or leaves the line conflicting, or when the line has no executions left */
+/* 1 when text, executed, has line `line` conflict free and no other line of array `name`
+ * worse than in r, with *out the outcome in the executed figures (the line's ways, then each
+ * other line of the array); 0 with why when the execution faults, leaves the line conflicting
+ * or makes another line of the array worse, or when the line has no executions left */
 static int executed_ok(const char *text, size_t tlen, const struct gpu_kernel_request *req,
-                       int line, struct bl_msg *why)
+                       const struct kp_result *r, int line, const char *name,
+                       struct bl_msg *out, struct bl_msg *why)
 {
     if (fix_execs_left <= 0) {
         bl_msg_set(why, NULL, 0, KP_EXEC_LIMIT, FIX_EXECS);
@@ -428,12 +432,27 @@ static int executed_ok(const char *text, size_t tlen, const struct gpu_kernel_re
     } else if (!ran) {
         fix_fault_told = 1;
         bl_msg_set(why, NULL, 0, KP_EXEC_FAULTS, &p.exec_note);
-    } else if (line > p.nlines) {
+    } else if (line > p.nlines || p.nlines != r->nlines) {
         bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, 0);
     } else if (p.line[line - 1].state == KP_OK && p.line[line - 1].excess > 0) {
         bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, p.line[line - 1].ways);
     } else {
         ok = 1;
+        bl_msg_set(out, NULL, 0, KP_FIX_BECOMES, line, p.line[line - 1].ways);
+    }
+    for (int i = 0; ok && i < r->nlines; i++) {   /* the array's other lines, executed */
+        const struct kp_line *was = &r->line[i], *now = &p.line[i];
+        if (was->line == line || was->state != KP_OK || !has_array(was, name) ||
+            now->state == KP_NONE)  /* no executed access there (nvcc merged it) */
+            continue;
+        if (now->state != KP_OK || now->excess > was->excess) {
+            bl_msg_set(why, NULL, 0, KP_EXEC_WORSE, was->line, now->state == KP_OK ? now->ways : 0);
+            ok = 0;
+            break;
+        }
+        struct bl_msg before = *out;
+        bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
+                   &before, was->line, now->ways);
     }
     kp_free(&p);
     return ok;
@@ -529,8 +548,8 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
         bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
                    &before, was->line, now->ways);
     }
-    if (ok && fix_expr)
-        ok = executed_ok(text, tlen, req, line, why);
+    if (ok && fix_expr)             /* the figures of the note: the executed copy's */
+        ok = executed_ok(text, tlen, req, r, line, name, out, why);
     return ok;
 }
 
@@ -897,7 +916,7 @@ void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request 
                    const struct kp_sass *sass, const char *name_expr, struct kp_result *r)
 {
     fix_sass = sass;
-    fix_expr = name_expr && !kexec_has_main(src, len) ? name_expr : NULL;
+    fix_expr = name_expr;
     memo_clear();
     struct ftoks v;
     if (lex(src, len, &v)) {
