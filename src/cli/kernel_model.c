@@ -39,6 +39,32 @@ static const char *kp_text(const struct bl_msg *m, enum bl_lang g, char *buf)
     return buf;
 }
 
+/* the lines main's launch of the kernel (run) finds conflicting in r's lines: 1 each, or
+ * NULL when none does or main never ran it (no fix to look for) */
+static unsigned char *run_conflicts(const struct kxrt_result *run, const char *expr,
+                                    const char *path, const struct kp_result *r)
+{
+    struct kp_result x = *r;
+    x.line = malloc((size_t)(r->nlines ? r->nlines : 1) * sizeof *x.line);
+    unsigned char *only = calloc((size_t)(r->nlines ? r->nlines : 1), 1);
+    int n = 0;
+    if (x.line && only) {
+        memcpy(x.line, r->line, (size_t)r->nlines * sizeof *x.line);
+        x.warps = NULL;
+        x.nwarps = 0;
+        kxrt_apply(run, expr, path, &x);
+        for (int i = 0; x.executed && i < r->nlines; i++)
+            n += only[i] = x.line[i].state == KP_OK && x.line[i].excess > 0;
+        free(x.warps);
+    }
+    free(x.line);
+    if (!n) {
+        free(only);
+        return NULL;
+    }
+    return only;
+}
+
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
 static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, const char *src,
                         size_t len, const struct gpu_kernel_request *req,
@@ -60,21 +86,35 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
        the fixes' compiles of the same file would be stopped too, each after as long */
     if (!c && why && (why->id == KRN_TIMEOUT_COMPILE || why->id == KRN_COMPILER_MEMORY)) {
         kp_sass_free(&sass);
+        r->exec_note = *why;             /* not executed: no figures, the guard says why */
+        kp_unexecuted(r);
         return 0;
     }
-    kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
-    kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
-    kp_sass_free(&sass);
-    /* a file with main() given a launch (--grid, ..., --fix) keeps the reading's figures:
-       the executor does not narrow a vector load as ptxas does (a float4 of which only .x and
-       .w are used: two LDS), which the reading, driven by the SASS, does (docs/kernel.md) */
+    /* a file with main() given a launch (--grid, ..., --fix) and its SASS keeps the reading's
+       figures: the executor does not narrow a vector load as ptxas does (a float4 of which
+       only .x and .w are used: two LDS), which the reading, driven by the SASS, does
+       (docs/kernel.md). Without the SASS the reading follows no ptxas: the kernel's PTX is
+       executed instead, and without nvcc nothing is (no figures). */
     int has_main = kexec_has_main(src, len);
+    if (has_main && !run && have) {
+        kp_fixes_exec(src, len, req, &sass, expr, NULL, r);
+        kp_sass_free(&sass);
+        return 0;
+    }
+    /* a program run: only the lines main's launch finds conflicting get a fix (each candidate
+       is an nvcc of the whole program); a line the run finds conflict free needs none */
+    unsigned char *only = run ? run_conflicts(run, expr, req->path, r) : NULL;
+    if (!run)
+        kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
+    if (!run || only)
+        kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, only, r);
+    free(only);
+    kp_sass_free(&sass);
     if (run)                             /* a program run: main's launch of it */
         kxrt_apply(run, expr, req->path, r);
-    else if (!has_main)                  /* the kernel's PTX with the request's launch */
+    else                                 /* the kernel's PTX with the request's launch */
         kexec_apply(src, len, req, expr, r);
-    if (run || !has_main)
-        kp_unexecuted(r);                /* not executed: no figures, only why */
+    kp_unexecuted(r);                    /* not executed: no figures, only why */
     return 0;
 }
 
@@ -196,6 +236,8 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     if (r->main_launch) {
         fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
         fputc('\n', f);
+    } else if (!r->executed) {  /* a file with main() given a launch: the reading's figures */
+        fprintf(f, "%s\n", bl_msg_format(KM_READ_NOT_EXECUTED, lang));
     }
     fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
 }

@@ -700,7 +700,7 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         struct bl_err err;
         bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         note(r, &err);
-        return -1;
+        return -2;
     }
     struct memo mc = {0};
     if (x->text)
@@ -727,8 +727,13 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         rc = 0;
         memo_put(&mc, req, before, r);
     }
-    if (rc)
+    if (rc) {
         note(r, &x->err);
+        /* not the kernel's doing: no nvcc, out of memory, the compile's guard */
+        if (x->err.status == GPU_KERNEL_ESYSTEM || x->err.status == GPU_KERNEL_ETIMEOUT ||
+            x->err.why.id == KRN_COMPILER_MEMORY)
+            rc = -2;
+    }
     run_free(x);
     free(before);
     bl_buf_release(&mc.key);
@@ -795,7 +800,7 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
         bl_msg_set(&r->exec_note, NULL, 0, KEX_NO_COPY, req->path);
         if (tmp)
             sys_tmp_remove(dir);
-        return -1;
+        return -2;
     }
     char own[PATH_MAX];   /* its own directory's headers, as the file has them */
     knvcc_where(req->path, real, sizeof real, own, sizeof own);

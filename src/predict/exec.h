@@ -15,7 +15,8 @@
  * too: its host code is not run): inst, wavefronts, ideal, excess and ways of the lines the
  * execution charges (an access in a helper or a header to the innermost frame in the file),
  * KP_NONE for a line no executed access stands on; r->executed 1. Returns 0 when applied, -1
- * when it could not be executed: r untouched but for exec_note (why, both languages). */
+ * when it could not be executed: r untouched but for exec_note (why, both languages); -2 when
+ * that was not the kernel's doing (no nvcc, out of memory, a compile its guard stopped). */
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r);
 
@@ -49,10 +50,14 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
  * a file with main() too) and proposed only when the run does not fault, leaves the line
  * conflict free and no other line of the array worse, the note in the executed figures; else
  * the next candidate, at most 3 runs a line, each rejected one named with its reason among
- * what was tried. name_expr NULL: the reading's candidates unexecuted (the unit tests of the
+ * what was tried; where a candidate could not be executed at all (kexec_apply's -2: no nvcc,
+ * say) the line says its fixes could not be checked, not that none was found. only: NULL for
+ * every conflicting line, else the lines i with only[i] set (those an execution found
+ * conflicting). name_expr NULL: the reading's candidates unexecuted (the unit tests of the
  * reading only; banklab itself always executes). */
 void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, const char *name_expr, struct kp_result *r);
+                   const struct kp_sass *sass, const char *name_expr,
+                   const unsigned char *only, struct kp_result *r);
 
 /* kexec_has_main: the file defines main() (outside comments and strings): `--model` runs the
  * program (predict/program.h) rather than the kernel alone */

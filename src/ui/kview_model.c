@@ -112,7 +112,8 @@ static void *predict_main(void *arg)
     if (j->ok) {
         if (!have)
             j->res.sass_note = c ? kwhy : why;
-        kp_fixes_exec(j->src, j->len, &j->req, have ? &sass : NULL, j->req.name, &j->res);
+        kp_fixes_exec(j->src, j->len, &j->req, have ? &sass : NULL, j->req.name, NULL,
+                      &j->res);
     }
     kp_sass_free(&sass);
     ksl_free(c);

@@ -112,6 +112,31 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     rc=$?
     [ "$rc" = 1 ] && [ ! -e "$tmp/nn.fixed.cu" ] && grep -q "no fix proposed: .*nn.cu is not executed (no nvcc" "$tmp/m" ||
         fail "no nvcc: --fix wrote or proposed a fix (rc $rc): $(cat "$tmp/m")"
+    # a file with main() given a launch (--name) and no nvcc: no SASS for the reading to follow
+    # and no PTX to execute, so no figures either (the source reading's line 24, 16384
+    # wavefronts, is never shown), and not "the lines are the executed PTX's"; --fix proposes
+    # nothing rather than "no fix found"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --name column --model >"$tmp/m" 2>&1
+    grep -q "^not executed (no nvcc to make the kernel's PTX): no figures" "$tmp/m" ||
+        fail "no nvcc, many.cu --name column: no note: $(tail -n 5 "$tmp/m")"
+    ! grep -Eq "^ *24 +[0-9]|executed PTX's|no fix found" "$tmp/m" ||
+        fail "no nvcc, many.cu --name column: the reading's figures or words shown: $(grep -E "^ *24 |executed PTX|no fix found" "$tmp/m")"
+    cp tests/gpu/programs/many.cu "$tmp/many.cu"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel "$tmp/many.cu" --name column --fix >"$tmp/m" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -e "$tmp/many.fixed.cu" ] && grep -q "no fix proposed: .*many.cu is not executed (no nvcc" "$tmp/m" ||
+        fail "no nvcc, many.cu --fix: wrote or proposed a fix (rc $rc): $(cat "$tmp/m")"
+    # a fix that could not be checked is named as such: an nvcc that cannot run for the
+    # copies' PTX (exit 127) leaves half2_pad_main.cu's line 16 (given a launch: the reading
+    # with the SASS) with "could not be executed to check them", never "no fix found"
+    mkdir -p "$tmp/noptx/bin"
+    printf '#!/bin/sh\ncase " $* " in *" -ptx "*) exit 127 ;; esac\nexec "%s" "$@"\n' \
+        "${BANKLAB_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" >"$tmp/noptx/bin/nvcc"
+    chmod +x "$tmp/noptx/bin/nvcc"
+    cp tests/golden/kernel_model/src/half2_pad_main.cu "$tmp/hu.cu"
+    XDG_CACHE_HOME="$tmp/noptx" BANKLAB_NVCC="$tmp/noptx/bin/nvcc" "$BANKLAB" kernel "$tmp/hu.cu" --name half_column --model >"$tmp/m" 2>&1
+    grep -A2 "^    16 " "$tmp/m" | grep -q "no fix proposed for line 16: its candidates could not be executed to check them (tried declaring t\[32\]\[33\] (not checked: it could not be executed here (cannot run" ||
+        fail "a fix that could not be executed: not named as unchecked: $(grep -A2 '^    16 ' "$tmp/m")"
     # a program with main(): its fixes are executed too (the kernel's PTX with the file's
     # launch), so half2_pad_main.cu, half2_pad.cu with a main, gets t[32][34], not the
     # misaligned t[32][33] the reading alone passes; --fix writes that copy

@@ -157,7 +157,8 @@ done
 
 # 2d. `banklab kernel --model --lang zh`: the header, the column names, the lines' notes, the
 #     total and the footer, all in Chinese; the source column is the learner's code
-#     (with nvcc when there is one; many.cu's column with none, for the note that says so)
+#     (with nvcc when there is one; many.cu's column with none, for the note that says nothing was
+#     executed and no figures)
 for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/gpu/programs/many.cu --name column"; do
     case $k in
     *many.cu*) nv=/nonexistent ;;
@@ -165,7 +166,9 @@ for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/
     esac
     BANKLAB_NVCC=$nv PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel $k --model --lang zh >"$TMP/kmodel.txt" 2>&1 ||
         fail "banklab kernel $k --model --lang zh failed: $(cat "$TMP/kmodel.txt")"
-    case $k in *many.cu*) grep -q "^没有编译（" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")" ;; esac
+    # without nvcc nothing is executed: the note says so, and no line has figures
+    case $k in *many.cu*) grep -q "^没有执行（没有 nvcc 来生成 kernel 的 PTX）：没有数字" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")"
+        ! grep -Eq "^ *24 +[0-9]" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: line 24 has figures: $(grep -E '^ *24 ' "$TMP/kmodel.txt")" ;; esac
     has_zh "" "$TMP/kmodel.txt" || fail "kernel $k --model --lang zh: no Chinese"
     { echo "### kernel --model $k"
       sed -e 's/ | .*$/ |/' "$TMP/kmodel.txt"; } >>"$CAP"

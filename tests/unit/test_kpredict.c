@@ -47,7 +47,7 @@ static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, cons
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);
 }
 
 static void figures(int line, double inst, double wavefronts, double ideal, int ways)
@@ -87,7 +87,7 @@ static void test_transpose(void **state)
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(transpose, strlen(transpose), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, &R);
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, NULL, &R);
     figures(6, 32768, 32768, 32768, 1);
     figures(8, 32768, 1048576, 32768, 32);
     assert_int_equal(R.line[3].state, KP_NONE);   /* int x = ...: no shared memory */
@@ -451,13 +451,13 @@ static void test_fix_narrowed(void **state)
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
     figures(5, 1, 4, 4, 1);
     figures(7, 2, 8, 2, 4);
-    kp_fixes_exec(src, strlen(src), &req, &s, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, &s, NULL, NULL, &R);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_NONE);
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "no fix found"));
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_ZH), "没有找到修改"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);          /* the source reading alone: fooled */
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);          /* the source reading alone: fooled */
     assert_int_not_equal(R.line[6].fix_kind, KP_FIX_NONE);
     (void)state;
 }
@@ -474,7 +474,7 @@ static void predict_named(const char *src, const char *name, unsigned bx)
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);
 }
 
 static const char helpers[] =
@@ -655,7 +655,7 @@ static void test_width_wider(void **state)
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &four, &R, &err), 0);
     figures(5, 4, 16, 4, 4);
-    kp_fixes_exec(wide4, strlen(wide4), &req, &four, NULL, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &four, NULL, NULL, &R);
     assert_int_equal(R.line[4].fix_kind, KP_FIX_NONE);
     assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: read s's 4 elements a lane as one float4, "
                         "float4 v = reinterpret_cast<const float4 *>(s)[lane] (s aligned to 16 "
@@ -663,7 +663,7 @@ static void test_width_wider(void **state)
     assert_non_null(strstr(T(&R.line[4].fix, BL_LANG_ZH), "第 5 行由 16 个 wavefront 变为 4 个"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &one, &R, &err), 0);
-    kp_fixes_exec(wide4, strlen(wide4), &req, &one, NULL, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &one, NULL, NULL, &R);
     assert_null(strstr(T(&R.line[4].fix, BL_LANG_EN), "float4 v ="));       /* nvcc reads it wide */
     (void)state;
 }
