@@ -411,12 +411,16 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;
     char clean[KP_TEXT * 2];
     if (!patched) {
-        int conflicting = 0;
-        for (int i = 0; i < r.nlines; i++)
-            conflicting += r.line[i].state == KP_OK && r.line[i].excess > 0;
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file),
-                conflicting ? "no fix found for its conflicting lines (--model says why)"
-                            : "the model finds no conflicting line to fix");
+        int conflicting = 0, unchecked = 0;
+        for (int i = 0; i < r.nlines; i++) {
+            const struct kp_line *l = &r.line[i];
+            conflicting += l->state == KP_OK && l->excess > 0;
+            unchecked += l->state == KP_OK && l->excess > 0 && l->fix_unchecked &&
+                         l->fix.id != BL_MSG_NONE;
+        }
+        cli_tell("kernel", unchecked ? KM_FIX_UNCHECKED : conflicting ? KM_FIX_NONE_FOUND
+                                                                      : KM_FIX_NO_CONFLICT,
+                 CLI_CLEAN(file));
         kp_free(&r);
         return EXIT_CHECK;
     }

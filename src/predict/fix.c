@@ -958,7 +958,7 @@ void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request 
             continue;
         if (declared) {
             struct bl_msg head;
-            if (fix_unchecked)     /* not "no fix found": one may be, it was not checked */
+            if ((l->fix_unchecked = fix_unchecked))  /* not "no fix found": none was checked */
                 bl_msg_set(&head, NULL, 0, KP_NO_FIX_UNCHECKED, l->line, &tr.t);
             else if (tr.t.id != BL_MSG_NONE)
                 bl_msg_set(&head, NULL, 0, KP_NO_FIX_TRIED, &tr.t, l->line);

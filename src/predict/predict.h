@@ -47,6 +47,7 @@ struct kp_line {
     enum kp_fix_kind fix_kind;      /* the fix found, for kp_patch */
     char fix_array[64];
     int fix_pad;                    /* elements added to the last dimension */
+    int fix_unchecked;              /* 1: fix says its candidates could not be executed */
     /* what the compiled code has on the line (kp_predict_sass): */
     int nsass;                      /* its shared-memory SASS instructions (-1: not known) */
     char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */

@@ -137,6 +137,10 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     XDG_CACHE_HOME="$tmp/noptx" BANKLAB_NVCC="$tmp/noptx/bin/nvcc" "$BANKLAB" kernel "$tmp/hu.cu" --name half_column --model >"$tmp/m" 2>&1
     grep -A2 "^    16 " "$tmp/m" | grep -q "no fix proposed for line 16: its candidates could not be executed to check them (tried declaring t\[32\]\[33\] (not checked: it could not be executed here (cannot run" ||
         fail "a fix that could not be executed: not named as unchecked: $(grep -A2 '^    16 ' "$tmp/m")"
+    XDG_CACHE_HOME="$tmp/noptx" BANKLAB_NVCC="$tmp/noptx/bin/nvcc" "$BANKLAB" kernel "$tmp/hu.cu" --fix >"$tmp/m" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -e "$tmp/hu.fixed.cu" ] && grep -q "hu.cu: no fix proposed: the candidates for its conflicting lines could not be executed to check them" "$tmp/m" ||
+        fail "--fix, a fix that could not be executed: not named as unchecked (rc $rc): $(cat "$tmp/m")"
     # a program with main(): its fixes are executed too (the kernel's PTX with the file's
     # launch), so half2_pad_main.cu, half2_pad.cu with a main, gets t[32][34], not the
     # misaligned t[32][33] the reading alone passes; --fix writes that copy
