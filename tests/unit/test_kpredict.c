@@ -107,6 +107,31 @@ static void test_transpose(void **state)
     (void)state;
 }
 
+/* only: the lines an execution found conflicting get a fix (a program's run: each candidate
+ * one nvcc); a conflicting line left out keeps no fix and no reason for none */
+static void test_fixes_only(void **state)
+{
+    (void)state;
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.grid[0] = req.grid[1] = 32;
+    req.block[0] = req.block[1] = 32;
+    snprintf(req.args[0].name, sizeof req.args[0].name, "n");
+    snprintf(req.args[0].value, sizeof req.args[0].value, "1024");
+    req.nargs = 1;
+    unsigned char only[16] = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(transpose, strlen(transpose), &req, NULL, &R, NULL), 0);
+    assert_true(R.line[7].excess > 0);
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, only, &R);
+    assert_int_equal(R.line[7].fix.id, BL_MSG_NONE);
+    assert_int_equal(R.line[7].fix_kind, KP_FIX_NONE);
+    only[7] = 1;
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, only, &R);
+    assert_int_equal(R.line[7].fix_kind, KP_FIX_PAD);
+    assert_int_equal(R.line[7].fix_unchecked, 0);
+}
+
 /* a guard: block 64, grid 3; only lanes 0-15 of warp 0 pass threadIdx.x < 16 (warp 1 has no
  * lane left and does not execute the line): per block 1 instruction, 16 words of bank 0 =
  * 16 wavefronts; 3 blocks: inst 3, wavefronts 48, ideal 3; padding by 1 spreads them */
@@ -725,7 +750,8 @@ static void test_width_narrower(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
+        cmocka_unit_test(test_transpose), cmocka_unit_test(test_fixes_only),
+        cmocka_unit_test(test_guard),
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
         cmocka_unit_test(test_cannot_named),
