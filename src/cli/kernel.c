@@ -820,6 +820,28 @@ static int model_report(const struct kernel_args *a, const char *src, size_t len
     return rc;
 }
 
+/* req for the file's kernel: --name's, the only one (a template: the instance main launches)
+ * or none named; 0 or the exit status */
+static int the_request(const struct kernel_args *a, const char *src, size_t len,
+                       struct gpu_kernel_request *req)
+{
+    static char names[64][GPU_KERNEL_TEXT];
+    int tmpl[64], rc = build_request(a, src, len, "", req);
+    if (rc)
+        return rc;
+    int k = kp_kernels(src, len, names, tmpl, 64);
+    char one[GPU_KERNEL_TEXT];          /* build_request clears req */
+    bl_fmt(one, sizeof one, "%s", req->name[0] ? req->name : k == 1 ? names[0] : "");
+    if (!req->name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
+        kp_file_instance(src, len, names[0], one, sizeof one) == 0)
+        bl_fmt(one, sizeof one, "%s", names[0]);
+    if (one[0] && (rc = build_request(a, src, len, one, req)))
+        return rc;
+    if (!req->name[0] && strchr(one, '<'))
+        bl_fmt(req->name, sizeof req->name, "%s", one);
+    return 0;
+}
+
 int cmd_kernel(int argc, char **argv)
 {
     static struct kernel_args a;
@@ -832,25 +854,9 @@ int cmd_kernel(int argc, char **argv)
     char *src = read_source(a.file, &req, &len, a.zh);
     if (!src)
         return EXIT_USAGE;
-    {
-        static char names[64][GPU_KERNEL_TEXT];
-        int tmpl[64];
-        if ((rc = build_request(&a, src, len, "", &req))) {
-            free(src);
-            return rc;
-        }
-        int k = kp_kernels(src, len, names, tmpl, 64);
-        char one[GPU_KERNEL_TEXT];          /* build_request clears req */
-        bl_fmt(one, sizeof one, "%s", req.name[0] ? req.name : k == 1 ? names[0] : "");
-        if (!req.name[0] && k == 1 && tmpl[0] &&    /* a template: the instance main launches */
-            kp_file_instance(src, len, names[0], one, sizeof one) == 0)
-            bl_fmt(one, sizeof one, "%s", names[0]);
-        if (one[0] && (rc = build_request(&a, src, len, one, &req))) {
-            free(src);
-            return rc;
-        }
-        if (!req.name[0] && strchr(one, '<'))
-            bl_fmt(req.name, sizeof req.name, "%s", one);
+    if ((rc = the_request(&a, src, len, &req))) {
+        free(src);
+        return rc;
     }
     if (as_program(&a, src, len)) {
         free(src);
@@ -893,6 +899,10 @@ int cmd_kernel(int argc, char **argv)
     struct bl_err merr = {0};
     int has_model = r.err.status == GPU_KERNEL_OK && !a.launch_only &&
                     kmodel_predict(src, len, &req, &model, &merr) == 0;
+    if (has_model && !model.executed && model.exec_note.id != BL_MSG_NONE) { /* no figures */
+        kp_free(&model);
+        has_model = 0;
+    }
     switch (r.err.status) {
     case GPU_KERNEL_OK:
         if (a.launch_only)

@@ -39,6 +39,32 @@ static const char *kp_text(const struct bl_msg *m, enum bl_lang g, char *buf)
     return buf;
 }
 
+/* the lines main's launch of the kernel (run) finds conflicting in r's lines: 1 each, or
+ * NULL when none does or main never ran it (no fix to look for) */
+static unsigned char *run_conflicts(const struct kxrt_result *run, const char *expr,
+                                    const char *path, const struct kp_result *r)
+{
+    struct kp_result x = *r;
+    x.line = malloc((size_t)(r->nlines ? r->nlines : 1) * sizeof *x.line);
+    unsigned char *only = calloc((size_t)(r->nlines ? r->nlines : 1), 1);
+    int n = 0;
+    if (x.line && only) {
+        memcpy(x.line, r->line, (size_t)r->nlines * sizeof *x.line);
+        x.warps = NULL;
+        x.nwarps = 0;
+        kxrt_apply(run, expr, path, &x);
+        for (int i = 0; x.executed && i < r->nlines; i++)
+            n += only[i] = x.line[i].state == KP_OK && x.line[i].excess > 0;
+        free(x.warps);
+    }
+    free(x.line);
+    if (!n) {
+        free(only);
+        return NULL;
+    }
+    return only;
+}
+
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
 static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, const char *src,
                         size_t len, const struct gpu_kernel_request *req,
@@ -60,14 +86,35 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
        the fixes' compiles of the same file would be stopped too, each after as long */
     if (!c && why && (why->id == KRN_TIMEOUT_COMPILE || why->id == KRN_COMPILER_MEMORY)) {
         kp_sass_free(&sass);
+        r->exec_note = *why;             /* not executed: no figures, the guard says why */
+        kp_unexecuted(r);
         return 0;
     }
-    kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
-    kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, r);
+    /* a file with main() given a launch (--grid, ..., --fix) and its SASS keeps the reading's
+       figures: the executor does not narrow a vector load as ptxas does (a float4 of which
+       only .x and .w are used: two LDS), which the reading, driven by the SASS, does
+       (docs/kernel.md). Without the SASS the reading follows no ptxas: the kernel's PTX is
+       executed instead, and without nvcc nothing is (no figures). */
+    int has_main = kexec_has_main(src, len);
+    if (has_main && !run && have) {
+        kp_fixes_exec(src, len, req, &sass, expr, NULL, r);
+        kp_sass_free(&sass);
+        return 0;
+    }
+    /* a program run: only the lines main's launch finds conflicting get a fix (each candidate
+       is an nvcc of the whole program); a line the run finds conflict free needs none */
+    unsigned char *only = run ? run_conflicts(run, expr, req->path, r) : NULL;
+    if (!run)
+        kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
+    if (!run || only)
+        kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, only, r);
+    free(only);
     kp_sass_free(&sass);
-    kexec_apply(src, len, req, expr, r); /* a kernel-only file: executed, not read */
-    if (run)                             /* a program: main's launch of it */
+    if (run)                             /* a program run: main's launch of it */
         kxrt_apply(run, expr, req->path, r);
+    else                                 /* the kernel's PTX with the request's launch */
+        kexec_apply(src, len, req, expr, r);
+    kp_unexecuted(r);                    /* not executed: no figures, only why */
     return 0;
 }
 
@@ -130,6 +177,13 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
             CLI_CLEAN(r->kernel), r->grid[0],
             r->grid[1], r->grid[2], r->block[0], r->block[1], r->block[2], r->smem,
             bl_msg_format(KM_PREDICTION, lang));
+    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {   /* no figures: why, once */
+        char clean[KP_TEXT * 2];
+        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
+                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
+        fprintf(f, "\n\n%s\n", bl_msg_format(KM_FOOTER, lang));
+        return;
+    }
     static const int col_id[7] = {KM_COL_LINE, KM_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
                                   KM_COL_EXCESS, KM_COL_WAYS, KM_COL_SOURCE};
     static const int col_w[6] = {6, 11, 12, 11, 11, 7};
@@ -179,15 +233,11 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     else
         fprintf(f, bl_msg_format(KM_NOT_COMPILED, lang),
                 kp_text(&r->sass_note, g, (char[KP_TEXT]){0}));
-    if (!r->executed && r->exec_note.id != BL_MSG_NONE) {
-        char clean[KP_TEXT * 2];
-        fprintf(f, bl_msg_format(KEX_NOT_EXECUTED, lang),
-                bl_clean(clean, sizeof clean, kp_text(&r->exec_note, g, (char[KP_TEXT]){0})));
-        fputc('\n', f);
-    }
-    if (r->executed && r->main_launch) {
+    if (r->main_launch) {
         fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
         fputc('\n', f);
+    } else if (!r->executed) {  /* a file with main() given a launch: the reading's figures */
+        fprintf(f, "%s\n", bl_msg_format(KM_READ_NOT_EXECUTED, lang));
     }
     fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
 }
@@ -348,17 +398,29 @@ int kmodel_write_fix(const char *file, const char *src, size_t len,
     struct bl_err err = {0};
     if (kmodel_predict(src, len, req, &r, &err))
         return kmodel_refused(file, &err);
+    if (!r.executed && r.exec_note.id != BL_MSG_NONE) {   /* not executed: no figures */
+        char why[KP_TEXT], c1[KP_TEXT * 2], c2[KP_TEXT * 2];
+        kp_text(&r.exec_note, cli_lang(), why);
+        cli_tell("kernel", KEX_NO_FIX_UNEXECUTED, bl_clean(c1, sizeof c1, file),
+                 bl_clean(c2, sizeof c2, why));
+        kp_free(&r);
+        return EXIT_CHECK;
+    }
     int line = kp_worst_fixable(&r), rc = 0;
     size_t plen = 0;
     char *patched = line ? kp_patch(src, len, &r, line, &plen) : NULL;
     char clean[KP_TEXT * 2];
     if (!patched) {
-        int conflicting = 0;
-        for (int i = 0; i < r.nlines; i++)
-            conflicting += r.line[i].state == KP_OK && r.line[i].excess > 0;
-        fprintf(stderr, "banklab kernel: %s: %s\n", CLI_CLEAN(file),
-                conflicting ? "no fix found for its conflicting lines (--model says why)"
-                            : "the model finds no conflicting line to fix");
+        int conflicting = 0, unchecked = 0;
+        for (int i = 0; i < r.nlines; i++) {
+            const struct kp_line *l = &r.line[i];
+            conflicting += l->state == KP_OK && l->excess > 0;
+            unchecked += l->state == KP_OK && l->excess > 0 && l->fix_unchecked &&
+                         l->fix.id != BL_MSG_NONE;
+        }
+        cli_tell("kernel", unchecked ? KM_FIX_UNCHECKED : conflicting ? KM_FIX_NONE_FOUND
+                                                                      : KM_FIX_NO_CONFLICT,
+                 CLI_CLEAN(file));
         kp_free(&r);
         return EXIT_CHECK;
     }

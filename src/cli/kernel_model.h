@@ -12,8 +12,9 @@
 #include "../predict/program.h"
 #include "../store/json_write.h"
 
-/* kmodel_predict: the prediction of every line (kp_predict_sass over the compiled code when
- * nvcc compiles it) and its fixes. Returns 0, or -1 with err. */
+/* kmodel_predict: the reading (kp_predict_sass), its fixes executed (kp_fixes_exec) and the
+ * kernel executed (kexec_apply): no figures when it is not (kp_unexecuted). Returns 0, or -1
+ * with kp_predict_sass's err. */
 int kmodel_predict(const char *src, size_t len, const struct gpu_kernel_request *req,
                    struct kp_result *r, struct bl_err *err);
 

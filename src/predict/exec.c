@@ -686,15 +686,13 @@ static struct run *take_prefetched(const char *src, size_t len,
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r)
 {
-    if (kexec_has_main(src, len))
-        return 1;
     struct run *pre = copy_now ? NULL : take_prefetched(src, len, req, name_expr, r);
     struct run *x = pre ? pre : run_new(src, len, req, name_expr, r);
     if (!x) {
         struct bl_err err;
         bl_fail(&err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, PAT_OUT_OF_MEMORY);
         note(r, &err);
-        return -1;
+        return -2;
     }
     struct memo mc = {0};
     if (x->text)
@@ -721,8 +719,13 @@ int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *re
         rc = 0;
         memo_put(&mc, req, before, r);
     }
-    if (rc)
+    if (rc) {
         note(r, &x->err);
+        /* not the kernel's doing: no nvcc, out of memory, the compile's guard */
+        if (x->err.status == GPU_KERNEL_ESYSTEM || x->err.status == GPU_KERNEL_ETIMEOUT ||
+            x->err.why.id == KRN_COMPILER_MEMORY)
+            rc = -2;
+    }
     run_free(x);
     free(before);
     bl_buf_release(&mc.key);
@@ -789,7 +792,7 @@ int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_requ
         bl_msg_set(&r->exec_note, NULL, 0, KEX_NO_COPY, req->path);
         if (tmp)
             sys_tmp_remove(dir);
-        return -1;
+        return -2;
     }
     char own[PATH_MAX];   /* its own directory's headers, as the file has them */
     knvcc_where(req->path, real, sizeof real, own, sizeof own);

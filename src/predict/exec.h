@@ -10,12 +10,13 @@
 
 #define KEX_MAX_BUFFERS (1ull << 30)  /* bytes of buffers one execution may allocate */
 
-/* kexec_apply: for a file without host code (no main), every line of r (a prediction of the
- * same request, kp_predict_sass) gets the executed figures: inst, wavefronts, ideal, excess
- * and ways of the lines the execution charges (an access in a helper or a header to the
- * innermost frame in the file), KP_NONE for a line no executed access stands on; r->executed
- * 1. Returns 0 when applied, 1 when the file has host code (r untouched), -1 when it could
- * not be executed: r untouched but for exec_note (why, both languages). */
+/* kexec_apply: every line of r (a reading of the same request, kp_predict_sass) gets the
+ * executed figures of the request's kernel run with the request's launch (a file with main()
+ * too: its host code is not run): inst, wavefronts, ideal, excess and ways of the lines the
+ * execution charges (an access in a helper or a header to the innermost frame in the file),
+ * KP_NONE for a line no executed access stands on; r->executed 1. Returns 0 when applied, -1
+ * when it could not be executed: r untouched but for exec_note (why, both languages); -2 when
+ * that was not the kernel's doing (no nvcc, out of memory, a compile its guard stopped). */
 int kexec_apply(const char *src, size_t len, const struct gpu_kernel_request *req,
                 const char *name_expr, struct kp_result *r);
 
@@ -42,19 +43,24 @@ void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_res
 int kexec_apply_copy(const char *text, size_t tlen, const struct gpu_kernel_request *req,
                      const char *name_expr, struct kp_result *r);
 
-/* kp_fixes_exec: for every conflicting line of r (predicted by kp_predict_sass from src, req
- * and sass), a fix checked with the model, or the reason there is none, into its fix fields;
- * every candidate fix is checked with the same compiled instructions per line (the edits
- * keep the lines; sass NULL: the source reading alone). For a file without host code
- * (name_expr not NULL) the
- * candidate the model would propose for a line executed as kexec_apply executes the file
- * (the edited copy's PTX run on the CPU): proposed only when the run does not fault and leaves
- * the line conflict free; else the next candidate, at most 3 runs a line, each rejected one
- * named with its reason among what was tried. */
+/* kp_fixes_exec: for every conflicting line of r (kp_predict_sass of src with sass), a fix
+ * or the reason there is none, into its fix fields: the reading (predict/fix.c) finds the
+ * array and the index to edit and the candidates it finds conflict free; each is executed as
+ * kexec_apply executes the file (the edited copy's PTX run on the CPU, name_expr the kernel,
+ * a file with main() too) and proposed only when the run does not fault, leaves the line
+ * conflict free and no other line of the array worse, the note in the executed figures; else
+ * the next candidate, at most 3 runs a line, each rejected one named with its reason among
+ * what was tried; where a candidate could not be executed at all (kexec_apply's -2: no nvcc,
+ * say) the line says its fixes could not be checked, not that none was found. only: NULL for
+ * every conflicting line, else the lines i with only[i] set (those an execution found
+ * conflicting). name_expr NULL: the reading's candidates unexecuted (the unit tests of the
+ * reading only; banklab itself always executes). */
 void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, const char *name_expr, struct kp_result *r);
+                   const struct kp_sass *sass, const char *name_expr,
+                   const unsigned char *only, struct kp_result *r);
 
-/* kexec_has_main: the file defines main() (outside comments and strings) */
+/* kexec_has_main: the file defines main() (outside comments and strings): `--model` runs the
+ * program (predict/program.h) rather than the kernel alone */
 int kexec_has_main(const char *src, size_t len);
 
 #endif

@@ -1,21 +1,19 @@
-/* fix.c: a fix for a conflicting line, checked with the model (predict/predict.h):
- * for each static __shared__ array the line accesses, padding its last dimension by 1..8
- * elements (arrays of two or more dimensions) or, for one dimension, padding its index by
- * 1..8 elements a 128-byte row (a[(e) + (e) / R * p], R the elements in 128 bytes), then an
- * XOR swizzle on every access of the file (a[r][c] as a[r][(c) ^ ((r) & (C - 1))]; for one
- * dimension a[(e) ^ (((e) / R) % R)], or in chunks of the widest access when the array is
- * also read through a cast, reinterpret_cast<float4 *>(a)[j]: the 16-byte chunks swizzled,
- * so every float4 stays whole); the file is predicted again with each, and the first that
- * leaves the line conflict free without making another line of the array worse is proposed,
- * in a compiler's words; else what was tried. For a kernel-only file (kp_fixes_exec) the
- * candidate the model would propose is executed as well (kexec_apply: its PTX run on the CPU),
- * and proposed only when the run neither faults nor leaves the line conflicting; else the next
- * candidate, at most FIX_EXECS runs a line, each rejected one named with its reason. Before those, the element's width (a note, no
- * patch): K = 2 or 4 consecutive elements a lane read one by one (a[K * x], a[K * x + 1], ...
- * on the line, or a[K * x + j] in a loop on j below K) that nvcc left as separate LDS, read as
- * one float2 / float4; a float2 / float4 read through a cast, read as its floats; each only
- * when the model gives the line fewer wavefronts. The patched text keeps every line where it
- * was. Pure C. */
+/* fix.c: a fix for a conflicting line: for each static __shared__ array the line accesses,
+ * padding its last dimension by 1..8 elements (two or more dimensions) or its index by 1..8
+ * elements a 128-byte row (a[(e) + (e) / R * p], R elements in 128 bytes), then an XOR swizzle
+ * of every access (a[r][(c) ^ ((r) & (C - 1))]; one dimension a[(e) ^ (((e) / R) % R)], in
+ * 16-byte chunks when it is also read as float4 so every float4 stays whole). The file is read
+ * again with each (predict/predict.h); the first that leaves the line conflict free and no
+ * other line of the array worse is executed (kexec_apply: the edited copy's PTX run on the
+ * CPU, a file with main() too) and proposed in a compiler's words only when the run neither
+ * faults, nor leaves the line conflicting, nor makes another line of the array worse (the
+ * note's figures are the run's); else the next, at most FIX_EXECS runs a line, each rejected
+ * one named with its reason. A candidate that could not be executed at all (no nvcc) makes the
+ * line "could not be checked", never "no fix found". Before those, the element's width (a
+ * note, no patch): K = 2 or 4 consecutive elements a lane reads one by one that nvcc left as
+ * separate LDS, read as one float2 / float4, or a float2 / float4 read through a cast read as
+ * its floats, only when the line gets fewer wavefronts. The patched text keeps every line
+ * where it was. Pure C. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -397,43 +395,66 @@ static int has_array(const struct kp_line *l, const char *name)
     return strstr(have, want) != NULL;
 }
 
-/* the compiled code the lines were predicted with (kp_fixes_exec; NULL: the source alone): a
- * candidate fix is checked with the same instructions per line (nvcc's widening, merging,
- * narrowing), so that a line nvcc loads in other pieces than the source's is judged as the
- * GPU will run it */
+/* the compiled code the lines were read with (NULL: the source alone): a candidate is read
+ * with the same instructions per line (nvcc's widening, merging, narrowing) */
 static const struct kp_sass *fix_sass;
 
 /* the kernel to execute each proposal of (kp_fixes_exec; NULL: checked by the reading alone),
- * and the executions left for the line being fixed */
+ * the executions left for the line being fixed, a fault's words told once a line, and 1 when
+ * a candidate of the line could not be executed at all (no nvcc) */
 #define FIX_EXECS 3
 static const char *fix_expr;
-static int fix_execs_left, fix_fault_told;   /* a fault's words are told once a line */
+static int fix_execs_left, fix_fault_told, fix_unchecked;
 
-/* 1 when text, executed, has line `line` conflict free; 0 with why when the execution faults
- * or leaves the line conflicting, or when the line has no executions left */
+/* 1 when text, executed, has line `line` conflict free and no other line of array `name`
+ * worse than in r, with *out the outcome in the executed figures (the line's ways, then each
+ * other line of the array); 0 with why when the execution faults, leaves the line conflicting
+ * or makes another line of the array worse, or when the line has no executions left */
 static int executed_ok(const char *text, size_t tlen, const struct gpu_kernel_request *req,
-                       int line, struct bl_msg *why)
+                       const struct kp_result *r, int line, const char *name,
+                       struct bl_msg *out, struct bl_msg *why)
 {
-    if (fix_execs_left <= 0) {
-        bl_msg_set(why, NULL, 0, KP_EXEC_LIMIT, FIX_EXECS);
+    if (fix_unchecked || fix_execs_left <= 0) {   /* what stopped the last stops this one */
+        if (fix_unchecked)
+            bl_msg_set(why, NULL, 0, KP_EXEC_UNCHECKED_TOO);
+        else
+            bl_msg_set(why, NULL, 0, KP_EXEC_LIMIT, FIX_EXECS);
         return 0;
     }
     fix_execs_left--;
     static struct kp_result p;
     memset(&p, 0, sizeof p);
-    int ok = 0, ran = kp_predict_sass(text, tlen, req, fix_sass, &p, NULL) == 0 &&
-                      kexec_apply_copy(text, tlen, req, fix_expr, &p) == 0;
-    if (!ran && fix_fault_told) {
+    int ok = 0, xrc = -1, ran = kp_predict_sass(text, tlen, req, fix_sass, &p, NULL) == 0 &&
+                                (xrc = kexec_apply_copy(text, tlen, req, fix_expr, &p)) == 0;
+    if (xrc == -2) {            /* not the copy's fault: the fix is unchecked, not wrong */
+        fix_unchecked = 1;
+        bl_msg_set(why, NULL, 0, KP_EXEC_UNCHECKED, &p.exec_note);
+    } else if (!ran && fix_fault_told) {
         bl_msg_set(why, NULL, 0, KP_EXEC_FAULTS_TOO);
     } else if (!ran) {
         fix_fault_told = 1;
         bl_msg_set(why, NULL, 0, KP_EXEC_FAULTS, &p.exec_note);
-    } else if (line > p.nlines) {
+    } else if (line > p.nlines || p.nlines != r->nlines) {
         bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, 0);
     } else if (p.line[line - 1].state == KP_OK && p.line[line - 1].excess > 0) {
         bl_msg_set(why, NULL, 0, KP_EXEC_CONFLICTS, line, p.line[line - 1].ways);
     } else {
         ok = 1;
+        bl_msg_set(out, NULL, 0, KP_FIX_BECOMES, line, p.line[line - 1].ways);
+    }
+    for (int i = 0; ok && i < r->nlines; i++) {   /* the array's other lines, executed */
+        const struct kp_line *was = &r->line[i], *now = &p.line[i];
+        if (was->line == line || was->state != KP_OK || !has_array(was, name) ||
+            now->state == KP_NONE)  /* no executed access there (nvcc merged it) */
+            continue;
+        if (now->state != KP_OK || now->excess > was->excess) {
+            bl_msg_set(why, NULL, 0, KP_EXEC_WORSE, was->line, now->state == KP_OK ? now->ways : 0);
+            ok = 0;
+            break;
+        }
+        struct bl_msg before = *out;
+        bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
+                   &before, was->line, now->ways);
     }
     kp_free(&p);
     return ok;
@@ -529,8 +550,8 @@ static int check(const char *text, size_t tlen, const struct gpu_kernel_request 
         bl_msg_set(out, NULL, 0, now->ways == was->ways ? KP_FIX_AND_STAYS : KP_FIX_AND_BECOMES,
                    &before, was->line, now->ways);
     }
-    if (ok && fix_expr)
-        ok = executed_ok(text, tlen, req, line, why);
+    if (ok && fix_expr)             /* the figures of the note: the executed copy's */
+        ok = executed_ok(text, tlen, req, r, line, name, out, why);
     return ok;
 }
 
@@ -894,10 +915,11 @@ static int try_array(const char *src, size_t len, const struct ftoks *v,
 }
 
 void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request *req,
-                   const struct kp_sass *sass, const char *name_expr, struct kp_result *r)
+                   const struct kp_sass *sass, const char *name_expr,
+                   const unsigned char *only, struct kp_result *r)
 {
     fix_sass = sass;
-    fix_expr = name_expr && !kexec_has_main(src, len) ? name_expr : NULL;
+    fix_expr = name_expr;
     memo_clear();
     struct ftoks v;
     if (lex(src, len, &v)) {
@@ -906,10 +928,10 @@ void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request 
     }
     for (int i = 0; i < r->nlines; i++) {
         struct kp_line *l = &r->line[i];
-        if (l->state != KP_OK || l->excess <= 0)
+        if (l->state != KP_OK || l->excess <= 0 || (only && !only[i]))
             continue;
         fix_execs_left = FIX_EXECS;
-        fix_fault_told = 0;
+        fix_fault_told = fix_unchecked = 0;
         char names[sizeof l->arrays + sizeof l->worst + 2];
         bl_fmt(names, sizeof names, "%s %s", l->worst, l->arrays);   /* the worst one first */
         int found = 0, declared = 0;
@@ -936,7 +958,9 @@ void kp_fixes_exec(const char *src, size_t len, const struct gpu_kernel_request 
             continue;
         if (declared) {
             struct bl_msg head;
-            if (tr.t.id != BL_MSG_NONE)
+            if ((l->fix_unchecked = fix_unchecked))  /* not "no fix found": none was checked */
+                bl_msg_set(&head, NULL, 0, KP_NO_FIX_UNCHECKED, l->line, &tr.t);
+            else if (tr.t.id != BL_MSG_NONE)
                 bl_msg_set(&head, NULL, 0, KP_NO_FIX_TRIED, &tr.t, l->line);
             else
                 bl_msg_set(&head, NULL, 0, KP_NO_FIX_LINE, l->line);

@@ -876,6 +876,24 @@ int kp_worst_fixable(const struct kp_result *r)
     return best;
 }
 
+void kp_unexecuted(struct kp_result *r)
+{
+    if (r->executed)
+        return;
+    for (int i = 0; i < r->nlines; i++) {
+        struct kp_line *l = &r->line[i];
+        l->state = KP_NONE;
+        l->inst = l->wavefronts = l->ideal = l->excess = 0;
+        l->ways = 0;
+        l->reason.id = l->why.id = l->fix.id = l->compiler.id = BL_MSG_NONE;
+        l->fix_kind = KP_FIX_NONE;
+    }
+    r->npredicted = r->ncannot = 0;
+    free(r->warps);
+    r->warps = NULL;
+    r->nwarps = 0;
+}
+
 void kp_free(struct kp_result *r)
 {
     free(r->line);

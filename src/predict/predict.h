@@ -1,4 +1,4 @@
-/* predict.h: the bank model's prediction for every line of a learner's kernel, for
+/* predict.h: the source reading of a learner's kernel, for
  * the launch of a request (grid, block, --smem, --arg): each line's shared-memory accesses as
  * the pattern language expresses them (pattern_cuda.h, with the ifs and fors around the line
  * as a guard and loop trips), evaluated for every warp of every block that executes it and
@@ -6,7 +6,9 @@
  * the language cannot express gets one short reason; a conflicting line the worst pass that
  * explains it; and a fix checked with the model (predict/fix.c): padding of the array's last
  * dimension or an XOR swizzle of its column, the smallest that makes the line conflict free
- * without making another line of the array worse. Every text is a message (id and arguments,
+ * without making another line of the array worse, then executed (exec.h) before it is
+ * proposed. The figures shown are the execution's (exec.h, program.h); kp_unexecuted takes
+ * the reading's away where there is no execution. Every text is a message (id and arguments,
  * base/msg.h) that the cli or the ui renders in the reader's language.
  * No GPU, no curses, no files: the model only; one caller at a time (static scratch). */
 #ifndef BANKLAB_KERNEL_PREDICT_H
@@ -45,6 +47,7 @@ struct kp_line {
     enum kp_fix_kind fix_kind;      /* the fix found, for kp_patch */
     char fix_array[64];
     int fix_pad;                    /* elements added to the last dimension */
+    int fix_unchecked;              /* 1: fix says its candidates could not be executed */
     /* what the compiled code has on the line (kp_predict_sass): */
     int nsass;                      /* its shared-memory SASS instructions (-1: not known) */
     char sass[64];                  /* them, "LDS.128", "LDS.64 x2, LDS" */
@@ -102,10 +105,11 @@ struct kp_result {
 };
 
 /* kp_predict_sass: every line of the request's kernel (req->name, or the only __global__
- * function) of src (len bytes), driven by the compiled code (sass: the kernel's shared-memory
- * instructions per line, compile/compile.h; NULL: the source reading alone). Returns 0 with
- * *out filled (free it with kp_free), or -1 with err (no kernel, which kernel, out of memory;
- * NULL: no reason kept). Never prints. Every line
+ * function) of src (len bytes) read from the source, driven by the compiled code (sass: the
+ * kernel's shared-memory instructions per line, compile/compile.h; NULL: the source reading
+ * alone). Returns 0 with *out filled (free it with kp_free), or -1 with err (no kernel, which
+ * kernel, out of memory; NULL: no reason kept). Never prints. Its figures choose the fix
+ * candidates worth executing; the figures shown are the execution's (kp_unexecuted). Every line
  * with a shared instruction is predicted or gets a reason; a predicted line without one says
  * what nvcc did (merged, removed) and predicts nothing; a line whose instructions are wider
  * or narrower than the source's accesses is predicted as the instructions nvcc emitted. */
@@ -119,6 +123,14 @@ char *kp_patch(const char *src, size_t len, const struct kp_result *r, int line,
 
 /* kp_worst_fixable: the line with the most excess that has a fix, or 0 */
 int kp_worst_fixable(const struct kp_result *r);
+
+/* kp_unexecuted: r's figures gone when it was not executed (r->executed 0): every line
+ * KP_NONE, without figures, why, fix, reason or compiler note, the counts 0; the lines'
+ * SASS (nsass, sass) kept. The figures banklab shows come from executing the kernel (its
+ * PTX, predict/exec.h, or main's run, predict/program.h); the source reading only finds the
+ * array and the index a fix edits (but for a file with main() given a launch: its cli keeps
+ * the reading, docs/kernel.md). r->exec_note keeps why it was not executed. */
+void kp_unexecuted(struct kp_result *r);
 
 void kp_free(struct kp_result *r);
 

@@ -22,13 +22,15 @@
  * kernel take time): the view stays answering keys and picks the result up on its idle tick
  * (kv_predict_poll). One at a time (the model's scratch is static): a text shown while one
  * runs waits for it, and a result for a text no longer shown is dropped. It comes in two
- * steps: the reading (kp_predict_sass, the fixes), shown as soon as it is there, then a
- * kernel-only file executed on the CPU (kexec_apply: nvcc's PTX, seconds more) on a copy of
- * it, which replaces it with the executed figures and warps; a file with main() is run as a
- * program on banklab's CUDA runtime instead (kxrt_run: its own process group, time and memory
- * limits, killed when cancelled), and main's first launch of the kernel shown gives the
- * figures and warps (kxrt_apply). A program that fails, or never launches the kernel, keeps
- * the reading; why is said once on the message line (kv_prog_note). */
+ * steps: the reading (kp_predict_sass: the lines, the arrays, the fixes, each fix checked by
+ * executing its edited copy), shown at once without figures (kp_unexecuted), then the kernel
+ * executed on the CPU (kexec_apply: nvcc's PTX with the view's launch, seconds more) on a copy
+ * of it, which gives the figures and warps; a file with main() is run as a program on
+ * banklab's CUDA runtime instead where this build has it (kxrt_run: its own process group,
+ * time and memory limits, killed when cancelled), and main's first launch of the kernel shown
+ * gives the figures and warps (kxrt_apply). Where the execution fails (a fault, no nvcc, a
+ * program that never launches the kernel) the lines stay without figures, and why is said
+ * once on the message line (kv_prog_note). */
 #define KV_PROG_SECONDS 120                 /* the program's time limit (as the command's) */
 struct kv_pjob {
     pthread_t th;
@@ -95,8 +97,10 @@ static void *predict_main(void *arg)
         atomic_store(&j->done, 1);
         return NULL;
     }
-    if (j->exec) {                          /* a kernel-only file: executed, not read */
+    if (j->exec) {                          /* the kernel's PTX with the view's launch */
         j->ok = kexec_apply(j->src, j->len, &j->req, j->req.name, &j->res) == 0;
+        if (!j->ok)
+            j->note = j->res.exec_note;
         atomic_store(&j->done, 1);
         return NULL;
     }
@@ -108,7 +112,8 @@ static void *predict_main(void *arg)
     if (j->ok) {
         if (!have)
             j->res.sass_note = c ? kwhy : why;
-        kp_fixes_exec(j->src, j->len, &j->req, have ? &sass : NULL, j->req.name, &j->res);
+        kp_fixes_exec(j->src, j->len, &j->req, have ? &sass : NULL, j->req.name, NULL,
+                      &j->res);
     }
     kp_sass_free(&sass);
     ksl_free(c);
@@ -121,9 +126,7 @@ static void *predict_main(void *arg)
 static void pjob_start(struct kview *k, const struct kp_result *from)
 {
     char lib[UI_PATH_MAX];
-    int prog = from && kexec_has_main(k->src, k->srclen);
-    if (prog && kxrt_lib_dir(lib, sizeof lib) != 0)
-        return;
+    int prog = from && kexec_has_main(k->src, k->srclen) && kxrt_lib_dir(lib, sizeof lib) == 0;
     struct kv_pjob *j = calloc(1, sizeof *j);
     if (!j)
         return;
@@ -209,8 +212,10 @@ int kv_predict_poll(struct kview *k)
     }
     pjob_end(j, &k->pred);
     k->has_pred = ok;
-    if (ok)
+    if (ok)                                 /* the reading's copy, to be executed */
         pjob_start(k, &k->pred);
+    if (ok)                                 /* shown without figures until executed */
+        kp_unexecuted(&k->pred);
     return ok;
 }
 

@@ -99,10 +99,58 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     # --sass without a GPU: the prediction with each line's instructions
     "$BANKLAB" kernel assets/kernels/vectors.cu --sass >"$tmp/m" 2>&1
     grep -A3 "^    18 " "$tmp/m" | grep -q "sass: LDS.128" || fail "--sass without a GPU: no LDS.128 under line 18"
-    # no compiler that can read the file: said once, the source reading instead
-    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --model --name column >"$tmp/m" 2>&1
-    grep -q "^not compiled (.*): the lines are read from the source" "$tmp/m" || fail "no nvcc: no note: $(tail -n 5 "$tmp/m")"
-    grep -q "^    24         512        16384 " "$tmp/m" || fail "no nvcc: the source reading did not predict line 24"
+    # no nvcc to execute the kernel: said once, naming why, and no figure at all (the source
+    # reading's line 17, 32768 / 1048576, is never shown in their place); --fix proposes nothing
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model >"$tmp/m" 2>&1
+    grep -q "^not executed (no nvcc to make the kernel's PTX): no figures" "$tmp/m" || fail "no nvcc: no note: $(tail -n 5 "$tmp/m")"
+    ! grep -q "^ *17 " "$tmp/m" || fail "no nvcc: line 17 has figures without an execution: $(grep '^ *17 ' "$tmp/m")"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json >"$tmp/j" 2>&1
+    python3 -c 'import json,sys; o=json.load(open(sys.argv[1])); assert o["executed"] is False and o["model"]==[] and o["predicted"]==0 and "no nvcc" in o["exec_note"], o' "$tmp/j" ||
+        fail "no nvcc: --json has figures or no exec_note"
+    cp assets/kernels/transpose_seed.cu "$tmp/nn.cu"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel "$tmp/nn.cu" --fix >"$tmp/m" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -e "$tmp/nn.fixed.cu" ] && grep -q "no fix proposed: .*nn.cu is not executed (no nvcc" "$tmp/m" ||
+        fail "no nvcc: --fix wrote or proposed a fix (rc $rc): $(cat "$tmp/m")"
+    # a file with main() given a launch (--name) and no nvcc: no SASS for the reading to follow
+    # and no PTX to execute, so no figures either (the source reading's line 24, 16384
+    # wavefronts, is never shown), and not "the lines are the executed PTX's"; --fix proposes
+    # nothing rather than "no fix found"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel tests/gpu/programs/many.cu --name column --model >"$tmp/m" 2>&1
+    grep -q "^not executed (no nvcc to make the kernel's PTX): no figures" "$tmp/m" ||
+        fail "no nvcc, many.cu --name column: no note: $(tail -n 5 "$tmp/m")"
+    ! grep -Eq "^ *24 +[0-9]|executed PTX's|no fix found" "$tmp/m" ||
+        fail "no nvcc, many.cu --name column: the reading's figures or words shown: $(grep -E "^ *24 |executed PTX|no fix found" "$tmp/m")"
+    cp tests/gpu/programs/many.cu "$tmp/many.cu"
+    BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel "$tmp/many.cu" --name column --fix >"$tmp/m" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -e "$tmp/many.fixed.cu" ] && grep -q "no fix proposed: .*many.cu is not executed (no nvcc" "$tmp/m" ||
+        fail "no nvcc, many.cu --fix: wrote or proposed a fix (rc $rc): $(cat "$tmp/m")"
+    # a fix that could not be checked is named as such: an nvcc that cannot run for the
+    # copies' PTX (exit 127) leaves half2_pad_main.cu's line 16 (given a launch, --block: the reading
+    # with the SASS) with "could not be executed to check them", never "no fix found"
+    mkdir -p "$tmp/noptx/bin"
+    printf '#!/bin/sh\ncase " $* " in *" -ptx "*) exit 127 ;; esac\nexec "%s" "$@"\n' \
+        "${BANKLAB_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" >"$tmp/noptx/bin/nvcc"
+    chmod +x "$tmp/noptx/bin/nvcc"
+    cp tests/golden/kernel_model/src/half2_pad_main.cu "$tmp/hu.cu"
+    XDG_CACHE_HOME="$tmp/noptx" BANKLAB_NVCC="$tmp/noptx/bin/nvcc" "$BANKLAB" kernel "$tmp/hu.cu" --name half_column --block 32x32 --model >"$tmp/m" 2>&1
+    grep -A2 "^    16 " "$tmp/m" | grep -q "no fix proposed for line 16: its candidates could not be executed to check them (tried declaring t\[32\]\[33\] (not checked: it could not be executed here (cannot run" ||
+        fail "a fix that could not be executed: not named as unchecked: $(grep -A2 '^    16 ' "$tmp/m")"
+    XDG_CACHE_HOME="$tmp/noptx" BANKLAB_NVCC="$tmp/noptx/bin/nvcc" "$BANKLAB" kernel "$tmp/hu.cu" --fix >"$tmp/m" 2>&1
+    rc=$?
+    [ "$rc" = 1 ] && [ ! -e "$tmp/hu.fixed.cu" ] && grep -q "hu.cu: no fix proposed: the candidates for its conflicting lines could not be executed to check them" "$tmp/m" ||
+        fail "--fix, a fix that could not be executed: not named as unchecked (rc $rc): $(cat "$tmp/m")"
+    # a program with main(): its fixes are executed too (the kernel's PTX with the file's
+    # launch), so half2_pad_main.cu, half2_pad.cu with a main, gets t[32][34], not the
+    # misaligned t[32][33] the reading alone passes; --fix writes that copy
+    "$BANKLAB" kernel tests/golden/kernel_model/src/half2_pad_main.cu --model >"$tmp/m" 2>&1
+    grep -q "note: declare t\[32\]\[34\]: line 16 becomes 1-way" "$tmp/m" ||
+        fail "half2_pad_main.cu: not t[32][34]: $(grep -A2 '^    16' "$tmp/m")"
+    cp tests/golden/kernel_model/src/half2_pad_main.cu "$tmp/hm.cu"
+    timeout 300 "$BANKLAB" kernel "$tmp/hm.cu" --fix >"$tmp/m" 2>&1
+    grep -q "__shared__ __half t\[32\]\[34\];" "$tmp/hm.fixed.cu" 2>/dev/null ||
+        fail "half2_pad_main.cu --fix: not t[32][34]: $(cat "$tmp/m")"
 else
     echo "kernel_model.sh: no nvcc: the compiled-code checks skipped"
 fi

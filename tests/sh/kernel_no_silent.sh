@@ -32,6 +32,13 @@ for k in (doc if isinstance(doc, list) else [doc]):
     if not k.get("sass"):
         bad.append("%s: not compiled: %s" % (name, k.get("sass_note")))
         continue
+    if k.get("executed") is False and k.get("exec_note"):
+        # not executed (a fault, an endless loop): no figures at all, the kernel named once
+        # with why; its instructions are on no line, and no line may have figures (a file
+        # with main() given a launch keeps the reading: no exec_note, checked as the others)
+        if any("wavefronts" in l for l in k["model"]):
+            bad.append("%s: not executed, with figures" % name)
+        continue
     on_lines = sum(l.get("sass_count", 0) for l in k["model"])
     if on_lines != k["sass_instructions"]:
         bad.append("%s: %d shared instructions, %d on reported lines" % (name, k["sass_instructions"], on_lines))
@@ -65,6 +72,10 @@ done
 [ "$nfiles" -ge 20 ] || fail "only $nfiles .cu files found"
 
 # the check itself fails on a silent line: a report with an instruction on no line
+printf '{"kernel":"k","sass":true,"sass_instructions":2,"executed":false,"model":[]}' >"$tmp/bad.json"
+python3 -c "$check" "$tmp/bad.json" >/dev/null && fail "the check passed a kernel not executed without a reason and no lines"
+printf '{"kernel":"k","sass":true,"sass_instructions":1,"executed":false,"exec_note":"x","model":[{"line":4,"sass":"LDS","sass_count":1,"wavefronts":1}]}' >"$tmp/bad.json"
+python3 -c "$check" "$tmp/bad.json" >/dev/null && fail "the check passed figures of a kernel not executed"
 printf '{"kernel":"k","sass":true,"sass_instructions":3,"model":[{"line":4,"sass":"LDS","sass_count":2,"wavefronts":1}]}' >"$tmp/bad.json"
 python3 -c "$check" "$tmp/bad.json" >/dev/null && fail "the check passed a kernel with an instruction on no line"
 printf '{"kernel":"k","sass":true,"sass_instructions":1,"model":[{"line":4,"sass":"LDS","sass_count":1}]}' >"$tmp/bad.json"

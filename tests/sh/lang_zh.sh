@@ -157,7 +157,8 @@ done
 
 # 2d. `banklab kernel --model --lang zh`: the header, the column names, the lines' notes, the
 #     total and the footer, all in Chinese; the source column is the learner's code
-#     (with nvcc when there is one; many.cu's column with none, for the note that says so)
+#     (with nvcc when there is one; many.cu's column with none, for the note that says nothing was
+#     executed and no figures)
 for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/gpu/programs/many.cu --name column"; do
     case $k in
     *many.cu*) nv=/nonexistent ;;
@@ -165,14 +166,16 @@ for k in assets/kernels/transpose_seed.cu tests/gpu/kernels/dev_casts.cu "tests/
     esac
     BANKLAB_NVCC=$nv PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel $k --model --lang zh >"$TMP/kmodel.txt" 2>&1 ||
         fail "banklab kernel $k --model --lang zh failed: $(cat "$TMP/kmodel.txt")"
-    case $k in *many.cu*) grep -q "^没有编译（" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")" ;; esac
+    # without nvcc nothing is executed: the note says so, and no line has figures
+    case $k in *many.cu*) grep -q "^没有执行（没有 nvcc 来生成 kernel 的 PTX）：没有数字" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: no note in Chinese: $(tail -n 3 "$TMP/kmodel.txt")"
+        ! grep -Eq "^ *24 +[0-9]" "$TMP/kmodel.txt" || fail "kernel $k without nvcc: line 24 has figures: $(grep -E '^ *24 ' "$TMP/kmodel.txt")" ;; esac
     has_zh "" "$TMP/kmodel.txt" || fail "kernel $k --model --lang zh: no Chinese"
     { echo "### kernel --model $k"
       sed -e 's/ | .*$/ |/' "$TMP/kmodel.txt"; } >>"$CAP"
 done
 
 # 2e. the commands with --lang zh, what they answer and their errors: a kernel line the model
-#     refuses (its reason), a missing file, a directory, a kernel that compiles where no GPU
+#     refuses (its reason), one not executed, a missing file, a directory, a kernel that compiles where no GPU
 #     measures it, the report's directory missing or a file, an unknown option
 mkdir -p "$TMP/cli"
 cp assets/kernels/strided.cu "$TMP/cli/col.cu"
@@ -182,9 +185,16 @@ cli() { # WHAT CMD...: what CMD prints (stdout and stderr, run in $TMP/cli) into
     shift
     { echo "### $what"; (cd "$TMP/cli" && "$@" 2>&1 | sed -e 's/ | .*$/ |/'); } >>"$CAP"
 }
-cli "kernel --model: a line the model refuses" env BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel oob.cu --model --lang zh
-grep -A 30 "^### kernel --model: a line the model refuses" "$CAP" | grep -q "^ *无法预测：模型：" ||
-    fail "kernel --model --lang zh: the refused line's reason is not in Chinese: $(grep -A 30 'refuses' "$CAP" | grep -m1 -i 'predict')"
+# a line the executed model refuses (cp.async.cg, measured, not modelled: with nvcc), and a
+# kernel not executed at all (no nvcc): each says why in Chinese
+if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/null 2>&1; then
+    cli "kernel --model: a line the model refuses" env PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel "$ROOT/assets/kernels/cp_async.cu" --model --lang zh
+    grep -A 40 "^### kernel --model: a line the model refuses" "$CAP" | grep -q "^ *无法预测：这里有 [0-9]* 次执行在 bank 模型中没有定价" ||
+        fail "kernel --model --lang zh: the refused line's reason is not in Chinese: $(grep -A 40 'refuses' "$CAP" | grep -m1 -i 'predict')"
+fi
+cli "kernel --model: not executed" env BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel oob.cu --model --lang zh
+grep -A 30 "^### kernel --model: not executed" "$CAP" | grep -q "^没有执行（没有 nvcc 来生成 kernel 的 PTX）：没有数字" ||
+    fail "kernel --model --lang zh: not executed, not said in Chinese: $(grep -A 30 '### kernel --model: not executed' "$CAP" | tail -n 4)"
 cli "kernel: a missing file" "$BANKLAB" kernel nosuch.cu --lang zh
 cli "kernel: a directory" "$BANKLAB" kernel "$ROOT/assets/kernels/" --lang zh
 cli "kernel: no GPU" env CUDA_VISIBLE_DEVICES= PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel col.cu --lang zh
@@ -369,6 +379,10 @@ grep -q "下面的实测数字：录制于" "$md" || fail "report: the device li
     echo ok not-recorded unavailable failed null lock   # sim --gpu --json's status and lock
     echo ld st memcpy copy   # bench's rows: PTX's ld/st, cudaMemcpy, the copy case
     ls kernels/*.cu | sed 's|.*/||; s|\.cu$||'   # bench's kernels (the pattern kernel, copy, ...)
+    # kernel --model --json's fields: the executed seed transpose's (kernel_model.sh keeps
+    # this file equal to banklab's output), and a kernel's not executed
+    sed '/^exit [0-9]*$/d' tests/golden/kernel_model/transpose_seed.json.txt |
+        jq -r '[paths | .[] | strings] | unique[]'
     BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel assets/kernels/transpose_seed.cu --model --json |
         jq -r '[paths | .[] | strings] | unique[]'
     jq -r '[paths | .[] | strings] | unique[]' lessons/*.json

@@ -81,6 +81,8 @@ keys q; expect "EXITED rc=0"
 start 80 24 $KENV -- assets/kernels/atomics.cu --lang en --reset
 expect "measuring it needs a"
 expect "^ model only"
+# the lines have figures once executed (the reading's are never shown): wait for them
+expect "^   13  ✓ +0  1\\.00 │     atomicAdd"
 keys Home
 keys n
 expect "^>  10 "
@@ -91,6 +93,7 @@ keys q; expect "EXITED rc=0"
 start 80 24 $KENV -- assets/kernels/atomics.cu --lang zh --reset
 expect "测量需要 GPU"
 expect "^ 仅模型"
+expect "^   13  ✓ +0  1\\.00 │     atomicAdd"
 keys Home
 keys n
 keys n

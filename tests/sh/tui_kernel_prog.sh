@@ -5,7 +5,7 @@
 # figures and the Enter grid. tests/gpu/programs/transpose.cu --name transpose at 80x24 in
 # English and Chinese: line 21 shows its 32-way figures, the line under the table says which
 # launch of main ran, and Enter shows its warps "executed on the CPU, main's launch 1". A
-# program that exits 1 before its launch says so on the message line and keeps the reading
+# program that exits 1 before its launch says so on the message line and shows no figures
 # (Enter opens the playground). A GPU=none build, or one without the runtime: SKIP.
 . tests/sh/tui_fixtures/lib.sh
 set -f
@@ -55,7 +55,7 @@ enter_grid "^第 21 行：它的 warp"
 expect "^ 在 CPU 上执行，main 的第 1 次启动，warp [0-9]+（block \\(0,0,0\\)）"
 keys q; expect "EXITED rc=0"
 
-# ---- a program that exits 1 before its launch: why, and the reading kept ----
+# ---- a program that exits 1 before its launch: why, and no figures ----
 cat >"$TMP/quits.cu" <<'CU'
 // banklab: --grid 1 --block 32
 #include <cstdio>
@@ -76,6 +76,10 @@ CU
 start 80 24 $KENV -- "$TMP/quits.cu" --lang en --reset
 expect "^ model only" 60
 expect "quits.cu: the program exited with status 1" 120
+# no figures without an execution: line 6's heat, excess and ways stay empty (the reading's
+# 32-way is never shown in their place)
+screen | grep -Eq "^.   6 +[^ │]" && fail "line 6 has figures the program never ran: $(screen | grep -E '^.   6 ')"
+keys Home Down Down Down Down Down
 expect "^>   6 "
 keys Enter
 expect "^ banklab: playground"

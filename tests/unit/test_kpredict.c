@@ -47,7 +47,7 @@ static void predict(const char *src, unsigned gx, unsigned bx, unsigned by, cons
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);
 }
 
 static void figures(int line, double inst, double wavefronts, double ideal, int ways)
@@ -87,7 +87,7 @@ static void test_transpose(void **state)
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(transpose, strlen(transpose), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, &R);
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, NULL, &R);
     figures(6, 32768, 32768, 32768, 1);
     figures(8, 32768, 1048576, 32768, 32);
     assert_int_equal(R.line[3].state, KP_NONE);   /* int x = ...: no shared memory */
@@ -105,6 +105,31 @@ static void test_transpose(void **state)
     assert_int_equal(n, strlen(transpose) + 0);       /* "32" became "33" */
     free(p);
     (void)state;
+}
+
+/* only: the lines an execution found conflicting get a fix (a program's run: each candidate
+ * one nvcc); a conflicting line left out keeps no fix and no reason for none */
+static void test_fixes_only(void **state)
+{
+    (void)state;
+    struct gpu_kernel_request req;
+    gpu_kernel_request_init(&req);
+    req.grid[0] = req.grid[1] = 32;
+    req.block[0] = req.block[1] = 32;
+    snprintf(req.args[0].name, sizeof req.args[0].name, "n");
+    snprintf(req.args[0].value, sizeof req.args[0].value, "1024");
+    req.nargs = 1;
+    unsigned char only[16] = {0};
+    kp_free(&R);
+    assert_int_equal(kp_predict_sass(transpose, strlen(transpose), &req, NULL, &R, NULL), 0);
+    assert_true(R.line[7].excess > 0);
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, only, &R);
+    assert_int_equal(R.line[7].fix.id, BL_MSG_NONE);
+    assert_int_equal(R.line[7].fix_kind, KP_FIX_NONE);
+    only[7] = 1;
+    kp_fixes_exec(transpose, strlen(transpose), &req, NULL, NULL, only, &R);
+    assert_int_equal(R.line[7].fix_kind, KP_FIX_PAD);
+    assert_int_equal(R.line[7].fix_unchecked, 0);
 }
 
 /* a guard: block 64, grid 3; only lanes 0-15 of warp 0 pass threadIdx.x < 16 (warp 1 has no
@@ -451,13 +476,13 @@ static void test_fix_narrowed(void **state)
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
     figures(5, 1, 4, 4, 1);
     figures(7, 2, 8, 2, 4);
-    kp_fixes_exec(src, strlen(src), &req, &s, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, &s, NULL, NULL, &R);
     assert_int_equal(R.line[6].fix_kind, KP_FIX_NONE);
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_EN), "no fix found"));
     assert_non_null(strstr(T(&R.line[6].fix, BL_LANG_ZH), "没有找到修改"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, &s, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);          /* the source reading alone: fooled */
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);          /* the source reading alone: fooled */
     assert_int_not_equal(R.line[6].fix_kind, KP_FIX_NONE);
     (void)state;
 }
@@ -474,7 +499,7 @@ static void predict_named(const char *src, const char *name, unsigned bx)
     struct bl_err err = {0};
     kp_free(&R);
     assert_int_equal(kp_predict_sass(src, strlen(src), &req, NULL, &R, &err), 0);
-    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, &R);
+    kp_fixes_exec(src, strlen(src), &req, NULL, NULL, NULL, &R);
 }
 
 static const char helpers[] =
@@ -655,7 +680,7 @@ static void test_width_wider(void **state)
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &four, &R, &err), 0);
     figures(5, 4, 16, 4, 4);
-    kp_fixes_exec(wide4, strlen(wide4), &req, &four, NULL, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &four, NULL, NULL, &R);
     assert_int_equal(R.line[4].fix_kind, KP_FIX_NONE);
     assert_string_equal(T(&R.line[4].fix, BL_LANG_EN), "note: read s's 4 elements a lane as one float4, "
                         "float4 v = reinterpret_cast<const float4 *>(s)[lane] (s aligned to 16 "
@@ -663,7 +688,7 @@ static void test_width_wider(void **state)
     assert_non_null(strstr(T(&R.line[4].fix, BL_LANG_ZH), "第 5 行由 16 个 wavefront 变为 4 个"));
     kp_free(&R);
     assert_int_equal(kp_predict_sass(wide4, strlen(wide4), &req, &one, &R, &err), 0);
-    kp_fixes_exec(wide4, strlen(wide4), &req, &one, NULL, &R);
+    kp_fixes_exec(wide4, strlen(wide4), &req, &one, NULL, NULL, &R);
     assert_null(strstr(T(&R.line[4].fix, BL_LANG_EN), "float4 v ="));       /* nvcc reads it wide */
     (void)state;
 }
@@ -725,7 +750,8 @@ static void test_width_narrower(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_transpose), cmocka_unit_test(test_guard),
+        cmocka_unit_test(test_transpose), cmocka_unit_test(test_fixes_only),
+        cmocka_unit_test(test_guard),
         cmocka_unit_test(test_loops),     cmocka_unit_test(test_blocks),
         cmocka_unit_test(test_swizzle),   cmocka_unit_test(test_cannot),
         cmocka_unit_test(test_cannot_named),
