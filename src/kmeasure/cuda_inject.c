@@ -35,12 +35,10 @@
 #include "cuda_sassm.h"
 #include "../devlock/devlock.h"
 #include "../compile/compile.h"
-#include "../base/hash.h"
 #include "../sys/sys.h"
 
 #define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
-#define MAX_PATCHED 4096
 
 struct module {
     unsigned char *cubin;
@@ -83,10 +81,6 @@ static struct {
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     int sass_on;               /* SASS metrics enabled: at the first measured launch, kept */
-    /* kernels launched since then (patched): CUPTI's SASS metrics count a kernel's first
-       launch after the enable only; a later one's records are gone with the first's flush */
-    uint64_t patched[MAX_PATCHED];
-    int npatched;
     struct devlock *lock;
     FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
@@ -105,7 +99,9 @@ static __thread struct {
     unsigned long long smem;
     CUfunction func;
     int turn;
-    int patched;               /* the kernel ran patched before in this process */
+    int patched;               /* the SASS metrics were on before this launch: it may get no
+                                  records (CUPTI counts one measured launch in a process; on
+                                  the H100 every later one, of any kernel, came back empty) */
     struct sassm_run sr;
     double t0;
 } T;
@@ -526,19 +522,6 @@ static void take_dims(CUpti_CallbackDomain dom, CUpti_CallbackId id, const void 
     }
 }
 
-/* 1 when kernel symbol was launched patched before (G.count_mu held); it is noted as patched
- * now when add (the SASS metrics are on, or this launch turns them on). */
-static int seen_patched(const char *symbol, int add)
-{
-    uint64_t h = bl_hash(0, symbol, strlen(symbol));
-    for (int i = 0; i < G.npatched; i++)
-        if (G.patched[i] == h)
-            return 1;
-    if (add && G.npatched < MAX_PATCHED)
-        G.patched[G.npatched++] = h;
-    return 0;
-}
-
 static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti_CallbackData *cd)
 {
     dbg("%s %s %u depth %d %s\n", cd->callbackSite == CUPTI_API_ENTER ? "enter" : "exit",
@@ -559,7 +542,7 @@ static void on_launch(CUpti_CallbackDomain dom, CUpti_CallbackId id, const CUpti
             T.decided = 1;
             pthread_mutex_lock(&G.count_mu);
             int selected = select_launch(cd->symbolName);
-            T.patched = seen_patched(cd->symbolName, G.sass_on || selected);
+            T.patched = G.sass_on;
             pthread_mutex_unlock(&G.count_mu);
             if (!selected)
                 return;

@@ -4,10 +4,11 @@
  * warp writes 16 bytes a lane with each instruction, lane l to the chunk chunk[l] of a
  * 16-KiB shared array, from consecutive global addresses (the source side never adds), for
  * every pattern of make_patterns below, once with .cg and once with .ca: one launch each, in
- * that order, each pattern its own kernel (an instance of cpa_pattern<CG, P>), since CUPTI's
- * SASS metrics count a kernel's first launch in a process only; measured per SASS instruction
- * by `banklab run --route cupti` (its SASS metrics count .cg's wavefronts; the range profiler
- * does not). */
+ * that order, each pattern its own kernel (an instance of cpa_pattern<CG, P>), measured per SASS
+ * instruction
+ * by `banklab run --route cupti` without --launch-count (a run of the program for each
+ * kernel: CUPTI's SASS metrics count one measured launch in a process), whose SASS metrics
+ * count .cg's wavefronts (the range profiler does not). */
 #include <cstdio>
 #include <cstdlib>
 #include <cuda_runtime.h>

@@ -14,7 +14,7 @@ nvidia-smi -L >/dev/null 2>&1 || { echo "SKIP: no GPU"; exit 77; }
 nvcc -O3 -lineinfo -arch=sm_90 -o "$out/cg_rules" "$here/cg_rules.cu" > "$out/nvcc.txt" 2>&1 ||
     { echo "FAIL: nvcc: $(tail -n 3 "$out/nvcc.txt")"; exit 1; }
 "$out/cg_rules" > "$out/cg_rules.txt" 2>&1 || { echo "FAIL: the probe: $(tail -n 2 "$out/cg_rules.txt")"; exit 1; }
-"$B" run --route cupti --launch-count 1000 --json -- "$out/cg_rules" > "$out/cupti.json" 2> "$out/cupti.err"
+"$B" run --route cupti --json -- "$out/cg_rules" > "$out/cupti.json" 2> "$out/cupti.err"
 echo "cg_rules: CUPTI route exit $?"
 "$B" run --route sanitizer --launch-count 1000 --json -- "$out/cg_rules" > "$out/san.json" 2> "$out/san.err"
 echo "cg_rules: sanitizer route exit $?"
