@@ -118,8 +118,8 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
 INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/pick.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
-              src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c src/base/hash.c src/base/utf8.c src/sys/env.c
+              src/compile/demangle.c src/compile/lines.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
+              src/base/msg.c src/base/hash.c src/base/utf8.c src/base/buf.c src/sys/env.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 # banklab run's sanitizer route (src/kmeasure/san_inject.c and the device patch
 # src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's
@@ -132,7 +132,7 @@ SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
 SANITIZE_SRC   := src/kmeasure/san_inject.c src/kmeasure/pick.c src/sanitize/table.c src/model/bank.c \
                   src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c src/compile/lines.c \
                   src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c \
-                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/sys/env.c
+                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/base/buf.c src/sys/env.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 # banklab's CUDA runtime without a GPU (src/xrt, xrt.h): libcudart.so.13 with NVIDIA's soname
@@ -199,8 +199,8 @@ $(BUILD)/pic/%.o: %.c $(FLAGS_STAMP)
 	$(Q)$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c $< -o $@
 
 $(BUILD)/pic/src/kmeasure/san_inject.o: CPPFLAGS += -I$(SANITIZER_HOME)/include
-# only what the library calls is linked: kernel_sass_lines.c's line table without its compiler
-$(SANITIZE_OBJ): CFLAGS_EXTRA += -ffunction-sections -fdata-sections
+# only what the libraries call is linked: lines.c's line table without its compiler
+$(SANITIZE_OBJ) $(INJECT_OBJ): CFLAGS_EXTRA += -ffunction-sections -fdata-sections
 
 $(SANITIZE_SO): $(SANITIZE_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
@@ -215,7 +215,7 @@ $(SANITIZE_PATCH): src/sanitize/patch/patch.cu src/sanitize/cost.h src/sanitize/
 
 $(INJECT_SO): $(INJECT_OBJ)
 	@$(if $(Q),echo "  LINK    $@")
-	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--no-undefined -o $@ $^ -ldl -lpthread
+	$(Q)$(CC) -shared $(CFLAGS_OPT) $(LDFLAGS) -Wl,--gc-sections -Wl,--no-undefined -o $@ $^ -ldl -lpthread
 
 $(XRT_DEPS_A): $(XRT_DEPS_OBJ)
 	$(Q)rm -f $@

@@ -426,6 +426,8 @@ static void end(void)
             struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
             if (sassm_build(&G.c, &code, &G.cfg, &T.sr, res, NULL))
                 bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
+            else
+                sassm_own_lines(&G.c, &code, res);
         }
         pthread_mutex_unlock(&G.mods_mu);
     }

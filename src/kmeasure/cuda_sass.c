@@ -59,12 +59,14 @@ int ksass_measure(struct child *ch)
     if (sass_check(ch, sassm_flush(&st->c, &sr, st->dbg), &sr) ||
         sass_check(ch, sassm_sum(&st->sassm, &sr, ch->comp.lowered, st->dbg), &sr))
         goto out;
-    struct sassm_code code = {ch->comp.cubin, ch->comp.cubin_size, ch->comp.lowered, st->sm,
-                              ch->realpath, ch->dir, ch->rawpath};
+    struct sassm_code code = {.cubin = ch->comp.cubin, .size = ch->comp.cubin_size,
+                              .function = ch->comp.lowered, .sm = st->sm,
+                              .main_path = ch->realpath, .main_raw = ch->rawpath, .dir = ch->dir};
     if (sassm_build(&st->c, &code, &st->sassm, &sr, ch->res, st->dbg)) {
         bl_fail(&ch->res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         goto out;
     }
+    sassm_own_lines(&st->c, &code, ch->res);
     ch->res->timing.collect = bl_now_ms() - t0;
     rv = 0;
 out:

@@ -332,3 +332,78 @@ int sassm_build(const struct cupti *c, const struct sassm_code *code, const stru
     }
     return kres_build_lines(res);
 }
+
+/* A header of the CUDA toolkit (CUDA's own include directories), where the code of
+ * atomicAdd, __half2float, cuda::memcpy_async, cub and wmma stands. */
+static int toolkit_file(const char *path)
+{
+    return strstr(path, "/include/") && (strstr(path, "/cuda") || strstr(path, "/cccl/"));
+}
+
+/* Instructions CUPTI's line table charges to a header of the toolkit are charged instead to
+ * the line of the kernel's own file that called it (the outermost frames of the DWARF
+ * inlined-at chain in that file, ksl_lines), as Nsight Compute's source page shows them: the
+ * learner's line, not CUDA's. */
+void sassm_own_lines(const struct cupti *c, const struct sassm_code *code,
+                     struct gpu_kernel_result *res)
+{
+    const char *own = code->main_raw ? code->main_raw : code->main_path;
+    int moved = 0, fo = own ? 0 : -1; /* the main file is files[0] (sassm_build) */
+    for (int i = 0; i < res->ninsts && !own; i++) {
+        int f = res->insts[i].file;
+        if (f > 0 && f < res->nfiles && !toolkit_file(res->files[f]))
+            own = res->files[f];
+    }
+    char entry[GPU_KERNEL_TEXT];
+    if (!own && c) { /* every shared access in a header (cub): the kernel's own line */
+        CUpti_GetSassToSourceCorrelationParams p = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
+        p.cubin = code->cubin;
+        p.cubinSize = code->size;
+        p.functionName = code->function;
+        p.pcOffset = 0;
+        if (c->correlate(&p) == CUPTI_SUCCESS && p.fileName) {
+            if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
+                bl_fmt(entry, sizeof entry, "%s/%s", p.dirName, p.fileName);
+            else
+                bl_fmt(entry, sizeof entry, "%s", p.fileName);
+            if (!toolkit_file(entry))
+                own = entry;
+        }
+        free(p.fileName);
+        free(p.dirName);
+    }
+    if (!own)
+        return;
+    char ownpath[GPU_KERNEL_TEXT];
+    bl_fmt(ownpath, sizeof ownpath, "%s", own);
+    /* every instruction in a header, decoded or not (an atomic whose SASS form the decoder
+     * does not name is still the route's shared instruction) */
+    unsigned *pcs = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *pcs);
+    int *lines = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *lines);
+    int n = 0;
+    for (int i = 0; pcs && lines && i < res->ninsts; i++) {
+        const struct gpu_kernel_inst *in = &res->insts[i];
+        if (in->file > 0 && in->file < res->nfiles && toolkit_file(res->files[in->file]))
+            pcs[n++] = in->pc;
+    }
+    if (fo < 0 && n)
+        fo = kres_add_file(res, ownpath);
+    if (n && fo >= 0 &&
+        !ksl_own_lines(code->cubin, code->size, code->function, ownpath, pcs, n, lines)) {
+        for (int i = 0, k = 0; i < res->ninsts && k < n; i++) {
+            struct gpu_kernel_inst *in = &res->insts[i];
+            if (in->pc != pcs[k])
+                continue;
+            if (lines[k] > 0) {
+                in->file = fo;
+                in->line = lines[k];
+                moved++;
+            }
+            k++;
+        }
+    }
+    free(pcs);
+    free(lines);
+    if (moved)
+        kres_build_lines(res);
+}

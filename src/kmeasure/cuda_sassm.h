@@ -91,4 +91,13 @@ struct sassm_code {
 int sassm_build(const struct cupti *c, const struct sassm_code *code, const struct sassm_cfg *m,
                 const struct sassm_run *sr, struct gpu_kernel_result *res, FILE *dbg);
 
+/* sassm_own_lines: after sassm_build, the instructions CUPTI's line table charges to a header
+ * of the CUDA toolkit (atomicAdd, __half2float, cub, wmma) charged instead to the line of the
+ * kernel's own file that called it (ksl_own_lines): code's main file, else the file of its
+ * other instructions, else (c not NULL) the file of its first instruction; the lines and
+ * totals rebuilt. Every route that measures calls it, so the learner's line is the same in
+ * each. */
+void sassm_own_lines(const struct cupti *c, const struct sassm_code *code,
+                     struct gpu_kernel_result *res);
+
 #endif

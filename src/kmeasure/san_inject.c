@@ -306,78 +306,6 @@ static void fill_head(struct gpu_kernel_result *res)
                TURN_WAIT_MS / 1000);
 }
 
-/* A header of the CUDA toolkit (CUDA's own include directories), where the code of
- * atomicAdd, __half2float, cuda::memcpy_async, cub and wmma stands. */
-static int toolkit_file(const char *path)
-{
-    return strstr(path, "/include/") && (strstr(path, "/cuda") || strstr(path, "/cccl/"));
-}
-
-/* Instructions CUPTI's line table charges to a header of the toolkit are charged instead to
- * the line of the kernel's own file that called it (the outermost frames of the DWARF
- * inlined-at chain in that file, ksl_lines), as Nsight Compute's source page shows them: the
- * learner's line, not CUDA's. The kernel's file: the file of its other instructions. */
-static void own_lines(struct gpu_kernel_result *res, const struct module *m)
-{
-    const char *own = NULL;
-    int moved = 0;
-    for (int i = 0; i < res->ninsts && !own; i++) {
-        int f = res->insts[i].file;
-        if (f > 0 && f < res->nfiles && !toolkit_file(res->files[f]))
-            own = res->files[f];
-    }
-    char entry[GPU_KERNEL_TEXT];
-    if (!own && G.have_cupti) { /* every shared access in a header (cub): the kernel's own line */
-        CUpti_GetSassToSourceCorrelationParams p = {.size = CUpti_GetSassToSourceCorrelationParamsSize};
-        p.cubin = m->cubin;
-        p.cubinSize = m->size;
-        p.functionName = T.symbol;
-        p.pcOffset = 0;
-        if (G.c.correlate(&p) == CUPTI_SUCCESS && p.fileName) {
-            if (p.fileName[0] != '/' && p.dirName && p.dirName[0])
-                bl_fmt(entry, sizeof entry, "%s/%s", p.dirName, p.fileName);
-            else
-                bl_fmt(entry, sizeof entry, "%s", p.fileName);
-            if (!toolkit_file(entry))
-                own = entry;
-        }
-        free(p.fileName);
-        free(p.dirName);
-    }
-    if (!own)
-        return;
-    char ownpath[GPU_KERNEL_TEXT];
-    bl_fmt(ownpath, sizeof ownpath, "%s", own);
-    /* every instruction in a header, decoded or not (an atomic whose SASS form the decoder
-     * does not name is still the route's shared instruction) */
-    unsigned *pcs = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *pcs);
-    int *lines = calloc(res->ninsts ? (size_t)res->ninsts : 1, sizeof *lines);
-    int n = 0;
-    for (int i = 0; pcs && lines && i < res->ninsts; i++) {
-        const struct gpu_kernel_inst *in = &res->insts[i];
-        if (in->file > 0 && in->file < res->nfiles && toolkit_file(res->files[in->file]))
-            pcs[n++] = in->pc;
-    }
-    int fo = n ? kres_add_file(res, ownpath) : -1;
-    if (fo >= 0 && !ksl_own_lines(m->cubin, m->size, T.symbol, ownpath, pcs, n, lines)) {
-        for (int i = 0, k = 0; i < res->ninsts && k < n; i++) {
-            struct gpu_kernel_inst *in = &res->insts[i];
-            if (in->pc != pcs[k])
-                continue;
-            if (lines[k] > 0) {
-                in->file = fo;
-                in->line = lines[k];
-                moved++;
-            }
-            k++;
-        }
-    }
-    free(pcs);
-    free(lines);
-    if (moved)
-        kres_build_lines(res);
-}
-
 /* The table's warps (the worst and the distinct patterns of each instruction) into res. */
 static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t size)
 {
@@ -508,7 +436,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
         if (sassm_build(G.have_cupti ? &G.c : NULL, &code, &cfg, &sr, res, NULL))
             bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         else
-            own_lines(res, m);
+            sassm_own_lines(G.have_cupti ? &G.c : NULL, &code, res);
         atomics_each(res, rows, n);
     }
     free(sr.rows);

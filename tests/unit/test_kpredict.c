@@ -18,6 +18,7 @@
 #include "../../src/predict/exec.h"
 #include "../../src/predict/predict.h"
 #include "../../src/compile/compile.h"
+#include "../../src/kmeasure/cuda_sassm.h"
 
 /* T: a message of the prediction rendered in lang (one of four buffers, in turn) */
 static const char *T(const struct bl_msg *m, enum bl_lang lang)
@@ -391,6 +392,36 @@ static void test_sass_lines(void **state)
     assert_int_equal(ksl_own_lines(buf, n, "_Z9histogramPKiPii", "other.cu", pcs, 3, lines), 0);
     assert_int_equal(lines[0] + lines[1] + lines[2], 0);
     assert_int_equal(ksl_own_lines(buf, n, "_Z4nonev", "atomics.cu", pcs, 3, lines), -1);
+    /* sassm_own_lines, as every measuring route calls it: the ATOMS CUPTI's line table put in
+     * CUDA's header is charged to the learner's line 13, the lines rebuilt; the others stay */
+    static struct gpu_kernel_result res;
+    memset(&res, 0, sizeof res);
+    assert_int_equal(kres_add_file(&res, "atomics.cu"), 0);
+    int hdr = kres_add_file(&res, "/usr/local/cuda/include/device_atomic_functions.hpp");
+    struct gpu_kernel_inst in[3] = {
+        {.pc = s.insn[0].pc, .file = 0, .line = 10, .op = GPU_KOP_ST, .inst = 4, .wavefronts = 4, .ideal = 4},
+        {.pc = s.insn[1].pc, .file = hdr, .line = 107, .op = GPU_KOP_ATOM, .inst = 8, .wavefronts = 24, .ideal = 8},
+        {.pc = s.insn[2].pc, .file = 0, .line = 16, .op = GPU_KOP_LD, .inst = 4, .wavefronts = 4, .ideal = 4}};
+    res.insts = malloc(sizeof in);
+    assert_non_null(res.insts);
+    memcpy(res.insts, in, sizeof in);
+    res.ninsts = 3;
+    assert_int_equal(kres_build_lines(&res), 0);
+    struct sassm_code code = {.cubin = buf, .size = n, .function = "_Z9histogramPKiPii",
+                              .main_path = "atomics.cu"};
+    sassm_own_lines(NULL, &code, &res);
+    assert_int_equal(res.insts[1].file, 0);
+    assert_int_equal(res.insts[1].line, 13);
+    assert_int_equal(res.insts[0].line, 10);
+    assert_int_equal(res.insts[2].line, 16);
+    int on13 = 0, in_header = 0;
+    for (int i = 0; i < res.nlines; i++) {
+        on13 += res.lines[i].file == 0 && res.lines[i].line == 13 && res.lines[i].wavefronts == 24;
+        in_header += res.lines[i].file == hdr;
+    }
+    assert_int_equal(on13, 1);
+    assert_int_equal(in_header, 0);
+    gpu_kernel_result_done(&res);
     kp_sass_free(&s);
     /* no such function, not a cubin */
     assert_int_equal(ksl_lines(buf, n, "_Z4nonev", "atomics.cu", &s), -1);
