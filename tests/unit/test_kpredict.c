@@ -18,7 +18,9 @@
 #include "../../src/predict/exec.h"
 #include "../../src/predict/predict.h"
 #include "../../src/compile/compile.h"
+#ifdef BANKLAB_GPU_CUDA /* the measuring routes' CUPTI code: a GPU=cuda build only */
 #include "../../src/kmeasure/cuda_sassm.h"
+#endif
 
 /* T: a message of the prediction rendered in lang (one of four buffers, in turn) */
 static const char *T(const struct bl_msg *m, enum bl_lang lang)
@@ -392,6 +394,7 @@ static void test_sass_lines(void **state)
     assert_int_equal(ksl_own_lines(buf, n, "_Z9histogramPKiPii", "other.cu", pcs, 3, lines), 0);
     assert_int_equal(lines[0] + lines[1] + lines[2], 0);
     assert_int_equal(ksl_own_lines(buf, n, "_Z4nonev", "atomics.cu", pcs, 3, lines), -1);
+#ifdef BANKLAB_GPU_CUDA
     /* sassm_own_lines, as every measuring route calls it: the ATOMS CUPTI's line table put in
      * CUDA's header is charged to the learner's line 13, the lines rebuilt; the others stay */
     static struct gpu_kernel_result res;
@@ -422,6 +425,7 @@ static void test_sass_lines(void **state)
     assert_int_equal(on13, 1);
     assert_int_equal(in_header, 0);
     gpu_kernel_result_done(&res);
+#endif
     kp_sass_free(&s);
     /* no such function, not a cubin */
     assert_int_equal(ksl_lines(buf, n, "_Z4nonev", "atomics.cu", &s), -1);
