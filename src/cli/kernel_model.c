@@ -14,6 +14,7 @@
 #include "../predict/exec.h"
 #include "../compile/compile.h"
 #include "../store/files.h"
+#include "../sys/sys.h"
 #include "cli.h"
 #include "kernel_model.h"
 #include "kernel_out.h"
@@ -65,6 +66,14 @@ static unsigned char *run_conflicts(const struct kxrt_result *run, const char *e
     return only;
 }
 
+/* 0 when BANKLAB_KERNEL_FIXES is "0": the figures without the search for a fix (each candidate
+ * an nvcc and an execution), for suites that compare figures only */
+static int want_fixes(void)
+{
+    const char *v = sys_env("BANKLAB_KERNEL_FIXES");
+    return !v || strcmp(v, "0");
+}
+
 /* the prediction of req's kernel, driven by the SASS of c (NULL: not compiled, why says why) */
 static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, const char *src,
                         size_t len, const struct gpu_kernel_request *req,
@@ -97,7 +106,8 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
        executed instead, and without nvcc nothing is (no figures). */
     int has_main = kexec_has_main(src, len);
     if (has_main && !run && have) {
-        kp_fixes_exec(src, len, req, &sass, expr, NULL, r);
+        if (want_fixes())
+            kp_fixes_exec(src, len, req, &sass, expr, NULL, r);
         kp_sass_free(&sass);
         return 0;
     }
@@ -106,7 +116,7 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
     unsigned char *only = run ? run_conflicts(run, expr, req->path, r) : NULL;
     if (!run)
         kexec_prefetch(src, len, req, expr, r); /* the execution below, beside the fixes' */
-    if (!run || only)
+    if ((!run || only) && want_fixes())
         kp_fixes_exec(src, len, req, have ? &sass : NULL, expr, only, r);
     free(only);
     kp_sass_free(&sass);
