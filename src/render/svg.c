@@ -275,8 +275,9 @@ static void legend_swatch(FILE *f, int x, int y, const char *fill, char mark, co
     fprintf(f, "</text>\n");
 }
 
-int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
-              const struct svg_options *opt)
+/* The SVG document for res (svg_emit). */
+static int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
+                     const struct svg_options *opt)
 {
     const struct palette *pal = opt && opt->monochrome ? &mono : &colour;
     const char *title = opt && opt->title ? opt->title : NULL;

@@ -16,13 +16,8 @@ struct svg_options {
     int lang;               /* its words in English (BL_LANG_EN, 0) or Chinese (BL_LANG_ZH) */
 };
 
-/* svg_write: write a complete, well-formed SVG document for res to f.
- * Returns 0, or -1 when a write failed (errno from stdio). */
-int svg_write(FILE *f, const struct bank_result *res, unsigned width, enum bank_op op,
-              const struct svg_options *opt);
-
-/* What svg_emit draws: the arguments of svg_write in one struct, so that a file writer that
- * takes a callback (files_write_atomic) can write the picture. */
+/* What svg_emit draws, in one struct, so that a file writer that takes a callback
+ * (files_write_atomic) can write the picture. */
 struct svg_job {
     const struct bank_result *res;
     unsigned width;
@@ -30,9 +25,9 @@ struct svg_job {
     const struct svg_options *opt;  /* may be NULL */
 };
 
-/* svg_emit: svg_write(f, job->res, job->width, job->op, job->opt) for a struct svg_job *job.
- * Returns 0, or -1 when a write failed. Files are written by the callers (src/cli, src/ui)
- * through files_write_atomic: this room opens no files. */
+/* svg_emit: write a complete, well-formed SVG document for job->res (a struct svg_job *job)
+ * to f. Returns 0, or -1 when a write failed (errno from stdio). Files are written by the
+ * callers (src/cli, src/ui) through files_write_atomic: this room opens no files. */
 int svg_emit(FILE *f, void *job);
 
 #endif

@@ -1,7 +1,7 @@
 /* sanitize.h: the sanitizer route's host side that needs no GPU: a launch's table (table.h),
  * as the device callbacks left it, into rows per instruction (pc offset in the kernel's code,
  * kind, executions, wavefronts, passes) and its patterns checked against the bank model
- * (src/model/bank.h); the patterns written and read as text lines (BANKLAB_RUN_DIR/patterns,
+ * (src/model/bank.h); the patterns written as text lines (BANKLAB_RUN_DIR/patterns,
  * tests/data/sanitize). Pure C: libc, base, model. The injection library (san_inject.c) and
  * the tests use it. */
 #ifndef BANKLAB_SANITIZE_H
@@ -40,13 +40,9 @@ void san_pattern_access(const struct san_pat *p, struct bank_access *acc);
  *   KERNEL LAUNCH PC SLOT COUNT WAVEFRONTS KIND WIDTH MATRICES MASK BX BY BZ WARP A0..A31 [S0..S31]
  *   [EACH]
  * (SLOT "w" for the worst warp; PC an offset; addresses in hex; S only for cp.async; EACH, an
- * atomic's wavefronts with every lane on its own, only for atomics). */
+ * atomic's wavefronts with every lane on its own, only for atomics). banklab never reads them
+ * back: the tests do (tests/unit/sanpat_test.h), from tests/gpu's recordings. */
 void san_write_patterns(FILE *f, const char *kernel, long launch, const struct san_table *t,
                         uint64_t pc0, uint64_t size);
-
-/* san_read_pattern: one such line back into *p (with *pc, slot: -1 for "w"). 0, or -1 when the
- * line is not one. kernel receives the name (n bytes). */
-int san_read_pattern(const char *line, char *kernel, size_t n, long *launch, uint32_t *pc,
-                     int *slot, struct san_pat *p);
 
 #endif

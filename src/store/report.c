@@ -684,7 +684,9 @@ int report_write_json(FILE *f, const struct progress *p, const struct lesson_set
 
 /* ---- files ------------------------------------------------------------------------------ */
 
-char *report_file_name(long long now, const char *ext, char *buf, size_t size)
+/* "banklab-report-<YYYY-MM-DD>.<ext>" (local date of now; 0 = time(NULL)) into buf: buf, or
+ * NULL if it does not fit. */
+static char *report_file_name(long long now, const char *ext, char *buf, size_t size)
 {
     char date[32];
     if (now <= 0)

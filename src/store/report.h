@@ -42,12 +42,9 @@ int report_write_md(FILE *f, const struct progress *p, const struct lesson_set *
 int report_write_json(FILE *f, const struct progress *p, const struct lesson_set *set,
                       enum lesson_lang lang, const struct report_meta *meta);
 
-/* report_file_name: "banklab-report-<YYYY-MM-DD>.<ext>" (local date of now; 0 = time(NULL))
- * into buf. Returns buf, or NULL if it does not fit. */
-char *report_file_name(long long now, const char *ext, char *buf, size_t size);
-
-/* report_write_dir: write the report(s) chosen by formats (REPORT_MD | REPORT_JSON) into the
- * existing directory dir (NULL = "."), each through a temp file in dir, fsync and rename;
+/* report_write_dir: write the report(s) chosen by formats (REPORT_MD | REPORT_JSON),
+ * "banklab-report-<YYYY-MM-DD>.md" and ".json" (local date of meta->now; 0 = time(NULL)), into
+ * the existing directory dir (NULL = "."), each through a temp file in dir, fsync and rename;
  * an existing report of the same date is replaced. written (if not NULL) receives the paths
  * written, separated by "\n". Returns 0, or -1 with err filled (nothing half-written is left
  * behind). */

@@ -56,13 +56,16 @@
 #      (cli_opt_help(f, &NAME)), or a line of src/base/msg_help.def (the usage and the text
 #      before the lists) that starts with two blanks and "--" (an option and what it does:
 #      a row of the command's table with its description in msg_opts.def instead).
-#  11. a function of src that nothing calls (from the objects' `nm` and the sources: not
-#      another file, not its own, not a test). It also counts the functions no other file calls:
-#      those only their own file calls (they could be static) and those only tests call.
+#  11. a function of src exported that no other file of src calls (from the objects' `nm` and
+#      the sources): one only its own file calls (it could be static: make it so and drop it
+#      from its header), one only tests call (product code the product never runs: the test's
+#      own helper belongs in tests/unit), one nothing calls (dead code). One its own file and a
+#      unit or fuzz test call is counted, not failed: the test needs it.
 # First it checks itself: a 121-line function, a 1,001-line file, two objects calling each
 # other, a file citing a missing document, a second way of each kind, a room calling one on
 # a higher floor, a room without a floor, dlopen outside src/cuda, objects built here that
-# call fork, getenv and opendir outside src/sys, a room over its share, a Chinese literal
+# call fork, getenv and opendir outside src/sys, a room over its share, a function exported
+# for its own file only, for tests only and for nothing, a Chinese literal
 # (raw and escaped, not one in a comment), one of each other way to two languages (in a
 # planted tree) and a command whose options are prose must be found. Env: BUILD (default build). Exit 0
 # pass, 1 fail, 77 skip (no build).
@@ -156,9 +159,11 @@ zh_raw() {
 
 # unused_exports NMFILE: "KIND ROOM/FILE SYMBOL" for each function an object of NMFILE defines
 # globally that no other object uses and no other file of src names (the libraries built
-# apart, such as the injection ones, are read as source): KIND "own" when its own file calls
-# it (it could be static), "tests" when only tests/unit or tests/fuzz do, "never" when
-# nothing does. C objects only (a CUDA object's kernels are launched through their address).
+# apart, such as the injection ones, are read as source): KIND "own" when only its own file
+# calls it (it could be static), "tested" when its own file and tests/unit or tests/fuzz do,
+# "tests" when only tests do, "never" when nothing does. A test calls it on a line that names
+# it before a "(" and is not a comment's. C objects only (a CUDA object's kernels are launched
+# through their address).
 unused_exports() {
     awk '
     function who(s,   r, m) { r = s; sub(/\[.*/, "", r); sub(/.*\//, "", r); sub(/\.a$/, "", r)
@@ -170,10 +175,22 @@ unused_exports() {
     ' "$1" "$1" | LC_ALL=C sort | while read -r f sym; do
         [ -f "src/$f" ] || continue
         grep -rlw --include='*.c' --include='*.cu' -- "$sym" src | grep -qv "^src/$f\$" && continue
-        if grep -E "[^A-Za-z0-9_]$sym[ \t]*\(" "src/$f" | grep -qv "^[A-Za-z_]"; then echo "own $f $sym"
-        elif grep -rqw -- "$sym" tests/unit tests/fuzz 2>/dev/null; then echo "tests $f $sym"
+        tested=0
+        grep -rhE -- "(^|[^A-Za-z0-9_])$sym[ \t]*\(" tests/unit tests/fuzz 2>/dev/null |
+            grep -qvE '^[ \t]*(/\*|\*|//)' && tested=1
+        if grep -E "[^A-Za-z0-9_]$sym[ \t]*\(" "src/$f" | grep -qv "^[A-Za-z_]"; then
+            if [ $tested -eq 1 ]; then echo "tested $f $sym"; else echo "own $f $sym"; fi
+        elif [ $tested -eq 1 ]; then echo "tests $f $sym"
         else echo "never $f $sym"; fi
     done
+}
+
+# unused_fails UNUSED: "src/FILE: why" for each "own", "tests" and "never" line of UNUSED
+# (unused_exports' output): a function exported that no other file of src calls.
+unused_fails() {
+    awk '$1 == "own" { print "src/" $2 ": " $3 " is called only by its own file: make it static (and drop it from its header)" }
+         $1 == "tests" { print "src/" $2 ": " $3 " is called only by tests: product code the product never runs (a helper of tests/unit instead)" }
+         $1 == "never" { print "src/" $2 ": " $3 " is called by nothing (not even its own file or a test): dead code" }' "$1"
 }
 
 # long_files FILE...: "LINES FILE" for each file over MAX_FILE lines.
@@ -555,15 +572,20 @@ out=$(GENERIC_GROWERS="$tmp/self/src/own/plant.c:grow" own_strings "$tmp/self/sr
 if [ $have_nm -eq 1 ]; then
     mkdir -p "$tmp/self/ue/src/r" "$tmp/self/ue/tests/unit" "$tmp/self/ue/lib"
     printf '%s\n' 'int used(void) { return 1; }' 'int own(void) { return 2; }' 'int tested(void) { return 3; }' \
-        'int dead(void) { return 4; }' 'int api(void)' '{' '    return own();' '}' > "$tmp/self/ue/src/r/a.c"
+        'int dead(void) { return 4; }' 'int both(void) { return 5; }' 'int api(void)' '{' '    return own() + both();' \
+        '}' > "$tmp/self/ue/src/r/a.c"
     printf '%s\n' 'int used(void);' 'int b(void) { return used(); }' > "$tmp/self/ue/src/r/b.c"
-    printf '%s\n' 'int tested(void);' 'int api(void);' 'int main(void) { return tested() + api(); }' > "$tmp/self/ue/tests/unit/test_a.c"
+    printf '%s\n' 'int tested(void);' 'int api(void);' 'int both(void);' '/* own() and dead() in a comment are no calls */' \
+        'int main(void) { return tested() + api() + both(); }' > "$tmp/self/ue/tests/unit/test_a.c"
     (cd "$tmp/self/ue" && "${CC:-cc}" -c src/r/a.c -o a.o && "${CC:-cc}" -c src/r/b.c -o b.o && ar rcs lib/r.a a.o b.o) ||
         bad "self-check: cc for the unused functions"
     nm -A -P -g "$tmp/self/ue/lib/r.a" > "$tmp/self/ue/nm"
-    out=$(cd "$tmp/self/ue" && unused_exports nm | tr '\n' ' ')
-    [ "$out" = "tests r/a.c api never r/a.c dead own r/a.c own tests r/a.c tested never r/b.c b " ] ||
-        bad "self-check: the functions no other file calls (own, tested and api only by a test, dead and b), not used, not found as such ($out)"
+    out=$(cd "$tmp/self/ue" && unused_exports nm | tee unused | tr '\n' ' ')
+    [ "$out" = "tests r/a.c api tested r/a.c both never r/a.c dead own r/a.c own tests r/a.c tested never r/b.c b " ] ||
+        bad "self-check: the functions no other file calls (own only by a.c, both by a.c and a test, tested and api only by a test, dead and b by nothing), not used, not found as such ($out)"
+    out=$(unused_fails "$tmp/self/ue/unused" | sed 's/: make it static.*/: static/; s/: product code.*/: tests/; s/: dead code$/: dead/' | tr '\n' ' ')
+    [ "$out" = "src/r/a.c: api is called only by tests: tests src/r/a.c: dead is called by nothing (not even its own file or a test): dead src/r/a.c: own is called only by its own file: static src/r/a.c: tested is called only by tests: tests src/r/b.c: b is called by nothing (not even its own file or a test): dead " ] ||
+        bad "self-check: a function exported for its own file only (own), for tests only (api, tested) or for nothing (dead, b) not failed as such, or one its file and a test call (both) failed ($out)"
 fi
 mkdir -p "$tmp/self/prose"
 printf '%s\n' 'M(CLI_HELP_X,' '  "usage: banklab x [--json]\\n"' '  "  --json writes JSON\\n",' '  "      --replay FILE  an example\\n")' > "$tmp/self/prose/help.def"
@@ -637,8 +659,7 @@ if [ $have_nm -eq 1 ] && ls "$BUILD"/lib/*.a >/dev/null 2>&1; then
         echo "src/$f calls $sym: the border with the OS is crossed in src/sys (sys.h) only"; done >> "$tmp/up"
     up_includes "$down" $(echo "$files" | grep -E '^src/[a-z]+/.*\.(c|h|cu)$') >> "$tmp/up"
     unused_exports "$tmp/nm" > "$tmp/unused"
-    awk '$1 == "never" { print "src/" $2 ": " $3 " is called by nothing (not even its own file or a test): dead code" }' \
-        "$tmp/unused" >> "$tmp/up"
+    unused_fails "$tmp/unused" >> "$tmp/up"
     sort -u "$tmp/up" -o "$tmp/up"
     while read -r line; do bad "$line"; done < "$tmp/up"
     calls="$nedges uses between files"
@@ -675,9 +696,9 @@ echo "house.sh: other ways to two languages (each must be 0): TR() $(ways 'TR()'
 if [ -f "$tmp/unused" ]; then
     kinds() { awk -v k="$1" '$1 == k' "$tmp/unused" | wc -l | tr -d ' '; }
     echo "house.sh: functions of src no other file calls: $(wc -l < "$tmp/unused" | tr -d ' ')" \
-         "(for their own file only, could be static: $(kinds own); called only by tests: $(kinds tests)" \
-         "$(awk '$1 == "tests" { printf "%s%s", s, $3; s = ", " }' "$tmp/unused" | sed 's/^./(&/; s/.$/&)/');" \
-         "never called: $(kinds never))"
+         "(for their own file and tests: $(kinds tested); for their own file only, could be static" \
+         "(must be 0): $(kinds own); called only by tests (must be 0): $(kinds tests); never called" \
+         "(must be 0): $(kinds never))"
 fi
 [ $fails -eq 0 ] || { echo "house.sh: $fails failed"; exit 1; }
 echo "house.sh: ok ($nfiles files of at most $MAX_FILE lines, $nfuncs bodies of at most $MAX_FUNC; circles: $calls)"

@@ -19,6 +19,7 @@
 
 #include "../../src/kernel/kernel.h"
 #include "../../src/sanitize/sanitize.h"
+#include "sanpat_test.h"
 
 #ifndef TEST_DATA_DIR
 #define TEST_DATA_DIR "tests/data"

@@ -21,6 +21,7 @@
 
 #include "../../src/render/grid_text.h"
 #include "../../src/sanitize/sanitize.h"
+#include "sanpat_test.h"
 
 #ifndef TEST_DATA_DIR
 #define TEST_DATA_DIR "tests/data"

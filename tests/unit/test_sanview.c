@@ -4,7 +4,8 @@
  * NAME.patterns): for every conflicting line of every launch, its instruction's worst warp is
  * there and conflicts, its grid through the one path to the screen (gpu_kernel_pattern_access,
  * bank_simulate, grid_text_write) equals the grid of the same recorded addresses through the
- * sanitizer route's own reading (san_read_pattern, san_pattern_access), and its wavefronts are
+ * sanitizer route's pattern lines read back (san_read_pattern, sanpat_test.h) and its own
+ * san_pattern_access, and its wavefronts are
  * those the device callbacks costed. Executed: assets/kernels/transpose_seed.cu and vectors.cu
  * run on the CPU (kexec_apply, nvcc needed: skipped without it): each conflicting line keeps
  * its worst warp and its patterns (their counts add up to the line's warps), the worst's grid
@@ -30,6 +31,7 @@
 #include "../../src/predict/program.h"
 #include "../../src/render/grid_text.h"
 #include "../../src/sanitize/sanitize.h"
+#include "sanpat_test.h"
 #include "../../src/store/files.h"
 #include "../../src/store/krecord.h"
 

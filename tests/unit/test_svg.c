@@ -52,7 +52,8 @@ static char *render(const struct bank_result *res, unsigned width, enum bank_op 
 {
     FILE *f = tmpfile();
     assert_non_null(f);
-    assert_int_equal(svg_write(f, res, width, op, opt), 0);
+    struct svg_job job = {res, width, op, opt};
+    assert_int_equal(svg_emit(f, &job), 0);
     long n = ftell(f);
     assert_true(n > 0);
     rewind(f);
@@ -219,7 +220,8 @@ static void test_write_errors(void **state)
     FILE *full = fopen("/dev/full", "w");
     if (full) {
         setvbuf(full, NULL, _IONBF, 0);
-        assert_int_equal(svg_write(full, res, 4, BANK_LOAD, NULL), -1);
+        struct svg_job job = {res, 4, BANK_LOAD, NULL};
+        assert_int_equal(svg_emit(full, &job), -1);
         fclose(full);
     }
     struct bl_err err = {0};
