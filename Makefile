@@ -117,7 +117,7 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 # banklab run's CUPTI injection library (src/kmeasure/cuda_inject.c): the program's driver loads it
 # through CUDA_INJECTION64_PATH. Position-independent copies of the few files it needs.
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
-INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/pick.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
+INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_inj.c src/kmeasure/pick.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
               src/compile/demangle.c src/compile/lines.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
               src/base/msg.c src/base/hash.c src/base/utf8.c src/base/buf.c src/sys/env.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
@@ -129,7 +129,7 @@ SANITIZER_HOME ?= $(CUDA_HOME)/compute-sanitizer
 HAVE_SANITIZER := $(if $(filter cuda,$(GPU)),$(wildcard $(SANITIZER_HOME)/include/sanitizer.h))
 SANITIZE_SO    := $(BUILD)/libbanklab_sanitize.so
 SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
-SANITIZE_SRC   := src/kmeasure/san_inject.c src/kmeasure/pick.c src/sanitize/table.c src/model/bank.c \
+SANITIZE_SRC   := src/kmeasure/san_inject.c src/kmeasure/cuda_inj.c src/kmeasure/pick.c src/sanitize/table.c src/model/bank.c \
                   src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c src/compile/lines.c \
                   src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c \
                   src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/base/buf.c src/sys/env.c

@@ -32,12 +32,12 @@
 #include "../cuda/cudalib.h"
 #include "pick.h"
 #include "cuda_state.h"
+#include "cuda_inj.h"
 #include "cuda_sassm.h"
 #include "../devlock/devlock.h"
 #include "../compile/compile.h"
 #include "../sys/sys.h"
 
-#define TURN_WAIT_MS 30000
 #define MAX_MODULES 4096
 
 struct module {
@@ -54,11 +54,6 @@ struct extra_api {             /* what the callbacks need beyond struct cupti */
     CUptiResult (*cubin_crc)(CUpti_GetCubinCrcParams *);          /* optional */
     CUresult (*ctx_sync)(void);
     CUresult (*ctx_current)(CUcontext *);
-    CUresult (*ctx_device)(CUdevice *);
-    CUresult (*dev_attr)(int *, CUdevice_attribute, CUdevice);
-    CUresult (*dev_name)(char *, int, CUdevice);
-    CUresult (*dev_uuid)(CUuuid *, CUdevice);                      /* optional */
-    CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
     CUresult (*error_name)(CUresult, const char **);
 };
 
@@ -66,7 +61,7 @@ static struct {
     pthread_mutex_t mu;        /* one measured launch at a time */
     pthread_mutex_t count_mu;  /* the launch counts */
     pthread_mutex_t mods_mu;   /* the modules (loaded during a launch, too) */
-    int fd;                    /* the results file */
+    struct inj in;             /* the results file, the debug log, the device (cuda_inj.h) */
     int broken;                /* measuring is off in this process (a note said why) */
     struct cupti c;
     struct extra_api x;
@@ -76,15 +71,13 @@ static struct {
     struct module mods[MAX_MODULES];
     int nmods;
     int ready;                 /* device, CUPTI profiler, metrics resolved and configured */
-    int device, sm;
-    char devname[GPU_KERNEL_TEXT], chip[64];
+    int device;
+    char chip[64];
     struct sassm_cfg cfg;
     struct sassm_run cfgrun;   /* holds the configuration (set once) */
     int sass_on;               /* SASS metrics enabled: at the first measured launch, kept */
-    struct devlock *lock;
-    FILE *dbg;                 /* BANKLAB_RUN_DEBUG: a log of the callbacks and records */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .count_mu = PTHREAD_MUTEX_INITIALIZER,
-       .mods_mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+       .mods_mu = PTHREAD_MUTEX_INITIALIZER, .in.fd = -1};
 
 /* One launch of this thread in flight. */
 static __thread struct {
@@ -136,30 +129,9 @@ struct rt_launch_ex {           /* cudaLaunchKernelExC */
 
 /* ---- frames ---- */
 
-static void dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void dbg(const char *fmt, ...)
-{
-    if (!G.dbg)
-        return;
-    va_list ap;
-    va_start(ap, fmt);
-    fprintf(G.dbg, "[%d] ", (int)getpid());
-    vfprintf(G.dbg, fmt, ap);
-    va_end(ap);
-    fflush(G.dbg);
-}
-
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-    char line[GPU_KERNEL_TEXT * 2];
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(line, sizeof line, fmt, ap);
-    va_end(ap);
-    kwire_frame(G.fd, KWIRE_NOTE, line, strlen(line));
-    dbg("note: %s\n", line);
-}
+/* the notes and the debug log of this library (cuda_inj.h) */
+#define note(...) inj_note(&G.in, __VA_ARGS__)
+#define dbg(...) inj_dbg(&G.in, __VA_ARGS__)
 
 static void cupti_note(CUptiResult r, const char *call)
 {
@@ -194,16 +166,14 @@ static int load_api(void)
     };
     static const struct ksym ds[] = {
         S(ctx_sync, "cuCtxSynchronize", 0), S(ctx_current, "cuCtxGetCurrent", 0),
-        S(ctx_device, "cuCtxGetDevice", 0),
-        S(dev_attr, "cuDeviceGetAttribute", 0), S(dev_name, "cuDeviceGetName", 0),
-        S(dev_uuid, "cuDeviceGetUuid_v2", 1), S(func_attr, "cuFuncGetAttribute", 0),
         S(error_name, "cuGetErrorName", 0),
 #undef S
     };
     struct bl_err e = {0};
     if (sassm_cupti_syms(lib, &G.c, &e, KRN_INJECT_SYM_MISSING) ||
         KSYMS(lib, xs, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
-        KSYMS(cuda, ds, &G.x, &e, -1, KRN_INJECT_SYM_MISSING)) {
+        KSYMS(cuda, ds, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
+        inj_drv_syms(cuda, &G.in, &e)) {
         note("%s", e.msg);
         return -1;
     }
@@ -284,19 +254,12 @@ static int prepare(void)
     if (G.ready || G.broken)
         return G.ready ? 0 : -1;
     CUdevice dev;
-    int major = 0, minor = 0;
-    char name[128] = "";
-    if (G.x.ctx_device(&dev) != CUDA_SUCCESS ||
-        G.x.dev_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) ||
-        G.x.dev_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) ||
-        G.x.dev_name(name, sizeof name, dev)) {
+    if (inj_device(&G.in, &dev)) {
         note("not measured: the launch's device cannot be queried");
         G.broken = 1;
         return -1;
     }
     G.device = (int)dev;
-    G.sm = major * 10 + minor;
-    bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
     CUPTI_PARAMS(CUpti_Profiler_Initialize_Params, ip);
     CUptiResult r = G.c.prof_init(&ip);
     CUPTI_PARAMS(CUpti_Device_GetChipName_Params, cp);
@@ -321,14 +284,7 @@ static int prepare(void)
         G.broken = 1;
         return -1;
     }
-    CUuuid u;
-    char key[64];
-    struct bl_err err = {0};
-    if (!sys_env("BANKLAB_NO_LOCK") && G.x.dev_uuid && G.x.dev_uuid(&u, dev) == CUDA_SUCCESS) {
-        devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-        if (devlock_open(key, &G.lock, &err))
-            G.lock = NULL;
-    }
+    inj_open_lock(&G.in, dev);
     G.ready = 1;
     return 0;
 }
@@ -342,9 +298,9 @@ static int begin(void)
     if (prepare())
         return -1;
     T.turn = 0;
-    if (G.lock) {
+    if (G.in.lock) {
         struct bl_err err = {0};
-        T.turn = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+        T.turn = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
     }
     memset(&T.sr, 0, sizeof T.sr);
     T.sr.ninst = 1;
@@ -352,7 +308,7 @@ static int begin(void)
         if (sassm_enable(&G.c, &T.sr)) {
             cupti_note(T.sr.failed, T.sr.failed_call);
             if (T.turn)
-                devlock_release(G.lock);
+                devlock_release(G.in.lock);
             return -1;
         }
         G.sass_on = 1;
@@ -371,27 +327,6 @@ static int begin(void)
     return 0;
 }
 
-static void fill_head(struct gpu_kernel_result *res)
-{
-    if (kdemangle(T.symbol, res->kernel, sizeof res->kernel))
-        bl_fmt(res->kernel, sizeof res->kernel, "%s", T.symbol);
-    bl_fmt(res->lowered, sizeof res->lowered, "%s", T.symbol);
-    bl_fmt(res->device, sizeof res->device, "%s", G.devname);
-    bl_fmt(res->arch, sizeof res->arch, "sm_%d", G.sm);
-    memcpy(res->grid, T.grid, sizeof res->grid);
-    memcpy(res->block, T.block, sizeof res->block);
-    res->smem = T.smem;
-    if (T.func) {
-        G.x.func_attr(&res->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, T.func);
-        G.x.func_attr(&res->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, T.func);
-    }
-    if (!G.lock)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns (no device lock)");
-    else if (!T.turn)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns: waited %d s for the GPU",
-               TURN_WAIT_MS / 1000);
-}
-
 /* After the launch: wait for it, read the records, correlate, send (G.mu held). */
 static void end(void)
 {
@@ -404,7 +339,8 @@ static void end(void)
         const char *s = NULL;
         G.x.error_name(cr, &s);
         bl_fail(&res->err, GPU_KERNEL_EFAULT, BL_NOWHERE, KRN_KERNEL_FAULTED, s ? s : "CUDA error");
-    } else if (sassm_flush(&G.c, &T.sr, G.dbg) || sassm_sum(&G.cfg, &T.sr, T.symbol, G.dbg)) {
+    } else if (sassm_flush(&G.c, &T.sr, G.in.dbg) ||
+               sassm_sum(&G.cfg, &T.sr, T.symbol, G.in.dbg)) {
         if (T.sr.failed_call) {
             const char *s = NULL;
             G.c.result_string(T.sr.failed, &s);
@@ -423,7 +359,7 @@ static void end(void)
         } else if (!m) {
             bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
         } else {
-            struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
+            struct sassm_code code = {m->cubin, m->size, T.symbol, G.in.sm, NULL, NULL, NULL};
             if (sassm_build(&G.c, &code, &G.cfg, &T.sr, res, NULL))
                 bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
             else
@@ -434,22 +370,18 @@ static void end(void)
     sassm_disable(&G.c, &T.sr);
     sassm_free(&T.sr);
     if (T.turn)
-        devlock_release(G.lock);
+        devlock_release(G.in.lock);
     T.begun = 0;
     if (!res)
         return;
-    fill_head(res);
+    inj_fill_head(&G.in, res, T.symbol, T.grid, T.block, T.func, T.turn);
+    res->smem = T.smem;
     res->timing.run = t_run;
     res->phase = GPU_KPHASE_DONE;
     dbg("measured %s: %zu records, %d pcs, %d lines, status %d %s\n", T.symbol, T.sr.nrec,
         res->ninsts, res->nlines, (int)res->err.status, res->err.msg);
-    int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
-    kwire_frame(G.fd, KWIRE_LAUNCH, which, sizeof which);
-    if (G.fd >= 0)
-        kwire_put_result(G.fd, res);
+    inj_send(&G.in, res, T.ordinal, T.nth);
     G.measured++;
-    gpu_kernel_result_done(res);
-    free(res);
 }
 
 /* ---- the callbacks ---- */
@@ -613,22 +545,8 @@ static void subscribe(void)
 __attribute__((visibility("default"))) int InitializeInjection(void);
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-    static int done;
-    if (done)
-        return 1;
-    done = 1;
-    const char *dir = sys_env("BANKLAB_RUN_DIR");
-    if (!dir || !*dir)
-        return 1;
-    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
-    if (dbgpath && *dbgpath)
-        G.dbg = fopen(dbgpath, "a");
-    char path[PATH_MAX];
-    bl_fmt(path, sizeof path, "%s/results", dir);
-    G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-    if (G.fd < 0)
+    if (!inj_begin(&G.in))
         return 1; /* not ours to write: stay out of the way */
-    kwire_hello(G.fd, 0);
     /* BANKLAB_RUN_ONE: measure one launch in this process (CUPTI's SASS metrics counted
      * nothing for a second kernel of a process on the H200); the first launches of other
      * kernels that would be measured are named in "replay:" notes for banklab run */

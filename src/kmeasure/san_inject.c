@@ -31,12 +31,12 @@
 #include "../cuda/cudalib.h"
 #include "../devlock/devlock.h"
 #include "../sanitize/sanitize.h"
+#include "cuda_inj.h"
 #include "cuda_sassm.h"
 #include "cuda_state.h"
 #include "pick.h"
 #include "../sys/sys.h"
 
-#define TURN_WAIT_MS 30000
 /* A program's measured launches that come close together share one turn: it is kept after a
  * launch until TURN_IDLE_MS pass without the next, and at most TURN_SLICE_MS in all (then the
  * next launch queues again behind the class); a program of many short kernels then waits for
@@ -58,18 +58,13 @@ struct ctxbuf {
     int patches;               /* banklab_patch.fatbin added */
 };
 
-struct san_drv {
-    CUresult (*ctx_device)(CUdevice *);
-    CUresult (*dev_attr)(int *, CUdevice_attribute, CUdevice);
-    CUresult (*dev_name)(char *, int, CUdevice);
-    CUresult (*dev_uuid)(CUuuid *, CUdevice);
-    CUresult (*func_attr)(int *, CUfunction_attribute, CUfunction);
+struct san_drv {               /* beyond the calls of struct inj_drv */
     CUresult (*func_module)(CUmodule *, CUfunction); /* optional: cuFuncGetModule */
 };
 
 static struct {
     pthread_mutex_t mu;        /* modules, contexts, counts, the one measured launch */
-    int fd;                    /* the results file */
+    struct inj in;             /* the results file, the debug log, the device (cuda_inj.h) */
     FILE *pat;                 /* the patterns file */
     int broken;
     const char *patch;         /* banklab_patch.fatbin */
@@ -83,16 +78,12 @@ static struct {
     int nmods;
     struct ctxbuf ctxs[MAX_CTX];
     int nctx;
-    int sm;
-    char devname[GPU_KERNEL_TEXT];
-    struct devlock *lock;
     int held;                  /* the device's turn is ours (across launches: TURN_IDLE_MS) */
     double held_t0, last_end;  /* when it was taken; when the last measured launch ended */
     int keeper;                /* turn_keeper runs */
     int lock_tried;
     struct san_table *host;    /* the copy of a launch's table */
-    FILE *dbg;
-} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+} G = {.mu = PTHREAD_MUTEX_INITIALIZER, .in.fd = -1};
 
 /* The selected launch in flight (launch begin and end come on the launching thread). */
 static __thread struct {
@@ -107,18 +98,8 @@ static __thread struct {
     double t0;
 } T;
 
-static void note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void note(const char *fmt, ...)
-{
-    char line[GPU_KERNEL_TEXT * 2];
-    va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(line, sizeof line, fmt, ap);
-    va_end(ap);
-    kwire_frame(G.fd, KWIRE_NOTE, line, strlen(line));
-    if (G.dbg)
-        fprintf(G.dbg, "note: %s\n", line), fflush(G.dbg);
-}
+/* the notes of this library (cuda_inj.h) */
+#define note(...) inj_note(&G.in, __VA_ARGS__)
 
 static void san_note(SanitizerResult r, const char *call)
 {
@@ -211,27 +192,13 @@ static int select_launch(const char *symbol)
 
 static void device_facts(void)
 {
-    if (G.sm)
+    if (G.in.sm)
         return;
     CUdevice dev;
-    int major = 0, minor = 0;
-    char name[128] = "";
-    if (G.d.ctx_device(&dev) != CUDA_SUCCESS ||
-        G.d.dev_attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev) ||
-        G.d.dev_attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev) ||
-        G.d.dev_name(name, sizeof name, dev))
+    if (inj_device(&G.in, &dev))
         return;
-    G.sm = major * 10 + minor;
-    bl_fmt(G.devname, sizeof G.devname, "%s (sm_%d)", name, G.sm);
-    CUuuid u;
-    char key[64];
-    struct bl_err err = {0};
-    if (!G.lock_tried && !sys_env("BANKLAB_NO_LOCK") && G.d.dev_uuid &&
-        G.d.dev_uuid(&u, dev) == CUDA_SUCCESS) {
-        devlock_key((const unsigned char *)u.bytes, key, sizeof key);
-        if (devlock_open(key, &G.lock, &err))
-            G.lock = NULL;
-    }
+    if (!G.lock_tried)
+        inj_open_lock(&G.in, dev);
     G.lock_tried = 1;
 }
 
@@ -263,47 +230,27 @@ static void launch_begin(const Sanitizer_LaunchData *ld)
     bl_fmt(T.symbol, sizeof T.symbol, "%s", ld->functionName);
     T.grid[0] = ld->gridDim_x, T.grid[1] = ld->gridDim_y, T.grid[2] = ld->gridDim_z;
     T.block[0] = ld->blockDim_x, T.block[1] = ld->blockDim_y, T.block[2] = ld->blockDim_z;
-    if (G.lock) {
+    if (G.in.lock) {
         if (G.held && bl_now_ms() - G.held_t0 > TURN_SLICE_MS) {
-            devlock_release(G.lock); /* the slice is over: queue again behind the class */
+            devlock_release(G.in.lock); /* the slice is over: queue again behind the class */
             G.held = 0;
         }
         if (!G.held) {
             struct bl_err err = {0};
             double w0 = bl_now_ms();
-            G.held = devlock_acquire(G.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+            G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
             G.held_t0 = bl_now_ms();
-            if (G.dbg)
-                fprintf(G.dbg, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
-                        G.held_t0 - w0, T.symbol), fflush(G.dbg);
-        } else if (G.dbg) {
-            fprintf(G.dbg, "turn: kept (%s)\n", T.symbol), fflush(G.dbg);
+            if (G.in.dbg)
+                fprintf(G.in.dbg, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
+                        G.held_t0 - w0, T.symbol), fflush(G.in.dbg);
+        } else if (G.in.dbg) {
+            fprintf(G.in.dbg, "turn: kept (%s)\n", T.symbol), fflush(G.in.dbg);
         }
     }
     T.turn = G.held;
     sanitizerMemset(b->dev, 0, sizeof(struct san_table), ld->hStream);
     sanitizerSetLaunchCallbackData(ld->hLaunch, ld->function, ld->hStream, b->dev);
     T.t0 = bl_now_ms();
-}
-
-static void fill_head(struct gpu_kernel_result *res)
-{
-    if (kdemangle(T.symbol, res->kernel, sizeof res->kernel))
-        bl_fmt(res->kernel, sizeof res->kernel, "%s", T.symbol);
-    bl_fmt(res->lowered, sizeof res->lowered, "%s", T.symbol);
-    bl_fmt(res->device, sizeof res->device, "%s", G.devname);
-    bl_fmt(res->arch, sizeof res->arch, "sm_%d", G.sm);
-    memcpy(res->grid, T.grid, sizeof res->grid);
-    memcpy(res->block, T.block, sizeof res->block);
-    if (T.func) {
-        G.d.func_attr(&res->regs, CU_FUNC_ATTRIBUTE_NUM_REGS, T.func);
-        G.d.func_attr(&res->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, T.func);
-    }
-    if (!G.lock)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns (no device lock)");
-    else if (!T.turn)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns: waited %d s for the GPU",
-               TURN_WAIT_MS / 1000);
 }
 
 /* The table's warps (the worst and the distinct patterns of each instruction) into res. */
@@ -432,7 +379,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
     if (!m) {
         bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CUBIN_NOT_SEEN, T.symbol);
     } else {
-        struct sassm_code code = {m->cubin, m->size, T.symbol, G.sm, NULL, NULL, NULL};
+        struct sassm_code code = {m->cubin, m->size, T.symbol, G.in.sm, NULL, NULL, NULL};
         if (sassm_build(G.have_cupti ? &G.c : NULL, &code, &cfg, &sr, res, NULL))
             bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         else
@@ -454,7 +401,7 @@ static void *turn_keeper(void *arg)
             continue;
         double now = bl_now_ms();
         if (G.held && (now - G.last_end >= TURN_IDLE_MS || now - G.held_t0 >= TURN_SLICE_MS)) {
-            devlock_release(G.lock);
+            devlock_release(G.in.lock);
             G.held = 0;
         }
         pthread_mutex_unlock(&G.mu);
@@ -474,7 +421,7 @@ static void keep_turn(void)
         G.keeper = pthread_create(&th, &at, turn_keeper, NULL) == 0;
         pthread_attr_destroy(&at);
         if (!G.keeper) { /* no thread: give the turn back now, as each launch did before */
-            devlock_release(G.lock);
+            devlock_release(G.in.lock);
             G.held = 0;
         }
     }
@@ -501,14 +448,10 @@ static void launch_end(const Sanitizer_LaunchData *ld)
         } else {
             table_result(res, t_run);
         }
-        fill_head(res);
+        inj_fill_head(&G.in, res, T.symbol, T.grid, T.block, T.func, T.turn);
         res->phase = GPU_KPHASE_DONE;
-        int32_t which[2] = {(int32_t)T.ordinal, (int32_t)T.nth};
-        kwire_frame(G.fd, KWIRE_LAUNCH, which, sizeof which);
-        kwire_put_result(G.fd, res);
+        inj_send(&G.in, res, T.ordinal, T.nth);
         G.measured++;
-        gpu_kernel_result_done(res);
-        free(res);
     }
     pthread_mutex_unlock(&G.mu);
 }
@@ -529,20 +472,18 @@ static void SANITIZERAPI on_callback(void *ud, Sanitizer_CallbackDomain dom,
 
 static int load_api(void)
 {
-    void *cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    void *cuda = bl_cuda_open();
     if (!cuda) {
         note("not measured: libcuda.so.1 not found");
         return -1;
     }
     static const struct ksym ds[] = {
 #define S(field, name, opt) {offsetof(struct san_drv, field), name, opt}
-        S(ctx_device, "cuCtxGetDevice", 0), S(dev_attr, "cuDeviceGetAttribute", 0),
-        S(dev_name, "cuDeviceGetName", 0), S(dev_uuid, "cuDeviceGetUuid_v2", 1),
-        S(func_attr, "cuFuncGetAttribute", 0), S(func_module, "cuFuncGetModule", 1),
+        S(func_module, "cuFuncGetModule", 1),
 #undef S
     };
     struct bl_err e = {0};
-    if (KSYMS(cuda, ds, &G.d, &e, -1, KRN_INJECT_SYM_MISSING)) {
+    if (inj_drv_syms(cuda, &G.in, &e) || KSYMS(cuda, ds, &G.d, &e, -1, KRN_INJECT_SYM_MISSING)) {
         note("%s", e.msg);
         return -1;
     }
@@ -556,23 +497,13 @@ static int load_api(void)
 __attribute__((visibility("default"))) int InitializeInjection(void);
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
-    static int done;
-    if (done)
-        return 1;
-    done = 1;
-    const char *dir = sys_env("BANKLAB_RUN_DIR");
     G.patch = sys_env("BANKLAB_SANITIZE_PATCH");
-    if (!dir || !*dir || !G.patch || !*G.patch)
+    if (!G.patch || !*G.patch)
         return 1;
-    const char *dbgpath = sys_env("BANKLAB_RUN_DEBUG");
-    if (dbgpath && *dbgpath)
-        G.dbg = fopen(dbgpath, "a");
+    const char *dir = inj_begin(&G.in);
+    if (!dir)
+        return 1;
     char path[PATH_MAX];
-    bl_fmt(path, sizeof path, "%s/results", dir);
-    G.fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW);
-    if (G.fd < 0)
-        return 1;
-    kwire_hello(G.fd, 0);
     const char *pat = sys_env("BANKLAB_SANITIZE_PATTERNS"); /* tests/gpu/sanitize.sh keeps them */
     if (pat && *pat)
         bl_fmt(path, sizeof path, "%s", pat);
