@@ -81,6 +81,15 @@ int knvcc_find(char *path, size_t size);
  * the compile runs there, so that its own #include "..." files are found. */
 void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t dsize);
 
+/* knvcc_host_id: what identifies the host compiler nvcc runs for a whole program (gcc and
+ * g++ on $PATH: their paths, sizes and modification times, and $PATH) in a cache key. */
+void knvcc_host_id(char *id, size_t size);
+
+/* knvcc_kept_deps: kcache_deps of the files a compile read, from the preprocessed text that
+ * `nvcc -keep --keep-dir dir` left in dir (one NAME.cpp1.ii); since: when the compile
+ * started. NULL when there is no such file or a file it read cannot stand in an entry. */
+char *knvcc_kept_deps(const char *dir, struct timespec since);
+
 /* knvcc_id: what identifies that nvcc in a cache key: its path, size and modification
  * time, and those of the cicc and ptxas beside it (a toolkit updated in place changes
  * them). */

@@ -49,6 +49,23 @@ void knvcc_where(const char *path, char *real, size_t rsize, char *dir, size_t d
         bl_fmt(dir, dsize, "%s", slash ? "/" : ".");
 }
 
+/* the first executable NAME in an absolute directory of $PATH into path: 0, or -1 */
+static int on_path(const char *name, char *path, size_t size)
+{
+    const char *pathenv = sys_env("PATH");
+    while (pathenv && *pathenv) {
+        const char *colon = strchr(pathenv, ':');
+        size_t n = colon ? (size_t)(colon - pathenv) : strlen(pathenv);
+        if (n && pathenv[0] == '/') {
+            bl_fmt(path, size, "%.*s/%s", (int)n, pathenv, name);
+            if (executable(path))
+                return 0;
+        }
+        pathenv = colon ? colon + 1 : NULL;
+    }
+    return -1;
+}
+
 int knvcc_find(char *path, size_t size)
 {
     const char *env = sys_env("BANKLAB_NVCC");
@@ -68,19 +85,23 @@ int knvcc_find(char *path, size_t size)
         if (executable(path))
             return 0;
     }
-    const char *pathenv = sys_env("PATH");
-    while (pathenv && *pathenv) {
-        const char *colon = strchr(pathenv, ':');
-        size_t n = colon ? (size_t)(colon - pathenv) : strlen(pathenv);
-        if (n && pathenv[0] == '/') {
-            bl_fmt(path, size, "%.*s/nvcc", (int)n, pathenv);
-            if (executable(path))
-                return 0;
-        }
-        pathenv = colon ? colon + 1 : NULL;
-    }
+    if (on_path("nvcc", path, size) == 0)
+        return 0;
     bl_fmt(path, size, "/usr/local/cuda/bin/nvcc");
     return executable(path) ? 0 : -1;
+}
+
+void knvcc_host_id(char *id, size_t size)
+{
+    static const char *const names[] = {"gcc", "g++"};
+    size_t o = bl_fmt(id, size, "PATH %s", sys_env("PATH") ? sys_env("PATH") : "");
+    for (int i = 0; i < 2; i++) {
+        char p[PATH_MAX];
+        struct stat st;
+        if (on_path(names[i], p, sizeof p) == 0 && stat(p, &st) == 0)
+            o += bl_fmt(id + o, size - o, "\n%s %lld %lld.%09ld", p, (long long)st.st_size,
+                        (long long)st.st_mtim.tv_sec, (long)st.st_mtim.tv_nsec);
+    }
 }
 
 /* what identifies that nvcc in a cache key: its path, size and modification time, and those
@@ -571,6 +592,30 @@ static char *kept_deps(const char *dir)
     return bl_buf_detach(&out, NULL);
 }
 
+char *knvcc_kept_deps(const char *dir, struct timespec since)
+{
+    char *paths = kept_deps(dir), cwd[PATH_MAX];
+    struct bl_buf abs = {0};
+    for (char *p = paths, *nl; p && *p; p = nl + 1) {   /* a relative one: nvcc's cwd, ours */
+        nl = strchr(p, '\n');
+        if (!nl)
+            break;
+        if (*p != '/') {
+            if (!getcwd(cwd, sizeof cwd)) {
+                abs.failed = errno;
+                break;
+            }
+            bl_buf_add(&abs, cwd, strlen(cwd));
+            bl_buf_add(&abs, "/", 1);
+        }
+        bl_buf_add(&abs, p, (size_t)(nl - p) + 1);
+    }
+    char *deps = paths && abs.s && !abs.failed ? kcache_deps(abs.s, dir, since) : NULL;
+    free(paths);
+    bl_buf_release(&abs);
+    return deps;
+}
+
 struct kept {                    /* what nvcc -keep left besides the output */
     char *ptx;                   /* a cubin compile's PTX (NULL: none) */
     size_t ptx_size;
@@ -683,15 +728,29 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
     int nopts = key_options(in, opts, arch, inc);
     struct bl_buf key, pkey = {0};
     const char *kind = in->ptx ? "ptx" : "cubin";
-    int cached = kcache_key_compile(in, kind, compiler, opts, nopts, &key, cname, sizeof cname) == 0;
+    /* the whole file is compiled whichever kernel is wanted (a template instance aside: its
+     * own file, instance_file): keyed without the name, the kernel's symbol found anew */
+    struct kcompile_in whole = *in;
+    if (whole.name_expr && !strchr(whole.name_expr, '<'))
+        whole.name_expr = "";
+    int cached = kcache_key_compile(&whole, kind, compiler, opts, nopts, &key, cname,
+                                    sizeof cname) == 0;
     if (cached && kcache_get(in->cache_dir, cname, &key, out) == 0) {
-        *cache_hit = 1;
-        bl_buf_release(&key);
-        return 0;
+        if (!in->ptx && in->name_expr && !strchr(in->name_expr, '<'))
+            knvcc_symbol(out->cubin, out->cubin_size, in->name_expr, in->src, in->len,
+                         out->lowered, sizeof out->lowered);
+        if (in->ptx || out->lowered[0]) {
+            *cache_hit = 1;
+            bl_buf_release(&key);
+            return 0;
+        }
+        free(out->log); /* no such kernel: the compile says so, in its words */
+        free(out->cubin);
+        memset(out, 0, sizeof *out);
     }
     /* the PTX too, when its entry is missing: one nvcc for both */
     int ptx_too = cached && !in->ptx &&
-                  kcache_key_compile(in, "ptx", compiler, opts, nopts, &pkey, pname,
+                  kcache_key_compile(&whole, "ptx", compiler, opts, nopts, &pkey, pname,
                                      sizeof pname) == 0;
     if (ptx_too) {
         struct compiled have;

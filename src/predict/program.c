@@ -211,6 +211,143 @@ static int nvcc(const char *nv, const char *path, const struct gpu_kernel_reques
     return rc;
 }
 
+/* ---- the program built: one nvcc, or the cache ---- */
+
+/* the key of the program's build (kcache_key_compile; kind "prog" or "progptx"): the source
+ * and the files it includes, the flags, the compiler, and the path nvcc is given (its PTX's
+ * lines name it) with the directory a relative one is read from. -1: no cache. */
+static int build_key(const char *nv, const char *path, const struct gpu_kernel_request *req,
+                     const struct bl_buf *src, const char *kind, struct bl_buf *key, char *name,
+                     size_t nsz)
+{
+    char compiler[6 * PATH_MAX], real[PATH_MAX], fdir[PATH_MAX], cwd[PATH_MAX] = "";
+    char given[2 * PATH_MAX + 8];
+    if (path[0] != '/' && !getcwd(cwd, sizeof cwd))
+        return -1;
+    knvcc_id(nv, compiler, sizeof compiler);
+    size_t cl = strlen(compiler);
+    knvcc_host_id(compiler + cl, sizeof compiler - cl);
+    knvcc_where(path, real, sizeof real, fdir, sizeof fdir);
+    bl_fmt(given, sizeof given, "%s\n%s", cwd, path);
+    const char *opts[GPU_KERNEL_MAX_FLAGS + 4];
+    int n = 0;
+    opts[n++] = "-arch=sm_90";
+    opts[n++] = "-lineinfo";
+    for (int i = 0; i < req->nflags && i < GPU_KERNEL_MAX_FLAGS; i++)
+        opts[n++] = req->flags[i];
+    opts[n++] = "-cudart";
+    opts[n++] = "shared";
+    struct kcompile_in in = {.src = src->s, .len = src->len, .name = given, .dir = fdir,
+                             .name_expr = "", .cache_dir = req->cache_dir};
+    return kcache_key_compile(&in, kind, compiler, opts, n, key, name, nsz);
+}
+
+/* bytes into a new file at path (mode) */
+static int put_file(const char *path, const void *b, size_t n, mode_t mode)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, mode);
+    if (fd < 0)
+        return -1;
+    size_t o = 0;
+    while (o < n) {
+        ssize_t w = write(fd, (const char *)b + o, n - o);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            break;
+        o += (size_t)w;
+    }
+    return close(fd) == 0 && o == n ? 0 : -1;
+}
+
+static void release(struct compiled *a, struct compiled *b)
+{
+    free(a->log);
+    free(a->cubin);
+    free(b->log);
+    free(b->cubin);
+}
+
+/* a flag of the request's that -keep would clash with */
+static int keeps(const struct gpu_kernel_request *req)
+{
+    for (int i = 0; i < req->nflags; i++)
+        if (strstr(req->flags[i], "-keep"))
+            return 1;
+    return 0;
+}
+
+/* The program into dir/prog and its PTX into dir/prog.ptx: from the cache of compiled
+ * kernels (req->cache_dir), else one nvcc that builds the program and keeps the PTX it made
+ * on the way (the same bytes as `nvcc -ptx` with these flags), entered in the cache; a
+ * second nvcc (-ptx) only where that PTX is not one file. The status (see spawn). */
+static int build(const char *nv, const char *path, const struct gpu_kernel_request *req,
+                 const char *dir, const atomic_int *cancel)
+{
+    char prog[PATH_MAX], ptx[PATH_MAX], keep[PATH_MAX], ename[64], pname[64];
+    bl_fmt(prog, sizeof prog, "%s/prog", dir);
+    bl_fmt(ptx, sizeof ptx, "%s/prog.ptx", dir);
+    struct bl_buf src = BL_BUF_MAX(KCACHE_DIR_MAX), ekey = {0}, pkey = {0};
+    int cached = bl_buf_read_file(&src, path) == 0 &&
+                 build_key(nv, path, req, &src, "prog", &ekey, ename, sizeof ename) == 0 &&
+                 build_key(nv, path, req, &src, "progptx", &pkey, pname, sizeof pname) == 0;
+    struct compiled e = {0}, x = {0};
+    if (cached && kcache_get(req->cache_dir, ename, &ekey, &e) == 0 &&
+        kcache_get(req->cache_dir, pname, &pkey, &x) == 0 &&
+        put_file(prog, e.cubin, e.cubin_size, 0700) == 0 &&
+        put_file(ptx, x.cubin, x.cubin_size, 0600) == 0) {
+        release(&e, &x);
+        bl_buf_release(&src);
+        bl_buf_release(&ekey);
+        bl_buf_release(&pkey);
+        return 0;
+    }
+    release(&e, &x);
+    unlink(prog);
+    unlink(ptx);
+    struct timespec start;
+    clock_gettime(CLOCK_REALTIME, &start);
+    bl_fmt(keep, sizeof keep, "%s/keep", dir);
+    int kept = !keeps(req) && mkdir(keep, 0700) == 0;
+    const char *exe[] = {"-cudart", "shared", "-o", prog, "-keep", "--keep-dir", keep};
+    int rc = nvcc(nv, path, req, dir, exe, kept ? 7 : 4, cancel);
+    struct bl_buf text = BL_BUF_MAX(256u << 20);
+    int one = 0;   /* the kept PTX: one file */
+    struct sys_dir *d = rc == 0 && kept ? sys_dir_open(keep) : NULL;
+    for (const char *n; d && (n = sys_dir_next(d));) {
+        size_t l = strlen(n);
+        if (l > 4 && !strcmp(n + l - 4, ".ptx")) {
+            char f[2 * PATH_MAX];
+            bl_fmt(f, sizeof f, "%s/%s", keep, n);
+            one = !one && bl_buf_read_file(&text, f) == 0 ? 1 : -1;
+        }
+    }
+    if (d)
+        sys_dir_close(d);
+    if (rc == 0 && (one != 1 || put_file(ptx, text.s, text.len, 0600))) {
+        const char *alone[] = {"-ptx", "-o", ptx};
+        unlink(ptx);
+        rc = nvcc(nv, path, req, dir, alone, 3, cancel);
+        one = 0;
+    }
+    char *deps = rc == 0 && cached && one == 1 ? knvcc_kept_deps(keep, start) : NULL;
+    struct bl_buf exe_bytes = BL_BUF_MAX(256u << 20);
+    if (deps && bl_buf_read_file(&exe_bytes, prog) == 0) {
+        struct kcompile_in in = {.cache_dir = req->cache_dir};
+        kcache_put(&in, ename, &ekey, "", "", exe_bytes.s, exe_bytes.len, deps);
+        kcache_put(&in, pname, &pkey, "", "", text.s, text.len, deps);
+    }
+    free(deps);
+    bl_buf_release(&exe_bytes);
+    bl_buf_release(&text);
+    bl_buf_release(&src);
+    bl_buf_release(&ekey);
+    bl_buf_release(&pkey);
+    if (kept)
+        sys_tmp_remove(keep);
+    return rc;
+}
+
 /* nvcc failed: its messages into r->err, the reason into err */
 static int nvcc_refused(const char *dir, struct kxrt_result *r, struct bl_err *err, int rc)
 {
@@ -514,13 +651,8 @@ int kxrt_run(const char *path, const struct gpu_kernel_request *req, const char 
     sys_tmp_sweep("xrt", 0);
     if (sys_tmp_make("xrt", dir, sizeof dir))
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_RUN_NO_DIR, strerror(errno));
-    bl_fmt(p, sizeof p, "%s/prog.ptx", dir);
     bl_fmt(prog, sizeof prog, "%s/prog", dir);
-    const char *ptx[] = {"-ptx", "-o", p};
-    const char *exe[] = {"-cudart", "shared", "-o", prog};
-    int rc = nvcc(nv, path, req, dir, ptx, 3, cancel);
-    if (rc == 0)
-        rc = nvcc(nv, path, req, dir, exe, 4, cancel);
+    int rc = build(nv, path, req, dir, cancel);
     if (rc != 0) {
         nvcc_refused(dir, r, err, rc);
         sys_tmp_remove(dir);

@@ -155,6 +155,57 @@ if [ "$(id -u)" -eq 0 ]; then
     chown 0 "$cache"
 fi
 
+# a program with main(): one nvcc builds it and keeps its PTX on the way (before, two: the PTX
+# apart), the cubin one more; a second run builds nothing and prints the same report (its
+# program run again); an edit of the header it includes builds it again; --no-cache builds
+# it too (its own cache directory, so the counts above stand)
+cat >"$tmp/k/p.cu" <<'EOF'
+#include <cstdio>
+#include "tile.cuh"
+__global__ void col(float *o)
+{
+    __shared__ float t[TILE * TILE];
+    t[threadIdx.x * TILE] = threadIdx.x;
+    __syncthreads();
+    o[threadIdx.x] = t[threadIdx.x];
+}
+int main()
+{
+    float *o;
+    cudaMalloc(&o, 32 * sizeof(float));
+    col<<<1, 32>>>(o);
+    cudaDeviceSynchronize();
+    printf("done\n");
+    return 0;
+}
+EOF
+prog() { # NAME [OPTIONS]
+    n=$1; shift
+    (cd "$tmp/k" && XDG_CACHE_HOME="$tmp/pcache" timeout 120 "$BANKLAB" kernel p.cu --model "$@") \
+        >"$tmp/$n.out" 2>"$tmp/$n.err"
+    echo "exit $?" >>"$tmp/$n.out"
+}
+: >"$tmp/calls"
+prog pcold
+grep -q "^exit 0" "$tmp/pcold.out" && grep -q " 31   32.00 |" "$tmp/pcold.out" ||
+    { fail "the program's first run:"; cat "$tmp/pcold.out" "$tmp/pcold.err"; }
+[ "$(grep -c -- "-cudart shared" "$tmp/calls")" = 1 ] && ! grep -q -- "-ptx" "$tmp/calls" &&
+    ok "a program: built by one nvcc, its PTX kept on the way (no nvcc -ptx)" ||
+    { fail "a program's build: nvcc ran:"; cat "$tmp/calls"; }
+expect_calls 2 "a program's first run (its cubin, its build)"
+prog pwarm
+expect_calls 2 "a program's second run (nothing built)"
+same pcold pwarm "a program's second run"
+grep -q "^done" "$tmp/pwarm.err" && ok "the program ran again (its output)" ||
+    { fail "the second run did not run the program:"; cat "$tmp/pwarm.err"; }
+printf '// the header edited again\n' >>"$tmp/k/tile.cuh"
+prog pheader
+expect_calls 4 "a program's header edited (its cubin and its build again)"
+same pcold pheader "a program's header edited"
+prog pnocache --no-cache
+expect_calls 6 "a program under --no-cache"
+same pcold pnocache "a program under --no-cache"
+
 # every shipped example, twice: the second run (compiled and executed figures from the cache)
 # prints the golden report of kernel_model.sh byte for byte (with the real nvcc: the executor
 # knows the toolkit's headers by nvcc's place)
