@@ -119,7 +119,7 @@ LIB_OBJ  := $(foreach r,$(ROOMS),$(call room_obj,$(r)))
 INJECT_SO  := $(BUILD)/libbanklab_inject.so
 INJECT_SRC := src/kmeasure/cuda_inject.c src/kmeasure/cuda_inj.c src/kmeasure/pick.c src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c \
               src/compile/demangle.c src/compile/lines.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c src/base/err.c \
-              src/base/msg.c src/base/hash.c src/base/utf8.c src/base/buf.c src/sys/env.c
+              src/base/msg.c src/base/hash.c src/base/utf8.c src/base/buf.c src/sys/env.c src/sys/sig.c
 INJECT_OBJ := $(INJECT_SRC:%.c=$(BUILD)/pic/%.o)
 # banklab run's sanitizer route (src/kmeasure/san_inject.c and the device patch
 # src/sanitize/patch/patch.cu): built only where the toolkit has the Compute Sanitizer's
@@ -132,7 +132,7 @@ SANITIZE_PATCH := $(BUILD)/banklab_patch.fatbin
 SANITIZE_SRC   := src/kmeasure/san_inject.c src/kmeasure/cuda_inj.c src/kmeasure/pick.c src/sanitize/table.c src/model/bank.c \
                   src/kmeasure/cuda_sassm.c src/cuda/open.c src/cuda/syms.c src/kernel/wire.c src/compile/lines.c \
                   src/compile/demangle.c src/compile/sass.c src/devlock/lock.c src/base/fmt.c \
-                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/base/buf.c src/sys/env.c
+                  src/base/err.c src/base/msg.c src/base/utf8.c src/base/hash.c src/base/buf.c src/sys/env.c src/sys/sig.c
 SANITIZE_OBJ   := $(SANITIZE_SRC:%.c=$(BUILD)/pic/%.o)
 SANITIZE_ALL   := $(if $(HAVE_SANITIZER),$(SANITIZE_SO) $(SANITIZE_PATCH))
 # banklab's CUDA runtime without a GPU (src/xrt, xrt.h): libcudart.so.13 with NVIDIA's soname

@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,8 @@ struct devlock {
     int owned;                        /* ... and it is being served: the device is ours */
     uint64_t ticket;
     char path[DL_PATH_MAX];
+    int held;                         /* the header lock holds back the stop signals: */
+    sigset_t mask;                    /* the mask to put back */
 };
 
 static void nap_us(long us)
@@ -385,12 +388,22 @@ int devlock_open(const char *key, struct devlock **out, struct bl_err *err)
 
 /* ---- the queue ---- */
 
-/* Takes the header lock, waiting at most until deadline (< 0: no limit). */
+/* Takes the header lock, waiting at most until deadline (< 0: no limit). While it is held,
+ * a terminal's stop (Ctrl-Z) is held back: stopped in those microseconds, a process would
+ * hold every other's turn until it is continued (a SIGSTOP still can: kill -STOP, a
+ * debugger). */
 static int header_lock(struct devlock *l, int64_t deadline)
 {
     for (;;) {
-        if (lk(l->fd, F_OFD_SETLK, F_WRLCK, 0, DL_SIZE) == 0)
+        int held = sys_sig_hold_stops(&l->mask) == 0;
+        if (lk(l->fd, F_OFD_SETLK, F_WRLCK, 0, DL_SIZE) == 0) {
+            l->held = held;
             return 0;
+        }
+        int e = errno;
+        if (held)
+            sys_sig_unhold(&l->mask);
+        errno = e;
         if (errno != EAGAIN && errno != EACCES && errno != EINTR)
             return -1;
         if (deadline >= 0 && (int64_t)(bl_now_ms() * 1e6) > deadline) {
@@ -404,6 +417,9 @@ static int header_lock(struct devlock *l, int64_t deadline)
 static void header_unlock(struct devlock *l)
 {
     lk(l->fd, F_OFD_SETLK, F_UNLCK, 0, DL_SIZE);
+    if (l->held)
+        sys_sig_unhold(&l->mask);
+    l->held = 0;
 }
 
 static void drop_ticket(struct devlock *l)

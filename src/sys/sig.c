@@ -1,4 +1,5 @@
 /* sig.c: signal handlers set and put back (sys.h): the only sigaction of banklab. */
+#include <pthread.h>
 #include <string.h>
 
 #include "sys.h"
@@ -32,4 +33,19 @@ int sys_sig_restore(int sig, const struct sigaction *old)
 int sys_sig_get(int sig, struct sigaction *cur)
 {
     return sigaction(sig, NULL, cur);
+}
+
+int sys_sig_hold_stops(sigset_t *old)
+{
+    sigset_t stops;
+    sigemptyset(&stops);
+    sigaddset(&stops, SIGTSTP);
+    sigaddset(&stops, SIGTTIN);
+    sigaddset(&stops, SIGTTOU);
+    return pthread_sigmask(SIG_BLOCK, &stops, old) ? -1 : 0;
+}
+
+void sys_sig_unhold(const sigset_t *old)
+{
+    pthread_sigmask(SIG_SETMASK, old, NULL);
 }

@@ -123,6 +123,13 @@ int sys_sig_restore(int sig, const struct sigaction *old);
 /* sys_sig_get: the current disposition of sig into cur (nothing changed) */
 int sys_sig_get(int sig, struct sigaction *cur);
 
+/* sys_sig_hold_stops: the stop signals of a terminal (SIGTSTP: Ctrl-Z, SIGTTIN, SIGTTOU)
+ * held back in this thread, the old mask into old; sys_sig_unhold: old put back, and a stop
+ * that came meanwhile takes effect then. Around a few microseconds that other processes wait
+ * on (a lock), so that Ctrl-Z never stops us inside them. SIGSTOP cannot be held. 0, or -1. */
+int sys_sig_hold_stops(sigset_t *old);
+void sys_sig_unhold(const sigset_t *old);
+
 /* ---- sock.c ---- */
 
 struct sockaddr_un;

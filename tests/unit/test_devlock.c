@@ -8,6 +8,7 @@
  * sharing a lock root made; the server's shared directory trusted only when root's or ours.
  * Each test works in its own BANKLAB_LOCK_DIR.
  */
+#define _GNU_SOURCE
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -400,7 +401,8 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_int_equal(devlock_acquire(me, 2000, NULL, NULL, ERR), DEVLOCK_OK);
     assert_true(now_ms() - t0 < 200);                   /* the dead turn is skipped at once */
 
-    /* a waiter that is stopped (Ctrl-Z) when its turn comes is skipped after a second */
+    /* a waiter that is stopped (Ctrl-Z: SIGTSTP, in a process group of its own, as a shell
+     * runs it) when its turn comes is skipped after a second */
     int p[2];
     assert_int_equal(pipe(p), 0);
     c = fork();
@@ -408,6 +410,7 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     if (c == 0) {
         struct devlock *l;
         struct bl_err e = {0};
+        setpgid(0, 0);
         close(p[0]);
         if (devlock_open(KEY, &l, &e))
             _exit(2);
@@ -423,7 +426,7 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_int_equal(read(p[0], &ch, 1), 1);
     close(p[0]);
     sleep_ms(100);                                      /* it queued behind us */
-    kill(c, SIGSTOP);
+    kill(c, SIGTSTP);
     devlock_release(me);
     struct devlock *third;
     assert_int_equal(devlock_open(KEY, &third, ERR), 0);
@@ -440,6 +443,66 @@ static void test_dead_holder_and_stopped_waiter(void **state)
     assert_int_equal(WEXITSTATUS(st), 0);
     devlock_close(third);
     devlock_close(me);
+}
+
+/* 1 when process pid is stopped (state T in /proc/PID/stat), waiting at most 2 s */
+static int stopped(pid_t pid)
+{
+    char p[64], b[512];
+    snprintf(p, sizeof p, "/proc/%d/stat", (int)pid);
+    for (int i = 0; i < 2000; i++) {
+        FILE *f = fopen(p, "r");
+        size_t n = f ? fread(b, 1, sizeof b - 1, f) : 0;
+        if (f)
+            fclose(f);
+        b[n] = 0;
+        const char *e = strrchr(b, ')');
+        if (e && e[1] == ' ' && e[2] == 'T')
+            return 1;
+        sleep_ms(1);
+    }
+    return 0;
+}
+
+/* Ctrl-Z never stops a process inside the lock file's header lock (which every other
+ * process's turn waits on): a child takes and gives back its turn in a loop, spending most
+ * of its time under that lock; stopped 40 times at random moments by SIGTSTP, it never holds
+ * the header while stopped (seen from another open of the file, F_OFD_GETLK) */
+static void test_ctrl_z_not_under_header(void **state)
+{
+    (void)state;
+    pid_t c = fork();
+    assert_true(c >= 0);
+    if (c == 0) {
+        struct devlock *l;
+        struct bl_err e = {0};
+        setpgid(0, 0);
+        if (devlock_open(KEY, &l, &e))
+            _exit(2);
+        for (;;) {
+            if (devlock_acquire(l, 1000, NULL, NULL, &e) == DEVLOCK_OK)
+                devlock_release(l);
+        }
+    }
+    sleep_ms(50);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    assert_true(fd >= 0);
+    int under = 0;
+    for (int i = 0; i < 40; i++) {
+        sleep_ms(1 + rand() % 5);
+        kill(c, SIGTSTP);
+        assert_true(stopped(c));
+        struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 64};
+        assert_int_equal(fcntl(fd, F_OFD_GETLK, &fl), 0);
+        under += fl.l_type != F_UNLCK;
+        kill(c, SIGCONT);
+    }
+    kill(c, SIGKILL);
+    int st;
+    assert_int_equal(waitpid(c, &st, 0), c);
+    close(fd);
+    print_message("stopped under the header lock: %d of 40\n", under);
+    assert_int_equal(under, 0);
 }
 
 static void test_other_user(void **state)
@@ -525,6 +588,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_exclusion_and_fairness, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_and_cancel, setup, teardown),
         cmocka_unit_test_setup_teardown(test_dead_holder_and_stopped_waiter, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_ctrl_z_not_under_header, setup, teardown),
         cmocka_unit_test_setup_teardown(test_other_user, setup, teardown),
         cmocka_unit_test_setup_teardown(test_share_dir_owner, setup, teardown),
     };
