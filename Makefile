@@ -357,12 +357,16 @@ $(BUILD)/tests/gpu_probe: tests/gpu/probe.cu src/cuda/counters.cu src/cuda/open.
 	  src/cuda/counters.cu src/cuda/open.c src/runner/counters.c $(call room_lib,base) \
 	  $(call room_lib,sys) -L$(CUDA_HOME)/lib64 -ldl
 
-# libFuzzer targets: every room but the screens and the command line, built with clang as
-# GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c.
+# libFuzzer targets: the rooms they reach (the lessons read and checked, the pattern language,
+# the serve wire, and the rooms those call: docs/architecture.md), built with clang as
+# GPU=none builds them (the none implementations), one binary per tests/fuzz/fuzz_*.c. A room
+# they come to call links only once it is named here (the link says which symbol is missing);
+# every room's GPU=none build is linked by `make asan` (build/asan/banklab) in any case.
 # a comma, for $(subst) on a flag list
 , := ,
 FUZZ_FLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
-FUZZ_LIB_C = $(foreach r,$(filter-out ui cli,$(ROOMS)),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_% san_%,$(notdir $(f))),,$(f))))
+FUZZ_ROOMS = base sys model lesson store gpu kernel keys serve devlock runner cuda
+FUZZ_LIB_C = $(foreach r,$(FUZZ_ROOMS),$(foreach f,$(wildcard src/$(r)/*.c),$(if $(filter cuda_% san_%,$(notdir $(f))),,$(f))))
 # each room's file compiled once for all the targets (instrumented, linked into each)
 FUZZ_OBJ   = $(FUZZ_LIB_C:%.c=$(BUILD)/fuzz/obj/%.o)
 fuzz: $(FUZZ_SRC:tests/fuzz/%.c=$(BUILD)/fuzz/%)

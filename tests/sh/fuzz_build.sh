@@ -1,7 +1,8 @@
 #!/bin/sh
-# fuzz_build.sh: the libFuzzer targets (`make fuzz`) still build and run over their seed corpus.
-# A room that gains a source file the GPU=none build does not link breaks them silently
-# otherwise (make test builds no fuzz target). Short: the seeds plus 2,000 inputs each.
+# fuzz_build.sh: the libFuzzer targets (`make fuzz`) still build and run over their seed corpus
+# (make test builds no fuzz target otherwise: a room of theirs that comes to call one the
+# Makefile's FUZZ_ROOMS lacks breaks them here, by name). Short: the seeds plus 2,000 inputs
+# each.
 set -u
 : "${BUILD:=build}"
 command -v clang >/dev/null || { echo "fuzz_build.sh: SKIP: clang is not installed (make deps)"; exit 77; }
