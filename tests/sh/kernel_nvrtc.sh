@@ -88,13 +88,19 @@ else
     diff "$tmp/nv.host" "$tmp/rt.host" | head -20
 fi
 
-# every shipped kernel-only file: the same report and status either way
-same=0 differ=0
+# every shipped kernel-only file: the same report and status either way. A file without a
+# conflicting line (no "why:" in its report) has no fix to check, so no copy to compile: nvcc
+# alone compiles it with either toolkit, and it is run once
+same=0 differ=0 plain=0
 for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
     grep -q 'main *(' "$f" && continue
     n=$(basename "$f" .cu)
-    run nv "k_$n" "$f"
     run rt "k_$n" "$f"
+    if ! grep -q "why:" "$tmp/rt.k_$n" && grep -q "^exit 0" "$tmp/rt.k_$n"; then
+        same=$((same + 1)) plain=$((plain + 1))
+        continue
+    fi
+    run nv "k_$n" "$f"
     if cmp -s "$tmp/nv.k_$n" "$tmp/rt.k_$n"; then
         same=$((same + 1))
     else
@@ -104,7 +110,7 @@ for f in assets/kernels/*.cu tests/gpu/kernels/*.cu; do
     fi
 done
 if [ "$differ" = 0 ] && [ "$same" -gt 20 ]; then
-    ok "$same shipped kernel-only files: the same report with NVRTC for the fixes' copies"
+    ok "$same shipped kernel-only files: the same report with NVRTC for the fixes' copies ($((same - plain)) with a conflicting line, run both ways; $plain without, run once)"
 else
     fail "$differ of $((same + differ)) shipped kernel-only files report otherwise with NVRTC"
 fi
