@@ -36,6 +36,22 @@ python3 tests/sh/zh_words.py --punct "$TMP/fixture.txt" >"$TMP/fixture.out" &&
 grep -q "'column'" "$TMP/fixture.out" || fail "zh_words.py: the English sentence was not found: $(cat "$TMP/fixture.out")"
 CAP="$TMP/captures.txt"
 : >"$CAP"
+typed() { # TEXT: wait until TEXT (not a pattern) is on the screen (5 s, times BANKLAB_TEST_SLOW)
+    ty_end=$(( $(now_ms) + 5000 * BANKLAB_TEST_SLOW ))
+    until screen | grep -qF -- "$1"; do
+        [ "$(now_ms)" -gt "$ty_end" ] && return 1
+        sleep 0.02
+    done
+}
+settled() { # the same screen in two captures 200 ms apart (5 s at most)
+    st_a=$(screen) st_i=0
+    while [ $st_i -lt 25 ]; do
+        sleep 0.2
+        st_b=$(screen)
+        [ "$st_a" = "$st_b" ] && return 0
+        st_a=$st_b st_i=$((st_i + 1))
+    done
+}
 cap() { # WHAT: the screen as it is now, into the captures
     printf '### %s\n' "$1" >>"$CAP"
     screen >>"$CAP"
@@ -83,7 +99,13 @@ for p in '__shared__ float s[32]; s[lane' '__shared__ flaot s[32]; s[lane]' \
          '__shared__ float4 v[64]; v[lane].q'; do
     keys C-u
     lit "$p"
+    # the whole text typed and evaluated: its last six characters on the screen, an error, and
+    # the screen still (an error of a text typed only in part, "flaot" as far as "fl", came
+    # first under load)
+    tail6=${p#"${p%??????}"}
+    typed "$tail6" || fail "the playground did not show '$tail6' of: $p"
     expect "错误" 5
+    settled
     cap "playground: $p"
 done
 keys F1; sleep 0.5; cap "playground: F1"; keys Escape
