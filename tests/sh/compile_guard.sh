@@ -121,11 +121,13 @@ if [ "$(id -u)" = 0 ] && mkdir -p "$tmp/full" && mount -t tmpfs -o size=512k tmp
     mnt=$tmp/full
     dd if=/dev/zero of="$mnt/fill" bs=4k count=1000 2> /dev/null
     rm -rf "$tmp/cache"
-    TMPDIR=$mnt "$B" kernel assets/kernels/strided.cu --model --compiler nvcc > "$tmp/out" 2> "$tmp/err"
+    # (a time limit of 60 s: under a full make test the two compiles of --model, each failing
+    # for want of space, once took past the default 10 s, which then spoke first)
+    TMPDIR=$mnt "$B" kernel assets/kernels/strided.cu --model --compiler nvcc --time-limit 60 > "$tmp/out" 2> "$tmp/err"
     grep -q "no space left in TMPDIR ($mnt)" "$tmp/out" && ! grep -q "does not compile" "$tmp/out" &&
         ok "--model, TMPDIR full: said as such, with its path" ||
         fail "--model, TMPDIR full: $(grep -m 2 'compil' "$tmp/out")"
-    TMPDIR=$mnt BANKLAB_KERNEL_SERVER=0 "$B" kernel assets/kernels/strided.cu --compiler nvcc > "$tmp/out" 2> "$tmp/err"
+    TMPDIR=$mnt BANKLAB_KERNEL_SERVER=0 "$B" kernel assets/kernels/strided.cu --compiler nvcc --time-limit 60 > "$tmp/out" 2> "$tmp/err"
     grep -q "no space left in TMPDIR ($mnt)" "$tmp/err" &&
         ok "kernel, TMPDIR full: said as such, with its path" || fail "kernel, TMPDIR full: $(head -c 300 "$tmp/err")"
     umount "$mnt" && mnt=
