@@ -464,6 +464,20 @@ static int stopped(pid_t pid)
     return 0;
 }
 
+/* a child's loop: in a process group of its own (as a shell runs a job), take the turn and
+ * give it back, again and again; ends with status 2 when the lock does not open */
+static void take_turns_forever(void)
+{
+    struct devlock *l;
+    struct bl_err e = {0};
+    setpgid(0, 0);
+    if (devlock_open(KEY, &l, &e))
+        _exit(2);
+    for (;;)
+        if (devlock_acquire(l, 1000, NULL, NULL, &e) == DEVLOCK_OK)
+            devlock_release(l);
+}
+
 /* Ctrl-Z never stops a process inside the lock file's header lock (which every other
  * process's turn waits on): a child takes and gives back its turn in a loop, spending most
  * of its time under that lock; stopped 40 times at random moments by SIGTSTP, it never holds
@@ -473,17 +487,8 @@ static void test_ctrl_z_not_under_header(void **state)
     (void)state;
     pid_t c = fork();
     assert_true(c >= 0);
-    if (c == 0) {
-        struct devlock *l;
-        struct bl_err e = {0};
-        setpgid(0, 0);
-        if (devlock_open(KEY, &l, &e))
-            _exit(2);
-        for (;;) {
-            if (devlock_acquire(l, 1000, NULL, NULL, &e) == DEVLOCK_OK)
-                devlock_release(l);
-        }
-    }
+    if (c == 0)
+        take_turns_forever();
     sleep_ms(50);
     int fd = open(path, O_RDWR | O_CLOEXEC);
     assert_true(fd >= 0);
