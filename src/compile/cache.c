@@ -500,6 +500,14 @@ int kcache_trim(int dfd, unsigned long long max)
 
 /* ---- a compile through the cache ---- */
 
+void compiled_done(struct compiled *c)
+{
+    free(c->log);
+    free(c->cubin);
+    memset(c, 0, sizeof *c);
+}
+
+
 int kcache_key_compile(const struct kcompile_in *in, const char *kind, const char *compiler,
                        const char *const *opts, int nopts, struct bl_buf *key, char *cname,
                        size_t n)

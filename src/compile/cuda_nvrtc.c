@@ -73,13 +73,6 @@ void krtc_free(struct rtc *r)
     free(r); /* libnvrtc stays loaded for the process */
 }
 
-void compiled_done(struct compiled *c)
-{
-    free(c->log);
-    free(c->cubin);
-    memset(c, 0, sizeof *c);
-}
-
 /* NVRTC, once per process. */
 static int rtc_ready(struct rtc *r)
 {

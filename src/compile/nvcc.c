@@ -744,9 +744,7 @@ int kcompile_nvcc(const struct kcompile_in *in, struct compiled *out, int *cache
             bl_buf_release(&key);
             return 0;
         }
-        free(out->log); /* no such kernel: the compile says so, in its words */
-        free(out->cubin);
-        memset(out, 0, sizeof *out);
+        compiled_done(out); /* no such kernel: the compile says so, in its words */
     }
     /* the PTX too, when its entry is missing: one nvcc for both */
     int ptx_too = cached && !in->ptx &&

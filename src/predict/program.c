@@ -260,14 +260,6 @@ static int put_file(const char *path, const void *b, size_t n, mode_t mode)
     return close(fd) == 0 && o == n ? 0 : -1;
 }
 
-static void release(struct compiled *a, struct compiled *b)
-{
-    free(a->log);
-    free(a->cubin);
-    free(b->log);
-    free(b->cubin);
-}
-
 /* a flag of the request's that -keep would clash with */
 static int keeps(const struct gpu_kernel_request *req)
 {
@@ -296,13 +288,15 @@ static int build(const char *nv, const char *path, const struct gpu_kernel_reque
         kcache_get(req->cache_dir, pname, &pkey, &x) == 0 &&
         put_file(prog, e.cubin, e.cubin_size, 0700) == 0 &&
         put_file(ptx, x.cubin, x.cubin_size, 0600) == 0) {
-        release(&e, &x);
+        compiled_done(&e);
+        compiled_done(&x);
         bl_buf_release(&src);
         bl_buf_release(&ekey);
         bl_buf_release(&pkey);
         return 0;
     }
-    release(&e, &x);
+    compiled_done(&e);
+    compiled_done(&x);
     unlink(prog);
     unlink(ptx);
     struct timespec start;
