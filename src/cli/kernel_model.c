@@ -99,18 +99,6 @@ static int predict_with(const struct ksl_cubin *c, const struct bl_msg *why, con
         kp_unexecuted(r);
         return 0;
     }
-    /* a file with main() given a launch (--grid, ..., --fix) and its SASS keeps the reading's
-       figures: the executor does not narrow a vector load as ptxas does (a float4 of which
-       only .x and .w are used: two LDS), which the reading, driven by the SASS, does
-       (docs/kernel.md). Without the SASS the reading follows no ptxas: the kernel's PTX is
-       executed instead, and without nvcc nothing is (no figures). */
-    int has_main = kexec_has_main(src, len);
-    if (has_main && !run && have) {
-        if (want_fixes())
-            kp_fixes_exec(src, len, req, &sass, expr, NULL, r);
-        kp_sass_free(&sass);
-        return 0;
-    }
     /* a program run: only the lines main's launch finds conflicting get a fix (each candidate
        is an nvcc of the whole program); a line the run finds conflict free needs none */
     unsigned char *only = run ? run_conflicts(run, expr, req->path, r) : NULL;
@@ -246,8 +234,6 @@ static void print_text(FILE *f, const char *file, const char *src, size_t len,
     if (r->main_launch) {
         fprintf(f, bl_msg_format(KXRT_EXECUTED, lang), r->main_launch, r->main_launches);
         fputc('\n', f);
-    } else if (!r->executed) {  /* a file with main() given a launch: the reading's figures */
-        fprintf(f, "%s\n", bl_msg_format(KM_READ_NOT_EXECUTED, lang));
     }
     fprintf(f, "\n%s\n", bl_msg_format(KM_FOOTER, lang));
 }

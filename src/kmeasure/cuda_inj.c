@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../base/fmt.h"
@@ -41,7 +42,9 @@ void inj_dbg(const struct inj *in, const char *fmt, ...)
         return;
     va_list ap;
     va_start(ap, fmt);
-    fprintf(in->dbg, "[%d] ", (int)getpid());
+    struct timespec ts; /* wall-clock ms: a log's lines line up with its caller's `date +%s%N` */
+    clock_gettime(CLOCK_REALTIME, &ts);
+    fprintf(in->dbg, "[%d %.1f] ", (int)getpid(), (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6);
     vfprintf(in->dbg, fmt, ap);
     va_end(ap);
     fflush(in->dbg);

@@ -240,11 +240,10 @@ static void launch_begin(const Sanitizer_LaunchData *ld)
             double w0 = bl_now_ms();
             G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
             G.held_t0 = bl_now_ms();
-            if (G.in.dbg)
-                fprintf(G.in.dbg, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
-                        G.held_t0 - w0, T.symbol), fflush(G.in.dbg);
-        } else if (G.in.dbg) {
-            fprintf(G.in.dbg, "turn: kept (%s)\n", T.symbol), fflush(G.in.dbg);
+            inj_dbg(&G.in, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
+                    G.held_t0 - w0, T.symbol);
+        } else {
+            inj_dbg(&G.in, "turn: kept (%s)\n", T.symbol);
         }
     }
     T.turn = G.held;
@@ -451,6 +450,7 @@ static void launch_end(const Sanitizer_LaunchData *ld)
         inj_fill_head(&G.in, res, T.symbol, T.grid, T.block, T.func, T.turn);
         res->phase = GPU_KPHASE_DONE;
         inj_send(&G.in, res, T.ordinal, T.nth);
+        inj_dbg(&G.in, "measured (%s)\n", T.symbol);
         G.measured++;
     }
     pthread_mutex_unlock(&G.mu);
@@ -517,6 +517,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
         return 1;
     }
     G.host = calloc(1, sizeof *G.host);
+    inj_dbg(&G.in, "sanitizer route: injected\n");
     if (!G.host || load_api())
         return 1;
     SanitizerResult r = sanitizerSubscribe(&G.sub, on_callback, NULL);

@@ -128,8 +128,7 @@ int kp_worst_fixable(const struct kp_result *r);
  * KP_NONE, without figures, why, fix, reason or compiler note, the counts 0; the lines'
  * SASS (nsass, sass) kept. The figures banklab shows come from executing the kernel (its
  * PTX, predict/exec.h, or main's run, predict/program.h); the source reading only finds the
- * array and the index a fix edits (but for a file with main() given a launch: its cli keeps
- * the reading, docs/kernel.md). r->exec_note keeps why it was not executed. */
+ * array and the index a fix edits. r->exec_note keeps why it was not executed. */
 void kp_unexecuted(struct kp_result *r);
 
 void kp_free(struct kp_result *r);

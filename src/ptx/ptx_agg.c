@@ -9,6 +9,66 @@
 #include "ptx_agg.h"
 #include "ptx_internal.h"
 
+/* whether operand i of in is read (a destination is not; o[0] is one but for the ops that
+ * write nothing through it). Counting a destination as read only keeps a load wide. */
+static int reads(const struct ptx_insn *in, int i)
+{
+    if (i > 0 || in->o[0].kind == O_MEM)
+        return 1;
+    switch (in->op) {
+    case OP_ST: case OP_RED: case OP_STMATRIX: case OP_CPASYNC: case OP_CPWAIT: case OP_BRA:
+    case OP_BAR: case OP_BARARRIVE: case OP_MBAR: case OP_WMMA:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* a->live: per PC of a vector load, the components (bit j: element j) some instruction of the
+ * kernel reads. ptxas loads no element nobody reads: ld.shared.v4 of which .x and .w are used
+ * is two 4-byte LDS (ptx_agg_sink splits it so). 0 where every element is read. */
+static int live_parts(struct ptx_agg *a, const struct ptx_kernel *kn)
+{
+    int nvec = 0;
+    for (int pc = 0; pc < kn->ninsn; pc++)
+        nvec += kn->insn[pc].op == OP_LD && kn->insn[pc].vec > 1;
+    if (!nvec)
+        return 0;
+    unsigned char *read = calloc((size_t)(kn->nslots > 0 ? kn->nslots : 1), 1);
+    a->live = calloc((size_t)a->ninsn, 1);
+    if (!read || !a->live) {
+        free(read);
+        return -1;
+    }
+    for (int pc = 0; pc < kn->ninsn; pc++) {
+        const struct ptx_insn *in = &kn->insn[pc];
+        if (in->guard >= 0 && in->guard < kn->nslots)
+            read[in->guard] = 1;
+        for (int i = 0; i < in->nopnd && i < PTX_NOPND; i++) {
+            const struct ptx_opnd *o = &in->o[i];
+            if (!reads(in, i))
+                continue;
+            if ((o->kind == O_REG || o->kind == O_MEM) && o->reg >= 0 && o->reg < kn->nslots)
+                read[o->reg] = 1;
+            for (int j = 0; o->kind == O_VEC && j < o->n && j < 8; j++)
+                if (o->vreg[j] >= 0 && o->vreg[j] < kn->nslots)
+                    read[o->vreg[j]] = 1;
+        }
+    }
+    for (int pc = 0; pc < kn->ninsn; pc++) {
+        const struct ptx_insn *in = &kn->insn[pc];
+        if (in->op != OP_LD || in->vec < 2 || in->o[0].kind != O_VEC || in->mod)
+            continue;  /* a volatile load loads every element */
+        unsigned used = 0, all = (1u << in->o[0].n) - 1;
+        for (int j = 0; j < in->o[0].n && j < 8; j++)
+            if (in->o[0].vreg[j] >= 0 && in->o[0].vreg[j] < kn->nslots && read[in->o[0].vreg[j]])
+                used |= 1u << j;
+        a->live[pc] = (unsigned char)(used == all ? 0 : used); /* none read: left as it is */
+    }
+    free(read);
+    return 0;
+}
+
 int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k)
 {
     memset(a, 0, sizeof *a);
@@ -22,7 +82,7 @@ int ptx_agg_init(struct ptx_agg *a, const struct ptx_module *m, int k)
         return -1;
     for (int i = 0; i < a->ninsn; i++)
         a->slot[i] = -1;
-    return 0;
+    return live_parts(a, &m->kernel[k]);
 }
 
 static struct ptx_agg_pc *pc_of(struct ptx_agg *a, const struct ptx_access *r)
@@ -318,9 +378,8 @@ static int can_merge(const struct ptx_agg *a, const struct ptx_access *p,
 /* A warp's held records: one of them grows when r continues it; a record of another kind
  * (a store after loads) or another block ends them all (no merging across it); when all
  * PEND are held, the narrowest (oldest among equals) is priced to make room. Loads merge past other loads, as ptxas reorders them. */
-void ptx_agg_sink(void *ctx, const struct ptx_access *r)
+static void take(struct ptx_agg *a, const struct ptx_access *r)
 {
-    struct ptx_agg *a = ctx;
     if (!a->merge) {
         price(a, r);
         return;
@@ -371,6 +430,35 @@ void ptx_agg_sink(void *ctx, const struct ptx_access *r)
     }
     a->pend[free_slot] = *r;
     a->has_pend[free_slot] = ++a->tick;
+}
+
+/* a vector load split as ptxas compiles it (live_parts): each run of read elements at an
+ * address aligned to its size is one access, the rest are not loaded */
+void ptx_agg_sink(void *ctx, const struct ptx_access *r)
+{
+    struct ptx_agg *a = ctx;
+    unsigned live = a->live && r->kind == PTX_LD && r->pc < (unsigned)a->ninsn ? a->live[r->pc] : 0;
+    unsigned n = live ? (unsigned)a->m->kernel[a->k].insn[r->pc].vec : 0;
+    if (!live || n < 2 || r->width % n) {
+        take(a, r);
+        return;
+    }
+    unsigned each = r->width / n;
+    for (unsigned j = 0; j < n;) {
+        unsigned g = 4;
+        while (g > 1 && (j % g || j + g > n || ((live >> j) & ((1u << g) - 1)) != (1u << g) - 1))
+            g /= 2;
+        if (!(live >> j & 1)) {
+            j++;
+            continue;
+        }
+        struct ptx_access part = *r;
+        part.width = (unsigned char)(g * each);
+        for (int i = 0; i < 32; i++)
+            part.addr[i] += j * each;
+        take(a, &part);
+        j += g;
+    }
 }
 
 static void price(struct ptx_agg *a, const struct ptx_access *r)
@@ -533,5 +621,6 @@ void ptx_agg_free(struct ptx_agg *a)
     free(a->palign);
     free(a->pend);
     free(a->has_pend);
+    free(a->live);
     memset(a, 0, sizeof *a);
 }

@@ -79,6 +79,7 @@ struct ptx_agg {
     unsigned char *palign;     /* per PC: its address's provable alignment (0: not yet known) */
     int ninsn;
     int *slot;                 /* per PC: index in pcs, -1 */
+    unsigned char *live;       /* per PC of a vector load: its elements read (0: all) */
     int cap;
     int oom;
 };

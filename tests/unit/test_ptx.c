@@ -552,6 +552,47 @@ static void test_agg_merge(void **state)
 }
 
 
+/* narrowing: ptxas loads no element of a vector that nothing reads. A float4 of each lane
+ * (16 bytes apart) read whole is one 16-byte access: 4 wavefronts, ideal 4. Of .x and .w (or
+ * .y and .z: 4 is not 8-aligned) it is two 4-byte loads 16 bytes apart: lanes t, t + 8, t + 16
+ * and t + 24 on bank 4t % 32, 4-way: 4 + 4 wavefronts, ideal 1 + 1. Of .x and .y it is one
+ * 8-byte load: 2 passes of 16 lanes on banks 4t, 4t + 1 (t < 16), 2-way: 4 wavefronts,
+ * ideal 2. A volatile load, or one whose elements nothing reads, is left as it is. */
+static void test_agg_narrow(void **state)
+{
+    (void)state;
+    static const struct { const char *ld, *use; int inst, wf, ideal; } c[] = {
+        {"ld.shared.v4.f32", "add.f32 %f5, %f1, %f2;\n add.f32 %f6, %f3, %f4;\n add.f32 %f7, %f5, %f6;", 1, 4, 4},
+        {"ld.shared.v4.f32", "add.f32 %f7, %f1, %f4;", 2, 8, 2},
+        {"ld.shared.v4.f32", "add.f32 %f7, %f2, %f3;", 2, 8, 2},
+        {"ld.shared.v4.f32", "add.f32 %f7, %f1, %f2;", 1, 4, 2},
+        {"ld.volatile.shared.v4.f32", "add.f32 %f7, %f1, %f4;", 1, 4, 4},
+        {"ld.shared.v4.f32", "mov.f32 %f7, 0f00000000;", 1, 4, 4},
+    };
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        char body[512];
+        snprintf(body, sizeof body,
+                 " mov.u32 %%r20, sm;\n shl.b32 %%r2, %%r1, 4;\n add.s32 %%r3, %%r20, %%r2;\n"
+                 " %s {%%f1, %%f2, %%f3, %%f4}, [%%r3];\n %s\n st.global.f32 [%%rd3], %%f7;\n",
+                 c[i].ld, c[i].use);
+        struct bl_err err;
+        assert_int_equal(run(body, 32, &err), 0);
+        assert_int_equal(recs.n, 1);
+        struct ptx_module *m = ptx_module_parse(text, strlen(text), &err);
+        struct ptx_agg a;
+        assert_int_equal(ptx_agg_init(&a, m, 0), 0);
+        ptx_agg_sink(&a, &recs.a[0]);
+        assert_int_equal(ptx_agg_lines(&a, PTX_CHARGE_OWN, NULL), 0);
+        assert_int_equal(a.nlines, 1);
+        if (a.lines[0].inst != c[i].inst || a.lines[0].wavefronts != c[i].wf ||
+            a.lines[0].ideal != c[i].ideal)
+            fail_msg("case %zu (%s): inst %g wavefronts %g ideal %g", i, c[i].use,
+                     a.lines[0].inst, a.lines[0].wavefronts, a.lines[0].ideal);
+        ptx_agg_free(&a);
+        ptx_module_free(m);
+    }
+}
+
 /* f16, bf16 and their pairs: each result rounded once, to nearest even, from the exact value */
 static void test_half(void **state)
 {
@@ -708,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_scopes),      cmocka_unit_test(test_mbarrier),
         cmocka_unit_test(test_stop),
         cmocka_unit_test(test_wmma),        cmocka_unit_test(test_agg_provable),
+        cmocka_unit_test(test_agg_narrow),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
