@@ -6,10 +6,17 @@
 # DIFFER (both figures) or REFUSED (the model has no figure: why), and the counts; a line the
 # H200 charges to a toolkit header (atomicAdd's device_atomic_functions.hpp:107) is compared
 # with the model's figure for the line of the file that calls it, the line the model charges
-# it to. A file with host code (main) is a program: listed, not executed here. Fails when a kernel is not executed, or when fewer lines are equal than MIN_EQUAL
+# it to. A file with host code (main) is a program: listed, not executed in this part. Fails when a kernel is not executed, or when fewer lines are equal than MIN_EQUAL
 # (what this suite gave when it was written: a regression guard, not a goal). Needs nvcc.
+# Then the programs (tests/gpu/programs, tests/gpu/route/eight.cu) that an H100 measured
+# through banklab run's sanitizer route (tests/data/sanitize/NAME.run.json, equal to CUPTI per
+# instruction: docs/runs/h100-2026-12-06-calls.md) run as a developer runs them, `banklab
+# kernel FILE --model --json` with no options: main's own launches executed on banklab's
+# runtime; every kernel's every recorded line compared the same way. Fails on a line that
+# differs, a kernel not executed, or fewer equal lines than MIN_PROGRAM_EQUAL (68 of 69 when
+# written; the one refused: eight.cu's cp.async.cg line, measured, not modelled).
 set -u
-: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${MIN_EQUAL:=96}"
+: "${BUILD:=build}" "${BANKLAB:=$BUILD/banklab}" "${MIN_EQUAL:=96}" "${MIN_PROGRAM_EQUAL:=68}"
 . tests/sh/lib.sh ptx_h200.sh
 export CUDA_VISIBLE_DEVICES= XDG_RUNTIME_DIR="$tmp/run" XDG_CACHE_HOME="${BANKLAB_TEST_CACHE:-$tmp/cache}" BANKLAB_KERNEL_SERVER=0
 mkdir -p "$tmp/run" && chmod 700 "$tmp/run"
@@ -80,5 +87,57 @@ print("lines: %d equal, %d differ, %d refused" % (eq, df, rf))
 for b in bad:
     print("FAIL: " + b)
 sys.exit(1 if bad or eq < min_equal else 0)
+EOF
+# the programs as developers run them, against the H100's recordings
+for rec in tests/data/sanitize/*.run.json; do
+    n=$(basename "$rec" .run.json)
+    f=tests/gpu/programs/$n.cu
+    [ -f "$f" ] || f=tests/gpu/route/$n.cu
+    [ -f "$f" ] || { fail "$rec: no program $n.cu"; continue; }
+    BANKLAB_KERNEL_FIXES=0 timeout 200 "$BANKLAB" kernel "$f" --model --json >"$tmp/prog_$n.json" 2>"$tmp/prog_$n.err"
+    echo "$?" >"$tmp/prog_$n.rc"
+done
+python3 - "$tmp" "$MIN_PROGRAM_EQUAL" tests/data/sanitize/*.run.json <<'EOF' || fail "the programs' executed lines against the H100's (above)"
+import json, os, sys
+tmp, min_equal = sys.argv[1], int(sys.argv[2])
+eq = df = rf = 0
+bad = []
+for rec_path in sys.argv[3:]:
+    n = os.path.basename(rec_path)[:-len(".run.json")]
+    rec = json.load(open(rec_path))
+    try:
+        m = json.load(open(os.path.join(tmp, "prog_%s.json" % n)))
+    except ValueError:
+        bad.append("%s: no JSON (exit %s): %s" % (n, open(os.path.join(tmp, "prog_%s.rc" % n)).read().strip(),
+                                                 open(os.path.join(tmp, "prog_%s.err" % n)).read().strip()[-300:]))
+        continue
+    kernels = {k["kernel"]: k for k in (m if isinstance(m, list) else [m])}
+    for launch in rec["launches"]:
+        k = kernels.get(launch["kernel"])
+        if k is None or not k.get("executed"):
+            bad.append("%s: kernel %s %s" % (n, launch["kernel"], "not reported" if k is None else
+                                              "not executed: %s" % k.get("exec_note")))
+            continue
+        lines = {l["line"]: l for l in k["model"]}
+        for h in launch["lines"]:
+            where = "%s:%d" % (n, h["line"])
+            want = (h["inst"], h["wavefronts"], h["ideal"])
+            l = lines.get(h["line"])
+            if l is None or "inst" not in l:
+                rf += 1
+                print("REFUSED %-16s %-16s h100 %s: %s" % (launch["kernel"], where, want,
+                                                          l.get("reason") if l else "no executed access on the line"))
+                continue
+            got = (l["inst"], l["wavefronts"], l["ideal"])
+            if got == want:
+                eq += 1
+                print("EQUAL   %-16s %-16s %s" % (launch["kernel"], where, want))
+            else:
+                df += 1
+                print("DIFFER  %-16s %-16s h100 %s model %s" % (launch["kernel"], where, want, got))
+print("programs' lines: %d equal, %d differ, %d refused" % (eq, df, rf))
+for b in bad:
+    print("FAIL: " + b)
+sys.exit(1 if bad or df or eq < min_equal else 0)
 EOF
 finish
