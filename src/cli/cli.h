@@ -60,8 +60,9 @@ void cli_tell(const char *cmd, int id, ...);
 #define CLI_ARG 1
 #define CLI_REST 2
 /* Keys of the options several commands share (the rows CLI_SERVER_ROWS, CLI_LANG_ROW,
- * CLI_LAUNCH_ROWS). */
-enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_LANG, CLI_KEY_FIRST };
+ * CLI_LAUNCH_ROWS, CLI_DEVICE_ROW, CLI_MEASURE_ROWS). */
+enum { CLI_SERVER = 0x100, CLI_NO_SERVER, CLI_LAUNCH, CLI_LANG, CLI_DEVICE, CLI_REPLAY,
+       CLI_MODEL_ONLY, CLI_KEY_FIRST };
 
 /* Where a row's option goes. */
 enum cli_how {
@@ -106,9 +107,26 @@ struct cli_opt {
  * (cli_lang_init took it) and gives it to no opt(). */
 #define CLI_LANG_ROW(help) CLI_ROW("lang", 0, "zh|en", help, CLI_LANG)
 
+/* --lang zh|en for a command with a language of its own: its opt() gets key. */
+#define CLI_LANG_OPT_ROW(help, key) CLI_ROW("lang", 0, "zh|en", help, key)
+
+/* --no-gpu: its opt() gets key. */
+#define CLI_NO_GPU_ROW(help, key) CLI_ROW("no-gpu", 0, NULL, help, key)
+
+/* --device N: opt() gets CLI_DEVICE. */
+#define CLI_DEVICE_ROW(help) CLI_ROW("device", 0, "N", help, CLI_DEVICE)
+
 #define CLI_SERVER_ROWS(help_server, help_no_server)                                           \
     CLI_ROW("server", 0, "SOCKET", help_server, CLI_SERVER),                                   \
     CLI_ROW("no-server", 0, NULL, help_no_server, CLI_NO_SERVER)
+
+/* Where a measurement comes from, in this order in every command that measures: --device N,
+ * --server SOCKET, --no-server, --replay FILE (opt() gets CLI_REPLAY), --model-only (opt()
+ * gets CLI_MODEL_ONLY); each with the command's own description. */
+#define CLI_MEASURE_ROWS(help_device, help_server, help_no_server, help_replay, help_model_only) \
+    CLI_DEVICE_ROW(help_device), CLI_SERVER_ROWS(help_server, help_no_server),                   \
+    CLI_ROW("replay", 0, "FILE", help_replay, CLI_REPLAY),                                       \
+    CLI_ROW("model-only", 0, NULL, help_model_only, CLI_MODEL_ONLY)
 
 struct cli_cmd {
     const char *name;              /* "sim"; NULL: the tutorial (messages "banklab: ...") */

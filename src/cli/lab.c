@@ -678,18 +678,15 @@ struct lab_opts {
     int no_gpu, device, save, no_server, model_only;
 };
 
-enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_DEVICE, OPT_REPLAY,
-       OPT_NO_SAVE, OPT_MODEL_ONLY };
+enum { OPT_ANSWERS = CLI_KEY_FIRST, OPT_LANG, OPT_TRIES, OPT_NO_GPU, OPT_NO_SAVE };
 
 static const struct cli_opt lab_options[] = {
     CLI_ROW("answers", 0, "LIST", CLI_OH_LAB_ANSWERS, OPT_ANSWERS),
-    CLI_ROW("lang", 0, "zh|en", CLI_OH_LAB_LANG, OPT_LANG),
+    CLI_LANG_OPT_ROW(CLI_OH_LAB_LANG, OPT_LANG),
     CLI_ROW("tries", 0, "N", CLI_OH_LAB_TRIES, OPT_TRIES),
-    CLI_ROW("no-gpu", 0, NULL, CLI_OH_LAB_NO_GPU, OPT_NO_GPU),
-    CLI_ROW("device", 0, "N", CLI_OH_LAB_DEVICE, OPT_DEVICE),
-    CLI_SERVER_ROWS(CLI_OH_LAB_SERVER, CLI_OH_LAB_NO_SERVER),
-    CLI_ROW("replay", 0, "FILE", CLI_OH_LAB_REPLAY, OPT_REPLAY),
-    CLI_ROW("model-only", 0, NULL, CLI_OH_LAB_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_NO_GPU_ROW(CLI_OH_LAB_NO_GPU, OPT_NO_GPU),
+    CLI_MEASURE_ROWS(CLI_OH_LAB_DEVICE, CLI_OH_LAB_SERVER, CLI_OH_LAB_NO_SERVER,
+                     CLI_OH_LAB_REPLAY, CLI_OH_LAB_MODEL_ONLY),
     CLI_ROW("no-save", 0, NULL, CLI_OH_LAB_NO_SAVE, OPT_NO_SAVE),
     CLI_ROW_HELP(CLI_OH_LAB_HELP),
     CLI_ROW_TEXT(CLI_HT_LAB_1),
@@ -704,10 +701,10 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct lab_opts *o = ctx;
     struct lab *lab = o->lab;
-    if (key == OPT_NO_GPU || key == OPT_NO_SAVE || key == OPT_MODEL_ONLY) {
+    if (key == OPT_NO_GPU || key == OPT_NO_SAVE || key == CLI_MODEL_ONLY) {
         o->no_gpu |= key == OPT_NO_GPU;
         o->save &= key != OPT_NO_SAVE;
-        o->model_only |= key == OPT_MODEL_ONLY;
+        o->model_only |= key == CLI_MODEL_ONLY;
         return 0;
     }
     if (key == CLI_SERVER || key == CLI_NO_SERVER)
@@ -731,7 +728,7 @@ static int lab_opt(void *ctx, int key, const char *name, const char *val)
         if (lesson_lang_parse(val, &lab->lang) != 0)
             return cli_usage_error(&lab_cmd, CLI_E_LANG_IS_ZH_OR_EN, CLI_CLEAN(val));
         return 0;
-    case OPT_REPLAY:
+    case CLI_REPLAY:
         o->replay = val;
         return 0;
     case OPT_TRIES:

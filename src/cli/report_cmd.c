@@ -82,17 +82,17 @@ static int check_options(struct report_opts *o)
 }
 
 enum { OPT_OUT = CLI_KEY_FIRST, OPT_FORMAT, OPT_PROGRESS, OPT_LESSONS, OPT_LANG, OPT_LEARNER,
-       OPT_NO_GPU, OPT_DEVICE };
+       OPT_NO_GPU };
 
 static const struct cli_opt report_options[] = {
     CLI_ROW("out", 0, "DIR", CLI_OH_REPORT_OUT, OPT_OUT),
     CLI_ROW("format", 0, "md|json|both", CLI_OH_REPORT_FORMAT, OPT_FORMAT),
     CLI_ROW("progress", 0, "FILE", CLI_OH_REPORT_PROGRESS, OPT_PROGRESS),
     CLI_ROW("lessons", 0, "DIR", CLI_OH_REPORT_LESSONS, OPT_LESSONS),
-    CLI_ROW("lang", 0, "zh|en", CLI_OH_REPORT_LANG, OPT_LANG),
+    CLI_LANG_OPT_ROW(CLI_OH_REPORT_LANG, OPT_LANG),
     CLI_ROW("learner", 0, "NAME", CLI_OH_REPORT_LEARNER, OPT_LEARNER),
-    CLI_ROW("no-gpu", 0, NULL, CLI_OH_REPORT_NO_GPU, OPT_NO_GPU),
-    CLI_ROW("device", 0, "N", CLI_OH_REPORT_DEVICE, OPT_DEVICE),
+    CLI_NO_GPU_ROW(CLI_OH_REPORT_NO_GPU, OPT_NO_GPU),
+    CLI_DEVICE_ROW(CLI_OH_REPORT_DEVICE),
     CLI_ROW_HELP(CLI_OH_REPORT_HELP),
     CLI_ROW_TEXT(CLI_HT_REPORT_1),
     CLI_ROW_END};
@@ -107,7 +107,7 @@ static int report_opt(void *ctx, int key, const char *name, const char *val)
         o->no_gpu = 1;
         return 0;
     }
-    if (key == OPT_DEVICE)
+    if (key == CLI_DEVICE)
         return cli_int_opt(&report_cmd, name, val, 0, CLI_DEVICE_MAX, &o->device);
     const char **dst = key == OPT_OUT ? &o->out : key == OPT_FORMAT ? &o->format
                      : key == OPT_PROGRESS ? &o->progress_path : key == OPT_LESSONS ? &o->lessons

@@ -26,11 +26,11 @@ static void usage(FILE *f)
     cli_opt_help(f, &serve_cmd);
 }
 
-enum { OPT_DEVICE = CLI_KEY_FIRST, OPT_SOCKET, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
+enum { OPT_SOCKET = CLI_KEY_FIRST, OPT_CACHE, OPT_IDLE, OPT_CLIENT_IDLE, OPT_PAUSE,
        OPT_STATS, OPT_FAKE, OPT_FAKE_DELAY, OPT_READY_FD, OPT_USER_CONNS, OPT_JOB_S };
 
 static const struct cli_opt serve_options[] = {
-    CLI_ROW("device", 0, "N", CLI_OH_SERVE_DEVICE, OPT_DEVICE),
+    CLI_DEVICE_ROW(CLI_OH_SERVE_DEVICE),
     CLI_ROW("socket", 0, "PATH", CLI_OH_SERVE_SOCKET, OPT_SOCKET),
     CLI_ROW_NUM("cache", "SECONDS", CLI_OH_SERVE_CACHE, OPT_CACHE, SERVE_CACHE_DEFAULT_S),
     CLI_ROW("idle", 0, "SECONDS", CLI_OH_SERVE_IDLE, OPT_IDLE),
@@ -59,7 +59,7 @@ static long long *int_opt(struct serve_args *a, int key, long long *lo, long lon
     *lo = 0;
     *hi = 86400;
     switch (key) {
-    case OPT_DEVICE:
+    case CLI_DEVICE:
         *hi = CLI_DEVICE_MAX;
         return &a->device;
     case OPT_CACHE:

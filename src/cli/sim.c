@@ -36,6 +36,13 @@ static void json_lane_list(struct jw *w, const char *key, uint32_t lanes)
     jw_end(w);
 }
 
+/* The counts of a bank_result, each under its member's name. */
+#define RESULT_COUNT(member) JW_FIELD(#member, struct bank_result, member)
+static const struct jw_field result_counts[] = {
+    RESULT_COUNT(wavefronts), RESULT_COUNT(passes), RESULT_COUNT(conflicts), RESULT_COUNT(ways),
+    JW_FLAG("paired", struct bank_result, paired), RESULT_COUNT(npasses)};
+#undef RESULT_COUNT
+
 /* The fields of one access result, members of w's open object (the top level or an access). */
 static void json_result_fields(struct jw *w, const struct bank_result *r,
                                const struct bank_access *acc)
@@ -48,12 +55,7 @@ static void json_result_fields(struct jw *w, const struct bank_result *r,
     if (acc->instr != BANK_PLAIN)
         jw_str(w, "instruction", bank_instr_name(acc->instr, acc->matrices, acc->trans,
                                                  acc->width, name, sizeof name));
-    jw_int(w, "wavefronts", r->wavefronts);
-    jw_int(w, "passes", r->passes);
-    jw_int(w, "conflicts", r->conflicts);
-    jw_int(w, "ways", r->ways);
-    jw_bool(w, "paired", r->paired);
-    jw_int(w, "npasses", r->npasses);
+    JW_FIELDS(w, r, result_counts);
     json_lane_list(w, "conflict_lanes", r->conflict_lanes);
     jw_arr(w, "lanes");
     for (int n = 0; n < BANK_LANES; n++) {

@@ -36,8 +36,8 @@ static void help(FILE *f)
 static int sim_opt(void *ctx, int key, const char *name, const char *val);
 
 enum { OPT_JSON = CLI_KEY_FIRST, OPT_ASCII, OPT_NO_COLOR, OPT_STORE, OPT_LANES, OPT_GPU,
-       OPT_MODEL_ONLY, OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
-       OPT_COLUMNS, OPT_SCRIPT, OPT_REPLAY, OPT_DEVICE, OPT_SVG };
+       OPT_BLOCK, OPT_WARP, OPT_PARAM, OPT_ACCESS, OPT_DYNAMIC, OPT_OFFSETS, OPT_WIDTH, OPT_MASK,
+       OPT_COLUMNS, OPT_SCRIPT, OPT_SVG };
 
 static const struct cli_opt sim_options[] = {
     CLI_ROW("block", 0, "XxYxZ|XxY|X", CLI_OH_SIM_BLOCK, OPT_BLOCK),
@@ -61,10 +61,8 @@ static const struct cli_opt sim_options[] = {
     CLI_ROW_HELP(CLI_OH_SIM_HELP),
     CLI_ROW_TEXT(CLI_HT_SIM_4),
     CLI_ROW("gpu", 0, NULL, CLI_OH_SIM_GPU, OPT_GPU),
-    CLI_ROW("device", 0, "N", CLI_OH_SIM_DEVICE, OPT_DEVICE),
-    CLI_SERVER_ROWS(CLI_OH_SIM_SERVER, CLI_OH_SIM_NO_SERVER),
-    CLI_ROW("replay", 0, "FILE", CLI_OH_SIM_REPLAY, OPT_REPLAY),
-    CLI_ROW("model-only", 0, NULL, CLI_OH_SIM_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_MEASURE_ROWS(CLI_OH_SIM_DEVICE, CLI_OH_SIM_SERVER, CLI_OH_SIM_NO_SERVER,
+                     CLI_OH_SIM_REPLAY, CLI_OH_SIM_MODEL_ONLY),
     CLI_ROW("script", 0, "FILE", CLI_OH_SIM_SCRIPT, OPT_SCRIPT),
     CLI_ROW_TEXT(CLI_HT_SIM_5),
     CLI_ROW("no-colour", 0, NULL, 0, OPT_NO_COLOR),
@@ -276,14 +274,14 @@ static int value_opt(struct sim_args *a, int key, const char *name, const char *
             return EXIT_USAGE;
         a->cols = (int)n;
         return 0;
-    case OPT_DEVICE:
+    case CLI_DEVICE:
         a->device_set = 1;
         return cli_int_opt(&sim_cmd, name, v, 0, CLI_DEVICE_MAX, &a->device);
     }
-    const char **dst = key == OPT_SCRIPT ? &a->script : key == OPT_REPLAY ? &a->replay : &a->svg;
+    const char **dst = key == OPT_SCRIPT ? &a->script : key == CLI_REPLAY ? &a->replay : &a->svg;
     if (!*v)
         return cli_usage_error(&sim_cmd, key == OPT_SCRIPT ? CLI_E_SCRIPT_WANTS
-                               : key == OPT_REPLAY ? CLI_E_REPLAY_WANTS : CLI_E_SVG_WANTS);
+                               : key == CLI_REPLAY ? CLI_E_REPLAY_WANTS : CLI_E_SVG_WANTS);
     *dst = v;
     return 0;
 }
@@ -291,10 +289,11 @@ static int value_opt(struct sim_args *a, int key, const char *name, const char *
 static int sim_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct sim_args *a = ctx;
-    int *flag[] = {&a->json, &a->ascii, &a->no_color, &a->store, &a->lanes, &a->gpu,
-                   &a->model_only};
-    if (key >= OPT_JSON && key <= OPT_MODEL_ONLY) {
+    int *flag[] = {&a->json, &a->ascii, &a->no_color, &a->store, &a->lanes, &a->gpu};
+    if (key >= OPT_JSON && key <= OPT_GPU) {
         *flag[key - OPT_JSON] = 1;
+    } else if (key == CLI_MODEL_ONLY) {
+        a->model_only = 1;
     } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
         return cli_server_opt(&sim_cmd, key, val, &a->server, &a->no_server);
     } else if (key == CLI_REST && a->pattern) {

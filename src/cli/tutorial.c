@@ -43,22 +43,19 @@ struct tut_opts {
     int nk;
 };
 
-enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_DEVICE, OPT_REPLAY,
-       OPT_RESET, OPT_ASCII, OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MODEL_ONLY,
-       OPT_MEASURED };
+enum { OPT_LESSONS = CLI_KEY_FIRST, OPT_LANG, OPT_CHAPTER, OPT_STEP, OPT_RESET, OPT_ASCII,
+       OPT_NO_COLOR, OPT_PRESENT, OPT_KEEP_PROGRESS, OPT_MEASURED };
 
 static const struct cli_opt tutorial_options[] = {
     CLI_ROW("lessons", 0, "DIR|FILE", CLI_OH_TUT_LESSONS, OPT_LESSONS),
-    CLI_ROW("lang", 0, "zh|en", CLI_OH_TUT_LANG, OPT_LANG),
+    CLI_LANG_OPT_ROW(CLI_OH_TUT_LANG, OPT_LANG),
     CLI_ROW("chapter", 0, "N", CLI_OH_TUT_CHAPTER, OPT_CHAPTER),
     CLI_ROW("step", 0, "M", CLI_OH_TUT_STEP, OPT_STEP),
     CLI_ROW("reset", 0, NULL, CLI_OH_TUT_RESET, OPT_RESET),
     CLI_ROW("ascii", 0, NULL, CLI_OH_TUT_ASCII, OPT_ASCII),
     CLI_ROW("no-color", 0, NULL, CLI_OH_TUT_NO_COLOR, OPT_NO_COLOR),
-    CLI_ROW("device", 0, "N", CLI_OH_TUT_DEVICE, OPT_DEVICE),
-    CLI_SERVER_ROWS(CLI_OH_TUT_SERVER, CLI_OH_TUT_NO_SERVER),
-    CLI_ROW("replay", 0, "FILE", CLI_OH_TUT_REPLAY, OPT_REPLAY),
-    CLI_ROW("model-only", 0, NULL, CLI_OH_TUT_MODEL_ONLY, OPT_MODEL_ONLY),
+    CLI_MEASURE_ROWS(CLI_OH_TUT_DEVICE, CLI_OH_TUT_SERVER, CLI_OH_TUT_NO_SERVER,
+                     CLI_OH_TUT_REPLAY, CLI_OH_TUT_MODEL_ONLY),
     CLI_ROW("measured", 0, "FILE", CLI_OH_TUT_MEASURED, OPT_MEASURED),
     CLI_ROW("present", 0, NULL, CLI_OH_TUT_PRESENT, OPT_PRESENT),
     CLI_ROW("keep-progress", 0, NULL, CLI_OH_TUT_KEEP_PROGRESS, OPT_KEEP_PROGRESS),
@@ -89,7 +86,7 @@ static int value_opt(struct tut_opts *t, int key, const char *name, const char *
             return cli_usage_error(&tutorial_cmd, CLI_E_LANG_TAKES_ZH_OR_EN);
         o->lang = lang;
         return 0;
-    case OPT_REPLAY:
+    case CLI_REPLAY:
         if (!val)
             return cli_usage_error(&tutorial_cmd, CLI_E_REPLAY_NEEDS_FILE);
         t->replay = val;
@@ -111,10 +108,11 @@ static int tutorial_opt(void *ctx, int key, const char *name, const char *val)
 {
     struct tut_opts *t = ctx;
     struct ui_options *o = &t->ui;
-    int *flag[] = {&o->reset, &o->ascii, &o->no_color, &o->present, &o->keep_progress,
-                   &o->model_only};
-    if (key >= OPT_RESET && key <= OPT_MODEL_ONLY) {
+    int *flag[] = {&o->reset, &o->ascii, &o->no_color, &o->present, &o->keep_progress};
+    if (key >= OPT_RESET && key <= OPT_KEEP_PROGRESS) {
         *flag[key - OPT_RESET] = 1;
+    } else if (key == CLI_MODEL_ONLY) {
+        o->model_only = 1;
     } else if (key == CLI_SERVER || key == CLI_NO_SERVER) {
         return cli_server_opt(&tutorial_cmd, key, val, &o->server, &o->no_server);
     } else if (key == CLI_LAUNCH) {

@@ -22,20 +22,21 @@
 
 /* ---- libnvrtc ---- */
 
+/* The entry points used, each named as libnvrtc exports it. */
 struct rtc_api {
     void *lib;
-    nvrtcResult (*version)(int *, int *);
-    nvrtcResult (*create)(nvrtcProgram *, const char *, const char *, int, const char *const *,
-                          const char *const *);
-    nvrtcResult (*compile)(nvrtcProgram, int, const char *const *);
-    nvrtcResult (*log_size)(nvrtcProgram, size_t *);
-    nvrtcResult (*log)(nvrtcProgram, char *);
-    nvrtcResult (*cubin_size)(nvrtcProgram, size_t *);
-    nvrtcResult (*cubin)(nvrtcProgram, char *);
-    nvrtcResult (*add_name)(nvrtcProgram, const char *);
-    nvrtcResult (*lowered)(nvrtcProgram, const char *, const char **);
-    nvrtcResult (*destroy)(nvrtcProgram *);
-    const char *(*error_string)(nvrtcResult);
+    nvrtcResult (*nvrtcVersion)(int *, int *);
+    nvrtcResult (*nvrtcCreateProgram)(nvrtcProgram *, const char *, const char *, int,
+                                      const char *const *, const char *const *);
+    nvrtcResult (*nvrtcCompileProgram)(nvrtcProgram, int, const char *const *);
+    nvrtcResult (*nvrtcGetProgramLogSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetProgramLog)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcGetCUBINSize)(nvrtcProgram, size_t *);
+    nvrtcResult (*nvrtcGetCUBIN)(nvrtcProgram, char *);
+    nvrtcResult (*nvrtcAddNameExpression)(nvrtcProgram, const char *);
+    nvrtcResult (*nvrtcGetLoweredName)(nvrtcProgram, const char *, const char **);
+    nvrtcResult (*nvrtcDestroyProgram)(nvrtcProgram *);
+    const char *(*nvrtcGetErrorString)(nvrtcResult);
 };
 
 static int rtc_load(struct rtc_api *r, struct bl_err *err)
@@ -45,13 +46,11 @@ static int rtc_load(struct rtc_api *r, struct bl_err *err)
     if (!r->lib)
         return bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NO_NVRTC);
     static const struct ksym syms[] = {
-#define S(field, name) {offsetof(struct rtc_api, field), name, 0}
-        S(version, "nvrtcVersion"), S(create, "nvrtcCreateProgram"),
-        S(compile, "nvrtcCompileProgram"), S(log_size, "nvrtcGetProgramLogSize"),
-        S(log, "nvrtcGetProgramLog"), S(cubin_size, "nvrtcGetCUBINSize"),
-        S(cubin, "nvrtcGetCUBIN"), S(add_name, "nvrtcAddNameExpression"),
-        S(lowered, "nvrtcGetLoweredName"), S(destroy, "nvrtcDestroyProgram"),
-        S(error_string, "nvrtcGetErrorString"),
+#define S(sym) {offsetof(struct rtc_api, sym), #sym, 0}
+        S(nvrtcVersion), S(nvrtcCreateProgram), S(nvrtcCompileProgram),
+        S(nvrtcGetProgramLogSize), S(nvrtcGetProgramLog), S(nvrtcGetCUBINSize), S(nvrtcGetCUBIN),
+        S(nvrtcAddNameExpression), S(nvrtcGetLoweredName), S(nvrtcDestroyProgram),
+        S(nvrtcGetErrorString),
 #undef S
     };
     return KSYMS(r->lib, syms, r, err, GPU_KERNEL_ESYSTEM, KRN_NVRTC_MISSING);
@@ -117,7 +116,7 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     }
     struct rtc_api *api = &r->api;
     int vmaj = 0, vmin = 0;
-    api->version(&vmaj, &vmin);
+    api->nvrtcVersion(&vmaj, &vmin);
 
     /* the cache key: everything that goes into the cubin */
     struct bl_buf key = KCACHE_KEY();
@@ -132,38 +131,41 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
     }
     int rv = 0;
     nvrtcProgram prog;
-    nvrtcResult nr = api->create(&prog, in->src, in->name, 0, NULL, NULL);
+    nvrtcResult nr = api->nvrtcCreateProgram(&prog, in->src, in->name, 0, NULL, NULL);
     if (nr != NVRTC_SUCCESS) {
-        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_REFUSED, api->error_string(nr));
+        bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_REFUSED,
+                api->nvrtcGetErrorString(nr));
         bl_buf_release(&key);
         return -1;
     }
     if (in->name_expr)
-        api->add_name(prog, in->name_expr);
-    nvrtcResult cr = api->compile(prog, nopts, opts);
+        api->nvrtcAddNameExpression(prog, in->name_expr);
+    nvrtcResult cr = api->nvrtcCompileProgram(prog, nopts, opts);
     size_t ls = 0;
-    api->log_size(prog, &ls);
+    api->nvrtcGetProgramLogSize(prog, &ls);
     out->log = malloc(ls + 1);
     if (out->log) {
         out->log[0] = '\0';
         if (ls)
-            api->log(prog, out->log);
+            api->nvrtcGetProgramLog(prog, out->log);
         out->log[ls] = '\0';
     }
     if (cr == NVRTC_SUCCESS) {
         const char *low = NULL;
         size_t cs = 0;
-        if (in->name_expr && api->lowered(prog, in->name_expr, &low) == NVRTC_SUCCESS && low)
+        if (in->name_expr &&
+            api->nvrtcGetLoweredName(prog, in->name_expr, &low) == NVRTC_SUCCESS && low)
             snprintf(out->lowered, sizeof out->lowered, "%s", low);
-        if (api->cubin_size(prog, &cs) == NVRTC_SUCCESS && cs && (out->cubin = malloc(cs)) &&
-            api->cubin(prog, (char *)out->cubin) == NVRTC_SUCCESS) {
+        if (api->nvrtcGetCUBINSize(prog, &cs) == NVRTC_SUCCESS && cs &&
+            (out->cubin = malloc(cs)) &&
+            api->nvrtcGetCUBIN(prog, (char *)out->cubin) == NVRTC_SUCCESS) {
             out->cubin_size = cs;
             out->ok = 1;
         } else {
             rv = bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KRN_NVRTC_NO_CUBIN, in->name);
         }
     }
-    api->destroy(&prog);
+    api->nvrtcDestroyProgram(&prog);
     if (rv == 0 && out->ok && use_cache && out->lowered[0])
         kcache_put(in, cname, &key, out->log, out->lowered, out->cubin, out->cubin_size, NULL);
     bl_buf_release(&key);

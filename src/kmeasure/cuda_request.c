@@ -284,17 +284,12 @@ static void request(struct child *ch)
 void kstate_measure(struct kstate *st, const struct gpu_kernel_request *req, const char *src,
                     size_t len, struct gpu_kernel_result *res, int fd)
 {
-    struct child *ch = calloc(1, sizeof *ch);
+    struct child *ch = malloc(sizeof *ch);
     if (!ch) {
         bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         return;
     }
-    ch->st = st;
-    ch->req = req;
-    ch->src = src;
-    ch->len = len;
-    ch->res = res;
-    ch->fd = fd;
+    *ch = (struct child){.st = st, .req = req, .src = src, .len = len, .res = res, .fd = fd};
     request(ch);
     res->phase = res->err.status == GPU_KERNEL_OK ? GPU_KPHASE_DONE : ch->phase;
     if (!st->dead) { /* a server takes the next request in a clean context */

@@ -122,6 +122,19 @@ void jw_uints(struct jw *w, const char *key, const unsigned *v, int n)
 void jw_bool(struct jw *w, const char *key, int v) { add(w, key, cJSON_CreateBool(v != 0)); }
 void jw_null(struct jw *w, const char *key) { add(w, key, cJSON_CreateNull()); }
 
+void jw_fields(struct jw *w, const void *s, const struct jw_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        const void *at = (const char *)s + f[i].off;
+        if (f[i].type == JW_NUM)
+            jw_num(w, f[i].key, *(const double *)at);
+        else if (f[i].type == JW_BOOL)
+            jw_bool(w, f[i].key, *(const int *)at);
+        else
+            jw_int(w, f[i].key, *(const int *)at);
+    }
+}
+
 /* cJSON's text t to f. cJSON escapes C0 controls in strings and writes other bytes as they
  * are; outside strings its text is ASCII, so what is left to fix is in strings: bytes that are
  * not UTF-8 become '?', DEL, C1 and bidirectional controls \uXXXX (bl_utf8_control). */

@@ -30,6 +30,24 @@ void jw_uints(struct jw *w, const char *key, const unsigned *v, int n);  /* an a
 void jw_bool(struct jw *w, const char *key, int v);
 void jw_null(struct jw *w, const char *key);
 
+/* A struct's scalar members as a table, one row a member: its key, where it sits (offsetof) and
+ * how it is written. JW_FIELD(key, type, member): an int member as jw_int writes it, a double
+ * one as jw_num does; JW_FLAG(key, type, member): an int member as jw_bool. Both refuse to
+ * compile for a member of another type. jw_fields: the n rows of f, read from the struct at s,
+ * in order into the open object (JW_FIELDS: all the rows of the array f). */
+enum jw_type { JW_INT, JW_NUM, JW_BOOL };
+struct jw_field {
+    const char *key;
+    size_t off;
+    enum jw_type type;
+};
+#define JW_FIELD(key, type, member)                                                            \
+    {(key), offsetof(type, member), _Generic(((type *)0)->member, int: JW_INT, double: JW_NUM)}
+#define JW_FLAG(key, type, member)                                                             \
+    {(key), offsetof(type, member), _Generic(((type *)0)->member, int: JW_BOOL)}
+void jw_fields(struct jw *w, const void *s, const struct jw_field *f, size_t n);
+#define JW_FIELDS(w, s, f) jw_fields((w), (s), (f), sizeof(f) / sizeof(f)[0])
+
 /* jw_print: the document and a newline to f: on one line, or indented by cJSON with pretty.
  * In strings, bytes that are not UTF-8 are written as '?' and DEL, C1 and the bidirectional
  * controls as \uXXXX (docs/security.md), so the output is valid UTF-8 that shows as it reads.

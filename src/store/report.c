@@ -547,6 +547,17 @@ static void json_item(struct jw *w, const char *lesson_id, const struct progress
     jw_str(w, "step_title", st ? lesson_tr(&st->title, lang) : NULL);
 }
 
+/* The quiz object's totals: the lesson set's steps (with lessons only), then the answers. */
+static const struct jw_field step_counts[] = {
+    JW_FIELD("steps", struct totals, steps), JW_FIELD("steps_asking", struct totals, asking),
+    JW_FIELD("steps_done", struct totals, steps_done)};
+static const struct jw_field quiz_counts[] = {
+    JW_FIELD("answered", struct totals, answered),
+    JW_FIELD("first_try_correct", struct totals, first_right),
+    JW_FIELD("correct_now", struct totals, right_now),
+    JW_FIELD("answered_in_lessons", struct totals, known),
+    JW_FIELD("total", struct totals, quizzes)};
+
 /* The quiz answers (tasks 0) or the graded tasks' results (tasks 1), with their totals. */
 static void json_answers(struct jw *w, const struct progress *p, const struct lesson_set *set,
                          enum lesson_lang lang, const struct totals *t, int tasks)
@@ -575,16 +586,9 @@ static void json_answers(struct jw *w, const struct progress *p, const struct le
         }
         jw_end(w);
     } else {
-        if (set) {
-            jw_num(w, "steps", t->steps);
-            jw_num(w, "steps_asking", t->asking);
-            jw_num(w, "steps_done", t->steps_done);
-        }
-        jw_num(w, "answered", t->answered);
-        jw_num(w, "first_try_correct", t->first_right);
-        jw_num(w, "correct_now", t->right_now);
-        jw_num(w, "answered_in_lessons", t->known);
-        jw_num(w, "total", t->quizzes);
+        if (set)
+            JW_FIELDS(w, t, step_counts);
+        JW_FIELDS(w, t, quiz_counts);
     }
     jw_arr(w, "items");
     const struct progress_quiz *q;

@@ -1,7 +1,8 @@
 /* test_json_write.c: the one JSON writer (src/store/json_write.c): members and elements in
  * nested containers, the numbers as asked (printf formats, every digit of an integer, NaN as
  * null), strings escaped as docs/security.md says (bytes that are not UTF-8 as '?', DEL, C1
- * and bidirectional controls as \uXXXX) and the output parsing back; a failed document. */
+ * and bidirectional controls as \uXXXX) and the output parsing back; a failed document; a
+ * struct's members written from a field table (jw_fields). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -56,6 +57,31 @@ static void test_compact(void **state)
                              "\"cut\":\"abc\",\"list\":[1,{\"x\":null}],\"empty\":{}}\n");
 }
 
+/* A field table: each member from its offset, as its row's type says, in the table's order. */
+struct counts {
+    double ms;
+    int hits, flag, misses;
+};
+
+static void test_fields(void **state)
+{
+    (void)state;
+    static const struct jw_field rows[] = {
+        JW_FIELD("misses", struct counts, misses), JW_FLAG("flag", struct counts, flag),
+        JW_FIELD("ms", struct counts, ms), JW_FIELD("hits", struct counts, hits)};
+    const struct counts c = {.ms = 0.25, .hits = 2147483647, .flag = 5, .misses = -3};
+    char buf[256];
+    struct jw *w = jw_new(0);
+    JW_FIELDS(w, &c, rows);
+    jw_fields(w, &c, rows + 3, 0);   /* no rows: nothing */
+    jw_obj(w, "zero");
+    JW_FIELDS(w, &(struct counts){0}, rows);
+    jw_end(w);
+    assert_int_equal(print_to(w, 0, buf, sizeof buf), 0);
+    assert_string_equal(buf, "{\"misses\":-3,\"flag\":true,\"ms\":0.25,\"hits\":2147483647,"
+                             "\"zero\":{\"misses\":0,\"flag\":false,\"ms\":0,\"hits\":0}}\n");
+}
+
 static void test_strings(void **state)
 {
     (void)state;
@@ -106,6 +132,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_compact),
+        cmocka_unit_test(test_fields),
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_pretty_and_failure),
     };
