@@ -76,6 +76,10 @@ int kcompile(struct rtc *r, const struct kcompile_in *in, struct compiled *out, 
  * path, -1 when there is none. */
 int knvcc_find(char *path, size_t size);
 
+/* knvcc_toolkit: the toolkit nvcc belongs to: its real path's directory's parent, where
+ * include/cuda_runtime.h stands, into root. 0, or -1 (nvcc is a wrapper outside a toolkit). */
+int knvcc_toolkit(const char *nvcc, char *root, size_t size);
+
 /* knvcc_where: the source file at path as nvcc is given it: its real path into real (path
  * itself when it has none) and the directory it stands in into dir ("/" or "." at the top):
  * the compile runs there, so that its own #include "..." files are found. */

@@ -91,6 +91,24 @@ int knvcc_find(char *path, size_t size)
     return executable(path) ? 0 : -1;
 }
 
+int knvcc_toolkit(const char *nvcc, char *root, size_t size)
+{
+    char r[PATH_MAX], hdr[PATH_MAX + 32];
+    if (!realpath(nvcc, r))
+        return -1;
+    for (int up = 0; up < 2; up++) {
+        char *sl = strrchr(r, '/');
+        if (!sl || sl == r)
+            return -1;
+        *sl = '\0';
+    }
+    bl_fmt(hdr, sizeof hdr, "%s/include/cuda_runtime.h", r);
+    if (access(hdr, R_OK))
+        return -1;
+    bl_fmt(root, size, "%s", r);
+    return 0;
+}
+
 void knvcc_host_id(char *id, size_t size)
 {
     static const char *const names[] = {"gcc", "g++"};

@@ -146,16 +146,8 @@ void krtc_enable(void)
  * lib; 0, or -1 (no such library: nvcc alone) */
 static int toolkit(const char *nvcc, char *root, size_t rs, char *lib, size_t ls)
 {
-    char r[PATH_MAX];
-    if (!realpath(nvcc, r))
+    if (knvcc_toolkit(nvcc, root, rs))
         return -1;
-    for (int up = 0; up < 2; up++) {
-        char *sl = strrchr(r, '/');
-        if (!sl || sl == r)
-            return -1;
-        *sl = '\0';
-    }
-    bl_fmt(root, rs, "%s", r);
     static const char *const names[] = {"lib64/libnvrtc.so", "lib64/libnvrtc.so.13",
                                         "lib/libnvrtc.so"};
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {

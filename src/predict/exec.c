@@ -154,12 +154,8 @@ static char *make_ptx(const char *src, size_t len, const struct gpu_kernel_reque
         bl_fail(err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, KEX_NO_NVCC);
         return NULL;
     }
-    bl_fmt(root, rsz, "%s", nvcc); /* the toolkit: two levels above bin/nvcc */
-    for (int up = 0; up < 2; up++) {
-        char *sl = strrchr(root, '/');
-        if (sl)
-            *sl = 0;
-    }
+    if (knvcc_toolkit(nvcc, root, rsz)) /* a wrapper: the toolkit's headers found by name */
+        root[0] = '\0';
     knvcc_where(req->path, real, sizeof real, dir, sizeof dir);
     bl_clean(named, nsz, real);
     struct kcompile_in in = {.src = src, .len = len, .name = named, .dir = dir,
@@ -622,8 +618,11 @@ static void run_exec(struct run *x)
     L.global_ok = global_ok;
     L.lane_steps = &x->steps;
     L.stop = &x->stop;
-    strcat(x->root, "/");
-    const char *sys[] = {x->root, "/usr/include/", "/usr/lib/gcc/", NULL};
+    /* the toolkit's headers and the host's: a header's access is charged to its caller's line
+       (a wrapper nvcc outside its toolkit: ptx_agg knows nvcc's own "bin/../" paths) */
+    const char *sys[] = {"/usr/include/", "/usr/lib/gcc/", x->root[0] ? x->root : NULL, NULL};
+    if (x->root[0])
+        strcat(x->root, "/");
     /* the PTX names the file as nvcc was told it (its real bytes, masked where they are
        not UTF-8): matched with the real path (bl_name_same) */
     if (ptx_agg_init(&c->agg, x->m, k) || merge_caps(&c->agg, x->m, k, req->path, sys, &x->caps))

@@ -496,6 +496,8 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
 
 static int is_sys(const char *path, const char *const *sysdirs)
 {
+    if (strstr(path, "/bin/../targets/") || strstr(path, "/bin/../include/"))
+        return 1; /* nvcc names its toolkit's headers from its own directory */
     if (!sysdirs)
         return strstr(path, "/cuda") && strstr(path, "/include/");
     for (int i = 0; sysdirs[i]; i++)

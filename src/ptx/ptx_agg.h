@@ -112,7 +112,8 @@ struct ptx_frame ptx_agg_frame(const struct ptx_module *m, unsigned loc, enum pt
 /* ptx_agg_sink: a ptx_sink (ctx: the struct ptx_agg) */
 void ptx_agg_sink(void *ctx, const struct ptx_access *r);
 /* ptx_agg_lines: the per-line sums, charged as c; sysdirs: path prefixes of the toolkit's
- * include directories (NULL-terminated; NULL: any path with "/cuda" and "/include/" in it).
+ * include directories (NULL-terminated; NULL: any path with "/cuda" and "/include/" in it);
+ * a path nvcc names from its own directory (".../bin/../targets/...") is the toolkit's too.
  * 0 or -1 (out of memory, or a record was lost to it) */
 int ptx_agg_lines(struct ptx_agg *a, enum ptx_agg_charge c, const char *const *sysdirs);
 void ptx_agg_free(struct ptx_agg *a);

@@ -126,6 +126,15 @@ if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/n
     rc=$?
     [ "$rc" = 1 ] && [ ! -e "$tmp/many.fixed.cu" ] && grep -q "no fix proposed: .*many.cu is not executed (no nvcc" "$tmp/m" ||
         fail "no nvcc, many.cu --fix: wrote or proposed a fix (rc $rc): $(cat "$tmp/m")"
+    # an nvcc that is a wrapper outside its toolkit (a script on $PATH that runs the real one):
+    # atomicAdd's ATOMS, in a toolkit header, still charged to the calling line 13
+    mkdir -p "$tmp/wrap"
+    printf '#!/bin/sh\nexec "%s" "$@"\n' \
+        "${BANKLAB_NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}" >"$tmp/wrap/nvcc"
+    chmod +x "$tmp/wrap/nvcc"
+    XDG_CACHE_HOME="$tmp/wrap" BANKLAB_NVCC="$tmp/wrap/nvcc" "$BANKLAB" kernel assets/kernels/atomics.cu --model >"$tmp/m" 2>&1
+    grep -Eq "^ +13 +32 +32 +32 " "$tmp/m" ||
+        fail "a wrapper nvcc: atomicAdd's line 13 not charged its ATOMS: $(grep -E '^ +1[0-9] ' "$tmp/m")"
     # a fix that could not be checked is named as such: an nvcc that cannot run for the
     # copies' PTX (exit 127) leaves half2_pad_main.cu's line 16 (given a launch, --block: the reading
     # with the SASS) with "could not be executed to check them", never "no fix found"
