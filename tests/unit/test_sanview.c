@@ -39,8 +39,13 @@
 #define TEST_DATA_DIR "tests/data"
 #endif
 
-static const char *const programs[] = {"eight", "many", "ldmatrix", "vectors", "stores",
-                                       "carve", "strided", "transpose"};
+/* the recordings: the programs of tests/gpu/programs (and eight.cu), and kernel_NAME: each
+ * kernel-only file of assets/kernels launched once by `banklab kernel --launch-only` under
+ * banklab run's sanitizer route (docs/runs/h100-2026-12-07.md, call 20) */
+static const char *const programs[] = {
+    "eight", "many", "ldmatrix", "vectors", "stores", "carve", "strided", "transpose",
+    "kernel_atomics", "kernel_carve", "kernel_cp_async", "kernel_ldmatrix", "kernel_stores",
+    "kernel_strided", "kernel_transpose_seed", "kernel_transpose_seed_padded", "kernel_vectors"};
 
 /* the grid of acc as text (NULL when the model refuses it); *wf its wavefronts */
 static char *grid_of(const struct bank_access *acc, int *wf, int *passes)
