@@ -40,7 +40,11 @@
 /* A program's measured launches that come close together share one turn: it is kept after a
  * launch until TURN_IDLE_MS pass without the next, and at most TURN_SLICE_MS in all (then the
  * next launch queues again behind the class); a program of many short kernels then waits for
- * the device once, not once a kernel, and the class waits at most a slice. */
+ * the device once, not once a kernel, and the class waits at most a slice. The first turn is
+ * taken before the program's context is made: its set-up on the device (the context, every
+ * module loaded and patched) then neither runs beside the class's measured kernels nor waits
+ * behind them; it is held through that set-up (no idle rule until the first launch ends), at
+ * most TURN_SLICE_MS. */
 #define TURN_IDLE_MS 30
 #define TURN_SLICE_MS 250
 #define MAX_MODULES 4096
@@ -81,6 +85,7 @@ static struct {
     int held;                  /* the device's turn is ours (across launches: TURN_IDLE_MS) */
     double held_t0, last_end;  /* when it was taken; when the last measured launch ended */
     int keeper;                /* turn_keeper runs */
+    int setup;                 /* the turn was taken for the context's set-up: no launch yet */
     int lock_tried;
     struct san_table *host;    /* the copy of a launch's table */
 } G = {.mu = PTHREAD_MUTEX_INITIALIZER, .in.fd = -1};
@@ -399,7 +404,8 @@ static void *turn_keeper(void *arg)
         if (pthread_mutex_trylock(&G.mu))
             continue;
         double now = bl_now_ms();
-        if (G.held && (now - G.last_end >= TURN_IDLE_MS || now - G.held_t0 >= TURN_SLICE_MS)) {
+        if (G.held && ((!G.setup && now - G.last_end >= TURN_IDLE_MS) ||
+                       now - G.held_t0 >= TURN_SLICE_MS)) {
             devlock_release(G.in.lock);
             G.held = 0;
         }
@@ -408,10 +414,9 @@ static void *turn_keeper(void *arg)
     return NULL;
 }
 
-/* After a measured launch (G.mu held): the turn stays ours a little, for the next launch. */
-static void keep_turn(void)
+/* (G.mu held) the thread that gives the turn back: started once */
+static void start_keeper(void)
 {
-    G.last_end = bl_now_ms();
     if (!G.keeper) {
         pthread_t th;
         pthread_attr_t at;
@@ -424,6 +429,36 @@ static void keep_turn(void)
             G.held = 0;
         }
     }
+}
+
+/* After a measured launch (G.mu held): the turn stays ours a little, for the next launch. */
+static void keep_turn(void)
+{
+    G.last_end = bl_now_ms();
+    G.setup = 0;
+    start_keeper();
+}
+
+/* A context is about to be made on dev: the device's turn first (see TURN_SLICE_MS above). */
+static void context_starting(const Sanitizer_ResourceContextData *cd)
+{
+    pthread_mutex_lock(&G.mu);
+    if (!G.lock_tried && !G.broken) {
+        inj_open_lock(&G.in, cd->device);
+        G.lock_tried = 1;
+    }
+    if (G.in.lock && !G.held) {
+        struct bl_err err = {0};
+        double w0 = bl_now_ms();
+        G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+        G.held_t0 = bl_now_ms();
+        G.setup = G.held;
+        inj_dbg(&G.in, "turn: %s after %.1f ms (a context)\n", G.held ? "taken" : "not taken",
+                G.held_t0 - w0);
+        if (G.held)
+            start_keeper();
+    }
+    pthread_mutex_unlock(&G.mu);
 }
 
 static void launch_end(const Sanitizer_LaunchData *ld)
@@ -462,6 +497,9 @@ static void SANITIZERAPI on_callback(void *ud, Sanitizer_CallbackDomain dom,
     (void)ud;
     if (dom == SANITIZER_CB_DOMAIN_RESOURCE && id == SANITIZER_CBID_RESOURCE_MODULE_LOADED)
         module_loaded(data);
+    else if (dom == SANITIZER_CB_DOMAIN_RESOURCE &&
+             id == SANITIZER_CBID_RESOURCE_CONTEXT_CREATION_STARTING)
+        context_starting(data);
     else if (dom == SANITIZER_CB_DOMAIN_LAUNCH && id == SANITIZER_CBID_LAUNCH_BEGIN)
         launch_begin(data);
     else if (dom == SANITIZER_CB_DOMAIN_LAUNCH && id == SANITIZER_CBID_LAUNCH_END)
