@@ -80,6 +80,12 @@ static void open_turns(struct kstate *st)
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
         return;
     }
+    if (sys_env("BANKLAB_RUN_DIR") && sys_env("CUDA_INJECTION64_PATH")) {
+        /* inside `banklab run`: its injected route takes the turns for this process's
+           launches; a second holder in the same process would wait for itself */
+        bl_fmt(st->lock_note, sizeof st->lock_note, "turns taken by banklab run's route");
+        return;
+    }
     if (!st->d.device_uuid || st->d.device_uuid(&u, st->dev) != CUDA_SUCCESS) {
         bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: the device's UUID is unknown");
         return;
