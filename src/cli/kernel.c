@@ -314,7 +314,7 @@ static void print_text(const struct kernel_args *a, const struct gpu_kernel_resu
         cli_say(f, KRN_WARM);
     fputc('\n', f);
     if (r->lock_note[0])
-        cli_say(f, KRN_MEASURED_LOCK, CLI_CLEAN(r->lock_note));
+        cli_say(f, KRN_MEASURED_LOCK, CLI_CLEAN(CLI_NOTE(&r->lock_msg, r->lock_note)));
     else if (r->timing.wait >= 100)
         cli_say(f, KRN_WAITED, r->timing.wait / 1e3);
     fputc('\n', f);

@@ -269,6 +269,7 @@ struct gpu_kernel_result {
     struct bl_msg counters_msg;      /* the same as a message of msg.def (gpu_kernel_note), or
                                       * BL_MSG_NONE where the English text is all there is */
     char lock_note[GPU_KERNEL_TEXT]; /* "" when measured in the device's turn, else why not */
+    struct bl_msg lock_msg;          /* the same as a message of msg.def, or BL_MSG_NONE */
     struct gpu_kernel_timing timing;
     char output[GPU_KERNEL_OUTPUT];  /* the end of what the kernel and the child printed */
 };

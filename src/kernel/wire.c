@@ -481,6 +481,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
     res->counters_note[sizeof res->counters_note - 1] = '\0';
     bl_msg_sanitize(&res->counters_msg);
     res->lock_note[sizeof res->lock_note - 1] = '\0';
+    bl_msg_sanitize(&res->lock_msg);
     res->output[sizeof res->output - 1] = '\0';
     for (int i = 0; i < res->nfiles; i++)
         res->files[i][sizeof res->files[0] - 1] = '\0';

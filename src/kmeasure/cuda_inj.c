@@ -114,10 +114,10 @@ void inj_fill_head(const struct inj *in, struct gpu_kernel_result *res, const ch
         in->d.func_attr(&res->static_smem, CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES, func);
     }
     if (!in->lock)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns (no device lock)");
+        bl_msg_set(&res->lock_msg, res->lock_note, sizeof res->lock_note, KRN_LOCK_NONE);
     else if (!turn)
-        bl_fmt(res->lock_note, sizeof res->lock_note, "without turns: waited %d s for the GPU",
-               TURN_WAIT_MS / 1000);
+        bl_msg_set(&res->lock_msg, res->lock_note, sizeof res->lock_note, KRN_LOCK_WAITED,
+                   TURN_WAIT_MS / 1000);
 }
 
 void inj_send(const struct inj *in, struct gpu_kernel_result *res, long ordinal, long nth)

@@ -174,7 +174,7 @@ static int take_turn(struct child *ch)
                        TURN_WAIT_MS / 1000);
     devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
     st->lock = NULL;
-    bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
+    bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, err.msg);
     return 0;
 }
 
@@ -255,8 +255,10 @@ static void request(struct child *ch)
     kchild_phase(ch, GPU_KPHASE_SETUP);
     if (kstate_context(st, res) || klaunch_setup(ch))
         return;
-    if (st->lock_note[0])
+    if (st->lock_note[0]) {
         bl_fmt(res->lock_note, sizeof res->lock_note, "%s", st->lock_note);
+        res->lock_msg = st->lock_msg;
+    }
     if (req->launch_only) {
         t0 = bl_now_ms();
         in_turn(ch, klaunch_run);

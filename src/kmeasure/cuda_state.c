@@ -77,22 +77,22 @@ static void open_turns(struct kstate *st)
     char key[64];
     struct bl_err err = {0};
     if (sys_env("BANKLAB_NO_LOCK")) {
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns (BANKLAB_NO_LOCK is set)");
+        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_NO_LOCK_ENV);
         return;
     }
     if (sys_env("BANKLAB_RUN_DIR") && sys_env("CUDA_INJECTION64_PATH")) {
         /* inside `banklab run`: its injected route takes the turns for this process's
            launches; a second holder in the same process would wait for itself */
-        bl_fmt(st->lock_note, sizeof st->lock_note, "turns taken by banklab run's route");
+        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_BY_RUN);
         return;
     }
     if (!st->d.device_uuid || st->d.device_uuid(&u, st->dev) != CUDA_SUCCESS) {
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: the device's UUID is unknown");
+        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_NO_UUID);
         return;
     }
     devlock_key((const unsigned char *)u.bytes, key, sizeof key);
     if (devlock_open(key, &st->lock, &err))
-        bl_fmt(st->lock_note, sizeof st->lock_note, "without turns: %s", err.msg);
+        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, err.msg);
 }
 
 static void open_device(struct kstate *st)

@@ -108,6 +108,7 @@ struct kstate {
     struct sassm_cfg sassm;          /* the SASS metrics' ids (kmeasure/cuda_sassm.h) */
     struct devlock *lock;            /* the device's turns (devlock/devlock.h), NULL: none to take */
     char lock_note[GPU_KERNEL_TEXT]; /* why turns are not taken, when lock is NULL */
+    struct bl_msg lock_msg;          /* the same as a message of msg.def */
 };
 
 /* kstate_context: the primary context, made current once. 0, or -1 with the reason in res. */

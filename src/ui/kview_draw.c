@@ -412,7 +412,7 @@ static void draw_summary(const struct app *a, const struct kview *k)
 /* the line over the key bar: the prompt, the run in flight, or what is watched */
 static void draw_status(const struct app *a, const struct kview *k, int y)
 {
-    char buf[UI_MSG_MAX * 2], when[32] = "";
+    char buf[UI_MSG_MAX * 2], when[32] = "", note[GPU_KERNEL_TEXT * 2];
     const char *sep = a->g->sep;
     if (k->prompting) {
         const char *p = ui_str(a, UIS_KV_PROMPT);
@@ -460,7 +460,9 @@ static void draw_status(const struct app *a, const struct kview *k, int y)
             }
             /* the device's turn (devlock): measured without it, or after waiting for it */
             if (k->has_res && k->res.lock_note[0])
-                bl_fmt(buf + o, sizeof buf - o, "%s%s", sep, k->res.lock_note);
+                bl_fmt(buf + o, sizeof buf - o, "%s%s", sep,
+                       bl_msg_or_text(&k->res.lock_msg, k->res.lock_note, ui_lang(a), note,
+                                      sizeof note));
             else if (k->has_res && k->res.timing.wait >= 100)
                 bl_fmt(buf + o, sizeof buf - o, ui_str(a, UIS_KV_WAITED), sep,
                        k->res.timing.wait / 1e3);

@@ -127,6 +127,32 @@ static void test_ranges(void **state)
     gpu_kernel_result_done(&r);
 }
 
+/* Why a kernel was measured without the device's turn crosses the wire as a message of
+ * msg.def, so the kernel view and `banklab kernel` say it in the reader's language; a
+ * message id out of range from the other process is dropped, the English text kept. */
+static void test_lock_message(void **state)
+{
+    (void)state;
+    struct gpu_kernel_result r, back;
+    struct bl_err why = {0};
+    good_result(&r);
+    bl_msg_set(&r.lock_msg, r.lock_note, sizeof r.lock_note, KRN_LOCK_WAITED, 30);
+    assert_string_equal(r.lock_note, "without turns: waited 30 s for the GPU");
+    assert_int_equal(round_trip(&r, &back, &why), 0);
+    char buf[256];
+    assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_EN, buf, sizeof buf),
+                        "without turns: waited 30 s for the GPU");
+    assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),
+                        "不排队：等了 30 秒仍未排到 GPU");
+    gpu_kernel_result_done(&back);
+    r.lock_msg.id = 1 << 30; /* nonsense from the other side */
+    assert_int_equal(round_trip(&r, &back, &why), 0);
+    assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),
+                        "without turns: waited 30 s for the GPU");
+    gpu_kernel_result_done(&back);
+    gpu_kernel_result_done(&r);
+}
+
 /* ---- the fake measuring process ---- */
 
 static int fake_child(void)
@@ -383,6 +409,7 @@ int main(int argc, char **argv)
     setenv("FAKE_DIR", tmpdir, 1);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_ranges),
+        cmocka_unit_test(test_lock_message),
         cmocka_unit_test(test_job_refuses),
         cmocka_unit_test(test_time_limit_kills_group),
         cmocka_unit_test(test_cancel_kills_group),
