@@ -276,17 +276,10 @@ static void put_model_summary(FILE *f, const struct gpu_kernel_result *r,
 /* the columns' names, right-aligned in display columns (a Chinese character takes 2) */
 static void put_head(FILE *f)
 {
-    static const int col_id[8] = {KM_COL_LINE, KRN_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
-                                  KM_COL_EXCESS, KM_COL_WAYS, KRN_COL_MODEL, KM_COL_SOURCE};
+    static const int col_id[7] = {KM_COL_LINE, KRN_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
+                                  KM_COL_EXCESS, KM_COL_WAYS, KRN_COL_MODEL};
     static const int col_w[7] = {6, 11, 12, 11, 11, 7, 11};
-    for (int c = 0; c < 7; c++) {
-        const char *t = cli_msg(col_id[c]);
-        int w = 0;
-        for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-            w += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
-        fprintf(f, "%s%*s%s", c ? " " : "", w < col_w[c] ? col_w[c] - w : 0, "", t);
-    }
-    fprintf(f, " | %s\n", cli_msg(col_id[7]));
+    kout_head(f, col_id, col_w, 7, KM_COL_SOURCE);
 }
 
 static void print_text(const struct kernel_args *a, const struct gpu_kernel_result *r,

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "cli.h"
 #include "../base/utf8.h"
 
 int kout_lines(const char *s, size_t n, struct text_lines *t)
@@ -101,4 +102,22 @@ void kout_warp_json(struct jw *w, const struct gpu_kernel_pattern *q, double of)
     jw_int(w, "warp", q->warp);
     jw_uints(w, "offsets", (const unsigned *)q->addr, 32);
     jw_end(w);
+}
+
+void kout_pad(FILE *f, const char *t, int w)
+{
+    int tw = 0;
+    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
+        tw += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+    fprintf(f, "%*s%s", tw < w ? w - tw : 0, "", t);
+}
+
+void kout_head(FILE *f, const int *ids, const int *w, int n, int last)
+{
+    for (int c = 0; c < n; c++) {
+        if (c)
+            fputc(' ', f);
+        kout_pad(f, cli_msg(ids[c]), w[c]);
+    }
+    fprintf(f, " | %s\n", cli_msg(last));
 }

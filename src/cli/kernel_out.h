@@ -28,6 +28,13 @@ void kout_source(FILE *f, const char *s, int n);
  * wavefronts - ideal, ways = wavefronts / ideal; '-' for the three when ideal is unknown). */
 void kout_figures(FILE *f, double inst, double wf, int ideal_known, double ideal);
 
+/* kout_pad: t right-aligned to w display columns (a CJK character takes two) */
+void kout_pad(FILE *f, const char *t, int w);
+
+/* kout_head: the table's header: n column titles (messages of msg.def, in the reader's
+ * language) right-aligned to widths w (display columns), then " | " and the title last */
+void kout_head(FILE *f, const int *ids, const int *w, int n, int last);
+
 /* kout_warp_json: one kept warp as the object both `banklab kernel --json` (the executor's
  * warps, under each line) and `banklab run --json` (the sanitizer route's, under each line
  * and per launch) write: pc, kind ("worst" or "pattern"), warps (with this pattern), of (the

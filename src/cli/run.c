@@ -191,14 +191,14 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
             if (q->slot < 0)
                 worst = q;
             else
-                o += bl_fmt(list + o, sizeof list - o, "%s%u at %u", o ? ", " : "", q->count,
-                            each ? q->wavefronts_each : q->wavefronts);
+                o += bl_fmt(list + o, sizeof list - o, cli_msg(RUN_WARPS_ITEM), o ? ", " : "",
+                            q->count, each ? q->wavefronts_each : q->wavefronts);
         }
         if (!worst)
             continue;
-        fprintf(f, "%6s %s: warps %s wavefronts of %.0f; the worst, warp %u of block (%u,%u,%u): "
-                "%u\n", "", CLI_CLEAN(in->sass), list, in->inst, worst->warp, worst->block[0],
-                worst->block[1], worst->block[2], each ? worst->wavefronts_each : worst->wavefronts);
+        cli_say(f, RUN_WARPS, "", CLI_CLEAN(in->sass), list, in->inst, worst->warp,
+                worst->block[0], worst->block[1], worst->block[2],
+                each ? worst->wavefronts_each : worst->wavefronts);
         if (!a->grid)
             continue;
         struct bank_access acc;
@@ -208,8 +208,8 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
             continue;
         struct grid_text_options opt;
         grid_text_options_init(&opt);
-        fprintf(f, "measured addresses, warp %u of block (%u,%u,%u):\n", worst->warp,
-                worst->block[0], worst->block[1], worst->block[2]);
+        cli_say(f, RUN_MEASURED_WARP, worst->warp, worst->block[0], worst->block[1],
+                worst->block[2]);
         grid_text_write(f, &br, acc.width, acc.op, acc.mask, &opt);
     }
 }
@@ -220,21 +220,24 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
     const struct gpu_kernel_result *r = &l->res;
     char name[GPU_KERNEL_TEXT * 2];
     bl_clean(name, sizeof name, r->kernel);
-    fprintf(f, "\n== %s<<<(%u,%u,%u), (%u,%u,%u), %llu>>> on %s: launch %ld of this kernel "
-            "(%ld of the process %d)\n", name, r->grid[0], r->grid[1], r->grid[2], r->block[0],
+    cli_say(f, RUN_LAUNCH_HEAD, name, r->grid[0], r->grid[1], r->grid[2], r->block[0],
             r->block[1], r->block[2], r->smem, CLI_CLEAN(r->device), l->nth, l->ordinal, l->pid);
     if (r->err.status != GPU_KERNEL_OK) {
         bl_clean(name, sizeof name, r->err.msg);
-        fprintf(f, "not measured: %s\n", name);
+        cli_say(f, RUN_NOT_MEASURED, name);
         return;
     }
-    fprintf(f, "%d registers, static shared memory %d bytes, dynamic %llu bytes%s%s\n\n", r->regs,
-            r->static_smem, r->smem, r->lock_note[0] ? "; measured " : "", CLI_CLEAN(r->lock_note));
+    cli_say(f, KRN_REGS, r->regs, r->static_smem, r->smem);
+    if (r->lock_note[0])
+        cli_say(f, RUN_MEASURED_LOCK, CLI_CLEAN(CLI_NOTE(&r->lock_msg, r->lock_note)));
+    fputs("\n\n", f);
     int lineinfo = 0;
     for (int i = 0; i < r->nlines; i++)
         lineinfo |= r->lines[i].line > 0;
-    fprintf(f, "%6s %11s %12s %11s %11s %7s | %s\n", "line", "inst", "wavefronts", "ideal",
-            "excess", "ways", lineinfo ? "source" : "SASS instruction");
+    static const int col_id[6] = {KM_COL_LINE, KRN_COL_INST, KM_COL_WAVEFRONTS, KM_COL_IDEAL,
+                                  KM_COL_EXCESS, KM_COL_WAYS};
+    static const int col_w[6] = {6, 11, 12, 11, 11, 7};
+    kout_head(f, col_id, col_w, 6, lineinfo ? KM_COL_SOURCE : RUN_COL_SASS);
     if (!lineinfo) {
         put_insts(f, r, 0, 0, 1);
     } else {
@@ -243,7 +246,7 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
             const struct gpu_kernel_line *ln = &r->lines[i];
             const char *path = ln->file >= 0 && ln->file < r->nfiles ? r->files[ln->file] : "?";
             if (ln->file != last_file) {
-                fputs("  file ", f);
+                fputs(cli_msg(RUN_FILE), f);
                 put_clean(f, path, strlen(path));
                 fputc('\n', f);
                 last_file = ln->file;
@@ -267,16 +270,15 @@ static void print_launch(FILE *f, const struct run_args *a, const struct gpu_run
                 put_warps(f, a, r, ln);
         }
     }
-    fprintf(f, "%6s", "total");
+    kout_pad(f, cli_msg(KM_TOTAL), 6);
     kout_figures(f, r->totals.inst, r->totals.wavefronts, 1, r->totals.ideal);
+    fputs(" | ", f);
     if (lineinfo)
-        fprintf(f, " | %d line%s with shared-memory instructions\n", r->nlines,
-                r->nlines == 1 ? "" : "s");
+        cli_say(f, KRN_NLINES, r->nlines, r->nlines == 1 ? "" : "s");
     else
-        fprintf(f, " | %d shared-memory instruction%s\n", r->ninsts, r->ninsts == 1 ? "" : "s");
+        cli_say(f, RUN_NINSTS, r->ninsts, r->ninsts == 1 ? "" : "s");
     if (!lineinfo && r->ninsts)
-        fputs("hint: no line info in this kernel's cubin: per SASS instruction only (compile "
-              "with nvcc -lineinfo for source lines)\n", f);
+        cli_say(f, RUN_NO_LINEINFO);
 }
 
 static void json_figures(struct jw *w, double inst, double wf, int ideal_known, double ideal)

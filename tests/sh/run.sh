@@ -76,6 +76,12 @@ if grep -q "GPU=cuda" "$(dirname "$B")/flags.stamp" 2>/dev/null || [ -f "$lib" ]
         grep -qE "^ +21 +32768 +1048576 +32768 +1015808 +32.00 \| +out\[x \* n \+ y\] = tile\[threadIdx.x\]\[threadIdx.y\];" "$tmp/out" &&
             ok "a line's figures beside its source text" || bad "no line 21 with its figures and source"
         grep -q "file $src" "$tmp/out" && ok "the file the line info names" || bad "no file line"
+        # the same report in Chinese: the head line, the header, the total and the hint
+        BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --lang zh -- "$tmp/fake" "$src" > "$tmp/zh" 2>&1
+        grep -q "^== transpose<<<(32,32,1), (32,32,1), 0>>>，在 Fake GPU (sm_90) 上：这个 kernel 的第 1 次启动" "$tmp/zh" &&
+            grep -q "^  行号 .* | 源码$" "$tmp/zh" && grep -q "^  合计 .* | 2 行有共享内存指令$" "$tmp/zh" &&
+            grep -q "^提示：这个 kernel 的 cubin 没有行号信息" "$tmp/zh" &&
+            ok "--lang zh: the report in Chinese" || bad "--lang zh: $(head -n 12 "$tmp/zh")"
         grep -q "hint: no line info in this kernel's cubin" "$tmp/out" && grep -q "pc 0x0180  LDS" "$tmp/out" &&
             ok "without line info: per instruction and the hint" || bad "no per-instruction rows or hint"
         grep -qF 'odd\x1b[31mname' "$tmp/out" && ! grep -q "$(printf '\033')" "$tmp/out" &&
