@@ -160,6 +160,9 @@ PYEOF
     # measuring, correlation and its results, without a GPU
     inc=${CUDA_HOME:-/usr/local/cuda}/include
     mkdir -p "$tmp/mock"
+    # the H200's cubin of ldmatrix.cu, kept as hex text (tests/data/kernel/README.md)
+    python3 -c 'import sys, binascii; open(sys.argv[2], "wb").write(binascii.unhexlify("".join(open(sys.argv[1]).read().split())))' \
+        tests/data/kernel/ldmatrix.sm90.cubin.hex "$tmp/ldmatrix.cubin"
     if [ -f "$inc/cupti_sass_metrics.h" ] &&
         cc -std=c11 -D_DEFAULT_SOURCE -shared -fPIC -DMOCK_LIB -I"$inc" -o "$tmp/mock/libcuda.so.1" \
             tests/sh/run_mock.c 2> "$tmp/cc.err" &&
@@ -167,7 +170,7 @@ PYEOF
         mock() { # ARGS...: banklab run ARGS -- the mock program
             LD_LIBRARY_PATH="$tmp/mock" BANKLAB_CUPTI="$tmp/mock/libcuda.so.1" BANKLAB_NO_LOCK=1 \
                 BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run "$@" -- "$tmp/mockprog" "$tmp/mock/libcuda.so.1" \
-                tests/data/kernel/ldmatrix.sm90.cubin > "$tmp/out" 2> "$tmp/err"
+                "$tmp/ldmatrix.cubin" > "$tmp/out" 2> "$tmp/err"
         }
         mock --json
         rc=$?

@@ -17,6 +17,7 @@
 #include "../../src/kernel/kernel.h"
 #include "../../src/kmeasure/kmeasure.h"
 #include "../../src/compile/compile.h"
+#include "hexfile_test.h"
 
 static int find(const char *src, struct ksrc_kernel *k, int max)
 {
@@ -364,23 +365,12 @@ static void test_wire_result(void **state)
     gpu_kernel_result_done(&back);
 }
 
-static unsigned char *slurp(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    static unsigned char buf[1 << 20];
-    *n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    return buf;
-}
-
 /* Every shared-memory instruction of nvdisasm's listing decodes to the same mnemonic and
  * width, and nothing else decodes as one. */
 static void check_cubin(const char *cubin, const char *listing, const char *symbol, int expect)
 {
     size_t n = 0;
-    unsigned char *b = slurp(cubin, &n);
+    unsigned char *b = hexfile_read(cubin, &n);
     assert_non_null(b);
     const uint8_t *code;
     size_t size;
@@ -435,21 +425,22 @@ static void check_cubin(const char *cubin, const char *listing, const char *symb
         assert_int_equal(si.ideal, bytes <= 4 ? 1 : bytes / 4);
     }
     fclose(f);
+    free(b);
     assert_int_equal(seen, expect);
 }
 
 static void test_sass_decode(void **state)
 {
     (void)state;
-    check_cubin(TEST_DATA_DIR "/kernel/carve.sm90.cubin", TEST_DATA_DIR "/kernel/carve.sm90.sass",
+    check_cubin(TEST_DATA_DIR "/kernel/carve.sm90.cubin.hex", TEST_DATA_DIR "/kernel/carve.sm90.sass",
                 "_Z5carvePfPKfi", 6);
-    check_cubin(TEST_DATA_DIR "/kernel/atomics.sm90.cubin",
+    check_cubin(TEST_DATA_DIR "/kernel/atomics.sm90.cubin.hex",
                 TEST_DATA_DIR "/kernel/atomics.sm90.sass", "_Z9histogramPKiPii", 3);
-    check_cubin(TEST_DATA_DIR "/kernel/stores.sm90.cubin", TEST_DATA_DIR "/kernel/stores.sm90.sass",
+    check_cubin(TEST_DATA_DIR "/kernel/stores.sm90.cubin.hex", TEST_DATA_DIR "/kernel/stores.sm90.sass",
                 "_Z6storesPfi", 11);
-    check_cubin(TEST_DATA_DIR "/kernel/ldmatrix.sm90.cubin",
+    check_cubin(TEST_DATA_DIR "/kernel/ldmatrix.sm90.cubin.hex",
                 TEST_DATA_DIR "/kernel/ldmatrix.sm90.sass", "_Z13ldmatrix_tilePfi", 4);
-    check_cubin(TEST_DATA_DIR "/kernel/cp_async.sm90.cubin",
+    check_cubin(TEST_DATA_DIR "/kernel/cp_async.sm90.cubin.hex",
                 TEST_DATA_DIR "/kernel/cp_async.sm90.sass", "_Z13cp_async_copyPK6float4Pfi", 5);
     assert_int_equal(sass_arch_known(90), 1);
     assert_int_equal(sass_arch_known(100), 0);

@@ -20,6 +20,7 @@
 #include "../../src/compile/compile.h"
 #ifdef BANKLAB_GPU_CUDA /* the measuring routes' CUPTI code: a GPU=cuda build only */
 #include "../../src/kmeasure/cuda_sassm.h"
+#include "hexfile_test.h"
 #endif
 
 /* T: a message of the prediction rendered in lang (one of four buffers, in turn) */
@@ -366,11 +367,9 @@ static void test_file_launch(void **state)
  * reads on line 16 (h[i]: LDS); nothing else touches shared memory. */
 static void test_sass_lines(void **state)
 {
-    FILE *f = fopen(TEST_DATA_DIR "/kernel/atomics.sm90.cubin", "rb");
-    assert_non_null(f);
-    static unsigned char buf[1 << 16];
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
+    size_t n = 0;
+    unsigned char *buf = hexfile_read(TEST_DATA_DIR "/kernel/atomics.sm90.cubin.hex", &n);
+    assert_non_null(buf);
     struct kp_sass s;
     assert_int_equal(ksl_lines(buf, n, "_Z9histogramPKiPii", "atomics.cu", &s), 0);
     assert_int_equal(s.n, 3);
@@ -432,6 +431,7 @@ static void test_sass_lines(void **state)
     assert_int_equal(ksl_lines("not an elf", 10, "_Z9histogramPKiPii", "atomics.cu", &s), -1);
     /* a truncated cubin is refused, never read past */
     assert_int_equal(ksl_lines(buf, n / 2, "_Z9histogramPKiPii", "atomics.cu", &s), -1);
+    free(buf);
     (void)state;
 }
 

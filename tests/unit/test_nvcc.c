@@ -14,6 +14,7 @@
 
 #include "../../src/compile/compile.h"
 #include "../../src/kernel/kernel.h"
+#include "hexfile_test.h"
 
 static void test_compile_options(void **state)
 {
@@ -94,12 +95,8 @@ static void test_demangle(void **state)
 
 static unsigned char *slurp(const char *path, size_t *n)
 {
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    unsigned char *b = malloc(1 << 22);
+    unsigned char *b = hexfile_read(path, n);
     assert_non_null(b);
-    *n = fread(b, 1, 1 << 22, f);
-    fclose(f);
     return b;
 }
 
@@ -107,7 +104,7 @@ static void test_symbol_in_cubin(void **state)
 {
     (void)state;
     size_t n;
-    unsigned char *b = slurp(TEST_DATA_DIR "/kernel/ldmatrix.sm90.cubin", &n);
+    unsigned char *b = slurp(TEST_DATA_DIR "/kernel/ldmatrix.sm90.cubin.hex", &n);
     char sym[256];
     assert_int_equal(knvcc_symbol(b, n, "ldmatrix_tile", NULL, 0, sym, sizeof sym), 0);
     assert_string_equal(sym, "_Z13ldmatrix_tilePfi");
@@ -116,7 +113,7 @@ static void test_symbol_in_cubin(void **state)
     assert_string_equal(sym, "");
     assert_int_equal(knvcc_symbol(b, 10, "ldmatrix_tile", NULL, 0, sym, sizeof sym), -1);
     free(b);
-    b = slurp(TEST_DATA_DIR "/kernel/atomics.sm90.cubin", &n);
+    b = slurp(TEST_DATA_DIR "/kernel/atomics.sm90.cubin.hex", &n);
     assert_int_equal(knvcc_symbol(b, n, "histogram", NULL, 0, sym, sizeof sym), 0);
     assert_string_equal(sym, "_Z9histogramPKiPii");
     free(b);
