@@ -209,6 +209,17 @@ static void device_facts(void)
 
 /* ---- a launch ---- */
 
+/* (G.mu held) wait for the device's turn, for what (a kernel's symbol, "a context") */
+static void take_turn(const char *what)
+{
+    struct bl_err err = {0};
+    double w0 = bl_now_ms();
+    G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+    G.held_t0 = bl_now_ms();
+    inj_dbg(&G.in, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
+            G.held_t0 - w0, what);
+}
+
 static void launch_begin(const Sanitizer_LaunchData *ld)
 {
     T.selected = 0;
@@ -240,16 +251,10 @@ static void launch_begin(const Sanitizer_LaunchData *ld)
             devlock_release(G.in.lock); /* the slice is over: queue again behind the class */
             G.held = 0;
         }
-        if (!G.held) {
-            struct bl_err err = {0};
-            double w0 = bl_now_ms();
-            G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
-            G.held_t0 = bl_now_ms();
-            inj_dbg(&G.in, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
-                    G.held_t0 - w0, T.symbol);
-        } else {
+        if (!G.held)
+            take_turn(T.symbol);
+        else
             inj_dbg(&G.in, "turn: kept (%s)\n", T.symbol);
-        }
     }
     T.turn = G.held;
     sanitizerMemset(b->dev, 0, sizeof(struct san_table), ld->hStream);
@@ -448,13 +453,8 @@ static void context_starting(const Sanitizer_ResourceContextData *cd)
         G.lock_tried = 1;
     }
     if (G.in.lock && !G.held) {
-        struct bl_err err = {0};
-        double w0 = bl_now_ms();
-        G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
-        G.held_t0 = bl_now_ms();
+        take_turn("a context");
         G.setup = G.held;
-        inj_dbg(&G.in, "turn: %s after %.1f ms (a context)\n", G.held ? "taken" : "not taken",
-                G.held_t0 - w0);
         if (G.held)
             start_keeper();
     }
