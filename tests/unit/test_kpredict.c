@@ -20,8 +20,8 @@
 #include "../../src/compile/compile.h"
 #ifdef BANKLAB_GPU_CUDA /* the measuring routes' CUPTI code: a GPU=cuda build only */
 #include "../../src/kmeasure/cuda_sassm.h"
-#include "hexfile_test.h"
 #endif
+#include "hexfile_test.h"
 
 /* T: a message of the prediction rendered in lang (one of four buffers, in turn) */
 static const char *T(const struct bl_msg *m, enum bl_lang lang)
