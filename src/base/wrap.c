@@ -21,6 +21,51 @@ size_t bl_char(const char *s, size_t n, wchar_t *wc, int *w)
     return k;
 }
 
+/* East Asian Wide and Fullwidth ranges (UAX #11) */
+static int wide_cp(unsigned long c)
+{
+    static const unsigned long r[][2] = {
+        {0x1100, 0x115f}, {0x2e80, 0x303e}, {0x3041, 0x33ff}, {0x3400, 0x4dbf}, {0x4e00, 0x9fff},
+        {0xa000, 0xa4cf}, {0xac00, 0xd7a3}, {0xf900, 0xfaff}, {0xfe30, 0xfe4f}, {0xff00, 0xff60},
+        {0xffe0, 0xffe6}, {0x1f300, 0x1f64f}, {0x1f900, 0x1f9ff}, {0x20000, 0x2fffd},
+        {0x30000, 0x3fffd}};
+    for (size_t i = 0; i < sizeof r / sizeof r[0]; i++)
+        if (c >= r[i][0] && c <= r[i][1])
+            return 1;
+    return 0;
+}
+
+int bl_cols_at(const char *s, size_t *len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    size_t k = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3
+             : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    unsigned long c = k == 1 ? p[0] : k ? p[0] & (0x7f >> k) : 0;
+    for (size_t i = 1; i < k; i++) {
+        if ((p[i] & 0xc0) != 0x80) {
+            k = 0;
+            break;
+        }
+        c = c << 6 | (p[i] & 0x3f);
+    }
+    if (len)
+        *len = k ? k : 1;
+    if (!k)
+        return 0;
+    return wide_cp(c) ? 2 : 1;
+}
+
+int bl_cols(const char *s)
+{
+    int cols = 0;
+    while (*s) {
+        size_t k;
+        cols += bl_cols_at(s, &k);
+        s += k;
+    }
+    return cols;
+}
+
 int bl_width_n(const char *s, size_t n)
 {
     int cols = 0;

@@ -17,6 +17,16 @@ size_t bl_char(const char *s, size_t n, wchar_t *wc, int *w);
 /* bl_width_n: the display columns of s[0..n) (stops at a NUL). */
 int bl_width_n(const char *s, size_t n);
 
+/* bl_cols: the display columns of the UTF-8 text s without the locale (output written under
+ * LANG=C is measured the same): East Asian wide and full-width characters (CJK, kana, hangul,
+ * full-width punctuation) take 2, any other character 1, a byte that starts no character
+ * (invalid or a lone continuation) 0. For tables and columns of the text reports. */
+int bl_cols(const char *s);
+
+/* bl_cols_at: the columns of the character starting at s (2, 1, or 0 for a byte inside a
+ * character); *len, when not NULL, its bytes. */
+int bl_cols_at(const char *s, size_t *len);
+
 
 /* bl_wrap: the next line of s[0..n) at width columns: returns its byte length and *next where
  * the line after it starts. Breaks at spaces, between wide characters and after the commas

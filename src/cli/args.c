@@ -11,6 +11,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "../base/wrap.h"
 #include "../keys/keys.h"
 #include "../store/recording.h"
 #include "cli.h"
@@ -194,12 +195,11 @@ void cli_print_keys(FILE *f, const char *lead, const char *tail)
             }
         }
         zh[o] = 0;
-        /* broken after a comma (a key stays with its word); a 3-byte character is 2 columns */
+        /* broken after a comma (a key stays with its word); a wide character is 2 columns */
         const char *line = zh, *brk = NULL;
         int cols = 0;
         for (const char *q = zh; *q; q++) {
-            unsigned char c = (unsigned char)*q;
-            cols += c < 0x80 ? 1 : (c & 0xe0) == 0xe0 ? 2 : 0;
+            cols += bl_cols_at(q, NULL);
             if (cols > 80 && brk) {
                 fprintf(f, "%.*s\n", (int)(brk - line), line);
                 line = brk;

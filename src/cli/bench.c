@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../base/wrap.h"
 #include "../base/buf.h"
 #include "../base/err.h"
 #include "../gpu/gpu.h"
@@ -479,9 +480,7 @@ static const char *cell(char *buf, size_t n, int have, const char *fmt, double v
  * takes 2) */
 static void cell_text(const char *s, int w)
 {
-    int cols = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        cols += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+    int cols = bl_cols(s);
     int pad = (w < 0 ? -w : w) - cols;
     printf("%*s%s%*s", w > 0 && pad > 0 ? pad : 0, "", s, w < 0 && pad > 0 ? pad : 0, "");
 }

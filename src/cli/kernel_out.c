@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../base/wrap.h"
 #include "../base/fmt.h"
 #include "cli.h"
 #include "../base/utf8.h"
@@ -106,9 +107,7 @@ void kout_warp_json(struct jw *w, const struct gpu_kernel_pattern *q, double of)
 
 void kout_pad(FILE *f, const char *t, int w)
 {
-    int tw = 0;
-    for (const unsigned char *p = (const unsigned char *)t; *p; p++)
-        tw += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
+    int tw = bl_cols(t);
     fprintf(f, "%*s%s", tw < w ? w - tw : 0, "", t);
 }
 

@@ -6,6 +6,7 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "../base/wrap.h"
 #include "../base/msg.h"
 
 /* the language of the text being written (grid_text_write sets it from its options) */
@@ -16,19 +17,10 @@ static const char *T(int id)
     return bl_msg_format(id, lang);
 }
 
-/* the columns s takes (a character of 3 or 4 UTF-8 bytes takes 2) */
-static int cols_of(const char *s)
-{
-    int w = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        w += *p < 0x80 ? 1 : (*p & 0xe0) == 0xe0 ? 2 : (*p & 0xc0) == 0xc0 ? 1 : 0;
-    return w;
-}
-
 /* s right-aligned in width columns */
 static void put_right(FILE *f, const char *s, int width)
 {
-    for (int w = cols_of(s); w < width; w++)
+    for (int w = bl_cols(s); w < width; w++)
         fputc(' ', f);
     fputs(s, f);
 }
@@ -300,8 +292,8 @@ static void broadcast_legend(FILE *f, const struct bank_result *res, int pass, i
             n = snprintf(item, sizeof item, T(GT_BC_RUN), run[k].bank0, run[k].bank1,
                          (unsigned long long)run[k].word0, (unsigned long long)run[k].word1,
                          lanes);
-        int indent = cols_of(T(GT_BROADCAST));
-        n = cols_of(item);
+        int indent = bl_cols(T(GT_BROADCAST));
+        n = bl_cols(item);
         if (col == 0) {
             fputs(T(GT_BROADCAST), f);
             col = indent;

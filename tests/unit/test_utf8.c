@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../../src/base/utf8.h"
+#include "../../src/base/wrap.h"
 
 static void test_valid(void **state)
 {
@@ -101,6 +102,26 @@ static void test_fix(void **state)
 }
 
 /* a tool's name for a file: the bytes, the escaped copy (NVRTC's), '?' for odd bytes (nvcc's) */
+/* columns without the locale: ASCII 1, a Chinese character and full-width punctuation 2, the
+ * lessons' 2- and 3-byte symbols (·, ×, →) 1, a lone continuation or invalid lead byte 0 */
+static void test_cols(void **state)
+{
+    (void)state;
+    assert_int_equal(bl_cols(""), 0);
+    assert_int_equal(bl_cols("bank 7"), 6);
+    assert_int_equal(bl_cols("\xe6\xb3\xa2\xe5\x89\x8d"), 4);          /* 波前 */
+    assert_int_equal(bl_cols("a\xef\xbc\x8c" "b"), 4);                  /* a，b */
+    assert_int_equal(bl_cols("\xc2\xb7\xc3\x97\xe2\x86\x92"), 3);      /* ·×→ */
+    assert_int_equal(bl_cols("\xf0\xa0\x80\x80"), 2);                  /* U+20000 */
+    assert_int_equal(bl_cols("\x80x\xff"), 1);
+    assert_int_equal(bl_cols("\xe6\xb3"), 0);                          /* cut short */
+    size_t k;
+    assert_int_equal(bl_cols_at("\xe6\xb3\xa2!", &k), 2);
+    assert_int_equal((int)k, 3);
+    assert_int_equal(bl_cols_at("\xb3", &k), 0);
+    assert_int_equal((int)k, 1);
+}
+
 static void test_name_same(void **state)
 {
     (void)state;
@@ -123,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_bidi),
         cmocka_unit_test(test_lines_mask),
         cmocka_unit_test(test_name_same),
+        cmocka_unit_test(test_cols),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
