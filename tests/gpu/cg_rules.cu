@@ -14,33 +14,36 @@
 #include <cuda_runtime.h>
 
 template <int CG, int P>
-__global__ void cpa_pattern(const float4 *in, const int *chunk, int active, float *out)
+__global__ void cpa_pattern(const float4 *in, const int *chunk, const int *src, unsigned mask, float *out)
 {
     __shared__ __align__(16) float4 s[1024];
     int t = threadIdx.x;
-    if (t < active) {
+    if ((mask >> t) & 1) {
         unsigned dst = (unsigned)__cvta_generic_to_shared(&s[chunk[t] & 1023]);
         if (CG)
-            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(in + t) : "memory");
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(in + (src[t] & 511)) : "memory");
         else
-            asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(in + t) : "memory");
+            asm volatile("cp.async.ca.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(in + (src[t] & 511)) : "memory");
         asm volatile("cp.async.commit_group;" ::: "memory");
         asm volatile("cp.async.wait_group 0;" ::: "memory");
     }
     __syncthreads();
-    if (t < active)
+    if ((mask >> t) & 1)
         out[t] = s[chunk[t] & 1023].x;
 }
 
-struct pat { const char *name; int active; int chunk[32]; };
+struct pat { const char *name; unsigned mask; int chunk[32]; int src[32]; };
 
 static int make_patterns(struct pat *P)
 {
     static const int perm[32] = {7, 30, 2, 19, 25, 12, 0, 16, 28, 9, 21, 4, 14, 31, 10, 23,
                                  1, 26, 18, 5, 29, 13, 8, 22, 3, 17, 27, 11, 24, 6, 20, 15};
     int n = 0;
-#define PAT(NAME, ACTIVE, EXPR) do { P[n].name = NAME; P[n].active = ACTIVE; \
-        for (int l = 0; l < 32; l++) { int q = l / 8; P[n].chunk[l] = (EXPR) + 0 * q; } n++; } while (0)
+    /* lanes of MASK active, lane l writing chunk CHUNK from the 16-byte source SRC of in */
+#define PATS(NAME, MASK, CHUNK, SRC) do { P[n].name = NAME; P[n].mask = MASK; \
+        for (int l = 0; l < 32; l++) { int q = l / 8; P[n].chunk[l] = (CHUNK) + 0 * q; \
+            P[n].src[l] = (SRC); } n++; } while (0)
+#define PAT(NAME, ACTIVE, EXPR) PATS(NAME, ACTIVE == 32 ? ~0u : (1u << ACTIVE) - 1, EXPR, l)
     PAT("stride 1", 32, l);
     PAT("stride 2", 32, 2 * l);
     PAT("stride 3", 32, 3 * l);
@@ -67,36 +70,97 @@ static int make_patterns(struct pat *P)
     PAT("stride 2, lanes 0 and 1 only", 2, 2 * l);
     PAT("stride 8, 4 lanes", 4, 8 * l);
     PAT("stride 2 within each half, halves 64 chunks apart", 32, 2 * (l % 16) + 64 * (l / 16));
+    /* call 21: the source side apart from the lane, and the pairs and pieces that the 26
+     * above left open (docs/model.md) */
+    PATS("stride 1, sources xor 1", ~0u, l, l ^ 1);
+    PATS("stride 1, sources reversed", ~0u, l, 31 - l);
+    PATS("stride 1, sources a permutation", ~0u, l, perm[l]);
+    PATS("stride 1, sources at stride 2", ~0u, l, 2 * l);
+    PATS("stride 1, sources one chunk on (l + 1)", ~0u, l, l + 1);
+    PATS("stride 1, sources four chunks on (l + 4)", ~0u, l, l + 4);
+    PATS("stride 1, sources a line on (l + 8)", ~0u, l, l + 8);
+    PATS("stride 1, every quarter from the same line (l % 8)", ~0u, l, l % 8);
+    PATS("stride 2, sources at stride 2", ~0u, 2 * l, 2 * l);
+    PATS("stride 3, sources at stride 3", ~0u, 3 * l, 3 * l);
+    PATS("the permutation, sources the same permutation", ~0u, perm[l], perm[l]);
+    PATS("xor 1, sources xor 1", ~0u, l ^ 1, l ^ 1);
+    {
+        static const char *pair_name[4][8] = {
+            {0, "lanes 0 1: chunks 0 1", "lanes 0 1: chunks 0 2", "lanes 0 1: chunks 0 3", "lanes 0 1: chunks 0 4",
+             "lanes 0 1: chunks 0 5", "lanes 0 1: chunks 0 6", "lanes 0 1: chunks 0 7"},
+            {0, "lanes 0 2: chunks 0 1", "lanes 0 2: chunks 0 2", "lanes 0 2: chunks 0 3", "lanes 0 2: chunks 0 4",
+             "lanes 0 2: chunks 0 5", "lanes 0 2: chunks 0 6", "lanes 0 2: chunks 0 7"},
+            {0, "lanes 0 4: chunks 0 1", "lanes 0 4: chunks 0 2", "lanes 0 4: chunks 0 3", "lanes 0 4: chunks 0 4",
+             "lanes 0 4: chunks 0 5", "lanes 0 4: chunks 0 6", "lanes 0 4: chunks 0 7"},
+            {0, "lanes 0 7: chunks 0 1", 0, "lanes 0 7: chunks 0 3", 0, 0, 0, "lanes 0 7: chunks 0 7"}};
+        static const int other[4] = {1, 2, 4, 7};
+        for (int k = 0; k < 4; k++)
+            for (int c = 1; c < 8; c++)
+                if (pair_name[k][c]) {
+                    int o = other[k];
+                    PATS(pair_name[k][c], 1u | 1u << o, l == o ? c : 0, l);
+                }
+    }
+    PATS("lanes 0 1: chunks 0 8", 3u, l == 1 ? 8 : 0, l);
+    PATS("lanes 0 1: chunks 0 9", 3u, l == 1 ? 9 : 0, l);
+    PATS("lanes 0 1: chunks 0 11", 3u, l == 1 ? 11 : 0, l);
+    PATS("lanes 0 1: chunks 2 5", 3u, l == 1 ? 5 : 2, l);
+    PATS("lanes 0 1: chunks 4 7", 3u, l == 1 ? 7 : 4, l);
+    PATS("stride 3, lanes 0-2", 0x7u, 3 * l, l);
+    PATS("stride 3, lanes 3-5", 0x38u, 3 * l, l);
+    PATS("stride 3, lanes 6-7", 0xc0u, 3 * l, l);
+    PATS("stride 3, lanes 0-3", 0xfu, 3 * l, l);
+    PATS("stride 3, lanes 4-7", 0xf0u, 3 * l, l);
+    PATS("stride 3, lanes 0-7", 0xffu, 3 * l, l);
+    PATS("lanes 0 1 8: chunks 0 8 8", 0x103u, l == 0 ? 0 : 8, l);
+    PATS("lanes 1 8: chunks 8 8", 0x102u, 8, l);
+    PATS("lanes 0-7, lane 1 on chunk 8", 0xffu, l == 1 ? 8 : l, l);
+#undef PATS
 #undef PAT
     return n;
 }
 
-typedef void (*kfn)(const float4 *, const int *, int, float *);
+typedef void (*kfn)(const float4 *, const int *, const int *, unsigned, float *);
 #define K4(CG, P) cpa_pattern<CG, P>, cpa_pattern<CG, P + 1>, cpa_pattern<CG, P + 2>, cpa_pattern<CG, P + 3>
 #define K32(CG) K4(CG, 0), K4(CG, 4), K4(CG, 8), K4(CG, 12), K4(CG, 16), K4(CG, 20), K4(CG, 24), K4(CG, 28)
-static const kfn kernels[2][32] = {{K32(0)}, {K32(1)}};
+#define K96(CG) K32(CG), K4(CG, 32), K4(CG, 36), K4(CG, 40), K4(CG, 44), K4(CG, 48), K4(CG, 52), \
+        K4(CG, 56), K4(CG, 60), K4(CG, 64), K4(CG, 68), K4(CG, 72), K4(CG, 76), K4(CG, 80), K4(CG, 84), \
+        K4(CG, 88), K4(CG, 92)
+#define NKERN 96
+static const kfn kernels[2][NKERN] = {{K96(0)}, {K96(1)}};
 
 int main()
 {
-    static struct pat P[64];
+    static struct pat P[NKERN + 1];
     int n = make_patterns(P);
-    if (n > 32)
+    if (n > NKERN)
         return 2;
     float4 *in;
     float *out;
-    int *chunk;
-    cudaMalloc(&in, 64 * sizeof(float4));
+    int *chunk, *src;
+    cudaMalloc(&in, 512 * sizeof(float4));
     cudaMalloc(&out, 64 * sizeof(float));
     cudaMalloc(&chunk, 32 * sizeof(int));
-    cudaMemset(in, 0, 64 * sizeof(float4));
+    cudaMalloc(&src, 32 * sizeof(int));
+    cudaMemset(in, 0, 512 * sizeof(float4));
     for (int cg = 1; cg >= 0; cg--)
         for (int p = 0; p < n; p++) {
             cudaMemcpy(chunk, P[p].chunk, sizeof P[p].chunk, cudaMemcpyHostToDevice);
-            kernels[cg][p]<<<1, 32>>>(in, chunk, P[p].active, out);
+            cudaMemcpy(src, P[p].src, sizeof P[p].src, cudaMemcpyHostToDevice);
+            kernels[cg][p]<<<1, 32>>>(in, chunk, src, P[p].mask, out);
             cudaError_t e = cudaDeviceSynchronize();
-            printf("%s %d %s:", cg ? "cg" : "ca", p, P[p].name);
-            for (int l = 0; l < P[p].active; l++)
-                printf(" %d", P[p].chunk[l]);
+            printf("%s %d %s | lanes", cg ? "cg" : "ca", p, P[p].name);
+            for (int l = 0; l < 32; l++)
+                if ((P[p].mask >> l) & 1)
+                    printf(" %d", l);
+            printf(" | chunks");
+            for (int l = 0; l < 32; l++)
+                if ((P[p].mask >> l) & 1)
+                    printf(" %d", P[p].chunk[l]);
+            printf(" | sources");
+            for (int l = 0; l < 32; l++)
+                if ((P[p].mask >> l) & 1)
+                    printf(" %d", P[p].src[l]);
             printf(" | %s\n", cudaGetErrorString(e));
             if (e != cudaSuccess)
                 return 1;
