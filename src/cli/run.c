@@ -375,7 +375,7 @@ static int write_json(FILE *f, const struct run_args *a, const struct gpu_run_ou
     jw_end(w);
     jw_arr(w, "notes");
     for (int i = 0; i < o->nnotes; i++)
-        jw_str(w, NULL, o->notes[i]);
+        jw_str(w, NULL, o->notes[i].text);
     jw_end(w);
     int rc = jw_print(w, f, 1);
     jw_free(w);
@@ -457,13 +457,13 @@ static int take_replays(struct gpu_run_output *o, char (*names)[2 * GPU_KERNEL_T
 {
     int n = 0, k = 0;
     for (int i = 0; i < o->nnotes; i++) {
-        if (!strncmp(o->notes[i], "replay:", 7)) {
+        if (!strncmp(o->notes[i].text, "replay:", 7)) {
             if (n < max)
-                bl_fmt(names[n++], sizeof names[0], "%s", o->notes[i] + 7);
+                bl_fmt(names[n++], sizeof names[0], "%s", o->notes[i].text + 7);
             continue;
         }
         if (k != i)
-            memcpy(o->notes[k], o->notes[i], sizeof o->notes[0]);
+            o->notes[k] = o->notes[i];
         k++;
     }
     o->nnotes = k;
@@ -487,7 +487,7 @@ static int merge_run(struct gpu_run_output *o, struct gpu_run_output *r)
         r->nlaunches = 0;
     }
     for (int i = 0; i < r->nnotes; i++)
-        gpu_run_note(o, r->notes[i], strlen(r->notes[i]));
+        gpu_run_note(o, r->notes[i].text, strlen(r->notes[i].text), &r->notes[i].msg);
     gpu_run_notes_unique(o); /* each said once: sorted, not compared pairwise */
     if (!o->status)
         o->status = r->status;
@@ -622,8 +622,9 @@ static int run_measure(struct run_args *ap)
     char prog[512];
     bl_clean(prog, sizeof prog, a.argv[0]);
     for (int i = 0; i < o.nnotes; i++) {
-        char n[4 * GPU_KERNEL_TEXT];
-        fprintf(stderr, "banklab run: %s\n", bl_clean(n, sizeof n, o.notes[i]));
+        char t[4 * GPU_KERNEL_TEXT], n[8 * GPU_KERNEL_TEXT];
+        const char *s = bl_msg_or_text(&o.notes[i].msg, o.notes[i].text, cli_lang(), t, sizeof t);
+        fprintf(stderr, "banklab run: %s\n", bl_clean(n, sizeof n, s));
     }
     rc = 0;
     if (o.status)

@@ -145,6 +145,11 @@ int sass_decode(const uint8_t insn[16], struct sass_insn *out)
     const char *suffix = size_field[size].suffix;
     if (out->op == GPU_KOP_ST && (size == 1 || size == 3))
         suffix = size == 1 ? ".U8" : ".U16"; /* stores have no sign */
+    /* LDGSTS with bit 81 clear is cp.async.cg, LDGSTS.E.BYPASS in nvdisasm's listing
+     * (tests/data/kernel/cp_async.sm90.sass; .ca's have the bit set): its shared side costs
+     * otherwise (docs/model.md) */
+    if (out->op == GPU_KOP_LDGSTS && !(hi >> 17 & 1))
+        name = "LDGSTS.BYPASS";
     snprintf(out->text, sizeof out->text, "%s%s", name, suffix);
     return 1;
 }

@@ -50,15 +50,30 @@ void inj_dbg(const struct inj *in, const char *fmt, ...)
     fflush(in->dbg);
 }
 
-void inj_note(const struct inj *in, const char *fmt, ...)
+void inj_note_msg(const struct inj *in, const struct bl_msg *m, const char *en)
+{
+    char frame[GPU_KERNEL_TEXT * 2 + 1 + sizeof(struct bl_msg)];
+    size_t n = strnlen(en, GPU_KERNEL_TEXT * 2 - 1);
+    memcpy(frame, en, n);
+    frame[n] = 0;
+    if (m && m->id != BL_MSG_NONE) {
+        memcpy(frame + n + 1, m, sizeof *m);
+        kwire_frame(in->fd, KWIRE_NOTE, frame, n + 1 + sizeof *m);
+    } else {
+        kwire_frame(in->fd, KWIRE_NOTE, frame, n);
+    }
+    inj_dbg(in, "note: %.*s\n", (int)n, en);
+}
+
+void inj_note(const struct inj *in, int id, ...)
 {
     char line[GPU_KERNEL_TEXT * 2];
+    struct bl_msg m;
     va_list ap;
-    va_start(ap, fmt);
-    bl_vfmt(line, sizeof line, fmt, ap);
+    va_start(ap, id);
+    bl_msg_vset(&m, line, sizeof line, id, ap);
     va_end(ap);
-    kwire_frame(in->fd, KWIRE_NOTE, line, strlen(line));
-    inj_dbg(in, "note: %s\n", line);
+    inj_note_msg(in, &m, line);
 }
 
 int inj_drv_syms(void *lib, struct inj *in, struct bl_err *err)

@@ -44,8 +44,12 @@ const char *inj_begin(struct inj *in);
 /* inj_dbg: a line "[PID] ..." to the debug log, when there is one. */
 void inj_dbg(const struct inj *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* inj_note: a NOTE frame to the results file (banklab run shows it), and to the debug log. */
-void inj_note(const struct inj *in, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* inj_note: the message id (its arguments follow, as for bl_msg_set) as a NOTE frame to the
+ * results file (its English text, a NUL, the message: banklab run shows it in the reader's
+ * language, its JSON the English), and to the debug log. inj_note_msg: m, whose English text
+ * is en (NULL: en is all there is, e.g. the "replay:" notes banklab run reads). */
+void inj_note(const struct inj *in, int id, ...);
+void inj_note_msg(const struct inj *in, const struct bl_msg *m, const char *en);
 
 /* inj_drv_syms: in->d from libcuda (lib). 0, or -1 with err filled. */
 int inj_drv_syms(void *lib, struct inj *in, struct bl_err *err);

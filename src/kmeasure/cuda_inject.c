@@ -139,14 +139,12 @@ static void cupti_note(CUptiResult r, const char *call)
     if (!G.c.result_string || G.c.result_string(r, &s) != CUPTI_SUCCESS || !s)
         s = "unknown CUPTI error";
     if (r == CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED)
-        note("not measured: another CUPTI client is active in this program (a profiler, or the "
-             "program itself uses CUPTI): %s", call);
+        note(INJ_CUPTI_BUSY, call);
     else if (r == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES ||
              r == CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES)
-        note("not measured: counters not allowed: insufficient privileges (%s; run as root or "
-             "allow profiling for all users)", call);
+        note(INJ_NO_PRIVILEGES, call);
     else
-        note("not measured: %s failed: %s (%d)", call, s, (int)r);
+        note(INJ_CALL_FAILED, call, s, (int)r);
 }
 
 /* ---- libcupti ---- */
@@ -155,8 +153,7 @@ static int load_api(void)
 {
     void *lib = bl_cupti_open(), *cuda = bl_cuda_open();
     if (!lib || !cuda) {
-        note("not measured: %s", lib ? "libcuda.so.1 not found" :
-             "libcupti.so.13 not found (set BANKLAB_CUPTI)");
+        note(lib ? INJ_NO_LIBCUDA : INJ_NO_LIBCUPTI);
         return -1;
     }
     static const struct ksym xs[] = {
@@ -174,7 +171,7 @@ static int load_api(void)
         KSYMS(lib, xs, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
         KSYMS(cuda, ds, &G.x, &e, -1, KRN_INJECT_SYM_MISSING) ||
         inj_drv_syms(cuda, &G.in, &e)) {
-        note("%s", e.msg);
+        inj_note_msg(&G.in, &e.why, e.msg);
         return -1;
     }
     return 0;
@@ -240,8 +237,11 @@ static int select_launch(const char *symbol)
 {
     int replay;
     int sel = kpick_launch(&G.pick, symbol, &T.ordinal, &T.nth, &replay);
-    if (replay)
-        note("replay:%s", symbol);
+    if (replay) {
+        char line[GPU_KERNEL_TEXT * 2]; /* for banklab run to read, not to show */
+        bl_fmt(line, sizeof line, "replay:%s", symbol);
+        inj_note_msg(&G.in, NULL, line);
+    }
     return sel;
 }
 
@@ -255,7 +255,7 @@ static int prepare(void)
         return G.ready ? 0 : -1;
     CUdevice dev;
     if (inj_device(&G.in, &dev)) {
-        note("not measured: the launch's device cannot be queried");
+        note(INJ_NO_DEVICE);
         G.broken = 1;
         return -1;
     }
@@ -274,7 +274,7 @@ static int prepare(void)
     bl_fmt(G.chip, sizeof G.chip, "%s", cp.pChipName);
     struct bl_err why = {0};
     if (sassm_resolve(&G.c, G.chip, &G.cfg, NULL, &why)) {
-        note("not measured: %s", why.msg);
+        note(INJ_NOT_MEASURED, why.msg);
         G.broken = 1;
         return -1;
     }
@@ -552,7 +552,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
      * kernels that would be measured are named in "replay:" notes for banklab run */
     const char *re = NULL;
     if (kpick_init(&G.pick, 1, &re)) {
-        note("not measured: --kernel %s is not an extended regular expression", re);
+        note(INJ_BAD_REGEX, re);
         G.broken = 1;
         return 1;
     }

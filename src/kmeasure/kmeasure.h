@@ -62,20 +62,27 @@ struct gpu_run_launch {
     struct gpu_kernel_result res;    /* files[0] is "?": instructions without line info */
 };
 
+/* a note of a run: its English text (the JSON's) and the message it came from (BL_MSG_NONE: the
+ * text is all there is, e.g. from an older library) */
+struct gpu_note {
+    char text[2 * GPU_KERNEL_TEXT];
+    struct bl_msg msg;
+};
+
 struct gpu_run_output {
     int injected;                    /* processes that loaded the library */
     int nlaunches;
     struct gpu_run_launch *launches;
     int nnotes;
-    char (*notes)[2 * GPU_KERNEL_TEXT]; /* why something was not measured, each once */
+    struct gpu_note *notes;          /* why something was not measured, each once */
     int notes_cut;                   /* 1: more different notes came than were kept */
     int status;                      /* the program's exit status (128 + N: signal N) */
 };
 
-/* gpu_run_note: add a note (text[0..n)) to out; repeats are taken out by
+/* gpu_run_note: add a note (text[0..n), its message m or NULL) to out; repeats are taken out by
  * gpu_run_notes_unique (in O(n log n), the order of first appearance kept), which
  * gpu_run_program has done on what it returns. 0, or -1 when not kept. */
-int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n);
+int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n, const struct bl_msg *m);
 void gpu_run_notes_unique(struct gpu_run_output *out);
 
 /* gpu_run_check: 0 when a CUDA driver and a device are there, else -1 with err filled

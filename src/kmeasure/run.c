@@ -102,7 +102,7 @@ static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *
     if (fd >= 0 && (fstat(fd, &st) || !S_ISREG(st.st_mode)))
         bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_NOT_FILE, (unsigned)(st.st_mode & S_IFMT));
     if (e.status) {
-        gpu_run_note(out, e.msg, strlen(e.msg));
+        gpu_run_note(out, e.msg, strlen(e.msg), &e.why);
         if (fd >= 0)
             close(fd);
         return NULL;
@@ -117,7 +117,7 @@ static unsigned char *slurp(const char *path, size_t *n, struct gpu_run_output *
     if (rc) {   /* unreadable, over 1 GiB or out of memory: said, never read in part */
         bl_buf_release(&b);
         bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_RESULTS_UNREADABLE, strerror(why));
-        gpu_run_note(out, e.msg, strlen(e.msg));
+        gpu_run_note(out, e.msg, strlen(e.msg), &e.why);
         return NULL;
     }
     return (unsigned char *)bl_buf_detach(&b, n);
@@ -148,7 +148,7 @@ void gpu_run_notes_unique(struct gpu_run_output *out)
     unsigned char *dup = calloc((size_t)n, 1);
     if (r && dup) {  /* sorted by text, then by place: a repeat follows its first */
         for (int i = 0; i < n; i++)
-            r[i] = (struct note_ref){out->notes[i], i};
+            r[i] = (struct note_ref){out->notes[i].text, i};
         qsort(r, (size_t)n, sizeof *r, cmp_note);
         for (int k = 1; k < n; k++)
             dup[r[k].i] = !strcmp(r[k].s, r[k - 1].s);
@@ -157,7 +157,7 @@ void gpu_run_notes_unique(struct gpu_run_output *out)
             if (dup[i])
                 continue;
             if (j != i)
-                memcpy(out->notes[j], out->notes[i], sizeof out->notes[0]);
+                out->notes[j] = out->notes[i];
             j++;
         }
         out->nnotes = j;
@@ -166,7 +166,7 @@ void gpu_run_notes_unique(struct gpu_run_output *out)
     free(dup);
 }
 
-int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n)
+int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n, const struct bl_msg *m)
 {
     if (out->notes_cut)
         return -1;
@@ -182,19 +182,32 @@ int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n)
         cap *= 2;
     if (!out->notes || out->nnotes == cap) {  /* doubled when full: linear in all */
         size_t want = (size_t)(out->notes ? cap * 2 : cap);
-        char (*w)[2 * GPU_KERNEL_TEXT] = realloc(out->notes, want * sizeof *w);
+        struct gpu_note *w = realloc(out->notes, want * sizeof *w);
         if (!w)
             return -1;
         out->notes = w;
     }
-    bl_fmt(out->notes[out->nnotes++], sizeof out->notes[0], "%.*s",
-           (int)(n < sizeof out->notes[0] ? n : sizeof out->notes[0] - 1), text);
+    struct gpu_note *g = &out->notes[out->nnotes++];
+    bl_fmt(g->text, sizeof g->text, "%.*s", (int)(n < sizeof g->text ? n : sizeof g->text - 1), text);
+    if (m)
+        g->msg = *m;
+    else
+        memset(&g->msg, 0, sizeof g->msg);
     return 0;
 }
 
+/* a NOTE frame: the English text, then (after a NUL) its message as the library built it */
 static void add_note(struct gpu_run_output *out, const unsigned char *p, size_t n)
 {
-    gpu_run_note(out, (const char *)p, n);
+    const unsigned char *z = memchr(p, 0, n);
+    if (!z || (size_t)(p + n - z - 1) != sizeof(struct bl_msg)) {
+        gpu_run_note(out, (const char *)p, z ? (size_t)(z - p) : n, NULL);
+        return;
+    }
+    static struct bl_msg m;
+    memcpy(&m, z + 1, sizeof m);
+    bl_msg_sanitize(&m);
+    gpu_run_note(out, (const char *)p, (size_t)(z - p), &m);
 }
 
 static void read_results(const char *path, struct gpu_run_output *out)
@@ -237,7 +250,7 @@ static void read_results(const char *path, struct gpu_run_output *out)
                 } else { /* refused whole, said once */
                     struct bl_err e = {0};
                     bl_fail(&e, -1, BL_NOWHERE, KRN_RUN_BAD_RESULT, pid, why.msg);
-                    add_note(out, (const unsigned char *)e.msg, strlen(e.msg));
+                    gpu_run_note(out, e.msg, strlen(e.msg), &e.why);
                 }
             }
         }

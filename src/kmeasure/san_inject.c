@@ -111,7 +111,7 @@ static void san_note(SanitizerResult r, const char *call)
     const char *s = NULL;
     if (sanitizerGetResultString(r, &s) != SANITIZER_SUCCESS || !s)
         s = "unknown error";
-    note("not measured: %s failed: %s (%d)", call, s, (int)r);
+    note(INJ_CALL_FAILED, call, s, (int)r);
 }
 
 /* ---- modules and contexts ---- */
@@ -347,8 +347,8 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
         r = SANITIZER_SUCCESS;
     }
     if (r != SANITIZER_SUCCESS) {
-        note("sanitizer: %s not found in its launch's module %p, the function's module %p or "
-             "%d loaded modules", T.symbol, (void *)T.mod, (void *)fm, G.nmods);
+        note(INJ_SAN_NO_FUNCTION, T.symbol, (unsigned long long)(uintptr_t)T.mod,
+             (unsigned long long)(uintptr_t)fm, G.nmods);
         bl_fail(&res->err, GPU_KERNEL_ECOUNTERS, BL_NOWHERE, KRN_CALL_FAILED,
                 "sanitizerGetFunctionPcAndSize", "not found");
         return;
@@ -360,14 +360,11 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
         san_write_patterns(G.pat, T.symbol, T.ordinal, G.host, pc0, size);
     keep_patterns(res, pc0, size);
     if (chk.mismatch)
-        note("sanitizer: %d of %d patterns of %s cost otherwise in the model (first at pc %#x)",
-             chk.mismatch, chk.patterns, T.symbol, chk.first_pc);
+        note(INJ_SAN_MISMATCH, chk.mismatch, chk.patterns, T.symbol, chk.first_pc);
     if (chk.outside)
-        note("sanitizer: %llu executions of %s outside its code (a called device function) "
-             "not shown", (unsigned long long)chk.outside, T.symbol);
+        note(INJ_SAN_OUTSIDE, (unsigned long long)chk.outside, T.symbol);
     if (G.host->overflow)
-        note("sanitizer: %s has more than %d shared instructions: %u executions not counted",
-             T.symbol, SAN_PCS, G.host->overflow);
+        note(INJ_SAN_OVERFLOW, T.symbol, SAN_PCS, G.host->overflow);
     struct sassm_run sr = {0};
     sr.rows = calloc(n ? (size_t)n : 1, sizeof *sr.rows);
     if (!sr.rows) {
@@ -394,6 +391,9 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
         else
             sassm_own_lines(G.have_cupti ? &G.c : NULL, &code, res);
         atomics_each(res, rows, n);
+        for (int i = 0; i < res->ninsts; i++) /* priced by .ca's rule: said, per instruction */
+            if (strstr(res->insts[i].sass, ".BYPASS"))
+                note(INJ_SAN_CG_AS_CA, T.symbol, res->insts[i].pc);
     }
     free(sr.rows);
     res->timing.run = t_run;
@@ -512,7 +512,7 @@ static int load_api(void)
 {
     void *cuda = bl_cuda_open();
     if (!cuda) {
-        note("not measured: libcuda.so.1 not found");
+        note(INJ_NO_LIBCUDA);
         return -1;
     }
     static const struct ksym ds[] = {
@@ -522,13 +522,13 @@ static int load_api(void)
     };
     struct bl_err e = {0};
     if (inj_drv_syms(cuda, &G.in, &e) || KSYMS(cuda, ds, &G.d, &e, -1, KRN_INJECT_SYM_MISSING)) {
-        note("%s", e.msg);
+        inj_note_msg(&G.in, &e.why, e.msg);
         return -1;
     }
     void *cupti = bl_cupti_open(); /* only for the line table; without it lines read "?" */
     G.have_cupti = cupti && !sassm_cupti_syms(cupti, &G.c, &e, KRN_INJECT_SYM_MISSING);
     if (!G.have_cupti)
-        note("sanitizer: libcupti not found: instructions without source lines");
+        note(INJ_SAN_NO_CUPTI);
     return 0;
 }
 
@@ -551,7 +551,7 @@ __attribute__((visibility("default"))) int InitializeInjection(void)
     G.pat = pfd >= 0 ? fdopen(pfd, "a") : NULL;
     const char *re = NULL;
     if (kpick_init(&G.pick, 0, &re)) {
-        note("not measured: --kernel %s is not an extended regular expression", re);
+        note(INJ_BAD_REGEX, re);
         return 1;
     }
     G.host = calloc(1, sizeof *G.host);

@@ -306,7 +306,7 @@ for p in $PARTS; do
         for k in 1 2 3; do
             t0=$(ms_now); BANKLAB_RUN_DEBUG="$pd/run_alone_$k.debug" "$BL" run -- "$RP" > "$pd/run_alone_$k.txt" 2>&1; echo "$? $(( $(ms_now) - t0 ))"
         done > "$pd/runs_alone"
-        setsid sh -c "while :; do t0=\$(date +%s%N | cut -c1-13); echo \"== run at \$t0\" >> '$pd/runs_beside.debug'; \
+        setsid sh -c "while :; do t0=\$(date +%s%N | cut -c1-13); echo \"== run at \$t0 (load \$(cut -d' ' -f1-4 /proc/loadavg))\" >> '$pd/runs_beside.debug'; \
             BANKLAB_RUN_DEBUG='$pd/runs_beside.debug' '$BL' run -- '$RP' > '$pd/run_last.txt' 2>&1; rc=\$?; \
             echo \"\$rc \$(( \$(date +%s%N | cut -c1-13) - t0 ))\" >> '$pd/runs_beside'; done" > /dev/null 2>&1 &
         rg=$!

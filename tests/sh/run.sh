@@ -87,6 +87,11 @@ if grep -q "GPU=cuda" "$(dirname "$B")/flags.stamp" 2>/dev/null || [ -f "$lib" ]
         grep -qF 'odd\x1b[31mname' "$tmp/out" && ! grep -q "$(printf '\033')" "$tmp/out" &&
             ok "a kernel name's escape sequence is shown escaped" || bad "escape sequence reached the terminal"
         grep -q "^banklab run: not measured: a note from the library" "$tmp/err" && ok "the library's note on stderr" || bad "no note"
+        grep -q "^banklab run: not measured: --kernel x( is not an extended regular expression" "$tmp/err" &&
+            grep -q "^banklab run: 未测量：--kernel x( 不是扩展正则表达式" "$tmp/zh" &&
+            grep -q "^banklab run: not measured: a note from the library" "$tmp/zh" &&
+            ok "a note the library sent as a message: in the reader's language (text alone: as it came)" ||
+            bad "the library's message note: $(grep 'banklab run:' "$tmp/err" "$tmp/zh")"
         BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --grid -- "$tmp/fake" "$src" > "$tmp/out" 2> "$tmp/err"
         grep -q "LDS: warps 1024 at 32 wavefronts of 32768; the worst, warp 3 of block (0,0,0): 32" "$tmp/out" &&
             ok "the sanitizer route's warps under the conflicting line" || bad "no warps line: $(head -c 300 "$tmp/out")"
@@ -109,7 +114,9 @@ assert all(x["of"] == 32768 for x in lw), lw
 l = r["launches"]
 ok = (len(l) == 2 and l[0]["kernel"] == "transpose" and l[0]["grid"] == [32, 32, 1]
       and any(x["line"] == 21 and x["excess"] == 1015808 and "tile[threadIdx.x]" in x["source"] for x in l[0]["lines"])
-      and r["notes"] == ["not measured: a note from the library"] and r["exit_status"] == 0
+      and r["notes"] == ["not measured: a note from the library",
+                         "not measured: --kernel x( is not an extended regular expression"]
+      and r["exit_status"] == 0
       and r["processes"] == 1)
 sys.exit(0 if ok else 1)
 PYEOF

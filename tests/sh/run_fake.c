@@ -1,7 +1,9 @@
 /* run_fake.c: a stand-in for a CUDA program under `banklab run`, for tests/sh/run.sh on a
  * machine without a GPU: it writes into $BANKLAB_RUN_DIR/results what the injection library
  * writes (kernel/wire.c's frames): a hello, two measured launches (one with line info from
- * the file named in argv[1], one without) and a note, then prints a line of its own. */
+ * the file named in argv[1], one without) and two notes (text only, and a message as
+ * kmeasure/cuda_inj.c's inj_note writes it: the English text, a NUL, the message), then prints
+ * a line of its own. */
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "src/base/msg.h"
 #include "src/kernel/kernel.h"
 
 static void frame(int fd, uint32_t tag, const void *p, uint32_t n)
@@ -72,6 +75,11 @@ int main(int argc, char **argv)
     launch(fd, "odd\033[31mname", "_Z3oddv", NULL, 0, 0, 2);
     const char *note = "not measured: a note from the library";
     frame(fd, KWIRE_NOTE, note, (uint32_t)strlen(note));
+    static char m2[GPU_KERNEL_TEXT + 1 + sizeof(struct bl_msg)];
+    struct bl_msg m;
+    size_t n = bl_msg_set(&m, m2, GPU_KERNEL_TEXT, INJ_BAD_REGEX, "x(");
+    memcpy(m2 + n + 1, &m, sizeof m);
+    frame(fd, KWIRE_NOTE, m2, (uint32_t)(n + 1 + sizeof m));
     printf("fake program: its own output\n");
     return argc > 2 ? atoi(argv[2]) : 0;
 }

@@ -345,23 +345,23 @@ static void test_notes(void **state)
     double t0 = cpu_ms();
     for (int i = 0; i < 200000; i++) {
         snprintf(line, sizeof line, "not measured: reason %d", (i * 7) % 10);
-        gpu_run_note(&o, line, strlen(line));
+        gpu_run_note(&o, line, strlen(line), NULL);
     }
     gpu_run_notes_unique(&o);
     assert_int_equal(o.nnotes, 10);
     for (int i = 0; i < 10; i++) {
         snprintf(line, sizeof line, "not measured: reason %d", (i * 7) % 10);
-        assert_string_equal(o.notes[i], line);
+        assert_string_equal(o.notes[i].text, line);
     }
     gpu_run_output_done(&o);
     /* all different: kept up to a bound, the rest cut, still fast */
     for (int i = 0; i < 200000; i++) {
         snprintf(line, sizeof line, "note %d", i);
-        gpu_run_note(&o, line, strlen(line));
+        gpu_run_note(&o, line, strlen(line), NULL);
     }
     gpu_run_notes_unique(&o);
     assert_true(o.nnotes > 1000 && o.nnotes <= 4096);
-    assert_string_equal(o.notes[0], "note 0");
+    assert_string_equal(o.notes[0].text, "note 0");
     assert_int_equal(o.notes_cut, 1);
     gpu_run_output_done(&o);
     double ms = cpu_ms() - t0;

@@ -414,6 +414,7 @@ static void check_cubin(const char *cubin, const char *listing, const char *symb
         if (!strncmp(mnem, "LDGSTS", 6)) { /* LDGSTS.E.BYPASS.128: the size is what we read */
             assert_int_equal(si.op, GPU_KOP_LDGSTS);
             assert_int_equal(si.bytes, strstr(mnem, ".128") ? 16 : strstr(mnem, ".64") ? 8 : 4);
+            assert_int_equal(strstr(si.text, ".BYPASS") != NULL, strstr(mnem, ".BYPASS") != NULL);
             continue;
         }
         char want[32];
@@ -457,6 +458,9 @@ static void test_sass_decode(void **state)
         {0x1308783bull, 0x0e680000004200ull, "LDSM.16.MT88.4", GPU_KOP_LDSM, 4},
         {0x813007844ull, 0x23e80000000000ull, "STSM.16.M88.1", GPU_KOP_STSM, 1},
         {0x2137faeull, 0x3e8000b921a44ull, "LDGSTS.64", GPU_KOP_LDGSTS, 2},
+        /* cp.async.ca and .cg of 16 bytes, as nvcc 13.0 compiles them (-arch=sm_90): bit 81 */
+        {0x2077faeull, 0xfe2000b921c46ull, "LDGSTS.128", GPU_KOP_LDGSTS, 4},
+        {0x2077faeull, 0xfe2000b901c46ull, "LDGSTS.BYPASS.128", GPU_KOP_LDGSTS, 4},
         {0x981ull, 0x1900ull, NULL, 0, 0}, /* LDG: not shared */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
