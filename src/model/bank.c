@@ -113,6 +113,55 @@ static unsigned instr_passes(const struct bank_access *acc, enum bank_status *st
     return 0;
 }
 
+int bank_cg_wavefronts(const struct bank_access *acc)
+{
+    if (acc->width != 16 || !acc->has_src)
+        return -1;
+    /* the writes that stay: one per chunk, the last lane's */
+    int keep[BANK_LANES], n = 0;
+    for (int l = 0; l < BANK_LANES; l++) {
+        if (!(acc->mask >> l & 1u))
+            continue;
+        int k = 0;
+        while (k < n && acc->offset[keep[k]] / 16 != acc->offset[l] / 16)
+            k++;
+        if (k < n && acc->src[keep[k]] / 128 != acc->src[l] / 128)
+            return -1; /* one chunk from two source lines: not measured apart */
+        keep[k] = l;
+        if (k == n)
+            n++;
+    }
+    int done[BANK_LANES] = {0}, wavefronts = 0;
+    for (int i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        const int a = keep[i];
+        uint64_t row = acc->offset[a] / 128;
+        uint32_t line = acc->src[a] / 128, x = (uint32_t)((acc->offset[a] / 16 ^ acc->src[a] / 16) & 3);
+        int half[2] = {0, 0};
+        for (int j = i; j < n; j++) {
+            const int b = keep[j];
+            if (done[j] || acc->offset[b] / 128 != row || acc->src[b] / 128 != line ||
+                ((acc->offset[b] / 16 ^ acc->src[b] / 16) & 3) != x)
+                continue;
+            done[j] = 1;
+            /* its source sector's other half in the group, going to the same shared sector? */
+            int whole = 0;
+            for (int k = i; k < n; k++) {
+                const int o = keep[k];
+                if (o != b && acc->src[o] / 32 == acc->src[b] / 32 && acc->offset[o] / 128 == row &&
+                    ((acc->offset[o] / 16 ^ acc->src[o] / 16) & 3) == x &&
+                    acc->offset[o] / 32 == acc->offset[b] / 32)
+                    whole = 1;
+            }
+            if (!whole)
+                half[acc->src[b] / 16 & 1] = 1;
+        }
+        wavefronts += half[0] && half[1] ? 2 : 1;
+    }
+    return wavefronts;
+}
+
 /* cp.async: a pass moves each lane's words from the source's banks (global byte offset / 4
  * % 32, as the data comes from L1) to the shared banks; one wavefront takes each bank once on
  * either side, so the pass costs the most words one bank gives or takes (measured on the H200:

@@ -476,13 +476,20 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
     p->matrices = r->matrices;
     p->trans = r->trans;
     p->inst += 1;
-    if (r->kind == PTX_CPASYNC && r->bypass) { /* measured, not modelled (docs/model.md) */
-        p->unmodelled++;
-        return;
-    }
     if (bank_simulate(&b, &res, NULL) != BANK_OK) {
         p->bad++;
         return;
+    }
+    if (r->kind == PTX_CPASYNC && r->bypass) { /* .cg: the H100's rule, where it settles it */
+        int w = bank_cg_wavefronts(&b);
+        if (w < 0) {
+            p->unmodelled++;
+            return;
+        }
+        res.wavefronts = w;
+        res.conflicts = w - res.passes;
+        if (res.passes && (w + res.passes - 1) / res.passes > res.ways)
+            res.ways = (w + res.passes - 1) / res.passes;
     }
     p->wavefronts += res.wavefronts;
     p->ideal += r->kind == PTX_ST ? bank_ideal(&b, &res) : (unsigned)res.passes;

@@ -251,6 +251,70 @@ static void test_matrix_rules(void **state)
     assert_int_equal(bank_address_lanes(&a), 0xffffu);
 }
 
+/* the numbers of a tab-separated field into v (at most 32); returns how many */
+static int ints(const char *p, long *v)
+{
+    int n = 0;
+    char *end;
+    for (; n < 32; n++, p = end) {
+        v[n] = strtol(p, &end, 10);
+        if (end == p)
+            break;
+    }
+    return n;
+}
+
+/* cp.async.cg against the H100's 65 patterns (tests/data/cg/h100-cp-async-cg.tsv: lanes,
+ * their chunks and their sources): bank_cg_wavefronts equals every one it prices and refuses
+ * only those it says it does not settle (one chunk written from two source lines: "all one
+ * chunk" and "l % 8", where the last writer's chunk would be priced right, and "lane 1 on
+ * chunk 8", where it would not: 4 against the H100's 7). */
+static void test_cp_async_cg_h100(void **state)
+{
+    (void)state;
+    FILE *f = fopen(TEST_DATA_DIR "/cg/h100-cp-async-cg.tsv", "r");
+    assert_non_null(f);
+    char line[4096];
+    int equal = 0, refused = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (line[0] == '#')
+            continue;
+        char *tab[9] = {line};
+        int nt = 1;
+        for (char *c = line; *c && nt < 9; c++)
+            if (*c == '\t')
+                *c = 0, tab[nt++] = c + 1;
+        assert_int_equal(nt, 9);
+        long lanes[32], chunks[32], srcs[32];
+        int n = ints(tab[6], lanes);
+        assert_int_equal(ints(tab[7], chunks), n);
+        assert_int_equal(ints(tab[8], srcs), n);
+        struct bank_access a;
+        memset(&a, 0, sizeof a);
+        a.instr = BANK_CPASYNC;
+        a.op = BANK_STORE;
+        a.width = 16;
+        a.has_src = 1;
+        for (int i = 0; i < n; i++) {
+            a.mask |= 1u << lanes[i];
+            a.offset[lanes[i]] = (uint64_t)chunks[i] * 16;
+            a.src[lanes[i]] = (uint32_t)(4096 + srcs[i] * 16);
+        }
+        int w = bank_cg_wavefronts(&a);
+        if (w < 0) {
+            refused++;
+            continue;
+        }
+        if (w != atoi(tab[3]))
+            fail_msg("cp.async.cg %s (%s): model %d wavefronts, the H100 %d", tab[1], tab[5], w,
+                     atoi(tab[3]));
+        equal++;
+    }
+    fclose(f);
+    assert_int_equal(equal, 62);
+    assert_int_equal(refused, 3); /* all one chunk, l % 8, lane 1 on chunk 8 */
+}
+
 /* cp.async.ca against the H100's 26 patterns (tests/data/cg/h100-cp-async.tsv: one warp, 16
  * bytes a lane from consecutive global sources, lane l to chunk CHUNKS[l]): every wavefront
  * count and ideal equal. The table's .cg rows are the measurements .cg's rule will be drawn
@@ -495,6 +559,7 @@ int main(void)
         cmocka_unit_test(test_matrix_rules),
         cmocka_unit_test(test_cp_async_rules),
         cmocka_unit_test(test_cp_async_h100),
+        cmocka_unit_test(test_cp_async_cg_h100),
         cmocka_unit_test(test_patterns_give_table),
         cmocka_unit_test(test_pattern_errors),
     };
