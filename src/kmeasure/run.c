@@ -192,7 +192,7 @@ int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n, const s
     if (m)
         g->msg = *m;
     else
-        memset(&g->msg, 0, sizeof g->msg);
+        g->msg.id = BL_MSG_NONE, g->msg.nargs = 0; /* text alone (not the whole message cleared) */
     return 0;
 }
 
