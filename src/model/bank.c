@@ -117,7 +117,7 @@ int bank_cg_wavefronts(const struct bank_access *acc)
 {
     if (acc->width != 16 || !acc->has_src)
         return -1;
-    /* the writes that stay: one per chunk, the last lane's */
+    /* the writes that count: one per chunk, the first lane's */
     int keep[BANK_LANES], n = 0;
     for (int l = 0; l < BANK_LANES; l++) {
         if (!(acc->mask >> l & 1u))
@@ -125,40 +125,35 @@ int bank_cg_wavefronts(const struct bank_access *acc)
         int k = 0;
         while (k < n && acc->offset[keep[k]] / 16 != acc->offset[l] / 16)
             k++;
-        if (k < n && acc->src[keep[k]] / 128 != acc->src[l] / 128)
-            return -1; /* one chunk from two source lines: not measured apart */
-        keep[k] = l;
         if (k == n)
-            n++;
+            keep[n++] = l;
     }
+#define CG_X(i) ((unsigned)((acc->offset[i] / 16 ^ acc->src[i] / 16) & 3))
+#define CG_SAME(i, j) (acc->offset[i] / 128 == acc->offset[j] / 128 && \
+                       acc->src[i] / 128 == acc->src[j] / 128 && CG_X(i) == CG_X(j))
     int done[BANK_LANES] = {0}, wavefronts = 0;
     for (int i = 0; i < n; i++) {
         if (done[i])
             continue;
-        const int a = keep[i];
-        uint64_t row = acc->offset[a] / 128;
-        uint32_t line = acc->src[a] / 128, x = (uint32_t)((acc->offset[a] / 16 ^ acc->src[a] / 16) & 3);
-        int half[2] = {0, 0};
+        int kind[3] = {0, 0, 0}; /* a whole source sector, its first half alone, its second */
         for (int j = i; j < n; j++) {
             const int b = keep[j];
-            if (done[j] || acc->offset[b] / 128 != row || acc->src[b] / 128 != line ||
-                ((acc->offset[b] / 16 ^ acc->src[b] / 16) & 3) != x)
+            if (done[j] || !CG_SAME(keep[i], b))
                 continue;
             done[j] = 1;
-            /* its source sector's other half in the group, going to the same shared sector? */
+            /* the sector's other half in the group, going to the same shared sector? */
             int whole = 0;
-            for (int k = i; k < n; k++) {
+            for (int k = i; k < n && !whole; k++) {
                 const int o = keep[k];
-                if (o != b && acc->src[o] / 32 == acc->src[b] / 32 && acc->offset[o] / 128 == row &&
-                    ((acc->offset[o] / 16 ^ acc->src[o] / 16) & 3) == x &&
-                    acc->offset[o] / 32 == acc->offset[b] / 32)
-                    whole = 1;
+                whole = o != b && acc->src[o] / 32 == acc->src[b] / 32 && CG_SAME(o, b) &&
+                        acc->offset[o] / 32 == acc->offset[b] / 32;
             }
-            if (!whole)
-                half[acc->src[b] / 16 & 1] = 1;
+            kind[whole ? 0 : 1 + (acc->src[b] / 16 & 1)] = 1;
         }
-        wavefronts += half[0] && half[1] ? 2 : 1;
+        wavefronts += kind[0] + kind[1] + kind[2];
     }
+#undef CG_SAME
+#undef CG_X
     return wavefronts;
 }
 

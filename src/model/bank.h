@@ -109,14 +109,13 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
 
 /* bank_cg_wavefronts: the wavefronts of cp.async.cg (LDGSTS.BYPASS: the data comes from L2 in
  * 32-byte sectors, not through L1 as .ca's) for a 16-byte access acc whose src[] are the
- * global sources, by the rule the H100's 65 patterns gave (docs/model.md,
- * tests/data/cg/h100-cp-async-cg.tsv): a chunk written by several lanes is written once (the
- * last lane's); the chunks fall into groups by (their shared 128-byte row, their source's
- * 128-byte line, the low two bits of chunk position XOR source position within 128 bytes); a
- * group costs one wavefront, or two when it holds both a source sector of which only the
- * first 16 bytes are copied and one of which only the second are (a source sector whose two
- * halves go to two shared sectors counts as one of each). Returns -1 where those patterns do
- * not settle it: another width, or one chunk written from two source lines. */
+ * global sources, by the rule 76 measured patterns gave (docs/model.md; the H100's
+ * tests/data/cg/h100-cp-async-cg.tsv and the H200's h200-cp-async-more.tsv): a chunk written
+ * by several lanes counts once (the first lane's); the chunks fall into groups by (their shared
+ * 128-byte row, their source's 128-byte line, the low two bits of chunk position XOR source
+ * position within 128 bytes); a group costs one wavefront for each kind of source sector it
+ * holds: whole (both 16-byte halves, to one shared sector), only the first half, only the
+ * second. Returns -1 for another width or without sources. */
 int bank_cg_wavefronts(const struct bank_access *acc);
 
 /* bank_ideal: the ideal wavefronts the hardware counters give one executed warp instruction

@@ -480,7 +480,7 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
         p->bad++;
         return;
     }
-    if (r->kind == PTX_CPASYNC && r->bypass) { /* .cg: the H100's rule, where it settles it */
+    if (r->kind == PTX_CPASYNC && r->bypass) { /* .cg: its own rule (docs/model.md) */
         int w = bank_cg_wavefronts(&b);
         if (w < 0) {
             p->unmodelled++;

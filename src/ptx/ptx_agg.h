@@ -37,7 +37,7 @@ struct ptx_agg_pc {
     double inst, wavefronts, ideal, conflicts;
     int ways;                  /* the largest pass cost of any execution */
     int bad;                   /* executions the model refused (misaligned, ...) */
-    int unmodelled;            /* executions the model has no rule for (cp.async.cg) */
+    int unmodelled;            /* executions the model has no rule for */
     /* the worst warp: the first execution with the most wavefronts (wavefronts -1 before any;
      * count unused; addr as executed, lanes off the mask too) */
     struct ptx_agg_pattern worst;
@@ -55,7 +55,7 @@ struct ptx_agg_line {
     int npcs;                  /* its shared instructions */
     int worst_pc;              /* the index into pcs of its instruction with most conflicts */
     unsigned op_mask;          /* 1 << enum ptx_akind of its instructions */
-    int unmodelled;            /* executions without a price (cp.async.cg), bad ones too */
+    int unmodelled;            /* executions without a price, bad ones too */
 };
 
 struct ptx_agg {

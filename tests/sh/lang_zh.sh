@@ -207,26 +207,13 @@ cli() { # WHAT CMD...: what CMD prints (stdout and stderr, run in $TMP/cli) into
     shift
     { echo "### $what"; (cd "$TMP/cli" && "$@" 2>&1 | sed -e 's/ | .*$/ |/'); } >>"$CAP"
 }
-# a line the executed model refuses (cp.async.cg where one chunk comes from two source lines,
-# which the H100's patterns do not settle: docs/model.md; with nvcc), and a kernel not
-# executed at all (no nvcc): each says why in Chinese
-cat >"$TMP/cli/cg.cu" <<'CGEOF'
-// banklab: --block 32
-__global__ void k(const float4 *in, float *out)
-{
-    __shared__ __align__(16) float4 s[64];
-    unsigned dst = (unsigned)__cvta_generic_to_shared(&s[threadIdx.x % 8]);
-    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(in + threadIdx.x));
-    asm volatile("cp.async.commit_group;");
-    asm volatile("cp.async.wait_group 0;" ::: "memory");
-    __syncthreads();
-    out[threadIdx.x] = s[threadIdx.x % 8].x;
-}
-CGEOF
+# a kernel the executor stops on (a misaligned 8-byte load: the GPU faults there; with nvcc),
+# and a kernel not executed at all (no nvcc): each says why in Chinese
+printf '// banklab: --block 32\n__global__ void k(float *out)\n{\n    __shared__ float s[128];\n    s[threadIdx.x] = 1.0f;\n    __syncthreads();\n    float2 v = *reinterpret_cast<float2 *>(&s[2 * threadIdx.x + 1]);\n    out[threadIdx.x] = v.x + v.y;\n}\n' >"$TMP/cli/mis.cu"
 if [ -x "${BANKLAB_NVCC:-/usr/local/cuda/bin/nvcc}" ] || command -v nvcc >/dev/null 2>&1; then
-    cli "kernel --model: a line the model refuses" env PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel "$TMP/cli/cg.cu" --model --lang zh
-    grep -A 40 "^### kernel --model: a line the model refuses" "$CAP" | grep -q "^ *无法预测：这里有 [0-9]* 次执行在 bank 模型中没有定价" ||
-        fail "kernel --model --lang zh: the refused line's reason is not in Chinese: $(grep -A 40 'refuses' "$CAP" | grep -m1 -i 'predict')"
+    cli "kernel --model: a misaligned load" env PATH="$PATH:/usr/local/cuda/bin" "$BANKLAB" kernel "$TMP/cli/mis.cu" --model --lang zh
+    grep -A 10 "^### kernel --model: a misaligned load" "$CAP" | grep -q "^没有执行（lane 0：.*地址 0x4 不是 8 字节的倍数）：没有数字" ||
+        fail "kernel --model --lang zh: the misaligned load's reason is not in Chinese: $(grep -A 10 '### kernel --model: a misaligned' "$CAP" | sed -n 3p)"
 fi
 cli "kernel --model: not executed" env BANKLAB_NVCC=/nonexistent "$BANKLAB" kernel oob.cu --model --lang zh
 grep -A 30 "^### kernel --model: not executed" "$CAP" | grep -q "^没有执行（没有 nvcc 来生成 kernel 的 PTX）：没有数字" ||
