@@ -445,6 +445,11 @@ const char *bl_phrase(const char *s, enum bl_lang lang)
 {
     if (lang == BL_LANG_EN || !s || !s[0])
         return s;
+    int word = 0; /* punctuation alone ("(", ", ") is the writer's text, e.g. a regex */
+    for (const char *c = s; *c && !word; c++)
+        word = (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z');
+    if (!word)
+        return s;
     for (int i = 1; i < BL_MSG_COUNT; i++)  /* the key table's words are not phrases */
         if ((!strncmp(table[i].name, "PH_", 3) ||
              (!strchr(table[i].en, '%') && strncmp(table[i].name, "KW_", 3))) &&

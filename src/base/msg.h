@@ -88,7 +88,9 @@ const char *bl_errno_text(int err, enum bl_lang lang);
 
 /* bl_phrase: the phrase whose English text is s in lang (s itself when none is, or in
  * English): a PH_* entry, or any message without conversions (a reason given as another
- * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). */
+ * message's argument, e.g. "no CUDA driver (libcuda.so.1 not found)"). A text without a
+ * letter ("(", ", ") is never one: punctuation given as an argument is the writer's own (a
+ * regular expression on the command line). */
 const char *bl_phrase(const char *s, enum bl_lang lang);
 
 /* bl_msg_parse: the message of the table whose English format text matches (its arguments

@@ -121,6 +121,9 @@ static void test_render(void **state)
     assert_string_equal(bl_phrase("after the index", BL_LANG_ZH), "在下标之后");
     assert_string_equal(bl_phrase("after the index", BL_LANG_EN), "after the index");
     assert_string_equal(bl_phrase("tile", BL_LANG_ZH), "tile");
+    /* punctuation alone is the writer's text, though a row (BL_PAREN_OPEN) spells "(" */
+    assert_string_equal(bl_phrase("(", BL_LANG_ZH), "(");
+    assert_string_equal(bl_msg_format(BL_PAREN_OPEN, BL_LANG_ZH), "（");
 }
 
 /* every error of a set of broken patterns: an id kept, English byte for byte as msg, Chinese
