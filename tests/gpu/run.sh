@@ -100,7 +100,9 @@ for scene in '__shared__ half t[32 * 64]; ldmatrix.x1(t[lane * 64])|8' \
         # shellcheck disable=SC2086
         "$B" sim "$code" --gpu --json $how > "$out/m.json" 2> "$out/m.err"
         got=$(python3 -c "import json; m = json.load(open('$out/m.json'))['measured']; print(m['wavefronts'])" 2>/dev/null)
-        check "sim --gpu ${how%% *}: ${code#*; } measured $got wavefronts (the model: $want)" test "$got" = "$want"
+        why=
+        [ "$got" = "$want" ] || why=" ($(python3 -c "import json; m = json.load(open('$out/m.json'))['measured']; print('status %s, counters busy %s: %s' % (m.get('status'), m.get('counters_busy'), m.get('error')))" 2>&1 | tail -c 300); $(tail -c 300 "$out/m.err" | tr '\n' ' '))"
+        check "sim --gpu ${how%% *}: ${code#*; } measured $got wavefronts (the model: $want)$why" test "$got" = "$want"
     done
 done
 serve_stop "$out"
