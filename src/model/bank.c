@@ -113,8 +113,12 @@ static unsigned instr_passes(const struct bank_access *acc, enum bank_status *st
     return 0;
 }
 
-int bank_cg_wavefronts(const struct bank_access *acc)
+int bank_cg_wavefronts(const struct bank_access *acc, struct bank_cg_detail *d)
 {
+    struct bank_cg_detail none;
+    if (!d)
+        d = &none;
+    memset(d, 0, sizeof *d);
     if (acc->width != 16 || !acc->has_src)
         return -1;
     /* the writes that count: one per chunk, the first lane's */
@@ -151,7 +155,10 @@ int bank_cg_wavefronts(const struct bank_access *acc)
             kind[whole ? 0 : 1 + (acc->src[b] / 16 & 1)] = 1;
         }
         wavefronts += kind[0] + kind[1] + kind[2];
+        d->groups++;
+        d->mixed += kind[0] + kind[1] + kind[2] > 1;
     }
+    d->chunks = n;
 #undef CG_SAME
 #undef CG_X
     return wavefronts;

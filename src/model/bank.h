@@ -116,7 +116,12 @@ enum bank_status bank_simulate(const struct bank_access *acc, struct bank_result
  * position within 128 bytes); a group costs one wavefront for each kind of source sector it
  * holds: whole (both 16-byte halves, to one shared sector), only the first half, only the
  * second. Returns -1 for another width or without sources. */
-int bank_cg_wavefronts(const struct bank_access *acc);
+struct bank_cg_detail {
+    int chunks;                   /* distinct shared chunks written */
+    int groups;                   /* their groups */
+    int mixed;                    /* groups that hold source sectors of more than one kind */
+};
+int bank_cg_wavefronts(const struct bank_access *acc, struct bank_cg_detail *d);
 
 /* bank_ideal: the ideal wavefronts the hardware counters give one executed warp instruction
  * whose model result is res: its passes, except a plain store (op BANK_STORE, no matrices),

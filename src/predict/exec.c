@@ -199,6 +199,16 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
     b.trans = p->trans;
     for (int i = 0; i < 32; i++)
         b.offset[i] = p->worst.addr[i];
+    if (p->bypass) { /* cp.async.cg: its own rule's groups, not passes (docs/model.md) */
+        struct bank_cg_detail d;
+        b.has_src = 1;
+        memcpy(b.src, p->worst.src, sizeof b.src);
+        int w = bank_cg_wavefronts(&b, &d);
+        if (w > 0 && p->worst.wavefronts >= 0)
+            bl_msg_set(&l->why, NULL, 0, KEX_WHY_CG, p->worst.warp, p->worst.block[0],
+                       p->worst.block[1], p->worst.block[2], w, d.chunks, d.groups, d.mixed);
+        return;
+    }
     if (p->worst.wavefronts < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
         return;
     int pw = 0;

@@ -138,6 +138,8 @@ static void set_pattern(struct ptx_agg_pattern *q, const struct ptx_access *r, i
 {
     q->mask = r->mask;
     memcpy(q->addr, r->addr, sizeof q->addr);
+    if (r->kind == PTX_CPASYNC)
+        memcpy(q->src, r->src, sizeof q->src);
     q->wavefronts = wf;
     q->width = r->width;
     memcpy(q->block, r->block, sizeof q->block);
@@ -475,13 +477,14 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
     p->width = r->width;
     p->matrices = r->matrices;
     p->trans = r->trans;
+    p->bypass = r->kind == PTX_CPASYNC && r->bypass;
     p->inst += 1;
     if (bank_simulate(&b, &res, NULL) != BANK_OK) {
         p->bad++;
         return;
     }
     if (r->kind == PTX_CPASYNC && r->bypass) { /* .cg: its own rule (docs/model.md) */
-        int w = bank_cg_wavefronts(&b);
+        int w = bank_cg_wavefronts(&b, NULL);
         if (w < 0) {
             p->unmodelled++;
             return;

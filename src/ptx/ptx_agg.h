@@ -23,6 +23,7 @@ enum ptx_agg_charge {
 struct ptx_agg_pattern {
     uint32_t mask;
     uint32_t addr[32];         /* the first such warp's (lanes off the mask: 0) */
+    uint32_t src[32];          /* cp.async: their global sources */
     uint64_t count;            /* warp executions with these addresses, or all of them a
                                   whole number of words apart (the same banks, rotated: as
                                   the sanitizer route's patterns count) */
@@ -34,6 +35,7 @@ struct ptx_agg_pattern {
 struct ptx_agg_pc {
     unsigned pc, loc;
     unsigned char kind, width, matrices, trans;  /* the last record's (enum ptx_akind) */
+    unsigned char bypass;      /* cp.async.cg */
     double inst, wavefronts, ideal, conflicts;
     int ways;                  /* the largest pass cost of any execution */
     int bad;                   /* executions the model refused (misaligned, ...) */
