@@ -460,6 +460,7 @@ static int take_replays(struct gpu_run_output *o, char (*names)[2 * GPU_KERNEL_T
         if (!strncmp(o->notes[i].text, "replay:", 7)) {
             if (n < max)
                 bl_fmt(names[n++], sizeof names[0], "%s", o->notes[i].text + 7);
+            free(o->notes[i].msg);
             continue;
         }
         if (k != i)
@@ -487,7 +488,7 @@ static int merge_run(struct gpu_run_output *o, struct gpu_run_output *r)
         r->nlaunches = 0;
     }
     for (int i = 0; i < r->nnotes; i++)
-        gpu_run_note(o, r->notes[i].text, strlen(r->notes[i].text), &r->notes[i].msg);
+        gpu_run_note(o, r->notes[i].text, strlen(r->notes[i].text), r->notes[i].msg);
     gpu_run_notes_unique(o); /* each said once: sorted, not compared pairwise */
     if (!o->status)
         o->status = r->status;
@@ -623,7 +624,7 @@ static int run_measure(struct run_args *ap)
     bl_clean(prog, sizeof prog, a.argv[0]);
     for (int i = 0; i < o.nnotes; i++) {
         char t[4 * GPU_KERNEL_TEXT], n[8 * GPU_KERNEL_TEXT];
-        const char *s = bl_msg_or_text(&o.notes[i].msg, o.notes[i].text, cli_lang(), t, sizeof t);
+        const char *s = bl_msg_or_text(o.notes[i].msg, o.notes[i].text, cli_lang(), t, sizeof t);
         fprintf(stderr, "banklab run: %s\n", bl_clean(n, sizeof n, s));
     }
     rc = 0;

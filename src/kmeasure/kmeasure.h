@@ -62,11 +62,11 @@ struct gpu_run_launch {
     struct gpu_kernel_result res;    /* files[0] is "?": instructions without line info */
 };
 
-/* a note of a run: its English text (the JSON's) and the message it came from (BL_MSG_NONE: the
- * text is all there is, e.g. from an older library) */
+/* a note of a run: its English text (the JSON's) and the message it came from (NULL: the text
+ * is all there is, e.g. from an older library; owned by the note) */
 struct gpu_note {
     char text[2 * GPU_KERNEL_TEXT];
-    struct bl_msg msg;
+    struct bl_msg *msg;
 };
 
 struct gpu_run_output {

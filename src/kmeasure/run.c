@@ -154,8 +154,10 @@ void gpu_run_notes_unique(struct gpu_run_output *out)
             dup[r[k].i] = !strcmp(r[k].s, r[k - 1].s);
         int j = 0;
         for (int i = 0; i < n; i++) {
-            if (dup[i])
+            if (dup[i]) {
+                free(out->notes[i].msg);
                 continue;
+            }
             if (j != i)
                 out->notes[j] = out->notes[i];
             j++;
@@ -189,10 +191,9 @@ int gpu_run_note(struct gpu_run_output *out, const char *text, size_t n, const s
     }
     struct gpu_note *g = &out->notes[out->nnotes++];
     bl_fmt(g->text, sizeof g->text, "%.*s", (int)(n < sizeof g->text ? n : sizeof g->text - 1), text);
-    if (m)
-        g->msg = *m;
-    else
-        g->msg.id = BL_MSG_NONE, g->msg.nargs = 0; /* text alone (not the whole message cleared) */
+    g->msg = NULL; /* text alone: most notes; a message is kept only where one came */
+    if (m && m->id != BL_MSG_NONE && (g->msg = malloc(sizeof *g->msg)))
+        *g->msg = *m;
     return 0;
 }
 
@@ -265,6 +266,8 @@ void gpu_run_output_done(struct gpu_run_output *out)
     for (int i = 0; i < out->nlaunches; i++)
         gpu_kernel_result_done(&out->launches[i].res);
     free(out->launches);
+    for (int i = 0; i < out->nnotes; i++)
+        free(out->notes[i].msg);
     free(out->notes);
     memset(out, 0, sizeof *out);
 }
