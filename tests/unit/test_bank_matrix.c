@@ -251,6 +251,17 @@ static void test_matrix_rules(void **state)
     assert_int_equal(bank_address_lanes(&a), 0xffffu);
 }
 
+/* line cut at its tabs into at most max fields (tab[0..]); returns how many */
+static int fields(char *line, char **tab, int max)
+{
+    int nt = 1;
+    tab[0] = line;
+    for (char *c = line; *c && nt < max; c++)
+        if (*c == '\t')
+            *c = 0, tab[nt++] = c + 1;
+    return nt;
+}
+
 /* the numbers of a tab-separated field into v (at most 32); returns how many */
 static int ints(const char *p, long *v)
 {
@@ -277,12 +288,8 @@ static int cp_async_table(const char *path, int *ncg)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#')
             continue;
-        char *tab[9] = {line};
-        int nt = 1;
-        for (char *c = line; *c && nt < 9; c++)
-            if (*c == '\t')
-                *c = 0, tab[nt++] = c + 1;
-        assert_int_equal(nt, 9);
+        char *tab[9];
+        assert_int_equal(fields(line, tab, 9), 9);
         long lanes[32], chunks[32], srcs[32];
         int n = ints(tab[6], lanes);
         assert_int_equal(ints(tab[7], chunks), n);
@@ -344,12 +351,8 @@ static void test_cp_async_h100(void **state)
     while (fgets(line, sizeof line, f)) {
         if (line[0] == '#')
             continue;
-        char *tab[7] = {line};
-        int nt = 1;
-        for (char *c = line; *c && nt < 7; c++)
-            if (*c == '\t')
-                *c = 0, tab[nt++] = c + 1;
-        assert_int_equal(nt, 7);
+        char *tab[7];
+        assert_int_equal(fields(line, tab, 7), 7);
         const char *kind = tab[0];
         if (!strcmp(kind, "cg")) {
             ncg++;
