@@ -184,10 +184,36 @@ static const char *base_of(const char *p)
     return s ? s + 1 : p;
 }
 
+/* why line l conflicts, from one warp b (warp w of block blk; kind: enum ptx_akind, for the
+ * name of a plain access): its costliest pass's busiest bank */
+static void explain_access(const struct bank_access *b, int kind, unsigned w, const unsigned *blk,
+                           struct kp_line *l)
+{
+    static struct bank_result res;
+    if (bank_simulate(b, &res, NULL) != BANK_OK)
+        return;
+    int pw = 0;
+    for (int i = 1; i < res.npasses; i++)
+        if (res.pass[i].cost > res.pass[pw].cost)
+            pw = i;
+    int bank = res.pass[pw].worst_bank;
+    if (bank < 0)
+        return;
+    const struct bank_cell *cell = &res.pass[pw].cell[bank];
+    char words[96], lanes[96], what[48], in[32];
+    kp_fmt_cell(cell, words, sizeof words, lanes, sizeof lanes);
+    static const char *const kinds[] = {"ld.shared", "st.shared", "atom.shared", "", "", ""};
+    if (b->instr)
+        bank_instr_name(b->instr, b->matrices, b->trans, b->width, in, sizeof in);
+    bl_fmt(what, sizeof what, b->instr ? "%s" : "%s %u B", b->instr ? in : kinds[kind % 6],
+           (unsigned)b->width);
+    bl_msg_set(&l->why, NULL, 0, KEX_WHY, w, blk[0], blk[1], blk[2], what, pw + 1, res.npasses,
+               bank, cell->nwords, words, lanes, res.pass[pw].cost);
+}
+
 /* why line l conflicts: the worst warp of its instruction with the most conflicts */
 static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
 {
-    static struct bank_result res;
     struct bank_access b;
     memset(&b, 0, sizeof b);
     b.width = p->width;
@@ -209,26 +235,32 @@ static void explain(const struct ptx_agg_pc *p, struct kp_line *l)
                        p->worst.block[1], p->worst.block[2], w, d.chunks, d.groups, d.mixed);
         return;
     }
-    if (p->worst.wavefronts < 0 || bank_simulate(&b, &res, NULL) != BANK_OK)
-        return;
-    int pw = 0;
-    for (int i = 1; i < res.npasses; i++)
-        if (res.pass[i].cost > res.pass[pw].cost)
-            pw = i;
-    int bank = res.pass[pw].worst_bank;
-    if (bank < 0)
-        return;
-    const struct bank_cell *cell = &res.pass[pw].cell[bank];
-    char words[96], lanes[96], what[48], in[32];
-    kp_fmt_cell(cell, words, sizeof words, lanes, sizeof lanes);
-    static const char *const kinds[] = {"ld.shared", "st.shared", "atom.shared", "", "", ""};
-    if (b.instr)
-        bank_instr_name(b.instr, b.matrices, b.trans, b.width, in, sizeof in);
-    bl_fmt(what, sizeof what, b.instr ? "%s" : "%s %u B", b.instr ? in : kinds[p->kind % 6],
-           (unsigned)p->width);
-    bl_msg_set(&l->why, NULL, 0, KEX_WHY, p->worst.warp, p->worst.block[0], p->worst.block[1],
-               p->worst.block[2], what, pw + 1, res.npasses, bank, cell->nwords, words, lanes,
-               res.pass[pw].cost);
+    if (p->worst.wavefronts >= 0)
+        explain_access(&b, p->kind, p->worst.warp, p->worst.block, l);
+}
+
+void kexec_explain_warps(struct kp_result *r)
+{
+    static const int kind_of[] = {[GPU_KOP_LD] = PTX_LD, [GPU_KOP_ST] = PTX_ST,
+                                  [GPU_KOP_ATOM] = PTX_ATOM};
+    for (int i = 0; i < r->nlines; i++) {
+        struct kp_line *l = &r->line[i];
+        if (l->state != KP_OK || l->excess <= 0 || l->why.id != BL_MSG_NONE)
+            continue;
+        const struct kp_warp *worst = NULL;
+        for (int k = 0; k < r->nwarps; k++)
+            if (r->warps[k].line == l->line &&
+                (!worst || r->warps[k].p.wavefronts > worst->p.wavefronts))
+                worst = &r->warps[k];
+        if (!worst || worst->p.op == GPU_KOP_LDGSTS) /* .cg or .ca: not told apart here */
+            continue;
+        struct bank_access b;
+        gpu_kernel_pattern_access(&worst->p, 0, &b);
+        int kind = worst->p.op >= 0 && worst->p.op <= GPU_KOP_ATOM ? kind_of[worst->p.op] : 0;
+        explain_access(&b, kind, (unsigned)worst->p.warp, worst->p.block, l);
+        if (l->why.id != BL_MSG_NONE && l->fix.id == BL_MSG_NONE)
+            bl_msg_set(&l->fix, NULL, 0, KEX_NO_FIX, l->line);
+    }
 }
 
 /* the widest LDS (store 0) or STS (1) the compiled code has among sass ("LDS.64 x2, LDS") */

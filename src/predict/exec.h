@@ -35,6 +35,11 @@ void kexec_prefetch(const char *src, size_t len, const struct gpu_kernel_request
 struct ptx_agg;
 void kexec_apply_lines(const struct ptx_agg *a, const char *named, struct kp_result *r);
 
+/* kexec_explain_warps: a why, from its kept worst warp (r->warps), for each conflicting line of
+ * r that has none (a program's lines: executed in a child, its patterns kept, not its pcs);
+ * cp.async lines are left as they are (.ca and .cg are not told apart in a kept warp). */
+void kexec_explain_warps(struct kp_result *r);
+
 /* kexec_apply_copy: kexec_apply of text, an edited copy of req's file (lines where they were),
  * written for nvcc as a file of the same name in a directory of its own (under the kernel
  * cache, named by the file's path and the text: the same copy is compiled and executed once;

@@ -790,6 +790,7 @@ void kxrt_apply(const struct kxrt_result *run, const char *name_expr, const char
         for (int i = 0; i < first->nlines; i++)
             for (int k = 0; first->lines[i].in_file && k < first->lines[i].nwarps; k++)
                 r->warps[r->nwarps++] = first->lines[i].warps[k];
+    kexec_explain_warps(r);
     memcpy(r->grid, first->grid, sizeof r->grid);
     memcpy(r->block, first->block, sizeof r->block);
     r->smem = first->smem;
