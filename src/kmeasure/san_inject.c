@@ -287,7 +287,7 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
             q->slot = k == SAN_WORST ? -1 : k;
             q->count = k == SAN_WORST ? 0 : p->count;
             q->wavefronts = p->wavefronts;
-            q->wavefronts_each = p->kind == SAN_ATOM ? p->wavefronts_each : p->wavefronts;
+            q->wavefronts_each = p->kind == SAN_ATOM ? p->wavefronts_alt : p->wavefronts;
             q->op = op_of[p->kind];
             q->width = p->width;
             q->matrices = p->matrices;
@@ -300,21 +300,32 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
     }
 }
 
-/* An atomic's instruction that serves every lane on its own (ATOMS, ATOMS.CAS: measured on
- * an H100, 32 lanes on one word took 32 wavefronts) takes the figure counted that way; one
- * that serves the lanes on a word together (ATOMS.POPC.INC) keeps the store's. */
-static void atomics_each(struct gpu_kernel_result *res, const struct san_row *rows, int n)
+/* The instructions whose SASS names the other rule the device callbacks summed beside the
+ * first (table.h's wavefronts_alt) take its figure: an atomic that serves every lane on its own
+ * (ATOMS, ATOMS.CAS: measured on an H100, 32 lanes on one word took 32 wavefronts; one that
+ * serves the lanes on a word together, ATOMS.POPC.INC, keeps the store's), and cp.async.cg
+ * (LDGSTS.BYPASS: .cg's rule, docs/model.md), whose kept warps take it too. */
+static void other_rule(struct gpu_kernel_result *res, const struct san_row *rows, int n,
+                       uint64_t pc0)
 {
     int moved = 0;
     for (int i = 0; i < res->ninsts; i++) {
         struct gpu_kernel_inst *in = &res->insts[i];
-        if (in->op != GPU_KOP_ATOM || !strcmp(in->sass, "ATOMS.POPC.INC"))
+        int atom = in->op == GPU_KOP_ATOM && strcmp(in->sass, "ATOMS.POPC.INC");
+        int cg = in->op == GPU_KOP_LDGSTS && strstr(in->sass, ".BYPASS");
+        if (!atom && !cg)
             continue;
         for (int k = 0; k < n; k++)
-            if (rows[k].pc == in->pc && rows[k].wavefronts_each != in->wavefronts) {
-                in->wavefronts = rows[k].wavefronts_each;
+            if (rows[k].pc == in->pc && rows[k].wavefronts_alt != in->wavefronts) {
+                in->wavefronts = rows[k].wavefronts_alt;
                 moved = 1;
             }
+        for (int k = 0; cg && k < res->npats; k++) {
+            struct gpu_kernel_pattern *q = &res->pats[k];
+            for (int e = 0; q->pc == in->pc && e < SAN_PCS; e++)
+                if (G.host->pc[e].pc && G.host->pc[e].pc - 1 - pc0 == q->pc)
+                    q->wavefronts = G.host->pc[e].pat[q->slot < 0 ? SAN_WORST : q->slot].wavefronts_alt;
+        }
     }
     if (moved)
         kres_build_lines(res);
@@ -390,10 +401,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
             bl_fail(&res->err, GPU_KERNEL_ESYSTEM, BL_NOWHERE, GPU_OUT_OF_MEMORY);
         else
             sassm_own_lines(G.have_cupti ? &G.c : NULL, &code, res);
-        atomics_each(res, rows, n);
-        for (int i = 0; i < res->ninsts; i++) /* priced by .ca's rule: said, per instruction */
-            if (strstr(res->insts[i].sass, ".BYPASS"))
-                note(INJ_SAN_CG_AS_CA, T.symbol, res->insts[i].pc);
+        other_rule(res, rows, n, pc0);
     }
     free(sr.rows);
     res->timing.run = t_run;

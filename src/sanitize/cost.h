@@ -5,7 +5,8 @@
  * n^2) ask for the same address, a pass costs the most distinct 4-byte words one bank must
  * serve; ldmatrix/stmatrix: one pass per 8x8 matrix of rows from lanes 8i..8i+7; cp.async:
  * every word written counts (no broadcast) and the global side's banks count too; an
- * atomic as a store, or (SAN_ATOM_EACH) with every lane's word counted on its own.
+ * atomic as a store, or (SAN_ATOM_EACH) with every lane's word counted on its own; a 16-byte
+ * cp.async also by .cg's rule (san_cg_cost): the SASS, read on the host, says which it was.
  * tests/unit/test_sancost.c holds it against bank_simulate on every pattern of tests/data and
  * on random ones. C and CUDA (SAN_HD is __host__ __device__ under nvcc); no libc. */
 #ifndef BANKLAB_SANITIZE_COST_H
@@ -106,6 +107,55 @@ SAN_HD struct san_cost san_cost_of(unsigned kind, unsigned width, uint32_t mask,
         r.passes++;
     }
     return r;
+}
+
+/* cp.async.cg (LDGSTS.BYPASS) by bank_cg_wavefronts' rule (src/model/bank.c, docs/model.md).
+ * san_cg_same: lanes i and j write chunks of one group: the same shared 128-byte row, the same
+ * source 128-byte line, and the same low two bits of chunk position XOR source position. */
+SAN_HD int san_cg_same(const uint32_t *addr, const uint32_t *src, unsigned i, unsigned j)
+{
+    return addr[i] / 128u == addr[j] / 128u && src[i] / 128u == src[j] / 128u &&
+           ((addr[i] / 16u ^ src[i] / 16u) & 3u) == ((addr[j] / 16u ^ src[j] / 16u) & 3u);
+}
+
+/* san_cg_cost: the wavefronts of one warp's 16-byte cp.async.cg with active lanes `mask`: the
+ * first lane writing each 16-byte shared chunk counts; a group (san_cg_same) costs one wavefront
+ * for each kind of 32-byte source sector it holds: whole (both halves, to one shared sector),
+ * its first half alone, its second half alone. O(chunks^2), for the device callback. */
+SAN_HD uint32_t san_cg_cost(const uint32_t *addr, const uint32_t *src, uint32_t mask)
+{
+    uint8_t keep[32];
+    unsigned n = 0;
+    for (unsigned l = 0; l < 32; l++) {
+        if (!(mask >> l & 1u))
+            continue;
+        unsigned k = 0;
+        while (k < n && addr[keep[k]] / 16u != addr[l] / 16u)
+            k++;
+        if (k == n)
+            keep[n++] = (uint8_t)l;
+    }
+    uint32_t whole = 0, done = 0, wavefronts = 0;
+    for (unsigned j = 0; j < n; j++) /* the other half of its source sector, to its shared one */
+        for (unsigned k = j + 1; k < n; k++) {
+            unsigned a = keep[j], b = keep[k];
+            if (src[a] / 32u == src[b] / 32u && addr[a] / 32u == addr[b] / 32u &&
+                san_cg_same(addr, src, a, b))
+                whole |= 1u << j | 1u << k;
+        }
+    for (unsigned i = 0; i < n; i++) {
+        if (done >> i & 1u)
+            continue;
+        unsigned kinds = 0; /* 1: a whole sector, 2: a first half alone, 4: a second half */
+        for (unsigned j = i; j < n; j++) {
+            if ((done >> j & 1u) || !san_cg_same(addr, src, keep[i], keep[j]))
+                continue;
+            done |= 1u << j;
+            kinds |= (whole >> j & 1u) ? 1u : 2u << (src[keep[j]] / 16u & 1u);
+        }
+        wavefronts += (kinds & 1u) + (kinds >> 1 & 1u) + (kinds >> 2 & 1u);
+    }
+    return wavefronts;
 }
 
 /* san_ideal: the ideal wavefronts of one warp instruction whose passes are `passes`: as

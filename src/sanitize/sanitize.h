@@ -18,7 +18,8 @@ struct san_row {
     uint32_t pc;                 /* byte offset in the kernel's code */
     int op;                      /* enum gpu_kernel_op: LD, ST, ATOM, LDSM, STSM, LDGSTS */
     double inst, wavefronts, ideal;
-    double wavefronts_each;      /* atomics: every lane's word on its own (ATOMS, ATOMS.CAS) */
+    double wavefronts_alt;       /* by the other rule: an atomic with every lane's word on its
+                                    own (ATOMS, ATOMS.CAS); a 16-byte cp.async by .cg's */
 };
 
 struct san_check {
@@ -38,9 +39,10 @@ void san_pattern_access(const struct san_pat *p, struct bank_access *acc);
 
 /* san_write_patterns: one line per stored pattern of t:
  *   KERNEL LAUNCH PC SLOT COUNT WAVEFRONTS KIND WIDTH MATRICES MASK BX BY BZ WARP A0..A31 [S0..S31]
- *   [EACH]
- * (SLOT "w" for the worst warp; PC an offset; addresses in hex; S only for cp.async; EACH, an
- * atomic's wavefronts with every lane on its own, only for atomics). banklab never reads them
+ *   [ALT]
+ * (SLOT "w" for the worst warp; PC an offset; addresses in hex; S only for cp.async; ALT, the
+ * wavefronts by the other rule: an atomic's with every lane on its own, a 16-byte cp.async's
+ * by .cg's rule; only for those two). banklab never reads them
  * back: the tests do (tests/unit/sanpat_test.h), from tests/gpu's recordings. */
 void san_write_patterns(FILE *f, const char *kernel, long launch, const struct san_table *t,
                         uint64_t pc0, uint64_t size);

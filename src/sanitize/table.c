@@ -45,8 +45,10 @@ static void check_pattern(const struct san_pat *p, uint32_t off, struct san_chec
     if (p->kind == SAN_ATOM && !bad) { /* and with every lane on its own */
         acc.instr = BANK_ATOMIC;
         bad = bank_simulate(&acc, &res, NULL) != BANK_OK ||
-              (uint32_t)res.wavefronts != p->wavefronts_each;
+              (uint32_t)res.wavefronts != p->wavefronts_alt;
     }
+    if (p->kind == SAN_CPASYNC && p->width == 16 && !bad) /* and by .cg's rule */
+        bad = bank_cg_wavefronts(&acc, NULL) != (int)p->wavefronts_alt;
     if (bad) {
         if (!chk->mismatch)
             chk->first_pc = off;
@@ -76,7 +78,7 @@ int san_table_rows(const struct san_table *t, uint64_t pc0, uint64_t size, struc
         r->inst = (double)e->inst;
         r->wavefronts = (double)e->wavefronts;
         r->ideal = (double)e->ideal;
-        r->wavefronts_each = (double)e->wavefronts_each;
+        r->wavefronts_alt = (double)e->wavefronts_alt;
         for (int k = 0; k <= SAN_PATS; k++)
             check_pattern(&e->pat[k], r->pc, chk);
     }
@@ -110,8 +112,8 @@ void san_write_patterns(FILE *f, const char *kernel, long launch, const struct s
             if (p->kind == SAN_CPASYNC)
                 for (int l = 0; l < 32; l++)
                     fprintf(f, " %x", p->src[l]);
-            if (p->kind == SAN_ATOM)
-                fprintf(f, " %u", p->wavefronts_each);
+            if (p->kind == SAN_ATOM || (p->kind == SAN_CPASYNC && p->width == 16))
+                fprintf(f, " %u", p->wavefronts_alt);
             fputc('\n', f);
         }
     }

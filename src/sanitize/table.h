@@ -25,7 +25,8 @@ struct san_pat {
     uint32_t block[3];       /* the first warp with it: its block */
     uint32_t warp;           /* and its warp in the block (linear thread index / 32) */
     uint32_t ready;          /* 1 once addr/src are written */
-    uint32_t wavefronts_each;/* an atomic: with every lane's word on its own (SAN_ATOM_EACH) */
+    uint32_t wavefronts_alt; /* by the other rule: an atomic with every lane's word on its own
+                                (SAN_ATOM_EACH), a 16-byte cp.async by .cg's (san_cg_cost) */
     uint32_t addr[32];       /* shared byte offsets (as executed, not normalised) */
     uint32_t src[32];        /* cp.async: global source address (low 32 bits) */
 };
@@ -35,7 +36,7 @@ struct san_pc {
     unsigned long long inst; /* warp-level executions */
     unsigned long long wavefronts;
     unsigned long long ideal;/* passes with an active lane */
-    unsigned long long wavefronts_each; /* atomics: every lane on its own (else = wavefronts) */
+    unsigned long long wavefronts_alt; /* by the other rule (san_pat's); else = wavefronts */
     uint32_t kind, width, matrices;
     uint32_t others;         /* warps whose pattern found no free slot */
     struct san_pat pat[SAN_PATS + 1];

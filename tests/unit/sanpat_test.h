@@ -95,9 +95,9 @@ static inline int san_read_pattern(const char *line, char *kernel, size_t n, lon
                 return -1;
             p->src[l] = (uint32_t)a;
         }
-    unsigned long long each;
-    if (kind == SAN_ATOM && !sanpat_word(&s, 10, &each)) /* (recordings before it lack it) */
-        p->wavefronts_each = (uint32_t)each;
+    unsigned long long alt; /* recordings before it lack it */
+    if ((kind == SAN_ATOM || (kind == SAN_CPASYNC && p->width == 16)) && !sanpat_word(&s, 10, &alt))
+        p->wavefronts_alt = (uint32_t)alt;
     p->key = 1;
     p->ready = 1;
     return 0;

@@ -1,7 +1,8 @@
 /* test_sancost.c: the sanitizer route's compact cost (src/sanitize/cost.h, the code the device
  * callbacks run) against the bank model (bank_simulate) on the H200 truth table and on random
  * warps of every kind (plain loads and stores of 1-16 bytes with random masks, broadcast-heavy
- * offsets, paired loads, ldmatrix/stmatrix .x1/.x2/.x4, cp.async with global sources); the
+ * offsets, paired loads, ldmatrix/stmatrix .x1/.x2/.x4, cp.async with global sources, .cg's
+ * rule); the
  * table's rows (pc offsets, kinds, sums, sorting, pcs outside the kernel) and the patterns'
  * text lines written and read back. */
 #include <stdarg.h>
@@ -181,6 +182,46 @@ static void test_random_matrix_cpasync(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* .cg's rule in cost.h (san_cg_cost, the device callbacks' copy) against bank_cg_wavefronts on
+ * random 16-byte copies: chunks in a few rows, written twice, sources in a few lines, pairs of
+ * halves of one sector and lone halves, random masks; and the stride-2 pattern the H100
+ * measured at 32 wavefronts (docs/model.md), which .ca's rule puts at 8. */
+static void test_cg(void **state)
+{
+    (void)state;
+    int bad = 0;
+    for (int t = 0; t < 20000; t++) {
+        uint32_t addr[32], src[32], mask = rnd() % 3 ? 0xffffffffu : (rnd() << 8 | 1u);
+        unsigned span = 1 + rnd() % 64, sspan = 1 + rnd() % 64, stride = 1 + rnd() % 4;
+        uint32_t base = (rnd() % 1024) * 16u;
+        for (int i = 0; i < 32; i++) {
+            addr[i] = (rnd() % 2 ? (uint32_t)i * stride % span : rnd() % span) * 16u;
+            src[i] = base + (rnd() % 2 ? (uint32_t)(i ^ (int)(rnd() % 4)) * stride : rnd() % sspan) * 16u;
+        }
+        struct bank_access acc = {.width = 16, .op = BANK_STORE, .mask = mask,
+                                  .instr = BANK_CPASYNC, .has_src = 1};
+        for (int i = 0; i < 32; i++) {
+            acc.offset[i] = addr[i];
+            acc.src[i] = src[i];
+        }
+        int want = bank_cg_wavefronts(&acc, NULL);
+        uint32_t got = san_cg_cost(addr, src, mask);
+        if (want < 0 || got != (uint32_t)want) {
+            if (bad < 5)
+                print_error("cg %d: cost.h %u, model %d\n", t, got, want);
+            bad++;
+        }
+    }
+    assert_int_equal(bad, 0);
+    uint32_t addr[32], src[32];
+    for (int i = 0; i < 32; i++) {
+        addr[i] = 32u * (uint32_t)i; /* every other chunk */
+        src[i] = 0x10000u + 16u * (uint32_t)i;
+    }
+    assert_int_equal(san_cg_cost(addr, src, 0xffffffffu), 32);
+    assert_int_equal(san_cost_of(SAN_CPASYNC, 16, 0xffffffffu, addr, src, 0).wavefronts, 8);
+}
+
 static void test_rows(void **state)
 {
     (void)state;
@@ -271,6 +312,7 @@ int main(void)
         cmocka_unit_test(test_random_plain),
         cmocka_unit_test(test_random_matrix_cpasync),
         cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_cg),
         cmocka_unit_test(test_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

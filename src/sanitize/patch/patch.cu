@@ -24,15 +24,21 @@ static __device__ __forceinline__ unsigned lane_id(void)
 
 /* A hash of the pattern with offsets taken relative to the lowest one's word: warps whose
  * addresses differ by a whole number of words ask the same banks for the same words, rotated,
- * and cost the same (cp.async: relative to the 128-byte row, its global side stays put). */
+ * and cost the same (cp.async: both sides relative to their lowest 128-byte row or line, which
+ * keeps what .ca's and .cg's rules read: banks, chunks, sectors and lines). */
 static __device__ uint64_t pattern_key(const uint32_t *a, const uint32_t *s, uint32_t mask,
                                        unsigned width, unsigned kind, unsigned matrices)
 {
-    uint32_t lo = 0xffffffffu;
+    uint32_t lo = 0xffffffffu, slo = 0xffffffffu;
     for (int i = 0; i < 32; i++)
-        if ((mask >> i & 1u) && a[i] < lo)
-            lo = a[i];
+        if (mask >> i & 1u) {
+            if (a[i] < lo)
+                lo = a[i];
+            if (s[i] < slo)
+                slo = s[i];
+        }
     lo &= kind == SAN_CPASYNC ? ~127u : ~3u;
+    slo &= ~127u;
     uint64_t h = 1469598103934665603ull;
     h = (h ^ mask) * 1099511628211ull;
     h = (h ^ (width | kind << 8 | matrices << 16)) * 1099511628211ull;
@@ -41,14 +47,14 @@ static __device__ uint64_t pattern_key(const uint32_t *a, const uint32_t *s, uin
             continue;
         h = (h ^ (a[i] - lo)) * 1099511628211ull;
         if (kind == SAN_CPASYNC)
-            h = (h ^ (s[i] / 4u % 32u)) * 1099511628211ull;
+            h = (h ^ (s[i] - slo)) * 1099511628211ull;
     }
     return h ? h : 1;
 }
 
 static __device__ void fill(struct san_pat *p, const uint32_t *a, const uint32_t *s,
                             uint32_t mask, unsigned width, unsigned kind, unsigned matrices,
-                            uint32_t wf, uint32_t wf_each)
+                            uint32_t wf, uint32_t wf_alt)
 {
     for (int i = 0; i < 32; i++) {
         p->addr[i] = a[i];
@@ -59,7 +65,7 @@ static __device__ void fill(struct san_pat *p, const uint32_t *a, const uint32_t
     p->kind = kind;
     p->matrices = matrices;
     p->wavefronts = wf;
-    p->wavefronts_each = wf_each;
+    p->wavefronts_alt = wf_alt;
     p->block[0] = blockIdx.x;
     p->block[1] = blockIdx.y;
     p->block[2] = blockIdx.z;
@@ -84,7 +90,7 @@ static __device__ struct san_pc *pc_slot(struct san_table *t, uint64_t pc)
 
 static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const uint32_t *s,
                                    uint32_t mask, unsigned width, unsigned kind,
-                                   unsigned matrices, uint32_t wf, uint32_t wf_each)
+                                   unsigned matrices, uint32_t wf, uint32_t wf_alt)
 {
     uint64_t key = pattern_key(a, s, mask, width, kind, matrices);
     int placed = 0;
@@ -103,7 +109,7 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
         unsigned long long old = atomicCAS((unsigned long long *)&p->key, 0ull,
                                            (unsigned long long)key);
         if (old == 0) {
-            fill(p, a, s, mask, width, kind, matrices, wf, wf_each);
+            fill(p, a, s, mask, width, kind, matrices, wf, wf_alt);
             atomicAdd(&p->count, 1u);
             placed = 1;
         } else if (old == key) {
@@ -116,7 +122,7 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
     struct san_pat *w = &e->pat[SAN_WORST];
     if (*(volatile uint32_t *)&w->wavefronts < wf && atomicMax(&w->wavefronts, wf) < wf) { /* a costlier warp: keep it (last writer wins) */
         w->key = key;
-        fill(w, a, s, mask, width, kind, matrices, wf, wf_each);
+        fill(w, a, s, mask, width, kind, matrices, wf, wf_alt);
     }
 }
 
@@ -147,9 +153,12 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
         return;
     t->magic = SAN_MAGIC;
     struct san_cost c = san_cost_of(kind, width, grp, a, s, matrices);
-    uint32_t each = kind == SAN_ATOM
-                        ? san_cost_of(SAN_ATOM_EACH, width, grp, a, s, matrices).wavefronts
-                        : c.wavefronts;
+    /* by the other rule, which the SASS (read on the host) may name: an atomic lane by lane
+       (ATOMS), a 16-byte cp.async as .cg (LDGSTS.BYPASS) */
+    uint32_t alt = kind == SAN_ATOM
+                       ? san_cost_of(SAN_ATOM_EACH, width, grp, a, s, matrices).wavefronts
+                   : kind == SAN_CPASYNC && width == 16 ? san_cg_cost(a, s, grp)
+                                                        : c.wavefronts;
     struct san_pc *e = pc_slot(t, pc);
     if (!e) {
         atomicAdd(&t->overflow, 1u);
@@ -161,8 +170,8 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
     atomicAdd(&e->inst, 1ull);
     atomicAdd(&e->wavefronts, (unsigned long long)c.wavefronts);
     atomicAdd(&e->ideal, (unsigned long long)san_ideal(kind, width, grp, c.passes));
-    atomicAdd(&e->wavefronts_each, (unsigned long long)each);
-    add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts, each);
+    atomicAdd(&e->wavefronts_alt, (unsigned long long)alt);
+    add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts, alt);
 }
 
 extern "C" __device__ __noinline__ SanitizerPatchResult
