@@ -38,6 +38,8 @@
 #define DL_LIVE_BASE 4096LL
 #define DL_LIVE_SLOTS (1LL << 30)
 #define DL_GRACE_NS 1000000000LL      /* a live waiter must take its turn within 1 s */
+#define DL_HEADER_HELD_NS 3000000000LL /* banklab holds the header for microseconds, its stops
+                                          held back: held this long, it is another program's */
 #define DL_MAX_QUEUE (1u << 20)       /* more tickets outstanding than this: damaged */
 #define DL_PATH_MAX 512
 
@@ -436,6 +438,7 @@ enum step {
     STEP_BUSY,                        /* header or live byte not to be had now: try again */
     STEP_NOLOCK,                      /* the system refuses the locks (no OFD locks) */
     STEP_DAMAGED,                     /* the header is not ours any more */
+    STEP_HELD,                        /* another program holds the header (DL_HEADER_HELD_NS) */
 };
 
 /* Under the header lock: take a ticket if we have none, skip dead or unclaimed turns ahead of
@@ -443,11 +446,15 @@ enum step {
 static enum step step(struct devlock *l, int64_t deadline, int *ahead)
 {
     struct dl_header h;
-    if (header_lock(l, deadline))
-        return errno == ETIMEDOUT ? STEP_BUSY : STEP_NOLOCK;
+    int64_t now = (int64_t)(bl_now_ms() * 1e6), held = now + DL_HEADER_HELD_NS;
+    if (header_lock(l, deadline >= 0 && deadline < held ? deadline : held)) {
+        if (errno != ETIMEDOUT)
+            return STEP_NOLOCK;
+        return deadline >= 0 && deadline < held ? STEP_BUSY : STEP_HELD;
+    }
     enum step r = STEP_WAIT;
     int dirty = 0;
-    int64_t now = (int64_t)(bl_now_ms() * 1e6);
+    now = (int64_t)(bl_now_ms() * 1e6);
     if (read_header(l->fd, &h) || !header_ok(&h)) {
         header_unlock(l);
         return STEP_DAMAGED;
@@ -507,11 +514,15 @@ enum devlock_status devlock_acquire(struct devlock *l, int timeout_ms, devlock_p
             l->owned = 1;
             return DEVLOCK_OK;
         }
-        if (s == STEP_DAMAGED || s == STEP_NOLOCK) {
+        if (s == STEP_DAMAGED || s == STEP_NOLOCK || s == STEP_HELD) {
             drop_ticket(l);
-            bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_BROKEN, l->path,
-                    s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
-                                     : "damaged (remove it while no banklab runs)");
+            if (s == STEP_HELD)
+                bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_HEADER_HELD, l->path,
+                        (double)DL_HEADER_HELD_NS / 1e9);
+            else
+                bl_fail(err, DEVLOCK_ERROR, BL_NOWHERE, DLK_FILE_BROKEN, l->path,
+                        s == STEP_NOLOCK ? "the system refuses file locks on it (needs Linux 3.15+)"
+                                         : "damaged (remove it while no banklab runs)");
             return DEVLOCK_ERROR;
         }
         if (s == STEP_SKIPPED) {

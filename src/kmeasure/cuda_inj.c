@@ -114,6 +114,20 @@ void inj_open_lock(struct inj *in, CUdevice dev)
     }
 }
 
+int inj_turn(struct inj *in, int wait_ms)
+{
+    if (!in->lock)
+        return 0;
+    struct bl_err err = {0};
+    enum devlock_status st = devlock_acquire(in->lock, wait_ms, NULL, NULL, &err);
+    if (st == DEVLOCK_ERROR) {
+        inj_note(in, INJ_WITHOUT_TURNS, err.msg);
+        devlock_close(in->lock);
+        in->lock = NULL;
+    }
+    return st == DEVLOCK_OK;
+}
+
 void inj_fill_head(const struct inj *in, struct gpu_kernel_result *res, const char *symbol,
                    const unsigned grid[3], const unsigned block[3], CUfunction func, int turn)
 {

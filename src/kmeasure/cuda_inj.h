@@ -62,6 +62,12 @@ int inj_device(struct inj *in, CUdevice *dev);
  * the device has no UUID to name them by (in->lock stays NULL). */
 void inj_open_lock(struct inj *in, CUdevice dev);
 
+/* inj_turn: wait at most wait_ms for the device's turn; 1 when it is ours. A lock that cannot
+ * be used (damaged, or its header held by another program: devlock_acquire's DEVLOCK_ERROR)
+ * is dropped with a note, and the launches are measured without turns from then on; a turn
+ * that did not come in time is 0 (that launch runs without it). */
+int inj_turn(struct inj *in, int wait_ms);
+
 /* inj_fill_head: a measured launch's head into res: the kernel (symbol, demangled), the device,
  * grid, block, the function's registers and static shared memory, and why it ran without the
  * device's turn when it did (turn 0). */

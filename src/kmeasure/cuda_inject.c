@@ -298,10 +298,7 @@ static int begin(void)
     if (prepare())
         return -1;
     T.turn = 0;
-    if (G.in.lock) {
-        struct bl_err err = {0};
-        T.turn = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
-    }
+    T.turn = inj_turn(&G.in, TURN_WAIT_MS);
     memset(&T.sr, 0, sizeof T.sr);
     T.sr.ninst = 1;
     if (!G.sass_on) {

@@ -212,9 +212,8 @@ static void device_facts(void)
 /* (G.mu held) wait for the device's turn, for what (a kernel's symbol, "a context") */
 static void take_turn(const char *what)
 {
-    struct bl_err err = {0};
     double w0 = bl_now_ms();
-    G.held = devlock_acquire(G.in.lock, TURN_WAIT_MS, NULL, NULL, &err) == DEVLOCK_OK;
+    G.held = inj_turn(&G.in, TURN_WAIT_MS);
     G.held_t0 = bl_now_ms();
     inj_dbg(&G.in, "turn: %s after %.1f ms (%s)\n", G.held ? "taken" : "not taken",
             G.held_t0 - w0, what);

@@ -201,6 +201,35 @@ static void test_foreign_and_damaged(void **state)
     devlock_close(l);
 }
 
+/* A program that is not banklab holds the header's lock (any user can: the file is 0666):
+ * banklab holds it for microseconds, so after 3 s it stops waiting for it and says so
+ * (DEVLOCK_ERROR: the runner then measures without turns) instead of letting one user stop
+ * every measurement of a class; a shorter wait still ends as a timeout. */
+static void test_header_held(void **state)
+{
+    (void)state;
+    struct devlock *l;
+    assert_int_equal(devlock_open(KEY, &l, ERR), 0);
+    int fd = open(path, O_RDWR);
+    assert_true(fd >= 0);
+    struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = 0, .l_len = 64};
+    assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+    double t0 = now_ms();
+    assert_int_equal(devlock_acquire(l, 500, NULL, NULL, ERR), DEVLOCK_TIMEOUT);
+    assert_true(now_ms() - t0 < 1500);
+    t0 = now_ms();
+    assert_int_equal(devlock_acquire(l, 30000, NULL, NULL, ERR), DEVLOCK_ERROR);
+    double dt = now_ms() - t0;
+    assert_true(dt >= 2900 && dt < 6000);
+    assert_non_null(strstr(err.msg, "header has been held for 3 s"));
+    assert_non_null(strstr(err.msg, path));
+    fl.l_type = F_UNLCK;
+    assert_int_equal(fcntl(fd, F_OFD_SETLK, &fl), 0);
+    close(fd);
+    assert_int_equal(devlock_acquire(l, 1000, NULL, NULL, ERR), DEVLOCK_OK);
+    devlock_close(l);
+}
+
 static void test_unsafe_dirs(void **state)
 {
     (void)state;
@@ -589,6 +618,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_planted_symlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_planted_fifo_dir_hardlink, setup, teardown),
         cmocka_unit_test_setup_teardown(test_foreign_and_damaged, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_header_held, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unsafe_dirs, setup, teardown),
         cmocka_unit_test_setup_teardown(test_exclusion_and_fairness, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_and_cancel, setup, teardown),
