@@ -187,7 +187,7 @@ int cmd_serve(int argc, char **argv)
     if (a.pause || a.stats)
         return control(&a, path);
     struct gpu_info info;
-    struct gpu *g = a.fake ? serve_fake_open((int)a.fake_delay_ms, &info) : gpu_open((int)a.device, &info);
+    struct gpu *g = a.fake ? serve_fake_open((int)a.fake_delay_ms, &info) : gpu_open_serving((int)a.device, &info);
     if (!g || !info.available) {
         snprintf(err, sizeof err, "no GPU: %.200s", g ? info.err.msg : "out of memory");
         fprintf(stderr, "banklab serve: %s\n", CLI_CLEAN(err));

@@ -37,6 +37,11 @@
  * first (0: give it back after every measurement). */
 #define COUNTERS_LINGER_MS 1000
 #define COUNTERS_HOLD_MS 3000
+/* A process measuring for itself (not the server) that finds the counters busy tries again for
+ * this long, every COUNTERS_RETRY_MS, without the device's turn in between: a server that
+ * measured just before keeps them for COUNTERS_LINGER_MS, at most COUNTERS_HOLD_MS. */
+#define COUNTERS_BUSY_WAIT_MS (COUNTERS_HOLD_MS + 500)
+#define COUNTERS_RETRY_MS 100
 
 /* ---- the device's turns ---- */
 
@@ -114,11 +119,33 @@ static void serve(struct runner *R, const struct gpu_request *req, struct gpu_re
     }
     if (req->kind == GPU_REQ_CASE && case_setup(R, req, &c, res))
         return;
-    if (lock_take(R, res))
-        return;
-    int rc = req->kind == GPU_REQ_PATTERN ? run_pattern(R, req, res)
+    double busy_since = 0;
+    /* patient only while the counters were had last time: once a wait ended busy (Nsight
+       Compute profiling for minutes), the next measurements are answered at once again */
+    int patient = !R->serving && req->kind == GPU_REQ_PATTERN && R->retry.busy_in_a_row == 0;
+    int rc;
+    for (;;) {
+        if (lock_take(R, res))
+            return;
+        rc = req->kind == GPU_REQ_PATTERN ? run_pattern(R, req, res)
                                           : case_measure(R, req, &c, res);
-    lock_give(R);
+        lock_give(R);
+        pthread_mutex_lock(&R->mu);
+        int stop = R->stop;
+        pthread_mutex_unlock(&R->mu);
+        if (!res->counters_busy || !patient || stop)
+            break;
+        double now = bl_now_ms();
+        if (!busy_since)
+            busy_since = now;
+        if (now - busy_since >= COUNTERS_BUSY_WAIT_MS)
+            break;
+        struct timespec ts = {0, COUNTERS_RETRY_MS * 1000000L};
+        nanosleep(&ts, NULL);
+        uint64_t id = res->id;
+        memset(res, 0, sizeof *res);
+        res->id = id;
+    }
     if (rc == 0 && req->kind == GPU_REQ_CASE)
         case_check(R, &c, res);
     if (R->lock_note[0] && res->provenance[0]) {
@@ -419,7 +446,19 @@ static void probe(int device, struct bl_err *why, struct cudaDeviceProp *prop)
                 prop->minor, MIN_SM);
 }
 
+static struct gpu *open_runner(int device, int serving, struct gpu_info *info);
+
 struct gpu *gpu_open(int device, struct gpu_info *info)
+{
+    return open_runner(device, 0, info);
+}
+
+struct gpu *gpu_open_serving(int device, struct gpu_info *info)
+{
+    return open_runner(device, 1, info);
+}
+
+static struct gpu *open_runner(int device, int serving, struct gpu_info *info)
 {
     struct bl_err why = {0};
     /* Load every kernel when the context is made (before any turn), not at its first launch
@@ -434,6 +473,7 @@ struct gpu *gpu_open(int device, struct gpu_info *info)
     if (!R)
         return NULL;
     R->device = device;
+    R->serving = serving;
     R->done = (struct gpu_ring){R->r, RUNNER_QUEUE, 0, 0, &R->mu, &R->cv_res};
     R->light = sys_env("BANKLAB_LIGHT") != NULL;
     const char *linger = sys_env("BANKLAB_COUNTERS_LINGER_MS");

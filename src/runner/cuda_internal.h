@@ -61,6 +61,7 @@ struct runner {
     char name[128];
     double clock_mhz, clock_max_mhz;
     int sms, cc_major, cc_minor;
+    int serving;                  /* the GPU server's: counters busy answered at once */
     int light;                    /* BANKLAB_LIGHT: tiny launches (for compute-sanitizer runs) */
     size_t smem_optin, smem_per_sm;
     struct {                      /* clk per access of the conflict-free access of a width,

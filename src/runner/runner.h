@@ -19,4 +19,11 @@ int gpu_device_uuid(int device, unsigned char uuid[16], struct bl_err *err);
  * what answers. Starts the worker thread when a device is there. */
 struct gpu *gpu_open(int device, struct gpu_info *info);
 
+/* gpu_open_serving: gpu_open for the GPU server (`banklab serve`). The difference: a pattern
+ * measured while another process holds the counters is answered "counters busy" at once (the
+ * class's queue does not wait behind it). A process that measures for itself (gpu_open) waits
+ * for them instead, up to COUNTERS_BUSY_WAIT_MS, giving the device's turn back between tries:
+ * the class's server keeps the counters up to 3 s after its last measurement. */
+struct gpu *gpu_open_serving(int device, struct gpu_info *info);
+
 #endif

@@ -19,6 +19,13 @@ kill_tagged() {
     kill "-$1" $pids 2>/dev/null
     return 1
 }
+# lockhold_build OUT ROOT: tests/gpu/lockhold.c and the lock's sources of ROOT into OUT (a
+# program that holds the device's turn; lock.sh). gpu_nodevice.sh builds it too, so that a
+# machine without a GPU finds a source missing from this list.
+lockhold_build() {
+    ${CC:-cc} -O2 -o "$1" "$2/tests/gpu/lockhold.c" "$2/src/devlock/lock.c" "$2/src/base/fmt.c" \
+        "$2/src/base/err.c" "$2/src/base/msg.c" "$2/src/sys/env.c" "$2/src/sys/sig.c"
+}
 # serve_start DIR: a GPU server of this test (`banklab serve`, $B) on DIR/gpu.sock, its pid in
 # DIR/gpu.pid and its log in DIR/serve.log, tagged DIR's name; returns 0 once it listens (60 s
 # at most: a CUDA context and the counters set up). serve_stop DIR: ends that server, by its pid.

@@ -13,6 +13,7 @@ B=${BANKLAB:-build/banklab}
 case $B in /*) ;; *) B=$PWD/$B ;; esac
 dir=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$dir/../.." && pwd)
+. "$dir/lib.sh"
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/banklab-lock.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 out=${LOCK_OUT:-$tmp}
@@ -35,8 +36,7 @@ key=${key#banklab-}
 LH=${LOCKHOLD:-}
 if [ -z "$LH" ]; then
     LH=$tmp/lockhold
-    ${CC:-cc} -O2 -o "$LH" "$dir/lockhold.c" "$root/src/devlock/lock.c" "$root/src/base/fmt.c" \
-        "$root/src/base/err.c" "$root/src/base/msg.c" || { bad "cannot build lockhold"; exit 1; }
+    lockhold_build "$LH" "$root" || { bad "cannot build lockhold"; exit 1; }
 fi
 
 # hold: LOCKHOLD SECONDS in the background, wait until it holds the turn

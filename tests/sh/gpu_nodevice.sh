@@ -15,6 +15,14 @@ if [ $? != 3 ]; then
     exit 77
 fi
 fail=0
+# tests/gpu/lock.sh's helper must build here too (a GPU machine is the wrong place to find out)
+. tests/gpu/lib.sh
+if lockhold_build "$tmp/lockhold" . 2> "$tmp/cc.err"; then
+    echo "ok   tests/gpu/lockhold.c builds with the lock's sources"
+else
+    echo "FAIL: tests/gpu/lockhold.c does not build: $(tail -n 3 "$tmp/cc.err")"
+    fail=1
+fi
 offs=$(seq -s, 0 128 3968)
 pattern='__shared__ float s[1024]; s[lane * 32]'
 for args in "bench" "bench --json" "bench --csv" "bench --quick" "bench --device 3" \
