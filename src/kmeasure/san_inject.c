@@ -315,8 +315,11 @@ static void other_rule(struct gpu_kernel_result *res, const struct san_row *rows
         if (!atom && !cg)
             continue;
         for (int k = 0; k < n; k++)
-            if (rows[k].pc == in->pc && rows[k].wavefronts_alt != in->wavefronts) {
+            if (rows[k].pc == in->pc && (rows[k].wavefronts_alt != in->wavefronts ||
+                                         (cg && rows[k].ideal_alt != in->ideal))) {
                 in->wavefronts = rows[k].wavefronts_alt;
+                if (cg) /* .cg's ideal is its chunks' bytes (an atomic's stays its passes) */
+                    in->ideal = rows[k].ideal_alt;
                 moved = 1;
             }
         for (int k = 0; cg && k < res->npats; k++) {

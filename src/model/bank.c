@@ -159,6 +159,7 @@ int bank_cg_wavefronts(const struct bank_access *acc, struct bank_cg_detail *d)
         d->mixed += kind[0] + kind[1] + kind[2] > 1;
     }
     d->chunks = n;
+    d->ideal = (n * 16 + 127) / 128;
 #undef CG_SAME
 #undef CG_X
     return wavefronts;

@@ -120,6 +120,8 @@ struct bank_cg_detail {
     int chunks;                   /* distinct shared chunks written */
     int groups;                   /* their groups */
     int mixed;                    /* groups that hold source sectors of more than one kind */
+    int ideal;                    /* the counters' ideal: the chunks' bytes, 128 a wavefront
+                                     (76 of 76 measured patterns; not the passes, as .ca's) */
 };
 int bank_cg_wavefronts(const struct bank_access *acc, struct bank_cg_detail *d);
 

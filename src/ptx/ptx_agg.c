@@ -483,19 +483,22 @@ static void price(struct ptx_agg *a, const struct ptx_access *r)
         p->bad++;
         return;
     }
+    int ideal = r->kind == PTX_ST ? (int)bank_ideal(&b, &res) : res.passes;
     if (r->kind == PTX_CPASYNC && r->bypass) { /* .cg: its own rule (docs/model.md) */
-        int w = bank_cg_wavefronts(&b, NULL);
+        struct bank_cg_detail d;
+        int w = bank_cg_wavefronts(&b, &d);
         if (w < 0) {
             p->unmodelled++;
             return;
         }
         res.wavefronts = w;
         res.conflicts = w - res.passes;
+        ideal = d.ideal;
         if (res.passes && (w + res.passes - 1) / res.passes > res.ways)
             res.ways = (w + res.passes - 1) / res.passes;
     }
     p->wavefronts += res.wavefronts;
-    p->ideal += r->kind == PTX_ST ? bank_ideal(&b, &res) : (unsigned)res.passes;
+    p->ideal += (unsigned)ideal;
     p->conflicts += res.conflicts;
     if (res.ways > p->ways)
         p->ways = res.ways;

@@ -121,8 +121,10 @@ SAN_HD int san_cg_same(const uint32_t *addr, const uint32_t *src, unsigned i, un
 /* san_cg_cost: the wavefronts of one warp's 16-byte cp.async.cg with active lanes `mask`: the
  * first lane writing each 16-byte shared chunk counts; a group (san_cg_same) costs one wavefront
  * for each kind of 32-byte source sector it holds: whole (both halves, to one shared sector),
- * its first half alone, its second half alone. O(chunks^2), for the device callback. */
-SAN_HD uint32_t san_cg_cost(const uint32_t *addr, const uint32_t *src, uint32_t mask)
+ * its first half alone, its second half alone. *ideal: the chunks' bytes, 128 a wavefront.
+ * O(chunks^2), for the device callback. */
+SAN_HD uint32_t san_cg_cost(const uint32_t *addr, const uint32_t *src, uint32_t mask,
+                            uint32_t *ideal)
 {
     uint8_t keep[32];
     unsigned n = 0;
@@ -155,6 +157,7 @@ SAN_HD uint32_t san_cg_cost(const uint32_t *addr, const uint32_t *src, uint32_t 
         }
         wavefronts += (kinds & 1u) + (kinds >> 1 & 1u) + (kinds >> 2 & 1u);
     }
+    *ideal = (n * 16u + 127u) / 128u;
     return wavefronts;
 }
 

@@ -20,6 +20,7 @@ struct san_row {
     double inst, wavefronts, ideal;
     double wavefronts_alt;       /* by the other rule: an atomic with every lane's word on its
                                     own (ATOMS, ATOMS.CAS); a 16-byte cp.async by .cg's */
+    double ideal_alt;            /* the ideal by that rule */
 };
 
 struct san_check {

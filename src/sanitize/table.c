@@ -79,6 +79,7 @@ int san_table_rows(const struct san_table *t, uint64_t pc0, uint64_t size, struc
         r->wavefronts = (double)e->wavefronts;
         r->ideal = (double)e->ideal;
         r->wavefronts_alt = (double)e->wavefronts_alt;
+        r->ideal_alt = (double)e->ideal_alt;
         for (int k = 0; k <= SAN_PATS; k++)
             check_pattern(&e->pat[k], r->pc, chk);
     }

@@ -37,6 +37,7 @@ struct san_pc {
     unsigned long long wavefronts;
     unsigned long long ideal;/* passes with an active lane */
     unsigned long long wavefronts_alt; /* by the other rule (san_pat's); else = wavefronts */
+    unsigned long long ideal_alt;      /* the ideal by that rule (.cg's: its chunks' bytes) */
     uint32_t kind, width, matrices;
     uint32_t others;         /* warps whose pattern found no free slot */
     struct san_pat pat[SAN_PATS + 1];

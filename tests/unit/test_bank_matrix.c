@@ -310,6 +310,9 @@ static int cp_async_table(const char *path, int *ncg)
             struct bank_cg_detail d;
             got = bank_cg_wavefronts(&a, &d);
             assert_true(d.groups <= d.chunks && d.mixed <= d.groups && got >= d.groups);
+            if (d.ideal != atoi(tab[4]))
+                fail_msg("cp.async.cg %s (%s): ideal %d, measured %s", tab[1], tab[5], d.ideal,
+                         tab[4]);
             (*ncg)++;
         } else {
             struct bank_result r;

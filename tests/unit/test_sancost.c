@@ -204,11 +204,13 @@ static void test_cg(void **state)
             acc.offset[i] = addr[i];
             acc.src[i] = src[i];
         }
-        int want = bank_cg_wavefronts(&acc, NULL);
-        uint32_t got = san_cg_cost(addr, src, mask);
-        if (want < 0 || got != (uint32_t)want) {
+        struct bank_cg_detail d;
+        int want = bank_cg_wavefronts(&acc, &d);
+        uint32_t ideal, got = san_cg_cost(addr, src, mask, &ideal);
+        if (want < 0 || got != (uint32_t)want || ideal != (uint32_t)d.ideal) {
             if (bad < 5)
-                print_error("cg %d: cost.h %u, model %d\n", t, got, want);
+                print_error("cg %d: cost.h %u ideal %u, model %d ideal %d\n", t, got, ideal, want,
+                            d.ideal);
             bad++;
         }
     }
@@ -218,8 +220,14 @@ static void test_cg(void **state)
         addr[i] = 32u * (uint32_t)i; /* every other chunk */
         src[i] = 0x10000u + 16u * (uint32_t)i;
     }
-    assert_int_equal(san_cg_cost(addr, src, 0xffffffffu), 32);
+    uint32_t ideal;
+    assert_int_equal(san_cg_cost(addr, src, 0xffffffffu, &ideal), 32);
+    assert_int_equal(ideal, 4);
     assert_int_equal(san_cost_of(SAN_CPASYNC, 16, 0xffffffffu, addr, src, 0).wavefronts, 8);
+    for (int i = 0; i < 32; i++) /* every lane on one chunk: ideal 1 (measured), not 4 passes */
+        addr[i] = 0;
+    assert_int_equal(san_cg_cost(addr, src, 0xffffffffu, &ideal), 1);
+    assert_int_equal(ideal, 1);
 }
 
 static void test_rows(void **state)

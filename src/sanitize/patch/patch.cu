@@ -155,9 +155,10 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
     struct san_cost c = san_cost_of(kind, width, grp, a, s, matrices);
     /* by the other rule, which the SASS (read on the host) may name: an atomic lane by lane
        (ATOMS), a 16-byte cp.async as .cg (LDGSTS.BYPASS) */
+    uint32_t ideal = san_ideal(kind, width, grp, c.passes), ideal_alt = ideal;
     uint32_t alt = kind == SAN_ATOM
                        ? san_cost_of(SAN_ATOM_EACH, width, grp, a, s, matrices).wavefronts
-                   : kind == SAN_CPASYNC && width == 16 ? san_cg_cost(a, s, grp)
+                   : kind == SAN_CPASYNC && width == 16 ? san_cg_cost(a, s, grp, &ideal_alt)
                                                         : c.wavefronts;
     struct san_pc *e = pc_slot(t, pc);
     if (!e) {
@@ -169,8 +170,9 @@ static __device__ void record(void *ud, uint64_t pc, uint32_t addr, uint32_t src
     e->matrices = matrices;
     atomicAdd(&e->inst, 1ull);
     atomicAdd(&e->wavefronts, (unsigned long long)c.wavefronts);
-    atomicAdd(&e->ideal, (unsigned long long)san_ideal(kind, width, grp, c.passes));
+    atomicAdd(&e->ideal, (unsigned long long)ideal);
     atomicAdd(&e->wavefronts_alt, (unsigned long long)alt);
+    atomicAdd(&e->ideal_alt, (unsigned long long)ideal_alt);
     add_pattern(e, a, s, grp, width, kind, matrices, c.wavefronts, alt);
 }
 
