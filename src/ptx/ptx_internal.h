@@ -76,6 +76,8 @@ struct ptx_insn {
                               bra.uni; ld.volatile */
     uint8_t rnd;           /* cvt/float rounding RND_*, sat in bit 7 */
     uint8_t nopnd;
+    uint8_t reload;        /* ld.shared of an address its block loaded before (mark_reloads):
+                              executed, not recorded, as ptxas keeps the first load's value */
     int8_t guard_neg;
     int32_t guard;         /* predicate slot, -1: none */
     unsigned loc;          /* index in the module's loc table */

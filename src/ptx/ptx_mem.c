@@ -167,7 +167,8 @@ static int ldst(struct ptx_blk *b, struct ptx_warp *w, const struct ptx_insn *in
             }
         }
     }
-    rec_end(b);
+    if (!in->reload) /* ptxas keeps the value an earlier load gave (mark_reloads) */
+        rec_end(b);
     return 0;
 }
 

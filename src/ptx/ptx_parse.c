@@ -412,6 +412,63 @@ static int resolve_gvar(struct ptx_fn *fn, const char *name, uint32_t len, struc
     return -2;
 }
 
+/* ptxas keeps a shared word it loaded in a register: a second plain ld.shared of the same
+ * address operand (base register, offset, type, vector) in the same basic block, with no
+ * instruction between them that may write shared memory or order it (a store, an atomic, a
+ * barrier, cp.async, a fence or anything the executor does not name), nor one that writes the
+ * base register, is no SASS instruction (tests/gpu/devprogs/cub_blocks.cu's BlockScan: three
+ * such reloads a block, measured on an H100). Those loads are marked, not recorded. */
+static void mark_reloads(struct ptx_kernel *k)
+{
+    enum { SEEN = 16 };
+    const struct ptx_insn *seen[SEEN];
+    int nseen = 0;
+    unsigned char *target = calloc((size_t)k->ninsn + 1, 1);
+    if (!target)
+        return; /* nothing marked: every load recorded */
+    for (int i = 0; i < k->ninsn; i++)
+        for (int j = 0; j < k->insn[i].nopnd; j++)
+            if (k->insn[i].o[j].kind == O_LABEL && k->insn[i].o[j].imm <= (uint64_t)k->ninsn)
+                target[k->insn[i].o[j].imm] = 1;
+    for (int i = 0; i < k->ninsn; i++) {
+        struct ptx_insn *in = &k->insn[i];
+        if (target[i])
+            nseen = 0;
+        int plain = in->op == OP_LD && in->space == SP_SHARED && !in->mod && in->guard < 0 &&
+                    in->o[1].kind == O_MEM;
+        if (plain) {
+            int k2 = 0;
+            while (k2 < nseen && !(seen[k2]->o[1].reg == in->o[1].reg &&
+                                   seen[k2]->o[1].imm == in->o[1].imm &&
+                                   seen[k2]->type == in->type && seen[k2]->vec == in->vec))
+                k2++;
+            if (k2 < nseen)
+                in->reload = 1;
+            else if (nseen < SEEN)
+                seen[nseen++] = in;
+        }
+        switch (in->op) {
+        case OP_ST: case OP_ATOM: case OP_RED: case OP_STMATRIX: case OP_CPASYNC:
+        case OP_CPWAIT: case OP_BAR: case OP_BARARRIVE: case OP_MBAR: case OP_WMMA: case OP_BRA:
+        case OP_RET: case OP_EXIT: case OP_NOP: case OP_NONE: case OP_TRAP:
+            nseen = 0;
+            continue;
+        default:
+            break;
+        }
+        /* a register it writes: loads based on it are another address from here on */
+        const struct ptx_opnd *d = &in->o[0];
+        for (int s = 0; s < nseen; s++) {
+            int32_t base = seen[s]->o[1].reg, hit = base >= 0 && d->kind == O_REG && d->reg == base;
+            for (int e = 0; d->kind == O_VEC && e < d->n && base >= 0; e++)
+                hit |= d->vreg[e] == base;
+            if (hit)
+                seen[s--] = seen[--nseen];
+        }
+    }
+    free(target);
+}
+
 /* labels and symbols of the function's instructions */
 static int resolve(struct ptx_fn *fn)
 {
@@ -563,6 +620,7 @@ static int function(struct ptx_fn *fn, int i, int is_entry)
     }
     if (resolve(fn))
         return -1;
+    mark_reloads(k);
     if (!is_entry) { /* a .func: kept only as a name that calls cannot reach */
         for (int j = 0; j < k->nparams; j++)
             free(k->param[j].name);

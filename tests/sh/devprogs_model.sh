@@ -6,8 +6,7 @@
 # (kernel, line): inst, wavefronts, and ideal where both have it. Lines the GPU charges to a
 # CUDA or CUB header are not compared (the model charges them to the calling line).
 # Prints every line that differs with both figures and "N of M lines equal". Fails when a kernel
-# the H100 measured was not executed on the CPU (cub_blocks.cu, whose every shared access is in
-# CUB's headers, is held to that), when a line differs that
+# the H100 measured was not executed on the CPU, when a line differs that
 # tests/data/devprogs/known-differences.txt does not list, when a listed line is now equal
 # (remove it: the list only shrinks), or when a listed line is not a compared line.
 # DEVPROGS_ONLY="a b" runs those programs only; DEVPROGS_KEEP=DIR keeps the outputs there, and

@@ -403,6 +403,36 @@ static void test_cp_async(void **state)
     assert_int_equal(recs.a[0].src[6], (uint32_t)(uintptr_t)(out + 16 * 6 + 12));
 }
 
+/* mark_reloads: ptxas keeps a shared word it loaded in a register, so a second ld.shared of
+ * the same address operand in the block is executed (its value right) but not recorded; a
+ * store, a barrier, a branch target or a new base register between them makes it a load again */
+static void test_reloads(void **state)
+{
+    (void)state;
+    const char *twice = " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 2;\n add.s32 %r3, %r20, %r2;\n"
+                        " st.shared.u32 [%r3], %r1;\n bar.sync 0;\n"
+                        " ld.shared.u32 %r4, [%r3+4];\n shfl.sync.up.b32 %r9, %r4, 1, 0, -1;\n"
+                        " ld.shared.u32 %r5, [%r3+4];\n add.s32 %r6, %r4, %r5;\n"
+                        " st.global.u32 [%rd3], %r6;\n";
+    ok(twice, 32);
+    assert_int_equal(recs.n, 2); /* the store and the first load */
+    assert_int_equal(out[16 * 5], 12u); /* lane 5: 6 + 6, the reload's value used */
+    const char *stored = " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 2;\n add.s32 %r3, %r20, %r2;\n"
+                         " ld.shared.u32 %r4, [%r3];\n st.shared.u32 [%r3+128], %r1;\n"
+                         " ld.shared.u32 %r5, [%r3];\n";
+    ok(stored, 32);
+    assert_int_equal(recs.n, 3);
+    const char *rebased = " mov.u32 %r20, sm;\n shl.b32 %r2, %r1, 2;\n add.s32 %r3, %r20, %r2;\n"
+                          " ld.shared.u32 %r4, [%r3];\n add.s32 %r3, %r3, 4;\n"
+                          " ld.shared.u32 %r5, [%r3];\n";
+    ok(rebased, 32);
+    assert_int_equal(recs.n, 2);
+    const char *volat = " mov.u32 %r20, sm;\n ld.volatile.shared.u32 %r4, [%r20];\n"
+                        " ld.volatile.shared.u32 %r5, [%r20];\n";
+    ok(volat, 32);
+    assert_int_equal(recs.n, 2);
+}
+
 static void test_errors(void **state)
 {
     (void)state;
@@ -739,6 +769,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_arith),       cmocka_unit_test(test_logic),
+        cmocka_unit_test(test_reloads),
         cmocka_unit_test(test_float_cvt),   cmocka_unit_test(test_setp_selp),
         cmocka_unit_test(test_branches),    cmocka_unit_test(test_barrier),
         cmocka_unit_test(test_warp_wide),   cmocka_unit_test(test_atomics),
