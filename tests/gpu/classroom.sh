@@ -141,13 +141,23 @@ as() {
 
 # session NAME FIRST COUNT USER: one learner measuring COUNT accesses from access FIRST on ->
 # $pd/NAME.{script,jsonl,err} and "NAME rc ms user t0" in $pd/NAME.proc
-session() {
-    : > "$pd/$1.script"
-    j=0
-    while [ "$j" -lt "$3" ]; do
-        sed -n "$(( ($2 + j) % NACC + 1 ))p" "$tmp/accesses" >> "$pd/$1.script"
-        j=$((j + 1))
+# script NAME FIRST STEPS: NAME's accesses, STEPS of them from access FIRST on (by turns)
+script() {
+    awk -v first="$2" -v steps="$3" -v n="$NACC" '{ a[NR - 1] = $0 }
+        END { for (j = 0; j < steps; j++) print a[(first + j) % n] }' "$tmp/accesses" > "$pd/$1.script"
+}
+# prep N: the scripts of N learners (learner i from access i), written before any of them
+# starts, so that a class starts as learners do, not with 20 processes a learner cutting its
+# script (1280 at once for 64: call 22 counted 77 runnable on 16 cores as `banklab run` started)
+prep() {
+    i=0
+    while [ $i -lt "$1" ]; do
+        [ -s "$pd/l$i.script" ] || script "l$i" "$i" "$STEPS"
+        i=$((i + 1))
     done
+}
+session() {
+    [ -s "$pd/$1.script" ] || script "$1" "$2" "$3"
     t0=$(ms_now)
     as "$4" timeout "$MAX" "$BL" sim --gpu --json --script "$pd/$1.script" --device "$DEV" \
         > "$pd/$1.jsonl" 2> "$pd/$1.err" < /dev/null
@@ -156,6 +166,7 @@ session() {
 
 # class N: N learners at once (learner i: user U1 or U2 by turns, starting at access i)
 class() {
+    prep "$1"
     lp=
     i=0
     while [ $i -lt "$1" ]; do
@@ -303,6 +314,7 @@ for p in $PARTS; do
                 "$root/tests/gpu/route/eight.cu" > "$pd/nvcc.txt" 2>&1
         fi
         chmod 755 "$RP" 2>/dev/null
+        prep "${CLASS_N_RUN:-64}" # before the loop: its runs are beside learners, not their set-up
         for k in 1 2 3; do
             t0=$(ms_now); BANKLAB_RUN_DEBUG="$pd/run_alone_$k.debug" "$BL" run -- "$RP" > "$pd/run_alone_$k.txt" 2>&1; echo "$? $(( $(ms_now) - t0 ))"
         done > "$pd/runs_alone"
