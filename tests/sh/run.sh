@@ -207,6 +207,41 @@ import json, sys
 l = json.load(open(sys.argv[1]))["launches"]
 sys.exit(0 if len(l) == 1 and l[0]["kernel"] == "other" else 1)
 PYEOF
+        # the device's turns with a lock whose header another program holds (any user can lock
+        # the 0666 file): measured without turns after 3 s, and said, not 30 s and nothing
+        mkdir -m 700 "$tmp/lk"
+        turns() {
+            LD_LIBRARY_PATH="$tmp/mock" BANKLAB_CUPTI="$tmp/mock/libcuda.so.1" BANKLAB_LOCK_DIR="$tmp/lk" \
+                BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --json -- "$tmp/mockprog" "$tmp/mock/libcuda.so.1" \
+                "$tmp/ldmatrix.cubin" > "$tmp/out" 2> "$tmp/err"
+        }
+        turns
+        lkf="$tmp/lk/banklab-GPU-00010203-0405-0607-0809-0a0b0c0d0e0f.lock"
+        if [ -f "$lkf" ]; then
+            python3 -c 'import fcntl, os, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.lockf(fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 64, 0)
+open(sys.argv[2], "w").close()
+time.sleep(30)' "$lkf" "$tmp/held" &
+            hp=$!
+            i=0
+            while [ ! -f "$tmp/held" ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+            t0=$(date +%s)
+            turns
+            rc=$? dt=$(( $(date +%s) - t0 ))
+            kill "$hp" 2>/dev/null
+            wait "$hp" 2>/dev/null
+            python3 - "$tmp/out" <<'PYEOF' && ok "a lock header held by another program: measured without turns, said (exit $rc, $dt s)" || { bad "a lock header held by another program (exit $rc, $dt s)"; head -c 400 "$tmp/out"; sed 's/^/    /' "$tmp/err" | head -5; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+notes = r.get("notes") or []
+sys.exit(0 if r["launches"] and r["launches"][0]["status"] == "ok" and any(
+    "without turns from here on" in n and "its header has been held for 3 s" in n for n in notes) else 1)
+PYEOF
+            [ "$dt" -le 20 ] || bad "a lock header held by another program: $dt s (want the 3 s wait, not 30 s a launch)"
+        else
+            bad "the library made no lock file in BANKLAB_LOCK_DIR ($(ls "$tmp/lk"))"
+        fi
         MOCK_OTHER_SUBSCRIBER=1 mock
         rc=$?
         [ "$rc" = 3 ] && grep -q "^banklab run: not measured: another CUPTI client is active in this program" "$tmp/err" &&

@@ -38,6 +38,14 @@ CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute a, CUdevice d)
     return CUDA_SUCCESS;
 }
 CUresult cuDeviceGetName(char *n, int len, CUdevice d) { (void)d; snprintf(n, (size_t)len, "Mock H200"); return CUDA_SUCCESS; }
+/* the device's turns are named by it: GPU-00010203-0405-0607-0809-0a0b0c0d0e0f */
+CUresult cuDeviceGetUuid_v2(CUuuid *u, CUdevice d)
+{
+    (void)d;
+    for (int i = 0; i < 16; i++)
+        u->bytes[i] = (char)i;
+    return CUDA_SUCCESS;
+}
 CUresult cuFuncGetAttribute(int *v, CUfunction_attribute a, CUfunction f) { (void)a; (void)f; *v = 7; return CUDA_SUCCESS; }
 CUresult cuGetErrorName(CUresult r, const char **s) { (void)r; *s = "CUDA_ERROR_MOCK"; return CUDA_SUCCESS; }
 CUptiResult cuptiGetResultString(CUptiResult r, const char **s) { (void)r; *s = "mock"; return CUPTI_SUCCESS; }
