@@ -5,7 +5,9 @@
  * file instead (proc_uuid). Built with GPU=cuda. */
 #include <dlfcn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../base/fmt.h"
 #include "../gpu/gpu.h"
@@ -41,8 +43,9 @@ static int parse_uuid(const char *text, unsigned char uuid[16])
     return 0;
 }
 
-/* A machine of one GPU, CUDA's device 0 seen as it is (CUDA_VISIBLE_DEVICES unset or "0"): its
- * UUID from PROC_GPUS/<bus>/information, the UUID cuDeviceGetUuid gives for it. cuInit costs
+/* A machine of one GPU, CUDA's device 0 seen as it is (CUDA_VISIBLE_DEVICES unset or "0"), that
+ * this process may open (/dev/nvidiactl and /dev/nvidia<minor>, read and write): its UUID from
+ * PROC_GPUS/<bus>/information, the UUID cuDeviceGetUuid gives for it. cuInit costs
  * every client of a class tens of milliseconds of CPU and the driver's threads as it starts (64
  * learners starting at once: 49 runnable processes on 16 cores beside `banklab run`, call 24 of
  * docs/runs/h100-2026-12-07-morning.md). The server names its socket through here too, so both
@@ -71,6 +74,13 @@ static int proc_uuid(int device, unsigned char uuid[16])
     size_t got = fread(text, 1, sizeof text - 1, f);
     fclose(f);
     text[got] = 0;
+    /* and this process may use it (a container may see the driver's files, not the device) */
+    const char *minor = strstr(text, "Device Minor:");
+    if (!minor || access("/dev/nvidiactl", R_OK | W_OK))
+        return -1;
+    bl_fmt(path, sizeof path, "/dev/nvidia%ld", strtol(minor + strlen("Device Minor:"), NULL, 10));
+    if (access(path, R_OK | W_OK))
+        return -1;
     return parse_uuid(text, uuid);
 }
 
