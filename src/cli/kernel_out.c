@@ -102,6 +102,8 @@ void kout_warp_json(struct jw *w, const struct gpu_kernel_pattern *q, double of)
     jw_uints(w, "block", (const unsigned *)q->block, 3);
     jw_int(w, "warp", q->warp);
     jw_uints(w, "offsets", (const unsigned *)q->addr, 32);
+    if (q->op == GPU_KOP_LDGSTS) /* cp.async: its global sources' low bits (.cg's price reads them) */
+        jw_uints(w, "sources", (const unsigned *)q->src, 32);
     jw_end(w);
 }
 

@@ -210,6 +210,10 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
         grid_text_options_init(&opt);
         cli_say(f, RUN_MEASURED_WARP, worst->warp, worst->block[0], worst->block[1],
                 worst->block[2]);
+        struct bank_cg_detail cg;
+        int cgw = strstr(in->sass, ".BYPASS") ? bank_cg_wavefronts(&acc, &cg) : -1;
+        if (cgw >= 0)
+            cli_say(f, RUN_CG_GRID, cgw, cg.chunks, cg.groups);
         grid_text_write(f, &br, acc.width, acc.op, acc.mask, &opt);
     }
 }

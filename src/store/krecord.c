@@ -107,6 +107,8 @@ static int take_warps(const cJSON *l, struct gpu_kernel_result *res)
             !kind || !mask || q->op < 0 || width < 1 || width > 16 ||
             uints(e, "block", q->block, 3) || uints(e, "offsets", q->addr, 32))
             return -1;
+        if (item(e, "sources") && uints(e, "sources", q->src, 32))
+            return -1;
         char *end;
         q->mask = (uint32_t)strtoul(mask, &end, 16);
         if (*end)

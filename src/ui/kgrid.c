@@ -159,7 +159,12 @@ static void kg_draw(const struct app *a, const void *st)
         app_keybar(a, KS_KGRID, NULL, 0);
         return;
     }
-    kg_why(a, &g->sc.res, buf, sizeof buf);
+    struct bank_cg_detail cg;
+    int cgw = strstr(w->name, ".BYPASS") ? bank_cg_wavefronts(&g->sc.acc, &cg) : -1;
+    if (cgw >= 0) /* .cg: its rule's why, not .ca's passes */
+        bl_fmt(buf, sizeof buf, ui_str(a, UIS_KG_WHY_CG), cgw, cg.groups, cg.chunks, cg.mixed);
+    else
+        kg_why(a, &g->sc.res, buf, sizeof buf);
     y += text_draw(a, y, 1, width, 2, buf, 0, theme_attr(a, UIC_CONFLICT));
     int h = a->H - 2 - y;                  /* the legend and the key bar below */
     grid_draw(a, y, 0, a->W, h, &g->sc, NULL, a->opt.present);

@@ -7,6 +7,7 @@
 # line. Measured: tests/gpu/programs/vectors.cu with
 # --measured tests/data/sanitize/vectors.run.json (the H100's recorded warps) shows "measured
 # addresses" for its 16-way line, and its STS.128 line (nvcc's 16-byte store) in four passes.
+# A measured cp.async.cg line's why is .cg's rule's (tests/data/cg/h100-cg-stride2.run.json).
 # A recording without warps keeps today's Enter (the playground); a recording of another file
 # is refused before the screen starts. Golden screens at 80x24 and 120x40 in English and
 # Chinese: tests/golden/kgrid_*.txt (UPDATE=1 regenerates them). A GPU=none build: SKIP.
@@ -125,6 +126,23 @@ keys Enter
 expect "^ 实测地址，warp 0（block \\(3,0,0\\)）"
 expect "^ 原因：第 1 批（共 1 批）：bank 1 送 16 个不同的字"
 golden 120x40_measured_zh
+keys q; expect "EXITED rc=0"
+
+# ---- a measured cp.async.cg line (call 24's H100 recording of tests/gpu/cg_rules.cu's
+# stride-2 pattern; its sources rebuilt from the program's pattern list, docs/kernel.md): the
+# why is .cg's rule's, not the passes' drawn below, in English and Chinese at 80x24 ----
+CG=tests/data/cg/h100-cg-stride2.run.json
+start 80 24 $KENV -- tests/gpu/cg_rules.cu --measured "$CG" --lang en --reset
+expect "^>  24 ████ +28 +8.00"
+keys Enter
+expect "^ 1 of 2: the worst warp of LDGSTS.BYPASS.128 \\(1 warps\\): 32 wavefronts"
+expect "^ why: cp.async.cg, 32 wavefronts: 32 groups of its 32 chunks \\(by shared row,"
+expect "grid: where its writes land \\(.ca's passes\\)"
+keys q; expect "EXITED rc=0"
+start 80 24 $KENV -- tests/gpu/cg_rules.cu --measured "$CG" --lang zh --reset
+expect "^>  24 ████ +28 +8.00"
+keys Enter
+expect "^ 原因：cp.async.cg，32 个 wavefront：32 组，来自它的 32 个块"
 keys q; expect "EXITED rc=0"
 
 # ---- a recording without warps (before they were kept): Enter opens the playground ----
