@@ -229,6 +229,11 @@ time.sleep(30)' "$lkf" "$tmp/held" &
             t0=$(date +%s)
             turns
             rc=$? dt=$(( $(date +%s) - t0 ))
+            LD_LIBRARY_PATH="$tmp/mock" BANKLAB_CUPTI="$tmp/mock/libcuda.so.1" BANKLAB_LOCK_DIR="$tmp/lk" \
+                BANKLAB_RUN_NO_GPU_CHECK=1 "$B" run --lang zh -- "$tmp/mockprog" "$tmp/mock/libcuda.so.1" \
+                "$tmp/ldmatrix.cubin" > "$tmp/zh.out" 2>&1
+            grep -q "此后不排队：GPU 锁 .*：它的头部已被一个不是 banklab 的程序占用 3 秒" "$tmp/zh.out" &&
+                ok "a lock header held by another program, --lang zh: said in Chinese (此后不排队)" || bad "a lock header held by another program, --lang zh: $(grep -v '^ ' "$tmp/zh.out" | head -c 300)"
             kill "$hp" 2>/dev/null
             wait "$hp" 2>/dev/null
             python3 - "$tmp/out" <<'PYEOF' && ok "a lock header held by another program: measured without turns, said (exit $rc, $dt s)" || { bad "a lock header held by another program (exit $rc, $dt s)"; head -c 400 "$tmp/out"; sed 's/^/    /' "$tmp/err" | head -5; }
