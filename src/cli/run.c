@@ -15,6 +15,7 @@
 
 #include "../base/fmt.h"
 #include "../base/utf8.h"
+#include "../compile/compile.h"
 #include "../kernel/kernel.h"
 #include "../store/files.h"
 #include "../store/json_write.h"
@@ -181,7 +182,7 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
         if (in->file != ln->file || in->line != ln->line || in->wavefronts <= in->ideal)
             continue;
         const struct gpu_kernel_pattern *worst = NULL;
-        int each = in->op == GPU_KOP_ATOM && strcmp(in->sass, "ATOMS.POPC.INC");
+        int each = sass_each_lane(in->op, in->sass);
         char list[512] = "";
         size_t o = 0;
         for (int k = 0; k < r->npats; k++) {
@@ -211,7 +212,7 @@ static void put_warps(FILE *f, const struct run_args *a, const struct gpu_kernel
         cli_say(f, RUN_MEASURED_WARP, worst->warp, worst->block[0], worst->block[1],
                 worst->block[2]);
         struct bank_cg_detail cg;
-        int cgw = strstr(in->sass, ".BYPASS") ? bank_cg_wavefronts(&acc, &cg) : -1;
+        int cgw = sass_cg(in->sass) ? bank_cg_wavefronts(&acc, &cg) : -1;
         if (cgw >= 0)
             cli_say(f, RUN_CG_GRID, cgw, cg.chunks, cg.groups);
         grid_text_write(f, &br, acc.width, acc.op, acc.mask, &opt);

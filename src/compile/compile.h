@@ -269,6 +269,13 @@ int sass_arch_known(int sm);
  * a known shared-memory instruction, 0 otherwise (out->shared = 0). */
 int sass_decode(const uint8_t insn[16], struct sass_insn *out);
 
+/* The rule an instruction's SASS name (sass_decode's text) says it is priced by. sass_each_lane:
+ * an atomic (op GPU_KOP_ATOM) that serves every lane's word on its own (ATOMS, ATOMS.CAS, or one
+ * the decoder does not name), not ATOMS.POPC.INC, which serves the lanes on one word together.
+ * sass_cg: cp.async.cg, LDGSTS.BYPASS (.cg's rule, model/bank.h's bank_cg_wavefronts). */
+int sass_each_lane(int op, const char *sass);
+int sass_cg(const char *sass);
+
 /* ---- lines.c ---- */
 
 /* Which source lines of a learner's kernel hold shared-memory

@@ -92,6 +92,16 @@ static const struct {
 } size_field[8] = {{1, ".U8"}, {1, ".S8"}, {2, ".U16"}, {2, ".S16"},
                    {4, ""},    {8, ".64"}, {16, ".128"}, {16, ".U.128"}};
 
+int sass_each_lane(int op, const char *sass)
+{
+    return op == GPU_KOP_ATOM && strcmp(sass, "ATOMS.POPC.INC") != 0;
+}
+
+int sass_cg(const char *sass)
+{
+    return !strncmp(sass, "LDGSTS.BYPASS", 13);
+}
+
 int sass_decode(const uint8_t insn[16], struct sass_insn *out)
 {
     memset(out, 0, sizeof *out);

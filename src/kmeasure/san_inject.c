@@ -310,8 +310,7 @@ static void other_rule(struct gpu_kernel_result *res, const struct san_row *rows
     int moved = 0;
     for (int i = 0; i < res->ninsts; i++) {
         struct gpu_kernel_inst *in = &res->insts[i];
-        int atom = in->op == GPU_KOP_ATOM && strcmp(in->sass, "ATOMS.POPC.INC");
-        int cg = in->op == GPU_KOP_LDGSTS && strstr(in->sass, ".BYPASS");
+        int atom = sass_each_lane(in->op, in->sass), cg = sass_cg(in->sass);
         if (!atom && !cg)
             continue;
         for (int k = 0; k < n; k++)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "../base/fmt.h"
+#include "../compile/compile.h"
 #include "kgrid.h"
 
 struct kgrid {
@@ -24,7 +25,7 @@ struct kgrid {
 };
 
 static void add(struct kg_list *l, const struct gpu_kernel_pattern *p, double of, int each,
-                const char *name)
+                int cg, const char *name)
 {
     if (l->n == KG_WARPS)
         return;
@@ -32,6 +33,7 @@ static void add(struct kg_list *l, const struct gpu_kernel_pattern *p, double of
     w->p = *p;
     w->of = of;
     w->each = each;
+    w->cg = cg;
     bl_fmt(w->name, sizeof w->name, "%s", name);
 }
 
@@ -62,10 +64,10 @@ static int kg_gather(const struct kview *k, const struct kv_row *row, struct kg_
             const struct gpu_kernel_inst *in = &r->insts[i];
             if (in->file != row->file || in->line != row->line)
                 continue;
-            int each = in->op == GPU_KOP_ATOM && strcmp(in->sass, "ATOMS.POPC.INC");
+            int each = sass_each_lane(in->op, in->sass), cg = sass_cg(in->sass);
             for (int j = 0; j < r->npats; j++)
                 if (r->pats[j].pc == in->pc)
-                    add(l, &r->pats[j], in->inst, each, in->sass);
+                    add(l, &r->pats[j], in->inst, each, cg, in->sass);
         }
     } else if (kv_model_shown(k) && k->pred.executed && row->file == 0) {
         for (int i = 0; i < k->pred.nwarps; i++) {
@@ -74,7 +76,7 @@ static int kg_gather(const struct kview *k, const struct kv_row *row, struct kg_
                 continue;
             char name[32];
             bl_fmt(name, sizeof name, "%s %u B", gpu_kernel_op_name(w->p.op), w->p.width);
-            add(l, &w->p, w->inst, 0, name);
+            add(l, &w->p, w->inst, 0, 0, name);
         }
     }
     for (int i = 0; i < l->n; i++)
@@ -160,7 +162,7 @@ static void kg_draw(const struct app *a, const void *st)
         return;
     }
     struct bank_cg_detail cg;
-    int cgw = strstr(w->name, ".BYPASS") ? bank_cg_wavefronts(&g->sc.acc, &cg) : -1;
+    int cgw = w->cg ? bank_cg_wavefronts(&g->sc.acc, &cg) : -1;
     if (cgw >= 0) /* .cg: its rule's why, not .ca's passes */
         bl_fmt(buf, sizeof buf, ui_str(a, UIS_KG_WHY_CG), cgw, cg.groups, cg.chunks, cg.mixed);
     else

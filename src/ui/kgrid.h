@@ -12,6 +12,7 @@ struct kg_warp {
     struct gpu_kernel_pattern p;
     double of;                      /* warp executions of its instruction */
     int each;                       /* an atomic served lane by lane (ATOMS) */
+    int cg;                         /* cp.async.cg (LDGSTS.BYPASS): priced by .cg's rule */
     char name[32];                  /* its instruction: "LDS.128" (GPU), "ld 16 B" (executed) */
     int seq;
 };
