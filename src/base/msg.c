@@ -531,13 +531,40 @@ static size_t render_one(const struct bl_msg *m, enum bl_lang lang, const struct
     return (size_t)r < n ? (size_t)r : n - 1;
 }
 
+int bl_msg_inner(const struct bl_msg *m, int i, struct bl_msg *inner)
+{
+    if (i < 0 || i >= m->nargs || m->arg[i].kind != 'm' || m->arg[i].v.s >= sizeof m->sbuf) {
+        memset(inner, 0, sizeof *inner);
+        return 0;
+    }
+    return unpack(m->sbuf + m->arg[i].v.s, sizeof m->sbuf - m->arg[i].v.s, inner);
+}
+
+size_t bl_msg_nest(struct bl_msg *m, int i, size_t at, const struct bl_msg *inner)
+{
+    if (i < 0 || i >= BL_MSG_ARGS || at >= sizeof m->sbuf)
+        return 0;
+    size_t k = pack(inner, m->sbuf + at, sizeof m->sbuf - at);
+    if (k) {
+        m->arg[i].kind = 'm';
+        m->arg[i].v.s = (unsigned)at;
+    }
+    return k;
+}
+
 void bl_msg_sanitize(struct bl_msg *m)
 {
     m->sbuf[sizeof m->sbuf - 1] = 0;
     int ok = m->id > BL_MSG_NONE && m->id < BL_MSG_COUNT && m->nargs >= 0 &&
              m->nargs <= BL_MSG_ARGS;
-    for (int i = 0; ok && i < m->nargs; i++) /* a nested message stays in its process */
-        ok = m->arg[i].kind != 'm' && (m->arg[i].kind != 's' || m->arg[i].v.s < sizeof m->sbuf);
+    for (int i = 0; ok && i < m->nargs; i++) {
+        const struct bl_msg_arg *a = &m->arg[i];
+        if (a->kind == 'm')        /* whole where it stands; its ids are checked as rendered */
+            ok = a->v.s < sizeof m->sbuf &&
+                 packed_len(m->sbuf + a->v.s, sizeof m->sbuf - a->v.s, 1) != 0;
+        else
+            ok = a->kind != 's' || a->v.s < sizeof m->sbuf;
+    }
     if (!ok)
         memset(m, 0, sizeof *m);
 }

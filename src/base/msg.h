@@ -16,7 +16,9 @@
  * most 32 deep) and rendered in the outer's language where the %M stands, so that a room can
  * hand up one message for a sentence made of others: "the model: %M" around the reader's
  * error (bl_err_msg in err.h), "%M; %M" a list. A nested message that does not fit in sbuf is
- * kept as nothing. It never crosses a process: bl_msg_sanitize and the serve wire refuse it.
+ * kept as nothing. As it is (ids as numbers), it crosses a process only to one of the same
+ * build (a measuring child, an injected library: bl_msg_sanitize); the serve wire, which may
+ * join two builds, carries it by name (bl_msg_inner, bl_msg_nest).
  * Rows with %M are rendered, never read back (bl_msg_parse).
  *
  * A Chinese format may take the arguments in another order with positions, %N$ (gettext's
@@ -100,8 +102,16 @@ const char *bl_phrase(const char *s, enum bl_lang lang);
  * the part that made it (the counters'). */
 int bl_msg_parse(const char *text, struct bl_msg *m);
 
-/* bl_msg_sanitize: m as read from another process: an id outside the table, a count of
- * arguments or a string outside sbuf make it BL_MSG_NONE (its English text is all there is). */
+/* bl_msg_inner: the message nested as argument i of m (%M) into inner: 1, or 0 (inner empty)
+ * when argument i is not a whole one. bl_msg_nest: inner packed into m's sbuf from byte at on
+ * and made argument i of m: the bytes it takes, 0 (m unchanged) when it does not fit. For a
+ * wire that carries a message in parts (the serve wire: by name, rebuilt on the other side). */
+int bl_msg_inner(const struct bl_msg *m, int i, struct bl_msg *inner);
+size_t bl_msg_nest(struct bl_msg *m, int i, size_t at, const struct bl_msg *inner);
+
+/* bl_msg_sanitize: m as read from another process of this build (the same ids: a measuring
+ * child, an injected library): an id outside the table, a count of arguments, a string or a
+ * nested message outside sbuf make it BL_MSG_NONE (its English text is all there is). */
 void bl_msg_sanitize(struct bl_msg *m);
 
 #endif

@@ -473,7 +473,7 @@ int kwire_get_result(const unsigned char *p, size_t n, struct gpu_kernel_result 
         return bl_fail(why, GPU_KERNEL_ECRASH, BL_NOWHERE, KRN_CHILD_NONSENSE);
     }
     res->err.msg[sizeof res->err.msg - 1] = '\0';
-    bl_msg_sanitize(&res->err.why);   /* from another process: ids and strings in range */
+    bl_msg_sanitize(&res->err.why); /* from our child: ids and strings in range */
     res->device[sizeof res->device - 1] = '\0';
     res->kernel[sizeof res->kernel - 1] = '\0';
     res->lowered[sizeof res->lowered - 1] = '\0';

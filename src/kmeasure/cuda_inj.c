@@ -121,10 +121,7 @@ int inj_turn(struct inj *in, int wait_ms)
     struct bl_err err = {0};
     enum devlock_status st = devlock_acquire(in->lock, wait_ms, NULL, NULL, &err);
     if (st == DEVLOCK_ERROR) {
-        if (err.why.id == DLK_HEADER_HELD && err.why.nargs == 2) /* said in either language */
-            inj_note(in, INJ_WITHOUT_TURNS_HELD, devlock_path(in->lock), err.why.arg[1].v.f);
-        else
-            inj_note(in, INJ_WITHOUT_TURNS, err.msg);
+        inj_note(in, INJ_WITHOUT_TURNS, &err.why); /* the lock's why, in either language */
         devlock_close(in->lock);
         in->lock = NULL;
     }

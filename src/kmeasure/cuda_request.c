@@ -174,7 +174,7 @@ static int take_turn(struct child *ch)
                        TURN_WAIT_MS / 1000);
     devlock_close(st->lock); /* a damaged lock file: measure without turns, and say so */
     st->lock = NULL;
-    bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, err.msg);
+    bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, &err.why);
     return 0;
 }
 

@@ -92,7 +92,7 @@ static void open_turns(struct kstate *st)
     }
     devlock_key((const unsigned char *)u.bytes, key, sizeof key);
     if (devlock_open(key, &st->lock, &err))
-        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, err.msg);
+        bl_msg_set(&st->lock_msg, st->lock_note, sizeof st->lock_note, KRN_LOCK_FAILED, &err.why);
 }
 
 static void open_device(struct kstate *st)

@@ -207,7 +207,7 @@ static void add_note(struct gpu_run_output *out, const unsigned char *p, size_t 
     }
     static struct bl_msg m;
     memcpy(&m, z + 1, sizeof m);
-    bl_msg_sanitize(&m);
+    bl_msg_sanitize(&m);        /* our injected library's: nested messages kept */
     gpu_run_note(out, (const char *)p, (size_t)(z - p), &m);
 }
 

@@ -75,8 +75,10 @@ static void put_str(struct sw_buf *b, const char *s, size_t cap)
 }
 
 /* the message of an error: its name in msg.def ("" for none), its arguments, the bytes of its
- * string buffer up to the last string an argument uses */
-static void put_msg(struct sw_buf *b, const struct bl_msg *m)
+ * string buffer up to the last string an argument uses, then each nested message (%M) the same
+ * way, at most SW_MSG_DEPTH deep (deeper: an empty one) */
+#define SW_MSG_DEPTH 8
+static void put_msg_at(struct sw_buf *b, const struct bl_msg *m, int depth)
 {
     const char *name = bl_msg_name(m->id);
     put_str(b, name ? name : "", 128);
@@ -90,6 +92,8 @@ static void put_msg(struct sw_buf *b, const struct bl_msg *m)
             put_f64(b, a->v.f);
         else if (a->kind == 's')
             put_u64(b, a->v.s);
+        else if (a->kind == 'm')
+            put_u64(b, 0);         /* it follows the buffer */
         else
             put_u64(b, a->v.u);
         if (a->kind == 's' && a->v.s < sizeof m->sbuf) {
@@ -100,6 +104,19 @@ static void put_msg(struct sw_buf *b, const struct bl_msg *m)
     }
     put_u16(b, (unsigned)used);
     put_bytes(b, m->sbuf, used);
+    for (int i = 0; i < na; i++) {
+        struct bl_msg inner;
+        if (m->arg[i].kind != 'm')
+            continue;
+        if (depth + 1 >= SW_MSG_DEPTH || !bl_msg_inner(m, i, &inner))
+            memset(&inner, 0, sizeof inner);
+        put_msg_at(b, &inner, depth + 1);
+    }
+}
+
+static void put_msg(struct sw_buf *b, const struct bl_msg *m)
+{
+    put_msg_at(b, m, 0);
 }
 
 /* an error: status, English text, place, lane, message */
@@ -442,7 +459,7 @@ static int msg_id(const char *name)
 /* a message (put_msg): arguments of a known kind, numbers finite, strings inside the buffer
  * and text a terminal may show; refused otherwise. A name this build does not know leaves m
  * empty (the English text is all there is). */
-static void get_msg(struct rd *r, struct bl_msg *m, const char *what)
+static void get_msg_at(struct rd *r, struct bl_msg *m, const char *what, int depth)
 {
     char name[128];
     memset(m, 0, sizeof *m);
@@ -451,7 +468,8 @@ static void get_msg(struct rd *r, struct bl_msg *m, const char *what)
     for (unsigned i = 0; i < na && !r->bad; i++) {
         struct bl_msg_arg *a = &m->arg[i];
         unsigned k = (unsigned)get_le(r, 1, what);
-        if (!r->bad && k != 'i' && k != 'u' && k != 'f' && k != 's') {
+        if (!r->bad && k != 'i' && k != 'u' && k != 'f' && k != 's' &&
+            (k != 'm' || depth + 1 >= SW_MSG_DEPTH)) {
             bl_fail(r->err, GPU_EINVAL, BL_NOWHERE, SW_MSG_ARG_KIND, what, k);
             refuse(r);
         }
@@ -497,11 +515,28 @@ static void get_msg(struct rd *r, struct bl_msg *m, const char *what)
             check_text(r, m->sbuf + off, len, what);
         }
     }
+    /* the nested messages, each packed after what came (one this build does not know is
+       packed empty: msg_agree then finds the English text unsaid) */
+    int whole = 1;
+    for (unsigned i = 0; i < na && !r->bad; i++) {
+        if (m->arg[i].kind != 'm')
+            continue;
+        struct bl_msg inner;
+        get_msg_at(r, &inner, what, depth + 1);
+        size_t k = bl_msg_nest(m, (int)i, used, &inner);
+        used += (unsigned)k;
+        whole = whole && k;
+    }
     m->id = msg_id(name);
-    if (r->bad || m->id == BL_MSG_NONE)
+    if (r->bad || m->id == BL_MSG_NONE || !whole)
         memset(m, 0, sizeof *m);
     else
-        bl_msg_sanitize(m);
+        bl_msg_sanitize(m);   /* its ids are this build's, found by name */
+}
+
+static void get_msg(struct rd *r, struct bl_msg *m, const char *what)
+{
+    get_msg_at(r, m, what, 0);
 }
 
 /* m is dropped unless it says en in English (n: the room en had) when rendered: a build

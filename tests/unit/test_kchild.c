@@ -145,6 +145,21 @@ static void test_lock_message(void **state)
     assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),
                         "不排队：等了 30 秒仍未排到 GPU");
     gpu_kernel_result_done(&back);
+    /* the lock's own why nested (a damaged lock file): both languages cross the wire */
+    struct bl_err lk = {0};
+    bl_fail(&lk, -1, BL_NOWHERE, DLK_FILE_BROKEN, "/tmp/x.lock", "not a banklab lock (wrong content)");
+    bl_msg_set(&r.lock_msg, r.lock_note, sizeof r.lock_note, KRN_LOCK_FAILED, &lk.why);
+    assert_int_equal(round_trip(&r, &back, &why), 0);
+    assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),
+                        "不排队：GPU 锁 /tmp/x.lock：不是 banklab 锁（内容不对）");
+    gpu_kernel_result_done(&back);
+    r.lock_msg.sbuf[r.lock_msg.arg[0].v.s + 2] = (char)BL_MSG_ARGS + 1; /* a nested one broken */
+    assert_int_equal(round_trip(&r, &back, &why), 0);
+    assert_int_equal(back.lock_msg.id, BL_MSG_NONE);
+    assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),
+                        "without turns: GPU lock /tmp/x.lock: not a banklab lock (wrong content)");
+    gpu_kernel_result_done(&back);
+    bl_msg_set(&r.lock_msg, r.lock_note, sizeof r.lock_note, KRN_LOCK_WAITED, 30);
     r.lock_msg.id = 1 << 30; /* nonsense from the other side */
     assert_int_equal(round_trip(&r, &back, &why), 0);
     assert_string_equal(bl_msg_or_text(&back.lock_msg, back.lock_note, BL_LANG_ZH, buf, sizeof buf),

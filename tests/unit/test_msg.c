@@ -284,10 +284,15 @@ static void test_nested(void **state)
     assert_string_equal(en, "the model: lane 7: division by zero in 'i / 0'");
     bl_msg_render(&outer, BL_LANG_ZH, zh, sizeof zh);
     assert_string_equal(zh, "模型：lane 7：'i / 0' 中除以零");
-    /* NULL nests nothing; a nested message stays in its process */
+    /* NULL nests nothing */
     bl_msg_set(&outer, en, sizeof en, KP_THE_MODEL, (const struct bl_msg *)NULL);
     assert_string_equal(en, "the model: ");
+    /* from another process of this build a nested message comes whole, and only whole */
     bl_msg_set(&outer, NULL, 0, KP_THE_MODEL, &a);
+    bl_msg_sanitize(&outer);
+    bl_msg_render(&outer, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "模型：lane 7：'i / 0' 中除以零");
+    outer.arg[0].v.s = sizeof outer.sbuf - 2;    /* a nested message cut off */
     bl_msg_sanitize(&outer);
     assert_int_equal(outer.id, BL_MSG_NONE);
     /* a chain deeper than a message can hold is cut, never overruns */

@@ -24,6 +24,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../../src/runner/counters.h"
@@ -283,6 +284,46 @@ static void test_info_every_field(void **state)
     same_fields("info", info_fields, &in, &d, sizeof in);
     for (size_t k = 0; k < n; k++)
         assert_int_equal(sw_get_info(p, k, &d, W(&err)), -1);
+}
+
+/* A message nested in a message crosses by name: the server measuring without turns says the
+ * lock's own why, in the learner's language (before, the client refused the whole hello). */
+static void test_nested_message(void **state)
+{
+    (void)state;
+    struct gpu_info in, d;
+    full_info(&in);
+    struct bl_err why = {0}, err = {0};
+    bl_fail(&why, -1, BL_NOWHERE, DLK_HEADER_HELD, "/run/lock/banklab-GPU-x.lock", 3.0);
+    struct bl_msg m;
+    bl_err_msg(&why, &m);
+    bl_msg_set(&in.lock_msg, in.lock, sizeof in.lock, GPU_WITHOUT_TURNS, &m);
+    struct sw_buf b;
+    assert_int_equal(sw_put_info(&b, &in), 0);
+    const uint8_t *p;
+    size_t n;
+    payload(&b, SW_HELLO, &p, &n);
+    if (sw_get_info(p, n, &d, W(&err)))
+        fail_msg("refused: %s", err.msg);
+    char zh[512];
+    bl_msg_render(&d.lock_msg, BL_LANG_ZH, zh, sizeof zh);
+    assert_string_equal(zh, "不排队：GPU 锁 /run/lock/banklab-GPU-x.lock：它的头部已被一个不是 "
+                            "banklab 的程序占用 3 秒（banklab 只占用几微秒）");
+    for (size_t k = 0; k < n; k++)
+        assert_int_equal(sw_get_info(p, k, &d, W(&err)), -1);
+    /* a nested name this build does not know: the message dropped, the English kept */
+    size_t at = 0;
+    for (size_t k = 0; k + 15 <= n; k++)
+        if (!memcmp(p + k, "DLK_HEADER_HELD", 15))
+            at = k;
+    assert_true(at > 0);
+    uint8_t *q = malloc(n);
+    memcpy(q, p, n);
+    q[at] = 'X';
+    assert_int_equal(sw_get_info(q, n, &d, W(&err)), 0);
+    assert_int_equal(d.lock_msg.id, BL_MSG_NONE);
+    assert_string_equal(d.lock, in.lock);
+    free(q);
 }
 
 /* A message that does not say the error's msg (another build's arguments), or whose name this
@@ -783,6 +824,7 @@ int main(void)
         cmocka_unit_test(test_result_every_field),
         cmocka_unit_test(test_info_every_field),
         cmocka_unit_test(test_message_dropped),
+        cmocka_unit_test(test_nested_message),
         cmocka_unit_test(test_numbers_refused),
         cmocka_unit_test(test_strings_refused),
         cmocka_unit_test(test_check),
