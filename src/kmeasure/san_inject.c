@@ -269,7 +269,7 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
     int n = 0;
     for (int i = 0; i < SAN_PCS; i++)
         if (G.host->pc[i].pc && G.host->pc[i].pc - 1 >= pc0 && G.host->pc[i].pc - 1 - pc0 < size)
-            n += SAN_PATS + 1;
+            n += SAN_WORST_ALT + 1;
     res->pats = calloc(n ? (size_t)n : 1, sizeof *res->pats);
     if (!res->pats)
         return;
@@ -277,14 +277,14 @@ static void keep_patterns(struct gpu_kernel_result *res, uint64_t pc0, uint64_t 
         const struct san_pc *e = &G.host->pc[i];
         if (!e->pc || e->pc - 1 < pc0 || e->pc - 1 - pc0 >= size)
             continue;
-        for (int k = 0; k <= SAN_PATS; k++) {
+        for (int k = 0; k <= SAN_WORST_ALT; k++) {
             const struct san_pat *p = &e->pat[k];
             if (!p->key || !p->ready || p->kind > SAN_CPASYNC || !p->width || p->width > 16)
                 continue;
             struct gpu_kernel_pattern *q = &res->pats[res->npats++];
             q->pc = (uint32_t)(e->pc - 1 - pc0);
-            q->slot = k == SAN_WORST ? -1 : k;
-            q->count = k == SAN_WORST ? 0 : p->count;
+            q->slot = k == SAN_WORST ? -1 : k == SAN_WORST_ALT ? -2 : k; /* -2: one_worst */
+            q->count = k >= SAN_WORST ? 0 : p->count;
             q->wavefronts = p->wavefronts;
             q->wavefronts_each = p->kind == SAN_ATOM ? p->wavefronts_alt : p->wavefronts;
             q->op = op_of[p->kind];
@@ -321,15 +321,45 @@ static void other_rule(struct gpu_kernel_result *res, const struct san_row *rows
                     in->ideal = rows[k].ideal_alt;
                 moved = 1;
             }
+        for (int k = 0; atom && k < res->npats; k++) /* a kept warp's figure is its rule's too */
+            if (res->pats[k].pc == in->pc)
+                res->pats[k].wavefronts = res->pats[k].wavefronts_each;
         for (int k = 0; cg && k < res->npats; k++) {
             struct gpu_kernel_pattern *q = &res->pats[k];
             for (int e = 0; q->pc == in->pc && e < SAN_PCS; e++)
                 if (G.host->pc[e].pc && G.host->pc[e].pc - 1 - pc0 == q->pc)
-                    q->wavefronts = G.host->pc[e].pat[q->slot < 0 ? SAN_WORST : q->slot].wavefronts_alt;
+                    q->wavefronts = G.host->pc[e].pat[q->slot == -1 ? SAN_WORST
+                                                      : q->slot == -2 ? SAN_WORST_ALT : q->slot]
+                                        .wavefronts_alt;
         }
     }
     if (moved)
         kres_build_lines(res);
+}
+
+/* One worst warp for each instruction: the costliest by the rule its SASS names. The device
+ * kept two for an atomic and a 16-byte cp.async (table.h's SAN_WORST, SAN_WORST_ALT: slots -1
+ * and -2 here); an instruction of the other rule (ATOMS, ATOMS.CAS; LDGSTS.BYPASS) keeps the
+ * second as its worst, any other the first. */
+static void one_worst(struct gpu_kernel_result *res)
+{
+    int out = 0;
+    for (int k = 0; k < res->npats; k++) {
+        struct gpu_kernel_pattern q = res->pats[k];
+        if (q.slot < 0) {          /* an instruction's patterns stand together (keep_patterns) */
+            int alt = 0, has_alt = q.slot == -1 && k + 1 < res->npats &&
+                                   res->pats[k + 1].pc == q.pc && res->pats[k + 1].slot == -2;
+            for (int i = 0; i < res->ninsts; i++)
+                if (res->insts[i].pc == q.pc)
+                    alt = sass_each_lane(res->insts[i].op, res->insts[i].sass) ||
+                          sass_cg(res->insts[i].sass);
+            if ((q.slot == -2 && !alt) || (q.slot == -1 && alt && has_alt))
+                continue;
+            q.slot = -1;
+        }
+        res->pats[out++] = q;
+    }
+    res->npats = out;
 }
 
 /* The copied table into res (G.mu held). */
@@ -404,6 +434,7 @@ static void table_result(struct gpu_kernel_result *res, double t_run)
             sassm_own_lines(G.have_cupti ? &G.c : NULL, &code, res);
         other_rule(res, rows, n, pc0);
     }
+    one_worst(res);
     free(sr.rows);
     res->timing.run = t_run;
 }

@@ -68,6 +68,18 @@ SAN_HD uint32_t san_pass_cost(const uint32_t *addr, const uint32_t *src, uint32_
     return worst;
 }
 
+/* san_width: the bytes per lane to cost a plain access the Compute Sanitizer reports as `size`.
+ * 12 is a 128-bit LDS or STS that ptxas made of three 32-bit accesses to one 16-byte-aligned
+ * block (atomics.cu's bit_masks: the SASS names LDS.128, the Compute Sanitizer says 12 bytes;
+ * docs/runs/h100-2026-12-07-morning.md, call 23). It runs as the 16-byte instruction it is, 8
+ * lanes a pass, and its three words cost what four would: a lane's fourth word (its 16-byte
+ * base + 3) is in a bank no other lane's first three words reach, so every bank serves as
+ * many words for it as for the first (test_sancost). */
+SAN_HD unsigned san_width(unsigned size)
+{
+    return size == 12 ? 16u : size;
+}
+
 /* san_cost_of: wavefronts and passes of one warp instruction of `kind`, `width` bytes per
  * lane (16 for a matrix row), active lanes `mask`, shared byte offsets addr[32] (src[32]: the
  * global sources of cp.async, else unused), matrices 1/2/4 for ldmatrix/stmatrix. */

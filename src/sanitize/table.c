@@ -80,7 +80,7 @@ int san_table_rows(const struct san_table *t, uint64_t pc0, uint64_t size, struc
         r->ideal = (double)e->ideal;
         r->wavefronts_alt = (double)e->wavefronts_alt;
         r->ideal_alt = (double)e->ideal_alt;
-        for (int k = 0; k <= SAN_PATS; k++)
+        for (int k = 0; k <= SAN_WORST_ALT; k++)
             check_pattern(&e->pat[k], r->pc, chk);
     }
     qsort(rows, (size_t)n, sizeof *rows, by_pc);
@@ -96,13 +96,13 @@ void san_write_patterns(FILE *f, const char *kernel, long launch, const struct s
         const struct san_pc *e = &t->pc[i];
         if (!e->pc || e->pc - 1 < pc0 || e->pc - 1 - pc0 >= size)
             continue;
-        for (int k = 0; k <= SAN_PATS; k++) {
+        for (int k = 0; k <= SAN_WORST_ALT; k++) {
             const struct san_pat *p = &e->pat[k];
             if (!p->key || !p->ready || p->kind > SAN_CPASYNC)
                 continue;
             fprintf(f, "%s %ld %#" PRIx64 " ", kernel, launch, e->pc - 1 - pc0);
-            if (k == SAN_WORST)
-                fprintf(f, "w");
+            if (k == SAN_WORST || k == SAN_WORST_ALT)
+                fprintf(f, k == SAN_WORST ? "w" : "x");
             else
                 fprintf(f, "%d", k);
             fprintf(f, " %u %u %s %u %u %#x %u %u %u %u", p->count, p->wavefronts,

@@ -1,7 +1,8 @@
 /* table.h: what the Compute Sanitizer's device callbacks (src/sanitize/patch/patch.cu) sum
  * per shared-memory instruction of one launch, in device memory, and what the injection
  * library copies back: per pc the warp-level executions, wavefronts and passes (ideal), and
- * the first distinct warp patterns with their counts plus the worst one seen. A pattern is a
+ * the first distinct warp patterns with their counts plus the worst one seen (by each rule, where
+ * the SASS may name one of two). A pattern is a
  * warp's lanes, their shared byte offsets (and cp.async's global sources) as executed; two
  * warps whose offsets differ by a multiple of 128 bytes share a pattern (same banks, same
  * words apart). C and CUDA; fixed sizes (the table is copied as it is). No libc. */
@@ -13,6 +14,9 @@
 #define SAN_PCS 512          /* shared instructions of one kernel that are told apart */
 #define SAN_PATS 4           /* distinct patterns kept per instruction (first seen) */
 #define SAN_WORST SAN_PATS   /* pat[SAN_WORST]: the costliest warp seen */
+#define SAN_WORST_ALT (SAN_PATS + 1) /* pat[SAN_WORST_ALT]: the costliest by the other rule
+                                        (an atomic lane by lane, a 16-byte cp.async as .cg),
+                                        for an instruction whose SASS names that rule */
 
 struct san_pat {
     uint64_t key;            /* 0: empty; else a hash of the normalised pattern */
@@ -40,7 +44,7 @@ struct san_pc {
     unsigned long long ideal_alt;      /* the ideal by that rule (.cg's: its chunks' bytes) */
     uint32_t kind, width, matrices;
     uint32_t others;         /* warps whose pattern found no free slot */
-    struct san_pat pat[SAN_PATS + 1];
+    struct san_pat pat[SAN_PATS + 2];
 };
 
 struct san_table {

@@ -53,6 +53,23 @@ def main():
                 bad.append(text)
         check(not bad, "%s %s: %d instructions equal to CUPTI's%s" %
               (prog, l["kernel"], len(si), ("; " + "; ".join(bad[:4])) if bad else ""))
+        # one worst warp per instruction, the costliest of its kept warps by the rule its SASS
+        # names (an ATOMS lane by lane, an LDGSTS.BYPASS by .cg's), and no kept warp costlier
+        # than the instruction's figure per execution allows
+        ws = {}
+        for x in l.get("lines", []):
+            for w in x.get("warps", []):
+                ws.setdefault(w["pc"], {})[(w["kind"], w["warps"], w["wavefronts"], w["warp"],
+                                            tuple(w["block"]))] = w
+        wbad = []
+        for pc, d in sorted(ws.items()):
+            worst = [w for k, w in d.items() if k[0] == "worst"]
+            kept = [w["wavefronts"] for k, w in d.items() if k[0] == "pattern"]
+            if len(worst) != 1 or (kept and worst[0]["wavefronts"] < max(kept)):
+                wbad.append("pc %#x %s: worst %s, kept %s" % (pc, si.get(pc, {}).get("sass", "?"),
+                            [w["wavefronts"] for w in worst], kept))
+        check(not wbad, "%s %s: each of %d instructions' worst warp the costliest kept%s" %
+              (prog, l["kernel"], len(ws), ("; " + "; ".join(wbad[:4])) if wbad else ""))
         for t in varied:
             print("info %s %s: executed a different number of times in the two runs (a loop "
                   "on the data or on timing, such as a compare-and-swap retry): %s" % (prog, l["kernel"], t))

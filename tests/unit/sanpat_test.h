@@ -29,7 +29,8 @@ static inline int sanpat_word(const char **s, int base, unsigned long long *v)
 }
 
 /* san_read_pattern: one line of san_write_patterns' (sanitize.h) back into *p (with *launch,
- * *pc, *slot: -1 for "w"). 0, or -1 when the line is not one. kernel receives the name (n
+ * *pc, *slot: -1 for "w", the worst; -2 for "x", the worst by the other rule). 0, or -1 when
+ * the line is not one. kernel receives the name (n
  * bytes). */
 static inline int san_read_pattern(const char *line, char *kernel, size_t n, long *launch,
                                    uint32_t *pc, int *slot, struct san_pat *p)
@@ -45,8 +46,8 @@ static inline int san_read_pattern(const char *line, char *kernel, size_t n, lon
         return -1;
     while (*s == ' ')
         s++;
-    if (*s == 'w') {
-        *slot = -1;
+    if (*s == 'w' || *s == 'x') {   /* the worst, by the first rule or the other */
+        *slot = *s == 'w' ? -1 : -2;
         s++;
     } else {
         unsigned long long k;

@@ -121,6 +121,27 @@ static void test_random_plain(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* A 12-byte access (three words of a 128-bit LDS/STS, 16-byte-aligned bases) is costed as the
+ * 16-byte instruction: within any pass, three words a lane cost what four do, counted as loads
+ * (a word asked twice is free) or lane by lane. */
+static void test_twelve_bytes(void **state)
+{
+    (void)state;
+    assert_int_equal(san_width(12), 16);
+    assert_int_equal(san_width(8), 8);
+    int bad = 0;
+    for (int t = 0; t < 20000; t++) {
+        uint32_t addr[32], lanes = (rnd() << 8 | rnd()) & (rnd() % 2 ? 0xffu : 0xffffu);
+        unsigned span = 1u + rnd() % 200;
+        for (int i = 0; i < 32; i++)
+            addr[i] = (rnd() % 3 ? rnd() % span : (uint32_t)i * (rnd() % 9)) * 16u;
+        for (int each = 0; each < 2; each++)
+            if (san_pass_cost(addr, NULL, lanes, 3, each) != san_pass_cost(addr, NULL, lanes, 4, each))
+                bad++;
+    }
+    assert_int_equal(bad, 0);
+}
+
 /* Measured on an H100 (docs/runs/h100-2026-12-06-calls.md, call 7): an ATOMS of 32 lanes on
  * one word costs 32 wavefronts; 32 lanes on 32 words of 32 banks, 1; eight words of eight
  * banks, four lanes each (a histogram's atomicAdd before nvcc aggregates it), 4. */
@@ -320,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_random_plain),
         cmocka_unit_test(test_random_matrix_cpasync),
         cmocka_unit_test(test_atomics),
+        cmocka_unit_test(test_twelve_bytes),
         cmocka_unit_test(test_cg),
         cmocka_unit_test(test_rows),
     };

@@ -124,6 +124,13 @@ static __device__ void add_pattern(struct san_pc *e, const uint32_t *a, const ui
         w->key = key;
         fill(w, a, s, mask, width, kind, matrices, wf, wf_alt);
     }
+    if (kind != SAN_ATOM && !(kind == SAN_CPASYNC && width == 16))
+        return;
+    w = &e->pat[SAN_WORST_ALT]; /* the same by the other rule (the host keeps the one its SASS names) */
+    if (*(volatile uint32_t *)&w->wavefronts_alt < wf_alt && atomicMax(&w->wavefronts_alt, wf_alt) < wf_alt) {
+        w->key = key;
+        fill(w, a, s, mask, width, kind, matrices, wf, wf_alt);
+    }
 }
 
 /* One thread's part of a warp instruction: addr (shared offset), src (cp.async's global
@@ -185,7 +192,7 @@ bl_shared_access(void *ud, uint64_t pc, void *ptr, uint32_t size, uint32_t flags
     unsigned kind = (flags & SANITIZER_MEMORY_DEVICE_FLAG_WRITE)
                         ? ((flags & SANITIZER_MEMORY_DEVICE_FLAG_READ) ? SAN_ATOM : SAN_ST)
                         : SAN_LD;
-    record(ud, pc, (uint32_t)(uintptr_t)ptr, 0, size, kind, 0);
+    record(ud, pc, (uint32_t)(uintptr_t)ptr, 0, san_width(size), kind, 0);
     return SANITIZER_PATCH_SUCCESS;
 }
 
