@@ -31,6 +31,7 @@ fail=0
 progs=${SAN_PROGS:-eight many strided transpose vectors stores carve ldmatrix}
 for p in $progs; do
     src=tests/gpu/programs/$p.cu; [ -f "$src" ] || src=tests/gpu/route/$p.cu; [ -f "$src" ] || src=tests/gpu/devprogs/$p.cu
+    [ -f "$src" ] || src=tests/gpu/$p.cu
     [ -f "$src" ] || continue
     $CUDA_HOME/bin/nvcc -O3 -lineinfo -arch=sm_90 -o "$out/bin/$p" "$src" > "$out/nvcc_$p.txt" 2>&1 ||
         { say "FAIL: nvcc $p"; fail=$((fail + 1)); continue; }
