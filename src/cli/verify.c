@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../base/hash.h"
 #include "../gpu/gpu.h"
 #include "../serve/serve.h"
 #include "../lesson/lesson.h"
@@ -47,11 +48,11 @@ struct vlist {
 
 static unsigned access_hash(const struct bank_access *a)
 {
-    uint64_t h = 1469598103934665603ull ^ a->width ^ ((uint64_t)a->op << 8) ^ ((uint64_t)a->mask << 16) ^
-                 ((uint64_t)a->instr << 48) ^ ((uint64_t)a->matrices << 52) ^ ((uint64_t)a->trans << 56);
+    uint64_t kind[] = {a->width, (uint64_t)a->op, a->mask, (uint64_t)a->instr, a->matrices, a->trans};
+    uint64_t h = bl_hash(BL_HASH_SEED, kind, sizeof kind);
     for (int i = 0; i < BANK_LANES; i++)
         if (a->mask >> i & 1u)
-            h = (h ^ a->offset[i]) * 1099511628211ull;
+            h = bl_hash(h, &a->offset[i], sizeof a->offset[i]);
     return (unsigned)(h ^ h >> 29) & (VHASH - 1);
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "../base/buf.h"
+#include "../base/hash.h"
 #include "pattern_cuda_internal.h"
 
 /* ---------------------------------------------------------------- growing arrays */
@@ -480,10 +481,7 @@ void pcu_read(struct ctx *c)
 
 static unsigned name_hash(const char *s, int n)
 {
-    unsigned h = 2166136261u;
-    for (int i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 16777619u;
-    return h;
+    return (unsigned)bl_hash(BL_HASH_SEED, s, (size_t)n);
 }
 
 /* what changes a variable: '=', the compound assignments, then ++ and -- (the last two) */

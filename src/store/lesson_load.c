@@ -3,7 +3,6 @@
  * the top level and each step read (lesson_read_step.c); problems are reported through
  * lesson_problem. Also the lessons
  * directory and a set of lessons loaded from it. Never prints, never exits. */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,16 +200,37 @@ static int cmp_lesson(const void *a, const void *b)
     return strcmp(x->path ? x->path : "", y->path ? y->path : "");
 }
 
-/* scandir's filter and order: the *.json files of a directory, sorted by name. */
-static int is_json(const struct dirent *de)
+static int by_name(const void *a, const void *b)
 {
-    size_t ln = strlen(de->d_name);
-    return de->d_name[0] != '.' && ln >= 6 && !strcmp(de->d_name + ln - 5, ".json");
+    return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static int by_name(const struct dirent **a, const struct dirent **b)
+/* The *.json files of the directory path (not hidden ones), sorted by name, into *names
+ * (each and the array malloc'd): how many, or -1 when it cannot be read. */
+static int json_names(const char *path, char ***names)
 {
-    return strcmp((*a)->d_name, (*b)->d_name);
+    struct sys_dir *d = sys_dir_open(path);
+    int n = 0, cap = 0;
+    *names = NULL;
+    if (!d)
+        return -1;
+    for (const char *e; (e = sys_dir_next(d));) {
+        size_t ln = strlen(e);
+        if (e[0] == '.' || ln < 6 || strcmp(e + ln - 5, ".json"))
+            continue;
+        if (n == cap) {
+            char **more = realloc(*names, (size_t)(cap = cap ? 2 * cap : 16) * sizeof *more);
+            if (!more)
+                break;
+            *names = more;
+        }
+        if (((*names)[n] = strdup(e)))
+            n++;
+    }
+    sys_dir_close(d);
+    if (n > 1)
+        qsort(*names, (size_t)n, sizeof **names, by_name);
+    return n;
 }
 
 /* Adds lesson l (loaded from path) to set unless its id is taken or, with checked, it fails
@@ -245,9 +265,9 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     if (!set)
         return -1;
     memset(set, 0, sizeof *set);
-    struct dirent **de = NULL;
+    char **de = NULL;
     int nnames = 1;                        /* path names one lesson file */
-    if (!path || (!is_a(path, S_IFREG) && (nnames = scandir(path, &de, is_json, by_name)) < 0)) {
+    if (!path || (!is_a(path, S_IFREG) && (nnames = json_names(path, &de)) < 0)) {
         struct lesson_problems P = {path ? path : "(none)", report, ctx, 0, NULL, 0};
         lesson_problem(&P, 0, NULL, LP_CANNOT_OPEN_THE_LESSONS_DIRECTORY);
         return -1;
@@ -255,7 +275,7 @@ int lesson_set_load(struct lesson_set *set, const char *path, int checked,
     set->lessons = nnames ? calloc((size_t)nnames, sizeof *set->lessons) : NULL;
     for (int i = 0; i < nnames; i++) {
         char name[4096];
-        snprintf(name, sizeof name, "%s%s%s", path, de ? "/" : "", de ? de[i]->d_name : "");
+        snprintf(name, sizeof name, "%s%s%s", path, de ? "/" : "", de ? de[i] : "");
         struct lesson *l = set->lessons ? lesson_load_report(name, NULL, 0, report, ctx, NULL)
                                         : NULL;
         if (l)

@@ -120,7 +120,7 @@ static char *sass_file(void)
     if (sass_read)
         return sass_text;
     sass_read = 1;
-    const char *p = getenv("BANKLAB_XRT_SASS");
+    const char *p = sys_env("BANKLAB_XRT_SASS");
     struct bl_buf b = BL_BUF_INIT;
     if (p && *p && !bl_buf_read_file(&b, p))
         sass_text = bl_buf_detach(&b, NULL);

@@ -107,6 +107,58 @@ make_tables() {
     ' "$1"
 }
 
+# ways SRC: "KEY COUNT" for each way of doing one thing the house wants done once, counted in
+# the text of SRC's C and CUDA files with their comments taken out (gcc -fpreprocessed), the
+# same on both trees: files that start processes, walk directories, set up signals, open
+# libraries (dlopen), make sockets, hash with FNV-1a's basis of their own; getenv calls;
+# lines with Chinese characters.
+ways() {
+    find "$1" -type f \( -name '*.c' -o -name '*.h' -o -name '*.cu' \) | sort | while read -r f; do
+        gcc -fpreprocessed -dD -E -P -x c "$f" 2>/dev/null | sed "s|^|$f:|"
+    done > "$tmp/ways.txt"
+    w_files() { grep -E "$1" "$tmp/ways.txt" | cut -d: -f1 | sort -u | wc -l | tr -d ' '; }
+    echo "spawn $(w_files '(^|[^_a-zA-Z0-9])(v?fork|posix_spawnp?) *\(')"
+    echo "walk $(w_files '(^|[^_a-zA-Z0-9])(f?dopendir|opendir|nftw|scandir) *\(')"
+    echo "signal $(w_files '(^|[^_a-zA-Z0-9])(sigaction|signal) *\(')"
+    echo "dlopen $(w_files '(^|[^_a-zA-Z0-9])dlopen *\(')"
+    echo "socket $(w_files '(^|[^_a-zA-Z0-9])socket *\(')"
+    echo "fnv $(w_files '(1469598103934665603|0xcbf29ce484222325|2166136261|0x811c9dc5)')"
+    echo "getenv $(grep -cE '(^|[^_a-zA-Z0-9])(secure_)?getenv *\(' "$tmp/ways.txt")"
+    echo "zh $(grep -cP '[\x{4e00}-\x{9fff}\x{3000}-\x{303f}\x{ff00}-\x{ffef}]' "$tmp/ways.txt")"
+}
+
+# ways_table DOC NOW BEFORE: DOC with the table between "<!-- ways:begin -->" and
+# "<!-- ways:end -->" made from NOW and BEFORE ("KEY COUNT"; BEFORE empty: the document's
+# column kept)
+ways_table() {
+    awk -v nowf="$2" -v beforef="$3" -v before="$BEFORE" '
+    BEGIN {
+        while ((getline l < nowf) > 0) { split(l, a, " "); now[a[1]] = a[2] }
+        while ((getline l < beforef) > 0) { split(l, a, " "); old[a[1]] = a[2]; nold++ }
+        n = split("spawn walk signal dlopen socket fnv getenv zh", key, " ")
+        what["spawn"] = "files that start a process (fork, vfork, posix_spawn)"
+        what["walk"] = "files that walk a directory (opendir, fdopendir, scandir, nftw)"
+        what["signal"] = "files that set up a signal (sigaction, signal)"
+        what["dlopen"] = "files that open a library (dlopen: libcuda, CUPTI, NVRTC)"
+        what["socket"] = "files that make a socket"
+        what["fnv"] = "files with FNV-1a of their own (its offset basis)"
+        what["getenv"] = "getenv calls"
+        what["zh"] = "lines of C or CUDA with Chinese characters (comments left out)"
+    }
+    /<!-- ways:begin -->/ { print; inw = 1; next }
+    /<!-- ways:end -->/ {
+        print "| one way each | at " before " | now |"
+        print "|---|---:|---:|"
+        for (i = 1; i <= n; i++) print "| " what[key[i]] " | " (nold ? old[key[i]] : (key[i] in kept ? kept[key[i]] : "-")) " | " now[key[i]] " |"
+        print; inw = 0; next }
+    inw && /^\| / { split($0, c, "|"); t = c[2]; gsub(/^ +| +$/, "", t); o = c[3]; gsub(/ /, "", o)
+                   for (i = 1; i <= n; i++) if (what[key[i]] == t) kept[key[i]] = o
+                   next }
+    inw { next }
+    { print }
+    ' "$1"
+}
+
 # ---- 0. it checks itself ----
 mkdir -p "$tmp/self/src/a" "$tmp/self/src/b" "$tmp/self/src/c"
 printf 'x\ny\n' > "$tmp/self/src/a/f.c"; printf 'x\n' > "$tmp/self/src/b/g.c"; printf 'z\n' > "$tmp/self/src/c/h.c"
@@ -155,8 +207,13 @@ if git cat-file -e "$BEFORE^{commit}" 2>/dev/null; then
 else
     before_note="lines at $BEFORE as written (git does not have it)"
 fi
-make_tables "$DOC" "$tmp/lines" "$tmp/calls" "$tmp/before" > "$tmp/made" &&
+ways src > "$tmp/ways_now"
+: > "$tmp/ways_before"
+[ -d "$tmp/old/src" ] && ways "$tmp/old/src" > "$tmp/ways_before"
+make_tables "$DOC" "$tmp/lines" "$tmp/calls" "$tmp/before" > "$tmp/made0" &&
+    ways_table "$tmp/made0" "$tmp/ways_now" "$tmp/ways_before" > "$tmp/made" &&
     grep -q '<!-- rooms:end -->' "$tmp/made" || { echo "architecture.sh: the tables could not be made"; exit 1; }
+grep -q '<!-- ways:begin -->' "$DOC" || bad "$DOC has no table of the ways (<!-- ways:begin -->)"
 if [ $write -eq 1 ]; then
     cmp -s "$tmp/made" "$DOC" || cp "$tmp/made" "$DOC"
     echo "architecture.sh: $DOC written ($calls_note; $before_note)"

@@ -84,7 +84,7 @@ DLOPEN_ROOMS="cuda"
 # the rooms that may cross the border with the OS, and the calls that cross it (libc's names,
 # as `nm` shows them undefined in an object)
 SYS_ROOMS="sys"
-SYS_PRIMITIVES='fork|vfork|clone|execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawn|posix_spawnp|system|popen|opendir|fdopendir|mkdtemp|sigaction|signal|__sysv_signal|bsd_signal|sigset|getenv|secure_getenv|socket|socketpair|bind|listen|connect|accept|accept4'
+SYS_PRIMITIVES='fork|vfork|clone|execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|posix_spawn|posix_spawnp|system|popen|opendir|fdopendir|scandir|scandirat|nftw|ftw|mkdtemp|sigaction|signal|__sysv_signal|bsd_signal|sigset|getenv|secure_getenv|socket|socketpair|bind|listen|connect|accept|accept4'
 # no room holds more of src/'s lines than this share (in %)
 MAX_ROOM_SHARE=20
 # the functions outside src/base that grow an array of any element (the element's size is an
