@@ -177,7 +177,8 @@ int kserver_can_serve(const struct kstate *st);
 int kserver_handover(int lfd, const char *path, int idle, int device);
 
 /* kserver_spare: the successor's main: open the device, prepare, serve on the inherited
- * socket. argv: LFD IDLE DEVICE PATH. Returns the exit status. */
+ * socket. argv: LFD IDLE DEVICE PATH [DEV:INO] (the socket file as bound: removed at the end
+ * only while it is still that file). Returns the exit status. */
 int kserver_spare(int argc, char **argv);
 
 /* kserver_disabled / kserver_disable: the marker beside a server's socket that turns warm

@@ -88,6 +88,32 @@ int kserver_connect(const char *path)
     return fd;
 }
 
+/* The socket file this process serves on, as it was when bound (kserver_listen) or as the
+ * predecessor passed it (kserver_spare): a server that leaves removes path only while it is
+ * still that file. A late one must not take away the socket of the server that came after
+ * it (an idle one ending while the next run's process binds the name anew). */
+static struct {
+    int known;
+    unsigned long long dev, ino;
+} own;
+
+static void own_note(const char *path)
+{
+    struct stat st;
+    own.known = lstat(path, &st) == 0;
+    own.dev = (unsigned long long)st.st_dev;
+    own.ino = (unsigned long long)st.st_ino;
+}
+
+static void drop_path(const char *path)
+{
+    struct stat st;
+    if (own.known && (lstat(path, &st) || (unsigned long long)st.st_dev != own.dev ||
+                      (unsigned long long)st.st_ino != own.ino))
+        return;                    /* no longer ours */
+    unlink(path);
+}
+
 int kserver_listen(const char *path)
 {
     struct sockaddr_un a;
@@ -105,8 +131,9 @@ int kserver_listen(const char *path)
             return -1;
         }
     }
+    own_note(path);
     if (sys_sock_listen(fd, 8)) {
-        unlink(path);
+        drop_path(path);
         close(fd);
         return -1;
     }
@@ -178,12 +205,13 @@ static void keep_listener(void *ctx)
 
 static int successor(int lfd, const char *path, int idle, int device)
 {
-    char a_lfd[16], a_idle[16], a_dev[16];
+    char a_lfd[16], a_idle[16], a_dev[16], a_own[48];
     snprintf(a_lfd, sizeof a_lfd, "%d", lfd);
     snprintf(a_idle, sizeof a_idle, "%d", idle);
     snprintf(a_dev, sizeof a_dev, "%d", device);
+    snprintf(a_own, sizeof a_own, "%llu:%llu", own.dev, own.ino);
     char *argv[] = {"banklab", "__kernel-child", "--spare", a_lfd, a_idle, a_dev,
-                    (char *)path, NULL};
+                    (char *)path, own.known ? a_own : NULL, NULL};
     struct sys_spawn sp = {.argv = argv, .file = "/proc/self/exe", .group = SYS_OWN_SESSION,
                            .fd = {SYS_FD_KEEP, SYS_FD_KEEP, SYS_FD_KEEP}, .fd3 = -1,
                            .setup = keep_listener, .ctx = &lfd};
@@ -194,7 +222,7 @@ int kserver_handover(int lfd, const char *path, int idle, int device)
 {
     int ok = successor(lfd, path, idle, device) == 0;
     if (!ok)
-        unlink(path);
+        drop_path(path);
     close(lfd);
     return ok ? 0 : 1;
 }
@@ -206,7 +234,7 @@ int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int i
     FILE *out = tmpfile();
     int nul = open("/dev/null", O_RDONLY);
     if (!out || nul < 0 || dup2(fileno(out), 1) < 0 || dup2(fileno(out), 2) < 0 || dup2(nul, 0) < 0) {
-        unlink(path);
+        drop_path(path);
         close(lfd);
         return 1;
     }
@@ -231,7 +259,7 @@ int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int i
         }
     }
     if (!handed)
-        unlink(path);
+        drop_path(path);
     close(lfd);
     fclose(out);
     return 0;
@@ -239,10 +267,11 @@ int kserver_loop(struct kstate *st, int device, int lfd, const char *path, int i
 
 int kserver_spare(int argc, char **argv)
 {
-    if (argc != 4)
+    if (argc != 4 && argc != 5)
         return 2;
     int lfd = atoi(argv[0]), idle = atoi(argv[1]), device = atoi(argv[2]);
     const char *path = argv[3];
+    own.known = argc == 5 && sscanf(argv[4], "%llu:%llu", &own.dev, &own.ino) == 2;
     if (lfd < 3 || idle <= 0 || device < 0)
         return 2;
     fcntl(lfd, F_SETFD, FD_CLOEXEC);
@@ -250,7 +279,7 @@ int kserver_spare(int argc, char **argv)
     struct kstate *st = res ? kstate_new(device, res) : NULL;
     if (!st) {
         free(res);
-        unlink(path);
+        drop_path(path);
         return 1;
     }
     kstate_prepare(st, res);

@@ -213,6 +213,22 @@ BANKLAB_KERNEL_SERVER=1 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
 sleep 2.5
 ls "$tmp"/run/banklab/kernel-*.sock > /dev/null 2>&1 && fail "an idle server stayed past BANKLAB_KERNEL_SERVER=1" \
     || ok "an idle server leaves (and removes its socket)"
+# an idle server that leaves takes its own socket file only: not one bound there after it
+rm -rf "$tmp/run/banklab"
+BANKLAB_KERNEL_SERVER=2 "$B" kernel assets/kernels/strided.cu > /dev/null 2>&1
+s2=$(ls "$tmp"/run/banklab/kernel-*.sock 2>/dev/null | head -n 1)
+if [ -S "$s2" ]; then
+    rm -f "$s2"
+    python3 -c "import socket,sys,time; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen(1); time.sleep(4)" "$s2" &
+    np=$!
+    sleep 3.5
+    [ -S "$s2" ] && ok "an idle server leaving keeps a newer server's socket" ||
+        fail "an idle server leaving removed the socket bound after it"
+    kill $np 2>/dev/null; wait $np 2>/dev/null
+else
+    fail "no server socket for the newer-socket check"
+fi
+rm -f "$s2"
 # a socket left by a server that died: the next run replaces it
 python3 -c "import socket,sys; s=socket.socket(socket.AF_UNIX); s.bind(sys.argv[1])" "$sock"
 [ -S "$sock" ] || fail "could not make a stale socket"
