@@ -458,13 +458,17 @@ static int open_view(const struct run_args *a, const struct gpu_run_output *o)
 /* The kernels the library names in "replay:" notes (their first launches came after the
  * one measured in that run of the program): taken out of o's notes into names[], at most max.
  * Returns their number. */
-static int take_replays(struct gpu_run_output *o, char (*names)[2 * GPU_KERNEL_TEXT], int max)
+static int take_replays(struct gpu_run_output *o, char (*names)[2 * GPU_KERNEL_TEXT], int max,
+                        int *left)
 {
     int n = 0, k = 0;
+    *left = 0;
     for (int i = 0; i < o->nnotes; i++) {
         if (!strncmp(o->notes[i].text, "replay:", 7)) {
             if (n < max)
                 bl_fmt(names[n++], sizeof names[0], "%s", o->notes[i].text + 7);
+            else
+                (*left)++;
             free(o->notes[i].msg);
             continue;
         }
@@ -510,7 +514,14 @@ static int merge_run(struct gpu_run_output *o, struct gpu_run_output *r)
 static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_run_output *o)
 {
     static char names[RUN_REPLAYS][2 * GPU_KERNEL_TEXT];
-    int n = take_replays(o, names, RUN_REPLAYS);
+    int left;
+    int n = take_replays(o, names, RUN_REPLAYS, &left);
+    if (left > 0) { /* said, never dropped silently */
+        char en[GPU_TEXT_MAX];
+        struct bl_msg m;
+        bl_msg_set(&m, en, sizeof en, RUN_REPLAYS_LEFT, left, RUN_REPLAYS + 1);
+        gpu_run_note(o, en, strlen(en), &m);
+    }
     for (int i = 0; i < n; i++) {
         char re[4 * GPU_KERNEL_TEXT + 8], clean[4 * GPU_KERNEL_TEXT], why[PATH_MAX + 256];
         size_t k = 0;
@@ -533,8 +544,9 @@ static void replay_kernels(struct gpu_run_request *req, char **argv, struct gpu_
         }
         /* replay notes of this run: kernels that run 1 named already */
         char (*skip)[2 * GPU_KERNEL_TEXT] = malloc(sizeof names);
+        int named;
         if (skip)
-            take_replays(&r, skip, RUN_REPLAYS);
+            take_replays(&r, skip, RUN_REPLAYS, &named);
         free(skip);
         if (merge_run(o, &r)) {
             gpu_run_output_done(&r);

@@ -195,6 +195,14 @@ ok = (len(l) == 2 and a["kernel"] == "ldmatrix_tile" and a["kernel_launch"] == 1
       and l[1]["kernel"] == "other" and l[1]["status"] == "failed" and "not seen loading" in l[1]["error"])
 sys.exit(0 if ok else 1)
 PYEOF
+        # more kernels than CUPTI's route runs the program again for: the rest said, not dropped
+        MOCK_MORE=70 mock --json
+        python3 - "$tmp/out" <<'PYEOF' && ok "72 kernels by CUPTI's route: 65 measured, the 7 others said" || { bad "72 kernels by CUPTI's route"; head -c 300 "$tmp/out"; }
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = [x for x in r["notes"] if "7 more kernels not measured" in x]
+sys.exit(0 if len(r["launches"]) == 65 and len(n) == 1 else 1)
+PYEOF
         mock --json --launch-skip 1 --launch-count 1
         python3 - "$tmp/out" <<'PYEOF' && ok "--launch-skip 1 --launch-count 1: the second launch alone" || bad "--launch-skip/--launch-count"
 import json, sys

@@ -213,7 +213,15 @@ int main(int argc, char **argv)
         launch("_Z13ldmatrix_tilePfi", 1);
     kernel("_Z5otherv");
     launch("_Z5otherv", 0); /* not in any module seen: said in its result */
-    printf("mock program: 4 launches\n");
+    /* MOCK_MORE=N: N more kernels, each launched once (more than CUPTI's route runs again for) */
+    int more = getenv("MOCK_MORE") ? atoi(getenv("MOCK_MORE")) : 0;
+    for (int i = 0; i < more; i++) {
+        char sym[32];
+        snprintf(sym, sizeof sym, "_Z6more%03dv", i);
+        kernel(sym);
+        launch(sym, 0);
+    }
+    printf("mock program: %d launches\n", 4 + more);
     return 0;
 }
 #endif
