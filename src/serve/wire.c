@@ -81,6 +81,9 @@ static void put_str(struct sw_buf *b, const char *s, size_t cap)
 static void put_msg_at(struct sw_buf *b, const struct bl_msg *m, int depth)
 {
     const char *name = bl_msg_name(m->id);
+    for (int i = 0; name && depth + 1 >= SW_MSG_DEPTH && i < m->nargs && i < BL_MSG_ARGS; i++)
+        if (m->arg[i].kind == 'm')
+            name = NULL;           /* nested too deep: sent as no message (its English stays) */
     put_str(b, name ? name : "", 128);
     int na = name && m->nargs > 0 ? (m->nargs > BL_MSG_ARGS ? BL_MSG_ARGS : m->nargs) : 0;
     put_u8(b, na);
@@ -108,7 +111,7 @@ static void put_msg_at(struct sw_buf *b, const struct bl_msg *m, int depth)
         struct bl_msg inner;
         if (m->arg[i].kind != 'm')
             continue;
-        if (depth + 1 >= SW_MSG_DEPTH || !bl_msg_inner(m, i, &inner))
+        if (!bl_msg_inner(m, i, &inner))
             memset(&inner, 0, sizeof inner);
         put_msg_at(b, &inner, depth + 1);
     }

@@ -311,6 +311,24 @@ static void test_nested_message(void **state)
                             "banklab 的程序占用 3 秒（banklab 只占用几微秒）");
     for (size_t k = 0; k < n; k++)
         assert_int_equal(sw_get_info(p, k, &d, W(&err)), -1);
+    /* nested deeper than the wire carries: the outer message sent as none, never a frame the
+       reader refuses */
+    struct bl_msg chain;
+    bl_msg_set(&chain, NULL, 0, DLK_NO_MEMORY);
+    for (int k = 0; k < 12; k++) {
+        struct bl_msg before = chain;
+        bl_msg_set(&chain, NULL, 0, GPU_WITHOUT_TURNS, &before);
+    }
+    in.lock_msg = chain;
+    assert_int_equal(sw_put_info(&b, &in), 0);
+    payload(&b, SW_HELLO, &p, &n);
+    if (sw_get_info(p, n, &d, W(&err)))
+        fail_msg("refused a deep chain: %s", err.msg);
+    assert_int_equal(d.lock_msg.id, BL_MSG_NONE);
+    full_info(&in);
+    bl_msg_set(&in.lock_msg, in.lock, sizeof in.lock, GPU_WITHOUT_TURNS, &m);
+    assert_int_equal(sw_put_info(&b, &in), 0);
+    payload(&b, SW_HELLO, &p, &n);
     /* a nested name this build does not know: the message dropped, the English kept */
     size_t at = 0;
     for (size_t k = 0; k + 15 <= n; k++)
