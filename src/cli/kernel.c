@@ -770,7 +770,8 @@ static int program(const struct kernel_args *a, const struct gpu_kernel_request 
 }
 
 /* --model on a file with main() and no launch of the command line (--grid, --arg, ...: the
- * model reads that launch; --name only selects the kernels of main's run), where this build has banklab's CUDA runtime: the program is run
+ * model reads that launch, as it does with -I/-D; --name only selects the kernels of main's run,
+ * --time-limit and --device change nothing), where this build has banklab's CUDA runtime: the program is run
  * as it is into *run (kernel_xrun.c). 1 when it ran, 0 when the model reads the source
  * (*rc 0), or 0 with *rc the exit status when it could not be built. */
 static int model_run_main(const struct kernel_args *a, const char *src, size_t len,
@@ -778,9 +779,12 @@ static int model_run_main(const struct kernel_args *a, const char *src, size_t l
 {
     char dir[4096];
     *rc = 0;
-    for (int i = 0; i < a->nopts; i++)   /* a launch of the command line: the model reads it */
-        if (strcmp(a->opt[i], "--name") || !file_has_kernel(src, len, a->val[i]))
+    for (int i = 0; i < a->nopts; i++) { /* a launch of the command line: the model reads it */
+        if (gpu_kernel_opt_find(a->opt[i], GPU_KOPT_SHAPE | GPU_KOPT_COMPILE))
+            return 0;                      /* (--time-limit and --device are no launch) */
+        if (!strcmp(a->opt[i], "--name") && !file_has_kernel(src, len, a->val[i]))
             return 0;                      /* (a --name not in the file: said without a run) */
+    }
     if (!a->model || a->fix || !kexec_has_main(src, len) || kxrt_lib_dir(dir, sizeof dir) != 0)
         return 0;
     int r = kxrun_start(a->file, req, dir, a->zh, a->json, run);
